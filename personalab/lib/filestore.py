@@ -1,0 +1,750 @@
+"""The file store: the one way every app reads and writes the data folder.
+
+Framework-free on purpose: the files are the truth, Django only indexes them.
+Layout (SPEC §2):
+
+    config.json
+    characters/{character_id}/definition.json
+    backgrounds/{background_id}/background.json
+    lorebooks/{lorebook_id}/lorebook.json
+    instances/{instance_id}/instance_state.json
+    instances/{instance_id}/character_state.json
+    instances/{instance_id}/sessions/{session_id}.jsonl
+    instances/{instance_id}/memory/...            text ledgers
+    instances/{instance_id}/traces/{trace_id}.json
+    event_library/chroma_db/
+    prompt_templates/{locale}.json (+ {locale}.user.json)
+    modules/{module}.json
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import errno
+import fcntl
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+from personalab.lib.ids import next_numbered_id, validate_id
+
+MAX_JSON_FILE_BYTES = 50 * 1024 * 1024
+
+DEFAULT_CONFIG: dict[str, Any] = {
+    "thresholds": {"rag_fallback_threshold": 3, "summary_last_n_turns": 5},
+    "limits": {
+        "max_total_tokens": 100000,
+        "middle_section_warning_tokens": 20000,
+        "conversation_max_tokens": 100000,
+    },
+    "preferences": {"summary_order": "summary_first", "conversation_load_all": True},
+}
+
+DEFAULT_MODULES: dict[str, dict[str, Any]] = {
+    "director": {"enabled": True, "rag_fallback_threshold": 3},
+    "memory": {
+        "recall_enabled": True,
+        "recaps_enabled": False,
+        "recap_every_n_rounds": 5,
+        "recap_stack_every_rounds": 10,
+        "recap_max_entries": 20,
+        "update_memory_last_n_turns": 20,
+    },
+    "history": {
+        "undo_window_seconds": 3,
+        "page_size": 100,
+        "trim_max_messages": 10,
+        "trim_max_chars": 4000,
+    },
+    "llm": {"base_url": "", "model": ""},
+}
+
+STREAMING_PREFIX_KEY = "streaming"
+
+
+class StoreError(Exception):
+    """A problem with the data folder, worded for the person who has to fix it."""
+
+
+class MissingFile(StoreError):
+    def __init__(self, path: Path, what: str):
+        super().__init__(f"{what} is missing: {path}")
+        self.path = path
+
+
+class CorruptFile(StoreError):
+    def __init__(self, path: Path, reason: str):
+        super().__init__(f"{path} cannot be read: {reason}")
+        self.path = path
+
+
+class InstanceBusy(StoreError):
+    def __init__(self, instance_id: str):
+        super().__init__(
+            f"instance {instance_id} is busy: a reply is streaming or another change is running; "
+            "wait for it to finish"
+        )
+        self.instance_id = instance_id
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class LineProblem:
+    path: str
+    line_number: int
+    reason: str
+
+    def describe(self) -> str:
+        return f"{self.path}:{self.line_number}: {self.reason} (line skipped, left in the file)"
+
+
+@dataclass
+class SessionRead:
+    """A session file as read: its whole lines, the lines that could not be read, and an
+    unfinished assistant line (a reply still streaming, or cut by a crash)."""
+
+    path: Path
+    metadata: dict[str, Any]
+    lines: list[dict[str, Any]]
+    problems: list[LineProblem] = field(default_factory=list)
+    partial: dict[str, Any] | None = None
+    size_bytes: int = 0
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return [line for line in self.lines if line.get("role") in ("user", "assistant")]
+
+    @property
+    def summaries(self) -> list[dict[str, Any]]:
+        return [line for line in self.lines if line.get("type") == "summary"]
+
+    @property
+    def last_turn(self) -> int:
+        turns = [m.get("turn", 0) for m in self.messages if isinstance(m.get("turn"), int)]
+        if self.partial and isinstance(self.partial.get("turn"), int):
+            turns.append(self.partial["turn"])
+        return max(turns, default=0)
+
+
+# --- low-level helpers -------------------------------------------------------
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Temp file in the same folder, fsync, rename: a crash leaves the old or the new file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp_name)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def read_json(path: Path, *, what: str) -> Any:
+    try:
+        if path.stat().st_size > MAX_JSON_FILE_BYTES:
+            raise CorruptFile(path, "file is larger than 50 MB")
+        with path.open(encoding="utf-8") as handle:
+            return json.load(handle)
+    except FileNotFoundError:
+        raise MissingFile(path, what) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise CorruptFile(path, f"not valid JSON ({exc})") from None
+
+
+def _dump_line(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+
+def deep_merge(defaults: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    merged = copy.deepcopy(defaults)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+# --- locks -------------------------------------------------------------------
+
+
+class InstanceLock:
+    """An exclusive lock on one instance, held across threads, processes and Daphne workers
+    on this machine (flock on a file in the instance folder)."""
+
+    def __init__(self, path: Path, instance_id: str):
+        self.path = path
+        self.instance_id = instance_id
+        self._fd: int | None = None
+
+    def acquire(self, *, blocking: bool = False) -> "InstanceLock":
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise InstanceBusy(self.instance_id) from None
+            raise
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def __enter__(self) -> "InstanceLock":
+        if not self.held:
+            self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+# --- streaming assistant line ------------------------------------------------
+
+
+class AssistantLineWriter:
+    """Writes one assistant reply token by token, file first.
+
+    While streaming, the line is an open JSON object whose last key is the content string:
+    each token is appended already escaped, so the file grows by the token's bytes and a
+    long reply is never rewritten per token. `finish()` replaces the line once with the
+    final, whole JSON line of the seed's format.
+    """
+
+    def __init__(self, path: Path, *, turn: int, timestamp: str | None = None,
+                 extra: dict[str, Any] | None = None):
+        self.path = path
+        self.record: dict[str, Any] = {
+            "role": "assistant",
+            "content": "",
+            "turn": turn,
+            "timestamp": timestamp or utc_now(),
+        }
+        self.extra = dict(extra or {})
+        self._parts: list[str] = []
+        self._handle = None
+        self._line_start = 0
+        self.bytes_written = 0
+
+    @property
+    def content(self) -> str:
+        return "".join(self._parts)
+
+    def open(self) -> "AssistantLineWriter":
+        handle = self.path.open("r+b")
+        handle.seek(0, os.SEEK_END)
+        self._line_start = handle.tell()
+        head = {k: v for k, v in self.record.items() if k != "content"}
+        head.update(self.extra)
+        head[STREAMING_PREFIX_KEY] = True
+        prefix = _dump_line(head)[:-1] + ',"content":"'
+        data = prefix.encode("utf-8")
+        handle.write(data)
+        handle.flush()
+        self.bytes_written += len(data)
+        self._handle = handle
+        return self
+
+    def append(self, token: str) -> None:
+        if not token:
+            return
+        escaped = json.dumps(token, ensure_ascii=False)[1:-1].encode("utf-8")
+        self._handle.write(escaped)
+        self._handle.flush()
+        self.bytes_written += len(escaped)
+        self._parts.append(token)
+
+    def finish(self, **flags: Any) -> dict[str, Any]:
+        record = dict(self.record)
+        record["content"] = self.content
+        record.update(self.extra)
+        record.update({k: v for k, v in flags.items() if v is not None})
+        data = (_dump_line(record) + "\n").encode("utf-8")
+        handle = self._handle
+        handle.seek(self._line_start)
+        handle.write(data)
+        handle.truncate()
+        handle.flush()
+        os.fsync(handle.fileno())
+        handle.close()
+        self._handle = None
+        self.bytes_written += len(data)
+        return record
+
+    def close_quietly(self) -> None:
+        if self._handle is not None:
+            with contextlib.suppress(OSError):
+                self._handle.close()
+            self._handle = None
+
+
+def parse_partial_line(text: str) -> dict[str, Any] | None:
+    """Read an unfinished streaming line back: its head and the content written so far."""
+    marker = '"content":"'
+    cut = text.find(marker)
+    if not text.startswith("{") or cut < 0:
+        return None
+    try:
+        head = json.loads(text[:cut].rstrip(",") + "}")
+    except json.JSONDecodeError:
+        return None
+    fragment = text[cut + len(marker) :]
+    if fragment.endswith('"}') or fragment.endswith('"'):
+        return None
+    content = _decode_json_fragment(fragment)
+    head.pop(STREAMING_PREFIX_KEY, None)
+    record = {"role": head.pop("role", "assistant"), "content": content}
+    record.update(head)
+    return record
+
+
+def _decode_json_fragment(fragment: str) -> str:
+    # A crash can cut an escape sequence in half; drop the unfinished tail, keep the rest.
+    for trim in range(0, 7):
+        candidate = fragment[: len(fragment) - trim] if trim else fragment
+        try:
+            return json.loads('"' + candidate + '"')
+        except json.JSONDecodeError:
+            continue
+    return ""
+
+
+# --- the store ---------------------------------------------------------------
+
+
+class FileStore:
+    def __init__(self, root: Path | str):
+        self.root = Path(root)
+
+    # paths ---------------------------------------------------------------
+    @property
+    def config_path(self) -> Path:
+        return self.root / "config.json"
+
+    def module_path(self, module: str) -> Path:
+        return self.root / "modules" / f"{validate_id(module, kind='module')}.json"
+
+    def character_dir(self, character_id: str) -> Path:
+        return self.root / "characters" / validate_id(character_id, kind="character id")
+
+    def background_dir(self, background_id: str) -> Path:
+        return self.root / "backgrounds" / validate_id(background_id, kind="background id")
+
+    def lorebook_dir(self, lorebook_id: str) -> Path:
+        return self.root / "lorebooks" / validate_id(lorebook_id, kind="lorebook id")
+
+    def instance_dir(self, instance_id: str) -> Path:
+        return self.root / "instances" / validate_id(instance_id, kind="instance id")
+
+    def sessions_dir(self, instance_id: str) -> Path:
+        return self.instance_dir(instance_id) / "sessions"
+
+    def session_path(self, instance_id: str, session_id: str) -> Path:
+        return self.sessions_dir(instance_id) / f"{validate_id(session_id, kind='session id')}.jsonl"
+
+    def memory_dir(self, instance_id: str) -> Path:
+        return self.instance_dir(instance_id) / "memory"
+
+    def traces_dir(self, instance_id: str) -> Path:
+        return self.instance_dir(instance_id) / "traces"
+
+    def trace_path(self, instance_id: str, trace_id: str) -> Path:
+        return self.traces_dir(instance_id) / f"{validate_id(trace_id, kind='trace id')}.json"
+
+    @property
+    def chroma_dir(self) -> Path:
+        return self.root / "event_library" / "chroma_db"
+
+    @property
+    def templates_dir(self) -> Path:
+        return self.root / "prompt_templates"
+
+    def _ids_in(self, folder: Path, marker: str) -> list[str]:
+        if not folder.is_dir():
+            return []
+        return sorted(
+            child.name for child in folder.iterdir()
+            if child.is_dir() and (child / marker).is_file() and _safe_name(child.name)
+        )
+
+    # config and modules -------------------------------------------------
+    def config_read(self) -> dict[str, Any]:
+        """Optional file (flow step 2): missing or unreadable falls back to defaults."""
+        try:
+            stored = read_json(self.config_path, what="config.json")
+        except StoreError:
+            return copy.deepcopy(DEFAULT_CONFIG)
+        if not isinstance(stored, dict):
+            return copy.deepcopy(DEFAULT_CONFIG)
+        return deep_merge(DEFAULT_CONFIG, stored)
+
+    def config_write(self, config: dict[str, Any]) -> None:
+        write_json_atomic(self.config_path, config)
+
+    def module_read(self, module: str) -> dict[str, Any]:
+        defaults = DEFAULT_MODULES.get(module, {})
+        try:
+            stored = read_json(self.module_path(module), what=f"modules/{module}.json")
+        except StoreError:
+            return copy.deepcopy(defaults)
+        return deep_merge(defaults, stored) if isinstance(stored, dict) else copy.deepcopy(defaults)
+
+    def module_write(self, module: str, settings: dict[str, Any]) -> None:
+        write_json_atomic(self.module_path(module), settings)
+
+    # library ------------------------------------------------------------
+    def character_ids(self) -> list[str]:
+        return self._ids_in(self.root / "characters", "definition.json")
+
+    def character_read(self, character_id: str) -> dict[str, Any]:
+        return read_json(self.character_dir(character_id) / "definition.json",
+                         what=f"character {character_id}")
+
+    def character_write(self, character_id: str, definition: dict[str, Any]) -> None:
+        write_json_atomic(self.character_dir(character_id) / "definition.json",
+                          {**definition, "character_id": character_id})
+
+    def character_delete(self, character_id: str) -> None:
+        _move_aside(self.character_dir(character_id), self.root / "trash" / "characters")
+
+    def background_ids(self) -> list[str]:
+        return self._ids_in(self.root / "backgrounds", "background.json")
+
+    def background_read(self, background_id: str) -> dict[str, Any]:
+        return read_json(self.background_dir(background_id) / "background.json",
+                         what=f"background {background_id}")
+
+    def background_read_optional(self, background_id: str | None) -> dict[str, Any]:
+        """Optional file (flow step 2): an empty background when missing or unreadable."""
+        empty = {"background_id": background_id, "name": "", "world_setting": "",
+                 "story_outline": []}
+        if not background_id:
+            return empty
+        try:
+            background = self.background_read(background_id)
+        except (StoreError, ValueError):
+            return empty
+        return background if isinstance(background, dict) else empty
+
+    def background_write(self, background_id: str, background: dict[str, Any]) -> None:
+        outline = [
+            {"index": position, "content": point["content"]}
+            for position, point in enumerate(background.get("story_outline", []), start=1)
+        ]
+        write_json_atomic(
+            self.background_dir(background_id) / "background.json",
+            {**background, "background_id": background_id, "story_outline": outline},
+        )
+
+    def background_delete(self, background_id: str) -> None:
+        _move_aside(self.background_dir(background_id), self.root / "trash" / "backgrounds")
+
+    def lorebook_ids(self) -> list[str]:
+        return self._ids_in(self.root / "lorebooks", "lorebook.json")
+
+    def lorebook_read(self, lorebook_id: str) -> dict[str, Any]:
+        return read_json(self.lorebook_dir(lorebook_id) / "lorebook.json",
+                         what=f"lorebook {lorebook_id}")
+
+    def lorebook_write(self, lorebook_id: str, lorebook: dict[str, Any]) -> None:
+        write_json_atomic(self.lorebook_dir(lorebook_id) / "lorebook.json",
+                          {**lorebook, "lorebook_id": lorebook_id})
+
+    def lorebook_delete(self, lorebook_id: str) -> None:
+        _move_aside(self.lorebook_dir(lorebook_id), self.root / "trash" / "lorebooks")
+
+    # instances ----------------------------------------------------------
+    def instance_ids(self) -> list[str]:
+        return self._ids_in(self.root / "instances", "instance_state.json")
+
+    def instance_lock(self, instance_id: str) -> InstanceLock:
+        return InstanceLock(self.instance_dir(instance_id) / ".lock", instance_id)
+
+    def instance_state_read(self, instance_id: str) -> dict[str, Any]:
+        state = read_json(self.instance_dir(instance_id) / "instance_state.json",
+                          what=f"instance_state.json of {instance_id}")
+        if not isinstance(state, dict) or "current_session_id" not in state:
+            raise CorruptFile(self.instance_dir(instance_id) / "instance_state.json",
+                              "current_session_id is missing")
+        state.setdefault("plot_state", {"current_plot_index": 1, "current_status": "pending",
+                                        "no_update_count": 0})
+        return state
+
+    def instance_state_write(self, instance_id: str, state: dict[str, Any]) -> None:
+        write_json_atomic(self.instance_dir(instance_id) / "instance_state.json", state)
+
+    def character_state_read(self, instance_id: str) -> dict[str, Any]:
+        state = read_json(self.instance_dir(instance_id) / "character_state.json",
+                          what=f"character_state.json of {instance_id}")
+        if not isinstance(state, dict):
+            raise CorruptFile(self.instance_dir(instance_id) / "character_state.json",
+                              "not a JSON object")
+        state.setdefault("base_persona", "")
+        state.setdefault("evolved_persona", "")
+        return state
+
+    def character_state_write(self, instance_id: str, state: dict[str, Any]) -> None:
+        write_json_atomic(self.instance_dir(instance_id) / "character_state.json", state)
+
+    # sessions -----------------------------------------------------------
+    def session_ids(self, instance_id: str) -> list[str]:
+        folder = self.sessions_dir(instance_id)
+        if not folder.is_dir():
+            return []
+        return sorted(p.stem for p in folder.glob("*.jsonl") if _safe_name(p.stem))
+
+    def session_next_id(self, instance_id: str) -> str:
+        taken = set(self.session_ids(instance_id))
+        archive = self.sessions_dir(instance_id) / "archive"
+        if archive.is_dir():
+            taken |= {p.name.split(".")[0] for p in archive.glob("*.jsonl")}
+        return next_numbered_id("sess", taken)
+
+    def session_create(self, instance_id: str, session_id: str, *,
+                       continued_from: str | None = None,
+                       lines: list[dict[str, Any]] | None = None,
+                       created_at: str | None = None) -> dict[str, Any]:
+        path = self.session_path(instance_id, session_id)
+        if path.exists():
+            raise StoreError(f"session {session_id} already exists in {instance_id}")
+        metadata = {"type": "metadata", "instance_id": instance_id, "session_id": session_id,
+                    "created_at": created_at or utc_now(), "continued_from": continued_from}
+        body = "".join(_dump_line(line) + "\n" for line in [metadata, *(lines or [])])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        with tmp.open("w", encoding="utf-8") as handle:
+            handle.write(body)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+        return metadata
+
+    def session_read(self, instance_id: str, session_id: str) -> SessionRead:
+        return read_session_file(self.session_path(instance_id, session_id))
+
+    def session_append(self, instance_id: str, session_id: str, record: dict[str, Any]) -> None:
+        """Append one whole line. The caller holds the instance lock."""
+        path = self.session_path(instance_id, session_id)
+        if not path.exists():
+            raise MissingFile(path, f"session {session_id}")
+        data = (_dump_line(record) + "\n").encode("utf-8")
+        with path.open("ab") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def session_rewrite(self, instance_id: str, session_id: str,
+                        lines: list[dict[str, Any]]) -> Path:
+        """Replace a session file atomically, keeping the previous file as a backup copy
+        under sessions/history/ (edits never lose the original)."""
+        path = self.session_path(instance_id, session_id)
+        backup_dir = self.sessions_dir(instance_id) / "history"
+        backup_dir.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+        backup = backup_dir / f"{session_id}.{stamp}.jsonl"
+        shutil.copy2(path, backup)
+        tmp = path.with_name(f".{path.name}.tmp")
+        with tmp.open("w", encoding="utf-8") as handle:
+            handle.write("".join(_dump_line(line) + "\n" for line in lines))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+        return backup
+
+    def session_archive(self, instance_id: str, session_id: str) -> Path:
+        path = self.session_path(instance_id, session_id)
+        if not path.exists():
+            raise MissingFile(path, f"session {session_id}")
+        archive_dir = self.sessions_dir(instance_id) / "archive"
+        archive_dir.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        target = archive_dir / f"{session_id}.{stamp}.jsonl"
+        os.replace(path, target)
+        return target
+
+    def session_repair(self, instance_id: str, session_id: str) -> dict[str, Any] | None:
+        """Complete a line left unfinished by a crash, in the file itself (its text kept,
+        marked interrupted). The caller holds the instance lock, so nothing is streaming."""
+        path = self.session_path(instance_id, session_id)
+        with path.open("r+b") as handle:
+            data = handle.read()
+            if not data or data.endswith(b"\n"):
+                return None
+            start = data.rfind(b"\n") + 1
+            tail = data[start:].decode("utf-8", errors="replace")
+            record = parse_partial_line(tail)
+            if record is None:
+                try:
+                    json.loads(tail)
+                    fixed = tail
+                    record = None
+                except json.JSONDecodeError:
+                    fixed = None
+                if fixed is not None:
+                    handle.seek(0, os.SEEK_END)
+                    handle.write(b"\n")
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                    return None
+                # An unreadable half line is kept as text in a repair record, never dropped.
+                record = {"type": "repaired_fragment", "raw": tail, "timestamp": utc_now()}
+            else:
+                record["interrupted"] = True
+            handle.seek(start)
+            handle.write((_dump_line(record) + "\n").encode("utf-8"))
+            handle.truncate()
+            handle.flush()
+            os.fsync(handle.fileno())
+            return record
+
+    def assistant_writer(self, instance_id: str, session_id: str, *, turn: int,
+                         extra: dict[str, Any] | None = None) -> AssistantLineWriter:
+        return AssistantLineWriter(self.session_path(instance_id, session_id), turn=turn,
+                                   extra=extra)
+
+    # traces -------------------------------------------------------------
+    def trace_write(self, instance_id: str, trace_id: str, trace: dict[str, Any]) -> None:
+        write_json_atomic(self.trace_path(instance_id, trace_id), trace)
+
+    def trace_read(self, instance_id: str, trace_id: str) -> dict[str, Any]:
+        return read_json(self.trace_path(instance_id, trace_id), what=f"trace {trace_id}")
+
+    def trace_ids(self, instance_id: str) -> list[str]:
+        folder = self.traces_dir(instance_id)
+        if not folder.is_dir():
+            return []
+        return sorted(p.stem for p in folder.glob("*.json") if _safe_name(p.stem))
+
+    # memory ledgers -----------------------------------------------------
+    def ledger_append(self, instance_id: str, name: str, records: list[dict[str, Any]]) -> None:
+        path = self.memory_dir(instance_id) / f"{validate_id(name, kind='ledger')}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write("".join(_dump_line(r) + "\n" for r in records))
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def ledger_read(self, instance_id: str, name: str) -> list[dict[str, Any]]:
+        path = self.memory_dir(instance_id) / f"{validate_id(name, kind='ledger')}.jsonl"
+        if not path.exists():
+            return []
+        return read_jsonl_records(path)[0]
+
+    def memory_json_read(self, instance_id: str, name: str, default: Any) -> Any:
+        path = self.memory_dir(instance_id) / f"{validate_id(name, kind='memory file')}.json"
+        try:
+            return read_json(path, what=name)
+        except MissingFile:
+            return copy.deepcopy(default)
+
+    def memory_json_write(self, instance_id: str, name: str, data: Any) -> None:
+        write_json_atomic(
+            self.memory_dir(instance_id) / f"{validate_id(name, kind='memory file')}.json", data)
+
+
+def _safe_name(name: str) -> bool:
+    from personalab.lib.ids import is_valid_id
+
+    return is_valid_id(name)
+
+
+def _move_aside(folder: Path, trash: Path) -> None:
+    if not folder.exists():
+        return
+    trash.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    os.replace(folder, trash / f"{folder.name}.{stamp}")
+
+
+def read_jsonl_records(path: Path) -> tuple[list[dict[str, Any]], list[LineProblem], str]:
+    """Whole lines parsed, bad lines reported and skipped, and the unterminated tail."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise MissingFile(path, path.name) from None
+    records: list[dict[str, Any]] = []
+    problems: list[LineProblem] = []
+    chunks = data.split(b"\n")
+    tail = chunks.pop() if chunks else b""
+    for number, raw in enumerate(chunks, start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            problems.append(LineProblem(str(path), number, f"not valid JSON ({exc.msg})"
+                                        if isinstance(exc, json.JSONDecodeError)
+                                        else "not valid UTF-8"))
+            continue
+        if not isinstance(record, dict):
+            problems.append(LineProblem(str(path), number, "not a JSON object"))
+            continue
+        records.append(record)
+    return records, problems, tail.decode("utf-8", errors="replace")
+
+
+def read_session_file(path: Path) -> SessionRead:
+    records, problems, tail = read_jsonl_records(path)
+    partial = None
+    if tail.strip():
+        partial = parse_partial_line(tail)
+        if partial is None:
+            try:
+                record = json.loads(tail)
+                if isinstance(record, dict):
+                    records.append(record)
+            except json.JSONDecodeError:
+                line_number = path.read_bytes().count(b"\n") + 1
+                problems.append(LineProblem(str(path), line_number, "unfinished line"))
+    metadata: dict[str, Any] = {}
+    if records and records[0].get("type") == "metadata":
+        metadata = records.pop(0)
+    else:
+        problems.append(LineProblem(str(path), 1, "first line is not the metadata line"))
+    return SessionRead(path=path, metadata=metadata, lines=records, problems=problems,
+                       partial=partial, size_bytes=path.stat().st_size)
+
+
+@contextlib.contextmanager
+def locked(store: FileStore, instance_id: str, *, blocking: bool = False) -> Iterator[InstanceLock]:
+    lock = store.instance_lock(instance_id).acquire(blocking=blocking)
+    try:
+        yield lock
+    finally:
+        lock.release()

@@ -1,0 +1,50 @@
+"""Id validation: every id that reaches a path goes through here first."""
+
+from __future__ import annotations
+
+import re
+import secrets
+
+ID_PATTERN = re.compile(r"^[a-z0-9_][a-z0-9_-]{0,63}$")
+
+
+class InvalidId(ValueError):
+    pass
+
+
+def validate_id(value: object, *, kind: str = "id") -> str:
+    if not isinstance(value, str) or not ID_PATTERN.fullmatch(value):
+        shown = repr(value)[:80]
+        raise InvalidId(
+            f"invalid {kind} {shown}: use 1-64 characters of a-z, 0-9, '_' and '-', "
+            "not starting with '-'"
+        )
+    return value
+
+
+def is_valid_id(value: object) -> bool:
+    return isinstance(value, str) and bool(ID_PATTERN.fullmatch(value))
+
+
+def next_numbered_id(prefix: str, existing: set[str] | list[str], *, width: int = 3) -> str:
+    """`sess_003` after `sess_001`, `sess_002`: the seed's readable numbering."""
+    numbers = [
+        int(name[len(prefix) + 1 :])
+        for name in existing
+        if name.startswith(prefix + "_") and name[len(prefix) + 1 :].isdigit()
+    ]
+    return f"{prefix}_{max(numbers, default=0) + 1:0{width}d}"
+
+
+def random_id(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_hex(6)}"
+
+
+def slug_id(prefix: str, text: str, existing: set[str]) -> str:
+    """A readable id from a name (`char_alserqi`), made unique against `existing`."""
+    slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:40]
+    base = f"{prefix}_{slug}" if slug else random_id(prefix)
+    candidate, n = base, 2
+    while candidate in existing:
+        candidate, n = f"{base}_{n}", n + 1
+    return validate_id(candidate)
