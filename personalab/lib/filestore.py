@@ -63,6 +63,7 @@ DEFAULT_MODULES: dict[str, dict[str, Any]] = {
         "trim_max_chars": 4000,
     },
     "llm": {"base_url": "", "model": ""},
+    "prompt": {"locale": "zh", "user_name": "User", "section_budgets": {}},
 }
 
 STREAMING_PREFIX_KEY = "streaming"

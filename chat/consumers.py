@@ -1,0 +1,109 @@
+"""The chat WebSocket: `send` / `stop` in; `token` / `done` / `error` / `warning` out."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from chat.services import NotFound, instance_for_user
+from chat.turn import TurnRefused, turn_run
+from personalab.storage import get_store
+
+log = logging.getLogger(__name__)
+MAX_FRAME_CHARS = 256 * 1024
+
+
+class ChatConsumer(AsyncJsonWebsocketConsumer):
+    async def connect(self) -> None:
+        self.instance_id = self.scope["url_route"]["kwargs"]["instance_id"]
+        self.turn_task: asyncio.Task | None = None
+        self.stop_event = asyncio.Event()
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated or not await self._may_open(user):
+            await self.close(code=4404)
+            return
+        await self.accept()
+
+    @database_sync_to_async
+    def _may_open(self, user) -> bool:
+        try:
+            instance_for_user(user, self.instance_id)
+            return True
+        except NotFound:
+            return False
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
+        if text_data is None or len(text_data) > MAX_FRAME_CHARS:
+            await self._error("frames must be JSON text of at most 256 KB", code="bad_frame")
+            return
+        try:
+            content = json.loads(text_data)
+        except json.JSONDecodeError as exc:
+            await self._error(f"malformed JSON: {exc.msg}", code="bad_json")
+            return
+        if not isinstance(content, dict):
+            await self._error("a frame must be a JSON object with a type", code="bad_frame")
+            return
+        await self.receive_json(content)
+
+    async def receive_json(self, content, **kwargs) -> None:
+        kind = content.get("type")
+        if kind == "send":
+            await self._start_turn(content.get("content"))
+        elif kind in ("regenerate", "continue"):
+            await self._start_turn("", regenerate=kind == "regenerate",
+                                   continue_reply=kind == "continue")
+        elif kind == "stop":
+            self.stop_event.set()
+        elif kind == "ping":
+            await self.send_json({"type": "pong"})
+        else:
+            await self._error(f"unknown message type {kind!r}", code="bad_type")
+
+    async def _start_turn(self, text, *, regenerate: bool = False,
+                          continue_reply: bool = False) -> None:
+        if self.turn_task and not self.turn_task.done():
+            await self._error("a reply is still streaming; stop it or wait", code="busy")
+            return
+        self.stop_event = asyncio.Event()
+        self.turn_task = asyncio.create_task(
+            self._run_turn(text, regenerate=regenerate, continue_reply=continue_reply))
+
+    async def _run_turn(self, text, *, regenerate: bool, continue_reply: bool) -> None:
+        try:
+            result = await turn_run(get_store(), instance_id=self.instance_id, user_text=text,
+                                    emit=self._emit, stop=self.stop_event,
+                                    regenerate=regenerate, continue_reply=continue_reply)
+        except TurnRefused as exc:
+            await self._error(exc.message, code=exc.code, trace_id=exc.trace_id)
+            return
+        except Exception as exc:  # noqa: BLE001 — the client must hear about it
+            log.exception("turn failed")
+            await self._error(f"internal error: {exc}", code="internal")
+            return
+        await self._emit(result.done_event())
+
+    async def _emit(self, event: dict) -> None:
+        if not getattr(self, "closed", False):
+            try:
+                await self.send_json(event)
+            except Exception:  # noqa: BLE001 — the file already holds it; a reload shows it
+                self.closed = True
+
+    async def _error(self, message: str, *, code: str, trace_id: str | None = None) -> None:
+        await self._emit({"type": "error", "message": message, "code": code,
+                          "trace_id": trace_id})
+
+    async def disconnect(self, code) -> None:
+        self.closed = True
+        # A disconnect ends the stream like a stop: the partial reply is kept, marked.
+        self.stop_event.set()
+        if self.turn_task and not self.turn_task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(self.turn_task), timeout=10)
+            except (asyncio.TimeoutError, Exception):  # noqa: BLE001
+                pass

@@ -1,0 +1,351 @@
+"""What a turn reads and prepares before the LLM is called: files (flow step 2), recall
+(step 2.5), the director (step 3), lore and notes, and the assembled prompt (step 4)."""
+
+from __future__ import annotations
+
+import copy
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from chat.llm import Provider, llm_settings_from_env, provider_for
+from chat.pipeline import PromptInputs, PromptResult, TemplateStore, prompt_build
+from director.logic import director_prepare_context
+from library.lorebook import lore_blocks, lorebook_match
+from memory import runtime as memory_runtime
+from memory import services as memory_services
+from personalab.lib.filestore import FileStore, SessionRead, StoreError, utc_now
+from personalab.lib.tokens import count_tokens
+
+log = logging.getLogger(__name__)
+
+_template_stores: dict[Path, TemplateStore] = {}
+_template_lock = threading.Lock()
+
+
+@dataclass
+class TurnContext:
+    instance_id: str
+    session_id: str
+    turn: int
+    user_text: str
+    instance_state: dict[str, Any]
+    character_state: dict[str, Any]
+    character: dict[str, Any]
+    background: dict[str, Any]
+    config: dict[str, Any]
+    lines: list[dict[str, Any]]
+    problems: list[str]
+    reply_extra: dict[str, Any] = field(default_factory=dict)
+    continue_from: str = ""
+    plot_state_before: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Prepared:
+    prompt: PromptResult
+    recall: dict[str, Any]
+    director: dict[str, Any] | None
+    lore: dict[str, Any]
+    warnings: list[dict[str, Any]]
+    llm_context: dict[str, Any]
+
+
+def provider_current(store: FileStore) -> Provider:
+    return provider_for(llm_settings_from_env(store.module_read("llm")))
+
+
+def templates_for(store: FileStore) -> TemplateStore:
+    folder = store.templates_dir
+    with _template_lock:
+        if folder not in _template_stores:
+            _template_stores[folder] = TemplateStore(folder)
+        return _template_stores[folder]
+
+
+# --- loading -----------------------------------------------------------------
+
+def context_load(store: FileStore, *, instance_id: str, user_text: str,
+                 regenerate: bool = False, continue_reply: bool = False) -> TurnContext:
+    """Flow step 1-2. The caller holds the instance lock."""
+    instance_state = store.instance_state_read(instance_id)
+    session_id = instance_state["current_session_id"]
+    store.session_repair(instance_id, session_id)
+    character_state = store.character_state_read(instance_id)
+    read = store.session_read(instance_id, session_id)
+    character = _character_optional(store, instance_state.get("character_id"))
+    ctx = TurnContext(
+        instance_id=instance_id, session_id=session_id, turn=read.last_turn + 1,
+        user_text=user_text, instance_state=instance_state, character_state=character_state,
+        character=character,
+        background=store.background_read_optional(instance_state.get("background_id")),
+        config=store.config_read(), lines=list(read.lines),
+        problems=[p.describe() for p in read.problems],
+        plot_state_before=copy.deepcopy(instance_state.get("plot_state", {})),
+    )
+    if regenerate or continue_reply:
+        _take_back_last_reply(store, ctx, read, keep_as_alternative=regenerate)
+    else:
+        line = {"role": "user", "content": user_text, "turn": ctx.turn, "timestamp": utc_now()}
+        store.session_append(instance_id, session_id, line)
+        ctx.lines.append(line)
+    return ctx
+
+
+def _character_optional(store: FileStore, character_id: str | None) -> dict[str, Any]:
+    try:
+        return store.character_read(character_id) if character_id else {}
+    except (StoreError, ValueError):
+        return {}
+
+
+def _take_back_last_reply(store: FileStore, ctx: TurnContext, read: SessionRead, *,
+                          keep_as_alternative: bool) -> None:
+    """Regenerate / continue: the last assistant line is replaced by a new streaming line.
+    The session file is rewritten with a backup copy, so the old reply is never lost."""
+    if not read.lines or read.lines[-1].get("role") != "assistant":
+        raise ValueError("there is no reply to regenerate or continue")
+    last = read.lines[-1]
+    previous_user = next((line for line in reversed(read.lines[:-1])
+                          if line.get("role") == "user"), None)
+    if previous_user is None:
+        raise ValueError("the last reply has no user message before it")
+    ctx.turn = last.get("turn", read.last_turn)
+    ctx.user_text = previous_user["content"]
+    ctx.lines = list(read.lines[:-1])
+    restored = _plot_state_before(store, ctx.instance_id, last.get("trace_id"))
+    if restored is not None:
+        ctx.instance_state["plot_state"] = restored
+        ctx.plot_state_before = copy.deepcopy(restored)
+        store.instance_state_write(ctx.instance_id, ctx.instance_state)
+    if keep_as_alternative:
+        kept = {k: last[k] for k in ("content", "timestamp", "trace_id", "interrupted",
+                                     "empty", "error") if k in last}
+        ctx.reply_extra = {"alternatives": [*last.get("alternatives", []), kept]}
+    else:
+        ctx.continue_from = last.get("content", "")
+        ctx.reply_extra = {k: last[k] for k in ("alternatives",) if k in last}
+        ctx.reply_extra["continued"] = True
+    store.session_rewrite(ctx.instance_id, ctx.session_id, [read.metadata, *ctx.lines])
+
+
+def _plot_state_before(store: FileStore, instance_id: str, trace_id: str | None) -> dict | None:
+    if not trace_id:
+        return None
+    try:
+        return store.trace_read(instance_id, trace_id).get("plot_state_before")
+    except (StoreError, ValueError):
+        return None
+
+
+# --- preparing ---------------------------------------------------------------
+
+def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float]) -> Prepared:
+    warnings: list[dict[str, Any]] = [_corrupt_lines_warning(ctx)] if ctx.problems else []
+
+    started = time.perf_counter()
+    recall = _recall(store, ctx)
+    if recall.get("warning"):
+        warnings.append(recall["warning"])
+    timings["recall_ms"] = _ms(started)
+
+    started = time.perf_counter()
+    director = _director(store, ctx)
+    if director and director.get("clamped"):
+        warnings.append(_warning("outline_clamped",
+                                 "当前剧情点超出新背景的大纲长度，已按最后一点处理",
+                                 suggestion="检查实例的剧情进度"))
+    timings["director_ms"] = _ms(started)
+
+    started = time.perf_counter()
+    lore = _lore(store, ctx)
+    prompt = prompt_build(_prompt_inputs(store, ctx, director, recall, lore),
+                          templates_for(store).get(_locale(store)))
+    timings["assemble_ms"] = _ms(started)
+    warnings.extend(prompt.warnings)
+    outline = ctx.background.get("story_outline", [])
+    llm_context = {
+        "character_name": ctx.character.get("name") or ctx.instance_state.get("character_id"),
+        "turn": ctx.turn,
+        "plot_index": ctx.instance_state.get("plot_state", {}).get("current_plot_index", 1),
+        "outline_length": len(outline) if director else 0,
+        "user_text": ctx.user_text,
+        "continue_from": ctx.continue_from,
+    }
+    return Prepared(prompt=prompt, recall=recall, director=director, lore=lore,
+                    warnings=_dedupe(warnings), llm_context=llm_context)
+
+
+def _recall(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
+    if not store.module_read("memory").get("recall_enabled", True):
+        return {"mode": None, "hits": [], "query": "", "disabled": True}
+    from memory.rag import query_user_history, recall_mode
+
+    if recall_mode(ctx.user_text) is None:
+        return {"mode": None, "hits": [], "query": ""}
+    index, warning = memory_runtime.index_or_warning(store)
+    if index is None:
+        return {"mode": None, "hits": [], "query": "", "warning": warning}
+    result = query_user_history(ctx.user_text, ctx.instance_id, index=index)
+    return {
+        "mode": result.mode,
+        "query": result.query,
+        "hits": [{"id": h.id, "collection": h.collection, "text": h.text,
+                  "source": h.source, "score": round(float(h.score), 4)} for h in result.hits],
+        "warning": result.warning,
+    }
+
+
+def _director(store: FileStore, ctx: TurnContext) -> dict[str, Any] | None:
+    settings = store.module_read("director")
+    threshold = ctx.config["thresholds"].get("rag_fallback_threshold",
+                                             settings.get("rag_fallback_threshold", 3))
+
+    def search(query: str) -> tuple[list[str], list[str]]:
+        from memory.rag import fallback_search
+
+        index, _ = memory_runtime.index_or_warning(store)
+        if index is None:
+            return [], []
+        current, reference = fallback_search(
+            query, instance_id=ctx.instance_id,
+            character_id=ctx.instance_state.get("character_id", ""),
+            background_id=ctx.instance_state.get("background_id") or "", index=index)
+        return [h.text for h in current], [h.text for h in reference]
+
+    return director_prepare_context(settings=settings, threshold=threshold,
+                                    instance_state=ctx.instance_state,
+                                    background=ctx.background, search=search)
+
+
+def _lore(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
+    lorebook_ids = [*ctx.character.get("lorebook_ids", []),
+                    *ctx.background.get("lorebook_ids", [])]
+    lorebooks = []
+    for lorebook_id in dict.fromkeys(lorebook_ids):
+        try:
+            lorebooks.append(store.lorebook_read(lorebook_id))
+        except (StoreError, ValueError):
+            continue
+    blocks: list[dict[str, Any]] = []
+    fired: list[dict[str, Any]] = []
+    dropped: list[dict[str, Any]] = []
+    if lorebooks:
+        texts = [line.get("content", "") for line in ctx.lines if line.get("role")]
+        match = lorebook_match(lorebooks, messages=texts, count_tokens=count_tokens)
+        blocks, fired, dropped = lore_blocks(match), match.fired, match.dropped
+    note = store.memory_json_read(ctx.instance_id, "authors_note", {})
+    if note.get("text") and ctx.turn % max(int(note.get("frequency", 1) or 1), 1) == 0:
+        blocks.append({"name": "authors_note", "content": note["text"], "position": "depth",
+                       "depth": int(note.get("depth", 4)), "role": note.get("role", "system"),
+                       "priority": 1000})
+    return {"blocks": blocks, "fired": fired, "dropped": dropped}
+
+
+def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
+                   recall: dict[str, Any], lore: dict[str, Any]) -> PromptInputs:
+    history = store.module_read("history")
+    pinned, _ = memory_services.pinned_prompt_effective(
+        store, instance_id=ctx.instance_id, character_id=ctx.instance_state.get("character_id", ""))
+    prompt_settings = store.module_read("prompt")
+    return PromptInputs(
+        character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", ""),
+        user_name=prompt_settings.get("user_name") or "User",
+        base_persona=ctx.character_state.get("base_persona", ""),
+        evolved_persona=ctx.character_state.get("evolved_persona", ""),
+        world_setting=ctx.background.get("world_setting", ""),
+        background_name=ctx.background.get("name", ""),
+        director=director,
+        recalled=[{"text": h["text"], "source": h["source"]} for h in recall.get("hits", [])],
+        pinned=pinned,
+        recaps=[item["text"] for item in memory_services.recap_items(
+            store, instance_id=ctx.instance_id)],
+        biography=[item["text"] for item in memory_services.biography_items(
+            store, instance_id=ctx.instance_id)],
+        floating_blocks=lore["blocks"],
+        lines=_prompt_lines(ctx),
+        config=ctx.config,
+        trimming={"max_messages": history.get("trim_max_messages", 10),
+                  "max_chars": history.get("trim_max_chars", 4000)},
+        section_budgets=prompt_settings.get("section_budgets", {}),
+        locale=_locale(store),
+        state={"plot_state": ctx.instance_state.get("plot_state", {}), "turn": ctx.turn},
+    )
+
+
+def _prompt_lines(ctx: TurnContext) -> list[dict[str, Any]]:
+    lines = [line for line in ctx.lines
+             if line.get("type") == "summary" or line.get("role") in ("user", "assistant")]
+    if ctx.continue_from:
+        lines.append({"role": "assistant", "content": ctx.continue_from, "turn": ctx.turn})
+    return lines
+
+
+def _locale(store: FileStore) -> str:
+    return store.module_read("prompt").get("locale") or "zh"
+
+
+def _warning(category: str, message: str, *, current_value: Any = None, threshold: Any = None,
+             suggestion: str = "") -> dict[str, Any]:
+    return {"type": "warning", "category": category, "message": message,
+            "current_value": current_value, "threshold": threshold, "suggestion": suggestion}
+
+
+def _corrupt_lines_warning(ctx: TurnContext) -> dict[str, Any]:
+    return _warning("corrupt_session_lines",
+                    f"会话文件中有 {len(ctx.problems)} 行无法读取，已跳过（文件未被修改）",
+                    current_value=len(ctx.problems), suggestion="; ".join(ctx.problems[:3]))
+
+
+def _dedupe(warnings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    by_category: dict[str, dict[str, Any]] = {}
+    for warning in warnings:
+        by_category[warning.get("category", "")] = warning
+    return list(by_category.values())
+
+
+# --- trace and after-turn work -----------------------------------------------
+
+def trace_start(ctx: TurnContext, prepared: Prepared, *, trace_id: str,
+                provider: Provider) -> dict[str, Any]:
+    prompt = prepared.prompt
+    return {
+        "trace_id": trace_id,
+        "instance_id": ctx.instance_id,
+        "session_id": ctx.session_id,
+        "turn": ctx.turn,
+        "created_at": utc_now(),
+        "request": {"query": ctx.user_text, "provider": provider.name,
+                    "model": getattr(provider, "model", "")},
+        "retrievals": prepared.recall,
+        "director_context": prepared.director,
+        "plot_state_before": ctx.plot_state_before,
+        "lore": {"fired": prepared.lore["fired"], "dropped": prepared.lore["dropped"]},
+        "sections": [
+            {"name": s.name, "region": s.region, "tokens": s.tokens, "chars": s.chars,
+             "cut": s.cut, "omitted": s.omitted, "note": s.note, "text": s.text}
+            for s in prompt.sections
+        ],
+        "total_tokens": prompt.total_tokens,
+        "middle_tokens": prompt.middle_tokens,
+        "max_total_tokens": ctx.config["limits"]["max_total_tokens"],
+        "dropped_blocks": prompt.dropped_blocks,
+        "warnings": prepared.warnings,
+        "messages": prompt.messages,
+        "session_problems": ctx.problems,
+    }
+
+
+def memory_after_turn(store: FileStore, ctx: TurnContext, reply: dict[str, Any]) -> None:
+    """Off the hot path: index the finished turn for recall, roll recaps."""
+    user_line = next((line for line in reversed(ctx.lines) if line.get("role") == "user"), None)
+    turns = [line for line in (user_line, reply) if line and not reply.get("error")]
+    memory_runtime.schedule_after_turn(store, instance_state=ctx.instance_state,
+                                       session_id=ctx.session_id, turns=turns)
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 2)

@@ -1,0 +1,383 @@
+"""LLM access: one small interface over an OpenAI-compatible endpoint, a local GGUF model
+and the built-in offline demo. Framework-free: the caller builds the settings."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import re
+import threading
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+import openai
+
+DEFAULT_MODEL = "gpt-4o-mini"
+OFFLINE_LABEL = "Offline demo — replies are generated locally, not by a language model"
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    base_url: str = ""  # OPENAI_BASE_URL or data/modules/llm.json
+    api_key: str = ""  # OPENAI_API_KEY (env only)
+    model: str = ""  # PERSONALAB_MODEL
+    timeout: float = 60.0  # read timeout between chunks
+    connect_timeout: float = 10.0
+    gguf_path: str = ""  # PERSONALAB_GGUF
+    offline_delay: float = 0.01  # pause between offline demo pieces
+
+
+class LLMError(Exception):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class Provider(Protocol):
+    name: str
+    label: str
+    is_offline_demo: bool
+
+    def stream(self, messages: list[dict], *, context: dict) -> AsyncIterator[str]: ...
+
+    async def complete(self, messages: list[dict], *, context: dict) -> str: ...
+
+
+def llm_settings_from_env(overrides: dict | None = None) -> LLMSettings:
+    settings = LLMSettings(
+        base_url=os.environ.get("OPENAI_BASE_URL", "").strip(),
+        api_key=os.environ.get("OPENAI_API_KEY", "").strip(),
+        model=os.environ.get("PERSONALAB_MODEL", "").strip(),
+        timeout=_env_float("PERSONALAB_LLM_TIMEOUT", 60.0),
+        connect_timeout=_env_float("PERSONALAB_LLM_CONNECT_TIMEOUT", 10.0),
+        gguf_path=os.environ.get("PERSONALAB_GGUF", "").strip(),
+        offline_delay=_env_float("PERSONALAB_OFFLINE_DELAY", 0.01),
+    )
+    chosen = {
+        key: str(value).strip()
+        for key, value in (overrides or {}).items()
+        if key in ("base_url", "model") and value and str(value).strip()
+    }
+    return replace(settings, **chosen)
+
+
+def _env_float(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, "") or default)
+    except ValueError:
+        return default
+
+
+def provider_for(settings: LLMSettings) -> Provider:
+    if settings.base_url or settings.api_key:
+        return OpenAIProvider(settings)
+    if settings.gguf_path:
+        return GGUFProvider(settings)
+    return OfflineProvider(delay=settings.offline_delay)
+
+
+# --- OpenAI-compatible endpoint -------------------------------------------------------------
+
+
+class OpenAIProvider:
+    name = "openai"
+    is_offline_demo = False
+
+    def __init__(self, settings: LLMSettings) -> None:
+        self.settings = settings
+        self.model = settings.model or DEFAULT_MODEL
+        self.label = f"{self.model} @ {self._endpoint()}"
+
+    def _endpoint(self) -> str:
+        return self.settings.base_url or "https://api.openai.com/v1"
+
+    def _client(self) -> openai.AsyncOpenAI:
+        # A client per call: httpx connection pools are bound to the event loop that opened them,
+        # and Django/Channels may run us on different loops.
+        return openai.AsyncOpenAI(
+            base_url=self.settings.base_url or None,
+            api_key=self.settings.api_key or "not-needed",
+            max_retries=0,
+            timeout=openai.Timeout(self.settings.timeout, connect=self.settings.connect_timeout),
+        )
+
+    async def stream(self, messages: list[dict], *, context: dict) -> AsyncIterator[str]:
+        async with self._client() as client:
+            try:
+                chunks = await client.chat.completions.create(
+                    model=self.model, messages=messages, stream=True
+                )
+            except Exception as err:
+                raise self._error_from(err) from err
+            try:
+                async for chunk in chunks:
+                    piece = _chunk_text(chunk)
+                    if piece:
+                        yield piece
+            except Exception as err:
+                raise self._error_from(err) from err
+            finally:
+                await chunks.close()
+
+    async def complete(self, messages: list[dict], *, context: dict) -> str:
+        async with self._client() as client:
+            try:
+                response = await client.chat.completions.create(
+                    model=self.model, messages=messages, stream=False
+                )
+                return response.choices[0].message.content or ""
+            except Exception as err:
+                raise self._error_from(err) from err
+
+    def _error_from(self, err: Exception) -> LLMError:
+        if isinstance(err, LLMError):
+            return err
+        if isinstance(err, openai.APITimeoutError):
+            return LLMError(f"LLM timed out after {self.settings.timeout:g}s")
+        if isinstance(err, openai.APIConnectionError):
+            return LLMError(f"cannot connect to the LLM at {self._endpoint()}")
+        if isinstance(err, openai.APIStatusError):
+            return LLMError(_status_message(err.status_code, err.body, err.message))
+        if isinstance(err, (openai.APIError, ValueError, AttributeError, IndexError, TypeError)):
+            return LLMError(f"LLM sent an unreadable response: {_shorten(str(err), 120)}")
+        return LLMError(f"LLM request failed: {type(err).__name__}: {_shorten(str(err), 120)}")
+
+
+def _chunk_text(chunk: Any) -> str:
+    choices = getattr(chunk, "choices", None) or []
+    if not choices:
+        return ""
+    delta = getattr(choices[0], "delta", None)
+    return getattr(delta, "content", None) or ""
+
+
+def _status_message(status: int, body: object, fallback: str) -> str:
+    detail = body.get("message") if isinstance(body, dict) else None
+    detail = detail if isinstance(detail, str) and detail else fallback
+    hint = " (check OPENAI_API_KEY)" if status in (401, 403) else ""
+    return f"LLM service returned {status}{hint}: {_shorten(detail, 200)}"
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# --- Local GGUF model (optional extra) ------------------------------------------------------
+
+_gguf_models: dict[str, Any] = {}
+_gguf_lock = threading.Lock()
+_DONE = object()
+
+
+class GGUFProvider:
+    name = "gguf"
+    is_offline_demo = False
+
+    def __init__(self, settings: LLMSettings) -> None:
+        self.path = settings.gguf_path
+        self.label = f"Local GGUF model: {Path(self.path).name}"
+
+    def _model(self) -> Any:
+        try:
+            from llama_cpp import Llama
+        except ImportError as err:
+            raise LLMError(
+                "llama-cpp-python is not installed: pip install '.[gguf]' "
+                "(or unset PERSONALAB_GGUF to use the offline demo)"
+            ) from err
+        with _gguf_lock:
+            if self.path not in _gguf_models:
+                if not Path(self.path).is_file():
+                    raise LLMError(f"GGUF model not found: {self.path}")
+                _gguf_models[self.path] = Llama(model_path=self.path, n_ctx=0, verbose=False)
+            return _gguf_models[self.path]
+
+    async def stream(self, messages: list[dict], *, context: dict) -> AsyncIterator[str]:
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        stop = threading.Event()
+
+        def post(item: Any) -> None:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+            except RuntimeError:  # the reader's loop is already closed
+                stop.set()
+
+        def produce() -> None:
+            try:
+                model = self._model()
+                for chunk in model.create_chat_completion(messages=messages, stream=True):
+                    if stop.is_set():
+                        break
+                    piece = chunk["choices"][0].get("delta", {}).get("content") or ""
+                    if piece:
+                        post(piece)
+            except Exception as err:
+                post(err)
+            finally:
+                post(_DONE)
+
+        worker = threading.Thread(target=produce, name="gguf-generate", daemon=True)
+        worker.start()
+        try:
+            while (item := await queue.get()) is not _DONE:
+                if isinstance(item, LLMError):
+                    raise item
+                if isinstance(item, Exception):
+                    raise LLMError(f"local model failed: {_shorten(str(item), 160)}") from item
+                yield item
+        finally:
+            stop.set()
+
+    async def complete(self, messages: list[dict], *, context: dict) -> str:
+        return "".join([piece async for piece in self.stream(messages, context=context)])
+
+
+# --- Offline demo -----------------------------------------------------------------------------
+
+_CJK_CHARS = "\u3400-\u9fff\uf900-\ufaff"
+_CJK = re.compile(f"[{_CJK_CHARS}]")
+_PIECES = re.compile(f"[{_CJK_CHARS}]{{1,3}}|[^\\s{_CJK_CHARS}]+\\s*|\\s+")
+
+_ZH_OPENINGS = [
+    "（{name}沉默片刻）",
+    "（{name}抬起头，看着你）",
+    "（{name}轻轻叹了口气）",
+]
+_ZH_BODIES = [
+    "你说“{quote}”……我听见了。这件事我会记在心里，我们一步一步来。",
+    "“{quote}”——你是认真的吗？好，那我就陪你走下去。",
+    "关于“{quote}”，我想了很久。也许答案就在前面不远的地方。",
+]
+_EN_OPENINGS = ["({name} pauses for a moment) ", "({name} looks up at you) ", "({name} sighs) "]
+_EN_BODIES = [
+    '"{quote}" — I hear you. I will keep that in mind, one step at a time.',
+    '"{quote}"... are you sure? Then I will walk this road with you.',
+    'About "{quote}": I have been thinking about it. The answer may be closer than we think.',
+]
+
+
+class OfflineProvider:
+    name = "offline"
+    label = OFFLINE_LABEL
+    is_offline_demo = True
+
+    def __init__(self, delay: float = 0.01) -> None:
+        self.delay = delay
+
+    async def stream(self, messages: list[dict], *, context: dict) -> AsyncIterator[str]:
+        for piece in offline_pieces(offline_reply(messages, context)):
+            if self.delay:
+                await asyncio.sleep(self.delay)
+            yield piece
+
+    async def complete(self, messages: list[dict], *, context: dict) -> str:
+        task = context.get("task")
+        turns = _transcript(messages, context)
+        if task == "summarize":
+            return json.dumps({"events": offline_events(turns)}, ensure_ascii=False)
+        if task == "update_memory":
+            return offline_persona(turns, context)
+        if task == "recap":
+            return offline_recap(turns, context)
+        return offline_reply(messages, context)
+
+
+def offline_reply(messages: list[dict], context: dict) -> str:
+    name = str(context.get("character_name") or "角色")
+    said = _last_text(messages, "user")
+    chinese = _is_chinese(said)
+    seed = int(hashlib.sha256(f"{name}|{said}".encode()).hexdigest(), 16)
+    openings, bodies = (_ZH_OPENINGS, _ZH_BODIES) if chinese else (_EN_OPENINGS, _EN_BODIES)
+    quote = _quote(said, chinese) or ("……" if chinese else "...")
+    reply = openings[seed % 3].format(name=name) + bodies[(seed // 3) % 3].format(quote=quote)
+    return reply + _offline_marker(context, seed)
+
+
+def _offline_marker(context: dict, seed: int) -> str:
+    turn = int(context.get("turn") or 0)
+    if int(context.get("outline_length") or 0) <= 0 or turn <= 0 or turn % 3:
+        return ""
+    status = "completed" if (turn // 3) % 2 == 0 else "in_progress"
+    return f"[PROGRESS:{int(context.get('plot_index') or 1)}:{status}]"
+
+
+def offline_pieces(text: str) -> list[str]:
+    """Words with their trailing space, CJK in runs of up to three characters."""
+    return _PIECES.findall(text)
+
+
+def offline_events(turns: list[dict]) -> list[dict]:
+    events = []
+    for start in range(0, len(turns), 4):
+        group = turns[start : start + 4]
+        first = next((t["content"] for t in group if t["role"] == "user"), group[0]["content"])
+        chinese = _is_chinese(" ".join(t["content"] for t in group))
+        lines = [f"{_speaker(t['role'], chinese)}: {t['content']}" for t in group]
+        summary = f"对话：{_quote(first, True)}" if chinese else f"Talk: {_quote(first, False)}"
+        events.append({"summary": summary, "plot": _shorten(" ".join(lines), 600)})
+    return events
+
+
+def offline_persona(turns: list[dict], context: dict) -> str:
+    name = str(context.get("character_name") or "角色")
+    recent = _last_text(turns, "user")
+    if _is_chinese(recent) or not recent:
+        return (
+            f"{name}最近经历了一些事：对方说过“{_quote(recent, True)}”。"
+            f"这让{name}变得更加谨慎，也更愿意信任眼前的人。"
+        )
+    return (
+        f'{name} went through something recently: they heard "{_quote(recent, False)}". '
+        f"It made {name} more careful, and more willing to trust the person in front of them."
+    )
+
+
+def offline_recap(turns: list[dict], context: dict) -> str:
+    name = str(context.get("character_name") or "角色")
+    said = [t["content"] for t in turns if t["role"] == "user"]
+    if not said:
+        return f"{name}与对方还没有什么值得回顾的经历。"
+    if _is_chinese(" ".join(said)):
+        topics = "；".join(_quote(s, True) for s in said[-3:])
+        return f"回顾：{name}与对方谈了{len(said)}次，话题包括：{topics}。"
+    topics = "; ".join(_quote(s, False) for s in said[-3:])
+    return f"Recap: {name} and the player talked {len(said)} times, about: {topics}."
+
+
+def _transcript(messages: list[dict], context: dict) -> list[dict]:
+    source = context.get("transcript") or messages
+    return [
+        {"role": m["role"], "content": str(m.get("content") or "")}
+        for m in source
+        if m.get("role") in ("user", "assistant")
+    ]
+
+
+def _last_text(messages: list[dict], role: str) -> str:
+    for message in reversed(messages):
+        if message.get("role") == role:
+            return str(message.get("content") or "").strip()
+    return ""
+
+
+def _is_chinese(text: str) -> bool:
+    return bool(_CJK.search(text))
+
+
+def _quote(text: str, chinese: bool) -> str:
+    text = " ".join(text.split())
+    if chinese:
+        return _shorten(text, 20)
+    words = text.split(" ")
+    return " ".join(words[:8]) + ("…" if len(words) > 8 else "")
+
+
+def _speaker(role: str, chinese: bool) -> str:
+    if chinese:
+        return "用户" if role == "user" else "角色"
+    return "Player" if role == "user" else "Character"

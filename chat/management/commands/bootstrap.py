@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    help = "First start: create a local admin account (once) and say how to log in."
+
+    def handle(self, *args, **options) -> None:
+        User = get_user_model()
+        password_file = settings.PERSONALAB_DATA_DIR / ".admin_password"
+        if not User.objects.filter(is_superuser=True).exists():
+            password = secrets.token_urlsafe(12)
+            User.objects.create_superuser("admin", "", password)
+            password_file.parent.mkdir(parents=True, exist_ok=True)
+            password_file.write_text(password + "\n")
+            password_file.chmod(0o600)
+        if password_file.exists():
+            password = password_file.read_text().strip()
+            self.stdout.write(self.style.SUCCESS(
+                "\n  Log in at http://127.0.0.1:8000/ as  admin / " + password +
+                f"\n  (password kept in {password_file}; change it in /admin/)\n"))
+        else:
+            self.stdout.write("Log in with your existing admin account.")

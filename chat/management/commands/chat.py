@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from django.core.management.base import BaseCommand, CommandError
+
+from chat.turn import TurnRefused, turn_run
+from memory import runtime
+from personalab.lib.ids import InvalidId, validate_id
+from personalab.storage import get_store
+
+
+class Command(BaseCommand):
+    help = 'Play one streamed turn in the terminal: chat INSTANCE_ID "text"'
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("instance_id")
+        parser.add_argument("text")
+
+    def handle(self, *args, **options) -> None:
+        try:
+            instance_id = validate_id(options["instance_id"], kind="instance id")
+        except InvalidId as exc:
+            raise CommandError(str(exc)) from None
+        store = get_store()
+        if instance_id not in store.instance_ids():
+            raise CommandError(f"instance {instance_id} not found in {store.root}")
+        try:
+            result = asyncio.run(self._turn(store, instance_id, options["text"]))
+        except TurnRefused as exc:
+            raise CommandError(exc.message) from None
+        runtime.drain()
+        self.stdout.write("")
+        self.stdout.write(self.style.NOTICE(
+            f"[{result.session_id} turn {result.turn} · trace {result.trace_id}"
+            f"{' · interrupted' if result.interrupted else ''}"
+            f"{' · error' if result.error else ''}]"))
+
+    async def _turn(self, store, instance_id: str, text: str):
+        async def emit(event: dict) -> None:
+            if event["type"] == "token":
+                sys.stdout.write(event["content"])
+                sys.stdout.flush()
+            elif event["type"] == "warning":
+                sys.stderr.write(f"\n⚠ {event.get('message')}\n")
+            elif event["type"] == "error":
+                sys.stderr.write(f"\n✖ {event.get('message')}\n")
+
+        return await turn_run(store, instance_id=instance_id, user_text=text, emit=emit)

@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand
+
+from chat.services import reindex_all
+from personalab.storage import get_store
+
+
+class Command(BaseCommand):
+    help = "Rebuild every index row from the data files (and Chroma with --memory)."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--memory", action="store_true",
+                            help="also rebuild the Chroma collections from the text ledgers "
+                                 "and session files")
+
+    def handle(self, *args, **options) -> None:
+        store = get_store()
+        counts = reindex_all(store)
+        self.stdout.write("index rebuilt: " + ", ".join(f"{k}={v}" for k, v in counts.items()))
+        if options["memory"]:
+            from memory.index import index_rebuild
+            from memory.runtime import index_for
+
+            self.stdout.write("rebuilding Chroma from the ledgers and sessions…")
+            memory_counts = index_rebuild(index_for(store), store)
+            self.stdout.write("memory rebuilt: " + ", ".join(
+                f"{k}={v}" for k, v in memory_counts.items()))

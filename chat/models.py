@@ -1,0 +1,73 @@
+"""Index rows for instances, sessions and traces. The files under the data folder are the truth."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from django.conf import settings
+from django.db import models
+
+
+class Instance(models.Model):
+    instance_id = models.CharField(max_length=64, primary_key=True)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                              on_delete=models.SET_NULL, related_name="instances")
+    character = models.ForeignKey("library.Character", null=True, on_delete=models.SET_NULL,
+                                  related_name="instances", db_constraint=False)
+    background = models.ForeignKey("library.Background", null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="instances",
+                                   db_constraint=False)
+    current_session_id = models.CharField(max_length=64)
+    created_at = models.CharField(max_length=40)
+
+    class Meta:
+        ordering = ["-created_at", "instance_id"]
+
+    def __str__(self) -> str:
+        return self.instance_id
+
+
+class Session(models.Model):
+    instance = models.ForeignKey(Instance, on_delete=models.CASCADE, related_name="sessions")
+    session_id = models.CharField(max_length=64)
+    continued_from = models.CharField(max_length=64, blank=True)
+    created_at = models.CharField(max_length=40, blank=True)
+
+    class Meta:
+        ordering = ["instance_id", "session_id"]
+        constraints = [models.UniqueConstraint(fields=["instance", "session_id"],
+                                               name="unique_session_per_instance")]
+
+    def __str__(self) -> str:
+        return f"{self.instance_id}/{self.session_id}"
+
+
+class Trace(models.Model):
+    trace_id = models.CharField(max_length=64, primary_key=True)
+    instance = models.ForeignKey(Instance, on_delete=models.CASCADE, related_name="traces")
+    session_id = models.CharField(max_length=64)
+    turn = models.PositiveIntegerField(default=0)
+    created_at = models.CharField(max_length=40, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+
+class ApiToken(models.Model):
+    """Only a hash is stored; the token itself is shown once by create_api_token."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="api_tokens")
+    token_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    @staticmethod
+    def hash(token: str) -> str:
+        return hashlib.sha256(token.encode()).hexdigest()
+
+    @classmethod
+    def issue(cls, user) -> str:
+        token = "pl_" + secrets.token_urlsafe(32)
+        cls.objects.create(user=user, token_hash=cls.hash(token))
+        return token

@@ -1,0 +1,918 @@
+"""The prompt pipeline: plan -> build sections -> render -> assemble -> count -> check limits.
+
+Pure functions, no Django, no file writes (seeds/prompt-pipeline.md: late binding, zero side
+effects). The only reads are the template files, through `TemplateStore`.
+
+System message layout (seeds/personalab-flow.md step 4): HEAD (base persona, evolved persona,
+world setting, outline, progress instruction, pinned prompts, biography) then the system part of
+the MIDDLE (director reminder, recalled events, recaps) and the conversation label; then the
+conversation itself as real chat messages, summary lines as system notes, with floating blocks of
+position "depth" woven in (depth 0 = after the last message, 1 = before the last message, ...).
+Blocks at "before_char" go before the base persona, at "after_char" after the last of the
+character/world sections.
+
+Token figures: each section is counted on its own text; conversation messages and depth blocks
+include the per-message overhead of the chat format (MESSAGE_OVERHEAD_TOKENS); `total_tokens` is
+counted on the final messages (contents + overhead per message + REPLY_PRIMING_TOKENS).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from jinja2.exceptions import SecurityError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from personalab.lib.filestore import DEFAULT_CONFIG
+from personalab.lib.tokens import count_tokens, count_tokens_uncached, tokenizer_name
+
+MASTER_TEMPLATES_DIR = Path(__file__).resolve().parent / "prompt_templates"
+DEFAULT_LOCALE = "zh"
+LOCALE_PATTERN = re.compile(r"^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?$")
+
+MESSAGE_OVERHEAD_TOKENS = 4
+REPLY_PRIMING_TOKENS = 3
+NEAR_LIMIT_RATIO = 0.9
+MAX_RENDER_CHARS = 200_000
+MAX_REPEAT_LENGTH = 100_000
+CUT_MARK = "…"
+
+DEFAULT_TRIMMING: dict[str, int] = {"max_messages": 10, "max_chars": 4000}
+DEFAULT_SECTION_BUDGETS: dict[str, int] = {
+    "pinned": 800,
+    "recaps": 1200,
+    "biography": 1200,
+    "recalled": 1600,
+}
+# Sections cut item by item when over budget: (variable, which end survives). Recaps and the
+# biography are chronological, so the newest survive; recalled events arrive best match first.
+LIST_SECTIONS: dict[str, tuple[str, str]] = {
+    "biography": ("biography", "last"),
+    "recaps": ("recaps", "last"),
+    "recalled": ("recalled", "first"),
+}
+CHARACTER_SECTIONS = ("base_persona", "evolved_persona", "world_setting")
+BLOCK_POSITIONS = ("before_char", "after_char", "depth")
+CHAT_ROLES = ("system", "user", "assistant")
+
+
+class TemplateError(ValueError):
+    """A prompt template that cannot be rendered, worded for the person who wrote it."""
+
+
+# --- inputs and results --------------------------------------------------------------------
+
+
+@dataclass
+class PromptInputs:
+    character_name: str
+    user_name: str
+    base_persona: str
+    evolved_persona: str
+    world_setting: str
+    background_name: str
+    director: dict[str, Any] | None
+    recalled: list[dict[str, Any]]
+    pinned: str = ""
+    recaps: list[str] = field(default_factory=list)
+    biography: list[str] = field(default_factory=list)
+    floating_blocks: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[dict[str, Any]] = field(default_factory=list)
+    config: dict[str, Any] = field(default_factory=lambda: copy.deepcopy(DEFAULT_CONFIG))
+    trimming: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_TRIMMING))
+    section_budgets: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_SECTION_BUDGETS))
+    locale: str = DEFAULT_LOCALE
+    state: dict[str, Any] = field(default_factory=dict)
+    template_key: str = "chat"
+
+
+@dataclass
+class SectionReport:
+    name: str
+    region: str  # "head" | "middle"
+    tokens: int
+    chars: int
+    cut: bool = False
+    omitted: int = 0
+    note: str = ""
+    text: str = ""
+
+
+@dataclass
+class PromptResult:
+    messages: list[dict[str, str]]
+    sections: list[SectionReport]
+    total_tokens: int
+    middle_tokens: int
+    warnings: list[dict[str, Any]]
+    refused: str | None
+    dropped_blocks: list[dict[str, Any]]
+    tokenizer: str = ""
+
+
+@dataclass
+class PromptPlan:
+    template_key: str
+    head: list[str]
+    middle: list[str]
+    load_all: bool
+    max_total_tokens: int
+    middle_warning_tokens: int
+    conversation_max_tokens: int
+
+
+@dataclass
+class _Block:
+    index: int
+    name: str
+    position: str
+    depth: int
+    role: str
+    priority: int
+    report: SectionReport
+
+
+# --- templates -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TemplateSet:
+    """Master templates merged with the data copy and the user's overrides (user wins)."""
+
+    locale: str
+    data: dict[str, Any]
+    master: dict[str, Any]
+    problems: tuple[str, ...] = ()
+
+    def label(self, name: str) -> str:
+        return str(self.data.get("labels", {}).get(name, ""))
+
+    def section_source(self, name: str) -> str:
+        return str(self.data.get("sections", {}).get(name, ""))
+
+    def master_source(self, name: str) -> str:
+        return str(self.master.get("sections", {}).get(name, ""))
+
+    def status_label(self, status: str) -> str:
+        return str(self.data.get("status_labels", {}).get(status, status))
+
+    def order(self, template_key: str) -> tuple[list[str], list[str]]:
+        templates = self.data.get("templates", {})
+        chosen = templates.get(template_key) or templates.get("chat") or {}
+        return list(chosen.get("head", [])), list(chosen.get("middle", []))
+
+    def text(self, key: str) -> str:
+        return str(self.data.get("messages", {}).get(key, ""))
+
+    def warning_text(self, category: str) -> dict[str, str]:
+        found = self.data.get("messages", {}).get("warnings", {}).get(category, {})
+        return found if isinstance(found, dict) else {}
+
+
+def template_locale_validate(locale: str) -> str:
+    if not isinstance(locale, str) or not LOCALE_PATTERN.fullmatch(locale):
+        raise TemplateError(f"invalid locale {locale!r}: use a code like 'zh', 'en' or 'zh-Hans'")
+    return locale
+
+
+def templates_merge(
+    base: dict[str, Any], override: dict[str, Any], problems: list[str], where: str
+) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        current = base.get(key)
+        if isinstance(current, dict) and isinstance(value, dict):
+            merged[key] = templates_merge(current, value, problems, f"{where}.{key}")
+        elif isinstance(current, dict):
+            problems.append(f"{where}.{key} must be an object; the override is ignored")
+        else:
+            merged[key] = value
+    return merged
+
+
+def _json_object_read(path: Path) -> dict[str, Any]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise TypeError("the file must hold a JSON object")
+    return data
+
+
+def templates_load(locale: str, master_path: Path, override_paths: list[Path]) -> TemplateSet:
+    master = _json_object_read(master_path)
+    merged, problems = master, []
+    for path in override_paths:
+        if not path.is_file():
+            continue
+        try:
+            override = _json_object_read(path)
+        except (OSError, ValueError, TypeError) as error:
+            problems.append(f"{path.name} ignored: {error}")
+            continue
+        merged = templates_merge(merged, override, problems, path.name)
+    return TemplateSet(locale=locale, data=merged, master=master, problems=tuple(problems))
+
+
+def _file_signature(path: Path) -> tuple[str, int | None, int | None]:
+    try:
+        stat = path.stat()
+    except OSError:
+        return (str(path), None, None)
+    return (str(path), stat.st_mtime_ns, stat.st_size)
+
+
+class TemplateStore:
+    """Loads chat/prompt_templates/{locale}.json, then data/prompt_templates/{locale}.json, then
+    {locale}.user.json; a later file wins key by key. Reloads when any of them changes."""
+
+    def __init__(self, data_templates_dir: Path, master_dir: Path = MASTER_TEMPLATES_DIR):
+        self.data_templates_dir = Path(data_templates_dir)
+        self.master_dir = Path(master_dir)
+        self._cache: dict[str, tuple[tuple[Any, ...], TemplateSet]] = {}
+        self._lock = threading.Lock()
+
+    def paths(self, locale: str) -> tuple[Path, list[Path]]:
+        locale = template_locale_validate(locale)
+        master = self.master_dir / f"{locale}.json"
+        if not master.is_file():
+            master = self.master_dir / f"{DEFAULT_LOCALE}.json"
+        overrides = [
+            self.data_templates_dir / f"{locale}.json",
+            self.data_templates_dir / f"{locale}.user.json",
+        ]
+        return master, overrides
+
+    def get(self, locale: str) -> TemplateSet:
+        master, overrides = self.paths(locale)
+        signature = tuple(_file_signature(path) for path in [master, *overrides])
+        with self._lock:
+            cached = self._cache.get(locale)
+            if cached is not None and cached[0] == signature:
+                return cached[1]
+            loaded = templates_load(locale, master, overrides)
+            self._cache[locale] = (signature, loaded)
+            return loaded
+
+    def reload(self) -> None:
+        with self._lock:
+            self._cache.clear()
+
+
+# --- sandboxed rendering -------------------------------------------------------------------
+
+
+class _PromptSandbox(ImmutableSandboxedEnvironment):
+    intercepted_binops = frozenset({"*", "**"})
+
+    def unsafe_undefined(self, obj: Any, attribute: str) -> jinja2.Undefined:
+        # The stock sandbox renders unsafe attributes as empty text; we want the author to know.
+        raise SecurityError(
+            f"access to attribute {attribute!r} of {type(obj).__name__!r} object is unsafe"
+        )
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if operator == "**" and _number_is_big(left) and _number_is_big(right, limit=64):
+            raise SecurityError("power too large for a prompt template")
+        if operator == "*" and _repeat_is_big(left, right):
+            raise SecurityError(f"repetition longer than {MAX_REPEAT_LENGTH} in a prompt template")
+        return super().call_binop(context, operator, left, right)
+
+
+def _number_is_big(value: Any, limit: int = 1_000_000) -> bool:
+    return isinstance(value, (int, float)) and abs(value) > limit
+
+
+def _repeat_is_big(left: Any, right: Any) -> bool:
+    for sequence, count in ((left, right), (right, left)):
+        if isinstance(sequence, (str, list, tuple)) and isinstance(count, int):
+            return len(sequence) * count > MAX_REPEAT_LENGTH
+    return False
+
+
+_ENVIRONMENT = _PromptSandbox(
+    undefined=jinja2.ChainableUndefined,
+    autoescape=False,
+)
+
+
+@lru_cache(maxsize=1024)
+def _template_compile(source: str) -> jinja2.Template:
+    return _ENVIRONMENT.from_string(source)
+
+
+def render_template(source: str, variables: dict[str, Any]) -> str:
+    """Render `source` in the sandbox: undefined names render empty, no loader, no side effects."""
+    try:
+        chunks, size = [], 0
+        for chunk in _template_compile(source).generate(variables):
+            size += len(chunk)
+            if size > MAX_RENDER_CHARS:
+                raise TemplateError(f"template output longer than {MAX_RENDER_CHARS} characters")
+            chunks.append(chunk)
+        return "".join(chunks)
+    except TemplateError:
+        raise
+    except SecurityError as error:
+        raise TemplateError(f"template refused by the sandbox: {error}") from error
+    except jinja2.TemplateSyntaxError as error:
+        raise TemplateError(
+            f"template syntax error on line {error.lineno}: {error.message}"
+        ) from error
+    except Exception as error:
+        raise TemplateError(f"template failed: {type(error).__name__}: {error}") from error
+
+
+# --- stage 1: plan -------------------------------------------------------------------------
+
+
+def _director(inputs: PromptInputs) -> dict[str, Any]:
+    return inputs.director or {}
+
+
+SECTION_MATERIAL: dict[str, Callable[[PromptInputs], bool]] = {
+    "base_persona": lambda i: bool(i.base_persona.strip()),
+    "evolved_persona": lambda i: bool(i.evolved_persona.strip()),
+    "world_setting": lambda i: bool(i.world_setting.strip() or i.background_name.strip()),
+    "outline": lambda i: bool(_director(i).get("outline")),
+    "instruction": lambda i: bool(str(_director(i).get("instruction") or "").strip()),
+    "pinned": lambda i: bool(i.pinned.strip()),
+    "biography": lambda i: any(str(p).strip() for p in i.biography),
+    "director_reminder": lambda i: bool(_director(i).get("reminder")),
+    "recalled": lambda i: bool(i.recalled),
+    "recaps": lambda i: any(str(r).strip() for r in i.recaps),
+}
+
+
+def _config_value(config: dict[str, Any], group: str, key: str) -> Any:
+    value = config.get(group, {}).get(key) if isinstance(config.get(group), dict) else None
+    return DEFAULT_CONFIG[group][key] if value is None else value
+
+
+def prompt_plan(inputs: PromptInputs, templates: TemplateSet) -> PromptPlan:
+    head, middle = templates.order(inputs.template_key)
+
+    def present(name: str) -> bool:
+        return SECTION_MATERIAL.get(name, lambda _i: True)(inputs)
+
+    config = inputs.config or {}
+    return PromptPlan(
+        template_key=inputs.template_key,
+        head=[name for name in head if present(name)],
+        middle=[name for name in middle if present(name)],
+        load_all=bool(_config_value(config, "preferences", "conversation_load_all")),
+        max_total_tokens=int(_config_value(config, "limits", "max_total_tokens")),
+        middle_warning_tokens=int(_config_value(config, "limits", "middle_section_warning_tokens")),
+        conversation_max_tokens=int(_config_value(config, "limits", "conversation_max_tokens")),
+    )
+
+
+# --- stage 2: variables (late binding) -----------------------------------------------------
+
+
+def _warning(
+    templates: TemplateSet, category: str, current: Any, threshold: Any, **extra: Any
+) -> dict[str, Any]:
+    words = templates.warning_text(category)
+    return {
+        "type": "warning",
+        "category": category,
+        "message": words.get("message", category),
+        "current_value": current,
+        "threshold": threshold,
+        "suggestion": words.get("suggestion", ""),
+        **extra,
+    }
+
+
+def _template_problem(templates: TemplateSet, warnings: list[dict[str, Any]], detail: str) -> None:
+    warnings.append(_warning(templates, "template_error", None, None, detail=detail))
+
+
+def _author_text_render(
+    text: str,
+    where: str,
+    variables: dict[str, Any],
+    templates: TemplateSet,
+    warnings: list[dict[str, Any]],
+) -> str:
+    """Author-written text may use {{ char }}, {{ user }}, ...; on error it is kept as written."""
+    if not any(tag in text for tag in ("{{", "{%", "{#")):
+        return text
+    try:
+        return render_template(text, variables)
+    except TemplateError as error:
+        _template_problem(templates, warnings, f"{where}: {error} (text used as written)")
+        return text
+
+
+def _event_text(event: Any) -> str:
+    if isinstance(event, dict):
+        return str(event.get("text") or event.get("document") or event.get("content") or "")
+    return str(event)
+
+
+def _outline_items(inputs: PromptInputs, templates: TemplateSet) -> list[dict[str, Any]]:
+    items = []
+    for point in _director(inputs).get("outline") or []:
+        status = str(point.get("status", "pending"))
+        items.append({**point, "status": status, "status_label": templates.status_label(status)})
+    return items
+
+
+def _reminder(inputs: PromptInputs) -> dict[str, Any] | None:
+    reminder = _director(inputs).get("reminder")
+    if not reminder:
+        return None
+    return {
+        "text": str(reminder.get("text", "")),
+        "current_events": [_event_text(e) for e in reminder.get("current_events") or []],
+        "reference_events": [_event_text(e) for e in reminder.get("reference_events") or []],
+    }
+
+
+def _recalled_items(inputs: PromptInputs) -> list[dict[str, str]]:
+    items = []
+    for entry in inputs.recalled:
+        if isinstance(entry, dict):
+            items.append({"text": _event_text(entry), "source": str(entry.get("source", ""))})
+        else:
+            items.append({"text": str(entry), "source": ""})
+    return items
+
+
+def prompt_variables(
+    inputs: PromptInputs, templates: TemplateSet, warnings: list[dict[str, Any]]
+) -> dict[str, Any]:
+    core = {
+        "char": inputs.character_name,
+        "user": inputs.user_name or "User",
+        "background_name": inputs.background_name,
+        "locale": inputs.locale,
+        "state": dict(inputs.state),
+    }
+    variables = {**inputs.state, **core}
+    for name in ("base_persona", "world_setting", "pinned"):
+        variables[name] = _author_text_render(
+            getattr(inputs, name), name, variables, templates, warnings
+        )
+    director = _director(inputs)
+    variables.update(
+        evolved_persona=inputs.evolved_persona,
+        director_enabled=inputs.director is not None,
+        outline=_outline_items(inputs, templates),
+        instruction=str(director.get("instruction") or ""),
+        finished=bool(director.get("finished")),
+        reminder=_reminder(inputs),
+        recalled=_recalled_items(inputs),
+        recaps=[str(r) for r in inputs.recaps if str(r).strip()],
+        biography=[str(p) for p in inputs.biography if str(p).strip()],
+    )
+    return variables
+
+
+# --- stage 3: sections (render + per-section budgets) --------------------------------------
+
+
+def _section_source_render(
+    name: str, templates: TemplateSet, variables: dict[str, Any], warnings: list[dict[str, Any]]
+) -> str:
+    source = templates.section_source(name)
+    try:
+        return render_template(source, variables)
+    except TemplateError as error:
+        _template_problem(templates, warnings, f"section {name}: {error}")
+    fallback = templates.master_source(name)
+    if fallback and fallback != source:
+        try:
+            return render_template(fallback, variables)
+        except TemplateError as error:
+            _template_problem(templates, warnings, f"section {name} (master): {error}")
+    return ""
+
+
+def section_text(
+    name: str, templates: TemplateSet, variables: dict[str, Any], warnings: list[dict[str, Any]]
+) -> str:
+    body = _section_source_render(name, templates, variables, warnings).strip()
+    if not body:
+        return ""
+    label = templates.label(name)
+    return f"{label}\n{body}" if label else body
+
+
+def _report(name: str, region: str, text: str, **extra: Any) -> SectionReport:
+    return SectionReport(
+        name=name, region=region, tokens=count_tokens(text), chars=len(text), text=text, **extra
+    )
+
+
+def text_cut_to_tokens(text: str, budget: int) -> str:
+    """The longest start of `text` (plus a cut mark) within `budget` tokens."""
+    low, high = 0, len(text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if count_tokens_uncached(text[:middle] + CUT_MARK) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low] + CUT_MARK if low else ""
+
+
+def _items_kept(items: list[Any], count: int, end: str) -> list[Any]:
+    if count <= 0:
+        return []
+    return items[-count:] if end == "last" else items[:count]
+
+
+def _section_cut_items(
+    name: str,
+    region: str,
+    budget: int,
+    templates: TemplateSet,
+    variables: dict[str, Any],
+    warnings: list[dict[str, Any]],
+) -> SectionReport:
+    variable, end = LIST_SECTIONS[name]
+    items = variables[variable]
+
+    def render_with(count: int) -> str:
+        return section_text(
+            name, templates, {**variables, variable: _items_kept(items, count, end)}, warnings
+        )
+
+    low, high = 0, len(items) - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if count_tokens_uncached(render_with(middle)) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    text = render_with(low) if low else text_cut_to_tokens(render_with(1), budget)
+    kept = max(low, 1) if text else 0
+    which = "newest" if end == "last" else "first"
+    note = f"over its budget of {budget} tokens: kept the {which} {kept} of {len(items)} items"
+    return _report(name, region, text, cut=True, omitted=len(items) - kept, note=note)
+
+
+def section_build(
+    name: str,
+    region: str,
+    templates: TemplateSet,
+    variables: dict[str, Any],
+    budgets: dict[str, int],
+    warnings: list[dict[str, Any]],
+) -> SectionReport | None:
+    text = section_text(name, templates, variables, warnings)
+    if not text:
+        return None
+    report = _report(name, region, text)
+    budget = budgets.get(name)
+    if budget is None or report.tokens <= budget:
+        return report
+    if name in LIST_SECTIONS and len(variables[LIST_SECTIONS[name][0]]) > 1:
+        return _section_cut_items(name, region, budget, templates, variables, warnings)
+    cut = text_cut_to_tokens(text, budget)
+    return _report(
+        name, region, cut, cut=True, note=f"over its budget of {budget} tokens: text cut at the end"
+    )
+
+
+def _source_note(report: SectionReport, variables: dict[str, Any]) -> None:
+    sources = [item["source"] for item in variables["recalled"] if item["source"]]
+    if sources:
+        report.note = "; ".join(filter(None, [report.note, "sources: " + ", ".join(sources)]))
+
+
+def sections_build(
+    plan: PromptPlan,
+    templates: TemplateSet,
+    variables: dict[str, Any],
+    budgets: dict[str, int],
+    warnings: list[dict[str, Any]],
+) -> list[SectionReport]:
+    reports = []
+    for region, names in (("head", plan.head), ("middle", plan.middle)):
+        for name in names:
+            report = section_build(name, region, templates, variables, budgets, warnings)
+            if report is None:
+                continue
+            if name == "recalled":
+                _source_note(report, variables)
+            reports.append(report)
+    return reports
+
+
+# --- stage 3b: floating blocks -------------------------------------------------------------
+
+
+def blocks_build(
+    inputs: PromptInputs,
+    templates: TemplateSet,
+    variables: dict[str, Any],
+    warnings: list[dict[str, Any]],
+) -> list[_Block]:
+    blocks = []
+    for index, raw in enumerate(inputs.floating_blocks):
+        name = str(raw.get("name") or f"block_{index + 1}")
+        content = _author_text_render(
+            str(raw.get("content") or ""), f"block {name}", variables, templates, warnings
+        )
+        if not content.strip():
+            continue
+        position = raw.get("position") if raw.get("position") in BLOCK_POSITIONS else "depth"
+        role = raw.get("role") if raw.get("role") in CHAT_ROLES else "system"
+        region = "middle" if position == "depth" else "head"
+        depth = max(0, int(raw.get("depth") or 0))
+        tokens = count_tokens(content) + (MESSAGE_OVERHEAD_TOKENS if position == "depth" else 0)
+        note = f"depth {depth}, role {role}" if position == "depth" else position
+        report = SectionReport(
+            f"block:{name}", region, tokens, len(content), note=note, text=content
+        )
+        priority = int(raw.get("priority") or 0)
+        blocks.append(_Block(index, name, position, depth, role, priority, report))
+    return blocks
+
+
+# --- stage 4: conversation -----------------------------------------------------------------
+
+
+@dataclass
+class Conversation:
+    messages: list[dict[str, str]]
+    costs: list[int]
+    report: SectionReport
+    session_tokens: int
+
+
+def _line_usable(line: dict[str, Any]) -> bool:
+    # A system error reply is not part of the story; the model should not learn to imitate it.
+    if line.get("error") or not isinstance(line.get("content"), str):
+        return False
+    return line.get("type") == "summary" or line.get("role") in ("user", "assistant")
+
+
+def _line_message(
+    line: dict[str, Any], summary_source: str, variables: dict[str, Any]
+) -> dict[str, str]:
+    if line.get("type") == "summary":
+        try:
+            content = render_template(
+                summary_source, {**variables, "content": line["content"]}
+            ).strip()
+        except TemplateError:
+            content = line["content"]
+        return {"role": "system", "content": content}
+    return {"role": line["role"], "content": line["content"]}
+
+
+def trim_start(messages: list[dict[str, str]], max_messages: int, max_chars: int) -> int:
+    """Index of the oldest message kept: newest first, the last message always."""
+    start = len(messages) - 1
+    kept, chars = 1, len(messages[-1]["content"])
+    while start > 0:
+        size = len(messages[start - 1]["content"])
+        if kept + 1 > max_messages or chars + size > max_chars:
+            break
+        start, kept, chars = start - 1, kept + 1, chars + size
+    return start
+
+
+def budget_start(costs: list[int], budget: int) -> int:
+    start, total = len(costs) - 1, costs[-1]
+    while start > 0 and total + costs[start - 1] <= budget:
+        start, total = start - 1, total + costs[start - 1]
+    return start
+
+
+def conversation_build(
+    inputs: PromptInputs,
+    plan: PromptPlan,
+    templates: TemplateSet,
+    variables: dict[str, Any],
+    budgets: dict[str, int],
+) -> Conversation:
+    summary_source = str(
+        templates.data.get("conversation", {}).get("summary_note", "{{ content }}")
+    )
+    messages = [
+        _line_message(line, summary_source, variables)
+        for line in inputs.lines
+        if _line_usable(line)
+    ]
+    costs = [count_tokens(m["content"]) + MESSAGE_OVERHEAD_TOKENS for m in messages]
+    label = templates.label("conversation")
+    label_tokens = count_tokens(label)
+    start, notes = 0, []
+    if messages and not plan.load_all:
+        trimming = {**DEFAULT_TRIMMING, **(inputs.trimming or {})}
+        start = trim_start(messages, int(trimming["max_messages"]), int(trimming["max_chars"]))
+        notes.append(
+            f"conversation_load_all off: last {trimming['max_messages']} messages"
+            f" within {trimming['max_chars']} characters"
+        )
+    budget = budgets.get("conversation")
+    if messages and budget is not None:
+        by_budget = budget_start(costs, budget - label_tokens)
+        if by_budget > start:
+            start = by_budget
+            notes.append(f"over its budget of {budget} tokens: oldest messages left out")
+    kept = messages[start:]
+    tokens = (label_tokens + sum(costs[start:])) if kept else 0
+    note = "; ".join([f"{len(kept)} messages, {start} omitted", *notes])
+    report = SectionReport(
+        "conversation",
+        "middle",
+        tokens,
+        sum(len(m["content"]) for m in kept),
+        cut=start > 0,
+        omitted=start,
+        note=note,
+        text=label,
+    )
+    return Conversation(kept, costs[start:], report, sum(costs))
+
+
+# --- stage 5: assemble ---------------------------------------------------------------------
+
+
+def _head_with_blocks(head: list[SectionReport], blocks: list[_Block]) -> list[SectionReport]:
+    before = [b.report for b in blocks if b.position == "before_char"]
+    after = [b.report for b in blocks if b.position == "after_char"]
+    names = [r.name for r in head]
+    character = [i for i, name in enumerate(names) if name in CHARACTER_SECTIONS]
+    first = character[0] if character else 0
+    last = character[-1] + 1 if character else 0
+    return [*head[:first], *before, *head[first:last], *after, *head[last:]]
+
+
+def system_text_build(
+    sections: list[SectionReport], blocks: list[_Block], conversation_label: str
+) -> str:
+    head = [r for r in sections if r.region == "head"]
+    middle = [r for r in sections if r.region == "middle"]
+    parts = [r.text for r in _head_with_blocks(head, blocks)] + [r.text for r in middle]
+    if conversation_label:
+        parts.append(conversation_label)
+    return "\n\n".join(part for part in parts if part)
+
+
+def history_weave(messages: list[dict[str, str]], blocks: list[_Block]) -> list[dict[str, str]]:
+    """Depth blocks into the history: depth 0 after the last message, depth n before the last n."""
+    at: dict[int, list[dict[str, str]]] = {}
+    for block in blocks:
+        if block.position == "depth":
+            index = max(0, len(messages) - block.depth)
+            at.setdefault(index, []).append({"role": block.role, "content": block.report.text})
+    if not at:
+        return list(messages)
+    woven: list[dict[str, str]] = []
+    for index, message in enumerate(messages):
+        woven.extend(at.get(index, []))
+        woven.append(message)
+    woven.extend(at.get(len(messages), []))
+    return woven
+
+
+def _total_tokens(system_text: str, conversation: Conversation, blocks: list[_Block]) -> int:
+    system = count_tokens(system_text) + MESSAGE_OVERHEAD_TOKENS if system_text else 0
+    depth = sum(b.report.tokens for b in blocks if b.position == "depth")
+    return system + sum(conversation.costs) + depth + REPLY_PRIMING_TOKENS
+
+
+def blocks_fit(
+    sections: list[SectionReport],
+    blocks: list[_Block],
+    conversation: Conversation,
+    label: str,
+    limit: int,
+) -> tuple[list[_Block], list[dict[str, Any]], int]:
+    """Drop floating blocks until under `limit`: lowest priority first, the later one on a tie."""
+    active, dropped = list(blocks), []
+    total = _total_tokens(system_text_build(sections, active, label), conversation, active)
+    while total > limit and active:
+        victim = min(active, key=lambda b: (b.priority, -b.index))
+        active.remove(victim)
+        dropped.append(
+            {
+                "name": victim.name,
+                "position": victim.position,
+                "depth": victim.depth,
+                "priority": victim.priority,
+                "tokens": victim.report.tokens,
+                "reason": f"prompt over max_total_tokens ({total} > {limit});"
+                " lowest priority dropped first",
+            }
+        )
+        total = _total_tokens(system_text_build(sections, active, label), conversation, active)
+    return active, dropped, total
+
+
+# --- stage 6: limits -----------------------------------------------------------------------
+
+
+def refusal_text(templates: TemplateSet, actual: int, limit: int) -> str:
+    words = (
+        templates.text("refused")
+        or "Prompt总长度超过限制（{actual} > {limit}），请执行汇总或调整配置"
+    )
+    return words.replace("{actual}", str(actual)).replace("{limit}", str(limit))
+
+
+def limits_check(
+    plan: PromptPlan,
+    templates: TemplateSet,
+    total: int,
+    middle: int,
+    conversation: Conversation,
+    dropped: list[dict[str, Any]],
+) -> tuple[str | None, list[dict[str, Any]]]:
+    refused = (
+        refusal_text(templates, total, plan.max_total_tokens)
+        if total > plan.max_total_tokens
+        else None
+    )
+    warnings = []
+    if middle > plan.middle_warning_tokens:
+        warnings.append(
+            _warning(templates, "middle_section_overflow", middle, plan.middle_warning_tokens)
+        )
+    if refused is None and total > NEAR_LIMIT_RATIO * plan.max_total_tokens:
+        warnings.append(_warning(templates, "total_near_limit", total, plan.max_total_tokens))
+    if conversation.session_tokens > plan.conversation_max_tokens:
+        warnings.append(
+            _warning(
+                templates,
+                "conversation_overflow",
+                conversation.session_tokens,
+                plan.conversation_max_tokens,
+            )
+        )
+    if dropped:
+        names = ", ".join(d["name"] for d in dropped)
+        warnings.append(
+            _warning(templates, "prompt_blocks_dropped", len(dropped), None, detail=names)
+        )
+    return refused, warnings
+
+
+def warnings_merge(warnings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One warning per category (the UI shows one per kind); details are joined."""
+    merged: dict[str, dict[str, Any]] = {}
+    for warning in warnings:
+        seen = merged.get(warning["category"])
+        if seen is None:
+            merged[warning["category"]] = dict(warning)
+        elif warning.get("detail"):
+            seen["detail"] = "; ".join(filter(None, [seen.get("detail"), warning["detail"]]))
+    return list(merged.values())
+
+
+# --- the pipeline --------------------------------------------------------------------------
+
+
+def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
+    warnings: list[dict[str, Any]] = []
+    for problem in templates.problems:
+        _template_problem(templates, warnings, problem)
+    plan = prompt_plan(inputs, templates)
+    variables = prompt_variables(inputs, templates, warnings)
+    budgets = dict(inputs.section_budgets or {})
+    sections = sections_build(plan, templates, variables, budgets, warnings)
+    blocks = blocks_build(inputs, templates, variables, warnings)
+    conversation = conversation_build(inputs, plan, templates, variables, budgets)
+    label = conversation.report.text if conversation.messages else ""
+    active, dropped, total = blocks_fit(
+        sections, blocks, conversation, label, plan.max_total_tokens
+    )
+
+    system_text = system_text_build(sections, active, label)
+    history = history_weave(conversation.messages, active)
+    messages = ([{"role": "system", "content": system_text}] if system_text else []) + history
+
+    head = _head_with_blocks([r for r in sections if r.region == "head"], active)
+    depth_reports = [b.report for b in active if b.position == "depth"]
+    middle = [r for r in sections if r.region == "middle"] + depth_reports
+    if conversation.messages:
+        middle.append(conversation.report)
+    middle_tokens = sum(r.tokens for r in middle)
+    refused, limit_warnings = limits_check(
+        plan, templates, total, middle_tokens, conversation, dropped
+    )
+    return PromptResult(
+        messages=messages,
+        sections=head + middle,
+        total_tokens=total,
+        middle_tokens=middle_tokens,
+        warnings=warnings_merge(warnings + limit_warnings),
+        refused=refused,
+        dropped_blocks=dropped,
+        tokenizer=tokenizer_name(),
+    )

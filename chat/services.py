@@ -1,0 +1,183 @@
+"""Instance and session actions. Files first, then the index."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from chat.models import Instance, Session, Trace
+from library.models import Background, Character
+from library.services import background_index, character_index, lorebook_index
+from personalab.lib.filestore import (FileStore, InstanceBusy, SessionRead, StoreError, utc_now)
+from personalab.lib.ids import next_numbered_id, validate_id
+
+INITIAL_PLOT_STATE = {"current_plot_index": 1, "current_status": "pending", "no_update_count": 0}
+
+
+class NotFound(LookupError):
+    pass
+
+
+def instance_create(store: FileStore, *, owner, character_id: str,
+                    background_id: str | None = None, instance_id: str | None = None) -> str:
+    validate_id(character_id, kind="character id")
+    definition = store.character_read(character_id)
+    if background_id:
+        store.background_read(background_id)
+    instance_id = instance_id or next_numbered_id("inst", set(store.instance_ids()))
+    if store.instance_dir(instance_id).exists():
+        raise StoreError(f"instance {instance_id} already exists")
+    session_id = "sess_001"
+    state = {
+        "instance_id": instance_id,
+        "character_id": character_id,
+        "background_id": background_id or None,
+        "current_session_id": session_id,
+        "created_at": utc_now(),
+        "plot_state": dict(INITIAL_PLOT_STATE),
+        # Room for group chat later: more participants, each with its own state file.
+        "participants": [{"character_id": character_id, "state_file": "character_state.json"}],
+        "owner": owner.get_username() if owner else None,
+    }
+    greeting = definition.get("greeting", "")
+    lines = ([{"role": "assistant", "content": greeting, "turn": 0, "timestamp": utc_now(),
+               "greeting": True}] if greeting else [])
+    store.character_state_write(instance_id, {
+        "base_persona": definition.get("base_persona", ""), "evolved_persona": ""})
+    store.session_create(instance_id, session_id, lines=lines)
+    store.instance_state_write(instance_id, state)
+    instance_index(store, instance_id)
+    return instance_id
+
+
+@transaction.atomic
+def instance_index(store: FileStore, instance_id: str) -> Instance:
+    state = store.instance_state_read(instance_id)
+    owner = None
+    if state.get("owner"):
+        User = get_user_model()
+        owner, created = User.objects.get_or_create(username=state["owner"])
+        if created:
+            owner.set_unusable_password()
+            owner.save()
+    row, _ = Instance.objects.update_or_create(
+        instance_id=instance_id,
+        defaults={
+            "owner": owner,
+            "character_id": state.get("character_id"),
+            "background_id": state.get("background_id") or None,
+            "current_session_id": state["current_session_id"],
+            "created_at": state.get("created_at", ""),
+        },
+    )
+    seen = []
+    for session_id in store.session_ids(instance_id):
+        read = store.session_read(instance_id, session_id)
+        Session.objects.update_or_create(
+            instance=row, session_id=session_id,
+            defaults={"continued_from": read.metadata.get("continued_from") or "",
+                      "created_at": read.metadata.get("created_at", "")},
+        )
+        seen.append(session_id)
+    Session.objects.filter(instance=row).exclude(session_id__in=seen).delete()
+    return row
+
+
+def trace_index(store: FileStore, instance_id: str, trace_id: str) -> None:
+    trace = store.trace_read(instance_id, trace_id)
+    Trace.objects.update_or_create(
+        trace_id=trace_id,
+        defaults={"instance_id": instance_id, "session_id": trace.get("session_id", ""),
+                  "turn": trace.get("turn") or 0, "created_at": trace.get("created_at", "")},
+    )
+
+
+def reindex_all(store: FileStore) -> dict[str, int]:
+    """Rebuild every index row from the files (SPEC §1)."""
+    counts = {"characters": 0, "backgrounds": 0, "lorebooks": 0, "instances": 0, "traces": 0}
+    for character_id in store.character_ids():
+        character_index(store, character_id)
+        counts["characters"] += 1
+    Character.objects.exclude(character_id__in=store.character_ids()).delete()
+    for background_id in store.background_ids():
+        background_index(store, background_id)
+        counts["backgrounds"] += 1
+    Background.objects.exclude(background_id__in=store.background_ids()).delete()
+    for lorebook_id in store.lorebook_ids():
+        lorebook_index(store, lorebook_id)
+        counts["lorebooks"] += 1
+    for instance_id in store.instance_ids():
+        instance_index(store, instance_id)
+        counts["instances"] += 1
+        for trace_id in store.trace_ids(instance_id):
+            trace_index(store, instance_id, trace_id)
+            counts["traces"] += 1
+    Instance.objects.exclude(instance_id__in=store.instance_ids()).delete()
+    return counts
+
+
+def instances_visible_to(user):
+    rows = Instance.objects.select_related("character", "background", "owner")
+    return rows if user.is_staff else rows.filter(owner=user)
+
+
+def instance_for_user(user, instance_id: str) -> Instance:
+    """Unknown and not-yours look the same: both are 404."""
+    try:
+        validate_id(instance_id, kind="instance id")
+        return instances_visible_to(user).get(instance_id=instance_id)
+    except (Instance.DoesNotExist, ValueError):
+        raise NotFound(f"instance {instance_id!r} not found") from None
+
+
+def session_read_repaired(store: FileStore, instance_id: str, session_id: str) -> SessionRead:
+    """Read a session; a line left unfinished by a crash is completed in the file first,
+    under the instance lock. A line that is still streaming is left alone."""
+    read = store.session_read(instance_id, session_id)
+    if read.partial is None and not (read.problems and read.problems[-1].reason == "unfinished line"):
+        return read
+    try:
+        with store.instance_lock(instance_id):
+            store.session_repair(instance_id, session_id)
+    except InstanceBusy:
+        return read
+    return store.session_read(instance_id, session_id)
+
+
+def session_summary(store: FileStore, instance_id: str, session_id: str,
+                    *, recent: int = 10) -> dict[str, Any]:
+    """The session summary of seeds/npc-session-memory.md."""
+    read = session_read_repaired(store, instance_id, session_id)
+    messages = read.messages
+    stamps = [m.get("timestamp") for m in messages if m.get("timestamp")]
+    return {
+        "session_id": session_id,
+        "instance_id": instance_id,
+        "message_count": len(messages),
+        "recent_messages": [
+            {k: m.get(k) for k in ("role", "content", "turn", "timestamp")}
+            for m in messages[-recent:]
+        ],
+        "first_message_at": stamps[0] if stamps else None,
+        "last_message_at": stamps[-1] if stamps else None,
+        "continued_from": read.metadata.get("continued_from"),
+        "problems": [p.describe() for p in read.problems],
+    }
+
+
+def session_archive_and_restart(store: FileStore, *, instance_id: str, session_id: str) -> dict:
+    """seeds/npc-session-memory.md "delete" archives the file (SPEC §9) and starts a fresh one."""
+    with store.instance_lock(instance_id):
+        state = store.instance_state_read(instance_id)
+        archived = store.session_archive(instance_id, session_id)
+        new_session_id = None
+        if state["current_session_id"] == session_id:
+            new_session_id = store.session_next_id(instance_id)
+            store.session_create(instance_id, new_session_id, continued_from=None)
+            state["current_session_id"] = new_session_id
+            store.instance_state_write(instance_id, state)
+    instance_index(store, instance_id)
+    return {"success": True, "session_id": session_id, "archived_to": archived.name,
+            "current_session_id": new_session_id or state["current_session_id"]}

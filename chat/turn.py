@@ -1,0 +1,209 @@
+"""One turn, from "send" to a finished, persisted reply (seeds/personalab-flow.md steps 1-7).
+
+File first, then push: every token handed to `emit` is already in the session file.
+The instance lock is held for the whole turn, so a second sender (another tab, another
+worker) is refused instead of interleaving lines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+
+from chat import context as turn_context
+from chat.llm import LLMError, Provider
+from chat.services import trace_index
+from director.services import director_apply_reply
+from personalab.lib.filestore import FileStore, InstanceBusy, StoreError, utc_now
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[dict[str, Any]], Awaitable[None]]
+EMPTY_REPLY = "(无回复)"
+
+
+class TurnRefused(Exception):
+    """The turn did not start or was refused before the LLM; `code` maps to an HTTP status."""
+
+    def __init__(self, message: str, *, code: str, status: int, trace_id: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.status = status
+        self.trace_id = trace_id
+
+
+@dataclass
+class TurnResult:
+    trace_id: str
+    session_id: str
+    instance_id: str
+    turn: int
+    answer_text: str
+    warnings: list[dict[str, Any]] = field(default_factory=list)
+    interrupted: bool = False
+    empty: bool = False
+    error: str | None = None
+    director: dict[str, Any] | None = None
+
+    def done_event(self) -> dict[str, Any]:
+        return {"type": "done", "trace_id": self.trace_id, "turn": self.turn,
+                "session_id": self.session_id, "interrupted": self.interrupted,
+                "empty": self.empty, "error": bool(self.error), "director": self.director}
+
+
+def new_trace_id() -> str:
+    return f"trc_{secrets.token_hex(8)}"
+
+
+def validate_user_text(text: object) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise TurnRefused("message is empty", code="bad_request", status=400)
+    limit = settings.PERSONALAB_MAX_MESSAGE_CHARS
+    if len(text) > limit:
+        raise TurnRefused(f"message is too long ({len(text)} > {limit} characters)",
+                          code="too_large", status=413)
+    return text
+
+
+async def turn_run(store: FileStore, *, instance_id: str, user_text: str, emit: Emit,
+                   stop: asyncio.Event | None = None, provider: Provider | None = None,
+                   regenerate: bool = False, continue_reply: bool = False) -> TurnResult:
+    """Run one turn. Raises TurnRefused before anything streams; afterwards every outcome
+    (done, stop, disconnect, empty, LLM error) ends in a whole line and a TurnResult."""
+    if not (regenerate or continue_reply):
+        user_text = validate_user_text(user_text)
+    stop = stop or asyncio.Event()
+    try:
+        lock = store.instance_lock(instance_id).acquire()
+    except InstanceBusy as exc:
+        raise TurnRefused(str(exc), code="busy", status=409) from None
+    try:
+        return await _turn_locked(store, instance_id=instance_id, user_text=user_text,
+                                  emit=emit, stop=stop, provider=provider,
+                                  regenerate=regenerate, continue_reply=continue_reply)
+    finally:
+        lock.release()
+
+
+async def _turn_locked(store: FileStore, *, instance_id: str, user_text: str, emit: Emit,
+                       stop: asyncio.Event, provider: Provider | None, regenerate: bool,
+                       continue_reply: bool) -> TurnResult:
+    started = time.perf_counter()
+    trace_id = new_trace_id()
+    try:
+        ctx = await asyncio.to_thread(
+            turn_context.context_load, store, instance_id=instance_id, user_text=user_text,
+            regenerate=regenerate, continue_reply=continue_reply)
+    except (StoreError, ValueError) as exc:
+        raise TurnRefused(f"the turn cannot start: {exc}", code="unreadable", status=500) from None
+    provider = provider or turn_context.provider_current(store)
+    timings: dict[str, float] = {"load_ms": _ms(started)}
+
+    prepared = await asyncio.to_thread(turn_context.context_prepare, store, ctx, timings)
+    for warning in prepared.warnings:
+        await emit(warning)
+    trace = turn_context.trace_start(ctx, prepared, trace_id=trace_id, provider=provider)
+    if prepared.prompt.refused:
+        trace.update(reply=None, refused=prepared.prompt.refused, timings=timings)
+        await _trace_save(store, instance_id, trace_id, trace)
+        raise TurnRefused(prepared.prompt.refused, code="prompt_too_long", status=422,
+                          trace_id=trace_id)
+
+    llm_started = time.perf_counter()
+    record, first_token_ms = await _stream_reply(store, ctx, prepared, provider, emit, stop,
+                                                 trace_id=trace_id)
+    timings["llm_ms"] = _ms(llm_started)
+    if first_token_ms is not None:
+        timings["first_token_ms"] = first_token_ms
+
+    director_report = await asyncio.to_thread(
+        director_apply_reply, store, instance_id=instance_id, reply=record)
+    timings["total_ms"] = _ms(started)
+    trace.update(reply=record, director_result=director_report, timings=timings)
+    await _trace_save(store, instance_id, trace_id, trace)
+    turn_context.memory_after_turn(store, ctx, record)
+    return TurnResult(
+        trace_id=trace_id, session_id=ctx.session_id, instance_id=instance_id, turn=ctx.turn,
+        answer_text=record["content"], warnings=prepared.warnings,
+        interrupted=bool(record.get("interrupted")), empty=bool(record.get("empty")),
+        error=record["content"] if record.get("error") else None, director=director_report)
+
+
+async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
+                        prepared: turn_context.Prepared, provider: Provider, emit: Emit,
+                        stop: asyncio.Event, *, trace_id: str) -> tuple[dict[str, Any], float | None]:
+    writer = store.assistant_writer(ctx.instance_id, ctx.session_id, turn=ctx.turn,
+                                    extra={"trace_id": trace_id, **ctx.reply_extra}).open()
+    if ctx.continue_from:
+        writer.append(ctx.continue_from)
+    first_token_ms: list[float] = []
+    started = time.perf_counter()
+
+    async def pump() -> None:
+        async for piece in provider.stream(prepared.prompt.messages, context=prepared.llm_context):
+            writer.append(piece)
+            if not first_token_ms:
+                first_token_ms.append(_ms(started))
+            await emit({"type": "token", "content": piece})
+
+    flags: dict[str, Any] = {}
+    pump_task = asyncio.create_task(pump())
+    stop_task = asyncio.create_task(stop.wait())
+    try:
+        await asyncio.wait({pump_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
+        if not pump_task.done():
+            pump_task.cancel()
+            flags["interrupted"] = True
+        with contextlib.suppress(asyncio.CancelledError):
+            await pump_task
+    except asyncio.CancelledError:
+        flags["interrupted"] = True
+        pump_task.cancel()
+        raise
+    except LLMError as exc:
+        flags["error"] = exc.message if hasattr(exc, "message") else str(exc)
+    except Exception as exc:  # noqa: BLE001 — any failure must still end in a whole line
+        log.exception("stream failed for %s", ctx.instance_id)
+        flags["error"] = f"{type(exc).__name__}: {exc}"
+    finally:
+        stop_task.cancel()
+        record = _finish_line(writer, flags)
+    if record.get("error"):
+        await emit({"type": "error", "message": record["content"], "trace_id": trace_id})
+    return record, (first_token_ms[0] if first_token_ms else None)
+
+
+def _finish_line(writer, flags: dict[str, Any]) -> dict[str, Any]:
+    text = writer.content
+    if flags.get("error"):
+        message = f"(系统错误: {flags['error']})"
+        return writer.finish(content=f"{text}\n{message}" if text.strip() else message,
+                             error=True, interrupted=flags.get("interrupted"))
+    if flags.get("interrupted"):
+        return writer.finish(interrupted=True)
+    if not text.strip():
+        return writer.finish(content=EMPTY_REPLY, empty=True)
+    return writer.finish()
+
+
+async def _trace_save(store: FileStore, instance_id: str, trace_id: str,
+                      trace: dict[str, Any]) -> None:
+    trace["finished_at"] = utc_now()
+    await asyncio.to_thread(store.trace_write, instance_id, trace_id, trace)
+    try:
+        await sync_to_async(trace_index)(store, instance_id, trace_id)
+    except Exception:  # noqa: BLE001 — the trace file is the truth; reindex restores the row
+        log.exception("trace %s written but not indexed", trace_id)
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 2)

@@ -1,0 +1,17 @@
+from django.urls import path
+
+from chat import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("instances/new", views.instance_new, name="instance_new"),
+    path("instances/<str:instance_id>/", views.instance_page, name="instance"),
+    path("instances/<str:instance_id>/messages", views.instance_messages, name="instance_messages"),
+    path("instances/<str:instance_id>/outline", views.instance_outline, name="instance_outline"),
+    path("instances/<str:instance_id>/background", views.instance_background,
+         name="instance_background"),
+    path("instances/<str:instance_id>/memory/<str:action>", views.instance_memory_action,
+         name="instance_memory_action"),
+    path("traces/<str:trace_id>/", views.trace_page, name="trace"),
+    path("settings/", views.settings_page, name="settings"),
+]

@@ -1,0 +1,228 @@
+"""Pages: the instance list, the chat page, the trace inspector, settings."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from chat import services
+from chat.models import Trace
+from director.services import director_status, instance_switch_background
+from library.models import Background, Character
+from personalab.lib.filestore import InstanceBusy, StoreError
+from personalab.storage import get_store
+
+
+def _instance_or_404(request: HttpRequest, instance_id: str):
+    try:
+        return services.instance_for_user(request.user, instance_id)
+    except services.NotFound:
+        raise Http404("instance not found") from None
+
+
+@login_required
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "chat/home.html", {
+        "instances": services.instances_visible_to(request.user),
+        "characters": Character.objects.all(),
+        "backgrounds": Background.objects.all(),
+    })
+
+
+@login_required
+@require_POST
+def instance_new(request: HttpRequest) -> HttpResponse:
+    try:
+        instance_id = services.instance_create(
+            get_store(), owner=request.user,
+            character_id=request.POST.get("character_id", ""),
+            background_id=request.POST.get("background_id") or None)
+    except (StoreError, ValueError) as exc:
+        messages.error(request, f"Could not start the instance: {exc}")
+        return redirect("home")
+    return redirect("instance", instance_id=instance_id)
+
+
+def _chat_context(request: HttpRequest, instance_id: str) -> dict:
+    row = _instance_or_404(request, instance_id)
+    store = get_store()
+    state = store.instance_state_read(instance_id)
+    read = services.session_read_repaired(store, instance_id, state["current_session_id"])
+    return {
+        "instance": row,
+        "state": state,
+        "character": store.character_read(state["character_id"])
+        if state.get("character_id") in store.character_ids() else {},
+        "session": read,
+        "lines": read.lines,
+        "partial": read.partial,
+        "problems": [p.describe() for p in read.problems],
+        "director": director_status(store, instance_id=instance_id),
+        "backgrounds": Background.objects.all(),
+        "last_trace_id": next((line.get("trace_id") for line in reversed(read.lines)
+                               if line.get("trace_id")), None),
+    }
+
+
+@login_required
+@require_GET
+def instance_page(request: HttpRequest, instance_id: str) -> HttpResponse:
+    return render(request, "chat/instance.html", _chat_context(request, instance_id))
+
+
+@login_required
+@require_GET
+def instance_messages(request: HttpRequest, instance_id: str) -> HttpResponse:
+    return render(request, "chat/_messages.html", _chat_context(request, instance_id))
+
+
+@login_required
+@require_GET
+def instance_outline(request: HttpRequest, instance_id: str) -> HttpResponse:
+    return render(request, "chat/_outline.html", _chat_context(request, instance_id))
+
+
+@login_required
+@require_POST
+def instance_background(request: HttpRequest, instance_id: str) -> HttpResponse:
+    _instance_or_404(request, instance_id)
+    store = get_store()
+    background_id = request.POST.get("background_id") or None
+    try:
+        with store.instance_lock(instance_id):
+            result = instance_switch_background(store, instance_id=instance_id,
+                                                background_id=background_id)
+        services.instance_index(store, instance_id)
+        note = "Background switched; the story progress is kept."
+        if result.get("clamped"):
+            note += (" The current plot point is beyond the new outline, so the director "
+                     "uses its last point.")
+        messages.info(request, note)
+    except (InstanceBusy, StoreError, ValueError) as exc:
+        messages.error(request, str(exc))
+    return redirect("instance", instance_id=instance_id)
+
+
+@login_required
+@require_POST
+async def instance_memory_action(request: HttpRequest, instance_id: str, action: str):
+    from asgiref.sync import sync_to_async
+
+    from chat.llm import LLMError
+    from memory.api import memory_action
+    from memory.services import MemoryActionError
+
+    user = await request.auser()
+    try:
+        await sync_to_async(services.instance_for_user)(user, instance_id)
+    except services.NotFound:
+        raise Http404("instance not found") from None
+    if action not in ("summarize", "update_memory"):
+        raise Http404("unknown action")
+    try:
+        result = await memory_action(instance_id, action)
+        text = (f"Summarized into {result.get('events')} events; new session "
+                f"{result.get('new_session_id')}." if action == "summarize"
+                else "Memory updated: the evolved persona has a new version.")
+        status = "ok"
+    except (MemoryActionError, LLMError, InstanceBusy, StoreError) as exc:
+        text, status = str(getattr(exc, "message", exc)), "error"
+    return render(request, "chat/_action_result.html", {"text": text, "status": status})
+
+
+@login_required
+@require_GET
+def trace_page(request: HttpRequest, trace_id: str) -> HttpResponse:
+    row = Trace.objects.filter(trace_id=trace_id).first()
+    if row is None:
+        raise Http404("trace not found")
+    _instance_or_404(request, row.instance_id)
+    trace = get_store().trace_read(row.instance_id, trace_id)
+    budget = max(int(trace.get("max_total_tokens") or 1), 1)
+    sections = [{**s, "share": round(100 * s["tokens"] / budget, 2)}
+                for s in trace.get("sections", [])]
+    return render(request, "chat/trace.html", {"trace": trace, "sections": sections,
+                                               "budget": budget, "instance": row.instance})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def settings_page(request: HttpRequest) -> HttpResponse:
+    from library.api import config_save
+    from personalab.lib.filestore import DEFAULT_CONFIG
+
+    store = get_store()
+    errors: dict[str, str] = {}
+    if request.method == "POST":
+        if not request.user.is_staff:
+            messages.error(request, "Only staff accounts may change the settings.")
+            return redirect("settings")
+        if "reset" in request.POST:
+            config_save(DEFAULT_CONFIG)
+            messages.info(request, "Defaults restored.")
+            return redirect("settings")
+        changes = {
+            "thresholds": {k: request.POST.get(f"thresholds.{k}", "")
+                           for k in ("rag_fallback_threshold", "summary_last_n_turns")},
+            "limits": {k: request.POST.get(f"limits.{k}", "")
+                       for k in ("max_total_tokens", "middle_section_warning_tokens",
+                                 "conversation_max_tokens")},
+            "preferences": {
+                "summary_order": request.POST.get("preferences.summary_order", ""),
+                "conversation_load_all": "preferences.conversation_load_all" in request.POST,
+            },
+        }
+        _, errors = config_save(changes)
+        if not errors:
+            _save_module_settings(store, request.POST)
+            messages.info(request, "Saved. The next turn uses the new settings.")
+            return redirect("settings")
+    config = store.config_read()
+    return render(request, "settings.html", {
+        "config": config, "errors": errors,
+        "number_fields": _number_fields(config, errors, request.POST),
+        "director": store.module_read("director"), "memory": store.module_read("memory"),
+        "llm": store.module_read("llm"), "history": store.module_read("history"),
+    }, status=400 if errors else 200)
+
+
+NUMBER_FIELDS = [
+    ("【阈值】Thresholds", "thresholds.rag_fallback_threshold", "容错处理触发阈值 (1–10)", ""),
+    ("【阈值】Thresholds", "thresholds.summary_last_n_turns", "汇总保留轮数 (1–20)", ""),
+    ("【限制】Limits", "limits.max_total_tokens", "Prompt总长度上限 (10000–200000 tokens)", ""),
+    ("【限制】Limits", "limits.middle_section_warning_tokens", "中间区域警告阈值 (1000–50000 tokens)",
+     "ℹ️ 超过此值会显示警告，但不会截断"),
+    ("【限制】Limits", "limits.conversation_max_tokens", "会话文件最大token数 (1000–1000000)", ""),
+]
+
+
+def _number_fields(config: dict, errors: dict[str, str], posted) -> list[dict]:
+    fields = []
+    for section, name, label, note in NUMBER_FIELDS:
+        group, key = name.split(".")
+        value = posted.get(name) if errors else config[group][key]
+        fields.append({"section": section, "name": name, "label": label, "note": note,
+                       "value": value, "error": errors.get(name, "")})
+    return fields
+
+
+def _save_module_settings(store, form) -> None:
+    director = store.module_read("director")
+    director["enabled"] = "director.enabled" in form
+    store.module_write("director", director)
+    memory = store.module_read("memory")
+    memory["recall_enabled"] = "memory.recall_enabled" in form
+    memory["recaps_enabled"] = "memory.recaps_enabled" in form
+    for key, low, high in (("recap_every_n_rounds", 1, 100), ("recap_max_entries", 0, 500)):
+        value = form.get(f"memory.{key}", "")
+        if value.strip().isdigit() and low <= int(value) <= high:
+            memory[key] = int(value)
+    store.module_write("memory", memory)
+    llm = store.module_read("llm")
+    llm["base_url"] = form.get("llm.base_url", "").strip()
+    llm["model"] = form.get("llm.model", "").strip()
+    store.module_write("llm", llm)

@@ -1,0 +1,209 @@
+"""The director (SPEC §4, flow steps 3 and 6) as plain functions: no Django, no files.
+
+`director_prepare_context` runs before the prompt is assembled, `director_process_response`
+after the reply is in the session file. The caller reads and writes the files
+(director/services.py) and decides the effective threshold.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable
+
+from personalab.lib.markers import MARKER_STATUSES, find_progress_marker
+
+INSTRUCTION = (
+    "如果剧情推进，请在回复中输出标记：[PROGRESS:X:status]"
+    "（X为大纲点序号，status为 completed / in_progress / pending）"
+)
+REFERENCE_LABEL = "剧情经验参考（其他剧情线的类似情节，仅供参考）"
+MAX_CURRENT_EVENTS = 15
+MAX_REFERENCE_EVENTS = 5
+DEFAULT_THRESHOLD = 3
+
+Search = Callable[[str], tuple[list[str], list[str]]]
+
+
+def plot_state_normalized(plot_state: dict | None) -> dict:
+    """The seed's three fields with safe defaults; a hand-edited file must not stop a turn."""
+    state = dict(plot_state or {})
+    index = state.get("current_plot_index")
+    count = state.get("no_update_count")
+    state["current_plot_index"] = index if _is_int(index) else 1
+    state["no_update_count"] = count if _is_int(count) and count >= 0 else 0
+    if state.get("current_status") not in MARKER_STATUSES:
+        state["current_status"] = "pending"
+    return state
+
+
+def outline_points(background: dict | None) -> list[dict]:
+    """Points numbered by position, which is what the marker's X refers to."""
+    points = (background or {}).get("story_outline") or []
+    return [
+        {"index": position, "content": str(point.get("content", "")) if isinstance(point, dict)
+         else str(point)}
+        for position, point in enumerate(points, start=1)
+    ]
+
+
+def plot_position(plot_state: dict, outline_length: int) -> tuple[int, bool]:
+    """The current point inside the outline, and whether it had to be moved there (an index
+    left over from a longer outline after switching background)."""
+    index = plot_state_normalized(plot_state)["current_plot_index"]
+    if outline_length <= 0:
+        return index, False
+    clamped_index = min(max(index, 1), outline_length)
+    return clamped_index, clamped_index != index
+
+
+def outline_with_status(outline: list[dict], plot_state: dict) -> list[dict]:
+    state = plot_state_normalized(plot_state)
+    current, _ = plot_position(state, len(outline))
+    rows = []
+    for position, point in enumerate(outline, start=1):
+        if position < current:
+            status = "completed"
+        elif position == current:
+            status = state["current_status"]
+        else:
+            status = "pending"
+        rows.append({"index": position, "content": point.get("content", ""), "status": status,
+                     "current": position == current})
+    return rows
+
+
+def outline_finished(plot_state: dict, outline_length: int) -> bool:
+    state = plot_state_normalized(plot_state)
+    current, _ = plot_position(state, outline_length)
+    return (outline_length > 0 and current == outline_length
+            and state["current_status"] == "completed")
+
+
+def effective_threshold(settings: dict, threshold: int | None) -> int:
+    value = threshold if _is_int(threshold) else settings.get("rag_fallback_threshold")
+    return max(1, value) if _is_int(value) else DEFAULT_THRESHOLD
+
+
+def director_overview(*, settings: dict, threshold: int | None, instance_state: dict,
+                      background: dict | None) -> dict:
+    """Everything the director knows about where the story stands, without searching."""
+    state = plot_state_normalized(instance_state.get("plot_state"))
+    outline = outline_points(background)
+    current, clamped = plot_position(state, len(outline))
+    rows = outline_with_status(outline, state)
+    limit = effective_threshold(settings, threshold)
+    finished = outline_finished(state, len(outline))
+    return {
+        "enabled": bool(settings.get("enabled", True)),
+        "outline": rows,
+        "instruction": INSTRUCTION if rows else None,
+        "current_index": current,
+        "current_point": rows[current - 1] if rows else None,
+        "current_status": state["current_status"],
+        "no_update_count": state["no_update_count"],
+        "threshold": limit,
+        "finished": finished,
+        "clamped": clamped,
+        "reminder_due": bool(rows) and not finished and state["no_update_count"] >= limit,
+    }
+
+
+def director_prepare_context(*, settings: dict, threshold: int | None = None,
+                             instance_state: dict, background: dict | None,
+                             search: Search | None) -> dict | None:
+    """Flow step 3. None when the director is switched off. The reminder does not reset the
+    counter: only a reply with a marker does (seed), so a model that keeps drifting is
+    reminded every turn."""
+    if not settings.get("enabled", True):
+        return None
+    context = director_overview(settings=settings, threshold=threshold,
+                                instance_state=instance_state, background=background)
+    context.pop("enabled")
+    due = context.pop("reminder_due")
+    context["reminder"] = reminder_build(context["current_point"], search) if due else None
+    return context
+
+
+def reminder_query(point: dict) -> str:
+    return f"故事大纲第{point['index']}点：{point['content']}"
+
+
+def reminder_build(point: dict, search: Search | None) -> dict:
+    query = reminder_query(point)
+    reminder: dict[str, Any] = {
+        "text": f"你现在应该推进到{query}",
+        "query": query,
+        "current_events": [],
+        "reference_events": [],
+        "reference_label": REFERENCE_LABEL,
+    }
+    if search is None:
+        reminder["search_error"] = "recall is not available: the reminder names the point only"
+        return reminder
+    # Recall is a help, not a requirement: a broken event store must not stop the turn.
+    try:
+        current_events, reference_events = search(query)
+    except Exception as exc:  # noqa: BLE001
+        reminder["search_error"] = f"recall failed ({type(exc).__name__}: {exc})"
+        return reminder
+    reminder["current_events"] = [str(e) for e in current_events or []][:MAX_CURRENT_EVENTS]
+    reminder["reference_events"] = [str(e) for e in reference_events or []][:MAX_REFERENCE_EVENTS]
+    return reminder
+
+
+def reply_miss_reason(reply: dict) -> str | None:
+    """SPEC §4: empty, interrupted and error replies count as "no marker", even when a
+    marker made it into the partial text before the stop."""
+    if reply.get("error"):
+        return "error reply"
+    if reply.get("empty") or not str(reply.get("content") or "").strip():
+        return "empty reply"
+    if reply.get("interrupted"):
+        return "interrupted reply"
+    return None
+
+
+def director_process_response(*, settings: dict, plot_state: dict, reply: dict,
+                              outline_length: int) -> tuple[dict, dict]:
+    """Flow step 6. Returns the new plot_state and a report for the trace."""
+    if not settings.get("enabled", True):
+        return copy.deepcopy(plot_state), {"enabled": False}
+    state = plot_state_normalized(copy.deepcopy(plot_state))
+    found = find_progress_marker(str(reply.get("content") or ""), outline_length)
+    report: dict[str, Any] = {"enabled": True, "marker": None, "index": None, "status": None,
+                              "rejected": found.rejected, "counted_as_miss": False,
+                              "finished": False, "no_outline": outline_length <= 0}
+    if outline_length <= 0:
+        # No outline, nothing to track: counting misses here would fire a reminder the
+        # moment a background is chosen.
+        report["no_update_count"] = state["no_update_count"]
+        return state, report
+    miss_reason = reply_miss_reason(reply)
+    if found.found and miss_reason is None:
+        _marker_apply(state, found.index, found.status)
+        report.update(marker=found.raw, index=found.index, status=found.status)
+    else:
+        if found.found:
+            report["rejected"].append({"raw": found.raw, "reason": f"ignored: {miss_reason}"})
+        state["no_update_count"] += 1
+        report["counted_as_miss"] = True
+        report["miss_reason"] = miss_reason or "no valid marker"
+    # Recomputed every turn so a flag left from a shorter outline (before a background
+    # switch) does not outlive it.
+    if outline_finished(state, outline_length):
+        state["finished"] = True
+    else:
+        state.pop("finished", None)
+    report["finished"] = bool(state.get("finished"))
+    report["no_update_count"] = state["no_update_count"]
+    return state, report
+
+
+def _marker_apply(state: dict, index: int, status: str) -> None:
+    state["current_plot_index"] = index
+    state["current_status"] = status
+    state["no_update_count"] = 0
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -1,0 +1,131 @@
+"""The director's file-level actions: its settings, applying a reply, switching background.
+
+The effective fallback threshold is config.json `thresholds.rag_fallback_threshold` (the
+flow seed reads it there); data/modules/director.json keeps a copy next to the switch, and
+`director_settings_write` writes both so they never disagree. Functions that change an
+instance expect the caller to hold the instance lock.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from director.logic import (
+    director_overview,
+    director_process_response,
+    outline_points,
+    plot_position,
+    plot_state_normalized,
+)
+from personalab.lib.filestore import FileStore, read_json
+from personalab.lib.ids import validate_id
+
+THRESHOLD_RANGE = (1, 10)
+
+
+class SettingsInvalid(ValueError):
+    """Refused settings, one message per field (SPEC §6: refused field by field)."""
+
+    def __init__(self, errors: dict[str, str]):
+        super().__init__("; ".join(f"{name}: {message}" for name, message in errors.items()))
+        self.errors = errors
+
+
+def director_settings_read(store: FileStore) -> dict:
+    return store.module_read("director")
+
+
+def director_threshold(store: FileStore, settings: dict | None = None) -> int:
+    """config.json's value wins; the module's copy is the fallback for a config without it."""
+    value = store.config_read().get("thresholds", {}).get("rag_fallback_threshold")
+    if _is_int(value):
+        return value
+    value = (settings if settings is not None else director_settings_read(store)).get(
+        "rag_fallback_threshold")
+    return value if _is_int(value) else 3
+
+
+def director_settings_validate(settings: dict) -> dict[str, str]:
+    errors: dict[str, str] = {}
+    if "enabled" in settings and not isinstance(settings["enabled"], bool):
+        errors["enabled"] = "must be true or false"
+    if "rag_fallback_threshold" in settings:
+        value = settings["rag_fallback_threshold"]
+        low, high = THRESHOLD_RANGE
+        if not _is_int(value):
+            errors["rag_fallback_threshold"] = "must be a whole number"
+        elif not low <= value <= high:
+            errors["rag_fallback_threshold"] = f"must be between {low} and {high}"
+    return errors
+
+
+def director_settings_write(store: FileStore, settings: dict) -> dict:
+    """Merge `settings` into the stored ones; nothing is written when any field is refused."""
+    errors = director_settings_validate(settings)
+    if errors:
+        raise SettingsInvalid(errors)
+    config = _config_for_update(store)
+    merged = {**director_settings_read(store), **settings}
+    store.module_write("director", merged)
+    threshold = settings.get("rag_fallback_threshold")
+    if threshold is not None and config["thresholds"].get("rag_fallback_threshold") != threshold:
+        config["thresholds"]["rag_fallback_threshold"] = threshold
+        store.config_write(config)
+    return merged
+
+
+def _config_for_update(store: FileStore) -> dict:
+    # config_read() hides a broken config.json behind defaults; writing those back would
+    # destroy the file someone has to repair, so refuse instead.
+    if store.config_path.exists():
+        read_json(store.config_path, what="config.json")
+    return store.config_read()
+
+
+def director_apply_reply(store: FileStore, *, instance_id: str, reply: dict) -> dict:
+    """Flow step 6 on the files: the report says what was found and whether it counted."""
+    state = store.instance_state_read(instance_id)
+    background = store.background_read_optional(state.get("background_id"))
+    old_plot_state = state.get("plot_state")
+    new_plot_state, report = director_process_response(
+        settings=director_settings_read(store), plot_state=old_plot_state, reply=reply,
+        outline_length=len(outline_points(background)),
+    )
+    if new_plot_state != old_plot_state:
+        store.instance_state_write(instance_id, {**state, "plot_state": new_plot_state})
+    return report
+
+
+def instance_switch_background(store: FileStore, *, instance_id: str,
+                               background_id: str | None) -> dict[str, Any]:
+    """The seed keeps plot_state as it is. An index beyond the new outline is not rewritten:
+    the director uses the last point until a marker moves it, and says so (`clamped`).
+    Raises InvalidId for a malformed id and MissingFile for an unknown background."""
+    state = store.instance_state_read(instance_id)
+    outline: list[dict] = []
+    if background_id is not None:
+        outline = outline_points(store.background_read(validate_id(background_id,
+                                                                   kind="background id")))
+    store.instance_state_write(instance_id, {**state, "background_id": background_id})
+    plot_state = plot_state_normalized(state.get("plot_state"))
+    _, clamped = plot_position(plot_state, len(outline))
+    return {"background_id": background_id, "previous_background_id": state.get("background_id"),
+            "clamped": clamped, "outline_length": len(outline),
+            "current_plot_index": plot_state["current_plot_index"]}
+
+
+def director_status(store: FileStore, *, instance_id: str) -> dict[str, Any]:
+    """For the chat page: where the story stands and whether next turn brings a reminder."""
+    state = store.instance_state_read(instance_id)
+    settings = director_settings_read(store)
+    overview = director_overview(
+        settings=settings, threshold=director_threshold(store, settings),
+        instance_state=state, background=store.background_read_optional(state.get("background_id")),
+    )
+    overview["reminder_next_turn"] = overview.pop("reminder_due") and overview["enabled"]
+    overview["background_id"] = state.get("background_id")
+    return overview
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -1,0 +1,99 @@
+"""Admin edits go through the same services as the authors' UI: file first, then the index."""
+
+from __future__ import annotations
+
+import json
+
+from django import forms
+from django.contrib import admin, messages
+
+from library import services
+from library.models import Background, Character, Lorebook
+from personalab.storage import get_store
+
+
+class CharacterForm(forms.ModelForm):
+    base_persona = forms.CharField(widget=forms.Textarea, required=False)
+    greeting = forms.CharField(widget=forms.Textarea, required=False)
+
+    class Meta:
+        model = Character
+        fields = ["character_id", "name", "tags"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance and self.instance.pk:
+            definition = get_store().character_read(self.instance.pk)
+            self.fields["base_persona"].initial = definition.get("base_persona", "")
+            self.fields["greeting"].initial = definition.get("greeting", "")
+
+
+@admin.register(Character)
+class CharacterAdmin(admin.ModelAdmin):
+    form = CharacterForm
+    list_display = ["character_id", "name", "tags"]
+    search_fields = ["character_id", "name", "tags"]
+
+    def get_readonly_fields(self, request, obj=None):
+        return ["character_id"] if obj else []
+
+    def save_model(self, request, obj, form, change):
+        data = {**form.cleaned_data, "character_id": obj.character_id}
+        services.character_save(get_store(), data=data,
+                                character_id=obj.character_id if change else None)
+
+    def delete_model(self, request, obj):
+        try:
+            services.character_delete(get_store(), character_id=obj.character_id)
+        except services.LibraryError as exc:
+            messages.error(request, str(exc))
+
+
+class BackgroundForm(forms.ModelForm):
+    world_setting = forms.CharField(widget=forms.Textarea, required=False)
+    story_outline = forms.CharField(widget=forms.Textarea, required=False,
+                                    help_text="One outline point per line, in order.")
+
+    class Meta:
+        model = Background
+        fields = ["background_id", "name"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance and self.instance.pk:
+            background = get_store().background_read(self.instance.pk)
+            self.fields["world_setting"].initial = background.get("world_setting", "")
+            self.fields["story_outline"].initial = "\n".join(
+                p["content"] for p in background.get("story_outline", []))
+
+
+@admin.register(Background)
+class BackgroundAdmin(admin.ModelAdmin):
+    form = BackgroundForm
+    list_display = ["background_id", "name", "outline_length"]
+    search_fields = ["background_id", "name"]
+
+    def get_readonly_fields(self, request, obj=None):
+        return ["background_id"] if obj else []
+
+    def save_model(self, request, obj, form, change):
+        data = {**form.cleaned_data, "background_id": obj.background_id,
+                "story_outline": form.cleaned_data["story_outline"].splitlines()}
+        services.background_save(get_store(), data=data,
+                                 background_id=obj.background_id if change else None)
+
+    def delete_model(self, request, obj):
+        try:
+            services.background_delete(get_store(), background_id=obj.background_id)
+        except services.LibraryError as exc:
+            messages.error(request, str(exc))
+
+
+@admin.register(Lorebook)
+class LorebookAdmin(admin.ModelAdmin):
+    list_display = ["lorebook_id", "name", "entry_count"]
+    readonly_fields = ["lorebook_id", "name", "entry_count", "content"]
+
+    def content(self, obj):
+        return json.dumps(get_store().lorebook_read(obj.lorebook_id), ensure_ascii=False,
+                          indent=2)

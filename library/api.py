@@ -1,0 +1,134 @@
+"""Library, config and background-switch endpoints of /api/v1/."""
+
+from __future__ import annotations
+
+import copy
+
+from django.http import HttpRequest, JsonResponse
+
+from chat import services as chat_services
+from chat.apiutil import ApiError, api_view, json_body
+from director.services import instance_switch_background
+from library import services
+from library.models import Background, Character
+from personalab.lib.config_schema import config_validate
+from personalab.lib.filestore import DEFAULT_CONFIG
+from personalab.lib.ids import validate_id
+from personalab.storage import get_store
+
+
+def _library_error(exc: services.LibraryError) -> ApiError:
+    return ApiError(400, "invalid", str(exc), fields=exc.field_errors)
+
+
+@api_view(["GET", "POST"])
+def characters(request: HttpRequest) -> JsonResponse:
+    store = get_store()
+    if request.method == "GET":
+        return JsonResponse({"characters": [store.character_read(row.character_id)
+                                            for row in Character.objects.all()]})
+    try:
+        character_id = services.character_save(store, data=json_body(request))
+    except services.LibraryError as exc:
+        raise _library_error(exc) from None
+    return JsonResponse({"character_id": character_id}, status=201)
+
+
+@api_view(["GET", "PUT", "DELETE"])
+def character_detail(request: HttpRequest, character_id: str) -> JsonResponse:
+    store = get_store()
+    validate_id(character_id, kind="character id")
+    definition = store.character_read(character_id)
+    try:
+        if request.method == "PUT":
+            services.character_save(store, data={**definition, **json_body(request)},
+                                    character_id=character_id)
+            return JsonResponse(store.character_read(character_id))
+        if request.method == "DELETE":
+            services.character_delete(store, character_id=character_id)
+            return JsonResponse({"deleted": character_id})
+    except services.LibraryError as exc:
+        raise ApiError(409 if request.method == "DELETE" else 400, "refused", str(exc),
+                       fields=exc.field_errors) from None
+    return JsonResponse(definition)
+
+
+@api_view(["GET", "POST"])
+def backgrounds(request: HttpRequest) -> JsonResponse:
+    store = get_store()
+    if request.method == "GET":
+        return JsonResponse({"backgrounds": [store.background_read(row.background_id)
+                                             for row in Background.objects.all()]})
+    try:
+        background_id = services.background_save(store, data=json_body(request))
+    except services.LibraryError as exc:
+        raise _library_error(exc) from None
+    return JsonResponse({"background_id": background_id}, status=201)
+
+
+@api_view(["GET", "PUT", "DELETE"])
+def background_detail(request: HttpRequest, background_id: str) -> JsonResponse:
+    store = get_store()
+    validate_id(background_id, kind="background id")
+    background = store.background_read(background_id)
+    try:
+        if request.method == "PUT":
+            services.background_save(store, data={**background, **json_body(request)},
+                                     background_id=background_id)
+            return JsonResponse(store.background_read(background_id))
+        if request.method == "DELETE":
+            services.background_delete(store, background_id=background_id)
+            return JsonResponse({"deleted": background_id})
+    except services.LibraryError as exc:
+        raise ApiError(409 if request.method == "DELETE" else 400, "refused", str(exc),
+                       fields=exc.field_errors) from None
+    return JsonResponse(background)
+
+
+@api_view(["POST"])
+def switch_background(request: HttpRequest, instance_id: str) -> JsonResponse:
+    chat_services.instance_for_user(request.user, instance_id)
+    data = json_body(request)
+    if "background_id" not in data:
+        raise ApiError(400, "missing_field", "background_id is required (null for none)")
+    background_id = data["background_id"]
+    if background_id is not None:
+        validate_id(background_id, kind="background id")
+    store = get_store()
+    with store.instance_lock(instance_id):
+        result = instance_switch_background(store, instance_id=instance_id,
+                                            background_id=background_id)
+    chat_services.instance_index(store, instance_id)
+    return JsonResponse(result)
+
+
+def config_save(changes: dict) -> tuple[dict, dict[str, str]]:
+    store = get_store()
+    config, errors = config_validate(changes, store.config_read())
+    if not errors:
+        store.config_write(config)
+        director = store.module_read("director")
+        director["rag_fallback_threshold"] = config["thresholds"]["rag_fallback_threshold"]
+        store.module_write("director", director)
+    return config, errors
+
+
+@api_view(["GET", "PUT"])
+def config(request: HttpRequest) -> JsonResponse:
+    if request.method == "GET":
+        return JsonResponse(get_store().config_read())
+    if not request.user.is_staff:
+        raise ApiError(403, "forbidden", "only staff accounts may change the configuration")
+    saved, errors = config_save(json_body(request))
+    if errors:
+        raise ApiError(400, "invalid_config", "some settings are invalid; nothing was saved",
+                       fields=errors)
+    return JsonResponse(saved)
+
+
+@api_view(["POST"])
+def config_reset(request: HttpRequest) -> JsonResponse:
+    if not request.user.is_staff:
+        raise ApiError(403, "forbidden", "only staff accounts may change the configuration")
+    saved, _ = config_save(copy.deepcopy(DEFAULT_CONFIG))
+    return JsonResponse(saved)

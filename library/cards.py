@@ -1,0 +1,466 @@
+"""Character Card V2/V3 import and export (PNG with `chara` / `ccv3` text chunks, or JSON).
+
+Framework-free and without Pillow: PNG chunks are read and written with struct/zlib.
+A parsed card is always V3-shaped: {"spec", "spec_version", "data": {...}, ...} with every
+field the card had kept, known or not, so an exported card carries what was imported.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+import hashlib
+import json
+import re
+import struct
+import zlib
+from typing import Any
+
+from library.lorebook import LorebookError, lorebook_validate
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+CARD_KEYWORDS = ("ccv3", "chara")  # preference order
+TEXT_CHUNKS = (b"tEXt", b"zTXt", b"iTXt")
+SPECS = {"v2": ("chara_card_v2", "2.0"), "v3": ("chara_card_v3", "3.0")}
+TEXT_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "mes_example",
+               "creator_notes", "system_prompt", "post_history_instructions", "creator",
+               "character_version")
+LIST_FIELDS = ("alternate_greetings", "tags", "group_only_greetings")
+V1_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
+PERSONA_SECTIONS = (("description", "Description"), ("personality", "Personality"),
+                    ("scenario", "Scenario"))
+PERSONA_LABEL = re.compile(r"^\[(Description|Personality|Scenario)\][ \t]*\n?", re.MULTILINE)
+GENERATED_SIZE = (256, 384)
+
+
+class CardError(ValueError):
+    pass
+
+
+# PNG chunks ---------------------------------------------------------------
+
+def _png_chunks(data: bytes) -> list[tuple[bytes, bytes]]:
+    if not data.startswith(PNG_SIGNATURE):
+        raise CardError("not a PNG file")
+    chunks = []
+    offset = len(PNG_SIGNATURE)
+    while offset < len(data):
+        if offset + 8 > len(data):
+            raise CardError(f"PNG is truncated: chunk header at byte {offset} is cut off")
+        length, kind = struct.unpack(">I4s", data[offset:offset + 8])
+        end = offset + 12 + length
+        if end > len(data):
+            raise CardError(f"PNG is truncated: chunk {kind!r} at byte {offset} runs past the end")
+        body = data[offset + 8:offset + 8 + length]
+        (crc,) = struct.unpack(">I", data[offset + 8 + length:end])
+        if zlib.crc32(kind + body) != crc:
+            raise CardError(f"PNG is damaged: bad checksum in chunk {kind!r} at byte {offset}")
+        chunks.append((kind, body))
+        offset = end
+        if kind == b"IEND":
+            break
+    return chunks
+
+
+def _png_build(chunks: list[tuple[bytes, bytes]]) -> bytes:
+    parts = [PNG_SIGNATURE]
+    for kind, body in chunks:
+        parts.append(struct.pack(">I4s", len(body), kind) + body
+                     + struct.pack(">I", zlib.crc32(kind + body)))
+    return b"".join(parts)
+
+
+def _text_chunk_read(kind: bytes, body: bytes) -> tuple[str, str] | None:
+    """(keyword, text) of a tEXt/zTXt/iTXt chunk, None when it cannot be read."""
+    keyword, _, rest = body.partition(b"\x00")
+    try:
+        if kind == b"tEXt":
+            text = rest.decode("latin-1")
+        elif kind == b"zTXt":
+            text = zlib.decompress(rest[1:]).decode("latin-1")
+        else:
+            compressed, rest = rest[0], rest[2:]
+            _lang, _, rest = rest.partition(b"\x00")
+            _translated, _, rest = rest.partition(b"\x00")
+            text = (zlib.decompress(rest) if compressed else rest).decode("utf-8")
+    except (zlib.error, UnicodeDecodeError, IndexError):
+        return None
+    return keyword.decode("latin-1").lower(), text
+
+
+def _png_card_texts(chunks: list[tuple[bytes, bytes]]) -> dict[str, str]:
+    texts: dict[str, str] = {}
+    for kind, body in chunks:
+        if kind in TEXT_CHUNKS:
+            found = _text_chunk_read(kind, body)
+            if found and found[0] in CARD_KEYWORDS:
+                texts.setdefault(found[0], found[1])
+    return texts
+
+
+def _is_card_chunk(kind: bytes, body: bytes) -> bool:
+    if kind not in TEXT_CHUNKS:
+        return False
+    return body.partition(b"\x00")[0].decode("latin-1").lower() in CARD_KEYWORDS
+
+
+def _png_solid(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:
+    row = b"\x00" + bytes(rgb) * width
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return _png_build([(b"IHDR", header), (b"IDAT", zlib.compress(row * height, 9)),
+                       (b"IEND", b"")])
+
+
+def card_image(data: bytes) -> bytes | None:
+    """The picture of a PNG card without its card chunks (to keep as the avatar), else None."""
+    if not data.startswith(PNG_SIGNATURE):
+        return None
+    chunks = _png_chunks(data)
+    return _png_build([(kind, body) for kind, body in chunks if not _is_card_chunk(kind, body)])
+
+
+# parsing ------------------------------------------------------------------
+
+def _json_decode(raw: bytes | str, where: str) -> Any:
+    try:
+        text = raw.decode("utf-8-sig") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError:
+        raise CardError(f"card JSON is invalid: {where} is not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CardError(f"card JSON is invalid: {where}: {exc}") from None
+
+
+def _card_text_decode(keyword: str, text: str) -> Any:
+    text = "".join(text.split())
+    if text.startswith("{"):
+        return _json_decode(text, f"'{keyword}' chunk")
+    try:
+        raw = base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        raise CardError(f"PNG '{keyword}' text chunk is not valid base64") from None
+    return _json_decode(raw, f"'{keyword}' chunk")
+
+
+def _png_card(data: bytes) -> Any:
+    texts = _png_card_texts(_png_chunks(data))
+    for keyword in CARD_KEYWORDS:
+        if keyword in texts:
+            return _card_text_decode(keyword, texts[keyword])
+    raise CardError("PNG has no 'chara' or 'ccv3' text chunk (it is a picture, not a card)")
+
+
+def card_parse(data: bytes, filename: str = "") -> dict[str, Any]:
+    """Read a card from PNG or JSON bytes; ccv3 is preferred over chara."""
+    if data.startswith(PNG_SIGNATURE):
+        return card_normalize(_png_card(data))
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{") or filename.lower().endswith(".json"):
+        return card_normalize(_json_decode(data, "file"))
+    raise CardError("not a PNG file or card JSON")
+
+
+def _spec_of(raw: dict[str, Any]) -> str:
+    spec = raw.get("spec")
+    if spec in ("chara_card_v2", "chara_card_v3"):
+        return spec
+    if spec is not None:
+        raise CardError(f"unsupported card spec {spec!r} "
+                        "(PersonaLab reads chara_card_v2, chara_card_v3 and V1 cards)")
+    if isinstance(raw.get("data"), dict):
+        return "chara_card_v2"
+    if isinstance(raw.get("name"), str):
+        return "v1"
+    raise CardError("card JSON is invalid: no 'spec', no 'data' and no character name")
+
+
+def _data_normalize(data: dict[str, Any]) -> dict[str, Any]:
+    for name in TEXT_FIELDS:
+        value = data.get(name)
+        if value is None:
+            data[name] = ""
+        elif not isinstance(value, str):
+            raise CardError(f"card JSON is invalid: field '{name}' must be text")
+    for name in LIST_FIELDS:
+        value = data.get(name)
+        if isinstance(value, str):
+            value = [part.strip() for part in value.split(",") if part.strip()]
+        if value is None:
+            value = []
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise CardError(f"card JSON is invalid: field '{name}' must be a list of text")
+        data[name] = value
+    if data.get("extensions") is None:
+        data["extensions"] = {}
+    if not isinstance(data["extensions"], dict):
+        raise CardError("card JSON is invalid: field 'extensions' must be an object")
+    book = data.get("character_book")
+    if book is None:
+        data.pop("character_book", None)
+    elif not isinstance(book, dict) or not isinstance(book.get("entries", []), list):
+        raise CardError("card JSON is invalid: 'character_book' must be an object with entries")
+    return data
+
+
+def card_normalize(raw: Any) -> dict[str, Any]:
+    """Any V1/V2/V3 card as a V3-shaped dict; unknown fields are kept where they were."""
+    if not isinstance(raw, dict):
+        raise CardError("card JSON is invalid: expected a JSON object")
+    card = copy.deepcopy(raw)
+    spec = _spec_of(card)
+    if spec == "v1":
+        card["data"] = {name: card.get(name) for name in V1_FIELDS}
+    card["spec"], card["spec_version"] = SPECS["v3"]
+    card["data"] = _data_normalize(card["data"])
+    return card
+
+
+# persona text ---------------------------------------------------------------
+
+def persona_build(data: dict[str, Any]) -> str:
+    """base_persona from a card: description, personality and scenario, each labelled."""
+    parts = [f"[{label}]\n{data.get(name, '').strip()}"
+             for name, label in PERSONA_SECTIONS if (data.get(name) or "").strip()]
+    return "\n\n".join(parts)
+
+
+def persona_split(text: str) -> dict[str, str]:
+    """The inverse of persona_build; text before any label belongs to the description."""
+    pieces = PERSONA_LABEL.split(text)
+    sections = {name: "" for name, _ in PERSONA_SECTIONS}
+    sections["description"] = pieces[0].strip()
+    by_label = {label: name for name, label in PERSONA_SECTIONS}
+    for label, body in zip(pieces[1::2], pieces[2::2]):
+        name = by_label[label]
+        sections[name] = "\n\n".join(part for part in (sections[name], body.strip()) if part)
+    return sections
+
+
+# character_book <-> lorebook -------------------------------------------------
+
+BOOK_FIELDS = {"name", "description", "scan_depth", "token_budget", "recursive_scanning",
+               "extensions", "entries"}
+ENTRY_FIELDS = {"keys", "secondary_keys", "content", "enabled", "insertion_order",
+                "case_sensitive", "constant", "selective", "position", "use_regex", "comment",
+                "extensions"}
+# SillyTavern's numbering in entry.extensions.
+ST_LOGIC = {0: "and_any", 1: "not_all", 2: "not_any", 3: "and_all"}
+ST_ROLE = {0: "system", 1: "user", 2: "assistant"}
+ST_POSITION_DEPTH = 4
+
+
+def _st_position(entry: dict[str, Any], ext: dict[str, Any]) -> str:
+    # SillyTavern reads its own number first; other numbers (author's note...) fall back.
+    known = {ST_POSITION_DEPTH: "depth", 1: "after_char", 0: "before_char"}
+    position = ext.get("position")
+    if isinstance(position, int) and position in known:
+        return known[position]
+    return "after_char" if entry.get("position") == "after_char" else "before_char"
+
+
+def _int_or(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def _entry_from_card(raw: dict[str, Any], index: int) -> dict[str, Any]:
+    ext = raw.get("extensions") if isinstance(raw.get("extensions"), dict) else {}
+    extra = {key: value for key, value in raw.items() if key not in ENTRY_FIELDS}
+    if "extensions" in raw and not isinstance(raw["extensions"], dict):
+        extra["extensions"] = raw["extensions"]
+    secondary = [k for k in raw.get("secondary_keys") or [] if isinstance(k, str)]
+    if secondary and not raw.get("selective"):
+        extra["inactive_secondary_keys"] = secondary  # the card says they are ignored
+        secondary = []
+    return {
+        "uid": _int_or(raw.get("id"), index),
+        "keys": [k for k in raw.get("keys") or [] if isinstance(k, str)],
+        "secondary_keys": secondary,
+        "selective_logic": ST_LOGIC.get(ext.get("selectiveLogic"), "and_any"),
+        "use_regex": bool(raw.get("use_regex")),
+        "case_sensitive": bool(raw.get("case_sensitive") or ext.get("case_sensitive")),
+        "content": raw.get("content") or "",
+        "enabled": raw.get("enabled", True) is not False,
+        "constant": bool(raw.get("constant")),
+        "priority": _int_or(raw.get("insertion_order"), 100),
+        "position": _st_position(raw, ext),
+        "depth": _int_or(ext.get("depth"), 4),
+        "role": ST_ROLE.get(ext.get("role"), "system"),
+        "comment": raw.get("comment") or raw.get("name") or "",
+        "extensions": copy.deepcopy(ext),
+        "card_extra": copy.deepcopy(extra),
+    }
+
+
+def _uids_unique(entries: list[dict[str, Any]]) -> None:
+    seen: set[int] = set()
+    next_uid = max((e["uid"] for e in entries), default=-1) + 1
+    for entry in entries:
+        if entry["uid"] in seen or entry["uid"] < 0:
+            entry["uid"] = next_uid
+            next_uid += 1
+        seen.add(entry["uid"])
+
+
+def character_book_to_lorebook(book: dict[str, Any], *, fallback_name: str) -> dict[str, Any]:
+    """A card's character_book as a PersonaLab lorebook (without lorebook_id)."""
+    entries = [_entry_from_card(raw, index)
+               for index, raw in enumerate(book.get("entries") or []) if isinstance(raw, dict)]
+    _uids_unique(entries)
+    lorebook = {
+        "name": book.get("name") or fallback_name,
+        "description": book.get("description") or "",
+        "scan_depth": _int_or(book.get("scan_depth"), 4),
+        "token_budget": _int_or(book.get("token_budget"), 800),
+        "recursive": bool(book.get("recursive_scanning")),
+        "entries": entries,
+        "extensions": copy.deepcopy(book.get("extensions") or {}),
+        "card_extra": {k: copy.deepcopy(v) for k, v in book.items() if k not in BOOK_FIELDS},
+    }
+    try:
+        return lorebook_validate(lorebook)
+    except LorebookError as exc:
+        raise CardError(f"the card's character_book is invalid: {exc}") from None
+
+
+def _ext_update(ext: dict[str, Any], entry: dict[str, Any], raw_position: str) -> dict[str, Any]:
+    """Write SillyTavern's extension numbers only where their meaning changed, so values the
+    lorebook cannot express (e.g. author's-note positions) survive an unchanged entry."""
+    ext = copy.deepcopy(ext)
+    if _st_position({"position": raw_position}, ext) != entry["position"]:
+        ext["position"] = {"depth": ST_POSITION_DEPTH, "after_char": 1}.get(entry["position"], 0)
+    if entry["position"] == "depth" or "depth" in ext:
+        if _int_or(ext.get("depth"), 4) != entry["depth"] or "depth" not in ext:
+            ext["depth"] = entry["depth"]
+    if ST_ROLE.get(ext.get("role"), "system") != entry["role"]:
+        ext["role"] = {v: k for k, v in ST_ROLE.items()}[entry["role"]]
+    if ST_LOGIC.get(ext.get("selectiveLogic"), "and_any") != entry["selective_logic"]:
+        ext["selectiveLogic"] = {v: k for k, v in ST_LOGIC.items()}[entry["selective_logic"]]
+    return ext
+
+
+def _entry_to_card(entry: dict[str, Any]) -> dict[str, Any]:
+    extra = copy.deepcopy(entry.get("card_extra") or {})
+    inactive = extra.pop("inactive_secondary_keys", [])
+    raw_position = "after_char" if entry["position"] == "after_char" else "before_char"
+    secondary = entry["secondary_keys"]
+    return {
+        **extra,
+        "id": extra["id"] if isinstance(extra.get("id"), str) else entry["uid"],
+        "keys": list(entry["keys"]),
+        "secondary_keys": list(secondary or inactive),
+        "selective": bool(secondary),
+        "content": entry["content"],
+        "enabled": entry["enabled"],
+        "constant": entry["constant"],
+        "insertion_order": entry["priority"],
+        "case_sensitive": entry["case_sensitive"],
+        "use_regex": entry["use_regex"],
+        "position": raw_position,
+        "comment": entry["comment"],
+        "extensions": _ext_update(entry.get("extensions") or {}, entry, raw_position),
+    }
+
+
+def lorebook_to_character_book(lorebook: dict[str, Any]) -> dict[str, Any]:
+    book = lorebook_validate(lorebook)
+    return {
+        **copy.deepcopy(book.get("card_extra") or {}),
+        "name": book["name"],
+        "description": book["description"],
+        "scan_depth": book["scan_depth"],
+        "token_budget": book["token_budget"],
+        "recursive_scanning": book["recursive"],
+        "extensions": copy.deepcopy(book["extensions"]),
+        "entries": [_entry_to_card(entry) for entry in book["entries"]],
+    }
+
+
+# definition <-> card ---------------------------------------------------------
+
+def card_to_definition(card: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """(PersonaLab character definition, lorebook or None). The definition keeps the whole
+    card under "card" except character_book, which lives on as the returned lorebook."""
+    card = card_normalize(card)
+    data = card["data"]
+    name = data["name"].strip()
+    if not name:
+        raise CardError("card has no character name")
+    lorebook = None
+    book = data.pop("character_book", None)
+    if book is not None:
+        lorebook = character_book_to_lorebook(book, fallback_name=f"{name} lorebook")
+    definition = {
+        "name": name,
+        "base_persona": persona_build(data),
+        "greeting": data["first_mes"],
+        "tags": list(data["tags"]),
+        "card": card,
+    }
+    return definition, lorebook
+
+
+def _card_as(card: dict[str, Any], spec: str) -> dict[str, Any]:
+    if spec not in SPECS:
+        raise ValueError(f"spec must be 'v2' or 'v3', not {spec!r}")
+    card = copy.deepcopy(card)
+    card["spec"], card["spec_version"] = SPECS[spec]
+    for name in V1_FIELDS + ("tags",):
+        if name in card:  # V1 mirror fields at the top level, kept in step with data
+            card[name] = copy.deepcopy(card["data"].get(name))
+    return card
+
+
+def _edited(value: Any, stored: str) -> bool:
+    return isinstance(value, str) and value.strip() != stored.strip()
+
+
+def definition_to_card(definition: dict[str, Any], lorebook: dict[str, Any] | None, *,
+                       spec: str = "v3") -> dict[str, Any]:
+    """Rebuild a card from a definition: its stored card with the edited fields laid over it.
+    The character_book comes from `lorebook` only (None: the card has no character_book)."""
+    card = card_normalize(definition.get("card") or {"spec": "chara_card_v3", "data": {}})
+    data = card["data"]
+    # The library strips whitespace on save; that alone is not an edit of the card's text.
+    if _edited(definition.get("name"), data["name"]) and definition["name"].strip():
+        data["name"] = definition["name"]
+    if _edited(definition.get("base_persona"), persona_build(data)):
+        data.update(persona_split(definition["base_persona"]))
+    if _edited(definition.get("greeting"), data["first_mes"]):
+        data["first_mes"] = definition["greeting"]
+    if definition.get("tags") is not None:
+        data["tags"] = list(definition["tags"])
+    data.pop("character_book", None)
+    if lorebook is not None:
+        data["character_book"] = lorebook_to_character_book(lorebook)
+    return _card_as(card, spec)
+
+
+def card_to_json(card: dict[str, Any], spec: str = "v2") -> bytes:
+    return json.dumps(_card_as(card_normalize(card), spec), ensure_ascii=False,
+                      indent=2).encode("utf-8")
+
+
+def _text_chunk(keyword: str, card: dict[str, Any]) -> tuple[bytes, bytes]:
+    payload = json.dumps(card, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return b"tEXt", keyword.encode("latin-1") + b"\x00" + base64.b64encode(payload)
+
+
+def _placeholder_image(name: str) -> bytes:
+    digest = hashlib.sha256(name.encode("utf-8")).digest()
+    rgb = (64 + digest[0] % 128, 64 + digest[1] % 128, 64 + digest[2] % 128)
+    return _png_solid(*GENERATED_SIZE, rgb)
+
+
+def card_to_png(card_v3: dict[str, Any], *, image: bytes | None = None) -> bytes:
+    """A PNG holding the card twice: `chara` (V2, for older apps) and `ccv3` (V3). `image` is
+    the picture to use (any card chunks in it are replaced); None makes a plain-colour one."""
+    card = card_normalize(card_v3)
+    picture = image if image is not None else _placeholder_image(card["data"]["name"])
+    chunks = [(k, b) for k, b in _png_chunks(picture) if not _is_card_chunk(k, b)]
+    end = next((i for i, (kind, _) in enumerate(chunks) if kind == b"IEND"), None)
+    if end is None:
+        raise CardError("PNG is truncated: no IEND chunk")
+    chunks[end:end] = [_text_chunk("chara", _card_as(card, "v2")),
+                       _text_chunk("ccv3", _card_as(card, "v3"))]
+    return _png_build(chunks)

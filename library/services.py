@@ -1,0 +1,183 @@
+"""Library actions: every edit writes the file first, then the index row."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from library.models import Background, Character, Lorebook
+from personalab.lib.filestore import FileStore
+from personalab.lib.ids import slug_id, validate_id
+
+MAX_TEXT = 20000
+
+
+class LibraryError(ValueError):
+    def __init__(self, message: str, field_errors: dict[str, str] | None = None):
+        super().__init__(message)
+        self.field_errors = field_errors or {}
+
+
+def _clean_text(value: Any, *, field: str, required: bool = False, limit: int = MAX_TEXT) -> str:
+    text = "" if value is None else str(value).strip()
+    if required and not text:
+        raise LibraryError(f"{field} is required", {field: "required"})
+    if len(text) > limit:
+        raise LibraryError(f"{field} is longer than {limit} characters",
+                           {field: f"at most {limit} characters"})
+    return text
+
+
+def _clean_tags(value: Any) -> list[str]:
+    if isinstance(value, str):
+        value = value.split(",")
+    return [str(tag).strip() for tag in (value or []) if str(tag).strip()][:30]
+
+
+# characters -------------------------------------------------------------
+
+def character_index(store: FileStore, character_id: str) -> Character:
+    definition = store.character_read(character_id)
+    row, _ = Character.objects.update_or_create(
+        character_id=character_id,
+        defaults={"name": definition.get("name", character_id),
+                  "tags": ", ".join(definition.get("tags", []))},
+    )
+    return row
+
+
+def character_save(store: FileStore, *, data: dict[str, Any],
+                   character_id: str | None = None) -> str:
+    name = _clean_text(data.get("name"), field="name", required=True, limit=200)
+    if character_id is None:
+        character_id = (validate_id(data["character_id"], kind="character id")
+                        if data.get("character_id") else
+                        slug_id("char", name, set(store.character_ids())))
+        existing: dict[str, Any] = {}
+    else:
+        existing = store.character_read(character_id)
+    definition = {
+        **existing,
+        "character_id": character_id,
+        "name": name,
+        "base_persona": _clean_text(data.get("base_persona"), field="base_persona"),
+        "greeting": _clean_text(data.get("greeting"), field="greeting"),
+        "tags": _clean_tags(data.get("tags")),
+    }
+    for optional in ("pinned_prompt", "lorebook_ids", "card"):
+        if optional in data:
+            definition[optional] = data[optional]
+    store.character_write(character_id, definition)
+    character_index(store, character_id)
+    return character_id
+
+
+def character_delete(store: FileStore, *, character_id: str) -> None:
+    from chat.models import Instance
+
+    users = list(Instance.objects.filter(character_id=character_id)
+                 .values_list("instance_id", flat=True)[:5])
+    if users:
+        raise LibraryError(
+            f"character {character_id} is used by instance(s) {', '.join(users)}; "
+            "delete or archive those instances first")
+    store.character_delete(character_id)
+    Character.objects.filter(character_id=character_id).delete()
+
+
+# backgrounds ------------------------------------------------------------
+
+def background_index(store: FileStore, background_id: str) -> Background:
+    background = store.background_read(background_id)
+    row, _ = Background.objects.update_or_create(
+        background_id=background_id,
+        defaults={"name": background.get("name", background_id),
+                  "outline_length": len(background.get("story_outline", []))},
+    )
+    return row
+
+
+def _clean_outline(points: Any) -> list[dict[str, Any]]:
+    cleaned = []
+    for point in points or []:
+        content = point.get("content") if isinstance(point, dict) else point
+        content = _clean_text(content, field="story_outline", limit=2000)
+        if content:
+            cleaned.append({"content": content})
+    return cleaned
+
+
+def background_save(store: FileStore, *, data: dict[str, Any],
+                    background_id: str | None = None) -> str:
+    name = _clean_text(data.get("name"), field="name", required=True, limit=200)
+    if background_id is None:
+        background_id = (validate_id(data["background_id"], kind="background id")
+                         if data.get("background_id") else
+                         slug_id("bg", name, set(store.background_ids())))
+        existing: dict[str, Any] = {}
+    else:
+        existing = store.background_read(background_id)
+    background = {
+        **existing,
+        "background_id": background_id,
+        "name": name,
+        "world_setting": _clean_text(data.get("world_setting"), field="world_setting"),
+        "story_outline": _clean_outline(data.get("story_outline", existing.get("story_outline"))),
+    }
+    if "lorebook_ids" in data:
+        background["lorebook_ids"] = data["lorebook_ids"]
+    store.background_write(background_id, background)
+    background_index(store, background_id)
+    return background_id
+
+
+def background_outline_edit(store: FileStore, *, background_id: str, action: str,
+                            position: int | None = None, content: str = "") -> list[dict]:
+    """Add, edit, delete or move one outline point (1-based positions)."""
+    background = store.background_read(background_id)
+    points = [p["content"] for p in background.get("story_outline", [])]
+    if action == "add":
+        text = _clean_text(content, field="content", required=True, limit=2000)
+        points.append(text)
+    else:
+        if position is None or not 1 <= position <= len(points):
+            raise LibraryError(f"no outline point {position}")
+        i = position - 1
+        if action == "edit":
+            points[i] = _clean_text(content, field="content", required=True, limit=2000)
+        elif action == "delete":
+            points.pop(i)
+        elif action in ("up", "down"):
+            j = i - 1 if action == "up" else i + 1
+            if 0 <= j < len(points):
+                points[i], points[j] = points[j], points[i]
+        else:
+            raise LibraryError(f"unknown outline action {action!r}")
+    background["story_outline"] = [{"content": text} for text in points]
+    store.background_write(background_id, background)
+    background_index(store, background_id)
+    return store.background_read(background_id)["story_outline"]
+
+
+def background_delete(store: FileStore, *, background_id: str) -> None:
+    from chat.models import Instance
+
+    users = list(Instance.objects.filter(background_id=background_id)
+                 .values_list("instance_id", flat=True)[:5])
+    if users:
+        raise LibraryError(
+            f"background {background_id} is used by instance(s) {', '.join(users)}; "
+            "switch those instances to another background first")
+    store.background_delete(background_id)
+    Background.objects.filter(background_id=background_id).delete()
+
+
+# lorebooks --------------------------------------------------------------
+
+def lorebook_index(store: FileStore, lorebook_id: str) -> Lorebook:
+    lorebook = store.lorebook_read(lorebook_id)
+    row, _ = Lorebook.objects.update_or_create(
+        lorebook_id=lorebook_id,
+        defaults={"name": lorebook.get("name", lorebook_id),
+                  "entry_count": len(lorebook.get("entries", []))},
+    )
+    return row

@@ -1,0 +1,97 @@
+"""The process's handle on the memory index, and the after-turn work queue.
+
+Indexing a finished turn embeds text, which is too slow for the streaming path, so it runs
+on one background thread. The session files stay the truth: a turn lost from this queue
+(a crash) comes back with `reindex --memory`.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+from personalab.lib.filestore import FileStore
+
+log = logging.getLogger(__name__)
+
+_indexes: dict[str, Any] = {}
+_index_lock = threading.Lock()
+_jobs: "queue.Queue[tuple[Any, tuple, dict]]" = queue.Queue()
+_worker: threading.Thread | None = None
+
+
+def index_for(store: FileStore):
+    from memory.index import MemoryIndex
+
+    key = settings.PERSONALAB_CHROMA_URL or str(Path(store.chroma_dir).resolve())
+    with _index_lock:
+        if key not in _indexes:
+            if settings.PERSONALAB_CHROMA_URL:
+                _indexes[key] = MemoryIndex(chroma_url=settings.PERSONALAB_CHROMA_URL)
+            else:
+                _indexes[key] = MemoryIndex(chroma_path=store.chroma_dir)
+        return _indexes[key]
+
+
+def index_or_warning(store: FileStore) -> tuple[Any, dict | None]:
+    try:
+        return index_for(store), None
+    except Exception as exc:  # noqa: BLE001 — chat goes on without recall (SPEC §5)
+        log.warning("memory index unavailable: %s", exc)
+        return None, {"type": "warning", "category": "recall_unavailable",
+                      "message": f"记忆检索不可用，本轮不使用历史回忆（{exc}）",
+                      "current_value": None, "threshold": None,
+                      "suggestion": "检查 Chroma 存储或 PERSONALAB_CHROMA_URL"}
+
+
+def forget_indexes() -> None:
+    with _index_lock:
+        _indexes.clear()
+
+
+def _run_jobs() -> None:
+    while True:
+        func, args, kwargs = _jobs.get()
+        try:
+            func(*args, **kwargs)
+        except Exception:  # noqa: BLE001 — background work must not kill the worker
+            log.exception("memory job failed")
+        finally:
+            _jobs.task_done()
+
+
+def schedule(func, *args, **kwargs) -> None:
+    global _worker
+    with _index_lock:
+        if _worker is None or not _worker.is_alive():
+            _worker = threading.Thread(target=_run_jobs, name="memory-jobs", daemon=True)
+            _worker.start()
+    _jobs.put((func, args, kwargs))
+
+
+def drain() -> None:
+    """Wait for queued memory work (tests and management commands)."""
+    _jobs.join()
+
+
+def _index_turns(store: FileStore, instance_state: dict, session_id: str,
+                 turns: list[dict]) -> None:
+    index, _ = index_or_warning(store)
+    if index is None or not turns:
+        return
+    index.add_turns(instance_id=instance_state["instance_id"],
+                    character_id=instance_state.get("character_id", ""),
+                    background_id=instance_state.get("background_id"),
+                    session_id=session_id, turns=turns)
+
+
+def schedule_after_turn(store: FileStore, *, instance_state: dict, session_id: str,
+                        turns: list[dict]) -> None:
+    if not store.module_read("memory").get("recall_enabled", True):
+        return
+    schedule(_index_turns, store, instance_state, session_id, turns)

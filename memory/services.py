@@ -1,0 +1,622 @@
+"""Memory actions over the file store: summarize a session, update the evolved persona, pinned
+("never forget") prompts, biography paragraphs and rolling recaps (SPEC §5).
+
+The caller holds the instance lock; nothing here locks. The text files are the truth and Chroma is
+rebuilt from them, so a write order is chosen per action so that a failure half way loses nothing:
+
+- summarize: LLM → parse → ledgers (summaries.jsonl, plots.jsonl) → Chroma → new session file →
+  instance_state. Until the parse succeeds nothing is written. A Chroma failure is a warning (the
+  ledger is written, `reindex` restores the collections). The old session file is never touched.
+  The new session carries the previous session's summary lines first and then the new events'
+  summaries, so after many summarizations the whole story is still in the session (the prompt
+  budget, not this function, decides how much of it is sent). Seeded turns keep their original
+  lines (timestamps included, so later reads can recognise them as copies); only `turn` is
+  renumbered from 1. A ledger record id repeated after an interrupted earlier attempt means the
+  later record wins.
+- persona: persona_versions.jsonl holds every evolved persona ever set, the current one last;
+  a persona found in character_state.json that no version records (written before versioning, or
+  edited outside the app) is recorded first with source "imported", so no text is ever lost.
+- recaps: every `recap_every_n_rounds` a short summary of those rounds becomes pending; once the
+  pending summaries cover `recap_stack_every_rounds` rounds they are stacked (joined) into one recap
+  item. `recap_max_entries`: 1 keeps only the newest item, 0 or less keeps all.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from chat.llm import LLMError
+from memory import prompts
+from personalab.lib.filestore import CorruptFile, FileStore, SessionRead, StoreError, utc_now
+from personalab.lib.ids import random_id
+
+PERSONA_LEDGER = "persona_versions"
+RECAPS_FILE = "recaps"
+BIOGRAPHY_FILE = "biography"
+PINNED_FILE = "pinned"
+
+
+class MemoryActionError(Exception):
+    """A memory action that was refused or failed; nothing was changed."""
+
+    def __init__(self, message: str, *, detail: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.detail = detail
+
+
+# --- shared helpers ------------------------------------------------------------
+
+
+def _character_name(store: FileStore, state: dict[str, Any]) -> str:
+    character_id = state.get("character_id") or ""
+    try:
+        name = store.character_read(character_id).get("name")
+    except (StoreError, ValueError, AttributeError):
+        name = None
+    return str(name or character_id or "角色")
+
+
+def _locale(store: FileStore) -> str:
+    return str(store.module_read("prompt").get("locale") or "zh")
+
+
+async def _llm_text(llm: Any, messages: list[dict], context: dict[str, Any]) -> str:
+    try:
+        text = await llm.complete(messages, context=context)
+    except LLMError as exc:
+        raise MemoryActionError(f"模型调用失败，未做任何修改：{exc.message}") from exc
+    return text if isinstance(text, str) else ""
+
+
+def _int_setting(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def _session_messages(session: SessionRead) -> list[dict[str, Any]]:
+    """Finished user/assistant lines, plus a line a crash left unfinished (kept, marked)."""
+    messages = list(session.messages)
+    if session.partial:
+        messages.append({**session.partial, "interrupted": True})
+    return messages
+
+
+def _turn_groups(messages: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    groups: dict[int, list[dict[str, Any]]] = {}
+    for line in messages:
+        turn = line.get("turn")
+        if isinstance(turn, int) and not isinstance(turn, bool):
+            groups.setdefault(turn, []).append(line)
+    return list(groups.values())
+
+
+# --- summarize -----------------------------------------------------------------
+
+_FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)```", re.DOTALL)
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+
+
+def parse_events_json(text: str) -> list[dict[str, str]]:
+    """The LLM's summarize answer as [{"summary", "plot"}]: code fences, prose around the JSON
+    and trailing commas are tolerated; anything else is refused."""
+    data = _json_object_find(text or "")
+    if not isinstance(data, dict):
+        raise _unparsable("没有找到 JSON 对象", text)
+    events = data.get("events")
+    if not isinstance(events, list) or not events:
+        raise _unparsable('缺少非空的 "events" 列表', text)
+    parsed = []
+    for position, event in enumerate(events, start=1):
+        summary = event.get("summary") if isinstance(event, dict) else None
+        plot = event.get("plot") if isinstance(event, dict) else None
+        if not (isinstance(summary, str) and summary.strip()
+                and isinstance(plot, str) and plot.strip()):
+            raise _unparsable(f"第{position}个事件缺少非空的 summary 或 plot", text)
+        parsed.append({"summary": summary.strip(), "plot": plot.strip()})
+    return parsed
+
+
+def _unparsable(reason: str, text: str) -> MemoryActionError:
+    return MemoryActionError(f"模型输出无法解析为事件列表：{reason}", detail=text or "")
+
+
+def _json_object_find(text: str) -> Any:
+    candidates = [match.strip() for match in _FENCE.findall(text)] + [text.strip()]
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start : end + 1])
+    for candidate in candidates:
+        for attempt in (candidate, _TRAILING_COMMA.sub(r"\1", candidate)):
+            try:
+                return json.loads(attempt)
+            except json.JSONDecodeError:
+                continue
+    return None
+
+
+def _event_records(state: dict[str, Any], session_id: str,
+                   events: list[dict[str, str]]) -> tuple[list[dict], list[dict]]:
+    now = utc_now()
+    owner = {"instance_id": state.get("instance_id"), "character_id": state.get("character_id"),
+             "background_id": state.get("background_id"), "created_at": now}
+    summaries, plots = [], []
+    for index, event in enumerate(events):
+        summary_id, plot_id = f"summary_{session_id}_{index}", f"plot_{session_id}_{index}"
+        summaries.append({"id": summary_id, "session_id": session_id, "index": index,
+                          "text": event["summary"], "related_plot_id": plot_id, **owner})
+        plots.append({"id": plot_id, "session_id": session_id, "index": index,
+                      "text": event["plot"], "related_summary_id": summary_id, **owner})
+    return summaries, plots
+
+
+def _index_warning(message: str) -> dict[str, Any]:
+    return {"type": "warning", "category": "memory_index_unavailable", "message": message,
+            "current_value": None, "threshold": None,
+            "suggestion": "摘要已写入记忆账本；Chroma 恢复后运行 python manage.py reindex 重建向量索引"}
+
+
+def _events_index(index: Any, state: dict[str, Any], session_id: str,
+                  events: list[dict[str, str]]) -> list[dict[str, Any]]:
+    if index is None:
+        return [_index_warning("向量索引不可用，本次摘要未写入 Chroma")]
+    try:
+        index.add_events(instance_id=state["instance_id"], character_id=state.get("character_id"),
+                         background_id=state.get("background_id"), session_id=session_id,
+                         events=[{**event, "index": i} for i, event in enumerate(events)])
+    except Exception as exc:  # noqa: BLE001 — Chroma is rebuildable from the ledger (SPEC §5)
+        return [_index_warning(f"写入向量索引失败，本次摘要未写入 Chroma（{exc}）")]
+    return []
+
+
+def summary_seed_lines(summaries: list[str], groups: list[list[dict[str, Any]]], *,
+                       order: str) -> list[dict[str, Any]]:
+    summary_lines = [{"type": "summary", "content": text} for text in summaries]
+    turn_lines = [{**line, "turn": number}
+                  for number, group in enumerate(groups, start=1) for line in group]
+    if order == "last_n_first":
+        return turn_lines + summary_lines
+    return summary_lines + turn_lines
+
+
+async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, index: Any,
+                           progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    say = progress or (lambda text: None)
+    say("读取当前会话")
+    state = store.instance_state_read(instance_id)
+    old_id = state["current_session_id"]
+    session = store.session_read(instance_id, old_id)
+    messages = _session_messages(session)
+    if not messages:
+        raise MemoryActionError("当前会话还没有对话，无需汇总")
+    earlier = [str(line.get("content") or "") for line in session.summaries]
+    name = _character_name(store, state)
+
+    say("请模型整理情节点")
+    text = await _llm_text(
+        llm, prompts.summarize_messages(character_name=name, summaries=earlier, turns=messages,
+                                        locale=_locale(store)),
+        {"task": "summarize", "character_name": name, "transcript": messages,
+         "instance_id": instance_id})
+    say("解析模型输出")
+    events = parse_events_json(text)
+
+    say("写入记忆账本")
+    summary_records, plot_records = _event_records(state, old_id, events)
+    store.ledger_append(instance_id, "summaries", summary_records)
+    store.ledger_append(instance_id, "plots", plot_records)
+    say("写入向量索引")
+    warnings = _events_index(index, state, old_id, events)
+
+    new_id = _session_continue(store, instance_id=instance_id, old_id=old_id,
+                               summaries=earlier + [event["summary"] for event in events],
+                               messages=messages, say=say)
+    say(f"当前会话切换到 {new_id}")
+    state["current_session_id"] = new_id
+    store.instance_state_write(instance_id, state)
+    return {"old_session_id": old_id, "new_session_id": new_id, "events": len(events),
+            "summary_ids": [r["id"] for r in summary_records],
+            "plot_ids": [r["id"] for r in plot_records], "warnings": warnings}
+
+
+def _session_continue(store: FileStore, *, instance_id: str, old_id: str, summaries: list[str],
+                      messages: list[dict[str, Any]], say: Callable[[str], None]) -> str:
+    config = store.config_read()
+    last_n = max(_int_setting(config.get("thresholds", {}).get("summary_last_n_turns"), 5), 0)
+    order = config.get("preferences", {}).get("summary_order", "summary_first")
+    groups = _turn_groups(messages)[-last_n:] if last_n else []
+    new_id = store.session_next_id(instance_id)
+    say(f"创建新会话 {new_id}")
+    store.session_create(instance_id, new_id, continued_from=old_id,
+                         lines=summary_seed_lines(summaries, groups, order=order))
+    return new_id
+
+
+# --- evolved persona -------------------------------------------------------------
+
+
+def recent_turn_lines(store: FileStore, *, instance_id: str, session_id: str,
+                      last_n_turns: int) -> list[dict[str, Any]]:
+    """The last N turns, reaching into earlier sessions through `continued_from` when the current
+    one is short. Turns seeded into a newer session are copies of older ones and count once."""
+    collected: list[list[dict[str, Any]]] = []
+    seen: set[tuple] = set()
+    visited: set[str] = set()
+    current: str | None = session_id
+    while current and len(collected) < last_n_turns and current not in visited:
+        visited.add(current)
+        try:
+            session = store.session_read(instance_id, current)
+        except (StoreError, ValueError):
+            if current == session_id:
+                raise
+            break  # an archived or missing older session: use what we have
+        groups = [g for g in _turn_groups(_session_messages(session)) if _group_key(g) not in seen]
+        seen.update(_group_key(g) for g in groups)
+        collected = groups + collected
+        current = session.metadata.get("continued_from")
+    chosen = collected[-last_n_turns:] if last_n_turns > 0 else []
+    return [line for group in chosen for line in group]
+
+
+def _group_key(group: list[dict[str, Any]]) -> tuple:
+    return tuple((line.get("role"), line.get("content"), line.get("timestamp")) for line in group)
+
+
+async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
+                                last_n_turns: int = 20) -> dict[str, Any]:
+    state = store.instance_state_read(instance_id)
+    character = store.character_state_read(instance_id)
+    turns = recent_turn_lines(store, instance_id=instance_id,
+                              session_id=state["current_session_id"], last_n_turns=last_n_turns)
+    if not turns:
+        raise MemoryActionError("还没有对话，无法更新记忆")
+    name = _character_name(store, state)
+    messages = prompts.persona_update_messages(
+        character_name=name, base_persona=character.get("base_persona", ""),
+        evolved_persona=character.get("evolved_persona", ""), turns=turns, locale=_locale(store))
+    text = (await _llm_text(llm, messages, {
+        "task": "update_memory", "character_name": name, "transcript": turns,
+        "base_persona": character.get("base_persona", ""),
+        "evolved_persona": character.get("evolved_persona", ""), "instance_id": instance_id,
+    })).strip()
+    if not text:
+        raise MemoryActionError("模型返回的成长人格为空，未做任何修改")
+    version = _persona_record(store, instance_id, character, text, source="update_memory")
+    return {"evolved_persona": text, "version": version}
+
+
+def _persona_record(store: FileStore, instance_id: str, character: dict[str, Any], text: str, *,
+                    source: str, extra: dict[str, Any] | None = None) -> int:
+    versions = store.ledger_read(instance_id, PERSONA_LEDGER)
+    number = max((v.get("version", 0) for v in versions if isinstance(v.get("version"), int)),
+                 default=0)
+    now = utc_now()
+    current = str(character.get("evolved_persona") or "")
+    recorded = versions[-1].get("evolved_persona") if versions else None
+    records = []
+    if current.strip() and current != recorded and current != text:
+        number += 1
+        records.append({"version": number, "evolved_persona": current, "created_at": now,
+                        "source": "imported"})
+    number += 1
+    records.append({"version": number, "evolved_persona": text, "created_at": now,
+                    "source": source, **(extra or {})})
+    store.ledger_append(instance_id, PERSONA_LEDGER, records)
+    store.character_state_write(instance_id, {**character, "evolved_persona": text})
+    return number
+
+
+def persona_set_manual(store: FileStore, *, instance_id: str, text: str) -> dict[str, Any]:
+    character = store.character_state_read(instance_id)
+    versions = store.ledger_read(instance_id, PERSONA_LEDGER)
+    if versions and character.get("evolved_persona") == text == versions[-1].get("evolved_persona"):
+        return {"evolved_persona": text, "version": versions[-1].get("version"), "changed": False}
+    version = _persona_record(store, instance_id, character, text, source="manual")
+    return {"evolved_persona": text, "version": version, "changed": True}
+
+
+def persona_versions(store: FileStore, *, instance_id: str) -> list[dict[str, Any]]:
+    return store.ledger_read(instance_id, PERSONA_LEDGER)
+
+
+def persona_restore(store: FileStore, *, instance_id: str, version: int) -> dict[str, Any]:
+    """An older version becomes the current one again, as a new (manual) version."""
+    match = [v for v in persona_versions(store, instance_id=instance_id) if v.get("version") == version]
+    if not match:
+        raise MemoryActionError(f"找不到成长人格的第{version}版")
+    character = store.character_state_read(instance_id)
+    text = str(match[-1].get("evolved_persona") or "")
+    number = _persona_record(store, instance_id, character, text, source="manual",
+                             extra={"restored_from": version})
+    return {"evolved_persona": text, "version": number, "changed": True}
+
+
+# --- pinned prompts --------------------------------------------------------------
+
+
+def pinned_prompt_effective(store: FileStore, *, instance_id: str,
+                            character_id: str) -> tuple[str, str]:
+    """(text, "instance" | "character" | "none"); a non-empty instance override wins."""
+    try:
+        override = store.memory_json_read(instance_id, PINNED_FILE, {})
+    except (StoreError, ValueError):
+        override = {}
+    text = override.get("text") if isinstance(override, dict) else None
+    if isinstance(text, str) and text.strip():
+        return text, "instance"
+    try:
+        text = store.character_read(character_id).get("pinned_prompt")
+    except (StoreError, ValueError, AttributeError):
+        text = None
+    if isinstance(text, str) and text.strip():
+        return text, "character"
+    return "", "none"
+
+
+def pinned_prompt_set(store: FileStore, *, instance_id: str | None, character_id: str | None,
+                      text: str) -> None:
+    """Instance override when instance_id is given (empty text removes the override), else the
+    character's own pinned prompt in its definition.json."""
+    if instance_id:
+        store.instance_state_read(instance_id)  # refuse a typo'd instance instead of creating it
+        store.memory_json_write(instance_id, PINNED_FILE, {"text": text, "updated_at": utc_now()})
+        return
+    if not character_id:
+        raise MemoryActionError("设置固定提示词需要指定实例或角色")
+    try:
+        definition = store.character_read(character_id)
+    except StoreError as exc:
+        raise MemoryActionError(f"无法读取角色 {character_id}：{exc}") from exc
+    store.character_write(character_id, {**definition, "pinned_prompt": text})
+
+
+# --- editable item lists (biography, recaps) --------------------------------------
+
+
+def _doc_read(store: FileStore, instance_id: str, name: str, *, strict: bool) -> dict[str, Any]:
+    """Readers fall back to empty on a damaged file (the chat goes on); writers refuse, so a
+    damaged file is never overwritten."""
+    try:
+        data = store.memory_json_read(instance_id, name, {"items": []})
+    except CorruptFile as exc:
+        if strict:
+            raise MemoryActionError(f"{name}.json 已损坏，未做修改：{exc}") from exc
+        return {"items": []}
+    if not isinstance(data, dict) or not isinstance(data.get("items", []), list):
+        if strict:
+            raise MemoryActionError(f"{name}.json 的格式不对（需要 items 列表），未做修改")
+        return {"items": []}
+    data["items"] = [item for item in data.get("items", [])
+                     if isinstance(item, dict) and isinstance(item.get("id"), str)]
+    return data
+
+
+def _item_position(items: list[dict[str, Any]], item_id: str) -> int:
+    for position, item in enumerate(items):
+        if item["id"] == item_id:
+            return position
+    raise MemoryActionError(f"找不到条目 {item_id}")
+
+
+def _text_checked(text: str) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise MemoryActionError("内容不能为空")
+    return text.strip()
+
+
+def _item_update(store: FileStore, instance_id: str, name: str, item_id: str,
+                 text: str) -> dict[str, Any]:
+    data = _doc_read(store, instance_id, name, strict=True)
+    item = data["items"][_item_position(data["items"], item_id)]
+    item.update(text=_text_checked(text), updated_at=utc_now())
+    store.memory_json_write(instance_id, name, data)
+    return item
+
+
+def _item_remove(store: FileStore, instance_id: str, name: str, item_id: str) -> dict[str, Any]:
+    data = _doc_read(store, instance_id, name, strict=True)
+    removed = data["items"].pop(_item_position(data["items"], item_id))
+    store.memory_json_write(instance_id, name, data)
+    return removed
+
+
+def _item_reorder(store: FileStore, instance_id: str, name: str, item_id: str,
+                  new_index: int) -> list[dict[str, Any]]:
+    data = _doc_read(store, instance_id, name, strict=True)
+    items = data["items"]
+    item = items.pop(_item_position(items, item_id))
+    items.insert(min(max(new_index, 0), len(items)), item)
+    store.memory_json_write(instance_id, name, data)
+    return items
+
+
+# --- biography ---------------------------------------------------------------------
+
+
+def biography_items(store: FileStore, *, instance_id: str) -> list[dict[str, Any]]:
+    return _doc_read(store, instance_id, BIOGRAPHY_FILE, strict=False)["items"]
+
+
+def biography_add(store: FileStore, *, instance_id: str, text: str, source: str = "manual",
+                  position: int | None = None) -> dict[str, Any]:
+    data = _doc_read(store, instance_id, BIOGRAPHY_FILE, strict=True)
+    item = {"id": random_id("bio"), "text": _text_checked(text), "created_at": utc_now(),
+            "source": source}
+    items = data["items"]
+    items.insert(len(items) if position is None else min(max(position, 0), len(items)), item)
+    store.memory_json_write(instance_id, BIOGRAPHY_FILE, data)
+    return item
+
+
+def biography_update(store: FileStore, *, instance_id: str, item_id: str,
+                     text: str) -> dict[str, Any]:
+    return _item_update(store, instance_id, BIOGRAPHY_FILE, item_id, text)
+
+
+def biography_remove(store: FileStore, *, instance_id: str, item_id: str) -> dict[str, Any]:
+    return _item_remove(store, instance_id, BIOGRAPHY_FILE, item_id)
+
+
+def biography_reorder(store: FileStore, *, instance_id: str, item_id: str,
+                      new_index: int) -> list[dict[str, Any]]:
+    return _item_reorder(store, instance_id, BIOGRAPHY_FILE, item_id, new_index)
+
+
+def biography_from_persona(store: FileStore, *, instance_id: str) -> list[dict[str, Any]]:
+    """Keep the current evolved persona as biography paragraphs (one item per paragraph)."""
+    persona = store.character_state_read(instance_id).get("evolved_persona", "")
+    paragraphs = [part.strip() for part in re.split(r"\n\s*\n|\n", persona) if part.strip()]
+    if not paragraphs:
+        raise MemoryActionError("成长人格还是空的，没有可以保存为传记的段落")
+    data = _doc_read(store, instance_id, BIOGRAPHY_FILE, strict=True)
+    now = utc_now()
+    added = [{"id": random_id("bio"), "text": text, "created_at": now, "source": "persona"}
+             for text in paragraphs]
+    data["items"].extend(added)
+    store.memory_json_write(instance_id, BIOGRAPHY_FILE, data)
+    return added
+
+
+# --- recaps ------------------------------------------------------------------------
+
+
+def recap_items(store: FileStore, *, instance_id: str) -> list[dict[str, Any]]:
+    return _doc_read(store, instance_id, RECAPS_FILE, strict=False)["items"]
+
+
+def recap_pending(store: FileStore, *, instance_id: str) -> list[dict[str, Any]]:
+    data = _doc_read(store, instance_id, RECAPS_FILE, strict=False)
+    return [p for p in data.get("pending_summaries", []) if isinstance(p, dict)]
+
+
+def recap_update(store: FileStore, *, instance_id: str, item_id: str, text: str) -> dict[str, Any]:
+    return _item_update(store, instance_id, RECAPS_FILE, item_id, text)
+
+
+def recap_remove(store: FileStore, *, instance_id: str, item_id: str) -> dict[str, Any]:
+    return _item_remove(store, instance_id, RECAPS_FILE, item_id)
+
+
+def recap_reorder(store: FileStore, *, instance_id: str, item_id: str,
+                  new_index: int) -> list[dict[str, Any]]:
+    return _item_reorder(store, instance_id, RECAPS_FILE, item_id, new_index)
+
+
+def _recap_settings(settings: dict[str, Any]) -> tuple[int, int, int]:
+    every = _int_setting(settings.get("recap_every_n_rounds"), 5)
+    stack = _int_setting(settings.get("recap_stack_every_rounds"), 10)
+    return max(every, 1), max(stack, 1), _int_setting(settings.get("recap_max_entries"), 20)
+
+
+def _recap_doc(store: FileStore, instance_id: str) -> dict[str, Any]:
+    data = _doc_read(store, instance_id, RECAPS_FILE, strict=True)
+    pending = data.get("pending_summaries", [])
+    data["pending_summaries"] = [p for p in pending if isinstance(p, dict)] \
+        if isinstance(pending, list) else []
+    return data
+
+
+async def _recap_chunk(store: FileStore, *, llm: Any, state: dict[str, Any], session_id: str,
+                       lines: list[dict[str, Any]], from_turn: int, to_turn: int) -> dict[str, Any]:
+    name = _character_name(store, state)
+    messages = prompts.recap_messages(character_name=name, turns=lines, locale=_locale(store))
+    text = (await _llm_text(llm, messages, {
+        "task": "recap", "character_name": name, "transcript": lines,
+        "instance_id": state.get("instance_id")})).strip()
+    if not text:
+        raise MemoryActionError("模型返回的前情提要为空")
+    return {"text": text, "from_turn": from_turn, "to_turn": to_turn, "session_id": session_id,
+            "created_at": utc_now()}
+
+
+def _recap_push(data: dict[str, Any], entry: dict[str, Any], *, stack_every: int,
+                max_entries: int) -> dict[str, Any]:
+    pending = data["pending_summaries"]
+    pending.append(entry)
+    covered = sum(p.get("to_turn", 0) - p.get("from_turn", 0) + 1 for p in pending)
+    done = {"from_turn": entry["from_turn"], "to_turn": entry["to_turn"]}
+    if covered < stack_every:
+        return {"action": "pending", **done, "pending": len(pending)}
+    item = {"id": random_id("recap"), "text": "\n".join(p["text"] for p in pending),
+            "created_at": utc_now(), "from_turn": pending[0].get("from_turn"),
+            "to_turn": pending[-1].get("to_turn"), "session_id": pending[-1].get("session_id"),
+            "from_session_id": pending[0].get("session_id")}
+    data["items"].append(item)
+    data["pending_summaries"] = []
+    return {"action": "stacked", **done, "pending": 0, "item": item,
+            "removed": _recap_trim(data, max_entries)}
+
+
+def _recap_trim(data: dict[str, Any], max_entries: int) -> list[str]:
+    items = data["items"]
+    if max_entries <= 0 or len(items) <= max_entries:
+        return []
+    # Items can be reordered by hand, so "oldest" is by creation time, list order breaking ties.
+    by_age = sorted(range(len(items)), key=lambda i: (str(items[i].get("created_at", "")), i))
+    drop = set(by_age[: len(items) - max_entries])
+    data["items"] = [item for i, item in enumerate(items) if i not in drop]
+    return [items[i]["id"] for i in sorted(drop)]
+
+
+def _recap_covered(data: dict[str, Any], session_id: str, turn: int) -> bool:
+    return any(entry.get("session_id") == session_id and entry.get("to_turn", 0) >= turn
+               for entry in [*data["pending_summaries"], *data["items"]])
+
+
+async def recap_maybe_roll(store: FileStore, *, instance_id: str, llm: Any,
+                           settings: dict[str, Any]) -> dict[str, Any] | None:
+    """Called after each finished turn. Returns what it did, or None when it had nothing to do.
+    An LLM failure changes nothing and comes back as {"action": "failed", "message": ...}."""
+    if not settings.get("recaps_enabled"):
+        return None
+    every, stack, max_entries = _recap_settings(settings)
+    state = store.instance_state_read(instance_id)
+    session_id = state["current_session_id"]
+    groups = {g[0]["turn"]: g for g in _turn_groups(store.session_read(instance_id, session_id).messages)}
+    last = max(groups, default=0)
+    if last <= 0 or last % every:
+        return None
+    first = last - every + 1
+    lines = [line for turn in sorted(groups) if first <= turn <= last for line in groups[turn]]
+    try:
+        data = _recap_doc(store, instance_id)
+        if _recap_covered(data, session_id, last):
+            return None
+        entry = await _recap_chunk(store, llm=llm, state=state, session_id=session_id,
+                                   lines=lines, from_turn=first, to_turn=last)
+    except MemoryActionError as exc:
+        return {"action": "failed", "from_turn": first, "to_turn": last, "message": exc.message}
+    result = _recap_push(data, entry, stack_every=stack, max_entries=max_entries)
+    store.memory_json_write(instance_id, RECAPS_FILE, data)
+    return result
+
+
+async def recap_rebuild(store: FileStore, *, instance_id: str, llm: Any,
+                        settings: dict[str, Any]) -> dict[str, Any]:
+    """Recompute the current session's recaps (its items and pending summaries) from its turns;
+    recaps of earlier sessions are kept. All LLM calls happen before anything is written."""
+    every, stack, max_entries = _recap_settings(settings)
+    state = store.instance_state_read(instance_id)
+    session_id = state["current_session_id"]
+    groups = {g[0]["turn"]: g for g in _turn_groups(store.session_read(instance_id, session_id).messages)}
+    data = _recap_doc(store, instance_id)
+    entries = []
+    for end in range(every, max(groups, default=0) + 1, every):
+        lines = [line for turn in sorted(groups) if end - every < turn <= end
+                 for line in groups[turn]]
+        if lines:
+            entries.append(await _recap_chunk(store, llm=llm, state=state, session_id=session_id,
+                                              lines=lines, from_turn=end - every + 1, to_turn=end))
+    rebuilt = {**data,
+               "items": [i for i in data["items"] if session_id not in
+                         (i.get("session_id"), i.get("from_session_id"))],
+               "pending_summaries": [p for p in data["pending_summaries"]
+                                     if p.get("session_id") != session_id]}
+    for entry in entries:
+        _recap_push(rebuilt, entry, stack_every=stack, max_entries=max_entries)
+    store.memory_json_write(instance_id, RECAPS_FILE, rebuilt)
+    return {"chunks": len(entries), "items": rebuilt["items"],
+            "pending": rebuilt["pending_summaries"]}

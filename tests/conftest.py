@@ -1,0 +1,93 @@
+"""Shared fixtures: a temp data dir per test, alice / bob / staff, the demo library, an instance,
+and the OpenAI-compatible stub server (tests/stub_llm.py)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.stub_llm import stub_llm, stub_llm_server  # noqa: F401 — fixtures
+
+os.environ["PERSONALAB_OFFLINE_DELAY"] = "0"
+for _name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PERSONALAB_MODEL", "PERSONALAB_GGUF",
+              "PERSONALAB_CHROMA_URL", "REDIS_URL", "DATABASE_URL"):
+    os.environ.pop(_name, None)
+
+
+@pytest.fixture
+def data_dir(tmp_path, settings):
+    from personalab.lib.filestore import FileStore
+
+    root = tmp_path / "data"
+    root.mkdir()
+    settings.PERSONALAB_DATA_DIR = root
+    store = FileStore(root)
+    # Recall embeds every finished turn on a background thread; tests of memory turn it on.
+    store.module_write("memory", {"recall_enabled": False})
+    return root
+
+
+@pytest.fixture
+def store(data_dir):
+    from personalab.lib.filestore import FileStore
+
+    return FileStore(data_dir)
+
+
+@pytest.fixture
+def alice(db, django_user_model):
+    return django_user_model.objects.create_user("alice", password="alice-password")
+
+
+@pytest.fixture
+def bob(db, django_user_model):
+    return django_user_model.objects.create_user("bob", password="bob-password")
+
+
+@pytest.fixture
+def staff(db, django_user_model):
+    return django_user_model.objects.create_user("staff", password="staff-password",
+                                                 is_staff=True)
+
+
+@pytest.fixture
+def character(store, db):
+    from library.services import character_save
+
+    return character_save(store, data={"name": "Alserqi", "base_persona": "废土黑帮老大。",
+                                       "greeting": "", "tags": "废土"},
+                          character_id=None)
+
+
+@pytest.fixture
+def background(store, db):
+    from library.services import background_save
+
+    return background_save(store, data={
+        "name": "废土复仇记", "world_setting": "2087年，核战后50年。",
+        "story_outline": ["发现背叛者的线索", "潜入敌人据点", "与仇人对峙", "做出关键选择",
+                          "应对选择的后果"]})
+
+
+@pytest.fixture
+def instance(store, alice, character, background):
+    from chat.services import instance_create
+
+    return instance_create(store, owner=alice, character_id=character,
+                           background_id=background)
+
+
+@pytest.fixture
+def alice_client(client, alice):
+    client.force_login(alice)
+    return client
+
+
+@pytest.fixture
+def use_stub(stub_llm, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("OPENAI_BASE_URL", stub_llm.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("PERSONALAB_MODEL", "stub-model")
+    monkeypatch.setenv("PERSONALAB_LLM_TIMEOUT", "2")
+    return stub_llm

@@ -1,0 +1,278 @@
+"""A small OpenAI-compatible HTTP server for tests and benchmarks, speaking just enough of the API
+for the real `openai` SDK: POST /v1/chat/completions (stream true/false) and GET /v1/models.
+
+Each request takes the next scripted step (FIFO); with the queue empty it gets the default reply.
+
+    stub.script(Reply("hello", chunk_size=2), Fail(500, "boom"), Hang(30))
+
+As a script (benchmarks):
+
+    python tests/stub_llm.py --port 8100 --reply-tokens 4000 --delay 0
+
+    --host HOST          address to bind (default 127.0.0.1)
+    --port PORT          port to bind (default 8100; 0 picks a free one)
+    --reply-tokens N     every reply is N pieces of "tok " (one token each; default 50)
+    --delay SECONDS      pause before each piece (default 0)
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import socket
+import threading
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+DEFAULT_TEXT = "stub reply"
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+    chunk_size: int = 4
+    delay: float = 0.0
+
+    def pieces(self) -> list[str]:
+        size = max(1, self.chunk_size)
+        return [self.text[i : i + size] for i in range(0, len(self.text), size)]
+
+
+@dataclass(frozen=True)
+class Fail:
+    status: int = 500
+    message: str = "boom"
+
+
+@dataclass(frozen=True)
+class Hang:
+    """Headers (and for streams one empty chunk) sent, then silence."""
+
+    seconds: float = 30
+
+
+@dataclass(frozen=True)
+class HangBeforeHeaders:
+    seconds: float = 30
+
+
+@dataclass(frozen=True)
+class Empty:
+    pass
+
+
+@dataclass(frozen=True)
+class Garbage:
+    pass
+
+
+Step = Reply | Fail | Hang | HangBeforeHeaders | Empty | Garbage
+
+
+class StubLLM:
+    def __init__(
+        self, host: str = "127.0.0.1", port: int = 0, default: Step = Reply(DEFAULT_TEXT)
+    ) -> None:
+        self.default = default
+        self.requests: list[dict] = []
+        self.disconnects = 0  # streams the client closed before the end
+        self._steps: deque[Step] = deque()
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._ids = itertools.count(1)
+        self._server = _Server((host, port), _Handler)
+        self._server.stub = self
+        self.base_url = f"http://{host}:{self._server.server_address[1]}/v1"
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+
+    def script(self, *steps: Step) -> None:
+        with self._lock:
+            self._steps.extend(steps)
+
+    def reset(self) -> None:
+        with self._lock:
+            self._steps.clear()
+            self.requests.clear()
+            self.disconnects = 0
+            woken, self._wake = self._wake, threading.Event()
+        woken.set()
+
+    def stop(self) -> None:
+        self._wake.set()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def _take(self, body: dict) -> tuple[Step, threading.Event, int]:
+        with self._lock:
+            self.requests.append(body)
+            step = self._steps.popleft() if self._steps else self.default
+            return step, self._wake, next(self._ids)
+
+    def _count_disconnect(self) -> None:
+        with self._lock:
+            self.disconnects += 1
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+    stub: StubLLM
+
+
+class _Handler(BaseHTTPRequestHandler):
+    # HTTP/1.0: the connection closes after each response, so streams need no chunked encoding.
+    protocol_version = "HTTP/1.0"
+    server: _Server
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/").endswith("/models"):
+            model = {"id": "stub-model", "object": "model", "created": 0, "owned_by": "stub"}
+            self._send_json(200, {"object": "list", "data": [model]})
+        else:
+            self._send_json(404, {"error": {"message": f"no route {self.path}"}})
+
+    def do_POST(self) -> None:
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send_json(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}")
+        step, wake, number = self.server.stub._take(body)
+        exchange = _Exchange(self, body, wake, f"chatcmpl-stub-{number}")
+        try:
+            exchange.answer(step)
+        except (BrokenPipeError, ConnectionResetError):
+            self.server.stub._count_disconnect()
+
+    def _send_json(self, status: int, payload: dict) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+class _Exchange:
+    def __init__(
+        self, handler: _Handler, body: dict, wake: threading.Event, completion_id: str
+    ) -> None:
+        self.handler = handler
+        self.stream = bool(body.get("stream"))
+        self.model = str(body.get("model") or "stub-model")
+        self.wake = wake
+        self.id = completion_id
+
+    def answer(self, step: Step) -> None:
+        if isinstance(step, Fail):
+            error = {"message": step.message, "type": "stub_error", "code": None}
+            self.handler._send_json(step.status, {"error": error})
+        elif isinstance(step, HangBeforeHeaders):
+            self.wake.wait(step.seconds)
+        elif isinstance(step, Garbage):
+            self._begin("text/event-stream" if self.stream else "application/json")
+            self._write("data: {this is not json\n\n" if self.stream else "{this is not json")
+        elif self.stream:
+            self._answer_stream(step)
+        else:
+            self._answer_whole(step)
+
+    def _answer_stream(self, step: Step) -> None:
+        self._begin("text/event-stream")
+        self._event(self._chunk({"role": "assistant", "content": ""}))
+        if isinstance(step, Hang):
+            self.wake.wait(step.seconds)
+            return
+        for piece in step.pieces() if isinstance(step, Reply) else []:
+            if step.delay and self.wake.wait(step.delay):
+                return
+            self._event(self._chunk({"content": piece}))
+        self._event(self._chunk({}, finish="stop"))
+        self._write("data: [DONE]\n\n")
+
+    def _answer_whole(self, step: Step) -> None:
+        if isinstance(step, Hang):
+            self._begin("application/json")
+            self.wake.wait(step.seconds)
+            return
+        text = step.text if isinstance(step, Reply) else ""
+        message = {"role": "assistant", "content": text}
+        choice = {"index": 0, "message": message, "finish_reason": "stop"}
+        usage = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+        self.handler._send_json(200, self._envelope("chat.completion", choice, usage=usage))
+
+    def _chunk(self, delta: dict, finish: str | None = None) -> dict:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return self._envelope("chat.completion.chunk", choice)
+
+    def _envelope(self, kind: str, choice: dict, **extra: object) -> dict:
+        head = {"id": self.id, "object": kind, "created": 0, "model": self.model}
+        return {**head, "choices": [choice], **extra}
+
+    def _begin(self, content_type: str) -> None:
+        self.handler.send_response(200)
+        self.handler.send_header("Content-Type", content_type)
+        self.handler.send_header("Cache-Control", "no-cache")
+        self.handler.end_headers()
+        self.handler.wfile.flush()
+
+    def _event(self, payload: dict) -> None:
+        self._write(f"data: {json.dumps(payload, ensure_ascii=False)}\n\n")
+
+    def _write(self, text: str) -> None:
+        self.handler.wfile.write(text.encode())
+        self.handler.wfile.flush()
+
+
+def refused_url() -> str:
+    """A base_url on a port nothing listens on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+@pytest.fixture(scope="session")
+def stub_llm_server() -> Iterator[StubLLM]:
+    stub = StubLLM()
+    yield stub
+    stub.stop()
+
+
+@pytest.fixture
+def stub_llm(stub_llm_server: StubLLM) -> Iterator[StubLLM]:
+    stub_llm_server.reset()
+    yield stub_llm_server
+    stub_llm_server.reset()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="OpenAI-compatible stub server")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8100)
+    parser.add_argument("--reply-tokens", type=int, default=50)
+    parser.add_argument("--delay", type=float, default=0.0)
+    args = parser.parse_args()
+    reply = Reply("tok " * args.reply_tokens, chunk_size=4, delay=args.delay)
+    stub = StubLLM(host=args.host, port=args.port, default=reply)
+    print(f"stub LLM serving at {stub.base_url} (Ctrl-C to stop)", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        stub.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,234 @@
+from __future__ import annotations
+
+import base64
+import json
+import struct
+import zlib
+
+import pytest
+
+from library.cards import (
+    CardError,
+    card_image,
+    card_parse,
+    card_to_definition,
+    card_to_json,
+    card_to_png,
+    definition_to_card,
+)
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def chunk(kind: bytes, body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
+def tiny_png(*extra_chunks: bytes) -> bytes:
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\x00\xff\x00\x00")
+    return (PNG_SIGNATURE + chunk(b"IHDR", header) + chunk(b"IDAT", pixels)
+            + b"".join(extra_chunks) + chunk(b"IEND", b""))
+
+
+def text_chunk(keyword: str, card: dict) -> bytes:
+    payload = base64.b64encode(json.dumps(card, ensure_ascii=False).encode("utf-8"))
+    return chunk(b"tEXt", keyword.encode() + b"\x00" + payload)
+
+
+def png_texts(png: bytes) -> dict[str, str]:
+    texts, offset = {}, 8
+    while offset < len(png):
+        length, kind = struct.unpack(">I4s", png[offset:offset + 8])
+        body = png[offset + 8:offset + 8 + length]
+        if kind == b"tEXt":
+            keyword, _, text = body.partition(b"\x00")
+            texts[keyword.decode()] = text.decode("latin-1")
+        offset += 12 + length
+    return texts
+
+
+def v2_card() -> dict:
+    return {
+        "spec": "chara_card_v2", "spec_version": "2.0",
+        "name": "维克多", "description": "old v1 mirror",  # V1 mirror fields, as some apps write
+        "data": {
+            "name": "维克多", "description": "北区的前黑帮头目。", "personality": "多疑，重情义。",
+            "scenario": "废土。", "first_mes": "你来了。", "mes_example": "<START>\n{{char}}: 嗯。",
+            "creator_notes": "", "system_prompt": "Stay in character.",
+            "post_history_instructions": "Be terse.", "alternate_greetings": ["又是你。"],
+            "tags": ["废土", "黑帮"], "creator": "someone", "character_version": "1.2",
+            "extensions": {"talkativeness": "0.5", "fav": False, "depth_prompt": {"depth": 4}},
+            "unknown_data_field": {"kept": [1, 2, 3]},
+            "character_book": {
+                "name": "北区", "scan_depth": 3, "token_budget": 500,
+                "extensions": {"book_ext": True}, "book_unknown": "yes",
+                "entries": [
+                    {"id": 5, "keys": ["黑鸦帮"], "secondary_keys": ["叛徒"], "selective": True,
+                     "content": "黑鸦帮控制北区。", "enabled": True, "insertion_order": 80,
+                     "case_sensitive": False, "constant": False, "position": "after_char",
+                     "name": "gang", "priority": 3, "entry_unknown": 42,
+                     "extensions": {"selectiveLogic": 2, "probability": 100, "group": "g"}},
+                    {"id": 6, "keys": ["北区"], "content": "北区是工业废墟。", "enabled": True,
+                     "insertion_order": 10, "position": "before_char",
+                     "extensions": {"position": 4, "depth": 2, "role": 1}},
+                ],
+            },
+        },
+    }
+
+
+def v3_card() -> dict:
+    card = v2_card()
+    card.pop("name"), card.pop("description")
+    card["spec"], card["spec_version"] = "chara_card_v3", "3.0"
+    card["data"]["name"] = "维克多 V3"
+    card["data"]["group_only_greetings"] = []
+    card["data"]["nickname"] = "老维"
+    card["data"]["assets"] = [{"type": "icon", "uri": "ccdefault:", "name": "main", "ext": "png"}]
+    return card
+
+
+def test_v2_png_imports_fields_lorebook_and_keeps_the_picture():
+    png = tiny_png(text_chunk("chara", v2_card()))
+    card = card_parse(png, "victor.png")
+    definition, lorebook = card_to_definition(card)
+    assert definition["name"] == "维克多"
+    assert definition["greeting"] == "你来了。"
+    assert definition["tags"] == ["废土", "黑帮"]
+    assert "[Description]\n北区的前黑帮头目。" in definition["base_persona"]
+    assert "[Personality]\n多疑，重情义。" in definition["base_persona"]
+    assert "[Scenario]\n废土。" in definition["base_persona"]
+    assert definition["card"]["data"]["system_prompt"] == "Stay in character."
+    assert lorebook["scan_depth"] == 3 and lorebook["token_budget"] == 500
+    gang, north = lorebook["entries"]
+    assert (gang["uid"], gang["position"], gang["selective_logic"]) == (5, "after_char", "not_any")
+    assert gang["priority"] == 80 and gang["secondary_keys"] == ["叛徒"]
+    assert (north["position"], north["depth"], north["role"]) == ("depth", 2, "user")
+    assert card_image(png) == tiny_png()
+
+
+def test_unchanged_round_trip_through_png_keeps_every_card_field():
+    original = v2_card()
+    definition, lorebook = card_to_definition(card_parse(tiny_png(text_chunk("chara", original))))
+    exported = card_parse(card_to_png(definition_to_card(definition, lorebook)))
+    data, before = exported["data"], original["data"]
+    for field in ("description", "personality", "scenario", "mes_example", "system_prompt",
+                  "post_history_instructions", "alternate_greetings", "creator",
+                  "character_version", "extensions", "unknown_data_field"):
+        assert data[field] == before[field], field
+    book = data["character_book"]
+    assert book["extensions"] == {"book_ext": True} and book["book_unknown"] == "yes"
+    gang, north = book["entries"]
+    old_gang, old_north = before["character_book"]["entries"]
+    for field in ("id", "keys", "secondary_keys", "selective", "content", "insertion_order",
+                  "position", "name", "priority", "entry_unknown", "extensions"):
+        assert gang[field] == old_gang[field], field
+    assert north["extensions"] == old_north["extensions"]
+    assert north["position"] == "before_char"
+
+
+def test_v3_png_round_trip_keeps_v3_fields_and_writes_both_chunks():
+    definition, lorebook = card_to_definition(card_parse(tiny_png(text_chunk("ccv3", v3_card()))))
+    png = card_to_png(definition_to_card(definition, lorebook), image=tiny_png())
+    texts = png_texts(png)
+    assert set(texts) == {"chara", "ccv3"}
+    v2 = json.loads(base64.b64decode(texts["chara"]))
+    v3 = json.loads(base64.b64decode(texts["ccv3"]))
+    assert (v2["spec"], v2["spec_version"]) == ("chara_card_v2", "2.0")
+    assert (v3["spec"], v3["spec_version"]) == ("chara_card_v3", "3.0")
+    assert v3["data"]["nickname"] == "老维" and v3["data"]["assets"] == v3_card()["data"]["assets"]
+    assert v3["data"]["name"] == "维克多 V3"
+    assert card_image(png) == tiny_png()
+
+
+def test_json_round_trip_both_specs():
+    definition, lorebook = card_to_definition(card_parse(json.dumps(v2_card()).encode(), "c.json"))
+    card = definition_to_card(definition, lorebook)
+    for spec, spec_name in (("v2", "chara_card_v2"), ("v3", "chara_card_v3")):
+        raw = json.loads(card_to_json(card, spec))
+        assert raw["spec"] == spec_name
+        again = card_parse(card_to_json(card, spec))
+        assert again["data"]["extensions"] == v2_card()["data"]["extensions"]
+        assert again["data"]["unknown_data_field"] == {"kept": [1, 2, 3]}
+
+
+def test_edits_overlay_the_stored_card():
+    definition, lorebook = card_to_definition(card_parse(json.dumps(v2_card()).encode()))
+    definition.update(name="维克多二世", greeting="又见面了。", tags=["新"],
+                      base_persona="[Description]\n新的描述\n\n[Scenario]\n新场景")
+    lorebook["entries"][0]["content"] = "黑鸦帮已经解散。"
+    lorebook["entries"][1]["position"] = "after_char"
+    card = definition_to_card(definition, lorebook)
+    data = card["data"]
+    assert (data["name"], data["first_mes"], data["tags"]) == ("维克多二世", "又见面了。", ["新"])
+    assert (data["description"], data["personality"], data["scenario"]) == ("新的描述", "", "新场景")
+    assert card["name"] == "维克多二世"  # the V1 mirror follows
+    assert data["extensions"]["depth_prompt"] == {"depth": 4}
+    gang, north = data["character_book"]["entries"]
+    assert gang["content"] == "黑鸦帮已经解散。"
+    assert north["position"] == "after_char" and north["extensions"]["position"] == 1
+    assert "character_book" not in definition_to_card(definition, None)["data"]
+
+
+def test_a_plain_persona_becomes_the_description():
+    card = definition_to_card({"name": "艾琳", "base_persona": "一名医生。", "greeting": "你好"},
+                              None, spec="v2")
+    assert card["spec"] == "chara_card_v2"
+    assert card["data"]["description"] == "一名医生。" and card["data"]["first_mes"] == "你好"
+    definition, lorebook = card_to_definition(card_parse(card_to_png(card)))
+    assert definition["name"] == "艾琳" and lorebook is None
+
+
+def test_ccv3_is_preferred_over_chara():
+    png = tiny_png(text_chunk("chara", v2_card()), text_chunk("ccv3", v3_card()))
+    assert card_parse(png)["data"]["name"] == "维克多 V3"
+
+
+def test_v1_card_is_upgraded():
+    v1 = {"name": "老白", "description": "d", "personality": "p", "first_mes": "hi",
+          "avatar": "none"}
+    card = card_parse(json.dumps(v1).encode())
+    assert card["data"]["name"] == "老白" and card["data"]["personality"] == "p"
+    assert card["avatar"] == "none"
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"GIF89a not a png", "not a PNG file"),
+    (PNG_SIGNATURE + b"\x00\x00\x00\x10tEXt", "truncated"),
+    (tiny_png()[:-6], "truncated"),
+    (tiny_png(), "PNG has no 'chara' or 'ccv3' text chunk"),
+    (tiny_png(chunk(b"tEXt", b"chara\x00!!!not base64!!!")), "not valid base64"),
+    (tiny_png(chunk(b"tEXt", b"chara\x00" + base64.b64encode(b"not json"))),
+     "card JSON is invalid"),
+    (tiny_png(text_chunk("chara", {"spec": "chara_card_v9", "data": {}})),
+     "unsupported card spec 'chara_card_v9'"),
+    (b'{"spec": "chara_card_v2", "data": {"name": 5}}', "field 'name' must be text"),
+    (b"{not json", "card JSON is invalid"),
+])
+def test_bad_cards_raise_a_clear_card_error(data, message):
+    with pytest.raises(CardError, match=message):
+        card_parse(data)
+
+
+def test_damaged_chunk_checksum_is_reported():
+    png = bytearray(tiny_png(text_chunk("chara", v2_card())))
+    png[60] ^= 0xFF
+    with pytest.raises(CardError, match="bad checksum|truncated"):
+        card_parse(bytes(png))
+
+
+def test_card_without_name_cannot_become_a_character():
+    with pytest.raises(CardError, match="no character name"):
+        card_to_definition(card_parse(b'{"spec": "chara_card_v2", "data": {"name": " "}}'))
+
+
+def test_whitespace_trimmed_by_the_library_is_not_an_edit():
+    raw = v2_card()
+    raw["data"]["first_mes"] = "你来了。\n"
+    definition, lorebook = card_to_definition(card_parse(json.dumps(raw).encode()))
+    definition["greeting"] = definition["greeting"].strip()
+    definition["base_persona"] = definition["base_persona"] + "\n"
+    data = definition_to_card(definition, lorebook)["data"]
+    assert data["first_mes"] == "你来了。\n"
+    assert data["scenario"] == "废土。"

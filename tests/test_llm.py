@@ -1,0 +1,263 @@
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from contextlib import aclosing
+from importlib.util import find_spec
+
+import pytest
+
+from chat.llm import (
+    OFFLINE_LABEL,
+    GGUFProvider,
+    LLMError,
+    LLMSettings,
+    OfflineProvider,
+    OpenAIProvider,
+    llm_settings_from_env,
+    offline_pieces,
+    provider_for,
+)
+from tests.stub_llm import (
+    Empty,
+    Fail,
+    Garbage,
+    Hang,
+    HangBeforeHeaders,
+    Reply,
+    StubLLM,
+    refused_url,
+    stub_llm,  # noqa: F401 (fixture)
+    stub_llm_server,  # noqa: F401 (fixture)
+)
+
+MESSAGES = [
+    {"role": "system", "content": "You are Alserqi."},
+    {"role": "user", "content": "Hello there"},
+]
+
+
+def openai_provider(base_url: str, timeout: float = 5.0) -> OpenAIProvider:
+    settings = LLMSettings(base_url=base_url, model="stub-model", timeout=timeout)
+    provider = provider_for(settings)
+    assert isinstance(provider, OpenAIProvider)
+    return provider
+
+
+async def collect(provider, messages=MESSAGES, **context) -> list[str]:
+    return [piece async for piece in provider.stream(messages, context=context)]
+
+
+async def wait_until(condition, seconds: float = 5.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+
+
+# --- OpenAI provider against the stub --------------------------------------------------------
+
+
+async def test_stream_pieces_arrive_in_order(stub_llm: StubLLM) -> None:
+    stub_llm.script(Reply("abcdefghij", chunk_size=3))
+    pieces = await collect(openai_provider(stub_llm.base_url))
+    assert pieces == ["abc", "def", "ghi", "j"]
+
+
+async def test_empty_queue_gets_default_reply(stub_llm: StubLLM) -> None:
+    assert "".join(await collect(openai_provider(stub_llm.base_url))) == "stub reply"
+
+
+async def test_requests_are_recorded_with_messages_and_model(stub_llm: StubLLM) -> None:
+    await collect(openai_provider(stub_llm.base_url))
+    [body] = stub_llm.requests
+    assert body["messages"] == MESSAGES
+    assert body["model"] == "stub-model"
+    assert body["stream"] is True
+
+
+async def test_server_error_becomes_llm_error(stub_llm: StubLLM) -> None:
+    stub_llm.script(Fail(500, "kaboom"))
+    with pytest.raises(LLMError) as caught:
+        await collect(openai_provider(stub_llm.base_url))
+    assert "500" in caught.value.message and "kaboom" in caught.value.message
+    assert len(stub_llm.requests) == 1  # no hidden retries
+
+
+async def test_bad_key_becomes_llm_error(stub_llm: StubLLM) -> None:
+    stub_llm.script(Fail(401, "invalid api key"))
+    with pytest.raises(LLMError) as caught:
+        await collect(openai_provider(stub_llm.base_url))
+    assert "401" in caught.value.message and "OPENAI_API_KEY" in caught.value.message
+
+
+async def test_hang_mid_stream_ends_in_timeout_error(stub_llm: StubLLM) -> None:
+    stub_llm.script(Hang(30))
+    with pytest.raises(LLMError) as caught:
+        await collect(openai_provider(stub_llm.base_url, timeout=0.5))
+    assert "timed out after 0.5s" in caught.value.message
+
+
+async def test_hang_before_headers_ends_in_timeout_error(stub_llm: StubLLM) -> None:
+    stub_llm.script(HangBeforeHeaders(30))
+    with pytest.raises(LLMError) as caught:
+        await collect(openai_provider(stub_llm.base_url, timeout=0.5))
+    assert "timed out" in caught.value.message
+
+
+async def test_refused_connection_becomes_llm_error() -> None:
+    url = refused_url()
+    with pytest.raises(LLMError) as caught:
+        await collect(openai_provider(url))
+    assert caught.value.message == f"cannot connect to the LLM at {url}"
+
+
+async def test_empty_stream_yields_nothing(stub_llm: StubLLM) -> None:
+    stub_llm.script(Empty())
+    assert await collect(openai_provider(stub_llm.base_url)) == []
+
+
+async def test_garbage_stream_becomes_llm_error(stub_llm: StubLLM) -> None:
+    stub_llm.script(Garbage())
+    with pytest.raises(LLMError) as caught:
+        await collect(openai_provider(stub_llm.base_url))
+    assert "unreadable" in caught.value.message
+
+
+async def test_complete_returns_whole_text(stub_llm: StubLLM) -> None:
+    stub_llm.script(Reply("the whole answer"))
+    text = await openai_provider(stub_llm.base_url).complete(MESSAGES, context={})
+    assert text == "the whole answer"
+    assert stub_llm.requests[0]["stream"] is False
+
+
+async def test_complete_maps_errors(stub_llm: StubLLM) -> None:
+    stub_llm.script(Fail(503, "overloaded"), Garbage(), Hang(30))
+    provider = openai_provider(stub_llm.base_url, timeout=0.5)
+    for expected in ("503", "unreadable", "timed out"):
+        with pytest.raises(LLMError) as caught:
+            await provider.complete(MESSAGES, context={})
+        assert expected in caught.value.message
+
+
+async def test_cancelling_the_reader_closes_the_http_response(stub_llm: StubLLM) -> None:
+    stub_llm.script(Reply("x" * 400, chunk_size=1, delay=0.02))
+    first_piece = asyncio.Event()
+
+    async def read() -> None:
+        async for _ in openai_provider(stub_llm.base_url).stream(MESSAGES, context={}):
+            first_piece.set()
+
+    task = asyncio.create_task(read())
+    await first_piece.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await wait_until(lambda: stub_llm.disconnects == 1)
+    assert stub_llm.disconnects == 1
+
+
+async def test_stopping_early_with_aclosing_closes_the_http_response(stub_llm: StubLLM) -> None:
+    stub_llm.script(Reply("y" * 400, chunk_size=1, delay=0.02))
+    provider = openai_provider(stub_llm.base_url)
+    async with aclosing(provider.stream(MESSAGES, context={})) as pieces:
+        async for piece in pieces:
+            assert piece == "y"
+            break
+    await wait_until(lambda: stub_llm.disconnects == 1)
+    assert stub_llm.disconnects == 1
+
+
+# --- Settings and provider choice --------------------------------------------------------------
+
+
+def test_settings_read_env_and_nonempty_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://env/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    monkeypatch.setenv("PERSONALAB_MODEL", "env-model")
+    settings = llm_settings_from_env({"base_url": "http://page/v1", "model": "  "})
+    assert (settings.base_url, settings.api_key, settings.model) == (
+        "http://page/v1",
+        "sk-env",
+        "env-model",
+    )
+
+
+def test_provider_choice_follows_settings() -> None:
+    assert provider_for(LLMSettings(api_key="sk")).name == "openai"
+    assert provider_for(LLMSettings(gguf_path="/m.gguf")).name == "gguf"
+    offline = provider_for(LLMSettings())
+    assert offline.is_offline_demo and offline.label == OFFLINE_LABEL
+
+
+@pytest.mark.skipif(find_spec("llama_cpp") is not None, reason="llama-cpp-python is installed")
+async def test_gguf_without_llama_cpp_says_how_to_install() -> None:
+    with pytest.raises(LLMError, match="pip install"):
+        await collect(GGUFProvider(LLMSettings(gguf_path="/nowhere.gguf")))
+
+
+# --- Offline demo ----------------------------------------------------------------------------
+
+
+async def test_offline_reply_is_deterministic_and_in_character() -> None:
+    provider = OfflineProvider(delay=0)
+    context = {"character_name": "Alserqi", "turn": 1}
+    first = "".join(await collect(provider, **context))
+    assert first == "".join(await collect(provider, **context))
+    assert "Alserqi" in first and "Hello there" in first
+
+
+async def test_offline_answers_chinese_in_chinese() -> None:
+    messages = [{"role": "user", "content": "你还记得北区据点的事吗"}]
+    reply = "".join(await collect(OfflineProvider(delay=0), messages, character_name="阿尔"))
+    assert "阿尔" in reply and "北区据点" in reply
+    assert not any(word in reply for word in ("the", "you", "I "))
+
+
+async def test_offline_streams_small_pieces_that_join_to_the_reply() -> None:
+    provider = OfflineProvider(delay=0)
+    context = {"character_name": "Alserqi", "turn": 2}
+    pieces = await collect(provider, **context)
+    assert len(pieces) > 5
+    assert "".join(pieces) == await provider.complete(MESSAGES, context=context)
+    assert offline_pieces("你好世界啊 hi there") == ["你好世", "界啊", " ", "hi ", "there"]
+
+
+async def test_offline_progress_marker_every_third_turn_with_outline() -> None:
+    provider = OfflineProvider(delay=0)
+    replies = {
+        turn: "".join(await collect(provider, turn=turn, outline_length=5, plot_index=3))
+        for turn in range(1, 7)
+    }
+    assert [turn for turn, text in replies.items() if "[PROGRESS:" in text] == [3, 6]
+    assert replies[3].endswith("[PROGRESS:3:in_progress]")
+    assert replies[6].endswith("[PROGRESS:3:completed]")
+    no_outline = "".join(await collect(provider, turn=3, outline_length=0, plot_index=3))
+    assert "[PROGRESS:" not in no_outline
+
+
+async def test_offline_summarize_returns_paired_events_as_json() -> None:
+    conversation = [
+        {"role": "system", "content": "Summarize the conversation."},
+        {"role": "user", "content": "北区据点有背叛者"},
+        {"role": "assistant", "content": "我会去调查。"},
+        {"role": "user", "content": "小心Victor"},
+        {"role": "assistant", "content": "他跑不掉。"},
+        {"role": "user", "content": "我们什么时候出发"},
+        {"role": "assistant", "content": "天黑以后。"},
+    ]
+    text = await OfflineProvider(delay=0).complete(conversation, context={"task": "summarize"})
+    events = json.loads(text)["events"]
+    assert len(events) == 2
+    assert all(event["summary"] and len(event["plot"]) > len(event["summary"]) for event in events)
+    assert "背叛者" in events[0]["plot"] and "天黑以后" in events[1]["plot"]
+
+
+async def test_offline_memory_and_recap_mention_recent_events() -> None:
+    provider = OfflineProvider(delay=0)
+    transcript = [{"role": "user", "content": "Victor fled north"}]
+    context = {"character_name": "Alserqi", "transcript": transcript}
+    persona = await provider.complete([], context={**context, "task": "update_memory"})
+    recap = await provider.complete([], context={**context, "task": "recap"})
+    assert "Alserqi" in persona and "Victor fled north" in persona
+    assert "Victor fled north" in recap and "\n" not in recap
