@@ -870,7 +870,7 @@ def warnings_merge(warnings: list[dict[str, Any]]) -> list[dict[str, Any]]:
         seen = merged.get(warning["category"])
         if seen is None:
             merged[warning["category"]] = dict(warning)
-        elif warning.get("detail"):
+        elif warning.get("detail") and warning["detail"] not in (seen.get("detail") or ""):
             seen["detail"] = "; ".join(filter(None, [seen.get("detail"), warning["detail"]]))
     return list(merged.values())
 

@@ -556,7 +556,7 @@ def _recap_trim(data: dict[str, Any], max_entries: int) -> list[str]:
         return []
     # Items can be reordered by hand, so "oldest" is by creation time, list order breaking ties.
     by_age = sorted(range(len(items)), key=lambda i: (str(items[i].get("created_at", "")), i))
-    drop = set(by_age[: len(items) - max_entries])
+    drop = set(by_age[max_entries:])
     data["items"] = [item for i, item in enumerate(items) if i not in drop]
     return [items[i]["id"] for i in sorted(drop)]
 
