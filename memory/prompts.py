@@ -1,4 +1,4 @@
-"""The texts memory sends to the LLM: summarize a session, update the evolved persona, write a recap.
+"""The texts memory sends to the LLM: summarize a session, update the evolved persona, recap.
 
 Chinese by default (the seeds' language); any locale starting with "en" gets the English texts.
 Each function returns the `messages` list for `provider.complete(...)`.
@@ -59,7 +59,8 @@ _RECAP = {
 
 _LABELS = {
     "zh": {
-        "user": "用户", "turn": "第{turn}轮", "earlier": "之前的剧情摘要（仅供参考，不要重复整理）：",
+        "user": "用户", "turn": "第{turn}轮",
+        "earlier": "之前的剧情摘要（仅供参考，不要重复整理）：",
         "session": "本次会话：", "base": "初始人格（不变）：", "old": "旧的成长人格：",
         "recent": "最近的对话：", "none": "（无）",
     },
@@ -104,7 +105,8 @@ def summarize_messages(*, character_name: str, summaries: list[str], turns: list
 
 
 def persona_update_messages(*, character_name: str, base_persona: str, evolved_persona: str,
-                            turns: list[dict[str, Any]], locale: str = "zh") -> list[dict[str, str]]:
+                            turns: list[dict[str, Any]],
+                            locale: str = "zh") -> list[dict[str, str]]:
     key = prompt_locale(locale)
     labels = _LABELS[key]
     body = "\n\n".join([

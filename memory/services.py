@@ -137,11 +137,14 @@ def _json_object_find(text: str) -> Any:
     return None
 
 
-def _event_records(state: dict[str, Any], session_id: str,
+def _event_owner(instance_id: str, state: dict[str, Any]) -> dict[str, Any]:
+    return {"instance_id": instance_id, "character_id": state.get("character_id"),
+            "background_id": state.get("background_id")}
+
+
+def _event_records(owner: dict[str, Any], session_id: str,
                    events: list[dict[str, str]]) -> tuple[list[dict], list[dict]]:
-    now = utc_now()
-    owner = {"instance_id": state.get("instance_id"), "character_id": state.get("character_id"),
-             "background_id": state.get("background_id"), "created_at": now}
+    owner = {**owner, "created_at": utc_now()}
     summaries, plots = [], []
     for index, event in enumerate(events):
         summary_id, plot_id = f"summary_{session_id}_{index}", f"plot_{session_id}_{index}"
@@ -155,16 +158,16 @@ def _event_records(state: dict[str, Any], session_id: str,
 def _index_warning(message: str) -> dict[str, Any]:
     return {"type": "warning", "category": "memory_index_unavailable", "message": message,
             "current_value": None, "threshold": None,
-            "suggestion": "摘要已写入记忆账本；Chroma 恢复后运行 python manage.py reindex 重建向量索引"}
+            "suggestion": "摘要已写入记忆账本；Chroma 恢复后运行 "
+                          "python manage.py reindex 重建向量索引"}
 
 
-def _events_index(index: Any, state: dict[str, Any], session_id: str,
+def _events_index(index: Any, owner: dict[str, Any], session_id: str,
                   events: list[dict[str, str]]) -> list[dict[str, Any]]:
     if index is None:
         return [_index_warning("向量索引不可用，本次摘要未写入 Chroma")]
     try:
-        index.add_events(instance_id=state["instance_id"], character_id=state.get("character_id"),
-                         background_id=state.get("background_id"), session_id=session_id,
+        index.add_events(**owner, session_id=session_id,
                          events=[{**event, "index": i} for i, event in enumerate(events)])
     except Exception as exc:  # noqa: BLE001 — Chroma is rebuildable from the ledger (SPEC §5)
         return [_index_warning(f"写入向量索引失败，本次摘要未写入 Chroma（{exc}）")]
@@ -204,11 +207,12 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
     events = parse_events_json(text)
 
     say("写入记忆账本")
-    summary_records, plot_records = _event_records(state, old_id, events)
+    owner = _event_owner(instance_id, state)
+    summary_records, plot_records = _event_records(owner, old_id, events)
     store.ledger_append(instance_id, "summaries", summary_records)
     store.ledger_append(instance_id, "plots", plot_records)
     say("写入向量索引")
-    warnings = _events_index(index, state, old_id, events)
+    warnings = _events_index(index, owner, old_id, events)
 
     new_id = _session_continue(store, instance_id=instance_id, old_id=old_id,
                                summaries=earlier + [event["summary"] for event in events],
@@ -324,7 +328,8 @@ def persona_versions(store: FileStore, *, instance_id: str) -> list[dict[str, An
 
 def persona_restore(store: FileStore, *, instance_id: str, version: int) -> dict[str, Any]:
     """An older version becomes the current one again, as a new (manual) version."""
-    match = [v for v in persona_versions(store, instance_id=instance_id) if v.get("version") == version]
+    versions = persona_versions(store, instance_id=instance_id)
+    match = [v for v in versions if v.get("version") == version]
     if not match:
         raise MemoryActionError(f"找不到成长人格的第{version}版")
     character = store.character_state_read(instance_id)
@@ -556,7 +561,7 @@ def _recap_trim(data: dict[str, Any], max_entries: int) -> list[str]:
         return []
     # Items can be reordered by hand, so "oldest" is by creation time, list order breaking ties.
     by_age = sorted(range(len(items)), key=lambda i: (str(items[i].get("created_at", "")), i))
-    drop = set(by_age[max_entries:])
+    drop = set(by_age[: len(items) - max_entries])
     data["items"] = [item for i, item in enumerate(items) if i not in drop]
     return [items[i]["id"] for i in sorted(drop)]
 
@@ -566,6 +571,14 @@ def _recap_covered(data: dict[str, Any], session_id: str, turn: int) -> bool:
                for entry in [*data["pending_summaries"], *data["items"]])
 
 
+def _current_turns(store: FileStore,
+                   instance_id: str) -> tuple[dict[str, Any], str, dict[int, list[dict]]]:
+    state = store.instance_state_read(instance_id)
+    session_id = state["current_session_id"]
+    messages = store.session_read(instance_id, session_id).messages
+    return state, session_id, {group[0]["turn"]: group for group in _turn_groups(messages)}
+
+
 async def recap_maybe_roll(store: FileStore, *, instance_id: str, llm: Any,
                            settings: dict[str, Any]) -> dict[str, Any] | None:
     """Called after each finished turn. Returns what it did, or None when it had nothing to do.
@@ -573,9 +586,7 @@ async def recap_maybe_roll(store: FileStore, *, instance_id: str, llm: Any,
     if not settings.get("recaps_enabled"):
         return None
     every, stack, max_entries = _recap_settings(settings)
-    state = store.instance_state_read(instance_id)
-    session_id = state["current_session_id"]
-    groups = {g[0]["turn"]: g for g in _turn_groups(store.session_read(instance_id, session_id).messages)}
+    state, session_id, groups = _current_turns(store, instance_id)
     last = max(groups, default=0)
     if last <= 0 or last % every:
         return None
@@ -599,9 +610,7 @@ async def recap_rebuild(store: FileStore, *, instance_id: str, llm: Any,
     """Recompute the current session's recaps (its items and pending summaries) from its turns;
     recaps of earlier sessions are kept. All LLM calls happen before anything is written."""
     every, stack, max_entries = _recap_settings(settings)
-    state = store.instance_state_read(instance_id)
-    session_id = state["current_session_id"]
-    groups = {g[0]["turn"]: g for g in _turn_groups(store.session_read(instance_id, session_id).messages)}
+    state, session_id, groups = _current_turns(store, instance_id)
     data = _recap_doc(store, instance_id)
     entries = []
     for end in range(every, max(groups, default=0) + 1, every):

@@ -1,4 +1,4 @@
-"""Memory actions over real files in a temp data folder, with a scripted LLM and a recording index."""
+"""Memory actions over real files in a temp data folder, a scripted LLM and a recording index."""
 
 from __future__ import annotations
 
@@ -17,8 +17,10 @@ CHARACTER = "char_alserqi"
 BACKGROUND = "bg_wasteland"
 
 TWO_EVENTS = json.dumps({"events": [
-    {"summary": "情报交换与信任建立。", "plot": "用户告知 Alserqi 北区据点有背叛者的情报，两人约定不冲动。"},
-    {"summary": "制定复仇计划。", "plot": "Alserqi 决定前往调查，制定了详细的潜入计划，等天黑出发。"},
+    {"summary": "情报交换与信任建立。",
+     "plot": "用户告知 Alserqi 北区据点有背叛者的情报，两人约定不冲动。"},
+    {"summary": "制定复仇计划。",
+     "plot": "Alserqi 决定前往调查，制定了详细的潜入计划，等天黑出发。"},
 ]}, ensure_ascii=False)
 
 
@@ -127,10 +129,10 @@ async def test_summarize_creates_seeded_session_and_moves_current(tmp_path, orde
     summaries = [{"type": "summary", "content": text}
                  for text in ("更早的摘要。", "情报交换与信任建立。", "制定复仇计划。")]
     turns = [
-        {"role": "user", "content": "用户第5句", "turn": 1, "timestamp": "2025-10-16T10:05:00Z"},
-        {"role": "assistant", "content": "角色第5句", "turn": 1, "timestamp": "2025-10-16T10:05:05Z"},
-        {"role": "user", "content": "用户第6句", "turn": 2, "timestamp": "2025-10-16T10:06:00Z"},
-        {"role": "assistant", "content": "角色第6句", "turn": 2, "timestamp": "2025-10-16T10:06:05Z"},
+        {"role": role, "content": f"{who}第{old}句", "turn": new,
+         "timestamp": f"2025-10-16T10:0{old}:{second}Z"}
+        for old, new in ((5, 1), (6, 2))
+        for role, who, second in (("user", "用户", "00"), ("assistant", "角色", "05"))
     ]
     expected = summaries + turns if order == "summary_first" else turns + summaries
     assert lines[1:] == expected
@@ -437,7 +439,8 @@ def test_biography_paragraphs_are_editable_and_reorderable(tmp_path):
     third = services.biography_add(store, instance_id=INSTANCE, text="与玩家结盟。")
 
     services.biography_reorder(store, instance_id=INSTANCE, item_id=third["id"], new_index=0)
-    services.biography_update(store, instance_id=INSTANCE, item_id=first["id"], text="生于北区贫民窟。")
+    services.biography_update(store, instance_id=INSTANCE, item_id=first["id"],
+                              text="生于北区贫民窟。")
     services.biography_remove(store, instance_id=INSTANCE, item_id=second["id"])
 
     saved = json.loads((tmp_path / "instances" / INSTANCE / "memory" / "biography.json")
@@ -464,3 +467,22 @@ def test_damaged_recap_file_reads_empty_but_is_never_overwritten(tmp_path):
     with pytest.raises(MemoryActionError):
         services.recap_remove(store, instance_id=INSTANCE, item_id="recap_a")
     assert path.read_text(encoding="utf-8") == "{not json"
+
+
+# --- with the built-in offline provider ------------------------------------------------
+
+
+async def test_offline_provider_answers_are_usable_by_every_memory_action(tmp_path):
+    from chat.llm import OfflineProvider
+
+    store = make_instance(tmp_path, turns=4)
+    llm = OfflineProvider(delay=0)
+    summary = await services.memory_summarize(store, instance_id=INSTANCE, llm=llm,
+                                              index=FakeIndex())
+    persona = await services.memory_update_persona(store, instance_id=INSTANCE, llm=llm)
+    rebuilt = await services.recap_rebuild(store, instance_id=INSTANCE, llm=llm,
+                                           settings=recap_settings(0))
+
+    assert summary["events"] >= 1 and summary["warnings"] == []
+    assert "Alserqi" in persona["evolved_persona"]
+    assert rebuilt["chunks"] >= 1

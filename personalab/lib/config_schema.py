@@ -80,11 +80,6 @@ def config_validate(changes: dict[str, Any], current: dict[str, Any] | None = No
             errors[name] = "must be true or false"
         else:
             _set(result, name, flag)
-    if not errors:
-        limits = result["limits"]
-        if limits["middle_section_warning_tokens"] >= limits["max_total_tokens"]:
-            errors["limits.middle_section_warning_tokens"] = (
-                "must be lower than the prompt total limit (max_total_tokens)")
     return result, errors
 
 

@@ -1,0 +1,432 @@
+"""The history manager's actions on session files: list, page and search, edit, delete, undo,
+and flipping between a reply's alternatives ("swipes").
+
+The session file is the truth and every change goes through FileStore.session_rewrite, which
+keeps the previous file under sessions/history/, so no change loses text. An edited line also
+carries its first original content in "edited". Undo restores the backup taken by the action,
+and only while nothing else changed the file since (a fingerprint of the file is checked), so
+an undo can never drop a line written after the action.
+
+Every change holds the instance lock; a held lock (a reply streaming, another change) is refused
+with HistoryBusy instead of waiting. Framework-free: the views map HistoryError.status to HTTP.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import secrets
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from director.services import director_apply_reply
+from personalab.lib.filestore import (FileStore, InstanceBusy, SessionRead, StoreError,
+                                      read_session_file, utc_now)
+from personalab.lib.ids import is_valid_id
+
+Clock = Callable[[], float]
+
+UNDO_FILE = "undo"
+DEFAULT_UNDO_WINDOW = 3.0
+DEFAULT_PAGE_SIZE = 100
+MAX_TEXT_CHARS = 20000
+# Fields that belong to one version of a reply and travel with it when versions are flipped.
+VERSION_KEYS = ("content", "timestamp", "trace_id", "interrupted", "empty", "error",
+                "continued", "edited")
+
+
+class HistoryError(Exception):
+    """A refused history action; nothing was changed. `status` is the HTTP status to answer."""
+
+    status = 400
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if status is not None:
+            self.status = status
+
+
+class HistoryBusy(HistoryError):
+    status = 409
+
+
+class UndoExpired(HistoryError):
+    status = 410
+
+
+# --- settings and small helpers ----------------------------------------------------------
+
+
+def history_settings(store: FileStore) -> dict[str, Any]:
+    """page_size and undo_window_seconds from data/modules/history.json, bad values -> defaults."""
+    settings = store.module_read("history")
+    window = settings.get("undo_window_seconds")
+    size = settings.get("page_size")
+    return {
+        "undo_window_seconds": float(window) if _is_number(window) and window >= 0
+        else DEFAULT_UNDO_WINDOW,
+        "page_size": int(size) if _is_number(size) and 1 <= size <= 10000 else DEFAULT_PAGE_SIZE,
+    }
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def line_fingerprint(line: dict[str, Any]) -> str:
+    """Identifies the exact line a page showed, so a stale page cannot change another line."""
+    canonical = json.dumps(line, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+def _file_fingerprint(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _is_editable(line: dict[str, Any]) -> bool:
+    return line.get("role") in ("user", "assistant") or line.get("type") == "summary"
+
+
+def _text_checked(text: object) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise HistoryError("the text is empty; delete the message instead")
+    if len(text) > MAX_TEXT_CHARS:
+        raise HistoryError(f"the text is too long ({len(text)} > {MAX_TEXT_CHARS} characters)",
+                           status=413)
+    return text
+
+
+def _lock(store: FileStore, instance_id: str):
+    try:
+        return store.instance_lock(instance_id).acquire()
+    except InstanceBusy:
+        raise HistoryBusy("busy: a reply is streaming or another change is running on this "
+                          "instance; try again when it has finished") from None
+
+
+def _session_checked(store: FileStore, instance_id: str, session_id: str) -> SessionRead:
+    """A session that may be changed: present (archived files are read-only), its unfinished
+    tail repaired, and no unreadable lines (rewriting would drop them from the file)."""
+    if not is_valid_id(session_id) or session_id not in store.session_ids(instance_id):
+        raise HistoryError(f"session {session_id!r} not found (archived sessions are read-only)",
+                           status=404)
+    store.session_repair(instance_id, session_id)
+    read = store.session_read(instance_id, session_id)
+    if read.problems:
+        raise HistoryError(
+            f"this session file has {len(read.problems)} unreadable line(s); repair the file "
+            f"first ({read.problems[0].describe()})", status=422)
+    return read
+
+
+def _line_at(read: SessionRead, index: int, fingerprint: str) -> dict[str, Any]:
+    if not isinstance(index, int) or not 0 <= index < len(read.lines):
+        raise HistoryError("that message is no longer in the session; reload the page",
+                           status=409)
+    line = read.lines[index]
+    if line_fingerprint(line) != fingerprint:
+        raise HistoryError("the session changed since this page was loaded; reload the page",
+                           status=409)
+    if not _is_editable(line):
+        raise HistoryError("only messages and summaries can be changed")
+    return line
+
+
+# --- listing --------------------------------------------------------------------------------
+
+
+def session_list(store: FileStore, *, instance_id: str) -> list[dict[str, Any]]:
+    """Every session of the instance, newest first: the live ones, then archived (read-only)."""
+    current = store.instance_state_read(instance_id).get("current_session_id")
+    live = []
+    for session_id in store.session_ids(instance_id):
+        read = store.session_read(instance_id, session_id)
+        live.append(_session_row(read, key=session_id, session_id=session_id,
+                                 current=session_id == current, archived=False))
+    archived = []
+    for path in _archived_paths(store, instance_id):
+        read = read_session_file(path)
+        archived.append(_session_row(read, key=path.stem,
+                                     session_id=read.metadata.get("session_id")
+                                     or path.stem.split(".")[0],
+                                     current=False, archived=True))
+    live.sort(key=lambda row: (row["created_at"], row["key"]), reverse=True)
+    archived.sort(key=lambda row: row["key"], reverse=True)
+    return live + archived
+
+
+def _session_row(read: SessionRead, *, key: str, session_id: str, current: bool,
+                 archived: bool) -> dict[str, Any]:
+    return {"key": key, "session_id": session_id, "current": current, "archived": archived,
+            "created_at": str(read.metadata.get("created_at") or ""),
+            "continued_from": read.metadata.get("continued_from"),
+            "message_count": len(read.messages), "problems": len(read.problems)}
+
+
+def _archived_paths(store: FileStore, instance_id: str) -> list[Path]:
+    folder = store.sessions_dir(instance_id) / "archive"
+    if not folder.is_dir():
+        return []
+    return [p for p in folder.glob("*.jsonl") if _archive_key_ok(p.stem)]
+
+
+def _archive_key_ok(key: str) -> bool:
+    session_id, dot, stamp = key.partition(".")
+    return bool(dot) and is_valid_id(session_id) and stamp.replace("T", "").rstrip("Z").isdigit()
+
+
+def session_open(store: FileStore, *, instance_id: str, key: str) -> tuple[SessionRead, bool]:
+    """(read, archived) for a session key from session_list; archived keys name a file in
+    sessions/archive/ and are only ever matched against the folder's listing."""
+    if is_valid_id(key) and key in store.session_ids(instance_id):
+        return store.session_read(instance_id, key), False
+    for path in _archived_paths(store, instance_id):
+        if path.stem == key:
+            return read_session_file(path), True
+    raise HistoryError(f"session {key!r} not found", status=404)
+
+
+def messages_page(store: FileStore, *, instance_id: str, session_key: str,
+                  page: int | None = None, query: str = "",
+                  page_size: int | None = None) -> dict[str, Any]:
+    """One page of a session's messages and summaries, oldest first; `page` None is the last
+    page. `query` keeps lines whose text contains it (case-insensitive)."""
+    read, archived = session_open(store, instance_id=instance_id, key=session_key)
+    size = page_size or history_settings(store)["page_size"]
+    needle = query.strip().casefold()
+    rows = [_row(index, line) for index, line in enumerate(read.lines) if _is_editable(line)]
+    if needle:
+        rows = [row for row in rows if needle in row["content"].casefold()]
+    pages = max(1, -(-len(rows) // size))
+    page = pages if page is None else min(max(page, 1), pages)
+    last = _last_message_index(read)
+    for row in rows:
+        row["is_last_reply"] = row["index"] == last and row["role"] == "assistant"
+    return {"session_key": session_key, "session_id": read.metadata.get("session_id"),
+            "archived": archived, "read_only": archived, "metadata": read.metadata,
+            "rows": rows[(page - 1) * size: page * size], "page": page, "pages": pages,
+            "total": len(rows), "query": query.strip(), "page_size": size,
+            "problems": [p.describe() for p in read.problems],
+            "streaming": read.partial is not None}
+
+
+def _row(index: int, line: dict[str, Any]) -> dict[str, Any]:
+    alternatives = line.get("alternatives") if isinstance(line.get("alternatives"), list) else []
+    position = _version_position(line)
+    return {"index": index, "fingerprint": line_fingerprint(line),
+            "role": line.get("role") or line.get("type") or "", "content": str(line.get("content", "")),
+            "turn": line.get("turn"), "timestamp": line.get("timestamp"),
+            "edited": line.get("edited"), "trace_id": line.get("trace_id"),
+            "alternatives": len(alternatives), "version": position + 1,
+            "versions": len(alternatives) + 1, "line": line}
+
+
+def _last_message_index(read: SessionRead) -> int | None:
+    for index in range(len(read.lines) - 1, -1, -1):
+        if read.lines[index].get("role") in ("user", "assistant"):
+            return index
+    return None
+
+
+# --- edit, delete, undo --------------------------------------------------------------------
+
+
+def message_edit(store: FileStore, *, instance_id: str, session_id: str, index: int,
+                 fingerprint: str, text: str, clock: Clock = time.time) -> dict[str, Any]:
+    """Replace one line's text; the line keeps its first original content in "edited"."""
+    text = _text_checked(text)
+    lock = _lock(store, instance_id)
+    try:
+        read = _session_checked(store, instance_id, session_id)
+        old = _line_at(read, index, fingerprint)
+        if old.get("content") == text:
+            return {"changed": False, "line": old, "undo_token": None}
+        first_original = (old["edited"].get("original") if isinstance(old.get("edited"), dict)
+                          else old.get("content", ""))
+        new = {**old, "content": text, "edited": {"at": utc_now(), "original": first_original}}
+        lines = [*read.lines[:index], new, *read.lines[index + 1:]]
+        token, expires = _rewrite_with_undo(store, instance_id, session_id, read, lines,
+                                            action="edit", clock=clock)
+    finally:
+        lock.release()
+    return {"changed": True, "line": new, "undo_token": token, "undo_expires_at": expires}
+
+
+def message_delete(store: FileStore, *, instance_id: str, session_id: str, index: int,
+                   fingerprint: str, clock: Clock = time.time) -> dict[str, Any]:
+    """Remove one line from the file (the backup keeps it). Deleting the latest reply of the
+    current session also takes back what the director counted for it."""
+    lock = _lock(store, instance_id)
+    try:
+        read = _session_checked(store, instance_id, session_id)
+        old = _line_at(read, index, fingerprint)
+        lines = [*read.lines[:index], *read.lines[index + 1:]]
+        state = store.instance_state_read(instance_id)
+        restored = None
+        if (old.get("role") == "assistant" and index == _last_message_index(read)
+                and state.get("current_session_id") == session_id):
+            restored = _plot_state_before(store, instance_id, [old])
+        token, expires = _rewrite_with_undo(
+            store, instance_id, session_id, read, lines, action="delete", clock=clock,
+            plot_state=copy.deepcopy(state.get("plot_state")) if restored is not None else None)
+        if restored is not None:
+            store.instance_state_write(instance_id, {**state, "plot_state": restored})
+    finally:
+        lock.release()
+    return {"deleted": old, "undo_token": token, "undo_expires_at": expires,
+            "plot_state_restored": restored is not None}
+
+
+def _rewrite_with_undo(store: FileStore, instance_id: str, session_id: str, read: SessionRead,
+                       lines: list[dict[str, Any]], *, action: str, clock: Clock,
+                       plot_state: dict | None = None) -> tuple[str, float]:
+    backup = store.session_rewrite(instance_id, session_id, [read.metadata, *lines])
+    window = history_settings(store)["undo_window_seconds"]
+    now = clock()
+    token = secrets.token_hex(12)
+    record = {"instance_id": instance_id, "session_id": session_id, "action": action,
+              "backup": backup.relative_to(store.instance_dir(instance_id)).as_posix(),
+              "file_sha256": _file_fingerprint(store.session_path(instance_id, session_id)),
+              "created_at": now, "expires_at": now + window, "plot_state": plot_state}
+    data = _undo_read(store, instance_id)
+    data["tokens"] = {key: value for key, value in data["tokens"].items()
+                      if value.get("expires_at", 0) >= now}
+    data["tokens"][token] = record
+    store.memory_json_write(instance_id, UNDO_FILE, data)
+    return token, now + window
+
+
+def _undo_read(store: FileStore, instance_id: str) -> dict[str, Any]:
+    try:
+        data = store.memory_json_read(instance_id, UNDO_FILE, {"tokens": {}})
+    except StoreError:
+        return {"tokens": {}}
+    if not isinstance(data, dict) or not isinstance(data.get("tokens"), dict):
+        return {"tokens": {}}
+    data["tokens"] = {k: v for k, v in data["tokens"].items() if isinstance(v, dict)}
+    return data
+
+
+def undo(store: FileStore, *, instance_id: str, token: str,
+         clock: Clock = time.time) -> dict[str, Any]:
+    """Restore the session file as it was before the action behind `token`. The restore is
+    itself a rewrite, so the undone version stays in sessions/history/ too."""
+    lock = _lock(store, instance_id)
+    try:
+        data = _undo_read(store, instance_id)
+        record = data["tokens"].get(token) if isinstance(token, str) else None
+        if record is None:
+            raise HistoryError("there is nothing to undo (already undone or unknown)", status=404)
+        if clock() > float(record.get("expires_at", 0)):
+            raise UndoExpired(f"the undo window has passed "
+                              f"({history_settings(store)['undo_window_seconds']:g} s); "
+                              "the previous version is kept in sessions/history/")
+        session_id = record["session_id"]
+        path = store.session_path(instance_id, session_id)
+        if not path.exists() or _file_fingerprint(path) != record.get("file_sha256"):
+            raise HistoryError("the session changed after this action, so it can no longer be "
+                               "undone; the previous version is kept in sessions/history/",
+                               status=409)
+        backup = _backup_path(store, instance_id, record.get("backup"))
+        previous = read_session_file(backup)
+        store.session_rewrite(instance_id, session_id, [previous.metadata, *previous.lines])
+        if isinstance(record.get("plot_state"), dict):
+            state = store.instance_state_read(instance_id)
+            store.instance_state_write(instance_id, {**state, "plot_state": record["plot_state"]})
+        del data["tokens"][token]
+        store.memory_json_write(instance_id, UNDO_FILE, data)
+    finally:
+        lock.release()
+    return {"undone": record["action"], "session_id": session_id}
+
+
+def _backup_path(store: FileStore, instance_id: str, relative: object) -> Path:
+    folder = (store.sessions_dir(instance_id) / "history").resolve()
+    path = (store.instance_dir(instance_id) / str(relative or "")).resolve()
+    if path.parent != folder or not path.is_file():
+        raise HistoryError("the backup for this undo is missing", status=410)
+    return path
+
+
+# --- alternatives ("swipes") ----------------------------------------------------------------
+
+
+def _version_position(line: dict[str, Any]) -> int:
+    """Where the shown version sits among all versions (alternatives in order, the shown one
+    inserted at this position); by default it is the newest, after every alternative."""
+    count = len(line.get("alternatives") or [])
+    position = line.get("alternative_position")
+    return position if isinstance(position, int) and 0 <= position <= count else count
+
+
+def reply_versions(line: dict[str, Any]) -> list[dict[str, Any]]:
+    current = {k: line[k] for k in VERSION_KEYS if k in line}
+    alternatives = [a for a in line.get("alternatives") or [] if isinstance(a, dict)]
+    position = _version_position(line)
+    return [*alternatives[:position], current, *alternatives[position:]]
+
+
+def reply_choose_alternative(store: FileStore, *, instance_id: str, session_id: str, turn: int,
+                             alternative_index: int) -> dict[str, Any]:
+    """Show alternative `alternative_index` (an index into the line's "alternatives") as the
+    reply of the last assistant line, keeping every version. In the current session the
+    director is re-run so that only the reply finally kept counts: plot_state goes back to the
+    trace's plot_state_before, then the chosen reply is applied."""
+    lock = _lock(store, instance_id)
+    try:
+        read = _session_checked(store, instance_id, session_id)
+        index = _last_message_index(read)
+        line = read.lines[index] if index is not None else {}
+        if line.get("role") != "assistant" or line.get("turn") != turn:
+            raise HistoryError("only the latest reply can be flipped; reload the page", status=409)
+        alternatives = [a for a in line.get("alternatives") or [] if isinstance(a, dict)]
+        if not isinstance(alternative_index, int) or not 0 <= alternative_index < len(alternatives):
+            raise HistoryError("there is no such alternative for this reply", status=404)
+        new = _line_with_version(line, alternative_index)
+        state = store.instance_state_read(instance_id)
+        director = None
+        restored = None
+        if state.get("current_session_id") == session_id:
+            restored = _plot_state_before(store, instance_id, reply_versions(line))
+        store.session_rewrite(instance_id, session_id,
+                              [read.metadata, *read.lines[:index], new, *read.lines[index + 1:]])
+        if restored is not None:
+            store.instance_state_write(instance_id, {**state, "plot_state": restored})
+            director = director_apply_reply(store, instance_id=instance_id, reply=new)
+    finally:
+        lock.release()
+    return {"line": new, "version": _version_position(new) + 1,
+            "versions": len(new.get("alternatives", [])) + 1, "director": director,
+            "director_reapplied": director is not None}
+
+
+def _line_with_version(line: dict[str, Any], alternative_index: int) -> dict[str, Any]:
+    versions = reply_versions(line)
+    position = _version_position(line)
+    chosen_at = alternative_index if alternative_index < position else alternative_index + 1
+    chosen = versions[chosen_at]
+    rest = [v for i, v in enumerate(versions) if i != chosen_at]
+    base = {k: v for k, v in line.items()
+            if k not in VERSION_KEYS and k not in ("alternatives", "alternative_position")}
+    return {**base, **chosen, "alternatives": rest, "alternative_position": chosen_at}
+
+
+def _plot_state_before(store: FileStore, instance_id: str,
+                       versions: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Every version of a turn starts from the same plot_state (regenerate restores it), so the
+    first readable trace among the versions gives it."""
+    for version in versions:
+        trace_id = version.get("trace_id")
+        if not isinstance(trace_id, str) or not is_valid_id(trace_id):
+            continue
+        try:
+            before = store.trace_read(instance_id, trace_id).get("plot_state_before")
+        except (StoreError, ValueError):
+            continue
+        if isinstance(before, dict):
+            return copy.deepcopy(before)
+    return None

@@ -1,0 +1,270 @@
+"""Pages of the history manager and the persona & memory page of one instance.
+
+Every view checks ownership first (unknown and not-yours are both 404). Changes answer with the
+re-rendered fragment for htmx, or redirect back with a flash message without JavaScript.
+A refused change answers with its status (409 busy, 410 undo expired, ...) and a fragment that
+says why; the pages tell htmx to show such fragments instead of dropping them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.html import escape
+from django.views.decorators.http import require_GET, require_POST
+
+from chat import history
+from chat.services import NotFound, instance_for_user
+from memory import services as memory
+from personalab.lib.filestore import InstanceBusy, StoreError
+from personalab.storage import get_store
+
+
+def _owned(request: HttpRequest, instance_id: str):
+    try:
+        return instance_for_user(request.user, instance_id)
+    except NotFound:
+        raise Http404("instance not found") from None
+
+
+def _is_htmx(request: HttpRequest) -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+def _int(value: Any, default: int | None = None) -> int | None:
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return default
+
+
+def _character_name(store, state: dict) -> str:
+    try:
+        return store.character_read(state.get("character_id") or "").get("name") or ""
+    except (StoreError, ValueError):
+        return ""
+
+
+# --- history ---------------------------------------------------------------------------------
+
+
+def _history_context(request: HttpRequest, instance_id: str, *, source=None) -> dict[str, Any]:
+    """The rows of the session, page and search given in the query string or the posted form."""
+    source = source if source is not None else request.GET
+    store = get_store()
+    state = store.instance_state_read(instance_id)
+    key = source.get("session") or state["current_session_id"]
+    try:
+        page = history.messages_page(store, instance_id=instance_id, session_key=key,
+                                     page=_int(source.get("page")), query=source.get("q", ""))
+    except history.HistoryError as exc:
+        raise Http404(exc.message) from None
+    return {"instance_id": instance_id, "page": page, "state": state,
+            "character_name": _character_name(store, state),
+            "undo_window": history.history_settings(store)["undo_window_seconds"]}
+
+
+@login_required
+@require_GET
+def history_page(request: HttpRequest, instance_id: str) -> HttpResponse:
+    row = _owned(request, instance_id)
+    context = _history_context(request, instance_id)
+    context.update(instance=row, sessions=history.session_list(get_store(), instance_id=instance_id))
+    return render(request, "chat/history.html", context)
+
+
+@login_required
+@require_GET
+def history_rows(request: HttpRequest, instance_id: str) -> HttpResponse:
+    _owned(request, instance_id)
+    return render(request, "chat/_history_rows.html", _history_context(request, instance_id))
+
+
+def _history_answer(request: HttpRequest, instance_id: str, *, note: str = "",
+                    error: history.HistoryError | None = None, undo_token: str | None = None,
+                    status: int = 200) -> HttpResponse:
+    if not _is_htmx(request):
+        if error:
+            messages.error(request, error.message)
+        elif note:
+            messages.info(request, note)
+        query = {k: request.POST[k] for k in ("session", "page", "q") if request.POST.get(k)}
+        url = reverse("history", kwargs={"instance_id": instance_id})
+        return redirect(f"{url}?{urlencode(query)}" if query else url)
+    context = _history_context(request, instance_id, source=request.POST)
+    context.update(note=note, error=error.message if error else "", undo_token=undo_token)
+    return render(request, "chat/_history_rows.html", context,
+                  status=error.status if error else status)
+
+
+@login_required
+@require_POST
+def history_edit(request: HttpRequest, instance_id: str) -> HttpResponse:
+    _owned(request, instance_id)
+    try:
+        result = history.message_edit(
+            get_store(), instance_id=instance_id, session_id=request.POST.get("session", ""),
+            index=_int(request.POST.get("index"), -1), fingerprint=request.POST.get("fp", ""),
+            text=request.POST.get("text", ""))
+    except history.HistoryError as exc:
+        return _history_answer(request, instance_id, error=exc)
+    if not result["changed"]:
+        return _history_answer(request, instance_id, note="Nothing changed.")
+    return _history_answer(request, instance_id, note="Message edited.",
+                           undo_token=result["undo_token"])
+
+
+@login_required
+@require_POST
+def history_delete(request: HttpRequest, instance_id: str) -> HttpResponse:
+    _owned(request, instance_id)
+    try:
+        result = history.message_delete(
+            get_store(), instance_id=instance_id, session_id=request.POST.get("session", ""),
+            index=_int(request.POST.get("index"), -1), fingerprint=request.POST.get("fp", ""))
+    except history.HistoryError as exc:
+        return _history_answer(request, instance_id, error=exc)
+    return _history_answer(request, instance_id, note="Message deleted.",
+                           undo_token=result["undo_token"])
+
+
+@login_required
+@require_POST
+def history_undo(request: HttpRequest, instance_id: str) -> HttpResponse:
+    _owned(request, instance_id)
+    try:
+        history.undo(get_store(), instance_id=instance_id, token=request.POST.get("token", ""))
+    except history.HistoryError as exc:
+        return _history_answer(request, instance_id, error=exc)
+    return _history_answer(request, instance_id, note="Undone.")
+
+
+@login_required
+@require_POST
+def history_swipe(request: HttpRequest, instance_id: str) -> HttpResponse:
+    """Flip the latest reply to another version. From the chat page (`from=chat`) the answer
+    is the re-rendered message; an HX-Trigger "plot-changed" lets the outline refresh."""
+    _owned(request, instance_id)
+    store = get_store()
+    try:
+        result = history.reply_choose_alternative(
+            store, instance_id=instance_id, session_id=request.POST.get("session", ""),
+            turn=_int(request.POST.get("turn"), -1),
+            alternative_index=_int(request.POST.get("alternative"), -1))
+    except history.HistoryError as exc:
+        if request.POST.get("from") == "chat":
+            response = HttpResponse(f'<span class="error">{escape(exc.message)}</span>',
+                                    status=exc.status)
+            response["HX-Retarget"] = "#status"
+            response["HX-Reswap"] = "innerHTML"
+            return response
+        return _history_answer(request, instance_id, error=exc)
+    if request.POST.get("from") == "chat" and _is_htmx(request):
+        state = store.instance_state_read(instance_id)
+        response = render(request, "chat/_message.html", {
+            "line": result["line"], "character": {"name": _character_name(store, state)},
+            "state": state, "instance": _owned(request, instance_id), "swipe_last": True})
+        response["HX-Trigger"] = "plot-changed"
+        return response
+    if request.POST.get("from") == "chat":
+        return redirect("instance", instance_id=instance_id)
+    return _history_answer(request, instance_id,
+                           note=f"Showing version {result['version']} of {result['versions']}.")
+
+
+# --- persona & memory ------------------------------------------------------------------------
+
+
+def _persona_context(instance_id: str) -> dict[str, Any]:
+    store = get_store()
+    state = store.instance_state_read(instance_id)
+    character_state = store.character_state_read(instance_id)
+    pinned_text, pinned_source = memory.pinned_prompt_effective(
+        store, instance_id=instance_id, character_id=state.get("character_id") or "")
+    override = store.memory_json_read(instance_id, memory.PINNED_FILE, {})
+    versions = memory.persona_versions(store, instance_id=instance_id)
+    return {
+        "instance_id": instance_id, "state": state,
+        "character_name": _character_name(store, state),
+        "base_persona": character_state.get("base_persona", ""),
+        "evolved_persona": character_state.get("evolved_persona", ""),
+        "versions": list(reversed(versions)),
+        "pinned_text": pinned_text, "pinned_source": pinned_source,
+        "pinned_override": override.get("text", "") if isinstance(override, dict) else "",
+        "recaps": memory.recap_items(store, instance_id=instance_id),
+        "recap_pending": memory.recap_pending(store, instance_id=instance_id),
+        "biography": memory.biography_items(store, instance_id=instance_id),
+    }
+
+
+@login_required
+@require_GET
+def persona_page(request: HttpRequest, instance_id: str) -> HttpResponse:
+    row = _owned(request, instance_id)
+    return render(request, "chat/persona.html", {**_persona_context(instance_id), "instance": row})
+
+
+def _persona_apply(store, instance_id: str, action: str, form) -> str:
+    """Run one action (the caller holds the lock); returns what to tell the author."""
+    text = form.get("text", "")
+    item_id = form.get("item", "")
+    if action == "persona_save":
+        result = memory.persona_set_manual(store, instance_id=instance_id, text=text.strip())
+        return f"Saved as version {result['version']}." if result["changed"] else "Nothing changed."
+    if action == "persona_restore":
+        result = memory.persona_restore(store, instance_id=instance_id,
+                                        version=_int(form.get("version"), -1))
+        return f"Restored; it is now version {result['version']}."
+    if action == "pinned_save":
+        memory.pinned_prompt_set(store, instance_id=instance_id, character_id=None,
+                                 text=text.strip())
+        return "Pinned prompt saved." if text.strip() else "Override removed; the character's own pinned prompt applies."
+    if action in ("recap_update", "bio_update"):
+        update = memory.recap_update if action == "recap_update" else memory.biography_update
+        update(store, instance_id=instance_id, item_id=item_id, text=text)
+        return "Saved."
+    if action in ("recap_remove", "bio_remove"):
+        remove = memory.recap_remove if action == "recap_remove" else memory.biography_remove
+        remove(store, instance_id=instance_id, item_id=item_id)
+        return "Removed."
+    if action in ("recap_move", "bio_move"):
+        reorder = memory.recap_reorder if action == "recap_move" else memory.biography_reorder
+        reorder(store, instance_id=instance_id, item_id=item_id,
+                new_index=_int(form.get("to"), 0))
+        return "Moved."
+    if action == "bio_add":
+        memory.biography_add(store, instance_id=instance_id, text=text)
+        return "Paragraph added."
+    if action == "bio_from_persona":
+        added = memory.biography_from_persona(store, instance_id=instance_id)
+        return f"{len(added)} paragraph(s) added from the evolved persona."
+    raise Http404("unknown action")
+
+
+@login_required
+@require_POST
+def persona_action(request: HttpRequest, instance_id: str, action: str) -> HttpResponse:
+    _owned(request, instance_id)
+    store = get_store()
+    error, status, note = "", 200, ""
+    try:
+        with store.instance_lock(instance_id):
+            note = _persona_apply(store, instance_id, action, request.POST)
+    except InstanceBusy:
+        error, status = ("busy: a reply is streaming or another change is running on this "
+                         "instance; try again when it has finished"), 409
+    except memory.MemoryActionError as exc:
+        error, status = exc.message, 400
+    except (StoreError, ValueError) as exc:
+        error, status = str(exc), 400
+    if not _is_htmx(request):
+        (messages.error if error else messages.info)(request, error or note)
+        return redirect("persona", instance_id=instance_id)
+    return render(request, "chat/_persona_body.html",
+                  {**_persona_context(instance_id), "note": note, "error": error}, status=status)

@@ -1,0 +1,122 @@
+"""The chat WebSocket: streaming, stop, disconnect, busy, malformed frames, origin and owner checks."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from personalab.asgi import application
+from tests.stub_llm import Reply
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def _cookie_for(user) -> bytes:
+    client = Client()
+    await sync_to_async(client.force_login)(user)
+    return f"sessionid={client.cookies['sessionid'].value}".encode()
+
+
+async def _connect(user, instance_id, origin=b"http://127.0.0.1:8000"):
+    headers = [(b"origin", origin), (b"host", b"127.0.0.1:8000")]
+    if user is not None:
+        headers.append((b"cookie", await _cookie_for(user)))
+    communicator = WebsocketCommunicator(application, f"/ws/chat/{instance_id}/", headers=headers)
+    connected, _ = await communicator.connect()
+    return communicator, connected
+
+
+async def _collect_until_done(communicator, timeout=10):
+    events = []
+    while True:
+        event = await communicator.receive_json_from(timeout=timeout)
+        events.append(event)
+        if event["type"] in ("done", "error") and event.get("code") != "busy":
+            return events
+
+
+async def test_send_streams_tokens_then_done(alice, instance, use_stub, store):
+    use_stub.script(Reply("我会等，等到最安全的时机。", chunk_size=2))
+    communicator, connected = await _connect(alice, instance)
+    assert connected
+    await communicator.send_json_to({"type": "send", "content": "你打算等到什么时候？"})
+    events = await _collect_until_done(communicator)
+    await communicator.disconnect()
+    tokens = "".join(e["content"] for e in events if e["type"] == "token")
+    assert tokens == "我会等，等到最安全的时机。"
+    assert events[-1]["type"] == "done" and events[-1]["turn"] == 1
+    assert store.session_read(instance, "sess_001").messages[-1]["content"] == tokens
+
+
+async def test_stop_ends_the_reply_and_keeps_it(alice, instance, use_stub, store):
+    use_stub.script(Reply("z" * 300, chunk_size=1, delay=0.01))
+    communicator, _ = await _connect(alice, instance)
+    await communicator.send_json_to({"type": "send", "content": "go"})
+    for _ in range(3):
+        await communicator.receive_json_from(timeout=5)
+    await communicator.send_json_to({"type": "stop"})
+    events = await _collect_until_done(communicator)
+    await communicator.disconnect()
+    assert events[-1]["type"] == "done" and events[-1]["interrupted"] is True
+    last = store.session_read(instance, "sess_001").messages[-1]
+    assert last["interrupted"] is True and 3 <= len(last["content"]) < 300
+
+
+async def test_disconnect_mid_stream_leaves_a_whole_marked_line(alice, instance, use_stub, store):
+    use_stub.script(Reply("y" * 300, chunk_size=1, delay=0.01))
+    communicator, _ = await _connect(alice, instance)
+    await communicator.send_json_to({"type": "send", "content": "go"})
+    await communicator.receive_json_from(timeout=5)
+    await communicator.disconnect()
+    for _ in range(50):
+        read = store.session_read(instance, "sess_001")
+        if read.partial is None and read.messages[-1]["role"] == "assistant":
+            break
+        await asyncio.sleep(0.1)
+    assert read.problems == [] and read.messages[-1]["interrupted"] is True
+
+
+async def test_second_send_while_streaming_is_refused(alice, instance, use_stub):
+    use_stub.script(Reply("w" * 100, chunk_size=1, delay=0.01))
+    first, _ = await _connect(alice, instance)
+    second, _ = await _connect(alice, instance)
+    await first.send_json_to({"type": "send", "content": "one"})
+    await first.receive_json_from(timeout=5)
+    await second.send_json_to({"type": "send", "content": "two"})
+    refusal = await second.receive_json_from(timeout=5)
+    assert refusal["type"] == "error" and refusal["code"] == "busy"
+    await _collect_until_done(first)
+    await first.disconnect()
+    await second.disconnect()
+
+
+async def test_malformed_frames_get_clear_errors(alice, instance):
+    communicator, _ = await _connect(alice, instance)
+    await communicator.send_to(text_data="{nope")
+    assert (await communicator.receive_json_from())["code"] == "bad_json"
+    await communicator.send_to(text_data="[1, 2]")
+    assert (await communicator.receive_json_from())["code"] == "bad_frame"
+    await communicator.send_json_to({"type": "dance"})
+    assert (await communicator.receive_json_from())["code"] == "bad_type"
+    await communicator.send_json_to({"type": "send", "content": ""})
+    assert (await communicator.receive_json_from())["code"] == "bad_request"
+    await communicator.disconnect()
+
+
+async def test_other_users_anonymous_and_foreign_origins_are_refused(alice, bob, instance):
+    for user, origin in ((bob, b"http://127.0.0.1:8000"), (None, b"http://127.0.0.1:8000"),
+                         (alice, b"http://evil.example")):
+        communicator, connected = await _connect(user, instance, origin=origin)
+        assert not connected
+        await communicator.disconnect()
+
+
+async def test_staff_may_open_any_instance(staff, instance):
+    communicator, connected = await _connect(staff, instance)
+    assert connected
+    await communicator.disconnect()
+

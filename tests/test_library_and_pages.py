@@ -1,0 +1,169 @@
+"""Authors' UI, admin, reindex, the demo, accounts and isolation."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.management import call_command
+
+from chat.models import Instance, Session
+from library.models import Background, Character
+
+pytestmark = pytest.mark.django_db
+
+
+def test_author_creates_character_and_background_in_the_browser(alice_client, store):
+    response = alice_client.post("/library/characters/new", {
+        "name": "Mira", "base_persona": "A field medic.", "greeting": "Hold still.",
+        "tags": "medic, 废土"})
+    assert response.status_code == 302
+    definition = store.character_read("char_mira")
+    assert definition["base_persona"] == "A field medic." and definition["tags"] == ["medic", "废土"]
+    assert Character.objects.get(character_id="char_mira").name == "Mira"
+
+    response = alice_client.post("/library/backgrounds/new", {
+        "name": "Sea", "world_setting": "Drowned cities.", "outline_text": "Find a boat\nSail"})
+    background_id = response.url.rstrip("/").split("/")[-1]
+    url = f"/library/backgrounds/{background_id}/outline"
+    alice_client.post(url, {"action": "add", "content": "Reach the tower"}, HTTP_HX_REQUEST="true")
+    alice_client.post(url, {"action": "edit", "position": "1", "content": "Steal a boat"})
+    alice_client.post(url, {"action": "up", "position": "3"})
+    page = alice_client.post(url, {"action": "delete", "position": "3"})
+    assert page.status_code == 200 and b"outline-editor" in page.content
+    outline = store.background_read(background_id)["story_outline"]
+    assert outline == [{"index": 1, "content": "Steal a boat"},
+                       {"index": 2, "content": "Reach the tower"}]
+    assert Background.objects.get(background_id=background_id).outline_length == 2
+
+
+def test_start_instance_in_the_browser_writes_seed_formats(alice_client, store, character,
+                                                          background):
+    response = alice_client.post("/instances/new", {"character_id": character,
+                                                    "background_id": background})
+    instance_id = response.url.strip("/").split("/")[-1]
+    state = store.instance_state_read(instance_id)
+    assert state["plot_state"] == {"current_plot_index": 1, "current_status": "pending",
+                                   "no_update_count": 0}
+    assert state["owner"] == "alice" and state["current_session_id"] == "sess_001"
+    assert store.character_state_read(instance_id)["evolved_persona"] == ""
+    first = store.session_path(instance_id, "sess_001").read_text().splitlines()[0]
+    assert json.loads(first)["type"] == "metadata"
+    page = alice_client.get(f"/instances/{instance_id}/")
+    assert page.status_code == 200 and "与仇人对峙" in page.content.decode()
+
+
+def test_deleting_a_character_in_use_is_refused(alice_client, instance, character, store):
+    response = alice_client.post(f"/library/characters/{character}/delete", follow=True)
+    assert "is used by instance" in response.content.decode()
+    assert character in store.character_ids()
+
+
+def test_admin_edit_lands_in_the_file(client, django_user_model, store, character):
+    admin = django_user_model.objects.create_superuser("root", "", "pw-123456")
+    client.force_login(admin)
+    response = client.post(f"/admin/library/character/{character}/change/", {
+        "name": "Alserqi the Elder", "tags": "old", "base_persona": "Older now.",
+        "greeting": ""})
+    assert response.status_code == 302
+    assert store.character_read(character)["base_persona"] == "Older now."
+    assert store.character_read(character)["name"] == "Alserqi the Elder"
+
+
+def test_reindex_restores_every_row_from_the_files(store, instance, alice):
+    before = (list(Character.objects.values_list("pk", "name")),
+              list(Instance.objects.values_list("pk", "owner__username", "current_session_id")),
+              list(Session.objects.values_list("instance_id", "session_id")))
+    Instance.objects.all().delete()
+    Character.objects.all().delete()
+    Background.objects.all().delete()
+    call_command("reindex")
+    after = (list(Character.objects.values_list("pk", "name")),
+             list(Instance.objects.values_list("pk", "owner__username", "current_session_id")),
+             list(Session.objects.values_list("instance_id", "session_id")))
+    assert after == before
+
+
+def test_seed_demo_is_the_seed_example_and_idempotent(store, django_user_model, capsys,
+                                                      monkeypatch):
+    monkeypatch.setattr("chat.management.commands.seed_demo.Command._index_memory",
+                        lambda self, store: None)
+    django_user_model.objects.create_superuser("admin", "", "pw-123456")
+    call_command("seed_demo")
+    snapshot = {p: p.read_bytes() for p in store.root.rglob("*") if p.is_file()
+                and "sqlite" not in p.name}
+    call_command("seed_demo")
+    assert {p: p.read_bytes() for p in snapshot} == snapshot
+    state = store.instance_state_read("inst_001")
+    assert state["current_session_id"] == "sess_003" and state["owner"] == "admin"
+    assert state["plot_state"] == {"current_plot_index": 3, "current_status": "in_progress",
+                                   "no_update_count": 2}
+    assert len(store.background_read("bg_wasteland")["story_outline"]) == 10
+    read = store.session_read("inst_001", "sess_003")
+    assert read.metadata["continued_from"] == "sess_002" and read.last_turn == 41
+    assert read.messages[-1]["content"] == "等他们分散。Victor不可能一直和他们在一起。"
+    assert store.session_read("inst_001", "sess_002").metadata["continued_from"] == "sess_001"
+
+
+def test_pages_need_login(client, instance):
+    for url in ("/", f"/instances/{instance}/", "/library/", "/settings/"):
+        response = client.get(url)
+        assert response.status_code == 302 and "/login/" in response.url
+
+
+def test_other_users_instance_page_is_404_and_staff_sees_it(client, bob, staff, instance):
+    client.force_login(bob)
+    assert client.get(f"/instances/{instance}/").status_code == 404
+    assert instance not in client.get("/").content.decode()
+    client.force_login(staff)
+    assert client.get(f"/instances/{instance}/").status_code == 200
+
+
+def test_messages_and_persona_html_are_escaped(alice_client, store, instance):
+    with store.instance_lock(instance):
+        store.session_append(instance, "sess_001", {
+            "role": "user", "content": "<script>alert(1)</script>\nline two", "turn": 1})
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert "<script>alert(1)</script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;<br>line two" in page
+
+
+def test_offline_demo_is_labelled_in_the_ui(alice_client, instance):
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert "Offline demo" in page
+
+
+def test_settings_page_validates_field_by_field(client, staff, store):
+    client.force_login(staff)
+    form = {"thresholds.rag_fallback_threshold": "0", "thresholds.summary_last_n_turns": "5",
+            "limits.max_total_tokens": "100000", "limits.middle_section_warning_tokens": "60000",
+            "limits.conversation_max_tokens": "100000", "preferences.summary_order": "summary_first",
+            "preferences.conversation_load_all": "on", "director.enabled": "on"}
+    response = client.post("/settings/", form)
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert 'data-field="thresholds.rag_fallback_threshold"' in page
+    assert 'data-field="limits.middle_section_warning_tokens"' in page
+    assert not store.config_path.exists()
+    form.update({"thresholds.rag_fallback_threshold": "4",
+                 "limits.middle_section_warning_tokens": "5000"})
+    assert client.post("/settings/", form).status_code == 302
+    config = store.config_read()
+    assert config["thresholds"]["rag_fallback_threshold"] == 4
+    assert store.module_read("director")["rag_fallback_threshold"] == 4
+    client.post("/settings/", {"reset": "1"})
+    assert store.config_read()["limits"]["middle_section_warning_tokens"] == 20000
+
+
+@pytest.mark.django_db(transaction=True)
+def test_trace_page_shows_sections(alice_client, store, instance):
+    import asyncio
+
+    from chat.turn import turn_run
+
+    async def emit(event):
+        pass
+
+    result = asyncio.run(turn_run(store, instance_id=instance, user_text="hi", emit=emit))
+    page = alice_client.get(f"/traces/{result.trace_id}/").content.decode()
+    assert "base_persona" in page and "conversation" in page and "Messages sent" in page
