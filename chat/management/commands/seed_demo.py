@@ -142,7 +142,7 @@ class Command(BaseCommand):
         background_index(store, "bg_wasteland")
         instance_index(store, "inst_001")
         self.stdout.write("demo written" if wrote else "demo already present; nothing changed")
-        if wrote:
+        if wrote and store.module_read("memory").get("recall_enabled", True):
             self._index_memory(store)
 
     def _index_memory(self, store) -> None:

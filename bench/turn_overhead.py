@@ -1,0 +1,303 @@
+"""The app's own time per turn (everything but the LLM) as the session and the memory grow.
+
+    .venv/bin/python bench/turn_overhead.py [--quick] [--turns-per-size 30] [--memory-turns 100000]
+                                            [--profile] [--skip-recall]
+
+turn_run runs in this process (Django set up on a temp data folder) with a provider whose stream
+yields one short piece at once, so a turn's wall time is the app's own work: reading the files,
+the director, lore, prompt assembly, the session writes, the trace file and its index row.
+
+Sizes: sessions of 10, 1,000 and 5,000 turns (written in bulk with FileStore.session_create;
+memory indexing off, as in the tests, so no background embedding competes); then an instance whose
+memory index holds --memory-turns turns (two documents each, user + assistant, in the `turns`
+collection) with recall on, timed on messages that trigger recall ("你还记得……吗"). Filling the
+index through MemoryIndex.add_turns embeds every line; the embedding rate is measured first and,
+when the whole fill would take longer than --embed-budget seconds, the collection is filled directly
+with random unit vectors (documents, ids and metadata exactly as add_turns writes them). The
+recall turn itself is real: the query is embedded by the model, Chroma is searched, BM25 runs over
+the instance's documents, and the finished turn is indexed (embedded) by the app's background
+worker, which the benchmark waits for between turns, untimed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import os
+import pstats
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import _harness as h  # noqa: E402
+
+SIZES = (10, 1000, 5000)
+RECALL_TEXT = "你还记得我们之前在废墟里说过的那个约定吗？"
+PLAIN_TEXT = "我们继续往前走吧，看看前面有什么。"
+WORDS = ("废墟", "约定", "背叛", "黑帮", "仓库", "子弹", "水源", "地图", "雨夜", "钥匙", "旧城", "商队",
+         "医生", "电台", "列车", "沙暴", "信号", "据点", "仇人", "罐头", "发电机", "铁门", "伤口", "酒吧")
+
+
+class InstantProvider:
+    """An LLM that answers at once, so the turn's time is the app's own."""
+
+    name = "bench"
+    label = "instant bench provider"
+    is_offline_demo = False
+    model = "instant"
+
+    async def stream(self, messages: list[dict], *, context: dict):
+        yield "好。"
+
+    async def complete(self, messages: list[dict], *, context: dict) -> str:
+        return "好。"
+
+
+def django_boot(data_dir: Path) -> None:
+    os.environ.update(h.base_env(data_dir))
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0, interactive=False)
+
+
+def line_text(turn: int, role: str) -> str:
+    a, b, c = WORDS[turn % len(WORDS)], WORDS[(turn * 7 + 3) % len(WORDS)], WORDS[(turn * 13 + 5) % len(WORDS)]
+    if role == "user":
+        return f"第{turn}天，我们在{a}附近找到了{b}，你觉得{c}的事情还能相信吗？"
+    return f"（抬起头）{a}的事我记着。{b}先收好，{c}那边今晚我亲自去看，你别跟来。"
+
+
+def session_lines(turns: int) -> list[dict[str, Any]]:
+    from personalab.lib.filestore import utc_now
+
+    stamp = utc_now()
+    lines: list[dict[str, Any]] = []
+    for turn in range(1, turns + 1):
+        lines.append({"role": "user", "content": line_text(turn, "user"), "turn": turn,
+                      "timestamp": stamp})
+        lines.append({"role": "assistant", "content": line_text(turn, "assistant"), "turn": turn,
+                      "timestamp": stamp, "trace_id": f"trc_{turn:016x}"})
+    return lines
+
+
+def instance_with_session(store, owner, character_id: str, background_id: str, turns: int) -> str:
+    from chat.services import instance_create
+
+    instance_id = instance_create(store, owner=owner, character_id=character_id,
+                                  background_id=background_id)
+    store.session_create(instance_id, "sess_002", continued_from="sess_001",
+                         lines=session_lines(turns))
+    state = store.instance_state_read(instance_id)
+    state["current_session_id"] = "sess_002"
+    store.instance_state_write(instance_id, state)
+    return instance_id
+
+
+async def _emit(event: dict) -> None:
+    return None
+
+
+def turn_once(store, instance_id: str, text: str) -> tuple[float, Any]:
+    from chat.turn import turn_run
+
+    started = time.perf_counter()
+    result = asyncio.run(turn_run(store, instance_id=instance_id, user_text=text, emit=_emit,
+                                  provider=InstantProvider()))
+    return (time.perf_counter() - started) * 1000, result
+
+
+def turns_time(store, instance_id: str, count: int, text: str = PLAIN_TEXT) -> list[float]:
+    turn_once(store, instance_id, text)  # warm-up
+    return [turn_once(store, instance_id, text)[0] for _ in range(count)]
+
+
+def profile_turns(store, instance_id: str, count: int, text: str, *, after=None) -> str:
+    """cProfile of `count` turns with asyncio.to_thread run inline, so the file and prompt work
+    (which the app runs on worker threads) shows up in the profile."""
+    original = asyncio.to_thread
+
+    async def inline(func, /, *args, **kwargs):
+        return func(*args, **kwargs)
+
+    profiler = cProfile.Profile()
+    asyncio.to_thread = inline
+    try:
+        for _ in range(count):
+            profiler.enable()
+            turn_once(store, instance_id, text)
+            profiler.disable()
+            if after:
+                after()
+    finally:
+        asyncio.to_thread = original
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out).strip_dirs().sort_stats("cumulative")
+    stats.print_stats(25)
+    stats.sort_stats("tottime").print_stats(15)
+    return out.getvalue()
+
+
+# --- the memory of many turns ----------------------------------------------------------
+
+
+def embedding_rate(index) -> float:
+    """Passages per second through the app's embedder (the real model)."""
+    texts = [line_text(t, "user") + "\n" + line_text(t, "assistant") for t in range(1, 129)]
+    index._passages_embed(texts[:8])  # loads the model
+    started = time.perf_counter()
+    index._passages_embed(texts)
+    return len(texts) / (time.perf_counter() - started)
+
+
+def memory_fill(store, index, state: dict, turns: int, *, embed: bool) -> float:
+    """Fill the `turns` collection with `turns` turns in sessions of 1,000; returns seconds."""
+    import numpy as np
+
+    from memory.index import chroma_id
+
+    started = time.perf_counter()
+    owner = {"instance_id": state["instance_id"], "character_id": state["character_id"],
+             "background_id": state.get("background_id")}
+    collection = index.collection("turns")
+    dim = len(index.query_embed("维度"))
+    batch = min(5000, index.client().get_max_batch_size())
+    rng = np.random.default_rng(7)
+    per_session = 1000
+    for first in range(0, turns, per_session):
+        session_id = f"sess_m{first // per_session + 1:04d}"
+        count = min(per_session, turns - first)
+        lines = session_lines(count)
+        if embed:
+            index.add_turns(session_id=session_id, turns=lines, **owner)
+            continue
+        ids = [chroma_id(owner["instance_id"], f"turn_{session_id}_{l['turn']}_{l['role']}")
+               for l in lines]
+        metas = [{"instance_id": owner["instance_id"], "character_id": owner["character_id"],
+                  "background_id": owner["background_id"] or "", "session_id": session_id,
+                  "turn": l["turn"], "role": l["role"], "timestamp": l["timestamp"],
+                  "speaker": "", "doc_id": f"turn_{session_id}_{l['turn']}_{l['role']}"}
+                 for l in lines]
+        vectors = rng.standard_normal((len(lines), dim)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        for start in range(0, len(ids), batch):
+            stop = start + batch
+            collection.upsert(ids=ids[start:stop], documents=[l["content"] for l in lines[start:stop]],
+                              metadatas=metas[start:stop], embeddings=vectors[start:stop].tolist())
+    return time.perf_counter() - started
+
+
+def recall_measure(store, owner, character_id: str, background_id: str, args) -> dict[str, Any]:
+    from memory import runtime as memory_runtime
+
+    store.module_write("memory", {"recall_enabled": True})
+    instance_id = instance_with_session(store, owner, character_id, background_id, 10)
+    state = store.instance_state_read(instance_id)
+    index = memory_runtime.index_for(store)
+    rate = embedding_rate(index)
+    estimate = 2 * args.memory_turns / rate
+    embed = estimate <= args.embed_budget
+    print(f"embedding rate: {rate:.0f} passages/s -> {2 * args.memory_turns} documents would take "
+          f"{estimate / 60:.1f} min to embed; "
+          + ("embedding them for real" if embed else
+             f"over the {args.embed_budget:g} s budget: filling Chroma with RANDOM unit vectors "
+             "(documents, ids, metadata as add_turns writes them)"), flush=True)
+    seconds = memory_fill(store, index, state, args.memory_turns, embed=embed)
+    print(f"memory filled: {index.count('turns')} documents in the turns collection ({seconds:.0f} s)",
+          flush=True)
+    times: list[float] = []
+    recall_ms: list[float] = []
+    hits: list[int] = []
+    for _ in range(args.recall_turns):
+        elapsed, result = turn_once(store, instance_id, RECALL_TEXT)
+        memory_runtime.drain()  # the app indexes the finished turn in the background; untimed
+        trace = store.trace_read(instance_id, result.trace_id)
+        times.append(elapsed)
+        recall_ms.append(trace["timings"].get("recall_ms", 0.0))
+        hits.append(len(trace["retrievals"].get("hits", [])))
+    plain = turns_time(store, instance_id, max(3, args.recall_turns // 2))
+    memory_runtime.drain()
+    profile = None
+    if args.profile:
+        profile = profile_turns(store, instance_id, 2, RECALL_TEXT, after=memory_runtime.drain)
+    return {"times": times, "recall_ms": recall_ms, "hits": hits, "plain": plain,
+            "random_vectors": not embed, "profile": profile}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="10 turns per size, a memory of 10,000 turns, 3 recall turns")
+    parser.add_argument("--turns-per-size", type=int, default=None)
+    parser.add_argument("--memory-turns", type=int, default=None)
+    parser.add_argument("--recall-turns", type=int, default=None)
+    parser.add_argument("--embed-budget", type=float, default=120.0,
+                        help="seconds of real embedding allowed for the memory fill")
+    parser.add_argument("--profile", action="store_true",
+                        help="print a cProfile of turns at the largest session and of recall turns")
+    parser.add_argument("--skip-recall", action="store_true")
+    args = parser.parse_args()
+    per_size = args.turns_per_size or (10 if args.quick else 30)
+    args.memory_turns = args.memory_turns or (10_000 if args.quick else 100_000)
+    args.recall_turns = args.recall_turns or (3 if args.quick else 7)
+    print(f"machine: {h.machine_describe()}")
+    with h.data_dir_temp() as data_dir:
+        django_boot(data_dir)
+        from django.contrib.auth import get_user_model
+
+        from library.services import background_save, character_save
+        from personalab.lib.filestore import FileStore
+
+        store = FileStore(data_dir)
+        store.module_write("memory", {"recall_enabled": False})
+        owner = get_user_model().objects.create_user(h.USERNAME, password="bench-password-123")
+        character_id = character_save(store, data={"name": "Alserqi", "base_persona": "废土黑帮老大。",
+                                                   "greeting": "", "tags": "废土"}, character_id=None)
+        background_id = background_save(store, data={
+            "name": "废土复仇记", "world_setting": "2087年，核战后50年。",
+            "story_outline": ["发现背叛者的线索", "潜入敌人据点", "与仇人对峙"]})
+        per_turn: dict[int, float] = {}
+        instances: dict[int, str] = {}
+        for size in SIZES:
+            instances[size] = instance_with_session(store, owner, character_id, background_id, size)
+            times = turns_time(store, instances[size], per_size)
+            per_turn[size] = h.median(times)
+            file_kb = store.session_path(instances[size], "sess_002").stat().st_size / 1024
+            print(f"session of {size:>5} turns ({file_kb:7.0f} KB): median {per_turn[size]:7.2f} ms/turn "
+                  f"(min {min(times):.2f}, max {max(times):.2f}, n={len(times)})", flush=True)
+        ratio = per_turn[SIZES[-1]] / per_turn[SIZES[0]]
+        print(f"ratio {SIZES[-1]}/{SIZES[0]}: {ratio:.2f} (goal <= 3)")
+        if args.profile or ratio > 3:
+            print(f"--- cProfile, 5 turns on the {SIZES[-1]}-turn session ---")
+            print(profile_turns(store, instances[SIZES[-1]], 5, PLAIN_TEXT))
+        recall = None if args.skip_recall else recall_measure(store, owner, character_id,
+                                                              background_id, args)
+        if recall:
+            label = f"{args.memory_turns // 1000}k"
+            print(f"recall turns over a memory of {args.memory_turns} turns "
+                  f"({'random vectors' if recall['random_vectors'] else 'embedded'}): "
+                  f"{[round(t) for t in recall['times']]} ms; recall step {[round(t) for t in recall['recall_ms']]} ms; "
+                  f"hits {recall['hits']}")
+            steady = recall["times"][1:] or recall["times"]
+            print(f"  first {recall['times'][0]:.0f} ms, then median {h.median(steady):.0f} ms; "
+                  f"turns without a recall trigger on that instance: median {h.median(recall['plain']):.1f} ms")
+            if recall["profile"]:
+                print("--- cProfile, 2 recall turns ---")
+                print(recall["profile"])
+        summary = (f"turn_overhead ms_10={per_turn[10]:.1f} ms_1000={per_turn[1000]:.1f} "
+                   f"ms_5000={per_turn[5000]:.1f} ratio_5000_10={ratio:.2f}")
+        if recall:
+            summary += f" ms_recall_{label}={h.median(recall['times'][1:] or recall['times']):.0f}"
+    print(summary, flush=True)
+    os._exit(0)  # Chroma and the memory worker keep non-daemon threads; the temp folder is gone
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""kill -9 of a Daphne process mid-stream, then reload: the file loads and the partial reply is
+kept, completed in the file and marked interrupted."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from personalab.lib.filestore import FileStore
+from tests.stub_llm import Reply
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _manage(env, *args) -> str:
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True,
+                          capture_output=True, text=True, timeout=120).stdout
+
+
+def _daphne(env, port):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+         "personalab.asgi:application"], cwd=ROOT, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return process
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("daphne did not start")
+
+
+@pytest.fixture
+def server_env(tmp_path, stub_llm):
+    data = tmp_path / "data"
+    data.mkdir()
+    FileStore(data).module_write("memory", {"recall_enabled": False})
+    env = {**os.environ, "PERSONALAB_DATA_DIR": str(data), "OPENAI_BASE_URL": stub_llm.base_url,
+           "OPENAI_API_KEY": "k", "PERSONALAB_MODEL": "stub", "PERSONALAB_SECRET_FILE":
+           str(tmp_path / "secret")}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    _manage(env, "migrate", "--noinput")
+    _manage(env, "bootstrap")
+    _manage(env, "seed_demo")
+    token = _manage(env, "create_api_token", "admin").strip()
+    return env, data, token
+
+
+def test_kill_9_mid_stream_then_reload_keeps_the_partial_reply(server_env, stub_llm):
+    env, data, token = server_env
+    stub_llm.script(Reply("断" * 400, chunk_size=1, delay=0.02))
+    port = _free_port()
+    server = _daphne(env, port)
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/api/v1/chat", method="POST",
+        data=json.dumps({"instance_id": "inst_001", "query": "说下去", "stream": True}).encode(),
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=20) as response:
+            received = 0
+            while received < 20:
+                if response.readline().startswith(b"event: token"):
+                    received += 1
+            os.kill(server.pid, signal.SIGKILL)
+    finally:
+        server.wait(timeout=10)
+    session = data / "instances" / "inst_001" / "sessions" / "sess_003.jsonl"
+    assert not session.read_bytes().endswith(b"\n")  # killed mid-line
+
+    server = _daphne(env, port)
+    try:
+        reload = urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/v1/instances/inst_001/sessions/sess_003/"
+            "current_response?turn=42", headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(reload, timeout=20) as response:
+            current = json.loads(response.read())
+    finally:
+        server.kill()
+        server.wait(timeout=10)
+    assert current["interrupted"] is True and current["content"].startswith("断" * 20)
+    lines = [json.loads(line) for line in session.read_text(encoding="utf-8").splitlines()]
+    assert lines[-1]["interrupted"] is True and lines[-1]["content"] == current["content"]
+    assert lines[-2] == {**lines[-2], "role": "user", "content": "说下去", "turn": 42}

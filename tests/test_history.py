@@ -1,0 +1,405 @@
+"""History manager: edit / delete / undo on the session file (nothing lost), paging and search,
+flipping between a reply's versions with the director counting only the kept one, ownership
+and the instance lock."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chat import history
+from chat.turn import turn_run
+from tests.stub_llm import Reply
+
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture(autouse=True)
+def _history_urls(settings):
+    settings.ROOT_URLCONF = "tests.urls_history"
+
+
+class Clock:
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _file_lines(store, instance_id, session_id="sess_001"):
+    text = store.session_path(instance_id, session_id).read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def _backups(store, instance_id):
+    folder = store.sessions_dir(instance_id) / "history"
+    return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+
+
+def _chat(store, instance_id, turns, session_id="sess_001"):
+    for turn in range(1, turns + 1):
+        store.session_append(instance_id, session_id, {
+            "role": "user", "content": f"question {turn}", "turn": turn,
+            "timestamp": "2025-01-01T00:00:00Z"})
+        store.session_append(instance_id, session_id, {
+            "role": "assistant", "content": f"answer {turn}", "turn": turn,
+            "timestamp": "2025-01-01T00:00:01Z"})
+
+
+def _row(store, instance_id, content):
+    page = history.messages_page(store, instance_id=instance_id, session_key="sess_001",
+                                 query=content, page_size=1000)
+    return next(row for row in page["rows"] if row["content"] == content)
+
+
+# --- edit / delete / undo in the file ------------------------------------------------------
+
+
+def test_edit_rewrites_the_line_keeps_first_original_and_a_backup(store, instance):
+    _chat(store, instance, 2)
+    row = _row(store, instance, "answer 1")
+    result = history.message_edit(store, instance_id=instance, session_id="sess_001",
+                                  index=row["index"], fingerprint=row["fingerprint"],
+                                  text="answer one")
+    line = _file_lines(store, instance)[1 + row["index"]]
+    assert line["content"] == "answer one"
+    assert line["edited"]["original"] == "answer 1" and line["edited"]["at"]
+    assert result["undo_token"]
+    backups = _backups(store, instance)
+    assert len(backups) == 1 and '"answer 1"' in backups[0].read_text(encoding="utf-8")
+
+    row = _row(store, instance, "answer one")
+    history.message_edit(store, instance_id=instance, session_id="sess_001", index=row["index"],
+                         fingerprint=row["fingerprint"], text="answer uno")
+    line = _file_lines(store, instance)[1 + row["index"]]
+    assert line["content"] == "answer uno" and line["edited"]["original"] == "answer 1"
+    assert len(_backups(store, instance)) == 2
+    assert [m["content"] for m in store.session_read(instance, "sess_001").messages] == [
+        "question 1", "answer uno", "question 2", "answer 2"]
+
+
+def test_delete_then_undo_restores_the_file_exactly(store, instance):
+    _chat(store, instance, 3)
+    before = _file_lines(store, instance)
+    row = _row(store, instance, "question 2")
+    result = history.message_delete(store, instance_id=instance, session_id="sess_001",
+                                    index=row["index"], fingerprint=row["fingerprint"])
+    after = _file_lines(store, instance)
+    assert len(after) == len(before) - 1
+    assert "question 2" not in [line.get("content") for line in after]
+    assert any('"question 2"' in b.read_text(encoding="utf-8") for b in _backups(store, instance))
+
+    history.undo(store, instance_id=instance, token=result["undo_token"])
+    assert _file_lines(store, instance) == before
+    # The undone state is itself kept as a backup: nothing is lost either way.
+    assert len(_backups(store, instance)) == 2
+    with pytest.raises(history.HistoryError) as refused:
+        history.undo(store, instance_id=instance, token=result["undo_token"])
+    assert refused.value.status == 404
+
+
+def test_edit_undo_round_trip(store, instance):
+    _chat(store, instance, 1)
+    before = _file_lines(store, instance)
+    row = _row(store, instance, "question 1")
+    result = history.message_edit(store, instance_id=instance, session_id="sess_001",
+                                  index=row["index"], fingerprint=row["fingerprint"], text="Q1")
+    assert _file_lines(store, instance) != before
+    history.undo(store, instance_id=instance, token=result["undo_token"])
+    assert _file_lines(store, instance) == before
+
+
+def test_undo_after_the_configured_window_is_refused(store, instance):
+    store.module_write("history", {"undo_window_seconds": 5})
+    _chat(store, instance, 1)
+    clock = Clock()
+    row = _row(store, instance, "answer 1")
+    result = history.message_delete(store, instance_id=instance, session_id="sess_001",
+                                     index=row["index"], fingerprint=row["fingerprint"],
+                                     clock=clock)
+    assert result["undo_expires_at"] == clock.now + 5
+    after_delete = _file_lines(store, instance)
+    clock.now += 5.5
+    with pytest.raises(history.UndoExpired) as refused:
+        history.undo(store, instance_id=instance, token=result["undo_token"], clock=clock)
+    assert refused.value.status == 410 and "5 s" in refused.value.message
+    assert _file_lines(store, instance) == after_delete
+
+
+def test_undo_inside_the_window_works_with_the_default_three_seconds(store, instance):
+    _chat(store, instance, 1)
+    before = _file_lines(store, instance)
+    clock = Clock()
+    row = _row(store, instance, "answer 1")
+    result = history.message_delete(store, instance_id=instance, session_id="sess_001",
+                                     index=row["index"], fingerprint=row["fingerprint"],
+                                     clock=clock)
+    assert result["undo_expires_at"] == clock.now + 3
+    clock.now += 2.9
+    history.undo(store, instance_id=instance, token=result["undo_token"], clock=clock)
+    assert _file_lines(store, instance) == before
+
+
+def test_undo_is_refused_when_the_file_changed_since(store, instance):
+    _chat(store, instance, 1)
+    row = _row(store, instance, "answer 1")
+    result = history.message_delete(store, instance_id=instance, session_id="sess_001",
+                                    index=row["index"], fingerprint=row["fingerprint"])
+    store.session_append(instance, "sess_001", {"role": "user", "content": "later", "turn": 2,
+                                                 "timestamp": "2025-01-01T00:00:02Z"})
+    with pytest.raises(history.HistoryError) as refused:
+        history.undo(store, instance_id=instance, token=result["undo_token"])
+    assert refused.value.status == 409
+    assert _file_lines(store, instance)[-1]["content"] == "later"
+
+
+def test_a_stale_page_cannot_change_another_line(store, instance):
+    _chat(store, instance, 2)
+    row = _row(store, instance, "answer 2")
+    first = _row(store, instance, "question 1")
+    history.message_delete(store, instance_id=instance, session_id="sess_001",
+                           index=first["index"], fingerprint=first["fingerprint"])
+    before = _file_lines(store, instance)
+    with pytest.raises(history.HistoryError) as refused:
+        history.message_edit(store, instance_id=instance, session_id="sess_001",
+                             index=row["index"], fingerprint=row["fingerprint"], text="x")
+    assert refused.value.status == 409
+    assert _file_lines(store, instance) == before
+
+
+def test_edit_while_busy_is_refused(store, instance, alice_client):
+    _chat(store, instance, 1)
+    before = _file_lines(store, instance)
+    row = _row(store, instance, "answer 1")
+    lock = store.instance_lock(instance).acquire()
+    try:
+        with pytest.raises(history.HistoryBusy) as refused:
+            history.message_edit(store, instance_id=instance, session_id="sess_001",
+                                 index=row["index"], fingerprint=row["fingerprint"], text="x")
+        assert "busy" in refused.value.message
+        response = alice_client.post(f"/instances/{instance}/history/edit", {
+            "session": "sess_001", "index": row["index"], "fp": row["fingerprint"],
+            "text": "x"}, **HX)
+        assert response.status_code == 409 and b"busy" in response.content
+        response = alice_client.post(f"/instances/{instance}/history/delete", {
+            "session": "sess_001", "index": row["index"], "fp": row["fingerprint"]}, **HX)
+        assert response.status_code == 409
+    finally:
+        lock.release()
+    assert _file_lines(store, instance) == before
+
+
+def test_archived_sessions_are_listed_read_only(store, instance):
+    _chat(store, instance, 1)
+    store.session_create(instance, "sess_002", continued_from="sess_001")
+    archived = store.session_archive(instance, "sess_001")
+    sessions = history.session_list(store, instance_id=instance)
+    keys = {row["key"]: row for row in sessions}
+    assert keys["sess_002"]["continued_from"] == "sess_001"
+    assert keys[archived.stem]["archived"] and keys[archived.stem]["message_count"] == 2
+    page = history.messages_page(store, instance_id=instance, session_key=archived.stem)
+    assert page["read_only"] and page["total"] == 2
+    with pytest.raises(history.HistoryError):
+        history.message_delete(store, instance_id=instance, session_id=archived.stem,
+                               index=0, fingerprint=page["rows"][0]["fingerprint"])
+    with pytest.raises(history.HistoryError):
+        history.messages_page(store, instance_id=instance, session_key="../../etc")
+
+
+# --- paging and search -------------------------------------------------------------------
+
+
+def test_paging_defaults_to_the_last_page_and_search_filters(store, instance):
+    _chat(store, instance, 125)  # 250 messages
+    page = history.messages_page(store, instance_id=instance, session_key="sess_001")
+    assert page["page_size"] == 100 and page["pages"] == 3 and page["page"] == 3
+    assert len(page["rows"]) == 50 and page["rows"][-1]["content"] == "answer 125"
+    first = history.messages_page(store, instance_id=instance, session_key="sess_001", page=1)
+    assert [r["content"] for r in first["rows"][:2]] == ["question 1", "answer 1"]
+    assert len(first["rows"]) == 100
+    found = history.messages_page(store, instance_id=instance, session_key="sess_001",
+                                  query="ANSWER 12")
+    assert sorted(r["content"] for r in found["rows"]) == sorted(
+        ["answer 12", *[f"answer {n}" for n in range(120, 126)]])
+    store.module_write("history", {"page_size": 10})
+    assert history.messages_page(store, instance_id=instance, session_key="sess_001")["pages"] == 25
+
+
+def test_history_page_and_rows_render_escaped(store, instance, alice_client):
+    _chat(store, instance, 120)
+    store.session_append(instance, "sess_001", {"role": "user", "content": "<script>x</script>",
+                                                 "turn": 121, "timestamp": "t"})
+    response = alice_client.get(f"/instances/{instance}/history/")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "&lt;script&gt;x&lt;/script&gt;" in body and "<script>x</script>" not in body
+    assert "page 3 of 3" in body
+    rows = alice_client.get(f"/instances/{instance}/history/rows",
+                            {"session": "sess_001", "page": "1", "q": ""})
+    assert rows.status_code == 200 and "question 1<" in rows.content.decode()
+    assert "<html" not in rows.content.decode()
+    searched = alice_client.get(f"/instances/{instance}/history/rows",
+                                {"session": "sess_001", "q": "answer 77"}).content.decode()
+    assert "answer 77" in searched and "answer 76" not in searched
+
+
+# --- the views ------------------------------------------------------------------------
+
+
+def test_edit_and_undo_through_the_views(store, instance, alice_client):
+    _chat(store, instance, 1)
+    before = _file_lines(store, instance)
+    row = _row(store, instance, "answer 1")
+    response = alice_client.post(f"/instances/{instance}/history/edit", {
+        "session": "sess_001", "index": row["index"], "fp": row["fingerprint"],
+        "text": "new <b>answer</b>"}, **HX)
+    body = response.content.decode()
+    assert response.status_code == 200 and "Undo" in body
+    assert "new &lt;b&gt;answer&lt;/b&gt;" in body
+    token = _undo_token(store, instance)
+    response = alice_client.post(f"/instances/{instance}/history/undo",
+                                 {"token": token, "session": "sess_001"}, **HX)
+    assert response.status_code == 200 and "Undone" in response.content.decode()
+    assert _file_lines(store, instance) == before
+
+
+def test_views_without_htmx_redirect_back(store, instance, alice_client):
+    _chat(store, instance, 1)
+    row = _row(store, instance, "answer 1")
+    response = alice_client.post(f"/instances/{instance}/history/delete", {
+        "session": "sess_001", "index": row["index"], "fp": row["fingerprint"], "page": "1"})
+    assert response.status_code == 302
+    assert response["Location"] == f"/instances/{instance}/history/?session=sess_001&page=1"
+
+
+def _undo_token(store, instance):
+    tokens = store.memory_json_read(instance, "undo", {"tokens": {}})["tokens"]
+    assert len(tokens) == 1
+    return next(iter(tokens))
+
+
+def test_another_user_gets_404_everywhere(store, instance, client, bob):
+    _chat(store, instance, 1)
+    before = _file_lines(store, instance)
+    row = _row(store, instance, "answer 1")
+    client.force_login(bob)
+    base = f"/instances/{instance}/history"
+    assert client.get(f"{base}/").status_code == 404
+    assert client.get(f"{base}/rows", {"session": "sess_001"}).status_code == 404
+    for action, data in (("edit", {"text": "x"}), ("delete", {}), ("undo", {"token": "t"}),
+                         ("swipe", {"turn": 1, "alternative": 0})):
+        response = client.post(f"{base}/{action}", {
+            "session": "sess_001", "index": row["index"], "fp": row["fingerprint"], **data}, **HX)
+        assert response.status_code == 404, action
+    assert client.get(f"/instances/inst_999/history/").status_code == 404
+    assert _file_lines(store, instance) == before
+
+
+def test_anonymous_is_sent_to_login(instance, client):
+    response = client.get(f"/instances/{instance}/history/")
+    assert response.status_code == 302 and "/login/" in response["Location"]
+
+
+# --- the next prompt uses the edited text, swipes -----------------------------------------
+
+
+async def _turn(store, instance_id, text="", **flags):
+    async def emit(event):
+        return None
+
+    return await turn_run(store, instance_id=instance_id, user_text=text, emit=emit, **flags)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_next_prompt_uses_the_edited_text(store, instance, use_stub):
+    use_stub.script(Reply("first answer"), Reply("second answer"))
+    await _turn(store, instance, "original question")
+    row = _row(store, instance, "original question")
+    history.message_edit(store, instance_id=instance, session_id="sess_001", index=row["index"],
+                         fingerprint=row["fingerprint"], text="edited question")
+    await _turn(store, instance, "next")
+    sent = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
+    assert "edited question" in sent and "original question" not in sent
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_swipe_keeps_every_version_and_the_director_counts_the_kept_one(store, instance,
+                                                                            use_stub):
+    start = store.instance_state_read(instance)["plot_state"]
+    use_stub.script(Reply("A [PROGRESS:2:in_progress]"), Reply("B no marker"),
+                    Reply("C [PROGRESS:3:completed]"))
+    await _turn(store, instance, "hello")
+    assert store.instance_state_read(instance)["plot_state"]["current_plot_index"] == 2
+    await _turn(store, instance, regenerate=True)
+    after_b = store.instance_state_read(instance)["plot_state"]
+    assert after_b == {**start, "no_update_count": 1}
+    await _turn(store, instance, regenerate=True)
+    assert store.instance_state_read(instance)["plot_state"]["current_plot_index"] == 3
+
+    line = _file_lines(store, instance)[-1]
+    assert [a["content"] for a in line["alternatives"]] == ["A [PROGRESS:2:in_progress]",
+                                                           "B no marker"]
+    # ‹ from C (3/3) shows B (2/3): the director counts B alone, from the state before turn 1.
+    result = history.reply_choose_alternative(store, instance_id=instance, session_id="sess_001",
+                                              turn=1, alternative_index=1)
+    assert result["version"] == 2 and result["versions"] == 3 and result["director_reapplied"]
+    line = _file_lines(store, instance)[-1]
+    assert line["content"] == "B no marker" and line["alternative_position"] == 1
+    assert store.instance_state_read(instance)["plot_state"] == after_b
+    # ‹ again shows A (1/3).
+    history.reply_choose_alternative(store, instance_id=instance, session_id="sess_001",
+                                     turn=1, alternative_index=0)
+    line = _file_lines(store, instance)[-1]
+    assert line["content"] == "A [PROGRESS:2:in_progress]" and line["alternative_position"] == 0
+    state = store.instance_state_read(instance)["plot_state"]
+    assert (state["current_plot_index"], state["current_status"], state["no_update_count"]) == (
+        2, "in_progress", 0)
+    # › twice is back at C; each version kept with its own trace.
+    for _ in range(2):
+        page = history.messages_page(store, instance_id=instance, session_key="sess_001")
+        last = page["rows"][-1]
+        history.reply_choose_alternative(store, instance_id=instance, session_id="sess_001",
+                                         turn=1, alternative_index=last["version"] - 1)
+    line = _file_lines(store, instance)[-1]
+    assert line["content"] == "C [PROGRESS:3:completed]"
+    assert {v["content"] for v in history.reply_versions(line)} == {
+        "A [PROGRESS:2:in_progress]", "B no marker", "C [PROGRESS:3:completed]"}
+    assert len({v["trace_id"] for v in history.reply_versions(line)}) == 3
+    state = store.instance_state_read(instance)["plot_state"]
+    assert (state["current_plot_index"], state["current_status"]) == (3, "completed")
+    with pytest.raises(history.HistoryError):
+        history.reply_choose_alternative(store, instance_id=instance, session_id="sess_001",
+                                         turn=1, alternative_index=2)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_regenerate_after_a_swipe_keeps_all_versions(store, instance, use_stub):
+    use_stub.script(Reply("A"), Reply("B"), Reply("C"))
+    await _turn(store, instance, "hello")
+    await _turn(store, instance, regenerate=True)
+    history.reply_choose_alternative(store, instance_id=instance, session_id="sess_001", turn=1,
+                                     alternative_index=0)
+    await _turn(store, instance, regenerate=True)
+    line = _file_lines(store, instance)[-1]
+    assert line["content"] == "C"
+    assert sorted(v["content"] for v in history.reply_versions(line)) == ["A", "B", "C"]
+
+
+def test_swipe_view_from_the_chat_page(store, instance, alice_client):
+    _chat(store, instance, 1)
+    lines = store.session_read(instance, "sess_001").lines
+    last = {**lines[-1], "alternatives": [{"content": "older <i>reply</i>", "timestamp": "t0"}]}
+    store.session_rewrite(instance, "sess_001",
+                          [store.session_read(instance, "sess_001").metadata, *lines[:-1], last])
+    response = alice_client.post(f"/instances/{instance}/history/swipe", {
+        "session": "sess_001", "turn": 1, "alternative": 0, "from": "chat"}, **HX)
+    body = response.content.decode()
+    assert response.status_code == 200 and response["HX-Trigger"] == "plot-changed"
+    assert "older &lt;i&gt;reply&lt;/i&gt;" in body and "1/2" in body
+    assert _file_lines(store, instance)[-1]["alternatives"][0]["content"] == "answer 1"
+    # No trace to restore plot_state from: the versions flip, the director is left alone.
+    refused = alice_client.post(f"/instances/{instance}/history/swipe", {
+        "session": "sess_001", "turn": 1, "alternative": 5, "from": "chat"}, **HX)
+    assert refused.status_code == 404 and refused["HX-Retarget"] == "#status"
