@@ -33,12 +33,16 @@ QUESTION_CATEGORIES = (1, 2, 3, 4)
 def session_timestamp(raw: str) -> str:
     """LoCoMo writes "1:56 pm on 8 May, 2023"; the app stores ISO 8601."""
     try:
-        return datetime.strptime(raw.strip(), "%I:%M %p on %d %B, %Y").strftime("%Y-%m-%dT%H:%M:%SZ")
+        parsed = datetime.strptime(raw.strip(), "%I:%M %p on %d %B, %Y")
     except ValueError:
         return ""
+    return parsed.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def conversation_sessions(conversation: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]], dict[str, str]]]:
+Session = tuple[str, list[dict[str, Any]], dict[str, str]]
+
+
+def conversation_sessions(conversation: dict[str, Any]) -> list[Session]:
     """(session_id, session lines in the app's format, turn id -> dia_id) per LoCoMo session."""
     speaker_a = conversation["speaker_a"]
     sessions = []

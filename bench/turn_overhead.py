@@ -45,18 +45,23 @@ WORDS = ("废墟", "约定", "背叛", "黑帮", "仓库", "子弹", "水源", "
 
 
 class InstantProvider:
-    """An LLM that answers at once, so the turn's time is the app's own."""
+    """An LLM that answers at once, so the turn's time is the app's own. With `marker` the reply
+    carries a progress marker, so the director never falls behind and never runs its fallback
+    search; without it the counter grows and from the third turn on every turn is a reminder turn."""
 
     name = "bench"
     label = "instant bench provider"
     is_offline_demo = False
     model = "instant"
 
+    def __init__(self, *, marker: bool = True) -> None:
+        self.reply = "好。[PROGRESS:1:in_progress]" if marker else "好。"
+
     async def stream(self, messages: list[dict], *, context: dict):
-        yield "好。"
+        yield self.reply
 
     async def complete(self, messages: list[dict], *, context: dict) -> str:
-        return "好。"
+        return self.reply
 
 
 def django_boot(data_dir: Path) -> None:
@@ -105,21 +110,51 @@ async def _emit(event: dict) -> None:
     return None
 
 
-def turn_once(store, instance_id: str, text: str) -> tuple[float, Any]:
+def turn_once(store, instance_id: str, text: str, *, marker: bool = True) -> tuple[float, Any]:
     from chat.turn import turn_run
 
     started = time.perf_counter()
     result = asyncio.run(turn_run(store, instance_id=instance_id, user_text=text, emit=_emit,
-                                  provider=InstantProvider()))
+                                  provider=InstantProvider(marker=marker)))
     return (time.perf_counter() - started) * 1000, result
 
 
-def turns_time(store, instance_id: str, count: int, text: str = PLAIN_TEXT) -> list[float]:
-    turn_once(store, instance_id, text)  # warm-up
-    return [turn_once(store, instance_id, text)[0] for _ in range(count)]
+def turns_time(store, instance_id: str, count: int, text: str = PLAIN_TEXT, *,
+               marker: bool = True, warmup: int = 2) -> list[float]:
+    for _ in range(warmup):
+        turn_once(store, instance_id, text, marker=marker)
+    return [turn_once(store, instance_id, text, marker=marker)[0] for _ in range(count)]
 
 
-def profile_turns(store, instance_id: str, count: int, text: str, *, after=None) -> str:
+def size_series(store, owner, character_id: str, background_id: str, per_size: int,
+                *, load_all: bool) -> tuple[dict[int, float | None], dict[int, str]]:
+    """Median ms per turn per session size; None where the app refuses the turn."""
+    from chat.turn import TurnRefused
+
+    config = store.config_read()
+    config["preferences"]["conversation_load_all"] = load_all
+    store.config_write(config)
+    label = "whole session in the prompt (default)" if load_all else "last 10 messages (conversation_load_all off)"
+    print(f"-- conversation: {label}")
+    per_turn: dict[int, float | None] = {}
+    instances: dict[int, str] = {}
+    for size in SIZES:
+        instances[size] = instance_with_session(store, owner, character_id, background_id, size)
+        file_kb = store.session_path(instances[size], "sess_002").stat().st_size / 1024
+        try:
+            times = turns_time(store, instances[size], per_size)
+        except TurnRefused as exc:
+            per_turn[size] = None
+            print(f"session of {size:>5} turns ({file_kb:7.0f} KB): REFUSED {exc.status} {exc.message}")
+            continue
+        per_turn[size] = h.median(times)
+        print(f"session of {size:>5} turns ({file_kb:7.0f} KB): median {per_turn[size]:7.2f} ms/turn "
+              f"(min {min(times):.2f}, max {max(times):.2f}, n={len(times)})", flush=True)
+    return per_turn, instances
+
+
+def profile_turns(store, instance_id: str, count: int, text: str, *, after=None,
+                  marker: bool = True) -> str:
     """cProfile of `count` turns with asyncio.to_thread run inline, so the file and prompt work
     (which the app runs on worker threads) shows up in the profile."""
     original = asyncio.to_thread
@@ -132,7 +167,7 @@ def profile_turns(store, instance_id: str, count: int, text: str, *, after=None)
     try:
         for _ in range(count):
             profiler.enable()
-            turn_once(store, instance_id, text)
+            turn_once(store, instance_id, text, marker=marker)
             profiler.disable()
             if after:
                 after()
@@ -194,6 +229,20 @@ def memory_fill(store, index, state: dict, turns: int, *, embed: bool) -> float:
     return time.perf_counter() - started
 
 
+def drained_turns(store, instance_id: str, count: int, text: str, *, marker: bool,
+                  warmup: int) -> list[float]:
+    """Turns timed one by one, the background indexing of each finished turn awaited untimed."""
+    from memory import runtime as memory_runtime
+
+    times = []
+    for number in range(warmup + count):
+        elapsed, _ = turn_once(store, instance_id, text, marker=marker)
+        memory_runtime.drain()
+        if number >= warmup:
+            times.append(elapsed)
+    return times
+
+
 def recall_measure(store, owner, character_id: str, background_id: str, args) -> dict[str, Any]:
     from memory import runtime as memory_runtime
 
@@ -222,12 +271,17 @@ def recall_measure(store, owner, character_id: str, background_id: str, args) ->
         times.append(elapsed)
         recall_ms.append(trace["timings"].get("recall_ms", 0.0))
         hits.append(len(trace["retrievals"].get("hits", [])))
-    plain = turns_time(store, instance_id, max(3, args.recall_turns // 2))
-    memory_runtime.drain()
+    plain = drained_turns(store, instance_id, max(3, args.recall_turns // 2), PLAIN_TEXT,
+                          marker=True, warmup=0)
+    # Without markers the director falls behind; from the third such turn on it searches the
+    # memory (this instance's summaries, plots, turns; other instances' events) every turn.
+    reminder = drained_turns(store, instance_id, max(3, args.recall_turns // 2), PLAIN_TEXT,
+                             marker=False, warmup=3)
     profile = None
     if args.profile:
         profile = profile_turns(store, instance_id, 2, RECALL_TEXT, after=memory_runtime.drain)
     return {"times": times, "recall_ms": recall_ms, "hits": hits, "plain": plain,
+            "reminder": reminder,
             "random_vectors": not embed, "profile": profile}
 
 
@@ -263,20 +317,19 @@ def main() -> None:
         background_id = background_save(store, data={
             "name": "废土复仇记", "world_setting": "2087年，核战后50年。",
             "story_outline": ["发现背叛者的线索", "潜入敌人据点", "与仇人对峙"]})
-        per_turn: dict[int, float] = {}
-        instances: dict[int, str] = {}
-        for size in SIZES:
-            instances[size] = instance_with_session(store, owner, character_id, background_id, size)
-            times = turns_time(store, instances[size], per_size)
-            per_turn[size] = h.median(times)
-            file_kb = store.session_path(instances[size], "sess_002").stat().st_size / 1024
-            print(f"session of {size:>5} turns ({file_kb:7.0f} KB): median {per_turn[size]:7.2f} ms/turn "
-                  f"(min {min(times):.2f}, max {max(times):.2f}, n={len(times)})", flush=True)
+        default_series, _ = size_series(store, owner, character_id, background_id, per_size,
+                                        load_all=True)
+        per_turn, instances = size_series(store, owner, character_id, background_id, per_size,
+                                          load_all=False)
         ratio = per_turn[SIZES[-1]] / per_turn[SIZES[0]]
-        print(f"ratio {SIZES[-1]}/{SIZES[0]}: {ratio:.2f} (goal <= 3)")
+        print(f"ratio {SIZES[-1]}/{SIZES[0]} (last 10 messages): {ratio:.2f} (goal <= 3)")
         if args.profile or ratio > 3:
             print(f"--- cProfile, 5 turns on the {SIZES[-1]}-turn session ---")
             print(profile_turns(store, instances[SIZES[-1]], 5, PLAIN_TEXT))
+        reminder = turns_time(store, instances[SIZES[0]], per_size, marker=False, warmup=4)
+        print(f"director reminder turns (no marker for 3+ turns: fallback search over the memory "
+              f"index, query embedded by the model), 10-turn session: median {h.median(reminder):.1f} ms "
+              f"(min {min(reminder):.1f}, max {max(reminder):.1f})", flush=True)
         recall = None if args.skip_recall else recall_measure(store, owner, character_id,
                                                               background_id, args)
         if recall:
@@ -287,14 +340,20 @@ def main() -> None:
                   f"hits {recall['hits']}")
             steady = recall["times"][1:] or recall["times"]
             print(f"  first {recall['times'][0]:.0f} ms, then median {h.median(steady):.0f} ms; "
-                  f"turns without a recall trigger on that instance: median {h.median(recall['plain']):.1f} ms")
+                  f"turns without a recall trigger on that instance: median {h.median(recall['plain']):.1f} ms; "
+                  f"director reminder turns there: median {h.median(recall['reminder']):.0f} ms")
             if recall["profile"]:
                 print("--- cProfile, 2 recall turns ---")
                 print(recall["profile"])
+        default_1000 = default_series[1000]
         summary = (f"turn_overhead ms_10={per_turn[10]:.1f} ms_1000={per_turn[1000]:.1f} "
-                   f"ms_5000={per_turn[5000]:.1f} ratio_5000_10={ratio:.2f}")
+                   f"ms_5000={per_turn[5000]:.1f} ratio_5000_10={ratio:.2f} "
+                   f"ms_1000_loadall={default_1000 if default_1000 is None else round(default_1000, 1)} "
+                   f"ms_5000_loadall={'refused' if default_series[5000] is None else round(default_series[5000], 1)} "
+                   f"ms_reminder={h.median(reminder):.0f}")
         if recall:
-            summary += f" ms_recall_{label}={h.median(recall['times'][1:] or recall['times']):.0f}"
+            summary += (f" ms_recall_{label}={h.median(recall['times'][1:] or recall['times']):.0f}"
+                        f" ms_reminder_{label}={h.median(recall['reminder']):.0f}")
     print(summary, flush=True)
     os._exit(0)  # Chroma and the memory worker keep non-daemon threads; the temp folder is gone
 

@@ -181,3 +181,41 @@ def session_archive_and_restart(store: FileStore, *, instance_id: str, session_i
     instance_index(store, instance_id)
     return {"success": True, "session_id": session_id, "archived_to": archived.name,
             "current_session_id": new_session_id or state["current_session_id"]}
+
+
+def session_import(store: FileStore, *, instance_id: str, data: bytes) -> str:
+    """A chat exported by another role-play app becomes a new session, made current."""
+    from chat.chat_formats import chat_import_jsonl
+
+    _, lines = chat_import_jsonl(data)
+    with store.instance_lock(instance_id):
+        state = store.instance_state_read(instance_id)
+        session_id = store.session_next_id(instance_id)
+        store.session_create(instance_id, session_id,
+                             continued_from=state["current_session_id"], lines=lines)
+        state["current_session_id"] = session_id
+        store.instance_state_write(instance_id, state)
+    instance_index(store, instance_id)
+    return session_id
+
+
+def session_export(store: FileStore, *, instance_id: str, session_id: str,
+                   fmt: str) -> tuple[bytes, str]:
+    from chat.chat_formats import chat_export_jsonl, chat_export_markdown
+
+    read = session_read_repaired(store, instance_id, session_id)
+    state = store.instance_state_read(instance_id)
+    try:
+        character_name = store.character_read(state["character_id"]).get("name", "")
+    except (StoreError, ValueError):
+        character_name = state.get("character_id", "")
+    user_name = store.module_read("prompt").get("user_name") or "User"
+    if fmt == "md":
+        text = chat_export_markdown(lines=read.lines, user_name=user_name,
+                                    character_name=character_name,
+                                    title=f"{character_name} · {instance_id} · {session_id}")
+        return text.encode("utf-8"), "text/markdown; charset=utf-8"
+    body = chat_export_jsonl(lines=read.lines, user_name=user_name,
+                             character_name=character_name,
+                             created_at=read.metadata.get("created_at", ""))
+    return body, "application/jsonl"

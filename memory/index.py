@@ -1,9 +1,9 @@
 """The Chroma memory index: conversation turns, plot-point summaries and detailed plot material.
 
 Collections (seeds/personalab-data-layout.md, "Chroma向量库格式"): `summaries` and `plots` as the seed
-defines them, plus `turns` (one document per finished user/assistant line) so recall works before the
-first summary exists. Everything here can be rebuilt from the files (`index_rebuild`): Chroma is
-never the only copy of anything.
+defines them, plus `turns` (one document per finished user/assistant line) so recall works
+before the first summary exists. Everything here can be rebuilt from the files
+(`index_rebuild`): Chroma is never the only copy of anything.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from memory.embeddings import default_embedder
 COLLECTIONS = ("turns", "summaries", "plots")
 EVENT_KIND = {"summaries": "summary", "plots": "plot"}
 MAX_GET_BATCH = 5000
+DOCUMENTS_CACHE_SIZE = 32
 
 
 @dataclass
@@ -56,7 +57,8 @@ def hit_make(collection: str, stored_id: str, text: str | None, metadata: dict[s
 
 def hit_source(collection: str, doc_id: str, metadata: dict[str, Any]) -> str:
     if collection == "turns":
-        return f"{metadata.get('session_id', '')} 第{metadata.get('turn', '?')}轮 {metadata.get('role', '')}"
+        turn = metadata.get("turn", "?")
+        return f"{metadata.get('session_id', '')} 第{turn}轮 {metadata.get('role', '')}"
     return f"{EVENT_KIND.get(collection, collection)} {doc_id}"
 
 
@@ -75,6 +77,19 @@ def turn_embedding_text(turn: dict[str, Any]) -> str:
     speaker = str(turn.get("speaker") or "").strip()
     content = str(turn.get("content") or "")
     return f"{speaker}: {content}" if speaker else content
+
+
+def turn_metadata(line: dict[str, Any], owner: dict[str, Any]) -> dict[str, Any]:
+    return {**owner, "turn": int(line["turn"]), "role": line["role"],
+            "timestamp": str(line.get("timestamp") or ""),
+            "speaker": str(line.get("speaker") or "")}
+
+
+def turn_context_text(line: dict[str, Any], previous: dict[str, Any] | None) -> str:
+    """A turn is embedded together with the line before it: a reply such as "Yes, last Sunday!"
+    carries its meaning only with the question it answers."""
+    own = turn_embedding_text(line)
+    return f"{turn_embedding_text(previous)}\n{own}" if previous else own
 
 
 def _line_key(line: dict[str, Any]) -> tuple[int, int]:
@@ -112,7 +127,7 @@ class MemoryIndex:
         import chromadb
         from chromadb.config import Settings
 
-        settings = Settings(anonymized_telemetry=False, allow_reset=True)
+        settings = Settings(anonymized_telemetry=False)
         if self.chroma_url:
             url = urlparse(self.chroma_url)
             ssl = url.scheme == "https"
@@ -124,7 +139,8 @@ class MemoryIndex:
 
     def collection(self, name: str) -> Any:
         if name not in COLLECTIONS:
-            raise ValueError(f"unknown memory collection {name!r}: use one of {', '.join(COLLECTIONS)}")
+            raise ValueError(f"unknown memory collection {name!r}: "
+                             f"use one of {', '.join(COLLECTIONS)}")
         cached = self._collections.get(name)
         if cached is None:
             cached = self.client().get_or_create_collection(
@@ -146,36 +162,23 @@ class MemoryIndex:
     # writes -------------------------------------------------------------------
     def add_turns(self, *, instance_id: str, character_id: str, background_id: str | None,
                   session_id: str, turns: list[dict[str, Any]]) -> None:
-        """Upsert the finished user/assistant lines of one session (idempotent: a line has one id)."""
-        lines = [line for line in turns if turn_is_indexable(line)]
-        if not lines:
+        """Upsert the finished user/assistant lines of one session (idempotent: one id per line)."""
+        by_id = {f"turn_{session_id}_{line['turn']}_{line['role']}": line
+                 for line in turns if turn_is_indexable(line)}
+        if not by_id:
             return
-        ids = [f"turn_{session_id}_{line['turn']}_{line['role']}" for line in lines]
-        metadatas = [{
-            "instance_id": instance_id, "character_id": character_id,
-            "background_id": background_id or "", "session_id": session_id,
-            "turn": int(line["turn"]), "role": line["role"],
-            "timestamp": str(line.get("timestamp") or ""),
-            "speaker": str(line.get("speaker") or ""),
-        } for line in lines]
-        unique = dict(zip(ids, zip(lines, metadatas)))  # a repeated id keeps its last line
-        ids = list(unique)
-        lines = [pair[0] for pair in unique.values()]
-        metadatas = [pair[1] for pair in unique.values()]
+        lines = list(by_id.values())
+        owner = {"instance_id": instance_id, "character_id": character_id,
+                 "background_id": background_id or "", "session_id": session_id}
         contexts = self._previous_lines(instance_id, session_id, lines)
-        embed_texts = [
-            f"{turn_embedding_text(previous)}\n{turn_embedding_text(line)}" if previous
-            else turn_embedding_text(line)
-            for line, previous in zip(lines, contexts)
-        ]
-        self._upsert("turns", instance_id, ids, [str(line["content"]) for line in lines],
-                     metadatas, embed_texts)
+        self._upsert("turns", instance_id, list(by_id), [str(line["content"]) for line in lines],
+                     [turn_metadata(line, owner) for line in lines],
+                     [turn_context_text(line, previous) for line, previous in zip(lines, contexts)])
 
     def _previous_lines(self, instance_id: str, session_id: str,
                         lines: list[dict[str, Any]]) -> list[dict[str, Any] | None]:
-        """The line before each line, from the batch itself or, for the first line of an
-        incremental add, from the index. A turn is embedded with it because a reply such as
-        "Yes, last Sunday!" carries its meaning only together with the question before it."""
+        """The line before each line: from the batch itself or, for the first line of an
+        incremental add, from the index."""
         contexts: list[dict[str, Any] | None] = []
         for position, line in enumerate(lines):
             before = lines[position - 1] if position else None
@@ -199,27 +202,26 @@ class MemoryIndex:
 
     def add_events(self, *, instance_id: str, character_id: str, background_id: str | None,
                    session_id: str, events: list[dict[str, Any]]) -> list[str]:
-        """Upsert paired summary/plot documents; returns the ids written, summary then plot per event."""
-        base = {"instance_id": instance_id, "character_id": character_id,
-                "background_id": background_id or "", "session_id": session_id}
-        summary_ids, summary_texts, summary_meta = [], [], []
-        plot_ids, plot_texts, plot_meta = [], [], []
+        """Upsert paired summary/plot documents (`summary_{session_id}_{index}` <->
+        `plot_{session_id}_{index}`); returns the ids written, summary then plot per event."""
+        owner = {"instance_id": instance_id, "character_id": character_id,
+                 "background_id": background_id or "", "session_id": session_id}
+        batches: dict[str, list[tuple[str, str, dict[str, Any]]]] = {"summaries": [], "plots": []}
         written: list[str] = []
         for position, event in enumerate(events):
             index = event.get("index", position)
             summary_id, plot_id = f"summary_{session_id}_{index}", f"plot_{session_id}_{index}"
-            if str(event.get("summary") or "").strip():
-                summary_ids.append(summary_id)
-                summary_texts.append(str(event["summary"]))
-                summary_meta.append({**base, "index": index, "related_plot_id": plot_id})
-                written.append(summary_id)
-            if str(event.get("plot") or "").strip():
-                plot_ids.append(plot_id)
-                plot_texts.append(str(event["plot"]))
-                plot_meta.append({**base, "index": index, "related_summary_id": summary_id})
-                written.append(plot_id)
-        self._upsert("summaries", instance_id, summary_ids, summary_texts, summary_meta, summary_texts)
-        self._upsert("plots", instance_id, plot_ids, plot_texts, plot_meta, plot_texts)
+            pair = (("summaries", summary_id, "summary", {"related_plot_id": plot_id}),
+                    ("plots", plot_id, "plot", {"related_summary_id": summary_id}))
+            for name, doc_id, field_name, related in pair:
+                text = str(event.get(field_name) or "")
+                if text.strip():
+                    batches[name].append((doc_id, text, {**owner, "index": index, **related}))
+                    written.append(doc_id)
+        for name, batch in batches.items():
+            texts = [text for _, text, _ in batch]
+            self._upsert(name, instance_id, [doc_id for doc_id, _, _ in batch], texts,
+                         [meta for _, _, meta in batch], texts)
         return written
 
     def _upsert(self, name: str, instance_id: str, doc_ids: list[str], documents: list[str],
@@ -266,7 +268,8 @@ class MemoryIndex:
                 for stored_id, doc, meta, dist in zip(ids, docs, metas, dists)]
 
     def documents(self, collection: str, *, where: dict[str, Any]) -> list[Hit]:
-        """Every document matching `where` (score 0), for keyword scoring; cached until the ids change."""
+        """Every document matching `where` (score 0), for keyword scoring; cached until the
+        matching ids change."""
         handle = self.collection(collection)
         normalized = where_normalize(where)
         key = (collection, json.dumps(normalized, sort_keys=True))
@@ -275,13 +278,16 @@ class MemoryIndex:
         if cached is not None and cached[0] == ids:
             return cached[1]
         hits = self._documents_get(handle, collection, normalized)
+        if len(self._documents_cache) >= DOCUMENTS_CACHE_SIZE:
+            self._documents_cache.pop(next(iter(self._documents_cache)))
         self._documents_cache[key] = (ids, hits)
         return hits
 
     def _ids_get(self, handle: Any, where: dict[str, Any] | None) -> list[str]:
         return sorted(handle.get(where=where, include=[])["ids"])
 
-    def _documents_get(self, handle: Any, collection: str, where: dict[str, Any] | None) -> list[Hit]:
+    def _documents_get(self, handle: Any, collection: str,
+                       where: dict[str, Any] | None) -> list[Hit]:
         hits: list[Hit] = []
         offset = 0
         while True:

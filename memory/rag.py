@@ -3,7 +3,8 @@ director's fallback search (flow "容错处理RAG检索").
 
 Dense e5 similarity alone misses exact names and rare words, and keyword matching alone misses
 paraphrases, so both scores are normalised and averaged (hybrid retrieval). A turn is scored with
-the line before it as context: a reply such as "Yes, last Sunday!" only makes sense with its question.
+the line before it as context: a reply such as "Yes, last Sunday!" means something only together
+with its question.
 """
 
 from __future__ import annotations
@@ -138,7 +139,7 @@ _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[a-z0-9]+(?:'[a
 
 
 def _english_stem(word: str) -> str:
-    # Light suffix stripping: "painting"/"paints"/"painted" meet at "paint" without a stemmer package.
+    # Light suffix stripping, no stemmer package: "painting", "paints", "painted" meet at "paint".
     for suffix in ("ing", "ed", "es", "s"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
             return word[: -len(suffix)]
@@ -271,7 +272,7 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
         hit = documents[position]
         pool.setdefault(_hit_key(hit), hit)
     keyword_by_key = {_hit_key(documents[p]): score for p, score in keyword.items()}
-    dense_norm = _min_max(dense, floor=min(dense.values()) if dense else None)
+    dense_norm = _min_max(dense)
     keyword_norm = _min_max(keyword_by_key, floor=0.0)
     fused = {key: DENSE_WEIGHT * dense_norm.get(key, 0.0)
              + (1 - DENSE_WEIGHT) * keyword_norm.get(key, 0.0) for key in pool}

@@ -397,9 +397,34 @@ def test_swipe_view_from_the_chat_page(store, instance, alice_client):
         "session": "sess_001", "turn": 1, "alternative": 0, "from": "chat"}, **HX)
     body = response.content.decode()
     assert response.status_code == 200 and response["HX-Trigger"] == "plot-changed"
-    assert "older &lt;i&gt;reply&lt;/i&gt;" in body and "1/2" in body
+    assert "older &lt;i&gt;reply&lt;/i&gt;" in body
     assert _file_lines(store, instance)[-1]["alternatives"][0]["content"] == "answer 1"
     # No trace to restore plot_state from: the versions flip, the director is left alone.
     refused = alice_client.post(f"/instances/{instance}/history/swipe", {
         "session": "sess_001", "turn": 1, "alternative": 5, "from": "chat"}, **HX)
     assert refused.status_code == 404 and refused["HX-Retarget"] == "#status"
+
+
+def test_swipe_control_renders_position_and_arrows(instance, alice):
+    from django.template.loader import render_to_string
+
+    class Row:
+        instance_id = instance
+
+    def render(line, **extra):
+        return render_to_string("chat/_swipe.html", {
+            "line": line, "state": {"current_session_id": "sess_001"}, "instance": Row(),
+            **extra})
+
+    alternatives = [{"content": "a"}, {"content": "b"}]
+    newest = render({"role": "assistant", "turn": 4, "alternatives": alternatives},
+                    swipe_last=True)
+    assert "3/3" in newest and newest.count("<button") == 2
+    assert '"alternative": "1"' in newest  # ‹ shows the version just before
+    assert newest.count("disabled") == 1  # › at the newest version
+    first = render({"role": "assistant", "turn": 4, "alternatives": alternatives,
+                    "alternative_position": 0}, swipe_last=True)
+    assert "1/3" in first and '"alternative": "0"' in first and first.count("disabled") == 1
+    older = render({"role": "assistant", "turn": 2, "alternatives": alternatives})
+    assert "3/3" in older and "<button" not in older  # only the latest reply can flip
+    assert render({"role": "assistant", "turn": 4}, swipe_last=True).strip() == ""

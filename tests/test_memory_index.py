@@ -10,6 +10,7 @@ from memory.index import MemoryIndex, index_rebuild
 from personalab.lib.filestore import FileStore
 
 OWNER = {"instance_id": "inst_001", "character_id": "char_alserqi", "background_id": "bg_wasteland"}
+OTHER = {**OWNER, "instance_id": "inst_002"}
 
 SESSION = [
     {"role": "user", "content": "你要答应我，不要冲动送死。", "turn": 12, "timestamp": "2025-10-16T10:00:00Z"},
@@ -97,13 +98,13 @@ def test_add_events_writes_paired_summaries_and_plots(index):
 def test_same_session_ids_in_two_instances_do_not_overwrite_each_other(index):
     event = [{"index": 0, "summary": "摘要", "plot": "素材"}]
     index.add_events(session_id="sess_001", events=event, **OWNER)
-    index.add_events(session_id="sess_001", events=event, **{**OWNER, "instance_id": "inst_002"})
+    index.add_events(session_id="sess_001", events=event, **OTHER)
     assert index.count("summaries") == 2
 
 
 def test_search_returns_only_the_asked_instance(index):
     index.add_turns(session_id="sess_001", turns=SESSION[:2], **OWNER)
-    index.add_turns(session_id="sess_001", turns=SESSION[:2], **{**OWNER, "instance_id": "inst_002"})
+    index.add_turns(session_id="sess_001", turns=SESSION[:2], **OTHER)
     hits = index.search("turns", "承诺不冲动", where={"instance_id": "inst_002"}, n_results=10)
     assert len(hits) == 2
     assert {hit.metadata["instance_id"] for hit in hits} == {"inst_002"}
@@ -112,7 +113,7 @@ def test_search_returns_only_the_asked_instance(index):
 
 def test_delete_instance_keeps_the_other_instances(index):
     index.add_turns(session_id="sess_001", turns=SESSION[:2], **OWNER)
-    index.add_turns(session_id="sess_001", turns=SESSION[:2], **{**OWNER, "instance_id": "inst_002"})
+    index.add_turns(session_id="sess_001", turns=SESSION[:2], **OTHER)
     index.delete_instance("inst_001")
     assert {m["instance_id"] for m in stored(index, "turns").values()} == {"inst_002"}
 

@@ -1,0 +1,95 @@
+"""The director inside real turns, with replies scripted through the stub LLM."""
+
+from __future__ import annotations
+
+import pytest
+
+from chat.turn import turn_run
+from tests.stub_llm import Empty, Fail, Reply
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def _turn(store, instance_id, text="继续"):
+    async def emit(event):
+        pass
+
+    return await turn_run(store, instance_id=instance_id, user_text=text, emit=emit)
+
+
+def _system(stub) -> str:
+    return stub.requests[-1]["messages"][0]["content"]
+
+
+async def test_markers_advance_the_story_point_by_point(store, instance, use_stub):
+    use_stub.script(Reply("我们找到了线索。[PROGRESS:1:completed]"),
+                    Reply("潜入开始。[PROGRESS:2:in_progress]"))
+    await _turn(store, instance)
+    await _turn(store, instance)
+    plot = store.instance_state_read(instance)["plot_state"]
+    assert plot == {**plot, "current_plot_index": 2, "current_status": "in_progress",
+                    "no_update_count": 0}
+    await _turn(store, instance)
+    assert "1. 发现背叛者的线索" in _system(use_stub)
+
+
+async def test_three_misses_then_the_reminder_is_in_the_next_prompt_until_a_marker(
+        store, instance, use_stub):
+    state = store.instance_state_read(instance)
+    state["plot_state"] = {"current_plot_index": 3, "current_status": "in_progress",
+                           "no_update_count": 2}
+    store.instance_state_write(instance, state)
+    use_stub.script(Reply("我当然记得。[PROGRESS:3:in_progress]"), Reply("等等。"), Empty(),
+                    Fail(500), Reply("还在等。"), Reply("还在等。"),
+                    Reply("对峙开始。[PROGRESS:3:completed]"), Reply("好。"))
+    await _turn(store, instance)  # turn 42 of the seed: marker resets the counter
+    assert store.instance_state_read(instance)["plot_state"]["no_update_count"] == 0
+    for _ in range(3):  # 43-45: no marker, an empty reply, an error
+        await _turn(store, instance)
+        assert "导演提醒" not in _system(use_stub)
+    assert store.instance_state_read(instance)["plot_state"]["no_update_count"] == 3
+    await _turn(store, instance)  # 46: the reminder fires
+    assert "你现在应该推进到故事大纲第3点：与仇人对峙" in _system(use_stub)
+    await _turn(store, instance)  # still no marker: the reminder stays
+    assert "你现在应该推进到故事大纲第3点：与仇人对峙" in _system(use_stub)
+    assert store.instance_state_read(instance)["plot_state"]["no_update_count"] == 5
+    await _turn(store, instance)  # the marker comes ...
+    await _turn(store, instance)  # ... and the next prompt has no reminder
+    assert "你现在应该推进到故事大纲" not in _system(use_stub)
+
+
+async def test_malformed_markers_count_as_misses_and_are_traced(store, instance, use_stub):
+    use_stub.script(Reply("[PROGRESS:0:done]"), Reply("[PROGRESS:99:completed]"),
+                    Reply("[progress:2:completed]"))
+    results = [await _turn(store, instance) for _ in range(3)]
+    assert store.instance_state_read(instance)["plot_state"]["no_update_count"] == 3
+    for result in results:
+        trace = store.trace_read(instance, result.trace_id)
+        assert trace["director_result"]["rejected"]
+
+
+async def test_director_off_adds_nothing_and_counts_nothing(store, instance, use_stub):
+    store.module_write("director", {"enabled": False, "rag_fallback_threshold": 3})
+    use_stub.script(Reply("[PROGRESS:2:completed]"))
+    await _turn(store, instance)
+    assert "故事大纲" not in _system(use_stub)
+    assert store.instance_state_read(instance)["plot_state"]["current_plot_index"] == 1
+
+
+async def test_switching_background_mid_story_uses_the_new_outline(store, instance, use_stub):
+    from director.services import instance_switch_background
+    from library.services import background_save
+
+    state = store.instance_state_read(instance)
+    state["plot_state"]["current_plot_index"] = 4
+    store.instance_state_write(instance, state)
+    from asgiref.sync import sync_to_async
+
+    short = await sync_to_async(background_save)(
+        store, data={"name": "海港", "story_outline": ["登船", "出海"]})
+    result = instance_switch_background(store, instance_id=instance, background_id=short)
+    assert result["clamped"] is True
+    await _turn(store, instance)
+    system = _system(use_stub)
+    assert "出海" in system and "与仇人对峙" not in system
+    assert store.instance_state_read(instance)["plot_state"]["current_plot_index"] == 4
