@@ -2,7 +2,8 @@
 
 Each conversation becomes one instance: every LoCoMo session is a session of the instance, speaker A
 speaks as the user and speaker B as the assistant, and every line goes through MemoryIndex.add_turns
-as the app stores it. Every question of categories 1-4 is then asked through
+as the app stores it, with the speaker's name (a line may carry "speaker"; --without-speaker-names
+leaves it out). Every question of categories 1-4 is then asked through
 memory.rag.query_user_history(force=True, k=10); a question's recall@k is the share of its evidence
 turns (dia_id) found in the top k. Answers are never read.
 
@@ -42,7 +43,7 @@ def session_timestamp(raw: str) -> str:
 Session = tuple[str, list[dict[str, Any]], dict[str, str]]
 
 
-def conversation_sessions(conversation: dict[str, Any]) -> list[Session]:
+def conversation_sessions(conversation: dict[str, Any], *, speakers: bool = True) -> list[Session]:
     """(session_id, session lines in the app's format, turn id -> dia_id) per LoCoMo session."""
     speaker_a = conversation["speaker_a"]
     sessions = []
@@ -52,6 +53,8 @@ def conversation_sessions(conversation: dict[str, Any]) -> list[Session]:
         timestamp = session_timestamp(conversation.get(f"session_{number}_date_time", ""))
         lines, id_map = session_lines(conversation[f"session_{number}"], speaker_a=speaker_a,
                                       session_id=session_id, timestamp=timestamp)
+        if not speakers:
+            lines = [{k: v for k, v in line.items() if k != "speaker"} for line in lines]
         sessions.append((session_id, lines, id_map))
         number += 1
     return sessions
@@ -79,7 +82,7 @@ def session_lines(raw_turns: list[dict[str, Any]], *, speaker_a: str, session_id
     return lines, id_map
 
 
-def conversation_run(path: Path, workdir: Path) -> dict[str, Any]:
+def conversation_run(path: Path, workdir: Path, *, speakers: bool) -> dict[str, Any]:
     data = json.loads(path.read_text(encoding="utf-8"))
     conversation = data.get("conversation", data)
     instance_id = f"locomo_{path.stem.replace('-', '_')}"
@@ -87,7 +90,7 @@ def conversation_run(path: Path, workdir: Path) -> dict[str, Any]:
     id_to_dia: dict[str, str] = {}
     turn_count = 0
     started = time.perf_counter()
-    for session_id, lines, id_map in conversation_sessions(conversation):
+    for session_id, lines, id_map in conversation_sessions(conversation, speakers=speakers):
         index.add_turns(instance_id=instance_id, character_id="char_locomo", background_id=None,
                         session_id=session_id, turns=lines)
         id_to_dia.update(id_map)
@@ -115,6 +118,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "bench" / "locomo")
     parser.add_argument("--limit-conversations", type=int, default=0)
+    parser.add_argument("--without-speaker-names", action="store_true",
+                        help="store lines without the speaker's name (only role user/assistant)")
     args = parser.parse_args()
     files = sorted(args.data.glob("*.json"))
     if args.limit_conversations:
@@ -124,7 +129,7 @@ def main() -> None:
     runs = []
     with tempfile.TemporaryDirectory(prefix="locomo_recall_") as tmp:
         for path in files:
-            run = conversation_run(path, Path(tmp))
+            run = conversation_run(path, Path(tmp), speakers=not args.without_speaker_names)
             runs.append(run)
             print(f"{run['name']}: turns={run['turns']} questions={run['questions']} "
                   f"recall@5={statistics.mean(run['recall_5']):.3f} "

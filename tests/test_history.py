@@ -428,3 +428,21 @@ def test_swipe_control_renders_position_and_arrows(instance, alice):
     older = render({"role": "assistant", "turn": 2, "alternatives": alternatives})
     assert "3/3" in older and "<button" not in older  # only the latest reply can flip
     assert render({"role": "assistant", "turn": 4}, swipe_last=True).strip() == ""
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_deleting_the_latest_reply_takes_back_its_director_count_and_undo_restores(
+        store, instance, use_stub):
+    start = store.instance_state_read(instance)["plot_state"]
+    use_stub.script(Reply("A [PROGRESS:2:in_progress]"))
+    await _turn(store, instance, "hello")
+    counted = store.instance_state_read(instance)["plot_state"]
+    assert counted["current_plot_index"] == 2
+    row = _row(store, instance, "A [PROGRESS:2:in_progress]")
+    result = history.message_delete(store, instance_id=instance, session_id="sess_001",
+                                    index=row["index"], fingerprint=row["fingerprint"])
+    assert result["plot_state_restored"]
+    assert store.instance_state_read(instance)["plot_state"] == start
+    history.undo(store, instance_id=instance, token=result["undo_token"])
+    assert store.instance_state_read(instance)["plot_state"] == counted
+    assert _file_lines(store, instance)[-1]["content"] == "A [PROGRESS:2:in_progress]"

@@ -1,0 +1,120 @@
+"""Many players at once: N WebSocket clients on N instances, all streaming from the stub LLM at the
+same time with a per-token delay.
+
+    .venv/bin/python bench/concurrency.py [--quick] [--clients 200] [--tokens 100] [--delay 0.02]
+                                          [--memory-indexing]
+
+Method. The stub (a subprocess) sends piece i of a reply as the text "i@T " where T is its
+time.monotonic_ns() taken right before the write (the stub sleeps --delay before each piece).
+CLOCK_MONOTONIC is one clock for every process of the machine, so a client that receives the
+token event at time R adds R - T to the delay figures: the time the app (openai client in the
+server, session-file write, Channels, Daphne, WebSocket) and the client's own event loop took.
+The client reads all N sockets in one asyncio process, so its own lag is included (an upper bound
+on what the app adds). Tokens lost: the pieces 0..n-1 each client should have received, minus the
+ones it did (in order, no duplicates), plus any difference between the received text and the
+assistant line in the session file. Peak memory: RSS of the Daphne process, sampled every 50 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import _harness as h  # noqa: E402
+
+
+async def client_run(server: h.Server, session_key: str, instance_id: str,
+                     ready: asyncio.Barrier, timeout: float) -> h.StreamResult:
+    async with h.ws_connect(server, session_key, instance_id) as ws:
+        await ready.wait()
+        return await h.ws_turn(ws, "大家一起出发吧。", timeout=timeout)
+
+
+async def clients_run(server: h.Server, setup: h.AppSetup, timeout: float) -> list[Any]:
+    ready = asyncio.Barrier(len(setup.instance_ids))
+    tasks = [client_run(server, setup.session_key, instance_id, ready, timeout)
+             for instance_id in setup.instance_ids]
+    return await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def results_check(results: list[Any], setup: h.AppSetup, data_dir: Path,
+                  tokens: int) -> tuple[list[float], int, list[str]]:
+    """(per-token delays ms, tokens lost, problems)."""
+    delays: list[float] = []
+    lost = 0
+    problems: list[str] = []
+    for instance_id, result in zip(setup.instance_ids, results):
+        if isinstance(result, BaseException):
+            problems.append(f"{instance_id}: {type(result).__name__}: {result}")
+            lost += tokens
+            continue
+        if result.errors:
+            problems.append(f"{instance_id}: {result.errors[:1]}")
+        received = []
+        for content, received_ns in result.tokens:
+            for index, sent_ns in h.stamps_parse(content):
+                received.append(index)
+                delays.append((received_ns - sent_ns) / 1e6)
+        if received != list(range(tokens)):
+            lost += tokens - len(set(received) & set(range(tokens)))
+            problems.append(f"{instance_id}: received {len(received)} pieces, "
+                            f"in order: {received == sorted(set(received))}")
+        line = h.session_last_assistant(data_dir, instance_id)
+        stored = [index for index, _ in h.stamps_parse(line.get("content", ""))] if line else []
+        if stored != received:
+            lost += len(set(stored) ^ set(received))
+            problems.append(f"{instance_id}: the session file holds {len(stored)} pieces, "
+                            f"the client got {len(received)}")
+    return delays, lost, problems
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="20 clients")
+    parser.add_argument("--clients", type=int, default=None)
+    parser.add_argument("--tokens", type=int, default=100)
+    parser.add_argument("--delay", type=float, default=0.02, help="seconds before each piece")
+    parser.add_argument("--timeout", type=float, default=300.0, help="per client turn, seconds")
+    parser.add_argument("--memory-indexing", action="store_true",
+                        help="let the server embed finished turns (recall on); off by default")
+    args = parser.parse_args()
+    clients = args.clients or (20 if args.quick else 200)
+    print(f"machine: {h.machine_describe()}")
+    print(f"{clients} clients on {clients} instances, {args.tokens} pieces each, "
+          f"{args.delay * 1000:g} ms apart (an ideal stream lasts {args.tokens * args.delay:.1f} s)")
+    with h.data_dir_temp() as data_dir:
+        started = time.perf_counter()
+        setup = h.app_setup(data_dir, instances=clients, memory_indexing=args.memory_indexing)
+        print(f"setup: {clients} instances in {time.perf_counter() - started:.1f} s", flush=True)
+        stub = h.stub_start(tokens=args.tokens, delay=args.delay, stamp=True, data_dir=data_dir)
+        server = h.server_start(data_dir, stub)
+        baseline = server.rss_mb()
+        with h.RssSampler(server.process.pid) as sampler:
+            started = time.perf_counter()
+            results = asyncio.run(clients_run(server, setup, args.timeout))
+            wall = time.perf_counter() - started
+        delays, lost, problems = results_check(results, setup, data_dir, args.tokens)
+        h.children_kill()
+    finished = [r for r in results if not isinstance(r, BaseException) and r.done]
+    streams = [r.done_at - r.sent_at for r in finished]
+    p50, p95, p99 = (h.percentile(delays, q) for q in (0.50, 0.95, 0.99))
+    print(f"all streams finished in {wall:.1f} s (connect + stream); per stream: median "
+          f"{h.median(streams):.2f} s, max {max(streams, default=float('nan')):.2f} s; "
+          f"{len(finished)}/{clients} ended with done")
+    print(f"token delay added (client receive - stub send), {len(delays)} tokens: p50 {p50:.1f} ms, "
+          f"p95 {p95:.1f} ms, p99 {p99:.1f} ms, max {max(delays, default=float('nan')):.1f} ms")
+    print(f"tokens lost: {lost}" + (f"; problems: {problems[:5]}" if problems else ""))
+    print(f"daphne RSS: {baseline:.0f} MB idle, peak {sampler.peak_mb:.0f} MB")
+    print(f"concurrency clients={clients} p50_ms={p50:.1f} p95_ms={p95:.1f} lost={lost} "
+          f"peak_rss_mb={sampler.peak_mb:.0f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,163 @@
+"""Memory inside the app: recall in real turns, summarize, update memory, reindex, Chroma down."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from django.core.management import call_command
+
+from chat.models import ApiToken
+from chat.turn import turn_run
+from memory import runtime
+from tests.stub_llm import Reply
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PROMISE_USER = "答应我，不管发生什么，你都不要冲动去送死。"
+PROMISE_REPLY = "……好，我答应你。我不会冲动送死。"
+SMALL_TALK = [("外面的风沙越来越大了。", "风沙能掩护我们的脚步。"),
+              ("我们还剩多少水？", "两壶，省着点喝。"),
+              ("巡逻队刚刚过去了。", "记住换岗的时间。"),
+              ("你的伤口还好吗？", "死不了。"),
+              ("前面的围墙有个缺口。", "先看看有没有陷阱。")]
+
+
+@pytest.fixture
+def memory_on(store):
+    store.module_write("memory", {"recall_enabled": True})
+    yield
+    runtime.drain()
+    runtime.forget_indexes()
+
+
+def _seed_long_chat(store, instance_id, turns=30, promise_at=12):
+    with store.instance_lock(instance_id):
+        for turn in range(1, turns + 1):
+            user, reply = ((PROMISE_USER, PROMISE_REPLY) if turn == promise_at
+                           else SMALL_TALK[turn % len(SMALL_TALK)])
+            for role, text in (("user", user), ("assistant", reply)):
+                store.session_append(instance_id, "sess_001", {
+                    "role": role, "content": text, "turn": turn,
+                    "timestamp": f"2025-10-16T10:{turn:02d}:00Z"})
+    call_command("reindex", "--memory")
+
+
+async def _turn(store, instance_id, text):
+    events = []
+
+    async def emit(event):
+        events.append(event)
+
+    result = await turn_run(store, instance_id=instance_id, user_text=text, emit=emit)
+    return result, events
+
+
+def test_do_you_remember_our_promise_brings_back_the_promise(store, instance, memory_on,
+                                                             use_stub):
+    _seed_long_chat(store, instance)
+    result, _ = asyncio.run(_turn(store, instance, "你还记得我们之前的约定吗？"))
+    trace = store.trace_read(instance, result.trace_id)
+    assert trace["retrievals"]["mode"] == "shallow"
+    recalled = [hit["text"] for hit in trace["retrievals"]["hits"][:5]]
+    assert any("不会冲动送死" in text or "不要冲动去送死" in text for text in recalled)
+    system = use_stub.requests[-1]["messages"][0]["content"]
+    assert "历史事件回忆" in system and "冲动" in system.split("历史事件回忆")[1]
+
+
+def test_no_trigger_no_recall_section(store, instance, memory_on, use_stub):
+    _seed_long_chat(store, instance, turns=6, promise_at=2)
+    asyncio.run(_turn(store, instance, "我们往北走吧"))
+    assert "历史事件回忆" not in use_stub.requests[-1]["messages"][0]["content"]
+
+
+def test_finished_turns_are_indexed_for_recall(store, instance, memory_on, use_stub):
+    use_stub.script(Reply("我把钥匙藏在了旧水塔下面。"))
+    asyncio.run(_turn(store, instance, "钥匙你放哪了？"))
+    runtime.drain()
+    index = runtime.index_for(store)
+    hits = index.search("turns", "钥匙 旧水塔", where={"instance_id": instance}, n_results=5)
+    assert any("旧水塔" in hit.text for hit in hits)
+
+
+def test_chroma_down_warns_and_the_turn_completes(store, instance, memory_on, use_stub,
+                                                  monkeypatch):
+    def broken(store):
+        raise RuntimeError("chroma is gone")
+
+    monkeypatch.setattr(runtime, "index_for", broken)
+    result, events = asyncio.run(_turn(store, instance, "你还记得吗？"))
+    assert result.answer_text == "stub reply"
+    assert any(e.get("category") == "recall_unavailable" for e in events)
+
+
+def test_summarize_starts_a_new_session_seeded_as_the_seed_shows(client, alice, store,
+                                                                 instance, memory_on):
+    _seed_long_chat(store, instance, turns=8, promise_at=3)
+    before = store.session_path(instance, "sess_001").read_bytes()
+    token = ApiToken.issue(alice)
+    response = client.post(f"/api/v1/instances/{instance}/summarize",
+                           HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["old_session_id"] == "sess_001" and body["new_session_id"] == "sess_002"
+    read = store.session_read(instance, "sess_002")
+    assert read.metadata["continued_from"] == "sess_001"
+    assert read.lines[0]["type"] == "summary"
+    assert [m["turn"] for m in read.messages][-1] == 5  # last 5 turns, renumbered from 1
+    assert store.instance_state_read(instance)["current_session_id"] == "sess_002"
+    assert store.session_path(instance, "sess_001").read_bytes() == before
+    index = runtime.index_for(store)
+    hits = index.search("summaries", "约定", where={"instance_id": instance}, n_results=3)
+    assert hits and hits[0].id.startswith("summary_sess_001_")
+    assert hits[0].metadata["related_plot_id"].startswith("plot_sess_001_")
+
+
+def test_unusable_llm_output_leaves_everything_as_it_was(client, alice, store, instance,
+                                                         use_stub):
+    with store.instance_lock(instance):
+        store.session_append(instance, "sess_001", {"role": "user", "content": "hi", "turn": 1})
+    snapshot = {p: p.read_bytes() for p in store.instance_dir(instance).rglob("*")
+                if p.is_file() and p.name != ".lock"}
+    use_stub.script(Reply("I'd rather not summarize."))
+    token = ApiToken.issue(alice)
+    response = client.post(f"/api/v1/instances/{instance}/summarize",
+                           HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert response.status_code == 422
+    after = {p: p.read_bytes() for p in store.instance_dir(instance).rglob("*")
+             if p.is_file() and p.name != ".lock"}
+    assert after == snapshot
+
+
+def test_update_memory_changes_what_the_next_prompt_says(client, alice, store, instance,
+                                                         use_stub):
+    with store.instance_lock(instance):
+        store.session_append(instance, "sess_001", {"role": "user", "content": "hi", "turn": 1})
+    use_stub.script(Reply("他开始信任玩家，但仍然警惕。"))
+    token = ApiToken.issue(alice)
+    response = client.post(f"/api/v1/instances/{instance}/update_memory",
+                           HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert response.status_code == 200
+    assert store.character_state_read(instance)["evolved_persona"] == "他开始信任玩家，但仍然警惕。"
+    asyncio.run(_turn(store, instance, "继续"))
+    assert "他开始信任玩家" in use_stub.requests[-1]["messages"][0]["content"]
+
+
+def test_reindex_memory_restores_chroma_from_the_ledgers(store, instance, memory_on):
+    _seed_long_chat(store, instance, turns=4, promise_at=2)
+    store.ledger_append(instance, "summaries", [{
+        "id": "summary_sess_001_0", "session_id": "sess_001", "index": 0,
+        "text": "玩家让Alserqi承诺不冲动送死", "related_plot_id": "plot_sess_001_0",
+        "instance_id": instance, "character_id": "char_alserqi", "background_id": "bg_x"}])
+    store.ledger_append(instance, "plots", [{
+        "id": "plot_sess_001_0", "session_id": "sess_001", "index": 0,
+        "text": "第12轮，玩家要求Alserqi承诺不会冲动送死，他答应了。",
+        "related_summary_id": "summary_sess_001_0", "instance_id": instance,
+        "character_id": "char_alserqi", "background_id": "bg_x"}])
+    index = runtime.index_for(store)
+    index.reset()
+    assert index.count("summaries") == 0
+    call_command("reindex", "--memory")
+    assert index.count("summaries") == 1 and index.count("plots") == 1
+    assert index.count("turns") == 8
