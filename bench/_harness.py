@@ -136,16 +136,32 @@ class Server:
         return process_rss_mb(self.process.pid)
 
 
-def server_start(data_dir: Path, stub: Stub) -> Server:
-    """Daphne serving the app, its LLM pointed at the stub."""
+def server_start(data_dir: Path, stub: Stub, *, profile: Path | None = None) -> Server:
+    """Daphne serving the app, its LLM pointed at the stub; with `profile`, under cProfile
+    (main thread only: the event loop), written when server_stop_profiled() interrupts it."""
     port = port_free()
     env = base_env(data_dir, OPENAI_BASE_URL=stub.base_url, OPENAI_API_KEY="bench-key",
                    PERSONALAB_MODEL="stub-model", PERSONALAB_LLM_TIMEOUT="60")
     args = [str(Path(PYTHON).parent / "daphne"), "-b", "127.0.0.1", "-p", str(port),
             "personalab.asgi:application"]
+    if profile:
+        args = [PYTHON, "-m", "cProfile", "-o", str(profile), *args]
     process = child_start(args, env, log=data_dir / "daphne.log")
     port_wait(port, process)
     return Server(process, port)
+
+
+def server_stop_profiled(server: Server) -> None:
+    server.process.send_signal(signal.SIGINT)
+    try:
+        server.process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+
+
+def process_cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def process_rss_mb(pid: int) -> float:

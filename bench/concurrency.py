@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import pstats
 import sys
 import time
 from pathlib import Path
@@ -82,6 +84,8 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=100)
     parser.add_argument("--delay", type=float, default=0.02, help="seconds before each piece")
     parser.add_argument("--timeout", type=float, default=300.0, help="per client turn, seconds")
+    parser.add_argument("--profile-server", type=Path, default=None,
+                        help="run Daphne under cProfile and print its top functions")
     parser.add_argument("--memory-indexing", action="store_true",
                         help="let the server embed finished turns (recall on); off by default")
     args = parser.parse_args()
@@ -89,18 +93,28 @@ def main() -> None:
     print(f"machine: {h.machine_describe()}")
     print(f"{clients} clients on {clients} instances, {args.tokens} pieces each, "
           f"{args.delay * 1000:g} ms apart (an ideal stream lasts {args.tokens * args.delay:.1f} s)")
+    cpu: dict[str, float] = {}
     with h.data_dir_temp() as data_dir:
         started = time.perf_counter()
         setup = h.app_setup(data_dir, instances=clients, memory_indexing=args.memory_indexing)
         print(f"setup: {clients} instances in {time.perf_counter() - started:.1f} s", flush=True)
         stub = h.stub_start(tokens=args.tokens, delay=args.delay, stamp=True, data_dir=data_dir)
-        server = h.server_start(data_dir, stub)
+        server = h.server_start(data_dir, stub, profile=args.profile_server)
         baseline = server.rss_mb()
+        cpu_before = {name: h.process_cpu_seconds(pid) for name, pid in
+                      (("daphne", server.process.pid), ("stub", stub.process.pid), ("client", os.getpid()))}
         with h.RssSampler(server.process.pid) as sampler:
             started = time.perf_counter()
             results = asyncio.run(clients_run(server, setup, args.timeout))
             wall = time.perf_counter() - started
+        cpu = {name: h.process_cpu_seconds(pid) - cpu_before[name] for name, pid in
+               (("daphne", server.process.pid), ("stub", stub.process.pid), ("client", os.getpid()))}
         delays, lost, problems = results_check(results, setup, data_dir, args.tokens)
+        if args.profile_server:
+            h.server_stop_profiled(server)
+            stats = pstats.Stats(str(args.profile_server)).strip_dirs()
+            stats.sort_stats("tottime").print_stats(25)
+            stats.sort_stats("cumulative").print_stats(30)
         h.children_kill()
     finished = [r for r in results if not isinstance(r, BaseException) and r.done]
     streams = [r.done_at - r.sent_at for r in finished]
@@ -110,6 +124,8 @@ def main() -> None:
           f"{len(finished)}/{clients} ended with done")
     print(f"token delay added (client receive - stub send), {len(delays)} tokens: p50 {p50:.1f} ms, "
           f"p95 {p95:.1f} ms, p99 {p99:.1f} ms, max {max(delays, default=float('nan')):.1f} ms")
+    print("CPU seconds during the run: " + ", ".join(f"{k} {v:.1f}" for k, v in cpu.items())
+          + f" (wall {wall:.1f} s, {os.cpu_count()} cores)")
     print(f"tokens lost: {lost}" + (f"; problems: {problems[:5]}" if problems else ""))
     print(f"daphne RSS: {baseline:.0f} MB idle, peak {sampler.peak_mb:.0f} MB")
     print(f"concurrency clients={clients} p50_ms={p50:.1f} p95_ms={p95:.1f} lost={lost} "

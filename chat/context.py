@@ -127,7 +127,8 @@ def _take_back_last_reply(store: FileStore, ctx: TurnContext, read: SessionRead,
         ctx.reply_extra = {"alternatives": [*last.get("alternatives", []), kept]}
     else:
         ctx.continue_from = last.get("content", "")
-        ctx.reply_extra = {k: last[k] for k in ("alternatives",) if k in last}
+        ctx.reply_extra = {k: last[k] for k in ("alternatives", "alternative_position")
+                           if k in last}
         ctx.reply_extra["continued"] = True
     store.session_rewrite(ctx.instance_id, ctx.session_id, [read.metadata, *ctx.lines])
 

@@ -218,7 +218,8 @@ def _row(index: int, line: dict[str, Any]) -> dict[str, Any]:
     alternatives = line.get("alternatives") if isinstance(line.get("alternatives"), list) else []
     position = _version_position(line)
     return {"index": index, "fingerprint": line_fingerprint(line),
-            "role": line.get("role") or line.get("type") or "", "content": str(line.get("content", "")),
+            "role": line.get("role") or line.get("type") or "",
+            "content": str(line.get("content", "")),
             "turn": line.get("turn"), "timestamp": line.get("timestamp"),
             "edited": line.get("edited"), "trace_id": line.get("trace_id"),
             "alternatives": len(alternatives), "version": position + 1,

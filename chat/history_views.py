@@ -75,7 +75,8 @@ def _history_context(request: HttpRequest, instance_id: str, *, source=None) -> 
 def history_page(request: HttpRequest, instance_id: str) -> HttpResponse:
     row = _owned(request, instance_id)
     context = _history_context(request, instance_id)
-    context.update(instance=row, sessions=history.session_list(get_store(), instance_id=instance_id))
+    context.update(instance=row,
+                   sessions=history.session_list(get_store(), instance_id=instance_id))
     return render(request, "chat/history.html", context)
 
 
@@ -224,7 +225,9 @@ def _persona_apply(store, instance_id: str, action: str, form) -> str:
     if action == "pinned_save":
         memory.pinned_prompt_set(store, instance_id=instance_id, character_id=None,
                                  text=text.strip())
-        return "Pinned prompt saved." if text.strip() else "Override removed; the character's own pinned prompt applies."
+        if text.strip():
+            return "Pinned prompt saved."
+        return "Override removed; the character's own pinned prompt applies."
     if action in ("recap_update", "bio_update"):
         update = memory.recap_update if action == "recap_update" else memory.biography_update
         update(store, instance_id=instance_id, item_id=item_id, text=text)

@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 from chat import views
 
@@ -10,10 +10,13 @@ urlpatterns = [
     path("instances/<str:instance_id>/outline", views.instance_outline, name="instance_outline"),
     path("instances/<str:instance_id>/background", views.instance_background,
          name="instance_background"),
+    path("instances/<str:instance_id>/memory/progress", views.instance_memory_progress,
+         name="instance_memory_progress"),
     path("instances/<str:instance_id>/memory/<str:action>", views.instance_memory_action,
          name="instance_memory_action"),
     path("instances/<str:instance_id>/authors_note", views.instance_authors_note,
          name="instance_authors_note"),
+    path("instances/<str:instance_id>/", include("chat.history_urls")),
     path("traces/<str:trace_id>/", views.trace_page, name="trace"),
     path("settings/", views.settings_page, name="settings"),
 ]

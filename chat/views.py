@@ -137,6 +137,16 @@ async def instance_memory_action(request: HttpRequest, instance_id: str, action:
 
 @login_required
 @require_GET
+def instance_memory_progress(request: HttpRequest, instance_id: str) -> HttpResponse:
+    from memory.runtime import progress_get
+
+    _instance_or_404(request, instance_id)
+    step = progress_get(instance_id)
+    return HttpResponse(f"Working… {step}" if step else "Working…", content_type="text/plain")
+
+
+@login_required
+@require_GET
 def trace_page(request: HttpRequest, trace_id: str) -> HttpResponse:
     row = Trace.objects.filter(trace_id=trace_id).first()
     if row is None:

@@ -18,6 +18,8 @@ async def memory_action(instance_id: str, action: str, progress=None) -> dict:
     """Run summarize / update_memory under the instance lock (the chat is locked meanwhile)."""
     store = get_store()
     lock = store.instance_lock(instance_id).acquire()
+    progress = progress or (lambda text: runtime.progress_set(instance_id, text))
+    progress("开始" if action == "summarize" else "正在更新记忆")
     try:
         provider = provider_current(store)
         if action == "summarize":
@@ -32,6 +34,7 @@ async def memory_action(instance_id: str, action: str, progress=None) -> dict:
                                                  last_n_turns=last_n)
     finally:
         lock.release()
+        runtime.progress_set(instance_id, None)
     await sync_to_async(chat_services.instance_index)(store, instance_id)
     return result
 

@@ -25,6 +25,21 @@ _jobs: "queue.Queue[tuple[Any, tuple, dict]]" = queue.Queue()
 _worker: threading.Thread | None = None
 
 
+_progress: dict[str, str] = {}
+
+
+def progress_set(instance_id: str, text: str | None) -> None:
+    """What a long memory action is doing now, for the page to poll."""
+    if text is None:
+        _progress.pop(instance_id, None)
+    else:
+        _progress[instance_id] = text
+
+
+def progress_get(instance_id: str) -> str | None:
+    return _progress.get(instance_id)
+
+
 def index_for(store: FileStore):
     from memory.index import MemoryIndex
 

@@ -15,6 +15,11 @@ for _name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PERSONALAB_MODEL", "PERSONAL
     os.environ.pop(_name, None)
 
 
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def data_dir(tmp_path, settings):
     from personalab.lib.filestore import FileStore

@@ -15,11 +15,6 @@ from tests.stub_llm import Reply
 HX = {"HTTP_HX_REQUEST": "true"}
 
 
-@pytest.fixture(autouse=True)
-def _history_urls(settings):
-    settings.ROOT_URLCONF = "tests.urls_history"
-
-
 class Clock:
     def __init__(self, now: float = 1000.0) -> None:
         self.now = now

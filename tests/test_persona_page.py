@@ -10,11 +10,6 @@ from memory import services as memory
 HX = {"HTTP_HX_REQUEST": "true"}
 
 
-@pytest.fixture(autouse=True)
-def _history_urls(settings):
-    settings.ROOT_URLCONF = "tests.urls_history"
-
-
 def _post(client, instance_id, action, data=None, **headers):
     return client.post(f"/instances/{instance_id}/persona/{action}", data or {}, **headers)
 
