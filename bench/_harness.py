@@ -297,7 +297,8 @@ def stamps_parse(text: str) -> list[tuple[int, int]]:
     out = []
     for piece in text.split():
         index, _, sent = piece.partition(STAMP_SEPARATOR)
-        out.append((int(index), int(sent)))
+        if index.isdigit() and sent.isdigit():
+            out.append((int(index), int(sent)))
     return out
 
 

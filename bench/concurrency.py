@@ -47,10 +47,14 @@ async def clients_run(server: h.Server, setup: h.AppSetup, timeout: float) -> li
 
 
 def results_check(results: list[Any], setup: h.AppSetup, data_dir: Path,
-                  tokens: int) -> tuple[list[float], int, list[str]]:
-    """(per-token delays ms, tokens lost, problems)."""
+                  tokens: int) -> tuple[list[float], int, int, list[str]]:
+    """(per-token delays ms, tokens lost, failed turns, problems). A turn that ended in an error
+    event (an LLM error the app reported and wrote as an error line) is a failed turn, not lost
+    tokens; lost tokens are gaps in a stream that ended normally, and any difference between what
+    a client received and what its session file holds."""
     delays: list[float] = []
     lost = 0
+    failed = 0
     problems: list[str] = []
     for instance_id, result in zip(setup.instance_ids, results):
         if isinstance(result, BaseException):
@@ -58,23 +62,26 @@ def results_check(results: list[Any], setup: h.AppSetup, data_dir: Path,
             lost += tokens
             continue
         if result.errors:
+            failed += 1
             problems.append(f"{instance_id}: {result.errors[:1]}")
         received = []
         for content, received_ns in result.tokens:
             for index, sent_ns in h.stamps_parse(content):
                 received.append(index)
                 delays.append((received_ns - sent_ns) / 1e6)
-        if received != list(range(tokens)):
+        if received != list(range(tokens)) and not result.errors:
             lost += tokens - len(set(received) & set(range(tokens)))
             problems.append(f"{instance_id}: received {len(received)} pieces, "
                             f"in order: {received == sorted(set(received))}")
         line = h.session_last_assistant(data_dir, instance_id)
         stored = [index for index, _ in h.stamps_parse(line.get("content", ""))] if line else []
+        if line and line.get("error"):
+            problems.append(f"{instance_id}: error line in the session file: {line['content'][-160:]!r}")
         if stored != received:
             lost += len(set(stored) ^ set(received))
             problems.append(f"{instance_id}: the session file holds {len(stored)} pieces, "
                             f"the client got {len(received)}")
-    return delays, lost, problems
+    return delays, lost, failed, problems
 
 
 def main() -> None:
@@ -109,7 +116,7 @@ def main() -> None:
             wall = time.perf_counter() - started
         cpu = {name: h.process_cpu_seconds(pid) - cpu_before[name] for name, pid in
                (("daphne", server.process.pid), ("stub", stub.process.pid), ("client", os.getpid()))}
-        delays, lost, problems = results_check(results, setup, data_dir, args.tokens)
+        delays, lost, failed, problems = results_check(results, setup, data_dir, args.tokens)
         if args.profile_server:
             h.server_stop_profiled(server)
             stats = pstats.Stats(str(args.profile_server)).strip_dirs()
@@ -126,10 +133,10 @@ def main() -> None:
           f"p95 {p95:.1f} ms, p99 {p99:.1f} ms, max {max(delays, default=float('nan')):.1f} ms")
     print("CPU seconds during the run: " + ", ".join(f"{k} {v:.1f}" for k, v in cpu.items())
           + f" (wall {wall:.1f} s, {os.cpu_count()} cores)")
-    print(f"tokens lost: {lost}" + (f"; problems: {problems[:5]}" if problems else ""))
+    print(f"tokens lost: {lost}; failed turns (error event): {failed}" + (f"; {len(problems)} problems, first: {problems[:4]}" if problems else ""))
     print(f"daphne RSS: {baseline:.0f} MB idle, peak {sampler.peak_mb:.0f} MB")
     print(f"concurrency clients={clients} p50_ms={p50:.1f} p95_ms={p95:.1f} lost={lost} "
-          f"peak_rss_mb={sampler.peak_mb:.0f}")
+          f"failed={failed} peak_rss_mb={sampler.peak_mb:.0f}")
 
 
 if __name__ == "__main__":

@@ -335,7 +335,8 @@ def _ledger_events_rebuild(index: MemoryIndex, store: Any, owner: dict[str, Any]
             background_id = record.get("background_id", owner["background_id"])
             key = (session_id, character_id, background_id or "", record.get("index", 0))
             event = events.setdefault(key, {"index": record.get("index", 0)})
-            event[field_name] = record.get(field_name) or record.get("content") or ""
+            event[field_name] = (record.get(field_name) or record.get("text")
+                                 or record.get("content") or "")
     written: list[str] = []
     for (session_id, character_id, background_id, _), event in sorted(
             events.items(), key=lambda item: (item[0][0], str(item[0][3]))):

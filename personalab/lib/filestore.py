@@ -604,11 +604,11 @@ class FileStore:
         marked interrupted). The caller holds the instance lock, so nothing is streaming."""
         path = self.session_path(instance_id, session_id)
         with path.open("r+b") as handle:
-            data = handle.read()
-            if not data or data.endswith(b"\n"):
+            start = _unfinished_tail_start(handle)
+            if start is None:
                 return None
-            start = data.rfind(b"\n") + 1
-            tail = data[start:].decode("utf-8", errors="replace")
+            handle.seek(start)
+            tail = handle.read().decode("utf-8", errors="replace")
             record = parse_partial_line(tail)
             if record is None:
                 try:
@@ -677,6 +677,26 @@ class FileStore:
     def memory_json_write(self, instance_id: str, name: str, data: Any) -> None:
         write_json_atomic(
             self.memory_dir(instance_id) / f"{validate_id(name, kind='memory file')}.json", data)
+
+
+def _unfinished_tail_start(handle) -> int | None:
+    """Offset of the last line when it lacks its newline, reading only the file's tail."""
+    size = handle.seek(0, os.SEEK_END)
+    if size == 0:
+        return None
+    handle.seek(size - 1)
+    if handle.read(1) == b"\n":
+        return None
+    block = 64 * 1024
+    position = size
+    while position > 0:
+        position = max(0, position - block)
+        handle.seek(position)
+        chunk = handle.read(min(block, size - position))
+        cut = chunk.rfind(b"\n")
+        if cut >= 0:
+            return position + cut + 1
+    return 0
 
 
 def _safe_name(name: str) -> bool:

@@ -1,0 +1,181 @@
+"""Browser end-to-end fixtures: a real Daphne server on a free port with a temp data folder,
+the OpenAI-compatible stub as its LLM, and headless Debian Chromium driven by Playwright's
+sync API. Everything here skips when /usr/bin/chromium or the playwright package is missing.
+
+Nothing downloads a browser: Playwright is pointed at the system Chromium."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from personalab.lib.filestore import FileStore
+from tests.stub_llm import StubLLM
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "e2e: browser end-to-end test (Chromium + Playwright)")
+
+
+def browser_missing_reason() -> str | None:
+    if not CHROMIUM.exists():
+        return f"{CHROMIUM} not installed (apt-get install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright package is not installed"
+    return None
+
+
+@dataclass
+class Server:
+    url: str
+    data: Path
+    password: str
+    stub: StubLLM
+    process: subprocess.Popen
+
+    @property
+    def store(self) -> FileStore:
+        return FileStore(self.data)
+
+    def instance_state(self, instance_id: str) -> dict:
+        return self.store.instance_state_read(instance_id)
+
+    def session_lines(self, instance_id: str) -> list[dict]:
+        """The current session's lines (messages and summaries), as the server wrote them."""
+        session_id = self.instance_state(instance_id)["current_session_id"]
+        return self.store.session_read(instance_id, session_id).lines
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _manage(env: dict, *args: str) -> str:
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True,
+                          capture_output=True, text=True, timeout=180).stdout
+
+
+def _server_env(data: Path, stub: StubLLM, secret: Path) -> dict:
+    env = {**os.environ, "PERSONALAB_DATA_DIR": str(data), "OPENAI_BASE_URL": stub.base_url,
+           "OPENAI_API_KEY": "e2e-key", "PERSONALAB_MODEL": "stub-model",
+           "PERSONALAB_LLM_TIMEOUT": "20", "PERSONALAB_OFFLINE_DELAY": "0.02",
+           "PERSONALAB_SECRET_FILE": str(secret), "DEBUG": "0"}
+    for name in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", "PERSONALAB_GGUF",
+                 "PERSONALAB_CHROMA_URL"):
+        env.pop(name, None)
+    return env
+
+
+def _daphne_start(env: dict, port: int, log: Path) -> subprocess.Popen:
+    with log.open("ab") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+             "personalab.asgi:application"], cwd=ROOT, env=env, stdout=sink, stderr=sink)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"daphne exited: {log.read_text(errors='replace')[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/login/", timeout=2):
+                return process
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("daphne did not start")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory,
+           stub_llm_server: StubLLM) -> Iterator[Server]:
+    reason = browser_missing_reason()
+    if reason:
+        pytest.skip(reason)
+    base = tmp_path_factory.mktemp("e2e")
+    data = base / "data"
+    (data / "modules").mkdir(parents=True)
+    # Recall would embed every turn on a background thread; these tests do not need it.
+    (data / "modules" / "memory.json").write_text('{"recall_enabled": false}')
+    env = _server_env(data, stub_llm_server, base / "secret")
+    _manage(env, "migrate", "--noinput")
+    _manage(env, "bootstrap")
+    _manage(env, "seed_demo")
+    password = (data / ".admin_password").read_text().strip()
+    port = _free_port()
+    process = _daphne_start(env, port, base / "daphne.log")
+    try:
+        yield Server(f"http://127.0.0.1:{port}", data, password, stub_llm_server, process)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser_context(server: Server, tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    from playwright.sync_api import sync_playwright
+
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile), executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS,
+            viewport={"width": 1280, "height": 900}, locale="en-US")
+        context.set_default_timeout(15_000)
+        try:
+            yield context
+        finally:
+            context.close()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def logged_in(server: Server, browser_context) -> object:
+    page = browser_context.new_page()
+    page.goto(f"{server.url}/login/")
+    page.fill("input[name=username]", "admin")
+    page.fill("input[name=password]", server.password)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{server.url}/")
+    page.close()
+    return browser_context
+
+
+@pytest.fixture
+def page(logged_in, server: Server) -> Iterator:
+    server.stub.reset()
+    page = logged_in.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.js_errors = errors
+    yield page
+    page.close()
+    server.stub.reset()
+
+
+def screenshot_take(page, name: str) -> Path:
+    SCREENSHOTS.mkdir(exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

@@ -1,0 +1,293 @@
+"""End-to-end through a real browser: log in, write a character and a background (outline edited
+with htmx), start an instance, stream, stop, warnings, prompt inspector, summarize, and a second
+tab that follows a reply still streaming. One Daphne server and one Chromium for the module;
+the tests run in order and build on each other (the instance the home page starts is reused).
+
+Run: .venv/bin/python -m pytest tests/e2e -q   (skips without /usr/bin/chromium or playwright)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests.e2e.conftest import Server, browser_missing_reason, screenshot_take
+from tests.stub_llm import Reply
+
+_missing = browser_missing_reason()
+if _missing:
+    pytest.skip(_missing, allow_module_level=True)
+
+pytestmark = pytest.mark.e2e
+
+CHARACTER_NAME = "Mira Test"
+BACKGROUND_NAME = "Harbor of Glass"
+LONG_REPLY = "".join(f"Wave {n} rolls in over the glass harbor. " for n in range(1, 40))
+SUMMARY_JSON = json.dumps({"events": [
+    {"summary": "Mira met the traveller at the glass harbor.",
+     "plot": "The traveller arrived by boat; Mira questioned them about the storm."},
+]}, ensure_ascii=False)
+
+flow: dict[str, str] = {}
+
+
+def _needs(key: str) -> str:
+    if key not in flow:
+        pytest.skip(f"needs {key!r} from an earlier test in this module")
+    return flow[key]
+
+
+def _assistant_texts(page) -> list[str]:
+    return page.locator("#messages .msg.assistant .text").all_inner_texts()
+
+
+def _streaming_length(page) -> int:
+    return page.evaluate(
+        "() => { const t = [...document.querySelectorAll('#messages .msg.assistant .text')].pop();"
+        " return t ? t.textContent.length : 0; }")
+
+
+def _wait_length_above(page, length: int) -> int:
+    page.wait_for_function(
+        "n => { const t = [...document.querySelectorAll('#messages .msg.assistant .text')].pop();"
+        " return t && t.textContent.length > n; }", arg=length)
+    return _streaming_length(page)
+
+
+def _instance_open(page, server: Server) -> str:
+    instance_id = _needs("instance")
+    page.goto(f"{server.url}/instances/{instance_id}/")
+    # chat.js connects on load; sending before the socket is open only shows a status line.
+    page.wait_for_function("() => document.getElementById('status').textContent === ''")
+    page.wait_for_timeout(300)
+    return instance_id
+
+
+def _send(page, text: str) -> None:
+    page.fill("#input", text)
+    page.press("#input", "Enter")
+
+
+def _wait_turn_done(page) -> None:
+    page.wait_for_function("() => !document.getElementById('input').disabled")
+    page.wait_for_function("() => !document.querySelector('#messages .text.plain')")
+
+
+def test_login_lands_on_the_instance_list(page, server: Server) -> None:
+    page.goto(f"{server.url}/")
+    assert page.locator("h1").first.inner_text() == "Your instances"
+    assert page.locator("text=Log out admin").count() == 1
+    assert page.locator("a[href='/instances/inst_001/']").count() == 1  # seed_demo
+    screenshot_take(page, "02_home")
+    assert page.js_errors == []
+
+
+def test_library_character_and_background_with_outline(page, server: Server) -> None:
+    page.goto(f"{server.url}/library/")
+    screenshot_take(page, "03_library")
+    page.click("text=+ New character")
+    page.fill("#character-form input[name=name]", CHARACTER_NAME)
+    page.fill("#character-form textarea[name=base_persona]", "A lighthouse keeper who trusts nobody.")
+    page.fill("#character-form textarea[name=greeting]", "Who sails in this weather?")
+    page.fill("#character-form input[name=tags]", "sea, e2e")
+    page.click("#character-form button[type=submit]")
+    page.wait_for_url(re.compile(r"/library/characters/[^/]+/$"))
+    flow["character"] = page.url.rstrip("/").rsplit("/", 1)[1]
+    assert "Character saved." in page.inner_text(".flash")
+    screenshot_take(page, "04_character_saved")
+
+    page.goto(f"{server.url}/library/backgrounds/new")
+    page.fill("#background-form input[name=name]", BACKGROUND_NAME)
+    page.fill("#background-form textarea[name=world_setting]", "A harbor city built of glass.")
+    page.fill("#background-form textarea[name=outline_text]", "Arrive at the harbor\nMeet the keeper")
+    page.click("#background-form button[type=submit]")
+    page.wait_for_url(re.compile(r"/library/backgrounds/[^/]+/$"))
+    background_id = page.url.rstrip("/").rsplit("/", 1)[1]
+    flow["background"] = background_id
+
+    editor_inputs = "#outline-editor li input[name=content]"
+    assert page.locator(editor_inputs).evaluate_all("els => els.map(e => e.value)") == [
+        "Arrive at the harbor", "Meet the keeper"]
+    for point in ("Find the storm's cause", "Light the great lamp"):
+        page.fill("#outline-add input[name=content]", point)
+        page.click("#outline-add button[value=add]")
+        page.wait_for_function(
+            "v => [...document.querySelectorAll('#outline-editor li input[name=content]')]"
+            ".some(e => e.value === v)", arg=point)
+    # Move the last point up one place.
+    page.locator("#outline-editor li").nth(3).locator("button[value=up]").click()
+    page.wait_for_function(
+        "() => document.querySelectorAll('#outline-editor li input[name=content]')[2].value"
+        " === 'Light the great lamp'")
+    expected = ["Arrive at the harbor", "Meet the keeper", "Light the great lamp",
+                "Find the storm's cause"]
+    assert page.locator(editor_inputs).evaluate_all("els => els.map(e => e.value)") == expected
+    assert page.locator("#outline-editor li").first.locator("button[value=up]").is_disabled()
+    screenshot_take(page, "05_background_outline")
+
+    saved = server.store.background_read(background_id)
+    assert [p["content"] if isinstance(p, dict) else p for p in saved["story_outline"]] == expected
+    page.goto(f"{server.url}/library/")
+    assert page.locator(f"text={CHARACTER_NAME}").count() == 1
+    assert "4 outline points" in page.inner_text("body")
+    assert page.js_errors == []
+
+
+def test_start_an_instance_from_the_home_page(page, server: Server) -> None:
+    character_id, background_id = _needs("character"), _needs("background")
+    page.goto(f"{server.url}/")
+    page.select_option("select[name=character_id]", character_id)
+    page.select_option("select[name=background_id]", background_id)
+    page.click("form[action='/instances/new'] button[type=submit]")
+    page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
+    flow["instance"] = page.url.rstrip("/").rsplit("/", 1)[1]
+    assert CHARACTER_NAME in page.inner_text("h1")
+    outline = page.inner_text("#outline")
+    assert "Light the great lamp" in outline and "Arrive at the harbor" in outline
+    screenshot_take(page, "06_instance_new")
+    assert page.js_errors == []
+
+
+def test_a_reply_streams_into_the_page(page, server: Server) -> None:
+    instance_id = _instance_open(page, server)
+    server.stub.script(Reply(LONG_REPLY, chunk_size=3, delay=0.02))
+    _send(page, "Tell me about the harbor.")
+    first = _wait_length_above(page, 20)
+    assert page.is_disabled("#input") and page.is_disabled("#send-button")
+    assert page.is_enabled("#stop-button")
+    second = _wait_length_above(page, first + 60)
+    assert page.is_disabled("#input")
+    assert first < second < len(LONG_REPLY)
+    screenshot_take(page, "07_streaming")
+    _wait_turn_done(page)
+    assert _assistant_texts(page)[-1] == LONG_REPLY.strip()
+    assert page.is_enabled("#input") and page.is_disabled("#stop-button")
+    assert page.locator("#budget .seg").count() > 0
+    screenshot_take(page, "08_streamed")
+    lines = server.session_lines(instance_id)
+    assert lines[-1]["role"] == "assistant" and lines[-1]["content"] == LONG_REPLY
+    assert page.js_errors == []
+
+
+def test_stop_keeps_the_partial_reply_marked_interrupted(page, server: Server) -> None:
+    instance_id = _instance_open(page, server)
+    server.stub.script(Reply(LONG_REPLY * 3, chunk_size=2, delay=0.03))
+    _send(page, "Keep talking, slowly.")
+    _wait_length_above(page, 30)
+    page.click("#stop-button")
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent.startsWith('Stopped')")
+    _wait_turn_done(page)
+    page.reload()
+    last = page.locator("#messages .msg.assistant").last
+    assert "interrupted" in (last.get_attribute("class") or "")
+    assert last.locator(".tag", has_text="interrupted").count() == 1
+    kept = last.locator(".text").inner_text()
+    assert 30 <= len(kept) < len(LONG_REPLY * 3) and (LONG_REPLY * 3).startswith(kept)
+    screenshot_take(page, "09_interrupted")
+    line = server.session_lines(instance_id)[-1]
+    assert line["interrupted"] is True and line["content"] == kept
+    assert page.js_errors == []
+
+
+def test_the_prompt_inspector_opens_from_a_reply(page, server: Server) -> None:
+    _instance_open(page, server)
+    link = page.locator("#messages .msg.assistant a", has_text="inspect prompt").last
+    link.click()
+    page.wait_for_url(re.compile(r"/traces/[^/]+/$"))
+    body = page.inner_text("body")
+    assert "lighthouse keeper" in body  # the base persona is in the prompt
+    assert "Keep talking, slowly." in body
+    screenshot_take(page, "10_trace")
+    assert page.js_errors == []
+
+
+def test_a_middle_section_warning_shows_as_a_badge(page, server: Server) -> None:
+    page.goto(f"{server.url}/settings/")
+    page.fill("input[name='limits.middle_section_warning_tokens']", "1000")
+    page.click("#settings-form button[type=submit]:not([name=reset])")
+    page.wait_for_load_state()
+    assert page.locator(".field-error").count() == 0
+    screenshot_take(page, "11_settings")
+    config = server.store.config_read()
+    assert config["limits"]["middle_section_warning_tokens"] == 1000
+
+    _instance_open(page, server)
+    assert page.is_hidden("#warnings")
+    server.stub.script(Reply("The lamp is heavy.", chunk_size=4))
+    _send(page, "The storm log reads: " + " ".join(f"gale{n} surge{n}" for n in range(700)))
+    page.wait_for_selector("#warnings:not([hidden])")
+    _wait_turn_done(page)
+    count = int(page.inner_text("#warning-count"))
+    assert count >= 1
+    assert page.is_hidden("#warning-list")
+    page.click("#warning-badge")
+    assert page.is_visible("#warning-list")
+    items = page.locator("#warning-list li")
+    assert items.count() == count
+    screenshot_take(page, "12_warnings_open")
+    items.first.dblclick()
+    dialog = page.locator("#warning-dialog")
+    assert dialog.evaluate("d => d.open")
+    detail = page.inner_text("#warning-detail")
+    assert "1000" in detail
+    page.screenshot(path=str(screenshot_take(page, "13_warning_dialog")))
+    dialog.locator("button", has_text="Close").click()
+    assert not dialog.evaluate("d => d.open")
+    assert page.js_errors == []
+
+
+def test_summarize_moves_to_a_new_session(page, server: Server) -> None:
+    instance_id = _instance_open(page, server)
+    old_session = server.instance_state(instance_id)["current_session_id"]
+    server.stub.script(Reply(SUMMARY_JSON))
+    page.click("button:has-text('Summarize')")
+    page.wait_for_function(
+        "() => document.getElementById('memory-result').textContent.trim() !== ''", timeout=60_000)
+    result = page.inner_text("#memory-result")
+    new_session = server.instance_state(instance_id)["current_session_id"]
+    assert new_session != old_session, result
+    assert new_session in result and "Summarized into 1 events" in result
+    screenshot_take(page, "14_summarized")
+    page.reload()
+    assert new_session in page.inner_text("h1")
+    summary = page.locator("#messages .msg.summary")
+    assert summary.count() >= 1
+    assert "Mira met the traveller" in summary.first.inner_text()
+    screenshot_take(page, "15_new_session")
+    assert page.js_errors == []
+
+
+def test_a_second_tab_follows_a_reply_streaming_elsewhere_across_a_reload(
+        page, logged_in, server: Server) -> None:
+    instance_id = _instance_open(page, server)
+    reply = LONG_REPLY * 2
+    server.stub.script(Reply(reply, chunk_size=2, delay=0.03))
+    _send(page, "Tell it again, for the second tab.")
+    _wait_length_above(page, 20)
+
+    watcher = logged_in.new_page()
+    try:
+        watcher.goto(f"{server.url}/instances/{instance_id}/")
+        streaming = watcher.locator("#streaming-line .text")
+        assert streaming.count() == 1
+        seen = len(streaming.inner_text())
+        assert 0 < seen < len(reply)
+        watcher.wait_for_function(
+            "n => document.querySelector('#streaming-line .text').textContent.length > n",
+            arg=seen + 20)
+        screenshot_take(watcher, "16_second_tab_following")
+        before_reload = len(watcher.locator("#streaming-line .text").inner_text())
+        watcher.reload()
+        assert watcher.locator("#streaming-line").count() == 1
+        assert len(watcher.locator("#streaming-line .text").inner_text()) >= before_reload
+        watcher.wait_for_function("() => !document.getElementById('streaming-line')",
+                                  timeout=60_000)
+        assert watcher.locator("#messages .msg.assistant .text").last.inner_text() == reply.strip()
+        screenshot_take(watcher, "17_second_tab_done")
+    finally:
+        watcher.close()
+    _wait_turn_done(page)
+    assert _assistant_texts(page)[-1] == reply.strip()
+    assert page.js_errors == []
