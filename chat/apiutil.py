@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 from typing import Any, Callable
 
 from asgiref.sync import iscoroutinefunction, sync_to_async
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.views.decorators.csrf import csrf_exempt
@@ -30,10 +32,14 @@ def error_response(status: int, code: str, message: str, **extra: Any) -> JsonRe
 
 
 def json_body(request: HttpRequest) -> dict[str, Any]:
-    if len(request.body) > MAX_JSON_BODY:
+    try:
+        body = request.body
+    except RequestDataTooBig:
+        raise ApiError(413, "too_large", "request body is too large") from None
+    if len(body) > MAX_JSON_BODY:
         raise ApiError(413, "too_large", "request body is too large")
     try:
-        data = json.loads(request.body or b"{}")
+        data = json.loads(body or b"{}")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ApiError(400, "malformed_json", f"request body is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
@@ -82,6 +88,10 @@ def _map_exception(exc: Exception) -> JsonResponse:
         return error_response(409, "busy", str(exc))
     if isinstance(exc, StoreError):
         return error_response(500, "store_error", str(exc))
+    if isinstance(exc, OSError):
+        status = 507 if exc.errno in (errno.ENOSPC, errno.EDQUOT) else 500
+        return error_response(status, "storage_error",
+                              f"the data folder cannot be written: {exc.strerror or exc}")
     raise exc
 
 

@@ -122,6 +122,9 @@ async def _turn_locked(store: FileStore, *, instance_id: str, user_text: str, em
             regenerate=regenerate, continue_reply=continue_reply)
     except (StoreError, ValueError) as exc:
         raise TurnRefused(f"the turn cannot start: {exc}", code="unreadable", status=500) from None
+    except OSError as exc:
+        raise TurnRefused(f"the data folder cannot be written: {exc.strerror or exc}",
+                          code="storage_error", status=507) from None
     provider = provider or turn_context.provider_current(store)
     timings: dict[str, float] = {"load_ms": _ms(started)}
 

@@ -2,9 +2,9 @@
 director's fallback search (flow "容错处理RAG检索").
 
 Dense e5 similarity alone misses exact names and rare words, and keyword matching alone misses
-paraphrases, so both scores are normalised and averaged (hybrid retrieval). A turn is scored with
-the line before it as context: a reply such as "Yes, last Sunday!" means something only together
-with its question.
+paraphrases, so both scores are normalised and averaged (hybrid retrieval). A turn is scored
+with the lines before it as context: a reply such as "Yes, last Sunday!" means something only
+together with the question it answers.
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ didn shouldn wouldn couldn ll re ve d m o y ok oh yeah yes hey hi wow really
 """.split())
 
 DENSE_WEIGHT = 0.5
-CONTEXT_BEFORE = 1
+# Keyword context: the line that set a topic is often two lines back (question, answer, "When?").
+CONTEXT_BEFORE = 2
 DENSE_CANDIDATES_MIN = 50
 WARNING_RECALL_UNAVAILABLE = "记忆检索暂不可用，本轮回复不含历史回忆"
 SHALLOW_COLLECTIONS = ("summaries", "turns")

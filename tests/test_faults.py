@@ -200,8 +200,6 @@ def test_session_create_on_a_full_disk_leaves_no_session(store, disk_full):
     assert store.session_ids("inst_001") == []
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: FileStore.session_create / session_rewrite leave "
-                   "their .tmp file behind when the write fails (write_json_atomic removes it)")
 def test_session_create_on_a_full_disk_leaves_no_temp_file(store, disk_full):
     disk_full(free=10)
     with pytest.raises(OSError):
@@ -209,8 +207,6 @@ def test_session_create_on_a_full_disk_leaves_no_temp_file(store, disk_full):
     assert _temp_files(store.root) == []
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: FileStore.session_append leaves a torn half line "
-                   "when the disk fills mid-write (no rollback to the old size)")
 @pytest.mark.parametrize("free", [5, 40])
 def test_torn_session_append_on_a_full_disk_is_rolled_back(store, disk_full, free):
     store.session_create("inst_001", "sess_001")
@@ -237,8 +233,6 @@ def test_full_disk_at_the_user_line_leaves_every_file_unchanged(api, instance, d
     assert use_stub.requests == []
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: an OSError (disk full) in a turn escapes "
-                   "chat.turn / chat.apiutil._map_exception: plain HTML 500, not a JSON error")
 def test_full_disk_at_the_user_line_is_a_json_error(api, instance, disk_full, use_stub):
     disk_full(free=0, only=_is_session)
     response = api("post", "/api/v1/chat", {"instance_id": instance, "query": "你好"})
@@ -347,8 +341,6 @@ def test_full_disk_during_a_character_edit_changes_nothing(api, alice, character
     assert _snapshot(data_dir) == before and _temp_files(data_dir) == []
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: chat.apiutil._map_exception re-raises OSError: "
-                   "a full disk in a library edit is an HTML 500, not a JSON error")
 def test_full_disk_during_a_library_edit_is_a_json_error(api, character, disk_full):
     disk_full(free=0)
     response = api("put", f"/api/v1/characters/{character}", {"base_persona": "新"})
@@ -384,8 +376,6 @@ def test_a_10_mb_message_over_rest_is_413_and_writes_nothing(api, instance, stor
     assert path.read_bytes() == before and use_stub.requests == []
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a body over DATA_UPLOAD_MAX_MEMORY_SIZE raises "
-                   "RequestDataTooBig in chat.apiutil.json_body before the 413 check: HTML 400")
 def test_a_body_over_the_upload_limit_is_a_json_413(api, instance):
     response = api("post", "/api/v1/chat", {"instance_id": instance, "query": "x" * (13 << 20)})
     assert response.status_code == 413

@@ -10,6 +10,7 @@ import re
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -41,6 +42,10 @@ operation = st.one_of(
     st.tuples(st.just("crash"), st.lists(tokens, max_size=8), st.floats(0, 1)),
     st.tuples(st.just("tear"), st.lists(tokens, min_size=1, max_size=8), st.floats(0, 1)),
 )
+
+
+def _prefix(streamed: str, got: str) -> bool:
+    return streamed.startswith(got)
 
 
 def _fresh_store() -> FileStore:
@@ -91,12 +96,12 @@ def test_any_mix_of_operations_leaves_a_loadable_file_with_every_completed_line(
                 _cut_inside_last_line(path, op[2])
             partial = store.session_read(INSTANCE, SESSION).partial
             # Whatever survived a torn write is a prefix of what was streamed.
-            assert partial is None or streamed.startswith(partial["content"])
+            assert partial is None or _prefix(streamed, partial["content"])
             repaired = store.session_repair(INSTANCE, SESSION)
             assert repaired is not None
             if repaired.get("type") != "repaired_fragment":
                 assert repaired["interrupted"] is True and repaired["turn"] == number
-                assert streamed.startswith(repaired["content"])
+                assert _prefix(streamed, repaired["content"])
                 if kind == "crash":
                     assert repaired["content"] == streamed
             expected.append(repaired)
@@ -120,7 +125,7 @@ def test_partial_line_cut_anywhere_decodes_to_a_prefix_of_the_stream(pieces, cut
     torn = line[: min(cut, len(line))].decode("utf-8", errors="replace")
     record = parse_partial_line(torn)
     if record is not None:
-        assert writer.content.startswith(record["content"]) or "\ufffd" in torn
+        assert _prefix(writer.content, record["content"])
     path.write_bytes(data[: start + min(cut, len(line))])
     read = store.session_read(INSTANCE, SESSION)  # never raises, whatever the cut
     assert read.metadata["session_id"] == SESSION
@@ -141,6 +146,43 @@ def test_a_torn_non_streaming_line_is_the_only_problem_and_repair_keeps_it_as_te
     assert read.problems == [] and read.partial is None
     assert read.lines[: len(lines)] == lines
     assert len(read.lines) == len(lines) + 1
+
+
+# --- the failing examples, one by one --------------------------------------------------------
+
+
+@pytest.mark.parametrize("pieces", [['"'], ["他说", '"走"'], ['"}'], ["a\\", '"']])
+def test_a_reply_ending_in_a_quote_is_read_as_partial_and_repaired_as_a_reply(pieces):
+    store = _fresh_store()
+    writer = _stream(store, 1, pieces)
+    writer.close_quietly()
+    repaired = store.session_repair(INSTANCE, SESSION)
+    assert repaired["role"] == "assistant" and repaired["content"] == "".join(pieces)
+
+
+@pytest.mark.parametrize("flag", ["interrupted", "error", "empty"])
+def test_a_whole_line_missing_only_its_newline_keeps_its_text(flag):
+    store = _fresh_store()
+    store.assistant_writer(INSTANCE, SESSION, turn=1).open().finish(**{flag: True})
+    path = store.session_path(INSTANCE, SESSION)
+    store.session_append(INSTANCE, SESSION, {"role": "user", "content": "我的话", "turn": 2})
+    store.session_append(INSTANCE, SESSION, {"role": "assistant", "content": "一半",
+                                             "turn": 2, flag: True})
+    path.write_bytes(path.read_bytes()[:-1])  # the newline never reached the disk
+    assert store.session_read(INSTANCE, SESSION).partial is None
+    store.session_repair(INSTANCE, SESSION)
+    assert store.session_read(INSTANCE, SESSION).lines[-1] == {
+        "role": "assistant", "content": "一半", "turn": 2, flag: True}
+
+
+def test_a_cut_inside_a_multibyte_character_leaves_no_replacement_character():
+    store = _fresh_store()
+    writer = _stream(store, 1, ["我当然记得"])
+    writer.close_quietly()
+    path = store.session_path(INSTANCE, SESSION)
+    path.write_bytes(path.read_bytes()[:-1])  # half of "得"
+    assert store.session_read(INSTANCE, SESSION).partial["content"] == "我当然记"
+    assert store.session_repair(INSTANCE, SESSION)["content"] == "我当然记"
 
 
 # --- progress markers ----------------------------------------------------------------------

@@ -19,6 +19,7 @@ Layout (SPEC §2):
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import copy
 import errno
@@ -298,13 +299,14 @@ class AssistantLineWriter:
         record.update({k: v for k, v in flags.items() if v is not None})
         data = (_dump_line(record) + "\n").encode("utf-8")
         handle = self._handle
-        handle.seek(self._line_start)
-        handle.write(data)
-        handle.truncate()
-        handle.flush()
-        os.fsync(handle.fileno())
-        handle.close()
-        self._handle = None
+        try:
+            handle.seek(self._line_start)
+            handle.write(data)
+            handle.truncate()
+            handle.flush()
+            os.fsync(handle.fileno())
+        finally:
+            self.close_quietly()
         self.bytes_written += len(data)
         return record
 
@@ -322,12 +324,17 @@ def parse_partial_line(text: str) -> dict[str, Any] | None:
     if not text.startswith("{") or cut < 0:
         return None
     try:
+        json.loads(text)
+        return None  # a whole line that only lost its newline
+    except json.JSONDecodeError:
+        pass
+    try:
         head = json.loads(text[:cut].rstrip(",") + "}")
     except json.JSONDecodeError:
         return None
-    fragment = text[cut + len(marker) :]
-    if fragment.endswith('"}') or fragment.endswith('"'):
+    if not isinstance(head, dict) or head.get(STREAMING_PREFIX_KEY) is not True:
         return None
+    fragment = text[cut + len(marker) :]
     content = _decode_json_fragment(fragment)
     head.pop(STREAMING_PREFIX_KEY, None)
     record = {"role": head.pop("role", "assistant"), "content": content}
@@ -548,12 +555,7 @@ class FileStore:
                     "created_at": created_at or utc_now(), "continued_from": continued_from}
         body = "".join(_dump_line(line) + "\n" for line in [metadata, *(lines or [])])
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        with tmp.open("w", encoding="utf-8") as handle:
-            handle.write(body)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        _write_replace(path, body)
         return metadata
 
     def session_read(self, instance_id: str, session_id: str) -> SessionRead:
@@ -564,11 +566,7 @@ class FileStore:
         path = self.session_path(instance_id, session_id)
         if not path.exists():
             raise MissingFile(path, f"session {session_id}")
-        data = (_dump_line(record) + "\n").encode("utf-8")
-        with path.open("ab") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        _append_whole(path, (_dump_line(record) + "\n").encode("utf-8"))
 
     def session_rewrite(self, instance_id: str, session_id: str,
                         lines: list[dict[str, Any]]) -> Path:
@@ -580,12 +578,7 @@ class FileStore:
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
         backup = backup_dir / f"{session_id}.{stamp}.jsonl"
         shutil.copy2(path, backup)
-        tmp = path.with_name(f".{path.name}.tmp")
-        with tmp.open("w", encoding="utf-8") as handle:
-            handle.write("".join(_dump_line(line) + "\n" for line in lines))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        _write_replace(path, "".join(_dump_line(line) + "\n" for line in lines))
         return backup
 
     def session_archive(self, instance_id: str, session_id: str) -> Path:
@@ -608,7 +601,7 @@ class FileStore:
             if start is None:
                 return None
             handle.seek(start)
-            tail = handle.read().decode("utf-8", errors="replace")
+            tail = _decode_tail(handle.read())
             record = parse_partial_line(tail)
             if record is None:
                 try:
@@ -656,10 +649,7 @@ class FileStore:
     def ledger_append(self, instance_id: str, name: str, records: list[dict[str, Any]]) -> None:
         path = self.memory_dir(instance_id) / f"{validate_id(name, kind='ledger')}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as handle:
-            handle.write("".join(_dump_line(r) + "\n" for r in records))
-            handle.flush()
-            os.fsync(handle.fileno())
+        _append_whole(path, "".join(_dump_line(r) + "\n" for r in records).encode("utf-8"))
 
     def ledger_read(self, instance_id: str, name: str) -> list[dict[str, Any]]:
         path = self.memory_dir(instance_id) / f"{validate_id(name, kind='ledger')}.jsonl"
@@ -677,6 +667,40 @@ class FileStore:
     def memory_json_write(self, instance_id: str, name: str, data: Any) -> None:
         write_json_atomic(
             self.memory_dir(instance_id) / f"{validate_id(name, kind='memory file')}.json", data)
+
+
+def _append_whole(path: Path, data: bytes) -> None:
+    """Append whole lines or nothing: a torn write (disk full) is cut back off."""
+    with path.open("ab") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        try:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(handle.fileno(), size)
+            raise
+
+
+def _write_replace(path: Path, text: str) -> None:
+    """Write a whole file beside `path`, then rename over it; no temp file survives a failure."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with tmp.open("w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _decode_tail(data: bytes) -> str:
+    """A torn write can cut a character in half: drop the unfinished character, keep the rest."""
+    return codecs.getincrementaldecoder("utf-8")(errors="replace").decode(data, final=False)
 
 
 def _unfinished_tail_start(handle) -> int | None:
@@ -737,7 +761,7 @@ def read_jsonl_records(path: Path) -> tuple[list[dict[str, Any]], list[LineProbl
             problems.append(LineProblem(str(path), number, "not a JSON object"))
             continue
         records.append(record)
-    return records, problems, tail.decode("utf-8", errors="replace")
+    return records, problems, _decode_tail(tail)
 
 
 def read_session_file(path: Path) -> SessionRead:

@@ -70,9 +70,20 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _manage(env: dict, *args: str) -> str:
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True,
-                          capture_output=True, text=True, timeout=180).stdout
+_PREPARE = """
+import django
+django.setup()
+from django.core.management import call_command
+call_command("migrate", interactive=False, verbosity=0)
+call_command("bootstrap")
+call_command("seed_demo")
+"""
+
+
+def _data_prepare(env: dict) -> None:
+    """migrate, bootstrap, seed_demo in one process: Django's start-up is the slow part."""
+    subprocess.run([sys.executable, "-c", _PREPARE], cwd=ROOT, check=True, capture_output=True,
+                   env={**env, "DJANGO_SETTINGS_MODULE": "personalab.settings"}, timeout=180)
 
 
 def _server_env(data: Path, stub: StubLLM, secret: Path) -> dict:
@@ -116,9 +127,7 @@ def server(tmp_path_factory: pytest.TempPathFactory,
     # Recall would embed every turn on a background thread; these tests do not need it.
     (data / "modules" / "memory.json").write_text('{"recall_enabled": false}')
     env = _server_env(data, stub_llm_server, base / "secret")
-    _manage(env, "migrate", "--noinput")
-    _manage(env, "bootstrap")
-    _manage(env, "seed_demo")
+    _data_prepare(env)
     password = (data / ".admin_password").read_text().strip()
     port = _free_port()
     process = _daphne_start(env, port, base / "daphne.log")
@@ -153,7 +162,10 @@ def browser_context(server: Server, tmp_path_factory: pytest.TempPathFactory) ->
 @pytest.fixture(scope="module")
 def logged_in(server: Server, browser_context) -> object:
     page = browser_context.new_page()
-    page.goto(f"{server.url}/login/")
+    page.goto(f"{server.url}/")
+    page.wait_for_url(f"{server.url}/login/?next=/")
+    assert page.title() == "Log in · PersonaLab"
+    screenshot_take(page, "01_login")
     page.fill("input[name=username]", "admin")
     page.fill("input[name=password]", server.password)
     page.click("button[type=submit]")
@@ -174,8 +186,8 @@ def page(logged_in, server: Server) -> Iterator:
     server.stub.reset()
 
 
-def screenshot_take(page, name: str) -> Path:
+def screenshot_take(page, name: str, *, full_page: bool = True) -> Path:
     SCREENSHOTS.mkdir(exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=full_page)
     return path
