@@ -133,8 +133,8 @@ def test_index_rebuild_restores_everything_from_the_files(tmp_path):
         {"id": "summary_sess_001_0", "session_id": "sess_001", "index": 0, "summary": "情报交换"},
         {"id": "summary_sess_001_1", "session_id": "sess_001", "index": 1, "summary": "制定计划"}])
     store.ledger_append("inst_001", "plots", [
-        {"id": "plot_sess_001_0", "session_id": "sess_001", "index": 0, "plot": "详细的情报交换"},
-        {"id": "plot_sess_001_1", "session_id": "sess_001", "index": 1, "plot": "详细的计划"}])
+        {"id": "plot_sess_001_0", "session_id": "sess_001", "index": 0, "text": "详细的情报交换"},
+        {"id": "plot_sess_001_1", "session_id": "sess_001", "index": 1, "text": "详细的计划"}])
     index = MemoryIndex(chroma_path=store.chroma_dir)
     index.add_turns(session_id="sess_009", turns=SESSION[:1], **OWNER)  # stale: gone after rebuild
 
@@ -145,3 +145,4 @@ def test_index_rebuild_restores_everything_from_the_files(tmp_path):
     plot = stored(index, "plots")["plot_sess_001_1"]
     assert plot["related_summary_id"] == "summary_sess_001_1"
     assert plot["background_id"] == "bg_wasteland"
+    assert plot["document"] == "详细的计划"

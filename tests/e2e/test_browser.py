@@ -59,15 +59,23 @@ def _wait_length_above(page, length: int) -> int:
 def _instance_open(page, server: Server) -> str:
     instance_id = _needs("instance")
     page.goto(f"{server.url}/instances/{instance_id}/")
-    # chat.js connects on load; sending before the socket is open only shows a status line.
-    page.wait_for_function("() => document.getElementById('status').textContent === ''")
-    page.wait_for_timeout(300)
     return instance_id
 
 
 def _send(page, text: str) -> None:
-    page.fill("#input", text)
-    page.press("#input", "Enter")
+    """Type and press Enter; chat.js refuses (with a status line) until its socket is open."""
+    for _ in range(100):
+        sent = page.locator("#messages .msg.user").count()
+        page.fill("#input", text)
+        page.press("#input", "Enter")
+        page.wait_for_function(
+            "n => document.querySelectorAll('#messages .msg.user').length > n"
+            " || document.getElementById('status').textContent.startsWith('Not connected')",
+            arg=sent)
+        if page.locator("#messages .msg.user").count() > sent:
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError("the chat WebSocket never opened")
 
 
 def _wait_turn_done(page) -> None:
