@@ -16,11 +16,15 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from personalab.lib.filestore import FileStore
 from tests.stub_llm import StubLLM
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, Page
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -143,7 +147,8 @@ def server(tmp_path_factory: pytest.TempPathFactory,
 
 
 @pytest.fixture(scope="module")
-def browser_context(server: Server, tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+def browser_context(server: Server,
+                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
     from playwright.sync_api import sync_playwright
 
     profile = tmp_path_factory.mktemp("chromium-profile")
@@ -160,7 +165,7 @@ def browser_context(server: Server, tmp_path_factory: pytest.TempPathFactory) ->
 
 
 @pytest.fixture(scope="module")
-def logged_in(server: Server, browser_context) -> object:
+def logged_in(server: Server, browser_context: BrowserContext) -> BrowserContext:
     page = browser_context.new_page()
     page.goto(f"{server.url}/")
     page.wait_for_url(f"{server.url}/login/?next=/")
@@ -175,7 +180,7 @@ def logged_in(server: Server, browser_context) -> object:
 
 
 @pytest.fixture
-def page(logged_in, server: Server) -> Iterator:
+def page(logged_in: BrowserContext, server: Server) -> Iterator[Page]:
     server.stub.reset()
     page = logged_in.new_page()
     errors: list[str] = []
@@ -186,7 +191,7 @@ def page(logged_in, server: Server) -> Iterator:
     server.stub.reset()
 
 
-def screenshot_take(page, name: str, *, full_page: bool = True) -> Path:
+def screenshot_take(page: Page, name: str, *, full_page: bool = True) -> Path:
     SCREENSHOTS.mkdir(exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=full_page)

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import json
 import re
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.e2e.conftest import Server, browser_missing_reason, screenshot_take
 from tests.stub_llm import Reply
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, Page
 
 _missing = browser_missing_reason()
 if _missing:
@@ -39,30 +43,30 @@ def _needs(key: str) -> str:
     return flow[key]
 
 
-def _assistant_texts(page) -> list[str]:
+def _assistant_texts(page: Page) -> list[str]:
     return page.locator("#messages .msg.assistant .text").all_inner_texts()
 
 
-def _streaming_length(page) -> int:
+def _streaming_length(page: Page) -> int:
     return page.evaluate(
         "() => { const t = [...document.querySelectorAll('#messages .msg.assistant .text')].pop();"
         " return t ? t.textContent.length : 0; }")
 
 
-def _wait_length_above(page, length: int) -> int:
+def _wait_length_above(page: Page, length: int) -> int:
     page.wait_for_function(
         "n => { const t = [...document.querySelectorAll('#messages .msg.assistant .text')].pop();"
         " return t && t.textContent.length > n; }", arg=length)
     return _streaming_length(page)
 
 
-def _instance_open(page, server: Server) -> str:
+def _instance_open(page: Page, server: Server) -> str:
     instance_id = _needs("instance")
     page.goto(f"{server.url}/instances/{instance_id}/")
     return instance_id
 
 
-def _send(page, text: str) -> None:
+def _send(page: Page, text: str) -> None:
     """Type and press Enter; chat.js refuses (with a status line) until its socket is open."""
     for _ in range(100):
         sent = page.locator("#messages .msg.user").count()
@@ -78,12 +82,12 @@ def _send(page, text: str) -> None:
     raise AssertionError("the chat WebSocket never opened")
 
 
-def _wait_turn_done(page) -> None:
+def _wait_turn_done(page: Page) -> None:
     page.wait_for_function("() => !document.getElementById('input').disabled")
     page.wait_for_function("() => !document.querySelector('#messages .text.plain')")
 
 
-def test_login_lands_on_the_instance_list(page, server: Server) -> None:
+def test_login_lands_on_the_instance_list(page: Page, server: Server) -> None:
     page.goto(f"{server.url}/")
     assert page.title() == "PersonaLab"
     assert page.locator("h1").first.inner_text() == "Your instances"
@@ -93,7 +97,7 @@ def test_login_lands_on_the_instance_list(page, server: Server) -> None:
     assert page.js_errors == []
 
 
-def test_library_character_and_background_with_outline(page, server: Server) -> None:
+def test_library_character_and_background_with_outline(page: Page, server: Server) -> None:
     page.goto(f"{server.url}/library/")
     assert page.title() == "Library · PersonaLab"
     screenshot_take(page, "03_library")
@@ -145,7 +149,7 @@ def test_library_character_and_background_with_outline(page, server: Server) -> 
     assert page.js_errors == []
 
 
-def test_start_an_instance_from_the_home_page(page, server: Server) -> None:
+def test_start_an_instance_from_the_home_page(page: Page, server: Server) -> None:
     character_id, background_id = _needs("character"), _needs("background")
     page.goto(f"{server.url}/")
     page.select_option("select[name=character_id]", character_id)
@@ -160,7 +164,7 @@ def test_start_an_instance_from_the_home_page(page, server: Server) -> None:
     assert page.js_errors == []
 
 
-def test_a_reply_streams_into_the_page(page, server: Server) -> None:
+def test_a_reply_streams_into_the_page(page: Page, server: Server) -> None:
     instance_id = _instance_open(page, server)
     server.stub.script(Reply(LONG_REPLY, chunk_size=4, delay=0.02))
     _send(page, "Tell me about the harbor.")
@@ -181,7 +185,7 @@ def test_a_reply_streams_into_the_page(page, server: Server) -> None:
     assert page.js_errors == []
 
 
-def test_stop_keeps_the_partial_reply_marked_interrupted(page, server: Server) -> None:
+def test_stop_keeps_the_partial_reply_marked_interrupted(page: Page, server: Server) -> None:
     instance_id = _instance_open(page, server)
     server.stub.script(Reply(LONG_REPLY * 3, chunk_size=2, delay=0.03))
     _send(page, "Keep talking, slowly.")
@@ -202,7 +206,7 @@ def test_stop_keeps_the_partial_reply_marked_interrupted(page, server: Server) -
     assert page.js_errors == []
 
 
-def test_the_prompt_inspector_opens_from_a_reply(page, server: Server) -> None:
+def test_the_prompt_inspector_opens_from_a_reply(page: Page, server: Server) -> None:
     _instance_open(page, server)
     link = page.locator("#messages .msg.assistant a", has_text="inspect prompt").last
     link.click()
@@ -214,7 +218,7 @@ def test_the_prompt_inspector_opens_from_a_reply(page, server: Server) -> None:
     assert page.js_errors == []
 
 
-def test_a_middle_section_warning_shows_as_a_badge(page, server: Server) -> None:
+def test_a_middle_section_warning_shows_as_a_badge(page: Page, server: Server) -> None:
     page.goto(f"{server.url}/settings/")
     page.fill("input[name='limits.middle_section_warning_tokens']", "1000")
     page.click("#settings-form button[type=submit]:not([name=reset])")
@@ -249,7 +253,7 @@ def test_a_middle_section_warning_shows_as_a_badge(page, server: Server) -> None
     assert page.js_errors == []
 
 
-def test_summarize_moves_to_a_new_session(page, server: Server) -> None:
+def test_summarize_moves_to_a_new_session(page: Page, server: Server) -> None:
     instance_id = _instance_open(page, server)
     old_session = server.instance_state(instance_id)["current_session_id"]
     server.stub.script(Reply(SUMMARY_JSON))
@@ -272,7 +276,7 @@ def test_summarize_moves_to_a_new_session(page, server: Server) -> None:
 
 
 def test_a_second_tab_follows_a_reply_streaming_elsewhere_across_a_reload(
-        page, logged_in, server: Server) -> None:
+        page: Page, logged_in: BrowserContext, server: Server) -> None:
     instance_id = _instance_open(page, server)
     reply = LONG_REPLY
     server.stub.script(Reply(reply, chunk_size=2, delay=0.03))  # about six seconds
