@@ -47,6 +47,9 @@ def instance_new(request: HttpRequest) -> HttpResponse:
     return redirect("instance", instance_id=instance_id)
 
 
+NOTE_ROLES = ("system", "user", "assistant")
+
+
 def _chat_context(request: HttpRequest, instance_id: str) -> dict:
     row = _instance_or_404(request, instance_id)
     store = get_store()
@@ -64,6 +67,7 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
         "director": director_status(store, instance_id=instance_id),
         "backgrounds": Background.objects.all(),
         "authors_note": store.memory_json_read(instance_id, "authors_note", {}),
+        "note_roles": NOTE_ROLES,
         "last_trace_id": next((line.get("trace_id") for line in reversed(read.lines)
                                if line.get("trace_id")), None),
     }
@@ -247,8 +251,8 @@ def instance_authors_note(request: HttpRequest, instance_id: str) -> HttpRespons
     note = {"text": request.POST.get("text", "").strip()[:4000],
             "depth": _bounded_int(request.POST.get("depth"), 4, 0, 50),
             "frequency": _bounded_int(request.POST.get("frequency"), 1, 1, 100),
-            "role": request.POST.get("role") if request.POST.get("role") in (
-                "system", "user", "assistant") else "system"}
+            "role": request.POST.get("role") if request.POST.get("role") in NOTE_ROLES
+            else "system"}
     get_store().memory_json_write(instance_id, "authors_note", note)
     messages.info(request, "Author's note saved." if note["text"] else "Author's note cleared.")
     return redirect("instance", instance_id=instance_id)

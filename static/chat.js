@@ -25,6 +25,16 @@
 
   function messagesBox() { return document.getElementById("messages"); }
 
+  function scrollToNewest() {
+    const box = messagesBox();
+    box.scrollTop = box.scrollHeight;
+  }
+
+  function nearNewest() {
+    const box = messagesBox();
+    return box.scrollHeight - box.scrollTop - box.clientHeight < 80;
+  }
+
   function addMessage(role, text, label) {
     const box = document.createElement("div");
     box.className = "msg " + role;
@@ -36,7 +46,7 @@
     body.textContent = text;
     box.append(who, body);
     messagesBox().append(box);
-    box.scrollIntoView({block: "end"});
+    scrollToNewest();
     return body;
   }
 
@@ -47,8 +57,7 @@
     ]);
     messagesBox().outerHTML = messages;
     document.getElementById("outline").outerHTML = outline;
-    const last = messagesBox().lastElementChild;
-    if (last) last.scrollIntoView({block: "end"});
+    scrollToNewest();
     followStreamingLine();
   }
 
@@ -106,10 +115,17 @@
     bar.append(label);
   }
 
+  function latestTraceId() {
+    const link = [...document.querySelectorAll('.msg.assistant a[href^="/traces/"]')].pop();
+    return link ? link.getAttribute("href").split("/")[2] : null;
+  }
+
   function onEvent(event) {
     if (event.type === "token") {
       if (!streamingText) streamingText = addMessage("assistant", "", "…");
+      const follow = nearNewest();
       streamingText.textContent += event.content;
+      if (follow) scrollToNewest();
     } else if (event.type === "warning") {
       warnings.set(event.category, event);
       renderWarnings();
@@ -125,7 +141,7 @@
   function finishTurn(traceId) {
     streamingText = null;
     setBusy(false);
-    reloadFromFile().then(() => renderBudget(traceId));
+    reloadFromFile().then(() => renderBudget(traceId || latestTraceId()));
     input.focus();
   }
 
@@ -187,12 +203,13 @@
       const text = line.querySelector(".text");
       text.textContent = data.content;
       text.classList.add("plain");
-      if (data.status === "streaming") setTimeout(poll, 500); else reloadFromFile();
+      if (data.status === "streaming") setTimeout(poll, 500);
+      else reloadFromFile().then(() => renderBudget(latestTraceId()));
     }, 300);
   }
 
   connect();
+  scrollToNewest();
   followStreamingLine();
-  const lastInspect = [...document.querySelectorAll('.msg.assistant a[href^="/traces/"]')].pop();
-  if (lastInspect) renderBudget(lastInspect.getAttribute("href").split("/")[2]);
+  renderBudget(latestTraceId());
 })();

@@ -167,3 +167,5 @@ def test_trace_page_shows_sections(alice_client, store, instance):
     result = asyncio.run(turn_run(store, instance_id=instance, user_text="hi", emit=emit))
     page = alice_client.get(f"/traces/{result.trace_id}/").content.decode()
     assert "base_persona" in page and "conversation" in page and "Messages sent" in page
+    assert 'id="director-outline"' in page and "Read from the reply" in page
+    assert "total_ms" in page and "{&#x27;" not in page, "timings and director shown as tables, not dicts"

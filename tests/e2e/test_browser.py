@@ -178,7 +178,7 @@ def test_a_reply_streams_into_the_page(page: Page, server: Server) -> None:
     _wait_turn_done(page)
     assert _assistant_texts(page)[-1] == LONG_REPLY.strip()
     assert page.is_enabled("#input") and page.is_disabled("#stop-button")
-    assert page.locator("#budget .seg").count() > 0
+    page.wait_for_selector("#budget .seg", timeout=5000)
     screenshot_take(page, "08_streamed")
     lines = server.session_lines(instance_id)
     assert lines[-1]["role"] == "assistant" and lines[-1]["content"] == LONG_REPLY
