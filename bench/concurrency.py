@@ -131,6 +131,12 @@ def main() -> None:
           f"{len(finished)}/{clients} ended with done")
     print(f"token delay added (client receive - stub send), {len(delays)} tokens: p50 {p50:.1f} ms, "
           f"p95 {p95:.1f} ms, p99 {p99:.1f} ms, max {max(delays, default=float('nan')):.1f} ms")
+    events = sum(len(r.tokens) for r in finished)
+    # perf_counter and monotonic_ns read the same clock (CLOCK_MONOTONIC) on Linux.
+    ends = [r.done_at - r.tokens[-1][1] / 1e9 for r in finished if r.tokens]
+    print(f"token events: {events} ({len(delays) / max(events, 1):.2f} pieces each; the app joins "
+          f"pieces that arrive while it is behind); last token to done: median "
+          f"{h.median(ends) * 1000:.0f} ms, max {max(ends, default=float('nan')) * 1000:.0f} ms")
     print("CPU seconds during the run: " + ", ".join(f"{k} {v:.1f}" for k, v in cpu.items())
           + f" (wall {wall:.1f} s, {os.cpu_count()} cores)")
     print(f"tokens lost: {lost}; failed turns (error event): {failed}" + (f"; {len(problems)} problems, first: {problems[:4]}" if problems else ""))

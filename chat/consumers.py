@@ -11,6 +11,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from chat.services import NotFound, instance_for_user
 from chat.turn import TurnRefused, turn_run
+from memory.runtime import schedule_warm
 from personalab.storage import get_store
 
 log = logging.getLogger(__name__)
@@ -27,6 +28,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=4404)
             return
         await self.accept()
+        # The first recall question after a restart should not wait for the keyword index.
+        await asyncio.to_thread(schedule_warm, get_store(), instance_id=self.instance_id)
 
     @database_sync_to_async
     def _may_open(self, user) -> bool:

@@ -75,7 +75,8 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
     session_id = instance_state["current_session_id"]
     store.session_repair(instance_id, session_id)
     character_state = store.character_state_read(instance_id)
-    read = store.session_read(instance_id, session_id)
+    # Only the lines appended since the last turn are parsed; ctx.lines is read, never changed.
+    read = store.session_read(instance_id, session_id, cached=True)
     character = _character_optional(store, instance_state.get("character_id"))
     ctx = TurnContext(
         instance_id=instance_id, session_id=session_id, turn=read.last_turn + 1,
@@ -217,9 +218,11 @@ def _director(store: FileStore, ctx: TurnContext) -> dict[str, Any] | None:
             background_id=ctx.instance_state.get("background_id") or "", index=index)
         return [h.text for h in current], [h.text for h in reference]
 
+    recall_on = store.module_read("memory").get("recall_enabled", True)
     return director_prepare_context(settings=settings, threshold=threshold,
                                     instance_state=ctx.instance_state,
-                                    background=ctx.background, search=search)
+                                    background=ctx.background,
+                                    search=search if recall_on else None)
 
 
 def _lore(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
@@ -235,7 +238,7 @@ def _lore(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
     fired: list[dict[str, Any]] = []
     dropped: list[dict[str, Any]] = []
     if lorebooks:
-        texts = [line.get("content", "") for line in ctx.lines if line.get("role")]
+        texts = _recent_texts(ctx.lines, _scan_depth_max(lorebooks))
         match = lorebook_match(lorebooks, messages=texts, count_tokens=count_tokens)
         blocks, fired, dropped = lore_blocks(match), match.fired, match.dropped
     note = store.memory_json_read(ctx.instance_id, "authors_note", {})
@@ -244,6 +247,27 @@ def _lore(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
                        "depth": int(note.get("depth", 4)), "role": note.get("role", "system"),
                        "priority": 1000})
     return {"blocks": blocks, "fired": fired, "dropped": dropped}
+
+
+def _scan_depth_max(lorebooks: list[dict[str, Any]]) -> int | None:
+    """How many of the newest messages any lorebook looks at (None: a depth that is not a
+    number, which lorebook_match reports; it then gets every message, as it always did)."""
+    try:
+        return max(int(book.get("scan_depth", 4)) for book in lorebooks)
+    except (TypeError, ValueError):
+        return None
+
+
+def _recent_texts(lines: list[dict[str, Any]], count: int | None) -> list[str]:
+    """The texts of the `count` newest messages, oldest first, without walking the session."""
+    texts = []
+    for line in reversed(lines):
+        if count is not None and len(texts) >= count:
+            break
+        if line.get("role"):
+            texts.append(line.get("content", ""))
+    texts.reverse()
+    return texts
 
 
 def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
@@ -278,11 +302,10 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
 
 
 def _prompt_lines(ctx: TurnContext) -> list[dict[str, Any]]:
-    lines = [line for line in ctx.lines
-             if line.get("type") == "summary" or line.get("role") in ("user", "assistant")]
+    # The pipeline keeps only messages and summaries itself, walking from the newest back.
     if ctx.continue_from:
-        lines.append({"role": "assistant", "content": ctx.continue_from, "turn": ctx.turn})
-    return lines
+        return [*ctx.lines, {"role": "assistant", "content": ctx.continue_from, "turn": ctx.turn}]
+    return ctx.lines
 
 
 def _locale(store: FileStore) -> str:

@@ -673,23 +673,112 @@ def _line_message(
     return {"role": line["role"], "content": line["content"]}
 
 
-def trim_start(messages: list[dict[str, str]], max_messages: int, max_chars: int) -> int:
-    """Index of the oldest message kept: newest first, the last message always."""
-    start = len(messages) - 1
-    kept, chars = 1, len(messages[-1]["content"])
-    while start > 0:
-        size = len(messages[start - 1]["content"])
-        if kept + 1 > max_messages or chars + size > max_chars:
-            break
-        start, kept, chars = start - 1, kept + 1, chars + size
-    return start
+@dataclass
+class _Window:
+    """The newest messages the prompt keeps, gathered newest first. It closes at the first
+    message that would break a limit: the trimming (conversation_load_all off) or the token
+    budget of the conversation section. The newest message is always kept."""
+
+    max_messages: int | None
+    max_chars: int | None
+    token_room: int | None
+    messages: list[dict[str, str]] = field(default_factory=list)
+    costs: list[int] = field(default_factory=list)
+    chars: int = 0
+    tokens: int = 0
+    closed_by: str = ""
+
+    def offer(self, message: dict[str, str], cost: int) -> bool:
+        """Keep `message` if it fits; False once the window is closed."""
+        size = len(message["content"])
+        if self.messages:
+            if self.max_messages is not None and (
+                len(self.messages) + 1 > self.max_messages or self.chars + size > self.max_chars
+            ):
+                self.closed_by = "trimming"
+                return False
+            if self.token_room is not None and self.tokens + cost > self.token_room:
+                self.closed_by = "budget"
+                return False
+        self.messages.append(message)
+        self.costs.append(cost)
+        self.chars += size
+        self.tokens += cost
+        return True
 
 
-def budget_start(costs: list[int], budget: int) -> int:
-    start, total = len(costs) - 1, costs[-1]
-    while start > 0 and total + costs[start - 1] <= budget:
-        start, total = start - 1, total + costs[start - 1]
-    return start
+def _message_cost(content: str) -> int:
+    return count_tokens(content) + MESSAGE_OVERHEAD_TOKENS
+
+
+def conversation_window(
+    lines: list[dict[str, Any]], window: _Window, summary_source: str, variables: dict[str, Any]
+) -> int:
+    """Fill `window` from the newest line back; returns how many lines lie before it (the
+    line that closed it included), which the prompt leaves out."""
+    for position in range(len(lines) - 1, -1, -1):
+        line = lines[position]
+        if not _line_usable(line):
+            continue
+        message = _line_message(line, summary_source, variables)
+        if not window.offer(message, _message_cost(message["content"])):
+            return position + 1
+    return 0
+
+
+@dataclass(eq=False)
+class _Tally:
+    """What the prompt needs to know of the lines it leaves out: how many messages they are
+    and their tokens. Summary lines are kept to be rendered each turn, since their template
+    may use variables that change; a user or assistant message costs the same every turn."""
+
+    lines: list[dict[str, Any]]
+    tokenizer: str
+    usable: int = 0
+    message_tokens: int = 0
+    summaries: list[dict[str, Any]] = field(default_factory=list)
+
+    def extended(self, lines: list[dict[str, Any]]) -> _Tally:
+        tally = _Tally(lines, self.tokenizer, self.usable, self.message_tokens,
+                       list(self.summaries))
+        for line in lines[len(self.lines) :]:
+            if not _line_usable(line):
+                continue
+            tally.usable += 1
+            if line.get("type") == "summary":
+                tally.summaries.append(line)
+            else:
+                tally.message_tokens += _message_cost(line["content"])
+        return tally
+
+
+TALLY_SESSIONS = 8
+_tallies: list[_Tally] = []
+_tallies_lock = threading.Lock()
+
+
+def older_lines_tally(lines: list[dict[str, Any]]) -> _Tally:
+    """Tally `lines`, starting from the tally of an earlier turn when `lines` begins with the
+    lines it counted. The session cache hands back the very same line objects turn after turn,
+    so that comparison is an identity check at C speed; equal lines that are other objects
+    (a file parsed again) compare by value, which is just as correct."""
+    tokenizer = tokenizer_name()
+    with _tallies_lock:
+        candidates = list(_tallies)
+    base = next(
+        (
+            tally
+            for tally in candidates
+            if tally.tokenizer == tokenizer
+            and len(tally.lines) <= len(lines)
+            and lines[: len(tally.lines)] == tally.lines
+        ),
+        _Tally([], tokenizer),
+    )
+    tally = base.extended(lines)
+    with _tallies_lock:
+        _tallies[:] = [tally, *(t for t in _tallies if t is not base)][:TALLY_SESSIONS]
+    return tally
 
 
 def conversation_build(
@@ -699,45 +788,67 @@ def conversation_build(
     variables: dict[str, Any],
     budgets: dict[str, int],
 ) -> Conversation:
+    """The session as chat messages. Only the messages the prompt keeps are walked (from the
+    newest back); the lines before them are tallied once and the tally extended turn by turn,
+    so a turn does not cost more as the part of the history left out grows."""
     summary_source = str(
         templates.data.get("conversation", {}).get("summary_note", "{{ content }}")
     )
-    messages = [
-        _line_message(line, summary_source, variables)
-        for line in inputs.lines
-        if _line_usable(line)
-    ]
-    costs = [count_tokens(m["content"]) + MESSAGE_OVERHEAD_TOKENS for m in messages]
     label = templates.label("conversation")
     label_tokens = count_tokens(label)
-    start, notes = 0, []
-    if messages and not plan.load_all:
-        trimming = {**DEFAULT_TRIMMING, **(inputs.trimming or {})}
-        start = trim_start(messages, int(trimming["max_messages"]), int(trimming["max_chars"]))
+    trimming = {**DEFAULT_TRIMMING, **(inputs.trimming or {})}
+    budget = budgets.get("conversation")
+    window = _Window(
+        max_messages=None if plan.load_all else int(trimming["max_messages"]),
+        max_chars=None if plan.load_all else int(trimming["max_chars"]),
+        token_room=None if budget is None else budget - label_tokens,
+    )
+    older = conversation_window(inputs.lines, window, summary_source, variables)
+    tally = older_lines_tally(inputs.lines[:older]) if older else _Tally([], "")
+    summary_tokens = sum(
+        _message_cost(_line_message(line, summary_source, variables)["content"])
+        for line in tally.summaries
+    )
+    kept, costs = window.messages[::-1], window.costs[::-1]
+    report = _conversation_report(kept, costs, tally.usable, label, label_tokens, _window_notes(
+        window, plan, trimming, budget))
+    return Conversation(
+        kept, costs, report, window.tokens + tally.message_tokens + summary_tokens
+    )
+
+
+def _window_notes(
+    window: _Window, plan: PromptPlan, trimming: dict[str, int], budget: int | None
+) -> list[str]:
+    notes = []
+    if window.messages and not plan.load_all:
         notes.append(
             f"conversation_load_all off: last {trimming['max_messages']} messages"
             f" within {trimming['max_chars']} characters"
         )
-    budget = budgets.get("conversation")
-    if messages and budget is not None:
-        by_budget = budget_start(costs, budget - label_tokens)
-        if by_budget > start:
-            start = by_budget
-            notes.append(f"over its budget of {budget} tokens: oldest messages left out")
-    kept = messages[start:]
-    tokens = (label_tokens + sum(costs[start:])) if kept else 0
-    note = "; ".join([f"{len(kept)} messages, {start} omitted", *notes])
-    report = SectionReport(
+    if window.closed_by == "budget":
+        notes.append(f"over its budget of {budget} tokens: oldest messages left out")
+    return notes
+
+
+def _conversation_report(
+    kept: list[dict[str, str]],
+    costs: list[int],
+    omitted: int,
+    label: str,
+    label_tokens: int,
+    notes: list[str],
+) -> SectionReport:
+    return SectionReport(
         "conversation",
         "middle",
-        tokens,
+        (label_tokens + sum(costs)) if kept else 0,
         sum(len(m["content"]) for m in kept),
-        cut=start > 0,
-        omitted=start,
-        note=note,
+        cut=omitted > 0,
+        omitted=omitted,
+        note="; ".join([f"{len(kept)} messages, {omitted} omitted", *notes]),
         text=label,
     )
-    return Conversation(kept, costs[start:], report, sum(costs))
 
 
 # --- stage 5: assemble ---------------------------------------------------------------------

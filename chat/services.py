@@ -85,8 +85,11 @@ def instance_index(store: FileStore, instance_id: str) -> Instance:
     return row
 
 
-def trace_index(store: FileStore, instance_id: str, trace_id: str) -> None:
-    trace = store.trace_read(instance_id, trace_id)
+def trace_index(store: FileStore, instance_id: str, trace_id: str, *,
+                trace: dict[str, Any] | None = None) -> None:
+    """`trace`: the trace just written, so a turn does not read its own trace file back."""
+    if trace is None:
+        trace = store.trace_read(instance_id, trace_id)
     Trace.objects.update_or_create(
         trace_id=trace_id,
         defaults={"instance_id": instance_id, "session_id": trace.get("session_id", ""),

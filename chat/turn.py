@@ -13,21 +13,23 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable
 
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from django.conf import settings
 
 from chat import context as turn_context
 from chat.llm import LLMError, Provider
 from chat.services import trace_index
 from director.services import director_apply_reply
-from personalab.lib.filestore import FileStore, InstanceBusy, StoreError, utc_now
+from personalab.lib.filestore import (AssistantLineWriter, FileStore, InstanceBusy, StoreError,
+                                      utc_now)
 
 log = logging.getLogger(__name__)
 
 Emit = Callable[[dict[str, Any]], Awaitable[None]]
 EMPTY_REPLY = "(无回复)"
+_END = object()
 
 
 class TurnRefused(Exception):
@@ -168,15 +170,14 @@ async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
     first_token_ms: list[float] = []
     started = time.perf_counter()
 
-    async def pump() -> None:
-        async for piece in provider.stream(prepared.prompt.messages, context=prepared.llm_context):
-            writer.append(piece)
-            if not first_token_ms:
-                first_token_ms.append(_ms(started))
-            await emit({"type": "token", "content": piece})
+    async def push(text: str) -> None:
+        if not first_token_ms:
+            first_token_ms.append(_ms(started))
+        await emit({"type": "token", "content": text})
 
     flags: dict[str, Any] = {}
-    pump_task = asyncio.create_task(pump())
+    pieces = provider.stream(prepared.prompt.messages, context=prepared.llm_context)
+    pump_task = asyncio.create_task(_relay(pieces, writer, push))
     stop_task = asyncio.create_task(stop.wait())
     try:
         await asyncio.wait({pump_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
@@ -186,8 +187,8 @@ async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
         with contextlib.suppress(asyncio.CancelledError):
             await pump_task
     except asyncio.CancelledError:
-        flags["interrupted"] = True
         pump_task.cancel()
+        _finish_line(writer, {"interrupted": True})  # here, not in a thread: we are being stopped
         raise
     except LLMError as exc:
         flags["error"] = exc.message if hasattr(exc, "message") else str(exc)
@@ -196,10 +197,66 @@ async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
         flags["error"] = f"{type(exc).__name__}: {exc}"
     finally:
         stop_task.cancel()
-        record = _finish_line(writer, flags)
+    record = await _finish_line_in_thread(writer, flags)
     if record.get("error"):
         await emit({"type": "error", "message": record["content"], "trace_id": trace_id})
     return record, (first_token_ms[0] if first_token_ms else None)
+
+
+async def _relay(pieces: AsyncIterator[str], writer: AssistantLineWriter,
+                 push: Callable[[str], Awaitable[None]]) -> None:
+    """File first, then push: each piece goes into the file as soon as it arrives, and `push`
+    gets the text written since its last call, joined, never waiting for more. When the loop
+    keeps up that is one piece per push; when it falls behind (hundreds of replies at once) a
+    WebSocket frame is paid per batch instead of per piece, so the backlog shrinks."""
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+
+    async def read() -> None:
+        try:
+            async with contextlib.aclosing(pieces):
+                async for piece in pieces:
+                    writer.append(piece)
+                    queue.put_nowait(piece)
+        except Exception as exc:  # noqa: BLE001 — raised below, after the pieces before it
+            queue.put_nowait(exc)
+        finally:
+            queue.put_nowait(_END)
+
+    reader = asyncio.create_task(read())
+    try:
+        while True:
+            batch = [await queue.get()]
+            while not queue.empty():
+                batch.append(queue.get_nowait())
+            text = "".join(item for item in batch if isinstance(item, str))
+            if text:
+                await push(text)
+            for item in batch:
+                if isinstance(item, Exception):
+                    raise item
+                if item is _END:
+                    return
+    finally:
+        reader.cancel()  # a stopped reply closes the LLM stream
+        with contextlib.suppress(asyncio.CancelledError):
+            await reader
+
+
+async def _finish_line_in_thread(writer: AssistantLineWriter,
+                                 flags: dict[str, Any]) -> dict[str, Any]:
+    """The finished line is fsynced: on the loop, 200 replies ending together stalled every
+    other stream for about a second. The caller releases the instance lock when this returns,
+    so a cancellation waits for the whole line first."""
+    finishing = asyncio.ensure_future(asyncio.to_thread(_finish_line, writer, flags))
+    cancelled = False
+    while not finishing.done():
+        try:
+            await asyncio.shield(finishing)
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return finishing.result()
 
 
 def _finish_line(writer, flags: dict[str, Any]) -> dict[str, Any]:
@@ -220,7 +277,9 @@ async def _trace_save(store: FileStore, instance_id: str, trace_id: str,
     trace["finished_at"] = utc_now()
     await asyncio.to_thread(store.trace_write, instance_id, trace_id, trace)
     try:
-        await sync_to_async(trace_index)(store, instance_id, trace_id)
+        # database_sync_to_async: one thread for the index (SQLite has one writer anyway),
+        # and its connection is closed like a request's instead of kept forever.
+        await database_sync_to_async(trace_index)(store, instance_id, trace_id, trace=trace)
     except Exception:  # noqa: BLE001 — the trace file is the truth; reindex restores the row
         log.exception("trace %s written but not indexed", trace_id)
 

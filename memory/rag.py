@@ -2,22 +2,21 @@
 director's fallback search (flow "容错处理RAG检索").
 
 Dense e5 similarity alone misses exact names and rare words, and keyword matching alone misses
-paraphrases, so both scores are normalised and averaged (hybrid retrieval). A turn is scored
-with the lines before it as context: a reply such as "Yes, last Sunday!" means something only
-together with the question it answers.
+paraphrases, so both scores are normalised and averaged (hybrid retrieval). The keyword side
+(BM25, a turn scored with the lines before it) lives in memory/keywords.py, kept in memory and
+updated as documents are written, so a search does not read the whole memory again.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import re
-import threading
-from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory.index import Hit, MemoryIndex, turn_embedding_text
+import numpy as np
+
+from memory.index import Hit, MemoryIndex
 
 log = logging.getLogger(__name__)
 
@@ -36,20 +35,7 @@ EN_QUESTION_FILLERS = ["do you", "did you", "can you", "could you", "what about"
                        "tell me", "please", "hey", "hi"]
 PUNCTUATION = "?？!！。，,.、；;：:~…\"'“”‘’()（）[]【】 \t\n"
 
-STOP_WORDS_EN = frozenset("""
-a about above after again against all am an and any are as at be because been before being below
-between both but by can cannot could did do does doing down during each few for from further had has
-have having he her here hers herself him himself his how i if in into is it its itself just me more
-most my myself no nor not of off on once only or other ought our ours ourselves out over own same
-she should so some such than that the their theirs them themselves then there these they this those
-through to too under until up very was we were what when where which while who whom why will with
-would you your yours yourself yourselves also s t don won isn aren wasn weren hasn haven hadn doesn
-didn shouldn wouldn couldn ll re ve d m o y ok oh yeah yes hey hi wow really
-""".split())
-
 DENSE_WEIGHT = 0.5
-# Keyword context: the line that set a topic is often two lines back (question, answer, "When?").
-CONTEXT_BEFORE = 2
 DENSE_CANDIDATES_MIN = 50
 WARNING_RECALL_UNAVAILABLE = "记忆检索暂不可用，本轮回复不含历史回忆"
 SHALLOW_COLLECTIONS = ("summaries", "turns")
@@ -133,116 +119,12 @@ def _zh_fillers_strip(piece: str) -> str:
     return "" if piece in leading or piece in trailing else piece
 
 
-# --- keyword scoring -----------------------------------------------------------
-
-_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[a-z0-9]+(?:'[a-z]+)?")
-
-
-def _english_stem(word: str) -> str:
-    # Light suffix stripping, no stemmer package: "painting", "paints", "painted" meet at "paint".
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
-
-
-def text_tokenize(text: str) -> list[str]:
-    """Lower-case English words (stop words out, lightly stemmed) and Chinese character bigrams
-    (Chinese has no spaces; bigrams match most two-character words without a dictionary)."""
-    tokens: list[str] = []
-    for token in _TOKEN.findall(text.lower()):
-        if _CJK_RUN.fullmatch(token):
-            tokens += [token[i : i + 2] for i in range(len(token) - 1)] or [token]
-            continue
-        word = token.split("'")[0]
-        if word and word not in STOP_WORDS_EN:
-            tokens.append(_english_stem(word))
-    return tokens
-
-
-class KeywordIndex:
-    """Okapi BM25 (k1=1.2, b=0.75) over a fixed list of texts."""
-
-    def __init__(self, texts: list[str]) -> None:
-        self.docs = [Counter(text_tokenize(text)) for text in texts]
-        self.lengths = [sum(doc.values()) for doc in self.docs]
-        self.average = (sum(self.lengths) / len(self.lengths)) if self.lengths else 1.0
-        frequency: Counter[str] = Counter()
-        for doc in self.docs:
-            frequency.update(doc.keys())
-        total = len(self.docs)
-        self.idf = {t: math.log(1 + (total - n + 0.5) / (n + 0.5)) for t, n in frequency.items()}
-        self.postings: dict[str, list[int]] = {}
-        for position, doc in enumerate(self.docs):
-            for token in doc:
-                self.postings.setdefault(token, []).append(position)
-
-    def scores(self, query: str, *, k1: float = 1.2, b: float = 0.75) -> dict[int, float]:
-        scores: dict[int, float] = {}
-        for token in set(text_tokenize(query)):
-            idf = self.idf.get(token)
-            if idf is None:
-                continue
-            for position in self.postings[token]:
-                tf = self.docs[position][token]
-                norm = k1 * (1 - b + b * self.lengths[position] / (self.average or 1.0))
-                scores[position] = scores.get(position, 0.0) + idf * tf * (k1 + 1) / (tf + norm)
-        return scores
-
-
-_keyword_cache: OrderedDict[tuple[int, ...], tuple[list[list[Hit]], KeywordIndex]] = OrderedDict()
-_keyword_lock = threading.Lock()
-
-
-def keyword_index_for(parts: list[list[Hit]]) -> KeywordIndex:
-    """One BM25 index over the document lists of several collections, reused while
-    MemoryIndex.documents hands back the same (unchanged) lists."""
-    key = tuple(id(part) for part in parts)
-    with _keyword_lock:
-        cached = _keyword_cache.get(key)
-        if cached is not None and all(a is b for a, b in zip(cached[0], parts)):
-            _keyword_cache.move_to_end(key)
-            return cached[1]
-    built = KeywordIndex(documents_context_texts([hit for part in parts for hit in part]))
-    with _keyword_lock:
-        _keyword_cache[key] = (parts, built)
-        while len(_keyword_cache) > 64:
-            _keyword_cache.popitem(last=False)
-    return built
-
-
-def _turn_order(hit: Hit) -> tuple[str, str, int, int]:
-    meta = hit.metadata
-    return (str(meta.get("instance_id", "")), str(meta.get("session_id", "")),
-            int(meta.get("turn", 0) or 0), 0 if meta.get("role") == "user" else 1)
-
-
-def documents_context_texts(documents: list[Hit]) -> list[str]:
-    """The text each document is keyword-matched as: a turn together with the CONTEXT_BEFORE
-    lines before it in the same session, events as they are."""
-    texts = [_hit_text(hit) for hit in documents]
-    turns = sorted((i for i, hit in enumerate(documents) if hit.collection == "turns"),
-                   key=lambda i: _turn_order(documents[i]))
-    contexts = list(texts)
-    for rank, position in enumerate(turns):
-        session = _turn_order(documents[position])[:2]
-        before = [turns[r] for r in range(max(0, rank - CONTEXT_BEFORE), rank)
-                  if _turn_order(documents[turns[r]])[:2] == session]
-        contexts[position] = "\n".join([texts[b] for b in before] + [texts[position]])
-    return contexts
-
-
-def _hit_text(hit: Hit) -> str:
-    if hit.collection != "turns":
-        return hit.text
-    return turn_embedding_text({"speaker": hit.metadata.get("speaker"), "content": hit.text})
-
-
 # --- fusion --------------------------------------------------------------------
 
+Key = tuple[str, str, str]  # collection, instance_id, doc_id
 
-def _min_max(scores: dict[str, float], floor: float | None = None) -> dict[str, float]:
+
+def _min_max(scores: dict[Key, float], floor: float | None = None) -> dict[Key, float]:
     if not scores:
         return {}
     low = min(scores.values()) if floor is None else floor
@@ -258,31 +140,57 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
     count as its lowest returned similarity."""
     candidates = max(DENSE_CANDIDATES_MIN, 5 * k)
     embedding = index.query_embed(query)
-    dense: dict[str, float] = {}
-    pool: dict[str, Hit] = {}
-    parts: list[list[Hit]] = []
+    dense: dict[Key, float] = {}
+    pool: dict[Key, Hit] = {}
     for name in collections:
         for hit in index.search(name, query, where=where, n_results=candidates,
                                 query_embedding=embedding):
             dense[_hit_key(hit)] = hit.score
             pool[_hit_key(hit)] = hit
-        parts.append(index.documents(name, where=where))
-    documents = [hit for part in parts for hit in part]
-    keyword = keyword_index_for(parts).scores(query) if documents else {}
-    for position, score in keyword.items():
-        hit = documents[position]
-        pool.setdefault(_hit_key(hit), hit)
-    keyword_by_key = {_hit_key(documents[p]): score for p, score in keyword.items()}
+    keyword = keyword_search(index, collections, query, where=where, k=k, also=list(pool))
     dense_norm = _min_max(dense)
-    keyword_norm = _min_max(keyword_by_key, floor=0.0)
+    keyword_norm = _min_max(keyword, floor=0.0)
     fused = {key: DENSE_WEIGHT * dense_norm.get(key, 0.0)
-             + (1 - DENSE_WEIGHT) * keyword_norm.get(key, 0.0) for key in pool}
+             + (1 - DENSE_WEIGHT) * keyword_norm.get(key, 0.0) for key in {**pool, **keyword}}
     order = sorted(fused, key=lambda key: (-fused[key], key))[:k]
-    return [_with_score(pool[key], fused[key]) for key in order]
+    pool.update(_hits_fetch(index, [key for key in order if key not in pool]))
+    return [_with_score(pool[key], fused[key]) for key in order if key in pool]
 
 
-def _hit_key(hit: Hit) -> str:
-    return f"{hit.collection}/{hit.metadata.get('instance_id', '')}/{hit.id}"
+def keyword_search(index: MemoryIndex, collections: tuple[str, ...], query: str, *,
+                   where: dict[str, Any], k: int, also: list[Key]) -> dict[Key, float]:
+    """BM25 scores (above zero) of the k best keyword matches in the collections, taken as one
+    corpus, and of the documents `also` names. The k best are all the fusion needs: a
+    document outside them and outside the dense candidates cannot enter the top k."""
+    parts = [(name, owner, part, equal) for name in collections
+             for owner, part, equal in index.keyword_parts(name, where=where)]
+    arrays = index.keywords.scores([(part, equal) for _, _, part, equal in parts], query)
+    found: dict[Key, float] = {}
+    for (name, owner, part, _), scores in zip(parts, arrays):
+        top = np.argpartition(-scores, k)[:k] if len(scores) > k else range(len(scores))
+        found.update({(name, owner, part.ids[p]): float(scores[p]) for p in top if scores[p] > 0})
+    result = dict(sorted(found.items(), key=lambda item: (-item[1], item[0]))[:k])
+    scored = {(name, owner): (part, scores) for (name, owner, part, _), scores in zip(parts, arrays)}
+    for key in also:
+        part, scores = scored.get(key[:2], (None, None))
+        position = part.positions.get(key[2]) if part is not None else None
+        # A document written again after scoring has a position the scores do not reach.
+        if position is not None and position < len(scores) and scores[position] > 0:
+            result[key] = float(scores[position])
+    return result
+
+
+def _hits_fetch(index: MemoryIndex, keys: list[Key]) -> dict[Key, Hit]:
+    wanted: dict[tuple[str, str], list[str]] = {}
+    for collection, instance_id, doc_id in keys:
+        wanted.setdefault((collection, instance_id), []).append(doc_id)
+    return {(collection, instance_id, hit.id): hit
+            for (collection, instance_id), doc_ids in wanted.items()
+            for hit in index.hits_get(collection, instance_id, doc_ids)}
+
+
+def _hit_key(hit: Hit) -> Key:
+    return hit.collection, str(hit.metadata.get("instance_id", "")), hit.id
 
 
 def _with_score(hit: Hit, score: float) -> Hit:

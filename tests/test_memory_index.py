@@ -146,3 +146,15 @@ def test_index_rebuild_restores_everything_from_the_files(tmp_path):
     assert plot["related_summary_id"] == "summary_sess_001_1"
     assert plot["background_id"] == "bg_wasteland"
     assert plot["document"] == "详细的计划"
+
+
+def test_search_of_a_small_instance_beside_a_large_one_returns_only_its_own(index):
+    index.add_turns(session_id="sess_001", **OTHER, turns=[
+        {"role": role, "content": f"第{turn}天，我们在废墟里找水。", "turn": turn, "timestamp": "t"}
+        for turn in range(1, 21) for role in ("user", "assistant")])
+    index.add_turns(session_id="sess_001", turns=SESSION[:2], **OWNER)
+    hits = index.search("turns", "废墟里找水", where={"instance_id": "inst_001"}, n_results=2)
+    assert [hit.metadata["instance_id"] for hit in hits] == ["inst_001", "inst_001"]
+    excluded = index.search("turns", "废墟里找水", where={"instance_id": {"$ne": "inst_002"}},
+                            n_results=5)
+    assert {hit.metadata["instance_id"] for hit in excluded} == {"inst_001"}

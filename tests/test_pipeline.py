@@ -448,3 +448,54 @@ def test_a_broken_override_is_ignored_with_a_warning(tmp_path):
 def test_locale_is_validated_before_it_reaches_a_path(store):
     with pytest.raises(TemplateError):
         store.get("../../etc/passwd")
+
+
+def _session_tokens(lines: list[dict], summary_note: str = "【前情提要】\n") -> int:
+    usable = [line for line in lines if not line.get("error")]
+    return sum(count_tokens(summary_note + line["content"] if line.get("type") == "summary"
+                            else line["content"]) + 4 for line in usable)
+
+
+def _overflow(lines: list[dict], store) -> tuple[dict, object]:
+    config = make_config(load_all=False)
+    config["limits"]["conversation_max_tokens"] = 50
+    result = prompt_build(make_inputs(lines=lines, config=config), store.get("zh"))
+    warning = next(w for w in result.warnings if w["category"] == "conversation_overflow")
+    return warning, next(s for s in result.sections if s.name == "conversation")
+
+
+def test_session_tokens_count_the_lines_left_out_as_the_session_grows_and_is_edited(store):
+    lines = [{"type": "summary", "content": "Alserqi 发现了叛徒。"}, *make_lines(30)]
+    lines.insert(5, {"role": "assistant", "content": "(系统错误: boom)", "error": True})
+    warning, conversation = _overflow(lines, store)
+    assert warning["current_value"] == _session_tokens(lines) and warning["threshold"] == 50
+    assert conversation.omitted == len(lines) - 1 - 10  # the error line is never a message
+
+    for turn in range(31, 34):  # later turns: the same line objects and two more each turn
+        lines = [*lines, {"role": "assistant", "content": f"回答{turn}" * 3, "turn": turn},
+                 {"role": "user", "content": f"问题{turn + 1}", "turn": turn + 1}]
+        warning, conversation = _overflow(lines, store)
+        assert warning["current_value"] == _session_tokens(lines)
+        assert conversation.omitted == len(lines) - 1 - 10
+
+    edited = [dict(line) for line in lines]  # a history edit: the file parsed again
+    edited[3] = {**edited[3], "content": "改过的一句很长很长的话" * 10}
+    warning, _ = _overflow(edited, store)
+    assert warning["current_value"] == _session_tokens(edited)
+    warning, _ = _overflow(edited[:1] + edited[4:], store)  # lines deleted
+    assert warning["current_value"] == _session_tokens(edited[:1] + edited[4:])
+
+
+def test_a_summary_left_out_of_the_prompt_is_counted_as_rendered_this_turn(tmp_path):
+    store = TemplateStore(tmp_path / "prompt_templates")
+    lines = [{"type": "summary", "content": "前情"}, *make_lines(20)]
+    before, _ = _overflow(lines, store)
+    overrides = tmp_path / "prompt_templates" / "zh.user.json"
+    overrides.parent.mkdir(parents=True, exist_ok=True)
+    note = "很长的前情提要标题，" * 20 + "\n"
+    overrides.write_text(json.dumps({"conversation": {"summary_note": note + "{{ content }}"}},
+                                    ensure_ascii=False), encoding="utf-8")
+    os.utime(overrides, ns=(1, 10**18))  # the template store reloads on a newer mtime
+    after, _ = _overflow(lines, store)
+    assert after["current_value"] == _session_tokens(lines, summary_note=note)
+    assert after["current_value"] > before["current_value"]

@@ -28,6 +28,8 @@ import json
 import os
 import shutil
 import tempfile
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -120,6 +122,8 @@ class SessionRead:
     problems: list[LineProblem] = field(default_factory=list)
     partial: dict[str, Any] | None = None
     size_bytes: int = 0
+    # The highest message turn, worked out while reading (None: count it from `lines`).
+    turn_max: int | None = None
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -131,10 +135,16 @@ class SessionRead:
 
     @property
     def last_turn(self) -> int:
-        turns = [m.get("turn", 0) for m in self.messages if isinstance(m.get("turn"), int)]
+        turn = self.turn_max if self.turn_max is not None else _turn_max(self.lines)
         if self.partial and isinstance(self.partial.get("turn"), int):
-            turns.append(self.partial["turn"])
-        return max(turns, default=0)
+            turn = max(turn, self.partial["turn"])
+        return turn
+
+
+def _turn_max(records: list[dict[str, Any]]) -> int:
+    turns = [r["turn"] for r in records
+             if r.get("role") in ("user", "assistant") and isinstance(r.get("turn"), int)]
+    return max(turns, default=0)
 
 
 # --- low-level helpers -------------------------------------------------------
@@ -142,8 +152,22 @@ class SessionRead:
 
 def write_json_atomic(path: Path, data: Any) -> None:
     """Temp file in the same folder, fsync, rename: a crash leaves the old or the new file."""
+    write_text_atomic(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def json_keys_per_line(data: dict[str, Any]) -> str:
+    """A JSON object with one top-level key per line and each value on one line.
+
+    Readable enough to open in an editor, and serialised by json's C encoder (an `indent`
+    makes json fall back to its pure-Python encoder, ten times slower on a long trace)."""
+    items = ",\n".join(
+        f"  {json.dumps(str(key), ensure_ascii=False)}: {json.dumps(value, ensure_ascii=False)}"
+        for key, value in data.items())
+    return "{\n" + items + "\n}\n" if items else "{}\n"
+
+
+def write_text_atomic(path: Path, payload: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -558,8 +582,13 @@ class FileStore:
         _write_replace(path, body)
         return metadata
 
-    def session_read(self, instance_id: str, session_id: str) -> SessionRead:
-        return read_session_file(self.session_path(instance_id, session_id))
+    def session_read(self, instance_id: str, session_id: str, *,
+                     cached: bool = False) -> SessionRead:
+        """The session as it is in the file now. `cached` parses only what was appended since
+        the last cached read of this file (a rewrite is noticed and parsed again in full);
+        its lines are shared with the cache, so the caller must not change them."""
+        path = self.session_path(instance_id, session_id)
+        return SESSION_CACHE.read(path) if cached else read_session_file(path)
 
     def session_append(self, instance_id: str, session_id: str, record: dict[str, Any]) -> None:
         """Append one whole line. The caller holds the instance lock."""
@@ -634,7 +663,8 @@ class FileStore:
 
     # traces -------------------------------------------------------------
     def trace_write(self, instance_id: str, trace_id: str, trace: dict[str, Any]) -> None:
-        write_json_atomic(self.trace_path(instance_id, trace_id), trace)
+        # A trace holds every message sent, so it is serialised once, by the fast encoder.
+        write_text_atomic(self.trace_path(instance_id, trace_id), json_keys_per_line(trace))
 
     def trace_read(self, instance_id: str, trace_id: str) -> dict[str, Any]:
         return read_json(self.trace_path(instance_id, trace_id), what=f"trace {trace_id}")
@@ -737,17 +767,12 @@ def _move_aside(folder: Path, trash: Path) -> None:
     os.replace(folder, trash / f"{folder.name}.{stamp}")
 
 
-def read_jsonl_records(path: Path) -> tuple[list[dict[str, Any]], list[LineProblem], str]:
-    """Whole lines parsed, bad lines reported and skipped, and the unterminated tail."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise MissingFile(path, path.name) from None
+def _lines_parse(data: bytes, path: Path, first_number: int
+                 ) -> tuple[list[dict[str, Any]], list[LineProblem]]:
+    """Parse whole lines (`data` ends at a newline); bad lines are reported and skipped."""
     records: list[dict[str, Any]] = []
     problems: list[LineProblem] = []
-    chunks = data.split(b"\n")
-    tail = chunks.pop() if chunks else b""
-    for number, raw in enumerate(chunks, start=1):
+    for number, raw in enumerate(data.split(b"\n")[:-1], start=first_number):
         if not raw.strip():
             continue
         try:
@@ -761,12 +786,56 @@ def read_jsonl_records(path: Path) -> tuple[list[dict[str, Any]], list[LineProbl
             problems.append(LineProblem(str(path), number, "not a JSON object"))
             continue
         records.append(record)
-    return records, problems, _decode_tail(tail)
+    return records, problems
 
 
-def read_session_file(path: Path) -> SessionRead:
-    records, problems, tail = read_jsonl_records(path)
+def _file_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise MissingFile(path, path.name) from None
+
+
+def read_jsonl_records(path: Path) -> tuple[list[dict[str, Any]], list[LineProblem], str]:
+    """Whole lines parsed, bad lines reported and skipped, and the unterminated tail."""
+    data = _file_bytes(path)
+    cut = data.rfind(b"\n") + 1
+    records, problems = _lines_parse(data[:cut], path, 1)
+    return records, problems, _decode_tail(data[cut:])
+
+
+@dataclass(frozen=True)
+class _ParsedLines:
+    """The whole lines of a file as parsed, with the bytes they came from."""
+
+    prefix: bytes
+    line_count: int
+    records: list[dict[str, Any]]
+    problems: list[LineProblem]
+    turn_max: int
+
+
+def _parsed_extend(parsed: _ParsedLines | None, data: bytes, path: Path) -> _ParsedLines:
+    """The whole lines of `data`, reusing `parsed` when `data` starts with its very bytes."""
+    cut = data.rfind(b"\n") + 1
+    if parsed is None or not data.startswith(parsed.prefix):
+        records, problems = _lines_parse(data[:cut], path, 1)
+        return _ParsedLines(data[:cut], data.count(b"\n", 0, cut), records, problems,
+                            _turn_max(records))
+    if cut == len(parsed.prefix):
+        return parsed
+    added = data[len(parsed.prefix):cut]
+    records, problems = _lines_parse(added, path, parsed.line_count + 1)
+    return _ParsedLines(data[:cut], parsed.line_count + added.count(b"\n"),
+                        parsed.records + records, parsed.problems + problems,
+                        max(parsed.turn_max, _turn_max(records)))
+
+
+def _session_from(path: Path, data: bytes, parsed: _ParsedLines) -> SessionRead:
+    records, problems = list(parsed.records), list(parsed.problems)
+    turn_max = parsed.turn_max
     partial = None
+    tail = _decode_tail(data[len(parsed.prefix):])
     if tail.strip():
         partial = parse_partial_line(tail)
         if partial is None:
@@ -774,16 +843,66 @@ def read_session_file(path: Path) -> SessionRead:
                 record = json.loads(tail)
                 if isinstance(record, dict):
                     records.append(record)
+                    turn_max = max(turn_max, _turn_max([record]))
             except json.JSONDecodeError:
-                line_number = path.read_bytes().count(b"\n") + 1
-                problems.append(LineProblem(str(path), line_number, "unfinished line"))
+                problems.append(LineProblem(str(path), parsed.line_count + 1, "unfinished line"))
     metadata: dict[str, Any] = {}
     if records and records[0].get("type") == "metadata":
         metadata = records.pop(0)
     else:
         problems.append(LineProblem(str(path), 1, "first line is not the metadata line"))
     return SessionRead(path=path, metadata=metadata, lines=records, problems=problems,
-                       partial=partial, size_bytes=path.stat().st_size)
+                       partial=partial, size_bytes=len(data), turn_max=turn_max)
+
+
+def read_session_file(path: Path) -> SessionRead:
+    data = _file_bytes(path)
+    return _session_from(path, data, _parsed_extend(None, data, path))
+
+
+SESSION_CACHE_FILES = 16
+SESSION_CACHE_BYTES = 64 * 1024 * 1024
+
+
+class SessionCache:
+    """Session files as last parsed, so a turn parses only the lines appended since.
+
+    Every read still reads the whole file: the cached lines are reused only when the file
+    starts with exactly the bytes they were parsed from. An append (a user line, a finished
+    reply) adds lines; anything else (an edit, an undo, a regenerate, a hand edit in place,
+    even one that keeps size and mtime) changes those bytes and the file is parsed in full.
+    The unfinished last line (a reply still streaming) is never cached, it is read every time.
+    Least recently read files are dropped beyond SESSION_CACHE_FILES or SESSION_CACHE_BYTES.
+    """
+
+    def __init__(self, *, max_files: int = SESSION_CACHE_FILES,
+                 max_bytes: int = SESSION_CACHE_BYTES):
+        self.max_files = max_files
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[str, _ParsedLines] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def read(self, path: Path) -> SessionRead:
+        key = os.path.abspath(path)
+        data = _file_bytes(path)
+        with self._lock:
+            before = self._entries.get(key)
+        parsed = _parsed_extend(before, data, path)
+        with self._lock:
+            self._entries[key] = parsed
+            self._entries.move_to_end(key)
+            self._shrink()
+        return _session_from(path, data, parsed)
+
+    def _shrink(self) -> None:
+        total = sum(len(entry.prefix) for entry in self._entries.values())
+        while len(self._entries) > 1 and (len(self._entries) > self.max_files
+                                          or total > self.max_bytes):
+            _, dropped = self._entries.popitem(last=False)
+            total -= len(dropped.prefix)
+
+
+SESSION_CACHE = SessionCache()
 
 
 @contextlib.contextmanager

@@ -1,0 +1,155 @@
+"""The keyword half of recall: kept in memory, updated by every write, forgotten on delete/reset."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from memory.index import MemoryIndex, index_rebuild
+from memory.keywords import CONTEXT_BEFORE, KeywordPart, bm25_scores, text_tokenize
+from memory.rag import keyword_search, query_user_history
+from personalab.lib.filestore import FileStore
+from tests.test_rag import turns
+
+OWNER = {"instance_id": "inst_001", "character_id": "char_alserqi", "background_id": "bg_wasteland"}
+
+
+def found(index: MemoryIndex, query: str, instance_id: str = "inst_001") -> set[str]:
+    keys = keyword_search(index, ("turns",), query, where={"instance_id": instance_id}, k=10,
+                          also=[])
+    return {doc_id for _, _, doc_id in keys}
+
+
+@pytest.fixture
+def index(tmp_path):
+    index = MemoryIndex(chroma_path=tmp_path / "chroma_db")
+    index.add_turns(session_id="sess_001", **OWNER, turns=turns(
+        ("今天风沙很大。", "那就待在避难所里。"),
+        ("晚饭吃什么？", "罐头，和昨天一样。")))
+    return index
+
+
+def test_chinese_is_matched_by_bigrams_and_english_by_light_stems():
+    assert text_tokenize("我们约定好了") == ["我们", "们约", "约定", "定好", "好了"]
+    assert text_tokenize("Caroline paints, she painted") == ["caroline", "paint", "paint"]
+
+
+def test_a_turn_added_after_the_first_search_is_found_by_keyword(index):
+    assert found(index, "约定") == set()
+    index.add_turns(session_id="sess_001", **OWNER, turns=turns(
+        ("我们约定好了，明天一起出发。", "好。"), start=3))
+    assert "turn_sess_001_3_user" in found(index, "约定")
+
+
+def test_a_reply_is_found_by_the_question_before_it(index):
+    found(index, "水塔")  # the part is read before the new lines arrive
+    index.add_turns(session_id="sess_001", **OWNER, turns=turns(
+        ("我把钥匙藏在水塔下面了。", "好，我记住了。"), ("然后呢？", "然后我们就走了。"), start=3))
+    assert found(index, "水塔") >= {"turn_sess_001_3_user", "turn_sess_001_3_assistant",
+                                   "turn_sess_001_4_user"}
+    assert "turn_sess_001_4_assistant" not in found(index, "水塔")
+
+
+def test_a_turn_written_again_is_matched_by_its_new_text(index):
+    found(index, "罐头")
+    index.add_turns(session_id="sess_001", **OWNER, turns=[
+        {"role": "assistant", "content": "烤蜥蜴。", "turn": 2, "timestamp": "t"}])
+    assert "turn_sess_001_2_assistant" not in found(index, "罐头")
+    assert "turn_sess_001_2_assistant" in found(index, "蜥蜴")
+
+
+def test_recall_finds_a_turn_written_after_the_first_recall(index):
+    query_user_history("你还记得风沙吗？", "inst_001", index=index)
+    index.add_turns(session_id="sess_002", **OWNER, turns=turns(
+        ("答应我，不要冲动送死。", "好，我答应你，我会冷静行动。")))
+    result = query_user_history("你还记得我们的约定吗？我说过不要冲动送死", "inst_001", index=index,
+                                force=True, k=3)
+    assert "turn_sess_002_1_user" in [hit.id for hit in result.hits]
+
+
+def test_delete_instance_drops_its_turns_from_keyword_search(index):
+    index.add_turns(session_id="sess_001", **{**OWNER, "instance_id": "inst_002"},
+                    turns=turns(("今天风沙很大。", "是啊。")))
+    assert found(index, "风沙") and found(index, "风沙", "inst_002")
+    index.delete_instance("inst_001")
+    assert found(index, "风沙") == set()
+    assert found(index, "风沙", "inst_002") == {"turn_sess_001_1_user",
+                                               "turn_sess_001_1_assistant"}
+
+
+def test_reindex_drops_turns_that_are_no_longer_in_the_files(index, tmp_path):
+    assert found(index, "罐头")
+    store = FileStore(tmp_path / "data")
+    store.instance_state_write("inst_001", {**OWNER, "current_session_id": "sess_001"})
+    store.session_create("inst_001", "sess_001")
+    for line in turns(("今天风沙很大。", "那就待在避难所里。")):
+        store.session_append("inst_001", "sess_001", line)
+    index_rebuild(index, store)
+    assert found(index, "罐头") == set()
+    assert found(index, "风沙") == {"turn_sess_001_1_user", "turn_sess_001_1_assistant"}
+
+
+def test_turns_written_by_another_process_are_noticed(index, tmp_path):
+    assert found(index, "约定") == set()
+    other = MemoryIndex(chroma_path=tmp_path / "chroma_db")
+    other.add_turns(session_id="sess_009", **OWNER, turns=turns(("我们约定好了。", "好。")))
+    assert found(index, "约定") == {"turn_sess_009_1_user", "turn_sess_009_1_assistant"}
+
+
+def test_fallback_keyword_search_keeps_to_the_current_background(index):
+    index.add_turns(session_id="sess_002", **{**OWNER, "background_id": "bg_other"},
+                    turns=turns(("风沙停了。", "走吧。")))
+    keys = keyword_search(index, ("turns",), "风沙", k=10, also=[],
+                          where={"instance_id": "inst_001", "background_id": "bg_wasteland"})
+    assert {doc_id for _, _, doc_id in keys} == {"turn_sess_001_1_user",
+                                                 "turn_sess_001_1_assistant",
+                                                 "turn_sess_001_2_user"}
+
+
+def naive_bm25(lines: list[dict], query: str, k1: float = 1.2, b: float = 0.75) -> dict[str, float]:
+    """BM25 over each line joined with the CONTEXT_BEFORE lines before it in its session."""
+    ordered = sorted(lines, key=lambda l: (l["session"], l["turn"], l["role"] != "user"))
+    docs = {}
+    for at, line in enumerate(ordered):
+        context = [o for o in ordered[max(0, at - CONTEXT_BEFORE):at]
+                   if o["session"] == line["session"]]
+        docs[line["id"]] = Counter(t for o in [*context, line] for t in text_tokenize(o["text"]))
+    average = sum(sum(d.values()) for d in docs.values()) / len(docs)
+    scores = dict.fromkeys(docs, 0.0)
+    for token in set(text_tokenize(query)):
+        having = [d for d in docs.values() if token in d]
+        if not having:
+            continue
+        idf = math.log(1 + (len(docs) - len(having) + 0.5) / (len(having) + 0.5))
+        for doc_id, doc in docs.items():
+            tf = doc[token]
+            norm = k1 * (1 - b + b * sum(doc.values()) / average)
+            scores[doc_id] += idf * tf * (k1 + 1) / (tf + norm)
+    return scores
+
+
+def test_incremental_scores_equal_bm25_over_each_turn_with_its_context():
+    rng = random.Random(3)
+    words = ["水塔", "钥匙", "约定", "armory", "red key", "风沙", "仓库", "Victor"]
+    lines = [{"session": f"s{s}", "turn": t, "role": role, "id": f"turn_s{s}_{t}_{role}",
+              "text": " ".join(rng.sample(words, 2))}
+             for s in range(3) for t in range(1, 8) for role in ("user", "assistant")]
+    rng.shuffle(lines)
+    part = KeywordPart("turns")
+    for line in lines:
+        part.add(line["id"], line["text"], {"session_id": line["session"], "turn": line["turn"],
+                                            "role": line["role"]})
+    for line in lines[:5]:  # written again with new text
+        line["text"] = "钥匙 钥匙 水塔"
+        part.add(line["id"], line["text"], {"session_id": line["session"], "turn": line["turn"],
+                                            "role": line["role"]})
+    mask = np.frombuffer(part.alive, dtype=np.uint8).astype(bool)
+    for query in ("钥匙在水塔", "the red key", "Victor 仓库 约定"):
+        scores = bm25_scores([(part, mask)], query)[0]
+        expected = naive_bm25(lines, query)
+        got = {doc_id: float(scores[position]) for doc_id, position in part.positions.items()}
+        assert got == pytest.approx(expected)
