@@ -337,8 +337,9 @@ def main() -> None:
             print(f"--- cProfile, 5 turns on the {SIZES[-1]}-turn session ---")
             print(profile_turns(store, instances[SIZES[-1]], 5, PLAIN_TEXT))
         reminder = turns_time(store, instances[SIZES[0]], per_size, marker=False, warmup=4)
-        print(f"director reminder turns (no marker for 3+ turns: fallback search over the memory "
-              f"index, query embedded by the model), 10-turn session: median {h.median(reminder):.1f} ms "
+        print(f"director reminder turns (no marker for 3+ turns; memory recall is off here, so the "
+              f"reminder names the outline point without a search), 10-turn session: "
+              f"median {h.median(reminder):.1f} ms "
               f"(min {min(reminder):.1f}, max {max(reminder):.1f})", flush=True)
         recall = None if args.skip_recall else recall_measure(store, owner, character_id,
                                                               background_id, args)
