@@ -27,5 +27,8 @@ run: install
 test: install
 	$(BIN)/python -m pytest
 
+e2e: install
+	$(BIN)/python -m pytest tests/e2e
+
 bench: install
 	$(BIN)/python bench/recall_locomo.py --data ../shared/bench/locomo

@@ -9,6 +9,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from chat import services
+from chat.history import DEFAULT_PAGE_SIZE, DEFAULT_UNDO_WINDOW
 from chat.models import Trace
 from director.services import director_status, instance_switch_background
 from library.models import Background, Character
@@ -168,6 +169,7 @@ def trace_page(request: HttpRequest, trace_id: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def settings_page(request: HttpRequest) -> HttpResponse:
     from library.api import config_save
+    from personalab.lib.config_schema import config_validate
     from personalab.lib.filestore import DEFAULT_CONFIG
 
     store = get_store()
@@ -191,9 +193,13 @@ def settings_page(request: HttpRequest) -> HttpResponse:
                 "conversation_load_all": "preferences.conversation_load_all" in request.POST,
             },
         }
-        _, errors = config_save(changes)
+        module_numbers, errors = _module_numbers(request.POST)
+        if errors:
+            errors.update(config_validate(changes, store.config_read())[1])
+        else:
+            _, errors = config_save(changes)
         if not errors:
-            _save_module_settings(store, request.POST)
+            _save_module_settings(store, request.POST, module_numbers)
             messages.info(request, "Saved. The next turn uses the new settings.")
             return redirect("settings")
     config = store.config_read()
@@ -201,7 +207,8 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         "config": config, "errors": errors,
         "number_fields": _number_fields(config, errors, request.POST),
         "director": store.module_read("director"), "memory": store.module_read("memory"),
-        "llm": store.module_read("llm"), "history": store.module_read("history"),
+        "llm": store.module_read("llm"),
+        "module_fields": _module_fields(store, errors, request.POST),
     }, status=400 if errors else 200)
 
 
@@ -225,18 +232,62 @@ def _number_fields(config: dict, errors: dict[str, str], posted) -> list[dict]:
     return fields
 
 
-def _save_module_settings(store, form) -> None:
-    director = store.module_read("director")
-    director["enabled"] = "director.enabled" in form
-    store.module_write("director", director)
-    memory = store.module_read("memory")
-    memory["recall_enabled"] = "memory.recall_enabled" in form
-    memory["recaps_enabled"] = "memory.recaps_enabled" in form
-    for key, low, high in (("recap_every_n_rounds", 1, 100), ("recap_max_entries", 0, 500)):
-        value = form.get(f"memory.{key}", "")
-        if value.strip().isdigit() and low <= int(value) <= high:
-            memory[key] = int(value)
-    store.module_write("memory", memory)
+# (module, key, label, low, high, default): numbers kept in data/modules/{module}.json.
+MODULE_NUMBER_FIELDS = [
+    ("memory", "recap_every_n_rounds", "Recap every N rounds (1–100)", 1, 100, 5),
+    ("memory", "recap_max_entries", "Recap list max entries (0 = unlimited, 0–500)", 0, 500, 20),
+    ("history", "undo_window_seconds", "Undo window after an edit or delete, seconds (0–60)",
+     0, 60, DEFAULT_UNDO_WINDOW),
+    ("history", "page_size", "History manager messages per page (10–500)", 10, 500,
+     DEFAULT_PAGE_SIZE),
+]
+
+
+def _module_numbers(form) -> tuple[dict[tuple[str, str], int], dict[str, str]]:
+    """A field left out of the form keeps its value; one sent must be in range."""
+    values, errors = {}, {}
+    for module, key, _label, low, high, _default in MODULE_NUMBER_FIELDS:
+        name = f"{module}.{key}"
+        if name not in form:
+            continue
+        number = _whole_number(form.get(name, ""))
+        if number is not None and low <= number <= high:
+            values[(module, key)] = number
+        else:
+            errors[name] = f"must be a whole number from {low} to {high}"
+    return values, errors
+
+
+def _whole_number(raw: str) -> int | None:
+    try:
+        number = float(raw)
+    except ValueError:
+        return None
+    return int(number) if number.is_integer() else None
+
+
+def _module_fields(store, errors: dict[str, str], posted) -> dict[str, list[dict]]:
+    fields: dict[str, list[dict]] = {}
+    for module, key, label, _low, _high, default in MODULE_NUMBER_FIELDS:
+        name = f"{module}.{key}"
+        value = posted.get(name) if errors else store.module_read(module).get(key, default)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        fields.setdefault(module, []).append(
+            {"name": name, "label": label, "value": value, "error": errors.get(name, "")})
+    return fields
+
+
+def _save_module_settings(store, form, numbers: dict[tuple[str, str], int]) -> None:
+    changed: dict[str, dict] = {module: store.module_read(module)
+                                for module in ("director", "memory", "history")}
+    changed["director"]["enabled"] = "director.enabled" in form
+    changed["memory"]["recall_enabled"] = "memory.recall_enabled" in form
+    changed["memory"]["recaps_enabled"] = "memory.recaps_enabled" in form
+    for (module, key), value in numbers.items():
+        changed[module][key] = value
+    for module, settings in changed.items():
+        store.module_write(module, settings)
     llm = store.module_read("llm")
     llm["base_url"] = form.get("llm.base_url", "").strip()
     llm["model"] = form.get("llm.model", "").strip()

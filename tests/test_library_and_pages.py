@@ -155,6 +155,30 @@ def test_settings_page_validates_field_by_field(client, staff, store):
     assert store.config_read()["limits"]["middle_section_warning_tokens"] == 20000
 
 
+def test_settings_page_validates_module_numbers_and_saves_them(client, staff, store):
+    from chat.history import history_settings
+
+    client.force_login(staff)
+    history_before = store.module_read("history")
+    form = {"thresholds.rag_fallback_threshold": "3", "thresholds.summary_last_n_turns": "5",
+            "limits.max_total_tokens": "100000", "limits.middle_section_warning_tokens": "20000",
+            "limits.conversation_max_tokens": "100000", "preferences.summary_order": "summary_first",
+            "history.undo_window_seconds": "61", "history.page_size": "9",
+            "memory.recap_every_n_rounds": "100"}
+    response = client.post("/settings/", form)
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert 'data-field="history.undo_window_seconds"' in page
+    assert 'data-field="history.page_size"' in page
+    assert 'data-field="memory.recap_every_n_rounds"' not in page
+    assert not store.config_path.exists() and store.module_read("history") == history_before
+    form.update({"history.undo_window_seconds": "10", "history.page_size": "10"})
+    assert client.post("/settings/", form).status_code == 302
+    assert history_settings(store) == {"undo_window_seconds": 10.0, "page_size": 10}
+    assert store.module_read("memory")["recap_every_n_rounds"] == 100
+    assert 'value="10"' in client.get("/settings/").content.decode()
+
+
 @pytest.mark.django_db(transaction=True)
 def test_trace_page_shows_sections(alice_client, store, instance):
     import asyncio
