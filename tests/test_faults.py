@@ -160,6 +160,55 @@ def _json_error(response) -> dict:
     return response.json()["error"]
 
 
+@pytest.fixture
+def read_only(monkeypatch, data_dir):
+    """Make the data folder read-only the way a remounted disk is (root ignores chmod)."""
+    root = Path(data_dir).resolve()
+    real_open, real_os_open = io.open, os.open
+    writes = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+    def inside(file: Any) -> bool:
+        return isinstance(file, (str, os.PathLike)) and Path(os.fspath(file)).resolve(
+            ).is_relative_to(root) and "event_library" not in Path(os.fspath(file)).parts
+
+    def refuse(file: Any) -> None:
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), os.fspath(file))
+
+    def fake_open(file, mode="r", *args, **kw):
+        if inside(file) and any(flag in mode for flag in "wax+"):
+            refuse(file)
+        return real_open(file, mode, *args, **kw)
+
+    def fake_os_open(path, flags, *args, **kw):
+        if inside(path) and flags & writes and not str(path).endswith(".lock"):
+            refuse(path)
+        return real_os_open(path, flags, *args, **kw)
+
+    monkeypatch.setattr(io, "open", fake_open)
+    monkeypatch.setattr(builtins, "open", fake_open)
+    monkeypatch.setattr(os, "open", fake_os_open)
+
+
+def test_read_only_data_folder_refuses_a_turn_clearly_and_changes_nothing(
+        api, instance, data_dir, use_stub, read_only):
+    before = _snapshot(data_dir)
+    response = api("post", "/api/v1/chat", {"instance_id": instance, "query": "你好"})
+    error = _json_error(response)
+    assert response.status_code >= 500
+    assert "read-only" in error["message"].lower()
+    assert _snapshot(data_dir) == before
+    assert use_stub.requests == []
+
+
+def test_read_only_data_folder_refuses_a_library_edit_clearly(api, character, data_dir,
+                                                               read_only):
+    before = _snapshot(data_dir)
+    response = api("put", f"/api/v1/characters/{character}", {"name": "Renamed"})
+    assert response.status_code >= 500
+    assert "read-only" in _json_error(response)["message"].lower()
+    assert _snapshot(data_dir) == before
+
+
 # --- atomic JSON writes --------------------------------------------------------------------
 
 
