@@ -25,6 +25,8 @@ import re
 from datetime import datetime, timezone
 from typing import Any
 
+from chat.history import reply_versions, version_position
+
 HEADER_KEYS = ("user_name", "character_name", "create_date", "chat_metadata")
 SUMMARY_TYPE = "summary"
 HUMAN_DATE = re.compile(
@@ -169,8 +171,21 @@ def _lines_convert(header: dict[str, Any],
                 "timestamp": timestamp}
         if turn == 0:
             line["greeting"] = True
+        if not is_user:
+            line.update(_swipes_import(record))
         lines.append(line)
     return lines
+
+
+def _swipes_import(record: dict[str, Any]) -> dict[str, Any]:
+    """Other front ends keep every version of a reply in "swipes" with the shown one at
+    "swipe_id"; here they become the line's alternatives, the shown one in place."""
+    swipes, shown = record.get("swipes"), record.get("swipe_id")
+    if (not isinstance(swipes, list) or len(swipes) < 2 or not isinstance(shown, int)
+            or not 0 <= shown < len(swipes) or not all(isinstance(x, str) for x in swipes)):
+        return {}
+    return {"alternatives": [{"content": text} for i, text in enumerate(swipes) if i != shown],
+            "alternative_position": shown}
 
 
 def chat_import_jsonl(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -194,9 +209,14 @@ def _export_record(line: dict[str, Any], *, user_name: str, character_name: str,
     send_date = line.get("timestamp") or fallback_date
     if line.get("role") in ("user", "assistant"):
         is_user = line["role"] == "user"
-        return {"name": user_name if is_user else character_name, "is_user": is_user,
-                "is_system": False, "send_date": send_date, "mes": line.get("content", ""),
-                "extra": {}}
+        record = {"name": user_name if is_user else character_name, "is_user": is_user,
+                  "is_system": False, "send_date": send_date, "mes": line.get("content", ""),
+                  "extra": {}}
+        if line.get("alternatives"):
+            versions = reply_versions(line)
+            record["swipes"] = [str(v.get("content", "")) for v in versions]
+            record["swipe_id"] = version_position(line)
+        return record
     if line.get("type") in (SUMMARY_TYPE, "note"):
         return {"name": line.get("name") or "System", "is_user": False, "is_system": True,
                 "send_date": send_date, "mes": line.get("content", ""),

@@ -216,7 +216,7 @@ def messages_page(store: FileStore, *, instance_id: str, session_key: str,
 
 def _row(index: int, line: dict[str, Any]) -> dict[str, Any]:
     alternatives = line.get("alternatives") if isinstance(line.get("alternatives"), list) else []
-    position = _version_position(line)
+    position = version_position(line)
     return {"index": index, "fingerprint": line_fingerprint(line),
             "role": line.get("role") or line.get("type") or "",
             "content": str(line.get("content", "")),
@@ -356,7 +356,7 @@ def _backup_path(store: FileStore, instance_id: str, relative: object) -> Path:
 # --- alternatives ("swipes") ----------------------------------------------------------------
 
 
-def _version_position(line: dict[str, Any]) -> int:
+def version_position(line: dict[str, Any]) -> int:
     """Where the shown version sits among all versions (alternatives in order, the shown one
     inserted at this position); by default it is the newest, after every alternative."""
     count = len(line.get("alternatives") or [])
@@ -367,7 +367,7 @@ def _version_position(line: dict[str, Any]) -> int:
 def reply_versions(line: dict[str, Any]) -> list[dict[str, Any]]:
     current = {k: line[k] for k in VERSION_KEYS if k in line}
     alternatives = [a for a in line.get("alternatives") or [] if isinstance(a, dict)]
-    position = _version_position(line)
+    position = version_position(line)
     return [*alternatives[:position], current, *alternatives[position:]]
 
 
@@ -400,14 +400,14 @@ def reply_choose_alternative(store: FileStore, *, instance_id: str, session_id: 
             director = director_apply_reply(store, instance_id=instance_id, reply=new)
     finally:
         lock.release()
-    return {"line": new, "version": _version_position(new) + 1,
+    return {"line": new, "version": version_position(new) + 1,
             "versions": len(new.get("alternatives", [])) + 1, "director": director,
             "director_reapplied": director is not None}
 
 
 def _line_with_version(line: dict[str, Any], alternative_index: int) -> dict[str, Any]:
     versions = reply_versions(line)
-    position = _version_position(line)
+    position = version_position(line)
     chosen_at = alternative_index if alternative_index < position else alternative_index + 1
     chosen = versions[chosen_at]
     rest = [v for i, v in enumerate(versions) if i != chosen_at]

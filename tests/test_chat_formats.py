@@ -123,3 +123,22 @@ def test_markdown_export_has_names_and_text():
 ])
 def test_front_end_dates_are_read(value, expected):
     assert date_parse(value) == expected
+
+
+def test_swipes_become_alternatives_and_come_back_as_swipes():
+    header = {"user_name": "You", "character_name": "Mira", "create_date": "2025-10-16T10:00:00Z",
+              "chat_metadata": {}}
+    records = [header,
+               {"name": "You", "is_user": True, "mes": "hi", "send_date": "2025-10-16T10:01:00Z"},
+               {"name": "Mira", "is_user": False, "mes": "second", "send_date": "2025-10-16T10:01:05Z",
+                "swipes": ["first", "second", "third"], "swipe_id": 1}]
+    data = "\n".join(json.dumps(r) for r in records).encode()
+    _, lines = chat_import_jsonl(data)
+    reply = lines[-1]
+    assert reply["content"] == "second"
+    assert [a["content"] for a in reply["alternatives"]] == ["first", "third"]
+    exported = chat_export_jsonl(lines=lines, user_name="You", character_name="Mira",
+                                 created_at="2025-10-16T10:00:00Z")
+    last = json.loads(exported.decode().splitlines()[-1])
+    assert last["swipes"] == ["first", "second", "third"] and last["swipe_id"] == 1
+    assert last["mes"] == "second"
