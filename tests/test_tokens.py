@@ -8,6 +8,9 @@ import tiktoken.registry
 
 from personalab.lib import tokens
 
+# Where tiktoken would download cl100k_base from: its cache file is named after this address.
+TIKTOKEN_CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
+
 
 @pytest.fixture
 def fresh_tokenizer(monkeypatch, tmp_path):
@@ -36,7 +39,7 @@ def test_first_use_loads_cl100k_without_network(fresh_tokenizer, tmp_path):
     assert tokens.tokenizer_name() == "cl100k_base"
     assert tokens.TOKENIZER_NAME == "cl100k_base"
     assert fresh_tokenizer == []
-    cache_key = hashlib.sha1(tokens.BLOB_URL.encode()).hexdigest()
+    cache_key = hashlib.sha1(TIKTOKEN_CL100K_URL.encode()).hexdigest()
     assert (tmp_path / "tiktoken" / cache_key).is_file()
 
 
@@ -53,7 +56,7 @@ def test_counts_match_cl100k_for_chinese_and_special_text(fresh_tokenizer):
 def test_a_corrupt_cache_file_is_replaced_not_downloaded(fresh_tokenizer, tmp_path):
     cache_dir = tmp_path / "tiktoken"
     cache_dir.mkdir()
-    (cache_dir / hashlib.sha1(tokens.BLOB_URL.encode()).hexdigest()).write_bytes(b"garbage")
+    (cache_dir / hashlib.sha1(TIKTOKEN_CL100K_URL.encode()).hexdigest()).write_bytes(b"garbage")
     assert tokens.count_tokens("hello world") == 2
     assert fresh_tokenizer == []
 

