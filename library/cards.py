@@ -32,6 +32,8 @@ PERSONA_SECTIONS = (("description", "Description"), ("personality", "Personality
                     ("scenario", "Scenario"))
 PERSONA_LABEL = re.compile(r"^\[(Description|Personality|Scenario)\][ \t]*\n?", re.MULTILINE)
 GENERATED_SIZE = (256, 384)
+# All card text chunks of one PNG together (a card with a big lorebook is a few MB).
+MAX_CARD_TEXT_BYTES = 16 * 2**20
 
 
 class CardError(ValueError):
@@ -71,31 +73,47 @@ def _png_build(chunks: list[tuple[bytes, bytes]]) -> bytes:
     return b"".join(parts)
 
 
-def _text_chunk_read(kind: bytes, body: bytes) -> tuple[str, str] | None:
+def _inflate(data: bytes, *, limit: int, what: str) -> bytes:
+    """zlib-inflate at most `limit` bytes: a card-sized chunk can hide gigabytes (a zip bomb)."""
+    inflater = zlib.decompressobj()
+    text = inflater.decompress(data, limit)
+    if inflater.unconsumed_tail or (len(text) == limit and not inflater.eof):
+        raise CardError(f"PNG {what} inflates past the {MAX_CARD_TEXT_BYTES // 2**20} MB "
+                        "limit for card text; refused")
+    return text
+
+
+def _text_chunk_read(kind: bytes, body: bytes, *, limit: int) -> tuple[str, str] | None:
     """(keyword, text) of a tEXt/zTXt/iTXt chunk, None when it cannot be read."""
     keyword, _, rest = body.partition(b"\x00")
+    name = keyword.decode("latin-1").lower()
+    what = f"{kind.decode('latin-1')} chunk '{name}'"
     try:
         if kind == b"tEXt":
             text = rest.decode("latin-1")
         elif kind == b"zTXt":
-            text = zlib.decompress(rest[1:]).decode("latin-1")
+            text = _inflate(rest[1:], limit=limit, what=what).decode("latin-1")
         else:
             compressed, rest = rest[0], rest[2:]
             _lang, _, rest = rest.partition(b"\x00")
             _translated, _, rest = rest.partition(b"\x00")
-            text = (zlib.decompress(rest) if compressed else rest).decode("utf-8")
+            raw = _inflate(rest, limit=limit, what=what) if compressed else rest
+            text = raw.decode("utf-8")
     except (zlib.error, UnicodeDecodeError, IndexError):
         return None
-    return keyword.decode("latin-1").lower(), text
+    return name, text
 
 
 def _png_card_texts(chunks: list[tuple[bytes, bytes]]) -> dict[str, str]:
     texts: dict[str, str] = {}
+    budget = MAX_CARD_TEXT_BYTES
     for kind, body in chunks:
-        if kind in TEXT_CHUNKS:
-            found = _text_chunk_read(kind, body)
-            if found and found[0] in CARD_KEYWORDS:
-                texts.setdefault(found[0], found[1])
+        if not _is_card_chunk(kind, body):
+            continue  # other text chunks are never inflated: they are kept as they are
+        found = _text_chunk_read(kind, body, limit=max(budget, 1))
+        if found:
+            texts.setdefault(found[0], found[1])
+            budget -= len(found[1])
     return texts
 
 
