@@ -20,6 +20,7 @@ from django.conf import settings
 
 from chat import context as turn_context
 from chat.llm import LLMError, Provider
+from chat.reply_limit import pieces_capped, truncated_warning
 from chat.services import trace_index
 from director.services import director_apply_reply
 from personalab.lib.filestore import (AssistantLineWriter, FileStore, InstanceBusy, StoreError,
@@ -53,13 +54,14 @@ class TurnResult:
     warnings: list[dict[str, Any]] = field(default_factory=list)
     interrupted: bool = False
     empty: bool = False
+    truncated: bool = False
     error: str | None = None
     director: dict[str, Any] | None = None
 
     def done_event(self) -> dict[str, Any]:
         return {"type": "done", "trace_id": self.trace_id, "turn": self.turn,
                 "session_id": self.session_id, "interrupted": self.interrupted,
-                "empty": self.empty, "error": bool(self.error), "director": self.director}
+                "empty": self.empty, "truncated": self.truncated, "error": bool(self.error), "director": self.director}
 
 
 def new_trace_id() -> str:
@@ -157,6 +159,7 @@ async def _turn_locked(store: FileStore, *, instance_id: str, user_text: str, em
         trace_id=trace_id, session_id=ctx.session_id, instance_id=instance_id, turn=ctx.turn,
         answer_text=record["content"], warnings=prepared.warnings,
         interrupted=bool(record.get("interrupted")), empty=bool(record.get("empty")),
+        truncated=bool(record.get("truncated")),
         error=record["content"] if record.get("error") else None, director=director_report)
 
 
@@ -176,7 +179,9 @@ async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
         await emit({"type": "token", "content": text})
 
     flags: dict[str, Any] = {}
-    pieces = provider.stream(prepared.prompt.messages, context=prepared.llm_context)
+    limit = settings.PERSONALAB_MAX_REPLY_CHARS
+    pieces = pieces_capped(provider.stream(prepared.prompt.messages, context=prepared.llm_context),
+                           limit=max(limit - len(writer.content), 0), flags=flags)
     pump_task = asyncio.create_task(_relay(pieces, writer, push))
     stop_task = asyncio.create_task(stop.wait())
     try:
@@ -200,6 +205,9 @@ async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
     record = await _finish_line_in_thread(writer, flags)
     if record.get("error"):
         await emit({"type": "error", "message": record["content"], "trace_id": trace_id})
+    if record.get("truncated"):
+        prepared.warnings.append(truncated_warning(limit))
+        await emit(prepared.warnings[-1])
     return record, (first_token_ms[0] if first_token_ms else None)
 
 
@@ -261,6 +269,8 @@ async def _finish_line_in_thread(writer: AssistantLineWriter,
 
 def _finish_line(writer, flags: dict[str, Any]) -> dict[str, Any]:
     text = writer.content
+    if flags.get("truncated"):
+        return writer.finish(truncated=True)
     if flags.get("error"):
         message = f"(系统错误: {flags['error']})"
         return writer.finish(content=f"{text}\n{message}" if text.strip() else message,
