@@ -17,6 +17,7 @@ from director.logic import director_prepare_context
 from library.lorebook import lore_blocks, lorebook_match
 from memory import runtime as memory_runtime
 from memory import services as memory_services
+from memory.selectors import reference_instance_ids
 from personalab.lib.filestore import FileStore, SessionRead, StoreError, utc_now
 from personalab.lib.tokens import count_tokens
 
@@ -214,6 +215,8 @@ def _director(store: FileStore, ctx: TurnContext) -> dict[str, Any] | None:
             return [], []
         current, reference = fallback_search(
             query, instance_id=ctx.instance_id,
+            reference_instance_ids=reference_instance_ids(
+                store, instance_id=ctx.instance_id, instance_state=ctx.instance_state),
             character_id=ctx.instance_state.get("character_id", ""),
             background_id=ctx.instance_state.get("background_id") or "", index=index)
         return [h.text for h in current], [h.text for h in reference]

@@ -74,14 +74,18 @@ def where_normalize(where: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def where_checkable(where: dict[str, Any]) -> bool:
-    """Whether where_matches understands `where`: equalities and `$ne` on metadata keys."""
-    return all(not key.startswith("$") and (not isinstance(value, dict) or set(value) == {"$ne"})
+    """Whether where_matches understands `where`: equalities, `$ne` and `$in` on metadata keys."""
+    return all(not key.startswith("$") and (not isinstance(value, dict)
+                                            or set(value) in ({"$ne"}, {"$in"}))
                for key, value in where.items())
 
 
 def where_matches(metadata: dict[str, Any], where: dict[str, Any]) -> bool:
     for key, value in where.items():
-        if isinstance(value, dict):
+        if isinstance(value, dict) and "$in" in value:
+            if metadata.get(key) not in value["$in"]:
+                return False
+        elif isinstance(value, dict):
             if metadata.get(key) == value["$ne"]:
                 return False
         elif metadata.get(key) != value:
@@ -322,7 +326,8 @@ class MemoryIndex:
                       ) -> list[tuple[str, KeywordPart, dict[str, str]]]:
         """The keyword parts a search with `where` covers, as (instance_id, part, the equalities
         the part's documents must also meet). `where` names the instance (`"instance_id": id`)
-        or excludes one (`{"$ne": id}`), and may add equalities on FILTER_KEYS."""
+        or several (`{"$in": [ids]}`) or excludes one (`{"$ne": id}`), and may add equalities
+        on FILTER_KEYS."""
         instance = where.get("instance_id")
         equal = {key: value for key, value in where.items() if key != "instance_id"}
         if any(key not in FILTER_KEYS or not isinstance(value, str) for key, value in equal.items()):
@@ -330,6 +335,9 @@ class MemoryIndex:
         self.keywords.check(collection, self.collection(collection).count())
         if isinstance(instance, str):
             return [(instance, self.keywords.part(collection, instance), equal)]
+        if isinstance(instance, dict) and set(instance) == {"$in"}:
+            return [(owner, self.keywords.part(collection, owner), equal)
+                    for owner in dict.fromkeys(instance["$in"])]
         if isinstance(instance, dict) and set(instance) == {"$ne"}:
             return [(owner, part, equal)
                     for owner, part in self.keywords.parts_except(collection, instance["$ne"])]

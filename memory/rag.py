@@ -225,19 +225,22 @@ def query_user_history(user_input: str, instance_id: str, *, index: MemoryIndex,
     return RecallResult(hits=hits, mode=mode, query=query)
 
 
-def fallback_search(query: str, *, instance_id: str, character_id: str,
-                    background_id: str | None, index: MemoryIndex, n_current: int = 15,
-                    n_reference: int = 5) -> tuple[list[Hit], list[Hit]]:
+def fallback_search(query: str, *, instance_id: str, reference_instance_ids: list[str],
+                    character_id: str, background_id: str | None, index: MemoryIndex,
+                    n_current: int = 15, n_reference: int = 5) -> tuple[list[Hit], list[Hit]]:
     """The director's fallback: events of this instance (summaries, plots, turns) and reference
-    events (summaries, plots) from other instances of the same character and background.
+    events (summaries, plots) of the instances `reference_instance_ids` names, which the caller
+    takes from the same owner's instance files (memory/selectors.py): a filter that only
+    excluded this instance showed one account's summaries to another.
     Never raises: an unavailable index gives two empty lists (logged)."""
     same_story = {"character_id": character_id, "background_id": background_id or ""}
+    others = [other for other in dict.fromkeys(reference_instance_ids) if other != instance_id]
     try:
         current = hybrid_search(index, ("summaries", "plots", "turns"), query,
                                 where={"instance_id": instance_id, **same_story}, k=n_current)
         reference = hybrid_search(index, EVENT_COLLECTIONS, query,
-                                  where={"instance_id": {"$ne": instance_id}, **same_story},
-                                  k=n_reference)
+                                  where={"instance_id": {"$in": others}, **same_story},
+                                  k=n_reference) if others else []
     except Exception as exc:  # same rule as everyday recall: no recall beats a failed turn
         log.warning("fallback recall unavailable for %s: %s", instance_id, exc)
         return [], []

@@ -96,3 +96,14 @@ def use_stub(stub_llm, monkeypatch):  # noqa: F811
     monkeypatch.setenv("PERSONALAB_MODEL", "stub-model")
     monkeypatch.setenv("PERSONALAB_LLM_TIMEOUT", "2")
     return stub_llm
+
+
+@pytest.fixture
+def memory_on(store):
+    """Recall on, and after the test the after-turn indexing drained and the index forgotten."""
+    from memory import runtime
+
+    store.module_write("memory", {"recall_enabled": True})
+    yield
+    runtime.drain()
+    runtime.forget_indexes()

@@ -24,14 +24,6 @@ SMALL_TALK = [("外面的风沙越来越大了。", "风沙能掩护我们的脚
               ("前面的围墙有个缺口。", "先看看有没有陷阱。")]
 
 
-@pytest.fixture
-def memory_on(store):
-    store.module_write("memory", {"recall_enabled": True})
-    yield
-    runtime.drain()
-    runtime.forget_indexes()
-
-
 def _seed_long_chat(store, instance_id, turns=30, promise_at=12):
     with store.instance_lock(instance_id):
         for turn in range(1, turns + 1):
