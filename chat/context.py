@@ -8,6 +8,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from memory import runtime as memory_runtime
 from memory import services as memory_services
 from memory.selectors import reference_instance_ids
 from personalab.lib.filestore import FileStore, SessionRead, StoreError, utc_now
+from personalab.lib.macros import idle_duration_text
 from personalab.lib.tokens import count_tokens
 
 log = logging.getLogger(__name__)
@@ -279,9 +281,10 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
     pinned, _ = memory_services.pinned_prompt_effective(
         store, instance_id=ctx.instance_id, character_id=ctx.instance_state.get("character_id", ""))
     prompt_settings = store.module_read("prompt")
+    user_name = prompt_settings.get("user_name") or "User"
     return PromptInputs(
         character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", ""),
-        user_name=prompt_settings.get("user_name") or "User",
+        user_name=user_name,
         base_persona=ctx.character_state.get("base_persona", ""),
         evolved_persona=ctx.character_state.get("evolved_persona", ""),
         world_setting=ctx.background.get("world_setting", ""),
@@ -301,7 +304,26 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         section_budgets=prompt_settings.get("section_budgets", {}),
         locale=_locale(store),
         state={"plot_state": ctx.instance_state.get("plot_state", {}), "turn": ctx.turn},
+        macros=macro_values_for(character=ctx.character, user_name=user_name, lines=ctx.lines[:-1]),
     )
+
+
+def macro_values_for(*, character: dict[str, Any], user_name: str,
+                     lines: list[dict[str, Any]]) -> dict[str, str]:
+    """What the macros of card text, lore and messages stand for (prompt and page alike)."""
+    card = (character.get("card") or {}).get("data") or {}
+    values = {"user": user_name or "User", "char": character.get("name") or "",
+              "description": card.get("description") or character.get("base_persona") or "",
+              "personality": card.get("personality") or "", "scenario": card.get("scenario") or ""}
+    last_user = next((line for line in reversed(lines) if line.get("role") == "user"), None)
+    if last_user and last_user.get("timestamp"):
+        try:
+            then = datetime.fromisoformat(str(last_user["timestamp"]).replace("Z", "+00:00"))
+            values["idle_duration"] = idle_duration_text(
+                (datetime.now(timezone.utc) - then).total_seconds())
+        except (TypeError, ValueError):
+            pass
+    return {k: v for k, v in values.items() if isinstance(v, str)}
 
 
 def _prompt_lines(ctx: TurnContext) -> list[dict[str, Any]]:

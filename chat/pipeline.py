@@ -33,6 +33,7 @@ from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from personalab.lib.filestore import DEFAULT_CONFIG
+from personalab.lib.macros import macros_replace, message_macros_replace
 from personalab.lib.tokens import count_tokens, count_tokens_uncached, tokenizer_name
 
 MASTER_TEMPLATES_DIR = Path(__file__).resolve().parent / "prompt_templates"
@@ -93,6 +94,8 @@ class PromptInputs:
     locale: str = DEFAULT_LOCALE
     state: dict[str, Any] = field(default_factory=dict)
     template_key: str = "chat"
+    # Extra macro values (persona, description, personality, scenario, idle_duration, ...).
+    macros: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -396,21 +399,18 @@ def _template_problem(templates: TemplateSet, warnings: list[dict[str, Any]], de
     warnings.append(_warning(templates, "template_error", None, None, detail=detail))
 
 
-def _author_text_render(
-    text: str,
-    where: str,
-    variables: dict[str, Any],
-    templates: TemplateSet,
-    warnings: list[dict[str, Any]],
-) -> str:
-    """Author-written text may use {{ char }}, {{ user }}, ...; on error it is kept as written."""
-    if not any(tag in text for tag in ("{{", "{%", "{#")):
-        return text
-    try:
-        return render_template(text, variables)
-    except TemplateError as error:
-        _template_problem(templates, warnings, f"{where}: {error} (text used as written)")
-        return text
+def macro_values(inputs: PromptInputs) -> dict[str, str]:
+    """What {{user}}, {{char}}, {{lastMessage}}... stand for in author text this turn."""
+    last = next((line.get("content") for line in reversed(inputs.lines)
+                 if line.get("role") in ("user", "assistant")
+                 and isinstance(line.get("content"), str)), "")
+    return {"lastMessage": last or "", **inputs.macros,
+            "user": inputs.user_name or "User", "char": inputs.character_name}
+
+
+def _author_text(text: str, variables: dict[str, Any]) -> str:
+    # Author text is data (SPEC §10): macros are substituted, nothing in it is ever a template.
+    return macros_replace(text, variables["macros"])
 
 
 def _event_text(event: Any) -> str:
@@ -458,11 +458,9 @@ def prompt_variables(
         "locale": inputs.locale,
         "state": dict(inputs.state),
     }
-    variables = {**inputs.state, **core}
+    variables = {**inputs.state, **core, "macros": macro_values(inputs)}
     for name in ("base_persona", "world_setting", "pinned"):
-        variables[name] = _author_text_render(
-            getattr(inputs, name), name, variables, templates, warnings
-        )
+        variables[name] = _author_text(getattr(inputs, name), variables)
     director = _director(inputs)
     variables.update(
         evolved_persona=inputs.evolved_persona,
@@ -622,9 +620,7 @@ def blocks_build(
     blocks = []
     for index, raw in enumerate(inputs.floating_blocks):
         name = str(raw.get("name") or f"block_{index + 1}")
-        content = _author_text_render(
-            str(raw.get("content") or ""), f"block {name}", variables, templates, warnings
-        )
+        content = _author_text(str(raw.get("content") or ""), variables)
         if not content.strip():
             continue
         position = raw.get("position") if raw.get("position") in BLOCK_POSITIONS else "depth"
@@ -670,7 +666,9 @@ def _line_message(
         except TemplateError:
             content = line["content"]
         return {"role": "system", "content": content}
-    return {"role": line["role"], "content": line["content"]}
+    seed = f"{line.get('turn')}:{line.get('timestamp')}"
+    content = message_macros_replace(line["content"], variables["macros"], seed=seed)
+    return {"role": line["role"], "content": content}
 
 
 @dataclass

@@ -9,6 +9,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from chat import services
+from chat.context import macro_values_for
 from chat.history import DEFAULT_PAGE_SIZE, DEFAULT_UNDO_WINDOW
 from chat.models import Trace
 from director.services import director_status, instance_switch_background
@@ -56,11 +57,15 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
     store = get_store()
     state = store.instance_state_read(instance_id)
     read = services.session_read_repaired(store, instance_id, state["current_session_id"])
+    character = (store.character_read(state["character_id"])
+                 if state.get("character_id") in store.character_ids() else {})
+    user_name = store.module_read("prompt").get("user_name") or "User"
     return {
         "instance": row,
         "state": state,
-        "character": store.character_read(state["character_id"])
-        if state.get("character_id") in store.character_ids() else {},
+        "character": character,
+        "macro_values": macro_values_for(character=character, user_name=user_name,
+                                         lines=read.lines),
         "session": read,
         "lines": read.lines,
         "partial": read.partial,

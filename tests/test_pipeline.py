@@ -146,9 +146,10 @@ def test_conversation_is_real_chat_messages_with_summary_as_system_note(store):
 
 def test_user_text_is_never_rendered_as_a_template(store):
     result = prompt_build(
-        make_inputs(lines=make_lines(1, current="{{ char }} {% if %}")), store.get("zh")
+        make_inputs(lines=make_lines(1, current="{{ char }} {{ 7*7 }} {% if %}")), store.get("zh")
     )
-    assert result.messages[-1]["content"] == "{{ char }} {% if %}"
+    # Macros are substituted (as SillyTavern does); nothing else in the text is a template.
+    assert result.messages[-1]["content"] == "Alserqi {{ 7*7 }} {% if %}"
     assert result.warnings == []
 
 
@@ -390,10 +391,21 @@ def test_render_template_leaves_undefined_names_empty_and_does_not_escape():
         render_template("{% if %}", {})
 
 
-def test_a_broken_author_template_is_used_as_written_with_a_warning(store):
-    result = prompt_build(make_inputs(base_persona="{{ ''.__class__ }} 原文"), store.get("zh"))
-    assert "{{ ''.__class__ }} 原文" in system_text(result)
-    assert [w["category"] for w in result.warnings] == ["template_error"]
+def test_author_text_is_never_rendered_as_a_template(store):
+    attacks = ["{{ ''.__class__ }} 原文", "{{ (['x'*100000]*20000)|join }}",
+               "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+               "{{ '%300000000d' % 1 }}"]
+    for attack in attacks:
+        result = prompt_build(make_inputs(base_persona=attack, pinned=attack), store.get("zh"))
+        assert system_text(result).count(attack) == 2
+        assert result.warnings == []
+
+
+def test_author_text_macros_are_substituted(store):
+    inputs = make_inputs(base_persona="{{char}} guards <USER>. {{persona}}|{{roll:d1}}",
+                         user_name="Mira", macros={"persona": "a scout"})
+    text = system_text(prompt_build(inputs, store.get("zh")))
+    assert "Alserqi guards Mira. a scout|1" in text
 
 
 def write_json(path: Path, data: dict) -> None:

@@ -1,0 +1,24 @@
+"""Display-time macros: a stored line shown with {{user}}, {{char}}... substituted.
+The file keeps the text as written; only what the page shows changes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+from personalab.lib.macros import message_macros_replace
+
+register = template.Library()
+
+
+@register.filter
+def line_text(line: dict[str, Any], values: dict[str, str] | None) -> str:
+    """`{{ line|line_text:macro_values }}`: the line's content as the model is sent it."""
+    content = line.get("content")
+    if not isinstance(content, str):
+        return "" if content is None else str(content)
+    if line.get("type") == "summary" or not values:
+        return content
+    seed = f"{line.get('turn')}:{line.get('timestamp')}"
+    return message_macros_replace(content, values, seed=seed)

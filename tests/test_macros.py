@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+import random
+from datetime import datetime
+
+import pytest
+
+from personalab.lib.macros import dice_roll, idle_duration_text, macros_replace
+
+VALUES = {
+    "user": "Mira", "char": "Alserqi", "persona": "A scout from the north.",
+    "description": "A tall wanderer.", "personality": "dry, loyal", "scenario": "The wasteland.",
+    "lastMessage": "Hello there", "idle_duration": "5 minutes",
+}
+NOW = datetime(2026, 11, 23, 15, 4)
+
+CASES = [
+    ("{{user}} meets {{char}}.", "Mira meets Alserqi."),
+    ("{{USER}} / {{Char}} / {{ user }}", "Mira / Alserqi / Mira"),
+    ("<USER> and <BOT> and <char>", "Mira and Alserqi and Alserqi"),
+    ("{{persona}}", "A scout from the north."),
+    ("{{description}}|{{personality}}|{{scenario}}", "A tall wanderer.|dry, loyal|The wasteland."),
+    ("{{time}}", "3:04 PM"),
+    ("{{date}}", "November 23, 2026"),
+    ("{{weekday}}", "Monday"),
+    ("idle {{idle_duration}}", "idle 5 minutes"),
+    ("last: {{lastMessage}}", "last: Hello there"),
+    ("a{{// a note for authors only }}b", "ab"),
+    ("line one\n\n{{trim}}\n\nline two", "line oneline two"),
+    ("{{random:x}}", "x"),
+    ("{{random::only one}}", "only one"),
+    ("{{roll:d1}}", "1"),
+    ("{{roll:3d1+2}}", "5"),
+    ("{{unknown_macro}} stays", "{{unknown_macro}} stays"),
+    ("{{ 7*7 }} and {% if %} and {# x #}", "{{ 7*7 }} and {% if %} and {# x #}"),
+    ("{{roll:1000000d6}}", "{{roll:1000000d6}}"),
+    ("no macros at all", "no macros at all"),
+    ("{{char", "{{char"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), CASES)
+def test_macro_table(text, expected):
+    assert macros_replace(text, VALUES, now=NOW, rng=random.Random(1)) == expected
+
+
+def test_random_picks_one_of_the_choices_in_either_syntax():
+    rng = random.Random(7)
+    seen_commas = {macros_replace("{{random:a,b,c}}", {}, rng=rng) for _ in range(60)}
+    seen_colons = {macros_replace("{{random::a, b::c}}", {}, rng=rng) for _ in range(60)}
+    assert seen_commas == {"a", "b", "c"}
+    assert seen_colons == {"a, b", "c"}
+
+
+def test_dice_rolls_stay_in_range():
+    rng = random.Random(3)
+    rolls = {int(dice_roll("d6", rng)) for _ in range(200)}
+    assert rolls == {1, 2, 3, 4, 5, 6}
+    assert dice_roll("2d6-20", rng) is not None and int(dice_roll("2d6-20", rng)) < 0
+    assert dice_roll("d0", rng) is None and dice_roll("banana", rng) is None
+
+
+def test_inserted_values_are_not_expanded_again():
+    assert macros_replace("{{user}}", {"user": "{{char}}", "char": "X"}) == "{{char}}"
+
+
+def test_output_is_bounded_and_the_rest_kept_as_written():
+    text = "{{description}}" * 1000
+    out = macros_replace(text, {"description": "x" * 10_000}, max_chars=50_000)
+    assert len(out) <= 50_000
+    assert out.startswith("x" * 10_000) and out.endswith("{{description}}")
+
+
+def test_hostile_brace_soup_is_left_as_written():
+    # Quadratic scanning would make this run for hours; linear scanning takes milliseconds.
+    soup = "{{" * 200_000 + "x" * 200_000
+    assert macros_replace(soup, VALUES) == soup
+    unclosed = "{{" + "a" * 2_000_000
+    assert macros_replace(unclosed, VALUES) == unclosed
+
+
+def test_idle_duration_reads_like_sillytavern():
+    assert idle_duration_text(10) == "a few seconds"
+    assert idle_duration_text(300) == "5 minutes"
+    assert idle_duration_text(3600) == "an hour"
+    assert idle_duration_text(3 * 86400) == "3 days"

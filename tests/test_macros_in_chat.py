@@ -1,0 +1,47 @@
+"""Macros through the real thing: the chat page and a turn sent to the stub server."""
+
+from __future__ import annotations
+
+import pytest
+
+from chat.services import instance_create
+from chat.turn import turn_run
+from library.services import character_save
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+GREETING = "Hello {{user}}, I am {{char}}. <USER>? {{scenario}}"
+
+
+@pytest.fixture
+def greeted(store, alice, background):
+    store.module_write("prompt", {**store.module_read("prompt"), "user_name": "Mira"})
+    card = {"spec": "chara_card_v3", "spec_version": "3.0",
+            "data": {"name": "Alserqi", "scenario": "A ruined mall.", "first_mes": GREETING}}
+    character_id = character_save(store, data={
+        "name": "Alserqi", "base_persona": "{{char}} protects {{user}}.", "greeting": GREETING,
+        "card": card})
+    return instance_create(store, owner=alice, character_id=character_id,
+                           background_id=background)
+
+
+def test_the_chat_page_shows_the_greeting_with_macros_and_the_file_keeps_them(
+        client, alice, store, greeted):
+    client.force_login(alice)
+    page = client.get(f"/instances/{greeted}/").content.decode()
+    assert "Hello Mira, I am Alserqi. Mira? A ruined mall." in page
+    assert "{{user}}" not in page
+    assert GREETING in store.session_path(greeted, "sess_001").read_text(encoding="utf-8")
+
+
+async def test_the_model_receives_persona_and_greeting_with_macros_replaced(
+        store, greeted, use_stub):
+    async def emit(event):
+        pass
+
+    await turn_run(store, instance_id=greeted, user_text="hi {{char}}", emit=emit)
+    sent = use_stub.requests[-1]["messages"]
+    assert "Alserqi protects Mira." in sent[0]["content"]
+    assert {"role": "assistant",
+            "content": "Hello Mira, I am Alserqi. Mira? A ruined mall."} in sent
+    assert sent[-1] == {"role": "user", "content": "hi Alserqi"}
