@@ -326,6 +326,14 @@ def macro_values_for(*, character: dict[str, Any], user_name: str,
     return {k: v for k, v in values.items() if isinstance(v, str)}
 
 
+def page_macro_values(store: FileStore, *, character_id: str | None,
+                      lines: list[dict[str, Any]]) -> dict[str, str]:
+    """macro_values_for a page showing lines of an instance of that character."""
+    user_name = store.module_read("prompt").get("user_name") or "User"
+    return macro_values_for(character=_character_optional(store, character_id),
+                            user_name=user_name, lines=lines)
+
+
 def _prompt_lines(ctx: TurnContext) -> list[dict[str, Any]]:
     # The pipeline keeps only messages and summaries itself, walking from the newest back.
     if ctx.continue_from:

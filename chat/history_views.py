@@ -20,6 +20,7 @@ from django.utils.html import escape
 from django.views.decorators.http import require_GET, require_POST
 
 from chat import history
+from chat.context import page_macro_values
 from chat.services import NotFound, instance_for_user
 from memory import services as memory
 from personalab.lib.filestore import InstanceBusy, StoreError
@@ -170,7 +171,9 @@ def history_swipe(request: HttpRequest, instance_id: str) -> HttpResponse:
         state = store.instance_state_read(instance_id)
         response = render(request, "chat/_message.html", {
             "line": result["line"], "character": {"name": _character_name(store, state)},
-            "state": state, "instance": _owned(request, instance_id), "swipe_last": True})
+            "state": state, "instance": _owned(request, instance_id), "swipe_last": True,
+            "macro_values": page_macro_values(
+                store, character_id=state.get("character_id"), lines=[])})
         response["HX-Trigger"] = "plot-changed"
         return response
     if request.POST.get("from") == "chat":

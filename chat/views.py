@@ -9,7 +9,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from chat import services
-from chat.context import macro_values_for
+from chat.context import page_macro_values
 from chat.history import DEFAULT_PAGE_SIZE, DEFAULT_UNDO_WINDOW
 from chat.models import Trace
 from director.services import director_status, instance_switch_background
@@ -59,13 +59,12 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
     read = services.session_read_repaired(store, instance_id, state["current_session_id"])
     character = (store.character_read(state["character_id"])
                  if state.get("character_id") in store.character_ids() else {})
-    user_name = store.module_read("prompt").get("user_name") or "User"
     return {
         "instance": row,
         "state": state,
         "character": character,
-        "macro_values": macro_values_for(character=character, user_name=user_name,
-                                         lines=read.lines),
+        "macro_values": page_macro_values(
+            store, character_id=state.get("character_id"), lines=read.lines),
         "session": read,
         "lines": read.lines,
         "partial": read.partial,

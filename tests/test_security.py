@@ -314,7 +314,8 @@ def test_template_attacks_in_author_text_leak_nothing_and_the_turn_completes(
     result = asyncio.run(turn_run(store, instance_id=instance, user_text="hi", emit=emit))
     assert result.answer_text == "stub reply" and not result.error
     prompt = "\n".join(m["content"] for m in use_stub.requests[-1]["messages"])
-    # A refused template is used as written: the author's own text may appear, nothing else.
+    # Author text is never a template: it reaches the model exactly as written.
+    assert persona in prompt and setting in prompt
     prompt = prompt.replace(persona, "").replace(setting, "")
     for leak in LEAKS:
         assert leak not in prompt, leak
@@ -322,5 +323,5 @@ def test_template_attacks_in_author_text_leak_nothing_and_the_turn_completes(
     trace = json.dumps(store.trace_read(instance, result.trace_id), ensure_ascii=False)
     for leak in ("<class", "<module", "posix", "<function", "<built-in"):
         assert leak not in trace, leak
-    assert any(e.get("category") == "template_error" for e in events
-               if e["type"] == "warning"), events
+    assert not any(e.get("category") == "template_error" for e in events
+                   if e["type"] == "warning"), events
