@@ -11,52 +11,10 @@ from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
 
 from chat import services
 from chat.apiutil import ApiError, api_view, json_body
-from chat.models import Instance, Trace
+from chat.models import Trace
 from chat.turn import TurnRefused, turn_run, validate_user_text
-from personalab.lib.filestore import MissingFile
 from personalab.lib.ids import validate_id
 from personalab.storage import get_store
-
-
-def _instance_json(row: Instance) -> dict[str, Any]:
-    return {"instance_id": row.instance_id, "character_id": row.character_id,
-            "background_id": row.background_id, "current_session_id": row.current_session_id,
-            "created_at": row.created_at, "owner": row.owner.username if row.owner else None}
-
-
-@api_view(["GET", "POST"])
-def instances(request: HttpRequest) -> JsonResponse:
-    if request.method == "GET":
-        rows = services.instances_visible_to(request.user)
-        return JsonResponse({"instances": [_instance_json(row) for row in rows]})
-    data = json_body(request)
-    if not data.get("character_id"):
-        raise ApiError(400, "missing_field", "character_id is required")
-    store = get_store()
-    character_id = validate_id(data["character_id"], kind="character id")
-    background_id = data.get("background_id")
-    if background_id is not None:
-        validate_id(background_id, kind="background id")
-    try:
-        instance_id = services.instance_create(store, owner=request.user,
-                                               character_id=character_id,
-                                               background_id=background_id)
-    except MissingFile as exc:
-        raise ApiError(404, "not_found", str(exc)) from None
-    return JsonResponse({"instance_id": instance_id}, status=201)
-
-
-@api_view(["GET"])
-def instance_detail(request: HttpRequest, instance_id: str) -> JsonResponse:
-    from director.services import director_status
-
-    row = services.instance_for_user(request.user, instance_id)
-    store = get_store()
-    return JsonResponse({**_instance_json(row),
-                         "instance_state": store.instance_state_read(instance_id),
-                         "character_state": store.character_state_read(instance_id),
-                         "director": director_status(store, instance_id=instance_id),
-                         "sessions": store.session_ids(instance_id)})
 
 
 # --- chat --------------------------------------------------------------------

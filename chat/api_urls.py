@@ -5,8 +5,6 @@ from library import api as library_api
 from memory import api as memory_api
 
 urlpatterns = [
-    path("instances", api.instances),
-    path("instances/<str:instance_id>", api.instance_detail),
     path("instances/<str:instance_id>/sessions/<str:session_id>/current_response",
          api.current_response),
     path("instances/<str:instance_id>/summarize", memory_api.summarize),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import functools
-import json
 from typing import Any, Callable
 
 from asgiref.sync import iscoroutinefunction, sync_to_async
@@ -14,43 +13,33 @@ from django.middleware.csrf import CsrfViewMiddleware
 from django.views.decorators.csrf import csrf_exempt
 
 from chat.models import ApiToken
-from chat.services import NotFound
-from personalab.lib.filestore import InstanceBusy, MissingFile, StoreError
-from personalab.lib.ids import InvalidId
-
-MAX_JSON_BODY = 12 * 1024 * 1024
+from personalab.lib.errors import AppError, TooLarge
+from personalab.lib.jsonbody import json_object_bounded
 
 
-class ApiError(Exception):
+class ApiError(AppError):
     def __init__(self, status: int, code: str, message: str, **extra: Any):
-        super().__init__(message)
-        self.status, self.code, self.message, self.extra = status, code, message, extra
+        fields = extra.pop("fields", None)
+        super().__init__(code, status, message, fields, **extra)
 
 
 def error_response(status: int, code: str, message: str, **extra: Any) -> JsonResponse:
-    return JsonResponse({"error": {"code": code, "message": message, **extra}}, status=status)
+    return JsonResponse(AppError(code, status, message, **extra).as_json(), status=status)
+
+
+def request_body(request: HttpRequest) -> bytes:
+    try:
+        return request.body
+    except RequestDataTooBig:
+        raise TooLarge() from None
 
 
 def json_body(request: HttpRequest) -> dict[str, Any]:
-    try:
-        body = request.body
-    except RequestDataTooBig:
-        raise ApiError(413, "too_large", "request body is too large") from None
-    if len(body) > MAX_JSON_BODY:
-        raise ApiError(413, "too_large", "request body is too large")
-    try:
-        data = json.loads(body or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ApiError(400, "malformed_json", f"request body is not valid JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise ApiError(400, "malformed_json", "request body must be a JSON object")
-    return data
+    return json_object_bounded(request_body(request))
 
 
 def _user_from_token(header: str):
-    token = header.split(" ", 1)[1].strip() if " " in header else ""
-    row = ApiToken.objects.select_related("user").filter(token_hash=ApiToken.hash(token)).first()
-    return row.user if row and row.user.is_active else None
+    return ApiToken.user_for(header.split(" ", 1)[1].strip() if " " in header else "")
 
 
 def _csrf_failure(request: HttpRequest):
@@ -76,23 +65,17 @@ def _authenticate(request: HttpRequest) -> JsonResponse | None:
 
 
 def _map_exception(exc: Exception) -> JsonResponse:
-    if isinstance(exc, ApiError):
-        return error_response(exc.status, exc.code, exc.message, **exc.extra)
-    if isinstance(exc, InvalidId):
-        return error_response(400, "invalid_id", str(exc))
-    if isinstance(exc, NotFound):
-        return error_response(404, "not_found", str(exc))
-    if isinstance(exc, MissingFile):
-        return error_response(404, "not_found", str(exc))
-    if isinstance(exc, InstanceBusy):
-        return error_response(409, "busy", str(exc))
-    if isinstance(exc, StoreError):
-        return error_response(500, "store_error", str(exc))
+    if isinstance(exc, AppError):
+        return JsonResponse(exc.as_json(), status=exc.status)
     if isinstance(exc, OSError):
-        status = 507 if exc.errno in (errno.ENOSPC, errno.EDQUOT) else 500
-        return error_response(status, "storage_error",
-                              f"the data folder cannot be written: {exc.strerror or exc}")
+        return storage_error_response(exc)
     raise exc
+
+
+def storage_error_response(exc: OSError) -> JsonResponse:
+    status = 507 if exc.errno in (errno.ENOSPC, errno.EDQUOT) else 500
+    return error_response(status, "storage_error",
+                          f"the data folder cannot be written: {exc.strerror or exc}")
 
 
 def api_view(methods: list[str]) -> Callable:

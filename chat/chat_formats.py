@@ -26,6 +26,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from chat.history import reply_versions, version_position
+from personalab.lib.errors import AppError
 
 HEADER_KEYS = ("user_name", "character_name", "create_date", "chat_metadata")
 SUMMARY_TYPE = "summary"
@@ -35,8 +36,11 @@ WORDY_FORMATS = ("%B %d, %Y %I:%M%p", "%B %d, %Y %I:%M %p", "%b %d, %Y %I:%M%p",
                  "%B %d, %Y %H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M")
 
 
-class ChatFormatError(ValueError):
-    pass
+class ChatFormatError(AppError, ValueError):
+    code = "invalid_chat"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message=message, fields={"file": message})
 
 
 # dates ---------------------------------------------------------------------

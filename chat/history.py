@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from director.services import director_apply_reply
+from personalab.lib.errors import AppError
 from personalab.lib.filestore import (FileStore, InstanceBusy, SessionRead, StoreError,
                                       read_session_file, utc_now)
 from personalab.lib.ids import is_valid_id
@@ -38,24 +39,22 @@ VERSION_KEYS = ("content", "timestamp", "trace_id", "interrupted", "empty", "err
                 "continued", "edited")
 
 
-class HistoryError(Exception):
+class HistoryError(AppError):
     """A refused history action; nothing was changed. `status` is the HTTP status to answer."""
 
-    status = 400
+    code = "history_refused"
 
-    def __init__(self, message: str, *, status: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        if status is not None:
-            self.status = status
+    def __init__(self, message: str, *, status: int | None = None,
+                 fields: dict[str, str] | None = None) -> None:
+        super().__init__(None, status, message, fields)
 
 
 class HistoryBusy(HistoryError):
-    status = 409
+    code, status = "busy", 409
 
 
 class UndoExpired(HistoryError):
-    status = 410
+    code, status = "undo_expired", 410
 
 
 # --- settings and small helpers ----------------------------------------------------------

@@ -19,6 +19,8 @@ from typing import Any, Protocol
 import httpx2
 import openai
 
+from personalab.lib.errors import AppError
+
 DEFAULT_MODEL = "gpt-4o-mini"
 OFFLINE_LABEL = "Offline demo — replies are generated locally, not by a language model"
 
@@ -34,10 +36,11 @@ class LLMSettings:
     offline_delay: float = 0.01  # pause between offline demo pieces
 
 
-class LLMError(Exception):
+class LLMError(AppError):
+    code, status = "llm_error", 502
+
     def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+        super().__init__(message=message)
 
 
 class Provider(Protocol):

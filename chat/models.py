@@ -71,3 +71,9 @@ class ApiToken(models.Model):
         token = "pl_" + secrets.token_urlsafe(32)
         cls.objects.create(user=user, token_hash=cls.hash(token))
         return token
+
+    @classmethod
+    def user_for(cls, token: str):
+        """The active user a bearer token belongs to, or None."""
+        row = cls.objects.select_related("user").filter(token_hash=cls.hash(token)).first()
+        return row.user if row and row.user.is_active else None

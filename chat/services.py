@@ -10,14 +10,18 @@ from django.db import transaction
 from chat.models import Instance, Session, Trace
 from library.models import Background, Character
 from library.services import background_index, character_index, lorebook_index
+from personalab.lib.errors import AppError
 from personalab.lib.filestore import (FileStore, InstanceBusy, SessionRead, StoreError, utc_now)
 from personalab.lib.ids import next_numbered_id, validate_id
 
 INITIAL_PLOT_STATE = {"current_plot_index": 1, "current_status": "pending", "no_update_count": 0}
 
 
-class NotFound(LookupError):
-    pass
+class NotFound(AppError, LookupError):
+    code, status = "not_found", 404
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message=message)
 
 
 def instance_create(store: FileStore, *, owner, character_id: str,

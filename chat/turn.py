@@ -23,6 +23,7 @@ from chat.llm import LLMError, Provider
 from chat.reply_limit import pieces_capped, truncated_warning
 from chat.services import trace_index
 from director.services import director_apply_reply
+from personalab.lib.errors import AppError
 from personalab.lib.filestore import (AssistantLineWriter, FileStore, InstanceBusy, StoreError,
                                       utc_now)
 
@@ -33,14 +34,12 @@ EMPTY_REPLY = "(无回复)"
 _END = object()
 
 
-class TurnRefused(Exception):
-    """The turn did not start or was refused before the LLM; `code` maps to an HTTP status."""
+class TurnRefused(AppError):
+    """The turn did not start or was refused before the LLM."""
 
     def __init__(self, message: str, *, code: str, status: int, trace_id: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.code = code
-        self.status = status
+        extra = {"trace_id": trace_id} if trace_id else {}
+        super().__init__(code, status, message, **extra)
         self.trace_id = trace_id
 
 

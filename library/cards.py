@@ -18,6 +18,7 @@ import zlib
 from typing import Any
 
 from library.lorebook import LorebookError, lorebook_validate
+from personalab.lib.errors import AppError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 CARD_KEYWORDS = ("ccv3", "chara")  # preference order
@@ -36,8 +37,11 @@ GENERATED_SIZE = (256, 384)
 MAX_CARD_TEXT_BYTES = 16 * 2**20
 
 
-class CardError(ValueError):
-    pass
+class CardError(AppError, ValueError):
+    code = "invalid_card"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message=message, fields={"file": message})
 
 
 # PNG chunks ---------------------------------------------------------------

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
 
+from personalab.lib.errors import AppError
+
 SELECTIVE_LOGICS = ("and_any", "and_all", "not_any", "not_all")
 POSITIONS = ("before_char", "after_char", "depth")
 ROLES = ("system", "user", "assistant")
@@ -43,10 +45,12 @@ ENTRY_DEFAULTS: dict[str, Any] = {
 }
 
 
-class LorebookError(ValueError):
+class LorebookError(AppError, ValueError):
+    code = "invalid_lorebook"
+
     def __init__(self, message: str, field_errors: dict[str, str] | None = None):
-        super().__init__(message)
-        self.field_errors = field_errors or {}
+        super().__init__(message=message, fields=field_errors)
+        self.field_errors = self.fields
 
 
 @dataclass

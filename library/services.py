@@ -5,16 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from library.models import Background, Character, Lorebook
+from personalab.lib.errors import AppError
 from personalab.lib.filestore import FileStore
 from personalab.lib.ids import slug_id, validate_id
 
 MAX_TEXT = 20000
 
 
-class LibraryError(ValueError):
+class LibraryError(AppError, ValueError):
+    code = "invalid"
+
     def __init__(self, message: str, field_errors: dict[str, str] | None = None):
-        super().__init__(message)
-        self.field_errors = field_errors or {}
+        super().__init__(message=message, fields=field_errors)
+        self.field_errors = self.fields
 
 
 def _clean_text(value: Any, *, field: str, required: bool = False, limit: int = MAX_TEXT) -> str:

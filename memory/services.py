@@ -30,6 +30,7 @@ from typing import Any
 
 from chat.llm import LLMError
 from memory import prompts
+from personalab.lib.errors import AppError
 from personalab.lib.filestore import CorruptFile, FileStore, SessionRead, StoreError, utc_now
 from personalab.lib.ids import random_id
 
@@ -39,12 +40,13 @@ BIOGRAPHY_FILE = "biography"
 PINNED_FILE = "pinned"
 
 
-class MemoryActionError(Exception):
+class MemoryActionError(AppError):
     """A memory action that was refused or failed; nothing was changed."""
 
+    code, status = "unusable_llm_output", 422
+
     def __init__(self, message: str, *, detail: str = "") -> None:
-        super().__init__(message)
-        self.message = message
+        super().__init__(message=message)
         self.detail = detail
 
 

@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
+    "ninja",  # its own Swagger UI files (static/ninja/), so /api/v1/docs needs no CDN
     "library",
     "chat",
     "director",

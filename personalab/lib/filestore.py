@@ -35,6 +35,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
+from personalab.lib.errors import AppError
 from personalab.lib.ids import next_numbered_id, validate_id
 
 MAX_JSON_FILE_BYTES = 50 * 1024 * 1024
@@ -72,11 +73,18 @@ DEFAULT_MODULES: dict[str, dict[str, Any]] = {
 STREAMING_PREFIX_KEY = "streaming"
 
 
-class StoreError(Exception):
+class StoreError(AppError):
     """A problem with the data folder, worded for the person who has to fix it."""
+
+    code, status = "store_error", 500
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(message=message)
 
 
 class MissingFile(StoreError):
+    code, status = "not_found", 404
+
     def __init__(self, path: Path, what: str):
         super().__init__(f"{what} is missing: {path}")
         self.path = path
@@ -89,6 +97,8 @@ class CorruptFile(StoreError):
 
 
 class InstanceBusy(StoreError):
+    code, status = "busy", 409
+
     def __init__(self, instance_id: str):
         super().__init__(
             f"instance {instance_id} is busy: a reply is streaming or another change is running; "

@@ -5,11 +5,14 @@ from __future__ import annotations
 import re
 import secrets
 
+from personalab.lib.errors import AppError
+
 ID_PATTERN = re.compile(r"^[a-z0-9_][a-z0-9_-]{0,63}$")
 
 
-class InvalidId(ValueError):
-    pass
+class InvalidId(AppError, ValueError):
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__("invalid_id", 400, message, {field: message} if field else None)
 
 
 def validate_id(value: object, *, kind: str = "id") -> str:
@@ -17,7 +20,8 @@ def validate_id(value: object, *, kind: str = "id") -> str:
         shown = repr(value)[:80]
         raise InvalidId(
             f"invalid {kind} {shown}: use 1-64 characters of a-z, 0-9, '_' and '-', "
-            "not starting with '-'"
+            "not starting with '-'",
+            field=kind.replace(" ", "_"),
         )
     return value
 

@@ -1,0 +1,142 @@
+"""The REST API: one NinjaAPI at /api/v1/, its auth, body parser and error handler.
+
+Apps add their routes as `<app>/routers.py` (schemas in `<app>/schemas.py`) and are registered
+at the bottom of this file. Until every legacy view is ported, `chat.api_urls` is included
+first in `personalab/urls.py`, so a URL answered there is never reached here.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from django.http import Http404, HttpRequest, HttpResponse
+from django.middleware.csrf import CsrfViewMiddleware
+from ninja import NinjaAPI, Swagger
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.parser import Parser
+from ninja.security import APIKeyCookie, HttpBearer
+
+from chat.apiutil import request_body, storage_error_response
+from chat.models import ApiToken
+from chat.routers import router as chat_router
+from personalab.lib.errors import AppError, TooLarge
+from personalab.lib.jsonbody import json_parse_bounded
+
+log = logging.getLogger(__name__)
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+              405: "method_not_allowed", 409: "conflict", 413: "too_large", 429: "throttled"}
+
+
+class BearerToken(HttpBearer):
+    """`Authorization: Bearer <token>` from `manage.py create_api_token`; a wrong token is a
+    401 even when a session cookie is also sent."""
+
+    def authenticate(self, request: HttpRequest, token: str) -> Any:
+        user = ApiToken.user_for(token)
+        if user is None:
+            raise AppError("unauthorized", 401, "invalid or revoked API token")
+        request.user = user
+        return user
+
+
+class SessionCsrf(APIKeyCookie):
+    """The browser's login session; unsafe methods also need the CSRF token (X-CSRFToken)."""
+
+    param_name = settings.SESSION_COOKIE_NAME
+
+    def __call__(self, request: HttpRequest) -> Any:
+        if not request.user.is_authenticated:
+            return None
+        if request.method not in SAFE_METHODS and not getattr(request, "_ninja_csrf_exempt",
+                                                                False):
+            if CsrfViewMiddleware(lambda r: None).process_view(request, None, (), {}):
+                raise AppError("csrf", 403, "CSRF check failed: send the X-CSRFToken header")
+        return request.user
+
+    def authenticate(self, request: HttpRequest, key: str | None) -> Any:
+        return self(request)
+
+
+class BoundedJsonParser(Parser):
+    def parse_body(self, request: HttpRequest) -> Any:
+        return json_parse_bounded(request_body(request))
+
+
+api = NinjaAPI(
+    title="PersonaLab API",
+    version="1",
+    description="Everything the pages do. Log in (session + X-CSRFToken) or send "
+                "`Authorization: Bearer <token>` from `python manage.py create_api_token USER`.",
+    auth=[BearerToken(), SessionCsrf()],
+    parser=BoundedJsonParser(),
+    # Swagger UI's files come from ninja's own static folder; no validator badge (a request
+    # to swagger.io), since nothing here may reach the network.
+    docs=Swagger(settings={"validatorUrl": None}),
+    docs_url="/docs",
+    openapi_url="/openapi.json",
+    urls_namespace="api",
+)
+
+
+def _error(request: HttpRequest, status: int, code: str, message: str,
+           fields: dict[str, str] | None = None) -> HttpResponse:
+    return api.create_response(request, AppError(code, status, message, fields).as_json(),
+                               status=status)
+
+
+@api.exception_handler(AppError)
+def _app_error(request: HttpRequest, exc: AppError) -> HttpResponse:
+    return api.create_response(request, exc.as_json(), status=exc.status)
+
+
+def _field_name(loc: list[Any]) -> str:
+    # ("body", "payload", "name", 0) -> "name.0"; ("query", "turn") -> "turn"
+    parts = list(loc[2:] if loc and loc[0] == "body" and len(loc) > 2 else loc[1:])
+    return ".".join(str(part) for part in parts) or str(loc[0] if loc else "body")
+
+
+@api.exception_handler(ValidationError)
+def _validation_error(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    fields: dict[str, str] = {}
+    for error in exc.errors:
+        fields.setdefault(_field_name(error.get("loc", [])), str(error.get("msg", "invalid")))
+    message = "; ".join(f"{name}: {text}" for name, text in fields.items()) or "invalid request"
+    missing = all(error.get("type") == "missing" for error in exc.errors)
+    return _error(request, 400, "missing_field" if missing else "invalid", message, fields)
+
+
+@api.exception_handler(AuthenticationError)
+def _unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+    return _error(request, 401, "unauthorized", "log in or send 'Authorization: Bearer <token>'")
+
+
+@api.exception_handler(HttpError)
+def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    if isinstance(exc.__cause__, AppError):  # ninja wraps what the body parser raised
+        return _app_error(request, exc.__cause__)
+    return _error(request, exc.status_code, HTTP_CODES.get(exc.status_code, "error"), str(exc))
+
+
+@api.exception_handler(RequestDataTooBig)
+def _too_large(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
+    return _app_error(request, TooLarge())
+
+
+@api.exception_handler(Http404)
+def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
+    return _error(request, 404, "not_found", str(exc) or "not found")
+
+
+@api.exception_handler(OSError)
+def _storage_error(request: HttpRequest, exc: OSError) -> HttpResponse:
+    log.exception("data folder error on %s", request.path)
+    return storage_error_response(exc)
+
+
+# --- the apps' routers ----------------------------------------------------------------------
+api.add_router("/", chat_router)
