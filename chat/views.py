@@ -14,6 +14,7 @@ from chat.history import DEFAULT_PAGE_SIZE, DEFAULT_UNDO_WINDOW
 from chat.models import Trace
 from director.services import director_status, instance_switch_background
 from library.models import Background, Character
+from personalab.lib.config_schema import whole_number
 from personalab.lib.filestore import InstanceBusy, StoreError
 from personalab.storage import get_store
 
@@ -254,20 +255,12 @@ def _module_numbers(form) -> tuple[dict[tuple[str, str], int], dict[str, str]]:
         name = f"{module}.{key}"
         if name not in form:
             continue
-        number = _whole_number(form.get(name, ""))
+        number = whole_number(form.get(name, ""))
         if number is not None and low <= number <= high:
             values[(module, key)] = number
         else:
             errors[name] = f"must be a whole number from {low} to {high}"
     return values, errors
-
-
-def _whole_number(raw: str) -> int | None:
-    try:
-        number = float(raw)
-    except ValueError:
-        return None
-    return int(number) if number.is_integer() else None
 
 
 def _module_fields(store, errors: dict[str, str], posted) -> dict[str, list[dict]]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
-from personalab.lib.filestore import DEFAULT_CONFIG, deep_merge
+from personalab.lib.filestore import DEFAULT_CONFIG
 
 INT_RANGES: dict[str, tuple[int, int]] = {
     "thresholds.rag_fallback_threshold": (1, 10),
@@ -20,14 +21,20 @@ CHOICES: dict[str, tuple[str, ...]] = {
 }
 BOOLS = ("preferences.conversation_load_all",)
 KNOWN = {*INT_RANGES, *CHOICES, *BOOLS}
+# str.isdigit() and int() accept "²" and "١٢"; a setting is ASCII digits only.
+ASCII_INT = re.compile(r"-?[0-9]{1,12}", re.ASCII)
+ASCII_WHOLE = re.compile(r"(-?[0-9]{1,12})(?:\.0*)?", re.ASCII)
+SETTING_DEPTH = 2  # "section.key": anything nested deeper is not a setting
 
 
-def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+def _flatten(data: dict[str, Any], prefix: str = "", depth: int = 1) -> dict[str, Any]:
+    """Dotted names to values; a dict deeper than SETTING_DEPTH stays a value (and is refused),
+    so a hostile, deeply nested body never recurses."""
     flat: dict[str, Any] = {}
     for key, value in data.items():
         name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            flat.update(_flatten(value, name + "."))
+        if isinstance(value, dict) and depth < SETTING_DEPTH:
+            flat.update(_flatten(value, name + ".", depth + 1))
         else:
             flat[name] = value
     return flat
@@ -38,9 +45,15 @@ def _coerce_int(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    if isinstance(value, str) and ASCII_INT.fullmatch(value.strip()):
         return int(value.strip())
     return None
+
+
+def whole_number(raw: str) -> int | None:
+    """A form's whole number ("12", "12.0"), ASCII digits only; None for anything else."""
+    found = ASCII_WHOLE.fullmatch(raw.strip()) if isinstance(raw, str) else None
+    return int(found.group(1)) if found else None
 
 
 def _coerce_bool(value: Any) -> bool | None:
@@ -55,14 +68,13 @@ def config_validate(changes: dict[str, Any], current: dict[str, Any] | None = No
                     ) -> tuple[dict[str, Any], dict[str, str]]:
     """Merge `changes` into `current` (or the defaults) and check every field.
     Returns (config, errors); the caller writes nothing when errors is non-empty."""
-    merged = deep_merge(current or DEFAULT_CONFIG, changes if isinstance(changes, dict) else {})
-    errors: dict[str, str] = {}
     flat = _flatten(changes) if isinstance(changes, dict) else {}
-    for name in flat:
-        if name not in KNOWN:
-            errors[name] = "unknown setting"
-    values = _flatten(merged)
-    result = copy.deepcopy(merged)
+    errors = {name: "unknown setting" for name in flat if name not in KNOWN}
+    result = copy.deepcopy(current or DEFAULT_CONFIG)
+    for name, value in flat.items():
+        if name in KNOWN:
+            _set(result, name, value)
+    values = _flatten(result)
     for name, (low, high) in INT_RANGES.items():
         number = _coerce_int(values.get(name))
         if number is None:
@@ -85,4 +97,6 @@ def config_validate(changes: dict[str, Any], current: dict[str, Any] | None = No
 
 def _set(target: dict[str, Any], dotted: str, value: Any) -> None:
     section, key = dotted.split(".", 1)
-    target.setdefault(section, {})[key] = value
+    if not isinstance(target.get(section), dict):
+        target[section] = {}
+    target[section][key] = value
