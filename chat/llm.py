@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
 import openai
@@ -22,13 +23,14 @@ import openai
 from personalab.lib.errors import AppError
 
 DEFAULT_MODEL = "gpt-4o-mini"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
 OFFLINE_LABEL = "Offline demo — replies are generated locally, not by a language model"
 
 
 @dataclass(frozen=True)
 class LLMSettings:
     base_url: str = ""  # OPENAI_BASE_URL or data/modules/llm.json
-    api_key: str = ""  # OPENAI_API_KEY (env only)
+    api_key: str = ""  # OPENAI_API_KEY, or llm.json's key for a base URL other than the env's
     model: str = ""  # PERSONALAB_MODEL
     timeout: float = 60.0  # read timeout between chunks
     connect_timeout: float = 10.0
@@ -63,12 +65,25 @@ def llm_settings_from_env(overrides: dict | None = None) -> LLMSettings:
         gguf_path=os.environ.get("PERSONALAB_GGUF", "").strip(),
         offline_delay=_env_float("PERSONALAB_OFFLINE_DELAY", 0.01),
     )
+    overrides = overrides or {}
     chosen = {
         key: str(value).strip()
-        for key, value in (overrides or {}).items()
+        for key, value in overrides.items()
         if key in ("base_url", "model") and value and str(value).strip()
     }
+    if "base_url" in chosen and endpoint_key(chosen["base_url"]) != endpoint_key(settings.base_url):
+        # OPENAI_API_KEY belongs to the environment's endpoint: another base URL set on the
+        # settings page gets only the key staff entered for it, never the server's.
+        chosen["api_key"] = str(overrides.get("api_key") or "").strip()
     return replace(settings, **chosen)
+
+
+def endpoint_key(base_url: str) -> str:
+    """A base URL compared as the SDK uses it: "" is OpenAI's, case of scheme/host and a
+    trailing slash do not matter."""
+    parts = urlsplit((base_url or DEFAULT_BASE_URL).strip())
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path.rstrip("/"),
+                       parts.query, ""))
 
 
 def _env_float(name: str, default: float) -> float:
@@ -99,7 +114,7 @@ class OpenAIProvider:
         self.label = f"{self.model} @ {self._endpoint()}"
 
     def _endpoint(self) -> str:
-        return self.settings.base_url or "https://api.openai.com/v1"
+        return self.settings.base_url or DEFAULT_BASE_URL
 
     def _client(self) -> openai.AsyncOpenAI:
         return _client_for_loop(self.settings)

@@ -14,7 +14,7 @@ from chat.history import DEFAULT_PAGE_SIZE, DEFAULT_UNDO_WINDOW
 from chat.models import Trace
 from director.services import director_status, instance_switch_background
 from library.models import Background, Character
-from personalab.lib.config_schema import whole_number
+from personalab.lib.config_schema import base_url_error, whole_number
 from personalab.lib.filestore import InstanceBusy, StoreError
 from personalab.storage import get_store
 
@@ -199,6 +199,8 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             },
         }
         module_numbers, errors = _module_numbers(request.POST)
+        if error := base_url_error(request.POST.get("llm.base_url", "").strip()):
+            errors["llm.base_url"] = error
         if errors:
             errors.update(config_validate(changes, store.config_read())[1])
         else:
@@ -212,7 +214,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         "config": config, "errors": errors,
         "number_fields": _number_fields(config, errors, request.POST),
         "director": store.module_read("director"), "memory": store.module_read("memory"),
-        "llm": store.module_read("llm"),
+        "llm": _llm_shown(store.module_read("llm"), errors, request.POST),
         "module_fields": _module_fields(store, errors, request.POST),
     }, status=400 if errors else 200)
 
@@ -225,6 +227,14 @@ NUMBER_FIELDS = [
      "ℹ️ 超过此值会显示警告，但不会截断"),
     ("【限制】Limits", "limits.conversation_max_tokens", "会话文件最大token数 (1000–1000000)", ""),
 ]
+
+
+def _llm_shown(llm: dict, errors: dict[str, str], posted) -> dict:
+    """What the page shows of llm.json: never the key itself."""
+    base_url = posted.get("llm.base_url", "") if errors else llm.get("base_url", "")
+    return {"base_url": base_url, "model": posted.get("llm.model", "") if errors
+            else llm.get("model", ""), "has_key": bool(llm.get("api_key")),
+            "error": errors.get("llm.base_url", "")}
 
 
 def _number_fields(config: dict, errors: dict[str, str], posted) -> list[dict]:
@@ -285,10 +295,17 @@ def _save_module_settings(store, form, numbers: dict[tuple[str, str], int]) -> N
         changed[module][key] = value
     for module, settings in changed.items():
         store.module_write(module, settings)
-    llm = store.module_read("llm")
-    llm["base_url"] = form.get("llm.base_url", "").strip()
-    llm["model"] = form.get("llm.model", "").strip()
-    store.module_write("llm", llm)
+    store.module_write("llm", _llm_settings_posted(store.module_read("llm"), form))
+
+
+def _llm_settings_posted(llm: dict, form) -> dict:
+    """A key is kept only for the base URL it was entered for; an empty field keeps it."""
+    base_url = form.get("llm.base_url", "").strip()
+    key = form.get("llm.api_key", "").strip()
+    if not key and base_url == llm.get("base_url", "") and "llm.api_key_clear" not in form:
+        key = llm.get("api_key", "")
+    return {**llm, "base_url": base_url, "model": form.get("llm.model", "").strip(),
+            "api_key": key}
 
 
 @login_required

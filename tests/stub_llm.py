@@ -80,6 +80,7 @@ class StubLLM:
     ) -> None:
         self.default = default
         self.requests: list[dict] = []
+        self.authorizations: list[str] = []  # the Authorization header of each request
         self.disconnects = 0  # streams the client closed before the end
         self._steps: deque[Step] = deque()
         self._lock = threading.Lock()
@@ -101,6 +102,7 @@ class StubLLM:
         with self._lock:
             self._steps.clear()
             self.requests.clear()
+            self.authorizations.clear()
             self.disconnects = 0
             woken, self._wake = self._wake, threading.Event()
         woken.set()
@@ -149,6 +151,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
+        self.server.stub.authorizations.append(self.headers.get("Authorization", ""))
         step, wake, number = self.server.stub._take(body)
         exchange = _Exchange(self, body, wake, f"chatcmpl-stub-{number}")
         try:

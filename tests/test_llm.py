@@ -195,12 +195,14 @@ def test_settings_read_env_and_nonempty_overrides(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("OPENAI_BASE_URL", "http://env/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
     monkeypatch.setenv("PERSONALAB_MODEL", "env-model")
-    settings = llm_settings_from_env({"base_url": "http://page/v1", "model": "  "})
+    settings = llm_settings_from_env({"base_url": "http://env/v1", "model": "  "})
     assert (settings.base_url, settings.api_key, settings.model) == (
-        "http://page/v1",
+        "http://env/v1",
         "sk-env",
         "env-model",
     )
+    page = llm_settings_from_env({"base_url": "http://page/v1", "api_key": "sk-page"})
+    assert (page.base_url, page.api_key) == ("http://page/v1", "sk-page")
 
 
 def test_provider_choice_follows_settings() -> None:

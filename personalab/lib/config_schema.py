@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from personalab.lib.filestore import DEFAULT_CONFIG
 
@@ -54,6 +55,22 @@ def whole_number(raw: str) -> int | None:
     """A form's whole number ("12", "12.0"), ASCII digits only; None for anything else."""
     found = ASCII_WHOLE.fullmatch(raw.strip()) if isinstance(raw, str) else None
     return int(found.group(1)) if found else None
+
+
+def base_url_error(value: str) -> str:
+    """"" when `value` is empty or an http(s) URL with a host, else what is wrong with it."""
+    if not value:
+        return ""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 — raises ValueError for a port out of range
+    except ValueError:
+        return "must be an http:// or https:// URL"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "must be an http:// or https:// URL"
+    if parts.username or parts.password or parts.fragment or any(c.isspace() for c in value):
+        return "must not contain credentials, spaces or a #fragment"
+    return ""
 
 
 def _coerce_bool(value: Any) -> bool | None:
