@@ -15,7 +15,7 @@ from chat.models import Trace
 from director.services import director_status, instance_switch_background
 from library.models import Background, Character
 from personalab.lib.config_schema import base_url_error, whole_number
-from personalab.lib.filestore import InstanceBusy, StoreError
+from personalab.lib.filestore import DEFAULT_MODULES, InstanceBusy, StoreError
 from personalab.storage import get_store
 
 
@@ -255,6 +255,8 @@ MODULE_NUMBER_FIELDS = [
      0, 60, DEFAULT_UNDO_WINDOW),
     ("history", "page_size", "History manager messages per page (10–500)", 10, 500,
      DEFAULT_PAGE_SIZE),
+    ("history", "backups_keep", "Backups kept per session, oldest removed first (1–1000)", 1, 1000,
+     DEFAULT_MODULES["history"]["backups_keep"]),
 ]
 
 

@@ -63,6 +63,7 @@ DEFAULT_MODULES: dict[str, dict[str, Any]] = {
     "history": {
         "undo_window_seconds": 3,
         "page_size": 100,
+        "backups_keep": 50,
         "trim_max_messages": 10,
         "trim_max_chars": 4000,
     },
@@ -618,7 +619,18 @@ class FileStore:
         backup = backup_dir / f"{session_id}.{stamp}.jsonl"
         shutil.copy2(path, backup)
         write_text_atomic(path, "".join(_dump_line(line) + "\n" for line in lines))
+        self._backups_prune(backup_dir, session_id)
         return backup
+
+    def _backups_prune(self, backup_dir: Path, session_id: str) -> None:
+        """Keep the newest `history.backups_keep` copies of a session: each edit copies the
+        whole file, so an uncapped history grows by the session's size per edit."""
+        keep = self.module_read("history").get("backups_keep")
+        if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
+            keep = DEFAULT_MODULES["history"]["backups_keep"]
+        for old in sorted(backup_dir.glob(f"{session_id}.*.jsonl"))[:-keep]:
+            with contextlib.suppress(FileNotFoundError):
+                old.unlink()
 
     def session_archive(self, instance_id: str, session_id: str) -> Path:
         path = self.session_path(instance_id, session_id)
