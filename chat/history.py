@@ -1,5 +1,5 @@
 """The history manager's actions on session files: list, page and search, edit, delete, undo,
-and flipping between a reply's alternatives ("swipes").
+flipping between a reply's alternatives ("swipes") and branching a new session off a line.
 
 The session file is the truth and every change goes through FileStore.session_rewrite, which
 keeps the previous file under sessions/history/, so no change loses text. An edited line also
@@ -350,6 +350,38 @@ def _backup_path(store: FileStore, instance_id: str, relative: object) -> Path:
     if path.parent != folder or not path.is_file():
         raise HistoryError("the backup for this undo is missing", status=410)
     return path
+
+
+# --- branch --------------------------------------------------------------------------------
+
+
+def session_branch(store: FileStore, *, instance_id: str, session_id: str, index: int,
+                   fingerprint: str) -> dict[str, Any]:
+    """A new session holding the lines of `session_id` up to and including line `index`, made
+    the current one; the source session is left exactly as it was. The plot state goes back to
+    what it was before the first reply left out (from its trace), so the director only counts
+    what the branch keeps. The caller re-indexes the instance (chat.services.instance_index)."""
+    lock = _lock(store, instance_id)
+    try:
+        read = _session_checked(store, instance_id, session_id)
+        _line_at(read, index, fingerprint)
+        dropped = [line for line in read.lines[index + 1:] if line.get("role") == "assistant"]
+        restored = (_plot_state_before(store, instance_id, reply_versions(dropped[0]))
+                    if dropped else None)
+        state = store.instance_state_read(instance_id)
+        new_session_id = store.session_next_id(instance_id)
+        store.session_create(instance_id, new_session_id, lines=read.lines[:index + 1],
+                             branched_from={"session_id": session_id, "index": index})
+        state["current_session_id"] = new_session_id
+        if restored is not None:
+            state["plot_state"] = restored
+        store.instance_state_write(instance_id, state)
+    finally:
+        lock.release()
+    return {"session_id": new_session_id, "branched_from": session_id, "index": index,
+            "message_count": sum(1 for line in read.lines[:index + 1]
+                                 if line.get("role") in ("user", "assistant")),
+            "plot_state_restored": restored is not None}
 
 
 # --- alternatives ("swipes") ----------------------------------------------------------------

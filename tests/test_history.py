@@ -441,3 +441,47 @@ async def test_deleting_the_latest_reply_takes_back_its_director_count_and_undo_
     history.undo(store, instance_id=instance, token=result["undo_token"])
     assert store.instance_state_read(instance)["plot_state"] == counted
     assert _file_lines(store, instance)[-1]["content"] == "A [PROGRESS:2:in_progress]"
+
+
+# --- branch ----------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_branch_starts_a_new_session_up_to_a_line_and_leaves_the_old_one(store, instance,
+                                                                            use_stub):
+    use_stub.script(Reply("one [PROGRESS:2:in_progress]"), Reply("two [PROGRESS:3:completed]"),
+                    Reply("three"))
+    await _turn(store, instance, "first question")
+    after_first = store.instance_state_read(instance)["plot_state"]
+    await _turn(store, instance, "second question")
+    before = store.session_path(instance, "sess_001").read_bytes()
+    row = _row(store, instance, "one [PROGRESS:2:in_progress]")
+
+    result = history.session_branch(store, instance_id=instance, session_id="sess_001",
+                                    index=row["index"], fingerprint=row["fingerprint"])
+
+    assert result["session_id"] == "sess_002" and result["plot_state_restored"]
+    assert store.session_path(instance, "sess_001").read_bytes() == before
+    state = store.instance_state_read(instance)
+    assert state["current_session_id"] == "sess_002" and state["plot_state"] == after_first
+    lines = _file_lines(store, instance, "sess_002")
+    assert lines[0]["branched_from"] == {"session_id": "sess_001", "index": row["index"]}
+    assert [line["content"] for line in lines[1:]] == ["first question",
+                                                       "one [PROGRESS:2:in_progress]"]
+    result = await _turn(store, instance, "another way")
+    assert result.session_id == "sess_002" and result.turn == 2
+    sent = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
+    assert "first question" in sent and "second question" not in sent
+
+
+def test_branch_from_a_stale_page_is_refused_and_creates_nothing(store, instance):
+    _chat(store, instance, 2)
+    row = _row(store, instance, "answer 1")
+    history.message_edit(store, instance_id=instance, session_id="sess_001", index=row["index"],
+                         fingerprint=row["fingerprint"], text="answer 1, edited")
+    with pytest.raises(history.HistoryError) as refused:
+        history.session_branch(store, instance_id=instance, session_id="sess_001",
+                               index=row["index"], fingerprint=row["fingerprint"])
+    assert refused.value.status == 409
+    assert store.session_ids(instance) == ["sess_001"]
+    assert store.instance_state_read(instance)["current_session_id"] == "sess_001"

@@ -582,12 +582,15 @@ class FileStore:
     def session_create(self, instance_id: str, session_id: str, *,
                        continued_from: str | None = None,
                        lines: list[dict[str, Any]] | None = None,
-                       created_at: str | None = None) -> dict[str, Any]:
+                       created_at: str | None = None,
+                       branched_from: dict[str, Any] | None = None) -> dict[str, Any]:
         path = self.session_path(instance_id, session_id)
         if path.exists():
             raise StoreError(f"session {session_id} already exists in {instance_id}")
         metadata = {"type": "metadata", "instance_id": instance_id, "session_id": session_id,
                     "created_at": created_at or utc_now(), "continued_from": continued_from}
+        if branched_from:
+            metadata["branched_from"] = branched_from
         body = "".join(_dump_line(line) + "\n" for line in [metadata, *(lines or [])])
         path.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(path, body)
