@@ -16,6 +16,7 @@ from chat.llm import Provider, llm_settings_from_env, provider_for
 from chat.pipeline import PromptInputs, PromptResult, TemplateStore, prompt_build
 from director.logic import director_prepare_context
 from library.lorebook import lore_blocks, lorebook_match
+from library.selectors import persona_effective
 from memory import runtime as memory_runtime
 from memory import services as memory_services
 from memory.selectors import reference_instance_ids
@@ -281,10 +282,12 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
     pinned, _ = memory_services.pinned_prompt_effective(
         store, instance_id=ctx.instance_id, character_id=ctx.instance_state.get("character_id", ""))
     prompt_settings = store.module_read("prompt")
-    user_name = prompt_settings.get("user_name") or "User"
+    persona = persona_effective(store, owner=ctx.instance_state.get("owner"),
+                                persona_id=ctx.instance_state.get("persona_id"))
     return PromptInputs(
         character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", ""),
-        user_name=user_name,
+        user_name=persona["name"],
+        persona_description=persona["description"],
         base_persona=ctx.character_state.get("base_persona", ""),
         evolved_persona=ctx.character_state.get("evolved_persona", ""),
         world_setting=ctx.background.get("world_setting", ""),
@@ -304,15 +307,18 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         section_budgets=prompt_settings.get("section_budgets", {}),
         locale=_locale(store),
         state={"plot_state": ctx.instance_state.get("plot_state", {}), "turn": ctx.turn},
-        macros=macro_values_for(character=ctx.character, user_name=user_name, lines=ctx.lines[:-1]),
+        macros=macro_values_for(character=ctx.character, persona=persona,
+                                lines=ctx.lines[:-1]),
     )
 
 
-def macro_values_for(*, character: dict[str, Any], user_name: str,
+def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],
                      lines: list[dict[str, Any]]) -> dict[str, str]:
-    """What the macros of card text, lore and messages stand for (prompt and page alike)."""
+    """What the macros of card text, lore and messages stand for (prompt and page alike);
+    `persona`: persona_effective's answer (`{{user}}` is its name, `{{persona}}` its text)."""
     card = (character.get("card") or {}).get("data") or {}
-    values = {"user": user_name or "User", "char": character.get("name") or "",
+    values = {"user": persona.get("name") or "User", "persona": persona.get("description") or "",
+              "char": character.get("name") or "",
               "description": card.get("description") or character.get("base_persona") or "",
               "personality": card.get("personality") or "", "scenario": card.get("scenario") or ""}
     last_user = next((line for line in reversed(lines) if line.get("role") == "user"), None)
@@ -326,12 +332,13 @@ def macro_values_for(*, character: dict[str, Any], user_name: str,
     return {k: v for k, v in values.items() if isinstance(v, str)}
 
 
-def page_macro_values(store: FileStore, *, character_id: str | None,
+def page_macro_values(store: FileStore, *, state: dict[str, Any],
                       lines: list[dict[str, Any]]) -> dict[str, str]:
-    """macro_values_for a page showing lines of an instance of that character."""
-    user_name = store.module_read("prompt").get("user_name") or "User"
-    return macro_values_for(character=_character_optional(store, character_id),
-                            user_name=user_name, lines=lines)
+    """macro_values_for a page showing lines of the instance whose state is `state`."""
+    persona = persona_effective(store, owner=state.get("owner"),
+                                persona_id=state.get("persona_id"))
+    return macro_values_for(character=_character_optional(store, state.get("character_id")),
+                            persona=persona, lines=lines)
 
 
 def _prompt_lines(ctx: TurnContext) -> list[dict[str, Any]]:

@@ -172,8 +172,7 @@ def history_swipe(request: HttpRequest, instance_id: str) -> HttpResponse:
         response = render(request, "chat/_message.html", {
             "line": result["line"], "character": {"name": _character_name(store, state)},
             "state": state, "instance": _owned(request, instance_id), "swipe_last": True,
-            "macro_values": page_macro_values(
-                store, character_id=state.get("character_id"), lines=[])})
+            "macro_values": page_macro_values(store, state=state, lines=[])})
         response["HX-Trigger"] = "plot-changed"
         return response
     if request.POST.get("from") == "chat":

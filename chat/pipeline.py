@@ -96,6 +96,7 @@ class PromptInputs:
     template_key: str = "chat"
     # Extra macro values (persona, description, personality, scenario, idle_duration, ...).
     macros: dict[str, str] = field(default_factory=dict)
+    persona_description: str = ""
 
 
 @dataclass
@@ -344,6 +345,7 @@ SECTION_MATERIAL: dict[str, Callable[[PromptInputs], bool]] = {
     "base_persona": lambda i: bool(i.base_persona.strip()),
     "evolved_persona": lambda i: bool(i.evolved_persona.strip()),
     "world_setting": lambda i: bool(i.world_setting.strip() or i.background_name.strip()),
+    "user_persona": lambda i: bool(i.persona_description.strip()),
     "outline": lambda i: bool(_director(i).get("outline")),
     "instruction": lambda i: bool(str(_director(i).get("instruction") or "").strip()),
     "pinned": lambda i: bool(i.pinned.strip()),
@@ -464,6 +466,7 @@ def prompt_variables(
     director = _director(inputs)
     variables.update(
         evolved_persona=inputs.evolved_persona,
+        persona=_author_text(inputs.persona_description, variables),
         director_enabled=inputs.director is not None,
         outline=_outline_items(inputs, templates),
         instruction=str(director.get("instruction") or ""),

@@ -8,8 +8,10 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from chat.models import Instance, Session, Trace
-from library.models import Background, Character
-from library.services import background_index, character_index, lorebook_index
+from library.models import Background, Character, Persona
+from library.selectors import persona_for_user
+from library.services import (background_index, character_index, lorebook_index,
+                              persona_index)
 from personalab.lib.errors import AppError
 from personalab.lib.filestore import (FileStore, InstanceBusy, SessionRead, StoreError, utc_now)
 from personalab.lib.ids import next_numbered_id, validate_id
@@ -25,11 +27,14 @@ class NotFound(AppError, LookupError):
 
 
 def instance_create(store: FileStore, *, owner, character_id: str,
-                    background_id: str | None = None, instance_id: str | None = None) -> str:
+                    background_id: str | None = None, instance_id: str | None = None,
+                    persona_id: str | None = None) -> str:
     validate_id(character_id, kind="character id")
     definition = store.character_read(character_id)
     if background_id:
         store.background_read(background_id)
+    if persona_id and owner is not None:
+        persona_for_user(user=owner, persona_id=persona_id)
     instance_id = instance_id or next_numbered_id("inst", set(store.instance_ids()))
     if store.instance_dir(instance_id).exists():
         raise StoreError(f"instance {instance_id} already exists")
@@ -44,6 +49,7 @@ def instance_create(store: FileStore, *, owner, character_id: str,
         # Room for group chat later: more participants, each with its own state file.
         "participants": [{"character_id": character_id, "state_file": "character_state.json"}],
         "owner": owner.get_username() if owner else None,
+        "persona_id": persona_id or None,
     }
     greeting = definition.get("greeting", "")
     lines = ([{"role": "assistant", "content": greeting, "turn": 0, "timestamp": utc_now(),
@@ -54,6 +60,16 @@ def instance_create(store: FileStore, *, owner, character_id: str,
     store.instance_state_write(instance_id, state)
     instance_index(store, instance_id)
     return instance_id
+
+
+def instance_persona_set(store: FileStore, *, actor, instance_id: str,
+                         persona_id: str | None) -> None:
+    """`None` goes back to the owner's default persona."""
+    if persona_id:
+        persona_for_user(user=actor, persona_id=persona_id)
+    with store.instance_lock(instance_id):
+        state = store.instance_state_read(instance_id)
+        store.instance_state_write(instance_id, {**state, "persona_id": persona_id or None})
 
 
 @transaction.atomic
@@ -103,7 +119,8 @@ def trace_index(store: FileStore, instance_id: str, trace_id: str, *,
 
 def reindex_all(store: FileStore) -> dict[str, int]:
     """Rebuild every index row from the files (SPEC §1)."""
-    counts = {"characters": 0, "backgrounds": 0, "lorebooks": 0, "instances": 0, "traces": 0}
+    counts = {"characters": 0, "backgrounds": 0, "lorebooks": 0, "personas": 0, "instances": 0,
+              "traces": 0}
     for character_id in store.character_ids():
         character_index(store, character_id)
         counts["characters"] += 1
@@ -115,6 +132,10 @@ def reindex_all(store: FileStore) -> dict[str, int]:
     for lorebook_id in store.lorebook_ids():
         lorebook_index(store, lorebook_id)
         counts["lorebooks"] += 1
+    for persona_id in store.persona_ids():
+        persona_index(store, persona_id)
+        counts["personas"] += 1
+    Persona.objects.exclude(persona_id__in=store.persona_ids()).delete()
     for instance_id in store.instance_ids():
         instance_index(store, instance_id)
         counts["instances"] += 1

@@ -8,6 +8,8 @@ urlpatterns = [
     path("instances/<str:instance_id>/", views.instance_page, name="instance"),
     path("instances/<str:instance_id>/messages", views.instance_messages, name="instance_messages"),
     path("instances/<str:instance_id>/outline", views.instance_outline, name="instance_outline"),
+    path("instances/<str:instance_id>/persona", views.instance_persona,
+         name="instance_persona"),
     path("instances/<str:instance_id>/background", views.instance_background,
          name="instance_background"),
     path("instances/<str:instance_id>/memory/progress", views.instance_memory_progress,

@@ -14,6 +14,8 @@ from chat.history import DEFAULT_PAGE_SIZE, DEFAULT_UNDO_WINDOW
 from chat.models import Trace
 from director.services import director_status, instance_switch_background
 from library.models import Background, Character
+from library.selectors import persona_effective, personas_visible_to
+from library.services import LibraryNotFound
 from personalab.lib.config_schema import base_url_error, whole_number
 from personalab.lib.filestore import DEFAULT_MODULES, InstanceBusy, StoreError
 from personalab.storage import get_store
@@ -62,10 +64,12 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
                  if state.get("character_id") in store.character_ids() else {})
     return {
         "instance": row,
+        "personas": personas_visible_to(user=request.user),
+        "default_persona_name": persona_effective(store, owner=state.get("owner"),
+                                                  persona_id=None)["name"],
         "state": state,
         "character": character,
-        "macro_values": page_macro_values(
-            store, character_id=state.get("character_id"), lines=read.lines),
+        "macro_values": page_macro_values(store, state=state, lines=read.lines),
         "session": read,
         "lines": read.lines,
         "partial": read.partial,
@@ -95,6 +99,19 @@ def instance_messages(request: HttpRequest, instance_id: str) -> HttpResponse:
 @require_GET
 def instance_outline(request: HttpRequest, instance_id: str) -> HttpResponse:
     return render(request, "chat/_outline.html", _chat_context(request, instance_id))
+
+
+@login_required
+@require_POST
+def instance_persona(request: HttpRequest, instance_id: str) -> HttpResponse:
+    _instance_or_404(request, instance_id)
+    try:
+        services.instance_persona_set(get_store(), actor=request.user, instance_id=instance_id,
+                                      persona_id=request.POST.get("persona_id") or None)
+        messages.info(request, "From the next turn on you play this persona.")
+    except (LibraryNotFound, InstanceBusy, StoreError, ValueError) as exc:
+        messages.error(request, str(exc))
+    return redirect("instance", instance_id=instance_id)
 
 
 @login_required

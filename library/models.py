@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 
@@ -39,6 +40,24 @@ class Lorebook(models.Model):
 
     class Meta:
         ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Persona(models.Model):
+    """The player's side of a conversation (SillyTavern's persona): `{{user}}` and a description."""
+
+    persona_id = models.CharField(max_length=64, primary_key=True)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                              on_delete=models.SET_NULL, related_name="personas")
+    name = models.CharField(max_length=200)
+    visibility = models.CharField(max_length=10, default="private")
+    is_default = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name", "persona_id"]
 
     def __str__(self) -> str:
         return self.name

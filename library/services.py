@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from library.models import Background, Character, Lorebook
+from library.models import Background, Character, Lorebook, Persona
 from personalab.lib.errors import AppError
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore import FileStore, utc_now
 from personalab.lib.ids import slug_id, validate_id
 
 MAX_TEXT = 20000
@@ -18,6 +18,33 @@ class LibraryError(AppError, ValueError):
     def __init__(self, message: str, field_errors: dict[str, str] | None = None):
         super().__init__(message=message, fields=field_errors)
         self.field_errors = self.fields
+
+
+class LibraryNotFound(AppError, LookupError):
+    """Missing, or not visible to this account: both look the same."""
+
+    code, status = "not_found", 404
+
+    def __init__(self, message: str):
+        super().__init__(message=message)
+
+
+class LibraryForbidden(AppError, PermissionError):
+    """Visible, but only its owner or staff may change it."""
+
+    code, status = "forbidden", 403
+
+    def __init__(self, message: str):
+        super().__init__(message=message)
+
+
+class LibraryConflict(AppError, ValueError):
+    """Create never overwrites (SPEC §10)."""
+
+    code, status = "exists", 409
+
+    def __init__(self, message: str, field: str = "persona_id"):
+        super().__init__(message=message, fields={field: "already exists"})
 
 
 def _clean_text(value: Any, *, field: str, required: bool = False, limit: int = MAX_TEXT) -> str:
@@ -34,6 +61,129 @@ def _clean_tags(value: Any) -> list[str]:
     if isinstance(value, str):
         value = value.split(",")
     return [str(tag).strip() for tag in (value or []) if str(tag).strip()][:30]
+
+
+# personas (the player's persona: `{{user}}` and its description) --------
+
+PERSONA_DESCRIPTION_LIMIT = 100_000
+VISIBILITIES = ("private", "shared")
+AVATAR_MAX_BYTES = 2 * 1024 * 1024
+AVATAR_TYPES = {b"\x89PNG\r\n\x1a\n": "png", b"\xff\xd8\xff": "jpg", b"GIF87a": "gif",
+                b"GIF89a": "gif"}
+
+
+def _persona_owner_row(username: str | None):
+    from django.contrib.auth import get_user_model
+
+    if not username:
+        return None
+    owner, created = get_user_model().objects.get_or_create(username=username)
+    if created:
+        owner.set_unusable_password()
+        owner.save()
+    return owner
+
+
+def persona_index(store: FileStore, persona_id: str) -> Persona:
+    persona = store.persona_read(persona_id)
+    row, _ = Persona.objects.update_or_create(
+        persona_id=persona_id,
+        defaults={"name": persona.get("name") or persona_id,
+                  "owner": _persona_owner_row(persona.get("owner")),
+                  "visibility": persona.get("visibility", "private"),
+                  "is_default": bool(persona.get("default"))},
+    )
+    return row
+
+
+def _persona_fields(data: dict[str, Any], *, creating: bool) -> dict[str, Any]:
+    """Only the fields present in `data` (an update changes what it names)."""
+    fields: dict[str, Any] = {}
+    if creating or "name" in data:
+        fields["name"] = _clean_text(data.get("name"), field="name", required=True, limit=200)
+    if creating or "description" in data:
+        fields["description"] = _clean_text(data.get("description"), field="description",
+                                             limit=PERSONA_DESCRIPTION_LIMIT)
+    if creating or "visibility" in data:
+        visibility = data.get("visibility") or "private"
+        if visibility not in VISIBILITIES:
+            raise LibraryError("visibility must be private or shared",
+                               {"visibility": "private or shared"})
+        fields["visibility"] = visibility
+    return fields
+
+
+def _persona_may_change(actor, persona: dict[str, Any]) -> None:
+    if not (actor.is_staff or persona.get("owner") == actor.get_username()):
+        raise LibraryForbidden(f"persona {persona.get('persona_id')} belongs to another account")
+
+
+def persona_create(store: FileStore, *, owner, data: dict[str, Any]) -> str:
+    fields = _persona_fields(data, creating=True)
+    existing = set(store.persona_ids())
+    if data.get("persona_id"):
+        persona_id = validate_id(data["persona_id"], kind="persona id")
+        if persona_id in existing or store.persona_dir(persona_id).exists():
+            raise LibraryConflict(f"persona {persona_id} already exists")
+    else:
+        persona_id = slug_id("persona", fields["name"], existing)
+    username = owner.get_username()
+    first = not Persona.objects.filter(owner__username=username).exists()
+    store.persona_write(persona_id, {**fields, "owner": username, "avatar": None,
+                                     "created_at": utc_now(), "default": False})
+    persona_index(store, persona_id)
+    if first or data.get("default"):
+        persona_default_set(store, actor=owner, persona_id=persona_id)
+    return persona_id
+
+
+def persona_update(store: FileStore, *, actor, persona_id: str, data: dict[str, Any]) -> None:
+    persona = store.persona_read(persona_id)
+    _persona_may_change(actor, persona)
+    store.persona_write(persona_id, {**persona, **_persona_fields(data, creating=False)})
+    persona_index(store, persona_id)
+    if data.get("default"):
+        persona_default_set(store, actor=actor, persona_id=persona_id)
+
+
+def persona_default_set(store: FileStore, *, actor, persona_id: str) -> None:
+    """One default per owner; the flag lives in the persona files, so reindex restores it."""
+    persona = store.persona_read(persona_id)
+    _persona_may_change(actor, persona)
+    for row in Persona.objects.filter(owner__username=persona["owner"], is_default=True):
+        if row.persona_id != persona_id:
+            other = store.persona_read(row.persona_id)
+            store.persona_write(row.persona_id, {**other, "default": False})
+            persona_index(store, row.persona_id)
+    store.persona_write(persona_id, {**persona, "default": True})
+    persona_index(store, persona_id)
+
+
+def persona_delete(store: FileStore, *, actor, persona_id: str) -> None:
+    """Moved aside, never destroyed; instances that picked it fall back to the default."""
+    _persona_may_change(actor, store.persona_read(persona_id))
+    store.persona_delete(persona_id)
+    Persona.objects.filter(persona_id=persona_id).delete()
+
+
+def persona_avatar_save(store: FileStore, *, actor, persona_id: str, data: bytes) -> str:
+    persona = store.persona_read(persona_id)
+    _persona_may_change(actor, persona)
+    if len(data) > AVATAR_MAX_BYTES:
+        raise LibraryError("avatar is larger than 2 MB", {"avatar": "at most 2 MB"})
+    kind = next((ext for magic, ext in AVATAR_TYPES.items() if data.startswith(magic)), None)
+    if kind is None and data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        kind = "webp"
+    if kind is None:
+        raise LibraryError("avatar must be a PNG, JPEG, GIF or WebP image",
+                           {"avatar": "PNG, JPEG, GIF or WebP"})
+    folder = store.persona_dir(persona_id)
+    for old in folder.glob("avatar.*"):
+        old.unlink()
+    name = f"avatar.{kind}"
+    (folder / name).write_bytes(data)
+    store.persona_write(persona_id, {**persona, "avatar": name})
+    return name
 
 
 # characters -------------------------------------------------------------

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from library import views
+from library import persona_views, views
 
 urlpatterns = [
     path("", views.library_index, name="library"),
@@ -17,4 +17,12 @@ urlpatterns = [
     path("lorebooks/new", views.lorebook_edit, name="lorebook_new"),
     path("lorebooks/<str:lorebook_id>/", views.lorebook_edit, name="lorebook_edit"),
     path("lorebooks/<str:lorebook_id>/test", views.lorebook_test, name="lorebook_test"),
+    path("personas/", persona_views.personas_page, name="personas"),
+    path("personas/<str:persona_id>/", persona_views.persona_edit, name="persona_edit"),
+    path("personas/<str:persona_id>/default", persona_views.persona_make_default,
+         name="persona_default"),
+    path("personas/<str:persona_id>/delete", persona_views.persona_remove,
+         name="persona_delete"),
+    path("personas/<str:persona_id>/avatar", persona_views.persona_avatar,
+         name="persona_avatar"),
 ]

@@ -412,6 +412,9 @@ class FileStore:
     def lorebook_dir(self, lorebook_id: str) -> Path:
         return self.root / "lorebooks" / validate_id(lorebook_id, kind="lorebook id")
 
+    def persona_dir(self, persona_id: str) -> Path:
+        return self.root / "personas" / validate_id(persona_id, kind="persona id")
+
     def instance_dir(self, instance_id: str) -> Path:
         return self.root / "instances" / validate_id(instance_id, kind="instance id")
 
@@ -531,6 +534,21 @@ class FileStore:
 
     def lorebook_delete(self, lorebook_id: str) -> None:
         _move_aside(self.lorebook_dir(lorebook_id), self.root / "trash" / "lorebooks")
+
+    # personas (the player's side of the conversation) --------------------
+    def persona_ids(self) -> list[str]:
+        return self._ids_in(self.root / "personas", "persona.json")
+
+    def persona_read(self, persona_id: str) -> dict[str, Any]:
+        return read_json(self.persona_dir(persona_id) / "persona.json",
+                         what=f"persona {persona_id}")
+
+    def persona_write(self, persona_id: str, persona: dict[str, Any]) -> None:
+        write_json_atomic(self.persona_dir(persona_id) / "persona.json",
+                          {**persona, "persona_id": persona_id})
+
+    def persona_delete(self, persona_id: str) -> None:
+        _move_aside(self.persona_dir(persona_id), self.root / "trash" / "personas")
 
     # instances ----------------------------------------------------------
     def instance_ids(self) -> list[str]:

@@ -1,0 +1,109 @@
+"""The player's personas page: list, create, edit, avatar, default. Only the owner sees it."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from library import services
+from library.models import Persona
+from library.selectors import persona_for_user
+from personalab.lib.filestore import StoreError
+from personalab.storage import get_store
+
+AVATAR_CONTENT_TYPES = {"png": "image/png", "jpg": "image/jpeg", "gif": "image/gif",
+                        "webp": "image/webp"}
+
+
+def _own_persona_or_404(request: HttpRequest, persona_id: str) -> dict:
+    row = Persona.objects.filter(persona_id=persona_id, owner=request.user).first()
+    if row is None:
+        raise Http404("persona not found")
+    return get_store().persona_read(persona_id)
+
+
+def _avatar_upload(request: HttpRequest, persona_id: str) -> None:
+    upload = request.FILES.get("avatar")
+    if upload is not None:
+        data = upload.read(services.AVATAR_MAX_BYTES + 1)
+        services.persona_avatar_save(get_store(), actor=request.user, persona_id=persona_id,
+                                     data=data)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def personas_page(request: HttpRequest) -> HttpResponse:
+    errors: dict[str, str] = {}
+    error = None
+    if request.method == "POST":
+        data = {**request.POST.dict(), "default": request.POST.get("default") == "on"}
+        try:
+            persona_id = services.persona_create(get_store(), owner=request.user, data=data)
+            _avatar_upload(request, persona_id)
+            messages.info(request, "Persona saved.")
+            return redirect("personas")
+        except (services.LibraryError, services.LibraryConflict, ValueError) as exc:
+            error, errors = str(exc), getattr(exc, "field_errors", {})
+    return render(request, "library/personas.html", {
+        "personas": Persona.objects.filter(owner=request.user), "error": error,
+        "errors": errors, "posted": request.POST}, status=400 if error else 200)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def persona_edit(request: HttpRequest, persona_id: str) -> HttpResponse:
+    persona = _own_persona_or_404(request, persona_id)
+    error, errors = None, {}
+    if request.method == "POST":
+        fields = ("name", "description", "visibility")
+        data = {key: request.POST[key] for key in fields if key in request.POST}
+        try:
+            store = get_store()
+            services.persona_update(store, actor=request.user, persona_id=persona_id,
+                                    data={**data, "default": request.POST.get("default") == "on"})
+            _avatar_upload(request, persona_id)
+            messages.info(request, "Persona saved.")
+            return redirect("persona_edit", persona_id=persona_id)
+        except services.LibraryError as exc:
+            error, errors = str(exc), exc.field_errors
+            persona = {**persona, **data}
+    return render(request, "library/persona_form.html",
+                  {"persona": persona, "persona_id": persona_id, "error": error,
+                   "errors": errors}, status=400 if error else 200)
+
+
+@login_required
+@require_POST
+def persona_make_default(request: HttpRequest, persona_id: str) -> HttpResponse:
+    _own_persona_or_404(request, persona_id)
+    services.persona_default_set(get_store(), actor=request.user, persona_id=persona_id)
+    return redirect("personas")
+
+
+@login_required
+@require_POST
+def persona_remove(request: HttpRequest, persona_id: str) -> HttpResponse:
+    _own_persona_or_404(request, persona_id)
+    services.persona_delete(get_store(), actor=request.user, persona_id=persona_id)
+    messages.info(request, "Persona deleted.")
+    return redirect("personas")
+
+
+@login_required
+@require_GET
+def persona_avatar(request: HttpRequest, persona_id: str) -> FileResponse:
+    try:
+        persona_for_user(user=request.user, persona_id=persona_id)
+        name = get_store().persona_read(persona_id).get("avatar") or ""
+    except (services.LibraryNotFound, StoreError):
+        raise Http404("no avatar") from None
+    kind = name.rpartition(".")[2]
+    path = get_store().persona_dir(persona_id) / name
+    if kind not in AVATAR_CONTENT_TYPES or name != f"avatar.{kind}" or not path.is_file():
+        raise Http404("no avatar")
+    response = FileResponse(path.open("rb"), content_type=AVATAR_CONTENT_TYPES[kind])
+    response["X-Content-Type-Options"] = "nosniff"
+    return response

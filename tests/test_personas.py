@@ -1,0 +1,226 @@
+"""The player's personas: files first, one default per account, `{{user}}` and the persona's
+description reach the model through a real turn."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chat.services import instance_create, instance_persona_set, reindex_all
+from chat.turn import turn_run
+from library import services
+from library.models import Persona
+from library.selectors import persona_effective, personas_visible_to
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PNG_1PX = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
+
+
+async def _turn(store, instance_id, text="Hello"):
+    async def emit(event):
+        pass
+
+    return await turn_run(store, instance_id=instance_id, user_text=text, emit=emit)
+
+
+def test_the_first_persona_is_the_default_and_lives_in_its_file(store, alice):
+    first = services.persona_create(store, owner=alice, data={"name": "Mira",
+                                                              "description": "A courier."})
+    second = services.persona_create(store, owner=alice, data={"name": "Kael"})
+    saved = json.loads((store.persona_dir(first) / "persona.json").read_text())
+    assert saved["owner"] == "alice" and saved["default"] is True
+    assert saved["description"] == "A courier." and saved["visibility"] == "private"
+    assert store.persona_read(second)["default"] is False
+
+    services.persona_default_set(store, actor=alice, persona_id=second)
+    assert store.persona_read(first)["default"] is False
+    assert list(Persona.objects.filter(is_default=True).values_list("persona_id", flat=True)) \
+        == [second]
+
+
+def test_reindex_restores_personas_with_owner_and_default(store, alice):
+    persona_id = services.persona_create(store, owner=alice, data={"name": "Mira"})
+    Persona.objects.all().delete()
+    counts = reindex_all(store)
+    row = Persona.objects.get(persona_id=persona_id)
+    assert counts["personas"] == 1
+    assert row.owner == alice and row.is_default and row.name == "Mira"
+
+
+def test_create_never_overwrites_and_bad_fields_are_named(store, alice):
+    services.persona_create(store, owner=alice, data={"name": "Mira", "persona_id": "mira"})
+    with pytest.raises(services.LibraryConflict):
+        services.persona_create(store, owner=alice, data={"name": "Other", "persona_id": "mira"})
+    with pytest.raises(services.LibraryError) as error:
+        services.persona_create(store, owner=alice, data={"name": " "})
+    assert error.value.field_errors == {"name": "required"}
+    with pytest.raises(services.LibraryError) as error:
+        services.persona_create(store, owner=alice, data={"name": "X", "visibility": "public"})
+    assert "visibility" in error.value.field_errors
+    assert store.persona_read("mira")["name"] == "Mira"
+
+
+def test_only_the_owner_changes_a_persona_and_private_ones_stay_private(store, alice, bob):
+    private = services.persona_create(store, owner=alice, data={"name": "Mira"})
+    shared = services.persona_create(store, owner=alice, data={"name": "Guide",
+                                                               "visibility": "shared"})
+    assert {p.persona_id for p in personas_visible_to(user=bob)} == {shared}
+    with pytest.raises(services.LibraryForbidden):
+        services.persona_update(store, actor=bob, persona_id=shared, data={"name": "Mine"})
+    with pytest.raises(services.LibraryForbidden):
+        services.persona_delete(store, actor=bob, persona_id=private)
+    assert store.persona_read(shared)["name"] == "Guide"
+
+
+def test_update_keeps_fields_it_does_not_name(store, alice):
+    persona_id = services.persona_create(store, owner=alice, data={"name": "Mira",
+                                                                   "description": "Courier."})
+    store.persona_write(persona_id, {**store.persona_read(persona_id), "x_extension": {"a": 1}})
+    services.persona_update(store, actor=alice, persona_id=persona_id, data={"name": "Mira V."})
+    saved = store.persona_read(persona_id)
+    assert saved["name"] == "Mira V." and saved["description"] == "Courier."
+    assert saved["x_extension"] == {"a": 1}
+
+
+def test_avatar_upload_checks_type_and_size(store, alice):
+    persona_id = services.persona_create(store, owner=alice, data={"name": "Mira"})
+    assert services.persona_avatar_save(store, actor=alice, persona_id=persona_id,
+                                        data=PNG_1PX) == "avatar.png"
+    assert (store.persona_dir(persona_id) / "avatar.png").read_bytes() == PNG_1PX
+    with pytest.raises(services.LibraryError) as error:
+        services.persona_avatar_save(store, actor=alice, persona_id=persona_id,
+                                     data=b"<svg onload=alert(1)>")
+    assert "avatar" in error.value.field_errors
+    with pytest.raises(services.LibraryError):
+        services.persona_avatar_save(store, actor=alice, persona_id=persona_id,
+                                     data=PNG_1PX + b"\0" * services.AVATAR_MAX_BYTES)
+    assert store.persona_read(persona_id)["avatar"] == "avatar.png"
+
+
+def test_deleting_the_picked_persona_falls_back_to_the_default(store, alice, instance):
+    default = services.persona_create(store, owner=alice, data={"name": "Mira"})
+    other = services.persona_create(store, owner=alice, data={"name": "Kael"})
+    instance_persona_set(store, actor=alice, instance_id=instance, persona_id=other)
+    assert persona_effective(store, owner="alice", persona_id=other)["name"] == "Kael"
+    services.persona_delete(store, actor=alice, persona_id=other)
+    assert not store.persona_dir(other).exists()
+    assert persona_effective(store, owner="alice", persona_id=other)["persona_id"] == default
+
+
+def test_an_instance_cannot_pick_someone_elses_private_persona(store, alice, bob, character):
+    hidden = services.persona_create(store, owner=bob, data={"name": "Bob's"})
+    with pytest.raises(services.LibraryNotFound):
+        instance_create(store, owner=alice, character_id=character, persona_id=hidden)
+
+
+async def test_the_model_sees_the_persona_name_and_description(store, alice, character,
+                                                               use_stub):
+    from asgiref.sync import sync_to_async
+
+    await sync_to_async(services.persona_create)(
+        store, owner=alice, data={"name": "Mira", "description": "A courier with a limp."})
+    kael = await sync_to_async(services.persona_create)(
+        store, owner=alice, data={"name": "Kael", "description": "A retired duelist."})
+    instance_id = await sync_to_async(instance_create)(store, owner=alice,
+                                                       character_id=character)
+    await _turn(store, instance_id)
+    system = use_stub.requests[-1]["messages"][0]["content"]
+    assert "A courier with a limp." in system and "A retired duelist." not in system
+
+    await sync_to_async(instance_persona_set)(store, actor=alice, instance_id=instance_id,
+                                              persona_id=kael)
+    await _turn(store, instance_id, "Again")
+    system = use_stub.requests[-1]["messages"][0]["content"]
+    assert "A retired duelist." in system and "A courier with a limp." not in system
+    state = store.instance_state_read(instance_id)
+    assert state["persona_id"] == kael
+
+
+async def test_user_macro_in_card_text_is_the_persona_name(store, alice, use_stub):
+    from asgiref.sync import sync_to_async
+
+    character_id = await sync_to_async(services.character_save)(
+        store, data={"name": "Alserqi", "base_persona": "Alserqi distrusts {{user}}."})
+    await sync_to_async(services.persona_create)(store, owner=alice, data={"name": "Mira"})
+    instance_id = await sync_to_async(instance_create)(store, owner=alice,
+                                                       character_id=character_id)
+    await _turn(store, instance_id)
+    assert "Alserqi distrusts Mira." in use_stub.requests[-1]["messages"][0]["content"]
+
+
+async def test_macros_in_the_persona_description_are_replaced(store, alice, character,
+                                                              use_stub):
+    from asgiref.sync import sync_to_async
+
+    await sync_to_async(services.persona_create)(
+        store, owner=alice, data={"name": "Mira", "description": "{{user}} owes {{char}} money."})
+    instance_id = await sync_to_async(instance_create)(store, owner=alice,
+                                                       character_id=character)
+    await _turn(store, instance_id)
+    assert "Mira owes Alserqi money." in use_stub.requests[-1]["messages"][0]["content"]
+
+
+
+def test_persona_page_creates_with_avatar_and_only_the_owner_sees_it(client, store, alice, bob):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    client.force_login(alice)
+    response = client.post("/library/personas/", {
+        "name": "Mira", "description": "A courier.", "visibility": "private",
+        "avatar": SimpleUploadedFile("me.png", PNG_1PX, content_type="image/png")})
+    assert response.status_code == 302
+    persona_id = Persona.objects.get(name="Mira").persona_id
+    page = client.get("/library/personas/").content.decode()
+    assert "Mira" in page and "★" in page
+    avatar = client.get(f"/library/personas/{persona_id}/avatar")
+    assert avatar["Content-Type"] == "image/png" and b"".join(avatar.streaming_content) == PNG_1PX
+
+    client.force_login(bob)
+    assert client.get(f"/library/personas/{persona_id}/").status_code == 404
+    assert client.get(f"/library/personas/{persona_id}/avatar").status_code == 404
+    assert "Mira" not in client.get("/library/personas/").content.decode()
+    assert client.post(f"/library/personas/{persona_id}/delete").status_code == 404
+    assert store.persona_read(persona_id)["name"] == "Mira"
+
+
+def test_persona_page_refuses_a_fake_image_and_names_the_field(client, store, alice):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    client.force_login(alice)
+    persona_id = services.persona_create(store, owner=alice, data={"name": "Mira"})
+    response = client.post(f"/library/personas/{persona_id}/", {
+        "name": "Mira", "description": "kept", "visibility": "private",
+        "avatar": SimpleUploadedFile("x.png", b"<html>", content_type="image/png")})
+    assert response.status_code == 400
+    assert "PNG, JPEG, GIF or WebP" in response.content.decode()
+    assert store.persona_read(persona_id)["avatar"] is None
+
+
+def test_the_chat_page_picks_a_persona_for_the_instance(client, store, alice, instance):
+    client.force_login(alice)
+    services.persona_create(store, owner=alice, data={"name": "Mira"})
+    kael = services.persona_create(store, owner=alice, data={"name": "Kael"})
+    page = client.get(f"/instances/{instance}/").content.decode()
+    assert "my default: Mira" in page
+    client.post(f"/instances/{instance}/persona", {"persona_id": kael})
+    assert store.instance_state_read(instance)["persona_id"] == kael
+    client.post(f"/instances/{instance}/persona", {"persona_id": ""})
+    assert store.instance_state_read(instance)["persona_id"] is None
+
+
+def test_the_chat_page_shows_the_persona_name_for_user_lines_and_macros(client, store, alice,
+                                                                        character):
+    from chat.services import instance_create
+
+    client.force_login(alice)
+    services.persona_create(store, owner=alice, data={"name": "Mira"})
+    instance_id = instance_create(store, owner=alice, character_id=character)
+    state = store.instance_state_read(instance_id)
+    store.session_append(instance_id, state["current_session_id"], {
+        "role": "user", "content": "I am {{user}}.", "turn": 1, "timestamp": "t"})
+    page = client.get(f"/instances/{instance_id}/").content.decode()
+    assert "I am Mira." in page and ">Mira · turn 1" in page
