@@ -1,18 +1,12 @@
 from django.urls import path
 
-from chat import api
 from library import api as library_api
 from memory import api as memory_api
 
 urlpatterns = [
-    path("instances/<str:instance_id>/sessions/<str:session_id>/current_response",
-         api.current_response),
     path("instances/<str:instance_id>/summarize", memory_api.summarize),
     path("instances/<str:instance_id>/update_memory", memory_api.update_memory),
     path("instances/<str:instance_id>/background", library_api.switch_background),
-    path("chat", api.chat),
-    path("sessions/<str:session_id>", api.session_detail),
-    path("traces/<str:trace_id>", api.trace_detail),
     path("config", library_api.config),
     path("config/reset", library_api.config_reset),
     path("characters", library_api.characters),

@@ -1,18 +1,26 @@
-"""Chat routes of /api/v1/: instances (more move here from chat/api.py)."""
+"""Chat routes of /api/v1/: instances, the turn (JSON or SSE), sessions and traces."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from asgiref.sync import sync_to_async
 from django.http import HttpRequest
 from ninja import Router, Status
 
 from chat import services
-from chat.models import Instance
-from chat.schemas import InstanceCreated, InstanceDetail, InstanceIn, InstanceList, InstanceOut
+from chat.models import Instance, Trace
+from chat.schemas import (ChatIn, ChatOut, CurrentResponse, InstanceCreated, InstanceDetail,
+                          InstanceIn, InstanceList)
+from chat.streaming import chat_stream
+from chat.turn import turn_run, validate_user_text
 from director.services import director_status
+from personalab.lib.errors import AppError
 from personalab.lib.ids import validate_id
 from personalab.storage import get_store
 
 router = Router(tags=["instances"])
+chat_router = Router(tags=["chat"])
 
 
 def instance_out(row: Instance) -> dict:
@@ -47,3 +55,105 @@ def instance_detail(request: HttpRequest, instance_id: str):
             "character_state": store.character_state_read(instance_id),
             "director": director_status(store, instance_id=instance_id),
             "sessions": store.session_ids(instance_id)}
+
+
+# --- the turn -------------------------------------------------------------------------------
+
+
+@chat_router.post("/chat", response=ChatOut,
+                  description="One turn. With `stream: true` the answer is a text/event-stream of "
+                              "`token` and `warning` events ending in one `done` or `error`.")
+async def chat(request: HttpRequest, payload: ChatIn):
+    instance_id = validate_id(payload.instance_id, kind="instance id")
+    await sync_to_async(services.instance_for_user)(request.auth, instance_id)
+    query = validate_user_text(payload.query)
+    if payload.stream:
+        return chat_stream(instance_id, query)
+    warnings: list[dict] = []
+
+    async def emit(event: dict) -> None:
+        if event.get("type") == "warning":
+            warnings.append(event)
+
+    result = await turn_run(get_store(), instance_id=instance_id, user_text=query, emit=emit)
+    return {"trace_id": result.trace_id, "session_id": result.session_id,
+            "instance_id": instance_id, "turn": result.turn, "answer_text": result.answer_text,
+            "warnings": result.warnings, "interrupted": result.interrupted,
+            "empty": result.empty, "truncated": result.truncated, "error": result.error}
+
+
+@chat_router.get("/instances/{instance_id}/sessions/{session_id}/current_response",
+                 response=CurrentResponse, exclude_none=True)
+def current_response(request: HttpRequest, instance_id: str, session_id: str,
+                     turn: int | None = None):
+    """Seed reconnect: what the file holds for turn N (the single source of truth)."""
+    services.instance_for_user(request.auth, instance_id)
+    validate_id(session_id, kind="session id")
+    read = services.session_read_repaired(get_store(), instance_id, session_id)
+    turn = read.last_turn if turn is None else turn
+    reply = next((line for line in reversed(read.messages)
+                  if line.get("role") == "assistant" and line.get("turn") == turn), None)
+    streaming = read.partial is not None and read.partial.get("turn") == turn
+    if streaming:
+        reply = read.partial
+    if reply is None:
+        return {"turn": turn, "content": "", "status": "pending", "session_id": session_id}
+    return {"turn": turn, "session_id": session_id,
+            "status": "streaming" if streaming else "complete",
+            "content": str(reply.get("content", "")),
+            **{k: reply[k] for k in ("interrupted", "empty", "error", "truncated", "trace_id")
+               if k in reply}}
+
+
+# --- sessions and traces --------------------------------------------------------------------
+
+
+def _session_owner(user, session_id: str, wanted: str | None) -> str:
+    """The visible instance holding `session_id` (session ids restart in every instance)."""
+    validate_id(session_id, kind="session id")
+    store = get_store()
+    rows = services.instances_visible_to(user)
+    if wanted:
+        rows = rows.filter(instance_id=validate_id(wanted, kind="instance id"))
+    owners = [row.instance_id for row in rows
+              if store.session_path(row.instance_id, session_id).exists()]
+    if not owners:
+        raise services.NotFound(f"session {session_id!r} not found")
+    if len(owners) > 1:
+        current = [row.instance_id for row in rows.filter(current_session_id=session_id)]
+        if len(current) != 1:
+            raise AppError("ambiguous_session", 400,
+                           f"session {session_id!r} exists in several instances; "
+                           "add ?instance_id=…", {"instance_id": "required here"},
+                           instances=owners)
+        return current[0]
+    return owners[0]
+
+
+@chat_router.get("/sessions/{session_id}", response=dict[str, Any])
+def session_detail(request: HttpRequest, session_id: str, instance_id: str | None = None):
+    owner = _session_owner(request.auth, session_id, instance_id)
+    return services.session_summary(get_store(), owner, session_id)
+
+
+@chat_router.delete("/sessions/{session_id}", response=dict[str, Any],
+                    description="Archives the session (never destroyed); deleting the current "
+                                "one starts a fresh session.")
+def session_delete(request: HttpRequest, session_id: str, instance_id: str | None = None):
+    owner = _session_owner(request.auth, session_id, instance_id)
+    return services.session_archive_and_restart(get_store(), instance_id=owner,
+                                                session_id=session_id)
+
+
+@chat_router.get("/traces/{trace_id}", response=dict[str, Any])
+def trace_detail(request: HttpRequest, trace_id: str, include_session: bool = False):
+    validate_id(trace_id, kind="trace id")
+    row = Trace.objects.filter(trace_id=trace_id).first()
+    if row is None:
+        raise services.NotFound(f"trace {trace_id!r} not found")
+    services.instance_for_user(request.auth, row.instance_id)
+    trace = get_store().trace_read(row.instance_id, trace_id)
+    if include_session:
+        trace["session_summary"] = services.session_summary(get_store(), row.instance_id,
+                                                            trace["session_id"])
+    return trace

@@ -34,3 +34,36 @@ class InstanceDetail(InstanceOut):
     character_state: dict[str, Any]
     director: dict[str, Any]
     sessions: list[str]
+
+
+class ChatIn(Schema):
+    instance_id: str
+    query: str | None = None
+    stream: bool = False
+
+
+class ChatOut(Schema):
+    trace_id: str
+    session_id: str
+    instance_id: str
+    turn: int
+    answer_text: str
+    warnings: list[dict[str, Any]]
+    interrupted: bool
+    empty: bool
+    truncated: bool
+    error: str | None
+
+
+class CurrentResponse(Schema):
+    """What the session file holds for a turn; flags appear only when the line has them."""
+
+    turn: int | None
+    session_id: str
+    status: str  # pending | streaming | complete
+    content: str
+    interrupted: Any = None
+    empty: Any = None
+    error: Any = None
+    truncated: Any = None
+    trace_id: Any = None

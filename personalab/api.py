@@ -21,9 +21,10 @@ from ninja.security import APIKeyCookie, HttpBearer
 
 from chat.apiutil import request_body, storage_error_response
 from chat.models import ApiToken
-from chat.routers import router as chat_router
+from chat.routers import chat_router
+from chat.routers import router as instances_router
 from personalab.lib.errors import AppError, TooLarge
-from personalab.lib.jsonbody import json_parse_bounded
+from personalab.lib.jsonbody import json_object_bounded
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +64,10 @@ class SessionCsrf(APIKeyCookie):
 
 
 class BoundedJsonParser(Parser):
+    """Every body of this API is one JSON object, within the size and nesting limits."""
+
     def parse_body(self, request: HttpRequest) -> Any:
-        return json_parse_bounded(request_body(request))
+        return json_object_bounded(request_body(request))
 
 
 api = NinjaAPI(
@@ -139,4 +142,5 @@ def _storage_error(request: HttpRequest, exc: OSError) -> HttpResponse:
 
 
 # --- the apps' routers ----------------------------------------------------------------------
+api.add_router("/", instances_router)
 api.add_router("/", chat_router)

@@ -67,6 +67,48 @@ async def test_chat_streams_server_sent_events(async_client, instance, use_stub,
     assert "".join(tokens) == "one two three"
 
 
+def _sse_events(body: str) -> list[tuple[str, dict]]:
+    blocks = [block.split("\n") for block in body.strip().split("\n\n")]
+    return [(lines[0].removeprefix("event: "), json.loads(lines[1].removeprefix("data: ")))
+            for lines in blocks]
+
+
+async def test_sse_ends_with_an_error_event_when_the_turn_fails_unexpectedly(
+        async_client, instance, use_stub, token, monkeypatch, store):
+    from tests.stub_llm import Reply
+
+    def broken_director(*args, **kwargs):
+        raise RuntimeError("a bug after the reply streamed")
+
+    monkeypatch.setattr("chat.turn.director_apply_reply", broken_director)
+    use_stub.script(Reply("kept text", chunk_size=4))
+    response = await async_client.post(
+        "/api/v1/chat", data=json.dumps({"instance_id": instance, "query": "hi", "stream": True}),
+        content_type="application/json", headers={"Authorization": f"Bearer {token}"})
+    body = b"".join([chunk async for chunk in response.streaming_content]).decode()
+    events = _sse_events(body)
+    assert [kind for kind, _ in events].count("error") == 1
+    kind, error = events[-1]
+    assert kind == "error" and error["code"] == "internal" and "RuntimeError" in error["message"]
+    assert "".join(data["content"] for kind, data in events if kind == "token") == "kept text"
+    assert store.session_read(instance, "sess_001").messages[-1]["content"] == "kept text"
+
+
+async def test_sse_ends_with_an_error_event_when_the_turn_is_refused(
+        async_client, instance, token, store):
+    lock = store.instance_lock(instance).acquire()
+    try:
+        response = await async_client.post(
+            "/api/v1/chat",
+            data=json.dumps({"instance_id": instance, "query": "hi", "stream": True}),
+            content_type="application/json", headers={"Authorization": f"Bearer {token}"})
+        body = b"".join([chunk async for chunk in response.streaming_content]).decode()
+    finally:
+        lock.release()
+    [(kind, error)] = _sse_events(body)
+    assert kind == "error" and error["code"] == "busy" and "busy" in error["message"]
+
+
 @pytest.mark.parametrize("body, status, code", [
     ("{not json", 400, "malformed_json"),
     ("[1]", 400, "malformed_json"),
