@@ -24,16 +24,12 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import jinja2
-from jinja2.exceptions import SecurityError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
-
 from personalab.lib.filestore import DEFAULT_CONFIG
 from personalab.lib.macros import macros_replace, message_macros_replace
+from personalab.lib.template_sandbox import TemplateError, render_template
 from personalab.lib.tokens import count_tokens, count_tokens_uncached, tokenizer_name
 
 MASTER_TEMPLATES_DIR = Path(__file__).resolve().parent / "prompt_templates"
@@ -43,8 +39,6 @@ LOCALE_PATTERN = re.compile(r"^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?$")
 MESSAGE_OVERHEAD_TOKENS = 4
 REPLY_PRIMING_TOKENS = 3
 NEAR_LIMIT_RATIO = 0.9
-MAX_RENDER_CHARS = 200_000
-MAX_REPEAT_LENGTH = 100_000
 CUT_MARK = "…"
 
 DEFAULT_TRIMMING: dict[str, int] = {"max_messages": 10, "max_chars": 4000}
@@ -64,10 +58,6 @@ LIST_SECTIONS: dict[str, tuple[str, str]] = {
 CHARACTER_SECTIONS = ("base_persona", "evolved_persona", "world_setting")
 BLOCK_POSITIONS = ("before_char", "after_char", "depth")
 CHAT_ROLES = ("system", "user", "assistant")
-
-
-class TemplateError(ValueError):
-    """A prompt template that cannot be rendered, worded for the person who wrote it."""
 
 
 # --- inputs and results --------------------------------------------------------------------
@@ -268,70 +258,6 @@ class TemplateStore:
     def reload(self) -> None:
         with self._lock:
             self._cache.clear()
-
-
-# --- sandboxed rendering -------------------------------------------------------------------
-
-
-class _PromptSandbox(ImmutableSandboxedEnvironment):
-    intercepted_binops = frozenset({"*", "**"})
-
-    def unsafe_undefined(self, obj: Any, attribute: str) -> jinja2.Undefined:
-        # The stock sandbox renders unsafe attributes as empty text; we want the author to know.
-        raise SecurityError(
-            f"access to attribute {attribute!r} of {type(obj).__name__!r} object is unsafe"
-        )
-
-    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
-        if operator == "**" and _number_is_big(left) and _number_is_big(right, limit=64):
-            raise SecurityError("power too large for a prompt template")
-        if operator == "*" and _repeat_is_big(left, right):
-            raise SecurityError(f"repetition longer than {MAX_REPEAT_LENGTH} in a prompt template")
-        return super().call_binop(context, operator, left, right)
-
-
-def _number_is_big(value: Any, limit: int = 1_000_000) -> bool:
-    return isinstance(value, (int, float)) and abs(value) > limit
-
-
-def _repeat_is_big(left: Any, right: Any) -> bool:
-    for sequence, count in ((left, right), (right, left)):
-        if isinstance(sequence, (str, list, tuple)) and isinstance(count, int):
-            return len(sequence) * count > MAX_REPEAT_LENGTH
-    return False
-
-
-_ENVIRONMENT = _PromptSandbox(
-    undefined=jinja2.ChainableUndefined,
-    autoescape=False,
-)
-
-
-@lru_cache(maxsize=1024)
-def _template_compile(source: str) -> jinja2.Template:
-    return _ENVIRONMENT.from_string(source)
-
-
-def render_template(source: str, variables: dict[str, Any]) -> str:
-    """Render `source` in the sandbox: undefined names render empty, no loader, no side effects."""
-    try:
-        chunks, size = [], 0
-        for chunk in _template_compile(source).generate(variables):
-            size += len(chunk)
-            if size > MAX_RENDER_CHARS:
-                raise TemplateError(f"template output longer than {MAX_RENDER_CHARS} characters")
-            chunks.append(chunk)
-        return "".join(chunks)
-    except TemplateError:
-        raise
-    except SecurityError as error:
-        raise TemplateError(f"template refused by the sandbox: {error}") from error
-    except jinja2.TemplateSyntaxError as error:
-        raise TemplateError(
-            f"template syntax error on line {error.lineno}: {error.message}"
-        ) from error
-    except Exception as error:
-        raise TemplateError(f"template failed: {type(error).__name__}: {error}") from error
 
 
 # --- stage 1: plan -------------------------------------------------------------------------
