@@ -42,7 +42,8 @@ def instance_create(request: HttpRequest, payload: InstanceIn):
         validate_id(payload.background_id, kind="background id")
     instance_id = services.instance_create(get_store(), owner=request.auth,
                                            character_id=character_id,
-                                           background_id=payload.background_id)
+                                           background_id=payload.background_id,
+                                           persona_id=payload.persona_id)
     return Status(201, {"instance_id": instance_id})
 
 

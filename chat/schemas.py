@@ -10,6 +10,7 @@ from ninja import Schema
 class InstanceIn(Schema):
     character_id: str
     background_id: str | None = None
+    persona_id: str | None = None
 
 
 class InstanceCreated(Schema):
