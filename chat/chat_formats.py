@@ -1,19 +1,28 @@
-"""Chat import/export in the JSONL format of other role-play front ends, and Markdown export.
+"""Chat import/export in the JSONL format of other role-play front ends (SillyTavern), Agnai's
+chat JSON, and Markdown export.
 
 Framework-free. The JSONL format: a header line
     {"user_name", "character_name", "create_date", "chat_metadata": {...}}
 then one message per line
-    {"name", "is_user", "is_system", "send_date", "mes", "extra": {...}, ...}
+    {"name", "is_user", "is_system", "send_date", "mes", "extra": {...}, "swipes", "swipe_id", ...}
+Lines are split on "\n" only, as JSON is: U+2028 and other Unicode line breaks inside a message
+are text.
 
 Import rules (PersonaLab session lines come out):
 - Turns are numbered from 1 and every user message starts a new turn; assistant messages
   before the first user message are the greeting: turn 0 with "greeting": true, as a new
   instance's greeting is.
-- is_system messages are not sent to the model by those front ends, so they become
-  {"type": "note"} lines (never in the prompt), except PersonaLab's own exported summaries,
+- Every speaker keeps its `name`; `send_date` is kept as written (the parsed moment goes to
+  `timestamp`), `extra` is kept whole (its `reasoning` also goes to the line's `reasoning`),
+  and any other key of the message is kept in `carried`, so export writes the message back.
+- is_system on a message of a speaker (the user, or a name that also speaks normally) is
+  SillyTavern's "hidden" message: the line keeps its role with "hidden": true (shown, never
+  sent to the model). Other is_system messages and `extra.type == "narrator"` are narrator
+  lines: {"type": "note"} (never in the prompt), except PersonaLab's own exported summaries,
   which come back as {"type": "summary"} lines.
 - A file without a header line is accepted; names are then taken from the messages.
-- Empty messages are skipped; header["import_notes"] lists what was skipped or guessed.
+- Lines that cannot be read (not JSON, not an object, no text) are skipped and reported with
+  their number and reason; the file is refused only when nothing in it is a message.
 - Dates are read as ISO 8601, epoch milliseconds, "May 12, 2023 5:41pm" or
   "2023-5-12 @17h 41m 53s 343ms" (a date without a zone is taken as UTC).
 """
@@ -22,6 +31,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
@@ -84,25 +94,58 @@ def date_parse(value: Any) -> str | None:
 
 # import ---------------------------------------------------------------------
 
-def _records(data: bytes) -> list[tuple[int, dict[str, Any]]]:
+MESSAGE_KEYS = ("name", "is_user", "is_system", "send_date", "mes", "extra", "swipes", "swipe_id")
+NARRATOR_TYPES = ("narrator", "comment", "generic", "help", "welcome", "empty")
+
+
+@dataclass
+class ChatImport:
+    """What an import made: the header as read, the session lines, and a report for the page."""
+
+    header: dict[str, Any]
+    lines: list[dict[str, Any]]
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    source: str = "sillytavern"
+    original_header: dict[str, Any] | None = None
+
+    def report(self) -> dict[str, Any]:
+        kinds = {"user": 0, "assistant": 0, "narrator": 0, "hidden": 0, "summary": 0}
+        speakers: list[str] = []
+        for line in self.lines:
+            kind = ("narrator" if line.get("type") == "note" else
+                    line.get("type") if line.get("type") == SUMMARY_TYPE else line.get("role"))
+            kinds[kind] = kinds.get(kind, 0) + 1
+            kinds["hidden"] += 1 if line.get("hidden") else 0
+            name = line.get("name")
+            if line.get("role") and isinstance(name, str) and name not in speakers:
+                speakers.append(name)
+        return {"source": self.source, "messages": len(self.lines), "counts": kinds,
+                "speakers": speakers, "skipped": self.skipped, "notes": self.notes}
+
+
+def _text_lines(data: bytes) -> list[tuple[int, str]]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ChatFormatError(f"the file is not UTF-8 text (byte {exc.start})") from None
+    return [(number, line.rstrip("\r"))
+            for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
+
+
+def _records(data: bytes, skipped: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
     records = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, line in _text_lines(data):
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise ChatFormatError(f"line {number}: not valid JSON ({exc.msg}, "
-                                  f"column {exc.colno})") from None
+            skipped.append({"line": number,
+                            "reason": f"not valid JSON ({exc.msg}, column {exc.colno})"})
+            continue
         if not isinstance(record, dict):
-            raise ChatFormatError(f"line {number}: expected a JSON object")
+            skipped.append({"line": number, "reason": "expected a JSON object"})
+            continue
         records.append((number, record))
-    if not records:
-        raise ChatFormatError("the file is empty")
     return records
 
 
@@ -129,110 +172,244 @@ def _header_build(raw: dict[str, Any],
     return header
 
 
-def _is_user(number: int, record: dict[str, Any], header: dict[str, Any]) -> bool:
+def _is_user(number: int, record: dict[str, Any], header: dict[str, Any]) -> bool | None:
     value = record.get("is_user")
     if isinstance(value, bool):
         return value
     if isinstance(record.get("name"), str):
         header["import_notes"].append(f"line {number}: no is_user, guessed from the name")
         return record["name"] == header["user_name"]
-    raise ChatFormatError(f"line {number}: message has neither 'is_user' nor 'name'")
+    return None
 
 
-def _message_text(number: int, record: dict[str, Any]) -> str:
-    text = record.get("mes")
-    if not isinstance(text, str):
-        raise ChatFormatError(f"line {number}: message has no 'mes' text")
-    return text
+def _speakers(header: dict[str, Any], records: list[tuple[int, dict[str, Any]]]) -> set[str]:
+    names = {header["user_name"], header["character_name"]}
+    names.update(r["name"] for _, r in records
+                 if not r.get("is_system") and isinstance(r.get("name"), str))
+    return names
 
 
-def _system_line(record: dict[str, Any], text: str, timestamp: str) -> dict[str, Any]:
-    extra = record.get("extra") if isinstance(record.get("extra"), dict) else {}
-    if extra.get("personalab_type") == SUMMARY_TYPE:
+def _extra(record: dict[str, Any]) -> dict[str, Any] | None:
+    extra = record.get("extra")
+    return extra if isinstance(extra, dict) else None
+
+
+def _is_narrator(record: dict[str, Any], speakers: set[str]) -> bool:
+    extra_type = (_extra(record) or {}).get("type")
+    if extra_type in NARRATOR_TYPES:
+        return True
+    return bool(record.get("is_system")) and (
+        record.get("is_user") is not True and record.get("name") not in speakers)
+
+
+def _kept_fields(record: dict[str, Any], timestamp: str) -> dict[str, Any]:
+    """What export needs to write the message back as it came."""
+    kept: dict[str, Any] = {}
+    if isinstance(record.get("name"), str):
+        kept["name"] = record["name"]
+    if "send_date" in record and record["send_date"] != timestamp:
+        kept["send_date"] = record["send_date"]
+    extra = _extra(record)
+    if extra is not None:
+        kept["extra"] = extra
+        if isinstance(extra.get("reasoning"), str) and extra["reasoning"]:
+            kept["reasoning"] = extra["reasoning"]
+    carried = {key: value for key, value in record.items() if key not in MESSAGE_KEYS}
+    if carried:
+        kept["carried"] = carried
+    return kept
+
+
+def _narrator_line(record: dict[str, Any], text: str, timestamp: str) -> dict[str, Any]:
+    if (_extra(record) or {}).get("personalab_type") == SUMMARY_TYPE:
         return {"type": SUMMARY_TYPE, "content": text}
-    return {"type": "note", "content": text, "name": record.get("name") or "System",
-            "timestamp": timestamp}
+    line = {"type": "note", "content": text, "name": record.get("name") or "System",
+            "timestamp": timestamp, **_kept_fields(record, timestamp)}
+    if record.get("is_system") is not True:
+        line["is_system"] = record.get("is_system", False)
+    return line
 
 
-def _lines_convert(header: dict[str, Any],
-                   records: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
+def _message_line(record: dict[str, Any], text: str, timestamp: str, *, is_user: bool,
+                  turn: int) -> dict[str, Any]:
+    line = {"role": "user" if is_user else "assistant", "content": text, "turn": turn,
+            "timestamp": timestamp, **_kept_fields(record, timestamp)}
+    if turn == 0:
+        line["greeting"] = True
+    if record.get("is_system") is True:
+        line["hidden"] = True
+    if not is_user:
+        line.update(_swipes_import(record, line))
+    return line
+
+
+def _lines_convert(header: dict[str, Any], records: list[tuple[int, dict[str, Any]]],
+                   skipped: list[dict[str, Any]]) -> list[dict[str, Any]]:
     lines: list[dict[str, Any]] = []
     turn = 0
     last_time = header["created_at"]
+    speakers = _speakers(header, records)
     for number, record in records:
-        text = _message_text(number, record)
+        text = record.get("mes")
+        if not isinstance(text, str):
+            skipped.append({"line": number, "reason": "message has no 'mes' text"})
+            continue
         timestamp = date_parse(record.get("send_date")) or last_time
         last_time = timestamp
         if not text.strip():
-            header["import_notes"].append(f"line {number}: empty message skipped")
+            skipped.append({"line": number, "reason": "empty message"})
             continue
-        if record.get("is_system") is True:
-            lines.append(_system_line(record, text, timestamp))
+        if _is_narrator(record, speakers):
+            lines.append(_narrator_line(record, text, timestamp))
             continue
         is_user = _is_user(number, record, header)
+        if is_user is None:
+            skipped.append({"line": number, "reason": "message has neither 'is_user' nor 'name'"})
+            continue
         turn += 1 if is_user else 0
-        line = {"role": "user" if is_user else "assistant", "content": text, "turn": turn,
-                "timestamp": timestamp}
-        if turn == 0:
-            line["greeting"] = True
-        if not is_user:
-            line.update(_swipes_import(record))
-        lines.append(line)
+        lines.append(_message_line(record, text, timestamp, is_user=is_user, turn=turn))
     return lines
 
 
-def _swipes_import(record: dict[str, Any]) -> dict[str, Any]:
+def _swipes_import(record: dict[str, Any], line: dict[str, Any]) -> dict[str, Any]:
     """Other front ends keep every version of a reply in "swipes" with the shown one at
-    "swipe_id"; here they become the line's alternatives, the shown one in place."""
+    "swipe_id"; here they become the line's alternatives, the shown one in place. A single
+    swipe (the shown text) is remembered in `carried` so export writes it again."""
     swipes, shown = record.get("swipes"), record.get("swipe_id")
     if (not isinstance(swipes, list) or len(swipes) < 2 or not isinstance(shown, int)
             or not 0 <= shown < len(swipes) or not all(isinstance(x, str) for x in swipes)):
-        return {}
+        kept = {key: record[key] for key in ("swipes", "swipe_id") if key in record}
+        return {"carried": {**line.get("carried", {}), **kept}} if kept else {}
     return {"alternatives": [{"content": text} for i, text in enumerate(swipes) if i != shown],
             "alternative_position": shown}
 
 
-def chat_import_jsonl(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(header, PersonaLab session lines) from an exported JSONL chat. The header gets
-    "created_at" (ISO, or "" when create_date is unreadable) and "import_notes"."""
-    records = _records(data)
-    first_number, first = records[0]
+def _chat_import_sillytavern(data: bytes) -> ChatImport:
+    skipped: list[dict[str, Any]] = []
+    records = _records(data, skipped)
+    if not records and not skipped:
+        raise ChatFormatError("the file is empty")
     raw_header: dict[str, Any] = {}
-    if _is_header(first):
-        raw_header, records = first, records[1:]
-    elif "mes" not in first:
-        raise ChatFormatError(f"line {first_number}: neither a chat header nor a message")
+    if records and _is_header(records[0][1]):
+        raw_header, records = records[0][1], records[1:]
+    elif records and "mes" not in records[0][1]:
+        raise ChatFormatError(f"line {records[0][0]}: neither a chat header nor a message")
     header = _header_build(raw_header, records)
-    return header, _lines_convert(header, records)
+    lines = _lines_convert(header, records, skipped)
+    if not lines:
+        first = f": line {skipped[0]['line']}: {skipped[0]['reason']}" if skipped else ""
+        raise ChatFormatError(f"the file has no chat message that can be read{first}")
+    return ChatImport(header=header, lines=lines, skipped=skipped,
+                      notes=header.pop("import_notes"), original_header=raw_header or None)
+
+
+def _agnai_message(message: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    is_user = bool(message.get("userId"))
+    name = message.get("handle") or message.get("name")
+    return {"name": name if isinstance(name, str) and name else
+            names["user_name" if is_user else "character_name"],
+            "is_user": is_user, "mes": message.get("msg"),
+            "send_date": message.get("createdAt")}
+
+
+def _chat_import_agnai(document: dict[str, Any]) -> ChatImport:
+    """Agnai's chat export: {"name", "messages": [{"msg", "userId" | "characterId",
+    "createdAt", ...}]}. Agnai-only keys are not carried: export writes SillyTavern JSONL."""
+    messages = document["messages"]
+    names = {"user_name": "User", "character_name": str(document.get("characterName") or
+                                                         document.get("name") or "Character")}
+    skipped = []
+    records = []
+    for number, message in enumerate(messages, start=1):
+        if not isinstance(message, dict):
+            skipped.append({"line": number, "reason": "message is not a JSON object"})
+            continue
+        records.append((number, _agnai_message(message, names)))
+    header = _header_build({**names, "create_date": document.get("createdAt", ""),
+                            "chat_metadata": {}}, records)
+    lines = _lines_convert(header, records, skipped)
+    for line in lines:
+        line.pop("send_date", None)
+    if not lines:
+        raise ChatFormatError("the Agnai chat has no message with text")
+    return ChatImport(header=header, lines=lines, skipped=skipped,
+                      notes=header.pop("import_notes"), source="agnai")
+
+
+def chat_import(data: bytes) -> ChatImport:
+    """A chat file of SillyTavern (JSONL) or Agnai (JSON) as PersonaLab session lines."""
+    try:
+        document = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        document = None
+    if isinstance(document, dict) and isinstance(document.get("messages"), list):
+        return _chat_import_agnai(document)
+    return _chat_import_sillytavern(data)
+
+
+def chat_import_jsonl(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(header, session lines); header["import_notes"] says what was skipped or guessed."""
+    result = chat_import(data)
+    notes = [f"line {s['line']}: {s['reason']}" for s in result.skipped] + result.notes
+    return {**result.header, "import_notes": notes}, result.lines
 
 
 # export ---------------------------------------------------------------------
+
+def _written_back(record: dict[str, Any], line: dict[str, Any]) -> dict[str, Any]:
+    """The imported message's own fields over the defaults; PersonaLab's fields win."""
+    extra = dict(line["extra"]) if isinstance(line.get("extra"), dict) else record["extra"]
+    if line.get("reasoning") and "reasoning" not in extra:
+        extra["reasoning"] = line["reasoning"]
+    carried = line.get("carried") if isinstance(line.get("carried"), dict) else {}
+    return {**carried, **record, "extra": extra,
+            "send_date": line.get("send_date", record["send_date"])}
+
+
+def _swipes_export(line: dict[str, Any], record: dict[str, Any]) -> None:
+    """Swipes as the line's versions now are; an imported swipe_info that no longer matches
+    them (a regenerated or edited reply) is left out rather than written wrong."""
+    if line.get("alternatives"):
+        record["swipes"] = [str(v.get("content", "")) for v in reply_versions(line)]
+        record["swipe_id"] = version_position(line)
+    elif "swipes" in record and record["swipes"] != [record["mes"]]:
+        record["swipes"], record["swipe_id"] = [record["mes"]], 0
+    info = record.get("swipe_info")
+    if "swipe_info" in record and not (isinstance(info, list)
+                                       and len(info) == len(record.get("swipes") or [])):
+        record.pop("swipe_info")
+
 
 def _export_record(line: dict[str, Any], *, user_name: str, character_name: str,
                    fallback_date: str) -> dict[str, Any] | None:
     send_date = line.get("timestamp") or fallback_date
     if line.get("role") in ("user", "assistant"):
         is_user = line["role"] == "user"
-        record = {"name": user_name if is_user else character_name, "is_user": is_user,
-                  "is_system": False, "send_date": send_date, "mes": line.get("content", ""),
-                  "extra": {}}
-        if line.get("alternatives"):
-            versions = reply_versions(line)
-            record["swipes"] = [str(v.get("content", "")) for v in versions]
-            record["swipe_id"] = version_position(line)
+        record = _written_back({
+            "name": line.get("name") or (user_name if is_user else character_name),
+            "is_user": is_user, "is_system": bool(line.get("hidden")),
+            "send_date": send_date, "mes": line.get("content", ""), "extra": {}}, line)
+        _swipes_export(line, record)
         return record
-    if line.get("type") in (SUMMARY_TYPE, "note"):
-        return {"name": line.get("name") or "System", "is_user": False, "is_system": True,
-                "send_date": send_date, "mes": line.get("content", ""),
-                "extra": {"type": "narrator", "personalab_type": line["type"]}}
+    if line.get("type") == "note":
+        return _written_back({
+            "name": line.get("name") or "System", "is_user": False,
+            "is_system": line.get("is_system", True), "send_date": send_date,
+            "mes": line.get("content", ""),
+            "extra": {"type": "narrator", "personalab_type": "note"}}, line)
+    if line.get("type") == SUMMARY_TYPE:
+        return {"name": "System", "is_user": False, "is_system": True, "send_date": send_date,
+                "mes": line.get("content", ""),
+                "extra": {"type": "narrator", "personalab_type": SUMMARY_TYPE}}
     return None  # metadata and other bookkeeping lines
 
 
 def chat_export_jsonl(*, lines: list[dict[str, Any]], user_name: str, character_name: str,
-                      created_at: str, chat_metadata: dict[str, Any] | None = None) -> bytes:
-    header = {"user_name": user_name, "character_name": character_name,
-              "create_date": created_at, "chat_metadata": chat_metadata or {}}
-    records = [header]
+                      created_at: str, header: dict[str, Any] | None = None) -> bytes:
+    """`header`: the header of an imported chat, written back as it came."""
+    first = {"user_name": user_name, "character_name": character_name,
+             "create_date": created_at, "chat_metadata": {}, **(header or {})}
+    records = [first]
     for line in lines:
         record = _export_record(line, user_name=user_name, character_name=character_name,
                                 fallback_date=created_at)
@@ -255,8 +432,9 @@ def chat_export_markdown(*, lines: list[dict[str, Any]], user_name: str, charact
         elif line.get("type") == "note":
             parts.append(_quote(f"**{line.get('name') or 'Note'}:** {content}"))
         elif line.get("role") in ("user", "assistant"):
-            name = user_name if line["role"] == "user" else character_name
+            name = line.get("name") or (user_name if line["role"] == "user" else character_name)
             turn = line.get("turn")
             label = f"**{name}**" + (f" (turn {turn})" if isinstance(turn, int) and turn else "")
+            label += " (hidden from the model)" if line.get("hidden") else ""
             parts.append(f"{label}\n\n{content}")
     return "\n\n".join(parts) + "\n"

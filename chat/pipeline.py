@@ -579,7 +579,8 @@ class Conversation:
 
 def _line_usable(line: dict[str, Any]) -> bool:
     # A system error reply is not part of the story; the model should not learn to imitate it.
-    if line.get("error") or not isinstance(line.get("content"), str):
+    # A hidden line (SillyTavern's /hide) is kept and shown, never sent.
+    if line.get("error") or line.get("hidden") or not isinstance(line.get("content"), str):
         return False
     return line.get("type") == "summary" or line.get("role") in ("user", "assistant")
 

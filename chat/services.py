@@ -9,7 +9,7 @@ from django.db import transaction
 
 from chat.models import Instance, Session, Trace
 from library.models import Background, Character, Persona
-from library.selectors import persona_for_user
+from library.selectors import persona_effective, persona_for_user
 from library.services import (background_index, character_index, lorebook_index,
                               persona_index)
 from personalab.lib.errors import AppError
@@ -211,24 +211,28 @@ def session_archive_and_restart(store: FileStore, *, instance_id: str, session_i
             "current_session_id": new_session_id or state["current_session_id"]}
 
 
-def session_import(store: FileStore, *, instance_id: str, data: bytes) -> str:
-    """A chat exported by another role-play app becomes a new session, made current."""
-    from chat.chat_formats import chat_import_jsonl
+def session_import(store: FileStore, *, instance_id: str,
+                   data: bytes) -> tuple[str, dict[str, Any]]:
+    """A chat exported by another role-play app becomes a new session, made current. Returns
+    the session id and what was imported (counts, speakers, skipped lines with reasons)."""
+    from chat.chat_formats import chat_import
 
-    _, lines = chat_import_jsonl(data)
+    imported = chat_import(data)
+    origin = {"source": imported.source, "header": imported.original_header}
     with store.instance_lock(instance_id):
         state = store.instance_state_read(instance_id)
         session_id = store.session_next_id(instance_id)
-        store.session_create(instance_id, session_id,
-                             continued_from=state["current_session_id"], lines=lines)
+        store.session_create(instance_id, session_id, continued_from=state["current_session_id"],
+                             lines=imported.lines, imported=origin)
         state["current_session_id"] = session_id
         store.instance_state_write(instance_id, state)
     instance_index(store, instance_id)
-    return session_id
+    return session_id, imported.report()
 
 
 def session_export(store: FileStore, *, instance_id: str, session_id: str,
                    fmt: str) -> tuple[bytes, str]:
+    """An imported session goes back out with its own header (chat_metadata, names, date)."""
     from chat.chat_formats import chat_export_jsonl, chat_export_markdown
 
     read = session_read_repaired(store, instance_id, session_id)
@@ -237,13 +241,16 @@ def session_export(store: FileStore, *, instance_id: str, session_id: str,
         character_name = store.character_read(state["character_id"]).get("name", "")
     except (StoreError, ValueError):
         character_name = state.get("character_id", "")
-    user_name = store.module_read("prompt").get("user_name") or "User"
+    user_name = persona_effective(store, owner=state.get("owner"),
+                                  persona_id=state.get("persona_id"))["name"]
     if fmt == "md":
         text = chat_export_markdown(lines=read.lines, user_name=user_name,
                                     character_name=character_name,
                                     title=f"{character_name} · {instance_id} · {session_id}")
         return text.encode("utf-8"), "text/markdown; charset=utf-8"
+    imported = read.metadata.get("imported")
     body = chat_export_jsonl(lines=read.lines, user_name=user_name,
                              character_name=character_name,
-                             created_at=read.metadata.get("created_at", ""))
+                             created_at=read.metadata.get("created_at", ""),
+                             header=imported.get("header") if isinstance(imported, dict) else None)
     return body, "application/jsonl"

@@ -8,6 +8,8 @@ urlpatterns = [
     path("instances/<str:instance_id>/", views.instance_page, name="instance"),
     path("instances/<str:instance_id>/messages", views.instance_messages, name="instance_messages"),
     path("instances/<str:instance_id>/outline", views.instance_outline, name="instance_outline"),
+    path("instances/<str:instance_id>/import_chat", views.instance_import_chat,
+         name="instance_import_chat"),
     path("instances/<str:instance_id>/persona", views.instance_persona,
          name="instance_persona"),
     path("instances/<str:instance_id>/background", views.instance_background,

@@ -9,6 +9,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from chat import services
+from chat.chat_formats import ChatFormatError
 from chat.context import page_macro_values
 from chat.history import DEFAULT_PAGE_SIZE, DEFAULT_UNDO_WINDOW
 from chat.models import Trace
@@ -70,6 +71,7 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
         "state": state,
         "character": character,
         "macro_values": page_macro_values(store, state=state, lines=read.lines),
+        "import_report": request.session.pop(_import_report_key(instance_id), None),
         "session": read,
         "lines": read.lines,
         "partial": read.partial,
@@ -99,6 +101,32 @@ def instance_messages(request: HttpRequest, instance_id: str) -> HttpResponse:
 @require_GET
 def instance_outline(request: HttpRequest, instance_id: str) -> HttpResponse:
     return render(request, "chat/_outline.html", _chat_context(request, instance_id))
+
+
+CHAT_IMPORT_MAX_BYTES = 10 * 1024 * 1024
+
+
+def _import_report_key(instance_id: str) -> str:
+    return f"chat_import_report:{instance_id}"
+
+
+@login_required
+@require_POST
+def instance_import_chat(request: HttpRequest, instance_id: str) -> HttpResponse:
+    """The report waits in the login session for the chat page it redirects to."""
+    _instance_or_404(request, instance_id)
+    upload = request.FILES.get("file")
+    try:
+        if upload is None:
+            raise ChatFormatError("choose a chat file (.jsonl or Agnai .json)")
+        if upload.size > CHAT_IMPORT_MAX_BYTES:
+            raise ChatFormatError("the chat file is larger than 10 MB")
+        session_id, report = services.session_import(get_store(), instance_id=instance_id,
+                                                     data=upload.read())
+        request.session[_import_report_key(instance_id)] = {**report, "session_id": session_id}
+    except (ChatFormatError, InstanceBusy, StoreError) as exc:
+        messages.error(request, f"The chat was not imported: {exc}")
+    return redirect("instance", instance_id=instance_id)
 
 
 @login_required

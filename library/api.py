@@ -176,11 +176,11 @@ def import_chat(request: HttpRequest, instance_id: str) -> JsonResponse:
     chat_services.instance_for_user(request.user, instance_id)
     data, _ = _upload(request)
     try:
-        session_id = chat_services.session_import(get_store(), instance_id=instance_id,
-                                                  data=data)
+        session_id, report = chat_services.session_import(get_store(),
+                                                          instance_id=instance_id, data=data)
     except ChatFormatError as exc:
         raise ApiError(400, "invalid_chat", str(exc)) from None
-    return JsonResponse({"session_id": session_id}, status=201)
+    return JsonResponse({"session_id": session_id, "imported": report}, status=201)
 
 
 @api_view(["GET"])

@@ -601,7 +601,8 @@ class FileStore:
                        continued_from: str | None = None,
                        lines: list[dict[str, Any]] | None = None,
                        created_at: str | None = None,
-                       branched_from: dict[str, Any] | None = None) -> dict[str, Any]:
+                       branched_from: dict[str, Any] | None = None,
+                       imported: dict[str, Any] | None = None) -> dict[str, Any]:
         path = self.session_path(instance_id, session_id)
         if path.exists():
             raise StoreError(f"session {session_id} already exists in {instance_id}")
@@ -609,6 +610,9 @@ class FileStore:
                     "created_at": created_at or utc_now(), "continued_from": continued_from}
         if branched_from:
             metadata["branched_from"] = branched_from
+        if imported:
+            # The chat's own header, written back when the session is exported.
+            metadata["imported"] = imported
         body = "".join(_dump_line(line) + "\n" for line in [metadata, *(lines or [])])
         path.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(path, body)

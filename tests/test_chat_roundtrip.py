@@ -1,0 +1,191 @@
+"""SillyTavern and Agnai chats come in and go back out without losing what their authors kept:
+chat_metadata, extra, send_date as written, every speaker's name, narrator and hidden lines."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chat.chat_formats import ChatFormatError, chat_export_jsonl, chat_import
+
+HEADER = {"user_name": "Ann", "character_name": "Mira",
+          "create_date": "2024-5-12 @17h 41m 53s 343ms",
+          "chat_metadata": {"note_prompt": "Keep it short.", "note_depth": 4, "note_role": 0,
+                            "tainted": True, "integrity": "b1c0a3e2", "world_info": "Harbor"}}
+GREETING = {"name": "Mira", "is_user": False, "is_system": False,
+            "send_date": "May 12, 2024 5:41pm", "mes": "The harbor is quiet tonight.",
+            "extra": {}, "swipes": ["The harbor is quiet tonight.", "You again?"],
+            "swipe_id": 0, "swipe_info": [{"send_date": "May 12, 2024 5:41pm", "extra": {}},
+                                          {"send_date": "May 12, 2024 5:42pm", "extra": {}}]}
+USER = {"name": "Ann", "is_user": True, "is_system": False,
+        "send_date": "May 12, 2024 5:43pm", "mes": "I bring news.\nBad news.",
+        "extra": {"isSmallSys": False}, "force_avatar": "User Avatars/ann.png"}
+REPLY = {"name": "Mira", "is_user": False, "is_system": False,
+         "send_date": "2024-05-12T17:44:02.118Z", "mes": "Then say it\u2028plainly.",
+         "extra": {"api": "openai", "model": "gpt-4o-mini", "reasoning": "She is wary.",
+                   "token_count": 7, "gen_id": 1715535842118},
+         "gen_started": "2024-05-12T17:44:00.001Z", "gen_finished": "2024-05-12T17:44:02.118Z",
+         "swipes": ["Then say it\u2028plainly."], "swipe_id": 0,
+         "swipe_info": [{"send_date": "2024-05-12T17:44:02.118Z", "extra": {}}]}
+NARRATOR = {"name": "Narrator", "is_user": False, "is_system": False,
+            "send_date": "May 12, 2024 5:45pm", "mes": "A bell rings somewhere.",
+            "extra": {"type": "narrator", "gen_id": 1715535900000},
+            "force_avatar": "img/narrator.png"}
+SECOND_SPEAKER = {"name": "Kael", "is_user": False, "is_system": False,
+                  "send_date": "May 12, 2024 5:46pm", "mes": "I heard it too.",
+                  "extra": {"model": "claude"}, "original_avatar": "kael.png"}
+HIDDEN_USER = {"name": "Ann", "is_user": True, "is_system": True,
+               "send_date": "May 12, 2024 5:47pm", "mes": "(ooc: draft)", "extra": {}}
+HIDDEN_REPLY = {"name": "Mira", "is_user": False, "is_system": True,
+                "send_date": "May 12, 2024 5:48pm", "mes": "A reply kept out of context.",
+                "extra": {}}
+CHAT = [HEADER, GREETING, USER, REPLY, NARRATOR, SECOND_SPEAKER, HIDDEN_USER, HIDDEN_REPLY]
+
+
+def jsonl(records: list[dict]) -> bytes:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+
+
+def records_of(data: bytes) -> list[dict]:
+    return [json.loads(line) for line in data.decode("utf-8").split("\n") if line]
+
+
+def _export(result) -> bytes:
+    return chat_export_jsonl(lines=result.lines, user_name="Someone else",
+                             character_name="Other", created_at="2026-01-01T00:00:00Z",
+                             header=result.original_header)
+
+
+def test_import_then_export_gives_back_every_kept_field():
+    exported = records_of(_export(chat_import(jsonl(CHAT))))
+    assert exported == CHAT
+
+
+def test_line_separator_inside_a_message_survives_export_and_import():
+    result = chat_import(jsonl(CHAT))
+    assert result.lines[2]["content"] == "Then say it\u2028plainly."
+    again = chat_import(_export(result))
+    assert again.lines[2]["content"] == "Then say it\u2028plainly."
+    assert len(again.lines) == len(result.lines)
+
+
+def test_speakers_narrator_and_hidden_lines_are_what_they_were():
+    result = chat_import(jsonl(CHAT))
+    lines = result.lines
+    assert [line.get("name") for line in lines] == [
+        "Mira", "Ann", "Mira", "Narrator", "Kael", "Ann", "Mira"]
+    assert lines[3]["type"] == "note"
+    assert lines[5]["role"] == "user" and lines[5]["hidden"] is True
+    assert lines[6]["role"] == "assistant" and lines[6]["hidden"] is True
+    assert lines[2]["reasoning"] == "She is wary."
+    report = result.report()
+    assert report["speakers"] == ["Mira", "Ann", "Kael"]
+    assert report["counts"] == {"user": 2, "assistant": 4, "narrator": 1, "hidden": 2,
+                                "summary": 0}
+
+
+def test_unreadable_lines_are_skipped_and_reported_with_their_reason():
+    data = jsonl([HEADER, USER]) + b'{"name": "Mira", "mes": \n[1, 2]\n' + jsonl([REPLY])
+    result = chat_import(data)
+    assert [line["content"] for line in result.lines] == [USER["mes"], REPLY["mes"]]
+    assert [(s["line"], s["reason"].split(" (")[0]) for s in result.report()["skipped"]] == [
+        (3, "not valid JSON"), (4, "expected a JSON object")]
+
+
+def test_a_file_with_no_message_is_refused_with_the_reason():
+    with pytest.raises(ChatFormatError, match="no chat message.*line 1: not valid JSON"):
+        chat_import(b"this is not a chat\n")
+
+
+def test_agnai_chat_imports_with_speakers_and_dates():
+    agnai = {"name": "Harbor night", "characterName": "Mira", "messages": [
+        {"_id": "m1", "characterId": "c1", "msg": "The harbor is quiet.",
+         "createdAt": "2024-05-12T17:41:00.000Z"},
+        {"_id": "m2", "userId": "u1", "handle": "Ann", "msg": "I bring news.",
+         "createdAt": "2024-05-12T17:43:00.000Z"},
+        {"_id": "m3", "characterId": "c1", "msg": "Say it.",
+         "createdAt": "2024-05-12T17:44:00.000Z"},
+        {"_id": "m4", "characterId": "c1", "msg": ""}]}
+    result = chat_import(json.dumps(agnai).encode())
+    assert result.source == "agnai"
+    assert [(line["role"], line["turn"], line["name"]) for line in result.lines] == [
+        ("assistant", 0, "Mira"), ("user", 1, "Ann"), ("assistant", 1, "Mira")]
+    assert result.lines[1]["timestamp"] == "2024-05-12T17:43:00Z"
+    assert result.report()["skipped"] == [{"line": 4, "reason": "empty message"}]
+    exported = records_of(_export(result))
+    assert exported[2] == {"name": "Ann", "is_user": True, "is_system": False,
+                           "send_date": "2024-05-12T17:43:00Z", "mes": "I bring news.",
+                           "extra": {}}
+
+
+@pytest.fixture
+def auth(alice):
+    from chat.models import ApiToken
+
+    return {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+
+
+def _upload(client, auth, instance, data: bytes):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return client.post(f"/api/v1/instances/{instance}/import_chat",
+                       {"file": SimpleUploadedFile("chat.jsonl", data)}, **auth)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rest_import_then_export_is_the_same_chat(client, auth, instance, store):
+    response = _upload(client, auth, instance, jsonl(CHAT))
+    assert response.status_code == 201
+    body = response.json()
+    assert body["imported"]["speakers"] == ["Mira", "Ann", "Kael"]
+    exported = client.get(f"/api/v1/instances/{instance}/sessions/{body['session_id']}/export"
+                          "?format=jsonl", **auth)
+    assert records_of(exported.content) == CHAT
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_hidden_and_narrator_lines_never_reach_the_model(client, auth, instance, store,
+                                                               use_stub):
+    from asgiref.sync import sync_to_async
+
+    from chat.turn import turn_run
+
+    await sync_to_async(_upload)(client, auth, instance, jsonl(CHAT))
+
+    async def emit(event):
+        pass
+
+    await turn_run(store, instance_id=instance, user_text="What now?", emit=emit)
+    sent = "\n".join(m["content"] for m in use_stub.requests[-1]["messages"])
+    assert "I bring news." in sent and "I heard it too." in sent
+    assert "(ooc: draft)" not in sent and "A reply kept out of context." not in sent
+    assert "A bell rings somewhere." not in sent
+
+
+@pytest.mark.django_db(transaction=True)
+def test_import_page_shows_what_came_in_and_ends_on_the_chat(alice_client, instance, store):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    data = jsonl(CHAT) + b"{broken\n"
+    response = alice_client.post(f"/instances/{instance}/import_chat",
+                                 {"file": SimpleUploadedFile("chat.jsonl", data)}, follow=True)
+    page = response.content.decode()
+    assert response.redirect_chain[-1][0] == f"/instances/{instance}/"
+    assert 'id="import-report"' in page and "Kael" in page and "line 9" in page
+    assert "A bell rings somewhere." in page and "hidden from the model" in page
+    assert '"is_user"' not in page
+    again = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert 'id="import-report"' not in again
+
+
+@pytest.mark.django_db(transaction=True)
+def test_import_page_refuses_a_bad_file_and_says_why(alice_client, instance, store):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    before = store.instance_state_read(instance)["current_session_id"]
+    response = alice_client.post(f"/instances/{instance}/import_chat",
+                                 {"file": SimpleUploadedFile("x.jsonl", b"not a chat\n")},
+                                 follow=True)
+    assert "no chat message" in response.content.decode()
+    assert store.instance_state_read(instance)["current_session_id"] == before
