@@ -14,6 +14,8 @@ from typing import Any
 
 from chat.llm import Provider, llm_settings_from_env, provider_for
 from chat.pipeline import PromptInputs, PromptResult, TemplateStore, prompt_build
+from chat.prompt.alternation import messages_alternate
+from chat.prompt.card_fields import CardFields, card_fields_placement, card_fields_read
 from director.logic import director_prepare_context
 from library.lorebook import lore_blocks, lorebook_match
 from library.selectors import persona_effective
@@ -56,6 +58,7 @@ class Prepared:
     lore: dict[str, Any]
     warnings: list[dict[str, Any]]
     llm_context: dict[str, Any]
+    card: CardFields = field(default_factory=CardFields)
 
 
 def provider_current(store: FileStore) -> Provider:
@@ -168,8 +171,11 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
 
     started = time.perf_counter()
     lore = _lore(store, ctx)
-    prompt = prompt_build(_prompt_inputs(store, ctx, director, recall, lore),
-                          templates_for(store).get(_locale(store)))
+    inputs = _prompt_inputs(store, ctx, director, recall, lore)
+    templates = templates_for(store).get(_locale(store))
+    prompt = prompt_build(inputs, templates)
+    prompt.messages = messages_alternate(prompt.messages,
+                                         opening=templates.default("opening_user"))
     timings["assemble_ms"] = _ms(started)
     warnings.extend(prompt.warnings)
     outline = ctx.background.get("story_outline", [])
@@ -182,7 +188,7 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
         "continue_from": ctx.continue_from,
     }
     return Prepared(prompt=prompt, recall=recall, director=director, lore=lore,
-                    warnings=_dedupe(warnings), llm_context=llm_context)
+                    warnings=_dedupe(warnings), llm_context=llm_context, card=inputs.card)
 
 
 def _recall(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
@@ -284,11 +290,14 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
     prompt_settings = store.module_read("prompt")
     persona = persona_effective(store, owner=ctx.instance_state.get("owner"),
                                 persona_id=ctx.instance_state.get("persona_id"))
+    card = card_fields_read(ctx.character, base_persona=ctx.character_state.get(
+        "base_persona", ""))
+    depth_prompt = [card.depth_prompt] if card.depth_prompt else []
     return PromptInputs(
         character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", ""),
         user_name=persona["name"],
         persona_description=persona["description"],
-        base_persona=ctx.character_state.get("base_persona", ""),
+        base_persona=card.description,
         evolved_persona=ctx.character_state.get("evolved_persona", ""),
         world_setting=ctx.background.get("world_setting", ""),
         background_name=ctx.background.get("name", ""),
@@ -299,7 +308,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
             store, instance_id=ctx.instance_id)],
         biography=[item["text"] for item in memory_services.biography_items(
             store, instance_id=ctx.instance_id)],
-        floating_blocks=lore["blocks"],
+        floating_blocks=[*lore["blocks"], *depth_prompt],
         lines=_prompt_lines(ctx),
         config=ctx.config,
         trimming={"max_messages": history.get("trim_max_messages", 10),
@@ -309,6 +318,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         state={"plot_state": ctx.instance_state.get("plot_state", {}), "turn": ctx.turn},
         macros=macro_values_for(character=ctx.character, persona=persona,
                                 lines=ctx.lines[:-1]),
+        card=card,
     )
 
 
@@ -399,6 +409,8 @@ def trace_start(ctx: TurnContext, prepared: Prepared, *, trace_id: str,
         "dropped_blocks": prompt.dropped_blocks,
         "warnings": prepared.warnings,
         "messages": prompt.messages,
+        "card_fields": card_fields_placement(prepared.card, [
+            {"name": s.name, "note": s.note} for s in prompt.sections]),
         "session_problems": ctx.problems,
     }
 

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from chat.prompt.card_fields import CardFields
+from chat.prompt.examples import examples_keep
 from personalab.lib.filestore import DEFAULT_CONFIG
 from personalab.lib.macros import macros_replace, message_macros_replace
 from personalab.lib.template_sandbox import TemplateError, render_template
@@ -55,7 +57,8 @@ LIST_SECTIONS: dict[str, tuple[str, str]] = {
     "recaps": ("recaps", "last"),
     "recalled": ("recalled", "first"),
 }
-CHARACTER_SECTIONS = ("base_persona", "evolved_persona", "world_setting")
+CHARACTER_SECTIONS = ("base_persona", "personality", "scenario", "evolved_persona",
+                      "world_setting")
 BLOCK_POSITIONS = ("before_char", "after_char", "depth")
 CHAT_ROLES = ("system", "user", "assistant")
 
@@ -87,12 +90,13 @@ class PromptInputs:
     # Extra macro values (persona, description, personality, scenario, idle_duration, ...).
     macros: dict[str, str] = field(default_factory=dict)
     persona_description: str = ""
+    card: CardFields = field(default_factory=CardFields)
 
 
 @dataclass
 class SectionReport:
     name: str
-    region: str  # "head" | "middle"
+    region: str  # "head" | "middle" | "tail" (a system message after the history)
     tokens: int
     chars: int
     cut: bool = False
@@ -122,6 +126,7 @@ class PromptPlan:
     max_total_tokens: int
     middle_warning_tokens: int
     conversation_max_tokens: int
+    tail: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -163,6 +168,14 @@ class TemplateSet:
         templates = self.data.get("templates", {})
         chosen = templates.get(template_key) or templates.get("chat") or {}
         return list(chosen.get("head", [])), list(chosen.get("middle", []))
+
+    def tail(self, template_key: str) -> list[str]:
+        templates = self.data.get("templates", {})
+        chosen = templates.get(template_key) or templates.get("chat") or {}
+        return list(chosen.get("tail", []))
+
+    def default(self, name: str) -> str:
+        return str(self.data.get("defaults", {}).get(name, ""))
 
     def text(self, key: str) -> str:
         return str(self.data.get("messages", {}).get(key, ""))
@@ -298,6 +311,7 @@ def prompt_plan(inputs: PromptInputs, templates: TemplateSet) -> PromptPlan:
         template_key=inputs.template_key,
         head=[name for name in head if present(name)],
         middle=[name for name in middle if present(name)],
+        tail=[name for name in templates.tail(inputs.template_key) if present(name)],
         load_all=bool(_config_value(config, "preferences", "conversation_load_all")),
         max_total_tokens=int(_config_value(config, "limits", "max_total_tokens")),
         middle_warning_tokens=int(_config_value(config, "limits", "middle_section_warning_tokens")),
@@ -402,7 +416,29 @@ def prompt_variables(
         recaps=[str(r) for r in inputs.recaps if str(r).strip()],
         biography=[str(p) for p in inputs.biography if str(p).strip()],
     )
+    variables.update(_card_variables(inputs, templates, variables["macros"]))
     return variables
+
+
+def _card_variables(inputs: PromptInputs, templates: TemplateSet,
+                    macros: dict[str, str]) -> dict[str, Any]:
+    """Card fields as template variables, macros applied; a card's system prompt and
+    post-history instructions replace the template's, and {{original}} in them keeps it."""
+    card = inputs.card
+
+    def text(value: str, original: str | None = None) -> str:
+        values = macros if original is None else {**macros, "original": original}
+        return macros_replace(value, values).strip()
+
+    main, post = text(templates.default("main_prompt")), text(templates.default("post_history"))
+    return {
+        "main_prompt": text(card.system_prompt, main) if card.system_prompt.strip() else main,
+        "post_history": text(card.post_history_instructions, post)
+        if card.post_history_instructions.strip() else post,
+        "personality": text(card.personality),
+        "scenario": text(card.scenario),
+        "examples": [text(block) for block in card.examples],
+    }
 
 
 # --- stage 3: sections (render + per-section budgets) --------------------------------------
@@ -526,8 +562,10 @@ def sections_build(
     warnings: list[dict[str, Any]],
 ) -> list[SectionReport]:
     reports = []
-    for region, names in (("head", plan.head), ("middle", plan.middle)):
+    for region, names in (("head", plan.head), ("middle", plan.middle), ("tail", plan.tail)):
         for name in names:
+            if name == "examples":
+                continue  # placed by examples_place once the rest of the prompt is known
             report = section_build(name, region, templates, variables, budgets, warnings)
             if report is None:
                 continue
@@ -854,6 +892,56 @@ def blocks_fit(
     return active, dropped, total
 
 
+def _tail_reports(sections: list[SectionReport]) -> list[SectionReport]:
+    return [r for r in sections if r.region == "tail"]
+
+
+def _tail_tokens(sections: list[SectionReport]) -> int:
+    tail = _tail_reports(sections)
+    return count_tokens("\n\n".join(r.text for r in tail)) + MESSAGE_OVERHEAD_TOKENS if tail else 0
+
+
+def _head_insert(sections: list[SectionReport], report: SectionReport,
+                 order: list[str]) -> list[SectionReport]:
+    """`sections` with `report` at its place in the template's head order."""
+    rank = {name: index for index, name in enumerate(order)}
+    mine = rank.get(report.name, len(order))
+    at = next((i for i, r in enumerate(sections)
+               if r.region != "head" or rank.get(r.name, -1) > mine), len(sections))
+    return [*sections[:at], report, *sections[at:]]
+
+
+def examples_place(
+    sections: list[SectionReport],
+    plan: PromptPlan,
+    templates: TemplateSet,
+    variables: dict[str, Any],
+    budget: int | None,
+    fits: Callable[[list[SectionReport]], bool],
+    warnings: list[dict[str, Any]],
+) -> list[SectionReport]:
+    """Example dialogues, in order, while the prompt stays under its limit (and the section
+    under its own budget, if one is set): they go before any message of the conversation."""
+    blocks = variables["examples"]
+    if "examples" not in plan.head or not blocks:
+        return sections
+
+    def placed(kept: list[str]) -> list[SectionReport]:
+        text = section_text("examples", templates, {**variables, "examples": kept}, warnings)
+        report = _report("examples", "head", text, cut=len(kept) < len(blocks),
+                         omitted=len(blocks) - len(kept),
+                         note=f"mes_example: {len(kept)} of {len(blocks)} blocks kept")
+        return _head_insert(sections, report, plan.head)
+
+    def fit(kept: list[str]) -> bool:
+        candidate = placed(kept)
+        report = next(r for r in candidate if r.name == "examples")
+        return (budget is None or report.tokens <= budget) and fits(candidate)
+
+    kept = examples_keep(blocks, fit)
+    return placed(kept) if kept else sections
+
+
 # --- stage 6: limits -----------------------------------------------------------------------
 
 
@@ -928,13 +1016,26 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     blocks = blocks_build(inputs, templates, variables, warnings)
     conversation = conversation_build(inputs, plan, templates, variables, budgets)
     label = conversation.report.text if conversation.messages else ""
+    tail_tokens = _tail_tokens(sections)
     active, dropped, total = blocks_fit(
-        sections, blocks, conversation, label, plan.max_total_tokens
+        sections, blocks, conversation, label, plan.max_total_tokens - tail_tokens
     )
+    total += tail_tokens
 
+    def fits(candidate: list[SectionReport]) -> bool:
+        text = system_text_build(candidate, active, label)
+        return _total_tokens(text, conversation, active) + tail_tokens <= plan.max_total_tokens
+
+    sections = examples_place(
+        sections, plan, templates, variables, budgets.get("examples"), fits, warnings
+    )
     system_text = system_text_build(sections, active, label)
+    total = _total_tokens(system_text, conversation, active) + tail_tokens
     history = history_weave(conversation.messages, active)
+    tail = "\n\n".join(r.text for r in _tail_reports(sections))
     messages = ([{"role": "system", "content": system_text}] if system_text else []) + history
+    if tail:
+        messages.append({"role": "system", "content": tail})
 
     head = _head_with_blocks([r for r in sections if r.region == "head"], active)
     depth_reports = [b.report for b in active if b.position == "depth"]
@@ -947,7 +1048,7 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     )
     return PromptResult(
         messages=messages,
-        sections=head + middle,
+        sections=head + middle + _tail_reports(sections),
         total_tokens=total,
         middle_tokens=middle_tokens,
         warnings=warnings_merge(warnings + limit_warnings),

@@ -51,9 +51,7 @@ def instance_create(store: FileStore, *, owner, character_id: str,
         "owner": owner.get_username() if owner else None,
         "persona_id": persona_id or None,
     }
-    greeting = definition.get("greeting", "")
-    lines = ([{"role": "assistant", "content": greeting, "turn": 0, "timestamp": utc_now(),
-               "greeting": True}] if greeting else [])
+    lines = _greeting_lines(definition)
     store.character_state_write(instance_id, {
         "base_persona": definition.get("base_persona", ""), "evolved_persona": ""})
     store.session_create(instance_id, session_id, lines=lines)
@@ -70,6 +68,23 @@ def instance_persona_set(store: FileStore, *, actor, instance_id: str,
     with store.instance_lock(instance_id):
         state = store.instance_state_read(instance_id)
         store.instance_state_write(instance_id, {**state, "persona_id": persona_id or None})
+
+
+def _greeting_lines(definition: dict[str, Any]) -> list[dict[str, Any]]:
+    """The first message; a card's alternate greetings are its swipes (the first shown)."""
+    greeting = definition.get("greeting", "")
+    data = (definition.get("card") or {}).get("data") or {}
+    alternates = [g for g in data.get("alternate_greetings") or []
+                  if isinstance(g, str) and g.strip()]
+    if not greeting and alternates:
+        greeting, alternates = alternates[0], alternates[1:]
+    if not greeting:
+        return []
+    line = {"role": "assistant", "content": greeting, "turn": 0, "timestamp": utc_now(),
+            "greeting": True}
+    if alternates:
+        line.update(alternatives=[{"content": g} for g in alternates], alternative_position=0)
+    return [line]
 
 
 @transaction.atomic

@@ -1,0 +1,35 @@
+"""Messages that strict chat templates accept (Llama-2, Mistral: "Conversation roles must
+alternate user/assistant/user/assistant"): one system message first, then user and assistant
+in turn. System notes after the first message are folded into the user side, neighbours of the
+same role are merged, and a conversation that opens with the character's greeting gets a short
+user line before it."""
+
+from __future__ import annotations
+
+JOINER = "\n\n"
+
+
+def _merged(messages: list[dict[str, str]]) -> list[dict[str, str]]:
+    out: list[dict[str, str]] = []
+    for message in messages:
+        if out and out[-1]["role"] == message["role"]:
+            joined = JOINER.join(p for p in (out[-1]["content"], message["content"]) if p)
+            out[-1] = {"role": message["role"], "content": joined}
+        else:
+            out.append({"role": message["role"], "content": message["content"]})
+    return out
+
+
+def messages_alternate(messages: list[dict[str, str]], *, opening: str) -> list[dict[str, str]]:
+    """`messages` as system?, user, assistant, user, ... (`opening` is the user line put before
+    a leading assistant message)."""
+    head = 0
+    while head < len(messages) and messages[head]["role"] == "system":
+        head += 1
+    system = _merged(messages[:head])
+    rest = [{"role": "user" if m["role"] == "system" else m["role"], "content": m["content"]}
+            for m in messages[head:]]
+    rest = _merged(rest)
+    if rest and rest[0]["role"] == "assistant":
+        rest.insert(0, {"role": "user", "content": opening})
+    return system + rest

@@ -1,0 +1,111 @@
+"""What each field of a character card contributes to the prompt, as SillyTavern places it.
+
+- `system_prompt` replaces the main prompt (the template's `defaults.main_prompt`);
+  `{{original}}` inside it stands for that main prompt.
+- `post_history_instructions` goes after the history (`{{original}}`: the template's
+  `defaults.post_history`).
+- `description`, `personality`, `scenario` get their own sections.
+- `mes_example` is split on `<START>` into example dialogues (chat/prompt/examples.py).
+- `extensions.depth_prompt` (`prompt`, `depth`, `role`) is a block woven at its depth.
+- `creator_notes` are for the player only: read here so the trace can say they were not sent.
+- `alternate_greetings` are swipes of the first message (chat/services.py instance_create).
+
+Card text is data: the pipeline substitutes macros (personalab/lib/macros.py), nothing is
+rendered as a template.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from chat.prompt.examples import examples_parse
+from library.cards import persona_split
+
+DEPTH_PROMPT_DEFAULT_DEPTH = 4
+DEPTH_PROMPT_PRIORITY = 900  # dropped after lore, before the author's note (1000)
+ROLES = ("system", "user", "assistant")
+
+
+@dataclass
+class CardFields:
+    """The prompt-relevant card fields, macros applied (empty when the character has no card)."""
+
+    system_prompt: str = ""
+    post_history_instructions: str = ""
+    description: str = ""
+    personality: str = ""
+    scenario: str = ""
+    examples: list[str] = field(default_factory=list)
+    depth_prompt: dict[str, Any] | None = None
+    creator_notes: str = ""
+    alternate_greetings: int = 0
+    from_card: bool = False
+
+
+def _text(data: dict[str, Any], name: str) -> str:
+    value = data.get(name)
+    return value if isinstance(value, str) else ""
+
+
+def _depth_prompt(data: dict[str, Any]) -> dict[str, Any] | None:
+    raw = (data.get("extensions") or {}).get("depth_prompt")
+    if not isinstance(raw, dict) or not _text(raw, "prompt").strip():
+        return None
+    depth = raw.get("depth")
+    depth = depth if isinstance(depth, int) and not isinstance(depth, bool) and depth >= 0 \
+        else DEPTH_PROMPT_DEFAULT_DEPTH
+    role = raw.get("role") if raw.get("role") in ROLES else "system"
+    return {"name": "depth_prompt", "content": raw["prompt"], "position": "depth",
+            "depth": depth, "role": role, "priority": DEPTH_PROMPT_PRIORITY}
+
+
+def card_fields_read(definition: dict[str, Any], *, base_persona: str) -> CardFields:
+    """The card fields of `definition`, as written (the pipeline applies macros).
+    `base_persona` is the instance's copy of the description / personality / scenario text
+    (an instance may have edited it), split back into its three sections."""
+    card = definition.get("card") if isinstance(definition.get("card"), dict) else {}
+    data = card.get("data") if isinstance(card.get("data"), dict) else {}
+
+    persona = persona_split(base_persona) if data else {"description": base_persona}
+    greetings = data.get("alternate_greetings")
+    return CardFields(
+        system_prompt=_text(data, "system_prompt"),
+        post_history_instructions=_text(data, "post_history_instructions"),
+        description=persona.get("description", ""),
+        personality=persona.get("personality", ""),
+        scenario=persona.get("scenario", ""),
+        examples=examples_parse(_text(data, "mes_example")),
+        depth_prompt=_depth_prompt(data),
+        creator_notes=_text(data, "creator_notes"),
+        alternate_greetings=len(greetings) if isinstance(greetings, list) else 0,
+        from_card=bool(data),
+    )
+
+
+def card_fields_placement(fields: CardFields, sections: list[dict[str, Any]]) -> dict[str, str]:
+    """For the trace: where each card field went in this prompt (`sections` as traced)."""
+    by_name = {s["name"]: s for s in sections}
+
+    def where(section: str, field_name: str) -> str:
+        return f"section {section}" if section in by_name else f"not sent ({field_name} empty" \
+            " or not in the template)"
+
+    placement = {
+        "description": where("base_persona", "description"),
+        "personality": where("personality", "personality"),
+        "scenario": where("scenario", "scenario"),
+        "system_prompt": "replaces the main prompt (section main_prompt)"
+        if fields.system_prompt and "main_prompt" in by_name else where("main_prompt",
+                                                                        "system_prompt"),
+        "post_history_instructions": "after the history (section post_history)"
+        if "post_history" in by_name and fields.post_history_instructions
+        else where("post_history", "post_history_instructions"),
+        "mes_example": by_name["examples"]["note"] if "examples" in by_name
+        else f"not sent ({len(fields.examples)} blocks, none fit or none given)",
+        "depth_prompt": by_name["block:depth_prompt"]["note"]
+        if "block:depth_prompt" in by_name else "not sent",
+        "creator_notes": "shown to the player, never sent",
+        "alternate_greetings": f"{fields.alternate_greetings} swipes of the first message",
+    }
+    return placement if fields.from_card else {}
