@@ -16,6 +16,7 @@ from chat.llm import Provider, llm_settings_from_env, provider_for
 from chat.pipeline import PromptInputs, PromptResult, TemplateStore, prompt_build
 from chat.prompt.alternation import messages_alternate
 from chat.prompt.card_fields import CardFields, card_fields_placement, card_fields_read
+from chat.services import generation_for_instance
 from director.logic import director_prepare_context
 from library.lorebook import lore_blocks, lorebook_match
 from library.selectors import persona_effective
@@ -186,6 +187,7 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
         "outline_length": len(outline) if director else 0,
         "user_text": ctx.user_text,
         "continue_from": ctx.continue_from,
+        "generation": generation_for_instance(store, ctx.instance_state),
     }
     return Prepared(prompt=prompt, recall=recall, director=director, lore=lore,
                     warnings=_dedupe(warnings), llm_context=llm_context, card=inputs.card)
@@ -393,7 +395,8 @@ def trace_start(ctx: TurnContext, prepared: Prepared, *, trace_id: str,
         "turn": ctx.turn,
         "created_at": utc_now(),
         "request": {"query": ctx.user_text, "provider": provider.name,
-                    "model": getattr(provider, "model", "")},
+                    "model": getattr(provider, "model", ""),
+                    "generation": prepared.llm_context.get("generation", {})},
         "retrievals": prepared.recall,
         "director_context": prepared.director,
         "plot_state_before": ctx.plot_state_before,

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx2
 import openai
 
+from chat.reasoning import Reasoning, ThinkSplitter, reasoning_split
 from personalab.lib.errors import AppError
 
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -119,16 +120,19 @@ class OpenAIProvider:
     def _client(self) -> openai.AsyncOpenAI:
         return _client_for_loop(self.settings)
 
-    async def stream(self, messages: list[dict], *, context: dict) -> AsyncIterator[str]:
+    def stream(self, messages: list[dict], *, context: dict) -> AsyncIterator[str]:
+        return reasoning_split(self._stream(messages, context=context))
+
+    async def _stream(self, messages: list[dict], *, context: dict) -> AsyncIterator[str]:
         create = self._client().chat.completions.with_streaming_response.create
         try:
-            async with create(model=self.model, messages=messages, stream=True) as response:
+            async with create(model=self.model, messages=messages, stream=True,
+                              **sampling(context)) as response:
                 # Chunks as plain dicts: building the SDK's pydantic model took ~0.5 ms of CPU
                 # per chunk, the largest per-token cost when 200 replies stream on one loop.
                 chunks = await response.parse(to=openai.AsyncStream[object])
                 async for chunk in chunks:
-                    piece = _chunk_text(chunk)
-                    if piece:
+                    for piece in _chunk_pieces(chunk):
                         yield piece
         except Exception as err:
             raise self._error_from(err) from err
@@ -136,9 +140,9 @@ class OpenAIProvider:
     async def complete(self, messages: list[dict], *, context: dict) -> str:
         try:
             response = await self._client().chat.completions.create(
-                model=self.model, messages=messages, stream=False
+                model=self.model, messages=messages, stream=False, **sampling(context)
             )
-            return response.choices[0].message.content or ""
+            return _without_reasoning(response.choices[0].message.content or "")
         except Exception as err:
             raise self._error_from(err) from err
 
@@ -156,12 +160,34 @@ class OpenAIProvider:
         return LLMError(f"LLM request failed: {type(err).__name__}: {_shorten(str(err), 120)}")
 
 
-def _chunk_text(chunk: object) -> str:
+SAMPLING_FIELDS = ("temperature", "top_p", "max_tokens", "presence_penalty",
+                   "frequency_penalty", "stop", "seed")
+
+
+def sampling(context: dict) -> dict[str, Any]:
+    """The generation settings the caller set (context["generation"]); nothing else is sent,
+    so the endpoint's defaults apply to the rest."""
+    chosen = context.get("generation") or {}
+    return {name: chosen[name] for name in SAMPLING_FIELDS if chosen.get(name) is not None}
+
+
+def _chunk_pieces(chunk: object) -> list[str]:
+    """The reasoning (`reasoning_content`, or `reasoning`) and the reply text of a chunk."""
     choices = chunk.get("choices") if isinstance(chunk, dict) else None
     first = choices[0] if isinstance(choices, list) and choices else None
     delta = first.get("delta") if isinstance(first, dict) else None
-    content = delta.get("content") if isinstance(delta, dict) else None
-    return content if isinstance(content, str) else ""
+    if not isinstance(delta, dict):
+        return []
+    thought = delta.get("reasoning_content") or delta.get("reasoning")
+    content = delta.get("content")
+    pieces = [Reasoning(thought)] if isinstance(thought, str) and thought else []
+    return pieces + ([content] if isinstance(content, str) and content else [])
+
+
+def _without_reasoning(text: str) -> str:
+    splitter = ThinkSplitter()
+    parts = splitter.feed(text) + splitter.flush()
+    return "".join(part for part in parts if not isinstance(part, Reasoning))
 
 
 # One client per event loop and settings, shared by every turn on that loop. Building a client
@@ -255,7 +281,8 @@ class GGUFProvider:
         def produce() -> None:
             try:
                 model = self._model()
-                for chunk in model.create_chat_completion(messages=messages, stream=True):
+                for chunk in model.create_chat_completion(messages=messages, stream=True,
+                                                          **sampling(context)):
                     if stop.is_set():
                         break
                     piece = chunk["choices"][0].get("delta", {}).get("content") or ""

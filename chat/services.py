@@ -14,6 +14,7 @@ from library.services import (background_index, character_index, lorebook_index,
                               persona_index)
 from personalab.lib.errors import AppError
 from personalab.lib.filestore import (FileStore, InstanceBusy, SessionRead, StoreError, utc_now)
+from personalab.lib.generation import GenerationError, generation_effective, generation_update
 from personalab.lib.ids import next_numbered_id, validate_id
 
 INITIAL_PLOT_STATE = {"current_plot_index": 1, "current_status": "pending", "no_update_count": 0}
@@ -269,3 +270,93 @@ def session_export(store: FileStore, *, instance_id: str, session_id: str,
                              created_at=read.metadata.get("created_at", ""),
                              header=imported.get("header") if isinstance(imported, dict) else None)
     return body, "application/jsonl"
+
+
+# --- instance settings ---------------------------------------------------------------------
+
+UNSET: Any = object()
+MAX_INSTANCE_NAME = 200
+
+
+class InstanceUpdateError(ValueError):
+    """A refused instance update; `fields` names each wrong field."""
+
+    def __init__(self, fields: dict[str, str]) -> None:
+        super().__init__("; ".join(f"{name}: {problem}" for name, problem in fields.items()))
+        self.fields = fields
+
+
+def generation_defaults_read(store: FileStore, *, user) -> dict[str, Any]:
+    """The account's default generation settings (data/modules/generation.json)."""
+    accounts = store.module_read("generation").get("accounts") or {}
+    found = accounts.get(user.get_username()) if isinstance(accounts, dict) else None
+    return dict(found) if isinstance(found, dict) else {}
+
+
+def generation_defaults_update(store: FileStore, *, user, changes: Any) -> dict[str, Any]:
+    try:
+        updated = generation_update(generation_defaults_read(store, user=user), changes)
+    except GenerationError as error:
+        raise InstanceUpdateError({f"generation.{k}": v for k, v in error.fields.items()}) \
+            from None
+    module = store.module_read("generation")
+    accounts = module.get("accounts") if isinstance(module.get("accounts"), dict) else {}
+    store.module_write("generation", {**module, "accounts": {
+        **accounts, user.get_username(): updated}})
+    return updated
+
+
+def generation_for_instance(store: FileStore, state: dict[str, Any]) -> dict[str, Any]:
+    """What a turn of this instance sends: its own settings over its owner's defaults."""
+    accounts = store.module_read("generation").get("accounts") or {}
+    account = accounts.get(state.get("owner") or "") if isinstance(accounts, dict) else None
+    own = state.get("generation")
+    return generation_effective(account if isinstance(account, dict) else {},
+                                own if isinstance(own, dict) else {})
+
+
+def _instance_changes(state: dict[str, Any], *, name: Any, archived: Any, generation: Any,
+                      persona_id: Any) -> dict[str, Any]:
+    changes, problems = {}, {}
+    if name is not UNSET:
+        if not isinstance(name, str) or len(name.strip()) > MAX_INSTANCE_NAME:
+            problems["name"] = f"must be text of at most {MAX_INSTANCE_NAME} characters"
+        else:
+            changes["name"] = name.strip()
+    if archived is not UNSET:
+        if not isinstance(archived, bool):
+            problems["archived"] = "must be true or false"
+        else:
+            changes["archived"] = archived
+    if generation is not UNSET:
+        try:
+            changes["generation"] = generation_update(state.get("generation") or {}, generation)
+        except GenerationError as error:
+            problems.update({f"generation.{k}": v for k, v in error.fields.items()})
+    if persona_id is not UNSET:
+        # Seam for the personas module: it checks the persona exists and is the user's.
+        try:
+            changes["persona_id"] = None if persona_id is None else validate_id(
+                persona_id, kind="persona id")
+        except ValueError as error:
+            problems["persona_id"] = str(error)
+    if problems:
+        raise InstanceUpdateError(problems)
+    return changes
+
+
+def instance_update(store: FileStore, *, user, instance_id: str, name: Any = UNSET,
+                    archived: Any = UNSET, generation: Any = UNSET,
+                    persona_id: Any = UNSET) -> dict[str, Any]:
+    """Change an instance's name, archived flag, generation settings or persona; every field
+    is checked before anything is written. Returns the new instance state."""
+    instance_for_user(user, instance_id)
+    lock = store.instance_lock(instance_id).acquire()
+    try:
+        state = store.instance_state_read(instance_id)
+        state.update(_instance_changes(state, name=name, archived=archived,
+                                       generation=generation, persona_id=persona_id))
+        store.instance_state_write(instance_id, state)
+    finally:
+        lock.release()
+    return state

@@ -20,6 +20,7 @@ from django.conf import settings
 
 from chat import context as turn_context
 from chat.llm import LLMError, Provider
+from chat.reasoning import Reasoning
 from chat.reply_limit import pieces_capped, truncated_warning
 from chat.services import trace_index
 from director.services import director_apply_reply
@@ -222,6 +223,9 @@ async def _relay(pieces: AsyncIterator[str], writer: AssistantLineWriter,
         try:
             async with contextlib.aclosing(pieces):
                 async for piece in pieces:
+                    if isinstance(piece, Reasoning):
+                        writer.reasoning_append(piece)
+                        continue
                     writer.append(piece)
                     queue.put_nowait(piece)
         except Exception as exc:  # noqa: BLE001 — raised below, after the pieces before it

@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from chat import views
+from chat import generation_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -12,6 +12,8 @@ urlpatterns = [
          name="instance_import_chat"),
     path("instances/<str:instance_id>/persona", views.instance_persona,
          name="instance_persona"),
+    path("instances/<str:instance_id>/generation", generation_views.instance_generation,
+         name="instance_generation"),
     path("instances/<str:instance_id>/background", views.instance_background,
          name="instance_background"),
     path("instances/<str:instance_id>/memory/progress", views.instance_memory_progress,

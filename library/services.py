@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from library.models import Background, Character, Lorebook, Persona
@@ -10,6 +11,13 @@ from personalab.lib.filestore import FileStore, utc_now
 from personalab.lib.ids import slug_id, validate_id
 
 MAX_TEXT = 20000
+# Card text is generous: real cards carry 30-100 KB descriptions and dozens of tags.
+MAX_CARD_TEXT = 1_000_000
+MAX_TAGS = 1000
+MAX_TAG_CHARS = 200
+# Card fields the character editor shows besides name, persona and greeting.
+CARD_TEXT_FIELDS = ("system_prompt", "post_history_instructions", "mes_example",
+                    "creator_notes")
 
 
 class LibraryError(AppError, ValueError):
@@ -57,10 +65,53 @@ def _clean_text(value: Any, *, field: str, required: bool = False, limit: int = 
     return text
 
 
+def _as_written(value: Any, *, field: str, limit: int = MAX_CARD_TEXT) -> str:
+    """Card text as the author wrote it (browsers send CRLF; cards store LF)."""
+    if value is not None and not isinstance(value, str):
+        raise LibraryError(f"{field} must be text", {field: "must be text"})
+    text = (value or "").replace("\r\n", "\n")
+    if len(text) > limit:
+        raise LibraryError(f"{field} is longer than {limit} characters",
+                           {field: f"at most {limit} characters"})
+    return text
+
+
 def _clean_tags(value: Any) -> list[str]:
+    """Tags kept as given; a string is split on commas (one tag per line if it has lines)."""
+    if value is None:
+        return []
     if isinstance(value, str):
-        value = value.split(",")
-    return [str(tag).strip() for tag in (value or []) if str(tag).strip()][:30]
+        value = value.splitlines() if "\n" in value else value.split(",")
+        value = [tag.strip() for tag in value]
+    if not isinstance(value, list) or not all(isinstance(tag, str) for tag in value):
+        raise LibraryError("tags must be a list of text", {"tags": "must be a list of text"})
+    tags = [tag for tag in value if tag.strip()]
+    if len(tags) > MAX_TAGS or any(len(tag) > MAX_TAG_CHARS for tag in tags):
+        problem = f"at most {MAX_TAGS} tags of at most {MAX_TAG_CHARS} characters each"
+        raise LibraryError(f"tags: {problem}", {"tags": problem})
+    return tags
+
+
+def _same_text(new: str, old: Any) -> bool:
+    # The form strips nothing but the browser may; trailing whitespace alone is no edit.
+    return isinstance(old, str) and new.strip() == old.strip()
+
+
+def _card_with_fields(card: Any, data: dict[str, Any]) -> Any:
+    """The stored card with the edited card-only fields laid over it; untouched otherwise."""
+    edits = {}
+    for name in CARD_TEXT_FIELDS:
+        if name in data:
+            text = _as_written(data[name], field=name)
+            current = ((card or {}).get("data") or {}).get(name, "")
+            if not _same_text(text, current):
+                edits[name] = text
+    if not edits:
+        return card
+    card = copy.deepcopy(card) if isinstance(card, dict) else {
+        "spec": "chara_card_v3", "spec_version": "3.0", "data": {}}
+    card.setdefault("data", {}).update(edits)
+    return card
 
 
 # personas (the player's persona: `{{user}}` and its description) --------
@@ -211,17 +262,27 @@ def character_save(store: FileStore, *, data: dict[str, Any],
     definition = {
         **existing,
         "character_id": character_id,
-        "name": name,
-        "base_persona": _clean_text(data.get("base_persona"), field="base_persona"),
-        "greeting": _clean_text(data.get("greeting"), field="greeting"),
+        "name": _kept(name, existing.get("name")),
+        "base_persona": _kept(_as_written(data.get("base_persona"), field="base_persona"),
+                              existing.get("base_persona")),
+        "greeting": _kept(_as_written(data.get("greeting"), field="greeting"),
+                          existing.get("greeting")),
         "tags": _clean_tags(data.get("tags")),
     }
     for optional in ("pinned_prompt", "lorebook_ids", "card"):
-        if optional in data:
+        # A form sends every field; an empty one the file never had is not an edit.
+        if optional in data and (data[optional] or optional in existing):
             definition[optional] = data[optional]
+    card = _card_with_fields(definition.get("card"), data)
+    if card is not None:
+        definition["card"] = card
     store.character_write(character_id, definition)
     character_index(store, character_id)
     return character_id
+
+
+def _kept(new: str, old: Any) -> Any:
+    return old if _same_text(new, old) else new
 
 
 def character_delete(store: FileStore, *, character_id: str) -> None:

@@ -40,6 +40,7 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
         data = request.POST.dict()
         data["lorebook_ids"] = [i for i in request.POST.getlist("lorebook_ids")
                                 if i in store.lorebook_ids()]
+        data["tags"] = request.POST.get("tags", "").splitlines()  # one tag per line
         try:
             saved_id = services.character_save(store, data=data,
                                                character_id=character_id)
@@ -47,9 +48,11 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
             return redirect("character_edit", character_id=saved_id)
         except (services.LibraryError, InvalidId) as exc:
             error, definition = str(exc), {**definition, **request.POST.dict()}
+    card_data = ((definition.get("card") or {}).get("data") or {}) if isinstance(
+        definition.get("card"), dict) else {}
     return render(request, "library/character_form.html",
                   {"definition": definition, "character_id": character_id, "error": error,
-                   "lorebooks": Lorebook.objects.all()},
+                   "lorebooks": Lorebook.objects.all(), "card": card_data},
                   status=400 if error else 200)
 
 

@@ -37,6 +37,7 @@ class Reply:
     text: str
     chunk_size: int = 4
     delay: float = 0.0
+    reasoning: str = ""  # streamed first, as `reasoning_content` deltas
 
     def pieces(self) -> list[str]:
         size = max(1, self.chunk_size)
@@ -198,6 +199,9 @@ class _Exchange:
         if isinstance(step, Hang):
             self.wake.wait(step.seconds)
             return
+        thought = step.reasoning if isinstance(step, Reply) else ""
+        for start in range(0, len(thought), 4):
+            self._event(self._chunk({"reasoning_content": thought[start:start + 4]}))
         for piece in step.pieces() if isinstance(step, Reply) else []:
             if step.delay and self.wake.wait(step.delay):
                 return

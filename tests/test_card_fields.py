@@ -185,3 +185,10 @@ def test_messages_are_merged_into_alternating_roles(roles, expected):
     assert _roles(result) == expected
     joined = "\n\n".join(m["content"] for m in result)
     assert all(m["content"] in joined for m in messages)
+
+
+def test_creator_notes_are_shown_on_the_chat_page(store, alice, alice_client):
+    character_id = _import(store, _card())
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    page = alice_client.get(f"/instances/{instance_id}/").content.decode()
+    assert 'data-testid="creator-notes"' in page and "Creator&#x27;s note: tested" in page

@@ -295,6 +295,7 @@ class AssistantLineWriter:
         }
         self.extra = dict(extra or {})
         self._parts: list[str] = []
+        self._reasoning: list[str] = []
         self._handle = None
         self._line_start = 0
         self.bytes_written = 0
@@ -327,9 +328,15 @@ class AssistantLineWriter:
         self.bytes_written += len(escaped)
         self._parts.append(token)
 
+    def reasoning_append(self, text: str) -> None:
+        """The model's reasoning: kept in memory and written with the finished line."""
+        self._reasoning.append(text)
+
     def finish(self, **flags: Any) -> dict[str, Any]:
         record = dict(self.record)
         record["content"] = self.content
+        if self._reasoning:
+            record["reasoning"] = "".join(self._reasoning)
         record.update(self.extra)
         record.update({k: v for k, v in flags.items() if v is not None})
         data = (_dump_line(record) + "\n").encode("utf-8")

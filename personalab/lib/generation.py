@@ -1,0 +1,131 @@
+"""Generation (sampling) settings: temperature, top_p, max reply tokens, presence and
+frequency penalty, stop strings, seed. Framework-free.
+
+A settings dict holds only what was set; an unset value is never sent, so the endpoint's own
+default applies. `None` in an update removes a value. SillyTavern's OpenAI preset JSON maps
+onto the same names (`openai_max_tokens` -> `max_tokens`, ...)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+NUMBER_RANGES: dict[str, tuple[float, float]] = {
+    "temperature": (0.0, 2.0),
+    "top_p": (0.0, 1.0),
+    "presence_penalty": (-2.0, 2.0),
+    "frequency_penalty": (-2.0, 2.0),
+}
+MAX_TOKENS_RANGE = (1, 1_000_000)
+SEED_RANGE = (-(2**63), 2**63 - 1)
+MAX_STOP_STRINGS = 16
+MAX_STOP_CHARS = 200
+FIELDS = (*NUMBER_RANGES, "max_tokens", "stop", "seed")
+
+# SillyTavern preset key -> ours (a preset also carries prompts and UI settings, ignored here).
+ST_PRESET_KEYS = {
+    "temperature": "temperature",
+    "temp_openai": "temperature",
+    "top_p": "top_p",
+    "top_p_openai": "top_p",
+    "openai_max_tokens": "max_tokens",
+    "max_tokens": "max_tokens",
+    "presence_penalty": "presence_penalty",
+    "pres_pen_openai": "presence_penalty",
+    "frequency_penalty": "frequency_penalty",
+    "freq_pen_openai": "frequency_penalty",
+    "seed": "seed",
+    "stop": "stop",
+}
+
+
+class GenerationError(ValueError):
+    """Bad settings; `fields` maps each wrong field to what is wrong with it."""
+
+    def __init__(self, fields: dict[str, str]) -> None:
+        super().__init__("; ".join(f"{name}: {problem}" for name, problem in fields.items()))
+        self.fields = fields
+
+
+def _number(name: str, value: Any) -> float:
+    low, high = NUMBER_RANGES[name]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError("must be a number")
+    if not low <= value <= high:
+        raise ValueError(f"must be between {low:g} and {high:g}")
+    return float(value)
+
+
+def _integer(value: Any, low: int, high: int) -> int:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError("must be a whole number")
+    if not low <= value <= high:
+        raise ValueError(f"must be between {low} and {high}")
+    return value
+
+
+def _stop(value: Any) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ValueError("must be a list of strings")
+    value = [item for item in value if item]
+    if len(value) > MAX_STOP_STRINGS:
+        raise ValueError(f"at most {MAX_STOP_STRINGS} stop strings")
+    if any(len(item) > MAX_STOP_CHARS for item in value):
+        raise ValueError(f"each stop string at most {MAX_STOP_CHARS} characters")
+    return value
+
+
+def _field_clean(name: str, value: Any) -> Any:
+    if name in NUMBER_RANGES:
+        return _number(name, value)
+    if name == "max_tokens":
+        return _integer(value, *MAX_TOKENS_RANGE)
+    if name == "seed":
+        return _integer(value, *SEED_RANGE)
+    return _stop(value)
+
+
+def generation_update(current: dict[str, Any], changes: Any) -> dict[str, Any]:
+    """`current` with `changes` applied (None removes a value). Every wrong field is named."""
+    if not isinstance(changes, dict):
+        raise GenerationError({"generation": "must be an object"})
+    updated, problems = dict(current), {}
+    for name, value in changes.items():
+        if name not in FIELDS:
+            problems[name] = f"unknown setting; known: {', '.join(FIELDS)}"
+        elif value is None or value == "" or value == []:
+            updated.pop(name, None)
+        else:
+            try:
+                updated[name] = _field_clean(name, value)
+            except ValueError as error:
+                problems[name] = str(error)
+    if problems:
+        raise GenerationError(problems)
+    return updated
+
+
+def generation_from_st_preset(preset: Any) -> dict[str, Any]:
+    """The sampling settings of a SillyTavern OpenAI preset JSON, validated. A seed of -1
+    (SillyTavern's "random") and an empty stop list mean unset."""
+    if not isinstance(preset, dict):
+        raise GenerationError({"file": "must be a JSON object (a SillyTavern preset)"})
+    changes: dict[str, Any] = {}
+    for key, name in ST_PRESET_KEYS.items():
+        if key in preset and name not in changes:
+            changes[name] = preset[key]
+    if changes.get("seed") == -1:
+        changes["seed"] = None
+    if not changes:
+        raise GenerationError({"file": "no sampling settings found (temperature, top_p, "
+                                       "openai_max_tokens, ...)"})
+    return generation_update({}, changes)
+
+
+def generation_effective(account: dict[str, Any], instance: dict[str, Any]) -> dict[str, Any]:
+    """What a turn sends: the instance's values over the account's defaults."""
+    return {name: value for name, value in {**account, **instance}.items() if name in FIELDS}

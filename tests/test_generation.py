@@ -1,0 +1,126 @@
+"""Generation settings: validated field by field, account defaults under instance overrides,
+sent to the model only when set; SillyTavern presets import."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from chat.services import (InstanceUpdateError, generation_defaults_update, instance_update)
+from chat.turn import turn_run
+from personalab.lib.generation import (GenerationError, generation_from_st_preset,
+                                       generation_update)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _turn(store, instance_id: str, text: str = "hello") -> None:
+    async def emit(event):
+        pass
+
+    asyncio.run(turn_run(store, instance_id=instance_id, user_text=text, emit=emit))
+
+
+def test_only_the_settings_that_were_set_are_sent(store, alice, instance, use_stub):
+    _turn(store, instance)
+    sent = use_stub.requests[-1]
+    assert not {"temperature", "top_p", "max_tokens", "stop", "seed"} & set(sent)
+
+    generation_defaults_update(store, user=alice, changes={"temperature": 1.1, "top_p": 0.9})
+    instance_update(store, user=alice, instance_id=instance, generation={
+        "temperature": 0.7, "max_tokens": 300, "stop": ["\nUser:"], "seed": 42,
+        "presence_penalty": 0.5})
+    _turn(store, instance)
+    sent = use_stub.requests[-1]
+    assert (sent["temperature"], sent["top_p"], sent["max_tokens"], sent["stop"], sent["seed"],
+            sent["presence_penalty"]) == (0.7, 0.9, 300, ["\nUser:"], 42, 0.5)
+    assert "frequency_penalty" not in sent
+
+    instance_update(store, user=alice, instance_id=instance, generation={"temperature": None})
+    _turn(store, instance)
+    assert use_stub.requests[-1]["temperature"] == 1.1  # back to the account default
+
+
+def test_bad_values_are_refused_field_by_field_and_change_nothing(store, alice, instance):
+    before = store.instance_state_read(instance)
+    with pytest.raises(InstanceUpdateError) as refused:
+        instance_update(store, user=alice, instance_id=instance, name="Renamed", generation={
+            "temperature": 3, "max_tokens": "lots", "stop": [1], "top_k": 5})
+    assert set(refused.value.fields) == {"generation.temperature", "generation.max_tokens",
+                                         "generation.stop", "generation.top_k"}
+    assert "between 0 and 2" in refused.value.fields["generation.temperature"]
+    assert store.instance_state_read(instance) == before
+
+
+def test_name_and_archived_are_kept_in_the_instance_file(store, alice, instance):
+    instance_update(store, user=alice, instance_id=instance, name="  Night shift ",
+                    archived=True)
+    state = store.instance_state_read(instance)
+    assert (state["name"], state["archived"]) == ("Night shift", True)
+    with pytest.raises(InstanceUpdateError) as refused:
+        instance_update(store, user=alice, instance_id=instance, archived="yes")
+    assert set(refused.value.fields) == {"archived"}
+
+
+def test_another_account_cannot_change_an_instance(store, bob, instance):
+    from chat.services import NotFound
+
+    with pytest.raises(NotFound):
+        instance_update(store, user=bob, instance_id=instance, generation={"temperature": 1})
+
+
+def test_a_sillytavern_openai_preset_imports_its_sampling_settings():
+    preset = {"temperature": 0.85, "top_p": 0.95, "openai_max_tokens": 420,
+              "presence_penalty": 0.1, "frequency_penalty": 0.2, "seed": -1,
+              "top_k": 0, "prompts": [{"identifier": "main", "content": "..."}],
+              "stream_openai": True}
+    assert generation_from_st_preset(preset) == {
+        "temperature": 0.85, "top_p": 0.95, "max_tokens": 420, "presence_penalty": 0.1,
+        "frequency_penalty": 0.2}
+    with pytest.raises(GenerationError) as refused:
+        generation_from_st_preset({"temperature": "hot", "openai_max_tokens": 0})
+    assert set(refused.value.fields) == {"temperature", "max_tokens"}
+    with pytest.raises(GenerationError):
+        generation_from_st_preset(["not", "a", "preset"])
+
+
+@pytest.mark.parametrize("changes, field", [
+    ({"top_p": 1.5}, "top_p"),
+    ({"seed": 1.5}, "seed"),
+    ({"temperature": True}, "temperature"),
+    ({"frequency_penalty": float("nan")}, "frequency_penalty"),
+    ({"stop": ["x" * 201]}, "stop"),
+    ({"stop": ["s"] * 17}, "stop"),
+])
+def test_each_setting_is_checked(changes, field):
+    with pytest.raises(GenerationError) as refused:
+        generation_update({}, changes)
+    assert list(refused.value.fields) == [field]
+
+
+def test_a_stop_string_alone_becomes_a_list_and_empty_values_unset():
+    assert generation_update({"seed": 3}, {"stop": "END", "seed": None}) == {"stop": ["END"]}
+
+
+def test_the_chat_page_form_saves_settings_and_names_a_wrong_field(alice_client, store,
+                                                                   instance):
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert 'id="generation-form"' in page
+    url = f"/instances/{instance}/generation"
+    response = alice_client.post(url, {"temperature": "0.6", "max_tokens": "250",
+                                       "stop": "\\nUser:\r\nEND", "seed": ""})
+    assert response.status_code == 200
+    assert store.instance_state_read(instance)["generation"] == {
+        "temperature": 0.6, "max_tokens": 250, "stop": ["\nUser:", "END"]}
+
+    response = alice_client.post(url, {"temperature": "warm", "max_tokens": "250"})
+    assert response.status_code == 400
+    assert 'data-field="temperature"' in response.content.decode()
+    assert store.instance_state_read(instance)["generation"]["temperature"] == 0.6
+
+
+def test_the_form_is_not_reachable_for_another_account(client, bob, instance):
+    client.force_login(bob)
+    assert client.post(f"/instances/{instance}/generation", {"temperature": "1"}).status_code \
+        == 404

@@ -1,0 +1,60 @@
+"""A model's reasoning goes to the line's `reasoning` field: stored, shown folded, never part
+of the reply and never sent back to the model."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from chat.reasoning import Reasoning, ThinkSplitter
+from chat.turn import turn_run
+from tests.stub_llm import Reply
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _turn(store, instance_id: str, text: str) -> list[dict]:
+    events: list[dict] = []
+
+    async def emit(event):
+        events.append(event)
+
+    asyncio.run(turn_run(store, instance_id=instance_id, user_text=text, emit=emit))
+    return events
+
+
+@pytest.mark.parametrize("reply", [
+    Reply("She nods. Fine.", reasoning="The user asked twice; be brief."),
+    Reply("<think>The user asked twice; be brief.</think>\nShe nods. Fine.", chunk_size=3),
+    Reply("  <think>The user asked twice; be brief.</think>She nods. Fine.", chunk_size=1),
+])
+def test_reasoning_is_stored_apart_and_never_sent_back(store, instance, alice_client, use_stub,
+                                                       reply):
+    use_stub.script(reply, Reply("Next."))
+    events = _turn(store, instance, "Again?")
+    line = store.session_read(instance, "sess_001").lines[-1]
+    assert line["content"] == "She nods. Fine."
+    assert line["reasoning"] == "The user asked twice; be brief."
+    pushed = "".join(e["content"] for e in events if e["type"] == "token")
+    assert pushed == "She nods. Fine."
+
+    _turn(store, instance, "And now?")
+    assert "be brief" not in str(use_stub.requests[-1]["messages"])
+
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert 'data-testid="reasoning"' in page and "be brief" in page
+
+
+@pytest.mark.parametrize("pieces, reply, thought", [
+    (["<th", "ink>a", "b</th", "ink>", "c"], "c", "ab"),
+    (["<thinking about it>"], "<thinking about it>", ""),
+    (["no tags"], "no tags", ""),
+    (["<think>never closed"], "", "never closed"),
+    (["Hi <think>x</think>"], "Hi <think>x</think>", ""),  # only a leading block is reasoning
+])
+def test_a_leading_think_block_is_split_off_across_pieces(pieces, reply, thought):
+    splitter = ThinkSplitter()
+    parts = [part for piece in pieces for part in splitter.feed(piece)] + splitter.flush()
+    assert "".join(p for p in parts if not isinstance(p, Reasoning)) == reply
+    assert "".join(p for p in parts if isinstance(p, Reasoning)) == thought
