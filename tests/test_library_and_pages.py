@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 def test_author_creates_character_and_background_in_the_browser(alice_client, store):
     response = alice_client.post("/library/characters/new", {
         "name": "Mira", "base_persona": "A field medic.", "greeting": "Hold still.",
-        "tags": "medic, 废土"})
+        "tags": "medic\r\n废土"})
     assert response.status_code == 302
     definition = store.character_read("char_mira")
     assert definition["base_persona"] == "A field medic." and definition["tags"] == ["medic", "废土"]
