@@ -6,16 +6,18 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.http import HttpRequest
-from ninja import Router, Status
+from ninja import Body, Router, Status
 
 from chat import services
 from chat.models import Instance, Trace
-from chat.schemas import (ChatIn, ChatOut, CurrentResponse, InstanceCreated, InstanceDetail,
-                          InstanceIn, InstanceList)
+from chat.schemas import (ChatIn, ChatOut, CurrentResponse, GenerationSettings,
+                          InstanceCreated, InstanceDetail, InstanceIn, InstanceList,
+                          InstanceUpdateIn)
 from chat.streaming import chat_stream
 from chat.turn import turn_run, validate_user_text
 from director.services import director_status
 from personalab.lib.errors import AppError
+from personalab.lib.generation import generation_from_st_preset
 from personalab.lib.ids import validate_id
 from personalab.storage import get_store
 
@@ -51,11 +53,50 @@ def instance_create(request: HttpRequest, payload: InstanceIn):
 def instance_detail(request: HttpRequest, instance_id: str):
     row = services.instance_for_user(request.auth, instance_id)
     store = get_store()
+    state = store.instance_state_read(instance_id)
     return {**instance_out(row),
-            "instance_state": store.instance_state_read(instance_id),
+            "instance_state": state,
             "character_state": store.character_state_read(instance_id),
             "director": director_status(store, instance_id=instance_id),
-            "sessions": store.session_ids(instance_id)}
+            "sessions": store.session_ids(instance_id),
+            "name": state.get("name") or "", "archived": bool(state.get("archived")),
+            "generation": state.get("generation") or {},
+            "generation_effective": services.generation_for_instance(store, state)}
+
+
+@router.put("/instances/{instance_id}", response=InstanceDetail)
+def instance_change(request: HttpRequest, instance_id: str, payload: InstanceUpdateIn):
+    changes = payload.model_dump(exclude_unset=True)
+    services.instance_update(get_store(), user=request.auth, instance_id=instance_id, **{
+        name: value for name, value in changes.items()
+        if value is not None or name == "persona_id"})
+    return instance_detail(request, instance_id)
+
+
+@router.post("/instances/{instance_id}/generation/preset", response=InstanceDetail)
+def instance_preset_import(request: HttpRequest, instance_id: str,
+                           preset: Body[dict[str, Any]]):
+    """A SillyTavern OpenAI preset JSON as the body: its sampling settings replace the
+    instance's (the preset's prompts and UI settings are not used)."""
+    services.instance_for_user(request.auth, instance_id)
+    store = get_store()
+    settings = generation_from_st_preset(preset)
+    unset = {name: None for name in store.instance_state_read(instance_id).get("generation") or {}}
+    services.instance_update(store, user=request.auth, instance_id=instance_id,
+                             generation={**unset, **settings})
+    return instance_detail(request, instance_id)
+
+
+@router.get("/generation", response=GenerationSettings, tags=["generation"])
+def generation_defaults(request: HttpRequest):
+    """The account's default generation settings (an instance's own values win)."""
+    return {"generation": services.generation_defaults_read(get_store(), user=request.auth)}
+
+
+@router.put("/generation", response=GenerationSettings, tags=["generation"])
+def generation_defaults_change(request: HttpRequest, payload: GenerationSettings):
+    return {"generation": services.generation_defaults_update(
+        get_store(), user=request.auth, changes=payload.generation)}
 
 
 # --- the turn -------------------------------------------------------------------------------

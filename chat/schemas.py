@@ -35,6 +35,10 @@ class InstanceDetail(InstanceOut):
     character_state: dict[str, Any]
     director: dict[str, Any]
     sessions: list[str]
+    name: str = ""
+    archived: bool = False
+    generation: dict[str, Any] = {}  # the instance's own settings
+    generation_effective: dict[str, Any] = {}  # what a turn sends (over the account defaults)
 
 
 class ChatIn(Schema):
@@ -68,3 +72,16 @@ class CurrentResponse(Schema):
     error: Any = None
     truncated: Any = None
     trace_id: Any = None
+
+
+class InstanceUpdateIn(Schema):
+    """Only the fields sent change; `null` in `generation` removes a setting."""
+
+    name: str | None = None
+    archived: bool | None = None
+    generation: dict[str, Any] | None = None
+    persona_id: str | None = None
+
+
+class GenerationSettings(Schema):
+    generation: dict[str, Any]

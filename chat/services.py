@@ -278,12 +278,14 @@ UNSET: Any = object()
 MAX_INSTANCE_NAME = 200
 
 
-class InstanceUpdateError(ValueError):
+class InstanceUpdateError(AppError, ValueError):
     """A refused instance update; `fields` names each wrong field."""
 
+    code = "invalid"
+
     def __init__(self, fields: dict[str, str]) -> None:
-        super().__init__("; ".join(f"{name}: {problem}" for name, problem in fields.items()))
-        self.fields = fields
+        super().__init__(message="; ".join(f"{name}: {problem}"
+                                           for name, problem in fields.items()), fields=fields)
 
 
 def generation_defaults_read(store: FileStore, *, user) -> dict[str, Any]:

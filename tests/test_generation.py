@@ -124,3 +124,53 @@ def test_the_form_is_not_reachable_for_another_account(client, bob, instance):
     client.force_login(bob)
     assert client.post(f"/instances/{instance}/generation", {"temperature": "1"}).status_code \
         == 404
+
+
+def _api(client, alice):
+    from chat.models import ApiToken
+
+    return {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+
+
+def test_rest_put_changes_an_instance_and_get_shows_it(client, alice, store, instance):
+    auth = _api(client, alice)
+    url = f"/api/v1/instances/{instance}"
+    response = client.put(url, {"name": "Night shift", "generation": {
+        "temperature": 0.7, "max_tokens": 300, "stop": ["\nUser:"]}},
+        content_type="application/json", **auth)
+    assert response.status_code == 200, response.content
+    shown = client.get(url, **auth).json()
+    assert shown["name"] == "Night shift"
+    assert shown["generation"] == {"temperature": 0.7, "max_tokens": 300, "stop": ["\nUser:"]}
+
+    client.put("/api/v1/generation", {"generation": {"seed": 7, "temperature": 1.2}},
+               content_type="application/json", **auth)
+    assert client.get(url, **auth).json()["generation_effective"] == {
+        "seed": 7, "temperature": 0.7, "max_tokens": 300, "stop": ["\nUser:"]}
+
+
+def test_rest_refusals_are_400_naming_each_field(client, alice, store, instance):
+    auth = _api(client, alice)
+    before = store.instance_state_read(instance)
+    response = client.put(f"/api/v1/instances/{instance}", {"generation": {
+        "temperature": 9, "seed": "x"}}, content_type="application/json", **auth)
+    assert response.status_code == 400
+    assert set(response.json()["error"]["fields"]) == {"generation.temperature",
+                                                       "generation.seed"}
+    response = client.put(f"/api/v1/instances/{instance}", {"archived": "perhaps"},
+                          content_type="application/json", **auth)
+    assert response.status_code == 400 and "archived" in response.json()["error"]["fields"]
+    assert store.instance_state_read(instance) == before
+
+
+def test_rest_imports_a_sillytavern_preset_into_an_instance(client, alice, store, instance):
+    auth = _api(client, alice)
+    client.put(f"/api/v1/instances/{instance}", {"generation": {"seed": 5}},
+               content_type="application/json", **auth)
+    preset = {"temperature": 0.9, "openai_max_tokens": 512, "top_p": 1, "seed": -1,
+              "prompts": [], "wi_format": "{0}"}
+    response = client.post(f"/api/v1/instances/{instance}/generation/preset", preset,
+                           content_type="application/json", **auth)
+    assert response.status_code == 200, response.content
+    assert response.json()["generation"] == {"temperature": 0.9, "max_tokens": 512,
+                                             "top_p": 1.0}

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from personalab.lib.errors import AppError
+
 NUMBER_RANGES: dict[str, tuple[float, float]] = {
     "temperature": (0.0, 2.0),
     "top_p": (0.0, 1.0),
@@ -39,12 +41,14 @@ ST_PRESET_KEYS = {
 }
 
 
-class GenerationError(ValueError):
+class GenerationError(AppError, ValueError):
     """Bad settings; `fields` maps each wrong field to what is wrong with it."""
 
+    code = "invalid"
+
     def __init__(self, fields: dict[str, str]) -> None:
-        super().__init__("; ".join(f"{name}: {problem}" for name, problem in fields.items()))
-        self.fields = fields
+        super().__init__(message="; ".join(f"{name}: {problem}"
+                                           for name, problem in fields.items()), fields=fields)
 
 
 def _number(name: str, value: Any) -> float:
