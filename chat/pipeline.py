@@ -42,6 +42,7 @@ MESSAGE_OVERHEAD_TOKENS = 4
 REPLY_PRIMING_TOKENS = 3
 NEAR_LIMIT_RATIO = 0.9
 CUT_MARK = "…"
+SECTION_JOIN_TOKENS = 1  # the blank line between two sections of the system message
 
 DEFAULT_TRIMMING: dict[str, int] = {"max_messages": 10, "max_chars": 4000}
 DEFAULT_SECTION_BUDGETS: dict[str, int] = {
@@ -917,11 +918,15 @@ def examples_place(
     templates: TemplateSet,
     variables: dict[str, Any],
     budget: int | None,
+    room: int,
     fits: Callable[[list[SectionReport]], bool],
     warnings: list[dict[str, Any]],
 ) -> list[SectionReport]:
     """Example dialogues, in order, while the prompt stays under its limit (and the section
-    under its own budget, if one is set): they go before any message of the conversation."""
+    under its own budget, if one is set): they go before any message of the conversation.
+    Blocks are chosen on the section's own tokens against `room` (the prompt's limit less
+    its size without examples), so a 100 KB description is not counted once per block; the
+    whole prompt is then counted once (`fits`) and the last block dropped if it still ran over."""
     blocks = variables["examples"]
     if "examples" not in plan.head or not blocks:
         return sections
@@ -934,11 +939,13 @@ def examples_place(
         return _head_insert(sections, report, plan.head)
 
     def fit(kept: list[str]) -> bool:
-        candidate = placed(kept)
-        report = next(r for r in candidate if r.name == "examples")
-        return (budget is None or report.tokens <= budget) and fits(candidate)
+        text = section_text("examples", templates, {**variables, "examples": kept}, warnings)
+        tokens = count_tokens(text)
+        return (budget is None or tokens <= budget) and tokens + SECTION_JOIN_TOKENS <= room
 
     kept = examples_keep(blocks, fit)
+    while kept and not fits(placed(kept)):
+        kept.pop()
     return placed(kept) if kept else sections
 
 
@@ -1027,7 +1034,8 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
         return _total_tokens(text, conversation, active) + tail_tokens <= plan.max_total_tokens
 
     sections = examples_place(
-        sections, plan, templates, variables, budgets.get("examples"), fits, warnings
+        sections, plan, templates, variables, budgets.get("examples"),
+        plan.max_total_tokens - total, fits, warnings,
     )
     system_text = system_text_build(sections, active, label)
     total = _total_tokens(system_text, conversation, active) + tail_tokens

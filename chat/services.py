@@ -317,8 +317,8 @@ def generation_for_instance(store: FileStore, state: dict[str, Any]) -> dict[str
                                 own if isinstance(own, dict) else {})
 
 
-def _instance_changes(state: dict[str, Any], *, name: Any, archived: Any, generation: Any,
-                      persona_id: Any) -> dict[str, Any]:
+def _instance_changes(state: dict[str, Any], *, user, name: Any, archived: Any,
+                      generation: Any, persona_id: Any) -> dict[str, Any]:
     changes, problems = {}, {}
     if name is not UNSET:
         if not isinstance(name, str) or len(name.strip()) > MAX_INSTANCE_NAME:
@@ -336,12 +336,12 @@ def _instance_changes(state: dict[str, Any], *, name: Any, archived: Any, genera
         except GenerationError as error:
             problems.update({f"generation.{k}": v for k, v in error.fields.items()})
     if persona_id is not UNSET:
-        # Seam for the personas module: it checks the persona exists and is the user's.
         try:
-            changes["persona_id"] = None if persona_id is None else validate_id(
-                persona_id, kind="persona id")
-        except ValueError as error:
-            problems["persona_id"] = str(error)
+            if persona_id is not None:
+                persona_for_user(user=user, persona_id=persona_id)
+            changes["persona_id"] = persona_id or None
+        except AppError as error:
+            problems["persona_id"] = error.message
     if problems:
         raise InstanceUpdateError(problems)
     return changes
@@ -356,7 +356,7 @@ def instance_update(store: FileStore, *, user, instance_id: str, name: Any = UNS
     lock = store.instance_lock(instance_id).acquire()
     try:
         state = store.instance_state_read(instance_id)
-        state.update(_instance_changes(state, name=name, archived=archived,
+        state.update(_instance_changes(state, user=user, name=name, archived=archived,
                                        generation=generation, persona_id=persona_id))
         store.instance_state_write(instance_id, state)
     finally:

@@ -174,3 +174,19 @@ def test_rest_imports_a_sillytavern_preset_into_an_instance(client, alice, store
     assert response.status_code == 200, response.content
     assert response.json()["generation"] == {"temperature": 0.9, "max_tokens": 512,
                                              "top_p": 1.0}
+
+
+def test_rest_put_picks_a_persona_of_ones_own_only(client, alice, bob, store, instance):
+    from library.services import persona_create
+
+    mine = persona_create(store, owner=alice, data={"name": "Ann", "description": "A medic."})
+    theirs = persona_create(store, owner=bob, data={"name": "Bo", "description": "A thief."})
+    auth = _api(client, alice)
+    url = f"/api/v1/instances/{instance}"
+    response = client.put(url, {"persona_id": theirs}, content_type="application/json", **auth)
+    assert response.status_code == 400 and "persona_id" in response.json()["error"]["fields"]
+    assert client.put(url, {"persona_id": mine}, content_type="application/json",
+                      **auth).status_code == 200
+    assert store.instance_state_read(instance)["persona_id"] == mine
+    client.put(url, {"persona_id": None}, content_type="application/json", **auth)
+    assert store.instance_state_read(instance)["persona_id"] is None
