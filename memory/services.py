@@ -4,15 +4,17 @@
 The caller holds the instance lock; nothing here locks. The text files are the truth and Chroma is
 rebuilt from them, so a write order is chosen per action so that a failure half way loses nothing:
 
-- summarize: LLM → parse → ledgers (summaries.jsonl, plots.jsonl) → Chroma → new session file →
-  instance_state. Until the parse succeeds nothing is written. A Chroma failure is a warning (the
-  ledger is written, `reindex` restores the collections). The old session file is never touched.
+- summarize: LLM → parse → journal → new session file → instance_state (the commit) → ledgers
+  (summaries.jsonl, plots.jsonl) → Chroma; memory/summarize_journal.py finishes or undoes an
+  attempt cut short. Until the parse succeeds nothing is written. A Chroma failure is a warning
+  (the ledger is written, `reindex` restores the collections). The old session file is never
+  touched.
   The new session carries the previous session's summary lines first and then the new events'
   summaries, so after many summarizations the whole story is still in the session (the prompt
   budget, not this function, decides how much of it is sent). Seeded turns keep their original
   lines (timestamps included, so later reads can recognise them as copies); only `turn` is
-  renumbered from 1. A ledger record id repeated after an interrupted earlier attempt means the
-  later record wins.
+  renumbered from 1. Summarizing a session replaces its ledger records, so an id is never
+  repeated.
 - persona: persona_versions.jsonl holds every evolved persona ever set, the current one last;
   a persona found in character_state.json that no version records (written before versioning, or
   edited outside the app) is recorded first with source "imported", so no text is ever lost.
@@ -30,6 +32,8 @@ from typing import Any
 
 from chat.llm import LLMError
 from memory import prompts
+from memory.summarize_journal import (summarize_journal_commit, summarize_journal_write,
+                                      summarize_recover)
 from personalab.lib.errors import AppError
 from personalab.lib.filestore import CorruptFile, FileStore, SessionRead, StoreError, utc_now
 from personalab.lib.ids import random_id
@@ -189,6 +193,7 @@ def summary_seed_lines(summaries: list[str], groups: list[list[dict[str, Any]]],
 async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, index: Any,
                            progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     say = progress or (lambda text: None)
+    summarize_recover(store, instance_id=instance_id)
     say("读取当前会话")
     state = store.instance_state_read(instance_id)
     old_id = state["current_session_id"]
@@ -208,36 +213,37 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
     say("解析模型输出")
     events = parse_events_json(text)
 
-    say("写入记忆账本")
     owner = _event_owner(instance_id, state)
     summary_records, plot_records = _event_records(owner, old_id, events)
-    store.ledger_append(instance_id, "summaries", summary_records)
-    store.ledger_append(instance_id, "plots", plot_records)
-    say("写入向量索引")
-    warnings = _events_index(index, owner, old_id, events)
-
-    new_id = _session_continue(store, instance_id=instance_id, old_id=old_id,
-                               summaries=earlier + [event["summary"] for event in events],
-                               messages=messages, say=say)
+    new_id = store.session_next_id(instance_id)
+    summarize_journal_write(store, instance_id=instance_id, old_session_id=old_id,
+                            new_session_id=new_id,
+                            records={"summaries": summary_records, "plots": plot_records})
+    _session_continue(store, instance_id=instance_id, old_id=old_id, new_id=new_id,
+                      summaries=earlier + [event["summary"] for event in events],
+                      messages=messages, say=say)
     say(f"当前会话切换到 {new_id}")
     state["current_session_id"] = new_id
     store.instance_state_write(instance_id, state)
+    say("写入记忆账本")
+    summarize_journal_commit(store, instance_id=instance_id)
+    say("写入向量索引")
+    warnings = _events_index(index, owner, old_id, events)
     return {"old_session_id": old_id, "new_session_id": new_id, "events": len(events),
             "summary_ids": [r["id"] for r in summary_records],
             "plot_ids": [r["id"] for r in plot_records], "warnings": warnings}
 
 
-def _session_continue(store: FileStore, *, instance_id: str, old_id: str, summaries: list[str],
-                      messages: list[dict[str, Any]], say: Callable[[str], None]) -> str:
+def _session_continue(store: FileStore, *, instance_id: str, old_id: str, new_id: str,
+                      summaries: list[str], messages: list[dict[str, Any]],
+                      say: Callable[[str], None]) -> None:
     config = store.config_read()
     last_n = max(_int_setting(config.get("thresholds", {}).get("summary_last_n_turns"), 5), 0)
     order = config.get("preferences", {}).get("summary_order", "summary_first")
     groups = _turn_groups(messages)[-last_n:] if last_n else []
-    new_id = store.session_next_id(instance_id)
     say(f"创建新会话 {new_id}")
     store.session_create(instance_id, new_id, continued_from=old_id,
                          lines=summary_seed_lines(summaries, groups, order=order))
-    return new_id
 
 
 # --- evolved persona -------------------------------------------------------------

@@ -33,10 +33,11 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from personalab.lib.errors import AppError
 from personalab.lib.ids import next_numbered_id, validate_id
+from personalab.lib.lines import session_line_problem
 
 MAX_JSON_FILE_BYTES = 50 * 1024 * 1024
 
@@ -178,10 +179,14 @@ def json_keys_per_line(data: dict[str, Any]) -> str:
 
 
 def write_text_atomic(path: Path, payload: str) -> None:
+    write_bytes_atomic(path, payload.encode("utf-8"))
+
+
+def write_bytes_atomic(path: Path, payload: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())
@@ -735,6 +740,18 @@ class FileStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         _append_whole(path, "".join(_dump_line(r) + "\n" for r in records).encode("utf-8"))
 
+    def ledger_replace_session(self, instance_id: str, name: str, *, session_id: str,
+                               records: list[dict[str, Any]]) -> None:
+        """Write `records` in place of the ledger's records of `session_id`, in one atomic
+        rewrite; every other line (unreadable ones too) is kept as it is."""
+        path = self.memory_dir(instance_id) / f"{validate_id(name, kind='ledger')}.jsonl"
+        kept = [line for line in _file_bytes_or_empty(path).splitlines(keepends=True)
+                if line.strip() and _line_session(line) != session_id]
+        if kept and not kept[-1].endswith(b"\n"):
+            kept[-1] += b"\n"
+        added = "".join(_dump_line(r) + "\n" for r in records).encode("utf-8")
+        write_bytes_atomic(path, b"".join(kept) + added)
+
     def ledger_read(self, instance_id: str, name: str) -> list[dict[str, Any]]:
         path = self.memory_dir(instance_id) / f"{validate_id(name, kind='ledger')}.jsonl"
         if not path.exists():
@@ -751,6 +768,21 @@ class FileStore:
     def memory_json_write(self, instance_id: str, name: str, data: Any) -> None:
         write_json_atomic(
             self.memory_dir(instance_id) / f"{validate_id(name, kind='memory file')}.json", data)
+
+
+def _file_bytes_or_empty(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return b""
+
+
+def _line_session(line: bytes) -> str | None:
+    try:
+        record = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    return record.get("session_id") if isinstance(record, dict) else None
 
 
 def _append_whole(path: Path, data: bytes) -> None:
@@ -806,9 +838,11 @@ def _move_aside(folder: Path, trash: Path) -> None:
     os.replace(folder, trash / f"{folder.name}.{stamp}")
 
 
-def _lines_parse(data: bytes, path: Path, first_number: int
+def _lines_parse(data: bytes, path: Path, first_number: int,
+                 check: Callable[[dict[str, Any]], str | None] | None = None
                  ) -> tuple[list[dict[str, Any]], list[LineProblem]]:
-    """Parse whole lines (`data` ends at a newline); bad lines are reported and skipped."""
+    """Parse whole lines (`data` ends at a newline); bad lines (and those `check` objects to)
+    are reported and skipped."""
     records: list[dict[str, Any]] = []
     problems: list[LineProblem] = []
     for number, raw in enumerate(data.split(b"\n")[:-1], start=first_number):
@@ -823,6 +857,9 @@ def _lines_parse(data: bytes, path: Path, first_number: int
             continue
         if not isinstance(record, dict):
             problems.append(LineProblem(str(path), number, "not a JSON object"))
+            continue
+        if check is not None and (reason := check(record)):
+            problems.append(LineProblem(str(path), number, reason))
             continue
         records.append(record)
     return records, problems
@@ -858,13 +895,13 @@ def _parsed_extend(parsed: _ParsedLines | None, data: bytes, path: Path) -> _Par
     """The whole lines of `data`, reusing `parsed` when `data` starts with its very bytes."""
     cut = data.rfind(b"\n") + 1
     if parsed is None or not data.startswith(parsed.prefix):
-        records, problems = _lines_parse(data[:cut], path, 1)
+        records, problems = _lines_parse(data[:cut], path, 1, session_line_problem)
         return _ParsedLines(data[:cut], data.count(b"\n", 0, cut), records, problems,
                             _turn_max(records))
     if cut == len(parsed.prefix):
         return parsed
     added = data[len(parsed.prefix):cut]
-    records, problems = _lines_parse(added, path, parsed.line_count + 1)
+    records, problems = _lines_parse(added, path, parsed.line_count + 1, session_line_problem)
     return _ParsedLines(data[:cut], parsed.line_count + added.count(b"\n"),
                         parsed.records + records, parsed.problems + problems,
                         max(parsed.turn_max, _turn_max(records)))
@@ -880,7 +917,10 @@ def _session_from(path: Path, data: bytes, parsed: _ParsedLines) -> SessionRead:
         if partial is None:
             try:
                 record = json.loads(tail)
-                if isinstance(record, dict):
+                reason = session_line_problem(record) if isinstance(record, dict) else None
+                if reason:
+                    problems.append(LineProblem(str(path), parsed.line_count + 1, reason))
+                elif isinstance(record, dict):
                     records.append(record)
                     turn_max = max(turn_max, _turn_max([record]))
             except json.JSONDecodeError:

@@ -1,0 +1,56 @@
+"""What a session line must look like to be used: a hand-edited line that is valid JSON but has
+odd values (`"content": 5`, `"trace_id": "../x"`, `"alternatives": 5`) is reported and skipped like
+a corrupt one, instead of failing every page that reads the session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from personalab.lib.ids import is_valid_id
+
+ROLES = ("user", "assistant", "system")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _alternatives_problem(value: Any) -> str | None:
+    if not isinstance(value, list):
+        return "'alternatives' is not a list"
+    if not all(isinstance(item, dict) and isinstance(item.get("content"), str) for item in value):
+        return "'alternatives' holds an item without text 'content'"
+    return None
+
+
+def _message_problem(line: dict[str, Any]) -> str | None:
+    if line["role"] not in ROLES:
+        return f"'role' is not one of {', '.join(ROLES)}"
+    if not isinstance(line.get("content"), str):
+        return "'content' is not text"
+    if "turn" in line and not (_is_int(line["turn"]) and line["turn"] >= 0):
+        return "'turn' is not a whole number"
+    if line.get("trace_id") is not None and not is_valid_id(line["trace_id"]):
+        return "'trace_id' is not a valid id"
+    if "alternatives" in line:
+        return _alternatives_problem(line["alternatives"])
+    if "alternative_position" in line and not _is_int(line["alternative_position"]):
+        return "'alternative_position' is not a whole number"
+    return None
+
+
+def session_line_problem(line: dict[str, Any]) -> str | None:
+    """Why a parsed session line cannot be used, or None when it can."""
+    if "role" in line:
+        problem = _message_problem(line)
+    elif line.get("type") == "summary":
+        problem = None if isinstance(line.get("content"), str) else "'content' is not text"
+    else:
+        problem = None
+    if problem is None:
+        for key in ("timestamp",):
+            if key in line and not isinstance(line[key], (str, type(None))):
+                return f"'{key}' is not text"
+        if "edited" in line and not isinstance(line["edited"], dict):
+            return "'edited' is not an object"
+    return problem
