@@ -149,7 +149,7 @@ def character_import(request: HttpRequest) -> JsonResponse:
     try:
         character_id = services.character_import_card(get_store(), data=data, filename=name)
     except services.LibraryError as exc:
-        raise ApiError(400, "invalid_card", str(exc)) from None
+        raise ApiError(400, "invalid_card", str(exc), fields=exc.field_errors) from None
     return JsonResponse({"character_id": character_id}, status=201)
 
 
@@ -163,8 +163,8 @@ def character_card(request: HttpRequest, character_id: str, fmt: str):
         raise ApiError(400, "bad_spec", "spec must be v2 or v3")
     body = services.character_export_card(get_store(), character_id=character_id, fmt=fmt,
                                           spec=spec)
-    response = HttpResponse(body, content_type="image/png" if fmt == "png"
-                            else "application/json")
+    content_type = {"png": "image/png", "charx": "application/zip"}.get(fmt, "application/json")
+    response = HttpResponse(body, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{character_id}.{fmt}"'
     return response
 

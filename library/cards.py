@@ -28,6 +28,11 @@ TEXT_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "m
                "creator_notes", "system_prompt", "post_history_instructions", "creator",
                "character_version")
 LIST_FIELDS = ("alternate_greetings", "tags", "group_only_greetings")
+# Fields the V3 spec added to `data`; a V2 card has none of them.
+V3_ONLY_FIELDS = ("assets", "nickname", "creator_notes_multilingual", "source",
+                  "group_only_greetings", "creation_date", "modification_date")
+# V3 decorators: lines at the start of a lorebook entry's content beginning with "@@".
+DECORATOR_LINE = re.compile(r"\A(?:@@[^\n]*(?:\n|\Z))+")
 V1_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
 PERSONA_SECTIONS = (("description", "Description"), ("personality", "Personality"),
                     ("scenario", "Scenario"))
@@ -40,8 +45,8 @@ MAX_CARD_TEXT_BYTES = 16 * 2**20
 class CardError(AppError, ValueError):
     code = "invalid_card"
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message=message, fields={"file": message})
+    def __init__(self, message: str, field: str = "file") -> None:
+        super().__init__(message=message, fields={field: message})
 
 
 # PNG chunks ---------------------------------------------------------------
@@ -189,7 +194,7 @@ def _spec_of(raw: dict[str, Any]) -> str:
         return spec
     if spec is not None:
         raise CardError(f"unsupported card spec {spec!r} "
-                        "(PersonaLab reads chara_card_v2, chara_card_v3 and V1 cards)")
+                        "(PersonaLab reads chara_card_v2, chara_card_v3 and V1 cards)", "spec")
     if isinstance(raw.get("data"), dict):
         return "chara_card_v2"
     if isinstance(raw.get("name"), str):
@@ -203,7 +208,8 @@ def _data_normalize(data: dict[str, Any]) -> dict[str, Any]:
         if value is None:
             data[name] = ""
         elif not isinstance(value, str):
-            raise CardError(f"card JSON is invalid: field '{name}' must be text")
+            raise CardError(f"card JSON is invalid: field '{name}' must be text",
+                            f"data.{name}")
     for name in LIST_FIELDS:
         value = data.get(name)
         if isinstance(value, str):
@@ -211,17 +217,20 @@ def _data_normalize(data: dict[str, Any]) -> dict[str, Any]:
         if value is None:
             value = []
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise CardError(f"card JSON is invalid: field '{name}' must be a list of text")
+            raise CardError(f"card JSON is invalid: field '{name}' must be a list of text",
+                            f"data.{name}")
         data[name] = value
     if data.get("extensions") is None:
         data["extensions"] = {}
     if not isinstance(data["extensions"], dict):
-        raise CardError("card JSON is invalid: field 'extensions' must be an object")
+        raise CardError("card JSON is invalid: field 'extensions' must be an object",
+                        "data.extensions")
     book = data.get("character_book")
     if book is None:
         data.pop("character_book", None)
     elif not isinstance(book, dict) or not isinstance(book.get("entries", []), list):
-        raise CardError("card JSON is invalid: 'character_book' must be an object with entries")
+        raise CardError("card JSON is invalid: 'character_book' must be an object with entries",
+                        "data.character_book")
     return data
 
 
@@ -407,7 +416,7 @@ def card_to_definition(card: dict[str, Any]) -> tuple[dict[str, Any], dict[str, 
     data = card["data"]
     name = data["name"].strip()
     if not name:
-        raise CardError("card has no character name")
+        raise CardError("card has no character name", "data.name")
     lorebook = None
     book = data.pop("character_book", None)
     if book is not None:
@@ -422,11 +431,28 @@ def card_to_definition(card: dict[str, Any]) -> tuple[dict[str, Any], dict[str, 
     return definition, lorebook
 
 
+def decorators_strip(content: str) -> str:
+    """An entry's content without its leading V3 `@@` decorator lines (V2 has none)."""
+    return DECORATOR_LINE.sub("", content, count=1)
+
+
+def _as_v2(card: dict[str, Any]) -> None:
+    """V3-only fields and decorators out; everything V2 has stays as it was."""
+    data = card["data"]
+    for name in V3_ONLY_FIELDS:
+        data.pop(name, None)
+    for entry in (data.get("character_book") or {}).get("entries") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("content"), str):
+            entry["content"] = decorators_strip(entry["content"])
+
+
 def _card_as(card: dict[str, Any], spec: str) -> dict[str, Any]:
     if spec not in SPECS:
         raise ValueError(f"spec must be 'v2' or 'v3', not {spec!r}")
     card = copy.deepcopy(card)
     card["spec"], card["spec_version"] = SPECS[spec]
+    if spec == "v2":
+        _as_v2(card)
     for name in V1_FIELDS + ("tags",):
         if name in card:  # V1 mirror fields at the top level, kept in step with data
             card[name] = copy.deepcopy(card["data"].get(name))

@@ -417,24 +417,84 @@ def lorebook_save(store: FileStore, *, data: dict[str, Any],
     return lorebook_id
 
 
+def _card_read(data: bytes, filename: str) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """(card, CHARX asset files) from PNG, JSON or CHARX bytes; refusals name the field."""
+    from library.cards import CardError, card_normalize, card_parse
+    from library.charx import CharxError, charx_read, is_charx
+
+    try:
+        if is_charx(data):
+            charx = charx_read(data)
+            return card_normalize(charx.card), charx.assets
+        return card_parse(data, filename), {}
+    except CardError as exc:
+        raise LibraryError(str(exc), exc.fields) from None
+    except CharxError as exc:
+        raise LibraryError(str(exc), {"file": str(exc)}) from None
+
+
+def _character_assets_write(store: FileStore, character_id: str,
+                            assets: dict[str, bytes]) -> None:
+    from library.charx import asset_path_safe
+
+    folder = store.character_dir(character_id)
+    for name, body in assets.items():
+        if asset_path_safe(name):  # checked again here: this is where a path is made
+            target = folder.joinpath(*name.split("/"))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(body)
+
+
+def _character_assets_read(store: FileStore, character_id: str) -> dict[str, bytes]:
+    from library.charx import asset_path_safe
+
+    folder = store.character_dir(character_id)
+    found = {}
+    for path in sorted((folder / "assets").rglob("*")):
+        name = path.relative_to(folder).as_posix()
+        if path.is_file() and not path.is_symlink() and asset_path_safe(name):
+            found[name] = path.read_bytes()
+    return found
+
+
 def character_import_card(store: FileStore, *, data: bytes, filename: str = "") -> str:
-    """A Character Card V2/V3 (PNG or JSON) becomes a character; its book a linked lorebook."""
-    from library.cards import CardError, card_image, card_parse, card_to_definition
+    """A Character Card V2/V3 (PNG, JSON or CHARX) becomes a character; its book a linked
+    lorebook; a CHARX's files are kept under the character's assets/ folder."""
+    from library.cards import CardError, PNG_SIGNATURE, card_image, card_to_definition
+    from library.charx import main_icon
 
     if len(data) > MAX_CARD_BYTES:
-        raise LibraryError("card file is larger than 10 MB")
+        raise LibraryError("card file is larger than 10 MB", {"file": "at most 10 MB"})
+    card, assets = _card_read(data, filename)
     try:
-        card = card_parse(data, filename)
         definition, lorebook = card_to_definition(card)
     except CardError as exc:
-        raise LibraryError(str(exc)) from None
+        raise LibraryError(str(exc), exc.fields) from None
     if lorebook:
         definition["lorebook_ids"] = [lorebook_save(store, data=lorebook)]
     character_id = character_save(store, data=definition)
-    image = card_image(data) if data[:8] == b"\x89PNG\r\n\x1a\n" else None
-    if image:
+    image = card_image(data) if data.startswith(PNG_SIGNATURE) else main_icon(card, assets)
+    if image and image.startswith(PNG_SIGNATURE):
         (store.character_dir(character_id) / "avatar.png").write_bytes(image)
+    _character_assets_write(store, character_id, assets)
     return character_id
+
+
+def _charx_export(store: FileStore, character_id: str, card: dict[str, Any]) -> bytes:
+    """The card with its stored asset files; a card without an embedded icon gets its
+    avatar as the main icon, so the picture travels with it."""
+    from library.charx import asset_member, charx_write
+
+    assets = _character_assets_read(store, character_id)
+    avatar = store.character_dir(character_id) / "avatar.png"
+    listed = card["data"].get("assets") or []
+    has_icon = any(isinstance(a, dict) and a.get("type") == "icon"
+                   and asset_member(a.get("uri")) in assets for a in listed)
+    if avatar.exists() and not has_icon:
+        assets["assets/icon/images/main.png"] = avatar.read_bytes()
+        card["data"]["assets"] = [*listed, {"type": "icon", "name": "main", "ext": "png",
+                                            "uri": "embeded://assets/icon/images/main.png"}]
+    return charx_write(card, assets=assets)
 
 
 def character_export_card(store: FileStore, *, character_id: str, fmt: str,
@@ -445,6 +505,8 @@ def character_export_card(store: FileStore, *, character_id: str, fmt: str,
     lorebook_ids = definition.get("lorebook_ids", [])
     lorebook = store.lorebook_read(lorebook_ids[0]) if lorebook_ids else None
     card = definition_to_card(definition, lorebook, spec="v3")
+    if fmt == "charx":
+        return _charx_export(store, character_id, card)
     if fmt == "png":
         avatar = store.character_dir(character_id) / "avatar.png"
         return card_to_png(card, image=avatar.read_bytes() if avatar.exists() else None)

@@ -1,0 +1,134 @@
+"""CHARX: a Character Card V3 as a zip (`card.json` at the root, files under `assets/`).
+
+Framework-free. Reading never extracts to disk and never trusts the zip's own sizes: every
+member is read with a cap, the archive has a cap on members and on bytes in total, and only
+member names made of plain path parts under `assets/` are kept (no `..`, no absolute paths, no
+backslashes), so nothing in a CHARX can name a place outside the character's folder.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_CHARX_BYTES = 32 * 2**20
+MAX_MEMBER_BYTES = 16 * 2**20
+MAX_TOTAL_BYTES = 64 * 2**20
+MAX_MEMBERS = 512
+CARD_MEMBER = "card.json"
+ASSET_PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._ -]{0,127}$")
+# The V3 spec spells it "embeded://"; writers in the wild also use "embedded://".
+EMBEDDED_PREFIXES = ("embeded://", "embedded://")
+ZIP_MAGIC = b"PK\x03\x04"
+
+
+class CharxError(ValueError):
+    """Worded for the player; `field` is always "file"."""
+
+
+@dataclass
+class Charx:
+    card: Any
+    assets: dict[str, bytes] = field(default_factory=dict)  # "assets/icon/images/main.png" -> bytes
+    skipped: list[str] = field(default_factory=list)
+
+
+def is_charx(data: bytes) -> bool:
+    return data.startswith(ZIP_MAGIC)
+
+
+def asset_path_safe(name: str) -> bool:
+    parts = name.split("/")
+    return (len(parts) >= 2 and parts[0] == "assets" and "\\" not in name
+            and all(ASSET_PART.fullmatch(part) for part in parts[1:]))
+
+
+def _member_read(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    with archive.open(info) as handle:
+        body = handle.read(MAX_MEMBER_BYTES + 1)
+    if len(body) > MAX_MEMBER_BYTES:
+        raise CharxError(f"CHARX member {info.filename!r} is larger than "
+                         f"{MAX_MEMBER_BYTES // 2**20} MB")
+    return body
+
+
+def _members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
+    infos = [info for info in archive.infolist() if not info.is_dir()]
+    if len(infos) > MAX_MEMBERS:
+        raise CharxError(f"CHARX has {len(infos)} files; at most {MAX_MEMBERS} are read")
+    return infos
+
+
+def charx_read(data: bytes) -> Charx:
+    if len(data) > MAX_CHARX_BYTES:
+        raise CharxError(f"CHARX file is larger than {MAX_CHARX_BYTES // 2**20} MB")
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise CharxError(f"not a readable CHARX (zip) file: {exc}") from None
+    result = Charx(card=None)
+    total = 0
+    with archive:
+        for info in _members(archive):
+            if info.filename != CARD_MEMBER and not asset_path_safe(info.filename):
+                result.skipped.append(info.filename)
+                continue
+            try:
+                body = _member_read(archive, info)
+            except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError,
+                    NotImplementedError, RuntimeError) as exc:
+                raise CharxError(f"CHARX member {info.filename!r} cannot be read: {exc}") from None
+            total += len(body)
+            if total > MAX_TOTAL_BYTES:
+                raise CharxError(f"CHARX unpacks to more than {MAX_TOTAL_BYTES // 2**20} MB")
+            if info.filename == CARD_MEMBER:
+                result.card = _card_json(body)
+            else:
+                result.assets[info.filename] = body
+    if result.card is None:
+        raise CharxError("CHARX has no card.json at its root")
+    return result
+
+
+def _card_json(body: bytes) -> Any:
+    try:
+        return json.loads(body.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CharxError(f"CHARX card.json is not valid JSON: {exc}") from None
+
+
+def asset_member(uri: Any) -> str | None:
+    """`embeded://assets/icon/images/main.png` -> its member name, when it is a safe one."""
+    if not isinstance(uri, str):
+        return None
+    for prefix in EMBEDDED_PREFIXES:
+        if uri.startswith(prefix) and asset_path_safe(uri[len(prefix):]):
+            return uri[len(prefix):]
+    return None
+
+
+def main_icon(card: dict[str, Any], assets: dict[str, bytes]) -> bytes | None:
+    """The picture SillyTavern shows: the icon named "main", else the first icon."""
+    icons = [a for a in (card.get("data", {}).get("assets") or [])
+             if isinstance(a, dict) and a.get("type") == "icon"]
+    icons.sort(key=lambda a: a.get("name") != "main")
+    for icon in icons:
+        member = asset_member(icon.get("uri"))
+        if member in assets:
+            return assets[member]
+    return None
+
+
+def charx_write(card: dict[str, Any], *, assets: dict[str, bytes]) -> bytes:
+    """`card` as card.json plus every asset file, as a zip."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(CARD_MEMBER, json.dumps(card, ensure_ascii=False, indent=2))
+        for name, body in sorted(assets.items()):
+            if asset_path_safe(name):
+                archive.writestr(name, body)
+    return buffer.getvalue()

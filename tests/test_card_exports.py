@@ -1,0 +1,141 @@
+"""Card exports follow the specs: V2 has no V3-only fields or decorators, nothing is added that
+the card did not have, round trips V2 <-> V3 give the card back, CHARX zips import and export
+safely, and a refusal names the field at fault."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import pytest
+
+from library import services
+from tests.test_personas import PNG_1PX
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+V2_DATA = {
+    "name": "Mira", "description": "A harbor pilot.\n" * 3, "personality": "wary",
+    "scenario": "A foggy night at the harbor.", "first_mes": "Who goes there?",
+    "mes_example": "<START>\n{{user}}: Hi\n{{char}}: Hm.", "creator_notes": "Be kind.",
+    "system_prompt": "{{original}} Stay in character.", "post_history_instructions": "Short.",
+    "alternate_greetings": ["You again?"], "tags": ["harbor", "female", "OC", "sfw"],
+    "creator": "someone", "character_version": "1.2",
+    "extensions": {"talkativeness": "0.5", "depth_prompt": {"prompt": "x", "depth": 4}},
+}
+V2_CARD = {"spec": "chara_card_v2", "spec_version": "2.0", "data": V2_DATA}
+V3_CARD = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
+    **V2_DATA, "nickname": "Mi", "source": ["https://example.invalid/mira"],
+    "group_only_greetings": ["The crew is here."], "creation_date": 1700000000,
+    "modification_date": 1700000500, "creator_notes_multilingual": {"fr": "Sois gentil."},
+    "assets": [{"type": "icon", "uri": "ccdefault:", "name": "main", "ext": "png"}],
+    "character_book": {"name": "Harbor", "entries": [
+        {"keys": ["fog"], "content": "@@depth 2\n@@activate\nThe fog hides the docks.",
+         "enabled": True, "insertion_order": 10, "use_regex": False, "extensions": {}}]}}}
+
+
+def _import(store, card: dict) -> str:
+    return services.character_import_card(store, data=json.dumps(card).encode(),
+                                          filename="card.json")
+
+
+def _export(store, character_id: str, spec: str) -> dict:
+    return json.loads(services.character_export_card(store, character_id=character_id,
+                                                     fmt="json", spec=spec))
+
+
+def test_v2_card_exports_as_it_came_with_nothing_added(store):
+    exported = _export(store, _import(store, V2_CARD), "v2")
+    assert exported == V2_CARD
+    assert "group_only_greetings" not in exported["data"]
+
+
+def test_v2_export_of_a_v3_card_strips_v3_only_fields_and_decorators(store):
+    character_id = _import(store, V3_CARD)
+    v2 = _export(store, character_id, "v2")
+    assert v2["spec"] == "chara_card_v2" and v2["spec_version"] == "2.0"
+    for name in ("nickname", "source", "group_only_greetings", "creation_date",
+                 "modification_date", "creator_notes_multilingual", "assets"):
+        assert name not in v2["data"], name
+    assert v2["data"]["character_book"]["entries"][0]["content"] == "The fog hides the docks."
+    v3 = _export(store, character_id, "v3")
+    assert v3["data"]["group_only_greetings"] == ["The crew is here."]
+    assert v3["data"]["character_book"]["entries"][0]["content"].startswith("@@depth 2\n")
+    assert v3["data"]["nickname"] == "Mi"
+
+
+def test_v2_to_v3_and_back_gives_the_same_card(store):
+    v3 = _export(store, _import(store, V2_CARD), "v3")
+    assert v3["spec"] == "chara_card_v3"
+    back = _export(store, _import(store, v3), "v2")
+    assert back == V2_CARD
+
+
+@pytest.mark.parametrize("data, field", [
+    ({**V2_DATA, "tags": 5}, "data.tags"),
+    ({**V2_DATA, "description": ["not", "text"]}, "data.description"),
+    ({**V2_DATA, "name": "  "}, "data.name"),
+    ({**V2_DATA, "extensions": []}, "data.extensions"),
+])
+def test_a_refused_card_names_the_field(client, alice, data, field):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from chat.models import ApiToken
+
+    body = json.dumps({**V2_CARD, "data": data}).encode()
+    response = client.post("/api/v1/characters/import",
+                           {"file": SimpleUploadedFile("card.json", body)},
+                           HTTP_AUTHORIZATION=f"Bearer {ApiToken.issue(alice)}")
+    assert response.status_code == 400
+    assert field in response.json()["error"]["fields"]
+
+
+def _charx(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, body in members.items():
+            archive.writestr(name, body)
+    return buffer.getvalue()
+
+
+CHARX_CARD = {**V3_CARD, "data": {**{k: v for k, v in V3_CARD["data"].items()
+                                    if k != "character_book"}, "assets": [
+    {"type": "icon", "uri": "embeded://assets/icon/images/main.png", "name": "main",
+     "ext": "png"},
+    {"type": "x-risu-asset", "uri": "embeded://assets/other/notes.txt", "name": "notes",
+     "ext": "txt"}]}}
+
+
+def test_charx_imports_and_exports_with_its_assets(store, tmp_path):
+    data = _charx({"card.json": json.dumps(CHARX_CARD).encode(),
+                   "assets/icon/images/main.png": PNG_1PX,
+                   "assets/other/notes.txt": b"harbor notes",
+                   "../evil.txt": b"escape", "assets/../../evil2.txt": b"escape",
+                   "/abs/evil3.txt": b"escape"})
+    character_id = services.character_import_card(store, data=data, filename="mira.charx")
+    folder = store.character_dir(character_id)
+    assert (folder / "avatar.png").read_bytes() == PNG_1PX
+    assert not any(p.name.startswith("evil") for p in tmp_path.rglob("*"))
+
+    exported = services.character_export_card(store, character_id=character_id, fmt="charx")
+    with zipfile.ZipFile(io.BytesIO(exported)) as archive:
+        names = sorted(archive.namelist())
+        card = json.loads(archive.read("card.json"))
+        assert archive.read("assets/other/notes.txt") == b"harbor notes"
+        assert archive.read("assets/icon/images/main.png") == PNG_1PX
+    assert names == ["assets/icon/images/main.png", "assets/other/notes.txt", "card.json"]
+    assert card == CHARX_CARD
+
+
+def test_charx_caps_refuse_a_bomb_and_name_the_member(store):
+    bomb = _charx({"card.json": json.dumps(CHARX_CARD).encode(),
+                   "assets/other/big.bin": b"\0" * (17 * 2**20)})
+    assert len(bomb) < 2**20
+    with pytest.raises(services.LibraryError) as error:
+        services.character_import_card(store, data=bomb, filename="bomb.charx")
+    assert "assets/other/big.bin" in str(error.value)
+    assert "file" in error.value.field_errors
+    with pytest.raises(services.LibraryError, match="no card.json"):
+        services.character_import_card(store, data=_charx({"x.json": b"{}"}), filename="a.charx")
+    assert store.character_ids() == []
