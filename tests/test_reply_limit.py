@@ -65,3 +65,20 @@ async def test_continue_counts_the_text_already_there(store, instance, use_stub,
 
 def test_default_cap_is_in_the_settings(settings):
     assert settings.PERSONALAB_MAX_REPLY_CHARS == 100_000
+
+
+async def test_chat_socket_tells_the_player_the_reply_was_cut(alice, instance, use_stub, settings):
+    from tests.test_consumer import _collect_until_done, _connect
+
+    settings.PERSONALAB_MAX_REPLY_CHARS = 50
+    use_stub.script(Reply("y" * 5000, chunk_size=10))
+    communicator, connected = await _connect(alice, instance)
+    assert connected
+    try:
+        await communicator.send_json_to({"type": "send", "content": "go on"})
+        events = await _collect_until_done(communicator)
+    finally:
+        await communicator.disconnect()
+    assert "".join(e["content"] for e in events if e["type"] == "token") == "y" * 50
+    assert any(e.get("category") == "reply_truncated" for e in events)
+    assert events[-1]["type"] == "done" and events[-1]["truncated"] is True
