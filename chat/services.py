@@ -61,16 +61,6 @@ def instance_create(store: FileStore, *, owner, character_id: str,
     return instance_id
 
 
-def instance_persona_set(store: FileStore, *, actor, instance_id: str,
-                         persona_id: str | None) -> None:
-    """`None` goes back to the owner's default persona."""
-    if persona_id:
-        persona_for_user(user=actor, persona_id=persona_id)
-    with store.instance_lock(instance_id):
-        state = store.instance_state_read(instance_id)
-        store.instance_state_write(instance_id, {**state, "persona_id": persona_id or None})
-
-
 def _greeting_lines(definition: dict[str, Any]) -> list[dict[str, Any]]:
     """The first message; a card's alternate greetings are its swipes (the first shown)."""
     greeting = definition.get("greeting", "")

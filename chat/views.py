@@ -16,8 +16,8 @@ from chat.models import Trace
 from director.services import director_status, instance_switch_background
 from library.models import Background, Character
 from library.selectors import persona_effective, personas_visible_to
-from library.services import LibraryNotFound
 from personalab.lib.config_schema import base_url_error, whole_number
+from personalab.lib.errors import AppError
 from personalab.lib.filestore import DEFAULT_MODULES, InstanceBusy, StoreError
 from personalab.storage import get_store
 
@@ -134,10 +134,10 @@ def instance_import_chat(request: HttpRequest, instance_id: str) -> HttpResponse
 def instance_persona(request: HttpRequest, instance_id: str) -> HttpResponse:
     _instance_or_404(request, instance_id)
     try:
-        services.instance_persona_set(get_store(), actor=request.user, instance_id=instance_id,
-                                      persona_id=request.POST.get("persona_id") or None)
+        services.instance_update(get_store(), user=request.user, instance_id=instance_id,
+                                 persona_id=request.POST.get("persona_id") or None)
         messages.info(request, "From the next turn on you play this persona.")
-    except (LibraryNotFound, InstanceBusy, StoreError, ValueError) as exc:
+    except (AppError, InstanceBusy, StoreError) as exc:
         messages.error(request, str(exc))
     return redirect("instance", instance_id=instance_id)
 

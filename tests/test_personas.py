@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from chat.services import instance_create, instance_persona_set, reindex_all
+from chat.services import instance_create, instance_update, reindex_all
 from chat.turn import turn_run
 from library import services
 from library.models import Persona
@@ -104,7 +104,7 @@ def test_avatar_upload_checks_type_and_size(store, alice):
 def test_deleting_the_picked_persona_falls_back_to_the_default(store, alice, instance):
     default = services.persona_create(store, owner=alice, data={"name": "Mira"})
     other = services.persona_create(store, owner=alice, data={"name": "Kael"})
-    instance_persona_set(store, actor=alice, instance_id=instance, persona_id=other)
+    instance_update(store, user=alice, instance_id=instance, persona_id=other)
     assert persona_effective(store, owner="alice", persona_id=other)["name"] == "Kael"
     services.persona_delete(store, actor=alice, persona_id=other)
     assert not store.persona_dir(other).exists()
@@ -131,8 +131,8 @@ async def test_the_model_sees_the_persona_name_and_description(store, alice, cha
     system = use_stub.requests[-1]["messages"][0]["content"]
     assert "A courier with a limp." in system and "A retired duelist." not in system
 
-    await sync_to_async(instance_persona_set)(store, actor=alice, instance_id=instance_id,
-                                              persona_id=kael)
+    await sync_to_async(instance_update)(store, user=alice, instance_id=instance_id,
+                                         persona_id=kael)
     await _turn(store, instance_id, "Again")
     system = use_stub.requests[-1]["messages"][0]["content"]
     assert "A retired duelist." in system and "A courier with a limp." not in system
@@ -224,3 +224,12 @@ def test_the_chat_page_shows_the_persona_name_for_user_lines_and_macros(client, 
         "role": "user", "content": "I am {{user}}.", "turn": 1, "timestamp": "t"})
     page = client.get(f"/instances/{instance_id}/").content.decode()
     assert "I am Mira." in page and ">Mira · turn 1" in page
+
+
+def test_the_chat_page_refuses_someone_elses_private_persona(client, store, alice, bob,
+                                                             instance):
+    hidden = services.persona_create(store, owner=bob, data={"name": "Bob's"})
+    client.force_login(alice)
+    page = client.post(f"/instances/{instance}/persona", {"persona_id": hidden}, follow=True)
+    assert "not found" in page.content.decode()
+    assert store.instance_state_read(instance)["persona_id"] is None
