@@ -1,19 +1,30 @@
-"""LoCoMo evidence-recall benchmark for the app's own recall path.
+"""Evidence-recall benchmark for the app's own recall path, on data sets in the LoCoMo layout.
 
-Each conversation becomes one instance: every LoCoMo session is a session of the instance, speaker A
+Each conversation becomes one instance: every session is a session of the instance, speaker A
 speaks as the user and speaker B as the assistant, and every line goes through MemoryIndex.add_turns
 as the app stores it, with the speaker's name (a line may carry "speaker"; --without-speaker-names
 leaves it out). Every question of categories 1-4 is then asked through
-memory.rag.query_user_history(force=True, k=10); a question's recall@k is the share of its evidence
+memory.rag.query_user_history(force=True); a question's recall@k is the share of its evidence
 turns (dia_id) found in the top k. Answers are never read.
 
-    .venv/bin/python bench/recall_locomo.py [--data DIR] [--limit-conversations N]
+Beside the app, each question is also ranked by a plain BM25 over single lines (English words
+without stop words, Chinese character bigrams): the reference the READMEs of the data sets quote.
+
+    .venv/bin/python bench/recall_locomo.py --data DIR [--data DIR2 ...] [--k 5,10,25]
+        [--limit-conversations N] [--embed-cache DIR]
+
+Ends with one line per set, `recall@10[name]=0.xxx`, and the embedding and query times.
+--embed-cache keeps passage and query vectors on disk (keyed by text), so a second run measures
+ranking only; embedding throughput is then not reported.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import math
+import re
 import statistics
 import sys
 import tempfile
@@ -25,6 +36,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+import numpy as np  # noqa: E402
+
+from memory.embeddings import E5EmbeddingFunction  # noqa: E402
 from memory.index import MemoryIndex  # noqa: E402
 from memory.rag import query_user_history  # noqa: E402
 
@@ -82,74 +96,201 @@ def session_lines(raw_turns: list[dict[str, Any]], *, speaker_a: str, session_id
     return lines, id_map
 
 
-def conversation_run(path: Path, workdir: Path, *, speakers: bool) -> dict[str, Any]:
+class CachedEmbedder(E5EmbeddingFunction):
+    """The app's embedder with a disk cache per text: reruns of the benchmark skip the model."""
+
+    def __init__(self, cache_dir: Path) -> None:
+        super().__init__()
+        self.cache_dir = cache_dir
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        self.misses = 0
+
+    def _cached(self, texts: list[str], *, kind: str, embed) -> np.ndarray:
+        keys = [hashlib.sha1(f"{kind}\0{self.variant}\0{t}".encode()).hexdigest() for t in texts]
+        rows: list[np.ndarray | None] = []
+        for key in keys:
+            path = self.cache_dir / key[:2] / f"{key}.npy"
+            rows.append(np.load(path) if path.exists() else None)
+        missing = [i for i, row in enumerate(rows) if row is None]
+        if missing:
+            self.misses += len(missing)
+            fresh = embed([texts[i] for i in missing])
+            for i, vector in zip(missing, fresh):
+                path = self.cache_dir / keys[i][:2] / f"{keys[i]}.npy"
+                path.parent.mkdir(exist_ok=True)
+                np.save(path, vector)
+                rows[i] = vector
+        return np.vstack(rows).astype(np.float32) if rows else np.zeros((0, 384), np.float32)
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        return self._cached(texts, kind="passage", embed=super().embed_passages)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self._cached(texts, kind="query", embed=super().embed_queries)
+
+
+# --- the plain BM25 reference ------------------------------------------------------------
+
+_PLAIN_TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+|[a-z0-9]+")
+_PLAIN_STOP = frozenset("""a about after all also am an and any are as at be been but by can could
+did do does for from had has have he her him his how i if in into is it its just me my no not of on
+or our she so some than that the their them then there they this to too up us was we were what when
+where which who why will with would you your""".split())
+
+
+def plain_tokens(text: str) -> list[str]:
+    tokens: list[str] = []
+    for token in _PLAIN_TOKEN.findall(text.lower()):
+        if token.isascii():
+            if token not in _PLAIN_STOP:
+                tokens.append(token)
+        else:
+            tokens += [token[i:i + 2] for i in range(len(token) - 1)] or [token]
+    return tokens
+
+
+def plain_bm25_rank(documents: list[tuple[str, str]], query: str, k: int) -> list[str]:
+    """Okapi BM25 (k1 1.2, b 0.75) over single lines; the ids of the k best."""
+    tokenized = [(doc_id, plain_tokens(text)) for doc_id, text in documents]
+    average = sum(len(tokens) for _, tokens in tokenized) / max(1, len(tokenized)) or 1.0
+    frequency: dict[str, int] = {}
+    for _, tokens in tokenized:
+        for token in set(tokens):
+            frequency[token] = frequency.get(token, 0) + 1
+    scores = []
+    for doc_id, tokens in tokenized:
+        counts: dict[str, int] = {}
+        for token in tokens:
+            counts[token] = counts.get(token, 0) + 1
+        score = 0.0
+        for token in set(plain_tokens(query)):
+            tf = counts.get(token, 0)
+            if not tf:
+                continue
+            df = frequency[token]
+            idf = math.log(1 + (len(tokenized) - df + 0.5) / (df + 0.5))
+            score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(tokens) / average))
+        scores.append((score, doc_id))
+    return [doc_id for score, doc_id in sorted(scores, key=lambda s: -s[0])[:k] if score > 0]
+
+
+# --- one conversation ----------------------------------------------------------------------
+
+
+def conversation_run(path: Path, workdir: Path, *, speakers: bool, ks: list[int],
+                     embedder: Any) -> dict[str, Any]:
     data = json.loads(path.read_text(encoding="utf-8"))
     conversation = data.get("conversation", data)
-    instance_id = f"locomo_{path.stem.replace('-', '_')}"
-    index = MemoryIndex(chroma_path=workdir / instance_id)
+    instance_id = "bench_" + re.sub(r"[^a-z0-9_]", "_", path.stem.lower())[:50]
+    index = MemoryIndex(chroma_path=workdir / instance_id, embedder=embedder)
     id_to_dia: dict[str, str] = {}
+    plain_documents: list[tuple[str, str]] = []
     turn_count = 0
     started = time.perf_counter()
     for session_id, lines, id_map in conversation_sessions(conversation, speakers=speakers):
-        index.add_turns(instance_id=instance_id, character_id="char_locomo", background_id=None,
+        index.add_turns(instance_id=instance_id, character_id="char_bench", background_id=None,
                         session_id=session_id, turns=lines)
         id_to_dia.update(id_map)
+        plain_documents += [(id_map[f"turn_{session_id}_{line['turn']}_{line['role']}"],
+                             line["content"]) for line in lines]
         turn_count += len(lines)
     embed_seconds = time.perf_counter() - started
-    recalls_5, recalls_10, query_seconds = [], [], []
+    top = max(ks)
+    questions, query_seconds = [], []
     for qa in data["qa"]:
         evidence = set(qa.get("evidence") or [])
         if qa.get("category") not in QUESTION_CATEGORIES or not evidence:
             continue
         started = time.perf_counter()
-        result = query_user_history(qa["question"], instance_id, index=index, force=True, k=10)
+        result = query_user_history(qa["question"], instance_id, index=index, force=True, k=top)
         query_seconds.append(time.perf_counter() - started)
         if result.warning:
             raise SystemExit(f"recall failed: {result.warning}")
         found = [id_to_dia.get(hit.id) for hit in result.hits]
-        recalls_5.append(len(evidence & set(found[:5])) / len(evidence))
-        recalls_10.append(len(evidence & set(found[:10])) / len(evidence))
-    return {"name": path.stem, "turns": turn_count, "questions": len(recalls_10),
-            "embed_seconds": embed_seconds, "query_seconds": query_seconds,
-            "recall_5": recalls_5, "recall_10": recalls_10}
+        plain = plain_bm25_rank(plain_documents, qa["question"], top)
+        questions.append({
+            "category": qa["category"],
+            "app": {k: len(evidence & set(found[:k])) / len(evidence) for k in ks},
+            "bm25": {k: len(evidence & set(plain[:k])) / len(evidence) for k in ks},
+        })
+    return {"name": path.stem, "turns": turn_count, "questions": questions,
+            "embed_seconds": embed_seconds, "query_seconds": query_seconds}
+
+
+# --- a data set ----------------------------------------------------------------------------
+
+
+def set_run(folder: Path, *, ks: list[int], limit: int, speakers: bool,
+            embedder: Any) -> dict[str, Any]:
+    files = sorted(folder.glob("*.json"))[: limit or None]
+    if not files:
+        raise SystemExit(f"no conversation files in {folder}")
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="recall_bench_") as tmp:
+        for path in files:
+            run = conversation_run(path, Path(tmp), speakers=speakers, ks=ks, embedder=embedder)
+            runs.append(run)
+            mean = statistics.mean(q["app"][10 if 10 in ks else ks[0]] for q in run["questions"])
+            print(f"  {run['name']}: lines={run['turns']} questions={len(run['questions'])} "
+                  f"recall@{10 if 10 in ks else ks[0]}={mean:.3f} "
+                  f"embed={run['embed_seconds']:.1f}s", flush=True)
+    return {"name": folder.name, "runs": runs}
+
+
+def set_table(result: dict[str, Any], ks: list[int]) -> None:
+    questions = [q for run in result["runs"] for q in run["questions"]]
+    categories = sorted({q["category"] for q in questions})
+    header = " | ".join([f"app@{k}" for k in ks] + [f"bm25@{k}" for k in ks])
+    print(f"\n{result['name']}: {len(result['runs'])} conversations, "
+          f"{sum(r['turns'] for r in result['runs'])} lines, {len(questions)} questions")
+    print(f"| category | n | {header} |")
+    print("|" + "---|" * (2 + 2 * len(ks)))
+    for category in [*categories, "all"]:
+        chosen = [q for q in questions if category == "all" or q["category"] == category]
+        cells = [f"{statistics.mean(q[side][k] for q in chosen):.3f}"
+                 for side in ("app", "bm25") for k in ks]
+        print(f"| {category} | {len(chosen)} | {' | '.join(cells)} |")
+
+
+def set_summary(result: dict[str, Any], ks: list[int], *, cached: bool) -> None:
+    questions = [q for run in result["runs"] for q in run["questions"]]
+    turns = sum(run["turns"] for run in result["runs"])
+    embed = sum(run["embed_seconds"] for run in result["runs"])
+    queries = sorted(s for run in result["runs"] for s in run["query_seconds"])
+    for k in ks:
+        print(f"recall@{k}[{result['name']}]="
+              f"{statistics.mean(q['app'][k] for q in questions):.3f}")
+    if not cached:
+        print(f"embedding[{result['name']}]={turns / embed:.1f} lines/s "
+              f"({embed / turns * 1000:.1f} s per 1,000 lines, index writes included)")
+    print(f"query[{result['name']}]=mean {statistics.mean(queries) * 1000:.0f} ms, "
+          f"p95 {queries[int(0.95 * (len(queries) - 1))] * 1000:.0f} ms")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "bench" / "locomo")
+    parser.add_argument("--data", type=Path, action="append",
+                        help="a folder of conversations in the LoCoMo layout (repeatable)")
+    parser.add_argument("--k", default="5,10,25", help="cut-offs, comma-separated")
     parser.add_argument("--limit-conversations", type=int, default=0)
+    parser.add_argument("--embed-cache", type=Path, default=None,
+                        help="keep vectors in this folder between runs (ranking work only)")
     parser.add_argument("--without-speaker-names", action="store_true",
                         help="store lines without the speaker's name (only role user/assistant)")
     args = parser.parse_args()
-    files = sorted(args.data.glob("*.json"))
-    if args.limit_conversations:
-        files = files[: args.limit_conversations]
-    if not files:
-        raise SystemExit(f"no LoCoMo conversation files in {args.data}")
-    runs = []
-    with tempfile.TemporaryDirectory(prefix="locomo_recall_") as tmp:
-        for path in files:
-            run = conversation_run(path, Path(tmp), speakers=not args.without_speaker_names)
-            runs.append(run)
-            print(f"{run['name']}: turns={run['turns']} questions={run['questions']} "
-                  f"recall@5={statistics.mean(run['recall_5']):.3f} "
-                  f"recall@10={statistics.mean(run['recall_10']):.3f} "
-                  f"embed={run['embed_seconds']:.1f}s", flush=True)
-    summary_print(runs)
-
-
-def summary_print(runs: list[dict[str, Any]]) -> None:
-    recall_5 = [r for run in runs for r in run["recall_5"]]
-    recall_10 = [r for run in runs for r in run["recall_10"]]
-    turns = sum(run["turns"] for run in runs)
-    embed = sum(run["embed_seconds"] for run in runs)
-    queries = [q for run in runs for q in run["query_seconds"]]
-    print(f"conversations={len(runs)} turns={turns} questions={len(recall_10)}")
-    print(f"embedding: {embed / turns * 1000:.1f} s per 1,000 turns (index writes included)")
-    print(f"query: mean {statistics.mean(queries) * 1000:.0f} ms, "
-          f"p95 {sorted(queries)[int(0.95 * (len(queries) - 1))] * 1000:.0f} ms")
-    print(f"recall@5={statistics.mean(recall_5):.3f}")
-    print(f"recall@10={statistics.mean(recall_10):.3f}")
+    folders = args.data or [REPO.parent / "shared" / "bench" / "locomo"]
+    ks = sorted({int(k) for k in args.k.split(",") if k.strip()})
+    embedder = CachedEmbedder(args.embed_cache) if args.embed_cache else None
+    results = []
+    for folder in folders:
+        print(f"{folder.name}:", flush=True)
+        results.append(set_run(folder, ks=ks, limit=args.limit_conversations,
+                               speakers=not args.without_speaker_names, embedder=embedder))
+    for result in results:
+        set_table(result, ks)
+    print()
+    for result in results:
+        set_summary(result, ks, cached=embedder is not None)
 
 
 if __name__ == "__main__":

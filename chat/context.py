@@ -196,7 +196,7 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
 def _recall(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
     if not store.module_read("memory").get("recall_enabled", True):
         return {"mode": None, "hits": [], "query": "", "disabled": True}
-    from memory.rag import query_user_history, recall_mode
+    from memory.rag import neighbours_fetch, query_user_history, recall_mode
 
     if recall_mode(ctx.user_text) is None:
         return {"mode": None, "hits": [], "query": ""}
@@ -204,13 +204,23 @@ def _recall(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
     if index is None:
         return {"mode": None, "hits": [], "query": "", "warning": warning}
     result = query_user_history(ctx.user_text, ctx.instance_id, index=index)
+    neighbours = neighbours_fetch(index, result.hits)
     return {
         "mode": result.mode,
         "query": result.query,
-        "hits": [{"id": h.id, "collection": h.collection, "text": h.text,
-                  "source": h.source, "score": round(float(h.score), 4)} for h in result.hits],
+        "hits": [{**_recalled_line(h), "source": h.source, "score": round(float(h.score), 4),
+                  "neighbour": _recalled_line(neighbours[h.id]) if h.id in neighbours else None}
+                 for h in result.hits],
         "warning": result.warning,
     }
+
+
+def _recalled_line(hit: Any) -> dict[str, Any]:
+    """What the prompt shows of a recalled line: who said it and when, besides the text."""
+    return {"id": hit.id, "collection": hit.collection, "text": hit.text,
+            "role": str(hit.metadata.get("role") or ""),
+            "speaker": str(hit.metadata.get("speaker") or ""),
+            "date": str(hit.metadata.get("timestamp") or "")[:10]}
 
 
 def _director(store: FileStore, ctx: TurnContext) -> dict[str, Any] | None:
@@ -304,7 +314,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         world_setting=ctx.background.get("world_setting", ""),
         background_name=ctx.background.get("name", ""),
         director=director,
-        recalled=[{"text": h["text"], "source": h["source"]} for h in recall.get("hits", [])],
+        recalled=recall.get("hits", []),
         pinned=pinned,
         recaps=[item["text"] for item in memory_services.recap_items(
             store, instance_id=ctx.instance_id)],

@@ -381,14 +381,29 @@ def _reminder(inputs: PromptInputs) -> dict[str, Any] | None:
     }
 
 
-def _recalled_items(inputs: PromptInputs) -> list[dict[str, str]]:
+def _recalled_items(inputs: PromptInputs) -> list[dict[str, Any]]:
+    """Each recalled line with its speaker and date, and the line before it (marked as the
+    neighbour) when recall fetched it, so the model can tell who said what, and when."""
     items = []
     for entry in inputs.recalled:
-        if isinstance(entry, dict):
-            items.append({"text": _event_text(entry), "source": str(entry.get("source", ""))})
-        else:
-            items.append({"text": str(entry), "source": ""})
+        if not isinstance(entry, dict):
+            items.append({"text": str(entry), "source": "", "speaker": "", "date": "",
+                          "neighbour": None})
+            continue
+        neighbour = entry.get("neighbour")
+        items.append({"text": _event_text(entry), "source": str(entry.get("source", "")),
+                      "speaker": _recalled_speaker(entry, inputs),
+                      "date": str(entry.get("date") or ""),
+                      "neighbour": {"text": _event_text(neighbour),
+                                    "speaker": _recalled_speaker(neighbour, inputs)}
+                      if isinstance(neighbour, dict) else None})
     return items
+
+
+def _recalled_speaker(entry: dict[str, Any], inputs: PromptInputs) -> str:
+    role = entry.get("role")
+    fallback = {"user": inputs.user_name, "assistant": inputs.character_name}.get(str(role), "")
+    return str(entry.get("speaker") or fallback or "")
 
 
 def prompt_variables(

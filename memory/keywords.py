@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import os
 import re
 import threading
 from array import array
@@ -37,6 +38,9 @@ didn shouldn wouldn couldn ll re ve d m o y ok oh yeah yes hey hi wow really
 
 # The line that set a topic is often two lines back (question, answer, "When?").
 CONTEXT_BEFORE = 2
+# The lines before count for less than the line itself: in a chat of short statements ("I like
+# coding." / "My boss likes gardening.") full weight ranks a line by its neighbour's words.
+CONTEXT_WEIGHT = float(os.environ.get("PERSONALAB_BENCH_CONTEXT_WEIGHT", "0.5"))
 # Metadata a search may filter on besides the instance (the director's fallback does).
 FILTER_KEYS = ("character_id", "background_id")
 K1, B = 1.2, 0.75
@@ -176,9 +180,9 @@ class KeywordPart:
         for positions in before:
             positions[positions < 0] = count
         lengths = np.append(np.frombuffer(self.lengths, dtype=np.int32), 0)
-        context_lengths = lengths[:count].copy()
+        context_lengths = lengths[:count].astype(np.float64)
         for positions in before:
-            context_lengths += lengths[positions]
+            context_lengths += CONTEXT_WEIGHT * lengths[positions]
         return before, context_lengths
 
     def term_counts(self, token: str, before: list[np.ndarray]) -> np.ndarray | None:
@@ -188,9 +192,9 @@ class KeywordPart:
         count = len(self.ids)
         line_counts = np.bincount(np.frombuffer(postings, dtype=np.int32), minlength=count + 1)
         line_counts[count] = 0
-        counts = line_counts[:count].copy()
+        counts = line_counts[:count].astype(np.float64)
         for positions in before:
-            counts += line_counts[positions]
+            counts += CONTEXT_WEIGHT * line_counts[positions]
         return counts
 
 

@@ -11,29 +11,22 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from memory.index import Hit, MemoryIndex
+from memory.queries import (TRIGGERS_EN, TRIGGERS_ZH, condition_split, query_extract,
+                            question_focus, questions_split)
 
 log = logging.getLogger(__name__)
 
-TRIGGERS_ZH = ["还记得", "记得吗", "记不记得", "记得不", "之前", "以前", "当时", "那次", "那时候",
-               "上次", "上回", "曾经", "回忆", "想起", "忘了"]
-TRIGGERS_EN = ["remember", "last time", "before", "earlier", "recall", "back then", "that time",
-               "previously", "you said", "you told", "i told you", "we talked", "forgot", "forget"]
 DEEP_TRIGGERS = ["怎么", "如何", "详细过程", "详细", "具体经过", "how", "in detail", "details"]
 # "how" and "怎么" are everyday words: alone they only deepen a search something else asked for;
 # these ask for the detailed account by themselves.
 DEEP_TRIGGERS_ALONE = ["详细过程", "具体经过", "详细经过", "in detail"]
-
-ZH_FILLERS_LEADING = ["你", "我们", "咱们", "我", "他们", "她们", "他", "她", "的", "跟", "和", "吗", "呢"]
-ZH_FILLERS_TRAILING = ["吗", "呢", "吧", "啊", "呀", "了", "的", "么"]
-EN_QUESTION_FILLERS = ["do you", "did you", "can you", "could you", "what about", "tell me about",
-                       "tell me", "please", "hey", "hi"]
-PUNCTUATION = "?？!！。，,.、；;：:~…\"'“”‘’()（）[]【】 \t\n"
 
 DENSE_WEIGHT = 0.5
 DENSE_CANDIDATES_MIN = 50
@@ -88,35 +81,6 @@ def recall_mode(user_input: str) -> str | None:
     if not trigger_found(user_input, TRIGGERS_ZH + TRIGGERS_EN):
         return None
     return "deep" if trigger_found(user_input, DEEP_TRIGGERS) else "shallow"
-
-
-def query_extract(user_input: str) -> str:
-    """The part of the message that names what to recall: trigger words, question fillers and
-    particles removed ("你还记得我们之前的约定吗？" -> "约定"). Falls back to the whole message."""
-    text = user_input
-    for phrase in sorted(TRIGGERS_ZH + ["记得"], key=len, reverse=True):
-        text = text.replace(phrase, " ")
-    for phrase in sorted(TRIGGERS_EN + EN_QUESTION_FILLERS, key=len, reverse=True):
-        text = re.sub(rf"(?<![a-z]){re.escape(phrase)}(?![a-z])", " ", text, flags=re.IGNORECASE)
-    pieces = [_zh_fillers_strip(piece) for piece in re.split(r"\s+", text)]
-    cleaned = " ".join(piece for piece in pieces if piece).strip(PUNCTUATION)
-    return cleaned if cleaned else user_input.strip()
-
-
-def _zh_fillers_strip(piece: str) -> str:
-    leading = sorted(ZH_FILLERS_LEADING, key=len, reverse=True)
-    trailing = sorted(ZH_FILLERS_TRAILING, key=len, reverse=True)
-    piece = piece.strip(PUNCTUATION)
-    while piece and piece not in leading and piece not in trailing:
-        head = next((f for f in leading if piece.startswith(f)), None)
-        tail = next((f for f in trailing if piece.endswith(f)), None)
-        if head is None and tail is None:
-            return piece
-        if head is not None:
-            piece = piece[len(head):].strip(PUNCTUATION)
-        elif tail is not None:
-            piece = piece[: -len(tail)].strip(PUNCTUATION)
-    return "" if piece in leading or piece in trailing else piece
 
 
 # --- fusion --------------------------------------------------------------------
@@ -215,14 +179,53 @@ def query_user_history(user_input: str, instance_id: str, *, index: MemoryIndex,
     if mode is None and not force:
         return RecallResult(mode=None)
     mode = mode or ("deep" if trigger_found(user_input, DEEP_TRIGGERS) else "shallow")
-    query = query_extract(user_input)
+    parts = questions_split(question_focus(user_input))
+    query = " / ".join(query_extract(part) for part in parts)
     collections = DEEP_COLLECTIONS if mode == "deep" else SHALLOW_COLLECTIONS
+
+    def search(text: str) -> list[Hit]:
+        return hybrid_search(index, collections, text, where={"instance_id": instance_id}, k=k)
+
     try:
-        hits = hybrid_search(index, collections, query, where={"instance_id": instance_id}, k=k)
+        rankings = [part_search(part, search) for part in parts]
     except Exception as exc:  # Chroma down or broken: the chat goes on without recall (SPEC §5)
         log.warning("recall unavailable for %s: %s", instance_id, exc)
         return RecallResult(mode=mode, warning=recall_warning(exc), query=query)
-    return RecallResult(hits=hits, mode=mode, query=query)
+    return RecallResult(hits=rankings_interleave(rankings, k), mode=mode, query=query)
+
+
+def part_search(part: str, search: Callable[[str], list[Hit]]) -> list[Hit]:
+    """One question's hits. A conditional question is searched in two hops: first the line
+    that matches the condition, then what is asked together with that line's words, which
+    name the thing the answer is about."""
+    split = condition_split(part)
+    if split is None:
+        return search(query_extract(part))
+    condition, asked = split
+    condition_hits = search(query_extract(condition))
+    bridge = bridge_words(condition_hits[0].text, condition) if condition_hits else ""
+    asked_hits = search(f"{query_extract(asked)} {bridge}".strip())
+    return rankings_interleave([condition_hits, asked_hits], len(condition_hits) or 1)
+
+
+def bridge_words(line: str, condition: str) -> str:
+    """What the line matching a condition says besides the condition: the thing it is about
+    ("我表姐的电话号码是18424143177" with condition "电话是18424143177" -> "我表姐的号码")."""
+    if condition.isascii():
+        used = set(condition.lower().split())
+        return " ".join(word for word in line.split() if word.lower().strip(".,!?") not in used)
+    return "".join(char for char in line if char not in condition).strip()
+
+
+def rankings_interleave(rankings: list[list[Hit]], k: int) -> list[Hit]:
+    """One ranking from the rankings of a question's parts: their first hits, then their
+    second hits, ..., each document once. Every part keeps a fair share of the top k."""
+    merged: dict[tuple[str, str], Hit] = {}
+    for rank in range(max((len(r) for r in rankings), default=0)):
+        for ranking in rankings:
+            if rank < len(ranking):
+                merged.setdefault((ranking[rank].collection, ranking[rank].id), ranking[rank])
+    return list(merged.values())[:k]
 
 
 def fallback_search(query: str, *, instance_id: str, reference_instance_ids: list[str],
@@ -245,3 +248,37 @@ def fallback_search(query: str, *, instance_id: str, reference_instance_ids: lis
         log.warning("fallback recall unavailable for %s: %s", instance_id, exc)
         return [], []
     return current, reference
+
+
+def neighbours_fetch(index: MemoryIndex, hits: list[Hit]) -> dict[str, Hit]:
+    """The line before each recalled turn (the question a reply answers, or the reply a line
+    answers), keyed by the recalled turn's id; lines already recalled are not fetched again.
+    Never raises: without neighbours the recalled lines still stand on their own."""
+    recalled = {hit.id for hit in hits}
+    wanted: dict[tuple[str, str], dict[str, str]] = {}
+    for hit in hits:
+        before = _line_before_id(hit)
+        if before and before not in recalled:
+            instance_id = str(hit.metadata.get("instance_id", ""))
+            wanted.setdefault(("turns", instance_id), {})[before] = hit.id
+    found: dict[str, Hit] = {}
+    try:
+        for (collection, instance_id), ids in wanted.items():
+            for neighbour in index.hits_get(collection, instance_id, list(ids)):
+                found[ids[neighbour.id]] = neighbour
+    except Exception as exc:  # noqa: BLE001
+        log.warning("neighbouring lines unavailable: %s", exc)
+    return found
+
+
+def _line_before_id(hit: Hit) -> str | None:
+    if hit.collection != "turns":
+        return None
+    session_id, role = hit.metadata.get("session_id"), hit.metadata.get("role")
+    try:
+        turn = int(hit.metadata.get("turn"))
+    except (TypeError, ValueError):
+        return None
+    if role == "assistant":
+        return f"turn_{session_id}_{turn}_user"
+    return f"turn_{session_id}_{turn - 1}_assistant" if turn > 1 else None

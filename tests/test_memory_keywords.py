@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from memory.index import MemoryIndex, index_rebuild
-from memory.keywords import CONTEXT_BEFORE, KeywordPart, bm25_scores, text_tokenize
+from memory.keywords import CONTEXT_BEFORE, CONTEXT_WEIGHT, KeywordPart, bm25_scores, text_tokenize
 from memory.rag import keyword_search, query_user_history
 from personalab.lib.filestore import FileStore
 from tests.test_rag import turns
@@ -111,13 +111,18 @@ def test_fallback_keyword_search_keeps_to_the_current_background(index):
 
 
 def naive_bm25(lines: list[dict], query: str, k1: float = 1.2, b: float = 0.75) -> dict[str, float]:
-    """BM25 over each line joined with the CONTEXT_BEFORE lines before it in its session."""
+    """BM25 over each line joined with the CONTEXT_BEFORE lines before it in its session, those
+    lines weighted by CONTEXT_WEIGHT."""
     ordered = sorted(lines, key=lambda l: (l["session"], l["turn"], l["role"] != "user"))
     docs = {}
     for at, line in enumerate(ordered):
         context = [o for o in ordered[max(0, at - CONTEXT_BEFORE):at]
                    if o["session"] == line["session"]]
-        docs[line["id"]] = Counter(t for o in [*context, line] for t in text_tokenize(o["text"]))
+        counts = Counter(text_tokenize(line["text"]))
+        for other in context:  # the lines before count for CONTEXT_WEIGHT each
+            for token in text_tokenize(other["text"]):
+                counts[token] += CONTEXT_WEIGHT
+        docs[line["id"]] = counts
     average = sum(sum(d.values()) for d in docs.values()) / len(docs)
     scores = dict.fromkeys(docs, 0.0)
     for token in set(text_tokenize(query)):

@@ -1,0 +1,113 @@
+"""Recall questions: split into their parts, conditions bridged, particles stripped without
+breaking words, parts merged fairly; and a synthetic conversation through the real index."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.index import Hit, MemoryIndex
+from memory.keywords import text_tokenize
+from memory.queries import condition_split, query_extract, question_focus, questions_split
+from memory.rag import bridge_words, query_user_history, rankings_interleave
+
+
+@pytest.mark.parametrize("text, parts", [
+    ("我的下属平时都喜欢干点啥呢？另外，我喜欢的手机是哪一款呢？",
+     ["我的下属平时都喜欢干点啥呢？", "我喜欢的手机是哪一款呢？"]),
+    ("What did Caroline paint? Also, where did Mel go camping?",
+     ["What did Caroline paint?", "where did Mel go camping?"]),
+    ("我们的约定是什么，还有钥匙放在哪里", ["我们的约定是什么", "钥匙放在哪里"]),
+    ("Where did you go? Why?", ["Where did you go? Why?"]),  # "Why?" alone is no question
+    ("你还记得吗？", ["你还记得吗？"]),
+    ("还有呢？", ["还有呢？"]),
+])
+def test_questions_split_into_their_parts(text, parts):
+    assert questions_split(text) == parts
+
+
+@pytest.mark.parametrize("text, query", [
+    ("…规模是什么？", "规模是什么"),  # 么 of 什么 is no particle
+    ("这个东西怎么", "这个东西怎么"),
+    ("你还记得我们之前的约定吗？", "约定"),
+    ("你吃饭了么", "吃饭"),  # a real trailing particle still goes
+    ("Do you remember the red key?", "the red key"),
+])
+def test_query_extract_strips_particles_but_never_breaks_a_word(text, query):
+    assert query_extract(text) == query
+
+
+def test_question_focus_keeps_what_follows_a_repair():
+    text = "今天天气真好，适合散步。哎，我真正想问的是：那个邮箱地址是a@b.cn的人，家乡是什么？"
+    assert question_focus(text) == "那个邮箱地址是a@b.cn的人，家乡是什么"
+    assert question_focus("What's up? I meant: where is the key?") == "where is the key"
+    assert question_focus("家乡是什么？") == "家乡是什么？"
+
+
+@pytest.mark.parametrize("text, split", [
+    ("那个人是工程师的电话号码能告诉我吗？", ("人是工程师", "电话号码能告诉我吗？")),
+    ("那个当翻译员的，他是哪里人啊？", ("当翻译员", "他是哪里人啊？")),
+    ("28岁的那个人生日是哪天来着？", ("28岁", "生日是哪天来着？")),
+    ("硬件创新与发展论坛的持续时间是什么？", None),
+])
+def test_condition_split_finds_what_is_true_and_what_is_asked(text, split):
+    assert condition_split(text) == split
+
+
+def test_bridge_words_keep_what_the_line_says_besides_the_condition():
+    assert bridge_words("我表姐的电话号码是18424143177。", "电话是18424143177") == "我表姐的号码。"
+
+
+def test_chinese_is_tokenized_in_bigrams_and_english_in_stemmed_words():
+    assert text_tokenize("规模是什么") == ["规模", "模是", "是什", "什么"]
+    assert text_tokenize("She was painting sunsets") == ["paint", "sunset"]
+
+
+def _hit(doc_id: str) -> Hit:
+    return Hit(id=doc_id, collection="turns", text=doc_id, score=1.0)
+
+
+def test_rankings_interleave_gives_every_part_a_fair_share_once():
+    first = [_hit("a1"), _hit("a2"), _hit("shared"), _hit("a3")]
+    second = [_hit("shared"), _hit("b2"), _hit("b3")]
+    merged = [hit.id for hit in rankings_interleave([first, second], 5)]
+    assert merged == ["a1", "shared", "a2", "b2", "b3"]
+
+
+def _lines(*texts: str) -> list[dict]:
+    return [{"role": "user", "content": text, "turn": number, "timestamp": "2024-04-01T08:00:00Z"}
+            for number, text in enumerate(texts, start=1)]
+
+
+@pytest.fixture(scope="module")
+def diary(tmp_path_factory):
+    """A user's statements, one per turn, as MemDaily keeps them."""
+    index = MemoryIndex(chroma_path=tmp_path_factory.mktemp("chroma"))
+    filler = [f"今天的天气记录第{n}条，多云转晴，有风。" for n in range(30)]
+    statements = ["我的上司是个工程师。", "我下属的电话号码是15357124720。",
+                  "我上司的联系电话是19845027633。", "我住在龙湖小区。",
+                  "我喜欢的手机是华为Mate60。", "我的下属喜欢听音乐会。",
+                  "我表姐的电话号码是18424143177。", "我舅舅的电话号码是13912345678。",
+                  "我同事的电话号码是13800001111。", "龙湖小区的绿化很好，住着舒服。",
+                  "小区门口新开了一家超市。", "我住的小区离公司很近。"]
+    texts = [line for pair in zip(filler, statements + [""] * 30) for line in pair if line]
+    index.add_turns(instance_id="inst_d", character_id="c", background_id=None,
+                    session_id="sess_001", turns=_lines(*texts))
+    return index
+
+
+def _found(result, text: str) -> bool:
+    return any(hit.text == text for hit in result.hits)
+
+
+def test_a_two_part_question_recalls_both_halves(diary):
+    result = query_user_history("我住在哪个小区？另外，我喜欢的手机是哪一款呢？", "inst_d",
+                                index=diary, force=True, k=3)
+    assert _found(result, "我住在龙湖小区。")
+    assert _found(result, "我喜欢的手机是华为Mate60。")
+
+
+def test_a_conditional_question_recalls_the_line_with_the_answer(diary):
+    result = query_user_history("那个人是工程师的电话号码能告诉我吗？", "inst_d",
+                                index=diary, force=True, k=4)
+    assert _found(result, "我的上司是个工程师。")
+    assert _found(result, "我上司的联系电话是19845027633。")
