@@ -40,6 +40,7 @@ import numpy as np  # noqa: E402
 
 from memory.embeddings import E5EmbeddingFunction  # noqa: E402
 from memory.index import MemoryIndex  # noqa: E402
+from memory import keywords, rag  # noqa: E402
 from memory.rag import query_user_history  # noqa: E402
 
 QUESTION_CATEGORIES = (1, 2, 3, 4)
@@ -275,12 +276,21 @@ def main() -> None:
     parser.add_argument("--limit-conversations", type=int, default=0)
     parser.add_argument("--embed-cache", type=Path, default=None,
                         help="keep vectors in this folder between runs (ranking work only)")
+    parser.add_argument("--dense-weight", type=float, default=None,
+                        help="try another weight of the dense score in the fusion (0-1)")
+    parser.add_argument("--context-weight", type=float, default=None,
+                        help="try another weight of the lines before a turn in BM25")
     parser.add_argument("--without-speaker-names", action="store_true",
                         help="store lines without the speaker's name (only role user/assistant)")
     args = parser.parse_args()
     folders = args.data or [REPO.parent / "shared" / "bench" / "locomo"]
     ks = sorted({int(k) for k in args.k.split(",") if k.strip()})
     embedder = CachedEmbedder(args.embed_cache) if args.embed_cache else None
+    if args.dense_weight is not None:
+        rag.DENSE_WEIGHT = args.dense_weight
+    if args.context_weight is not None:
+        keywords.CONTEXT_WEIGHT = args.context_weight
+    print(f"fusion: dense weight {rag.DENSE_WEIGHT}, context weight {keywords.CONTEXT_WEIGHT}")
     results = []
     for folder in folders:
         print(f"{folder.name}:", flush=True)

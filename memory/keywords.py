@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import bisect
 import math
-import os
 import re
 import threading
 from array import array
@@ -40,7 +39,7 @@ didn shouldn wouldn couldn ll re ve d m o y ok oh yeah yes hey hi wow really
 CONTEXT_BEFORE = 2
 # The lines before count for less than the line itself: in a chat of short statements ("I like
 # coding." / "My boss likes gardening.") full weight ranks a line by its neighbour's words.
-CONTEXT_WEIGHT = float(os.environ.get("PERSONALAB_BENCH_CONTEXT_WEIGHT", "0.5"))
+CONTEXT_WEIGHT = 0.25
 # Metadata a search may filter on besides the instance (the director's fallback does).
 FILTER_KEYS = ("character_id", "background_id")
 K1, B = 1.2, 0.75
