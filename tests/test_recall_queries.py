@@ -111,3 +111,21 @@ def test_a_conditional_question_recalls_the_line_with_the_answer(diary):
                                 index=diary, force=True, k=4)
     assert _found(result, "我的上司是个工程师。")
     assert _found(result, "我上司的联系电话是19845027633。")
+
+
+def test_recalled_lines_show_speaker_date_and_the_line_before(tmp_path):
+    from chat.pipeline import PromptInputs, TemplateStore, prompt_build
+
+    recalled = [
+        {"text": "好，我答应你，我会冷静行动。", "role": "assistant", "speaker": "",
+         "date": "2087-03-02", "source": "sess_003 第12轮 assistant",
+         "neighbour": {"text": "你要答应我，不要冲动送死。", "role": "user", "speaker": ""}},
+        {"text": "I found a red key.", "role": "user", "speaker": "Mara", "date": "",
+         "source": "sess_001 第3轮 user", "neighbour": None},
+    ]
+    inputs = PromptInputs(character_name="Alserqi", user_name="阿明", base_persona="废土黑帮老大。",
+                          evolved_persona="", world_setting="", background_name="",
+                          director=None, recalled=recalled)
+    system = prompt_build(inputs, TemplateStore(tmp_path).get("zh")).messages[0]["content"]
+    assert "- [2087-03-02] (前文) 阿明：你要答应我，不要冲动送死。\n  Alserqi：好，我答应你，我会冷静行动。" in system
+    assert "- Mara：I found a red key." in system
