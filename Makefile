@@ -31,4 +31,5 @@ e2e: install
 	$(BIN)/python -m pytest tests/e2e
 
 bench: install
-	$(BIN)/python bench/recall_locomo.py --data ../shared/bench/locomo
+	$(BIN)/python bench/recall_locomo.py --data ../shared/bench/locomo \
+		--data ../shared/bench/memdaily-zh-dev --data ../shared/bench/realtalk-dev
