@@ -139,3 +139,35 @@ def test_charx_caps_refuse_a_bomb_and_name_the_member(store):
     with pytest.raises(services.LibraryError, match="no card.json"):
         services.character_import_card(store, data=_charx({"x.json": b"{}"}), filename="a.charx")
     assert store.character_ids() == []
+
+
+def test_the_png_chara_chunk_is_v2_and_the_ccv3_chunk_v3(store):
+    import base64
+
+    from library.cards import _png_card_texts, _png_chunks
+
+    character_id = _import(store, V3_CARD)
+    png = services.character_export_card(store, character_id=character_id, fmt="png")
+    texts = _png_card_texts(_png_chunks(png))
+    chara = json.loads(base64.b64decode(texts["chara"]))
+    ccv3 = json.loads(base64.b64decode(texts["ccv3"]))
+    assert chara["spec"] == "chara_card_v2" and "group_only_greetings" not in chara["data"]
+    assert ccv3["spec"] == "chara_card_v3" and ccv3["data"]["nickname"] == "Mi"
+
+
+def test_charx_over_rest_comes_back_as_a_zip(client, alice, store):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from chat.models import ApiToken
+
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+    data = _charx({"card.json": json.dumps(CHARX_CARD).encode(),
+                   "assets/icon/images/main.png": PNG_1PX})
+    created = client.post("/api/v1/characters/import",
+                          {"file": SimpleUploadedFile("mira.charx", data)}, **auth)
+    assert created.status_code == 201
+    character_id = created.json()["character_id"]
+    response = client.get(f"/api/v1/characters/{character_id}/card.charx", **auth)
+    assert response["Content-Type"] == "application/zip"
+    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+        assert json.loads(archive.read("card.json"))["data"]["name"] == "Mira"
