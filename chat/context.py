@@ -23,6 +23,7 @@ from library.selectors import persona_effective
 from memory import runtime as memory_runtime
 from memory import services as memory_services
 from memory.selectors import reference_instance_ids
+from memory.summarize_journal import summarize_recover
 from personalab.lib.filestore import FileStore, SessionRead, StoreError, utc_now
 from personalab.lib.macros import idle_duration_text
 from personalab.lib.tokens import count_tokens
@@ -79,6 +80,7 @@ def templates_for(store: FileStore) -> TemplateStore:
 def context_load(store: FileStore, *, instance_id: str, user_text: str,
                  regenerate: bool = False, continue_reply: bool = False) -> TurnContext:
     """Flow step 1-2. The caller holds the instance lock."""
+    summarize_recover(store, instance_id=instance_id)  # a summarize killed mid-way
     instance_state = store.instance_state_read(instance_id)
     session_id = instance_state["current_session_id"]
     store.session_repair(instance_id, session_id)

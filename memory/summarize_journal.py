@@ -3,7 +3,7 @@
 Order (the instance lock is held): the records are journaled in memory/summarize_pending.json →
 the new session file → instance_state.json switches to it (the commit point) → the records
 replace the old session's records in the ledgers → the journal is removed. A process killed at
-any step leaves the journal, and the next summarize of the instance finishes it when the
+any step leaves the journal, and the next turn or summarize of the instance finishes it when the
 switch happened or undoes it (removes the new, never-used session file) when it did not. A
 ledger record is written only after the commit, and written as a replacement of that session's
 records, so no re-run ever repeats an id (records left by an older, unjournaled attempt are

@@ -121,3 +121,21 @@ def test_nothing_pending_means_nothing_to_recover(tmp_path):
     assert summarize_recover(store, instance_id=INSTANCE) is None
     _summarize(store)
     assert summarize_recover(store, instance_id=INSTANCE) is None
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("method, after", CRASHES_AFTER_SWITCH)
+def test_the_next_turn_finishes_a_summarize_killed_after_the_switch(tmp_path, method, after):
+    from chat.turn import turn_run
+
+    store = make_instance(tmp_path)
+    _crash(tmp_path, method, after=after)
+
+    async def emit(event):
+        pass
+
+    asyncio.run(turn_run(store, instance_id=INSTANCE, user_text="接着说", emit=emit))
+    assert _ids(store, "summaries") == ["summary_sess_001_0", "summary_sess_001_1"]
+    assert _ids(store, "plots") == ["plot_sess_001_0", "plot_sess_001_1"]
+    assert not (store.memory_dir(INSTANCE) / "summarize_pending.json").exists()
+    assert store.session_read(INSTANCE, "sess_002").messages[-1]["role"] == "assistant"
