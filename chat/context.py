@@ -134,7 +134,7 @@ def _take_back_last_reply(store: FileStore, ctx: TurnContext, read: SessionRead,
         store.instance_state_write(ctx.instance_id, ctx.instance_state)
     if keep_as_alternative:
         kept = {k: last[k] for k in ("content", "timestamp", "trace_id", "interrupted",
-                                     "empty", "error") if k in last}
+                                     "empty", "error", "reasoning") if k in last}
         ctx.reply_extra = {"alternatives": [*last.get("alternatives", []), kept]}
     else:
         ctx.continue_from = last.get("content", "")

@@ -36,7 +36,7 @@ DEFAULT_PAGE_SIZE = 100
 MAX_TEXT_CHARS = 20000
 # Fields that belong to one version of a reply and travel with it when versions are flipped.
 VERSION_KEYS = ("content", "timestamp", "trace_id", "interrupted", "empty", "error",
-                "continued", "edited")
+                "continued", "edited", "reasoning")
 
 
 class HistoryError(AppError):

@@ -133,3 +133,23 @@ def test_refusals_name_the_field_and_keep_the_file(alice_client, store):
     response = alice_client.post(url, too_many)
     assert response.status_code == 400 and "tags" in response.content.decode()
     assert path.read_bytes() == before
+
+
+def test_card_import_refusals_name_the_field(client, alice, store):
+    from chat.models import ApiToken
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+    card = _big_card()
+    card["data"]["tags"] = 5
+    response = client.post("/api/v1/characters/import", {"file": SimpleUploadedFile(
+        "bad.json", json.dumps(card).encode(), "application/json")}, **auth)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert "tags" in error["message"] and "data.tags" in error["fields"]
+
+    big = _big_card()
+    big["data"]["name"] = "N" * 201
+    response = client.post("/api/v1/characters/import", {"file": SimpleUploadedFile(
+        "long.json", json.dumps(big).encode(), "application/json")}, **auth)
+    assert response.status_code == 400 and "name" in response.json()["error"]["fields"]

@@ -58,3 +58,22 @@ def test_a_leading_think_block_is_split_off_across_pieces(pieces, reply, thought
     parts = [part for piece in pieces for part in splitter.feed(piece)] + splitter.flush()
     assert "".join(p for p in parts if not isinstance(p, Reasoning)) == reply
     assert "".join(p for p in parts if isinstance(p, Reasoning)) == thought
+
+
+def test_each_version_of_a_reply_keeps_its_own_reasoning(store, instance, use_stub):
+    from chat.history import reply_choose_alternative
+
+    use_stub.script(Reply("First.", reasoning="plan A"), Reply("Second.", reasoning="plan B"))
+    _turn(store, instance, "Go on.")
+
+    async def emit(event):
+        pass
+
+    asyncio.run(turn_run(store, instance_id=instance, user_text="", emit=emit, regenerate=True))
+    line = store.session_read(instance, "sess_001").lines[-1]
+    assert (line["content"], line["reasoning"]) == ("Second.", "plan B")
+    assert line["alternatives"][0]["reasoning"] == "plan A"
+    reply_choose_alternative(store, instance_id=instance, session_id="sess_001",
+                             turn=line["turn"], alternative_index=0)
+    line = store.session_read(instance, "sess_001").lines[-1]
+    assert (line["content"], line["reasoning"]) == ("First.", "plan A")
