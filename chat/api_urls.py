@@ -18,6 +18,8 @@ urlpatterns = [
     path("instances/<str:instance_id>/import_chat", library_api.import_chat),
     path("instances/<str:instance_id>/sessions/<str:session_id>/export", library_api.export_chat),
     path("characters/<str:character_id>", library_api.character_detail),
+    path("characters/<str:character_id>/copy", library_api.character_copy),
     path("backgrounds", library_api.backgrounds),
     path("backgrounds/<str:background_id>", library_api.background_detail),
+    path("backgrounds/<str:background_id>/copy", library_api.background_copy),
 ]

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from chat.models import Instance, Session, Trace
 from library.models import Background, Character, Persona
-from library.selectors import persona_effective, persona_for_user
+from library.selectors import (background_for_use, character_for_use, persona_effective,
+                               persona_for_user)
 from library.services import (background_index, character_index, lorebook_index,
-                              persona_index)
+                              persona_index, user_for_username)
 from personalab.lib.errors import AppError
 from personalab.lib.filestore import (FileStore, InstanceBusy, SessionRead, StoreError, utc_now)
 from personalab.lib.generation import GenerationError, generation_effective, generation_update
@@ -30,10 +30,17 @@ class NotFound(AppError, LookupError):
 def instance_create(store: FileStore, *, owner, character_id: str,
                     background_id: str | None = None, instance_id: str | None = None,
                     persona_id: str | None = None) -> str:
+    """`owner` may start instances only of characters and backgrounds it can see; None (the
+    system) any."""
     validate_id(character_id, kind="character id")
-    definition = store.character_read(character_id)
-    if background_id:
-        store.background_read(background_id)
+    if owner is not None:
+        definition = character_for_use(store, user=owner, character_id=character_id)
+        if background_id:
+            background_for_use(store, user=owner, background_id=background_id)
+    else:
+        definition = store.character_read(character_id)
+        if background_id:
+            store.background_read(background_id)
     if persona_id and owner is not None:
         persona_for_user(user=owner, persona_id=persona_id)
     instance_id = instance_id or next_numbered_id("inst", set(store.instance_ids()))
@@ -81,13 +88,7 @@ def _greeting_lines(definition: dict[str, Any]) -> list[dict[str, Any]]:
 @transaction.atomic
 def instance_index(store: FileStore, instance_id: str) -> Instance:
     state = store.instance_state_read(instance_id)
-    owner = None
-    if state.get("owner"):
-        User = get_user_model()
-        owner, created = User.objects.get_or_create(username=state["owner"])
-        if created:
-            owner.set_unusable_password()
-            owner.save()
+    owner = user_for_username(state.get("owner"))
     row, _ = Instance.objects.update_or_create(
         instance_id=instance_id,
         defaults={

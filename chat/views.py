@@ -14,8 +14,8 @@ from chat.context import page_macro_values
 from chat.history import DEFAULT_PAGE_SIZE, DEFAULT_UNDO_WINDOW
 from chat.models import Trace
 from director.services import director_status, instance_switch_background
-from library.models import Background, Character
-from library.selectors import persona_effective, personas_visible_to
+from library.selectors import (background_for_use, backgrounds_visible_to,
+                               characters_visible_to, persona_effective, personas_visible_to)
 from personalab.lib.config_schema import base_url_error, whole_number
 from personalab.lib.errors import AppError
 from personalab.lib.filestore import DEFAULT_MODULES, InstanceBusy, StoreError
@@ -34,8 +34,8 @@ def _instance_or_404(request: HttpRequest, instance_id: str):
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "chat/home.html", {
         "instances": services.instances_visible_to(request.user),
-        "characters": Character.objects.all(),
-        "backgrounds": Background.objects.all(),
+        "characters": characters_visible_to(user=request.user),
+        "backgrounds": backgrounds_visible_to(user=request.user),
     })
 
 
@@ -77,7 +77,7 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
         "partial": read.partial,
         "problems": [p.describe() for p in read.problems],
         "director": director_status(store, instance_id=instance_id),
-        "backgrounds": Background.objects.all(),
+        "backgrounds": backgrounds_visible_to(user=request.user),
         "authors_note": store.memory_json_read(instance_id, "authors_note", {}),
         "note_roles": NOTE_ROLES,
         "last_trace_id": next((line.get("trace_id") for line in reversed(read.lines)
@@ -149,6 +149,8 @@ def instance_background(request: HttpRequest, instance_id: str) -> HttpResponse:
     store = get_store()
     background_id = request.POST.get("background_id") or None
     try:
+        if background_id:
+            background_for_use(store, user=request.user, background_id=background_id)
         with store.instance_lock(instance_id):
             result = instance_switch_background(store, instance_id=instance_id,
                                                 background_id=background_id)

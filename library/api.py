@@ -9,28 +9,21 @@ from django.http import HttpRequest, JsonResponse
 from chat import services as chat_services
 from chat.apiutil import ApiError, api_view, json_body
 from director.services import instance_switch_background
-from library import services
-from library.models import Background, Character
+from library import selectors, services
 from personalab.lib.config_schema import config_validate
 from personalab.lib.filestore import DEFAULT_CONFIG
 from personalab.lib.ids import validate_id
 from personalab.storage import get_store
 
 
-def _library_error(exc: services.LibraryError) -> ApiError:
-    return ApiError(400, "invalid", str(exc), fields=exc.field_errors)
-
-
 @api_view(["GET", "POST"])
 def characters(request: HttpRequest) -> JsonResponse:
     store = get_store()
     if request.method == "GET":
-        return JsonResponse({"characters": [store.character_read(row.character_id)
-                                            for row in Character.objects.all()]})
-    try:
-        character_id = services.character_save(store, data=json_body(request))
-    except services.LibraryError as exc:
-        raise _library_error(exc) from None
+        return JsonResponse({"characters": [
+            store.character_read(row.character_id)
+            for row in selectors.characters_visible_to(user=request.user)]})
+    character_id = services.character_save(store, data=json_body(request), user=request.user)
     return JsonResponse({"character_id": character_id}, status=201)
 
 
@@ -38,31 +31,32 @@ def characters(request: HttpRequest) -> JsonResponse:
 def character_detail(request: HttpRequest, character_id: str) -> JsonResponse:
     store = get_store()
     validate_id(character_id, kind="character id")
-    definition = store.character_read(character_id)
-    try:
-        if request.method == "PUT":
-            services.character_save(store, data={**definition, **json_body(request)},
-                                    character_id=character_id)
-            return JsonResponse(store.character_read(character_id))
-        if request.method == "DELETE":
-            services.character_delete(store, character_id=character_id)
-            return JsonResponse({"deleted": character_id})
-    except services.LibraryError as exc:
-        raise ApiError(409 if request.method == "DELETE" else 400, "refused", str(exc),
-                       fields=exc.field_errors) from None
+    definition = selectors.character_for_use(store, user=request.user, character_id=character_id)
+    if request.method == "PUT":
+        services.character_save(store, data={**definition, **json_body(request)},
+                                character_id=character_id, user=request.user)
+        return JsonResponse(store.character_read(character_id))
+    if request.method == "DELETE":
+        services.character_delete(store, character_id=character_id, user=request.user)
+        return JsonResponse({"deleted": character_id})
     return JsonResponse(definition)
+
+
+@api_view(["POST"])
+def character_copy(request: HttpRequest, character_id: str) -> JsonResponse:
+    validate_id(character_id, kind="character id")
+    new_id = services.character_copy(get_store(), user=request.user, character_id=character_id)
+    return JsonResponse({"character_id": new_id, "copied_from": character_id}, status=201)
 
 
 @api_view(["GET", "POST"])
 def backgrounds(request: HttpRequest) -> JsonResponse:
     store = get_store()
     if request.method == "GET":
-        return JsonResponse({"backgrounds": [store.background_read(row.background_id)
-                                             for row in Background.objects.all()]})
-    try:
-        background_id = services.background_save(store, data=json_body(request))
-    except services.LibraryError as exc:
-        raise _library_error(exc) from None
+        return JsonResponse({"backgrounds": [
+            store.background_read(row.background_id)
+            for row in selectors.backgrounds_visible_to(user=request.user)]})
+    background_id = services.background_save(store, data=json_body(request), user=request.user)
     return JsonResponse({"background_id": background_id}, status=201)
 
 
@@ -70,19 +64,24 @@ def backgrounds(request: HttpRequest) -> JsonResponse:
 def background_detail(request: HttpRequest, background_id: str) -> JsonResponse:
     store = get_store()
     validate_id(background_id, kind="background id")
-    background = store.background_read(background_id)
-    try:
-        if request.method == "PUT":
-            services.background_save(store, data={**background, **json_body(request)},
-                                     background_id=background_id)
-            return JsonResponse(store.background_read(background_id))
-        if request.method == "DELETE":
-            services.background_delete(store, background_id=background_id)
-            return JsonResponse({"deleted": background_id})
-    except services.LibraryError as exc:
-        raise ApiError(409 if request.method == "DELETE" else 400, "refused", str(exc),
-                       fields=exc.field_errors) from None
+    background = selectors.background_for_use(store, user=request.user,
+                                              background_id=background_id)
+    if request.method == "PUT":
+        services.background_save(store, data={**background, **json_body(request)},
+                                 background_id=background_id, user=request.user)
+        return JsonResponse(store.background_read(background_id))
+    if request.method == "DELETE":
+        services.background_delete(store, background_id=background_id, user=request.user)
+        return JsonResponse({"deleted": background_id})
     return JsonResponse(background)
+
+
+@api_view(["POST"])
+def background_copy(request: HttpRequest, background_id: str) -> JsonResponse:
+    validate_id(background_id, kind="background id")
+    new_id = services.background_copy(get_store(), user=request.user,
+                                      background_id=background_id)
+    return JsonResponse({"background_id": new_id, "copied_from": background_id}, status=201)
 
 
 @api_view(["POST"])
@@ -92,9 +91,10 @@ def switch_background(request: HttpRequest, instance_id: str) -> JsonResponse:
     if "background_id" not in data:
         raise ApiError(400, "missing_field", "background_id is required (null for none)")
     background_id = data["background_id"]
+    store = get_store()
     if background_id is not None:
         validate_id(background_id, kind="background id")
-    store = get_store()
+        selectors.background_for_use(store, user=request.user, background_id=background_id)
     with store.instance_lock(instance_id):
         result = instance_switch_background(store, instance_id=instance_id,
                                             background_id=background_id)
@@ -147,9 +147,11 @@ def _upload(request: HttpRequest) -> tuple[bytes, str]:
 def character_import(request: HttpRequest) -> JsonResponse:
     data, name = _upload(request)
     try:
-        character_id = services.character_import_card(get_store(), data=data, filename=name)
+        character_id = services.character_import_card(get_store(), data=data, filename=name,
+                                                      user=request.user)
     except services.LibraryError as exc:
-        raise ApiError(400, "invalid_card", str(exc), fields=exc.field_errors) from None
+        raise ApiError(exc.status, "invalid_card" if exc.status == 400 else exc.code,
+                       str(exc), fields=exc.field_errors) from None
     return JsonResponse({"character_id": character_id}, status=201)
 
 
@@ -158,6 +160,7 @@ def character_card(request: HttpRequest, character_id: str, fmt: str):
     from django.http import HttpResponse
 
     validate_id(character_id, kind="character id")
+    selectors.character_for_use(get_store(), user=request.user, character_id=character_id)
     spec = request.GET.get("spec", "v3" if fmt == "png" else "v2")
     if spec not in ("v2", "v3"):
         raise ApiError(400, "bad_spec", "spec must be v2 or v3")

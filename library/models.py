@@ -5,40 +5,54 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+VISIBILITIES = [("private", "private"), ("shared", "shared")]
 
-class Character(models.Model):
+
+class Owned(models.Model):
+    """Who wrote an item and whether others may see and use it (SPEC §10 "Ownership").
+    The definition file records the owner's username; this row follows it on reindex."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                              on_delete=models.SET_NULL, related_name="+")
+    visibility = models.CharField(max_length=10, choices=VISIBILITIES, default="shared")
+
+    class Meta:
+        abstract = True
+
+
+class Character(Owned):
     character_id = models.CharField(max_length=64, primary_key=True)
     name = models.CharField(max_length=200)
     tags = models.CharField(max_length=500, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    class Meta:
+    class Meta(Owned.Meta):
         ordering = ["name"]
 
     def __str__(self) -> str:
         return self.name
 
 
-class Background(models.Model):
+class Background(Owned):
     background_id = models.CharField(max_length=64, primary_key=True)
     name = models.CharField(max_length=200)
     outline_length = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
 
-    class Meta:
+    class Meta(Owned.Meta):
         ordering = ["name"]
 
     def __str__(self) -> str:
         return self.name
 
 
-class Lorebook(models.Model):
+class Lorebook(Owned):
     lorebook_id = models.CharField(max_length=64, primary_key=True)
     name = models.CharField(max_length=200)
     entry_count = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
 
-    class Meta:
+    class Meta(Owned.Meta):
         ordering = ["name"]
 
     def __str__(self) -> str:

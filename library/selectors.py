@@ -1,4 +1,9 @@
-"""Reads that decide what an account may see in the library."""
+"""Reads that decide what an account may see in the library (SPEC §10 "Ownership").
+
+A definition file records `owner` (a username, or none for shared starter data) and
+`visibility` (`private` / `shared`). Lists come from the index rows; a single item is judged on
+its file, the truth. Unknown and not-visible look the same (404); visible but not yours to change
+is 403 with a sentence."""
 
 from __future__ import annotations
 
@@ -6,12 +11,23 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from library.models import Persona
-from library.services import LibraryNotFound
-from personalab.lib.filestore import FileStore, StoreError
-from personalab.lib.ids import is_valid_id
+from library.errors import LibraryForbidden, LibraryNotFound
+from library.models import Background, Character, Lorebook, Persona
+from personalab.lib.filestore import FileStore, MissingFile, StoreError
+from personalab.lib.ids import InvalidId, is_valid_id
 
 DEFAULT_USER_NAME = "User"
+KINDS = {"character": "character_read", "background": "background_read",
+         "lorebook": "lorebook_read"}
+
+
+def visibility_of(item: dict[str, Any]) -> str:
+    """Items written before owners were recorded, and starter data without an owner, are
+    shared; an owned item without a valid setting is private."""
+    visibility = item.get("visibility")
+    if visibility in ("private", "shared"):
+        return visibility
+    return "private" if item.get("owner") else "shared"
 
 
 def personas_visible_to(*, user) -> QuerySet[Persona]:
@@ -47,3 +63,81 @@ def persona_effective(store: FileStore, *, owner: str | None,
                 "description": persona.get("description", "")}
     name = store.module_read("prompt").get("user_name") or DEFAULT_USER_NAME
     return {"persona_id": None, "name": name, "description": ""}
+
+
+
+def _visible(rows: QuerySet, user) -> QuerySet:
+    if user.is_staff:
+        return rows
+    return rows.filter(Q(visibility="shared") | Q(owner=user) if user.is_authenticated
+                       else Q(visibility="shared"))
+
+
+def characters_visible_to(*, user) -> QuerySet[Character]:
+    return _visible(Character.objects.select_related("owner"), user)
+
+
+def backgrounds_visible_to(*, user) -> QuerySet[Background]:
+    return _visible(Background.objects.select_related("owner"), user)
+
+
+def lorebooks_visible_to(*, user) -> QuerySet[Lorebook]:
+    return _visible(Lorebook.objects.select_related("owner"), user)
+
+
+def item_can_see(item: dict[str, Any], user) -> bool:
+    if user.is_staff or visibility_of(item) == "shared":
+        return True
+    return bool(item.get("owner")) and item.get("owner") == user.get_username()
+
+
+def item_can_change(item: dict[str, Any], user) -> bool:
+    """Only the owner or staff; an item without an owner (starter data) is staff's to change."""
+    return user.is_staff or (bool(item.get("owner")) and item.get("owner") == user.get_username())
+
+
+def _item_read(store: FileStore, kind: str, item_id: str) -> dict[str, Any]:
+    try:
+        return getattr(store, KINDS[kind])(item_id)
+    except (MissingFile, InvalidId):
+        raise LibraryNotFound(f"{kind} {item_id!r} not found") from None
+
+
+def item_for_use(store: FileStore, *, user, kind: str, item_id: str) -> dict[str, Any]:
+    item = _item_read(store, kind, item_id)
+    if not item_can_see(item, user):
+        raise LibraryNotFound(f"{kind} {item_id!r} not found")
+    return item
+
+
+def item_for_edit(store: FileStore, *, user, kind: str, item_id: str) -> dict[str, Any]:
+    item = item_for_use(store, user=user, kind=kind, item_id=item_id)
+    if not item_can_change(item, user):
+        raise LibraryForbidden(
+            f"{kind} {item_id} belongs to {item.get('owner') or 'the site'}; only its owner or "
+            f"staff may change or delete it. Use \"use as my own\" to make your own copy.")
+    return item
+
+
+def character_for_use(store: FileStore, *, user, character_id: str) -> dict[str, Any]:
+    return item_for_use(store, user=user, kind="character", item_id=character_id)
+
+
+def character_for_edit(store: FileStore, *, user, character_id: str) -> dict[str, Any]:
+    return item_for_edit(store, user=user, kind="character", item_id=character_id)
+
+
+def background_for_use(store: FileStore, *, user, background_id: str) -> dict[str, Any]:
+    return item_for_use(store, user=user, kind="background", item_id=background_id)
+
+
+def background_for_edit(store: FileStore, *, user, background_id: str) -> dict[str, Any]:
+    return item_for_edit(store, user=user, kind="background", item_id=background_id)
+
+
+def lorebook_for_use(store: FileStore, *, user, lorebook_id: str) -> dict[str, Any]:
+    return item_for_use(store, user=user, kind="lorebook", item_id=lorebook_id)
+
+
+def lorebook_for_edit(store: FileStore, *, user, lorebook_id: str) -> dict[str, Any]:
+    return item_for_edit(store, user=user, kind="lorebook", item_id=lorebook_id)

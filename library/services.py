@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import copy
+import shutil
 from typing import Any
 
+from django.contrib.auth import get_user_model
+
+from library.errors import LibraryConflict, LibraryError, LibraryForbidden, LibraryNotFound
 from library.models import Background, Character, Lorebook, Persona
-from personalab.lib.errors import AppError
+from library.selectors import (character_for_edit, item_for_edit, item_for_use,
+                               lorebooks_visible_to, visibility_of)
 from personalab.lib.filestore import FileStore, utc_now
-from personalab.lib.ids import slug_id, validate_id
+from personalab.lib.ids import InvalidId, slug_id, validate_id
+
+__all__ = ["LibraryConflict", "LibraryError", "LibraryForbidden", "LibraryNotFound"]
 
 MAX_TEXT = 20000
 # Card text is generous: real cards carry 30-100 KB descriptions and dozens of tags.
@@ -20,43 +27,22 @@ CARD_TEXT_FIELDS = ("system_prompt", "post_history_instructions", "mes_example",
                     "creator_notes")
 
 
-class LibraryError(AppError, ValueError):
-    code = "invalid"
-
-    def __init__(self, message: str, field_errors: dict[str, str] | None = None):
-        super().__init__(message=message, fields=field_errors)
-        self.field_errors = self.fields
-
-
-class LibraryNotFound(AppError, LookupError):
-    """Missing, or not visible to this account: both look the same."""
-
-    code, status = "not_found", 404
-
-    def __init__(self, message: str):
-        super().__init__(message=message)
-
-
-class LibraryForbidden(AppError, PermissionError):
-    """Visible, but only its owner or staff may change it."""
-
-    code, status = "forbidden", 403
-
-    def __init__(self, message: str):
-        super().__init__(message=message)
-
-
-class LibraryConflict(AppError, ValueError):
-    """Create never overwrites (SPEC §10)."""
-
-    code, status = "exists", 409
-
-    def __init__(self, message: str, field: str = "persona_id"):
-        super().__init__(message=message, fields={field: "already exists"})
+def user_for_username(username: str | None):
+    """The account a file names as its owner; reindex on a fresh database recreates it
+    (without a usable password) so ownership survives."""
+    if not username:
+        return None
+    user, created = get_user_model().objects.get_or_create(username=username)
+    if created:
+        user.set_unusable_password()
+        user.save()
+    return user
 
 
 def _clean_text(value: Any, *, field: str, required: bool = False, limit: int = MAX_TEXT) -> str:
-    text = "" if value is None else str(value).strip()
+    if value is not None and not isinstance(value, str):
+        raise LibraryError(f"{field} must be text", {field: "must be a string"})
+    text = "" if value is None else value.strip()
     if required and not text:
         raise LibraryError(f"{field} is required", {field: "required"})
     if len(text) > limit:
@@ -114,6 +100,55 @@ def _card_with_fields(card: Any, data: dict[str, Any]) -> Any:
     return card
 
 
+def _clean_lorebook_ids(store: FileStore, value: Any, *, user,
+                        linked: Any = ()) -> list[str]:
+    """A list of ids of existing lorebooks the author may use: anything else would make every
+    instance using the item fail later. Ids already `linked` stay allowed, so an unrelated
+    change is not refused over a link made earlier."""
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise LibraryError("lorebook_ids must be a list of lorebook ids",
+                           {"lorebook_ids": "must be a list of lorebook ids"})
+    existing = set(store.lorebook_ids())
+    usable = (existing if user is None else
+              set(lorebooks_visible_to(user=user).values_list("lorebook_id", flat=True)))
+    kept = set(linked) if isinstance(linked, list) else set()
+    for lorebook_id in value:
+        if lorebook_id not in kept and (lorebook_id not in existing or lorebook_id not in usable):
+            raise LibraryError(f"lorebook_ids: no lorebook {lorebook_id!r}",
+                               {"lorebook_ids": f"no lorebook {lorebook_id!r}"})
+    return list(dict.fromkeys(value))
+
+
+def _ownership(data: dict[str, Any], existing: dict[str, Any], *, user) -> dict[str, Any]:
+    """Owner and visibility of a saved item: a new item belongs to its creator (private unless
+    asked otherwise); a change keeps the owner and may switch the visibility."""
+    owner = existing.get("owner") if existing else (user.get_username() if user else None)
+    visibility = data.get("visibility") or (visibility_of(existing) if existing else
+                                            ("private" if owner else "shared"))
+    if visibility not in ("private", "shared"):
+        raise LibraryError("visibility must be private or shared",
+                           {"visibility": "must be 'private' or 'shared'"})
+    return {"owner": owner, "visibility": visibility}
+
+
+def _new_id(data: dict[str, Any], *, key: str, prefix: str, name: str, taken: list[str]) -> str:
+    """Create never overwrites: an id that exists is refused with 409."""
+    if not data.get(key):
+        return slug_id(prefix, name, set(taken))
+    try:
+        item_id = validate_id(data[key], kind=key.replace("_", " "))
+    except InvalidId as exc:
+        raise LibraryError(str(exc), {key: str(exc)}) from None
+    if item_id in taken:
+        raise LibraryConflict(f"{key.replace('_', ' ')} {item_id} already exists; "
+                              "choose another id or edit the existing one", field=key)
+    return item_id
+
+
+def _index_owner(item: dict[str, Any]) -> dict[str, Any]:
+    return {"owner": user_for_username(item.get("owner")), "visibility": visibility_of(item)}
+
+
 # personas (the player's persona: `{{user}}` and its description) --------
 
 PERSONA_DESCRIPTION_LIMIT = 100_000
@@ -123,24 +158,12 @@ AVATAR_TYPES = {b"\x89PNG\r\n\x1a\n": "png", b"\xff\xd8\xff": "jpg", b"GIF87a": 
                 b"GIF89a": "gif"}
 
 
-def _persona_owner_row(username: str | None):
-    from django.contrib.auth import get_user_model
-
-    if not username:
-        return None
-    owner, created = get_user_model().objects.get_or_create(username=username)
-    if created:
-        owner.set_unusable_password()
-        owner.save()
-    return owner
-
-
 def persona_index(store: FileStore, persona_id: str) -> Persona:
     persona = store.persona_read(persona_id)
     row, _ = Persona.objects.update_or_create(
         persona_id=persona_id,
         defaults={"name": persona.get("name") or persona_id,
-                  "owner": _persona_owner_row(persona.get("owner")),
+                  "owner": user_for_username(persona.get("owner")),
                   "visibility": persona.get("visibility", "private"),
                   "is_default": bool(persona.get("default"))},
     )
@@ -244,19 +267,24 @@ def character_index(store: FileStore, character_id: str) -> Character:
     row, _ = Character.objects.update_or_create(
         character_id=character_id,
         defaults={"name": definition.get("name", character_id),
-                  "tags": ", ".join(definition.get("tags", []))},
+                  "tags": ", ".join(str(tag) for tag in definition.get("tags", [])),
+                  **_index_owner(definition)},
     )
     return row
 
 
-def character_save(store: FileStore, *, data: dict[str, Any],
-                   character_id: str | None = None) -> str:
+def character_save(store: FileStore, *, data: dict[str, Any], character_id: str | None = None,
+                   user=None) -> str:
+    """Create (`character_id` None; never overwrites) or change a character. `user`: the
+    account acting, who owns what it creates and may change only its own (staff: any);
+    None for the system itself (seed, admin forms, tests)."""
     name = _clean_text(data.get("name"), field="name", required=True, limit=200)
     if character_id is None:
-        character_id = (validate_id(data["character_id"], kind="character id")
-                        if data.get("character_id") else
-                        slug_id("char", name, set(store.character_ids())))
+        character_id = _new_id(data, key="character_id", prefix="char", name=name,
+                               taken=store.character_ids())
         existing: dict[str, Any] = {}
+    elif user is not None:
+        existing = character_for_edit(store, user=user, character_id=character_id)
     else:
         existing = store.character_read(character_id)
     definition = {
@@ -268,11 +296,13 @@ def character_save(store: FileStore, *, data: dict[str, Any],
         "greeting": _kept(_as_written(data.get("greeting"), field="greeting"),
                           existing.get("greeting")),
         "tags": _clean_tags(data.get("tags")),
+        **_ownership(data, existing, user=user),
     }
     for optional in ("pinned_prompt", "lorebook_ids", "card"):
         # A form sends every field; an empty one the file never had is not an edit.
         if optional in data and (data[optional] or optional in existing):
-            definition[optional] = data[optional]
+            definition[optional] = _optional_clean(store, optional, data[optional], user=user,
+                                                   existing=existing)
     card = _card_with_fields(definition.get("card"), data)
     if card is not None:
         definition["card"] = card
@@ -281,19 +311,32 @@ def character_save(store: FileStore, *, data: dict[str, Any],
     return character_id
 
 
+def _optional_clean(store: FileStore, name: str, value: Any, *, user,
+                    existing: dict[str, Any]) -> Any:
+    if name == "lorebook_ids":
+        return _clean_lorebook_ids(store, value, user=user, linked=existing.get("lorebook_ids"))
+    if name == "card" and not isinstance(value, dict):
+        raise LibraryError("card must be an object", {"card": "must be an object"})
+    if name == "pinned_prompt":
+        return _as_written(value, field="pinned_prompt", limit=MAX_TEXT)
+    return value
+
+
 def _kept(new: str, old: Any) -> Any:
     return old if _same_text(new, old) else new
 
 
-def character_delete(store: FileStore, *, character_id: str) -> None:
+def character_delete(store: FileStore, *, character_id: str, user=None) -> None:
     from chat.models import Instance
 
+    if user is not None:
+        character_for_edit(store, user=user, character_id=character_id)
     users = list(Instance.objects.filter(character_id=character_id)
                  .values_list("instance_id", flat=True)[:5])
     if users:
-        raise LibraryError(
+        raise LibraryConflict(
             f"character {character_id} is used by instance(s) {', '.join(users)}; "
-            "delete or archive those instances first")
+            "delete or archive those instances first", field=None)
     store.character_delete(character_id)
     Character.objects.filter(character_id=character_id).delete()
 
@@ -305,12 +348,16 @@ def background_index(store: FileStore, background_id: str) -> Background:
     row, _ = Background.objects.update_or_create(
         background_id=background_id,
         defaults={"name": background.get("name", background_id),
-                  "outline_length": len(background.get("story_outline", []))},
+                  "outline_length": len(background.get("story_outline", [])),
+                  **_index_owner(background)},
     )
     return row
 
 
 def _clean_outline(points: Any) -> list[dict[str, Any]]:
+    if points is not None and not isinstance(points, list):
+        raise LibraryError("story_outline must be a list of points",
+                           {"story_outline": "must be a list"})
     cleaned = []
     for point in points or []:
         content = point.get("content") if isinstance(point, dict) else point
@@ -321,13 +368,15 @@ def _clean_outline(points: Any) -> list[dict[str, Any]]:
 
 
 def background_save(store: FileStore, *, data: dict[str, Any],
-                    background_id: str | None = None) -> str:
+                    background_id: str | None = None, user=None) -> str:
+    """Create (never overwrites) or change a background; `user` as in character_save."""
     name = _clean_text(data.get("name"), field="name", required=True, limit=200)
     if background_id is None:
-        background_id = (validate_id(data["background_id"], kind="background id")
-                         if data.get("background_id") else
-                         slug_id("bg", name, set(store.background_ids())))
+        background_id = _new_id(data, key="background_id", prefix="bg", name=name,
+                                taken=store.background_ids())
         existing: dict[str, Any] = {}
+    elif user is not None:
+        existing = item_for_edit(store, user=user, kind="background", item_id=background_id)
     else:
         existing = store.background_read(background_id)
     background = {
@@ -336,18 +385,22 @@ def background_save(store: FileStore, *, data: dict[str, Any],
         "name": name,
         "world_setting": _clean_text(data.get("world_setting"), field="world_setting"),
         "story_outline": _clean_outline(data.get("story_outline", existing.get("story_outline"))),
+        **_ownership(data, existing, user=user),
     }
     if "lorebook_ids" in data:
-        background["lorebook_ids"] = data["lorebook_ids"]
+        background["lorebook_ids"] = _clean_lorebook_ids(
+            store, data["lorebook_ids"], user=user, linked=existing.get("lorebook_ids"))
     store.background_write(background_id, background)
     background_index(store, background_id)
     return background_id
 
 
 def background_outline_edit(store: FileStore, *, background_id: str, action: str,
-                            position: int | None = None, content: str = "") -> list[dict]:
+                            position: int | None = None, content: str = "",
+                            user=None) -> list[dict]:
     """Add, edit, delete or move one outline point (1-based positions)."""
-    background = store.background_read(background_id)
+    background = (store.background_read(background_id) if user is None else
+                  item_for_edit(store, user=user, kind="background", item_id=background_id))
     points = [p["content"] for p in background.get("story_outline", [])]
     if action == "add":
         text = _clean_text(content, field="content", required=True, limit=2000)
@@ -372,15 +425,17 @@ def background_outline_edit(store: FileStore, *, background_id: str, action: str
     return store.background_read(background_id)["story_outline"]
 
 
-def background_delete(store: FileStore, *, background_id: str) -> None:
+def background_delete(store: FileStore, *, background_id: str, user=None) -> None:
     from chat.models import Instance
 
+    if user is not None:
+        item_for_edit(store, user=user, kind="background", item_id=background_id)
     users = list(Instance.objects.filter(background_id=background_id)
                  .values_list("instance_id", flat=True)[:5])
     if users:
-        raise LibraryError(
+        raise LibraryConflict(
             f"background {background_id} is used by instance(s) {', '.join(users)}; "
-            "switch those instances to another background first")
+            "switch those instances to another background first", field=None)
     store.background_delete(background_id)
     Background.objects.filter(background_id=background_id).delete()
 
@@ -392,9 +447,51 @@ def lorebook_index(store: FileStore, lorebook_id: str) -> Lorebook:
     row, _ = Lorebook.objects.update_or_create(
         lorebook_id=lorebook_id,
         defaults={"name": lorebook.get("name", lorebook_id),
-                  "entry_count": len(lorebook.get("entries", []))},
+                  "entry_count": len(lorebook.get("entries", [])),
+                  **_index_owner(lorebook)},
     )
     return row
+
+
+# use as my own -----------------------------------------------------------
+
+COPY_KINDS = {"character": ("char", "character_ids", "character_dir", "character_write",
+                            character_index),
+              "background": ("bg", "background_ids", "background_dir", "background_write",
+                             background_index),
+              "lorebook": ("lore", "lorebook_ids", "lorebook_dir", "lorebook_write",
+                           lorebook_index)}
+
+
+def _item_copy(store: FileStore, *, user, kind: str, item_id: str) -> str:
+    """A private copy of an item `user` may see, owned by `user`, under a new id. Links to
+    lorebooks `user` may not see are left out of the copy."""
+    prefix, ids, folder, write, index = COPY_KINDS[kind]
+    source = item_for_use(store, user=user, kind=kind, item_id=item_id)
+    new_id = slug_id(prefix, str(source.get("name") or item_id), set(getattr(store, ids)()))
+    duplicate = {**source, f"{kind}_id": new_id, "owner": user.get_username(),
+            "visibility": "private", "copied_from": item_id}
+    if isinstance(source.get("lorebook_ids"), list):
+        usable = set(lorebooks_visible_to(user=user).values_list("lorebook_id", flat=True))
+        duplicate["lorebook_ids"] = [i for i in source["lorebook_ids"] if i in usable]
+    getattr(store, write)(new_id, duplicate)
+    avatar = getattr(store, folder)(item_id) / "avatar.png"
+    if avatar.is_file():
+        shutil.copy2(avatar, getattr(store, folder)(new_id) / "avatar.png")
+    index(store, new_id)
+    return new_id
+
+
+def character_copy(store: FileStore, *, user, character_id: str) -> str:
+    return _item_copy(store, user=user, kind="character", item_id=character_id)
+
+
+def background_copy(store: FileStore, *, user, background_id: str) -> str:
+    return _item_copy(store, user=user, kind="background", item_id=background_id)
+
+
+def lorebook_copy(store: FileStore, *, user, lorebook_id: str) -> str:
+    return _item_copy(store, user=user, kind="lorebook", item_id=lorebook_id)
 
 
 # cards and lorebooks -----------------------------------------------------
@@ -402,14 +499,18 @@ def lorebook_index(store: FileStore, lorebook_id: str) -> Lorebook:
 MAX_CARD_BYTES = 10 * 1024 * 1024
 
 
-def lorebook_save(store: FileStore, *, data: dict[str, Any],
-                  lorebook_id: str | None = None) -> str:
+def lorebook_save(store: FileStore, *, data: dict[str, Any], lorebook_id: str | None = None,
+                  user=None) -> str:
+    """Create (a new id, never overwrites) or change a lorebook; `user` as in character_save."""
     from library.lorebook import LorebookError, lorebook_validate
 
+    existing = ({} if lorebook_id is None else store.lorebook_read(lorebook_id) if user is None
+                else item_for_edit(store, user=user, kind="lorebook", item_id=lorebook_id))
     try:
         lorebook = lorebook_validate({k: v for k, v in data.items() if k != "lorebook_id"})
     except LorebookError as exc:
         raise LibraryError(str(exc), exc.field_errors) from None
+    lorebook.update(_ownership(data, existing, user=user))
     lorebook_id = lorebook_id or slug_id("lore", lorebook.get("name", ""),
                                          set(store.lorebook_ids()))
     store.lorebook_write(lorebook_id, lorebook)
@@ -457,7 +558,8 @@ def _character_assets_read(store: FileStore, character_id: str) -> dict[str, byt
     return found
 
 
-def character_import_card(store: FileStore, *, data: bytes, filename: str = "") -> str:
+def character_import_card(store: FileStore, *, data: bytes, filename: str = "",
+                          user=None) -> str:
     """A Character Card V2/V3 (PNG, JSON or CHARX) becomes a character; its book a linked
     lorebook; a CHARX's files are kept under the character's assets/ folder."""
     from library.cards import CardError, PNG_SIGNATURE, card_image, card_to_definition
@@ -471,8 +573,8 @@ def character_import_card(store: FileStore, *, data: bytes, filename: str = "") 
     except CardError as exc:
         raise LibraryError(str(exc), exc.fields) from None
     if lorebook:
-        definition["lorebook_ids"] = [lorebook_save(store, data=lorebook)]
-    character_id = character_save(store, data=definition)
+        definition["lorebook_ids"] = [lorebook_save(store, data=lorebook, user=user)]
+    character_id = character_save(store, data=definition, user=user)
     image = card_image(data) if data.startswith(PNG_SIGNATURE) else main_icon(card, assets)
     if image and image.startswith(PNG_SIGNATURE):
         (store.character_dir(character_id) / "avatar.png").write_bytes(image)

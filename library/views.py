@@ -8,63 +8,101 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from library import services
-from library.models import Background, Character, Lorebook
-from personalab.lib.filestore import MissingFile
+from library import selectors, services
+from library.errors import LibraryError, LibraryForbidden, LibraryNotFound
 from personalab.lib.ids import InvalidId
 from personalab.storage import get_store
 
 
-def _read_or_404(reader, item_id: str) -> dict:
+def _for_use_or_404(request: HttpRequest, kind: str, item_id: str) -> dict:
     try:
-        return reader(item_id)
-    except (MissingFile, InvalidId):
+        return selectors.item_for_use(get_store(), user=request.user, kind=kind, item_id=item_id)
+    except LibraryNotFound:
         raise Http404("not found") from None
+
+
+def _ownership(request: HttpRequest, item: dict, kind: str, item_id: str | None) -> dict:
+    """What the form shows about who owns the item and what this user may do with it."""
+    return {"kind": kind, "item_id": item_id, "owner": item.get("owner"),
+            "visibility": selectors.visibility_of(item) if item_id else "private",
+            "can_change": not item_id or selectors.item_can_change(item, request.user)}
+
+
+def _refused(request: HttpRequest, exc: LibraryError, fallback: str, **kwargs) -> HttpResponse:
+    """A refused delete: 404 stays 404, not-yours is 403 with the sentence, anything else
+    (still in use) is said on the item's page."""
+    if isinstance(exc, LibraryNotFound):
+        raise Http404("not found")
+    if isinstance(exc, LibraryForbidden):
+        return HttpResponse(str(exc), status=403, content_type="text/plain; charset=utf-8")
+    messages.error(request, str(exc))
+    return redirect(fallback, **kwargs)
 
 
 @login_required
 @require_GET
 def library_index(request: HttpRequest) -> HttpResponse:
+    user = request.user
     return render(request, "library/index.html", {
-        "characters": Character.objects.all(), "backgrounds": Background.objects.all(),
-        "lorebooks": Lorebook.objects.all()})
+        "characters": selectors.characters_visible_to(user=user),
+        "backgrounds": selectors.backgrounds_visible_to(user=user),
+        "lorebooks": selectors.lorebooks_visible_to(user=user)})
+
+
+@login_required
+@require_POST
+def item_copy(request: HttpRequest, kind: str, item_id: str) -> HttpResponse:
+    """"Use as my own": a private copy the user can change."""
+    copy = {"character": services.character_copy, "background": services.background_copy,
+            "lorebook": services.lorebook_copy}[kind]
+    try:
+        new_id = copy(get_store(), user=request.user, **{f"{kind}_id": item_id})
+    except (LibraryNotFound, InvalidId):
+        raise Http404("not found") from None
+    messages.info(request, f"Copied {item_id} as your own {kind} {new_id}.")
+    return redirect(f"{kind}_edit", **{f"{kind}_id": new_id})
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def character_edit(request: HttpRequest, character_id: str | None = None) -> HttpResponse:
     store = get_store()
-    definition = _read_or_404(store.character_read, character_id) if character_id else {}
-    error = None
+    definition = _for_use_or_404(request, "character", character_id) if character_id else {}
+    error, status = None, 200
     if request.method == "POST":
         data = request.POST.dict()
-        data["lorebook_ids"] = [i for i in request.POST.getlist("lorebook_ids")
-                                if i in store.lorebook_ids()]
+        data["lorebook_ids"] = request.POST.getlist("lorebook_ids")
         data["tags"] = request.POST.get("tags", "").splitlines()  # one tag per line
         try:
-            saved_id = services.character_save(store, data=data,
-                                               character_id=character_id)
+            saved_id = services.character_save(store, data=data, character_id=character_id,
+                                               user=request.user)
             messages.info(request, "Character saved.")
             return redirect("character_edit", character_id=saved_id)
-        except (services.LibraryError, InvalidId) as exc:
+        except LibraryNotFound:
+            raise Http404("not found") from None
+        except (LibraryError, InvalidId) as exc:
             error, definition = str(exc), {**definition, **request.POST.dict()}
+            status = getattr(exc, "status", 400)
     card_data = ((definition.get("card") or {}).get("data") or {}) if isinstance(
         definition.get("card"), dict) else {}
     return render(request, "library/character_form.html",
                   {"definition": definition, "character_id": character_id, "error": error,
-                   "lorebooks": Lorebook.objects.all(), "card": card_data},
-                  status=400 if error else 200)
+                   "lorebooks": selectors.lorebooks_visible_to(user=request.user),
+                   "card": card_data,
+                   "ownership": _ownership(request, definition, "character", character_id)},
+                  status=status)
 
 
 @login_required
 @require_POST
 def character_remove(request: HttpRequest, character_id: str) -> HttpResponse:
     try:
-        services.character_delete(get_store(), character_id=character_id)
+        services.character_delete(get_store(), character_id=character_id, user=request.user)
         messages.info(request, f"Character {character_id} deleted (moved to data/trash).")
-    except (services.LibraryError, InvalidId) as exc:
-        messages.error(request, str(exc))
-        return redirect("character_edit", character_id=character_id)
+    except InvalidId:
+        raise Http404("not found") from None
+    except LibraryError as exc:
+        return _refused(request, exc, "character_edit", character_id=character_id)
     return redirect("library")
 
 
@@ -72,40 +110,46 @@ def character_remove(request: HttpRequest, character_id: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def background_edit(request: HttpRequest, background_id: str | None = None) -> HttpResponse:
     store = get_store()
-    background = _read_or_404(store.background_read, background_id) if background_id else {}
-    error = None
+    background = _for_use_or_404(request, "background", background_id) if background_id else {}
+    error, status = None, 200
     if request.method == "POST":
         data = request.POST.dict()
-        data["lorebook_ids"] = [i for i in request.POST.getlist("lorebook_ids")
-                                if i in store.lorebook_ids()]
+        data["lorebook_ids"] = request.POST.getlist("lorebook_ids")
         if not background_id:
             data["story_outline"] = [line for line in
                                      request.POST.get("outline_text", "").splitlines()]
         try:
-            saved_id = services.background_save(store, data=data, background_id=background_id)
+            saved_id = services.background_save(store, data=data, background_id=background_id,
+                                                user=request.user)
             messages.info(request, "Background saved.")
             return redirect("background_edit", background_id=saved_id)
-        except (services.LibraryError, InvalidId) as exc:
+        except LibraryNotFound:
+            raise Http404("not found") from None
+        except (LibraryError, InvalidId) as exc:
             error, background = str(exc), {**background, **data}
+            status = getattr(exc, "status", 400)
     return render(request, "library/background_form.html",
                   {"background": background, "background_id": background_id, "error": error,
-                   "lorebooks": Lorebook.objects.all()},
-                  status=400 if error else 200)
+                   "lorebooks": selectors.lorebooks_visible_to(user=request.user),
+                   "ownership": _ownership(request, background, "background", background_id)},
+                  status=status)
 
 
 @login_required
 @require_POST
 def background_outline(request: HttpRequest, background_id: str) -> HttpResponse:
     store = get_store()
-    _read_or_404(store.background_read, background_id)
+    _for_use_or_404(request, "background", background_id)
     error = None
     try:
         position = request.POST.get("position")
         services.background_outline_edit(
             store, background_id=background_id, action=request.POST.get("action", ""),
             position=int(position) if position and position.isdigit() else None,
-            content=request.POST.get("content", ""))
-    except services.LibraryError as exc:
+            content=request.POST.get("content", ""), user=request.user)
+    except LibraryForbidden as exc:
+        return HttpResponse(str(exc), status=403, content_type="text/plain; charset=utf-8")
+    except LibraryError as exc:
         error = str(exc)
     background = store.background_read(background_id)
     return render(request, "library/_outline_editor.html",
@@ -117,11 +161,12 @@ def background_outline(request: HttpRequest, background_id: str) -> HttpResponse
 @require_POST
 def background_remove(request: HttpRequest, background_id: str) -> HttpResponse:
     try:
-        services.background_delete(get_store(), background_id=background_id)
+        services.background_delete(get_store(), background_id=background_id, user=request.user)
         messages.info(request, f"Background {background_id} deleted (moved to data/trash).")
-    except (services.LibraryError, InvalidId) as exc:
-        messages.error(request, str(exc))
-        return redirect("background_edit", background_id=background_id)
+    except InvalidId:
+        raise Http404("not found") from None
+    except LibraryError as exc:
+        return _refused(request, exc, "background_edit", background_id=background_id)
     return redirect("library")
 
 
@@ -134,7 +179,7 @@ def card_upload(request: HttpRequest) -> HttpResponse:
         return redirect("library")
     try:
         character_id = services.character_import_card(get_store(), data=upload.read(),
-                                                      filename=upload.name)
+                                                      filename=upload.name, user=request.user)
     except services.LibraryError as exc:
         messages.error(request, f"Could not import {upload.name}: {exc}")
         return redirect("library")
@@ -161,9 +206,9 @@ def _entry_from_form(form, prefix: str, uid: int) -> dict:
 @require_http_methods(["GET", "POST"])
 def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpResponse:
     store = get_store()
-    lorebook = _read_or_404(store.lorebook_read, lorebook_id) if lorebook_id else {
+    lorebook = _for_use_or_404(request, "lorebook", lorebook_id) if lorebook_id else {
         "name": "", "scan_depth": 4, "token_budget": 800, "entries": []}
-    error = None
+    error, status = None, 200
     if request.method == "POST":
         form = request.POST
         uids = [int(u) for u in form.getlist("uid") if u.isdigit()]
@@ -172,16 +217,22 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
         if form.get("new_keys") or form.get("new_content"):
             entries.append(_entry_from_form(form, "new_", max(uids, default=0) + 1))
         data = {**lorebook, "name": form.get("name", ""), "scan_depth": form.get("scan_depth", 4),
-                "token_budget": form.get("token_budget", 800), "entries": entries}
+                "token_budget": form.get("token_budget", 800), "entries": entries,
+                "visibility": form.get("visibility") or lorebook.get("visibility")}
         try:
-            saved_id = services.lorebook_save(store, data=data, lorebook_id=lorebook_id)
+            saved_id = services.lorebook_save(store, data=data, lorebook_id=lorebook_id,
+                                              user=request.user)
             messages.info(request, "Lorebook saved.")
             return redirect("lorebook_edit", lorebook_id=saved_id)
-        except services.LibraryError as exc:
+        except LibraryNotFound:
+            raise Http404("not found") from None
+        except LibraryError as exc:
             error, lorebook = f"{exc} {exc.field_errors or ''}", data
+            status = exc.status
     return render(request, "library/lorebook_form.html",
-                  {"lorebook": lorebook, "lorebook_id": lorebook_id, "error": error},
-                  status=400 if error else 200)
+                  {"lorebook": lorebook, "lorebook_id": lorebook_id, "error": error,
+                   "ownership": _ownership(request, lorebook, "lorebook", lorebook_id)},
+                  status=status)
 
 
 @login_required
@@ -190,7 +241,7 @@ def lorebook_test(request: HttpRequest, lorebook_id: str) -> HttpResponse:
     from library.lorebook import lorebook_match
     from personalab.lib.tokens import count_tokens
 
-    lorebook = _read_or_404(get_store().lorebook_read, lorebook_id)
+    lorebook = _for_use_or_404(request, "lorebook", lorebook_id)
     text = request.POST.get("text", "")
     match = lorebook_match([lorebook], messages=[text], count_tokens=count_tokens)
     return render(request, "library/_lore_test.html", {"match": match, "text": text})

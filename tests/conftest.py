@@ -57,20 +57,21 @@ def staff(db, django_user_model):
 
 
 @pytest.fixture
-def character(store, db):
+def character(store, alice):
+    """Alice's, shared: everyone may play it, only alice (or staff) may change it."""
     from library.services import character_save
 
     return character_save(store, data={"name": "Alserqi", "base_persona": "废土黑帮老大。",
-                                       "greeting": "", "tags": "废土"},
-                          character_id=None)
+                                       "greeting": "", "tags": "废土", "visibility": "shared"},
+                          character_id=None, user=alice)
 
 
 @pytest.fixture
-def background(store, db):
+def background(store, alice):
     from library.services import background_save
 
-    return background_save(store, data={
-        "name": "废土复仇记", "world_setting": "2087年，核战后50年。",
+    return background_save(store, user=alice, data={
+        "name": "废土复仇记", "world_setting": "2087年，核战后50年。", "visibility": "shared",
         "story_outline": ["发现背叛者的线索", "潜入敌人据点", "与仇人对峙", "做出关键选择",
                           "应对选择的后果"]})
 

@@ -495,8 +495,8 @@ class FileStore:
                          what=f"character {character_id}")
 
     def character_write(self, character_id: str, definition: dict[str, Any]) -> None:
-        write_json_atomic(self.character_dir(character_id) / "definition.json",
-                          {**definition, "character_id": character_id})
+        write_json_keeping_previous(self.character_dir(character_id) / "definition.json",
+                                    {**definition, "character_id": character_id})
 
     def character_delete(self, character_id: str) -> None:
         _move_aside(self.character_dir(character_id), self.root / "trash" / "characters")
@@ -525,7 +525,7 @@ class FileStore:
             {"index": position, "content": point["content"]}
             for position, point in enumerate(background.get("story_outline", []), start=1)
         ]
-        write_json_atomic(
+        write_json_keeping_previous(
             self.background_dir(background_id) / "background.json",
             {**background, "background_id": background_id, "story_outline": outline},
         )
@@ -541,8 +541,8 @@ class FileStore:
                          what=f"lorebook {lorebook_id}")
 
     def lorebook_write(self, lorebook_id: str, lorebook: dict[str, Any]) -> None:
-        write_json_atomic(self.lorebook_dir(lorebook_id) / "lorebook.json",
-                          {**lorebook, "lorebook_id": lorebook_id})
+        write_json_keeping_previous(self.lorebook_dir(lorebook_id) / "lorebook.json",
+                                    {**lorebook, "lorebook_id": lorebook_id})
 
     def lorebook_delete(self, lorebook_id: str) -> None:
         _move_aside(self.lorebook_dir(lorebook_id), self.root / "trash" / "lorebooks")
@@ -828,6 +828,35 @@ def _safe_name(name: str) -> bool:
     from personalab.lib.ids import is_valid_id
 
     return is_valid_id(name)
+
+
+def keep_previous(path: Path) -> Path | None:
+    """Copy a file about to be replaced into `history/` beside it (`definition.{stamp}.json`),
+    as session edits do: a change to a definition never loses the previous one."""
+    if not path.is_file():
+        return None
+    backup_dir = path.parent / "history"
+    backup_dir.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    backup = backup_dir / f"{path.stem}.{stamp}{path.suffix}"
+    try:
+        shutil.copy2(path, backup)
+    except BaseException:
+        backup.unlink(missing_ok=True)
+        raise
+    return backup
+
+
+def write_json_keeping_previous(path: Path, data: Any) -> None:
+    """write_json_atomic after keep_previous; a write that fails (a full disk) leaves no
+    backup behind, so a refused change changes nothing."""
+    backup = keep_previous(path)
+    try:
+        write_json_atomic(path, data)
+    except BaseException:
+        if backup is not None:
+            backup.unlink(missing_ok=True)
+        raise
 
 
 def _move_aside(folder: Path, trash: Path) -> None:

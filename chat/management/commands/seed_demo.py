@@ -81,14 +81,20 @@ def _session_3_lines() -> list[dict]:
     return lines
 
 
+def _shared(owner_username: str | None) -> dict:
+    """The demo story belongs to the first admin (who alone may change it) and everyone may
+    play it."""
+    return {"owner": owner_username, "visibility": "shared"}
+
+
 def demo_write(store: FileStore, owner_username: str | None) -> bool:
     """Write the demo files unless they exist. Returns whether anything was written."""
     wrote = False
     if "char_alserqi" not in store.character_ids():
-        store.character_write("char_alserqi", CHARACTER)
+        store.character_write("char_alserqi", {**CHARACTER, **_shared(owner_username)})
         wrote = True
     if "bg_wasteland" not in store.background_ids():
-        store.background_write("bg_wasteland", BACKGROUND)
+        store.background_write("bg_wasteland", {**BACKGROUND, **_shared(owner_username)})
         wrote = True
     if "inst_001" in store.instance_ids():
         return wrote

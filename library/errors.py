@@ -1,0 +1,35 @@
+"""Refusals of library actions, each with the HTTP status a page or the API answers with.
+Kept apart from services.py so selectors.py (which services.py uses) can raise them too."""
+
+from __future__ import annotations
+
+from personalab.lib.errors import AppError
+
+
+class LibraryError(AppError, ValueError):
+    code = "invalid"
+
+    def __init__(self, message: str, field_errors: dict[str, str] | None = None):
+        super().__init__(message=message, fields=field_errors)
+        self.field_errors = self.fields
+
+
+class LibraryNotFound(LibraryError, LookupError):
+    """Missing, or not visible to this account: both look the same."""
+
+    code, status = "not_found", 404
+
+
+class LibraryForbidden(LibraryError):
+    """Visible, but only its owner or staff may change it."""
+
+    code, status = "forbidden", 403
+
+
+class LibraryConflict(LibraryError):
+    """Create never overwrites (SPEC §10), and what is in use is not deleted."""
+
+    code, status = "exists", 409
+
+    def __init__(self, message: str, field: str | None = "persona_id"):
+        super().__init__(message, {field: "already exists"} if field else None)
