@@ -56,9 +56,13 @@ def plot_position(plot_state: dict, outline_length: int) -> tuple[int, bool]:
     return clamped_index, clamped_index != index
 
 
-def outline_with_status(outline: list[dict], plot_state: dict) -> list[dict]:
+def outline_with_status(outline: list[dict], plot_state: dict,
+                        carried_over: list[int] | None = None) -> list[dict]:
+    """`carried_over`: the points whose status came from the outline of the background used
+    before a switch (instance_state `carried_over`)."""
     state = plot_state_normalized(plot_state)
     current, _ = plot_position(state, len(outline))
+    carried = set(carried_over or [])
     rows = []
     for position, point in enumerate(outline, start=1):
         if position < current:
@@ -68,8 +72,35 @@ def outline_with_status(outline: list[dict], plot_state: dict) -> list[dict]:
         else:
             status = "pending"
         rows.append({"index": position, "content": point.get("content", ""), "status": status,
-                     "current": position == current})
+                     "current": position == current, "carried_over": position in carried})
     return rows
+
+
+def target_point(rows: list[dict], plot_state: dict) -> dict | None:
+    """The point the story should move to: the current one, or the next pending one once the
+    current one is completed (a reminder to reach a completed point sends the story back)."""
+    if not rows:
+        return None
+    state = plot_state_normalized(plot_state)
+    current, _ = plot_position(state, len(rows))
+    if state["current_status"] == "completed" and current < len(rows):
+        return rows[current]
+    return rows[current - 1]
+
+
+def instruction_text(target: dict | None, finished: bool) -> str | None:
+    if target is None:
+        return None
+    if finished:
+        return INSTRUCTION
+    return f"{INSTRUCTION}\n当前目标：{reminder_query(target)}"
+
+
+def carried_over_points(plot_state: dict, outline_length: int) -> list[int]:
+    """After a background switch, the points of the new outline that already count as
+    completed or in progress: that progress was made in the old outline."""
+    rows = outline_with_status([{}] * outline_length, plot_state)
+    return [row["index"] for row in rows if row["status"] != "pending"]
 
 
 def outline_finished(plot_state: dict, outline_length: int) -> bool:
@@ -90,15 +121,19 @@ def director_overview(*, settings: dict, threshold: int | None, instance_state: 
     state = plot_state_normalized(instance_state.get("plot_state"))
     outline = outline_points(background)
     current, clamped = plot_position(state, len(outline))
-    rows = outline_with_status(outline, state)
+    carried = instance_state.get("carried_over") or {}
+    rows = outline_with_status(outline, state, carried.get("points"))
     limit = effective_threshold(settings, threshold)
     finished = outline_finished(state, len(outline))
+    target = target_point(rows, state)
     return {
         "enabled": bool(settings.get("enabled", True)),
         "outline": rows,
-        "instruction": INSTRUCTION if rows else None,
+        "instruction": instruction_text(target, finished),
         "current_index": current,
         "current_point": rows[current - 1] if rows else None,
+        "target_point": target,
+        "carried_over_from": carried.get("from_background_id") if carried.get("points") else None,
         "current_status": state["current_status"],
         "no_update_count": state["no_update_count"],
         "threshold": limit,
@@ -120,7 +155,7 @@ def director_prepare_context(*, settings: dict, threshold: int | None = None,
                                 instance_state=instance_state, background=background)
     context.pop("enabled")
     due = context.pop("reminder_due")
-    context["reminder"] = reminder_build(context["current_point"], search) if due else None
+    context["reminder"] = reminder_build(context["target_point"], search) if due else None
     return context
 
 

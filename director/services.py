@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from director.logic import (
+    carried_over_points,
     director_overview,
     director_process_response,
     outline_points,
@@ -91,8 +92,14 @@ def director_apply_reply(store: FileStore, *, instance_id: str, reply: dict) -> 
         settings=director_settings_read(store), plot_state=old_plot_state, reply=reply,
         outline_length=len(outline_points(background)),
     )
-    if new_plot_state != old_plot_state:
-        store.instance_state_write(instance_id, {**state, "plot_state": new_plot_state})
+    changed = {"plot_state": new_plot_state} if new_plot_state != old_plot_state else {}
+    carried = state.get("carried_over") or {}
+    if report.get("index") in (carried.get("points") or []):
+        # The story has now reached this point itself.
+        points = [p for p in carried["points"] if p != report["index"]]
+        changed["carried_over"] = {**carried, "points": points}
+    if changed:
+        store.instance_state_write(instance_id, {**state, **changed})
     return report
 
 
@@ -106,10 +113,17 @@ def instance_switch_background(store: FileStore, *, instance_id: str,
     if background_id is not None:
         outline = outline_points(store.background_read(validate_id(background_id,
                                                                    kind="background id")))
-    store.instance_state_write(instance_id, {**state, "background_id": background_id})
     plot_state = plot_state_normalized(state.get("plot_state"))
+    previous = state.get("background_id")
+    carried = carried_over_points(plot_state, len(outline)) if previous != background_id else []
+    new_state = {**state, "background_id": background_id}
+    if previous != background_id:
+        new_state.pop("carried_over", None)
+        if carried and previous:
+            new_state["carried_over"] = {"from_background_id": previous, "points": carried}
+    store.instance_state_write(instance_id, new_state)
     _, clamped = plot_position(plot_state, len(outline))
-    return {"background_id": background_id, "previous_background_id": state.get("background_id"),
+    return {"background_id": background_id, "previous_background_id": previous,
             "clamped": clamped, "outline_length": len(outline),
             "current_plot_index": plot_state["current_plot_index"]}
 
@@ -124,6 +138,9 @@ def director_status(store: FileStore, *, instance_id: str) -> dict[str, Any]:
     )
     overview["reminder_next_turn"] = overview.pop("reminder_due") and overview["enabled"]
     overview["background_id"] = state.get("background_id")
+    if overview["carried_over_from"]:
+        old = store.background_read_optional(overview["carried_over_from"])
+        overview["carried_over_from_name"] = old.get("name") or overview["carried_over_from"]
     return overview
 
 

@@ -94,7 +94,7 @@ def test_outline_status_follows_the_current_point():
 
 def test_prepare_context_below_threshold_has_outline_and_instruction_but_no_reminder():
     context = prepare(seed_state(count=2))
-    assert context["instruction"] == INSTRUCTION
+    assert context["instruction"] == f"{INSTRUCTION}\n当前目标：故事大纲第3点：与仇人对峙"
     assert "[PROGRESS:X:status]" in context["instruction"]
     assert context["current_index"] == 3
     assert context["current_point"]["content"] == "与仇人对峙"
@@ -120,6 +120,24 @@ def test_three_misses_then_the_reminder_fires_with_the_seed_query_and_events():
     assert reminder["current_events"] == current[:15]
     assert reminder["reference_events"] == reference[:5]
     assert "search_error" not in reminder
+
+
+def test_once_a_point_is_completed_reminder_and_instruction_name_the_next_one():
+    state = seed_state(count=3, index=3, status="completed")
+    search = RecordingSearch([], [])
+    context = prepare(state, search=search)
+    assert context["reminder"]["text"] == "你现在应该推进到故事大纲第4点：做出关键选择"
+    assert search.queries == ["故事大纲第4点：做出关键选择"]
+    assert context["instruction"].endswith("当前目标：故事大纲第4点：做出关键选择")
+    assert "第3点" not in context["instruction"]
+    in_progress = prepare(seed_state(count=3, index=3), search=RecordingSearch([], []))
+    assert in_progress["reminder"]["text"] == "你现在应该推进到故事大纲第3点：与仇人对峙"
+
+
+def test_a_finished_outline_has_no_goal_and_no_reminder():
+    context = prepare(seed_state(count=9, index=5, status="completed"))
+    assert context["finished"] is True and context["reminder"] is None
+    assert context["instruction"] == INSTRUCTION
 
 
 def test_reminder_does_not_reset_the_counter_only_a_marker_does():
@@ -273,6 +291,22 @@ def test_switch_background_keeps_plot_state_and_reports_clamping(store):
     assert state["plot_state"] == seed_state()["plot_state"]
     status = director_status(store, instance_id="inst_001")
     assert status["clamped"] is True and status["current_point"]["content"] == "告别"
+
+
+def test_switch_background_says_which_points_were_carried_over(store):
+    instance_switch_background(store, instance_id="inst_001", background_id="bg_short")
+    status = director_status(store, instance_id="inst_001")
+    assert [row["carried_over"] for row in status["outline"]] == [True, True]
+    assert status["carried_over_from"] == "bg_wasteland"
+    assert status["carried_over_from_name"] == "废土复仇记"
+    director_apply_reply(store, instance_id="inst_001",
+                         reply={"content": "告别的时候到了。[PROGRESS:2:completed]"})
+    status = director_status(store, instance_id="inst_001")
+    assert [row["carried_over"] for row in status["outline"]] == [True, False]
+    instance_switch_background(store, instance_id="inst_001", background_id="bg_wasteland")
+    status = director_status(store, instance_id="inst_001")
+    assert [row["index"] for row in status["outline"] if row["carried_over"]] == [1, 2]
+    assert status["carried_over_from"] == "bg_short"
 
 
 def test_switch_background_to_none_and_back(store):

@@ -93,3 +93,33 @@ async def test_switching_background_mid_story_uses_the_new_outline(store, instan
     system = _system(use_stub)
     assert "出海" in system and "与仇人对峙" not in system
     assert store.instance_state_read(instance)["plot_state"]["current_plot_index"] == 4
+
+
+def test_the_outline_view_names_the_carried_over_points(client, store, alice, instance,
+                                                          background):
+    from library.services import background_save
+
+    state = store.instance_state_read(instance)
+    state["plot_state"] = {"current_plot_index": 2, "current_status": "in_progress",
+                           "no_update_count": 0}
+    store.instance_state_write(instance, state)
+    other = background_save(store, user=alice, data={"name": "新的旅程",
+                                                     "story_outline": ["出发", "抵达", "归来"]})
+    client.force_login(alice)
+    client.post(f"/instances/{instance}/background", {"background_id": other})
+    page = client.get(f"/instances/{instance}/").content.decode()
+    assert page.count('data-testid="carried-over"') == 2
+    assert "carried over from 废土复仇记" in page
+
+
+async def test_a_completed_point_makes_the_reminder_name_the_next_one(store, instance, use_stub):
+    state = store.instance_state_read(instance)
+    state["plot_state"] = {"current_plot_index": 3, "current_status": "completed",
+                           "no_update_count": 3}
+    store.instance_state_write(instance, state)
+    use_stub.script(Reply("好。"))
+    await _turn(store, instance)
+    system = _system(use_stub)
+    assert "你现在应该推进到故事大纲第4点：做出关键选择" in system
+    assert "推进到故事大纲第3点" not in system
+    assert "当前目标：故事大纲第4点" in system
