@@ -326,17 +326,26 @@ def _kept(new: str, old: Any) -> Any:
     return old if _same_text(new, old) else new
 
 
+def _users_named(instances, user) -> str:
+    """The instances still using an item, as the refusal names them: another account's
+    instance ids are not this user's to learn, only how many there are."""
+    rows = list(instances.values_list("instance_id", "owner_id"))
+    if user is None or user.is_staff:
+        return ", ".join(instance_id for instance_id, _ in rows[:5])
+    own = [instance_id for instance_id, owner_id in rows if owner_id == user.pk][:5]
+    others = sum(1 for _, owner_id in rows if owner_id != user.pk)
+    return ", ".join(own + ([f"{others} of other accounts"] if others else []))
+
+
 def character_delete(store: FileStore, *, character_id: str, user=None) -> None:
     from chat.models import Instance
 
     if user is not None:
         character_for_edit(store, user=user, character_id=character_id)
-    users = list(Instance.objects.filter(character_id=character_id)
-                 .values_list("instance_id", flat=True)[:5])
+    users = _users_named(Instance.objects.filter(character_id=character_id), user)
     if users:
-        raise LibraryConflict(
-            f"character {character_id} is used by instance(s) {', '.join(users)}; "
-            "delete or archive those instances first", field=None)
+        raise LibraryConflict(f"character {character_id} is used by instance(s) {users}; "
+                              "delete or archive those instances first", field=None)
     store.character_delete(character_id)
     Character.objects.filter(character_id=character_id).delete()
 
@@ -430,12 +439,10 @@ def background_delete(store: FileStore, *, background_id: str, user=None) -> Non
 
     if user is not None:
         item_for_edit(store, user=user, kind="background", item_id=background_id)
-    users = list(Instance.objects.filter(background_id=background_id)
-                 .values_list("instance_id", flat=True)[:5])
+    users = _users_named(Instance.objects.filter(background_id=background_id), user)
     if users:
-        raise LibraryConflict(
-            f"background {background_id} is used by instance(s) {', '.join(users)}; "
-            "switch those instances to another background first", field=None)
+        raise LibraryConflict(f"background {background_id} is used by instance(s) {users}; "
+                              "switch those instances to another background first", field=None)
     store.background_delete(background_id)
     Background.objects.filter(background_id=background_id).delete()
 

@@ -197,3 +197,16 @@ def test_items_without_an_owner_are_shared_and_only_staff_change_them(store, cli
     assert Api(client, bob)("get", f"characters/{legacy}").status_code == 200
     assert Api(client, bob)("put", f"characters/{legacy}", {"name": "x"}).status_code == 403
     assert Api(client, staff)("put", f"characters/{legacy}", {"name": "New"}).status_code == 200
+
+
+def test_a_refused_delete_does_not_name_another_accounts_instances(store, client, alice, bob,
+                                                                   character, instance):
+    from chat.services import instance_create
+
+    own = instance_create(store, owner=alice, character_id=character)
+    instance_create(store, owner=bob, character_id=character)
+    response = Api(client, alice)("delete", f"characters/{character}")
+    assert response.status_code == 409
+    message = response.json()["error"]["message"]
+    assert instance in message and own in message and "1 of other accounts" in message
+    assert "inst_003" not in message
