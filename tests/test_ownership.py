@@ -131,7 +131,7 @@ def test_lorebook_ids_must_be_a_list_of_existing_ids(store, as_alice, value, fie
 def test_text_fields_of_the_wrong_type_name_the_field(as_alice, character):
     response = as_alice("post", "characters", {"name": "Typed", "base_persona": {"x": 1}})
     assert response.status_code == 400
-    assert response.json()["error"]["fields"] == {"base_persona": "must be a string"}
+    assert response.json()["error"]["fields"] == {"base_persona": "must be text"}
     wrong = as_alice("put", f"characters/{character}", {"visibility": "everyone"})
     assert wrong.status_code == 400 and "visibility" in wrong.json()["error"]["fields"]
 
