@@ -87,9 +87,9 @@ def _big_card() -> dict:
 
 
 def test_a_save_with_no_change_leaves_the_definition_and_the_card_as_they_were(
-        alice_client, store):
+        alice_client, alice, store):
     card = _big_card()
-    character_id = character_import_card(store, data=json.dumps(card).encode(),
+    character_id = character_import_card(store, user=alice, data=json.dumps(card).encode(),
                                          filename="mira.json")
     path = store.character_dir(character_id) / "definition.json"
     before = json.loads(path.read_text(encoding="utf-8"))
@@ -107,8 +107,8 @@ def test_a_save_with_no_change_leaves_the_definition_and_the_card_as_they_were(
     assert len(exported["data"]["tags"]) == 36 and "sci-fi, noir" in exported["data"]["tags"]
 
 
-def test_an_edited_card_field_is_saved_and_the_rest_kept(alice_client, store):
-    character_id = character_import_card(store, data=json.dumps(_big_card()).encode(),
+def test_an_edited_card_field_is_saved_and_the_rest_kept(alice_client, alice, store):
+    character_id = character_import_card(store, user=alice, data=json.dumps(_big_card()).encode(),
                                          filename="mira.json")
     url = reverse("character_edit", args=[character_id])
     submitted = _submitted(alice_client.get(url).content.decode())
@@ -119,8 +119,8 @@ def test_an_edited_card_field_is_saved_and_the_rest_kept(alice_client, store):
     assert data["extensions"]["other_app"] == {"keep": [1, 2, 3]} and data["nickname"] == "M"
 
 
-def test_refusals_name_the_field_and_keep_the_file(alice_client, store):
-    character_id = character_import_card(store, data=json.dumps(_big_card()).encode(),
+def test_refusals_name_the_field_and_keep_the_file(alice_client, alice, store):
+    character_id = character_import_card(store, user=alice, data=json.dumps(_big_card()).encode(),
                                          filename="mira.json")
     path = store.character_dir(character_id) / "definition.json"
     before = path.read_bytes()
