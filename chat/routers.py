@@ -1,4 +1,5 @@
-"""Chat routes of /api/v1/: instances, the turn (JSON or SSE), sessions and traces."""
+"""Chat routes of /api/v1/: instances, the turn (JSON or SSE), sessions, traces and the
+history manager (edit, delete, undo, swipe, branch, archive)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ from asgiref.sync import sync_to_async
 from django.http import HttpRequest
 from ninja import Body, Router, Status
 
-from chat import services
+from chat import history, services
 from chat.models import Instance, Trace
-from chat.schemas import (ChatIn, ChatOut, CurrentResponse, GenerationSettings,
-                          InstanceCreated, InstanceDetail, InstanceIn, InstanceList,
-                          InstanceUpdateIn)
+from chat.schemas import (BranchIn, BranchOut, ChatIn, ChatOut, CurrentResponse,
+                          GenerationSettings, HistoryChange, InstanceCreated, InstanceDetail,
+                          InstanceIn, InstanceList, InstanceUpdateIn, MessageEditIn,
+                          MessagesPage, SessionList, SwipeIn, SwipeOut, UndoIn)
 from chat.streaming import chat_stream
 from chat.turn import turn_run, validate_user_text
 from director.services import director_status
@@ -199,3 +201,84 @@ def trace_detail(request: HttpRequest, trace_id: str, include_session: bool = Fa
         trace["session_summary"] = services.session_summary(get_store(), row.instance_id,
                                                             trace["session_id"])
     return trace
+
+
+# --- history: list, page, edit, delete, undo, swipe, branch -------------------------------
+
+history_router = Router(tags=["history"])
+SESSION = "/instances/{instance_id}/sessions/{session_id}"
+
+
+@history_router.get("/instances/{instance_id}/sessions", response=SessionList)
+def sessions_list(request: HttpRequest, instance_id: str):
+    services.instance_for_user(request.auth, instance_id)
+    return {"sessions": history.session_list(get_store(), instance_id=instance_id)}
+
+
+@history_router.get(SESSION + "/messages", response=MessagesPage,
+                    description="One page of messages and summaries, oldest first; no `page` is "
+                                "the last page. Each row's `index` and `fingerprint` name the "
+                                "line for edit, delete and branch. `session_id` may be an "
+                                "archived session's key from the session list.")
+def messages_page(request: HttpRequest, instance_id: str, session_id: str,
+                  page: int | None = None, q: str = ""):
+    services.instance_for_user(request.auth, instance_id)
+    return history.messages_page(get_store(), instance_id=instance_id, session_key=session_id,
+                                 page=page, query=q)
+
+
+@history_router.put(SESSION + "/messages/{index}", response=HistoryChange)
+def message_edit(request: HttpRequest, instance_id: str, session_id: str, index: int,
+                 payload: MessageEditIn):
+    services.instance_for_user(request.auth, instance_id)
+    return history.message_edit(get_store(), instance_id=instance_id, session_id=session_id,
+                                index=index, fingerprint=payload.fingerprint, text=payload.text)
+
+
+@history_router.delete(SESSION + "/messages/{index}", response=HistoryChange)
+def message_delete(request: HttpRequest, instance_id: str, session_id: str, index: int,
+                   fingerprint: str):
+    services.instance_for_user(request.auth, instance_id)
+    return history.message_delete(get_store(), instance_id=instance_id, session_id=session_id,
+                                  index=index, fingerprint=fingerprint)
+
+
+@history_router.post("/instances/{instance_id}/history/undo", response=dict[str, Any])
+def history_undo(request: HttpRequest, instance_id: str, payload: UndoIn):
+    services.instance_for_user(request.auth, instance_id)
+    return history.undo(get_store(), instance_id=instance_id, token=payload.token)
+
+
+@history_router.post(SESSION + "/swipe", response=SwipeOut,
+                     description="Show another version of the latest reply; `alternative` is an "
+                                 "index into the line's `alternatives`.")
+def reply_swipe(request: HttpRequest, instance_id: str, session_id: str, payload: SwipeIn):
+    services.instance_for_user(request.auth, instance_id)
+    return history.reply_choose_alternative(get_store(), instance_id=instance_id,
+                                            session_id=session_id, turn=payload.turn,
+                                            alternative_index=payload.alternative)
+
+
+@history_router.post(SESSION + "/branch", response={201: BranchOut},
+                     description="A new current session with the lines up to and including "
+                                 "`index`; the source session is kept as it is.")
+def session_branch(request: HttpRequest, instance_id: str, session_id: str, payload: BranchIn):
+    services.instance_for_user(request.auth, instance_id)
+    store = get_store()
+    result = history.session_branch(store, instance_id=instance_id, session_id=session_id,
+                                    index=payload.index, fingerprint=payload.fingerprint)
+    services.instance_index(store, instance_id)
+    return Status(201, result)
+
+
+@history_router.post(SESSION + "/archive", response=dict[str, Any],
+                     description="Moves the session to sessions/archive/ (never destroyed); "
+                                 "archiving the current one starts a fresh session.")
+def session_archive(request: HttpRequest, instance_id: str, session_id: str):
+    services.instance_for_user(request.auth, instance_id)
+    validate_id(session_id, kind="session id")
+    store = get_store()
+    if session_id not in store.session_ids(instance_id):
+        raise services.NotFound(f"session {session_id!r} not found")
+    return services.session_archive_and_restart(store, instance_id=instance_id,
+                                                session_id=session_id)

@@ -85,3 +85,77 @@ class InstanceUpdateIn(Schema):
 
 class GenerationSettings(Schema):
     generation: dict[str, Any]
+
+
+class MessageEditIn(Schema):
+    fingerprint: str
+    text: str
+
+
+class BranchIn(Schema):
+    index: int
+    fingerprint: str
+
+
+class SwipeIn(Schema):
+    turn: int
+    alternative: int
+
+
+class UndoIn(Schema):
+    token: str
+
+
+class HistoryChange(Schema):
+    """A change that can be undone with `undo_token` until `undo_expires_at` (Unix seconds)."""
+
+    undo_token: str | None = None
+    undo_expires_at: float | None = None
+    changed: bool = True
+    line: dict[str, Any] | None = None
+    deleted: dict[str, Any] | None = None
+    plot_state_restored: bool = False
+
+
+class BranchOut(Schema):
+    session_id: str
+    branched_from: str
+    index: int
+    message_count: int
+    plot_state_restored: bool
+
+
+class SwipeOut(Schema):
+    line: dict[str, Any]
+    version: int
+    versions: int
+    director: Any = None
+    director_reapplied: bool
+
+
+class SessionRow(Schema):
+    key: str
+    session_id: str
+    current: bool
+    archived: bool
+    created_at: str
+    continued_from: Any = None
+    message_count: int
+    problems: int
+
+
+class SessionList(Schema):
+    sessions: list[SessionRow]
+
+
+class MessagesPage(Schema):
+    session_key: str
+    session_id: Any = None
+    archived: bool
+    rows: list[dict[str, Any]]
+    page: int
+    pages: int
+    total: int
+    page_size: int
+    problems: list[str]
+    streaming: bool

@@ -21,7 +21,7 @@ from ninja.security import APIKeyCookie, HttpBearer
 
 from chat.apiutil import request_body, storage_error_response
 from chat.models import ApiToken
-from chat.routers import chat_router
+from chat.routers import chat_router, history_router
 from chat.routers import router as instances_router
 from library.routers import router as library_router
 from personalab.lib.errors import AppError, TooLarge
@@ -145,4 +145,5 @@ def _storage_error(request: HttpRequest, exc: OSError) -> HttpResponse:
 # --- the apps' routers ----------------------------------------------------------------------
 api.add_router("/", instances_router)
 api.add_router("/", chat_router)
+api.add_router("/", history_router)
 api.add_router("/", library_router)

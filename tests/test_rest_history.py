@@ -1,0 +1,142 @@
+"""History manager over REST: the page's edit / delete / undo / swipe / branch / archive, each
+refused to another account exactly as the page refuses it (404, nothing changed)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chat.models import ApiToken
+
+pytestmark = pytest.mark.django_db
+
+
+def _caller(client, user):
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(user)}"}
+
+    def call(method, url, body=None):
+        data = json.dumps(body) if body is not None else ""
+        return getattr(client, method)(url, data, content_type="application/json", **auth)
+    return call
+
+
+@pytest.fixture
+def as_alice(client, alice):
+    return _caller(client, alice)
+
+
+@pytest.fixture
+def as_bob(client, bob):
+    return _caller(client, bob)
+
+
+@pytest.fixture
+def chatted(store, instance):
+    for turn in (1, 2):
+        store.session_append(instance, "sess_001", {"role": "user", "content": f"question {turn}",
+                                                    "turn": turn, "timestamp": "2025-01-01"})
+        store.session_append(instance, "sess_001", {
+            "role": "assistant", "content": f"answer {turn}", "turn": turn,
+            "timestamp": "2025-01-01", "alternatives": [{"content": f"other answer {turn}"}]})
+    return instance
+
+
+def _rows(call, instance, session="sess_001"):
+    response = call("get", f"/api/v1/instances/{instance}/sessions/{session}/messages")
+    assert response.status_code == 200
+    return {row["content"]: row for row in response.json()["rows"]}
+
+
+def _file(store, instance, session="sess_001"):
+    return store.session_path(instance, session).read_bytes()
+
+
+def test_edit_then_undo_restores_the_file(as_alice, store, chatted):
+    before = _file(store, chatted)
+    row = _rows(as_alice, chatted)["answer 1"]
+    url = f"/api/v1/instances/{chatted}/sessions/sess_001/messages/{row['index']}"
+    edited = as_alice("put", url, {"fingerprint": row["fingerprint"], "text": "answer one"})
+    assert edited.status_code == 200 and edited.json()["line"]["content"] == "answer one"
+    assert "answer one" in _rows(as_alice, chatted)
+    undone = as_alice("post", f"/api/v1/instances/{chatted}/history/undo",
+                      {"token": edited.json()["undo_token"]})
+    assert undone.status_code == 200 and undone.json()["undone"] == "edit"
+    assert _file(store, chatted) == before
+
+
+def test_delete_removes_the_line_and_a_stale_fingerprint_is_409(as_alice, store, chatted):
+    row = _rows(as_alice, chatted)["question 2"]
+    url = f"/api/v1/instances/{chatted}/sessions/sess_001/messages/{row['index']}"
+    assert as_alice("delete", f"{url}?fingerprint={row['fingerprint']}").status_code == 200
+    assert "question 2" not in _rows(as_alice, chatted)
+    stale = as_alice("delete", f"{url}?fingerprint={row['fingerprint']}")
+    assert stale.status_code == 409 and stale.json()["error"]["code"] == "history_refused"
+
+
+def test_an_edit_without_text_is_400_naming_the_field(as_alice, store, chatted):
+    before = _file(store, chatted)
+    row = _rows(as_alice, chatted)["answer 1"]
+    response = as_alice("put", f"/api/v1/instances/{chatted}/sessions/sess_001/messages/"
+                               f"{row['index']}", {"fingerprint": row["fingerprint"]})
+    assert response.status_code == 400 and "text" in response.json()["error"]["fields"]
+    assert _file(store, chatted) == before
+
+
+def test_swipe_shows_another_version_of_the_latest_reply(as_alice, store, chatted):
+    response = as_alice("post", f"/api/v1/instances/{chatted}/sessions/sess_001/swipe",
+                        {"turn": 2, "alternative": 0})
+    assert response.status_code == 200 and response.json()["version"] == 1
+    assert store.session_read(chatted, "sess_001").messages[-1]["content"] == "other answer 2"
+    refused = as_alice("post", f"/api/v1/instances/{chatted}/sessions/sess_001/swipe",
+                       {"turn": 1, "alternative": 0})
+    assert refused.status_code == 409
+
+
+def test_branch_makes_a_new_current_session_and_keeps_the_old(as_alice, store, chatted):
+    before = _file(store, chatted)
+    row = _rows(as_alice, chatted)["answer 1"]
+    response = as_alice("post", f"/api/v1/instances/{chatted}/sessions/sess_001/branch",
+                        {"index": row["index"], "fingerprint": row["fingerprint"]})
+    assert response.status_code == 201 and response.json()["session_id"] == "sess_002"
+    assert list(_rows(as_alice, chatted, "sess_002")) == ["question 1", "answer 1"]
+    assert _file(store, chatted) == before
+    detail = as_alice("get", f"/api/v1/instances/{chatted}").json()
+    assert detail["current_session_id"] == "sess_002"
+
+
+def test_archive_moves_the_session_and_starts_a_fresh_one(as_alice, store, chatted):
+    response = as_alice("post", f"/api/v1/instances/{chatted}/sessions/sess_001/archive")
+    assert response.status_code == 200 and response.json()["current_session_id"] == "sess_002"
+    sessions = as_alice("get", f"/api/v1/instances/{chatted}/sessions").json()["sessions"]
+    archived = [row for row in sessions if row["archived"]]
+    assert [row["session_id"] for row in archived] == ["sess_001"]
+    # An archived session stays readable by its key, and read-only.
+    assert "answer 1" in _rows(as_alice, chatted, archived[0]["key"])
+
+
+def test_another_account_gets_404_for_every_history_route_and_nothing_changes(
+        as_alice, as_bob, store, chatted):
+    row = _rows(as_alice, chatted)["answer 1"]
+    token = as_alice("put", f"/api/v1/instances/{chatted}/sessions/sess_001/messages/"
+                            f"{row['index']}",
+                     {"fingerprint": row["fingerprint"], "text": "mine"}).json()["undo_token"]
+    row = _rows(as_alice, chatted)["mine"]
+    before = _file(store, chatted)
+    base = f"/api/v1/instances/{chatted}"
+    session = f"{base}/sessions/sess_001"
+    attacks = [("get", f"{base}/sessions", None), ("get", f"{session}/messages", None),
+               ("put", f"{session}/messages/{row['index']}",
+                {"fingerprint": row["fingerprint"], "text": "bob was here"}),
+               ("delete", f"{session}/messages/{row['index']}?fingerprint={row['fingerprint']}",
+                None),
+               ("post", f"{base}/history/undo", {"token": token}),
+               ("post", f"{session}/swipe", {"turn": 2, "alternative": 0}),
+               ("post", f"{session}/branch",
+                {"index": row["index"], "fingerprint": row["fingerprint"]}),
+               ("post", f"{session}/archive", None)]
+    for method, url, body in attacks:
+        response = as_bob(method, url, body)
+        assert response.status_code == 404, (method, url, response.status_code)
+        assert "mine" not in response.content.decode()
+    assert _file(store, chatted) == before and store.session_ids(chatted) == ["sess_001"]
