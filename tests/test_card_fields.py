@@ -192,3 +192,15 @@ def test_creator_notes_are_shown_on_the_chat_page(store, alice, alice_client):
     instance_id = instance_create(store, owner=alice, character_id=character_id)
     page = alice_client.get(f"/instances/{instance_id}/").content.decode()
     assert 'data-testid="creator-notes"' in page and "Creator&#x27;s note: tested" in page
+
+
+def test_the_prompt_inspector_says_where_each_card_field_went(store, alice, alice_client,
+                                                              use_stub):
+    _english(store)
+    character_id = _import(store, _card(post_history_instructions="Stay brief."))
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    trace_id = _turn(store, instance_id, "Hi")
+    page = alice_client.get(f"/traces/{trace_id}/").content.decode()
+    assert 'id="card-fields"' in page
+    assert "post_history_instructions</td><td>after the history" in page
+    assert "creator_notes</td><td>shown to the player, never sent" in page
