@@ -19,8 +19,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.views.decorators.http import require_GET, require_POST
 
-from chat import history
-from chat.context import page_macro_values
+from chat import history, selectors
 from chat.services import NotFound, instance_for_user
 from memory import services as memory
 from personalab.lib.filestore import InstanceBusy, StoreError
@@ -169,10 +168,10 @@ def history_swipe(request: HttpRequest, instance_id: str) -> HttpResponse:
         return _history_answer(request, instance_id, error=exc)
     if request.POST.get("from") == "chat" and _is_htmx(request):
         state = store.instance_state_read(instance_id)
+        read = store.session_read(instance_id, state["current_session_id"])
         response = render(request, "chat/_message.html", {
-            "line": result["line"], "character": {"name": _character_name(store, state)},
-            "state": state, "instance": _owned(request, instance_id), "swipe_last": True,
-            "macro_values": page_macro_values(store, state=state, lines=[])})
+            "item": selectors.chat_last_reply_item(read), "instance": _owned(request, instance_id),
+            **selectors.message_render_context(store, state=state, lines=read.lines)})
         response["HX-Trigger"] = "plot-changed"
         return response
     if request.POST.get("from") == "chat":

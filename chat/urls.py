@@ -1,12 +1,20 @@
 from django.urls import include, path
 
-from chat import generation_views, views
+from chat import generation_views, message_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("instances/new", views.instance_new, name="instance_new"),
     path("instances/<str:instance_id>/", views.instance_page, name="instance"),
     path("instances/<str:instance_id>/messages", views.instance_messages, name="instance_messages"),
+    path("instances/<str:instance_id>/messages/source", message_views.message_source,
+         name="message_source"),
+    path("instances/<str:instance_id>/messages/edit", message_views.message_edit,
+         name="message_edit"),
+    path("instances/<str:instance_id>/messages/delete", message_views.message_delete,
+         name="message_delete"),
+    path("instances/<str:instance_id>/messages/undo", message_views.message_undo,
+         name="message_undo"),
     path("instances/<str:instance_id>/outline", views.instance_outline, name="instance_outline"),
     path("instances/<str:instance_id>/import_chat", views.instance_import_chat,
          name="instance_import_chat"),

@@ -6,11 +6,11 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from chat import services
+from chat import selectors, services
 from chat.chat_formats import ChatFormatError
-from chat.context import page_macro_values
 from chat.history import DEFAULT_PAGE_SIZE, DEFAULT_UNDO_WINDOW
 from chat.models import Trace
 from director.services import director_status, instance_switch_background
@@ -61,28 +61,65 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
     store = get_store()
     state = store.instance_state_read(instance_id)
     read = services.session_read_repaired(store, instance_id, state["current_session_id"])
-    character = (store.character_read(state["character_id"])
-                 if state.get("character_id") in store.character_ids() else {})
+    window = selectors.chat_messages_window(read, before=_int_or_none(request.GET.get("before")))
     return {
         "instance": row,
         "personas": personas_visible_to(user=request.user),
         "default_persona_name": persona_effective(store, owner=state.get("owner"),
                                                   persona_id=None)["name"],
         "state": state,
-        "character": character,
-        "macro_values": page_macro_values(store, state=state, lines=read.lines),
+        **selectors.message_render_context(store, state=state, lines=read.lines),
         "import_report": request.session.pop(_import_report_key(instance_id), None),
         "session": read,
-        "lines": read.lines,
+        "window": window,
         "partial": read.partial,
         "problems": [p.describe() for p in read.problems],
         "director": director_status(store, instance_id=instance_id),
         "backgrounds": backgrounds_visible_to(user=request.user),
         "authors_note": store.memory_json_read(instance_id, "authors_note", {}),
         "note_roles": NOTE_ROLES,
-        "last_trace_id": next((line.get("trace_id") for line in reversed(read.lines)
-                               if line.get("trace_id")), None),
+        "recap_due": _recap_due_text(store, read),
+        "chat_strings": _chat_strings(),
     }
+
+
+def _chat_strings() -> dict[str, str]:
+    """Texts the page script shows, in the page's language."""
+    return {
+        "queued": gettext("Not connected: your message is kept and will be sent when the "
+                          "connection is back."),
+        "disconnected": gettext("Disconnected; retrying in %(s)s s. What you type is kept."),
+        "notConnected": gettext("Not connected; try again when the connection is back."),
+        "stopped": gettext("Stopped: the partial reply is saved."),
+        "error": gettext("Error:"),
+        "deleted": gettext("Message deleted."),
+        "undo": gettext("Undo"),
+        "restored": gettext("Restored."),
+        "copied": gettext("Copied."),
+        "copyRefused": gettext("Copy is not allowed here."),
+        "branched": gettext("New session %(s)s starts from here; the old one is kept in History."),
+        "starting": gettext("Starting…"),
+        "took": gettext("took %(s)s s"),
+        "you": gettext("You"),
+    }
+
+
+def _int_or_none(raw: str | None) -> int | None:
+    try:
+        return int(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
+def _recap_due_text(store, read) -> str:
+    last = read.turn_max if read.turn_max is not None else max(
+        (line.get("turn") for line in read.messages if isinstance(line.get("turn"), int)),
+        default=0)
+    due = selectors.recap_next_due(last_turn=last, memory_settings=store.module_read("memory"))
+    if due is None:
+        return gettext("Rolling recaps are off.")
+    return gettext("Next recap after turn %(due)s (now at turn %(last)s).") % {
+        "due": due, "last": last}
 
 
 @login_required
@@ -94,7 +131,9 @@ def instance_page(request: HttpRequest, instance_id: str) -> HttpResponse:
 @login_required
 @require_GET
 def instance_messages(request: HttpRequest, instance_id: str) -> HttpResponse:
-    return render(request, "chat/_messages.html", _chat_context(request, instance_id))
+    """The newest messages; with ?before=INDEX the page of older ones above that line."""
+    template = "chat/_older.html" if request.GET.get("before") else "chat/_messages.html"
+    return render(request, template, _chat_context(request, instance_id))
 
 
 @login_required

@@ -6,6 +6,8 @@ urlpatterns = [
     path("", views.library_index, name="library"),
     path("characters/new", views.character_edit, name="character_new"),
     path("characters/<str:character_id>/", views.character_edit, name="character_edit"),
+    path("characters/<str:character_id>/avatar.png", views.character_avatar,
+         name="character_avatar"),
     path("characters/<str:character_id>/delete", views.character_remove, name="character_delete"),
     path("backgrounds/new", views.background_edit, name="background_new"),
     path("backgrounds/<str:background_id>/", views.background_edit, name="background_edit"),

@@ -245,3 +245,17 @@ def lorebook_test(request: HttpRequest, lorebook_id: str) -> HttpResponse:
     text = request.POST.get("text", "")
     match = lorebook_match([lorebook], messages=[text], count_tokens=count_tokens)
     return render(request, "library/_lore_test.html", {"match": match, "text": text})
+
+
+@login_required
+@require_GET
+def character_avatar(request: HttpRequest, character_id: str) -> HttpResponse:
+    """The picture kept from a PNG card, shown beside the character's messages."""
+    store = get_store()
+    _read_or_404(store.character_read, character_id)
+    path = store.character_dir(character_id) / "avatar.png"
+    if not path.is_file():
+        raise Http404("no avatar")
+    response = HttpResponse(path.read_bytes(), content_type="image/png")
+    response["Cache-Control"] = "private, max-age=300"
+    return response

@@ -1,5 +1,7 @@
 // The chat page: streams a reply over the WebSocket; the session file stays the truth,
-// so after every turn (and on any hiccup) the message list is reloaded from the server.
+// so after every turn (and on any hiccup) the newest messages are reloaded from the server.
+// Every message control works through event delegation, so messages added later (a new turn,
+// older pages, a swipe) need no re-wiring.
 (function () {
   const root = document.getElementById("chat");
   if (!root) return;
@@ -9,21 +11,50 @@
   const sendButton = document.getElementById("send-button");
   const stopButton = document.getElementById("stop-button");
   const statusLine = document.getElementById("status");
+  const banner = document.getElementById("connection");
+  const draftKey = `personalab-draft-${instanceId}`;
+  const csrf = (document.cookie.match(/(?:^|; )csrftoken=([^;]*)/) || [])[1] || "";
+  const S = JSON.parse(document.getElementById("chat-strings").textContent);
+  const fill = (text, value) => text.replace("%(s)s", value);
   const warnings = new Map();
   let socket = null;
-  let streamingText = null;
+  let streaming = null;   // {el, raw} of the reply being written
   let busy = false;
+  let queued = null;      // a frame typed while disconnected, sent on reconnect
+  let retryDelay = 1000;
+  let loadingOlder = false;
 
-  function setBusy(value) {
-    busy = value;
-    input.disabled = value;
-    sendButton.disabled = value;
-    document.getElementById("regenerate-button").disabled = value;
-    document.getElementById("continue-button").disabled = value;
-    stopButton.disabled = !value;
+  // --- rendering ---------------------------------------------------------------------------
+  const PROGRESS = /\[PROGRESS:([^:\]\n]{1,60}):([^\]\n]{1,60})\]/g;
+
+  function escapeHtml(text) {
+    return text.replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+  }
+
+  function markdownHtml(raw) {
+    // The marker stays verbatim in the file; on screen it becomes a small badge.
+    const withBadges = raw.replace(PROGRESS, (all, point, status) =>
+      `<span class="progress-badge" title="${escapeHtml(all)}">◆ ${escapeHtml(point)} · ${escapeHtml(status)}</span>`);
+    if (!window.marked || !window.DOMPurify) return escapeHtml(raw).replace(/\n/g, "<br>");
+    const html = window.marked.parse(withBadges, {breaks: true, gfm: true});
+    return window.DOMPurify.sanitize(html, {FORBID_TAGS: ["style", "form", "input", "textarea", "button", "img", "iframe"],
+                                            FORBID_ATTR: ["style"]});
+  }
+
+  function renderText(el, raw) {
+    el.dataset.raw = raw;
+    el.innerHTML = markdownHtml(raw);
+    el.dataset.rendered = "1";
+  }
+
+  function renderAll(scope) {
+    for (const el of (scope || document).querySelectorAll(".md:not([data-rendered])")) {
+      renderText(el, el.textContent.replace(/^\n+|\s+$/g, ""));
+    }
   }
 
   function messagesBox() { return document.getElementById("messages"); }
+  function currentSession() { return messagesBox().dataset.session || root.dataset.session; }
 
   function scrollToNewest() {
     const box = messagesBox();
@@ -35,17 +66,33 @@
     return box.scrollHeight - box.scrollTop - box.clientHeight < 80;
   }
 
-  function addMessage(role, text, label) {
-    const box = document.createElement("div");
-    box.className = "msg " + role;
-    const who = document.createElement("div");
+  function fragment(html) {
+    const template = document.createElement("template");
+    template.innerHTML = html;
+    return template.content;
+  }
+
+  function adopt(scope) {
+    if (window.htmx) window.htmx.process(scope);
+    renderAll(scope);
+  }
+
+  function addMessage(role, raw, label) {
+    const article = document.createElement("article");
+    article.className = "msg " + role + " pending";
+    article.dataset.testid = "message";
+    article.dataset.role = role;
+    const bubble = document.createElement("div");
+    bubble.className = "bubble";
+    const who = document.createElement("header");
     who.className = "who";
     who.textContent = label;
     const body = document.createElement("div");
-    body.className = "text plain";
-    body.textContent = text;
-    box.append(who, body);
-    messagesBox().append(box);
+    body.className = "text md";
+    bubble.append(who, body);
+    article.append(bubble);
+    messagesBox().append(article);
+    renderText(body, raw);
     scrollToNewest();
     return body;
   }
@@ -55,12 +102,43 @@
       fetch(`/instances/${instanceId}/messages`).then(r => r.text()),
       fetch(`/instances/${instanceId}/outline`).then(r => r.text()),
     ]);
-    messagesBox().outerHTML = messages;
+    const box = messagesBox();
+    const fresh = fragment(messages).firstElementChild;
+    box.replaceWith(fresh);
     document.getElementById("outline").outerHTML = outline;
+    adopt(fresh);
+    watchScroll();
     scrollToNewest();
     followStreamingLine();
   }
 
+  // --- older messages on scroll -------------------------------------------------------------
+  async function loadOlder() {
+    const marker = messagesBox().querySelector(".older");
+    if (!marker || loadingOlder) return;
+    loadingOlder = true;
+    try {
+      const r = await fetch(`/instances/${instanceId}/messages?before=${marker.dataset.before}`);
+      if (!r.ok) return;
+      const box = messagesBox();
+      const before = box.scrollHeight;
+      const older = fragment(await r.text());
+      const nodes = [...older.children];
+      marker.replaceWith(older);
+      for (const node of nodes) adopt(node);
+      box.scrollTop += box.scrollHeight - before;
+    } finally {
+      loadingOlder = false;
+    }
+  }
+
+  function watchScroll() {
+    messagesBox().addEventListener("scroll", () => {
+      if (messagesBox().scrollTop < 300) loadOlder();
+    }, {passive: true});
+  }
+
+  // --- warnings and budget ------------------------------------------------------------------
   function renderWarnings() {
     const area = document.getElementById("warnings");
     const list = document.getElementById("warning-list");
@@ -107,7 +185,7 @@
       const part = document.createElement("span");
       part.className = "seg seg-" + section.region;
       part.style.width = Math.max(0.3, 100 * section.tokens / limit) + "%";
-      part.title = `${section.name}: ${section.tokens} tokens`;
+      part.title = `${section.name}: ${section.tokens} tokens (${(100 * section.tokens / limit).toFixed(1)}%)`;
       bar.append(part);
     }
     const label = document.createElement("small");
@@ -116,98 +194,300 @@
   }
 
   function latestTraceId() {
-    const link = [...document.querySelectorAll('.msg.assistant a[href^="/traces/"]')].pop();
+    const link = [...document.querySelectorAll('#messages .msg.assistant a[href^="/traces/"]')].pop();
     return link ? link.getAttribute("href").split("/")[2] : null;
+  }
+
+  // --- the stream ---------------------------------------------------------------------------
+  let renderPending = false;
+  function renderStreaming() {
+    if (renderPending) return;
+    renderPending = true;
+    requestAnimationFrame(() => {
+      renderPending = false;
+      if (!streaming) return;
+      const follow = nearNewest();
+      renderText(streaming.el, streaming.raw);
+      if (follow) scrollToNewest();
+    });
   }
 
   function onEvent(event) {
     if (event.type === "token") {
-      if (!streamingText) streamingText = addMessage("assistant", "", "…");
-      const follow = nearNewest();
-      streamingText.textContent += event.content;
-      if (follow) scrollToNewest();
+      localStorage.removeItem(draftKey);
+      if (!streaming) streaming = {el: addMessage("assistant", "", "…"), raw: ""};
+      streaming.raw += event.content;
+      renderStreaming();
     } else if (event.type === "warning") {
       warnings.set(event.category, event);
       renderWarnings();
     } else if (event.type === "error") {
-      statusLine.textContent = "Error: " + event.message;
-      if (event.code !== "busy" || !streamingText) finishTurn(event.trace_id);
+      statusLine.textContent = S.error + " " + event.message;
+      if (event.code !== "busy" || !streaming) finishTurn(event.trace_id);
     } else if (event.type === "done") {
-      statusLine.textContent = event.interrupted ? "Stopped: the partial reply is saved." : "";
+      localStorage.removeItem(draftKey);
+      statusLine.textContent = event.interrupted ? S.stopped : "";
       finishTurn(event.trace_id);
     }
   }
 
   function finishTurn(traceId) {
-    streamingText = null;
+    streaming = null;
     setBusy(false);
     reloadFromFile().then(() => renderBudget(traceId || latestTraceId()));
-    input.focus();
   }
+
+  function setBusy(value) {
+    busy = value;
+    sendButton.disabled = value;
+    document.getElementById("regenerate-button").disabled = value;
+    document.getElementById("continue-button").disabled = value;
+    stopButton.disabled = !value;
+  }
+
+  // --- connection: never lose what the player typed -----------------------------------------
+  function showBanner(text) {
+    banner.textContent = text;
+    banner.hidden = !text;
+  }
+
+  function connected() { return socket && socket.readyState === WebSocket.OPEN; }
 
   function connect() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     socket = new WebSocket(`${scheme}://${location.host}/ws/chat/${instanceId}/`);
     socket.addEventListener("message", (m) => onEvent(JSON.parse(m.data)));
     socket.addEventListener("close", () => {
-      statusLine.textContent = "Connection lost; reconnecting… (the reply so far is in the file)";
-      if (busy) { streamingText = null; setBusy(false); reloadFromFile(); }
-      setTimeout(connect, 1500);
+      const seconds = Math.round(retryDelay / 1000);
+      showBanner(queued ? S.queued : fill(S.disconnected, seconds));
+      if (busy) { streaming = null; setBusy(false); reloadFromFile().catch(() => {}); }
+      setTimeout(connect, retryDelay);
+      retryDelay = Math.min(retryDelay * 2, 15000);
     });
-    socket.addEventListener("open", () => { if (statusLine.textContent.startsWith("Connection")) statusLine.textContent = ""; });
+    socket.addEventListener("open", () => {
+      retryDelay = 1000;
+      showBanner("");
+      if (queued) { const frame = queued; queued = null; deliver(frame); }
+    });
   }
 
-  function send(frame, userText) {
-    if (!socket || socket.readyState !== WebSocket.OPEN) {
-      statusLine.textContent = "Not connected yet; try again in a moment.";
-      return;
+  function deliver(frame) {
+    if (frame.type === "send") {
+      addMessage("user", frame.content, S.you);
+      input.value = "";
     }
-    if (userText) addMessage("user", userText, "You");
-    streamingText = addMessage("assistant", "", "…");
+    streaming = {el: addMessage("assistant", "", "…"), raw: ""};
     setBusy(true);
     statusLine.textContent = "";
     socket.send(JSON.stringify(frame));
+  }
+
+  function send(frame) {
+    if (!connected()) {
+      if (frame.type === "send") {
+        queued = frame;
+        showBanner(S.queued);
+      } else {
+        showBanner(S.notConnected);
+      }
+      return;
+    }
+    deliver(frame);
   }
 
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const text = input.value;
     if (!text.trim() || busy) return;
-    input.value = "";
-    send({type: "send", content: text}, text);
+    localStorage.setItem(draftKey, text);
+    send({type: "send", content: text});
   });
   input.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); form.requestSubmit(); }
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); form.requestSubmit(); }
   });
-  stopButton.addEventListener("click", () => socket && socket.send(JSON.stringify({type: "stop"})));
+  input.addEventListener("input", () => {
+    if (input.value) localStorage.setItem(draftKey, input.value);
+    else localStorage.removeItem(draftKey);
+    if (queued && input.value !== queued.content) queued = null;
+  });
+  stopButton.addEventListener("click", () => connected() && socket.send(JSON.stringify({type: "stop"})));
   document.getElementById("regenerate-button").addEventListener("click", () => {
     if (busy) return;
-    const last = messagesBox().querySelector(".msg.assistant:last-of-type");
-    if (last) last.remove();
+    if (!connected()) { send({type: "regenerate"}); return; }
+    const last = [...messagesBox().querySelectorAll(".msg[data-role]")].pop();
+    if (last && last.dataset.role === "assistant") last.remove();
     send({type: "regenerate"});
   });
   document.getElementById("continue-button").addEventListener("click", () => {
     if (!busy) send({type: "continue"});
   });
 
-  // A reply streaming from another tab or an earlier page: follow it from the file.
+  // --- inline actions on a message ----------------------------------------------------------
+  function toast(text, action) {
+    const box = document.getElementById("toast");
+    box.replaceChildren();
+    const span = document.createElement("span");
+    span.textContent = text;
+    box.append(span);
+    if (action) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "secondary";
+      button.dataset.testid = "undo";
+      button.textContent = action.label;
+      button.addEventListener("click", () => { box.hidden = true; action.run(); });
+      box.append(button);
+    }
+    box.hidden = false;
+    clearTimeout(box.timer);
+    box.timer = setTimeout(() => { box.hidden = true; }, action ? action.seconds * 1000 : 4000);
+  }
+
+  async function post(path, fields) {
+    const body = new URLSearchParams({session: currentSession(), ...fields});
+    const r = await fetch(`/instances/${instanceId}/${path}`, {
+      method: "POST", body, headers: {"X-CSRFToken": csrf}});
+    return r;
+  }
+
+  async function refusal(r) {
+    try { return (await r.json()).error.message; } catch (e) { return `Refused (${r.status}).`; }
+  }
+
+  function lineFields(article) {
+    return {index: article.dataset.index, fp: article.dataset.fp};
+  }
+
+  async function editStart(article) {
+    const text = article.querySelector(".text");
+    if (article.dataset.editing) return;
+    article.dataset.editing = "1";
+    // The file's text (macros like {{user}} as written), not what the page shows.
+    const query = new URLSearchParams({session: currentSession(), ...lineFields(article)});
+    const source = await fetch(`/instances/${instanceId}/messages/source?${query}`);
+    if (!source.ok) { delete article.dataset.editing; toast(await refusal(source)); return; }
+    const box = document.createElement("textarea");
+    box.className = "edit-box";
+    box.dataset.testid = "edit-box";
+    box.value = (await source.json()).content;
+    box.rows = Math.min(12, Math.max(2, box.value.split("\n").length + 1));
+    text.hidden = true;
+    text.after(box);
+    box.focus();
+    box.addEventListener("keydown", async (e) => {
+      if (e.key === "Escape") { box.remove(); text.hidden = false; delete article.dataset.editing; }
+      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        const r = await post("messages/edit", {...lineFields(article), text: box.value});
+        if (!r.ok) { toast(await refusal(r)); return; }
+        const fresh = fragment(await r.text()).firstElementChild;
+        article.replaceWith(fresh);
+        adopt(fresh);
+      }
+    });
+  }
+
+  async function remove(article) {
+    const r = await post("messages/delete", lineFields(article));
+    if (!r.ok) { toast(await refusal(r)); return; }
+    const {undo_token: token} = await r.json();
+    for (let next = article.nextElementSibling; next; next = next.nextElementSibling) {
+      if (next.dataset.index) next.dataset.index = Number(next.dataset.index) - 1;
+    }
+    article.remove();
+    const seconds = Number(root.dataset.undoSeconds) || 30;
+    toast(S.deleted, {label: S.undo, seconds, run: async () => {
+      const u = await post("messages/undo", {token});
+      if (!u.ok) { toast(await refusal(u)); return; }
+      await reloadFromFile();
+      toast(S.restored);
+    }});
+  }
+
+  async function branch(article) {
+    const r = await post("messages/branch", lineFields(article));
+    if (!r.ok) { toast(await refusal(r)); return; }
+    const data = await r.json();
+    toast(fill(S.branched, data.session_id));
+    await reloadFromFile();
+  }
+
+  async function copy(article) {
+    const text = article.querySelector(".text");
+    try {
+      await navigator.clipboard.writeText(text.dataset.raw || text.textContent);
+      toast(S.copied);
+    } catch (e) {
+      toast(S.copyRefused);
+    }
+  }
+
+  function drawer(open) {
+    root.classList.toggle("drawer-open", open);
+    document.querySelector("[data-testid=drawer-toggle]").setAttribute("aria-expanded", String(open));
+  }
+
+  root.addEventListener("click", (e) => {
+    const toggle = e.target.closest("[data-testid=drawer-toggle]");
+    if (toggle) { drawer(!root.classList.contains("drawer-open")); return; }
+    const control = e.target.closest("[data-action]");
+    if (!control) return;
+    const action = control.dataset.action;
+    const article = control.closest(".msg");
+    if (action === "drawer-close") drawer(false);
+    else if (action === "older") loadOlder();
+    else if (action === "edit") editStart(article);
+    else if (action === "delete") remove(article);
+    else if (action === "branch") branch(article);
+    else if (action === "copy") copy(article);
+  });
+
+  // --- summarize / update memory: stages and elapsed time -----------------------------------
+  const memoryCard = document.getElementById("memory-card");
+  memoryCard.addEventListener("htmx:beforeRequest", (e) => {
+    if (!e.target.dataset.memoryAction) return;
+    const started = Date.now();
+    const stage = document.getElementById("memory-stage");
+    const elapsed = document.getElementById("memory-elapsed");
+    stage.textContent = S.starting;
+    document.getElementById("memory-result").replaceChildren();
+    const timer = setInterval(async () => {
+      elapsed.textContent = `${Math.round((Date.now() - started) / 1000)} s`;
+      const r = await fetch(memoryCard.dataset.progressUrl);
+      if (r.ok) stage.textContent = await r.text();
+    }, 500);
+    e.target.addEventListener("htmx:afterRequest", () => {
+      clearInterval(timer);
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      const result = document.getElementById("memory-result");
+      const took = document.createElement("small");
+      took.className = "muted";
+      took.textContent = ` (${fill(S.took, seconds)})`;
+      result.append(took);
+      reloadFromFile();
+    }, {once: true});
+  });
+
+  // --- a reply streaming from another tab or an earlier page: follow it from the file --------
   function followStreamingLine() {
     const line = document.getElementById("streaming-line");
     if (!line || busy) return;
-    const session = root.dataset.session;
     const turn = line.dataset.turn;
     setTimeout(async function poll() {
-      const r = await fetch(`/api/v1/instances/${instanceId}/sessions/${session}/current_response?turn=${turn}`);
+      const r = await fetch(`/api/v1/instances/${instanceId}/sessions/${currentSession()}/current_response?turn=${turn}`);
       if (!r.ok) return;
       const data = await r.json();
-      const text = line.querySelector(".text");
-      text.textContent = data.content;
-      text.classList.add("plain");
+      renderText(line.querySelector(".text"), data.content);
       if (data.status === "streaming") setTimeout(poll, 500);
       else reloadFromFile().then(() => renderBudget(latestTraceId()));
     }, 300);
   }
 
+  if (window.htmx) window.htmx.onLoad((el) => renderAll(el));
+  const draft = localStorage.getItem(draftKey);
+  if (draft && !input.value) input.value = draft;
+  renderAll(document);
+  watchScroll();
   connect();
   scrollToNewest();
   followStreamingLine();

@@ -125,7 +125,8 @@ def test_messages_and_persona_html_are_escaped(alice_client, store, instance):
             "role": "user", "content": "<script>alert(1)</script>\nline two", "turn": 1})
     page = alice_client.get(f"/instances/{instance}/").content.decode()
     assert "<script>alert(1)</script>" not in page
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;<br>line two" in page
+    # Raw (escaped) text; the page script renders it as sanitized Markdown.
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;\nline two" in page
 
 
 def test_offline_demo_is_labelled_in_the_ui(alice_client, instance):

@@ -54,6 +54,18 @@ class Server:
     password: str
     stub: StubLLM
     process: subprocess.Popen
+    env: dict
+    log: Path
+
+    def stop(self) -> None:
+        """Take the server down (the browser sees its WebSocket close)."""
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+    def start(self) -> None:
+        """Bring it back on the same address."""
+        port = int(self.url.rsplit(":", 1)[1])
+        self.process = _daphne_start(self.env, port, self.log)
 
     @property
     def store(self) -> FileStore:
@@ -134,16 +146,17 @@ def server(tmp_path_factory: pytest.TempPathFactory,
     _data_prepare(env)
     password = (data / ".admin_password").read_text().strip()
     port = _free_port()
-    process = _daphne_start(env, port, base / "daphne.log")
+    running = Server(f"http://127.0.0.1:{port}", data, password, stub_llm_server,
+                     _daphne_start(env, port, base / "daphne.log"), env, base / "daphne.log")
     try:
-        yield Server(f"http://127.0.0.1:{port}", data, password, stub_llm_server, process)
+        yield running
     finally:
-        process.terminate()
+        running.process.terminate()
         try:
-            process.wait(timeout=10)
+            running.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+            running.process.kill()
+            running.process.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
@@ -196,3 +209,18 @@ def screenshot_take(page: Page, name: str, *, full_page: bool = True) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=full_page)
     return path
+
+
+def message_send(page: Page, text: str) -> None:
+    """Type and press Enter; before the socket opens chat.js queues the message and sends it
+    on connect, so one Enter is enough."""
+    sent = page.locator("#messages .msg.user").count()
+    page.fill("[data-testid=input]", text)
+    page.press("[data-testid=input]", "Enter")
+    page.wait_for_function(
+        "n => document.querySelectorAll('#messages .msg.user').length > n", arg=sent)
+
+
+def turn_wait_done(page: Page) -> None:
+    page.wait_for_function("() => !document.querySelector('[data-testid=send]').disabled"
+                           " && !document.querySelector('#messages .msg.pending')")

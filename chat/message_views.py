@@ -1,0 +1,89 @@
+"""Inline actions on one message of the chat page: edit in place, delete with undo. Each goes
+through the backup-first history rewrite in chat/history.py; answers are small fragments or
+JSON the page script applies where the player is looking."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET, require_POST
+
+from chat import history, selectors
+from chat.history_views import _owned
+from personalab.storage import get_store
+
+
+def _index(request: HttpRequest) -> int:
+    try:
+        return int(request.POST.get("index", ""))
+    except ValueError:
+        return -1
+
+
+def _refused(exc: history.HistoryError) -> JsonResponse:
+    return JsonResponse({"error": {"code": "history", "message": exc.message}}, status=exc.status)
+
+
+@login_required
+@require_GET
+def message_source(request: HttpRequest, instance_id: str) -> JsonResponse:
+    """The line's text as the file holds it (macros unreplaced), for the edit box."""
+    _owned(request, instance_id)
+    store = get_store()
+    try:
+        read = history.session_open(store, instance_id=instance_id,
+                                    key=request.GET.get("session", ""))[0]
+        index = int(request.GET.get("index", ""))
+    except (history.HistoryError, ValueError):
+        return JsonResponse({"error": {"code": "not_found", "message": "message not found"}},
+                            status=404)
+    line = read.lines[index] if 0 <= index < len(read.lines) else None
+    if line is None or history.line_fingerprint(line) != request.GET.get("fp"):
+        return JsonResponse({"error": {"code": "changed", "message":
+                             "This message changed meanwhile; reload the page."}}, status=409)
+    return JsonResponse({"content": str(line.get("content", ""))})
+
+
+@login_required
+@require_POST
+def message_edit(request: HttpRequest, instance_id: str) -> HttpResponse:
+    row = _owned(request, instance_id)
+    store = get_store()
+    session_id = request.POST.get("session", "")
+    try:
+        history.message_edit(store, instance_id=instance_id, session_id=session_id,
+                             index=_index(request), fingerprint=request.POST.get("fp", ""),
+                             text=request.POST.get("text", ""))
+    except history.HistoryError as exc:
+        return _refused(exc)
+    state = store.instance_state_read(instance_id)
+    read = store.session_read(instance_id, session_id)
+    return render(request, "chat/_message.html", {
+        "item": selectors.chat_message_item(read, index=_index(request)), "instance": row,
+        **selectors.message_render_context(store, state=state, lines=read.lines)})
+
+
+@login_required
+@require_POST
+def message_delete(request: HttpRequest, instance_id: str) -> JsonResponse:
+    _owned(request, instance_id)
+    try:
+        result = history.message_delete(
+            get_store(), instance_id=instance_id, session_id=request.POST.get("session", ""),
+            index=_index(request), fingerprint=request.POST.get("fp", ""))
+    except history.HistoryError as exc:
+        return _refused(exc)
+    return JsonResponse({"undo_token": result["undo_token"],
+                         "undo_expires_at": result["undo_expires_at"]})
+
+
+@login_required
+@require_POST
+def message_undo(request: HttpRequest, instance_id: str) -> JsonResponse:
+    _owned(request, instance_id)
+    try:
+        history.undo(get_store(), instance_id=instance_id, token=request.POST.get("token", ""))
+    except history.HistoryError as exc:
+        return _refused(exc)
+    return JsonResponse({"undone": True})

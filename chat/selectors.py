@@ -1,0 +1,103 @@
+"""Reads for the chat page: which lines of a session the page shows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from chat.context import page_macro_values
+from chat.history import line_fingerprint
+from library.selectors import persona_effective
+from personalab.lib.filestore import FileStore, SessionRead
+
+CHAT_PAGE_SIZE = 40
+
+
+@dataclass
+class MessageItem:
+    line: dict[str, Any]
+    index: int
+    fingerprint: str
+    is_last_reply: bool
+
+
+@dataclass
+class MessageWindow:
+    items: list[MessageItem]
+    # The line index to ask for when the player scrolls up (None: nothing older).
+    older_before: int | None
+
+
+def _shown(line: dict[str, Any]) -> bool:
+    return bool(line.get("role")) or line.get("type") in ("summary", "note")
+
+
+def chat_messages_window(read: SessionRead, *, before: int | None = None,
+                         size: int = CHAT_PAGE_SIZE) -> MessageWindow:
+    """The newest `size` shown lines before line index `before` (the end when None), oldest
+    first. Walks back from the end so a huge session costs only the lines it shows."""
+    lines = read.lines
+    end = len(lines) if before is None else max(0, min(before, len(lines)))
+    last_reply = next((i for i in range(len(lines) - 1, -1, -1)
+                       if lines[i].get("role") in ("user", "assistant")), None)
+    picked: list[int] = []
+    index = end - 1
+    while index >= 0 and len(picked) < size:
+        if _shown(lines[index]):
+            picked.append(index)
+        index -= 1
+    while index >= 0 and not _shown(lines[index]):
+        index -= 1
+    items = [MessageItem(line=lines[i], index=i, fingerprint=line_fingerprint(lines[i]),
+                         is_last_reply=i == last_reply and lines[i].get("role") == "assistant")
+             for i in reversed(picked)]
+    return MessageWindow(items=items, older_before=picked[-1] if index >= 0 and picked else None)
+
+
+def chat_message_item(read: SessionRead, *, index: int) -> MessageItem:
+    """One line of a session as the chat page shows it (after an edit or a swipe)."""
+    window = chat_messages_window(read, before=index + 1, size=1)
+    return window.items[-1]
+
+
+def recap_next_due(*, last_turn: int, memory_settings: dict[str, Any]) -> int | None:
+    """The turn at which the next rolling recap is written, or None when recaps are off."""
+    if not memory_settings.get("recaps_enabled"):
+        return None
+    try:
+        every = max(int(memory_settings.get("recap_every_n_rounds") or 5), 1)
+    except (TypeError, ValueError):
+        every = 5
+    return (last_turn // every + 1) * every
+
+
+def character_avatar_url(store: FileStore, character_id: str | None) -> str | None:
+    if character_id and (store.character_dir(character_id) / "avatar.png").exists():
+        return f"/library/characters/{character_id}/avatar.png"
+    return None
+
+
+def chat_last_reply_item(read: SessionRead) -> MessageItem:
+    index = next(i for i in range(len(read.lines) - 1, -1, -1)
+                 if read.lines[i].get("role") in ("user", "assistant"))
+    return chat_message_item(read, index=index)
+
+
+def message_render_context(store: FileStore, *, state: dict[str, Any],
+                           lines: list[dict[str, Any]]) -> dict[str, Any]:
+    """What _message.html needs besides the item: who speaks, their pictures, the macros."""
+    character_id = state.get("character_id")
+    character = (store.character_read(character_id)
+                 if character_id in store.character_ids() else {})
+    return {"state": state, "character": character,
+            "character_avatar": character_avatar_url(store, character_id),
+            "player_avatar": _persona_avatar_url(store, state),
+            "macro_values": page_macro_values(store, state=state, lines=lines)}
+
+
+def _persona_avatar_url(store: FileStore, state: dict[str, Any]) -> str | None:
+    persona_id = persona_effective(store, owner=state.get("owner"),
+                                   persona_id=state.get("persona_id"))["persona_id"]
+    if persona_id and store.persona_read(persona_id).get("avatar"):
+        return f"/library/personas/{persona_id}/avatar"
+    return None

@@ -1,0 +1,326 @@
+"""The chat page a player lives in, at phone (390×844) and laptop (1366×900) size: layout and
+hit-testing, rendered Markdown that never runs script, swipes after several turns, inline edit /
+delete / undo, paging of long sessions, dark mode, the language switch, visible progress, and
+typed text that survives a reload and a server outage. Screenshots go to tests/e2e/screenshots/.
+
+One Daphne server and one Chromium for the module; each test starts its own instance."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import (
+    Server,
+    browser_missing_reason,
+    message_send,
+    screenshot_take,
+    turn_wait_done,
+)
+from tests.stub_llm import Reply
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+_missing = browser_missing_reason()
+if _missing:
+    pytest.skip(_missing, allow_module_level=True)
+
+pytestmark = pytest.mark.e2e
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1366, "height": 900}
+SIZES = pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+
+
+def _new_instance(page: Page, server: Server) -> str:
+    page.goto(f"{server.url}/")
+    page.click("form[action='/instances/new'] button[type=submit]")
+    page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
+    return page.url.rstrip("/").rsplit("/", 1)[1]
+
+
+def _no_sideways_scroll(page: Page) -> None:
+    width = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], f"page is {width[0]} px wide in a {width[1]} px window"
+
+
+def _hit(page: Page, testid: str) -> bool:
+    """True when a tap at the centre of the element lands on that element."""
+    return page.evaluate(
+        """id => { const el = document.querySelector(`[data-testid=${id}]`);
+           const r = el.getBoundingClientRect();
+           const at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+           return !!at && !!at.closest(`[data-testid=${id}]`); }""", testid)
+
+
+@SIZES
+def test_the_conversation_comes_first_and_every_control_is_reachable(
+        page: Page, server: Server, size: dict) -> None:
+    page.set_viewport_size(size)
+    instance_id = _new_instance(page, server)
+    server.stub.script(Reply("The tide is *turning*.", chunk_size=6))
+    message_send(page, "Hello there.")
+    turn_wait_done(page)
+    name = f"20_chat_{size['width']}"
+    screenshot_take(page, name, full_page=False)
+    _no_sideways_scroll(page)
+    box = page.locator("[data-testid=input]").bounding_box()
+    assert box["width"] >= size["width"] * 0.8 - 40 or box["width"] >= 600
+    assert box["y"] + box["height"] <= size["height"]
+    for testid in ("input", "send", "stop", "regenerate", "continue"):
+        control = page.locator(f"[data-testid={testid}]").bounding_box()
+        assert control["y"] + control["height"] <= size["height"], testid
+        assert control["x"] >= 0 and control["x"] + control["width"] <= size["width"], testid
+        if testid != "stop":  # disabled between turns, still placed beside the input
+            assert _hit(page, testid), testid
+    messages = page.locator("[data-testid=message]")
+    assert messages.last.get_attribute("data-role") == "assistant"
+    assert messages.last.get_attribute("data-turn") == "1"
+    outline = page.locator("#outline")
+    toggle = page.locator("[data-testid=drawer-toggle]")
+    if size is PHONE:
+        assert not outline.is_visible()  # the story tools wait in the drawer
+        toggle.click()
+        outline.wait_for(state="visible")
+        page.wait_for_timeout(300)  # the slide-in transition
+        screenshot_take(page, f"{name}_drawer", full_page=False)
+        drawer = page.locator("#drawer").bounding_box()
+        assert drawer["x"] >= 0 and drawer["x"] + drawer["width"] <= size["width"] + 1
+        page.locator("#drawer [data-action=drawer-close]").click()
+        outline.wait_for(state="hidden")
+        assert _hit(page, "send")
+    else:
+        assert not toggle.is_visible() and outline.is_visible()
+    for url in ("/", f"/instances/{instance_id}/history/", "/library/", "/settings/",
+                page.locator("#messages a[href^='/traces/']").last.get_attribute("href")):
+        page.goto(server.url + url)
+        _no_sideways_scroll(page)
+    screenshot_take(page, f"21_trace_{size['width']}")
+    assert page.js_errors == []
+
+
+def test_markdown_renders_and_a_reply_can_never_run_script(page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    instance_id = _new_instance(page, server)
+    reply = ('*She lifts the lamp.* **Listen.**\n\n> "The sea remembers."\n\n- rope\n- oil\n\n'
+             '`knot` <script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
+             ' [PROGRESS:1:completed]')
+    server.stub.script(Reply(reply, chunk_size=5, delay=0.01))
+    message_send(page, "What do you *see*? <b>bold?</b>")
+    page.wait_for_selector("#messages .msg.pending .md em")  # Markdown while it streams
+    turn_wait_done(page)
+    last = page.locator("[data-testid=message][data-role=assistant]").last
+    assert last.locator("em", has_text="She lifts the lamp.").count() == 1
+    assert last.locator("strong", has_text="Listen.").count() == 1
+    assert last.locator("blockquote").count() == 1 and last.locator("li").count() == 2
+    assert last.locator("code", has_text="knot").count() == 1
+    assert last.locator("script, img[onerror]").count() == 0
+    badge = last.locator(".progress-badge")
+    assert badge.is_visible() and "completed" in badge.inner_text()
+    assert page.evaluate("() => window.__pwned") is None
+    page.reload()
+    assert page.evaluate("() => window.__pwned") is None
+    assert page.locator("[data-testid=message][data-role=user] em", has_text="see").count() == 1
+    screenshot_take(page, "22_markdown_390", full_page=False)
+    page.set_viewport_size(DESKTOP)
+    screenshot_take(page, "22_markdown_1366", full_page=False)
+    line = server.session_lines(instance_id)[-1]
+    assert line["content"] == reply  # the file keeps the marker and the markup verbatim
+    assert page.js_errors == []
+
+
+def test_swipe_arrows_keep_working_after_three_turns(page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    instance_id = _new_instance(page, server)
+    for n in (1, 2, 3):
+        server.stub.script(Reply(f"Answer {n}."))
+        message_send(page, f"Question {n}.")
+        turn_wait_done(page)
+    server.stub.script(Reply("Version B."), Reply("Version C."))
+    for _ in range(2):
+        page.click("[data-testid=regenerate]")
+        turn_wait_done(page)
+    last = page.locator("[data-testid=message][data-role=assistant]").last
+    assert last.locator(".text").inner_text() == "Version C."
+    assert last.locator(".swipe-pos").inner_text() == "3/3"
+    for expected, arrow in (("Version B.", "swipe-prev"), ("Answer 3.", "swipe-prev"),
+                            ("Version B.", "swipe-next")):
+        page.locator(f"[data-testid=message][data-role=assistant] [data-testid={arrow}]").last.click()
+        page.wait_for_function(
+            "t => [...document.querySelectorAll('[data-testid=message][data-role=assistant] .text')]"
+            ".pop().textContent.trim() === t", arg=expected)
+    screenshot_take(page, "23_swipes_390", full_page=False)
+    assert server.session_lines(instance_id)[-1]["content"] == "Version B."
+    assert page.js_errors == []
+
+
+@SIZES
+def test_edit_in_place_and_delete_with_undo(page: Page, server: Server, size: dict) -> None:
+    page.set_viewport_size(size)
+    instance_id = _new_instance(page, server)
+    server.stub.script(Reply("The keeper nods."))
+    message_send(page, "I bring oil.")
+    turn_wait_done(page)
+    user = page.locator("[data-testid=message][data-role=user]").last
+    user.locator("[data-testid=edit]").click()
+    editor = user.locator("[data-testid=edit-box]")
+    editor.fill("I bring nothing.")
+    editor.press("Escape")
+    assert user.locator(".text").inner_text() == "I bring oil."
+    user.locator("[data-testid=edit]").click()
+    user.locator("[data-testid=edit-box]").fill("I bring *two* barrels of oil.")
+    user.locator("[data-testid=edit-box]").press("Enter")
+    page.wait_for_selector("[data-testid=message][data-role=user] em")
+    assert server.session_lines(instance_id)[-2]["content"] == "I bring *two* barrels of oil."
+    reply = page.locator("[data-testid=message][data-role=assistant]").last
+    reply.locator("[data-testid=delete]").click()
+    toast = page.locator("#toast")
+    toast.wait_for(state="visible")
+    box = toast.bounding_box()
+    assert 0 <= box["y"] and box["y"] + box["height"] <= size["height"]  # where the player looks
+    assert "The keeper nods." not in page.inner_text("#messages")
+    assert server.session_lines(instance_id)[-1]["role"] == "user"
+    screenshot_take(page, f"24_deleted_undo_{size['width']}", full_page=False)
+    toast.locator("[data-testid=undo]").click()
+    page.wait_for_function("() => document.getElementById('messages').textContent"
+                           ".includes('The keeper nods.')")
+    assert server.session_lines(instance_id)[-1]["content"] == "The keeper nods."
+    assert page.js_errors == []
+
+
+def test_a_long_session_shows_the_newest_messages_and_older_ones_on_scroll(
+        page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    instance_id = _new_instance(page, server)
+    store = server.store
+    session_id = server.instance_state(instance_id)["current_session_id"]
+    read = store.session_read(instance_id, session_id)
+    lines = [{"role": "user" if n % 2 == 0 else "assistant", "content": f"line {n}",
+              "turn": n // 2 + 1, "timestamp": "2026-11-23T20:00:00Z"} for n in range(400)]
+    store.session_rewrite(instance_id, session_id, [read.metadata, *lines])
+    page.reload()
+    shown = page.locator("[data-testid=message]")
+    first_count = shown.count()
+    assert 20 <= first_count <= 41
+    assert shown.last.locator(".text").inner_text() == "line 399"
+    page.evaluate("() => { document.getElementById('messages').scrollTop = 0; }")
+    page.wait_for_function("n => document.querySelectorAll('[data-testid=message]').length > n",
+                           arg=first_count)
+    screenshot_take(page, "25_older_loaded_390", full_page=False)
+    for _ in range(20):
+        if page.locator("[data-testid=message] .text", has_text=re.compile(r"^line 0$")).count():
+            break
+        page.evaluate("() => { document.getElementById('messages').scrollTop = 0; }")
+        page.wait_for_timeout(200)
+    texts = page.locator("[data-testid=message] .text").all_inner_texts()
+    assert texts == [f"line {n}" for n in range(400)]
+    assert page.js_errors == []
+
+
+def _background(page: Page) -> tuple[int, int, int]:
+    rgb = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+    return tuple(int(v) for v in re.findall(r"\d+", rgb)[:3])
+
+
+@SIZES
+def test_dark_mode_follows_the_system_and_the_toggle_wins(
+        page: Page, server: Server, size: dict) -> None:
+    page.set_viewport_size(size)
+    page.emulate_media(color_scheme="dark")
+    page.goto(f"{server.url}/instances/inst_001/")
+    page.evaluate("() => localStorage.removeItem('personalab-theme')")
+    page.reload()
+    assert sum(_background(page)) < 150
+    screenshot_take(page, f"26_dark_{size['width']}", full_page=False)
+    page.click("[data-testid=theme-toggle]")
+    assert sum(_background(page)) > 600
+    page.reload()
+    assert sum(_background(page)) > 600  # the choice is kept
+    page.click("[data-testid=theme-toggle]")
+    assert sum(_background(page)) < 150
+    page.evaluate("() => localStorage.removeItem('personalab-theme')")
+    page.emulate_media(color_scheme="light")
+    page.reload()
+    assert sum(_background(page)) > 600
+    assert page.js_errors == []
+
+
+def test_the_language_switch_turns_the_page_into_chinese_and_back(
+        page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    page.goto(f"{server.url}/instances/inst_001/")
+    assert page.inner_text("[data-testid=send]") == "Send"
+    page.select_option("[data-testid=language]", "zh-hans")
+    page.wait_for_function("() => document.querySelector('[data-testid=send]').textContent"
+                           ".trim() === '发送'")
+    assert page.get_attribute("html", "lang") == "zh-hans"
+    screenshot_take(page, "27_chinese_390", full_page=False)
+    page.goto(f"{server.url}/")  # the choice follows the player to every page
+    assert "实例" in page.inner_text(".topbar")
+    page.select_option("[data-testid=language]", "en")
+    page.wait_for_function("() => document.querySelector('.topbar').textContent"
+                           ".includes('Instances')")
+    assert page.js_errors == []
+
+
+def test_summarize_shows_its_stage_and_time_and_what_changed(page: Page, server: Server) -> None:
+    page.set_viewport_size(DESKTOP)
+    instance_id = _new_instance(page, server)
+    server.stub.script(Reply("Noted."))
+    message_send(page, "Remember the red sail.")
+    turn_wait_done(page)
+    summary = json.dumps({"events": [{"summary": "A red sail was seen.",
+                                      "plot": "The player pointed out a red sail."}]})
+    server.stub.script(Reply(summary, chunk_size=2, delay=0.03))
+    page.click("[data-memory-action=summarize]")
+    page.wait_for_function("() => /[1-9] s/.test(document.getElementById('memory-elapsed').textContent)")
+    assert page.locator("#memory-progress").is_visible()
+    screenshot_take(page, "28_summarize_running_1366", full_page=False)
+    page.wait_for_function("() => /took/.test(document.getElementById('memory-result').textContent)",
+                           timeout=60_000)
+    result = page.inner_text("#memory-result")
+    new_session = server.instance_state(instance_id)["current_session_id"]
+    assert "Summarized into 1 events" in result and new_session in result
+    page.wait_for_function("s => document.getElementById('messages').dataset.session === s",
+                           arg=new_session)
+    assert page.locator("#messages .msg.summary").count() == 1  # the page moved on by itself
+    screenshot_take(page, "29_summarized_1366", full_page=False)
+    assert page.js_errors == []
+
+
+def test_typed_text_survives_a_reload_and_a_server_outage(page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    instance_id = _new_instance(page, server)
+    page.fill("[data-testid=input]", "A draft I have not sent.")
+    page.reload()
+    assert page.input_value("[data-testid=input]") == "A draft I have not sent."
+    server.stop()
+    try:
+        page.wait_for_selector("[data-testid=connection]:visible")
+        page.fill("[data-testid=input]", "Sent while the server was down.")
+        page.press("[data-testid=input]", "Enter")
+        assert page.input_value("[data-testid=input]") == "Sent while the server was down."
+        banner = page.locator("[data-testid=connection]")
+        assert "kept" in banner.inner_text()
+        box = banner.bounding_box()
+        assert box["y"] + box["height"] <= PHONE["height"]  # next to the input, not below the fold
+        screenshot_take(page, "30_disconnected_390", full_page=False)
+    finally:
+        server.start()
+    server.stub.script(Reply("Welcome back."))
+    page.wait_for_selector("[data-testid=connection]", state="hidden", timeout=30_000)
+    turn_wait_done(page)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        contents = [line.get("content") for line in server.session_lines(instance_id)]
+        if "Sent while the server was down." in contents:
+            break
+        time.sleep(0.2)
+    assert "Sent while the server was down." in contents
+    assert page.input_value("[data-testid=input]") == ""
+    screenshot_take(page, "31_reconnected_390", full_page=False)

@@ -1,0 +1,101 @@
+"""The chat page's own views: a long session shows only its newest messages (older ones on
+request), inline edit / delete / undo through the backup-first history rewrite, the file's text
+for the edit box, and the page in two languages."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chat.selectors import CHAT_PAGE_SIZE, recap_next_due
+
+pytestmark = pytest.mark.django_db
+
+
+def _write(store, instance, count: int) -> None:
+    read = store.session_read(instance, "sess_001")
+    lines = [{"role": "user" if n % 2 == 0 else "assistant", "content": f"line {n}",
+              "turn": n // 2 + 1} for n in range(count)]
+    store.session_rewrite(instance, "sess_001", [read.metadata, *lines])
+
+
+def _shown(html: str) -> list[int]:
+    return [int(part.split('"', 1)[0]) for part in html.split('data-index="')[1:]]
+
+
+def test_a_long_session_renders_only_its_newest_messages(alice_client, store, instance):
+    _write(store, instance, 5000)
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert _shown(page) == list(range(5000 - CHAT_PAGE_SIZE, 5000))
+    assert f'data-before="{5000 - CHAT_PAGE_SIZE}"' in page
+    older = alice_client.get(f"/instances/{instance}/messages?before=40").content.decode()
+    assert _shown(older) == list(range(0, 40))
+    assert "data-before" not in older  # nothing older than line 0
+
+
+def test_inline_edit_answers_with_the_message_and_keeps_a_backup(alice_client, store, instance):
+    _write(store, instance, 4)
+    read = store.session_read(instance, "sess_001")
+    from chat.history import line_fingerprint
+    fp = line_fingerprint(read.lines[2])
+    source = alice_client.get(f"/instances/{instance}/messages/source",
+                              {"session": "sess_001", "index": 2, "fp": fp})
+    assert source.json() == {"content": "line 2"}
+    edited = alice_client.post(f"/instances/{instance}/messages/edit", {
+        "session": "sess_001", "index": 2, "fp": fp, "text": "*new* <b>text</b>"})
+    body = edited.content.decode()
+    assert edited.status_code == 200 and 'data-index="2"' in body
+    assert "*new* &lt;b&gt;text&lt;/b&gt;" in body
+    assert store.session_read(instance, "sess_001").lines[2]["content"] == "*new* <b>text</b>"
+    backups = list((store.sessions_dir(instance) / "history").glob("sess_001.*.jsonl"))
+    assert any('"line 2"' in b.read_text(encoding="utf-8") for b in backups)
+    stale = alice_client.post(f"/instances/{instance}/messages/edit", {
+        "session": "sess_001", "index": 2, "fp": fp, "text": "again"})
+    assert stale.status_code == 409 and stale.json()["error"]["message"]
+
+
+def test_delete_then_undo_brings_the_message_back(alice_client, store, instance):
+    _write(store, instance, 4)
+    from chat.history import line_fingerprint
+    fp = line_fingerprint(store.session_read(instance, "sess_001").lines[3])
+    deleted = alice_client.post(f"/instances/{instance}/messages/delete",
+                                {"session": "sess_001", "index": 3, "fp": fp})
+    token = deleted.json()["undo_token"]
+    assert [line["content"] for line in store.session_read(instance, "sess_001").lines] == [
+        "line 0", "line 1", "line 2"]
+    assert alice_client.post(f"/instances/{instance}/messages/undo",
+                             {"token": token}).json() == {"undone": True}
+    assert store.session_read(instance, "sess_001").lines[-1]["content"] == "line 3"
+    refused = alice_client.post(f"/instances/{instance}/messages/undo", {"token": "nope"})
+    assert refused.status_code >= 400 and refused.json()["error"]["message"]
+
+
+def test_another_account_cannot_read_or_change_messages(client, bob, store, instance):
+    _write(store, instance, 2)
+    client.force_login(bob)
+    for method, url, data in (
+            ("get", "messages/source", {"session": "sess_001", "index": 0, "fp": "x"}),
+            ("post", "messages/edit", {"session": "sess_001", "index": 0, "fp": "x", "text": "y"}),
+            ("post", "messages/delete", {"session": "sess_001", "index": 0, "fp": "x"}),
+            ("get", "messages", {"before": "1"})):
+        assert getattr(client, method)(f"/instances/{instance}/{url}", data).status_code == 404
+    assert store.session_read(instance, "sess_001").lines[0]["content"] == "line 0"
+
+
+def test_the_page_speaks_chinese_when_the_browser_asks(alice_client, instance):
+    page = alice_client.get(f"/instances/{instance}/", HTTP_ACCEPT_LANGUAGE="zh-CN").content
+    page = page.decode()
+    assert '<html lang="zh-hans">' in page and ">发送</button>" in page
+    strings = json.loads(page.split('id="chat-strings" type="application/json">')[1]
+                         .split("</script>")[0])
+    assert "连接" in strings["queued"]
+    english = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert ">Send</button>" in english
+
+
+def test_the_next_recap_turn():
+    assert recap_next_due(last_turn=7, memory_settings={"recaps_enabled": False}) is None
+    settings = {"recaps_enabled": True, "recap_every_n_rounds": 5}
+    assert recap_next_due(last_turn=7, memory_settings=settings) == 10
+    assert recap_next_due(last_turn=10, memory_settings=settings) == 15
