@@ -90,7 +90,7 @@ def test_library_character_and_background_with_outline(page: Page, server: Serve
     page.fill("#character-form input[name=name]", CHARACTER_NAME)
     page.fill("#character-form textarea[name=base_persona]", "A lighthouse keeper who trusts nobody.")
     page.fill("#character-form textarea[name=greeting]", "Who sails in this weather?")
-    page.fill("#character-form input[name=tags]", "sea, e2e")
+    page.fill("#character-form [name=tags]", "sea\ne2e")
     page.click("#character-form button[type=submit]")
     page.wait_for_url(re.compile(r"/library/characters/[^/]+/$"))
     flow["character"] = page.url.rstrip("/").rsplit("/", 1)[1]
