@@ -31,7 +31,8 @@ class CharacterForm(forms.ModelForm):
 @admin.register(Character)
 class CharacterAdmin(admin.ModelAdmin):
     form = CharacterForm
-    list_display = ["character_id", "name", "tags"]
+    list_display = ["character_id", "name", "tags", "owner", "visibility"]
+    list_filter = ["visibility"]
     search_fields = ["character_id", "name", "tags"]
 
     def get_readonly_fields(self, request, obj=None):
@@ -70,7 +71,8 @@ class BackgroundForm(forms.ModelForm):
 @admin.register(Background)
 class BackgroundAdmin(admin.ModelAdmin):
     form = BackgroundForm
-    list_display = ["background_id", "name", "outline_length"]
+    list_display = ["background_id", "name", "outline_length", "owner", "visibility"]
+    list_filter = ["visibility"]
     search_fields = ["background_id", "name"]
 
     def get_readonly_fields(self, request, obj=None):
@@ -91,7 +93,8 @@ class BackgroundAdmin(admin.ModelAdmin):
 
 @admin.register(Lorebook)
 class LorebookAdmin(admin.ModelAdmin):
-    list_display = ["lorebook_id", "name", "entry_count"]
+    list_display = ["lorebook_id", "name", "entry_count", "owner", "visibility"]
+    list_filter = ["visibility"]
     readonly_fields = ["lorebook_id", "name", "entry_count", "content"]
 
     def content(self, obj):

@@ -210,3 +210,12 @@ def test_a_refused_delete_does_not_name_another_accounts_instances(store, client
     message = response.json()["error"]["message"]
     assert instance in message and own in message and "1 of other accounts" in message
     assert "inst_003" not in message
+
+
+def test_the_admin_lists_owner_and_visibility(client, django_user_model, character):
+    admin = django_user_model.objects.create_superuser("root", password="root-password")
+    client.force_login(admin)
+    page = client.get("/admin/library/character/?visibility=shared")
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert "alice" in body and character in body
