@@ -252,34 +252,78 @@ def _director(store: FileStore, ctx: TurnContext) -> dict[str, Any] | None:
 
 
 def _lore(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
-    lorebook_ids = [*ctx.character.get("lorebook_ids", []),
-                    *ctx.background.get("lorebook_ids", [])]
+    lorebooks = _lorebooks_linked(store, ctx)
+    blocks: list[dict[str, Any]] = []
+    fired: list[dict[str, Any]] = []
+    dropped: list[dict[str, Any]] = []
+    problems: list[str] = []
+    if lorebooks:
+        match = lorebook_match(
+            lorebooks, messages=_recent_texts(ctx.lines, _scan_depth_max(lorebooks)),
+            count_tokens=count_tokens, budget_tokens=_world_info_budget(store, ctx),
+            turn=ctx.turn, chat_length=ctx.turn,
+            timed=store.memory_json_read(ctx.instance_id, WORLD_INFO_TIMED, {}))
+        store.memory_json_write(ctx.instance_id, WORLD_INFO_TIMED, match.timed)
+        blocks, fired, dropped, problems = (lore_blocks(match), match.fired, match.dropped,
+                                            match.problems)
+    note = store.memory_json_read(ctx.instance_id, "authors_note", {})
+    note_due = bool(note.get("text")) and ctx.turn % max(int(note.get("frequency", 1) or 1), 1) == 0
+    blocks = authors_note_blocks(blocks, note if note_due else {})
+    return {"blocks": blocks, "fired": fired, "dropped": dropped, "problems": problems}
+
+
+WORLD_INFO_TIMED = "worldinfo_timed"
+WORLD_INFO_BUDGET_PERCENT = 25  # SillyTavern's default share of the context
+
+
+def _lorebooks_linked(store: FileStore, ctx: TurnContext) -> list[dict[str, Any]]:
+    lorebook_ids = [*_id_list(ctx.character.get("lorebook_ids")),
+                    *_id_list(ctx.background.get("lorebook_ids")),
+                    *_id_list(ctx.instance_state.get("lorebook_ids"))]
     lorebooks = []
     for lorebook_id in dict.fromkeys(lorebook_ids):
         try:
             lorebooks.append(store.lorebook_read(lorebook_id))
         except (StoreError, ValueError):
             continue
-    blocks: list[dict[str, Any]] = []
-    fired: list[dict[str, Any]] = []
-    dropped: list[dict[str, Any]] = []
-    if lorebooks:
-        texts = _recent_texts(ctx.lines, _scan_depth_max(lorebooks))
-        match = lorebook_match(lorebooks, messages=texts, count_tokens=count_tokens)
-        blocks, fired, dropped = lore_blocks(match), match.fired, match.dropped
-    note = store.memory_json_read(ctx.instance_id, "authors_note", {})
-    if note.get("text") and ctx.turn % max(int(note.get("frequency", 1) or 1), 1) == 0:
-        blocks.append({"name": "authors_note", "content": note["text"], "position": "depth",
-                       "depth": int(note.get("depth", 4)), "role": note.get("role", "system"),
-                       "priority": 1000})
-    return {"blocks": blocks, "fired": fired, "dropped": dropped}
+    return lorebooks
+
+
+def _id_list(value: Any) -> list[str]:
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
+def _world_info_budget(store: FileStore, ctx: TurnContext) -> int:
+    percent = store.module_read("prompt").get("world_info_budget_percent",
+                                              WORLD_INFO_BUDGET_PERCENT)
+    if not isinstance(percent, (int, float)) or not 0 < percent <= 100:
+        percent = WORLD_INFO_BUDGET_PERCENT
+    context = int(ctx.config.get("limits", {}).get("max_total_tokens") or 0)
+    return max(1, int(context * percent / 100))
+
+
+def authors_note_blocks(blocks: list[dict[str, Any]], note: dict[str, Any]) -> list[dict[str, Any]]:
+    """Lore placed at the top or bottom of the author's note joins the note's block (as in
+    SillyTavern: top + note + bottom, at the note's depth and role)."""
+    top = [b["content"] for b in blocks if b.get("position") == "an_top"]
+    bottom = [b["content"] for b in blocks if b.get("position") == "an_bottom"]
+    rest = [b for b in blocks if b.get("position") not in ("an_top", "an_bottom")]
+    text = "\n".join([*top, *([note["text"]] if note.get("text") else []), *bottom])
+    if not text.strip():
+        return rest
+    return [*rest, {"name": "authors_note", "content": text, "position": "depth",
+                    "depth": int(note.get("depth", 4)), "role": note.get("role", "system"),
+                    "priority": 1000}]
 
 
 def _scan_depth_max(lorebooks: list[dict[str, Any]]) -> int | None:
-    """How many of the newest messages any lorebook looks at (None: a depth that is not a
-    number, which lorebook_match reports; it then gets every message, as it always did)."""
+    """How many of the newest messages any lorebook or entry looks at (None: a depth that is
+    not a number; it then gets every message, as it always did)."""
     try:
-        return max(int(book.get("scan_depth", 4)) for book in lorebooks)
+        return max(max([int(book.get("scan_depth", 4)),
+                        *(int(entry.get("scan_depth") or 0) for entry in book.get("entries", [])
+                          if isinstance(entry, dict))])
+                   for book in lorebooks)
     except (TypeError, ValueError):
         return None
 
@@ -412,7 +456,8 @@ def trace_start(ctx: TurnContext, prepared: Prepared, *, trace_id: str,
         "retrievals": prepared.recall,
         "director_context": prepared.director,
         "plot_state_before": ctx.plot_state_before,
-        "lore": {"fired": prepared.lore["fired"], "dropped": prepared.lore["dropped"]},
+        "lore": {"fired": prepared.lore["fired"], "dropped": prepared.lore["dropped"],
+                 "problems": prepared.lore.get("problems", [])},
         "sections": [
             {"name": s.name, "region": s.region, "tokens": s.tokens, "chars": s.chars,
              "cut": s.cut, "omitted": s.omitted, "note": s.note, "text": s.text}

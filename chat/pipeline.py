@@ -60,7 +60,8 @@ LIST_SECTIONS: dict[str, tuple[str, str]] = {
 }
 CHARACTER_SECTIONS = ("base_persona", "personality", "scenario", "evolved_persona",
                       "world_setting")
-BLOCK_POSITIONS = ("before_char", "after_char", "depth")
+BLOCK_POSITIONS = ("before_char", "after_char", "em_top", "em_bottom", "depth")
+EXAMPLE_SECTIONS = ("examples", "mes_example", "example_messages")
 CHAT_ROLES = ("system", "user", "assistant")
 
 
@@ -843,7 +844,25 @@ def _head_with_blocks(head: list[SectionReport], blocks: list[_Block]) -> list[S
     character = [i for i, name in enumerate(names) if name in CHARACTER_SECTIONS]
     first = character[0] if character else 0
     last = character[-1] + 1 if character else 0
-    return [*head[:first], *before, *head[first:last], *after, *head[last:]]
+    placed = [*head[:first], *before, *head[first:last], *after, *head[last:]]
+    return _examples_with_blocks(placed, blocks)
+
+
+def _examples_with_blocks(head: list[SectionReport], blocks: list[_Block]) -> list[SectionReport]:
+    """Lore at the top / bottom of the example messages; without examples, after the
+    character (where SillyTavern's examples would be)."""
+    top = [b.report for b in blocks if b.position == "em_top"]
+    bottom = [b.report for b in blocks if b.position == "em_bottom"]
+    if not top and not bottom:
+        return head
+    names = [r.name for r in head]
+    at = next((i for i, name in enumerate(names) if name in EXAMPLE_SECTIONS), None)
+    if at is None:
+        after = [i for i, r in enumerate(head) if r.name in CHARACTER_SECTIONS
+                 or r.name.startswith("block:")]
+        at = after[-1] + 1 if after else len(head)
+        return [*head[:at], *top, *bottom, *head[at:]]
+    return [*head[:at], *top, head[at], *bottom, *head[at + 1:]]
 
 
 def system_text_build(

@@ -279,18 +279,28 @@ ENTRY_FIELDS = {"keys", "secondary_keys", "content", "enabled", "insertion_order
 ST_LOGIC = {0: "and_any", 1: "not_all", 2: "not_any", 3: "and_all"}
 ST_ROLE = {0: "system", 1: "user", 2: "assistant"}
 ST_POSITION_DEPTH = 4
+# Lorebook entry settings and their names in a card entry's extensions (SillyTavern's export).
+ENTRY_EXTENSION_NAMES = {
+    "match_whole_words": "match_whole_words", "scan_depth": "scan_depth",
+    "probability": "probability", "use_probability": "useProbability", "group": "group",
+    "group_override": "group_override", "group_weight": "group_weight", "sticky": "sticky",
+    "cooldown": "cooldown", "delay": "delay", "exclude_recursion": "exclude_recursion",
+    "prevent_recursion": "prevent_recursion", "delay_until_recursion": "delay_until_recursion",
+}
+ST_POSITIONS = {0: "before_char", 1: "after_char", 2: "an_top", 3: "an_bottom",
+                ST_POSITION_DEPTH: "depth", 5: "em_top", 6: "em_bottom"}
 
 
 def _st_position(entry: dict[str, Any], ext: dict[str, Any]) -> str:
     # SillyTavern reads its own number first; other numbers (author's note...) fall back.
-    known = {ST_POSITION_DEPTH: "depth", 1: "after_char", 0: "before_char"}
+    known = ST_POSITIONS
     position = ext.get("position")
     if isinstance(position, int) and position in known:
         return known[position]
     return "after_char" if entry.get("position") == "after_char" else "before_char"
 
 
-def _int_or(value: Any, default: int) -> int:
+def _int_or(value: Any, default: int | None) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
@@ -342,7 +352,7 @@ def character_book_to_lorebook(book: dict[str, Any], *, fallback_name: str) -> d
         "name": book.get("name") or fallback_name,
         "description": book.get("description") or "",
         "scan_depth": _int_or(book.get("scan_depth"), 4),
-        "token_budget": _int_or(book.get("token_budget"), 800),
+        "token_budget": _int_or(book.get("token_budget"), None),
         "recursive": bool(book.get("recursive_scanning")),
         "entries": entries,
         "extensions": copy.deepcopy(book.get("extensions") or {}),
@@ -359,10 +369,13 @@ def _ext_update(ext: dict[str, Any], entry: dict[str, Any], raw_position: str) -
     lorebook cannot express (e.g. author's-note positions) survive an unchanged entry."""
     ext = copy.deepcopy(ext)
     if _st_position({"position": raw_position}, ext) != entry["position"]:
-        ext["position"] = {"depth": ST_POSITION_DEPTH, "after_char": 1}.get(entry["position"], 0)
+        ext["position"] = {v: k for k, v in ST_POSITIONS.items()}[entry["position"]]
     if entry["position"] == "depth" or "depth" in ext:
         if _int_or(ext.get("depth"), 4) != entry["depth"] or "depth" not in ext:
             ext["depth"] = entry["depth"]
+    for name, card_name in ENTRY_EXTENSION_NAMES.items():
+        if entry.get(name) is not None and ext.get(card_name) != entry[name]:
+            ext[card_name] = entry[name]
     if ST_ROLE.get(ext.get("role"), "system") != entry["role"]:
         ext["role"] = {v: k for k, v in ST_ROLE.items()}[entry["role"]]
     if ST_LOGIC.get(ext.get("selectiveLogic"), "and_any") != entry["selective_logic"]:
@@ -395,7 +408,7 @@ def _entry_to_card(entry: dict[str, Any]) -> dict[str, Any]:
 
 def lorebook_to_character_book(lorebook: dict[str, Any]) -> dict[str, Any]:
     book = lorebook_validate(lorebook)
-    return {
+    card_book = {
         **copy.deepcopy(book.get("card_extra") or {}),
         "name": book["name"],
         "description": book["description"],
@@ -405,6 +418,27 @@ def lorebook_to_character_book(lorebook: dict[str, Any]) -> dict[str, Any]:
         "extensions": copy.deepcopy(book["extensions"]),
         "entries": [_entry_to_card(entry) for entry in book["entries"]],
     }
+    if card_book["token_budget"] is None:  # nothing added that the card did not have
+        del card_book["token_budget"]
+    return card_book
+
+
+def lorebooks_to_character_book(lorebooks: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """All of a character's books as one character_book, as SillyTavern exports a card: the
+    first book's settings, every book's entries (uids renumbered where they collide)."""
+    books = [lorebook_to_character_book(lorebook) for lorebook in lorebooks]
+    if not books:
+        return None
+    merged = {**books[0], "entries": []}
+    used: set[Any] = set()
+    for book in books:
+        for entry in book["entries"]:
+            if entry.get("id") in used:
+                entry = {**entry, "id": max((i for i in used if isinstance(i, int)),
+                                            default=-1) + 1}
+            used.add(entry.get("id"))
+            merged["entries"].append(entry)
+    return merged
 
 
 # definition <-> card ---------------------------------------------------------

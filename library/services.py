@@ -608,12 +608,17 @@ def _charx_export(store: FileStore, character_id: str, card: dict[str, Any]) -> 
 
 def character_export_card(store: FileStore, *, character_id: str, fmt: str,
                           spec: str = "v3") -> bytes:
-    from library.cards import card_to_json, card_to_png, definition_to_card
+    from library.cards import (card_to_json, card_to_png, definition_to_card,
+                               lorebooks_to_character_book)
 
     definition = store.character_read(character_id)
     lorebook_ids = definition.get("lorebook_ids", [])
-    lorebook = store.lorebook_read(lorebook_ids[0]) if lorebook_ids else None
-    card = definition_to_card(definition, lorebook, spec="v3")
+    lorebooks = [store.lorebook_read(lorebook_id) for lorebook_id in lorebook_ids
+                 if isinstance(lorebook_id, str) and lorebook_id in store.lorebook_ids()]
+    card = definition_to_card(definition, lorebooks[0] if len(lorebooks) == 1 else None,
+                              spec="v3")
+    if len(lorebooks) > 1:  # every book travels with the card, merged as SillyTavern does
+        card["data"]["character_book"] = lorebooks_to_character_book(lorebooks)
     if fmt == "charx":
         return _charx_export(store, character_id, card)
     if fmt == "png":

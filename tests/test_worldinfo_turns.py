@@ -1,0 +1,66 @@
+"""World info through real turns: the stub server records what the model received."""
+
+from __future__ import annotations
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from chat.turn import turn_run
+from library.services import character_save, lorebook_save
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def _turn(store, instance_id, text):
+    async def emit(event):
+        pass
+
+    return await turn_run(store, instance_id=instance_id, user_text=text, emit=emit)
+
+
+def _link(store, character_id, *entries, **book):
+    lorebook_id = lorebook_save(store, data={"name": "World", **book, "entries": list(entries)})
+    definition = store.character_read(character_id)
+    character_save(store, data={**definition, "lorebook_ids": [lorebook_id]},
+                   character_id=character_id)
+    return lorebook_id
+
+
+async def test_a_long_entry_fires_on_turn_one_when_the_card_sets_no_budget(
+        store, instance, character, use_stub):
+    long_text = "The vault lies under the old mall. " * 150  # about 1,200 tokens
+    await sync_to_async(_link)(store, character, {"uid": 1, "keys": ["vault"], "content": long_text})
+    await _turn(store, instance, "where is the vault?")
+    system = use_stub.requests[-1]["messages"][0]["content"]
+    assert long_text.strip() in system
+
+
+async def test_lore_order_probability_and_authors_note_positions_reach_the_model(
+        store, instance, character, use_stub):
+    store.memory_json_write(instance, "authors_note", {"text": "NOTE", "depth": 1})
+    await sync_to_async(_link)(store, character,
+          {"uid": 1, "keys": ["storm"], "priority": 200, "content": "LATE-200"},
+          {"uid": 2, "keys": ["storm"], "priority": 5, "content": "EARLY-5"},
+          {"uid": 3, "keys": ["storm"], "probability": 0, "content": "NEVER"},
+          {"uid": 4, "keys": ["storm"], "position": "an_top", "content": "AN-TOP"},
+          {"uid": 5, "keys": ["storm"], "position": "an_bottom", "content": "AN-BOTTOM"})
+    result = await _turn(store, instance, "a storm comes")
+    sent = use_stub.requests[-1]["messages"]
+    system = sent[0]["content"]
+    assert system.index("EARLY-5") < system.index("LATE-200")
+    assert "NEVER" not in "".join(m["content"] for m in sent)
+    assert {"role": "system", "content": "AN-TOP\nNOTE\nAN-BOTTOM"} in sent
+    trace = store.trace_read(instance, result.trace_id)
+    never = next(d for d in trace["lore"]["dropped"] if d["uid"] == 3)
+    assert "probability 0%: rolled" in never["reason"]
+
+
+async def test_sticky_entry_stays_for_its_turns_in_a_file_kept_state(
+        store, instance, character, use_stub):
+    await sync_to_async(_link)(store, character, {"uid": 1, "keys": ["dragon"], "sticky": 1, "content": "DRAGON-LORE"})
+    await _turn(store, instance, "a dragon!")
+    await _turn(store, instance, "we hide")
+    await _turn(store, instance, "silence")
+    prompts = ["".join(m["content"] for m in r["messages"]) for r in use_stub.requests[-3:]]
+    assert ["DRAGON-LORE" in p for p in prompts] == [True, True, False]
+    assert store.memory_json_read(instance, "worldinfo_timed", {})
