@@ -518,8 +518,9 @@ def lorebook_save(store: FileStore, *, data: dict[str, Any], lorebook_id: str | 
     except LorebookError as exc:
         raise LibraryError(str(exc), exc.field_errors) from None
     lorebook.update(_ownership(data, existing, user=user))
-    lorebook_id = lorebook_id or slug_id("lore", lorebook.get("name", ""),
-                                         set(store.lorebook_ids()))
+    lorebook_id = lorebook_id or _new_id(data, key="lorebook_id", prefix="lore",
+                                         name=lorebook.get("name", ""),
+                                         taken=store.lorebook_ids())
     store.lorebook_write(lorebook_id, lorebook)
     lorebook_index(store, lorebook_id)
     return lorebook_id

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -10,6 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from library import selectors, services
 from library.errors import LibraryError, LibraryForbidden, LibraryNotFound
+from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS
 from personalab.lib.ids import InvalidId
 from personalab.storage import get_store
 
@@ -187,19 +190,67 @@ def card_upload(request: HttpRequest) -> HttpResponse:
     return redirect("character_edit", character_id=character_id)
 
 
-def _entry_from_form(form, prefix: str, uid: int) -> dict:
-    def split(name: str) -> list[str]:
-        return [k.strip() for k in form.get(f"{prefix}{name}", "").split(",") if k.strip()]
+def _form_lines(value: str) -> list[str]:
+    # One key per line, so commas and regex braces (`/ha{2,}/i`) survive an edit.
+    return [line.strip() for line in value.splitlines() if line.strip()]
 
-    return {
-        "uid": uid, "keys": split("keys"), "secondary_keys": split("secondary_keys"),
+
+def _form_optional(entry: dict, name: str, raw: str | None, parse) -> None:
+    """An optional setting: empty means "the book's default" and adds no key the entry did
+    not have; a value replaces the old one only when it means something else."""
+    raw = (raw or "").strip()
+    if not raw:
+        if entry.get(name) is not None:
+            entry[name] = None
+        return
+    value = parse(raw)
+    if entry.get(name) != value:
+        entry[name] = value
+
+
+def _tristate(raw: str) -> bool | str:
+    return {"true": True, "false": False}.get(raw, raw)
+
+
+def _number_or_text(raw: str) -> int | str:
+    return int(raw) if raw.lstrip("-").isdigit() else raw
+
+
+def _entry_from_form(form, prefix: str, uid: int, existing: dict | None = None) -> dict:
+    """The entry as edited, laid over the stored one: fields the form does not show
+    (extensions, card fields, unknown keys) are kept as they were."""
+    entry = copy.deepcopy(existing or {})
+    entry.update({
+        "uid": uid, "keys": _form_lines(form.get(f"{prefix}keys", "")),
+        "secondary_keys": _form_lines(form.get(f"{prefix}secondary_keys", "")),
         "selective_logic": form.get(f"{prefix}selective_logic", "and_any"),
         "use_regex": f"{prefix}use_regex" in form, "content": form.get(f"{prefix}content", ""),
         "enabled": f"{prefix}enabled" in form, "constant": f"{prefix}constant" in form,
-        "priority": form.get(f"{prefix}priority", "100") or "100",
+        "priority": _number_or_text(form.get(f"{prefix}priority", "100") or "100"),
         "position": form.get(f"{prefix}position", "before_char"),
-        "depth": form.get(f"{prefix}depth", "4") or "4", "comment": form.get(f"{prefix}comment", ""),
-    }
+        "depth": _number_or_text(form.get(f"{prefix}depth", "4") or "4"),
+        "role": form.get(f"{prefix}role", entry.get("role", "system")),
+        "comment": form.get(f"{prefix}comment", ""),
+    })
+    for name in ("case_sensitive", "match_whole_words"):
+        _form_optional(entry, name, form.get(f"{prefix}{name}"), _tristate)
+    for name in ("probability", "scan_depth", "sticky", "cooldown", "delay"):
+        _form_optional(entry, name, form.get(f"{prefix}{name}"), _number_or_text)
+    _form_optional(entry, "group", form.get(f"{prefix}group"), str)
+    return entry
+
+
+def _lorebook_from_form(form, lorebook: dict) -> dict:
+    stored = {entry.get("uid"): entry for entry in lorebook.get("entries", [])}
+    uids = [int(u) for u in form.getlist("uid") if u.isdigit()]
+    entries = [_entry_from_form(form, f"e{uid}_", uid, stored.get(uid)) for uid in uids
+               if f"e{uid}_delete" not in form]
+    if form.get("new_keys") or form.get("new_content"):
+        taken = [*uids, *(u for u in stored if isinstance(u, int)), -1]
+        entries.append(_entry_from_form(form, "new_", max(taken) + 1))
+    budget = form.get("token_budget", "").strip()
+    return {**lorebook, "name": form.get("name", ""), "scan_depth": form.get("scan_depth", 4),
+            "token_budget": _number_or_text(budget) if budget else None, "entries": entries}
 
 
 @login_required
@@ -207,18 +258,11 @@ def _entry_from_form(form, prefix: str, uid: int) -> dict:
 def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpResponse:
     store = get_store()
     lorebook = _for_use_or_404(request, "lorebook", lorebook_id) if lorebook_id else {
-        "name": "", "scan_depth": 4, "token_budget": 800, "entries": []}
+        "name": "", "scan_depth": 4, "token_budget": None, "entries": []}
     error, status = None, 200
     if request.method == "POST":
-        form = request.POST
-        uids = [int(u) for u in form.getlist("uid") if u.isdigit()]
-        entries = [_entry_from_form(form, f"e{uid}_", uid) for uid in uids
-                   if f"e{uid}_delete" not in form]
-        if form.get("new_keys") or form.get("new_content"):
-            entries.append(_entry_from_form(form, "new_", max(uids, default=0) + 1))
-        data = {**lorebook, "name": form.get("name", ""), "scan_depth": form.get("scan_depth", 4),
-                "token_budget": form.get("token_budget", 800), "entries": entries,
-                "visibility": form.get("visibility") or lorebook.get("visibility")}
+        data = {**_lorebook_from_form(request.POST, lorebook),
+                "visibility": request.POST.get("visibility") or lorebook.get("visibility")}
         try:
             saved_id = services.lorebook_save(store, data=data, lorebook_id=lorebook_id,
                                               user=request.user)
@@ -231,7 +275,8 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
             status = exc.status
     return render(request, "library/lorebook_form.html",
                   {"lorebook": lorebook, "lorebook_id": lorebook_id, "error": error,
-                   "ownership": _ownership(request, lorebook, "lorebook", lorebook_id)},
+                   "ownership": _ownership(request, lorebook, "lorebook", lorebook_id),
+                   "positions": POSITIONS, "roles": ROLES, "logics": SELECTIVE_LOGICS},
                   status=status)
 
 

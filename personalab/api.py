@@ -23,6 +23,7 @@ from chat.apiutil import request_body, storage_error_response
 from chat.models import ApiToken
 from chat.routers import chat_router, history_router
 from chat.routers import router as instances_router
+from library.lorebook_routers import router as lorebooks_router
 from library.routers import router as library_router
 from personalab.lib.errors import AppError, TooLarge
 from personalab.lib.jsonbody import json_object_bounded
@@ -147,3 +148,4 @@ api.add_router("/", instances_router)
 api.add_router("/", chat_router)
 api.add_router("/", history_router)
 api.add_router("/", library_router)
+api.add_router("/", lorebooks_router)

@@ -1,0 +1,95 @@
+"""SillyTavern world-info files <-> lorebooks, without loss. Framework-free.
+
+A SillyTavern world-info JSON is `{"entries": {"0": {uid, key, keysecondary, order, position,
+disable, probability, group, sticky, ...}}, ...}`. It is read through the card format
+(library/cards.py), whose entry `extensions` carry the same settings under SillyTavern's card
+names, so one lorebook serves both exports. Fields with no card name (addMemo, selective,
+characterFilter, triggers, ...) and the file's other top-level keys are kept under `st_extra`
+and written back as they were.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from library.cards import CardError, character_book_to_lorebook, lorebook_to_character_book
+
+# SillyTavern world-info entry field -> card entry extension name.
+ST_TO_EXTENSION = {
+    "excludeRecursion": "exclude_recursion", "preventRecursion": "prevent_recursion",
+    "delayUntilRecursion": "delay_until_recursion", "probability": "probability",
+    "useProbability": "useProbability", "depth": "depth", "selectiveLogic": "selectiveLogic",
+    "group": "group", "groupOverride": "group_override", "groupWeight": "group_weight",
+    "scanDepth": "scan_depth", "caseSensitive": "case_sensitive",
+    "matchWholeWords": "match_whole_words", "useGroupScoring": "use_group_scoring",
+    "automationId": "automation_id", "role": "role", "vectorized": "vectorized",
+    "sticky": "sticky", "cooldown": "cooldown", "delay": "delay", "displayIndex": "display_index",
+    "position": "position",
+}
+ST_TO_CARD = {"uid": "id", "key": "keys", "keysecondary": "secondary_keys", "comment": "comment",
+              "content": "content", "constant": "constant", "order": "insertion_order"}
+ST_MAPPED = {*ST_TO_EXTENSION, *ST_TO_CARD, "disable"}
+
+
+def is_st_world(data: Any) -> bool:
+    return isinstance(data, dict) and isinstance(data.get("entries"), dict)
+
+
+def _st_entry_to_card(raw: dict[str, Any]) -> dict[str, Any]:
+    card = {card_name: copy.deepcopy(raw[st_name]) for st_name, card_name in ST_TO_CARD.items()
+            if st_name in raw}
+    card["enabled"] = not raw.get("disable", False)
+    card["position"] = "after_char" if raw.get("position") == 1 else "before_char"
+    card["extensions"] = {ext: copy.deepcopy(raw[st]) for st, ext in ST_TO_EXTENSION.items()
+                          if st in raw}
+    card["st_extra"] = {k: copy.deepcopy(v) for k, v in raw.items() if k not in ST_MAPPED}
+    return card
+
+
+def st_world_to_lorebook(data: dict[str, Any], *, fallback_name: str) -> dict[str, Any]:
+    """A SillyTavern world-info file as a lorebook (without lorebook_id). Raises CardError."""
+    raw_entries = [e for e in data["entries"].values() if isinstance(e, dict)]
+    book = {"name": data.get("name") or fallback_name,
+            "entries": [_st_entry_to_card(raw) for raw in raw_entries]}
+    lorebook = character_book_to_lorebook(book, fallback_name=fallback_name)
+    for entry in lorebook["entries"]:
+        extra = entry.get("card_extra") or {}
+        entry["st_extra"] = extra.pop("st_extra", {})
+    lorebook["st_extra"] = {k: copy.deepcopy(v) for k, v in data.items() if k != "entries"}
+    lorebook.get("card_extra", {}).pop("name", None)
+    return lorebook
+
+
+def _card_entry_to_st(card: dict[str, Any], st_extra: dict[str, Any]) -> dict[str, Any]:
+    ext = card.get("extensions") or {}
+    raw = {st: copy.deepcopy(card[c]) for st, c in ST_TO_CARD.items() if c in card}
+    raw.update({st: copy.deepcopy(ext[e]) for st, e in ST_TO_EXTENSION.items() if e in ext})
+    raw["disable"] = not card.get("enabled", True)
+    raw.setdefault("position", 1 if card.get("position") == "after_char" else 0)
+    return {**raw, **copy.deepcopy(st_extra)}
+
+
+def lorebook_to_st_world(lorebook: dict[str, Any]) -> dict[str, Any]:
+    """The lorebook as a SillyTavern world-info file."""
+    book = lorebook_to_character_book({k: v for k, v in lorebook.items() if k != "st_extra"})
+    extras = [entry.get("st_extra") or {} for entry in lorebook.get("entries", [])]
+    entries = {}
+    for card_entry, st_extra in zip(book["entries"], extras):
+        card_entry.pop("st_extra", None)
+        raw = _card_entry_to_st(card_entry, st_extra)
+        entries[str(raw.get("uid", len(entries)))] = raw
+    return {**copy.deepcopy(lorebook.get("st_extra") or {}), "entries": entries}
+
+
+def lorebook_file_read(data: Any, *, fallback_name: str) -> dict[str, Any]:
+    """A lorebook from an uploaded JSON: a SillyTavern world-info file, a card's
+    character_book, or a whole card that has one. Raises CardError."""
+    if is_st_world(data):
+        return st_world_to_lorebook(data, fallback_name=fallback_name)
+    if isinstance(data, dict) and isinstance(data.get("data"), dict):
+        data = data["data"].get("character_book")
+    if isinstance(data, dict) and isinstance(data.get("entries"), list):
+        return character_book_to_lorebook(data, fallback_name=fallback_name)
+    raise CardError("not a SillyTavern world-info file or a card character_book "
+                    "(no \"entries\" object or list)")

@@ -1,0 +1,193 @@
+"""Lorebooks over REST (SPEC §10): import and export SillyTavern world info without loss,
+CRUD with owners, card export with every linked book."""
+
+from __future__ import annotations
+
+import copy
+import json
+from html.parser import HTMLParser
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+pytestmark = pytest.mark.django_db
+
+
+def st_world() -> dict:
+    """A world-info file as SillyTavern writes it (built from its documented format)."""
+    return {"name": "Wasteland", "originalData": {"kept": True}, "entries": {
+        "0": {"uid": 0, "key": ["/ha{2,}/i", "laugh, loud"], "keysecondary": [], "comment": "laugh",
+              "content": "Someone laughs.", "constant": False, "vectorized": False,
+              "selective": True, "selectiveLogic": 0, "addMemo": True, "order": 100,
+              "position": 4, "disable": False, "excludeRecursion": False,
+              "preventRecursion": True, "delayUntilRecursion": False, "probability": 100,
+              "useProbability": True, "depth": 2, "group": "mood", "groupOverride": False,
+              "groupWeight": 100, "scanDepth": None, "caseSensitive": True,
+              "matchWholeWords": None, "useGroupScoring": None, "automationId": "",
+              "role": 1, "sticky": 0, "cooldown": 0, "delay": 0, "displayIndex": 0,
+              "triggers": [], "characterFilter": {"isExclude": False, "names": []}},
+        "1": {"uid": 1, "key": ["*hug*"], "keysecondary": ["x"], "comment": "", "content": "Hug.",
+              "constant": True, "selective": False, "selectiveLogic": 3, "order": 5,
+              "position": 2, "disable": True, "probability": 0, "useProbability": True,
+              "role": None, "extraField": {"a": [1, 2]}}}}
+
+
+def upload(client, data: dict, name: str = "world.json"):
+    file = SimpleUploadedFile(name, json.dumps(data).encode(), content_type="application/json")
+    return client.post("/api/v1/lorebooks/import", {"file": file})
+
+
+def test_sillytavern_world_info_imports_and_exports_unchanged(alice_client):
+    response = upload(alice_client, st_world())
+    assert response.status_code == 201, response.content
+    lorebook = response.json()
+    assert lorebook["entries"][1]["position"] == "an_top"
+    assert lorebook["entries"][0]["role"] == "user" and lorebook["entries"][0]["keys"][0] == "/ha{2,}/i"
+    exported = alice_client.get(f"/api/v1/lorebooks/{lorebook['lorebook_id']}/export?format=st")
+    assert exported.status_code == 200
+    assert exported.json() == st_world()
+
+
+def test_a_card_book_with_use_regex_and_a_bad_regex_imports(alice_client):
+    book = {"name": "Card book", "entries": [
+        {"id": 3, "keys": ["*hug*"], "content": "hug", "use_regex": True, "enabled": True,
+         "insertion_order": 10, "extensions": {"position": 1, "probability": 50}}]}
+    response = upload(alice_client, {"spec": "chara_card_v3", "data": {"character_book": book}})
+    assert response.status_code == 201, response.content
+    card = alice_client.get(f"/api/v1/lorebooks/{response.json()['lorebook_id']}/export"
+                            "?format=card").json()
+    assert card["entries"][0]["keys"] == ["*hug*"]
+    assert card["entries"][0]["extensions"] == {"position": 1, "probability": 50}
+    assert "token_budget" not in card
+
+
+def test_import_refusals_name_the_file(alice_client):
+    response = alice_client.post("/api/v1/lorebooks/import", {
+        "file": SimpleUploadedFile("x.json", b"{not json")})
+    assert response.status_code == 400 and "file" in response.json()["error"]["fields"]
+    response = upload(alice_client, {"hello": 1})
+    assert response.status_code == 400 and "file" in response.json()["error"]["fields"]
+
+
+def test_crud_with_owner_checks_and_no_overwrite(client, alice, bob, store):
+    client.force_login(alice)
+    created = client.post("/api/v1/lorebooks", {"lorebook_id": "lore_x", "name": "X", "entries": [
+        {"keys": ["a"], "content": "A", "custom": {"kept": 1}}]}, content_type="application/json")
+    assert created.status_code == 201 and created.json()["owner"] == "alice"
+    again = client.post("/api/v1/lorebooks", {"lorebook_id": "lore_x", "name": "Y"},
+                        content_type="application/json")
+    assert again.status_code == 409
+    bad = client.put("/api/v1/lorebooks/lore_x", {"name": "X", "entries": [
+        {"keys": ["a"], "probability": 300}]}, content_type="application/json")
+    assert bad.status_code == 400
+    assert "entries[0].probability" in bad.json()["error"]["fields"]
+    assert store.lorebook_read("lore_x")["entries"][0]["custom"] == {"kept": 1}
+
+    client.force_login(bob)
+    assert client.get("/api/v1/lorebooks/lore_x").status_code == 404
+    assert "lore_x" not in json.dumps(client.get("/api/v1/lorebooks").json())
+    client.force_login(alice)
+    shared = client.put("/api/v1/lorebooks/lore_x", {**store.lorebook_read("lore_x"),
+                                                     "visibility": "shared"},
+                        content_type="application/json")
+    assert shared.status_code == 200 and shared.json()["owner"] == "alice"
+    client.force_login(bob)
+    assert client.get("/api/v1/lorebooks/lore_x").status_code == 200
+    assert client.delete("/api/v1/lorebooks/lore_x").status_code == 403
+    client.force_login(alice)
+    assert client.delete("/api/v1/lorebooks/lore_x").status_code == 204
+    assert client.get("/api/v1/lorebooks/lore_x").status_code == 404
+
+
+def test_card_export_merges_every_linked_book(alice_client, store, character):
+    from library.services import character_save
+
+    first = upload(alice_client, st_world()).json()["lorebook_id"]
+    second = alice_client.post("/api/v1/lorebooks", {"name": "More", "entries": [
+        {"uid": 0, "keys": ["b"], "content": "B"}]}, content_type="application/json")
+    definition = store.character_read(character)
+    character_save(store, data={**definition, "lorebook_ids": [first, second.json()["lorebook_id"]]},
+                   character_id=character)
+    card = alice_client.get(f"/api/v1/characters/{character}/card.json").json()
+    contents = [e["content"] for e in card["data"]["character_book"]["entries"]]
+    assert contents == ["Someone laughs.", "Hug.", "B"]
+    ids = [e["id"] for e in card["data"]["character_book"]["entries"]]
+    assert len(set(ids)) == 3
+
+
+class _FormReader(HTMLParser):
+    """What a browser submits for the lorebook form, read from the page."""
+
+    def __init__(self):
+        super().__init__()
+        self.fields: list[tuple[str, str]] = []
+        self._textarea: str | None = None
+        self._select: str | None = None
+        self._select_value: str | None = None
+        self._option: dict | None = None
+        self._text = ""
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "input" and attrs.get("name") and attrs.get("name") != "csrfmiddlewaretoken":
+            if attrs.get("type") == "checkbox":
+                if "checked" in attrs:
+                    self.fields.append((attrs["name"], attrs.get("value", "on")))
+            else:
+                self.fields.append((attrs["name"], attrs.get("value") or ""))
+        elif tag == "textarea":
+            self._textarea, self._text = attrs.get("name"), ""
+        elif tag == "select":
+            self._select, self._select_value = attrs.get("name"), None
+        elif tag == "option":
+            self._option, self._text = attrs, ""
+
+    def handle_data(self, data):
+        self._text += data
+
+    def handle_endtag(self, tag):
+        if tag == "textarea" and self._textarea:
+            self.fields.append((self._textarea, self._text.removeprefix("\n")))
+            self._textarea = None
+        elif tag == "option" and self._option is not None:
+            value = self._option.get("value", self._text)
+            if self._select_value is None or "selected" in self._option:
+                self._select_value = value
+            self._option = None
+        elif tag == "select" and self._select:
+            self.fields.append((self._select, self._select_value or ""))
+            self._select = None
+
+
+def form_submit(client, url: str, **changes) -> object:
+    reader = _FormReader()
+    page = client.get(url).content.decode()
+    start = page.index('id="lorebook-form"')
+    reader.feed(page[start:page.index("</form>", start)])
+    data: dict[str, list[str]] = {}
+    for name, value in reader.fields:
+        data.setdefault(name, []).append(value)
+    data.update({name: [value] for name, value in changes.items()})
+    return client.post(url, data)
+
+
+def test_import_then_an_unchanged_web_form_save_then_export_is_equal(alice_client, store):
+    lorebook = upload(alice_client, st_world()).json()
+    lorebook_id = lorebook["lorebook_id"]
+    before = store.lorebook_read(lorebook_id)
+    response = form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/")
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert store.lorebook_read(lorebook_id) == before
+    exported = alice_client.get(f"/api/v1/lorebooks/{lorebook_id}/export?format=st").json()
+    assert exported == st_world()
+
+
+def test_a_web_form_edit_keeps_commas_and_regex_braces_and_every_unshown_field(
+        alice_client, store):
+    lorebook_id = upload(alice_client, st_world()).json()["lorebook_id"]
+    form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/",
+                e0_keys="/ha{2,}/i\nlaugh, loud\nnew key", e0_probability="40")
+    exported = alice_client.get(f"/api/v1/lorebooks/{lorebook_id}/export?format=st").json()
+    expected = copy.deepcopy(st_world())
+    expected["entries"]["0"].update(key=["/ha{2,}/i", "laugh, loud", "new key"], probability=40)
+    assert exported == expected
