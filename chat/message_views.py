@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
-from chat import history, selectors
+from chat import history, selectors, services
 from chat.history_views import _owned
 from personalab.storage import get_store
 
@@ -87,3 +87,19 @@ def message_undo(request: HttpRequest, instance_id: str) -> JsonResponse:
     except history.HistoryError as exc:
         return _refused(exc)
     return JsonResponse({"undone": True})
+
+
+@login_required
+@require_POST
+def message_branch(request: HttpRequest, instance_id: str) -> JsonResponse:
+    """A new current session with the messages up to this one; the old session stays listed."""
+    _owned(request, instance_id)
+    store = get_store()
+    try:
+        result = history.session_branch(
+            store, instance_id=instance_id, session_id=request.POST.get("session", ""),
+            index=_index(request), fingerprint=request.POST.get("fp", ""))
+    except history.HistoryError as exc:
+        return _refused(exc)
+    services.instance_index(store, instance_id)
+    return JsonResponse(result)

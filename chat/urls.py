@@ -15,6 +15,8 @@ urlpatterns = [
          name="message_delete"),
     path("instances/<str:instance_id>/messages/undo", message_views.message_undo,
          name="message_undo"),
+    path("instances/<str:instance_id>/messages/branch", message_views.message_branch,
+         name="message_branch"),
     path("instances/<str:instance_id>/outline", views.instance_outline, name="instance_outline"),
     path("instances/<str:instance_id>/import_chat", views.instance_import_chat,
          name="instance_import_chat"),

@@ -399,20 +399,37 @@ def _llm_settings_posted(llm: dict, form) -> dict:
 @login_required
 @require_POST
 def instance_authors_note(request: HttpRequest, instance_id: str) -> HttpResponse:
-    """Author's note: text woven into the history at a depth, every N turns."""
-    _instance_or_404(request, instance_id)
+    """Author's note: text woven into the history at a depth, every N turns. A bad number is
+    refused beside its field and nothing is saved; a missing one takes its default."""
+    row = _instance_or_404(request, instance_id)
+    errors: dict[str, str] = {}
     note = {"text": request.POST.get("text", "").strip()[:4000],
-            "depth": _bounded_int(request.POST.get("depth"), 4, 0, 50),
-            "frequency": _bounded_int(request.POST.get("frequency"), 1, 1, 100),
+            "depth": _note_number(request.POST, "depth", 4, 0, 50, errors),
+            "frequency": _note_number(request.POST, "frequency", 1, 1, 100, errors),
             "role": request.POST.get("role") if request.POST.get("role") in NOTE_ROLES
             else "system"}
-    get_store().memory_json_write(instance_id, "authors_note", note)
-    messages.info(request, "Author's note saved." if note["text"] else "Author's note cleared.")
+    if not errors:
+        get_store().memory_json_write(instance_id, "authors_note", note)
+    if request.htmx:
+        shown = {**note, **{name: request.POST.get(name, "") for name in errors}}
+        return render(request, "chat/_authors_note.html", {
+            "instance": row, "authors_note": shown, "note_roles": NOTE_ROLES,
+            "note_errors": errors, "note_saved": not errors}, status=400 if errors else 200)
+    if errors:
+        messages.error(request, " ".join(f"{name}: {text}" for name, text in errors.items()))
+    else:
+        messages.info(request, "Author's note saved." if note["text"] else "Author's note cleared.")
     return redirect("instance", instance_id=instance_id)
 
 
-def _bounded_int(value, default: int, low: int, high: int) -> int:
-    try:
-        return min(max(int(value), low), high)
-    except (TypeError, ValueError):
+def _note_number(form, name: str, default: int, low: int, high: int,
+                 errors: dict[str, str]) -> int:
+    raw = (form.get(name) or "").strip()
+    if not raw:
         return default
+    digits = raw[1:] if raw.startswith("-") else raw
+    if not (digits.isascii() and digits.isdigit()) or not low <= int(raw) <= high:
+        errors[name] = gettext("A whole number from %(low)s to %(high)s.") % {
+            "low": low, "high": high}
+        return default
+    return int(raw)

@@ -71,6 +71,22 @@ def test_delete_then_undo_brings_the_message_back(alice_client, store, instance)
     assert refused.status_code >= 400 and refused.json()["error"]["message"]
 
 
+def test_branch_from_here_starts_a_new_session_and_keeps_the_old_one(alice_client, store,
+                                                                      instance):
+    _write(store, instance, 6)
+    from chat.history import line_fingerprint
+    fp = line_fingerprint(store.session_read(instance, "sess_001").lines[3])
+    answer = alice_client.post(f"/instances/{instance}/messages/branch",
+                               {"session": "sess_001", "index": 3, "fp": fp}).json()
+    new = answer["session_id"]
+    assert new != "sess_001" and store.instance_state_read(instance)["current_session_id"] == new
+    assert [line["content"] for line in store.session_read(instance, new).lines] == [
+        "line 0", "line 1", "line 2", "line 3"]
+    assert len(store.session_read(instance, "sess_001").lines) == 6
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert _shown(page) == [0, 1, 2, 3] and f'data-session="{new}"' in page
+
+
 def test_another_account_cannot_read_or_change_messages(client, bob, store, instance):
     _write(store, instance, 2)
     client.force_login(bob)
@@ -78,6 +94,7 @@ def test_another_account_cannot_read_or_change_messages(client, bob, store, inst
             ("get", "messages/source", {"session": "sess_001", "index": 0, "fp": "x"}),
             ("post", "messages/edit", {"session": "sess_001", "index": 0, "fp": "x", "text": "y"}),
             ("post", "messages/delete", {"session": "sess_001", "index": 0, "fp": "x"}),
+            ("post", "messages/branch", {"session": "sess_001", "index": 0, "fp": "x"}),
             ("get", "messages", {"before": "1"})):
         assert getattr(client, method)(f"/instances/{instance}/{url}", data).status_code == 404
     assert store.session_read(instance, "sess_001").lines[0]["content"] == "line 0"
@@ -99,3 +116,20 @@ def test_the_next_recap_turn():
     settings = {"recaps_enabled": True, "recap_every_n_rounds": 5}
     assert recap_next_due(last_turn=7, memory_settings=settings) == 10
     assert recap_next_due(last_turn=10, memory_settings=settings) == 15
+
+
+def test_authors_note_keeps_depth_zero_and_refuses_bad_numbers_beside_the_field(
+        alice_client, store, instance):
+    url = f"/instances/{instance}/authors_note"
+    saved = alice_client.post(url, {"text": "Rain.", "depth": "0", "frequency": "2"},
+                              HTTP_HX_REQUEST="true")
+    assert saved.status_code == 200 and "Saved." in saved.content.decode()
+    assert store.memory_json_read(instance, "authors_note", {})["depth"] == 0
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert 'name="depth" type="number" min="0" max="50" value="0"' in page
+    refused = alice_client.post(url, {"text": "Snow.", "depth": "-7", "frequency": "2"},
+                                HTTP_HX_REQUEST="true")
+    body = refused.content.decode()
+    assert refused.status_code == 400 and 'data-testid="depth-error"' in body
+    assert 'value="-7"' in body and "Nothing was saved." in body
+    assert store.memory_json_read(instance, "authors_note", {})["text"] == "Rain."

@@ -156,6 +156,16 @@ def test_swipe_arrows_keep_working_after_three_turns(page: Page, server: Server)
             ".pop().textContent.trim() === t", arg=expected)
     screenshot_take(page, "23_swipes_390", full_page=False)
     assert server.session_lines(instance_id)[-1]["content"] == "Version B."
+    old_session = server.instance_state(instance_id)["current_session_id"]
+    page.locator("[data-testid=message][data-role=assistant]").nth(2).locator(
+        "[data-testid=branch]").click()  # the reply "Answer 2."
+    page.wait_for_function("s => document.getElementById('messages').dataset.session !== s",
+                           arg=old_session)
+    texts = page.locator("[data-testid=message] .text").all_inner_texts()
+    assert texts[-1] == "Answer 2." and "Question 3." not in texts
+    assert any(line.get("content") == "Version B." for line in
+               server.store.session_read(instance_id, old_session).lines)  # the old one stays
+    screenshot_take(page, "23_branched_390", full_page=False)
     assert page.js_errors == []
 
 
