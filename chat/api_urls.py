@@ -1,11 +1,8 @@
 from django.urls import path
 
 from library import api as library_api
-from memory import api as memory_api
 
 urlpatterns = [
-    path("instances/<str:instance_id>/summarize", memory_api.summarize),
-    path("instances/<str:instance_id>/update_memory", memory_api.update_memory),
     path("instances/<str:instance_id>/background", library_api.switch_background),
     path("config", library_api.config),
     path("config/reset", library_api.config_reset),

@@ -1,16 +1,14 @@
-"""Summarize and update-memory endpoints (user-triggered, seeds/personalab-flow.md)."""
+"""Summarize and update-memory as one locked action (user-triggered, seeds/personalab-flow.md);
+used by the REST routes (memory/routers.py) and the chat page."""
 
 from __future__ import annotations
 
 from asgiref.sync import sync_to_async
-from django.http import HttpRequest, JsonResponse
 
 from chat import services as chat_services
-from chat.apiutil import ApiError, api_view
 from chat.context import provider_current
-from chat.llm import LLMError
 from memory import runtime
-from memory.services import MemoryActionError, memory_summarize, memory_update_persona
+from memory.services import memory_summarize, memory_update_persona
 from personalab.storage import get_store
 
 
@@ -37,23 +35,3 @@ async def memory_action(instance_id: str, action: str, progress=None) -> dict:
         runtime.progress_set(instance_id, None)
     await sync_to_async(chat_services.instance_index)(store, instance_id)
     return result
-
-
-async def _run(request: HttpRequest, instance_id: str, action: str) -> JsonResponse:
-    await sync_to_async(chat_services.instance_for_user)(request.user, instance_id)
-    try:
-        return JsonResponse(await memory_action(instance_id, action))
-    except MemoryActionError as exc:
-        raise ApiError(422, "unusable_llm_output", str(exc)) from None
-    except LLMError as exc:
-        raise ApiError(502, "llm_error", exc.message) from None
-
-
-@api_view(["POST"])
-async def summarize(request: HttpRequest, instance_id: str) -> JsonResponse:
-    return await _run(request, instance_id, "summarize")
-
-
-@api_view(["POST"])
-async def update_memory(request: HttpRequest, instance_id: str) -> JsonResponse:
-    return await _run(request, instance_id, "update_memory")

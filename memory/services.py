@@ -49,8 +49,9 @@ class MemoryActionError(AppError):
 
     code, status = "unusable_llm_output", 422
 
-    def __init__(self, message: str, *, detail: str = "") -> None:
-        super().__init__(message=message)
+    def __init__(self, message: str, *, detail: str = "", code: str | None = None,
+                 status: int | None = None, fields: dict[str, str] | None = None) -> None:
+        super().__init__(code, status, message, fields)
         self.detail = detail
 
 
@@ -339,7 +340,8 @@ def persona_restore(store: FileStore, *, instance_id: str, version: int) -> dict
     versions = persona_versions(store, instance_id=instance_id)
     match = [v for v in versions if v.get("version") == version]
     if not match:
-        raise MemoryActionError(f"找不到成长人格的第{version}版")
+        raise MemoryActionError(f"找不到成长人格的第{version}版", code="not_found", status=404,
+                                fields={"version": "no such version"})
     character = store.character_state_read(instance_id)
     text = str(match[-1].get("evolved_persona") or "")
     number = _persona_record(store, instance_id, character, text, source="manual",
@@ -411,12 +413,13 @@ def _item_position(items: list[dict[str, Any]], item_id: str) -> int:
     for position, item in enumerate(items):
         if item["id"] == item_id:
             return position
-    raise MemoryActionError(f"找不到条目 {item_id}")
+    raise MemoryActionError(f"找不到条目 {item_id}", code="not_found", status=404)
 
 
 def _text_checked(text: str) -> str:
     if not isinstance(text, str) or not text.strip():
-        raise MemoryActionError("内容不能为空")
+        raise MemoryActionError("内容不能为空", code="invalid", status=400,
+                                fields={"text": "required"})
     return text.strip()
 
 
@@ -483,7 +486,8 @@ def biography_from_persona(store: FileStore, *, instance_id: str) -> list[dict[s
     persona = store.character_state_read(instance_id).get("evolved_persona", "")
     paragraphs = [part.strip() for part in re.split(r"\n\s*\n|\n", persona) if part.strip()]
     if not paragraphs:
-        raise MemoryActionError("成长人格还是空的，没有可以保存为传记的段落")
+        raise MemoryActionError("成长人格还是空的，没有可以保存为传记的段落", code="empty",
+                                status=409)
     data = _doc_read(store, instance_id, BIOGRAPHY_FILE, strict=True)
     now = utc_now()
     added = [{"id": random_id("bio"), "text": text, "created_at": now, "source": "persona"}
@@ -637,3 +641,33 @@ async def recap_rebuild(store: FileStore, *, instance_id: str, llm: Any,
     store.memory_json_write(instance_id, RECAPS_FILE, rebuilt)
     return {"chunks": len(entries), "items": rebuilt["items"],
             "pending": rebuilt["pending_summaries"]}
+
+
+# --- author's note -----------------------------------------------------------------------
+
+AUTHORS_NOTE_FILE = "authors_note"
+NOTE_ROLES = ("system", "user", "assistant")
+AUTHORS_NOTE_DEFAULT = {"text": "", "depth": 4, "frequency": 1, "role": "system"}
+
+
+def authors_note_read(store: FileStore, *, instance_id: str) -> dict[str, Any]:
+    """The note with every field present; a hand-edited odd value reads as its default."""
+    try:
+        note = store.memory_json_read(instance_id, AUTHORS_NOTE_FILE, {})
+    except (StoreError, ValueError):
+        note = {}
+    note = note if isinstance(note, dict) else {}
+    checks = {"text": lambda v: isinstance(v, str),
+              "depth": lambda v: type(v) is int and 0 <= v <= 50,
+              "frequency": lambda v: type(v) is int and 1 <= v <= 100,
+              "role": lambda v: v in NOTE_ROLES}
+    return {key: note[key] if check(note.get(key)) else AUTHORS_NOTE_DEFAULT[key]
+            for key, check in checks.items()}
+
+
+def authors_note_save(store: FileStore, *, instance_id: str,
+                      note: dict[str, Any]) -> dict[str, Any]:
+    """Save a validated note (text stripped); empty text turns the note off."""
+    saved = {**AUTHORS_NOTE_DEFAULT, **note, "text": str(note.get("text", "")).strip()}
+    store.memory_json_write(instance_id, AUTHORS_NOTE_FILE, saved)
+    return saved

@@ -25,6 +25,7 @@ from chat.routers import chat_router, history_router
 from chat.routers import router as instances_router
 from library.lorebook_routers import router as lorebooks_router
 from library.routers import router as library_router
+from memory.routers import router as memory_router
 from personalab.lib.errors import AppError, TooLarge
 from personalab.lib.jsonbody import json_object_bounded
 
@@ -149,3 +150,4 @@ api.add_router("/", chat_router)
 api.add_router("/", history_router)
 api.add_router("/", library_router)
 api.add_router("/", lorebooks_router)
+api.add_router("/", memory_router)

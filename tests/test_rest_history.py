@@ -3,32 +3,11 @@ refused to another account exactly as the page refuses it (404, nothing changed)
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from chat.models import ApiToken
+from tests.rest_client import as_alice, as_bob  # noqa: F401 — fixtures
 
 pytestmark = pytest.mark.django_db
-
-
-def _caller(client, user):
-    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(user)}"}
-
-    def call(method, url, body=None):
-        data = json.dumps(body) if body is not None else ""
-        return getattr(client, method)(url, data, content_type="application/json", **auth)
-    return call
-
-
-@pytest.fixture
-def as_alice(client, alice):
-    return _caller(client, alice)
-
-
-@pytest.fixture
-def as_bob(client, bob):
-    return _caller(client, bob)
 
 
 @pytest.fixture

@@ -1,0 +1,200 @@
+"""Memory routes of /api/v1/ under instances/{instance_id}/: the persona & memory page's
+actions (persona versions, pinned prompt, recaps, biography), the author's note, summarize and
+update-memory. Owner or staff only; others get 404. Changes hold the instance lock (409 while a
+reply streams)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.http import HttpRequest
+from ninja import Router, Status
+
+from chat.context import provider_current
+from chat.services import instance_for_user
+from memory import services as memory
+from memory.api import memory_action
+from memory.schemas import (AuthorsNote, Items, MoveIn, PersonaChange, PersonaOut, PinnedOut,
+                            RecapsOut, TextIn, VersionIn)
+from personalab.storage import get_store
+
+router = Router(tags=["memory"])
+BASE = "/instances/{instance_id}"
+
+
+def _locked(request: HttpRequest, instance_id: str, action, **kwargs: Any) -> Any:
+    instance_for_user(request.auth, instance_id)
+    store = get_store()
+    with store.instance_lock(instance_id):
+        return action(store, instance_id=instance_id, **kwargs)
+
+
+def _owned_store(request: HttpRequest, instance_id: str):
+    instance_for_user(request.auth, instance_id)
+    return get_store()
+
+
+# --- summarize, update memory ------------------------------------------------------------
+
+
+@router.post(BASE + "/summarize", response=dict[str, Any],
+             description="Summarize the current session into events and continue in a new "
+                         "session (422 when the model's answer is unusable, 502 when it fails).")
+async def summarize(request: HttpRequest, instance_id: str):
+    await sync_to_async(instance_for_user)(request.auth, instance_id)
+    return await memory_action(instance_id, "summarize")
+
+
+@router.post(BASE + "/update_memory", response=dict[str, Any],
+             description="Grow the evolved persona from the recent turns (a new version).")
+async def update_memory(request: HttpRequest, instance_id: str):
+    await sync_to_async(instance_for_user)(request.auth, instance_id)
+    return await memory_action(instance_id, "update_memory")
+
+
+# --- evolved persona versions -------------------------------------------------------------
+
+
+@router.get(BASE + "/persona", response=PersonaOut)
+def persona_read(request: HttpRequest, instance_id: str):
+    store = _owned_store(request, instance_id)
+    character = store.character_state_read(instance_id)
+    return {"base_persona": str(character.get("base_persona", "")),
+            "evolved_persona": str(character.get("evolved_persona", "")),
+            "versions": memory.persona_versions(store, instance_id=instance_id)}
+
+
+@router.put(BASE + "/persona", response=PersonaChange,
+            description="Set the evolved persona by hand; it becomes a new version.")
+def persona_set(request: HttpRequest, instance_id: str, payload: TextIn):
+    return _locked(request, instance_id, memory.persona_set_manual, text=payload.text.strip())
+
+
+@router.post(BASE + "/persona/restore", response=PersonaChange,
+             description="An older version becomes current again, as a new version.")
+def persona_restore(request: HttpRequest, instance_id: str, payload: VersionIn):
+    return _locked(request, instance_id, memory.persona_restore, version=payload.version)
+
+
+# --- pinned prompt ------------------------------------------------------------------------
+
+
+def _pinned(store, instance_id: str) -> dict[str, str]:
+    state = store.instance_state_read(instance_id)
+    text, source = memory.pinned_prompt_effective(
+        store, instance_id=instance_id, character_id=state.get("character_id") or "")
+    override = store.memory_json_read(instance_id, memory.PINNED_FILE, {})
+    own = override.get("text") if isinstance(override, dict) else ""
+    return {"text": text, "source": source, "override": own if isinstance(own, str) else ""}
+
+
+@router.get(BASE + "/pinned", response=PinnedOut)
+def pinned_read(request: HttpRequest, instance_id: str):
+    return _pinned(_owned_store(request, instance_id), instance_id)
+
+
+@router.put(BASE + "/pinned", response=PinnedOut,
+            description="This instance's pinned prompt; empty text removes the override so the "
+                        "character's own pinned prompt applies.")
+def pinned_set(request: HttpRequest, instance_id: str, payload: TextIn):
+    _locked(request, instance_id, memory.pinned_prompt_set, character_id=None,
+            text=payload.text.strip())
+    return _pinned(get_store(), instance_id)
+
+
+# --- recaps -------------------------------------------------------------------------------
+
+
+def _recaps(store, instance_id: str) -> dict[str, Any]:
+    return {"items": memory.recap_items(store, instance_id=instance_id),
+            "pending": memory.recap_pending(store, instance_id=instance_id)}
+
+
+@router.get(BASE + "/recaps", response=RecapsOut)
+def recaps_read(request: HttpRequest, instance_id: str):
+    return _recaps(_owned_store(request, instance_id), instance_id)
+
+
+# Before the {item_id} routes: their pattern would take "rebuild" as an item id.
+@router.post(BASE + "/recaps/rebuild", response=dict[str, Any],
+             description="Recompute the current session's recaps from its turns with the model; "
+                         "earlier sessions' recaps are kept.")
+async def recaps_rebuild(request: HttpRequest, instance_id: str):
+    await sync_to_async(instance_for_user)(request.auth, instance_id)
+    store = get_store()
+    lock = store.instance_lock(instance_id).acquire()
+    try:
+        return await memory.recap_rebuild(store, instance_id=instance_id,
+                                          llm=provider_current(store),
+                                          settings=store.module_read("memory"))
+    finally:
+        lock.release()
+
+
+@router.put(BASE + "/recaps/{item_id}", response=dict[str, Any])
+def recap_update(request: HttpRequest, instance_id: str, item_id: str, payload: TextIn):
+    return _locked(request, instance_id, memory.recap_update, item_id=item_id, text=payload.text)
+
+
+@router.delete(BASE + "/recaps/{item_id}", response=dict[str, Any])
+def recap_remove(request: HttpRequest, instance_id: str, item_id: str):
+    return _locked(request, instance_id, memory.recap_remove, item_id=item_id)
+
+
+@router.post(BASE + "/recaps/{item_id}/move", response=Items)
+def recap_move(request: HttpRequest, instance_id: str, item_id: str, payload: MoveIn):
+    return {"items": _locked(request, instance_id, memory.recap_reorder, item_id=item_id,
+                             new_index=payload.to)}
+
+
+# --- biography ----------------------------------------------------------------------------
+
+
+@router.get(BASE + "/biography", response=Items)
+def biography_read(request: HttpRequest, instance_id: str):
+    store = _owned_store(request, instance_id)
+    return {"items": memory.biography_items(store, instance_id=instance_id)}
+
+
+@router.post(BASE + "/biography", response={201: dict[str, Any]})
+def biography_add(request: HttpRequest, instance_id: str, payload: TextIn):
+    return Status(201, _locked(request, instance_id, memory.biography_add, text=payload.text))
+
+
+@router.post(BASE + "/biography/from_persona", response={201: Items},
+             description="Keep the current evolved persona as paragraphs of the biography.")
+def biography_from_persona(request: HttpRequest, instance_id: str):
+    return Status(201, {"items": _locked(request, instance_id, memory.biography_from_persona)})
+
+
+@router.put(BASE + "/biography/{item_id}", response=dict[str, Any])
+def biography_update(request: HttpRequest, instance_id: str, item_id: str, payload: TextIn):
+    return _locked(request, instance_id, memory.biography_update, item_id=item_id,
+                   text=payload.text)
+
+
+@router.delete(BASE + "/biography/{item_id}", response=dict[str, Any])
+def biography_remove(request: HttpRequest, instance_id: str, item_id: str):
+    return _locked(request, instance_id, memory.biography_remove, item_id=item_id)
+
+
+@router.post(BASE + "/biography/{item_id}/move", response=Items)
+def biography_move(request: HttpRequest, instance_id: str, item_id: str, payload: MoveIn):
+    return {"items": _locked(request, instance_id, memory.biography_reorder, item_id=item_id,
+                             new_index=payload.to)}
+
+
+# --- author's note ------------------------------------------------------------------------
+
+
+@router.get(BASE + "/authors_note", response=AuthorsNote)
+def authors_note_read(request: HttpRequest, instance_id: str):
+    return memory.authors_note_read(_owned_store(request, instance_id), instance_id=instance_id)
+
+
+@router.put(BASE + "/authors_note", response=AuthorsNote,
+            description="Text woven into the history at `depth`, every `frequency` turns; "
+                        "empty text turns it off.")
+def authors_note_set(request: HttpRequest, instance_id: str, payload: AuthorsNote):
+    return _locked(request, instance_id, memory.authors_note_save, note=payload.dict())

@@ -1,0 +1,53 @@
+"""Request and response shapes of the memory routes: persona versions, pinned prompt, recaps,
+biography, author's note, summarize and update-memory."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from ninja import Field, Schema
+
+
+class TextIn(Schema):
+    text: str
+
+
+class MoveIn(Schema):
+    to: int = Field(description="the item's new position, 0 = first")
+
+
+class VersionIn(Schema):
+    version: int
+
+
+class PersonaOut(Schema):
+    base_persona: str
+    evolved_persona: str
+    versions: list[dict[str, Any]]
+
+
+class PersonaChange(Schema):
+    evolved_persona: str
+    version: Any
+    changed: bool
+
+
+class PinnedOut(Schema):
+    text: str
+    source: str  # instance | character | none
+    override: str
+
+
+class Items(Schema):
+    items: list[dict[str, Any]]
+
+
+class RecapsOut(Items):
+    pending: list[dict[str, Any]]
+
+
+class AuthorsNote(Schema):
+    text: str = Field("", max_length=4000)
+    depth: int = Field(4, ge=0, le=50, description="messages from the end where it is woven in")
+    frequency: int = Field(1, ge=1, le=100, description="every N turns")
+    role: Literal["system", "user", "assistant"] = "system"
