@@ -7,6 +7,7 @@ from typing import Any
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from chat import services
@@ -31,8 +32,16 @@ def _form_value(name: str, raw: str) -> Any:
         return raw
 
 
-def generation_context(state: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"generation": state.get("generation") or {}, "generation_fields": FIELDS, **extra}
+def _form_changes(request: HttpRequest) -> dict[str, Any]:
+    return {name: _form_value(name, request.POST.get(name, "")) for name in FIELDS}
+
+
+def _form_render(request: HttpRequest, *, action: str, generation: dict[str, Any],
+                 errors: dict[str, str], status: int) -> HttpResponse:
+    errors = {k.removeprefix("generation."): v for k, v in errors.items()}
+    return render(request, "chat/_generation.html", {
+        "generation": generation, "generation_action": action, "errors": errors,
+        "submitted": request.POST if errors else None, "saved": not errors}, status=status)
 
 
 @login_required
@@ -44,15 +53,29 @@ def instance_generation(request: HttpRequest, instance_id: str) -> HttpResponse:
             request.user, instance_id).instance_id)
     except services.NotFound:
         raise Http404("instance not found") from None
-    changes = {name: _form_value(name, request.POST.get(name, "")) for name in FIELDS}
     errors, status = {}, 200
     try:
         state = services.instance_update(store, user=request.user, instance_id=instance_id,
-                                         generation=changes)
+                                         generation=_form_changes(request))
     except services.InstanceUpdateError as error:
-        errors, status = {k.removeprefix("generation."): v for k, v in error.fields.items()}, 400
+        errors, status = error.fields, 400
     except InstanceBusy:
         errors, status = {"generation": "a reply is streaming; save again when it ends"}, 409
-    context = generation_context(state, instance_id=instance_id, errors=errors,
-                                 submitted=request.POST if errors else None, saved=not errors)
-    return render(request, "chat/_generation.html", context, status=status)
+    return _form_render(request, action=reverse("instance_generation", args=[instance_id]),
+                        generation=state.get("generation") or {}, errors=errors, status=status)
+
+
+@login_required
+@require_POST
+def account_generation(request: HttpRequest) -> HttpResponse:
+    """The player's defaults, used by every instance that does not set its own."""
+    store = get_store()
+    try:
+        generation = services.generation_defaults_update(store, user=request.user,
+                                                         changes=_form_changes(request))
+        errors, status = {}, 200
+    except services.InstanceUpdateError as error:
+        generation = services.generation_defaults_read(store, user=request.user)
+        errors, status = error.fields, 400
+    return _form_render(request, action=reverse("account_generation"), generation=generation,
+                        errors=errors, status=status)

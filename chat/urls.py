@@ -24,6 +24,7 @@ urlpatterns = [
          name="instance_persona"),
     path("instances/<str:instance_id>/generation", generation_views.instance_generation,
          name="instance_generation"),
+    path("generation/defaults", generation_views.account_generation, name="account_generation"),
     path("instances/<str:instance_id>/background", views.instance_background,
          name="instance_background"),
     path("instances/<str:instance_id>/memory/progress", views.instance_memory_progress,

@@ -36,6 +36,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "instances": services.instances_visible_to(request.user),
         "characters": characters_visible_to(user=request.user),
         "backgrounds": backgrounds_visible_to(user=request.user),
+        "account_generation": services.generation_defaults_read(get_store(), user=request.user),
     })
 
 

@@ -190,3 +190,15 @@ def test_rest_put_picks_a_persona_of_ones_own_only(client, alice, bob, store, in
     assert store.instance_state_read(instance)["persona_id"] == mine
     client.put(url, {"persona_id": None}, content_type="application/json", **auth)
     assert store.instance_state_read(instance)["persona_id"] is None
+
+
+def test_the_home_page_form_saves_account_defaults_field_by_field(alice_client, store, alice):
+    page = alice_client.get("/").content.decode()
+    assert 'id="account-generation"' in page
+    response = alice_client.post("/generation/defaults", {"temperature": "1.3", "seed": "11"})
+    assert response.status_code == 200
+    assert store.module_read("generation")["accounts"]["alice"] == {"temperature": 1.3,
+                                                                    "seed": 11}
+    response = alice_client.post("/generation/defaults", {"top_p": "2"})
+    assert response.status_code == 400 and 'data-field="top_p"' in response.content.decode()
+    assert store.module_read("generation")["accounts"]["alice"]["temperature"] == 1.3
