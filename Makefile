@@ -19,7 +19,7 @@ install: $(VENV)/.installed
 
 run: install
 	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py bootstrap
+	HOST=$(HOST) PORT=$(PORT) $(BIN)/python manage.py bootstrap
 	$(BIN)/python manage.py seed_demo
 	$(BIN)/python manage.py reindex
 	$(BIN)/daphne -b $(HOST) -p $(PORT) personalab.asgi:application

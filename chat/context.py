@@ -189,6 +189,9 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
         "outline_length": len(outline) if director else 0,
         "user_text": ctx.user_text,
         "continue_from": ctx.continue_from,
+        # How many earlier versions a regenerate keeps (the offline demo varies on it).
+        "variant": len((ctx.reply_extra or {}).get("alternatives", [])) if not ctx.continue_from
+        else 0,
         "generation": generation_for_instance(store, ctx.instance_state),
     }
     return Prepared(prompt=prompt, recall=recall, director=director, lore=lore,

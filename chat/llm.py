@@ -325,6 +325,16 @@ _ZH_BODIES = [
     "“{quote}”——你是认真的吗？好，那我就陪你走下去。",
     "关于“{quote}”，我想了很久。也许答案就在前面不远的地方。",
 ]
+_ZH_CONTINUATIONS = [
+    "（{name}顿了顿，又补充道）还有一件事，我一直没说出口。",
+    "（{name}望向远处）不过，路还很长，我们得先准备好。",
+    "（{name}压低声音）记住，别把这些告诉任何人。",
+]
+_EN_CONTINUATIONS = [
+    " ({name} goes on) There is one more thing I never told you.",
+    " ({name} looks into the distance) Still, the road is long. We should get ready first.",
+    " ({name} lowers their voice) Remember: tell no one about this.",
+]
 _EN_OPENINGS = ["({name} pauses for a moment) ", "({name} looks up at you) ", "({name} sighs) "]
 _EN_BODIES = [
     '"{quote}" — I hear you. I will keep that in mind, one step at a time.',
@@ -365,8 +375,13 @@ def offline_reply(messages: list[dict], context: dict) -> str:
     chinese = _is_chinese(said)
     seed = int(hashlib.sha256(f"{name}|{said}".encode()).hexdigest(), 16)
     openings, bodies = (_ZH_OPENINGS, _ZH_BODIES) if chinese else (_EN_OPENINGS, _EN_BODIES)
+    if context.get("continue_from"):
+        more = _ZH_CONTINUATIONS if chinese else _EN_CONTINUATIONS
+        return more[(seed + len(str(context["continue_from"]))) % len(more)].format(name=name)
     quote = _quote(said, chinese) or ("……" if chinese else "...")
-    reply = openings[seed % 3].format(name=name) + bodies[(seed // 3) % 3].format(quote=quote)
+    # A regenerate asks again with variant 1, 2, ...: the next of the nine combinations.
+    pick = (seed + int(context.get("variant") or 0)) % 9
+    reply = openings[pick % 3].format(name=name) + bodies[pick // 3].format(quote=quote)
     return reply + _offline_marker(context, seed)
 
 

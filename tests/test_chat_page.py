@@ -133,3 +133,14 @@ def test_authors_note_keeps_depth_zero_and_refuses_bad_numbers_beside_the_field(
     assert refused.status_code == 400 and 'data-testid="depth-error"' in body
     assert 'value="-7"' in body and "Nothing was saved." in body
     assert store.memory_json_read(instance, "authors_note", {})["text"] == "Rain."
+
+
+def test_the_start_message_names_the_port_make_run_serves_on(data_dir, monkeypatch):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    monkeypatch.setenv("PORT", "8123")
+    out = StringIO()
+    call_command("bootstrap", stdout=out)
+    assert "Log in at http://127.0.0.1:8123/ as  admin / " in out.getvalue()

@@ -283,3 +283,13 @@ async def test_offline_memory_and_recap_mention_recent_events() -> None:
     recap = await provider.complete([], context={**context, "task": "recap"})
     assert "Alserqi" in persona and "Victor fled north" in persona
     assert "Victor fled north" in recap and "\n" not in recap
+
+
+async def test_offline_regenerate_gives_a_different_version_and_continue_goes_on() -> None:
+    provider = OfflineProvider(delay=0)
+    versions = ["".join(await collect(provider, character_name="Mira", turn=1, variant=n))
+                for n in range(3)]
+    assert len(set(versions)) == 3
+    more = "".join(await collect(provider, character_name="Mira", turn=1,
+                                 continue_from=versions[0]))
+    assert more and more not in versions[0] and versions[0] not in more

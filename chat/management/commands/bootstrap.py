@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import secrets
 
 from django.conf import settings
@@ -22,7 +23,13 @@ class Command(BaseCommand):
         if password_file.exists():
             password = password_file.read_text().strip()
             self.stdout.write(self.style.SUCCESS(
-                "\n  Log in at http://127.0.0.1:8000/ as  admin / " + password +
+                f"\n  Log in at {_address()} as  admin / " + password +
                 f"\n  (password kept in {password_file}; change it in /admin/)\n"))
         else:
             self.stdout.write("Log in with your existing admin account.")
+
+
+def _address() -> str:
+    """Where `make run` serves (it passes HOST and PORT on), so the message is the real one."""
+    host = os.environ.get("HOST") or "127.0.0.1"
+    return f"http://{host}:{os.environ.get('PORT') or '8000'}/"
