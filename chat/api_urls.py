@@ -3,7 +3,6 @@ from django.urls import path
 from library import api as library_api
 
 urlpatterns = [
-    path("instances/<str:instance_id>/background", library_api.switch_background),
     path("config", library_api.config),
     path("config/reset", library_api.config_reset),
     path("characters", library_api.characters),

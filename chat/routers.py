@@ -11,7 +11,7 @@ from ninja import Body, Router, Status
 
 from chat import history, services
 from chat.models import Instance, Trace
-from chat.schemas import (BranchIn, BranchOut, ChatIn, ChatOut, CurrentResponse,
+from chat.schemas import (BackgroundSwitchIn, BranchIn, BranchOut, ChatIn, ChatOut, CurrentResponse,
                           GenerationSettings, HistoryChange, InstanceCreated, InstanceDetail,
                           InstanceIn, InstanceList, InstanceUpdateIn, MessageEditIn,
                           MessagesPage, SessionList, SwipeIn, SwipeOut, UndoIn)
@@ -99,6 +99,16 @@ def generation_defaults(request: HttpRequest):
 def generation_defaults_change(request: HttpRequest, payload: GenerationSettings):
     return {"generation": services.generation_defaults_update(
         get_store(), user=request.auth, changes=payload.generation)}
+
+
+@router.post("/instances/{instance_id}/background", response=dict[str, Any],
+             description="Switch to another background (one you may use) or none; the story "
+                         "progress is kept.")
+def instance_background(request: HttpRequest, instance_id: str, payload: BackgroundSwitchIn):
+    services.instance_for_user(request.auth, instance_id)
+    return services.instance_background_switch(get_store(), user=request.auth,
+                                               instance_id=instance_id,
+                                               background_id=payload.background_id)
 
 
 # --- the turn -------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ninja import Schema
+from ninja import Field, Schema
 
 
 class InstanceIn(Schema):
@@ -159,3 +159,7 @@ class MessagesPage(Schema):
     page_size: int
     problems: list[str]
     streaming: bool
+
+
+class BackgroundSwitchIn(Schema):
+    background_id: str | None = Field(..., description="null plays on no background")

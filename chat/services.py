@@ -7,6 +7,7 @@ from typing import Any
 from django.db import transaction
 
 from chat.models import Instance, Session, Trace
+from director.services import instance_switch_background
 from library.models import Background, Character, Persona
 from library.selectors import (background_for_use, character_for_use, persona_effective,
                                persona_for_user)
@@ -353,3 +354,17 @@ def instance_update(store: FileStore, *, user, instance_id: str, name: Any = UNS
     finally:
         lock.release()
     return state
+
+
+def instance_background_switch(store: FileStore, *, user, instance_id: str,
+                               background_id: str | None) -> dict[str, Any]:
+    """Play the instance on another background (one the user may use) or none; the story
+    progress is kept (clamped to the new outline)."""
+    if background_id is not None:
+        validate_id(background_id, kind="background id")
+        background_for_use(store, user=user, background_id=background_id)
+    with store.instance_lock(instance_id):
+        result = instance_switch_background(store, instance_id=instance_id,
+                                            background_id=background_id)
+    instance_index(store, instance_id)
+    return result

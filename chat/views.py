@@ -13,9 +13,10 @@ from chat import selectors, services
 from chat.chat_formats import ChatFormatError
 from chat.history import DEFAULT_PAGE_SIZE, DEFAULT_UNDO_WINDOW
 from chat.models import Trace
-from director.services import director_status, instance_switch_background
-from library.selectors import (background_for_use, backgrounds_visible_to,
-                               characters_visible_to, persona_effective, personas_visible_to)
+from director.services import director_status
+from library.selectors import (backgrounds_visible_to, characters_visible_to,
+                               persona_effective, personas_visible_to)
+from memory.services import NOTE_ROLES, authors_note_save
 from personalab.lib.config_schema import base_url_error, whole_number
 from personalab.lib.errors import AppError
 from personalab.lib.filestore import DEFAULT_MODULES, InstanceBusy, StoreError
@@ -54,7 +55,6 @@ def instance_new(request: HttpRequest) -> HttpResponse:
     return redirect("instance", instance_id=instance_id)
 
 
-NOTE_ROLES = ("system", "user", "assistant")
 
 
 def _chat_context(request: HttpRequest, instance_id: str) -> dict:
@@ -189,12 +189,9 @@ def instance_background(request: HttpRequest, instance_id: str) -> HttpResponse:
     store = get_store()
     background_id = request.POST.get("background_id") or None
     try:
-        if background_id:
-            background_for_use(store, user=request.user, background_id=background_id)
-        with store.instance_lock(instance_id):
-            result = instance_switch_background(store, instance_id=instance_id,
-                                                background_id=background_id)
-        services.instance_index(store, instance_id)
+        result = services.instance_background_switch(store, user=request.user,
+                                                     instance_id=instance_id,
+                                                     background_id=background_id)
         note = "Background switched; the story progress is kept."
         if result.get("clamped"):
             note += (" The current plot point is beyond the new outline, so the director "
@@ -410,7 +407,7 @@ def instance_authors_note(request: HttpRequest, instance_id: str) -> HttpRespons
             "role": request.POST.get("role") if request.POST.get("role") in NOTE_ROLES
             else "system"}
     if not errors:
-        get_store().memory_json_write(instance_id, "authors_note", note)
+        authors_note_save(get_store(), instance_id=instance_id, note=note)
     if request.htmx:
         shown = {**note, **{name: request.POST.get(name, "") for name in errors}}
         return render(request, "chat/_authors_note.html", {

@@ -8,7 +8,6 @@ from django.http import HttpRequest, JsonResponse
 
 from chat import services as chat_services
 from chat.apiutil import ApiError, api_view, json_body
-from director.services import instance_switch_background
 from library import selectors, services
 from personalab.lib.config_schema import config_validate
 from personalab.lib.filestore import DEFAULT_CONFIG
@@ -82,24 +81,6 @@ def background_copy(request: HttpRequest, background_id: str) -> JsonResponse:
     new_id = services.background_copy(get_store(), user=request.user,
                                       background_id=background_id)
     return JsonResponse({"background_id": new_id, "copied_from": background_id}, status=201)
-
-
-@api_view(["POST"])
-def switch_background(request: HttpRequest, instance_id: str) -> JsonResponse:
-    chat_services.instance_for_user(request.user, instance_id)
-    data = json_body(request)
-    if "background_id" not in data:
-        raise ApiError(400, "missing_field", "background_id is required (null for none)")
-    background_id = data["background_id"]
-    store = get_store()
-    if background_id is not None:
-        validate_id(background_id, kind="background id")
-        selectors.background_for_use(store, user=request.user, background_id=background_id)
-    with store.instance_lock(instance_id):
-        result = instance_switch_background(store, instance_id=instance_id,
-                                            background_id=background_id)
-    chat_services.instance_index(store, instance_id)
-    return JsonResponse(result)
 
 
 def config_save(changes: dict) -> tuple[dict, dict[str, str]]:

@@ -248,6 +248,20 @@ def test_switch_background_keeps_plot_state(api, instance, store):
     assert store.instance_state_read(instance)["background_id"] is None
 
 
+
+def test_switch_background_of_another_account_is_404_and_a_missing_field_is_named(
+        api, client, instance, store, bob):
+    before = store.instance_state_read(instance)
+    bob_auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(bob)}"}
+    refused = client.post(f"/api/v1/instances/{instance}/background",
+                          json.dumps({"background_id": None}), content_type="application/json",
+                          **bob_auth)
+    assert refused.status_code == 404
+    missing = api("post", f"/api/v1/instances/{instance}/background", {})
+    assert missing.status_code == 400 and "background_id" in missing.json()["error"]["fields"]
+    assert store.instance_state_read(instance) == before
+
+
 def test_create_api_token_command(alice, capsys):
     call_command("create_api_token", "alice")
     token = capsys.readouterr().out.strip()
