@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from chat.followers import FollowCursor, emit_published, group_name, streaming_snapshot
 from chat.services import NotFound, instance_for_user
 from chat.turn import TurnRefused, turn_run
 from memory.runtime import schedule_warm
@@ -28,8 +30,44 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=4404)
             return
         await self.accept()
+        await self._follow()
         # The first recall question after a restart should not wait for the keyword index.
         await asyncio.to_thread(schedule_warm, get_store(), instance_id=self.instance_id)
+
+    async def _follow(self) -> None:
+        """Join the instance's followers first, then read the file: a token published in
+        between arrives twice and the cursor drops the repeat; none is missed."""
+        self.cursor = FollowCursor()
+        self.group = group_name(self.instance_id)
+        try:
+            await self.channel_layer.group_add(self.group, self.channel_name)
+        except Exception as exc:  # noqa: BLE001 — the tab still works, only without following
+            log.warning("cannot follow %s: %s", self.instance_id, exc)
+            self.group = None
+        await self._send_snapshot()
+
+    async def _send_snapshot(self) -> None:
+        snapshot = await asyncio.to_thread(streaming_snapshot, get_store(), self.instance_id)
+        self.cursor = FollowCursor(len(snapshot["content"]) if snapshot else None)
+        if snapshot:
+            await self._emit(snapshot)
+
+    async def turn_event(self, message: dict) -> None:
+        """Another tab's (or worker's) turn: tokens past what this tab has, then the rest."""
+        if message.get("origin") == self.channel_name:
+            return
+        event = message["event"]
+        if event.get("type") == "token":
+            text = self.cursor.take(int(event.get("offset", 0)), event.get("content", ""))
+            if text is None:  # a missed token: the file has it and everything before it
+                await self._send_snapshot()
+                return
+            if not text:
+                return
+            event = {**event, "content": text}
+        elif event.get("type") == "done":
+            self.cursor = FollowCursor()
+        await self._emit(event)
 
     @database_sync_to_async
     def _may_open(self, user) -> bool:
@@ -78,8 +116,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def _run_turn(self, text, *, regenerate: bool, continue_reply: bool) -> None:
         try:
+            emit = emit_published(self.instance_id, self._emit, origin=self.channel_name)
             result = await turn_run(get_store(), instance_id=self.instance_id, user_text=text,
-                                    emit=self._emit, stop=self.stop_event,
+                                    emit=emit, stop=self.stop_event,
                                     regenerate=regenerate, continue_reply=continue_reply)
         except TurnRefused as exc:
             await self._error(exc.message, code=exc.code, trace_id=exc.trace_id)
@@ -88,7 +127,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             log.exception("turn failed")
             await self._error(f"internal error: {exc}", code="internal")
             return
-        await self._emit(result.done_event())
+        await emit(result.done_event())
 
     async def _emit(self, event: dict) -> None:
         if not getattr(self, "closed", False):
@@ -103,6 +142,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def disconnect(self, code) -> None:
         self.closed = True
+        if getattr(self, "group", None):
+            with contextlib.suppress(Exception):
+                await self.channel_layer.group_discard(self.group, self.channel_name)
         # A disconnect ends the stream like a stop: the partial reply is kept, marked.
         self.stop_event.set()
         if self.turn_task and not self.turn_task.done():

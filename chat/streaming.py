@@ -10,6 +10,7 @@ from typing import Any, AsyncIterator
 
 from django.http import StreamingHttpResponse
 
+from chat.followers import emit_published
 from chat.turn import turn_run
 from personalab.lib.errors import AppError
 from personalab.storage import get_store
@@ -39,9 +40,10 @@ def chat_stream(instance_id: str, query: str) -> StreamingHttpResponse:
 
     async def run() -> None:
         try:
+            published = emit_published(instance_id, emit, origin=None)
             result = await turn_run(get_store(), instance_id=instance_id, user_text=query,
-                                    emit=emit, stop=stop)
-            await events.put(result.done_event())
+                                    emit=published, stop=stop)
+            await published(result.done_event())
         except Exception as exc:  # noqa: BLE001 — a client must never wait for an end that never comes
             if not isinstance(exc, AppError):
                 log.exception("turn of %s failed during an SSE stream", instance_id)

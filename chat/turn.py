@@ -172,11 +172,16 @@ async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
         writer.append(ctx.continue_from)
     first_token_ms: list[float] = []
     started = time.perf_counter()
+    offset = len(writer.content)
 
     async def push(text: str) -> None:
+        nonlocal offset
         if not first_token_ms:
             first_token_ms.append(_ms(started))
-        await emit({"type": "token", "content": text})
+        # The character offset lets a follower that joined mid-reply skip what the file gave it.
+        event = {"type": "token", "content": text, "offset": offset}
+        offset += len(text)
+        await emit(event)
 
     flags: dict[str, Any] = {}
     limit = settings.PERSONALAB_MAX_REPLY_CHARS

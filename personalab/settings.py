@@ -116,13 +116,25 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         transaction_mode="IMMEDIATE", timeout=20)
 
+# Followers of a streaming reply must not drop tokens while a burst queues up (default 100).
+CHANNEL_CAPACITY = 1000
+
+
+def redis_channel_layer(url: str) -> dict:
+    """channels-redis blocks 5 s per receive (BZPOPMIN); redis-py 8's own 5 s socket read
+    timeout fires first and closes every idle WebSocket with 1011. The read timeout must
+    outlast the blocking receive; keepalive and health checks find a dead peer instead."""
+    host = {"address": url, "socket_timeout": 30, "socket_connect_timeout": 5,
+            "socket_keepalive": True, "health_check_interval": 30}
+    return {"BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [host], "capacity": CHANNEL_CAPACITY}}
+
+
 if REDIS_URL:
-    CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer",
-                    "CONFIG": {"hosts": [REDIS_URL]}}
-    }
+    CHANNEL_LAYERS = {"default": redis_channel_layer(REDIS_URL)}
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer",
+                                  "CONFIG": {"capacity": CHANNEL_CAPACITY}}}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": f"django.contrib.auth.password_validation.{name}"}

@@ -109,7 +109,6 @@
     adopt(fresh);
     watchScroll();
     scrollToNewest();
-    followStreamingLine();
   }
 
   // --- older messages on scroll -------------------------------------------------------------
@@ -212,9 +211,20 @@
     });
   }
 
+  // A reply already streaming when this socket opened (another tab, another worker, or this
+  // page before a reload): the server sends what the file holds, then only the live tokens.
+  function followStream(event) {
+    const line = document.getElementById("streaming-line");
+    const el = line ? line.querySelector(".text") : addMessage("assistant", "", "…");
+    streaming = {el, raw: event.content};
+    renderStreaming();
+  }
+
   function onEvent(event) {
-    if (event.type === "token") {
-      localStorage.removeItem(draftKey);
+    if (event.type === "stream") {
+      followStream(event);
+    } else if (event.type === "token") {
+      if (busy) localStorage.removeItem(draftKey);  // this tab's message was taken
       if (!streaming) streaming = {el: addMessage("assistant", "", "…"), raw: ""};
       streaming.raw += event.content;
       renderStreaming();
@@ -468,21 +478,6 @@
     }, {once: true});
   });
 
-  // --- a reply streaming from another tab or an earlier page: follow it from the file --------
-  function followStreamingLine() {
-    const line = document.getElementById("streaming-line");
-    if (!line || busy) return;
-    const turn = line.dataset.turn;
-    setTimeout(async function poll() {
-      const r = await fetch(`/api/v1/instances/${instanceId}/sessions/${currentSession()}/current_response?turn=${turn}`);
-      if (!r.ok) return;
-      const data = await r.json();
-      renderText(line.querySelector(".text"), data.content);
-      if (data.status === "streaming") setTimeout(poll, 500);
-      else reloadFromFile().then(() => renderBudget(latestTraceId()));
-    }, 300);
-  }
-
   if (window.htmx) window.htmx.onLoad((el) => renderAll(el));
   const draft = localStorage.getItem(draftKey);
   if (draft && !input.value) input.value = draft;
@@ -490,6 +485,5 @@
   watchScroll();
   connect();
   scrollToNewest();
-  followStreamingLine();
   renderBudget(latestTraceId());
 })();

@@ -1,0 +1,77 @@
+"""Live following: every tab of an instance, on any worker, joins one channel-layer group.
+
+A turn publishes each event after it is in the session file. A tab that joins mid-reply is sent
+what the file holds, then only the live text past that character offset: no gap, no duplicate.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable
+
+from channels.layers import get_channel_layer
+
+from personalab.lib.filestore import FileStore, StoreError
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[dict[str, Any]], Awaitable[None]]
+EVENT_TYPE = "turn.event"
+
+
+def group_name(instance_id: str) -> str:
+    return f"instance.{instance_id}"
+
+
+def emit_published(instance_id: str, emit: Emit, *, origin: str | None) -> Emit:
+    """`emit`, then the same event to every follower; `origin` (the sender's channel) skips it."""
+    layer = get_channel_layer()
+    group = group_name(instance_id)
+    failed = False
+
+    async def publish(event: dict[str, Any]) -> None:
+        nonlocal failed
+        await emit(event)
+        if layer is None:
+            return
+        try:
+            await layer.group_send(group, {"type": EVENT_TYPE, "event": event, "origin": origin})
+        except Exception as exc:  # noqa: BLE001 — followers reload from the file; the turn goes on
+            if not failed:
+                log.warning("followers of %s miss live events: %s", instance_id, exc)
+            failed = True
+
+    return publish
+
+
+def streaming_snapshot(store: FileStore, instance_id: str) -> dict[str, Any] | None:
+    """The reply streaming now, as the file holds it, or None."""
+    try:
+        session_id = store.instance_state_read(instance_id)["current_session_id"]
+        partial = store.session_read(instance_id, session_id).partial
+    except (StoreError, OSError, ValueError):
+        return None
+    if partial is None:
+        return None
+    return {"type": "stream", "session_id": session_id, "turn": partial.get("turn"),
+            "content": str(partial.get("content", ""))}
+
+
+@dataclass
+class FollowCursor:
+    """How much of the streaming reply this follower has been sent, in characters."""
+
+    delivered: int | None = None
+
+    def take(self, offset: int, text: str) -> str | None:
+        """The part of a token not sent yet; None when text before it was missed."""
+        if self.delivered is None:
+            if offset != 0:
+                return None
+            self.delivered = 0
+        skip = self.delivered - offset
+        if skip < 0:
+            return None
+        self.delivered = max(self.delivered, offset + len(text))
+        return text[skip:]

@@ -1,0 +1,118 @@
+"""Live following: a second tab (any worker) follows a reply over its WebSocket through the
+channel layer; one that joins mid-reply gets the file's text, then live tokens, no gap, no repeat."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from chat.followers import FollowCursor
+from personalab.asgi import application
+from personalab.settings import redis_channel_layer
+from tests.redis_server import redis_url  # noqa: F401 — fixture
+from tests.stub_llm import Reply
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def _connect(user, instance_id):
+    client = Client()
+    await sync_to_async(client.force_login)(user)
+    headers = [(b"origin", b"http://127.0.0.1:8000"), (b"host", b"127.0.0.1:8000"),
+               (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())]
+    communicator = WebsocketCommunicator(application, f"/ws/chat/{instance_id}/", headers=headers)
+    connected, _ = await communicator.connect(timeout=5)
+    assert connected
+    return communicator
+
+
+async def _until_done(communicator, timeout=10) -> list[dict]:
+    events = []
+    while not events or events[-1]["type"] != "done":
+        events.append(await communicator.receive_json_from(timeout=timeout))
+    return events
+
+
+def _followed_text(events: list[dict]) -> str:
+    text = ""
+    for event in events:
+        if event["type"] == "stream":
+            text = event["content"]
+        elif event["type"] == "token":
+            text += event["content"]
+    return text
+
+
+async def test_a_second_tab_follows_the_reply_live(alice, instance, use_stub, store):
+    reply = "她把灯笼举高了一点，照见了门后的影子。" * 5
+    use_stub.script(Reply(reply, chunk_size=3, delay=0.01))
+    sender, follower = await _connect(alice, instance), await _connect(alice, instance)
+    await sender.send_json_to({"type": "send", "content": "门后是谁？"})
+    sent, followed = await _until_done(sender), await _until_done(follower)
+    await sender.disconnect()
+    await follower.disconnect()
+    assert _followed_text(followed) == reply == _followed_text(sent)
+    assert sum(e["type"] == "token" for e in followed) > 1  # live, not one reload at the end
+    assert followed[-1]["turn"] == 1
+    assert store.session_read(instance, "sess_001").messages[-1]["content"] == reply
+
+
+async def test_a_tab_joining_mid_reply_gets_the_file_then_live_tokens_without_gap_or_repeat(
+        alice, instance, use_stub):
+    reply = "".join(chr(0x4E00 + i) for i in range(120))
+    use_stub.script(Reply(reply, chunk_size=1, delay=0.01))
+    sender = await _connect(alice, instance)
+    await sender.send_json_to({"type": "send", "content": "讲下去"})
+    for _ in range(20):
+        assert (await sender.receive_json_from(timeout=5))["type"] == "token"
+    follower = await _connect(alice, instance)
+    followed = await _until_done(follower)
+    await _until_done(sender)
+    await sender.disconnect()
+    await follower.disconnect()
+    assert followed[0]["type"] == "stream" and len(followed[0]["content"]) >= 20
+    assert _followed_text(followed) == reply
+    assert any(e["type"] == "token" for e in followed)
+
+
+async def test_another_players_tabs_hear_nothing(alice, bob, instance, use_stub):
+    use_stub.script(Reply("只有你听得见。"))
+    sender = await _connect(alice, instance)
+    await sender.send_json_to({"type": "send", "content": "说吧"})
+    await _until_done(sender)
+    await sender.disconnect()
+    client = Client()
+    await sync_to_async(client.force_login)(bob)
+    headers = [(b"origin", b"http://127.0.0.1:8000"), (b"host", b"127.0.0.1:8000"),
+               (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())]
+    stranger = WebsocketCommunicator(application, f"/ws/chat/{instance}/", headers=headers)
+    connected, code = await stranger.connect()
+    assert not connected and code == 4404
+
+
+def test_a_missed_token_asks_for_the_file_again():
+    cursor = FollowCursor(5)
+    assert cursor.take(3, "abcd") == "cd"  # the first two were in the file already
+    assert cursor.take(7, "ef") == "ef"
+    assert cursor.take(20, "zz") is None  # 9..19 never arrived: resend from the file
+    assert FollowCursor().take(4, "late") is None
+
+
+async def test_on_redis_an_idle_socket_lives_a_minute_then_follows_a_reply(
+        alice, instance, use_stub, settings, redis_url):  # noqa: F811
+    settings.CHANNEL_LAYERS = {"default": redis_channel_layer(redis_url)}
+    reply = "安静了一分钟之后，她终于开口。"
+    use_stub.script(Reply(reply, chunk_size=2))
+    sender, follower = await _connect(alice, instance), await _connect(alice, instance)
+    await asyncio.sleep(60)  # redis-py 8's default 5 s read timeout closed sockets here (1011)
+    await sender.send_json_to({"type": "ping"})
+    assert (await sender.receive_json_from(timeout=5))["type"] == "pong"
+    await sender.send_json_to({"type": "send", "content": "你还在吗？"})
+    sent, followed = await _until_done(sender), await _until_done(follower)
+    await sender.disconnect()
+    await follower.disconnect()
+    assert _followed_text(sent) == reply == _followed_text(followed)
