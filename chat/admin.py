@@ -3,13 +3,23 @@ from django.contrib import admin
 from chat.models import ApiToken, Instance, Session, Trace
 
 
+class IndexOnlyAdmin(admin.ModelAdmin):
+    """Rows that only index the data folder: shown here, created and changed from the app (the
+    files are the truth; an admin form could not write them)."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(Instance)
-class InstanceAdmin(admin.ModelAdmin):
-    list_display = ["instance_id", "owner", "character", "background", "current_session_id"]
-    readonly_fields = ["instance_id", "owner", "character", "background", "current_session_id",
-                       "created_at"]
+class InstanceAdmin(IndexOnlyAdmin):
+    list_display = ["instance_id", "owner", "character", "background", "current_session_id",
+                    "created_at"]
 
 
-admin.site.register(Session)
-admin.site.register(Trace)
+admin.site.register(Session, IndexOnlyAdmin)
+admin.site.register(Trace, IndexOnlyAdmin)
 admin.site.register(ApiToken)

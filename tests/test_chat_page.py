@@ -144,3 +144,27 @@ def test_the_start_message_names_the_port_make_run_serves_on(data_dir, monkeypat
     out = StringIO()
     call_command("bootstrap", stdout=out)
     assert "Log in at http://127.0.0.1:8123/ as  admin / " in out.getvalue()
+
+
+def test_missing_pages_are_styled_sentences(alice_client, settings):
+    settings.DEBUG = False
+    page = alice_client.get("/instances/nope_404/")
+    body = page.content.decode()
+    assert page.status_code == 404 and "app.css" in body and "<h1>Not found</h1>" in body
+
+
+def test_a_server_error_page_says_nothing_was_lost(rf):
+    from django.views.defaults import server_error
+
+    body = server_error(rf.get("/")).content.decode()
+    assert "app.css" in body and "Nothing you wrote is lost" in body
+
+
+def test_the_admin_lists_instances_read_only_and_offers_no_broken_add_page(
+        client, django_user_model, instance):
+    client.force_login(django_user_model.objects.create_superuser("root", "", "root-password"))
+    listing = client.get("/admin/chat/instance/")
+    assert listing.status_code == 200 and instance in listing.content.decode()
+    assert "/admin/chat/instance/add/" not in listing.content.decode()
+    assert client.get("/admin/chat/instance/add/").status_code == 403
+    assert client.get(f"/admin/chat/instance/{instance}/change/").status_code == 200  # a view
