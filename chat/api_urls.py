@@ -3,8 +3,6 @@ from django.urls import path
 from library import api as library_api
 
 urlpatterns = [
-    path("config", library_api.config),
-    path("config/reset", library_api.config_reset),
     path("characters", library_api.characters),
     path("characters/import", library_api.character_import),
     path("characters/<str:character_id>/card.png", library_api.character_card, {"fmt": "png"}),

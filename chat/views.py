@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -257,7 +259,7 @@ def trace_page(request: HttpRequest, trace_id: str) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def settings_page(request: HttpRequest) -> HttpResponse:
-    from library.api import config_save
+    from director.services import config_save
     from personalab.lib.config_schema import config_validate
     from personalab.lib.filestore import DEFAULT_CONFIG
 
@@ -268,7 +270,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             messages.error(request, "Only staff accounts may change the settings.")
             return redirect("settings")
         if "reset" in request.POST:
-            config_save(DEFAULT_CONFIG)
+            config_save(store, changes=copy.deepcopy(DEFAULT_CONFIG))
             messages.info(request, "Defaults restored.")
             return redirect("settings")
         changes = {
@@ -288,7 +290,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         if errors:
             errors.update(config_validate(changes, store.config_read())[1])
         else:
-            _, errors = config_save(changes)
+            _, errors = config_save(store, changes=changes)
         if not errors:
             _save_module_settings(store, request.POST, module_numbers)
             messages.info(request, "Saved. The next turn uses the new settings.")

@@ -18,6 +18,7 @@ from director.logic import (
     plot_position,
     plot_state_normalized,
 )
+from personalab.lib.config_schema import config_validate
 from personalab.lib.filestore import FileStore, read_json
 from personalab.lib.ids import validate_id
 
@@ -146,3 +147,16 @@ def director_status(store: FileStore, *, instance_id: str) -> dict[str, Any]:
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def config_save(store: FileStore, *, changes: dict[str, Any]) -> tuple[dict[str, Any],
+                                                                       dict[str, str]]:
+    """Validate `changes` against config.json; write only when every field is valid (then
+    also the director's copy of the threshold). Returns (config, field errors)."""
+    config, errors = config_validate(changes, store.config_read())
+    if not errors:
+        store.config_write(config)
+        director = store.module_read("director")
+        director["rag_fallback_threshold"] = config["thresholds"]["rag_fallback_threshold"]
+        store.module_write("director", director)
+    return config, errors

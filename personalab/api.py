@@ -23,6 +23,7 @@ from chat.apiutil import request_body, storage_error_response
 from chat.models import ApiToken
 from chat.routers import chat_router, history_router
 from chat.routers import router as instances_router
+from director.routers import router as config_router
 from library.lorebook_routers import router as lorebooks_router
 from library.routers import router as library_router
 from memory.routers import router as memory_router
@@ -151,3 +152,4 @@ api.add_router("/", history_router)
 api.add_router("/", library_router)
 api.add_router("/", lorebooks_router)
 api.add_router("/", memory_router)
+api.add_router("/", config_router)

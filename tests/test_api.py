@@ -186,6 +186,15 @@ def test_session_api_needs_csrf_for_cookie_clients(client, alice, instance):
     assert response.status_code == 403
 
 
+def test_only_staff_may_change_the_config(api, store):
+    assert api("get", "/api/v1/config").json() == store.config_read()
+    for method, url, body in (("put", "/api/v1/config", {"thresholds": {
+            "rag_fallback_threshold": 9}}), ("post", "/api/v1/config/reset", None)):
+        response = api(method, url, body)
+        assert response.status_code == 403 and response.json()["error"]["code"] == "forbidden"
+    assert not store.config_path.exists()
+
+
 def test_config_put_validates_every_field_and_writes_nothing_on_error(client, staff, store):
     client.force_login(staff)
     bad = client.put("/api/v1/config", json.dumps({
