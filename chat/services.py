@@ -14,9 +14,10 @@ from library.selectors import (background_for_use, character_for_use, persona_ef
 from library.services import (background_index, character_index, lorebook_index,
                               persona_index, user_for_username)
 from personalab.lib.errors import AppError
-from personalab.lib.filestore import (FileStore, InstanceBusy, SessionRead, StoreError, utc_now)
+from personalab.lib.filestore import (FileStore, IdTaken, InstanceBusy, SessionRead, StoreError,
+                                      utc_now)
 from personalab.lib.generation import GenerationError, generation_effective, generation_update
-from personalab.lib.ids import next_numbered_id, validate_id
+from personalab.lib.ids import numbered_candidates, validate_id
 
 INITIAL_PLOT_STATE = {"current_plot_index": 1, "current_status": "pending", "no_update_count": 0}
 
@@ -44,9 +45,11 @@ def instance_create(store: FileStore, *, owner, character_id: str,
             store.background_read(background_id)
     if persona_id and owner is not None:
         persona_for_user(user=owner, persona_id=persona_id)
-    instance_id = instance_id or next_numbered_id("inst", set(store.instance_ids()))
-    if store.instance_dir(instance_id).exists():
-        raise StoreError(f"instance {instance_id} already exists")
+    try:
+        instance_id = store.dir_claim("instances", [instance_id] if instance_id else
+                                      numbered_candidates("inst", store.instance_ids()))
+    except IdTaken:
+        raise IdTaken(f"instance {instance_id} already exists") from None
     session_id = "sess_001"
     state = {
         "instance_id": instance_id,

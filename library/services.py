@@ -12,8 +12,8 @@ from library.errors import LibraryConflict, LibraryError, LibraryForbidden, Libr
 from library.models import Background, Character, Lorebook, Persona
 from library.selectors import (character_for_edit, item_for_edit, item_for_use,
                                lorebooks_visible_to, visibility_of)
-from personalab.lib.filestore import FileStore, utc_now
-from personalab.lib.ids import InvalidId, slug_id, validate_id
+from personalab.lib.filestore import FileStore, IdTaken, utc_now
+from personalab.lib.ids import InvalidId, slug_candidates, slug_id, validate_id
 
 __all__ = ["LibraryConflict", "LibraryError", "LibraryForbidden", "LibraryNotFound"]
 
@@ -131,18 +131,21 @@ def _ownership(data: dict[str, Any], existing: dict[str, Any], *, user) -> dict[
     return {"owner": owner, "visibility": visibility}
 
 
-def _new_id(data: dict[str, Any], *, key: str, prefix: str, name: str, taken: list[str]) -> str:
-    """Create never overwrites: an id that exists is refused with 409."""
+def _new_id(store: FileStore, data: dict[str, Any], *, key: str, prefix: str, name: str,
+            kind: str) -> str:
+    """Claims the new item's folder: create never overwrites, and two workers creating at
+    once get two ids. An id asked for that exists is refused with 409."""
     if not data.get(key):
-        return slug_id(prefix, name, set(taken))
+        return store.dir_claim(kind, slug_candidates(prefix, name))
     try:
         item_id = validate_id(data[key], kind=key.replace("_", " "))
     except InvalidId as exc:
         raise LibraryError(str(exc), {key: str(exc)}) from None
-    if item_id in taken:
+    try:
+        return store.dir_claim(kind, [item_id])
+    except IdTaken:
         raise LibraryConflict(f"{key.replace('_', ' ')} {item_id} already exists; "
-                              "choose another id or edit the existing one", field=key)
-    return item_id
+                              "choose another id or edit the existing one", field=key) from None
 
 
 def _index_owner(item: dict[str, Any]) -> dict[str, Any]:
@@ -279,9 +282,8 @@ def character_save(store: FileStore, *, data: dict[str, Any], character_id: str 
     account acting, who owns what it creates and may change only its own (staff: any);
     None for the system itself (seed, admin forms, tests)."""
     name = _clean_text(data.get("name"), field="name", required=True, limit=200)
-    if character_id is None:
-        character_id = _new_id(data, key="character_id", prefix="char", name=name,
-                               taken=store.character_ids())
+    creating = character_id is None
+    if creating:
         existing: dict[str, Any] = {}
     elif user is not None:
         existing = character_for_edit(store, user=user, character_id=character_id)
@@ -306,6 +308,9 @@ def character_save(store: FileStore, *, data: dict[str, Any], character_id: str 
     card = _card_with_fields(definition.get("card"), data)
     if card is not None:
         definition["card"] = card
+    if creating:  # last, once everything is valid: a refused create leaves no folder behind
+        character_id = _new_id(store, data, key="character_id", prefix="char", name=name,
+                               kind="characters")
     store.character_write(character_id, definition)
     character_index(store, character_id)
     return character_id
@@ -380,9 +385,8 @@ def background_save(store: FileStore, *, data: dict[str, Any],
                     background_id: str | None = None, user=None) -> str:
     """Create (never overwrites) or change a background; `user` as in character_save."""
     name = _clean_text(data.get("name"), field="name", required=True, limit=200)
-    if background_id is None:
-        background_id = _new_id(data, key="background_id", prefix="bg", name=name,
-                                taken=store.background_ids())
+    creating = background_id is None
+    if creating:
         existing: dict[str, Any] = {}
     elif user is not None:
         existing = item_for_edit(store, user=user, kind="background", item_id=background_id)
@@ -399,6 +403,9 @@ def background_save(store: FileStore, *, data: dict[str, Any],
     if "lorebook_ids" in data:
         background["lorebook_ids"] = _clean_lorebook_ids(
             store, data["lorebook_ids"], user=user, linked=existing.get("lorebook_ids"))
+    if creating:
+        background_id = _new_id(store, data, key="background_id", prefix="bg", name=name,
+                                kind="backgrounds")
     store.background_write(background_id, background)
     background_index(store, background_id)
     return background_id
@@ -475,7 +482,8 @@ def _item_copy(store: FileStore, *, user, kind: str, item_id: str) -> str:
     lorebooks `user` may not see are left out of the copy."""
     prefix, ids, folder, write, index = COPY_KINDS[kind]
     source = item_for_use(store, user=user, kind=kind, item_id=item_id)
-    new_id = slug_id(prefix, str(source.get("name") or item_id), set(getattr(store, ids)()))
+    new_id = store.dir_claim(getattr(store, folder)(item_id).parent.name,
+                             slug_candidates(prefix, str(source.get("name") or item_id)))
     duplicate = {**source, f"{kind}_id": new_id, "owner": user.get_username(),
             "visibility": "private", "copied_from": item_id}
     if isinstance(source.get("lorebook_ids"), list):
@@ -518,9 +526,8 @@ def lorebook_save(store: FileStore, *, data: dict[str, Any], lorebook_id: str | 
     except LorebookError as exc:
         raise LibraryError(str(exc), exc.field_errors) from None
     lorebook.update(_ownership(data, existing, user=user))
-    lorebook_id = lorebook_id or _new_id(data, key="lorebook_id", prefix="lore",
-                                         name=lorebook.get("name", ""),
-                                         taken=store.lorebook_ids())
+    lorebook_id = lorebook_id or _new_id(store, data, key="lorebook_id", prefix="lore",
+                                         name=lorebook.get("name", ""), kind="lorebooks")
     store.lorebook_write(lorebook_id, lorebook)
     lorebook_index(store, lorebook_id)
     return lorebook_id

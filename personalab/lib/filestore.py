@@ -24,6 +24,7 @@ import contextlib
 import copy
 import errno
 import fcntl
+import itertools
 import json
 import os
 import shutil
@@ -33,7 +34,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from personalab.lib.errors import AppError
 from personalab.lib.ids import next_numbered_id, validate_id
@@ -90,6 +91,12 @@ class MissingFile(StoreError):
     def __init__(self, path: Path, what: str):
         super().__init__(f"{what} is missing: {path}")
         self.path = path
+
+
+class IdTaken(StoreError):
+    """An id asked for by name is taken (or no free id was found): a conflict, never a 500."""
+
+    code, status = "exists", 409
 
 
 class CorruptFile(StoreError):
@@ -452,6 +459,24 @@ class FileStore:
     @property
     def templates_dir(self) -> Path:
         return self.root / "prompt_templates"
+
+    def dir_claim(self, kind: str, candidates: Iterable[str], *, tries: int = 1000) -> str:
+        """The first candidate id whose folder under `kind` this call created. mkdir is
+        atomic on a shared volume too, so two workers creating at once never get one id."""
+        parent = self.root / kind
+        parent.mkdir(parents=True, exist_ok=True)
+        for candidate in itertools.islice(candidates, tries):
+            try:
+                (parent / validate_id(candidate)).mkdir()
+                return candidate
+            except FileExistsError:
+                continue
+        raise IdTaken(f"no free {kind} id after {tries} tries")
+
+    def dir_release(self, kind: str, item_id: str) -> None:
+        """Give back a claimed folder that stayed empty (the create was refused)."""
+        with contextlib.suppress(OSError):
+            (self.root / kind / validate_id(item_id)).rmdir()
 
     def _ids_in(self, folder: Path, marker: str) -> list[str]:
         if not folder.is_dir():

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import secrets
+from typing import Iterator
 
 from personalab.lib.errors import AppError
 
@@ -46,9 +48,20 @@ def random_id(prefix: str) -> str:
 
 def slug_id(prefix: str, text: str, existing: set[str]) -> str:
     """A readable id from a name (`char_alserqi`), made unique against `existing`."""
+    return next(c for c in slug_candidates(prefix, text) if c not in existing)
+
+
+def slug_candidates(prefix: str, text: str) -> Iterator[str]:
+    """`char_alserqi`, `char_alserqi_2`, `char_alserqi_3`, …"""
     slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:40]
-    base = f"{prefix}_{slug}" if slug else random_id(prefix)
-    candidate, n = base, 2
-    while candidate in existing:
-        candidate, n = f"{base}_{n}", n + 1
-    return validate_id(candidate)
+    base = validate_id(f"{prefix}_{slug}" if slug else random_id(prefix))
+    yield base
+    for n in itertools.count(2):
+        yield f"{base}_{n}"
+
+
+def numbered_candidates(prefix: str, existing: set[str] | list[str]) -> Iterator[str]:
+    """The next numbered id, then the ones after it (another worker may take the first)."""
+    first = int(next_numbered_id(prefix, existing)[len(prefix) + 1:])
+    for n in itertools.count(first):
+        yield f"{prefix}_{n:03d}"
