@@ -16,9 +16,9 @@ from chat.schemas import (BackgroundSwitchIn, BranchIn, BranchOut, ChatIn, ChatO
                           InstanceIn, InstanceList, InstanceUpdateIn, MessageEditIn,
                           MessagesPage, SessionList, SwipeIn, SwipeOut, UndoIn)
 from chat.streaming import chat_stream
-from chat.turn import turn_run, validate_user_text
+from chat.turn import TurnRefused, turn_run, validate_user_text
 from director.services import director_status
-from personalab.lib.errors import AppError
+from personalab.lib.errors import AppError, Invalid
 from personalab.lib.generation import generation_from_st_preset
 from personalab.lib.ids import validate_id
 from personalab.storage import get_store
@@ -120,7 +120,12 @@ def instance_background(request: HttpRequest, instance_id: str, payload: Backgro
 async def chat(request: HttpRequest, payload: ChatIn):
     instance_id = validate_id(payload.instance_id, kind="instance id")
     await sync_to_async(services.instance_for_user)(request.auth, instance_id)
-    query = validate_user_text(payload.query)
+    if payload.query is None:
+        raise Invalid("query", "Field required", code="missing_field")
+    try:
+        query = validate_user_text(payload.query)
+    except TurnRefused as exc:
+        raise AppError(exc.code, exc.status, exc.message, {"query": exc.message}) from None
     if payload.stream:
         return chat_stream(instance_id, query)
     warnings: list[dict] = []
@@ -205,7 +210,11 @@ def trace_detail(request: HttpRequest, trace_id: str, include_session: bool = Fa
     row = Trace.objects.filter(trace_id=trace_id).first()
     if row is None:
         raise services.NotFound(f"trace {trace_id!r} not found")
-    services.instance_for_user(request.auth, row.instance_id)
+    try:
+        services.instance_for_user(request.auth, row.instance_id)
+    except services.NotFound:
+        # Someone else's trace reads exactly like an unknown one: no instance id leaks.
+        raise services.NotFound(f"trace {trace_id!r} not found") from None
     trace = get_store().trace_read(row.instance_id, trace_id)
     if include_session:
         trace["session_summary"] = services.session_summary(get_store(), row.instance_id,

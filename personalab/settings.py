@@ -110,6 +110,8 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # A new PERSONALAB_DATA_DIR must work on the first `migrate`: sqlite cannot create its folder.
+    Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
     # The index is rebuildable from the files, so WAL with synchronous=NORMAL is safe here and
     # turns a trace-row commit from milliseconds into microseconds under many concurrent turns.
     DATABASES["default"].setdefault("OPTIONS", {}).update(

@@ -1,0 +1,56 @@
+"""Found by walking the running app as a newcomer would: each test is one user-visible slip."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from chat.models import ApiToken
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _call(client, user, method, url, body=None):
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(user)}"}
+    data = json.dumps(body) if body is not None else ""
+    return getattr(client, method)(url, data, content_type="application/json", **auth)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_another_accounts_trace_is_404_without_naming_their_instance(client, alice, bob,
+                                                                     instance, use_stub):
+    trace_id = _call(client, alice, "post", "/api/v1/chat",
+                     {"instance_id": instance, "query": "hi"}).json()["trace_id"]
+    response = _call(client, bob, "get", f"/api/v1/traces/{trace_id}")
+    assert response.status_code == 404
+    assert instance not in response.content.decode()
+    assert response.json()["error"]["message"] == f"trace {trace_id!r} not found"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("body,code", [({}, "missing_field"), ({"query": "  "}, "bad_request")])
+def test_chat_without_a_query_names_the_query_field(client, alice, instance, store, body, code):
+    response = _call(client, alice, "post", "/api/v1/chat", {"instance_id": instance, **body})
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == code and list(error["fields"]) == ["query"]
+    session = store.instance_state_read(instance)["current_session_id"]
+    assert [line for line in store.session_read(instance, session).lines
+            if line.get("role") == "user"] == []
+
+
+def test_migrate_creates_a_new_data_folder(tmp_path):
+    data = tmp_path / "fresh" / "data"
+    env = {**os.environ, "PERSONALAB_DATA_DIR": str(data),
+           "PERSONALAB_SECRET_FILE": str(tmp_path / "secret"),
+           "DJANGO_SETTINGS_MODULE": "personalab.settings"}
+    env.pop("DATABASE_URL", None)
+    done = subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (data / "index.sqlite3").is_file()
