@@ -7,15 +7,18 @@ on one background thread. The session files stay the truth: a turn lost from thi
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore import FileStore, write_json_atomic
+from personalab.storage import get_store
 
 log = logging.getLogger(__name__)
 
@@ -25,19 +28,37 @@ _jobs: "queue.Queue[tuple[Any, tuple, dict]]" = queue.Queue()
 _worker: threading.Thread | None = None
 
 
-_progress: dict[str, str] = {}
+PROGRESS_FILE = ".memory_progress.json"
+PROGRESS_STALE_SECONDS = 15 * 60  # an action killed mid-way leaves its file; it stops showing
+
+
+def _progress_path(instance_id: str) -> Path:
+    return get_store().instance_dir(instance_id) / PROGRESS_FILE
 
 
 def progress_set(instance_id: str, text: str | None) -> None:
-    """What a long memory action is doing now, for the page to poll."""
-    if text is None:
-        _progress.pop(instance_id, None)
-    else:
-        _progress[instance_id] = text
+    """What a long memory action is doing now, for the page to poll. Kept in the instance
+    folder every worker shares, not in this process: the poll may land on another worker."""
+    path = _progress_path(instance_id)
+    try:
+        if text is None:
+            path.unlink(missing_ok=True)
+        else:
+            write_json_atomic(path, {"text": text, "at": time.time()})
+    except OSError as exc:  # the action goes on; only its progress line is missing
+        log.warning("memory progress of %s not saved: %s", instance_id, exc)
 
 
 def progress_get(instance_id: str) -> str | None:
-    return _progress.get(instance_id)
+    try:
+        record = json.loads(_progress_path(instance_id).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or not isinstance(record.get("at"), (int, float)):
+        return None
+    if time.time() - record["at"] > PROGRESS_STALE_SECONDS:
+        return None
+    return str(record.get("text") or "") or None
 
 
 def index_for(store: FileStore):
