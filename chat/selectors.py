@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,3 +102,36 @@ def _persona_avatar_url(store: FileStore, state: dict[str, Any]) -> str | None:
     if persona_id and store.persona_read(persona_id).get("avatar"):
         return f"/library/personas/{persona_id}/avatar"
     return None
+
+
+_TAIL_BYTES = 64 * 1024
+
+
+def session_last_message(store: FileStore, *, instance_id: str,
+                         session_id: str) -> dict[str, Any] | None:
+    """The newest whole user/assistant line, read from the file's tail only (a session may hold
+    hundreds of thousands of lines)."""
+    try:
+        with store.session_path(instance_id, session_id).open("rb") as handle:
+            handle.seek(0, 2)
+            handle.seek(max(0, handle.tell() - _TAIL_BYTES))
+            tail = handle.read()
+    except (OSError, ValueError):
+        return None
+    for raw in reversed(tail.split(b"\n")):
+        try:
+            line = json.loads(raw)
+        except ValueError:
+            continue
+        if (isinstance(line, dict) and line.get("role") in ("user", "assistant")
+                and isinstance(line.get("content"), str)):
+            return line
+    return None
+
+
+def instances_overview(store: FileStore, rows) -> list[dict[str, Any]]:
+    """The instance list: each row with the character's picture and the latest message."""
+    return [{"row": row, "avatar": character_avatar_url(store, row.character_id),
+             "last": session_last_message(store, instance_id=row.instance_id,
+                                          session_id=row.current_session_id)}
+            for row in rows]

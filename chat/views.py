@@ -36,7 +36,8 @@ def _instance_or_404(request: HttpRequest, instance_id: str):
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "chat/home.html", {
-        "instances": services.instances_visible_to(request.user),
+        "instances": selectors.instances_overview(
+            get_store(), services.instances_visible_to(request.user)),
         "characters": characters_visible_to(user=request.user),
         "backgrounds": backgrounds_visible_to(user=request.user),
         "account_generation": services.generation_defaults_read(get_store(), user=request.user),

@@ -168,3 +168,11 @@ def test_the_admin_lists_instances_read_only_and_offers_no_broken_add_page(
     assert "/admin/chat/instance/add/" not in listing.content.decode()
     assert client.get("/admin/chat/instance/add/").status_code == 403
     assert client.get(f"/admin/chat/instance/{instance}/change/").status_code == 200  # a view
+
+
+def test_the_instance_list_shows_the_latest_message_from_the_file_tail(alice_client, store,
+                                                                        instance):
+    _write(store, instance, 3000)
+    page = alice_client.get("/").content.decode()
+    assert f'href="/instances/{instance}/"' in page and "line 2999" in page
+    assert "line 2998" not in page
