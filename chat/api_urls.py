@@ -9,8 +9,6 @@ urlpatterns = [
     path("characters/<str:character_id>/card.json", library_api.character_card, {"fmt": "json"}),
     path("characters/<str:character_id>/card.charx", library_api.character_card,
          {"fmt": "charx"}),
-    path("instances/<str:instance_id>/import_chat", library_api.import_chat),
-    path("instances/<str:instance_id>/sessions/<str:session_id>/export", library_api.export_chat),
     path("characters/<str:character_id>", library_api.character_detail),
     path("characters/<str:character_id>/copy", library_api.character_copy),
     path("backgrounds", library_api.backgrounds),

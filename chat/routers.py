@@ -3,11 +3,12 @@ history manager (edit, delete, undo, swipe, branch, archive)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from asgiref.sync import sync_to_async
-from django.http import HttpRequest
-from ninja import Body, Router, Status
+from django.http import HttpRequest, HttpResponse
+from ninja import Body, File, Router, Status
+from ninja.files import UploadedFile
 
 from chat import history, services
 from chat.models import Instance, Trace
@@ -301,3 +302,33 @@ def session_archive(request: HttpRequest, instance_id: str, session_id: str):
         raise services.NotFound(f"session {session_id!r} not found")
     return services.session_archive_and_restart(store, instance_id=instance_id,
                                                 session_id=session_id)
+
+
+# --- chats of other front ends ------------------------------------------------------------
+
+MAX_CHAT_BYTES = 10 * 1024 * 1024
+
+
+@history_router.post("/instances/{instance_id}/import_chat", response={201: dict[str, Any]},
+                     description="A chat exported by SillyTavern or Agnai (JSONL, multipart "
+                                 "field `file`, at most 10 MB) becomes a new current session.")
+def chat_import(request: HttpRequest, instance_id: str, file: File[UploadedFile]):
+    services.instance_for_user(request.auth, instance_id)
+    if file.size > MAX_CHAT_BYTES:
+        raise AppError("too_large", 413, "file is larger than 10 MB", {"file": "at most 10 MB"})
+    session_id, report = services.session_import(get_store(), instance_id=instance_id,
+                                                 data=file.read())
+    return Status(201, {"session_id": session_id, "imported": report})
+
+
+@history_router.get(SESSION + "/export", response={200: None},
+                    description="The session as SillyTavern JSONL (`format=jsonl`) or Markdown.")
+def chat_export(request: HttpRequest, instance_id: str, session_id: str,
+                format: Literal["jsonl", "md"] = "jsonl"):
+    services.instance_for_user(request.auth, instance_id)
+    validate_id(session_id, kind="session id")
+    body, content_type = services.session_export(get_store(), instance_id=instance_id,
+                                                 session_id=session_id, fmt=format)
+    response = HttpResponse(body, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{session_id}.{format}"'
+    return response

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from django.http import HttpRequest, JsonResponse
 
-from chat import services as chat_services
 from chat.apiutil import ApiError, api_view, json_body
 from library import selectors, services
 from personalab.lib.ids import validate_id
@@ -115,34 +114,4 @@ def character_card(request: HttpRequest, character_id: str, fmt: str):
     content_type = {"png": "image/png", "charx": "application/zip"}.get(fmt, "application/json")
     response = HttpResponse(body, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{character_id}.{fmt}"'
-    return response
-
-
-@api_view(["POST"])
-def import_chat(request: HttpRequest, instance_id: str) -> JsonResponse:
-    from chat.chat_formats import ChatFormatError
-
-    chat_services.instance_for_user(request.user, instance_id)
-    data, _ = _upload(request)
-    try:
-        session_id, report = chat_services.session_import(get_store(),
-                                                          instance_id=instance_id, data=data)
-    except ChatFormatError as exc:
-        raise ApiError(400, "invalid_chat", str(exc)) from None
-    return JsonResponse({"session_id": session_id, "imported": report}, status=201)
-
-
-@api_view(["GET"])
-def export_chat(request: HttpRequest, instance_id: str, session_id: str):
-    from django.http import HttpResponse
-
-    chat_services.instance_for_user(request.user, instance_id)
-    validate_id(session_id, kind="session id")
-    fmt = request.GET.get("format", "jsonl")
-    if fmt not in ("jsonl", "md"):
-        raise ApiError(400, "bad_format", "format must be jsonl or md")
-    body, content_type = chat_services.session_export(
-        get_store(), instance_id=instance_id, session_id=session_id, fmt=fmt)
-    response = HttpResponse(body, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{session_id}.{fmt}"'
     return response

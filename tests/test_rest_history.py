@@ -119,3 +119,25 @@ def test_another_account_gets_404_for_every_history_route_and_nothing_changes(
         assert response.status_code == 404, (method, url, response.status_code)
         assert "mine" not in response.content.decode()
     assert _file(store, chatted) == before and store.session_ids(chatted) == ["sess_001"]
+
+
+def test_chat_import_and_export_are_refused_to_another_account(client, bob, alice, store,
+                                                               chatted):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from chat.models import ApiToken
+
+    line = '{"name": "you", "is_user": true, "mes": "bob writes into alice"}\n'
+    bob_auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(bob)}"}
+    imported = client.post(f"/api/v1/instances/{chatted}/import_chat",
+                           {"file": SimpleUploadedFile("chat.jsonl", line.encode())}, **bob_auth)
+    assert imported.status_code == 404 and store.session_ids(chatted) == ["sess_001"]
+    exported = client.get(f"/api/v1/instances/{chatted}/sessions/sess_001/export", **bob_auth)
+    assert exported.status_code == 404 and b"answer 1" not in exported.content
+    alice_auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+    mine = client.get(f"/api/v1/instances/{chatted}/sessions/sess_001/export?format=md",
+                      **alice_auth)
+    assert mine.status_code == 200 and "answer 1" in mine.content.decode()
+    bad = client.get(f"/api/v1/instances/{chatted}/sessions/sess_001/export?format=pdf",
+                     **alice_auth)
+    assert bad.status_code == 400 and "format" in bad.json()["error"]["fields"]
