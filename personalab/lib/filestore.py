@@ -22,8 +22,6 @@ from __future__ import annotations
 import codecs
 import contextlib
 import copy
-import errno
-import fcntl
 import itertools
 import json
 import os
@@ -39,6 +37,8 @@ from typing import Any, Callable, Iterable, Iterator
 from personalab.lib.errors import AppError
 from personalab.lib.ids import next_numbered_id, validate_id
 from personalab.lib.lines import session_line_problem
+from personalab.lib.locks import FlockLock, LockFactory, flock_factory, held_lock
+from personalab.lib.locks import InstanceLock as LockProtocol
 
 MAX_JSON_FILE_BYTES = 50 * 1024 * 1024
 
@@ -243,45 +243,7 @@ def deep_merge(defaults: dict[str, Any], override: dict[str, Any]) -> dict[str, 
 # --- locks -------------------------------------------------------------------
 
 
-class InstanceLock:
-    """An exclusive lock on one instance, held across threads, processes and Daphne workers
-    on this machine (flock on a file in the instance folder)."""
-
-    def __init__(self, path: Path, instance_id: str):
-        self.path = path
-        self.instance_id = instance_id
-        self._fd: int | None = None
-
-    def acquire(self, *, blocking: bool = False) -> "InstanceLock":
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
-        except OSError as exc:
-            os.close(fd)
-            if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                raise InstanceBusy(self.instance_id) from None
-            raise
-        self._fd = fd
-        return self
-
-    def release(self) -> None:
-        if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = None
-
-    @property
-    def held(self) -> bool:
-        return self._fd is not None
-
-    def __enter__(self) -> "InstanceLock":
-        if not self.held:
-            self.acquire()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
+InstanceLock = FlockLock  # the name older code imports
 
 
 # --- streaming assistant line ------------------------------------------------
@@ -297,8 +259,10 @@ class AssistantLineWriter:
     """
 
     def __init__(self, path: Path, *, turn: int, timestamp: str | None = None,
-                 extra: dict[str, Any] | None = None):
+                 extra: dict[str, Any] | None = None, fence: Callable[[], None] | None = None):
         self.path = path
+        # The instance lock's check: a holder whose lease ran out must not write another byte.
+        self.fence = fence or (lambda: None)
         self.record: dict[str, Any] = {
             "role": "assistant",
             "content": "",
@@ -334,6 +298,7 @@ class AssistantLineWriter:
     def append(self, token: str) -> None:
         if not token:
             return
+        self.fence()
         escaped = json.dumps(token, ensure_ascii=False)[1:-1].encode("utf-8")
         self._handle.write(escaped)
         self._handle.flush()
@@ -354,6 +319,7 @@ class AssistantLineWriter:
         data = (_dump_line(record) + "\n").encode("utf-8")
         handle = self._handle
         try:
+            self.fence()
             handle.seek(self._line_start)
             handle.write(data)
             handle.truncate()
@@ -411,8 +377,9 @@ def _decode_json_fragment(fragment: str) -> str:
 
 
 class FileStore:
-    def __init__(self, root: Path | str):
+    def __init__(self, root: Path | str, *, lock_factory: LockFactory = flock_factory):
         self.root = Path(root)
+        self.lock_factory = lock_factory
 
     # paths ---------------------------------------------------------------
     @property
@@ -591,8 +558,8 @@ class FileStore:
     def instance_ids(self) -> list[str]:
         return self._ids_in(self.root / "instances", "instance_state.json")
 
-    def instance_lock(self, instance_id: str) -> InstanceLock:
-        return InstanceLock(self.instance_dir(instance_id) / ".lock", instance_id)
+    def instance_lock(self, instance_id: str) -> LockProtocol:
+        return self.lock_factory(self.instance_dir(instance_id) / ".lock", instance_id)
 
     def instance_state_read(self, instance_id: str) -> dict[str, Any]:
         state = read_json(self.instance_dir(instance_id) / "instance_state.json",
@@ -742,8 +709,9 @@ class FileStore:
 
     def assistant_writer(self, instance_id: str, session_id: str, *, turn: int,
                          extra: dict[str, Any] | None = None) -> AssistantLineWriter:
+        lock = held_lock(instance_id)
         return AssistantLineWriter(self.session_path(instance_id, session_id), turn=turn,
-                                   extra=extra)
+                                   extra=extra, fence=lock.check if lock else None)
 
     # traces -------------------------------------------------------------
     def trace_write(self, instance_id: str, trace_id: str, trace: dict[str, Any]) -> None:
@@ -1039,7 +1007,8 @@ SESSION_CACHE = SessionCache()
 
 
 @contextlib.contextmanager
-def locked(store: FileStore, instance_id: str, *, blocking: bool = False) -> Iterator[InstanceLock]:
+def locked(store: FileStore, instance_id: str, *,
+           blocking: bool = False) -> Iterator[LockProtocol]:
     lock = store.instance_lock(instance_id).acquire(blocking=blocking)
     try:
         yield lock

@@ -1,0 +1,201 @@
+"""The per-instance lock: one writer per instance, as a small protocol with two kinds.
+
+`FlockLock` (the default) holds across threads, processes and workers on one machine.
+`RedisLock` holds across machines: a lease in Redis renewed while held, and a fencing token
+(a number that only grows) that a writer checks before each write, so a holder whose lease ran
+out (a long pause, a lost network) stops writing instead of interleaving with the next holder.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Protocol
+
+from personalab.lib.errors import AppError
+
+
+def _busy(instance_id: str) -> Exception:
+    from personalab.lib.filestore import InstanceBusy  # filestore builds on this module
+
+    return InstanceBusy(instance_id)
+
+
+class LockLost(AppError):
+    code, status = "lock_lost", 409
+
+    def __init__(self, instance_id: str):
+        super().__init__(message=f"the lock on instance {instance_id} was lost (its lease ran "
+                                 "out); nothing more is written; send again")
+
+
+class InstanceLock(Protocol):
+    instance_id: str
+
+    def acquire(self, *, blocking: bool = False) -> "InstanceLock": ...
+    def release(self) -> None: ...
+    def check(self) -> None: ...  # raises LockLost when this holder may no longer write
+
+    @property
+    def held(self) -> bool: ...
+
+    def __enter__(self) -> "InstanceLock": ...
+    def __exit__(self, *exc: object) -> None: ...
+
+
+# The lock this process holds on each instance, so a writer can check it without being handed it.
+_held: dict[str, "InstanceLock"] = {}
+
+
+def held_lock(instance_id: str) -> InstanceLock | None:
+    return _held.get(instance_id)
+
+
+class _LockBase:
+    instance_id: str
+
+    def __enter__(self):
+        if not self.held:
+            self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    def _mark(self, holding: bool) -> None:
+        if holding:
+            _held[self.instance_id] = self
+        elif _held.get(self.instance_id) is self:
+            del _held[self.instance_id]
+
+
+class FlockLock(_LockBase):
+    """flock on a file in the instance folder."""
+
+    def __init__(self, path: Path, instance_id: str):
+        self.path = path
+        self.instance_id = instance_id
+        self._fd: int | None = None
+
+    def acquire(self, *, blocking: bool = False) -> "FlockLock":
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise _busy(self.instance_id) from None
+            raise
+        self._fd = fd
+        self._mark(True)
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+            self._mark(False)
+
+    def check(self) -> None:
+        """flock cannot be lost while the process lives."""
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+
+_RENEW = """if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"""
+_RELEASE = """if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('del', KEYS[1]) else return 0 end"""
+
+
+class RedisLock(_LockBase):
+    """A lease in Redis (`SET key token NX PX lease`), renewed every third of the lease by a
+    thread while held. The token comes from INCR, so every holder's token is larger than the
+    one before; `check()` fails once a renewal found another token or the lease time passed."""
+
+    def __init__(self, client, instance_id: str, *, lease_seconds: float = 30.0,
+                 prefix: str = "personalab:lock:"):
+        self.client = client
+        self.instance_id = instance_id
+        self.key = prefix + instance_id
+        self.lease_ms = int(lease_seconds * 1000)
+        self.token: int | None = None
+        self._valid_until = 0.0
+        self._lost = False
+        self._stop = threading.Event()
+        self._renewer: threading.Thread | None = None
+
+    def acquire(self, *, blocking: bool = False) -> "RedisLock":
+        while True:
+            token = int(self.client.incr(self.key + ":fence"))
+            started = time.monotonic()
+            if self.client.set(self.key, token, nx=True, px=self.lease_ms):
+                break
+            if not blocking:
+                raise _busy(self.instance_id)
+            time.sleep(0.05)
+        self.token, self._lost = token, False
+        self._valid_until = started + self.lease_ms / 1000
+        self._stop = threading.Event()
+        self._renewer = threading.Thread(target=self._renew_loop, daemon=True,
+                                         name=f"lease {self.instance_id}")
+        self._renewer.start()
+        self._mark(True)
+        return self
+
+    def _renew_loop(self) -> None:
+        while not self._stop.wait(self.lease_ms / 3000):
+            started = time.monotonic()
+            try:
+                renewed = self.client.eval(_RENEW, 1, self.key, self.token, self.lease_ms)
+            except Exception:  # noqa: BLE001 — Redis unreachable: the lease runs out on its own
+                continue
+            if not renewed:
+                self._lost = True
+                return
+            self._valid_until = started + self.lease_ms / 1000
+
+    def check(self) -> None:
+        if self.token is None or self._lost or time.monotonic() >= self._valid_until:
+            raise LockLost(self.instance_id)
+
+    def release(self) -> None:
+        if self.token is None:
+            return
+        self._stop.set()
+        try:
+            self.client.eval(_RELEASE, 1, self.key, self.token)
+        except Exception:  # noqa: BLE001 — the lease expires by itself
+            pass
+        self.token = None
+        self._mark(False)
+
+    @property
+    def held(self) -> bool:
+        return self.token is not None
+
+
+LockFactory = Callable[[Path, str], InstanceLock]
+
+
+def flock_factory(path: Path, instance_id: str) -> InstanceLock:
+    return FlockLock(path, instance_id)
+
+
+def redis_lock_factory(url: str, *, lease_seconds: float = 30.0) -> LockFactory:
+    import redis
+
+    client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+
+    def make(path: Path, instance_id: str) -> InstanceLock:
+        return RedisLock(client, instance_id, lease_seconds=lease_seconds)
+
+    return make

@@ -1,0 +1,95 @@
+"""The instance lock across machines: a Redis lease renewed while held, refused to a second
+holder, and a fencing check that stops a holder whose lease ran out from writing."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import redis
+
+from personalab.lib.filestore import FileStore, InstanceBusy
+from personalab.lib.locks import LockLost, redis_lock_factory
+from tests.redis_server import redis_url  # noqa: F401 — fixture
+
+
+def _store(tmp_path, url, lease=30.0) -> FileStore:
+    return FileStore(tmp_path, lock_factory=redis_lock_factory(url, lease_seconds=lease))
+
+
+def test_a_second_worker_is_refused_while_the_first_holds_the_lock(tmp_path, redis_url):  # noqa: F811
+    worker1, worker2 = _store(tmp_path / "a", redis_url), _store(tmp_path / "b", redis_url)
+    lock = worker1.instance_lock("inst_001").acquire()
+    with pytest.raises(InstanceBusy):
+        worker2.instance_lock("inst_001").acquire()
+    worker2.instance_lock("inst_002").acquire().release()  # other instances are free
+    lock.release()
+    worker2.instance_lock("inst_001").acquire().release()
+
+
+def test_the_lease_is_renewed_while_a_long_reply_streams(tmp_path, redis_url):  # noqa: F811
+    worker1, worker2 = _store(tmp_path, redis_url, lease=0.6), _store(tmp_path, redis_url, 0.6)
+    lock = worker1.instance_lock("inst_001").acquire()
+    time.sleep(2.0)  # more than three leases
+    lock.check()
+    with pytest.raises(InstanceBusy):
+        worker2.instance_lock("inst_001").acquire()
+    lock.release()
+
+
+def test_a_holder_whose_lease_was_taken_over_writes_nothing_more(tmp_path, redis_url):  # noqa: F811
+    store = _store(tmp_path, redis_url, lease=0.6)
+    path = tmp_path / "instances" / "inst_001" / "sessions" / "sess_001.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"type":"metadata"}\n')
+    lock = store.instance_lock("inst_001").acquire()
+    writer = store.assistant_writer("inst_001", "sess_001", turn=1).open()
+    writer.append("first words")
+    # A long pause on this holder: the lease ran out and another worker holds the lock now.
+    client = redis.Redis.from_url(redis_url)
+    client.set("personalab:lock:inst_001", 10**9)
+    time.sleep(0.5)  # the next renewal finds the other token
+    with pytest.raises(LockLost):
+        writer.append(" and more")
+    with pytest.raises(LockLost):
+        writer.finish()
+    assert "and more" not in path.read_text()
+    lock.release()
+    assert client.get("personalab:lock:inst_001") == b"1000000000"  # the new holder's stays
+
+
+def test_tokens_only_grow(tmp_path, redis_url):  # noqa: F811
+    store = _store(tmp_path, redis_url)
+    first = store.instance_lock("inst_001").acquire()
+    first_token = first.token
+    first.release()
+    second = store.instance_lock("inst_001").acquire()
+    assert second.token > first_token
+    second.release()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_with_redis_configured_a_turn_holds_the_lock_there(
+        settings, alice, instance, use_stub, redis_url):  # noqa: F811
+    import asyncio
+
+    from chat.turn import TurnRefused, turn_run
+    from personalab.storage import get_store
+    from tests.stub_llm import Reply
+
+    settings.REDIS_URL = redis_url
+    use_stub.script(Reply("慢慢说完这一句。" * 10, chunk_size=1, delay=0.01))
+
+    async def ignore(event):
+        pass
+
+    first = asyncio.create_task(turn_run(get_store(), instance_id=instance, user_text="说吧",
+                                         emit=ignore))
+    await asyncio.sleep(0.3)
+    assert redis.Redis.from_url(redis_url).get(f"personalab:lock:{instance}") is not None
+    with pytest.raises(TurnRefused) as refused:
+        await turn_run(get_store(), instance_id=instance, user_text="我也说", emit=ignore)
+    assert refused.value.code == "busy"
+    result = await first
+    assert result.answer_text == "慢慢说完这一句。" * 10
+    assert redis.Redis.from_url(redis_url).get(f"personalab:lock:{instance}") is None
