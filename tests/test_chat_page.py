@@ -176,3 +176,9 @@ def test_the_instance_list_shows_the_latest_message_from_the_file_tail(alice_cli
     page = alice_client.get("/").content.decode()
     assert f'href="/instances/{instance}/"' in page and "line 2999" in page
     assert "line 2998" not in page
+
+
+def test_a_player_sees_the_settings_read_only(alice_client):
+    page = alice_client.get("/settings/").content.decode()
+    assert 'data-testid="settings-read-only"' in page
+    assert '<fieldset class="plain" disabled>' in page and "保存 Save" not in page
