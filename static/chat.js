@@ -107,8 +107,18 @@
     box.replaceWith(fresh);
     document.getElementById("outline").outerHTML = outline;
     adopt(fresh);
+    sessionShow(currentSession());
     watchScroll();
     scrollToNewest();
+  }
+
+  // A branch or a summarize can move the instance to a new session: the title and the export
+  // links follow it, so an export never silently hands back the old session.
+  function sessionShow(sessionId) {
+    document.querySelectorAll("[data-current-session]").forEach(el => { el.textContent = sessionId; });
+    document.querySelectorAll("a[data-export]").forEach(a => {
+      a.href = `/api/v1/instances/${instanceId}/sessions/${sessionId}/export?format=${a.dataset.export}`;
+    });
   }
 
   // --- older messages on scroll -------------------------------------------------------------

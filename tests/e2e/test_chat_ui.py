@@ -165,6 +165,10 @@ def test_swipe_arrows_keep_working_after_three_turns(page: Page, server: Server)
     assert texts[-1] == "Answer 2." and "Question 3." not in texts
     assert any(line.get("content") == "Version B." for line in
                server.store.session_read(instance_id, old_session).lines)  # the old one stays
+    new_session = server.instance_state(instance_id)["current_session_id"]
+    assert page.locator(".chat-title [data-current-session]").inner_text() == new_session
+    for export in page.locator("a[data-export]").all():  # exports the session on screen
+        assert f"/sessions/{new_session}/export" in export.get_attribute("href")
     screenshot_take(page, "23_branched_390", full_page=False)
     assert page.js_errors == []
 
