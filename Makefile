@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install bench e2e clean-venv
+.PHONY: run test install bench e2e clean-venv scale-demo
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,12 @@ run: install
 
 test: install
 	$(BIN)/python -m pytest
+
+# N Daphne workers behind a round-robin proxy with Redis, PostgreSQL and a Chroma server
+# (docs/deploy.md), all on this machine; state in .scale-demo/.
+WORKERS ?= 2
+scale-demo: install
+	$(BIN)/python bench/scale_demo.py --workers $(WORKERS) --port $(PORT)
 
 e2e: install
 	$(BIN)/python -m pytest tests/e2e
