@@ -128,12 +128,15 @@ class OpenAIProvider:
         try:
             async with create(model=self.model, messages=messages, stream=True,
                               **sampling(context)) as response:
-                # Chunks as plain dicts: building the SDK's pydantic model took ~0.5 ms of CPU
-                # per chunk, the largest per-token cost when 200 replies stream on one loop.
-                chunks = await response.parse(to=openai.AsyncStream[object])
-                async for chunk in chunks:
-                    for piece in _chunk_pieces(chunk):
+                # The request goes through the SDK; the event stream is read here, a network
+                # read at a time: the SDK's per-event decoder cost more than everything else
+                # the relay does per piece (bench/stream_overhead.py).
+                reader = SSEReader()
+                async for data in response.http_response.aiter_bytes():
+                    for piece in reader.feed(data):
                         yield piece
+                    if reader.done:
+                        break
         except Exception as err:
             raise self._error_from(err) from err
 
@@ -149,8 +152,11 @@ class OpenAIProvider:
     def _error_from(self, err: Exception) -> LLMError:
         if isinstance(err, LLMError):
             return err
-        if isinstance(err, openai.APITimeoutError):
+        if isinstance(err, (openai.APITimeoutError, httpx2.TimeoutException)):
             return LLMError(f"LLM timed out after {self.settings.timeout:g}s")
+        if isinstance(err, httpx2.TransportError):
+            return LLMError(f"the connection to the LLM at {self._endpoint()} broke: "
+                            f"{_shorten(str(err) or type(err).__name__, 120)}")
         if isinstance(err, openai.APIConnectionError):
             return LLMError(f"cannot connect to the LLM at {self._endpoint()}")
         if isinstance(err, openai.APIStatusError):
@@ -188,6 +194,37 @@ def _without_reasoning(text: str) -> str:
     splitter = ThinkSplitter()
     parts = splitter.feed(text) + splitter.flush()
     return "".join(part for part in parts if not isinstance(part, Reasoning))
+
+
+class SSEReader:
+    """Chat-completion chunks of a server-sent-event stream, fed as the bytes arrive: the
+    content pieces of every whole `data:` line, in order. `[DONE]` ends the stream; an event
+    carrying `error` raises it as the LLM's error."""
+
+    def __init__(self) -> None:
+        self._rest = b""
+        self.done = False
+
+    def feed(self, data: bytes) -> list[str]:
+        if self.done:
+            return []
+        lines = (self._rest + data).split(b"\n")
+        self._rest = lines.pop()
+        pieces: list[str] = []
+        for line in lines:
+            if not line.startswith(b"data:"):
+                continue  # comments, event names, ids, blank separators
+            payload = line[5:].strip()
+            if payload == b"[DONE]":
+                self.done = True
+                break
+            chunk = json.loads(payload)
+            if isinstance(chunk, dict) and chunk.get("error"):
+                error = chunk["error"]
+                message = error.get("message") if isinstance(error, dict) else str(error)
+                raise LLMError(f"LLM stream reported an error: {_shorten(str(message), 200)}")
+            pieces += _chunk_pieces(chunk)
+        return pieces
 
 
 # One client per event loop and settings, shared by every turn on that loop. Building a client

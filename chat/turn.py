@@ -32,7 +32,6 @@ log = logging.getLogger(__name__)
 
 Emit = Callable[[dict[str, Any]], Awaitable[None]]
 EMPTY_REPLY = "(无回复)"
-_END = object()
 
 
 class TurnRefused(AppError):
@@ -218,40 +217,46 @@ async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
 
 async def _relay(pieces: AsyncIterator[str], writer: AssistantLineWriter,
                  push: Callable[[str], Awaitable[None]]) -> None:
-    """File first, then push: each piece goes into the file as soon as it arrives, and `push`
-    gets the text written since its last call, joined, never waiting for more. When the loop
-    keeps up that is one piece per push; when it falls behind (hundreds of replies at once) a
-    WebSocket frame is paid per batch instead of per piece, so the backlog shrinks."""
-    queue: asyncio.Queue[Any] = asyncio.Queue()
+    """File first, then push: the pieces that arrived since the last push are written to the
+    file in one write, then pushed as one text, never waiting for more. A network read holds
+    many pieces at full speed and one when paced, so the file and the socket are paid per read
+    (or per backlog, when hundreds of replies share the loop), not per piece. A piece is pushed
+    only once the file holds it; pieces read but not yet written when a reply stops were never
+    shown, and the line keeps what was."""
+    pending: list[str] = []
+    ended: list[BaseException | None] = []
+    wake = asyncio.Event()
 
     async def read() -> None:
+        failure: BaseException | None = None
         try:
             async with contextlib.aclosing(pieces):
                 async for piece in pieces:
                     if isinstance(piece, Reasoning):
                         writer.reasoning_append(piece)
                         continue
-                    writer.append(piece)
-                    queue.put_nowait(piece)
+                    pending.append(piece)
+                    wake.set()
         except Exception as exc:  # noqa: BLE001 — raised below, after the pieces before it
-            queue.put_nowait(exc)
+            failure = exc
         finally:
-            queue.put_nowait(_END)
+            ended.append(failure)
+            wake.set()
 
     reader = asyncio.create_task(read())
     try:
         while True:
-            batch = [await queue.get()]
-            while not queue.empty():
-                batch.append(queue.get_nowait())
-            text = "".join(item for item in batch if isinstance(item, str))
-            if text:
-                await push(text)
-            for item in batch:
-                if isinstance(item, Exception):
-                    raise item
-                if item is _END:
-                    return
+            await wake.wait()
+            wake.clear()
+            if pending:
+                batch = pending[:]
+                pending.clear()
+                writer.append_many(batch)
+                await push("".join(batch))
+            if ended and not pending:
+                if ended[0] is not None:
+                    raise ended[0]
+                return
     finally:
         reader.cancel()  # a stopped reply closes the LLM stream
         with contextlib.suppress(asyncio.CancelledError):

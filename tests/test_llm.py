@@ -293,3 +293,25 @@ async def test_offline_regenerate_gives_a_different_version_and_continue_goes_on
     more = "".join(await collect(provider, character_name="Mira", turn=1,
                                  continue_from=versions[0]))
     assert more and more not in versions[0] and versions[0] not in more
+
+
+def test_sse_reader_reads_pieces_split_across_network_reads() -> None:
+    from chat.llm import SSEReader
+
+    reader = SSEReader()
+    stream = (b': keep-alive\n\ndata: {"choices":[{"delta":{"role":"assistant"}}]}\n\n'
+              b'data: {"choices":[{"delta":{"content":"\xe4\xbd\xa0\xe5\xa5\xbd"}}]}\n\n'
+              b'data: {"choices":[{"delta":{"content":" there"}}]}\n\ndata: [DONE]\n\n'
+              b'data: {"choices":[{"delta":{"content":"after done"}}]}\n\n')
+    pieces = []
+    for cut in range(0, len(stream), 7):  # reads that end mid-line and mid-character
+        pieces += reader.feed(stream[cut:cut + 7])
+    assert pieces == ["你好", " there"] and reader.done
+
+
+def test_sse_reader_raises_an_error_event_as_the_llm_error() -> None:
+    from chat.llm import SSEReader
+
+    with pytest.raises(LLMError) as caught:
+        SSEReader().feed(b'data: {"error": {"message": "overloaded"}}\n\n')
+    assert "overloaded" in caught.value.message

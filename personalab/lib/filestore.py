@@ -296,14 +296,19 @@ class AssistantLineWriter:
         return self
 
     def append(self, token: str) -> None:
-        if not token:
+        self.append_many([token])
+
+    def append_many(self, tokens: list[str]) -> None:
+        """Several tokens in one write (what arrived since the last push)."""
+        text = "".join(tokens)
+        if not text:
             return
         self.fence()
-        escaped = json.dumps(token, ensure_ascii=False)[1:-1].encode("utf-8")
+        escaped = json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8")
         self._handle.write(escaped)
         self._handle.flush()
         self.bytes_written += len(escaped)
-        self._parts.append(token)
+        self._parts.append(text)
 
     def reasoning_append(self, text: str) -> None:
         """The model's reasoning: kept in memory and written with the finished line."""
