@@ -27,6 +27,7 @@ from memory.summarize_journal import summarize_recover
 from personalab.lib.filestore import FileStore, SessionRead, StoreError, utc_now
 from personalab.lib.macros import idle_duration_text
 from personalab.lib.tokens import count_tokens
+from personalab.lib.trace_refs import conversation_refer
 
 log = logging.getLogger(__name__)
 
@@ -471,7 +472,8 @@ def trace_start(ctx: TurnContext, prepared: Prepared, *, trace_id: str,
         "max_total_tokens": ctx.config["limits"]["max_total_tokens"],
         "dropped_blocks": prompt.dropped_blocks,
         "warnings": prepared.warnings,
-        "messages": prompt.messages,
+        # The conversation is referred to in the session, not copied (chat.services.trace_rebuild).
+        **conversation_refer(prompt.messages, ctx.lines, session_id=ctx.session_id),
         "card_fields": card_fields_placement(prepared.card, [
             {"name": s.name, "note": s.note} for s in prompt.sections]),
         "session_problems": ctx.problems,

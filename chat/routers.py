@@ -216,7 +216,7 @@ def trace_detail(request: HttpRequest, trace_id: str, include_session: bool = Fa
     except services.NotFound:
         # Someone else's trace reads exactly like an unknown one: no instance id leaks.
         raise services.NotFound(f"trace {trace_id!r} not found") from None
-    trace = get_store().trace_read(row.instance_id, trace_id)
+    trace = services.trace_rebuild(get_store(), instance_id=row.instance_id, trace_id=trace_id)
     if include_session:
         trace["session_summary"] = services.session_summary(get_store(), row.instance_id,
                                                             trace["session_id"])

@@ -15,9 +15,10 @@ from library.services import (background_index, character_index, lorebook_index,
                               persona_index, user_for_username)
 from personalab.lib.errors import AppError
 from personalab.lib.filestore import (FileStore, IdTaken, InstanceBusy, SessionRead, StoreError,
-                                      utc_now)
+                                      read_session_file, utc_now)
 from personalab.lib.generation import GenerationError, generation_effective, generation_update
 from personalab.lib.ids import numbered_candidates, validate_id
+from personalab.lib.trace_refs import conversation_matches, messages_rebuild
 
 INITIAL_PLOT_STATE = {"current_plot_index": 1, "current_status": "pending", "no_update_count": 0}
 
@@ -126,6 +127,37 @@ def trace_index(store: FileStore, instance_id: str, trace_id: str, *,
         defaults={"instance_id": instance_id, "session_id": trace.get("session_id", ""),
                   "turn": trace.get("turn") or 0, "created_at": trace.get("created_at", "")},
     )
+
+
+def trace_rebuild(store: FileStore, *, instance_id: str, trace_id: str) -> dict[str, Any]:
+    """A trace as the pages and the API show it: its conversation part (kept as references
+    into the session, personalab/lib/trace_refs.py) read back from the session file or, when
+    the session was edited or archived since, from the copy that still holds those lines,
+    and the trace says which (`conversation_source`, `session_edited`)."""
+    trace = store.trace_read(instance_id, trace_id)
+    conversation = trace.get("conversation")
+    if not isinstance(conversation, dict):
+        return trace  # an older trace with the messages copied in, or nothing referred to
+    session_id = str(conversation.get("session_id") or trace.get("session_id") or "")
+    sessions = store.sessions_dir(instance_id)
+    candidates = [("session", store.session_path(instance_id, session_id))]
+    for folder in ("history", "archive"):
+        candidates += [(f"{folder}/{path.name}", path) for path in
+                       sorted((sessions / folder).glob(f"{session_id}.*.jsonl"), reverse=True)]
+    lines = None
+    for source, path in candidates:
+        if not path.is_file():
+            continue
+        read = read_session_file(path)
+        if conversation_matches(conversation, read.lines):
+            lines = read.lines
+            trace["conversation_source"] = source
+            break
+    trace["session_edited"] = trace.get("conversation_source") != "session"
+    if lines is None:
+        trace["conversation_source"] = None
+    trace["messages"] = messages_rebuild(trace.get("messages") or [], lines)
+    return trace
 
 
 def reindex_all(store: FileStore) -> dict[str, int]:

@@ -249,7 +249,7 @@ def trace_page(request: HttpRequest, trace_id: str) -> HttpResponse:
     if row is None:
         raise Http404("trace not found")
     _instance_or_404(request, row.instance_id)
-    trace = get_store().trace_read(row.instance_id, trace_id)
+    trace = services.trace_rebuild(get_store(), instance_id=row.instance_id, trace_id=trace_id)
     budget = max(int(trace.get("max_total_tokens") or 1), 1)
     sections = [{**s, "share": round(100 * s["tokens"] / budget, 2)}
                 for s in trace.get("sections", [])]

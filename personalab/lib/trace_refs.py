@@ -1,0 +1,72 @@
+"""The conversation part of a trace as references into the session file, and back.
+
+A trace used to copy every message of the prompt, so a turn at 1,000 messages wrote the whole
+session again (353 KB). A message that is a session line's content as-is is kept as
+`{"role", "line": position}` (its position among the session's readable lines); the trace
+records the range of lines referred to and a hash of their contents, so a later read can tell
+whether the session still holds exactly what was sent, or must be read from a backup.
+Messages that differ from their line (macros filled in, summaries rendered) stay whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+
+def lines_hash(lines: list[dict[str, Any]], first: int, last: int) -> str:
+    contents = [line.get("content") for line in lines[first:last + 1]]
+    data = json.dumps(contents, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
+
+
+def conversation_refer(messages: list[dict[str, Any]], lines: list[dict[str, Any]], *,
+                       session_id: str) -> dict[str, Any]:
+    """The trace fields for `messages` (the prompt as sent), given the session's `lines`."""
+    positions: dict[str, list[int]] = {}
+    for position, line in enumerate(lines):
+        content = line.get("content")
+        if line.get("role") in ("user", "assistant") and isinstance(content, str) and content:
+            positions.setdefault(content, []).append(position)
+    refs: list[dict[str, Any]] = []
+    used: list[int] = []
+    after = -1
+    for message in messages:
+        content = message.get("content")
+        candidates = positions.get(content) if isinstance(content, str) else None
+        found = next((p for p in candidates or () if p > after
+                      and lines[p].get("role") == message.get("role")), None)
+        if found is None:
+            refs.append(message)
+            continue
+        refs.append({"role": message["role"], "line": found})
+        used.append(found)
+        after = found
+    if not used:
+        return {"messages": refs}
+    first, last = min(used), max(used)
+    return {"messages": refs, "conversation": {
+        "session_id": session_id, "first_line": first, "last_line": last,
+        "sha256": lines_hash(lines, first, last)}}
+
+
+def conversation_matches(conversation: dict[str, Any], lines: list[dict[str, Any]]) -> bool:
+    first, last = conversation["first_line"], conversation["last_line"]
+    return last < len(lines) and lines_hash(lines, first, last) == conversation["sha256"]
+
+
+def messages_rebuild(messages: list[dict[str, Any]],
+                     lines: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """The messages as sent; with `lines` None (no copy of the session holds them any more) a
+    referred message says so instead of showing another text."""
+    out = []
+    for message in messages:
+        if "line" not in message:
+            out.append(message)
+        elif lines is None:
+            out.append({"role": message["role"], "line": message["line"], "missing": True,
+                        "content": f"(session line {message['line']} is no longer available)"})
+        else:
+            out.append({"role": message["role"], "content": lines[message["line"]]["content"]})
+    return out

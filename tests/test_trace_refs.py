@@ -1,0 +1,75 @@
+"""A trace refers to the session instead of copying it, and still shows exactly what was sent."""
+
+from __future__ import annotations
+
+import pytest
+
+from chat import services
+from chat.turn import turn_run
+from tests.stub_llm import Reply
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def _run(store, instance_id, text):
+    async def emit(event):
+        return None
+
+    return await turn_run(store, instance_id=instance_id, user_text=text, emit=emit)
+
+
+def _trace_file(store, instance_id, trace_id) -> str:
+    return store.trace_path(instance_id, trace_id).read_text(encoding="utf-8")
+
+
+async def test_a_trace_does_not_copy_the_conversation_but_shows_it(store, instance, use_stub):
+    early = "我记得那座灯塔。" + "雨一直下，" * 2000  # ~10,000 characters, sent again every turn
+    await _run(store, instance, early)
+    use_stub.script(Reply("好的。"))
+    result = await _run(store, instance, "然后呢？")
+    sent = use_stub.requests[-1]["messages"]
+    assert any(message["content"] == early for message in sent)
+    assert "雨一直下，雨一直下，" not in _trace_file(store, instance, result.trace_id)
+    trace = services.trace_rebuild(store, instance_id=instance, trace_id=result.trace_id)
+    assert trace["messages"] == sent
+    assert trace["session_edited"] is False and trace["conversation_source"] == "session"
+
+
+async def test_after_an_edit_the_trace_shows_what_was_sent_from_the_backup(store, instance,
+                                                                             use_stub):
+    await _run(store, instance, "第一句：灯塔的钥匙在我这里。")
+    result = await _run(store, instance, "第二句")
+    sent = use_stub.requests[-1]["messages"]
+    read = store.session_read(instance, "sess_001")
+    edited = [dict(line, content="（改过了）") if line.get("role") == "user" else line
+              for line in read.lines]
+    backup = store.session_rewrite(instance, "sess_001", [read.metadata, *edited])
+    trace = services.trace_rebuild(store, instance_id=instance, trace_id=result.trace_id)
+    assert trace["messages"] == sent
+    assert trace["session_edited"] is True
+    assert trace["conversation_source"] == f"history/{backup.name}"
+
+
+async def test_when_no_copy_holds_the_lines_the_trace_says_so(store, instance, use_stub):
+    await _run(store, instance, "第一句：灯塔的钥匙在我这里。")
+    result = await _run(store, instance, "第二句")
+    read = store.session_read(instance, "sess_001")
+    backup = store.session_rewrite(instance, "sess_001", [read.metadata, *read.lines[:1]])
+    backup.unlink()
+    trace = services.trace_rebuild(store, instance_id=instance, trace_id=result.trace_id)
+    assert trace["session_edited"] is True and trace["conversation_source"] is None
+    missing = [m for m in trace["messages"] if m.get("missing")]
+    assert missing and all("no longer available" in m["content"] for m in missing)
+    assert "第一句" not in str(trace["messages"])
+
+
+def test_the_trace_api_and_page_show_the_rebuilt_messages(alice_client, store, instance,
+                                                          use_stub):
+    import asyncio
+
+    result = asyncio.run(_run(store, instance, "灯塔的钥匙在我这里。"))
+    sent = use_stub.requests[-1]["messages"]
+    body = alice_client.get(f"/api/v1/traces/{result.trace_id}").json()
+    assert body["messages"] == sent
+    page = alice_client.get(f"/traces/{result.trace_id}/").content.decode()
+    assert "灯塔的钥匙在我这里。" in page
