@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import io
 import os
@@ -130,9 +131,34 @@ def turns_time(store, instance_id: str, count: int, text: str = PLAIN_TEXT, *,
     return [turn_once(store, instance_id, text, marker=marker)[0] for _ in range(count)]
 
 
+def files_state(root: Path) -> dict[Path, tuple[int, int]]:
+    return {path: (stat.st_mtime_ns, stat.st_size) for path in root.rglob("*")
+            if path.is_file() and (stat := path.stat())}
+
+
+def turn_bytes(store, instance_id: str, text: str = PLAIN_TEXT) -> int:
+    """Bytes one turn writes into the instance's folder: a new or rewritten file counts whole,
+    the appended session file counts its growth (the trace's database row is not counted)."""
+    from chat.turn import TurnRefused
+
+    root = store.instance_dir(instance_id)
+    before = files_state(root)
+    with contextlib.suppress(TurnRefused):  # a refused turn writes its trace too
+        turn_once(store, instance_id, text)
+    written = 0
+    for path, (mtime, size) in files_state(root).items():
+        old = before.get(path)
+        if old is None or path.suffix == ".jsonl" and path.parent.name == "sessions":
+            written += size - (old[1] if old else 0)
+        elif old[0] != mtime:
+            written += size
+    return written
+
+
 def size_series(store, owner, character_id: str, background_id: str, per_size: int,
-                *, load_all: bool) -> tuple[dict[int, float | None], dict[int, str]]:
-    """Median ms per turn per session size; None where the app refuses the turn."""
+                *, load_all: bool) -> tuple[dict[int, float | None], dict[int, str], dict[int, float]]:
+    """Median ms per turn per session size (None where the app refuses the turn), the
+    instances, and the median bytes written per turn."""
     from chat.turn import TurnRefused
 
     config = store.config_read()
@@ -142,6 +168,7 @@ def size_series(store, owner, character_id: str, background_id: str, per_size: i
     print(f"-- conversation: {label}")
     per_turn: dict[int, float | None] = {}
     instances: dict[int, str] = {}
+    written: dict[int, float] = {}
     for size in SIZES:
         instances[size] = instance_with_session(store, owner, character_id, background_id, size)
         file_kb = store.session_path(instances[size], "sess_002").stat().st_size / 1024
@@ -150,13 +177,17 @@ def size_series(store, owner, character_id: str, background_id: str, per_size: i
             times = turns_time(store, instances[size], per_size, warmup=1)
         except TurnRefused as exc:
             per_turn[size] = None
-            print(f"session of {size:>5} turns ({file_kb:7.0f} KB): REFUSED {exc.status} {exc.message}")
+            written[size] = turn_bytes(store, instances[size])
+            print(f"session of {size:>5} turns ({file_kb:7.0f} KB): REFUSED {exc.status} {exc.message}; "
+                  f"the refused turn wrote {written[size] / 1024:.1f} KB")
             continue
         per_turn[size] = h.median(times)
+        written[size] = h.median([turn_bytes(store, instances[size]) for _ in range(3)])
         print(f"session of {size:>5} turns ({file_kb:7.0f} KB): median {per_turn[size]:7.2f} ms/turn "
               f"(min {min(times):.2f}, max {max(times):.2f}, n={len(times)}); "
-              f"first turn {first_ms:.1f} ms", flush=True)
-    return per_turn, instances
+              f"first turn {first_ms:.1f} ms; written per turn {written[size] / 1024:.1f} KB",
+              flush=True)
+    return per_turn, instances, written
 
 
 def profile_turns(store, instance_id: str, count: int, text: str, *, after=None,
@@ -327,10 +358,10 @@ def main() -> None:
         background_id = background_save(store, data={
             "name": "废土复仇记", "world_setting": "2087年，核战后50年。",
             "story_outline": ["发现背叛者的线索", "潜入敌人据点", "与仇人对峙"]})
-        default_series, _ = size_series(store, owner, character_id, background_id, per_size,
-                                        load_all=True)
-        per_turn, instances = size_series(store, owner, character_id, background_id, per_size,
-                                          load_all=False)
+        default_series, _, default_bytes = size_series(store, owner, character_id,
+                                                       background_id, per_size, load_all=True)
+        per_turn, instances, last10_bytes = size_series(store, owner, character_id,
+                                                        background_id, per_size, load_all=False)
         ratio = per_turn[SIZES[-1]] / per_turn[SIZES[0]]
         print(f"ratio {SIZES[-1]}/{SIZES[0]} (last 10 messages): {ratio:.2f} (goal <= 3)")
         if args.profile or ratio > 3:
@@ -361,7 +392,11 @@ def main() -> None:
                    f"ms_5000={per_turn[5000]:.1f} ratio_5000_10={ratio:.2f} "
                    f"ms_1000_loadall={default_1000 if default_1000 is None else round(default_1000, 1)} "
                    f"ms_5000_loadall={'refused' if default_series[5000] is None else round(default_series[5000], 1)} "
-                   f"ms_reminder={h.median(reminder):.0f}")
+                   f"ms_reminder={h.median(reminder):.0f} "
+                   + " ".join(f"kb_written_{size}_loadall={default_bytes[size] / 1024:.1f}"
+                              for size in default_bytes)
+                   + " " + " ".join(f"kb_written_{size}_last10={last10_bytes[size] / 1024:.1f}"
+                                    for size in last10_bytes))
         if recall:
             summary += (f" ms_recall_{label}={h.median(recall['times'][1:] or recall['times']):.0f}"
                         f" ms_reminder_{label}={h.median(recall['reminder']):.0f}")

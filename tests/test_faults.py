@@ -292,7 +292,9 @@ def test_full_disk_at_the_user_line_is_a_json_error(api, instance, disk_full, us
 
 def test_disk_filling_once_mid_stream_ends_in_a_whole_error_line(api, instance, store,
                                                                  disk_full, use_stub):
-    use_stub.script(Reply("第一段。第二段。第三段。", chunk_size=2))
+    # Paced, so each piece is a network read of its own and a write of its own (the relay
+    # writes what one read brought in one write).
+    use_stub.script(Reply("第一段。第二段。第三段。", chunk_size=2, delay=0.05))
     path = store.session_path(instance, "sess_001")
     # The user line, the head of the reply and one token fit; the next token does not.
     disk_full(skip=3, only=_is_session, failures=1)
@@ -334,7 +336,8 @@ async def _until_done(communicator, timeout=10) -> list[dict]:
 
 async def test_disk_full_for_the_whole_stream_tells_the_client_and_recovers(
         alice, instance, store, disk_full, use_stub):
-    use_stub.script(Reply("半句话然后磁盘满了" * 5, chunk_size=3), Reply("恢复了"))
+    # Paced: a write per piece (the relay writes what one network read brought at once).
+    use_stub.script(Reply("半句话然后磁盘满了" * 5, chunk_size=3, delay=0.02), Reply("恢复了"))
     communicator, connected = await _ws(alice, f"/ws/chat/{instance}/")
     assert connected
     disk = disk_full(skip=4, only=_is_session)

@@ -1,8 +1,8 @@
 """The conversation part of a trace as references into the session file, and back.
 
 A trace used to copy every message of the prompt, so a turn at 1,000 messages wrote the whole
-session again (353 KB). A message that is a session line's content as-is is kept as
-`{"role", "line": position}` (its position among the session's readable lines); the trace
+session again (353 KB). Messages that are session lines' contents as-is, in order, are kept as a run
+`{"lines": [first, last]}` (positions among the session's readable lines); the trace
 records the range of lines referred to and a hash of their contents, so a later read can tell
 whether the session still holds exactly what was sent, or must be read from a backup.
 Messages that differ from their line (macros filled in, summaries rendered) stay whole.
@@ -40,7 +40,11 @@ def conversation_refer(messages: list[dict[str, Any]], lines: list[dict[str, Any
         if found is None:
             refs.append(message)
             continue
-        refs.append({"role": message["role"], "line": found})
+        last_ref = refs[-1] if refs else None
+        if last_ref is not None and "lines" in last_ref and last_ref["lines"][1] == found - 1:
+            last_ref["lines"][1] = found
+        else:
+            refs.append({"lines": [found, found]})
         used.append(found)
         after = found
     if not used:
@@ -62,11 +66,15 @@ def messages_rebuild(messages: list[dict[str, Any]],
     referred message says so instead of showing another text."""
     out = []
     for message in messages:
-        if "line" not in message:
+        if "lines" not in message:
             out.append(message)
-        elif lines is None:
-            out.append({"role": message["role"], "line": message["line"], "missing": True,
-                        "content": f"(session line {message['line']} is no longer available)"})
-        else:
-            out.append({"role": message["role"], "content": lines[message["line"]]["content"]})
+            continue
+        first, last = message["lines"]
+        for position in range(first, last + 1):
+            if lines is None:
+                out.append({"role": "?", "line": position, "missing": True,
+                            "content": f"(session line {position} is no longer available)"})
+            else:
+                out.append({"role": lines[position]["role"],
+                            "content": lines[position]["content"]})
     return out
