@@ -217,17 +217,33 @@ async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
 
 async def _relay(pieces: AsyncIterator[str], writer: AssistantLineWriter,
                  push: Callable[[str], Awaitable[None]]) -> None:
-    """File first, then push: the pieces that arrived since the last push are written to the
-    file in one write, then pushed as one text, never waiting for more. A network read holds
-    many pieces at full speed and one when paced, so the file and the socket are paid per read
-    (or per backlog, when hundreds of replies share the loop), not per piece. A piece is pushed
-    only once the file holds it; pieces read but not yet written when a reply stops were never
-    shown, and the line keeps what was."""
-    pending: list[str] = []
+    """File first, then push. The pieces of one network read (many at full speed, one when
+    paced) are written to the file in one write as soon as the read is parsed, whatever the
+    client's speed; `push` gets the text written since its last call, joined, never waiting
+    for more. So the file and the socket are paid per read, not per piece, and a slow client
+    gets the backlog in one frame."""
+    loop = asyncio.get_running_loop()
+    unwritten: list[str] = []
+    written: list[str] = []
     ended: list[BaseException | None] = []
     wake = asyncio.Event()
+    flush_due = False
+
+    def flush() -> None:
+        nonlocal flush_due
+        flush_due = False
+        if unwritten and not ended:
+            try:
+                writer.append_many(unwritten)
+            except Exception as exc:  # noqa: BLE001 — a full disk ends the reply, raised below
+                ended.append(exc)
+            else:
+                written.append("".join(unwritten))
+            unwritten.clear()
+            wake.set()
 
     async def read() -> None:
+        nonlocal flush_due
         failure: BaseException | None = None
         try:
             async with contextlib.aclosing(pieces):
@@ -235,11 +251,16 @@ async def _relay(pieces: AsyncIterator[str], writer: AssistantLineWriter,
                     if isinstance(piece, Reasoning):
                         writer.reasoning_append(piece)
                         continue
-                    pending.append(piece)
-                    wake.set()
+                    unwritten.append(piece)
+                    if not flush_due:  # runs once this read's pieces are all parsed
+                        flush_due = True
+                        loop.call_soon(flush)
+                    if ended:
+                        return
         except Exception as exc:  # noqa: BLE001 — raised below, after the pieces before it
             failure = exc
         finally:
+            flush()
             ended.append(failure)
             wake.set()
 
@@ -248,14 +269,14 @@ async def _relay(pieces: AsyncIterator[str], writer: AssistantLineWriter,
         while True:
             await wake.wait()
             wake.clear()
-            if pending:
-                batch = pending[:]
-                pending.clear()
-                writer.append_many(batch)
-                await push("".join(batch))
-            if ended and not pending:
-                if ended[0] is not None:
-                    raise ended[0]
+            if written:
+                text = "".join(written)
+                written.clear()
+                await push(text)
+            if ended and not written:
+                failure = next((item for item in ended if item is not None), None)
+                if failure is not None:
+                    raise failure
                 return
     finally:
         reader.cancel()  # a stopped reply closes the LLM stream

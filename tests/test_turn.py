@@ -160,8 +160,10 @@ async def test_empty_and_oversized_messages_are_refused(store, instance, setting
 
 
 async def test_trace_records_sections_messages_and_reply(store, instance, use_stub):
+    from chat.services import trace_rebuild
+
     result = await _run(store, instance, "hello")
-    trace = store.trace_read(instance, result.trace_id)
+    trace = trace_rebuild(store, instance_id=instance, trace_id=result.trace_id)
     assert {s["name"] for s in trace["sections"]} >= {"base_persona", "conversation"}
     assert all(isinstance(s["tokens"], int) for s in trace["sections"])
     assert trace["messages"] == use_stub.requests[-1]["messages"]
