@@ -55,6 +55,7 @@ async def phases_run(server: h.Server, setup: h.AppSetup, stub, *, reply_chars: 
     async with httpx.AsyncClient(cookies=cookies, headers=headers, timeout=600) as client:
         async with h.ws_connect(server, setup.session_key, second) as ws:
             await h.ws_turn(ws, "我们出发吧。")
+        await client.get(f"{server.origin}/login/")  # warm-up: the first request loads the view
         stop = asyncio.Event()
         probe = asyncio.create_task(login_probe(client, server, stop, out["idle"]))
         await asyncio.sleep(idle_seconds)
