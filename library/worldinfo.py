@@ -45,9 +45,10 @@ class _Scan:
     """One turn's scanning: the chat (newest last), the regex time spent, the problems."""
 
     messages: list[str]
-    default_depth: int
     problems: list[str]
     regex_seconds: float = 0.0
+    # A pattern stopped once is not tried again this turn.
+    stopped: set[str] = field(default_factory=set)
 
     def texts(self, depth: int) -> list[tuple[str, str]]:
         if depth <= 0:
@@ -123,12 +124,13 @@ def _whole_word_found(key: str, text: str) -> bool:
 
 
 def _regex_found(pattern: regex.Pattern[str], text: str, scan: _Scan, label: str) -> bool:
-    if scan.regex_seconds > REGEX_TOTAL_SECONDS:
+    if scan.regex_seconds > REGEX_TOTAL_SECONDS or pattern.pattern in scan.stopped:
         return False
     started = time.perf_counter()
     try:
         return pattern.search(text, timeout=REGEX_TIMEOUT_SECONDS) is not None
     except TimeoutError:
+        scan.stopped.add(pattern.pattern)
         scan.problems.append(f"{label}: regex {pattern.pattern!r} took longer than "
                              f"{int(REGEX_TIMEOUT_SECONDS * 1000)} ms and was stopped")
         return False
@@ -248,7 +250,7 @@ class _Book:
             reason = "constant"
         else:
             depth = _number(setting(entry, "scan_depth", "scan_depth", None),
-                            self.scan.default_depth)
+                            _number(self.book.get("scan_depth", 4), 4))
             texts = self.scan.texts(depth)
             if recursing:
                 texts = [*texts, *recursion]
@@ -384,9 +386,9 @@ def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
     match = LoreMatch(timed=dict(timed or {}))
     rng = rng or random.Random()
     active: list[dict[str, Any]] = []
+    scan = _Scan(messages, match.problems)  # one regex time budget for the whole turn
     for book in lorebooks:
         book_id = str(book.get("lorebook_id") or book.get("name") or "?")
-        scan = _Scan(messages, _number(book.get("scan_depth", 4), 4), match.problems)
         state = _Book(book, book_id, scan, turn, len(messages) if chat_length is None
                       else chat_length, match.timed, rng)
         entries = [{**entry, "uid": entry.get("uid", index)}
