@@ -11,6 +11,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from chat.followers import FollowCursor, emit_published, group_name, streaming_snapshot
+from chat.group import conversation_turn, round_done_event
 from chat.services import NotFound, instance_for_user
 from chat.turn import TurnRefused, turn_run
 from memory.runtime import schedule_warm
@@ -94,7 +95,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def receive_json(self, content, **kwargs) -> None:
         kind = content.get("type")
         if kind == "send":
-            await self._start_turn(content.get("content"))
+            text = content.get("content")
+            await self._start_turn("" if text is None else text, speaker=content.get("speaker"))
+        elif kind == "trigger":
+            await self._start_turn(None, speaker=content.get("speaker"))
         elif kind in ("regenerate", "continue"):
             await self._start_turn("", regenerate=kind == "regenerate",
                                    continue_reply=kind == "continue")
@@ -106,20 +110,26 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self._error(f"unknown message type {kind!r}", code="bad_type")
 
     async def _start_turn(self, text, *, regenerate: bool = False,
-                          continue_reply: bool = False) -> None:
+                          continue_reply: bool = False, speaker=None) -> None:
         if self.turn_task and not self.turn_task.done():
             await self._error("a reply is still streaming; stop it or wait", code="busy")
             return
         self.stop_event = asyncio.Event()
         self.turn_task = asyncio.create_task(
-            self._run_turn(text, regenerate=regenerate, continue_reply=continue_reply))
+            self._run_turn(text, regenerate=regenerate, continue_reply=continue_reply,
+                           speaker=speaker))
 
-    async def _run_turn(self, text, *, regenerate: bool, continue_reply: bool) -> None:
+    async def _run_turn(self, text, *, regenerate: bool, continue_reply: bool,
+                        speaker=None) -> None:
         try:
             emit = emit_published(self.instance_id, self._emit, origin=self.channel_name)
-            result = await turn_run(get_store(), instance_id=self.instance_id, user_text=text,
-                                    emit=emit, stop=self.stop_event,
-                                    regenerate=regenerate, continue_reply=continue_reply)
+            if regenerate or continue_reply:
+                result = await turn_run(get_store(), instance_id=self.instance_id, user_text=text,
+                                        emit=emit, stop=self.stop_event,
+                                        regenerate=regenerate, continue_reply=continue_reply)
+                done = result.done_event()
+            else:
+                done = round_done_event(await self._round(text, speaker, emit))
         except TurnRefused as exc:
             await self._error(exc.message, code=exc.code, trace_id=exc.trace_id)
             return
@@ -127,7 +137,14 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             log.exception("turn failed")
             await self._error(f"internal error: {exc}", code="internal")
             return
-        await emit(result.done_event())
+        await emit(done)
+
+    async def _round(self, text, speaker, emit):
+        if speaker is not None and not isinstance(speaker, str):
+            raise TurnRefused("speaker must be a character id", code="bad_request", status=400)
+        return await conversation_turn(get_store(), instance_id=self.instance_id,
+                                       user_text=text, emit=emit, stop=self.stop_event,
+                                       speaker=speaker)
 
     async def _emit(self, event: dict) -> None:
         if not getattr(self, "closed", False):

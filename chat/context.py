@@ -12,11 +12,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from chat.group_prompt import lines_for_speaker, members_block
 from chat.llm import Provider, llm_settings_from_env, provider_for
+from chat.members import is_group, member_ids, member_state_read
 from chat.pipeline import PromptInputs, PromptResult, TemplateStore, prompt_build
 from chat.prompt.alternation import messages_alternate
 from chat.prompt.card_fields import CardFields, card_fields_placement, card_fields_read
 from chat.services import generation_for_instance
+from chat.speakers import Pick
 from director.logic import director_prepare_context
 from library.lorebook import lore_blocks, lorebook_match
 from library.selectors import persona_effective
@@ -51,6 +54,8 @@ class TurnContext:
     reply_extra: dict[str, Any] = field(default_factory=dict)
     continue_from: str = ""
     plot_state_before: dict[str, Any] = field(default_factory=dict)
+    speaker: Pick | None = None
+    trigger: bool = False
 
 
 @dataclass
@@ -79,16 +84,21 @@ def templates_for(store: FileStore) -> TemplateStore:
 # --- loading -----------------------------------------------------------------
 
 def context_load(store: FileStore, *, instance_id: str, user_text: str,
-                 regenerate: bool = False, continue_reply: bool = False) -> TurnContext:
-    """Flow step 1-2. The caller holds the instance lock."""
+                 regenerate: bool = False, continue_reply: bool = False,
+                 speaker: Pick | None = None, trigger: bool = False) -> TurnContext:
+    """Flow step 1-2. The caller holds the instance lock. `speaker`: the member answering in a
+    conversation with several characters (its own definition and state); `trigger`: it answers
+    the lines already there, no new player line."""
     summarize_recover(store, instance_id=instance_id)  # a summarize killed mid-way
     instance_state = store.instance_state_read(instance_id)
     session_id = instance_state["current_session_id"]
     store.session_repair(instance_id, session_id)
-    character_state = store.character_state_read(instance_id)
+    speaker_id = speaker.character_id if speaker else instance_state.get("character_id")
+    character_state = (member_state_read(store, instance_id, instance_state, speaker_id)
+                       if speaker else store.character_state_read(instance_id))
     # Only the lines appended since the last turn are parsed; ctx.lines is read, never changed.
     read = store.session_read(instance_id, session_id, cached=True)
-    character = _character_optional(store, instance_state.get("character_id"))
+    character = _character_optional(store, speaker_id)
     ctx = TurnContext(
         instance_id=instance_id, session_id=session_id, turn=read.last_turn + 1,
         user_text=user_text, instance_state=instance_state, character_state=character_state,
@@ -97,8 +107,15 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
         config=store.config_read(), lines=list(read.lines),
         problems=[p.describe() for p in read.problems],
         plot_state_before=copy.deepcopy(instance_state.get("plot_state", {})),
+        speaker=speaker, trigger=trigger,
     )
-    if regenerate or continue_reply:
+    if speaker:
+        ctx.reply_extra = {"speaker": speaker.character_id,
+                           "name": character.get("name") or speaker.character_id}
+    if trigger:
+        ctx.user_text = next((str(line.get("content", "")) for line in reversed(ctx.lines)
+                              if line.get("role")), "")
+    elif regenerate or continue_reply:
         _take_back_last_reply(store, ctx, read, keep_as_alternative=regenerate)
     else:
         line = {"role": "user", "content": user_text, "turn": ctx.turn, "timestamp": utc_now()}
@@ -282,6 +299,7 @@ WORLD_INFO_BUDGET_PERCENT = 25  # SillyTavern's default share of the context
 
 def _lorebooks_linked(store: FileStore, ctx: TurnContext) -> list[dict[str, Any]]:
     lorebook_ids = [*_id_list(ctx.character.get("lorebook_ids")),
+                    *_other_members_lorebook_ids(store, ctx),
                     *_id_list(ctx.background.get("lorebook_ids")),
                     *_id_list(ctx.instance_state.get("lorebook_ids"))]
     lorebooks = []
@@ -347,8 +365,11 @@ def _recent_texts(lines: list[dict[str, Any]], count: int | None) -> list[str]:
 def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
                    recall: dict[str, Any], lore: dict[str, Any]) -> PromptInputs:
     history = store.module_read("history")
+    group = is_group(ctx.instance_state)
     pinned, _ = memory_services.pinned_prompt_effective(
-        store, instance_id=ctx.instance_id, character_id=ctx.instance_state.get("character_id", ""))
+        store, instance_id=ctx.instance_id,
+        character_id=ctx.speaker.character_id if ctx.speaker
+        else ctx.instance_state.get("character_id", ""))
     prompt_settings = store.module_read("prompt")
     persona = persona_effective(store, owner=ctx.instance_state.get("owner"),
                                 persona_id=ctx.instance_state.get("persona_id"))
@@ -368,10 +389,11 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         pinned=pinned,
         recaps=[item["text"] for item in memory_services.recap_items(
             store, instance_id=ctx.instance_id)],
-        biography=[item["text"] for item in memory_services.biography_items(
-            store, instance_id=ctx.instance_id)],
-        floating_blocks=[*lore["blocks"], *depth_prompt],
-        lines=_prompt_lines(ctx),
+        biography=[] if group else [item["text"] for item in memory_services.biography_items(
+            store, instance_id=ctx.instance_id)],  # seed 003 §3.4: biography only in 1v1
+        floating_blocks=[*lore["blocks"], *depth_prompt,
+                         *_members_block(store, ctx, group)],
+        lines=_prompt_lines(ctx, player_name=persona["name"]) if group else _prompt_lines(ctx),
         config=ctx.config,
         trimming={"max_messages": history.get("trim_max_messages", 10),
                   "max_chars": history.get("trim_max_chars", 4000)},
@@ -413,7 +435,28 @@ def page_macro_values(store: FileStore, *, state: dict[str, Any],
                             persona=persona, lines=lines)
 
 
-def _prompt_lines(ctx: TurnContext) -> list[dict[str, Any]]:
+def _other_members_lorebook_ids(store: FileStore, ctx: TurnContext) -> list[str]:
+    if ctx.speaker is None:
+        return []
+    return [lorebook_id for character_id in member_ids(ctx.instance_state)
+            if character_id != ctx.speaker.character_id
+            for lorebook_id in _id_list(
+                _character_optional(store, character_id).get("lorebook_ids"))]
+
+
+def _members_block(store: FileStore, ctx: TurnContext, group: bool) -> list[dict[str, Any]]:
+    if not group or ctx.speaker is None:
+        return []
+    others = [_character_optional(store, character_id) | {"character_id": character_id}
+              for character_id in member_ids(ctx.instance_state)
+              if character_id != ctx.speaker.character_id]
+    return [members_block(others, speaker_name=ctx.character.get("name") or "")]
+
+
+def _prompt_lines(ctx: TurnContext, *, player_name: str | None = None) -> list[dict[str, Any]]:
+    if player_name is not None and ctx.speaker is not None:
+        return lines_for_speaker(_prompt_lines(ctx), speaker_id=ctx.speaker.character_id,
+                                 player_name=player_name)
     # The pipeline keeps only messages and summaries itself, walking from the newest back.
     if ctx.continue_from:
         return [*ctx.lines, {"role": "assistant", "content": ctx.continue_from, "turn": ctx.turn}]
@@ -477,12 +520,16 @@ def trace_start(ctx: TurnContext, prepared: Prepared, *, trace_id: str,
         "card_fields": card_fields_placement(prepared.card, [
             {"name": s.name, "note": s.note} for s in prompt.sections]),
         "session_problems": ctx.problems,
+        **({"speaker": {"character_id": ctx.speaker.character_id,
+                        "name": ctx.character.get("name") or ctx.speaker.character_id,
+                        "reason": ctx.speaker.reason}} if ctx.speaker else {}),
     }
 
 
 def memory_after_turn(store: FileStore, ctx: TurnContext, reply: dict[str, Any]) -> None:
     """Off the hot path: index the finished turn for recall, roll recaps."""
-    user_line = next((line for line in reversed(ctx.lines) if line.get("role") == "user"), None)
+    user_line = None if ctx.trigger else next(
+        (line for line in reversed(ctx.lines) if line.get("role") == "user"), None)
     turns = [line for line in (user_line, reply) if line and not reply.get("error")]
     memory_runtime.schedule_after_turn(store, instance_state=ctx.instance_state,
                                        session_id=ctx.session_id, turns=turns)

@@ -17,7 +17,8 @@ from chat.schemas import (BackgroundSwitchIn, BranchIn, BranchOut, ChatIn, ChatO
                           InstanceIn, InstanceList, InstanceUpdateIn, MessageEditIn,
                           MessagesPage, SessionList, SwipeIn, SwipeOut, UndoIn)
 from chat.streaming import chat_stream
-from chat.turn import TurnRefused, turn_run, validate_user_text
+from chat.group import conversation_turn
+from chat.turn import TurnRefused, validate_user_text
 from director.services import director_status
 from personalab.lib.errors import AppError, Invalid
 from personalab.lib.generation import generation_from_st_preset
@@ -42,11 +43,15 @@ def instances_list(request: HttpRequest):
 
 @router.post("/instances", response={201: InstanceCreated})
 def instance_create(request: HttpRequest, payload: InstanceIn):
-    character_id = validate_id(payload.character_id, kind="character id")
+    if payload.character_ids is None and payload.character_id is None:
+        raise Invalid("character_id", "name a character (character_id or character_ids)",
+                      code="missing_field")
     if payload.background_id is not None:
         validate_id(payload.background_id, kind="background id")
     instance_id = services.instance_create(get_store(), owner=request.auth,
-                                           character_id=character_id,
+                                           character_id=payload.character_id,
+                                           character_ids=payload.character_ids,
+                                           reply_order=payload.reply_order,
                                            background_id=payload.background_id,
                                            persona_id=payload.persona_id)
     return Status(201, {"instance_id": instance_id})
@@ -127,19 +132,33 @@ async def chat(request: HttpRequest, payload: ChatIn):
         query = validate_user_text(payload.query)
     except TurnRefused as exc:
         raise AppError(exc.code, exc.status, exc.message, {"query": exc.message}) from None
+    speaker = None if payload.speaker is None else validate_id(payload.speaker, kind="speaker")
     if payload.stream:
-        return chat_stream(instance_id, query)
+        return chat_stream(instance_id, query, speaker=speaker)
     warnings: list[dict] = []
+    names: dict[str, str] = {}
 
     async def emit(event: dict) -> None:
         if event.get("type") == "warning":
             warnings.append(event)
+        elif event.get("type") == "speaker":
+            names[event["speaker"]] = event["name"]
 
-    result = await turn_run(get_store(), instance_id=instance_id, user_text=query, emit=emit)
+    results = await conversation_turn(get_store(), instance_id=instance_id, user_text=query,
+                                      emit=emit, speaker=speaker)
+    if not results:
+        return {"trace_id": None, "session_id": "", "instance_id": instance_id, "turn": 0,
+                "answer_text": "", "warnings": warnings, "interrupted": False, "empty": True,
+                "truncated": False, "error": None}
+    result = results[-1]
     return {"trace_id": result.trace_id, "session_id": result.session_id,
             "instance_id": instance_id, "turn": result.turn, "answer_text": result.answer_text,
             "warnings": result.warnings, "interrupted": result.interrupted,
-            "empty": result.empty, "truncated": result.truncated, "error": result.error}
+            "empty": result.empty, "truncated": result.truncated, "error": result.error,
+            "speaker": result.speaker,
+            "replies": [{"speaker": r.speaker, "name": names.get(r.speaker, r.speaker),
+                         "trace_id": r.trace_id, "turn": r.turn, "answer_text": r.answer_text}
+                        for r in results if r.speaker]}
 
 
 @chat_router.get("/instances/{instance_id}/sessions/{session_id}/current_response",

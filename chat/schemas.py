@@ -8,7 +8,11 @@ from ninja import Field, Schema
 
 
 class InstanceIn(Schema):
-    character_id: str
+    character_id: str | None = None
+    character_ids: list[str] | None = Field(
+        None, description="Several characters in one conversation (the first is character_id).")
+    reply_order: str | None = Field(
+        None, description="Who answers next: natural (default), list, manual or everyone.")
     background_id: str | None = None
     persona_id: str | None = None
 
@@ -45,10 +49,21 @@ class ChatIn(Schema):
     instance_id: str
     query: str | None = None
     stream: bool = False
+    speaker: str | None = Field(None, description="The character who answers (its id).")
+
+
+class ReplyOut(Schema):
+    speaker: str
+    name: str
+    trace_id: str
+    turn: int
+    answer_text: str
 
 
 class ChatOut(Schema):
-    trace_id: str
+    """The (last) reply; `replies` lists every reply of a round with several characters (empty
+    when the reply order is manual and nobody was picked: then trace_id is null)."""
+    trace_id: str | None
     session_id: str
     instance_id: str
     turn: int
@@ -58,6 +73,8 @@ class ChatOut(Schema):
     empty: bool
     truncated: bool
     error: str | None
+    speaker: str | None = None
+    replies: list[ReplyOut] = []
 
 
 class CurrentResponse(Schema):

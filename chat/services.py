@@ -6,14 +6,16 @@ from typing import Any
 
 from django.db import transaction
 
+from chat.members import member_state_write, participant_entry
 from chat.models import Instance, Session, Trace
+from chat.speakers import STRATEGIES
 from director.services import instance_switch_background
 from library.models import Background, Character, Persona
 from library.selectors import (background_for_use, character_for_use, persona_effective,
                                persona_for_user)
 from library.services import (background_index, character_index, lorebook_index,
                               persona_index, user_for_username)
-from personalab.lib.errors import AppError
+from personalab.lib.errors import AppError, Invalid
 from personalab.lib.filestore import (FileStore, IdTaken, InstanceBusy, SessionRead, StoreError,
                                       read_session_file, utc_now)
 from personalab.lib.generation import GenerationError, generation_effective, generation_update
@@ -30,19 +32,23 @@ class NotFound(AppError, LookupError):
         super().__init__(message=message)
 
 
-def instance_create(store: FileStore, *, owner, character_id: str,
+def instance_create(store: FileStore, *, owner, character_id: str | None = None,
                     background_id: str | None = None, instance_id: str | None = None,
-                    persona_id: str | None = None) -> str:
+                    persona_id: str | None = None, character_ids: list[str] | None = None,
+                    reply_order: str | None = None) -> str:
     """`owner` may start instances only of characters and backgrounds it can see; None (the
-    system) any."""
-    validate_id(character_id, kind="character id")
-    if owner is not None:
-        definition = character_for_use(store, user=owner, character_id=character_id)
-        if background_id:
+    system) any. `character_ids`: the members of a conversation with several characters, the
+    first one also `character_id`."""
+    members = _members_validated(character_ids or ([character_id] if character_id else []),
+                                 reply_order)
+    character_id = members[0]
+    definitions = [character_for_use(store, user=owner, character_id=c) if owner is not None
+                   else store.character_read(c) for c in members]
+    definition = definitions[0]
+    if background_id:
+        if owner is not None:
             background_for_use(store, user=owner, background_id=background_id)
-    else:
-        definition = store.character_read(character_id)
-        if background_id:
+        else:
             store.background_read(background_id)
     if persona_id and owner is not None:
         persona_for_user(user=owner, persona_id=persona_id)
@@ -59,18 +65,48 @@ def instance_create(store: FileStore, *, owner, character_id: str,
         "current_session_id": session_id,
         "created_at": utc_now(),
         "plot_state": dict(INITIAL_PLOT_STATE),
-        # Room for group chat later: more participants, each with its own state file.
         "participants": [{"character_id": character_id, "state_file": "character_state.json"}],
         "owner": owner.get_username() if owner else None,
         "persona_id": persona_id or None,
     }
-    lines = _greeting_lines(definition)
-    store.character_state_write(instance_id, {
-        "base_persona": definition.get("base_persona", ""), "evolved_persona": ""})
+    if len(members) > 1:
+        state["participants"] = [participant_entry({**d, "character_id": c}, first=i == 0)
+                                 for i, (c, d) in enumerate(zip(members, definitions))]
+        state["reply_order"] = reply_order or "natural"
+    lines = (_greeting_lines(definition) if len(members) == 1
+             else _group_greeting_lines(members, definitions))
+    for member, member_definition in zip(members, definitions):
+        member_state_write(store, instance_id, state, member, {
+            "base_persona": member_definition.get("base_persona", ""), "evolved_persona": ""})
     store.session_create(instance_id, session_id, lines=lines)
     store.instance_state_write(instance_id, state)
     instance_index(store, instance_id)
     return instance_id
+
+
+MAX_MEMBERS = 16
+
+
+def _members_validated(character_ids: list[str], reply_order: str | None) -> list[str]:
+    if not isinstance(character_ids, list) or not character_ids:
+        raise Invalid("character_ids", "name at least one character")
+    members = list(dict.fromkeys(validate_id(c, kind="character id") for c in character_ids))
+    if len(members) > MAX_MEMBERS:
+        raise Invalid("character_ids", f"at most {MAX_MEMBERS} characters")
+    if reply_order is not None and reply_order not in STRATEGIES:
+        raise Invalid("reply_order", f"reply_order must be one of {', '.join(STRATEGIES)}")
+    return members
+
+
+def _group_greeting_lines(members: list[str], definitions: list[dict[str, Any]]
+                          ) -> list[dict[str, Any]]:
+    """Every member's first message, each marked with who says it (SillyTavern does the same)."""
+    lines = []
+    for character_id, definition in zip(members, definitions):
+        for line in _greeting_lines(definition):
+            lines.append({**line, "speaker": character_id,
+                          "name": definition.get("name") or character_id})
+    return lines
 
 
 def _greeting_lines(definition: dict[str, Any]) -> list[dict[str, Any]]:

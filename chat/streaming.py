@@ -11,7 +11,7 @@ from typing import Any, AsyncIterator
 from django.http import StreamingHttpResponse
 
 from chat.followers import emit_published
-from chat.turn import turn_run
+from chat.group import conversation_turn, round_done_event
 from personalab.lib.errors import AppError
 from personalab.storage import get_store
 
@@ -31,7 +31,8 @@ def _error_event(exc: Exception) -> dict[str, Any]:
                        "what was written so far is kept in the session file"}
 
 
-def chat_stream(instance_id: str, query: str) -> StreamingHttpResponse:
+def chat_stream(instance_id: str, query: str, *, speaker: str | None = None
+                ) -> StreamingHttpResponse:
     events: asyncio.Queue = asyncio.Queue()
     stop = asyncio.Event()
 
@@ -41,9 +42,10 @@ def chat_stream(instance_id: str, query: str) -> StreamingHttpResponse:
     async def run() -> None:
         try:
             published = emit_published(instance_id, emit, origin=None)
-            result = await turn_run(get_store(), instance_id=instance_id, user_text=query,
-                                    emit=published, stop=stop)
-            await published(result.done_event())
+            results = await conversation_turn(get_store(), instance_id=instance_id,
+                                              user_text=query, emit=published, stop=stop,
+                                              speaker=speaker)
+            await published(round_done_event(results))
         except Exception as exc:  # noqa: BLE001 — a client must never wait for an end that never comes
             if not isinstance(exc, AppError):
                 log.exception("turn of %s failed during an SSE stream", instance_id)

@@ -13,7 +13,7 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
 
 from channels.db import database_sync_to_async
 from django.conf import settings
@@ -23,6 +23,7 @@ from chat.llm import LLMError, Provider
 from chat.reasoning import Reasoning
 from chat.reply_limit import pieces_capped, truncated_warning
 from chat.services import trace_index
+from chat.speakers import Pick
 from director.services import director_apply_reply
 from personalab.lib.errors import AppError
 from personalab.lib.filestore import (AssistantLineWriter, FileStore, InstanceBusy, StoreError,
@@ -56,11 +57,13 @@ class TurnResult:
     truncated: bool = False
     error: str | None = None
     director: dict[str, Any] | None = None
+    speaker: str | None = None
 
     def done_event(self) -> dict[str, Any]:
-        return {"type": "done", "trace_id": self.trace_id, "turn": self.turn,
-                "session_id": self.session_id, "interrupted": self.interrupted,
-                "empty": self.empty, "truncated": self.truncated, "error": bool(self.error), "director": self.director}
+        event = {"type": "done", "trace_id": self.trace_id, "turn": self.turn,
+                 "session_id": self.session_id, "interrupted": self.interrupted,
+                 "empty": self.empty, "truncated": self.truncated, "error": bool(self.error), "director": self.director}
+        return {**event, "speaker": self.speaker} if self.speaker else event
 
 
 def new_trace_id() -> str:
@@ -85,21 +88,28 @@ async def turn_run(store: FileStore, *, instance_id: str, user_text: str, emit: 
     if not (regenerate or continue_reply):
         user_text = validate_user_text(user_text)
     stop = stop or asyncio.Event()
+    with instance_locked(store, instance_id):
+        result = await turn_locked(store, instance_id=instance_id, user_text=user_text,
+                                   emit=emit, stop=stop, provider=provider,
+                                   regenerate=regenerate, continue_reply=continue_reply)
+    await recaps_roll(store, instance_id, provider)
+    return result
+
+
+@contextlib.contextmanager
+def instance_locked(store: FileStore, instance_id: str) -> Iterator[None]:
+    """The instance lock for a turn or a round; held by someone else, the turn is refused."""
     try:
         lock = store.instance_lock(instance_id).acquire()
     except InstanceBusy as exc:
         raise TurnRefused(str(exc), code="busy", status=409) from None
     try:
-        result = await _turn_locked(store, instance_id=instance_id, user_text=user_text,
-                                    emit=emit, stop=stop, provider=provider,
-                                    regenerate=regenerate, continue_reply=continue_reply)
+        yield
     finally:
         lock.release()
-    await _recaps_roll(store, instance_id, provider)
-    return result
 
 
-async def _recaps_roll(store: FileStore, instance_id: str, provider: Provider | None) -> None:
+async def recaps_roll(store: FileStore, instance_id: str, provider: Provider | None) -> None:
     """Optional rolling recaps (seeds/history-recap-system.md); a failure never fails the turn."""
     from memory.services import recap_maybe_roll
 
@@ -114,15 +124,19 @@ async def _recaps_roll(store: FileStore, instance_id: str, provider: Provider | 
         log.exception("recap roll failed for %s", instance_id)
 
 
-async def _turn_locked(store: FileStore, *, instance_id: str, user_text: str, emit: Emit,
-                       stop: asyncio.Event, provider: Provider | None, regenerate: bool,
-                       continue_reply: bool) -> TurnResult:
+async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emit: Emit,
+                      stop: asyncio.Event, provider: Provider | None, regenerate: bool,
+                      continue_reply: bool, speaker: Pick | None = None,
+                      trigger: bool = False) -> TurnResult:
+    """One reply; the caller holds the instance lock. `speaker`: the member who answers in a
+    conversation with several characters; `trigger`: it answers without a new player line."""
     started = time.perf_counter()
     trace_id = new_trace_id()
     try:
         ctx = await asyncio.to_thread(
             turn_context.context_load, store, instance_id=instance_id, user_text=user_text,
-            regenerate=regenerate, continue_reply=continue_reply)
+            regenerate=regenerate, continue_reply=continue_reply, speaker=speaker,
+            trigger=trigger)
     except (StoreError, ValueError) as exc:
         raise TurnRefused(f"the turn cannot start: {exc}", code="unreadable", status=500) from None
     except OSError as exc:
@@ -159,7 +173,8 @@ async def _turn_locked(store: FileStore, *, instance_id: str, user_text: str, em
         answer_text=record["content"], warnings=prepared.warnings,
         interrupted=bool(record.get("interrupted")), empty=bool(record.get("empty")),
         truncated=bool(record.get("truncated")),
-        error=record["content"] if record.get("error") else None, director=director_report)
+        error=record["content"] if record.get("error") else None, director=director_report,
+        speaker=speaker.character_id if speaker else None)
 
 
 async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,

@@ -1,0 +1,124 @@
+"""A round of replies in a conversation with several characters: who speaks next
+(chat.speakers), then each reply streamed file-first as a turn, all under one instance lock.
+`reply_order` in instance_state.json is one of chat.speakers.STRATEGIES (default natural).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from chat import turn
+from chat.llm import Provider
+from chat.members import is_group, members_of
+from chat.speakers import Member, Pick, SpeakerError, speakers_pick
+from chat.turn import Emit, TurnRefused, TurnResult
+from personalab.lib.filestore import FileStore, utc_now
+
+
+@dataclass
+class RoundPlan:
+    picks: list[Pick]
+    members: list[Member]
+
+
+def round_plan(store: FileStore, *, instance_id: str, user_text: str | None,
+               speaker: str | None) -> RoundPlan:
+    """Who answers: the player's message (None for a trigger) and the last speaker decide."""
+    state = store.instance_state_read(instance_id)
+    members = members_of(store, state)
+    read = store.session_read(instance_id, state["current_session_id"], cached=True)
+    last_speaker = next((line.get("speaker") for line in reversed(read.lines)
+                         if line.get("role") == "assistant"), None)
+    last_message = user_text if user_text is not None else next(
+        (str(line.get("content", "")) for line in reversed(read.lines) if line.get("role")), "")
+    try:
+        picks = speakers_pick(members, strategy=state.get("reply_order") or "natural",
+                              last_message=last_message, last_speaker=last_speaker,
+                              requested=speaker, player_spoke_last=_player_spoke_last(
+                                  read.lines, user_text))
+    except SpeakerError as exc:
+        raise TurnRefused(str(exc), code="bad_request", status=400) from None
+    return RoundPlan(picks=picks, members=members)
+
+
+def _player_spoke_last(lines: list[dict], user_text: str | None) -> bool:
+    if user_text is not None:
+        return True
+    last = next((line for line in reversed(lines) if line.get("role")), None)
+    return bool(last and last.get("role") == "user")
+
+
+async def conversation_turn(store: FileStore, *, instance_id: str, user_text: str | None,
+                            emit: Emit, stop: asyncio.Event | None = None,
+                            provider: Provider | None = None,
+                            speaker: str | None = None) -> list[TurnResult]:
+    """The player's message (or, with user_text None, a trigger) and the replies it gets.
+    A one-character conversation without a speaker is exactly turn_run."""
+    if user_text is not None:
+        user_text = turn.validate_user_text(user_text)
+    stop = stop or asyncio.Event()
+    with turn.instance_locked(store, instance_id):
+        state = await asyncio.to_thread(store.instance_state_read, instance_id)
+        if speaker is None and user_text is not None and not is_group(state):
+            results = [await turn.turn_locked(
+                store, instance_id=instance_id, user_text=user_text, emit=emit, stop=stop,
+                provider=provider, regenerate=False, continue_reply=False)]
+        else:
+            results = await _round_locked(store, instance_id=instance_id, user_text=user_text,
+                                          emit=emit, stop=stop, provider=provider,
+                                          speaker=speaker)
+    await turn.recaps_roll(store, instance_id, provider)
+    return results
+
+
+async def _round_locked(store: FileStore, *, instance_id: str, user_text: str | None,
+                        emit: Emit, stop: asyncio.Event, provider: Provider | None,
+                        speaker: str | None) -> list[TurnResult]:
+    plan = await asyncio.to_thread(round_plan, store, instance_id=instance_id,
+                                   user_text=user_text, speaker=speaker)
+    if not plan.picks:
+        if user_text is not None:
+            await asyncio.to_thread(_user_line_append, store, instance_id, user_text)
+        return []
+    names = {m.character_id: m.name for m in plan.members}
+    results: list[TurnResult] = []
+    for index, pick in enumerate(plan.picks):
+        if stop.is_set():
+            break
+        await emit({"type": "speaker", "speaker": pick.character_id,
+                    "name": names.get(pick.character_id, pick.character_id),
+                    "reason": pick.reason})
+        first = index == 0 and user_text is not None
+        try:
+            result = await turn.turn_locked(
+                store, instance_id=instance_id, user_text=user_text if first else "",
+                emit=emit, stop=stop, provider=provider, regenerate=False,
+                continue_reply=False, speaker=pick, trigger=not first)
+        except TurnRefused:
+            if not results:
+                raise
+            break
+        results.append(result)
+        if index < len(plan.picks) - 1 and not stop.is_set():
+            await emit({**result.done_event(), "speaker": pick.character_id, "round_end": False})
+    return results
+
+
+def _user_line_append(store: FileStore, instance_id: str, user_text: str) -> None:
+    """Manual order with nobody picked: the player's line is kept; a trigger answers it."""
+    state = store.instance_state_read(instance_id)
+    session_id = state["current_session_id"]
+    read = store.session_read(instance_id, session_id, cached=True)
+    store.session_append(instance_id, session_id, {"role": "user", "content": user_text,
+                                                   "turn": read.last_turn + 1,
+                                                   "timestamp": utc_now()})
+
+
+def round_done_event(results: list[TurnResult]) -> dict:
+    """The event that ends a round: the last reply's `done` (a round where nobody answered, as
+    in manual order, ends with a `done` without a trace)."""
+    if results:
+        return {**results[-1].done_event(), "round_end": True} if results[-1].speaker \
+            else results[-1].done_event()
+    return {"type": "done", "trace_id": None, "turn": None, "replies": 0, "round_end": True}

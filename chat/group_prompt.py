@@ -1,0 +1,41 @@
+"""What a speaker's prompt shows of a conversation with several characters. Pure functions.
+
+The speaker's own lines stay assistant messages; everyone else's (the player's and the other
+characters') become user messages prefixed with the speaker's name, so the shared history reads
+as a scene and the model answers as the one speaker.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+DESCRIPTION_CHARS = 200
+
+
+def lines_for_speaker(lines: list[dict[str, Any]], *, speaker_id: str,
+                      player_name: str) -> list[dict[str, Any]]:
+    shown = []
+    for line in lines:
+        role = line.get("role")
+        if role == "user":
+            shown.append({**line, "content": f"{player_name}: {line.get('content', '')}"})
+        elif role == "assistant" and line.get("speaker") not in (None, speaker_id):
+            name = line.get("name") or line.get("speaker")
+            shown.append({**line, "role": "user", "content": f"{name}: {line.get('content', '')}"})
+        else:
+            shown.append(line)
+    return shown
+
+
+def members_block(others: list[dict[str, Any]], *, speaker_name: str) -> dict[str, Any]:
+    """A head block: who else is in the scene, each in a short description."""
+    rows = [f"- {o.get('name') or o['character_id']}: {_short(o)}" for o in others]
+    content = (f"本场景中还有以下角色（你只扮演{speaker_name}，不替他们说话）：\n" + "\n".join(rows))
+    return {"name": "group_members", "content": content, "position": "after_char"}
+
+
+def _short(definition: dict[str, Any]) -> str:
+    data = (definition.get("card") or {}).get("data") or {}
+    text = str(data.get("description") or definition.get("base_persona") or "").strip()
+    text = " ".join(text.split())
+    return text if len(text) <= DESCRIPTION_CHARS else text[:DESCRIPTION_CHARS] + "…"

@@ -1,0 +1,79 @@
+"""The members of a conversation and each member's own character state.
+
+Files: instance_state.json `participants` lists the members in order
+({"character_id", "state_file", "muted", "talkativeness"}); the first member keeps the seed's
+character_state.json, every other member character_states/{character_id}.json in the same format.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chat.speakers import Member, talkativeness_of
+from personalab.lib.filestore import FileStore, StoreError, read_json, write_json_atomic
+
+
+def participant_entry(definition: dict[str, Any], *, first: bool) -> dict[str, Any]:
+    character_id = definition["character_id"]
+    extensions = ((definition.get("card") or {}).get("data") or {}).get("extensions") or {}
+    return {"character_id": character_id,
+            "state_file": "character_state.json" if first
+            else f"character_states/{character_id}.json",
+            "muted": False,
+            "talkativeness": talkativeness_of(extensions.get("talkativeness"))}
+
+
+def member_ids(instance_state: dict[str, Any]) -> list[str]:
+    participants = instance_state.get("participants") or []
+    ids = [p.get("character_id") for p in participants if isinstance(p, dict)]
+    return [i for i in ids if isinstance(i, str) and i] or [instance_state.get("character_id", "")]
+
+
+def is_group(instance_state: dict[str, Any]) -> bool:
+    return len(member_ids(instance_state)) > 1
+
+
+def member_state_read(store: FileStore, instance_id: str, instance_state: dict[str, Any],
+                      character_id: str) -> dict[str, Any]:
+    path = _state_path(instance_state, character_id)
+    if path == "character_state.json":
+        return store.character_state_read(instance_id)
+    state = read_json(store.instance_dir(instance_id) / path, what=f"{path} of {instance_id}")
+    state = state if isinstance(state, dict) else {}
+    state.setdefault("base_persona", "")
+    state.setdefault("evolved_persona", "")
+    return state
+
+
+def member_state_write(store: FileStore, instance_id: str, instance_state: dict[str, Any],
+                       character_id: str, state: dict[str, Any]) -> None:
+    path = _state_path(instance_state, character_id)
+    target = store.instance_dir(instance_id) / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(target, state)
+
+
+def _state_path(instance_state: dict[str, Any], character_id: str) -> str:
+    for entry in instance_state.get("participants") or []:
+        if isinstance(entry, dict) and entry.get("character_id") == character_id:
+            path = str(entry.get("state_file") or "character_state.json")
+            if path != "character_state.json" and path != f"character_states/{character_id}.json":
+                raise StoreError(f"participant {character_id} names an unexpected state file")
+            return path
+    raise StoreError(f"{character_id!r} is not a member of this conversation")
+
+
+def members_of(store: FileStore, instance_state: dict[str, Any]) -> list[Member]:
+    members = []
+    for entry in instance_state.get("participants") or []:
+        if not isinstance(entry, dict) or not entry.get("character_id"):
+            continue
+        character_id = entry["character_id"]
+        try:
+            name = store.character_read(character_id).get("name") or character_id
+        except (StoreError, ValueError):
+            name = character_id
+        members.append(Member(character_id=character_id, name=name,
+                              talkativeness=talkativeness_of(entry.get("talkativeness")),
+                              muted=bool(entry.get("muted"))))
+    return members

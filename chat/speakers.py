@@ -1,0 +1,108 @@
+"""Who speaks next in a conversation with several characters. Pure: no Django, no files.
+
+Strategies (SillyTavern's group reply orders, made deterministic where they can be):
+- natural: members named in the last message answer first (in the order they are named), then
+  each other member answers when a draw is below its talkativeness; if nobody is drawn, the most
+  talkative one answers. Nobody answers twice in a row unless alone: when the last line is a
+  character's (a trigger), that character waits; a player's message may name anyone.
+- list: one reply per round, the member after the last speaker in list order.
+- manual: nobody answers unless the player picks one.
+- everyone: every member answers once, in list order.
+The player's pick (`requested`) always wins, muted or not.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Callable
+
+STRATEGIES = ("natural", "list", "manual", "everyone")
+DEFAULT_TALKATIVENESS = 0.5
+
+Draw = Callable[[], float]
+
+
+@dataclass(frozen=True)
+class Member:
+    character_id: str
+    name: str
+    talkativeness: float = DEFAULT_TALKATIVENESS
+    muted: bool = False
+
+
+@dataclass(frozen=True)
+class Pick:
+    character_id: str
+    reason: str
+
+
+class SpeakerError(ValueError):
+    pass
+
+
+def speakers_pick(members: list[Member], *, strategy: str, last_message: str = "",
+                  last_speaker: str | None = None, requested: str | None = None,
+                  player_spoke_last: bool = False, draw: Draw = random.random) -> list[Pick]:
+    """The members who answer this round, in order, each with why it was chosen.
+    `last_speaker`: the character who answered last; `player_spoke_last`: the player wrote
+    since."""
+    if requested is not None:
+        if requested not in {m.character_id for m in members}:
+            raise SpeakerError(f"{requested!r} is not a member of this conversation")
+        return [Pick(requested, "requested by the player")]
+    if strategy not in STRATEGIES:
+        raise SpeakerError(f"unknown reply order {strategy!r}; use one of {', '.join(STRATEGIES)}")
+    active = [m for m in members if not m.muted]
+    if strategy == "manual" or not active:
+        return []
+    if strategy == "everyone":
+        return [Pick(m.character_id, "everyone answers once") for m in active]
+    if strategy == "list":
+        return [_next_in_list(members, active, last_speaker)]
+    return _natural(active, last_message=last_message,
+                    last_speaker=None if player_spoke_last else last_speaker, draw=draw)
+
+
+def _next_in_list(members: list[Member], active: list[Member], last_speaker: str | None) -> Pick:
+    ids = [m.character_id for m in members]
+    start = ids.index(last_speaker) + 1 if last_speaker in ids else 0
+    active_ids = {m.character_id for m in active}
+    for offset in range(len(ids)):
+        candidate = ids[(start + offset) % len(ids)]
+        if candidate in active_ids:
+            return Pick(candidate, "next in list order")
+    raise AssertionError("active members are members")  # pragma: no cover
+
+
+def _natural(active: list[Member], *, last_message: str, last_speaker: str | None,
+             draw: Draw) -> list[Pick]:
+    alone = len(active) == 1
+    eligible = active if alone else [m for m in active if m.character_id != last_speaker]
+    picks = [Pick(m.character_id, "named in the last message")
+             for m in _named_in(eligible, last_message)]
+    chosen = {p.character_id for p in picks}
+    for member in eligible:
+        if member.character_id not in chosen and draw() < member.talkativeness:
+            picks.append(Pick(member.character_id,
+                              f"talkativeness {member.talkativeness:g}"))
+            chosen.add(member.character_id)
+    if not picks:
+        most = max(eligible, key=lambda m: m.talkativeness)  # max keeps the first of equals
+        picks.append(Pick(most.character_id, "most talkative"))
+    return picks
+
+
+def _named_in(members: list[Member], text: str) -> list[Member]:
+    lowered = text.casefold()
+    found = [(lowered.find(m.name.casefold()), m) for m in members if m.name.strip()]
+    return [m for position, m in sorted((f for f in found if f[0] >= 0), key=lambda f: f[0])]
+
+
+def talkativeness_of(value: object) -> float:
+    """A card's talkativeness (SillyTavern keeps it as a string "0.5"), clamped to 0..1."""
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return DEFAULT_TALKATIVENESS
+    return min(max(number, 0.0), 1.0) if number == number else DEFAULT_TALKATIVENESS

@@ -1,0 +1,179 @@
+"""Conversations with several characters, through real turns against the stub server: the
+members' files, who answers, each speaker's own prompt, the player's pick, stop."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from chat.group import conversation_turn
+from chat.services import instance_create
+from tests.stub_llm import Reply
+from tests.test_consumer import _connect
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def brenna(store, alice):
+    from library.services import character_save
+
+    return character_save(store, user=alice, character_id=None, data={
+        "name": "Brenna", "base_persona": "沉默的机械师，左手是义肢。", "greeting": "……嗯。",
+        "pinned_prompt": "Brenna 从不说超过两句话。", "visibility": "private"})
+
+
+@pytest.fixture
+def group(store, alice, character, brenna, background):
+    return instance_create(store, owner=alice, character_ids=[character, brenna],
+                           background_id=background, reply_order="everyone")
+
+
+def _lines(store, instance_id):
+    state = store.instance_state_read(instance_id)
+    path = store.session_path(instance_id, state["current_session_id"])
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()][1:]
+
+
+def _order(store, instance_id, order):
+    state = store.instance_state_read(instance_id)
+    store.instance_state_write(instance_id, {**state, "reply_order": order})
+
+
+async def _say(store, instance_id, text, *, speaker=None, stop=None, events=None):
+    events = [] if events is None else events
+
+    async def emit(event):
+        events.append(event)
+
+    return await conversation_turn(store, instance_id=instance_id, user_text=text, emit=emit,
+                                   speaker=speaker, stop=stop)
+
+
+def test_rest_creates_a_conversation_with_both_characters_each_with_its_own_state(
+        alice_client, store, character, brenna):
+    response = alice_client.post("/api/v1/instances", {"character_ids": [character, brenna]},
+                                 content_type="application/json")
+    assert response.status_code == 201
+    instance_id = response.json()["instance_id"]
+    state = store.instance_state_read(instance_id)
+    assert [p["character_id"] for p in state["participants"]] == [character, brenna]
+    assert state["character_id"] == character and state["reply_order"] == "natural"
+    folder = store.instance_dir(instance_id)
+    assert json.loads((folder / "character_state.json").read_text())["base_persona"] == "废土黑帮老大。"
+    own = json.loads((folder / "character_states" / f"{brenna}.json").read_text())
+    assert own == {"base_persona": "沉默的机械师，左手是义肢。", "evolved_persona": ""}
+    greeting = _lines(store, instance_id)[0]
+    assert (greeting["speaker"], greeting["name"], greeting["content"]) == (brenna, "Brenna", "……嗯。")
+
+
+def test_one_character_in_a_list_is_todays_instance(alice_client, store, character):
+    response = alice_client.post("/api/v1/instances", {"character_ids": [character]},
+                                 content_type="application/json")
+    state = store.instance_state_read(response.json()["instance_id"])
+    assert state["participants"] == [{"character_id": character,
+                                      "state_file": "character_state.json"}]
+    assert "reply_order" not in state
+
+
+def test_bad_members_or_order_are_named(alice_client, character):
+    for body, field in (({"character_ids": []}, "character_ids"),
+                        ({"character_ids": [character, "../x"]}, "character_id"),
+                        ({"character_ids": [character], "reply_order": "loudest"}, "reply_order"),
+                        ({}, "character_id")):
+        response = alice_client.post("/api/v1/instances", body, content_type="application/json")
+        assert response.status_code == 400, body
+        assert field in response.json()["error"]["fields"], (body, response.json())
+
+
+async def test_everyone_answers_once_in_list_order_each_as_itself(store, group, character,
+                                                                   brenna, use_stub):
+    use_stub.script(Reply("我记得你。"), Reply("嗯。"))
+    results = await _say(store, group, "你们还记得我吗？")
+    assert [r.speaker for r in results] == [character, brenna]
+    replies = [line for line in _lines(store, group) if line["role"] == "assistant"][1:]
+    assert [(r["speaker"], r["name"], r["content"]) for r in replies] == [
+        (character, "Alserqi", "我记得你。"), (brenna, "Brenna", "嗯。")]
+    assert {r["turn"] for r in replies} == {1, 2}
+
+    first, second = use_stub.requests[-2]["messages"], use_stub.requests[-1]["messages"]
+    assert "废土黑帮老大" in first[0]["content"] and "Brenna 从不说" not in first[0]["content"]
+    assert "Brenna: 沉默的机械师" in first[0]["content"]  # the other member, shortly
+    assert "沉默的机械师" in second[0]["content"] and "Brenna 从不说超过两句话" in second[0]["content"]
+    assert "Alserqi: 废土黑帮老大" in second[0]["content"]
+    # Brenna sees Alserqi's reply as a named line of the scene, and answers it
+    assert second[-1]["role"] == "user" and "Alserqi: 我记得你。" in second[-1]["content"]
+
+
+async def test_the_trace_names_the_speaker_and_why(store, group, brenna, use_stub):
+    results = await _say(store, group, "Brenna，你来说。", speaker=brenna)
+    trace = store.trace_read(group, results[0].trace_id)
+    assert trace["speaker"] == {"character_id": brenna, "name": "Brenna",
+                                "reason": "requested by the player"}
+
+
+async def test_list_order_takes_turns_across_rounds(store, group, character, brenna, use_stub):
+    _order(store, group, "list")
+    spoken = [(await _say(store, group, f"第{n}句"))[0].speaker for n in range(3)]
+    assert spoken == [character, brenna, character]
+
+
+async def test_natural_order_answers_the_named_character_first(store, group, character, brenna,
+                                                                 use_stub):
+    _order(store, group, "natural")
+    results = await _say(store, group, "Brenna，你的手怎么了？")
+    assert results[0].speaker == brenna and len({r.speaker for r in results}) == len(results)
+
+
+async def test_manual_order_waits_for_the_players_pick(alice, store, group, brenna, use_stub):
+    _order(store, group, "manual")
+    assert await _say(store, group, "大家好") == []
+    assert use_stub.requests == [] and _lines(store, group)[-1]["content"] == "大家好"
+    communicator, _ = await _connect(alice, group)
+    await communicator.send_json_to({"type": "trigger", "speaker": brenna})
+    events = []
+    while not events or events[-1]["type"] not in ("done", "error"):
+        events.append(await communicator.receive_json_from(timeout=10))
+    await communicator.disconnect()
+    assert events[0] == {"type": "speaker", "speaker": brenna, "name": "Brenna",
+                         "reason": "requested by the player"}
+    assert events[-1]["type"] == "done" and events[-1]["speaker"] == brenna
+    lines = _lines(store, group)
+    assert [line["role"] for line in lines[-2:]] == ["user", "assistant"]
+    assert lines[-1]["speaker"] == brenna
+
+
+async def test_rest_chat_makes_one_character_answer(alice_client, store, group, brenna, use_stub):
+    use_stub.script(Reply("……手没事。"))
+    response = await sync_to_async(alice_client.post)(
+        "/api/v1/chat", {"instance_id": group, "query": "手怎么了", "speaker": brenna},
+        content_type="application/json")
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert body["speaker"] == brenna and body["answer_text"] == "……手没事。"
+    assert [r["name"] for r in body["replies"]] == ["Brenna"]
+    response = await sync_to_async(alice_client.post)(
+        "/api/v1/chat", {"instance_id": group, "query": "x", "speaker": "char_nobody"},
+        content_type="application/json")
+    assert response.status_code == 400
+
+
+async def test_stop_ends_the_whole_round(store, group, character, use_stub):
+    use_stub.script(Reply("z" * 300, chunk_size=1, delay=0.01), Reply("never"))
+    stop = asyncio.Event()
+    events: list[dict] = []
+
+    async def stop_soon():
+        while not any(e["type"] == "token" for e in events):
+            await asyncio.sleep(0.01)
+        stop.set()
+
+    stopper = asyncio.create_task(stop_soon())
+    results = await _say(store, group, "说吧", stop=stop, events=events)
+    await stopper
+    assert [r.speaker for r in results] == [character] and results[0].interrupted
+    assert len(use_stub.requests) == 1
+    assert _lines(store, group)[-1]["interrupted"] is True

@@ -1,0 +1,85 @@
+"""Who speaks next: each reply order on small tables of members."""
+
+from __future__ import annotations
+
+import pytest
+
+from chat.speakers import Member, SpeakerError, speakers_pick, talkativeness_of
+
+A = Member("char_a", "Alserqi", talkativeness=0.9)
+B = Member("char_b", "Brenna", talkativeness=0.2)
+C = Member("char_c", "Cato", talkativeness=0.5)
+
+
+def _ids(picks):
+    return [p.character_id for p in picks]
+
+
+def _draws(*values):
+    it = iter(values)
+    return lambda: next(it)
+
+
+@pytest.mark.parametrize("strategy,members,last_message,last_speaker,draws,expected", [
+    # natural: named first, in the order named, then drawn by talkativeness
+    ("natural", [A, B, C], "Cato, and you Brenna?", None, (0.99,), ["char_c", "char_b"]),
+    ("natural", [A, B, C], "hello", None, (0.5, 0.1, 0.9), ["char_a", "char_b"]),
+    # nobody drawn: the most talkative answers
+    ("natural", [A, B, C], "hello", None, (0.99, 0.99, 0.99), ["char_a"]),
+    # never the same one twice in a row, even when named by another character
+    ("natural", [A, B, C], "Alserqi?", "char_a", (0.99, 0.99), ["char_c"]),
+    # ...unless alone
+    ("natural", [A], "hello", "char_a", (0.99,), ["char_a"]),
+    # muted members do not answer
+    ("natural", [A, Member("char_b", "Brenna", muted=True), C], "Brenna?", "char_a", (0.99,),
+     ["char_c"]),
+    ("list", [A, B, C], "", None, (), ["char_a"]),
+    ("list", [A, B, C], "", "char_a", (), ["char_b"]),
+    ("list", [A, B, C], "", "char_c", (), ["char_a"]),
+    ("list", [A, Member("char_b", "Brenna", muted=True), C], "", "char_a", (), ["char_c"]),
+    ("everyone", [A, B, C], "", "char_b", (), ["char_a", "char_b", "char_c"]),
+    ("manual", [A, B, C], "Alserqi?", None, (), []),
+])
+def test_reply_orders(strategy, members, last_message, last_speaker, draws, expected):
+    picks = speakers_pick(members, strategy=strategy, last_message=last_message,
+                          last_speaker=last_speaker, draw=_draws(*draws))
+    assert _ids(picks) == expected
+
+
+def test_natural_with_only_the_last_speaker_unmuted_and_others_muted_is_silent_or_alone():
+    members = [A, Member("char_b", "Brenna", muted=True)]
+    # A is the only active member: alone, so it may answer again
+    assert _ids(speakers_pick(members, strategy="natural", last_speaker="char_a",
+                              draw=_draws(0.99))) == ["char_a"]
+
+
+def test_the_player_may_name_the_character_who_answered_last():
+    picks = speakers_pick([A, B, C], strategy="natural", last_message="Alserqi?",
+                          last_speaker="char_a", player_spoke_last=True,
+                          draw=_draws(0.99, 0.99))
+    assert _ids(picks) == ["char_a"]
+
+
+def test_the_players_pick_wins_even_in_manual_and_even_muted():
+    muted = Member("char_b", "Brenna", muted=True)
+    picks = speakers_pick([A, muted], strategy="manual", requested="char_b")
+    assert _ids(picks) == ["char_b"] and picks[0].reason == "requested by the player"
+
+
+def test_reasons_say_why():
+    picks = speakers_pick([A, B, C], strategy="natural", last_message="Brenna",
+                          draw=_draws(0.0, 0.99))
+    assert [p.reason for p in picks] == ["named in the last message", "talkativeness 0.9"]
+
+
+def test_a_stranger_or_an_unknown_order_is_refused():
+    with pytest.raises(SpeakerError):
+        speakers_pick([A, B], strategy="natural", requested="char_z")
+    with pytest.raises(SpeakerError):
+        speakers_pick([A, B], strategy="random")
+
+
+@pytest.mark.parametrize("raw,expected", [("0.8", 0.8), (None, 0.5), ("x", 0.5), (3, 1.0),
+                                          (-1, 0.0), (float("nan"), 0.5)])
+def test_talkativeness_from_a_card(raw, expected):
+    assert talkativeness_of(raw) == expected
