@@ -26,6 +26,7 @@ from chat.services import trace_index
 from chat.speakers import Pick
 from director.services import director_apply_reply
 from personalab.lib.errors import AppError
+from personalab.lib.locks import LockUnavailable
 from personalab.lib.filestore import (AssistantLineWriter, FileStore, InstanceBusy, StoreError,
                                       utc_now)
 
@@ -103,6 +104,8 @@ def instance_locked(store: FileStore, instance_id: str) -> Iterator[None]:
         lock = store.instance_lock(instance_id).acquire()
     except InstanceBusy as exc:
         raise TurnRefused(str(exc), code="busy", status=409) from None
+    except LockUnavailable as exc:
+        raise TurnRefused(exc.message, code=exc.code, status=exc.status) from None
     try:
         yield
     finally:

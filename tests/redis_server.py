@@ -34,18 +34,41 @@ def _wait_until_up(port: int, process: subprocess.Popen) -> None:
     raise RuntimeError("redis-server did not answer PING within 5 s")
 
 
+class RedisServer:
+    """One redis-server; `stop()` and `start()` again on the same port (an outage)."""
+
+    def __init__(self, folder) -> None:
+        self.port = _free_port()
+        self.folder = folder
+        self.process: subprocess.Popen | None = None
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(self.folder)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _wait_until_up(self.port, self.process)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+            self.process = None
+
+
 @pytest.fixture
-def redis_url(tmp_path) -> Iterator[str]:
+def redis_server(tmp_path) -> Iterator[RedisServer]:
     if not shutil.which(REDIS_SERVER):
         pytest.skip(f"{REDIS_SERVER} is missing (apt-get install redis-server; .ci/run does it as root)")
-    port = _free_port()
-    process = subprocess.Popen(
-        [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", str(tmp_path)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = RedisServer(tmp_path)
     try:
-        _wait_until_up(port, process)
-        yield f"redis://127.0.0.1:{port}/0"
+        server.start()
+        yield server
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server) -> str:
+    return redis_server.url

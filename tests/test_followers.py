@@ -13,7 +13,7 @@ from django.test import Client
 from chat.followers import FollowCursor
 from personalab.asgi import application
 from personalab.settings import redis_channel_layer
-from tests.redis_server import redis_url  # noqa: F401 — fixture
+from tests.redis_server import redis_server, redis_url  # noqa: F401 — fixtures
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)

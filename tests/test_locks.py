@@ -10,7 +10,7 @@ import redis
 
 from personalab.lib.filestore import FileStore, InstanceBusy
 from personalab.lib.locks import LockLost, redis_lock_factory
-from tests.redis_server import redis_url  # noqa: F401 — fixture
+from tests.redis_server import redis_server, redis_url  # noqa: F401 — fixtures
 
 
 def _store(tmp_path, url, lease=30.0) -> FileStore:
@@ -93,3 +93,24 @@ async def test_with_redis_configured_a_turn_holds_the_lock_there(
     result = await first
     assert result.answer_text == "慢慢说完这一句。" * 10
     assert redis.Redis.from_url(redis_url).get(f"personalab:lock:{instance}") is None
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_redis_down_is_a_clear_refusal_and_coming_back_needs_no_restart(
+        settings, alice, instance, use_stub, redis_server):  # noqa: F811
+    from chat.turn import TurnRefused, turn_run
+    from personalab.storage import get_store
+    from tests.stub_llm import Reply
+
+    async def ignore(event):
+        pass
+
+    settings.REDIS_URL = redis_server.url
+    redis_server.stop()
+    with pytest.raises(TurnRefused) as refused:
+        await turn_run(get_store(), instance_id=instance, user_text="有人吗", emit=ignore)
+    assert refused.value.code == "lock_unavailable" and "Redis" in refused.value.message
+    redis_server.start()
+    use_stub.script(Reply("在的。"))
+    result = await turn_run(get_store(), instance_id=instance, user_text="有人吗", emit=ignore)
+    assert result.answer_text == "在的。"

@@ -33,6 +33,14 @@ class LockLost(AppError):
                                  "out); nothing more is written; send again")
 
 
+class LockUnavailable(AppError):
+    code, status = "lock_unavailable", 503
+
+    def __init__(self, instance_id: str, reason: object):
+        super().__init__(message=f"instance {instance_id} cannot be locked: the lock service "
+                                 f"(Redis) is unreachable ({reason}); try again in a moment")
+
+
 class InstanceLock(Protocol):
     instance_id: str
 
@@ -134,10 +142,16 @@ class RedisLock(_LockBase):
         self._renewer: threading.Thread | None = None
 
     def acquire(self, *, blocking: bool = False) -> "RedisLock":
+        import redis
+
         while True:
-            token = int(self.client.incr(self.key + ":fence"))
-            started = time.monotonic()
-            if self.client.set(self.key, token, nx=True, px=self.lease_ms):
+            try:
+                token = int(self.client.incr(self.key + ":fence"))
+                started = time.monotonic()
+                taken = self.client.set(self.key, token, nx=True, px=self.lease_ms)
+            except redis.RedisError as exc:
+                raise LockUnavailable(self.instance_id, exc) from None
+            if taken:
                 break
             if not blocking:
                 raise _busy(self.instance_id)
