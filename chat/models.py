@@ -77,3 +77,17 @@ class ApiToken(models.Model):
         """The active user a bearer token belongs to, or None."""
         row = cls.objects.select_related("user").filter(token_hash=cls.hash(token)).first()
         return row.user if row and row.user.is_active else None
+
+
+class ConversationParticipant(models.Model):
+    """Index of the conversation ledger: one row per participant of an instance (the player as
+    `player:{username}`); `conv_key` is the sorted participant ids joined by `|`."""
+
+    instance = models.ForeignKey(Instance, on_delete=models.CASCADE, related_name="participants")
+    participant_id = models.CharField(max_length=200, db_index=True)
+    conv_key = models.CharField(max_length=2000, db_index=True)
+
+    class Meta:
+        ordering = ["instance_id", "participant_id"]
+        constraints = [models.UniqueConstraint(fields=["instance", "participant_id"],
+                                               name="unique_participant_per_instance")]

@@ -10,10 +10,10 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Body, File, Router, Status
 from ninja.files import UploadedFile
 
-from chat import history, services
+from chat import conversations, history, services
 from chat.models import Instance, Trace
-from chat.schemas import (BackgroundSwitchIn, BranchIn, BranchOut, ChatIn, ChatOut, CurrentResponse,
-                          GenerationSettings, HistoryChange, InstanceCreated, InstanceDetail,
+from chat.schemas import (BackgroundSwitchIn, BranchIn, BranchOut, ChatIn, ChatOut,
+                          ConversationList, CurrentResponse, GenerationSettings, HistoryChange, InstanceCreated, InstanceDetail,
                           InstanceIn, InstanceList, InstanceUpdateIn, MessageEditIn,
                           MessagesPage, SessionList, SwipeIn, SwipeOut, UndoIn)
 from chat.streaming import chat_stream
@@ -351,3 +351,32 @@ def chat_export(request: HttpRequest, instance_id: str, session_id: str,
     response = HttpResponse(body, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{session_id}.{format}"'
     return response
+
+
+# --- the conversation ledger's indexes -------------------------------------------------------
+
+
+def conversation_out(row: Instance) -> dict:
+    participants = sorted(p.participant_id for p in row.participants.all())
+    return {"instance_id": row.instance_id, "conv_key": "|".join(participants),
+            "participants": participants, "character_id": row.character_id,
+            "created_at": row.created_at}
+
+
+@router.get("/conversations", response=ConversationList, tags=["conversations"])
+def conversations_with(request: HttpRequest, participants: str):
+    """Your conversations with exactly these participants (comma-separated ids; you, as
+    `player:{username}`, are included when no player is named)."""
+    wanted = [p.strip() for p in participants.split(",") if p.strip()]
+    if not wanted:
+        raise Invalid("participants", "name at least one participant")
+    rows = conversations.conversations_with(user=request.auth, participants=wanted)
+    return {"conversations": [conversation_out(row) for row in rows]}
+
+
+@router.get("/participants/{participant_id}/conversations", response=ConversationList,
+            tags=["conversations"])
+def participant_conversations(request: HttpRequest, participant_id: str):
+    """Your conversations that this character (or `player:{username}`) took part in."""
+    rows = conversations.conversations_of(user=request.auth, participant_id=participant_id)
+    return {"conversations": [conversation_out(row) for row in rows]}

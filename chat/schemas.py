@@ -52,6 +52,18 @@ class ChatIn(Schema):
     speaker: str | None = Field(None, description="The character who answers (its id).")
 
 
+class ConversationOut(Schema):
+    instance_id: str
+    conv_key: str
+    participants: list[str]
+    character_id: str | None
+    created_at: str
+
+
+class ConversationList(Schema):
+    conversations: list[ConversationOut]
+
+
 class ReplyOut(Schema):
     speaker: str
     name: str

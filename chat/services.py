@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db import transaction
 
+from chat.conversations import conversation_index, ledger_add, ledger_rebuild
 from chat.members import member_state_write, participant_entry
 from chat.models import Instance, Session, Trace
 from chat.speakers import STRATEGIES
@@ -80,6 +81,7 @@ def instance_create(store: FileStore, *, owner, character_id: str | None = None,
             "base_persona": member_definition.get("base_persona", ""), "evolved_persona": ""})
     store.session_create(instance_id, session_id, lines=lines)
     store.instance_state_write(instance_id, state)
+    ledger_add(store, instance_id, state)
     instance_index(store, instance_id)
     return instance_id
 
@@ -150,6 +152,7 @@ def instance_index(store: FileStore, instance_id: str) -> Instance:
         )
         seen.append(session_id)
     Session.objects.filter(instance=row).exclude(session_id__in=seen).delete()
+    conversation_index(store, instance_id, state)
     return row
 
 
@@ -222,6 +225,7 @@ def reindex_all(store: FileStore) -> dict[str, int]:
             trace_index(store, instance_id, trace_id)
             counts["traces"] += 1
     Instance.objects.exclude(instance_id__in=store.instance_ids()).delete()
+    ledger_rebuild(store)
     return counts
 
 

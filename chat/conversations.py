@@ -1,0 +1,131 @@
+"""The conversation ledger's indexes (seed 003 §2.1, §3.6, §13): who took part in which
+conversation. convKey = the sorted participant ids joined by `|`, the player as
+`player:{username}` (usernames are what the instance files record, so the key survives a new
+database). Two text files in the data folder are rebuilt by `reindex`; the DB rows mirror them.
+
+    index/conversations_by_key.txt          {convKey}\t{instance_id}
+    index/conversations_by_participant.txt  {participant_id}\t{instance_id}
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from chat.members import member_ids
+from chat.models import ConversationParticipant, Instance
+from personalab.lib.filestore import FileStore
+
+BY_KEY = "conversations_by_key.txt"
+BY_PARTICIPANT = "conversations_by_participant.txt"
+
+
+def player_id(username: str) -> str:
+    return f"player:{username}"
+
+
+def conv_key(participants: Iterable[str]) -> str:
+    return "|".join(sorted(set(participants)))
+
+
+def participants_of(instance_state: dict[str, Any]) -> list[str]:
+    owner = instance_state.get("owner")
+    players = [player_id(owner)] if owner else []
+    return players + [c for c in member_ids(instance_state) if c]
+
+
+def conversation_index(store: FileStore, instance_id: str, instance_state: dict[str, Any]) -> None:
+    """The DB rows of one conversation (called by instance_index)."""
+    participants = participants_of(instance_state)
+    key = conv_key(participants)
+    ConversationParticipant.objects.filter(instance_id=instance_id).exclude(
+        participant_id__in=participants).delete()
+    for participant in participants:
+        ConversationParticipant.objects.update_or_create(
+            instance_id=instance_id, participant_id=participant, defaults={"conv_key": key})
+
+
+def ledger_add(store: FileStore, instance_id: str, instance_state: dict[str, Any]) -> None:
+    participants = participants_of(instance_state)
+    with _ledger_locked(store) as folder:
+        by_key = [row for row in _rows(folder / BY_KEY) if row[1] != instance_id]
+        by_participant = [row for row in _rows(folder / BY_PARTICIPANT) if row[1] != instance_id]
+        by_key.append((conv_key(participants), instance_id))
+        by_participant.extend((p, instance_id) for p in participants)
+        _write(folder / BY_KEY, by_key)
+        _write(folder / BY_PARTICIPANT, by_participant)
+
+
+def ledger_rebuild(store: FileStore) -> int:
+    """Both files again from every instance_state.json (the truth)."""
+    by_key, by_participant = [], []
+    for instance_id in store.instance_ids():
+        participants = participants_of(store.instance_state_read(instance_id))
+        by_key.append((conv_key(participants), instance_id))
+        by_participant.extend((p, instance_id) for p in participants)
+    with _ledger_locked(store) as folder:
+        _write(folder / BY_KEY, by_key)
+        _write(folder / BY_PARTICIPANT, by_participant)
+    return len(by_key)
+
+
+def ledger_read(store: FileStore) -> dict[str, list[tuple[str, str]]]:
+    folder = store.root / "index"
+    return {"by_key": _rows(folder / BY_KEY), "by_participant": _rows(folder / BY_PARTICIPANT)}
+
+
+def conversations_with(*, user, participants: list[str]):
+    """The user's own conversations whose participants are exactly `participants` (the user's
+    player id is added when none is named: every conversation of theirs includes them)."""
+    if not any(p.startswith("player:") for p in participants):
+        participants = [*participants, player_id(user.get_username())]
+    key = conv_key(participants)
+    ids = ConversationParticipant.objects.filter(conv_key=key).values("instance_id")
+    return _owned(user).filter(instance_id__in=ids)
+
+
+def conversations_of(*, user, participant_id: str):
+    ids = ConversationParticipant.objects.filter(participant_id=participant_id).values(
+        "instance_id")
+    return _owned(user).filter(instance_id__in=ids)
+
+
+def _owned(user):
+    return Instance.objects.filter(owner=user).prefetch_related("participants")
+
+
+@contextmanager
+def _ledger_locked(store: FileStore) -> Iterator[Path]:
+    folder = store.root / "index"
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield folder
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _rows(path: Path) -> list[tuple[str, str]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    rows = []
+    for line in text.splitlines():
+        left, tab, right = line.partition("\t")
+        if tab and left and right:
+            rows.append((left, right))
+    return rows
+
+
+def _write(path: Path, rows: list[tuple[str, str]]) -> None:
+    temporary = path.with_suffix(".tmp")
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.writelines(f"{left}\t{right}\n" for left, right in rows)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
