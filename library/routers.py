@@ -1,18 +1,26 @@
-"""Library routes of /api/v1/: the player's personas."""
+"""Library routes of /api/v1/: the player's personas, characters and backgrounds (CRUD,
+"use as my own" copies), character card import and export."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from ninja import File, Router, Status
 from ninja.files import UploadedFile
 
-from library import services
-from library.schemas import PersonaIn, PersonaList, PersonaOut, PersonaUpdateIn
+from library import selectors, services
+from library.schemas import (BackgroundCopied, BackgroundCreated, BackgroundIn, BackgroundList,
+                             BackgroundOut, CharacterCopied, CharacterCreated, CharacterIn,
+                             CharacterList, CharacterOut, Deleted, PersonaIn, PersonaList,
+                             PersonaOut, PersonaUpdateIn)
 from library.selectors import persona_for_user, personas_visible_to
+from personalab.lib.errors import AppError, Invalid, TooLarge
+from personalab.lib.ids import validate_id
 from personalab.storage import get_store
 
 router = Router(tags=["personas"])
+characters_router = Router(tags=["characters"])
+backgrounds_router = Router(tags=["backgrounds"])
 
 
 def persona_out(persona_id: str) -> dict:
@@ -69,3 +77,167 @@ def persona_avatar_upload(request: HttpRequest, persona_id: str, file: File[Uplo
     services.persona_avatar_save(get_store(), actor=request.auth, persona_id=persona_id,
                                  data=file.read(services.AVATAR_MAX_BYTES + 1))
     return persona_out(persona_id)
+
+
+# characters ---------------------------------------------------------------------------------
+# `/characters/import` is declared before `/characters/{character_id}`, which would match it.
+
+@characters_router.get("/characters", response=CharacterList, exclude_unset=True)
+def characters_list(request: HttpRequest):
+    """Your characters and shared ones (staff: all), each its whole definition."""
+    store = get_store()
+    return {"characters": [store.character_read(row.character_id)
+                           for row in selectors.characters_visible_to(user=request.auth)]}
+
+
+@characters_router.post("/characters", response={201: CharacterCreated})
+def character_create(request: HttpRequest, payload: CharacterIn):
+    """A new character, owned by you; an existing `character_id` is a 409."""
+    character_id = services.character_save(get_store(), data=payload.model_dump(exclude_unset=True),
+                                           user=request.auth)
+    return Status(201, {"character_id": character_id})
+
+
+@characters_router.post("/characters/import", response={201: CharacterCreated})
+def character_import(request: HttpRequest, file: File[UploadedFile]):
+    """Multipart `file`: a Character Card V2/V3 as PNG, JSON or CHARX (at most 10 MB); its
+    book becomes a linked lorebook."""
+    if file.size > services.MAX_CARD_BYTES:
+        raise TooLarge("file is larger than 10 MB")
+    try:
+        character_id = services.character_import_card(get_store(), data=file.read(),
+                                                      filename=file.name or "",
+                                                      user=request.auth)
+    except services.LibraryError as exc:
+        if exc.status != 400:
+            raise
+        raise AppError("invalid_card", 400, str(exc), exc.field_errors) from None
+    return Status(201, {"character_id": character_id})
+
+
+@characters_router.get("/characters/{character_id}", response=CharacterOut, exclude_unset=True)
+def character_detail(request: HttpRequest, character_id: str):
+    validate_id(character_id, kind="character id")
+    return selectors.character_for_use(get_store(), user=request.auth, character_id=character_id)
+
+
+@characters_router.put("/characters/{character_id}", response=CharacterOut, exclude_unset=True)
+def character_change(request: HttpRequest, character_id: str, payload: CharacterIn):
+    """Only the fields sent change (owner or staff)."""
+    store = get_store()
+    validate_id(character_id, kind="character id")
+    definition = selectors.character_for_use(store, user=request.auth, character_id=character_id)
+    services.character_save(store, data={**definition, **payload.model_dump(exclude_unset=True)},
+                            character_id=character_id, user=request.auth)
+    return store.character_read(character_id)
+
+
+@characters_router.delete("/characters/{character_id}", response=Deleted)
+def character_remove(request: HttpRequest, character_id: str):
+    """Moved aside under data/trash/characters/ (owner or staff); 409 while an instance uses it."""
+    store = get_store()
+    validate_id(character_id, kind="character id")
+    selectors.character_for_use(store, user=request.auth, character_id=character_id)
+    services.character_delete(store, character_id=character_id, user=request.auth)
+    return {"deleted": character_id}
+
+
+@characters_router.post("/characters/{character_id}/copy", response={201: CharacterCopied})
+def character_copy(request: HttpRequest, character_id: str):
+    """"Use as my own": a private copy of a character you may see, owned by you."""
+    validate_id(character_id, kind="character id")
+    new_id = services.character_copy(get_store(), user=request.auth, character_id=character_id)
+    return Status(201, {"character_id": new_id, "copied_from": character_id})
+
+
+CARD_TYPES = {"png": "image/png", "json": "application/json", "charx": "application/zip"}
+
+
+def _card_export(request: HttpRequest, character_id: str, fmt: str,
+                 spec: str | None) -> HttpResponse:
+    validate_id(character_id, kind="character id")
+    selectors.character_for_use(get_store(), user=request.auth, character_id=character_id)
+    spec = spec or ("v3" if fmt == "png" else "v2")
+    if spec not in ("v2", "v3"):
+        raise Invalid("spec", "spec must be v2 or v3", code="bad_spec")
+    body = services.character_export_card(get_store(), character_id=character_id, fmt=fmt,
+                                          spec=spec)
+    response = HttpResponse(body, content_type=CARD_TYPES[fmt])
+    response["Content-Disposition"] = f'attachment; filename="{character_id}.{fmt}"'
+    return response
+
+
+@characters_router.get("/characters/{character_id}/card.png")
+def character_card_png(request: HttpRequest, character_id: str, spec: str | None = None):
+    """The card inside the avatar PNG (`chara` and `ccv3` text chunks)."""
+    return _card_export(request, character_id, "png", spec)
+
+
+@characters_router.get("/characters/{character_id}/card.json")
+def character_card_json(request: HttpRequest, character_id: str, spec: str | None = None):
+    """The card as JSON; `spec`: v2 (default) or v3."""
+    return _card_export(request, character_id, "json", spec)
+
+
+@characters_router.get("/characters/{character_id}/card.charx")
+def character_card_charx(request: HttpRequest, character_id: str, spec: str | None = None):
+    """A CHARX (zip): the V3 card with its asset files."""
+    return _card_export(request, character_id, "charx", spec)
+
+
+# backgrounds --------------------------------------------------------------------------------
+
+@backgrounds_router.get("/backgrounds", response=BackgroundList, exclude_unset=True)
+def backgrounds_list(request: HttpRequest):
+    """Your backgrounds and shared ones (staff: all), each whole."""
+    store = get_store()
+    return {"backgrounds": [store.background_read(row.background_id)
+                            for row in selectors.backgrounds_visible_to(user=request.auth)]}
+
+
+@backgrounds_router.post("/backgrounds", response={201: BackgroundCreated})
+def background_create(request: HttpRequest, payload: BackgroundIn):
+    """A new background, owned by you; an existing `background_id` is a 409."""
+    background_id = services.background_save(
+        get_store(), data=payload.model_dump(exclude_unset=True), user=request.auth)
+    return Status(201, {"background_id": background_id})
+
+
+@backgrounds_router.get("/backgrounds/{background_id}", response=BackgroundOut,
+                        exclude_unset=True)
+def background_detail(request: HttpRequest, background_id: str):
+    validate_id(background_id, kind="background id")
+    return selectors.background_for_use(get_store(), user=request.auth,
+                                        background_id=background_id)
+
+
+@backgrounds_router.put("/backgrounds/{background_id}", response=BackgroundOut,
+                        exclude_unset=True)
+def background_change(request: HttpRequest, background_id: str, payload: BackgroundIn):
+    """Only the fields sent change (owner or staff)."""
+    store = get_store()
+    validate_id(background_id, kind="background id")
+    background = selectors.background_for_use(store, user=request.auth,
+                                              background_id=background_id)
+    services.background_save(store, data={**background, **payload.model_dump(exclude_unset=True)},
+                             background_id=background_id, user=request.auth)
+    return store.background_read(background_id)
+
+
+@backgrounds_router.delete("/backgrounds/{background_id}", response=Deleted)
+def background_remove(request: HttpRequest, background_id: str):
+    """Moved aside under data/trash/backgrounds/ (owner or staff); 409 while in use."""
+    store = get_store()
+    validate_id(background_id, kind="background id")
+    selectors.background_for_use(store, user=request.auth, background_id=background_id)
+    services.background_delete(store, background_id=background_id, user=request.auth)
+    return {"deleted": background_id}
+
+
+@backgrounds_router.post("/backgrounds/{background_id}/copy", response={201: BackgroundCopied})
+def background_copy(request: HttpRequest, background_id: str):
+    """"Use as my own": a private copy of a background you may see, owned by you."""
+    validate_id(background_id, kind="background id")
+    new_id = services.background_copy(get_store(), user=request.auth,
+                                      background_id=background_id)
+    return Status(201, {"background_id": new_id, "copied_from": background_id})

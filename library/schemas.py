@@ -1,10 +1,11 @@
-"""Request and response shapes of the library routes (personas)."""
+"""Request and response shapes of the library routes (personas, characters, backgrounds)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from ninja import Schema
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class PersonaIn(Schema):
@@ -35,3 +36,87 @@ class PersonaOut(Schema):
 
 class PersonaList(Schema):
     personas: list[PersonaOut]
+
+
+# Characters and backgrounds are files an author may hand-edit and cards carry fields we do not
+# know, so these shapes document the fields and keep the rest as sent. Values are checked by
+# library/services.py, whose refusals name the field (pydantic's would word them differently).
+
+def _typed(kind: str | dict[str, Any], description: str) -> Any:
+    extra = {"type": kind} if isinstance(kind, str) else kind
+    return Field(None, description=description, json_schema_extra=extra)
+
+
+_TEXT_LIST = {"type": "array", "items": {"type": "string"}}
+_VISIBILITY = {"type": "string", "enum": ["private", "shared"]}
+
+
+class LibraryItem(BaseModel):
+    # pydantic's model, not ninja's Schema: Schema reads attributes, which loses the extra keys.
+    model_config = ConfigDict(extra="allow")
+
+
+class CharacterIn(LibraryItem):
+    name: Any = _typed("string", "required on create; at most 200 characters")
+    character_id: Any = _typed("string", "create only: the id to use (409 if it exists)")
+    base_persona: Any = _typed("string", "the character's description")
+    greeting: Any = _typed("string", "first message of a new session")
+    tags: Any = _typed(_TEXT_LIST, "tags")
+    pinned_prompt: Any = _typed("string", "always sent, after the persona")
+    lorebook_ids: Any = _typed(_TEXT_LIST, "ids of lorebooks you may use")
+    visibility: Any = _typed(_VISIBILITY, "private (default) or shared")
+    system_prompt: Any = _typed("string", "card field")
+    post_history_instructions: Any = _typed("string", "card field")
+    mes_example: Any = _typed("string", "card field")
+    creator_notes: Any = _typed("string", "card field")
+
+
+class CharacterOut(LibraryItem):
+    character_id: str | None = None
+    name: str | None = None
+    owner: str | None = None
+    visibility: str | None = None
+
+
+class CharacterList(Schema):
+    characters: list[CharacterOut]
+
+
+class CharacterCreated(Schema):
+    character_id: str
+
+
+class CharacterCopied(CharacterCreated):
+    copied_from: str
+
+
+class BackgroundIn(LibraryItem):
+    name: Any = _typed("string", "required on create; at most 200 characters")
+    background_id: Any = _typed("string", "create only: the id to use (409 if it exists)")
+    world_setting: Any = _typed("string", "the world, sent with every turn")
+    story_outline: Any = _typed(_TEXT_LIST, "plot points in order (texts or {content})")
+    lorebook_ids: Any = _typed(_TEXT_LIST, "ids of lorebooks you may use")
+    visibility: Any = _typed(_VISIBILITY, "private (default) or shared")
+
+
+class BackgroundOut(LibraryItem):
+    background_id: str | None = None
+    name: str | None = None
+    owner: str | None = None
+    visibility: str | None = None
+
+
+class BackgroundList(Schema):
+    backgrounds: list[BackgroundOut]
+
+
+class BackgroundCreated(Schema):
+    background_id: str
+
+
+class BackgroundCopied(BackgroundCreated):
+    copied_from: str
+
+
+class Deleted(Schema):
+    deleted: str

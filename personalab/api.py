@@ -1,30 +1,31 @@
 """The REST API: one NinjaAPI at /api/v1/, its auth, body parser and error handler.
 
 Apps add their routes as `<app>/routers.py` (schemas in `<app>/schemas.py`) and are registered
-at the bottom of this file. Until every legacy view is ported, `chat.api_urls` is included
-first in `personalab/urls.py`, so a URL answered there is never reached here.
+at the bottom of this file; every /api/v1/ URL is served from here, so the schema is complete.
 """
 
 from __future__ import annotations
 
+import errno
 import logging
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.http import Http404, HttpRequest, HttpResponse
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from ninja import NinjaAPI, Swagger
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.parser import Parser
 from ninja.security import APIKeyCookie, HttpBearer
 
-from chat.apiutil import request_body, storage_error_response
 from chat.models import ApiToken
 from chat.routers import chat_router, history_router
 from chat.routers import router as instances_router
 from director.routers import router as config_router
 from library.lorebook_routers import router as lorebooks_router
+from library.routers import backgrounds_router, characters_router
 from library.routers import router as library_router
 from memory.routers import router as memory_router
 from personalab.lib.errors import AppError, TooLarge
@@ -67,6 +68,13 @@ class SessionCsrf(APIKeyCookie):
         return self(request)
 
 
+def request_body(request: HttpRequest) -> bytes:
+    try:
+        return request.body
+    except RequestDataTooBig:
+        raise TooLarge() from None
+
+
 class BoundedJsonParser(Parser):
     """Every body of this API is one JSON object, within the size and nesting limits."""
 
@@ -74,7 +82,13 @@ class BoundedJsonParser(Parser):
         return json_object_bounded(request_body(request))
 
 
-api = NinjaAPI(
+class PersonaLabAPI(NinjaAPI):
+    def get_content_type(self) -> str:
+        # JSON is UTF-8 by definition (RFC 8259): the bare type, as Django's JsonResponse sends.
+        return self.renderer.media_type or "application/json"
+
+
+api = PersonaLabAPI(
     title="PersonaLab API",
     version="1",
     description="Everything the pages do. Log in (session + X-CSRFToken) or send "
@@ -142,7 +156,43 @@ def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
 @api.exception_handler(OSError)
 def _storage_error(request: HttpRequest, exc: OSError) -> HttpResponse:
     log.exception("data folder error on %s", request.path)
-    return storage_error_response(exc)
+    status = 507 if exc.errno in (errno.ENOSPC, errno.EDQUOT) else 500
+    return _error(request, status, "storage_error",
+                  f"the data folder cannot be written: {exc.strerror or exc}")
+
+
+def _json_error_for(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    if (response.status_code not in (404, 405) or not request.path.startswith("/api/v1/")
+            or response.get("Content-Type", "").startswith("application/json")):
+        return response
+    if response.status_code == 404:
+        error = AppError("not_found", 404, f"no API endpoint at {request.path}")
+        return JsonResponse(error.as_json(), status=404)
+    allowed = response.get("Allow", "")
+    error = AppError("method_not_allowed", 405, f"use {allowed or 'another method'} on this URL")
+    answer = JsonResponse(error.as_json(), status=405)
+    if allowed:
+        answer["Allow"] = allowed
+    return answer
+
+
+def json_errors_middleware(get_response):
+    """An unknown URL under /api/v1/ (Django's resolver) or a wrong method (ninja's dispatch)
+    answers as plain text or HTML; API clients get the JSON error shape instead."""
+    if iscoroutinefunction(get_response):
+        async def middleware(request: HttpRequest) -> HttpResponse:
+            return _json_error_for(request, await get_response(request))
+
+        return markcoroutinefunction(middleware)
+
+    def sync_middleware(request: HttpRequest) -> HttpResponse:
+        return _json_error_for(request, get_response(request))
+
+    return sync_middleware
+
+
+json_errors_middleware.sync_capable = True
+json_errors_middleware.async_capable = True
 
 
 # --- the apps' routers ----------------------------------------------------------------------
@@ -150,6 +200,8 @@ api.add_router("/", instances_router)
 api.add_router("/", chat_router)
 api.add_router("/", history_router)
 api.add_router("/", library_router)
+api.add_router("/", characters_router)
+api.add_router("/", backgrounds_router)
 api.add_router("/", lorebooks_router)
 api.add_router("/", memory_router)
 api.add_router("/", config_router)

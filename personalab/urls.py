@@ -9,7 +9,6 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(template_name="login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
-    path("api/v1/", include("chat.api_urls")),
     path("api/v1/", api.urls),
     path("library/", include("library.urls")),
     path("", include("chat.urls")),
