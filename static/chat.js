@@ -244,6 +244,11 @@
     } else if (event.type === "error") {
       statusLine.textContent = S.error + " " + event.message;
       if (event.code !== "busy" || !streaming) finishTurn(event.trace_id);
+    } else if (event.type === "speaker") {
+      // several characters: each reply of the round gets its own bubble, named (textContent)
+      streaming = {el: addMessage("assistant", "", event.name), raw: ""};
+    } else if (event.type === "done" && event.round_end === false) {
+      streaming = null;  // the next character of the round answers; the round is still busy
     } else if (event.type === "done") {
       localStorage.removeItem(draftKey);
       statusLine.textContent = event.interrupted ? S.stopped : "";
