@@ -153,6 +153,12 @@ def character_copy(request: HttpRequest, character_id: str):
 CARD_TYPES = {"png": "image/png", "json": "application/json", "charx": "application/zip"}
 
 
+def _card_file(fmt: str) -> dict:
+    """The OpenAPI answer of a card download: a file of the format's media type."""
+    return {"responses": {200: {"description": f"the card as a .{fmt} file", "content": {
+        CARD_TYPES[fmt]: {"schema": {"type": "string", "format": "binary"}}}}}}
+
+
 def _card_export(request: HttpRequest, character_id: str, fmt: str,
                  spec: str | None) -> HttpResponse:
     validate_id(character_id, kind="character id")
@@ -167,19 +173,22 @@ def _card_export(request: HttpRequest, character_id: str, fmt: str,
     return response
 
 
-@characters_router.get("/characters/{character_id}/card.png")
+@characters_router.get("/characters/{character_id}/card.png",
+                       openapi_extra=_card_file("png"))
 def character_card_png(request: HttpRequest, character_id: str, spec: str | None = None):
     """The card inside the avatar PNG (`chara` and `ccv3` text chunks)."""
     return _card_export(request, character_id, "png", spec)
 
 
-@characters_router.get("/characters/{character_id}/card.json")
+@characters_router.get("/characters/{character_id}/card.json",
+                       openapi_extra=_card_file("json"))
 def character_card_json(request: HttpRequest, character_id: str, spec: str | None = None):
     """The card as JSON; `spec`: v2 (default) or v3."""
     return _card_export(request, character_id, "json", spec)
 
 
-@characters_router.get("/characters/{character_id}/card.charx")
+@characters_router.get("/characters/{character_id}/card.charx",
+                       openapi_extra=_card_file("charx"))
 def character_card_charx(request: HttpRequest, character_id: str, spec: str | None = None):
     """A CHARX (zip): the V3 card with its asset files."""
     return _card_export(request, character_id, "charx", spec)

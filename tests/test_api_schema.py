@@ -50,6 +50,20 @@ def test_card_import_is_documented_as_a_multipart_upload(client, bearer):
     assert "multipart/form-data" in operation["requestBody"]["content"]
 
 
+def test_card_downloads_are_documented_with_their_media_type(client, bearer):
+    paths = client.get("/api/v1/openapi.json", **bearer).json()["paths"]
+    for fmt, media_type in (("png", "image/png"), ("charx", "application/zip")):
+        answer = paths[f"/api/v1/characters/{{character_id}}/card.{fmt}"]["get"]["responses"]
+        assert media_type in answer["200"]["content"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_over_asgi_a_wrong_method_is_still_a_json_405(async_client, bearer):
+    response = await async_client.delete("/api/v1/characters", **bearer)
+    assert response.status_code == 405
+    assert response.json()["error"]["code"] == "method_not_allowed"
+
+
 def test_a_wrong_method_is_a_json_405_naming_the_allowed_ones(client, bearer, character):
     response = client.patch(f"/api/v1/characters/{character}", "{}",
                             content_type="application/json", **bearer)
