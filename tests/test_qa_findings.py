@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -54,3 +55,16 @@ def test_migrate_creates_a_new_data_folder(tmp_path):
                           env=env, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr[-2000:]
     assert (data / "index.sqlite3").is_file()
+
+
+@pytest.mark.django_db
+def test_pages_name_an_icon_that_exists_so_browsers_do_not_log_a_404(client):
+    from django.contrib.staticfiles import finders
+    from django.contrib.staticfiles.storage import staticfiles_storage
+
+    page = client.get("/login/").content.decode()
+    match = re.search(r'<link rel="icon" href="([^"]+)"', page)
+    assert match, "no icon link: the browser asks for /favicon.ico and logs a 404"
+    name = match.group(1).removeprefix(staticfiles_storage.base_url)
+    assert finders.find(name) is not None
+
