@@ -33,6 +33,19 @@ def _avatar_upload(request: HttpRequest, persona_id: str) -> None:
                                      data=data)
 
 
+def _with_avatar_flags(rows) -> list[Persona]:
+    """The file knows whether there is an avatar; asking for one that is not there is a 404 in
+    the browser console for every persona without a picture."""
+    store = get_store()
+    listed = list(rows)
+    for row in listed:
+        try:
+            row.has_avatar = bool(store.persona_read(row.persona_id).get("avatar"))
+        except StoreError:
+            row.has_avatar = False
+    return listed
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def personas_page(request: HttpRequest) -> HttpResponse:
@@ -48,7 +61,7 @@ def personas_page(request: HttpRequest) -> HttpResponse:
         except (services.LibraryError, services.LibraryConflict, ValueError) as exc:
             error, errors = str(exc), getattr(exc, "field_errors", {})
     return render(request, "library/personas.html", {
-        "personas": Persona.objects.filter(owner=request.user), "error": error,
+        "personas": _with_avatar_flags(Persona.objects.filter(owner=request.user)), "error": error,
         "errors": errors, "posted": request.POST}, status=400 if error else 200)
 
 
