@@ -155,6 +155,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=envint("PERSONALAB_LOGIN_COOLOFF_MINUTES",
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_LOCKOUT_TEMPLATE = "login_locked.html"
 AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False  # its start-up banner would open every manage.py command's output
 
 LANGUAGE_CODE = "en"
 # The UI languages; the browser's Accept-Language picks one until the player chooses (cookie).

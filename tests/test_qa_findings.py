@@ -83,3 +83,14 @@ def test_the_personas_list_asks_only_for_avatars_that_exist(client, alice, store
     assert f"/library/personas/{pictured}/avatar" in page
     assert f"/library/personas/{plain}/avatar" not in page  # would be a 404 in the console
     assert client.get(f"/library/personas/{pictured}/avatar").status_code == 200
+
+
+def test_management_commands_do_not_print_the_login_throttles_banner(tmp_path):
+    env = {**os.environ, "PERSONALAB_DATA_DIR": str(tmp_path / "data"),
+           "PERSONALAB_SECRET_FILE": str(tmp_path / "secret"),
+           "DJANGO_SETTINGS_MODULE": "personalab.settings"}
+    env.pop("DATABASE_URL", None)
+    done = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "AXES" not in done.stdout + done.stderr
