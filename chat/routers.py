@@ -168,6 +168,8 @@ def current_response(request: HttpRequest, instance_id: str, session_id: str,
     """Seed reconnect: what the file holds for turn N (the single source of truth)."""
     services.instance_for_user(request.auth, instance_id)
     validate_id(session_id, kind="session id")
+    if turn is not None and turn < 1:
+        raise AppError("invalid", 400, "turn must be 1 or more", {"turn": "at least 1"})
     read = services.session_read_repaired(get_store(), instance_id, session_id)
     turn = read.last_turn if turn is None else turn
     reply = next((line for line in reversed(read.messages)

@@ -342,8 +342,8 @@ def persona_restore(store: FileStore, *, instance_id: str, version: int) -> dict
     versions = persona_versions(store, instance_id=instance_id)
     match = [v for v in versions if v.get("version") == version]
     if not match:
-        raise MemoryActionError(f"找不到成长人格的第{version}版", code="not_found", status=404,
-                                fields={"version": "no such version"})
+        raise MemoryActionError(f"there is no evolved-persona version {version}",
+                                code="not_found", status=404, fields={"version": "no such version"})
     character = store.character_state_read(instance_id)
     text = str(match[-1].get("evolved_persona") or "")
     number = _persona_record(store, instance_id, character, text, source="manual",
@@ -415,7 +415,8 @@ def _item_position(items: list[dict[str, Any]], item_id: str) -> int:
     for position, item in enumerate(items):
         if item["id"] == item_id:
             return position
-    raise MemoryActionError(f"找不到条目 {item_id}", code="not_found", status=404)
+    raise MemoryActionError(f"there is no item {item_id!r}", code="not_found", status=404,
+                            fields={"item_id": "not found"})
 
 
 def _text_checked(text: str) -> str:

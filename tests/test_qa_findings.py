@@ -94,3 +94,16 @@ def test_management_commands_do_not_print_the_login_throttles_banner(tmp_path):
                           capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "AXES" not in done.stdout + done.stderr
+
+
+def test_current_response_for_turn_zero_or_below_is_400_naming_turn(alice_client, instance):
+    response = alice_client.get(
+        f"/api/v1/instances/{instance}/sessions/sess_001/current_response?turn=-1")
+    assert response.status_code == 400
+    assert response.json()["error"]["fields"] == {"turn": "at least 1"}
+
+
+def test_a_missing_memory_item_is_named_in_english(client, alice, instance):
+    response = _call(client, alice, "delete", f"/api/v1/instances/{instance}/recaps/abc")
+    assert response.status_code == 404
+    assert response.json()["error"]["message"] == "there is no item 'abc'"
