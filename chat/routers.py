@@ -13,9 +13,10 @@ from ninja.files import UploadedFile
 from chat import conversations, history, services
 from chat.models import Instance, Trace
 from chat.schemas import (BackgroundSwitchIn, BranchIn, BranchOut, ChatIn, ChatOut,
-                          ConversationList, CurrentResponse, GenerationSettings, HistoryChange, InstanceCreated, InstanceDetail,
-                          InstanceIn, InstanceList, InstanceUpdateIn, MessageEditIn,
-                          MessagesPage, SessionList, SwipeIn, SwipeOut, UndoIn)
+                          ConversationList, CurrentResponse, GenerationSettings, HistoryChange,
+                          InstanceCreated, InstanceDetail, InstanceIn, InstanceList,
+                          InstanceUpdateIn, MemberChangeIn, MemberIn, MessageEditIn, MessagesPage,
+                          SessionList, SwipeIn, SwipeOut, UndoIn)
 from chat.streaming import chat_stream
 from chat.group import conversation_turn
 from chat.turn import TurnRefused, validate_user_text
@@ -78,6 +79,36 @@ def instance_change(request: HttpRequest, instance_id: str, payload: InstanceUpd
     services.instance_update(get_store(), user=request.auth, instance_id=instance_id, **{
         name: value for name, value in changes.items()
         if value is not None or name == "persona_id"})
+    return instance_detail(request, instance_id)
+
+
+MEMBER = "/instances/{instance_id}/members/{character_id}"
+
+
+@router.post("/instances/{instance_id}/members", response={201: InstanceDetail},
+             tags=["conversations"])
+def member_add(request: HttpRequest, instance_id: str, payload: MemberIn):
+    """A character joins the conversation (answers from the next round on)."""
+    services.instance_member_add(get_store(), user=request.auth, instance_id=instance_id,
+                                 character_id=payload.character_id, muted=payload.muted,
+                                 talkativeness=payload.talkativeness)
+    return Status(201, instance_detail(request, instance_id))
+
+
+@router.put(MEMBER, response=InstanceDetail, tags=["conversations"])
+def member_change(request: HttpRequest, instance_id: str, character_id: str,
+                  payload: MemberChangeIn):
+    services.instance_member_change(get_store(), user=request.auth, instance_id=instance_id,
+                                    character_id=character_id,
+                                    **payload.model_dump(exclude_unset=True))
+    return instance_detail(request, instance_id)
+
+
+@router.delete(MEMBER, response=InstanceDetail, tags=["conversations"])
+def member_remove(request: HttpRequest, instance_id: str, character_id: str):
+    """The character leaves; its lines stay in the story."""
+    services.instance_member_remove(get_store(), user=request.auth, instance_id=instance_id,
+                                    character_id=character_id)
     return instance_detail(request, instance_id)
 
 

@@ -192,3 +192,15 @@ class MessagesPage(Schema):
 
 class BackgroundSwitchIn(Schema):
     background_id: str | None = Field(..., description="null plays on no background")
+
+
+class MemberIn(Schema):
+    character_id: str
+    muted: bool = False
+    talkativeness: float | None = Field(
+        None, ge=0, le=1, description="0..1; the card's talkativeness when left out.")
+
+
+class MemberChangeIn(Schema):
+    muted: bool | None = Field(None, description="A muted member answers only when picked.")
+    talkativeness: float | None = Field(None, ge=0, le=1)

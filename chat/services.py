@@ -9,7 +9,7 @@ from django.db import transaction
 from chat.conversations import conversation_index, ledger_add, ledger_rebuild
 from chat.members import member_state_write, participant_entry
 from chat.models import Instance, Session, Trace
-from chat.speakers import STRATEGIES
+from chat.speakers import STRATEGIES, talkativeness_of
 from director.services import instance_switch_background
 from library.models import Background, Character, Persona
 from library.selectors import (background_for_use, character_for_use, persona_effective,
@@ -443,3 +443,107 @@ def instance_background_switch(store: FileStore, *, user, instance_id: str,
                                             background_id=background_id)
     instance_index(store, instance_id)
     return result
+
+
+# --- members of a conversation ------------------------------------------------------------
+
+def instance_member_add(store: FileStore, *, user, instance_id: str, character_id: Any,
+                        muted: Any = False, talkativeness: Any = None) -> dict[str, Any]:
+    """A character (one the user may use) joins the conversation from the next round on. Its
+    own state starts from its card; a character that was a member before gets its state back."""
+    instance_for_user(user, instance_id)
+    if not isinstance(character_id, str):
+        raise Invalid("character_id", "name a character")
+    character_id = validate_id(character_id, kind="character id")
+    definition = character_for_use(store, user=user, character_id=character_id)
+    with store.instance_lock(instance_id):
+        state = store.instance_state_read(instance_id)
+        participants = _participants_complete(state)
+        if character_id in [p["character_id"] for p in participants]:
+            raise Invalid("character_id", f"{character_id} is already a member")
+        if len(participants) >= MAX_MEMBERS:
+            raise Invalid("character_id", f"at most {MAX_MEMBERS} characters")
+        entry = participant_entry({**definition, "character_id": character_id}, first=False)
+        entry.update(_member_settings(muted=muted, talkativeness=talkativeness))
+        state["participants"] = [*participants, entry]
+        state.setdefault("reply_order", "natural")
+        if not (store.instance_dir(instance_id) / entry["state_file"]).exists():
+            member_state_write(store, instance_id, state, character_id, {
+                "base_persona": definition.get("base_persona", ""), "evolved_persona": ""})
+        store.instance_state_write(instance_id, state)
+    _members_indexed(store, instance_id, state)
+    return state
+
+
+def instance_member_remove(store: FileStore, *, user, instance_id: str,
+                           character_id: str) -> dict[str, Any]:
+    """The character leaves; its lines stay in the story and its state file stays on disk (a
+    later add restores it). The first member holds the seed's character_state.json and stays."""
+    instance_for_user(user, instance_id)
+    with store.instance_lock(instance_id):
+        state = store.instance_state_read(instance_id)
+        participants = _participants_complete(state)
+        index = _member_index(participants, character_id)
+        if index == 0:
+            raise Invalid("character_id", "the conversation's first character cannot leave")
+        state["participants"] = participants[:index] + participants[index + 1:]
+        store.instance_state_write(instance_id, state)
+    _members_indexed(store, instance_id, state)
+    return state
+
+
+def instance_member_change(store: FileStore, *, user, instance_id: str, character_id: str,
+                           muted: Any = UNSET, talkativeness: Any = UNSET) -> dict[str, Any]:
+    """Mute a member (it answers only when the player picks it) or set how talkative it is."""
+    instance_for_user(user, instance_id)
+    changes = _member_settings(muted=muted, talkativeness=talkativeness)
+    with store.instance_lock(instance_id):
+        state = store.instance_state_read(instance_id)
+        participants = _participants_complete(state)
+        participants[_member_index(participants, character_id)].update(changes)
+        state["participants"] = participants
+        store.instance_state_write(instance_id, state)
+    return state
+
+
+def _participants_complete(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The participants with every member setting written out (a one-character instance
+    records only the character and its state file)."""
+    participants = [dict(p) for p in state.get("participants") or [] if isinstance(p, dict)]
+    if not participants:
+        participants = [{"character_id": state["character_id"],
+                         "state_file": "character_state.json"}]
+    for entry in participants:
+        entry.setdefault("muted", False)
+        entry.setdefault("talkativeness", talkativeness_of(None))
+    return participants
+
+
+def _member_index(participants: list[dict[str, Any]], character_id: str) -> int:
+    for index, entry in enumerate(participants):
+        if entry.get("character_id") == character_id:
+            return index
+    raise NotFound(f"{character_id!r} is not a member of this conversation")
+
+
+def _member_settings(*, muted: Any, talkativeness: Any) -> dict[str, Any]:
+    settings, problems = {}, {}
+    if muted is not UNSET:
+        if not isinstance(muted, bool):
+            problems["muted"] = "must be true or false"
+        else:
+            settings["muted"] = muted
+    if talkativeness not in (UNSET, None):
+        if isinstance(talkativeness, bool) or not isinstance(talkativeness, (int, float)) \
+                or not 0 <= talkativeness <= 1:
+            problems["talkativeness"] = "must be a number from 0 to 1"
+        else:
+            settings["talkativeness"] = float(talkativeness)
+    if problems:
+        raise InstanceUpdateError(problems)
+    return settings
+
+
+def _members_indexed(store: FileStore, instance_id: str, state: dict[str, Any]) -> None:
+    ledger_add(store, instance_id, state)
+    instance_index(store, instance_id)

@@ -1,0 +1,138 @@
+"""Members joining, leaving and being muted after a conversation starts: the files, the
+conversation indexes, and who answers in the next real round (stub server)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from chat.conversations import conv_key, ledger_read
+from chat.models import ConversationParticipant
+from chat.services import instance_create, reindex_all
+from tests.stub_llm import Reply
+from tests.test_group import _lines, _say
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def brenna(store, alice):
+    from library.services import character_save
+
+    return character_save(store, user=alice, character_id=None, data={
+        "name": "Brenna", "base_persona": "沉默的机械师。", "visibility": "private"})
+
+
+@pytest.fixture
+def solo(store, alice, character):
+    return instance_create(store, owner=alice, character_id=character)
+
+
+def _members(client, instance_id, method, path="", body=None):
+    call = getattr(client, method)
+    url = f"/api/v1/instances/{instance_id}/members{path}"
+    if body is None:
+        return call(url)
+    return call(url, body, content_type="application/json")
+
+
+def _indexed(store, instance_id):
+    rows = ConversationParticipant.objects.filter(instance_id=instance_id)
+    ledger = ledger_read(store)
+    return ({r.participant_id for r in rows}, {r.conv_key for r in rows},
+            {key for key, i in ledger["by_key"] if i == instance_id},
+            {p for p, i in ledger["by_participant"] if i == instance_id})
+
+
+def test_a_member_added_to_a_one_character_story_gets_its_state_and_the_indexes_follow(
+        alice_client, store, solo, character, brenna):
+    response = _members(alice_client, solo, "post", body={"character_id": brenna})
+    assert response.status_code == 201, response.json()
+    participants = response.json()["instance_state"]["participants"]
+    assert [p["character_id"] for p in participants] == [character, brenna]
+    own = json.loads((store.instance_dir(solo) / "character_states" / f"{brenna}.json").read_text())
+    assert own["base_persona"] == "沉默的机械师。"
+    everyone = {character, brenna, "player:alice"}
+    assert _indexed(store, solo) == (everyone, {conv_key(everyone)}, {conv_key(everyone)},
+                                     everyone)
+    listed = alice_client.get(f"/api/v1/participants/{brenna}/conversations").json()
+    assert solo in [c["instance_id"] for c in listed["conversations"]]
+
+    response = _members(alice_client, solo, "delete", f"/{brenna}")
+    assert response.status_code == 200
+    alone = {character, "player:alice"}
+    assert _indexed(store, solo) == (alone, {conv_key(alone)}, {conv_key(alone)}, alone)
+    reindex_all(store)
+    assert _indexed(store, solo) == (alone, {conv_key(alone)}, {conv_key(alone)}, alone)
+
+
+def test_bad_member_requests_are_named_and_change_nothing(alice_client, bob, store, solo,
+                                                          character, brenna):
+    before = store.instance_state_read(solo)
+    for method, path, body, field in (
+            ("post", "", {"character_id": character}, "character_id"),   # already in
+            ("post", "", {"character_id": "../x"}, "character_id"),
+            ("post", "", {"character_id": brenna, "talkativeness": 3}, "talkativeness"),
+            ("delete", f"/{character}", None, "character_id"),            # the first stays
+            ("put", f"/{character}", {"muted": "often"}, "muted")):
+        response = _members(alice_client, solo, method, path, body)
+        assert response.status_code == 400, (method, body, response.json())
+        assert field in str(response.json()["error"]["fields"]), (body, response.json())
+    assert _members(alice_client, solo, "put", "/char_nobody", {"muted": True}).status_code == 404
+    assert store.instance_state_read(solo) == before
+
+
+def test_someone_elses_conversation_or_private_character_cannot_be_joined(
+        client, bob, store, solo, character, brenna):
+    client.force_login(bob)
+    assert _members(client, solo, "post", body={"character_id": brenna}).status_code == 404
+    bobs = instance_create(store, owner=bob, character_id=character)
+    response = _members(client, bobs, "post", body={"character_id": brenna})
+    assert response.status_code in (403, 404)
+    assert len(store.instance_state_read(bobs)["participants"]) == 1
+
+
+async def test_an_added_member_answers_the_next_round_and_a_muted_one_waits(
+        alice_client, store, solo, character, brenna, use_stub):
+    post = sync_to_async(_members)
+    response = await post(alice_client, solo, "post", "", {"character_id": brenna})
+    assert response.status_code == 201
+    state = store.instance_state_read(solo)
+    store.instance_state_write(solo, {**state, "reply_order": "everyone"})
+
+    use_stub.script(Reply("我在。"), Reply("嗯。"))
+    results = await _say(store, solo, "都在吗？")
+    assert [r.speaker for r in results] == [character, brenna]
+    assert "沉默的机械师" in use_stub.requests[-1]["messages"][0]["content"]
+
+    response = await post(alice_client, solo, "put", f"/{brenna}", {"muted": True})
+    assert response.status_code == 200
+    assert response.json()["instance_state"]["participants"][1]["muted"] is True
+    state = store.instance_state_read(solo)
+    store.instance_state_write(solo, {**state, "reply_order": "natural"})
+    results = await _say(store, solo, "Brenna，你说呢？")
+    assert brenna not in [r.speaker for r in results]
+    # the player's pick still wins over the mute
+    results = await _say(store, solo, "Brenna？", speaker=brenna)
+    assert [r.speaker for r in results] == [brenna]
+
+    response = await post(alice_client, solo, "delete", f"/{brenna}")
+    assert response.status_code == 200
+    asked = len(use_stub.requests)
+    results = await _say(store, solo, "Brenna 走了吗？")  # a one-character story again
+    assert len(results) == 1 and results[0].speaker in (None, character)
+    assert len(use_stub.requests) == asked + 1
+    assert "沉默的机械师" not in use_stub.requests[-1]["messages"][0]["content"]
+    assert any(line.get("speaker") == brenna for line in _lines(store, solo))  # her lines stay
+
+
+def test_a_member_who_comes_back_keeps_its_evolved_persona(alice_client, store, solo, brenna):
+    _members(alice_client, solo, "post", body={"character_id": brenna})
+    path = store.instance_dir(solo) / "character_states" / f"{brenna}.json"
+    path.write_text(json.dumps({"base_persona": "沉默的机械师。", "evolved_persona": "信任玩家"}))
+    _members(alice_client, solo, "delete", f"/{brenna}")
+    _members(alice_client, solo, "post", body={"character_id": brenna, "talkativeness": 0.9})
+    assert json.loads(path.read_text())["evolved_persona"] == "信任玩家"
+    assert store.instance_state_read(solo)["participants"][1]["talkativeness"] == 0.9
