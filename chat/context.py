@@ -456,7 +456,8 @@ def _members_block(store: FileStore, ctx: TurnContext, group: bool) -> list[dict
 def _prompt_lines(ctx: TurnContext, *, player_name: str | None = None) -> list[dict[str, Any]]:
     if player_name is not None and ctx.speaker is not None:
         return lines_for_speaker(_prompt_lines(ctx), speaker_id=ctx.speaker.character_id,
-                                 player_name=player_name)
+                                 player_name=player_name,
+                                 speaker_name=ctx.character.get("name") or "")
     # The pipeline keeps only messages and summaries itself, walking from the newest back.
     if ctx.continue_from:
         return [*ctx.lines, {"role": "assistant", "content": ctx.continue_from, "turn": ctx.turn}]

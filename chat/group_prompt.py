@@ -12,14 +12,21 @@ from typing import Any
 DESCRIPTION_CHARS = 200
 
 
-def lines_for_speaker(lines: list[dict[str, Any]], *, speaker_id: str,
-                      player_name: str) -> list[dict[str, Any]]:
+def lines_for_speaker(lines: list[dict[str, Any]], *, speaker_id: str, player_name: str,
+                      speaker_name: str = "") -> list[dict[str, Any]]:
+    """A line without `speaker` (from before the group, or an imported chat's non-member) is the
+    speaker's own only when it carries no other name."""
     shown = []
+    own_name = speaker_name.strip().casefold()
     for line in lines:
         role = line.get("role")
+        name = line.get("name")
+        foreign_name = (own_name and isinstance(name, str) and name.strip()
+                        and name.strip().casefold() != own_name)
         if role == "user":
             shown.append({**line, "content": f"{player_name}: {line.get('content', '')}"})
-        elif role == "assistant" and line.get("speaker") not in (None, speaker_id):
+        elif role == "assistant" and (line.get("speaker") not in (None, speaker_id)
+                                      or (line.get("speaker") is None and foreign_name)):
             name = line.get("name") or line.get("speaker")
             shown.append({**line, "role": "user", "content": f"{name}: {line.get('content', '')}"})
         else:

@@ -7,9 +7,9 @@ from typing import Any
 from django.db import transaction
 
 from chat.conversations import conversation_index, ledger_add, ledger_rebuild
-from chat.members import member_state_write, participant_entry
+from chat.members import is_group, member_state_write, members_of, participant_entry
 from chat.models import Instance, Session, Trace
-from chat.speakers import STRATEGIES, talkativeness_of
+from chat.speakers import STRATEGIES, Member, talkativeness_of
 from director.services import instance_switch_background
 from library.models import Background, Character, Persona
 from library.selectors import (background_for_use, character_for_use, persona_effective,
@@ -302,15 +302,38 @@ def session_import(store: FileStore, *, instance_id: str,
 
     imported = chat_import(data)
     origin = {"source": imported.source, "header": imported.original_header}
+    report = imported.report()
     with store.instance_lock(instance_id):
         state = store.instance_state_read(instance_id)
+        if is_group(state):
+            report.update(_speakers_matched(imported.lines, members_of(store, state)))
         session_id = store.session_next_id(instance_id)
         store.session_create(instance_id, session_id, continued_from=state["current_session_id"],
                              lines=imported.lines, imported=origin)
         state["current_session_id"] = session_id
         store.instance_state_write(instance_id, state)
     instance_index(store, instance_id)
-    return session_id, imported.report()
+    return session_id, report
+
+
+def _speakers_matched(lines: list[dict[str, Any]], members: list[Member]) -> dict[str, Any]:
+    """A group chat's replies are told apart by `name`: each line whose name is a member's
+    (case and spaces aside) gets that member as its `speaker`; other names are kept as they are
+    and reported."""
+    by_name = {m.name.strip().casefold(): m.character_id for m in members}
+    matched: dict[str, str] = {}
+    unmatched: list[str] = []
+    for line in lines:
+        name = line.get("name")
+        if line.get("role") != "assistant" or not isinstance(name, str):
+            continue
+        speaker = by_name.get(name.strip().casefold())
+        if speaker:
+            line["speaker"] = speaker
+            matched[name] = speaker
+        elif name not in unmatched:
+            unmatched.append(name)
+    return {"members": matched, "unmatched_speakers": unmatched}
 
 
 def session_export(store: FileStore, *, instance_id: str, session_id: str,
@@ -332,11 +355,27 @@ def session_export(store: FileStore, *, instance_id: str, session_id: str,
                                     title=f"{character_name} · {instance_id} · {session_id}")
         return text.encode("utf-8"), "text/markdown; charset=utf-8"
     imported = read.metadata.get("imported")
+    header = imported.get("header") if isinstance(imported, dict) else None
+    if is_group(state):
+        header = _group_header(header, members_of(store, state), state)
     body = chat_export_jsonl(lines=read.lines, user_name=user_name,
                              character_name=character_name,
-                             created_at=read.metadata.get("created_at", ""),
-                             header=imported.get("header") if isinstance(imported, dict) else None)
+                             created_at=read.metadata.get("created_at", ""), header=header)
     return body, "application/jsonl"
+
+
+def _group_header(header: dict[str, Any] | None, members: list[Member],
+                  state: dict[str, Any]) -> dict[str, Any]:
+    """The group's members go into chat_metadata (SillyTavern keeps unknown keys there), so an
+    export says who took part even for members who never spoke."""
+    header = dict(header or {})
+    metadata = dict(header.get("chat_metadata") or {})
+    metadata["personalab_group"] = {
+        "members": [{"character_id": m.character_id, "name": m.name, "muted": m.muted}
+                    for m in members],
+        "reply_order": state.get("reply_order") or "natural"}
+    header["chat_metadata"] = metadata
+    return header
 
 
 # --- instance settings ---------------------------------------------------------------------

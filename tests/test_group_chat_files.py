@@ -1,0 +1,108 @@
+"""SillyTavern group chats in and out of a conversation with several characters: every speaker
+kept by name, the group's members recorded, and an imported chat played on with real turns."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from chat.services import instance_create
+from tests.stub_llm import Reply
+from tests.test_group import _lines, _order, _say, brenna  # noqa: F401
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def group(store, alice, character, brenna):  # noqa: F811
+    return instance_create(store, owner=alice, character_ids=[character, brenna],
+                           reply_order="everyone")
+
+
+def _export(client, store, instance_id):
+    session_id = store.instance_state_read(instance_id)["current_session_id"]
+    response = client.get(f"/api/v1/instances/{instance_id}/sessions/{session_id}/export"
+                          "?format=jsonl")
+    assert response.status_code == 200
+    return [json.loads(line) for line in response.content.decode("utf-8").splitlines()]
+
+
+def _import(client, instance_id, records):
+    body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+    response = client.post(f"/api/v1/instances/{instance_id}/import_chat",
+                           {"file": SimpleUploadedFile("group.jsonl", body)})
+    assert response.status_code == 201, response.json()
+    return response.json()
+
+
+async def test_a_group_chat_goes_out_and_back_with_every_speaker(alice_client, store, group,
+                                                                 character, brenna,  # noqa: F811
+                                                                 use_stub):
+    use_stub.script(Reply("我记得你。"), Reply("嗯。"))
+    await _say(store, group, "你们还记得我吗？")
+    before = [(line.get("speaker"), line.get("name"), line["content"])
+              for line in _lines(store, group) if line.get("role") == "assistant"]
+
+    records = await sync_to_async(_export)(alice_client, store, group)
+    members = records[0]["chat_metadata"]["personalab_group"]["members"]
+    assert [(m["character_id"], m["name"]) for m in members] == [
+        (character, "Alserqi"), (brenna, "Brenna")]
+    said = [(r["name"], r["mes"]) for r in records[1:] if not r["is_user"]]
+    assert ("Alserqi", "我记得你。") in said and ("Brenna", "嗯。") in said
+    assert [r["mes"] for r in records[1:] if r["is_user"]] == ["你们还记得我吗？"]
+
+    result = await sync_to_async(_import)(alice_client, group, records)
+    assert result["imported"]["members"] == {"Alserqi": character, "Brenna": brenna}
+    assert result["imported"]["unmatched_speakers"] == []
+    after = [(line.get("speaker"), line.get("name"), line["content"])
+             for line in _lines(store, group) if line.get("role") == "assistant"]
+    assert after == before
+
+
+async def test_a_sillytavern_group_chat_imports_and_the_story_goes_on(alice_client, store, group,
+                                                                      character,
+                                                                      brenna,  # noqa: F811
+                                                                      use_stub):
+    records = [
+        {"user_name": "unused", "character_name": "unused", "create_date": "2024-5-1 @12h00m",
+         "chat_metadata": {}},
+        {"name": "You", "is_user": True, "is_system": False, "send_date": "2024-5-1 @12h01m",
+         "mes": "都到齐了？", "extra": {}},
+        {"name": "Alserqi", "is_user": False, "is_system": False,
+         "send_date": "2024-5-1 @12h02m", "mes": "到了。", "extra": {},
+         "original_avatar": "Alserqi.png"},
+        {"name": "Old Joe", "is_user": False, "is_system": False,
+         "send_date": "2024-5-1 @12h03m", "mes": "我也在。", "extra": {}},
+        {"name": "brenna", "is_user": False, "is_system": False,
+         "send_date": "2024-5-1 @12h04m", "mes": "……在。", "extra": {}},
+    ]
+    result = await sync_to_async(_import)(alice_client, group, records)
+    assert result["imported"]["members"] == {"Alserqi": character, "brenna": brenna}
+    assert result["imported"]["unmatched_speakers"] == ["Old Joe"]
+    replies = [(line.get("speaker"), line["name"], line["content"])
+               for line in _lines(store, group) if line.get("role") == "assistant"]
+    assert replies == [(character, "Alserqi", "到了。"), (None, "Old Joe", "我也在。"),
+                       (brenna, "brenna", "……在。")]
+
+    # list order carries on after the imported chat's last speaker (Brenna): Alserqi answers,
+    # and Alserqi's prompt holds everyone's imported lines by name
+    _order(store, group, "list")
+    use_stub.script(Reply("继续。"))
+    results = await _say(store, group, "那就开始吧")
+    assert [r.speaker for r in results] == [character]
+    prompt = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
+    assert "Old Joe: 我也在。" in prompt and "……在。" in prompt
+
+
+def test_a_one_character_chat_is_imported_as_before(alice_client, store, alice, character):
+    solo = instance_create(store, owner=alice, character_id=character)
+    result = _import(alice_client, solo, [
+        {"user_name": "You", "character_name": "Alserqi", "chat_metadata": {}},
+        {"name": "Alserqi", "is_user": False, "mes": "嗯。", "send_date": "2024-5-1 @12h02m"}])
+    assert "members" not in result["imported"]
+    assert "speaker" not in _lines(store, solo)[-1]
+    records = _export(alice_client, store, solo)
+    assert "personalab_group" not in records[0]["chat_metadata"]
