@@ -130,8 +130,14 @@ def session_last_message(store: FileStore, *, instance_id: str,
 
 
 def instances_overview(store: FileStore, rows) -> list[dict[str, Any]]:
-    """The instance list: each row with the character's picture and the latest message."""
-    return [{"row": row, "avatar": character_avatar_url(store, row.character_id),
-             "last": session_last_message(store, instance_id=row.instance_id,
-                                          session_id=row.current_session_id)}
-            for row in rows]
+    """The instance list: each row with the character's picture, the latest message, and the
+    name and archived flag the user gave it (kept in the instance's state file)."""
+    overview = []
+    for row in rows:
+        state = store.instance_state_read(row.instance_id)
+        overview.append({"row": row, "avatar": character_avatar_url(store, row.character_id),
+                         "name": str(state.get("name") or ""),
+                         "archived": bool(state.get("archived")),
+                         "last": session_last_message(store, instance_id=row.instance_id,
+                                                      session_id=row.current_session_id)})
+    return overview

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 from typing import Any
 
 from django.db import transaction
@@ -17,8 +19,9 @@ from library.selectors import (background_for_use, character_for_use, persona_ef
 from library.services import (background_index, character_index, lorebook_index,
                               persona_index, user_for_username)
 from personalab.lib.errors import AppError, Invalid
-from personalab.lib.filestore import (FileStore, IdTaken, InstanceBusy, SessionRead, StoreError,
-                                      read_session_file, utc_now)
+from personalab.lib.filestore import (DEFAULT_CONFIG, DEFAULT_MODULES, FileStore, IdTaken,
+                                      InstanceBusy, SessionRead, StoreError, read_session_file,
+                                      utc_now)
 from personalab.lib.generation import GenerationError, generation_effective, generation_update
 from personalab.lib.ids import numbered_candidates, validate_id
 from personalab.lib.trace_refs import conversation_matches, messages_rebuild
@@ -586,3 +589,29 @@ def _member_settings(*, muted: Any, talkativeness: Any) -> dict[str, Any]:
 def _members_indexed(store: FileStore, instance_id: str, state: dict[str, Any]) -> None:
     ledger_add(store, instance_id, state)
     instance_index(store, instance_id)
+
+
+# Each section of the settings page and what "restore defaults" puts back in it.
+SETTINGS_SECTIONS = ("thresholds", "limits", "preferences", "director", "memory", "history",
+                     "llm")
+
+
+def settings_section_reset(store: FileStore, *, section: str) -> None:
+    """Put one section of the settings page back to its defaults; other sections keep their
+    values. The LLM section goes back to the environment's endpoint (or the offline demo)
+    and forgets the key stored for the old base URL."""
+    from director.services import config_save
+
+    if section not in SETTINGS_SECTIONS:
+        raise Invalid("reset", f"unknown settings section {section!r}")
+    if section in DEFAULT_CONFIG:
+        config_save(store, changes={section: copy.deepcopy(DEFAULT_CONFIG[section])})
+        return
+    current = store.module_read(section)
+    if section == "director":  # its threshold follows config.json's, restored with that section
+        current["enabled"] = DEFAULT_MODULES["director"]["enabled"]
+    elif section == "llm":
+        current.update({"base_url": "", "model": "", "api_key": ""})
+    else:
+        current.update(copy.deepcopy(DEFAULT_MODULES[section]))
+    store.module_write(section, current)

@@ -6,6 +6,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("instances/new", views.instance_new, name="instance_new"),
     path("instances/<str:instance_id>/", views.instance_page, name="instance"),
+    path("instances/<str:instance_id>/manage", views.instance_manage, name="instance_manage"),
     path("instances/<str:instance_id>/messages", views.instance_messages, name="instance_messages"),
     path("instances/<str:instance_id>/messages/source", message_views.message_source,
          name="message_source"),
@@ -36,4 +37,6 @@ urlpatterns = [
     path("instances/<str:instance_id>/", include("chat.history_urls")),
     path("traces/<str:trace_id>/", views.trace_page, name="trace"),
     path("settings/", views.settings_page, name="settings"),
+    path("settings/test_connection", views.settings_test_connection,
+         name="settings_test_connection"),
 ]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -35,9 +33,11 @@ def _instance_or_404(request: HttpRequest, instance_id: str):
 @login_required
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
+    overview = selectors.instances_overview(get_store(),
+                                            services.instances_visible_to(request.user))
     return render(request, "chat/home.html", {
-        "instances": selectors.instances_overview(
-            get_store(), services.instances_visible_to(request.user)),
+        "instances": [entry for entry in overview if not entry["archived"]],
+        "archived_instances": [entry for entry in overview if entry["archived"]],
         "characters": characters_visible_to(user=request.user),
         "backgrounds": backgrounds_visible_to(user=request.user),
         "account_generation": services.generation_defaults_read(get_store(), user=request.user),
@@ -58,6 +58,36 @@ def instance_new(request: HttpRequest) -> HttpResponse:
     return redirect("instance", instance_id=instance_id)
 
 
+@login_required
+@require_POST
+def instance_manage(request: HttpRequest, instance_id: str) -> HttpResponse:
+    """Rename, archive or restore an instance from the list or the chat page; archiving only
+    moves it aside (its files stay), restoring brings it back to the list."""
+    _instance_or_404(request, instance_id)
+    changes: dict = {}
+    if "name" in request.POST:
+        changes["name"] = request.POST["name"]
+    if request.POST.get("archived") in ("0", "1"):
+        changes["archived"] = request.POST["archived"] == "1"
+    try:
+        services.instance_update(get_store(), user=request.user, instance_id=instance_id,
+                                 **changes)
+    except services.InstanceUpdateError as error:
+        messages.error(request, "Nothing was changed: " + "; ".join(
+            f"the {field} {problem}" for field, problem in error.fields.items()) + ".")
+    else:
+        if changes.get("archived") is True:
+            messages.info(request, "Archived: the instance is kept under “Archived” on the "
+                                   "home page, where you can restore it.")
+        elif changes.get("archived") is False:
+            messages.info(request, "Restored: the instance is back in your list.")
+        elif "name" in changes:
+            messages.info(request, "Renamed.")
+    if request.POST.get("back") == "instance" and not changes.get("archived"):
+        return redirect("instance", instance_id=instance_id)
+    return redirect("home")
+
+
 
 
 def _chat_context(request: HttpRequest, instance_id: str) -> dict:
@@ -72,6 +102,7 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
         "default_persona_name": persona_effective(store, owner=state.get("owner"),
                                                   persona_id=None)["name"],
         "state": state,
+        "instance_entry": {"name": str(state.get("name") or "")},
         **selectors.message_render_context(store, state=state, lines=read.lines),
         "import_report": request.session.pop(_import_report_key(instance_id), None),
         "session": read,
@@ -262,7 +293,6 @@ def trace_page(request: HttpRequest, trace_id: str) -> HttpResponse:
 def settings_page(request: HttpRequest) -> HttpResponse:
     from director.services import config_save
     from personalab.lib.config_schema import config_validate
-    from personalab.lib.filestore import DEFAULT_CONFIG
 
     store = get_store()
     errors: dict[str, str] = {}
@@ -271,8 +301,16 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             messages.error(request, "Only staff accounts may change the settings.")
             return redirect("settings")
         if "reset" in request.POST:
-            config_save(store, changes=copy.deepcopy(DEFAULT_CONFIG))
-            messages.info(request, "Defaults restored.")
+            section = request.POST["reset"]
+            sections = services.SETTINGS_SECTIONS if section in ("1", "all") else (section,)
+            if section in ("1", "all") or section in services.SETTINGS_SECTIONS:
+                for name in sections:
+                    services.settings_section_reset(store, section=name)
+                messages.info(request, "Defaults restored for every section." if len(sections) > 1
+                              else f"Defaults restored for {SECTION_TITLES[section]}; the other "
+                                   "sections kept their values.")
+            else:
+                messages.error(request, "Nothing was reset: that settings section is unknown.")
             return redirect("settings")
         changes = {
             "thresholds": {k: request.POST.get(f"thresholds.{k}", "")
@@ -306,6 +344,45 @@ def settings_page(request: HttpRequest) -> HttpResponse:
     }, status=400 if errors else 200)
 
 
+@login_required
+@require_POST
+def settings_test_connection(request: HttpRequest) -> HttpResponse:
+    """Ask the base URL typed on the settings page (saved or not) for its models, sending the
+    key a turn would send there; the answer replaces the result box under the button."""
+    from chat.llm import LLMError, llm_settings_from_env
+    from chat.llm_models import llm_models_list
+
+    if not request.user.is_staff:
+        return _connection_result(request, error="Only staff accounts may test the connection.",
+                                  status=403)
+    base_url = request.POST.get("llm.base_url", "").strip()
+    if error := base_url_error(base_url):
+        return _connection_result(request, error=f"The base URL {error}.", status=400)
+    posted = _llm_settings_posted(get_store().module_read("llm"), request.POST)
+    settings = llm_settings_from_env(posted)
+    if not settings.base_url and not settings.api_key:
+        return _connection_result(request, error=(
+            "No base URL is set here or in OPENAI_BASE_URL: replies come from the offline demo, "
+            "so there is no server to test."), status=400)
+    try:
+        models = llm_models_list(settings)
+    except LLMError as error:
+        return _connection_result(request, error=error.message, status=502)
+    return _connection_result(request, models=models, endpoint=settings.base_url)
+
+
+def _connection_result(request: HttpRequest, *, error: str = "", models: list[str] = (),
+                       endpoint: str = "", status: int = 200) -> HttpResponse:
+    # htmx swaps only 2xx answers by default; the error sentence must show, so it is sent as
+    # 200 to htmx and with its real status to everyone else.
+    return render(request, "_llm_models.html",
+                  {"error": error, "models": models, "endpoint": endpoint},
+                  status=200 if request.htmx else status)
+
+
+SECTION_TITLES = {"thresholds": "Thresholds", "limits": "Limits", "preferences": "Preferences",
+                  "director": "Director", "memory": "Memory", "history": "History", "llm": "LLM"}
+
 NUMBER_FIELDS = [
     ("【阈值】Thresholds", "thresholds.rag_fallback_threshold", "容错处理触发阈值 (1–10)", ""),
     ("【阈值】Thresholds", "thresholds.summary_last_n_turns", "汇总保留轮数 (1–20)", ""),
@@ -329,7 +406,8 @@ def _number_fields(config: dict, errors: dict[str, str], posted) -> list[dict]:
     for section, name, label, note in NUMBER_FIELDS:
         group, key = name.split(".")
         value = posted.get(name) if errors else config[group][key]
-        fields.append({"section": section, "name": name, "label": label, "note": note,
+        fields.append({"section": section, "group": group, "name": name, "label": label,
+                       "note": note,
                        "value": value, "error": errors.get(name, "")})
     return fields
 

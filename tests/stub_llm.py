@@ -140,7 +140,8 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        if self.path.rstrip("/").endswith("/models"):
+        if self.path.rstrip("/") == "/v1/models":
+            self.server.stub.authorizations.append(self.headers.get("Authorization", ""))
             model = {"id": "stub-model", "object": "model", "created": 0, "owned_by": "stub"}
             self._send_json(200, {"object": "list", "data": [model]})
         else:

@@ -1,0 +1,69 @@
+"""Renaming, archiving and restoring an instance from the home page and the chat page:
+archiving moves it aside (its files stay), restoring brings it back."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def _home_sections(page: str) -> tuple[str, str]:
+    active, _, archived = page.partition('data-testid="archived-instances"')
+    return active, archived
+
+
+def test_rename_from_home_shows_the_name_on_the_list_and_the_chat_page(alice_client, store,
+                                                                       instance):
+    response = alice_client.post(f"/instances/{instance}/manage", {"name": "  Night run  "})
+    assert response.status_code == 302 and response["Location"] == "/"
+    assert store.instance_state_read(instance)["name"] == "Night run"
+    home = alice_client.get("/").content.decode()
+    assert "Night run" in home and "Renamed." in home
+    assert "<h1>Night run</h1>" in alice_client.get(f"/instances/{instance}/").content.decode()
+
+
+def test_archive_moves_the_instance_aside_and_restore_brings_it_back(alice_client, store,
+                                                                     instance):
+    def files() -> list[str]:
+        return sorted(p.name for p in (store.root / "instances" / instance).rglob("*")
+                      if not p.name.startswith("."))
+
+    session_files = files()
+    assert alice_client.post(f"/instances/{instance}/manage", {"archived": "1"}).status_code == 302
+    active, archived = _home_sections(alice_client.get("/").content.decode())
+    assert f"/instances/{instance}/" not in active
+    assert f"/instances/{instance}/" in archived and 'data-testid="instance-restore"' in archived
+    assert files() == session_files  # nothing destroyed
+    chat = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert 'data-testid="instance-archived"' in chat
+
+    response = alice_client.post(f"/instances/{instance}/manage",
+                                 {"archived": "0", "back": "instance"})
+    assert response["Location"] == f"/instances/{instance}/"
+    active, archived = _home_sections(alice_client.get("/").content.decode())
+    assert f"/instances/{instance}/" in active and not archived
+    assert store.instance_state_read(instance)["archived"] is False
+
+
+def test_a_too_long_name_is_refused_with_a_sentence_and_nothing_changes(alice_client, store,
+                                                                        instance):
+    alice_client.post(f"/instances/{instance}/manage", {"name": "kept"})
+    response = alice_client.post(f"/instances/{instance}/manage", {"name": "x" * 201},
+                                 follow=True)
+    page = response.content.decode()
+    assert "Nothing was changed: the name must be text of at most 200 characters." in page
+    assert store.instance_state_read(instance)["name"] == "kept"
+
+
+@pytest.mark.parametrize("form", [{"name": "mine now"}, {"archived": "1"}])
+def test_another_account_cannot_rename_or_archive(client, bob, store, instance, form):
+    client.force_login(bob)
+    assert client.post(f"/instances/{instance}/manage", form).status_code == 404
+    state = store.instance_state_read(instance)
+    assert not state.get("name") and not state.get("archived")
+
+
+def test_the_chat_page_and_home_offer_rename_and_archive(alice_client, instance):
+    for url in ("/", f"/instances/{instance}/"):
+        page = alice_client.get(url).content.decode()
+        assert 'data-testid="instance-rename"' in page
+        assert 'data-testid="instance-archive"' in page

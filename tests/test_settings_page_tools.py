@@ -1,0 +1,121 @@
+"""The settings page's tools: "Test connection" lists the models of the typed base URL (with the
+key rules of a turn) or says in a sentence why it failed, and each section restores only its
+own defaults."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.stub_llm import refused_url
+
+FORM = {"thresholds.rag_fallback_threshold": "7", "thresholds.summary_last_n_turns": "9",
+        "limits.max_total_tokens": "150000", "limits.middle_section_warning_tokens": "30000",
+        "limits.conversation_max_tokens": "200000", "preferences.summary_order": "last_n_first",
+        "memory.recap_every_n_rounds": "42", "history.page_size": "321",
+        "llm.base_url": "http://llm.example:9000/v1", "llm.model": "big-model",
+        "llm.api_key": "sk-typed"}
+
+
+@pytest.fixture
+def staff_client(client, staff):
+    client.force_login(staff)
+    return client
+
+
+def test_test_connection_lists_the_models_of_the_typed_base_url(staff_client, store, stub_llm):
+    response = staff_client.post("/settings/test_connection",
+                                 {"llm.base_url": stub_llm.base_url, "llm.api_key": "sk-typed"})
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert '<option value="stub-model">stub-model</option>' in page
+    assert stub_llm.authorizations == ["Bearer sk-typed"]
+    assert not store.module_path("llm").exists()  # a test saves nothing
+
+
+def test_test_connection_never_sends_the_env_key_to_another_base_url(staff_client, stub_llm,
+                                                                     monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://llm.internal:8000/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    staff_client.post("/settings/test_connection", {"llm.base_url": stub_llm.base_url})
+    assert stub_llm.authorizations and "sk-env" not in stub_llm.authorizations[0]
+
+    stub_llm.reset()
+    monkeypatch.setenv("OPENAI_BASE_URL", stub_llm.base_url)
+    response = staff_client.post("/settings/test_connection", {"llm.base_url": ""})
+    assert "stub-model" in response.content.decode()
+    assert stub_llm.authorizations == ["Bearer sk-env"]  # the env's own endpoint gets its key
+
+
+def test_test_connection_failures_are_sentences(staff_client, stub_llm):
+    url = refused_url()
+    response = staff_client.post("/settings/test_connection", {"llm.base_url": url})
+    assert response.status_code == 502
+    assert f"Could not connect to {url}: check the address" in response.content.decode()
+
+    response = staff_client.post("/settings/test_connection",
+                                 {"llm.base_url": stub_llm.base_url.removesuffix("/v1") + "/nope"},
+                                 HTTP_HX_REQUEST="true")
+    assert response.status_code == 200  # htmx swaps it in
+    assert "Connection failed: LLM service returned 404" in response.content.decode()
+
+    response = staff_client.post("/settings/test_connection", {"llm.base_url": "not a url"})
+    assert response.status_code == 400
+    assert "The base URL" in response.content.decode()
+
+
+def test_test_connection_without_any_endpoint_explains_the_offline_demo(staff_client,
+                                                                        monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    response = staff_client.post("/settings/test_connection", {"llm.base_url": ""})
+    assert response.status_code == 400
+    assert "offline demo" in response.content.decode()
+
+
+def test_only_staff_may_test_the_connection(client, alice, stub_llm):
+    client.force_login(alice)
+    response = client.post("/settings/test_connection", {"llm.base_url": stub_llm.base_url})
+    assert response.status_code == 403 and not stub_llm.authorizations
+    assert 'data-testid="llm-test"' not in client.get("/settings/").content.decode()
+
+
+@pytest.mark.parametrize("section, reset, kept", [
+    ("thresholds", lambda s: s.config_read()["thresholds"]["summary_last_n_turns"] == 5,
+     lambda s: s.config_read()["limits"]["max_total_tokens"] == 150000),
+    ("limits", lambda s: s.config_read()["limits"]["max_total_tokens"] == 100000,
+     lambda s: s.config_read()["thresholds"]["summary_last_n_turns"] == 9),
+    ("preferences",
+     lambda s: s.config_read()["preferences"]["summary_order"] == "summary_first",
+     lambda s: s.module_read("history")["page_size"] == 321),
+    ("memory", lambda s: s.module_read("memory")["recap_every_n_rounds"] == 5,
+     lambda s: s.module_read("history")["page_size"] == 321),
+    ("history", lambda s: s.module_read("history")["page_size"] == 100,
+     lambda s: s.module_read("memory")["recap_every_n_rounds"] == 42),
+    ("llm", lambda s: s.module_read("llm")["base_url"] == "" and not s.module_read("llm")["api_key"],
+     lambda s: s.config_read()["preferences"]["summary_order"] == "last_n_first"),
+])
+def test_each_section_restores_only_its_own_defaults(staff_client, store, section, reset, kept):
+    assert staff_client.post("/settings/", FORM).status_code == 302
+    assert not reset(store)
+    response = staff_client.post("/settings/", {"reset": section}, follow=True)
+    assert "Defaults restored for" in response.content.decode()
+    assert reset(store) and kept(store)
+
+
+def test_every_section_has_a_reset_button_that_asks_first(staff_client):
+    page = staff_client.get("/settings/").content.decode()
+    for section in ("thresholds", "limits", "preferences", "director", "memory", "history",
+                    "llm"):
+        button = page.split(f'data-testid="reset-{section}"')[1].split(">")[0]
+        assert "confirm(" in button
+
+
+def test_restore_all_and_unknown_sections(staff_client, store):
+    staff_client.post("/settings/", FORM)
+    page = staff_client.post("/settings/", {"reset": "nope"}, follow=True).content.decode()
+    assert "that settings section is unknown" in page
+    assert store.module_read("history")["page_size"] == 321
+    staff_client.post("/settings/", {"reset": "all"})
+    assert store.module_read("history")["page_size"] == 100
+    assert store.config_read()["limits"]["max_total_tokens"] == 100000
+    assert store.module_read("llm")["model"] == ""
