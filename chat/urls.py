@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from chat import generation_views, message_views, views
+from chat import generation_views, member_views, message_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -25,6 +25,8 @@ urlpatterns = [
          name="instance_persona"),
     path("instances/<str:instance_id>/generation", generation_views.instance_generation,
          name="instance_generation"),
+    path("instances/<str:instance_id>/members", member_views.instance_members,
+         name="instance_members"),
     path("generation/defaults", generation_views.account_generation, name="account_generation"),
     path("instances/<str:instance_id>/background", views.instance_background,
          name="instance_background"),

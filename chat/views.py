@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from chat import selectors, services
 from chat.chat_formats import ChatFormatError
 from chat.history import DEFAULT_PAGE_SIZE, DEFAULT_UNDO_WINDOW
+from chat.member_views import members_context
 from chat.models import Trace
 from director.services import director_status
 from library.selectors import (backgrounds_visible_to, characters_visible_to,
@@ -115,6 +116,7 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
         "note_roles": NOTE_ROLES,
         "recap_due": _recap_due_text(store, read),
         "chat_strings": _chat_strings(),
+        **members_context(store, user=request.user, state=state),
     }
 
 

@@ -136,3 +136,38 @@ def test_a_member_who_comes_back_keeps_its_evolved_persona(alice_client, store, 
     _members(alice_client, solo, "post", body={"character_id": brenna, "talkativeness": 0.9})
     assert json.loads(path.read_text())["evolved_persona"] == "信任玩家"
     assert store.instance_state_read(solo)["participants"][1]["talkativeness"] == 0.9
+
+
+def test_the_chat_page_drawer_adds_mutes_and_removes_a_member(alice_client, store, solo,
+                                                              character, brenna):
+    page = alice_client.get(f"/instances/{solo}/").content.decode()
+    assert 'data-testid="members-card"' in page and f'<option value="{brenna}">Brenna' in page
+    url = f"/instances/{solo}/members"
+    response = alice_client.post(url, {"action": "add", "character_id": brenna})
+    assert response.status_code == 200
+    assert f'data-member="{brenna}"' in response.content.decode()
+    assert [p["character_id"] for p in store.instance_state_read(solo)["participants"]] == [
+        character, brenna]
+
+    response = alice_client.post(url, {"action": "change", "character_id": brenna,
+                                       "muted": "on", "talkativeness": "0.2"})
+    assert response.status_code == 200
+    member = store.instance_state_read(solo)["participants"][1]
+    assert (member["muted"], member["talkativeness"]) == (True, 0.2)
+
+    response = alice_client.post(url, {"action": "change", "character_id": brenna,
+                                       "talkativeness": "loud"})
+    assert response.status_code == 400 and 'data-field="talkativeness"' in response.content.decode()
+    assert store.instance_state_read(solo)["participants"][1]["talkativeness"] == 0.2
+
+    response = alice_client.post(url, {"action": "remove", "character_id": brenna})
+    assert response.status_code == 200
+    assert len(store.instance_state_read(solo)["participants"]) == 1
+    assert ConversationParticipant.objects.filter(instance_id=solo,
+                                                  participant_id=brenna).count() == 0
+
+
+def test_the_drawer_refuses_someone_elses_conversation(client, bob, solo, brenna):
+    client.force_login(bob)
+    response = client.post(f"/instances/{solo}/members", {"action": "add", "character_id": brenna})
+    assert response.status_code == 404

@@ -1,0 +1,71 @@
+"""The members card of the chat page drawer (an htmx partial): add a character, mute one or set
+its talkativeness, remove one. The actions are chat.services' instance_member_*."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_POST
+
+from chat import services
+from chat.members import members_of
+from library.selectors import characters_visible_to
+from personalab.lib.errors import AppError
+from personalab.lib.filestore import FileStore, InstanceBusy
+from personalab.storage import get_store
+
+
+def members_context(store: FileStore, *, user, state: dict[str, Any]) -> dict[str, Any]:
+    members = members_of(store, state) or []
+    taken = {m.character_id for m in members} | {state.get("character_id")}
+    return {"members": members,
+            "member_choices": [c for c in characters_visible_to(user=user).order_by("name")
+                               if c.character_id not in taken]}
+
+
+def _talkativeness(raw: str) -> Any:
+    raw = raw.strip()
+    if not raw:
+        return None
+    try:
+        return float(raw)
+    except ValueError:
+        return raw  # refused by the service, naming the field
+
+
+@login_required
+@require_POST
+def instance_members(request: HttpRequest, instance_id: str) -> HttpResponse:
+    store = get_store()
+    try:
+        services.instance_for_user(request.user, instance_id)
+    except services.NotFound:
+        raise Http404("instance not found") from None
+    action = request.POST.get("action", "")
+    character_id = request.POST.get("character_id", "")
+    errors, status = {}, 200
+    try:
+        if action == "add":
+            services.instance_member_add(store, user=request.user, instance_id=instance_id,
+                                         character_id=character_id)
+        elif action == "remove":
+            services.instance_member_remove(store, user=request.user, instance_id=instance_id,
+                                            character_id=character_id)
+        elif action == "change":
+            services.instance_member_change(
+                store, user=request.user, instance_id=instance_id, character_id=character_id,
+                muted=request.POST.get("muted") == "on",
+                talkativeness=_talkativeness(request.POST.get("talkativeness", "")))
+        else:
+            errors, status = {"action": "must be add, remove or change"}, 400
+    except InstanceBusy:
+        errors, status = {"members": "a reply is streaming; try again when it ends"}, 409
+    except AppError as error:
+        errors, status = (error.fields or {"members": error.message}), error.status
+    state = store.instance_state_read(instance_id)
+    return render(request, "chat/_members.html", {
+        "instance": {"instance_id": instance_id}, "member_errors": errors,
+        **members_context(store, user=request.user, state=state)}, status=status)
