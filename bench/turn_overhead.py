@@ -155,6 +155,37 @@ def turn_bytes(store, instance_id: str, text: str = PLAIN_TEXT) -> int:
     return written
 
 
+OPEN_SIZES = (10, 1000, 10_000)
+CHAT_PAGE = 40
+
+
+def open_parse_series(store) -> dict[int, tuple[float, float]]:
+    """Parse time when a process first opens a session of n messages: the whole file
+    (read_session_file, what the first cached turn and the history page pay) against the
+    newest lines only (read_session_tail, what the reconnect path pays). Medians of 5."""
+    from personalab.lib.filestore import read_session_file, read_session_tail
+
+    print("-- opening a session: parse time, whole file vs newest 40 messages (median of 5)")
+    figures: dict[int, tuple[float, float]] = {}
+    for size in OPEN_SIZES:
+        session_id = f"sess_o{size:05d}"
+        store.session_create("inst_open", session_id, lines=session_lines(size // 2))
+        path = store.session_path("inst_open", session_id)
+        whole, tail = [], []
+        for _ in range(5):
+            started = time.perf_counter()
+            read_session_file(path)
+            whole.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            read_session_tail(path, messages=CHAT_PAGE)
+            tail.append((time.perf_counter() - started) * 1000)
+        figures[size] = (h.median(whole), h.median(tail))
+        print(f"session of {size:>6} messages ({path.stat().st_size / 1024:7.0f} KB): whole file "
+              f"{figures[size][0]:7.2f} ms; newest {CHAT_PAGE} {figures[size][1]:5.2f} ms (goal <= 30)",
+              flush=True)
+    return figures
+
+
 def size_series(store, owner, character_id: str, background_id: str, per_size: int,
                 *, load_all: bool) -> tuple[dict[int, float | None], dict[int, str], dict[int, float]]:
     """Median ms per turn per session size (None where the app refuses the turn), the
@@ -358,6 +389,7 @@ def main() -> None:
         background_id = background_save(store, data={
             "name": "废土复仇记", "world_setting": "2087年，核战后50年。",
             "story_outline": ["发现背叛者的线索", "潜入敌人据点", "与仇人对峙"]})
+        opened = open_parse_series(store)
         default_series, _, default_bytes = size_series(store, owner, character_id,
                                                        background_id, per_size, load_all=True)
         per_turn, instances, last10_bytes = size_series(store, owner, character_id,
@@ -396,7 +428,9 @@ def main() -> None:
                    + " ".join(f"kb_written_{size}_loadall={default_bytes[size] / 1024:.1f}"
                               for size in default_bytes)
                    + " " + " ".join(f"kb_written_{size}_last10={last10_bytes[size] / 1024:.1f}"
-                                    for size in last10_bytes))
+                                    for size in last10_bytes)
+                   + " " + " ".join(f"ms_open_whole_{size}={opened[size][0]:.1f} "
+                                    f"ms_open_tail_{size}={opened[size][1]:.2f}" for size in opened))
         if recall:
             summary += (f" ms_recall_{label}={h.median(recall['times'][1:] or recall['times']):.0f}"
                         f" ms_reminder_{label}={h.median(recall['reminder']):.0f}")

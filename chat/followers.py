@@ -49,7 +49,7 @@ def streaming_snapshot(store: FileStore, instance_id: str) -> dict[str, Any] | N
     """The reply streaming now, as the file holds it, or None."""
     try:
         session_id = store.instance_state_read(instance_id)["current_session_id"]
-        partial = store.session_read(instance_id, session_id).partial
+        partial = store.session_read(instance_id, session_id, newest=0).partial
     except (StoreError, OSError, ValueError):
         return None
     if partial is None:

@@ -201,10 +201,18 @@ def current_response(request: HttpRequest, instance_id: str, session_id: str,
     validate_id(session_id, kind="session id")
     if turn is not None and turn < 1:
         raise AppError("invalid", 400, "turn must be 1 or more", {"turn": "at least 1"})
-    read = services.session_read_repaired(get_store(), instance_id, session_id)
+    store = get_store()
+    # A reconnect asks about the newest turn: only the file's last lines are parsed.
+    read = services.session_read_repaired(store, instance_id, session_id, newest=2)
     turn = read.last_turn if turn is None else turn
-    reply = next((line for line in reversed(read.messages)
-                  if line.get("role") == "assistant" and line.get("turn") == turn), None)
+
+    def reply_of(lines):
+        return next((line for line in reversed(lines)
+                     if line.get("role") == "assistant" and line.get("turn") == turn), None)
+
+    reply = reply_of(read.messages)
+    if reply is None and not read.complete:
+        reply = reply_of(store.session_read(instance_id, session_id).messages)
     streaming = read.partial is not None and read.partial.get("turn") == turn
     if streaming:
         reply = read.partial

@@ -246,10 +246,11 @@ def instance_for_user(user, instance_id: str) -> Instance:
         raise NotFound(f"instance {instance_id!r} not found") from None
 
 
-def session_read_repaired(store: FileStore, instance_id: str, session_id: str) -> SessionRead:
-    """Read a session; a line left unfinished by a crash is completed in the file first,
-    under the instance lock. A line that is still streaming is left alone."""
-    read = store.session_read(instance_id, session_id)
+def session_read_repaired(store: FileStore, instance_id: str, session_id: str, *,
+                          newest: int | None = None) -> SessionRead:
+    """Read a session (only its newest lines with `newest`); a line left unfinished by a crash
+    is completed in the file first, under the instance lock. A line still streaming is left alone."""
+    read = store.session_read(instance_id, session_id, newest=newest)
     if read.partial is None and not (read.problems and read.problems[-1].reason == "unfinished line"):
         return read
     try:
@@ -257,7 +258,7 @@ def session_read_repaired(store: FileStore, instance_id: str, session_id: str) -
             store.session_repair(instance_id, session_id)
     except InstanceBusy:
         return read
-    return store.session_read(instance_id, session_id)
+    return store.session_read(instance_id, session_id, newest=newest)
 
 
 def session_summary(store: FileStore, instance_id: str, session_id: str,

@@ -143,6 +143,8 @@ class SessionRead:
     size_bytes: int = 0
     # The highest message turn, worked out while reading (None: count it from `lines`).
     turn_max: int | None = None
+    # False for a tail read (read_session_tail): `lines` holds only the newest lines.
+    complete: bool = True
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -628,11 +630,14 @@ class FileStore:
         return metadata
 
     def session_read(self, instance_id: str, session_id: str, *,
-                     cached: bool = False) -> SessionRead:
+                     cached: bool = False, newest: int | None = None) -> SessionRead:
         """The session as it is in the file now. `cached` parses only what was appended since
         the last cached read of this file (a rewrite is noticed and parsed again in full);
-        its lines are shared with the cache, so the caller must not change them."""
+        its lines are shared with the cache, so the caller must not change them. `newest`
+        parses only the newest lines holding that many messages (read_session_tail)."""
         path = self.session_path(instance_id, session_id)
+        if newest is not None:
+            return read_session_tail(path, messages=newest)
         return SESSION_CACHE.read(path) if cached else read_session_file(path)
 
     def session_append(self, instance_id: str, session_id: str, record: dict[str, Any]) -> None:
@@ -934,24 +939,34 @@ def _parsed_extend(parsed: _ParsedLines | None, data: bytes, path: Path) -> _Par
                         max(parsed.turn_max, _turn_max(records)))
 
 
+def _unfinished_take(path: Path, tail_bytes: bytes, line_number: int,
+                     records: list[dict[str, Any]], problems: list[LineProblem]
+                     ) -> dict[str, Any] | None:
+    """The line without its newline: a reply streaming (returned as the partial), a whole
+    line missing only its newline (added to `records`), or an unfinished one (a problem)."""
+    tail = _decode_tail(tail_bytes)
+    if not tail.strip():
+        return None
+    partial = parse_partial_line(tail)
+    if partial is None:
+        try:
+            record = json.loads(tail)
+            reason = session_line_problem(record) if isinstance(record, dict) else None
+            if reason:
+                problems.append(LineProblem(str(path), line_number, reason))
+            elif isinstance(record, dict):
+                records.append(record)
+        except json.JSONDecodeError:
+            problems.append(LineProblem(str(path), line_number, "unfinished line"))
+    return partial
+
+
 def _session_from(path: Path, data: bytes, parsed: _ParsedLines) -> SessionRead:
     records, problems = list(parsed.records), list(parsed.problems)
-    turn_max = parsed.turn_max
-    partial = None
-    tail = _decode_tail(data[len(parsed.prefix):])
-    if tail.strip():
-        partial = parse_partial_line(tail)
-        if partial is None:
-            try:
-                record = json.loads(tail)
-                reason = session_line_problem(record) if isinstance(record, dict) else None
-                if reason:
-                    problems.append(LineProblem(str(path), parsed.line_count + 1, reason))
-                elif isinstance(record, dict):
-                    records.append(record)
-                    turn_max = max(turn_max, _turn_max([record]))
-            except json.JSONDecodeError:
-                problems.append(LineProblem(str(path), parsed.line_count + 1, "unfinished line"))
+    whole = len(records)
+    partial = _unfinished_take(path, data[len(parsed.prefix):], parsed.line_count + 1,
+                               records, problems)
+    turn_max = max(parsed.turn_max, _turn_max(records[whole:]))
     metadata: dict[str, Any] = {}
     if records and records[0].get("type") == "metadata":
         metadata = records.pop(0)
@@ -964,6 +979,44 @@ def _session_from(path: Path, data: bytes, parsed: _ParsedLines) -> SessionRead:
 def read_session_file(path: Path) -> SessionRead:
     data = _file_bytes(path)
     return _session_from(path, data, _parsed_extend(None, data, path))
+
+
+def read_session_tail(path: Path, *, messages: int) -> SessionRead:
+    """The metadata line, the newest whole lines back to the `messages`-th newest user or
+    assistant line, and the unfinished last line; nothing older is parsed, so the cost does
+    not grow with the session. Bad lines in that stretch are reported and skipped exactly as
+    read_session_file does (same line numbers); `complete` is False when older lines were left."""
+    data = _file_bytes(path)
+    cut = data.rfind(b"\n") + 1
+    head_end = data.find(b"\n") + 1
+    line_count = data.count(b"\n", 0, cut)
+    picked: list[dict[str, Any]] = []
+    problems: list[LineProblem] = []
+    found = 0
+    end = cut
+    number = line_count
+    # Walk back line by line from the last whole one, stopping above the metadata line.
+    while end > head_end and found < messages:
+        start = data.rfind(b"\n", 0, end - 1) + 1
+        records, bad = _lines_parse(data[start:end], path, number, session_line_problem)
+        picked.extend(records)
+        problems.extend(bad)
+        found += sum(1 for record in records if record.get("role") in ("user", "assistant"))
+        end, number = start, number - 1
+    picked.reverse()
+    problems.reverse()
+    head_records, head_problems = _lines_parse(data[:head_end], path, 1, session_line_problem)
+    partial = _unfinished_take(path, data[cut:], line_count + 1, picked, problems)
+    metadata: dict[str, Any] = {}
+    if head_records and head_records[0].get("type") == "metadata":
+        metadata = head_records[0]
+    else:
+        picked[:0] = head_records
+        problems[:0] = [*head_problems,
+                        LineProblem(str(path), 1, "first line is not the metadata line")]
+    return SessionRead(path=path, metadata=metadata, lines=picked, problems=problems,
+                       partial=partial, size_bytes=len(data), turn_max=_turn_max(picked),
+                       complete=end <= head_end)
 
 
 SESSION_CACHE_FILES = 16
