@@ -85,3 +85,15 @@ def test_a_file_without_its_metadata_line_says_so(fs):
     tail, full = read_session_tail(path, messages=10), read_session_file(path)
     assert tail.lines == full.lines
     assert [p.reason for p in tail.problems] == [p.reason for p in full.problems]
+
+
+def test_reconnect_finds_an_old_turn_beyond_the_newest_lines(alice_client, instance, store):
+    for turn in range(1, 31):
+        for role in ("user", "assistant"):
+            store.session_append(instance, "sess_001", {"role": role, "content": f"{role} {turn}",
+                                                        "turn": turn})
+    url = f"/api/v1/instances/{instance}/sessions/sess_001/current_response"
+    newest = alice_client.get(url).json()
+    old = alice_client.get(f"{url}?turn=3").json()
+    assert (newest["turn"], newest["content"], newest["status"]) == (30, "assistant 30", "complete")
+    assert (old["turn"], old["content"], old["status"]) == (3, "assistant 3", "complete")
