@@ -78,7 +78,7 @@ def instance_change(request: HttpRequest, instance_id: str, payload: InstanceUpd
     changes = payload.model_dump(exclude_unset=True)
     services.instance_update(get_store(), user=request.auth, instance_id=instance_id, **{
         name: value for name, value in changes.items()
-        if value is not None or name == "persona_id"})
+        if value is not None or name in ("persona_id", "lorebook_ids")})
     return instance_detail(request, instance_id)
 
 

@@ -16,8 +16,8 @@ from director.services import instance_switch_background
 from library.models import Background, Character, Persona
 from library.selectors import (background_for_use, character_for_use, persona_effective,
                                persona_for_user)
-from library.services import (background_index, character_index, lorebook_index,
-                              persona_index, user_for_username)
+from library.services import (background_index, character_index, lorebook_ids_checked,
+                              lorebook_index, persona_index, user_for_username)
 from personalab.lib.errors import AppError, Invalid
 from personalab.lib.filestore import (DEFAULT_CONFIG, DEFAULT_MODULES, FileStore, IdTaken,
                                       InstanceBusy, SessionRead, StoreError, read_session_file,
@@ -427,8 +427,8 @@ def generation_for_instance(store: FileStore, state: dict[str, Any]) -> dict[str
                                 own if isinstance(own, dict) else {})
 
 
-def _instance_changes(state: dict[str, Any], *, user, name: Any, archived: Any,
-                      generation: Any, persona_id: Any) -> dict[str, Any]:
+def _instance_changes(store: FileStore, state: dict[str, Any], *, user, name: Any, archived: Any,
+                      generation: Any, persona_id: Any, lorebook_ids: Any) -> dict[str, Any]:
     changes, problems = {}, {}
     if name is not UNSET:
         if not isinstance(name, str) or len(name.strip()) > MAX_INSTANCE_NAME:
@@ -452,6 +452,14 @@ def _instance_changes(state: dict[str, Any], *, user, name: Any, archived: Any,
             changes["persona_id"] = persona_id or None
         except AppError as error:
             problems["persona_id"] = error.message
+    if lorebook_ids is not UNSET:
+        try:
+            # null detaches every book; books attached earlier stay allowed (see the check)
+            changes["lorebook_ids"] = lorebook_ids_checked(
+                store, [] if lorebook_ids is None else lorebook_ids, user=user,
+                linked=state.get("lorebook_ids"))
+        except AppError as error:
+            problems.update(error.fields or {"lorebook_ids": error.message})
     if problems:
         raise InstanceUpdateError(problems)
     return changes
@@ -459,15 +467,17 @@ def _instance_changes(state: dict[str, Any], *, user, name: Any, archived: Any,
 
 def instance_update(store: FileStore, *, user, instance_id: str, name: Any = UNSET,
                     archived: Any = UNSET, generation: Any = UNSET,
-                    persona_id: Any = UNSET) -> dict[str, Any]:
-    """Change an instance's name, archived flag, generation settings or persona; every field
+                    persona_id: Any = UNSET, lorebook_ids: Any = UNSET) -> dict[str, Any]:
+    """Change an instance's name, archived flag, generation settings, persona or attached
+    lorebooks (read by every turn besides the characters' and background's own); every field
     is checked before anything is written. Returns the new instance state."""
     instance_for_user(user, instance_id)
     lock = store.instance_lock(instance_id).acquire()
     try:
         state = store.instance_state_read(instance_id)
-        state.update(_instance_changes(state, user=user, name=name, archived=archived,
-                                       generation=generation, persona_id=persona_id))
+        state.update(_instance_changes(store, state, user=user, name=name, archived=archived,
+                                       generation=generation, persona_id=persona_id,
+                                       lorebook_ids=lorebook_ids))
         store.instance_state_write(instance_id, state)
     finally:
         lock.release()

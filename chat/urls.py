@@ -23,6 +23,8 @@ urlpatterns = [
          name="instance_import_chat"),
     path("instances/<str:instance_id>/persona", views.instance_persona,
          name="instance_persona"),
+    path("instances/<str:instance_id>/lorebooks", views.instance_lorebooks,
+         name="instance_lorebooks"),
     path("instances/<str:instance_id>/generation", generation_views.instance_generation,
          name="instance_generation"),
     path("instances/<str:instance_id>/members", member_views.instance_members,

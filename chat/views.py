@@ -16,7 +16,7 @@ from chat.member_views import members_context
 from chat.models import Trace
 from director.services import director_status
 from library.selectors import (backgrounds_visible_to, characters_visible_to,
-                               persona_effective, personas_visible_to)
+                               lorebooks_visible_to, persona_effective, personas_visible_to)
 from memory.services import NOTE_ROLES, authors_note_save
 from personalab.lib.config_schema import base_url_error, whole_number
 from personalab.lib.errors import AppError
@@ -112,6 +112,7 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
         "problems": [p.describe() for p in read.problems],
         "director": director_status(store, instance_id=instance_id),
         "backgrounds": backgrounds_visible_to(user=request.user),
+        "lorebooks": lorebooks_visible_to(user=request.user),
         "authors_note": store.memory_json_read(instance_id, "authors_note", {}),
         "note_roles": NOTE_ROLES,
         "recap_due": _recap_due_text(store, read),
@@ -213,6 +214,19 @@ def instance_persona(request: HttpRequest, instance_id: str) -> HttpResponse:
         services.instance_update(get_store(), user=request.user, instance_id=instance_id,
                                  persona_id=request.POST.get("persona_id") or None)
         messages.info(request, "From the next turn on you play this persona.")
+    except (AppError, InstanceBusy, StoreError) as exc:
+        messages.error(request, str(exc))
+    return redirect("instance", instance_id=instance_id)
+
+
+@login_required
+@require_POST
+def instance_lorebooks(request: HttpRequest, instance_id: str) -> HttpResponse:
+    _instance_or_404(request, instance_id)
+    try:
+        services.instance_update(get_store(), user=request.user, instance_id=instance_id,
+                                 lorebook_ids=request.POST.getlist("lorebook_ids"))
+        messages.info(request, "From the next turn on these lorebooks are read.")
     except (AppError, InstanceBusy, StoreError) as exc:
         messages.error(request, str(exc))
     return redirect("instance", instance_id=instance_id)

@@ -100,7 +100,7 @@ def _card_with_fields(card: Any, data: dict[str, Any]) -> Any:
     return card
 
 
-def _clean_lorebook_ids(store: FileStore, value: Any, *, user,
+def lorebook_ids_checked(store: FileStore, value: Any, *, user,
                         linked: Any = ()) -> list[str]:
     """A list of ids of existing lorebooks the author may use: anything else would make every
     instance using the item fail later. Ids already `linked` stay allowed, so an unrelated
@@ -319,7 +319,7 @@ def character_save(store: FileStore, *, data: dict[str, Any], character_id: str 
 def _optional_clean(store: FileStore, name: str, value: Any, *, user,
                     existing: dict[str, Any]) -> Any:
     if name == "lorebook_ids":
-        return _clean_lorebook_ids(store, value, user=user, linked=existing.get("lorebook_ids"))
+        return lorebook_ids_checked(store, value, user=user, linked=existing.get("lorebook_ids"))
     if name == "card" and not isinstance(value, dict):
         raise LibraryError("card must be an object", {"card": "must be an object"})
     if name == "pinned_prompt":
@@ -401,7 +401,7 @@ def background_save(store: FileStore, *, data: dict[str, Any],
         **_ownership(data, existing, user=user),
     }
     if "lorebook_ids" in data:
-        background["lorebook_ids"] = _clean_lorebook_ids(
+        background["lorebook_ids"] = lorebook_ids_checked(
             store, data["lorebook_ids"], user=user, linked=existing.get("lorebook_ids"))
     if creating:
         background_id = _new_id(store, data, key="background_id", prefix="bg", name=name,
