@@ -191,6 +191,9 @@ async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
     started = time.perf_counter()
     offset = len(writer.content)
 
+    async def push_reasoning(text: str) -> None:
+        await emit({"type": "reasoning", "content": text})
+
     async def push(text: str) -> None:
         nonlocal offset
         if not first_token_ms:
@@ -204,7 +207,7 @@ async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
     limit = settings.PERSONALAB_MAX_REPLY_CHARS
     pieces = pieces_capped(provider.stream(prepared.prompt.messages, context=prepared.llm_context),
                            limit=max(limit - len(writer.content), 0), flags=flags)
-    pump_task = asyncio.create_task(_relay(pieces, writer, push))
+    pump_task = asyncio.create_task(_relay(pieces, writer, push, push_reasoning))
     stop_task = asyncio.create_task(stop.wait())
     try:
         await asyncio.wait({pump_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
@@ -234,15 +237,18 @@ async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
 
 
 async def _relay(pieces: AsyncIterator[str], writer: AssistantLineWriter,
-                 push: Callable[[str], Awaitable[None]]) -> None:
+                 push: Callable[[str], Awaitable[None]],
+                 push_reasoning: Callable[[str], Awaitable[None]]) -> None:
     """File first, then push. The pieces of one network read (many at full speed, one when
     paced) are written to the file in one write as soon as the read is parsed, whatever the
     client's speed; `push` gets the text written since its last call, joined, never waiting
     for more. So the file and the socket are paid per read, not per piece, and a slow client
-    gets the backlog in one frame."""
+    gets the backlog in one frame. Reasoning pieces take the same path to `push_reasoning`."""
     loop = asyncio.get_running_loop()
     unwritten: list[str] = []
     written: list[str] = []
+    thinking: list[str] = []  # reasoning read, not yet kept
+    thought: list[str] = []  # reasoning kept, not yet pushed
     ended: list[BaseException | None] = []
     wake = asyncio.Event()
     flush_due = False
@@ -250,13 +256,17 @@ async def _relay(pieces: AsyncIterator[str], writer: AssistantLineWriter,
     def flush() -> None:
         nonlocal flush_due
         flush_due = False
-        if unwritten and not ended:
+        if (unwritten or thinking) and not ended:
             try:
-                writer.append_many(unwritten)
+                if thinking:
+                    writer.reasoning_append("".join(thinking))
+                    thought.append("".join(thinking))
+                if unwritten:
+                    writer.append_many(unwritten)
+                    written.append("".join(unwritten))
             except Exception as exc:  # noqa: BLE001 — a full disk ends the reply, raised below
                 ended.append(exc)
-            else:
-                written.append("".join(unwritten))
+            thinking.clear()
             unwritten.clear()
             wake.set()
 
@@ -266,10 +276,7 @@ async def _relay(pieces: AsyncIterator[str], writer: AssistantLineWriter,
         try:
             async with contextlib.aclosing(pieces):
                 async for piece in pieces:
-                    if isinstance(piece, Reasoning):
-                        writer.reasoning_append(piece)
-                        continue
-                    unwritten.append(piece)
+                    (thinking if isinstance(piece, Reasoning) else unwritten).append(piece)
                     if not flush_due:  # runs once this read's pieces are all parsed
                         flush_due = True
                         loop.call_soon(flush)
@@ -287,6 +294,10 @@ async def _relay(pieces: AsyncIterator[str], writer: AssistantLineWriter,
         while True:
             await wake.wait()
             wake.clear()
+            if thought:
+                text = "".join(thought)
+                thought.clear()
+                await push_reasoning(text)
             if written:
                 text = "".join(written)
                 written.clear()

@@ -139,6 +139,7 @@ def _chat_strings() -> dict[str, str]:
         "starting": gettext("Starting…"),
         "took": gettext("took %(s)s s"),
         "you": gettext("You"),
+        "reasoning": gettext("Reasoning"),
     }
 
 

@@ -230,8 +230,29 @@
     renderStreaming();
   }
 
+  // The model's reasoning as it streams, folded above the reply (text only, never markup).
+  function showReasoning(text) {
+    if (!streaming) streaming = {el: addMessage("assistant", "", "…"), raw: ""};
+    if (!streaming.thought) {
+      const fold = document.createElement("details");
+      fold.className = "reasoning";
+      fold.dataset.testid = "reasoning-live";
+      const summary = document.createElement("summary");
+      summary.textContent = S.reasoning;
+      const body = document.createElement("div");
+      body.className = "md";
+      fold.append(summary, body);
+      streaming.el.before(fold);
+      streaming.thought = body;
+    }
+    streaming.thought.textContent += text;
+  }
+
   function onEvent(event) {
-    if (event.type === "stream") {
+    if (event.type === "reasoning") {
+      if (busy) localStorage.removeItem(draftKey);  // this tab's message was taken
+      showReasoning(event.content);
+    } else if (event.type === "stream") {
       followStream(event);
     } else if (event.type === "token") {
       if (busy) localStorage.removeItem(draftKey);  // this tab's message was taken

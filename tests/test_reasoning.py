@@ -77,3 +77,28 @@ def test_each_version_of_a_reply_keeps_its_own_reasoning(store, instance, use_st
                              turn=line["turn"], alternative_index=0)
     line = store.session_read(instance, "sess_001").lines[-1]
     assert (line["content"], line["reasoning"]) == ("First.", "plan A")
+
+
+def test_reasoning_is_pushed_live_before_the_reply(store, instance, use_stub):
+    use_stub.script(Reply("She nods.", reasoning="Weigh it: \"yes\" or no?"))
+    events = _turn(store, instance, "Well?")
+    kinds = [e["type"] for e in events if e["type"] in ("reasoning", "token")]
+    assert kinds[0] == "reasoning" and kinds.index("token") > kinds.index("reasoning")
+    assert "token" not in kinds[:kinds.index("token")]
+    assert "".join(e["content"] for e in events if e["type"] == "reasoning") == \
+        'Weigh it: "yes" or no?'
+    assert store.session_read(instance, "sess_001").lines[-1]["reasoning"] == \
+        'Weigh it: "yes" or no?'
+
+
+def test_reasoning_streamed_before_the_reply_survives_a_crash(store, instance):
+    writer = store.assistant_writer(instance, "sess_001", turn=1).open()
+    writer.reasoning_append('Plan: say "content":"x", ')
+    writer.reasoning_append("then stop.")
+    writer.append("Half a rep")
+    writer.close_quietly()  # the process died here (kill -9): no finish()
+    repaired = store.session_repair(instance, "sess_001")
+    assert repaired["reasoning"] == 'Plan: say "content":"x", then stop.'
+    assert repaired["content"] == "Half a rep" and repaired["interrupted"] is True
+    line = store.session_read(instance, "sess_001").lines[-1]
+    assert (line["reasoning"], line["content"]) == (repaired["reasoning"], "Half a rep")

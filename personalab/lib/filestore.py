@@ -286,16 +286,24 @@ class AssistantLineWriter:
         handle = self.path.open("r+b")
         handle.seek(0, os.SEEK_END)
         self._line_start = handle.tell()
+        self._handle = handle
+        self._head_write()
+        return self
+
+    def _head_write(self) -> None:
+        # Rewritten (from the line's start) while no content follows it yet, so reasoning
+        # streamed before the reply is in the file too and survives a crash.
         head = {k: v for k, v in self.record.items() if k != "content"}
+        if self._reasoning:
+            head["reasoning"] = "".join(self._reasoning)
         head.update(self.extra)
         head[STREAMING_PREFIX_KEY] = True
-        prefix = _dump_line(head)[:-1] + ',"content":"'
-        data = prefix.encode("utf-8")
-        handle.write(data)
-        handle.flush()
+        data = (_dump_line(head)[:-1] + ',"content":"').encode("utf-8")
+        self._handle.seek(self._line_start)
+        self._handle.write(data)
+        self._handle.truncate()
+        self._handle.flush()
         self.bytes_written += len(data)
-        self._handle = handle
-        return self
 
     def append(self, token: str) -> None:
         self.append_many([token])
@@ -313,8 +321,15 @@ class AssistantLineWriter:
         self._parts.append(text)
 
     def reasoning_append(self, text: str) -> None:
-        """The model's reasoning: kept in memory and written with the finished line."""
+        """The model's reasoning: written into the unfinished line while the reply has not
+        begun (models reason first); reasoning that comes later is written with the finished
+        line only."""
+        if not text:
+            return
         self._reasoning.append(text)
+        if not self._parts and self._handle is not None:
+            self.fence()
+            self._head_write()
 
     def finish(self, **flags: Any) -> dict[str, Any]:
         record = dict(self.record)
