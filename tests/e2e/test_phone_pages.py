@@ -42,3 +42,32 @@ def test_history_rows_put_the_text_above_its_buttons(page: Page, server: Server)
     for row in page.locator(".history-row").all()[:6]:
         text, actions = row.locator(".text").first.bounding_box(), row.locator(".actions").bounding_box()
         assert actions["y"] >= text["y"] + text["height"] - 1
+
+
+def test_rename_archive_and_restore_at_phone_width(page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.goto(f"{server.url}/")
+    item = page.locator(".instance-item", has=page.locator('a[href="/instances/inst_001/"]'))
+    item.get_by_test_id("instance-manage-toggle").click()
+    screenshot_take(page, "41_phone_manage")
+    assert page.evaluate(CUT_OFF) == []
+    item.get_by_test_id("instance-name").fill("Phone run")
+    item.get_by_test_id("instance-rename").click()
+    page.wait_for_url(f"{server.url}/")
+    assert server.instance_state("inst_001")["name"] == "Phone run"
+    item = page.locator(".instance-item", has=page.locator('a[href="/instances/inst_001/"]'))
+    assert "Phone run" in item.inner_text()
+
+    item.get_by_test_id("instance-manage-toggle").click()
+    item.get_by_test_id("instance-archive").click()
+    archived = page.get_by_test_id("archived-instances")
+    archived.wait_for()
+    screenshot_take(page, "41_phone_archived")
+    assert page.evaluate(CUT_OFF) == []
+    assert server.instance_state("inst_001")["archived"] is True
+    archived.get_by_test_id("instance-restore").click()
+    page.wait_for_load_state()
+    assert page.get_by_test_id("archived-instances").count() == 0
+    assert server.instance_state("inst_001")["archived"] is False
+    assert page.js_errors == []
