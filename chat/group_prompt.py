@@ -12,21 +12,25 @@ from typing import Any
 DESCRIPTION_CHARS = 200
 
 
+def said_by_another(line: dict[str, Any], *, speaker_id: str, speaker_name: str) -> bool:
+    """A reply by another member. A line without `speaker` (from before the group, or an
+    imported chat's non-member) is the speaker's own only when it carries no other name."""
+    if line.get("role") != "assistant":
+        return False
+    if line.get("speaker") is not None:
+        return line["speaker"] != speaker_id
+    name, own_name = line.get("name"), speaker_name.strip().casefold()
+    return bool(own_name and isinstance(name, str) and name.strip()
+                and name.strip().casefold() != own_name)
+
+
 def lines_for_speaker(lines: list[dict[str, Any]], *, speaker_id: str, player_name: str,
                       speaker_name: str = "") -> list[dict[str, Any]]:
-    """A line without `speaker` (from before the group, or an imported chat's non-member) is the
-    speaker's own only when it carries no other name."""
     shown = []
-    own_name = speaker_name.strip().casefold()
     for line in lines:
-        role = line.get("role")
-        name = line.get("name")
-        foreign_name = (own_name and isinstance(name, str) and name.strip()
-                        and name.strip().casefold() != own_name)
-        if role == "user":
+        if line.get("role") == "user":
             shown.append({**line, "content": f"{player_name}: {line.get('content', '')}"})
-        elif role == "assistant" and (line.get("speaker") not in (None, speaker_id)
-                                      or (line.get("speaker") is None and foreign_name)):
+        elif said_by_another(line, speaker_id=speaker_id, speaker_name=speaker_name):
             name = line.get("name") or line.get("speaker")
             shown.append({**line, "role": "user", "content": f"{name}: {line.get('content', '')}"})
         else:

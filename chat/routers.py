@@ -382,13 +382,15 @@ def chat_import(request: HttpRequest, instance_id: str, file: File[UploadedFile]
 
 
 @history_router.get(SESSION + "/export", response={200: None},
-                    description="The session as SillyTavern JSONL (`format=jsonl`) or Markdown.")
+                    description="The session as SillyTavern JSONL (`format=jsonl`) or Markdown; "
+                                "`character=char_x`: one member's own chat from a group.")
 def chat_export(request: HttpRequest, instance_id: str, session_id: str,
-                format: Literal["jsonl", "md"] = "jsonl"):
+                format: Literal["jsonl", "md"] = "jsonl", character: str | None = None):
     services.instance_for_user(request.auth, instance_id)
     validate_id(session_id, kind="session id")
     body, content_type = services.session_export(get_store(), instance_id=instance_id,
-                                                 session_id=session_id, fmt=format)
+                                                 session_id=session_id, fmt=format,
+                                                 character=character)
     response = HttpResponse(body, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{session_id}.{format}"'
     return response

@@ -9,6 +9,7 @@ from typing import Any
 from django.db import transaction
 
 from chat.conversations import conversation_index, ledger_add, ledger_rebuild
+from chat.group_prompt import said_by_another
 from chat.members import is_group, member_state_write, members_of, participant_entry
 from chat.models import Instance, Session, Trace
 from chat.speakers import STRATEGIES, Member, talkativeness_of
@@ -341,31 +342,52 @@ def _speakers_matched(lines: list[dict[str, Any]], members: list[Member]) -> dic
 
 
 def session_export(store: FileStore, *, instance_id: str, session_id: str,
-                   fmt: str) -> tuple[bytes, str]:
-    """An imported session goes back out with its own header (chat_metadata, names, date)."""
+                   fmt: str, character: str | None = None) -> tuple[bytes, str]:
+    """An imported session goes back out with its own header (chat_metadata, names, date).
+    `character`: a conversation with several characters as that one member's own chat."""
     from chat.chat_formats import chat_export_jsonl, chat_export_markdown
 
     read = session_read_repaired(store, instance_id, session_id)
     state = store.instance_state_read(instance_id)
+    lines = read.lines
     try:
         character_name = store.character_read(state["character_id"]).get("name", "")
     except (StoreError, ValueError):
         character_name = state.get("character_id", "")
+    if character is not None:
+        member = next((m for m in members_of(store, state) if m.character_id == character), None)
+        if member is None:
+            raise Invalid("character", f"{character!r} is not a member of this conversation")
+        character_name, lines = member.name, _lines_of_one(lines, member)
     user_name = persona_effective(store, owner=state.get("owner"),
                                   persona_id=state.get("persona_id"))["name"]
     if fmt == "md":
-        text = chat_export_markdown(lines=read.lines, user_name=user_name,
+        text = chat_export_markdown(lines=lines, user_name=user_name,
                                     character_name=character_name,
                                     title=f"{character_name} · {instance_id} · {session_id}")
         return text.encode("utf-8"), "text/markdown; charset=utf-8"
     imported = read.metadata.get("imported")
     header = imported.get("header") if isinstance(imported, dict) else None
-    if is_group(state):
+    if is_group(state) and character is None:
         header = _group_header(header, members_of(store, state), state)
-    body = chat_export_jsonl(lines=read.lines, user_name=user_name,
+    body = chat_export_jsonl(lines=lines, user_name=user_name,
                              character_name=character_name,
                              created_at=read.metadata.get("created_at", ""), header=header)
     return body, "application/jsonl"
+
+
+def _lines_of_one(lines: list[dict[str, Any]], member: Member) -> list[dict[str, Any]]:
+    """The member's replies and the player's lines as they are; the other members' replies as
+    named narrator notes (SillyTavern shows them and leaves them out of the prompt)."""
+    kept = []
+    for line in lines:
+        if said_by_another(line, speaker_id=member.character_id, speaker_name=member.name):
+            kept.append({"type": "note", "content": line.get("content", ""),
+                         "name": line.get("name") or line.get("speaker"), "is_system": True,
+                         "timestamp": line.get("timestamp")})
+        else:
+            kept.append(line)
+    return kept
 
 
 def _group_header(header: dict[str, Any] | None, members: list[Member],

@@ -106,3 +106,25 @@ def test_a_one_character_chat_is_imported_as_before(alice_client, store, alice, 
     assert "speaker" not in _lines(store, solo)[-1]
     records = _export(alice_client, store, solo)
     assert "personalab_group" not in records[0]["chat_metadata"]
+
+
+async def test_one_members_own_chat_is_exported_from_a_group(alice_client, store, group,
+                                                             character, brenna,  # noqa: F811
+                                                             use_stub):
+    use_stub.script(Reply("我记得你。"), Reply("嗯。"))
+    await _say(store, group, "你们还记得我吗？")
+    session_id = store.instance_state_read(group)["current_session_id"]
+    url = f"/api/v1/instances/{group}/sessions/{session_id}/export?format=jsonl"
+    response = await sync_to_async(alice_client.get)(f"{url}&character={brenna}")
+    assert response.status_code == 200
+    records = [json.loads(line) for line in response.content.decode("utf-8").splitlines()]
+    assert records[0]["character_name"] == "Brenna"
+    assert "personalab_group" not in records[0]["chat_metadata"]
+    spoken = [(r["name"], r["mes"]) for r in records[1:] if not r["is_user"] and not r["is_system"]]
+    assert spoken == [("Brenna", "……嗯。"), ("Brenna", "嗯。")]  # her greeting, her reply
+    noted = [(r["name"], r["mes"]) for r in records[1:] if r["is_system"]]
+    assert ("Alserqi", "我记得你。") in noted
+    assert [r["mes"] for r in records[1:] if r["is_user"]] == ["你们还记得我吗？"]
+
+    response = await sync_to_async(alice_client.get)(f"{url}&character=char_nobody")
+    assert response.status_code == 400 and "character" in response.json()["error"]["fields"]
