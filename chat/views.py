@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -210,24 +212,27 @@ def instance_import_chat(request: HttpRequest, instance_id: str) -> HttpResponse
 @login_required
 @require_POST
 def instance_persona(request: HttpRequest, instance_id: str) -> HttpResponse:
-    _instance_or_404(request, instance_id)
-    try:
-        services.instance_update(get_store(), user=request.user, instance_id=instance_id,
-                                 persona_id=request.POST.get("persona_id") or None)
-        messages.info(request, "From the next turn on you play this persona.")
-    except (AppError, InstanceBusy, StoreError) as exc:
-        messages.error(request, str(exc))
-    return redirect("instance", instance_id=instance_id)
+    return _instance_update_from_page(request, instance_id,
+                                      "From the next turn on you play this persona.",
+                                      persona_id=request.POST.get("persona_id") or None)
 
 
 @login_required
 @require_POST
 def instance_lorebooks(request: HttpRequest, instance_id: str) -> HttpResponse:
+    return _instance_update_from_page(request, instance_id,
+                                      "From the next turn on these lorebooks are read.",
+                                      lorebook_ids=request.POST.getlist("lorebook_ids"))
+
+
+def _instance_update_from_page(request: HttpRequest, instance_id: str, done: str,
+                               **changes: Any) -> HttpResponse:
+    """One instance setting changed from the chat page's drawer; the outcome is a message."""
     _instance_or_404(request, instance_id)
     try:
         services.instance_update(get_store(), user=request.user, instance_id=instance_id,
-                                 lorebook_ids=request.POST.getlist("lorebook_ids"))
-        messages.info(request, "From the next turn on these lorebooks are read.")
+                                 **changes)
+        messages.info(request, done)
     except (AppError, InstanceBusy, StoreError) as exc:
         messages.error(request, str(exc))
     return redirect("instance", instance_id=instance_id)
