@@ -15,6 +15,7 @@ from chat.models import Instance, Session, Trace
 from chat.speakers import STRATEGIES, Member, talkativeness_of
 from director.services import instance_switch_background
 from library.models import Background, Character, Persona
+from memory.summarize_journal import summarize_recover_waiting
 from library.selectors import (background_for_use, character_for_use, persona_effective,
                                persona_for_user)
 from library.services import (background_index, character_index, lorebook_ids_checked,
@@ -223,6 +224,8 @@ def reindex_all(store: FileStore) -> dict[str, int]:
         counts["personas"] += 1
     Persona.objects.exclude(persona_id__in=store.persona_ids()).delete()
     for instance_id in store.instance_ids():
+        if summarize_recover_waiting(store, instance_id=instance_id):
+            counts["summarize_recovered"] = counts.get("summarize_recovered", 0) + 1
         instance_index(store, instance_id)
         counts["instances"] += 1
         for trace_id in store.trace_ids(instance_id):

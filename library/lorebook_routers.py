@@ -10,6 +10,7 @@ from ninja import Body, File, Router, Status
 from ninja.files import UploadedFile
 
 from library import lorebook_services as services
+from library.services import lorebook_copy
 from library.selectors import lorebook_for_use, visibility_of
 from personalab.storage import get_store
 
@@ -66,6 +67,14 @@ def lorebook_change(request: HttpRequest, lorebook_id: str, payload: dict[str, A
 def lorebook_remove(request: HttpRequest, lorebook_id: str):
     services.lorebook_remove(get_store(), actor=request.auth, lorebook_id=lorebook_id)
     return Status(204, None)
+
+
+@router.post("/lorebooks/{lorebook_id}/copy", response={201: dict})
+def lorebook_copied(request: HttpRequest, lorebook_id: str):
+    """"Use as my own": a private copy of a lorebook you may see, owned by you."""
+    store = get_store()
+    new_id = lorebook_copy(store, user=request.auth, lorebook_id=lorebook_id)
+    return Status(201, {**lorebook_out(store.lorebook_read(new_id)), "copied_from": lorebook_id})
 
 
 @router.get("/lorebooks/{lorebook_id}/export")

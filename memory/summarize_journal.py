@@ -52,6 +52,18 @@ def summarize_recover(store: FileStore, *, instance_id: str) -> str | None:
     return "undone"
 
 
+def summarize_recover_waiting(store: FileStore, *, instance_id: str) -> str | None:
+    """summarize_recover for a maintenance command (`reindex`): waits for a turn that holds
+    the instance lock instead of failing as busy, and takes no lock when nothing is pending."""
+    if not (store.memory_dir(instance_id) / f"{PENDING}.json").exists():
+        return None
+    lock = store.instance_lock(instance_id).acquire(blocking=True)
+    try:
+        return summarize_recover(store, instance_id=instance_id)
+    finally:
+        lock.release()
+
+
 def _journal_remove(store: FileStore, instance_id: str) -> None:
     with contextlib.suppress(FileNotFoundError):
         (store.memory_dir(instance_id) / f"{PENDING}.json").unlink()

@@ -99,6 +99,30 @@ def test_crud_with_owner_checks_and_no_overwrite(client, alice, bob, store):
     assert client.get("/api/v1/lorebooks/lore_x").status_code == 404
 
 
+def test_use_as_my_own_copies_a_shared_book_and_never_a_private_one(client, alice, bob, store):
+    client.force_login(alice)
+    for book_id, visibility in (("lore_open", "shared"), ("lore_mine", "private")):
+        created = client.post("/api/v1/lorebooks", {
+            "lorebook_id": book_id, "name": book_id, "visibility": visibility,
+            "entries": [{"keys": ["/ha{2,}/i"], "content": "A", "custom": {"kept": 1}}]},
+            content_type="application/json")
+        assert created.status_code == 201, created.content
+    client.force_login(bob)
+    assert client.post("/api/v1/lorebooks/lore_mine/copy").status_code == 404
+    copied = client.post("/api/v1/lorebooks/lore_open/copy")
+    assert copied.status_code == 201, copied.content
+    copy_id = copied.json()["lorebook_id"]
+    assert copy_id != "lore_open" and copied.json()["copied_from"] == "lore_open"
+    assert copied.json()["owner"] == "bob" and copied.json()["visibility"] == "private"
+    assert copied.json()["entries"] == store.lorebook_read("lore_open")["entries"]
+    changed = client.put(f"/api/v1/lorebooks/{copy_id}", {
+        **store.lorebook_read(copy_id), "name": "Bob's"}, content_type="application/json")
+    assert changed.status_code == 200 and changed.json()["name"] == "Bob's"
+    assert store.lorebook_read("lore_open")["name"] == "lore_open"
+    client.force_login(alice)
+    assert client.get(f"/api/v1/lorebooks/{copy_id}").status_code == 404
+
+
 def test_card_export_merges_every_linked_book(alice_client, store, character):
     from library.services import character_save
 

@@ -139,3 +139,22 @@ def test_the_next_turn_finishes_a_summarize_killed_after_the_switch(tmp_path, me
     assert _ids(store, "plots") == ["plot_sess_001_0", "plot_sess_001_1"]
     assert not (store.memory_dir(INSTANCE) / "summarize_pending.json").exists()
     assert store.session_read(INSTANCE, "sess_002").messages[-1]["role"] == "assistant"
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("method, after", CRASHES_AFTER_SWITCH[:1] + CRASHES_BEFORE_SWITCH[-1:])
+def test_reindex_finishes_or_undoes_a_summarize_killed_mid_way(tmp_path, settings, method, after):
+    from django.core.management import call_command
+
+    store = make_instance(tmp_path)
+    _crash(tmp_path, method, after=after)
+    settings.PERSONALAB_DATA_DIR = tmp_path
+    switched = store.instance_state_read(INSTANCE)["current_session_id"] == "sess_002"
+
+    call_command("reindex")
+    assert not (store.memory_dir(INSTANCE) / "summarize_pending.json").exists()
+    if switched:
+        assert _ids(store, "summaries") == ["summary_sess_001_0", "summary_sess_001_1"]
+        assert _ids(store, "plots") == ["plot_sess_001_0", "plot_sess_001_1"]
+    else:
+        assert _ids(store, "summaries") == [] and _sessions(store) == ["sess_001"]
