@@ -25,7 +25,7 @@ from library.lorebook import lore_blocks, lorebook_match
 from library.selectors import persona_effective
 from memory import runtime as memory_runtime
 from memory import services as memory_services
-from memory.selectors import reference_instance_ids
+from memory.selectors import character_conversation_ids, reference_instance_ids
 from memory.summarize_journal import summarize_recover
 from personalab.lib.filestore import FileStore, SessionRead, StoreError, utc_now
 from personalab.lib.macros import idle_duration_text
@@ -226,7 +226,8 @@ def _recall(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
     index, warning = memory_runtime.index_or_warning(store)
     if index is None:
         return {"mode": None, "hits": [], "query": "", "warning": warning}
-    result = query_user_history(ctx.user_text, ctx.instance_id, index=index)
+    result = query_user_history(ctx.user_text, ctx.instance_id, index=index,
+                                related_instance_ids=_related_conversations(store, ctx))
     neighbours = neighbours_fetch(index, result.hits)
     return {
         "mode": result.mode,
@@ -238,11 +239,26 @@ def _recall(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
     }
 
 
+def _speaker_id(ctx: TurnContext) -> str:
+    return ctx.speaker.character_id if ctx.speaker else str(ctx.instance_state.get("character_id")
+                                                            or "")
+
+
+def _related_conversations(store: FileStore, ctx: TurnContext) -> list[str]:
+    """The speaker's other conversations recall may also search (a memory setting, off by
+    default): the owner's, in this background, that the speaker took part in."""
+    if not store.module_read("memory").get("recall_related_conversations"):
+        return []
+    return character_conversation_ids(store, instance_state=ctx.instance_state,
+                                      character_id=_speaker_id(ctx), exclude=ctx.instance_id)
+
+
 def _recalled_line(hit: Any) -> dict[str, Any]:
     """What the prompt shows of a recalled line: who said it and when, besides the text."""
     return {"id": hit.id, "collection": hit.collection, "text": hit.text,
+            "instance_id": str(hit.metadata.get("instance_id") or ""),
             "role": str(hit.metadata.get("role") or ""),
-            "speaker": str(hit.metadata.get("speaker") or ""),
+            "speaker": str(hit.metadata.get("name") or hit.metadata.get("speaker") or ""),
             "date": str(hit.metadata.get("timestamp") or "")[:10]}
 
 
@@ -260,8 +276,8 @@ def _director(store: FileStore, ctx: TurnContext) -> dict[str, Any] | None:
         current, reference = fallback_search(
             query, instance_id=ctx.instance_id,
             reference_instance_ids=reference_instance_ids(
-                store, instance_id=ctx.instance_id, instance_state=ctx.instance_state),
-            character_id=ctx.instance_state.get("character_id", ""),
+                store, instance_id=ctx.instance_id, instance_state=ctx.instance_state,
+                character_id=_speaker_id(ctx)),
             background_id=ctx.instance_state.get("background_id") or "", index=index)
         return [h.text for h in current], [h.text for h in reference]
 

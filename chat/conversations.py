@@ -15,26 +15,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from chat.members import member_ids
 from chat.models import ConversationParticipant, Instance
 from personalab.lib.filestore import FileStore
+from personalab.lib.participants import conv_key, participants_of, player_id
 
 BY_KEY = "conversations_by_key.txt"
 BY_PARTICIPANT = "conversations_by_participant.txt"
-
-
-def player_id(username: str) -> str:
-    return f"player:{username}"
-
-
-def conv_key(participants: Iterable[str]) -> str:
-    return "|".join(sorted(set(participants)))
-
-
-def participants_of(instance_state: dict[str, Any]) -> list[str]:
-    owner = instance_state.get("owner")
-    players = [player_id(owner)] if owner else []
-    return players + [c for c in member_ids(instance_state) if c]
 
 
 def conversation_index(store: FileStore, instance_id: str, instance_state: dict[str, Any]) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from chat.speakers import Member, talkativeness_of
 from personalab.lib.filestore import FileStore, StoreError, read_json, write_json_atomic
+from personalab.lib.participants import member_ids
 
 
 def participant_entry(definition: dict[str, Any], *, first: bool) -> dict[str, Any]:
@@ -21,12 +22,6 @@ def participant_entry(definition: dict[str, Any], *, first: bool) -> dict[str, A
             else f"character_states/{character_id}.json",
             "muted": False,
             "talkativeness": talkativeness_of(extensions.get("talkativeness"))}
-
-
-def member_ids(instance_state: dict[str, Any]) -> list[str]:
-    participants = instance_state.get("participants") or []
-    ids = [p.get("character_id") for p in participants if isinstance(p, dict)]
-    return [i for i in ids if isinstance(i, str) and i] or [instance_state.get("character_id", "")]
 
 
 def is_group(instance_state: dict[str, Any]) -> bool:

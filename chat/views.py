@@ -361,6 +361,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         "config": config, "errors": errors,
         "number_fields": _number_fields(config, errors, request.POST),
         "director": store.module_read("director"), "memory": store.module_read("memory"),
+        "history": store.module_read("history"),
         "llm": _llm_shown(store.module_read("llm"), errors, request.POST),
         "module_fields": _module_fields(store, errors, request.POST),
     }, status=400 if errors else 200)
@@ -480,6 +481,9 @@ def _save_module_settings(store, form, numbers: dict[tuple[str, str], int]) -> N
     changed["director"]["enabled"] = "director.enabled" in form
     changed["memory"]["recall_enabled"] = "memory.recall_enabled" in form
     changed["memory"]["recaps_enabled"] = "memory.recaps_enabled" in form
+    changed["memory"]["recall_related_conversations"] = \
+        "memory.recall_related_conversations" in form
+    changed["history"]["asides_keep"] = "history.asides_keep" in form
     for (module, key), value in numbers.items():
         changed[module][key] = value
     for module, settings in changed.items():

@@ -102,7 +102,7 @@ def turn_embedding_text(turn: dict[str, Any]) -> str:
 def turn_metadata(line: dict[str, Any], owner: dict[str, Any]) -> dict[str, Any]:
     return {**owner, "turn": int(line["turn"]), "role": line["role"],
             "timestamp": str(line.get("timestamp") or ""),
-            "speaker": str(line.get("speaker") or "")}
+            "speaker": str(line.get("speaker") or ""), "name": str(line.get("name") or "")}
 
 
 def turn_context_text(line: dict[str, Any], previous: dict[str, Any] | None) -> str:
@@ -218,14 +218,18 @@ class MemoryIndex:
         if not got["ids"]:
             return None
         meta = got["metadatas"][0] or {}
-        return {"content": got["documents"][0] or "", "speaker": meta.get("speaker", "")}
+        return {"content": got["documents"][0] or "", "speaker": meta.get("speaker", ""),
+                "name": meta.get("name", "")}
 
     def add_events(self, *, instance_id: str, character_id: str, background_id: str | None,
-                   session_id: str, events: list[dict[str, Any]]) -> list[str]:
+                   session_id: str, events: list[dict[str, Any]],
+                   speakers: str = "") -> list[str]:
         """Upsert paired summary/plot documents (`summary_{session_id}_{index}` <->
-        `plot_{session_id}_{index}`); returns the ids written, summary then plot per event."""
+        `plot_{session_id}_{index}`); returns the ids written, summary then plot per event.
+        `speakers`: the character ids (joined by "|") whose replies the events summarize."""
         owner = {"instance_id": instance_id, "character_id": character_id,
-                 "background_id": background_id or "", "session_id": session_id}
+                 "background_id": background_id or "", "session_id": session_id,
+                 **({"speakers": speakers} if speakers else {})}
         batches: dict[str, list[tuple[str, str, dict[str, Any]]]] = {"summaries": [], "plots": []}
         written: list[str] = []
         for position, event in enumerate(events):
@@ -403,7 +407,8 @@ def _ledger_events_rebuild(index: MemoryIndex, store: Any, owner: dict[str, Any]
             character_id = record.get("character_id") or owner["character_id"]
             background_id = record.get("background_id", owner["background_id"])
             key = (session_id, character_id, background_id or "", record.get("index", 0))
-            event = events.setdefault(key, {"index": record.get("index", 0)})
+            event = events.setdefault(key, {"index": record.get("index", 0),
+                                            "speakers": str(record.get("speakers") or "")})
             event[field_name] = (record.get(field_name) or record.get("text")
                                  or record.get("content") or "")
     written: list[str] = []
@@ -411,5 +416,5 @@ def _ledger_events_rebuild(index: MemoryIndex, store: Any, owner: dict[str, Any]
             events.items(), key=lambda item: (item[0][0], str(item[0][3]))):
         written += index.add_events(instance_id=owner["instance_id"], character_id=character_id,
                                     background_id=background_id or None, session_id=session_id,
-                                    events=[event])
+                                    events=[event], speakers=event.pop("speakers"))
     return written

@@ -78,8 +78,9 @@ def text_tokenize(text: str) -> list[str]:
 
 def turn_text(text: str, metadata: dict[str, Any]) -> str:
     """What a turn is embedded and matched as: its speaker's name (when the app knows it)
-    carries meaning a question will use ("What did Caroline say…")."""
-    speaker = str(metadata.get("speaker") or "").strip()
+    carries meaning a question will use ("What did Caroline say…"). A group line's `speaker`
+    is a character id; its `name` is what a question uses."""
+    speaker = str(metadata.get("name") or metadata.get("speaker") or "").strip()
     return f"{speaker}: {text}" if speaker else text
 
 

@@ -86,7 +86,9 @@ def transcript_text(turns: list[dict[str, Any]], *, character_name: str, locale:
         if turn is not None and turn != last_turn:
             lines.append(labels["turn"].format(turn=turn))
             last_turn = turn
-        speaker = labels["user"] if line.get("role") == "user" else character_name
+        # A group's replies each carry their speaker's name.
+        speaker = labels["user"] if line.get("role") == "user" else (
+            line.get("name") or character_name)
         lines.append(f"{speaker}: {line.get('content', '')}")
     return "\n".join(lines) or labels["none"]
 

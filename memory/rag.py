@@ -171,9 +171,12 @@ def recall_warning(exc: BaseException) -> dict[str, Any]:
 
 
 def query_user_history(user_input: str, instance_id: str, *, index: MemoryIndex,
-                       force: bool = False, k: int = 10) -> RecallResult:
+                       force: bool = False, k: int = 10,
+                       related_instance_ids: list[str] | None = None) -> RecallResult:
     """Everyday recall (flow 2.5): search only when the player refers to the past (or `force`);
-    shallow -> summaries + turns, deep -> plot material + turns; this instance only.
+    shallow -> summaries + turns, deep -> plot material + turns; this instance and the
+    `related_instance_ids` the caller took from the owner's files (the speaker's other
+    conversations), nothing else.
     Never raises: an unavailable index gives no hits and a warning."""
     mode = recall_mode(user_input)
     if mode is None and not force:
@@ -183,8 +186,11 @@ def query_user_history(user_input: str, instance_id: str, *, index: MemoryIndex,
     query = " / ".join(query_extract(part) for part in parts)
     collections = DEEP_COLLECTIONS if mode == "deep" else SHALLOW_COLLECTIONS
 
+    scope = list(dict.fromkeys([instance_id, *(related_instance_ids or [])]))
+    where = {"instance_id": instance_id if len(scope) == 1 else {"$in": scope}}
+
     def search(text: str) -> list[Hit]:
-        return hybrid_search(index, collections, text, where={"instance_id": instance_id}, k=k)
+        return hybrid_search(index, collections, text, where=where, k=k)
 
     try:
         rankings = [part_search(part, search) for part in parts]
@@ -229,20 +235,22 @@ def rankings_interleave(rankings: list[list[Hit]], k: int) -> list[Hit]:
 
 
 def fallback_search(query: str, *, instance_id: str, reference_instance_ids: list[str],
-                    character_id: str, background_id: str | None, index: MemoryIndex,
+                    background_id: str | None, index: MemoryIndex,
                     n_current: int = 15, n_reference: int = 5) -> tuple[list[Hit], list[Hit]]:
     """The director's fallback: events of this instance (summaries, plots, turns) and reference
     events (summaries, plots) of the instances `reference_instance_ids` names, which the caller
     takes from the same owner's instance files (memory/selectors.py): a filter that only
-    excluded this instance showed one account's summaries to another.
+    excluded this instance showed one account's summaries to another. Which character's
+    conversations those are is the list's business, not the documents' `character_id` (that
+    is a conversation's first member, not every member who witnessed it).
     Never raises: an unavailable index gives two empty lists (logged)."""
-    same_story = {"character_id": character_id, "background_id": background_id or ""}
+    same_world = {"background_id": background_id or ""}
     others = [other for other in dict.fromkeys(reference_instance_ids) if other != instance_id]
     try:
         current = hybrid_search(index, ("summaries", "plots", "turns"), query,
-                                where={"instance_id": instance_id, **same_story}, k=n_current)
+                                where={"instance_id": instance_id, **same_world}, k=n_current)
         reference = hybrid_search(index, EVENT_COLLECTIONS, query,
-                                  where={"instance_id": {"$in": others}, **same_story},
+                                  where={"instance_id": {"$in": others}, **same_world},
                                   k=n_reference) if others else []
     except Exception as exc:  # same rule as everyday recall: no recall beats a failed turn
         log.warning("fallback recall unavailable for %s: %s", instance_id, exc)

@@ -15,8 +15,10 @@ from chat.context import provider_current
 from chat.services import instance_for_user
 from memory import services as memory
 from memory.api import memory_action
-from memory.schemas import (AuthorsNote, Items, MoveIn, PersonaChange, PersonaOut, PinnedOut,
-                            RecapsOut, TextIn, VersionIn)
+from memory.schemas import (AuthorsNote, Items, MoveIn, PersonaChange, PersonaOut, PinnedIn,
+                            PinnedOut, RecapsOut, TextIn, VersionIn)
+from personalab.lib.ids import validate_id
+from personalab.lib.participants import conv_key, member_ids, participants_of
 from personalab.storage import get_store
 
 router = Router(tags=["memory"])
@@ -80,13 +82,22 @@ def persona_restore(request: HttpRequest, instance_id: str, payload: VersionIn):
 # --- pinned prompt ------------------------------------------------------------------------
 
 
-def _pinned(store, instance_id: str) -> dict[str, str]:
+def _pinned(store, instance_id: str) -> dict[str, Any]:
     state = store.instance_state_read(instance_id)
     text, source = memory.pinned_prompt_effective(
         store, instance_id=instance_id, character_id=state.get("character_id") or "")
     override = store.memory_json_read(instance_id, memory.PINNED_FILE, {})
     own = override.get("text") if isinstance(override, dict) else ""
-    return {"text": text, "source": source, "override": own if isinstance(own, str) else ""}
+    key = conv_key(participants_of(state))
+    by_key = memory.pinned_overrides_read(store, conv_key=key)
+    members = []
+    for character_id in member_ids(state):
+        member_text, member_source = memory.pinned_prompt_effective(
+            store, instance_id=instance_id, character_id=character_id)
+        members.append({"character_id": character_id, "text": member_text,
+                        "source": member_source, "conv_key_override": by_key.get(character_id, "")})
+    return {"text": text, "source": source, "override": own if isinstance(own, str) else "",
+            "conv_key": key, "members": members}
 
 
 @router.get(BASE + "/pinned", response=PinnedOut)
@@ -95,11 +106,18 @@ def pinned_read(request: HttpRequest, instance_id: str):
 
 
 @router.put(BASE + "/pinned", response=PinnedOut,
-            description="This instance's pinned prompt; empty text removes the override so the "
-                        "character's own pinned prompt applies.")
-def pinned_set(request: HttpRequest, instance_id: str, payload: TextIn):
-    _locked(request, instance_id, memory.pinned_prompt_set, character_id=None,
-            text=payload.text.strip())
+            description="Without character_id: this instance's pinned prompt (empty text removes "
+                        "the override so the character's own pinned prompt applies). With a "
+                        "member's character_id: that member's override for conversations of "
+                        "exactly these participants (convKey); it wins; empty text removes it.")
+def pinned_set(request: HttpRequest, instance_id: str, payload: PinnedIn):
+    if payload.character_id:
+        _locked(request, instance_id, memory.pinned_override_set,
+                character_id=validate_id(payload.character_id, kind="character_id"),
+                text=payload.text)
+    else:
+        _locked(request, instance_id, memory.pinned_prompt_set, character_id=None,
+                text=payload.text.strip())
     return _pinned(get_store(), instance_id)
 
 

@@ -32,10 +32,26 @@ class PersonaChange(Schema):
     changed: bool
 
 
+class PinnedIn(Schema):
+    text: str
+    character_id: str | None = Field(
+        None, description="a member: sets its override for conversations of exactly these "
+                          "participants (convKey), which wins over every other pinned prompt")
+
+
+class PinnedMember(Schema):
+    character_id: str
+    text: str
+    source: str  # conv_key | instance | character | none
+    conv_key_override: str
+
+
 class PinnedOut(Schema):
     text: str
-    source: str  # instance | character | none
+    source: str  # conv_key | instance | character | none
     override: str
+    conv_key: str
+    members: list[PinnedMember]
 
 
 class Items(Schema):

@@ -6,8 +6,9 @@ import threading
 from typing import Any
 
 from personalab.lib.filestore import FileStore, StoreError
+from personalab.lib.participants import member_ids
 
-Story = tuple[str, str, str]  # owner, character_id, background_id
+Story = tuple[str, str, frozenset[str]]  # owner, background_id, the characters taking part
 
 # (instance_state.json path, its mtime_ns) -> the story it named: a director turn then stats
 # every instance file but reads only the ones that changed (1,000 instances: ~150 ms -> ~10 ms).
@@ -16,8 +17,8 @@ _stories_lock = threading.Lock()
 
 
 def _story(state: dict[str, Any]) -> Story:
-    return (str(state.get("owner") or ""), str(state.get("character_id") or ""),
-            str(state.get("background_id") or ""))
+    return (str(state.get("owner") or ""), str(state.get("background_id") or ""),
+            frozenset(member_ids(state)))
 
 
 def _story_of(store: FileStore, instance_id: str) -> Story | None:
@@ -36,14 +37,30 @@ def _story_of(store: FileStore, instance_id: str) -> Story | None:
     return story
 
 
-def reference_instance_ids(store: FileStore, *, instance_id: str,
-                           instance_state: dict[str, Any]) -> list[str]:
-    """The other instances whose events the director may cite as reference for `instance_id`:
-    the same owner's, with the same character and background. Read from the instance files
-    (the truth, and what `reindex` rebuilds from), so events Chroma stored before owners were
-    checked are scoped as well. An instance without an owner has no references."""
-    story = _story(instance_state)
-    if not story[0]:
+def reference_instance_ids(store: FileStore, *, instance_id: str, instance_state: dict[str, Any],
+                           character_id: str | None = None) -> list[str]:
+    """The other conversations whose events the director may cite for `instance_id`: the same
+    owner's, with the same background, that `character_id` (the one answering; default the
+    instance's character) took part in. Read from the instance files (the truth, and what
+    `reindex` rebuilds from), so events Chroma stored before owners were checked are scoped as
+    well. An instance without an owner has no references."""
+    return character_conversation_ids(
+        store, instance_state=instance_state,
+        character_id=character_id or str(instance_state.get("character_id") or ""),
+        exclude=instance_id)
+
+
+def character_conversation_ids(store: FileStore, *, instance_state: dict[str, Any],
+                               character_id: str, exclude: str = "") -> list[str]:
+    """The owner's conversations in the background of `instance_state` that `character_id`
+    took part in (a member now), `exclude` left out."""
+    owner, background, _ = _story(instance_state)
+    if not owner or not character_id:
         return []
-    return [other_id for other_id in store.instance_ids()
-            if other_id != instance_id and _story_of(store, other_id) == story]
+    found = []
+    for other_id in store.instance_ids():
+        story = _story_of(store, other_id)
+        if other_id != exclude and story is not None and story[:2] == (owner, background) \
+                and character_id in story[2]:
+            found.append(other_id)
+    return found

@@ -26,9 +26,11 @@ rebuilt from them, so a write order is chosen per action so that a failure half 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from chat.llm import LLMError
@@ -36,8 +38,10 @@ from memory import prompts
 from memory.summarize_journal import (summarize_journal_commit, summarize_journal_write,
                                       summarize_recover)
 from personalab.lib.errors import AppError
-from personalab.lib.filestore import CorruptFile, FileStore, SessionRead, StoreError, utc_now
+from personalab.lib.filestore import (CorruptFile, FileStore, MissingFile, SessionRead, StoreError,
+                                      read_json, utc_now, write_json_atomic)
 from personalab.lib.ids import random_id
+from personalab.lib.participants import conv_key, member_ids, participants_of
 
 PERSONA_LEDGER = "persona_versions"
 RECAPS_FILE = "recaps"
@@ -145,9 +149,13 @@ def _json_object_find(text: str) -> Any:
     return None
 
 
-def _event_owner(instance_id: str, state: dict[str, Any]) -> dict[str, Any]:
+def _event_owner(instance_id: str, state: dict[str, Any],
+                 messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """Who the events belong to; `speakers` (character ids joined by "|") names who replied in
+    the summarized lines, so a group's summaries say whose story they are."""
+    speakers = sorted({str(line["speaker"]) for line in messages if line.get("speaker")})
     return {"instance_id": instance_id, "character_id": state.get("character_id"),
-            "background_id": state.get("background_id")}
+            "background_id": state.get("background_id"), "speakers": "|".join(speakers)}
 
 
 def _event_records(owner: dict[str, Any], session_id: str,
@@ -215,7 +223,7 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
     say("解析模型输出")
     events = parse_events_json(text)
 
-    owner = _event_owner(instance_id, state)
+    owner = _event_owner(instance_id, state, messages)
     summary_records, plot_records = _event_records(owner, old_id, events)
     new_id = store.session_next_id(instance_id)
     summarize_journal_write(store, instance_id=instance_id, old_session_id=old_id,
@@ -356,14 +364,26 @@ def persona_restore(store: FileStore, *, instance_id: str, version: int) -> dict
 
 def pinned_prompt_effective(store: FileStore, *, instance_id: str,
                             character_id: str) -> tuple[str, str]:
-    """(text, "instance" | "character" | "none"); a non-empty instance override wins."""
+    """(text, "conv_key" | "instance" | "character" | "none") for one member of a conversation
+    (seed 003 §3.5): the override set for this participant set (convKey) and this character
+    wins, then this instance's own override (it belongs to the instance's character), then the
+    character's own pinned prompt."""
     try:
-        override = store.memory_json_read(instance_id, PINNED_FILE, {})
+        state = store.instance_state_read(instance_id)
     except (StoreError, ValueError):
-        override = {}
-    text = override.get("text") if isinstance(override, dict) else None
-    if isinstance(text, str) and text.strip():
-        return text, "instance"
+        state = {}
+    text = pinned_overrides_read(store, conv_key=conv_key(participants_of(state))).get(
+        character_id) if state else None
+    if text:
+        return text, "conv_key"
+    if character_id == state.get("character_id", character_id):
+        try:
+            override = store.memory_json_read(instance_id, PINNED_FILE, {})
+        except (StoreError, ValueError):
+            override = {}
+        text = override.get("text") if isinstance(override, dict) else None
+        if isinstance(text, str) and text.strip():
+            return text, "instance"
     try:
         text = store.character_read(character_id).get("pinned_prompt")
     except (StoreError, ValueError, AttributeError):
@@ -371,6 +391,51 @@ def pinned_prompt_effective(store: FileStore, *, instance_id: str,
     if isinstance(text, str) and text.strip():
         return text, "character"
     return "", "none"
+
+
+def _pinned_overrides_path(store: FileStore, key: str) -> Path:
+    # A convKey holds "|" and ":" and can be long: the file is named by its digest.
+    return store.root / "pinned" / f"{hashlib.sha256(key.encode()).hexdigest()[:40]}.json"
+
+
+def pinned_overrides_read(store: FileStore, *, conv_key: str) -> dict[str, str]:
+    """character_id -> the override text for conversations of exactly these participants."""
+    try:
+        data = read_json(_pinned_overrides_path(store, conv_key), what="pinned override")
+    except StoreError:
+        return {}
+    if not isinstance(data, dict) or data.get("conv_key") != conv_key:
+        return {}
+    by_character = data.get("by_character")
+    return {k: v["text"] for k, v in (by_character or {}).items()
+            if isinstance(v, dict) and isinstance(v.get("text"), str) and v["text"].strip()} \
+        if isinstance(by_character, dict) else {}
+
+
+def pinned_override_set(store: FileStore, *, instance_id: str, character_id: str,
+                        text: str) -> str:
+    """The convKey override of one member of this conversation (empty text removes it);
+    returns the convKey. A character that is not a member is refused (400 naming it)."""
+    state = store.instance_state_read(instance_id)
+    if character_id not in member_ids(state):
+        raise MemoryActionError(f"{character_id} is not a member of this conversation",
+                                code="invalid", status=400,
+                                fields={"character_id": "not a member"})
+    key = conv_key(participants_of(state))
+    path = _pinned_overrides_path(store, key)
+    try:
+        data = read_json(path, what="pinned override")
+    except MissingFile:
+        data = {}
+    by_character = data.get("by_character") if isinstance(data, dict) else None
+    by_character = by_character if isinstance(by_character, dict) else {}
+    if text.strip():
+        by_character[character_id] = {"text": text.strip(), "updated_at": utc_now()}
+    else:
+        by_character.pop(character_id, None)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(path, {"conv_key": key, "by_character": by_character})
+    return key
 
 
 def pinned_prompt_set(store: FileStore, *, instance_id: str | None, character_id: str | None,

@@ -122,11 +122,10 @@ def test_unreachable_chroma_server_gives_a_warning(tmp_path):
     assert result.hits == [] and result.warning["category"] == "recall_unavailable"
 
 
-def test_fallback_references_come_from_other_instances_of_the_same_story(index):
+def test_fallback_references_come_from_the_listed_conversations_of_the_same_world(index):
     current, reference = fallback_search("故事大纲第3点：与仇人对峙", instance_id="inst_001",
-                                         reference_instance_ids=["inst_002", "inst_003",
-                                                                 "inst_004"],
-                                         index=index, **ALSERQI)
+                                         reference_instance_ids=["inst_002", "inst_003"],
+                                         index=index, background_id="bg_wasteland")
     assert current and {hit.metadata["instance_id"] for hit in current} == {"inst_001"}
     assert {hit.collection for hit in current} >= {"summaries", "turns"}
     assert reference
@@ -136,13 +135,16 @@ def test_fallback_references_come_from_other_instances_of_the_same_story(index):
 
 def test_fallback_cites_no_instance_it_was_not_given(index):
     current, reference = fallback_search("故事大纲第3点：与仇人对峙", instance_id="inst_001",
-                                         reference_instance_ids=[], index=index, **ALSERQI)
+                                         reference_instance_ids=[], index=index,
+                                         background_id="bg_wasteland")
     assert current and reference == []
     _, reference = fallback_search("与仇人对峙", instance_id="inst_001",
-                                   reference_instance_ids=["inst_003"], index=index, **ALSERQI)
+                                   reference_instance_ids=["inst_003"], index=index,
+                                   background_id="bg_wasteland")
     assert reference == []
 
 
 def test_fallback_with_broken_chroma_returns_nothing(tmp_path):
     assert fallback_search("对峙", instance_id="inst_001", index=BrokenIndex(chroma_path=tmp_path),
-                           reference_instance_ids=["inst_002"], **ALSERQI) == ([], [])
+                           reference_instance_ids=["inst_002"],
+                           background_id="bg_wasteland") == ([], [])

@@ -56,6 +56,7 @@ DEFAULT_MODULES: dict[str, dict[str, Any]] = {
     "director": {"enabled": True, "rag_fallback_threshold": 3},
     "memory": {
         "recall_enabled": True,
+        "recall_related_conversations": False,
         "recaps_enabled": False,
         "recap_every_n_rounds": 5,
         "recap_stack_every_rounds": 10,
@@ -68,6 +69,7 @@ DEFAULT_MODULES: dict[str, dict[str, Any]] = {
         "backups_keep": 50,
         "trim_max_messages": 10,
         "trim_max_chars": 4000,
+        "asides_keep": False,
     },
     "llm": {"base_url": "", "model": ""},
     "prompt": {"locale": "zh", "user_name": "User", "section_budgets": {}},
