@@ -18,10 +18,11 @@ from chat.members import is_group, member_ids, member_state_read
 from chat.pipeline import PromptInputs, PromptResult, TemplateStore, prompt_build
 from chat.prompt.alternation import messages_alternate
 from chat.prompt.card_fields import CardFields, card_fields_placement, card_fields_read
+from chat.prompt.world_info import lore_sources, lore_speaker, lore_vectors, outlet_macros
 from chat.services import generation_for_instance
 from chat.speakers import Pick
 from director.logic import director_prepare_context
-from library.lorebook import lore_blocks, lorebook_match
+from library.lorebook import lore_blocks, lore_outlets, lorebook_match
 from library.selectors import persona_effective
 from memory import runtime as memory_runtime
 from memory import services as memory_services
@@ -294,19 +295,32 @@ def _lore(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
     fired: list[dict[str, Any]] = []
     dropped: list[dict[str, Any]] = []
     problems: list[str] = []
+    outlets: dict[str, str] = {}
     if lorebooks:
+        messages = _recent_texts(ctx.lines, _scan_depth_max(lorebooks))
+        persona = persona_effective(store, owner=ctx.instance_state.get("owner"),
+                                    persona_id=ctx.instance_state.get("persona_id"))
+        card = card_fields_read(ctx.character, base_persona=ctx.character_state.get(
+            "base_persona", ""))
+        speaker_id = (ctx.speaker.character_id if ctx.speaker
+                      else ctx.instance_state.get("character_id", ""))
         match = lorebook_match(
-            lorebooks, messages=_recent_texts(ctx.lines, _scan_depth_max(lorebooks)),
+            lorebooks, messages=messages,
             count_tokens=count_tokens, budget_tokens=_world_info_budget(store, ctx),
             turn=ctx.turn, chat_length=ctx.turn,
-            timed=store.memory_json_read(ctx.instance_id, WORLD_INFO_TIMED, {}))
+            timed=store.memory_json_read(ctx.instance_id, WORLD_INFO_TIMED, {}),
+            sources=lore_sources(card, persona),
+            speaker=lore_speaker(ctx.character, speaker_id),
+            **lore_vectors(lorebooks, messages))
         store.memory_json_write(ctx.instance_id, WORLD_INFO_TIMED, match.timed)
         blocks, fired, dropped, problems = (lore_blocks(match), match.fired, match.dropped,
                                             match.problems)
+        outlets = lore_outlets(match)
     note = store.memory_json_read(ctx.instance_id, "authors_note", {})
     note_due = bool(note.get("text")) and ctx.turn % max(int(note.get("frequency", 1) or 1), 1) == 0
     blocks = authors_note_blocks(blocks, note if note_due else {})
-    return {"blocks": blocks, "fired": fired, "dropped": dropped, "problems": problems}
+    return {"blocks": blocks, "fired": fired, "dropped": dropped, "problems": problems,
+            "outlets": outlets}
 
 
 WORLD_INFO_TIMED = "worldinfo_timed"
@@ -356,14 +370,19 @@ def authors_note_blocks(blocks: list[dict[str, Any]], note: dict[str, Any]) -> l
 
 def _scan_depth_max(lorebooks: list[dict[str, Any]]) -> int | None:
     """How many of the newest messages any lorebook or entry looks at (None: a depth that is
-    not a number; it then gets every message, as it always did)."""
+    not a number, or min activations without a max depth; it then gets every message)."""
     try:
-        return max(max([int(book.get("scan_depth", 4)),
-                        *(int(entry.get("scan_depth") or 0) for entry in book.get("entries", [])
-                          if isinstance(entry, dict))])
-                   for book in lorebooks)
+        deepest = max(max([int(book.get("scan_depth", 4)),
+                           int(book.get("min_activations_depth_max") or 0),
+                           *(int(entry.get("scan_depth") or 0)
+                             for entry in book.get("entries", []) if isinstance(entry, dict))])
+                      for book in lorebooks)
+        unbounded = any(int(book.get("min_activations") or 0) > 0
+                        and not int(book.get("min_activations_depth_max") or 0)
+                        for book in lorebooks)
     except (TypeError, ValueError):
         return None
+    return None if unbounded else deepest
 
 
 def _recent_texts(lines: list[dict[str, Any]], count: int | None) -> list[str]:
@@ -416,10 +435,14 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         section_budgets=prompt_settings.get("section_budgets", {}),
         locale=_locale(store),
         state={"plot_state": ctx.instance_state.get("plot_state", {}), "turn": ctx.turn},
-        macros=macro_values_for(character=ctx.character, persona=persona,
-                                lines=ctx.lines[:-1]),
+        macros=_with_outlets(macro_values_for(character=ctx.character, persona=persona,
+                                              lines=ctx.lines[:-1]), lore.get("outlets", {})),
         card=card,
     )
+
+
+def _with_outlets(values: dict[str, str], outlets: dict[str, str]) -> dict[str, str]:
+    return {**values, **outlet_macros(outlets, values)}
 
 
 def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],

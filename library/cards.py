@@ -286,9 +286,16 @@ ENTRY_EXTENSION_NAMES = {
     "group_override": "group_override", "group_weight": "group_weight", "sticky": "sticky",
     "cooldown": "cooldown", "delay": "delay", "exclude_recursion": "exclude_recursion",
     "prevent_recursion": "prevent_recursion", "delay_until_recursion": "delay_until_recursion",
+    "use_group_scoring": "use_group_scoring", "outlet_name": "outlet_name",
+    "character_filter": "character_filter", "vectorized": "vectorized",
+    "ignore_budget": "ignore_budget", "match_persona_description": "match_persona_description",
+    "match_character_description": "match_character_description",
+    "match_character_personality": "match_character_personality",
+    "match_character_depth_prompt": "match_character_depth_prompt",
+    "match_scenario": "match_scenario", "match_creator_notes": "match_creator_notes",
 }
 ST_POSITIONS = {0: "before_char", 1: "after_char", 2: "an_top", 3: "an_bottom",
-                ST_POSITION_DEPTH: "depth", 5: "em_top", 6: "em_bottom"}
+                ST_POSITION_DEPTH: "depth", 5: "em_top", 6: "em_bottom", 7: "outlet"}
 
 
 def _st_position(entry: dict[str, Any], ext: dict[str, Any]) -> str:

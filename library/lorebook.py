@@ -15,7 +15,18 @@ Framework-free. A lorebook is the JSON stored at data/lorebooks/{id}/lorebook.js
              optional (absent or null: the book's default / the card's extensions):
              "match_whole_words", "scan_depth", "probability", "use_probability", "group",
              "group_override", "group_weight", "sticky", "cooldown", "delay",
-             "exclude_recursion", "prevent_recursion", "delay_until_recursion"}
+             "exclude_recursion", "prevent_recursion",
+             "delay_until_recursion" (true = level 1, or a level number),
+             "use_group_scoring", "outlet_name" (position "outlet": placed by {{outlet::name}}),
+             "character_filter": {"names": [...], "tags": [...], "isExclude": false},
+             "match_persona_description", "match_character_description",
+             "match_character_personality", "match_character_depth_prompt", "match_scenario",
+             "match_creator_notes", "vectorized", "ignore_budget"}
+
+Book settings besides (optional): "use_group_scoring" (default of its entries),
+"min_activations" and "min_activations_depth_max" (scan deeper until that many entries fired,
+never past that depth; 0 = the chat's start), "vector_threshold" (similarity a vectorized
+entry needs; library/worldinfo_vectors.DEFAULT_THRESHOLD otherwise).
 
 Unknown fields (a card's "extensions" / "card_extra" on entries and books) are kept as they are.
 token_budget null or 0: only the world-info budget (a share of the context) applies.
@@ -27,11 +38,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from library.worldinfo import LoreMatch, lore_blocks, lorebook_match
+from library.worldinfo import LoreMatch, lore_blocks, lore_outlets, lorebook_match
 from personalab.lib.errors import AppError
 
 SELECTIVE_LOGICS = ("and_any", "and_all", "not_any", "not_all")
-POSITIONS = ("before_char", "after_char", "an_top", "an_bottom", "em_top", "em_bottom", "depth")
+POSITIONS = ("before_char", "after_char", "an_top", "an_bottom", "em_top", "em_bottom", "depth",
+             "outlet")
 ROLES = ("system", "user", "assistant")
 MAX_SCAN_DEPTH = 1000
 BOOK_DEFAULTS: dict[str, Any] = {
@@ -70,6 +82,16 @@ def lorebook_validate(lorebook: dict[str, Any]) -> dict[str, Any]:
     if book["token_budget"] is not None:
         book["token_budget"] = _int(book["token_budget"], "token_budget", errors, 0, 10**7)
     book["recursive"] = _bool(book["recursive"], "recursive", errors)
+    for name, high in (("min_activations", 10**4), ("min_activations_depth_max", MAX_SCAN_DEPTH)):
+        if book.get(name) is not None:
+            book[name] = _int(book[name], name, errors, 0, high)
+    threshold = book.get("vector_threshold")
+    if threshold is not None and (isinstance(threshold, bool)
+                                  or not isinstance(threshold, (int, float))
+                                  or not -1 <= threshold <= 1):
+        errors["vector_threshold"] = "must be a number between -1 and 1"
+    if book.get("use_group_scoring") is not None:
+        book["use_group_scoring"] = _bool(book["use_group_scoring"], "use_group_scoring", errors)
     if not isinstance(book["extensions"], dict):
         errors["extensions"] = "must be an object"
     if not isinstance(book["entries"], list):
@@ -124,7 +146,10 @@ def _entry_validate(raw: dict[str, Any], where: str, errors: dict[str, str]) -> 
 
 # SillyTavern's per-entry settings: optional, None means "the book's default".
 OPTIONAL_FLAGS = ("case_sensitive", "match_whole_words", "use_probability", "group_override",
-                  "exclude_recursion", "prevent_recursion", "delay_until_recursion")
+                  "exclude_recursion", "prevent_recursion", "use_group_scoring",
+                  "match_persona_description", "match_character_description",
+                  "match_character_personality", "match_character_depth_prompt",
+                  "match_scenario", "match_creator_notes", "vectorized", "ignore_budget")
 OPTIONAL_NUMBERS = {"scan_depth": (0, MAX_SCAN_DEPTH), "probability": (0, 100),
                     "group_weight": (0, 10**6), "sticky": (0, 10**6), "cooldown": (0, 10**6),
                     "delay": (0, 10**6)}
@@ -137,8 +162,27 @@ def _optional_validate(entry: dict[str, Any], where: str, errors: dict[str, str]
     for name, (low, high) in OPTIONAL_NUMBERS.items():
         if entry.get(name) is not None:
             entry[name] = _int(entry[name], f"{where}.{name}", errors, low, high)
-    if entry.get("group") is not None:
-        entry["group"] = _text(entry["group"], f"{where}.group", errors)
+    for name in ("group", "outlet_name"):
+        if entry.get(name) is not None:
+            entry[name] = _text(entry[name], f"{where}.{name}", errors)
+    level = entry.get("delay_until_recursion")
+    if level is not None and not isinstance(level, bool):
+        entry["delay_until_recursion"] = _int(level, f"{where}.delay_until_recursion", errors,
+                                              0, 10**4)
+    if entry.get("character_filter") is not None:
+        _filter_validate(entry["character_filter"], f"{where}.character_filter", errors)
+
+
+def _filter_validate(rule: Any, name: str, errors: dict[str, str]) -> None:
+    if not isinstance(rule, dict):
+        errors[name] = 'must be an object {"names": [...], "tags": [...], "isExclude": false}'
+        return
+    for part in ("names", "tags"):
+        values = rule.get(part, [])
+        if not isinstance(values, list) or not all(isinstance(v, (str, int)) for v in values):
+            errors[f"{name}.{part}"] = "must be a list of text"
+    if not isinstance(rule.get("isExclude", False), bool):
+        errors[f"{name}.isExclude"] = "must be true or false"
 
 
 def _uids_fill(entries: list[dict[str, Any]], used: set[int]) -> None:
@@ -193,4 +237,5 @@ def _choice(entry: dict[str, Any], name: str, allowed: tuple[str, ...], where: s
 
 # matching: library/worldinfo.py ----------------------------------------------------------
 
-__all__ = ["LoreMatch", "LorebookError", "lore_blocks", "lorebook_match", "lorebook_validate"]
+__all__ = ["LoreMatch", "LorebookError", "lore_blocks", "lore_outlets", "lorebook_match",
+           "lorebook_validate"]

@@ -23,7 +23,6 @@ from typing import Any
 
 import regex
 
-MAX_RECURSION_ROUNDS = 3
 REGEX_TIMEOUT_SECONDS = 0.05
 REGEX_TOTAL_SECONDS = 1.0
 # "/pattern/flags": how SillyTavern writes a regex key.
@@ -60,11 +59,17 @@ class _Scan:
 
 # --- entry settings --------------------------------------------------------------------------
 
-def setting(entry: dict[str, Any], name: str, card_name: str, default: Any) -> Any:
+def setting(entry: dict[str, Any], name: str, card_name: str, default: Any,
+            st_name: str | None = None) -> Any:
+    """The entry's own field, else its card `extensions` name, else (files imported from
+    SillyTavern before the field was mapped) its world-info name kept under `st_extra`."""
     value = entry.get(name)
     if value is None:
         ext = entry.get("extensions") if isinstance(entry.get("extensions"), dict) else {}
         value = ext.get(card_name)
+    if value is None and st_name:
+        extra = entry.get("st_extra") if isinstance(entry.get("st_extra"), dict) else {}
+        value = extra.get(st_name)
     return default if value is None else value
 
 
@@ -192,30 +197,106 @@ def _trigger(entry: dict[str, Any], texts: list[tuple[str, str]], book: dict[str
     return f"key {hit[0]!r} in {hit[1]}{secondary}"
 
 
-# --- one book ----------------------------------------------------------------------------------
+# --- one turn's activation over every linked book ---------------------------------------------
+
+# Scan states, as SillyTavern's loop has them.
+INITIAL, RECURSION, MIN_ACTIVATIONS = "initial", "recursion", "min_activations"
+# Each loop activates an entry, opens a recursion level or looks one message deeper, so the
+# scan ends by itself; this bounds it anyway.
+MAX_SCAN_LOOPS = 50
+# Entry flag -> (key of `sources`, name in the trace, SillyTavern world-info name).
+SOURCES = {
+    "match_persona_description": ("persona_description", "the persona description",
+                                  "matchPersonaDescription"),
+    "match_character_description": ("character_description", "the character description",
+                                    "matchCharacterDescription"),
+    "match_character_personality": ("character_personality", "the character personality",
+                                    "matchCharacterPersonality"),
+    "match_character_depth_prompt": ("character_depth_prompt", "the character depth prompt",
+                                     "matchCharacterDepthPrompt"),
+    "match_scenario": ("scenario", "the scenario", "matchScenario"),
+    "match_creator_notes": ("creator_notes", "the creator notes", "matchCreatorNotes"),
+}
+
+
+def delay_level(entry: dict[str, Any]) -> int:
+    """SillyTavern's delay-until-recursion: false/0 none, true level 1, a number that level."""
+    value = setting(entry, "delay_until_recursion", "delay_until_recursion", False,
+                    "delayUntilRecursion")
+    if value is True:
+        return 1
+    return max(0, _number(value, 0))
+
+
+def character_filter(entry: dict[str, Any]) -> dict[str, Any]:
+    value = setting(entry, "character_filter", "character_filter", None, "characterFilter")
+    return value if isinstance(value, dict) else {}
+
+
+def _filter_reason(entry: dict[str, Any], speaker: dict[str, Any] | None) -> str:
+    """Why the character filter keeps `entry` out for `speaker` ('' when it does not)."""
+    rule = character_filter(entry)
+    if speaker is None or not rule:
+        return ""
+    exclude = bool(rule.get("isExclude"))
+    who = str(speaker.get("name") or speaker.get("id") or "?")
+    names = [str(n) for n in rule.get("names") or [] if str(n).strip()]
+    if names:
+        own = {str(n).casefold() for n in (speaker.get("name"), speaker.get("id")) if n}
+        listed = any(name.casefold() in own for name in names)
+        if listed == exclude:
+            return (f"character filter: {'not for' if exclude else 'only for'} "
+                    f"{', '.join(names)}; the speaker is {who}")
+    tags = [str(t) for t in rule.get("tags") or [] if str(t).strip()]
+    if tags:
+        own_tags = {str(t).casefold() for t in speaker.get("tags") or []}
+        tagged = any(tag.casefold() in own_tags for tag in tags)
+        if tagged == exclude:
+            return (f"character filter: {'not for' if exclude else 'only for'} tags "
+                    f"{', '.join(tags)}; the speaker {who} has "
+                    f"{', '.join(speaker.get('tags') or []) or 'no tags'}")
+    return ""
+
 
 @dataclass
-class _Book:
-    book: dict[str, Any]
-    book_id: str
+class _Turn:
+    """Every linked book's entries scanned together, as SillyTavern does: one recursion
+    buffer, one count of activations, inclusion groups across books."""
+
+    books: dict[str, dict[str, Any]]
     scan: _Scan
     turn: int
     chat_length: int
     timed: dict[str, dict[str, int]]
     rng: random.Random
+    sources: dict[str, str]
+    speaker: dict[str, Any] | None
+    vector_scores: Callable[[list[dict[str, Any]]], dict[str, float]] | None
+    vector_threshold: float
     active: list[dict[str, Any]] = field(default_factory=list)
     dropped: list[dict[str, Any]] = field(default_factory=list)
     settled: set[str] = field(default_factory=set)
+    recursion: list[tuple[str, str]] = field(default_factory=list)
+    skew: int = 0
+    level: int = 0
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    _vectors: dict[str, float] | None = None
+
+    def book(self, entry: dict[str, Any]) -> dict[str, Any]:
+        return self.books[entry["lorebook_id"]]
 
     def label(self, entry: dict[str, Any]) -> str:
-        return f"lorebook {self.book_id} entry {entry.get('uid')}"
+        return f"lorebook {entry['lorebook_id']} entry {entry.get('uid')}"
+
+    def key(self, entry: dict[str, Any]) -> str:
+        return entry_key(entry["lorebook_id"], entry)
 
     def drop(self, entry: dict[str, Any], reason: str) -> None:
-        self.settled.add(entry_key(self.book_id, entry))
-        self.dropped.append({**entry, "lorebook_id": self.book_id, "reason": reason})
+        self.settled.add(self.key(entry))
+        self.dropped.append({**entry, "reason": reason})
 
     def timed_phase(self, entry: dict[str, Any]) -> str:
-        state = self.timed.get(entry_key(self.book_id, entry)) or {}
+        state = self.timed.get(self.key(entry)) or {}
         start, end = state.get("start", -1), state.get("sticky_end", -1)
         if start < self.turn <= end:
             return "sticky"
@@ -223,39 +304,64 @@ class _Book:
             return "cooldown"
         return ""
 
-    def candidates(self, entries: list[dict[str, Any]], recursion: list[tuple[str, str]],
-                   depth_round: int) -> list[dict[str, Any]]:
-        found = []
-        for entry in entries:
-            key = entry_key(self.book_id, entry)
-            if key in self.settled:
-                continue
-            reason = self._reason(entry, recursion, depth_round)
-            if reason:
-                found.append({**entry, "lorebook_id": self.book_id, "reason": reason})
-        return found
+    def recursive(self, entry: dict[str, Any]) -> bool:
+        return bool(self.book(entry).get("recursive"))
 
-    def _reason(self, entry: dict[str, Any], recursion: list[tuple[str, str]],
-                depth_round: int) -> str | None:
+    def base_depth(self, book: dict[str, Any]) -> int:
+        return _number(book.get("scan_depth", 4), 4)
+
+    def texts(self, entry: dict[str, Any], state: str) -> list[tuple[str, str]]:
+        own = setting(entry, "scan_depth", "scan_depth", None, "scanDepth")
+        depth = (_number(own, 0) if own is not None
+                 else self.base_depth(self.book(entry)) + self.skew)
+        texts = self.scan.texts(depth)
+        for flag, (name, label, st_name) in SOURCES.items():
+            if setting(entry, flag, flag, False, st_name) and self.sources.get(name):
+                texts.append((label, self.sources[name]))
+        # Min-activation steps look deeper into the chat, not at the recursion buffer.
+        if state != MIN_ACTIVATIONS and self.recursive(entry):
+            texts.extend(self.recursion)
+        return texts
+
+    def vector_similarity(self, entry: dict[str, Any]) -> float | None:
+        if self.vector_scores is None or not setting(entry, "vectorized", "vectorized", False):
+            return None
+        if self._vectors is None:
+            vectorized = [e for e in self.entries
+                          if setting(e, "vectorized", "vectorized", False)
+                          and str(e.get("content", "")).strip()]
+            self._vectors = self.vector_scores(vectorized) if vectorized else {}
+        return self._vectors.get(self.key(entry))
+
+    def reason(self, entry: dict[str, Any], state: str) -> str | None:
         phase = self.timed_phase(entry)
-        if phase == "sticky":
-            return "sticky (fired earlier, still active)"
-        recursing = depth_round > 0
-        if recursing and setting(entry, "exclude_recursion", "exclude_recursion", False):
+        sticky = phase == "sticky"
+        level = delay_level(entry)
+        if level and not sticky and (state != RECURSION or level > self.level):
             return None
-        if not recursing and setting(entry, "delay_until_recursion", "delay_until_recursion",
-                                     False):
+        if (state == RECURSION and not sticky
+                and setting(entry, "exclude_recursion", "exclude_recursion", False)):
             return None
-        if entry.get("constant"):
+        if sticky:
+            reason = "sticky (fired earlier, still active)"
+        elif entry.get("constant"):
             reason = "constant"
         else:
-            depth = _number(setting(entry, "scan_depth", "scan_depth", None),
-                            _number(self.book.get("scan_depth", 4), 4))
-            texts = self.scan.texts(depth)
-            if recursing:
-                texts = [*texts, *recursion]
-            reason = _trigger(entry, texts, self.book, self.scan, self.label(entry))
+            reason = _trigger(entry, self.texts(entry, state), self.book(entry), self.scan,
+                              self.label(entry))
+            similarity = None if reason else self.vector_similarity(entry)
+            if similarity is not None and similarity >= self.vector_threshold:
+                reason = (f"vectorized: the recent chat is {similarity:.3f} similar "
+                          f"(threshold {self.vector_threshold})")
         if reason is None:
+            return None
+        if state == MIN_ACTIVATIONS and not sticky and reason.startswith("key"):
+            reason += f" (min activations: scanning {self.skew} message(s) deeper)"
+        if level and state == RECURSION and not sticky:
+            reason += f" (delayed until recursion level {level})"
+        blocked = _filter_reason(entry, self.speaker)
+        if blocked:
+            self.drop(entry, f"{blocked}; would have fired: {reason}")
             return None
         if phase == "cooldown":
             self.drop(entry, f"on cooldown; would have fired: {reason}")
@@ -266,6 +372,16 @@ class _Book:
                              f"would have fired: {reason}")
             return None
         return reason
+
+    def candidates(self, state: str) -> list[dict[str, Any]]:
+        found = []
+        for entry in self.entries:
+            if self.key(entry) in self.settled:
+                continue
+            reason = self.reason(entry, state)
+            if reason:
+                found.append({**entry, "reason": reason})
+        return found
 
     def probability_pass(self, entry: dict[str, Any]) -> bool:
         if entry["reason"].startswith("sticky"):
@@ -284,23 +400,44 @@ class _Book:
                          f"{entry['reason']}")
         return False
 
-    def groups_filter(self, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    # inclusion groups -------------------------------------------------------------------
+
+    def score(self, entry: dict[str, Any], state: str) -> int:
+        """SillyTavern's group score: primary keys found, plus secondary keys found when the
+        logic is AND ANY (or AND ALL and all are found)."""
+        texts = self.texts(entry, state)
+        book = self.book(entry)
+
+        def found(key: str) -> bool:
+            return bool(key) and _first_hit([key], texts, entry, book, self.scan,
+                                             self.label(entry)) is not None
+
+        keys = [k for k in entry.get("keys") or [] if k]
+        if not keys:
+            return 0
+        primary = sum(found(k) for k in keys)
+        secondary_keys = [k for k in entry.get("secondary_keys") or [] if k]
+        secondary = sum(found(k) for k in secondary_keys)
+        logic = entry.get("selective_logic", "and_any")
+        if secondary_keys and (logic == "and_any" or (logic == "and_all"
+                                                      and secondary == len(secondary_keys))):
+            return primary + secondary
+        return primary
+
+    def scored(self, entry: dict[str, Any]) -> bool:
+        value = setting(entry, "use_group_scoring", "use_group_scoring", None, "useGroupScoring")
+        if value is None:
+            value = self.book(entry).get("use_group_scoring", False)
+        return bool(value)
+
+    def groups_filter(self, found: list[dict[str, Any]], state: str) -> list[dict[str, Any]]:
         by_group: dict[str, list[dict[str, Any]]] = {}
         for entry in found:
             for group in _groups(entry):
                 by_group.setdefault(group, []).append(entry)
         losers: dict[int, str] = {}
         for group, members in by_group.items():
-            if any(group in _groups(entry) for entry in self.active):
-                for entry in members:
-                    losers[id(entry)] = f"group {group!r} already has an active entry"
-                continue
-            winner = self._group_winner(members)
-            for entry in members:
-                if entry is not winner:
-                    losers.setdefault(id(entry), f"group {group!r} won by entry "
-                                                 f"{winner.get('uid')}")
-            winner["reason"] += f" (won group {group!r} of {len(members)})"
+            self._group_decide(group, members, state, losers)
         kept = []
         for entry in found:
             if id(entry) in losers:
@@ -309,68 +446,130 @@ class _Book:
                 kept.append(entry)
         return kept
 
-    def _group_winner(self, members: list[dict[str, Any]]) -> dict[str, Any]:
+    def _group_decide(self, group: str, members: list[dict[str, Any]], state: str,
+                      losers: dict[int, str]) -> None:
         sticky = [e for e in members if e["reason"].startswith("sticky")]
         if sticky:
-            return sticky[0]
+            for entry in members:
+                if not entry["reason"].startswith("sticky"):
+                    losers.setdefault(id(entry), f"group {group!r} has a sticky entry")
+            return
+        if any(group in _groups(entry) for entry in self.active):
+            for entry in members:
+                losers.setdefault(id(entry), f"group {group!r} already has an active entry")
+            return
+        if any(self.scored(entry) for entry in members):
+            scores = {id(entry): self.score(entry, state) for entry in members}
+            best = max(scores.values())
+            for entry in members:
+                if self.scored(entry) and scores[id(entry)] < best:
+                    losers.setdefault(id(entry), f"group {group!r} scoring: {scores[id(entry)]} "
+                                                 f"key(s) matched, the best matched {best}")
+            members = [e for e in members if id(e) not in losers]
+            for entry in members:
+                if self.scored(entry):
+                    entry["reason"] += f" (group {group!r} scoring: {scores[id(entry)]} key(s))"
+        if len(members) <= 1:
+            for entry in members:
+                entry["reason"] += f" (won group {group!r} of 1)"
+            return
+        winner, how = self._group_winner(members)
+        for entry in members:
+            if entry is not winner:
+                losers.setdefault(id(entry), f"group {group!r} won by entry "
+                                             f"{winner.get('uid')} ({how})")
+        winner["reason"] += f" (won group {group!r} of {len(members)} by {how})"
+
+    def _group_winner(self, members: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
         overrides = [e for e in members if setting(e, "group_override", "group_override", False)]
         if overrides:
-            return max(overrides, key=lambda e: _number(e.get("priority"), 100))
+            return max(overrides, key=lambda e: _number(e.get("priority"), 100)), "override"
         weights = [max(0, _number(setting(e, "group_weight", "group_weight", 100), 100))
                    for e in members]
         if not any(weights):
-            return members[0]
-        return self.rng.choices(members, weights=weights)[0]
+            return members[0], "order"
+        winner = self.rng.choices(members, weights=weights)[0]
+        return winner, f"weight {weights[members.index(winner)]} of {sum(weights)}"
 
-    def activate(self, entries: list[dict[str, Any]]) -> None:
-        recursive = bool(self.book.get("recursive"))
-        recursion: list[tuple[str, str]] = []
-        for depth_round in range(MAX_RECURSION_ROUNDS + 1 if recursive else 1):
-            found = self.candidates(entries, recursion, depth_round)
-            found.sort(key=lambda e: -_number(e.get("priority"), 100))
-            found = [e for e in self.groups_filter(found) if self.probability_pass(e)]
-            if not found:
-                break
+    # the scan loop ------------------------------------------------------------------------
+
+    def run(self, entries: list[dict[str, Any]], *, min_activations: int,
+            min_depth_max: int) -> None:
+        self.entries = entries
+        levels = sorted({delay_level(e) for e in entries} - {0})
+        self.level = levels.pop(0) if levels else 0
+        state, loops = INITIAL, 0
+        while state and loops < MAX_SCAN_LOOPS:
+            loops += 1
+            found = self.candidates(state)
+            found.sort(key=lambda e: (not e["reason"].startswith("sticky"),
+                                      -_number(e.get("priority"), 100)))
+            found = [e for e in self.groups_filter(found, state) if self.probability_pass(e)]
             for entry in found:
-                self.settled.add(entry_key(self.book_id, entry))
+                self.settled.add(self.key(entry))
             self.active.extend(found)
-            recursion = [(f"entry lore:{self.book_id}:{e['uid']}", e.get("content", ""))
-                         for e in found
-                         if not setting(e, "prevent_recursion", "prevent_recursion", False)]
-            if not recursion:
-                break
+            feeding = [e for e in found if self.recursive(e) and not setting(
+                e, "prevent_recursion", "prevent_recursion", False)]
+            following = ""
+            if feeding or (state == MIN_ACTIVATIONS and self.recursion):
+                following = RECURSION
+            if not following and len(self.active) < min_activations and self.deeper(min_depth_max):
+                following = MIN_ACTIVATIONS
+                self.skew += 1
+            if not following and levels:
+                following = RECURSION
+                self.level = levels.pop(0)
+            self.recursion.extend((f"entry lore:{e['lorebook_id']}:{e['uid']}",
+                                   e.get("content", "")) for e in feeding)
+            state = following
+
+    def deeper(self, depth_max: int) -> bool:
+        """Whether a min-activations step may look one message further back: not past the
+        chat's start, nor past the books' max depth (0: no max)."""
+        depth = max(self.base_depth(book) for book in self.books.values()) + self.skew
+        if depth >= len(self.scan.messages):
+            return False
+        return depth_max <= 0 or depth + 1 <= depth_max
 
 
-def _timed_update(book: _Book, entry: dict[str, Any], timed: dict[str, dict[str, int]]) -> None:
+def _timed_update(activation: _Turn, entry: dict[str, Any]) -> None:
     if entry["reason"].startswith("sticky"):
         return
     sticky = _number(setting(entry, "sticky", "sticky", 0), 0)
     cooldown = _number(setting(entry, "cooldown", "cooldown", 0), 0)
     if sticky or cooldown:
-        timed[entry_key(book.book_id, entry)] = {
-            "start": book.turn, "sticky_end": book.turn + sticky,
-            "cooldown_end": book.turn + sticky + cooldown}
+        activation.timed[activation.key(entry)] = {
+            "start": activation.turn, "sticky_end": activation.turn + sticky,
+            "cooldown_end": activation.turn + sticky + cooldown}
 
 
 def _budget_apply(active: list[dict[str, Any]], budget: int | None,
-                  count_tokens: Callable[[str], int], match: LoreMatch) -> list[dict[str, Any]]:
-    """Higher order first, as SillyTavern spends its budget; once full, the rest are left out."""
+                  count_tokens: Callable[[str], int], match: LoreMatch,
+                  books: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Higher order first, as SillyTavern spends its budget; once full, the rest are left out
+    (entries that ignore the budget are kept and not counted)."""
     kept, used, full = [], 0, False
+    book_used: dict[str, int] = {}
     for entry in sorted(active, key=lambda e: -_number(e.get("priority"), 100)):
         tokens = count_tokens(entry.get("content", ""))
-        book_budget = entry.pop("_book_budget", None)
+        if setting(entry, "ignore_budget", "ignore_budget", False, "ignoreBudget"):
+            entry["reason"] += " (ignores the budget)"
+            kept.append({**entry, "tokens": tokens})
+            continue
+        book_budget = books[entry["lorebook_id"]].get("token_budget") or None
         if full or (budget is not None and used + tokens > budget):
             full = True
             match.dropped.append({**entry, "tokens": tokens, "reason":
                                   f"over the world-info budget ({used} + {tokens} > {budget} "
                                   f"tokens); would have fired: {entry['reason']}"})
             continue
-        if book_budget is not None and entry["_book_used"][0] + tokens > book_budget:
+        spent = book_used.get(entry["lorebook_id"], 0)
+        if book_budget is not None and spent + tokens > book_budget:
             match.dropped.append({**entry, "tokens": tokens, "reason":
                                   f"over its lorebook's token_budget of {book_budget}; "
                                   f"would have fired: {entry['reason']}"})
             continue
-        entry["_book_used"][0] += tokens
+        book_used[entry["lorebook_id"]] = spent + tokens
         used += tokens
         kept.append({**entry, "tokens": tokens})
     return kept
@@ -379,38 +578,61 @@ def _budget_apply(active: list[dict[str, Any]], budget: int | None,
 def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
                    count_tokens: Callable[[str], int], budget_tokens: int | None = None,
                    turn: int = 0, timed: dict[str, dict[str, int]] | None = None,
-                   chat_length: int | None = None, rng: random.Random | None = None) -> LoreMatch:
+                   chat_length: int | None = None, rng: random.Random | None = None,
+                   sources: dict[str, str] | None = None, speaker: dict[str, Any] | None = None,
+                   vector_scores: Callable[[list[dict[str, Any]]], dict[str, float]] | None = None,
+                   vector_threshold: float = 1.0) -> LoreMatch:
     """Entries the recent `messages` (newest last) trigger in `lorebooks`. `budget_tokens` is
     the world-info budget (None: no limit); `timed` the sticky/cooldown state of earlier turns,
-    returned updated in `match.timed`."""
+    returned updated in `match.timed`. `sources`: texts entries may also match when flagged
+    (persona_description, character_description, character_personality,
+    character_depth_prompt, scenario, creator_notes); `speaker`: {"name", "id", "tags"} the
+    character filters are judged against (None: no filtering); `vector_scores`: given the
+    vectorized entries, their similarity to the recent chat by `entry_key` (None: vectorized
+    entries match by their keys only)."""
     match = LoreMatch(timed=dict(timed or {}))
-    rng = rng or random.Random()
-    active: list[dict[str, Any]] = []
-    scan = _Scan(messages, match.problems)  # one regex time budget for the whole turn
+    books: dict[str, dict[str, Any]] = {}
+    entries: list[dict[str, Any]] = []
     for book in lorebooks:
         book_id = str(book.get("lorebook_id") or book.get("name") or "?")
-        state = _Book(book, book_id, scan, turn, len(messages) if chat_length is None
-                      else chat_length, match.timed, rng)
-        entries = [{**entry, "uid": entry.get("uid", index)}
-                   for index, entry in enumerate(book.get("entries") or [])
-                   if isinstance(entry, dict) and entry.get("enabled", True)]
-        state.activate(entries)
-        match.dropped.extend(state.dropped)
-        own_budget = book.get("token_budget")
-        used = [0]
-        for entry in state.active:
-            _timed_update(state, entry, match.timed)
-            active.append({**entry, "_book_budget": own_budget or None, "_book_used": used})
-    kept = _budget_apply(active, budget_tokens, count_tokens, match)
-    for entry in [*kept, *match.dropped]:
-        entry.pop("_book_used", None)
-        entry.pop("_book_budget", None)
+        books.setdefault(book_id, book)
+        entries.extend({**entry, "uid": entry.get("uid", index), "lorebook_id": book_id,
+                        "position": _position(entry)}
+                       for index, entry in enumerate(book.get("entries") or [])
+                       if isinstance(entry, dict) and entry.get("enabled", True))
+    scan = _Scan(messages, match.problems)  # one regex time budget for the whole turn
+    activation = _Turn(books, scan, turn, len(messages) if chat_length is None else chat_length,
+                       match.timed, rng or random.Random(), dict(sources or {}), speaker,
+                       vector_scores, vector_threshold)
+    activation.run(entries,
+                   min_activations=max([_number(b.get("min_activations"), 0)
+                                        for b in books.values()] or [0]),
+                   min_depth_max=max([_number(b.get("min_activations_depth_max"), 0)
+                                      for b in books.values()] or [0]))
+    match.dropped.extend(activation.dropped)
+    for entry in activation.active:
+        _timed_update(activation, entry)
+    kept = _budget_apply(activation.active, budget_tokens, count_tokens, match, books)
     match.fired = sorted(kept, key=lambda e: _number(e.get("priority"), 100))
     return match
 
 
+def _position(entry: dict[str, Any]) -> str:
+    position = entry.get("position") or "before_char"
+    ext = entry.get("extensions") if isinstance(entry.get("extensions"), dict) else {}
+    # Saved before PersonaLab knew outlets: SillyTavern's number is still in the extensions.
+    if position == "before_char" and ext.get("position") == 7:
+        return "outlet"
+    return position
+
+
+def outlet_name(entry: dict[str, Any]) -> str:
+    return str(setting(entry, "outlet_name", "outlet_name", "", "outletName") or "").strip()
+
+
 def lore_blocks(match: LoreMatch) -> list[dict[str, Any]]:
-    """Floating prompt blocks of the fired entries, in insertion order (lower order first)."""
+    """Floating prompt blocks of the fired entries, in insertion order (lower order first).
+    Outlet entries are not placed: `lore_outlets` gives them to `{{outlet::name}}`."""
     return [
         {"name": f"lore:{entry['lorebook_id']}:{entry['uid']}",
          "content": entry.get("content", ""),
@@ -419,5 +641,15 @@ def lore_blocks(match: LoreMatch) -> list[dict[str, Any]]:
          "role": entry.get("role", "system"),
          "priority": _number(entry.get("priority"), 100)}
         for entry in match.fired
-        if entry.get("content", "").strip()
+        if entry.get("content", "").strip() and entry.get("position") != "outlet"
     ]
+
+
+def lore_outlets(match: LoreMatch) -> dict[str, str]:
+    """The fired outlet entries' text by outlet name (lowered), in insertion order."""
+    outlets: dict[str, list[str]] = {}
+    for entry in match.fired:
+        name = outlet_name(entry)
+        if entry.get("position") == "outlet" and name and entry.get("content", "").strip():
+            outlets.setdefault(name.casefold(), []).append(entry["content"])
+    return {name: "\n".join(texts) for name, texts in outlets.items()}

@@ -25,7 +25,13 @@ ST_TO_EXTENSION = {
     "matchWholeWords": "match_whole_words", "useGroupScoring": "use_group_scoring",
     "automationId": "automation_id", "role": "role", "vectorized": "vectorized",
     "sticky": "sticky", "cooldown": "cooldown", "delay": "delay", "displayIndex": "display_index",
-    "position": "position",
+    "position": "position", "outletName": "outlet_name", "ignoreBudget": "ignore_budget",
+    "characterFilter": "character_filter",
+    "matchPersonaDescription": "match_persona_description",
+    "matchCharacterDescription": "match_character_description",
+    "matchCharacterPersonality": "match_character_personality",
+    "matchCharacterDepthPrompt": "match_character_depth_prompt",
+    "matchScenario": "match_scenario", "matchCreatorNotes": "match_creator_notes",
 }
 ST_TO_CARD = {"uid": "id", "key": "keys", "keysecondary": "secondary_keys", "comment": "comment",
               "content": "content", "constant": "constant", "order": "insertion_order"}
@@ -67,7 +73,9 @@ def _card_entry_to_st(card: dict[str, Any], st_extra: dict[str, Any]) -> dict[st
     raw.update({st: copy.deepcopy(ext[e]) for st, e in ST_TO_EXTENSION.items() if e in ext})
     raw["disable"] = not card.get("enabled", True)
     raw.setdefault("position", 1 if card.get("position") == "after_char" else 0)
-    return {**raw, **copy.deepcopy(st_extra)}
+    # A file imported before a field was mapped keeps it under st_extra; an edit since then
+    # is in the extensions and wins.
+    return {**copy.deepcopy(st_extra), **raw}
 
 
 def lorebook_to_st_world(lorebook: dict[str, Any]) -> dict[str, Any]:

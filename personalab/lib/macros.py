@@ -81,6 +81,9 @@ def _macro_value(body: str, values: Mapping[str, str], rng: random.Random) -> st
         return _random_pick(name[len("random:"):].removeprefix(":"), rng)
     if lowered.startswith("roll:") or lowered.startswith("roll "):
         return dice_roll(name[5:], rng)
+    if lowered.startswith("outlet::"):
+        # World-info outlet: the fired entries of that name, or nothing (as SillyTavern).
+        return values.get("outlet::" + lowered[len("outlet::"):].strip(), "")
     return values.get(lowered)
 
 

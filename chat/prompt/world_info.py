@@ -1,0 +1,53 @@
+"""What a turn's world-info scan reads besides the chat: the texts entries may match when
+flagged (persona, card fields), the speaker the character filters are judged against, the
+vector scorer of `vectorized` entries, and the outlet macros of the fired entries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chat.prompt.card_fields import CardFields
+from library.worldinfo import setting
+from library.worldinfo_vectors import DEFAULT_THRESHOLD, vector_scorer
+from personalab.lib.macros import macros_replace
+
+
+def lore_sources(card: CardFields, persona: dict[str, Any]) -> dict[str, str]:
+    """SillyTavern's "additional matching sources", as this turn's prompt has them."""
+    return {"persona_description": persona.get("description") or "",
+            "character_description": card.description,
+            "character_personality": card.personality,
+            "character_depth_prompt": (card.depth_prompt or {}).get("content", ""),
+            "scenario": card.scenario,
+            "creator_notes": card.creator_notes}
+
+
+def lore_speaker(character: dict[str, Any], character_id: str) -> dict[str, Any]:
+    """Who answers this turn (in a conversation with several characters: the speaker)."""
+    tags = character.get("tags")
+    return {"name": character.get("name") or character_id, "id": character_id,
+            "tags": [str(tag) for tag in tags] if isinstance(tags, list) else []}
+
+
+def has_vectorized(lorebooks: list[dict[str, Any]]) -> bool:
+    return any(isinstance(entry, dict) and entry.get("enabled", True)
+               and setting(entry, "vectorized", "vectorized", False)
+               for book in lorebooks for entry in book.get("entries") or [])
+
+
+def lore_vectors(lorebooks: list[dict[str, Any]], messages: list[str]) -> dict[str, Any]:
+    """`lorebook_match` arguments for vectorized entries (none when no book has one, so the
+    model is not loaded for nothing)."""
+    if not has_vectorized(lorebooks):
+        return {}
+    thresholds = [book["vector_threshold"] for book in lorebooks
+                  if isinstance(book.get("vector_threshold"), (int, float))
+                  and not isinstance(book.get("vector_threshold"), bool)]
+    return {"vector_scores": vector_scorer(messages),
+            "vector_threshold": min(thresholds) if thresholds else DEFAULT_THRESHOLD}
+
+
+def outlet_macros(outlets: dict[str, str], values: dict[str, str]) -> dict[str, str]:
+    """`{{outlet::name}}` values: each outlet's text with its own macros already replaced
+    (inserted values are not scanned again)."""
+    return {f"outlet::{name}": macros_replace(text, values) for name, text in outlets.items()}
