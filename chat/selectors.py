@@ -10,6 +10,7 @@ from chat.context import page_macro_values
 from chat.history import line_fingerprint
 from library.selectors import persona_effective
 from personalab.lib.filestore import FileStore, SessionRead
+from personalab.lib.lines import session_line_problem
 
 CHAT_PAGE_SIZE = 40
 
@@ -36,11 +37,14 @@ def _shown(line: dict[str, Any]) -> bool:
 def chat_messages_window(read: SessionRead, *, before: int | None = None,
                          size: int = CHAT_PAGE_SIZE) -> MessageWindow:
     """The newest `size` shown lines before line index `before` (the end when None), oldest
-    first. Walks back from the end so a huge session costs only the lines it shows."""
-    lines = read.lines
-    end = len(lines) if before is None else max(0, min(before, len(lines)))
-    last_reply = next((i for i in range(len(lines) - 1, -1, -1)
-                       if lines[i].get("role") in ("user", "assistant")), None)
+    first. Walks back from the end so a huge session costs only the lines it shows. `read` may
+    hold only a stretch of the session (read_session_stretch): indexes stay the session's."""
+    lines, base = read.lines, read.first_index
+    end = len(lines) if before is None else max(0, min(before - base, len(lines)))
+    last_reply = read.last_message_index
+    if last_reply is None:
+        last_reply = next((base + i for i in range(len(lines) - 1, -1, -1)
+                           if lines[i].get("role") in ("user", "assistant")), None)
     picked: list[int] = []
     index = end - 1
     while index >= 0 and len(picked) < size:
@@ -49,10 +53,12 @@ def chat_messages_window(read: SessionRead, *, before: int | None = None,
         index -= 1
     while index >= 0 and not _shown(lines[index]):
         index -= 1
-    items = [MessageItem(line=lines[i], index=i, fingerprint=line_fingerprint(lines[i]),
-                         is_last_reply=i == last_reply and lines[i].get("role") == "assistant")
+    items = [MessageItem(line=lines[i], index=base + i, fingerprint=line_fingerprint(lines[i]),
+                         is_last_reply=base + i == last_reply
+                         and lines[i].get("role") == "assistant")
              for i in reversed(picked)]
-    return MessageWindow(items=items, older_before=picked[-1] if index >= 0 and picked else None)
+    older = index >= 0 and picked
+    return MessageWindow(items=items, older_before=base + picked[-1] if older else None)
 
 
 def chat_message_item(read: SessionRead, *, index: int) -> MessageItem:
@@ -124,7 +130,7 @@ def session_last_message(store: FileStore, *, instance_id: str,
         except ValueError:
             continue
         if (isinstance(line, dict) and line.get("role") in ("user", "assistant")
-                and isinstance(line.get("content"), str)):
+                and session_line_problem(line) is None):
             return line
     return None
 

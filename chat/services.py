@@ -251,10 +251,13 @@ def instance_for_user(user, instance_id: str) -> Instance:
 
 
 def session_read_repaired(store: FileStore, instance_id: str, session_id: str, *,
-                          newest: int | None = None) -> SessionRead:
-    """Read a session (only its newest lines with `newest`); a line left unfinished by a crash
-    is completed in the file first, under the instance lock. A line still streaming is left alone."""
-    read = store.session_read(instance_id, session_id, newest=newest)
+                          newest: int | None = None, shown: int | None = None,
+                          before: int | None = None) -> SessionRead:
+    """Read a session (only part of it with newest/shown/before: FileStore.session_read); a
+    line left unfinished by a crash is completed in the file first, under the instance lock. A
+    line still streaming is left alone."""
+    only = {"newest": newest, "shown": shown, "before": before}
+    read = store.session_read(instance_id, session_id, **only)
     if read.partial is None and not (read.problems and read.problems[-1].reason == "unfinished line"):
         return read
     try:
@@ -262,7 +265,7 @@ def session_read_repaired(store: FileStore, instance_id: str, session_id: str, *
             store.session_repair(instance_id, session_id)
     except InstanceBusy:
         return read
-    return store.session_read(instance_id, session_id, newest=newest)
+    return store.session_read(instance_id, session_id, **only)
 
 
 def session_summary(store: FileStore, instance_id: str, session_id: str,

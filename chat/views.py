@@ -97,8 +97,10 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
     row = _instance_or_404(request, instance_id)
     store = get_store()
     state = store.instance_state_read(instance_id)
-    read = services.session_read_repaired(store, instance_id, state["current_session_id"])
-    window = selectors.chat_messages_window(read, before=_int_or_none(request.GET.get("before")))
+    before = _int_or_none(request.GET.get("before"))
+    read = services.session_read_repaired(store, instance_id, state["current_session_id"],
+                                          shown=selectors.CHAT_PAGE_SIZE, before=before)
+    window = selectors.chat_messages_window(read, before=before)
     return {
         "instance": row,
         "personas": personas_visible_to(user=request.user),

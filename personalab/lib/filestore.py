@@ -34,9 +34,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+import numpy as np
+
 from personalab.lib.errors import AppError
 from personalab.lib.ids import next_numbered_id, validate_id
-from personalab.lib.lines import session_line_problem
+from personalab.lib.line_index import (BAD, MESSAGE_KINDS, METADATA, SHOWN_KINDS, LineIndex,
+                                       Unindexable, index_path, line_index_read)
+from personalab.lib.lines import line_parse, session_line_problem
 from personalab.lib.locks import FlockLock, LockFactory, flock_factory, held_lock
 from personalab.lib.locks import InstanceLock as LockProtocol
 
@@ -147,6 +151,10 @@ class SessionRead:
     turn_max: int | None = None
     # False for a tail read (read_session_tail): `lines` holds only the newest lines.
     complete: bool = True
+    # A stretch read (read_session_stretch): the position of lines[0] among all the lines, and
+    # of the session's last user or assistant line (None: work it out from `lines`).
+    first_index: int = 0
+    last_message_index: int | None = None
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -647,12 +655,17 @@ class FileStore:
         return metadata
 
     def session_read(self, instance_id: str, session_id: str, *,
-                     cached: bool = False, newest: int | None = None) -> SessionRead:
+                     cached: bool = False, newest: int | None = None,
+                     shown: int | None = None, before: int | None = None) -> SessionRead:
         """The session as it is in the file now. `cached` parses only what was appended since
         the last cached read of this file (a rewrite is noticed and parsed again in full);
         its lines are shared with the cache, so the caller must not change them. `newest`
-        parses only the newest lines holding that many messages (read_session_tail)."""
+        parses only the newest lines holding that many messages (read_session_tail); `shown`
+        only the stretch a chat page of that many lines before `before` needs
+        (read_session_stretch)."""
         path = self.session_path(instance_id, session_id)
+        if shown is not None:
+            return read_session_stretch(path, shown=shown, before=before)
         if newest is not None:
             return read_session_tail(path, messages=newest)
         return SESSION_CACHE.read(path) if cached else read_session_file(path)
@@ -697,6 +710,7 @@ class FileStore:
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         target = archive_dir / f"{session_id}.{stamp}.jsonl"
         os.replace(path, target)
+        index_path(path).unlink(missing_ok=True)
         return target
 
     def session_repair(self, instance_id: str, session_id: str) -> dict[str, Any] | None:
@@ -895,22 +909,11 @@ def _lines_parse(data: bytes, path: Path, first_number: int,
     records: list[dict[str, Any]] = []
     problems: list[LineProblem] = []
     for number, raw in enumerate(data.split(b"\n")[:-1], start=first_number):
-        if not raw.strip():
-            continue
-        try:
-            record = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            problems.append(LineProblem(str(path), number, f"not valid JSON ({exc.msg})"
-                                        if isinstance(exc, json.JSONDecodeError)
-                                        else "not valid UTF-8"))
-            continue
-        if not isinstance(record, dict):
-            problems.append(LineProblem(str(path), number, "not a JSON object"))
-            continue
-        if check is not None and (reason := check(record)):
+        record, reason = line_parse(raw, check)
+        if record is not None:
+            records.append(record)
+        elif reason is not None:
             problems.append(LineProblem(str(path), number, reason))
-            continue
-        records.append(record)
     return records, problems
 
 
@@ -1034,6 +1037,73 @@ def read_session_tail(path: Path, *, messages: int) -> SessionRead:
     return SessionRead(path=path, metadata=metadata, lines=picked, problems=problems,
                        partial=partial, size_bytes=len(data), turn_max=_turn_max(picked),
                        complete=end <= head_end)
+
+
+def read_session_stretch(path: Path, *, shown: int, before: int | None = None) -> SessionRead:
+    """The lines from the (`shown` + 1)-th newest line the chat page shows before line position
+    `before` (the end when None) up to `before`, found through the line index kept beside the
+    file, so only those lines are parsed. Metadata, problems (every bad line of the file, same
+    reasons and numbers), the unfinished last line and the highest turn are as
+    read_session_file gives them; `first_index` says where the stretch starts."""
+    data = _file_bytes(path)
+    try:
+        index = line_index_read(path, data)
+    except Unindexable:
+        return read_session_file(path)
+    positions = index.line_records()
+    total = len(positions)
+    end = total if before is None else max(0, min(before, total))
+    kinds = index.records["kind"][positions[:end]]
+    shown_at = np.flatnonzero(np.isin(kinds, SHOWN_KINDS))
+    first = int(shown_at[-shown - 1]) if len(shown_at) > shown else 0
+    records, problems = _stretch_parse(path, data, index, positions[first:end])
+    if len(records) != end - first:  # the index disagrees with the file: never trust it
+        return read_session_file(path)
+    tail: list[dict[str, Any]] = []
+    partial = _unfinished_take(path, data[index.covered:], len(index.records) + 1, tail, problems)
+    if not total and tail and tail[0].get("type") == "metadata":
+        metadata = tail.pop(0)  # a session of one line, missing its newline
+    else:
+        metadata = _metadata_at(path, data, index, problems)
+    if before is None or before > total:
+        records.extend(tail)
+    messages = np.flatnonzero(np.isin(index.records["kind"][positions], MESSAGE_KINDS))
+    last_message = (total if tail and tail[-1].get("role") in ("user", "assistant")
+                    else int(messages[-1]) if len(messages) else None)
+    return SessionRead(path=path, metadata=metadata, lines=records, problems=problems,
+                       partial=partial, size_bytes=len(data),
+                       turn_max=max(index.turn_max(), _turn_max(tail)),
+                       complete=first == 0 and end >= total, first_index=first,
+                       last_message_index=last_message)
+
+
+def _stretch_parse(path: Path, data: bytes, index: LineIndex, picked: np.ndarray
+                   ) -> tuple[list[dict[str, Any]], list[LineProblem]]:
+    """The lines at record numbers `picked` (one run of the file), and every bad line of the
+    whole file reported (in order), as a whole read reports them."""
+    records: list[dict[str, Any]] = []
+    if len(picked):
+        start, _ = index.span(int(picked[0]))
+        _, stop = index.span(int(picked[-1]))
+        records, _ = _lines_parse(data[start:stop], path, int(picked[0]) + 1,
+                                  session_line_problem)
+    problems = []
+    for record in np.flatnonzero(index.records["kind"] == BAD):
+        start, stop = index.span(int(record))
+        _, reason = line_parse(data[start:stop - 1], session_line_problem)
+        problems.append(LineProblem(str(path), int(record) + 1, reason or "unreadable line"))
+    return records, problems
+
+
+def _metadata_at(path: Path, data: bytes, index: LineIndex,
+                 problems: list[LineProblem]) -> dict[str, Any]:
+    found = np.flatnonzero(index.records["kind"] == METADATA)
+    if len(found):
+        start, stop = index.span(int(found[0]))
+        record, _ = line_parse(data[start:stop - 1])
+        return record or {}
+    problems.append(LineProblem(str(path), 1, "first line is not the metadata line"))
+    return {}
 
 
 SESSION_CACHE_FILES = 16

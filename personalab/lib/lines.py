@@ -4,7 +4,8 @@ a corrupt one, instead of failing every page that reads the session."""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, Callable
 
 from personalab.lib.ids import is_valid_id
 
@@ -54,3 +55,22 @@ def session_line_problem(line: dict[str, Any]) -> str | None:
         if "edited" in line and not isinstance(line["edited"], dict):
             return "'edited' is not an object"
     return problem
+
+
+def line_parse(raw: bytes, check: Callable[[dict[str, Any]], str | None] | None = None
+               ) -> tuple[dict[str, Any] | None, str | None]:
+    """One line of a JSONL file: (record, None) when it can be used, (None, reason) when not,
+    (None, None) for a blank line, which is skipped without a word."""
+    if not raw.strip():
+        return None, None
+    try:
+        record = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON ({exc.msg})"
+    except UnicodeDecodeError:
+        return None, "not valid UTF-8"
+    if not isinstance(record, dict):
+        return None, "not a JSON object"
+    if check is not None and (reason := check(record)):
+        return None, reason
+    return record, None

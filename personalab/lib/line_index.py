@@ -1,0 +1,181 @@
+"""A line index kept beside a session file, so a page or a turn parses only the lines it shows.
+
+`.{session}.jsonl.idx` holds one fixed-size record per line of the file (blank and bad lines
+too, so record i is line i + 1): where the line ends, what kind of line it is, its turn, and
+the CRC-32 of the file from its first byte to that line's end. The index is a cache, never the
+truth: every read checks the last record's CRC against the file's bytes (a hand edit anywhere
+in the indexed part, a rewrite, a shorter file, an index of another file all fail it) and
+rebuilds the index from the file when it does not match. Lines appended since are parsed and
+appended to the index; a rebuilt index replaces the old one by rename. A write cut by kill -9
+leaves at most a torn last record, which the next read drops; nothing is fsynced, since a lost
+index costs one rebuild and never a wrong answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import tempfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from personalab.lib.lines import line_parse, session_line_problem
+
+MAGIC = b"PLLINES1"
+RECORD = np.dtype([("end", "<u8"), ("turn", "<i8"), ("crc", "<u4"), ("kind", "u1"),
+                   ("pad", "V3")])
+
+# What a line is. Only lines of a kind from USER up are lines of the session as read.
+BLANK, BAD, METADATA, USER, ASSISTANT, SYSTEM, SUMMARY, NOTE, OTHER = range(9)
+MESSAGE_KINDS = (USER, ASSISTANT)
+SHOWN_KINDS = (USER, ASSISTANT, SYSTEM, SUMMARY, NOTE)  # what the chat page shows
+_ROLE_KINDS = {"user": USER, "assistant": ASSISTANT, "system": SYSTEM}
+_NO_TURN = -1
+_TURN_MAX = 2 ** 62
+
+
+class Unindexable(Exception):
+    """A line the index cannot describe (a turn beyond 2**62): read the whole file instead."""
+
+
+@dataclass(frozen=True)
+class LineIndex:
+    records: np.ndarray
+
+    @property
+    def covered(self) -> int:
+        """Bytes of the file the index describes: its whole lines."""
+        return int(self.records["end"][-1]) if len(self.records) else 0
+
+    def starts(self) -> np.ndarray:
+        ends = self.records["end"]
+        return np.concatenate(([0], ends[:-1])).astype(np.uint64) if len(ends) else ends
+
+    def span(self, record: int) -> tuple[int, int]:
+        end = int(self.records["end"][record])
+        return (int(self.records["end"][record - 1]) if record else 0), end
+
+    def line_records(self) -> np.ndarray:
+        """Record numbers of the session's lines, in order (what SessionRead.lines holds)."""
+        return np.flatnonzero(self.records["kind"] >= USER)
+
+    def turn_max(self) -> int:
+        kinds, turns = self.records["kind"], self.records["turn"]
+        picked = turns[(kinds == USER) | (kinds == ASSISTANT)]
+        return max(int(picked.max()) if len(picked) else 0, 0)
+
+
+def index_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}.idx")
+
+
+def _kind(record: dict[str, Any] | None, reason: str | None, *, first: bool) -> int:
+    if record is None:
+        return BAD if reason else BLANK
+    if first and record.get("type") == "metadata":
+        return METADATA
+    if "role" in record:
+        return _ROLE_KINDS[record["role"]]
+    return {"summary": SUMMARY, "note": NOTE}.get(record.get("type"), OTHER)
+
+
+def _turn(record: dict[str, Any] | None) -> int:
+    turn = record.get("turn") if record and "role" in record else None
+    if not isinstance(turn, int) or isinstance(turn, bool):
+        return _NO_TURN
+    if abs(turn) >= _TURN_MAX:
+        raise Unindexable(f"turn {turn} is too large to index")
+    return turn
+
+
+def _records_for(data: bytes, start: int, stop: int, crc: int, *, seen_valid: bool) -> np.ndarray:
+    """Records for the whole lines in data[start:stop] (stop just after a newline)."""
+    rows = []
+    position = start
+    while position < stop:
+        end = data.index(b"\n", position, stop) + 1
+        raw = data[position:end - 1]
+        record, reason = line_parse(raw, session_line_problem)
+        crc = zlib.crc32(data[position:end], crc)
+        rows.append((end, _turn(record), crc, _kind(record, reason, first=not seen_valid)))
+        seen_valid = seen_valid or record is not None
+        position = end
+    out = np.zeros(len(rows), dtype=RECORD)
+    if rows:
+        ends, turns, crcs, kinds = zip(*rows)
+        out["end"], out["turn"], out["crc"], out["kind"] = ends, turns, crcs, kinds
+    return out
+
+
+def _load(path: Path) -> tuple[np.ndarray, int]:
+    """The stored records (a torn last one dropped) and the index file's length."""
+    try:
+        raw = index_path(path).read_bytes()
+    except OSError:
+        return np.zeros(0, dtype=RECORD), -1
+    if not raw.startswith(MAGIC):
+        return np.zeros(0, dtype=RECORD), -1
+    count = (len(raw) - len(MAGIC)) // RECORD.itemsize
+    return np.frombuffer(raw, dtype=RECORD, count=count, offset=len(MAGIC)), len(raw)
+
+
+def _matches(records: np.ndarray, data: bytes) -> bool:
+    if not len(records):
+        return True
+    ends = records["end"]
+    covered = int(ends[-1])
+    return (covered <= len(data) and data[covered - 1:covered] == b"\n"
+            and bool(np.all(ends[1:] > ends[:-1]))
+            and zlib.crc32(memoryview(data)[:covered]) == int(records["crc"][-1]))
+
+
+def line_index_read(path: Path, data: bytes) -> LineIndex:
+    """The index of `data` (the bytes of the session file at `path`): the stored one when it
+    matches, extended by the lines appended since; rebuilt from `data` when it does not."""
+    stored, stored_length = _load(path)
+    if not _matches(stored, data):
+        stored, stored_length = np.zeros(0, dtype=RECORD), -1
+    covered = int(stored["end"][-1]) if len(stored) else 0
+    cut = data.rfind(b"\n") + 1
+    if cut <= covered:
+        return LineIndex(stored)
+    seen_valid = bool(len(stored)) and bool(np.any(stored["kind"] >= METADATA))
+    crc = int(stored["crc"][-1]) if len(stored) else 0
+    added = _records_for(data, covered, cut, crc, seen_valid=seen_valid)
+    with contextlib.suppress(OSError):
+        if stored_length < 0:
+            _write_whole(path, added)
+        else:
+            _append(path, added, expected_length=stored_length,
+                    whole_length=len(MAGIC) + len(stored) * RECORD.itemsize)
+    return LineIndex(np.concatenate((stored, added)) if len(stored) else added)
+
+
+def _write_whole(path: Path, records: np.ndarray) -> None:
+    target = index_path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(MAGIC + records.tobytes())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _append(path: Path, records: np.ndarray, *, expected_length: int, whole_length: int) -> None:
+    """Append under an exclusive flock, only if nobody changed the index since it was read
+    (two readers extending at once would otherwise write the same lines twice)."""
+    with open(index_path(path), "r+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        if os.fstat(handle.fileno()).st_size != expected_length:
+            return
+        handle.truncate(whole_length)  # a torn record left by a killed writer
+        handle.seek(whole_length)
+        handle.write(records.tobytes())

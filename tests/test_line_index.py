@@ -1,0 +1,177 @@
+"""The line index beside a session file: the chat page parses only the lines it shows, gives
+exactly what a whole read gives, and an index that does not match the file is never believed."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from chat.selectors import chat_messages_window
+from personalab.lib.filestore import FileStore, read_session_file, read_session_stretch
+from personalab.lib.line_index import RECORD, index_path
+
+PAGE = 40
+
+
+@pytest.fixture()
+def fs(tmp_path):
+    return FileStore(tmp_path / "data")
+
+
+@pytest.fixture()
+def path(fs):
+    lines = []
+    for turn in range(1, 301):
+        lines.append({"role": "user", "content": f"question {turn}", "turn": turn})
+        lines.append({"role": "assistant", "content": f"answer {turn}", "turn": turn})
+        if turn % 50 == 0:
+            lines.append({"type": "note", "content": f"note {turn}"})
+            lines.append({"type": "director_marker", "plot": turn})  # kept, never shown
+    fs.session_create("inst_0001", "sess_0001", lines=lines)
+    return fs.session_path("inst_0001", "sess_0001")
+
+
+def _append_raw(path, raw: bytes) -> None:
+    with path.open("ab") as handle:
+        handle.write(raw)
+
+
+def _window(read, before=None):
+    window = chat_messages_window(read, before=before, size=PAGE)
+    return ([(item.index, item.line, item.is_last_reply) for item in window.items],
+            window.older_before)
+
+
+def _pages_match(path) -> int:
+    """Walk every page from the newest to the oldest both ways; they must agree."""
+    full = read_session_file(path)
+    before, pages = None, 0
+    while True:
+        stretch = read_session_stretch(path, shown=PAGE, before=before)
+        assert _window(stretch, before) == _window(full, before)
+        assert [(p.line_number, p.reason) for p in stretch.problems] == [
+            (p.line_number, p.reason) for p in full.problems]
+        assert (stretch.metadata, stretch.partial, stretch.last_turn) == (
+            full.metadata, full.partial, full.last_turn)
+        pages += 1
+        before = _window(full, before)[1]
+        if before is None:
+            return pages
+
+
+def test_the_newest_page_parses_only_its_stretch_and_pages_back_like_a_whole_read(path):
+    read = read_session_stretch(path, shown=PAGE)
+    shown = [line for line in read.lines if line.get("role") or line.get("type") == "note"]
+    assert len(shown) == PAGE + 1  # one line more tells there is something older
+    assert len(read.lines) == PAGE + 2  # and the marker line between them, kept in place
+    assert read.complete is False and read.first_index > 500
+    assert _pages_match(path) == 16
+
+
+def test_corrupt_odd_blank_and_unfinished_lines_are_reported_as_a_whole_read_does(fs, path):
+    _append_raw(path, b'{"role": "user", "content": "not closed\n'
+                      b'{"role": "assistant", "content": 5, "turn": 301}\n'
+                      b'[1, 2]\n\n\xff\xfe\n'
+                      + json.dumps({"role": "user", "content": "after the damage",
+                                    "turn": 302}).encode() + b"\n")
+    writer = fs.assistant_writer("inst_0001", "sess_0001", turn=302).open()
+    writer.append("cut by kill -9, still stre")
+    stretch = read_session_stretch(path, shown=PAGE)
+    assert stretch.partial["content"] == "cut by kill -9, still stre"
+    assert [p.reason for p in stretch.problems][:2] == ["not valid JSON (Unterminated string "
+                                                        "starting at)", "'content' is not text"]
+    assert _pages_match(path) == 16
+    writer.close_quietly()
+
+
+def test_a_last_line_missing_only_its_newline_and_a_missing_metadata_line(fs, path):
+    _append_raw(path, json.dumps({"role": "user", "content": "no newline", "turn": 301}).encode())
+    assert read_session_stretch(path, shown=PAGE).lines[-1]["content"] == "no newline"
+    assert _pages_match(path) == 16
+    data = path.read_bytes()
+    path.write_bytes(data[data.index(b"\n") + 1:])  # the metadata line cut away by hand
+    assert "first line is not the metadata line" in [
+        p.reason for p in read_session_stretch(path, shown=PAGE).problems]
+    assert _pages_match(path) == 16
+
+
+def test_appended_lines_extend_the_index_without_rewriting_it(fs, path):
+    read_session_stretch(path, shown=PAGE)
+    index = index_path(path)
+    before = index.stat()
+    fs.session_append("inst_0001", "sess_0001", {"role": "user", "content": "new", "turn": 301})
+    fs.session_append("inst_0001", "sess_0001",
+                      {"role": "assistant", "content": "newer", "turn": 301})
+    read = read_session_stretch(path, shown=PAGE)
+    after = index.stat()
+    assert after.st_ino == before.st_ino  # appended to, not replaced
+    assert after.st_size == before.st_size + 2 * RECORD.itemsize
+    assert [line["content"] for line in read.lines[-2:]] == ["new", "newer"]
+    assert read.last_turn == 301 and _pages_match(path) == 16
+
+
+def test_a_hand_edit_of_the_same_length_in_an_unread_line_is_noticed(path):
+    read_session_stretch(path, shown=PAGE)
+    data = path.read_bytes()
+    path.write_bytes(data.replace(b'"question 3"', b'"QUESTION 3"').replace(
+        b'{"role":"user","content":"question 4",', b'{"role":"user","content":"question 4"]'))
+    full = read_session_file(path)
+    assert [p.line_number for p in full.problems] == [8]  # the broken line 4 of the talk
+    assert _pages_match(path) == 16
+    oldest = read_session_stretch(path, shown=PAGE, before=PAGE)
+    assert oldest.lines[4]["content"] == "QUESTION 3"
+
+
+def test_a_rewrite_of_the_session_rebuilds_the_index(fs, path):
+    read_session_stretch(path, shown=PAGE)
+    full = read_session_file(path)
+    fs.session_rewrite("inst_0001", "sess_0001", [full.metadata, *full.lines[:100]])
+    read = read_session_stretch(path, shown=PAGE)
+    assert read.lines == full.lines[100 - PAGE - 1:100]
+    assert _pages_match(path) == 3
+
+
+@pytest.mark.parametrize("damage", ["torn record", "garbage", "empty", "another file",
+                                    "claims more than the file"])
+def test_a_damaged_or_foreign_index_is_never_believed(fs, path, damage):
+    read_session_stretch(path, shown=PAGE)
+    index = index_path(path)
+    raw = index.read_bytes()
+    if damage == "torn record":  # a kill -9 in the middle of an append
+        index.write_bytes(raw[:-RECORD.itemsize // 2])
+    elif damage == "garbage":
+        index.write_bytes(raw[:8] + os.urandom(len(raw) - 8))
+    elif damage == "empty":
+        index.write_bytes(b"")
+    elif damage == "another file":
+        fs.session_create("inst_0001", "sess_0002",
+                          lines=[{"role": "user", "content": "other", "turn": 1}] * 700)
+        other = fs.session_path("inst_0001", "sess_0002")
+        read_session_stretch(other, shown=PAGE)
+        index.write_bytes(index_path(other).read_bytes())
+    else:
+        _append_raw(path, b'{"type": "note", "content": "x"}\n' * 5)
+        read_session_stretch(path, shown=PAGE)
+        path.write_bytes(path.read_bytes()[:-5 * 33])
+    assert _pages_match(path) == 16
+    assert _pages_match(path) == 16  # and again with the index the first pass repaired
+
+
+@pytest.mark.django_db
+def test_the_chat_page_of_a_long_session_shows_the_same_with_or_without_an_index(
+        alice_client, store, instance):
+    read = store.session_read(instance, "sess_001")
+    lines = [{"role": "user" if n % 2 == 0 else "assistant", "content": f"line {n}",
+              "turn": n // 2 + 1} for n in range(3000)]
+    store.session_rewrite(instance, "sess_001", [read.metadata, *lines])
+    first = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert index_path(store.session_path(instance, "sess_001")).exists()
+    again = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert 'data-index="2999"' in first and 'data-index="2959"' not in first
+    assert first.count('data-index="') == again.count('data-index="') == PAGE
+    older = alice_client.get(f"/instances/{instance}/messages?before=2960").content.decode()
+    assert 'data-index="2920"' in older and 'data-index="2959"' in older
+    assert 'data-before="2920"' in older
+
