@@ -193,6 +193,48 @@ def open_parse_series(store) -> dict[int, tuple[float, float, float, float]]:
     return figures
 
 
+def first_turn_series(store, owner, character_id: str, background_id: str
+                      ) -> dict[int, tuple[float, float, float]]:
+    """The first turn a fresh process runs on a session of n messages, last 10 messages in the
+    prompt: with the line index the chat page (or an earlier turn) left beside the file, and
+    without it (the turn builds it), against the same turn with the whole file parsed (the
+    session cache's first read). The process's caches are emptied before each; medians of 3."""
+    import chat.context as context
+    from chat import pipeline
+    from personalab.lib import filestore
+    from personalab.lib.line_index import index_path
+
+    config = store.config_read()
+    config["preferences"]["conversation_load_all"] = False
+    store.config_write(config)
+    print("-- the first turn of a process on a session (last 10 messages in the prompt; median of 3)")
+    figures: dict[int, tuple[float, float, float]] = {}
+    for size in OPEN_SIZES:
+        instance_id = instance_with_session(store, owner, character_id, background_id, size // 2)
+        path = store.session_path(instance_id, "sess_002")
+        indexed, unindexed, whole = [], [], []
+        for _ in range(3):
+            for into, keep_index, read_whole in ((indexed, True, False), (unindexed, False, False),
+                                                 (whole, True, True)):
+                filestore.read_session_stretch(path, shown=CHAT_PAGE)
+                if not keep_index:
+                    index_path(path).unlink()
+                filestore.SESSION_CACHE._entries.clear()
+                pipeline._tallies.clear()
+                with contextlib.ExitStack() as stack:
+                    if read_whole:  # the path a turn took before the line index
+                        original = context._session_for_turn
+                        context._session_for_turn = lambda *a, newest_only, **k: original(
+                            *a, newest_only=False, **k)
+                        stack.callback(setattr, context, "_session_for_turn", original)
+                    into.append(turn_once(store, instance_id, PLAIN_TEXT)[0])
+        figures[size] = (h.median(indexed), h.median(unindexed), h.median(whole))
+        print(f"session of {size:>6} messages: first turn {figures[size][0]:6.1f} ms with the index "
+              f"on disk, {figures[size][1]:6.1f} ms building it, {figures[size][2]:6.1f} ms parsing "
+              f"the whole file", flush=True)
+    return figures
+
+
 def size_series(store, owner, character_id: str, background_id: str, per_size: int,
                 *, load_all: bool) -> tuple[dict[int, float | None], dict[int, str], dict[int, float]]:
     """Median ms per turn per session size (None where the app refuses the turn), the
@@ -397,6 +439,7 @@ def main() -> None:
             "name": "废土复仇记", "world_setting": "2087年，核战后50年。",
             "story_outline": ["发现背叛者的线索", "潜入敌人据点", "与仇人对峙"]})
         opened = open_parse_series(store)
+        first_turns = first_turn_series(store, owner, character_id, background_id)
         default_series, _, default_bytes = size_series(store, owner, character_id,
                                                        background_id, per_size, load_all=True)
         per_turn, instances, last10_bytes = size_series(store, owner, character_id,
@@ -440,7 +483,11 @@ def main() -> None:
                                     f"ms_open_tail_{size}={opened[size][1]:.2f} "
                                     f"ms_open_page_{size}={opened[size][2]:.2f} "
                                     f"ms_index_build_{size}={opened[size][3]:.0f}"
-                                    for size in opened))
+                                    for size in opened)
+                   + " " + " ".join(f"ms_first_turn_{size}={first_turns[size][0]:.1f} "
+                                    f"ms_first_turn_no_index_{size}={first_turns[size][1]:.1f} "
+                                    f"ms_first_turn_whole_{size}={first_turns[size][2]:.1f}"
+                                    for size in first_turns))
         if recall:
             summary += (f" ms_recall_{label}={h.median(recall['times'][1:] or recall['times']):.0f}"
                         f" ms_reminder_{label}={h.median(recall['reminder']):.0f}")

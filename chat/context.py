@@ -15,7 +15,8 @@ from typing import Any
 from chat.group_prompt import lines_for_speaker, members_block
 from chat.llm import Provider, llm_settings_from_env, provider_for
 from chat.members import is_group, member_ids, member_state_read
-from chat.pipeline import PromptInputs, PromptResult, TemplateStore, prompt_build
+from chat.pipeline import (PromptInputs, PromptResult, TemplateStore, conversation_lines_wanted,
+                           prompt_build)
 from chat.prompt.alternation import messages_alternate
 from chat.prompt.card_fields import CardFields, card_fields_placement, card_fields_read
 from chat.prompt.world_info import lore_sources, lore_speaker, lore_vectors, outlet_macros
@@ -28,7 +29,7 @@ from memory import runtime as memory_runtime
 from memory import services as memory_services
 from memory.selectors import character_conversation_ids, reference_instance_ids
 from memory.summarize_journal import summarize_recover
-from personalab.lib.filestore import FileStore, SessionRead, StoreError, utc_now
+from personalab.lib.filestore import FileStore, LinesBefore, SessionRead, StoreError, utc_now
 from personalab.lib.macros import idle_duration_text
 from personalab.lib.tokens import count_tokens
 from personalab.lib.trace_refs import conversation_refer
@@ -57,6 +58,10 @@ class TurnContext:
     plot_state_before: dict[str, Any] = field(default_factory=dict)
     speaker: Pick | None = None
     trigger: bool = False
+    # Only the newest lines were read (conversation_load_all off): where they start in the
+    # session, and what the lines before them hold.
+    first_index: int = 0
+    lines_before: LinesBefore | None = None
 
 
 @dataclass
@@ -97,18 +102,20 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
     speaker_id = speaker.character_id if speaker else instance_state.get("character_id")
     character_state = (member_state_read(store, instance_id, instance_state, speaker_id)
                        if speaker else store.character_state_read(instance_id))
-    # Only the lines appended since the last turn are parsed; ctx.lines is read, never changed.
-    read = store.session_read(instance_id, session_id, cached=True)
+    config = store.config_read()
+    plain = not (regenerate or continue_reply or speaker or trigger or is_group(instance_state))
+    read = _session_for_turn(store, instance_id, session_id, config, newest_only=plain)
     character = _character_optional(store, speaker_id)
     ctx = TurnContext(
         instance_id=instance_id, session_id=session_id, turn=read.last_turn + 1,
         user_text=user_text, instance_state=instance_state, character_state=character_state,
         character=character,
         background=store.background_read_optional(instance_state.get("background_id")),
-        config=store.config_read(), lines=list(read.lines),
+        config=config, lines=list(read.lines),
         problems=[p.describe() for p in read.problems],
         plot_state_before=copy.deepcopy(instance_state.get("plot_state", {})),
-        speaker=speaker, trigger=trigger,
+        speaker=speaker, trigger=trigger, first_index=read.first_index,
+        lines_before=read.lines_before,
     )
     if speaker:
         ctx.reply_extra = {"speaker": speaker.character_id,
@@ -123,6 +130,18 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
         store.session_append(instance_id, session_id, line)
         ctx.lines.append(line)
     return ctx
+
+
+def _session_for_turn(store: FileStore, instance_id: str, session_id: str,
+                      config: dict[str, Any], *, newest_only: bool) -> SessionRead:
+    """When the prompt sends only the newest messages, only they are parsed (through the line
+    index beside the file); otherwise the lines appended since the last turn (the session
+    cache). Either way ctx.lines is read, never changed."""
+    wanted = conversation_lines_wanted(config, {
+        "max_messages": store.module_read("history").get("trim_max_messages", 10)})
+    if newest_only and wanted is not None:
+        return store.session_read(instance_id, session_id, usable=wanted)
+    return store.session_read(instance_id, session_id, cached=True)
 
 
 def _character_optional(store: FileStore, character_id: str | None) -> dict[str, Any]:
@@ -297,7 +316,8 @@ def _lore(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
     problems: list[str] = []
     outlets: dict[str, str] = {}
     if lorebooks:
-        messages = _recent_texts(ctx.lines, _scan_depth_max(lorebooks))
+        depth = _scan_depth_max(lorebooks)
+        messages = _recent_texts(_lines_reaching(store, ctx, depth), depth)
         persona = persona_effective(store, owner=ctx.instance_state.get("owner"),
                                     persona_id=ctx.instance_state.get("persona_id"))
         card = card_fields_read(ctx.character, base_persona=ctx.character_state.get(
@@ -385,6 +405,15 @@ def _scan_depth_max(lorebooks: list[dict[str, Any]]) -> int | None:
     return None if unbounded else deepest
 
 
+def _lines_reaching(store: FileStore, ctx: TurnContext, depth: int | None) -> list[dict[str, Any]]:
+    """ctx.lines, or the whole session when the lore looks further back than the lines read."""
+    if not ctx.first_index or (depth is not None
+                               and sum(1 for line in ctx.lines if line.get("role")) >= depth):
+        return ctx.lines
+    read = store.session_read(ctx.instance_id, ctx.session_id, cached=True)
+    return [*read.lines[:ctx.first_index], *ctx.lines]
+
+
 def _recent_texts(lines: list[dict[str, Any]], count: int | None) -> list[str]:
     """The texts of the `count` newest messages, oldest first, without walking the session."""
     texts = []
@@ -429,6 +458,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         floating_blocks=[*lore["blocks"], *depth_prompt,
                          *_members_block(store, ctx, group)],
         lines=_prompt_lines(ctx, player_name=persona["name"]) if group else _prompt_lines(ctx),
+        lines_before=ctx.lines_before,
         config=ctx.config,
         trimming={"max_messages": history.get("trim_max_messages", 10),
                   "max_chars": history.get("trim_max_chars", 4000)},
@@ -556,7 +586,8 @@ def trace_start(ctx: TurnContext, prepared: Prepared, *, trace_id: str,
         "dropped_blocks": prompt.dropped_blocks,
         "warnings": prepared.warnings,
         # The conversation is referred to in the session, not copied (chat.services.trace_rebuild).
-        **conversation_refer(prompt.messages, ctx.lines, session_id=ctx.session_id),
+        **conversation_refer(prompt.messages, ctx.lines, session_id=ctx.session_id,
+                             first_index=ctx.first_index),
         "card_fields": card_fields_placement(prepared.card, [
             {"name": s.name, "note": s.note} for s in prompt.sections]),
         "session_problems": ctx.problems,

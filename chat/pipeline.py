@@ -29,7 +29,8 @@ from typing import Any
 
 from chat.prompt.card_fields import CardFields
 from chat.prompt.examples import examples_keep
-from personalab.lib.filestore import DEFAULT_CONFIG
+from personalab.lib.filestore import DEFAULT_CONFIG, LinesBefore
+from personalab.lib.lines import line_prompt_usable
 from personalab.lib.macros import macros_replace, message_macros_replace
 from personalab.lib.template_sandbox import TemplateError, render_template
 from personalab.lib.tokens import count_tokens, count_tokens_uncached, tokenizer_name
@@ -83,6 +84,8 @@ class PromptInputs:
     biography: list[str] = field(default_factory=list)
     floating_blocks: list[dict[str, Any]] = field(default_factory=list)
     lines: list[dict[str, Any]] = field(default_factory=list)
+    # What the session holds before `lines` when only its newest lines were read.
+    lines_before: LinesBefore | None = None
     config: dict[str, Any] = field(default_factory=lambda: copy.deepcopy(DEFAULT_CONFIG))
     trimming: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_TRIMMING))
     section_budgets: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_SECTION_BUDGETS))
@@ -632,12 +635,7 @@ class Conversation:
     session_tokens: int
 
 
-def _line_usable(line: dict[str, Any]) -> bool:
-    # A system error reply is not part of the story; the model should not learn to imitate it.
-    # A hidden line (SillyTavern's /hide) is kept and shown, never sent.
-    if line.get("error") or line.get("hidden") or not isinstance(line.get("content"), str):
-        return False
-    return line.get("type") == "summary" or line.get("role") in ("user", "assistant")
+_line_usable = line_prompt_usable
 
 
 def _line_message(
@@ -788,16 +786,25 @@ def conversation_build(
     )
     older = conversation_window(inputs.lines, window, summary_source, variables)
     tally = older_lines_tally(inputs.lines[:older]) if older else _Tally([], "")
+    before = inputs.lines_before or LinesBefore(0, 0, 0, [])
     summary_tokens = sum(
         _message_cost(_line_message(line, summary_source, variables)["content"])
-        for line in tally.summaries
+        for line in [*before.summaries, *tally.summaries]
     )
+    message_tokens = (tally.message_tokens + before.message_tokens
+                      + before.messages * MESSAGE_OVERHEAD_TOKENS)
     kept, costs = window.messages[::-1], window.costs[::-1]
-    report = _conversation_report(kept, costs, tally.usable, label, label_tokens, _window_notes(
-        window, plan, trimming, budget))
-    return Conversation(
-        kept, costs, report, window.tokens + tally.message_tokens + summary_tokens
-    )
+    report = _conversation_report(kept, costs, tally.usable + before.usable, label, label_tokens,
+                                  _window_notes(window, plan, trimming, budget))
+    return Conversation(kept, costs, report, window.tokens + message_tokens + summary_tokens)
+
+
+def conversation_lines_wanted(config: dict[str, Any], trimming: dict[str, Any]) -> int | None:
+    """How many of the newest sendable lines the conversation can use (the one that closes the
+    window included): None when the whole session may be sent."""
+    if _config_value(config, "preferences", "conversation_load_all"):
+        return None
+    return max(int({**DEFAULT_TRIMMING, **trimming}["max_messages"]), 1) + 1
 
 
 def _window_notes(

@@ -142,7 +142,7 @@ def test_a_damaged_or_foreign_index_is_never_believed(fs, path, damage):
     if damage == "torn record":  # a kill -9 in the middle of an append
         index.write_bytes(raw[:-RECORD.itemsize // 2])
     elif damage == "garbage":
-        index.write_bytes(raw[:8] + os.urandom(len(raw) - 8))
+        index.write_bytes(raw[:32] + os.urandom(len(raw) - 32))
     elif damage == "empty":
         index.write_bytes(b"")
     elif damage == "another file":

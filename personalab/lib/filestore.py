@@ -38,7 +38,8 @@ import numpy as np
 
 from personalab.lib.errors import AppError
 from personalab.lib.ids import next_numbered_id, validate_id
-from personalab.lib.line_index import (BAD, MESSAGE_KINDS, METADATA, SHOWN_KINDS, LineIndex,
+from personalab.lib.line_index import (BAD, MESSAGE_KINDS, METADATA, SHOWN_KINDS, SUMMARY, USER,
+                                       LineIndex,
                                        Unindexable, index_path, line_index_read)
 from personalab.lib.lines import line_parse, session_line_problem
 from personalab.lib.locks import FlockLock, LockFactory, flock_factory, held_lock
@@ -155,6 +156,8 @@ class SessionRead:
     # of the session's last user or assistant line (None: work it out from `lines`).
     first_index: int = 0
     last_message_index: int | None = None
+    # read_session_recent: what the lines before the stretch hold (None: nothing left out).
+    lines_before: LinesBefore | None = None
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -656,16 +659,20 @@ class FileStore:
 
     def session_read(self, instance_id: str, session_id: str, *,
                      cached: bool = False, newest: int | None = None,
-                     shown: int | None = None, before: int | None = None) -> SessionRead:
+                     shown: int | None = None, before: int | None = None,
+                     usable: int | None = None) -> SessionRead:
         """The session as it is in the file now. `cached` parses only what was appended since
         the last cached read of this file (a rewrite is noticed and parsed again in full);
         its lines are shared with the cache, so the caller must not change them. `newest`
         parses only the newest lines holding that many messages (read_session_tail); `shown`
         only the stretch a chat page of that many lines before `before` needs
-        (read_session_stretch)."""
+        (read_session_stretch); `usable` only the newest lines a prompt of that many messages
+        needs, the older ones tallied (read_session_recent)."""
         path = self.session_path(instance_id, session_id)
         if shown is not None:
             return read_session_stretch(path, shown=shown, before=before)
+        if usable is not None:
+            return read_session_recent(path, usable=usable)
         if newest is not None:
             return read_session_tail(path, messages=newest)
         return SESSION_CACHE.read(path) if cached else read_session_file(path)
@@ -1051,11 +1058,60 @@ def read_session_stretch(path: Path, *, shown: int, before: int | None = None) -
     except Unindexable:
         return read_session_file(path)
     positions = index.line_records()
-    total = len(positions)
-    end = total if before is None else max(0, min(before, total))
-    kinds = index.records["kind"][positions[:end]]
-    shown_at = np.flatnonzero(np.isin(kinds, SHOWN_KINDS))
+    end = len(positions) if before is None else max(0, min(before, len(positions)))
+    shown_at = np.flatnonzero(np.isin(index.records["kind"][positions[:end]], SHOWN_KINDS))
     first = int(shown_at[-shown - 1]) if len(shown_at) > shown else 0
+    return _stretch_read(path, data, index, positions, first, end, whole_end=before is None)
+
+
+@dataclass
+class LinesBefore:
+    """What a prompt needs of the lines before a stretch, without parsing them: how many it
+    could send, what the messages among them weigh, and the summaries (rendered each turn)."""
+
+    usable: int
+    messages: int
+    message_tokens: int  # the messages' contents only, no per-message overhead
+    summaries: list[dict[str, Any]]
+
+
+def read_session_recent(path: Path, *, usable: int) -> SessionRead:
+    """The newest lines holding `usable` lines a prompt may send and the newest user line,
+    through the line index; `lines_before` tallies the lines before them."""
+    data = _file_bytes(path)
+    try:
+        index = line_index_read(path, data)
+    except Unindexable:
+        return read_session_file(path)
+    positions = index.line_records()
+    records = index.records[positions]
+    usable_at = np.flatnonzero(records["usable"])
+    first = int(usable_at[-usable]) if len(usable_at) >= usable else 0
+    users = np.flatnonzero(records["kind"] == USER)
+    if len(users):
+        first = min(first, int(users[-1]))
+    read = _stretch_read(path, data, index, positions, first, len(positions), whole_end=True)
+    older = records[:first]
+    usable_older = older["usable"].astype(bool)
+    messages = older[usable_older & np.isin(older["kind"], MESSAGE_KINDS)]
+    summaries = [_line_at(data, index, int(number))
+                 for number in positions[:first][usable_older & (older["kind"] == SUMMARY)]]
+    read.lines_before = LinesBefore(usable=int(usable_older.sum()), messages=len(messages),
+                                    message_tokens=int(messages["tokens"].sum()),
+                                    summaries=[line for line in summaries if line is not None])
+    return read
+
+
+def _line_at(data: bytes, index: LineIndex, number: int) -> dict[str, Any] | None:
+    start, stop = index.span(number)
+    return line_parse(data[start:stop - 1], session_line_problem)[0]
+
+
+def _stretch_read(path: Path, data: bytes, index: LineIndex, positions: np.ndarray, first: int,
+                  end: int, *, whole_end: bool) -> SessionRead:
+    """The session's lines at positions [first, end) as a SessionRead (the unfinished last line
+    and a last line missing its newline added when the stretch reaches the end)."""
+    total = len(positions)
     records, problems = _stretch_parse(path, data, index, positions[first:end])
     if len(records) != end - first:  # the index disagrees with the file: never trust it
         return read_session_file(path)
@@ -1065,7 +1121,7 @@ def read_session_stretch(path: Path, *, shown: int, before: int | None = None) -
         metadata = tail.pop(0)  # a session of one line, missing its newline
     else:
         metadata = _metadata_at(path, data, index, problems)
-    if before is None or before > total:
+    if whole_end or end >= total:
         records.extend(tail)
     messages = np.flatnonzero(np.isin(index.records["kind"][positions], MESSAGE_KINDS))
     last_message = (total if tail and tail[-1].get("role") in ("user", "assistant")

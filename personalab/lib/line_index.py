@@ -1,8 +1,10 @@
 """A line index kept beside a session file, so a page or a turn parses only the lines it shows.
 
 `.{session}.jsonl.idx` holds one fixed-size record per line of the file (blank and bad lines
-too, so record i is line i + 1): where the line ends, what kind of line it is, its turn, and
-the CRC-32 of the file from its first byte to that line's end. The index is a cache, never the
+too, so record i is line i + 1): where the line ends, what kind of line it is, its turn, whether
+a prompt may use it, its content's tokens (so a turn knows what the lines it leaves out weigh
+without reading them), and the CRC-32 of the file from its first byte to that line's end. The
+header names the tokenizer; an index counted by another one is rebuilt. The index is a cache, never the
 truth: every read checks the last record's CRC against the file's bytes (a hand edit anywhere
 in the indexed part, a rewrite, a shorter file, an index of another file all fail it) and
 rebuilds the index from the file when it does not match. Lines appended since are parsed and
@@ -24,11 +26,13 @@ from typing import Any
 
 import numpy as np
 
-from personalab.lib.lines import line_parse, session_line_problem
+from personalab.lib.lines import line_parse, line_prompt_usable, session_line_problem
+from personalab.lib.tokens import count_tokens, tokenizer_name
 
-MAGIC = b"PLLINES1"
-RECORD = np.dtype([("end", "<u8"), ("turn", "<i8"), ("crc", "<u4"), ("kind", "u1"),
-                   ("pad", "V3")])
+MAGIC = b"PLLINES2"
+HEADER_BYTES = 32  # MAGIC, then the tokenizer's name padded with spaces
+RECORD = np.dtype([("end", "<u8"), ("turn", "<i8"), ("crc", "<u4"), ("tokens", "<u4"),
+                   ("kind", "u1"), ("usable", "u1"), ("pad", "V6")])
 
 # What a line is. Only lines of a kind from USER up are lines of the session as read.
 BLANK, BAD, METADATA, USER, ASSISTANT, SYSTEM, SUMMARY, NOTE, OTHER = range(9)
@@ -93,23 +97,35 @@ def _turn(record: dict[str, Any] | None) -> int:
     return turn
 
 
+def _tokens(record: dict[str, Any] | None, usable: bool) -> int:
+    # A summary is rendered through a template each turn, so only messages are counted here.
+    return count_tokens(record["content"]) if usable and "role" in record else 0
+
+
 def _records_for(data: bytes, start: int, stop: int, crc: int, *, seen_valid: bool) -> np.ndarray:
     """Records for the whole lines in data[start:stop] (stop just after a newline)."""
     rows = []
     position = start
     while position < stop:
         end = data.index(b"\n", position, stop) + 1
-        raw = data[position:end - 1]
-        record, reason = line_parse(raw, session_line_problem)
+        record, reason = line_parse(data[position:end - 1], session_line_problem)
         crc = zlib.crc32(data[position:end], crc)
-        rows.append((end, _turn(record), crc, _kind(record, reason, first=not seen_valid)))
+        usable = record is not None and line_prompt_usable(record)
+        rows.append((end, _turn(record), crc, _tokens(record, usable),
+                     _kind(record, reason, first=not seen_valid), usable))
         seen_valid = seen_valid or record is not None
         position = end
     out = np.zeros(len(rows), dtype=RECORD)
     if rows:
-        ends, turns, crcs, kinds = zip(*rows)
-        out["end"], out["turn"], out["crc"], out["kind"] = ends, turns, crcs, kinds
+        columns = zip(*rows)
+        for name, values in zip(("end", "turn", "crc", "tokens", "kind", "usable"), columns):
+            out[name] = values
     return out
+
+
+def _header() -> bytes:
+    return MAGIC + tokenizer_name().encode("ascii", "replace")[:HEADER_BYTES - len(MAGIC)].ljust(
+        HEADER_BYTES - len(MAGIC))
 
 
 def _load(path: Path) -> tuple[np.ndarray, int]:
@@ -118,10 +134,10 @@ def _load(path: Path) -> tuple[np.ndarray, int]:
         raw = index_path(path).read_bytes()
     except OSError:
         return np.zeros(0, dtype=RECORD), -1
-    if not raw.startswith(MAGIC):
+    if not raw.startswith(_header()):
         return np.zeros(0, dtype=RECORD), -1
-    count = (len(raw) - len(MAGIC)) // RECORD.itemsize
-    return np.frombuffer(raw, dtype=RECORD, count=count, offset=len(MAGIC)), len(raw)
+    count = (len(raw) - HEADER_BYTES) // RECORD.itemsize
+    return np.frombuffer(raw, dtype=RECORD, count=count, offset=HEADER_BYTES), len(raw)
 
 
 def _matches(records: np.ndarray, data: bytes) -> bool:
@@ -152,7 +168,7 @@ def line_index_read(path: Path, data: bytes) -> LineIndex:
             _write_whole(path, added)
         else:
             _append(path, added, expected_length=stored_length,
-                    whole_length=len(MAGIC) + len(stored) * RECORD.itemsize)
+                    whole_length=HEADER_BYTES + len(stored) * RECORD.itemsize)
     return LineIndex(np.concatenate((stored, added)) if len(stored) else added)
 
 
@@ -161,7 +177,7 @@ def _write_whole(path: Path, records: np.ndarray) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(MAGIC + records.tobytes())
+            handle.write(_header() + records.tobytes())
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

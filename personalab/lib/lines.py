@@ -74,3 +74,12 @@ def line_parse(raw: bytes, check: Callable[[dict[str, Any]], str | None] | None 
     if check is not None and (reason := check(record)):
         return None, reason
     return record, None
+
+
+def line_prompt_usable(line: dict[str, Any]) -> bool:
+    """Whether a prompt may send this session line as a message."""
+    # A system error reply is not part of the story; the model should not learn to imitate it.
+    # A hidden line (SillyTavern's /hide) is kept and shown, never sent.
+    if line.get("error") or line.get("hidden") or not isinstance(line.get("content"), str):
+        return False
+    return line.get("type") == "summary" or line.get("role") in ("user", "assistant")

@@ -22,8 +22,21 @@ def lines_hash(lines: list[dict[str, Any]], first: int, last: int) -> str:
 
 
 def conversation_refer(messages: list[dict[str, Any]], lines: list[dict[str, Any]], *,
-                       session_id: str) -> dict[str, Any]:
-    """The trace fields for `messages` (the prompt as sent), given the session's `lines`."""
+                       session_id: str, first_index: int = 0) -> dict[str, Any]:
+    """The trace fields for `messages` (the prompt as sent), given the session's `lines`
+    (`first_index`: the position of lines[0] when they are only the session's newest)."""
+    refer = _conversation_refer(messages, lines, session_id=session_id)
+    if first_index and "conversation" in refer:
+        for ref in refer["messages"]:
+            if "lines" in ref:
+                ref["lines"] = [position + first_index for position in ref["lines"]]
+        refer["conversation"]["first_line"] += first_index
+        refer["conversation"]["last_line"] += first_index
+    return refer
+
+
+def _conversation_refer(messages: list[dict[str, Any]], lines: list[dict[str, Any]], *,
+                        session_id: str) -> dict[str, Any]:
     positions: dict[str, list[int]] = {}
     for position, line in enumerate(lines):
         content = line.get("content")
