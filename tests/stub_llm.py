@@ -38,6 +38,9 @@ class Reply:
     chunk_size: int = 4
     delay: float = 0.0
     reasoning: str = ""  # streamed first, as `reasoning_content` deltas
+    # Deltas in this order instead, ("reasoning" | "content", text) each, `delay` before each:
+    # reasoning that comes after the reply began, or interleaved with it.
+    deltas: tuple[tuple[str, str], ...] = ()
 
     def pieces(self) -> list[str]:
         size = max(1, self.chunk_size)
@@ -200,15 +203,23 @@ class _Exchange:
         if isinstance(step, Hang):
             self.wake.wait(step.seconds)
             return
-        thought = step.reasoning if isinstance(step, Reply) else ""
-        for start in range(0, len(thought), 4):
-            self._event(self._chunk({"reasoning_content": thought[start:start + 4]}))
-        for piece in step.pieces() if isinstance(step, Reply) else []:
-            if step.delay and self.wake.wait(step.delay):
+        for key, text in self._deltas(step):
+            if (key == "content" or step.deltas) and step.delay and self.wake.wait(step.delay):
                 return
-            self._event(self._chunk({"content": piece}))
+            self._event(self._chunk({key: text}))
         self._event(self._chunk({}, finish="stop"))
         self._write("data: [DONE]\n\n")
+
+    @staticmethod
+    def _deltas(step: Step) -> list[tuple[str, str]]:
+        if not isinstance(step, Reply):
+            return []
+        if step.deltas:
+            return [("reasoning_content" if kind == "reasoning" else "content", text)
+                    for kind, text in step.deltas]
+        thought = [("reasoning_content", step.reasoning[start:start + 4])
+                   for start in range(0, len(step.reasoning), 4)]
+        return thought + [("content", piece) for piece in step.pieces()]
 
     def _answer_whole(self, step: Step) -> None:
         if isinstance(step, Hang):

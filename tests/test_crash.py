@@ -64,21 +64,23 @@ def server_env(tmp_path, stub_llm):
     return env, data, token
 
 
-def test_kill_9_mid_stream_then_reload_keeps_the_partial_reply(server_env, stub_llm):
-    env, data, token = server_env
-    stub_llm.script(Reply("断" * 400, chunk_size=1, delay=0.02))
+def _kill_9_mid_stream(env, data, token, query: str, killed_after) -> tuple[dict, Path]:
+    """A streamed turn on a Daphne process killed with SIGKILL once `killed_after(kinds)`
+    says so (kinds: the SSE event names read so far), then a restarted server's answer for
+    the reply; and the session file."""
     port = _free_port()
     server = _daphne(env, port)
     request = urllib.request.Request(
         f"http://127.0.0.1:{port}/api/v1/chat", method="POST",
-        data=json.dumps({"instance_id": "inst_001", "query": "说下去", "stream": True}).encode(),
+        data=json.dumps({"instance_id": "inst_001", "query": query, "stream": True}).encode(),
         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=20) as response:
-            received = 0
-            while received < 20:
-                if response.readline().startswith(b"event: token"):
-                    received += 1
+            kinds: list[str] = []
+            while not killed_after(kinds):
+                line = response.readline()
+                if line.startswith(b"event: "):
+                    kinds.append(line[7:].decode().strip())
             os.kill(server.pid, signal.SIGKILL)
     finally:
         server.wait(timeout=10)
@@ -91,11 +93,34 @@ def test_kill_9_mid_stream_then_reload_keeps_the_partial_reply(server_env, stub_
             f"http://127.0.0.1:{port}/api/v1/instances/inst_001/sessions/sess_003/"
             "current_response?turn=42", headers={"Authorization": f"Bearer {token}"})
         with urllib.request.urlopen(reload, timeout=20) as response:
-            current = json.loads(response.read())
+            return json.loads(response.read()), session
     finally:
         server.kill()
         server.wait(timeout=10)
+
+
+def test_kill_9_mid_stream_then_reload_keeps_the_partial_reply(server_env, stub_llm):
+    env, data, token = server_env
+    stub_llm.script(Reply("断" * 400, chunk_size=1, delay=0.02))
+    current, session = _kill_9_mid_stream(env, data, token, "说下去",
+                                          lambda kinds: kinds.count("token") >= 20)
     assert current["interrupted"] is True and current["content"].startswith("断" * 20)
     lines = [json.loads(line) for line in session.read_text(encoding="utf-8").splitlines()]
     assert lines[-1]["interrupted"] is True and lines[-1]["content"] == current["content"]
     assert lines[-2] == {**lines[-2], "role": "user", "content": "说下去", "turn": 42}
+
+
+def test_kill_9_after_reasoning_that_came_mid_reply_keeps_that_reasoning(server_env, stub_llm):
+    env, data, token = server_env
+    deltas = (("content", "门开了"), ("reasoning", "他带着刀吗?"), ("content", "她退后一步"),
+              *(("content", "。") for _ in range(300)))
+    stub_llm.script(Reply("", deltas=deltas, delay=0.02))
+
+    def three_tokens_after_the_reasoning(kinds: list[str]) -> bool:
+        return "reasoning" in kinds and kinds[kinds.index("reasoning"):].count("token") >= 3
+
+    current, session = _kill_9_mid_stream(env, data, token, "谁?",
+                                          three_tokens_after_the_reasoning)
+    assert current["interrupted"] is True and current["content"].startswith("门开了她退后一步")
+    line = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])
+    assert line["reasoning"] == "他带着刀吗?" and "刀" not in line["content"]

@@ -25,6 +25,7 @@ import copy
 import itertools
 import json
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -81,6 +82,9 @@ DEFAULT_MODULES: dict[str, dict[str, Any]] = {
 }
 
 STREAMING_PREFIX_KEY = "streaming"
+STREAM_SEGMENT_KEYS = {"content": "+content", "reasoning": "+reasoning"}
+_SEGMENT_FIELDS = {key: field for field, key in STREAM_SEGMENT_KEYS.items()}
+_SEGMENT_START = re.compile(r',"(\+content|\+reasoning)":"')
 
 
 class StoreError(AppError):
@@ -269,8 +273,10 @@ class AssistantLineWriter:
 
     While streaming, the line is an open JSON object whose last key is the content string:
     each token is appended already escaped, so the file grows by the token's bytes and a
-    long reply is never rewritten per token. `finish()` replaces the line once with the
-    final, whole JSON line of the seed's format.
+    long reply is never rewritten per token. Reasoning that comes after the reply began
+    closes that string and opens a `"+reasoning"` one (and more reply a `"+content"` one),
+    so it is in the file as it streams, at the cost of a few bytes per switch.
+    `finish()` replaces the line once with the final, whole JSON line of the seed's format.
     """
 
     def __init__(self, path: Path, *, turn: int, timestamp: str | None = None,
@@ -287,6 +293,7 @@ class AssistantLineWriter:
         self.extra = dict(extra or {})
         self._parts: list[str] = []
         self._reasoning: list[str] = []
+        self._open_field = "content"  # the string the line ends in while streaming
         self._handle = None
         self._line_start = 0
         self.bytes_written = 0
@@ -327,22 +334,31 @@ class AssistantLineWriter:
         if not text:
             return
         self.fence()
-        escaped = json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8")
-        self._handle.write(escaped)
-        self._handle.flush()
-        self.bytes_written += len(escaped)
+        self._stream_write("content", text)
         self._parts.append(text)
 
     def reasoning_append(self, text: str) -> None:
-        """The model's reasoning: written into the unfinished line while the reply has not
-        begun (models reason first); reasoning that comes later is written with the finished
-        line only."""
+        """The model's reasoning: in the line's head while the reply has not begun (models
+        reason first), after that as a segment of the streaming tail."""
         if not text:
             return
         self._reasoning.append(text)
-        if not self._parts and self._handle is not None:
-            self.fence()
+        if self._handle is None:
+            return
+        self.fence()
+        if self._parts:
+            self._stream_write("reasoning", text)
+        else:
             self._head_write()
+
+    def _stream_write(self, field: str, text: str) -> None:
+        separator = ""
+        if field != self._open_field:
+            separator, self._open_field = f'","{STREAM_SEGMENT_KEYS[field]}":"', field
+        data = (separator + json.dumps(text, ensure_ascii=False)[1:-1]).encode("utf-8")
+        self._handle.write(data)
+        self._handle.flush()
+        self.bytes_written += len(data)
 
     def finish(self, **flags: Any) -> dict[str, Any]:
         record = dict(self.record)
@@ -389,12 +405,32 @@ def parse_partial_line(text: str) -> dict[str, Any] | None:
         return None
     if not isinstance(head, dict) or head.get(STREAMING_PREFIX_KEY) is not True:
         return None
-    fragment = text[cut + len(marker) :]
-    content = _decode_json_fragment(fragment)
     head.pop(STREAMING_PREFIX_KEY, None)
-    record = {"role": head.pop("role", "assistant"), "content": content}
+    texts = {"content": [], "reasoning": [head.pop("reasoning", "")]}
+    for field, piece in _stream_segments(text[cut + len(marker) :]):
+        texts[field].append(piece)
+    record = {"role": head.pop("role", "assistant"), "content": "".join(texts["content"])}
     record.update(head)
+    if reasoning := "".join(texts["reasoning"]):
+        record["reasoning"] = reasoning
     return record
+
+
+def _stream_segments(tail: str) -> Iterator[tuple[str, str]]:
+    """The strings of a streaming line's tail, as (field, text): the content string, then
+    any `"+reasoning"` / `"+content"` segments; a torn end keeps what decodes."""
+    field, start = "content", 0
+    while True:
+        try:
+            piece, end = json.decoder.scanstring(tail, start)
+        except json.JSONDecodeError:
+            yield field, _decode_json_fragment(tail[start:])
+            return
+        yield field, piece
+        switch = _SEGMENT_START.match(tail, end)
+        if switch is None:
+            return
+        field, start = _SEGMENT_FIELDS[switch.group(1)], switch.end()
 
 
 def _decode_json_fragment(fragment: str) -> str:
