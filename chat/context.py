@@ -415,12 +415,13 @@ def _lines_reaching(store: FileStore, ctx: TurnContext, depth: int | None) -> li
 
 
 def _recent_texts(lines: list[dict[str, Any]], count: int | None) -> list[str]:
-    """The texts of the `count` newest messages, oldest first, without walking the session."""
+    """The texts of the `count` newest messages, oldest first, without walking the session.
+    A hidden message is not scanned for lore, as the model is not sent it (SillyTavern)."""
     texts = []
     for line in reversed(lines):
         if count is not None and len(texts) >= count:
             break
-        if line.get("role"):
+        if line.get("role") and not line.get("hidden"):
             texts.append(line.get("content", ""))
     texts.reverse()
     return texts

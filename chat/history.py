@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from director.services import director_apply_reply
+from memory import runtime as memory_runtime
 from personalab.lib.errors import AppError
 from personalab.lib.filestore import (FileStore, InstanceBusy, SessionRead, StoreError,
                                       read_session_file, utc_now)
@@ -279,6 +280,57 @@ def message_delete(store: FileStore, *, instance_id: str, session_id: str, index
         lock.release()
     return {"deleted": old, "undo_token": token, "undo_expires_at": expires,
             "plot_state_restored": restored is not None}
+
+
+def message_change(store: FileStore, *, instance_id: str, session_id: str, index: int,
+                   fingerprint: str, text: str | None = None,
+                   hidden: bool | None = None) -> dict[str, Any]:
+    """A new text, a hidden flag, or both (the text first; the flag then names the edited
+    line by its new fingerprint)."""
+    if text is None and hidden is None:
+        raise HistoryError("give the new text or hidden (or both)",
+                           fields={"text": "text or hidden is required"})
+    result: dict[str, Any] = {"changed": False}
+    if text is not None:
+        result = message_edit(store, instance_id=instance_id, session_id=session_id,
+                              index=index, fingerprint=fingerprint, text=text)
+        fingerprint = line_fingerprint(result["line"])
+    if hidden is not None:
+        flagged = message_hide(store, instance_id=instance_id, session_id=session_id,
+                               index=index, fingerprint=fingerprint, hidden=hidden)
+        result = {**result, "line": flagged["line"],
+                  "changed": result["changed"] or flagged["changed"]}
+    return result
+
+
+def message_hide(store: FileStore, *, instance_id: str, session_id: str, index: int,
+                 fingerprint: str, hidden: object) -> dict[str, Any]:
+    """Hide a message from the model (SillyTavern's ghost / is_hidden) or show it again. The
+    line stays in the file and on the page with `hidden: true`, the flag imported hidden lines
+    carry; prompts, lore scans, summaries, recaps and recall leave it out. Clicking again
+    is the undo."""
+    if not isinstance(hidden, bool):
+        raise HistoryError("hidden must be true or false", fields={"hidden": "true or false"})
+    lock = _lock(store, instance_id)
+    try:
+        read = _session_checked(store, instance_id, session_id)
+        old = _line_at(read, index, fingerprint)
+        if old.get("role") not in ("user", "assistant"):
+            raise HistoryError("only messages can be hidden, not summaries",
+                               fields={"index": "not a message"})
+        if bool(old.get("hidden")) == hidden:
+            return {"changed": False, "line": old}
+        new = {k: v for k, v in old.items() if k != "hidden"}
+        if hidden:
+            new["hidden"] = True
+        store.session_rewrite(instance_id, session_id,
+                              [read.metadata, *read.lines[:index], new, *read.lines[index + 1:]])
+        state = store.instance_state_read(instance_id)
+    finally:
+        lock.release()
+    memory_runtime.schedule_turn_visibility(store, instance_state=state, session_id=session_id,
+                                            line=new)
+    return {"changed": True, "line": new}
 
 
 def _rewrite_with_undo(store: FileStore, instance_id: str, session_id: str, read: SessionRead,

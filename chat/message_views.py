@@ -1,4 +1,5 @@
-"""Inline actions on one message of the chat page: edit in place, delete with undo. Each goes
+"""Inline actions on one message of the chat page: edit in place, delete with undo, hide from
+the model. Each goes
 through the backup-first history rewrite in chat/history.py; answers are small fragments or
 JSON the page script applies where the player is looking."""
 
@@ -48,17 +49,33 @@ def message_source(request: HttpRequest, instance_id: str) -> JsonResponse:
 @login_required
 @require_POST
 def message_edit(request: HttpRequest, instance_id: str) -> HttpResponse:
+    return _line_change(request, instance_id, text=request.POST.get("text", ""))
+
+
+@login_required
+@require_POST
+def message_hide(request: HttpRequest, instance_id: str) -> HttpResponse:
+    """Hide the message from the model (it stays here, dimmed) or show it to the model again."""
+    return _line_change(request, instance_id, hidden=request.POST.get("hidden") == "1")
+
+
+def _line_change(request: HttpRequest, instance_id: str, **change) -> HttpResponse:
     row = _owned(request, instance_id)
-    store = get_store()
     session_id = request.POST.get("session", "")
     try:
-        history.message_edit(store, instance_id=instance_id, session_id=session_id,
-                             index=_index(request), fingerprint=request.POST.get("fp", ""),
-                             text=request.POST.get("text", ""))
+        history.message_change(get_store(), instance_id=instance_id, session_id=session_id,
+                               index=_index(request), fingerprint=request.POST.get("fp", ""),
+                               **change)
     except history.HistoryError as exc:
         return _refused(exc)
-    state = store.instance_state_read(instance_id)
-    read = store.session_read(instance_id, session_id)
+    return _message_fragment(request, row, session_id)
+
+
+def _message_fragment(request: HttpRequest, row, session_id: str) -> HttpResponse:
+    """The changed message as the chat page shows it, to put in place of the old one."""
+    store = get_store()
+    state = store.instance_state_read(row.instance_id)
+    read = store.session_read(row.instance_id, session_id)
     return render(request, "chat/_message.html", {
         "item": selectors.chat_message_item(read, index=_index(request)), "instance": row,
         **selectors.message_render_context(store, state=state, lines=read.lines)})

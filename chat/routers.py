@@ -311,8 +311,9 @@ def messages_page(request: HttpRequest, instance_id: str, session_id: str,
 def message_edit(request: HttpRequest, instance_id: str, session_id: str, index: int,
                  payload: MessageEditIn):
     services.instance_for_user(request.auth, instance_id)
-    return history.message_edit(get_store(), instance_id=instance_id, session_id=session_id,
-                                index=index, fingerprint=payload.fingerprint, text=payload.text)
+    return history.message_change(get_store(), instance_id=instance_id, session_id=session_id,
+                                  index=index, fingerprint=payload.fingerprint,
+                                  text=payload.text, hidden=payload.hidden)
 
 
 @history_router.delete(SESSION + "/messages/{index}", response=HistoryChange)

@@ -120,8 +120,12 @@ class GenerationSettings(Schema):
 
 
 class MessageEditIn(Schema):
+    """`text` replaces the message's text; `hidden` hides it from the model (it stays in the
+    session) or shows it again. Give either or both."""
+
     fingerprint: str
-    text: str
+    text: str | None = None
+    hidden: bool | None = None
 
 
 class BranchIn(Schema):

@@ -14,6 +14,8 @@ urlpatterns = [
          name="message_edit"),
     path("instances/<str:instance_id>/messages/delete", message_views.message_delete,
          name="message_delete"),
+    path("instances/<str:instance_id>/messages/hide", message_views.message_hide,
+         name="message_hide"),
     path("instances/<str:instance_id>/messages/undo", message_views.message_undo,
          name="message_undo"),
     path("instances/<str:instance_id>/messages/branch", message_views.message_branch,

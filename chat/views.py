@@ -137,6 +137,9 @@ def _chat_strings() -> dict[str, str]:
         "deleted": gettext("Message deleted."),
         "undo": gettext("Undo"),
         "restored": gettext("Restored."),
+        "hidden": gettext("Hidden from the model: it stays here, and is neither sent nor "
+                          "remembered."),
+        "unhidden": gettext("The model sees this message again."),
         "copied": gettext("Copied."),
         "copyRefused": gettext("Copy is not allowed here."),
         "branched": gettext("New session %(s)s starts from here; the old one is kept in History."),

@@ -119,7 +119,7 @@ def _line_key(line: dict[str, Any]) -> tuple[int, int]:
 def turn_is_indexable(line: dict[str, Any]) -> bool:
     if line.get("role") not in ("user", "assistant"):
         return False
-    if line.get("error") or line.get("empty"):
+    if line.get("error") or line.get("empty") or line.get("hidden"):
         return False
     return bool(str(line.get("content") or "").strip()) and isinstance(line.get("turn"), int)
 
@@ -194,6 +194,17 @@ class MemoryIndex:
         self._upsert("turns", instance_id, list(by_id), [str(line["content"]) for line in lines],
                      [turn_metadata(line, owner) for line in lines],
                      [turn_context_text(line, previous) for line, previous in zip(lines, contexts)])
+
+    def turns_remove(self, *, instance_id: str, session_id: str,
+                     turns: list[dict[str, Any]]) -> None:
+        """Forget lines recall must no longer find (a message the player hid)."""
+        doc_ids = [f"turn_{session_id}_{line['turn']}_{line['role']}" for line in turns
+                   if isinstance(line.get("turn"), int) and line.get("role")]
+        if not doc_ids:
+            return
+        with self._keyword_write("turns"):
+            self.collection("turns").delete(ids=[chroma_id(instance_id, d) for d in doc_ids])
+            self.keywords.remove("turns", instance_id, doc_ids)
 
     def _previous_lines(self, instance_id: str, session_id: str,
                         lines: list[dict[str, Any]]) -> list[dict[str, Any] | None]:

@@ -145,6 +145,11 @@ class KeywordPart:
             lines.insert(at, line)
             self._relink(lines, at)
 
+    def remove(self, doc_id: str) -> None:
+        position = self.positions.get(doc_id)
+        if position is not None:
+            self._remove(position)
+
     def _remove(self, position: int) -> None:
         self.alive[position] = 0
         del self.positions[self.ids[position]]
@@ -267,6 +272,16 @@ class KeywordStore:
                     self._drop(collection)
                 else:
                     del self._parts[(collection, instance_id)]
+
+    def remove(self, collection: str, instance_id: str, doc_ids: list[str]) -> None:
+        """Documents this process has just deleted from Chroma."""
+        with self._lock:
+            for loading in self._loading.values():
+                if loading.covers(collection, instance_id):
+                    loading.cancelled = True  # it may have read them before the delete
+            part = self._parts.get((collection, instance_id))
+            for doc_id in doc_ids if part is not None else ():
+                part.remove(doc_id)
 
     def write_end(self, collection: str, count: int | None) -> None:
         """`count`: the collection's size after this process's write (None: unknown, so the

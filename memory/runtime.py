@@ -146,3 +146,24 @@ def schedule_after_turn(store: FileStore, *, instance_state: dict, session_id: s
     if not store.module_read("memory").get("recall_enabled", True):
         return
     schedule(_index_turns, store, instance_state, session_id, turns)
+
+
+def _turn_visibility_index(store: FileStore, instance_state: dict, session_id: str,
+                           line: dict) -> None:
+    index, _ = index_or_warning(store)
+    if index is None:
+        return
+    owner = {"instance_id": instance_state["instance_id"],
+             "character_id": instance_state.get("character_id", ""),
+             "background_id": instance_state.get("background_id"), "session_id": session_id}
+    if line.get("hidden"):
+        index.turns_remove(instance_id=owner["instance_id"], session_id=session_id, turns=[line])
+    else:
+        index.add_turns(**owner, turns=[line])
+
+
+def schedule_turn_visibility(store: FileStore, *, instance_state: dict, session_id: str,
+                             line: dict) -> None:
+    """A message hidden from the model leaves recall; shown again, it comes back."""
+    if store.module_read("memory").get("recall_enabled", True):
+        schedule(_turn_visibility_index, store, instance_state, session_id, line)

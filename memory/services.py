@@ -89,8 +89,9 @@ def _int_setting(value: Any, default: int) -> int:
 
 
 def _session_messages(session: SessionRead) -> list[dict[str, Any]]:
-    """Finished user/assistant lines, plus a line a crash left unfinished (kept, marked)."""
-    messages = list(session.messages)
+    """Finished user/assistant lines the player did not hide, plus a line a crash left
+    unfinished (kept, marked)."""
+    messages = list(session.messages_shown_to_model)
     if session.partial:
         messages.append({**session.partial, "interrupted": True})
     return messages
@@ -655,7 +656,7 @@ def _current_turns(store: FileStore,
                    instance_id: str) -> tuple[dict[str, Any], str, dict[int, list[dict]]]:
     state = store.instance_state_read(instance_id)
     session_id = state["current_session_id"]
-    messages = store.session_read(instance_id, session_id).messages
+    messages = store.session_read(instance_id, session_id).messages_shown_to_model
     return state, session_id, {group[0]["turn"]: group for group in _turn_groups(messages)}
 
 

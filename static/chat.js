@@ -450,6 +450,16 @@
     }});
   }
 
+  async function hide(article, control) {
+    const hidden = control.dataset.hidden === "1" ? "0" : "1";
+    const r = await post("messages/hide", {...lineFields(article), hidden});
+    if (!r.ok) { toast(await refusal(r)); return; }
+    const fresh = fragment(await r.text()).firstElementChild;
+    article.replaceWith(fresh);
+    adopt(fresh);
+    toast(hidden === "1" ? S.hidden : S.unhidden);
+  }
+
   async function branch(article) {
     const r = await post("messages/branch", lineFields(article));
     if (!r.ok) { toast(await refusal(r)); return; }
@@ -485,6 +495,7 @@
     else if (action === "edit") editStart(article);
     else if (action === "delete") remove(article);
     else if (action === "branch") branch(article);
+    else if (action === "hide") hide(article, control);
     else if (action === "copy") copy(article);
   });
 

@@ -168,6 +168,11 @@ class SessionRead:
         return [line for line in self.lines if line.get("role") in ("user", "assistant")]
 
     @property
+    def messages_shown_to_model(self) -> list[dict[str, Any]]:
+        """The messages without those the player hid (`hidden`: SillyTavern's ghosted ones)."""
+        return [line for line in self.messages if not line.get("hidden")]
+
+    @property
     def summaries(self) -> list[dict[str, Any]]:
         return [line for line in self.lines if line.get("type") == "summary"]
 
