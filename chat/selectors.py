@@ -8,6 +8,7 @@ from typing import Any
 
 from chat.context import page_macro_values
 from chat.history import line_fingerprint
+from chat.members import member_ids
 from library.selectors import persona_effective
 from personalab.lib.filestore import FileStore, SessionRead
 from personalab.lib.lines import session_line_problem
@@ -98,6 +99,8 @@ def message_render_context(store: FileStore, *, state: dict[str, Any],
                  if character_id in store.character_ids() else {})
     return {"state": state, "character": character,
             "character_avatar": character_avatar_url(store, character_id),
+            "speaker_avatars": {member: character_avatar_url(store, member)
+                                for member in member_ids(state) if member},
             "player_avatar": _persona_avatar_url(store, state),
             "macro_values": page_macro_values(store, state=state, lines=lines)}
 

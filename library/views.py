@@ -296,9 +296,8 @@ def lorebook_test(request: HttpRequest, lorebook_id: str) -> HttpResponse:
 @require_GET
 def character_avatar(request: HttpRequest, character_id: str) -> HttpResponse:
     """The picture kept from a PNG card, shown beside the character's messages."""
-    store = get_store()
-    _read_or_404(store.character_read, character_id)
-    path = store.character_dir(character_id) / "avatar.png"
+    _for_use_or_404(request, "character", character_id)
+    path = get_store().character_dir(character_id) / "avatar.png"
     if not path.is_file():
         raise Http404("no avatar")
     response = HttpResponse(path.read_bytes(), content_type="image/png")

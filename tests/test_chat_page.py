@@ -182,3 +182,21 @@ def test_a_player_sees_the_settings_read_only(alice_client):
     page = alice_client.get("/settings/").content.decode()
     assert 'data-testid="settings-read-only"' in page
     assert '<fieldset class="plain" disabled>' in page and "保存 Save" not in page
+
+
+def test_a_characters_picture_is_served_to_who_may_use_it_and_404_to_others(
+        client, alice, bob, store):
+    from library.services import character_save
+
+    character = character_save(store, data={"name": "Quiet one", "visibility": "private"},
+                               character_id=None, user=alice)
+    from tests.test_cards import tiny_png
+
+    picture = tiny_png()
+    (store.character_dir(character) / "avatar.png").write_bytes(picture)
+    client.force_login(alice)
+    response = client.get(f"/library/characters/{character}/avatar.png")
+    assert response.status_code == 200 and response.content == picture
+    assert response["Content-Type"] == "image/png"
+    client.force_login(bob)
+    assert client.get(f"/library/characters/{character}/avatar.png").status_code == 404

@@ -22,3 +22,9 @@ def line_text(line: dict[str, Any], values: dict[str, str] | None) -> str:
         return content
     seed = f"{line.get('turn')}:{line.get('timestamp')}"
     return message_macros_replace(content, values, seed=seed)
+
+
+@register.filter
+def speaker_avatar(line: dict[str, Any], avatars: dict[str, str | None] | None) -> str | None:
+    """`{{ line|speaker_avatar:speaker_avatars }}`: the picture of the member who said it."""
+    return (avatars or {}).get(str(line.get("speaker") or ""))

@@ -7,6 +7,7 @@ Nothing downloads a browser: Playwright is pointed at the system Chromium."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1366, "height": 900}
+SIZES = pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -224,3 +228,16 @@ def message_send(page: Page, text: str) -> None:
 def turn_wait_done(page: Page) -> None:
     page.wait_for_function("() => !document.querySelector('[data-testid=send]').disabled"
                            " && !document.querySelector('#messages .msg.pending')")
+
+
+def instance_new(page: Page, server: Server) -> str:
+    """Start an instance of the demo character from the home page; its id."""
+    page.goto(f"{server.url}/")
+    page.click("form[action='/instances/new'] button[type=submit]")
+    page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
+    return page.url.rstrip("/").rsplit("/", 1)[1]
+
+
+def no_sideways_scroll(page: Page) -> None:
+    width = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], f"page is {width[0]} px wide in a {width[1]} px window"

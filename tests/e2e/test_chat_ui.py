@@ -15,12 +15,17 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import (
+    DESKTOP,
+    PHONE,
+    SIZES,
     Server,
     browser_missing_reason,
     message_send,
     screenshot_take,
     turn_wait_done,
 )
+from tests.e2e.conftest import instance_new as _new_instance
+from tests.e2e.conftest import no_sideways_scroll as _no_sideways_scroll
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
@@ -31,23 +36,6 @@ if _missing:
     pytest.skip(_missing, allow_module_level=True)
 
 pytestmark = pytest.mark.e2e
-
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1366, "height": 900}
-SIZES = pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
-
-
-def _new_instance(page: Page, server: Server) -> str:
-    page.goto(f"{server.url}/")
-    page.click("form[action='/instances/new'] button[type=submit]")
-    page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
-    return page.url.rstrip("/").rsplit("/", 1)[1]
-
-
-def _no_sideways_scroll(page: Page) -> None:
-    width = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
-    assert width[0] <= width[1], f"page is {width[0]} px wide in a {width[1]} px window"
-
 
 def _hit(page: Page, testid: str) -> bool:
     """True when a tap at the centre of the element lands on that element."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.e2e.conftest import Server, browser_missing_reason, screenshot_take
+from tests.e2e.conftest import PHONE, Server, browser_missing_reason, screenshot_take
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -19,7 +19,6 @@ if _missing:
 
 pytestmark = pytest.mark.e2e
 
-PHONE = {"width": 390, "height": 844}
 CUT_OFF = """() => [...document.querySelectorAll('main *')]
   .filter(e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.right > innerWidth + 1; })
   .slice(0, 5).map(e => `${e.tagName}.${e.className} ends at ${Math.round(e.getBoundingClientRect().right)}`)"""

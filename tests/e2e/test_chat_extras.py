@@ -1,0 +1,248 @@
+"""More of the chat page in a real browser, at phone (390×844) and laptop (1366×900) size:
+hiding a message from the model, the lorebook picker in the chat drawer, the model's reasoning
+folded while it streams (also when it comes in the middle of the reply), the settings page's
+"Test connection" against the stub's /v1/models, and a conversation with two characters whose
+bubbles each carry their speaker's name and picture. Screenshots go to tests/e2e/screenshots/.
+
+One Daphne server and one Chromium for the module (the `server` fixture skips every test when
+Chromium or Playwright is missing); each test starts its own instance."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import (
+    PHONE,
+    SIZES,
+    Server,
+    instance_new,
+    message_send,
+    no_sideways_scroll,
+    screenshot_take,
+    turn_wait_done,
+)
+from tests.stub_llm import Reply, refused_url
+from tests.test_cards import tiny_png
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+pytestmark = pytest.mark.e2e
+
+
+def _api(page: Page, server: Server, method: str, path: str, body: dict | None = None) -> dict:
+    """The REST API with the browser's own session (and its CSRF token), as the page uses it."""
+    token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    response = page.request.fetch(
+        f"{server.url}/api/v1{path}", method=method,
+        data=json.dumps(body) if body is not None else None,
+        headers={"X-CSRFToken": token, "Content-Type": "application/json"})
+    assert response.ok, response.text()
+    return response.json()
+
+
+def _sent(server: Server) -> str:
+    return json.dumps(server.stub.requests[-1]["messages"], ensure_ascii=False)
+
+
+def _drawer_open(page: Page) -> None:
+    toggle = page.locator("[data-testid=drawer-toggle]")
+    if toggle.is_visible() and toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()
+
+
+@SIZES
+def test_a_hidden_message_stays_dimmed_on_the_page_and_is_not_sent(
+        page: Page, server: Server, size: dict) -> None:
+    page.set_viewport_size(size)
+    instance_id = instance_new(page, server)
+    server.stub.script(Reply("Your secret is safe."), Reply("Cold tea, then."))
+    message_send(page, "My password is swordfish.")
+    turn_wait_done(page)
+    user = page.locator("[data-testid=message][data-role=user]").last
+    hide = user.locator("[data-testid=hide]")
+    box = hide.bounding_box()
+    assert box["width"] >= 24 and box["x"] + box["width"] <= size["width"]
+    hide.click()
+    page.wait_for_selector("[data-testid=message][data-role=user].hidden-from-model")
+    user = page.locator("[data-testid=message][data-role=user]").last
+    assert "swordfish" in user.locator(".text").inner_text()  # still on the page
+    assert user.locator(".tag", has_text="hidden from the model").is_visible()
+    opacity = user.locator(".text").evaluate("el => getComputedStyle(el).opacity")
+    assert float(opacity) < 0.8
+    assert server.session_lines(instance_id)[-2]["hidden"] is True
+    no_sideways_scroll(page)
+    screenshot_take(page, f"40_hidden_message_{size['width']}", full_page=False)
+
+    message_send(page, "Any tea left?")
+    turn_wait_done(page)
+    assert "swordfish" not in _sent(server) and "Your secret is safe." in _sent(server)
+
+    page.locator("[data-testid=message][data-role=user]").first.locator(
+        "[data-testid=hide]").click()
+    page.wait_for_function("() => !document.querySelector('.msg.hidden-from-model')")
+    assert "hidden" not in server.session_lines(instance_id)[-4]
+    assert page.js_errors == []
+
+
+@SIZES
+def test_a_lorebook_picked_in_the_chat_drawer_fires_in_the_next_turn(
+        page: Page, server: Server, size: dict) -> None:
+    page.set_viewport_size(size)
+    instance_id = instance_new(page, server)
+    book = _api(page, server, "POST", "/lorebooks", {
+        "name": f"Comets {size['width']}",
+        "entries": [{"uid": 1, "keys": ["comet"],
+                     "content": "COMET-LORE: the comet returns every 76 years."}]})
+    page.reload()
+    _drawer_open(page)
+    card = page.locator("#lorebooks-card")
+    card.scroll_into_view_if_needed()
+    card.locator("select[name=lorebook_ids]").select_option(book["lorebook_id"])
+    screenshot_take(page, f"41_lorebook_picker_{size['width']}", full_page=False)
+    card.locator("button[type=submit]").click()
+    page.wait_for_url(re.compile(rf"/instances/{instance_id}/"))
+    assert server.instance_state(instance_id)["lorebook_ids"] == [book["lorebook_id"]]
+    selected = page.locator("#lorebooks-card select[name=lorebook_ids] option:checked")
+    assert selected.all_inner_texts() == [f"Comets {size['width']}"]
+
+    server.stub.script(Reply("It will be back."))
+    message_send(page, "Look, a comet over the hills!")
+    turn_wait_done(page)
+    assert "COMET-LORE" in _sent(server)
+    assert page.js_errors == []
+
+
+LEAK_WATCH = """() => {
+  window.__shown = [];
+  const box = document.getElementById('messages');
+  new MutationObserver(() => {
+    for (const t of box.querySelectorAll('.msg.assistant .text')) window.__shown.push(t.textContent);
+  }).observe(box, {childList: true, subtree: true, characterData: true});
+}"""
+
+
+@SIZES
+def test_reasoning_shows_folded_while_the_reply_streams(page: Page, server: Server,
+                                                        size: dict) -> None:
+    page.set_viewport_size(size)
+    instance_new(page, server)
+    reply = "".join(f"Step {n}: the caravan moves on. " for n in range(1, 25))
+    server.stub.script(Reply(reply, chunk_size=4, delay=0.03,
+                             reasoning="Weigh the offer before answering; stay in character."))
+    page.evaluate(LEAK_WATCH)
+    message_send(page, "Do we take the offer?")
+    fold = page.locator("[data-testid=reasoning-live]")
+    fold.wait_for(state="attached")
+    page.wait_for_function(
+        "() => { const f = document.querySelector('[data-testid=reasoning-live]');"
+        " return f && f.textContent.includes('stay in character'); }")
+    assert page.locator("#messages .msg.assistant.pending").count() == 1  # still streaming
+    assert fold.evaluate("el => el.open") is False  # folded
+    assert fold.locator("summary").is_visible()
+    screenshot_take(page, f"42_reasoning_live_{size['width']}", full_page=False)
+    fold.locator("summary").click()
+    assert fold.evaluate("el => el.open") is True
+    turn_wait_done(page)
+    last = page.locator("[data-testid=message][data-role=assistant]").last
+    stored = last.locator("[data-testid=reasoning]")
+    assert stored.evaluate("el => el.open") is False
+    assert "stay in character" in stored.text_content()
+    assert "stay in character" not in last.locator(".text").inner_text()
+    assert not any("stay in character" in text for text in page.evaluate("window.__shown"))
+    assert page.js_errors == []
+
+
+def test_a_think_block_in_the_middle_of_a_reply_never_shows_as_text(page: Page,
+                                                                      server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    instance_id = instance_new(page, server)
+    pieces = ["She listens. ", "<thi", "nk>Is he lying", " about the map?</th", "ink> ",
+              *[f"She nods {n}. " for n in range(1, 30)]]
+    server.stub.script(Reply("", deltas=tuple(("content", p) for p in pieces), delay=0.05))
+    page.evaluate(LEAK_WATCH)
+    message_send(page, "I found the map.")
+    page.wait_for_function(
+        "() => { const f = document.querySelector('[data-testid=reasoning-live]');"
+        " return f && f.textContent.includes('about the map'); }")
+    assert page.locator("#messages .msg.assistant.pending").count() == 1
+    screenshot_take(page, "43_think_mid_reply_390", full_page=False)
+    turn_wait_done(page)
+    shown = page.evaluate("window.__shown")
+    assert shown and not any("lying" in text or "think>" in text for text in shown)
+    line = server.session_lines(instance_id)[-1]
+    assert line["reasoning"] == "Is he lying about the map?"
+    assert line["content"].startswith("She listens. She nods 1.")
+    last = page.locator("[data-testid=message][data-role=assistant]").last
+    assert "lying" in last.locator("[data-testid=reasoning]").text_content()
+    assert page.js_errors == []
+
+
+@SIZES
+def test_test_connection_lists_the_servers_models_to_pick_from(page: Page, server: Server,
+                                                               size: dict) -> None:
+    page.set_viewport_size(size)
+    page.goto(f"{server.url}/settings/")
+    page.fill("input[name='llm.base_url']", refused_url())
+    page.click("[data-testid=llm-test]")
+    error = page.locator("[data-testid=llm-test-error]")
+    error.wait_for()
+    assert "Connection failed" in error.inner_text() and "{" not in error.inner_text()
+
+    page.fill("input[name='llm.base_url']", server.stub.base_url)
+    page.fill("input[name='llm.model']", "")
+    page.click("[data-testid=llm-test]")
+    models = page.locator("[data-testid=llm-test-models]")
+    models.wait_for()
+    assert "1 model" in models.inner_text()
+    page.select_option("[data-testid=llm-model-pick]", "stub-model")
+    assert page.input_value("input[name='llm.model']") == "stub-model"
+    no_sideways_scroll(page)
+    models.scroll_into_view_if_needed()
+    screenshot_take(page, f"44_test_connection_{size['width']}", full_page=False)
+    assert page.js_errors == []
+
+
+@SIZES
+def test_two_characters_each_have_their_name_and_picture_on_their_bubbles(
+        page: Page, server: Server, size: dict) -> None:
+    page.set_viewport_size(size)
+    page.goto(f"{server.url}/")
+    character_id = f"char_bram{size['width']}"
+    _api(page, server, "POST", "/characters", {
+        "character_id": character_id, "name": "Bram", "base_persona": "A gruff smith."})
+    (server.store.character_dir(character_id) / "avatar.png").write_bytes(tiny_png())
+    created = _api(page, server, "POST", "/instances", {
+        "character_ids": ["char_alserqi", character_id], "reply_order": "everyone",
+        "background_id": "bg_wasteland"})
+    instance_id = created["instance_id"]
+    page.goto(f"{server.url}/instances/{instance_id}/")
+    server.stub.script(Reply("Alserqi looks up from the map."), Reply("Bram grunts."))
+    message_send(page, "Good evening, both of you.")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#messages .msg.assistant .who')]"
+        ".some(w => w.textContent.includes('Bram'))")
+    turn_wait_done(page)
+    replies = page.locator("[data-testid=message][data-role=assistant]")
+    bubbles = {replies.nth(i).locator(".text").inner_text(): replies.nth(i)
+               for i in range(replies.count())}
+    alserqi, bram = bubbles["Alserqi looks up from the map."], bubbles["Bram grunts."]
+    alserqi_name = server.store.character_read("char_alserqi")["name"]
+    assert alserqi.locator(".who strong").inner_text() == alserqi_name
+    assert bram.locator(".who strong").inner_text() == "Bram"
+    assert bram.locator("img.avatar").get_attribute("src") == \
+        f"/library/characters/{character_id}/avatar.png"
+    assert bram.locator("img.avatar").evaluate(  # the picture loads (it was a 500 before)
+        "img => img.decode().then(() => img.naturalWidth, () => fetch(img.src).then("
+        "r => `broken: ${r.status}`))") == 1
+    assert alserqi.locator(".avatar.initials").inner_text() == alserqi_name[:1].upper()
+    speakers = [line.get("speaker") for line in server.session_lines(instance_id)
+                if line.get("role") == "assistant"][-2:]
+    assert speakers == ["char_alserqi", character_id]
+    no_sideways_scroll(page)
+    screenshot_take(page, f"45_two_characters_{size['width']}", full_page=False)
+    assert page.js_errors == []
