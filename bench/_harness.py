@@ -32,6 +32,9 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests import cluster  # noqa: E402
 PYTHON = sys.executable
 BENCH_SECRET_KEY = "bench-secret-key-not-for-production-0123456789abcdefghijklmnop"
 USERNAME = "bench"
@@ -92,13 +95,7 @@ def child_start(args: list[str], env: dict[str, str], *, log: Path | None = None
 
 
 def base_env(data_dir: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PERSONALAB_MODEL", "PERSONALAB_GGUF",
-                        "PERSONALAB_CHROMA_URL", "REDIS_URL", "DATABASE_URL")}
-    env.update(PERSONALAB_DATA_DIR=str(data_dir), SECRET_KEY=BENCH_SECRET_KEY,
-               DJANGO_SETTINGS_MODULE="personalab.settings", LOG_LEVEL="WARNING",
-               PYTHONPATH=str(REPO), **extra)
-    return env
+    return cluster.worker_env(data_dir, **{"SECRET_KEY": BENCH_SECRET_KEY, **extra})
 
 
 @dataclass
@@ -136,19 +133,42 @@ class Server:
         return process_rss_mb(self.process.pid)
 
 
-def server_start(data_dir: Path, stub: Stub, *, profile: Path | None = None) -> Server:
+def server_start(data_dir: Path, stub: Stub, *, profile: Path | None = None,
+                 services: dict[str, str] | None = None, wait: bool = True) -> Server:
     """Daphne serving the app, its LLM pointed at the stub; with `profile`, under cProfile
-    (main thread only: the event loop), written when server_stop_profiled() interrupts it."""
+    (main thread only: the event loop), written when server_stop_profiled() interrupts it.
+    `services`: REDIS_URL / DATABASE_URL of a scaled-out set (several workers, one folder)."""
     port = port_free()
     env = base_env(data_dir, OPENAI_BASE_URL=stub.base_url, OPENAI_API_KEY="bench-key",
-                   PERSONALAB_MODEL="stub-model", PERSONALAB_LLM_TIMEOUT="60")
+                   PERSONALAB_MODEL="stub-model", PERSONALAB_LLM_TIMEOUT="60", **(services or {}))
     args = [str(Path(PYTHON).parent / "daphne"), "-b", "127.0.0.1", "-p", str(port),
             "personalab.asgi:application"]
     if profile:
         args = [PYTHON, "-m", "cProfile", "-o", str(profile), *args]
-    process = child_start(args, env, log=data_dir / "daphne.log")
-    port_wait(port, process)
+    process = child_start(args, env, log=data_dir / f"daphne-{port}.log")
+    if wait:
+        port_wait(port, process)
     return Server(process, port)
+
+
+@contextlib.contextmanager
+def services_start(data_dir: Path) -> Iterator[dict[str, str]]:
+    """redis-server and a throwaway PostgreSQL cluster for several workers; yields the
+    environment entries that point a worker at them."""
+    from tests.redis_server import RedisServer
+
+    reason = cluster.missing_reason()
+    if reason:
+        raise SystemExit(f"--workers needs Redis and PostgreSQL: {reason}")
+    redis, postgres = RedisServer(data_dir.parent), cluster.PostgresServer()
+    try:
+        redis.start()
+        postgres.start()
+        yield {"REDIS_URL": redis.url, "DATABASE_URL": postgres.url}
+    finally:
+        children_kill()  # the workers first: they hold connections to both
+        redis.stop()
+        postgres.remove()
 
 
 def server_stop_profiled(server: Server) -> None:
@@ -218,17 +238,12 @@ class AppSetup:
     instance_ids: list[str] = field(default_factory=list)
 
 
-def app_setup(data_dir: Path, *, instances: int, memory_indexing: bool = False) -> AppSetup:
+def app_setup(data_dir: Path, *, instances: int, memory_indexing: bool = False,
+              env: dict[str, str] | None = None) -> AppSetup:
     """migrate, then (in a subprocess with the same data folder) a user, a logged-in session,
     a character, a background and `instances` instances, all through the app's own code."""
-    env = base_env(data_dir)
-    subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO, env=env,
-                   check=True)
-    args = [PYTHON, str(REPO / "bench" / "_harness.py"), "setup", "--instances", str(instances)]
-    if memory_indexing:
-        args.append("--memory-indexing")
-    done = subprocess.run(args, cwd=REPO, env=env, check=True, capture_output=True, text=True)
-    payload = json.loads(done.stdout.strip().splitlines()[-1])
+    payload = cluster.app_setup(env or base_env(data_dir), instances=instances,
+                                memory_indexing=memory_indexing)
     return AppSetup(session_key=payload["session_key"], instance_ids=payload["instance_ids"])
 
 
@@ -239,6 +254,7 @@ def _setup_main(args: argparse.Namespace) -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
+    from chat.models import ApiToken
     from chat.services import instance_create
     from library.services import background_save, character_save
     from personalab.storage import get_store
@@ -257,7 +273,8 @@ def _setup_main(args: argparse.Namespace) -> None:
            for _ in range(args.instances)]
     client = Client()
     client.force_login(user)
-    print(json.dumps({"session_key": client.cookies["sessionid"].value, "instance_ids": ids}))
+    print(json.dumps({"session_key": client.cookies["sessionid"].value, "instance_ids": ids,
+                      "api_token": ApiToken.issue(user)}))
 
 
 # --- the stub LLM ------------------------------------------------------------------------

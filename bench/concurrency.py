@@ -2,7 +2,11 @@
 same time with a per-token delay.
 
     .venv/bin/python bench/concurrency.py [--quick] [--clients 200] [--tokens 100] [--delay 0.02]
-                                          [--memory-indexing]
+                                          [--memory-indexing] [--workers N]
+
+With --workers N the app runs scaled out (docs/deploy.md): N Daphne workers sharing one data
+folder, a redis-server (channel layer and instance locks) and a PostgreSQL cluster, all started
+here; client i talks to worker i mod N. Without it: one Daphne on SQLite, in-memory layer, flock.
 
 Method. The stub (a subprocess) sends piece i of a reply as the text "i@T " where T is its
 time.monotonic_ns() taken right before the write (the stub sleeps --delay before each piece).
@@ -12,13 +16,15 @@ server, session-file write, Channels, Daphne, WebSocket) and the client's own ev
 The client reads all N sockets in one asyncio process, so its own lag is included (an upper bound
 on what the app adds). Tokens lost: the pieces 0..n-1 each client should have received, minus the
 ones it did (in order, no duplicates), plus any difference between the received text and the
-assistant line in the session file. Peak memory: RSS of the Daphne process, sampled every 50 ms.
+assistant line in the session file. Peak memory: RSS of the largest Daphne process, sampled every
+50 ms.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import pstats
 import sys
@@ -39,10 +45,10 @@ async def client_run(server: h.Server, session_key: str, instance_id: str,
         return await h.ws_turn(ws, "大家一起出发吧。", timeout=timeout)
 
 
-async def clients_run(server: h.Server, setup: h.AppSetup, timeout: float) -> list[Any]:
+async def clients_run(servers: list[h.Server], setup: h.AppSetup, timeout: float) -> list[Any]:
     ready = asyncio.Barrier(len(setup.instance_ids))
-    tasks = [client_run(server, setup.session_key, instance_id, ready, timeout)
-             for instance_id in setup.instance_ids]
+    tasks = [client_run(servers[n % len(servers)], setup.session_key, instance_id, ready, timeout)
+             for n, instance_id in enumerate(setup.instance_ids)]
     return await asyncio.gather(*tasks, return_exceptions=True)
 
 
@@ -95,30 +101,42 @@ def main() -> None:
                         help="run Daphne under cProfile and print its top functions")
     parser.add_argument("--memory-indexing", action="store_true",
                         help="let the server embed finished turns (recall on); off by default")
+    parser.add_argument("--workers", type=int, default=0,
+                        help="N Daphne workers with Redis and PostgreSQL (docs/deploy.md)")
     args = parser.parse_args()
     clients = args.clients or (20 if args.quick else 200)
-    print(f"machine: {h.machine_describe()}")
+    print(f"machine: {h.machine_describe()}; load average {os.getloadavg()[0]:.2f} at the start")
     print(f"{clients} clients on {clients} instances, {args.tokens} pieces each, "
-          f"{args.delay * 1000:g} ms apart (an ideal stream lasts {args.tokens * args.delay:.1f} s)")
-    cpu: dict[str, float] = {}
-    with h.data_dir_temp() as data_dir:
+          f"{args.delay * 1000:g} ms apart (an ideal stream lasts {args.tokens * args.delay:.1f} s)"
+          + (f"; {args.workers} workers + Redis + PostgreSQL" if args.workers else
+             "; one Daphne, SQLite, in-memory layer"))
+    with h.data_dir_temp() as data_dir, \
+            (h.services_start(data_dir) if args.workers else contextlib.nullcontext({})) as services:
         started = time.perf_counter()
-        setup = h.app_setup(data_dir, instances=clients, memory_indexing=args.memory_indexing)
+        setup = h.app_setup(data_dir, instances=clients, memory_indexing=args.memory_indexing,
+                            env=h.base_env(data_dir, **services) if services else None)
         print(f"setup: {clients} instances in {time.perf_counter() - started:.1f} s", flush=True)
         stub = h.stub_start(tokens=args.tokens, delay=args.delay, stamp=True, data_dir=data_dir)
-        server = h.server_start(data_dir, stub, profile=args.profile_server)
-        baseline = server.rss_mb()
-        cpu_before = {name: h.process_cpu_seconds(pid) for name, pid in
-                      (("daphne", server.process.pid), ("stub", stub.process.pid), ("client", os.getpid()))}
-        with h.RssSampler(server.process.pid) as sampler:
+        servers = [h.server_start(data_dir, stub, profile=args.profile_server, services=services,
+                                  wait=False) for _ in range(max(1, args.workers))]
+        for server in servers:
+            h.port_wait(server.port, server.process)
+        pids = {"stub": stub.process.pid, "client": os.getpid()}
+        pids.update({f"daphne{n + 1}": server.process.pid for n, server in enumerate(servers)})
+        cpu_before = {name: h.process_cpu_seconds(pid) for name, pid in pids.items()}
+        baseline = max(server.rss_mb() for server in servers)
+        samplers = [h.RssSampler(server.process.pid) for server in servers]
+        with contextlib.ExitStack() as sampling:
+            for sampler in samplers:
+                sampling.enter_context(sampler)
             started = time.perf_counter()
-            results = asyncio.run(clients_run(server, setup, args.timeout))
+            results = asyncio.run(clients_run(servers, setup, args.timeout))
             wall = time.perf_counter() - started
-        cpu = {name: h.process_cpu_seconds(pid) - cpu_before[name] for name, pid in
-               (("daphne", server.process.pid), ("stub", stub.process.pid), ("client", os.getpid()))}
+        cpu = {name: h.process_cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
+        peak_mb = max(sampler.peak_mb for sampler in samplers)
         delays, lost, failed, problems = results_check(results, setup, data_dir, args.tokens)
         if args.profile_server:
-            h.server_stop_profiled(server)
+            h.server_stop_profiled(servers[0])
             stats = pstats.Stats(str(args.profile_server)).strip_dirs()
             stats.sort_stats("tottime").print_stats(25)
             stats.sort_stats("cumulative").print_stats(30)
@@ -140,9 +158,10 @@ def main() -> None:
     print("CPU seconds during the run: " + ", ".join(f"{k} {v:.1f}" for k, v in cpu.items())
           + f" (wall {wall:.1f} s, {os.cpu_count()} cores)")
     print(f"tokens lost: {lost}; failed turns (error event): {failed}" + (f"; {len(problems)} problems, first: {problems[:4]}" if problems else ""))
-    print(f"daphne RSS: {baseline:.0f} MB idle, peak {sampler.peak_mb:.0f} MB")
-    print(f"concurrency clients={clients} p50_ms={p50:.1f} p95_ms={p95:.1f} lost={lost} "
-          f"failed={failed} peak_rss_mb={sampler.peak_mb:.0f}")
+    print(f"daphne RSS (largest worker): {baseline:.0f} MB idle, peak {peak_mb:.0f} MB")
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+    print(f"concurrency clients={clients} workers={args.workers or 1} p50_ms={p50:.1f} "
+          f"p95_ms={p95:.1f} lost={lost} failed={failed} peak_rss_mb={peak_mb:.0f}")
 
 
 if __name__ == "__main__":

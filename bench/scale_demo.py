@@ -14,53 +14,15 @@ import argparse
 import asyncio
 import itertools
 import os
-import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
-PG_BIN = Path("/usr/lib/postgresql/15/bin")
+sys.path.insert(0, str(ROOT))
 
-
-def wait_port(port: int, what: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.2)
-    raise SystemExit(f"{what} did not listen on 127.0.0.1:{port} within {timeout:.0f} s")
-
-
-def as_postgres(args: list[str]) -> list[str]:
-    return ["runuser", "-u", "postgres", "--", *args] if os.geteuid() == 0 else args
-
-
-def postgres_start(state: Path, port: int) -> str:
-    folder = state / "pg"
-    if not (folder / "PG_VERSION").exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        if os.geteuid() == 0:
-            shutil.chown(folder, "postgres", "postgres")
-        subprocess.run(as_postgres([str(PG_BIN / "initdb"), "-D", str(folder), "--auth=trust",
-                                    "-U", "postgres"]), check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(folder), "-l",
-                                str(folder / "log"), "-w", "start",
-                                "-o", f"-p {port} -k {folder} -c listen_addresses=127.0.0.1"]),
-                   check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(as_postgres([str(PG_BIN / "createdb"), "-h", "127.0.0.1", "-p", str(port),
-                                "-U", "postgres", "personalab"]), stderr=subprocess.DEVNULL)
-    return f"postgresql://postgres@127.0.0.1:{port}/personalab"
-
-
-def postgres_stop(state: Path) -> None:
-    subprocess.run(as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(state / "pg"), "-m", "fast",
-                                "stop"]), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+from tests.cluster import BIN, PostgresServer, port_wait  # noqa: E402
 
 
 async def proxy(port: int, backends: list[int]) -> None:
@@ -107,16 +69,18 @@ def main() -> None:
     (state / "data").mkdir(exist_ok=True)
     redis_port, pg_port, chroma_port = args.port + 379, args.port + 432, args.port + 10
     children: list[subprocess.Popen] = []
+    postgres = PostgresServer(state, pg_port)
     try:
         children.append(subprocess.Popen(
             ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--dir", str(state),
              "--appendonly", "yes"], stdout=subprocess.DEVNULL))
-        wait_port(redis_port, "redis-server")
-        database_url = postgres_start(state, pg_port)
+        port_wait(redis_port, "redis-server")
+        postgres.start()
+        database_url = postgres.url
         children.append(subprocess.Popen(
             [str(BIN / "chroma"), "run", "--path", str(state / "chroma"), "--host", "127.0.0.1",
              "--port", str(chroma_port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        wait_port(chroma_port, "chroma")
+        port_wait(chroma_port, "chroma")
         env = {**os.environ, "PERSONALAB_DATA_DIR": str(state / "data"),
                "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0", "DATABASE_URL": database_url,
                "PERSONALAB_CHROMA_URL": f"http://127.0.0.1:{chroma_port}",
@@ -130,7 +94,7 @@ def main() -> None:
                 [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port),
                  "personalab.asgi:application"], cwd=ROOT, env=env))
         for port in backends:
-            wait_port(port, "daphne")
+            port_wait(port, "daphne")
         print(f"PersonaLab: http://127.0.0.1:{args.port}/ → {args.workers} workers {backends}; "
               f"Redis :{redis_port}, PostgreSQL :{pg_port}, Chroma :{chroma_port}; "
               f"state in {state}. Ctrl-C stops it all.", flush=True)
@@ -145,7 +109,7 @@ def main() -> None:
                 child.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 child.kill()
-        postgres_stop(state)
+        postgres.stop()
 
 
 if __name__ == "__main__":

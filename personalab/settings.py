@@ -126,9 +126,17 @@ CHANNEL_CAPACITY = 1000
 def redis_channel_layer(url: str) -> dict:
     """channels-redis blocks 5 s per receive (BZPOPMIN); redis-py 8's own 5 s socket read
     timeout fires first and closes every idle WebSocket with 1011. The read timeout must
-    outlast the blocking receive; keepalive and health checks find a dead peer instead."""
+    outlast the blocking receive; keepalive and health checks find a dead peer instead.
+    A connection pooled before a Redis restart fails on its next use; one retry on a fresh
+    connection lets new tabs follow again without restarting the worker."""
+    from redis.asyncio.retry import Retry
+    from redis.backoff import ExponentialBackoff
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
     host = {"address": url, "socket_timeout": 30, "socket_connect_timeout": 5,
-            "socket_keepalive": True, "health_check_interval": 30}
+            "socket_keepalive": True, "health_check_interval": 30,
+            "retry": Retry(ExponentialBackoff(cap=1.0, base=0.1), 2),
+            "retry_on_error": [RedisConnectionError]}
     return {"BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {"hosts": [host], "capacity": CHANNEL_CAPACITY}}
 
