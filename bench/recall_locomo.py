@@ -29,7 +29,7 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -187,8 +187,10 @@ def conversation_run(path: Path, workdir: Path, *, speakers: bool, ks: list[int]
     id_to_dia: dict[str, str] = {}
     plain_documents: list[tuple[str, str]] = []
     turn_count = 0
+    last_day = ""
     started = time.perf_counter()
     for session_id, lines, id_map in conversation_sessions(conversation, speakers=speakers):
+        last_day = max([last_day, *(line["timestamp"][:10] for line in lines)])
         index.add_turns(instance_id=instance_id, character_id="char_bench", background_id=None,
                         session_id=session_id, turns=lines)
         id_to_dia.update(id_map)
@@ -197,13 +199,16 @@ def conversation_run(path: Path, workdir: Path, *, speakers: bool, ks: list[int]
         turn_count += len(lines)
     embed_seconds = time.perf_counter() - started
     top = max(ks)
+    # The questions are asked after the conversation: "last week" counts from its last session.
+    now = date.fromisoformat(last_day) if last_day else None
     questions, query_seconds = [], []
     for qa in data["qa"]:
         evidence = set(qa.get("evidence") or [])
         if qa.get("category") not in QUESTION_CATEGORIES or not evidence:
             continue
         started = time.perf_counter()
-        result = query_user_history(qa["question"], instance_id, index=index, force=True, k=top)
+        result = query_user_history(qa["question"], instance_id, index=index, force=True, k=top,
+                                    now=now)
         query_seconds.append(time.perf_counter() - started)
         if result.warning:
             raise SystemExit(f"recall failed: {result.warning}")
@@ -280,6 +285,10 @@ def main() -> None:
                         help="try another weight of the dense score in the fusion (0-1)")
     parser.add_argument("--context-weight", type=float, default=None,
                         help="try another weight of the lines before a turn in BM25")
+    parser.add_argument("--date-bonus", type=float, default=None,
+                        help="try another preference for lines from the time a question names")
+    parser.add_argument("--speaker-bonus", type=float, default=None,
+                        help="try another preference for lines of the speaker a question names")
     parser.add_argument("--without-speaker-names", action="store_true",
                         help="store lines without the speaker's name (only role user/assistant)")
     args = parser.parse_args()
@@ -290,7 +299,12 @@ def main() -> None:
         rag.DENSE_WEIGHT = args.dense_weight
     if args.context_weight is not None:
         keywords.CONTEXT_WEIGHT = args.context_weight
-    print(f"fusion: dense weight {rag.DENSE_WEIGHT}, context weight {keywords.CONTEXT_WEIGHT}")
+    if args.date_bonus is not None:
+        rag.DATE_BONUS = args.date_bonus
+    if args.speaker_bonus is not None:
+        rag.SPEAKER_BONUS = args.speaker_bonus
+    print(f"fusion: dense weight {rag.DENSE_WEIGHT}, context weight {keywords.CONTEXT_WEIGHT}, "
+          f"date bonus {rag.DATE_BONUS}, speaker bonus {rag.SPEAKER_BONUS}")
     results = []
     for folder in folders:
         print(f"{folder.name}:", flush=True)

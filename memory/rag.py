@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
 from typing import Any
 
 import numpy as np
 
+from memory.focus import (QuestionFocus, TimeWindow, focus_read, speakers_named,
+                          timestamp_day)
 from memory.index import Hit, MemoryIndex
 from memory.queries import (TRIGGERS_EN, TRIGGERS_ZH, condition_split, query_extract,
                             question_focus, questions_split)
@@ -30,6 +33,12 @@ DEEP_TRIGGERS_ALONE = ["详细过程", "具体经过", "详细经过", "in detai
 
 DENSE_WEIGHT = 0.35  # measured on the three dev sets (README, Recall)
 DENSE_CANDIDATES_MIN = 50
+# Preferences added to the fused score (which lies in 0..1) of a line from the time the question
+# names and of a line by the speaker it names (memory/focus.py).
+DATE_BONUS = 0.2
+SPEAKER_BONUS = 0.1
+# With a time window, this many times the dense candidates are read and those in the window kept.
+WINDOW_WIDENING = 4
 WARNING_RECALL_UNAVAILABLE = "记忆检索暂不可用，本轮回复不含历史回忆"
 SHALLOW_COLLECTIONS = ("summaries", "turns")
 DEEP_COLLECTIONS = ("plots", "turns")
@@ -97,28 +106,76 @@ def _min_max(scores: dict[Key, float], floor: float | None = None) -> dict[Key, 
 
 
 def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, *,
-                  where: dict[str, Any], k: int) -> list[Hit]:
+                  where: dict[str, Any], k: int, focus: QuestionFocus | None = None) -> list[Hit]:
     """Dense candidates from Chroma and BM25 over every matching document of the collections,
     each min-max normalised, then averaged (a convex combination; it keeps how far ahead a
     document is, which rank fusion throws away). Documents the dense search did not return
-    count as its lowest returned similarity."""
-    candidates = max(DENSE_CANDIDATES_MIN, 5 * k)
-    embedding = index.query_embed(query)
-    dense: dict[Key, float] = {}
-    pool: dict[Key, Hit] = {}
-    for name in collections:
-        for hit in index.search(name, query, where=where, n_results=candidates,
-                                query_embedding=embedding):
-            dense[_hit_key(hit)] = hit.score
-            pool[_hit_key(hit)] = hit
+    count as its lowest returned similarity. `focus` adds the question's preferences for a
+    time and for speakers."""
+    pool, dense = _dense_candidates(index, collections, query, where=where, k=k, focus=focus)
     keyword = keyword_search(index, collections, query, where=where, k=k, also=list(pool))
     dense_norm = _min_max(dense)
     keyword_norm = _min_max(keyword, floor=0.0)
     fused = {key: DENSE_WEIGHT * dense_norm.get(key, 0.0)
              + (1 - DENSE_WEIGHT) * keyword_norm.get(key, 0.0) for key in {**pool, **keyword}}
+    named = speakers_named(focus.words, _speakers(pool.values())) if focus is not None else set()
+    if focus is not None and (focus.window or named):
+        pool.update(_hits_fetch(index, [key for key in fused if key not in pool]))
+        fused = focus_prefer(fused, pool, window=focus.window, speakers=named)
     order = sorted(fused, key=lambda key: (-fused[key], key))[:k]
     pool.update(_hits_fetch(index, [key for key in order if key not in pool]))
     return [_with_score(pool[key], fused[key]) for key in order if key in pool]
+
+
+def _dense_candidates(index: MemoryIndex, collections: tuple[str, ...], query: str, *,
+                      where: dict[str, Any], k: int, focus: QuestionFocus | None
+                      ) -> tuple[dict[Key, Hit], dict[Key, float]]:
+    """The dense search's best documents; with a time window, also the window's documents
+    among a wider set (their words may rank them below the first candidates)."""
+    candidates = max(DENSE_CANDIDATES_MIN, 5 * k)
+    window = focus.window if focus is not None else None
+    embedding = index.query_embed(query)
+    dense: dict[Key, float] = {}
+    pool: dict[Key, Hit] = {}
+    for name in collections:
+        hits = index.search(name, query, where=where, query_embedding=embedding,
+                            n_results=candidates * (WINDOW_WIDENING if window else 1))
+        for rank, hit in enumerate(hits):
+            if rank < candidates or _hit_in_window(hit, window):
+                dense[_hit_key(hit)] = hit.score
+                pool[_hit_key(hit)] = hit
+    return pool, dense
+
+
+def focus_prefer(fused: dict[Key, float], hits: dict[Key, Hit], *, window: TimeWindow | None,
+                 speakers: set[str]) -> dict[Key, float]:
+    """Fused scores with the question's preferences added: lines of the time it names, lines
+    of the speakers it names."""
+    preferred = {}
+    for key, score in fused.items():
+        hit = hits.get(key)
+        if hit is not None and _hit_in_window(hit, window):
+            score += DATE_BONUS
+        if hit is not None and speakers and _speaker_name(hit) in speakers:
+            score += SPEAKER_BONUS
+        preferred[key] = score
+    return preferred
+
+
+def _speakers(hits: Iterable[Hit]) -> set[str]:
+    return {_speaker_name(hit) for hit in hits} - {""}
+
+
+def _speaker_name(hit: Hit) -> str:
+    """A group line's `speaker` is a character id; its `name` is what a question uses."""
+    return str(hit.metadata.get("name") or hit.metadata.get("speaker") or "")
+
+
+def _hit_in_window(hit: Hit, window: TimeWindow | None) -> bool:
+    if window is None or hit.collection != "turns":
+        return False
+    day = timestamp_day(str(hit.metadata.get("timestamp") or ""))
+    return day is not None and window.holds(day)
 
 
 def keyword_search(index: MemoryIndex, collections: tuple[str, ...], query: str, *,
@@ -172,11 +229,13 @@ def recall_warning(exc: BaseException) -> dict[str, Any]:
 
 def query_user_history(user_input: str, instance_id: str, *, index: MemoryIndex,
                        force: bool = False, k: int = 10,
-                       related_instance_ids: list[str] | None = None) -> RecallResult:
+                       related_instance_ids: list[str] | None = None,
+                       now: date | None = None) -> RecallResult:
     """Everyday recall (flow 2.5): search only when the player refers to the past (or `force`);
     shallow -> summaries + turns, deep -> plot material + turns; this instance and the
     `related_instance_ids` the caller took from the owner's files (the speaker's other
-    conversations), nothing else.
+    conversations), nothing else. `now` is the day the question is asked ("last week" counts
+    from it; default today, UTC).
     Never raises: an unavailable index gives no hits and a warning."""
     mode = recall_mode(user_input)
     if mode is None and not force:
@@ -185,12 +244,13 @@ def query_user_history(user_input: str, instance_id: str, *, index: MemoryIndex,
     parts = questions_split(question_focus(user_input))
     query = " / ".join(query_extract(part) for part in parts)
     collections = DEEP_COLLECTIONS if mode == "deep" else SHALLOW_COLLECTIONS
+    focus = focus_read(user_input, now=now or datetime.now(timezone.utc).date())
 
     scope = list(dict.fromkeys([instance_id, *(related_instance_ids or [])]))
     where = {"instance_id": instance_id if len(scope) == 1 else {"$in": scope}}
 
     def search(text: str) -> list[Hit]:
-        return hybrid_search(index, collections, text, where=where, k=k)
+        return hybrid_search(index, collections, text, where=where, k=k, focus=focus)
 
     try:
         rankings = [part_search(part, search) for part in parts]

@@ -1,0 +1,116 @@
+"""When and whom a recall question asks about (memory/focus.py), and what that does to recall
+through the real index."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from memory.focus import TimeWindow, speakers_named, time_window
+from memory.index import MemoryIndex
+from memory.rag import query_user_history
+
+NOW = date(2024, 1, 20)  # a Saturday
+
+
+@pytest.mark.parametrize("question, window", [
+    ("What painting did Melanie show on October 13, 2023?",
+     TimeWindow(date(2023, 10, 13), date(2023, 10, 20))),
+    ("What happened on the 17th of January, 2024 with a stray cat?",
+     TimeWindow(date(2024, 1, 17), date(2024, 1, 24))),
+    ("What book did Fahim start to read on 02.01.2024?",
+     TimeWindow(date(2024, 1, 2), date(2024, 1, 9))),
+    ("Did Vanessa take the test before December 23rd, 2023?",
+     TimeWindow(date(2023, 12, 9), date(2023, 12, 23))),
+    ("What did Maria donate in December 2023?", TimeWindow(date(2023, 12, 1), date(2024, 1, 7))),
+    ("When did Melanie go camping in June?", TimeWindow(month=6)),
+    ("How many times has Melanie gone to the beach in 2023?",
+     TimeWindow(date(2023, 1, 1), date(2024, 1, 7))),
+    ("What did you cook yesterday?", TimeWindow(date(2024, 1, 19), date(2024, 1, 19))),
+    ("Where did we go last week?", TimeWindow(date(2024, 1, 8), date(2024, 1, 21))),
+    ("What did I buy last month?", TimeWindow(date(2023, 12, 1), date(2024, 1, 7))),
+    ("你还记得我们上个月去了哪里吗？", TimeWindow(date(2023, 12, 1), date(2024, 1, 7))),
+    ("我三天前跟你说了什么？", TimeWindow(date(2024, 1, 16), date(2024, 1, 18))),
+    ("2023年5月我们聊过什么？", TimeWindow(date(2023, 5, 1), date(2023, 6, 7))),
+    ("我5月去了哪里？", TimeWindow(month=5)),
+])
+def test_a_time_expression_becomes_a_window_of_dates(question, window):
+    assert time_window(question, now=NOW) == window
+
+
+@pytest.mark.parametrize("question", [
+    "When did Muhhamed mention reading 11/22/63 by Stephen King?",  # a title, not a date
+    "Did Fahim like 2666 by Roberto Bolano?",
+    "那个生日是06月05日的人，单位名称是什么？",  # a birthday, not when it was said
+    "What may happen to the garden?",
+])
+def test_words_that_only_look_like_dates_give_no_window(question):
+    assert time_window(question, now=NOW) is None
+
+
+def test_relative_time_needs_the_day_the_question_is_asked():
+    assert time_window("What did you cook yesterday?", now=None) is None
+
+
+def test_speakers_are_named_by_part_of_their_name_or_a_close_spelling():
+    speakers = {"Fahim Khan", "Muhhamed"}
+    assert speakers_named(("What", "Muhammad"), speakers) == {"Muhhamed"}
+    assert speakers_named(("Fahim",), speakers) == {"Fahim Khan"}
+    assert speakers_named(("Mel",), {"Melanie", "Caroline"}) == {"Melanie"}
+
+
+def test_a_question_naming_every_speaker_or_none_prefers_nobody():
+    assert speakers_named(("Caroline", "Melanie"), {"Melanie", "Caroline"}) == set()
+    assert speakers_named(("What", "Paris"), {"Melanie", "Caroline"}) == set()
+
+
+def _line(turn: int, role: str, speaker: str, text: str, day: str) -> dict:
+    return {"role": role, "content": text, "turn": turn, "speaker": speaker,
+            "timestamp": f"{day}T10:00:00Z"}
+
+
+@pytest.fixture(scope="module")
+def chats(tmp_path_factory):
+    """Two friends' chats over a year: the same things come up in several months."""
+    index = MemoryIndex(chroma_path=tmp_path_factory.mktemp("chroma"))
+    sessions = {  # (speaker of the user line, its text), (speaker of the reply, its text)
+        "sess_001": ("2023-03-04", [
+            ("Maria", "John, I painted sunsets!"),
+            ("John", "I donated a box of books to the shelter today.")]),
+        "sess_002": ("2023-07-15", [
+            ("Maria", "We donated food to the shelter after the picnic."),
+            ("John", "That's kind. I went hiking in the hills.")]),
+        "sess_003": ("2023-12-09", [
+            ("Maria", "Yesterday I donated winter coats to the shelter."),
+            ("John", "Nice! I painted a small horse, just a sketch.")]),
+    }
+    for session_id, (day, lines) in sessions.items():
+        filler = [_line(n, role, speaker, f"Small talk number {n} about the weather and work.", day)
+                  for n in range(1, 6) for role, speaker in (("user", "Maria"), ("assistant", "John"))]
+        said = [_line(6, "user", lines[0][0], lines[0][1], day),
+                _line(6, "assistant", lines[1][0], lines[1][1], day)]
+        index.add_turns(instance_id="inst_f", character_id="c", background_id=None,
+                        session_id=session_id, turns=filler + said)
+    return index
+
+
+def _first(index, question: str) -> str:
+    result = query_user_history(question, "inst_f", index=index, force=True, k=3, now=NOW)
+    return result.hits[0].text
+
+
+def test_a_question_about_a_month_recalls_that_month_first(chats):
+    assert _first(chats, "What did Maria donate to the shelter in December 2023?") == \
+        "Yesterday I donated winter coats to the shelter."
+    assert _first(chats, "What did Maria donate to the shelter in July?") == \
+        "We donated food to the shelter after the picnic."
+
+
+def test_a_question_about_last_month_counts_from_the_day_it_is_asked(chats):
+    assert _first(chats, "What did Maria donate to the shelter last month?") == \
+        "Yesterday I donated winter coats to the shelter."
+
+
+def test_a_question_naming_a_speaker_prefers_their_lines(chats):
+    assert _first(chats, "What did John paint?") == "Nice! I painted a small horse, just a sketch."
