@@ -106,7 +106,8 @@ TEMPLATES = [
 
 DATABASES = {
     "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL", f"sqlite:///{PERSONALAB_DATA_DIR / 'index.sqlite3'}"),
+        # An empty DATABASE_URL (as `export DATABASE_URL=` leaves it) means the default too.
+        os.environ.get("DATABASE_URL") or f"sqlite:///{PERSONALAB_DATA_DIR / 'index.sqlite3'}",
         conn_max_age=0,
     )
 }

@@ -45,12 +45,16 @@ def test_chat_without_a_query_names_the_query_field(client, alice, instance, sto
             if line.get("role") == "user"] == []
 
 
-def test_migrate_creates_a_new_data_folder(tmp_path):
+@pytest.mark.parametrize("database_url", [None, ""], ids=["unset", "empty"])
+def test_migrate_creates_a_new_data_folder(tmp_path, database_url):
+    """`export DATABASE_URL=` (empty) means the default sqlite index too, not a traceback."""
     data = tmp_path / "fresh" / "data"
     env = {**os.environ, "PERSONALAB_DATA_DIR": str(data),
            "PERSONALAB_SECRET_FILE": str(tmp_path / "secret"),
            "DJANGO_SETTINGS_MODULE": "personalab.settings"}
     env.pop("DATABASE_URL", None)
+    if database_url is not None:
+        env["DATABASE_URL"] = database_url
     done = subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr[-2000:]
