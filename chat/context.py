@@ -253,7 +253,7 @@ def _recall(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
         "mode": result.mode,
         "query": result.query,
         "hits": [{**_recalled_line(h), "source": h.source, "score": round(float(h.score), 4),
-                  "neighbour": _recalled_line(neighbours[h.id]) if h.id in neighbours else None}
+                  "neighbour": _recalled_line(neighbours[h.key]) if h.key in neighbours else None}
                  for h in result.hits],
         "warning": result.warning,
     }

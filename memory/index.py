@@ -37,6 +37,12 @@ class Hit:
     metadata: dict[str, Any] = field(default_factory=dict)
     source: str = ""
 
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """What names a document across instances: the seed's ids (`turn_sess_001_1_user`)
+        repeat in every instance, so a search over several conversations must not merge by id."""
+        return self.collection, str(self.metadata.get("instance_id", "")), self.id
+
 
 def default_chroma_path() -> Path:
     return Path(os.environ.get("PERSONALAB_DATA_DIR", "data")) / "event_library" / "chroma_db"

@@ -211,7 +211,7 @@ def _hits_fetch(index: MemoryIndex, keys: list[Key]) -> dict[Key, Hit]:
 
 
 def _hit_key(hit: Hit) -> Key:
-    return hit.collection, str(hit.metadata.get("instance_id", "")), hit.id
+    return hit.key
 
 
 def _with_score(hit: Hit, score: float) -> Hit:
@@ -286,11 +286,11 @@ def bridge_words(line: str, condition: str) -> str:
 def rankings_interleave(rankings: list[list[Hit]], k: int) -> list[Hit]:
     """One ranking from the rankings of a question's parts: their first hits, then their
     second hits, ..., each document once. Every part keeps a fair share of the top k."""
-    merged: dict[tuple[str, str], Hit] = {}
+    merged: dict[Key, Hit] = {}
     for rank in range(max((len(r) for r in rankings), default=0)):
         for ranking in rankings:
             if rank < len(ranking):
-                merged.setdefault((ranking[rank].collection, ranking[rank].id), ranking[rank])
+                merged.setdefault(ranking[rank].key, ranking[rank])
     return list(merged.values())[:k]
 
 
@@ -318,18 +318,18 @@ def fallback_search(query: str, *, instance_id: str, reference_instance_ids: lis
     return current, reference
 
 
-def neighbours_fetch(index: MemoryIndex, hits: list[Hit]) -> dict[str, Hit]:
+def neighbours_fetch(index: MemoryIndex, hits: list[Hit]) -> dict[Key, Hit]:
     """The line before each recalled turn (the question a reply answers, or the reply a line
-    answers), keyed by the recalled turn's id; lines already recalled are not fetched again.
-    Never raises: without neighbours the recalled lines still stand on their own."""
-    recalled = {hit.id for hit in hits}
-    wanted: dict[tuple[str, str], dict[str, str]] = {}
+    answers), keyed by the recalled turn's key (Hit.key); lines already recalled are not
+    fetched again. Never raises: without neighbours the recalled lines still stand on their own."""
+    recalled = {hit.key for hit in hits}
+    wanted: dict[tuple[str, str], dict[str, Key]] = {}
     for hit in hits:
         before = _line_before_id(hit)
-        if before and before not in recalled:
-            instance_id = str(hit.metadata.get("instance_id", ""))
-            wanted.setdefault(("turns", instance_id), {})[before] = hit.id
-    found: dict[str, Hit] = {}
+        instance_id = str(hit.metadata.get("instance_id", ""))
+        if before and ("turns", instance_id, before) not in recalled:
+            wanted.setdefault(("turns", instance_id), {})[before] = hit.key
+    found: dict[Key, Hit] = {}
     try:
         for (collection, instance_id), ids in wanted.items():
             for neighbour in index.hits_get(collection, instance_id, list(ids)):

@@ -73,6 +73,17 @@ def test_rankings_interleave_gives_every_part_a_fair_share_once():
     assert merged == ["a1", "shared", "a2", "b2", "b3"]
 
 
+def test_the_same_seed_id_in_two_conversations_is_two_documents():
+    """Session ids restart per instance, so `turn_sess_001_1_user` names a line in each of a
+    character's conversations; recall over several of them keeps both (it kept one, at random)."""
+    group = Hit(id="turn_sess_001_1_user", collection="turns", text="你还记得吗？", score=1.0,
+                metadata={"instance_id": "inst_001"})
+    alone = Hit(id="turn_sess_001_1_user", collection="turns", text="密码是 4711", score=0.9,
+                metadata={"instance_id": "inst_002"})
+    merged = rankings_interleave([[group], [alone]], 5)
+    assert [hit.text for hit in merged] == ["你还记得吗？", "密码是 4711"]
+
+
 def _lines(*texts: str) -> list[dict]:
     return [{"role": "user", "content": text, "turn": number, "timestamp": "2024-04-01T08:00:00Z"}
             for number, text in enumerate(texts, start=1)]
