@@ -14,6 +14,7 @@ tokenized once; a turn's context counts are summed from its lines' counts at sea
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import re
 import threading
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import snowballstemmer
 
 STOP_WORDS_EN = frozenset("""
 a about above after again against all am an and any are as at be because been before being below
@@ -54,12 +56,18 @@ Document = tuple[str, str, dict[str, Any]]  # doc_id, text, metadata (as stored 
 # --- tokens ----------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=200_000)
 def _english_stem(word: str) -> str:
-    # Light suffix stripping, no stemmer package: "painting", "paints", "painted" meet at "paint".
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+    # Snowball (Porter 2): "running", "runs", "run" meet at "run"; "hiking", "hiked", "hike" at
+    # "hike" (a suffix list alone left "runn" and short verbs unstemmed). One stemmer per thread:
+    # a stemmer keeps its state while it works.
+    stemmer = getattr(_stemmers, "english", None)
+    if stemmer is None:
+        stemmer = _stemmers.english = snowballstemmer.stemmer("english")
+    return stemmer.stemWord(word)
+
+
+_stemmers = threading.local()
 
 
 def text_tokenize(text: str) -> list[str]:

@@ -35,7 +35,7 @@ def index(tmp_path):
 
 def test_chinese_is_matched_by_bigrams_and_english_by_light_stems():
     assert text_tokenize("我们约定好了") == ["我们", "们约", "约定", "定好", "好了"]
-    assert text_tokenize("Caroline paints, she painted") == ["caroline", "paint", "paint"]
+    assert text_tokenize("Caroline paints, she painted") == ["carolin", "paint", "paint"]
 
 
 def test_a_turn_added_after_the_first_search_is_found_by_keyword(index):

@@ -60,6 +60,7 @@ def test_bridge_words_keep_what_the_line_says_besides_the_condition():
 def test_chinese_is_tokenized_in_bigrams_and_english_in_stemmed_words():
     assert text_tokenize("规模是什么") == ["规模", "模是", "是什", "什么"]
     assert text_tokenize("She was painting sunsets") == ["paint", "sunset"]
+    assert text_tokenize("runs, running; hiked a hike") == ["run", "run", "hike", "hike"]
 
 
 def _hit(doc_id: str) -> Hit:
