@@ -55,7 +55,8 @@ def streaming_snapshot(store: FileStore, instance_id: str) -> dict[str, Any] | N
     if partial is None:
         return None
     return {"type": "stream", "session_id": session_id, "turn": partial.get("turn"),
-            "content": str(partial.get("content", ""))}
+            "content": str(partial.get("content", "")),
+            "reasoning": str(partial.get("reasoning", ""))}
 
 
 @dataclass

@@ -10,6 +10,7 @@ urlpatterns = [
     path("history/rows", history_views.history_rows, name="history_rows"),
     path("history/edit", history_views.history_edit, name="history_edit"),
     path("history/delete", history_views.history_delete, name="history_delete"),
+    path("history/hide", history_views.history_hide, name="history_hide"),
     path("history/undo", history_views.history_undo, name="history_undo"),
     path("history/swipe", history_views.history_swipe, name="history_swipe"),
     path("persona/", history_views.persona_page, name="persona"),

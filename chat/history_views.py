@@ -137,6 +137,23 @@ def history_delete(request: HttpRequest, instance_id: str) -> HttpResponse:
 
 @login_required
 @require_POST
+def history_hide(request: HttpRequest, instance_id: str) -> HttpResponse:
+    _owned(request, instance_id)
+    hidden = request.POST.get("hidden") == "1"
+    try:
+        history.message_hide(
+            get_store(), instance_id=instance_id, session_id=request.POST.get("session", ""),
+            index=_int(request.POST.get("index"), -1), fingerprint=request.POST.get("fp", ""),
+            hidden=hidden)
+    except history.HistoryError as exc:
+        return _history_answer(request, instance_id, error=exc)
+    return _history_answer(request, instance_id, note=(
+        "Hidden from the model: it stays here, and is neither sent nor remembered."
+        if hidden else "The model sees this message again."))
+
+
+@login_required
+@require_POST
 def history_undo(request: HttpRequest, instance_id: str) -> HttpResponse:
     _owned(request, instance_id)
     try:

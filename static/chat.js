@@ -226,7 +226,11 @@
   function followStream(event) {
     const line = document.getElementById("streaming-line");
     const el = line ? line.querySelector(".text") : addMessage("assistant", "", "…");
-    streaming = {el, raw: event.content};
+    const fold = el.parentElement.querySelector("[data-testid=reasoning-live] .md");
+    streaming = {el, raw: event.content, thought: fold || undefined};
+    if (event.reasoning) {
+      if (fold) fold.textContent = event.reasoning; else showReasoning(event.reasoning);
+    }
     renderStreaming();
   }
 

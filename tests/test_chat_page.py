@@ -200,3 +200,17 @@ def test_a_characters_picture_is_served_to_who_may_use_it_and_404_to_others(
     assert response["Content-Type"] == "image/png"
     client.force_login(bob)
     assert client.get(f"/library/characters/{character}/avatar.png").status_code == 404
+
+
+def test_a_page_opened_mid_reply_shows_the_reasoning_streamed_so_far(alice_client, store,
+                                                                     instance):
+    with store.instance_lock(instance):  # the turn holds it while the reply streams
+        writer = store.assistant_writer(instance, "sess_001", turn=1).open()
+        writer.append("She turns")
+        writer.reasoning_append("Is the stranger armed?")
+        writer.append(" to the door")
+        page = alice_client.get(f"/instances/{instance}/").content.decode()
+        writer.close_quietly()
+    streaming = page.split('id="streaming-line"')[1].split("</article>")[0]
+    assert 'data-testid="reasoning-live"' in streaming
+    assert "Is the stranger armed?" in streaming and "She turns to the door" in streaming

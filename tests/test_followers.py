@@ -116,3 +116,22 @@ async def test_on_redis_an_idle_socket_lives_a_minute_then_follows_a_reply(
     await sender.disconnect()
     await follower.disconnect()
     assert _followed_text(sent) == reply == _followed_text(followed)
+
+
+async def test_a_tab_joining_mid_reply_gets_the_reasoning_streamed_so_far(
+        alice, instance, use_stub):
+    deltas = (("content", "她点头。"), ("reasoning", "他可信吗?"),
+              *(("content", "嗯") for _ in range(60)))
+    use_stub.script(Reply("", deltas=deltas, delay=0.01))
+    sender = await _connect(alice, instance)
+    await sender.send_json_to({"type": "send", "content": "讲下去"})
+    kinds = []
+    while kinds.count("token") < 5 or "reasoning" not in kinds:
+        kinds.append((await sender.receive_json_from(timeout=5))["type"])
+    follower = await _connect(alice, instance)
+    followed = await _until_done(follower)
+    await _until_done(sender)
+    await sender.disconnect()
+    await follower.disconnect()
+    assert followed[0]["type"] == "stream" and followed[0]["reasoning"] == "他可信吗?"
+    assert followed[0]["content"].startswith("她点头。")
