@@ -304,7 +304,10 @@ class GGUFProvider:
                 _gguf_models[self.path] = Llama(model_path=self.path, n_ctx=0, verbose=False)
             return _gguf_models[self.path]
 
-    async def stream(self, messages: list[dict], *, context: dict) -> AsyncIterator[str]:
+    def stream(self, messages: list[dict], *, context: dict) -> AsyncIterator[str]:
+        return reasoning_split(self._stream(messages, context=context))
+
+    async def _stream(self, messages: list[dict], *, context: dict) -> AsyncIterator[str]:
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Any] = asyncio.Queue()
         stop = threading.Event()
@@ -343,7 +346,8 @@ class GGUFProvider:
             stop.set()
 
     async def complete(self, messages: list[dict], *, context: dict) -> str:
-        return "".join([piece async for piece in self.stream(messages, context=context)])
+        return "".join([piece async for piece in self.stream(messages, context=context)
+                        if not isinstance(piece, Reasoning)])
 
 
 # --- Offline demo -----------------------------------------------------------------------------

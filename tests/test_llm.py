@@ -218,6 +218,25 @@ async def test_gguf_without_llama_cpp_says_how_to_install() -> None:
         await collect(GGUFProvider(LLMSettings(gguf_path="/nowhere.gguf")))
 
 
+class _ThinkingLocalModel:
+    """llama-cpp-python cannot run here: a stand-in with its create_chat_completion stream."""
+
+    def create_chat_completion(self, *, messages, stream, **sampling):
+        for piece in ("Hm. <thi", "nk>Is she lying?</think>", " Go on."):
+            yield {"choices": [{"delta": {"content": piece}}]}
+
+
+async def test_a_local_model_s_think_block_is_reasoning_not_reply(monkeypatch) -> None:
+    from chat.reasoning import Reasoning
+
+    provider = GGUFProvider(LLMSettings(gguf_path="/thinking.gguf"))
+    monkeypatch.setattr(provider, "_model", _ThinkingLocalModel)
+    pieces = await collect(provider)
+    assert "".join(p for p in pieces if not isinstance(p, Reasoning)) == "Hm. Go on."
+    assert "".join(p for p in pieces if isinstance(p, Reasoning)) == "Is she lying?"
+    assert await provider.complete(MESSAGES, context={}) == "Hm. Go on."
+
+
 # --- Offline demo ----------------------------------------------------------------------------
 
 
