@@ -29,7 +29,7 @@ from tests.stub_llm import Reply, refused_url
 from tests.test_cards import tiny_png
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import BrowserContext, Page
 
 pytestmark = pytest.mark.e2e
 
@@ -121,7 +121,9 @@ LEAK_WATCH = """() => {
   window.__shown = [];
   const box = document.getElementById('messages');
   new MutationObserver(() => {
-    for (const t of box.querySelectorAll('.msg.assistant .text')) window.__shown.push(t.textContent);
+    for (const t of box.querySelectorAll('.msg.assistant .text')) {
+      window.__shown.push(t.textContent);
+    }
   }).observe(box, {childList: true, subtree: true, characterData: true});
 }"""
 
@@ -245,4 +247,44 @@ def test_two_characters_each_have_their_name_and_picture_on_their_bubbles(
     assert speakers == ["char_alserqi", character_id]
     no_sideways_scroll(page)
     screenshot_take(page, f"45_two_characters_{size['width']}", full_page=False)
+    assert page.js_errors == []
+
+
+def test_a_tab_opened_mid_reply_shows_the_reasoning_so_far_folded(
+        page: Page, logged_in: BrowserContext, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    instance_id = instance_new(page, server)
+    deltas = (("content", "She opens the gate. "), ("reasoning", "Is he armed? "),
+              *(("content", f"Step {n}. ") for n in range(1, 40)),
+              ("reasoning", "He is not."), *(("content", f"Then {n}. ") for n in range(1, 40)))
+    server.stub.script(Reply("", deltas=deltas, delay=0.05))
+    message_send(page, "Open up.")
+    page.wait_for_function(
+        "() => { const f = document.querySelector('[data-testid=reasoning-live]');"
+        " return f && f.textContent.includes('armed'); }")
+    watcher = logged_in.new_page()
+    watcher.set_viewport_size(PHONE)
+    errors: list[str] = []
+    watcher.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        watcher.goto(f"{server.url}/instances/{instance_id}/")
+        fold = watcher.locator("#streaming-line [data-testid=reasoning-live]")
+        assert fold.count() == 1 and fold.evaluate("el => el.open") is False
+        assert "Is he armed?" in fold.text_content()
+        assert "armed" not in watcher.locator("#streaming-line .text").inner_text()
+        watcher.wait_for_function(
+            "() => [...document.querySelectorAll('[data-testid=reasoning-live]')]"
+            ".some(f => f.textContent.includes('He is not.'))", timeout=30_000)
+        assert watcher.locator("[data-testid=reasoning-live]").count() == 1  # one fold, not two
+        screenshot_take(watcher, "46_second_tab_reasoning_390", full_page=False)
+        watcher.wait_for_function("() => !document.querySelector('.msg.pending')"
+                                  " && !document.getElementById('streaming-line')",
+                                  timeout=60_000)
+        last = watcher.locator("[data-testid=message][data-role=assistant]").last
+        assert last.locator("[data-testid=reasoning]").text_content().strip().endswith("He is not.")
+        assert errors == []
+    finally:
+        watcher.close()
+    turn_wait_done(page)
+    assert server.session_lines(instance_id)[-1]["reasoning"] == "Is he armed? He is not."
     assert page.js_errors == []
