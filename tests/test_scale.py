@@ -148,6 +148,17 @@ async def test_a_follower_on_worker_2_gets_worker_1s_reply_live_and_whole(scale)
     assert _last_assistant(scale, scale.instance_id)["content"] == reply
 
 
+async def test_a_burst_of_a_hundred_tabs_on_one_worker_is_accepted(scale):
+    # One new PostgreSQL connection per query made most of these miss Daphne's 5 s deadline.
+    async with contextlib.AsyncExitStack() as stack:
+        tabs = await asyncio.gather(*[stack.enter_async_context(_socket(scale, 0))
+                                      for _ in range(100)])
+        for ws in tabs:
+            await ws.send(json.dumps({"type": "ping"}))
+        answers = await asyncio.gather(*[ws.recv() for ws in tabs])
+    assert [json.loads(answer)["type"] for answer in answers] == ["pong"] * 100
+
+
 async def test_simultaneous_sends_on_two_workers_give_one_reply_and_one_busy(scale):
     reply = "只能有一个人先说话。" * 8
     scale.stub.script(Reply(reply, chunk_size=2, delay=0.02))
