@@ -9,6 +9,7 @@ from typing import Any
 from chat.context import page_macro_values
 from chat.history import line_fingerprint
 from chat.members import member_ids
+from library.avatars import avatar_file
 from library.selectors import persona_effective
 from personalab.lib.filestore import FileStore, SessionRead
 from personalab.lib.lines import session_line_problem
@@ -80,7 +81,7 @@ def recap_next_due(*, last_turn: int, memory_settings: dict[str, Any]) -> int | 
 
 
 def character_avatar_url(store: FileStore, character_id: str | None) -> str | None:
-    if character_id and (store.character_dir(character_id) / "avatar.png").exists():
+    if character_id and avatar_file(store.character_dir(character_id)) is not None:
         return f"/library/characters/{character_id}/avatar.png"
     return None
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
+from library.avatars import avatar_file, avatar_write, image_kind
 from library.errors import LibraryConflict, LibraryError, LibraryForbidden, LibraryNotFound
 from library.models import Background, Character, Lorebook, Persona
 from library.selectors import (character_for_edit, item_for_edit, item_for_use,
@@ -92,12 +93,39 @@ def _card_with_fields(card: Any, data: dict[str, Any]) -> Any:
             current = ((card or {}).get("data") or {}).get(name, "")
             if not _same_text(text, current):
                 edits[name] = text
+    if "alternate_greetings" in data:
+        current = ((card or {}).get("data") or {}).get("alternate_greetings")
+        greetings = _greetings_edited(current, data["alternate_greetings"])
+        if greetings is not None:
+            edits["alternate_greetings"] = greetings
     if not edits:
         return card
     card = copy.deepcopy(card) if isinstance(card, dict) else {
         "spec": "chara_card_v3", "spec_version": "3.0", "data": {}}
     card.setdefault("data", {}).update(edits)
     return card
+
+
+def _greetings_edited(current: Any, posted: Any) -> list[Any] | None:
+    """The card's alternate greetings after an edit (added, removed, reordered, changed), or
+    None when nothing changed. A greeting whose text is unchanged keeps its stored form, so an
+    unchanged or only reordered list loses nothing; an emptied one is removed."""
+    if not isinstance(posted, list) or not all(isinstance(text, str) for text in posted):
+        raise LibraryError("alternate_greetings must be a list of text",
+                           {"alternate_greetings": "must be a list of text"})
+    texts = [_as_written(text, field="alternate_greetings") for text in posted]
+    current = current if isinstance(current, list) else []
+    if len(texts) == len(current) and all(_same_text(new, old)
+                                          for new, old in zip(texts, current)):
+        return None
+    unused = list(current)
+    greetings: list[Any] = []
+    for text in texts:
+        if not text.strip():
+            continue
+        same = next((index for index, old in enumerate(unused) if _same_text(text, old)), None)
+        greetings.append(text if same is None else unused.pop(same))
+    return greetings
 
 
 def lorebook_ids_checked(store: FileStore, value: Any, *, user,
@@ -157,8 +185,6 @@ def _index_owner(item: dict[str, Any]) -> dict[str, Any]:
 PERSONA_DESCRIPTION_LIMIT = 100_000
 VISIBILITIES = ("private", "shared")
 AVATAR_MAX_BYTES = 2 * 1024 * 1024
-AVATAR_TYPES = {b"\x89PNG\r\n\x1a\n": "png", b"\xff\xd8\xff": "jpg", b"GIF87a": "gif",
-                b"GIF89a": "gif"}
 
 
 def persona_index(store: FileStore, persona_id: str) -> Persona:
@@ -248,17 +274,11 @@ def persona_avatar_save(store: FileStore, *, actor, persona_id: str, data: bytes
     _persona_may_change(actor, persona)
     if len(data) > AVATAR_MAX_BYTES:
         raise LibraryError("avatar is larger than 2 MB", {"avatar": "at most 2 MB"})
-    kind = next((ext for magic, ext in AVATAR_TYPES.items() if data.startswith(magic)), None)
-    if kind is None and data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        kind = "webp"
+    kind = image_kind(data)
     if kind is None:
         raise LibraryError("avatar must be a PNG, JPEG, GIF or WebP image",
                            {"avatar": "PNG, JPEG, GIF or WebP"})
-    folder = store.persona_dir(persona_id)
-    for old in folder.glob("avatar.*"):
-        old.unlink()
-    name = f"avatar.{kind}"
-    (folder / name).write_bytes(data)
+    name = avatar_write(store.persona_dir(persona_id), data, kind)
     store.persona_write(persona_id, {**persona, "avatar": name})
     return name
 
@@ -490,9 +510,9 @@ def _item_copy(store: FileStore, *, user, kind: str, item_id: str) -> str:
         usable = set(lorebooks_visible_to(user=user).values_list("lorebook_id", flat=True))
         duplicate["lorebook_ids"] = [i for i in source["lorebook_ids"] if i in usable]
     getattr(store, write)(new_id, duplicate)
-    avatar = getattr(store, folder)(item_id) / "avatar.png"
-    if avatar.is_file():
-        shutil.copy2(avatar, getattr(store, folder)(new_id) / "avatar.png")
+    avatar = avatar_file(getattr(store, folder)(item_id))
+    if avatar is not None:
+        shutil.copy2(avatar, getattr(store, folder)(new_id) / avatar.name)
     index(store, new_id)
     return new_id
 
@@ -591,8 +611,9 @@ def character_import_card(store: FileStore, *, data: bytes, filename: str = "",
         definition["lorebook_ids"] = [lorebook_save(store, data=lorebook, user=user)]
     character_id = character_save(store, data=definition, user=user)
     image = card_image(data) if data.startswith(PNG_SIGNATURE) else main_icon(card, assets)
-    if image and image.startswith(PNG_SIGNATURE):
-        (store.character_dir(character_id) / "avatar.png").write_bytes(image)
+    kind = image_kind(image) if image else None
+    if kind is not None:  # a CHARX icon may be JPEG or WebP: kept as it is, never decoded
+        avatar_write(store.character_dir(character_id), image, kind)
     _character_assets_write(store, character_id, assets)
     return character_id
 
@@ -603,14 +624,15 @@ def _charx_export(store: FileStore, character_id: str, card: dict[str, Any]) -> 
     from library.charx import asset_member, charx_write
 
     assets = _character_assets_read(store, character_id)
-    avatar = store.character_dir(character_id) / "avatar.png"
+    avatar = avatar_file(store.character_dir(character_id))
     listed = card["data"].get("assets") or []
     has_icon = any(isinstance(a, dict) and a.get("type") == "icon"
                    and asset_member(a.get("uri")) in assets for a in listed)
-    if avatar.exists() and not has_icon:
-        assets["assets/icon/images/main.png"] = avatar.read_bytes()
-        card["data"]["assets"] = [*listed, {"type": "icon", "name": "main", "ext": "png",
-                                            "uri": "embeded://assets/icon/images/main.png"}]
+    if avatar is not None and not has_icon:
+        ext = avatar.suffix.lstrip(".")
+        assets[f"assets/icon/images/main.{ext}"] = avatar.read_bytes()
+        card["data"]["assets"] = [*listed, {"type": "icon", "name": "main", "ext": ext,
+                                            "uri": f"embeded://assets/icon/images/main.{ext}"}]
     return charx_write(card, assets=assets)
 
 
@@ -630,6 +652,7 @@ def character_export_card(store: FileStore, *, character_id: str, fmt: str,
     if fmt == "charx":
         return _charx_export(store, character_id, card)
     if fmt == "png":
+        # Only a PNG avatar can carry the card (a JPEG/WebP one travels in CHARX exports).
         avatar = store.character_dir(character_id) / "avatar.png"
-        return card_to_png(card, image=avatar.read_bytes() if avatar.exists() else None)
+        return card_to_png(card, image=avatar.read_bytes() if avatar.is_file() else None)
     return card_to_json(card, spec=spec)

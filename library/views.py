@@ -11,8 +11,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from library import selectors, services
+from library.avatars import avatar_file, content_type
 from library.errors import LibraryError, LibraryForbidden, LibraryNotFound
 from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS
+from library.worldinfo import outlet_name
 from personalab.lib.ids import InvalidId
 from personalab.storage import get_store
 
@@ -76,6 +78,10 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
         data = request.POST.dict()
         data["lorebook_ids"] = request.POST.getlist("lorebook_ids")
         data["tags"] = request.POST.get("tags", "").splitlines()  # one tag per line
+        if "alternate_greetings_shown" in request.POST:  # one box per greeting, in order
+            added = request.POST.get("alternate_greeting_new", "")
+            data["alternate_greetings"] = [*request.POST.getlist("alternate_greetings"),
+                                           *([added] if added.strip() else [])]
         try:
             saved_id = services.character_save(store, data=data, character_id=character_id,
                                                user=request.user)
@@ -237,6 +243,10 @@ def _entry_from_form(form, prefix: str, uid: int, existing: dict | None = None) 
     for name in ("probability", "scan_depth", "sticky", "cooldown", "delay"):
         _form_optional(entry, name, form.get(f"{prefix}{name}"), _number_or_text)
     _form_optional(entry, "group", form.get(f"{prefix}group"), str)
+    outlet = form.get(f"{prefix}outlet_name")
+    # The box shows the name wherever the entry keeps it (an imported one: its extensions).
+    if outlet is not None and outlet.strip() != outlet_name(entry):
+        _form_optional(entry, "outlet_name", outlet, str)
     return entry
 
 
@@ -249,8 +259,12 @@ def _lorebook_from_form(form, lorebook: dict) -> dict:
         taken = [*uids, *(u for u in stored if isinstance(u, int)), -1]
         entries.append(_entry_from_form(form, "new_", max(taken) + 1))
     budget = form.get("token_budget", "").strip()
-    return {**lorebook, "name": form.get("name", ""), "scan_depth": form.get("scan_depth", 4),
+    book = {**lorebook, "name": form.get("name", ""), "scan_depth": form.get("scan_depth", 4),
             "token_budget": _number_or_text(budget) if budget else None, "entries": entries}
+    for name in ("min_activations", "min_activations_depth_max"):
+        _form_optional(book, name, form.get(name), _number_or_text)
+    _form_optional(book, "use_group_scoring", form.get("use_group_scoring"), _tristate)
+    return book
 
 
 @login_required
@@ -295,11 +309,13 @@ def lorebook_test(request: HttpRequest, lorebook_id: str) -> HttpResponse:
 @login_required
 @require_GET
 def character_avatar(request: HttpRequest, character_id: str) -> HttpResponse:
-    """The picture kept from a PNG card, shown beside the character's messages."""
-    _for_use_or_404(request, "character", character_id)
-    path = get_store().character_dir(character_id) / "avatar.png"
-    if not path.is_file():
+    """The picture kept from the card (PNG, or a CHARX's JPEG/WebP icon), shown beside the
+    character's messages; the URL ends .png whatever the kind, the content type says it."""
+    store = get_store()
+    _for_use_or_404(request, "character", character_id)  # a private one is 404 to others
+    path = avatar_file(store.character_dir(character_id))
+    if path is None:
         raise Http404("no avatar")
-    response = HttpResponse(path.read_bytes(), content_type="image/png")
+    response = HttpResponse(path.read_bytes(), content_type=content_type(path))
     response["Cache-Control"] = "private, max-age=300"
     return response

@@ -171,3 +171,53 @@ def test_charx_over_rest_comes_back_as_a_zip(client, alice, store):
     assert response["Content-Type"] == "application/zip"
     with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
         assert json.loads(archive.read("card.json"))["data"]["name"] == "Mira"
+
+
+# The first bytes of real JPEG (JFIF) and WebP (RIFF....WEBPVP8 ) files; never decoded.
+JPEG_HEAD = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00" + b"\x00" * 64
+WEBP_HEAD = b"RIFF\x24\x00\x00\x00WEBPVP8 \x18\x00\x00\x00" + b"\x00" * 40
+
+
+@pytest.mark.parametrize(("icon", "ext", "content_type"), [
+    (JPEG_HEAD, "jpeg", "image/jpeg"), (WEBP_HEAD, "webp", "image/webp")])
+def test_a_charx_jpeg_or_webp_icon_becomes_the_avatar_shown_and_exported(
+        client, alice, bob, store, icon, ext, content_type):
+    card = {**CHARX_CARD, "data": {**CHARX_CARD["data"], "assets": [
+        {"type": "icon", "uri": f"embeded://assets/icon/images/main.{ext}", "name": "main",
+         "ext": ext}]}}
+    data = _charx({"card.json": json.dumps(card).encode(),
+                   f"assets/icon/images/main.{ext}": icon})
+    character_id = services.character_import_card(store, user=alice, data=data,
+                                                  filename="mira.charx")
+    client.force_login(bob)  # the character is alice's, private
+    assert client.get(f"/library/characters/{character_id}/avatar.png").status_code == 404
+    client.force_login(alice)
+    response = client.get(f"/library/characters/{character_id}/avatar.png")
+    assert response.status_code == 200 and response["Content-Type"] == content_type
+    assert response.content == icon
+    from chat.selectors import character_avatar_url
+
+    assert character_avatar_url(store, character_id) == (
+        f"/library/characters/{character_id}/avatar.png")
+    exported = services.character_export_card(store, character_id=character_id, fmt="charx")
+    with zipfile.ZipFile(io.BytesIO(exported)) as archive:
+        assert archive.read(f"assets/icon/images/main.{ext}") == icon
+        assert json.loads(archive.read("card.json")) == card
+    # A PNG export cannot carry a JPEG/WebP picture: it still exports, with a plain image.
+    png = services.character_export_card(store, character_id=character_id, fmt="png")
+    assert png.startswith(b"\x89PNG")
+
+
+def test_a_copy_keeps_a_jpeg_avatar(store, alice, bob):
+    card = {**CHARX_CARD, "data": {**CHARX_CARD["data"], "assets": [
+        {"type": "icon", "uri": "embeded://assets/icon/images/main.jpeg", "name": "main",
+         "ext": "jpeg"}]}}
+    data = _charx({"card.json": json.dumps(card).encode(),
+                   "assets/icon/images/main.jpeg": JPEG_HEAD})
+    character_id = services.character_import_card(store, user=alice, data=data,
+                                                  filename="mira.charx")
+    store.character_write(character_id, {**store.character_read(character_id),
+                                         "visibility": "shared"})
+    services.character_index(store, character_id)
+    copied = services.character_copy(store, user=bob, character_id=character_id)
+    assert (store.character_dir(copied) / "avatar.jpg").read_bytes() == JPEG_HEAD

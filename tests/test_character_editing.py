@@ -153,3 +153,51 @@ def test_card_import_refusals_name_the_field(client, alice, store):
     response = client.post("/api/v1/characters/import", {"file": SimpleUploadedFile(
         "long.json", json.dumps(big).encode(), "application/json")}, **auth)
     assert response.status_code == 400 and "name" in response.json()["error"]["fields"]
+
+
+def _greetings(store, character_id):
+    return store.character_read(character_id)["card"]["data"]["alternate_greetings"]
+
+
+def test_alternate_greetings_are_edited_one_box_each_added_removed_and_reordered(
+        alice_client, alice, store):
+    card = _big_card()
+    card["data"]["alternate_greetings"] = ["You're awake.", "Again?  ", "Morning, {{user}}."]
+    character_id = character_import_card(store, user=alice, data=json.dumps(card).encode(),
+                                         filename="mira.json")
+    url = reverse("character_edit", args=[character_id])
+    submitted = _submitted(alice_client.get(url).content.decode())
+    assert submitted["alternate_greetings"] == ["You're awake.", "Again?  ",
+                                                "Morning, {{user}}."]
+    # Reordered (as the page's arrows do), the first one removed, one added.
+    submitted["alternate_greetings"] = ["Morning, {{user}}.", "Again?"]
+    submitted["alternate_greeting_new"] = ["Who are you?\r\nSpeak."]
+    assert alice_client.post(url, submitted).status_code == 302
+    # The unchanged one keeps its stored form (trailing spaces the browser dropped).
+    assert _greetings(store, character_id) == ["Morning, {{user}}.", "Again?  ",
+                                               "Who are you?\nSpeak."]
+    # Emptying a box removes that greeting; the rest of the card is untouched.
+    submitted = _submitted(alice_client.get(url).content.decode())
+    submitted["alternate_greetings"][0] = ""
+    assert alice_client.post(url, submitted).status_code == 302
+    assert _greetings(store, character_id) == ["Again?  ", "Who are you?\nSpeak."]
+    exported = json.loads(character_export_card(store, character_id=character_id, fmt="json",
+                                                spec="v3"))
+    assert exported["data"]["alternate_greetings"] == ["Again?  ", "Who are you?\nSpeak."]
+    assert exported["data"]["extensions"] == card["data"]["extensions"]
+
+
+def test_a_character_without_a_card_gets_greetings_and_a_refusal_names_the_field(
+        alice_client, alice, store, character):
+    url = reverse("character_edit", args=[character])
+    submitted = _submitted(alice_client.get(url).content.decode())
+    submitted["alternate_greeting_new"] = ["Hello again."]
+    assert alice_client.post(url, submitted).status_code == 302
+    assert _greetings(store, character) == ["Hello again."]
+    from library.services import LibraryError, character_save
+
+    with pytest.raises(LibraryError) as refused:
+        character_save(store, data={**store.character_read(character),
+                                    "alternate_greetings": "not a list"},
+                       character_id=character, user=alice)
+    assert refused.value.fields == {"alternate_greetings": "must be a list of text"}

@@ -215,3 +215,28 @@ def test_a_web_form_edit_keeps_commas_and_regex_braces_and_every_unshown_field(
     expected = copy.deepcopy(st_world())
     expected["entries"]["0"].update(key=["/ha{2,}/i", "laugh, loud", "new key"], probability=40)
     assert exported == expected
+
+
+def test_the_web_form_shows_and_edits_an_outlet_and_the_books_scan_settings(alice_client, store):
+    world = st_world()
+    world["entries"]["2"] = {"uid": 2, "key": ["storm"], "keysecondary": [], "comment": "",
+                             "content": "Rain.", "constant": False, "selective": True,
+                             "order": 100, "position": 7, "outletName": "Weather",
+                             "disable": False}
+    lorebook_id = upload(alice_client, world).json()["lorebook_id"]
+    before = store.lorebook_read(lorebook_id)
+    page = alice_client.get(f"/library/lorebooks/{lorebook_id}/").content.decode()
+    assert 'name="e2_outlet_name" value="Weather"' in page
+    assert form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/").status_code == 302
+    assert store.lorebook_read(lorebook_id) == before  # shown, not written back
+    form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/", e2_outlet_name="Sky",
+                min_activations="2", min_activations_depth_max="10", use_group_scoring="true")
+    book = store.lorebook_read(lorebook_id)
+    assert (book["min_activations"], book["min_activations_depth_max"],
+            book["use_group_scoring"]) == (2, 10, True)
+    exported = alice_client.get(f"/api/v1/lorebooks/{lorebook_id}/export?format=st").json()
+    expected = copy.deepcopy(world)
+    expected["entries"]["2"]["outletName"] = "Sky"
+    assert exported == expected
+    bad = form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/", min_activations="-1")
+    assert bad.status_code == 400 and "min_activations" in bad.content.decode()
