@@ -99,12 +99,14 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
     instance_state = store.instance_state_read(instance_id)
     session_id = instance_state["current_session_id"]
     store.session_repair(instance_id, session_id)
-    speaker_id = speaker.character_id if speaker else instance_state.get("character_id")
-    character_state = (member_state_read(store, instance_id, instance_state, speaker_id)
-                       if speaker else store.character_state_read(instance_id))
     config = store.config_read()
     plain = not (regenerate or continue_reply or speaker or trigger or is_group(instance_state))
     read = _session_for_turn(store, instance_id, session_id, config, newest_only=plain)
+    if (regenerate or continue_reply) and speaker is None:
+        speaker = _redo_speaker(instance_state, read, "regenerate" if regenerate else "continue")
+    speaker_id = speaker.character_id if speaker else instance_state.get("character_id")
+    character_state = (member_state_read(store, instance_id, instance_state, speaker_id)
+                       if speaker else store.character_state_read(instance_id))
     character = _character_optional(store, speaker_id)
     ctx = TurnContext(
         instance_id=instance_id, session_id=session_id, turn=read.last_turn + 1,
@@ -144,6 +146,25 @@ def _session_for_turn(store: FileStore, instance_id: str, session_id: str,
     return store.session_read(instance_id, session_id, cached=True)
 
 
+class RedoRefused(ValueError):
+    """Regenerate / continue cannot redo the last reply (none there, or its speaker left)."""
+
+
+def _redo_speaker(instance_state: dict[str, Any], read: SessionRead, action: str) -> Pick | None:
+    """Regenerate and continue redo the reply of whoever said the last line, not a newly
+    chosen speaker; a reply by a member who has since left cannot be redone."""
+    last = read.lines[-1] if read.lines else {}
+    speaker = last.get("speaker") if last.get("role") == "assistant" else None
+    if not isinstance(speaker, str) or not speaker:
+        return None
+    if speaker not in member_ids(instance_state):
+        raise RedoRefused(f"{last.get('name') or speaker} has left this conversation; "
+                          f"their reply cannot be redone ({action})")
+    if not is_group(instance_state) and speaker == instance_state.get("character_id"):
+        return None
+    return Pick(character_id=speaker, reason=action)
+
+
 def _character_optional(store: FileStore, character_id: str | None) -> dict[str, Any]:
     try:
         return store.character_read(character_id) if character_id else {}
@@ -156,12 +177,12 @@ def _take_back_last_reply(store: FileStore, ctx: TurnContext, read: SessionRead,
     """Regenerate / continue: the last assistant line is replaced by a new streaming line.
     The session file is rewritten with a backup copy, so the old reply is never lost."""
     if not read.lines or read.lines[-1].get("role") != "assistant":
-        raise ValueError("there is no reply to regenerate or continue")
+        raise RedoRefused("there is no reply to regenerate or continue")
     last = read.lines[-1]
     previous_user = next((line for line in reversed(read.lines[:-1])
                           if line.get("role") == "user"), None)
     if previous_user is None:
-        raise ValueError("the last reply has no user message before it")
+        raise RedoRefused("the last reply has no user message before it")
     ctx.turn = last.get("turn", read.last_turn)
     ctx.user_text = previous_user["content"]
     ctx.lines = list(read.lines[:-1])
@@ -173,12 +194,12 @@ def _take_back_last_reply(store: FileStore, ctx: TurnContext, read: SessionRead,
     if keep_as_alternative:
         kept = {k: last[k] for k in ("content", "timestamp", "trace_id", "interrupted",
                                      "empty", "error", "reasoning") if k in last}
-        ctx.reply_extra = {"alternatives": [*last.get("alternatives", []), kept]}
+        ctx.reply_extra = {**ctx.reply_extra,
+                           "alternatives": [*last.get("alternatives", []), kept]}
     else:
         ctx.continue_from = last.get("content", "")
-        ctx.reply_extra = {k: last[k] for k in ("alternatives", "alternative_position")
-                           if k in last}
-        ctx.reply_extra["continued"] = True
+        ctx.reply_extra.update({k: last[k] for k in ("alternatives", "alternative_position")
+                                if k in last}, continued=True)
     store.session_rewrite(ctx.instance_id, ctx.session_id, [read.metadata, *ctx.lines])
 
 
@@ -455,7 +476,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         recaps=[item["text"] for item in memory_services.recap_items(
             store, instance_id=ctx.instance_id)],
         biography=[] if group else [item["text"] for item in memory_services.biography_items(
-            store, instance_id=ctx.instance_id)],  # seed 003 §3.4: biography only in 1v1
+            store, instance_id=ctx.instance_id, character_id=_speaker_id(ctx))],  # §3.4: 1v1 only
         floating_blocks=[*lore["blocks"], *depth_prompt,
                          *_members_block(store, ctx, group)],
         lines=_prompt_lines(ctx, player_name=persona["name"]) if group else _prompt_lines(ctx),

@@ -72,3 +72,22 @@ def members_of(store: FileStore, instance_state: dict[str, Any]) -> list[Member]
                               talkativeness=talkativeness_of(entry.get("talkativeness")),
                               muted=bool(entry.get("muted"))))
     return members
+
+
+def first_member_hand_over(store: FileStore, instance_id: str,
+                           instance_state: dict[str, Any]) -> dict[str, Any]:
+    """The first member leaves: the next member becomes the instance's character and takes over
+    character_state.json; the leaver's state is kept in character_states/{id}.json, where a
+    later add finds it. Returns the new instance state (the caller writes it, holding the lock).
+    """
+    participants = [dict(p) for p in instance_state["participants"]]
+    leaving, successor = participants[0]["character_id"], participants[1]["character_id"]
+    folder = store.instance_dir(instance_id)
+    kept = folder / f"character_states/{leaving}.json"
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(kept, store.character_state_read(instance_id))
+    successor_state = member_state_read(store, instance_id, instance_state, successor)
+    store.character_state_write(instance_id, successor_state)
+    (folder / f"character_states/{successor}.json").unlink(missing_ok=True)
+    participants[1]["state_file"] = "character_state.json"
+    return {**instance_state, "character_id": successor, "participants": participants[1:]}

@@ -10,7 +10,8 @@ from django.db import transaction
 
 from chat.conversations import conversation_index, ledger_add, ledger_rebuild
 from chat.group_prompt import said_by_another
-from chat.members import is_group, member_state_write, members_of, participant_entry
+from chat.members import (first_member_hand_over, is_group, member_state_write, members_of,
+                          participant_entry)
 from chat.models import Instance, Session, Trace
 from chat.speakers import STRATEGIES, Member, talkativeness_of
 from director.services import instance_switch_background
@@ -559,15 +560,21 @@ def instance_member_add(store: FileStore, *, user, instance_id: str, character_i
 def instance_member_remove(store: FileStore, *, user, instance_id: str,
                            character_id: str) -> dict[str, Any]:
     """The character leaves; its lines stay in the story and its state file stays on disk (a
-    later add restores it). The first member holds the seed's character_state.json and stays."""
+    later add restores it). When the first member leaves, the next one becomes the instance's
+    character (chat.members.first_member_hand_over); the last one cannot leave."""
     instance_for_user(user, instance_id)
     with store.instance_lock(instance_id):
         state = store.instance_state_read(instance_id)
         participants = _participants_complete(state)
         index = _member_index(participants, character_id)
+        if len(participants) == 1:
+            raise Invalid("character_id", "a conversation needs a character: the last one "
+                                          "cannot leave")
         if index == 0:
-            raise Invalid("character_id", "the conversation's first character cannot leave")
-        state["participants"] = participants[:index] + participants[index + 1:]
+            state = first_member_hand_over(store, instance_id,
+                                           {**state, "participants": participants})
+        else:
+            state["participants"] = participants[:index] + participants[index + 1:]
         store.instance_state_write(instance_id, state)
     _members_indexed(store, instance_id, state)
     return state

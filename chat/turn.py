@@ -140,6 +140,8 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
             turn_context.context_load, store, instance_id=instance_id, user_text=user_text,
             regenerate=regenerate, continue_reply=continue_reply, speaker=speaker,
             trigger=trigger)
+    except turn_context.RedoRefused as exc:
+        raise TurnRefused(str(exc), code="bad_request", status=400) from None
     except (StoreError, ValueError) as exc:
         raise TurnRefused(f"the turn cannot start: {exc}", code="unreadable", status=500) from None
     except OSError as exc:

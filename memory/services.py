@@ -377,12 +377,15 @@ def pinned_prompt_effective(store: FileStore, *, instance_id: str,
         character_id) if state else None
     if text:
         return text, "conv_key"
-    if character_id == state.get("character_id", character_id):
-        try:
-            override = store.memory_json_read(instance_id, PINNED_FILE, {})
-        except (StoreError, ValueError):
-            override = {}
-        text = override.get("text") if isinstance(override, dict) else None
+    try:
+        override = store.memory_json_read(instance_id, PINNED_FILE, {})
+    except (StoreError, ValueError):
+        override = {}
+    override = override if isinstance(override, dict) else {}
+    # The instance's own override belongs to the character it was set for (files from before
+    # this was recorded: to the instance's character).
+    if override.get("character_id", state.get("character_id", character_id)) == character_id:
+        text = override.get("text")
         if isinstance(text, str) and text.strip():
             return text, "instance"
     try:
@@ -445,7 +448,9 @@ def pinned_prompt_set(store: FileStore, *, instance_id: str | None, character_id
     character's own pinned prompt in its definition.json."""
     if instance_id:
         store.instance_state_read(instance_id)  # refuse a typo'd instance instead of creating it
-        store.memory_json_write(instance_id, PINNED_FILE, {"text": text, "updated_at": utc_now()})
+        store.memory_json_write(instance_id, PINNED_FILE, {
+            "text": text, "updated_at": utc_now(),
+            "character_id": _main_character(store, instance_id)})
         return
     if not character_id:
         raise MemoryActionError("设置固定提示词需要指定实例或角色")
@@ -521,15 +526,26 @@ def _item_reorder(store: FileStore, instance_id: str, name: str, item_id: str,
 # --- biography ---------------------------------------------------------------------
 
 
-def biography_items(store: FileStore, *, instance_id: str) -> list[dict[str, Any]]:
-    return _doc_read(store, instance_id, BIOGRAPHY_FILE, strict=False)["items"]
+def biography_items(store: FileStore, *, instance_id: str,
+                    character_id: str | None = None) -> list[dict[str, Any]]:
+    """The biography paragraphs; with `character_id`, only that character's (seed 003 §3.4:
+    keyed by character — after the first member left, the next one does not inherit them).
+    Items from before this was recorded belong to whoever is the instance's character."""
+    items = _doc_read(store, instance_id, BIOGRAPHY_FILE, strict=False)["items"]
+    if character_id is None:
+        return items
+    return [item for item in items if item.get("character_id", character_id) == character_id]
+
+
+def _main_character(store: FileStore, instance_id: str) -> str:
+    return str(store.instance_state_read(instance_id).get("character_id") or "")
 
 
 def biography_add(store: FileStore, *, instance_id: str, text: str, source: str = "manual",
                   position: int | None = None) -> dict[str, Any]:
     data = _doc_read(store, instance_id, BIOGRAPHY_FILE, strict=True)
     item = {"id": random_id("bio"), "text": _text_checked(text), "created_at": utc_now(),
-            "source": source}
+            "source": source, "character_id": _main_character(store, instance_id)}
     items = data["items"]
     items.insert(len(items) if position is None else min(max(position, 0), len(items)), item)
     store.memory_json_write(instance_id, BIOGRAPHY_FILE, data)
@@ -559,8 +575,9 @@ def biography_from_persona(store: FileStore, *, instance_id: str) -> list[dict[s
                                 status=409)
     data = _doc_read(store, instance_id, BIOGRAPHY_FILE, strict=True)
     now = utc_now()
-    added = [{"id": random_id("bio"), "text": text, "created_at": now, "source": "persona"}
-             for text in paragraphs]
+    character_id = _main_character(store, instance_id)
+    added = [{"id": random_id("bio"), "text": text, "created_at": now, "source": "persona",
+              "character_id": character_id} for text in paragraphs]
     data["items"].extend(added)
     store.memory_json_write(instance_id, BIOGRAPHY_FILE, data)
     return added
