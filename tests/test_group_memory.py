@@ -95,11 +95,14 @@ def test_each_character_recalls_only_the_conversations_it_took_part_in(
     prompt = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
     assert "蓝鸦" in seen and "4711" not in seen and "4711" not in prompt
     assert "9999" not in seen and "9999" not in prompt
+    runtime.drain()
 
     use_stub.script(Reply("……"))
     alserqis = (_run(store, scenes["group"], "你还记得金库密码和暗号吗？",
                            speaker=character))[0]
-    seen = json.dumps(_hits(store, scenes["group"], alserqis), ensure_ascii=False)
+    retrievals = store.trace_read(scenes["group"], alserqis.trace_id)["retrievals"]
+    assert not retrievals.get("warning")
+    seen = json.dumps(retrievals["hits"], ensure_ascii=False)
     assert "4711" in seen and "蓝鸦" not in seen and "9999" not in seen
 
 
