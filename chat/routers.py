@@ -307,7 +307,12 @@ def messages_page(request: HttpRequest, instance_id: str, session_id: str,
                                  page=page, query=q)
 
 
-@history_router.put(SESSION + "/messages/{index}", response=HistoryChange)
+@history_router.put(SESSION + "/messages/{index}", response=HistoryChange,
+                    description="`text` replaces the message's text (answers an `undo_token`); "
+                                "`hidden: true` hides it from the model (kept in the session and "
+                                "on the page; not sent, not scanned for lore, not summarized, not "
+                                "recalled), `false` shows it again. Either or both; neither is a "
+                                "400 naming `text`.")
 def message_edit(request: HttpRequest, instance_id: str, session_id: str, index: int,
                  payload: MessageEditIn):
     services.instance_for_user(request.auth, instance_id)
