@@ -18,6 +18,7 @@ import zlib
 from typing import Any
 
 from library.lorebook import LorebookError, lorebook_validate
+from library.worldinfo import DECORATOR_LINES
 from personalab.lib.errors import AppError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -31,8 +32,6 @@ LIST_FIELDS = ("alternate_greetings", "tags", "group_only_greetings")
 # Fields the V3 spec added to `data`; a V2 card has none of them.
 V3_ONLY_FIELDS = ("assets", "nickname", "creator_notes_multilingual", "source",
                   "group_only_greetings", "creation_date", "modification_date")
-# V3 decorators: lines at the start of a lorebook entry's content beginning with "@@".
-DECORATOR_LINE = re.compile(r"\A(?:@@[^\n]*(?:\n|\Z))+")
 V1_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
 PERSONA_SECTIONS = (("description", "Description"), ("personality", "Personality"),
                     ("scenario", "Scenario"))
@@ -474,7 +473,7 @@ def card_to_definition(card: dict[str, Any]) -> tuple[dict[str, Any], dict[str, 
 
 def decorators_strip(content: str) -> str:
     """An entry's content without its leading V3 `@@` decorator lines (V2 has none)."""
-    return DECORATOR_LINE.sub("", content, count=1)
+    return DECORATOR_LINES.sub("", content, count=1)
 
 
 def _as_v2(card: dict[str, Any]) -> None:

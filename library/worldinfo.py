@@ -29,6 +29,10 @@ REGEX_TOTAL_SECONDS = 1.0
 SLASH_REGEX = regex.compile(r"^/(.+)/([dgimsuvy]*)$", regex.DOTALL)
 JS_NAMED_GROUP = regex.compile(r"\(\?<(?=[A-Za-z_])")
 WORD_CHAR = regex.compile(r"[A-Za-z0-9_]")
+# V3 decorators: lines at the start of an entry's content beginning with "@@" ("@@@" escapes
+# a decorator name). SillyTavern acts on these two and never sends the lines to the model.
+DECORATOR_LINES = regex.compile(r"\A(?:@@[^\n]*(?:\n|\Z))+")
+KNOWN_DECORATORS = ("@@activate", "@@dont_activate")
 
 
 @dataclass
@@ -89,6 +93,16 @@ def entry_key(book_id: str, entry: dict[str, Any]) -> str:
 def _groups(entry: dict[str, Any]) -> list[str]:
     group = setting(entry, "group", "group", "")
     return [name.strip() for name in str(group).split(",") if name.strip()]
+
+
+def decorators_split(content: str) -> tuple[list[str], str]:
+    """The known decorators of an entry's content, and the content without its `@@` lines."""
+    found = DECORATOR_LINES.match(content)
+    if not found:
+        return [], content
+    lines = [line.strip() for line in found.group(0).splitlines()]
+    names = [line[1:] if line.startswith("@@@") else line for line in lines]
+    return [name for name in names if name in KNOWN_DECORATORS], content[found.end():]
 
 
 # --- keys --------------------------------------------------------------------------------------
@@ -342,7 +356,12 @@ class _Turn:
         if (state == RECURSION and not sticky
                 and setting(entry, "exclude_recursion", "exclude_recursion", False)):
             return None
-        if sticky:
+        decorators = entry.get("decorators") or []
+        if "@@dont_activate" in decorators and "@@activate" not in decorators:
+            return None
+        if "@@activate" in decorators:
+            reason = "decorator @@activate"
+        elif sticky:
             reason = "sticky (fired earlier, still active)"
         elif entry.get("constant"):
             reason = "constant"
@@ -596,10 +615,13 @@ def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
     for book in lorebooks:
         book_id = str(book.get("lorebook_id") or book.get("name") or "?")
         books.setdefault(book_id, book)
-        entries.extend({**entry, "uid": entry.get("uid", index), "lorebook_id": book_id,
-                        "position": _position(entry)}
-                       for index, entry in enumerate(book.get("entries") or [])
-                       if isinstance(entry, dict) and entry.get("enabled", True))
+        for index, entry in enumerate(book.get("entries") or []):
+            if not isinstance(entry, dict) or not entry.get("enabled", True):
+                continue
+            decorators, content = decorators_split(str(entry.get("content") or ""))
+            entries.append({**entry, "uid": entry.get("uid", index), "lorebook_id": book_id,
+                            "position": _position(entry), "content": content,
+                            **({"decorators": decorators} if decorators else {})})
     scan = _Scan(messages, match.problems)  # one regex time budget for the whole turn
     activation = _Turn(books, scan, turn, len(messages) if chat_length is None else chat_length,
                        match.timed, rng or random.Random(), dict(sources or {}), speaker,

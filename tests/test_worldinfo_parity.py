@@ -247,3 +247,21 @@ def test_a_sillytavern_world_file_with_the_new_fields_round_trips_and_is_underst
                                       speaker={"name": "Brenna", "id": "c2", "tags": []})
     assert judged_by_brenna.fired == []
     assert judged_by_brenna.dropped[0]["reason"].startswith("character filter: not for Brenna")
+
+
+async def test_decorators_activate_or_hold_back_an_entry_and_never_reach_the_model(
+        store, instance, character, use_stub):
+    await sync_to_async(_link)(
+        store, character,
+        {"uid": 1, "keys": ["never-said"], "content": "@@activate\nALWAYS-HERE"},
+        {"uid": 2, "keys": ["storm"], "content": "@@dont_activate\nHELD-BACK"},
+        {"uid": 3, "keys": ["storm"], "content": "@@unknown_one\nPLAIN-STORM"})
+    result = await _turn(store, instance, "a storm comes")
+    sent = _sent(use_stub)
+    assert "ALWAYS-HERE" in sent and "PLAIN-STORM" in sent and "HELD-BACK" not in sent
+    assert "@@" not in sent
+    fired, _ = _lore(store, instance, result)
+    assert fired[1] == "decorator @@activate" and 2 not in fired
+    # The file keeps the decorators as written.
+    book_id = store.character_read(character)["lorebook_ids"][0]
+    assert store.lorebook_read(book_id)["entries"][0]["content"] == "@@activate\nALWAYS-HERE"
