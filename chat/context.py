@@ -245,6 +245,7 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
         "character_name": ctx.character.get("name") or ctx.instance_state.get("character_id"),
         "turn": ctx.turn,
         "plot_index": ctx.instance_state.get("plot_state", {}).get("current_plot_index", 1),
+        "plot_status": ctx.instance_state.get("plot_state", {}).get("current_status"),
         "outline_length": len(outline) if director else 0,
         "user_text": ctx.user_text,
         "continue_from": ctx.continue_from,

@@ -423,15 +423,22 @@ def offline_reply(messages: list[dict], context: dict) -> str:
     # A regenerate asks again with variant 1, 2, ...: the next of the nine combinations.
     pick = (seed + int(context.get("variant") or 0)) % 9
     reply = openings[pick % 3].format(name=name) + bodies[pick // 3].format(quote=quote)
-    return reply + _offline_marker(context, seed)
+    return reply + _offline_marker(context)
 
 
-def _offline_marker(context: dict, seed: int) -> str:
+def _offline_marker(context: dict) -> str:
+    """Every third turn the demo story moves one step along its outline: the current point is
+    completed, then the next one starts, so a newcomer sees the director at work."""
     turn = int(context.get("turn") or 0)
-    if int(context.get("outline_length") or 0) <= 0 or turn <= 0 or turn % 3:
+    length = int(context.get("outline_length") or 0)
+    if length <= 0 or turn <= 0 or turn % 3:
         return ""
-    status = "completed" if (turn // 3) % 2 == 0 else "in_progress"
-    return f"[PROGRESS:{int(context.get('plot_index') or 1)}:{status}]"
+    index = int(context.get("plot_index") or 1)
+    if context.get("plot_status") != "completed":
+        return f"[PROGRESS:{index}:completed]"
+    if index >= length:
+        return ""
+    return f"[PROGRESS:{index + 1}:in_progress]"
 
 
 def offline_pieces(text: str) -> list[str]:

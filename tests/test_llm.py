@@ -264,17 +264,22 @@ async def test_offline_streams_small_pieces_that_join_to_the_reply() -> None:
     assert offline_pieces("你好世界啊 hi there") == ["你好世", "界啊", " ", "hi ", "there"]
 
 
-async def test_offline_progress_marker_every_third_turn_with_outline() -> None:
+async def test_offline_progress_marker_every_third_turn_moves_the_outline_forward() -> None:
     provider = OfflineProvider(delay=0)
     replies = {
-        turn: "".join(await collect(provider, turn=turn, outline_length=5, plot_index=3))
+        turn: "".join(await collect(provider, turn=turn, outline_length=5, plot_index=3,
+                                    plot_status="in_progress"))
         for turn in range(1, 7)
     }
     assert [turn for turn, text in replies.items() if "[PROGRESS:" in text] == [3, 6]
-    assert replies[3].endswith("[PROGRESS:3:in_progress]")
-    assert replies[6].endswith("[PROGRESS:3:completed]")
+    assert replies[3].endswith("[PROGRESS:3:completed]")
+    after_completed = "".join(await collect(provider, turn=6, outline_length=5, plot_index=3,
+                                            plot_status="completed"))
+    assert after_completed.endswith("[PROGRESS:4:in_progress]")
+    story_over = "".join(await collect(provider, turn=6, outline_length=5, plot_index=5,
+                                       plot_status="completed"))
     no_outline = "".join(await collect(provider, turn=3, outline_length=0, plot_index=3))
-    assert "[PROGRESS:" not in no_outline
+    assert "[PROGRESS:" not in story_over and "[PROGRESS:" not in no_outline
 
 
 async def test_offline_summarize_returns_paired_events_as_json() -> None:
