@@ -17,6 +17,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.html import escape
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from chat import history, selectors
@@ -116,8 +117,8 @@ def history_edit(request: HttpRequest, instance_id: str) -> HttpResponse:
     except history.HistoryError as exc:
         return _history_answer(request, instance_id, error=exc)
     if not result["changed"]:
-        return _history_answer(request, instance_id, note="Nothing changed.")
-    return _history_answer(request, instance_id, note="Message edited.",
+        return _history_answer(request, instance_id, note=gettext("Nothing changed."))
+    return _history_answer(request, instance_id, note=gettext("Message edited."),
                            undo_token=result["undo_token"])
 
 
@@ -131,7 +132,7 @@ def history_delete(request: HttpRequest, instance_id: str) -> HttpResponse:
             index=_int(request.POST.get("index"), -1), fingerprint=request.POST.get("fp", ""))
     except history.HistoryError as exc:
         return _history_answer(request, instance_id, error=exc)
-    return _history_answer(request, instance_id, note="Message deleted.",
+    return _history_answer(request, instance_id, note=gettext("Message deleted."),
                            undo_token=result["undo_token"])
 
 
@@ -160,7 +161,7 @@ def history_undo(request: HttpRequest, instance_id: str) -> HttpResponse:
         history.undo(get_store(), instance_id=instance_id, token=request.POST.get("token", ""))
     except history.HistoryError as exc:
         return _history_answer(request, instance_id, error=exc)
-    return _history_answer(request, instance_id, note="Undone.")
+    return _history_answer(request, instance_id, note=gettext("Undone."))
 
 
 @login_required
@@ -194,7 +195,8 @@ def history_swipe(request: HttpRequest, instance_id: str) -> HttpResponse:
     if request.POST.get("from") == "chat":
         return redirect("instance", instance_id=instance_id)
     return _history_answer(request, instance_id,
-                           note=f"Showing version {result['version']} of {result['versions']}.")
+                           note=gettext("Showing version %(version)s of %(versions)s.") % {
+                               "version": result["version"], "versions": result["versions"]})
 
 
 # --- persona & memory ------------------------------------------------------------------------
@@ -235,36 +237,39 @@ def _persona_apply(store, instance_id: str, action: str, form) -> str:
     item_id = form.get("item", "")
     if action == "persona_save":
         result = memory.persona_set_manual(store, instance_id=instance_id, text=text.strip())
-        return f"Saved as version {result['version']}." if result["changed"] else "Nothing changed."
+        return (gettext("Saved as version %(version)s.") % {"version": result["version"]}
+                if result["changed"] else gettext("Nothing changed."))
     if action == "persona_restore":
         result = memory.persona_restore(store, instance_id=instance_id,
                                         version=_int(form.get("version"), -1))
-        return f"Restored; it is now version {result['version']}."
+        return gettext("Restored; it is now version %(version)s.") % {"version": result["version"]}
     if action == "pinned_save":
         memory.pinned_prompt_set(store, instance_id=instance_id, character_id=None,
                                  text=text.strip())
         if text.strip():
-            return "Pinned prompt saved."
-        return "Override removed; the character's own pinned prompt applies."
+            return gettext("Pinned prompt saved.")
+        return gettext("Override removed; the character's own pinned prompt applies.")
     if action in ("recap_update", "bio_update"):
         update = memory.recap_update if action == "recap_update" else memory.biography_update
         update(store, instance_id=instance_id, item_id=item_id, text=text)
-        return "Saved."
+        return gettext("Saved.")
     if action in ("recap_remove", "bio_remove"):
         remove = memory.recap_remove if action == "recap_remove" else memory.biography_remove
         remove(store, instance_id=instance_id, item_id=item_id)
-        return "Removed."
+        return gettext("Removed.")
     if action in ("recap_move", "bio_move"):
         reorder = memory.recap_reorder if action == "recap_move" else memory.biography_reorder
         reorder(store, instance_id=instance_id, item_id=item_id,
                 new_index=_int(form.get("to"), 0))
-        return "Moved."
+        return gettext("Moved.")
     if action == "bio_add":
         memory.biography_add(store, instance_id=instance_id, text=text)
-        return "Paragraph added."
+        return gettext("Paragraph added.")
     if action == "bio_from_persona":
         added = memory.biography_from_persona(store, instance_id=instance_id)
-        return f"{len(added)} paragraph(s) added from the evolved persona."
+        return ngettext("%(count)s paragraph added from the evolved persona.",
+                        "%(count)s paragraphs added from the evolved persona.",
+                        len(added)) % {"count": len(added)}
     raise Http404("unknown action")
 
 

@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from chat import selectors, services
@@ -56,7 +56,7 @@ def instance_new(request: HttpRequest) -> HttpResponse:
             character_id=request.POST.get("character_id", ""),
             background_id=request.POST.get("background_id") or None)
     except (StoreError, ValueError) as exc:
-        messages.error(request, f"Could not start the instance: {exc}")
+        messages.error(request, gettext("Could not start the instance: %(error)s") % {"error": exc})
         return redirect("home")
     return redirect("instance", instance_id=instance_id)
 
@@ -80,12 +80,12 @@ def instance_manage(request: HttpRequest, instance_id: str) -> HttpResponse:
             f"the {field} {problem}" for field, problem in error.fields.items()) + ".")
     else:
         if changes.get("archived") is True:
-            messages.info(request, "Archived: the instance is kept under “Archived” on the "
-                                   "home page, where you can restore it.")
+            messages.info(request, gettext("Archived: the instance is kept under “Archived” on the "
+                                           "home page, where you can restore it."))
         elif changes.get("archived") is False:
-            messages.info(request, "Restored: the instance is back in your list.")
+            messages.info(request, gettext("Restored: the instance is back in your list."))
         elif "name" in changes:
-            messages.info(request, "Renamed.")
+            messages.info(request, gettext("Renamed."))
     if request.POST.get("back") == "instance" and not changes.get("archived"):
         return redirect("instance", instance_id=instance_id)
     return redirect("home")
@@ -210,7 +210,7 @@ def instance_import_chat(request: HttpRequest, instance_id: str) -> HttpResponse
                                                      data=upload.read())
         request.session[_import_report_key(instance_id)] = {**report, "session_id": session_id}
     except (ChatFormatError, InstanceBusy, StoreError) as exc:
-        messages.error(request, f"The chat was not imported: {exc}")
+        messages.error(request, gettext("The chat was not imported: %(error)s") % {"error": exc})
     return redirect("instance", instance_id=instance_id)
 
 
@@ -218,7 +218,7 @@ def instance_import_chat(request: HttpRequest, instance_id: str) -> HttpResponse
 @require_POST
 def instance_persona(request: HttpRequest, instance_id: str) -> HttpResponse:
     return _instance_update_from_page(request, instance_id,
-                                      "From the next turn on you play this persona.",
+                                      gettext("From the next turn on you play this persona."),
                                       persona_id=request.POST.get("persona_id") or None)
 
 
@@ -226,7 +226,7 @@ def instance_persona(request: HttpRequest, instance_id: str) -> HttpResponse:
 @require_POST
 def instance_lorebooks(request: HttpRequest, instance_id: str) -> HttpResponse:
     return _instance_update_from_page(request, instance_id,
-                                      "From the next turn on these lorebooks are read.",
+                                      gettext("From the next turn on these lorebooks are read."),
                                       lorebook_ids=request.POST.getlist("lorebook_ids"))
 
 
@@ -253,10 +253,10 @@ def instance_background(request: HttpRequest, instance_id: str) -> HttpResponse:
         result = services.instance_background_switch(store, user=request.user,
                                                      instance_id=instance_id,
                                                      background_id=background_id)
-        note = "Background switched; the story progress is kept."
+        note = gettext("Background switched; the story progress is kept.")
         if result.get("clamped"):
-            note += (" The current plot point is beyond the new outline, so the director "
-                     "uses its last point.")
+            note += " " + gettext("The current plot point is beyond the new outline, so the "
+                                  "director uses its last point.")
         messages.info(request, note)
     except (InstanceBusy, StoreError, ValueError) as exc:
         messages.error(request, str(exc))
@@ -281,9 +281,10 @@ async def instance_memory_action(request: HttpRequest, instance_id: str, action:
         raise Http404("unknown action")
     try:
         result = await memory_action(instance_id, action)
-        text = (f"Summarized into {result.get('events')} events; new session "
-                f"{result.get('new_session_id')}." if action == "summarize"
-                else "Memory updated: the evolved persona has a new version.")
+        text = (gettext("Summarized into %(events)s events; new session %(session)s.") % {
+                    "events": result.get("events"), "session": result.get("new_session_id")}
+                if action == "summarize"
+                else gettext("Memory updated: the evolved persona has a new version."))
         status = "ok"
     except (MemoryActionError, LLMError, InstanceBusy, StoreError) as exc:
         text, status = str(getattr(exc, "message", exc)), "error"
@@ -297,7 +298,8 @@ def instance_memory_progress(request: HttpRequest, instance_id: str) -> HttpResp
 
     _instance_or_404(request, instance_id)
     step = progress_get(instance_id)
-    return HttpResponse(f"Working… {step}" if step else "Working…", content_type="text/plain")
+    working = gettext("Working…")
+    return HttpResponse(f"{working} {step}" if step else working, content_type="text/plain")
 
 
 @login_required
@@ -325,7 +327,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
     errors: dict[str, str] = {}
     if request.method == "POST":
         if not request.user.is_staff:
-            messages.error(request, "Only staff accounts may change the settings.")
+            messages.error(request, gettext("Only staff accounts may change the settings."))
             return redirect("settings")
         if "reset" in request.POST:
             section = request.POST["reset"]
@@ -333,11 +335,13 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             if section in ("1", "all") or section in services.SETTINGS_SECTIONS:
                 for name in sections:
                     services.settings_section_reset(store, section=name)
-                messages.info(request, "Defaults restored for every section." if len(sections) > 1
-                              else f"Defaults restored for {SECTION_TITLES[section]}; the other "
-                                   "sections kept their values.")
+                messages.info(request, gettext("Defaults restored for every section.")
+                              if len(sections) > 1 else
+                              gettext("Defaults restored for %(section)s; the other sections kept "
+                                      "their values.") % {"section": SECTION_TITLES[section]})
             else:
-                messages.error(request, "Nothing was reset: that settings section is unknown.")
+                messages.error(request,
+                               gettext("Nothing was reset: that settings section is unknown."))
             return redirect("settings")
         changes = {
             "thresholds": {k: request.POST.get(f"thresholds.{k}", "")
@@ -359,7 +363,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             _, errors = config_save(store, changes=changes)
         if not errors:
             _save_module_settings(store, request.POST, module_numbers)
-            messages.info(request, "Saved. The next turn uses the new settings.")
+            messages.info(request, gettext("Saved. The next turn uses the new settings."))
             return redirect("settings")
     config = store.config_read()
     return render(request, "settings.html", {
@@ -381,15 +385,16 @@ def settings_test_connection(request: HttpRequest) -> HttpResponse:
     from chat.llm_models import llm_models_list
 
     if not request.user.is_staff:
-        return _connection_result(request, error="Only staff accounts may test the connection.",
-                                  status=403)
+        return _connection_result(
+            request, error=gettext("Only staff accounts may test the connection."), status=403)
     base_url = request.POST.get("llm.base_url", "").strip()
     if error := base_url_error(base_url):
-        return _connection_result(request, error=f"The base URL {error}.", status=400)
+        return _connection_result(request, error=gettext("The base URL %(error)s.") % {
+            "error": error}, status=400)
     posted = _llm_settings_posted(get_store().module_read("llm"), request.POST)
     settings = llm_settings_from_env(posted)
     if not settings.base_url and not settings.api_key:
-        return _connection_result(request, error=(
+        return _connection_result(request, error=gettext(
             "No base URL is set here or in OPENAI_BASE_URL: replies come from the offline demo, "
             "so there is no server to test."), status=400)
     try:
@@ -408,16 +413,23 @@ def _connection_result(request: HttpRequest, *, error: str = "", models: list[st
                   status=200 if request.htmx else status)
 
 
-SECTION_TITLES = {"thresholds": "Thresholds", "limits": "Limits", "preferences": "Preferences",
-                  "director": "Director", "memory": "Memory", "history": "History", "llm": "LLM"}
+SECTION_TITLES = {"thresholds": gettext_lazy("Thresholds"), "limits": gettext_lazy("Limits"),
+                  "preferences": gettext_lazy("Preferences"), "director": gettext_lazy("Director"),
+                  "memory": gettext_lazy("Memory"), "history": gettext_lazy("History"),
+                  "llm": gettext_lazy("LLM")}
 
 NUMBER_FIELDS = [
-    ("【阈值】Thresholds", "thresholds.rag_fallback_threshold", "容错处理触发阈值 (1–10)", ""),
-    ("【阈值】Thresholds", "thresholds.summary_last_n_turns", "汇总保留轮数 (1–20)", ""),
-    ("【限制】Limits", "limits.max_total_tokens", "Prompt总长度上限 (10000–200000 tokens)", ""),
-    ("【限制】Limits", "limits.middle_section_warning_tokens", "中间区域警告阈值 (1000–50000 tokens)",
-     "ℹ️ 超过此值会显示警告，但不会截断"),
-    ("【限制】Limits", "limits.conversation_max_tokens", "会话文件最大token数 (1000–1000000)", ""),
+    ("thresholds", "thresholds.rag_fallback_threshold",
+     gettext_lazy("Turns without progress before the fallback reminder (1–10)"), ""),
+    ("thresholds", "thresholds.summary_last_n_turns",
+     gettext_lazy("Turns kept verbatim after a summary (1–20)"), ""),
+    ("limits", "limits.max_total_tokens",
+     gettext_lazy("Prompt length limit (10000–200000 tokens)"), ""),
+    ("limits", "limits.middle_section_warning_tokens",
+     gettext_lazy("Middle region warning threshold (1000–50000 tokens)"),
+     gettext_lazy("ℹ️ Above this a warning is shown; nothing is cut.")),
+    ("limits", "limits.conversation_max_tokens",
+     gettext_lazy("Session file token limit (1000–1000000)"), ""),
 ]
 
 
@@ -434,7 +446,7 @@ def _number_fields(config: dict, errors: dict[str, str], posted) -> list[dict]:
     for section, name, label, note in NUMBER_FIELDS:
         group, key = name.split(".")
         value = posted.get(name) if errors else config[group][key]
-        fields.append({"section": section, "group": group, "name": name, "label": label,
+        fields.append({"section": SECTION_TITLES[section], "group": group, "name": name, "label": label,
                        "note": note,
                        "value": value, "error": errors.get(name, "")})
     return fields
@@ -442,13 +454,16 @@ def _number_fields(config: dict, errors: dict[str, str], posted) -> list[dict]:
 
 # (module, key, label, low, high, default): numbers kept in data/modules/{module}.json.
 MODULE_NUMBER_FIELDS = [
-    ("memory", "recap_every_n_rounds", "Recap every N rounds (1–100)", 1, 100, 5),
-    ("memory", "recap_max_entries", "Recap list max entries (0 = unlimited, 0–500)", 0, 500, 20),
-    ("history", "undo_window_seconds", "Undo window after an edit or delete, seconds (0–60)",
+    ("memory", "recap_every_n_rounds", gettext_lazy("Recap every N rounds (1–100)"), 1, 100, 5),
+    ("memory", "recap_max_entries",
+     gettext_lazy("Recap list max entries (0 = unlimited, 0–500)"), 0, 500, 20),
+    ("history", "undo_window_seconds",
+     gettext_lazy("Undo window after an edit or delete, seconds (0–60)"),
      0, 60, DEFAULT_UNDO_WINDOW),
-    ("history", "page_size", "History manager messages per page (10–500)", 10, 500,
+    ("history", "page_size", gettext_lazy("History manager messages per page (10–500)"), 10, 500,
      DEFAULT_PAGE_SIZE),
-    ("history", "backups_keep", "Backups kept per session, oldest removed first (1–1000)", 1, 1000,
+    ("history", "backups_keep",
+     gettext_lazy("Backups kept per session, oldest removed first (1–1000)"), 1, 1000,
      DEFAULT_MODULES["history"]["backups_keep"]),
 ]
 
@@ -464,7 +479,8 @@ def _module_numbers(form) -> tuple[dict[tuple[str, str], int], dict[str, str]]:
         if number is not None and low <= number <= high:
             values[(module, key)] = number
         else:
-            errors[name] = f"must be a whole number from {low} to {high}"
+            errors[name] = gettext("must be a whole number from %(low)s to %(high)s") % {
+                "low": low, "high": high}
     return values, errors
 
 
@@ -528,7 +544,8 @@ def instance_authors_note(request: HttpRequest, instance_id: str) -> HttpRespons
     if errors:
         messages.error(request, " ".join(f"{name}: {text}" for name, text in errors.items()))
     else:
-        messages.info(request, "Author's note saved." if note["text"] else "Author's note cleared.")
+        messages.info(request, gettext("Author's note saved.") if note["text"]
+                      else gettext("Author's note cleared."))
     return redirect("instance", instance_id=instance_id)
 
 

@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from library import services
@@ -56,7 +57,7 @@ def personas_page(request: HttpRequest) -> HttpResponse:
         try:
             persona_id = services.persona_create(get_store(), owner=request.user, data=data)
             _avatar_upload(request, persona_id)
-            messages.info(request, "Persona saved.")
+            messages.info(request, gettext("Persona saved."))
             return redirect("personas")
         except (services.LibraryError, services.LibraryConflict, ValueError) as exc:
             error, errors = str(exc), getattr(exc, "field_errors", {})
@@ -78,7 +79,7 @@ def persona_edit(request: HttpRequest, persona_id: str) -> HttpResponse:
             services.persona_update(store, actor=request.user, persona_id=persona_id,
                                     data={**data, "default": request.POST.get("default") == "on"})
             _avatar_upload(request, persona_id)
-            messages.info(request, "Persona saved.")
+            messages.info(request, gettext("Persona saved."))
             return redirect("persona_edit", persona_id=persona_id)
         except services.LibraryError as exc:
             error, errors = str(exc), exc.field_errors
@@ -101,7 +102,7 @@ def persona_make_default(request: HttpRequest, persona_id: str) -> HttpResponse:
 def persona_remove(request: HttpRequest, persona_id: str) -> HttpResponse:
     _own_persona_or_404(request, persona_id)
     services.persona_delete(get_store(), actor=request.user, persona_id=persona_id)
-    messages.info(request, "Persona deleted.")
+    messages.info(request, gettext("Persona deleted."))
     return redirect("personas")
 
 

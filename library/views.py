@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from library import selectors, services
@@ -64,7 +65,7 @@ def item_copy(request: HttpRequest, kind: str, item_id: str) -> HttpResponse:
         new_id = copy(get_store(), user=request.user, **{f"{kind}_id": item_id})
     except (LibraryNotFound, InvalidId):
         raise Http404("not found") from None
-    messages.info(request, f"Copied {item_id} as your own {kind} {new_id}.")
+    messages.info(request, gettext("Copied %(item)s as your own copy %(new)s.") % {"item": item_id, "new": new_id})
     return redirect(f"{kind}_edit", **{f"{kind}_id": new_id})
 
 
@@ -85,7 +86,7 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
         try:
             saved_id = services.character_save(store, data=data, character_id=character_id,
                                                user=request.user)
-            messages.info(request, "Character saved.")
+            messages.info(request, gettext("Character saved."))
             return redirect("character_edit", character_id=saved_id)
         except LibraryNotFound:
             raise Http404("not found") from None
@@ -107,7 +108,7 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
 def character_remove(request: HttpRequest, character_id: str) -> HttpResponse:
     try:
         services.character_delete(get_store(), character_id=character_id, user=request.user)
-        messages.info(request, f"Character {character_id} deleted (moved to data/trash).")
+        messages.info(request, gettext("Character %(id)s deleted (moved to data/trash).") % {"id": character_id})
     except InvalidId:
         raise Http404("not found") from None
     except LibraryError as exc:
@@ -130,7 +131,7 @@ def background_edit(request: HttpRequest, background_id: str | None = None) -> H
         try:
             saved_id = services.background_save(store, data=data, background_id=background_id,
                                                 user=request.user)
-            messages.info(request, "Background saved.")
+            messages.info(request, gettext("Background saved."))
             return redirect("background_edit", background_id=saved_id)
         except LibraryNotFound:
             raise Http404("not found") from None
@@ -171,7 +172,7 @@ def background_outline(request: HttpRequest, background_id: str) -> HttpResponse
 def background_remove(request: HttpRequest, background_id: str) -> HttpResponse:
     try:
         services.background_delete(get_store(), background_id=background_id, user=request.user)
-        messages.info(request, f"Background {background_id} deleted (moved to data/trash).")
+        messages.info(request, gettext("Background %(id)s deleted (moved to data/trash).") % {"id": background_id})
     except InvalidId:
         raise Http404("not found") from None
     except LibraryError as exc:
@@ -184,15 +185,15 @@ def background_remove(request: HttpRequest, background_id: str) -> HttpResponse:
 def card_upload(request: HttpRequest) -> HttpResponse:
     upload = request.FILES.get("file")
     if upload is None:
-        messages.error(request, "Choose a card file (PNG or JSON) first.")
+        messages.error(request, gettext("Choose a card file (PNG or JSON) first."))
         return redirect("library")
     try:
         character_id = services.character_import_card(get_store(), data=upload.read(),
                                                       filename=upload.name, user=request.user)
     except services.LibraryError as exc:
-        messages.error(request, f"Could not import {upload.name}: {exc}")
+        messages.error(request, gettext("Could not import %(name)s: %(error)s") % {"name": upload.name, "error": exc})
         return redirect("library")
-    messages.info(request, f"Imported {upload.name}.")
+    messages.info(request, gettext("Imported %(name)s.") % {"name": upload.name})
     return redirect("character_edit", character_id=character_id)
 
 
@@ -280,7 +281,7 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
         try:
             saved_id = services.lorebook_save(store, data=data, lorebook_id=lorebook_id,
                                               user=request.user)
-            messages.info(request, "Lorebook saved.")
+            messages.info(request, gettext("Lorebook saved."))
             return redirect("lorebook_edit", lorebook_id=saved_id)
         except LibraryNotFound:
             raise Http404("not found") from None

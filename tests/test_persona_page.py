@@ -89,7 +89,7 @@ def test_biography_add_edit_reorder_remove_and_from_persona(store, instance, ali
     _post(alice_client, instance, "bio_remove", {"item": items[1]["id"]}, **HX)
     memory.persona_set_manual(store, instance_id=instance, text="line one\n\nline two")
     response = _post(alice_client, instance, "bio_from_persona", {}, **HX)
-    assert "2 paragraph(s)" in response.content.decode()
+    assert "2 paragraphs added" in response.content.decode()
     assert [i["text"] for i in memory.biography_items(store, instance_id=instance)] == [
         "A2", "line one", "line two"]
 
