@@ -4,6 +4,7 @@ history manager's rows read top to bottom at any width. Uses the seeded demo ins
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import pytest
@@ -69,4 +70,29 @@ def test_rename_archive_and_restore_at_phone_width(page: Page, server: Server) -
     page.wait_for_load_state()
     assert page.get_by_test_id("archived-instances").count() == 0
     assert server.instance_state("inst_001")["archived"] is False
+    assert page.js_errors == []
+
+
+def test_the_language_switch_translates_settings_and_library_at_phone_width(
+        page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    asked: list[str] = []
+    page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    page.goto(f"{server.url}/settings/")
+    assert page.inner_text("main h1") == "Settings"
+    page.select_option("[data-testid=language]", "zh-hans")
+    page.wait_for_function("() => document.querySelector('main h1').textContent.trim() === '设置'")
+    page.get_by_test_id("reset-thresholds").click()  # dismissed: nothing is reset
+    assert asked and asked[-1].startswith("恢复本节（阈值）的默认设置？")
+    screenshot_take(page, "42_phone_settings_zh", full_page=False)
+    assert page.evaluate(CUT_OFF) == []
+    page.goto(f"{server.url}/library/")
+    assert "导入角色卡" in page.inner_text("main") and "Characters" not in page.inner_text("main")
+    screenshot_take(page, "43_phone_library_zh", full_page=False)
+    assert page.evaluate(CUT_OFF) == []
+    page.goto(f"{server.url}/settings/")
+    page.select_option("[data-testid=language]", "en")
+    page.wait_for_function("() => document.querySelector('main h1').textContent.trim() === "
+                           "'Settings'")
+    assert re.search(r"[\u3400-\u9fff]", page.inner_text("main")) is None
     assert page.js_errors == []
