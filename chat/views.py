@@ -147,6 +147,12 @@ def _chat_strings() -> dict[str, str]:
         "took": gettext("took %(s)s s"),
         "you": gettext("You"),
         "reasoning": gettext("Reasoning"),
+        "warningDetails": gettext("Double-click for details"),
+        "warningType": gettext("Warning"),
+        "warningCategory": gettext("Category"),
+        "warningValue": gettext("Current value"),
+        "warningThreshold": gettext("Suggested threshold"),
+        "warningSuggestion": gettext("What to do"),
     }
 
 
@@ -299,7 +305,9 @@ def instance_memory_progress(request: HttpRequest, instance_id: str) -> HttpResp
     _instance_or_404(request, instance_id)
     step = progress_get(instance_id)
     working = gettext("Working…")
-    return HttpResponse(f"{working} {step}" if step else working, content_type="text/plain")
+    # The stage is stored untranslated (any worker may poll it): shown in the reader's language.
+    return HttpResponse(f"{working} {gettext(step)}" if step else working,
+                        content_type="text/plain")
 
 
 @login_required

@@ -4,6 +4,7 @@ used by the REST routes (memory/routers.py) and the chat page."""
 from __future__ import annotations
 
 from asgiref.sync import sync_to_async
+from django.utils.translation import gettext_noop
 
 from chat import services as chat_services
 from chat.context import provider_current
@@ -17,7 +18,8 @@ async def memory_action(instance_id: str, action: str, progress=None) -> dict:
     store = get_store()
     lock = store.instance_lock(instance_id).acquire()
     progress = progress or (lambda text: runtime.progress_set(instance_id, text))
-    progress("开始" if action == "summarize" else "正在更新记忆")
+    progress(gettext_noop("Starting") if action == "summarize"
+             else gettext_noop("Updating the memory"))
     try:
         provider = provider_current(store)
         if action == "summarize":

@@ -33,6 +33,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from django.utils.translation import gettext, gettext_noop
+
 from chat.llm import LLMError
 from memory import prompts
 from memory.summarize_journal import (summarize_journal_commit, summarize_journal_write,
@@ -80,7 +82,8 @@ async def _llm_text(llm: Any, messages: list[dict], context: dict[str, Any]) -> 
     try:
         text = await llm.complete(messages, context=context)
     except LLMError as exc:
-        raise MemoryActionError(f"模型调用失败，未做任何修改：{exc.message}") from exc
+        raise MemoryActionError(gettext("The model call failed; nothing was changed: %(error)s")
+                                % {"error": exc.message}) from exc
     return text if isinstance(text, str) else ""
 
 
@@ -117,23 +120,25 @@ def parse_events_json(text: str) -> list[dict[str, str]]:
     and trailing commas are tolerated; anything else is refused."""
     data = _json_object_find(text or "")
     if not isinstance(data, dict):
-        raise _unparsable("没有找到 JSON 对象", text)
+        raise _unparsable(gettext("no JSON object found"), text)
     events = data.get("events")
     if not isinstance(events, list) or not events:
-        raise _unparsable('缺少非空的 "events" 列表', text)
+        raise _unparsable(gettext('no non-empty "events" list'), text)
     parsed = []
     for position, event in enumerate(events, start=1):
         summary = event.get("summary") if isinstance(event, dict) else None
         plot = event.get("plot") if isinstance(event, dict) else None
         if not (isinstance(summary, str) and summary.strip()
                 and isinstance(plot, str) and plot.strip()):
-            raise _unparsable(f"第{position}个事件缺少非空的 summary 或 plot", text)
+            raise _unparsable(gettext("event %(position)s has no non-empty summary or plot")
+                              % {"position": position}, text)
         parsed.append({"summary": summary.strip(), "plot": plot.strip()})
     return parsed
 
 
 def _unparsable(reason: str, text: str) -> MemoryActionError:
-    return MemoryActionError(f"模型输出无法解析为事件列表：{reason}", detail=text or "")
+    return MemoryActionError(gettext("The model's answer could not be read as a list of events: "
+                                     "%(reason)s") % {"reason": reason}, detail=text or "")
 
 
 def _json_object_find(text: str) -> Any:
@@ -205,23 +210,24 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
                            progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     say = progress or (lambda text: None)
     summarize_recover(store, instance_id=instance_id)
-    say("读取当前会话")
+    say(gettext_noop("Reading the current session"))
     state = store.instance_state_read(instance_id)
     old_id = state["current_session_id"]
     session = store.session_read(instance_id, old_id)
     messages = _session_messages(session)
     if not messages:
-        raise MemoryActionError("当前会话还没有对话，无需汇总")
+        raise MemoryActionError(gettext("The current session has no conversation yet: nothing "
+                                        "to summarize."))
     earlier = [str(line.get("content") or "") for line in session.summaries]
     name = _character_name(store, state)
 
-    say("请模型整理情节点")
+    say(gettext_noop("Asking the model for the story events"))
     text = await _llm_text(
         llm, prompts.summarize_messages(character_name=name, summaries=earlier, turns=messages,
                                         locale=_locale(store)),
         {"task": "summarize", "character_name": name, "transcript": messages,
          "instance_id": instance_id})
-    say("解析模型输出")
+    say(gettext_noop("Reading the model's answer"))
     events = parse_events_json(text)
 
     owner = _event_owner(instance_id, state, messages)
@@ -233,12 +239,12 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
     _session_continue(store, instance_id=instance_id, old_id=old_id, new_id=new_id,
                       summaries=earlier + [event["summary"] for event in events],
                       messages=messages, say=say)
-    say(f"当前会话切换到 {new_id}")
+    say(gettext_noop("Switching to the new session"))
     state["current_session_id"] = new_id
     store.instance_state_write(instance_id, state)
-    say("写入记忆账本")
+    say(gettext_noop("Writing the memory ledger"))
     summarize_journal_commit(store, instance_id=instance_id)
-    say("写入向量索引")
+    say(gettext_noop("Writing the search index"))
     # Embedding is CPU work: off the event loop, or every request of every user waits for it.
     warnings = await asyncio.to_thread(_events_index, index, owner, old_id, events)
     return {"old_session_id": old_id, "new_session_id": new_id, "events": len(events),
@@ -253,7 +259,7 @@ def _session_continue(store: FileStore, *, instance_id: str, old_id: str, new_id
     last_n = max(_int_setting(config.get("thresholds", {}).get("summary_last_n_turns"), 5), 0)
     order = config.get("preferences", {}).get("summary_order", "summary_first")
     groups = _turn_groups(messages)[-last_n:] if last_n else []
-    say(f"创建新会话 {new_id}")
+    say(gettext_noop("Creating the new session"))
     store.session_create(instance_id, new_id, continued_from=old_id,
                          lines=summary_seed_lines(summaries, groups, order=order))
 
@@ -296,7 +302,8 @@ async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
     turns = recent_turn_lines(store, instance_id=instance_id,
                               session_id=state["current_session_id"], last_n_turns=last_n_turns)
     if not turns:
-        raise MemoryActionError("还没有对话，无法更新记忆")
+        raise MemoryActionError(gettext("There is no conversation yet: memory cannot be "
+                                        "updated."))
     name = _character_name(store, state)
     messages = prompts.persona_update_messages(
         character_name=name, base_persona=character.get("base_persona", ""),
@@ -307,7 +314,8 @@ async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
         "evolved_persona": character.get("evolved_persona", ""), "instance_id": instance_id,
     })).strip()
     if not text:
-        raise MemoryActionError("模型返回的成长人格为空，未做任何修改")
+        raise MemoryActionError(gettext("The model returned an empty evolved persona; nothing "
+                                        "was changed."))
     version = _persona_record(store, instance_id, character, text, source="update_memory")
     return {"evolved_persona": text, "version": version}
 
@@ -453,11 +461,12 @@ def pinned_prompt_set(store: FileStore, *, instance_id: str | None, character_id
             "character_id": _main_character(store, instance_id)})
         return
     if not character_id:
-        raise MemoryActionError("设置固定提示词需要指定实例或角色")
+        raise MemoryActionError(gettext("A pinned prompt needs an instance or a character."))
     try:
         definition = store.character_read(character_id)
     except StoreError as exc:
-        raise MemoryActionError(f"无法读取角色 {character_id}：{exc}") from exc
+        raise MemoryActionError(gettext("Cannot read character %(id)s: %(error)s")
+                                % {"id": character_id, "error": exc}) from exc
     store.character_write(character_id, {**definition, "pinned_prompt": text})
 
 
@@ -471,11 +480,13 @@ def _doc_read(store: FileStore, instance_id: str, name: str, *, strict: bool) ->
         data = store.memory_json_read(instance_id, name, {"items": []})
     except CorruptFile as exc:
         if strict:
-            raise MemoryActionError(f"{name}.json 已损坏，未做修改：{exc}") from exc
+            raise MemoryActionError(gettext("%(name)s.json is damaged; nothing was changed: "
+                                            "%(error)s") % {"name": name, "error": exc}) from exc
         return {"items": []}
     if not isinstance(data, dict) or not isinstance(data.get("items", []), list):
         if strict:
-            raise MemoryActionError(f"{name}.json 的格式不对（需要 items 列表），未做修改")
+            raise MemoryActionError(gettext("%(name)s.json has the wrong shape (an items list is "
+                                            "needed); nothing was changed.") % {"name": name})
         return {"items": []}
     data["items"] = [item for item in data.get("items", [])
                      if isinstance(item, dict) and isinstance(item.get("id"), str)]
@@ -492,7 +503,7 @@ def _item_position(items: list[dict[str, Any]], item_id: str) -> int:
 
 def _text_checked(text: str) -> str:
     if not isinstance(text, str) or not text.strip():
-        raise MemoryActionError("内容不能为空", code="invalid", status=400,
+        raise MemoryActionError(gettext("The text must not be empty."), code="invalid", status=400,
                                 fields={"text": "required"})
     return text.strip()
 
@@ -571,7 +582,8 @@ def biography_from_persona(store: FileStore, *, instance_id: str) -> list[dict[s
     persona = store.character_state_read(instance_id).get("evolved_persona", "")
     paragraphs = [part.strip() for part in re.split(r"\n\s*\n|\n", persona) if part.strip()]
     if not paragraphs:
-        raise MemoryActionError("成长人格还是空的，没有可以保存为传记的段落", code="empty",
+        raise MemoryActionError(gettext("The evolved persona is still empty: there are no "
+                                        "paragraphs to keep in the biography."), code="empty",
                                 status=409)
     data = _doc_read(store, instance_id, BIOGRAPHY_FILE, strict=True)
     now = utc_now()
@@ -630,7 +642,7 @@ async def _recap_chunk(store: FileStore, *, llm: Any, state: dict[str, Any], ses
         "task": "recap", "character_name": name, "transcript": lines,
         "instance_id": state.get("instance_id")})).strip()
     if not text:
-        raise MemoryActionError("模型返回的前情提要为空")
+        raise MemoryActionError(gettext("The model returned an empty recap."))
     return {"text": text, "from_turn": from_turn, "to_turn": to_turn, "session_id": session_id,
             "created_at": utc_now()}
 

@@ -157,7 +157,7 @@
     for (const w of warnings.values()) {
       const item = document.createElement("li");
       item.textContent = "⚠️ " + w.message + (w.current_value != null ? `（${w.current_value}）` : "");
-      item.title = "Double-click for details";
+      item.title = S.warningDetails;
       item.addEventListener("dblclick", () => showWarning(w));
       list.append(item);
     }
@@ -166,8 +166,10 @@
   function showWarning(w) {
     const detail = document.getElementById("warning-detail");
     detail.replaceChildren();
-    for (const [label, value] of [["类型", w.message], ["分类", w.category], ["当前值", w.current_value],
-                                  ["建议阈值", w.threshold], ["建议操作", w.suggestion]]) {
+    for (const [label, value] of [[S.warningType, w.message], [S.warningCategory, w.category],
+                                  [S.warningValue, w.current_value],
+                                  [S.warningThreshold, w.threshold],
+                                  [S.warningSuggestion, w.suggestion]]) {
       if (value == null || value === "") continue;
       const dt = document.createElement("dt"); dt.textContent = label;
       const dd = document.createElement("dd"); dd.textContent = value;

@@ -191,3 +191,21 @@ def test_a_chosen_language_is_kept_for_the_next_pages(alice_client, story):
     alice_client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/library/"})
     page = alice_client.get("/library/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "导入角色卡" in page
+
+
+def test_summarize_stages_and_refusals_reach_the_player_in_their_language(alice_client,
+                                                                          instance):
+    from memory.runtime import progress_set
+
+    progress_set(instance, "Reading the current session")
+    url = f"/instances/{instance}/memory/progress"
+    assert alice_client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode() == (
+        "Working… Reading the current session")
+    assert alice_client.get(url, HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode() == (
+        "处理中… 读取当前会话")
+    progress_set(instance, None)
+    url = f"/instances/{instance}/memory/summarize"
+    english = alice_client.post(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    chinese = alice_client.post(url, HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "The current session has no conversation yet: nothing to summarize." in english
+    assert "当前会话还没有对话，无需汇总。" in chinese

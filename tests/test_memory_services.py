@@ -177,7 +177,7 @@ async def test_unusable_summary_output_changes_nothing(tmp_path, reply):
     store = make_instance(tmp_path)
     before = snapshot(tmp_path)
     index = FakeIndex()
-    with pytest.raises(MemoryActionError, match="模型输出无法解析为事件列表"):
+    with pytest.raises(MemoryActionError, match="could not be read as a list of events"):
         await services.memory_summarize(store, instance_id=INSTANCE, llm=FakeLLM(reply),
                                         index=index)
     assert snapshot(tmp_path) == before
@@ -187,7 +187,7 @@ async def test_unusable_summary_output_changes_nothing(tmp_path, reply):
 async def test_llm_failure_during_summarize_changes_nothing(tmp_path):
     store = make_instance(tmp_path)
     before = snapshot(tmp_path)
-    with pytest.raises(MemoryActionError, match="模型调用失败"):
+    with pytest.raises(MemoryActionError, match="The model call failed; nothing was changed"):
         await services.memory_summarize(store, instance_id=INSTANCE,
                                         llm=FakeLLM(LLMError("LLM timed out after 60s")),
                                         index=FakeIndex())

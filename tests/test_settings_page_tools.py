@@ -4,6 +4,8 @@ own defaults."""
 
 from __future__ import annotations
 
+from html.parser import HTMLParser
+
 import pytest
 
 from tests.stub_llm import refused_url
@@ -119,3 +121,45 @@ def test_restore_all_and_unknown_sections(staff_client, store):
     assert store.module_read("history")["page_size"] == 100
     assert store.config_read()["limits"]["max_total_tokens"] == 100000
     assert store.module_read("llm")["model"] == ""
+
+
+CONTROLS = ("input", "select", "textarea", "button")
+
+
+class _Controls(HTMLParser):
+    """Each form control of the settings form, with whether a disabled fieldset holds it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fieldsets: list[bool] = []
+        self.controls: list[tuple[str, bool]] = []
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "fieldset":
+            self.fieldsets.append("disabled" in attributes)
+        elif tag in CONTROLS and attributes.get("type") != "hidden":
+            name = attributes.get("name") or attributes.get("data-testid") or tag
+            self.controls.append((name, any(self.fieldsets)))
+
+    def handle_endtag(self, tag):
+        if tag == "fieldset" and self.fieldsets:
+            self.fieldsets.pop()
+
+
+def test_a_player_sees_every_section_read_only_and_cannot_change_any(client, alice, store):
+    client.force_login(alice)
+    page = client.get("/settings/").content.decode()
+    form = page.split('id="settings-form"')[1].split("</form>")[0]
+    parser = _Controls()
+    parser.feed(form)
+    sections = {name.split(".")[0] for name, _ in parser.controls if "." in name}
+    assert sections == {"thresholds", "limits", "preferences", "director", "memory", "history",
+                        "llm"}
+    assert [name for name, disabled in parser.controls if not disabled] == []
+    assert "reset-" not in form and 'type="submit"' not in form
+    before = (store.config_read(), store.module_read("history"), store.module_read("llm"))
+    for posted in (FORM, {"reset": "all"}, {"reset": "history"}):
+        response = client.post("/settings/", posted, follow=True)
+        assert "Only staff accounts may change the settings." in response.content.decode()
+    assert (store.config_read(), store.module_read("history"), store.module_read("llm")) == before
