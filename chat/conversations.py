@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from chat.models import ConversationParticipant, Instance
-from personalab.lib.filestore import FileStore
+from library.models import Character
+from personalab.lib.filestore import FileStore, StoreError
 from personalab.lib.participants import conv_key, participants_of, player_id
 
 BY_KEY = "conversations_by_key.txt"
@@ -77,6 +78,40 @@ def conversations_of(*, user, participant_id: str):
     ids = ConversationParticipant.objects.filter(participant_id=participant_id).values(
         "instance_id")
     return _owned(user).filter(instance_id__in=ids)
+
+
+def participants_known(*, user) -> list[dict[str, str]]:
+    """Everyone who took part in one of the user's conversations, as {"id", "label"}: the
+    characters by name, the player as "You"."""
+    ids = (ConversationParticipant.objects.filter(instance__owner=user)
+           .values_list("participant_id", flat=True).distinct())
+    names = _character_names(ids)
+    known = [{"id": p, "label": "You" if p.startswith("player:") else f"{names.get(p, p)} ({p})"}
+             for p in ids]
+    return sorted(known, key=lambda item: (item["id"].startswith("player:"), item["label"]))
+
+
+def related_conversations(store: FileStore, *, user, participant_id: str) -> list[dict[str, Any]]:
+    """The user's conversations that `participant_id` took part in (seed 003 §5 Tab4), newest
+    first, each with its name and the names of its characters."""
+    rows = list(conversations_of(user=user, participant_id=participant_id))
+    members = {row.instance_id: [p.participant_id for p in row.participants.all()
+                                 if not p.participant_id.startswith("player:")] for row in rows}
+    names = _character_names({c for ids in members.values() for c in ids})
+    found = []
+    for row in rows:
+        try:
+            name = str(store.instance_state_read(row.instance_id).get("name") or "")
+        except (StoreError, ValueError):
+            name = ""
+        found.append({"instance_id": row.instance_id, "name": name, "created_at": row.created_at,
+                      "characters": [names.get(c, c) for c in members[row.instance_id]]})
+    return found
+
+
+def _character_names(ids: Iterable[str]) -> dict[str, str]:
+    return dict(Character.objects.filter(character_id__in=list(ids))
+                .values_list("character_id", "name"))
 
 
 def _owned(user):

@@ -8,6 +8,7 @@ from chat import history_views
 urlpatterns = [
     path("history/", history_views.history_page, name="history"),
     path("history/rows", history_views.history_rows, name="history_rows"),
+    path("history/related", history_views.history_related, name="history_related"),
     path("history/edit", history_views.history_edit, name="history_edit"),
     path("history/delete", history_views.history_delete, name="history_delete"),
     path("history/hide", history_views.history_hide, name="history_hide"),

@@ -20,7 +20,7 @@ from django.utils.html import escape
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_GET, require_POST
 
-from chat import history, selectors
+from chat import conversations, history, selectors
 from chat.services import NotFound, instance_for_user
 from memory import services as memory
 from personalab.lib.filestore import InstanceBusy, StoreError
@@ -77,8 +77,29 @@ def history_page(request: HttpRequest, instance_id: str) -> HttpResponse:
     row = _owned(request, instance_id)
     context = _history_context(request, instance_id)
     context.update(instance=row,
-                   sessions=history.session_list(get_store(), instance_id=instance_id))
+                   sessions=history.session_list(get_store(), instance_id=instance_id),
+                   related=_related_context(request, context["state"]))
     return render(request, "chat/history.html", context)
+
+
+def _related_context(request: HttpRequest, state: dict[str, Any]) -> dict[str, Any]:
+    """The "related conversations" tab (seed 003 §5 Tab4): a participant picked from everyone
+    in the user's conversations (this story's character first), and its conversations."""
+    choices = conversations.participants_known(user=request.user)
+    wanted = request.GET.get("participant") or state.get("character_id") or ""
+    picked = wanted if any(c["id"] == wanted for c in choices) else ""
+    return {"choices": choices, "picked": picked, "current": state.get("instance_id"),
+            "conversations": conversations.related_conversations(
+                get_store(), user=request.user, participant_id=picked) if picked else []}
+
+
+@login_required
+@require_GET
+def history_related(request: HttpRequest, instance_id: str) -> HttpResponse:
+    _owned(request, instance_id)
+    state = get_store().instance_state_read(instance_id)
+    return render(request, "chat/_related.html",
+                  {"related": _related_context(request, state), "instance_id": instance_id})
 
 
 @login_required
