@@ -33,12 +33,14 @@ DEEP_TRIGGERS_ALONE = ["详细过程", "具体经过", "详细经过", "in detai
 
 DENSE_WEIGHT = 0.35  # measured on the three dev sets (README, Recall)
 DENSE_CANDIDATES_MIN = 50
+# The second hop of a conditional question adds the start of the first hop's line: a statement
+# names its subject early, and a long reply would make the second search as slow as its length.
+BRIDGE_MAX_CHARS = 60
+BRIDGE_MAX_WORDS = 12
 # Preferences added to the fused score (which lies in 0..1) of a line from the time the question
 # names and of a line by the speaker it names (memory/focus.py).
 DATE_BONUS = 0.2
 SPEAKER_BONUS = 0.1
-# With a time window, this many times the dense candidates are read and those in the window kept.
-WINDOW_WIDENING = 4
 WARNING_RECALL_UNAVAILABLE = "记忆检索暂不可用，本轮回复不含历史回忆"
 SHALLOW_COLLECTIONS = ("summaries", "turns")
 DEEP_COLLECTIONS = ("plots", "turns")
@@ -112,7 +114,7 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
     document is, which rank fusion throws away). Documents the dense search did not return
     count as its lowest returned similarity. `focus` adds the question's preferences for a
     time and for speakers."""
-    pool, dense = _dense_candidates(index, collections, query, where=where, k=k, focus=focus)
+    pool, dense = _dense_candidates(index, collections, query, where=where, k=k)
     keyword = keyword_search(index, collections, query, where=where, k=k, also=list(pool))
     dense_norm = _min_max(dense)
     keyword_norm = _min_max(keyword, floor=0.0)
@@ -128,22 +130,17 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
 
 
 def _dense_candidates(index: MemoryIndex, collections: tuple[str, ...], query: str, *,
-                      where: dict[str, Any], k: int, focus: QuestionFocus | None
-                      ) -> tuple[dict[Key, Hit], dict[Key, float]]:
-    """The dense search's best documents; with a time window, also the window's documents
-    among a wider set (their words may rank them below the first candidates)."""
+                      where: dict[str, Any], k: int) -> tuple[dict[Key, Hit], dict[Key, float]]:
+    """The dense search's best documents and their similarities."""
     candidates = max(DENSE_CANDIDATES_MIN, 5 * k)
-    window = focus.window if focus is not None else None
     embedding = index.query_embed(query)
     dense: dict[Key, float] = {}
     pool: dict[Key, Hit] = {}
     for name in collections:
-        hits = index.search(name, query, where=where, query_embedding=embedding,
-                            n_results=candidates * (WINDOW_WIDENING if window else 1))
-        for rank, hit in enumerate(hits):
-            if rank < candidates or _hit_in_window(hit, window):
-                dense[_hit_key(hit)] = hit.score
-                pool[_hit_key(hit)] = hit
+        for hit in index.search(name, query, where=where, n_results=candidates,
+                                query_embedding=embedding):
+            dense[_hit_key(hit)] = hit.score
+            pool[_hit_key(hit)] = hit
     return pool, dense
 
 
@@ -279,8 +276,9 @@ def bridge_words(line: str, condition: str) -> str:
     ("我表姐的电话号码是18424143177" with condition "电话是18424143177" -> "我表姐的号码")."""
     if condition.isascii():
         used = set(condition.lower().split())
-        return " ".join(word for word in line.split() if word.lower().strip(".,!?") not in used)
-    return "".join(char for char in line if char not in condition).strip()
+        kept = [word for word in line.split() if word.lower().strip(".,!?") not in used]
+        return " ".join(kept[:BRIDGE_MAX_WORDS])
+    return "".join(char for char in line if char not in condition).strip()[:BRIDGE_MAX_CHARS]
 
 
 def rankings_interleave(rankings: list[list[Hit]], k: int) -> list[Hit]:

@@ -57,6 +57,15 @@ def test_bridge_words_keep_what_the_line_says_besides_the_condition():
     assert bridge_words("我表姐的电话号码是18424143177。", "电话是18424143177") == "我表姐的号码。"
 
 
+def test_bridge_words_of_a_long_reply_stay_short():
+    reply = "我表姐的电话号码是18424143177。" + "后来我们又聊了很多别的事情。" * 200
+    assert bridge_words(reply, "电话是18424143177").startswith("我表姐的号码。")
+    assert len(bridge_words(reply, "电话是18424143177")) <= 60
+    english = "My cousin Anna is an engineer " + "and we talked about many other things " * 100
+    assert bridge_words(english, "an engineer").split()[:3] == ["My", "cousin", "Anna"]
+    assert len(bridge_words(english, "an engineer").split()) <= 12
+
+
 def test_chinese_is_tokenized_in_bigrams_and_english_in_stemmed_words():
     assert text_tokenize("规模是什么") == ["规模", "模是", "是什", "什么"]
     assert text_tokenize("She was painting sunsets") == ["paint", "sunset"]
