@@ -69,6 +69,8 @@ class CharacterIn(LibraryItem):
     post_history_instructions: Any = _typed("string", "card field")
     mes_example: Any = _typed("string", "card field")
     creator_notes: Any = _typed("string", "card field")
+    alternate_greetings: Any = _typed(_TEXT_LIST, "card field: swipes of the first message, in "
+                                                  "order (the whole list; empty ones are removed)")
 
 
 class CharacterOut(LibraryItem):

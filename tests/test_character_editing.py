@@ -201,3 +201,23 @@ def test_a_character_without_a_card_gets_greetings_and_a_refusal_names_the_field
                                     "alternate_greetings": "not a list"},
                        character_id=character, user=alice)
     assert refused.value.fields == {"alternate_greetings": "must be a list of text"}
+
+
+def test_rest_put_replaces_the_alternate_greetings_and_names_the_field_when_refused(
+        client, alice, store):
+    from chat.models import ApiToken
+
+    card = _big_card()
+    character_id = character_import_card(store, user=alice, data=json.dumps(card).encode(),
+                                         filename="mira.json")
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+    url = f"/api/v1/characters/{character_id}"
+    response = client.put(url, {"alternate_greetings": ["Again?", "New one."]},
+                          content_type="application/json", **auth)
+    assert response.status_code == 200
+    assert _greetings(store, character_id) == ["Again?", "New one."]
+    refused = client.put(url, {"alternate_greetings": [1, 2]},
+                         content_type="application/json", **auth)
+    assert refused.status_code == 400
+    assert "alternate_greetings" in refused.json()["error"]["fields"]
+    assert _greetings(store, character_id) == ["Again?", "New one."]
