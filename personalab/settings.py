@@ -142,7 +142,10 @@ def redis_channel_layer(url: str) -> dict:
     host = {"address": url, "socket_timeout": 30, "socket_connect_timeout": 5,
             "socket_keepalive": True, "health_check_interval": 30,
             "retry": Retry(ExponentialBackoff(cap=1.0, base=0.1), 2),
-            "retry_on_error": [RedisConnectionError]}
+            "retry_on_error": [RedisConnectionError],
+            # redis-py 8 caps a pool at 100 connections and fails the 101st at once; a worker
+            # with 100 open tabs needs more (each received event cleans up on its own connection).
+            "max_connections": envint("PERSONALAB_REDIS_MAX_CONNECTIONS", 2000)}
     return {"BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {"hosts": [host], "capacity": CHANNEL_CAPACITY}}
 

@@ -211,15 +211,18 @@ class _Exchange:
         self._write("data: [DONE]\n\n")
 
     @staticmethod
-    def _deltas(step: Step) -> list[tuple[str, str]]:
+    def _deltas(step: Step) -> Iterator[tuple[str, str]]:
+        """Lazily: a benchmark's pieces are made (and time-stamped) as they are sent."""
         if not isinstance(step, Reply):
-            return []
+            return
         if step.deltas:
-            return [("reasoning_content" if kind == "reasoning" else "content", text)
-                    for kind, text in step.deltas]
-        thought = [("reasoning_content", step.reasoning[start:start + 4])
-                   for start in range(0, len(step.reasoning), 4)]
-        return thought + [("content", piece) for piece in step.pieces()]
+            for kind, text in step.deltas:
+                yield ("reasoning_content" if kind == "reasoning" else "content", text)
+            return
+        for start in range(0, len(step.reasoning), 4):
+            yield ("reasoning_content", step.reasoning[start:start + 4])
+        for piece in step.pieces():
+            yield ("content", piece)
 
     def _answer_whole(self, step: Step) -> None:
         if isinstance(step, Hang):
