@@ -10,6 +10,7 @@ import logging
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from chat.aside import aside_run
 from chat.followers import FollowCursor, emit_published, group_name, streaming_snapshot
 from chat.group import conversation_turn, round_done_event
 from chat.services import NotFound, instance_for_user
@@ -25,6 +26,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.instance_id = self.scope["url_route"]["kwargs"]["instance_id"]
         self.turn_task: asyncio.Task | None = None
+        self.aside_task: asyncio.Task | None = None
         self.stop_event = asyncio.Event()
         user = self.scope.get("user")
         if user is None or not user.is_authenticated or not await self._may_open(user):
@@ -102,6 +104,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         elif kind in ("regenerate", "continue"):
             await self._start_turn("", regenerate=kind == "regenerate",
                                    continue_reply=kind == "continue")
+        elif kind == "aside":
+            await self._start_aside(content)
         elif kind == "stop":
             self.stop_event.set()
         elif kind == "ping":
@@ -152,6 +156,29 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 await self.send_json(event)
             except Exception:  # noqa: BLE001 — the file already holds it; a reload shows it
                 self.closed = True
+
+    async def _start_aside(self, content: dict) -> None:
+        """An aside runs beside the story (and beside a streaming reply), one at a time; its
+        events go to this socket only."""
+        if self.aside_task and not self.aside_task.done():
+            await self._emit({"type": "aside_error", "code": "busy",
+                              "message": "the last aside is still being answered"})
+            return
+        self.aside_task = asyncio.create_task(self._run_aside(content))
+
+    async def _run_aside(self, content: dict) -> None:
+        try:
+            result = await aside_run(get_store(), instance_id=self.instance_id,
+                                     speaker=content.get("speaker"),
+                                     content=content.get("content"), emit=self._emit)
+        except TurnRefused as exc:
+            await self._emit({"type": "aside_error", "code": exc.code, "message": exc.message})
+            return
+        except Exception as exc:  # noqa: BLE001 — the client must hear about it
+            log.exception("aside failed")
+            await self._emit({"type": "aside_error", "code": "internal", "message": str(exc)})
+            return
+        await self._emit(result.done_event())
 
     async def _error(self, message: str, *, code: str, trace_id: str | None = None) -> None:
         await self._emit({"type": "error", "message": message, "code": code,

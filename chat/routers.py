@@ -12,7 +12,8 @@ from ninja.files import UploadedFile
 
 from chat import conversations, history, services
 from chat.models import Instance, Trace
-from chat.schemas import (BackgroundSwitchIn, BranchIn, BranchOut, ChatIn, ChatOut,
+from chat.aside import aside_run
+from chat.schemas import (AsideOut, BackgroundSwitchIn, BranchIn, BranchOut, ChatIn, ChatOut,
                           ConversationList, CurrentResponse, GenerationSettings, HistoryChange,
                           InstanceCreated, InstanceDetail, InstanceIn, InstanceList,
                           InstanceUpdateIn, MemberChangeIn, MemberIn, MessageEditIn, MessagesPage,
@@ -151,9 +152,11 @@ def instance_background(request: HttpRequest, instance_id: str, payload: Backgro
 # --- the turn -------------------------------------------------------------------------------
 
 
-@chat_router.post("/chat", response=ChatOut,
+@chat_router.post("/chat", response=ChatOut | AsideOut,
                   description="One turn. With `stream: true` the answer is a text/event-stream of "
-                              "`token` and `warning` events ending in one `done` or `error`.")
+                              "`token` and `warning` events ending in one `done` or `error`. "
+                              "With `mode: aside` a quick word with one character that is not "
+                              "written into the story (answered as AsideOut; no stream).")
 async def chat(request: HttpRequest, payload: ChatIn):
     instance_id = validate_id(payload.instance_id, kind="instance id")
     await sync_to_async(services.instance_for_user)(request.auth, instance_id)
@@ -164,6 +167,8 @@ async def chat(request: HttpRequest, payload: ChatIn):
     except TurnRefused as exc:
         raise AppError(exc.code, exc.status, exc.message, {"query": exc.message}) from None
     speaker = None if payload.speaker is None else validate_id(payload.speaker, kind="speaker")
+    if payload.mode == "aside":
+        return await _aside(instance_id, query, speaker=speaker, stream=payload.stream)
     if payload.stream:
         return chat_stream(instance_id, query, speaker=speaker)
     warnings: list[dict] = []
@@ -190,6 +195,23 @@ async def chat(request: HttpRequest, payload: ChatIn):
             "replies": [{"speaker": r.speaker, "name": names.get(r.speaker, r.speaker),
                          "trace_id": r.trace_id, "turn": r.turn, "answer_text": r.answer_text}
                         for r in results if r.speaker]}
+
+
+async def _aside(instance_id: str, query: str, *, speaker: str | None, stream: bool) -> dict:
+    if stream:
+        raise Invalid("stream", "an aside is answered whole: leave stream out")
+
+    async def emit(event: dict) -> None:
+        pass
+
+    try:
+        result = await aside_run(get_store(), instance_id=instance_id, speaker=speaker,
+                                 content=query, emit=emit)
+    except TurnRefused as exc:
+        raise AppError(exc.code, exc.status, exc.message, {"speaker": exc.message}) from None
+    return {"mode": "aside", "instance_id": instance_id, "speaker": result.speaker,
+            "name": result.name, "answer_text": result.answer_text, "kept": result.kept,
+            "error": result.error}
 
 
 @chat_router.get("/instances/{instance_id}/sessions/{session_id}/current_response",

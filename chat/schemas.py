@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from ninja import Field, Schema
 
@@ -50,6 +50,21 @@ class ChatIn(Schema):
     query: str | None = None
     stream: bool = False
     speaker: str | None = Field(None, description="The character who answers (its id).")
+    mode: Literal["turn", "aside"] = Field(
+        "turn", description="`aside`: a quick word with one character (default the story's), "
+                            "answered from its persona, pinned prompt, recaps and a few recent "
+                            "lines, and never written into the story (seed 003 §14 Chat).")
+
+
+class AsideOut(Schema):
+    mode: Literal["aside"] = "aside"
+    instance_id: str
+    speaker: str
+    name: str
+    answer_text: str
+    kept: bool = Field(description="kept in the instance's asides.jsonl (setting "
+                                   "history.asides_keep); never in the story")
+    error: str | None = None
 
 
 class ConversationOut(Schema):

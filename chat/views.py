@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from chat import selectors, services
 from chat.chat_formats import ChatFormatError
 from chat.history import DEFAULT_PAGE_SIZE, DEFAULT_UNDO_WINDOW
+from chat.aside import asides_read
 from chat.member_views import members_context
 from chat.models import Trace
 from director.services import director_status
@@ -122,7 +123,11 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
         "recap_due": _recap_due_text(store, read),
         "chat_strings": _chat_strings(),
         **members_context(store, user=request.user, state=state),
+        "asides": asides_read(store, instance_id=instance_id)[-ASIDES_SHOWN:],
     }
+
+
+ASIDES_SHOWN = 20  # kept asides the side panel shows when the page opens
 
 
 def _chat_strings() -> dict[str, str]:
@@ -134,6 +139,7 @@ def _chat_strings() -> dict[str, str]:
         "notConnected": gettext("Not connected; try again when the connection is back."),
         "stopped": gettext("Stopped: the partial reply is saved."),
         "error": gettext("Error:"),
+        "asideKept": gettext("kept apart from the story"),
         "deleted": gettext("Message deleted."),
         "undo": gettext("Undo"),
         "restored": gettext("Restored."),

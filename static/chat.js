@@ -254,8 +254,60 @@
     streaming.thought.textContent += text;
   }
 
+  // --- asides (seed 003 §14 Chat): answered in the side panel, never part of the story -------
+  const asideForm = document.getElementById("aside-form");
+  const asideLog = document.getElementById("aside-log");
+  const asideStatus = document.getElementById("aside-status");
+  let asideAnswer = null;
+
+  function asideLine(role, name, text) {
+    const line = document.createElement("p");
+    line.className = "aside-line " + role;
+    const who = document.createElement("strong");
+    who.textContent = name + ": ";
+    const body = document.createElement("span");
+    body.textContent = text;
+    line.append(who, body);
+    asideLog.append(line);
+    return body;
+  }
+
+  function onAsideEvent(event) {
+    if (event.type === "aside_token") {
+      if (!asideAnswer) asideAnswer = asideLine("assistant", "…", "");
+      asideAnswer.textContent += event.content;
+    } else if (event.type === "aside_done") {
+      if (!asideAnswer) asideAnswer = asideLine("assistant", event.name, "");
+      asideAnswer.previousSibling.textContent = event.name + ": ";
+      asideAnswer.textContent = event.content;
+      asideStatus.textContent = event.error ? S.error + " " + event.error
+        : (event.kept ? S.asideKept : "");
+      asideAnswer = null;
+      asideForm.querySelector("button").disabled = false;
+    } else if (event.type === "aside_error") {
+      asideStatus.textContent = S.error + " " + event.message;
+      asideAnswer = null;
+      asideForm.querySelector("button").disabled = false;
+    }
+  }
+
+  if (asideForm) {
+    asideForm.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const text = asideForm.elements.content.value;
+      if (!text.trim() || !connected()) { if (!connected()) asideStatus.textContent = S.notConnected; return; }
+      asideLine("user", S.you, text);
+      asideForm.elements.content.value = "";
+      asideStatus.textContent = "";
+      asideForm.querySelector("button").disabled = true;
+      socket.send(JSON.stringify({type: "aside", speaker: asideForm.elements.speaker.value, content: text}));
+    });
+  }
+
   function onEvent(event) {
-    if (event.type === "reasoning") {
+    if (event.type.startsWith("aside_")) {
+      onAsideEvent(event);
+    } else if (event.type === "reasoning") {
       if (busy) localStorage.removeItem(draftKey);  // this tab's message was taken
       showReasoning(event.content);
     } else if (event.type === "stream") {
