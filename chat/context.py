@@ -248,6 +248,7 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
         "plot_status": ctx.instance_state.get("plot_state", {}).get("current_status"),
         "outline_length": len(outline) if director else 0,
         "user_text": ctx.user_text,
+        "group": ctx.speaker is not None,
         "continue_from": ctx.continue_from,
         # How many earlier versions a regenerate keeps (the offline demo varies on it).
         "variant": len((ctx.reply_extra or {}).get("alternatives", [])) if not ctx.continue_from

@@ -413,6 +413,8 @@ class OfflineProvider:
 def offline_reply(messages: list[dict], context: dict) -> str:
     name = str(context.get("character_name") or "角色")
     said = _last_text(messages, "user")
+    if context.get("group"):
+        said = _last_line_said(said)
     chinese = _is_chinese(said)
     seed = int(hashlib.sha256(f"{name}|{said}".encode()).hexdigest(), 16)
     openings, bodies = (_ZH_OPENINGS, _ZH_BODIES) if chinese else (_EN_OPENINGS, _EN_BODIES)
@@ -498,6 +500,14 @@ def _last_text(messages: list[dict], role: str) -> str:
         if message.get("role") == role:
             return str(message.get("content") or "").strip()
     return ""
+
+
+def _last_line_said(transcript: str) -> str:
+    """A group prompt sends the scene since the speaker last spoke as one user message of
+    "Name: text" paragraphs; the demo answers the newest one, without its name."""
+    last = transcript.rsplit("\n\n", 1)[-1]
+    name, colon, text = last.partition(": ")
+    return text.strip() if colon and "\n" not in name else last
 
 
 def _is_chinese(text: str) -> bool:

@@ -13,7 +13,7 @@ from chat.group_prompt import said_by_another
 from chat.members import (first_member_hand_over, is_group, member_state_write, members_of,
                           participant_entry)
 from chat.models import Instance, Session, Trace
-from chat.speakers import STRATEGIES, Member, talkativeness_of
+from chat.speakers import STRATEGIES, Member
 from director.services import instance_switch_background
 from library.models import Background, Character, Persona
 from memory.summarize_journal import summarize_recover_waiting
@@ -540,7 +540,7 @@ def instance_member_add(store: FileStore, *, user, instance_id: str, character_i
     definition = character_for_use(store, user=user, character_id=character_id)
     with store.instance_lock(instance_id):
         state = store.instance_state_read(instance_id)
-        participants = _participants_complete(state)
+        participants = _participants_complete(store, state)
         if character_id in [p["character_id"] for p in participants]:
             raise Invalid("character_id", f"{character_id} is already a member")
         if len(participants) >= MAX_MEMBERS:
@@ -565,7 +565,7 @@ def instance_member_remove(store: FileStore, *, user, instance_id: str,
     instance_for_user(user, instance_id)
     with store.instance_lock(instance_id):
         state = store.instance_state_read(instance_id)
-        participants = _participants_complete(state)
+        participants = _participants_complete(store, state)
         index = _member_index(participants, character_id)
         if len(participants) == 1:
             raise Invalid("character_id", "a conversation needs a character: the last one "
@@ -587,23 +587,31 @@ def instance_member_change(store: FileStore, *, user, instance_id: str, characte
     changes = _member_settings(muted=muted, talkativeness=talkativeness)
     with store.instance_lock(instance_id):
         state = store.instance_state_read(instance_id)
-        participants = _participants_complete(state)
+        participants = _participants_complete(store, state)
         participants[_member_index(participants, character_id)].update(changes)
         state["participants"] = participants
         store.instance_state_write(instance_id, state)
     return state
 
 
-def _participants_complete(state: dict[str, Any]) -> list[dict[str, Any]]:
+def _participants_complete(store: FileStore, state: dict[str, Any]) -> list[dict[str, Any]]:
     """The participants with every member setting written out (a one-character instance
-    records only the character and its state file)."""
+    records only the character and its state file; its talkativeness comes from its card, as
+    for a member named at creation)."""
     participants = [dict(p) for p in state.get("participants") or [] if isinstance(p, dict)]
     if not participants:
         participants = [{"character_id": state["character_id"],
                          "state_file": "character_state.json"}]
     for entry in participants:
         entry.setdefault("muted", False)
-        entry.setdefault("talkativeness", talkativeness_of(None))
+        if "talkativeness" not in entry:
+            try:
+                definition = store.character_read(entry["character_id"])
+            except (StoreError, ValueError):
+                definition = {}
+            entry["talkativeness"] = participant_entry(
+                {**definition, "character_id": entry["character_id"]},
+                first=False)["talkativeness"]
     return participants
 
 

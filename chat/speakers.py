@@ -14,6 +14,7 @@ The player's pick (`requested`) always wins, muted or not.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -93,10 +94,26 @@ def _natural(active: list[Member], *, last_message: str, last_speaker: str | Non
     return picks
 
 
+_WORD = re.compile(r"\w+")
+
+
 def _named_in(members: list[Member], text: str) -> list[Member]:
+    """As SillyTavern: a member is named when its whole name or any word of it is a word of the
+    message ("Mira, look" names "Mira Voss"); a CJK name, one long word, by its whole name."""
     lowered = text.casefold()
-    found = [(lowered.find(m.name.casefold()), m) for m in members if m.name.strip()]
-    return [m for position, m in sorted((f for f in found if f[0] >= 0), key=lambda f: f[0])]
+    first_at: dict[str, int] = {}
+    for word in _WORD.finditer(lowered):
+        first_at.setdefault(word.group(), word.start())
+    found = []
+    for member in members:
+        name = member.name.casefold().strip()
+        if not name:
+            continue
+        hits = [at for at in [lowered.find(name), *(first_at.get(w, -1)
+                                                    for w in _WORD.findall(name))] if at >= 0]
+        if hits:
+            found.append((min(hits), member))
+    return [m for _, m in sorted(found, key=lambda f: f[0])]
 
 
 def talkativeness_of(value: object) -> float:

@@ -177,3 +177,15 @@ async def test_stop_ends_the_whole_round(store, group, character, use_stub):
     assert [r.speaker for r in results] == [character] and results[0].interrupted
     assert len(use_stub.requests) == 1
     assert _lines(store, group)[-1]["interrupted"] is True
+
+
+async def test_the_offline_demo_answers_the_newest_line_of_the_scene(store, group, brenna):
+    # no LLM configured: the built-in demo answers, as for a newcomer after `make run`
+    await _say(store, group, "Where are we heading tonight?")
+    first, second = [line for line in _lines(store, group) if line["role"] == "assistant"][-2:]
+    assert '"Where are we heading tonight?"' in first["content"]
+    assert "User:" not in first["content"] and "Brenna:" not in first["content"]
+    # Brenna answers Alserqi's reply, quoted without the name it carries in her prompt
+    assert second["speaker"] == brenna
+    assert first["content"].split()[0] in second["content"]
+    assert "Alserqi:" not in second["content"]

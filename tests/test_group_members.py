@@ -171,3 +171,16 @@ def test_the_drawer_refuses_someone_elses_conversation(client, bob, solo, brenna
     client.force_login(bob)
     response = client.post(f"/instances/{solo}/members", {"action": "add", "character_id": brenna})
     assert response.status_code == 404
+
+
+def test_the_first_character_keeps_its_cards_talkativeness_when_a_second_one_joins(
+        alice_client, store, solo, character, brenna):
+    definition = store.character_read(character)
+    definition.setdefault("card", {}).setdefault("data", {})["extensions"] = {
+        "talkativeness": "0.8"}  # SillyTavern writes it as a string
+    store.character_write(character, definition)
+    response = _members(alice_client, solo, "post", body={"character_id": brenna})
+    assert response.status_code == 201, response.json()
+    first, second = response.json()["instance_state"]["participants"]
+    assert (first["character_id"], first["talkativeness"]) == (character, 0.8)
+    assert second["talkativeness"] == 0.5

@@ -83,3 +83,15 @@ def test_a_stranger_or_an_unknown_order_is_refused():
                                           (-1, 0.0), (float("nan"), 0.5)])
 def test_talkativeness_from_a_card(raw, expected):
     assert talkativeness_of(raw) == expected
+
+
+def test_a_member_is_named_by_a_word_of_its_name():
+    mira, tomas = Member("char_m", "Mira Voss"), Member("char_t", "Tomas Reed")
+    picks = speakers_pick([tomas, mira], strategy="natural", last_message="Hi mira! Tomas, hush.",
+                          draw=_draws())
+    assert _ids(picks) == ["char_m", "char_t"]
+    assert {p.reason for p in picks} == {"named in the last message"}
+    # a word inside another word does not name anyone
+    picks = speakers_pick([tomas, mira], strategy="natural", last_message="Admiral Tomasz",
+                          draw=_draws(0.99, 0.99))
+    assert picks[0].reason == "most talkative"
