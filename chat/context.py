@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from chat.group_prompt import lines_for_speaker, members_block
+from chat.group_prompt import lines_for_speaker, members_block, unnamed_lines_by
 from chat.llm import Provider, llm_settings_from_env, provider_for
 from chat.members import is_group, member_ids, member_state_read
 from chat.pipeline import (PromptInputs, PromptResult, TemplateStore, conversation_lines_wanted,
@@ -481,7 +481,9 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
             store, instance_id=ctx.instance_id, character_id=_speaker_id(ctx))],  # §3.4: 1v1 only
         floating_blocks=[*lore["blocks"], *depth_prompt,
                          *_members_block(store, ctx, group)],
-        lines=_prompt_lines(ctx, player_name=persona["name"]) if group else _prompt_lines(ctx),
+        lines=(_prompt_lines(ctx, player_name=persona["name"],
+                             unnamed_name=_unnamed_name(store, ctx)) if group
+               else _prompt_lines(ctx)),
         lines_before=ctx.lines_before,
         config=ctx.config,
         trimming={"max_messages": history.get("trim_max_messages", 10),
@@ -546,11 +548,19 @@ def _members_block(store: FileStore, ctx: TurnContext, group: bool) -> list[dict
     return [members_block(others, speaker_name=ctx.character.get("name") or "")]
 
 
-def _prompt_lines(ctx: TurnContext, *, player_name: str | None = None) -> list[dict[str, Any]]:
+def _unnamed_name(store: FileStore, ctx: TurnContext) -> str:
+    character_id = unnamed_lines_by(ctx.instance_state) or ""
+    return _character_optional(store, character_id).get("name") or character_id
+
+
+def _prompt_lines(ctx: TurnContext, *, player_name: str | None = None,
+                  unnamed_name: str = "") -> list[dict[str, Any]]:
     if player_name is not None and ctx.speaker is not None:
         return lines_for_speaker(_prompt_lines(ctx), speaker_id=ctx.speaker.character_id,
                                  player_name=player_name,
-                                 speaker_name=ctx.character.get("name") or "")
+                                 speaker_name=ctx.character.get("name") or "",
+                                 unnamed_by=unnamed_lines_by(ctx.instance_state),
+                                 unnamed_name=unnamed_name)
     # The pipeline keeps only messages and summaries itself, walking from the newest back.
     if ctx.continue_from:
         return [*ctx.lines, {"role": "assistant", "content": ctx.continue_from, "turn": ctx.turn}]

@@ -12,26 +12,37 @@ from typing import Any
 DESCRIPTION_CHARS = 200
 
 
-def said_by_another(line: dict[str, Any], *, speaker_id: str, speaker_name: str) -> bool:
+def said_by_another(line: dict[str, Any], *, speaker_id: str, speaker_name: str,
+                    unnamed_by: str | None = None) -> bool:
     """A reply by another member. A line without `speaker` (from before the group, or an
-    imported chat's non-member) is the speaker's own only when it carries no other name."""
+    imported chat's non-member) is judged by its name; one with no name either was said by
+    `unnamed_by` (the character the story had before it became a group), else by the speaker."""
     if line.get("role") != "assistant":
         return False
     if line.get("speaker") is not None:
         return line["speaker"] != speaker_id
     name, own_name = line.get("name"), speaker_name.strip().casefold()
-    return bool(own_name and isinstance(name, str) and name.strip()
-                and name.strip().casefold() != own_name)
+    if not (isinstance(name, str) and name.strip()):
+        return unnamed_by is not None and unnamed_by != speaker_id
+    return bool(own_name and name.strip().casefold() != own_name)
+
+
+def unnamed_lines_by(instance_state: dict[str, Any]) -> str | None:
+    """Who said the story's lines without `speaker`: the character it had before a second one
+    joined (recorded then as `solo_character_id`), else its first character."""
+    return instance_state.get("solo_character_id") or instance_state.get("character_id")
 
 
 def lines_for_speaker(lines: list[dict[str, Any]], *, speaker_id: str, player_name: str,
-                      speaker_name: str = "") -> list[dict[str, Any]]:
+                      speaker_name: str = "", unnamed_by: str | None = None,
+                      unnamed_name: str = "") -> list[dict[str, Any]]:
     shown = []
     for line in lines:
         if line.get("role") == "user":
             shown.append({**line, "content": f"{player_name}: {line.get('content', '')}"})
-        elif said_by_another(line, speaker_id=speaker_id, speaker_name=speaker_name):
-            name = line.get("name") or line.get("speaker")
+        elif said_by_another(line, speaker_id=speaker_id, speaker_name=speaker_name,
+                             unnamed_by=unnamed_by):
+            name = line.get("name") or line.get("speaker") or unnamed_name or unnamed_by
             shown.append({**line, "role": "user", "content": f"{name}: {line.get('content', '')}"})
         else:
             shown.append(line)

@@ -9,7 +9,7 @@ from typing import Any
 from django.db import transaction
 
 from chat.conversations import conversation_index, ledger_add, ledger_rebuild
-from chat.group_prompt import said_by_another
+from chat.group_prompt import said_by_another, unnamed_lines_by
 from chat.members import (first_member_hand_over, is_group, member_state_write, members_of,
                           participant_entry)
 from chat.models import Instance, Session, Trace
@@ -365,7 +365,7 @@ def session_export(store: FileStore, *, instance_id: str, session_id: str,
         member = next((m for m in members_of(store, state) if m.character_id == character), None)
         if member is None:
             raise Invalid("character", f"{character!r} is not a member of this conversation")
-        character_name, lines = member.name, _lines_of_one(lines, member)
+        character_name, lines = member.name, _lines_of_one(lines, member, unnamed_lines_by(state))
     user_name = persona_effective(store, owner=state.get("owner"),
                                   persona_id=state.get("persona_id"))["name"]
     if fmt == "md":
@@ -383,12 +383,14 @@ def session_export(store: FileStore, *, instance_id: str, session_id: str,
     return body, "application/jsonl"
 
 
-def _lines_of_one(lines: list[dict[str, Any]], member: Member) -> list[dict[str, Any]]:
+def _lines_of_one(lines: list[dict[str, Any]], member: Member,
+                  unnamed_by: str | None) -> list[dict[str, Any]]:
     """The member's replies and the player's lines as they are; the other members' replies as
     named narrator notes (SillyTavern shows them and leaves them out of the prompt)."""
     kept = []
     for line in lines:
-        if said_by_another(line, speaker_id=member.character_id, speaker_name=member.name):
+        if said_by_another(line, speaker_id=member.character_id, speaker_name=member.name,
+                           unnamed_by=unnamed_by):
             kept.append({"type": "note", "content": line.get("content", ""),
                          "name": line.get("name") or line.get("speaker"), "is_system": True,
                          "timestamp": line.get("timestamp")})
@@ -547,6 +549,9 @@ def instance_member_add(store: FileStore, *, user, instance_id: str, character_i
             raise Invalid("character_id", f"at most {MAX_MEMBERS} characters")
         entry = participant_entry({**definition, "character_id": character_id}, first=False)
         entry.update(_member_settings(muted=muted, talkativeness=talkativeness))
+        if len(participants) == 1:
+            # the story's lines so far carry no speaker: they stay this character's
+            state.setdefault("solo_character_id", participants[0]["character_id"])
         state["participants"] = [*participants, entry]
         state.setdefault("reply_order", "natural")
         if not (store.instance_dir(instance_id) / entry["state_file"]).exists():

@@ -184,3 +184,28 @@ def test_the_first_character_keeps_its_cards_talkativeness_when_a_second_one_joi
     first, second = response.json()["instance_state"]["participants"]
     assert (first["character_id"], first["talkativeness"]) == (character, 0.8)
     assert second["talkativeness"] == 0.5
+
+
+async def test_lines_from_before_a_member_joined_stay_the_first_characters_in_its_prompt(
+        alice_client, store, solo, character, brenna, use_stub):
+    use_stub.script(Reply("我是Alserqi，北区是我的。"))
+    await _say(store, solo, "你是谁？")  # one character: the reply carries no speaker
+    assert "speaker" not in _lines(store, solo)[-1]
+    response = await sync_to_async(_members)(alice_client, solo, "post", "",
+                                             {"character_id": brenna})
+    assert response.status_code == 201
+
+    use_stub.script(Reply("……嗯。"))
+    results = await _say(store, solo, "Brenna，你认识他吗？", speaker=brenna)
+    assert [r.speaker for r in results] == [brenna]
+    messages = use_stub.requests[-1]["messages"]
+    # Brenna's prompt shows Alserqi's old reply as his line of the scene, not as her own words
+    assert not any(m["role"] == "assistant" and "北区是我的" in m["content"] for m in messages)
+    assert any(m["role"] == "user" and "Alserqi: 我是Alserqi，北区是我的。" in m["content"]
+               for m in messages)
+
+    use_stub.script(Reply("说吧。"))
+    await _say(store, solo, "Alserqi？", speaker=character)
+    messages = use_stub.requests[-1]["messages"]
+    assert any(m["role"] == "assistant" and m["content"] == "我是Alserqi，北区是我的。"
+               for m in messages)
