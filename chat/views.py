@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.contrib import messages
@@ -379,6 +380,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             _save_module_settings(store, request.POST, module_numbers)
             messages.info(request, gettext("Saved. The next turn uses the new settings."))
             return redirect("settings")
+        errors = {name: _field_error_shown(text) for name, text in errors.items()}
     config = store.config_read()
     return render(request, "settings.html", {
         "config": config, "errors": errors,
@@ -404,7 +406,7 @@ def settings_test_connection(request: HttpRequest) -> HttpResponse:
     base_url = request.POST.get("llm.base_url", "").strip()
     if error := base_url_error(base_url):
         return _connection_result(request, error=gettext("The base URL %(error)s.") % {
-            "error": error}, status=400)
+            "error": _field_error_shown(error)}, status=400)
     posted = _llm_settings_posted(get_store().module_read("llm"), request.POST)
     settings = llm_settings_from_env(posted)
     if not settings.base_url and not settings.api_key:
@@ -425,6 +427,28 @@ def _connection_result(request: HttpRequest, *, error: str = "", models: list[st
     return render(request, "_llm_models.html",
                   {"error": error, "models": models, "endpoint": endpoint},
                   status=200 if request.htmx else status)
+
+
+# personalab/lib is framework-free and words its field errors in English; these are its words,
+# shown in the reader's language.
+LIB_FIELD_ERRORS = {
+    "must be a whole number": gettext_lazy("must be a whole number"),
+    "must be an http:// or https:// URL": gettext_lazy("must be an http:// or https:// URL"),
+    "must not contain credentials, spaces or a #fragment":
+        gettext_lazy("must not contain credentials, spaces or a #fragment"),
+    "must be true or false": gettext_lazy("must be true or false"),
+    "unknown setting": gettext_lazy("unknown setting"),
+}
+LIB_RANGE_ERROR = re.compile(r"must be between (-?\d{1,12}) and (-?\d{1,12})")
+
+
+def _field_error_shown(text: str) -> str:
+    if text in LIB_FIELD_ERRORS:
+        return str(LIB_FIELD_ERRORS[text])
+    if found := LIB_RANGE_ERROR.fullmatch(text):
+        return gettext("must be between %(low)s and %(high)s") % {
+            "low": found[1], "high": found[2]}
+    return text
 
 
 SECTION_TITLES = {"thresholds": gettext_lazy("Thresholds"), "limits": gettext_lazy("Limits"),

@@ -209,3 +209,16 @@ def test_summarize_stages_and_refusals_reach_the_player_in_their_language(alice_
     chinese = alice_client.post(url, HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
     assert "The current session has no conversation yet: nothing to summarize." in english
     assert "当前会话还没有对话，无需汇总。" in chinese
+
+
+def test_field_errors_on_the_settings_page_are_in_the_readers_language(client, staff):
+    client.force_login(staff)
+    bad = {"thresholds.rag_fallback_threshold": "99", "thresholds.summary_last_n_turns": "x",
+           "limits.max_total_tokens": "100000", "limits.middle_section_warning_tokens": "20000",
+           "limits.conversation_max_tokens": "100000", "llm.base_url": "not a url"}
+    english = client.post("/settings/", bad, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    chinese = client.post("/settings/", bad, HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "must be between 1 and 10" in english and "must be a whole number" in english
+    assert "must be an http:// or https:// URL" in english
+    assert "必须在 1 到 10 之间" in chinese and "必须是整数" in chinese
+    assert "必须是 http:// 或 https:// 开头的网址" in chinese and "must be" not in chinese
