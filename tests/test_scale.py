@@ -224,19 +224,25 @@ async def _indexed(scale: ScaleSet, instance_id: str, text: str, timeout: float 
     return False
 
 
-async def test_a_turn_on_worker_1_is_recalled_on_worker_2(scale):
-    scale.stub.script(Reply("好，暗号就定为『青鸟衔枝』，千万别告诉别人。"), Reply("记得，是青鸟衔枝。"))
+async def _said_on_1_recalled_on_2(scale: ScaleSet, said: str, asked: str, fact: str) -> None:
+    """`said` answered with `fact` on worker 1, indexed, then `asked` on worker 2 recalls it."""
+    scale.stub.script(Reply(fact), Reply("记得。"))
     async with scale.rest(0) as one, scale.rest(1) as two:
-        said = await one.post("/api/v1/chat", json={"instance_id": scale.instance_id,
-                                                    "query": "我们定一个接头暗号吧。"})
-        assert said.status_code == 200, said.text
-        assert await _indexed(scale, scale.instance_id, "青鸟衔枝"), "worker 1 never indexed it"
-        asked = await two.post("/api/v1/chat", json={"instance_id": scale.instance_id,
-                                                     "query": "你还记得我们的接头暗号吗？"})
-        assert asked.status_code == 200, asked.text
-        trace = (await two.get(f"/api/v1/traces/{asked.json()['trace_id']}")).json()
+        told = await one.post("/api/v1/chat", json={"instance_id": scale.instance_id,
+                                                    "query": said})
+        assert told.status_code == 200, told.text
+        assert await _indexed(scale, scale.instance_id, fact), "worker 1 never indexed it"
+        question = await two.post("/api/v1/chat", json={"instance_id": scale.instance_id,
+                                                         "query": asked})
+        assert question.status_code == 200, question.text
+        trace = (await two.get(f"/api/v1/traces/{question.json()['trace_id']}")).json()
     recalled = [hit["text"] for hit in trace["retrievals"]["hits"][:5]]
-    assert any("青鸟衔枝" in text for text in recalled), recalled
+    assert any(fact in text for text in recalled), recalled
+
+
+async def test_a_turn_on_worker_1_is_recalled_on_worker_2(scale):
+    await _said_on_1_recalled_on_2(scale, "我们定一个接头暗号吧。", "你还记得我们的接头暗号吗？",
+                                   "好，暗号就定为『青鸟衔枝』，千万别告诉别人。")
 
 
 async def test_with_chroma_stopped_turns_go_on_and_recall_returns_without_a_restart(scale):
@@ -244,23 +250,15 @@ async def test_with_chroma_stopped_turns_go_on_and_recall_returns_without_a_rest
     # back (a watermark catch-up) is the `index` work of issue 16, not on main yet.
     scale.chroma.stop()
     scale.stub.script(Reply("灯塔那边一直没人。"))
-    async with scale.rest(0) as one, scale.rest(1) as two:
+    async with scale.rest(0) as one:
         said = await one.post("/api/v1/chat", json={"instance_id": scale.instance_id,
                                                     "query": "你还记得灯塔那边的事吗？"})
-        assert said.status_code == 200, said.text
-        warnings = said.json()["warnings"]
-        assert [w for w in warnings if w["category"] == "recall_unavailable"], warnings
-        scale.chroma.start()
-        scale.stub.script(Reply("备用钥匙在灯塔第三级台阶下面。"), Reply("在第三级台阶下。"))
-        said = await one.post("/api/v1/chat", json={"instance_id": scale.instance_id,
-                                                    "query": "备用钥匙放哪了？"})
-        assert said.status_code == 200, said.text
-        assert await _indexed(scale, scale.instance_id, "灯塔第三级台阶"), "not indexed after"
-        asked = await two.post("/api/v1/chat", json={"instance_id": scale.instance_id,
-                                                     "query": "你还记得备用钥匙放在哪吗？"})
-        trace = (await two.get(f"/api/v1/traces/{asked.json()['trace_id']}")).json()
-    recalled = [hit["text"] for hit in trace["retrievals"]["hits"][:5]]
-    assert any("灯塔第三级台阶" in text for text in recalled), recalled
+    assert said.status_code == 200, said.text
+    warnings = said.json()["warnings"]
+    assert [w for w in warnings if w["category"] == "recall_unavailable"], warnings
+    scale.chroma.start()
+    await _said_on_1_recalled_on_2(scale, "备用钥匙放哪了？", "你还记得备用钥匙放在哪吗？",
+                                   "备用钥匙在灯塔第三级台阶下面。")
 
 
 def test_idle_sockets_on_both_workers_live_a_minute_then_follow_a_reply(scale):
