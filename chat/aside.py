@@ -92,7 +92,8 @@ async def aside_run(store: FileStore, *, instance_id: str, speaker: Any, content
             if isinstance(piece, Reasoning) or not piece:
                 continue
             pieces.append(piece)
-            await emit({"type": "aside_token", "speaker": plan.character_id, "content": piece})
+            await emit({"type": "aside_token", "speaker": plan.character_id, "name": plan.name,
+                        "content": piece})
     except LLMError as exc:
         error = exc.message
     answer = "".join(pieces)

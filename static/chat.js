@@ -274,7 +274,7 @@
 
   function onAsideEvent(event) {
     if (event.type === "aside_token") {
-      if (!asideAnswer) asideAnswer = asideLine("assistant", "…", "");
+      if (!asideAnswer) asideAnswer = asideLine("assistant", event.name, "");
       asideAnswer.textContent += event.content;
     } else if (event.type === "aside_done") {
       if (!asideAnswer) asideAnswer = asideLine("assistant", event.name, "");

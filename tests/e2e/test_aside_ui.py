@@ -1,0 +1,63 @@
+"""The chat page's aside panel in a real browser, at phone and laptop size: a quick word with
+one character of a two-character story, answered in the side panel while the story's file
+stays as it was. Screenshots go to tests/e2e/screenshots/."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import (
+    SIZES,
+    Server,
+    message_send,
+    no_sideways_scroll,
+    screenshot_take,
+    turn_wait_done,
+)
+from tests.e2e.test_chat_extras import _api, _drawer_open
+from tests.stub_llm import Reply
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+pytestmark = pytest.mark.e2e
+
+
+@SIZES
+def test_an_aside_is_answered_in_the_side_panel_and_not_in_the_story(
+        page: Page, server: Server, size: dict) -> None:
+    page.set_viewport_size(size)
+    page.goto(f"{server.url}/")
+    character_id = f"char_wren{size['width']}"
+    _api(page, server, "POST", "/characters", {
+        "character_id": character_id, "name": "Wren", "base_persona": "A quiet scout."})
+    created = _api(page, server, "POST", "/instances", {
+        "character_ids": ["char_alserqi", character_id], "reply_order": "everyone",
+        "background_id": "bg_wasteland"})
+    instance_id = created["instance_id"]
+    page.goto(f"{server.url}/instances/{instance_id}/")
+    server.stub.script(Reply("Alserqi nods."), Reply("Wren watches the road."))
+    message_send(page, "We leave at dawn.")
+    turn_wait_done(page)
+    story = server.session_lines(instance_id)
+    bubbles = page.locator("[data-testid=message]").count()
+
+    _drawer_open(page)
+    page.locator("[data-testid=aside-card] summary").click()
+    page.select_option("[data-testid=aside-speaker]", character_id)
+    page.fill("[data-testid=aside-input]", "Just between us: are you afraid?")
+    server.stub.script(Reply("A little. Don't tell him."))
+    page.click("[data-testid=aside-send]")
+    page.wait_for_function(  # the answer is whole and the panel ready for the next aside
+        "() => document.querySelector('#aside-log').textContent.includes(\"Don't tell him.\")"
+        " && !document.querySelector('[data-testid=aside-send]').disabled")
+    log = page.locator("#aside-log").inner_text()
+    assert "Just between us" in log and "Wren: A little. Don't tell him." in log
+    assert server.session_lines(instance_id) == story
+    assert page.locator("[data-testid=message]").count() == bubbles
+    assert "A quiet scout." in server.stub.requests[-1]["messages"][0]["content"]
+    no_sideways_scroll(page)
+    screenshot_take(page, f"46_aside_{size['width']}", full_page=False)
+    assert page.js_errors == []
