@@ -223,6 +223,15 @@ def history_swipe(request: HttpRequest, instance_id: str) -> HttpResponse:
 # --- persona & memory ------------------------------------------------------------------------
 
 
+def _pinned_members_named(store, instance_id: str) -> list[dict[str, str]]:
+    """With several characters: each member's convKey override, named (seed 003 §3.5)."""
+    _, members = memory.pinned_members(store, instance_id=instance_id)
+    if len(members) < 2:
+        return []
+    return [{**m, "name": _character_name(store, {"character_id": m["character_id"]})
+             or m["character_id"]} for m in members]
+
+
 def _persona_context(instance_id: str) -> dict[str, Any]:
     store = get_store()
     state = store.instance_state_read(instance_id)
@@ -239,6 +248,7 @@ def _persona_context(instance_id: str) -> dict[str, Any]:
         "versions": list(reversed(versions)),
         "pinned_text": pinned_text, "pinned_source": pinned_source,
         "pinned_override": override.get("text", "") if isinstance(override, dict) else "",
+        "pinned_members": _pinned_members_named(store, instance_id),
         "recaps": memory.recap_items(store, instance_id=instance_id),
         "recap_pending": memory.recap_pending(store, instance_id=instance_id),
         "biography": memory.biography_items(store, instance_id=instance_id),
@@ -270,6 +280,10 @@ def _persona_apply(store, instance_id: str, action: str, form) -> str:
         if text.strip():
             return gettext("Pinned prompt saved.")
         return gettext("Override removed; the character's own pinned prompt applies.")
+    if action == "pinned_member_save":
+        memory.pinned_override_set(store, instance_id=instance_id,
+                                   character_id=form.get("character_id", ""), text=text)
+        return "Saved for this set of characters." if text.strip() else "Override removed."
     if action in ("recap_update", "bio_update"):
         update = memory.recap_update if action == "recap_update" else memory.biography_update
         update(store, instance_id=instance_id, item_id=item_id, text=text)

@@ -18,7 +18,6 @@ from memory.api import memory_action
 from memory.schemas import (AuthorsNote, Items, MoveIn, PersonaChange, PersonaOut, PinnedIn,
                             PinnedOut, RecapsOut, TextIn, VersionIn)
 from personalab.lib.ids import validate_id
-from personalab.lib.participants import conv_key, member_ids, participants_of
 from personalab.storage import get_store
 
 router = Router(tags=["memory"])
@@ -88,14 +87,7 @@ def _pinned(store, instance_id: str) -> dict[str, Any]:
         store, instance_id=instance_id, character_id=state.get("character_id") or "")
     override = store.memory_json_read(instance_id, memory.PINNED_FILE, {})
     own = override.get("text") if isinstance(override, dict) else ""
-    key = conv_key(participants_of(state))
-    by_key = memory.pinned_overrides_read(store, conv_key=key)
-    members = []
-    for character_id in member_ids(state):
-        member_text, member_source = memory.pinned_prompt_effective(
-            store, instance_id=instance_id, character_id=character_id)
-        members.append({"character_id": character_id, "text": member_text,
-                        "source": member_source, "conv_key_override": by_key.get(character_id, "")})
+    key, members = memory.pinned_members(store, instance_id=instance_id)
     return {"text": text, "source": source, "override": own if isinstance(own, str) else "",
             "conv_key": key, "members": members}
 

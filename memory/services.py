@@ -405,6 +405,20 @@ def pinned_prompt_effective(store: FileStore, *, instance_id: str,
     return "", "none"
 
 
+def pinned_members(store: FileStore, *, instance_id: str) -> tuple[str, list[dict[str, str]]]:
+    """(convKey, each member's effective pinned prompt, its source and its convKey override)."""
+    state = store.instance_state_read(instance_id)
+    key = conv_key(participants_of(state))
+    by_key = pinned_overrides_read(store, conv_key=key)
+    members = []
+    for character_id in member_ids(state):
+        text, source = pinned_prompt_effective(store, instance_id=instance_id,
+                                               character_id=character_id)
+        members.append({"character_id": character_id, "text": text, "source": source,
+                        "conv_key_override": by_key.get(character_id, "")})
+    return key, members
+
+
 def _pinned_overrides_path(store: FileStore, key: str) -> Path:
     # A convKey holds "|" and ":" and can be long: the file is named by its digest.
     return store.root / "pinned" / f"{hashlib.sha256(key.encode()).hexdigest()[:40]}.json"

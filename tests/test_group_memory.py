@@ -14,6 +14,7 @@ from django.core.management import call_command
 
 from chat.services import instance_create
 from memory import runtime
+from memory import services as memory_services
 from memory.keywords import turn_text
 from memory.selectors import reference_instance_ids
 from tests.stub_llm import Reply
@@ -204,3 +205,22 @@ def test_a_group_summary_names_each_speaker(alice_client, store, scenes, brenna,
     assert "Alserqi: 我去找车。" in transcript and "Brenna: 我修引擎。" in transcript
     records = store.ledger_read(scenes["group"], "summaries")
     assert records[-1]["speakers"] == "|".join(sorted([brenna, records[-1]["character_id"]]))
+
+
+def test_the_persona_page_sets_a_members_override_for_this_set_of_characters(
+        alice_client, store, scenes, brenna):
+    url = f"/instances/{scenes['group']}/persona/"
+    page = alice_client.get(url).content.decode()
+    assert page.count('data-testid="pinned-member"') == 2
+    saved = alice_client.post(f"{url}pinned_member_save",
+                              {"character_id": brenna, "text": "只说暗语。"})
+    assert saved.status_code == 302
+    text, source = memory_services.pinned_prompt_effective(
+        store, instance_id=scenes["group"], character_id=brenna)
+    assert (text, source) == ("只说暗语。", "conv_key")
+    assert "只说暗语。" in alice_client.get(url).content.decode()
+    refused = alice_client.post(f"{url}pinned_member_save", {"character_id": "nobody",
+                                                              "text": "x"}, HTTP_HX_REQUEST="true")
+    assert refused.status_code == 400
+    assert alice_client.get(f"/instances/{scenes['alserqi']}/persona/").content.decode().count(
+        'data-testid="pinned-member"') == 0
