@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from django.utils.translation import gettext
+
 from chat.models import ConversationParticipant, Instance
 from library.models import Character
 from personalab.lib.filestore import FileStore, StoreError
@@ -86,8 +88,8 @@ def participants_known(*, user) -> list[dict[str, str]]:
     ids = (ConversationParticipant.objects.filter(instance__owner=user)
            .values_list("participant_id", flat=True).distinct())
     names = _character_names(ids)
-    known = [{"id": p, "label": "You" if p.startswith("player:") else f"{names.get(p, p)} ({p})"}
-             for p in ids]
+    known = [{"id": p, "label": gettext("You") if p.startswith("player:")
+              else f"{names.get(p, p)} ({p})"} for p in ids]
     return sorted(known, key=lambda item: (item["id"].startswith("player:"), item["label"]))
 
 

@@ -222,3 +222,12 @@ def test_field_errors_on_the_settings_page_are_in_the_readers_language(client, s
     assert "must be an http:// or https:// URL" in english
     assert "必须在 1 到 10 之间" in chinese and "必须是整数" in chinese
     assert "必须是 http:// 或 https:// 开头的网址" in chinese and "must be" not in chinese
+
+
+def test_the_related_conversations_and_the_aside_speak_chinese(alice_client, story):
+    history = "\n".join(visible_text(_get(
+        alice_client, f"/instances/{story['instance']}/history/", "zh-CN")))
+    chat = "\n".join(visible_text(_get(alice_client, f"/instances/{story['instance']}/",
+                                       "zh-CN")))
+    assert "相关对话" in history and "参与者" in history and "Related conversations" not in history
+    assert "旁白闲聊（不属于故事）" in chat and "私下询问" in chat and "Ask aside" not in chat
