@@ -15,7 +15,7 @@ from chat.followers import FollowCursor, emit_published, group_name, streaming_s
 from chat.group import conversation_turn, round_done_event
 from chat.services import NotFound, instance_for_user
 from chat.turn import TurnRefused, turn_run
-from memory.runtime import schedule_warm
+from memory.runtime import schedule_sync
 from personalab.storage import get_store
 
 log = logging.getLogger(__name__)
@@ -34,8 +34,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         await self.accept()
         await self._follow()
-        # The first recall question after a restart should not wait for the keyword index.
-        await asyncio.to_thread(schedule_warm, get_store(), instance_id=self.instance_id)
+        # Whatever the files hold and the index missed is indexed before the next question.
+        await asyncio.to_thread(schedule_sync, get_store(), instance_id=self.instance_id)
 
     async def _follow(self) -> None:
         """Join the instance's followers first, then read the file: a token published in

@@ -632,12 +632,8 @@ def trace_start(ctx: TurnContext, prepared: Prepared, *, trace_id: str,
 
 
 def memory_after_turn(store: FileStore, ctx: TurnContext, reply: dict[str, Any]) -> None:
-    """Off the hot path: index the finished turn for recall, roll recaps."""
-    user_line = None if ctx.trigger else next(
-        (line for line in reversed(ctx.lines) if line.get("role") == "user"), None)
-    turns = [line for line in (user_line, reply) if line and not reply.get("error")]
-    memory_runtime.schedule_after_turn(store, instance_state=ctx.instance_state,
-                                       session_id=ctx.session_id, turns=turns)
+    """Off the hot path: index what the session file now holds for recall."""
+    memory_runtime.schedule_sync(store, instance_id=ctx.instance_id)
 
 
 def _ms(since: float) -> float:

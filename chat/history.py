@@ -323,20 +323,26 @@ def message_hide(store: FileStore, *, instance_id: str, session_id: str, index: 
         new = {k: v for k, v in old.items() if k != "hidden"}
         if hidden:
             new["hidden"] = True
-        store.session_rewrite(instance_id, session_id,
-                              [read.metadata, *read.lines[:index], new, *read.lines[index + 1:]])
-        state = store.instance_state_read(instance_id)
+        _session_rewrite(store, instance_id, session_id,
+                         [read.metadata, *read.lines[:index], new, *read.lines[index + 1:]])
     finally:
         lock.release()
-    memory_runtime.schedule_turn_visibility(store, instance_state=state, session_id=session_id,
-                                            line=new)
     return {"changed": True, "line": new}
+
+
+def _session_rewrite(store: FileStore, instance_id: str, session_id: str,
+                     lines: list[dict[str, Any]]) -> Path:
+    """Every history change: the file is rewritten (previous copy kept), then the memory index
+    follows it, so an edited or deleted line's old text is no longer recalled."""
+    backup = store.session_rewrite(instance_id, session_id, lines)
+    memory_runtime.schedule_sync(store, instance_id=instance_id)
+    return backup
 
 
 def _rewrite_with_undo(store: FileStore, instance_id: str, session_id: str, read: SessionRead,
                        lines: list[dict[str, Any]], *, action: str, clock: Clock,
                        plot_state: dict | None = None) -> tuple[str, float]:
-    backup = store.session_rewrite(instance_id, session_id, [read.metadata, *lines])
+    backup = _session_rewrite(store, instance_id, session_id, [read.metadata, *lines])
     window = history_settings(store)["undo_window_seconds"]
     now = clock()
     token = secrets.token_hex(12)
@@ -385,7 +391,7 @@ def undo(store: FileStore, *, instance_id: str, token: str,
                                status=409)
         backup = _backup_path(store, instance_id, record.get("backup"))
         previous = read_session_file(backup)
-        store.session_rewrite(instance_id, session_id, [previous.metadata, *previous.lines])
+        _session_rewrite(store, instance_id, session_id, [previous.metadata, *previous.lines])
         if isinstance(record.get("plot_state"), dict):
             state = store.instance_state_read(instance_id)
             store.instance_state_write(instance_id, {**state, "plot_state": record["plot_state"]})
@@ -476,8 +482,8 @@ def reply_choose_alternative(store: FileStore, *, instance_id: str, session_id: 
         restored = None
         if state.get("current_session_id") == session_id:
             restored = _plot_state_before(store, instance_id, reply_versions(line))
-        store.session_rewrite(instance_id, session_id,
-                              [read.metadata, *read.lines[:index], new, *read.lines[index + 1:]])
+        _session_rewrite(store, instance_id, session_id,
+                         [read.metadata, *read.lines[:index], new, *read.lines[index + 1:]])
         if restored is not None:
             store.instance_state_write(instance_id, {**state, "plot_state": restored})
             director = director_apply_reply(store, instance_id=instance_id, reply=new)

@@ -16,6 +16,7 @@ from chat.models import Instance, Session, Trace
 from chat.speakers import STRATEGIES, Member
 from director.services import instance_switch_background
 from library.models import Background, Character, Persona
+from memory import runtime as memory_runtime
 from memory.summarize_journal import summarize_recover_waiting
 from library.selectors import (background_for_use, character_for_use, persona_effective,
                                persona_for_user)
@@ -302,6 +303,7 @@ def session_archive_and_restart(store: FileStore, *, instance_id: str, session_i
             state["current_session_id"] = new_session_id
             store.instance_state_write(instance_id, state)
     instance_index(store, instance_id)
+    memory_runtime.schedule_sync(store, instance_id=instance_id)  # its turns leave the index
     return {"success": True, "session_id": session_id, "archived_to": archived.name,
             "current_session_id": new_session_id or state["current_session_id"]}
 

@@ -3,7 +3,7 @@
 Collections (seeds/personalab-data-layout.md, "Chroma向量库格式"): `summaries` and `plots` as the seed
 defines them, plus `turns` (one document per finished user/assistant line) so recall works
 before the first summary exists. Everything here can be rebuilt from the files
-(`index_rebuild`): Chroma is never the only copy of anything.
+(memory/sync.py): Chroma is never the only copy of anything.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ COLLECTIONS = ("turns", "summaries", "plots")
 EVENT_KIND = {"summaries": "summary", "plots": "plot"}
 MAX_GET_BATCH = 5000
 UNFILTERED_FACTOR = 4
+LOOK_UP: Any = object()  # add_turns: find the line before the batch in the index
 
 
 @dataclass
@@ -68,6 +69,10 @@ def hit_source(collection: str, doc_id: str, metadata: dict[str, Any]) -> str:
         turn = metadata.get("turn", "?")
         return f"{metadata.get('session_id', '')} 第{turn}轮 {metadata.get('role', '')}"
     return f"{EVENT_KIND.get(collection, collection)} {doc_id}"
+
+
+def collection_gone(exc: BaseException) -> bool:
+    return type(exc).__name__ == "NotFoundError" or "does not exist" in str(exc)
 
 
 def where_normalize(where: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -116,6 +121,10 @@ def turn_context_text(line: dict[str, Any], previous: dict[str, Any] | None) -> 
     carries its meaning only with the question it answers."""
     own = turn_embedding_text(line)
     return f"{turn_embedding_text(previous)}\n{own}" if previous else own
+
+
+def turn_doc_id(session_id: str, line: dict[str, Any]) -> str:
+    return f"turn_{session_id}_{line['turn']}_{line['role']}"
 
 
 def _line_key(line: dict[str, Any]) -> tuple[int, int]:
@@ -174,6 +183,33 @@ class MemoryIndex:
             self._collections[name] = cached
         return cached
 
+    def _call(self, name: str, method: str, **kwargs: Any) -> Any:
+        """`collection(name).method(**kwargs)`, with the handle opened again once when the
+        collection was deleted and created anew meanwhile (`reindex --memory` in another
+        process, a Chroma server that lost its data): the old handle only says "does not exist"."""
+        try:
+            return getattr(self.collection(name), method)(**kwargs)
+        except Exception as exc:
+            if not collection_gone(exc):
+                raise
+        self._collections.pop(name, None)
+        return getattr(self.collection(name), method)(**kwargs)
+
+    def collection_ids(self) -> dict[str, str]:
+        """Each collection's id as Chroma holds it now (a collection created anew gets a new
+        one); a cached handle with another id is replaced."""
+        ids = {}
+        for name in COLLECTIONS:
+            fresh = self.client().get_or_create_collection(
+                name, embedding_function=self.embedder, configuration={"hnsw": {"space": "cosine"}})
+            cached = self._collections.get(name)
+            if cached is None or cached.id != fresh.id:
+                self._collections[name] = fresh
+                if cached is not None:
+                    self.keywords.forget()
+            ids[name] = str(fresh.id)
+        return ids
+
     # embeddings ---------------------------------------------------------------
     def _passages_embed(self, texts: list[str]) -> list[list[float]]:
         if hasattr(self.embedder, "embed_passages"):
@@ -187,30 +223,27 @@ class MemoryIndex:
 
     # writes -------------------------------------------------------------------
     def add_turns(self, *, instance_id: str, character_id: str, background_id: str | None,
-                  session_id: str, turns: list[dict[str, Any]]) -> None:
-        """Upsert the finished user/assistant lines of one session (idempotent: one id per line)."""
-        by_id = {f"turn_{session_id}_{line['turn']}_{line['role']}": line
-                 for line in turns if turn_is_indexable(line)}
+                  session_id: str, turns: list[dict[str, Any]],
+                  before: Any = LOOK_UP) -> None:
+        """Upsert the finished user/assistant lines of one session (idempotent: one id per line).
+        `before`: the indexable line before the first of `turns` in the file (None: there is
+        none), when the caller read `turns` from the file in order; by default it is looked up
+        in the index."""
+        by_id = {turn_doc_id(session_id, line): line for line in turns if turn_is_indexable(line)}
         if not by_id:
             return
         lines = list(by_id.values())
         owner = {"instance_id": instance_id, "character_id": character_id,
                  "background_id": background_id or "", "session_id": session_id}
-        contexts = self._previous_lines(instance_id, session_id, lines)
+        if before is not LOOK_UP:
+            contexts = [before, *lines[:-1]]
+        else:
+            contexts = self._previous_lines(instance_id, session_id, lines)
         self._upsert("turns", instance_id, list(by_id), [str(line["content"]) for line in lines],
-                     [turn_metadata(line, owner) for line in lines],
+                     [{**turn_metadata(line, owner),
+                       "context_id": turn_doc_id(session_id, previous) if previous else ""}
+                      for line, previous in zip(lines, contexts)],
                      [turn_context_text(line, previous) for line, previous in zip(lines, contexts)])
-
-    def turns_remove(self, *, instance_id: str, session_id: str,
-                     turns: list[dict[str, Any]]) -> None:
-        """Forget lines recall must no longer find (a message the player hid)."""
-        doc_ids = [f"turn_{session_id}_{line['turn']}_{line['role']}" for line in turns
-                   if isinstance(line.get("turn"), int) and line.get("role")]
-        if not doc_ids:
-            return
-        with self._keyword_write("turns"):
-            self.collection("turns").delete(ids=[chroma_id(instance_id, d) for d in doc_ids])
-            self.keywords.remove("turns", instance_id, doc_ids)
 
     def _previous_lines(self, instance_id: str, session_id: str,
                         lines: list[dict[str, Any]]) -> list[dict[str, Any] | None]:
@@ -230,13 +263,15 @@ class MemoryIndex:
         turn = int(line["turn"])
         wanted = (f"turn_{session_id}_{turn}_user" if line["role"] == "assistant"
                   else f"turn_{session_id}_{turn - 1}_assistant")
-        got = self.collection("turns").get(ids=[chroma_id(instance_id, wanted)],
-                                           include=["documents", "metadatas"])
+        got = self._call("turns", "get", ids=[chroma_id(instance_id, wanted)],
+                         include=["documents", "metadatas"])
         if not got["ids"]:
             return None
         meta = got["metadatas"][0] or {}
         return {"content": got["documents"][0] or "", "speaker": meta.get("speaker", ""),
-                "name": meta.get("name", "")}
+                "name": meta.get("name", ""),
+                "turn": meta.get("turn", turn if line["role"] == "assistant" else turn - 1),
+                "role": meta.get("role", "user" if line["role"] == "assistant" else "assistant")}
 
     def add_events(self, *, instance_id: str, character_id: str, background_id: str | None,
                    session_id: str, events: list[dict[str, Any]],
@@ -269,15 +304,14 @@ class MemoryIndex:
                 metadatas: list[dict[str, Any]], embed_texts: list[str]) -> None:
         if not doc_ids:
             return
-        collection = self.collection(name)
         ids = [chroma_id(instance_id, doc_id) for doc_id in doc_ids]
         metadatas = [{**meta, "doc_id": doc_id} for meta, doc_id in zip(metadatas, doc_ids)]
         for start in range(0, len(ids), 256):
             stop = start + 256
             embeddings = self._passages_embed(embed_texts[start:stop])
             with self._keyword_write(name):
-                collection.upsert(ids=ids[start:stop], documents=documents[start:stop],
-                                  metadatas=metadatas[start:stop], embeddings=embeddings)
+                self._call(name, "upsert", ids=ids[start:stop], documents=documents[start:stop],
+                           metadatas=metadatas[start:stop], embeddings=embeddings)
                 self.keywords.upsert(name, instance_id, list(zip(
                     doc_ids[start:stop], documents[start:stop], metadatas[start:stop])))
 
@@ -289,14 +323,14 @@ class MemoryIndex:
         count = None
         try:
             yield
-            count = self.collection(name).count()
+            count = self._call(name, "count")
         finally:
             self.keywords.write_end(name, count)
 
     def delete_instance(self, instance_id: str) -> None:
         for name in COLLECTIONS:
             with self._keyword_write(name):
-                self.collection(name).delete(where={"instance_id": instance_id})
+                self._call(name, "delete", where={"instance_id": instance_id})
         self.keywords.forget(instance_id)
 
     def reset(self) -> None:
@@ -329,8 +363,8 @@ class MemoryIndex:
 
     def _nearest(self, collection: str, embedding: list[float], n_results: int, *,
                  where: dict[str, Any] | None) -> list[Hit]:
-        result = self.collection(collection).query(
-            query_embeddings=[embedding], n_results=n_results, where=where_normalize(where),
+        result = self._call(
+            collection, "query", query_embeddings=[embedding], n_results=n_results, where=where_normalize(where),
             include=["documents", "metadatas", "distances"])
         ids = result["ids"][0] if result.get("ids") else []
         docs, metas, dists = result["documents"][0], result["metadatas"][0], result["distances"][0]
@@ -353,7 +387,7 @@ class MemoryIndex:
         equal = {key: value for key, value in where.items() if key != "instance_id"}
         if any(key not in FILTER_KEYS or not isinstance(value, str) for key, value in equal.items()):
             raise ValueError(f"keyword search cannot filter on {sorted(equal)}")
-        self.keywords.check(collection, self.collection(collection).count())
+        self.keywords.check(collection, self._call(collection, "count"))
         if isinstance(instance, str):
             return [(instance, self.keywords.part(collection, instance), equal)]
         if isinstance(instance, dict) and set(instance) == {"$in"}:
@@ -367,8 +401,8 @@ class MemoryIndex:
     def hits_get(self, collection: str, instance_id: str, doc_ids: list[str]) -> list[Hit]:
         """The stored documents `doc_ids` of an instance (score 0), in that order; ids Chroma
         no longer holds are left out."""
-        got = self.collection(collection).get(ids=[chroma_id(instance_id, d) for d in doc_ids],
-                                              include=["documents", "metadatas"])
+        got = self._call(collection, "get", ids=[chroma_id(instance_id, d) for d in doc_ids],
+                         include=["documents", "metadatas"])
         by_id = {stored_id: hit_make(collection, stored_id, doc, meta, 0.0)
                  for stored_id, doc, meta in zip(got["ids"], got["documents"], got["metadatas"])}
         return [by_id[key] for key in (chroma_id(instance_id, d) for d in doc_ids) if key in by_id]
@@ -392,29 +426,38 @@ class MemoryIndex:
             offset += MAX_GET_BATCH
 
     def count(self, collection: str) -> int:
-        return self.collection(collection).count()
+        return self._call(collection, "count")
+
+    def documents_stored(self, collection: str, *, where: dict[str, Any]
+                         ) -> dict[str, tuple[str, dict[str, Any]]]:
+        """doc_id -> (document, metadata) of the stored documents `where` selects."""
+        stored: dict[str, tuple[str, dict[str, Any]]] = {}
+        offset = 0
+        while True:
+            got = self._call(collection, "get", where=where_normalize(where),
+                             include=["documents", "metadatas"], limit=MAX_GET_BATCH, offset=offset)
+            for stored_id, doc, meta in zip(got["ids"], got["documents"], got["metadatas"]):
+                meta = meta or {}
+                stored[str(meta.get("doc_id") or stored_id.split(":", 1)[-1])] = (doc or "", meta)
+            if len(got["ids"]) < MAX_GET_BATCH:
+                return stored
+            offset += MAX_GET_BATCH
+
+    def documents_delete(self, collection: str, instance_id: str, doc_ids: list[str]) -> None:
+        if not doc_ids:
+            return
+        with self._keyword_write(collection):
+            for start in range(0, len(doc_ids), MAX_GET_BATCH):
+                self._call(collection, "delete", ids=[chroma_id(instance_id, doc_id)
+                                                      for doc_id in doc_ids[start:start + MAX_GET_BATCH]])
+        self.keywords.forget(instance_id)
 
 
-def index_rebuild(index: MemoryIndex, store: Any) -> dict[str, int]:
-    """Rebuild every collection from the files: session lines (turns) and the memory ledgers
-    (summaries.jsonl / plots.jsonl of each instance)."""
-    index.reset()
-    counts = {"instances": 0, "turns": 0, "summaries": 0, "plots": 0}
-    for instance_id in store.instance_ids():
-        state = store.instance_state_read(instance_id)
-        owner = {"instance_id": instance_id, "character_id": state.get("character_id") or "",
-                 "background_id": state.get("background_id")}
-        counts["instances"] += 1
-        for session_id in store.session_ids(instance_id):
-            lines = store.session_read(instance_id, session_id).messages
-            index.add_turns(session_id=session_id, turns=lines, **owner)
-            counts["turns"] += sum(1 for line in lines if turn_is_indexable(line))
-        for written in _ledger_events_rebuild(index, store, owner):
-            counts["summaries" if written.startswith("summary_") else "plots"] += 1
-    return counts
-
-
-def _ledger_events_rebuild(index: MemoryIndex, store: Any, owner: dict[str, Any]) -> list[str]:
+def ledger_events(store: Any, owner: dict[str, Any]
+                  ) -> list[tuple[dict[str, Any], str, dict[str, Any]]]:
+    """The events of an instance's ledgers (summaries.jsonl / plots.jsonl) as
+    (their owner's character_id and background_id, session_id, {"index", "summary", "plot"}),
+    deleted records left out."""
     events: dict[tuple[str, str, str, Any], dict[str, Any]] = {}
     for name, field_name in (("summaries", "summary"), ("plots", "plot")):
         for record in store.ledger_read(owner["instance_id"], name):
@@ -428,10 +471,7 @@ def _ledger_events_rebuild(index: MemoryIndex, store: Any, owner: dict[str, Any]
                                             "speakers": str(record.get("speakers") or "")})
             event[field_name] = (record.get(field_name) or record.get("text")
                                  or record.get("content") or "")
-    written: list[str] = []
-    for (session_id, character_id, background_id, _), event in sorted(
-            events.items(), key=lambda item: (item[0][0], str(item[0][3]))):
-        written += index.add_events(instance_id=owner["instance_id"], character_id=character_id,
-                                    background_id=background_id or None, session_id=session_id,
-                                    events=[event], speakers=event.pop("speakers"))
-    return written
+    return [({"character_id": character_id, "background_id": background_id or None},
+             session_id, event)
+            for (session_id, character_id, background_id, _), event in sorted(
+                events.items(), key=lambda item: (item[0][0], str(item[0][3])))]

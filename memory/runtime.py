@@ -1,8 +1,9 @@
 """The process's handle on the memory index, and the after-turn work queue.
 
 Indexing a finished turn embeds text, which is too slow for the streaming path, so it runs
-on one background thread. The session files stay the truth: a turn lost from this queue
-(a crash) comes back with `reindex --memory`.
+on one background thread. What it indexes is derived from the files (memory/sync.py): a turn
+lost from this queue (a crash, Chroma down) is indexed by the next sync of its instance or by
+the catch-up that runs at startup and periodically.
 """
 
 from __future__ import annotations
@@ -115,55 +116,57 @@ def drain() -> None:
     _jobs.join()
 
 
-def _index_turns(store: FileStore, instance_state: dict, session_id: str,
-                 turns: list[dict]) -> None:
+def _instance_sync(store: FileStore, instance_id: str) -> None:
+    from memory.sync import instance_sync
+
     index, _ = index_or_warning(store)
     if index is None:
         return
-    if turns:
-        index.add_turns(instance_id=instance_state["instance_id"],
-                        character_id=instance_state.get("character_id", ""),
-                        background_id=instance_state.get("background_id"),
-                        session_id=session_id, turns=turns)
-    index.keyword_warm(instance_state["instance_id"])
+    try:
+        instance_sync(store, index, instance_id=instance_id)
+    except Exception as exc:  # noqa: BLE001 — behind its watermark; the next sync catches up
+        log.warning("memory index of %s is behind the files: %s", instance_id, exc)
+        return
+    index.keyword_warm(instance_id)
 
 
-def _keywords_warm(store: FileStore, instance_id: str) -> None:
-    index, _ = index_or_warning(store)
-    if index is not None:
-        index.keyword_warm(instance_id)
-
-
-def schedule_warm(store: FileStore, *, instance_id: str) -> None:
-    """Read an instance's memory into the keyword store in the background (when its chat
-    opens), so its first recall does not wait for it."""
+def schedule_sync(store: FileStore, *, instance_id: str) -> None:
+    """Index what the instance's files hold and the index does not (memory/sync.py): after a
+    turn, a history edit, or when its chat opens."""
     if store.module_read("memory").get("recall_enabled", True):
-        schedule(_keywords_warm, store, instance_id)
+        schedule(_instance_sync, store, instance_id)
 
 
-def schedule_after_turn(store: FileStore, *, instance_state: dict, session_id: str,
-                        turns: list[dict]) -> None:
+def _catch_up() -> None:
+    from memory.sync import instances_sync
+
+    store = get_store()
     if not store.module_read("memory").get("recall_enabled", True):
         return
-    schedule(_index_turns, store, instance_state, session_id, turns)
-
-
-def _turn_visibility_index(store: FileStore, instance_state: dict, session_id: str,
-                           line: dict) -> None:
     index, _ = index_or_warning(store)
     if index is None:
         return
-    owner = {"instance_id": instance_state["instance_id"],
-             "character_id": instance_state.get("character_id", ""),
-             "background_id": instance_state.get("background_id"), "session_id": session_id}
-    if line.get("hidden"):
-        index.turns_remove(instance_id=owner["instance_id"], session_id=session_id, turns=[line])
-    else:
-        index.add_turns(**owner, turns=[line])
+    totals = instances_sync(store, index)
+    if totals["turns"] or totals["summaries"] or totals["plots"] or totals["deleted"]:
+        log.info("memory index caught up with the files: %s", dict(totals))
 
 
-def schedule_turn_visibility(store: FileStore, *, instance_state: dict, session_id: str,
-                             line: dict) -> None:
-    """A message hidden from the model leaves recall; shown again, it comes back."""
-    if store.module_read("memory").get("recall_enabled", True):
-        schedule(_turn_visibility_index, store, instance_state, session_id, line)
+_catch_up_started = False
+
+
+def catch_up_start(*, every_seconds: float) -> None:
+    """Index what every instance's files hold and the index does not: now (turns written while
+    Chroma was down or before a crash) and then every `every_seconds` (a server process calls
+    this once; personalab/asgi.py)."""
+    global _catch_up_started
+    with _index_lock:
+        if _catch_up_started:
+            return
+        _catch_up_started = True
+
+    def loop() -> None:
+        while True:
+            schedule(_catch_up)
+            time.sleep(every_seconds)
+
+    threading.Thread(target=loop, name="memory-catch-up", daemon=True).start()

@@ -14,6 +14,8 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from chat.routing import websocket_urlpatterns  # noqa: E402
 from personalab.ws_origin import SameOriginValidator  # noqa: E402
+from django.conf import settings  # noqa: E402
+from memory.runtime import catch_up_start  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
@@ -21,3 +23,6 @@ application = ProtocolTypeRouter(
         "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
+
+if settings.PERSONALAB_INDEX_CATCHUP_SECONDS > 0:
+    catch_up_start(every_seconds=settings.PERSONALAB_INDEX_CATCHUP_SECONDS)

@@ -44,6 +44,9 @@ CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "http://127.0.0.1:8000,ht
 
 PERSONALAB_DATA_DIR = Path(os.environ.get("PERSONALAB_DATA_DIR", BASE_DIR / "data")).resolve()
 PERSONALAB_CHROMA_URL = os.environ.get("PERSONALAB_CHROMA_URL", "")
+# A server process indexes what the files hold and the index does not at startup and then every
+# this many seconds (memory/sync.py); 0 turns the catch-up off (each turn still syncs its own).
+PERSONALAB_INDEX_CATCHUP_SECONDS = float(os.environ.get("PERSONALAB_INDEX_CATCHUP_SECONDS", "60"))
 PERSONALAB_MODEL = os.environ.get("PERSONALAB_MODEL", "")
 PERSONALAB_GGUF = os.environ.get("PERSONALAB_GGUF", "")
 PERSONALAB_LLM_TIMEOUT = float(os.environ.get("PERSONALAB_LLM_TIMEOUT", "60"))

@@ -6,10 +6,15 @@ from __future__ import annotations
 import os
 
 import pytest
+from django.conf import settings
 
 from tests.stub_llm import stub_llm, stub_llm_server  # noqa: F401 — fixtures
 
 os.environ["PERSONALAB_OFFLINE_DELAY"] = "0"
+# No periodic catch-up of the memory index in test processes (tests call memory.sync directly);
+# pytest-django has read the settings already, and servers the tests start read the environment.
+os.environ["PERSONALAB_INDEX_CATCHUP_SECONDS"] = "0"
+settings.PERSONALAB_INDEX_CATCHUP_SECONDS = 0
 for _name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PERSONALAB_MODEL", "PERSONALAB_GGUF",
               "PERSONALAB_CHROMA_URL", "REDIS_URL", "DATABASE_URL"):
     os.environ.pop(_name, None)

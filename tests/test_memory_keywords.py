@@ -9,7 +9,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from memory.index import MemoryIndex, index_rebuild
+from memory.index import MemoryIndex
+from memory.sync import index_rebuild
 from memory.keywords import CONTEXT_BEFORE, CONTEXT_WEIGHT, KeywordPart, bm25_scores, text_tokenize
 from memory.rag import keyword_search, query_user_history
 from personalab.lib.filestore import FileStore

@@ -23,6 +23,7 @@ import codecs
 import contextlib
 import copy
 import itertools
+import hashlib
 import json
 import os
 import re
@@ -970,6 +971,42 @@ def _file_bytes(path: Path) -> bytes:
         return path.read_bytes()
     except FileNotFoundError:
         raise MissingFile(path, path.name) from None
+
+
+def line_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class LinesSince:
+    """The whole lines after a byte offset: `end` is the offset after the last of them and
+    `tail_hash`/`tail_length` describe the whole line that ends at `end`."""
+
+    records: list[dict[str, Any]]
+    end: int
+    tail_hash: str
+    tail_length: int
+    tail_hash_before: str  # of the `back` bytes before the offset
+
+
+def jsonl_lines_since(path: Path, offset: int, *, back: int = 0,
+                      check: Callable[[dict[str, Any]], str | None] | None = None) -> LinesSince:
+    """Parse the whole lines of a JSONL file from byte `offset` on (an unfinished last line is
+    left for later); bad lines are skipped as in every read. `back` bytes before the offset
+    are read too and hashed, so the caller can tell whether the line it stopped at is still
+    there."""
+    back = min(back, offset)
+    with path.open("rb") as handle:
+        handle.seek(offset - back)
+        data = handle.read()
+    before = data[:back]
+    cut = data.rfind(b"\n") + 1
+    if cut <= back:
+        return LinesSince([], offset, line_hash(before), back, line_hash(before))
+    records, _ = _lines_parse(data[back:cut], path, 1, check)
+    start = data.rfind(b"\n", 0, cut - 1) + 1
+    return LinesSince(records, offset - back + cut, line_hash(data[start:cut]), cut - start,
+                      line_hash(before))
 
 
 def read_jsonl_records(path: Path) -> tuple[list[dict[str, Any]], list[LineProblem], str]:

@@ -19,7 +19,7 @@ class Command(BaseCommand):
         counts = reindex_all(store)
         self.stdout.write("index rebuilt: " + ", ".join(f"{k}={v}" for k, v in counts.items()))
         if options["memory"]:
-            from memory.index import index_rebuild
+            from memory.sync import index_rebuild
             from memory.runtime import index_for
 
             self.stdout.write("rebuilding Chroma from the ledgers and sessions…")

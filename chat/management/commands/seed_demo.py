@@ -152,7 +152,7 @@ class Command(BaseCommand):
             self._index_memory(store)
 
     def _index_memory(self, store) -> None:
-        from memory.index import index_rebuild
+        from memory.sync import index_rebuild
         from memory.runtime import index_for
 
         try:

@@ -1,0 +1,313 @@
+"""Indexing derived from the files: the index gets what the session files and ledgers hold and
+it does not, whoever wrote them and whenever.
+
+Each instance has a watermark, data/event_library/index_state/{instance_id}.json:
+- per session file: its identity (device, inode), the byte offset indexed up to (whole lines
+  only, so a reply still streaming is never indexed), a hash of the line that ends there and
+  the last indexable line (the context of the next one). Appends keep the identity and that
+  line, so only the bytes after the offset are read and indexed. A rewrite (history edit,
+  delete, undo, regenerate) replaces the file, so its identity changes and the session is
+  compared with what the index holds: changed lines are embedded again, lines no longer in
+  the file are deleted. A session file that is gone (archived) loses its documents.
+- per ledger (summaries, plots): identity, size and modification time; a change compares the
+  ledger's events with the stored ones the same way.
+- the collections' ids: a collection created anew (reindex, a Chroma server that lost its
+  data) makes every watermark of the instance void.
+
+The watermark moves only after the index took the documents, so turns written while Chroma was
+down, or before a crash, are indexed by the next sync: after each turn (instance_sync) and in a
+periodic catch-up over every instance (memory/runtime.py). Every write is an upsert by line
+id, so two workers syncing the same instance at once do no harm; a lock file per instance
+keeps them from doing the work twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import shutil
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from memory.index import (MemoryIndex, ledger_events, turn_context_text, turn_doc_id,
+                          turn_is_indexable)
+from personalab.lib.filestore import FileStore, jsonl_lines_since, write_json_atomic
+from personalab.lib.lines import session_line_problem
+
+log = logging.getLogger(__name__)
+
+STATE_VERSION = 1
+# The fields of a stored turn that must equal the file's line for it to count as indexed.
+TURN_FIELDS = ("role", "turn", "timestamp", "speaker", "name")
+
+
+def state_dir(store: FileStore) -> Path:
+    return Path(store.chroma_dir).parent / "index_state"
+
+
+def _state_path(store: FileStore, instance_id: str) -> Path:
+    return state_dir(store) / f"{instance_id}.json"
+
+
+def state_read(store: FileStore, instance_id: str) -> dict[str, Any]:
+    try:
+        state = json.loads(_state_path(store, instance_id).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return state if isinstance(state, dict) and state.get("version") == STATE_VERSION else {}
+
+
+def state_forget(store: FileStore, instance_id: str | None = None) -> None:
+    """Drop the watermarks of an instance (None: of every instance)."""
+    if instance_id is None:
+        shutil.rmtree(state_dir(store), ignore_errors=True)
+        return
+    _state_path(store, instance_id).unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _sync_lock(store: FileStore, instance_id: str) -> Iterator[None]:
+    folder = state_dir(store)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f"{instance_id}.lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _file_id(stat: os.stat_result) -> list[int]:
+    return [stat.st_dev, stat.st_ino]
+
+
+def _context_of(line: dict[str, Any] | None) -> dict[str, Any] | None:
+    if line is None:
+        return None
+    return {key: line.get(key) for key in ("role", "turn", "content", "speaker", "name")}
+
+
+def instance_sync(store: FileStore, index: MemoryIndex, *, instance_id: str) -> Counter[str]:
+    """Bring the index up to the instance's files; returns how many documents of each
+    collection were written, and how many were deleted. Raises when the index is unavailable
+    (the watermark then stays behind)."""
+    with _sync_lock(store, instance_id):
+        state = state_read(store, instance_id)
+        collections = index.collection_ids()
+        if state.get("collections") != collections:
+            state = {}
+        state = {"version": STATE_VERSION, "collections": collections,
+                 "sessions": state.get("sessions") or {}, "ledgers": state.get("ledgers") or {}}
+        instance = store.instance_state_read(instance_id)
+        owner = {"instance_id": instance_id, "character_id": instance.get("character_id") or "",
+                 "background_id": instance.get("background_id")}
+        counts: Counter[str] = Counter()
+        present = set(store.session_ids(instance_id))
+        for session_id in sorted(set(state["sessions"]) - present):
+            counts["deleted"] += _session_drop(index, instance_id, session_id)
+            del state["sessions"][session_id]
+            write_json_atomic(_state_path(store, instance_id), state)
+        for session_id in sorted(present):
+            mark = _session_sync(store, index, owner, session_id, state["sessions"].get(session_id),
+                                 counts)
+            if mark != state["sessions"].get(session_id):
+                state["sessions"][session_id] = mark
+                write_json_atomic(_state_path(store, instance_id), state)
+        ledgers = _ledgers_mark(store, instance_id)
+        if ledgers != state["ledgers"]:
+            _events_sync(store, index, owner, counts)
+            state["ledgers"] = ledgers
+        write_json_atomic(_state_path(store, instance_id), state)
+        return counts
+
+
+def instances_sync(store: FileStore, index: MemoryIndex) -> Counter[str]:
+    """Catch up every instance (startup, the periodic catch-up)."""
+    totals: Counter[str] = Counter()
+    for instance_id in store.instance_ids():
+        try:
+            totals += instance_sync(store, index, instance_id=instance_id)
+        except Exception as exc:  # noqa: BLE001 — the next catch-up tries again
+            log.warning("memory index of %s not caught up: %s", instance_id, exc)
+            totals["failed"] += 1
+            continue
+        totals["instances"] += 1
+    return totals
+
+
+def index_rebuild(index: MemoryIndex, store: FileStore) -> dict[str, int]:
+    """Rebuild every collection from the files (`reindex --memory`): session lines (turns) and
+    the memory ledgers (summaries.jsonl / plots.jsonl of each instance). Every instance must
+    be read: one that fails stops the rebuild."""
+    index.reset()
+    state_forget(store)
+    counts = {"instances": 0, "turns": 0, "summaries": 0, "plots": 0}
+    for instance_id in store.instance_ids():
+        written = instance_sync(store, index, instance_id=instance_id)
+        counts["instances"] += 1
+        for name in ("turns", "summaries", "plots"):
+            counts[name] += written[name]
+    return counts
+
+
+# --- sessions -------------------------------------------------------------------------------
+
+
+def _session_sync(store: FileStore, index: MemoryIndex, owner: dict[str, Any], session_id: str,
+                  mark: dict[str, Any] | None, counts: Counter[str]) -> dict[str, Any] | None:
+    path = store.session_path(owner["instance_id"], session_id)
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return mark
+    offset = 0
+    if mark and mark.get("file") == _file_id(stat) and stat.st_size >= mark.get("offset", 0):
+        offset = int(mark["offset"])
+    read = jsonl_lines_since(path, offset, check=session_line_problem,
+                             back=int(mark.get("tail_length", 0)) if offset else 0)
+    if offset and read.tail_hash_before != mark.get("tail_hash"):
+        offset = 0  # the bytes before the offset changed in place: compare the whole file
+        read = jsonl_lines_since(path, 0, check=session_line_problem)
+    lines = [line for line in read.records if turn_is_indexable(line)]
+    if offset:
+        before = mark.get("context")
+        if lines:
+            index.add_turns(session_id=session_id, turns=lines, before=before, **owner)
+            counts["turns"] += len(lines)
+    else:
+        before = None
+        written, deleted = _session_replace(index, owner, session_id, lines)
+        counts["turns"] += written
+        counts["deleted"] += deleted
+    if read.end == offset and mark:
+        return mark
+    return {"file": _file_id(stat), "offset": read.end, "tail_hash": read.tail_hash,
+            "tail_length": read.tail_length,
+            "context": _context_of(lines[-1]) if lines else before}
+
+
+def _session_replace(index: MemoryIndex, owner: dict[str, Any], session_id: str,
+                     lines: list[dict[str, Any]]) -> tuple[int, int]:
+    """Make the session's stored turns equal the file's: embed the lines whose text, fields or
+    context changed, delete the ids the file no longer has."""
+    instance_id = owner["instance_id"]
+    stored = index.documents_stored("turns", where={"instance_id": instance_id,
+                                                   "session_id": session_id})
+    wanted = {turn_doc_id(session_id, line): line for line in lines}
+    gone = [doc_id for doc_id in stored if doc_id not in wanted]
+    index.documents_delete("turns", instance_id, gone)
+    stale: list[int] = []
+    previous: dict[str, Any] | None = None
+    for position, line in enumerate(lines):
+        if not _turn_current(session_id, line, previous, stored):
+            stale.append(position)
+        previous = line
+    # Lines are written in runs, each with the line before it as its context.
+    written = 0
+    for run in _runs(stale):
+        first = run[0]
+        index.add_turns(session_id=session_id, turns=[lines[p] for p in run],
+                        before=lines[first - 1] if first else None, **owner)
+        written += len(run)
+    return written, len(gone)
+
+
+def _runs(positions: list[int]) -> list[list[int]]:
+    runs: list[list[int]] = []
+    for position in positions:
+        if runs and runs[-1][-1] == position - 1:
+            runs[-1].append(position)
+        else:
+            runs.append([position])
+    return runs
+
+
+def _turn_current(session_id: str, line: dict[str, Any], previous: dict[str, Any] | None,
+                  stored: dict[str, tuple[str, dict[str, Any]]]) -> bool:
+    doc_id = turn_doc_id(session_id, line)
+    if doc_id not in stored:
+        return False
+    text, meta = stored[doc_id]
+    if text != str(line["content"]) or any(
+            str(meta.get(key) or "") != str(line.get(key) or "") for key in TURN_FIELDS):
+        return False
+    previous_id = turn_doc_id(session_id, previous) if previous else ""
+    context_id = meta.get("context_id")
+    if context_id is None:  # stored before context ids: the line before by turn and role
+        turn = int(line["turn"])
+        context_id = (f"turn_{session_id}_{turn}_user" if line["role"] == "assistant"
+                      else f"turn_{session_id}_{turn - 1}_assistant")
+        if previous is None:
+            return context_id not in stored
+    if context_id != previous_id:
+        return False
+    if previous is None:
+        return True
+    stored_previous = stored.get(previous_id)
+    return stored_previous is not None and turn_context_text(line, previous) == turn_context_text(
+        line, {"content": stored_previous[0], "speaker": stored_previous[1].get("speaker"),
+               "name": stored_previous[1].get("name")})
+
+
+def _session_drop(index: MemoryIndex, instance_id: str, session_id: str) -> int:
+    stored = index.documents_stored("turns", where={"instance_id": instance_id,
+                                                   "session_id": session_id})
+    index.documents_delete("turns", instance_id, list(stored))
+    return len(stored)
+
+
+# --- ledgers ---------------------------------------------------------------------------------
+
+
+def _ledgers_mark(store: FileStore, instance_id: str) -> dict[str, Any]:
+    marks: dict[str, Any] = {}
+    for name in ("summaries", "plots"):
+        try:
+            stat = (store.memory_dir(instance_id) / f"{name}.jsonl").stat()
+        except FileNotFoundError:
+            continue
+        marks[name] = [*_file_id(stat), stat.st_size, stat.st_mtime_ns]
+    return marks
+
+
+def _events_sync(store: FileStore, index: MemoryIndex, owner: dict[str, Any],
+                 counts: Counter[str]) -> None:
+    """Make the stored summaries and plots equal the ledgers' events."""
+    instance_id = owner["instance_id"]
+    stored = {name: index.documents_stored(name, where={"instance_id": instance_id})
+              for name in ("summaries", "plots")}
+    wanted: dict[str, set[str]] = {"summaries": set(), "plots": set()}
+    for event_owner, session_id, event in ledger_events(store, owner):
+        index_value = event.get("index", 0)
+        fresh = []
+        for name, field_name, prefix in (("summaries", "summary", "summary"),
+                                         ("plots", "plot", "plot")):
+            text = str(event.get(field_name) or "")
+            if not text.strip():
+                continue
+            doc_id = f"{prefix}_{session_id}_{index_value}"
+            wanted[name].add(doc_id)
+            have = stored[name].get(doc_id)
+            if have is None or have[0] != text or any(
+                    str(have[1].get(key) or "") != str(value or "")
+                    for key, value in (("session_id", session_id),
+                                       ("character_id", event_owner["character_id"]),
+                                       ("background_id", event_owner["background_id"]),
+                                       ("speakers", event.get("speakers")))):
+                fresh.append(name)
+        if fresh:
+            written = index.add_events(instance_id=instance_id, session_id=session_id,
+                                       character_id=event_owner["character_id"],
+                                       background_id=event_owner["background_id"],
+                                       events=[event], speakers=event.get("speakers") or "")
+            counts.update("summaries" if doc_id.startswith("summary_") else "plots"
+                          for doc_id in written)
+    for name in ("summaries", "plots"):
+        gone = [doc_id for doc_id in stored[name] if doc_id not in wanted[name]]
+        index.documents_delete(name, instance_id, gone)
+        counts["deleted"] += len(gone)
