@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,7 @@ from urllib.parse import urlparse
 import numpy as np
 
 from memory.embeddings import default_embedder
-from memory.keywords import FILTER_KEYS, Document, KeywordPart, KeywordStore, turn_text
+from memory.keywords import Key, KeywordStore, turn_text
 
 COLLECTIONS = ("turns", "summaries", "plots")
 EVENT_KIND = {"summaries": "summary", "plots": "plot"}
@@ -141,14 +139,16 @@ def turn_is_indexable(line: dict[str, Any]) -> bool:
 
 class MemoryIndex:
     def __init__(self, *, chroma_path: Path | None = None, chroma_url: str = "",
-                 embedder: Any = None) -> None:
+                 embedder: Any = None, keywords_path: Path | None = None) -> None:
         self.chroma_path = Path(chroma_path) if chroma_path else default_chroma_path()
         self.chroma_url = chroma_url
         self.embedder = embedder or default_embedder()
         self._client: Any = None
         self._collections: dict[str, Any] = {}
         self._lock = threading.Lock()
-        self.keywords = KeywordStore(self._documents_read)
+        # Beside the Chroma folder, in the data folder every worker shares (also when Chroma
+        # is a server).
+        self.keywords = KeywordStore(keywords_path or self.chroma_path.parent / "keywords")
 
     # clients and collections ------------------------------------------------
     def client(self) -> Any:
@@ -205,8 +205,6 @@ class MemoryIndex:
             cached = self._collections.get(name)
             if cached is None or cached.id != fresh.id:
                 self._collections[name] = fresh
-                if cached is not None:
-                    self.keywords.forget()
             ids[name] = str(fresh.id)
         return ids
 
@@ -224,11 +222,11 @@ class MemoryIndex:
     # writes -------------------------------------------------------------------
     def add_turns(self, *, instance_id: str, character_id: str, background_id: str | None,
                   session_id: str, turns: list[dict[str, Any]],
-                  before: Any = LOOK_UP) -> None:
+                  before: Any = LOOK_UP, keywords_only: bool = False) -> None:
         """Upsert the finished user/assistant lines of one session (idempotent: one id per line).
         `before`: the indexable line before the first of `turns` in the file (None: there is
         none), when the caller read `turns` from the file in order; by default it is looked up
-        in the index."""
+        in the index. `keywords_only`: Chroma holds these lines as they are (nothing embedded)."""
         by_id = {turn_doc_id(session_id, line): line for line in turns if turn_is_indexable(line)}
         if not by_id:
             return
@@ -243,7 +241,8 @@ class MemoryIndex:
                      [{**turn_metadata(line, owner),
                        "context_id": turn_doc_id(session_id, previous) if previous else ""}
                       for line, previous in zip(lines, contexts)],
-                     [turn_context_text(line, previous) for line, previous in zip(lines, contexts)])
+                     [turn_context_text(line, previous) for line, previous in zip(lines, contexts)],
+                     keywords_only=keywords_only)
 
     def _previous_lines(self, instance_id: str, session_id: str,
                         lines: list[dict[str, Any]]) -> list[dict[str, Any] | None]:
@@ -275,7 +274,7 @@ class MemoryIndex:
 
     def add_events(self, *, instance_id: str, character_id: str, background_id: str | None,
                    session_id: str, events: list[dict[str, Any]],
-                   speakers: str = "") -> list[str]:
+                   speakers: str = "", keywords_only: bool = False) -> list[str]:
         """Upsert paired summary/plot documents (`summary_{session_id}_{index}` <->
         `plot_{session_id}_{index}`); returns the ids written, summary then plot per event.
         `speakers`: the character ids (joined by "|") whose replies the events summarize."""
@@ -297,41 +296,34 @@ class MemoryIndex:
         for name, batch in batches.items():
             texts = [text for _, text, _ in batch]
             self._upsert(name, instance_id, [doc_id for doc_id, _, _ in batch], texts,
-                         [meta for _, _, meta in batch], texts)
+                         [meta for _, _, meta in batch], texts, keywords_only=keywords_only)
         return written
 
     def _upsert(self, name: str, instance_id: str, doc_ids: list[str], documents: list[str],
-                metadatas: list[dict[str, Any]], embed_texts: list[str]) -> None:
+                metadatas: list[dict[str, Any]], embed_texts: list[str], *,
+                keywords_only: bool = False) -> None:
+        """Chroma first, then the keyword store, in batches; `keywords_only`: the documents
+        are in Chroma as they are, only the keyword store may lack them."""
         if not doc_ids:
             return
         ids = [chroma_id(instance_id, doc_id) for doc_id in doc_ids]
         metadatas = [{**meta, "doc_id": doc_id} for meta, doc_id in zip(metadatas, doc_ids)]
         for start in range(0, len(ids), 256):
             stop = start + 256
-            embeddings = self._passages_embed(embed_texts[start:stop])
-            with self._keyword_write(name):
-                self._call(name, "upsert", ids=ids[start:stop], documents=documents[start:stop],
-                           metadatas=metadatas[start:stop], embeddings=embeddings)
+            if keywords_only:
                 self.keywords.upsert(name, instance_id, list(zip(
                     doc_ids[start:stop], documents[start:stop], metadatas[start:stop])))
-
-    @contextmanager
-    def _keyword_write(self, name: str) -> Iterator[None]:
-        """Keep the keyword store in step with a write to collection `name`: it learns the
-        collection's new size, or forgets the collection when the write failed half-way."""
-        self.keywords.write_begin(name)
-        count = None
-        try:
-            yield
-            count = self._call(name, "count")
-        finally:
-            self.keywords.write_end(name, count)
+                continue
+            embeddings = self._passages_embed(embed_texts[start:stop])
+            self._call(name, "upsert", ids=ids[start:stop], documents=documents[start:stop],
+                       metadatas=metadatas[start:stop], embeddings=embeddings)
+            self.keywords.upsert(name, instance_id, list(zip(
+                    doc_ids[start:stop], documents[start:stop], metadatas[start:stop])))
 
     def delete_instance(self, instance_id: str) -> None:
         for name in COLLECTIONS:
-            with self._keyword_write(name):
-                self._call(name, "delete", where={"instance_id": instance_id})
-        self.keywords.forget(instance_id)
+            self._call(name, "delete", where={"instance_id": instance_id})
+        self.keywords.delete_instance(instance_id)
 
     def reset(self) -> None:
         client = self.client()
@@ -340,7 +332,7 @@ class MemoryIndex:
             if name in existing:
                 client.delete_collection(name)
         self._collections.clear()
-        self.keywords.forget()
+        self.keywords.reset()
 
     # reads --------------------------------------------------------------------
     def search(self, collection: str, query: str, *, where: dict[str, Any], n_results: int,
@@ -363,40 +355,31 @@ class MemoryIndex:
 
     def _nearest(self, collection: str, embedding: list[float], n_results: int, *,
                  where: dict[str, Any] | None) -> list[Hit]:
-        result = self._call(
-            collection, "query", query_embeddings=[embedding], n_results=n_results, where=where_normalize(where),
-            include=["documents", "metadatas", "distances"])
+        result = self._call(collection, "query", query_embeddings=[embedding],
+                            n_results=n_results, where=where_normalize(where),
+                            include=["documents", "metadatas", "distances"])
         ids = result["ids"][0] if result.get("ids") else []
         docs, metas, dists = result["documents"][0], result["metadatas"][0], result["distances"][0]
         return [hit_make(collection, stored_id, doc, meta, 1.0 - float(dist))
                 for stored_id, doc, meta, dist in zip(ids, docs, metas, dists)]
 
-    def keyword_warm(self, instance_id: str) -> None:
-        """Read an instance's documents into the keyword store now, so the first search after
-        a restart does not wait for it (about 40 s at 100,000 turns)."""
-        for name in COLLECTIONS:
-            self.keyword_parts(name, where={"instance_id": instance_id})
-
-    def keyword_parts(self, collection: str, *, where: dict[str, Any]
-                      ) -> list[tuple[str, KeywordPart, dict[str, str]]]:
-        """The keyword parts a search with `where` covers, as (instance_id, part, the equalities
-        the part's documents must also meet). `where` names the instance (`"instance_id": id`)
-        or several (`{"$in": [ids]}`) or excludes one (`{"$ne": id}`), and may add equalities
-        on FILTER_KEYS."""
+    def keyword_scores(self, collections: tuple[str, ...], query: str, *,
+                       where: dict[str, Any], k: int, also: list[Key]) -> dict[Key, float]:
+        """BM25 scores (above zero) of the k best keyword matches in the collections, taken as
+        one corpus, and of the documents `also` names. `where` names the instance
+        (`"instance_id": id`) or several (`{"$in": [ids]}`) or excludes one (`{"$ne": id}`),
+        and may add equalities on character_id / background_id."""
         instance = where.get("instance_id")
         equal = {key: value for key, value in where.items() if key != "instance_id"}
-        if any(key not in FILTER_KEYS or not isinstance(value, str) for key, value in equal.items()):
-            raise ValueError(f"keyword search cannot filter on {sorted(equal)}")
-        self.keywords.check(collection, self._call(collection, "count"))
         if isinstance(instance, str):
-            return [(instance, self.keywords.part(collection, instance), equal)]
-        if isinstance(instance, dict) and set(instance) == {"$in"}:
-            return [(owner, self.keywords.part(collection, owner), equal)
-                    for owner in dict.fromkeys(instance["$in"])]
-        if isinstance(instance, dict) and set(instance) == {"$ne"}:
-            return [(owner, part, equal)
-                    for owner, part in self.keywords.parts_except(collection, instance["$ne"])]
-        raise ValueError(f"keyword search needs an instance filter, not {instance!r}")
+            owners = [instance]
+        elif isinstance(instance, dict) and set(instance) == {"$in"}:
+            owners = list(instance["$in"])
+        elif isinstance(instance, dict) and set(instance) == {"$ne"}:
+            owners = [owner for owner in self.keywords.instance_ids() if owner != instance["$ne"]]
+        else:
+            raise ValueError(f"keyword search needs an instance filter, not {instance!r}")
+        return self.keywords.scores(owners, collections, query, equal=equal, k=k, also=also)
 
     def hits_get(self, collection: str, instance_id: str, doc_ids: list[str]) -> list[Hit]:
         """The stored documents `doc_ids` of an instance (score 0), in that order; ids Chroma
@@ -406,24 +389,6 @@ class MemoryIndex:
         by_id = {stored_id: hit_make(collection, stored_id, doc, meta, 0.0)
                  for stored_id, doc, meta in zip(got["ids"], got["documents"], got["metadatas"])}
         return [by_id[key] for key in (chroma_id(instance_id, d) for d in doc_ids) if key in by_id]
-
-    def _documents_read(self, collection: str, instance_id: str | None
-                        ) -> Iterator[tuple[str, Document]]:
-        """Every stored document of an instance (None: of every instance), for the keyword store."""
-        handle = self.collection(collection)
-        where = {"instance_id": instance_id} if instance_id is not None else None
-        offset = 0
-        while True:
-            got = handle.get(where=where, include=["documents", "metadatas"],
-                             limit=MAX_GET_BATCH, offset=offset)
-            for stored_id, doc, meta in zip(got["ids"], got["documents"], got["metadatas"]):
-                meta = meta or {}
-                owner, _, doc_id = stored_id.partition(":")
-                yield (str(meta.get("instance_id") or owner),
-                       (str(meta.get("doc_id") or doc_id or owner), doc or "", meta))
-            if len(got["ids"]) < MAX_GET_BATCH:
-                break
-            offset += MAX_GET_BATCH
 
     def count(self, collection: str) -> int:
         return self._call(collection, "count")
@@ -446,11 +411,10 @@ class MemoryIndex:
     def documents_delete(self, collection: str, instance_id: str, doc_ids: list[str]) -> None:
         if not doc_ids:
             return
-        with self._keyword_write(collection):
-            for start in range(0, len(doc_ids), MAX_GET_BATCH):
-                self._call(collection, "delete", ids=[chroma_id(instance_id, doc_id)
-                                                      for doc_id in doc_ids[start:start + MAX_GET_BATCH]])
-        self.keywords.forget(instance_id)
+        for start in range(0, len(doc_ids), MAX_GET_BATCH):
+            self._call(collection, "delete", ids=[chroma_id(instance_id, doc_id)
+                                                  for doc_id in doc_ids[start:start + MAX_GET_BATCH]])
+        self.keywords.delete(collection, instance_id, doc_ids)
 
 
 def ledger_events(store: Any, owner: dict[str, Any]

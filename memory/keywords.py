@@ -1,26 +1,33 @@
-"""Keyword (BM25) scores for recall, kept in memory and updated as documents are written.
+"""Keyword (BM25) scores for recall, in SQLite FTS5 files every worker shares.
 
-Rebuilding BM25 from Chroma on every recall costs time in proportion to the whole memory (over a
-minute at 100,000 turns), so each instance's documents of a collection are tokenized once, when a
-search first needs them (`KeywordStore.part`), and every write through MemoryIndex updates them
-(`KeywordStore.upsert`, `forget`). Writes from another process are noticed by the collection's
-count changing; those parts are then read again.
+The keyword side of recall was kept in each process's memory and loaded from Chroma (34.5 s per
+process and instance at 100,000 turns) and went stale when another worker wrote. Now each
+instance has one SQLite file in the data folder (event_library/keywords/{instance_id}.sqlite3)
+that every write through MemoryIndex updates in one transaction and every search reads as it is:
+no load step, and the same answer on every worker.
 
 A turn is scored together with the CONTEXT_BEFORE lines before it in its session: a reply such as
-"Yes, last Sunday!" means something only together with the question it answers. Each line is
-tokenized once; a turn's context counts are summed from its lines' counts at search time.
+"Yes, last Sunday!" means something only together with the question it answers. Each turn stores
+its own tokens and those lines' tokens (kept in step when lines are written, rewritten or
+deleted); the context counts at CONTEXT_WEIGHT at search time.
 """
 
 from __future__ import annotations
 
 import bisect
+import contextlib
 import functools
+import io
+import json
 import math
+import os
 import re
+import sqlite3
 import threading
 from array import array
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -47,6 +54,12 @@ FILTER_KEYS = ("character_id", "background_id")
 K1, B = 1.2, 0.75
 # Positions left behind by documents written again, tolerated up to the number of live ones.
 DEAD_MAX = 10_000
+# A keyword file's log of writes is folded into a new snapshot of a collection when it has grown
+# by this many entries, or by a tenth of the collection if that is more.
+SNAPSHOT_EVERY = 2000
+# What a snapshot's tokens were made by: a snapshot of another version is not used (the log's
+# texts are read again), so a change of the tokenizer never mixes old and new tokens.
+TOKENS_VERSION = f"snowball-en+zh-bigrams/context-{CONTEXT_BEFORE}"
 
 _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[a-z0-9]+(?:'[a-z]+)?")
 
@@ -115,6 +128,10 @@ class KeywordPart:
         self.values: dict[str, dict[str, int]] = {key: {} for key in FILTER_KEYS}
         self.sessions: dict[str, list[tuple[int, int, int]]] = {}
         self.lines: dict[int, tuple[str, tuple[int, int, int]]] = {}  # turn position -> its place
+        # Read from a snapshot: (session names, per line its session's code, its place), put
+        # into `sessions`/`lines` one session at a time as writes reach it (a search needs none).
+        self._packed: tuple[list[str], np.ndarray, np.ndarray] | None = None
+        self._position_rows: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.positions)
@@ -147,8 +164,8 @@ class KeywordPart:
         if is_turn:
             line = (*_line_order(metadata), position)
             session_id = str(metadata.get("session_id", ""))
+            lines = self._session_lines(session_id)
             self.lines[position] = (session_id, line)
-            lines = self.sessions.setdefault(session_id, [])
             at = bisect.bisect(lines, line)
             lines.insert(at, line)
             self._relink(lines, at)
@@ -161,6 +178,7 @@ class KeywordPart:
     def _remove(self, position: int) -> None:
         self.alive[position] = 0
         del self.positions[self.ids[position]]
+        self._unpack_position(position)
         place = self.lines.pop(position, None)
         if place is not None:
             lines = self.sessions[place[0]]
@@ -174,6 +192,89 @@ class KeywordPart:
             position = lines[at][2]
             for back, before in enumerate(self.before, start=1):
                 before[position] = lines[at - back][2] if at - back >= 0 else -1
+
+    def _session_lines(self, session_id: str) -> list[tuple[int, int, int]]:
+        if self._packed is not None and session_id not in self.sessions:
+            names, codes, places = self._packed
+            if session_id in names:
+                self._unpack_rows(np.flatnonzero(codes == names.index(session_id)))
+        return self.sessions.setdefault(session_id, [])
+
+    def _unpack_position(self, position: int) -> None:
+        if self._packed is None or position in self.lines:
+            return
+        names, codes, places = self._packed
+        if self._position_rows is None:
+            self._position_rows = np.full(len(self.ids), -1, dtype=np.int64)
+            self._position_rows[places[:, 2]] = np.arange(len(places))
+        if position < len(self._position_rows) and self._position_rows[position] >= 0:
+            self._session_lines(names[codes[self._position_rows[position]]])
+
+    def _unpack_rows(self, rows: np.ndarray) -> None:
+        names, codes, places = self._packed
+        chosen = places[rows]
+        chosen = chosen[np.lexsort((chosen[:, 2], chosen[:, 1], chosen[:, 0]))]
+        session_id = names[codes[rows[0]]] if len(rows) else ""
+        lines = list(zip(*(chosen[:, i].tolist() for i in range(3))))
+        self.sessions[session_id] = lines
+        self.lines.update((line[2], (session_id, line)) for line in lines)
+
+    def _unpack_all(self) -> None:
+        if self._packed is not None:
+            for session_id in self._packed[0]:
+                self._session_lines(session_id)
+            self._packed = self._position_rows = None
+
+    def to_bytes(self) -> bytes:
+        """The part as plain arrays and JSON (numpy's npz, no pickle): nothing in a data file
+        is ever executed."""
+        self._unpack_all()
+        terms = list(self.postings)
+        line_positions = sorted(self.lines)
+        names = list(self.sessions)
+        code_of = {name: code for code, name in enumerate(names)}
+        header = {"collection": self.collection, "ids": self.ids, "terms": terms,
+                  "values": self.values, "sessions": names, "tokens": TOKENS_VERSION}
+        arrays = {
+            "header": np.frombuffer(json.dumps(header, ensure_ascii=False).encode(), np.uint8),
+            "alive": np.frombuffer(bytes(self.alive), np.uint8),
+            "lengths": np.frombuffer(self.lengths, np.int32),
+            "postings_sizes": np.array([len(self.postings[t]) for t in terms], np.int64),
+            "postings": (np.concatenate([np.frombuffer(self.postings[t], np.int32) for t in terms])
+                         if terms else np.zeros(0, np.int32)),
+            "lines": np.array([self.lines[p][1] for p in line_positions],
+                              np.int64).reshape(-1, 3),
+            "line_codes": np.array([code_of[self.lines[p][0]] for p in line_positions], np.int32),
+            **{f"before{i}": np.frombuffer(b, np.int32) for i, b in enumerate(self.before)},
+            **{f"codes_{key}": np.frombuffer(self.codes[key], np.int32) for key in FILTER_KEYS},
+        }
+        buffer = io.BytesIO()
+        np.savez(buffer, **arrays)
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "KeywordPart":
+        stored = np.load(io.BytesIO(data), allow_pickle=False)
+        header = json.loads(stored["header"].tobytes())
+        if header.get("tokens") != TOKENS_VERSION:
+            raise ValueError(f"a snapshot of tokens {header.get('tokens')!r}")
+        part = cls(header["collection"])
+        part.ids = header["ids"]
+        part.alive = bytearray(stored["alive"].tobytes())
+        part.positions = dict(zip(part.ids, range(len(part.ids))))
+        for dead in np.flatnonzero(stored["alive"] == 0).tolist():
+            if part.positions.get(part.ids[dead]) == dead:
+                del part.positions[part.ids[dead]]
+        part.lengths = array("i", stored["lengths"].tobytes())
+        part.before = [array("i", stored[f"before{i}"].tobytes()) for i in range(CONTEXT_BEFORE)]
+        flat, start = stored["postings"], 0
+        for term, size in zip(header["terms"], stored["postings_sizes"].tolist()):
+            part.postings[term] = array("i", flat[start:start + size].tobytes())
+            start += size
+        part.codes = {key: array("i", stored[f"codes_{key}"].tobytes()) for key in FILTER_KEYS}
+        part.values = header["values"]
+        part._packed = (header["sessions"], stored["line_codes"], stored["lines"])
+        return part
 
     def mask(self, equal: dict[str, str]) -> np.ndarray:
         """Live documents whose metadata has the `equal` values."""
@@ -235,174 +336,233 @@ def bm25_scores(parts: list[tuple[KeywordPart, np.ndarray]], query: str) -> list
     return scores
 
 
-# --- the store -----------------------------------------------------------------------------
+# --- the store: one SQLite file per instance, every worker's copy kept in step ---------------
 
-Loader = Callable[[str, str | None], Iterable[tuple[str | None, Document]]]
+_SCHEMA = """
+PRAGMA journal_mode=WAL;
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS log(
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    collection TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    text TEXT,            -- NULL: the document was deleted
+    metadata TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS log_collection ON log(collection, seq);
+CREATE INDEX IF NOT EXISTS log_doc ON log(collection, doc_id, seq);
+CREATE TABLE IF NOT EXISTS snapshots(collection TEXT PRIMARY KEY, seq INTEGER NOT NULL,
+                                     part BLOB NOT NULL);
+"""
+# The metadata a part reads (turn_text, the line order, the filters).
+_KEPT = ("session_id", "turn", "role", "speaker", "name", *FILTER_KEYS)
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
-
-class KeywordStore:
-    """The keyword parts of one MemoryIndex, keyed by (collection, instance_id).
-
-    `loader(collection, instance_id)` reads documents back from Chroma as (instance_id, document)
-    pairs; instance_id None means every instance. A collection read whole ("complete") gets a
-    new part for each new instance written; otherwise a part appears when a search asks for it.
-    """
-
-    def __init__(self, loader: Loader) -> None:
-        self._loader = loader
-        self._lock = threading.Lock()
-        self._parts: dict[tuple[str, str], KeywordPart] = {}
-        self._complete: set[str] = set()
-        self._loading: dict[tuple[str, str | None], _Loading] = {}
-        self._counts: dict[str, int] = {}
-        self._writing: dict[str, int] = {}
-
-    # writes ------------------------------------------------------------------------------
-    def write_begin(self, collection: str) -> None:
-        with self._lock:
-            self._writing[collection] = self._writing.get(collection, 0) + 1
-
-    def upsert(self, collection: str, instance_id: str, documents: list[Document]) -> None:
-        """Documents this process has just written to Chroma."""
-        with self._lock:
-            for loading in self._loading.values():
-                if loading.covers(collection, instance_id):
-                    loading.pending.append((instance_id, documents))
-            part = self._parts.get((collection, instance_id))
-            if part is None and collection in self._complete:
-                part = self._parts[(collection, instance_id)] = KeywordPart(collection)
-            if part is None:
-                return
-            for doc_id, text, metadata in documents:
-                part.add(doc_id, text, metadata)
-            if part.dead > max(DEAD_MAX, len(part)):  # rewritten many times: read it afresh
-                if collection in self._complete:
-                    self._drop(collection)
-                else:
-                    del self._parts[(collection, instance_id)]
-
-    def remove(self, collection: str, instance_id: str, doc_ids: list[str]) -> None:
-        """Documents this process has just deleted from Chroma."""
-        with self._lock:
-            for loading in self._loading.values():
-                if loading.covers(collection, instance_id):
-                    loading.cancelled = True  # it may have read them before the delete
-            part = self._parts.get((collection, instance_id))
-            for doc_id in doc_ids if part is not None else ():
-                part.remove(doc_id)
-
-    def write_end(self, collection: str, count: int | None) -> None:
-        """`count`: the collection's size after this process's write (None: unknown, so the
-        next search reads the parts again)."""
-        with self._lock:
-            self._writing[collection] -= 1
-            if count is None:
-                self._drop(collection)
-            else:
-                self._counts[collection] = count
-
-    def forget(self, instance_id: str | None = None) -> None:
-        """After Chroma lost an instance's documents (None: every document)."""
-        with self._lock:
-            for key in [key for key in self._parts if instance_id in (None, key[1])]:
-                del self._parts[key]
-            for loading in self._loading.values():
-                if instance_id is None or loading.instance_id in (None, instance_id):
-                    loading.cancelled = True
-            if instance_id is None:
-                self._complete.clear()
-                self._counts.clear()
-
-    def _drop(self, collection: str) -> None:
-        for key in [key for key in self._parts if key[0] == collection]:
-            del self._parts[key]
-        self._complete.discard(collection)
-        self._counts.pop(collection, None)
-        for loading in self._loading.values():
-            if loading.collection == collection:
-                loading.cancelled = True
-
-    # reads -------------------------------------------------------------------------------
-    def scores(self, parts: list[tuple[KeywordPart, dict[str, str]]], query: str
-               ) -> list[np.ndarray]:
-        """bm25_scores over the parts' documents that have the given metadata values, under
-        the lock: a write appending to a part meanwhile would find its arrays in use."""
-        with self._lock:
-            return bm25_scores([(part, part.mask(equal)) for part, equal in parts], query)
-
-    def check(self, collection: str, count: int) -> None:
-        """Forget a collection's parts when its size is not what this process left it at:
-        another process wrote to it (or rebuilt it)."""
-        with self._lock:
-            if self._writing.get(collection):
-                return
-            if self._counts.get(collection) != count:
-                self._drop(collection)
-                self._counts[collection] = count
-
-    def part(self, collection: str, instance_id: str) -> KeywordPart:
-        while True:
-            with self._lock:
-                part = self._parts.get((collection, instance_id))
-                if part is not None:
-                    return part
-                if collection in self._complete:
-                    return KeywordPart(collection)
-            self._load(collection, instance_id)
-
-    def parts_except(self, collection: str, instance_id: str) -> list[tuple[str, KeywordPart]]:
-        """Every other instance's part (the collection is read whole once)."""
-        while True:
-            with self._lock:
-                if collection in self._complete:
-                    return [(key[1], part) for key, part in self._parts.items()
-                            if key[0] == collection and key[1] != instance_id]
-            self._load(collection, None)
-
-    def _load(self, collection: str, instance_id: str | None) -> None:
-        key = (collection, instance_id)
-        with self._lock:
-            loading = self._loading.get(key)
-            mine = loading is None
-            if mine:
-                loading = self._loading[key] = _Loading(collection, instance_id)
-        if not mine:
-            loading.done.wait()
-            return
-        try:
-            built: dict[str, KeywordPart] = {}
-            if instance_id is not None:
-                built[instance_id] = KeywordPart(collection)
-            for owner, (doc_id, text, metadata) in self._loader(collection, instance_id):
-                owner = instance_id or owner or ""
-                built.setdefault(owner, KeywordPart(collection)).add(doc_id, text, metadata)
-            with self._lock:
-                if not loading.cancelled:
-                    self._install(collection, instance_id, built, loading.pending)
-        finally:
-            with self._lock:
-                del self._loading[key]
-            loading.done.set()
-
-    def _install(self, collection: str, instance_id: str | None, built: dict[str, KeywordPart],
-                 pending: list[tuple[str, list[Document]]]) -> None:
-        for owner, documents in pending:
-            part = built.setdefault(owner, KeywordPart(collection))
-            for doc_id, text, metadata in documents:
-                part.add(doc_id, text, metadata)
-        for owner, part in built.items():
-            self._parts[(collection, owner)] = part
-        if instance_id is None:
-            self._complete.add(collection)
+Key = tuple[str, str, str]  # collection, instance_id, doc_id
 
 
 @dataclass
-class _Loading:
-    collection: str
-    instance_id: str | None
-    pending: list[tuple[str, list[Document]]] = field(default_factory=list)
-    cancelled: bool = False
-    done: threading.Event = field(default_factory=threading.Event)
+class _Cached:
+    generation: str
+    seq: int
+    part: KeywordPart
 
-    def covers(self, collection: str, instance_id: str) -> bool:
-        return collection == self.collection and self.instance_id in (None, instance_id)
+
+class KeywordStore:
+    """The keyword parts of every instance, shared by every worker through one SQLite file per
+    instance (`folder/{instance_id}.sqlite3`).
+
+    A write appends its documents to the file's log (one transaction); the log's sequence number
+    is the version every writer bumps. A search reads the newest sequence number first and
+    applies only the log entries this process has not seen to its parts in memory, so every
+    worker searches what every worker wrote, with no load from Chroma. A part not yet in memory
+    starts from the collection's snapshot in the file (its arrays, written as the log grows by
+    SNAPSHOT_EVERY entries), so a new process reads arrays instead of tokenizing every document
+    again. The scores are the in-memory BM25 of bm25_scores, unchanged."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+        self._lock = threading.RLock()
+        self._cache: dict[tuple[str, str], _Cached] = {}
+
+    def _path(self, instance_id: str) -> Path:
+        if not _SAFE_NAME.fullmatch(instance_id):
+            raise ValueError(f"not an instance id: {instance_id!r}")
+        return self.folder / f"{instance_id}.sqlite3"
+
+    @contextlib.contextmanager
+    def _connect(self, instance_id: str, *, create: bool) -> Iterator[sqlite3.Connection | None]:
+        path = self._path(instance_id)
+        if not create and not path.exists():
+            yield None
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(path, timeout=60, isolation_level=None)
+        try:
+            db.executescript(_SCHEMA)
+            if create:  # a new file gets its generation; a search never writes
+                db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('generation', ?)",
+                           (os.urandom(8).hex(),))
+            yield db
+        finally:
+            db.close()
+
+    def instance_ids(self) -> list[str]:
+        if not self.folder.is_dir():
+            return []
+        return sorted(p.stem for p in self.folder.glob("*.sqlite3"))
+
+    # writes ----------------------------------------------------------------------------------
+    def upsert(self, collection: str, instance_id: str, documents: list[Document]) -> None:
+        self._log(collection, instance_id, [
+            (doc_id, text, {key: metadata[key] for key in _KEPT if key in metadata})
+            for doc_id, text, metadata in documents])
+
+    def delete(self, collection: str, instance_id: str, doc_ids: list[str]) -> None:
+        if doc_ids and self._path(instance_id).exists():
+            self._log(collection, instance_id, [(doc_id, None, {}) for doc_id in doc_ids])
+
+    def _log(self, collection: str, instance_id: str,
+             entries: list[tuple[str, str | None, dict[str, Any]]]) -> None:
+        if not entries:
+            return
+        with self._connect(instance_id, create=True) as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.executemany(
+                    "INSERT INTO log(collection, doc_id, text, metadata) VALUES (?,?,?,?)",
+                    [(collection, doc_id, text, json.dumps(meta, ensure_ascii=False))
+                     for doc_id, text, meta in entries])
+                self._snapshot_maybe(db, instance_id, collection)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                with self._lock:  # it may have read the entries that were just undone
+                    self._cache.pop((instance_id, collection), None)
+                raise
+
+    def _snapshot_maybe(self, db: sqlite3.Connection, instance_id: str, collection: str) -> None:
+        """Fold the log into a new snapshot when it has grown enough since the last one (the
+        caller holds the file's write lock)."""
+        row = db.execute("SELECT seq FROM snapshots WHERE collection = ?", (collection,)).fetchone()
+        since = row[0] if row else 0
+        pending = db.execute("SELECT count(*) FROM log WHERE collection = ? AND seq > ?",
+                             (collection, since)).fetchone()[0]
+        if pending < SNAPSHOT_EVERY:
+            return
+        with self._lock:
+            cached = self._refresh(db, instance_id, collection)
+            if pending < max(SNAPSHOT_EVERY, len(cached.part) // 10):
+                return
+            part = cached.part
+            if part.dead > max(DEAD_MAX, len(part)):  # rewritten many times: read it afresh
+                part = self._replay(db, collection)
+                self._cache[(instance_id, collection)] = _Cached(cached.generation, cached.seq, part)
+            db.execute("INSERT OR REPLACE INTO snapshots(collection, seq, part) VALUES (?,?,?)",
+                       (collection, cached.seq, part.to_bytes()))
+        # Entries the snapshot holds and a later entry replaces are no longer needed.
+        db.execute("DELETE FROM log WHERE collection = ? AND seq <= ? AND (text IS NULL OR seq < "
+                   "(SELECT max(seq) FROM log AS newer WHERE newer.collection = log.collection "
+                   "AND newer.doc_id = log.doc_id))", (collection, cached.seq))
+
+    @staticmethod
+    def _replay(db: sqlite3.Connection, collection: str) -> KeywordPart:
+        part = KeywordPart(collection)
+        for doc_id, text, meta in db.execute(
+                "SELECT doc_id, text, metadata FROM log WHERE collection = ? ORDER BY seq",
+                (collection,)):
+            if text is None:
+                part.remove(doc_id)
+            else:
+                part.add(doc_id, text, json.loads(meta))
+        return part
+
+    def delete_instance(self, instance_id: str) -> None:
+        path = self._path(instance_id)
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        with self._lock:
+            for key in [key for key in self._cache if key[0] == instance_id]:
+                del self._cache[key]
+
+    def reset(self) -> None:
+        for instance_id in self.instance_ids():
+            self.delete_instance(instance_id)
+        with self._lock:
+            self._cache.clear()
+
+    # reads -----------------------------------------------------------------------------------
+    def _refresh(self, db: sqlite3.Connection | None, instance_id: str,
+                 collection: str) -> _Cached:
+        """This process's part of (instance, collection), brought up to the file's newest
+        entry (the caller holds self._lock)."""
+        key = (instance_id, collection)
+        if db is None:
+            self._cache.pop(key, None)
+            return _Cached("", 0, KeywordPart(collection))
+        row = db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        generation = row[0] if row else ""
+        top = db.execute("SELECT coalesce(max(seq), 0) FROM log").fetchone()[0]
+        cached = self._cache.get(key)
+        if cached is not None and cached.generation == generation and cached.seq == top:
+            return cached
+        snapshot = db.execute("SELECT seq, part FROM snapshots WHERE collection = ?",
+                              (collection,)).fetchone()
+        if (cached is None or cached.generation != generation
+                or (snapshot is not None and snapshot[0] > cached.seq)):
+            cached = _Cached(generation, 0, KeywordPart(collection))
+            if snapshot is not None:
+                try:
+                    cached = _Cached(generation, snapshot[0], KeywordPart.from_bytes(snapshot[1]))
+                except ValueError:  # made by another tokenizer: the log's texts are read again
+                    pass
+        for doc_id, text, meta in db.execute(
+                "SELECT doc_id, text, metadata FROM log WHERE collection = ? AND seq > ? "
+                "AND seq <= ? ORDER BY seq", (collection, cached.seq, top)):
+            if text is None:
+                cached.part.remove(doc_id)
+            else:
+                cached.part.add(doc_id, text, json.loads(meta))
+        cached.seq = top
+        self._cache[key] = cached
+        return cached
+
+    def part(self, instance_id: str, collection: str) -> KeywordPart:
+        with self._lock, self._connect(instance_id, create=False) as db:
+            if db is not None:
+                db.execute("BEGIN")  # one snapshot of the file while it is read
+            try:
+                return self._refresh(db, instance_id, collection).part
+            finally:
+                if db is not None:
+                    db.execute("COMMIT")
+
+    def missing(self, instance_id: str, collection: str, doc_ids: list[str]) -> list[str]:
+        """Those of `doc_ids` the instance's keyword file does not hold."""
+        with self._lock:
+            part = self.part(instance_id, collection)
+            return [doc_id for doc_id in doc_ids if doc_id not in part.positions]
+
+    def scores(self, instance_ids: list[str], collections: tuple[str, ...], query: str, *,
+               equal: dict[str, str], k: int, also: list[Key]) -> dict[Key, float]:
+        """BM25 scores (above zero) of the k best keyword matches of `query` among the
+        documents of the instances' collections that have the `equal` metadata values, taken
+        as one corpus, and of the documents `also` names."""
+        if any(key not in FILTER_KEYS or not isinstance(value, str) for key, value in equal.items()):
+            raise ValueError(f"keyword search cannot filter on {sorted(equal)}")
+        with self._lock:
+            parts = [(name, owner, self.part(owner, name)) for name in collections
+                     for owner in dict.fromkeys(instance_ids)]
+            arrays = bm25_scores([(part, part.mask(equal)) for _, _, part in parts], query)
+            found: dict[Key, float] = {}
+            for (name, owner, part), scores in zip(parts, arrays):
+                top = np.argpartition(-scores, k)[:k] if len(scores) > k else range(len(scores))
+                found.update({(name, owner, part.ids[p]): float(scores[p])
+                              for p in top if scores[p] > 0})
+            result = dict(sorted(found.items(), key=lambda item: (-item[1], item[0]))[:k])
+            scored = {(name, owner): (part, scores)
+                      for (name, owner, part), scores in zip(parts, arrays)}
+            for key in also:
+                part, scores = scored.get(key[:2], (None, None))
+                position = part.positions.get(key[2]) if part is not None else None
+                if position is not None and scores[position] > 0:
+                    result[key] = float(scores[position])
+            return result

@@ -3,7 +3,7 @@ director's fallback search (flow "容错处理RAG检索").
 
 Dense e5 similarity alone misses exact names and rare words, and keyword matching alone misses
 paraphrases, so both scores are normalised and averaged (hybrid retrieval). The keyword side
-(BM25, a turn scored with the lines before it) lives in memory/keywords.py, kept in memory and
+(BM25, a turn scored with the lines before it) lives in memory/keywords.py, shared through SQLite files
 updated as documents are written, so a search does not read the whole memory again.
 """
 
@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Any
 
-import numpy as np
 
 from memory.focus import (QuestionFocus, TimeWindow, focus_read, speakers_named,
                           timestamp_day)
@@ -180,22 +179,7 @@ def keyword_search(index: MemoryIndex, collections: tuple[str, ...], query: str,
     """BM25 scores (above zero) of the k best keyword matches in the collections, taken as one
     corpus, and of the documents `also` names. The k best are all the fusion needs: a
     document outside them and outside the dense candidates cannot enter the top k."""
-    parts = [(name, owner, part, equal) for name in collections
-             for owner, part, equal in index.keyword_parts(name, where=where)]
-    arrays = index.keywords.scores([(part, equal) for _, _, part, equal in parts], query)
-    found: dict[Key, float] = {}
-    for (name, owner, part, _), scores in zip(parts, arrays):
-        top = np.argpartition(-scores, k)[:k] if len(scores) > k else range(len(scores))
-        found.update({(name, owner, part.ids[p]): float(scores[p]) for p in top if scores[p] > 0})
-    result = dict(sorted(found.items(), key=lambda item: (-item[1], item[0]))[:k])
-    scored = {(name, owner): (part, scores) for (name, owner, part, _), scores in zip(parts, arrays)}
-    for key in also:
-        part, scores = scored.get(key[:2], (None, None))
-        position = part.positions.get(key[2]) if part is not None else None
-        # A document written again after scoring has a position the scores do not reach.
-        if position is not None and position < len(scores) and scores[position] > 0:
-            result[key] = float(scores[position])
-    return result
+    return index.keyword_scores(collections, query, where=where, k=k, also=also)
 
 
 def _hits_fetch(index: MemoryIndex, keys: list[Key]) -> dict[Key, Hit]:

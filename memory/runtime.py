@@ -68,10 +68,12 @@ def index_for(store: FileStore):
     key = settings.PERSONALAB_CHROMA_URL or str(Path(store.chroma_dir).resolve())
     with _index_lock:
         if key not in _indexes:
+            keywords = Path(store.chroma_dir).parent / "keywords"
             if settings.PERSONALAB_CHROMA_URL:
-                _indexes[key] = MemoryIndex(chroma_url=settings.PERSONALAB_CHROMA_URL)
+                _indexes[key] = MemoryIndex(chroma_url=settings.PERSONALAB_CHROMA_URL,
+                                            keywords_path=keywords)
             else:
-                _indexes[key] = MemoryIndex(chroma_path=store.chroma_dir)
+                _indexes[key] = MemoryIndex(chroma_path=store.chroma_dir, keywords_path=keywords)
         return _indexes[key]
 
 
@@ -126,8 +128,6 @@ def _instance_sync(store: FileStore, instance_id: str) -> None:
         instance_sync(store, index, instance_id=instance_id)
     except Exception as exc:  # noqa: BLE001 — behind its watermark; the next sync catches up
         log.warning("memory index of %s is behind the files: %s", instance_id, exc)
-        return
-    index.keyword_warm(instance_id)
 
 
 def schedule_sync(store: FileStore, *, instance_id: str) -> None:

@@ -202,11 +202,19 @@ def _session_replace(index: MemoryIndex, owner: dict[str, Any], session_id: str,
     gone = [doc_id for doc_id in stored if doc_id not in wanted]
     index.documents_delete("turns", instance_id, gone)
     stale: list[int] = []
+    current: list[dict[str, Any]] = []
     previous: dict[str, Any] | None = None
     for position, line in enumerate(lines):
-        if not _turn_current(session_id, line, previous, stored):
+        if _turn_current(session_id, line, previous, stored):
+            current.append(line)
+        else:
             stale.append(position)
         previous = line
+    # The keyword store may lack lines Chroma has (a lost or older keyword file).
+    lacking = set(index.keywords.missing(instance_id, "turns",
+                                         [turn_doc_id(session_id, line) for line in current]))
+    index.add_turns(session_id=session_id, before=None, keywords_only=True, **owner,
+                    turns=[line for line in current if turn_doc_id(session_id, line) in lacking])
     # Lines are written in runs, each with the line before it as its context.
     written = 0
     for run in _runs(stale):
@@ -300,11 +308,12 @@ def _events_sync(store: FileStore, index: MemoryIndex, owner: dict[str, Any],
                                        ("background_id", event_owner["background_id"]),
                                        ("speakers", event.get("speakers")))):
                 fresh.append(name)
+        written = index.add_events(instance_id=instance_id, session_id=session_id,
+                                   character_id=event_owner["character_id"],
+                                   background_id=event_owner["background_id"],
+                                   events=[event], speakers=event.get("speakers") or "",
+                                   keywords_only=not fresh)
         if fresh:
-            written = index.add_events(instance_id=instance_id, session_id=session_id,
-                                       character_id=event_owner["character_id"],
-                                       background_id=event_owner["background_id"],
-                                       events=[event], speakers=event.get("speakers") or "")
             counts.update("summaries" if doc_id.startswith("summary_") else "plots"
                           for doc_id in written)
     for name in ("summaries", "plots"):

@@ -1,4 +1,5 @@
-"""The keyword half of recall: kept in memory, updated by every write, forgotten on delete/reset."""
+"""The keyword half of recall: SQLite FTS5 files every worker reads, updated by every write,
+emptied on delete/reset, with the same BM25 as a naive one."""
 
 from __future__ import annotations
 
@@ -6,12 +7,12 @@ import math
 import random
 from collections import Counter
 
-import numpy as np
 import pytest
 
 from memory.index import MemoryIndex
 from memory.sync import index_rebuild
-from memory.keywords import CONTEXT_BEFORE, CONTEXT_WEIGHT, KeywordPart, bm25_scores, text_tokenize
+from memory import keywords
+from memory.keywords import CONTEXT_BEFORE, CONTEXT_WEIGHT, KeywordStore, text_tokenize
 from memory.rag import keyword_search, query_user_history
 from personalab.lib.filestore import FileStore
 from tests.test_rag import turns
@@ -138,24 +139,76 @@ def naive_bm25(lines: list[dict], query: str, k1: float = 1.2, b: float = 0.75) 
     return scores
 
 
-def test_incremental_scores_equal_bm25_over_each_turn_with_its_context():
+@pytest.mark.parametrize("snapshot_every", [2000, 3])
+def test_stored_scores_equal_bm25_over_each_turn_with_its_context(tmp_path, monkeypatch,
+                                                                  snapshot_every):
+    """Written by one worker (in batches, out of order, some written again, some deleted),
+    searched by another that starts from the file (its snapshot and the log after it)."""
+    monkeypatch.setattr(keywords, "SNAPSHOT_EVERY", snapshot_every)
     rng = random.Random(3)
     words = ["水塔", "钥匙", "约定", "armory", "red key", "风沙", "仓库", "Victor"]
     lines = [{"session": f"s{s}", "turn": t, "role": role, "id": f"turn_s{s}_{t}_{role}",
               "text": " ".join(rng.sample(words, 2))}
              for s in range(3) for t in range(1, 8) for role in ("user", "assistant")]
     rng.shuffle(lines)
-    part = KeywordPart("turns")
-    for line in lines:
-        part.add(line["id"], line["text"], {"session_id": line["session"], "turn": line["turn"],
-                                            "role": line["role"]})
+    store = KeywordStore(tmp_path / "keywords")
+
+    def write(batch):
+        store.upsert("turns", "inst_001", [
+            (line["id"], line["text"], {"session_id": line["session"], "turn": line["turn"],
+                                        "role": line["role"]}) for line in batch])
+
+    for start in range(0, len(lines), 5):  # in batches, out of order
+        write(lines[start:start + 5])
     for line in lines[:5]:  # written again with new text
         line["text"] = "钥匙 钥匙 水塔"
-        part.add(line["id"], line["text"], {"session_id": line["session"], "turn": line["turn"],
-                                            "role": line["role"]})
-    mask = np.frombuffer(part.alive, dtype=np.uint8).astype(bool)
+    write(lines[:5])
+    gone, lines = lines[5:9], lines[:5] + lines[9:]  # deleted: the lines after see new ones
+    store.delete("turns", "inst_001", [line["id"] for line in gone])
+    other_worker = KeywordStore(tmp_path / "keywords")
     for query in ("钥匙在水塔", "the red key", "Victor 仓库 约定"):
-        scores = bm25_scores([(part, mask)], query)[0]
+        got = other_worker.scores(["inst_001"], ("turns",), query, equal={}, k=len(lines), also=[])
         expected = naive_bm25(lines, query)
-        got = {doc_id: float(scores[position]) for doc_id, position in part.positions.items()}
-        assert got == pytest.approx(expected)
+        assert {key[2]: score for key, score in got.items()} == pytest.approx(
+            {doc_id: score for doc_id, score in expected.items() if score > 0})
+
+
+def test_every_worker_reads_the_same_keyword_file_with_no_load_step(tmp_path):
+    first = KeywordStore(tmp_path / "keywords")
+    second = KeywordStore(tmp_path / "keywords")
+    assert second.scores(["inst_001"], ("turns",), "暗号", equal={}, k=5, also=[]) == {}
+    first.upsert("turns", "inst_001", [("turn_sess_001_1_user", "暗号是蓝色鹦鹉",
+                                        {"session_id": "sess_001", "turn": 1, "role": "user"})])
+    assert list(second.scores(["inst_001"], ("turns",), "暗号", equal={}, k=5, also=[])) == [
+        ("turns", "inst_001", "turn_sess_001_1_user")]
+    assert second.scores(["inst_002"], ("turns",), "暗号", equal={}, k=5, also=[]) == {}
+
+
+def test_a_worker_that_searched_before_sees_later_writes_of_another(tmp_path, monkeypatch):
+    monkeypatch.setattr(keywords, "SNAPSHOT_EVERY", 2)
+    reader, writer = KeywordStore(tmp_path / "keywords"), KeywordStore(tmp_path / "keywords")
+
+    def line(turn, text):
+        return (f"turn_sess_001_{turn}_user", text,  # no line before it: no context
+                {"session_id": f"sess_{turn:03d}", "turn": turn, "role": "user"})
+
+    writer.upsert("turns", "inst_001", [line(1, "水塔"), line(2, "风沙")])
+    assert set(reader.scores(["inst_001"], ("turns",), "风沙", equal={}, k=5, also=[])) == {
+        ("turns", "inst_001", "turn_sess_001_2_user")}
+    # Past a snapshot the reader starts again from it; deletions folded into it hold too.
+    writer.upsert("turns", "inst_001", [line(3, "风沙"), line(4, "风沙"), line(5, "仓库")])
+    writer.delete("turns", "inst_001", ["turn_sess_001_2_user"])
+    writer.upsert("turns", "inst_001", [line(6, "仓库"), line(7, "仓库")])
+    assert {key[2] for key in reader.scores(["inst_001"], ("turns",), "风沙", equal={}, k=5,
+                                            also=[])} == {"turn_sess_001_3_user",
+                                                          "turn_sess_001_4_user"}
+
+
+def test_a_codeword_written_by_another_worker_before_this_one_wrote_is_found(index, tmp_path):
+    """The old in-process index took the collection's size after its own write as "nothing
+    else changed", so another worker's write just before it was never loaded."""
+    assert found(index, "鹦鹉") == set()
+    other = MemoryIndex(chroma_path=tmp_path / "chroma_db")
+    other.add_turns(session_id="sess_002", **OWNER, turns=turns(("暗号是蓝色鹦鹉。", "记住了。")))
+    index.add_turns(session_id="sess_003", **OWNER, turns=turns(("今天下雨。", "嗯。")))
+    assert "turn_sess_002_1_user" in found(index, "鹦鹉")
