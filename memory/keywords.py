@@ -382,6 +382,7 @@ class KeywordStore:
         self.folder = Path(folder)
         self._lock = threading.RLock()
         self._cache: dict[tuple[str, str], _Cached] = {}
+        self._readers: dict[str, tuple[tuple[int, int], sqlite3.Connection]] = {}
 
     def _path(self, instance_id: str) -> Path:
         if not _SAFE_NAME.fullmatch(instance_id):
@@ -397,8 +398,8 @@ class KeywordStore:
         self.folder.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(path, timeout=60, isolation_level=None)
         try:
-            db.executescript(_SCHEMA)
-            if create:  # a new file gets its generation; a search never writes
+            if create:  # a search never writes (the schema script alone costs ~3 ms)
+                db.executescript(_SCHEMA)
                 db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('generation', ?)",
                            (os.urandom(8).hex(),))
             yield db
@@ -482,6 +483,9 @@ class KeywordStore:
         with self._lock:
             for key in [key for key in self._cache if key[0] == instance_id]:
                 del self._cache[key]
+            kept = self._readers.pop(instance_id, None)
+            if kept is not None:
+                kept[1].close()
 
     def reset(self) -> None:
         for instance_id in self.instance_ids():
@@ -525,12 +529,37 @@ class KeywordStore:
         self._cache[key] = cached
         return cached
 
+    def _reader(self, instance_id: str) -> sqlite3.Connection | None:
+        """A connection kept open for searches (opening one costs milliseconds); opened again
+        when the file was deleted or replaced (delete_instance, reset in another process)."""
+        path = self._path(instance_id)
+        try:
+            identity = (path.stat().st_dev, path.stat().st_ino)
+        except FileNotFoundError:
+            identity = None
+        kept = self._readers.get(instance_id)
+        if kept is not None and kept[0] == identity:
+            return kept[1]
+        if kept is not None:
+            kept[1].close()
+            del self._readers[instance_id]
+        if identity is None:
+            return None
+        db = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
+        self._readers[instance_id] = (identity, db)
+        return db
+
     def part(self, instance_id: str, collection: str) -> KeywordPart:
-        with self._lock, self._connect(instance_id, create=False) as db:
+        with self._lock:
+            db = self._reader(instance_id)
             if db is not None:
                 db.execute("BEGIN")  # one snapshot of the file while it is read
             try:
                 return self._refresh(db, instance_id, collection).part
+            except sqlite3.OperationalError as exc:
+                if "no such table" not in str(exc):
+                    raise
+                return KeywordPart(collection)  # a file its writer is creating right now
             finally:
                 if db is not None:
                     db.execute("COMMIT")

@@ -212,3 +212,15 @@ def test_a_codeword_written_by_another_worker_before_this_one_wrote_is_found(ind
     other.add_turns(session_id="sess_002", **OWNER, turns=turns(("暗号是蓝色鹦鹉。", "记住了。")))
     index.add_turns(session_id="sess_003", **OWNER, turns=turns(("今天下雨。", "嗯。")))
     assert "turn_sess_002_1_user" in found(index, "鹦鹉")
+
+
+def test_a_snapshot_made_by_another_tokenizer_is_not_used(tmp_path, monkeypatch):
+    monkeypatch.setattr(keywords, "SNAPSHOT_EVERY", 1)
+    writer = KeywordStore(tmp_path / "keywords")
+    writer.upsert("turns", "inst_001", [("turn_sess_001_1_user", "Caroline went hiking",
+                                        {"session_id": "sess_001", "turn": 1, "role": "user"})])
+    monkeypatch.setattr(keywords, "TOKENS_VERSION", "a newer tokenizer")
+    monkeypatch.setattr(keywords, "text_tokenize", lambda text: text.lower().split())
+    reader = KeywordStore(tmp_path / "keywords")  # the snapshot holds "hike"; the log the text
+    assert set(reader.scores(["inst_001"], ("turns",), "hiking", equal={}, k=5, also=[])) == {
+        ("turns", "inst_001", "turn_sess_001_1_user")}
