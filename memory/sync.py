@@ -92,13 +92,15 @@ def _context_of(line: dict[str, Any] | None) -> dict[str, Any] | None:
     return {key: line.get(key) for key in ("role", "turn", "content", "speaker", "name")}
 
 
-def instance_sync(store: FileStore, index: MemoryIndex, *, instance_id: str) -> Counter[str]:
+def instance_sync(store: FileStore, index: MemoryIndex, *, instance_id: str,
+                  collections: dict[str, str] | None = None) -> Counter[str]:
     """Bring the index up to the instance's files; returns how many documents of each
     collection were written, and how many were deleted. Raises when the index is unavailable
-    (the watermark then stays behind)."""
+    (the watermark then stays behind). `collections`: index.collection_ids() when the caller
+    has just read them."""
     with _sync_lock(store, instance_id):
         state = state_read(store, instance_id)
-        collections = index.collection_ids()
+        collections = collections or index.collection_ids()
         if state.get("collections") != collections:
             state = {}
         state = {"version": STATE_VERSION, "collections": collections,
@@ -129,9 +131,16 @@ def instance_sync(store: FileStore, index: MemoryIndex, *, instance_id: str) -> 
 def instances_sync(store: FileStore, index: MemoryIndex) -> Counter[str]:
     """Catch up every instance (startup, the periodic catch-up)."""
     totals: Counter[str] = Counter()
+    try:
+        collections = index.collection_ids()  # once per pass, not per instance
+    except Exception as exc:  # noqa: BLE001 — Chroma down: the next catch-up tries again
+        log.warning("memory index not caught up: %s", exc)
+        totals["failed"] += 1
+        return totals
     for instance_id in store.instance_ids():
         try:
-            totals += instance_sync(store, index, instance_id=instance_id)
+            totals += instance_sync(store, index, instance_id=instance_id,
+                                    collections=collections)
         except Exception as exc:  # noqa: BLE001 — the next catch-up tries again
             log.warning("memory index of %s not caught up: %s", instance_id, exc)
             totals["failed"] += 1
