@@ -5,8 +5,10 @@
 The memory is written straight into an embedded Chroma (documents, ids and metadata as
 MemoryIndex.add_turns writes them, in sessions of 500 lines a day apart, two speakers) with random
 unit vectors, because embedding 100,000 lines takes hours here; the lines are drawn from a
-vocabulary of a few thousand words so BM25 has realistic postings. The keyword index is loaded
-once (timed apart, as the chat page does it in the background). Then each question below goes
+vocabulary of a few thousand words so BM25 has realistic postings; the keyword side is written
+to the instance's keyword file as MemoryIndex writes it. The first question then runs on a fresh
+index handle with no warm-up (timed apart: it reads the keyword snapshot and log and makes Chroma's
+first search). Then each question below goes
 through memory.rag.query_user_history as a chat turn would: the query embedded by the real model,
 Chroma searched, BM25 over the instance's keyword index, the question's parts, conditions, time
 window and speakers. Prints p50 / p95 / max per question kind and overall, and the load.
@@ -80,6 +82,8 @@ def memory_fill(index: MemoryIndex, turns: int, *, per_session: int = 500) -> fl
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         collection.upsert(ids=ids, documents=documents, metadatas=metadatas,
                           embeddings=vectors.tolist())
+        index.keywords.upsert("turns", INSTANCE, [
+            (meta["doc_id"], document, meta) for document, meta in zip(documents, metadatas)])
     return time.perf_counter() - started
 
 
@@ -112,21 +116,23 @@ def main() -> None:
     with contextlib.ExitStack() as stack:
         folder = args.store or Path(stack.enter_context(
             tempfile.TemporaryDirectory(prefix="recall_scale_")))
-        index = MemoryIndex(chroma_path=folder)
+        places = {"chroma_path": folder / "chroma", "keywords_path": folder / "keywords"}
+        index = MemoryIndex(**places)
         filled = index.count("turns") if args.store and folder.exists() else 0
         fill = memory_fill(index, args.turns) if filled != args.turns else 0.0
-        started = time.perf_counter()
-        index.keyword_warm(INSTANCE)
-        warm = time.perf_counter() - started
+        index = MemoryIndex(**places)  # a fresh handle: nothing of this memory in the process
         now = FIRST_DAY + timedelta(days=args.turns // 500)
+        started = time.perf_counter()
+        query_user_history(QUESTIONS["plain"][0], INSTANCE, index=index, force=True, now=now)
+        first = time.perf_counter() - started
         questions_time(index, now, 1)  # the engines and the keyword arrays warm up
         times = questions_time(index, now, args.rounds)
         if args.profile:
             profile = cProfile.Profile()
             profile.runcall(questions_time, index, now, 1)
             pstats.Stats(profile).sort_stats("cumulative").print_stats(25)
-    print(f"{args.turns} turns: filled in {fill:.0f} s (random vectors; 0 = reused), keyword "
-          f"index loaded in {warm:.1f} s")
+    print(f"{args.turns} turns: filled in {fill:.0f} s (random vectors; 0 = reused), first "
+          f"question on a fresh handle (no warm-up) {first * 1000:.0f} ms")
     for kind, values in times.items():
         print(f"  {kind:12s} n={len(values):3d} p50 {statistics.median(values):6.1f} ms  "
               f"p95 {percentile(values, 0.95):6.1f} ms  max {max(values):6.1f} ms")
