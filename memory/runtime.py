@@ -118,9 +118,14 @@ def drain() -> None:
     _jobs.join()
 
 
+_syncs_queued: set[tuple[str, str]] = set()
+
+
 def _instance_sync(store: FileStore, instance_id: str) -> None:
     from memory.sync import instance_sync
 
+    with _index_lock:
+        _syncs_queued.discard((str(store.root), instance_id))
     index, _ = index_or_warning(store)
     if index is None:
         return
@@ -133,8 +138,14 @@ def _instance_sync(store: FileStore, instance_id: str) -> None:
 def schedule_sync(store: FileStore, *, instance_id: str) -> None:
     """Index what the instance's files hold and the index does not (memory/sync.py): after a
     turn, a history edit, or when its chat opens."""
-    if store.module_read("memory").get("recall_enabled", True):
-        schedule(_instance_sync, store, instance_id)
+    if not store.module_read("memory").get("recall_enabled", True):
+        return
+    key = (str(store.root), instance_id)
+    with _index_lock:
+        if key in _syncs_queued:  # one queued sync covers every request before it starts
+            return
+        _syncs_queued.add(key)
+    schedule(_instance_sync, store, instance_id)
 
 
 def _catch_up() -> None:

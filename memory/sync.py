@@ -99,7 +99,7 @@ def instance_sync(store: FileStore, index: MemoryIndex, *, instance_id: str,
     (the watermark then stays behind). `collections`: index.collection_ids() when the caller
     has just read them."""
     with _sync_lock(store, instance_id):
-        state = state_read(store, instance_id)
+        state = before = state_read(store, instance_id)
         collections = collections or index.collection_ids()
         if state.get("collections") != collections:
             state = {}
@@ -121,10 +121,11 @@ def instance_sync(store: FileStore, index: MemoryIndex, *, instance_id: str,
                 state["sessions"][session_id] = mark
                 write_json_atomic(_state_path(store, instance_id), state)
         ledgers = _ledgers_mark(store, instance_id)
-        if ledgers != state["ledgers"]:
-            _events_sync(store, index, owner, counts)
-            state["ledgers"] = ledgers
-        write_json_atomic(_state_path(store, instance_id), state)
+        if ledgers != state["ledgers"] or state != before:
+            if ledgers != state["ledgers"]:
+                _events_sync(store, index, owner, counts)
+                state["ledgers"] = ledgers
+            write_json_atomic(_state_path(store, instance_id), state)
         return counts
 
 
