@@ -246,8 +246,8 @@ async def test_a_turn_on_worker_1_is_recalled_on_worker_2(scale):
 
 
 async def test_with_chroma_stopped_turns_go_on_and_recall_returns_without_a_restart(scale):
-    # The turn written while Chroma was down is not checked here: indexing it when Chroma is
-    # back (a watermark catch-up) is the `index` work of issue 16, not on main yet.
+    """The turn written while Chroma was down is indexed once it is back, with no manual step:
+    the next turn's index sync catches up on everything behind the file's watermark."""
     scale.chroma.stop()
     scale.stub.script(Reply("灯塔那边一直没人。"))
     async with scale.rest(0) as one:
@@ -259,6 +259,8 @@ async def test_with_chroma_stopped_turns_go_on_and_recall_returns_without_a_rest
     scale.chroma.start()
     await _said_on_1_recalled_on_2(scale, "备用钥匙放哪了？", "你还记得备用钥匙放在哪吗？",
                                    "备用钥匙在灯塔第三级台阶下面。")
+    assert await _indexed(scale, scale.instance_id, "灯塔那边一直没人。"), \
+        "the reply written while Chroma was down was never indexed"
 
 
 def test_idle_sockets_on_both_workers_live_a_minute_then_follow_a_reply(scale):
