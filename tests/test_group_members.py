@@ -209,3 +209,20 @@ async def test_lines_from_before_a_member_joined_stay_the_first_characters_in_it
     messages = use_stub.requests[-1]["messages"]
     assert any(m["role"] == "assistant" and m["content"] == "我是Alserqi，北区是我的。"
                for m in messages)
+
+
+def test_the_history_manager_names_each_characters_line_by_who_said_it(
+        alice_client, store, alice, character, brenna):
+    import re
+
+    group = instance_create(store, owner=alice, character_ids=[character, brenna])
+    session = store.instance_state_read(group)["current_session_id"]
+    for turn, (speaker, name, text) in enumerate([(brenna, "Brenna", "……嗯。"),
+                                                  (character, "Alserqi", "北区是我的。")]):
+        store.session_append(group, session, {"role": "assistant", "content": text,
+                                              "turn": turn + 1, "speaker": speaker, "name": name})
+    page = alice_client.get(f"/instances/{group}/history/")
+    assert page.status_code == 200
+    speakers = [who.split("·")[0].strip() for who in
+                re.findall(r'<div class="who">([^<]*)', page.content.decode())]
+    assert speakers == ["Brenna", "Alserqi"]  # Brenna's line was shown as Alserqi's
