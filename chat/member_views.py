@@ -1,5 +1,6 @@
 """The members card of the chat page drawer (an htmx partial): add a character, mute one or set
-its talkativeness, remove one. The actions are chat.services' instance_member_*."""
+its talkativeness, remove one, choose who speaks next. The actions are chat.services'
+instance_member_* and instance_update."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from typing import Any
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from chat import services
 from chat.members import members_of
+from chat.speakers import STRATEGIES
 from library.selectors import characters_visible_to
 from personalab.lib.errors import AppError
 from personalab.lib.filestore import FileStore, InstanceBusy
@@ -21,9 +24,18 @@ from personalab.storage import get_store
 def members_context(store: FileStore, *, user, state: dict[str, Any]) -> dict[str, Any]:
     members = members_of(store, state) or []
     taken = {m.character_id for m in members} | {state.get("character_id")}
-    return {"members": members,
+    return {"members": members, "reply_order": state.get("reply_order") or "natural",
+            "reply_orders": [(key, REPLY_ORDER_LABELS[key]) for key in STRATEGIES],
             "member_choices": [c for c in characters_visible_to(user=user).order_by("name")
                                if c.character_id not in taken]}
+
+
+REPLY_ORDER_LABELS = {
+    "natural": _("natural (who is named, then by talkativeness)"),
+    "list": _("list order, one per round"),
+    "manual": _("manual (only the one you ask)"),
+    "everyone": _("everyone answers once"),
+}
 
 
 def _talkativeness(raw: str) -> Any:
@@ -59,8 +71,11 @@ def instance_members(request: HttpRequest, instance_id: str) -> HttpResponse:
                 store, user=request.user, instance_id=instance_id, character_id=character_id,
                 muted=request.POST.get("muted") == "on",
                 talkativeness=_talkativeness(request.POST.get("talkativeness", "")))
+        elif action == "order":
+            services.instance_update(store, user=request.user, instance_id=instance_id,
+                                     reply_order=request.POST.get("reply_order", ""))
         else:
-            errors, status = {"action": "must be add, remove or change"}, 400
+            errors, status = {"action": "must be add, remove, change or order"}, 400
     except InstanceBusy:
         errors, status = {"members": "a reply is streaming; try again when it ends"}, 409
     except AppError as error:

@@ -461,8 +461,14 @@ def generation_for_instance(store: FileStore, state: dict[str, Any]) -> dict[str
 
 
 def _instance_changes(store: FileStore, state: dict[str, Any], *, user, name: Any, archived: Any,
-                      generation: Any, persona_id: Any, lorebook_ids: Any) -> dict[str, Any]:
+                      generation: Any, persona_id: Any, lorebook_ids: Any,
+                      reply_order: Any) -> dict[str, Any]:
     changes, problems = {}, {}
+    if reply_order is not UNSET:
+        if reply_order not in STRATEGIES:
+            problems["reply_order"] = f"must be one of {', '.join(STRATEGIES)}"
+        else:
+            changes["reply_order"] = reply_order
     if name is not UNSET:
         if not isinstance(name, str) or len(name.strip()) > MAX_INSTANCE_NAME:
             problems["name"] = f"must be text of at most {MAX_INSTANCE_NAME} characters"
@@ -500,17 +506,18 @@ def _instance_changes(store: FileStore, state: dict[str, Any], *, user, name: An
 
 def instance_update(store: FileStore, *, user, instance_id: str, name: Any = UNSET,
                     archived: Any = UNSET, generation: Any = UNSET,
-                    persona_id: Any = UNSET, lorebook_ids: Any = UNSET) -> dict[str, Any]:
-    """Change an instance's name, archived flag, generation settings, persona or attached
-    lorebooks (read by every turn besides the characters' and background's own); every field
-    is checked before anything is written. Returns the new instance state."""
+                    persona_id: Any = UNSET, lorebook_ids: Any = UNSET,
+                    reply_order: Any = UNSET) -> dict[str, Any]:
+    """Change an instance's name, archived flag, generation settings, persona, attached
+    lorebooks (read by every turn besides the characters' and background's own) or who speaks
+    next; every field is checked before anything is written. Returns the new instance state."""
     instance_for_user(user, instance_id)
     lock = store.instance_lock(instance_id).acquire()
     try:
         state = store.instance_state_read(instance_id)
         state.update(_instance_changes(store, state, user=user, name=name, archived=archived,
                                        generation=generation, persona_id=persona_id,
-                                       lorebook_ids=lorebook_ids))
+                                       lorebook_ids=lorebook_ids, reply_order=reply_order))
         store.instance_state_write(instance_id, state)
     finally:
         lock.release()

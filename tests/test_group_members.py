@@ -226,3 +226,28 @@ def test_the_history_manager_names_each_characters_line_by_who_said_it(
     speakers = [who.split("·")[0].strip() for who in
                 re.findall(r'<div class="who">([^<]*)', page.content.decode())]
     assert speakers == ["Brenna", "Alserqi"]  # Brenna's line was shown as Alserqi's
+
+
+async def test_who_answers_can_be_changed_after_the_story_started(alice_client, store, solo,
+                                                                 character, brenna, use_stub):
+    post = sync_to_async(_members)
+    assert (await post(alice_client, solo, "post", "", {"character_id": brenna})).status_code == 201
+    put = sync_to_async(alice_client.put)
+    response = await put(f"/api/v1/instances/{solo}", {"reply_order": "sometimes"},
+                         content_type="application/json")
+    assert response.status_code == 400
+    assert "reply_order" in response.json()["error"]["fields"]
+    assert store.instance_state_read(solo)["reply_order"] == "natural"
+
+    response = await put(f"/api/v1/instances/{solo}", {"reply_order": "everyone"},
+                         content_type="application/json")
+    assert response.status_code == 200
+    assert response.json()["instance_state"]["reply_order"] == "everyone"
+    use_stub.script(Reply("我在。"), Reply("嗯。"))
+    assert [r.speaker for r in await _say(store, solo, "都在吗？")] == [character, brenna]
+
+    # the chat page's members card: manual, then nobody answers until picked
+    page = await sync_to_async(alice_client.post)(f"/instances/{solo}/members",
+                                                  {"action": "order", "reply_order": "manual"})
+    assert page.status_code == 200 and 'value="manual" selected' in page.content.decode()
+    assert await _say(store, solo, "有人吗？") == []
