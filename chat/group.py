@@ -38,7 +38,10 @@ def round_plan(store: FileStore, *, instance_id: str, user_text: str | None,
                               requested=speaker, player_spoke_last=_player_spoke_last(
                                   read.lines, user_text))
     except SpeakerError as exc:
-        raise TurnRefused(str(exc), code="bad_request", status=400) from None
+        refused = TurnRefused(str(exc), code="bad_request", status=400)
+        if speaker is not None:  # a pick is judged before the order: the pick is at fault
+            refused.fields = {"speaker": str(exc)}
+        raise refused from None
     return RoundPlan(picks=picks, members=members)
 
 

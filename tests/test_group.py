@@ -159,6 +159,7 @@ async def test_rest_chat_makes_one_character_answer(alice_client, store, group, 
         "/api/v1/chat", {"instance_id": group, "query": "x", "speaker": "char_nobody"},
         content_type="application/json")
     assert response.status_code == 400
+    assert "not a member" in response.json()["error"]["fields"]["speaker"]
 
 
 async def test_stop_ends_the_whole_round(store, group, character, use_stub):
