@@ -283,7 +283,8 @@ def _persona_apply(store, instance_id: str, action: str, form) -> str:
     if action == "pinned_member_save":
         memory.pinned_override_set(store, instance_id=instance_id,
                                    character_id=form.get("character_id", ""), text=text)
-        return "Saved for this set of characters." if text.strip() else "Override removed."
+        return (gettext("Saved for this set of characters.") if text.strip()
+                else gettext("Override removed."))
     if action in ("recap_update", "bio_update"):
         update = memory.recap_update if action == "recap_update" else memory.biography_update
         update(store, instance_id=instance_id, item_id=item_id, text=text)
