@@ -64,3 +64,15 @@ async def test_a_trusted_origin_of_a_reverse_proxy_connects(alice, instance, set
                                     "http://127.0.0.1:99999"])
 def test_malformed_origins_never_match(origin):
     assert not origin_allowed(origin, scheme="ws", host="127.0.0.1:8000", trusted=[])
+
+
+async def test_a_socket_to_an_unknown_path_is_refused_not_an_error(alice):
+    """Before: the router raised "No route found" and Daphne answered the handshake with 500."""
+    client = Client()
+    await sync_to_async(client.force_login)(alice)
+    cookie = f"sessionid={client.cookies['sessionid'].value}".encode()
+    headers = [(b"origin", b"http://127.0.0.1:8000"), (b"host", b"127.0.0.1:8000"),
+               (b"cookie", cookie)]
+    communicator = WebsocketCommunicator(application, "/ws/instances/inst_001/", headers=headers)
+    connected, _ = await communicator.connect()
+    assert connected is False
