@@ -425,6 +425,14 @@
   document.getElementById("continue-button").addEventListener("click", () => {
     if (!busy) send({type: "continue"});
   });
+  // "Answer now" on a member of a group: that character answers the lines already there.
+  document.addEventListener("click", (e) => {
+    const button = e.target.closest("[data-trigger-speaker]");
+    if (!button || busy) return;
+    send({type: "trigger", speaker: button.dataset.triggerSpeaker});
+    const drawer = document.querySelector("[data-testid=drawer-toggle]");  // show the reply
+    if (drawer && drawer.offsetParent && drawer.getAttribute("aria-expanded") === "true") drawer.click();
+  });
 
   // --- inline actions on a message ----------------------------------------------------------
   function toast(text, action) {

@@ -288,3 +288,33 @@ def test_a_tab_opened_mid_reply_shows_the_reasoning_so_far_folded(
     turn_wait_done(page)
     assert server.session_lines(instance_id)[-1]["reasoning"] == "Is he armed? He is not."
     assert page.js_errors == []
+
+
+@SIZES
+def test_answer_now_makes_the_chosen_character_answer(page: Page, server: Server,
+                                                      size: dict) -> None:
+    page.set_viewport_size(size)
+    page.goto(f"{server.url}/")
+    character_id = f"char_wren{size['width']}"
+    _api(page, server, "POST", "/characters", {
+        "character_id": character_id, "name": "Wren", "base_persona": "A quiet scout."})
+    created = _api(page, server, "POST", "/instances", {
+        "character_ids": ["char_alserqi", character_id], "reply_order": "list",
+        "background_id": "bg_wasteland"})
+    instance_id = created["instance_id"]
+    page.goto(f"{server.url}/instances/{instance_id}/")
+    server.stub.script(Reply("Wren nods from the doorway."))
+    _drawer_open(page)
+    card = page.locator("[data-testid=members-card]")
+    if card.get_attribute("open") is None:
+        card.locator("summary").click()
+    page.locator(f"[data-member={character_id}] [data-testid=trigger]").click()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#messages .msg.assistant .text')]"
+        ".some(t => t.textContent.includes('Wren nods'))")
+    turn_wait_done(page)
+    last = [line for line in server.session_lines(instance_id) if line.get("role") == "assistant"]
+    assert last[-1]["speaker"] == character_id and last[-1]["content"] == "Wren nods from the doorway."
+    assert [line for line in server.session_lines(instance_id) if line.get("role") == "user"] == []
+    screenshot_take(page, f"48_answer_now_{size['width']}", full_page=False)
+    assert page.js_errors == []
