@@ -175,3 +175,14 @@ def test_the_chat_page_of_a_long_session_shows_the_same_with_or_without_an_index
     assert 'data-index="2920"' in older and 'data-index="2959"' in older
     assert 'data-before="2920"' in older
 
+
+
+def test_an_edit_near_the_end_is_read_right_and_keeps_the_index_of_the_lines_before(fs, path):
+    read_session_stretch(path, shown=PAGE)
+    full = read_session_file(path)
+    edited = [*full.lines[:-3], {**full.lines[-2], "content": "edited answer"}]
+    fs.session_rewrite("inst_0001", "sess_0001", [full.metadata, *edited])
+    read = read_session_stretch(path, shown=PAGE)
+    assert read.lines[-1]["content"] == "edited answer"
+    assert len(index_path(path).read_bytes()) == 32 + (len(edited) + 1) * RECORD.itemsize
+    assert _pages_match(path) == 16

@@ -140,32 +140,49 @@ def _load(path: Path) -> tuple[np.ndarray, int]:
     return np.frombuffer(raw, dtype=RECORD, count=count, offset=HEADER_BYTES), len(raw)
 
 
-def _matches(records: np.ndarray, data: bytes) -> bool:
-    if not len(records):
+def _matches(records: np.ndarray, data: bytes, count: int) -> bool:
+    """Whether the first `count` records describe the start of `data` byte for byte."""
+    if not count:
         return True
-    ends = records["end"]
-    covered = int(ends[-1])
+    covered = int(records["end"][count - 1])
     return (covered <= len(data) and data[covered - 1:covered] == b"\n"
-            and bool(np.all(ends[1:] > ends[:-1]))
-            and zlib.crc32(memoryview(data)[:covered]) == int(records["crc"][-1]))
+            and zlib.crc32(memoryview(data)[:covered]) == int(records["crc"][count - 1]))
+
+
+def _matching_prefix(records: np.ndarray, data: bytes) -> int:
+    """How many leading records still describe `data`. Each CRC covers the file up to its line,
+    so once one fails every later one does: a binary search finds the edge, and an edit near the
+    end of a long session (the usual undo, delete or edit) keeps the index of the lines before."""
+    ends = records["end"]
+    if len(ends) > 1 and not bool(np.all(ends[1:] > ends[:-1])):
+        return 0  # not an index this module wrote
+    if _matches(records, data, len(records)):
+        return len(records)
+    low, high = 0, len(records) - 1  # records[:low] match, records[:high + 1] do not
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if _matches(records, data, middle) else (low, middle - 1)
+    return low
 
 
 def line_index_read(path: Path, data: bytes) -> LineIndex:
     """The index of `data` (the bytes of the session file at `path`): the stored one when it
-    matches, extended by the lines appended since; rebuilt from `data` when it does not."""
+    matches, extended by the lines appended since; when only its start matches (the file was
+    rewritten or edited by hand), that start is kept and the rest indexed again."""
     stored, stored_length = _load(path)
-    if not _matches(stored, data):
-        stored, stored_length = np.zeros(0, dtype=RECORD), -1
+    kept = _matching_prefix(stored, data)
+    if kept < len(stored):
+        stored, stored_length = stored[:kept], -1
     covered = int(stored["end"][-1]) if len(stored) else 0
     cut = data.rfind(b"\n") + 1
-    if cut <= covered:
+    if cut <= covered and stored_length >= 0:
         return LineIndex(stored)
     seen_valid = bool(len(stored)) and bool(np.any(stored["kind"] >= METADATA))
     crc = int(stored["crc"][-1]) if len(stored) else 0
     added = _records_for(data, covered, cut, crc, seen_valid=seen_valid)
     with contextlib.suppress(OSError):
         if stored_length < 0:
-            _write_whole(path, added)
+            _write_whole(path, np.concatenate((stored, added)))
         else:
             _append(path, added, expected_length=stored_length,
                     whole_length=HEADER_BYTES + len(stored) * RECORD.itemsize)
