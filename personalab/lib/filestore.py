@@ -41,8 +41,7 @@ import numpy as np
 from personalab.lib.errors import AppError
 from personalab.lib.ids import next_numbered_id, validate_id
 from personalab.lib.line_index import (BAD, MESSAGE_KINDS, METADATA, SHOWN_KINDS, SUMMARY, USER,
-                                       LineIndex,
-                                       Unindexable, index_path, line_index_read)
+                                       LineIndex, Unindexable, index_path, line_index_read)
 from personalab.lib.lines import line_parse, session_line_problem
 from personalab.lib.locks import FlockLock, LockFactory, flock_factory, held_lock
 from personalab.lib.locks import InstanceLock as LockProtocol
