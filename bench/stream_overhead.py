@@ -15,6 +15,8 @@ Plain and app runs alternate; figures are medians.
 - after_long_reply_first_token_added_ms: with recall on (finished turns indexed in the server's
   background), the first token of the turn right after an 8,000-character reply, minus the
   first token of a turn on the idle server. Goal <= 100.
+- cpu_ratio_vs_plain: CPU time of the app's server process for the turn over the plain reader's
+  CPU time for the same stream (both exclude the stub); less sensitive to a shared machine's load.
 - bytes_per_byte: bytes the session-file writer wrote for the reply, over the reply's bytes (one
   turn run in this process through turn_run against the same stub).
 """
@@ -66,17 +68,22 @@ async def full_speed_measure(server: h.Server, setup: h.AppSetup, stub: h.Stub, 
     instance_id = setup.instance_ids[0]
     path = h.session_path(data_dir, instance_id)
     out: dict[str, list[float]] = {k: [] for k in ("plain", "plain_ttft", "app", "app_ttft",
-                                                   "file_delta", "reply_bytes")}
+                                                   "file_delta", "reply_bytes", "plain_cpu",
+                                                   "app_cpu")}
     async with httpx.AsyncClient(timeout=60) as client, \
             h.ws_connect(server, setup.session_key, instance_id) as ws:
         await plain_once(client, stub.base_url)  # warm-up: imports, first connections
         await h.ws_turn(ws, "hi")
         for _ in range(reps):
+            cpu = time.process_time()
             total, first, text, _ = await plain_once(client, stub.base_url)
+            out["plain_cpu"].append(time.process_time() - cpu)
             out["plain"].append(total)
             out["plain_ttft"].append(first)
             size_before = path.stat().st_size
+            cpu = h.process_cpu_seconds(server.process.pid)
             result = await h.ws_turn(ws, "hi")
+            out["app_cpu"].append(h.process_cpu_seconds(server.process.pid) - cpu)
             if result.errors or not result.done or result.first_token_at is None:
                 raise RuntimeError(f"app turn failed: {result.errors}")
             if result.text != text:
@@ -216,6 +223,12 @@ def main() -> None:
     print(f"through the app (ws): total {app * 1000:8.1f} ms  first token {app_ttft * 1000:6.1f} ms"
           f"  all: {ms_list(runs['app'])}")
     print(f"ratio_vs_plain={ratio:.2f} (goal <= 1.5)")
+    # CPU seconds do not stretch with the machine's load the way wall times do.
+    # /proc counts CPU in 10 ms ticks: the mean over all repetitions, not a median of ticks.
+    app_cpu = sum(runs["app_cpu"]) / len(runs["app_cpu"])
+    plain_cpu = sum(runs["plain_cpu"]) / len(runs["plain_cpu"])
+    print(f"CPU per reply: app server {app_cpu * 1000:.1f} ms (the whole turn), plain reader "
+          f"{plain_cpu * 1000:.1f} ms: cpu_ratio_vs_plain={app_cpu / plain_cpu:.2f}")
     print(f"first_token_added_ms={ttft_added_ms:.1f} (goal <= 8)")
     app_p50, app_p95 = h.median(paced["app"]), h.percentile(paced["app"], 0.95)
     plain_p50, plain_p95 = h.median(paced["plain"]), h.percentile(paced["plain"], 0.95)
@@ -234,6 +247,7 @@ def main() -> None:
           f"{h.median(runs['file_delta']):.0f} bytes per app turn ({file_per_byte:.2f} per reply byte, "
           f"user line + final line)")
     print(f"stream_overhead ratio_vs_plain={ratio:.2f} first_token_added_ms={ttft_added_ms:.1f} "
+          f"cpu_ratio_vs_plain={app_cpu / plain_cpu:.2f} "
           f"paced_p50_ms={app_p50:.2f} bytes_per_byte={bytes_per_byte:.2f} load={os.getloadavg()[0]:.2f}")
 
 
