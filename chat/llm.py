@@ -177,8 +177,20 @@ def sampling(context: dict) -> dict[str, Any]:
     return {name: chosen[name] for name in SAMPLING_FIELDS if chosen.get(name) is not None}
 
 
+# What json.loads does for UTF-8 bytes, minus its per-call encoding sniffing: SSE is UTF-8.
+_json_decode = json.JSONDecoder().decode
+
+
 def _chunk_pieces(chunk: object) -> list[str]:
     """The reasoning (`reasoning_content`, or `reasoning`) and the reply text of a chunk."""
+    try:  # the usual chunk, read without the checks below: this runs for every piece
+        delta = chunk["choices"][0]["delta"]  # type: ignore[index]
+        content = delta["content"]
+        if (type(content) is str and type(delta) is dict and "reasoning_content" not in delta
+                and "reasoning" not in delta):
+            return [content] if content else []
+    except (KeyError, IndexError, TypeError):
+        pass
     choices = chunk.get("choices") if isinstance(chunk, dict) else None
     first = choices[0] if isinstance(choices, list) and choices else None
     delta = first.get("delta") if isinstance(first, dict) else None
@@ -218,7 +230,7 @@ class SSEReader:
             if payload == b"[DONE]":
                 self.done = True
                 break
-            chunk = json.loads(payload)
+            chunk = _json_decode(payload.decode("utf-8", "surrogatepass"))
             if isinstance(chunk, dict) and chunk.get("error"):
                 error = chunk["error"]
                 message = error.get("message") if isinstance(error, dict) else str(error)

@@ -333,6 +333,29 @@ def test_sse_reader_reads_pieces_split_across_network_reads() -> None:
     assert pieces == ["你好", " there"] and reader.done
 
 
+@pytest.mark.parametrize("chunk, pieces", [
+    ({"choices": [{"delta": {"content": "hi"}}]}, ["hi"]),
+    ({"choices": [{"delta": {"content": ""}}]}, []),
+    ({"choices": [{"delta": {"content": None, "role": "assistant"}}]}, []),
+    ({"choices": [{"delta": {"content": 5}}]}, []),
+    ({"choices": [{"delta": {"reasoning_content": "hmm", "content": "ok"}}]}, ["hmm", "ok"]),
+    ({"choices": [{"delta": {"reasoning": "hmm", "content": ""}}]}, ["hmm"]),
+    ({"choices": [{"delta": ["content"]}]}, []),
+    ({"choices": {"0": {"delta": {"content": "x"}}}}, []),
+    ({"choices": "delta"}, []),
+    ({"choices": []}, []),
+    ([1, 2], []),
+])
+def test_sse_reader_takes_only_text_from_odd_chunks(chunk, pieces) -> None:
+    from chat.llm import SSEReader
+    from chat.reasoning import Reasoning
+
+    got = SSEReader().feed(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+    assert got == pieces
+    assert [isinstance(piece, Reasoning) for piece in got] == [
+        "reason" in json.dumps(chunk) and n == 0 for n in range(len(pieces))]
+
+
 def test_sse_reader_raises_an_error_event_as_the_llm_error() -> None:
     from chat.llm import SSEReader
 
