@@ -128,16 +128,25 @@ def _header() -> bytes:
         HEADER_BYTES - len(MAGIC))
 
 
-def _load(path: Path) -> tuple[np.ndarray, int]:
-    """The stored records (a torn last one dropped) and the index file's length."""
+@dataclass(frozen=True)
+class _Stored:
+    records: np.ndarray
+    length: int = -1  # the index file's length when read; -1: write a whole new one
+    inode: int = -1
+
+
+def _load(path: Path) -> _Stored:
+    """The stored records (a torn last one dropped), with the file's length and inode."""
     try:
-        raw = index_path(path).read_bytes()
+        with open(index_path(path), "rb") as handle:
+            raw, inode = handle.read(), os.fstat(handle.fileno()).st_ino
     except OSError:
-        return np.zeros(0, dtype=RECORD), -1
+        return _Stored(np.zeros(0, dtype=RECORD))
     if not raw.startswith(_header()):
-        return np.zeros(0, dtype=RECORD), -1
+        return _Stored(np.zeros(0, dtype=RECORD))
     count = (len(raw) - HEADER_BYTES) // RECORD.itemsize
-    return np.frombuffer(raw, dtype=RECORD, count=count, offset=HEADER_BYTES), len(raw)
+    return _Stored(np.frombuffer(raw, dtype=RECORD, count=count, offset=HEADER_BYTES),
+                   len(raw), inode)
 
 
 def _matches(records: np.ndarray, data: bytes, count: int) -> bool:
@@ -169,23 +178,23 @@ def line_index_read(path: Path, data: bytes) -> LineIndex:
     """The index of `data` (the bytes of the session file at `path`): the stored one when it
     matches, extended by the lines appended since; when only its start matches (the file was
     rewritten or edited by hand), that start is kept and the rest indexed again."""
-    stored, stored_length = _load(path)
+    loaded = _load(path)
+    stored = loaded.records
     kept = _matching_prefix(stored, data)
     if kept < len(stored):
-        stored, stored_length = stored[:kept], -1
+        stored, loaded = stored[:kept], _Stored(stored[:kept])
     covered = int(stored["end"][-1]) if len(stored) else 0
     cut = data.rfind(b"\n") + 1
-    if cut <= covered and stored_length >= 0:
+    if cut <= covered and loaded.length >= 0:
         return LineIndex(stored)
     seen_valid = bool(len(stored)) and bool(np.any(stored["kind"] >= METADATA))
     crc = int(stored["crc"][-1]) if len(stored) else 0
     added = _records_for(data, covered, cut, crc, seen_valid=seen_valid)
     with contextlib.suppress(OSError):
-        if stored_length < 0:
+        if loaded.length < 0:
             _write_whole(path, np.concatenate((stored, added)))
         else:
-            _append(path, added, expected_length=stored_length,
-                    whole_length=HEADER_BYTES + len(stored) * RECORD.itemsize)
+            _append(path, added, loaded)
     return LineIndex(np.concatenate((stored, added)) if len(stored) else added)
 
 
@@ -202,13 +211,15 @@ def _write_whole(path: Path, records: np.ndarray) -> None:
         raise
 
 
-def _append(path: Path, records: np.ndarray, *, expected_length: int, whole_length: int) -> None:
-    """Append under an exclusive flock, only if nobody changed the index since it was read
-    (two readers extending at once would otherwise write the same lines twice)."""
+def _append(path: Path, records: np.ndarray, loaded: _Stored) -> None:
+    """Append under an exclusive flock, only to the very file read and only if nobody changed
+    it since (two readers extending at once would otherwise write the same lines twice)."""
     with open(index_path(path), "r+b") as handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        if os.fstat(handle.fileno()).st_size != expected_length:
+        now = os.fstat(handle.fileno())
+        if (now.st_ino, now.st_size) != (loaded.inode, loaded.length):
             return
-        handle.truncate(whole_length)  # a torn record left by a killed writer
-        handle.seek(whole_length)
+        whole = HEADER_BYTES + len(loaded.records) * RECORD.itemsize
+        handle.truncate(whole)  # a torn record left by a killed writer
+        handle.seek(whole)
         handle.write(records.tobytes())
