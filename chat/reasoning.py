@@ -41,6 +41,8 @@ class ThinkSplitter:
         self.block_new = False  # the next reasoning starts a new block
 
     def feed(self, text: str) -> list[str]:
+        if not self.thinking and not self.buffer and "<" not in text:
+            return self._take(text)  # no tag can start here: what the loop below would do
         self.buffer += text
         parts: list[str] = []
         while self.buffer:

@@ -174,3 +174,21 @@ def test_a_streaming_line_torn_anywhere_reads_as_a_prefix_of_both_texts(store, i
         assert writer.content.startswith(record["content"])
         assert "planmid 思".startswith(record["reasoning"])
     assert (record["content"], record["reasoning"]) == (writer.content, "planmid 思")
+
+
+@pytest.mark.parametrize("text", [
+    "  Hi <think>x</think> there <think>y</think> now  ",
+    "<think>a</think>\n\nreply with < and > signs <thin",
+    "plain words, spaces at the end   ",
+    "a <b> c </think> d <think>e",
+])
+def test_text_cut_into_pieces_of_any_size_splits_as_the_whole_text(text):
+    def split(pieces):
+        splitter = ThinkSplitter()
+        parts = [part for piece in pieces for part in splitter.feed(piece)] + splitter.flush()
+        return ("".join(p for p in parts if not isinstance(p, Reasoning)),
+                "".join(p for p in parts if isinstance(p, Reasoning)))
+
+    whole = split([text])
+    for size in range(1, 9):
+        assert split([text[i:i + size] for i in range(0, len(text), size)]) == whole
