@@ -1123,18 +1123,27 @@ def read_session_tail(path: Path, *, messages: int) -> SessionRead:
                        complete=end <= head_end)
 
 
+def _session_indexed(path: Path):
+    """The file's bytes, its line index and the index's line records; None when the file
+    cannot be indexed (the caller reads it whole)."""
+    data = _file_bytes(path)
+    try:
+        index = line_index_read(path, data)
+    except Unindexable:
+        return None
+    return data, index, index.line_records()
+
+
 def read_session_stretch(path: Path, *, shown: int, before: int | None = None) -> SessionRead:
     """The lines from the (`shown` + 1)-th newest line the chat page shows before line position
     `before` (the end when None) up to `before`, found through the line index kept beside the
     file, so only those lines are parsed. Metadata, problems (every bad line of the file, same
     reasons and numbers), the unfinished last line and the highest turn are as
     read_session_file gives them; `first_index` says where the stretch starts."""
-    data = _file_bytes(path)
-    try:
-        index = line_index_read(path, data)
-    except Unindexable:
+    indexed = _session_indexed(path)
+    if indexed is None:
         return read_session_file(path)
-    positions = index.line_records()
+    data, index, positions = indexed
     end = len(positions) if before is None else max(0, min(before, len(positions)))
     shown_at = np.flatnonzero(np.isin(index.records["kind"][positions[:end]], SHOWN_KINDS))
     first = int(shown_at[-shown - 1]) if len(shown_at) > shown else 0
@@ -1155,12 +1164,10 @@ class LinesBefore:
 def read_session_recent(path: Path, *, usable: int) -> SessionRead:
     """The newest lines holding `usable` lines a prompt may send and the newest user line,
     through the line index; `lines_before` tallies the lines before them."""
-    data = _file_bytes(path)
-    try:
-        index = line_index_read(path, data)
-    except Unindexable:
+    indexed = _session_indexed(path)
+    if indexed is None:
         return read_session_file(path)
-    positions = index.line_records()
+    data, index, positions = indexed
     records = index.records[positions]
     usable_at = np.flatnonzero(records["usable"])
     first = int(usable_at[-usable]) if len(usable_at) >= usable else 0
