@@ -19,13 +19,13 @@ from typing import Any
 from chat import context as turn_context
 from chat.group_prompt import lines_for_speaker
 from chat.llm import LLMError, Provider
-from chat.members import member_ids, member_state_read
 from chat.reasoning import Reasoning
 from chat.services import generation_for_instance
 from chat.turn import Emit, TurnRefused, validate_user_text
 from library.selectors import persona_effective
 from memory import services as memory_services
 from personalab.lib.filestore import FileStore, StoreError, utc_now
+from personalab.lib.participants import member_ids, member_state_read
 
 ASIDES_FILE = "asides.jsonl"
 RECENT_LINES = 6  # seed 003 §15.2 RecentHistoryMaxEntries

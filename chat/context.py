@@ -14,7 +14,7 @@ from typing import Any
 
 from chat.group_prompt import lines_for_speaker, members_block, unnamed_lines_by
 from chat.llm import Provider, llm_settings_from_env, provider_for
-from chat.members import is_group, member_ids, member_state_read
+from chat.members import is_group
 from chat.pipeline import (PromptInputs, PromptResult, TemplateStore, conversation_lines_wanted,
                            prompt_build)
 from chat.prompt.alternation import messages_alternate
@@ -31,6 +31,7 @@ from memory.selectors import character_conversation_ids, reference_instance_ids
 from memory.summarize_journal import summarize_recover
 from personalab.lib.filestore import FileStore, LinesBefore, SessionRead, StoreError, utc_now
 from personalab.lib.macros import idle_duration_text
+from personalab.lib.participants import member_ids, member_state_read
 from personalab.lib.tokens import count_tokens
 from personalab.lib.trace_refs import conversation_refer
 

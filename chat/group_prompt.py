@@ -29,7 +29,8 @@ def said_by_another(line: dict[str, Any], *, speaker_id: str, speaker_name: str,
 
 def unnamed_lines_by(instance_state: dict[str, Any]) -> str | None:
     """Who said the story's lines without `speaker`: the character it had before a second one
-    joined (recorded then as `solo_character_id`), else its first character."""
+    joined or before its first member left (recorded then as `solo_character_id`), else its
+    first character."""
     return instance_state.get("solo_character_id") or instance_state.get("character_id")
 
 

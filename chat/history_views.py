@@ -24,6 +24,7 @@ from chat import conversations, history, selectors
 from chat.services import NotFound, instance_for_user
 from memory import services as memory
 from personalab.lib.filestore import InstanceBusy, StoreError
+from personalab.lib.participants import member_ids
 from personalab.storage import get_store
 
 
@@ -232,20 +233,26 @@ def _pinned_members_named(store, instance_id: str) -> list[dict[str, str]]:
              or m["character_id"]} for m in members]
 
 
-def _persona_context(instance_id: str) -> dict[str, Any]:
+def _persona_context(instance_id: str, character_id: str | None = None) -> dict[str, Any]:
+    """The page for one member (`character_id`, default the instance's character): its own
+    evolved persona and versions; pinned prompt, recaps and biography are the story's."""
     store = get_store()
     state = store.instance_state_read(instance_id)
-    character_state = store.character_state_read(instance_id)
+    persona = memory.evolved_persona_read(store, instance_id=instance_id,
+                                          character_id=character_id)
     pinned_text, pinned_source = memory.pinned_prompt_effective(
         store, instance_id=instance_id, character_id=state.get("character_id") or "")
     override = store.memory_json_read(instance_id, memory.PINNED_FILE, {})
-    versions = memory.persona_versions(store, instance_id=instance_id)
+    members = [{"character_id": c, "name": _character_name(store, {"character_id": c}) or c}
+               for c in member_ids(state)]
     return {
         "instance_id": instance_id, "state": state,
-        "character_name": _character_name(store, state),
-        "base_persona": character_state.get("base_persona", ""),
-        "evolved_persona": character_state.get("evolved_persona", ""),
-        "versions": list(reversed(versions)),
+        "character_name": _character_name(store, {"character_id": persona["character_id"]}),
+        "member_id": persona["character_id"],
+        "persona_members": members if len(members) > 1 else [],
+        "base_persona": persona["base_persona"],
+        "evolved_persona": persona["evolved_persona"],
+        "versions": list(reversed(persona["versions"])),
         "pinned_text": pinned_text, "pinned_source": pinned_source,
         "pinned_override": override.get("text", "") if isinstance(override, dict) else "",
         "pinned_members": _pinned_members_named(store, instance_id),
@@ -259,20 +266,27 @@ def _persona_context(instance_id: str) -> dict[str, Any]:
 @require_GET
 def persona_page(request: HttpRequest, instance_id: str) -> HttpResponse:
     row = _owned(request, instance_id)
-    return render(request, "chat/persona.html", {**_persona_context(instance_id), "instance": row})
+    try:
+        context = _persona_context(instance_id, request.GET.get("character") or None)
+    except memory.MemoryActionError:
+        raise Http404("not a member of this conversation") from None
+    return render(request, "chat/persona.html", {**context, "instance": row})
 
 
 def _persona_apply(store, instance_id: str, action: str, form) -> str:
     """Run one action (the caller holds the lock); returns what to tell the author."""
     text = form.get("text", "")
     item_id = form.get("item", "")
+    member = form.get("character_id") or None
     if action == "persona_save":
-        result = memory.persona_set_manual(store, instance_id=instance_id, text=text.strip())
+        result = memory.persona_set_manual(store, instance_id=instance_id, text=text.strip(),
+                                           character_id=member)
         return (gettext("Saved as version %(version)s.") % {"version": result["version"]}
                 if result["changed"] else gettext("Nothing changed."))
     if action == "persona_restore":
         result = memory.persona_restore(store, instance_id=instance_id,
-                                        version=_int(form.get("version"), -1))
+                                        version=_int(form.get("version"), -1),
+                                        character_id=member)
         return gettext("Restored; it is now version %(version)s.") % {"version": result["version"]}
     if action == "pinned_save":
         memory.pinned_prompt_set(store, instance_id=instance_id, character_id=None,
@@ -325,8 +339,14 @@ def persona_action(request: HttpRequest, instance_id: str, action: str) -> HttpR
         error, status = exc.message, 400
     except (StoreError, ValueError) as exc:
         error, status = str(exc), 400
+    member = request.POST.get("character_id") or None
     if not _is_htmx(request):
         (messages.error if error else messages.info)(request, error or note)
-        return redirect("persona", instance_id=instance_id)
+        url = reverse("persona", args=[instance_id])
+        return redirect(f"{url}?{urlencode({'character': member})}" if member else url)
+    try:
+        context = _persona_context(instance_id, member)
+    except memory.MemoryActionError:
+        context = _persona_context(instance_id)
     return render(request, "chat/_persona_body.html",
-                  {**_persona_context(instance_id), "note": note, "error": error}, status=status)
+                  {**context, "note": note, "error": error}, status=status)

@@ -1,8 +1,8 @@
-"""The members of a conversation and each member's own character state.
+"""The members of a conversation: who they are and the first member handing the story over.
 
 Files: instance_state.json `participants` lists the members in order
-({"character_id", "state_file", "muted", "talkativeness"}); the first member keeps the seed's
-character_state.json, every other member character_states/{character_id}.json in the same format.
+({"character_id", "state_file", "muted", "talkativeness"}); each member's own character state is
+read and written by personalab.lib.participants.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from chat.speakers import Member, talkativeness_of
-from personalab.lib.filestore import FileStore, StoreError, read_json, write_json_atomic
-from personalab.lib.participants import member_ids
+from personalab.lib.filestore import FileStore, StoreError, write_json_atomic
+from personalab.lib.participants import member_ids, member_state_read
 
 
 def participant_entry(definition: dict[str, Any], *, first: bool) -> dict[str, Any]:
@@ -26,36 +26,6 @@ def participant_entry(definition: dict[str, Any], *, first: bool) -> dict[str, A
 
 def is_group(instance_state: dict[str, Any]) -> bool:
     return len(member_ids(instance_state)) > 1
-
-
-def member_state_read(store: FileStore, instance_id: str, instance_state: dict[str, Any],
-                      character_id: str) -> dict[str, Any]:
-    path = _state_path(instance_state, character_id)
-    if path == "character_state.json":
-        return store.character_state_read(instance_id)
-    state = read_json(store.instance_dir(instance_id) / path, what=f"{path} of {instance_id}")
-    state = state if isinstance(state, dict) else {}
-    state.setdefault("base_persona", "")
-    state.setdefault("evolved_persona", "")
-    return state
-
-
-def member_state_write(store: FileStore, instance_id: str, instance_state: dict[str, Any],
-                       character_id: str, state: dict[str, Any]) -> None:
-    path = _state_path(instance_state, character_id)
-    target = store.instance_dir(instance_id) / path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(target, state)
-
-
-def _state_path(instance_state: dict[str, Any], character_id: str) -> str:
-    for entry in instance_state.get("participants") or []:
-        if isinstance(entry, dict) and entry.get("character_id") == character_id:
-            path = str(entry.get("state_file") or "character_state.json")
-            if path != "character_state.json" and path != f"character_states/{character_id}.json":
-                raise StoreError(f"participant {character_id} names an unexpected state file")
-            return path
-    raise StoreError(f"{character_id!r} is not a member of this conversation")
 
 
 def members_of(store: FileStore, instance_state: dict[str, Any]) -> list[Member]:
@@ -90,4 +60,6 @@ def first_member_hand_over(store: FileStore, instance_id: str,
     store.character_state_write(instance_id, successor_state)
     (folder / f"character_states/{successor}.json").unlink(missing_ok=True)
     participants[1]["state_file"] = "character_state.json"
-    return {**instance_state, "character_id": successor, "participants": participants[1:]}
+    # The story's records without a speaker or owner (lines, persona versions) stay the leaver's.
+    return {"solo_character_id": leaving, **instance_state, "character_id": successor,
+            "participants": participants[1:]}

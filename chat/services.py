@@ -10,8 +10,7 @@ from django.db import transaction
 
 from chat.conversations import conversation_index, ledger_add, ledger_rebuild
 from chat.group_prompt import said_by_another, unnamed_lines_by
-from chat.members import (first_member_hand_over, is_group, member_state_write, members_of,
-                          participant_entry)
+from chat.members import first_member_hand_over, is_group, members_of, participant_entry
 from chat.models import Instance, Session, Trace
 from chat.speakers import STRATEGIES, Member
 from director.services import instance_switch_background
@@ -28,6 +27,7 @@ from personalab.lib.filestore import (DEFAULT_CONFIG, DEFAULT_MODULES, FileStore
                                       utc_now)
 from personalab.lib.generation import GenerationError, generation_effective, generation_update
 from personalab.lib.ids import numbered_candidates, validate_id
+from personalab.lib.participants import member_state_write
 from personalab.lib.trace_refs import conversation_matches, messages_rebuild
 
 INITIAL_PLOT_STATE = {"current_plot_index": 1, "current_status": "pending", "no_update_count": 0}

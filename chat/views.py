@@ -293,7 +293,8 @@ async def instance_memory_action(request: HttpRequest, instance_id: str, action:
     if action not in ("summarize", "update_memory"):
         raise Http404("unknown action")
     try:
-        result = await memory_action(instance_id, action)
+        result = await memory_action(instance_id, action,
+                                     character_id=request.POST.get("character_id") or None)
         text = (gettext("Summarized into %(events)s events; new session %(session)s.") % {
                     "events": result.get("events"), "session": result.get("new_session_id")}
                 if action == "summarize"

@@ -13,8 +13,11 @@ from memory.services import memory_summarize, memory_update_persona
 from personalab.storage import get_store
 
 
-async def memory_action(instance_id: str, action: str, progress=None) -> dict:
-    """Run summarize / update_memory under the instance lock (the chat is locked meanwhile)."""
+async def memory_action(instance_id: str, action: str, progress=None, *,
+                        character_id: str | None = None) -> dict:
+    """Run summarize / update_memory under the instance lock (the chat is locked meanwhile).
+    `character_id`: the member whose evolved persona update_memory grows (default: the
+    instance's character)."""
     store = get_store()
     lock = store.instance_lock(instance_id).acquire()
     progress = progress or (lambda text: runtime.progress_set(instance_id, text))
@@ -31,7 +34,7 @@ async def memory_action(instance_id: str, action: str, progress=None) -> dict:
         else:
             last_n = store.module_read("memory").get("update_memory_last_n_turns", 20)
             result = await memory_update_persona(store, instance_id=instance_id, llm=provider,
-                                                 last_n_turns=last_n)
+                                                 last_n_turns=last_n, character_id=character_id)
     finally:
         lock.release()
         runtime.progress_set(instance_id, None)

@@ -15,8 +15,8 @@ from chat.context import provider_current
 from chat.services import instance_for_user
 from memory import services as memory
 from memory.api import memory_action
-from memory.schemas import (AuthorsNote, Items, MoveIn, PersonaChange, PersonaOut, PinnedIn,
-                            PinnedOut, RecapsOut, TextIn, VersionIn)
+from memory.schemas import (AuthorsNote, Items, MoveIn, PersonaChange, PersonaOut, PersonaTextIn,
+                            PinnedIn, PinnedOut, RecapsOut, TextIn, VersionIn)
 from personalab.lib.ids import validate_id
 from personalab.storage import get_store
 
@@ -48,34 +48,38 @@ async def summarize(request: HttpRequest, instance_id: str):
 
 
 @router.post(BASE + "/update_memory", response=dict[str, Any],
-             description="Grow the evolved persona from the recent turns (a new version).")
-async def update_memory(request: HttpRequest, instance_id: str):
+             description="Grow a member's evolved persona from the recent turns (a new "
+                         "version); `character_id` names the member, default the instance's "
+                         "character.")
+async def update_memory(request: HttpRequest, instance_id: str, character_id: str | None = None):
     await sync_to_async(instance_for_user)(request.auth, instance_id)
-    return await memory_action(instance_id, "update_memory")
+    return await memory_action(instance_id, "update_memory", character_id=character_id)
 
 
-# --- evolved persona versions -------------------------------------------------------------
+# --- evolved persona versions (each member its own) ---------------------------------------
 
 
-@router.get(BASE + "/persona", response=PersonaOut)
-def persona_read(request: HttpRequest, instance_id: str):
+@router.get(BASE + "/persona", response=PersonaOut,
+            description="A member's base and evolved persona and its versions (`character_id`, "
+                        "default the instance's character).")
+def persona_read(request: HttpRequest, instance_id: str, character_id: str | None = None):
     store = _owned_store(request, instance_id)
-    character = store.character_state_read(instance_id)
-    return {"base_persona": str(character.get("base_persona", "")),
-            "evolved_persona": str(character.get("evolved_persona", "")),
-            "versions": memory.persona_versions(store, instance_id=instance_id)}
+    return memory.evolved_persona_read(store, instance_id=instance_id, character_id=character_id)
 
 
 @router.put(BASE + "/persona", response=PersonaChange,
-            description="Set the evolved persona by hand; it becomes a new version.")
-def persona_set(request: HttpRequest, instance_id: str, payload: TextIn):
-    return _locked(request, instance_id, memory.persona_set_manual, text=payload.text.strip())
+            description="Set a member's evolved persona by hand; it becomes a new version.")
+def persona_set(request: HttpRequest, instance_id: str, payload: PersonaTextIn):
+    return _locked(request, instance_id, memory.persona_set_manual, text=payload.text.strip(),
+                   character_id=payload.character_id)
 
 
 @router.post(BASE + "/persona/restore", response=PersonaChange,
-             description="An older version becomes current again, as a new version.")
+             description="An older version of a member's evolved persona becomes current "
+                         "again, as a new version.")
 def persona_restore(request: HttpRequest, instance_id: str, payload: VersionIn):
-    return _locked(request, instance_id, memory.persona_restore, version=payload.version)
+    return _locked(request, instance_id, memory.persona_restore, version=payload.version,
+                   character_id=payload.character_id)
 
 
 # --- pinned prompt ------------------------------------------------------------------------

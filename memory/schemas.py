@@ -16,11 +16,21 @@ class MoveIn(Schema):
     to: int = Field(description="the item's new position, 0 = first")
 
 
+MEMBER_FIELD = Field(None, description="a member of a conversation with several characters "
+                                      "(default: the instance's character)")
+
+
+class PersonaTextIn(TextIn):
+    character_id: str | None = MEMBER_FIELD
+
+
 class VersionIn(Schema):
     version: int
+    character_id: str | None = MEMBER_FIELD
 
 
 class PersonaOut(Schema):
+    character_id: str
     base_persona: str
     evolved_persona: str
     versions: list[dict[str, Any]]

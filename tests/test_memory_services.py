@@ -262,7 +262,7 @@ async def test_first_update_of_an_empty_persona_is_version_one(tmp_path):
     store = make_instance(tmp_path)
     result = await services.memory_update_persona(store, instance_id=INSTANCE,
                                                   llm=FakeLLM("变得谨慎。"))
-    assert result == {"evolved_persona": "变得谨慎。", "version": 1}
+    assert result == {"evolved_persona": "变得谨慎。", "version": 1, "character_id": "char_alserqi"}
 
 
 @pytest.mark.parametrize("reply", ["", "   \n "])

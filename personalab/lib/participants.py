@@ -1,9 +1,15 @@
-"""Who takes part in a conversation, read from its instance_state.json (framework-free, so
-memory and chat read members the same way)."""
+"""Who takes part in a conversation, read from its instance_state.json, and each member's own
+character state (framework-free, so memory and chat read members the same way).
+
+instance_state.json `participants` lists the members in order; the first member keeps the seed's
+character_state.json, every other member character_states/{character_id}.json in the same format.
+"""
 
 from __future__ import annotations
 
 from typing import Any, Iterable
+
+from personalab.lib.filestore import FileStore, StoreError, read_json, write_json_atomic
 
 
 def member_ids(instance_state: dict[str, Any]) -> list[str]:
@@ -28,3 +34,35 @@ def participants_of(instance_state: dict[str, Any]) -> list[str]:
     owner = instance_state.get("owner")
     players = [player_id(owner)] if owner else []
     return players + [c for c in member_ids(instance_state) if c]
+
+
+def member_state_read(store: FileStore, instance_id: str, instance_state: dict[str, Any],
+                      character_id: str) -> dict[str, Any]:
+    path = _state_path(instance_state, character_id)
+    if path == "character_state.json":
+        return store.character_state_read(instance_id)
+    state = read_json(store.instance_dir(instance_id) / path, what=f"{path} of {instance_id}")
+    state = state if isinstance(state, dict) else {}
+    state.setdefault("base_persona", "")
+    state.setdefault("evolved_persona", "")
+    return state
+
+
+def member_state_write(store: FileStore, instance_id: str, instance_state: dict[str, Any],
+                       character_id: str, state: dict[str, Any]) -> None:
+    path = _state_path(instance_state, character_id)
+    target = store.instance_dir(instance_id) / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(target, state)
+
+
+def _state_path(instance_state: dict[str, Any], character_id: str) -> str:
+    participants = instance_state.get("participants") or [
+        {"character_id": instance_state.get("character_id"), "state_file": "character_state.json"}]
+    for entry in participants:
+        if isinstance(entry, dict) and entry.get("character_id") == character_id:
+            path = str(entry.get("state_file") or "character_state.json")
+            if path != "character_state.json" and path != f"character_states/{character_id}.json":
+                raise StoreError(f"participant {character_id} names an unexpected state file")
+            return path
+    raise StoreError(f"{character_id!r} is not a member of this conversation")
