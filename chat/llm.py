@@ -124,19 +124,24 @@ class OpenAIProvider:
         return reasoning_split(self._stream(messages, context=context))
 
     async def _stream(self, messages: list[dict], *, context: dict) -> AsyncIterator[str]:
-        create = self._client().chat.completions.with_streaming_response.create
+        body = {"model": self.model, "messages": messages, "stream": True, **sampling(context)}
         try:
-            async with create(model=self.model, messages=messages, stream=True,
-                              **sampling(context)) as response:
-                # The request goes through the SDK; the event stream is read here, a network
-                # read at a time: the SDK's per-event decoder cost more than everything else
-                # the relay does per piece (bench/stream_overhead.py).
+            # The SDK's client sends the request (its auth, headers, timeouts and status
+            # errors), but not through `chat.completions.create`: that walks the whole prompt
+            # against the typed-dict annotations first, which cost more than the rest of the
+            # turn before the first token (bench/stream_overhead.py). The messages are plain
+            # JSON already. The event stream is read here, a network read at a time.
+            response = await self._client().post("/chat/completions", cast_to=httpx2.Response,
+                                                  body=body, stream=True)
+            try:
                 reader = SSEReader()
-                async for data in response.http_response.aiter_bytes():
+                async for data in response.aiter_bytes():
                     for piece in reader.feed(data):
                         yield piece
                     if reader.done:
                         break
+            finally:
+                await response.aclose()
         except Exception as err:
             raise self._error_from(err) from err
 
@@ -210,8 +215,9 @@ def _without_reasoning(text: str) -> str:
 
 class SSEReader:
     """Chat-completion chunks of a server-sent-event stream, fed as the bytes arrive: the
-    content pieces of every whole `data:` line, in order. `[DONE]` ends the stream; an event
-    carrying `error` raises it as the LLM's error."""
+    pieces of every whole `data:` line, in order, the reply text of one read joined into one
+    piece (and its reasoning likewise), so what follows pays per read, not per chunk. `[DONE]`
+    ends the stream; an event carrying `error` raises it as the LLM's error."""
 
     def __init__(self) -> None:
         self._rest = b""
@@ -222,7 +228,7 @@ class SSEReader:
             return []
         lines = (self._rest + data).split(b"\n")
         self._rest = lines.pop()
-        pieces: list[str] = []
+        payloads: list[bytes] = []
         for line in lines:
             if not line.startswith(b"data:"):
                 continue  # comments, event names, ids, blank separators
@@ -230,13 +236,41 @@ class SSEReader:
             if payload == b"[DONE]":
                 self.done = True
                 break
-            chunk = _json_decode(payload.decode("utf-8", "surrogatepass"))
+            payloads.append(payload)
+        pieces: list[str] = []
+        run: list[str] = []  # consecutive pieces of one kind, joined when the kind changes
+        for chunk in _chunks_decode(payloads):
             if isinstance(chunk, dict) and chunk.get("error"):
                 error = chunk["error"]
                 message = error.get("message") if isinstance(error, dict) else str(error)
                 raise LLMError(f"LLM stream reported an error: {_shorten(str(message), 200)}")
-            pieces += _chunk_pieces(chunk)
+            for piece in _chunk_pieces(chunk):
+                if run and type(piece) is not type(run[0]):
+                    pieces.append(_joined(run))
+                    run = []
+                run.append(piece)
+        if run:
+            pieces.append(_joined(run))
         return pieces
+
+
+def _joined(run: list[str]) -> str:
+    text = "".join(run)
+    return Reasoning(text) if isinstance(run[0], Reasoning) else text
+
+
+def _chunks_decode(payloads: list[bytes]) -> list[object]:
+    """The JSON values of `payloads`, decoded as one array (one call instead of one per
+    chunk); a read whose lines do not make exactly one value each is decoded line by line,
+    so a bad line fails as itself."""
+    if len(payloads) > 1 and all(p[:1] == b"{" and p[-1:] == b"}" for p in payloads):
+        try:
+            values = _json_decode((b"[" + b",".join(payloads) + b"]").decode("utf-8", "surrogatepass"))
+        except ValueError:
+            values = None
+        if isinstance(values, list) and len(values) == len(payloads):
+            return values
+    return [_json_decode(payload.decode("utf-8", "surrogatepass")) for payload in payloads]
 
 
 # One client per event loop and settings, shared by every turn on that loop. Building a client

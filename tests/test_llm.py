@@ -61,7 +61,7 @@ async def wait_until(condition, seconds: float = 5.0) -> None:
 async def test_stream_pieces_arrive_in_order(stub_llm: StubLLM) -> None:
     stub_llm.script(Reply("abcdefghij", chunk_size=3))
     pieces = await collect(openai_provider(stub_llm.base_url))
-    assert pieces == ["abc", "def", "ghi", "j"]
+    assert "".join(pieces) == "abcdefghij" and all(pieces)
 
 
 async def test_empty_queue_gets_default_reply(stub_llm: StubLLM) -> None:
@@ -354,6 +354,32 @@ def test_sse_reader_takes_only_text_from_odd_chunks(chunk, pieces) -> None:
     assert got == pieces
     assert [isinstance(piece, Reasoning) for piece in got] == [
         "reason" in json.dumps(chunk) and n == 0 for n in range(len(pieces))]
+
+
+def test_sse_reader_joins_the_pieces_of_one_read_keeping_reasoning_apart_in_order() -> None:
+    from chat.llm import SSEReader
+    from chat.reasoning import Reasoning
+
+    def line(delta: dict) -> bytes:
+        return b"data: " + json.dumps({"choices": [{"delta": delta}]}).encode() + b"\n\n"
+
+    read = b"".join([line({"reasoning_content": "let me "}), line({"reasoning_content": "see"}),
+                     line({"content": "Hel"}), line({"content": "lo"}),
+                     line({"reasoning": "again"}), line({"content": "!"})])
+    got = SSEReader().feed(read)
+    assert got == ["let me see", "Hello", "again", "!"]
+    assert [isinstance(piece, Reasoning) for piece in got] == [True, False, True, False]
+
+
+@pytest.mark.parametrize("payloads", [
+    [b"[1", b"2]", b"3,4"],  # no line is JSON alone, though the three joined would be
+    [b'{"choices": [{"delta": {"content": "a"}}]}', b'{"choices": '],
+])
+def test_sse_reader_fails_a_read_with_a_bad_line_whatever_its_neighbours(payloads) -> None:
+    from chat.llm import SSEReader
+
+    with pytest.raises(ValueError):
+        SSEReader().feed(b"".join(b"data: " + payload + b"\n\n" for payload in payloads))
 
 
 def test_sse_reader_raises_an_error_event_as_the_llm_error() -> None:
