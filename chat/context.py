@@ -594,14 +594,14 @@ def _dedupe(warnings: list[dict[str, Any]]) -> list[dict[str, Any]]:
 # --- trace and after-turn work -----------------------------------------------
 
 def trace_start(ctx: TurnContext, prepared: Prepared, *, trace_id: str,
-                provider: Provider) -> dict[str, Any]:
+                provider: Provider, created_at: str) -> dict[str, Any]:
     prompt = prepared.prompt
     return {
         "trace_id": trace_id,
         "instance_id": ctx.instance_id,
         "session_id": ctx.session_id,
         "turn": ctx.turn,
-        "created_at": utc_now(),
+        "created_at": created_at,
         "request": {"query": ctx.user_text, "provider": provider.name,
                     "model": getattr(provider, "model", ""),
                     "generation": prepared.llm_context.get("generation", {})},

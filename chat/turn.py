@@ -135,26 +135,29 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
     conversation with several characters; `trigger`: it answers without a new player line."""
     started = time.perf_counter()
     trace_id = new_trace_id()
+    timings: dict[str, float] = {}
     try:
-        ctx = await asyncio.to_thread(
-            turn_context.context_load, store, instance_id=instance_id, user_text=user_text,
+        # One hop to a worker thread for everything before the request: each hop is a
+        # thread wake-up, and under load a wake-up can cost more than the work.
+        ctx, provider, prepared = await asyncio.to_thread(
+            _turn_ready, store, instance_id=instance_id, user_text=user_text,
             regenerate=regenerate, continue_reply=continue_reply, speaker=speaker,
-            trigger=trigger)
-    except turn_context.RedoRefused as exc:
-        raise TurnRefused(str(exc), code="bad_request", status=400) from None
-    except (StoreError, ValueError) as exc:
-        raise TurnRefused(f"the turn cannot start: {exc}", code="unreadable", status=500) from None
-    except OSError as exc:
+            trigger=trigger, provider=provider, started=started, timings=timings)
+    except _LoadFailed as failed:
+        exc = failed.__cause__
+        if isinstance(exc, turn_context.RedoRefused):
+            raise TurnRefused(str(exc), code="bad_request", status=400) from None
+        if isinstance(exc, (StoreError, ValueError)):
+            raise TurnRefused(f"the turn cannot start: {exc}", code="unreadable",
+                              status=500) from None
         raise TurnRefused(f"the data folder cannot be written: {exc.strerror or exc}",
                           code="storage_error", status=507) from None
-    provider = provider or turn_context.provider_current(store)
-    timings: dict[str, float] = {"load_ms": _ms(started)}
-
-    prepared = await asyncio.to_thread(turn_context.context_prepare, store, ctx, timings)
     for warning in prepared.warnings:
         await emit(warning)
-    trace = turn_context.trace_start(ctx, prepared, trace_id=trace_id, provider=provider)
+    created_at = utc_now()
     if prepared.prompt.refused:
+        trace = turn_context.trace_start(ctx, prepared, trace_id=trace_id, provider=provider,
+                                         created_at=created_at)
         trace.update(reply=None, refused=prepared.prompt.refused, timings=timings)
         await _trace_save(store, instance_id, trace_id, trace)
         raise TurnRefused(prepared.prompt.refused, code="prompt_too_long", status=422,
@@ -170,6 +173,9 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
     director_report = await asyncio.to_thread(
         director_apply_reply, store, instance_id=instance_id, reply=record)
     timings["total_ms"] = _ms(started)
+    # Made after the reply, not before the request: nothing it holds changes meanwhile.
+    trace = turn_context.trace_start(ctx, prepared, trace_id=trace_id, provider=provider,
+                                     created_at=created_at)
     trace.update(reply=record, director_result=director_report, timings=timings)
     await _trace_save(store, instance_id, trace_id, trace)
     turn_context.memory_after_turn(store, ctx, record)
@@ -180,6 +186,25 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
         truncated=bool(record.get("truncated")),
         error=record["content"] if record.get("error") else None, director=director_report,
         speaker=speaker.character_id if speaker else None)
+
+
+class _LoadFailed(Exception):
+    """The turn's context could not be loaded (the cause says why)."""
+
+
+def _turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerate: bool,
+                continue_reply: bool, speaker: Pick | None, trigger: bool,
+                provider: Provider | None, started: float, timings: dict[str, float]
+                ) -> tuple[turn_context.TurnContext, Provider, turn_context.Prepared]:
+    try:
+        ctx = turn_context.context_load(
+            store, instance_id=instance_id, user_text=user_text, regenerate=regenerate,
+            continue_reply=continue_reply, speaker=speaker, trigger=trigger)
+    except (turn_context.RedoRefused, StoreError, ValueError, OSError) as exc:
+        raise _LoadFailed() from exc
+    provider = provider or turn_context.provider_current(store)
+    timings["load_ms"] = _ms(started)
+    return ctx, provider, turn_context.context_prepare(store, ctx, timings)
 
 
 async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
