@@ -27,10 +27,12 @@ from library.lorebook import lore_blocks, lore_outlets, lorebook_match
 from library.selectors import persona_effective
 from memory import runtime as memory_runtime
 from memory import services as memory_services
-from memory.selectors import character_conversation_ids, reference_instance_ids
+from memory.selectors import (character_conversation_ids, recall_witnessed,
+                             reference_instance_ids)
 from memory.summarize_journal import summarize_recover
 from personalab.lib.filestore import FileStore, LinesBefore, SessionRead, StoreError, utc_now
 from personalab.lib.macros import idle_duration_text
+from personalab.lib.membership import member_change_recover
 from personalab.lib.participants import member_ids, member_state_read
 from personalab.lib.tokens import count_tokens
 from personalab.lib.trace_refs import conversation_refer
@@ -97,6 +99,7 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
     conversation with several characters (its own definition and state); `trigger`: it answers
     the lines already there, no new player line."""
     summarize_recover(store, instance_id=instance_id)  # a summarize killed mid-way
+    member_change_recover(store, instance_id)  # likewise a member change
     instance_state = store.instance_state_read(instance_id)
     session_id = instance_state["current_session_id"]
     store.session_repair(instance_id, session_id)
@@ -270,9 +273,12 @@ def _recall(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
     index, warning = memory_runtime.index_or_warning(store)
     if index is None:
         return {"mode": None, "hits": [], "query": "", "warning": warning}
+    witnessed = recall_witnessed(store, character_id=_speaker_id(ctx))
     result = query_user_history(ctx.user_text, ctx.instance_id, index=index,
-                                related_instance_ids=_related_conversations(store, ctx))
-    neighbours = neighbours_fetch(index, result.hits)
+                                related_instance_ids=_related_conversations(store, ctx),
+                                witnessed=witnessed)
+    neighbours = {key: line for key, line in neighbours_fetch(index, result.hits).items()
+                  if witnessed(line.metadata)}
     return {
         "mode": result.mode,
         "query": result.query,

@@ -1,5 +1,6 @@
 """The conversation ledger's indexes (seed 003 §2.1, §3.6, §13): who took part in which
-conversation. convKey = the sorted participant ids joined by `|`, the player as
+conversation (members who have left included). convKey = the sorted participant ids joined by
+`|` (the participants now), the player as
 `player:{username}` (usernames are what the instance files record, so the key survives a new
 database). Two text files in the data folder are rebuilt by `reindex`; the DB rows mirror them.
 
@@ -20,16 +21,26 @@ from django.utils.translation import gettext
 from chat.models import ConversationParticipant, Instance
 from library.models import Character
 from personalab.lib.filestore import FileStore, StoreError
+from personalab.lib.membership import member_changes_read
 from personalab.lib.participants import conv_key, participants_of, player_id
 
 BY_KEY = "conversations_by_key.txt"
 BY_PARTICIPANT = "conversations_by_participant.txt"
 
 
+def took_part(store: FileStore, instance_id: str, instance_state: dict[str, Any]) -> list[str]:
+    """Everyone who took part: the participants now, then the members who have left (from the
+    journal of member changes). convKey is the set now; the participant index lists both."""
+    participants = participants_of(instance_state)
+    left = [r.get("character_id") for r in member_changes_read(store, instance_id)
+            if r.get("action") == "remove"]
+    return list(dict.fromkeys([*participants, *(c for c in left if isinstance(c, str) and c)]))
+
+
 def conversation_index(store: FileStore, instance_id: str, instance_state: dict[str, Any]) -> None:
     """The DB rows of one conversation (called by instance_index)."""
-    participants = participants_of(instance_state)
-    key = conv_key(participants)
+    participants = took_part(store, instance_id, instance_state)
+    key = conv_key(participants_of(instance_state))
     ConversationParticipant.objects.filter(instance_id=instance_id).exclude(
         participant_id__in=participants).delete()
     for participant in participants:
@@ -38,23 +49,24 @@ def conversation_index(store: FileStore, instance_id: str, instance_state: dict[
 
 
 def ledger_add(store: FileStore, instance_id: str, instance_state: dict[str, Any]) -> None:
-    participants = participants_of(instance_state)
     with _ledger_locked(store) as folder:
         by_key = [row for row in _rows(folder / BY_KEY) if row[1] != instance_id]
         by_participant = [row for row in _rows(folder / BY_PARTICIPANT) if row[1] != instance_id]
-        by_key.append((conv_key(participants), instance_id))
-        by_participant.extend((p, instance_id) for p in participants)
+        by_key.append((conv_key(participants_of(instance_state)), instance_id))
+        by_participant.extend((p, instance_id)
+                              for p in took_part(store, instance_id, instance_state))
         _write(folder / BY_KEY, by_key)
         _write(folder / BY_PARTICIPANT, by_participant)
 
 
 def ledger_rebuild(store: FileStore) -> int:
-    """Both files again from every instance_state.json (the truth)."""
+    """Both files again from every instance_state.json and journal of member changes (the
+    truth)."""
     by_key, by_participant = [], []
     for instance_id in store.instance_ids():
-        participants = participants_of(store.instance_state_read(instance_id))
-        by_key.append((conv_key(participants), instance_id))
-        by_participant.extend((p, instance_id) for p in participants)
+        state = store.instance_state_read(instance_id)
+        by_key.append((conv_key(participants_of(state)), instance_id))
+        by_participant.extend((p, instance_id) for p in took_part(store, instance_id, state))
     with _ledger_locked(store) as folder:
         _write(folder / BY_KEY, by_key)
         _write(folder / BY_PARTICIPANT, by_participant)

@@ -14,6 +14,7 @@ from chat.members import is_group, members_of
 from chat.speakers import Member, Pick, SpeakerError, speakers_pick
 from chat.turn import Emit, TurnRefused, TurnResult
 from personalab.lib.filestore import FileStore, utc_now
+from personalab.lib.membership import member_change_recover
 
 
 @dataclass
@@ -62,6 +63,7 @@ async def conversation_turn(store: FileStore, *, instance_id: str, user_text: st
         user_text = turn.validate_user_text(user_text)
     stop = stop or asyncio.Event()
     with turn.instance_locked(store, instance_id):
+        await asyncio.to_thread(member_change_recover, store, instance_id)
         state = await asyncio.to_thread(store.instance_state_read, instance_id)
         if speaker is None and user_text is not None and not is_group(state):
             results = [await turn.turn_locked(

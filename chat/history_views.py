@@ -79,7 +79,9 @@ def history_page(request: HttpRequest, instance_id: str) -> HttpResponse:
     context = _history_context(request, instance_id)
     context.update(instance=row,
                    sessions=history.session_list(get_store(), instance_id=instance_id),
-                   related=_related_context(request, context["state"]))
+                   related=_related_context(request, context["state"]),
+                   member_changes=selectors.member_changes_shown(get_store(),
+                                                                 instance_id=instance_id))
     return render(request, "chat/history.html", context)
 
 

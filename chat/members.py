@@ -7,10 +7,11 @@ read and written by personalab.lib.participants.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from chat.speakers import Member, talkativeness_of
-from personalab.lib.filestore import FileStore, StoreError, write_json_atomic
+from personalab.lib.filestore import FileStore, StoreError
 from personalab.lib.participants import member_ids, member_state_read
 
 
@@ -44,22 +45,26 @@ def members_of(store: FileStore, instance_state: dict[str, Any]) -> list[Member]
     return members
 
 
+@dataclass
+class HandOver:
+    state: dict[str, Any]  # the instance state after the change
+    files: dict[str, dict[str, Any]]  # state files to write, by path in the instance folder
+    remove: list[str]
+
+
 def first_member_hand_over(store: FileStore, instance_id: str,
-                           instance_state: dict[str, Any]) -> dict[str, Any]:
+                           instance_state: dict[str, Any]) -> HandOver:
     """The first member leaves: the next member becomes the instance's character and takes over
     character_state.json; the leaver's state is kept in character_states/{id}.json, where a
-    later add finds it. Returns the new instance state (the caller writes it, holding the lock).
-    """
+    later add finds it. Nothing is written here: the caller journals and applies the change
+    (personalab.lib.membership), holding the lock."""
     participants = [dict(p) for p in instance_state["participants"]]
     leaving, successor = participants[0]["character_id"], participants[1]["character_id"]
-    folder = store.instance_dir(instance_id)
-    kept = folder / f"character_states/{leaving}.json"
-    kept.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(kept, store.character_state_read(instance_id))
-    successor_state = member_state_read(store, instance_id, instance_state, successor)
-    store.character_state_write(instance_id, successor_state)
-    (folder / f"character_states/{successor}.json").unlink(missing_ok=True)
+    files = {f"character_states/{leaving}.json": store.character_state_read(instance_id),
+             "character_state.json": member_state_read(store, instance_id, instance_state,
+                                                       successor)}
     participants[1]["state_file"] = "character_state.json"
     # The story's records without a speaker or owner (lines, persona versions) stay the leaver's.
-    return {"solo_character_id": leaving, **instance_state, "character_id": successor,
-            "participants": participants[1:]}
+    state = {"solo_character_id": leaving, **instance_state, "character_id": successor,
+             "participants": participants[1:]}
+    return HandOver(state=state, files=files, remove=[f"character_states/{successor}.json"])

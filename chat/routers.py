@@ -10,13 +10,14 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Body, File, Router, Status
 from ninja.files import UploadedFile
 
-from chat import conversations, history, services
+from chat import conversations, history, selectors, services
 from chat.models import Instance, Trace
 from chat.aside import aside_run
 from chat.schemas import (AsideOut, BackgroundSwitchIn, BranchIn, BranchOut, ChatIn, ChatOut,
                           ConversationList, CurrentResponse, GenerationSettings, HistoryChange,
                           InstanceCreated, InstanceDetail, InstanceIn, InstanceList,
-                          InstanceUpdateIn, MemberChangeIn, MemberIn, MessageEditIn, MessagesPage,
+                          InstanceUpdateIn, MemberChangeIn, MemberChangesOut, MemberIn,
+                          MessageEditIn, MessagesPage,
                           SessionList, SwipeIn, SwipeOut, UndoIn)
 from chat.streaming import chat_stream
 from chat.group import conversation_turn
@@ -84,6 +85,15 @@ def instance_change(request: HttpRequest, instance_id: str, payload: InstanceUpd
 
 
 MEMBER = "/instances/{instance_id}/members/{character_id}"
+
+
+@router.get("/instances/{instance_id}/members/changes", response=MemberChangesOut,
+            tags=["conversations"])
+def member_changes(request: HttpRequest, instance_id: str):
+    """The journal of member changes (join, leave, mute, talkativeness), newest first; each
+    names the participants before and after, and the last turn said before it."""
+    services.instance_for_user(request.auth, instance_id)
+    return {"changes": selectors.member_changes_shown(get_store(), instance_id=instance_id)}
 
 
 @router.post("/instances/{instance_id}/members", response={201: InstanceDetail},

@@ -227,3 +227,10 @@ class MemberIn(Schema):
 class MemberChangeIn(Schema):
     muted: bool | None = Field(None, description="A muted member answers only when picked.")
     talkativeness: float | None = Field(None, ge=0, le=1)
+
+
+class MemberChangesOut(Schema):
+    changes: list[dict[str, Any]] = Field(
+        description="newest first: {id, action add|remove|change, character_id, name, at, "
+                    "session_id, turn, participants_before, participants_after, "
+                    "character_id_before, character_id_after, hand_over_to, changes?}")

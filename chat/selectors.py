@@ -11,8 +11,9 @@ from chat.history import line_fingerprint
 from chat.members import member_ids
 from library.avatars import avatar_file
 from library.selectors import persona_effective
-from personalab.lib.filestore import FileStore, SessionRead
+from personalab.lib.filestore import FileStore, SessionRead, StoreError
 from personalab.lib.lines import session_line_problem
+from personalab.lib.membership import member_changes_read
 
 CHAT_PAGE_SIZE = 40
 
@@ -151,3 +152,26 @@ def instances_overview(store: FileStore, rows) -> list[dict[str, Any]]:
                          "last": session_last_message(store, instance_id=row.instance_id,
                                                       session_id=row.current_session_id)})
     return overview
+
+
+def member_changes_shown(store: FileStore, *, instance_id: str) -> list[dict[str, Any]]:
+    """The journal of member changes (who joined, left, was muted), newest first, with names;
+    `hand_over_to` names the member who became the story's character when the first one left."""
+    names: dict[str, str] = {}
+
+    def name(character_id: Any) -> str:
+        character_id = str(character_id or "")
+        if character_id not in names:
+            try:
+                names[character_id] = store.character_read(character_id).get("name") \
+                    or character_id
+            except (StoreError, ValueError):
+                names[character_id] = character_id
+        return names[character_id]
+
+    shown = []
+    for record in reversed(member_changes_read(store, instance_id)):
+        handed = record.get("character_id_before") != record.get("character_id_after")
+        shown.append({**record, "name": name(record.get("character_id")),
+                      "hand_over_to": name(record.get("character_id_after")) if handed else ""})
+    return shown

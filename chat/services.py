@@ -27,6 +27,8 @@ from personalab.lib.filestore import (DEFAULT_CONFIG, DEFAULT_MODULES, FileStore
                                       utc_now)
 from personalab.lib.generation import GenerationError, generation_effective, generation_update
 from personalab.lib.ids import numbered_candidates, validate_id
+from personalab.lib.membership import (member_change_apply, member_change_recover,
+                                        member_change_recover_waiting)
 from personalab.lib.participants import member_state_write
 from personalab.lib.trace_refs import conversation_matches, messages_rebuild
 
@@ -228,6 +230,8 @@ def reindex_all(store: FileStore) -> dict[str, int]:
     for instance_id in store.instance_ids():
         if summarize_recover_waiting(store, instance_id=instance_id):
             counts["summarize_recovered"] = counts.get("summarize_recovered", 0) + 1
+        if member_change_recover_waiting(store, instance_id):
+            counts["member_changes_recovered"] = counts.get("member_changes_recovered", 0) + 1
         instance_index(store, instance_id)
         counts["instances"] += 1
         for trace_id in store.trace_ids(instance_id):
@@ -543,32 +547,34 @@ def instance_background_switch(store: FileStore, *, user, instance_id: str,
 def instance_member_add(store: FileStore, *, user, instance_id: str, character_id: Any,
                         muted: Any = False, talkativeness: Any = None) -> dict[str, Any]:
     """A character (one the user may use) joins the conversation from the next round on. Its
-    own state starts from its card; a character that was a member before gets its state back."""
+    own state starts from its card; a character that was a member before gets its state back.
+    Every member change is journaled (personalab.lib.membership) before it is applied."""
     instance_for_user(user, instance_id)
     if not isinstance(character_id, str):
         raise Invalid("character_id", "name a character")
     character_id = validate_id(character_id, kind="character id")
     definition = character_for_use(store, user=user, character_id=character_id)
     with store.instance_lock(instance_id):
-        state = store.instance_state_read(instance_id)
-        participants = _participants_complete(store, state)
+        before = _member_state_read(store, instance_id)
+        participants = _participants_complete(store, before)
         if character_id in [p["character_id"] for p in participants]:
             raise Invalid("character_id", f"{character_id} is already a member")
         if len(participants) >= MAX_MEMBERS:
             raise Invalid("character_id", f"at most {MAX_MEMBERS} characters")
         entry = participant_entry({**definition, "character_id": character_id}, first=False)
         entry.update(_member_settings(muted=muted, talkativeness=talkativeness))
+        after = {**before, "participants": [*participants, entry]}
         if len(participants) == 1:
             # the story's lines so far carry no speaker: they stay this character's
-            state.setdefault("solo_character_id", participants[0]["character_id"])
-        state["participants"] = [*participants, entry]
-        state.setdefault("reply_order", "natural")
-        if not (store.instance_dir(instance_id) / entry["state_file"]).exists():
-            member_state_write(store, instance_id, state, character_id, {
-                "base_persona": definition.get("base_persona", ""), "evolved_persona": ""})
-        store.instance_state_write(instance_id, state)
-    _members_indexed(store, instance_id, state)
-    return state
+            after.setdefault("solo_character_id", participants[0]["character_id"])
+        after.setdefault("reply_order", "natural")
+        files = {} if (store.instance_dir(instance_id) / entry["state_file"]).exists() else {
+            entry["state_file"]: {"base_persona": definition.get("base_persona", ""),
+                                  "evolved_persona": ""}}
+        member_change_apply(store, instance_id, before=before, after=after, action="add",
+                            character_id=character_id, files=files)
+    _members_indexed(store, instance_id, after)
+    return after
 
 
 def instance_member_remove(store: FileStore, *, user, instance_id: str,
@@ -578,20 +584,23 @@ def instance_member_remove(store: FileStore, *, user, instance_id: str,
     character (chat.members.first_member_hand_over); the last one cannot leave."""
     instance_for_user(user, instance_id)
     with store.instance_lock(instance_id):
-        state = store.instance_state_read(instance_id)
-        participants = _participants_complete(store, state)
+        before = _member_state_read(store, instance_id)
+        participants = _participants_complete(store, before)
         index = _member_index(participants, character_id)
         if len(participants) == 1:
             raise Invalid("character_id", "a conversation needs a character: the last one "
                                           "cannot leave")
         if index == 0:
-            state = first_member_hand_over(store, instance_id,
-                                           {**state, "participants": participants})
+            hand_over = first_member_hand_over(store, instance_id,
+                                               {**before, "participants": participants})
+            after, files, remove = hand_over.state, hand_over.files, hand_over.remove
         else:
-            state["participants"] = participants[:index] + participants[index + 1:]
-        store.instance_state_write(instance_id, state)
-    _members_indexed(store, instance_id, state)
-    return state
+            after = {**before, "participants": participants[:index] + participants[index + 1:]}
+            files, remove = {}, []
+        member_change_apply(store, instance_id, before=before, after=after, action="remove",
+                            character_id=character_id, files=files, remove=remove)
+    _members_indexed(store, instance_id, after)
+    return after
 
 
 def instance_member_change(store: FileStore, *, user, instance_id: str, character_id: str,
@@ -600,12 +609,24 @@ def instance_member_change(store: FileStore, *, user, instance_id: str, characte
     instance_for_user(user, instance_id)
     changes = _member_settings(muted=muted, talkativeness=talkativeness)
     with store.instance_lock(instance_id):
-        state = store.instance_state_read(instance_id)
-        participants = _participants_complete(store, state)
-        participants[_member_index(participants, character_id)].update(changes)
-        state["participants"] = participants
-        store.instance_state_write(instance_id, state)
-    return state
+        before = _member_state_read(store, instance_id)
+        participants = _participants_complete(store, before)
+        entry = participants[_member_index(participants, character_id)]
+        changes = {key: value for key, value in changes.items() if entry.get(key) != value}
+        if not changes:
+            return before
+        entry.update(changes)
+        after = {**before, "participants": participants}
+        member_change_apply(store, instance_id, before=before, after=after, action="change",
+                            character_id=character_id, changes=changes)
+    return after
+
+
+def _member_state_read(store: FileStore, instance_id: str) -> dict[str, Any]:
+    """The instance state for a member change (the lock is held): a change a killed process
+    left half done is finished first."""
+    member_change_recover(store, instance_id)
+    return store.instance_state_read(instance_id)
 
 
 def _participants_complete(store: FileStore, state: dict[str, Any]) -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Any
@@ -211,12 +211,15 @@ def recall_warning(exc: BaseException) -> dict[str, Any]:
 def query_user_history(user_input: str, instance_id: str, *, index: MemoryIndex,
                        force: bool = False, k: int = 10,
                        related_instance_ids: list[str] | None = None,
-                       now: date | None = None) -> RecallResult:
+                       now: date | None = None,
+                       witnessed: Callable[[Mapping[str, Any]], bool] | None = None
+                       ) -> RecallResult:
     """Everyday recall (flow 2.5): search only when the player refers to the past (or `force`);
     shallow -> summaries + turns, deep -> plot material + turns; this instance and the
     `related_instance_ids` the caller took from the owner's files (the speaker's other
     conversations), nothing else. `now` is the day the question is asked ("last week" counts
-    from it; default today, UTC).
+    from it; default today, UTC). `witnessed` (a document's metadata -> bool) keeps only what the
+    speaker saw (memory.selectors.recall_witnessed).
     Never raises: an unavailable index gives no hits and a warning."""
     mode = recall_mode(user_input)
     if mode is None and not force:
@@ -231,7 +234,10 @@ def query_user_history(user_input: str, instance_id: str, *, index: MemoryIndex,
     where = {"instance_id": instance_id if len(scope) == 1 else {"$in": scope}}
 
     def search(text: str) -> list[Hit]:
-        return hybrid_search(index, collections, text, where=where, k=k, focus=focus)
+        if witnessed is None:
+            return hybrid_search(index, collections, text, where=where, k=k, focus=focus)
+        hits = hybrid_search(index, collections, text, where=where, k=2 * k, focus=focus)
+        return [hit for hit in hits if witnessed(hit.metadata)][:k]
 
     try:
         rankings = [part_search(part, search) for part in parts]

@@ -1,11 +1,14 @@
-"""Reads that decide whose memory a search may see."""
+"""Reads that decide whose memory a search may see: whose conversations, and within one
+conversation which lines a member witnessed (issue 15: each remembers only what it saw)."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from personalab.lib.filestore import FileStore, StoreError
+from personalab.lib.membership import Presence, member_changes_read, presence_of
 from personalab.lib.participants import member_ids
 
 Story = tuple[str, str, frozenset[str]]  # owner, background_id, the characters taking part
@@ -64,3 +67,39 @@ def character_conversation_ids(store: FileStore, *, instance_state: dict[str, An
                 and character_id in story[2]:
             found.append(other_id)
     return found
+
+
+def member_presence(store: FileStore, *, instance_id: str, character_id: str) -> Presence:
+    """When `character_id` was in the conversation, from its journal of member changes."""
+    try:
+        records = member_changes_read(store, instance_id)
+    except (StoreError, ValueError):
+        records = []
+    return presence_of(records, character_id)
+
+
+def recall_witnessed(store: FileStore, *,
+                     character_id: str) -> Callable[[Mapping[str, Any]], bool]:
+    """Whether `character_id` witnessed a recalled document (its metadata): a line said while
+    it was in that conversation, or a summary of lines it spoke in (or, for a member there from
+    the start, made while it was still there). A member absent from a conversation's start does
+    not recall what was said before it joined, nor while it was away; muted members hear all."""
+    presences: dict[str, Presence] = {}
+
+    def witnessed(metadata: Mapping[str, Any]) -> bool:
+        instance_id = str(metadata.get("instance_id") or "")
+        if instance_id not in presences:
+            presences[instance_id] = member_presence(store, instance_id=instance_id,
+                                                     character_id=character_id)
+        presence = presences[instance_id]
+        if presence.spans == ((None, None),):
+            return True
+        if "role" in metadata and "turn" in metadata:
+            return presence.saw(timestamp=str(metadata.get("timestamp") or ""),
+                                session_id=str(metadata.get("session_id") or ""),
+                                turn=metadata.get("turn"))
+        if character_id in str(metadata.get("speakers") or "").split("|"):
+            return True
+        return presence.from_start and presence.saw(
+            timestamp=str(metadata.get("created_at") or ""))
+    return witnessed

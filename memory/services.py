@@ -43,6 +43,7 @@ from personalab.lib.errors import AppError
 from personalab.lib.filestore import (CorruptFile, FileStore, MissingFile, SessionRead, StoreError,
                                       read_json, utc_now, write_json_atomic)
 from personalab.lib.ids import random_id
+from personalab.lib.membership import Presence, member_changes_read, presence_of
 from personalab.lib.participants import (conv_key, member_ids, member_state_read,
                                          member_state_write, participants_of)
 
@@ -269,9 +270,11 @@ def _session_continue(store: FileStore, *, instance_id: str, old_id: str, new_id
 
 
 def recent_turn_lines(store: FileStore, *, instance_id: str, session_id: str,
-                      last_n_turns: int) -> list[dict[str, Any]]:
+                      last_n_turns: int, presence: Presence | None = None
+                      ) -> list[dict[str, Any]]:
     """The last N turns, reaching into earlier sessions through `continued_from` when the current
-    one is short. Turns seeded into a newer session are copies of older ones and count once."""
+    one is short. Turns seeded into a newer session are copies of older ones and count once.
+    With `presence`, only lines said while that member was in the conversation."""
     collected: list[list[dict[str, Any]]] = []
     seen: set[tuple] = set()
     visited: set[str] = set()
@@ -284,7 +287,12 @@ def recent_turn_lines(store: FileStore, *, instance_id: str, session_id: str,
             if current == session_id:
                 raise
             break  # an archived or missing older session: use what we have
-        groups = [g for g in _turn_groups(_session_messages(session)) if _group_key(g) not in seen]
+        messages = _session_messages(session)
+        if presence is not None:
+            messages = [line for line in messages if presence.saw(
+                timestamp=str(line.get("timestamp") or ""), session_id=current,
+                turn=line.get("turn"))]
+        groups = [g for g in _turn_groups(messages) if _group_key(g) not in seen]
         seen.update(_group_key(g) for g in groups)
         collected = groups + collected
         current = session.metadata.get("continued_from")
@@ -312,12 +320,14 @@ def persona_member(store: FileStore, *, instance_id: str,
 async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
                                 last_n_turns: int = 20,
                                 character_id: str | None = None) -> dict[str, Any]:
-    """Grow one member's evolved persona from the recent turns."""
+    """Grow one member's evolved persona from the recent turns it witnessed."""
     state, character_id = persona_member(store, instance_id=instance_id,
                                          character_id=character_id)
     character = member_state_read(store, instance_id, state, character_id)
     turns = recent_turn_lines(store, instance_id=instance_id,
-                              session_id=state["current_session_id"], last_n_turns=last_n_turns)
+                              session_id=state["current_session_id"], last_n_turns=last_n_turns,
+                              presence=presence_of(member_changes_read(store, instance_id),
+                                                   character_id))
     if not turns:
         raise MemoryActionError(gettext("There is no conversation yet: memory cannot be "
                                         "updated."))

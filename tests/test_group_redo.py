@@ -85,8 +85,11 @@ def test_the_first_member_can_leave_and_the_next_one_takes_over(alice_client, st
     assert state["character_id"] == brenna
     assert [p["character_id"] for p in state["participants"]] == [brenna]
     assert store.character_state_read(group)["evolved_persona"] == "愿意多说一句话"
+    # he took part, so he still lists it; the exact set now is Brenna and the player only
     listed = alice_client.get(f"/api/v1/participants/{character}/conversations").json()
-    assert group not in [c["instance_id"] for c in listed["conversations"]]
+    assert group in [c["instance_id"] for c in listed["conversations"]]
+    exact = alice_client.get(f"/api/v1/conversations?participants={brenna}").json()
+    assert [c["instance_id"] for c in exact["conversations"]] == [group]
 
     use_stub.script(Reply("……走吧。"))
     results = _round(store, group, "只剩我们了。")
