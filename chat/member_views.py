@@ -25,9 +25,13 @@ def members_context(store: FileStore, *, user, state: dict[str, Any]) -> dict[st
     members = members_of(store, state) or []
     taken = {m.character_id for m in members} | {state.get("character_id")}
     return {"members": members, "reply_order": state.get("reply_order") or "natural",
-            "reply_orders": [(key, REPLY_ORDER_LABELS[key]) for key in STRATEGIES],
+            "reply_orders": reply_orders(),
             "member_choices": [c for c in characters_visible_to(user=user).order_by("name")
                                if c.character_id not in taken]}
+
+
+def reply_orders() -> list[tuple[str, str]]:
+    return [(key, REPLY_ORDER_LABELS[key]) for key in STRATEGIES]
 
 
 REPLY_ORDER_LABELS = {

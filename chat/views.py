@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -16,7 +17,7 @@ from chat import selectors, services
 from chat.chat_formats import ChatFormatError
 from chat.history import DEFAULT_PAGE_SIZE, DEFAULT_UNDO_WINDOW
 from chat.aside import asides_read
-from chat.member_views import members_context
+from chat.member_views import members_context, reply_orders
 from chat.models import Trace
 from director.services import director_status
 from library.selectors import (backgrounds_visible_to, characters_visible_to,
@@ -46,21 +47,41 @@ def home(request: HttpRequest) -> HttpResponse:
         "characters": characters_visible_to(user=request.user),
         "backgrounds": backgrounds_visible_to(user=request.user),
         "account_generation": services.generation_defaults_read(get_store(), user=request.user),
+        "reply_orders": reply_orders(),
     })
 
 
 @login_required
 @require_POST
 def instance_new(request: HttpRequest) -> HttpResponse:
+    """One character (`character_id`), or with `?group=1` the characters ticked
+    (`character_ids`, the page's own character first) and a reply order."""
+    group = request.GET.get("group") == "1"
     try:
-        instance_id = services.instance_create(
-            get_store(), owner=request.user,
-            character_id=request.POST.get("character_id", ""),
-            background_id=request.POST.get("background_id") or None)
-    except (StoreError, ValueError) as exc:
-        messages.error(request, gettext("Could not start the instance: %(error)s") % {"error": exc})
-        return redirect("home")
+        if group:
+            instance_id = services.instance_create(
+                get_store(), owner=request.user, character_ids=_ticked(request),
+                background_id=request.POST.get("background_id") or None,
+                reply_order=request.POST.get("reply_order") or None)
+        else:
+            instance_id = services.instance_create(
+                get_store(), owner=request.user,
+                character_id=request.POST.get("character_id", ""),
+                background_id=request.POST.get("background_id") or None)
+    except (AppError, StoreError, ValueError) as exc:
+        error = getattr(exc, "message", None) or str(exc)
+        messages.error(request, gettext("Could not start the instance: %(error)s")
+                       % {"error": error})
+        back = request.POST.get("next", "")
+        return redirect(back if group and url_has_allowed_host_and_scheme(
+            back, allowed_hosts={request.get_host()}) else "home")
     return redirect("instance", instance_id=instance_id)
+
+
+def _ticked(request: HttpRequest) -> list[str]:
+    ticked = request.POST.getlist("character_ids")
+    first = request.POST.get("first", "")
+    return [first, *(c for c in ticked if c != first)] if first in ticked else ticked
 
 
 @login_required

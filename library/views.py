@@ -99,8 +99,18 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
                   {"definition": definition, "character_id": character_id, "error": error,
                    "lorebooks": selectors.lorebooks_visible_to(user=request.user),
                    "card": card_data,
-                   "ownership": _ownership(request, definition, "character", character_id)},
+                   "ownership": _ownership(request, definition, "character", character_id),
+                   **_story_start_choices(request, character_id)},
                   status=status)
+
+
+def _story_start_choices(request: HttpRequest, character_id: str | None) -> dict:
+    """The characters and backgrounds a story with this character can start with."""
+    if not character_id:
+        return {}
+    return {"start_characters": selectors.characters_visible_to(user=request.user)
+            .order_by("name"),
+            "backgrounds": selectors.backgrounds_visible_to(user=request.user)}
 
 
 @login_required

@@ -149,3 +149,10 @@ def test_the_chat_pages_update_memory_grows_the_member_picked(alice_client, stor
     assert store.character_state_read(group)["evolved_persona"] == ""
     state = store.instance_state_read(group)
     assert member_state_read(store, group, state, brenna)["evolved_persona"] == "她开始信任玩家。"
+
+
+def test_the_group_persona_page_speaks_chinese(alice_client, store, group, brenna):
+    page = alice_client.get(f"/instances/{group}/persona/?character={brenna}",
+                            HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "谁的人格" in page and "每个角色都有自己的成长人格和版本。" in page
+    assert "使用中：" in page and "(conv_key)" not in page and "(none)" not in page

@@ -1,0 +1,84 @@
+"""Group conversations in a real browser: a scene with two characters started from the home page
+(tick them, pick a background and who answers) where both answer, and the history manager's
+"Related conversations" tab (pick a participant, see its conversations, open one)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import SIZES, Server, message_send, no_sideways_scroll, screenshot_take, \
+    turn_wait_done
+from tests.e2e.test_chat_extras import _api
+from tests.stub_llm import Reply
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+pytestmark = pytest.mark.e2e
+
+
+def _second_character(page: Page, server: Server, name: str) -> str:
+    page.goto(f"{server.url}/")
+    character_id = f"char_{name.lower()}"
+    _api(page, server, "POST", "/characters", {
+        "character_id": character_id, "name": name, "base_persona": f"{name}, a scout."})
+    return character_id
+
+
+@SIZES
+def test_the_home_page_starts_a_scene_with_two_characters_who_both_answer(
+        page: Page, server: Server, size: dict) -> None:
+    page.set_viewport_size(size)
+    second = _second_character(page, server, f"Wren{size['width']}")
+    page.goto(f"{server.url}/")
+    form = page.locator("[data-testid=start-group]")
+    form.locator("input[name=character_ids][value=char_alserqi]").check()
+    form.locator(f"input[name=character_ids][value={second}]").check()
+    form.locator("select[name=background_id]").select_option("bg_wasteland")
+    form.locator("select[name=reply_order]").select_option("everyone")
+    no_sideways_scroll(page)
+    screenshot_take(page, f"group_start_home_{size['width']}")
+    form.locator("button[type=submit]").click()
+    page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
+    instance_id = page.url.rstrip("/").rsplit("/", 1)[1]
+
+    server.stub.script(Reply("Alserqi counts the ammo."), Reply("Wren checks the road."))
+    message_send(page, "We leave at dawn.")
+    turn_wait_done(page)
+
+    replies = page.locator("[data-testid=message][data-role=assistant]")
+    texts = " ".join(replies.all_inner_texts())
+    assert "Alserqi counts the ammo." in texts and "Wren checks the road." in texts
+    assert page.locator(f"[data-member={second}]").count() == 1
+    lines = server.session_lines(instance_id)
+    assert [line.get("speaker") for line in lines if line.get("role") == "assistant"
+            and not line.get("greeting")] == ["char_alserqi", second]
+    screenshot_take(page, f"group_start_chat_{size['width']}")
+    assert not page.js_errors
+
+
+def test_the_related_conversations_tab_lists_a_participants_conversations_and_opens_one(
+        page: Page, server: Server) -> None:
+    second = _second_character(page, server, "Mara")
+    together = _api(page, server, "POST", "/instances", {
+        "character_ids": ["char_alserqi", second], "background_id": "bg_wasteland"})["instance_id"]
+    alone = _api(page, server, "POST", "/instances", {"character_id": second})["instance_id"]
+
+    page.goto(f"{server.url}/instances/{together}/history/")
+    tab = page.locator("[data-testid=related-conversations]")
+    tab.locator("select[name=participant]").select_option(second)
+    page.wait_for_function(
+        "id => document.querySelector('[data-testid=related-conversations]')"
+        ".innerHTML.includes('/instances/' + id + '/')", arg=alone)
+    links = tab.locator("ul a:not([href*=history])")
+    listed = [href.rstrip("/").rsplit("/", 1)[1]
+              for href in (links.nth(i).get_attribute("href") for i in range(links.count()))]
+    assert together in listed and alone in listed
+    screenshot_take(page, "group_related_tab")
+
+    tab.locator(f"a[href='/instances/{alone}/']").click()
+    page.wait_for_url(f"{server.url}/instances/{alone}/")
+    assert not page.js_errors
