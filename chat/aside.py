@@ -11,8 +11,10 @@ of the story streams.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,10 +42,12 @@ class AsideResult:
     answer_text: str
     kept: bool
     error: str | None = None
+    stopped: bool = False
 
     def done_event(self) -> dict[str, Any]:
         return {"type": "aside_done", "speaker": self.speaker, "name": self.name,
-                "content": self.answer_text, "kept": self.kept, "error": self.error}
+                "content": self.answer_text, "kept": self.kept, "error": self.error,
+                "stopped": self.stopped}
 
 
 def aside_speaker(instance_state: dict[str, Any], speaker: Any) -> str:
@@ -77,16 +81,18 @@ def aside_plan(store: FileStore, *, instance_id: str, speaker: Any, text: str) -
 
 
 async def aside_run(store: FileStore, *, instance_id: str, speaker: Any, content: Any,
-                    emit: Emit, provider: Provider | None = None) -> AsideResult:
+                    emit: Emit, provider: Provider | None = None,
+                    stop: asyncio.Event | None = None) -> AsideResult:
     """Stream one aside's answer as `aside_token` events; returns what was said. A failing
-    LLM ends in an answer with `error` set (nothing was written to the story either way)."""
+    LLM ends in an answer with `error` set; `stop` ends it early, keeping what came (nothing
+    is written to the story either way)."""
     text = validate_user_text(content)
     plan = await asyncio.to_thread(aside_plan, store, instance_id=instance_id, speaker=speaker,
                                    text=text)
     provider = provider or await asyncio.to_thread(turn_context.provider_current, store)
     pieces: list[str] = []
-    error = None
-    try:
+
+    async def pump() -> None:
         async for piece in provider.stream(plan.messages, context={
                 "character_name": plan.name, "task": "aside", "generation": plan.generation}):
             if isinstance(piece, Reasoning) or not piece:
@@ -94,21 +100,43 @@ async def aside_run(store: FileStore, *, instance_id: str, speaker: Any, content
             pieces.append(piece)
             await emit({"type": "aside_token", "speaker": plan.character_id, "name": plan.name,
                         "content": piece})
-    except LLMError as exc:
-        error = exc.message
+
+    error, stopped = await _until_stopped(pump(), stop or asyncio.Event())
     answer = "".join(pieces)
-    kept = not error and await asyncio.to_thread(_kept, store, instance_id, plan, text, answer)
+    kept = not error and await asyncio.to_thread(_kept, store, instance_id, plan, text, answer,
+                                                 stopped)
     return AsideResult(speaker=plan.character_id, name=plan.name, answer_text=answer,
-                       kept=kept, error=error)
+                       kept=kept, error=error, stopped=stopped)
 
 
-def _kept(store: FileStore, instance_id: str, plan: AsidePlan, text: str, answer: str) -> bool:
+async def _until_stopped(work: Coroutine[Any, Any, None],
+                         stop: asyncio.Event) -> tuple[str | None, bool]:
+    """(the LLM's error, whether `stop` ended it first); a stop closes the LLM stream."""
+    work_task = asyncio.create_task(work)
+    stop_task = asyncio.create_task(stop.wait())
+    try:
+        await asyncio.wait({work_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
+        stopped = not work_task.done()
+        if stopped:
+            work_task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await work_task
+    except LLMError as exc:
+        return exc.message, False
+    finally:
+        stop_task.cancel()
+        work_task.cancel()
+    return None, stopped
+
+
+def _kept(store: FileStore, instance_id: str, plan: AsidePlan, text: str, answer: str,
+          stopped: bool) -> bool:
     if not store.module_read("history").get("asides_keep", False):
         return False
     aside_keep(store, instance_id=instance_id, lines=[
         {"role": "user", "content": text, "speaker": plan.character_id, "timestamp": utc_now()},
         {"role": "assistant", "content": answer, "speaker": plan.character_id,
-         "name": plan.name, "timestamp": utc_now()}])
+         "name": plan.name, "timestamp": utc_now(), **({"interrupted": True} if stopped else {})}])
     return True
 
 

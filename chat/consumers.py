@@ -1,4 +1,5 @@
-"""The chat WebSocket: `send` / `stop` in; `token` / `done` / `error` / `warning` out."""
+"""The chat WebSocket: `send` / `stop` / `aside` / `aside_stop` in; `token` / `done` / `error` /
+`warning` / `aside_token` / `aside_done` out."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.instance_id = self.scope["url_route"]["kwargs"]["instance_id"]
         self.turn_task: asyncio.Task | None = None
         self.aside_task: asyncio.Task | None = None
+        self.aside_stop = asyncio.Event()
         self.stop_event = asyncio.Event()
         user = self.scope.get("user")
         if user is None or not user.is_authenticated or not await self._may_open(user):
@@ -108,6 +110,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self._start_aside(content)
         elif kind == "stop":
             self.stop_event.set()
+        elif kind == "aside_stop":
+            self.aside_stop.set()
         elif kind == "ping":
             await self.send_json({"type": "pong"})
         else:
@@ -164,13 +168,15 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self._emit({"type": "aside_error", "code": "busy",
                               "message": "the last aside is still being answered"})
             return
+        self.aside_stop = asyncio.Event()
         self.aside_task = asyncio.create_task(self._run_aside(content))
 
     async def _run_aside(self, content: dict) -> None:
         try:
             result = await aside_run(get_store(), instance_id=self.instance_id,
                                      speaker=content.get("speaker"),
-                                     content=content.get("content"), emit=self._emit)
+                                     content=content.get("content"), emit=self._emit,
+                                     stop=self.aside_stop)
         except TurnRefused as exc:
             await self._emit({"type": "aside_error", "code": exc.code, "message": exc.message})
             return
@@ -191,6 +197,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 await self.channel_layer.group_discard(self.group, self.channel_name)
         # A disconnect ends the stream like a stop: the partial reply is kept, marked.
         self.stop_event.set()
+        self.aside_stop.set()
         if self.turn_task and not self.turn_task.done():
             try:
                 await asyncio.wait_for(asyncio.shield(self.turn_task), timeout=10)

@@ -162,6 +162,7 @@ def _chat_strings() -> dict[str, str]:
         "stopped": gettext("Stopped: the partial reply is saved."),
         "error": gettext("Error:"),
         "asideKept": gettext("kept apart from the story"),
+        "asideStopped": gettext("stopped"),
         "deleted": gettext("Message deleted."),
         "undo": gettext("Undo"),
         "restored": gettext("Restored."),

@@ -258,7 +258,13 @@
   const asideForm = document.getElementById("aside-form");
   const asideLog = document.getElementById("aside-log");
   const asideStatus = document.getElementById("aside-status");
+  const asideStop = document.getElementById("aside-stop");
   let asideAnswer = null;
+
+  function asideAsking(asking) {
+    asideForm.querySelector("[data-testid=aside-send]").disabled = asking;
+    asideStop.hidden = !asking;
+  }
 
   function asideLine(role, name, text) {
     const line = document.createElement("p");
@@ -281,13 +287,14 @@
       asideAnswer.previousSibling.textContent = event.name + ": ";
       asideAnswer.textContent = event.content;
       asideStatus.textContent = event.error ? S.error + " " + event.error
-        : (event.kept ? S.asideKept : "");
+        : [event.stopped ? S.asideStopped : "", event.kept ? S.asideKept : ""]
+          .filter(Boolean).join(" · ");
       asideAnswer = null;
-      asideForm.querySelector("button").disabled = false;
+      asideAsking(false);
     } else if (event.type === "aside_error") {
       asideStatus.textContent = S.error + " " + event.message;
       asideAnswer = null;
-      asideForm.querySelector("button").disabled = false;
+      asideAsking(false);
     }
   }
 
@@ -299,8 +306,11 @@
       asideLine("user", S.you, text);
       asideForm.elements.content.value = "";
       asideStatus.textContent = "";
-      asideForm.querySelector("button").disabled = true;
+      asideAsking(true);
       socket.send(JSON.stringify({type: "aside", speaker: asideForm.elements.speaker.value, content: text}));
+    });
+    asideStop.addEventListener("click", () => {
+      if (connected()) socket.send(JSON.stringify({type: "aside_stop"}));
     });
   }
 

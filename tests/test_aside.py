@@ -152,3 +152,24 @@ def test_the_chat_page_offers_an_aside_to_each_member_and_shows_kept_ones(alice_
     panel = panel[:panel.index("</details>")]
     assert f'value="{character}">Alserqi' in panel and f'value="{brenna}">Brenna' in panel
     assert "你信任他吗？" in panel and "&lt;b&gt;还行&lt;/b&gt;" in panel  # shown as text
+
+
+async def test_stop_ends_an_aside_early_keeping_what_came(alice, store, story, brenna, use_stub):
+    store.module_write("history", {**store.module_read("history"), "asides_keep": True})
+    session = _session_file(store, story)
+    before = _digest(session)
+    use_stub.script(Reply("我想想……" + "很久很久以前，" * 60, chunk_size=2, delay=0.02))
+    communicator, _ = await _connect(alice, story)
+    await communicator.send_json_to({"type": "aside", "speaker": brenna, "content": "讲个故事？"})
+    first = await communicator.receive_json_from(timeout=10)
+    assert first["type"] == "aside_token"
+    await communicator.send_json_to({"type": "aside_stop"})
+    events = [first, *await _aside_events(communicator)]
+    await communicator.disconnect()
+
+    done = events[-1]
+    assert done["type"] == "aside_done" and done["stopped"] is True and not done["error"]
+    assert done["content"] and len(done["content"]) < len("很久很久以前，" * 60)
+    kept = asides_read(store, instance_id=story)
+    assert kept[-1]["content"] == done["content"] and kept[-1]["interrupted"] is True
+    assert _digest(session) == before

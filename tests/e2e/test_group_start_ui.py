@@ -11,7 +11,7 @@ import pytest
 
 from tests.e2e.conftest import SIZES, Server, message_send, no_sideways_scroll, screenshot_take, \
     turn_wait_done
-from tests.e2e.test_chat_extras import _api
+from tests.e2e.test_chat_extras import _api, _drawer_open
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
@@ -81,4 +81,26 @@ def test_the_related_conversations_tab_lists_a_participants_conversations_and_op
 
     tab.locator(f"a[href='/instances/{alone}/']").click()
     page.wait_for_url(f"{server.url}/instances/{alone}/")
+    assert not page.js_errors
+
+
+def test_the_aside_panels_stop_button_ends_a_long_answer(page: Page, server: Server) -> None:
+    second = _second_character(page, server, "Ivo")
+    instance_id = _api(page, server, "POST", "/instances", {
+        "character_ids": ["char_alserqi", second]})["instance_id"]
+    page.goto(f"{server.url}/instances/{instance_id}/")
+    _drawer_open(page)
+    page.locator("[data-testid=aside-card] summary").click()
+    page.select_option("[data-testid=aside-speaker]", second)
+    page.fill("[data-testid=aside-input]", "Tell me everything.")
+    server.stub.script(Reply("Once upon a time, " * 200, chunk_size=4, delay=0.05))
+    page.click("[data-testid=aside-send]")
+    page.wait_for_function(
+        "() => document.querySelector('#aside-log').textContent.includes('Once upon')")
+    page.click("[data-testid=aside-stop]")
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=aside-send]').disabled")
+    assert page.locator("[data-testid=aside-stop]").is_hidden()
+    assert "stopped" in page.locator("#aside-status").inner_text()
+    assert page.locator("#aside-log").inner_text().count("Once upon a time") < 200
     assert not page.js_errors
