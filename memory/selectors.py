@@ -19,9 +19,14 @@ _stories: dict[str, tuple[int, Story]] = {}
 _stories_lock = threading.Lock()
 
 
-def _story(state: dict[str, Any]) -> Story:
+def _story(state: dict[str, Any], left: tuple[str, ...] = ()) -> Story:
     return (str(state.get("owner") or ""), str(state.get("background_id") or ""),
-            frozenset(member_ids(state)))
+            frozenset([*member_ids(state), *left]))
+
+
+def _members_who_left(store: FileStore, instance_id: str) -> tuple[str, ...]:
+    return tuple(str(r.get("character_id")) for r in member_changes_read(store, instance_id)
+                 if r.get("action") == "remove" and r.get("character_id"))
 
 
 def _story_of(store: FileStore, instance_id: str) -> Story | None:
@@ -32,7 +37,9 @@ def _story_of(store: FileStore, instance_id: str) -> Story | None:
             cached = _stories.get(str(path))
         if cached is not None and cached[0] == mtime:
             return cached[1]
-        story = _story(store.instance_state_read(instance_id))
+        # A member change always rewrites instance_state.json, so its mtime covers the journal.
+        story = _story(store.instance_state_read(instance_id),
+                       _members_who_left(store, instance_id))
     except (OSError, StoreError, ValueError):
         return None
     with _stories_lock:
@@ -56,7 +63,8 @@ def reference_instance_ids(store: FileStore, *, instance_id: str, instance_state
 def character_conversation_ids(store: FileStore, *, instance_state: dict[str, Any],
                                character_id: str, exclude: str = "") -> list[str]:
     """The owner's conversations in the background of `instance_state` that `character_id`
-    took part in (a member now), `exclude` left out."""
+    took part in (a member now or before), `exclude` left out; what it may recall of them is
+    what it witnessed there (recall_witnessed)."""
     owner, background, _ = _story(instance_state)
     if not owner or not character_id:
         return []

@@ -93,3 +93,20 @@ def test_update_memory_for_a_late_joiner_reads_only_the_turns_it_witnessed(
     as_alice("post", f"/api/v1/instances/{story}/update_memory?character_id={character}")
     sent = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
     assert "灯塔" in sent and "蓝鲸" in sent
+
+
+def test_a_member_who_left_recalls_elsewhere_only_what_it_saw_before_leaving(
+        store, alice, character, brenna, background, memory_on, use_stub):
+    scene = instance_create(store, owner=alice, character_ids=[character, brenna],
+                            background_id=background, reply_order="list")
+    own = instance_create(store, owner=alice, character_id=brenna, background_id=background)
+    _run(store, scene, "我把钥匙藏在了灯塔下面。", speaker=character, stub=use_stub)
+    instance_member_remove(store, user=alice, instance_id=scene, character_id=brenna)
+    _run(store, scene, "新的暗号是蓝鲸。", speaker=character, stub=use_stub)
+    store.module_write("memory", {"recall_enabled": True, "recall_related_conversations": True})
+
+    hers = _run(store, own, QUESTION, reply="……", stub=use_stub)
+
+    recalled = _recalled(store, own, hers)
+    assert "灯塔" in recalled  # said in the scene while she was there
+    assert "蓝鲸" not in recalled  # said after she left

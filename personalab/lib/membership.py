@@ -90,11 +90,12 @@ def _finish(store: FileStore, instance_id: str, pending: dict[str, Any]) -> None
         write_json_atomic(target, content)
     for relative in pending.get("remove") or []:
         (folder / _state_file_checked(relative)).unlink(missing_ok=True)
-    state = store.instance_state_read(instance_id)
-    store.instance_state_write(instance_id, {**state, **(pending.get("fields") or {})})
     record = pending["record"]
     if not any(r.get("id") == record.get("id") for r in member_changes_read(store, instance_id)):
         store.ledger_append(instance_id, LEDGER, [record])
+    # Last, so a reader keyed on instance_state.json's mtime also sees the journal's record.
+    state = store.instance_state_read(instance_id)
+    store.instance_state_write(instance_id, {**state, **(pending.get("fields") or {})})
     _pending_remove(store, instance_id)
 
 
