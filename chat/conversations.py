@@ -97,8 +97,10 @@ def conversations_of(*, user, participant_id: str):
 def participants_known(*, user) -> list[dict[str, str]]:
     """Everyone who took part in one of the user's conversations, as {"id", "label"}: the
     characters by name, the player as "You"."""
+    # The model's default ordering (instance first) would make DISTINCT keep one row per
+    # conversation; ordered by the id alone it keeps one per participant.
     ids = (ConversationParticipant.objects.filter(instance__owner=user)
-           .values_list("participant_id", flat=True).distinct())
+           .order_by("participant_id").values_list("participant_id", flat=True).distinct())
     names = _character_names(ids)
     known = [{"id": p, "label": gettext("You") if p.startswith("player:")
               else f"{names.get(p, p)} ({p})"} for p in ids]

@@ -334,8 +334,13 @@
       statusLine.textContent = S.error + " " + event.message;
       if (event.code !== "busy" || !streaming) finishTurn(event.trace_id);
     } else if (event.type === "speaker") {
-      // several characters: each reply of the round gets its own bubble, named (textContent)
-      streaming = {el: addMessage("assistant", "", event.name), raw: ""};
+      // several characters: each reply of the round gets its own bubble, named (textContent);
+      // the first takes over the "…" bubble this tab opened when it sent, so none stays empty
+      if (streaming && !streaming.raw && !streaming.thought) {
+        streaming.el.parentElement.querySelector(".who").textContent = event.name;
+      } else {
+        streaming = {el: addMessage("assistant", "", event.name), raw: ""};
+      }
     } else if (event.type === "done" && event.round_end === false) {
       streaming = null;  // the next character of the round answers; the round is still busy
     } else if (event.type === "done") {

@@ -67,3 +67,11 @@ def test_another_account_sees_only_its_own_participants(client, bob, scenes, bre
     html = client.get(f"/instances/{scenes['bob']}/history/").content.decode()
     assert _listed(html) == [scenes["bob"]]
     assert scenes["group"] not in html and "player:alice" not in html
+
+
+def test_the_participant_picker_names_each_participant_once(alice_client, scenes, brenna):
+    # Alserqi, Brenna and the player each take part in two or three of alice's conversations.
+    html = alice_client.get(f"/instances/{scenes['group']}/history/").content.decode()
+    part = html[html.index('data-testid="related-conversations"'):]
+    options = re.findall(r'<option value="([^"]+)"', part[:part.index("</select>")])
+    assert sorted(options) == sorted({"char_alserqi", brenna, "player:alice"})

@@ -250,6 +250,30 @@ def test_two_characters_each_have_their_name_and_picture_on_their_bubbles(
     assert page.js_errors == []
 
 
+
+def test_a_group_round_streams_into_named_bubbles_with_no_empty_placeholder(
+        page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    page.goto(f"{server.url}/")
+    _api(page, server, "POST", "/characters", {
+        "character_id": "char_tamsin", "name": "Tamsin", "base_persona": "A quiet archer."})
+    created = _api(page, server, "POST", "/instances", {
+        "character_ids": ["char_alserqi", "char_tamsin"], "reply_order": "everyone",
+        "background_id": "bg_wasteland"})
+    page.goto(f"{server.url}/instances/{created['instance_id']}/")
+    server.stub.script(Reply("Alserqi nods.", chunk_size=2, delay=0.02),
+                       Reply("Tamsin draws an arrow slowly, " * 3, chunk_size=2, delay=0.05))
+    message_send(page, "Who keeps watch tonight?")
+    page.wait_for_function("() => [...document.querySelectorAll('#messages .msg.pending .text')]"
+                           ".some(t => t.textContent.includes('Tamsin draws'))")
+    live = page.locator("#messages .msg.pending[data-role=assistant]")
+    labels = [live.nth(i).locator(".who").inner_text() for i in range(live.count())]
+    alserqi_name = server.store.character_read("char_alserqi")["name"]
+    assert labels == [alserqi_name, "Tamsin"]  # was ["…", alserqi_name, "Tamsin"], the first empty
+    turn_wait_done(page)
+    assert page.js_errors == []
+
+
 def test_a_tab_opened_mid_reply_shows_the_reasoning_so_far_folded(
         page: Page, logged_in: BrowserContext, server: Server) -> None:
     page.set_viewport_size(PHONE)
