@@ -130,12 +130,15 @@
       const r = await fetch(`/instances/${instanceId}/messages?before=${marker.dataset.before}`);
       if (!r.ok) return;
       const box = messagesBox();
-      const before = box.scrollHeight;
+      // Keep the line the reader was at in place. Chromium's scroll anchoring already moves
+      // the view by the inserted height and Safari's does not, so measure instead of adding it.
       const older = fragment(await r.text());
+      const anchor = marker.nextElementSibling;
+      const was = anchor ? anchor.getBoundingClientRect().top : 0;
       const nodes = [...older.children];
       marker.replaceWith(older);
       for (const node of nodes) adopt(node);
-      box.scrollTop += box.scrollHeight - before;
+      if (anchor) box.scrollTop += anchor.getBoundingClientRect().top - was;
     } finally {
       loadingOlder = false;
     }

@@ -195,17 +195,48 @@ def test_edit_in_place_and_delete_with_undo(page: Page, server: Server, size: di
     assert page.js_errors == []
 
 
-def test_a_long_session_shows_the_newest_messages_and_older_ones_on_scroll(
-        page: Page, server: Server) -> None:
-    page.set_viewport_size(PHONE)
+def _long_session(page: Page, server: Server, count: int) -> None:
+    """A new instance whose session holds `count` lines ("line 0", …), open in the page."""
     instance_id = _new_instance(page, server)
     store = server.store
     session_id = server.instance_state(instance_id)["current_session_id"]
     read = store.session_read(instance_id, session_id)
     lines = [{"role": "user" if n % 2 == 0 else "assistant", "content": f"line {n}",
-              "turn": n // 2 + 1, "timestamp": "2026-11-23T20:00:00Z"} for n in range(400)]
+              "turn": n // 2 + 1, "timestamp": "2026-11-23T20:00:00Z"} for n in range(count)]
     store.session_rewrite(instance_id, session_id, [read.metadata, *lines])
     page.reload()
+
+
+_TOP_SHOWN = """() => { const box = document.getElementById('messages');
+  const top = box.getBoundingClientRect().top;
+  const shown = [...box.querySelectorAll('[data-testid=message]')]
+    .find(m => m.getBoundingClientRect().bottom > top + 5);
+  return parseInt(shown.querySelector('.text').textContent.replace('line ', ''), 10); }"""
+
+
+def test_scrolling_back_with_the_wheel_keeps_the_reader_where_they_were(
+        page: Page, server: Server) -> None:
+    page.set_viewport_size(DESKTOP)
+    _long_session(page, server, 200)
+    first_count = page.locator("[data-testid=message]").count()
+    page.hover("#messages")
+    tops = [page.evaluate(_TOP_SHOWN)]
+    while page.locator("[data-testid=message]").count() < first_count + 20 and len(tops) < 80:
+        page.mouse.wheel(0, -120)
+        page.wait_for_timeout(120)
+        tops.append(page.evaluate(_TOP_SHOWN))
+    page.wait_for_timeout(300)
+    tops.append(page.evaluate(_TOP_SHOWN))
+    # Loading older lines above must not move the view: the line at the top stays about where
+    # the wheel had brought it (it jumped back down by a whole page of loaded lines before).
+    assert tops[-1] <= min(tops[:-1]) + 3, tops
+    assert page.js_errors == []
+
+
+def test_a_long_session_shows_the_newest_messages_and_older_ones_on_scroll(
+        page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    _long_session(page, server, 400)
     shown = page.locator("[data-testid=message]")
     first_count = shown.count()
     assert 20 <= first_count <= 41
