@@ -119,8 +119,8 @@ def question_focus(text: str) -> str:
 # "那个[是工程师]的人，[电话号码]是多少" / "[28岁]的那个人[生日是哪天]". The line that matches the
 # condition names the thing ("我的上司是个工程师"); the answer is in another line about the same
 # thing ("我上司的联系电话是…"), which shares few words with the question.
-_CONDITION_AFTER = re.compile(r"那个(?P<condition>[^？?。!！]{2,120}?)的(?P<rest>[^的].{1,200})", re.S)
-_CONDITION_BEFORE = re.compile(r"(?P<condition>[^，,。？?！!\s]{2,60})的那个(?P<rest>.{2,200})", re.S)
+_CONDITION_AFTER = re.compile(r"那[个位](?P<condition>[^？?。!！]{2,120}?)的(?P<rest>[^的].{1,200})", re.S)
+_CONDITION_BEFORE = re.compile(r"(?P<condition>[^，,。？?！!\s]{2,60})的那[个位](?P<rest>.{2,200})", re.S)
 
 
 def condition_split(question: str) -> tuple[str, str] | None:

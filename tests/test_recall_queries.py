@@ -47,6 +47,8 @@ def test_question_focus_keeps_what_follows_a_repair():
     ("那个人是工程师的电话号码能告诉我吗？", ("人是工程师", "电话号码能告诉我吗？")),
     ("那个当翻译员的，他是哪里人啊？", ("当翻译员", "他是哪里人啊？")),
     ("28岁的那个人生日是哪天来着？", ("28岁", "生日是哪天来着？")),
+    ("那位内科专家的身高是多少呢？", ("内科专家", "身高是多少呢？")),
+    ("28岁的那位生日是哪天？", ("28岁", "生日是哪天？")),
     ("硬件创新与发展论坛的持续时间是什么？", None),
 ])
 def test_condition_split_finds_what_is_true_and_what_is_asked(text, split):
@@ -131,6 +133,12 @@ def test_a_conditional_question_recalls_the_line_with_the_answer(diary):
     result = query_user_history("那个人是工程师的电话号码能告诉我吗？", "inst_d",
                                 index=diary, force=True, k=4)
     assert _found(result, "我的上司是个工程师。")
+    assert _found(result, "我上司的联系电话是19845027633。")
+
+
+def test_a_conditional_question_about_that_person_recalls_the_answer(diary):
+    # 那位 is 那个 said politely: the same two hops.
+    result = query_user_history("那位工程师的电话号码是多少？", "inst_d", index=diary, force=True, k=4)
     assert _found(result, "我上司的联系电话是19845027633。")
 
 
