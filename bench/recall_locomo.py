@@ -289,6 +289,9 @@ def main() -> None:
                         help="try another preference for lines from the time a question names")
     parser.add_argument("--speaker-bonus", type=float, default=None,
                         help="try another preference for lines of the speaker a question names")
+    parser.add_argument("--session-bonus", type=float, default=None,
+                        help="try another preference for lines of sessions holding several "
+                             "of the first pass's best hits")
     parser.add_argument("--without-speaker-names", action="store_true",
                         help="store lines without the speaker's name (only role user/assistant)")
     args = parser.parse_args()
@@ -303,8 +306,11 @@ def main() -> None:
         rag.DATE_BONUS = args.date_bonus
     if args.speaker_bonus is not None:
         rag.SPEAKER_BONUS = args.speaker_bonus
+    if args.session_bonus is not None:
+        rag.SESSION_BONUS = args.session_bonus
     print(f"fusion: dense weight {rag.DENSE_WEIGHT}, context weight {keywords.CONTEXT_WEIGHT}, "
-          f"date bonus {rag.DATE_BONUS}, speaker bonus {rag.SPEAKER_BONUS}")
+          f"date bonus {rag.DATE_BONUS}, speaker bonus {rag.SPEAKER_BONUS}, "
+          f"session bonus {rag.SESSION_BONUS}")
     results = []
     for folder in folders:
         print(f"{folder.name}:", flush=True)

@@ -17,6 +17,7 @@ from datetime import date, datetime, timezone
 from typing import Any
 
 
+from memory.feedback import session_prefer
 from memory.focus import (QuestionFocus, TimeWindow, focus_read, speakers_named,
                           timestamp_day)
 from memory.index import Hit, MemoryIndex
@@ -39,7 +40,11 @@ BRIDGE_MAX_WORDS = 12
 # Preferences added to the fused score (which lies in 0..1) of a line from the time the question
 # names and of a line by the speaker it names (memory/focus.py).
 DATE_BONUS = 0.2
-SPEAKER_BONUS = 0.1
+SPEAKER_BONUS = 0.3
+# Lines of a session that holds at least two of the SESSION_TOP best first-pass hits
+# (memory/feedback.py): real chats keep to a topic for a while.
+SESSION_BONUS = 0.1
+SESSION_TOP = 5
 WARNING_RECALL_UNAVAILABLE = "记忆检索暂不可用，本轮回复不含历史回忆"
 SHALLOW_COLLECTIONS = ("summaries", "turns")
 DEEP_COLLECTIONS = ("plots", "turns")
@@ -119,6 +124,7 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
     keyword_norm = _min_max(keyword, floor=0.0)
     fused = {key: DENSE_WEIGHT * dense_norm.get(key, 0.0)
              + (1 - DENSE_WEIGHT) * keyword_norm.get(key, 0.0) for key in {**pool, **keyword}}
+    fused = session_prefer(fused, top=SESSION_TOP, bonus=SESSION_BONUS)
     named = speakers_named(focus.words, _speakers(pool.values())) if focus is not None else set()
     if focus is not None and (focus.window or named):
         pool.update(_hits_fetch(index, [key for key in fused if key not in pool]))

@@ -1,0 +1,82 @@
+"""A session where several of the best hits sit is preferred (memory/feedback.py), through the
+real index and as the pure function."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory import rag
+from memory.feedback import session_prefer, turn_session
+from memory.index import MemoryIndex
+from memory.rag import query_user_history
+
+
+def _key(session: str, turn: int, role: str = "user", instance: str = "inst") -> tuple:
+    return ("turns", instance, f"turn_{session}_{turn}_{role}")
+
+
+def test_turn_session_reads_the_session_from_a_turn_id_and_nothing_else():
+    assert turn_session(_key("sess_003", 12, "assistant")) == ("inst", "sess_003")
+    assert turn_session(("summaries", "inst", "summary_sess_001_0")) is None
+    assert turn_session(("turns", "inst", "turn_bad")) is None
+
+
+def test_the_session_holding_most_of_the_best_hits_gets_the_whole_bonus():
+    fused = {_key("sess_a", 1): 0.9, _key("sess_a", 2): 0.8, _key("sess_b", 1): 0.7,
+             _key("sess_b", 2): 0.2, _key("sess_a", 9): 0.1, _key("sess_c", 1): 0.65}
+    preferred = session_prefer(fused, top=5, bonus=0.1)
+    assert preferred[_key("sess_a", 9)] == pytest.approx(0.1 + 0.1)
+    # sess_b holds two of the five best (0.7 + 0.2 = 0.9 of sess_a's 1.7).
+    assert preferred[_key("sess_b", 1)] == pytest.approx(0.7 + 0.1 * 0.9 / 1.7)
+    assert preferred[_key("sess_c", 1)] == 0.65  # one hit alone makes no session stand out
+
+
+def test_no_bonus_when_no_session_holds_two_of_the_best():
+    fused = {_key("sess_a", 1): 0.9, _key("sess_b", 1): 0.8, ("summaries", "inst", "s1"): 0.7}
+    assert session_prefer(fused, top=5, bonus=0.1) == fused
+    assert session_prefer(fused, top=5, bonus=0.0) is fused
+
+
+def _line(turn: int, role: str, speaker: str, text: str) -> dict:
+    return {"role": role, "content": text, "turn": turn, "speaker": speaker,
+            "timestamp": "2024-01-05T10:00:00Z"}
+
+
+@pytest.fixture(scope="module")
+def chats(tmp_path_factory):
+    """Two sessions end with the same two lines; only the second session talked about olives."""
+    index = MemoryIndex(chroma_path=tmp_path_factory.mktemp("chroma"))
+    ending = [_line(8, "user", "Maria", "So what do you think?"),
+              _line(8, "assistant", "John", "Honestly I cannot stand them.")]
+    filler = [_line(n, role, speaker, f"Small talk number {n} about the weather.")
+              for n in range(5, 8) for role, speaker in (("user", "Maria"), ("assistant", "John"))]
+    topics = {"sess_001": ["The traffic downtown was terrible this morning.",
+                           "The bus took an hour, the traffic never moved."],
+              "sess_002": ["Maria brought olives to the picnic.",
+                           "Olives on pizza, olives in salad, so many olives."]}
+    for session_id, (first, second) in topics.items():
+        opening = [_line(n, role, speaker, text) for n, (role, speaker, text) in enumerate(
+            [("user", "Maria", first), ("assistant", "John", second)], start=1)]
+        index.add_turns(instance_id="inst_s", character_id="c", background_id=None,
+                        session_id=session_id, turns=opening + filler + ending)
+    return index
+
+
+def _position(hits, session_id: str) -> int:
+    return next(i for i, hit in enumerate(hits)
+                if hit.metadata.get("session_id") == session_id
+                and hit.text == "Honestly I cannot stand them.")
+
+
+def test_a_line_with_no_shared_word_is_recalled_from_the_session_about_the_topic(chats):
+    hits = query_user_history("What does John think about olives?", "inst_s", index=chats,
+                              force=True, k=30).hits
+    assert _position(hits, "sess_002") < _position(hits, "sess_001")
+
+
+def test_without_the_session_bonus_the_two_equal_lines_stay_equal(chats, monkeypatch):
+    monkeypatch.setattr(rag, "SESSION_BONUS", 0.0)
+    hits = query_user_history("What does John think about olives?", "inst_s", index=chats,
+                              force=True, k=30).hits
+    first, second = (hit for hit in hits if hit.text == "Honestly I cannot stand them.")
+    assert first.score == pytest.approx(second.score)
