@@ -158,60 +158,81 @@ OPEN_SIZES = (10, 1000, 10_000)
 CHAT_PAGE = 40
 
 
-def open_parse_series(store) -> dict[int, tuple[float, float, float, float]]:
+def open_parse_series(store) -> dict[int, tuple[float, float, float, float, float]]:
     """Parse time when a process first opens a session of n messages: the whole file
-    (read_session_file, what the first cached turn and the history page pay), the newest lines
-    only (read_session_tail, what the reconnect path pays) and the chat page's first page through
-    the line index beside the file (read_session_stretch; the index is built by the first read of
-    a file and then only extended: that one-time build is shown apart). Medians of 5."""
-    from personalab.lib.filestore import read_session_file, read_session_stretch, read_session_tail
+    (read_session_file, what a cached read pays the first time), the newest lines only
+    (read_session_tail, what the reconnect path pays), the chat page's first page through the
+    line index beside the file (read_session_stretch) and what the first turn in the default mode
+    (whole session in the prompt) reads: the newest lines back to the prompt's token limit,
+    through the index (read_session_recent with the default max_total_tokens; a session that fits
+    is read whole). The index is built when the session is written (session_create): that build
+    is shown apart. Medians of 5, the session cache emptied before each read."""
+    from chat.pipeline import MESSAGE_OVERHEAD_TOKENS
+    from personalab.lib import filestore
+    from personalab.lib.filestore import (DEFAULT_CONFIG, read_session_file, read_session_recent,
+                                          read_session_stretch, read_session_tail)
+    from personalab.lib.line_index import index_path
 
+    room = DEFAULT_CONFIG["limits"]["max_total_tokens"]
     print("-- opening a session: parse time, whole file vs newest 40 messages vs the chat page's "
-          "first 40 through the line index (median of 5)")
-    figures: dict[int, tuple[float, float, float, float]] = {}
+          "first 40 vs a default-mode turn's read, through the line index (median of 5)")
+    figures: dict[int, tuple[float, float, float, float, float]] = {}
     for size in OPEN_SIZES:
         session_id = f"sess_o{size:05d}"
-        store.session_create("inst_open", session_id, lines=session_lines(size // 2))
-        path = store.session_path("inst_open", session_id)
+        lines = session_lines(size // 2)
         started = time.perf_counter()
-        read_session_stretch(path, shown=CHAT_PAGE)
+        store.session_create("inst_open", session_id, lines=lines)
         build = (time.perf_counter() - started) * 1000
-        whole, tail, page = [], [], []
+        path = store.session_path("inst_open", session_id)
+        if not index_path(path).exists():
+            started = time.perf_counter()
+            read_session_stretch(path, shown=CHAT_PAGE)
+            build = (time.perf_counter() - started) * 1000
+        whole, tail, page, turn = [], [], [], []
         for _ in range(5):
             for reader, into in ((lambda: read_session_file(path), whole),
                                  (lambda: read_session_tail(path, messages=CHAT_PAGE), tail),
-                                 (lambda: read_session_stretch(path, shown=CHAT_PAGE), page)):
+                                 (lambda: read_session_stretch(path, shown=CHAT_PAGE), page),
+                                 (lambda: read_session_recent(
+                                     path, tokens=room, overhead=MESSAGE_OVERHEAD_TOKENS), turn)):
+                filestore.SESSION_CACHE._entries.clear()
                 started = time.perf_counter()
                 reader()
                 into.append((time.perf_counter() - started) * 1000)
-        figures[size] = (h.median(whole), h.median(tail), h.median(page), build)
+        figures[size] = (h.median(whole), h.median(tail), h.median(page), build, h.median(turn))
         print(f"session of {size:>6} messages ({path.stat().st_size / 1024:7.0f} KB): whole file "
               f"{figures[size][0]:7.2f} ms; newest {CHAT_PAGE} {figures[size][1]:5.2f} ms; "
-              f"chat page {figures[size][2]:5.2f} ms (goal <= 30; index built once in "
-              f"{build:.0f} ms)", flush=True)
+              f"chat page {figures[size][2]:5.2f} ms; default-mode turn {figures[size][4]:5.2f} ms "
+              f"(goal <= 30 each; session written with its index in {build:.0f} ms)", flush=True)
     return figures
 
 
-def first_turn_series(store, owner, character_id: str, background_id: str
+def first_turn_series(store, owner, character_id: str, background_id: str, *, load_all: bool
                       ) -> dict[int, tuple[float, float, float]]:
-    """The first turn a fresh process runs on a session of n messages, last 10 messages in the
-    prompt: with the line index the chat page (or an earlier turn) left beside the file, and
-    without it (the turn builds it), against the same turn with the whole file parsed (the
-    session cache's first read). The process's caches are emptied before each; medians of 3."""
+    """The first turn a fresh process runs on a session of n messages: with the line index
+    the session's writer left beside the file, and without it (the turn builds it), against the
+    same turn with the whole file parsed (the session cache's first read, the path a turn took
+    before the line index). The process's caches (sessions, tallies, token counts) are emptied
+    before each; medians of 3. In the default mode a session of 10,000 messages is over the
+    prompt's limit, so that turn is refused (after the same work)."""
     import chat.context as context
     from chat import pipeline
+    from chat.turn import TurnRefused
     from personalab.lib import filestore
     from personalab.lib.line_index import index_path
+    from personalab.lib.tokens import count_tokens_cache_clear
 
     config = store.config_read()
-    config["preferences"]["conversation_load_all"] = False
+    config["preferences"]["conversation_load_all"] = load_all
     store.config_write(config)
-    print("-- the first turn of a process on a session (last 10 messages in the prompt; median of 3)")
+    label = "whole session in the prompt (default)" if load_all else "last 10 messages in the prompt"
+    print(f"-- the first turn of a process on a session ({label}; median of 3)")
     figures: dict[int, tuple[float, float, float]] = {}
     for size in OPEN_SIZES:
         instance_id = instance_with_session(store, owner, character_id, background_id, size // 2)
         path = store.session_path(instance_id, "sess_002")
         indexed, unindexed, whole = [], [], []
+        refused = False
         for _ in range(3):
             for into, keep_index, read_whole in ((indexed, True, False), (unindexed, False, False),
                                                  (whole, True, True)):
@@ -220,17 +241,23 @@ def first_turn_series(store, owner, character_id: str, background_id: str
                     index_path(path).unlink()
                 filestore.SESSION_CACHE._entries.clear()
                 pipeline._tallies.clear()
+                count_tokens_cache_clear()
                 with contextlib.ExitStack() as stack:
-                    if read_whole:  # the path a turn took before the line index
+                    if read_whole:
                         original = context._session_for_turn
                         context._session_for_turn = lambda *a, newest_only, **k: original(
                             *a, newest_only=False, **k)
                         stack.callback(setattr, context, "_session_for_turn", original)
-                    into.append(turn_once(store, instance_id, PLAIN_TEXT)[0])
+                    started = time.perf_counter()
+                    try:
+                        turn_once(store, instance_id, PLAIN_TEXT)
+                    except TurnRefused:
+                        refused = True
+                    into.append((time.perf_counter() - started) * 1000)
         figures[size] = (h.median(indexed), h.median(unindexed), h.median(whole))
         print(f"session of {size:>6} messages: first turn {figures[size][0]:6.1f} ms with the index "
               f"on disk, {figures[size][1]:6.1f} ms building it, {figures[size][2]:6.1f} ms parsing "
-              f"the whole file", flush=True)
+              f"the whole file{' (refused: over max_total_tokens)' if refused else ''}", flush=True)
     return figures
 
 
@@ -407,6 +434,22 @@ def recall_measure(store, owner, character_id: str, background_id: str, args) ->
             "random_vectors": not embed, "profile": profile}
 
 
+def _open_summary(opened: dict, first_turns: dict, first_whole: dict) -> str:
+    return (" ".join(f"ms_open_whole_{size}={opened[size][0]:.1f} "
+                     f"ms_open_tail_{size}={opened[size][1]:.2f} "
+                     f"ms_open_page_{size}={opened[size][2]:.2f} "
+                     f"ms_open_turn_loadall_{size}={opened[size][4]:.2f} "
+                     f"ms_index_build_{size}={opened[size][3]:.0f}" for size in opened)
+            + " " + " ".join(f"ms_first_turn_{size}={first_turns[size][0]:.1f} "
+                             f"ms_first_turn_no_index_{size}={first_turns[size][1]:.1f} "
+                             f"ms_first_turn_whole_{size}={first_turns[size][2]:.1f}"
+                             for size in first_turns)
+            + " " + " ".join(f"ms_first_turn_loadall_{size}={first_whole[size][0]:.1f} "
+                             f"ms_first_turn_loadall_no_index_{size}={first_whole[size][1]:.1f} "
+                             f"ms_first_turn_loadall_before_{size}={first_whole[size][2]:.1f}"
+                             for size in first_whole))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
@@ -419,6 +462,8 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true",
                         help="print a cProfile of turns at the largest session and of recall turns")
     parser.add_argument("--skip-recall", action="store_true")
+    parser.add_argument("--open-only", action="store_true",
+                        help="only the opening series (parse times and first turns), then stop")
     args = parser.parse_args()
     per_size = args.turns_per_size or (10 if args.quick else 30)
     args.memory_turns = args.memory_turns or (10_000 if args.quick else 100_000)
@@ -440,7 +485,11 @@ def main() -> None:
             "name": "废土复仇记", "world_setting": "2087年，核战后50年。",
             "story_outline": ["发现背叛者的线索", "潜入敌人据点", "与仇人对峙"]})
         opened = open_parse_series(store)
-        first_turns = first_turn_series(store, owner, character_id, background_id)
+        first_turns = first_turn_series(store, owner, character_id, background_id, load_all=False)
+        first_whole = first_turn_series(store, owner, character_id, background_id, load_all=True)
+        if args.open_only:
+            print(_open_summary(opened, first_turns, first_whole), flush=True)
+            os._exit(0)
         default_series, _, default_bytes = size_series(store, owner, character_id,
                                                        background_id, per_size, load_all=True)
         per_turn, instances, last10_bytes = size_series(store, owner, character_id,
@@ -480,15 +529,7 @@ def main() -> None:
                               for size in default_bytes)
                    + " " + " ".join(f"kb_written_{size}_last10={last10_bytes[size] / 1024:.1f}"
                                     for size in last10_bytes)
-                   + " " + " ".join(f"ms_open_whole_{size}={opened[size][0]:.1f} "
-                                    f"ms_open_tail_{size}={opened[size][1]:.2f} "
-                                    f"ms_open_page_{size}={opened[size][2]:.2f} "
-                                    f"ms_index_build_{size}={opened[size][3]:.0f}"
-                                    for size in opened)
-                   + " " + " ".join(f"ms_first_turn_{size}={first_turns[size][0]:.1f} "
-                                    f"ms_first_turn_no_index_{size}={first_turns[size][1]:.1f} "
-                                    f"ms_first_turn_whole_{size}={first_turns[size][2]:.1f}"
-                                    for size in first_turns))
+                   + " " + _open_summary(opened, first_turns, first_whole))
         if recall:
             summary += (f" ms_recall_{label}={h.median(recall['times'][1:] or recall['times']):.0f}"
                         f" ms_reminder_{label}={h.median(recall['reminder']):.0f}")

@@ -15,8 +15,8 @@ from typing import Any
 from chat.group_prompt import lines_for_speaker, members_block, unnamed_lines_by
 from chat.llm import Provider, llm_settings_from_env, provider_for
 from chat.members import is_group
-from chat.pipeline import (PromptInputs, PromptResult, TemplateStore, conversation_lines_wanted,
-                           prompt_build)
+from chat.pipeline import (MESSAGE_OVERHEAD_TOKENS, PromptInputs, PromptResult, TemplateStore,
+                           conversation_lines_wanted, conversation_tokens_room, prompt_build)
 from chat.prompt.alternation import messages_alternate
 from chat.prompt.card_fields import CardFields, card_fields_placement, card_fields_read
 from chat.prompt.world_info import lore_sources, lore_speaker, lore_vectors, outlet_macros
@@ -140,14 +140,26 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
 
 def _session_for_turn(store: FileStore, instance_id: str, session_id: str,
                       config: dict[str, Any], *, newest_only: bool) -> SessionRead:
-    """When the prompt sends only the newest messages, only they are parsed (through the line
-    index beside the file); otherwise the lines appended since the last turn (the session
-    cache). Either way ctx.lines is read, never changed."""
+    """Only the newest lines the prompt can hold are parsed (through the line index beside the
+    file): the newest messages when the prompt sends only those, otherwise the newest lines back
+    to the prompt's token limit; a session that fits is read through the session cache, which
+    parses only the lines appended since the last turn. Either way ctx.lines is read, never
+    changed."""
     wanted = conversation_lines_wanted(config, {
         "max_messages": store.module_read("history").get("trim_max_messages", 10)})
     if newest_only and wanted is not None:
         return store.session_read(instance_id, session_id, usable=wanted)
+    if newest_only:
+        return store.session_read(instance_id, session_id, overhead=MESSAGE_OVERHEAD_TOKENS,
+                                  tokens=conversation_tokens_room(
+                                      config, store.module_read("prompt").get("section_budgets")))
     return store.session_read(instance_id, session_id, cached=True)
+
+
+def _session_whole(store: FileStore, ctx: TurnContext) -> None:
+    """ctx with every line of the session, when the prompt wanted more than the newest."""
+    read = store.session_read(ctx.instance_id, ctx.session_id, cached=True)
+    ctx.lines, ctx.first_index, ctx.lines_before = list(read.lines), 0, None
 
 
 class RedoRefused(ValueError):
@@ -237,9 +249,13 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
 
     started = time.perf_counter()
     lore = _lore(store, ctx)
-    inputs = _prompt_inputs(store, ctx, director, recall, lore)
     templates = templates_for(store).get(_locale(store))
+    inputs = _prompt_inputs(store, ctx, director, recall, lore)
     prompt = prompt_build(inputs, templates)
+    if prompt.lines_missing:
+        _session_whole(store, ctx)
+        inputs = _prompt_inputs(store, ctx, director, recall, lore)
+        prompt = prompt_build(inputs, templates)
     prompt.messages = messages_alternate(prompt.messages,
                                          opening=templates.default("opening_user"))
     timings["assemble_ms"] = _ms(started)

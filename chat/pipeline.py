@@ -120,6 +120,9 @@ class PromptResult:
     refused: str | None
     dropped_blocks: list[dict[str, Any]]
     tokenizer: str = ""
+    # The prompt is not refused but wants lines older than those it was given: build it again
+    # from the whole session.
+    lines_missing: bool = False
 
 
 @dataclass
@@ -633,6 +636,10 @@ class Conversation:
     costs: list[int]
     report: SectionReport
     session_tokens: int
+    # What the lines left unread would add to the prompt: the window reached the oldest line
+    # read without closing (a whole-session prompt over its limit, or too few lines read).
+    unread_tokens: int = 0
+    unread: bool = False
 
 
 _line_usable = line_prompt_usable
@@ -791,12 +798,27 @@ def conversation_build(
         _message_cost(_line_message(line, summary_source, variables)["content"])
         for line in [*before.summaries, *tally.summaries]
     )
+    unread = bool(before.usable) and not window.closed_by
     message_tokens = (tally.message_tokens + before.message_tokens
-                      + before.messages * MESSAGE_OVERHEAD_TOKENS)
+                      + before.messages * MESSAGE_OVERHEAD_TOKENS
+                      + (_macro_difference(before, summary_source, variables) if unread else 0))
     kept, costs = window.messages[::-1], window.costs[::-1]
+    notes = _window_notes(window, plan, trimming, budget)
+    if unread:
+        notes.append(f"{before.usable} older lines not read: the prompt is over its limit")
     report = _conversation_report(kept, costs, tally.usable + before.usable, label, label_tokens,
-                                  _window_notes(window, plan, trimming, budget))
-    return Conversation(kept, costs, report, window.tokens + message_tokens + summary_tokens)
+                                  notes)
+    if unread:
+        report.tokens += message_tokens + summary_tokens
+    return Conversation(kept, costs, report, window.tokens + message_tokens + summary_tokens,
+                        unread_tokens=message_tokens + summary_tokens if unread else 0,
+                        unread=unread)
+
+
+def _macro_difference(before: LinesBefore, summary_source: str, variables: dict[str, Any]) -> int:
+    """What the macros in the unread messages add to their tallied cost once filled in."""
+    return sum(count_tokens(_line_message(line, summary_source, variables)["content"])
+               - count_tokens(line["content"]) for line in before.macro_messages)
 
 
 def conversation_lines_wanted(config: dict[str, Any], trimming: dict[str, Any]) -> int | None:
@@ -805,6 +827,16 @@ def conversation_lines_wanted(config: dict[str, Any], trimming: dict[str, Any]) 
     if _config_value(config, "preferences", "conversation_load_all"):
         return None
     return max(int({**DEFAULT_TRIMMING, **trimming}["max_messages"]), 1) + 1
+
+
+def conversation_tokens_room(config: dict[str, Any], section_budgets: Any) -> int:
+    """The most tokens the conversation of a prompt can hold: its section budget, and never more
+    than the prompt's limit (a prompt whose messages weigh more than that is refused)."""
+    room = int(_config_value(config, "limits", "max_total_tokens"))
+    budget = section_budgets.get("conversation") if isinstance(section_budgets, dict) else None
+    if isinstance(budget, int) and not isinstance(budget, bool):
+        room = min(room, budget)
+    return max(room, 0)
 
 
 def _window_notes(
@@ -903,7 +935,8 @@ def history_weave(messages: list[dict[str, str]], blocks: list[_Block]) -> list[
 def _total_tokens(system_text: str, conversation: Conversation, blocks: list[_Block]) -> int:
     system = count_tokens(system_text) + MESSAGE_OVERHEAD_TOKENS if system_text else 0
     depth = sum(b.report.tokens for b in blocks if b.position == "depth")
-    return system + sum(conversation.costs) + depth + REPLY_PRIMING_TOKENS
+    return (system + sum(conversation.costs) + conversation.unread_tokens + depth
+            + REPLY_PRIMING_TOKENS)
 
 
 def blocks_fit(
@@ -1104,4 +1137,5 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
         refused=refused,
         dropped_blocks=dropped,
         tokenizer=tokenizer_name(),
+        lines_missing=conversation.unread and refused is None,
     )

@@ -701,19 +701,21 @@ class FileStore:
     def session_read(self, instance_id: str, session_id: str, *,
                      cached: bool = False, newest: int | None = None,
                      shown: int | None = None, before: int | None = None,
-                     usable: int | None = None) -> SessionRead:
+                     usable: int | None = None, tokens: int | None = None,
+                     overhead: int = 0) -> SessionRead:
         """The session as it is in the file now. `cached` parses only what was appended since
         the last cached read of this file (a rewrite is noticed and parsed again in full);
         its lines are shared with the cache, so the caller must not change them. `newest`
         parses only the newest lines holding that many messages (read_session_tail); `shown`
         only the stretch a chat page of that many lines before `before` needs
         (read_session_stretch); `usable` only the newest lines a prompt of that many messages
-        needs, the older ones tallied (read_session_recent)."""
+        needs, `tokens` those a prompt of that many tokens needs, the older ones tallied
+        (read_session_recent)."""
         path = self.session_path(instance_id, session_id)
         if shown is not None:
             return read_session_stretch(path, shown=shown, before=before)
-        if usable is not None:
-            return read_session_recent(path, usable=usable)
+        if usable is not None or tokens is not None:
+            return read_session_recent(path, usable=usable, tokens=tokens, overhead=overhead)
         if newest is not None:
             return read_session_tail(path, messages=newest)
         return SESSION_CACHE.read(path) if cached else read_session_file(path)
@@ -1159,31 +1161,76 @@ class LinesBefore:
     messages: int
     message_tokens: int  # the messages' contents only, no per-message overhead
     summaries: list[dict[str, Any]]
+    # The messages among them whose text may hold a macro (its bytes hold "{{", "<" or an
+    # escape of either), parsed: what such a message costs once sent depends on the macros.
+    macro_messages: list[dict[str, Any]] = field(default_factory=list)
 
 
-def read_session_recent(path: Path, *, usable: int) -> SessionRead:
-    """The newest lines holding `usable` lines a prompt may send and the newest user line,
-    through the line index; `lines_before` tallies the lines before them."""
+# Bytes a message's line holds when its text may hold a macro (personalab.lib.macros): the
+# characters that start one, as written or JSON-escaped.
+_MAYBE_MACRO = re.compile(rb"\{\{|<|\\u00(?:3[cC]|7[bB])")
+
+
+def read_session_recent(path: Path, *, usable: int | None = None, tokens: int | None = None,
+                        overhead: int = 0) -> SessionRead:
+    """The newest lines a prompt can use, through the line index, and the newest user line:
+    `usable` lines a prompt may send, or (`tokens`) lines a prompt may send back to the first
+    that takes their cost (content tokens + `overhead` each) over `tokens`; `lines_before`
+    tallies the lines before them. When every line fits in `tokens`, the whole session is read
+    through the session cache, so the next turn parses only what was appended."""
     indexed = _session_indexed(path)
     if indexed is None:
         return read_session_file(path)
     data, index, positions = indexed
     records = index.records[positions]
-    usable_at = np.flatnonzero(records["usable"])
-    first = int(usable_at[-usable]) if len(usable_at) >= usable else 0
+    first = _recent_first(records, usable=usable, tokens=tokens, overhead=overhead)
+    if usable is None and first == 0:
+        return SESSION_CACHE.read(path)
     users = np.flatnonzero(records["kind"] == USER)
     if len(users):
         first = min(first, int(users[-1]))
     read = _stretch_read(path, data, index, positions, first, len(positions), whole_end=True)
-    older = records[:first]
+    read.lines_before = _lines_before(data, index, positions, first)
+    return read
+
+
+def _recent_first(records: np.ndarray, *, usable: int | None, tokens: int | None,
+                  overhead: int) -> int:
+    """The position of the oldest line a read of the newest lines needs."""
+    usable_at = np.flatnonzero(records["usable"])
+    if usable is not None:
+        return int(usable_at[-usable]) if len(usable_at) >= usable else 0
+    costs = records["tokens"][usable_at].astype(np.int64) + overhead
+    over = np.flatnonzero(np.cumsum(costs[::-1]) > (tokens or 0))
+    return int(usable_at[len(usable_at) - 1 - int(over[0])]) if len(over) else 0
+
+
+def _lines_before(data: bytes, index: LineIndex, positions: np.ndarray,
+                  first: int) -> LinesBefore:
+    older = index.records[positions[:first]]
     usable_older = older["usable"].astype(bool)
-    messages = older[usable_older & np.isin(older["kind"], MESSAGE_KINDS)]
+    is_message = usable_older & np.isin(older["kind"], MESSAGE_KINDS)
+    messages = older[is_message]
     summaries = [_line_at(data, index, int(number))
                  for number in positions[:first][usable_older & (older["kind"] == SUMMARY)]]
-    read.lines_before = LinesBefore(usable=int(usable_older.sum()), messages=len(messages),
-                                    message_tokens=int(messages["tokens"].sum()),
-                                    summaries=[line for line in summaries if line is not None])
-    return read
+    return LinesBefore(usable=int(usable_older.sum()), messages=len(messages),
+                       message_tokens=int(messages["tokens"].sum()),
+                       summaries=[line for line in summaries if line is not None],
+                       macro_messages=_macro_messages(data, index, positions[:first][is_message]))
+
+
+def _macro_messages(data: bytes, index: LineIndex, numbers: np.ndarray) -> list[dict[str, Any]]:
+    """The lines at record `numbers` whose bytes may hold a macro, parsed."""
+    if not len(numbers):
+        return []
+    stop = index.span(int(numbers[-1]))[1]
+    hits = [found.start() for found in _MAYBE_MACRO.finditer(data, 0, stop)]
+    if not hits:
+        return []
+    at = np.unique(np.searchsorted(index.records["end"], np.array(hits, dtype=np.uint64),
+                                   side="right"))
+    lines = [_line_at(data, index, int(number)) for number in np.intersect1d(at, numbers)]
+    return [line for line in lines if line is not None]
 
 
 def _line_at(data: bytes, index: LineIndex, number: int) -> dict[str, Any] | None:
