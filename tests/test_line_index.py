@@ -186,3 +186,43 @@ def test_an_edit_near_the_end_is_read_right_and_keeps_the_index_of_the_lines_bef
     assert read.lines[-1]["content"] == "edited answer"
     assert len(index_path(path).read_bytes()) == 32 + (len(edited) + 1) * RECORD.itemsize
     assert _pages_match(path) == 16
+
+
+@pytest.mark.django_db
+def test_an_imported_chat_is_indexed_as_it_is_written_so_opening_it_builds_nothing(
+        store, instance):
+    from chat.services import session_import
+
+    header = {"user_name": "User", "character_name": "Ada", "create_date": "2024-05-01"}
+    chat = [header] + [{"name": "User" if n % 2 == 0 else "Ada", "is_user": n % 2 == 0,
+                        "mes": f"line {n}", "send_date": "2024-05-01"} for n in range(600)]
+    data = "\n".join(json.dumps(line) for line in chat).encode() + b"\n"
+    session_id, _ = session_import(store, instance_id=instance, data=data)
+    path = store.session_path(instance, session_id)
+    index = index_path(path)
+    written = index.stat()
+    read = read_session_stretch(path, shown=PAGE)
+    assert index.stat().st_ino == written.st_ino and index.stat().st_size == written.st_size
+    assert read.lines[-1]["content"] == "line 599" and _pages_match(path) == 15
+
+
+def test_a_session_written_with_odd_lines_is_indexed_and_read_like_a_whole_read(fs):
+    lines = [{"role": "user", "content": "fine", "turn": 1},
+             {"role": "assistant", "content": 5, "turn": 1},  # valid JSON, unusable values
+             {"role": "assistant", "content": "ok", "turn": 1, "trace_id": "../x"}]
+    fs.session_create("inst_0001", "sess_0009", lines=lines * 100)
+    path = fs.session_path("inst_0001", "sess_0009")
+    written = index_path(path).stat()
+    full = read_session_file(path)
+    assert len(full.problems) == 200
+    assert _pages_match(path) == 3
+    assert index_path(path).stat().st_ino == written.st_ino  # the written index was believed
+
+
+def test_a_rewrite_writes_the_index_of_the_new_file(fs, path):
+    full = read_session_file(path)
+    fs.session_rewrite("inst_0001", "sess_0001", [full.metadata, *full.lines[::2]])
+    written = index_path(path).stat()
+    assert written.st_size == 32 + (len(full.lines[::2]) + 1) * RECORD.itemsize
+    assert _pages_match(path) == 8
+    assert index_path(path).stat().st_ino == written.st_ino

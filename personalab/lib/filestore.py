@@ -695,7 +695,7 @@ class FileStore:
             metadata["imported"] = imported
         body = "".join(_dump_line(line) + "\n" for line in [metadata, *(lines or [])])
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(path, body)
+        _session_write(path, body.encode("utf-8"))
         return metadata
 
     def session_read(self, instance_id: str, session_id: str, *,
@@ -737,7 +737,7 @@ class FileStore:
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
         backup = backup_dir / f"{session_id}.{stamp}.jsonl"
         shutil.copy2(path, backup)
-        write_text_atomic(path, "".join(_dump_line(line) + "\n" for line in lines))
+        _session_write(path, "".join(_dump_line(line) + "\n" for line in lines).encode("utf-8"))
         self._backups_prune(backup_dir, session_id)
         return backup
 
@@ -852,6 +852,15 @@ class FileStore:
     def memory_json_write(self, instance_id: str, name: str, data: Any) -> None:
         write_json_atomic(
             self.memory_dir(instance_id) / f"{validate_id(name, kind='memory file')}.json", data)
+
+
+def _session_write(path: Path, data: bytes) -> None:
+    """Write a whole session file and its line index, so that an imported or rewritten session
+    is never indexed by the first reader (a page or a turn); the index is a cache, so failing to
+    write it only leaves that to the next read."""
+    write_bytes_atomic(path, data)
+    with contextlib.suppress(Unindexable, OSError):
+        line_index_read(path, data)
 
 
 def _file_bytes_or_empty(path: Path) -> bytes:
