@@ -172,7 +172,9 @@ def open_parse_series(store) -> dict[int, tuple[float, float, float, float, floa
     from personalab.lib.filestore import (DEFAULT_CONFIG, read_session_file, read_session_recent,
                                           read_session_stretch, read_session_tail)
     from personalab.lib.line_index import index_path
+    from personalab.lib.tokens import count_tokens, count_tokens_cache_clear
 
+    count_tokens("")  # the tokenizer loaded once, before anything is timed
     room = DEFAULT_CONFIG["limits"]["max_total_tokens"]
     print("-- opening a session: parse time, whole file vs newest 40 messages vs the chat page's "
           "first 40 vs a default-mode turn's read, through the line index (median of 5)")
@@ -180,6 +182,7 @@ def open_parse_series(store) -> dict[int, tuple[float, float, float, float, floa
     for size in OPEN_SIZES:
         session_id = f"sess_o{size:05d}"
         lines = session_lines(size // 2)
+        count_tokens_cache_clear()  # a fresh process counts every text of an imported chat
         started = time.perf_counter()
         store.session_create("inst_open", session_id, lines=lines)
         build = (time.perf_counter() - started) * 1000

@@ -65,6 +65,7 @@ class TurnContext:
     # session, and what the lines before them hold.
     first_index: int = 0
     lines_before: LinesBefore | None = None
+    token_counts: dict[str, int] = field(default_factory=dict)  # by text, from the line index
 
 
 @dataclass
@@ -121,7 +122,7 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
         problems=[p.describe() for p in read.problems],
         plot_state_before=copy.deepcopy(instance_state.get("plot_state", {})),
         speaker=speaker, trigger=trigger, first_index=read.first_index,
-        lines_before=read.lines_before,
+        lines_before=read.lines_before, token_counts=read.token_counts,
     )
     if speaker:
         ctx.reply_extra = {"speaker": speaker.character_id,
@@ -507,7 +508,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         lines=(_prompt_lines(ctx, player_name=persona["name"],
                              unnamed_name=_unnamed_name(store, ctx)) if group
                else _prompt_lines(ctx)),
-        lines_before=ctx.lines_before,
+        lines_before=ctx.lines_before, token_counts=ctx.token_counts,
         config=ctx.config,
         trimming={"max_messages": history.get("trim_max_messages", 10),
                   "max_chars": history.get("trim_max_chars", 4000)},

@@ -86,6 +86,8 @@ class PromptInputs:
     lines: list[dict[str, Any]] = field(default_factory=list)
     # What the session holds before `lines` when only its newest lines were read.
     lines_before: LinesBefore | None = None
+    # Tokens of message texts already counted (by the line index), so they are not counted again.
+    token_counts: dict[str, int] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=lambda: copy.deepcopy(DEFAULT_CONFIG))
     trimming: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_TRIMMING))
     section_budgets: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_SECTION_BUDGETS))
@@ -700,16 +702,22 @@ def _message_cost(content: str) -> int:
 
 
 def conversation_window(
-    lines: list[dict[str, Any]], window: _Window, summary_source: str, variables: dict[str, Any]
+    lines: list[dict[str, Any]], window: _Window, summary_source: str, variables: dict[str, Any],
+    counted: dict[str, int] | None = None,
 ) -> int:
     """Fill `window` from the newest line back; returns how many lines lie before it (the
-    line that closed it included), which the prompt leaves out."""
+    line that closed it included), which the prompt leaves out. `counted`: tokens of texts
+    counted already."""
+    counted = counted or {}
     for position in range(len(lines) - 1, -1, -1):
         line = lines[position]
         if not _line_usable(line):
             continue
         message = _line_message(line, summary_source, variables)
-        if not window.offer(message, _message_cost(message["content"])):
+        tokens = counted.get(message["content"])
+        cost = (MESSAGE_OVERHEAD_TOKENS + tokens if tokens is not None
+                else _message_cost(message["content"]))
+        if not window.offer(message, cost):
             return position + 1
     return 0
 
@@ -791,7 +799,8 @@ def conversation_build(
         max_chars=None if plan.load_all else int(trimming["max_chars"]),
         token_room=None if budget is None else budget - label_tokens,
     )
-    older = conversation_window(inputs.lines, window, summary_source, variables)
+    older = conversation_window(inputs.lines, window, summary_source, variables,
+                                inputs.token_counts)
     tally = older_lines_tally(inputs.lines[:older]) if older else _Tally([], "")
     before = inputs.lines_before or LinesBefore(0, 0, 0, [])
     summary_tokens = sum(

@@ -226,3 +226,17 @@ def test_a_rewrite_writes_the_index_of_the_new_file(fs, path):
     assert written.st_size == 32 + (len(full.lines[::2]) + 1) * RECORD.itemsize
     assert _pages_match(path) == 8
     assert index_path(path).stat().st_ino == written.st_ino
+
+
+def test_lines_json_reads_alone_but_not_joined_are_read_one_by_one(fs):
+    lines = [json.dumps({"role": "user", "content": f"q{n}", "turn": n}).encode()
+             for n in range(1, 200)]
+    lines[100] = b"\xef\xbb\xbf" + lines[100]  # a byte-order mark some editors add
+    lines[150] = lines[150] + b"\r"  # a Windows line end
+    fs.session_create("inst_0001", "sess_0008", lines=[])
+    path = fs.session_path("inst_0001", "sess_0008")
+    _append_raw(path, b"\n".join(lines) + b"\n")
+    full = read_session_file(path)
+    assert [line["content"] for line in full.lines][99:102] == ["q100", "q101", "q102"]
+    assert _pages_match(path) == 5
+    assert read_session_stretch(path, shown=150).lines == full.lines[-151:]

@@ -53,7 +53,8 @@ def test_a_turn_reads_only_the_newest_lines_and_builds_what_a_whole_read_builds(
     assert ctx.turn == 1001 and len(ctx.problems) == 1
     whole = store.session_read(instance, "sess_001")
     assert ctx.lines == whole.lines[ctx.first_index:]
-    full_ctx = dataclasses.replace(ctx, lines=list(whole.lines), first_index=0, lines_before=None)
+    full_ctx = dataclasses.replace(ctx, lines=list(whole.lines), first_index=0, lines_before=None,
+                                   token_counts={})
     newest, everything = context_prepare(store, ctx, {}), context_prepare(store, full_ctx, {})
     assert _prompt(newest) == _prompt(everything)
     overflow = next(w for w in newest.warnings if w["category"] == "conversation_overflow")

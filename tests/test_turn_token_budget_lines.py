@@ -60,7 +60,8 @@ def _both(store, instance, text: str = "灯塔怎么样了？"):
     with store.instance_lock(instance):
         ctx = context_load(store, instance_id=instance, user_text=text)
     whole = store.session_read(instance, "sess_001")
-    full_ctx = dataclasses.replace(ctx, lines=list(whole.lines), first_index=0, lines_before=None)
+    full_ctx = dataclasses.replace(ctx, lines=list(whole.lines), first_index=0, lines_before=None,
+                                   token_counts={})
     as_loaded = dataclasses.replace(ctx, lines=list(ctx.lines))
     return as_loaded, context_prepare(store, ctx, {}), context_prepare(store, full_ctx, {})
 

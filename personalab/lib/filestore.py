@@ -40,8 +40,9 @@ import numpy as np
 
 from personalab.lib.errors import AppError
 from personalab.lib.ids import next_numbered_id, validate_id
-from personalab.lib.line_index import (BAD, MESSAGE_KINDS, METADATA, SHOWN_KINDS, SUMMARY, USER,
-                                       LineIndex, Unindexable, index_path, line_index_read)
+from personalab.lib.line_index import (ASSISTANT, BAD, BLANK, MESSAGE_KINDS, METADATA, SHOWN_KINDS,
+                                       SUMMARY, USER, LineIndex, Unindexable, index_path,
+                                       line_index_read)
 from personalab.lib.lines import line_parse, session_line_problem
 from personalab.lib.locks import FlockLock, LockFactory, flock_factory, held_lock
 from personalab.lib.locks import InstanceLock as LockProtocol
@@ -162,6 +163,9 @@ class SessionRead:
     last_message_index: int | None = None
     # read_session_recent: what the lines before the stretch hold (None: nothing left out).
     lines_before: LinesBefore | None = None
+    # read_session_recent: the tokens of the messages read, by text, as the line index counted
+    # them (a prompt then need not count them again).
+    token_counts: dict[str, int] = field(default_factory=dict)
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -1194,13 +1198,33 @@ def read_session_recent(path: Path, *, usable: int | None = None, tokens: int | 
     records = index.records[positions]
     first = _recent_first(records, usable=usable, tokens=tokens, overhead=overhead)
     if usable is None and first == 0:
-        return SESSION_CACHE.read(path)
+        read = SESSION_CACHE.read(path, data=data)
+        read.token_counts = _token_counts(read.lines, records)
+        return read
     users = np.flatnonzero(records["kind"] == USER)
     if len(users):
         first = min(first, int(users[-1]))
     read = _stretch_read(path, data, index, positions, first, len(positions), whole_end=True)
     read.lines_before = _lines_before(data, index, positions, first)
+    read.token_counts = _token_counts(read.lines, records[first:])
     return read
+
+
+_MESSAGE_ROLES = {USER: "user", ASSISTANT: "assistant"}
+
+
+def _token_counts(lines: list[dict[str, Any]], records: np.ndarray) -> dict[str, int]:
+    """The index's token counts of the usable messages among `lines`, which are the lines of
+    `records` (a last line missing its newline may follow them); nothing when they do not
+    line up."""
+    if len(lines) < len(records):
+        return {}
+    counts = {}
+    kinds, usable, tokens = records["kind"].tolist(), records["usable"].tolist(), records["tokens"].tolist()
+    for line, kind, sendable, count in zip(lines, kinds, usable, tokens):
+        if sendable and line.get("role") == _MESSAGE_ROLES.get(kind):
+            counts[line["content"]] = count
+    return counts
 
 
 def _recent_first(records: np.ndarray, *, usable: int | None, tokens: int | None,
@@ -1233,6 +1257,8 @@ def _macro_messages(data: bytes, index: LineIndex, numbers: np.ndarray) -> list[
     if not len(numbers):
         return []
     stop = index.span(int(numbers[-1]))[1]
+    if all(data.find(start, 0, stop) < 0 for start in (b"{{", b"<", b"\\u00")):
+        return []  # bytes.find is a fast scan; the pattern below is not
     hits = [found.start() for found in _MAYBE_MACRO.finditer(data, 0, stop)]
     if not hits:
         return []
@@ -1281,14 +1307,31 @@ def _stretch_parse(path: Path, data: bytes, index: LineIndex, picked: np.ndarray
     if len(picked):
         start, _ = index.span(int(picked[0]))
         _, stop = index.span(int(picked[-1]))
-        records, _ = _lines_parse(data[start:stop], path, int(picked[0]) + 1,
-                                  session_line_problem)
+        records = _lines_parse_checked(index, int(picked[0]), int(picked[-1]), data[start:stop])
+        if records is None:
+            records, _ = _lines_parse(data[start:stop], path, int(picked[0]) + 1,
+                                      session_line_problem)
     problems = []
     for record in np.flatnonzero(index.records["kind"] == BAD):
         start, stop = index.span(int(record))
         _, reason = line_parse(data[start:stop - 1], session_line_problem)
         problems.append(LineProblem(str(path), int(record) + 1, reason or "unreadable line"))
     return records, problems
+
+
+def _lines_parse_checked(index: LineIndex, first: int, last: int,
+                         stretch: bytes) -> list[dict[str, Any]] | None:
+    """The lines of records first..last in one parse, when the index (checked against these
+    very bytes) found each of them a usable JSON object: each line is then a whole JSON value,
+    so joined by commas they are an array of exactly those objects. None: parse line by line."""
+    kinds = index.records["kind"][first:last + 1]
+    if np.isin(kinds, (BLANK, BAD)).any():
+        return None
+    try:
+        records = json.loads(b"[" + stretch[:-1].replace(b"\n", b",") + b"]")
+    except (ValueError, UnicodeDecodeError):
+        return None  # a line json reads alone but not inside an array (a byte-order mark)
+    return records if len(records) == len(kinds) else None
 
 
 def _metadata_at(path: Path, data: bytes, index: LineIndex,
@@ -1324,9 +1367,10 @@ class SessionCache:
         self._entries: OrderedDict[str, _ParsedLines] = OrderedDict()
         self._lock = threading.Lock()
 
-    def read(self, path: Path) -> SessionRead:
+    def read(self, path: Path, *, data: bytes | None = None) -> SessionRead:
+        """`data`: the file's bytes, when the caller has just read them."""
         key = os.path.abspath(path)
-        data = _file_bytes(path)
+        data = _file_bytes(path) if data is None else data
         with self._lock:
             before = self._entries.get(key)
         parsed = _parsed_extend(before, data, path)

@@ -139,4 +139,6 @@ def idle_duration_text(seconds: float) -> str:
 def message_macros_replace(content: str, values: Mapping[str, str], *, seed: str) -> str:
     """Macros in a stored message: the same rolls every time it is shown or sent (`seed`
     names the message), since the file keeps the text as written."""
+    if not content or ("{{" not in content and "<" not in content):
+        return content  # seeding a generator costs more than the rest of a long prompt's lines
     return macros_replace(content, values, rng=random.Random(seed))
