@@ -292,6 +292,9 @@ def main() -> None:
     parser.add_argument("--session-bonus", type=float, default=None,
                         help="try another preference for lines of sessions holding several "
                              "of the first pass's best hits")
+    parser.add_argument("--neighbour-share", type=float, default=None,
+                        help="try another share of a best hit's score given to the lines "
+                             "around it (0 = off)")
     parser.add_argument("--without-speaker-names", action="store_true",
                         help="store lines without the speaker's name (only role user/assistant)")
     args = parser.parse_args()
@@ -308,9 +311,11 @@ def main() -> None:
         rag.SPEAKER_BONUS = args.speaker_bonus
     if args.session_bonus is not None:
         rag.SESSION_BONUS = args.session_bonus
+    if args.neighbour_share is not None:
+        rag.NEIGHBOUR_SHARE = args.neighbour_share
     print(f"fusion: dense weight {rag.DENSE_WEIGHT}, context weight {keywords.CONTEXT_WEIGHT}, "
           f"date bonus {rag.DATE_BONUS}, speaker bonus {rag.SPEAKER_BONUS}, "
-          f"session bonus {rag.SESSION_BONUS}")
+          f"session bonus {rag.SESSION_BONUS}, neighbour share {rag.NEIGHBOUR_SHARE}")
     results = []
     for folder in folders:
         print(f"{folder.name}:", flush=True)

@@ -7,6 +7,11 @@ small bonus to the lines of such sessions, in proportion to how much of the best
 session holds. It is a preference, never a filter: a line of another session still ranks on its
 own score.
 
+A line is also context for the lines around it: the question a strong hit answers, or the
+answer that follows a strong hit, often holds what is asked and shares no word with it ("Do you
+like olives?" / "Theyre disgusting"). `neighbours_share` gives the lines around each of the
+best hits a share of that hit's score.
+
 Pseudo-relevance feedback was measured too and is not used: the question's vector plus the mean
 vector of the first pass's five best lines (Rocchio), or their words as a second keyword search,
 moved REALTALK recall@10 by -0.008..+0.001 (README, Recall).
@@ -53,3 +58,38 @@ def session_prefer(fused: dict[Key, float], *, top: int, bonus: float) -> dict[K
         if session in mass:
             preferred[key] += bonus * mass[session] / most
     return preferred
+
+
+def turn_near(key: Key) -> list[Key]:
+    """Keys of the lines around a turn as the app numbers them (turn N is a user line and its
+    reply): a user line's reply and the reply before it, a reply's question and the next
+    question. Where a turn lacks one of its lines (one side spoke twice in a row) the next
+    turn's line stands in, so a few keys may name lines that do not exist: the caller drops
+    those it cannot fetch."""
+    collection, instance_id, doc_id = key
+    session = turn_session(key)
+    if session is None:
+        return []
+    try:
+        turn = int(doc_id.rsplit("_", 2)[1])
+    except ValueError:
+        return []
+    role = doc_id.rsplit("_", 1)[1]
+    near = ([(turn, "assistant"), (turn + 1, "user"), (turn - 1, "assistant")] if role == "user"
+            else [(turn, "user"), (turn + 1, "user"), (turn + 1, "assistant")])
+    return [(collection, instance_id, f"turn_{session[1]}_{number}_{side}")
+            for number, side in near if number >= 1]
+
+
+def neighbours_share(fused: dict[Key, float], *, top: int, share: float) -> dict[Key, float]:
+    """For the lines around each of the `top` best documents, `share` times that document's
+    score (the largest when several give one); lines that score more on their own keep it."""
+    if share <= 0:
+        return {}
+    shared: dict[Key, float] = {}
+    for key in sorted(fused, key=lambda key: (-fused[key], key))[:top]:
+        for near in turn_near(key):
+            given = share * fused[key]
+            if given > max(shared.get(near, 0.0), fused.get(near, 0.0)):
+                shared[near] = given
+    return shared

@@ -17,7 +17,7 @@ from datetime import date, datetime, timezone
 from typing import Any
 
 
-from memory.feedback import session_prefer
+from memory.feedback import neighbours_share, session_prefer
 from memory.focus import (QuestionFocus, TimeWindow, focus_read, speakers_named,
                           timestamp_day)
 from memory.index import Hit, MemoryIndex
@@ -45,6 +45,9 @@ SPEAKER_BONUS = 0.3
 # (memory/feedback.py): real chats keep to a topic for a while.
 SESSION_BONUS = 0.1
 SESSION_TOP = 5
+# The lines around each of the NEIGHBOUR_TOP best hits get NEIGHBOUR_SHARE of its score.
+NEIGHBOUR_SHARE = 0.5
+NEIGHBOUR_TOP = 5
 WARNING_RECALL_UNAVAILABLE = "记忆检索暂不可用，本轮回复不含历史回忆"
 SHALLOW_COLLECTIONS = ("summaries", "turns")
 DEEP_COLLECTIONS = ("plots", "turns")
@@ -124,6 +127,9 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
     keyword_norm = _min_max(keyword, floor=0.0)
     fused = {key: DENSE_WEIGHT * dense_norm.get(key, 0.0)
              + (1 - DENSE_WEIGHT) * keyword_norm.get(key, 0.0) for key in {**pool, **keyword}}
+    shared = neighbours_share(fused, top=NEIGHBOUR_TOP, share=NEIGHBOUR_SHARE)
+    pool.update(_hits_fetch(index, [key for key in shared if key not in pool]))
+    fused.update({key: score for key, score in shared.items() if key in pool or key in fused})
     fused = session_prefer(fused, top=SESSION_TOP, bonus=SESSION_BONUS)
     named = speakers_named(focus.words, _speakers(pool.values())) if focus is not None else set()
     if focus is not None and (focus.window or named):

@@ -1,12 +1,12 @@
-"""A session where several of the best hits sit is preferred (memory/feedback.py), through the
-real index and as the pure function."""
+"""A session where several of the best hits sit is preferred, and the lines around the best hits
+share their score (memory/feedback.py): as pure functions and through the real index."""
 
 from __future__ import annotations
 
 import pytest
 
 from memory import rag
-from memory.feedback import session_prefer, turn_session
+from memory.feedback import neighbours_share, session_prefer, turn_near, turn_session
 from memory.index import MemoryIndex
 from memory.rag import query_user_history
 
@@ -79,4 +79,52 @@ def test_without_the_session_bonus_the_two_equal_lines_stay_equal(chats, monkeyp
     hits = query_user_history("What does John think about olives?", "inst_s", index=chats,
                               force=True, k=30).hits
     first, second = (hit for hit in hits if hit.text == "Honestly I cannot stand them.")
+    assert first.score == pytest.approx(second.score)
+
+
+def test_the_lines_around_a_turn_are_its_reply_question_and_next_question():
+    assert turn_near(_key("sess_1", 3, "user")) == [
+        _key("sess_1", 3, "assistant"), _key("sess_1", 4, "user"), _key("sess_1", 2, "assistant")]
+    assert turn_near(_key("sess_1", 1, "assistant")) == [
+        _key("sess_1", 1, "user"), _key("sess_1", 2, "user"), _key("sess_1", 2, "assistant")]
+    assert turn_near(("summaries", "inst", "summary_sess_1_0")) == []
+
+
+def test_the_lines_around_a_best_hit_get_a_share_of_its_score_unless_they_score_more():
+    fused = {_key("s", 2, "user"): 0.8, _key("s", 2, "assistant"): 0.5, _key("s", 9, "user"): 0.1}
+    shared = neighbours_share(fused, top=1, share=0.5)
+    assert shared == {_key("s", 3, "user"): 0.4, _key("s", 1, "assistant"): 0.4}
+    assert neighbours_share(fused, top=1, share=0.0) == {}
+
+
+@pytest.fixture(scope="module")
+def asked(tmp_path_factory):
+    """The same question is asked in two sessions; only in the second is it answered with olives."""
+    index = MemoryIndex(chroma_path=tmp_path_factory.mktemp("chroma"))
+    filler = [_line(n, role, speaker, f"Small talk number {n} about the weather.")
+              for n in range(1, 4) for role, speaker in (("user", "Maria"), ("assistant", "John"))]
+    answers = {"sess_001": "The traffic downtown was terrible this morning.",
+               "sess_002": "Olives, a whole jar of green olives."}
+    for session_id, answer in answers.items():
+        index.add_turns(instance_id="inst_n", character_id="c", background_id=None,
+                        session_id=session_id,
+                        turns=filler + [_line(4, "user", "Maria", "Guess what I had for lunch?"),
+                                        _line(4, "assistant", "John", answer)])
+    return index
+
+
+def _asked_position(hits, session_id: str) -> int:
+    return next(i for i, hit in enumerate(hits) if hit.metadata.get("session_id") == session_id
+                and hit.text == "Guess what I had for lunch?")
+
+
+def test_the_question_before_a_recalled_answer_is_recalled_with_it(asked, monkeypatch):
+    monkeypatch.setattr(rag, "SESSION_BONUS", 0.0)
+    hits = query_user_history("Do you remember the olives?", "inst_n", index=asked,
+                              force=True, k=30).hits
+    assert _asked_position(hits, "sess_002") < _asked_position(hits, "sess_001")
+    monkeypatch.setattr(rag, "NEIGHBOUR_SHARE", 0.0)
+    hits = query_user_history("Do you remember the olives?", "inst_n", index=asked,
+                              force=True, k=30).hits
+    first, second = (hit for hit in hits if hit.text == "Guess what I had for lunch?")
     assert first.score == pytest.approx(second.score)
