@@ -89,6 +89,19 @@ def where_checkable(where: dict[str, Any]) -> bool:
                for key, value in where.items())
 
 
+def where_instances(where: dict[str, Any]) -> set[str] | None:
+    """The instances `where` selects when it selects by instance alone (`"instance_id": id` or
+    `{"$in": [ids]}`), which the stored id (chroma_id) names; None for any other filter."""
+    if set(where) != {"instance_id"}:
+        return None
+    instance = where["instance_id"]
+    if isinstance(instance, str):
+        return {instance}
+    if isinstance(instance, dict) and set(instance) == {"$in"}:
+        return {str(owner) for owner in instance["$in"]}
+    return None
+
+
 def where_matches(metadata: dict[str, Any], where: dict[str, Any]) -> bool:
     for key, value in where.items():
         if isinstance(value, dict) and "$in" in value:
@@ -347,11 +360,35 @@ class MemoryIndex:
             # Filtering those here is enough when the instance holds most of the collection,
             # which is when the filter is slow; otherwise the filtered search runs after it.
             asked = n_results * UNFILTERED_FACTOR
+            owners = where_instances(where)
+            if owners is not None:
+                return self._nearest_owned(collection, embedding, n_results, asked, owners, where)
             hits = self._nearest(collection, embedding, asked, where=None)
             kept = [hit for hit in hits if where_matches(hit.metadata, where)]
             if len(kept) >= n_results or len(hits) < asked:
                 return kept[:n_results]
         return self._nearest(collection, embedding, n_results, where=where)
+
+    def _nearest_owned(self, collection: str, embedding: list[float], n_results: int,
+                       asked: int, owners: set[str], where: dict[str, Any]) -> list[Hit]:
+        """The unfiltered search by ids and distances alone, filtered by the instance the id
+        names; only the kept documents are read (reading the documents and metadata of every
+        result was two thirds of a search at 100,000 turns)."""
+        result = self._call(collection, "query", query_embeddings=[embedding],
+                            n_results=asked, include=["distances"])
+        ids = result["ids"][0] if result.get("ids") else []
+        kept = [(stored_id, 1.0 - float(distance))
+                for stored_id, distance in zip(ids, result["distances"][0])
+                if stored_id.split(":", 1)[0] in owners][:n_results]
+        if len(kept) < n_results and len(ids) >= asked:
+            return self._nearest(collection, embedding, n_results, where=where)
+        if not kept:
+            return []
+        got = self._call(collection, "get", ids=[stored_id for stored_id, _ in kept],
+                         include=["documents", "metadatas"])
+        stored = dict(zip(got["ids"], zip(got["documents"], got["metadatas"])))
+        return [hit_make(collection, stored_id, *stored[stored_id], score)
+                for stored_id, score in kept if stored_id in stored]
 
     def _nearest(self, collection: str, embedding: list[float], n_results: int, *,
                  where: dict[str, Any] | None) -> list[Hit]:

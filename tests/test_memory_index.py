@@ -159,3 +159,19 @@ def test_search_of_a_small_instance_beside_a_large_one_returns_only_its_own(inde
     excluded = index.search("turns", "废墟里找水", where={"instance_id": {"$ne": "inst_002"}},
                             n_results=5)
     assert {hit.metadata["instance_id"] for hit in excluded} == {"inst_001"}
+
+
+def test_search_over_several_instances_returns_whole_lines_of_those_only_best_first(index):
+    index.add_turns(session_id="sess_001", **OTHER, turns=[
+        {"role": role, "content": f"第{turn}天，我们在废墟里找水。", "turn": turn, "timestamp": "t"}
+        for turn in range(1, 6) for role in ("user", "assistant")])
+    index.add_turns(session_id="sess_001", turns=SESSION[:2], **OWNER)
+    index.add_turns(session_id="sess_001", turns=SESSION[:2],
+                    **{**OWNER, "instance_id": "inst_003"})
+    hits = index.search("turns", "废墟里找水", n_results=12,
+                        where={"instance_id": {"$in": ["inst_001", "inst_002"]}})
+    assert {hit.metadata["instance_id"] for hit in hits} == {"inst_001", "inst_002"}
+    assert len(hits) == 12
+    assert [hit.score for hit in hits] == sorted((hit.score for hit in hits), reverse=True)
+    assert hits[0].text.endswith("我们在废墟里找水。") and hits[0].metadata["session_id"] == "sess_001"
+    assert hits[0].source.startswith("sess_001 第")
