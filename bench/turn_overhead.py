@@ -158,7 +158,7 @@ OPEN_SIZES = (10, 1000, 10_000)
 CHAT_PAGE = 40
 
 
-def open_parse_series(store) -> dict[int, tuple[float, float, float, float, float]]:
+def open_parse_series(store) -> dict[int, tuple[float, ...]]:
     """Parse time when a process first opens a session of n messages: the whole file
     (read_session_file, what a cached read pays the first time), the newest lines only
     (read_session_tail, what the reconnect path pays), the chat page's first page through the
@@ -166,19 +166,22 @@ def open_parse_series(store) -> dict[int, tuple[float, float, float, float, floa
     (whole session in the prompt) reads: the newest lines back to the prompt's token limit,
     through the index (read_session_recent with the default max_total_tokens; a session that fits
     is read whole). The index is built when the session is written (session_create): that build
-    is shown apart. Medians of 5, the session cache emptied before each read."""
+    is shown apart. Also the history manager's last page (chat.history.messages_page through the
+    index) against a search every line matches (a whole read, what that page cost before).
+    Medians of 5, the session cache emptied before each read."""
+    from chat import history
     from chat.pipeline import MESSAGE_OVERHEAD_TOKENS
     from personalab.lib import filestore
     from personalab.lib.filestore import (DEFAULT_CONFIG, read_session_file, read_session_recent,
                                           read_session_stretch, read_session_tail)
     from personalab.lib.line_index import index_path
-    from personalab.lib.tokens import count_tokens, count_tokens_cache_clear
+    from personalab.lib.tokens import count_tokens_cache_clear, tokenizer_name
 
-    count_tokens("")  # the tokenizer loaded once, before anything is timed
+    tokenizer_name()  # the tokenizer loaded once, before anything is timed
     room = DEFAULT_CONFIG["limits"]["max_total_tokens"]
     print("-- opening a session: parse time, whole file vs newest 40 messages vs the chat page's "
           "first 40 vs a default-mode turn's read, through the line index (median of 5)")
-    figures: dict[int, tuple[float, float, float, float, float]] = {}
+    figures: dict[int, tuple[float, ...]] = {}
     for size in OPEN_SIZES:
         session_id = f"sess_o{size:05d}"
         lines = session_lines(size // 2)
@@ -191,22 +194,32 @@ def open_parse_series(store) -> dict[int, tuple[float, float, float, float, floa
             started = time.perf_counter()
             read_session_stretch(path, shown=CHAT_PAGE)
             build = (time.perf_counter() - started) * 1000
-        whole, tail, page, turn = [], [], [], []
+        whole, tail, page, turn, manager, search = [], [], [], [], [], []
         for _ in range(5):
             for reader, into in ((lambda: read_session_file(path), whole),
                                  (lambda: read_session_tail(path, messages=CHAT_PAGE), tail),
                                  (lambda: read_session_stretch(path, shown=CHAT_PAGE), page),
                                  (lambda: read_session_recent(
-                                     path, tokens=room, overhead=MESSAGE_OVERHEAD_TOKENS), turn)):
+                                     path, tokens=room, overhead=MESSAGE_OVERHEAD_TOKENS), turn),
+                                 (lambda: history.messages_page(
+                                     store, instance_id="inst_open", session_key=session_id),
+                                  manager),
+                                 # a search every line matches: what the page cost before
+                                 (lambda: history.messages_page(
+                                     store, instance_id="inst_open", session_key=session_id,
+                                     query="的"), search)):
                 filestore.SESSION_CACHE._entries.clear()
                 started = time.perf_counter()
                 reader()
                 into.append((time.perf_counter() - started) * 1000)
-        figures[size] = (h.median(whole), h.median(tail), h.median(page), build, h.median(turn))
+        figures[size] = (h.median(whole), h.median(tail), h.median(page), build, h.median(turn),
+                         h.median(manager), h.median(search))
         print(f"session of {size:>6} messages ({path.stat().st_size / 1024:7.0f} KB): whole file "
               f"{figures[size][0]:7.2f} ms; newest {CHAT_PAGE} {figures[size][1]:5.2f} ms; "
               f"chat page {figures[size][2]:5.2f} ms; default-mode turn {figures[size][4]:5.2f} ms "
-              f"(goal <= 30 each; session written with its index in {build:.0f} ms)", flush=True)
+              f"(goal <= 30 each; session written with its index in {build:.0f} ms); history "
+              f"manager's last page {figures[size][5]:5.2f} ms (a search over every line "
+              f"{figures[size][6]:6.2f} ms)", flush=True)
     return figures
 
 
@@ -442,6 +455,7 @@ def _open_summary(opened: dict, first_turns: dict, first_whole: dict) -> str:
                      f"ms_open_tail_{size}={opened[size][1]:.2f} "
                      f"ms_open_page_{size}={opened[size][2]:.2f} "
                      f"ms_open_turn_loadall_{size}={opened[size][4]:.2f} "
+                     f"ms_open_history_{size}={opened[size][5]:.2f} "
                      f"ms_index_build_{size}={opened[size][3]:.0f}" for size in opened)
             + " " + " ".join(f"ms_first_turn_{size}={first_turns[size][0]:.1f} "
                              f"ms_first_turn_no_index_{size}={first_turns[size][1]:.1f} "

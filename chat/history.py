@@ -22,12 +22,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from director.services import director_apply_reply
 from memory import runtime as memory_runtime
 from personalab.lib.errors import AppError
 from personalab.lib.filestore import (FileStore, InstanceBusy, SessionRead, StoreError,
                                       read_session_file, utc_now)
 from personalab.lib.ids import is_valid_id
+from personalab.lib.line_index import ASSISTANT, MESSAGE_KINDS, SUMMARY, SYSTEM, USER
 
 Clock = Callable[[], float]
 
@@ -144,7 +147,7 @@ def session_list(store: FileStore, *, instance_id: str) -> list[dict[str, Any]]:
     current = store.instance_state_read(instance_id).get("current_session_id")
     live = []
     for session_id in store.session_ids(instance_id):
-        read = store.session_read(instance_id, session_id)
+        read = store.session_read_head(instance_id, session_id)
         live.append(_session_row(read, key=session_id, session_id=session_id,
                                  current=session_id == current, archived=False))
     archived = []
@@ -164,7 +167,9 @@ def _session_row(read: SessionRead, *, key: str, session_id: str, current: bool,
     return {"key": key, "session_id": session_id, "current": current, "archived": archived,
             "created_at": str(read.metadata.get("created_at") or ""),
             "continued_from": read.metadata.get("continued_from"),
-            "message_count": len(read.messages), "problems": len(read.problems)}
+            "message_count": len(read.messages) if read.line_kinds is None
+            else int(np.isin(read.line_kinds, MESSAGE_KINDS).sum()),
+            "problems": len(read.problems)}
 
 
 def _archived_paths(store: FileStore, instance_id: str) -> list[Path]:
@@ -179,11 +184,14 @@ def _archive_key_ok(key: str) -> bool:
     return bool(dot) and is_valid_id(session_id) and stamp.replace("T", "").rstrip("Z").isdigit()
 
 
-def session_open(store: FileStore, *, instance_id: str, key: str) -> tuple[SessionRead, bool]:
+def session_open(store: FileStore, *, instance_id: str, key: str,
+                 pick: Callable[[np.ndarray], tuple[int, int]] | None = None
+                 ) -> tuple[SessionRead, bool]:
     """(read, archived) for a session key from session_list; archived keys name a file in
-    sessions/archive/ and are only ever matched against the folder's listing."""
+    sessions/archive/ and are only ever matched against the folder's listing. `pick`: read only
+    the lines it picks from a live session's line kinds (FileStore.session_read)."""
     if is_valid_id(key) and key in store.session_ids(instance_id):
-        return store.session_read(instance_id, key), False
+        return store.session_read(instance_id, key, pick=pick), False
     for path in _archived_paths(store, instance_id):
         if path.stem == key:
             return read_session_file(path), True
@@ -195,23 +203,51 @@ def messages_page(store: FileStore, *, instance_id: str, session_key: str,
                   page_size: int | None = None) -> dict[str, Any]:
     """One page of a session's messages and summaries, oldest first; `page` None is the last
     page. `query` keeps lines whose text contains it (case-insensitive)."""
-    read, archived = session_open(store, instance_id=instance_id, key=session_key)
     size = page_size or history_settings(store)["page_size"]
     needle = query.strip().casefold()
-    rows = [_row(index, line) for index, line in enumerate(read.lines) if _is_editable(line)]
-    if needle:
-        rows = [row for row in rows if needle in row["content"].casefold()]
-    pages = max(1, -(-len(rows) // size))
-    page = pages if page is None else min(max(page, 1), pages)
-    last = _last_message_index(read)
+    chosen: dict[str, int] = {}
+    read, archived = session_open(store, instance_id=instance_id, key=session_key,
+                                  pick=None if needle else _page_pick(size, page, chosen))
+    if chosen and read.line_kinds is not None:  # only the page's lines were parsed
+        rows = [_row(read.first_index + offset, line) for offset, line in enumerate(read.lines)
+                if _is_editable(line)]
+        total, page, pages, last = (chosen["total"], chosen["page"], chosen["pages"],
+                                    read.last_message_index)
+    else:
+        rows = [_row(index, line) for index, line in enumerate(read.lines) if _is_editable(line)]
+        if needle:
+            rows = [row for row in rows if needle in row["content"].casefold()]
+        total, pages = len(rows), max(1, -(-len(rows) // size))
+        page = pages if page is None else min(max(page, 1), pages)
+        rows, last = rows[(page - 1) * size: page * size], _last_message_index(read)
     for row in rows:
         row["is_last_reply"] = row["index"] == last and row["role"] == "assistant"
     return {"session_key": session_key, "session_id": read.metadata.get("session_id"),
             "archived": archived, "read_only": archived, "metadata": read.metadata,
-            "rows": rows[(page - 1) * size: page * size], "page": page, "pages": pages,
-            "total": len(rows), "query": query.strip(), "page_size": size,
+            "rows": rows, "page": page, "pages": pages,
+            "total": total, "query": query.strip(), "page_size": size,
             "problems": [p.describe() for p in read.problems],
             "streaming": read.partial is not None}
+
+
+EDITABLE_KINDS = (USER, ASSISTANT, SUMMARY)
+
+
+def _page_pick(size: int, page: int | None, chosen: dict[str, int]
+               ) -> Callable[[np.ndarray], tuple[int, int]]:
+    """Picks the lines of one page from the session's line kinds and notes the page in `chosen`.
+    A line with role "system" may be a summary (editable) or not: with any such line, every
+    line is picked and the page found after parsing."""
+    def pick(kinds: np.ndarray) -> tuple[int, int]:
+        if (kinds == SYSTEM).any():
+            return 0, len(kinds)
+        editable = np.flatnonzero(np.isin(kinds, EDITABLE_KINDS))
+        pages = max(1, -(-len(editable) // size))
+        number = pages if page is None else min(max(page, 1), pages)
+        on_page = editable[(number - 1) * size: number * size]
+        chosen.update(total=len(editable), page=number, pages=pages)
+        return (int(on_page[0]), int(on_page[-1]) + 1) if len(on_page) else (0, 0)
+    return pick
 
 
 def _row(index: int, line: dict[str, Any]) -> dict[str, Any]:

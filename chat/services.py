@@ -153,7 +153,7 @@ def instance_index(store: FileStore, instance_id: str) -> Instance:
     )
     seen = []
     for session_id in store.session_ids(instance_id):
-        read = store.session_read(instance_id, session_id)
+        read = store.session_read_head(instance_id, session_id)
         Session.objects.update_or_create(
             instance=row, session_id=session_id,
             defaults={"continued_from": read.metadata.get("continued_from") or "",

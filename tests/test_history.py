@@ -485,3 +485,45 @@ def test_branch_from_a_stale_page_is_refused_and_creates_nothing(store, instance
     assert refused.value.status == 409
     assert store.session_ids(instance) == ["sess_001"]
     assert store.instance_state_read(instance)["current_session_id"] == "sess_001"
+
+
+def test_a_history_page_of_a_long_session_shows_what_a_whole_read_shows(store, instance):
+    read = store.session_read(instance, "sess_001")
+    lines = []
+    for n in range(2500):
+        lines.append({"role": "user" if n % 2 == 0 else "assistant", "content": f"第{n}句",
+                      "turn": n // 2 + 1, **({"hidden": True} if n % 97 == 0 else {})})
+        if n % 300 == 0:
+            lines.append({"type": "summary", "content": f"摘要句{n}"})
+            lines.append({"type": "note", "content": "注"})
+    store.session_rewrite(instance, "sess_001", [read.metadata, *lines])
+    with store.session_path(instance, "sess_001").open("ab") as handle:
+        handle.write(b'{"role": "user", broken}\n'
+                     b'{"role":"assistant","turn":1251,"streaming":true,"content":"\xe6\xb5\x81')
+    for page in (None, 1, 7, 13, 999, -3):
+        paged = history.messages_page(store, instance_id=instance, session_key="sess_001",
+                                      page=page, page_size=100)
+        # a search every row matches reads the whole session and pages the same rows
+        whole = history.messages_page(store, instance_id=instance, session_key="sess_001",
+                                      page=page, page_size=100, query="句")
+        assert {**paged, "query": ""} == {**whole, "query": ""}
+        assert paged["total"] == 2509 and paged["streaming"] and len(paged["problems"]) == 1
+        assert paged["rows"][-1]["is_last_reply"] is (page in (None, 999))
+    row = next(r for r in history.session_list(store, instance_id=instance)
+               if r["session_id"] == "sess_001")
+    assert row["message_count"] == 2500 and row["problems"] == 1
+
+
+def test_a_history_page_with_system_lines_still_pages_summaries_right(store, instance):
+    read = store.session_read(instance, "sess_001")
+    lines = [{"role": "system", "type": "summary", "content": "系统摘要句"},
+             {"role": "system", "content": "旁白句"}]
+    lines += [{"role": "user", "content": f"第{n}句", "turn": n + 1} for n in range(250)]
+    store.session_rewrite(instance, "sess_001", [read.metadata, *lines])
+    for page in (1, 3):
+        paged = history.messages_page(store, instance_id=instance, session_key="sess_001",
+                                      page=page, page_size=100)
+        whole = history.messages_page(store, instance_id=instance, session_key="sess_001",
+                                      page=page, page_size=100, query="句")
+        assert {**paged, "query": ""} == {**whole, "query": ""}
+    assert paged["total"] == 251

@@ -166,6 +166,8 @@ class SessionRead:
     # read_session_recent: the tokens of the messages read, by text, as the line index counted
     # them (a prompt then need not count them again).
     token_counts: dict[str, int] = field(default_factory=dict)
+    # A stretch read: the line index's kind (line_index.USER, ...) of each of the session's lines.
+    line_kinds: np.ndarray | None = None
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -706,7 +708,9 @@ class FileStore:
                      cached: bool = False, newest: int | None = None,
                      shown: int | None = None, before: int | None = None,
                      usable: int | None = None, tokens: int | None = None,
-                     overhead: int = 0) -> SessionRead:
+                     overhead: int = 0,
+                     pick: Callable[[np.ndarray], tuple[int, int]] | None = None
+                     ) -> SessionRead:
         """The session as it is in the file now. `cached` parses only what was appended since
         the last cached read of this file (a rewrite is noticed and parsed again in full);
         its lines are shared with the cache, so the caller must not change them. `newest`
@@ -714,8 +718,11 @@ class FileStore:
         only the stretch a chat page of that many lines before `before` needs
         (read_session_stretch); `usable` only the newest lines a prompt of that many messages
         needs, `tokens` those a prompt of that many tokens needs, the older ones tallied
-        (read_session_recent)."""
+        (read_session_recent); `pick` the lines it picks from the kinds of all of them
+        (read_session_picked)."""
         path = self.session_path(instance_id, session_id)
+        if pick is not None:
+            return read_session_picked(path, pick=pick)
         if shown is not None:
             return read_session_stretch(path, shown=shown, before=before)
         if usable is not None or tokens is not None:
@@ -723,6 +730,11 @@ class FileStore:
         if newest is not None:
             return read_session_tail(path, messages=newest)
         return SESSION_CACHE.read(path) if cached else read_session_file(path)
+
+    def session_read_head(self, instance_id: str, session_id: str) -> SessionRead:
+        """The metadata, problems and (`line_kinds`) what kind each line is, no line parsed:
+        enough to list a session. A session the index cannot describe is read whole."""
+        return self.session_read(instance_id, session_id, pick=_no_lines)
 
     def session_append(self, instance_id: str, session_id: str, record: dict[str, Any]) -> None:
         """Append one whole line. The caller holds the instance lock."""
@@ -1165,6 +1177,25 @@ def read_session_stretch(path: Path, *, shown: int, before: int | None = None) -
     return _stretch_read(path, data, index, positions, first, end, whole_end=before is None)
 
 
+def _no_lines(kinds: np.ndarray) -> tuple[int, int]:
+    return len(kinds), len(kinds)
+
+
+def read_session_picked(path: Path, *,
+                        pick: Callable[[np.ndarray], tuple[int, int]]) -> SessionRead:
+    """The session's lines at positions [first, end) that `pick` chooses from the line index's
+    kinds of all the lines (`line_kinds`), only those parsed; metadata, problems and the
+    unfinished last line as read_session_file gives them. A session the index cannot describe
+    whole (no index, a last line missing only its newline) is read whole, `line_kinds` None."""
+    indexed = _session_indexed(path)
+    if indexed is None:
+        return read_session_file(path)
+    data, index, positions = indexed
+    first, end = pick(index.records["kind"][positions])
+    read = _stretch_read(path, data, index, positions, first, end, whole_end=False)
+    return read if read.line_kinds is not None else read_session_file(path)
+
+
 @dataclass
 class LinesBefore:
     """What a prompt needs of the lines before a stretch, without parsing them: how many it
@@ -1296,7 +1327,8 @@ def _stretch_read(path: Path, data: bytes, index: LineIndex, positions: np.ndarr
                        partial=partial, size_bytes=len(data),
                        turn_max=max(index.turn_max(), _turn_max(tail)),
                        complete=first == 0 and end >= total, first_index=first,
-                       last_message_index=last_message)
+                       last_message_index=last_message,
+                       line_kinds=index.records["kind"][positions] if not tail else None)
 
 
 def _stretch_parse(path: Path, data: bytes, index: LineIndex, picked: np.ndarray
