@@ -128,8 +128,7 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
     fused = {key: DENSE_WEIGHT * dense_norm.get(key, 0.0)
              + (1 - DENSE_WEIGHT) * keyword_norm.get(key, 0.0) for key in {**pool, **keyword}}
     shared = neighbours_share(fused, top=NEIGHBOUR_TOP, share=NEIGHBOUR_SHARE)
-    pool.update(_hits_fetch(index, [key for key in shared if key not in pool]))
-    fused.update({key: score for key, score in shared.items() if key in pool or key in fused})
+    fused.update({key: shared[key] for key in _stored(index, list(shared), known=fused)})
     fused = session_prefer(fused, top=SESSION_TOP, bonus=SESSION_BONUS)
     named = speakers_named(focus.words, _speakers(pool.values())) if focus is not None else set()
     if focus is not None and (focus.window or named):
@@ -138,6 +137,19 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
     order = sorted(fused, key=lambda key: (-fused[key], key))[:k]
     pool.update(_hits_fetch(index, [key for key in order if key not in pool]))
     return [_with_score(pool[key], fused[key]) for key in order if key in pool]
+
+
+def _stored(index: MemoryIndex, keys: list[Key], *, known: dict[Key, float]) -> list[Key]:
+    """Those of `keys` the index holds: the `known` ones, the others looked up in the instance's
+    keyword index, which is in memory (a Chroma read by id is slow at 100,000 lines)."""
+    found = [key for key in keys if key in known]
+    wanted: dict[tuple[str, str], list[str]] = {}
+    for collection, instance_id, doc_id in (key for key in keys if key not in known):
+        wanted.setdefault((collection, instance_id), []).append(doc_id)
+    for (collection, instance_id), doc_ids in wanted.items():
+        lacking = set(index.keywords.missing(instance_id, collection, doc_ids))
+        found += [(collection, instance_id, doc_id) for doc_id in doc_ids if doc_id not in lacking]
+    return found
 
 
 def _dense_candidates(index: MemoryIndex, collections: tuple[str, ...], query: str, *,
