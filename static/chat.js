@@ -91,10 +91,33 @@
     body.className = "text md";
     bubble.append(who, body);
     article.append(bubble);
+    const follow = nearNewest();
     messagesBox().append(article);
     renderText(body, raw);
-    scrollToNewest();
+    if (follow) scrollToNewest();
     return body;
+  }
+
+  // The message at the top of the view, so a reload puts a reader who scrolled back where
+  // they were instead of at the newest line.
+  function readingPlace() {
+    if (nearNewest()) return null;
+    const box = messagesBox();
+    const top = box.getBoundingClientRect().top;
+    const shown = [...box.querySelectorAll(".msg[data-index]")]
+      .find(m => m.getBoundingClientRect().bottom > top);
+    return shown ? {session: currentSession(), index: shown.dataset.index,
+                    offset: shown.getBoundingClientRect().top - top} : null;
+  }
+
+  async function returnTo(place) {
+    const find = () => messagesBox().querySelector(`.msg[data-index="${place.index}"]`);
+    while (!find() && await loadOlder()) { /* page back until the reader's line is there */ }
+    const line = find();
+    if (!line) { scrollToNewest(); return; }
+    const box = messagesBox();
+    const offset = line.getBoundingClientRect().top - box.getBoundingClientRect().top;
+    box.scrollTop += offset - place.offset;
   }
 
   async function reloadFromFile() {
@@ -102,6 +125,7 @@
       fetch(`/instances/${instanceId}/messages`).then(r => r.text()),
       fetch(`/instances/${instanceId}/outline`).then(r => r.text()),
     ]);
+    const place = readingPlace();
     const box = messagesBox();
     const fresh = fragment(messages).firstElementChild;
     box.replaceWith(fresh);
@@ -109,7 +133,8 @@
     adopt(fresh);
     sessionShow(currentSession());
     watchScroll();
-    scrollToNewest();
+    if (place && place.session === currentSession()) await returnTo(place);
+    else scrollToNewest();
   }
 
   // A branch or a summarize can move the instance to a new session: the title and the export
@@ -124,11 +149,11 @@
   // --- older messages on scroll -------------------------------------------------------------
   async function loadOlder() {
     const marker = messagesBox().querySelector(".older");
-    if (!marker || loadingOlder) return;
+    if (!marker || loadingOlder) return false;
     loadingOlder = true;
     try {
       const r = await fetch(`/instances/${instanceId}/messages?before=${marker.dataset.before}`);
-      if (!r.ok) return;
+      if (!r.ok) return false;
       const box = messagesBox();
       // Keep the line the reader was at in place. Chromium's scroll anchoring already moves
       // the view by the inserted height and Safari's does not, so measure instead of adding it.
@@ -139,6 +164,7 @@
       marker.replaceWith(older);
       for (const node of nodes) adopt(node);
       if (anchor) box.scrollTop += anchor.getBoundingClientRect().top - was;
+      return true;
     } finally {
       loadingOlder = false;
     }
@@ -399,6 +425,7 @@
       input.value = "";
     }
     streaming = {el: addMessage("assistant", "", "…"), raw: ""};
+    scrollToNewest();  // the player asked: show where the answer comes
     setBusy(true);
     statusLine.textContent = "";
     socket.send(JSON.stringify(frame));

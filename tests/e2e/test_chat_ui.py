@@ -29,7 +29,7 @@ from tests.e2e.conftest import no_sideways_scroll as _no_sideways_scroll
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import BrowserContext, Page
 
 _missing = browser_missing_reason()
 if _missing:
@@ -230,6 +230,36 @@ def test_scrolling_back_with_the_wheel_keeps_the_reader_where_they_were(
     # Loading older lines above must not move the view: the line at the top stays about where
     # the wheel had brought it (it jumped back down by a whole page of loaded lines before).
     assert tops[-1] <= min(tops[:-1]) + 3, tops
+    assert page.js_errors == []
+
+
+
+def test_a_reply_in_another_tab_leaves_a_reader_who_scrolled_back_in_place(
+        page: Page, server: Server, logged_in: BrowserContext) -> None:
+    page.set_viewport_size(DESKTOP)
+    _long_session(page, server, 200)
+    page.hover("#messages")
+    while page.evaluate(_TOP_SHOWN) > 150:
+        page.mouse.wheel(0, -240)
+        page.wait_for_timeout(100)
+    page.wait_for_timeout(300)
+    reading = page.evaluate(_TOP_SHOWN)
+    writer = logged_in.new_page()
+    try:
+        writer.goto(page.url)
+        server.stub.script(Reply("The keeper lights a lamp."))
+        message_send(writer, "Anyone awake?")
+        turn_wait_done(writer)
+    finally:
+        writer.close()
+    page.wait_for_function("() => document.getElementById('messages').textContent"
+                           ".includes('The keeper lights a lamp.')")
+    turn_wait_done(page)
+    # The reply arrived below, and the reader is put back on the same line once the page has
+    # reloaded from the file (it used to jump to the newest line, dropping the older ones).
+    page.wait_for_function(f"() => Math.abs(({_TOP_SHOWN})() - {reading}) <= 1")
+    page.wait_for_timeout(300)
+    assert abs(page.evaluate(_TOP_SHOWN) - reading) <= 1
     assert page.js_errors == []
 
 
