@@ -99,7 +99,9 @@ async def _round_locked(store: FileStore, *, instance_id: str, user_text: str | 
             result = await turn.turn_locked(
                 store, instance_id=instance_id, user_text=user_text if first else "",
                 emit=emit, stop=stop, provider=provider, regenerate=False,
-                continue_reply=False, speaker=pick, trigger=not first)
+                continue_reply=False, speaker=pick, trigger=not first,
+                # The director counts a miss per round (a player's turn), not per reply.
+                director_counts_miss=index == 0)
         except TurnRefused:
             if not results:
                 raise

@@ -2,8 +2,9 @@
 
 Strategies (SillyTavern's group reply orders, made deterministic where they can be):
 - natural: members named in the last message answer first (in the order they are named), then
-  each other member answers when a draw is below its talkativeness; if nobody is drawn, the most
-  talkative one answers. Nobody answers twice in a row unless alone: when the last line is a
+  the others, shuffled as SillyTavern does, each answers when a draw is below its talkativeness;
+  if nobody is drawn, the most talkative one answers (the first of equals after the shuffle, so
+  no member always opens the round). Nobody answers twice in a row unless alone: when the last line is a
   character's (a trigger), that character waits; a player's message may name anyone.
 - list: one reply per round, the member after the last speaker in list order.
 - manual: nobody answers unless the player picks one.
@@ -22,6 +23,7 @@ STRATEGIES = ("natural", "list", "manual", "everyone")
 DEFAULT_TALKATIVENESS = 0.5
 
 Draw = Callable[[], float]
+Shuffle = Callable[[list], None]
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,8 @@ class SpeakerError(ValueError):
 
 def speakers_pick(members: list[Member], *, strategy: str, last_message: str = "",
                   last_speaker: str | None = None, requested: str | None = None,
-                  player_spoke_last: bool = False, draw: Draw = random.random) -> list[Pick]:
+                  player_spoke_last: bool = False, draw: Draw = random.random,
+                  shuffle: Shuffle = random.shuffle) -> list[Pick]:
     """The members who answer this round, in order, each with why it was chosen.
     `last_speaker`: the character who answered last; `player_spoke_last`: the player wrote
     since."""
@@ -62,7 +65,8 @@ def speakers_pick(members: list[Member], *, strategy: str, last_message: str = "
     if strategy == "list":
         return [_next_in_list(members, active, last_speaker)]
     return _natural(active, last_message=last_message,
-                    last_speaker=None if player_spoke_last else last_speaker, draw=draw)
+                    last_speaker=None if player_spoke_last else last_speaker, draw=draw,
+                    shuffle=shuffle)
 
 
 def _next_in_list(members: list[Member], active: list[Member], last_speaker: str | None) -> Pick:
@@ -77,12 +81,14 @@ def _next_in_list(members: list[Member], active: list[Member], last_speaker: str
 
 
 def _natural(active: list[Member], *, last_message: str, last_speaker: str | None,
-             draw: Draw) -> list[Pick]:
+             draw: Draw, shuffle: Shuffle) -> list[Pick]:
     alone = len(active) == 1
     eligible = active if alone else [m for m in active if m.character_id != last_speaker]
     picks = [Pick(m.character_id, "named in the last message")
              for m in _named_in(eligible, last_message)]
     chosen = {p.character_id for p in picks}
+    eligible = list(eligible)
+    shuffle(eligible)
     for member in eligible:
         if member.character_id not in chosen and draw() < member.talkativeness:
             picks.append(Pick(member.character_id,

@@ -130,7 +130,7 @@ async def recaps_roll(store: FileStore, instance_id: str, provider: Provider | N
 async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emit: Emit,
                       stop: asyncio.Event, provider: Provider | None, regenerate: bool,
                       continue_reply: bool, speaker: Pick | None = None,
-                      trigger: bool = False) -> TurnResult:
+                      trigger: bool = False, director_counts_miss: bool = True) -> TurnResult:
     """One reply; the caller holds the instance lock. `speaker`: the member who answers in a
     conversation with several characters; `trigger`: it answers without a new player line."""
     started = time.perf_counter()
@@ -171,7 +171,8 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
         timings["first_token_ms"] = first_token_ms
 
     director_report = await asyncio.to_thread(
-        director_apply_reply, store, instance_id=instance_id, reply=record)
+        director_apply_reply, store, instance_id=instance_id, reply=record,
+        counts_miss=director_counts_miss)
     timings["total_ms"] = _ms(started)
     # Made after the reply, not before the request: nothing it holds changes meanwhile.
     trace = turn_context.trace_start(ctx, prepared, trace_id=trace_id, provider=provider,

@@ -199,7 +199,8 @@ def reply_miss_reason(reply: dict) -> str | None:
 
 
 def director_process_response(*, settings: dict, plot_state: dict, reply: dict,
-                              outline_length: int) -> tuple[dict, dict]:
+                              outline_length: int, counts_miss: bool = True
+                              ) -> tuple[dict, dict]:
     """Flow step 6. Returns the new plot_state and a report for the trace."""
     if not settings.get("enabled", True):
         return copy.deepcopy(plot_state), {"enabled": False}
@@ -220,8 +221,9 @@ def director_process_response(*, settings: dict, plot_state: dict, reply: dict,
     else:
         if found.found:
             report["rejected"].append({"raw": found.raw, "reason": f"ignored: {miss_reason}"})
-        state["no_update_count"] += 1
-        report["counted_as_miss"] = True
+        if counts_miss:
+            state["no_update_count"] += 1
+        report["counted_as_miss"] = counts_miss
         report["miss_reason"] = miss_reason or "no valid marker"
     # Recomputed every turn so a flag left from a shorter outline (before a background
     # switch) does not outlive it.

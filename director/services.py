@@ -84,14 +84,17 @@ def _config_for_update(store: FileStore) -> dict:
     return store.config_read()
 
 
-def director_apply_reply(store: FileStore, *, instance_id: str, reply: dict) -> dict:
-    """Flow step 6 on the files: the report says what was found and whether it counted."""
+def director_apply_reply(store: FileStore, *, instance_id: str, reply: dict,
+                         counts_miss: bool = True) -> dict:
+    """Flow step 6 on the files: the report says what was found and whether it counted.
+    `counts_miss` False: a reply without a marker leaves the miss count as it is (the second
+    and later replies of a group round; a marker still counts)."""
     state = store.instance_state_read(instance_id)
     background = store.background_read_optional(state.get("background_id"))
     old_plot_state = state.get("plot_state")
     new_plot_state, report = director_process_response(
         settings=director_settings_read(store), plot_state=old_plot_state, reply=reply,
-        outline_length=len(outline_points(background)),
+        outline_length=len(outline_points(background)), counts_miss=counts_miss,
     )
     changed = {"plot_state": new_plot_state} if new_plot_state != old_plot_state else {}
     carried = state.get("carried_over") or {}

@@ -190,3 +190,21 @@ async def test_the_offline_demo_answers_the_newest_line_of_the_scene(store, grou
     assert second["speaker"] == brenna
     assert first["content"].split()[0] in second["content"]
     assert "Alserqi:" not in second["content"]
+
+
+async def test_the_director_counts_one_miss_per_round_not_per_reply(store, group, use_stub):
+    use_stub.script(Reply("我记得你。"), Reply("嗯。"), Reply("走吧。"), Reply("好。"))
+    await _say(store, group, "你们还记得我吗？")
+    assert store.instance_state_read(group)["plot_state"]["no_update_count"] == 1
+    results = await _say(store, group, "那就出发。")
+    assert store.instance_state_read(group)["plot_state"]["no_update_count"] == 2
+    reports = [store.trace_read(group, r.trace_id)["director_result"] for r in results]
+    assert [r["counted_as_miss"] for r in reports] == [True, False]
+
+
+async def test_a_marker_in_a_later_reply_of_the_round_still_moves_the_story(store, group,
+                                                                            use_stub):
+    use_stub.script(Reply("我记得你。"), Reply("嗯。[PROGRESS:1:completed]"))
+    await _say(store, group, "你们还记得我吗？")
+    plot_state = store.instance_state_read(group)["plot_state"]
+    assert plot_state["no_update_count"] == 0 and plot_state["current_status"] == "completed"

@@ -161,8 +161,8 @@ async def test_stopping_early_with_aclosing_closes_the_http_response(stub_llm: S
     stub_llm.script(Reply("y" * 400, chunk_size=1, delay=0.02))
     provider = openai_provider(stub_llm.base_url)
     async with aclosing(provider.stream(MESSAGES, context={})) as pieces:
-        async for piece in pieces:
-            assert piece == "y"
+        async for piece in pieces:  # the chunks of one network read come as one piece
+            assert piece and set(piece) == {"y"} and len(piece) < 400
             break
     await wait_until(lambda: stub_llm.disconnects == 1)
     assert stub_llm.disconnects == 1

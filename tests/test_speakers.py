@@ -20,6 +20,10 @@ def _draws(*values):
     return lambda: next(it)
 
 
+def _kept(members):
+    """No shuffle: the members stay in list order."""
+
+
 @pytest.mark.parametrize("strategy,members,last_message,last_speaker,draws,expected", [
     # natural: named first, in the order named, then drawn by talkativeness
     ("natural", [A, B, C], "Cato, and you Brenna?", None, (0.99,), ["char_c", "char_b"]),
@@ -42,7 +46,8 @@ def _draws(*values):
 ])
 def test_reply_orders(strategy, members, last_message, last_speaker, draws, expected):
     picks = speakers_pick(members, strategy=strategy, last_message=last_message,
-                          last_speaker=last_speaker, draw=_draws(*draws))
+                          last_speaker=last_speaker, draw=_draws(*draws),
+                          shuffle=_kept)
     assert _ids(picks) == expected
 
 
@@ -50,14 +55,29 @@ def test_natural_with_only_the_last_speaker_unmuted_and_others_muted_is_silent_o
     members = [A, Member("char_b", "Brenna", muted=True)]
     # A is the only active member: alone, so it may answer again
     assert _ids(speakers_pick(members, strategy="natural", last_speaker="char_a",
-                              draw=_draws(0.99))) == ["char_a"]
+                              draw=_draws(0.99), shuffle=_kept)) == ["char_a"]
 
 
 def test_the_player_may_name_the_character_who_answered_last():
     picks = speakers_pick([A, B, C], strategy="natural", last_message="Alserqi?",
                           last_speaker="char_a", player_spoke_last=True,
-                          draw=_draws(0.99, 0.99))
+                          draw=_draws(0.99, 0.99), shuffle=_kept)
     assert _ids(picks) == ["char_a"]
+
+
+def test_natural_order_shuffles_the_members_nobody_named_so_no_one_always_opens():
+    picks = speakers_pick([A, B, C], strategy="natural", last_message="hello",
+                          draw=_draws(0.0, 0.0, 0.0), shuffle=list.reverse)
+    assert _ids(picks) == ["char_c", "char_b", "char_a"]
+    # named members still come first, in the order named
+    picks = speakers_pick([A, B, C], strategy="natural", last_message="Brenna?",
+                          draw=_draws(0.0, 0.0), shuffle=list.reverse)
+    assert _ids(picks) == ["char_b", "char_c", "char_a"]
+    # nobody drawn among equals: the first after the shuffle, not always the first in the list
+    equal = [Member("char_x", "Xan"), Member("char_y", "Yul")]
+    opened = {_ids(speakers_pick(equal, strategy="natural", last_message="hi",
+                                 draw=lambda: 0.99))[0] for _ in range(64)}
+    assert opened == {"char_x", "char_y"}
 
 
 def test_the_players_pick_wins_even_in_manual_and_even_muted():
@@ -68,7 +88,7 @@ def test_the_players_pick_wins_even_in_manual_and_even_muted():
 
 def test_reasons_say_why():
     picks = speakers_pick([A, B, C], strategy="natural", last_message="Brenna",
-                          draw=_draws(0.0, 0.99))
+                          draw=_draws(0.0, 0.99), shuffle=_kept)
     assert [p.reason for p in picks] == ["named in the last message", "talkativeness 0.9"]
 
 
@@ -88,10 +108,10 @@ def test_talkativeness_from_a_card(raw, expected):
 def test_a_member_is_named_by_a_word_of_its_name():
     mira, tomas = Member("char_m", "Mira Voss"), Member("char_t", "Tomas Reed")
     picks = speakers_pick([tomas, mira], strategy="natural", last_message="Hi mira! Tomas, hush.",
-                          draw=_draws())
+                          draw=_draws(), shuffle=_kept)
     assert _ids(picks) == ["char_m", "char_t"]
     assert {p.reason for p in picks} == {"named in the last message"}
     # a word inside another word does not name anyone
     picks = speakers_pick([tomas, mira], strategy="natural", last_message="Admiral Tomasz",
-                          draw=_draws(0.99, 0.99))
+                          draw=_draws(0.99, 0.99), shuffle=_kept)
     assert picks[0].reason == "most talkative"
