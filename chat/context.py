@@ -27,7 +27,7 @@ from library.lorebook import lore_blocks, lore_outlets, lorebook_match
 from library.selectors import persona_effective
 from memory import runtime as memory_runtime
 from memory import services as memory_services
-from memory.selectors import (character_conversation_ids, recall_witnessed,
+from memory.selectors import (character_conversation_ids, member_presence, recall_witnessed,
                              reference_instance_ids)
 from memory.summarize_journal import summarize_recover
 from personalab.lib.filestore import FileStore, LinesBefore, SessionRead, StoreError, utc_now
@@ -569,7 +569,10 @@ def _members_block(store: FileStore, ctx: TurnContext, group: bool) -> list[dict
     others = [_character_optional(store, character_id) | {"character_id": character_id}
               for character_id in member_ids(ctx.instance_state)
               if character_id != ctx.speaker.character_id]
-    return [members_block(others, speaker_name=ctx.character.get("name") or "")]
+    presence = member_presence(store, instance_id=ctx.instance_id,
+                               character_id=ctx.speaker.character_id)
+    return [members_block(others, speaker_name=ctx.character.get("name") or "",
+                          joined_later=presence.spans != ((None, None),))]
 
 
 def _unnamed_name(store: FileStore, ctx: TurnContext) -> str:

@@ -50,10 +50,15 @@ def lines_for_speaker(lines: list[dict[str, Any]], *, speaker_id: str, player_na
     return shown
 
 
-def members_block(others: list[dict[str, Any]], *, speaker_name: str) -> dict[str, Any]:
-    """A head block: who else is in the scene, each in a short description."""
+def members_block(others: list[dict[str, Any]], *, speaker_name: str,
+                  joined_later: bool = False) -> dict[str, Any]:
+    """A head block: who else is in the scene, each in a short description; a speaker who was
+    not there from the start is told it did not witness what came before."""
     rows = [f"- {o.get('name') or o['character_id']}: {_short(o)}" for o in others]
     content = (f"本场景中还有以下角色（你只扮演{speaker_name}，不替他们说话）：\n" + "\n".join(rows))
+    if joined_later:
+        content += ("\n你是中途加入这个场景的：你加入之前（或离开期间）的对话你并未亲历，"
+                    "只是知道大概发生了什么，不要声称亲眼见过。")
     return {"name": "group_members", "content": content, "position": "after_char"}
 
 

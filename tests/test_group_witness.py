@@ -51,11 +51,13 @@ def test_a_late_joiner_recalls_only_what_was_said_after_it_joined(
 
     recalled = _recalled(store, story, hers)
     assert "蓝鲸" in recalled and "灯塔" not in recalled
-    # the shared scene is still shown to her: she knows the story so far, as told
-    assert "灯塔" in json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
+    # the shared scene is still shown to her, and she is told she did not witness its start
+    prompt = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
+    assert "灯塔" in prompt and "你是中途加入这个场景的" in prompt
 
     his = _run(store, story, QUESTION, speaker=character, reply="……", stub=use_stub)
     assert "灯塔" in _recalled(store, story, his) and "蓝鲸" in _recalled(store, story, his)
+    assert "中途加入" not in json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
 
 
 def test_a_member_away_does_not_recall_what_was_said_meanwhile_but_a_muted_one_does(
