@@ -12,14 +12,14 @@ from ninja.files import UploadedFile
 
 from chat import conversations, history, selectors, services
 from chat.models import Instance, Trace
-from chat.aside import aside_run
+from chat.aside import aside_run, aside_speaker
 from chat.schemas import (AsideOut, BackgroundSwitchIn, BranchIn, BranchOut, ChatIn, ChatOut,
                           ConversationList, CurrentResponse, GenerationSettings, HistoryChange,
                           InstanceCreated, InstanceDetail, InstanceIn, InstanceList,
                           InstanceUpdateIn, MemberChangeIn, MemberChangesOut, MemberIn,
                           MessageEditIn, MessagesPage,
                           SessionList, SwipeIn, SwipeOut, UndoIn)
-from chat.streaming import chat_stream
+from chat.streaming import aside_stream, chat_stream
 from chat.group import conversation_turn
 from chat.turn import TurnRefused, validate_user_text
 from director.services import director_status
@@ -166,7 +166,8 @@ def instance_background(request: HttpRequest, instance_id: str, payload: Backgro
                   description="One turn. With `stream: true` the answer is a text/event-stream of "
                               "`token` and `warning` events ending in one `done` or `error`. "
                               "With `mode: aside` a quick word with one character that is not "
-                              "written into the story (answered as AsideOut; no stream).")
+                              "written into the story (answered as AsideOut, or with `stream: "
+                              "true` as `aside_token` events ending in one `aside_done`).")
 async def chat(request: HttpRequest, payload: ChatIn):
     instance_id = validate_id(payload.instance_id, kind="instance id")
     await sync_to_async(services.instance_for_user)(request.auth, instance_id)
@@ -207,14 +208,14 @@ async def chat(request: HttpRequest, payload: ChatIn):
                         for r in results if r.speaker]}
 
 
-async def _aside(instance_id: str, query: str, *, speaker: str | None, stream: bool) -> dict:
-    if stream:
-        raise Invalid("stream", "an aside is answered whole: leave stream out")
-
+async def _aside(instance_id: str, query: str, *, speaker: str | None, stream: bool):
     async def emit(event: dict) -> None:
         pass
 
     try:
+        if stream:
+            await sync_to_async(_aside_speaker_checked)(instance_id, speaker)
+            return aside_stream(instance_id, query, speaker=speaker)
         result = await aside_run(get_store(), instance_id=instance_id, speaker=speaker,
                                  content=query, emit=emit)
     except TurnRefused as exc:
@@ -222,6 +223,11 @@ async def _aside(instance_id: str, query: str, *, speaker: str | None, stream: b
     return {"mode": "aside", "instance_id": instance_id, "speaker": result.speaker,
             "name": result.name, "answer_text": result.answer_text, "kept": result.kept,
             "error": result.error}
+
+
+def _aside_speaker_checked(instance_id: str, speaker: str | None) -> None:
+    """A stream starts with a 200: who is asked is checked before it (400 naming `speaker`)."""
+    aside_speaker(get_store().instance_state_read(instance_id), speaker)
 
 
 @chat_router.get("/instances/{instance_id}/sessions/{session_id}/current_response",

@@ -1,15 +1,17 @@
-"""A turn as a stream of server-sent events: token / warning events, then always exactly one
-`done` or `error`, whatever happens to the turn."""
+"""A turn (or an aside) as a stream of server-sent events: token / warning events, then always
+exactly one `done` (`aside_done`) or `error`, whatever happens to it."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any, AsyncIterator
 
 from django.http import StreamingHttpResponse
 
+from chat.aside import aside_run
 from chat.followers import emit_published
 from chat.group import conversation_turn, round_done_event
 from personalab.lib.errors import AppError
@@ -31,8 +33,34 @@ def _error_event(exc: Exception) -> dict[str, Any]:
                        "what was written so far is kept in the session file"}
 
 
+Work = Callable[[Callable[[dict], Awaitable[None]], asyncio.Event], Awaitable[None]]
+
+
 def chat_stream(instance_id: str, query: str, *, speaker: str | None = None
                 ) -> StreamingHttpResponse:
+    async def work(emit, stop: asyncio.Event) -> None:
+        published = emit_published(instance_id, emit, origin=None)
+        results = await conversation_turn(get_store(), instance_id=instance_id,
+                                          user_text=query, emit=published, stop=stop,
+                                          speaker=speaker)
+        await published(round_done_event(results))
+    return sse_response(work, what=f"turn of {instance_id}")
+
+
+def aside_stream(instance_id: str, query: str, *, speaker: str | None = None
+                 ) -> StreamingHttpResponse:
+    """An aside as server-sent events: `aside_token` events, then one `aside_done` (or
+    `error`); a client that goes away stops it."""
+    async def work(emit, stop: asyncio.Event) -> None:
+        result = await aside_run(get_store(), instance_id=instance_id, speaker=speaker,
+                                 content=query, emit=emit, stop=stop)
+        await emit(result.done_event())
+    return sse_response(work, what=f"aside of {instance_id}")
+
+
+def sse_response(work: Work, *, what: str) -> StreamingHttpResponse:
+    """`work(emit, stop)` as a text/event-stream that always ends in its last event or one
+    `error`."""
     events: asyncio.Queue = asyncio.Queue()
     stop = asyncio.Event()
 
@@ -41,14 +69,10 @@ def chat_stream(instance_id: str, query: str, *, speaker: str | None = None
 
     async def run() -> None:
         try:
-            published = emit_published(instance_id, emit, origin=None)
-            results = await conversation_turn(get_store(), instance_id=instance_id,
-                                              user_text=query, emit=published, stop=stop,
-                                              speaker=speaker)
-            await published(round_done_event(results))
+            await work(emit, stop)
         except Exception as exc:  # noqa: BLE001 — a client must never wait for an end that never comes
             if not isinstance(exc, AppError):
-                log.exception("turn of %s failed during an SSE stream", instance_id)
+                log.exception("%s failed during an SSE stream", what)
             await events.put(_error_event(exc))
         finally:
             await events.put(None)

@@ -10,8 +10,10 @@ import hashlib
 import json
 
 import pytest
+from asgiref.sync import sync_to_async
 
 from chat.aside import asides_read
+from chat.models import ApiToken
 from tests.stub_llm import Reply
 from tests.test_consumer import _connect
 from tests.test_group import _say, brenna, group  # noqa: F401 (fixtures)
@@ -115,8 +117,8 @@ def test_bad_asides_are_refused_by_name_and_change_nothing(alice_client, client,
     assert stranger.status_code == 400 and "speaker" in stranger.json()["error"]["fields"]
     empty = post({"query": "  "})
     assert empty.status_code == 400 and "query" in empty.json()["error"]["fields"]
-    streamed = post({"query": "在吗？", "stream": True})
-    assert streamed.status_code == 400 and "stream" in streamed.json()["error"]["fields"]
+    streamed = post({"query": "在吗？", "stream": True, "speaker": "char_nobody"})
+    assert streamed.status_code == 400 and "speaker" in streamed.json()["error"]["fields"]
     wrong_mode = post({"query": "在吗？", "mode": "whisper"})
     assert wrong_mode.status_code == 400
     client.force_login(bob)
@@ -173,3 +175,25 @@ async def test_stop_ends_an_aside_early_keeping_what_came(alice, store, story, b
     kept = asides_read(store, instance_id=story)
     assert kept[-1]["content"] == done["content"] and kept[-1]["interrupted"] is True
     assert _digest(session) == before
+
+
+async def test_an_aside_streams_as_server_sent_events(async_client, alice, store, story, brenna,
+                                                      use_stub):
+    token = await sync_to_async(ApiToken.issue)(alice)
+    before = _digest(_session_file(store, story))
+    use_stub.script(Reply("我一直在听。", chunk_size=2))
+
+    response = await async_client.post(
+        "/api/v1/chat", data=json.dumps({"instance_id": story, "mode": "aside", "stream": True,
+                                         "speaker": brenna, "query": "你在听吗？"}),
+        content_type="application/json", headers={"Authorization": f"Bearer {token}"})
+
+    assert response["Content-Type"] == "text/event-stream"
+    body = b"".join([chunk async for chunk in response.streaming_content]).decode()
+    events = [(block.split("\n")[0].removeprefix("event: "),
+               json.loads(block.split("\n")[1].removeprefix("data: ")))
+              for block in body.strip().split("\n\n")]
+    assert events[-1][0] == "aside_done" and events[-1][1]["content"] == "我一直在听。"
+    assert events[-1][1]["name"] == "Brenna"
+    assert "".join(data["content"] for kind, data in events if kind == "aside_token") == "我一直在听。"
+    assert _digest(_session_file(store, story)) == before
