@@ -133,7 +133,7 @@ class OpenAIProvider:
             # turn before the first token (bench/stream_overhead.py). The messages are plain
             # JSON already. The event stream is read here, a network read at a time.
             response = await self._client().post("/chat/completions", cast_to=httpx2.Response,
-                                                  body=body, stream=True)
+                                                  content=_json_bytes(body), stream=True)
             try:
                 reader = SSEReader()
                 async for data in response.aiter_bytes():
@@ -254,6 +254,15 @@ class SSEReader:
 def _joined(run: list[str]) -> str:
     text = "".join(run)
     return Reasoning(text) if isinstance(run[0], Reasoning) else text
+
+
+def _json_bytes(body: dict[str, Any]) -> bytes:
+    """The request body as JSON (the client's headers say so): orjson is several times faster
+    than json on a long prompt; anything it refuses (an int beyond 64 bits) goes through json."""
+    try:
+        return orjson.dumps(body)
+    except TypeError:
+        return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
 
 def _chunks_decode(payloads: list[bytes]) -> list[object]:

@@ -170,11 +170,14 @@ def trace_index(store: FileStore, instance_id: str, trace_id: str, *,
     """`trace`: the trace just written, so a turn does not read its own trace file back."""
     if trace is None:
         trace = store.trace_read(instance_id, trace_id)
-    Trace.objects.update_or_create(
-        trace_id=trace_id,
-        defaults={"instance_id": instance_id, "session_id": trace.get("session_id", ""),
-                  "turn": trace.get("turn") or 0, "created_at": trace.get("created_at", "")},
-    )
+    # One INSERT … ON CONFLICT statement: update_or_create's SELECT, savepoint and INSERT
+    # were the largest step between a reply's last token and its `done`.
+    Trace.objects.bulk_create(
+        [Trace(trace_id=trace_id, instance_id=instance_id,
+               session_id=trace.get("session_id", ""), turn=trace.get("turn") or 0,
+               created_at=trace.get("created_at", ""))],
+        update_conflicts=True, unique_fields=["trace_id"],
+        update_fields=["instance", "session_id", "turn", "created_at"])
 
 
 def trace_rebuild(store: FileStore, *, instance_id: str, trace_id: str) -> dict[str, Any]:

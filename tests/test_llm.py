@@ -64,6 +64,16 @@ async def test_stream_pieces_arrive_in_order(stub_llm: StubLLM) -> None:
     assert "".join(pieces) == "abcdefghij" and all(pieces)
 
 
+async def test_the_request_body_arrives_exactly_whatever_it_holds(stub_llm: StubLLM) -> None:
+    messages = [{"role": "system", "content": "你是 Alserqi。\u2028 \"quoted\" \\ 😀"},
+                {"role": "user", "content": "x" * 50_000}]
+    generation = {"seed": 2 ** 70, "temperature": 0.7}  # an int json takes and orjson refuses
+    await collect(openai_provider(stub_llm.base_url), messages=messages, generation=generation)
+    [body] = stub_llm.requests
+    assert body["messages"] == messages
+    assert (body["seed"], body["temperature"], body["stream"]) == (2 ** 70, 0.7, True)
+
+
 async def test_empty_queue_gets_default_reply(stub_llm: StubLLM) -> None:
     assert "".join(await collect(openai_provider(stub_llm.base_url))) == "stub reply"
 
