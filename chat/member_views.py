@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from chat import services
-from chat.members import members_of
+from chat.members import members_of, members_title
 from chat.speakers import STRATEGIES
 from library.selectors import characters_visible_to
 from personalab.lib.errors import AppError
@@ -24,7 +24,8 @@ from personalab.storage import get_store
 def members_context(store: FileStore, *, user, state: dict[str, Any]) -> dict[str, Any]:
     members = members_of(store, state) or []
     taken = {m.character_id for m in members} | {state.get("character_id")}
-    return {"members": members, "reply_order": state.get("reply_order") or "natural",
+    return {"members": members, "members_title": members_title(members),
+            "reply_order": state.get("reply_order") or "natural",
             "reply_orders": reply_orders(),
             "member_choices": [c for c in characters_visible_to(user=user).order_by("name")
                                if c.character_id not in taken]}

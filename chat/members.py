@@ -45,6 +45,12 @@ def members_of(store: FileStore, instance_state: dict[str, Any]) -> list[Member]
     return members
 
 
+def members_title(members: list[Member]) -> str:
+    """A conversation with several characters is named after all of them ("A & B & C");
+    one with one character has no such title (its character's name is used)."""
+    return " & ".join(m.name for m in members) if len(members) > 1 else ""
+
+
 @dataclass
 class HandOver:
     state: dict[str, Any]  # the instance state after the change

@@ -8,7 +8,7 @@ from typing import Any
 
 from chat.context import page_macro_values
 from chat.history import line_fingerprint
-from chat.members import member_ids
+from chat.members import member_ids, members_of, members_title
 from library.avatars import avatar_file
 from library.selectors import persona_effective
 from personalab.lib.filestore import FileStore, SessionRead, StoreError
@@ -148,6 +148,7 @@ def instances_overview(store: FileStore, rows) -> list[dict[str, Any]]:
         state = store.instance_state_read(row.instance_id)
         overview.append({"row": row, "avatar": character_avatar_url(store, row.character_id),
                          "name": str(state.get("name") or ""),
+                         "members_title": members_title(members_of(store, state)),
                          "archived": bool(state.get("archived")),
                          "last": session_last_message(store, instance_id=row.instance_id,
                                                       session_id=row.current_session_id)})

@@ -10,7 +10,8 @@ from django.db import transaction
 
 from chat.conversations import conversation_index, ledger_add, ledger_rebuild
 from chat.group_prompt import said_by_another, unnamed_lines_by
-from chat.members import first_member_hand_over, is_group, members_of, participant_entry
+from chat.members import (first_member_hand_over, is_group, members_of, members_title,
+                          participant_entry)
 from chat.models import Instance, Session, Trace
 from chat.speakers import STRATEGIES, Member
 from director.services import instance_switch_background
@@ -378,6 +379,8 @@ def session_export(store: FileStore, *, instance_id: str, session_id: str,
     user_name = persona_effective(store, owner=state.get("owner"),
                                   persona_id=state.get("persona_id"))["name"]
     if fmt == "md":
+        if character is None and is_group(state):
+            character_name = members_title(members_of(store, state)) or character_name
         text = chat_export_markdown(lines=lines, user_name=user_name,
                                     character_name=character_name,
                                     title=f"{character_name} · {instance_id} · {session_id}")

@@ -208,3 +208,15 @@ async def test_a_marker_in_a_later_reply_of_the_round_still_moves_the_story(stor
     await _say(store, group, "你们还记得我吗？")
     plot_state = store.instance_state_read(group)["plot_state"]
     assert plot_state["no_update_count"] == 0 and plot_state["current_status"] == "completed"
+
+
+def test_a_group_is_named_after_all_its_members_on_the_home_list_the_chat_page_and_the_export(
+        alice_client, alice, store, group, character):
+    home = alice_client.get("/").content.decode()
+    assert "<strong>Alserqi &amp; Brenna</strong>" in home
+    page = alice_client.get(f"/instances/{group}/").content.decode()
+    assert "<h1>Alserqi &amp; Brenna</h1>" in page
+    exported = alice_client.get(f"/api/v1/instances/{group}/sessions/sess_001/export?format=md")
+    assert "Alserqi & Brenna" in exported.content.decode().splitlines()[0]
+    solo = instance_create(store, owner=alice, character_id=character)
+    assert "<h1>Alserqi</h1>" in alice_client.get(f"/instances/{solo}/").content.decode()
