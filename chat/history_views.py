@@ -242,8 +242,10 @@ def _persona_context(instance_id: str, character_id: str | None = None) -> dict[
     state = store.instance_state_read(instance_id)
     persona = memory.evolved_persona_read(store, instance_id=instance_id,
                                           character_id=character_id)
+    # The pinned prompt in use for the member shown; the instance's own override belongs to
+    # the instance's character, so only its page offers that form.
     pinned_text, pinned_source = memory.pinned_prompt_effective(
-        store, instance_id=instance_id, character_id=state.get("character_id") or "")
+        store, instance_id=instance_id, character_id=persona["character_id"])
     override = store.memory_json_read(instance_id, memory.PINNED_FILE, {})
     members = [{"character_id": c, "name": _character_name(store, {"character_id": c}) or c}
                for c in member_ids(state)]
@@ -256,6 +258,7 @@ def _persona_context(instance_id: str, character_id: str | None = None) -> dict[
         "evolved_persona": persona["evolved_persona"],
         "versions": list(reversed(persona["versions"])),
         "pinned_text": pinned_text, "pinned_source": pinned_source,
+        "pinned_instance_form": persona["character_id"] == state.get("character_id"),
         "pinned_override": override.get("text", "") if isinstance(override, dict) else "",
         "pinned_members": _pinned_members_named(store, instance_id),
         "recaps": memory.recap_items(store, instance_id=instance_id),
