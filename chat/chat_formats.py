@@ -37,6 +37,7 @@ from typing import Any
 
 from chat.history import reply_versions, version_position
 from personalab.lib.errors import AppError
+from personalab.lib.markers import markers_removed
 
 HEADER_KEYS = ("user_name", "character_name", "create_date", "chat_metadata")
 SUMMARY_TYPE = "summary"
@@ -390,6 +391,10 @@ def _export_record(line: dict[str, Any], *, user_name: str, character_name: str,
             "is_user": is_user, "is_system": bool(line.get("hidden")),
             "send_date": send_date, "mes": line.get("content", ""), "extra": {}}, line)
         _swipes_export(line, record)
+        if not is_user:  # SillyTavern would show the director's markers as text
+            record["mes"] = markers_removed(record["mes"])
+            if isinstance(record.get("swipes"), list):
+                record["swipes"] = [markers_removed(text) for text in record["swipes"]]
         return record
     if line.get("type") == "note":
         return _written_back({

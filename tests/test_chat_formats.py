@@ -106,6 +106,18 @@ def test_export_then_import_gives_the_same_session():
                      else line for line in SESSION[1:]]
 
 
+def test_the_sillytavern_export_leaves_out_the_directors_markers():
+    lines = [{"role": "user", "content": "走吧 [PROGRESS:2:completed]", "turn": 1},
+             {"role": "assistant", "content": "跟我来。[PROGRESS:2:completed]", "turn": 1,
+              "alternatives": [{"content": "不。[PROGRESS:1:in_progress]"}]}]
+    data = chat_export_jsonl(lines=lines, user_name="旅人", character_name="维克多",
+                             created_at="2025-10-16T10:00:00Z")
+    records = [json.loads(line) for line in data.decode("utf-8").splitlines()][1:]
+    assert records[0]["mes"] == "走吧 [PROGRESS:2:completed]"  # the player's words are theirs
+    assert records[1]["mes"] == "跟我来。"
+    assert all("PROGRESS" not in text for text in records[1].get("swipes", []))
+
+
 def test_markdown_export_has_names_and_text():
     text = chat_export_markdown(lines=SESSION, user_name="旅人", character_name="维克多",
                                 title="北区往事")

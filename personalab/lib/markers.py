@@ -19,6 +19,14 @@ _EXACT = re.compile(r"\[PROGRESS:([0-9]+):([A-Za-z_]+)\]")
 _FULL_WIDTH = set("［］【】：")
 
 
+def markers_removed(text: object) -> object:
+    """`text` without its well-formed progress markers (for readers other than the director);
+    anything not a string is returned as it is."""
+    if not isinstance(text, str) or "[PROGRESS:" not in text:
+        return text
+    return _EXACT.sub("", text).rstrip()
+
+
 @dataclass
 class MarkerResult:
     index: int | None = None
