@@ -13,6 +13,7 @@ from library.avatars import avatar_file
 from library.selectors import persona_effective
 from personalab.lib.filestore import FileStore, SessionRead, StoreError
 from personalab.lib.lines import session_line_problem
+from personalab.lib.macros import message_macros_replace
 from personalab.lib.membership import member_changes_read
 
 CHAT_PAGE_SIZE = 40
@@ -146,13 +147,27 @@ def instances_overview(store: FileStore, rows) -> list[dict[str, Any]]:
     overview = []
     for row in rows:
         state = store.instance_state_read(row.instance_id)
+        last = session_last_message(store, instance_id=row.instance_id,
+                                    session_id=row.current_session_id)
         overview.append({"row": row, "avatar": character_avatar_url(store, row.character_id),
                          "name": str(state.get("name") or ""),
                          "members_title": members_title(members_of(store, state)),
                          "archived": bool(state.get("archived")),
-                         "last": session_last_message(store, instance_id=row.instance_id,
-                                                      session_id=row.current_session_id)})
+                         "last": last,
+                         "last_text": last_message_preview(store, state=state, line=last)})
     return overview
+
+
+def last_message_preview(store: FileStore, *, state: dict[str, Any],
+                         line: dict[str, Any] | None) -> str:
+    """The newest line as the chat page reads it ({{user}}, {{char}}… filled in), without the
+    emphasis asterisks the page renders as italics, on one line."""
+    if not line or not isinstance(line.get("content"), str):
+        return ""
+    text = message_macros_replace(line["content"], page_macro_values(store, state=state,
+                                                                     lines=[line]),
+                                  seed=f"{line.get('turn')}:{line.get('timestamp')}")
+    return " ".join(text.replace("*", "").split())
 
 
 def member_changes_shown(store: FileStore, *, instance_id: str) -> list[dict[str, Any]]:

@@ -230,3 +230,18 @@ def test_each_members_persona_page_shows_its_own_pinned_prompt(alice_client, gro
     assert "<pre>Brenna 从不说超过两句话。</pre>" in page
     assert "Alserqi 答应过玩家" not in page  # the instance's override is Alserqi's, not hers
     assert 'name="text" rows="5"' not in page
+
+
+def test_the_home_list_previews_the_last_line_as_the_chat_page_reads_it(alice_client, alice,
+                                                                        store):
+    from library.selectors import persona_effective
+    from library.services import character_save
+
+    mira = character_save(store, user=alice, character_id=None, data={
+        "name": "Mira", "base_persona": "机械师。", "visibility": "private",
+        "greeting": "*Mira wipes grease from her hands.* You lost, {{user}}?"})
+    instance_create(store, owner=alice, character_id=mira)
+    player = persona_effective(store, owner=alice.username, persona_id=None)["name"]
+    home = alice_client.get("/").content.decode()
+    preview = home.split('class="instance-last">', 1)[1].split("</div>", 1)[0]
+    assert preview == f"Mira wipes grease from her hands. You lost, {player}?"
