@@ -253,3 +253,20 @@ async def test_who_answers_can_be_changed_after_the_story_started(alice_client, 
                                                   {"action": "order", "reply_order": "manual"})
     assert page.status_code == 200 and 'value="manual" selected' in page.content.decode()
     assert await _say(store, solo, "有人吗？") == []
+
+
+def test_the_aside_to_list_follows_the_members_drawer_without_a_reload(alice_client, solo,
+                                                                       character, brenna):
+    def aside_options(html):
+        select = html.split('id="aside-speaker"', 1)[1].split("</select>", 1)[0]
+        return select.count("<option"), f'value="{brenna}"' in select
+
+    page = alice_client.get(f"/instances/{solo}/").content.decode()
+    assert aside_options(page) == (1, False)
+    added = alice_client.post(f"/instances/{solo}/members",
+                              {"action": "add", "character_id": brenna}).content.decode()
+    assert 'id="aside-speaker" data-testid="aside-speaker" hx-swap-oob="true"' in added
+    assert aside_options(added) == (2, True)
+    removed = alice_client.post(f"/instances/{solo}/members",
+                                {"action": "remove", "character_id": brenna}).content.decode()
+    assert aside_options(removed) == (1, False)

@@ -61,3 +61,25 @@ def test_an_aside_is_answered_in_the_side_panel_and_not_in_the_story(
     no_sideways_scroll(page)
     screenshot_take(page, f"46_aside_{size['width']}", full_page=False)
     assert page.js_errors == []
+
+
+def test_a_member_added_in_the_drawer_can_be_spoken_to_aside_without_a_reload(
+        page: Page, server: Server) -> None:
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{server.url}/")
+    _api(page, server, "POST", "/characters", {
+        "character_id": "char_wren_aside", "name": "Wren Aside", "base_persona": "A quiet scout."})
+    created = _api(page, server, "POST", "/instances", {"character_id": "char_alserqi",
+                                                       "background_id": "bg_wasteland"})
+    page.goto(f"{server.url}/instances/{created['instance_id']}/")
+    _drawer_open(page)
+    card = page.locator("[data-testid=members-card]")
+    if card.get_attribute("open") is None:
+        card.locator("summary").click()
+    card.locator("select[name=character_id]").select_option("char_wren_aside")
+    card.locator("button[type=submit]", has_text="Add").click()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=aside-speaker] option')]"
+        ".some(o => o.value === 'char_wren_aside')")
+    assert page.locator("[data-testid=aside-speaker]").count() == 1
+    assert page.js_errors == []
