@@ -8,7 +8,7 @@ from typing import Any
 
 from chat.context import page_macro_values
 from chat.history import line_fingerprint
-from chat.members import member_ids, members_of, members_title
+from chat.members import is_group, member_ids, members_of, members_title
 from library.avatars import avatar_file
 from library.selectors import persona_effective
 from personalab.lib.filestore import FileStore, SessionRead, StoreError
@@ -151,7 +151,8 @@ def instances_overview(store: FileStore, rows) -> list[dict[str, Any]]:
                                     session_id=row.current_session_id)
         overview.append({"row": row, "avatar": character_avatar_url(store, row.character_id),
                          "name": str(state.get("name") or ""),
-                         "members_title": members_title(members_of(store, state)),
+                         "members_title": (members_title(members_of(store, state))
+                                           if is_group(state) else ""),
                          "archived": bool(state.get("archived")),
                          "last": last,
                          "last_text": last_message_preview(store, state=state, line=last)})
@@ -164,9 +165,10 @@ def last_message_preview(store: FileStore, *, state: dict[str, Any],
     emphasis asterisks the page renders as italics, on one line."""
     if not line or not isinstance(line.get("content"), str):
         return ""
-    text = message_macros_replace(line["content"], page_macro_values(store, state=state,
-                                                                     lines=[line]),
-                                  seed=f"{line.get('turn')}:{line.get('timestamp')}")
+    text = line["content"]
+    if "{{" in text or "<" in text:  # the macro values cost a persona and a character read
+        text = message_macros_replace(text, page_macro_values(store, state=state, lines=[line]),
+                                      seed=f"{line.get('turn')}:{line.get('timestamp')}")
     return " ".join(text.replace("*", "").split())
 
 

@@ -136,22 +136,12 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
     started = time.perf_counter()
     trace_id = new_trace_id()
     timings: dict[str, float] = {}
-    try:
-        # One hop to a worker thread for everything before the request: each hop is a
-        # thread wake-up, and under load a wake-up can cost more than the work.
-        ctx, provider, prepared = await asyncio.to_thread(
-            _turn_ready, store, instance_id=instance_id, user_text=user_text,
-            regenerate=regenerate, continue_reply=continue_reply, speaker=speaker,
-            trigger=trigger, provider=provider, started=started, timings=timings)
-    except _LoadFailed as failed:
-        exc = failed.__cause__
-        if isinstance(exc, turn_context.RedoRefused):
-            raise TurnRefused(str(exc), code="bad_request", status=400) from None
-        if isinstance(exc, (StoreError, ValueError)):
-            raise TurnRefused(f"the turn cannot start: {exc}", code="unreadable",
-                              status=500) from None
-        raise TurnRefused(f"the data folder cannot be written: {exc.strerror or exc}",
-                          code="storage_error", status=507) from None
+    # One hop to a worker thread for everything before the request: each hop is a thread
+    # wake-up, and under load a wake-up can cost more than the work.
+    ctx, provider, prepared = await asyncio.to_thread(
+        _turn_ready, store, instance_id=instance_id, user_text=user_text,
+        regenerate=regenerate, continue_reply=continue_reply, speaker=speaker,
+        trigger=trigger, provider=provider, started=started, timings=timings)
     for warning in prepared.warnings:
         await emit(warning)
     created_at = utc_now()
@@ -189,10 +179,6 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
         speaker=speaker.character_id if speaker else None)
 
 
-class _LoadFailed(Exception):
-    """The turn's context could not be loaded (the cause says why)."""
-
-
 def _turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerate: bool,
                 continue_reply: bool, speaker: Pick | None, trigger: bool,
                 provider: Provider | None, started: float, timings: dict[str, float]
@@ -201,8 +187,13 @@ def _turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerat
         ctx = turn_context.context_load(
             store, instance_id=instance_id, user_text=user_text, regenerate=regenerate,
             continue_reply=continue_reply, speaker=speaker, trigger=trigger)
-    except (turn_context.RedoRefused, StoreError, ValueError, OSError) as exc:
-        raise _LoadFailed() from exc
+    except turn_context.RedoRefused as exc:
+        raise TurnRefused(str(exc), code="bad_request", status=400) from None
+    except (StoreError, ValueError) as exc:
+        raise TurnRefused(f"the turn cannot start: {exc}", code="unreadable", status=500) from None
+    except OSError as exc:
+        raise TurnRefused(f"the data folder cannot be written: {exc.strerror or exc}",
+                          code="storage_error", status=507) from None
     provider = provider or turn_context.provider_current(store)
     timings["load_ms"] = _ms(started)
     return ctx, provider, turn_context.context_prepare(store, ctx, timings)

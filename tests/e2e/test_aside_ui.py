@@ -16,7 +16,7 @@ from tests.e2e.conftest import (
     screenshot_take,
     turn_wait_done,
 )
-from tests.e2e.test_chat_extras import _api, _drawer_open
+from tests.e2e.test_chat_extras import _api, _drawer_open, _members_card_open
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
@@ -72,10 +72,7 @@ def test_a_member_added_in_the_drawer_can_be_spoken_to_aside_without_a_reload(
     created = _api(page, server, "POST", "/instances", {"character_id": "char_alserqi",
                                                        "background_id": "bg_wasteland"})
     page.goto(f"{server.url}/instances/{created['instance_id']}/")
-    _drawer_open(page)
-    card = page.locator("[data-testid=members-card]")
-    if card.get_attribute("open") is None:
-        card.locator("summary").click()
+    card = _members_card_open(page)
     card.locator("select[name=character_id]").select_option("char_wren_aside")
     card.locator("button[type=submit]", has_text="Add").click()
     page.wait_for_function(

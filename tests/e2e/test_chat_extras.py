@@ -55,6 +55,15 @@ def _drawer_open(page: Page) -> None:
         toggle.click()
 
 
+def _members_card_open(page: Page):
+    """The drawer's "Characters in this story" card, opened."""
+    _drawer_open(page)
+    card = page.locator("[data-testid=members-card]")
+    if card.get_attribute("open") is None:
+        card.locator("summary").click()
+    return card
+
+
 @SIZES
 def test_a_hidden_message_stays_dimmed_on_the_page_and_is_not_sent(
         page: Page, server: Server, size: dict) -> None:
@@ -328,10 +337,7 @@ def test_answer_now_makes_the_chosen_character_answer(page: Page, server: Server
     instance_id = created["instance_id"]
     page.goto(f"{server.url}/instances/{instance_id}/")
     server.stub.script(Reply("Wren nods from the doorway."))
-    _drawer_open(page)
-    card = page.locator("[data-testid=members-card]")
-    if card.get_attribute("open") is None:
-        card.locator("summary").click()
+    _members_card_open(page)
     page.locator(f"[data-member={character_id}] [data-testid=trigger]").click()
     page.wait_for_function(
         "() => [...document.querySelectorAll('#messages .msg.assistant .text')]"
