@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from contextlib import aclosing
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib.util import find_spec
 
 import pytest
@@ -196,6 +198,52 @@ async def test_another_event_loop_gets_its_own_client(stub_llm: StubLLM) -> None
     other_client, text = await asyncio.to_thread(asyncio.run, in_new_loop())
     assert text == "stub reply"
     assert other_client is not provider._client()
+
+
+class _KeepAliveSSE(BaseHTTPRequestHandler):
+    """HTTP/1.1 with keep-alive, the body's last byte sent a moment after `[DONE]` (as a
+    server ending its chunked body in a separate write does)."""
+
+    protocol_version = "HTTP/1.1"
+    connections: list[int] = []
+
+    def setup(self) -> None:
+        super().setup()
+        self.connections.append(1)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        chunk = {"choices": [{"index": 0, "delta": {"content": "kept"}}]}
+        head = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(head) + 1))
+        self.end_headers()
+        self.wfile.write(head)
+        self.wfile.flush()
+        time.sleep(0.01)
+        self.wfile.write(b"\n")
+
+
+async def test_turns_reuse_the_llm_connection_when_the_body_ends_after_done() -> None:
+    # Closing the response at `[DONE]` closed the connection: every turn paid a new connect
+    # (and, to a remote endpoint, a new TLS handshake) before its first token.
+    _KeepAliveSSE.connections = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _KeepAliveSSE)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
+    thread.start()
+    try:
+        provider = openai_provider(f"http://127.0.0.1:{server.server_address[1]}/v1")
+        for _ in range(3):
+            assert await collect(provider) == ["kept"]
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert len(_KeepAliveSSE.connections) == 1
 
 
 # --- Settings and provider choice --------------------------------------------------------------
