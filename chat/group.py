@@ -63,8 +63,7 @@ async def conversation_turn(store: FileStore, *, instance_id: str, user_text: st
         user_text = turn.validate_user_text(user_text)
     stop = stop or asyncio.Event()
     with turn.instance_locked(store, instance_id):
-        await asyncio.to_thread(member_change_recover, store, instance_id)
-        state = await asyncio.to_thread(store.instance_state_read, instance_id)
+        state = await asyncio.to_thread(_state_recovered, store, instance_id)
         if speaker is None and user_text is not None and not is_group(state):
             results = [await turn.turn_locked(
                 store, instance_id=instance_id, user_text=user_text, emit=emit, stop=stop,
@@ -75,6 +74,13 @@ async def conversation_turn(store: FileStore, *, instance_id: str, user_text: st
                                           speaker=speaker)
     await turn.recaps_roll(store, instance_id, provider)
     return results
+
+
+def _state_recovered(store: FileStore, instance_id: str) -> dict:
+    """The instance state once a member change cut short by a crash is finished (one hop to a
+    worker thread for both: each hop is a thread wake-up before the first token)."""
+    member_change_recover(store, instance_id)
+    return store.instance_state_read(instance_id)
 
 
 async def _round_locked(store: FileStore, *, instance_id: str, user_text: str | None,

@@ -149,7 +149,8 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
         trace = turn_context.trace_start(ctx, prepared, trace_id=trace_id, provider=provider,
                                          created_at=created_at)
         trace.update(reply=None, refused=prepared.prompt.refused, timings=timings)
-        await _trace_save(store, instance_id, trace_id, trace)
+        await database_sync_to_async(_trace_save, thread_sensitive=False)(
+            store, instance_id, trace_id, trace)
         raise TurnRefused(prepared.prompt.refused, code="prompt_too_long", status=422,
                           trace_id=trace_id)
 
@@ -160,15 +161,12 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
     if first_token_ms is not None:
         timings["first_token_ms"] = first_token_ms
 
-    director_report = await asyncio.to_thread(
-        director_apply_reply, store, instance_id=instance_id, reply=record,
-        counts_miss=director_counts_miss)
-    timings["total_ms"] = _ms(started)
-    # Made after the reply, not before the request: nothing it holds changes meanwhile.
-    trace = turn_context.trace_start(ctx, prepared, trace_id=trace_id, provider=provider,
-                                     created_at=created_at)
-    trace.update(reply=record, director_result=director_report, timings=timings)
-    await _trace_save(store, instance_id, trace_id, trace)
+    # The director's step, the trace file and its row take one hop to a worker thread: each
+    # hop is a thread wake-up between the last token and `done`.
+    director_report = await database_sync_to_async(_reply_settle, thread_sensitive=False)(
+        store, ctx, prepared, record, provider=provider, trace_id=trace_id,
+        created_at=created_at, counts_miss=director_counts_miss, started=started,
+        timings=timings)
     turn_context.memory_after_turn(store, ctx, record)
     return TurnResult(
         trace_id=trace_id, session_id=ctx.session_id, instance_id=instance_id, turn=ctx.turn,
@@ -364,14 +362,28 @@ def _finish_line(writer, flags: dict[str, Any]) -> dict[str, Any]:
     return writer.finish()
 
 
-async def _trace_save(store: FileStore, instance_id: str, trace_id: str,
-                      trace: dict[str, Any]) -> None:
+def _reply_settle(store: FileStore, ctx: turn_context.TurnContext,
+                  prepared: turn_context.Prepared, record: dict[str, Any], *,
+                  provider: Provider, trace_id: str, created_at: str, counts_miss: bool,
+                  started: float, timings: dict[str, float]) -> dict[str, Any] | None:
+    """After the reply's line is whole: the director's step on it, then the turn's trace."""
+    director_report = director_apply_reply(store, instance_id=ctx.instance_id, reply=record,
+                                           counts_miss=counts_miss)
+    timings["total_ms"] = _ms(started)
+    # Made after the reply, not before the request: nothing it holds changes meanwhile.
+    trace = turn_context.trace_start(ctx, prepared, trace_id=trace_id, provider=provider,
+                                     created_at=created_at)
+    trace.update(reply=record, director_result=director_report, timings=timings)
+    _trace_save(store, ctx.instance_id, trace_id, trace)
+    return director_report
+
+
+def _trace_save(store: FileStore, instance_id: str, trace_id: str,
+                trace: dict[str, Any]) -> None:
     trace["finished_at"] = utc_now()
-    await asyncio.to_thread(store.trace_write, instance_id, trace_id, trace)
+    store.trace_write(instance_id, trace_id, trace)
     try:
-        # database_sync_to_async: one thread for the index (SQLite has one writer anyway),
-        # and its connection is closed like a request's instead of kept forever.
-        await database_sync_to_async(trace_index)(store, instance_id, trace_id, trace=trace)
+        trace_index(store, instance_id, trace_id, trace=trace)
     except Exception:  # noqa: BLE001 — the trace file is the truth; reindex restores the row
         log.exception("trace %s written but not indexed", trace_id)
 

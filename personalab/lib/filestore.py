@@ -215,24 +215,28 @@ def json_keys_per_line(data: dict[str, Any]) -> str:
     return "{\n" + items + "\n}\n" if items else "{}\n"
 
 
-def write_text_atomic(path: Path, payload: str) -> None:
-    write_bytes_atomic(path, payload.encode("utf-8"))
+def write_text_atomic(path: Path, payload: str, *, durable: bool = True) -> None:
+    write_bytes_atomic(path, payload.encode("utf-8"), durable=durable)
 
 
-def write_bytes_atomic(path: Path, payload: bytes) -> None:
+def write_bytes_atomic(path: Path, payload: bytes, *, durable: bool = True) -> None:
+    """`durable=False` skips the fsyncs: the rename still leaves the old or the new file after
+    a kill -9; only a power cut may lose the write."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp_name, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -822,8 +826,11 @@ class FileStore:
 
     # traces -------------------------------------------------------------
     def trace_write(self, instance_id: str, trace_id: str, trace: dict[str, Any]) -> None:
-        # A trace holds every message sent, so it is serialised once, by the fast encoder.
-        write_text_atomic(self.trace_path(instance_id, trace_id), json_keys_per_line(trace))
+        # A trace holds every message sent, so it is serialised once, by the fast encoder. It
+        # is a record of what was sent, not part of the story: not fsynced (a power cut may
+        # lose the last turn's trace; the session line itself is fsynced).
+        write_text_atomic(self.trace_path(instance_id, trace_id), json_keys_per_line(trace),
+                          durable=False)
 
     def trace_read(self, instance_id: str, trace_id: str) -> dict[str, Any]:
         return read_json(self.trace_path(instance_id, trace_id), what=f"trace {trace_id}")
