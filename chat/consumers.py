@@ -10,6 +10,7 @@ import logging
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.consumer import get_handler_name
 
 from chat.aside import aside_run
 from chat.followers import FollowCursor, emit_published, group_name, streaming_snapshot
@@ -24,6 +25,16 @@ MAX_FRAME_CHARS = 256 * 1024
 
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
+    async def dispatch(self, message: dict) -> None:
+        """As channels' own, without its `close_old_connections` hop to the sync thread before
+        every message: it delayed each `send` and each followed token, and these handlers reach
+        the database only through database_sync_to_async, which closes stale connections
+        itself."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
     async def connect(self) -> None:
         self.instance_id = self.scope["url_route"]["kwargs"]["instance_id"]
         self.turn_task: asyncio.Task | None = None

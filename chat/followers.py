@@ -10,7 +10,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 from personalab.lib.filestore import FileStore, StoreError
 
@@ -33,7 +33,7 @@ def emit_published(instance_id: str, emit: Emit, *, origin: str | None) -> Emit:
     async def publish(event: dict[str, Any]) -> None:
         nonlocal failed
         await emit(event)
-        if layer is None:
+        if layer is None or _followed_by_nobody(layer, group, origin):
             return
         try:
             await layer.group_send(group, {"type": EVENT_TYPE, "event": event, "origin": origin})
@@ -43,6 +43,15 @@ def emit_published(instance_id: str, emit: Emit, *, origin: str | None) -> Emit:
             failed = True
 
     return publish
+
+
+def _followed_by_nobody(layer: Any, group: str, origin: str | None) -> bool:
+    """True when the in-process layer knows no tab but the sender follows `group`: each event
+    would otherwise go round the layer (a copy, a queue, a dispatch) back to the sender only,
+    once per pushed read. A layer shared by workers (Redis) cannot tell cheaply: it publishes."""
+    if not isinstance(layer, InMemoryChannelLayer):
+        return False
+    return set(layer.groups.get(group, ())) <= {origin}
 
 
 def streaming_snapshot(store: FileStore, instance_id: str) -> dict[str, Any] | None:

@@ -61,6 +61,34 @@ async def test_a_second_tab_follows_the_reply_live(alice, instance, use_stub, st
     assert store.session_read(instance, "sess_001").messages[-1]["content"] == reply
 
 
+async def test_a_lone_tab_s_reply_does_not_go_round_the_layer_and_a_second_tab_s_does(
+        alice, instance, use_stub, monkeypatch):
+    from channels.layers import InMemoryChannelLayer, get_channel_layer
+
+    assert isinstance(get_channel_layer(), InMemoryChannelLayer)
+    published: list[str] = []
+    group_send = InMemoryChannelLayer.group_send
+
+    async def counted(layer, group, message):
+        published.append(message["event"]["type"])
+        await group_send(layer, group, message)
+
+    monkeypatch.setattr(InMemoryChannelLayer, "group_send", counted)
+    use_stub.script(Reply("alone " * 20, chunk_size=3, delay=0.005),
+                    Reply("watched " * 20, chunk_size=3, delay=0.005))
+    sender = await _connect(alice, instance)
+    await sender.send_json_to({"type": "send", "content": "anyone?"})
+    assert _followed_text(await _until_done(sender)) == "alone " * 20
+    assert published == []
+    follower = await _connect(alice, instance)
+    await sender.send_json_to({"type": "send", "content": "now?"})
+    await _until_done(sender)
+    assert _followed_text(await _until_done(follower)) == "watched " * 20
+    await sender.disconnect()
+    await follower.disconnect()
+    assert "token" in published and published[-1] == "done"
+
+
 async def test_a_tab_joining_mid_reply_gets_the_file_then_live_tokens_without_gap_or_repeat(
         alice, instance, use_stub):
     reply = "".join(chr(0x4E00 + i) for i in range(120))
