@@ -7,6 +7,7 @@ is 403 with a sentence."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -48,11 +49,14 @@ def persona_effective(store: FileStore, *, owner: str | None,
                       persona_id: str | None) -> dict[str, Any]:
     """Who `{{user}}` is in an instance: the persona it picked, else the owner's default,
     else the name in the prompt settings with no description."""
-    candidates = [persona_id] if persona_id else []
-    if owner:
-        candidates += list(Persona.objects.filter(owner__username=owner, is_default=True)
-                           .values_list("persona_id", flat=True)[:1])
-    for candidate in candidates:
+    def candidates() -> Iterator[str]:
+        if persona_id:
+            yield persona_id
+        if owner:  # asked only when the picked persona is not there: one query less per turn
+            yield from (Persona.objects.filter(owner__username=owner, is_default=True)
+                        .values_list("persona_id", flat=True)[:1])
+
+    for candidate in candidates():
         try:
             persona = store.persona_read(candidate)
         except (StoreError, ValueError):
