@@ -134,7 +134,9 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
         _take_back_last_reply(store, ctx, read, keep_as_alternative=regenerate)
     else:
         line = {"role": "user", "content": user_text, "turn": ctx.turn, "timestamp": utc_now()}
-        store.session_append(instance_id, session_id, line)
+        # Written before the request (file first); its fsync is the reply line's, which covers
+        # the whole file: one fsync per turn less before the first token.
+        store.session_append(instance_id, session_id, line, durable=False)
         ctx.lines.append(line)
     return ctx
 

@@ -63,11 +63,13 @@ async def conversation_turn(store: FileStore, *, instance_id: str, user_text: st
         user_text = turn.validate_user_text(user_text)
     stop = stop or asyncio.Event()
     with turn.instance_locked(store, instance_id):
-        state = await asyncio.to_thread(_state_recovered, store, instance_id)
-        if speaker is None and user_text is not None and not is_group(state):
+        ready = await asyncio.to_thread(_turn_begin, store, instance_id=instance_id,
+                                        user_text=user_text, speaker=speaker, provider=provider)
+        if ready is not None:
             results = [await turn.turn_locked(
-                store, instance_id=instance_id, user_text=user_text, emit=emit, stop=stop,
-                provider=provider, regenerate=False, continue_reply=False)]
+                store, instance_id=instance_id, user_text=user_text or "", emit=emit,
+                stop=stop, provider=provider, regenerate=False, continue_reply=False,
+                ready=ready)]
         else:
             results = await _round_locked(store, instance_id=instance_id, user_text=user_text,
                                           emit=emit, stop=stop, provider=provider,
@@ -76,11 +78,17 @@ async def conversation_turn(store: FileStore, *, instance_id: str, user_text: st
     return results
 
 
-def _state_recovered(store: FileStore, instance_id: str) -> dict:
-    """The instance state once a member change cut short by a crash is finished (one hop to a
-    worker thread for both: each hop is a thread wake-up before the first token)."""
+def _turn_begin(store: FileStore, *, instance_id: str, user_text: str | None,
+                speaker: str | None, provider: Provider | None) -> turn.Ready | None:
+    """Finish a member change cut short by a crash; then, for a one-character conversation,
+    everything before its request in this same worker hop (each hop is a thread wake-up before
+    the first token). None: a round of several speakers follows."""
     member_change_recover(store, instance_id)
-    return store.instance_state_read(instance_id)
+    state = store.instance_state_read(instance_id)
+    if speaker is not None or user_text is None or is_group(state):
+        return None
+    return turn.turn_ready(store, instance_id=instance_id, user_text=user_text,
+                           provider=provider)
 
 
 async def _round_locked(store: FileStore, *, instance_id: str, user_text: str | None,

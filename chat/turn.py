@@ -12,6 +12,7 @@ import contextlib
 import logging
 import secrets
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
 
@@ -24,7 +25,7 @@ from chat.reasoning import Reasoning
 from chat.reply_limit import pieces_capped, truncated_warning
 from chat.services import trace_index
 from chat.speakers import Pick
-from director.services import director_apply_reply
+from director.services import director_step
 from personalab.lib.errors import AppError
 from personalab.lib.locks import LockUnavailable
 from personalab.lib.filestore import (AssistantLineWriter, FileStore, InstanceBusy, StoreError,
@@ -34,6 +35,8 @@ log = logging.getLogger(__name__)
 
 Emit = Callable[[dict[str, Any]], Awaitable[None]]
 EMPTY_REPLY = "(无回复)"
+# Instance-state writes of finishing turns, beside their trace writes (_reply_settle).
+_state_writes = ThreadPoolExecutor(max_workers=4, thread_name_prefix="state-write")
 
 
 class TurnRefused(AppError):
@@ -127,21 +130,48 @@ async def recaps_roll(store: FileStore, instance_id: str, provider: Provider | N
         log.exception("recap roll failed for %s", instance_id)
 
 
+@dataclass
+class Ready:
+    """A turn up to its request: context loaded, player line written, prompt built."""
+
+    ctx: turn_context.TurnContext
+    provider: Provider
+    prepared: turn_context.Prepared
+    trace_id: str
+    started: float
+    timings: dict[str, float]
+
+
+def turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerate: bool = False,
+               continue_reply: bool = False, speaker: Pick | None = None,
+               trigger: bool = False, provider: Provider | None = None) -> Ready:
+    """Everything before the request, in the calling (worker) thread."""
+    started = time.perf_counter()
+    timings: dict[str, float] = {}
+    ctx, provider, prepared = _turn_ready(
+        store, instance_id=instance_id, user_text=user_text, regenerate=regenerate,
+        continue_reply=continue_reply, speaker=speaker, trigger=trigger, provider=provider,
+        started=started, timings=timings)
+    return Ready(ctx, provider, prepared, new_trace_id(), started, timings)
+
+
 async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emit: Emit,
                       stop: asyncio.Event, provider: Provider | None, regenerate: bool,
                       continue_reply: bool, speaker: Pick | None = None,
-                      trigger: bool = False, director_counts_miss: bool = True) -> TurnResult:
+                      trigger: bool = False, director_counts_miss: bool = True,
+                      ready: Ready | None = None) -> TurnResult:
     """One reply; the caller holds the instance lock. `speaker`: the member who answers in a
-    conversation with several characters; `trigger`: it answers without a new player line."""
-    started = time.perf_counter()
-    trace_id = new_trace_id()
-    timings: dict[str, float] = {}
-    # One hop to a worker thread for everything before the request: each hop is a thread
-    # wake-up, and under load a wake-up can cost more than the work.
-    ctx, provider, prepared = await asyncio.to_thread(
-        _turn_ready, store, instance_id=instance_id, user_text=user_text,
-        regenerate=regenerate, continue_reply=continue_reply, speaker=speaker,
-        trigger=trigger, provider=provider, started=started, timings=timings)
+    conversation with several characters; `trigger`: it answers without a new player line.
+    `ready`: turn_ready's result when the caller already made it in its own worker hop."""
+    if ready is None:
+        # One hop to a worker thread for everything before the request: each hop is a thread
+        # wake-up, and under load a wake-up can cost more than the work.
+        ready = await asyncio.to_thread(
+            turn_ready, store, instance_id=instance_id, user_text=user_text,
+            regenerate=regenerate, continue_reply=continue_reply, speaker=speaker,
+            trigger=trigger, provider=provider)
+    ctx, provider, prepared = ready.ctx, ready.provider, ready.prepared
+    trace_id, started, timings = ready.trace_id, ready.started, ready.timings
     for warning in prepared.warnings:
         await emit(warning)
     created_at = utc_now()
@@ -366,15 +396,23 @@ def _reply_settle(store: FileStore, ctx: turn_context.TurnContext,
                   prepared: turn_context.Prepared, record: dict[str, Any], *,
                   provider: Provider, trace_id: str, created_at: str, counts_miss: bool,
                   started: float, timings: dict[str, float]) -> dict[str, Any] | None:
-    """After the reply's line is whole: the director's step on it, then the turn's trace."""
-    director_report = director_apply_reply(store, instance_id=ctx.instance_id, reply=record,
+    """After the reply's line is whole: the director's step on it, then the turn's trace. The
+    instance state is written (fsynced) while the trace is made and saved: both wait on the
+    disk, neither needs the other."""
+    director_report, state = director_step(store, instance_id=ctx.instance_id, reply=record,
                                            counts_miss=counts_miss)
-    timings["total_ms"] = _ms(started)
-    # Made after the reply, not before the request: nothing it holds changes meanwhile.
-    trace = turn_context.trace_start(ctx, prepared, trace_id=trace_id, provider=provider,
-                                     created_at=created_at)
-    trace.update(reply=record, director_result=director_report, timings=timings)
-    _trace_save(store, ctx.instance_id, trace_id, trace)
+    writing = (_state_writes.submit(store.instance_state_write, ctx.instance_id, state)
+               if state is not None else None)
+    try:
+        timings["total_ms"] = _ms(started)
+        # Made after the reply, not before the request: nothing it holds changes meanwhile.
+        trace = turn_context.trace_start(ctx, prepared, trace_id=trace_id, provider=provider,
+                                         created_at=created_at)
+        trace.update(reply=record, director_result=director_report, timings=timings)
+        _trace_save(store, ctx.instance_id, trace_id, trace)
+    finally:
+        if writing is not None:
+            writing.result()
     return director_report
 
 

@@ -89,6 +89,17 @@ def director_apply_reply(store: FileStore, *, instance_id: str, reply: dict,
     """Flow step 6 on the files: the report says what was found and whether it counted.
     `counts_miss` False: a reply without a marker leaves the miss count as it is (the second
     and later replies of a group round; a marker still counts)."""
+    report, state = director_step(store, instance_id=instance_id, reply=reply,
+                                  counts_miss=counts_miss)
+    if state is not None:
+        store.instance_state_write(instance_id, state)
+    return report
+
+
+def director_step(store: FileStore, *, instance_id: str, reply: dict,
+                  counts_miss: bool = True) -> tuple[dict, dict | None]:
+    """director_apply_reply without its write: the report, and the instance state to write
+    (None when nothing changed)."""
     state = store.instance_state_read(instance_id)
     background = store.background_read_optional(state.get("background_id"))
     old_plot_state = state.get("plot_state")
@@ -102,9 +113,7 @@ def director_apply_reply(store: FileStore, *, instance_id: str, reply: dict,
         # The story has now reached this point itself.
         points = [p for p in carried["points"] if p != report["index"]]
         changed["carried_over"] = {**carried, "points": points}
-    if changed:
-        store.instance_state_write(instance_id, {**state, **changed})
-    return report
+    return report, ({**state, **changed} if changed else None)
 
 
 def instance_switch_background(store: FileStore, *, instance_id: str,

@@ -740,12 +740,14 @@ class FileStore:
         enough to list a session. A session the index cannot describe is read whole."""
         return self.session_read(instance_id, session_id, pick=_no_lines)
 
-    def session_append(self, instance_id: str, session_id: str, record: dict[str, Any]) -> None:
-        """Append one whole line. The caller holds the instance lock."""
+    def session_append(self, instance_id: str, session_id: str, record: dict[str, Any], *,
+                       durable: bool = True) -> None:
+        """Append one whole line. The caller holds the instance lock. `durable=False` leaves
+        the fsync to the caller's next durable write to the file (a turn's reply line)."""
         path = self.session_path(instance_id, session_id)
         if not path.exists():
             raise MissingFile(path, f"session {session_id}")
-        _append_whole(path, (_dump_line(record) + "\n").encode("utf-8"))
+        _append_whole(path, (_dump_line(record) + "\n").encode("utf-8"), durable=durable)
 
     def session_rewrite(self, instance_id: str, session_id: str,
                         lines: list[dict[str, Any]]) -> Path:
@@ -901,14 +903,15 @@ def _line_session(line: bytes) -> str | None:
     return record.get("session_id") if isinstance(record, dict) else None
 
 
-def _append_whole(path: Path, data: bytes) -> None:
+def _append_whole(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Append whole lines or nothing: a torn write (disk full) is cut back off."""
     with path.open("ab") as handle:
         size = handle.seek(0, os.SEEK_END)
         try:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         except OSError:
             with contextlib.suppress(OSError):
                 os.ftruncate(handle.fileno(), size)
