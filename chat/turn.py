@@ -185,18 +185,25 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
                           trace_id=trace_id)
 
     llm_started = time.perf_counter()
-    record, first_token_ms = await _stream_reply(store, ctx, prepared, provider, emit, stop,
-                                                 trace_id=trace_id)
+    writer, flags, first_token_ms = await _stream_reply(store, ctx, prepared, provider, emit,
+                                                        stop, trace_id=trace_id)
     timings["llm_ms"] = _ms(llm_started)
     if first_token_ms is not None:
         timings["first_token_ms"] = first_token_ms
+    if flags.get("truncated"):
+        prepared.warnings.append(truncated_warning(settings.PERSONALAB_MAX_REPLY_CHARS))
 
-    # The director's step, the trace file and its row take one hop to a worker thread: each
-    # hop is a thread wake-up between the last token and `done`.
-    director_report = await database_sync_to_async(_reply_settle, thread_sensitive=False)(
-        store, ctx, prepared, record, provider=provider, trace_id=trace_id,
+    # The finished line (fsynced), the director's step, the trace file and its row take one hop
+    # to a worker thread: each hop is a thread wake-up between the last token and `done`.
+    record, director_report = await _uncancelled(database_sync_to_async(
+        _reply_settle, thread_sensitive=False)(
+        store, ctx, prepared, writer, flags, provider=provider, trace_id=trace_id,
         created_at=created_at, counts_miss=director_counts_miss, started=started,
-        timings=timings)
+        timings=timings))
+    if record.get("error"):
+        await emit({"type": "error", "message": record["content"], "trace_id": trace_id})
+    if record.get("truncated"):
+        await emit(prepared.warnings[-1])
     turn_context.memory_after_turn(store, ctx, record)
     return TurnResult(
         trace_id=trace_id, session_id=ctx.session_id, instance_id=instance_id, turn=ctx.turn,
@@ -229,7 +236,10 @@ def _turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerat
 
 async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
                         prepared: turn_context.Prepared, provider: Provider, emit: Emit,
-                        stop: asyncio.Event, *, trace_id: str) -> tuple[dict[str, Any], float | None]:
+                        stop: asyncio.Event, *, trace_id: str
+                        ) -> tuple[AssistantLineWriter, dict[str, Any], float | None]:
+    """The reply streamed into its line, which the caller finishes (with `flags`) unless this
+    is cancelled: then the line is finished here, marked interrupted."""
     writer = store.assistant_writer(ctx.instance_id, ctx.session_id, turn=ctx.turn,
                                     extra={"trace_id": trace_id, **ctx.reply_extra}).open()
     if ctx.continue_from:
@@ -274,35 +284,25 @@ async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
         flags["error"] = f"{type(exc).__name__}: {exc}"
     finally:
         stop_task.cancel()
-    record = await _finish_line_in_thread(writer, flags)
-    if record.get("error"):
-        await emit({"type": "error", "message": record["content"], "trace_id": trace_id})
-    if record.get("truncated"):
-        prepared.warnings.append(truncated_warning(limit))
-        await emit(prepared.warnings[-1])
-    return record, (first_token_ms[0] if first_token_ms else None)
+    return writer, flags, (first_token_ms[0] if first_token_ms else None)
 
 
 async def _relay(pieces: AsyncIterator[str], writer: AssistantLineWriter,
                  push: Callable[[str], Awaitable[None]],
                  push_reasoning: Callable[[str], Awaitable[None]]) -> None:
-    """File first, then push. The pieces of one network read (many at full speed, one when
-    paced) are written to the file in one write as soon as the read is parsed, whatever the
-    client's speed; `push` gets the text written since its last call, joined, never waiting
-    for more. So the file and the socket are paid per read, not per piece, and a slow client
-    gets the backlog in one frame. Reasoning pieces take the same path to `push_reasoning`."""
-    loop = asyncio.get_running_loop()
+    """File first, then push. Each piece (the SSE reader joins the chunks of one network read
+    into one) is written to the file as it arrives, whatever the client's speed; `push` gets
+    the text written since its last call, joined, never waiting for more. So the file and the
+    socket are paid per read, not per chunk, and a slow client gets the backlog in one frame.
+    Reasoning pieces take the same path to `push_reasoning`."""
     unwritten: list[str] = []
     written: list[str] = []
     thinking: list[str] = []  # reasoning read, not yet kept
     thought: list[str] = []  # reasoning kept, not yet pushed
     ended: list[BaseException | None] = []
     wake = asyncio.Event()
-    flush_due = False
 
     def flush() -> None:
-        nonlocal flush_due
-        flush_due = False
         if (unwritten or thinking) and not ended:
             try:
                 if thinking:
@@ -318,15 +318,12 @@ async def _relay(pieces: AsyncIterator[str], writer: AssistantLineWriter,
             wake.set()
 
     async def read() -> None:
-        nonlocal flush_due
         failure: BaseException | None = None
         try:
             async with contextlib.aclosing(pieces):
                 async for piece in pieces:
                     (thinking if isinstance(piece, Reasoning) else unwritten).append(piece)
-                    if not flush_due:  # runs once this read's pieces are all parsed
-                        flush_due = True
-                        loop.call_soon(flush)
+                    flush()
                     if ended:
                         return
         except Exception as exc:  # noqa: BLE001 — raised below, after the pieces before it
@@ -360,21 +357,20 @@ async def _relay(pieces: AsyncIterator[str], writer: AssistantLineWriter,
             await reader
 
 
-async def _finish_line_in_thread(writer: AssistantLineWriter,
-                                 flags: dict[str, Any]) -> dict[str, Any]:
-    """The finished line is fsynced: on the loop, 200 replies ending together stalled every
-    other stream for about a second. The caller releases the instance lock when this returns,
-    so a cancellation waits for the whole line first."""
-    finishing = asyncio.ensure_future(asyncio.to_thread(_finish_line, writer, flags))
+async def _uncancelled(work: Awaitable[Any]) -> Any:
+    """`work` run to its end even when the turn is cancelled meanwhile (the cancellation is
+    raised after it): the reply's line must be whole, and fsynced, before the caller releases
+    the instance lock."""
+    task = asyncio.ensure_future(work)
     cancelled = False
-    while not finishing.done():
+    while not task.done():
         try:
-            await asyncio.shield(finishing)
+            await asyncio.shield(task)
         except asyncio.CancelledError:
             cancelled = True
     if cancelled:
         raise asyncio.CancelledError
-    return finishing.result()
+    return task.result()
 
 
 def _finish_line(writer, flags: dict[str, Any]) -> dict[str, Any]:
@@ -393,12 +389,15 @@ def _finish_line(writer, flags: dict[str, Any]) -> dict[str, Any]:
 
 
 def _reply_settle(store: FileStore, ctx: turn_context.TurnContext,
-                  prepared: turn_context.Prepared, record: dict[str, Any], *,
-                  provider: Provider, trace_id: str, created_at: str, counts_miss: bool,
-                  started: float, timings: dict[str, float]) -> dict[str, Any] | None:
-    """After the reply's line is whole: the director's step on it, then the turn's trace. The
-    instance state is written (fsynced) while the trace is made and saved: both wait on the
-    disk, neither needs the other."""
+                  prepared: turn_context.Prepared, writer: AssistantLineWriter,
+                  flags: dict[str, Any], *, provider: Provider, trace_id: str, created_at: str,
+                  counts_miss: bool, started: float, timings: dict[str, float]
+                  ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The reply's line finished (fsynced: on the loop, 200 replies ending together stalled
+    every other stream for about a second), the director's step on it, then the turn's trace.
+    The instance state is written (fsynced) while the trace is made and saved: both wait on
+    the disk, neither needs the other."""
+    record = _finish_line(writer, flags)
     director_report, state = director_step(store, instance_id=ctx.instance_id, reply=record,
                                            counts_miss=counts_miss)
     writing = (_state_writes.submit(store.instance_state_write, ctx.instance_id, state)
@@ -413,7 +412,7 @@ def _reply_settle(store: FileStore, ctx: turn_context.TurnContext,
     finally:
         if writing is not None:
             writing.result()
-    return director_report
+    return record, director_report
 
 
 def _trace_save(store: FileStore, instance_id: str, trace_id: str,
