@@ -374,7 +374,9 @@
       streaming = null;  // the next character of the round answers; the round is still busy
     } else if (event.type === "done") {
       localStorage.removeItem(draftKey);
-      statusLine.textContent = event.interrupted ? S.stopped : "";
+      // a round nobody answered (manual order, or every member muted) says how to pick one
+      statusLine.textContent = event.interrupted ? S.stopped
+        : (event.round_end && event.replies === 0 ? S.nobodyAnswered : "");
       finishTurn(event.trace_id);
     }
   }

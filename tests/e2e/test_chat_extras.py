@@ -348,3 +348,27 @@ def test_answer_now_makes_the_chosen_character_answer(page: Page, server: Server
     assert [line for line in server.session_lines(instance_id) if line.get("role") == "user"] == []
     screenshot_take(page, f"48_answer_now_{size['width']}", full_page=False)
     assert page.js_errors == []
+
+
+def test_a_message_nobody_answers_in_manual_order_says_how_to_pick_who_speaks(
+        page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    page.goto(f"{server.url}/")
+    _api(page, server, "POST", "/characters", {
+        "character_id": "char_pell", "name": "Pell", "base_persona": "A ferryman."})
+    created = _api(page, server, "POST", "/instances", {
+        "character_ids": ["char_alserqi", "char_pell"], "reply_order": "manual",
+        "background_id": "bg_wasteland"})
+    instance_id = created["instance_id"]
+    page.goto(f"{server.url}/instances/{instance_id}/")
+    replies = page.locator("#messages .msg.assistant").count()  # the greeting
+    message_send(page, "Anyone there?")
+    turn_wait_done(page)
+    # Before, the message was kept and nothing else happened: no reply, no word why.
+    hint = page.locator("#status")
+    assert "Answer now" in hint.inner_text() and "manual" in hint.inner_text()
+    roles = [line["role"] for line in server.session_lines(instance_id) if line.get("role")]
+    assert roles[-1] == "user" and roles.count("assistant") == replies
+    assert page.locator("#messages .msg.assistant").count() == replies
+    screenshot_take(page, "49_manual_order_hint_390", full_page=False)
+    assert page.js_errors == []
