@@ -64,6 +64,22 @@ def _members_card_open(page: Page):
     return card
 
 
+def _group_open(page: Page, server: Server, *, character_id: str, name: str, persona: str,
+                order: str, avatar: bool = False) -> str:
+    """A new character beside Alserqi in a conversation answered in `order`, its page open;
+    the instance id."""
+    page.goto(f"{server.url}/")
+    _api(page, server, "POST", "/characters", {
+        "character_id": character_id, "name": name, "base_persona": persona})
+    if avatar:
+        (server.store.character_dir(character_id) / "avatar.png").write_bytes(tiny_png())
+    created = _api(page, server, "POST", "/instances", {
+        "character_ids": ["char_alserqi", character_id], "reply_order": order,
+        "background_id": "bg_wasteland"})
+    page.goto(f"{server.url}/instances/{created['instance_id']}/")
+    return created["instance_id"]
+
+
 @SIZES
 def test_a_hidden_message_stays_dimmed_on_the_page_and_is_not_sent(
         page: Page, server: Server, size: dict) -> None:
@@ -222,16 +238,9 @@ def test_test_connection_lists_the_servers_models_to_pick_from(page: Page, serve
 def test_two_characters_each_have_their_name_and_picture_on_their_bubbles(
         page: Page, server: Server, size: dict) -> None:
     page.set_viewport_size(size)
-    page.goto(f"{server.url}/")
     character_id = f"char_bram{size['width']}"
-    _api(page, server, "POST", "/characters", {
-        "character_id": character_id, "name": "Bram", "base_persona": "A gruff smith."})
-    (server.store.character_dir(character_id) / "avatar.png").write_bytes(tiny_png())
-    created = _api(page, server, "POST", "/instances", {
-        "character_ids": ["char_alserqi", character_id], "reply_order": "everyone",
-        "background_id": "bg_wasteland"})
-    instance_id = created["instance_id"]
-    page.goto(f"{server.url}/instances/{instance_id}/")
+    instance_id = _group_open(page, server, character_id=character_id, name="Bram",
+                              persona="A gruff smith.", order="everyone", avatar=True)
     server.stub.script(Reply("Alserqi looks up from the map."), Reply("Bram grunts."))
     message_send(page, "Good evening, both of you.")
     page.wait_for_function(
@@ -263,13 +272,8 @@ def test_two_characters_each_have_their_name_and_picture_on_their_bubbles(
 def test_a_group_round_streams_into_named_bubbles_with_no_empty_placeholder(
         page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
-    page.goto(f"{server.url}/")
-    _api(page, server, "POST", "/characters", {
-        "character_id": "char_tamsin", "name": "Tamsin", "base_persona": "A quiet archer."})
-    created = _api(page, server, "POST", "/instances", {
-        "character_ids": ["char_alserqi", "char_tamsin"], "reply_order": "everyone",
-        "background_id": "bg_wasteland"})
-    page.goto(f"{server.url}/instances/{created['instance_id']}/")
+    _group_open(page, server, character_id="char_tamsin", name="Tamsin",
+                persona="A quiet archer.", order="everyone")
     server.stub.script(Reply("Alserqi nods.", chunk_size=2, delay=0.02),
                        Reply("Tamsin draws an arrow slowly, " * 3, chunk_size=2, delay=0.05))
     message_send(page, "Who keeps watch tonight?")
@@ -327,15 +331,9 @@ def test_a_tab_opened_mid_reply_shows_the_reasoning_so_far_folded(
 def test_answer_now_makes_the_chosen_character_answer(page: Page, server: Server,
                                                       size: dict) -> None:
     page.set_viewport_size(size)
-    page.goto(f"{server.url}/")
     character_id = f"char_wren{size['width']}"
-    _api(page, server, "POST", "/characters", {
-        "character_id": character_id, "name": "Wren", "base_persona": "A quiet scout."})
-    created = _api(page, server, "POST", "/instances", {
-        "character_ids": ["char_alserqi", character_id], "reply_order": "list",
-        "background_id": "bg_wasteland"})
-    instance_id = created["instance_id"]
-    page.goto(f"{server.url}/instances/{instance_id}/")
+    instance_id = _group_open(page, server, character_id=character_id, name="Wren",
+                              persona="A quiet scout.", order="list")
     server.stub.script(Reply("Wren nods from the doorway."))
     _members_card_open(page)
     page.locator(f"[data-member={character_id}] [data-testid=trigger]").click()
@@ -353,14 +351,8 @@ def test_answer_now_makes_the_chosen_character_answer(page: Page, server: Server
 def test_a_message_nobody_answers_in_manual_order_says_how_to_pick_who_speaks(
         page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
-    page.goto(f"{server.url}/")
-    _api(page, server, "POST", "/characters", {
-        "character_id": "char_pell", "name": "Pell", "base_persona": "A ferryman."})
-    created = _api(page, server, "POST", "/instances", {
-        "character_ids": ["char_alserqi", "char_pell"], "reply_order": "manual",
-        "background_id": "bg_wasteland"})
-    instance_id = created["instance_id"]
-    page.goto(f"{server.url}/instances/{instance_id}/")
+    instance_id = _group_open(page, server, character_id="char_pell", name="Pell",
+                              persona="A ferryman.", order="manual")
     replies = page.locator("#messages .msg.assistant").count()  # the greeting
     message_send(page, "Anyone there?")
     turn_wait_done(page)
