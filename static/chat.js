@@ -596,6 +596,15 @@
     document.querySelector("[data-testid=drawer-toggle]").setAttribute("aria-expanded", String(open));
   }
 
+  // Escape closes the drawer (on a phone it covers the chat), unless a dialog is open: the
+  // dialog takes its own Escape.
+  document.addEventListener("keydown", (e) => {
+    if (e.key !== "Escape" || !root.classList.contains("drawer-open")) return;
+    if (document.querySelector("dialog[open]")) return;
+    drawer(false);
+    document.querySelector("[data-testid=drawer-toggle]").focus();
+  });
+
   root.addEventListener("click", (e) => {
     const toggle = e.target.closest("[data-testid=drawer-toggle]");
     if (toggle) { drawer(!root.classList.contains("drawer-open")); return; }

@@ -82,6 +82,11 @@ def test_the_conversation_comes_first_and_every_control_is_reachable(
         page.locator("#drawer [data-action=drawer-close]").click()
         outline.wait_for(state="hidden")
         assert _hit(page, "send")
+        toggle.click()  # Escape closes it too, as a phone's keyboard or a laptop's would
+        outline.wait_for(state="visible")
+        page.keyboard.press("Escape")
+        outline.wait_for(state="hidden")
+        assert toggle.get_attribute("aria-expanded") == "false"
     else:
         assert not toggle.is_visible() and outline.is_visible()
     for url in ("/", f"/instances/{instance_id}/history/", "/library/", "/settings/",
