@@ -215,6 +215,9 @@ def director_process_response(*, settings: dict, plot_state: dict, reply: dict,
         report["no_update_count"] = state["no_update_count"]
         return state, report
     miss_reason = reply_miss_reason(reply)
+    # Past the outline's last point there is nothing left to make progress on: no miss counts
+    # (the counter climbed for ever under "the outline is finished").
+    counts_miss = counts_miss and not outline_finished(state, outline_length)
     if found.found and miss_reason is None:
         _marker_apply(state, found.index, found.status)
         report.update(marker=found.raw, index=found.index, status=found.status)

@@ -233,6 +233,18 @@ def test_completed_on_the_last_point_finishes_the_outline():
     assert "finished" not in not_last
 
 
+def test_no_miss_counts_once_the_outline_is_finished():
+    finished, _ = process(seed_state()["plot_state"], "一切都结束了。[PROGRESS:5:completed]")
+    for _ in range(4):  # the counter climbed to 68 under "the outline is finished"
+        finished, report = process(finished, "他们在营火旁坐了很久。")
+        assert report["counted_as_miss"] is False
+    assert finished["no_update_count"] == 0 and finished["finished"] is True
+    reopened, report = process(finished, "[PROGRESS:4:in_progress]")
+    assert "finished" not in reopened
+    reopened, report = process(reopened, "他们继续赶路。")
+    assert report["counted_as_miss"] is True and reopened["no_update_count"] == 1
+
+
 @pytest.mark.parametrize("flags,reason", [
     ({"content": "(系统错误: timeout)", "error": True}, "error reply"),
     ({"content": "(无回复)", "empty": True}, "empty reply"),
