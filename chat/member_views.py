@@ -86,6 +86,11 @@ def instance_members(request: HttpRequest, instance_id: str) -> HttpResponse:
     except AppError as error:
         errors, status = (error.fields or {"members": error.message}), error.status
     state = store.instance_state_read(instance_id)
+    # A refused change shows what was typed, beside its error, not the stored value.
+    typed = ({"character_id": character_id,
+              "talkativeness": request.POST.get("talkativeness", "")}
+             if errors and action == "change" else {})
     return render(request, "chat/_members.html", {
         "instance": {"instance_id": instance_id}, "member_errors": errors,
+        "member_typed": typed,
         **members_context(store, user=request.user, state=state)}, status=status)

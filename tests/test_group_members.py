@@ -4,6 +4,7 @@ conversation indexes, and who answers in the next real round (stub server)."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -160,6 +161,10 @@ def test_the_chat_page_drawer_adds_mutes_and_removes_a_member(alice_client, stor
                                        "talkativeness": "loud"})
     assert response.status_code == 400 and 'data-field="talkativeness"' in response.content.decode()
     assert store.instance_state_read(solo)["participants"][1]["talkativeness"] == 0.2
+    # what was typed stays in the field beside its error (it went back to the stored value)
+    typed = re.search(rf'data-member="{brenna}".*?name="talkativeness"[^>]*value="([^"]*)"',
+                      response.content.decode(), re.S)
+    assert typed and typed.group(1) == "loud"
 
     response = alice_client.post(url, {"action": "remove", "character_id": brenna})
     assert response.status_code == 200
