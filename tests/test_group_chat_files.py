@@ -4,6 +4,7 @@ kept by name, the group's members recorded, and an imported chat played on with 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -128,3 +129,16 @@ async def test_one_members_own_chat_is_exported_from_a_group(alice_client, store
 
     response = await sync_to_async(alice_client.get)(f"{url}&character=char_nobody")
     assert response.status_code == 400 and "character" in response.json()["error"]["fields"]
+
+
+def test_the_chat_page_links_each_members_own_chat_export(alice_client, store, group, alice,
+                                                         character, brenna):  # noqa: F811
+    page = alice_client.get(f"/instances/{group}/").content.decode()
+    links = dict(re.findall(r'href="([^"]+)" data-export-member="([^"]+)"', page))
+    assert sorted(links.values()) == sorted([character, brenna])
+    brenna_link = next(url for url, member in links.items() if member == brenna)
+    response = alice_client.get(brenna_link.replace("&amp;", "&"))
+    assert response.status_code == 200
+    assert json.loads(response.content.decode().splitlines()[0])["character_name"] == "Brenna"
+    solo = instance_create(store, owner=alice, character_id=character)
+    assert "data-export-member" not in alice_client.get(f"/instances/{solo}/").content.decode()
