@@ -112,17 +112,20 @@ class ChatImport:
 
     def report(self) -> dict[str, Any]:
         kinds = {"user": 0, "assistant": 0, "narrator": 0, "hidden": 0, "summary": 0}
-        speakers: list[str] = []
+        speakers: list[str] = []  # characters
+        players: list[str] = []
         for line in self.lines:
             kind = ("narrator" if line.get("type") == "note" else
                     line.get("type") if line.get("type") == SUMMARY_TYPE else line.get("role"))
             kinds[kind] = kinds.get(kind, 0) + 1
             kinds["hidden"] += 1 if line.get("hidden") else 0
             name = line.get("name")
-            if line.get("role") and isinstance(name, str) and name not in speakers:
-                speakers.append(name)
+            names = {"assistant": speakers, "user": players}.get(line.get("role"))
+            if names is not None and isinstance(name, str) and name not in names:
+                names.append(name)
         return {"source": self.source, "messages": len(self.lines), "counts": kinds,
-                "speakers": speakers, "skipped": self.skipped, "notes": self.notes}
+                "speakers": speakers, "players": players, "skipped": self.skipped,
+                "notes": self.notes}
 
 
 def _text_lines(data: bytes) -> list[tuple[int, str]]:

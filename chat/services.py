@@ -30,7 +30,7 @@ from personalab.lib.generation import GenerationError, generation_effective, gen
 from personalab.lib.ids import numbered_candidates, validate_id
 from personalab.lib.membership import (member_change_apply, member_change_recover,
                                         member_change_recover_waiting)
-from personalab.lib.participants import member_state_write
+from personalab.lib.participants import member_ids, member_state_write
 from personalab.lib.trace_refs import conversation_matches, messages_rebuild
 
 INITIAL_PLOT_STATE = {"current_plot_index": 1, "current_status": "pending", "no_update_count": 0}
@@ -329,6 +329,12 @@ def session_import(store: FileStore, *, instance_id: str,
         state = store.instance_state_read(instance_id)
         if is_group(state):
             report.update(_speakers_matched(imported.lines, members_of(store, state)))
+        missing = _group_members_missing(imported.original_header, state)
+        if missing:
+            report["notes"] = [*report["notes"], (
+                f"This chat was exported from a conversation with {', '.join(missing)} too, "
+                "who are not in this one: their lines are kept by name. To go on with all of "
+                "them, start a scene with those characters and import the chat there.")]
         session_id = store.session_next_id(instance_id)
         store.session_create(instance_id, session_id, continued_from=state["current_session_id"],
                              lines=imported.lines, imported=origin)
@@ -336,6 +342,18 @@ def session_import(store: FileStore, *, instance_id: str,
         store.instance_state_write(instance_id, state)
     instance_index(store, instance_id)
     return session_id, report
+
+
+def _group_members_missing(header: dict[str, Any] | None, state: dict[str, Any]) -> list[str]:
+    """The names of the members an exported group chat lists (chat_metadata.personalab_group)
+    that this conversation does not have."""
+    group = ((header or {}).get("chat_metadata") or {}).get("personalab_group")
+    listed = group.get("members") if isinstance(group, dict) else None
+    if not isinstance(listed, list):
+        return []
+    here = set(member_ids(state))
+    return [str(m.get("name") or m.get("character_id")) for m in listed
+            if isinstance(m, dict) and m.get("character_id") not in here][:20]
 
 
 def _speakers_matched(lines: list[dict[str, Any]], members: list[Member]) -> dict[str, Any]:

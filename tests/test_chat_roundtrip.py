@@ -80,7 +80,7 @@ def test_speakers_narrator_and_hidden_lines_are_what_they_were():
     assert lines[6]["role"] == "assistant" and lines[6]["hidden"] is True
     assert lines[2]["reasoning"] == "She is wary."
     report = result.report()
-    assert report["speakers"] == ["Mira", "Ann", "Kael"]
+    assert report["speakers"] == ["Mira", "Kael"] and report["players"] == ["Ann"]
     assert report["counts"] == {"user": 2, "assistant": 4, "narrator": 1, "hidden": 2,
                                 "summary": 0}
 
@@ -138,7 +138,8 @@ def test_rest_import_then_export_is_the_same_chat(client, auth, instance, store)
     response = _upload(client, auth, instance, jsonl(CHAT))
     assert response.status_code == 201
     body = response.json()
-    assert body["imported"]["speakers"] == ["Mira", "Ann", "Kael"]
+    assert body["imported"]["speakers"] == ["Mira", "Kael"]
+    assert body["imported"]["players"] == ["Ann"]
     exported = client.get(f"/api/v1/instances/{instance}/sessions/{body['session_id']}/export"
                           "?format=jsonl", **auth)
     assert records_of(exported.content) == CHAT

@@ -41,7 +41,7 @@ def _import(client, instance_id, records):
 
 async def test_a_group_chat_goes_out_and_back_with_every_speaker(alice_client, store, group,
                                                                  character, brenna,  # noqa: F811
-                                                                 use_stub):
+                                                                 use_stub, alice):
     use_stub.script(Reply("我记得你。"), Reply("嗯。"))
     await _say(store, group, "你们还记得我吗？")
     before = [(line.get("speaker"), line.get("name"), line["content"])
@@ -61,6 +61,14 @@ async def test_a_group_chat_goes_out_and_back_with_every_speaker(alice_client, s
     after = [(line.get("speaker"), line.get("name"), line["content"])
              for line in _lines(store, group) if line.get("role") == "assistant"]
     assert after == before
+    assert not any("Brenna" in note for note in result["imported"]["notes"])
+
+    # Into a conversation with Alserqi alone, the report says who is missing and what to do.
+    solo = await sync_to_async(instance_create)(store, owner=alice, character_id=character)
+    result = await sync_to_async(_import)(alice_client, solo, records)
+    assert "Brenna" in result["imported"]["speakers"]
+    assert [note for note in result["imported"]["notes"] if "Brenna" in note
+            and "start a scene" in note and "Alserqi" not in note]
 
 
 async def test_a_sillytavern_group_chat_imports_and_the_story_goes_on(alice_client, store, group,
