@@ -85,6 +85,8 @@ def _turn_begin(store: FileStore, *, instance_id: str, user_text: str | None,
     the first token). None: a round of several speakers follows."""
     member_change_recover(store, instance_id)
     state = store.instance_state_read(instance_id)
+    if "round_cut" in state:  # a new round: the last one's note is over
+        _round_cut_note(store, instance_id, None)
     if speaker is not None or user_text is None or is_group(state):
         return None
     return turn.turn_ready(store, instance_id=instance_id, user_text=user_text,
@@ -123,7 +125,22 @@ async def _round_locked(store: FileStore, *, instance_id: str, user_text: str | 
         results.append(result)
         if index < len(plan.picks) - 1 and not stop.is_set():
             await emit({**result.done_event(), "speaker": pick.character_id, "round_end": False})
+    unanswered = [names.get(p.character_id, p.character_id) for p in plan.picks[len(results):]]
+    if stop.is_set() and unanswered:
+        # Stopped, or the page closed or reloaded (a phone locking its screen): the page says
+        # who never answered until the next round starts.
+        await asyncio.to_thread(_round_cut_note, store, instance_id, unanswered)
     return results
+
+
+def _round_cut_note(store: FileStore, instance_id: str, names: list[str] | None) -> None:
+    """Record (or, with None, clear) the members a stopped round never reached."""
+    state = store.instance_state_read(instance_id)
+    if names:
+        store.instance_state_write(instance_id, {**state, "round_cut": {"names": names}})
+    elif "round_cut" in state:
+        store.instance_state_write(instance_id, {k: v for k, v in state.items()
+                                                 if k != "round_cut"})
 
 
 def _user_line_append(store: FileStore, instance_id: str, user_text: str) -> None:

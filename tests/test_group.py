@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -162,8 +163,7 @@ async def test_rest_chat_makes_one_character_answer(alice_client, store, group, 
     assert "not a member" in response.json()["error"]["fields"]["speaker"]
 
 
-async def test_stop_ends_the_whole_round(store, group, character, use_stub):
-    use_stub.script(Reply("z" * 300, chunk_size=1, delay=0.01), Reply("never"))
+async def _say_stopped_at_the_first_token(store, instance_id, text):
     stop = asyncio.Event()
     events: list[dict] = []
 
@@ -173,11 +173,35 @@ async def test_stop_ends_the_whole_round(store, group, character, use_stub):
         stop.set()
 
     stopper = asyncio.create_task(stop_soon())
-    results = await _say(store, group, "说吧", stop=stop, events=events)
+    results = await _say(store, instance_id, text, stop=stop, events=events)
     await stopper
+    return results
+
+
+async def test_stop_ends_the_whole_round(store, group, character, use_stub):
+    use_stub.script(Reply("z" * 300, chunk_size=1, delay=0.01), Reply("never"))
+    results = await _say_stopped_at_the_first_token(store, group, "说吧")
     assert [r.speaker for r in results] == [character] and results[0].interrupted
     assert len(use_stub.requests) == 1
     assert _lines(store, group)[-1]["interrupted"] is True
+
+
+async def test_a_round_cut_short_is_noted_on_the_page_until_the_next_round(
+        store, group, character, brenna, use_stub, alice_client):
+    # A reload or a phone locking its screen stops the round like Stop: before, the page then
+    # gave no sign that Brenna never answered.
+    use_stub.script(Reply("z" * 300, chunk_size=1, delay=0.01))
+    await _say_stopped_at_the_first_token(store, group, "说吧")
+    assert store.instance_state_read(group)["round_cut"] == {"names": ["Brenna"]}
+    page = (await sync_to_async(alice_client.get)(f"/instances/{group}/")).content.decode()
+    status = re.search(r'<p id="status"[^>]*>(.*?)</p>', page, re.S).group(1)
+    assert "Brenna" in status and "Answer now" in status
+
+    use_stub.script(Reply("好。"), Reply("嗯。"))
+    await _say(store, group, "继续吧")
+    assert "round_cut" not in store.instance_state_read(group)
+    page = (await sync_to_async(alice_client.get)(f"/instances/{group}/")).content.decode()
+    assert re.search(r'<p id="status"[^>]*></p>', page)
 
 
 async def test_the_offline_demo_answers_the_newest_line_of_the_scene(store, group, brenna):
