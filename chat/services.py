@@ -344,16 +344,22 @@ def session_import(store: FileStore, *, instance_id: str,
     return session_id, report
 
 
-def _group_members_missing(header: dict[str, Any] | None, state: dict[str, Any]) -> list[str]:
+NAME_SHOWN_CHARS = 80  # of a name an uploaded file gives, in an import report's note
+
+
+def _group_members_missing(header: Any, state: dict[str, Any]) -> list[str]:
     """The names of the members an exported group chat lists (chat_metadata.personalab_group)
-    that this conversation does not have."""
-    group = ((header or {}).get("chat_metadata") or {}).get("personalab_group")
+    that this conversation does not have. The header is the uploaded file's: anything else
+    than the shape written here lists nobody."""
+    metadata = header.get("chat_metadata") if isinstance(header, dict) else None
+    group = metadata.get("personalab_group") if isinstance(metadata, dict) else None
     listed = group.get("members") if isinstance(group, dict) else None
     if not isinstance(listed, list):
         return []
     here = set(member_ids(state))
-    return [str(m.get("name") or m.get("character_id")) for m in listed
-            if isinstance(m, dict) and m.get("character_id") not in here][:20]
+    names = [str(m.get("name") or m.get("character_id"))[:NAME_SHOWN_CHARS] for m in listed
+             if isinstance(m, dict) and str(m.get("character_id")) not in here]
+    return names[:20]
 
 
 def _speakers_matched(lines: list[dict[str, Any]], members: list[Member]) -> dict[str, Any]:

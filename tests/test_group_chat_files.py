@@ -150,3 +150,19 @@ def test_the_chat_page_links_each_members_own_chat_export(alice_client, store, g
     assert json.loads(response.content.decode().splitlines()[0])["character_name"] == "Brenna"
     solo = instance_create(store, owner=alice, character_id=character)
     assert "data-export-member" not in alice_client.get(f"/instances/{solo}/").content.decode()
+
+
+@pytest.mark.parametrize("group", [
+    [], "members", {"members": "all"}, {"members": [1, None, ["x"]]},
+    {"members": [{"character_id": ["not", "an", "id"], "name": {"n": 1}}]},
+    {"members": [{"character_id": "char_far", "name": "N" * 100_000}] * 50},
+])
+def test_an_uploaded_group_header_of_any_shape_imports_with_a_bounded_note(
+        alice_client, store, alice, character, group):
+    solo = instance_create(store, owner=alice, character_id=character)
+    result = _import(alice_client, solo, [
+        {"user_name": "You", "character_name": "Alserqi",
+         "chat_metadata": {"personalab_group": group}},
+        {"name": "Alserqi", "is_user": False, "mes": "嗯。", "send_date": "2024-5-1 @12h02m"}])
+    assert result["imported"]["messages"] == 1
+    assert all(len(note) < 3000 for note in result["imported"]["notes"])
