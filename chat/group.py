@@ -86,7 +86,8 @@ def _turn_begin(store: FileStore, *, instance_id: str, user_text: str | None,
     member_change_recover(store, instance_id)
     state = store.instance_state_read(instance_id)
     if "round_cut" in state:  # a new round: the last one's note is over
-        _round_cut_note(store, instance_id, None)
+        state = {key: value for key, value in state.items() if key != "round_cut"}
+        store.instance_state_write(instance_id, state)
     if speaker is not None or user_text is None or is_group(state):
         return None
     return turn.turn_ready(store, instance_id=instance_id, user_text=user_text,
@@ -133,14 +134,10 @@ async def _round_locked(store: FileStore, *, instance_id: str, user_text: str | 
     return results
 
 
-def _round_cut_note(store: FileStore, instance_id: str, names: list[str] | None) -> None:
-    """Record (or, with None, clear) the members a stopped round never reached."""
+def _round_cut_note(store: FileStore, instance_id: str, names: list[str]) -> None:
+    """Record the members a stopped round never reached (cleared when the next round starts)."""
     state = store.instance_state_read(instance_id)
-    if names:
-        store.instance_state_write(instance_id, {**state, "round_cut": {"names": names}})
-    elif "round_cut" in state:
-        store.instance_state_write(instance_id, {k: v for k, v in state.items()
-                                                 if k != "round_cut"})
+    store.instance_state_write(instance_id, {**state, "round_cut": {"names": names}})
 
 
 def _user_line_append(store: FileStore, instance_id: str, user_text: str) -> None:
