@@ -232,7 +232,7 @@ class SSEReader:
         # one C-level scan of the read finds the others (a Python loop over the lines cost a
         # quarter of the parsing).
         payloads = _DATA_LINE.findall(buffer, 0, end)
-        if b"[DONE]" in buffer[:end]:
+        if buffer.find(b"[DONE]", 0, end) >= 0:  # no copy of the read
             payloads = self._before_done(payloads)
         pieces: list[str] = []
         run: list[str] = []  # consecutive pieces of one kind, joined when the kind changes
