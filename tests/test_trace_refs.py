@@ -73,3 +73,21 @@ def test_the_trace_api_and_page_show_the_rebuilt_messages(alice_client, store, i
     assert body["messages"] == sent
     page = alice_client.get(f"/traces/{result.trace_id}/").content.decode()
     assert "灯塔的钥匙在我这里。" in page
+
+
+def test_the_lines_hash_is_the_one_older_traces_recorded():
+    """Traces written before the hash took orjson's path must still match their session."""
+    import hashlib
+    import json
+
+    from personalab.lib.trace_refs import lines_hash
+
+    contents = ["雨一直下，" * 50, 'quote " and \\ back', "\n\t\r\b\f\x00\x1f\x7f", "\u2028\u2029😀",
+                "", None, "</script>", 42, 1.5e300, ["list"], {"k": "v"}]
+    lines = [{"role": "user", "content": content} for content in contents]
+    for first, last in ((0, len(lines) - 1), (0, 6), (2, 4), (7, 10)):
+        expected = json.dumps([line["content"] for line in lines[first:last + 1]],
+                              ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        assert lines_hash(lines, first, last) == hashlib.sha256(expected).hexdigest()
+    # A lone surrogate (an imported file may hold one) gets a hash, not an exception.
+    assert len(lines_hash([{"content": "a\ud800b"}], 0, 0)) == 64
