@@ -27,6 +27,7 @@ from chat.turn import Emit, TurnRefused, validate_user_text
 from library.selectors import persona_effective
 from memory import services as memory_services
 from personalab.lib.filestore import FileStore, StoreError, utc_now
+from personalab.lib.jsontext import json_loads
 from personalab.lib.participants import member_ids, member_state_read
 
 ASIDES_FILE = "asides.jsonl"
@@ -200,7 +201,7 @@ def asides_read(store: FileStore, *, instance_id: str) -> list[dict[str, Any]]:
     lines = []
     for raw in text.split("\n"):
         try:
-            line = json.loads(raw) if raw.strip() else None
+            line = json_loads(raw) if raw.strip() else None
         except ValueError:
             continue
         if isinstance(line, dict):

@@ -18,6 +18,7 @@ from chat.group import conversation_turn, round_done_event
 from chat.services import NotFound, instance_for_user
 from chat.turn import TurnRefused, turn_run
 from memory.runtime import schedule_sync
+from personalab.lib.jsontext import json_loads
 from personalab.storage import get_store
 
 log = logging.getLogger(__name__)
@@ -98,7 +99,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self._error("frames must be JSON text of at most 256 KB", code="bad_frame")
             return
         try:
-            content = json.loads(text_data)
+            content = json_loads(text_data)
         except json.JSONDecodeError as exc:
             await self._error(f"malformed JSON: {exc.msg}", code="bad_json")
             return

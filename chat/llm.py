@@ -24,6 +24,7 @@ import orjson
 
 from chat.reasoning import Reasoning, ThinkSplitter, reasoning_split
 from personalab.lib.errors import AppError
+from personalab.lib.jsontext import json_loads, text_surrogates_replace
 
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -157,7 +158,8 @@ class OpenAIProvider:
             response = await self._client().chat.completions.create(
                 model=self.model, messages=messages, stream=False, **sampling(context)
             )
-            return _without_reasoning(response.choices[0].message.content or "")
+            text = _without_reasoning(response.choices[0].message.content or "")
+            return text_surrogates_replace(text)
         except Exception as err:
             raise self._error_from(err) from err
 
@@ -239,7 +241,7 @@ class SSEReader:
         # orjson parses a chunk in about half the time json takes, and this runs for every
         # piece of every reply (bench/stream_overhead.py). Each payload is parsed alone: joined
         # into one array, broken neighbours could add up to valid JSON.
-        for chunk in map(orjson.loads, payloads):
+        for chunk in _chunks_parse(payloads):
             try:  # the usual chunk, read without the checks of _chunk_pieces
                 delta = chunk["choices"][0]["delta"]
                 content = delta["content"]
@@ -287,6 +289,15 @@ async def _rest_drained(chunks: AsyncIterator[bytes]) -> None:
                 drained += len(data)
                 if drained > DRAIN_BYTES:
                     return
+
+
+def _chunks_parse(payloads: list[bytes]) -> list[Any]:
+    try:
+        return list(map(orjson.loads, payloads))
+    except orjson.JSONDecodeError:
+        # orjson refuses a lone surrogate escape (half an emoji, as a JavaScript server can
+        # send); it becomes U+FFFD instead of failing the reply. Invalid JSON still raises.
+        return [json_loads(payload) for payload in payloads]
 
 
 def _joined(run: list[str]) -> str:

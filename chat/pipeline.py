@@ -19,7 +19,6 @@ counted on the final messages (contents + overhead per message + REPLY_PRIMING_T
 from __future__ import annotations
 
 import copy
-import json
 import re
 import threading
 from collections.abc import Callable
@@ -30,6 +29,7 @@ from typing import Any
 from chat.prompt.card_fields import CardFields
 from chat.prompt.examples import examples_keep
 from personalab.lib.filestore import DEFAULT_CONFIG, LinesBefore
+from personalab.lib.jsontext import json_loads
 from personalab.lib.lines import line_prompt_usable
 from personalab.lib.macros import macros_replace, message_macros_replace
 from personalab.lib.template_sandbox import TemplateError, render_template
@@ -217,7 +217,7 @@ def templates_merge(
 
 
 def _json_object_read(path: Path) -> dict[str, Any]:
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = json_loads(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict):
         raise TypeError("the file must hold a JSON object")
     return data

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,6 +11,7 @@ from chat.members import is_group, member_ids, members_of, members_title
 from library.avatars import avatar_file
 from library.selectors import persona_effective
 from personalab.lib.filestore import FileStore, SessionRead, StoreError
+from personalab.lib.jsontext import json_loads
 from personalab.lib.lines import session_line_problem
 from personalab.lib.macros import message_macros_replace
 from personalab.lib.membership import member_changes_read
@@ -132,7 +132,7 @@ def session_last_message(store: FileStore, *, instance_id: str,
         return None
     for raw in reversed(tail.split(b"\n")):
         try:
-            line = json.loads(raw)
+            line = json_loads(raw)
         except ValueError:
             continue
         if (isinstance(line, dict) and line.get("role") in ("user", "assistant")

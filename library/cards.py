@@ -20,6 +20,7 @@ from typing import Any
 from library.lorebook import LorebookError, lorebook_validate
 from library.worldinfo import DECORATOR_LINES
 from personalab.lib.errors import AppError
+from personalab.lib.jsontext import json_loads
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 CARD_KEYWORDS = ("ccv3", "chara")  # preference order
@@ -154,7 +155,7 @@ def _json_decode(raw: bytes | str, where: str) -> Any:
     except UnicodeDecodeError:
         raise CardError(f"card JSON is invalid: {where} is not UTF-8 text") from None
     try:
-        return json.loads(text)
+        return json_loads(text)
     except json.JSONDecodeError as exc:
         raise CardError(f"card JSON is invalid: {where}: {exc}") from None
 

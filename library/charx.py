@@ -15,6 +15,8 @@ import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 
+from personalab.lib.jsontext import json_loads
+
 MAX_CHARX_BYTES = 32 * 2**20
 MAX_MEMBER_BYTES = 16 * 2**20
 MAX_TOTAL_BYTES = 64 * 2**20
@@ -96,7 +98,7 @@ def charx_read(data: bytes) -> Charx:
 
 def _card_json(body: bytes) -> Any:
     try:
-        return json.loads(body.decode("utf-8-sig"))
+        return json_loads(body.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CharxError(f"CHARX card.json is not valid JSON: {exc}") from None
 

@@ -8,7 +8,6 @@ the catch-up that runs at startup and periodically.
 
 from __future__ import annotations
 
-import json
 import logging
 import queue
 import threading
@@ -19,6 +18,7 @@ from typing import Any
 from django.conf import settings
 
 from personalab.lib.filestore import FileStore, write_json_atomic
+from personalab.lib.jsontext import json_loads
 from personalab.storage import get_store
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ def progress_set(instance_id: str, text: str | None) -> None:
 
 def progress_get(instance_id: str) -> str | None:
     try:
-        record = json.loads(_progress_path(instance_id).read_text(encoding="utf-8"))
+        record = json_loads(_progress_path(instance_id).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(record, dict) or not isinstance(record.get("at"), (int, float)):

@@ -43,6 +43,7 @@ from personalab.lib.errors import AppError
 from personalab.lib.filestore import (CorruptFile, FileStore, MissingFile, SessionRead, StoreError,
                                       read_json, utc_now, write_json_atomic)
 from personalab.lib.ids import random_id
+from personalab.lib.jsontext import json_loads
 from personalab.lib.membership import Presence, member_changes_read, presence_of
 from personalab.lib.participants import (conv_key, member_ids, member_state_read,
                                          member_state_write, participants_of)
@@ -151,7 +152,7 @@ def _json_object_find(text: str) -> Any:
     for candidate in candidates:
         for attempt in (candidate, _TRAILING_COMMA.sub(r"\1", candidate)):
             try:
-                return json.loads(attempt)
+                return json_loads(attempt)
             except json.JSONDecodeError:
                 continue
     return None

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import logging
 import os
 import shutil
@@ -37,6 +36,7 @@ from typing import Any
 from memory.index import (MemoryIndex, ledger_events, turn_context_text, turn_doc_id,
                           turn_is_indexable)
 from personalab.lib.filestore import FileStore, jsonl_lines_since, write_json_atomic
+from personalab.lib.jsontext import json_loads
 from personalab.lib.lines import session_line_problem
 
 log = logging.getLogger(__name__)
@@ -56,7 +56,7 @@ def _state_path(store: FileStore, instance_id: str) -> Path:
 
 def state_read(store: FileStore, instance_id: str) -> dict[str, Any]:
     try:
-        state = json.loads(_state_path(store, instance_id).read_text(encoding="utf-8"))
+        state = json_loads(_state_path(store, instance_id).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return state if isinstance(state, dict) and state.get("version") == STATE_VERSION else {}

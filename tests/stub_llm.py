@@ -251,7 +251,10 @@ class _Exchange:
         self.handler.wfile.flush()
 
     def _event(self, payload: dict) -> None:
-        self._write(f"data: {json.dumps(payload, ensure_ascii=False)}\n\n")
+        text = json.dumps(payload, ensure_ascii=False)
+        if not text.isascii() and any("\ud800" <= char <= "\udfff" for char in text):
+            text = json.dumps(payload)  # a lone surrogate goes as its escape, as JavaScript sends it
+        self._write(f"data: {text}\n\n")
 
     def _write(self, text: str) -> None:
         self.handler.wfile.write(text.encode())

@@ -40,6 +40,7 @@ import numpy as np
 
 from personalab.lib.errors import AppError
 from personalab.lib.ids import next_numbered_id, validate_id
+from personalab.lib.jsontext import json_loads, surrogates_replace
 from personalab.lib.line_index import (ASSISTANT, BAD, BLANK, MESSAGE_KINDS, METADATA, SHOWN_KINDS,
                                        SUMMARY, USER, LineIndex, Unindexable, index_path,
                                        line_index_read)
@@ -252,8 +253,7 @@ def read_json(path: Path, *, what: str) -> Any:
     try:
         if path.stat().st_size > MAX_JSON_FILE_BYTES:
             raise CorruptFile(path, "file is larger than 50 MB")
-        with path.open(encoding="utf-8") as handle:
-            return json.load(handle)
+        return json_loads(path.read_bytes())
     except FileNotFoundError:
         raise MissingFile(path, what) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -415,7 +415,7 @@ def parse_partial_line(text: str) -> dict[str, Any] | None:
     except json.JSONDecodeError:
         pass
     try:
-        head = json.loads(text[:cut].rstrip(",") + "}")
+        head = json_loads(text[:cut].rstrip(",") + "}")
     except json.JSONDecodeError:
         return None
     if not isinstance(head, dict) or head.get(STREAMING_PREFIX_KEY) is not True:
@@ -428,7 +428,7 @@ def parse_partial_line(text: str) -> dict[str, Any] | None:
     record.update(head)
     if reasoning := "".join(texts["reasoning"]):
         record["reasoning"] = reasoning
-    return record
+    return surrogates_replace(record)
 
 
 def _stream_segments(tail: str) -> Iterator[tuple[str, str]]:
@@ -897,7 +897,7 @@ def _file_bytes_or_empty(path: Path) -> bytes:
 
 def _line_session(line: bytes) -> str | None:
     try:
-        record = json.loads(line)
+        record = json_loads(line)
     except (json.JSONDecodeError, UnicodeDecodeError):
         return None
     return record.get("session_id") if isinstance(record, dict) else None
@@ -1091,7 +1091,7 @@ def _unfinished_take(path: Path, tail_bytes: bytes, line_number: int,
     partial = parse_partial_line(tail)
     if partial is None:
         try:
-            record = json.loads(tail)
+            record = json_loads(tail)
             reason = session_line_problem(record) if isinstance(record, dict) else None
             if reason:
                 problems.append(LineProblem(str(path), line_number, reason))
@@ -1370,7 +1370,7 @@ def _lines_parse_checked(index: LineIndex, first: int, last: int,
     if np.isin(kinds, (BLANK, BAD)).any():
         return None
     try:
-        records = json.loads(b"[" + stretch[:-1].replace(b"\n", b",") + b"]")
+        records = json_loads(b"[" + stretch[:-1].replace(b"\n", b",") + b"]")
     except (ValueError, UnicodeDecodeError):
         return None  # a line json reads alone but not inside an array (a byte-order mark)
     return records if len(records) == len(kinds) else None

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from personalab.lib.errors import AppError, TooLarge
+from personalab.lib.jsontext import json_loads
 
 MAX_JSON_BODY = 12 * 1024 * 1024
 # Nothing we accept nests deeper than a card's extensions; deeper input is an attack, and
@@ -35,7 +36,7 @@ def json_parse_bounded(body: bytes | str, *, max_bytes: int = MAX_JSON_BODY,
     if len(body) > max_bytes:
         raise TooLarge()
     try:
-        data = json.loads(body or b"{}")
+        data = json_loads(body or b"{}")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise _malformed(f"request body is not valid JSON: {exc}") from None
     except RecursionError:

@@ -8,6 +8,7 @@ import json
 from typing import Any, Callable
 
 from personalab.lib.ids import is_valid_id
+from personalab.lib.jsontext import json_loads
 
 ROLES = ("user", "assistant", "system")
 
@@ -64,7 +65,7 @@ def line_parse(raw: bytes, check: Callable[[dict[str, Any]], str | None] | None 
     if not raw.strip():
         return None, None
     try:
-        record = json.loads(raw)
+        record = json_loads(raw)
     except json.JSONDecodeError as exc:
         return None, f"not valid JSON ({exc.msg})"
     except UnicodeDecodeError:

@@ -1,0 +1,85 @@
+"""JSON from outside (files, imports, request bodies, frames) as text that can be written back.
+
+JavaScript apps (SillyTavern among them) can write half an emoji as `"\\ud83d"`. json.loads
+turns that into a str holding a lone surrogate, which no UTF-8 encode accepts: every later write
+or hash of it raised. Here each lone surrogate becomes U+FFFD; a whole pair stays the character."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import regex
+
+# Any surrogate escape (`\uD800`-`\uDFFF`, either case): a fixed-width pattern, so one
+# search is one linear scan. A whole pair matches too; the walk then finds nothing to mend.
+_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
+_ESCAPE_TEXT = re.compile(r"\\u[dD][89a-fA-F]")
+# json.loads decodes bytes with "surrogatepass": a surrogate's own UTF-8 form parses too.
+_ENCODED_SURROGATE = re.compile(rb"\xed[\xa0-\xbf]")
+# `regex` scans non-ASCII text for this class about four times faster than `re`.
+_SURROGATE = regex.compile("[\ud800-\udfff]")
+
+
+def _has_surrogate(text: str) -> bool:
+    return not text.isascii() and _SURROGATE.search(text) is not None
+
+
+def text_surrogates_replace(text: str) -> str:
+    """`text` with each lone surrogate as U+FFFD (a pair of surrogate code points joins)."""
+    if not _has_surrogate(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def _dict_mend(value: dict[Any, Any], stack: list[Any]) -> None:
+    if any(type(key) is str and _has_surrogate(key) for key in value):
+        items = list(value.items())
+        value.clear()
+        value.update((text_surrogates_replace(k) if type(k) is str else k, v) for k, v in items)
+    for key, item in value.items():
+        if type(item) is str:
+            value[key] = text_surrogates_replace(item)
+        elif isinstance(item, (dict, list)):
+            stack.append(item)
+
+
+def _list_mend(value: list[Any], stack: list[Any]) -> None:
+    for position, item in enumerate(value):
+        if type(item) is str:
+            value[position] = text_surrogates_replace(item)
+        elif isinstance(item, (dict, list)):
+            stack.append(item)
+
+
+def surrogates_replace(value: Any) -> Any:
+    """A parsed JSON value with every lone surrogate in its strings, keys included, as U+FFFD;
+    containers are mended in place, at any depth (a loop, not recursion)."""
+    if type(value) is str:
+        return text_surrogates_replace(value)
+    stack = [value] if isinstance(value, (dict, list)) else []
+    while stack:
+        container = stack.pop()
+        if isinstance(container, dict):
+            _dict_mend(container, stack)
+        else:
+            _list_mend(container, stack)
+    return value
+
+
+def has_surrogate_escape(data: str | bytes | bytearray) -> bool:
+    """Whether JSON text may parse to a surrogate: linear scans, no backtracking."""
+    if isinstance(data, str):
+        return _ESCAPE_TEXT.search(data) is not None or _has_surrogate(data)
+    if json.detect_encoding(data) not in ("utf-8", "utf-8-sig"):
+        return True  # UTF-16 or -32: rare enough to walk every time
+    return _ESCAPE_BYTES.search(data) is not None or (
+        b"\xed" in data and _ENCODED_SURROGATE.search(data) is not None)
+
+
+def json_loads(data: str | bytes | bytearray, **kwargs: Any) -> Any:
+    """json.loads, with each lone surrogate in the result's strings as U+FFFD. The result is
+    walked only when the input holds a surrogate escape (or, as str, a raw surrogate)."""
+    value = json.loads(data, **kwargs)
+    return surrogates_replace(value) if has_surrogate_escape(data) else value

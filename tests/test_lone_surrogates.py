@@ -1,0 +1,175 @@
+"""Half an emoji written as a JSON escape (`"\\ud83d"`, as JavaScript apps such as SillyTavern can
+write it) in a session file, an import, a request body, a frame or an LLM chunk. Before, the
+parsed text held a lone surrogate that no UTF-8 write accepts: the chat page gave a 500 and every
+later turn failed. Now each lone surrogate reads as U+FFFD and everything works."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from chat.models import ApiToken
+from library.lorebook_services import lorebook_import
+from library.services import character_import_card
+from personalab.lib import jsontext
+from personalab.lib.jsontext import json_loads, surrogates_replace
+from tests.stub_llm import Reply
+from tests.test_consumer import _collect_until_done, _connect
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+LONE = "bad \ud83d here"
+MENDED = "bad \ufffd here"
+
+
+@pytest.fixture
+def auth(alice):
+    return {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+
+
+def _chat(client, instance_id, auth, query="hi") -> dict:
+    response = client.post("/api/v1/chat", json.dumps({"instance_id": instance_id, "query": query}),
+                           content_type="application/json", **auth)
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+# the helper ------------------------------------------------------------------
+
+def test_a_pair_stays_the_emoji_and_a_lone_half_becomes_the_replacement_character():
+    assert json_loads('"\\ud83d\\ude00"') == "\U0001F600"
+    assert json_loads(b'["\\uD83D\\uDE00", "x\\ud83d", "\\ude00y", "\\uDBFFz"]') == [
+        "\U0001F600", "x\ufffd", "\ufffdy", "\ufffdz"]
+    # json reads bytes with "surrogatepass": a surrogate's own UTF-8 form is mended too.
+    assert json_loads(b'"a\xed\xa0\xbdb"') == "a\ufffdb"
+    assert json_loads('"raw \ud83d"') == "raw \ufffd"
+
+
+def test_keys_are_mended_and_order_kept():
+    parsed = json_loads('{"first": 1, "k\\ud83d": {"\\udc00": ["v\\ud800"]}, "last": 2}')
+    assert list(parsed) == ["first", "k\ufffd", "last"]
+    assert parsed["k\ufffd"] == {"\ufffd": ["v\ufffd"]}
+
+
+def test_deep_nesting_is_mended_without_recursion():
+    depth = 100_000  # far past Python's recursion limit
+    value: list = ["x\ud83d"]
+    for _ in range(depth):
+        value = [value]
+    surrogates_replace(value)
+    for _ in range(depth):
+        value = value[0]
+    assert value == ["x\ufffd"]
+    nested = json_loads("[" * 500 + '{"\\ud83d": "\\ude00"}' + "]" * 500)
+    for _ in range(500):
+        nested = nested[0]
+    assert nested == {"\ufffd": "\ufffd"}
+
+
+def test_no_walk_when_the_text_holds_no_surrogate_escape(monkeypatch):
+    walks = []
+    monkeypatch.setattr(jsontext, "surrogates_replace", lambda value: walks.append(value) or value)
+    text = '{"content": "Привет 😀 \\u00e9 \\\\ \\"q\\"", "n": [1, 2]}'
+    assert json_loads(text) == json.loads(text)
+    assert json_loads(text.encode()) == json.loads(text)
+    assert walks == []
+    json_loads('{"content": "\\ud83d"}')
+    assert len(walks) == 1
+
+
+# session files ---------------------------------------------------------------
+
+def test_a_lone_surrogate_line_shows_on_the_chat_page_and_the_next_turn_completes(
+        client, alice, store, instance, auth, use_stub):
+    client.force_login(alice)
+    with store.session_path(instance, "sess_001").open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"role": "user", "content": LONE, "turn": 1}) + "\n")
+        handle.write(json.dumps({"role": "assistant", "content": "an answer", "turn": 1}) + "\n")
+
+    page = client.get(f"/instances/{instance}/")
+    assert page.status_code == 200
+    assert MENDED in page.content.decode()
+
+    use_stub.script(Reply("the next reply"))
+    reply = _chat(client, instance, auth)
+    assert reply["answer_text"] == "the next reply"
+    sent = [m["content"] for m in use_stub.requests[-1]["messages"]]
+    assert any(MENDED in text for text in sent)
+    trace = store.trace_read(instance, reply["trace_id"])
+    assert trace
+    messages = store.session_read(instance, "sess_001").messages
+    assert [m["content"] for m in messages[-4:]] == [MENDED, "an answer", "hi", "the next reply"]
+    assert client.get(f"/instances/{instance}/").status_code == 200
+
+
+def test_a_lone_surrogate_in_an_llm_chunk_becomes_the_replacement_character(
+        client, store, instance, auth, use_stub):
+    use_stub.script(Reply(LONE, chunk_size=5))
+    reply = _chat(client, instance, auth)
+    assert reply["answer_text"] == MENDED
+    assert store.session_read(instance, "sess_001").messages[-1]["content"] == MENDED
+    assert store.trace_read(instance, reply["trace_id"])
+
+
+# imports, request bodies, frames ---------------------------------------------------
+
+def test_a_sillytavern_chat_with_a_lone_surrogate_imports(client, instance, store, auth):
+    lines = [{"user_name": "Ann", "character_name": "Alserqi", "create_date": "2024-01-01",
+              "chat_metadata": {}},
+             {"name": "Ann", "is_user": True, "mes": LONE, "send_date": "2024-01-01T10:00:00Z"},
+             {"name": "Alserqi", "is_user": False, "mes": "ok \ude00",
+              "send_date": "2024-01-01T10:00:05Z"}]
+    body = "\n".join(json.dumps(line) for line in lines).encode()
+    response = client.post(f"/api/v1/instances/{instance}/import_chat",
+                           {"file": SimpleUploadedFile("chat.jsonl", body)}, **auth)
+    assert response.status_code == 201, response.content
+    session_id = response.json()["session_id"]
+    assert [m["content"] for m in store.session_read(instance, session_id).messages] == [
+        MENDED, "ok \ufffd"]
+
+
+def test_a_rest_character_save_with_a_lone_surrogate_is_kept_mended(
+        client, character, store, auth):
+    url = f"/api/v1/characters/{character}"
+    response = client.put(url, {"base_persona": LONE, "tags": ["t\udc00"]},
+                          content_type="application/json", **auth)
+    assert response.status_code == 200, response.content
+    saved = store.character_read(character)
+    assert saved["base_persona"] == MENDED and saved["tags"] == ["t\ufffd"]
+    shown = client.get(url, **auth)
+    assert shown.status_code == 200 and shown.json()["base_persona"] == MENDED
+
+
+async def test_a_websocket_message_with_a_lone_surrogate_is_played(alice, instance, use_stub,
+                                                                   store):
+    use_stub.script(Reply("heard you"))
+    communicator, connected = await _connect(alice, instance)
+    assert connected
+    try:
+        await communicator.send_json_to({"type": "send", "content": LONE})
+        events = await _collect_until_done(communicator)
+    finally:
+        await communicator.disconnect()
+    assert events[-1]["type"] == "done", events[-1]
+    messages = store.session_read(instance, "sess_001").messages
+    assert [m["content"] for m in messages[-2:]] == [MENDED, "heard you"]
+
+
+def test_a_card_and_a_lorebook_with_lone_surrogates_import(alice, store):
+    card = {"spec": "chara_card_v2", "spec_version": "2.0", "data": {
+        "name": "Mira \ud83d", "description": LONE, "first_mes": "hi", "character_book": {
+            "name": "book", "entries": [{"keys": ["k\udc00"], "content": LONE, "enabled": True,
+                                         "insertion_order": 1, "extensions": {}}]}}}
+    character_id = character_import_card(store, user=alice, data=json.dumps(card).encode(),
+                                         filename="mira.json")
+    saved = store.character_read(character_id)
+    assert saved["name"] == "Mira \ufffd" and MENDED in saved["base_persona"]
+
+    world = {"name": "world \ud83d", "entries": {"0": {
+        "uid": 0, "key": ["k\ud83d"], "content": LONE, "comment": "", "disable": False}}}
+    lorebook_id = lorebook_import(store, owner=alice, data=json.dumps(world).encode(),
+                                  filename="world.json")
+    entry = store.lorebook_read(lorebook_id)["entries"][0]
+    assert entry["content"] == MENDED and entry["keys"] == ["k\ufffd"]
