@@ -509,9 +509,14 @@ def offline_reply(messages: list[dict], context: dict) -> str:
         more = _ZH_CONTINUATIONS if chinese else _EN_CONTINUATIONS
         return more[(seed + len(str(context["continue_from"]))) % len(more)].format(name=name)
     quote = _quote(said, chinese) or ("……" if chinese else "...")
-    # A regenerate asks again with variant 1, 2, ...: the next of the nine combinations.
-    pick = (seed + int(context.get("variant") or 0)) % 9
-    reply = openings[pick % 3].format(name=name) + bodies[pick // 3].format(quote=quote)
+    # A regenerate asks again with variant 1, 2, ...: the next of the nine combinations. Asked
+    # again about the same line ("Answer now" twice), it never repeats what it last said.
+    said_last = _last_text(messages, "assistant")
+    for step in range(9):
+        pick = (seed + int(context.get("variant") or 0) + step) % 9
+        reply = openings[pick % 3].format(name=name) + bodies[pick // 3].format(quote=quote)
+        if reply not in said_last:
+            break
     return reply + _offline_marker(context)
 
 

@@ -216,6 +216,17 @@ async def test_the_offline_demo_answers_the_newest_line_of_the_scene(store, grou
     assert "Alserqi:" not in second["content"]
 
 
+async def test_the_offline_demo_says_something_new_when_the_same_member_is_asked_twice(
+        store, group, brenna):
+    """"Answer now" twice on one member gave the very same line (qa4 G14)."""
+    await _say(store, group, "Where are we heading tonight?")
+    await _say(store, group, None, speaker=brenna)
+    await _say(store, group, None, speaker=brenna)
+    hers = [re.sub(r"\[PROGRESS:[^\]]*\]", "", line["content"])
+            for line in _lines(store, group) if line.get("speaker") == brenna]
+    assert hers[-3] != hers[-2] != hers[-1]
+
+
 async def test_the_director_counts_one_miss_per_round_not_per_reply(store, group, use_stub):
     use_stub.script(Reply("我记得你。"), Reply("嗯。"), Reply("走吧。"), Reply("好。"))
     await _say(store, group, "你们还记得我吗？")

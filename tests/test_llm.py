@@ -306,6 +306,21 @@ async def test_offline_reply_is_deterministic_and_in_character() -> None:
     assert "Alserqi" in first and "Hello there" in first
 
 
+async def test_offline_reply_differs_when_asked_again_about_the_same_line() -> None:
+    """"Answer now" twice on one group member (or the same words sent twice) gave the very
+    same line."""
+    provider = OfflineProvider(delay=0)
+    asked = [{"role": "user", "content": "Brenna: The gate is open."}]
+    replies = []
+    for _ in range(3):
+        reply = "".join(await collect(provider, asked, character_name="Alserqi", group=True))
+        replies.append(reply)
+        asked = [*asked, {"role": "assistant", "content": reply},
+                 {"role": "user", "content": "Brenna: The gate is open."}]
+    assert replies[0] != replies[1] != replies[2]
+    assert all("The gate is open." in reply for reply in replies)
+
+
 async def test_offline_answers_chinese_in_chinese() -> None:
     messages = [{"role": "user", "content": "你还记得北区据点的事吗"}]
     reply = "".join(await collect(OfflineProvider(delay=0), messages, character_name="阿尔"))
