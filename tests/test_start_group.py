@@ -30,6 +30,20 @@ def test_the_home_page_starts_a_scene_with_the_characters_ticked(alice_client, s
     assert alice_client.get(response.url).status_code == 200
 
 
+def test_the_characters_answer_in_the_order_they_were_ticked(alice_client, store, character,
+                                                            brenna, background):
+    """The page's script sends the tick order; a garbled or partial one still starts the scene,
+    the characters it does not name after those it does."""
+    for order, expected in ((f"{brenna},{character}", [brenna, character]),
+                            (f"x,{brenna},,{brenna}", [brenna, character]),
+                            ("", [character, brenna])):
+        response = alice_client.post("/instances/new?group=1", {
+            "character_ids": [character, brenna], "order": order, "reply_order": "list"})
+        instance_id = response.url.rstrip("/").rsplit("/", 1)[1]
+        state = store.instance_state_read(instance_id)
+        assert [p["character_id"] for p in state["participants"]] == expected
+
+
 def test_the_character_page_starts_a_scene_with_its_character_first(alice_client, store,
                                                                      character, brenna):
     page = alice_client.get(f"/library/characters/{brenna}/").content.decode()

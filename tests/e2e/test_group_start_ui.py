@@ -35,8 +35,9 @@ def test_the_home_page_starts_a_scene_with_two_characters_who_both_answer(
     second = _second_character(page, server, f"Wren{size['width']}")
     page.goto(f"{server.url}/")
     form = page.locator("[data-testid=start-group]")
-    form.locator("input[name=character_ids][value=char_alserqi]").check()
+    # Ticked out of the page's order: they answer in the order they were ticked (qa4 G16).
     form.locator(f"input[name=character_ids][value={second}]").check()
+    form.locator("input[name=character_ids][value=char_alserqi]").check()
     form.locator("select[name=background_id]").select_option("bg_wasteland")
     form.locator("select[name=reply_order]").select_option("everyone")
     no_sideways_scroll(page)
@@ -45,7 +46,7 @@ def test_the_home_page_starts_a_scene_with_two_characters_who_both_answer(
     page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
     instance_id = page.url.rstrip("/").rsplit("/", 1)[1]
 
-    server.stub.script(Reply("Alserqi counts the ammo."), Reply("Wren checks the road."))
+    server.stub.script(Reply("Wren checks the road."), Reply("Alserqi counts the ammo."))
     message_send(page, "We leave at dawn.")
     turn_wait_done(page)
 
@@ -55,7 +56,7 @@ def test_the_home_page_starts_a_scene_with_two_characters_who_both_answer(
     assert page.locator(f"[data-member={second}]").count() == 1
     lines = server.session_lines(instance_id)
     assert [line.get("speaker") for line in lines if line.get("role") == "assistant"
-            and not line.get("greeting")] == ["char_alserqi", second]
+            and not line.get("greeting")] == [second, "char_alserqi"]
     screenshot_take(page, f"group_start_chat_{size['width']}")
     assert not page.js_errors
 
