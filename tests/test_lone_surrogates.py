@@ -45,6 +45,7 @@ def test_a_pair_stays_the_emoji_and_a_lone_half_becomes_the_replacement_characte
     # json reads bytes with "surrogatepass": a surrogate's own UTF-8 form is mended too.
     assert json_loads(b'"a\xed\xa0\xbdb"') == "a\ufffdb"
     assert json_loads('"raw \ud83d"') == "raw \ufffd"
+    assert json_loads('"x\\ud83d"'.encode("utf-16")) == "x\ufffd"
 
 
 def test_keys_are_mended_and_order_kept():
