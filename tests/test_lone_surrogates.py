@@ -158,7 +158,7 @@ async def test_a_websocket_message_with_a_lone_surrogate_is_played(alice, instan
     assert [m["content"] for m in messages[-2:]] == [MENDED, "heard you"]
 
 
-def test_a_card_and_a_lorebook_with_lone_surrogates_import(alice, store):
+def test_a_card_with_lone_surrogates_imports(alice, store):
     card = {"spec": "chara_card_v2", "spec_version": "2.0", "data": {
         "name": "Mira \ud83d", "description": LONE, "first_mes": "hi", "character_book": {
             "name": "book", "entries": [{"keys": ["k\udc00"], "content": LONE, "enabled": True,
@@ -168,6 +168,8 @@ def test_a_card_and_a_lorebook_with_lone_surrogates_import(alice, store):
     saved = store.character_read(character_id)
     assert saved["name"] == "Mira \ufffd" and MENDED in saved["base_persona"]
 
+
+def test_a_lorebook_with_lone_surrogates_imports(alice, store):
     world = {"name": "world \ud83d", "entries": {"0": {
         "uid": 0, "key": ["k\ud83d"], "content": LONE, "comment": "", "disable": False}}}
     lorebook_id = lorebook_import(store, owner=alice, data=json.dumps(world).encode(),
