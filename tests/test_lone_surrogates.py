@@ -176,3 +176,11 @@ def test_a_lorebook_with_lone_surrogates_imports(alice, store):
                                   filename="world.json")
     entry = store.lorebook_read(lorebook_id)["entries"][0]
     assert entry["content"] == MENDED and entry["keys"] == ["k\ufffd"]
+
+
+def test_a_utf16_line_in_a_session_file_is_mended_too(store, instance):
+    # A file is screened once for surrogate escapes, as bytes; this line's escape is in UTF-16.
+    line = json.dumps({"role": "user", "content": LONE, "turn": 1}).encode("utf-16-le")
+    with store.session_path(instance, "sess_001").open("ab") as handle:
+        handle.write(line + b"\n")
+    assert store.session_read(instance, "sess_001").messages[-1]["content"] == MENDED

@@ -40,7 +40,7 @@ import numpy as np
 
 from personalab.lib.errors import AppError
 from personalab.lib.ids import next_numbered_id, validate_id
-from personalab.lib.jsontext import json_loads, surrogates_replace
+from personalab.lib.jsontext import json_loads, json_loads_for, surrogates_replace
 from personalab.lib.line_index import (ASSISTANT, BAD, BLANK, MESSAGE_KINDS, METADATA, SHOWN_KINDS,
                                        SUMMARY, USER, LineIndex, Unindexable, index_path,
                                        line_index_read)
@@ -993,8 +993,9 @@ def _lines_parse(data: bytes, path: Path, first_number: int,
     are reported and skipped."""
     records: list[dict[str, Any]] = []
     problems: list[LineProblem] = []
+    loads = json_loads_for(data)
     for number, raw in enumerate(data.split(b"\n")[:-1], start=first_number):
-        record, reason = line_parse(raw, check)
+        record, reason = line_parse(raw, check, loads=loads)
         if record is not None:
             records.append(record)
         elif reason is not None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Callable
 
 import regex
 
@@ -77,6 +77,14 @@ def has_surrogate_escape(data: str | bytes | bytearray) -> bool:
     # `in` is a one-byte find, faster than the regex call on the usual line.
     return _ESCAPE_BYTES.search(data) is not None or (
         b"\xed" in data and _ENCODED_SURROGATE.search(data) is not None)
+
+
+def json_loads_for(block: bytes) -> Callable[[bytes], Any]:
+    """The parse for each line of `block`: json.loads when the whole block holds no surrogate
+    escape, so a file read line by line pays one scan, not one per line."""
+    # Valid UTF-8 JSON holds no raw NUL; a line that does may be UTF-16, which the block's
+    # byte scan cannot see into.
+    return json_loads if b"\x00" in block or has_surrogate_escape(block) else json.loads
 
 
 def json_loads(data: str | bytes | bytearray, **kwargs: Any) -> Any:

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from personalab.lib.jsontext import json_loads_for
 from personalab.lib.lines import line_parse, line_prompt_usable, session_line_problem
 from personalab.lib.tokens import count_tokens, tokenizer_name
 
@@ -106,9 +107,10 @@ def _records_for(data: bytes, start: int, stop: int, crc: int, *, seen_valid: bo
     """Records for the whole lines in data[start:stop] (stop just after a newline)."""
     rows = []
     position = start
+    loads = json_loads_for(data[start:stop])
     while position < stop:
         end = data.index(b"\n", position, stop) + 1
-        record, reason = line_parse(data[position:end - 1], session_line_problem)
+        record, reason = line_parse(data[position:end - 1], session_line_problem, loads=loads)
         crc = zlib.crc32(data[position:end], crc)
         usable = record is not None and line_prompt_usable(record)
         rows.append((end, _turn(record), crc, _tokens(record, usable),

@@ -58,14 +58,16 @@ def session_line_problem(line: dict[str, Any]) -> str | None:
     return problem
 
 
-def line_parse(raw: bytes, check: Callable[[dict[str, Any]], str | None] | None = None
+def line_parse(raw: bytes, check: Callable[[dict[str, Any]], str | None] | None = None, *,
+               loads: Callable[[bytes], Any] = json_loads
                ) -> tuple[dict[str, Any] | None, str | None]:
     """One line of a JSONL file: (record, None) when it can be used, (None, reason) when not,
-    (None, None) for a blank line, which is skipped without a word."""
+    (None, None) for a blank line, which is skipped without a word. `loads`: the file's
+    `json_loads_for`, when it is read line by line."""
     if not raw.strip():
         return None, None
     try:
-        record = json_loads(raw)
+        record = loads(raw)
     except json.JSONDecodeError as exc:
         return None, f"not valid JSON ({exc.msg})"
     except UnicodeDecodeError:
