@@ -5,10 +5,12 @@ later turn failed. Now each lone surrogate reads as U+FFFD and everything works.
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 
 from chat.models import ApiToken
 from library.lorebook_services import lorebook_import
@@ -184,3 +186,12 @@ def test_a_utf16_line_in_a_session_file_is_mended_too(store, instance):
     with store.session_path(instance, "sess_001").open("ab") as handle:
         handle.write(line + b"\n")
     assert store.session_read(instance, "sess_001").messages[-1]["content"] == MENDED
+
+
+def test_the_chat_command_plays_an_argument_that_is_not_utf8(store, instance, use_stub):
+    use_stub.script(Reply("heard you"))
+    # What Python makes of the bytes `bad \xed here` in argv: a lone surrogate (surrogateescape).
+    call_command("chat", instance, b"bad \xed here".decode("utf-8", "surrogateescape"),
+                 stdout=io.StringIO())
+    messages = store.session_read(instance, "sess_001").messages
+    assert [m["content"] for m in messages[-2:]] == [MENDED, "heard you"]

@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from chat.turn import TurnRefused, turn_run
 from memory import runtime
 from personalab.lib.ids import InvalidId, validate_id
+from personalab.lib.jsontext import text_surrogates_replace
 from personalab.storage import get_store
 
 
@@ -27,7 +28,9 @@ class Command(BaseCommand):
         if instance_id not in store.instance_ids():
             raise CommandError(f"instance {instance_id} not found in {store.root}")
         try:
-            result = asyncio.run(self._turn(store, instance_id, options["text"]))
+            # Bytes of the argument that are not UTF-8 arrive as lone surrogates (surrogateescape).
+            text = text_surrogates_replace(options["text"])
+            result = asyncio.run(self._turn(store, instance_id, text))
         except TurnRefused as exc:
             raise CommandError(exc.message) from None
         runtime.drain()
