@@ -19,6 +19,7 @@ from personalab.lib import jsontext
 from personalab.lib.jsontext import json_loads, surrogates_replace
 from tests.stub_llm import Reply
 from tests.test_consumer import _collect_until_done, _connect
+from tests.test_odd_lines import _urls
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -104,7 +105,8 @@ def test_a_lone_surrogate_line_shows_on_the_chat_page_and_the_next_turn_complete
     assert trace
     messages = store.session_read(instance, "sess_001").messages
     assert [m["content"] for m in messages[-4:]] == [MENDED, "an answer", "hi", "the next reply"]
-    assert client.get(f"/instances/{instance}/").status_code == 200
+    for url in _urls(instance, reply["trace_id"]):
+        assert client.get(url, **auth).status_code == 200, url
 
 
 def test_a_lone_surrogate_in_an_llm_chunk_becomes_the_replacement_character(
