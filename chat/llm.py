@@ -49,7 +49,8 @@ class LLMError(AppError):
     code, status = "llm_error", 502
 
     def __init__(self, message: str) -> None:
-        super().__init__(message=message)
+        # It can quote the endpoint's error body, which goes into the reply's line.
+        super().__init__(message=text_surrogates_replace(message))
 
 
 class Provider(Protocol):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import openai
 
 from chat.llm import DEFAULT_BASE_URL, LLMError, LLMSettings, _shorten, _status_message
+from personalab.lib.jsontext import text_surrogates_replace
 
 CHECK_TIMEOUT = 5.0  # seconds for the whole check: the page waits on it
 MAX_MODELS = 500  # a server may list thousands; the picker shows the first ones
@@ -20,7 +21,8 @@ def llm_models_list(settings: LLMSettings, *, timeout: float = CHECK_TIMEOUT) ->
                            timeout=openai.Timeout(timeout, connect=min(timeout, 3.0)))
     try:
         page = client.models.list()
-        ids = {str(model.id)[:200] for model in page.data if getattr(model, "id", None)}
+        ids = {text_surrogates_replace(str(model.id)[:200]) for model in page.data
+               if getattr(model, "id", None)}
     except openai.APITimeoutError:
         raise LLMError(f"The server at {endpoint} did not answer within {timeout:g} seconds.") \
             from None

@@ -84,6 +84,7 @@ class StubLLM:
     ) -> None:
         self.default = default
         self.requests: list[dict] = []
+        self.models = ["stub-model"]  # what GET /v1/models lists
         self.authorizations: list[str] = []  # the Authorization header of each request
         self.disconnects = 0  # streams the client closed before the end
         self._steps: deque[Step] = deque()
@@ -106,6 +107,7 @@ class StubLLM:
         with self._lock:
             self._steps.clear()
             self.requests.clear()
+            self.models = ["stub-model"]
             self.authorizations.clear()
             self.disconnects = 0
             woken, self._wake = self._wake, threading.Event()
@@ -145,8 +147,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.path.rstrip("/") == "/v1/models":
             self.server.stub.authorizations.append(self.headers.get("Authorization", ""))
-            model = {"id": "stub-model", "object": "model", "created": 0, "owned_by": "stub"}
-            self._send_json(200, {"object": "list", "data": [model]})
+            models = [{"id": name, "object": "model", "created": 0, "owned_by": "stub"}
+                      for name in self.server.stub.models]
+            self._send_json(200, {"object": "list", "data": models})
         else:
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
 

@@ -17,7 +17,7 @@ from library.lorebook_services import lorebook_import
 from library.services import character_import_card
 from personalab.lib import jsontext
 from personalab.lib.jsontext import json_loads, surrogates_replace
-from tests.stub_llm import Reply
+from tests.stub_llm import Fail, Reply
 from tests.test_consumer import _collect_until_done, _connect
 from tests.test_odd_lines import _urls
 
@@ -116,6 +116,22 @@ def test_a_lone_surrogate_in_an_llm_chunk_becomes_the_replacement_character(
     assert reply["answer_text"] == MENDED
     assert store.session_read(instance, "sess_001").messages[-1]["content"] == MENDED
     assert store.trace_read(instance, reply["trace_id"])
+
+
+def test_an_llm_error_quoting_a_lone_surrogate_is_written_as_the_error_reply(
+        client, store, instance, auth, use_stub):
+    use_stub.script(*[Fail(500, LONE)] * 3)  # retries included
+    reply = _chat(client, instance, auth)
+    assert MENDED in reply["answer_text"]
+    assert MENDED in store.session_read(instance, "sess_001").messages[-1]["content"]
+
+
+def test_a_model_list_holding_a_lone_surrogate_is_shown(client, staff, stub_llm):
+    client.force_login(staff)
+    stub_llm.models = ["stub-model", "odd \ud83d"]
+    response = client.post("/settings/test_connection", {"llm.base_url": stub_llm.base_url})
+    assert response.status_code == 200
+    assert "odd \ufffd" in response.content.decode()
 
 
 # imports, request bodies, frames ---------------------------------------------------
