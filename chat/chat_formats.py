@@ -158,16 +158,22 @@ def _is_header(record: dict[str, Any]) -> bool:
     return "mes" not in record and any(key in record for key in HEADER_KEYS)
 
 
+def _name(record: dict[str, Any]) -> str | None:
+    """A message's speaker name; a name that is not text is no name."""
+    name = record.get("name")
+    return name if isinstance(name, str) and name else None
+
+
 def _header_build(raw: dict[str, Any],
                   messages: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
     header = {**raw}
     if not isinstance(header.get("user_name"), str) or not header.get("user_name"):
-        header["user_name"] = next((r.get("name") for _, r in messages
-                                    if r.get("is_user") is True and r.get("name")), "User")
+        header["user_name"] = next((_name(r) for _, r in messages
+                                    if r.get("is_user") is True and _name(r)), "User")
     if not isinstance(header.get("character_name"), str) or not header.get("character_name"):
         header["character_name"] = next(
-            (r.get("name") for _, r in messages
-             if r.get("is_user") is False and not r.get("is_system") and r.get("name")),
+            (_name(r) for _, r in messages
+             if r.get("is_user") is False and not r.get("is_system") and _name(r)),
             "Character")
     header.setdefault("create_date", "")
     if not isinstance(header.get("chat_metadata"), dict):
@@ -204,7 +210,7 @@ def _is_narrator(record: dict[str, Any], speakers: set[str]) -> bool:
     if extra_type in NARRATOR_TYPES:
         return True
     return bool(record.get("is_system")) and (
-        record.get("is_user") is not True and record.get("name") not in speakers)
+        record.get("is_user") is not True and _name(record) not in speakers)
 
 
 def _kept_fields(record: dict[str, Any], timestamp: str) -> dict[str, Any]:
@@ -228,7 +234,7 @@ def _kept_fields(record: dict[str, Any], timestamp: str) -> dict[str, Any]:
 def _narrator_line(record: dict[str, Any], text: str, timestamp: str) -> dict[str, Any]:
     if (_extra(record) or {}).get("personalab_type") == SUMMARY_TYPE:
         return {"type": SUMMARY_TYPE, "content": text}
-    line = {"type": "note", "content": text, "name": record.get("name") or "System",
+    line = {"type": "note", "content": text, "name": _name(record) or "System",
             "timestamp": timestamp, **_kept_fields(record, timestamp)}
     if record.get("is_system") is not True:
         line["is_system"] = record.get("is_system", False)

@@ -17,7 +17,8 @@ import struct
 import zlib
 from typing import Any
 
-from library.lorebook import LorebookError, lorebook_validate
+from library.lorebook import (MAX_DEPTH, MAX_PRIORITY, MAX_SCAN_DEPTH, MAX_TOKEN_BUDGET, MAX_UID,
+                              LorebookError, lorebook_validate)
 from library.worldinfo import DECORATOR_LINES
 from personalab.lib.errors import AppError
 from personalab.lib.jsontext import json_loads
@@ -190,47 +191,84 @@ def card_parse(data: bytes, filename: str = "") -> dict[str, Any]:
 
 def _spec_of(raw: dict[str, Any]) -> str:
     spec = raw.get("spec")
-    if spec in ("chara_card_v2", "chara_card_v3"):
-        return spec
-    if spec is not None:
-        raise CardError(f"unsupported card spec {spec!r} "
+    if isinstance(spec, str) and spec not in ("chara_card_v2", "chara_card_v3"):
+        raise CardError(f"unsupported card spec {spec[:80]!r} "
                         "(PersonaLab reads chara_card_v2, chara_card_v3 and V1 cards)", "spec")
     if isinstance(raw.get("data"), dict):
         return "chara_card_v2"
-    if isinstance(raw.get("name"), str):
+    # SillyTavern reads each field of a card whose `data` is not an object from the V1 copy.
+    if raw.get("name") is not None:
         return "v1"
+    if raw.get("data") is not None:
+        raise CardError("card JSON is invalid: 'data' must be an object", "data")
     raise CardError("card JSON is invalid: no 'spec', no 'data' and no character name")
+
+
+def _as_text(value: Any, field: str) -> str:
+    """A card's text field: null is empty, a number or true/false is written as SillyTavern's
+    JavaScript would write it, an object or a list is refused naming the field."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value != value:
+            return "NaN"
+        if value in (float("inf"), float("-inf")):
+            return "Infinity" if value > 0 else "-Infinity"
+        return str(int(value)) if value.is_integer() and abs(value) < 1e21 else repr(value)
+    raise CardError(f"card JSON is invalid: field '{field}' must be text", f"data.{field}")
+
+
+def _as_text_list(value: Any, field: str) -> list[str]:
+    """A list of text: an empty value of any type is none, one text is a list of it (tags
+    are split on commas, as SillyTavern's tag box does), null items are dropped; a number or
+    an object is refused naming the field."""
+    if isinstance(value, str):
+        parts = [part.strip() for part in value.split(",")] if field == "tags" else [value]
+        return [part for part in parts if part.strip()]
+    if not value and not isinstance(value, float):
+        return []
+    if not isinstance(value, list):
+        raise CardError(f"card JSON is invalid: field '{field}' must be a list of text",
+                        f"data.{field}")
+    return [_as_text(item, f"{field}[{index}]") for index, item in enumerate(value)
+            if item is not None]
+
+
+def _object_or_none(value: Any, field: str, message: str) -> dict[str, Any] | None:
+    """An object field: an empty value of another type ([], "", 0, false) is missing."""
+    if isinstance(value, dict):
+        return value
+    if value is None or value in ([], "", False):
+        return None
+    raise CardError(f"card JSON is invalid: {message}", f"data.{field}")
 
 
 def _data_normalize(data: dict[str, Any]) -> dict[str, Any]:
     for name in TEXT_FIELDS:
-        value = data.get(name)
-        if value is None:
-            data[name] = ""
-        elif not isinstance(value, str):
-            raise CardError(f"card JSON is invalid: field '{name}' must be text",
-                            f"data.{name}")
+        data[name] = _as_text(data.get(name), name)
     for name in LIST_FIELDS:
-        value = data.get(name)
-        if isinstance(value, str):
-            value = [part.strip() for part in value.split(",") if part.strip()]
-        if value is None:
-            value = []
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise CardError(f"card JSON is invalid: field '{name}' must be a list of text",
-                            f"data.{name}")
-        data[name] = value
-    if data.get("extensions") is None:
-        data["extensions"] = {}
-    if not isinstance(data["extensions"], dict):
-        raise CardError("card JSON is invalid: field 'extensions' must be an object",
-                        "data.extensions")
-    book = data.get("character_book")
+        data[name] = _as_text_list(data.get(name), name)
+    data["extensions"] = _object_or_none(data.get("extensions"), "extensions",
+                                         "field 'extensions' must be an object") or {}
+    book = _object_or_none(data.get("character_book"), "character_book",
+                           "'character_book' must be an object with entries")
     if book is None:
         data.pop("character_book", None)
-    elif not isinstance(book, dict) or not isinstance(book.get("entries", []), list):
-        raise CardError("card JSON is invalid: 'character_book' must be an object with entries",
-                        "data.character_book")
+        return data
+    entries = book.get("entries")
+    if isinstance(entries, dict):  # a world-info file's entries, pasted into a card
+        book["entries"] = list(entries.values())
+    elif entries is None or entries in ([], "", False):
+        book["entries"] = []
+    elif not isinstance(entries, list):
+        raise CardError("card JSON is invalid: 'character_book.entries' must be a list",
+                        "data.character_book.entries")
     return data
 
 
@@ -311,30 +349,62 @@ def _int_or(value: Any, default: int | None) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
+def _int_in(value: Any, default: int | None, low: int, high: int) -> int | None:
+    """A whole number of a lorebook setting: another type or a number below `low` is the
+    default, a number past `high` is `high`."""
+    number = _int_or(value, None)
+    if number is None or number < low:
+        return default
+    return min(number, high)
+
+
+def _keys_of(value: Any) -> list[str]:
+    """Trigger keys as SillyTavern's box reads them: one text is split on commas, numbers
+    are text, anything else is no key."""
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if not isinstance(value, list):
+        return []
+    return [str(k) if not isinstance(k, str) else k for k in value
+            if isinstance(k, str) or (isinstance(k, int) and not isinstance(k, bool))]
+
+
+def _text_or_kept(value: Any, default: str = "") -> Any:
+    """Entry or book text: a number or true/false is written as text; a list or an object
+    is passed on for the lorebook's check to refuse by its field name."""
+    if value is None or value is False or value in ("", [], {}):
+        return default
+    if isinstance(value, (list, dict)):
+        return value
+    return _as_text(value, "")
+
+
 def _entry_from_card(raw: dict[str, Any], index: int) -> dict[str, Any]:
     ext = raw.get("extensions") if isinstance(raw.get("extensions"), dict) else {}
     extra = {key: value for key, value in raw.items() if key not in ENTRY_FIELDS}
     if "extensions" in raw and not isinstance(raw["extensions"], dict):
         extra["extensions"] = raw["extensions"]
-    secondary = [k for k in raw.get("secondary_keys") or [] if isinstance(k, str)]
+    uid = _int_in(raw.get("id"), None, 0, MAX_UID + 1)
+    secondary = _keys_of(raw.get("secondary_keys"))
     if secondary and not raw.get("selective"):
         extra["inactive_secondary_keys"] = secondary  # the card says they are ignored
         secondary = []
     return {
-        "uid": _int_or(raw.get("id"), index),
-        "keys": [k for k in raw.get("keys") or [] if isinstance(k, str)],
+        "uid": uid if uid is not None and uid <= MAX_UID else index,
+        "keys": _keys_of(raw.get("keys")),
         "secondary_keys": secondary,
-        "selective_logic": ST_LOGIC.get(ext.get("selectiveLogic"), "and_any"),
+        "selective_logic": ST_LOGIC.get(_int_or(ext.get("selectiveLogic"), 0), "and_any"),
         "use_regex": bool(raw.get("use_regex")),
         "case_sensitive": bool(raw.get("case_sensitive") or ext.get("case_sensitive")),
-        "content": raw.get("content") or "",
+        "content": _text_or_kept(raw.get("content")),
         "enabled": raw.get("enabled", True) is not False,
         "constant": bool(raw.get("constant")),
-        "priority": _int_or(raw.get("insertion_order"), 100),
+        "priority": _int_in(raw.get("insertion_order"), 100, -MAX_PRIORITY, MAX_PRIORITY),
         "position": _st_position(raw, ext),
-        "depth": _int_or(ext.get("depth"), 4),
-        "role": ST_ROLE.get(ext.get("role"), "system"),
-        "comment": raw.get("comment") or raw.get("name") or "",
+        "depth": _int_in(ext.get("depth"), 4, 0, MAX_DEPTH),
+        "role": ST_ROLE.get(_int_or(ext.get("role"), 0), "system"),
+        "comment": _text_or_kept(raw.get("comment"),
+                                 raw["name"] if isinstance(raw.get("name"), str) else ""),
         "extensions": copy.deepcopy(ext),
         "card_extra": copy.deepcopy(extra),
     }
@@ -351,19 +421,24 @@ def _uids_unique(entries: list[dict[str, Any]]) -> None:
 
 
 def character_book_to_lorebook(book: dict[str, Any], *, fallback_name: str) -> dict[str, Any]:
-    """A card's character_book as a PersonaLab lorebook (without lorebook_id)."""
+    """A card's character_book as a PersonaLab lorebook (without lorebook_id). A setting of
+    the wrong type is its default; text that is an object or a list is refused by name."""
     entries = [_entry_from_card(raw, index)
                for index, raw in enumerate(book.get("entries") or []) if isinstance(raw, dict)]
     _uids_unique(entries)
+    extensions = book.get("extensions")
+    extra = {k: copy.deepcopy(v) for k, v in book.items() if k not in BOOK_FIELDS}
+    if extensions is not None and not isinstance(extensions, dict):
+        extra["extensions"] = copy.deepcopy(extensions)  # kept as it came, read as none
     lorebook = {
-        "name": book.get("name") or fallback_name,
-        "description": book.get("description") or "",
-        "scan_depth": _int_or(book.get("scan_depth"), 4),
-        "token_budget": _int_or(book.get("token_budget"), None),
+        "name": _text_or_kept(book.get("name"), fallback_name),
+        "description": _text_or_kept(book.get("description")),
+        "scan_depth": _int_in(book.get("scan_depth"), 4, 0, MAX_SCAN_DEPTH),
+        "token_budget": _int_in(book.get("token_budget"), None, 0, MAX_TOKEN_BUDGET),
         "recursive": bool(book.get("recursive_scanning")),
         "entries": entries,
-        "extensions": copy.deepcopy(book.get("extensions") or {}),
-        "card_extra": {k: copy.deepcopy(v) for k, v in book.items() if k not in BOOK_FIELDS},
+        "extensions": copy.deepcopy(extensions) if isinstance(extensions, dict) else {},
+        "card_extra": extra,
     }
     try:
         return lorebook_validate(lorebook)
@@ -383,9 +458,10 @@ def _ext_update(ext: dict[str, Any], entry: dict[str, Any], raw_position: str) -
     for name, card_name in ENTRY_EXTENSION_NAMES.items():
         if entry.get(name) is not None and ext.get(card_name) != entry[name]:
             ext[card_name] = entry[name]
-    if ST_ROLE.get(ext.get("role"), "system") != entry["role"]:
+    if ST_ROLE.get(_int_or(ext.get("role"), 0), "system") != entry["role"]:
         ext["role"] = {v: k for k, v in ST_ROLE.items()}[entry["role"]]
-    if ST_LOGIC.get(ext.get("selectiveLogic"), "and_any") != entry["selective_logic"]:
+    if ST_LOGIC.get(_int_or(ext.get("selectiveLogic"), 0), "and_any") \
+            != entry["selective_logic"]:
         ext["selectiveLogic"] = {v: k for k, v in ST_LOGIC.items()}[entry["selective_logic"]]
     return ext
 

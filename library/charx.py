@@ -113,10 +113,15 @@ def asset_member(uri: Any) -> str | None:
     return None
 
 
+def assets_listed(card: dict[str, Any]) -> list[Any]:
+    """The card's `data.assets`; a value that is not a list lists nothing."""
+    listed = card.get("data", {}).get("assets")
+    return listed if isinstance(listed, list) else []
+
+
 def main_icon(card: dict[str, Any], assets: dict[str, bytes]) -> bytes | None:
     """The picture SillyTavern shows: the icon named "main", else the first icon."""
-    icons = [a for a in (card.get("data", {}).get("assets") or [])
-             if isinstance(a, dict) and a.get("type") == "icon"]
+    icons = [a for a in assets_listed(card) if isinstance(a, dict) and a.get("type") == "icon"]
     icons.sort(key=lambda a: a.get("name") != "main")
     for icon in icons:
         member = asset_member(icon.get("uri"))

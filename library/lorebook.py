@@ -46,6 +46,10 @@ POSITIONS = ("before_char", "after_char", "an_top", "an_bottom", "em_top", "em_b
              "outlet")
 ROLES = ("system", "user", "assistant")
 MAX_SCAN_DEPTH = 1000
+MAX_DEPTH = 10**4
+MAX_PRIORITY = 10**6
+MAX_TOKEN_BUDGET = 10**7
+MAX_UID = 10**9
 BOOK_DEFAULTS: dict[str, Any] = {
     "name": "", "description": "", "scan_depth": 4, "token_budget": None, "recursive": False,
     "entries": [], "extensions": {},
@@ -80,7 +84,8 @@ def lorebook_validate(lorebook: dict[str, Any]) -> dict[str, Any]:
     book["description"] = _text(book["description"], "description", errors)
     book["scan_depth"] = _int(book["scan_depth"], "scan_depth", errors, 0, MAX_SCAN_DEPTH)
     if book["token_budget"] is not None:
-        book["token_budget"] = _int(book["token_budget"], "token_budget", errors, 0, 10**7)
+        book["token_budget"] = _int(book["token_budget"], "token_budget", errors, 0,
+                                    MAX_TOKEN_BUDGET)
     book["recursive"] = _bool(book["recursive"], "recursive", errors)
     for name, high in (("min_activations", 10**4), ("min_activations_depth_max", MAX_SCAN_DEPTH)):
         if book.get(name) is not None:
@@ -128,15 +133,16 @@ def _entry_validate(raw: dict[str, Any], where: str, errors: dict[str, str]) -> 
     entry = {**copy.deepcopy(ENTRY_DEFAULTS), **copy.deepcopy(raw)}
     uid = entry.get("uid")
     if uid is not None:
-        entry["uid"] = _int(uid, f"{where}.uid", errors, 0, 10**9)
+        entry["uid"] = _int(uid, f"{where}.uid", errors, 0, MAX_UID)
     entry["keys"] = _keys(entry["keys"], f"{where}.keys", errors)
     entry["secondary_keys"] = _keys(entry["secondary_keys"], f"{where}.secondary_keys", errors)
     entry["content"] = _text(entry["content"], f"{where}.content", errors)
     entry["comment"] = _text(entry["comment"], f"{where}.comment", errors)
     for flag in ("use_regex", "enabled", "constant"):
         entry[flag] = _bool(entry[flag], f"{where}.{flag}", errors)
-    entry["priority"] = _int(entry["priority"], f"{where}.priority", errors, -10**6, 10**6)
-    entry["depth"] = _int(entry["depth"], f"{where}.depth", errors, 0, 10**4)
+    entry["priority"] = _int(entry["priority"], f"{where}.priority", errors, -MAX_PRIORITY,
+                             MAX_PRIORITY)
+    entry["depth"] = _int(entry["depth"], f"{where}.depth", errors, 0, MAX_DEPTH)
     _choice(entry, "selective_logic", SELECTIVE_LOGICS, where, errors)
     _choice(entry, "position", POSITIONS, where, errors)
     _choice(entry, "role", ROLES, where, errors)

@@ -621,11 +621,11 @@ def character_import_card(store: FileStore, *, data: bytes, filename: str = "",
 def _charx_export(store: FileStore, character_id: str, card: dict[str, Any]) -> bytes:
     """The card with its stored asset files; a card without an embedded icon gets its
     avatar as the main icon, so the picture travels with it."""
-    from library.charx import asset_member, charx_write
+    from library.charx import asset_member, assets_listed, charx_write
 
     assets = _character_assets_read(store, character_id)
     avatar = avatar_file(store.character_dir(character_id))
-    listed = card["data"].get("assets") or []
+    listed = assets_listed(card)
     has_icon = any(isinstance(a, dict) and a.get("type") == "icon"
                    and asset_member(a.get("uri")) in assets for a in listed)
     if avatar is not None and not has_icon:

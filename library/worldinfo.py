@@ -82,8 +82,15 @@ def _number(value: Any, default: int) -> int:
         return default
     try:
         return int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an infinite float
         return default
+
+
+def _texts(value: Any) -> list[str]:
+    """A list of names or tags as written in a file: one text is a list of it; anything
+    else than text or a list of it is none."""
+    items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    return [str(item) for item in items if isinstance(item, (str, int)) and str(item).strip()]
 
 
 def entry_key(book_id: str, entry: dict[str, Any]) -> str:
@@ -92,7 +99,8 @@ def entry_key(book_id: str, entry: dict[str, Any]) -> str:
 
 def _groups(entry: dict[str, Any]) -> list[str]:
     group = setting(entry, "group", "group", "")
-    return [name.strip() for name in str(group).split(",") if name.strip()]
+    return [name.strip() for name in group.split(",") if name.strip()] \
+        if isinstance(group, str) else []
 
 
 def decorators_split(content: str) -> tuple[list[str], str]:
@@ -254,14 +262,14 @@ def _filter_reason(entry: dict[str, Any], speaker: dict[str, Any] | None) -> str
         return ""
     exclude = bool(rule.get("isExclude"))
     who = str(speaker.get("name") or speaker.get("id") or "?")
-    names = [str(n) for n in rule.get("names") or [] if str(n).strip()]
+    names = _texts(rule.get("names"))
     if names:
         own = {str(n).casefold() for n in (speaker.get("name"), speaker.get("id")) if n}
         listed = any(name.casefold() in own for name in names)
         if listed == exclude:
             return (f"character filter: {'not for' if exclude else 'only for'} "
                     f"{', '.join(names)}; the speaker is {who}")
-    tags = [str(t) for t in rule.get("tags") or [] if str(t).strip()]
+    tags = _texts(rule.get("tags"))
     if tags:
         own_tags = {str(t).casefold() for t in speaker.get("tags") or []}
         tagged = any(tag.casefold() in own_tags for tag in tags)
@@ -325,9 +333,9 @@ class _Turn:
         return _number(book.get("scan_depth", 4), 4)
 
     def texts(self, entry: dict[str, Any], state: str) -> list[tuple[str, str]]:
-        own = setting(entry, "scan_depth", "scan_depth", None, "scanDepth")
-        depth = (_number(own, 0) if own is not None
-                 else self.base_depth(self.book(entry)) + self.skew)
+        # An entry's own depth that is not a number (or is negative) is the book's.
+        own = _number(setting(entry, "scan_depth", "scan_depth", None, "scanDepth"), -1)
+        depth = own if own >= 0 else self.base_depth(self.book(entry)) + self.skew
         texts = self.scan.texts(depth)
         for flag, (name, label, st_name) in SOURCES.items():
             if setting(entry, flag, flag, False, st_name) and self.sources.get(name):

@@ -76,7 +76,8 @@ def test_v2_to_v3_and_back_gives_the_same_card(store):
     ({**V2_DATA, "tags": 5}, "data.tags"),
     ({**V2_DATA, "description": ["not", "text"]}, "data.description"),
     ({**V2_DATA, "name": "  "}, "data.name"),
-    ({**V2_DATA, "extensions": []}, "data.extensions"),
+    ({**V2_DATA, "extensions": ["not", "an object"]}, "data.extensions"),
+    ({**V2_DATA, "alternate_greetings": [["nested"]]}, "data.alternate_greetings[0]"),
 ])
 def test_a_refused_card_names_the_field(client, alice, data, field):
     from django.core.files.uploadedfile import SimpleUploadedFile
@@ -221,3 +222,20 @@ def test_a_copy_keeps_a_jpeg_avatar(store, alice, bob):
     services.character_index(store, character_id)
     copied = services.character_copy(store, user=bob, character_id=character_id)
     assert (store.character_dir(copied) / "avatar.jpg").read_bytes() == JPEG_HEAD
+
+
+@pytest.mark.parametrize("assets", [True, -1, 1e308, "embeded://assets/x.png", {"a": 1}])
+def test_card_assets_that_are_not_a_list_import_and_export(client, alice, assets):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from chat.models import ApiToken
+
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+    body = json.dumps({**V2_CARD, "spec": "chara_card_v3", "spec_version": "3.0",
+                       "data": {**V2_DATA, "assets": assets}}).encode()
+    response = client.post("/api/v1/characters/import",
+                           {"file": SimpleUploadedFile("card.json", body)}, **auth)
+    assert response.status_code == 201, response.content
+    character_id = response.json()["character_id"]
+    exported = client.get(f"/api/v1/characters/{character_id}/card.charx", **auth)
+    assert exported.status_code == 200

@@ -203,7 +203,7 @@ def test_v1_card_is_upgraded():
      "card JSON is invalid"),
     (tiny_png(text_chunk("chara", {"spec": "chara_card_v9", "data": {}})),
      "unsupported card spec 'chara_card_v9'"),
-    (b'{"spec": "chara_card_v2", "data": {"name": 5}}', "field 'name' must be text"),
+    (b'{"spec": "chara_card_v2", "data": {"name": [5]}}', "field 'name' must be text"),
     (b"{not json", "card JSON is invalid"),
 ])
 def test_bad_cards_raise_a_clear_card_error(data, message):
@@ -232,3 +232,54 @@ def test_whitespace_trimmed_by_the_library_is_not_an_edit():
     data = definition_to_card(definition, lorebook)["data"]
     assert data["first_mes"] == "你来了。\n"
     assert data["scenario"] == "废土。"
+
+
+def test_a_card_whose_data_is_not_an_object_is_read_from_its_v1_copy():
+    card = {"spec": "chara_card_v2", "data": True, "name": "Mira", "description": "A medic.",
+            "first_mes": "Hold still."}
+    definition, _ = card_to_definition(card_parse(json.dumps(card).encode()))
+    assert definition["name"] == "Mira" and definition["greeting"] == "Hold still."
+    assert "A medic." in definition["base_persona"]
+    with pytest.raises(CardError, match="'data' must be an object") as refused:
+        card_parse(b'{"spec": "chara_card_v2", "data": []}')
+    assert "data" in refused.value.fields
+
+
+def test_numbers_and_empty_values_in_a_card_are_read_as_sillytavern_reads_them():
+    card = v2_card()
+    card["data"].update(character_version=1.0, creator=0, nickname=None, extensions=[],
+                        alternate_greetings="Again?", tags="a, b,", creator_notes=True)
+    data = card_parse(json.dumps(card).encode())["data"]
+    assert (data["character_version"], data["creator"], data["creator_notes"]) == (
+        "1", "0", "true")
+    assert data["extensions"] == {} and data["alternate_greetings"] == ["Again?"]
+    assert data["tags"] == ["a", "b"]
+
+
+def _book_card(entry: dict) -> dict:
+    card = v2_card()
+    card["data"]["character_book"] = {"name": "B", "scan_depth": 2**80, "token_budget": -1,
+                                      "extensions": "x", "entries": [entry]}
+    return card
+
+
+def test_book_entry_settings_of_another_type_take_their_defaults_and_keep_the_entry():
+    entry = {"id": 2**80, "keys": "tower, spire", "secondary_keys": 5, "content": 7,
+             "insertion_order": 2**80, "comment": None, "name": ["not text"],
+             "extensions": {"role": {}, "selectiveLogic": [1], "depth": -1, "position": []}}
+    _, lorebook = card_to_definition(_book_card(entry))
+    got = lorebook["entries"][0]
+    assert got["keys"] == ["tower", "spire"] and got["secondary_keys"] == []
+    assert (got["content"], got["uid"], got["priority"], got["depth"]) == ("7", 0, 10**6, 4)
+    assert (got["role"], got["selective_logic"], got["position"]) == (
+        "system", "and_any", "before_char")
+    assert lorebook["scan_depth"] == 1000 and lorebook["token_budget"] is None
+    assert lorebook["card_extra"]["extensions"] == "x"  # kept as it came
+    definition, _ = card_to_definition(_book_card(entry))
+    exported = card_parse(card_to_png(definition_to_card(definition, lorebook)))
+    assert exported["data"]["character_book"]["entries"][0]["content"] == "7"
+
+
+def test_book_entry_text_that_is_a_list_is_refused_by_its_field():
+    with pytest.raises(CardError, match=r"entries\[0\]\.content"):
+        card_to_definition(_book_card({"keys": ["a"], "content": ["not", "text"]}))

@@ -157,3 +157,16 @@ def test_swipes_become_alternatives_and_come_back_as_swipes():
     last = json.loads(exported.decode().splitlines()[-1])
     assert last["swipes"] == ["first", "second", "third"] and last["swipe_id"] == 1
     assert last["mes"] == "second"
+
+
+@pytest.mark.parametrize("odd_name", [["Ann"], {"n": 1}, 5, None])
+def test_a_speaker_name_that_is_not_text_is_read_as_no_name(odd_name):
+    data = jsonl({"create_date": "2024-01-01"},  # a header without names
+                 {"name": odd_name, "is_user": True, "mes": "hi"},
+                 {"name": odd_name, "is_user": False, "is_system": True, "mes": "Rain."},
+                 {"name": odd_name, "is_user": False, "mes": "Hello."})
+    header, lines = chat_import_jsonl(data)
+    assert (header["user_name"], header["character_name"]) == ("User", "Character")
+    assert [(line.get("type") or line["role"], line["content"]) for line in lines] == [
+        ("user", "hi"), ("note", "Rain."), ("assistant", "Hello.")]
+    assert lines[1]["name"] == "System"

@@ -280,3 +280,14 @@ def test_catastrophic_regexes_never_stall_a_turn():
     # Stopped once, the pattern is not tried again this turn (other messages, other books).
     assert [p for p in match.problems if "(a|aa)+$" in p and "took longer than" in p] == [
         match.problems[0]]
+
+
+def test_entry_settings_of_another_type_in_a_files_extensions_are_read_as_their_defaults():
+    odd = {"probability": float("inf"), "scan_depth": float("inf"), "sticky": float("inf"),
+           "cooldown": float("nan"), "delay": float("inf"), "group": ["g"],
+           "delay_until_recursion": float("inf"),
+           "character_filter": {"names": 5, "tags": float("inf"), "isExclude": True}}
+    lore = book({"uid": 1, "keys": ["tower"], "content": "Tall.", "extensions": odd})
+    match = lorebook_match([lore], messages=["the tower"], count_tokens=count_chars,
+                           speaker={"name": "Ann", "tags": ["x"]})
+    assert fired_uids(match) == [1]
