@@ -38,8 +38,21 @@ ST_TO_CARD = {"uid": "id", "key": "keys", "keysecondary": "secondary_keys", "com
 ST_MAPPED = {*ST_TO_EXTENSION, *ST_TO_CARD, "disable"}
 
 
+def _st_entries(data: Any) -> list[Any] | None:
+    """A world-info file's entries: an object of them, or (older files) a list of entries
+    written with SillyTavern's names (`key`, `uid`), not a card's (`keys`)."""
+    entries = data.get("entries") if isinstance(data, dict) else None
+    if isinstance(entries, dict):
+        return list(entries.values())
+    if isinstance(entries, list) and any(
+            isinstance(e, dict) and "keys" not in e and ("key" in e or "uid" in e)
+            for e in entries):
+        return entries
+    return None
+
+
 def is_st_world(data: Any) -> bool:
-    return isinstance(data, dict) and isinstance(data.get("entries"), dict)
+    return _st_entries(data) is not None
 
 
 def _st_entry_to_card(raw: dict[str, Any]) -> dict[str, Any]:
@@ -55,7 +68,7 @@ def _st_entry_to_card(raw: dict[str, Any]) -> dict[str, Any]:
 
 def st_world_to_lorebook(data: dict[str, Any], *, fallback_name: str) -> dict[str, Any]:
     """A SillyTavern world-info file as a lorebook (without lorebook_id). Raises CardError."""
-    raw_entries = [e for e in data["entries"].values() if isinstance(e, dict)]
+    raw_entries = [e for e in _st_entries(data) or [] if isinstance(e, dict)]
     book = {"name": data.get("name") or fallback_name,
             "entries": [_st_entry_to_card(raw) for raw in raw_entries]}
     lorebook = character_book_to_lorebook(book, fallback_name=fallback_name)
@@ -90,14 +103,47 @@ def lorebook_to_st_world(lorebook: dict[str, Any]) -> dict[str, Any]:
     return {**copy.deepcopy(lorebook.get("st_extra") or {}), "entries": entries}
 
 
+def _renamed(raw: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """An entry of another app as a card entry: its fields renamed, the others kept."""
+    return {names.get(key, key): copy.deepcopy(value) for key, value in raw.items()}
+
+
+AGNAI_NAMES = {"entry": "content", "keywords": "keys", "name": "comment",
+               "priority": "insertion_order"}
+RISU_NAMES = {"key": "keys", "secondkey": "secondary_keys", "insertorder": "insertion_order",
+              "alwaysActive": "constant", "useRegex": "use_regex"}
+NOVELAI_NAMES = {"text": "content", "displayName": "comment"}
+
+
+def _other_app_book(data: dict[str, Any]) -> dict[str, Any] | None:
+    """Agnai's memory book, RisuAI's lorebook export and NovelAI's lorebook as a card's
+    character_book (SillyTavern imports the same three); None for another file."""
+    entries = data.get("entries")
+    if data.get("kind") == "memory" and isinstance(entries, list):
+        names, rows = AGNAI_NAMES, entries
+    elif data.get("type") == "risu" and isinstance(data.get("data"), list):
+        names, rows = RISU_NAMES, data["data"]
+    elif "lorebookVersion" in data and isinstance(entries, list):
+        names, rows = NOVELAI_NAMES, entries
+    else:
+        return None
+    book = {key: copy.deepcopy(value) for key, value in data.items()
+            if key not in ("entries", "data")}
+    return {**book, "entries": [_renamed(row, names) for row in rows if isinstance(row, dict)]}
+
+
 def lorebook_file_read(data: Any, *, fallback_name: str) -> dict[str, Any]:
     """A lorebook from an uploaded JSON: a SillyTavern world-info file, a card's
-    character_book, or a whole card that has one. Raises CardError."""
+    character_book, a whole card that has one, or an Agnai, RisuAI or NovelAI lorebook.
+    Raises CardError."""
     if is_st_world(data):
         return st_world_to_lorebook(data, fallback_name=fallback_name)
     if isinstance(data, dict) and isinstance(data.get("data"), dict):
         data = data["data"].get("character_book")
+    other = _other_app_book(data) if isinstance(data, dict) else None
+    if other is not None:
+        return character_book_to_lorebook(other, fallback_name=fallback_name)
     if isinstance(data, dict) and isinstance(data.get("entries"), list):
         return character_book_to_lorebook(data, fallback_name=fallback_name)
-    raise CardError("not a SillyTavern world-info file or a card character_book "
-                    "(no \"entries\" object or list)")
+    raise CardError("not a SillyTavern world-info file, a card character_book or an Agnai, "
+                    "RisuAI or NovelAI lorebook (no \"entries\" object or list)")

@@ -9,9 +9,11 @@ value (minutes, not for `make test`)."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import traceback
+import zipfile
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +21,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from chat.models import ApiToken
+from tests.test_cards import text_chunk, tiny_png
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -147,6 +150,34 @@ def _book_list() -> dict:
                          "extensions": {"position": 1}}]}
 
 
+def _st_world_list() -> dict:
+    """World info whose entries are a list (older SillyTavern files and other tools)."""
+    world = _st_world()
+    return {**world, "entries": [{**world["entries"]["0"], "uid": 3}]}
+
+
+def _agnai_memory() -> dict:
+    return {"kind": "memory", "name": "Agnai book", "description": "", "userId": "u1",
+            "entries": [{"name": "tower", "entry": "The tower is flooded.",
+                         "keywords": ["tower"], "priority": 10, "weight": 5,
+                         "enabled": True}]}
+
+
+def _risu_lorebook() -> dict:
+    return {"type": "risu", "ver": 1, "data": [
+        {"key": "tower, spire", "secondkey": "", "insertorder": 100, "comment": "tower",
+         "content": "The tower is flooded.", "mode": "normal", "alwaysActive": False,
+         "selective": False, "useRegex": False, "extentions": {"risu_case_sensitive": False}}]}
+
+
+def _novel_lorebook() -> dict:
+    return {"lorebookVersion": 5, "entries": [
+        {"text": "The tower is flooded.", "keys": ["tower"], "displayName": "tower",
+         "enabled": True, "contextConfig": {"prefix": "", "suffix": "\n", "tokenBudget": 2048,
+                                            "budgetPriority": 400, "insertionPosition": -1}}],
+        "settings": {"orderByKeyLocations": False}, "categories": []}
+
+
 def _st_chat() -> list[dict]:
     """A SillyTavern group chat: header, greeting, a hidden message, swipes, a narrator line."""
     return [
@@ -176,6 +207,17 @@ def _agnai_chat() -> dict:
                  "createdAt": "2024-01-01T00:00:01Z"},
                 {"_id": "2", "kind": "chat-message", "msg": "Hello.", "userId": "u1",
                  "handle": "Ann", "createdAt": "2024-01-01T00:00:02Z"}]}
+
+
+def _png(doc: Any) -> bytes:
+    return tiny_png(text_chunk("ccv3" if doc.get("spec") == "chara_card_v3" else "chara", doc))
+
+
+def _charx(doc: Any) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("card.json", json.dumps(doc, ensure_ascii=False))
+    return buffer.getvalue()
 
 
 def _jsonl(records: list[Any]) -> bytes:
@@ -294,19 +336,23 @@ def test_a_card_with_any_field_of_another_type_imports_or_is_refused_by_name(swe
     doc = CARDS[base]()
     for index, (path, value) in enumerate(mutations(doc)):
         what = _label(base, path, value)
-        body = _json(_replaced(doc, path, value))
+        changed = _replaced(doc, path, value)
         if index % 3 == 0:  # the library page's form
-            landed = sweep.upload_page(what, "/library/cards/upload", "card.json", body)
+            landed = sweep.upload_page(what, "/library/cards/upload", "card.json",
+                                       _json(changed))
             made = {"character_id": landed.split("/")[-2]} if landed else None
-        else:
-            made = sweep.upload(what, "/api/v1/characters/import", "card.json", body)
+        else:  # as a PNG, or a CHARX zip for a V3 card (the JSON goes through the form)
+            name, body = (("card.charx", _charx(changed)) if base == "card_v3" and index % 3 == 2
+                          else ("card.png", _png(changed)))
+            made = sweep.upload(what, "/api/v1/characters/import", name, body)
         if made:
             _card_played(sweep, what, made["character_id"])
     assert sweep.failures == [], "\n".join(sweep.failures[:40])
     assert sweep.imported > 0
 
 
-BOOKS = {"st_world": _st_world, "book_list": _book_list}
+BOOKS = {"st_world": _st_world, "st_world_list": _st_world_list, "book_list": _book_list,
+         "agnai_memory": _agnai_memory, "risu": _risu_lorebook, "novelai": _novel_lorebook}
 
 
 @pytest.mark.parametrize("base", BOOKS)

@@ -240,3 +240,29 @@ def test_the_web_form_shows_and_edits_an_outlet_and_the_books_scan_settings(alic
     assert exported == expected
     bad = form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/", min_activations="-1")
     assert bad.status_code == 400 and "min_activations" in bad.content.decode()
+
+
+OTHER_APP_BOOKS = {
+    "sillytavern_list": {"name": "Old world", "entries": [
+        {"uid": 4, "key": ["tower"], "keysecondary": [], "content": "The tower is flooded.",
+         "comment": "tower", "order": 7, "position": 0, "disable": False}]},
+    "agnai": {"kind": "memory", "name": "Old world", "entries": [
+        {"name": "tower", "entry": "The tower is flooded.", "keywords": ["tower"],
+         "priority": 7, "weight": 5, "enabled": True}]},
+    "risu": {"type": "risu", "ver": 1, "data": [
+        {"key": "tower, spire", "secondkey": "", "insertorder": 7, "comment": "tower",
+         "content": "The tower is flooded.", "mode": "normal", "alwaysActive": False,
+         "selective": False, "useRegex": False}]},
+    "novelai": {"lorebookVersion": 5, "entries": [
+        {"text": "The tower is flooded.", "keys": ["tower"], "displayName": "tower",
+         "enabled": True, "contextConfig": {"budgetPriority": 400}}]},
+}
+
+
+@pytest.mark.parametrize("app", OTHER_APP_BOOKS)
+def test_a_lorebook_of_another_app_imports_with_its_keys_and_text(alice_client, app):
+    response = upload(alice_client, OTHER_APP_BOOKS[app])
+    assert response.status_code == 201, response.content
+    entry = response.json()["entries"][0]
+    assert entry["keys"][0] == "tower" and entry["content"] == "The tower is flooded."
+    assert entry["comment"] == "tower"
