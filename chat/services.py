@@ -440,7 +440,9 @@ def _group_header(header: dict[str, Any] | None, members: list[Member],
     """The group's members go into chat_metadata (SillyTavern keeps unknown keys there), so an
     export says who took part even for members who never spoke."""
     header = dict(header or {})
-    metadata = dict(header.get("chat_metadata") or {})
+    # An uploaded header's chat_metadata that is not an object has nothing an export can keep.
+    metadata = header.get("chat_metadata")
+    metadata = dict(metadata) if isinstance(metadata, dict) else {}
     metadata["personalab_group"] = {
         "members": [{"character_id": m.character_id, "name": m.name, "muted": m.muted}
                     for m in members],

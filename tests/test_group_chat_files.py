@@ -166,3 +166,16 @@ def test_an_uploaded_group_header_of_any_shape_imports_with_a_bounded_note(
         {"name": "Alserqi", "is_user": False, "mes": "嗯。", "send_date": "2024-5-1 @12h02m"}])
     assert result["imported"]["messages"] == 1
     assert all(len(note) < 3000 for note in result["imported"]["notes"])
+
+
+@pytest.mark.parametrize("metadata", ["x", 5, [["a", 1]], True])
+def test_a_group_chat_whose_chat_metadata_is_not_an_object_imports_and_exports(
+        alice_client, store, group, metadata):
+    _import(alice_client, group, [
+        {"user_name": "Ann", "character_name": "Alserqi", "chat_metadata": metadata},
+        {"name": "Ann", "is_user": True, "mes": "hi"},
+        {"name": "Brenna", "is_user": False, "mes": "Hm."}])
+    records = _export(alice_client, store, group)
+    assert [m["name"] for m in records[0]["chat_metadata"]["personalab_group"]["members"]] == [
+        "Alserqi", "Brenna"]
+    assert [r["mes"] for r in records[1:]] == ["hi", "Hm."]

@@ -382,22 +382,40 @@ def _chat_played(sweep: Sweep, what: str, instance_id: str, session_id: str) -> 
                      "?format=jsonl")
 
 
-def test_a_chat_with_any_field_of_another_type_imports_or_is_refused_by_name(sweep, instance):
+@pytest.fixture
+def group(store, alice, character):
+    from chat.services import instance_create
+    from library.services import character_save
+
+    brenna = character_save(store, user=alice, character_id=None, data={
+        "name": "Brenna", "base_persona": "A mechanic.", "greeting": "Hm."})
+    return instance_create(store, owner=alice, character_ids=[character, brenna],
+                           reply_order="everyone")
+
+
+def _chat_upload(sweep: Sweep, what: str, instance_id: str, body: bytes, *, form: bool) -> Any:
+    if not form:
+        return sweep.upload(what, f"/api/v1/instances/{instance_id}/import_chat", "chat.jsonl",
+                            body)
+    before = sweep.store.instance_state_read(instance_id)["current_session_id"]
+    sweep.upload_page(what, f"/instances/{instance_id}/import_chat", "chat.jsonl", body)
+    after = sweep.store.instance_state_read(instance_id)["current_session_id"]
+    return {"session_id": after} if after != before else None
+
+
+def test_a_chat_with_any_field_of_another_type_imports_or_is_refused_by_name(sweep, instance,
+                                                                            group):
     records = _st_chat()
-    whole_lines = [((i,), v) for i in range(len(records)) for v in (None, [], "x", 5)]
+    lines_of_another_type = (None, [], "x", 5)
+    whole_lines = [((i,), lines_of_another_type[(i + j) % 4]) for i in range(len(records))
+                   for j in (0, 2)]
     for index, (path, value) in enumerate([*mutations(records), *whole_lines]):
         what = _label("st_chat", path, value)
-        body = _jsonl(_replaced(records, path, value))
-        if index % 3 == 0:  # the chat page's form
-            before = sweep.store.instance_state_read(instance)["current_session_id"]
-            sweep.upload_page(what, f"/instances/{instance}/import_chat", "chat.jsonl", body)
-            after = sweep.store.instance_state_read(instance)["current_session_id"]
-            made = {"session_id": after} if after != before else None
-        else:
-            made = sweep.upload(what, f"/api/v1/instances/{instance}/import_chat",
-                                "chat.jsonl", body)
+        into = group if index % 2 else instance  # a conversation with one character or two
+        made = _chat_upload(sweep, what, into, _jsonl(_replaced(records, path, value)),
+                            form=index % 3 == 0)  # the chat page's form
         if made:
-            _chat_played(sweep, what, instance, made["session_id"])
+            _chat_played(sweep, what, into, made["session_id"])
     assert sweep.failures == [], "\n".join(sweep.failures[:40])
     assert sweep.imported > 0
 
