@@ -5,8 +5,10 @@ later turn failed. Now each lone surrogate reads as U+FFFD and everything works.
 
 from __future__ import annotations
 
+import base64
 import io
 import json
+import zipfile
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -18,6 +20,7 @@ from library.services import character_import_card
 from personalab.lib import jsontext
 from personalab.lib.jsontext import json_loads, surrogates_replace
 from tests.stub_llm import Fail, Reply
+from tests.test_cards import chunk, tiny_png
 from tests.test_consumer import _collect_until_done, _connect
 from tests.test_odd_lines import _urls
 
@@ -151,6 +154,19 @@ def test_a_sillytavern_chat_with_a_lone_surrogate_imports(client, instance, stor
         MENDED, "ok \ufffd"]
 
 
+def test_an_agnai_chat_with_a_lone_surrogate_imports(client, instance, store, auth):
+    agnai = {"name": "night \ud83d", "characterName": "Mira", "messages": [
+        {"_id": "m1", "userId": "u1", "handle": "Ann", "msg": LONE},
+        {"_id": "m2", "characterId": "c1", "msg": "ok \ude00"}]}
+    response = client.post(f"/api/v1/instances/{instance}/import_chat",
+                           {"file": SimpleUploadedFile("chat.json", json.dumps(agnai).encode())},
+                           **auth)
+    assert response.status_code == 201, response.content
+    session_id = response.json()["session_id"]
+    assert [m["content"] for m in store.session_read(instance, session_id).messages] == [
+        MENDED, "ok \ufffd"]
+
+
 def test_a_rest_character_save_with_a_lone_surrogate_is_kept_mended(
         client, character, store, auth):
     url = f"/api/v1/characters/{character}"
@@ -178,13 +194,26 @@ async def test_a_websocket_message_with_a_lone_surrogate_is_played(alice, instan
     assert [m["content"] for m in messages[-2:]] == [MENDED, "heard you"]
 
 
-def test_a_card_with_lone_surrogates_imports(alice, store):
+def _card_file(card: dict, kind: str) -> tuple[bytes, str]:
+    text = json.dumps(card)  # ASCII: the lone surrogate as its escape
+    if kind == "png":
+        return tiny_png(chunk(b"tEXt", b"chara\x00" + base64.b64encode(text.encode()))), "m.png"
+    if kind == "charx":
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as archive:
+            archive.writestr("card.json", text)
+        return buffer.getvalue(), "m.charx"
+    return text.encode(), "m.json"
+
+
+@pytest.mark.parametrize("kind", ["json", "png", "charx"])
+def test_a_card_with_lone_surrogates_imports(alice, store, kind):
     card = {"spec": "chara_card_v2", "spec_version": "2.0", "data": {
         "name": "Mira \ud83d", "description": LONE, "first_mes": "hi", "character_book": {
             "name": "book", "entries": [{"keys": ["k\udc00"], "content": LONE, "enabled": True,
                                          "insertion_order": 1, "extensions": {}}]}}}
-    character_id = character_import_card(store, user=alice, data=json.dumps(card).encode(),
-                                         filename="mira.json")
+    data, filename = _card_file(card, kind)
+    character_id = character_import_card(store, user=alice, data=data, filename=filename)
     saved = store.character_read(character_id)
     assert saved["name"] == "Mira \ufffd" and MENDED in saved["base_persona"]
 
