@@ -35,6 +35,10 @@ LIST_FIELDS = ("alternate_greetings", "tags", "group_only_greetings")
 V3_ONLY_FIELDS = ("assets", "nickname", "creator_notes_multilingual", "source",
                   "group_only_greetings", "creation_date", "modification_date")
 V1_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
+# The Pygmalion / Gradio character JSON, which SillyTavern also imports.
+PYGMALION_FIELDS = {"char_name": "name", "char_persona": "description",
+                    "world_scenario": "scenario", "char_greeting": "first_mes",
+                    "example_dialogue": "mes_example"}
 PERSONA_SECTIONS = (("description", "Description"), ("personality", "Personality"),
                     ("scenario", "Scenario"))
 PERSONA_LABEL = re.compile(r"^\[(Description|Personality|Scenario)\][ \t]*\n?", re.MULTILINE)
@@ -199,9 +203,12 @@ def _spec_of(raw: dict[str, Any]) -> str:
     # SillyTavern reads each field of a card whose `data` is not an object from the V1 copy.
     if raw.get("name") is not None:
         return "v1"
+    if raw.get("char_name") is not None:
+        return "pygmalion"
     if raw.get("data") is not None:
         raise CardError("card JSON is invalid: 'data' must be an object", "data")
-    raise CardError("card JSON is invalid: no 'spec', no 'data' and no character name")
+    raise CardError("card JSON is invalid: no 'spec', no 'data' and no character name "
+                    "('name' or 'char_name')")
 
 
 def _as_text(value: Any, field: str) -> str:
@@ -280,6 +287,8 @@ def card_normalize(raw: Any) -> dict[str, Any]:
     spec = _spec_of(card)
     if spec == "v1":
         card["data"] = {name: card.get(name) for name in V1_FIELDS}
+    elif spec == "pygmalion":
+        card["data"] = {name: card.get(field) for field, name in PYGMALION_FIELDS.items()}
     card["spec"], card["spec_version"] = SPECS["v3"]
     card["data"] = _data_normalize(card["data"])
     return card

@@ -283,3 +283,14 @@ def test_book_entry_settings_of_another_type_take_their_defaults_and_keep_the_en
 def test_book_entry_text_that_is_a_list_is_refused_by_its_field():
     with pytest.raises(CardError, match=r"entries\[0\]\.content"):
         card_to_definition(_book_card({"keys": ["a"], "content": ["not", "text"]}))
+
+
+def test_a_pygmalion_character_json_imports_as_sillytavern_reads_it():
+    card = {"char_name": "Mira", "char_persona": "A medic.", "world_scenario": "The flood.",
+            "char_greeting": "Hold still.", "example_dialogue": "<START>\nMira: Breathe.",
+            "metadata": {"version": 1}}
+    definition, _ = card_to_definition(card_parse(json.dumps(card).encode()))
+    assert (definition["name"], definition["greeting"]) == ("Mira", "Hold still.")
+    assert "A medic." in definition["base_persona"] and "The flood." in definition["base_persona"]
+    assert definition["card"]["data"]["mes_example"] == "<START>\nMira: Breathe."
+    assert definition["card"]["metadata"] == {"version": 1}  # kept as it came

@@ -22,6 +22,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from chat.models import ApiToken
 from tests.test_cards import text_chunk, tiny_png
+from tests.test_lorebooks_api import form_submit
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -126,6 +127,11 @@ def _card_v3() -> dict:
 def _card_v1() -> dict:
     return {"name": "Old", "description": "TavernAI card.", "personality": "", "scenario": "",
             "first_mes": "Hello.", "mes_example": "", "char_persona": "x", "char_greeting": "y"}
+
+
+def _card_pygmalion() -> dict:
+    return {"char_name": "Pyg", "char_persona": "Old format.", "world_scenario": "",
+            "char_greeting": "Hi.", "example_dialogue": "", "metadata": {"version": 1}}
 
 
 def _st_world() -> dict:
@@ -289,6 +295,18 @@ class Sweep:
         if response is not None and response.status_code != 200:
             self.failures.append(f"{what}: GET {url} -> {response.status_code}")
 
+    def form_saved(self, what: str, url: str) -> None:
+        """The page's form sent back unchanged, as a player saving without an edit."""
+        try:
+            response = form_submit(self.client, url)
+        except Exception:
+            where = traceback.format_exc(limit=-1).strip().splitlines()
+            self.failures.append(f"{what}: saving {url} unchanged raised "
+                                 f"{' | '.join(line.strip() for line in where[-4:])}")
+            return
+        if response.status_code != 302:
+            self.failures.append(f"{what}: saving {url} unchanged -> {response.status_code}")
+
     def turn(self, what: str, instance_id: str, query: str = "Where is the tower?") -> None:
         response = self._call(what, "post", "/api/v1/chat", data=json.dumps(
             {"instance_id": instance_id, "query": query}), content_type="application/json")
@@ -317,7 +335,7 @@ def _label(base: str, path: Path, value: Any) -> str:
     return f"{base} {'.'.join(map(str, path))} = {shown}"
 
 
-def _card_played(sweep: Sweep, what: str, character_id: str) -> None:
+def _card_played(sweep: Sweep, what: str, character_id: str, export: str) -> None:
     sweep.page(what, f"/library/characters/{character_id}/")
     created = sweep.json_post(what, "/api/v1/instances", {"character_id": character_id})
     if created is None:
@@ -325,10 +343,12 @@ def _card_played(sweep: Sweep, what: str, character_id: str) -> None:
         return
     sweep.page(what, f"/instances/{created['instance_id']}/")
     sweep.turn(what, created["instance_id"])
-    sweep.page(what, f"/api/v1/characters/{character_id}/card.png")
+    sweep.page(what, f"/api/v1/characters/{character_id}/{export}")
 
 
-CARDS = {"card_v2": _card_v2, "card_v3": _card_v3, "card_v1": _card_v1}
+EXPORTS = ("card.png", "card.json?spec=v2", "card.charx", "card.json?spec=v3")
+CARDS = {"card_v2": _card_v2, "card_v3": _card_v3, "card_v1": _card_v1,
+         "pygmalion": _card_pygmalion}
 
 
 @pytest.mark.parametrize("base", CARDS)
@@ -346,7 +366,8 @@ def test_a_card_with_any_field_of_another_type_imports_or_is_refused_by_name(swe
                           else ("card.png", _png(changed)))
             made = sweep.upload(what, "/api/v1/characters/import", name, body)
         if made:
-            _card_played(sweep, what, made["character_id"])
+            _card_played(sweep, what, made["character_id"],
+                         EXPORTS[index % len(EXPORTS)])
     assert sweep.failures == [], "\n".join(sweep.failures[:40])
     assert sweep.imported > 0
 
@@ -365,6 +386,7 @@ def test_a_lorebook_with_any_field_of_another_type_imports_or_is_refused_by_name
                             _json(_replaced(doc, path, value)))
         if made:
             sweep.page(what, f"/library/lorebooks/{made['lorebook_id']}/")
+            sweep.form_saved(what, f"/library/lorebooks/{made['lorebook_id']}/")
             if sweep.json_post(what, f"/api/v1/instances/{instance}",
                                {"lorebook_ids": [made["lorebook_id"]]}, method="put") is None:
                 sweep.failures.append(f"{what}: the imported lorebook cannot be used")
