@@ -176,18 +176,26 @@ def _card_text_decode(keyword: str, text: str) -> Any:
     return _json_decode(raw, f"'{keyword}' chunk")
 
 
-def _png_card(data: bytes) -> Any:
+def _png_card(data: bytes) -> dict[str, Any]:
+    """The card of the first chunk that reads, ccv3 before chara: a card whose `ccv3` chunk
+    cannot be read still imports from its `chara` copy; with neither, the ccv3 error."""
     texts = _png_card_texts(_png_chunks(data))
+    refused: CardError | None = None
     for keyword in CARD_KEYWORDS:
         if keyword in texts:
-            return _card_text_decode(keyword, texts[keyword])
+            try:
+                return card_normalize(_card_text_decode(keyword, texts[keyword]))
+            except CardError as exc:
+                refused = refused or exc
+    if refused is not None:
+        raise refused
     raise CardError("PNG has no 'chara' or 'ccv3' text chunk (it is a picture, not a card)")
 
 
 def card_parse(data: bytes, filename: str = "") -> dict[str, Any]:
     """Read a card from PNG or JSON bytes; ccv3 is preferred over chara."""
     if data.startswith(PNG_SIGNATURE):
-        return card_normalize(_png_card(data))
+        return _png_card(data)
     if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{") or filename.lower().endswith(".json"):
         return card_normalize(_json_decode(data, "file"))
     raise CardError("not a PNG file or card JSON")

@@ -185,6 +185,15 @@ def test_ccv3_is_preferred_over_chara():
     assert card_parse(png)["data"]["name"] == "维克多 V3"
 
 
+@pytest.mark.parametrize("broken", [[], {"spec": "chara_card_v3", "data": {"name": ["x"]}},
+                                    {"spec": "chara_card_v3"}])
+def test_a_png_whose_ccv3_chunk_cannot_be_read_imports_from_its_chara_copy(broken):
+    png = tiny_png(text_chunk("chara", v2_card()), text_chunk("ccv3", broken))
+    assert card_parse(png)["data"]["name"] == "维克多"
+    with pytest.raises(CardError):  # with no readable copy, the ccv3 chunk's refusal
+        card_parse(tiny_png(text_chunk("ccv3", broken)))
+
+
 def test_v1_card_is_upgraded():
     v1 = {"name": "老白", "description": "d", "personality": "p", "first_mes": "hi",
           "avatar": "none"}
