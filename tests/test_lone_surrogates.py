@@ -242,3 +242,17 @@ def test_the_chat_command_plays_an_argument_that_is_not_utf8(store, instance, us
                  stdout=io.StringIO())
     messages = store.session_read(instance, "sess_001").messages
     assert [m["content"] for m in messages[-2:]] == [MENDED, "heard you"]
+
+
+def test_an_unfinished_reply_line_with_a_lone_surrogate_is_completed(
+        client, store, instance, auth, use_stub):
+    with store.session_path(instance, "sess_001").open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"role": "user", "content": "go on", "turn": 1}) + "\n")
+        handle.write('{"role":"assistant","turn":1,"streaming":true,"content":"bad \\ud83d he')
+    assert store.session_read(instance, "sess_001").partial["content"] == "bad \ufffd he"
+
+    use_stub.script(Reply("the next reply"))
+    reply = _chat(client, instance, auth)
+    assert reply["answer_text"] == "the next reply"
+    completed = store.session_read(instance, "sess_001").messages[-3]
+    assert completed["content"] == "bad \ufffd he" and completed["interrupted"] is True
