@@ -208,6 +208,7 @@ def _spec_of(raw: dict[str, Any]) -> str:
                         "(PersonaLab reads chara_card_v2, chara_card_v3 and V1 cards)", "spec")
     if isinstance(raw.get("data"), dict):
         return "chara_card_v2"
+    _other_file_refuse(raw)
     # SillyTavern reads each field of a card whose `data` is not an object from the V1 copy.
     if raw.get("name") is not None:
         return "v1"
@@ -217,6 +218,23 @@ def _spec_of(raw: dict[str, Any]) -> str:
         raise CardError("card JSON is invalid: 'data' must be an object", "data")
     raise CardError("card JSON is invalid: no 'spec', no 'data' and no character name "
                     "('name' or 'char_name')")
+
+
+# Keys of the files people upload as a card by mistake, and what each file is.
+OTHER_FILES = (("entries", "a lorebook (world info); import it under Lorebooks"),
+               ("messages", "a chat; import it on the chat page"),
+               ("chat_metadata", "a chat; import it on the chat page"),
+               ("mes", "a chat; import it on the chat page"))
+
+
+def _other_file_refuse(raw: dict[str, Any]) -> None:
+    """A lorebook or a chat is not read as a card without text (a world-info file has a name,
+    and a V1 card is little more than one)."""
+    if any(name in raw for name in V1_FIELDS[1:]):
+        return
+    for key, what in OTHER_FILES:
+        if key in raw:
+            raise CardError(f"this file is {what}, not a character card")
 
 
 def _as_text(value: Any, field: str) -> str:

@@ -239,3 +239,22 @@ def test_card_assets_that_are_not_a_list_import_and_export(client, alice, assets
     character_id = response.json()["character_id"]
     exported = client.get(f"/api/v1/characters/{character_id}/card.charx", **auth)
     assert exported.status_code == 200
+
+
+@pytest.mark.parametrize("other, what", [
+    ({"name": "World", "entries": {"0": {"uid": 0, "key": ["a"], "content": "x"}}}, "lorebook"),
+    ({"name": "Chat", "characterName": "Mira", "messages": [{"msg": "hi"}]}, "chat"),
+    ({"user_name": "Ann", "character_name": "Mira", "chat_metadata": {}}, "chat"),
+])
+def test_a_lorebook_or_a_chat_uploaded_as_a_card_is_refused_saying_what_it_is(
+        client, alice, store, other, what):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from chat.models import ApiToken
+
+    response = client.post("/api/v1/characters/import",
+                           {"file": SimpleUploadedFile("x.json", json.dumps(other).encode())},
+                           HTTP_AUTHORIZATION=f"Bearer {ApiToken.issue(alice)}")
+    assert response.status_code == 400
+    assert what in response.json()["error"]["message"]
+    assert store.character_ids() == []

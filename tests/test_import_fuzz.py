@@ -453,3 +453,15 @@ def test_an_agnai_chat_with_any_field_of_another_type_imports_or_is_refused_by_n
             _chat_played(sweep, what, instance, made["session_id"])
     assert sweep.failures == [], "\n".join(sweep.failures[:40])
     assert sweep.imported > 0
+
+
+def test_any_of_these_files_uploaded_to_another_import_is_refused_by_name_or_imports(
+        sweep, instance):
+    files = {**{name: ("x.json", _json(make())) for name, make in {**CARDS, **BOOKS}.items()},
+             "st_chat": ("x.jsonl", _jsonl(_st_chat())), "agnai": ("x.json", _json(_agnai_chat()))}
+    imports = {"card": "/api/v1/characters/import", "lorebook": "/api/v1/lorebooks/import",
+               "chat": f"/api/v1/instances/{instance}/import_chat"}
+    for name, (filename, body) in files.items():
+        for kind, url in imports.items():
+            sweep.upload(f"{name} as a {kind}", url, filename, body)
+    assert sweep.failures == [], "\n".join(sweep.failures[:40])
