@@ -37,7 +37,7 @@ from typing import Any
 
 from chat.history import reply_versions, version_position
 from personalab.lib.errors import AppError
-from personalab.lib.jsontext import json_loads
+from personalab.lib.nesting import TooDeep, json_loads_bounded
 from personalab.lib.markers import markers_removed
 
 HEADER_KEYS = ("user_name", "character_name", "create_date", "chat_metadata")
@@ -142,10 +142,13 @@ def _records(data: bytes, skipped: list[dict[str, Any]]) -> list[tuple[int, dict
     records = []
     for number, line in _text_lines(data):
         try:
-            record = json_loads(line)
+            record = json_loads_bounded(line)
         except json.JSONDecodeError as exc:
             skipped.append({"line": number,
                             "reason": f"not valid JSON ({exc.msg}, column {exc.colno})"})
+            continue
+        except TooDeep as exc:
+            skipped.append({"line": number, "reason": str(exc)})
             continue
         if not isinstance(record, dict):
             skipped.append({"line": number, "reason": "expected a JSON object"})
@@ -350,8 +353,8 @@ def _chat_import_agnai(document: dict[str, Any]) -> ChatImport:
 def chat_import(data: bytes) -> ChatImport:
     """A chat file of SillyTavern (JSONL) or Agnai (JSON) as PersonaLab session lines."""
     try:
-        document = json_loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        document = json_loads_bounded(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError, TooDeep):
         document = None
     if isinstance(document, dict) and isinstance(document.get("messages"), list):
         return _chat_import_agnai(document)

@@ -21,7 +21,7 @@ from library.lorebook import (MAX_DEPTH, MAX_PRIORITY, MAX_SCAN_DEPTH, MAX_TOKEN
                               LorebookError, lorebook_validate)
 from library.worldinfo import DECORATOR_LINES
 from personalab.lib.errors import AppError
-from personalab.lib.jsontext import json_loads
+from personalab.lib.nesting import TooDeep, json_loads_bounded
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 CARD_KEYWORDS = ("ccv3", "chara")  # preference order
@@ -160,8 +160,8 @@ def _json_decode(raw: bytes | str, where: str) -> Any:
     except UnicodeDecodeError:
         raise CardError(f"card JSON is invalid: {where} is not UTF-8 text") from None
     try:
-        return json_loads(text)
-    except json.JSONDecodeError as exc:
+        return json_loads_bounded(text)
+    except (json.JSONDecodeError, TooDeep) as exc:
         raise CardError(f"card JSON is invalid: {where}: {exc}") from None
 
 

@@ -15,7 +15,7 @@ import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 
-from personalab.lib.jsontext import json_loads
+from personalab.lib.nesting import TooDeep, json_loads_bounded
 
 MAX_CHARX_BYTES = 32 * 2**20
 MAX_MEMBER_BYTES = 16 * 2**20
@@ -98,8 +98,8 @@ def charx_read(data: bytes) -> Charx:
 
 def _card_json(body: bytes) -> Any:
     try:
-        return json_loads(body.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return json_loads_bounded(body.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError, TooDeep) as exc:
         raise CharxError(f"CHARX card.json is not valid JSON: {exc}") from None
 
 

@@ -12,7 +12,7 @@ from library.selectors import lorebook_for_edit, lorebooks_visible_to
 from library.services import lorebook_save
 from library.worldinfo_files import lorebook_file_read, lorebook_to_st_world
 from personalab.lib.filestore import FileStore, StoreError
-from personalab.lib.jsontext import json_loads
+from personalab.lib.nesting import TooDeep, json_loads_bounded
 
 MAX_LOREBOOK_BYTES = 10 * 1024 * 1024
 SERVER_FIELDS = ("lorebook_id", "owner")
@@ -53,11 +53,13 @@ def lorebook_import(store: FileStore, *, owner, data: bytes, filename: str) -> s
     if len(data) > MAX_LOREBOOK_BYTES:
         raise LibraryError("file is larger than 10 MB", {"file": "at most 10 MB"})
     try:
-        parsed = json_loads(data.decode("utf-8-sig"))
+        parsed = json_loads_bounded(data.decode("utf-8-sig"))
         name = filename.rsplit("/", 1)[-1].removesuffix(".json") or "Imported lorebook"
         lorebook = lorebook_file_read(parsed, fallback_name=name)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise LibraryError(f"file is not JSON: {exc}", {"file": "not JSON"}) from None
+    except TooDeep as exc:
+        raise LibraryError(f"file is refused: {exc}", {"file": str(exc)}) from None
     except CardError as exc:
         raise LibraryError(str(exc), {"file": str(exc)}) from None
     return lorebook_create(store, owner=owner, data=lorebook)
