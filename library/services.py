@@ -285,12 +285,18 @@ def persona_avatar_save(store: FileStore, *, actor, persona_id: str, data: bytes
 
 # characters -------------------------------------------------------------
 
+def _fitted(model, field: str, text: str) -> str:
+    """Index text cut to its column (PostgreSQL refuses longer); the file keeps it whole."""
+    return text[:model._meta.get_field(field).max_length]
+
+
 def character_index(store: FileStore, character_id: str) -> Character:
     definition = store.character_read(character_id)
+    tags = ", ".join(str(tag) for tag in definition.get("tags", []))
     row, _ = Character.objects.update_or_create(
         character_id=character_id,
-        defaults={"name": definition.get("name", character_id),
-                  "tags": ", ".join(str(tag) for tag in definition.get("tags", [])),
+        defaults={"name": _fitted(Character, "name", definition.get("name", character_id)),
+                  "tags": _fitted(Character, "tags", tags),
                   **_index_owner(definition)},
     )
     return row
@@ -480,7 +486,7 @@ def lorebook_index(store: FileStore, lorebook_id: str) -> Lorebook:
     lorebook = store.lorebook_read(lorebook_id)
     row, _ = Lorebook.objects.update_or_create(
         lorebook_id=lorebook_id,
-        defaults={"name": lorebook.get("name", lorebook_id),
+        defaults={"name": _fitted(Lorebook, "name", lorebook.get("name", lorebook_id)),
                   "entry_count": len(lorebook.get("entries", [])),
                   **_index_owner(lorebook)},
     )

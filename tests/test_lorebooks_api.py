@@ -266,3 +266,20 @@ def test_a_lorebook_of_another_app_imports_with_its_keys_and_text(alice_client, 
     entry = response.json()["entries"][0]
     assert entry["keys"][0] == "tower" and entry["content"] == "The tower is flooded."
     assert entry["comment"] == "tower"
+
+
+def test_a_long_lorebook_name_and_many_tags_fit_the_index_and_stay_whole_in_the_files(
+        alice_client, store):
+    from library.models import Character, Lorebook
+
+    long_name = "世界" * 5000
+    lorebook_id = upload(alice_client, {"name": long_name, "entries": []}).json()["lorebook_id"]
+    assert store.lorebook_read(lorebook_id)["name"] == long_name
+    assert len(Lorebook.objects.get(lorebook_id=lorebook_id).name) == 200
+    card = {"spec": "chara_card_v2", "data": {"name": "Tagged",
+                                              "tags": [f"tag number {i}" for i in range(200)]}}
+    file = SimpleUploadedFile("card.json", json.dumps(card).encode())
+    character_id = alice_client.post("/api/v1/characters/import",
+                                     {"file": file}).json()["character_id"]
+    assert len(store.character_read(character_id)["tags"]) == 200
+    assert len(Character.objects.get(character_id=character_id).tags) == 500
