@@ -27,8 +27,11 @@ from tests.test_lorebooks_api import form_submit
 pytestmark = pytest.mark.django_db(transaction=True)
 
 LONG = "長" * 100_000
+DEEP: list[Any] = []
+for _ in range(80):  # past the 64 levels a file may nest
+    DEEP = [DEEP]
 ODD_VALUES: list[Any] = [None, True, 0, -1, 1e308, 2**80, "", LONG, [], {}, [[1, [2, []]], {}],
-                         float("inf"), float("nan")]
+                         float("inf"), float("nan"), DEEP]
 FULL = os.environ.get("PERSONALAB_FUZZ_FULL") == "1"
 Path = tuple[Any, ...]
 
