@@ -306,8 +306,9 @@ def _chat_import_sillytavern(data: bytes) -> ChatImport:
     raw_header: dict[str, Any] = {}
     if records and _is_header(records[0][1]):
         raw_header, records = records[0][1], records[1:]
-    elif records and "mes" not in records[0][1]:
-        raise ChatFormatError(f"line {records[0][0]}: neither a chat header nor a message")
+    elif records and "mes" not in records[0][1]:  # skipped: the messages after it still count
+        skipped.append({"line": records[0][0], "reason": "neither a chat header nor a message"})
+        records = records[1:]
     header = _header_build(raw_header, records)
     lines = _lines_convert(header, records, skipped)
     if not lines:

@@ -170,3 +170,10 @@ def test_a_speaker_name_that_is_not_text_is_read_as_no_name(odd_name):
     assert [(line.get("type") or line["role"], line["content"]) for line in lines] == [
         ("user", "hi"), ("note", "Rain."), ("assistant", "Hello.")]
     assert lines[1]["name"] == "System"
+
+
+def test_a_first_line_that_is_neither_header_nor_message_is_skipped_and_the_rest_imports():
+    header, lines = chat_import_jsonl(jsonl({"version": 2, "app": "other"},
+                                            message("旅人", True, "你好")))
+    assert [line["content"] for line in lines] == ["你好"]
+    assert header["import_notes"] == ["line 1: neither a chat header nor a message"]
