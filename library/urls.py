@@ -22,6 +22,7 @@ urlpatterns = [
     path("lorebooks/<str:item_id>/copy", views.item_copy, {"kind": "lorebook"},
          name="lorebook_copy"),
     path("cards/upload", views.card_upload, name="card_upload"),
+    path("lorebooks/upload", views.lorebook_upload, name="lorebook_upload"),
     path("lorebooks/new", views.lorebook_edit, name="lorebook_new"),
     path("lorebooks/<str:lorebook_id>/", views.lorebook_edit, name="lorebook_edit"),
     path("lorebooks/<str:lorebook_id>/test", views.lorebook_test, name="lorebook_test"),

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.files.uploadedfile import UploadedFile
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from library import selectors, services
+from library import lorebook_services, selectors, services
 from library.avatars import avatar_file, content_type
 from library.errors import LibraryError, LibraryForbidden, LibraryNotFound
 from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS
@@ -190,21 +192,41 @@ def background_remove(request: HttpRequest, background_id: str) -> HttpResponse:
     return redirect("library")
 
 
-@login_required
-@require_POST
-def card_upload(request: HttpRequest) -> HttpResponse:
+def _upload_imported(request: HttpRequest, missing: str, importer: Callable[[UploadedFile], str],
+                     page: str, key: str) -> HttpResponse:
+    """The uploaded file through `importer(upload)`; its page, or the library with why not."""
     upload = request.FILES.get("file")
     if upload is None:
-        messages.error(request, gettext("Choose a card file (PNG or JSON) first."))
+        messages.error(request, missing)
         return redirect("library")
     try:
-        character_id = services.character_import_card(get_store(), data=upload.read(),
-                                                      filename=upload.name, user=request.user)
-    except services.LibraryError as exc:
+        item_id = importer(upload)
+    except LibraryError as exc:
         messages.error(request, gettext("Could not import %(name)s: %(error)s") % {"name": upload.name, "error": exc})
         return redirect("library")
     messages.info(request, gettext("Imported %(name)s.") % {"name": upload.name})
-    return redirect("character_edit", character_id=character_id)
+    return redirect(page, **{key: item_id})
+
+
+@login_required
+@require_POST
+def card_upload(request: HttpRequest) -> HttpResponse:
+    return _upload_imported(
+        request, gettext("Choose a card file (PNG or JSON) first."),
+        lambda upload: services.character_import_card(get_store(), data=upload.read(),
+                                                      filename=upload.name, user=request.user),
+        "character_edit", "character_id")
+
+
+@login_required
+@require_POST
+def lorebook_upload(request: HttpRequest) -> HttpResponse:
+    return _upload_imported(
+        request, gettext("Choose a world info file (JSON) first."),
+        lambda upload: lorebook_services.lorebook_import(
+            get_store(), owner=request.user, filename=upload.name,
+            data=upload.read(lorebook_services.MAX_LOREBOOK_BYTES + 1)),
+        "lorebook_edit", "lorebook_id")
 
 
 def _form_lines(value: str) -> list[str]:

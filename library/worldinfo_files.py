@@ -59,6 +59,8 @@ def _st_entry_to_card(raw: dict[str, Any]) -> dict[str, Any]:
     card = {card_name: copy.deepcopy(raw[st_name]) for st_name, card_name in ST_TO_CARD.items()
             if st_name in raw}
     card["enabled"] = not raw.get("disable", False)
+    if "selective" in raw:  # SillyTavern reads keysecondary only when set; kept in st_extra
+        card["selective"] = raw["selective"]
     card["position"] = "after_char" if raw.get("position") == 1 else "before_char"
     card["extensions"] = {ext: copy.deepcopy(raw[st]) for st, ext in ST_TO_EXTENSION.items()
                           if st in raw}
@@ -86,6 +88,8 @@ def _card_entry_to_st(card: dict[str, Any], st_extra: dict[str, Any]) -> dict[st
     raw.update({st: copy.deepcopy(ext[e]) for st, e in ST_TO_EXTENSION.items() if e in ext})
     raw["disable"] = not card.get("enabled", True)
     raw.setdefault("position", 1 if card.get("position") == "after_char" else 0)
+    if card.get("selective"):  # secondary keys given since the import are read
+        raw["selective"] = True
     # A file imported before a field was mapped keeps it under st_extra; an edit since then
     # is in the extensions and wins.
     return {**copy.deepcopy(st_extra), **raw}

@@ -48,6 +48,18 @@ def test_sillytavern_world_info_imports_and_exports_unchanged(alice_client):
     assert exported.json() == st_world()
 
 
+def test_sillytavern_secondary_keys_stay_in_force_after_import(alice_client):
+    world = st_world()
+    world["entries"]["0"]["keysecondary"] = ["cove", "tide"]
+    world["entries"]["0"]["selectiveLogic"] = 1
+    lorebook = upload(alice_client, world).json()
+    laugh, hug = lorebook["entries"]
+    assert laugh["secondary_keys"] == ["cove", "tide"] and laugh["selective_logic"] == "not_all"
+    assert hug["secondary_keys"] == []  # `selective: false`: SillyTavern ignores its "x"
+    exported = alice_client.get(f"/api/v1/lorebooks/{lorebook['lorebook_id']}/export?format=st")
+    assert exported.json() == world
+
+
 def test_a_card_book_with_use_regex_and_a_bad_regex_imports(alice_client):
     book = {"name": "Card book", "entries": [
         {"id": 3, "keys": ["*hug*"], "content": "hug", "use_regex": True, "enabled": True,

@@ -1,0 +1,78 @@
+"""A SillyTavern user's own files through the pages: their world info, chats and cards come in
+(and go back out) without a trip to the REST API."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import PHONE, SIZES, Server, browser_missing_reason, screenshot_take
+from tests.e2e.test_chat_extras import _api
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from playwright.sync_api import Page
+
+_missing = browser_missing_reason()
+if _missing:
+    pytest.skip(_missing, allow_module_level=True)
+
+pytestmark = pytest.mark.e2e
+
+
+def _st_entry(uid: int, key: list[str], content: str, **fields) -> dict:
+    """One entry as SillyTavern 1.12 writes it in a world-info file."""
+    return {"uid": uid, "key": key, "keysecondary": [], "comment": content[:20], "content": content,
+            "constant": False, "selective": True, "selectiveLogic": 0, "order": 100,
+            "position": 0, "disable": False, "probability": 100, "useProbability": True,
+            "depth": 4, "group": "", "groupOverride": False, "groupWeight": 100,
+            "scanDepth": None, "caseSensitive": None, "matchWholeWords": None, "role": None,
+            "sticky": 0, "cooldown": 0, "delay": 0, "displayIndex": uid, **fields}
+
+
+@SIZES
+def test_a_world_info_file_imports_from_the_library_page(page: Page, server: Server,
+                                                        tmp_path: Path, size: dict) -> None:
+    page.set_viewport_size(size)
+    world = {"entries": {
+        "0": _st_entry(0, ["smuggler"], "Smugglers use the north cove at low tide.",
+                       keysecondary=["cove", "tide"], selectiveLogic=1),
+        "1": _st_entry(1, [], "Saltmere is a cold northern fishing town.", constant=True,
+                       position=4, depth=2)}}
+    name = f"Saltmere {size['width']}"
+    upload = tmp_path / f"{name}.json"
+    upload.write_text(json.dumps(world))
+    page.goto(f"{server.url}/library/")
+    form = page.locator("form#lorebook-import")
+    form.locator("input[type=file]").set_input_files(str(upload))
+    form.locator("button[type=submit]").click()
+    page.wait_for_url(f"{server.url}/library/lorebooks/*/")
+    screenshot_take(page, f"qa5_world_info_imported_{size['width']}")
+    assert page.locator("input[name=name]").input_value() == name
+    assert "Smugglers use the north cove" in page.locator("main").inner_text() + "".join(
+        page.locator("textarea").evaluate_all("els => els.map(e => e.value)"))
+    lorebook_id = page.url.rstrip("/").rsplit("/", 1)[-1]
+    book = _api(page, server, "GET", f"/lorebooks/{lorebook_id}")
+    smuggler = next(e for e in book["entries"] if e["keys"] == ["smuggler"])
+    assert smuggler["secondary_keys"] == ["cove", "tide"]
+    assert smuggler["selective_logic"] == "not_all"
+    assert page.js_errors == []
+
+
+def test_a_file_that_is_not_world_info_is_refused_with_its_reason(page: Page, server: Server,
+                                                                  tmp_path: Path) -> None:
+    page.set_viewport_size(PHONE)
+    upload = tmp_path / "notes.json"
+    upload.write_text("{not json")
+    page.goto(f"{server.url}/library/")
+    before = page.locator("table.lorebooks tr").count()
+    form = page.locator("form#lorebook-import")
+    form.locator("input[type=file]").set_input_files(str(upload))
+    form.locator("button[type=submit]").click()
+    page.wait_for_load_state()
+    assert page.url == f"{server.url}/library/"
+    assert "Could not import notes.json: file is not JSON" in page.inner_text("body")
+    assert page.locator("table.lorebooks tr").count() == before
