@@ -14,9 +14,11 @@ from chat.members import (first_member_hand_over, is_group, members_of, members_
                           participant_entry)
 from chat.models import Instance, Session, Trace
 from chat.speakers import STRATEGIES, Member
+from chat.st_note import note_from_st, st_metadata_with_note
 from director.services import instance_switch_background
 from library.models import Background, Character, Persona
 from memory import runtime as memory_runtime
+from memory.services import authors_note_read, authors_note_save
 from memory.summarize_journal import summarize_recover_waiting
 from library.selectors import (background_for_use, character_for_use, persona_effective,
                                persona_for_user)
@@ -340,8 +342,24 @@ def session_import(store: FileStore, *, instance_id: str,
                              lines=imported.lines, imported=origin)
         state["current_session_id"] = session_id
         store.instance_state_write(instance_id, state)
+        report["notes"] = [*report["notes"], *_authors_note_taken(store, instance_id,
+                                                                  imported.original_header)]
     instance_index(store, instance_id)
     return session_id, report
+
+
+def _authors_note_taken(store: FileStore, instance_id: str, header: Any) -> list[str]:
+    """The chat's author's note becomes the story's when the story has none; what happened,
+    for the import report."""
+    note = note_from_st(header.get("chat_metadata") if isinstance(header, dict) else None)
+    if note is None:
+        return []
+    current = authors_note_read(store, instance_id=instance_id)
+    shown = note["text"][:NAME_SHOWN_CHARS]
+    if current["text"] and current != note:
+        return [f"The chat's author's note was not applied (this story has its own): {shown}"]
+    authors_note_save(store, instance_id=instance_id, note=note)
+    return [f"Author's note (depth {note['depth']}, every {note['frequency']} turns): {shown}"]
 
 
 NAME_SHOWN_CHARS = 80  # of a name an uploaded file gives, in an import report's note
@@ -411,6 +429,9 @@ def session_export(store: FileStore, *, instance_id: str, session_id: str,
         return text.encode("utf-8"), "text/markdown; charset=utf-8"
     imported = read.metadata.get("imported")
     header = imported.get("header") if isinstance(imported, dict) else None
+    header = dict(header) if isinstance(header, dict) else {}
+    header["chat_metadata"] = st_metadata_with_note(
+        header.get("chat_metadata") or {}, authors_note_read(store, instance_id=instance_id))
     if is_group(state) and character is None:
         header = _group_header(header, members_of(store, state), state)
     body = chat_export_jsonl(lines=lines, user_name=user_name,

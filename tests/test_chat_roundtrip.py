@@ -190,3 +190,61 @@ def test_import_page_refuses_a_bad_file_and_says_why(alice_client, instance, sto
                                  follow=True)
     assert "no chat message" in response.content.decode()
     assert store.instance_state_read(instance)["current_session_id"] == before
+
+
+def _exported_header(client, auth, instance, session_id: str) -> dict:
+    exported = client.get(f"/api/v1/instances/{instance}/sessions/{session_id}/export"
+                          "?format=jsonl", **auth)
+    return records_of(exported.content)[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_chats_authors_note_becomes_the_storys_and_its_edit_goes_back_out(client, auth,
+                                                                         instance, store):
+    from memory.services import authors_note_read, authors_note_save
+
+    body = _upload(client, auth, instance, jsonl(CHAT)).json()
+    assert authors_note_read(store, instance_id=instance) == {
+        "text": "Keep it short.", "depth": 4, "frequency": 1, "role": "system"}
+    assert any("Keep it short." in note for note in body["imported"]["notes"])
+    authors_note_save(store, instance_id=instance, note={
+        "text": "Rain all night.", "depth": 2, "frequency": 3, "role": "user"})
+    header = _exported_header(client, auth, instance, body["session_id"])
+    assert header["chat_metadata"] == {**HEADER["chat_metadata"], "note_prompt": "Rain all night.",
+                                       "note_depth": 2, "note_interval": 3, "note_role": 1,
+                                       "note_position": 1}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_story_with_its_own_note_keeps_it_and_the_report_says_so(client, auth, instance,
+                                                                   store):
+    from memory.services import authors_note_read, authors_note_save
+
+    own = {"text": "Mira lies about the ship.", "depth": 1, "frequency": 1, "role": "system"}
+    authors_note_save(store, instance_id=instance, note=own)
+    body = _upload(client, auth, instance, jsonl(CHAT)).json()
+    assert authors_note_read(store, instance_id=instance) == own
+    assert any("not applied" in note for note in body["imported"]["notes"])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_sessions_export_carries_the_storys_authors_note(client, auth, instance, store):
+    from memory.services import authors_note_save
+
+    authors_note_save(store, instance_id=instance, note={
+        "text": "[Weather: heavy rain]", "depth": 4, "frequency": 1, "role": "system"})
+    session_id = store.instance_state_read(instance)["current_session_id"]
+    metadata = _exported_header(client, auth, instance, session_id)["chat_metadata"]
+    assert (metadata["note_prompt"], metadata["note_depth"], metadata["note_role"]) == (
+        "[Weather: heavy rain]", 4, 0)
+
+
+@pytest.mark.parametrize("metadata", [
+    {"note_prompt": ["x"]}, {"note_prompt": "x", "note_depth": "4", "note_role": 9},
+    {"note_prompt": "x", "note_interval": 0}, {"note_prompt": "   "}, "text", None])
+def test_an_odd_note_in_a_chat_header_reads_as_defaults_or_as_none(metadata):
+    from chat.st_note import note_from_st
+
+    note = note_from_st(metadata)
+    assert note is None or note == {"text": "x", "depth": 4, "frequency": 1, "role": "system"}
+    assert (note is None) == (not isinstance(metadata, dict) or metadata.get("note_depth") != "4")
