@@ -619,6 +619,7 @@
     else if (action === "branch") branch(article);
     else if (action === "hide") hide(article, control);
     else if (action === "copy") copy(article);
+    else if (action === "swipe-new") document.getElementById("regenerate-button").click();
   });
 
   // --- summarize / update memory: stages and elapsed time -----------------------------------

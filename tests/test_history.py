@@ -416,13 +416,19 @@ def test_swipe_control_renders_position_and_arrows(instance, alice):
                     swipe_last=True)
     assert "3/3" in newest and newest.count("<button") == 2
     assert '"alternative": "1"' in newest  # ‹ shows the version just before
-    assert newest.count("disabled") == 1  # › at the newest version
+    # › at the newest version asks for a new one, as SillyTavern's swipe right does
+    assert "disabled" not in newest and 'data-action="swipe-new"' in newest
     first = render({"role": "assistant", "turn": 4, "alternatives": alternatives,
                     "alternative_position": 0}, swipe_last=True)
     assert "1/3" in first and '"alternative": "0"' in first and first.count("disabled") == 1
     older = render({"role": "assistant", "turn": 2, "alternatives": alternatives})
     assert "3/3" in older and "<button" not in older  # only the latest reply can flip
-    assert render({"role": "assistant", "turn": 4}, swipe_last=True).strip() == ""
+    single = render({"role": "assistant", "turn": 4}, swipe_last=True)
+    assert "1/1" in single and 'data-action="swipe-new"' in single
+    assert render({"role": "assistant", "turn": 4}).strip() == ""
+    greeting = render({"role": "assistant", "turn": None, "alternatives": alternatives},
+                      swipe_last=True)  # the alternate greetings end there
+    assert "3/3" in greeting and "swipe-new" not in greeting and greeting.count("disabled") == 1
 
 
 @pytest.mark.django_db(transaction=True)

@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.e2e.conftest import PHONE, SIZES, Server, browser_missing_reason, screenshot_take
+from tests.e2e.conftest import (PHONE, SIZES, Server, browser_missing_reason, instance_new,
+                                message_send, screenshot_take, turn_wait_done)
 from tests.e2e.test_chat_extras import _api
+from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -76,3 +78,35 @@ def test_a_file_that_is_not_world_info_is_refused_with_its_reason(page: Page, se
     assert page.url == f"{server.url}/library/"
     assert "Could not import notes.json: file is not JSON" in page.inner_text("body")
     assert page.locator("table.lorebooks tr").count() == before
+
+
+def _last_reply_text(page: Page) -> str:
+    return page.locator("[data-testid=message][data-role=assistant] .text").last.inner_text()
+
+
+@SIZES
+def test_swiping_right_past_the_last_version_asks_for_a_new_one(page: Page, server: Server,
+                                                                size: dict) -> None:
+    """As in SillyTavern: the last reply's › on its newest version generates another."""
+    page.set_viewport_size(size)
+    instance_id = instance_new(page, server)
+    server.stub.script(Reply("First take."), Reply("Second take."))
+    message_send(page, "Where can I sleep tonight?")
+    turn_wait_done(page)
+    last = page.locator("[data-testid=message][data-role=assistant]").last
+    assert last.locator(".swipe-pos").inner_text() == "1/1"
+    last.locator("[data-testid=swipe-next]").click()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=message][data-role=assistant]')]"
+        ".pop().querySelector('.swipe-pos')?.textContent === '2/2'")
+    turn_wait_done(page)
+    assert _last_reply_text(page) == "Second take."
+    screenshot_take(page, f"qa5_swipe_right_new_{size['width']}", full_page=False)
+    page.locator("[data-testid=message][data-role=assistant] [data-testid=swipe-prev]").last.click()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=message][data-role=assistant] .text')]"
+        ".pop().textContent.trim() === 'First take.'")
+    assert server.session_lines(instance_id)[-1]["content"] == "First take."
+    greeting = page.locator("[data-testid=message][data-role=assistant]").first
+    assert greeting.locator("[data-testid=swipe-next]").count() == 0  # only the last reply
+    assert page.js_errors == []
