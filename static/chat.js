@@ -462,15 +462,20 @@
     if (queued && input.value !== queued.content) queued = null;
   });
   stopButton.addEventListener("click", () => connected() && socket.send(JSON.stringify({type: "stop"})));
+  // With no reply last (a chat imported mid-turn, a reply deleted), ↻ and → ask for the
+  // missing one, as SillyTavern does: the character answers the lines already there.
+  function lastLine() { return [...messagesBox().querySelectorAll(".msg[data-role]")].pop(); }
+  function replyMissing() { const last = lastLine(); return !!last && last.dataset.role !== "assistant"; }
   document.getElementById("regenerate-button").addEventListener("click", () => {
     if (busy) return;
+    if (replyMissing()) { send({type: "trigger"}); return; }
     if (!connected()) { send({type: "regenerate"}); return; }
-    const last = [...messagesBox().querySelectorAll(".msg[data-role]")].pop();
+    const last = lastLine();
     if (last && last.dataset.role === "assistant") last.remove();
     send({type: "regenerate"});
   });
   document.getElementById("continue-button").addEventListener("click", () => {
-    if (!busy) send({type: "continue"});
+    if (!busy) send({type: replyMissing() ? "trigger" : "continue"});
   });
   // "Answer now" on a member of a group: that character answers the lines already there.
   document.addEventListener("click", (e) => {

@@ -110,3 +110,49 @@ def test_swiping_right_past_the_last_version_asks_for_a_new_one(page: Page, serv
     greeting = page.locator("[data-testid=message][data-role=assistant]").first
     assert greeting.locator("[data-testid=swipe-next]").count() == 0  # only the last reply
     assert page.js_errors == []
+
+
+def _st_chat_ending_with_the_player(path: Path) -> Path:
+    records = [{"user_name": "Tom", "character_name": "Alserqi", "create_date": "2024-10-03@20h01m05s",
+                "chat_metadata": {}},
+               {"name": "Alserqi", "is_user": False, "is_system": False,
+                "send_date": "October 3, 2024 8:01pm", "mes": "The gate is shut.", "extra": {}},
+               {"name": "Tom", "is_user": True, "is_system": False,
+                "send_date": "October 3, 2024 8:02pm", "mes": "Then we climb.", "extra": {}}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+@SIZES
+def test_regenerate_and_continue_answer_a_chat_that_ends_with_the_players_line(
+        page: Page, server: Server, tmp_path: Path, size: dict) -> None:
+    """A SillyTavern chat imported mid-turn, or one whose last reply was deleted: ↻ and →
+    give the missing reply (they said "there is no reply to regenerate or continue")."""
+    page.set_viewport_size(size)
+    instance_id = instance_new(page, server)
+    page.locator("[data-testid=drawer-toggle]").click() if size == PHONE else None
+    page.locator("#chat-import input[type=file]").set_input_files(
+        str(_st_chat_ending_with_the_player(tmp_path / "climb.jsonl")))
+    page.locator("#chat-import button[type=submit]").click()
+    page.wait_for_selector("#import-report")
+    server.stub.script(Reply("We climb at dawn."), Reply("The wall is wet."))
+    page.click("[data-testid=regenerate]")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=message][data-role]')].pop()"
+        ".querySelector('.text').textContent.trim() === 'We climb at dawn.'")
+    turn_wait_done(page)
+    assert [line.get("content") for line in server.session_lines(instance_id)[-2:]] == [
+        "Then we climb.", "We climb at dawn."]
+    reply = page.locator("[data-testid=message][data-role=assistant]").last
+    reply.locator("[data-testid=delete]").click()
+    page.wait_for_function("() => [...document.querySelectorAll('[data-testid=message][data-role]')]"
+                           ".pop().dataset.role === 'user'")
+    page.click("[data-testid=continue]")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=message][data-role]')].pop()"
+        ".querySelector('.text').textContent.trim() === 'The wall is wet.'")
+    turn_wait_done(page)
+    screenshot_take(page, f"qa5_regenerate_after_import_{size['width']}", full_page=False)
+    assert server.session_lines(instance_id)[-1]["content"] == "The wall is wet."
+    assert "no reply to regenerate" not in page.locator("#status").inner_text()
+    assert page.js_errors == []
