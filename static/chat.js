@@ -31,12 +31,28 @@
     return text.replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
   }
 
+  // Pictures are never loaded (no request to another site), but the reader keeps what the
+  // reply said: its description, linked to where the picture is. A <template> is inert, so
+  // nothing in it loads or runs; DOMPurify then cleans the links.
+  function imagesAsLinks(html) {
+    if (!html.includes("<img")) return html;
+    const template = document.createElement("template");
+    template.innerHTML = html;
+    for (const img of template.content.querySelectorAll("img")) {
+      const link = document.createElement("a");
+      link.setAttribute("href", img.getAttribute("src") || "");
+      link.textContent = `🖼 ${img.getAttribute("alt") || img.getAttribute("src") || ""}`;
+      img.replaceWith(link);
+    }
+    return template.innerHTML;
+  }
+
   function markdownHtml(raw) {
     // The marker stays verbatim in the file; on screen it becomes a small badge.
     const withBadges = raw.replace(PROGRESS, (all, point, status) =>
       `<span class="progress-badge" title="${escapeHtml(all)}">◆ ${escapeHtml(point)} · ${escapeHtml(status)}</span>`);
     if (!window.marked || !window.DOMPurify) return escapeHtml(raw).replace(/\n/g, "<br>");
-    const html = window.marked.parse(withBadges, {breaks: true, gfm: true});
+    const html = imagesAsLinks(window.marked.parse(withBadges, {breaks: true, gfm: true}));
     return window.DOMPurify.sanitize(html, {FORBID_TAGS: ["style", "form", "input", "textarea", "button", "img", "iframe"],
                                             FORBID_ATTR: ["style"]});
   }

@@ -156,3 +156,29 @@ def test_regenerate_and_continue_answer_a_chat_that_ends_with_the_players_line(
     assert server.session_lines(instance_id)[-1]["content"] == "The wall is wet."
     assert "no reply to regenerate" not in page.locator("#status").inner_text()
     assert page.js_errors == []
+
+
+def test_an_image_in_a_reply_stays_as_a_link_and_is_never_loaded(page: Page,
+                                                                 server: Server) -> None:
+    """Images are not shown (no request leaves for another site), but the reader keeps
+    what the reply said: its description and where the picture is."""
+    page.set_viewport_size(PHONE)
+    loaded: list[str] = []
+    page.on("request", lambda request: "example.org" in request.url and loaded.append(request.url))
+    instance_new(page, server)
+    server.stub.script(Reply("The map:\n\n![map of the harbor](https://example.org/map.png)\n\n"
+                             '![](javascript:window.__pwned=1) <img src="https://example.org/t.gif">'))
+    message_send(page, "Show me the map.")
+    turn_wait_done(page)
+    for _ in range(2):  # as streamed, then as read back from the file
+        last = page.locator("[data-testid=message][data-role=assistant]").last
+        link = last.locator("a", has_text="map of the harbor")
+        assert link.get_attribute("href") == "https://example.org/map.png"
+        assert last.locator("img").count() == 0
+        assert all(not (href or "").startswith("javascript:")
+                   for href in last.locator("a").evaluate_all("els => els.map(a => a.getAttribute('href'))"))
+        page.reload()
+        page.wait_for_selector("[data-testid=message][data-role=assistant] .md[data-rendered]")
+    screenshot_take(page, "qa5_image_as_link_390", full_page=False)
+    assert loaded == [] and page.evaluate("() => window.__pwned") is None
+    assert page.js_errors == []
