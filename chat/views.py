@@ -182,6 +182,7 @@ def _chat_strings() -> dict[str, str]:
         "starting": gettext("Starting…"),
         "took": gettext("took %(s)s s"),
         "you": gettext("You"),
+        "placeholderTouch": gettext("Say something… (Enter for a new line, Send to send)"),
         "reasoning": gettext("Reasoning"),
         "warningDetails": gettext("Double-click for details"),
         "warningType": gettext("Warning"),

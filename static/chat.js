@@ -469,8 +469,12 @@
     localStorage.setItem(draftKey, text);
     send({type: "send", content: text});
   });
+  // A touch keyboard has no Shift+Enter, so there Enter is a new line and Send sends (as
+  // SillyTavern's "send on Enter: auto" does on phones).
+  const touchTyping = window.matchMedia("(pointer: coarse)").matches;
+  if (touchTyping) input.placeholder = S.placeholderTouch;
   input.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); form.requestSubmit(); }
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing && !touchTyping) { e.preventDefault(); form.requestSubmit(); }
   });
   input.addEventListener("input", () => {
     if (input.value) localStorage.setItem(draftKey, input.value);

@@ -182,3 +182,25 @@ def test_an_image_in_a_reply_stays_as_a_link_and_is_never_loaded(page: Page,
     screenshot_take(page, "qa5_image_as_link_390", full_page=False)
     assert loaded == [] and page.evaluate("() => window.__pwned") is None
     assert page.js_errors == []
+
+
+def test_on_a_touch_screen_enter_is_a_new_line_and_send_sends(page: Page, server: Server) -> None:
+    """A phone's keyboard has no Shift+Enter: as SillyTavern does on phones, Enter starts a new
+    line there and the Send button sends. With a mouse and keyboard, Enter still sends."""
+    page.set_viewport_size(PHONE)
+    page.context.new_cdp_session(page).send("Emulation.setTouchEmulationEnabled",
+                                            {"enabled": True, "maxTouchPoints": 5})
+    instance_id = instance_new(page, server)
+    server.stub.script(Reply("Two lines, read."))
+    box = page.locator("[data-testid=input]")
+    box.click()
+    page.keyboard.type("*I look up.*")
+    page.keyboard.press("Enter")
+    page.keyboard.type("Who rang the bell?")
+    assert box.input_value() == "*I look up.*\nWho rang the bell?"
+    assert "Enter to send" not in (box.get_attribute("placeholder") or "")
+    page.click("[data-testid=send]")
+    turn_wait_done(page)
+    sent = [line for line in server.session_lines(instance_id) if line.get("role") == "user"]
+    assert sent[-1]["content"] == "*I look up.*\nWho rang the bell?"
+    assert page.js_errors == []
