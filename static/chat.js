@@ -67,6 +67,7 @@
     for (const el of (scope || document).querySelectorAll(".md:not([data-rendered])")) {
       renderText(el, el.textContent.replace(/^\n+|\s+$/g, ""));
     }
+    if (window.localTimes) window.localTimes(scope || document);
   }
 
   function messagesBox() { return document.getElementById("messages"); }

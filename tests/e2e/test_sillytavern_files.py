@@ -204,3 +204,33 @@ def test_on_a_touch_screen_enter_is_a_new_line_and_send_sends(page: Page, server
     sent = [line for line in server.session_lines(instance_id) if line.get("role") == "user"]
     assert sent[-1]["content"] == "*I look up.*\nWho rang the bell?"
     assert page.js_errors == []
+
+
+def test_message_times_show_in_the_readers_time_zone_with_the_date_of_an_old_chat(
+        page: Page, server: Server, tmp_path: Path) -> None:
+    """They were the file's UTC hours: 20:01 UTC read "20:01" in Tokyo too, and an imported
+    chat from 2024 showed hours with no date."""
+    page.set_viewport_size(PHONE)
+    page.context.new_cdp_session(page).send("Emulation.setTimezoneOverride",
+                                            {"timezoneId": "Asia/Tokyo"})
+    instance_new(page, server)
+    page.locator("[data-testid=drawer-toggle]").click()
+    page.locator("#chat-import input[type=file]").set_input_files(
+        str(_st_chat_ending_with_the_player(tmp_path / "climb.jsonl")))
+    page.locator("#chat-import button[type=submit]").click()
+    page.wait_for_selector("#import-report")
+    shown = page.locator("[data-testid=message] time").all_inner_texts()
+    assert len(shown) == 2 and all("2024" in text for text in shown), shown
+    assert "05:01" in shown[0] or "5:01" in shown[0], shown  # 20:01 UTC is 05:01 next day
+    assert "Oct 4" in shown[0] or "4 Oct" in shown[0], shown
+    server.stub.script(Reply("Now."))
+    message_send(page, "And today?")
+    turn_wait_done(page)
+    newest = page.locator("[data-testid=message] time").last.inner_text()
+    assert "2024" not in newest and ":" in newest  # today's lines keep the short form
+    utc = page.evaluate("() => new Date().toISOString().slice(11, 16)")
+    page.goto(f"{server.url}/")  # the list of instances says when each was last played
+    last_played = page.locator("time[datetime]").first
+    assert last_played.get_attribute("data-local") == "1"
+    assert utc not in last_played.inner_text() and "-" not in last_played.inner_text()
+    assert page.js_errors == []

@@ -1,0 +1,19 @@
+// Times are stored in UTC; every page shows them on the reader's clock, with the day too when
+// it is not today (and the year when it is not this one). chat.js calls it for new messages.
+(function () {
+  function localTime(el) {
+    const when = new Date(el.getAttribute("datetime"));
+    if (isNaN(when)) return;
+    const now = new Date();
+    const options = {hour: "2-digit", minute: "2-digit"};
+    if (when.toDateString() !== now.toDateString()) Object.assign(options, {month: "short", day: "numeric"});
+    if (when.getFullYear() !== now.getFullYear()) options.year = "numeric";
+    el.textContent = when.toLocaleString(undefined, options);
+    el.title = when.toLocaleString();
+    el.dataset.local = "1";
+  }
+  window.localTimes = (scope) => {
+    for (const el of (scope || document).querySelectorAll("time[datetime]:not([data-local])")) localTime(el);
+  };
+  document.addEventListener("DOMContentLoaded", () => window.localTimes(document));
+})();
