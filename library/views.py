@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -17,7 +18,7 @@ from library import lorebook_services, selectors, services
 from library.avatars import avatar_file, content_type
 from library.errors import LibraryError, LibraryForbidden, LibraryNotFound
 from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS
-from library.worldinfo import outlet_name
+from library.worldinfo import setting
 from personalab.lib.ids import InvalidId
 from personalab.storage import get_store
 
@@ -271,16 +272,41 @@ def _entry_from_form(form, prefix: str, uid: int, existing: dict | None = None) 
         "role": form.get(f"{prefix}role", entry.get("role", "system")),
         "comment": form.get(f"{prefix}comment", ""),
     })
-    for name in ("case_sensitive", "match_whole_words"):
-        _form_optional(entry, name, form.get(f"{prefix}{name}"), _tristate)
-    for name in ("probability", "scan_depth", "sticky", "cooldown", "delay"):
-        _form_optional(entry, name, form.get(f"{prefix}{name}"), _number_or_text)
-    _form_optional(entry, "group", form.get(f"{prefix}group"), str)
-    outlet = form.get(f"{prefix}outlet_name")
-    # The box shows the name wherever the entry keeps it (an imported one: its extensions).
-    if outlet is not None and outlet.strip() != outlet_name(entry):
-        _form_optional(entry, "outlet_name", outlet, str)
+    for name, parse in ENTRY_OPTIONAL.items():
+        raw = form.get(f"{prefix}{name}")
+        # The box shows the value wherever the entry keeps it (an imported one: its card
+        # extensions); only a changed value is written, so an unchanged save changes nothing.
+        if raw is not None and _optional_parsed(raw, parse) != _entry_setting(entry, name):
+            _form_optional(entry, name, raw, parse)
     return entry
+
+
+ENTRY_OPTIONAL = {"case_sensitive": _tristate, "match_whole_words": _tristate,
+                  "probability": _number_or_text, "scan_depth": _number_or_text,
+                  "sticky": _number_or_text, "cooldown": _number_or_text,
+                  "delay": _number_or_text, "group": str, "outlet_name": str}
+ST_NAMES = {"scan_depth": "scanDepth", "outlet_name": "outletName"}
+
+
+def _optional_parsed(raw: str, parse: Callable[[str], Any]) -> Any:
+    return parse(raw.strip()) if raw.strip() else None
+
+
+def _entry_setting(entry: dict, name: str) -> Any:
+    """The value where the entry keeps it, when its box can show it and send it back as it is
+    (an odd one, such as `inf` or `true` for a number, shows as empty and stays untouched)."""
+    value = setting(entry, name, name, None, ST_NAMES.get(name))
+    parse = ENTRY_OPTIONAL[name]
+    if parse is _tristate:
+        return value if isinstance(value, bool) else None
+    if parse is _number_or_text:
+        return value if type(value) is int else None
+    return (value.strip() or None) if isinstance(value, str) else None
+
+
+def _entry_shown(entry: dict) -> dict:
+    """The entry as the editor shows it: each optional setting where the entry keeps it."""
+    return {**entry, **{name: _entry_setting(entry, name) for name in ENTRY_OPTIONAL}}
 
 
 def _lorebook_from_form(form, lorebook: dict) -> dict:
@@ -320,8 +346,10 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
         except LibraryError as exc:
             error, lorebook = f"{exc} {exc.field_errors or ''}", data
             status = exc.status
+    shown = {**lorebook, "entries": [_entry_shown(e) for e in lorebook.get("entries", [])
+                                     if isinstance(e, dict)]}
     return render(request, "library/lorebook_form.html",
-                  {"lorebook": lorebook, "lorebook_id": lorebook_id, "error": error,
+                  {"lorebook": shown, "lorebook_id": lorebook_id, "error": error,
                    "ownership": _ownership(request, lorebook, "lorebook", lorebook_id),
                    "positions": POSITIONS, "roles": ROLES, "logics": SELECTIVE_LOGICS},
                   status=status)

@@ -295,3 +295,25 @@ def test_a_long_lorebook_name_and_many_tags_fit_the_index_and_stay_whole_in_the_
                                      {"file": file}).json()["character_id"]
     assert len(store.character_read(character_id)["tags"]) == 200
     assert len(Character.objects.get(character_id=character_id).tags) == 500
+
+
+def test_the_web_form_shows_an_imported_entrys_own_settings_and_an_unchanged_save_keeps_them(
+        alice_client, store):
+    """A SillyTavern entry keeps its probability, group, sticky, scan depth and whole-word
+    setting in the card's extensions; the editor showed them as empty ("book default")."""
+    world = st_world()
+    world["entries"]["0"].update(probability=50, matchWholeWords=True, sticky=2, scanDepth=3)
+    lorebook_id = upload(alice_client, world).json()["lorebook_id"]
+    before = store.lorebook_read(lorebook_id)
+    page = alice_client.get(f"/library/lorebooks/{lorebook_id}/").content.decode()
+    for name, value in (("probability", "50"), ("group", "mood"), ("sticky", "2"),
+                        ("scan_depth", "3")):
+        assert f'name="e0_{name}" value="{value}"' in page, name
+    whole = page.split('name="e0_match_whole_words"')[1].split("</select>")[0]
+    assert '<option value="true" selected>' in whole
+    assert form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/").status_code == 302
+    assert store.lorebook_read(lorebook_id) == before
+    form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/", e0_probability="25")
+    exported = alice_client.get(f"/api/v1/lorebooks/{lorebook_id}/export?format=st").json()
+    world["entries"]["0"]["probability"] = 25
+    assert exported == world
