@@ -343,9 +343,22 @@ def session_import(store: FileStore, *, instance_id: str,
         state["current_session_id"] = session_id
         store.instance_state_write(instance_id, state)
         report["notes"] = [*report["notes"], *_authors_note_taken(store, instance_id,
-                                                                  imported.original_header)]
+                                                                  imported.original_header),
+                           *_player_named(store, state, report.get("players") or [])]
     instance_index(store, instance_id)
     return session_id, report
+
+
+def _player_named(store: FileStore, state: dict[str, Any], players: list[str]) -> list[str]:
+    """The chat's player is not who plays here: say how to go on as them."""
+    playing = persona_effective(store, owner=state.get("owner"),
+                                persona_id=state.get("persona_id"))["name"]
+    if not players or playing in players:
+        return []
+    names = ", ".join(str(name)[:NAME_SHOWN_CHARS] for name in players[:5])
+    return [f"In this chat the player was {names}; your new lines are "
+            f"{playing[:NAME_SHOWN_CHARS]}'s. To go on as them, pick or make that persona "
+            "under \"You are\"."]
 
 
 def _authors_note_taken(store: FileStore, instance_id: str, header: Any) -> list[str]:

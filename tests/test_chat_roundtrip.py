@@ -248,3 +248,17 @@ def test_an_odd_note_in_a_chat_header_reads_as_defaults_or_as_none(metadata):
     note = note_from_st(metadata)
     assert note is None or note == {"text": "x", "depth": 4, "frequency": 1, "role": "system"}
     assert (note is None) == (not isinstance(metadata, dict) or metadata.get("note_depth") != "4")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_import_report_says_who_played_the_chat_when_someone_else_plays_here(
+        client, auth, alice, instance, store):
+    from library.services import persona_create
+
+    body = _upload(client, auth, instance, jsonl(CHAT)).json()
+    assert any("the player was Ann" in note and "You are" in note
+               for note in body["imported"]["notes"])
+    ann = persona_create(store, owner=alice, data={"name": "Ann", "description": ""})
+    store.instance_state_write(instance, {**store.instance_state_read(instance), "persona_id": ann})
+    again = _upload(client, auth, instance, jsonl(CHAT)).json()
+    assert not any("the player was" in note for note in again["imported"]["notes"])
