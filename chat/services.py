@@ -6,6 +6,7 @@ import copy
 
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from chat.conversations import conversation_index, ledger_add, ledger_rebuild
@@ -20,8 +21,8 @@ from library.models import Background, Character, Persona
 from memory import runtime as memory_runtime
 from memory.services import authors_note_read, authors_note_save
 from memory.summarize_journal import summarize_recover_waiting
-from library.selectors import (background_for_use, character_for_use, persona_effective,
-                               persona_for_user)
+from library.selectors import (background_for_use, character_for_use, lorebooks_visible_to,
+                               persona_effective, persona_for_user)
 from library.services import (background_index, character_index, lorebook_ids_checked,
                               lorebook_index, persona_index, user_for_username)
 from personalab.lib.errors import AppError, Invalid
@@ -341,12 +342,33 @@ def session_import(store: FileStore, *, instance_id: str,
         store.session_create(instance_id, session_id, continued_from=state["current_session_id"],
                              lines=imported.lines, imported=origin)
         state["current_session_id"] = session_id
+        bound = _chat_lorebook_taken(state, imported.original_header)
         store.instance_state_write(instance_id, state)
         report["notes"] = [*report["notes"], *_authors_note_taken(store, instance_id,
                                                                   imported.original_header),
-                           *_player_named(store, state, report.get("players") or [])]
+                           *_player_named(store, state, report.get("players") or []), *bound]
     instance_index(store, instance_id)
     return session_id, report
+
+
+def _chat_lorebook_taken(state: dict[str, Any], header: Any) -> list[str]:
+    """SillyTavern binds a lorebook to a chat by name (`chat_metadata.world_info`): the one of
+    that name the owner may use is read in this story too. Changes `state`."""
+    metadata = header.get("chat_metadata") if isinstance(header, dict) else None
+    name = metadata.get("world_info") if isinstance(metadata, dict) else None
+    if not isinstance(name, str) or not name.strip():
+        return []
+    owner = get_user_model().objects.filter(username=state.get("owner") or "").first()
+    found = (lorebooks_visible_to(user=owner).filter(name=name.strip()).first()
+             if owner else None)
+    shown = name.strip()[:NAME_SHOWN_CHARS]
+    if found is None:
+        return [f"The chat's lorebook \"{shown}\" is not in your library: import it, then pick "
+                "it under \"Lorebooks of this chat\"."]
+    ids = state.get("lorebook_ids") if isinstance(state.get("lorebook_ids"), list) else []
+    if found.lorebook_id not in ids:
+        state["lorebook_ids"] = [*ids, found.lorebook_id]
+    return [f"The chat's lorebook \"{shown}\" is read in this story."]
 
 
 def _player_named(store: FileStore, state: dict[str, Any], players: list[str]) -> list[str]:

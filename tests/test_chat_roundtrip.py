@@ -262,3 +262,20 @@ def test_the_import_report_says_who_played_the_chat_when_someone_else_plays_here
     store.instance_state_write(instance, {**store.instance_state_read(instance), "persona_id": ann})
     again = _upload(client, auth, instance, jsonl(CHAT)).json()
     assert not any("the player was" in note for note in again["imported"]["notes"])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_chats_bound_lorebook_is_read_in_the_story_when_the_library_has_it(
+        client, auth, alice, instance, store):
+    from library.lorebook_services import lorebook_create
+
+    body = _upload(client, auth, instance, jsonl(CHAT)).json()  # chat_metadata.world_info: Harbor
+    assert any('"Harbor" is not in your library' in note for note in body["imported"]["notes"])
+    assert not store.instance_state_read(instance).get("lorebook_ids")
+    harbor = lorebook_create(store, owner=alice, data={"name": "Harbor", "entries": [
+        {"keys": ["bell"], "content": "The harbor bell rings for the drowned."}]})
+    body = _upload(client, auth, instance, jsonl(CHAT)).json()
+    assert store.instance_state_read(instance)["lorebook_ids"] == [harbor]
+    assert any('"Harbor" is read in this story' in note for note in body["imported"]["notes"])
+    _upload(client, auth, instance, jsonl(CHAT))
+    assert store.instance_state_read(instance)["lorebook_ids"] == [harbor]  # once
