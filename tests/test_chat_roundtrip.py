@@ -279,3 +279,27 @@ def test_a_chats_bound_lorebook_is_read_in_the_story_when_the_library_has_it(
     assert any('"Harbor" is read in this story' in note for note in body["imported"]["notes"])
     _upload(client, auth, instance, jsonl(CHAT))
     assert store.instance_state_read(instance)["lorebook_ids"] == [harbor]  # once
+
+
+@pytest.mark.django_db(transaction=True)
+def test_imported_replies_of_the_character_show_its_picture(alice_client, instance, store):
+    """An imported reply carries the speaker's name; when that is this story's character, its
+    bubble has the character's picture, like the replies written here (it had initials)."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from library.avatars import avatar_write
+    from tests.test_cards import tiny_png
+
+    character_id = store.instance_state_read(instance)["character_id"]
+    avatar_write(store.character_dir(character_id), tiny_png(), "png")
+    chat = [{**HEADER, "character_name": "Alserqi"},
+            {**GREETING, "name": "Alserqi"}, USER, {**REPLY, "name": "Alserqi"}, SECOND_SPEAKER]
+    page = alice_client.post(f"/instances/{instance}/import_chat",
+                             {"file": SimpleUploadedFile("chat.jsonl", jsonl(chat))},
+                             follow=True).content.decode()
+    bubbles = [b.split("</article>")[0] for b in page.split('data-testid="message"')[1:]]
+    alserqi = [b for b in bubbles if "<strong>Alserqi</strong>" in b]
+    kael = [b for b in bubbles if "<strong>Kael</strong>" in b]
+    assert len(alserqi) == 2 and all(f"/library/characters/{character_id}/avatar.png" in b
+                                     for b in alserqi)
+    assert kael and "avatar initials" in kael[0]  # another speaker keeps their initial
