@@ -183,6 +183,8 @@ def _chat_strings() -> dict[str, str]:
         "took": gettext("took %(s)s s"),
         "you": gettext("You"),
         "placeholderTouch": gettext("Say something… (Enter for a new line, Send to send)"),
+        "save": gettext("Save"),
+        "cancel": gettext("Cancel"),
         "reasoning": gettext("Reasoning"),
         "warningDetails": gettext("Double-click for details"),
         "warningType": gettext("Warning"),

@@ -556,18 +556,26 @@
     box.dataset.testid = "edit-box";
     box.value = (await source.json()).content;
     box.rows = Math.min(12, Math.max(2, box.value.split("\n").length + 1));
+    // Buttons too: a phone has no Escape, and there Enter is a new line (see touchTyping).
+    const bar = fragment(`<div class="edit-actions"><button type="button" data-testid="edit-save">${escapeHtml(S.save)}</button> <button type="button" class="secondary" data-testid="edit-cancel">${escapeHtml(S.cancel)}</button></div>`).firstElementChild;
     text.hidden = true;
-    text.after(box);
+    text.after(box, bar);
     box.focus();
+    const cancel = () => { box.remove(); bar.remove(); text.hidden = false; delete article.dataset.editing; };
+    const save = async () => {
+      const r = await post("messages/edit", {...lineFields(article), text: box.value});
+      if (!r.ok) { toast(await refusal(r)); return; }
+      const fresh = fragment(await r.text()).firstElementChild;
+      article.replaceWith(fresh);
+      adopt(fresh);
+    };
+    bar.querySelector("[data-testid=edit-save]").addEventListener("click", save);
+    bar.querySelector("[data-testid=edit-cancel]").addEventListener("click", cancel);
     box.addEventListener("keydown", async (e) => {
-      if (e.key === "Escape") { box.remove(); text.hidden = false; delete article.dataset.editing; }
-      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      if (e.key === "Escape") cancel();
+      if (e.key === "Enter" && !e.shiftKey && !e.isComposing && !touchTyping) {
         e.preventDefault();
-        const r = await post("messages/edit", {...lineFields(article), text: box.value});
-        if (!r.ok) { toast(await refusal(r)); return; }
-        const fresh = fragment(await r.text()).firstElementChild;
-        article.replaceWith(fresh);
-        adopt(fresh);
+        await save();
       }
     });
   }

@@ -234,3 +234,39 @@ def test_message_times_show_in_the_readers_time_zone_with_the_date_of_an_old_cha
     assert last_played.get_attribute("data-local") == "1"
     assert utc not in last_played.inner_text() and "-" not in last_played.inner_text()
     assert page.js_errors == []
+
+
+def test_on_a_touch_screen_an_edit_takes_line_breaks_and_has_save_and_cancel(
+        page: Page, server: Server) -> None:
+    """Editing was Enter to save and Escape to cancel: a phone has no Escape, and its Enter
+    saved at the first line break."""
+    page.set_viewport_size(PHONE)
+    page.context.new_cdp_session(page).send("Emulation.setTouchEmulationEnabled",
+                                            {"enabled": True, "maxTouchPoints": 5})
+    instance_id = instance_new(page, server)
+    server.stub.script(Reply("Noted."))
+    page.fill("[data-testid=input]", "I wait.")
+    page.click("[data-testid=send]")
+    turn_wait_done(page)
+    user = page.locator("[data-testid=message][data-role=user]").last
+    user.locator("[data-testid=edit]").click()
+    box = user.locator("[data-testid=edit-box]")
+    box.press("End")
+    page.keyboard.press("Enter")
+    page.keyboard.type("*I wait longer.*")
+    assert box.input_value() == "I wait.\n*I wait longer.*"
+    user.locator("[data-testid=edit-save]").click()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=message][data-role=user]')].pop()"
+        ".querySelector('.text em')?.textContent === 'I wait longer.'")
+    lines = [line for line in server.session_lines(instance_id) if line.get("role") == "user"]
+    assert lines[-1]["content"] == "I wait.\n*I wait longer.*"
+    user = page.locator("[data-testid=message][data-role=user]").last
+    user.locator("[data-testid=edit]").click()
+    user.locator("[data-testid=edit-box]").fill("Thrown away.")
+    user.locator("[data-testid=edit-cancel]").click()
+    assert user.locator("[data-testid=edit-box]").count() == 0
+    assert "I wait longer." in user.locator(".text").inner_text()
+    lines = [line for line in server.session_lines(instance_id) if line.get("role") == "user"]
+    assert lines[-1]["content"] == "I wait.\n*I wait longer.*"
+    assert page.js_errors == []
