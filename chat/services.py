@@ -783,6 +783,9 @@ def settings_section_reset(store: FileStore, *, section: str) -> None:
         raise Invalid("reset", f"unknown settings section {section!r}")
     if section in DEFAULT_CONFIG:
         config_save(store, changes={section: copy.deepcopy(DEFAULT_CONFIG[section])})
+        if section == "preferences":  # the prompt language is shown among the preferences
+            store.module_write("prompt", {**store.module_read("prompt"),
+                                          "locale": DEFAULT_MODULES["prompt"]["locale"]})
         return
     current = store.module_read(section)
     if section == "director":  # its threshold follows config.json's, restored with that section

@@ -19,6 +19,7 @@ from chat.history import DEFAULT_PAGE_SIZE, DEFAULT_UNDO_WINDOW
 from chat.aside import asides_read
 from chat.member_views import members_context, reply_orders
 from chat.models import Trace
+from chat.prompt.language import AUTO, PROMPT_LOCALES
 from director.services import director_status
 from library.selectors import (backgrounds_visible_to, characters_visible_to,
                                lorebooks_visible_to, persona_effective, personas_visible_to)
@@ -403,6 +404,9 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             },
         }
         module_numbers, errors = _module_numbers(request.POST)
+        if request.POST.get("prompt.locale", AUTO) not in PROMPT_LOCALES:
+            errors["prompt.locale"] = gettext("must be one of: %(choices)s") % {
+                "choices": ", ".join(PROMPT_LOCALES)}
         if error := base_url_error(request.POST.get("llm.base_url", "").strip()):
             errors["llm.base_url"] = error
         if errors:
@@ -420,6 +424,11 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         "number_fields": _number_fields(config, errors, request.POST),
         "director": store.module_read("director"), "memory": store.module_read("memory"),
         "history": store.module_read("history"),
+        "prompt_locale": request.POST.get("prompt.locale") if errors
+        else store.module_read("prompt").get("locale") or "zh",
+        "prompt_locale_error": errors.get("prompt.locale", ""),
+        "prompt_locales": [(AUTO, gettext("Automatic: the language the character is written in")),
+                           ("zh", gettext("Chinese")), ("en", gettext("English"))],
         "llm": _llm_shown(store.module_read("llm"), errors, request.POST),
         "module_fields": _module_fields(store, errors, request.POST),
     }, status=400 if errors else 200)
@@ -578,6 +587,8 @@ def _save_module_settings(store, form, numbers: dict[tuple[str, str], int]) -> N
     changed["history"]["asides_keep"] = "history.asides_keep" in form
     for (module, key), value in numbers.items():
         changed[module][key] = value
+    if "prompt.locale" in form:
+        changed["prompt"] = {**store.module_read("prompt"), "locale": form["prompt.locale"]}
     for module, settings in changed.items():
         store.module_write(module, settings)
     store.module_write("llm", _llm_settings_posted(store.module_read("llm"), form))

@@ -36,6 +36,7 @@ from typing import Any
 from django.utils.translation import gettext, gettext_noop
 
 from chat.llm import LLMError
+from chat.prompt.language import character_texts, locale_pick
 from memory import prompts
 from memory.summarize_journal import (summarize_journal_commit, summarize_journal_write,
                                       summarize_recover)
@@ -77,8 +78,12 @@ def _character_name(store: FileStore, state: dict[str, Any]) -> str:
     return str(name or character_id or "角色")
 
 
-def _locale(store: FileStore) -> str:
-    return str(store.module_read("prompt").get("locale") or "zh")
+def _locale(store: FileStore, character_id: Any) -> str:
+    try:
+        character = store.character_read(str(character_id or ""))
+    except (StoreError, ValueError):
+        character = {}
+    return locale_pick(store.module_read("prompt").get("locale"), *character_texts(character))
 
 
 async def _llm_text(llm: Any, messages: list[dict], context: dict[str, Any]) -> str:
@@ -227,7 +232,7 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
     say(gettext_noop("Asking the model for the story events"))
     text = await _llm_text(
         llm, prompts.summarize_messages(character_name=name, summaries=earlier, turns=messages,
-                                        locale=_locale(store)),
+                                        locale=_locale(store, state.get("character_id"))),
         {"task": "summarize", "character_name": name, "transcript": messages,
          "instance_id": instance_id})
     say(gettext_noop("Reading the model's answer"))
@@ -335,7 +340,8 @@ async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
     name = _character_name(store, {"character_id": character_id})
     messages = prompts.persona_update_messages(
         character_name=name, base_persona=character.get("base_persona", ""),
-        evolved_persona=character.get("evolved_persona", ""), turns=turns, locale=_locale(store))
+        evolved_persona=character.get("evolved_persona", ""), turns=turns,
+        locale=_locale(store, character_id))
     text = (await _llm_text(llm, messages, {
         "task": "update_memory", "character_name": name, "transcript": turns,
         "base_persona": character.get("base_persona", ""),
@@ -721,7 +727,8 @@ def _recap_doc(store: FileStore, instance_id: str) -> dict[str, Any]:
 async def _recap_chunk(store: FileStore, *, llm: Any, state: dict[str, Any], session_id: str,
                        lines: list[dict[str, Any]], from_turn: int, to_turn: int) -> dict[str, Any]:
     name = _character_name(store, state)
-    messages = prompts.recap_messages(character_name=name, turns=lines, locale=_locale(store))
+    messages = prompts.recap_messages(character_name=name, turns=lines,
+                                      locale=_locale(store, state.get("character_id")))
     text = (await _llm_text(llm, messages, {
         "task": "recap", "character_name": name, "transcript": lines,
         "instance_id": state.get("instance_id")})).strip()

@@ -155,7 +155,7 @@ def test_a_player_sees_every_section_read_only_and_cannot_change_any(client, ali
     parser.feed(form)
     sections = {name.split(".")[0] for name, _ in parser.controls if "." in name}
     assert sections == {"thresholds", "limits", "preferences", "director", "memory", "history",
-                        "llm"}
+                        "llm", "prompt"}
     assert [name for name, disabled in parser.controls if not disabled] == []
     assert "reset-" not in form and 'type="submit"' not in form
     before = (store.config_read(), store.module_read("history"), store.module_read("llm"))

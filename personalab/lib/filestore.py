@@ -80,7 +80,7 @@ DEFAULT_MODULES: dict[str, dict[str, Any]] = {
         "asides_keep": False,
     },
     "llm": {"base_url": "", "model": ""},
-    "prompt": {"locale": "zh", "user_name": "User", "section_budgets": {}},
+    "prompt": {"locale": "auto", "user_name": "User", "section_budgets": {}},
 }
 
 STREAMING_PREFIX_KEY = "streaming"
