@@ -19,7 +19,7 @@ from chat.pipeline import (MESSAGE_OVERHEAD_TOKENS, PromptInputs, PromptResult, 
                            conversation_lines_wanted, conversation_tokens_room, prompt_build)
 from chat.prompt.alternation import messages_alternate
 from chat.prompt.card_fields import CardFields, card_fields_placement, card_fields_read
-from chat.prompt.language import character_texts, locale_pick
+from chat.prompt.language import locale_for_character
 from chat.prompt.world_info import lore_sources, lore_speaker, lore_vectors, outlet_macros
 from chat.services import generation_for_instance
 from chat.speakers import Pick
@@ -253,12 +253,13 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
 
     started = time.perf_counter()
     lore = _lore(store, ctx)
-    templates = templates_for(store).get(_locale(store, ctx))
-    inputs = _prompt_inputs(store, ctx, director, recall, lore)
+    locale = locale_for_character(store, ctx.character)
+    templates = templates_for(store).get(locale)
+    inputs = _prompt_inputs(store, ctx, director, recall, lore, locale=locale)
     prompt = prompt_build(inputs, templates)
     if prompt.lines_missing:
         _session_whole(store, ctx)
-        inputs = _prompt_inputs(store, ctx, director, recall, lore)
+        inputs = _prompt_inputs(store, ctx, director, recall, lore, locale=locale)
         prompt = prompt_build(inputs, templates)
     prompt.messages = messages_alternate(prompt.messages,
                                          opening=templates.default("opening_user"))
@@ -478,7 +479,7 @@ def _recent_texts(lines: list[dict[str, Any]], count: int | None) -> list[str]:
 
 
 def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
-                   recall: dict[str, Any], lore: dict[str, Any]) -> PromptInputs:
+                   recall: dict[str, Any], lore: dict[str, Any], *, locale: str) -> PromptInputs:
     history = store.module_read("history")
     group = is_group(ctx.instance_state)
     pinned, _ = memory_services.pinned_prompt_effective(
@@ -516,7 +517,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         trimming={"max_messages": history.get("trim_max_messages", 10),
                   "max_chars": history.get("trim_max_chars", 4000)},
         section_budgets=prompt_settings.get("section_budgets", {}),
-        locale=_locale(store, ctx),
+        locale=locale,
         state={"plot_state": ctx.instance_state.get("plot_state", {}), "turn": ctx.turn},
         macros=_with_outlets(macro_values_for(character=ctx.character, persona=persona,
                                               lines=ctx.lines[:-1]), lore.get("outlets", {})),
@@ -595,11 +596,6 @@ def _prompt_lines(ctx: TurnContext, *, player_name: str | None = None,
     if ctx.continue_from:
         return [*ctx.lines, {"role": "assistant", "content": ctx.continue_from, "turn": ctx.turn}]
     return ctx.lines
-
-
-def _locale(store: FileStore, ctx: TurnContext) -> str:
-    return locale_pick(store.module_read("prompt").get("locale"),
-                       *character_texts(ctx.character))
 
 
 def _warning(category: str, message: str, *, current_value: Any = None, threshold: Any = None,

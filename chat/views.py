@@ -83,7 +83,8 @@ def _ticked(request: HttpRequest) -> list[str]:
     """The ticked characters in the order they were ticked (`order`, which the page's script
     keeps; without it, the page's order), `first` (the character page's own) before them."""
     ticked = request.POST.getlist("character_ids")
-    position = {c: i for i, c in reversed(list(enumerate(request.POST.get("order", "").split(","))))}
+    order = dict.fromkeys(request.POST.get("order", "").split(","))  # first place of each id
+    position = {c: i for i, c in enumerate(order)}
     ticked = sorted(ticked, key=lambda c: position.get(c, len(position)))
     first = request.POST.get("first", "")
     return [first, *(c for c in ticked if c != first)] if first in ticked else ticked

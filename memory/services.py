@@ -36,7 +36,7 @@ from typing import Any
 from django.utils.translation import gettext, gettext_noop
 
 from chat.llm import LLMError
-from chat.prompt.language import character_texts, locale_pick
+from chat.prompt.language import locale_for_character
 from memory import prompts
 from memory.summarize_journal import (summarize_journal_commit, summarize_journal_write,
                                       summarize_recover)
@@ -83,7 +83,7 @@ def _locale(store: FileStore, character_id: Any) -> str:
         character = store.character_read(str(character_id or ""))
     except (StoreError, ValueError):
         character = {}
-    return locale_pick(store.module_read("prompt").get("locale"), *character_texts(character))
+    return locale_for_character(store, character)
 
 
 async def _llm_text(llm: Any, messages: list[dict], context: dict[str, Any]) -> str:

@@ -5,7 +5,10 @@ what the character was written in, so an English card is never framed in Chinese
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from personalab.lib.filestore import FileStore
 
 AUTO = "auto"
 PROMPT_LOCALES = (AUTO, "zh", "en")
@@ -24,6 +27,7 @@ def locale_pick(setting: Any, *texts: Any) -> str:
     return "zh" if _HAN.search(sample) and not _KANA.search(sample) else "en"
 
 
-def character_texts(character: dict[str, Any]) -> tuple[Any, ...]:
-    """What a character was written in: its name, persona and greeting."""
-    return (character.get("name"), character.get("base_persona"), character.get("greeting"))
+def locale_for_character(store: FileStore, character: dict[str, Any]) -> str:
+    """The prompt's language for `character` (its name, persona and greeting tell "auto")."""
+    return locale_pick(store.module_read("prompt").get("locale"), character.get("name"),
+                       character.get("base_persona"), character.get("greeting"))
