@@ -428,7 +428,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         "prompt_locale": request.POST.get("prompt.locale") if errors
         else store.module_read("prompt").get("locale") or "zh",
         "prompt_locale_error": errors.get("prompt.locale", ""),
-        "prompt_locales": [(AUTO, gettext("Automatic: the language the character is written in")),
+        "prompt_locales": [(AUTO, gettext("Automatic (the character's language)")),
                            ("zh", gettext("Chinese")), ("en", gettext("English"))],
         "llm": _llm_shown(store.module_read("llm"), errors, request.POST),
         "module_fields": _module_fields(store, errors, request.POST),
