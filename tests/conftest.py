@@ -25,6 +25,13 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _data_outside_the_checkout(tmp_path, settings):
+    """A test that asks for no data folder still never writes into the checkout's data/ (a
+    card import test once left five characters in a newcomer's demo)."""
+    settings.PERSONALAB_DATA_DIR = tmp_path / "data-unasked"
+
+
 @pytest.fixture
 def data_dir(tmp_path, settings):
     from personalab.lib.filestore import FileStore
