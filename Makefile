@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install bench e2e clean-venv scale-demo
+.PHONY: run test install bench perf e2e clean-venv scale-demo
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,3 +39,14 @@ e2e: install
 bench: install
 	$(BIN)/python bench/recall_locomo.py --data ../shared/bench/locomo \
 		--data ../shared/bench/memdaily-zh-dev --data ../shared/bench/realtalk-dev
+
+# The performance figures of the README, one benchmark after another (about 15 minutes; the
+# 100,000-line recall store is filled once into .bench-cache/ and reused). Each prints its summary
+# line last; run it on a quiet machine.
+perf: install
+	$(BIN)/python bench/stream_overhead.py
+	$(BIN)/python bench/turn_overhead.py --quick --skip-recall
+	$(BIN)/python bench/recall_scale.py --turns 100000 --rounds 5 --store .bench-cache/scale100k
+	$(BIN)/python bench/embed_throughput.py --rounds 3
+	$(BIN)/python bench/concurrency.py --quick
+	$(BIN)/python bench/responsiveness.py --quick
