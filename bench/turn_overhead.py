@@ -77,6 +77,24 @@ def django_boot(data_dir: Path) -> None:
     call_command("migrate", verbosity=0, interactive=False)
 
 
+def library_seed(data_dir: Path):
+    """The store (memory indexing off), the bench user, a character and a background."""
+    from django.contrib.auth import get_user_model
+
+    from library.services import background_save, character_save
+    from personalab.lib.filestore import FileStore
+
+    store = FileStore(data_dir)
+    store.module_write("memory", {"recall_enabled": False})
+    owner = get_user_model().objects.create_user(h.USERNAME, password="bench-password-123")
+    character_id = character_save(store, data={"name": "Alserqi", "base_persona": "废土黑帮老大。",
+                                               "greeting": "", "tags": "废土"}, character_id=None)
+    background_id = background_save(store, data={
+        "name": "废土复仇记", "world_setting": "2087年，核战后50年。",
+        "story_outline": ["发现背叛者的线索", "潜入敌人据点", "与仇人对峙"]})
+    return store, owner, character_id, background_id
+
+
 def line_text(turn: int, role: str) -> str:
     a, b, c = WORDS[turn % len(WORDS)], WORDS[(turn * 7 + 3) % len(WORDS)], WORDS[(turn * 13 + 5) % len(WORDS)]
     if role == "user":
@@ -488,19 +506,7 @@ def main() -> None:
     print(f"machine: {h.machine_describe()}")
     with h.data_dir_temp() as data_dir:
         django_boot(data_dir)
-        from django.contrib.auth import get_user_model
-
-        from library.services import background_save, character_save
-        from personalab.lib.filestore import FileStore
-
-        store = FileStore(data_dir)
-        store.module_write("memory", {"recall_enabled": False})
-        owner = get_user_model().objects.create_user(h.USERNAME, password="bench-password-123")
-        character_id = character_save(store, data={"name": "Alserqi", "base_persona": "废土黑帮老大。",
-                                                   "greeting": "", "tags": "废土"}, character_id=None)
-        background_id = background_save(store, data={
-            "name": "废土复仇记", "world_setting": "2087年，核战后50年。",
-            "story_outline": ["发现背叛者的线索", "潜入敌人据点", "与仇人对峙"]})
+        store, owner, character_id, background_id = library_seed(data_dir)
         opened = open_parse_series(store)
         first_turns = first_turn_series(store, owner, character_id, background_id, load_all=False)
         first_whole = first_turn_series(store, owner, character_id, background_id, load_all=True)

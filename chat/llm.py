@@ -24,7 +24,7 @@ import orjson
 
 from chat.reasoning import Reasoning, ThinkSplitter, reasoning_split
 from personalab.lib.errors import AppError
-from personalab.lib.jsontext import json_loads, text_surrogates_replace
+from personalab.lib.jsontext import SurrogatesJoin, text_surrogates_replace
 
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -148,6 +148,8 @@ class OpenAIProvider:
                         yield piece
                     if reader.done:
                         break
+                for piece in reader.end():
+                    yield piece
                 await _rest_drained(chunks)
             finally:
                 await response.aclose()
@@ -224,6 +226,7 @@ class SSEReader:
     def __init__(self) -> None:
         self._rest = b""
         self.done = False
+        self._halves = SurrogatesJoin()  # used only once a chunk held a lone surrogate
 
     def feed(self, data: bytes) -> list[str]:
         if self.done:
@@ -242,7 +245,8 @@ class SSEReader:
         # orjson parses a chunk in about half the time json takes, and this runs for every
         # piece of every reply (bench/stream_overhead.py). Each payload is parsed alone: joined
         # into one array, broken neighbours could add up to valid JSON.
-        for chunk in _chunks_parse(payloads):
+        chunks, halves = _chunks_parse(payloads)
+        for chunk in chunks:
             try:  # the usual chunk, read without the checks of _chunk_pieces
                 delta = chunk["choices"][0]["delta"]
                 content = delta["content"]
@@ -267,7 +271,13 @@ class SSEReader:
                 run.append(piece)
         if run:
             pieces.append(_joined(run))
-        return pieces
+        if halves or self._halves.held is not None:
+            pieces = self._halves.pieces(pieces)
+        return pieces + self._halves.end() if self.done else pieces
+
+    def end(self) -> list[str]:
+        """The stream ended without `[DONE]`: half an emoji still held, as U+FFFD."""
+        return self._halves.end()
 
     def _before_done(self, payloads: list[bytes]) -> list[bytes]:
         """The payloads before `[DONE]`, which ends the stream (the words may also just be in
@@ -292,13 +302,15 @@ async def _rest_drained(chunks: AsyncIterator[bytes]) -> None:
                     return
 
 
-def _chunks_parse(payloads: list[bytes]) -> list[Any]:
+def _chunks_parse(payloads: list[bytes]) -> tuple[list[Any], bool]:
+    """The parsed chunks, and whether their strings may hold a lone surrogate."""
     try:
-        return list(map(orjson.loads, payloads))
+        return list(map(orjson.loads, payloads)), False
     except orjson.JSONDecodeError:
         # orjson refuses a lone surrogate escape (half an emoji, as a JavaScript server can
-        # send); it becomes U+FFFD instead of failing the reply. Invalid JSON still raises.
-        return [json_loads(payload) for payload in payloads]
+        # send, or an emoji cut in two between chunks): json keeps it, and the reader joins the
+        # halves or makes it U+FFFD (SurrogatesJoin). Invalid JSON still raises.
+        return [json.loads(payload) for payload in payloads], True
 
 
 def _joined(run: list[str]) -> str:

@@ -121,6 +121,38 @@ def test_a_lone_surrogate_in_an_llm_chunk_becomes_the_replacement_character(
     assert store.trace_read(instance, reply["trace_id"])
 
 
+EMOJI = "\U0001F600"
+# An emoji cut between two chunks (JavaScript servers cut strings by UTF-16 unit), then half a
+# one at the very end of the stream.
+SPLIT = (("content", "smile \ud83d"), ("content", "\ude00 and "), ("content", "rain \ud83c"),
+         ("content", "\udf27 end"))
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.03], ids=["one network read", "one read per chunk"])
+async def test_an_emoji_split_across_two_llm_chunks_reaches_the_file_and_the_page_whole(
+        alice, instance, use_stub, store, delay):
+    use_stub.script(Reply("", deltas=SPLIT, delay=delay))
+    communicator, connected = await _connect(alice, instance)
+    assert connected
+    try:
+        await communicator.send_json_to({"type": "send", "content": "smile?"})
+        events = await _collect_until_done(communicator)
+    finally:
+        await communicator.disconnect()
+    expected = f"smile {EMOJI} and rain \U0001F327 end"
+    assert events[-1]["type"] == "done", events[-1]
+    assert "".join(e["content"] for e in events if e["type"] == "token") == expected
+    assert store.session_read(instance, "sess_001").messages[-1]["content"] == expected
+
+
+def test_half_an_emoji_ending_the_stream_becomes_the_replacement_character(
+        client, store, instance, auth, use_stub):
+    use_stub.script(Reply("", deltas=(("content", "cut \ud83d"), ("content", "\ude00 then \ud83d"))))
+    reply = _chat(client, instance, auth)
+    assert reply["answer_text"] == f"cut {EMOJI} then \ufffd"
+    assert store.session_read(instance, "sess_001").messages[-1]["content"] == reply["answer_text"]
+
+
 def test_an_llm_error_quoting_a_lone_surrogate_is_written_as_the_error_reply(
         client, store, instance, auth, use_stub):
     use_stub.script(*[Fail(500, LONE)] * 3)  # retries included

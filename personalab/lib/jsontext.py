@@ -92,3 +92,39 @@ def json_loads(data: str | bytes | bytearray, **kwargs: Any) -> Any:
     walked only when the input holds a surrogate escape (or, as str, a raw surrogate)."""
     value = json.loads(data, **kwargs)
     return surrogates_replace(value) if has_surrogate_escape(data) else value
+
+
+_HIGH_FIRST, _HIGH_LAST = "\ud800", "\udbff"
+
+
+class SurrogatesJoin:
+    """Pieces of streamed text (str, or a str subclass such as a reasoning piece) parsed with
+    their lone surrogates kept: a server that cuts a reply between the two halves of an emoji
+    (`"\\ud83d"` ending one chunk, `"\\ude00"` starting the next) gets the emoji, not two U+FFFD.
+    A piece's trailing high surrogate is held back and joined with the next piece of its kind;
+    any surrogate still alone becomes U+FFFD, as does one held when the stream ends."""
+
+    def __init__(self) -> None:
+        self.held: tuple[type, str] | None = None
+
+    def pieces(self, pieces: list[str]) -> list[str]:
+        out: list[str] = []
+        for piece in pieces:
+            kind, text = type(piece), str(piece)
+            if self.held is not None:
+                held_kind, high = self.held
+                self.held = None
+                if held_kind is kind:
+                    text = high + text
+                else:
+                    out.append(held_kind("\ufffd"))
+            if text and _HIGH_FIRST <= text[-1] <= _HIGH_LAST:
+                self.held, text = (kind, text[-1]), text[:-1]
+            if text:
+                out.append(kind(text_surrogates_replace(text)))
+        return out
+
+    def end(self) -> list[str]:
+        """What is still held when the stream ends: a lone half, as U+FFFD."""
+        held, self.held = self.held, None
+        return [held[0]("\ufffd")] if held is not None else []
