@@ -59,6 +59,9 @@ class TurnContext:
     problems: list[str]
     reply_extra: dict[str, Any] = field(default_factory=dict)
     continue_from: str = ""
+    # Regenerate / continue: the position of the reply the new one replaces, and which.
+    replace_from: int | None = None
+    redo: str = ""
     plot_state_before: dict[str, Any] = field(default_factory=dict)
     speaker: Pick | None = None
     trigger: bool = False
@@ -106,8 +109,10 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
     session_id = instance_state["current_session_id"]
     store.session_repair(instance_id, session_id)
     config = store.config_read()
-    plain = not (regenerate or continue_reply or speaker or trigger or is_group(instance_state))
-    read = _session_for_turn(store, instance_id, session_id, config, newest_only=plain)
+    redo = regenerate or continue_reply
+    plain = not (speaker or trigger or is_group(instance_state))
+    read = _session_for_turn(store, instance_id, session_id, config, newest_only=plain,
+                             redo=redo)
     if (regenerate or continue_reply) and speaker is None:
         speaker = _redo_speaker(instance_state, read, "regenerate" if regenerate else "continue")
     speaker_id = speaker.character_id if speaker else instance_state.get("character_id")
@@ -143,16 +148,17 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
 
 
 def _session_for_turn(store: FileStore, instance_id: str, session_id: str,
-                      config: dict[str, Any], *, newest_only: bool) -> SessionRead:
+                      config: dict[str, Any], *, newest_only: bool,
+                      redo: bool = False) -> SessionRead:
     """Only the newest lines the prompt can hold are parsed (through the line index beside the
     file): the newest messages when the prompt sends only those, otherwise the newest lines back
     to the prompt's token limit; a session that fits is read through the session cache, which
     parses only the lines appended since the last turn. Either way ctx.lines is read, never
-    changed."""
+    changed. A regenerate or continue reads one message more: the reply it replaces."""
     wanted = conversation_lines_wanted(config, {
         "max_messages": store.module_read("history").get("trim_max_messages", 10)})
     if newest_only and wanted is not None:
-        return store.session_read(instance_id, session_id, usable=wanted)
+        return store.session_read(instance_id, session_id, usable=wanted + redo)
     if newest_only:
         return store.session_read(instance_id, session_id, overhead=MESSAGE_OVERHEAD_TOKENS,
                                   tokens=conversation_tokens_room(
@@ -163,7 +169,9 @@ def _session_for_turn(store: FileStore, instance_id: str, session_id: str,
 def _session_whole(store: FileStore, ctx: TurnContext) -> None:
     """ctx with every line of the session, when the prompt wanted more than the newest."""
     read = store.session_read(ctx.instance_id, ctx.session_id, cached=True)
-    ctx.lines, ctx.first_index, ctx.lines_before = list(read.lines), 0, None
+    # A regenerate's old reply is still in the file until its new line replaces it.
+    ctx.lines = list(read.lines[:ctx.replace_from])
+    ctx.first_index, ctx.lines_before = 0, None
 
 
 class RedoRefused(ValueError):
@@ -195,7 +203,9 @@ def _character_optional(store: FileStore, character_id: str | None) -> dict[str,
 def _take_back_last_reply(store: FileStore, ctx: TurnContext, read: SessionRead, *,
                           keep_as_alternative: bool) -> None:
     """Regenerate / continue: the last assistant line is replaced by a new streaming line.
-    The session file is rewritten with a backup copy, so the old reply is never lost."""
+    The replacement is made when the new line starts (AssistantLineWriter with replace_from:
+    one tail change, the old line kept as its backup), so a turn refused before the request
+    leaves the reply where it was."""
     if not read.lines or read.lines[-1].get("role") != "assistant":
         raise RedoRefused("there is no reply to regenerate or continue")
     last = read.lines[-1]
@@ -220,7 +230,8 @@ def _take_back_last_reply(store: FileStore, ctx: TurnContext, read: SessionRead,
         ctx.continue_from = last.get("content", "")
         ctx.reply_extra.update({k: last[k] for k in ("alternatives", "alternative_position")
                                 if k in last}, continued=True)
-    store.session_rewrite(ctx.instance_id, ctx.session_id, [read.metadata, *ctx.lines])
+    ctx.replace_from = read.first_index + len(read.lines) - 1
+    ctx.redo = "regenerate" if keep_as_alternative else "continue"
 
 
 def _plot_state_before(store: FileStore, instance_id: str, trace_id: str | None) -> dict | None:

@@ -1,9 +1,11 @@
 """The history manager's actions on session files: list, page and search, edit, delete, undo,
 flipping between a reply's alternatives ("swipes") and branching a new session off a line.
 
-The session file is the truth and every change goes through FileStore.session_rewrite, which
-keeps the previous file under sessions/history/, so no change loses text. An edited line also
-carries its first original content in "edited". Undo restores the backup taken by the action,
+The session file is the truth and every change goes through FileStore.session_tail_replace,
+which rewrites the file only from the changed line on and keeps the lines it replaced under
+sessions/history/, so no change loses text and a change near the end of a long session costs
+what it would in a short one (only the changed line and those after it are read). An edited
+line also carries its first original content in "edited". Undo puts the backup's lines back,
 and only while nothing else changed the file since (a fingerprint of the file is checked), so
 an undo can never drop a line written after the action.
 
@@ -13,6 +15,7 @@ with HistoryBusy instead of waiting. Framework-free: the views map HistoryError.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import json
@@ -28,9 +31,10 @@ from director.services import director_apply_reply
 from memory import runtime as memory_runtime
 from personalab.lib.errors import AppError
 from personalab.lib.filestore import (FileStore, InstanceBusy, SessionRead, StoreError,
-                                      read_session_file, utc_now)
+                                      TailChange, read_session_file, utc_now)
 from personalab.lib.ids import is_valid_id
 from personalab.lib.line_index import ASSISTANT, MESSAGE_KINDS, SUMMARY, SYSTEM, USER
+from personalab.lib.session_tail import backup_parse, file_fingerprint
 
 Clock = Callable[[], float]
 
@@ -86,8 +90,15 @@ def line_fingerprint(line: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
-def _file_fingerprint(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def _file_unchanged(path: Path, record: dict[str, Any]) -> bool:
+    """Whether the file holds what it held right after the action `record` notes (an undo
+    noted by an older version kept a SHA-256 of it)."""
+    if not path.exists():
+        return False
+    data = path.read_bytes()
+    if "file_sha256" in record:
+        return hashlib.sha256(data).hexdigest() == record["file_sha256"]
+    return file_fingerprint(data) == record.get("file_fingerprint")
 
 
 def _is_editable(line: dict[str, Any]) -> bool:
@@ -111,14 +122,16 @@ def _lock(store: FileStore, instance_id: str):
                           "instance; try again when it has finished") from None
 
 
-def _session_checked(store: FileStore, instance_id: str, session_id: str) -> SessionRead:
+def _session_checked(store: FileStore, instance_id: str, session_id: str, *,
+                     pick: Callable[[np.ndarray], tuple[int, int]] | None = None) -> SessionRead:
     """A session that may be changed: present (archived files are read-only), its unfinished
-    tail repaired, and no unreadable lines (rewriting would drop them from the file)."""
+    tail repaired, and no unreadable lines (rewriting would drop them from the file). `pick`:
+    only the lines it picks are read (FileStore.session_read), the lines a change rewrites."""
     if not is_valid_id(session_id) or session_id not in store.session_ids(instance_id):
         raise HistoryError(f"session {session_id!r} not found (archived sessions are read-only)",
                            status=404)
     store.session_repair(instance_id, session_id)
-    read = store.session_read(instance_id, session_id)
+    read = store.session_read(instance_id, session_id, pick=pick)
     if read.problems:
         raise HistoryError(
             f"this session file has {len(read.problems)} unreadable line(s); repair the file "
@@ -126,11 +139,26 @@ def _session_checked(store: FileStore, instance_id: str, session_id: str) -> Ses
     return read
 
 
+def _from(index: object) -> Callable[[np.ndarray], tuple[int, int]]:
+    """Picks the lines from position `index` to the end: what a change of that line rewrites."""
+    def pick(kinds: np.ndarray) -> tuple[int, int]:
+        start = index if isinstance(index, int) and 0 <= index < len(kinds) else len(kinds)
+        return start, len(kinds)
+    return pick
+
+
+def _from_last_message(kinds: np.ndarray) -> tuple[int, int]:
+    messages = np.flatnonzero(np.isin(kinds, MESSAGE_KINDS))
+    return (int(messages[-1]) if len(messages) else len(kinds)), len(kinds)
+
+
 def _line_at(read: SessionRead, index: int, fingerprint: str) -> dict[str, Any]:
-    if not isinstance(index, int) or not 0 <= index < len(read.lines):
+    """The line at position `index` of the session (`read` may hold only the lines from
+    read.first_index on)."""
+    if not isinstance(index, int) or not 0 <= index - read.first_index < len(read.lines):
         raise HistoryError("that message is no longer in the session; reload the page",
                            status=409)
-    line = read.lines[index]
+    line = read.lines[index - read.first_index]
     if line_fingerprint(line) != fingerprint:
         raise HistoryError("the session changed since this page was loaded; reload the page",
                            status=409)
@@ -191,6 +219,9 @@ def session_open(store: FileStore, *, instance_id: str, key: str,
     sessions/archive/ and are only ever matched against the folder's listing. `pick`: read only
     the lines it picks from a live session's line kinds (FileStore.session_read)."""
     if is_valid_id(key) and key in store.session_ids(instance_id):
+        if store.session_tail_pending(instance_id, key):  # a change a crash cut short
+            with contextlib.suppress(InstanceBusy), store.instance_lock(instance_id):
+                store.session_repair(instance_id, key)
         return store.session_read(instance_id, key, pick=pick), False
     for path in _archived_paths(store, instance_id):
         if path.stem == key:
@@ -262,6 +293,13 @@ def _row(index: int, line: dict[str, Any]) -> dict[str, Any]:
             "versions": len(alternatives) + 1, "line": line}
 
 
+def _last_message_position(read: SessionRead) -> int | None:
+    """The position of the session's last message (a stretch read knows it from the index)."""
+    if read.last_message_index is not None:
+        return read.last_message_index
+    return _last_message_index(read) if read.first_index == 0 else None
+
+
 def _last_message_index(read: SessionRead) -> int | None:
     for index in range(len(read.lines) - 1, -1, -1):
         if read.lines[index].get("role") in ("user", "assistant"):
@@ -278,16 +316,16 @@ def message_edit(store: FileStore, *, instance_id: str, session_id: str, index: 
     text = _text_checked(text)
     lock = _lock(store, instance_id)
     try:
-        read = _session_checked(store, instance_id, session_id)
+        read = _session_checked(store, instance_id, session_id, pick=_from(index))
         old = _line_at(read, index, fingerprint)
         if old.get("content") == text:
             return {"changed": False, "line": old, "undo_token": None}
         first_original = (old["edited"].get("original") if isinstance(old.get("edited"), dict)
                           else old.get("content", ""))
         new = {**old, "content": text, "edited": {"at": utc_now(), "original": first_original}}
-        lines = [*read.lines[:index], new, *read.lines[index + 1:]]
-        token, expires = _rewrite_with_undo(store, instance_id, session_id, read, lines,
-                                            action="edit", clock=clock)
+        token, expires = _change_with_undo(store, instance_id, session_id, first=index,
+                                           lines=[new, *_lines_after(read, index)],
+                                           action="edit", clock=clock)
     finally:
         lock.release()
     return {"changed": True, "line": new, "undo_token": token, "undo_expires_at": expires}
@@ -299,16 +337,16 @@ def message_delete(store: FileStore, *, instance_id: str, session_id: str, index
     current session also takes back what the director counted for it."""
     lock = _lock(store, instance_id)
     try:
-        read = _session_checked(store, instance_id, session_id)
+        read = _session_checked(store, instance_id, session_id, pick=_from(index))
         old = _line_at(read, index, fingerprint)
-        lines = [*read.lines[:index], *read.lines[index + 1:]]
         state = store.instance_state_read(instance_id)
         restored = None
-        if (old.get("role") == "assistant" and index == _last_message_index(read)
+        if (old.get("role") == "assistant" and index == _last_message_position(read)
                 and state.get("current_session_id") == session_id):
             restored = _plot_state_before(store, instance_id, [old])
-        token, expires = _rewrite_with_undo(
-            store, instance_id, session_id, read, lines, action="delete", clock=clock,
+        token, expires = _change_with_undo(
+            store, instance_id, session_id, first=index, lines=_lines_after(read, index),
+            action="delete", clock=clock,
             plot_state=copy.deepcopy(state.get("plot_state")) if restored is not None else None)
         if restored is not None:
             store.instance_state_write(instance_id, {**state, "plot_state": restored})
@@ -349,7 +387,7 @@ def message_hide(store: FileStore, *, instance_id: str, session_id: str, index: 
         raise HistoryError("hidden must be true or false", fields={"hidden": "true or false"})
     lock = _lock(store, instance_id)
     try:
-        read = _session_checked(store, instance_id, session_id)
+        read = _session_checked(store, instance_id, session_id, pick=_from(index))
         old = _line_at(read, index, fingerprint)
         if old.get("role") not in ("user", "assistant"):
             raise HistoryError("only messages can be hidden, not summaries",
@@ -359,32 +397,39 @@ def message_hide(store: FileStore, *, instance_id: str, session_id: str, index: 
         new = {k: v for k, v in old.items() if k != "hidden"}
         if hidden:
             new["hidden"] = True
-        _session_rewrite(store, instance_id, session_id,
-                         [read.metadata, *read.lines[:index], new, *read.lines[index + 1:]])
+        _session_change(store, instance_id, session_id, first=index,
+                        lines=[new, *_lines_after(read, index)], action="hide")
     finally:
         lock.release()
     return {"changed": True, "line": new}
 
 
-def _session_rewrite(store: FileStore, instance_id: str, session_id: str,
-                     lines: list[dict[str, Any]]) -> Path:
-    """Every history change: the file is rewritten (previous copy kept), then the memory index
-    follows it, so an edited or deleted line's old text is no longer recalled."""
-    backup = store.session_rewrite(instance_id, session_id, lines)
+def _lines_after(read: SessionRead, index: int) -> list[dict[str, Any]]:
+    return read.lines[index - read.first_index + 1:]
+
+
+def _session_change(store: FileStore, instance_id: str, session_id: str, *, first: int,
+                    lines: list[dict[str, Any]], action: str) -> TailChange:
+    """Every history change: the session's lines from position `first` on become `lines`
+    (the replaced ones kept as a backup), then the memory index follows the file, so an
+    edited or deleted line's old text is no longer recalled."""
+    change = store.session_tail_replace(instance_id, session_id, first=first, lines=lines,
+                                        action=action)
     memory_runtime.schedule_sync(store, instance_id=instance_id)
-    return backup
+    return change
 
 
-def _rewrite_with_undo(store: FileStore, instance_id: str, session_id: str, read: SessionRead,
-                       lines: list[dict[str, Any]], *, action: str, clock: Clock,
-                       plot_state: dict | None = None) -> tuple[str, float]:
-    backup = _session_rewrite(store, instance_id, session_id, [read.metadata, *lines])
+def _change_with_undo(store: FileStore, instance_id: str, session_id: str, *, first: int,
+                      lines: list[dict[str, Any]], action: str, clock: Clock,
+                      plot_state: dict | None = None) -> tuple[str, float]:
+    change = _session_change(store, instance_id, session_id, first=first, lines=lines,
+                             action=action)
     window = history_settings(store)["undo_window_seconds"]
     now = clock()
     token = secrets.token_hex(12)
     record = {"instance_id": instance_id, "session_id": session_id, "action": action,
-              "backup": backup.relative_to(store.instance_dir(instance_id)).as_posix(),
-              "file_sha256": _file_fingerprint(store.session_path(instance_id, session_id)),
+              "backup": change.backup.relative_to(store.instance_dir(instance_id)).as_posix(),
+              "file_fingerprint": change.fingerprint,
               "created_at": now, "expires_at": now + window, "plot_state": plot_state}
     data = _undo_read(store, instance_id)
     data["tokens"] = {key: value for key, value in data["tokens"].items()
@@ -420,14 +465,12 @@ def undo(store: FileStore, *, instance_id: str, token: str,
                               f"({history_settings(store)['undo_window_seconds']:g} s); "
                               "the previous version is kept in sessions/history/")
         session_id = record["session_id"]
-        path = store.session_path(instance_id, session_id)
-        if not path.exists() or _file_fingerprint(path) != record.get("file_sha256"):
+        if not _file_unchanged(store.session_path(instance_id, session_id), record):
             raise HistoryError("the session changed after this action, so it can no longer be "
                                "undone; the previous version is kept in sessions/history/",
                                status=409)
-        backup = _backup_path(store, instance_id, record.get("backup"))
-        previous = read_session_file(backup)
-        _session_rewrite(store, instance_id, session_id, [previous.metadata, *previous.lines])
+        _backup_restore(store, instance_id, session_id,
+                        _backup_path(store, instance_id, record.get("backup")))
         if isinstance(record.get("plot_state"), dict):
             state = store.instance_state_read(instance_id)
             store.instance_state_write(instance_id, {**state, "plot_state": record["plot_state"]})
@@ -436,6 +479,21 @@ def undo(store: FileStore, *, instance_id: str, token: str,
     finally:
         lock.release()
     return {"undone": record["action"], "session_id": session_id}
+
+
+def _backup_restore(store: FileStore, instance_id: str, session_id: str, backup: Path) -> None:
+    """The session as it was before the change `backup` was taken for; the restore is itself
+    a change, with its own backup."""
+    parsed = backup_parse(backup.read_bytes())
+    if parsed is not None:
+        header, tail = parsed
+        if store.session_tail_restore(instance_id, session_id, offset=header.offset,
+                                      tail=tail) is None:
+            raise HistoryError("the session file no longer matches this undo", status=409)
+    else:  # a whole copy, as older versions kept
+        previous = read_session_file(backup)
+        store.session_rewrite(instance_id, session_id, [previous.metadata, *previous.lines])
+    memory_runtime.schedule_sync(store, instance_id=instance_id)
 
 
 def _backup_path(store: FileStore, instance_id: str, relative: object) -> Path:
@@ -504,9 +562,9 @@ def reply_choose_alternative(store: FileStore, *, instance_id: str, session_id: 
     trace's plot_state_before, then the chosen reply is applied."""
     lock = _lock(store, instance_id)
     try:
-        read = _session_checked(store, instance_id, session_id)
-        index = _last_message_index(read)
-        line = read.lines[index] if index is not None else {}
+        read = _session_checked(store, instance_id, session_id, pick=_from_last_message)
+        index = _last_message_position(read)
+        line = read.lines[index - read.first_index] if index is not None else {}
         if line.get("role") != "assistant" or line.get("turn") != turn:
             raise HistoryError("only the latest reply can be flipped; reload the page", status=409)
         alternatives = [a for a in line.get("alternatives") or [] if isinstance(a, dict)]
@@ -518,8 +576,8 @@ def reply_choose_alternative(store: FileStore, *, instance_id: str, session_id: 
         restored = None
         if state.get("current_session_id") == session_id:
             restored = _plot_state_before(store, instance_id, reply_versions(line))
-        _session_rewrite(store, instance_id, session_id,
-                         [read.metadata, *read.lines[:index], new, *read.lines[index + 1:]])
+        _session_change(store, instance_id, session_id, first=index,
+                        lines=[new, *_lines_after(read, index)], action="swipe")
         if restored is not None:
             store.instance_state_write(instance_id, {**state, "plot_state": restored})
             director = director_apply_reply(store, instance_id=instance_id, reply=new)

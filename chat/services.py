@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import copy
-
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -27,13 +28,14 @@ from library.services import (background_index, character_index, lorebook_ids_ch
                               lorebook_index, persona_index, user_for_username)
 from personalab.lib.errors import AppError, Invalid
 from personalab.lib.filestore import (DEFAULT_CONFIG, DEFAULT_MODULES, FileStore, IdTaken,
-                                      InstanceBusy, SessionRead, StoreError, read_session_file,
+                                      InstanceBusy, SessionRead, StoreError, read_session_bytes,
                                       utc_now)
 from personalab.lib.generation import GenerationError, generation_effective, generation_update
-from personalab.lib.ids import numbered_candidates, validate_id
+from personalab.lib.ids import is_valid_id, numbered_candidates, validate_id
 from personalab.lib.membership import (member_change_apply, member_change_recover,
                                         member_change_recover_waiting)
 from personalab.lib.participants import member_ids, member_state_write
+from personalab.lib.session_tail import states_back
 from personalab.lib.trace_refs import conversation_matches, messages_rebuild
 
 INITIAL_PLOT_STATE = {"current_plot_index": 1, "current_status": "pending", "no_update_count": 0}
@@ -194,16 +196,9 @@ def trace_rebuild(store: FileStore, *, instance_id: str, trace_id: str) -> dict[
     if not isinstance(conversation, dict):
         return trace  # an older trace with the messages copied in, or nothing referred to
     session_id = str(conversation.get("session_id") or trace.get("session_id") or "")
-    sessions = store.sessions_dir(instance_id)
-    candidates = [("session", store.session_path(instance_id, session_id))]
-    for folder in ("history", "archive"):
-        candidates += [(f"{folder}/{path.name}", path) for path in
-                       sorted((sessions / folder).glob(f"{session_id}.*.jsonl"), reverse=True)]
     lines = None
-    for source, path in candidates:
-        if not path.is_file():
-            continue
-        read = read_session_file(path)
+    for source, path, data in _session_states(store, instance_id, session_id):
+        read = read_session_bytes(path, data)
         if conversation_matches(conversation, read.lines):
             lines = read.lines
             trace["conversation_source"] = source
@@ -213,6 +208,24 @@ def trace_rebuild(store: FileStore, *, instance_id: str, trace_id: str) -> dict[
         trace["conversation_source"] = None
     trace["messages"] = messages_rebuild(trace.get("messages") or [], lines)
     return trace
+
+
+def _session_states(store: FileStore, instance_id: str,
+                    session_id: str) -> Iterator[tuple[str, Path, bytes]]:
+    """The session's file now, then each earlier state its backups under sessions/history/
+    give back (newest first; a backup of a tail change holds only the lines it replaced,
+    personalab/lib/session_tail.py), then its archived copies: (source, path, bytes)."""
+    sessions = store.sessions_dir(instance_id)
+    path = store.session_path(instance_id, session_id)
+    data = path.read_bytes() if is_valid_id(session_id) and path.is_file() else b""
+    if data:
+        yield "session", path, data
+    backups = sorted((sessions / "history").glob(f"{session_id}.*.jsonl"), reverse=True)
+    for source, state in states_back(data, ((f"history/{backup.name}", backup.read_bytes())
+                                             for backup in backups)):
+        yield source, path, state
+    for archived in sorted((sessions / "archive").glob(f"{session_id}.*.jsonl"), reverse=True):
+        yield f"archive/{archived.name}", archived, archived.read_bytes()
 
 
 def reindex_all(store: FileStore) -> dict[str, int]:
@@ -267,11 +280,12 @@ def session_read_repaired(store: FileStore, instance_id: str, session_id: str, *
                           newest: int | None = None, shown: int | None = None,
                           before: int | None = None) -> SessionRead:
     """Read a session (only part of it with newest/shown/before: FileStore.session_read); a
-    line left unfinished by a crash is completed in the file first, under the instance lock. A
-    line still streaming is left alone."""
+    line left unfinished by a crash, or a tail change a crash cut short, is completed in the
+    file first, under the instance lock. A line still streaming is left alone."""
     only = {"newest": newest, "shown": shown, "before": before}
     read = store.session_read(instance_id, session_id, **only)
-    if read.partial is None and not (read.problems and read.problems[-1].reason == "unfinished line"):
+    if (read.partial is None and not store.session_tail_pending(instance_id, session_id)
+            and not (read.problems and read.problems[-1].reason == "unfinished line")):
         return read
     try:
         with store.instance_lock(instance_id):

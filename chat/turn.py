@@ -241,9 +241,9 @@ async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
     """The reply streamed into its line, which the caller finishes (with `flags`) unless this
     is cancelled: then the line is finished here, marked interrupted."""
     writer = store.assistant_writer(ctx.instance_id, ctx.session_id, turn=ctx.turn,
-                                    extra={"trace_id": trace_id, **ctx.reply_extra}).open()
-    if ctx.continue_from:
-        writer.append(ctx.continue_from)
+                                    extra={"trace_id": trace_id, **ctx.reply_extra},
+                                    replace_from=ctx.replace_from,
+                                    action=ctx.redo).open(content=ctx.continue_from)
     first_token_ms: list[float] = []
     started = time.perf_counter()
     offset = len(writer.content)

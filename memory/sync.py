@@ -4,11 +4,12 @@ it does not, whoever wrote them and whenever.
 Each instance has a watermark, data/event_library/index_state/{instance_id}.json:
 - per session file: its identity (device, inode), the byte offset indexed up to (whole lines
   only, so a reply still streaming is never indexed), a hash of the line that ends there and
-  the last indexable line (the context of the next one). Appends keep the identity and that
-  line, so only the bytes after the offset are read and indexed. A rewrite (history edit,
-  delete, undo, regenerate) replaces the file, so its identity changes and the session is
-  compared with what the index holds: changed lines are embedded again, lines no longer in
-  the file are deleted. A session file that is gone (archived) loses its documents.
+  the last indexable line (the context of the next one), and the name of the newest backup
+  under sessions/history/. Appends keep the identity, that line and that backup, so only the
+  bytes after the offset are read and indexed. A change (history edit, delete, undo, swipe,
+  regenerate) rewrites the file's tail and leaves a new backup, so the session is compared
+  with what the index holds: changed lines are embedded again, lines no longer in the file are
+  deleted. A session file that is gone (archived) loses its documents.
 - per ledger (summaries, plots): identity, size and modification time; a change compares the
   ledger's events with the stored ones the same way.
 - the collections' ids: a collection created anew (reindex, a Chroma server that lost its
@@ -171,12 +172,14 @@ def index_rebuild(index: MemoryIndex, store: FileStore) -> dict[str, int]:
 def _session_sync(store: FileStore, index: MemoryIndex, owner: dict[str, Any], session_id: str,
                   mark: dict[str, Any] | None, counts: Counter[str]) -> dict[str, Any] | None:
     path = store.session_path(owner["instance_id"], session_id)
+    changed = _last_change(store, owner["instance_id"], session_id)  # before the file is read
     try:
         stat = path.stat()
     except FileNotFoundError:
         return mark
     offset = 0
-    if mark and mark.get("file") == _file_id(stat) and stat.st_size >= mark.get("offset", 0):
+    if (mark and mark.get("file") == _file_id(stat) and stat.st_size >= mark.get("offset", 0)
+            and mark.get("change") == changed):
         offset = int(mark["offset"])
     read = jsonl_lines_since(path, offset, check=session_line_problem,
                              back=int(mark.get("tail_length", 0)) if offset else 0)
@@ -197,8 +200,16 @@ def _session_sync(store: FileStore, index: MemoryIndex, owner: dict[str, Any], s
     if read.end == offset and mark:
         return mark
     return {"file": _file_id(stat), "offset": read.end, "tail_hash": read.tail_hash,
-            "tail_length": read.tail_length,
+            "tail_length": read.tail_length, "change": changed,
             "context": _context_of(lines[-1]) if lines else before}
+
+
+def _last_change(store: FileStore, instance_id: str, session_id: str) -> str | None:
+    """The newest backup a history change or a regenerate left of the session: a change
+    rewrites the file's tail in place (same file, maybe the same length), so a new backup is
+    how the sync knows to compare the session instead of reading on from its offset."""
+    folder = store.sessions_dir(instance_id) / "history"
+    return max((path.name for path in folder.glob(f"{session_id}.*.jsonl")), default=None)
 
 
 def _session_replace(index: MemoryIndex, owner: dict[str, Any], session_id: str,

@@ -106,6 +106,26 @@ def test_an_edited_line_is_recalled_by_its_new_text_and_never_by_the_old(
     assert not any("乌鸦" in text for text in _recalled(store, instance, "你还记得乌鸦吗？"))
 
 
+def test_an_edit_that_keeps_every_byte_offset_is_still_indexed(store, instance, memory_on,
+                                                               use_stub):
+    """An edit rewrites the file's tail in place (same file): a second edit of a line, to a
+    text of the same length, leaves every later line where it was."""
+    use_stub.script(Reply("暗号是蓝色鹦鹉。"), Reply("记住了。"))
+    asyncio.run(_turn(store, instance, "接头的暗号是什么？"))
+    asyncio.run(_turn(store, instance, "好的。"))
+    for old, new in (("暗号是蓝色鹦鹉。", "暗号是黑色乌鸦。"), ("暗号是黑色乌鸦。", "暗号是白色海鸥。")):
+        runtime.drain()
+        read = store.session_read(instance, "sess_001")
+        at = next(i for i, line in enumerate(read.lines) if line.get("content") == old)
+        size = store.session_path(instance, "sess_001").stat().st_size
+        history.message_edit(store, instance_id=instance, session_id="sess_001", index=at,
+                             fingerprint=history.line_fingerprint(read.lines[at]), text=new)
+    assert store.session_path(instance, "sess_001").stat().st_size == size
+    runtime.drain()
+    stored = _turn_texts(store, instance)
+    assert "暗号是白色海鸥。" in stored and "暗号是黑色乌鸦。" not in stored
+
+
 def test_appends_are_read_from_the_watermark_and_a_streaming_line_waits(store, instance,
                                                                         memory_on):
     index = runtime.index_for(store)

@@ -30,6 +30,7 @@ import re
 import shutil
 import tempfile
 import threading
+import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -43,7 +44,9 @@ from personalab.lib.ids import next_numbered_id, validate_id
 from personalab.lib.jsontext import json_loads, json_loads_for, surrogates_replace
 from personalab.lib.line_index import (ASSISTANT, BAD, BLANK, MESSAGE_KINDS, METADATA, SHOWN_KINDS,
                                        SUMMARY, USER, LineIndex, Unindexable, index_path,
-                                       line_index_read)
+                                       line_index_cut, line_index_read)
+from personalab.lib.session_tail import (file_fingerprint, fsync_dir, journal_path,
+                                         tail_recover, tail_replace)
 from personalab.lib.lines import line_parse, session_line_problem
 from personalab.lib.locks import FlockLock, LockFactory, flock_factory, held_lock
 from personalab.lib.locks import InstanceLock as LockProtocol
@@ -237,16 +240,7 @@ def write_bytes_atomic(path: Path, payload: bytes, *, durable: bool = True) -> N
             os.unlink(tmp_name)
         raise
     if durable:
-        _fsync_dir(path.parent)
-
-
-def _fsync_dir(folder: Path) -> None:
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+        fsync_dir(path.parent)
 
 
 def read_json(path: Path, *, what: str) -> Any:
@@ -295,8 +289,12 @@ class AssistantLineWriter:
     """
 
     def __init__(self, path: Path, *, turn: int, timestamp: str | None = None,
-                 extra: dict[str, Any] | None = None, fence: Callable[[], None] | None = None):
+                 extra: dict[str, Any] | None = None, fence: Callable[[], None] | None = None,
+                 replace: Callable[[bytes], int] | None = None):
         self.path = path
+        # Regenerate / continue: the line takes the place of the lines `replace` removes, in
+        # one tail change that writes the line's first bytes (returns where the line starts).
+        self.replace = replace
         # The instance lock's check: a holder whose lease ran out must not write another byte.
         self.fence = fence or (lambda: None)
         self.record: dict[str, Any] = {
@@ -317,23 +315,37 @@ class AssistantLineWriter:
     def content(self) -> str:
         return "".join(self._parts)
 
-    def open(self) -> "AssistantLineWriter":
+    def open(self, *, content: str = "") -> "AssistantLineWriter":
+        """`content`: the reply's text so far (continue), written with the line's head."""
+        if self.replace is not None:
+            data = self._head_bytes() + json.dumps(content, ensure_ascii=False)[1:-1].encode()
+            self.fence()
+            self._line_start = self.replace(data)
+            self.bytes_written += len(data)
+            self._parts.extend([content] if content else [])
+            self._handle = self.path.open("r+b")
+            self._handle.seek(0, os.SEEK_END)
+            return self
         handle = self.path.open("r+b")
         handle.seek(0, os.SEEK_END)
         self._line_start = handle.tell()
         self._handle = handle
         self._head_write()
+        self.append(content)
         return self
 
-    def _head_write(self) -> None:
-        # Rewritten (from the line's start) while no content follows it yet, so reasoning
-        # streamed before the reply is in the file too and survives a crash.
+    def _head_bytes(self) -> bytes:
         head = {k: v for k, v in self.record.items() if k != "content"}
         if self._reasoning:
             head["reasoning"] = "".join(self._reasoning)
         head.update(self.extra)
         head[STREAMING_PREFIX_KEY] = True
-        data = (_dump_line(head)[:-1] + ',"content":"').encode("utf-8")
+        return (_dump_line(head)[:-1] + ',"content":"').encode("utf-8")
+
+    def _head_write(self) -> None:
+        # Rewritten (from the line's start) while no content follows it yet, so reasoning
+        # streamed before the reply is in the file too and survives a crash.
+        data = self._head_bytes()
         self._handle.seek(self._line_start)
         self._handle.write(data)
         self._handle.truncate()
@@ -457,6 +469,16 @@ def _decode_json_fragment(fragment: str) -> str:
         except json.JSONDecodeError:
             continue
     return ""
+
+
+@dataclass(frozen=True)
+class TailChange:
+    """A session tail change: its backup, where the bytes after the lines (`then`) start,
+    and the file's fingerprint after it (session_tail.file_fingerprint)."""
+
+    backup: Path
+    then_start: int
+    fingerprint: str
 
 
 # --- the store ---------------------------------------------------------------
@@ -754,14 +776,96 @@ class FileStore:
         """Replace a session file atomically, keeping the previous file as a backup copy
         under sessions/history/ (edits never lose the original)."""
         path = self.session_path(instance_id, session_id)
-        backup_dir = self.sessions_dir(instance_id) / "history"
+        backup = self._backup_path_new(instance_id, session_id)
+        backup_dir = backup.parent
         backup_dir.mkdir(parents=True, exist_ok=True)
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-        backup = backup_dir / f"{session_id}.{stamp}.jsonl"
         shutil.copy2(path, backup)
         _session_write(path, "".join(_dump_line(line) + "\n" for line in lines).encode("utf-8"))
         self._backups_prune(backup_dir, session_id)
         return backup
+
+    def session_tail_replace(self, instance_id: str, session_id: str, *, first: int,
+                             lines: list[dict[str, Any]], then: bytes = b"",
+                             action: str = "") -> TailChange:
+        """Replace the session's lines from position `first` (among SessionRead.lines) to the
+        end with `lines`, then the bytes `then` (a reply's streaming head), touching only the
+        file's tail (personalab/lib/session_tail.py: journaled, kill -9 safe); the lines
+        replaced are kept as the change's backup under sessions/history/. The caller holds the
+        instance lock and has repaired the file (no unfinished line). A file the line index
+        cannot describe, or with an unreadable line among those replaced, is rewritten whole
+        as before (session_rewrite), its unreadable lines dropped as then."""
+        path = self.session_path(instance_id, session_id)
+        data = _file_bytes(path)
+        body = "".join(_dump_line(line) + "\n" for line in lines).encode("utf-8")
+        try:
+            index = line_index_read(path, data)
+        except Unindexable:
+            index = None
+        positions = index.line_records() if index is not None else []
+        if (index is None or index.covered != len(data) or not 0 <= first <= len(positions)
+                or (first < len(positions) and (index.records["kind"][positions[first]:] == BAD).any())):
+            return self._session_rewrite_whole(instance_id, session_id, first=first, lines=lines,
+                                               then=then)
+        kept = int(positions[first]) if first < len(positions) else len(index.records)
+        offset = index.span(kept)[0] if kept < len(index.records) else index.covered
+        return self._tail_change(instance_id, session_id, data, index, kept=kept,
+                                 offset=offset, body=body, then=then,
+                                 extra={"first_line": first, "action": action})
+
+    def session_tail_pending(self, instance_id: str, session_id: str) -> bool:
+        """Whether a tail change was cut short by a crash (session_repair finishes it)."""
+        return journal_path(self.session_path(instance_id, session_id)).exists()
+
+    def session_tail_restore(self, instance_id: str, session_id: str, *, offset: int,
+                             tail: bytes, action: str = "undo") -> TailChange | None:
+        """Put `tail` (a tail backup's lines) back in place of the file's bytes from `offset`
+        (the start of a line) on, as a tail change with its own backup. None: the file has no
+        line starting there (the caller restores another way)."""
+        path = self.session_path(instance_id, session_id)
+        data = _file_bytes(path)
+        try:
+            index = line_index_read(path, data)
+        except Unindexable:
+            return None
+        ends = index.records["end"]
+        kept = int(np.searchsorted(ends, offset, side="right"))
+        if index.covered != len(data) or offset > len(data) or (
+                kept and int(ends[kept - 1]) != offset):
+            return None
+        return self._tail_change(instance_id, session_id, data, index, kept=kept, offset=offset,
+                                 body=tail, then=b"", extra={"action": action})
+
+    def _tail_change(self, instance_id: str, session_id: str, data: bytes, index: LineIndex, *,
+                     kept: int, offset: int, body: bytes, then: bytes,
+                     extra: dict[str, Any]) -> TailChange:
+        path = self.session_path(instance_id, session_id)
+        backup = self._backup_path_new(instance_id, session_id)
+        record = tail_replace(path, data, offset=offset, new=body + then, backup=backup,
+                              extra={"session_id": session_id, **extra})
+        line_index_cut(path, kept)
+        kinds = index.records["kind"][:kept]
+        SESSION_CACHE.cut(path, offset=offset, records=int(np.count_nonzero(
+            (kinds != BLANK) & (kinds != BAD))))
+        self._backups_prune(backup.parent, session_id)
+        size = offset + len(body) + len(then)
+        return TailChange(backup=backup, then_start=offset + len(body),
+                          fingerprint=f"crc32:{size}:{zlib.crc32(body + then, record.prefix_crc)}")
+
+    def _session_rewrite_whole(self, instance_id: str, session_id: str, *, first: int,
+                               lines: list[dict[str, Any]], then: bytes) -> TailChange:
+        whole = self.session_read(instance_id, session_id)
+        backup = self.session_rewrite(instance_id, session_id,
+                                      [whole.metadata, *whole.lines[:first], *lines])
+        path = self.session_path(instance_id, session_id)
+        start = path.stat().st_size
+        if then:
+            _append_whole(path, then)
+        return TailChange(backup=backup, then_start=start,
+                          fingerprint=file_fingerprint(_file_bytes(path)))
+
+    def _backup_path_new(self, instance_id: str, session_id: str) -> Path:
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+        return self.sessions_dir(instance_id) / "history" / f"{session_id}.{stamp}.jsonl"
 
     def _backups_prune(self, backup_dir: Path, session_id: str) -> None:
         """Keep the newest `history.backups_keep` copies of a session: each edit copies the
@@ -787,8 +891,10 @@ class FileStore:
 
     def session_repair(self, instance_id: str, session_id: str) -> dict[str, Any] | None:
         """Complete a line left unfinished by a crash, in the file itself (its text kept,
-        marked interrupted). The caller holds the instance lock, so nothing is streaming."""
+        marked interrupted), after a tail change a crash cut short (old or new tail, never a
+        torn one). The caller holds the instance lock, so nothing is streaming."""
         path = self.session_path(instance_id, session_id)
+        tail_recover(path, self._backup_path_new(instance_id, session_id))
         with path.open("r+b") as handle:
             start = _unfinished_tail_start(handle)
             if start is None:
@@ -821,10 +927,20 @@ class FileStore:
             return record
 
     def assistant_writer(self, instance_id: str, session_id: str, *, turn: int,
-                         extra: dict[str, Any] | None = None) -> AssistantLineWriter:
+                         extra: dict[str, Any] | None = None,
+                         replace_from: int | None = None,
+                         action: str = "") -> AssistantLineWriter:
+        """`replace_from`: the line replaces the session's lines from that position on
+        (session_tail_replace), as a regenerate or continue replaces the last reply."""
         lock = held_lock(instance_id)
+        replace = None
+        if replace_from is not None:
+            def replace(head: bytes) -> int:
+                return self.session_tail_replace(instance_id, session_id, first=replace_from,
+                                                 lines=[], then=head, action=action).then_start
         return AssistantLineWriter(self.session_path(instance_id, session_id), turn=turn,
-                                   extra=extra, fence=lock.check if lock else None)
+                                   extra=extra, fence=lock.check if lock else None,
+                                   replace=replace)
 
     # traces -------------------------------------------------------------
     def trace_write(self, instance_id: str, trace_id: str, trace: dict[str, Any]) -> None:
@@ -1119,7 +1235,11 @@ def _session_from(path: Path, data: bytes, parsed: _ParsedLines) -> SessionRead:
 
 
 def read_session_file(path: Path) -> SessionRead:
-    data = _file_bytes(path)
+    return read_session_bytes(path, _file_bytes(path))
+
+
+def read_session_bytes(path: Path, data: bytes) -> SessionRead:
+    """`data` read as the session file at `path` (an earlier state of it, say)."""
     return _session_from(path, data, _parsed_extend(None, data, path))
 
 
@@ -1422,6 +1542,22 @@ class SessionCache:
             self._entries.move_to_end(key)
             self._shrink()
         return _session_from(path, data, parsed)
+
+    def cut(self, path: Path, *, offset: int, records: int) -> None:
+        """The file was changed from byte `offset` (a line's start) on, and `records` parsed
+        lines lie before it: keep those, so the next read parses only the new tail."""
+        key = os.path.abspath(path)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or len(entry.prefix) < offset or len(entry.records) < records:
+                self._entries.pop(key, None)
+                return
+            lines = entry.prefix.count(b"\n", 0, offset)
+            kept = entry.records[:records]
+            self._entries[key] = _ParsedLines(
+                entry.prefix[:offset], lines, kept,
+                [problem for problem in entry.problems if problem.line_number <= lines],
+                _turn_max(kept))
 
     def _shrink(self) -> None:
         total = sum(len(entry.prefix) for entry in self._entries.values())

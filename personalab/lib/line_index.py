@@ -225,3 +225,15 @@ def _append(path: Path, records: np.ndarray, loaded: _Stored) -> None:
         handle.truncate(whole)  # a torn record left by a killed writer
         handle.seek(whole)
         handle.write(records.tobytes())
+
+
+def line_index_cut(path: Path, keep: int) -> None:
+    """Keep only the index's first `keep` records: the file was changed from the end of that
+    line on (a tail change), so the next read checks those and indexes only the new lines, not
+    a search for where the file changed. Like every write here, only a cache: a failure or a
+    stale index costs the next read a rebuild of what does not match."""
+    with contextlib.suppress(OSError), open(index_path(path), "r+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        if handle.read(HEADER_BYTES) != _header():
+            return
+        handle.truncate(HEADER_BYTES + keep * RECORD.itemsize)
