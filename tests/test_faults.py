@@ -654,3 +654,26 @@ async def test_llm_failure_over_sse_sends_error_then_done(async_client, instance
     assert kinds[-2:] == ["error", "done"]
     done = json.loads(body.strip().split("\n\n")[-1].split("\n")[1].removeprefix("data: "))
     assert done["error"] is True
+
+
+# --- a full disk during a change at the end of a session (personalab/lib/session_tail.py) --
+
+
+@pytest.mark.parametrize("only", [_is_session, lambda path: path.name.endswith(".tail.tmp")],
+                         ids=["the session's new tail", "the journal"])
+def test_a_change_on_a_full_disk_leaves_the_session_as_it_was(store, disk_full, only):
+    store.session_create("inst_001", "sess_001")
+    for turn in (1, 2):
+        store.session_append("inst_001", "sess_001", {"role": "user", "content": "q", "turn": turn})
+        store.session_append("inst_001", "sess_001",
+                             {"role": "assistant", "content": "a", "turn": turn})
+    path = store.session_path("inst_001", "sess_001")
+    before = path.read_bytes()
+    disk_full(free=20, only=only, failures=1)  # writing over bytes already there still works
+    with pytest.raises(OSError):
+        store.session_tail_replace("inst_001", "sess_001", first=3, lines=[
+            {"role": "assistant", "content": "长" * 200, "turn": 2}])
+    assert path.read_bytes() == before
+    assert _temp_files(store.root) == []
+    assert not list(path.parent.glob(".*.tail"))
+    assert store.session_read("inst_001", "sess_001").lines[-1]["content"] == "a"

@@ -840,8 +840,10 @@ class FileStore:
                      extra: dict[str, Any]) -> TailChange:
         path = self.session_path(instance_id, session_id)
         backup = self._backup_path_new(instance_id, session_id)
+        # The index's CRC of the file up to the last line kept: that of the bytes before offset.
         record = tail_replace(path, data, offset=offset, new=body + then, backup=backup,
-                              extra={"session_id": session_id, **extra})
+                              extra={"session_id": session_id, **extra},
+                              prefix_crc=int(index.records["crc"][kept - 1]) if kept else 0)
         line_index_cut(path, kept)
         kinds = index.records["kind"][:kept]
         SESSION_CACHE.cut(path, offset=offset, records=int(np.count_nonzero(

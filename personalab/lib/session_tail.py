@@ -91,21 +91,34 @@ def backup_parse(data: bytes) -> tuple[TailBackup, bytes] | None:
 
 
 def tail_replace(path: Path, data: bytes, *, offset: int, new: bytes, backup: Path,
-                 extra: dict[str, Any]) -> TailBackup:
+                 extra: dict[str, Any], prefix_crc: int | None = None) -> TailBackup:
     """Replace `data[offset:]` (`data`: the file's bytes now, read under the instance lock)
-    with `new`; the old tail ends up in `backup`. Steps and crash rules in the module's doc."""
-    record = TailBackup(offset=offset, size_before=len(data), prefix_crc=zlib.crc32(
-        memoryview(data)[:offset]), new_size=len(new), new_crc=zlib.crc32(new), extra=extra)
+    with `new`; the old tail ends up in `backup`. `prefix_crc`: the CRC-32 of data[:offset]
+    when the caller knows it (the line index does). Steps and crash rules in the module's doc."""
+    if prefix_crc is None:
+        prefix_crc = zlib.crc32(memoryview(data)[:offset])
+    record = TailBackup(offset=offset, size_before=len(data), prefix_crc=prefix_crc,
+                        new_size=len(new), new_crc=zlib.crc32(new), extra=extra)
     journal = journal_path(path)
     temporary = journal.with_name(journal.name + ".tmp")
-    with open(temporary, "wb") as handle:
-        handle.write(record.header())
-        handle.write(memoryview(data)[offset:])
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, journal)
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(record.header())
+            handle.write(memoryview(data)[offset:])
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, journal)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
     fsync_dir(path.parent)
-    _tail_write(path, offset, new)
+    try:
+        _tail_write(path, offset, new)
+    except OSError:  # a full disk: the old tail back now, not at the next repair
+        with contextlib.suppress(OSError):
+            tail_recover(path, backup)
+        raise
     backup.parent.mkdir(parents=True, exist_ok=True)
     os.replace(journal, backup)
     fsync_dir(path.parent)  # the journal's end is durable before anything is appended
