@@ -28,7 +28,6 @@ import json
 import os
 import re
 import shutil
-import tempfile
 import threading
 import zlib
 from collections import OrderedDict
@@ -45,8 +44,9 @@ from personalab.lib.jsontext import json_loads, json_loads_for, surrogates_repla
 from personalab.lib.line_index import (ASSISTANT, BAD, BLANK, MESSAGE_KINDS, METADATA, SHOWN_KINDS,
                                        SUMMARY, USER, LineIndex, Unindexable, index_path,
                                        line_index_cut, line_index_read)
-from personalab.lib.session_tail import (file_fingerprint, fsync_dir, journal_path,
-                                         tail_recover, tail_replace)
+from personalab.lib.atomic import fsync_dir, write_bytes_atomic
+from personalab.lib.session_tail import (file_fingerprint, journal_path, tail_recover,
+                                         tail_replace)
 from personalab.lib.lines import line_parse, session_line_problem
 from personalab.lib.locks import FlockLock, LockFactory, flock_factory, held_lock
 from personalab.lib.locks import InstanceLock as LockProtocol
@@ -221,26 +221,6 @@ def json_keys_per_line(data: dict[str, Any]) -> str:
 
 def write_text_atomic(path: Path, payload: str, *, durable: bool = True) -> None:
     write_bytes_atomic(path, payload.encode("utf-8"), durable=durable)
-
-
-def write_bytes_atomic(path: Path, payload: bytes, *, durable: bool = True) -> None:
-    """`durable=False` skips the fsyncs: the rename still leaves the old or the new file after
-    a kill -9; only a power cut may lose the write."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp_name)
-        raise
-    if durable:
-        fsync_dir(path.parent)
 
 
 def read_json(path: Path, *, what: str) -> Any:

@@ -30,20 +30,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from personalab.lib.atomic import fsync_dir, write_bytes_atomic
+
 HEADER_TYPE = "tail_backup"
 
 
 def journal_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.tail")
-
-
-def fsync_dir(folder: Path) -> None:
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
 
 
 def file_fingerprint(data: bytes) -> str:
@@ -100,19 +93,7 @@ def tail_replace(path: Path, data: bytes, *, offset: int, new: bytes, backup: Pa
     record = TailBackup(offset=offset, size_before=len(data), prefix_crc=prefix_crc,
                         new_size=len(new), new_crc=zlib.crc32(new), extra=extra)
     journal = journal_path(path)
-    temporary = journal.with_name(journal.name + ".tmp")
-    try:
-        with open(temporary, "wb") as handle:
-            handle.write(record.header())
-            handle.write(memoryview(data)[offset:])
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, journal)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
-    fsync_dir(path.parent)
+    write_bytes_atomic(journal, record.header() + data[offset:])
     try:
         _tail_write(path, offset, new)
     except OSError:  # a full disk: the old tail back now, not at the next repair
