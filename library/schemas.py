@@ -71,6 +71,19 @@ class CharacterIn(LibraryItem):
     creator_notes: Any = _typed("string", "card field")
     alternate_greetings: Any = _typed(_TEXT_LIST, "card field: swipes of the first message, in "
                                                   "order (the whole list; empty ones are removed)")
+    depth_prompt: Any = _typed(
+        {"type": ["object", "null"], "properties": {
+            "prompt": {"type": "string"},
+            "depth": {"type": "integer", "minimum": 0, "maximum": 999, "default": 4},
+            "role": {"type": "string", "enum": ["system", "user", "assistant"],
+                     "default": "system"}}},
+        "Character's Note (card data.extensions.depth_prompt), woven into the conversation at "
+        "`depth` messages from its end; depth and role left out keep the stored ones; an empty "
+        "prompt or null removes it")
+    talkativeness: Any = _typed(
+        {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+        "card data.extensions.talkativeness: how readily the character speaks in a group "
+        "(0..1); null removes it (0.5 applies)")
 
 
 class CharacterOut(LibraryItem):

@@ -9,6 +9,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from library.avatars import avatar_file, avatar_write, image_kind
+from library.card_extensions import depth_prompt_edited, extensions_applied, talkativeness_edited
 from library.errors import LibraryConflict, LibraryError, LibraryForbidden, LibraryNotFound
 from library.models import Background, Character, Lorebook, Persona
 from library.selectors import (character_for_edit, item_for_edit, item_for_use,
@@ -98,12 +99,27 @@ def _card_with_fields(card: Any, data: dict[str, Any]) -> Any:
         greetings = _greetings_edited(current, data["alternate_greetings"])
         if greetings is not None:
             edits["alternate_greetings"] = greetings
-    if not edits:
+    extension_edits = _extension_edits(card, data)
+    if not edits and not extension_edits:
         return card
     card = copy.deepcopy(card) if isinstance(card, dict) else {
         "spec": "chara_card_v3", "spec_version": "3.0", "data": {}}
     card.setdefault("data", {}).update(edits)
+    if extension_edits:
+        card["data"]["extensions"] = extensions_applied(card["data"].get("extensions"),
+                                                        extension_edits)
     return card
+
+
+def _extension_edits(card: Any, data: dict[str, Any]) -> dict[str, Any]:
+    """The Character's Note and talkativeness as edited, only where they changed."""
+    extensions = ((card or {}).get("data") or {}).get("extensions")
+    edited = {}
+    if "depth_prompt" in data:
+        edited["depth_prompt"] = depth_prompt_edited(extensions, data["depth_prompt"])
+    if "talkativeness" in data:
+        edited["talkativeness"] = talkativeness_edited(extensions, data["talkativeness"])
+    return {name: value for name, value in edited.items() if value is not None}
 
 
 def _greetings_edited(current: Any, posted: Any) -> list[Any] | None:

@@ -16,6 +16,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from library import lorebook_services, selectors, services
 from library.avatars import avatar_file, content_type
+from library.card_extensions import DEPTH_PROMPT_DEFAULT_DEPTH, depth_prompt_read, talkativeness_read
+from library.card_extensions import ROLES as NOTE_ROLES
 from library.errors import LibraryError, LibraryForbidden, LibraryNotFound
 from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS
 from library.worldinfo import setting
@@ -86,6 +88,8 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
             added = request.POST.get("alternate_greeting_new", "")
             data["alternate_greetings"] = [*request.POST.getlist("alternate_greetings"),
                                            *([added] if added.strip() else [])]
+        if "depth_prompt" in request.POST:
+            data["depth_prompt"] = _note_posted(request.POST)
         try:
             saved_id = services.character_save(store, data=data, character_id=character_id,
                                                user=request.user)
@@ -101,10 +105,28 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
     return render(request, "library/character_form.html",
                   {"definition": definition, "character_id": character_id, "error": error,
                    "lorebooks": selectors.lorebooks_visible_to(user=request.user),
-                   "card": card_data,
+                   "card": card_data, "roles": NOTE_ROLES,
+                   "extensions": _extensions_shown(card_data, request.POST if error else None),
                    "ownership": _ownership(request, definition, "character", character_id),
                    **_story_start_choices(request, character_id)},
                   status=status)
+
+
+def _note_posted(form) -> dict[str, str]:
+    return {"prompt": form.get("depth_prompt", ""), "role": form.get("depth_prompt_role", ""),
+            "depth": form.get("depth_prompt_depth", "")}
+
+
+def _extensions_shown(card_data: dict, posted) -> dict:
+    """The Character's Note and talkativeness boxes: as stored, or as posted when refused
+    (so nothing typed is lost)."""
+    if posted is not None and "depth_prompt" in posted:
+        return {"note": _note_posted(posted), "talkativeness": posted.get("talkativeness", "")}
+    extensions = card_data.get("extensions")
+    talkativeness = talkativeness_read(extensions)
+    return {"note": depth_prompt_read(extensions) or {
+                "prompt": "", "depth": DEPTH_PROMPT_DEFAULT_DEPTH, "role": "system"},
+            "talkativeness": "" if talkativeness is None else f"{talkativeness:g}"}
 
 
 def _story_start_choices(request: HttpRequest, character_id: str | None) -> dict:

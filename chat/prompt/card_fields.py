@@ -20,11 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chat.prompt.examples import examples_parse
+from library.card_extensions import depth_prompt_read
 from library.cards import persona_split
 
-DEPTH_PROMPT_DEFAULT_DEPTH = 4
 DEPTH_PROMPT_PRIORITY = 900  # dropped after lore, before the author's note (1000)
-ROLES = ("system", "user", "assistant")
 
 
 @dataclass
@@ -49,15 +48,11 @@ def _text(data: dict[str, Any], name: str) -> str:
 
 
 def _depth_prompt(data: dict[str, Any]) -> dict[str, Any] | None:
-    raw = (data.get("extensions") or {}).get("depth_prompt")
-    if not isinstance(raw, dict) or not _text(raw, "prompt").strip():
+    note = depth_prompt_read(data.get("extensions"))
+    if note is None:
         return None
-    depth = raw.get("depth")
-    depth = depth if isinstance(depth, int) and not isinstance(depth, bool) and depth >= 0 \
-        else DEPTH_PROMPT_DEFAULT_DEPTH
-    role = raw.get("role") if raw.get("role") in ROLES else "system"
-    return {"name": "depth_prompt", "content": raw["prompt"], "position": "depth",
-            "depth": depth, "role": role, "priority": DEPTH_PROMPT_PRIORITY}
+    return {"name": "depth_prompt", "content": note["prompt"], "position": "depth",
+            "depth": note["depth"], "role": note["role"], "priority": DEPTH_PROMPT_PRIORITY}
 
 
 def card_fields_read(definition: dict[str, Any], *, base_persona: str) -> CardFields:
