@@ -413,7 +413,8 @@ def _export_record(line: dict[str, Any], *, user_name: str, character_name: str,
     if line.get("type") == "note":
         return _written_back({
             "name": line.get("name") or "System", "is_user": False,
-            "is_system": line.get("is_system", True), "send_date": send_date,
+            "is_system": True if line.get("hidden") else line.get("is_system", True),
+            "send_date": send_date,
             "mes": line.get("content", ""),
             "extra": {"type": "narrator", "personalab_type": "note"}}, line)
     if line.get("type") == SUMMARY_TYPE:

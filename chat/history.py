@@ -33,7 +33,7 @@ from personalab.lib.errors import AppError
 from personalab.lib.filestore import (FileStore, InstanceBusy, SessionRead, StoreError,
                                       TailChange, read_session_file, utc_now)
 from personalab.lib.ids import is_valid_id
-from personalab.lib.line_index import ASSISTANT, MESSAGE_KINDS, SUMMARY, SYSTEM, USER
+from personalab.lib.line_index import ASSISTANT, MESSAGE_KINDS, NOTE, SUMMARY, SYSTEM, USER
 from personalab.lib.session_tail import backup_parse, file_fingerprint
 
 Clock = Callable[[], float]
@@ -102,7 +102,8 @@ def _file_unchanged(path: Path, record: dict[str, Any]) -> bool:
 
 
 def _is_editable(line: dict[str, Any]) -> bool:
-    return line.get("role") in ("user", "assistant") or line.get("type") == "summary"
+    # Narrator / system notes too: SillyTavern lets any message be edited, hidden or deleted.
+    return line.get("role") in ("user", "assistant") or line.get("type") in ("summary", "note")
 
 
 def _text_checked(text: object) -> str:
@@ -261,7 +262,7 @@ def messages_page(store: FileStore, *, instance_id: str, session_key: str,
             "streaming": read.partial is not None}
 
 
-EDITABLE_KINDS = (USER, ASSISTANT, SUMMARY)
+EDITABLE_KINDS = (USER, ASSISTANT, SUMMARY, NOTE)
 
 
 def _page_pick(size: int, page: int | None, chosen: dict[str, int]
@@ -382,15 +383,16 @@ def message_hide(store: FileStore, *, instance_id: str, session_id: str, index: 
     """Hide a message from the model (SillyTavern's ghost / is_hidden) or show it again. The
     line stays in the file and on the page with `hidden: true`, the flag imported hidden lines
     carry; prompts, lore scans, summaries, recaps and recall leave it out. Clicking again
-    is the undo."""
+    is the undo. A narrator note is never sent anyway: hidden, it is exported with
+    SillyTavern's `is_system: true`."""
     if not isinstance(hidden, bool):
         raise HistoryError("hidden must be true or false", fields={"hidden": "true or false"})
     lock = _lock(store, instance_id)
     try:
         read = _session_checked(store, instance_id, session_id, pick=_from(index))
         old = _line_at(read, index, fingerprint)
-        if old.get("role") not in ("user", "assistant"):
-            raise HistoryError("only messages can be hidden, not summaries",
+        if old.get("role") not in ("user", "assistant") and old.get("type") != "note":
+            raise HistoryError("only messages and narrator notes can be hidden, not summaries",
                                fields={"index": "not a message"})
         if bool(old.get("hidden")) == hidden:
             return {"changed": False, "line": old}

@@ -501,7 +501,7 @@ def test_a_history_page_of_a_long_session_shows_what_a_whole_read_shows(store, i
                       "turn": n // 2 + 1, **({"hidden": True} if n % 97 == 0 else {})})
         if n % 300 == 0:
             lines.append({"type": "summary", "content": f"摘要句{n}"})
-            lines.append({"type": "note", "content": "注"})
+            lines.append({"type": "note", "content": f"旁白句{n}"})  # notes are listed too
     store.session_rewrite(instance, "sess_001", [read.metadata, *lines])
     with store.session_path(instance, "sess_001").open("ab") as handle:
         handle.write(b'{"role": "user", broken}\n'
@@ -513,7 +513,7 @@ def test_a_history_page_of_a_long_session_shows_what_a_whole_read_shows(store, i
         whole = history.messages_page(store, instance_id=instance, session_key="sess_001",
                                       page=page, page_size=100, query="句")
         assert {**paged, "query": ""} == {**whole, "query": ""}
-        assert paged["total"] == 2509 and paged["streaming"] and len(paged["problems"]) == 1
+        assert paged["total"] == 2518 and paged["streaming"] and len(paged["problems"]) == 1
         assert paged["rows"][-1]["is_last_reply"] is (page in (None, 999))
     row = next(r for r in history.session_list(store, instance_id=instance)
                if r["session_id"] == "sess_001")

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.e2e.conftest import (SIZES, Server, browser_missing_reason, no_sideways_scroll,
-                                screenshot_take)
+from tests.e2e.conftest import (PHONE, SIZES, Server, browser_missing_reason, instance_new,
+                                no_sideways_scroll, screenshot_take)
 from tests.e2e.test_chat_extras import _api
 
 if TYPE_CHECKING:
@@ -79,4 +79,68 @@ def test_the_characters_note_is_seen_and_edited_on_the_character_page(
     assert extensions["talkativeness"] == 0.8
     exported = page.request.get(f"{server.url}/api/v1/characters/{character_id}/card.json")
     assert json.loads(exported.body())["data"]["extensions"]["depth_prompt"]["depth"] == 1
+    assert page.js_errors == []
+
+
+def _st_chat_with_a_narrator_line(path: Path) -> Path:
+    records = [{"user_name": "Tom", "character_name": "Alserqi", "create_date": "2024-10-03",
+                "chat_metadata": {}},
+               {"name": "Tom", "is_user": True, "is_system": False,
+                "send_date": "October 3, 2024 8:02pm", "mes": "Where are we?", "extra": {}},
+               {"name": "Narrator", "is_user": False, "is_system": True,
+                "send_date": "October 3, 2024 8:03pm", "mes": "Dust covers the road.",
+                "extra": {"type": "narrator"}},
+               {"name": "Alserqi", "is_user": False, "is_system": False,
+                "send_date": "October 3, 2024 8:04pm", "mes": "North of the wall.", "extra": {}}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def _note_text(server: Server, instance_id: str) -> list[str]:
+    return [line["content"] for line in server.session_lines(instance_id)
+            if line.get("type") == "note"]
+
+
+@SIZES
+def test_a_narrator_line_is_edited_hidden_and_deleted_with_undo(
+        page: Page, server: Server, tmp_path: Path, size: dict) -> None:
+    page.set_viewport_size(size)
+    instance_id = instance_new(page, server)
+    if size == PHONE:
+        page.locator("[data-testid=drawer-toggle]").click()
+    page.locator("#chat-import input[type=file]").set_input_files(
+        str(_st_chat_with_a_narrator_line(tmp_path / "road.jsonl")))
+    page.locator("#chat-import button[type=submit]").click()
+    page.wait_for_selector("#import-report")
+    if size == PHONE:
+        page.keyboard.press("Escape")
+    note = page.locator("[data-testid=message].note")
+    note.scroll_into_view_if_needed()
+    for action in ("edit", "hide", "delete"):
+        assert note.locator(f"[data-testid={action}]").is_visible()
+    no_sideways_scroll(page)
+    screenshot_take(page, f"cards6_narrator_actions_{size['width']}", full_page=False)
+
+    note.locator("[data-testid=edit]").click()
+    box = page.locator("[data-testid=edit-box]")
+    box.fill("Dust and ash cover the road.")
+    page.locator("[data-testid=edit-save]").click()
+    page.wait_for_function("() => document.querySelector('[data-testid=message].note .text')"
+                           ".textContent.includes('ash')")
+    assert _note_text(server, instance_id) == ["Dust and ash cover the road."]
+
+    note = page.locator("[data-testid=message].note")
+    note.locator("[data-testid=hide]").click()
+    page.wait_for_selector("[data-testid=message].note.hidden-from-model")
+    note = page.locator("[data-testid=message].note")
+    assert "hidden" in note.inner_text().lower()
+    assert next(line for line in server.session_lines(instance_id)
+                if line.get("type") == "note")["hidden"] is True
+
+    note.locator("[data-testid=delete]").click()
+    page.wait_for_function("() => !document.querySelector('[data-testid=message].note')")
+    assert _note_text(server, instance_id) == []
+    page.locator(".toast button, [data-testid=undo]").first.click()
+    page.wait_for_selector("[data-testid=message].note")
+    assert _note_text(server, instance_id) == ["Dust and ash cover the road."]
     assert page.js_errors == []
