@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 from chat import services
 from chat.members import members_of, members_title
 from chat.speakers import STRATEGIES
-from library.selectors import characters_visible_to
+from library.selectors import character_choices
 from personalab.lib.errors import AppError
 from personalab.lib.filestore import FileStore, InstanceBusy
 from personalab.storage import get_store
@@ -27,7 +27,7 @@ def members_context(store: FileStore, *, user, state: dict[str, Any]) -> dict[st
     return {"members": members, "members_title": members_title(members),
             "reply_order": state.get("reply_order") or "natural",
             "reply_orders": reply_orders(),
-            "member_choices": [c for c in characters_visible_to(user=user).order_by("name")
+            "member_choices": [c for c in character_choices(user=user)
                                if c.character_id not in taken]}
 
 

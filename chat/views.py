@@ -21,7 +21,7 @@ from chat.member_views import members_context, reply_orders
 from chat.models import Trace
 from chat.prompt.language import AUTO, PROMPT_LOCALES
 from director.services import director_status
-from library.selectors import (backgrounds_visible_to, characters_visible_to,
+from library.selectors import (backgrounds_visible_to, character_choices,
                                lorebooks_visible_to, persona_effective, personas_visible_to)
 from memory.services import NOTE_ROLES, authors_note_save
 from personalab.lib.config_schema import base_url_error, whole_number
@@ -45,7 +45,7 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "chat/home.html", {
         "instances": [entry for entry in overview if not entry["archived"]],
         "archived_instances": [entry for entry in overview if entry["archived"]],
-        "characters": characters_visible_to(user=request.user),
+        "characters": character_choices(user=request.user),
         "backgrounds": backgrounds_visible_to(user=request.user),
         "account_generation": services.generation_defaults_read(get_store(), user=request.user),
         "reply_orders": reply_orders(),

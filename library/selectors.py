@@ -18,6 +18,7 @@ from library.errors import LibraryForbidden, LibraryNotFound
 from library.models import Background, Character, Lorebook, Persona
 from personalab.lib.filestore import FileStore, MissingFile, StoreError
 from personalab.lib.ids import InvalidId, is_valid_id
+from personalab.lib.names import labels_distinct
 
 DEFAULT_USER_NAME = "User"
 KINDS = {"character": "character_read", "background": "background_read",
@@ -103,6 +104,16 @@ def _visible(rows: QuerySet, user) -> QuerySet:
 
 def characters_visible_to(*, user) -> QuerySet[Character]:
     return _visible(Character.objects.select_related("owner"), user)
+
+
+def character_choices(*, user) -> list[Character]:
+    """The characters a picker offers, by name, each with a `label`: the name, and the id
+    after it when another character this account sees has the same name."""
+    rows = list(characters_visible_to(user=user).order_by("name", "character_id"))
+    labels = labels_distinct((row.character_id, row.name) for row in rows)
+    for row in rows:
+        row.label = labels[row.character_id]
+    return rows
 
 
 def backgrounds_visible_to(*, user) -> QuerySet[Background]:

@@ -133,8 +133,7 @@ def _story_start_choices(request: HttpRequest, character_id: str | None) -> dict
     """The characters and backgrounds a story with this character can start with."""
     if not character_id:
         return {}
-    return {"start_characters": selectors.characters_visible_to(user=request.user)
-            .order_by("name"),
+    return {"start_characters": selectors.character_choices(user=request.user),
             "backgrounds": selectors.backgrounds_visible_to(user=request.user)}
 
 
