@@ -144,3 +144,36 @@ def test_a_narrator_line_is_edited_hidden_and_deleted_with_undo(
     page.wait_for_selector("[data-testid=message].note")
     assert _note_text(server, instance_id) == ["Dust and ash cover the road."]
     assert page.js_errors == []
+
+
+@SIZES
+def test_two_imports_of_one_card_are_told_apart_in_every_picker(
+        page: Page, server: Server, tmp_path: Path, size: dict) -> None:
+    page.set_viewport_size(size)
+    name = f"Doctor Ilse Marr {size['width']}"
+    path = tmp_path / "ilse.json"
+    path.write_text(json.dumps(_card(name)))
+    first, second = _card_import(page, server, path), _card_import(page, server, path)
+    assert first != second
+
+    page.goto(f"{server.url}/")
+    picker = page.locator("form[action='/instances/new'] select[name=character_id]")
+    labels = [text.strip() for text in picker.locator("option").all_inner_texts()
+              if name in text]
+    assert labels == [f"{name} ({first})", f"{name} ({second})"]
+    ticks = page.locator("[data-testid=start-group] label.check")
+    assert ticks.filter(has_text=f"{name} ({second})").is_visible()
+    no_sideways_scroll(page)
+    screenshot_take(page, f"cards6_same_names_home_{size['width']}")
+
+    picker.select_option(first)
+    page.click("form[action='/instances/new'] button[type=submit]")
+    page.wait_for_url(f"{server.url}/instances/*/")
+    if size == PHONE:
+        page.locator("[data-testid=drawer-toggle]").click()
+    add = page.locator("select[aria-label='Character to add']")
+    offered = [text.strip() for text in add.locator("option").all_text_contents() if name in text]
+    assert offered == [f"{name} ({second})"]
+    # The characters keep the name their user gave them.
+    assert _api(page, server, "GET", f"/characters/{second}")["name"] == name
+    assert page.js_errors == []
