@@ -112,6 +112,12 @@ def test_regenerate_continue_and_swipe_rewrite_only_the_last_reply(
     assert rows[-1]["content"] == "the first reply"
     assert rows[-2]["content"] == "tell me"
     assert _file(store, instance)[:reply_start] == before[:reply_start]
+    exported = as_alice("get", f"/api/v1/instances/{instance}/sessions/sess_001/export"
+                               "?format=jsonl")
+    last = json.loads(exported.content.splitlines()[-1])
+    assert last["mes"] == "the first reply"
+    assert last["swipes"][last["swipe_id"]] == "the first reply"
+    assert "the second reply and more" in last["swipes"]
     trace = _trace(as_alice, first[-1]["trace_id"])
     assert trace["messages"] == first_prompt and trace["conversation_source"] == "session"
 
