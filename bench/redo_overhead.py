@@ -5,7 +5,9 @@ cost as the session grows: the app's own time and the bytes it writes.
 
 Runs in this process (Django set up on a temp data folder, as bench/turn_overhead.py) with a
 provider that answers at once, on sessions of 10, 1,000 and 10,000 messages in the last-10
-mode. Each action is timed --repeat times on the same session (median); between two regenerates
+mode (--whole: the default mode, the whole session in the prompt; 2,000 messages is about the
+most the default max_total_tokens takes). Each action is timed --repeat times on the same
+session (median); between two regenerates
 the session keeps growing its alternatives, as a player's would. "Written" is what the process
 handed to write() meanwhile (/proc/self/io wchar): the session file, its line index, backups,
 the trace file and its database row. The session cache is warm, as in a running server.
@@ -116,6 +118,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--sizes", default="10,1000,10000")
+    parser.add_argument("--whole", action="store_true",
+                        help="the whole session in the prompt (the default mode; a session over "
+                             "max_total_tokens refuses the regenerate and continue)")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     print(f"machine: {h.machine_describe()} load {os.getloadavg()[0]:.2f}")
@@ -126,7 +131,7 @@ def main() -> None:
         tokenizer_name()
         store, owner, character_id, background_id = t.library_seed(data_dir)
         config = store.config_read()
-        config["preferences"]["conversation_load_all"] = False
+        config["preferences"]["conversation_load_all"] = args.whole
         store.config_write(config)
         figures = {size: size_measure(store, owner, character_id, background_id, size,
                                       args.repeat) for size in sizes}
