@@ -23,7 +23,7 @@ from chat.streaming import aside_stream, chat_stream
 from chat.group import conversation_turn
 from chat.turn import TurnRefused, validate_user_text
 from director.services import director_status
-from personalab.lib.errors import AppError, Invalid
+from personalab.lib.errors import AppError, Invalid, naming_field
 from personalab.lib.generation import generation_from_st_preset
 from personalab.lib.ids import validate_id
 from personalab.storage import get_store
@@ -170,7 +170,8 @@ def instance_background(request: HttpRequest, instance_id: str, payload: Backgro
                               "true` as `aside_token` events ending in one `aside_done`).")
 async def chat(request: HttpRequest, payload: ChatIn):
     instance_id = validate_id(payload.instance_id, kind="instance id")
-    await sync_to_async(services.instance_for_user)(request.auth, instance_id)
+    with naming_field("instance_id"):
+        await sync_to_async(services.instance_for_user)(request.auth, instance_id)
     if payload.query is None:
         raise Invalid("query", "Field required", code="missing_field")
     try:
@@ -236,10 +237,10 @@ def current_response(request: HttpRequest, instance_id: str, session_id: str,
                      turn: int | None = None):
     """Seed reconnect: what the file holds for turn N (the single source of truth)."""
     services.instance_for_user(request.auth, instance_id)
-    validate_id(session_id, kind="session id")
+    store = get_store()
+    _session_live(store, instance_id, session_id)
     if turn is not None and turn < 1:
         raise AppError("invalid", 400, "turn must be 1 or more", {"turn": "at least 1"})
-    store = get_store()
     # A reconnect asks about the newest turn: only the file's last lines are parsed.
     read = services.session_read_repaired(store, instance_id, session_id, newest=2)
     turn = read.last_turn if turn is None else turn
@@ -254,7 +255,10 @@ def current_response(request: HttpRequest, instance_id: str, session_id: str,
     streaming = read.partial is not None and read.partial.get("turn") == turn
     if streaming:
         reply = read.partial
-    if reply is None:
+    if reply is None and turn > read.last_turn + 1:
+        raise AppError("not_found", 404, f"session {session_id!r} has no turn {turn} "
+                       f"(its last is {read.last_turn})", {"turn": "no such turn"})
+    if reply is None:  # the player's line is in (or about to be): the reply may still come
         return {"turn": turn, "content": "", "status": "pending", "session_id": session_id}
     return {"turn": turn, "session_id": session_id,
             "status": "streaming" if streaming else "complete",
@@ -264,6 +268,12 @@ def current_response(request: HttpRequest, instance_id: str, session_id: str,
 
 
 # --- sessions and traces --------------------------------------------------------------------
+
+
+def _session_live(store, instance_id: str, session_id: str) -> None:
+    validate_id(session_id, kind="session id")
+    if not store.session_path(instance_id, session_id).exists():
+        raise services.NotFound(f"session {session_id!r} not found")
 
 
 def _session_owner(user, session_id: str, wanted: str | None) -> str:
@@ -431,7 +441,7 @@ def chat_import(request: HttpRequest, instance_id: str, file: File[UploadedFile]
 def chat_export(request: HttpRequest, instance_id: str, session_id: str,
                 format: Literal["jsonl", "md"] = "jsonl", character: str | None = None):
     services.instance_for_user(request.auth, instance_id)
-    validate_id(session_id, kind="session id")
+    _session_live(get_store(), instance_id, session_id)
     body, content_type = services.session_export(get_store(), instance_id=instance_id,
                                                  session_id=session_id, fmt=format,
                                                  character=character)

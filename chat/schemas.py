@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from ninja import Field, Schema
+from pydantic import StrictBool
 
 
 class InstanceIn(Schema):
@@ -48,7 +49,7 @@ class InstanceDetail(InstanceOut):
 class ChatIn(Schema):
     instance_id: str
     query: str | None = None
-    stream: bool = False
+    stream: StrictBool = False
     speaker: str | None = Field(None, description="The character who answers (its id).")
     mode: Literal["turn", "aside"] = Field(
         "turn", description="`aside`: a quick word with one character (default the story's), "
@@ -122,7 +123,7 @@ class InstanceUpdateIn(Schema):
     """Only the fields sent change; `null` in `generation` removes a setting."""
 
     name: str | None = None
-    archived: bool | None = None
+    archived: StrictBool | None = None
     generation: dict[str, Any] | None = None
     persona_id: str | None = None
     reply_order: str | None = Field(None, description="natural, list, manual or everyone")
@@ -141,7 +142,7 @@ class MessageEditIn(Schema):
 
     fingerprint: str
     text: str | None = None
-    hidden: bool | None = None
+    hidden: StrictBool | None = None
 
 
 class BranchIn(Schema):
@@ -219,13 +220,14 @@ class BackgroundSwitchIn(Schema):
 
 class MemberIn(Schema):
     character_id: str
-    muted: bool = False
+    muted: StrictBool = False
     talkativeness: float | None = Field(
         None, ge=0, le=1, description="0..1; the card's talkativeness when left out.")
 
 
 class MemberChangeIn(Schema):
-    muted: bool | None = Field(None, description="A muted member answers only when picked.")
+    muted: StrictBool | None = Field(None,
+                                     description="A muted member answers only when picked.")
     talkativeness: float | None = Field(None, ge=0, le=1)
 
 

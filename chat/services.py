@@ -26,7 +26,7 @@ from library.selectors import (background_for_use, character_for_use, lorebooks_
                                persona_effective, persona_for_user)
 from library.services import (background_index, character_index, lorebook_ids_checked,
                               lorebook_index, persona_index, user_for_username)
-from personalab.lib.errors import AppError, Invalid
+from personalab.lib.errors import AppError, Invalid, naming_field
 from personalab.lib.filestore import (DEFAULT_CONFIG, DEFAULT_MODULES, FileStore, IdTaken,
                                       InstanceBusy, SessionRead, StoreError, read_session_bytes,
                                       utc_now)
@@ -58,16 +58,19 @@ def instance_create(store: FileStore, *, owner, character_id: str | None = None,
     members = _members_validated(character_ids or ([character_id] if character_id else []),
                                  reply_order)
     character_id = members[0]
-    definitions = [character_for_use(store, user=owner, character_id=c) if owner is not None
-                   else store.character_read(c) for c in members]
+    with naming_field("character_ids" if character_ids else "character_id"):
+        definitions = [character_for_use(store, user=owner, character_id=c) if owner is not None
+                       else store.character_read(c) for c in members]
     definition = definitions[0]
     if background_id:
-        if owner is not None:
-            background_for_use(store, user=owner, background_id=background_id)
-        else:
-            store.background_read(background_id)
+        with naming_field("background_id"):
+            if owner is not None:
+                background_for_use(store, user=owner, background_id=background_id)
+            else:
+                store.background_read(background_id)
     if persona_id and owner is not None:
-        persona_for_user(user=owner, persona_id=persona_id)
+        with naming_field("persona_id"):
+            persona_for_user(user=owner, persona_id=persona_id)
     try:
         instance_id = store.dir_claim("instances", [instance_id] if instance_id else
                                       numbered_candidates("inst", store.instance_ids()))
@@ -636,7 +639,8 @@ def instance_background_switch(store: FileStore, *, user, instance_id: str,
     progress is kept (clamped to the new outline)."""
     if background_id is not None:
         validate_id(background_id, kind="background id")
-        background_for_use(store, user=user, background_id=background_id)
+        with naming_field("background_id"):
+            background_for_use(store, user=user, background_id=background_id)
     with store.instance_lock(instance_id):
         result = instance_switch_background(store, instance_id=instance_id,
                                             background_id=background_id)
@@ -655,7 +659,8 @@ def instance_member_add(store: FileStore, *, user, instance_id: str, character_i
     if not isinstance(character_id, str):
         raise Invalid("character_id", "name a character")
     character_id = validate_id(character_id, kind="character id")
-    definition = character_for_use(store, user=user, character_id=character_id)
+    with naming_field("character_id"):
+        definition = character_for_use(store, user=user, character_id=character_id)
     with store.instance_lock(instance_id):
         before = _member_state_read(store, instance_id)
         participants = _participants_complete(store, before)

@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from ninja import Schema
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 
 class PersonaIn(Schema):
     name: str
     description: str = ""
     visibility: Literal["private", "shared"] = "private"
-    default: bool = False
+    default: StrictBool = False
     persona_id: str | None = None
 
 
@@ -20,7 +20,7 @@ class PersonaUpdateIn(Schema):
     name: str | None = None
     description: str | None = None
     visibility: Literal["private", "shared"] | None = None
-    default: bool | None = None
+    default: StrictBool | None = None
 
 
 class PersonaOut(Schema):

@@ -167,8 +167,9 @@ def _ownership(data: dict[str, Any], existing: dict[str, Any], *, user) -> dict[
     """Owner and visibility of a saved item: a new item belongs to its creator (private unless
     asked otherwise); a change keeps the owner and may switch the visibility."""
     owner = existing.get("owner") if existing else (user.get_username() if user else None)
-    visibility = data.get("visibility") or (visibility_of(existing) if existing else
-                                            ("private" if owner else "shared"))
+    visibility = data.get("visibility")
+    if visibility in (None, ""):
+        visibility = visibility_of(existing) if existing else ("private" if owner else "shared")
     if visibility not in ("private", "shared"):
         raise LibraryError("visibility must be private or shared",
                            {"visibility": "must be 'private' or 'shared'"})
@@ -179,7 +180,7 @@ def _new_id(store: FileStore, data: dict[str, Any], *, key: str, prefix: str, na
             kind: str) -> str:
     """Claims the new item's folder: create never overwrites, and two workers creating at
     once get two ids. An id asked for that exists is refused with 409."""
-    if not data.get(key):
+    if data.get(key) in (None, ""):
         return store.dir_claim(kind, slug_candidates(prefix, name))
     try:
         item_id = validate_id(data[key], kind=key.replace("_", " "))
@@ -344,7 +345,8 @@ def character_save(store: FileStore, *, data: dict[str, Any], character_id: str 
     }
     for optional in ("pinned_prompt", "lorebook_ids", "card"):
         # A form sends every field; an empty one the file never had is not an edit.
-        if optional in data and (data[optional] or optional in existing):
+        if optional in data and (data[optional] not in (None, "", [])
+                                 or optional in existing):
             definition[optional] = _optional_clean(store, optional, data[optional], user=user,
                                                    existing=existing)
     card = _card_with_fields(definition.get("card"), data)

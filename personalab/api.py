@@ -112,7 +112,13 @@ def _error(request: HttpRequest, status: int, code: str, message: str,
 
 @api.exception_handler(AppError)
 def _app_error(request: HttpRequest, exc: AppError) -> HttpResponse:
-    return api.create_response(request, exc.as_json(), status=exc.status)
+    body = exc.as_json()
+    if getattr(exc, "path", None) is not None:
+        # A data-folder refusal names its file for whoever fixes it: the log keeps the whole
+        # path, a client gets it from the data folder down, never the server's own folders.
+        log.warning("%s (%s)", exc.message, request.path)
+        body["error"]["message"] = exc.message.replace(str(settings.PERSONALAB_DATA_DIR), "data")
+    return api.create_response(request, body, status=exc.status)
 
 
 def _field_name(loc: list[Any]) -> str:

@@ -6,6 +6,8 @@ The API turns it into `{"error": {"code", "message", "fields"}}` with `status`; 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 
@@ -40,3 +42,15 @@ class Invalid(AppError):
 class TooLarge(AppError):
     def __init__(self, message: str = "request body is too large") -> None:
         super().__init__("too_large", 413, message)
+
+
+@contextmanager
+def naming_field(field: str) -> Iterator[None]:
+    """A refusal raised while looking up the value a request sent in `field` (an unknown or
+    hidden character, background, ...) names that field, keeping its own status and words."""
+    try:
+        yield
+    except AppError as exc:
+        if not exc.fields:
+            exc.fields = {field: exc.message}
+        raise

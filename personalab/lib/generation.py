@@ -101,7 +101,8 @@ def generation_update(current: dict[str, Any], changes: Any) -> dict[str, Any]:
     for name, value in changes.items():
         if name not in FIELDS:
             problems[name] = f"unknown setting; known: {', '.join(FIELDS)}"
-        elif value is None or value == "" or value == []:
+        elif value is None or value == "" or (name == "stop" and value == []):
+            # "" is a form's empty box; [] unsets only the one list-valued setting
             updated.pop(name, None)
         else:
             try:

@@ -16,7 +16,19 @@ class Command(BaseCommand):
         password_file = settings.PERSONALAB_DATA_DIR / ".admin_password"
         if not User.objects.filter(is_superuser=True).exists():
             password = secrets.token_urlsafe(12)
-            User.objects.create_superuser("admin", "", password)
+            admin = User.objects.filter(username="admin").first()
+            if admin is None:
+                User.objects.create_superuser("admin", "", password)
+            elif not admin.has_usable_password():
+                # `reindex` on a fresh database recreated the owner the files name ("admin",
+                # the demo's) without a password: this is the first admin coming back.
+                admin.is_staff = admin.is_superuser = True
+                admin.set_password(password)
+                admin.save()
+            else:  # someone's own account: never taken over
+                self.stdout.write("An account named admin exists and is not a superuser; "
+                                  "create one with `python manage.py createsuperuser`.")
+                return
             password_file.parent.mkdir(parents=True, exist_ok=True)
             password_file.write_text(password + "\n")
             password_file.chmod(0o600)

@@ -1,0 +1,196 @@
+"""Differences between SPEC §7/§10 and the running app, found by driving a fresh clone from
+outside (REST with a bearer token only): each test is one of them."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+
+from chat.models import ApiToken
+
+
+def _call(client, user, method, url, body=None):
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(user)}"}
+    data = json.dumps(body) if body is not None else ""
+    return getattr(client, method)(url, data, content_type="application/json", **auth)
+
+
+def _fields(response) -> dict:
+    return response.json()["error"]["fields"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("value", ["yes", 1, "false"])
+def test_archived_that_is_not_true_or_false_is_refused_and_the_instance_stays_as_it_was(
+        client, alice, instance, value):
+    response = _call(client, alice, "put", f"/api/v1/instances/{instance}", {"archived": value})
+    assert response.status_code == 400
+    assert "archived" in _fields(response)
+    detail = _call(client, alice, "get", f"/api/v1/instances/{instance}").json()
+    assert detail.get("archived") in (None, False)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["temperature", "seed", "max_tokens"])
+def test_a_generation_setting_sent_as_a_list_is_refused_not_silently_removed(
+        client, alice, instance, name):
+    url = f"/api/v1/instances/{instance}"
+    good = {"temperature": 0.7, "seed": 7, "max_tokens": 300}[name]
+    assert _call(client, alice, "put", url, {"generation": {name: good}}).status_code == 200
+    response = _call(client, alice, "put", url, {"generation": {name: []}})
+    assert response.status_code == 400
+    assert f"generation.{name}" in _fields(response)
+    assert _call(client, alice, "get", url).json()["generation"][name] == good
+
+
+@pytest.mark.django_db
+def test_an_empty_stop_list_still_clears_the_stop_strings(client, alice, instance):
+    url = f"/api/v1/instances/{instance}"
+    _call(client, alice, "put", url, {"generation": {"stop": ["\nTom:"]}})
+    response = _call(client, alice, "put", url, {"generation": {"stop": []}})
+    assert response.status_code == 200
+    assert "stop" not in response.json()["generation"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("kind,key", [("characters", "character_id"),
+                                      ("backgrounds", "background_id"),
+                                      ("lorebooks", "lorebook_id")])
+@pytest.mark.parametrize("value", [[], {}, 0, False])
+def test_an_asked_for_id_of_the_wrong_type_is_refused_naming_it(client, alice, store, kind, key,
+                                                               value):
+    before = sorted(p.name for p in (store.root / kind).glob("*")) if (
+        store.root / kind).exists() else []
+    response = _call(client, alice, "post", f"/api/v1/{kind}", {key: value, "name": "Zed"})
+    assert response.status_code == 400
+    assert key in _fields(response)
+    after = sorted(p.name for p in (store.root / kind).glob("*")) if (
+        store.root / kind).exists() else []
+    assert after == before
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("kind", ["characters", "backgrounds", "lorebooks"])
+@pytest.mark.parametrize("value", [[], {}, 0])
+def test_a_visibility_of_the_wrong_type_is_refused_naming_it(client, alice, kind, value):
+    response = _call(client, alice, "post", f"/api/v1/{kind}", {"name": "Zed",
+                                                                 "visibility": value})
+    assert response.status_code == 400
+    assert "visibility" in _fields(response)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("kind", ["characters", "backgrounds"])
+def test_lorebook_ids_that_are_an_object_are_refused_naming_them(client, alice, kind):
+    response = _call(client, alice, "post", f"/api/v1/{kind}", {"name": "Zed",
+                                                                 "lorebook_ids": {}})
+    assert response.status_code == 400
+    assert "lorebook_ids" in _fields(response)
+
+
+@pytest.mark.django_db
+def test_an_unknown_character_background_or_persona_in_a_body_names_its_field(
+        client, alice, instance, character):
+    cases = [
+        ("post", "/api/v1/instances", {"character_id": "char_nope"}, "character_id"),
+        ("post", "/api/v1/instances", {"character_ids": [character, "char_nope"]},
+         "character_ids"),
+        ("post", "/api/v1/instances", {"character_id": character, "background_id": "bg_nope"},
+         "background_id"),
+        ("post", "/api/v1/instances", {"character_id": character, "persona_id": "p_nope"},
+         "persona_id"),
+        ("post", f"/api/v1/instances/{instance}/background", {"background_id": "bg_nope"},
+         "background_id"),
+        ("post", f"/api/v1/instances/{instance}/members", {"character_id": "char_nope"},
+         "character_id"),
+        ("post", "/api/v1/chat", {"instance_id": "inst_nope", "query": "hi"}, "instance_id"),
+    ]
+    for method, url, body, field in cases:
+        response = _call(client, alice, method, url, body)
+        assert response.status_code == 404, (url, body)
+        assert field in _fields(response), (url, body, response.json())
+
+
+@pytest.mark.django_db
+def test_another_accounts_instance_in_a_chat_body_is_404_naming_only_the_field(
+        client, alice, bob, instance):
+    response = _call(client, bob, "post", "/api/v1/chat", {"instance_id": instance,
+                                                           "query": "hi"})
+    assert response.status_code == 404
+    assert "instance_id" in _fields(response)
+    assert "Alserqi" not in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_current_response_of_an_unknown_session_names_no_server_path(client, alice, instance,
+                                                                     data_dir):
+    response = _call(client, alice, "get",
+                     f"/api/v1/instances/{instance}/sessions/sess_404/current_response")
+    assert response.status_code == 404
+    body = response.content.decode()
+    assert str(data_dir) not in body and ".jsonl" not in body
+    assert "sess_404" in response.json()["error"]["message"]
+
+
+@pytest.mark.django_db
+def test_current_response_of_a_turn_that_never_was_is_404_naming_turn(client, alice, instance,
+                                                                      store):
+    store.session_append(instance, "sess_001", {"role": "user", "content": "hi", "turn": 1})
+    url = f"/api/v1/instances/{instance}/sessions/sess_001/current_response"
+    # The reply to the newest player line (or the next one) may still come: pending.
+    assert _call(client, alice, "get", f"{url}?turn=1").json()["status"] == "pending"
+    assert _call(client, alice, "get", f"{url}?turn=2").json()["status"] == "pending"
+    response = _call(client, alice, "get", f"{url}?turn=999")
+    assert response.status_code == 404
+    assert "turn" in _fields(response)
+
+
+@pytest.mark.django_db
+def test_a_missing_data_file_is_named_from_the_data_folder_down(client, alice, instance, store,
+                                                              data_dir):
+    (store.root / "instances" / instance / "instance_state.json").unlink()
+    response = _call(client, alice, "get", f"/api/v1/instances/{instance}")
+    assert response.status_code in (404, 500)
+    message = response.json()["error"]["message"]
+    assert str(data_dir) not in message
+    assert f"instances/{instance}/instance_state.json" in message
+
+
+@pytest.mark.django_db
+def test_export_of_an_unknown_session_is_404_naming_the_session(client, alice, instance):
+    response = _call(client, alice, "get",
+                     f"/api/v1/instances/{instance}/sessions/sess_404/export?format=md")
+    assert response.status_code == 404
+    assert response.json()["error"]["message"] == "session 'sess_404' not found"
+
+
+@pytest.mark.django_db
+def test_bootstrap_after_a_rebuilt_index_gives_back_the_admin_the_files_name(
+        client, data_dir, django_user_model):
+    """README: delete the database, `migrate && reindex`, then `make run` (bootstrap) — reindex
+    recreates the demo's owner "admin" without a password; bootstrap crashed on it."""
+    from django.core.management import call_command
+
+    from library.services import user_for_username
+
+    user_for_username("admin")
+    call_command("bootstrap", stdout=StringIO())
+    admin = django_user_model.objects.get(username="admin")
+    assert admin.is_superuser and admin.is_staff
+    password = (data_dir / ".admin_password").read_text().strip()
+    assert admin.check_password(password)
+
+
+@pytest.mark.django_db
+def test_bootstrap_never_takes_over_an_account_named_admin_that_has_a_password(
+        data_dir, django_user_model):
+    from django.core.management import call_command
+
+    django_user_model.objects.create_user("admin", password="their-own-password")
+    out = StringIO()
+    call_command("bootstrap", stdout=out)
+    admin = django_user_model.objects.get(username="admin")
+    assert not admin.is_superuser and admin.check_password("their-own-password")
+    assert "createsuperuser" in out.getvalue()
