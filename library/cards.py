@@ -17,6 +17,8 @@ import struct
 import zlib
 from typing import Any
 
+from library.agnai_card import (RENAMED as AGNAI_RENAMED, AgnaiCardInvalid,
+                               agnai_character_to_card, is_agnai_character)
 from library.lorebook import (MAX_DEPTH, MAX_PRIORITY, MAX_SCAN_DEPTH, MAX_TOKEN_BUDGET, MAX_UID,
                               LorebookError, lorebook_validate)
 from library.worldinfo import DECORATOR_LINES
@@ -208,6 +210,8 @@ def _spec_of(raw: dict[str, Any]) -> str:
                         "(PersonaLab reads chara_card_v2, chara_card_v3 and V1 cards)", "spec")
     if isinstance(raw.get("data"), dict):
         return "chara_card_v2"
+    if is_agnai_character(raw):
+        return "agnai"
     _other_file_refuse(raw)
     # SillyTavern reads each field of a card whose `data` is not an object from the V1 copy.
     if raw.get("name") is not None:
@@ -311,6 +315,8 @@ def card_normalize(raw: Any) -> dict[str, Any]:
         raise CardError("card JSON is invalid: expected a JSON object")
     card = copy.deepcopy(raw)
     spec = _spec_of(card)
+    if spec == "agnai":
+        return _agnai_normalize(card)
     if spec == "v1":
         card["data"] = {name: card.get(name) for name in V1_FIELDS}
     elif spec == "pygmalion":
@@ -318,6 +324,19 @@ def card_normalize(raw: Any) -> dict[str, Any]:
     card["spec"], card["spec_version"] = SPECS["v3"]
     card["data"] = _data_normalize(card["data"])
     return card
+
+
+def _agnai_normalize(raw: dict[str, Any]) -> dict[str, Any]:
+    """Agnai's character JSON; a refusal names Agnai's field, as the file has it."""
+    try:
+        return card_normalize(agnai_character_to_card(raw))
+    except AgnaiCardInvalid as exc:
+        raise CardError(str(exc), exc.field) from None
+    except CardError as exc:
+        by_card_name = {f"data.{card}": agnai for agnai, card in AGNAI_RENAMED.items()}
+        exc.fields = {by_card_name.get(field, field): message
+                      for field, message in exc.fields.items()}
+        raise
 
 
 # persona text ---------------------------------------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from library.app_books import other_app_book
 from library.cards import CardError, character_book_to_lorebook, lorebook_to_character_book
 
 # SillyTavern world-info entry field -> card entry extension name.
@@ -107,35 +108,6 @@ def lorebook_to_st_world(lorebook: dict[str, Any]) -> dict[str, Any]:
     return {**copy.deepcopy(lorebook.get("st_extra") or {}), "entries": entries}
 
 
-def _renamed(raw: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
-    """An entry of another app as a card entry: its fields renamed, the others kept."""
-    return {names.get(key, key): copy.deepcopy(value) for key, value in raw.items()}
-
-
-AGNAI_NAMES = {"entry": "content", "keywords": "keys", "name": "comment",
-               "priority": "insertion_order"}
-RISU_NAMES = {"key": "keys", "secondkey": "secondary_keys", "insertorder": "insertion_order",
-              "alwaysActive": "constant", "useRegex": "use_regex"}
-NOVELAI_NAMES = {"text": "content", "displayName": "comment"}
-
-
-def _other_app_book(data: dict[str, Any]) -> dict[str, Any] | None:
-    """Agnai's memory book, RisuAI's lorebook export and NovelAI's lorebook as a card's
-    character_book (SillyTavern imports the same three); None for another file."""
-    entries = data.get("entries")
-    if data.get("kind") == "memory" and isinstance(entries, list):
-        names, rows = AGNAI_NAMES, entries
-    elif data.get("type") == "risu" and isinstance(data.get("data"), list):
-        names, rows = RISU_NAMES, data["data"]
-    elif "lorebookVersion" in data and isinstance(entries, list):
-        names, rows = NOVELAI_NAMES, entries
-    else:
-        return None
-    book = {key: copy.deepcopy(value) for key, value in data.items()
-            if key not in ("entries", "data")}
-    return {**book, "entries": [_renamed(row, names) for row in rows if isinstance(row, dict)]}
-
-
 def lorebook_file_read(data: Any, *, fallback_name: str) -> dict[str, Any]:
     """A lorebook from an uploaded JSON: a SillyTavern world-info file, a card's
     character_book, a whole card that has one, or an Agnai, RisuAI or NovelAI lorebook.
@@ -144,7 +116,7 @@ def lorebook_file_read(data: Any, *, fallback_name: str) -> dict[str, Any]:
         return st_world_to_lorebook(data, fallback_name=fallback_name)
     if isinstance(data, dict) and isinstance(data.get("data"), dict):
         data = data["data"].get("character_book")
-    other = _other_app_book(data) if isinstance(data, dict) else None
+    other = other_app_book(data) if isinstance(data, dict) else None
     if other is not None:
         return character_book_to_lorebook(other, fallback_name=fallback_name)
     if isinstance(data, dict) and isinstance(data.get("entries"), list):

@@ -137,6 +137,18 @@ def _card_pygmalion() -> dict:
             "char_greeting": "Hi.", "example_dialogue": "", "metadata": {"version": 1}}
 
 
+def _card_agnai() -> dict:
+    """Agnai's own character JSON (a W++ persona, a memory book, a Character's Note)."""
+    return {"kind": "character", "name": "Kae", "description": "notes",
+            "persona": {"kind": "wpp", "attributes": {"mind": ["wary", "loyal"]}},
+            "greeting": "You're late.", "scenario": "The harbor.", "sampleChat": "",
+            "alternateGreetings": ["Quiet."], "systemPrompt": "", "tags": ["ranger"],
+            "characterBook": {"kind": "memory", "name": "Salt", "entries": [
+                {"name": "L", "entry": "Dark.", "keywords": ["lighthouse"], "priority": 1,
+                 "weight": 1, "enabled": True}]},
+            "insert": {"depth": 2, "prompt": "Hurt."}, "extensions": {}}
+
+
 def _st_world() -> dict:
     return {"entries": {"0": {
         "uid": 0, "key": ["tower"], "keysecondary": [], "comment": "tower",
@@ -351,7 +363,7 @@ def _card_played(sweep: Sweep, what: str, character_id: str, export: str) -> Non
 
 EXPORTS = ("card.png", "card.json?spec=v2", "card.charx", "card.json?spec=v3")
 CARDS = {"card_v2": _card_v2, "card_v3": _card_v3, "card_v1": _card_v1,
-         "pygmalion": _card_pygmalion}
+         "pygmalion": _card_pygmalion, "agnai_card": _card_agnai}
 
 
 @pytest.mark.parametrize("base", CARDS)
