@@ -1,5 +1,5 @@
 """Chat import/export in the JSONL format of other role-play front ends (SillyTavern), Agnai's
-chat JSON, and Markdown export.
+and RisuAI's chat JSON, and Markdown export.
 
 Framework-free. The JSONL format: a header line
     {"user_name", "character_name", "create_date", "chat_metadata": {...}}
@@ -351,15 +351,101 @@ def _chat_import_agnai(document: dict[str, Any]) -> ChatImport:
                       notes=header.pop("import_notes"), source="agnai")
 
 
+RISU_NOTE_DEPTH = 0  # RisuAI's default prompt order puts the author's note after the last chat
+
+
+def _risu_message(message: dict[str, Any]) -> dict[str, Any]:
+    """RisuAI's message {role: "user"|"char", data, time, name?, saying?, disabled?,
+    isComment?} as a SillyTavern record; `disabled` is a message left out of the prompt."""
+    record = {key: value for key, value in message.items()
+              if key not in ("role", "data", "time", "name", "isComment")}
+    record.update({"is_user": message.get("role") == "user", "mes": message.get("data"),
+                   "send_date": message.get("time")})
+    if isinstance(message.get("name"), str) and message["name"]:
+        record["name"] = message["name"]
+    if message.get("isComment") is True:
+        record.update(is_system=True, extra={"type": "comment"})
+    return record
+
+
+def _risu_disabled_hidden(lines: list[dict[str, Any]]) -> None:
+    """`disabled: true` leaves one message out of the prompt, `"allBefore"` every message
+    before it: here both are hidden lines (shown, never sent)."""
+    flags = [(line.get("carried") or {}).get("disabled") for line in lines]
+    cut = max((i for i, flag in enumerate(flags) if flag == "allBefore"), default=-1)
+    for index, line in enumerate(lines):
+        if line.get("role") and (index < cut or flags[index] is True):
+            line["hidden"] = True
+
+
+def _risu_header(chat: dict[str, Any]) -> dict[str, Any]:
+    """A SillyTavern header for the chat: its author's note in SillyTavern's keys, so it is
+    applied and exported as a SillyTavern chat's is."""
+    note = chat.get("note")
+    metadata = ({"note_prompt": note, "note_depth": RISU_NOTE_DEPTH, "note_interval": 1,
+                 "note_role": 0} if isinstance(note, str) and note.strip() else {})
+    return {"chat_metadata": metadata}
+
+
+def _chat_import_risu(document: dict[str, Any]) -> ChatImport:
+    """RisuAI's chat export: {"type": "risuChat", "ver", "data": {"name", "note", "message":
+    [...], "fmIndex", ...}}. RisuAI shows the character's first message outside the chat, so
+    the file has none."""
+    chat = document.get("data")
+    messages = chat.get("message") if isinstance(chat, dict) else None
+    if not isinstance(messages, list):
+        raise ChatFormatError("the RisuAI chat has no 'data.message' list")
+    skipped: list[dict[str, Any]] = []
+    records = []
+    for number, message in enumerate(messages, start=1):
+        if not isinstance(message, dict):
+            skipped.append({"line": number, "reason": "message is not a JSON object"})
+            continue
+        records.append((number, _risu_message(message)))
+    original = _risu_header(chat)
+    header = _header_build({**original, "user_name": "User"}, records)
+    lines = _lines_convert(header, records, skipped)
+    if not lines:
+        raise ChatFormatError("the RisuAI chat has no message with text")
+    _risu_disabled_hidden(lines)
+    notes = header.pop("import_notes")
+    if len({str(r.get("saying")) for _, r in records if not r["is_user"] and r.get("saying")}) > 1:
+        notes.append("This RisuAI chat is a group chat: its replies name their characters by "
+                     "RisuAI's ids only, so they come in as this story's character's.")
+    return ChatImport(header=header, lines=lines, skipped=skipped, notes=notes, source="risuai",
+                      original_header=original)
+
+
+# Other apps' files uploaded as a chat, by what tells them apart, and what each one is.
+NOT_A_CHAT = (
+    (lambda d: d.get("type") == "risuAllChats",
+     "RisuAI's export of all chats of a character; export one chat in RisuAI and import that"),
+    (lambda d: d.get("type") in ("risu", "risuModule", "risuPreset") or d.get("kind") == "memory",
+     "a lorebook or module, not a chat; import a lorebook under Lorebooks"),
+    (lambda d: isinstance(d.get("spec"), str) and d["spec"].startswith("chara_card"),
+     "a character card, not a chat; import it in the Library"),
+)
+
+
+def _json_document_import(document: dict[str, Any]) -> ChatImport | None:
+    if document.get("type") == "risuChat":
+        return _chat_import_risu(document)
+    for test, what in NOT_A_CHAT:
+        if test(document):
+            raise ChatFormatError(f"this file is {what}")
+    if isinstance(document.get("messages"), list):
+        return _chat_import_agnai(document)
+    return None
+
+
 def chat_import(data: bytes) -> ChatImport:
-    """A chat file of SillyTavern (JSONL) or Agnai (JSON) as PersonaLab session lines."""
+    """A chat file of SillyTavern (JSONL), Agnai or RisuAI (JSON) as PersonaLab session lines."""
     try:
         document = json_loads_bounded(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError, TooDeep):
         document = None
-    if isinstance(document, dict) and isinstance(document.get("messages"), list):
-        return _chat_import_agnai(document)
-    return _chat_import_sillytavern(data)
+    imported = _json_document_import(document) if isinstance(document, dict) else None
+    return imported or _chat_import_sillytavern(data)
 
 
 def chat_import_jsonl(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]]]:

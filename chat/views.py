@@ -250,7 +250,7 @@ def instance_import_chat(request: HttpRequest, instance_id: str) -> HttpResponse
     upload = request.FILES.get("file")
     try:
         if upload is None:
-            raise ChatFormatError("choose a chat file (.jsonl or Agnai .json)")
+            raise ChatFormatError("choose a chat file (.jsonl, or Agnai or RisuAI .json)")
         if upload.size > CHAT_IMPORT_MAX_BYTES:
             raise ChatFormatError("the chat file is larger than 10 MB")
         session_id, report = services.session_import(get_store(), instance_id=instance_id,

@@ -204,6 +204,9 @@ def card_parse(data: bytes, filename: str = "") -> dict[str, Any]:
 
 
 def _spec_of(raw: dict[str, Any]) -> str:
+    if raw.get("type") in ("risuChat", "risuAllChats"):
+        raise CardError("this file is a RisuAI chat, not a character card; import it on the "
+                        "chat page")
     spec = raw.get("spec")
     if isinstance(spec, str) and spec not in ("chara_card_v2", "chara_card_v3"):
         raise CardError(f"unsupported card spec {spec[:80]!r} "

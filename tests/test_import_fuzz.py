@@ -230,6 +230,17 @@ def _agnai_chat() -> dict:
                  "handle": "Ann", "createdAt": "2024-01-01T00:00:02Z"}]}
 
 
+def _risu_chat() -> dict:
+    return {"type": "risuChat", "ver": 2, "folders": [], "data": {
+        "name": "Chat 1", "note": "[fog]", "localLore": [], "fmIndex": -1, "id": "c-1",
+        "message": [
+            {"role": "user", "data": "Hi.", "chatId": "m1", "time": 1718000000000},
+            {"role": "char", "data": "Hello.", "chatId": "m2", "time": 1718000060000,
+             "saying": "ch-1", "generationInfo": {"model": "x", "inputTokens": 3}},
+            {"role": "user", "data": "(ooc)", "chatId": "m3", "disabled": True,
+             "isComment": False}]}}
+
+
 def _png(doc: Any) -> bytes:
     return tiny_png(text_chunk("ccv3" if doc.get("spec") == "chara_card_v3" else "chara", doc))
 
@@ -457,11 +468,15 @@ def test_a_chat_with_any_field_of_another_type_imports_or_is_refused_by_name(swe
     assert sweep.imported > 0
 
 
-def test_an_agnai_chat_with_any_field_of_another_type_imports_or_is_refused_by_name(
-        sweep, instance):
-    doc = _agnai_chat()
+JSON_CHATS = {"agnai": _agnai_chat, "risu_chat": _risu_chat}
+
+
+@pytest.mark.parametrize("base", JSON_CHATS)
+def test_an_agnai_or_risuai_chat_with_any_field_of_another_type_imports_or_is_refused_by_name(
+        sweep, instance, base):
+    doc = JSON_CHATS[base]()
     for path, value in mutations(doc):
-        what = _label("agnai", path, value)
+        what = _label(base, path, value)
         made = sweep.upload(what, f"/api/v1/instances/{instance}/import_chat", "chat.json",
                             _json(_replaced(doc, path, value)))
         if made:
@@ -473,7 +488,8 @@ def test_an_agnai_chat_with_any_field_of_another_type_imports_or_is_refused_by_n
 def test_any_of_these_files_uploaded_to_another_import_is_refused_by_name_or_imports(
         sweep, instance):
     files = {**{name: ("x.json", _json(make())) for name, make in {**CARDS, **BOOKS}.items()},
-             "st_chat": ("x.jsonl", _jsonl(_st_chat())), "agnai": ("x.json", _json(_agnai_chat()))}
+             "st_chat": ("x.jsonl", _jsonl(_st_chat())), "agnai": ("x.json", _json(_agnai_chat())),
+             "risu_chat": ("x.json", _json(_risu_chat()))}
     imports = {"card": "/api/v1/characters/import", "lorebook": "/api/v1/lorebooks/import",
                "chat": f"/api/v1/instances/{instance}/import_chat"}
     for name, (filename, body) in files.items():
