@@ -17,7 +17,7 @@ from chat.schemas import (AsideOut, BackgroundSwitchIn, BranchIn, BranchOut, Cha
                           ConversationList, CurrentResponse, GenerationSettings, HistoryChange,
                           InstanceCreated, InstanceDetail, InstanceIn, InstanceList,
                           InstanceUpdateIn, MemberChangeIn, MemberChangesOut, MemberIn,
-                          MessageEditIn, MessagesPage,
+                          MessageEditIn, MessagesPage, PlayAsIn, PlayAsOut,
                           SessionList, SwipeIn, SwipeOut, UndoIn)
 from chat.streaming import aside_stream, chat_stream
 from chat.group import conversation_turn
@@ -82,6 +82,14 @@ def instance_change(request: HttpRequest, instance_id: str, payload: InstanceUpd
         name: value for name, value in changes.items()
         if value is not None or name in ("persona_id", "lorebook_ids")})
     return instance_detail(request, instance_id)
+
+
+@router.post("/instances/{instance_id}/play_as", response=PlayAsOut)
+def instance_play_as(request: HttpRequest, instance_id: str, payload: PlayAsIn):
+    """Go on as the player of an imported chat: your persona of that name (or a shared one),
+    else a new one, picked for this conversation."""
+    return services.instance_play_as(get_store(), user=request.auth, instance_id=instance_id,
+                                     name=payload.name)
 
 
 MEMBER = "/instances/{instance_id}/members/{character_id}"
@@ -424,8 +432,9 @@ MAX_CHAT_BYTES = 10 * 1024 * 1024
 
 
 @history_router.post("/instances/{instance_id}/import_chat", response={201: dict[str, Any]},
-                     description="A chat exported by SillyTavern or Agnai (JSONL, multipart "
-                                 "field `file`, at most 10 MB) becomes a new current session.")
+                     description="A chat exported by SillyTavern (JSONL), Agnai or RisuAI (JSON), "
+                                 "multipart field `file`, at most 10 MB, becomes a new current "
+                                 "session.")
 def chat_import(request: HttpRequest, instance_id: str, file: File[UploadedFile]):
     services.instance_for_user(request.auth, instance_id)
     if file.size > MAX_CHAT_BYTES:
@@ -433,6 +442,17 @@ def chat_import(request: HttpRequest, instance_id: str, file: File[UploadedFile]
     session_id, report = services.session_import(get_store(), instance_id=instance_id,
                                                  data=file.read())
     return Status(201, {"session_id": session_id, "imported": report})
+
+
+@history_router.post(SESSION + "/regroup", response={201: dict[str, Any]},
+                     description="An imported group chat (its `chat_metadata.personalab_group`) "
+                                 "goes on in a new conversation with every member it lists, "
+                                 "each one a character you may use.")
+def chat_regroup(request: HttpRequest, instance_id: str, session_id: str):
+    new_id, new_session_id, report = services.session_regroup(
+        get_store(), user=request.auth, instance_id=instance_id, session_id=session_id)
+    return Status(201, {"instance_id": new_id, "session_id": new_session_id,
+                        "imported": report})
 
 
 @history_router.get(SESSION + "/export", response={200: None},

@@ -132,6 +132,18 @@ class InstanceUpdateIn(Schema):
                               json_schema_extra={"type": "array", "items": {"type": "string"}})
 
 
+class PlayAsIn(Schema):
+    # checked by the service, so a wrong value is a 400 naming the field, not a 422
+    name: Any = Field(None, description="the player's name in an imported chat",
+                      json_schema_extra={"type": "string"})
+
+
+class PlayAsOut(Schema):
+    persona_id: str
+    name: str
+    created: bool = Field(description="true when no persona of that name could be used")
+
+
 class GenerationSettings(Schema):
     generation: dict[str, Any]
 

@@ -23,9 +23,9 @@ from memory import runtime as memory_runtime
 from memory.services import authors_note_read, authors_note_save
 from memory.summarize_journal import summarize_recover_waiting
 from library.selectors import (background_for_use, character_for_use, lorebooks_visible_to,
-                               persona_effective, persona_for_user)
+                               persona_effective, persona_for_user, personas_visible_to)
 from library.services import (background_index, character_index, lorebook_ids_checked,
-                              lorebook_index, persona_index, user_for_username)
+                              lorebook_index, persona_create, persona_index, user_for_username)
 from personalab.lib.errors import AppError, Invalid, naming_field
 from personalab.lib.filestore import (DEFAULT_CONFIG, DEFAULT_MODULES, FileStore, IdTaken,
                                       InstanceBusy, SessionRead, StoreError, read_session_bytes,
@@ -349,21 +349,22 @@ def session_import(store: FileStore, *, instance_id: str,
         state = store.instance_state_read(instance_id)
         if is_group(state):
             report.update(_speakers_matched(imported.lines, members_of(store, state)))
-        missing = _group_members_missing(imported.original_header, state)
-        if missing:
-            report["notes"] = [*report["notes"], (
-                f"This chat was exported from a conversation with {', '.join(missing)} too, "
-                "who are not in this one: their lines are kept by name. To go on with all of "
-                "them, start a scene with those characters and import the chat there.")]
+        regroup_notes, group_names = _regroup_offer(
+            store, owner=state.get("owner"), header=imported.original_header, state=state)
+        report["notes"] = [*report["notes"], *regroup_notes]
+        report["regroup"] = group_names
         session_id = store.session_next_id(instance_id)
         store.session_create(instance_id, session_id, continued_from=state["current_session_id"],
                              lines=imported.lines, imported=origin)
         state["current_session_id"] = session_id
         bound = _chat_lorebook_taken(state, imported.original_header)
         store.instance_state_write(instance_id, state)
+        play_as = _players_not_playing(store, state, report.get("players") or [])
+        report["play_as"] = [name for name in play_as
+                             if name.strip() and len(name.strip()) <= MAX_PERSONA_NAME]
         report["notes"] = [*report["notes"], *_authors_note_taken(store, instance_id,
                                                                   imported.original_header),
-                           *_player_named(store, state, report.get("players") or []), *bound]
+                           *_player_named(store, state, play_as), *bound]
     instance_index(store, instance_id)
     return session_id, report
 
@@ -388,16 +389,27 @@ def _chat_lorebook_taken(state: dict[str, Any], header: Any) -> list[str]:
     return [f"The chat's lorebook \"{shown}\" is read in this story."]
 
 
+def _playing(store: FileStore, state: dict[str, Any]) -> str:
+    return persona_effective(store, owner=state.get("owner"),
+                             persona_id=state.get("persona_id"))["name"]
+
+
+def _players_not_playing(store: FileStore, state: dict[str, Any],
+                         players: list[str]) -> list[str]:
+    """The chat's players (at most five) when none of them is who plays here."""
+    if not players or _playing(store, state) in players:
+        return []
+    return players[:5]
+
+
 def _player_named(store: FileStore, state: dict[str, Any], players: list[str]) -> list[str]:
     """The chat's player is not who plays here: say how to go on as them."""
-    playing = persona_effective(store, owner=state.get("owner"),
-                                persona_id=state.get("persona_id"))["name"]
-    if not players or playing in players:
+    if not players:
         return []
-    names = ", ".join(str(name)[:NAME_SHOWN_CHARS] for name in players[:5])
+    names = ", ".join(str(name)[:NAME_SHOWN_CHARS] for name in players)
     return [f"In this chat the player was {names}; your new lines are "
-            f"{playing[:NAME_SHOWN_CHARS]}'s. To go on as them, pick or make that persona "
-            "under \"You are\"."]
+            f"{_playing(store, state)[:NAME_SHOWN_CHARS]}'s. To go on as them, press "
+            "\"Play as\" below, or pick or make that persona under \"You are\"."]
 
 
 def _authors_note_taken(store: FileStore, instance_id: str, header: Any) -> list[str]:
@@ -417,19 +429,66 @@ def _authors_note_taken(store: FileStore, instance_id: str, header: Any) -> list
 NAME_SHOWN_CHARS = 80  # of a name an uploaded file gives, in an import report's note
 
 
-def _group_members_missing(header: Any, state: dict[str, Any]) -> list[str]:
-    """The names of the members an exported group chat lists (chat_metadata.personalab_group)
-    that this conversation does not have. The header is the uploaded file's: anything else
-    than the shape written here lists nobody."""
+def _group_listed(header: Any) -> tuple[list[dict[str, Any]], Any]:
+    """(members, reply order) an exported group chat lists (chat_metadata.personalab_group).
+    The header is the uploaded file's: anything else than the shape written here lists nobody."""
     metadata = header.get("chat_metadata") if isinstance(header, dict) else None
     group = metadata.get("personalab_group") if isinstance(metadata, dict) else None
     listed = group.get("members") if isinstance(group, dict) else None
     if not isinstance(listed, list):
-        return []
+        return [], None
+    return [m for m in listed if isinstance(m, dict)], group.get("reply_order")
+
+
+def _member_name(member: dict[str, Any]) -> str:
+    return str(member.get("name") or member.get("character_id"))[:NAME_SHOWN_CHARS]
+
+
+def _group_members_missing(header: Any, state: dict[str, Any]) -> list[str]:
+    """The names of the listed members this conversation does not have."""
     here = set(member_ids(state))
-    names = [str(m.get("name") or m.get("character_id"))[:NAME_SHOWN_CHARS] for m in listed
-             if isinstance(m, dict) and str(m.get("character_id")) not in here]
-    return names[:20]
+    return [_member_name(m) for m in _group_listed(header)[0]
+            if str(m.get("character_id")) not in here][:20]
+
+
+def _group_members_usable(store: FileStore, *, user, header: Any) -> tuple[list[str], list[str]]:
+    """(ids of the listed members `user` may play with, in order and once each; names of
+    the others)."""
+    usable: list[str] = []
+    absent: list[str] = []
+    for member in _group_listed(header)[0][:MAX_MEMBERS + 1]:
+        character_id = member.get("character_id")
+        try:
+            if not (isinstance(character_id, str) and is_valid_id(character_id)):
+                raise Invalid("character_id", "not a character id")
+            character_for_use(store, user=user, character_id=character_id)
+        except (AppError, StoreError):
+            absent.append(_member_name(member))
+            continue
+        if character_id not in usable:
+            usable.append(character_id)
+    return usable, absent
+
+
+def _regroup_offer(store: FileStore, *, owner: str | None, header: Any,
+                   state: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """(report notes, names of the whole group when it can be re-formed) for a group chat
+    imported into a conversation that lacks some of its members."""
+    missing = _group_members_missing(header, state)
+    if not missing:
+        return [], []
+    user = get_user_model().objects.filter(username=owner or "").first()
+    usable, absent = (_group_members_usable(store, user=user, header=header) if user
+                      else ([], missing))
+    if not absent and 1 < len(usable) <= MAX_MEMBERS:
+        names = [_member_name(m) for m in _group_listed(header)[0]]
+        return [(f"This chat was exported from a conversation with {', '.join(missing)} too, "
+                 "who are not in this one: their lines are kept by name. \"Go on as a group\" "
+                 "starts a new conversation with all of them and this chat in it.")], names
+    return [(f"This chat was exported from a conversation with {', '.join(missing)} too, "
+             "who are not in this one: their lines are kept by name. To go on with all of "
+             "them, start a scene with those characters and import the chat there"
+             + (f" (not in your library: {', '.join(absent[:5])})." if absent else "."))], []
 
 
 def _speakers_matched(lines: list[dict[str, Any]], members: list[Member]) -> dict[str, Any]:
@@ -492,6 +551,49 @@ def session_export(store: FileStore, *, instance_id: str, session_id: str,
     return body, "application/jsonl"
 
 
+def session_regroup(store: FileStore, *, user, instance_id: str,
+                    session_id: str) -> tuple[str, str, dict[str, Any]]:
+    """An imported group chat goes on as a group: a new conversation with every member its
+    header lists (each one `user` may use), on this story's background, with this chat in it.
+    Returns (instance id, session id, import report)."""
+    instance_for_user(user, instance_id)
+    validate_id(session_id, kind="session id")
+    if session_id not in store.session_ids(instance_id):
+        raise NotFound(f"session {session_id!r} not found")
+    imported = session_read_repaired(store, instance_id, session_id).metadata.get("imported")
+    header = imported.get("header") if isinstance(imported, dict) else None
+    usable, absent = _group_members_usable(store, user=user, header=header)
+    if absent or not 1 < len(usable) <= MAX_MEMBERS:
+        raise Invalid("session_id", "this chat does not list a group of characters in your "
+                                    "library" + (f" (missing: {', '.join(absent[:20])})"
+                                                 if absent else ""))
+    state = store.instance_state_read(instance_id)
+    order = _group_listed(header)[1]
+    new_id = instance_create(store, owner=user, character_ids=usable,
+                             background_id=_still_usable(
+                                 lambda b: background_for_use(store, user=user, background_id=b),
+                                 state.get("background_id")),
+                             persona_id=_still_usable(
+                                 lambda p: persona_for_user(user=user, persona_id=p),
+                                 state.get("persona_id")),
+                             reply_order=order if order in STRATEGIES else None)
+    data, _ = session_export(store, instance_id=instance_id, session_id=session_id, fmt="jsonl")
+    new_session_id, report = session_import(store, instance_id=new_id, data=data)
+    return new_id, new_session_id, report
+
+
+def _still_usable(check: Any, item_id: Any) -> str | None:
+    """The id when `check(item_id)` passes: a background or persona deleted or made private
+    since is left out of the new conversation."""
+    if not isinstance(item_id, str) or not item_id:
+        return None
+    try:
+        check(item_id)
+    except (AppError, StoreError):
+        return None
+    return item_id
+
+
 def _lines_of_one(lines: list[dict[str, Any]], member: Member,
                   unnamed_by: str | None) -> list[dict[str, Any]]:
     """The member's replies and the player's lines as they are; the other members' replies as
@@ -528,6 +630,7 @@ def _group_header(header: dict[str, Any] | None, members: list[Member],
 
 UNSET: Any = object()
 MAX_INSTANCE_NAME = 200
+MAX_PERSONA_NAME = 200  # as the persona form's
 
 
 class InstanceUpdateError(AppError, ValueError):
@@ -631,6 +734,21 @@ def instance_update(store: FileStore, *, user, instance_id: str, name: Any = UNS
     finally:
         lock.release()
     return state
+
+
+def instance_play_as(store: FileStore, *, user, instance_id: str, name: Any) -> dict[str, Any]:
+    """Go on as the player of an imported chat: the persona of that name this user may use
+    (their own before a shared one), else a new one of theirs; picked for this conversation."""
+    instance_for_user(user, instance_id)
+    if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_PERSONA_NAME:
+        raise Invalid("name", f"must be a persona name of 1 to {MAX_PERSONA_NAME} characters")
+    name = name.strip()
+    visible = personas_visible_to(user=user).filter(name=name).order_by("persona_id")
+    found = visible.filter(owner=user).first() or visible.first()
+    persona_id = found.persona_id if found else persona_create(
+        store, owner=user, data={"name": name, "description": ""})
+    instance_update(store, user=user, instance_id=instance_id, persona_id=persona_id)
+    return {"persona_id": persona_id, "name": name, "created": found is None}
 
 
 def instance_background_switch(store: FileStore, *, user, instance_id: str,

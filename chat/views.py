@@ -263,10 +263,43 @@ def instance_import_chat(request: HttpRequest, instance_id: str) -> HttpResponse
 
 @login_required
 @require_POST
+def instance_regroup(request: HttpRequest, instance_id: str) -> HttpResponse:
+    """An imported group chat in a new conversation with all its members; its report waits
+    on that conversation's page."""
+    _instance_or_404(request, instance_id)
+    try:
+        new_id, session_id, report = services.session_regroup(
+            get_store(), user=request.user, instance_id=instance_id,
+            session_id=request.POST.get("session_id") or "")
+    except (AppError, InstanceBusy, StoreError) as exc:
+        messages.error(request, str(exc))
+        return redirect("instance", instance_id=instance_id)
+    request.session[_import_report_key(new_id)] = {**report, "session_id": session_id}
+    return redirect("instance", instance_id=new_id)
+
+
+@login_required
+@require_POST
 def instance_persona(request: HttpRequest, instance_id: str) -> HttpResponse:
     return _instance_update_from_page(request, instance_id,
                                       gettext("From the next turn on you play this persona."),
                                       persona_id=request.POST.get("persona_id") or None)
+
+
+@login_required
+@require_POST
+def instance_play_as(request: HttpRequest, instance_id: str) -> HttpResponse:
+    _instance_or_404(request, instance_id)
+    try:
+        played = services.instance_play_as(get_store(), user=request.user,
+                                           instance_id=instance_id, name=request.POST.get("name"))
+        done = (gettext("New persona %(name)s made; from the next turn on you play them.")
+                if played["created"] else
+                gettext("From the next turn on you play your persona %(name)s."))
+        messages.info(request, done % {"name": played["name"]})
+    except (AppError, InstanceBusy, StoreError) as exc:
+        messages.error(request, str(exc))
+    return redirect("instance", instance_id=instance_id)
 
 
 @login_required

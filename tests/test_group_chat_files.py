@@ -63,12 +63,14 @@ async def test_a_group_chat_goes_out_and_back_with_every_speaker(alice_client, s
     assert after == before
     assert not any("Brenna" in note for note in result["imported"]["notes"])
 
-    # Into a conversation with Alserqi alone, the report says who is missing and what to do.
+    # Into a conversation with Alserqi alone, the report says who is missing and offers to go
+    # on as the whole group (Brenna is in the library).
     solo = await sync_to_async(instance_create)(store, owner=alice, character_id=character)
     result = await sync_to_async(_import)(alice_client, solo, records)
     assert "Brenna" in result["imported"]["speakers"]
     assert [note for note in result["imported"]["notes"] if "Brenna" in note
-            and "start a scene" in note and "Alserqi" not in note]
+            and "Go on as a group" in note and "Alserqi" not in note]
+    assert result["imported"]["regroup"] == ["Alserqi", "Brenna"]
 
 
 async def test_a_sillytavern_group_chat_imports_and_the_story_goes_on(alice_client, store, group,
@@ -179,3 +181,72 @@ def test_a_group_chat_whose_chat_metadata_is_not_an_object_imports_and_exports(
     assert [m["name"] for m in records[0]["chat_metadata"]["personalab_group"]["members"]] == [
         "Alserqi", "Brenna"]
     assert [r["mes"] for r in records[1:]] == ["hi", "Hm."]
+
+
+async def _group_export(alice_client, store, group, use_stub):
+    use_stub.script(Reply("我记得你。"), Reply("嗯。"))
+    await _say(store, group, "你们还记得我吗？")
+    return await sync_to_async(_export)(alice_client, store, group)
+
+
+async def test_an_exported_group_chat_goes_on_as_a_group_from_a_one_character_conversation(
+        alice_client, store, alice, group, character, brenna, use_stub):  # noqa: F811
+    records = await _group_export(alice_client, store, group, use_stub)
+    solo = await sync_to_async(instance_create)(store, owner=alice, character_id=character)
+    result = await sync_to_async(_import)(alice_client, solo, records)
+    player = next(r["name"] for r in records[1:] if r["is_user"])
+    assert player not in result["imported"]["speakers"]
+    assert result["imported"]["players"] == [player]
+
+    response = await sync_to_async(alice_client.post)(
+        f"/api/v1/instances/{solo}/sessions/{result['session_id']}/regroup")
+    assert response.status_code == 201, response.content
+    made = response.json()
+    state = store.instance_state_read(made["instance_id"])
+    assert [p["character_id"] for p in state["participants"]] == [character, brenna]
+    assert state["reply_order"] == "everyone"
+    assert state["current_session_id"] == made["session_id"]
+    said = [(line.get("speaker"), line["content"]) for line in _lines(store, made["instance_id"])
+            if line.get("role") == "assistant"]
+    assert said[-2:] == [(character, "我记得你。"), (brenna, "嗯。")]
+    assert made["imported"]["members"] == {"Alserqi": character, "Brenna": brenna}
+    assert len(store.instance_state_read(solo)["participants"]) == 1  # left as it was
+
+    use_stub.script(Reply("还在。"), Reply("……在。"))
+    await _say(store, made["instance_id"], "还在吗？")
+    after = [line.get("speaker") for line in _lines(store, made["instance_id"])
+             if line.get("role") == "assistant"]
+    assert after[-2:] == [character, brenna]
+
+
+def test_a_group_with_a_character_not_in_the_library_is_not_re_formed(
+        alice_client, store, alice, character):
+    solo = instance_create(store, owner=alice, character_id=character)
+    result = _import(alice_client, solo, [
+        {"user_name": "You", "character_name": "Alserqi", "chat_metadata": {"personalab_group": {
+            "members": [{"character_id": character, "name": "Alserqi"},
+                        {"character_id": "char_far_away", "name": "Pell"}]}}},
+        {"name": "Pell", "is_user": False, "mes": "Hm.", "send_date": "2024-5-1 @12h02m"}])
+    assert result["imported"]["regroup"] == []
+    assert any("not in your library: Pell" in note for note in result["imported"]["notes"])
+    response = alice_client.post(
+        f"/api/v1/instances/{solo}/sessions/{result['session_id']}/regroup")
+    assert response.status_code == 400
+    assert "session_id" in response.json()["error"]["fields"]
+
+
+async def test_the_page_offers_go_on_as_a_group_and_lands_on_the_new_conversation(
+        alice_client, store, alice, group, character, use_stub):
+    records = await _group_export(alice_client, store, group, use_stub)
+    solo = await sync_to_async(instance_create)(store, owner=alice, character_id=character)
+    body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+    page = (await sync_to_async(alice_client.post)(
+        f"/instances/{solo}/import_chat", {"file": SimpleUploadedFile("g.jsonl", body)},
+        follow=True)).content.decode()
+    assert f'action="/instances/{solo}/regroup"' in page
+    session_id = store.instance_state_read(solo)["current_session_id"]
+    response = await sync_to_async(alice_client.post)(
+        f"/instances/{solo}/regroup", {"session_id": session_id}, follow=True)
+    landed = response.redirect_chain[-1][0]
+    assert landed != f"/instances/{solo}/" and landed.startswith("/instances/")
+    assert "Imported" in response.content.decode()  # the report waits on the new page
