@@ -25,7 +25,7 @@ from chat.services import generation_for_instance
 from chat.speakers import Pick
 from director.logic import director_prepare_context
 from library.lorebook import lore_blocks, lore_outlets, lorebook_match
-from library.selectors import persona_effective
+from library.selectors import lorebook_readable_by, persona_effective
 from memory import runtime as memory_runtime
 from memory import services as memory_services
 from memory.selectors import (character_conversation_ids, member_presence, recall_witnessed,
@@ -410,16 +410,23 @@ WORLD_INFO_BUDGET_PERCENT = 25  # SillyTavern's default share of the context
 
 
 def _lorebooks_linked(store: FileStore, ctx: TurnContext) -> list[dict[str, Any]]:
-    lorebook_ids = [*_id_list(ctx.character.get("lorebook_ids")),
-                    *_other_members_lorebook_ids(store, ctx),
-                    *_id_list(ctx.background.get("lorebook_ids")),
-                    *_id_list(ctx.instance_state.get("lorebook_ids"))]
+    authored = [*_id_list(ctx.character.get("lorebook_ids")),
+                *_other_members_lorebook_ids(store, ctx),
+                *_id_list(ctx.background.get("lorebook_ids"))]
+    # The player's own picks: another author's book stops being read once made private (the
+    # pick stays in the state, so sharing it again brings it back). A card's or background's
+    # books are their author's choice and go wherever the card goes.
+    picked = [i for i in _id_list(ctx.instance_state.get("lorebook_ids")) if i not in authored]
+    owner = ctx.instance_state.get("owner")
     lorebooks = []
-    for lorebook_id in dict.fromkeys(lorebook_ids):
+    for lorebook_id in dict.fromkeys([*authored, *picked]):
         try:
-            lorebooks.append(store.lorebook_read(lorebook_id))
+            book = store.lorebook_read(lorebook_id)
         except (StoreError, ValueError):
             continue
+        if lorebook_id in picked and not lorebook_readable_by(book, username=owner):
+            continue
+        lorebooks.append(book)
     return lorebooks
 
 

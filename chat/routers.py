@@ -24,23 +24,37 @@ from chat.group import conversation_turn
 from chat.turn import TurnRefused, validate_user_text
 from director.services import director_status
 from personalab.lib.errors import AppError, Invalid, naming_field
+from personalab.lib.filestore import StoreError
 from personalab.lib.generation import generation_from_st_preset
 from personalab.lib.ids import validate_id
+from personalab.lib.participants import member_ids, participant_id_checked
 from personalab.storage import get_store
 
 router = Router(tags=["instances"])
 chat_router = Router(tags=["chat"])
 
 
-def instance_out(row: Instance) -> dict:
-    return {"instance_id": row.instance_id, "character_id": row.character_id,
-            "background_id": row.background_id, "current_session_id": row.current_session_id,
-            "created_at": row.created_at, "owner": row.owner.username if row.owner else None}
+def instance_out(row: Instance, state: dict[str, Any] | None = None) -> dict:
+    out = {"instance_id": row.instance_id, "character_id": row.character_id,
+           "background_id": row.background_id, "current_session_id": row.current_session_id,
+           "created_at": row.created_at, "owner": row.owner.username if row.owner else None}
+    if state is not None:  # what the player gave it, from its file (the index has neither)
+        out.update(name=str(state.get("name") or ""), archived=bool(state.get("archived")),
+                   character_ids=member_ids(state))
+    return out
+
+
+def _state_listed(store, instance_id: str) -> dict[str, Any] | None:
+    try:
+        return store.instance_state_read(instance_id)
+    except StoreError:  # a broken instance is still listed; its own page says what is wrong
+        return None
 
 
 @router.get("/instances", response=InstanceList)
 def instances_list(request: HttpRequest):
-    return {"instances": [instance_out(row)
+    store = get_store()
+    return {"instances": [instance_out(row, _state_listed(store, row.instance_id))
                           for row in services.instances_visible_to(request.auth)]}
 
 
@@ -65,12 +79,11 @@ def instance_detail(request: HttpRequest, instance_id: str):
     row = services.instance_for_user(request.auth, instance_id)
     store = get_store()
     state = store.instance_state_read(instance_id)
-    return {**instance_out(row),
+    return {**instance_out(row, state),
             "instance_state": state,
             "character_state": store.character_state_read(instance_id),
             "director": director_status(store, instance_id=instance_id),
             "sessions": store.session_ids(instance_id),
-            "name": state.get("name") or "", "archived": bool(state.get("archived")),
             "generation": state.get("generation") or {},
             "generation_effective": services.generation_for_instance(store, state)}
 
@@ -484,7 +497,8 @@ def conversation_out(row: Instance) -> dict:
 def conversations_with(request: HttpRequest, participants: str):
     """Your conversations with exactly these participants (comma-separated ids; you, as
     `player:{username}`, are included when no player is named)."""
-    wanted = [p.strip() for p in participants.split(",") if p.strip()]
+    wanted = [participant_id_checked(p.strip(), field="participants")
+              for p in participants.split(",") if p.strip()]
     if not wanted:
         raise Invalid("participants", "name at least one participant")
     rows = conversations.conversations_with(user=request.auth, participants=wanted)
@@ -495,5 +509,6 @@ def conversations_with(request: HttpRequest, participants: str):
             tags=["conversations"])
 def participant_conversations(request: HttpRequest, participant_id: str):
     """Your conversations that this character (or `player:{username}`) took part in."""
+    participant_id_checked(participant_id, field="participant_id")
     rows = conversations.conversations_of(user=request.auth, participant_id=participant_id)
     return {"conversations": [conversation_out(row) for row in rows]}

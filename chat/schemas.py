@@ -29,6 +29,10 @@ class InstanceOut(Schema):
     current_session_id: str
     created_at: str
     owner: str | None
+    name: str = ""
+    archived: bool = False
+    character_ids: list[str] = Field([], description="the characters, in order (one, or the "
+                                                     "members of a group)")
 
 
 class InstanceList(Schema):
@@ -40,8 +44,6 @@ class InstanceDetail(InstanceOut):
     character_state: dict[str, Any]
     director: dict[str, Any]
     sessions: list[str]
-    name: str = ""
-    archived: bool = False
     generation: dict[str, Any] = {}  # the instance's own settings
     generation_effective: dict[str, Any] = {}  # what a turn sends (over the account defaults)
 

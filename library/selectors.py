@@ -11,6 +11,7 @@ import functools
 from collections.abc import Iterator
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Q, QuerySet
 
@@ -32,6 +33,15 @@ def visibility_of(item: dict[str, Any]) -> str:
     if visibility in ("private", "shared"):
         return visibility
     return "private" if item.get("owner") else "shared"
+
+
+def lorebook_readable_by(book: dict[str, Any], *, username: str | None) -> bool:
+    """Whether a chat owned by `username` may still read a book it attached: the book may have
+    been made private since. Judged on the book's file; the database only for another owner's
+    private book (is the chat's owner staff?). A chat without an owner is the system's."""
+    if username is None or visibility_of(book) == "shared" or book.get("owner") == username:
+        return True
+    return get_user_model().objects.filter(username=username, is_staff=True).exists()
 
 
 def personas_visible_to(*, user) -> QuerySet[Persona]:

@@ -194,3 +194,56 @@ def test_bootstrap_never_takes_over_an_account_named_admin_that_has_a_password(
     admin = django_user_model.objects.get(username="admin")
     assert not admin.is_superuser and admin.check_password("their-own-password")
     assert "createsuperuser" in out.getvalue()
+
+
+@pytest.mark.django_db
+def test_the_instance_list_shows_each_ones_name_archived_flag_and_characters(
+        client, alice, instance, character, store):
+    from library.services import character_save
+
+    other = character_save(store, data={"name": "Brenna"}, user=alice)
+    _call(client, alice, "put", f"/api/v1/instances/{instance}",
+          {"name": "Night of fog", "archived": True})
+    group = _call(client, alice, "post", "/api/v1/instances",
+                  {"character_ids": [character, other]}).json()["instance_id"]
+    rows = {row["instance_id"]: row
+            for row in _call(client, alice, "get", "/api/v1/instances").json()["instances"]}
+    assert (rows[instance]["name"], rows[instance]["archived"]) == ("Night of fog", True)
+    assert rows[instance]["character_ids"] == [character]
+    assert (rows[group]["name"], rows[group]["archived"]) == ("", False)
+    assert rows[group]["character_ids"] == [character, other]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_lorebook_made_private_again_no_longer_reaches_another_accounts_chat(
+        client, alice, bob, character):
+    book = _call(client, alice, "post", "/api/v1/lorebooks", {
+        "name": "Alice's secrets", "visibility": "shared",
+        "entries": [{"keys": [], "constant": True, "content": "THE-VAULT-CODE-IS-7731",
+                     "enabled": True}]}).json()
+    lorebook_id = book.get("lorebook_id") or book["id"]
+    chat = _call(client, bob, "post", "/api/v1/instances",
+                 {"character_id": character}).json()["instance_id"]
+    assert _call(client, bob, "put", f"/api/v1/instances/{chat}",
+                 {"lorebook_ids": [lorebook_id]}).status_code == 200
+
+    def prompt_of_a_turn() -> str:
+        trace_id = _call(client, bob, "post", "/api/v1/chat",
+                         {"instance_id": chat, "query": "hello"}).json()["trace_id"]
+        return json.dumps(_call(client, bob, "get", f"/api/v1/traces/{trace_id}").json())
+
+    assert "THE-VAULT-CODE-IS-7731" in prompt_of_a_turn()  # shared: bob's chat reads it
+    assert _call(client, alice, "put", f"/api/v1/lorebooks/{lorebook_id}",
+                 {**book, "visibility": "private"}).status_code == 200
+    assert "THE-VAULT-CODE-IS-7731" not in prompt_of_a_turn()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url", ["/api/v1/conversations?participants=BAD%20ID",
+                                 "/api/v1/conversations?participants=char_a,player:",
+                                 "/api/v1/participants/BAD..X/conversations",
+                                 "/api/v1/participants/player:a%20b/conversations"])
+def test_a_participant_id_that_cannot_be_one_is_400_naming_the_field(client, alice, url):
+    response = _call(client, alice, "get", url)
+    assert response.status_code == 400
+    assert set(_fields(response)) & {"participants", "participant_id"}

@@ -7,9 +7,12 @@ character_state.json, every other member character_states/{character_id}.json in
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable
 
+from personalab.lib.errors import Invalid
 from personalab.lib.filestore import FileStore, StoreError, read_json, write_json_atomic
+from personalab.lib.ids import is_valid_id
 
 
 def member_ids(instance_state: dict[str, Any]) -> list[str]:
@@ -21,6 +24,18 @@ def member_ids(instance_state: dict[str, Any]) -> list[str]:
 
 def player_id(username: str) -> str:
     return f"player:{username}"
+
+
+USERNAME = re.compile(r"[\w.@+-]{1,150}")  # Django's own username characters
+
+
+def participant_id_checked(value: str, *, field: str) -> str:
+    """A character id or `player:{username}`; anything else is refused naming `field` (it
+    could never match a conversation, and silence would read as "none")."""
+    name = value.removeprefix("player:")
+    if is_valid_id(value) or (name != value and USERNAME.fullmatch(name)):
+        return value
+    raise Invalid(field, f"{value[:80]!r} is neither a character id nor player:{{username}}")
 
 
 def conv_key(participants: Iterable[str]) -> str:
