@@ -110,6 +110,9 @@ class ChatImport:
     notes: list[str] = field(default_factory=list)
     source: str = "sillytavern"
     original_header: dict[str, Any] | None = None
+    # RisuAI keeps the first message outside the chat and names it: -1 the card's first
+    # message, i its alternate greeting i. None: the file has its own (or none).
+    first_message: int | None = None
 
     def report(self) -> dict[str, Any]:
         kinds = {"user": 0, "assistant": 0, "narrator": 0, "hidden": 0, "summary": 0}
@@ -390,7 +393,7 @@ def _risu_header(chat: dict[str, Any]) -> dict[str, Any]:
 def _chat_import_risu(document: dict[str, Any]) -> ChatImport:
     """RisuAI's chat export: {"type": "risuChat", "ver", "data": {"name", "note", "message":
     [...], "fmIndex", ...}}. RisuAI shows the character's first message outside the chat, so
-    the file has none."""
+    the file has none: `first_message` says which greeting it was."""
     chat = document.get("data")
     messages = chat.get("message") if isinstance(chat, dict) else None
     if not isinstance(messages, list):
@@ -412,8 +415,10 @@ def _chat_import_risu(document: dict[str, Any]) -> ChatImport:
     if len({str(r.get("saying")) for _, r in records if not r["is_user"] and r.get("saying")}) > 1:
         notes.append("This RisuAI chat is a group chat: its replies name their characters by "
                      "RisuAI's ids only, so they come in as this story's character's.")
+    shown = chat.get("fmIndex")
     return ChatImport(header=header, lines=lines, skipped=skipped, notes=notes, source="risuai",
-                      original_header=original)
+                      original_header=original,
+                      first_message=shown if type(shown) is int and shown >= -1 else -1)
 
 
 # Other apps' files uploaded as a chat, by what tells them apart, and what each one is.
@@ -424,6 +429,8 @@ NOT_A_CHAT = (
      "a lorebook or module, not a chat; import a lorebook under Lorebooks"),
     (lambda d: isinstance(d.get("spec"), str) and d["spec"].startswith("chara_card"),
      "a character card, not a chat; import it in the Library"),
+    (lambda d: d.get("kind") in ("character", "library-character"),
+     "an Agnai character, not a chat; import it in the Library"),
 )
 
 

@@ -349,6 +349,9 @@ def session_import(store: FileStore, *, instance_id: str,
         state = store.instance_state_read(instance_id)
         if is_group(state):
             report.update(_speakers_matched(imported.lines, members_of(store, state)))
+        if imported.first_message is not None and not is_group(state):
+            report["notes"] = [*report["notes"], *_first_message_taken(
+                store, state, imported.lines, imported.first_message)]
         regroup_notes, group_names = _regroup_offer(
             store, owner=state.get("owner"), header=imported.original_header, state=state)
         report["notes"] = [*report["notes"], *regroup_notes]
@@ -367,6 +370,33 @@ def session_import(store: FileStore, *, instance_id: str,
                            *_player_named(store, state, play_as), *bound]
     instance_index(store, instance_id)
     return session_id, report
+
+
+def _first_message_taken(store: FileStore, state: dict[str, Any], lines: list[dict[str, Any]],
+                         index: int) -> list[str]:
+    """A chat that names its greeting without holding it (RisuAI's) starts with the story
+    character's greeting it names, its other greetings as swipes, as it did there. Changes
+    `lines`."""
+    try:
+        greeting = _greeting_lines(store.character_read(state["character_id"]))
+    except (StoreError, ValueError, KeyError):
+        greeting = []
+    if not greeting or any(line.get("greeting") for line in lines):
+        return []
+    line = greeting[0]
+    versions = [line["content"], *(a["content"] for a in line.get("alternatives") or [])]
+    shown = index + 1 if index + 1 < len(versions) else 0
+    line = {**line, "content": versions[shown],
+            "timestamp": next((x["timestamp"] for x in lines if x.get("timestamp")),
+                              line["timestamp"])}
+    line.pop("alternatives", None)
+    if len(versions) > 1:
+        line.update(alternatives=[{"content": v} for i, v in enumerate(versions) if i != shown],
+                    alternative_position=shown)
+    lines.insert(0, line)
+    return ["The chat starts with the character's first message, which RisuAI keeps outside "
+            "the chat file" + (f" (greeting {shown + 1} of {len(versions)})."
+                               if len(versions) > 1 else ".")]
 
 
 def _chat_lorebook_taken(state: dict[str, Any], header: Any) -> list[str]:

@@ -153,3 +153,12 @@ def test_a_broken_agnai_persona_is_a_400_naming_it_and_nothing_is_made(client, a
     assert response.status_code == 400
     assert "greeting" in response.json()["error"]["fields"]
     assert len(store.character_ids()) == before
+
+
+def test_an_agnai_character_uploaded_as_a_chat_is_refused_saying_what_it_is(client, auth,
+                                                                            instance):
+    response = client.post(f"/api/v1/instances/{instance}/import_chat", {
+        "file": SimpleUploadedFile("Kaelen.json", json.dumps(agnai_character()).encode())},
+        **auth)
+    assert response.status_code == 400
+    assert "Agnai character" in response.json()["error"]["message"]

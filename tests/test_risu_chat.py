@@ -137,3 +137,29 @@ def test_a_risuai_chat_uploaded_as_a_card_is_refused_saying_what_it_is(client, a
         "file": SimpleUploadedFile("chat.json", json.dumps(risu_chat()).encode())}, **auth)
     assert response.status_code == 400
     assert "RisuAI chat" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("fm_index, shown", [(-1, "The lighthouse is dark."),
+                                             (1, "Late again, {{user}}?"), (7, None)])
+def test_a_risuai_chat_starts_with_the_greeting_it_was_played_from(client, auth, alice, store,
+                                                                   fm_index, shown):
+    from chat.services import instance_create
+    from library.services import character_import_card
+
+    card = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
+        "name": "Mira", "description": "A keeper.", "first_mes": "The lighthouse is dark.",
+        "alternate_greetings": ["Fog again.", "Late again, {{user}}?"]}}
+    character_id = character_import_card(store, data=json.dumps(card).encode(),
+                                         filename="mira.json", user=alice)
+    instance = instance_create(store, owner=alice, character_id=character_id)
+    body = _upload(client, auth, instance, risu_chat(fmIndex=fm_index)).json()
+    lines = store.session_read(instance, body["session_id"]).lines
+    first = lines[0]
+    assert first["greeting"] is True and first["turn"] == 0 and first["role"] == "assistant"
+    # an index past the card's greetings shows its first message, as a new chat would
+    assert first["content"] == (shown or "The lighthouse is dark.")
+    versions = sorted([first["content"], *(a["content"] for a in first["alternatives"])])
+    assert versions == sorted(["The lighthouse is dark.", "Fog again.", "Late again, {{user}}?"])
+    assert first["timestamp"] == lines[1]["timestamp"] == "2024-06-10T06:13:20Z"
+    assert [line["role"] for line in lines[1:3]] == ["user", "assistant"]
+    assert any("first message" in note for note in body["imported"]["notes"])
