@@ -18,6 +18,7 @@ from chat.speakers import STRATEGIES
 from library.selectors import character_choices
 from personalab.lib.errors import AppError
 from personalab.lib.filestore import FileStore, InstanceBusy
+from personalab.lib.names import labels_distinct
 from personalab.storage import get_store
 
 
@@ -25,6 +26,7 @@ def members_context(store: FileStore, *, user, state: dict[str, Any]) -> dict[st
     members = members_of(store, state) or []
     taken = {m.character_id for m in members} | {state.get("character_id")}
     return {"members": members, "members_title": members_title(members),
+            "member_labels": labels_distinct((m.character_id, m.name) for m in members),
             "reply_order": state.get("reply_order") or "natural",
             "reply_orders": reply_orders(),
             "member_choices": [c for c in character_choices(user=user)

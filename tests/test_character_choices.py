@@ -64,3 +64,18 @@ def test_the_character_page_and_the_member_drawer_tell_them_apart(alice_client, 
     add = add[:add.index("</select>")]
     # the instance's own character is not offered; the other import still says which it is
     assert f"Doctor Ilse Marr ({second})" in add and first + ")" not in add
+
+
+def test_a_group_with_both_imports_names_each_member_with_its_id(alice_client, twins):
+    first, second = twins
+    response = alice_client.post("/instances/new?group=1", {
+        "character_ids": [first, second], "background_id": "", "reply_order": "natural"})
+    assert response.status_code == 302
+    html = alice_client.get(response["Location"]).content.decode()
+    for select_id in ("aside-speaker", "memory-member"):
+        select = html[html.index(f'id="{select_id}"'):]
+        select = select[:select.index("</select>")]
+        assert _options(select) == [f"Doctor Ilse Marr ({first})",
+                                    f"Doctor Ilse Marr ({second})"], select_id
+    drawer = html[html.index('data-testid="members-card"'):]
+    assert f"<strong>Doctor Ilse Marr ({second})</strong>" in drawer

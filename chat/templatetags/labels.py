@@ -1,0 +1,13 @@
+"""`{{ member.character_id|label_of:member_labels }}`: a member's name, with its id when another
+member has the same name (personalab/lib/names.py)."""
+
+from __future__ import annotations
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def label_of(item_id: str, labels: dict[str, str] | None) -> str:
+    return (labels or {}).get(item_id, item_id)
