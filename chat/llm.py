@@ -226,7 +226,7 @@ class SSEReader:
     def __init__(self) -> None:
         self._rest = b""
         self.done = False
-        self._halves = SurrogatesJoin()  # used only once a chunk held a lone surrogate
+        self._halves: SurrogatesJoin | None = None  # made once a chunk holds a lone surrogate
 
     def feed(self, data: bytes) -> list[str]:
         if self.done:
@@ -245,7 +245,14 @@ class SSEReader:
         # orjson parses a chunk in about half the time json takes, and this runs for every
         # piece of every reply (bench/stream_overhead.py). Each payload is parsed alone: joined
         # into one array, broken neighbours could add up to valid JSON.
-        chunks, halves = _chunks_parse(payloads)
+        try:
+            chunks = list(map(orjson.loads, payloads))
+        except orjson.JSONDecodeError:
+            # orjson refuses a lone surrogate escape (half an emoji, as a JavaScript server can
+            # send, or an emoji cut in two between chunks): json keeps it, and the halves are
+            # joined or become U+FFFD below (SurrogatesJoin). Invalid JSON still raises.
+            chunks = [json.loads(payload) for payload in payloads]
+            self._halves = self._halves or SurrogatesJoin()
         for chunk in chunks:
             try:  # the usual chunk, read without the checks of _chunk_pieces
                 delta = chunk["choices"][0]["delta"]
@@ -271,13 +278,14 @@ class SSEReader:
                 run.append(piece)
         if run:
             pieces.append(_joined(run))
-        if halves or self._halves.held is not None:
-            pieces = self._halves.pieces(pieces)
+        if self._halves is None:  # the usual stream: one comparison per read
+            return pieces
+        pieces = self._halves.pieces(pieces)
         return pieces + self._halves.end() if self.done else pieces
 
     def end(self) -> list[str]:
         """The stream ended without `[DONE]`: half an emoji still held, as U+FFFD."""
-        return self._halves.end()
+        return self._halves.end() if self._halves is not None else []
 
     def _before_done(self, payloads: list[bytes]) -> list[bytes]:
         """The payloads before `[DONE]`, which ends the stream (the words may also just be in
@@ -300,17 +308,6 @@ async def _rest_drained(chunks: AsyncIterator[bytes]) -> None:
                 drained += len(data)
                 if drained > DRAIN_BYTES:
                     return
-
-
-def _chunks_parse(payloads: list[bytes]) -> tuple[list[Any], bool]:
-    """The parsed chunks, and whether their strings may hold a lone surrogate."""
-    try:
-        return list(map(orjson.loads, payloads)), False
-    except orjson.JSONDecodeError:
-        # orjson refuses a lone surrogate escape (half an emoji, as a JavaScript server can
-        # send, or an emoji cut in two between chunks): json keeps it, and the reader joins the
-        # halves or makes it U+FFFD (SurrogatesJoin). Invalid JSON still raises.
-        return [json.loads(payload) for payload in payloads], True
 
 
 def _joined(run: list[str]) -> str:
