@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from ninja import Field, Schema
-from pydantic import StrictBool
+from pydantic import StrictBool, StrictInt
 
 
 class InstanceIn(Schema):
@@ -160,13 +160,13 @@ class MessageEditIn(Schema):
 
 
 class BranchIn(Schema):
-    index: int
+    index: StrictInt
     fingerprint: str
 
 
 class SwipeIn(Schema):
-    turn: int
-    alternative: int
+    turn: StrictInt
+    alternative: StrictInt
 
 
 class UndoIn(Schema):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from ninja import Field, Schema
+from pydantic import StrictInt
 
 
 class TextIn(Schema):
@@ -13,7 +14,7 @@ class TextIn(Schema):
 
 
 class MoveIn(Schema):
-    to: int = Field(description="the item's new position, 0 = first")
+    to: StrictInt = Field(description="the item's new position, 0 = first")
 
 
 MEMBER_FIELD = Field(None, description="a member of a conversation with several characters "
@@ -25,7 +26,7 @@ class PersonaTextIn(TextIn):
 
 
 class VersionIn(Schema):
-    version: int
+    version: StrictInt
     character_id: str | None = MEMBER_FIELD
 
 
@@ -74,6 +75,7 @@ class RecapsOut(Items):
 
 class AuthorsNote(Schema):
     text: str = Field("", max_length=4000)
-    depth: int = Field(4, ge=0, le=50, description="messages from the end where it is woven in")
-    frequency: int = Field(1, ge=1, le=100, description="every N turns")
+    depth: StrictInt = Field(4, ge=0, le=50,
+                             description="messages from the end where it is woven in")
+    frequency: StrictInt = Field(1, ge=1, le=100, description="every N turns")
     role: Literal["system", "user", "assistant"] = "system"

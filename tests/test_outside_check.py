@@ -247,3 +247,17 @@ def test_a_participant_id_that_cannot_be_one_is_400_naming_the_field(client, ali
     response = _call(client, alice, "get", url)
     assert response.status_code == 400
     assert set(_fields(response)) & {"participants", "participant_id"}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("method,path,body,field", [
+    ("put", "authors_note", {"text": "n", "depth": True}, "depth"),
+    ("put", "authors_note", {"text": "n", "frequency": "3"}, "frequency"),
+    ("post", "sessions/sess_001/swipe", {"turn": True, "alternative": 0}, "turn"),
+    ("post", "persona/restore", {"version": True}, "version"),
+])
+def test_a_number_sent_as_true_or_as_text_is_refused_naming_the_field(client, alice, instance,
+                                                                      method, path, body, field):
+    response = _call(client, alice, method, f"/api/v1/instances/{instance}/{path}", body)
+    assert response.status_code == 400
+    assert field in _fields(response)
