@@ -3,8 +3,8 @@ outside (REST with a bearer token only): each test is one of them."""
 
 from __future__ import annotations
 
+import io
 import json
-from io import StringIO
 
 import pytest
 
@@ -176,7 +176,7 @@ def test_bootstrap_after_a_rebuilt_index_gives_back_the_admin_the_files_name(
     from library.services import user_for_username
 
     user_for_username("admin")
-    call_command("bootstrap", stdout=StringIO())
+    call_command("bootstrap", stdout=io.StringIO())
     admin = django_user_model.objects.get(username="admin")
     assert admin.is_superuser and admin.is_staff
     password = (data_dir / ".admin_password").read_text().strip()
@@ -189,7 +189,7 @@ def test_bootstrap_never_takes_over_an_account_named_admin_that_has_a_password(
     from django.core.management import call_command
 
     django_user_model.objects.create_user("admin", password="their-own-password")
-    out = StringIO()
+    out = io.StringIO()
     call_command("bootstrap", stdout=out)
     admin = django_user_model.objects.get(username="admin")
     assert not admin.is_superuser and admin.check_password("their-own-password")
@@ -261,3 +261,41 @@ def test_a_number_sent_as_true_or_as_text_is_refused_naming_the_field(client, al
     response = _call(client, alice, method, f"/api/v1/instances/{instance}/{path}", body)
     assert response.status_code == 400
     assert field in _fields(response)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_chat_command_plays_a_groups_round_naming_each_speaker(store, alice, character,
+                                                                  capsys):
+    """SPEC §7 `chat INSTANCE_ID "text"` and §10 groups: every member who answers is named,
+    as the WebSocket and REST rounds do (the command played one unnamed reply)."""
+    from django.core.management import call_command
+
+    from chat.services import instance_create
+    from library.services import character_save
+
+    brenna = character_save(store, data={"name": "Brenna", "greeting": ""}, user=alice)
+    group = instance_create(store, owner=alice, character_ids=[character, brenna],
+                            reply_order="everyone")
+    out = io.StringIO()
+    call_command("chat", group, "Both of you, report.", stdout=out)
+    printed = capsys.readouterr().out + out.getvalue()
+    assert "Alserqi:" in printed and "Brenna:" in printed
+    assert printed.count(" · trace trc_") == 2
+    replies = [m for m in store.session_read(group, "sess_001").messages
+               if m["role"] == "assistant" and m.get("turn", 0) > 0]
+    assert [m["speaker"] for m in replies] == [character, brenna]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_chat_command_answers_as_the_speaker_asked_for(store, alice, character, capsys):
+    from django.core.management import call_command
+
+    from chat.services import instance_create
+    from library.services import character_save
+
+    brenna = character_save(store, data={"name": "Brenna", "greeting": ""}, user=alice)
+    group = instance_create(store, owner=alice, character_ids=[character, brenna])
+    call_command("chat", group, "Brenna only.", "--speaker", brenna, stdout=io.StringIO())
+    replies = [m for m in store.session_read(group, "sess_001").messages
+               if m["role"] == "assistant" and m.get("turn", 0) > 0]
+    assert [m["speaker"] for m in replies] == [brenna]

@@ -5,8 +5,9 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from chat.turn import TurnRefused, turn_run
+from chat.group import conversation_turn
 from memory import runtime
+from personalab.lib.errors import AppError
 from personalab.lib.ids import InvalidId, validate_id
 from personalab.lib.jsontext import text_surrogates_replace
 from personalab.storage import get_store
@@ -18,6 +19,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("instance_id")
         parser.add_argument("text")
+        parser.add_argument("--speaker", help="with several characters: the one who answers")
 
     def handle(self, *args, **options) -> None:
         try:
@@ -30,24 +32,34 @@ class Command(BaseCommand):
         try:
             # Bytes of the argument that are not UTF-8 arrive as lone surrogates (surrogateescape).
             text = text_surrogates_replace(options["text"])
-            result = asyncio.run(self._turn(store, instance_id, text))
-        except TurnRefused as exc:
+            results = asyncio.run(self._round(store, instance_id, text, options.get("speaker")))
+        except AppError as exc:  # a refused turn, a speaker who is not a member, a busy instance
             raise CommandError(exc.message) from None
         runtime.drain()
-        self.stdout.write("")
-        self.stdout.write(self.style.NOTICE(
-            f"[{result.session_id} turn {result.turn} · trace {result.trace_id}"
-            f"{' · interrupted' if result.interrupted else ''}"
-            f"{' · error' if result.error else ''}]"))
+        if not results:
+            self.stdout.write(self.style.NOTICE(
+                "[nobody was picked to answer: this conversation's reply order is manual; "
+                "name one with --speaker]"))
+        for result in results:
+            self.stdout.write("")
+            self.stdout.write(self.style.NOTICE(
+                f"[{result.session_id} turn {result.turn} · trace {result.trace_id}"
+                f"{' · interrupted' if result.interrupted else ''}"
+                f"{' · error' if result.error else ''}]"))
 
-    async def _turn(self, store, instance_id: str, text: str):
+    async def _round(self, store, instance_id: str, text: str, speaker: str | None):
+        """The same round as the WebSocket and REST play: one reply, or with several characters
+        each one who answers, named before its reply."""
         async def emit(event: dict) -> None:
-            if event["type"] == "token":
+            if event["type"] == "speaker":
+                sys.stdout.write(f"\n{event.get('name') or event.get('speaker')}: ")
+            elif event["type"] == "token":
                 sys.stdout.write(event["content"])
-                sys.stdout.flush()
             elif event["type"] == "warning":
                 sys.stderr.write(f"\n⚠ {event.get('message')}\n")
             elif event["type"] == "error":
                 sys.stderr.write(f"\n✖ {event.get('message')}\n")
+            sys.stdout.flush()
 
-        return await turn_run(store, instance_id=instance_id, user_text=text, emit=emit)
+        return await conversation_turn(store, instance_id=instance_id, user_text=text, emit=emit,
+                                       speaker=speaker)
