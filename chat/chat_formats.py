@@ -18,8 +18,10 @@ Import rules (PersonaLab session lines come out):
 - is_system on a message of a speaker (the user, or a name that also speaks normally) is
   SillyTavern's "hidden" message: the line keeps its role with "hidden": true (shown, never
   sent to the model). Other is_system messages and `extra.type == "narrator"` are narrator
-  lines: {"type": "note"} (never in the prompt), except PersonaLab's own exported summaries,
-  which come back as {"type": "summary"} lines.
+  lines: {"type": "note"}, except PersonaLab's own exported summaries, which come back as
+  {"type": "summary"} lines. As in SillyTavern, a narrator line written with `is_system: false`
+  (its /sys) keeps that flag and is sent to the model as a system message; an `is_system: true`
+  one (a comment, a hidden narrator line) is only shown.
 - A file without a header line is accepted; names are then taken from the messages.
 - Lines that cannot be read (not JSON, not an object, no text) are skipped and reported with
   their number and reason; the file is refused only when nothing in it is a message.

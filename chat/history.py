@@ -383,8 +383,8 @@ def message_hide(store: FileStore, *, instance_id: str, session_id: str, index: 
     """Hide a message from the model (SillyTavern's ghost / is_hidden) or show it again. The
     line stays in the file and on the page with `hidden: true`, the flag imported hidden lines
     carry; prompts, lore scans, summaries, recaps and recall leave it out. Clicking again
-    is the undo. A narrator note is never sent anyway: hidden, it is exported with
-    SillyTavern's `is_system: true`."""
+    is the undo. A narrator note hidden stops being sent (one SillyTavern sends) and is
+    exported with SillyTavern's `is_system: true`."""
     if not isinstance(hidden, bool):
         raise HistoryError("hidden must be true or false", fields={"hidden": "true or false"})
     lock = _lock(store, instance_id)

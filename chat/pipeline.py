@@ -660,7 +660,8 @@ def _line_message(
         return {"role": "system", "content": content}
     seed = f"{line.get('turn')}:{line.get('timestamp')}"
     content = message_macros_replace(line["content"], variables["macros"], seed=seed)
-    return {"role": line["role"], "content": content}
+    # A sendable narrator note goes as SillyTavern sends it: a system message, no name.
+    return {"role": line.get("role") or "system", "content": content}
 
 
 @dataclass

@@ -145,23 +145,70 @@ def test_rest_import_then_export_is_the_same_chat(client, auth, instance, store)
     assert records_of(exported.content) == CHAT
 
 
+COMMENT = {"name": "Note", "is_user": False, "is_system": True,
+           "send_date": "May 12, 2024 5:49pm", "mes": "A comment only the player reads.",
+           "extra": {"type": "comment"}}
+HIDDEN_NARRATOR = {"name": "Narrator", "is_user": False, "is_system": True,
+                   "send_date": "May 12, 2024 5:50pm", "mes": "A narration hidden with /hide.",
+                   "extra": {"type": "narrator"}}
+
+
 @pytest.mark.django_db(transaction=True)
-async def test_hidden_and_narrator_lines_never_reach_the_model(client, auth, instance, store,
-                                                               use_stub):
+async def test_narrator_lines_reach_the_model_as_sillytavern_sends_them(client, auth, instance,
+                                                                        store, use_stub):
+    """SillyTavern's /sys writes a narrator line with is_system false and sends it as a system
+    message without a name; hidden lines, comments and a /hide'd narrator line stay out."""
     from asgiref.sync import sync_to_async
 
     from chat.turn import turn_run
 
-    await sync_to_async(_upload)(client, auth, instance, jsonl(CHAT))
+    await sync_to_async(_upload)(client, auth, instance,
+                                 jsonl([*CHAT, COMMENT, HIDDEN_NARRATOR]))
+
+    async def emit(event):
+        pass
+
+    await turn_run(store, instance_id=instance, user_text="What now?", emit=emit)
+    messages = use_stub.requests[-1]["messages"]
+    sent = "\n".join(m["content"] for m in messages)
+    assert "I bring news." in sent and "I heard it too." in sent
+    assert "(ooc: draft)" not in sent and "A reply kept out of context." not in sent
+    assert "A comment only the player reads." not in sent
+    assert "A narration hidden with /hide." not in sent
+    # Its own message, no "Narrator:" before it, where it stood (a strict template folds a
+    # system message after the first into the user side, as it does summaries).
+    bell = [m["content"] for m in messages].index("A bell rings somewhere.")
+    assert messages[bell]["role"] in ("system", "user")
+    assert "Then say it" in messages[bell - 1]["content"]
+    assert messages[bell + 1]["content"].endswith("I heard it too.")
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_narrator_line_hidden_here_is_no_longer_sent(client, auth, instance, store,
+                                                             use_stub):
+    from asgiref.sync import sync_to_async
+
+    from chat.history import line_fingerprint, message_hide
+    from chat.turn import turn_run
+
+    body = (await sync_to_async(_upload)(client, auth, instance, jsonl(CHAT))).json()
+    read = store.session_read(instance, body["session_id"])
+    index = next(i for i, line in enumerate(read.lines) if line.get("type") == "note")
+    await sync_to_async(message_hide)(store, instance_id=instance, session_id=body["session_id"],
+                                      index=index,
+                                      fingerprint=line_fingerprint(read.lines[index]),
+                                      hidden=True)
 
     async def emit(event):
         pass
 
     await turn_run(store, instance_id=instance, user_text="What now?", emit=emit)
     sent = "\n".join(m["content"] for m in use_stub.requests[-1]["messages"])
-    assert "I bring news." in sent and "I heard it too." in sent
-    assert "(ooc: draft)" not in sent and "A reply kept out of context." not in sent
-    assert "A bell rings somewhere." not in sent
+    assert "I heard it too." in sent and "A bell rings somewhere." not in sent
+    exported = records_of((await sync_to_async(client.get)(
+        f"/api/v1/instances/{instance}/sessions/{body['session_id']}/export?format=jsonl",
+        **auth)).content)
+    assert [r["is_system"] for r in exported if r.get("mes") == NARRATOR["mes"]] == [True]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -30,6 +30,10 @@ def _session(store, instance, count: int, *, old_text: str = "") -> None:
                           "turn": n // 2 + 1})
             lines.append({"role": "user", "content": "隐藏的一句", "hidden": True,
                           "turn": n // 2 + 1})
+        if n in (20, 160):  # a narrator line SillyTavern sends, and a comment it does not
+            lines.append({"type": "note", "name": "Narrator", "is_system": False,
+                          "content": f"钟声在第{n}句后响起。"})
+            lines.append({"type": "note", "name": "Note", "content": "只给玩家看的批注。"})
     store.session_rewrite(instance, "sess_001", [read.metadata, *lines])
     with store.session_path(instance, "sess_001").open("ab") as handle:
         handle.write(b'{"role": "user" broken}\n')

@@ -41,8 +41,8 @@ import numpy as np
 from personalab.lib.errors import AppError
 from personalab.lib.ids import next_numbered_id, validate_id
 from personalab.lib.jsontext import json_loads, json_loads_for, surrogates_replace
-from personalab.lib.line_index import (ASSISTANT, BAD, BLANK, MESSAGE_KINDS, METADATA, SHOWN_KINDS,
-                                       SUMMARY, USER, LineIndex, Unindexable, index_path,
+from personalab.lib.line_index import (ASSISTANT, BAD, BLANK, MESSAGE_KINDS, METADATA, NOTE,
+                                       SHOWN_KINDS, SUMMARY, USER, LineIndex, Unindexable, index_path,
                                        line_index_cut, line_index_read)
 from personalab.lib.atomic import fsync_dir, write_bytes_atomic
 from personalab.lib.session_tail import (file_fingerprint, journal_path, tail_recover,
@@ -1366,7 +1366,8 @@ def _token_counts(lines: list[dict[str, Any]], records: np.ndarray) -> dict[str,
     counts = {}
     kinds, usable, tokens = records["kind"].tolist(), records["usable"].tolist(), records["tokens"].tolist()
     for line, kind, sendable, count in zip(lines, kinds, usable, tokens):
-        if sendable and line.get("role") == _MESSAGE_ROLES.get(kind):
+        if sendable and (line.get("role") == _MESSAGE_ROLES.get(kind)
+                         or (kind == NOTE and line.get("type") == "note")):
             counts[line["content"]] = count
     return counts
 
@@ -1386,7 +1387,8 @@ def _lines_before(data: bytes, index: LineIndex, positions: np.ndarray,
                   first: int) -> LinesBefore:
     older = index.records[positions[:first]]
     usable_older = older["usable"].astype(bool)
-    is_message = usable_older & np.isin(older["kind"], MESSAGE_KINDS)
+    # A sendable narrator note weighs what a message does.
+    is_message = usable_older & (older["kind"] != SUMMARY)
     messages = older[is_message]
     summaries = [_line_at(data, index, int(number))
                  for number in positions[:first][usable_older & (older["kind"] == SUMMARY)]]

@@ -30,7 +30,7 @@ from personalab.lib.jsontext import json_loads_for
 from personalab.lib.lines import line_parse, line_prompt_usable, session_line_problem
 from personalab.lib.tokens import count_tokens, tokenizer_name
 
-MAGIC = b"PLLINES2"
+MAGIC = b"PLLINES3"  # 3: a narrator note SillyTavern sends is usable
 HEADER_BYTES = 32  # MAGIC, then the tokenizer's name padded with spaces
 RECORD = np.dtype([("end", "<u8"), ("turn", "<i8"), ("crc", "<u4"), ("tokens", "<u4"),
                    ("kind", "u1"), ("usable", "u1"), ("pad", "V6")])
@@ -100,7 +100,7 @@ def _turn(record: dict[str, Any] | None) -> int:
 
 def _tokens(record: dict[str, Any] | None, usable: bool) -> int:
     # A summary is rendered through a template each turn, so only messages are counted here.
-    return count_tokens(record["content"]) if usable and "role" in record else 0
+    return count_tokens(record["content"]) if usable and record.get("type") != "summary" else 0
 
 
 def _records_for(data: bytes, start: int, stop: int, crc: int, *, seen_valid: bool) -> np.ndarray:

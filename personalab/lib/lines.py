@@ -85,4 +85,12 @@ def line_prompt_usable(line: dict[str, Any]) -> bool:
     # A hidden line (SillyTavern's /hide) is kept and shown, never sent.
     if line.get("error") or line.get("hidden") or not isinstance(line.get("content"), str):
         return False
-    return line.get("type") == "summary" or line.get("role") in ("user", "assistant")
+    return (line.get("type") == "summary" or line.get("role") in ("user", "assistant")
+            or narrator_sent(line))
+
+
+def narrator_sent(line: dict[str, Any]) -> bool:
+    """A narrator note SillyTavern sends to the model: its /sys (/nar) line is written with
+    `is_system: false` and goes into the prompt as a system message; an `is_system: true` one
+    (a comment, a hidden narrator line, a note PersonaLab writes) is only shown."""
+    return line.get("type") == "note" and line.get("is_system") is False
