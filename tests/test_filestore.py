@@ -176,6 +176,25 @@ def test_crash_mid_stream_is_repaired_with_text_kept_and_marked(fs):
     assert read.messages[-1]["content"] == "半句话"
 
 
+def test_crash_mid_regenerate_keeps_the_reply_with_its_earlier_versions(fs):
+    """A regenerate's streaming line carries the reply's earlier versions (their own "content"
+    keys) before the new text: a kill -9 mid-stream gives back all of them, not a fragment."""
+    fs.session_create("inst_001", "sess_001")
+    earlier = [{"content": "第一版"}, {"content": "second \"content\":\" version"}]
+    writer = fs.assistant_writer("inst_001", "sess_001", turn=1,
+                                 extra={"alternatives": earlier}).open()
+    writer.append("新的半句")
+    writer.close_quietly()  # the process died here
+    streaming = fs.session_read("inst_001", "sess_001")
+    assert streaming.partial is not None and streaming.partial["content"] == "新的半句"
+    repaired = fs.session_repair("inst_001", "sess_001")
+    assert repaired["content"] == "新的半句" and repaired["interrupted"] is True
+    assert repaired["alternatives"] == earlier
+    read = fs.session_read("inst_001", "sess_001")
+    assert read.messages[-1]["alternatives"] == earlier
+    assert not any(line.get("type") == "repaired_fragment" for line in read.lines)
+
+
 def test_repair_keeps_an_unreadable_half_line_as_text(fs):
     fs.session_create("inst_001", "sess_001")
     with fs.session_path("inst_001", "sess_001").open("a") as handle:

@@ -398,19 +398,15 @@ class AssistantLineWriter:
 def parse_partial_line(text: str) -> dict[str, Any] | None:
     """Read an unfinished streaming line back: its head and the content written so far."""
     marker = '"content":"'
-    cut = text.find(marker)
-    if not text.startswith("{") or cut < 0:
+    if not text.startswith("{") or marker not in text:
         return None
     try:
         json.loads(text)
         return None  # a whole line that only lost its newline
     except json.JSONDecodeError:
         pass
-    try:
-        head = json_loads(text[:cut].rstrip(",") + "}")
-    except json.JSONDecodeError:
-        return None
-    if not isinstance(head, dict) or head.get(STREAMING_PREFIX_KEY) is not True:
+    head, cut = _streaming_head(text, marker)
+    if head is None:
         return None
     head.pop(STREAMING_PREFIX_KEY, None)
     texts = {"content": [], "reasoning": [head.pop("reasoning", "")]}
@@ -421,6 +417,22 @@ def parse_partial_line(text: str) -> dict[str, Any] | None:
     if reasoning := "".join(texts["reasoning"]):
         record["reasoning"] = reasoning
     return surrogates_replace(record)
+
+
+def _streaming_head(text: str, marker: str) -> tuple[dict[str, Any] | None, int]:
+    """The line's head and where its streaming content starts. The head may hold "content"
+    keys of its own (a regenerate's earlier versions in `alternatives`), so the content that
+    streams is the first marker the head before it parses at and is marked streaming."""
+    cut = text.find(marker)
+    while cut >= 0:
+        try:
+            head = json_loads(text[:cut].rstrip(",") + "}")
+        except json.JSONDecodeError:
+            head = None
+        if isinstance(head, dict) and head.get(STREAMING_PREFIX_KEY) is True:
+            return head, cut
+        cut = text.find(marker, cut + 1)
+    return None, -1
 
 
 def _stream_segments(tail: str) -> Iterator[tuple[str, str]]:
