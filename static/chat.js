@@ -22,6 +22,7 @@
   let busy = false;
   let queued = null;      // a frame typed while disconnected, sent on reconnect
   let retryDelay = 1000;
+  let stale = false;      // the socket closed mid-reply: the page shows the file again on reconnect
   let loadingOlder = false;
 
   // --- rendering ---------------------------------------------------------------------------
@@ -240,7 +241,10 @@
     for (const section of trace.sections || []) {
       if (!section.tokens) continue;
       const part = document.createElement("span");
-      part.className = "seg seg-" + section.region;
+      // The legend's three colours: the conversation (a middle section too), the rest of the
+      // middle (director, memory, notes at a depth), and the head.
+      part.className = "seg seg-" + (section.name === "conversation" ? "history"
+                                     : section.region === "head" ? "head" : "middle");
       part.style.width = Math.max(0.3, 100 * section.tokens / limit) + "%";
       part.title = `${section.name}: ${section.tokens} tokens (${(100 * section.tokens / limit).toFixed(1)}%)`;
       bar.append(part);
@@ -427,14 +431,22 @@
     socket.addEventListener("close", () => {
       const seconds = Math.round(retryDelay / 1000);
       showBanner(queued ? S.queued : fill(S.disconnected, seconds));
-      if (busy) { streaming = null; setBusy(false); reloadFromFile().catch(() => {}); }
+      if (busy) { streaming = null; setBusy(false); stale = true; }
+      // Read again on reconnect too: a server going down can still answer this read, with the
+      // reply "writing…" that only the next server completes in the file.
+      if (stale) reloadFromFile().catch(() => {});
       setTimeout(connect, retryDelay);
       retryDelay = Math.min(retryDelay * 2, 15000);
     });
     socket.addEventListener("open", () => {
       retryDelay = 1000;
       showBanner("");
-      if (queued) { const frame = queued; queued = null; deliver(frame); }
+      const frame = queued;
+      queued = null;
+      // The file first: a reply cut by the outage shows as it was kept, then the queued line.
+      const read = stale ? reloadFromFile().then(() => { stale = false; }).catch(() => {})
+                         : Promise.resolve();
+      if (frame) read.then(() => deliver(frame));
     });
   }
 
