@@ -12,6 +12,7 @@ from django.db import transaction
 
 from chat.conversations import conversation_index, ledger_add, ledger_rebuild
 from chat.group_prompt import said_by_another, unnamed_lines_by
+from chat.imported_groups import NAME_SHOWN_CHARS, chat_group, group_found, member_name
 from chat.members import (first_member_hand_over, is_group, members_of, members_title,
                           participant_entry)
 from chat.models import Instance, Session, Trace
@@ -353,7 +354,8 @@ def session_import(store: FileStore, *, instance_id: str,
             report["notes"] = [*report["notes"], *_first_message_taken(
                 store, state, imported.lines, imported.first_message)]
         regroup_notes, group_names = _regroup_offer(
-            store, owner=state.get("owner"), header=imported.original_header, state=state)
+            store, owner=state.get("owner"), header=imported.original_header,
+            lines=imported.lines, state=state)
         report["notes"] = [*report["notes"], *regroup_notes]
         report["regroup"] = group_names
         session_id = store.session_next_id(instance_id)
@@ -456,69 +458,24 @@ def _authors_note_taken(store: FileStore, instance_id: str, header: Any) -> list
     return [f"Author's note (depth {note['depth']}, every {note['frequency']} turns): {shown}"]
 
 
-NAME_SHOWN_CHARS = 80  # of a name an uploaded file gives, in an import report's note
-
-
-def _group_listed(header: Any) -> tuple[list[dict[str, Any]], Any]:
-    """(members, reply order) an exported group chat lists (chat_metadata.personalab_group).
-    The header is the uploaded file's: anything else than the shape written here lists nobody."""
-    metadata = header.get("chat_metadata") if isinstance(header, dict) else None
-    group = metadata.get("personalab_group") if isinstance(metadata, dict) else None
-    listed = group.get("members") if isinstance(group, dict) else None
-    if not isinstance(listed, list):
-        return [], None
-    return [m for m in listed if isinstance(m, dict)], group.get("reply_order")
-
-
-def _member_name(member: dict[str, Any]) -> str:
-    return str(member.get("name") or member.get("character_id"))[:NAME_SHOWN_CHARS]
-
-
-def _group_members_missing(header: Any, state: dict[str, Any]) -> list[str]:
-    """The names of the listed members this conversation does not have."""
-    here = set(member_ids(state))
-    return [_member_name(m) for m in _group_listed(header)[0]
-            if str(m.get("character_id")) not in here][:20]
-
-
-def _group_members_usable(store: FileStore, *, user, header: Any) -> tuple[list[str], list[str]]:
-    """(ids of the listed members `user` may play with, in order and once each; names of
-    the others)."""
-    usable: list[str] = []
-    absent: list[str] = []
-    for member in _group_listed(header)[0][:MAX_MEMBERS + 1]:
-        character_id = member.get("character_id")
-        try:
-            if not (isinstance(character_id, str) and is_valid_id(character_id)):
-                raise Invalid("character_id", "not a character id")
-            character_for_use(store, user=user, character_id=character_id)
-        except (AppError, StoreError):
-            absent.append(_member_name(member))
-            continue
-        if character_id not in usable:
-            usable.append(character_id)
-    return usable, absent
-
-
 def _regroup_offer(store: FileStore, *, owner: str | None, header: Any,
-                   state: dict[str, Any]) -> tuple[list[str], list[str]]:
-    """(report notes, names of the whole group when it can be re-formed) for a group chat
-    imported into a conversation that lacks some of its members."""
-    missing = _group_members_missing(header, state)
-    if not missing:
-        return [], []
+                   lines: list[dict[str, Any]], state: dict[str, Any]
+                   ) -> tuple[list[str], list[str]]:
+    """(report notes, names of the whole group when it can go on as one) for a group chat
+    imported into a conversation that lacks some of its characters."""
+    group = chat_group(header, lines)
     user = get_user_model().objects.filter(username=owner or "").first()
-    usable, absent = (_group_members_usable(store, user=user, header=header) if user
-                      else ([], missing))
-    if not absent and 1 < len(usable) <= MAX_MEMBERS:
-        names = [_member_name(m) for m in _group_listed(header)[0]]
-        return [(f"This chat was exported from a conversation with {', '.join(missing)} too, "
-                 "who are not in this one: their lines are kept by name. \"Go on as a group\" "
-                 "starts a new conversation with all of them and this chat in it.")], names
-    return [(f"This chat was exported from a conversation with {', '.join(missing)} too, "
-             "who are not in this one: their lines are kept by name. To go on with all of "
-             "them, start a scene with those characters and import the chat there"
-             + (f" (not in your library: {', '.join(absent[:5])})." if absent else "."))], []
+    found = group_found(store, user=user, group=group, state=state, limit=MAX_MEMBERS)
+    if not found.missing:
+        return [], []
+    said = (f"This chat has lines of {', '.join(found.missing)} too, who are not in this "
+            "conversation: their lines are kept by name.")
+    if not found.absent and 1 < len(found.usable) <= MAX_MEMBERS:
+        return [f"{said} \"Go on as a group\" starts a new conversation with all of them and "
+                "this chat in it."], [member_name(m) for m in group.members]
+    return [f"{said} To go on with all of them, start a scene with those characters and "
+            "import the chat there" + (f" (not in your library: {', '.join(found.absent[:5])})."
+                                       if found.absent else ".")], []
 
 
 def _speakers_matched(lines: list[dict[str, Any]], members: list[Member]) -> dict[str, Any]:
@@ -590,16 +547,18 @@ def session_regroup(store: FileStore, *, user, instance_id: str,
     validate_id(session_id, kind="session id")
     if session_id not in store.session_ids(instance_id):
         raise NotFound(f"session {session_id!r} not found")
-    imported = session_read_repaired(store, instance_id, session_id).metadata.get("imported")
-    header = imported.get("header") if isinstance(imported, dict) else None
-    usable, absent = _group_members_usable(store, user=user, header=header)
-    if absent or not 1 < len(usable) <= MAX_MEMBERS:
-        raise Invalid("session_id", "this chat does not list a group of characters in your "
-                                    "library" + (f" (missing: {', '.join(absent[:20])})"
-                                                 if absent else ""))
+    read = session_read_repaired(store, instance_id, session_id)
+    imported = read.metadata.get("imported")
+    group = chat_group(imported.get("header") if isinstance(imported, dict) else None,
+                       read.lines)
     state = store.instance_state_read(instance_id)
-    order = _group_listed(header)[1]
-    new_id = instance_create(store, owner=user, character_ids=usable,
+    found = group_found(store, user=user, group=group, state=state, limit=MAX_MEMBERS)
+    if found.absent or not 1 < len(found.usable) <= MAX_MEMBERS:
+        raise Invalid("session_id", "this chat's characters are not a group of characters in "
+                                    "your library" + (f" (missing: {', '.join(found.absent[:5])})"
+                                                      if found.absent else ""))
+    order = group.reply_order
+    new_id = instance_create(store, owner=user, character_ids=found.usable,
                              background_id=_still_usable(
                                  lambda b: background_for_use(store, user=user, background_id=b),
                                  state.get("background_id")),

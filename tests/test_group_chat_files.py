@@ -250,3 +250,58 @@ async def test_the_page_offers_go_on_as_a_group_and_lands_on_the_new_conversatio
     landed = response.redirect_chain[-1][0]
     assert landed != f"/instances/{solo}/" and landed.startswith("/instances/")
     assert "Imported" in response.content.decode()  # the report waits on the new page
+
+
+def _sillytavern_group_chat(*speakers: str) -> list[dict]:
+    records = [{"user_name": "Ann", "character_name": "unused", "create_date": "2024-5-1 @12h00m",
+                "chat_metadata": {}},
+               {"name": "Ann", "is_user": True, "is_system": False,
+                "send_date": "2024-5-1 @12h01m", "mes": "都到齐了？", "extra": {}}]
+    for minute, name in enumerate(speakers, start=2):
+        records.append({"name": name, "is_user": False, "is_system": False,
+                        "send_date": f"2024-5-1 @12h{minute:02d}m", "mes": f"{name}: 到了。",
+                        "extra": {}})
+    return records
+
+
+def test_a_sillytavern_group_chat_goes_on_as_a_group_when_its_speakers_are_in_the_library(
+        alice_client, store, alice, character, brenna, use_stub):  # noqa: F811
+    solo = instance_create(store, owner=alice, character_id=character)
+    result = _import(alice_client, solo, _sillytavern_group_chat("Alserqi", "brenna"))
+    assert result["imported"]["regroup"] == ["Alserqi", "brenna"]
+    assert [n for n in result["imported"]["notes"] if "lines of brenna" in n
+            and "Go on as a group" in n]
+    made = alice_client.post(
+        f"/api/v1/instances/{solo}/sessions/{result['session_id']}/regroup").json()
+    state = store.instance_state_read(made["instance_id"])
+    assert [p["character_id"] for p in state["participants"]] == [character, brenna]
+    assert [line.get("speaker") for line in _lines(store, made["instance_id"])
+            if line.get("role") == "assistant"][-2:] == [character, brenna]
+
+
+@pytest.mark.parametrize("speakers, said", [
+    (("Alserqi", "Old Joe"), "not in your library: Old Joe"),
+    (("Alserqi", "Twin"), "not in your library: Twin"),  # two characters have that name
+])
+def test_a_sillytavern_group_chat_with_a_speaker_not_in_the_library_is_not_re_formed(
+        alice_client, store, alice, character, speakers, said):
+    from library.services import character_save
+
+    for _ in range(2):
+        character_save(store, user=alice, character_id=None, data={
+            "name": "Twin", "base_persona": "", "greeting": ""})
+    solo = instance_create(store, owner=alice, character_id=character)
+    result = _import(alice_client, solo, _sillytavern_group_chat(*speakers))
+    assert result["imported"]["regroup"] == []
+    assert [n for n in result["imported"]["notes"] if said in n]
+    response = alice_client.post(
+        f"/api/v1/instances/{solo}/sessions/{result['session_id']}/regroup")
+    assert response.status_code == 400
+
+
+def test_a_one_character_chat_offers_no_group(alice_client, store, alice, character,
+                                              brenna):  # noqa: F811
+    solo = instance_create(store, owner=alice, character_id=character)
+    result = _import(alice_client, solo, _sillytavern_group_chat("Brenna", "Brenna"))
+    assert result["imported"]["regroup"] == []
+    assert not [n for n in result["imported"]["notes"] if "lines of" in n]
