@@ -13,13 +13,13 @@ from ninja.files import UploadedFile
 from chat import conversations, history, selectors, services
 from chat.models import Instance, Trace
 from chat.aside import aside_run, aside_speaker
-from chat.schemas import (AsideOut, BackgroundSwitchIn, BranchIn, BranchOut, ChatIn, ChatOut,
+from chat.schemas import (RedoOut, AsideOut, BackgroundSwitchIn, BranchIn, BranchOut, ChatIn, ChatOut,
                           ConversationList, CurrentResponse, GenerationSettings, HistoryChange,
                           InstanceCreated, InstanceDetail, InstanceIn, InstanceList,
                           InstanceUpdateIn, MemberChangeIn, MemberChangesOut, MemberIn,
                           MessageEditIn, MessagesPage, PlayAsIn, PlayAsOut,
                           SessionList, SwipeIn, SwipeOut, UndoIn)
-from chat.streaming import aside_stream, chat_stream
+from chat.streaming import aside_stream, chat_stream, redo_run, redo_stream
 from chat.group import conversation_turn
 from chat.turn import TurnRefused, validate_user_text
 from director.services import director_status
@@ -228,6 +228,41 @@ async def chat(request: HttpRequest, payload: ChatIn):
             "replies": [{"speaker": r.speaker, "name": names.get(r.speaker, r.speaker),
                          "trace_id": r.trace_id, "turn": r.turn, "answer_text": r.answer_text}
                         for r in results if r.speaker]}
+
+
+REDO_DESCRIPTION = ("The chat page's {sign} button: {what} (the old text is kept as an "
+                    "alternative). When the chat ends with the player's line the missing reply "
+                    "is asked for instead. No body; `?stream=true`: the same events as "
+                    "`POST chat` with `stream`.")
+
+
+@chat_router.post("/instances/{instance_id}/regenerate", response=RedoOut,
+                  description=REDO_DESCRIPTION.format(sign="↻", what="a new version of the "
+                                                                      "last reply"))
+async def chat_regenerate(request: HttpRequest, instance_id: str, stream: bool = False):
+    return await _redo(request, instance_id, action="regenerate", stream=stream)
+
+
+@chat_router.post("/instances/{instance_id}/continue", response=RedoOut,
+                  description=REDO_DESCRIPTION.format(sign="→", what="the last reply goes on"))
+async def chat_continue(request: HttpRequest, instance_id: str, stream: bool = False):
+    return await _redo(request, instance_id, action="continue", stream=stream)
+
+
+async def _redo(request: HttpRequest, instance_id: str, *, action: str, stream: bool):
+    validate_id(instance_id, kind="instance id")
+    await sync_to_async(services.instance_for_user)(request.auth, instance_id)
+    if stream:
+        return redo_stream(instance_id, action=action)
+    warnings: list[dict] = []
+
+    async def emit(event: dict) -> None:
+        if event.get("type") == "warning":
+            warnings.append(event)
+
+    done, text = await redo_run(instance_id, action=action, emit=emit)
+    return {**{k: v for k, v in done.items() if k != "type"}, "instance_id": instance_id,
+            "answer_text": text, "warnings": warnings}
 
 
 async def _aside(instance_id: str, query: str, *, speaker: str | None, stream: bool):

@@ -48,6 +48,18 @@ class InstanceDetail(InstanceOut):
     generation_effective: dict[str, Any] = {}  # what a turn sends (over the account defaults)
 
 
+class RedoOut(Schema):
+    """The reply's `done` event (see the WebSocket), with `answer_text` to read it whole."""
+
+    model_config = {"extra": "allow"}
+    instance_id: str
+    trace_id: str | None = None
+    session_id: str | None = None
+    turn: int | None = None
+    answer_text: str = ""
+    warnings: list[dict[str, Any]] = []
+
+
 class ChatIn(Schema):
     instance_id: str
     query: str | None = None
