@@ -102,7 +102,7 @@ async def aside_run(store: FileStore, *, instance_id: str, speaker: Any, content
             await emit({"type": "aside_token", "speaker": plan.character_id, "name": plan.name,
                         "content": piece})
 
-    error, stopped = await _until_stopped(pump(), stop or asyncio.Event())
+    error, stopped = await until_stopped(pump(), stop or asyncio.Event())
     answer = "".join(pieces)
     kept = not error and await asyncio.to_thread(_kept, store, instance_id, plan, text, answer,
                                                  stopped)
@@ -110,7 +110,7 @@ async def aside_run(store: FileStore, *, instance_id: str, speaker: Any, content
                        kept=kept, error=error, stopped=stopped)
 
 
-async def _until_stopped(work: Coroutine[Any, Any, None],
+async def until_stopped(work: Coroutine[Any, Any, None],
                          stop: asyncio.Event) -> tuple[str | None, bool]:
     """(the LLM's error, whether `stop` ended it first); a stop closes the LLM stream."""
     work_task = asyncio.create_task(work)

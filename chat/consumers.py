@@ -1,5 +1,6 @@
-"""The chat WebSocket: `send` / `stop` / `aside` / `aside_stop` in; `token` / `done` / `error` /
-`warning` / `aside_token` / `aside_done` out."""
+"""The chat WebSocket: `send` / `stop` / `aside` / `aside_stop` / `impersonate` in; `token` /
+`done` / `error` / `warning` / `aside_token` / `aside_done` / `impersonate_token` /
+`impersonate_done` / `impersonate_error` out."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from channels.consumer import get_handler_name
 from chat.aside import aside_run
 from chat.followers import FollowCursor, emit_published, group_name, streaming_snapshot
 from chat.group import conversation_turn, round_done_event
+from chat.impersonate import impersonate_run
 from chat.services import NotFound, instance_for_user
 from chat.turn import TurnRefused, turn_run
 from memory.runtime import schedule_sync
@@ -120,6 +122,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                                    continue_reply=kind == "continue")
         elif kind == "aside":
             await self._start_aside(content)
+        elif kind == "impersonate":
+            await self._start_impersonate()
         elif kind == "stop":
             self.stop_event.set()
         elif kind == "aside_stop":
@@ -158,6 +162,31 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self._error(f"internal error: {exc}", code="internal")
             return
         await emit(done)
+
+    async def _start_impersonate(self) -> None:
+        """A suggestion for the player's next line takes the turn's place (one at a time on a
+        socket; `stop` ends it); its events go to this socket only."""
+        if self.turn_task and not self.turn_task.done():
+            await self._emit({"type": "impersonate_error", "code": "busy",
+                              "message": "a reply is still streaming; stop it or wait"})
+            return
+        self.stop_event = asyncio.Event()
+        self.turn_task = asyncio.create_task(self._run_impersonate())
+
+    async def _run_impersonate(self) -> None:
+        try:
+            result = await impersonate_run(get_store(), instance_id=self.instance_id,
+                                           emit=self._emit, stop=self.stop_event)
+        except TurnRefused as exc:
+            await self._emit({"type": "impersonate_error", "code": exc.code,
+                              "message": exc.message})
+            return
+        except Exception as exc:  # noqa: BLE001 — the client must hear about it
+            log.exception("impersonate failed")
+            await self._emit({"type": "impersonate_error", "code": "internal",
+                              "message": str(exc)})
+            return
+        await self._emit(result.done_event())
 
     async def _round(self, text, speaker, emit):
         if speaker is not None and not isinstance(speaker, str):

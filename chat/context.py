@@ -70,6 +70,8 @@ class TurnContext:
     first_index: int = 0
     lines_before: LinesBefore | None = None
     token_counts: dict[str, int] = field(default_factory=dict)  # by text, from the line index
+    # A prompt built only to be sent (an impersonation): lore timers do not advance.
+    dry_run: bool = False
 
 
 @dataclass
@@ -394,7 +396,8 @@ def _lore(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
             sources=lore_sources(card, persona),
             speaker=lore_speaker(ctx.character, speaker_id),
             **lore_vectors(lorebooks, messages))
-        store.memory_json_write(ctx.instance_id, WORLD_INFO_TIMED, match.timed)
+        if not ctx.dry_run:
+            store.memory_json_write(ctx.instance_id, WORLD_INFO_TIMED, match.timed)
         blocks, fired, dropped, problems = (lore_blocks(match), match.fired, match.dropped,
                                             match.problems)
         outlets = lore_outlets(match)

@@ -508,6 +508,8 @@ class OfflineProvider:
 
 
 def offline_reply(messages: list[dict], context: dict) -> str:
+    if context.get("task") == "impersonate":
+        return offline_impersonation(messages, context)
     name = str(context.get("character_name") or "角色")
     said = _last_text(messages, "user")
     if context.get("group"):
@@ -528,6 +530,25 @@ def offline_reply(messages: list[dict], context: dict) -> str:
         if reply not in said_last:
             break
     return reply + _offline_marker(context)
+
+
+_ZH_PLAYER_LINES = ["（看着{name}）你刚才说“{quote}”……我想听你说得再清楚一点。",
+                    "（点点头）好，{name}，我明白了。那我们接下来怎么办？",
+                    "（沉默片刻）“{quote}”？我不太确定，{name}，你能再解释一下吗？"]
+_EN_PLAYER_LINES = ['(I look at {name}) "{quote}"... tell me more about that.',
+                    "(I nod) All right, {name}, I follow you. What do we do next?",
+                    '(after a pause) "{quote}"? I am not sure, {name}. Explain it to me?']
+
+
+def offline_impersonation(messages: list[dict], context: dict) -> str:
+    """The player's next line, as a suggestion: an answer to what the character said last."""
+    name = str(context.get("character_name") or "角色")
+    heard = _last_text([m for m in messages if m.get("role") != "system"], "assistant")
+    chinese = _is_chinese(heard) or not heard and _is_chinese(name)
+    lines = _ZH_PLAYER_LINES if chinese else _EN_PLAYER_LINES
+    seed = int(hashlib.sha256(f"{name}|{heard}".encode()).hexdigest(), 16)
+    quote = _quote(heard, chinese) or ("……" if chinese else "...")
+    return lines[seed % len(lines)].format(name=name, quote=quote)
 
 
 def _offline_marker(context: dict) -> str:

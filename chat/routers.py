@@ -14,12 +14,14 @@ from chat import conversations, history, selectors, services
 from chat.models import Instance, Trace
 from chat.aside import aside_run, aside_speaker
 from chat.schemas import (RedoOut, AsideOut, BackgroundSwitchIn, BranchIn, BranchOut, ChatIn, ChatOut,
+                          ImpersonateOut,
                           ConversationList, CurrentResponse, GenerationSettings, HistoryChange,
                           InstanceCreated, InstanceDetail, InstanceIn, InstanceList,
                           InstanceUpdateIn, MemberChangeIn, MemberChangesOut, MemberIn,
                           MessageEditIn, MessagesPage, PlayAsIn, PlayAsOut,
                           SessionList, SwipeIn, SwipeOut, UndoIn)
-from chat.streaming import aside_stream, chat_stream, redo_run, redo_stream
+from chat.impersonate import impersonate_run
+from chat.streaming import aside_stream, chat_stream, impersonate_stream, redo_run, redo_stream
 from chat.group import conversation_turn
 from chat.turn import TurnRefused, validate_user_text
 from director.services import director_status
@@ -183,16 +185,22 @@ def instance_background(request: HttpRequest, instance_id: str, payload: Backgro
 # --- the turn -------------------------------------------------------------------------------
 
 
-@chat_router.post("/chat", response=ChatOut | AsideOut,
+@chat_router.post("/chat", response=ChatOut | AsideOut | ImpersonateOut,
                   description="One turn. With `stream: true` the answer is a text/event-stream of "
                               "`token` and `warning` events ending in one `done` or `error`. "
                               "With `mode: aside` a quick word with one character that is not "
                               "written into the story (answered as AsideOut, or with `stream: "
-                              "true` as `aside_token` events ending in one `aside_done`).")
+                              "true` as `aside_token` events ending in one `aside_done`). "
+                              "With `mode: impersonate` a suggestion for the player's next "
+                              "message, not written anywhere (ImpersonateOut, or with `stream: "
+                              "true` `impersonate_token` events ending in one "
+                              "`impersonate_done`); 409 while a reply streams.")
 async def chat(request: HttpRequest, payload: ChatIn):
     instance_id = validate_id(payload.instance_id, kind="instance id")
     with naming_field("instance_id"):
         await sync_to_async(services.instance_for_user)(request.auth, instance_id)
+    if payload.mode == "impersonate":
+        return await _impersonate(instance_id, stream=payload.stream)
     if payload.query is None:
         raise Invalid("query", "Field required", code="missing_field")
     try:
@@ -280,6 +288,18 @@ async def _aside(instance_id: str, query: str, *, speaker: str | None, stream: b
     return {"mode": "aside", "instance_id": instance_id, "speaker": result.speaker,
             "name": result.name, "answer_text": result.answer_text, "kept": result.kept,
             "error": result.error}
+
+
+async def _impersonate(instance_id: str, *, stream: bool):
+    if stream:
+        return impersonate_stream(instance_id)
+
+    async def emit(event: dict) -> None:
+        pass
+
+    result = await impersonate_run(get_store(), instance_id=instance_id, emit=emit)
+    return {"mode": "impersonate", "instance_id": instance_id, "answer_text": result.text,
+            "error": result.error, "truncated": result.truncated}
 
 
 def _aside_speaker_checked(instance_id: str, speaker: str | None) -> None:

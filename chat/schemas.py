@@ -65,10 +65,13 @@ class ChatIn(Schema):
     query: str | None = None
     stream: StrictBool = False
     speaker: str | None = Field(None, description="The character who answers (its id).")
-    mode: Literal["turn", "aside"] = Field(
+    mode: Literal["turn", "aside", "impersonate"] = Field(
         "turn", description="`aside`: a quick word with one character (default the story's), "
                             "answered from its persona, pinned prompt, recaps and a few recent "
-                            "lines, and never written into the story (seed 003 §14 Chat).")
+                            "lines, and never written into the story (seed 003 §14 Chat). "
+                            "`impersonate`: the model suggests the player's next message "
+                            "(SillyTavern's Impersonate; `query` is not used); nothing is "
+                            "written to the story.")
 
 
 class AsideOut(Schema):
@@ -80,6 +83,14 @@ class AsideOut(Schema):
     kept: bool = Field(description="kept in the instance's asides.jsonl (setting "
                                    "history.asides_keep); never in the story")
     error: str | None = None
+
+
+class ImpersonateOut(Schema):
+    mode: Literal["impersonate"] = "impersonate"
+    instance_id: str
+    answer_text: str = Field(description="the suggested player message (not sent, not saved)")
+    error: str | None = None
+    truncated: bool = Field(False, description="cut at PERSONALAB_MAX_MESSAGE_CHARS")
 
 
 class ConversationOut(Schema):

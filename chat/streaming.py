@@ -14,6 +14,7 @@ from django.http import StreamingHttpResponse
 from chat.aside import aside_run
 from chat.followers import emit_published
 from chat.group import conversation_turn, round_done_event
+from chat.impersonate import impersonate_run
 from chat.turn import turn_run
 from personalab.lib.errors import AppError
 from personalab.storage import get_store
@@ -88,6 +89,16 @@ def aside_stream(instance_id: str, query: str, *, speaker: str | None = None
                                  content=query, emit=emit, stop=stop)
         await emit(result.done_event())
     return sse_response(work, what=f"aside of {instance_id}")
+
+
+def impersonate_stream(instance_id: str) -> StreamingHttpResponse:
+    """A suggestion for the player's next message as `impersonate_token` events, then one
+    `impersonate_done` (or `error`); a client that goes away stops it."""
+    async def work(emit, stop: asyncio.Event) -> None:
+        result = await impersonate_run(get_store(), instance_id=instance_id, emit=emit,
+                                       stop=stop)
+        await emit(result.done_event())
+    return sse_response(work, what=f"impersonation in {instance_id}")
 
 
 def sse_response(work: Work, *, what: str) -> StreamingHttpResponse:
