@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from chat import selectors, services
 from chat.chat_formats import ChatFormatError
 from chat.history import DEFAULT_PAGE_SIZE, DEFAULT_UNDO_WINDOW
+from chat.impersonate import PROMPT_SETTING, impersonation_prompt_error
 from chat.aside import asides_read
 from chat.member_views import members_context, reply_orders
 from chat.models import Trace
@@ -172,6 +173,9 @@ def _chat_strings() -> dict[str, str]:
         "error": gettext("Error:"),
         "asideKept": gettext("kept apart from the story"),
         "asideStopped": gettext("stopped"),
+        "impersonating": gettext("Writing your next message…"),
+        "impersonateStopped": gettext("Stopped: what was written is in the box."),
+        "impersonateFailed": gettext("No suggestion: %(s)s What you typed is kept."),
         "deleted": gettext("Message deleted."),
         "undo": gettext("Undo"),
         "restored": gettext("Restored."),
@@ -441,6 +445,8 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         if request.POST.get("prompt.locale", AUTO) not in PROMPT_LOCALES:
             errors["prompt.locale"] = gettext("must be one of: %(choices)s") % {
                 "choices": ", ".join(PROMPT_LOCALES)}
+        if error := impersonation_prompt_error(request.POST.get(f"prompt.{PROMPT_SETTING}", "")):
+            errors[f"prompt.{PROMPT_SETTING}"] = error
         if error := base_url_error(request.POST.get("llm.base_url", "").strip()):
             errors["llm.base_url"] = error
         if errors:
@@ -461,6 +467,9 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         "prompt_locale": request.POST.get("prompt.locale") if errors
         else store.module_read("prompt").get("locale") or "zh",
         "prompt_locale_error": errors.get("prompt.locale", ""),
+        "impersonation_prompt": request.POST.get(f"prompt.{PROMPT_SETTING}") if errors
+        else store.module_read("prompt").get(PROMPT_SETTING) or "",
+        "impersonation_prompt_error": errors.get(f"prompt.{PROMPT_SETTING}", ""),
         "prompt_locales": [(AUTO, gettext("Automatic (the character's language)")),
                            ("zh", gettext("Chinese")), ("en", gettext("English"))],
         "llm": _llm_shown(store.module_read("llm"), errors, request.POST),
@@ -623,6 +632,9 @@ def _save_module_settings(store, form, numbers: dict[tuple[str, str], int]) -> N
         changed[module][key] = value
     if "prompt.locale" in form:
         changed["prompt"] = {**store.module_read("prompt"), "locale": form["prompt.locale"]}
+    if f"prompt.{PROMPT_SETTING}" in form:
+        changed["prompt"] = {**changed.get("prompt", store.module_read("prompt")),
+                             PROMPT_SETTING: form[f"prompt.{PROMPT_SETTING}"].strip()}
     for module, settings in changed.items():
         store.module_write(module, settings)
     store.module_write("llm", _llm_settings_posted(store.module_read("llm"), form))

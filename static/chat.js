@@ -364,9 +364,57 @@
     });
   }
 
+  // --- impersonate: the model writes the player's next message into the box -----------------
+  // As in SillyTavern the suggestion streams into the input box and nothing is sent. Unlike
+  // SillyTavern, text already typed is kept: the suggestion goes after it, following a space.
+  const impersonateButton = document.getElementById("impersonate-button");
+  let impersonating = null;  // {before, prefix, text}
+
+  function saveDraft() {
+    if (input.value) localStorage.setItem(draftKey, input.value);
+    else localStorage.removeItem(draftKey);
+  }
+
+  function impersonateEnd(status) {
+    impersonating = null;
+    input.readOnly = false;
+    setBusy(false);
+    statusLine.textContent = status;
+    saveDraft();
+  }
+
+  function onImpersonateEvent(event) {
+    if (!impersonating) return;
+    if (event.type === "impersonate_token") {
+      impersonating.text += event.content;
+      input.value = impersonating.prefix + impersonating.text;
+      saveDraft();
+    } else if (event.type === "impersonate_done" && !event.error) {
+      input.value = impersonating.prefix + event.content;
+      impersonateEnd(event.stopped ? S.impersonateStopped : "");
+      input.focus();
+    } else {
+      input.value = impersonating.before;  // a failure never costs what was typed
+      impersonateEnd(fill(S.impersonateFailed, event.error || event.message || ""));
+    }
+  }
+
+  impersonateButton.addEventListener("click", () => {
+    if (busy) return;
+    if (!connected()) { showBanner(S.notConnected); return; }
+    const before = input.value;
+    impersonating = {before, prefix: before.trim() ? before.replace(/\s+$/, "") + " " : "", text: ""};
+    input.readOnly = true;
+    setBusy(true);
+    statusLine.textContent = S.impersonating;
+    socket.send(JSON.stringify({type: "impersonate"}));
+  });
+
   function onEvent(event) {
     if (event.type.startsWith("aside_")) {
       onAsideEvent(event);
+    } else if (event.type.startsWith("impersonate_")) {
+      onImpersonateEvent(event);
     } else if (event.type === "reasoning") {
       if (busy) localStorage.removeItem(draftKey);  // this tab's message was taken
       showReasoning(event.content);
@@ -413,6 +461,7 @@
     sendButton.disabled = value;
     document.getElementById("regenerate-button").disabled = value;
     document.getElementById("continue-button").disabled = value;
+    document.getElementById("impersonate-button").disabled = value;
     stopButton.disabled = !value;
   }
 
@@ -431,6 +480,7 @@
     socket.addEventListener("close", () => {
       const seconds = Math.round(retryDelay / 1000);
       showBanner(queued ? S.queued : fill(S.disconnected, seconds));
+      if (impersonating) impersonateEnd("");  // what came so far stays in the box
       if (busy) { streaming = null; setBusy(false); stale = true; }
       // Read again on reconnect too: a server going down can still answer this read, with the
       // reply "writing…" that only the next server completes in the file.
@@ -490,8 +540,7 @@
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing && !touchTyping) { e.preventDefault(); form.requestSubmit(); }
   });
   input.addEventListener("input", () => {
-    if (input.value) localStorage.setItem(draftKey, input.value);
-    else localStorage.removeItem(draftKey);
+    saveDraft();
     if (queued && input.value !== queued.content) queued = null;
   });
   stopButton.addEventListener("click", () => connected() && socket.send(JSON.stringify({type: "stop"})));

@@ -12,6 +12,7 @@ import json
 import pytest
 from asgiref.sync import sync_to_async
 
+from chat.impersonate import impersonate_plan
 from chat.llm import OfflineProvider
 from chat.models import ApiToken
 from library import services as library_services
@@ -195,3 +196,33 @@ def test_the_offline_demo_suggests_a_line_in_the_players_voice():
     line = asyncio.run(suggest())
     assert "Alserqi" in line and "(Alserqi" not in line  # spoken to the character, not as it
     assert "[PROGRESS" not in line
+
+
+def test_the_settings_page_saves_the_instruction_and_refuses_a_bad_one_by_name(
+        client, staff, store, played, use_stub):
+    client.force_login(staff)
+    form = {"thresholds.rag_fallback_threshold": "3", "thresholds.summary_last_n_turns": "5",
+            "limits.max_total_tokens": "100000", "limits.middle_section_warning_tokens": "5000",
+            "limits.conversation_max_tokens": "100000", "preferences.summary_order": "summary_first"}
+    assert 'name="prompt.impersonation_prompt"' in client.get("/settings/").content.decode()
+    saved = client.post("/settings/", {**form, "prompt.impersonation_prompt": "[Be {{user}}.]"})
+    assert saved.status_code == 302
+    too_long = client.post("/settings/", {**form, "prompt.impersonation_prompt": "x" * 4001})
+    assert too_long.status_code == 400
+    assert 'data-field="prompt.impersonation_prompt"' in too_long.content.decode()
+    assert store.module_read("prompt")["impersonation_prompt"] == "[Be {{user}}.]"
+
+    plan = impersonate_plan(store, instance_id=played)
+    assert plan.messages[-1] == {"role": "system", "content": "[Be Mira.]"}
+    client.post("/settings/", {**form, "prompt.impersonation_prompt": ""})  # back to the default
+    plan = impersonate_plan(store, instance_id=played)
+    assert plan.messages[-1]["content"] != "[Be Mira.]" and "Mira" in plan.messages[-1]["content"]
+
+
+def test_the_default_instruction_follows_the_prompt_language(store, played):
+    store.module_write("prompt", {**store.module_read("prompt"), "locale": "en"})
+    english = impersonate_plan(store, instance_id=played).messages[-1]["content"]
+    assert english.startswith("[Write your next reply from the point of view of Mira")
+    store.module_write("prompt", {**store.module_read("prompt"), "locale": "zh"})
+    chinese = impersonate_plan(store, instance_id=played).messages[-1]["content"]
+    assert chinese.startswith("[以Mira的视角") and "Alserqi" in chinese
