@@ -39,6 +39,7 @@ from typing import Any
 
 from chat.history import reply_versions, version_position
 from personalab.lib.errors import AppError
+from personalab.lib.lines import narrator_sent
 from personalab.lib.nesting import TooDeep, json_loads_bounded
 from personalab.lib.markers import markers_removed
 
@@ -117,7 +118,8 @@ class ChatImport:
     first_message: int | None = None
 
     def report(self) -> dict[str, Any]:
-        kinds = {"user": 0, "assistant": 0, "narrator": 0, "hidden": 0, "summary": 0}
+        kinds = {"user": 0, "assistant": 0, "narrator": 0, "narrator_sent": 0, "hidden": 0,
+                 "summary": 0}
         speakers: list[str] = []  # characters
         players: list[str] = []
         for line in self.lines:
@@ -125,6 +127,7 @@ class ChatImport:
                     line.get("type") if line.get("type") == SUMMARY_TYPE else line.get("role"))
             kinds[kind] = kinds.get(kind, 0) + 1
             kinds["hidden"] += 1 if line.get("hidden") else 0
+            kinds["narrator_sent"] += 1 if narrator_sent(line) and not line.get("hidden") else 0
             name = line.get("name")
             names = {"assistant": speakers, "user": players}.get(line.get("role"))
             if names is not None and isinstance(name, str) and name not in names:

@@ -81,8 +81,8 @@ def test_speakers_narrator_and_hidden_lines_are_what_they_were():
     assert lines[2]["reasoning"] == "She is wary."
     report = result.report()
     assert report["speakers"] == ["Mira", "Kael"] and report["players"] == ["Ann"]
-    assert report["counts"] == {"user": 2, "assistant": 4, "narrator": 1, "hidden": 2,
-                                "summary": 0}
+    assert report["counts"] == {"user": 2, "assistant": 4, "narrator": 1, "narrator_sent": 1,
+                                "hidden": 2, "summary": 0}
 
 
 def test_unreadable_lines_are_skipped_and_reported_with_their_reason():
@@ -222,6 +222,7 @@ def test_import_page_shows_what_came_in_and_ends_on_the_chat(alice_client, insta
     assert response.redirect_chain[-1][0] == f"/instances/{instance}/"
     assert 'id="import-report"' in page and "Kael" in page and "line 9" in page
     assert "A bell rings somewhere." in page and "hidden from the model" in page
+    assert "1 narrator line (1 sent to the model, as SillyTavern sends it)" in page
     assert '"is_user"' not in page
     again = alice_client.get(f"/instances/{instance}/").content.decode()
     assert 'id="import-report"' not in again
