@@ -33,6 +33,7 @@ from memory.selectors import (character_conversation_ids, member_presence, recal
 from memory.summarize_journal import summarize_recover
 from personalab.lib.filestore import FileStore, LinesBefore, SessionRead, StoreError, utc_now
 from personalab.lib.macros import idle_duration_text
+from personalab.lib.lines import narrator_sent
 from personalab.lib.membership import member_change_recover
 from personalab.lib.participants import member_ids, member_state_read
 from personalab.lib.tokens import count_tokens
@@ -480,10 +481,15 @@ def _scan_depth_max(lorebooks: list[dict[str, Any]]) -> int | None:
 def _lines_reaching(store: FileStore, ctx: TurnContext, depth: int | None) -> list[dict[str, Any]]:
     """ctx.lines, or the whole session when the lore looks further back than the lines read."""
     if not ctx.first_index or (depth is not None
-                               and sum(1 for line in ctx.lines if line.get("role")) >= depth):
+                               and sum(1 for line in ctx.lines if _scanned(line)) >= depth):
         return ctx.lines
     read = store.session_read(ctx.instance_id, ctx.session_id, cached=True)
     return [*read.lines[:ctx.first_index], *ctx.lines]
+
+
+def _scanned(line: dict[str, Any]) -> bool:
+    # What SillyTavern scans for lore is what it sends: messages and /sys narrator lines.
+    return bool(line.get("role")) or narrator_sent(line)
 
 
 def _recent_texts(lines: list[dict[str, Any]], count: int | None) -> list[str]:
@@ -493,7 +499,7 @@ def _recent_texts(lines: list[dict[str, Any]], count: int | None) -> list[str]:
     for line in reversed(lines):
         if count is not None and len(texts) >= count:
             break
-        if line.get("role") and not line.get("hidden"):
+        if _scanned(line) and not line.get("hidden"):
             texts.append(line.get("content", ""))
     texts.reverse()
     return texts

@@ -212,6 +212,34 @@ async def test_a_narrator_line_hidden_here_is_no_longer_sent(client, auth, insta
 
 
 @pytest.mark.django_db(transaction=True)
+async def test_a_narrator_line_sillytavern_sends_is_scanned_for_lore(client, auth, instance, store,
+                                                                     alice, use_stub):
+    """SillyTavern scans what it sends: a /sys line's words fire a lorebook entry; a comment's
+    words do not."""
+    from asgiref.sync import sync_to_async
+
+    from chat.turn import turn_run
+    from library.services import lorebook_save
+
+    book = await sync_to_async(lorebook_save)(store, user=alice, data={
+        "name": "bells", "scan_depth": 10,
+        "entries": [{"uid": 1, "keys": ["bell"], "content": "BELL-LORE: the tower bell."},
+                    {"uid": 2, "keys": ["player reads"], "content": "COMMENT-LORE: never."}]})
+    state = store.instance_state_read(instance)
+    store.instance_state_write(instance, {**state, "lorebook_ids": [book]})
+    quiet = {**REPLY, "mes": "Then say it."}
+    await sync_to_async(_upload)(client, auth, instance,
+                                 jsonl([HEADER, GREETING, USER, quiet, NARRATOR, COMMENT]))
+
+    async def emit(event):
+        pass
+
+    await turn_run(store, instance_id=instance, user_text="What now?", emit=emit)
+    sent = "\n".join(m["content"] for m in use_stub.requests[-1]["messages"])
+    assert "BELL-LORE" in sent and "COMMENT-LORE" not in sent
+
+
+@pytest.mark.django_db(transaction=True)
 def test_import_page_shows_what_came_in_and_ends_on_the_chat(alice_client, instance, store):
     from django.core.files.uploadedfile import SimpleUploadedFile
 

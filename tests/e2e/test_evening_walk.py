@@ -68,6 +68,12 @@ def test_the_budget_bar_colours_the_conversation_as_its_legend_says(
     colour = "el => getComputedStyle(el).backgroundColor"
     assert legend.evaluate(colour) == segment.evaluate(colour)
     screenshot_take(page, "evening_02_budget_1366", full_page=False)
+    page.locator("#messages .msg.assistant").last.locator("a", has_text="Prompt").click()
+    page.wait_for_selector("#section-bar")
+    bar = page.eval_on_selector_all(
+        "#section-bar span", "els => els.map(e => [e.className, e.title.split(':')[0]])")
+    assert dict((name, cls) for cls, name in bar)["conversation"] == "seg-history"
+    assert all(cls in ("seg-head", "seg-middle", "seg-history") for cls, _ in bar)
     assert page.js_errors == []
 
 
