@@ -25,7 +25,8 @@ from chat.services import generation_for_instance
 from chat.speakers import Pick
 from director.logic import director_prepare_context
 from library.lorebook import lore_blocks, lore_outlets, lorebook_match
-from library.selectors import lorebook_readable_by, persona_effective
+from library.selectors import (background_for_chat, character_for_chat,
+                               character_for_chat_optional, item_readable_by, persona_effective)
 from memory import runtime as memory_runtime
 from memory import services as memory_services
 from memory.selectors import (character_conversation_ids, member_presence, recall_witnessed,
@@ -121,12 +122,13 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
     speaker_id = speaker.character_id if speaker else instance_state.get("character_id")
     character_state = (member_state_read(store, instance_id, instance_state, speaker_id)
                        if speaker else store.character_state_read(instance_id))
-    character = _character_optional(store, speaker_id)
+    character = character_for_chat(store, state=instance_state, character_id=speaker_id) \
+        if speaker_id else {}
     ctx = TurnContext(
         instance_id=instance_id, session_id=session_id, turn=read.last_turn + 1,
         user_text=user_text, instance_state=instance_state, character_state=character_state,
         character=character,
-        background=store.background_read_optional(instance_state.get("background_id")),
+        background=background_for_chat(store, state=instance_state),
         config=config, lines=list(read.lines),
         problems=[p.describe() for p in read.problems],
         plot_state_before=copy.deepcopy(instance_state.get("plot_state", {})),
@@ -196,11 +198,9 @@ def _redo_speaker(instance_state: dict[str, Any], read: SessionRead, action: str
     return Pick(character_id=speaker, reason=action)
 
 
-def _character_optional(store: FileStore, character_id: str | None) -> dict[str, Any]:
-    try:
-        return store.character_read(character_id) if character_id else {}
-    except (StoreError, ValueError):
-        return {}
+def _character_optional(store: FileStore, state: dict[str, Any],
+                        character_id: str | None) -> dict[str, Any]:
+    return character_for_chat_optional(store, state=state, character_id=character_id)
 
 
 def _take_back_last_reply(store: FileStore, ctx: TurnContext, read: SessionRead, *,
@@ -428,7 +428,7 @@ def _lorebooks_linked(store: FileStore, ctx: TurnContext) -> list[dict[str, Any]
             book = store.lorebook_read(lorebook_id)
         except (StoreError, ValueError):
             continue
-        if lorebook_id in picked and not lorebook_readable_by(book, username=owner):
+        if lorebook_id in picked and not item_readable_by(book, username=owner):
             continue
         lorebooks.append(book)
     return lorebooks
@@ -581,8 +581,8 @@ def page_macro_values(store: FileStore, *, state: dict[str, Any],
     """macro_values_for a page showing lines of the instance whose state is `state`."""
     persona = persona_effective(store, owner=state.get("owner"),
                                 persona_id=state.get("persona_id"))
-    return macro_values_for(character=_character_optional(store, state.get("character_id")),
-                            persona=persona, lines=lines)
+    character = _character_optional(store, state, state.get("character_id"))
+    return macro_values_for(character=character, persona=persona, lines=lines)
 
 
 def _other_members_lorebook_ids(store: FileStore, ctx: TurnContext) -> list[str]:
@@ -591,13 +591,14 @@ def _other_members_lorebook_ids(store: FileStore, ctx: TurnContext) -> list[str]
     return [lorebook_id for character_id in member_ids(ctx.instance_state)
             if character_id != ctx.speaker.character_id
             for lorebook_id in _id_list(
-                _character_optional(store, character_id).get("lorebook_ids"))]
+                _character_optional(store, ctx.instance_state, character_id).get("lorebook_ids"))]
 
 
 def _members_block(store: FileStore, ctx: TurnContext, group: bool) -> list[dict[str, Any]]:
     if not group or ctx.speaker is None:
         return []
-    others = [_character_optional(store, character_id) | {"character_id": character_id}
+    others = [_character_optional(store, ctx.instance_state, character_id)
+              | {"character_id": character_id}
               for character_id in member_ids(ctx.instance_state)
               if character_id != ctx.speaker.character_id]
     presence = member_presence(store, instance_id=ctx.instance_id,
@@ -608,7 +609,7 @@ def _members_block(store: FileStore, ctx: TurnContext, group: bool) -> list[dict
 
 def _unnamed_name(store: FileStore, ctx: TurnContext) -> str:
     character_id = unnamed_lines_by(ctx.instance_state) or ""
-    return _character_optional(store, character_id).get("name") or character_id
+    return _character_optional(store, ctx.instance_state, character_id).get("name") or character_id
 
 
 def _prompt_lines(ctx: TurnContext, *, player_name: str | None = None,

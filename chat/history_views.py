@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from chat import conversations, history, selectors
 from chat.services import NotFound, instance_for_user
+from library.selectors import character_for_chat_optional
 from memory import services as memory
 from personalab.lib.filestore import InstanceBusy, StoreError
 from personalab.lib.participants import member_ids
@@ -47,10 +48,8 @@ def _int(value: Any, default: int | None = None) -> int | None:
 
 
 def _character_name(store, state: dict) -> str:
-    try:
-        return store.character_read(state.get("character_id") or "").get("name") or ""
-    except (StoreError, ValueError):
-        return ""
+    return character_for_chat_optional(store, state=state,
+                                       character_id=state.get("character_id")).get("name") or ""
 
 
 # --- history ---------------------------------------------------------------------------------

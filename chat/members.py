@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from chat.speakers import Member, talkativeness_of
-from personalab.lib.filestore import FileStore, StoreError
+from library.selectors import character_for_chat_optional
+from personalab.lib.filestore import FileStore
 from personalab.lib.participants import member_ids, member_state_read
 
 
@@ -35,10 +36,8 @@ def members_of(store: FileStore, instance_state: dict[str, Any]) -> list[Member]
         if not isinstance(entry, dict) or not entry.get("character_id"):
             continue
         character_id = entry["character_id"]
-        try:
-            name = store.character_read(character_id).get("name") or character_id
-        except (StoreError, ValueError):
-            name = character_id
+        name = character_for_chat_optional(store, state=instance_state,
+                                           character_id=character_id).get("name") or character_id
         members.append(Member(character_id=character_id, name=name,
                               talkativeness=talkativeness_of(entry.get("talkativeness")),
                               muted=bool(entry.get("muted"))))

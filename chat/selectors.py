@@ -9,7 +9,7 @@ from chat.context import page_macro_values
 from chat.history import line_fingerprint
 from chat.members import is_group, member_ids, members_of, members_title
 from library.avatars import avatar_file
-from library.selectors import persona_effective
+from library.selectors import character_for_chat_optional, persona_effective
 from personalab.lib.filestore import FileStore, SessionRead, StoreError
 from personalab.lib.jsontext import json_loads
 from personalab.lib.lines import session_line_problem
@@ -98,8 +98,7 @@ def message_render_context(store: FileStore, *, state: dict[str, Any],
                            lines: list[dict[str, Any]]) -> dict[str, Any]:
     """What _message.html needs besides the item: who speaks, their pictures, the macros."""
     character_id = state.get("character_id")
-    character = (store.character_read(character_id)
-                 if character_id in store.character_ids() else {})
+    character = character_for_chat_optional(store, state=state, character_id=character_id)
     return {"state": state, "character": character,
             "character_avatar": character_avatar_url(store, character_id),
             "speaker_avatars": {member: character_avatar_url(store, member)
@@ -151,6 +150,11 @@ def instances_overview(store: FileStore, rows) -> list[dict[str, Any]]:
                                     session_id=row.current_session_id)
         overview.append({"row": row, "avatar": character_avatar_url(store, row.character_id),
                          "name": str(state.get("name") or ""),
+                         # from the file the chat may read, not the index (another author's
+                         # name made private is theirs)
+                         "character_name": character_for_chat_optional(
+                             store, state=state, character_id=state.get("character_id")).get(
+                                 "name") or "",
                          "members_title": (members_title(members_of(store, state))
                                            if is_group(state) else ""),
                          "archived": bool(state.get("archived")),
@@ -176,15 +180,16 @@ def member_changes_shown(store: FileStore, *, instance_id: str) -> list[dict[str
     """The journal of member changes (who joined, left, was muted), newest first, with names;
     `hand_over_to` names the member who became the story's character when the first one left."""
     names: dict[str, str] = {}
+    try:
+        state = store.instance_state_read(instance_id)
+    except (StoreError, ValueError):
+        state = {"instance_id": instance_id, "owner": ""}  # nobody's: only shared files
 
     def name(character_id: Any) -> str:
         character_id = str(character_id or "")
         if character_id not in names:
-            try:
-                names[character_id] = store.character_read(character_id).get("name") \
-                    or character_id
-            except (StoreError, ValueError):
-                names[character_id] = character_id
+            names[character_id] = character_for_chat_optional(
+                store, state=state, character_id=character_id).get("name") or character_id
         return names[character_id]
 
     shown = []

@@ -23,8 +23,9 @@ from library.models import Background, Character, Persona
 from memory import runtime as memory_runtime
 from memory.services import authors_note_read, authors_note_save
 from memory.summarize_journal import summarize_recover_waiting
-from library.selectors import (background_for_use, character_for_use, lorebooks_visible_to,
-                               persona_effective, persona_for_user, personas_visible_to)
+from library.selectors import (background_for_use, character_for_chat_optional,
+                               character_for_use, lorebooks_visible_to, persona_effective,
+                               persona_for_user, personas_visible_to)
 from library.services import (background_index, character_index, lorebook_ids_checked,
                               lorebook_index, persona_create, persona_index, user_for_username)
 from personalab.lib.errors import AppError, Invalid, naming_field
@@ -379,10 +380,8 @@ def _first_message_taken(store: FileStore, state: dict[str, Any], lines: list[di
     """A chat that names its greeting without holding it (RisuAI's) starts with the story
     character's greeting it names, its other greetings as swipes, as it did there. Changes
     `lines`."""
-    try:
-        greeting = _greeting_lines(store.character_read(state["character_id"]))
-    except (StoreError, ValueError, KeyError):
-        greeting = []
+    greeting = _greeting_lines(character_for_chat_optional(
+        store, state=state, character_id=state.get("character_id")))
     if not greeting or any(line.get("greeting") for line in lines):
         return []
     line = greeting[0]
@@ -507,10 +506,9 @@ def session_export(store: FileStore, *, instance_id: str, session_id: str,
     read = session_read_repaired(store, instance_id, session_id)
     state = store.instance_state_read(instance_id)
     lines = read.lines
-    try:
-        character_name = store.character_read(state["character_id"]).get("name", "")
-    except (StoreError, ValueError):
-        character_name = state.get("character_id", "")
+    character_name = character_for_chat_optional(
+        store, state=state, character_id=state.get("character_id")).get(
+            "name", state.get("character_id", ""))
     if character is not None:
         member = next((m for m in members_of(store, state) if m.character_id == character), None)
         if member is None:

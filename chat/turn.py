@@ -26,6 +26,7 @@ from chat.reply_limit import pieces_capped, truncated_warning
 from chat.services import trace_index
 from chat.speakers import Pick
 from director.services import director_step
+from library.errors import ItemWithheld
 from personalab.lib.errors import AppError
 from personalab.lib.locks import LockUnavailable
 from personalab.lib.filestore import (AssistantLineWriter, FileStore, InstanceBusy, StoreError,
@@ -224,6 +225,8 @@ def _turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerat
             continue_reply=continue_reply, speaker=speaker, trigger=trigger)
     except turn_context.RedoRefused as exc:
         raise TurnRefused(str(exc), code="bad_request", status=400) from None
+    except ItemWithheld as exc:
+        raise TurnRefused(str(exc), code=exc.code, status=exc.status) from None
     except (StoreError, ValueError) as exc:
         raise TurnRefused(f"the turn cannot start: {exc}", code="unreadable", status=500) from None
     except OSError as exc:

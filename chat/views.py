@@ -131,14 +131,16 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
     read = services.session_read_repaired(store, instance_id, state["current_session_id"],
                                           shown=selectors.CHAT_PAGE_SIZE, before=before)
     window = selectors.chat_messages_window(read, before=before)
+    shown = selectors.message_render_context(store, state=state, lines=read.lines)
     return {
         "instance": row,
         "personas": personas_visible_to(user=request.user),
         "default_persona_name": persona_effective(store, owner=state.get("owner"),
                                                   persona_id=None)["name"],
         "state": state,
-        "instance_entry": {"name": str(state.get("name") or "")},
-        **selectors.message_render_context(store, state=state, lines=read.lines),
+        "instance_entry": {"name": str(state.get("name") or ""),
+                           "character_name": shown["character"].get("name") or ""},
+        **shown,
         "import_report": request.session.pop(_import_report_key(instance_id), None),
         "session": read,
         "window": window,

@@ -33,3 +33,10 @@ class LibraryConflict(LibraryError):
 
     def __init__(self, message: str, field: str | None = "persona_id"):
         super().__init__(message, {field: "already exists"} if field else None)
+
+
+class ItemWithheld(AppError):
+    """A chat's character or background whose author made it private (or deleted it) and of
+    which the chat kept no copy: it is not played, and nothing of the chat is lost."""
+
+    code, status = "made_private", 403

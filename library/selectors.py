@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Q, QuerySet
 
-from library.errors import LibraryForbidden, LibraryNotFound
+from library.errors import ItemWithheld, LibraryForbidden, LibraryNotFound
 from library.models import Background, Character, Lorebook, Persona
 from personalab.lib.filestore import FileStore, MissingFile, StoreError
 from personalab.lib.ids import InvalidId, is_valid_id
@@ -35,13 +35,59 @@ def visibility_of(item: dict[str, Any]) -> str:
     return "private" if item.get("owner") else "shared"
 
 
-def lorebook_readable_by(book: dict[str, Any], *, username: str | None) -> bool:
-    """Whether a chat owned by `username` may still read a book it attached: the book may have
-    been made private since. Judged on the book's file; the database only for another owner's
-    private book (is the chat's owner staff?). A chat without an owner is the system's."""
-    if username is None or visibility_of(book) == "shared" or book.get("owner") == username:
+def item_readable_by(item: dict[str, Any], *, username: str | None) -> bool:
+    """Whether a chat owned by `username` may still read a library item it uses: the item may
+    have been made private since. Judged on the item's file; the database only for another
+    owner's private item (is the chat's owner staff?). A chat without an owner is the system's."""
+    if username is None or visibility_of(item) == "shared" or item.get("owner") == username:
         return True
     return get_user_model().objects.filter(username=username, is_staff=True).exists()
+
+
+def _for_chat(store: FileStore, *, state: dict[str, Any], kind: str,
+              item_id: str) -> dict[str, Any] | None:
+    """The item as the chat of `state` may see it: the file while its owner may read it, else
+    the copy the chat kept when the author made it private or deleted it; None when neither."""
+    instance_id = state.get("instance_id")
+    try:
+        item = getattr(store, KINDS[kind])(item_id)
+    except (StoreError, ValueError):
+        item = None
+    if isinstance(item, dict) and item_readable_by(item, username=state.get("owner")):
+        return item
+    return store.kept_copy_read(instance_id, kind, item_id) if instance_id else None
+
+
+def character_for_chat(store: FileStore, *, state: dict[str, Any],
+                       character_id: str) -> dict[str, Any]:
+    """A chat's character (or group member), never another author's private file: raises
+    ItemWithheld when the chat may not read it and kept no copy."""
+    character = _for_chat(store, state=state, kind="character", item_id=character_id)
+    if character is None and not (store.character_dir(character_id) / "definition.json").is_file():
+        return {}  # a missing file plays as an empty card, as before copies were kept
+    if character is None:
+        raise ItemWithheld(message=f"character {character_id} cannot be played in this chat: "
+                                   "its author made it private (or deleted it); nothing of the "
+                                   "chat is lost")
+    return character
+
+
+def character_for_chat_optional(store: FileStore, *, state: dict[str, Any],
+                                character_id: str | None) -> dict[str, Any]:
+    """As character_for_chat, with {} for a missing or withheld character (names, pages)."""
+    if not character_id:
+        return {}
+    return _for_chat(store, state=state, kind="character", item_id=character_id) or {}
+
+
+def background_for_chat(store: FileStore, *, state: dict[str, Any]) -> dict[str, Any]:
+    """A chat's background as it may see it; an empty one when none, missing or withheld
+    (a background is optional: the story plays on without it)."""
+    background_id = state.get("background_id")
+    empty = store.background_read_optional(None) | {"background_id": background_id}
+    if not background_id:
+        return empty
+    return _for_chat(store, state=state, kind="background", item_id=background_id) or empty
 
 
 def personas_visible_to(*, user) -> QuerySet[Persona]:

@@ -14,7 +14,7 @@ from library.errors import LibraryConflict, LibraryError, LibraryForbidden, Libr
 from library.models import Background, Character, Lorebook, Persona
 from library.selectors import (character_for_edit, item_for_edit, item_for_use,
                                lorebooks_visible_to, visibility_of)
-from personalab.lib.filestore import FileStore, IdTaken, utc_now
+from personalab.lib.filestore import FileStore, IdTaken, InstanceBusy, utc_now
 from personalab.lib.ids import InvalidId, slug_candidates, slug_id, validate_id
 
 __all__ = ["LibraryConflict", "LibraryError", "LibraryForbidden", "LibraryNotFound"]
@@ -300,6 +300,67 @@ def persona_avatar_save(store: FileStore, *, actor, persona_id: str, data: bytes
     return name
 
 
+# copies kept by other accounts' chats -----------------------------------
+
+def _chats_of_others(*, kind: str, item_id: str, owner: str | None) -> list[str]:
+    """Instances of accounts other than the item's owner (and not staff, who read everything)
+    that play it: as the story's character or background, or as a member of a group."""
+    from chat.models import ConversationParticipant, Instance
+
+    rows = Instance.objects.filter(**{f"{kind}_id": item_id})
+    if kind == "character":
+        rows = rows | Instance.objects.filter(
+            instance_id__in=ConversationParticipant.objects.filter(
+                participant_id=item_id).values("instance_id"))
+    rows = rows.exclude(owner=None).exclude(owner__is_staff=True)
+    if owner:
+        rows = rows.exclude(owner__username=owner)
+    return sorted(set(rows.values_list("instance_id", flat=True)))
+
+
+def chat_copies_keep(store: FileStore, *, kind: str, item_id: str,
+                     item: dict[str, Any]) -> list[str]:
+    """Another author's character/background is being made private or deleted: every chat of
+    another account that plays it keeps `item` (the last version it could read) in its own
+    folder, and plays that from now on. Called before the item's file changes, so a turn reads
+    either the shared file or the copy. Under each instance's lock; a chat busy in a turn gets
+    the copy all the same (one atomic write no other writer touches). Returns the instances."""
+    chats = _chats_of_others(kind=kind, item_id=item_id, owner=item.get("owner"))
+    for instance_id in chats:
+        try:
+            lock = store.instance_lock(instance_id).acquire()
+        except InstanceBusy:
+            lock = None
+        try:
+            store.kept_copy_write(instance_id, kind, item_id, item)
+        finally:
+            if lock is not None:
+                lock.release()
+    return chats
+
+
+def _chats_kept_apart(item: dict[str, Any], *, kind: str, item_id: str) -> list[str]:
+    """Other accounts' chats that do not stop a delete: they keep (or already kept) a copy.
+    Only an owned item's: a site item has no author to take it back."""
+    if not item.get("owner"):
+        return []
+    return _chats_of_others(kind=kind, item_id=item_id, owner=item["owner"])
+
+
+def _copies_keep_on_delete(store: FileStore, *, kind: str, item_id: str,
+                           item: dict[str, Any]) -> None:
+    # A private item's text was never theirs to read: the copy kept when it was made
+    # private stays as it is (a chat from before copies were kept has none and is refused).
+    if item.get("owner") and visibility_of(item) == "shared":
+        chat_copies_keep(store, kind=kind, item_id=item_id, item=item)
+
+
+def _copies_keep_on_change(store: FileStore, *, kind: str, item_id: str,
+                           existing: dict[str, Any], changed: dict[str, Any]) -> None:
+    if existing and visibility_of(existing) == "shared" and visibility_of(changed) == "private":
+        chat_copies_keep(store, kind=kind, item_id=item_id, item=existing)
+
+
 # characters -------------------------------------------------------------
 
 def _fitted(model, field: str, text: str) -> str:
@@ -355,6 +416,8 @@ def character_save(store: FileStore, *, data: dict[str, Any], character_id: str 
     if creating:  # last, once everything is valid: a refused create leaves no folder behind
         character_id = _new_id(store, data, key="character_id", prefix="char", name=name,
                                kind="characters")
+    _copies_keep_on_change(store, kind="character", item_id=character_id, existing=existing,
+                           changed=definition)
     store.character_write(character_id, definition)
     character_index(store, character_id)
     return character_id
@@ -389,12 +452,15 @@ def _users_named(instances, user) -> str:
 def character_delete(store: FileStore, *, character_id: str, user=None) -> None:
     from chat.models import Instance
 
-    if user is not None:
-        character_for_edit(store, user=user, character_id=character_id)
-    users = _users_named(Instance.objects.filter(character_id=character_id), user)
+    definition = (character_for_edit(store, user=user, character_id=character_id)
+                  if user is not None else store.character_read(character_id))
+    others = _chats_kept_apart(definition, kind="character", item_id=character_id)
+    users = _users_named(Instance.objects.filter(character_id=character_id)
+                         .exclude(instance_id__in=others), user)
     if users:
         raise LibraryConflict(f"character {character_id} is used by instance(s) {users}; "
                               "delete or archive those instances first", field=None)
+    _copies_keep_on_delete(store, kind="character", item_id=character_id, item=definition)
     store.character_delete(character_id)
     Character.objects.filter(character_id=character_id).delete()
 
@@ -450,6 +516,8 @@ def background_save(store: FileStore, *, data: dict[str, Any],
     if creating:
         background_id = _new_id(store, data, key="background_id", prefix="bg", name=name,
                                 kind="backgrounds")
+    _copies_keep_on_change(store, kind="background", item_id=background_id, existing=existing,
+                           changed=background)
     store.background_write(background_id, background)
     background_index(store, background_id)
     return background_id
@@ -488,12 +556,15 @@ def background_outline_edit(store: FileStore, *, background_id: str, action: str
 def background_delete(store: FileStore, *, background_id: str, user=None) -> None:
     from chat.models import Instance
 
-    if user is not None:
-        item_for_edit(store, user=user, kind="background", item_id=background_id)
-    users = _users_named(Instance.objects.filter(background_id=background_id), user)
+    background = (item_for_edit(store, user=user, kind="background", item_id=background_id)
+                  if user is not None else store.background_read(background_id))
+    others = _chats_kept_apart(background, kind="background", item_id=background_id)
+    users = _users_named(Instance.objects.filter(background_id=background_id)
+                         .exclude(instance_id__in=others), user)
     if users:
         raise LibraryConflict(f"background {background_id} is used by instance(s) {users}; "
                               "switch those instances to another background first", field=None)
+    _copies_keep_on_delete(store, kind="background", item_id=background_id, item=background)
     store.background_delete(background_id)
     Background.objects.filter(background_id=background_id).delete()
 

@@ -37,6 +37,7 @@ from django.utils.translation import gettext, gettext_noop
 
 from chat.llm import LLMError
 from chat.prompt.language import locale_for_character
+from library.selectors import character_for_chat_optional
 from memory import prompts
 from memory.summarize_journal import (summarize_journal_commit, summarize_journal_write,
                                       summarize_recover)
@@ -71,10 +72,7 @@ class MemoryActionError(AppError):
 
 def _character_name(store: FileStore, state: dict[str, Any]) -> str:
     character_id = state.get("character_id") or ""
-    try:
-        name = store.character_read(character_id).get("name")
-    except (StoreError, ValueError, AttributeError):
-        name = None
+    name = character_for_chat_optional(store, state=state, character_id=character_id).get("name")
     return str(name or character_id or "角色")
 
 
@@ -472,10 +470,8 @@ def pinned_prompt_effective(store: FileStore, *, instance_id: str,
         text = override.get("text")
         if isinstance(text, str) and text.strip():
             return text, "instance"
-    try:
-        text = store.character_read(character_id).get("pinned_prompt")
-    except (StoreError, ValueError, AttributeError):
-        text = None
+    text = character_for_chat_optional(store, state={"instance_id": instance_id, **state},
+                                       character_id=character_id).get("pinned_prompt")
     if isinstance(text, str) and text.strip():
         return text, "character"
     return "", "none"

@@ -674,6 +674,28 @@ class FileStore:
     def instance_state_write(self, instance_id: str, state: dict[str, Any]) -> None:
         write_json_atomic(self.instance_dir(instance_id) / "instance_state.json", state)
 
+    def kept_copy_path(self, instance_id: str, kind: str, item_id: str) -> Path:
+        if kind not in ("character", "background"):
+            raise ValueError(f"no kept copy of a {kind}")
+        return (self.instance_dir(instance_id) / "kept" / f"{kind}s"
+                / f"{validate_id(item_id, kind=f'{kind} id')}.json")
+
+    def kept_copy_read(self, instance_id: str, kind: str, item_id: str) -> dict[str, Any] | None:
+        """The copy of another author's character/background this instance kept when it was
+        made private or deleted; None when there is none (or it is unreadable)."""
+        try:
+            copy_ = read_json(self.kept_copy_path(instance_id, kind, item_id),
+                              what=f"kept {kind} {item_id} of {instance_id}")
+        except (StoreError, ValueError):
+            return None
+        return copy_ if isinstance(copy_, dict) else None
+
+    def kept_copy_write(self, instance_id: str, kind: str, item_id: str,
+                        definition: dict[str, Any]) -> None:
+        path = self.kept_copy_path(instance_id, kind, item_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(path, definition)
+
     def character_state_read(self, instance_id: str) -> dict[str, Any]:
         state = read_json(self.instance_dir(instance_id) / "character_state.json",
                           what=f"character_state.json of {instance_id}")
