@@ -24,6 +24,7 @@ from chat.llm import LLMError, Provider
 from chat.reasoning import Reasoning
 from chat.services import generation_for_instance
 from chat.turn import Emit, TurnRefused, validate_user_text
+from library.errors import ItemWithheld
 from library.selectors import character_for_chat, persona_effective
 from memory import services as memory_services
 from personalab.lib.filestore import FileStore, StoreError, utc_now
@@ -73,7 +74,10 @@ def aside_plan(store: FileStore, *, instance_id: str, speaker: Any, text: str) -
     """Who answers and the light prompt (files and DB: run it off the event loop)."""
     state = store.instance_state_read(instance_id)
     character_id = aside_speaker(state, speaker)
-    character = character_for_chat(store, state=state, character_id=character_id)
+    try:
+        character = character_for_chat(store, state=state, character_id=character_id)
+    except ItemWithheld as exc:
+        raise TurnRefused(str(exc), code=exc.code, status=exc.status) from None
     return AsidePlan(character_id=character_id, name=str(character.get("name") or character_id),
                      messages=aside_messages(store, instance_id=instance_id, state=state,
                                              character_id=character_id, character=character,

@@ -414,13 +414,19 @@ WORLD_INFO_BUDGET_PERCENT = 25  # SillyTavern's default share of the context
 
 
 def _lorebooks_linked(store: FileStore, ctx: TurnContext) -> list[dict[str, Any]]:
-    authored = [*_id_list(ctx.character.get("lorebook_ids")),
-                *_other_members_lorebook_ids(store, ctx),
-                *_id_list(ctx.background.get("lorebook_ids"))]
+    members = _other_members(store, ctx)
+    authored = [*_books_of(ctx.character, kept=False),
+                *(i for member in members for i in _books_of(member, kept=False)),
+                *_books_of(ctx.background, kept=False)]
     # The player's own picks: another author's book stops being read once made private (the
     # pick stays in the state, so sharing it again brings it back). A card's or background's
-    # books are their author's choice and go wherever the card goes.
-    picked = [i for i in _id_list(ctx.instance_state.get("lorebook_ids")) if i not in authored]
+    # books are their author's choice and go wherever the card goes; a card the chat plays
+    # from the copy it kept (its author made it private) takes only the books still readable.
+    picked = [i for i in [*_id_list(ctx.instance_state.get("lorebook_ids")),
+                          *_books_of(ctx.character, kept=True),
+                          *(i for member in members for i in _books_of(member, kept=True)),
+                          *_books_of(ctx.background, kept=True)]
+              if i not in authored]
     owner = ctx.instance_state.get("owner")
     lorebooks = []
     for lorebook_id in dict.fromkeys([*authored, *picked]):
@@ -585,13 +591,17 @@ def page_macro_values(store: FileStore, *, state: dict[str, Any],
     return macro_values_for(character=character, persona=persona, lines=lines)
 
 
-def _other_members_lorebook_ids(store: FileStore, ctx: TurnContext) -> list[str]:
+def _other_members(store: FileStore, ctx: TurnContext) -> list[dict[str, Any]]:
     if ctx.speaker is None:
         return []
-    return [lorebook_id for character_id in member_ids(ctx.instance_state)
-            if character_id != ctx.speaker.character_id
-            for lorebook_id in _id_list(
-                _character_optional(store, ctx.instance_state, character_id).get("lorebook_ids"))]
+    return [_character_optional(store, ctx.instance_state, character_id)
+            for character_id in member_ids(ctx.instance_state)
+            if character_id != ctx.speaker.character_id]
+
+
+def _books_of(item: dict[str, Any], *, kept: bool) -> list[str]:
+    """The books `item` links, when it is (kept) or is not (not kept) a chat's kept copy."""
+    return _id_list(item.get("lorebook_ids")) if bool(item.get("kept_at")) == kept else []
 
 
 def _members_block(store: FileStore, ctx: TurnContext, group: bool) -> list[dict[str, Any]]:

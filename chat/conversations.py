@@ -19,7 +19,7 @@ from typing import Any, Iterable, Iterator
 from django.utils.translation import gettext
 
 from chat.models import ConversationParticipant, Instance
-from library.models import Character
+from library.selectors import characters_visible_to
 from personalab.lib.filestore import FileStore, StoreError
 from personalab.lib.membership import member_changes_read
 from personalab.lib.participants import conv_key, participants_of, player_id
@@ -94,14 +94,14 @@ def conversations_of(*, user, participant_id: str):
     return _owned(user).filter(instance_id__in=ids)
 
 
-def participants_known(*, user) -> list[dict[str, str]]:
+def participants_known(store: FileStore, *, user) -> list[dict[str, str]]:
     """Everyone who took part in one of the user's conversations, as {"id", "label"}: the
     characters by name, the player as "You"."""
     # The model's default ordering (instance first) would make DISTINCT keep one row per
     # conversation; ordered by the id alone it keeps one per participant.
     ids = (ConversationParticipant.objects.filter(instance__owner=user)
            .order_by("participant_id").values_list("participant_id", flat=True).distinct())
-    names = _character_names(ids)
+    names = _character_names(store, ids, user=user)
     known = [{"id": p, "label": gettext("You") if p.startswith("player:")
               else f"{names.get(p, p)} ({p})"} for p in ids]
     return sorted(known, key=lambda item: (item["id"].startswith("player:"), item["label"]))
@@ -113,7 +113,7 @@ def related_conversations(store: FileStore, *, user, participant_id: str) -> lis
     rows = list(conversations_of(user=user, participant_id=participant_id))
     members = {row.instance_id: [p.participant_id for p in row.participants.all()
                                  if not p.participant_id.startswith("player:")] for row in rows}
-    names = _character_names({c for ids in members.values() for c in ids})
+    names = _character_names(store, {c for ids in members.values() for c in ids}, user=user)
     found = []
     for row in rows:
         try:
@@ -125,9 +125,23 @@ def related_conversations(store: FileStore, *, user, participant_id: str) -> lis
     return found
 
 
-def _character_names(ids: Iterable[str]) -> dict[str, str]:
-    return dict(Character.objects.filter(character_id__in=list(ids))
-                .values_list("character_id", "name"))
+def _character_names(store: FileStore, ids: Iterable[str], *, user) -> dict[str, str]:
+    """Names as `user` may read them: the index for the characters they see, else the copy one
+    of their chats kept when its author made it private (else the id stays)."""
+    ids = list(ids)
+    names = dict(characters_visible_to(user=user).filter(character_id__in=ids)
+                 .values_list("character_id", "name"))
+    for character_id in set(ids) - names.keys():
+        chats = ConversationParticipant.objects.filter(
+            instance__owner=user, participant_id=character_id).values_list("instance_id",
+                                                                             flat=True)
+        kept = next((copy for copy in (store.kept_copy_read(instance_id, "character",
+                                                            character_id)
+                                       for instance_id in chats) if copy and copy.get("name")),
+                    None)
+        if kept:
+            names[character_id] = str(kept["name"])
+    return names
 
 
 def _owned(user):

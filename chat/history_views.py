@@ -47,9 +47,11 @@ def _int(value: Any, default: int | None = None) -> int | None:
         return default
 
 
-def _character_name(store, state: dict) -> str:
-    return character_for_chat_optional(store, state=state,
-                                       character_id=state.get("character_id")).get("name") or ""
+def _character_name(store, state: dict, character_id: str | None = None) -> str:
+    """The story's character (or member `character_id`) named as this chat may read it."""
+    return character_for_chat_optional(
+        store, state=state, character_id=character_id or state.get("character_id")).get(
+            "name") or ""
 
 
 # --- history ---------------------------------------------------------------------------------
@@ -87,7 +89,7 @@ def history_page(request: HttpRequest, instance_id: str) -> HttpResponse:
 def _related_context(request: HttpRequest, state: dict[str, Any]) -> dict[str, Any]:
     """The "related conversations" tab (seed 003 §5 Tab4): a participant picked from everyone
     in the user's conversations (this story's character first), and its conversations."""
-    choices = conversations.participants_known(user=request.user)
+    choices = conversations.participants_known(get_store(), user=request.user)
     wanted = request.GET.get("participant") or state.get("character_id") or ""
     picked = wanted if any(c["id"] == wanted for c in choices) else ""
     return {"choices": choices, "picked": picked, "current": state.get("instance_id"),
@@ -230,7 +232,8 @@ def _pinned_members_named(store, instance_id: str) -> list[dict[str, str]]:
     _, members = memory.pinned_members(store, instance_id=instance_id)
     if len(members) < 2:
         return []
-    return [{**m, "name": _character_name(store, {"character_id": m["character_id"]})
+    state = store.instance_state_read(instance_id)
+    return [{**m, "name": _character_name(store, state, m["character_id"])
              or m["character_id"]} for m in members]
 
 
@@ -246,11 +249,11 @@ def _persona_context(instance_id: str, character_id: str | None = None) -> dict[
     pinned_text, pinned_source = memory.pinned_prompt_effective(
         store, instance_id=instance_id, character_id=persona["character_id"])
     override = store.memory_json_read(instance_id, memory.PINNED_FILE, {})
-    members = [{"character_id": c, "name": _character_name(store, {"character_id": c}) or c}
+    members = [{"character_id": c, "name": _character_name(store, state, c) or c}
                for c in member_ids(state)]
     return {
         "instance_id": instance_id, "state": state,
-        "character_name": _character_name(store, {"character_id": persona["character_id"]}),
+        "character_name": _character_name(store, state, persona["character_id"]),
         "member_id": persona["character_id"],
         "persona_members": members if len(members) > 1 else [],
         "base_persona": persona["base_persona"],

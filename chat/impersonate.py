@@ -24,6 +24,7 @@ from chat.reasoning import Reasoning
 from chat.reply_limit import pieces_capped
 from chat.speakers import Pick
 from chat.turn import Emit, TurnRefused, instance_locked
+from library.errors import ItemWithheld
 from library.selectors import persona_effective
 from personalab.lib.filestore import FileStore, StoreError
 from personalab.lib.macros import macros_replace
@@ -77,6 +78,8 @@ def impersonate_plan(store: FileStore, *, instance_id: str) -> ImpersonatePlan:
     try:
         ctx = turn_context.context_load(store, instance_id=instance_id, user_text="",
                                         trigger=True, speaker=speaker)
+    except ItemWithheld as exc:
+        raise TurnRefused(str(exc), code=exc.code, status=exc.status) from None
     except (StoreError, ValueError) as exc:
         raise TurnRefused(f"the suggestion cannot start: {exc}", code="unreadable",
                           status=500) from None

@@ -9,7 +9,9 @@ from chat.context import page_macro_values
 from chat.history import line_fingerprint
 from chat.members import is_group, member_ids, members_of, members_title
 from library.avatars import avatar_file
-from library.selectors import character_for_chat_optional, persona_effective
+from library.errors import ItemWithheld
+from library.selectors import (background_for_chat, character_for_chat,
+                               character_for_chat_optional, persona_effective)
 from personalab.lib.filestore import FileStore, SessionRead, StoreError
 from personalab.lib.jsontext import json_loads
 from personalab.lib.lines import session_line_problem
@@ -88,6 +90,28 @@ def character_avatar_url(store: FileStore, character_id: str | None) -> str | No
     return None
 
 
+def _avatar_in_chat(store: FileStore, state: dict[str, Any], character_id: str | None,
+                    character: dict[str, Any] | None = None) -> str | None:
+    """The picture while the chat reads the author's file: a kept copy holds no picture, and
+    the author's is theirs once made private (its URL would be a 404 to this reader)."""
+    if character is None:
+        character = character_for_chat_optional(store, state=state, character_id=character_id)
+    return character_avatar_url(store, character_id) if character and \
+        not character.get("kept_at") else None
+
+
+def members_withheld(store: FileStore, *, state: dict[str, Any]) -> list[str]:
+    """The members this chat cannot play: their author made them private (or deleted them)
+    and the chat kept no copy (one from before copies were kept)."""
+    withheld = []
+    for character_id in member_ids(state):
+        try:
+            character_for_chat(store, state=state, character_id=character_id)
+        except ItemWithheld:
+            withheld.append(character_id)
+    return withheld
+
+
 def chat_last_reply_item(read: SessionRead) -> MessageItem:
     index = next(i for i in range(len(read.lines) - 1, -1, -1)
                  if read.lines[i].get("role") in ("user", "assistant"))
@@ -100,8 +124,8 @@ def message_render_context(store: FileStore, *, state: dict[str, Any],
     character_id = state.get("character_id")
     character = character_for_chat_optional(store, state=state, character_id=character_id)
     return {"state": state, "character": character,
-            "character_avatar": character_avatar_url(store, character_id),
-            "speaker_avatars": {member: character_avatar_url(store, member)
+            "character_avatar": _avatar_in_chat(store, state, character_id, character),
+            "speaker_avatars": {member: _avatar_in_chat(store, state, member)
                                 for member in member_ids(state) if member},
             "player_avatar": _persona_avatar_url(store, state),
             "macro_values": page_macro_values(store, state=state, lines=lines)}
@@ -148,13 +172,16 @@ def instances_overview(store: FileStore, rows) -> list[dict[str, Any]]:
         state = store.instance_state_read(row.instance_id)
         last = session_last_message(store, instance_id=row.instance_id,
                                     session_id=row.current_session_id)
-        overview.append({"row": row, "avatar": character_avatar_url(store, row.character_id),
+        # from the files the chat may read, not the index (another author's name made
+        # private is theirs)
+        character = character_for_chat_optional(store, state=state,
+                                                character_id=state.get("character_id"))
+        overview.append({"row": row, "avatar": _avatar_in_chat(store, state, row.character_id,
+                                                               character),
                          "name": str(state.get("name") or ""),
-                         # from the file the chat may read, not the index (another author's
-                         # name made private is theirs)
-                         "character_name": character_for_chat_optional(
-                             store, state=state, character_id=state.get("character_id")).get(
-                                 "name") or "",
+                         "character_name": character.get("name") or "",
+                         "background_name": (background_for_chat(store, state=state).get("name")
+                                             if state.get("background_id") else ""),
                          "members_title": (members_title(members_of(store, state))
                                            if is_group(state) else ""),
                          "archived": bool(state.get("archived")),

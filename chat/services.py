@@ -852,10 +852,8 @@ def _participants_complete(store: FileStore, state: dict[str, Any]) -> list[dict
     for entry in participants:
         entry.setdefault("muted", False)
         if "talkativeness" not in entry:
-            try:
-                definition = store.character_read(entry["character_id"])
-            except (StoreError, ValueError):
-                definition = {}
+            definition = character_for_chat_optional(store, state=state,
+                                                     character_id=entry["character_id"])
             entry["talkativeness"] = participant_entry(
                 {**definition, "character_id": entry["character_id"]},
                 first=False)["talkativeness"]

@@ -142,6 +142,7 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
                            "character_name": shown["character"].get("name") or ""},
         **shown,
         "import_report": request.session.pop(_import_report_key(instance_id), None),
+        "withheld": selectors.members_withheld(store, state=state),
         "session": read,
         "window": window,
         "partial": read.partial,

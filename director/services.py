@@ -18,6 +18,7 @@ from director.logic import (
     plot_position,
     plot_state_normalized,
 )
+from library.selectors import background_for_chat
 from personalab.lib.config_schema import config_validate
 from personalab.lib.filestore import FileStore, read_json
 from personalab.lib.ids import validate_id
@@ -101,7 +102,7 @@ def director_step(store: FileStore, *, instance_id: str, reply: dict,
     """director_apply_reply without its write: the report, and the instance state to write
     (None when nothing changed)."""
     state = store.instance_state_read(instance_id)
-    background = store.background_read_optional(state.get("background_id"))
+    background = background_for_chat(store, state=state)
     old_plot_state = state.get("plot_state")
     new_plot_state, report = director_process_response(
         settings=director_settings_read(store), plot_state=old_plot_state, reply=reply,
@@ -147,12 +148,13 @@ def director_status(store: FileStore, *, instance_id: str) -> dict[str, Any]:
     settings = director_settings_read(store)
     overview = director_overview(
         settings=settings, threshold=director_threshold(store, settings),
-        instance_state=state, background=store.background_read_optional(state.get("background_id")),
+        instance_state=state, background=background_for_chat(store, state=state),
     )
     overview["reminder_next_turn"] = overview.pop("reminder_due") and overview["enabled"]
     overview["background_id"] = state.get("background_id")
     if overview["carried_over_from"]:
-        old = store.background_read_optional(overview["carried_over_from"])
+        old = background_for_chat(store, state={**state,
+                                                "background_id": overview["carried_over_from"]})
         overview["carried_over_from_name"] = old.get("name") or overview["carried_over_from"]
     return overview
 

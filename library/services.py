@@ -332,19 +332,26 @@ def chat_copies_keep(store: FileStore, *, kind: str, item_id: str,
         except InstanceBusy:
             lock = None
         try:
-            store.kept_copy_write(instance_id, kind, item_id, item)
+            store.kept_copy_write(instance_id, kind, item_id, {**item, "kept_at": utc_now()})
         finally:
             if lock is not None:
                 lock.release()
     return chats
 
 
-def _chats_kept_apart(item: dict[str, Any], *, kind: str, item_id: str) -> list[str]:
-    """Other accounts' chats that do not stop a delete: they keep (or already kept) a copy.
-    Only an owned item's: a site item has no author to take it back."""
+def _chats_kept_apart(store: FileStore, item: dict[str, Any], *, kind: str,
+                      item_id: str) -> list[str]:
+    """Other accounts' chats that do not stop a delete: they keep a copy now (a shared item)
+    or kept one when it was made private. A chat from before copies were kept has none and
+    still holds the delete back: its author's text was never its to keep. Only an owned
+    item's: a site item has no author to take it back."""
     if not item.get("owner"):
         return []
-    return _chats_of_others(kind=kind, item_id=item_id, owner=item["owner"])
+    chats = _chats_of_others(kind=kind, item_id=item_id, owner=item["owner"])
+    if visibility_of(item) == "shared":
+        return chats
+    return [instance_id for instance_id in chats
+            if store.kept_copy_read(instance_id, kind, item_id) is not None]
 
 
 def _copies_keep_on_delete(store: FileStore, *, kind: str, item_id: str,
@@ -454,7 +461,7 @@ def character_delete(store: FileStore, *, character_id: str, user=None) -> None:
 
     definition = (character_for_edit(store, user=user, character_id=character_id)
                   if user is not None else store.character_read(character_id))
-    others = _chats_kept_apart(definition, kind="character", item_id=character_id)
+    others = _chats_kept_apart(store, definition, kind="character", item_id=character_id)
     users = _users_named(Instance.objects.filter(character_id=character_id)
                          .exclude(instance_id__in=others), user)
     if users:
@@ -558,7 +565,7 @@ def background_delete(store: FileStore, *, background_id: str, user=None) -> Non
 
     background = (item_for_edit(store, user=user, kind="background", item_id=background_id)
                   if user is not None else store.background_read(background_id))
-    others = _chats_kept_apart(background, kind="background", item_id=background_id)
+    others = _chats_kept_apart(store, background, kind="background", item_id=background_id)
     users = _users_named(Instance.objects.filter(background_id=background_id)
                          .exclude(instance_id__in=others), user)
     if users:

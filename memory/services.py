@@ -70,18 +70,20 @@ class MemoryActionError(AppError):
 # --- shared helpers ------------------------------------------------------------
 
 
-def _character_name(store: FileStore, state: dict[str, Any]) -> str:
-    character_id = state.get("character_id") or ""
-    name = character_for_chat_optional(store, state=state, character_id=character_id).get("name")
-    return str(name or character_id or "角色")
+def _named(store: FileStore, state: dict[str, Any],
+           character_id: Any = None) -> tuple[str, str]:
+    """(name, prompt locale) of the chat's character, or of member `character_id`, as the chat
+    may read it (a kept copy once its author made it private)."""
+    character_id = str(character_id or state.get("character_id") or "")
+    character = character_for_chat_optional(store, state=state, character_id=character_id)
+    return (str(character.get("name") or character_id or "角色"),
+            locale_for_character(store, character))
 
 
-def _locale(store: FileStore, character_id: Any) -> str:
-    try:
-        character = store.character_read(str(character_id or ""))
-    except (StoreError, ValueError):
-        character = {}
-    return locale_for_character(store, character)
+async def _speaker(store: FileStore, state: dict[str, Any],
+                   character_id: Any = None) -> tuple[str, str]:
+    # off the event loop: whether the chat may read another author's file asks the database
+    return await asyncio.to_thread(_named, store, state, character_id)
 
 
 async def _llm_text(llm: Any, messages: list[dict], context: dict[str, Any]) -> str:
@@ -225,12 +227,12 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
         raise MemoryActionError(gettext("The current session has no conversation yet: nothing "
                                         "to summarize."))
     earlier = [str(line.get("content") or "") for line in session.summaries]
-    name = _character_name(store, state)
+    name, locale = await _speaker(store, state)
 
     say(gettext_noop("Asking the model for the story events"))
     text = await _llm_text(
         llm, prompts.summarize_messages(character_name=name, summaries=earlier, turns=messages,
-                                        locale=_locale(store, state.get("character_id"))),
+                                        locale=locale),
         {"task": "summarize", "character_name": name, "transcript": messages,
          "instance_id": instance_id})
     say(gettext_noop("Reading the model's answer"))
@@ -335,11 +337,10 @@ async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
     if not turns:
         raise MemoryActionError(gettext("There is no conversation yet: memory cannot be "
                                         "updated."))
-    name = _character_name(store, {"character_id": character_id})
+    name, locale = await _speaker(store, state, character_id)
     messages = prompts.persona_update_messages(
         character_name=name, base_persona=character.get("base_persona", ""),
-        evolved_persona=character.get("evolved_persona", ""), turns=turns,
-        locale=_locale(store, character_id))
+        evolved_persona=character.get("evolved_persona", ""), turns=turns, locale=locale)
     text = (await _llm_text(llm, messages, {
         "task": "update_memory", "character_name": name, "transcript": turns,
         "base_persona": character.get("base_persona", ""),
@@ -470,7 +471,9 @@ def pinned_prompt_effective(store: FileStore, *, instance_id: str,
         text = override.get("text")
         if isinstance(text, str) and text.strip():
             return text, "instance"
-    text = character_for_chat_optional(store, state={"instance_id": instance_id, **state},
+    # an unreadable state has no owner to judge by: only shared files, then (nobody's chat)
+    text = character_for_chat_optional(store, state={"owner": "", **state,
+                                                     "instance_id": instance_id},
                                        character_id=character_id).get("pinned_prompt")
     if isinstance(text, str) and text.strip():
         return text, "character"
@@ -722,9 +725,8 @@ def _recap_doc(store: FileStore, instance_id: str) -> dict[str, Any]:
 
 async def _recap_chunk(store: FileStore, *, llm: Any, state: dict[str, Any], session_id: str,
                        lines: list[dict[str, Any]], from_turn: int, to_turn: int) -> dict[str, Any]:
-    name = _character_name(store, state)
-    messages = prompts.recap_messages(character_name=name, turns=lines,
-                                      locale=_locale(store, state.get("character_id")))
+    name, locale = await _speaker(store, state)
+    messages = prompts.recap_messages(character_name=name, turns=lines, locale=locale)
     text = (await _llm_text(llm, messages, {
         "task": "recap", "character_name": name, "transcript": lines,
         "instance_id": state.get("instance_id")})).strip()

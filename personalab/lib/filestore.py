@@ -669,6 +669,7 @@ class FileStore:
                               "current_session_id is missing")
         state.setdefault("plot_state", {"current_plot_index": 1, "current_status": "pending",
                                         "no_update_count": 0})
+        state.setdefault("instance_id", instance_id)  # readers of its kept copies need it
         return state
 
     def instance_state_write(self, instance_id: str, state: dict[str, Any]) -> None:
