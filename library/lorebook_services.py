@@ -28,9 +28,11 @@ def lorebooks_listed(store: FileStore, *, user) -> list[dict[str, Any]]:
     return books
 
 
-def lorebook_create(store: FileStore, *, owner, data: dict[str, Any]) -> str:
+def lorebook_create(store: FileStore, *, owner, data: dict[str, Any],
+                    imported: bool = False) -> str:
     """A new lorebook owned by `owner`; an existing `lorebook_id` is a 409, never overwritten."""
-    return lorebook_save(store, data={k: v for k, v in data.items() if k != "owner"}, user=owner)
+    return lorebook_save(store, data={k: v for k, v in data.items() if k != "owner"}, user=owner,
+                         imported=imported)
 
 
 def lorebook_update(store: FileStore, *, actor, lorebook_id: str, data: dict[str, Any]) -> None:
@@ -62,7 +64,7 @@ def lorebook_import(store: FileStore, *, owner, data: bytes, filename: str) -> s
         raise LibraryError(f"file is refused: {exc}", {"file": str(exc)}) from None
     except CardError as exc:
         raise LibraryError(str(exc), {"file": str(exc)}) from None
-    return lorebook_create(store, owner=owner, data=lorebook)
+    return lorebook_create(store, owner=owner, data=lorebook, imported=True)
 
 
 def lorebook_export(lorebook: dict[str, Any], *, fmt: str) -> dict[str, Any]:

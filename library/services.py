@@ -24,6 +24,7 @@ MAX_TEXT = 20000
 MAX_CARD_TEXT = 1_000_000
 MAX_TAGS = 1000
 MAX_TAG_CHARS = 200
+MAX_NAME_CHARS = 200  # a name written here (a character's, a lorebook's)
 # Card fields the character editor shows besides name, persona and greeting.
 CARD_TEXT_FIELDS = ("system_prompt", "post_history_instructions", "mes_example",
                     "creator_notes")
@@ -220,7 +221,8 @@ def _persona_fields(data: dict[str, Any], *, creating: bool) -> dict[str, Any]:
     """Only the fields present in `data` (an update changes what it names)."""
     fields: dict[str, Any] = {}
     if creating or "name" in data:
-        fields["name"] = _clean_text(data.get("name"), field="name", required=True, limit=200)
+        fields["name"] = _clean_text(data.get("name"), field="name", required=True,
+                                     limit=MAX_NAME_CHARS)
     if creating or "description" in data:
         fields["description"] = _clean_text(data.get("description"), field="description",
                                              limit=PERSONA_DESCRIPTION_LIMIT)
@@ -392,7 +394,7 @@ def character_save(store: FileStore, *, data: dict[str, Any], character_id: str 
     """Create (`character_id` None; never overwrites) or change a character. `user`: the
     account acting, who owns what it creates and may change only its own (staff: any);
     None for the system itself (seed, admin forms, tests)."""
-    name = _clean_text(data.get("name"), field="name", required=True, limit=200)
+    name = _clean_text(data.get("name"), field="name", required=True, limit=MAX_NAME_CHARS)
     creating = character_id is None
     if creating:
         existing: dict[str, Any] = {}
@@ -501,7 +503,7 @@ def _clean_outline(points: Any) -> list[dict[str, Any]]:
 def background_save(store: FileStore, *, data: dict[str, Any],
                     background_id: str | None = None, user=None) -> str:
     """Create (never overwrites) or change a background; `user` as in character_save."""
-    name = _clean_text(data.get("name"), field="name", required=True, limit=200)
+    name = _clean_text(data.get("name"), field="name", required=True, limit=MAX_NAME_CHARS)
     creating = background_id is None
     if creating:
         existing: dict[str, Any] = {}
@@ -637,8 +639,10 @@ MAX_CARD_BYTES = 10 * 1024 * 1024
 
 
 def lorebook_save(store: FileStore, *, data: dict[str, Any], lorebook_id: str | None = None,
-                  user=None) -> str:
-    """Create (a new id, never overwrites) or change a lorebook; `user` as in character_save."""
+                  user=None, imported: bool = False) -> str:
+    """Create (a new id, never overwrites) or change a lorebook; `user` as in character_save.
+    A name written here is at most 200 characters, as a character's; an imported file keeps
+    its own (and a change that leaves that name as it was keeps it too)."""
     from library.lorebook import LorebookError, lorebook_validate
 
     existing = ({} if lorebook_id is None else store.lorebook_read(lorebook_id) if user is None
@@ -647,6 +651,10 @@ def lorebook_save(store: FileStore, *, data: dict[str, Any], lorebook_id: str | 
         lorebook = lorebook_validate({k: v for k, v in data.items() if k != "lorebook_id"})
     except LorebookError as exc:
         raise LibraryError(str(exc), exc.field_errors) from None
+    name = lorebook.get("name", "")
+    if not imported and len(name) > MAX_NAME_CHARS and name != existing.get("name"):
+        raise LibraryError(f"name is longer than {MAX_NAME_CHARS} characters",
+                           {"name": f"at most {MAX_NAME_CHARS} characters"})
     lorebook.update(_ownership(data, existing, user=user))
     lorebook_id = lorebook_id or _new_id(store, data, key="lorebook_id", prefix="lore",
                                          name=lorebook.get("name", ""), kind="lorebooks")
@@ -710,7 +718,8 @@ def character_import_card(store: FileStore, *, data: bytes, filename: str = "",
     except CardError as exc:
         raise LibraryError(str(exc), exc.fields) from None
     if lorebook:
-        definition["lorebook_ids"] = [lorebook_save(store, data=lorebook, user=user)]
+        definition["lorebook_ids"] = [lorebook_save(store, data=lorebook, user=user,
+                                                    imported=True)]
     character_id = character_save(store, data=definition, user=user)
     image = card_image(data) if data.startswith(PNG_SIGNATURE) else main_icon(card, assets)
     kind = image_kind(image) if image else None

@@ -297,6 +297,30 @@ def test_a_long_lorebook_name_and_many_tags_fit_the_index_and_stay_whole_in_the_
     assert len(Character.objects.get(character_id=character_id).tags) == 500
 
 
+def test_a_lorebook_name_written_over_rest_is_capped_as_a_characters_and_an_imported_one_stays(
+        alice_client, store):
+    body = {"name": "x" * 200_000, "entries": [{"keys": ["a"], "content": "A"}]}
+    refused = alice_client.post("/api/v1/lorebooks", body, content_type="application/json")
+    assert refused.status_code == 400
+    assert refused.json()["error"]["fields"] == {"name": "at most 200 characters"}
+    assert store.lorebook_ids() == []
+    created = alice_client.post("/api/v1/lorebooks", {**body, "name": "n" * 200},
+                                content_type="application/json")
+    assert created.status_code == 201
+    lorebook_id = created.json()["lorebook_id"]
+    renamed = alice_client.put(f"/api/v1/lorebooks/{lorebook_id}", {**body, "name": "n" * 201},
+                               content_type="application/json")
+    assert renamed.status_code == 400 and "name" in renamed.json()["error"]["fields"]
+    assert store.lorebook_read(lorebook_id)["name"] == "n" * 200
+
+    imported = upload(alice_client, {"name": "世界" * 5000, "entries": []}).json()["lorebook_id"]
+    edited = alice_client.put(f"/api/v1/lorebooks/{imported}", {
+        **store.lorebook_read(imported), "entries": [{"keys": ["b"], "content": "B"}]},
+        content_type="application/json")
+    assert edited.status_code == 200, edited.content  # its own long name left as it was
+    assert store.lorebook_read(imported)["entries"][0]["content"] == "B"
+
+
 def test_the_web_form_shows_an_imported_entrys_own_settings_and_an_unchanged_save_keeps_them(
         alice_client, store):
     """A SillyTavern entry keeps its probability, group, sticky, scan depth and whole-word
