@@ -28,11 +28,13 @@ from typing import Any
 
 from chat.prompt.card_fields import CardFields
 from chat.prompt.examples import examples_keep
+from chat.prompt.section_size import section_too_long
 from personalab.lib.filestore import DEFAULT_CONFIG, LinesBefore
 from personalab.lib.jsontext import json_loads
 from personalab.lib.lines import line_prompt_usable
 from personalab.lib.macros import macros_replace, message_macros_replace
-from personalab.lib.template_sandbox import TemplateError, render_template
+from personalab.lib.template_sandbox import (MAX_RENDER_CHARS, TemplateError, TemplateTooLong,
+                                              render_template)
 from personalab.lib.tokens import count_tokens, count_tokens_uncached, tokenizer_name
 
 MASTER_TEMPLATES_DIR = Path(__file__).resolve().parent / "prompt_templates"
@@ -473,16 +475,22 @@ def _section_source_render(
     name: str, templates: TemplateSet, variables: dict[str, Any], warnings: list[dict[str, Any]]
 ) -> str:
     source = templates.section_source(name)
-    try:
-        return render_template(source, variables)
-    except TemplateError as error:
-        _template_problem(templates, warnings, f"section {name}: {error}")
     fallback = templates.master_source(name)
-    if fallback and fallback != source:
+    too_long = None
+    for text, where in ((source, name), (fallback if fallback != source else "",
+                                         f"{name} (master)")):
+        if not text:
+            continue
         try:
-            return render_template(fallback, variables)
+            return render_template(text, variables)
+        except TemplateTooLong:  # the text it was given, not the template: said once, by name
+            too_long = too_long or text
         except TemplateError as error:
-            _template_problem(templates, warnings, f"section {name} (master): {error}")
+            _template_problem(templates, warnings, f"section {where}: {error}")
+    if too_long:
+        detail, field, size = section_too_long(name, too_long, variables)
+        warnings.append(_warning(templates, "section_too_long", size, MAX_RENDER_CHARS,
+                                 detail=detail, section=name, field=field))
     return ""
 
 

@@ -513,10 +513,21 @@ def pinned_overrides_read(store: FileStore, *, conv_key: str) -> dict[str, str]:
         if isinstance(by_character, dict) else {}
 
 
+PINNED_MAX_CHARS = 20_000  # as a character's own pinned prompt (library MAX_TEXT)
+
+
+def _pinned_text_checked(text: str) -> None:
+    if len(text.strip()) > PINNED_MAX_CHARS:
+        raise MemoryActionError(
+            f"text is longer than {PINNED_MAX_CHARS} characters, the most a pinned prompt may be",
+            code="invalid", status=400, fields={"text": f"at most {PINNED_MAX_CHARS} characters"})
+
+
 def pinned_override_set(store: FileStore, *, instance_id: str, character_id: str,
                         text: str) -> str:
     """The convKey override of one member of this conversation (empty text removes it);
     returns the convKey. A character that is not a member is refused (400 naming it)."""
+    _pinned_text_checked(text)
     state = store.instance_state_read(instance_id)
     if character_id not in member_ids(state):
         raise MemoryActionError(f"{character_id} is not a member of this conversation",
@@ -543,6 +554,7 @@ def pinned_prompt_set(store: FileStore, *, instance_id: str | None, character_id
                       text: str) -> None:
     """Instance override when instance_id is given (empty text removes the override), else the
     character's own pinned prompt in its definition.json."""
+    _pinned_text_checked(text)
     if instance_id:
         store.instance_state_read(instance_id)  # refuse a typo'd instance instead of creating it
         store.memory_json_write(instance_id, PINNED_FILE, {

@@ -46,6 +46,24 @@ def test_pinned_prompt_override_and_back_to_the_characters(as_alice, instance):
     assert as_alice("put", url, {"text": ""}).json()["source"] in ("character", "none")
 
 
+def test_a_pinned_prompt_over_20000_characters_is_refused_naming_text_and_nothing_changes(
+        as_alice, store, instance):
+    url = f"/api/v1/instances/{instance}/pinned"
+    as_alice("put", url, {"text": "keep the oath"})
+    for body in ({"text": "x" * 200_000},
+                 {"text": "x" * 20_001, "character_id": store.instance_state_read(instance)[
+                     "character_id"]}):
+        response = as_alice("put", url, body)
+        assert response.status_code == 400, response.content
+        error = response.json()["error"]
+        assert error["fields"] == {"text": "at most 20000 characters"}
+        assert "20000" in error["message"]
+    shown = as_alice("get", url).json()
+    assert shown["text"] == "keep the oath" and all(
+        member["conv_key_override"] == "" for member in shown.get("members", []))
+    assert as_alice("put", url, {"text": "y" * 20_000}).status_code == 200
+
+
 def test_recaps_edit_reorder_remove(as_alice, recaps):
     base = f"/api/v1/instances/{recaps}/recaps"
     assert as_alice("put", f"{base}/rcp_a", {"text": "they met at dawn"}).status_code == 200

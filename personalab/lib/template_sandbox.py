@@ -37,6 +37,10 @@ class TemplateError(ValueError):
     """A prompt template that cannot be rendered, worded for the person who wrote it."""
 
 
+class TemplateTooLong(TemplateError):
+    """The output passed MAX_RENDER_CHARS: usually the text it was given, not the template."""
+
+
 class _Budget:
     def __init__(self) -> None:
         self.steps = 0
@@ -266,7 +270,8 @@ def render_template(source: str, variables: dict[str, Any]) -> str:
         for chunk in _template_compile(source).generate(variables):
             size += len(chunk)
             if size > MAX_RENDER_CHARS:
-                raise TemplateError(f"template output longer than {MAX_RENDER_CHARS} characters")
+                raise TemplateTooLong(
+                    f"template output longer than {MAX_RENDER_CHARS} characters")
             chunks.append(chunk)
         return "".join(chunks)
     except TemplateError:
