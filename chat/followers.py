@@ -55,13 +55,15 @@ def _followed_by_nobody(layer: Any, group: str, origin: str | None) -> bool:
 
 
 def streaming_snapshot(store: FileStore, instance_id: str) -> dict[str, Any] | None:
-    """The reply streaming now, as the file holds it, or None."""
+    """The reply streaming now, as the file holds it, or None. An unfinished line no turn is
+    writing is what a crash or a stopped server left: it is completed in the file (kept, marked
+    interrupted) instead of followed, or the tab would wait on a reply nobody writes."""
     try:
         session_id = store.instance_state_read(instance_id)["current_session_id"]
         partial = store.session_read(instance_id, session_id, newest=0).partial
+        if partial is None or store.session_repair_when_idle(instance_id, session_id):
+            return None
     except (StoreError, OSError, ValueError):
-        return None
-    if partial is None:
         return None
     return {"type": "stream", "session_id": session_id, "turn": partial.get("turn"),
             "content": str(partial.get("content", "")),

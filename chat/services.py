@@ -30,8 +30,7 @@ from library.services import (background_index, character_index, lorebook_ids_ch
                               lorebook_index, persona_create, persona_index, user_for_username)
 from personalab.lib.errors import AppError, Invalid, naming_field
 from personalab.lib.filestore import (DEFAULT_CONFIG, DEFAULT_MODULES, FileStore, IdTaken,
-                                      InstanceBusy, SessionRead, StoreError, read_session_bytes,
-                                      utc_now)
+                                      SessionRead, StoreError, read_session_bytes, utc_now)
 from personalab.lib.generation import GenerationError, generation_effective, generation_update
 from personalab.lib.ids import is_valid_id, numbered_candidates, validate_id
 from personalab.lib.membership import (member_change_apply, member_change_recover,
@@ -292,11 +291,8 @@ def session_read_repaired(store: FileStore, instance_id: str, session_id: str, *
     if (read.partial is None and not store.session_tail_pending(instance_id, session_id)
             and not (read.problems and read.problems[-1].reason == "unfinished line")):
         return read
-    try:
-        with store.instance_lock(instance_id):
-            store.session_repair(instance_id, session_id)
-    except InstanceBusy:
-        return read
+    if not store.session_repair_when_idle(instance_id, session_id):
+        return read  # a turn is writing it
     return store.session_read(instance_id, session_id, **only)
 
 

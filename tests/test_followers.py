@@ -4,6 +4,7 @@ channel layer; one that joins mid-reply gets the file's text, then live tokens, 
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -163,3 +164,39 @@ async def test_a_tab_joining_mid_reply_gets_the_reasoning_streamed_so_far(
     await follower.disconnect()
     assert followed[0]["type"] == "stream" and followed[0]["reasoning"] == "他可信吗?"
     assert followed[0]["content"].startswith("她点头。")
+
+
+def _reply_left_unfinished(store, instance_id: str, text: str) -> None:
+    """What a server stopped or killed mid-reply leaves: the line's head and its text so far."""
+    store.assistant_writer(instance_id, "sess_001", turn=1).open(content=text)
+
+
+async def test_a_tab_opened_after_a_server_stopped_mid_reply_gets_the_kept_line_not_a_stream(
+        alice, instance, store):
+    await sync_to_async(_reply_left_unfinished)(store, instance, "Lamp 1 is lit along t")
+    tab = await _connect(alice, instance)
+    # No turn writes that line any more: following it would leave the tab waiting forever.
+    assert await tab.receive_nothing(timeout=0.5)
+    await tab.disconnect()
+    last = store.session_read(instance, "sess_001").messages[-1]
+    assert last["content"] == "Lamp 1 is lit along t" and last["interrupted"] is True
+
+
+def test_a_page_read_waits_out_another_readers_repair_but_not_a_streaming_turn(
+        instance, store):
+    from chat.services import session_read_repaired
+
+    _reply_left_unfinished(store, instance, "half a line")
+    lock = store.instance_lock(instance).acquire()
+    try:
+        # a turn holds the lock for the whole reply: the page shows the line as still being written
+        assert session_read_repaired(store, instance, "sess_001").partial is not None
+        # another reader's repair holds it for a moment: the page waits and shows the kept line
+        releaser = threading.Timer(0.03, lock.release)
+        releaser.start()
+        read = session_read_repaired(store, instance, "sess_001")
+        releaser.join()
+    finally:
+        lock.release()
+    assert read.partial is None
+    assert read.messages[-1]["content"] == "half a line" and read.messages[-1]["interrupted"]

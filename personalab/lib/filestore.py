@@ -29,6 +29,7 @@ import os
 import re
 import shutil
 import threading
+import time
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -942,6 +943,22 @@ class FileStore:
             handle.flush()
             os.fsync(handle.fileno())
             return record
+
+    def session_repair_when_idle(self, instance_id: str, session_id: str, *,
+                                 patience: float = 0.1) -> bool:
+        """session_repair unless a turn is writing the session: True when it ran. Another
+        reader's repair holds the instance lock for milliseconds and a streaming turn for the
+        whole reply, so waiting `patience` seconds tells one from the other."""
+        deadline = time.monotonic() + patience
+        while True:
+            try:
+                with self.instance_lock(instance_id):
+                    self.session_repair(instance_id, session_id)
+                return True
+            except InstanceBusy:
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(0.02)
 
     def assistant_writer(self, instance_id: str, session_id: str, *, turn: int,
                          extra: dict[str, Any] | None = None,
