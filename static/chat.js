@@ -529,6 +529,11 @@
     e.preventDefault();
     const text = input.value;
     if (!text.trim() || busy) return;
+    if (/^\/imp(ersonate)?$/i.test(text.trim())) {  // SillyTavern's slash command
+      input.value = "";
+      impersonateButton.click();
+      return;
+    }
     localStorage.setItem(draftKey, text);
     send({type: "send", content: text});
   });

@@ -85,6 +85,16 @@ def test_impersonate_writes_the_players_next_line_into_the_box(
     assert partial.startswith("I lean") and len(partial) < len("I lean in slowly, " * 60)
     assert server.session_lines(instance_id) == story
 
+    # SillyTavern's /impersonate does the same, and is not sent
+    box.fill("/impersonate")
+    server.stub.script(Reply("Fine. Let's talk."))
+    box.press("Enter")
+    page.wait_for_function("() => document.querySelector('[data-testid=input]').value"
+                           " === \"Fine. Let's talk.\"")
+    page.wait_for_function(IDLE)
+    assert server.session_lines(instance_id) == story
+    box.fill(partial)
+
     # only Send puts it in the story
     server.stub.script(Reply("Alserqi shrugs."))
     send.click()
