@@ -11,7 +11,7 @@ Beside the app, each question is also ranked by a plain BM25 over single lines (
 without stop words, Chinese character bigrams): the reference the READMEs of the data sets quote.
 
     .venv/bin/python bench/recall_locomo.py --data DIR [--data DIR2 ...] [--k 5,10,25]
-        [--limit-conversations N] [--embed-cache DIR]
+        [--limit-conversations N] [--embed-cache DIR] [--misses FILE]
 
 Ends with one line per set, `recall@10[name]=0.xxx`, and the embedding and query times.
 --embed-cache keeps passage and query vectors on disk (keyed by text), so a second run measures
@@ -179,13 +179,14 @@ def plain_bm25_rank(documents: list[tuple[str, str]], query: str, k: int) -> lis
 
 
 def conversation_run(path: Path, workdir: Path, *, speakers: bool, ks: list[int],
-                     embedder: Any) -> dict[str, Any]:
+                     embedder: Any, misses: bool = False) -> dict[str, Any]:
     data = json.loads(path.read_text(encoding="utf-8"))
     conversation = data.get("conversation", data)
     instance_id = "bench_" + re.sub(r"[^a-z0-9_]", "_", path.stem.lower())[:50]
     index = MemoryIndex(chroma_path=workdir / instance_id, embedder=embedder)
     id_to_dia: dict[str, str] = {}
     plain_documents: list[tuple[str, str]] = []
+    speaker_of: dict[str, str] = {}
     turn_count = 0
     last_day = ""
     started = time.perf_counter()
@@ -196,6 +197,8 @@ def conversation_run(path: Path, workdir: Path, *, speakers: bool, ks: list[int]
         id_to_dia.update(id_map)
         plain_documents += [(id_map[f"turn_{session_id}_{line['turn']}_{line['role']}"],
                              line["content"]) for line in lines]
+        speaker_of.update({id_map[f"turn_{session_id}_{line['turn']}_{line['role']}"]:
+                           str(line.get("speaker") or line["role"]) for line in lines})
         turn_count += len(lines)
     embed_seconds = time.perf_counter() - started
     top = max(ks)
@@ -219,22 +222,51 @@ def conversation_run(path: Path, workdir: Path, *, speakers: bool, ks: list[int]
             "app": {k: len(evidence & set(found[:k])) / len(evidence) for k in ks},
             "bm25": {k: len(evidence & set(plain[:k])) / len(evidence) for k in ks},
         })
+        if misses and evidence - set(found[:10]):
+            questions[-1]["miss"] = miss_describe(
+                qa, result, found, index=index, instance_id=instance_id, now=now,
+                id_to_dia=id_to_dia, texts=dict(plain_documents), speaker_of=speaker_of)
     return {"name": path.stem, "turns": turn_count, "questions": questions,
             "embed_seconds": embed_seconds, "query_seconds": query_seconds}
+
+
+MISS_DEPTH = 200
+
+
+def miss_describe(qa: dict[str, Any], result: Any, found: list[str | None], *, index: Any,
+                  instance_id: str, now: date | None, id_to_dia: dict[str, str],
+                  texts: dict[str, str], speaker_of: dict[str, str]) -> dict[str, Any]:
+    """A question whose evidence is not all in the top 10: where each evidence line ranks in a
+    deeper search (MISS_DEPTH; a deeper pool ranks a little differently from the top 10's),
+    and what ranked above it."""
+    deep = query_user_history(qa["question"], instance_id, index=index, force=True,
+                              k=MISS_DEPTH, now=now)
+    deep_found = [id_to_dia.get(hit.id) for hit in deep.hits]
+    evidence = []
+    for dia in qa.get("evidence") or []:
+        rank = deep_found.index(dia) + 1 if dia in deep_found else None
+        evidence.append({"dia_id": dia, "rank_top10": found[:10].index(dia) + 1
+                         if dia in found[:10] else None, "rank_deep": rank,
+                         "speaker": speaker_of.get(dia, ""), "text": texts.get(dia, "")})
+    return {"question": qa["question"], "category": qa.get("category"),
+            "query": result.query, "evidence": evidence,
+            "top10": [{"dia_id": dia, "speaker": speaker_of.get(dia or "", ""),
+                       "text": texts.get(dia or "", "")} for dia in found[:10]]}
 
 
 # --- a data set ----------------------------------------------------------------------------
 
 
 def set_run(folder: Path, *, ks: list[int], limit: int, speakers: bool,
-            embedder: Any) -> dict[str, Any]:
+            embedder: Any, misses: bool = False) -> dict[str, Any]:
     files = sorted(folder.glob("*.json"))[: limit or None]
     if not files:
         raise SystemExit(f"no conversation files in {folder}")
     runs = []
     with tempfile.TemporaryDirectory(prefix="recall_bench_") as tmp:
         for path in files:
-            run = conversation_run(path, Path(tmp), speakers=speakers, ks=ks, embedder=embedder)
+            run = conversation_run(path, Path(tmp), speakers=speakers, ks=ks, embedder=embedder,
+                                   misses=misses)
             runs.append(run)
             mean = statistics.mean(q["app"][10 if 10 in ks else ks[0]] for q in run["questions"])
             print(f"  {run['name']}: lines={run['turns']} questions={len(run['questions'])} "
@@ -295,6 +327,10 @@ def main() -> None:
     parser.add_argument("--neighbour-share", type=float, default=None,
                         help="try another share of a best hit's score given to the lines "
                              "around it (0 = off)")
+    parser.add_argument("--misses", type=Path, default=None,
+                        help="write the questions whose evidence is not all in the top 10 to "
+                             "this JSON file: each evidence line's rank in a deeper search, "
+                             "its text and speaker, and the top 10")
     parser.add_argument("--without-speaker-names", action="store_true",
                         help="store lines without the speaker's name (only role user/assistant)")
     args = parser.parse_args()
@@ -320,7 +356,15 @@ def main() -> None:
     for folder in folders:
         print(f"{folder.name}:", flush=True)
         results.append(set_run(folder, ks=ks, limit=args.limit_conversations,
-                               speakers=not args.without_speaker_names, embedder=embedder))
+                               speakers=not args.without_speaker_names, embedder=embedder,
+                               misses=args.misses is not None))
+    if args.misses is not None:
+        dumped = {result["name"]: [dict(q["miss"], conversation=run["name"])
+                                   for run in result["runs"] for q in run["questions"]
+                                   if "miss" in q] for result in results}
+        args.misses.write_text(json.dumps(dumped, ensure_ascii=False, indent=1),
+                               encoding="utf-8")
+        print(f"misses: {sum(map(len, dumped.values()))} questions -> {args.misses}")
     for result in results:
         set_table(result, ks)
     print()

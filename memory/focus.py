@@ -257,6 +257,21 @@ def speakers_named(words: tuple[str, ...], speakers: set[str]) -> set[str]:
     return named if named != {s for s in speakers if s} else set()
 
 
+def names_strip(query: str, speakers: set[str]) -> str:
+    """`query` without the words that name one of the speakers ("What are Fahim's hobbies" ->
+    "What are hobbies"); the query itself when nothing else would be left. Whose line it is
+    is the speaker preference's business: a name in the searched text pulls up every line
+    that says it, and every line the named speaker said, whatever its topic."""
+    kept = [word for word in query.split()
+            if not (word[:1].isupper() and any(_names(speaker, (word.strip(_NAME_EDGES),))
+                                                for speaker in speakers if speaker))]
+    stripped = " ".join(kept)
+    return stripped if stripped.strip(_NAME_EDGES + " ") else query
+
+
+_NAME_EDGES = "?？!！.,;:\"'`“”‘’()"
+
+
 def _names(speaker: str, words: tuple[str, ...]) -> bool:
     parts = [part.lower() for part in re.findall(r"[A-Za-z]{3,}", speaker)]
     for word in words:

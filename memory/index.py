@@ -406,17 +406,24 @@ class MemoryIndex:
         one corpus, and of the documents `also` names. `where` names the instance
         (`"instance_id": id`) or several (`{"$in": [ids]}`) or excludes one (`{"$ne": id}`),
         and may add equalities on character_id / background_id."""
-        instance = where.get("instance_id")
         equal = {key: value for key, value in where.items() if key != "instance_id"}
+        return self.keywords.scores(self._owners(where), collections, query, equal=equal, k=k,
+                                    also=also)
+
+    def speakers(self, where: dict[str, Any]) -> set[str]:
+        """The names the lines of the instances `where` names were said under (from the
+        keyword index, which is in memory)."""
+        return self.keywords.speakers(self._owners(where))
+
+    def _owners(self, where: dict[str, Any]) -> list[str]:
+        instance = where.get("instance_id")
         if isinstance(instance, str):
-            owners = [instance]
-        elif isinstance(instance, dict) and set(instance) == {"$in"}:
-            owners = list(instance["$in"])
-        elif isinstance(instance, dict) and set(instance) == {"$ne"}:
-            owners = [owner for owner in self.keywords.instance_ids() if owner != instance["$ne"]]
-        else:
-            raise ValueError(f"keyword search needs an instance filter, not {instance!r}")
-        return self.keywords.scores(owners, collections, query, equal=equal, k=k, also=also)
+            return [instance]
+        if isinstance(instance, dict) and set(instance) == {"$in"}:
+            return list(instance["$in"])
+        if isinstance(instance, dict) and set(instance) == {"$ne"}:
+            return [owner for owner in self.keywords.instance_ids() if owner != instance["$ne"]]
+        raise ValueError(f"keyword search needs an instance filter, not {instance!r}")
 
     def hits_get(self, collection: str, instance_id: str, doc_ids: list[str]) -> list[Hit]:
         """The stored documents `doc_ids` of an instance (score 0), in that order; ids Chroma

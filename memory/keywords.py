@@ -97,11 +97,16 @@ def text_tokenize(text: str) -> list[str]:
     return tokens
 
 
+def speaker_name(metadata: dict[str, Any]) -> str:
+    """The name a line was said under. A group line's `speaker` is a character id; its `name`
+    is what a question uses."""
+    return str(metadata.get("name") or metadata.get("speaker") or "").strip()
+
+
 def turn_text(text: str, metadata: dict[str, Any]) -> str:
     """What a turn is embedded and matched as: its speaker's name (when the app knows it)
-    carries meaning a question will use ("What did Caroline say…"). A group line's `speaker`
-    is a character id; its `name` is what a question uses."""
-    speaker = str(metadata.get("name") or metadata.get("speaker") or "").strip()
+    carries meaning a question will use ("What did Caroline say…")."""
+    speaker = speaker_name(metadata)
     return f"{speaker}: {text}" if speaker else text
 
 
@@ -126,6 +131,9 @@ class KeywordPart:
         self.postings: dict[str, array] = {}
         self.codes = {key: array("i") for key in FILTER_KEYS}
         self.values: dict[str, dict[str, int]] = {key: {} for key in FILTER_KEYS}
+        # The names lines were said under (a question naming one means "whose line", not a
+        # topic); None until read from the log when a snapshot made before they were kept is used.
+        self.speakers: set[str] | None = set()
         self.sessions: dict[str, list[tuple[int, int, int]]] = {}
         self.lines: dict[int, tuple[str, tuple[int, int, int]]] = {}  # turn position -> its place
         # Read from a snapshot: (session names, per line its session's code, its place), put
@@ -162,6 +170,9 @@ class KeywordPart:
             values = self.values[key]
             self.codes[key].append(values.setdefault(str(metadata.get(key) or ""), len(values)))
         if is_turn:
+            speaker = speaker_name(metadata)
+            if speaker and self.speakers is not None:
+                self.speakers.add(speaker)
             line = (*_line_order(metadata), position)
             session_id = str(metadata.get("session_id", ""))
             lines = self._session_lines(session_id)
@@ -234,7 +245,8 @@ class KeywordPart:
         names = list(self.sessions)
         code_of = {name: code for code, name in enumerate(names)}
         header = {"collection": self.collection, "ids": self.ids, "terms": terms,
-                  "values": self.values, "sessions": names, "tokens": TOKENS_VERSION}
+                  "values": self.values, "sessions": names, "tokens": TOKENS_VERSION,
+                  "speakers": sorted(self.speakers or ())}
         arrays = {
             "header": np.frombuffer(json.dumps(header, ensure_ascii=False).encode(), np.uint8),
             "alive": np.frombuffer(bytes(self.alive), np.uint8),
@@ -273,6 +285,7 @@ class KeywordPart:
             start += size
         part.codes = {key: array("i", stored[f"codes_{key}"].tobytes()) for key in FILTER_KEYS}
         part.values = header["values"]
+        part.speakers = set(header["speakers"]) if "speakers" in header else None
         part._packed = (header["sessions"], stored["line_codes"], stored["lines"])
         return part
 
@@ -364,6 +377,15 @@ class _Cached:
     generation: str
     seq: int
     part: KeywordPart
+
+
+def _log_speakers(db: sqlite3.Connection, collection: str) -> set[str]:
+    """The speakers' names of the lines in a keyword file's log, which keeps the newest entry of
+    every line a snapshot holds."""
+    rows = db.execute("SELECT DISTINCT json_extract(metadata, '$.name'), "
+                      "json_extract(metadata, '$.speaker') FROM log "
+                      "WHERE collection = ? AND text IS NOT NULL", (collection,))
+    return {name for name in (speaker_name({"name": n, "speaker": s}) for n, s in rows) if name}
 
 
 class KeywordStore:
@@ -518,6 +540,8 @@ class KeywordStore:
                     cached = _Cached(generation, snapshot[0], KeywordPart.from_bytes(snapshot[1]))
                 except ValueError:  # made by another tokenizer: the log's texts are read again
                     pass
+        if cached.part.speakers is None:
+            cached.part.speakers = _log_speakers(db, collection)
         for doc_id, text, meta in db.execute(
                 "SELECT doc_id, text, metadata FROM log WHERE collection = ? AND seq > ? "
                 "AND seq <= ? ORDER BY seq", (collection, cached.seq, top)):
@@ -569,6 +593,12 @@ class KeywordStore:
         with self._lock:
             part = self.part(instance_id, collection)
             return [doc_id for doc_id in doc_ids if doc_id not in part.positions]
+
+    def speakers(self, instance_ids: list[str]) -> set[str]:
+        """The names the instances' lines were said under."""
+        with self._lock:
+            return set().union(*(self.part(owner, "turns").speakers
+                                 for owner in dict.fromkeys(instance_ids)))
 
     def scores(self, instance_ids: list[str], collections: tuple[str, ...], query: str, *,
                equal: dict[str, str], k: int, also: list[Key]) -> dict[Key, float]:

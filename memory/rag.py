@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Any
 
 
 from memory.feedback import neighbours_share, session_prefer
-from memory.focus import (QuestionFocus, TimeWindow, focus_read, speakers_named,
+from memory.focus import (QuestionFocus, TimeWindow, focus_read, names_strip, speakers_named,
                           timestamp_day)
 from memory.index import Hit, MemoryIndex
+from memory.keywords import speaker_name
 from memory.queries import (TRIGGERS_EN, TRIGGERS_ZH, condition_split, query_extract,
                             question_focus, questions_split)
 
@@ -124,8 +125,12 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
     each min-max normalised, then averaged (a convex combination; it keeps how far ahead a
     document is, which rank fusion throws away). Documents the dense search did not return
     count as its lowest returned similarity. `focus` adds the question's preferences for a
-    time and for speakers."""
+    time and for speakers; the speakers' names are not searched for (a name matches every line
+    its speaker said, and the lines that mention it, whatever they are about)."""
     depth = max(k, POOL_DEPTH_MIN)
+    speakers = index.speakers(where) if focus is not None and focus.words else set()
+    named = speakers_named(focus.words, speakers) if speakers else set()
+    query = names_strip(query, speakers) if speakers else query
     pool, dense = _dense_candidates(index, collections, query, where=where, k=depth)
     keyword = keyword_search(index, collections, query, where=where, k=depth, also=list(pool))
     dense_norm = _min_max(dense)
@@ -135,7 +140,6 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
     shared = neighbours_share(fused, top=NEIGHBOUR_TOP, share=NEIGHBOUR_SHARE)
     fused.update({key: shared[key] for key in _stored(index, list(shared), known=fused)})
     fused = session_prefer(fused, top=SESSION_TOP, bonus=SESSION_BONUS)
-    named = speakers_named(focus.words, _speakers(pool.values())) if focus is not None else set()
     if focus is not None and (focus.window or named):
         pool.update(_hits_fetch(index, [key for key in fused if key not in pool]))
         fused = focus_prefer(fused, pool, window=focus.window, speakers=named)
@@ -181,19 +185,10 @@ def focus_prefer(fused: dict[Key, float], hits: dict[Key, Hit], *, window: TimeW
         hit = hits.get(key)
         if hit is not None and _hit_in_window(hit, window):
             score += DATE_BONUS
-        if hit is not None and speakers and _speaker_name(hit) in speakers:
+        if hit is not None and speakers and speaker_name(hit.metadata) in speakers:
             score += SPEAKER_BONUS
         preferred[key] = score
     return preferred
-
-
-def _speakers(hits: Iterable[Hit]) -> set[str]:
-    return {_speaker_name(hit) for hit in hits} - {""}
-
-
-def _speaker_name(hit: Hit) -> str:
-    """A group line's `speaker` is a character id; its `name` is what a question uses."""
-    return str(hit.metadata.get("name") or hit.metadata.get("speaker") or "")
 
 
 def _hit_in_window(hit: Hit, window: TimeWindow | None) -> bool:

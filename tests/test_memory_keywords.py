@@ -12,7 +12,7 @@ import pytest
 from memory.index import MemoryIndex
 from memory.sync import index_rebuild
 from memory import keywords
-from memory.keywords import CONTEXT_BEFORE, CONTEXT_WEIGHT, KeywordStore, text_tokenize
+from memory.keywords import CONTEXT_BEFORE, CONTEXT_WEIGHT, KeywordPart, KeywordStore, text_tokenize
 from memory.rag import keyword_search, query_user_history
 from personalab.lib.filestore import FileStore
 from tests.test_rag import turns
@@ -224,3 +224,30 @@ def test_a_snapshot_made_by_another_tokenizer_is_not_used(tmp_path, monkeypatch)
     reader = KeywordStore(tmp_path / "keywords")  # the snapshot holds "hike"; the log the text
     assert set(reader.scores(["inst_001"], ("turns",), "hiking", equal={}, k=5, also=[])) == {
         ("turns", "inst_001", "turn_sess_001_1_user")}
+
+
+@pytest.mark.parametrize("snapshot_kept_speakers", [True, False])
+def test_another_worker_knows_who_spoke_from_the_snapshot_or_the_log(tmp_path, monkeypatch,
+                                                                      snapshot_kept_speakers):
+    monkeypatch.setattr(keywords, "SNAPSHOT_EVERY", 1)
+    writer = KeywordStore(tmp_path / "keywords")
+    writer.upsert("turns", "inst_001", [
+        ("turn_sess_001_1_user", "hello", {"session_id": "sess_001", "turn": 1, "role": "user",
+                                           "speaker": "Nicolas"}),
+        ("turn_sess_001_1_assistant", "hi", {"session_id": "sess_001", "turn": 1,
+                                             "role": "assistant", "speaker": "char_2",
+                                             "name": "Nebraas"})])
+    writer.upsert("turns", "inst_001", [("turn_sess_001_2_user", "bye", {
+        "session_id": "sess_001", "turn": 2, "role": "user", "speaker": "Vanessa"})])
+    if not snapshot_kept_speakers:  # a snapshot written before the speakers were kept
+        from_bytes = KeywordPart.from_bytes
+
+        def old_snapshot(data):
+            part = from_bytes(data)
+            part.speakers = None
+            return part
+
+        monkeypatch.setattr(KeywordPart, "from_bytes", staticmethod(old_snapshot))
+    reader = KeywordStore(tmp_path / "keywords")
+    assert reader.speakers(["inst_001"]) == {"Nicolas", "Nebraas", "Vanessa"}
+    assert reader.speakers(["inst_002"]) == set()

@@ -7,8 +7,9 @@ from datetime import date
 
 import pytest
 
-from memory.focus import TimeWindow, speakers_named, time_window
+from memory.focus import TimeWindow, names_strip, speakers_named, time_window
 from memory.index import MemoryIndex
+from memory.keywords import KeywordPart
 from memory.rag import query_user_history
 
 NOW = date(2024, 1, 20)  # a Saturday
@@ -95,8 +96,8 @@ def chats(tmp_path_factory):
     return index
 
 
-def _first(index, question: str) -> str:
-    result = query_user_history(question, "inst_f", index=index, force=True, k=3, now=NOW)
+def _first(index, question: str, instance_id: str = "inst_f") -> str:
+    result = query_user_history(question, instance_id, index=index, force=True, k=3, now=NOW)
     return result.hits[0].text
 
 
@@ -114,3 +115,53 @@ def test_a_question_about_last_month_counts_from_the_day_it_is_asked(chats):
 
 def test_a_question_naming_a_speaker_prefers_their_lines(chats):
     assert _first(chats, "What did John paint?") == "Nice! I painted a small horse, just a sketch."
+
+
+def test_the_words_naming_a_speaker_are_left_out_of_the_search():
+    speakers = {"Fahim Khan", "Muhhamed"}
+    assert names_strip("What are Fahim's hobbies?", speakers) == "What are hobbies?"
+    assert names_strip("What games do Fahim Khan and Muhammad play?", speakers) == \
+        "What games do and play?"
+    assert names_strip("What did Paris look like?", speakers) == "What did Paris look like?"
+    assert names_strip("Muhhamed?", speakers) == "Muhhamed?"  # nothing else to search for
+
+
+@pytest.fixture(scope="module")
+def friends(tmp_path_factory):
+    """Nebraas calls Nicolas by his name; Nicolas tells about his cats once."""
+    index = MemoryIndex(chroma_path=tmp_path_factory.mktemp("chroma"))
+    said = [("Nebraas", "Nicolas, how was your day at work?"),
+            ("Nicolas", "Long, the printer broke again."),
+            ("Nebraas", "Thanks Nicolas, you always make me laugh."),
+            ("Nicolas", "I had pizza for lunch."),
+            ("Nebraas", "Nicolas, did you watch the game last night?"),
+            ("Nicolas", "Only the second half, it was late."),
+            ("Nebraas", "Nicolas, what time does your train leave?"),
+            ("Nicolas", "At seven, I need to get up early."),
+            ("Nebraas", "Anything new at home?"),
+            ("Nicolas", "My two cats knocked a vase off the shelf again."),
+            ("Nebraas", "Good night Nicolas, sleep well."),
+            ("Nicolas", "Good night!")]
+    lines = [_line(n // 2 + 1, "user" if n % 2 == 0 else "assistant", speaker, text, "2024-01-10")
+             for n, (speaker, text) in enumerate(said)]
+    index.add_turns(instance_id="inst_n", character_id="c", background_id=None,
+                    session_id="sess_001", turns=lines)
+    return index
+
+
+def test_a_question_naming_the_speakers_searches_for_what_it_asks_not_for_their_names(friends):
+    # Searched with the names, the lines that say "Nicolas" came first and the cats fell out of
+    # the top four.
+    assert _first(friends, "What animals do Nicolas and Nebraas like?", "inst_n") == \
+        "My two cats knocked a vase off the shelf again."
+    assert _first(friends, "What pets does Nicolas have?", "inst_n") == \
+        "My two cats knocked a vase off the shelf again."
+
+
+def test_the_keyword_index_knows_who_spoke_after_a_snapshot(tmp_path):
+    part = KeywordPart("turns")
+    part.add("turn_s_1_user", "hello", {"session_id": "s", "turn": 1, "role": "user",
+                                         "speaker": "char_7", "name": "Nebraas"})
+    part.add("turn_s_1_assistant", "hi", {"session_id": "s", "turn": 1, "role": "assistant",
+                                          "speaker": "Nicolas"})
+    assert KeywordPart.from_bytes(part.to_bytes()).speakers == {"Nebraas", "Nicolas"}

@@ -142,7 +142,7 @@ def diary(tmp_path_factory):
                        f"{people[n % 4]} took {things[(n * 7 + session) % 6]} to the "
                        f"{places[(n * 3 + session) % 5]} on day {session * 20 + n}.")
                  for n in range(1, 21)]
-        index.add_turns(instance_id="inst_d", character_id="c", background_id=None,
+        index.add_turns(instance_id="inst_diary", character_id="c", background_id=None,
                         session_id=f"sess_{session:03d}", turns=lines)
     return index
 
@@ -154,7 +154,7 @@ def test_a_shallow_search_returns_the_first_lines_of_a_deeper_one(diary, questio
     # The pools set the normalisation; drawn for k alone, k=10 ranked its lines otherwise than
     # the first ten of k=25, so the benchmark's recall@10 was not what the app returned.
     def ids(k: int) -> list[str]:
-        return [hit.id for hit in query_user_history(question, "inst_d", index=diary,
+        return [hit.id for hit in query_user_history(question, "inst_diary", index=diary,
                                                      force=True, k=k).hits]
 
     deep = ids(25)
