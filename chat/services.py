@@ -196,6 +196,8 @@ def trace_rebuild(store: FileStore, *, instance_id: str, trace_id: str) -> dict[
     the session was edited or archived since, from the copy that still holds those lines,
     and the trace says which (`conversation_source`, `session_edited`)."""
     trace = store.trace_read(instance_id, trace_id)
+    if "finished_at" not in trace:
+        _reply_unfinished(store, instance_id, trace)
     conversation = trace.get("conversation")
     if not isinstance(conversation, dict):
         return trace  # an older trace with the messages copied in, or nothing referred to
@@ -212,6 +214,28 @@ def trace_rebuild(store: FileStore, *, instance_id: str, trace_id: str) -> dict[
         trace["conversation_source"] = None
     trace["messages"] = messages_rebuild(trace.get("messages") or [], lines)
     return trace
+
+
+def _reply_unfinished(store: FileStore, instance_id: str, trace: dict[str, Any]) -> None:
+    """A trace written as the request went out and never completed: the reply is still
+    streaming (`reply.streaming`) or the server stopped during it (`reply`: the line it kept,
+    marked interrupted, or None). `unfinished` says so."""
+    trace["unfinished"] = True
+    session_id = str(trace.get("session_id") or "")
+    if not (is_valid_id(session_id) and store.session_path(instance_id, session_id).is_file()):
+        return
+    # A line a crash left unfinished is completed (marked interrupted) first, as on the chat page.
+    read = session_read_repaired(store, instance_id, session_id, newest=2)
+    if read.partial is not None and read.partial.get("trace_id") == trace.get("trace_id"):
+        trace["reply"] = {**read.partial, "streaming": True}
+        return
+
+    def kept(lines: list[dict[str, Any]]) -> dict[str, Any] | None:
+        return next((line for line in reversed(lines)
+                     if line.get("trace_id") == trace.get("trace_id")), None)
+
+    trace["reply"] = kept(read.lines) or (None if read.complete else kept(
+        store.session_read(instance_id, session_id, cached=True).lines))
 
 
 def _session_states(store: FileStore, instance_id: str,

@@ -185,6 +185,11 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
         raise TurnRefused(prepared.prompt.refused, code="prompt_too_long", status=422,
                           trace_id=trace_id)
 
+    # What is sent is written down while the request goes out, off the token path, so a reply
+    # cut by a crash still has its prompt to show; the end of the turn completes it.
+    sent = asyncio.ensure_future(database_sync_to_async(_trace_sent, thread_sensitive=False)(
+        store, ctx, prepared, provider=provider, trace_id=trace_id, created_at=created_at,
+        timings=dict(timings)))
     llm_started = time.perf_counter()
     writer, flags, first_token_ms = await _stream_reply(store, ctx, prepared, provider, emit,
                                                         stop, trace_id=trace_id)
@@ -196,11 +201,10 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
 
     # The finished line (fsynced), the director's step, the trace file and its row take one hop
     # to a worker thread: each hop is a thread wake-up between the last token and `done`.
-    record, director_report = await _uncancelled(database_sync_to_async(
-        _reply_settle, thread_sensitive=False)(
-        store, ctx, prepared, writer, flags, provider=provider, trace_id=trace_id,
-        created_at=created_at, counts_miss=director_counts_miss, started=started,
-        timings=timings))
+    record, director_report = await _uncancelled(_settled(sent, database_sync_to_async(
+        _reply_settle, thread_sensitive=False), store, ctx, prepared, writer, flags,
+        provider=provider, trace_id=trace_id, created_at=created_at,
+        counts_miss=director_counts_miss, started=started, timings=timings))
     if record.get("error"):
         await emit({"type": "error", "message": record["content"], "trace_id": trace_id})
     if record.get("truncated"):
@@ -391,15 +395,41 @@ def _finish_line(writer, flags: dict[str, Any]) -> dict[str, Any]:
     return writer.finish()
 
 
+async def _settled(sent: asyncio.Future, settle: Callable[..., Awaitable[Any]], *args: Any,
+                   **kwargs: Any) -> Any:
+    """`settle` once the trace of what was sent is written (nearly always long before), so
+    the finished trace is never overwritten by the unfinished one."""
+    return await settle(*args, sent=await sent, **kwargs)
+
+
+def _trace_sent(store: FileStore, ctx: turn_context.TurnContext,
+                prepared: turn_context.Prepared, *, provider: Provider, trace_id: str,
+                created_at: str, timings: dict[str, float]) -> tuple[dict[str, Any] | None, bool]:
+    """The trace as the request goes out: what is sent, no reply, no `finished_at` (the
+    inspector of a reply a crash cut reads it so). (trace, saved: its file and row written)."""
+    try:
+        trace = turn_context.trace_start(ctx, prepared, trace_id=trace_id, provider=provider,
+                                         created_at=created_at)
+        # A copy: the loop may add a warning at the end of the reply while this is written.
+        trace.update(warnings=list(prepared.warnings), reply=None, timings=timings)
+        store.trace_write(ctx.instance_id, trace_id, trace)
+        trace_index(store, ctx.instance_id, trace_id, trace=trace)
+        return trace, True
+    except Exception:  # noqa: BLE001 — the end of the turn writes it again
+        log.exception("the trace %s of what was sent was not written", trace_id)
+        return None, False
+
+
 def _reply_settle(store: FileStore, ctx: turn_context.TurnContext,
                   prepared: turn_context.Prepared, writer: AssistantLineWriter,
                   flags: dict[str, Any], *, provider: Provider, trace_id: str, created_at: str,
-                  counts_miss: bool, started: float, timings: dict[str, float]
+                  counts_miss: bool, started: float, timings: dict[str, float],
+                  sent: tuple[dict[str, Any] | None, bool]
                   ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The reply's line finished (fsynced: on the loop, 200 replies ending together stalled
-    every other stream for about a second), the director's step on it, then the turn's trace.
-    The instance state is written (fsynced) while the trace is made and saved: both wait on
-    the disk, neither needs the other."""
+    every other stream for about a second), the director's step on it, then the turn's trace
+    completed (`sent`: _trace_sent's answer). The instance state is written (fsynced) while
+    the trace is saved: both wait on the disk, neither needs the other."""
     record = _finish_line(writer, flags)
     director_report, state = director_step(store, instance_id=ctx.instance_id, reply=record,
                                            counts_miss=counts_miss)
@@ -407,11 +437,13 @@ def _reply_settle(store: FileStore, ctx: turn_context.TurnContext,
                if state is not None else None)
     try:
         timings["total_ms"] = _ms(started)
-        # Made after the reply, not before the request: nothing it holds changes meanwhile.
-        trace = turn_context.trace_start(ctx, prepared, trace_id=trace_id, provider=provider,
-                                         created_at=created_at)
-        trace.update(reply=record, director_result=director_report, timings=timings)
-        _trace_save(store, ctx.instance_id, trace_id, trace)
+        trace, indexed = sent
+        # Made before the request, completed here: nothing it holds changes meanwhile.
+        trace = {**(trace or turn_context.trace_start(ctx, prepared, trace_id=trace_id,
+                                                      provider=provider, created_at=created_at)),
+                 "warnings": prepared.warnings, "reply": record,
+                 "director_result": director_report, "timings": timings}
+        _trace_save(store, ctx.instance_id, trace_id, trace, index=not indexed)
     finally:
         if writing is not None:
             writing.result()
@@ -419,9 +451,13 @@ def _reply_settle(store: FileStore, ctx: turn_context.TurnContext,
 
 
 def _trace_save(store: FileStore, instance_id: str, trace_id: str,
-                trace: dict[str, Any]) -> None:
+                trace: dict[str, Any], *, index: bool = True) -> None:
+    """The finished trace (`finished_at`), atomically in place of the one written as the
+    request went out; `index`: its row too (the row's fields do not change in a turn)."""
     trace["finished_at"] = utc_now()
     store.trace_write(instance_id, trace_id, trace)
+    if not index:
+        return
     try:
         trace_index(store, instance_id, trace_id, trace=trace)
     except Exception:  # noqa: BLE001 — the trace file is the truth; reindex restores the row

@@ -64,10 +64,12 @@ def server_env(tmp_path, stub_llm):
     return env, data, token
 
 
-def _kill_9_mid_stream(env, data, token, query: str, killed_after) -> tuple[dict, Path]:
+def _kill_9_mid_stream(env, data, token, query: str, killed_after,
+                      then=None) -> tuple[dict, Path]:
     """A streamed turn on a Daphne process killed with SIGKILL once `killed_after(kinds)`
     says so (kinds: the SSE event names read so far), then a restarted server's answer for
-    the reply; and the session file."""
+    the reply; and the session file. `then(get, current)`: more asked of the restarted server
+    (`get(path)`: its JSON answer)."""
     port = _free_port()
     server = _daphne(env, port)
     request = urllib.request.Request(
@@ -93,7 +95,17 @@ def _kill_9_mid_stream(env, data, token, query: str, killed_after) -> tuple[dict
             f"http://127.0.0.1:{port}/api/v1/instances/inst_001/sessions/sess_003/"
             "current_response?turn=42", headers={"Authorization": f"Bearer {token}"})
         with urllib.request.urlopen(reload, timeout=20) as response:
-            return json.loads(response.read()), session
+            current = json.loads(response.read())
+
+        def get(path: str) -> dict:
+            asked = urllib.request.Request(f"http://127.0.0.1:{port}{path}",
+                                           headers={"Authorization": f"Bearer {token}"})
+            with urllib.request.urlopen(asked, timeout=20) as answer:
+                return json.loads(answer.read())
+
+        if then is not None:
+            then(get, current)
+        return current, session
     finally:
         server.kill()
         server.wait(timeout=10)
@@ -108,6 +120,26 @@ def test_kill_9_mid_stream_then_reload_keeps_the_partial_reply(server_env, stub_
     lines = [json.loads(line) for line in session.read_text(encoding="utf-8").splitlines()]
     assert lines[-1]["interrupted"] is True and lines[-1]["content"] == current["content"]
     assert lines[-2] == {**lines[-2], "role": "user", "content": "说下去", "turn": 42}
+
+
+def test_kill_9_mid_stream_keeps_the_prompt_that_was_sent_for_the_inspector(server_env,
+                                                                             stub_llm):
+    """The reply's "Prompt" link works after a crash: the trace of what was sent was written
+    before the reply, and says the reply was interrupted and what of it was kept."""
+    env, data, token = server_env
+    stub_llm.script(Reply("断" * 400, chunk_size=1, delay=0.02))
+    traces: list[dict] = []
+    current, _ = _kill_9_mid_stream(
+        env, data, token, "说下去", lambda kinds: kinds.count("token") >= 20,
+        then=lambda get, current: traces.append(get(f"/api/v1/traces/{current['trace_id']}")))
+    trace = traces[0]
+    assert trace["unfinished"] is True and "finished_at" not in trace
+    assert trace["reply"]["interrupted"] is True
+    assert trace["reply"]["content"] == current["content"]
+    assert trace["messages"][-1] == {"role": "user", "content": "说下去"}
+    assert "llm_ms" not in trace["timings"] and trace["sections"]
+    sent = stub_llm.requests[-1]["messages"]
+    assert [m["content"] for m in trace["messages"]] == [m["content"] for m in sent]
 
 
 def test_kill_9_after_reasoning_that_came_mid_reply_keeps_that_reasoning(server_env, stub_llm):
