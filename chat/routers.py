@@ -389,9 +389,16 @@ def session_delete(request: HttpRequest, session_id: str, instance_id: str | Non
                                                 session_id=session_id)
 
 
-@chat_router.get("/traces/{trace_id}", response=dict[str, Any])
-def trace_detail(request: HttpRequest, trace_id: str, include_session: bool = False):
+@chat_router.get("/traces/{trace_id}", response=dict[str, Any],
+                 description="`fields=sections`: only the token figures and each section's "
+                             "name, region, tokens and cut (no texts, no messages), for a budget "
+                             "bar; without it, the whole trace.")
+def trace_detail(request: HttpRequest, trace_id: str, include_session: bool = False,
+                 fields: str | None = None):
     validate_id(trace_id, kind="trace id")
+    if fields not in (None, "", "sections"):
+        raise AppError("invalid", 400, "fields must be 'sections' or left out",
+                       {"fields": "only 'sections'"})
     row = Trace.objects.filter(trace_id=trace_id).first()
     if row is None:
         raise services.NotFound(f"trace {trace_id!r} not found")
@@ -400,6 +407,9 @@ def trace_detail(request: HttpRequest, trace_id: str, include_session: bool = Fa
     except services.NotFound:
         # Someone else's trace reads exactly like an unknown one: no instance id leaks.
         raise services.NotFound(f"trace {trace_id!r} not found") from None
+    if fields == "sections":
+        return services.trace_sections(get_store(), instance_id=row.instance_id,
+                                       trace_id=trace_id)
     trace = services.trace_rebuild(get_store(), instance_id=row.instance_id, trace_id=trace_id)
     if include_session:
         trace["session_summary"] = services.session_summary(get_store(), row.instance_id,

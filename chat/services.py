@@ -216,6 +216,21 @@ def trace_rebuild(store: FileStore, *, instance_id: str, trace_id: str) -> dict[
     return trace
 
 
+TRACE_FIGURES = ("trace_id", "instance_id", "session_id", "turn", "created_at", "total_tokens",
+                 "middle_tokens", "max_total_tokens")
+SECTION_FIGURES = ("name", "region", "tokens", "chars", "cut", "omitted")
+
+
+def trace_sections(store: FileStore, *, instance_id: str, trace_id: str) -> dict[str, Any]:
+    """The trace's token figures and its sections without their texts: what a budget bar
+    draws, read from the trace file alone (the session is not read)."""
+    trace = store.trace_read(instance_id, trace_id)
+    return {**{key: trace.get(key) for key in TRACE_FIGURES},
+            "unfinished": "finished_at" not in trace,
+            "sections": [{key: section.get(key) for key in SECTION_FIGURES}
+                         for section in trace.get("sections") or [] if isinstance(section, dict)]}
+
+
 def _reply_unfinished(store: FileStore, instance_id: str, trace: dict[str, Any]) -> None:
     """A trace written as the request went out and never completed: the reply is still
     streaming (`reply.streaming`) or the server stopped during it (`reply`: the line it kept,

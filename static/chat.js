@@ -232,7 +232,8 @@
 
   async function renderBudget(traceId) {
     if (!traceId) return;
-    const response = await fetch(`/api/v1/traces/${traceId}`);
+    // The light form: the bar needs the sections' tokens, not the messages sent.
+    const response = await fetch(`/api/v1/traces/${traceId}?fields=sections`);
     if (!response.ok) return;
     const trace = await response.json();
     const bar = document.getElementById("budget");

@@ -49,6 +49,36 @@ def test_chat_returns_the_answer_and_the_trace(api, instance, use_stub):
     assert current.json()["status"] == "complete"
 
 
+def test_the_light_trace_has_the_budget_figures_and_not_the_conversation(api, instance, store,
+                                                                         use_stub):
+    """The chat page's budget bar asks `?fields=sections`: on a long chat that is a few KB
+    where the whole trace (every message sent) is far larger; the whole form is unchanged."""
+    from tests.stub_llm import Reply
+
+    for turn in range(1, 201):
+        store.session_append(instance, "sess_001", {"role": "user", "turn": turn,
+                                                    "content": f"Question {turn}. " * 20})
+        store.session_append(instance, "sess_001", {"role": "assistant", "turn": turn,
+                                                    "content": f"Answer {turn}. " * 40})
+    use_stub.script(Reply("Still here."))
+    trace_id = api("post", "/api/v1/chat", {"instance_id": instance, "query": "Go on"}).json()[
+        "trace_id"]
+    whole = api("get", f"/api/v1/traces/{trace_id}")
+    light = api("get", f"/api/v1/traces/{trace_id}?fields=sections")
+    assert light.status_code == 200 and whole.json()["messages"][-1]["content"] == "Go on"
+    figures, full = light.json(), whole.json()
+    assert "messages" not in figures and "reply" not in figures
+    assert figures["total_tokens"] == full["total_tokens"] > 0
+    assert figures["max_total_tokens"] == full["max_total_tokens"]
+    conversation = next(s for s in figures["sections"] if s["name"] == "conversation")
+    assert conversation["tokens"] > 1000 and "text" not in conversation
+    assert [(s["name"], s["region"], s["tokens"]) for s in figures["sections"]] == [
+        (s["name"], s["region"], s["tokens"]) for s in full["sections"]]
+    assert len(light.content) * 20 < len(whole.content)
+    bad = api("get", f"/api/v1/traces/{trace_id}?fields=messages")
+    assert bad.status_code == 400 and "fields" in bad.json()["error"]["fields"]
+
+
 async def test_chat_streams_server_sent_events(async_client, instance, use_stub, token):
     from tests.stub_llm import Reply
 

@@ -53,10 +53,13 @@ def test_the_budget_bar_colours_the_conversation_as_its_legend_says(
         page: Page, server: Server) -> None:
     page.set_viewport_size(DESKTOP)
     instance_new(page, server)
+    asked: list[str] = []  # the bar asks the light trace, not every message sent
+    page.on("request", lambda r: asked.append(r.url) if "/api/v1/traces/" in r.url else None)
     server.stub.script(Reply("The harbor is quiet."))
     message_send(page, "How is the harbor?")
     turn_wait_done(page)
     page.wait_for_selector("#budget .seg", timeout=5000)
+    assert asked and all(url.endswith("?fields=sections") for url in asked)
     titles = page.eval_on_selector_all(
         "#budget .seg", "els => els.map(e => [e.className, e.title.split(':')[0]])")
     classes = {name: cls for cls, name in titles}
