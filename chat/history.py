@@ -177,6 +177,8 @@ def session_list(store: FileStore, *, instance_id: str) -> list[dict[str, Any]]:
     live = []
     for session_id in store.session_ids(instance_id):
         read = store.session_read_head(instance_id, session_id)
+        if read.line_kinds is not None and (read.line_kinds == SYSTEM).any():
+            read = store.session_read(instance_id, session_id)  # a "system" line may be listed
         live.append(_session_row(read, key=session_id, session_id=session_id,
                                  current=session_id == current, archived=False))
     archived = []
@@ -196,9 +198,16 @@ def _session_row(read: SessionRead, *, key: str, session_id: str, current: bool,
     return {"key": key, "session_id": session_id, "current": current, "archived": archived,
             "created_at": str(read.metadata.get("created_at") or ""),
             "continued_from": read.metadata.get("continued_from"),
-            "message_count": len(read.messages) if read.line_kinds is None
-            else int(np.isin(read.line_kinds, MESSAGE_KINDS).sum()),
-            "problems": len(read.problems)}
+            "message_count": _listed_count(read), "problems": len(read.problems)}
+
+
+def _listed_count(read: SessionRead) -> int:
+    """What the history manager lists and pages of a session (its pager counts the same):
+    the player's and the characters' messages, narrator lines and summaries, as SillyTavern
+    counts every line of a chat as a message."""
+    if read.line_kinds is None or (read.line_kinds == SYSTEM).any():
+        return sum(1 for line in read.lines if _is_editable(line))
+    return int(np.isin(read.line_kinds, EDITABLE_KINDS).sum())
 
 
 def _archived_paths(store: FileStore, instance_id: str) -> list[Path]:

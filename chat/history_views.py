@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from chat import conversations, history, selectors
 from chat.services import NotFound, instance_for_user
-from library.selectors import character_for_chat_optional
+from library.selectors import character_for_chat_optional, persona_effective
 from memory import services as memory
 from personalab.lib.filestore import InstanceBusy, StoreError
 from personalab.lib.participants import member_ids
@@ -70,6 +70,9 @@ def _history_context(request: HttpRequest, instance_id: str, *, source=None) -> 
         raise Http404(exc.message) from None
     return {"instance_id": instance_id, "page": page, "state": state,
             "character_name": _character_name(store, state),
+            # A player line without a name is the persona's, as the chat page shows it.
+            "player_name": persona_effective(store, owner=state.get("owner"),
+                                             persona_id=state.get("persona_id"))["name"],
             "undo_window": history.history_settings(store)["undo_window_seconds"]}
 
 

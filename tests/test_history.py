@@ -5,11 +5,13 @@ and the instance lock."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from chat import history
 from chat.turn import turn_run
+from library.selectors import persona_effective
 from tests.stub_llm import Reply
 
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -517,7 +519,8 @@ def test_a_history_page_of_a_long_session_shows_what_a_whole_read_shows(store, i
         assert paged["rows"][-1]["is_last_reply"] is (page in (None, 999))
     row = next(r for r in history.session_list(store, instance_id=instance)
                if r["session_id"] == "sess_001")
-    assert row["message_count"] == 2500 and row["problems"] == 1
+    # The session list counts what the pager counts: every line the history lists.
+    assert row["message_count"] == paged["total"] == 2518 and row["problems"] == 1
 
 
 def test_a_history_page_with_system_lines_still_pages_summaries_right(store, instance):
@@ -533,3 +536,26 @@ def test_a_history_page_with_system_lines_still_pages_summaries_right(store, ins
                                       page=page, page_size=100, query="句")
         assert {**paged, "query": ""} == {**whole, "query": ""}
     assert paged["total"] == 251
+    row = next(r for r in history.session_list(store, instance_id=instance)
+               if r["session_id"] == "sess_001")
+    assert row["message_count"] == 251
+
+
+def test_the_session_list_and_the_pager_give_one_count_and_the_players_name(store, instance,
+                                                                          alice_client):
+    """An imported chat: a narrator line and a summary are listed, so both counts hold them;
+    the player's lines carry the name they were written under, as on the chat page."""
+    read = store.session_read(instance, "sess_001")
+    lines = [{"type": "summary", "content": "Earlier, at the harbor."},
+             {"role": "user", "name": "Ann", "content": "Is it late?", "turn": 1},
+             {"type": "note", "name": "Narrator", "is_system": False, "content": "Night falls."},
+             {"role": "assistant", "content": "It is.", "turn": 1},
+             {"role": "user", "content": "Then rest.", "turn": 2}]
+    store.session_rewrite(instance, "sess_001", [read.metadata, *lines])
+    page = alice_client.get(f"/instances/{instance}/history/").content.decode()
+    counts = re.findall(r"(\d+) messages?\b", page)  # the session list's, the pager's
+    assert len(counts) >= 2 and set(counts) == {"5"}
+    assert '<div class="who">Ann · turn 1' in page
+    player = persona_effective(store, owner=store.instance_state_read(instance).get("owner"),
+                               persona_id=None)["name"]  # the chat page's {{user}}
+    assert f'<div class="who">{player} · turn 2' in page and '<div class="who">You' not in page
