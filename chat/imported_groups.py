@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from library.selectors import character_for_use, characters_visible_to
+from library.selectors import character_choices, character_for_use, characters_visible_to
 from personalab.lib.errors import AppError
 from personalab.lib.filestore import FileStore, StoreError
 from personalab.lib.ids import is_valid_id
@@ -32,6 +32,9 @@ class GroupFound:
     usable: list[str]  # ids of the members the player may use, once each, in order
     absent: list[str]  # names of the others
     missing: list[str]  # names of the members the conversation lacks (absent ones too)
+    # Each member looked up, as a report names it: the chat's name, and the id after it when
+    # the player sees two characters of that name (as the pickers show them).
+    names: list[str]
 
 
 def _listed(header: Any) -> ChatGroup | None:
@@ -87,12 +90,23 @@ def group_found(store: FileStore, *, user, group: ChatGroup, state: dict[str, An
     usable: list[str] = []
     absent: list[str] = []
     missing: list[str] = []
+    names: list[str] = []
+    shared = _names_shared(user) if user is not None else set()
     for member in group.members[:limit + 1]:
         character_id = _resolved(store, user, member) if user is not None else None
+        name = (f"{member_name(member)} ({character_id})" if character_id in shared
+                else member_name(member))
+        names.append(name)
         if character_id is None:
-            absent.append(member_name(member))
+            absent.append(name)
         elif character_id not in usable:
             usable.append(character_id)
         if character_id is None or character_id not in here:
-            missing.append(member_name(member))
-    return GroupFound(usable=usable, absent=absent, missing=missing[:20])
+            missing.append(name)
+    return GroupFound(usable=usable, absent=absent, missing=missing[:20], names=names)
+
+
+def _names_shared(user) -> set[str]:
+    """Ids of the characters the player sees whose name another of them has."""
+    return {row.character_id for row in character_choices(user=user)
+            if row.label != row.name}

@@ -12,7 +12,7 @@ from django.db import transaction
 
 from chat.conversations import conversation_index, ledger_add, ledger_rebuild
 from chat.group_prompt import said_by_another, unnamed_lines_by
-from chat.imported_groups import NAME_SHOWN_CHARS, chat_group, group_found, member_name
+from chat.imported_groups import NAME_SHOWN_CHARS, chat_group, group_found
 from chat.members import (first_member_hand_over, is_group, members_of, members_title,
                           participant_entry)
 from chat.models import Instance, Session, Trace
@@ -506,7 +506,7 @@ def _regroup_offer(store: FileStore, *, owner: str | None, header: Any,
             "conversation: their lines are kept by name.")
     if not found.absent and 1 < len(found.usable) <= MAX_MEMBERS:
         return [f"{said} \"Go on as a group\" starts a new conversation with all of them and "
-                "this chat in it."], [member_name(m) for m in group.members]
+                "this chat in it."], found.names
     return [f"{said} To go on with all of them, start a scene with those characters and "
             "import the chat there" + (f" (not in your library: {', '.join(found.absent[:5])})."
                                        if found.absent else ".")], []

@@ -189,6 +189,26 @@ async def _group_export(alice_client, store, group, use_stub):
     return await sync_to_async(_export)(alice_client, store, group)
 
 
+async def test_go_on_as_a_group_tells_apart_a_character_two_imports_share(
+        alice_client, store, alice, group, character, brenna, use_stub):  # noqa: F811
+    """The library holds two Brennas (one card imported twice): the report and the button
+    name the one the group goes on with by its id too, as the pickers do."""
+    from library.services import character_save
+
+    records = await _group_export(alice_client, store, group, use_stub)
+    await sync_to_async(character_save)(store, user=alice, character_id=None, data={
+        "name": "Brenna", "base_persona": "another import", "visibility": "private"})
+    solo = await sync_to_async(instance_create)(store, owner=alice, character_id=character)
+    result = await sync_to_async(_import)(alice_client, solo, records)
+    assert result["imported"]["regroup"] == ["Alserqi", f"Brenna ({brenna})"]
+    assert [note for note in result["imported"]["notes"]
+            if f"lines of Brenna ({brenna}) too" in note and "Go on as a group" in note]
+    made = await sync_to_async(lambda: alice_client.post(
+        f"/api/v1/instances/{solo}/sessions/{result['session_id']}/regroup").json())()
+    state = store.instance_state_read(made["instance_id"])
+    assert [p["character_id"] for p in state["participants"]] == [character, brenna]
+
+
 async def test_an_exported_group_chat_goes_on_as_a_group_from_a_one_character_conversation(
         alice_client, store, alice, group, character, brenna, use_stub):  # noqa: F811
     records = await _group_export(alice_client, store, group, use_stub)
