@@ -40,3 +40,10 @@ class ItemWithheld(AppError):
     which the chat kept no copy: it is not played, and nothing of the chat is lost."""
 
     code, status = "made_private", 403
+
+
+class CopyNotKept(LibraryError):
+    """A chat of another account could not keep its copy of an item being made private or
+    deleted (a full disk): the change is refused and nothing is altered."""
+
+    code, status = "storage_error", 507

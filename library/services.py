@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import errno
 import shutil
 from typing import Any
 
@@ -10,7 +11,8 @@ from django.contrib.auth import get_user_model
 
 from library.avatars import avatar_file, avatar_write, image_kind
 from library.card_extensions import depth_prompt_edited, extensions_applied, talkativeness_edited
-from library.errors import LibraryConflict, LibraryError, LibraryForbidden, LibraryNotFound
+from library.errors import (CopyNotKept, LibraryConflict, LibraryError, LibraryForbidden,
+                            LibraryNotFound)
 from library.models import Background, Character, Lorebook, Persona
 from library.selectors import (character_for_edit, item_for_edit, item_for_use,
                                lorebooks_visible_to, visibility_of)
@@ -335,6 +337,13 @@ def chat_copies_keep(store: FileStore, *, kind: str, item_id: str,
             lock = None
         try:
             store.kept_copy_write(instance_id, kind, item_id, {**item, "kept_at": utc_now()})
+        except OSError as exc:  # another account's instance id is not named
+            refused = CopyNotKept(
+                f"the {kind} was not changed: a chat of another account that uses it could not "
+                f"keep its copy ({exc.strerror or exc}); nothing was changed, try again later")
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                refused.status = 500
+            raise refused from exc
         finally:
             if lock is not None:
                 lock.release()

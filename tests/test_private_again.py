@@ -265,6 +265,13 @@ def test_a_copy_that_cannot_be_written_refuses_the_change_and_loses_nothing(
     private = _call(client, alice, "put", f"/api/v1/characters/{character_id}",
                     {"visibility": "private", "pinned_prompt": "PIN-SECRET"})
     assert deleted.status_code == 507 and private.status_code == 507
+    for refused in (deleted, private):
+        message = refused.json()["error"]["message"]
+        assert "could not keep its copy" in message and "nothing was changed" in message
+        assert bobs_chat not in message  # another account's chat is not named
+    client.force_login(alice)
+    page = client.post(f"/library/characters/{character_id}/delete", follow=True)
+    assert "could not keep its copy" in page.content.decode()
     definition = store.character_read(character_id)
     assert definition["visibility"] == "shared" and definition["pinned_prompt"] == "PIN-FIRST-PUBLIC"
     assert "PIN-FIRST-PUBLIC" in _trace_text(client, bob, bobs_chat)
