@@ -660,7 +660,7 @@ def instance_authors_note(request: HttpRequest, instance_id: str) -> HttpRespons
     refused beside its field and nothing is saved; a missing one takes its default."""
     row = _instance_or_404(request, instance_id)
     errors: dict[str, str] = {}
-    note = {"text": request.POST.get("text", "").strip()[:4000],
+    note = {"text": _note_text(request.POST, errors),
             "depth": _note_number(request.POST, "depth", 4, 0, 50, errors),
             "frequency": _note_number(request.POST, "frequency", 1, 1, 100, errors),
             "role": request.POST.get("role") if request.POST.get("role") in NOTE_ROLES
@@ -678,6 +678,18 @@ def instance_authors_note(request: HttpRequest, instance_id: str) -> HttpRespons
         messages.info(request, gettext("Author's note saved.") if note["text"]
                       else gettext("Author's note cleared."))
     return redirect("instance", instance_id=instance_id)
+
+
+NOTE_MAX_CHARS = 4000  # as PUT …/authors_note
+
+
+def _note_text(form, errors: dict[str, str]) -> str:
+    """The note as typed; a longer one is refused beside its box (it was cut short unsaid)."""
+    text = form.get("text", "").strip()
+    if len(text) > NOTE_MAX_CHARS:
+        errors["text"] = gettext("At most %(limit)s characters; this one has %(count)s.") % {
+            "limit": NOTE_MAX_CHARS, "count": len(text)}
+    return text
 
 
 def _note_number(form, name: str, default: int, low: int, high: int,

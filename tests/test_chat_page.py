@@ -135,6 +135,20 @@ def test_authors_note_keeps_depth_zero_and_refuses_bad_numbers_beside_the_field(
     assert store.memory_json_read(instance, "authors_note", {})["text"] == "Rain."
 
 
+def test_an_authors_note_over_4000_characters_is_refused_beside_its_box_not_cut_short(
+        alice_client, store, instance):
+    url = f"/instances/{instance}/authors_note"
+    alice_client.post(url, {"text": "Rain.", "depth": "4", "frequency": "1"},
+                      HTTP_HX_REQUEST="true")
+    long_note = "Storm " * 700  # 4,200 characters
+    refused = alice_client.post(url, {"text": long_note, "depth": "4", "frequency": "1"},
+                                HTTP_HX_REQUEST="true")
+    body = refused.content.decode()
+    assert refused.status_code == 400 and 'data-testid="note-text-error"' in body
+    assert "4000" in body and long_note.strip() in body and "Nothing was saved." in body
+    assert store.memory_json_read(instance, "authors_note", {})["text"] == "Rain."
+
+
 def test_the_start_message_names_the_port_make_run_serves_on(data_dir, monkeypatch):
     from io import StringIO
 
