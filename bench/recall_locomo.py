@@ -327,6 +327,8 @@ def main() -> None:
     parser.add_argument("--neighbour-share", type=float, default=None,
                         help="try another share of a best hit's score given to the lines "
                              "around it (0 = off)")
+    parser.add_argument("--asking-discount", type=float, default=None,
+                        help="try another discount for lines that ask (0 = off)")
     parser.add_argument("--misses", type=Path, default=None,
                         help="write the questions whose evidence is not all in the top 10 to "
                              "this JSON file: each evidence line's rank in a deeper search, "
@@ -349,9 +351,12 @@ def main() -> None:
         rag.SESSION_BONUS = args.session_bonus
     if args.neighbour_share is not None:
         rag.NEIGHBOUR_SHARE = args.neighbour_share
+    if args.asking_discount is not None:
+        rag.ASKING_DISCOUNT = args.asking_discount
     print(f"fusion: dense weight {rag.DENSE_WEIGHT}, context weight {keywords.CONTEXT_WEIGHT}, "
           f"date bonus {rag.DATE_BONUS}, speaker bonus {rag.SPEAKER_BONUS}, "
-          f"session bonus {rag.SESSION_BONUS}, neighbour share {rag.NEIGHBOUR_SHARE}")
+          f"session bonus {rag.SESSION_BONUS}, neighbour share {rag.NEIGHBOUR_SHARE}, "
+          f"asking discount {rag.ASKING_DISCOUNT}")
     results = []
     for folder in folders:
         print(f"{folder.name}:", flush=True)

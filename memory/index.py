@@ -415,6 +415,10 @@ class MemoryIndex:
         keyword index, which is in memory)."""
         return self.keywords.speakers(self._owners(where))
 
+    def ask_shares(self, keys: list[Key]) -> dict[Key, float]:
+        """How much of each document asks rather than tells (memory.keywords.ask_share)."""
+        return self.keywords.ask_shares(keys)
+
     def _owners(self, where: dict[str, Any]) -> list[str]:
         instance = where.get("instance_id")
         if isinstance(instance, str):

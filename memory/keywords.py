@@ -97,6 +97,20 @@ def text_tokenize(text: str) -> list[str]:
     return tokens
 
 
+_SENTENCE = re.compile(r"[^.!?。！？]*(?:[.!?。！？]+|$)")
+
+
+def ask_share(text: str) -> float:
+    """The share of a line (in characters) in sentences that ask: 1.0 for "What game are you
+    playing?", about 0.4 for "Wow! That sounds great. What did you buy?", 0 for a statement."""
+    text = text.strip()
+    if not text:
+        return 0.0
+    asked = sum(len(sentence) for sentence in _SENTENCE.findall(text)
+                if sentence.rstrip().endswith(("?", "？")))
+    return asked / len(text)
+
+
 def speaker_name(metadata: dict[str, Any]) -> str:
     """The name a line was said under. A group line's `speaker` is a character id; its `name`
     is what a question uses."""
@@ -131,6 +145,9 @@ class KeywordPart:
         self.postings: dict[str, array] = {}
         self.codes = {key: array("i") for key in FILTER_KEYS}
         self.values: dict[str, dict[str, int]] = {key: {} for key in FILTER_KEYS}
+        # Per position, the share of the document that asks (ask_share, in 255ths); None until
+        # read from the log when a snapshot made before it was kept is used.
+        self.asks: bytearray | None = bytearray()
         # The names lines were said under (a question naming one means "whose line", not a
         # topic); None until read from the log when a snapshot made before they were kept is used.
         self.speakers: set[str] | None = set()
@@ -159,6 +176,8 @@ class KeywordPart:
         self.positions[doc_id] = position
         self.alive.append(1)
         self.lengths.append(len(tokens))
+        if self.asks is not None:
+            self.asks.append(round(255 * ask_share(text)))
         for before in self.before:
             before.append(-1)
         for token in tokens:
@@ -250,6 +269,7 @@ class KeywordPart:
         arrays = {
             "header": np.frombuffer(json.dumps(header, ensure_ascii=False).encode(), np.uint8),
             "alive": np.frombuffer(bytes(self.alive), np.uint8),
+            "asks": np.frombuffer(bytes(self.asks or bytearray(len(self.ids))), np.uint8),
             "lengths": np.frombuffer(self.lengths, np.int32),
             "postings_sizes": np.array([len(self.postings[t]) for t in terms], np.int64),
             "postings": (np.concatenate([np.frombuffer(self.postings[t], np.int32) for t in terms])
@@ -273,6 +293,7 @@ class KeywordPart:
         part = cls(header["collection"])
         part.ids = header["ids"]
         part.alive = bytearray(stored["alive"].tobytes())
+        part.asks = bytearray(stored["asks"].tobytes()) if "asks" in stored.files else None
         part.positions = dict(zip(part.ids, range(len(part.ids))))
         for dead in np.flatnonzero(stored["alive"] == 0).tolist():
             if part.positions.get(part.ids[dead]) == dead:
@@ -379,13 +400,23 @@ class _Cached:
     part: KeywordPart
 
 
-def _log_speakers(db: sqlite3.Connection, collection: str) -> set[str]:
-    """The speakers' names of the lines in a keyword file's log, which keeps the newest entry of
-    every line a snapshot holds."""
-    rows = db.execute("SELECT DISTINCT json_extract(metadata, '$.name'), "
-                      "json_extract(metadata, '$.speaker') FROM log "
-                      "WHERE collection = ? AND text IS NOT NULL", (collection,))
-    return {name for name in (speaker_name({"name": n, "speaker": s}) for n, s in rows) if name}
+def _log_fill(db: sqlite3.Connection, collection: str, part: KeywordPart) -> None:
+    """What a snapshot made before the speakers and ask shares were kept lacks, read from the
+    file's log, which keeps the newest entry of every document a snapshot holds."""
+    speakers: set[str] = set()
+    asks = bytearray(len(part.ids))
+    for doc_id, text, name, speaker in db.execute(
+            "SELECT doc_id, text, json_extract(metadata, '$.name'), "
+            "json_extract(metadata, '$.speaker') FROM log "
+            "WHERE collection = ? AND text IS NOT NULL ORDER BY seq", (collection,)):
+        speakers.add(speaker_name({"name": name, "speaker": speaker}))
+        position = part.positions.get(doc_id)
+        if position is not None:
+            asks[position] = round(255 * ask_share(text))
+    if part.speakers is None:
+        part.speakers = speakers - {""}
+    if part.asks is None:
+        part.asks = asks
 
 
 class KeywordStore:
@@ -540,8 +571,8 @@ class KeywordStore:
                     cached = _Cached(generation, snapshot[0], KeywordPart.from_bytes(snapshot[1]))
                 except ValueError:  # made by another tokenizer: the log's texts are read again
                     pass
-        if cached.part.speakers is None:
-            cached.part.speakers = _log_speakers(db, collection)
+        if cached.part.speakers is None or cached.part.asks is None:
+            _log_fill(db, collection, cached.part)
         for doc_id, text, meta in db.execute(
                 "SELECT doc_id, text, metadata FROM log WHERE collection = ? AND seq > ? "
                 "AND seq <= ? ORDER BY seq", (collection, cached.seq, top)):
@@ -599,6 +630,21 @@ class KeywordStore:
         with self._lock:
             return set().union(*(self.part(owner, "turns").speakers
                                  for owner in dict.fromkeys(instance_ids)))
+
+    def ask_shares(self, keys: list[Key]) -> dict[Key, float]:
+        """The share of each document that asks (ask_share), for the `keys` the store holds."""
+        wanted: dict[tuple[str, str], list[Key]] = {}
+        for key in keys:
+            wanted.setdefault((key[1], key[0]), []).append(key)
+        shares: dict[Key, float] = {}
+        with self._lock:
+            for (instance_id, collection), chosen in wanted.items():
+                part = self.part(instance_id, collection)
+                for key in chosen:
+                    position = part.positions.get(key[2])
+                    if position is not None and part.asks is not None:
+                        shares[key] = part.asks[position] / 255
+        return shares
 
     def scores(self, instance_ids: list[str], collections: tuple[str, ...], query: str, *,
                equal: dict[str, str], k: int, also: list[Key]) -> dict[Key, float]:

@@ -50,6 +50,9 @@ SPEAKER_BONUS = 0.3
 # (memory/feedback.py): real chats keep to a topic for a while.
 SESSION_BONUS = 0.1
 SESSION_TOP = 5
+# A line that only asks ("What game are you playing?") holds no fact to recall, though it
+# shares the question's words: its score is lowered by this much times the share that asks.
+ASKING_DISCOUNT = 0.5
 # The lines around each of the NEIGHBOUR_TOP best hits get NEIGHBOUR_SHARE of its score.
 NEIGHBOUR_SHARE = 0.5
 NEIGHBOUR_TOP = 5
@@ -140,12 +143,21 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
     shared = neighbours_share(fused, top=NEIGHBOUR_TOP, share=NEIGHBOUR_SHARE)
     fused.update({key: shared[key] for key in _stored(index, list(shared), known=fused)})
     fused = session_prefer(fused, top=SESSION_TOP, bonus=SESSION_BONUS)
+    fused = asking_lower(fused, index.ask_shares(list(fused)))
     if focus is not None and (focus.window or named):
         pool.update(_hits_fetch(index, [key for key in fused if key not in pool]))
         fused = focus_prefer(fused, pool, window=focus.window, speakers=named)
     order = sorted(fused, key=lambda key: (-fused[key], key))[:k]
     pool.update(_hits_fetch(index, [key for key in order if key not in pool]))
     return [_with_score(pool[key], fused[key]) for key in order if key in pool]
+
+
+def asking_lower(fused: dict[Key, float], shares: dict[Key, float]) -> dict[Key, float]:
+    """Fused scores with the lines that ask lowered, in proportion to the share that asks. It
+    comes after the neighbours took their share: the question a strong hit answers still gives
+    its answer its score."""
+    return {key: score * (1 - ASKING_DISCOUNT * shares.get(key, 0.0))
+            for key, score in fused.items()}
 
 
 def _stored(index: MemoryIndex, keys: list[Key], *, known: dict[Key, float]) -> list[Key]:

@@ -226,28 +226,31 @@ def test_a_snapshot_made_by_another_tokenizer_is_not_used(tmp_path, monkeypatch)
         ("turns", "inst_001", "turn_sess_001_1_user")}
 
 
-@pytest.mark.parametrize("snapshot_kept_speakers", [True, False])
-def test_another_worker_knows_who_spoke_from_the_snapshot_or_the_log(tmp_path, monkeypatch,
-                                                                      snapshot_kept_speakers):
+@pytest.mark.parametrize("snapshot_is_old", [False, True])
+def test_another_worker_knows_who_spoke_and_which_lines_ask_from_the_snapshot_or_the_log(
+        tmp_path, monkeypatch, snapshot_is_old):
     monkeypatch.setattr(keywords, "SNAPSHOT_EVERY", 1)
     writer = KeywordStore(tmp_path / "keywords")
-    writer.upsert("turns", "inst_001", [
-        ("turn_sess_001_1_user", "hello", {"session_id": "sess_001", "turn": 1, "role": "user",
-                                           "speaker": "Nicolas"}),
-        ("turn_sess_001_1_assistant", "hi", {"session_id": "sess_001", "turn": 1,
-                                             "role": "assistant", "speaker": "char_2",
-                                             "name": "Nebraas"})])
-    writer.upsert("turns", "inst_001", [("turn_sess_001_2_user", "bye", {
-        "session_id": "sess_001", "turn": 2, "role": "user", "speaker": "Vanessa"})])
-    if not snapshot_kept_speakers:  # a snapshot written before the speakers were kept
+
+    def line(turn, text, **names):
+        return (f"turn_s_{turn}_user", text, {"session_id": "s", "turn": turn, "role": "user",
+                                              **names})
+
+    writer.upsert("turns", "inst_001", [line(1, "Do you cook?", speaker="Nicolas"),
+                                        line(2, "I cook pasta.", speaker="c2", name="Nebraas")])
+    writer.upsert("turns", "inst_001", [line(1, "I cook rice.", speaker="Nicolas")])  # tells now
+    writer.upsert("turns", "inst_001", [line(3, "Why?", speaker="Vanessa")])
+    if snapshot_is_old:  # written before the speakers and the asking shares were kept
         from_bytes = KeywordPart.from_bytes
 
         def old_snapshot(data):
             part = from_bytes(data)
-            part.speakers = None
+            part.speakers = part.asks = None
             return part
 
         monkeypatch.setattr(KeywordPart, "from_bytes", staticmethod(old_snapshot))
     reader = KeywordStore(tmp_path / "keywords")
     assert reader.speakers(["inst_001"]) == {"Nicolas", "Nebraas", "Vanessa"}
     assert reader.speakers(["inst_002"]) == set()
+    keys = [("turns", "inst_001", f"turn_s_{turn}_user") for turn in (1, 2, 3, 4)]
+    assert reader.ask_shares(keys) == {keys[0]: 0.0, keys[1]: 0.0, keys[2]: 1.0}
