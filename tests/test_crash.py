@@ -156,3 +156,28 @@ def test_kill_9_after_reasoning_that_came_mid_reply_keeps_that_reasoning(server_
     assert current["interrupted"] is True and current["content"].startswith("门开了她退后一步")
     line = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])
     assert line["reasoning"] == "他带着刀吗?" and "刀" not in line["content"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_inspector_of_a_cut_reply_says_its_timings_stop_before_the_model_was_asked(
+        client, alice, instance, store):
+    """The trace a crash leaves was written as the request went out: it holds the preparation
+    timings (load, recall, director, assemble) and no model ones. The page shows that table, so
+    its warning must not say there are no timings."""
+    from chat.models import ApiToken
+
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+    turn = client.post("/api/v1/chat", json.dumps({"instance_id": instance, "query": "hello"}),
+                       content_type="application/json", **auth).json()
+    trace = store.trace_read(instance, turn["trace_id"])
+    # as the file stands when the server dies during the reply
+    trace.pop("finished_at")
+    trace["timings"] = {k: v for k, v in trace["timings"].items()
+                        if k in ("load_ms", "recall_ms", "director_ms", "assemble_ms")}
+    store.trace_write(instance, turn["trace_id"], trace)
+
+    client.force_login(alice)
+    page = client.get(f"/traces/{turn['trace_id']}/").content.decode()
+    assert 'id="trace-unfinished"' in page and "load_ms" in page
+    assert "there are no timings" not in page
+    assert "the timings stop before the model was asked" in page
