@@ -30,7 +30,6 @@ import re
 import shutil
 import threading
 import time
-import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -694,9 +693,7 @@ class FileStore:
 
     def kept_copy_write(self, instance_id: str, kind: str, item_id: str,
                         definition: dict[str, Any]) -> None:
-        path = self.kept_copy_path(instance_id, kind, item_id)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(path, definition)
+        write_json_atomic(self.kept_copy_path(instance_id, kind, item_id), definition)
 
     def character_state_read(self, instance_id: str) -> dict[str, Any]:
         state = read_json(self.instance_dir(instance_id) / "character_state.json",
@@ -865,9 +862,9 @@ class FileStore:
         SESSION_CACHE.cut(path, offset=offset, records=int(np.count_nonzero(
             (kinds != BLANK) & (kinds != BAD))))
         self._backups_prune(backup.parent, session_id)
-        size = offset + len(body) + len(then)
         return TailChange(backup=backup, then_start=offset + len(body),
-                          fingerprint=f"crc32:{size}:{zlib.crc32(body + then, record.prefix_crc)}")
+                          fingerprint=file_fingerprint(body + then, prefix_size=offset,
+                                                       prefix_crc=record.prefix_crc))
 
     def _session_rewrite_whole(self, instance_id: str, session_id: str, *, first: int,
                                lines: list[dict[str, Any]], then: bytes) -> TailChange:

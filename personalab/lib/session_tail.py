@@ -39,9 +39,10 @@ def journal_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.tail")
 
 
-def file_fingerprint(data: bytes) -> str:
-    """Which bytes a file held, cheaply (an undo checks that nothing changed since)."""
-    return f"crc32:{len(data)}:{zlib.crc32(data)}"
+def file_fingerprint(data: bytes, *, prefix_size: int = 0, prefix_crc: int = 0) -> str:
+    """Which bytes a file held, cheaply (an undo checks that nothing changed since). `data`
+    may be only the file's end, after `prefix_size` bytes whose CRC-32 is `prefix_crc`."""
+    return f"crc32:{prefix_size + len(data)}:{zlib.crc32(data, prefix_crc)}"
 
 
 @dataclass(frozen=True)
