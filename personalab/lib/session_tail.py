@@ -101,10 +101,16 @@ def tail_replace(path: Path, data: bytes, *, offset: int, new: bytes, backup: Pa
         with contextlib.suppress(OSError):
             tail_recover(path, backup)
         raise
+    _journal_keep(journal, backup)
+    return record
+
+
+def _journal_keep(journal: Path, backup: Path) -> None:
+    """The journal becomes the change's backup; its leaving the session's folder is durable
+    before anything is appended to the session."""
     backup.parent.mkdir(parents=True, exist_ok=True)
     os.replace(journal, backup)
-    fsync_dir(path.parent)  # the journal's end is durable before anything is appended
-    return record
+    fsync_dir(journal.parent)
 
 
 def _tail_write(path: Path, offset: int, tail: bytes) -> None:
@@ -143,9 +149,7 @@ def tail_recover(path: Path, backup: Path) -> str | None:
             journal.unlink()
             fsync_dir(path.parent)
             return "restored"
-    backup.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(journal, backup)
-    fsync_dir(path.parent)
+    _journal_keep(journal, backup)
     return outcome
 
 
