@@ -462,16 +462,17 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             return redirect("settings")
         errors = {name: _field_error_shown(text) for name, text in errors.items()}
     config = store.config_read()
+    prompt = store.module_read("prompt")
     return render(request, "settings.html", {
         "config": config, "errors": errors,
         "number_fields": _number_fields(config, errors, request.POST),
         "director": store.module_read("director"), "memory": store.module_read("memory"),
         "history": store.module_read("history"),
         "prompt_locale": request.POST.get("prompt.locale") if errors
-        else store.module_read("prompt").get("locale") or "zh",
+        else prompt.get("locale") or "zh",
         "prompt_locale_error": errors.get("prompt.locale", ""),
         "impersonation_prompt": request.POST.get(f"prompt.{PROMPT_SETTING}") if errors
-        else store.module_read("prompt").get(PROMPT_SETTING) or "",
+        else prompt.get(PROMPT_SETTING) or "",
         "impersonation_prompt_error": errors.get(f"prompt.{PROMPT_SETTING}", ""),
         "prompt_locales": [(AUTO, gettext("Automatic (the character's language)")),
                            ("zh", gettext("Chinese")), ("en", gettext("English"))],
@@ -633,11 +634,12 @@ def _save_module_settings(store, form, numbers: dict[tuple[str, str], int]) -> N
     changed["history"]["asides_keep"] = "history.asides_keep" in form
     for (module, key), value in numbers.items():
         changed[module][key] = value
+    if "prompt.locale" in form or f"prompt.{PROMPT_SETTING}" in form:
+        changed["prompt"] = store.module_read("prompt")
     if "prompt.locale" in form:
-        changed["prompt"] = {**store.module_read("prompt"), "locale": form["prompt.locale"]}
+        changed["prompt"]["locale"] = form["prompt.locale"]
     if f"prompt.{PROMPT_SETTING}" in form:
-        changed["prompt"] = {**changed.get("prompt", store.module_read("prompt")),
-                             PROMPT_SETTING: form[f"prompt.{PROMPT_SETTING}"].strip()}
+        changed["prompt"][PROMPT_SETTING] = form[f"prompt.{PROMPT_SETTING}"].strip()
     for module, settings in changed.items():
         store.module_write(module, settings)
     store.module_write("llm", _llm_settings_posted(store.module_read("llm"), form))
