@@ -322,14 +322,16 @@ def _chats_of_others(*, kind: str, item_id: str, owner: str | None) -> list[str]
     return sorted(set(rows.values_list("instance_id", flat=True)))
 
 
-def chat_copies_keep(store: FileStore, *, kind: str, item_id: str,
-                     item: dict[str, Any]) -> list[str]:
+def chat_copies_keep(store: FileStore, *, kind: str, item_id: str, item: dict[str, Any],
+                     chats: list[str] | None = None) -> list[str]:
     """Another author's character/background is being made private or deleted: every chat of
     another account that plays it keeps `item` (the last version it could read) in its own
     folder, and plays that from now on. Called before the item's file changes, so a turn reads
     either the shared file or the copy. Under each instance's lock; a chat busy in a turn gets
-    the copy all the same (one atomic write no other writer touches). Returns the instances."""
-    chats = _chats_of_others(kind=kind, item_id=item_id, owner=item.get("owner"))
+    the copy all the same (one atomic write no other writer touches). Returns the instances.
+    `chats`: those instances, when the caller has just looked them up."""
+    if chats is None:
+        chats = _chats_of_others(kind=kind, item_id=item_id, owner=item.get("owner"))
     for instance_id in chats:
         try:
             lock = store.instance_lock(instance_id).acquire()
@@ -366,11 +368,12 @@ def _chats_kept_apart(store: FileStore, item: dict[str, Any], *, kind: str,
 
 
 def _copies_keep_on_delete(store: FileStore, *, kind: str, item_id: str,
-                           item: dict[str, Any]) -> None:
+                           item: dict[str, Any], chats: list[str]) -> None:
     # A private item's text was never theirs to read: the copy kept when it was made
     # private stays as it is (a chat from before copies were kept has none and is refused).
+    # `chats`: _chats_kept_apart's, which for a shared item are every other account's chat.
     if item.get("owner") and visibility_of(item) == "shared":
-        chat_copies_keep(store, kind=kind, item_id=item_id, item=item)
+        chat_copies_keep(store, kind=kind, item_id=item_id, item=item, chats=chats)
 
 
 def _copies_keep_on_change(store: FileStore, *, kind: str, item_id: str,
@@ -478,7 +481,8 @@ def character_delete(store: FileStore, *, character_id: str, user=None) -> None:
     if users:
         raise LibraryConflict(f"character {character_id} is used by instance(s) {users}; "
                               "delete or archive those instances first", field=None)
-    _copies_keep_on_delete(store, kind="character", item_id=character_id, item=definition)
+    _copies_keep_on_delete(store, kind="character", item_id=character_id, item=definition,
+                           chats=others)
     store.character_delete(character_id)
     Character.objects.filter(character_id=character_id).delete()
 
@@ -582,7 +586,8 @@ def background_delete(store: FileStore, *, background_id: str, user=None) -> Non
     if users:
         raise LibraryConflict(f"background {background_id} is used by instance(s) {users}; "
                               "switch those instances to another background first", field=None)
-    _copies_keep_on_delete(store, kind="background", item_id=background_id, item=background)
+    _copies_keep_on_delete(store, kind="background", item_id=background_id, item=background,
+                           chats=others)
     store.background_delete(background_id)
     Background.objects.filter(background_id=background_id).delete()
 
