@@ -13,18 +13,19 @@ from ninja.files import UploadedFile
 from chat import conversations, history, selectors, services
 from chat.models import Instance, Trace
 from chat.aside import aside_run, aside_speaker
-from chat.schemas import (RedoOut, AsideOut, BackgroundSwitchIn, BranchIn, BranchOut, ChatIn, ChatOut,
-                          ImpersonateOut,
-                          ConversationList, CurrentResponse, GenerationSettings, HistoryChange,
-                          InstanceCreated, InstanceDetail, InstanceIn, InstanceList,
-                          InstanceUpdateIn, MemberChangeIn, MemberChangesOut, MemberIn,
-                          MessageEditIn, MessagesPage, PlayAsIn, PlayAsOut,
-                          SessionList, SwipeIn, SwipeOut, UndoIn)
+from chat.schemas import (AsideOut, BackgroundSwitchIn, BranchIn, BranchOut, ChatIn, ChatOut,
+                          ConversationList, CurrentResponse, GenerationSettings,
+                          GenerationSettingsIn, HistoryChange, ImpersonateOut, InstanceCreated,
+                          InstanceDetail, InstanceIn, InstanceList, InstanceUpdateIn,
+                          MemberChangeIn, MemberChangesOut, MemberIn, MessageEditIn,
+                          MessagesPage, PlayAsIn, PlayAsOut, RedoOut, SessionList, SwipeIn,
+                          SwipeOut, UndoIn)
 from chat.impersonate import impersonate_run
 from chat.streaming import aside_stream, chat_stream, impersonate_stream, redo_run, redo_stream
 from chat.group import conversation_turn
 from chat.turn import TurnRefused, validate_user_text
 from director.services import director_status
+from personalab.lib.body_fields import body_fields_check
 from personalab.lib.errors import AppError, Invalid, naming_field
 from personalab.lib.filestore import StoreError
 from personalab.lib.generation import generation_from_st_preset
@@ -62,6 +63,9 @@ def instances_list(request: HttpRequest):
 
 @router.post("/instances", response={201: InstanceCreated})
 def instance_create(request: HttpRequest, payload: InstanceIn):
+    """A field not listed here is a 400 `unknown_field`."""
+    body_fields_check(payload.model_dump(exclude_unset=True), writable=InstanceIn.model_fields,
+                      shown={})
     if payload.character_ids is None and payload.character_id is None:
         raise Invalid("character_id", "name a character (character_id or character_ids)",
                       code="missing_field")
@@ -92,7 +96,12 @@ def instance_detail(request: HttpRequest, instance_id: str):
 
 @router.put("/instances/{instance_id}", response=InstanceDetail)
 def instance_change(request: HttpRequest, instance_id: str, payload: InstanceUpdateIn):
-    changes = payload.model_dump(exclude_unset=True)
+    """Only the fields listed here change; the others GET shows may be sent back unchanged (a
+    changed one is a 400 `read_only_field`, one GET does not show a 400 `unknown_field`)."""
+    if payload.model_extra:
+        body_fields_check(payload.model_extra, writable=(),
+                          shown=instance_detail(request, instance_id))
+    changes = payload.listed()
     services.instance_update(get_store(), user=request.auth, instance_id=instance_id, **{
         name: value for name, value in changes.items()
         if value is not None or name in ("persona_id", "lorebook_ids")})
@@ -167,7 +176,9 @@ def generation_defaults(request: HttpRequest):
 
 
 @router.put("/generation", response=GenerationSettings, tags=["generation"])
-def generation_defaults_change(request: HttpRequest, payload: GenerationSettings):
+def generation_defaults_change(request: HttpRequest, payload: GenerationSettingsIn):
+    body_fields_check(payload.model_dump(exclude_unset=True), writable=("generation",),
+                      shown={})
     return {"generation": services.generation_defaults_update(
         get_store(), user=request.auth, changes=payload.generation)}
 

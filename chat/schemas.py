@@ -7,8 +7,10 @@ from typing import Any, Literal
 from ninja import Field, Schema
 from pydantic import StrictBool, StrictInt
 
+from personalab.lib.body_fields import ExtraKeysKept
 
-class InstanceIn(Schema):
+
+class InstanceIn(ExtraKeysKept):
     character_id: str | None = None
     character_ids: list[str] | None = Field(
         None, description="Several characters in one conversation (the first is character_id).")
@@ -144,7 +146,7 @@ class CurrentResponse(Schema):
     trace_id: Any = None
 
 
-class InstanceUpdateIn(Schema):
+class InstanceUpdateIn(ExtraKeysKept):
     """Only the fields sent change; `null` in `generation` removes a setting."""
 
     name: str | None = None
@@ -170,6 +172,10 @@ class PlayAsOut(Schema):
 
 
 class GenerationSettings(Schema):
+    generation: dict[str, Any]
+
+
+class GenerationSettingsIn(ExtraKeysKept):
     generation: dict[str, Any]
 
 

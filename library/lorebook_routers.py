@@ -12,6 +12,7 @@ from ninja.files import UploadedFile
 from library import lorebook_services as services
 from library.services import lorebook_copy
 from library.selectors import lorebook_for_use, visibility_of
+from personalab.lib.body_fields import body_fields_check
 from personalab.storage import get_store
 
 router = Router(tags=["lorebooks"])
@@ -33,7 +34,10 @@ def lorebooks_list(request: HttpRequest):
 
 @router.post("/lorebooks", response={201: dict})
 def lorebook_create(request: HttpRequest, payload: dict[str, Any] = Body(...)):
-    """A whole lorebook (`name`, `entries`, ...); an existing `lorebook_id` is a 409."""
+    """A whole lorebook (`name`, `entries`, ...); an existing `lorebook_id` is a 409; `owner`
+    is a 400 `unknown_field` (you own what you create); other keys are kept as sent."""
+    body_fields_check({"owner": payload["owner"]} if "owner" in payload else {}, writable=(),
+                      shown={})
     store = get_store()
     lorebook_id = services.lorebook_create(store, owner=request.auth, data=payload)
     return Status(201, lorebook_out(store.lorebook_read(lorebook_id)))
@@ -57,8 +61,13 @@ def lorebook_detail(request: HttpRequest, lorebook_id: str):
 
 @router.put("/lorebooks/{lorebook_id}")
 def lorebook_change(request: HttpRequest, lorebook_id: str, payload: dict[str, Any] = Body(...)):
-    """The whole lorebook as it should be; fields the editor does not know are kept as sent."""
+    """The whole lorebook as it should be; fields the editor does not know are kept as sent;
+    `lorebook_id` and `owner` may be sent back unchanged (changed: 400 `read_only_field`)."""
     store = get_store()
+    fixed = {name: payload[name] for name in services.SERVER_FIELDS if name in payload}
+    if fixed:
+        body_fields_check(fixed, writable=(), shown=lorebook_out(
+            lorebook_for_use(store, user=request.auth, lorebook_id=lorebook_id)))
     services.lorebook_update(store, actor=request.auth, lorebook_id=lorebook_id, data=payload)
     return lorebook_out(store.lorebook_read(lorebook_id))
 

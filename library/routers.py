@@ -14,6 +14,7 @@ from library.schemas import (BackgroundCopied, BackgroundCreated, BackgroundIn, 
                              CharacterList, CharacterOut, Deleted, PersonaIn, PersonaList,
                              PersonaOut, PersonaUpdateIn)
 from library.selectors import persona_for_user, personas_visible_to
+from personalab.lib.body_fields import body_fields_check
 from personalab.lib.errors import AppError, Invalid, TooLarge
 from personalab.lib.ids import validate_id
 from personalab.storage import get_store
@@ -42,6 +43,8 @@ def personas_list(request: HttpRequest):
 @router.post("/personas", response={201: PersonaOut})
 def persona_create(request: HttpRequest, payload: PersonaIn):
     """Your first persona becomes your default; `default: true` makes any new one it."""
+    body_fields_check(payload.model_dump(exclude_unset=True), writable=PersonaIn.model_fields,
+                      shown={})
     persona_id = services.persona_create(get_store(), owner=request.auth,
                                          data=payload.model_dump(exclude_none=True))
     return Status(201, persona_out(persona_id))
@@ -55,8 +58,11 @@ def persona_detail(request: HttpRequest, persona_id: str):
 
 @router.put("/personas/{persona_id}", response=PersonaOut)
 def persona_change(request: HttpRequest, persona_id: str, payload: PersonaUpdateIn):
-    """Only the fields sent change; `default: true` makes it your default."""
+    """Only the fields sent change; `default: true` makes it your default. Other fields GET
+    shows may be sent back unchanged (as for a character)."""
     persona_for_user(user=request.auth, persona_id=persona_id)
+    body_fields_check(payload.model_dump(exclude_unset=True),
+                      writable=PersonaUpdateIn.model_fields, shown=persona_out(persona_id))
     services.persona_update(get_store(), actor=request.auth, persona_id=persona_id,
                             data=payload.model_dump(exclude_none=True))
     return persona_out(persona_id)
@@ -92,9 +98,11 @@ def characters_list(request: HttpRequest):
 
 @characters_router.post("/characters", response={201: CharacterCreated})
 def character_create(request: HttpRequest, payload: CharacterIn):
-    """A new character, owned by you; an existing `character_id` is a 409."""
-    character_id = services.character_save(get_store(), data=payload.model_dump(exclude_unset=True),
-                                           user=request.auth)
+    """A new character, owned by you; an existing `character_id` is a 409; a field not listed
+    here is a 400 `unknown_field`."""
+    data = payload.model_dump(exclude_unset=True)
+    body_fields_check(data, writable=CharacterIn.model_fields, shown={})
+    character_id = services.character_save(get_store(), data=data, user=request.auth)
     return Status(201, {"character_id": character_id})
 
 
@@ -123,12 +131,17 @@ def character_detail(request: HttpRequest, character_id: str):
 
 @characters_router.put("/characters/{character_id}", response=CharacterOut, exclude_unset=True)
 def character_change(request: HttpRequest, character_id: str, payload: CharacterIn):
-    """Only the fields sent change (owner or staff)."""
+    """Only the fields sent change (owner or staff). Other fields GET shows (`character_id`,
+    `owner`, keys added to the file by hand) may be sent back unchanged; a changed one is a 400
+    `read_only_field`, one GET does not show a 400 `unknown_field`."""
     store = get_store()
     validate_id(character_id, kind="character id")
     definition = selectors.character_for_use(store, user=request.auth, character_id=character_id)
-    services.character_save(store, data={**definition, **payload.model_dump(exclude_unset=True)},
-                            character_id=character_id, user=request.auth)
+    data = payload.model_dump(exclude_unset=True)
+    body_fields_check(data, writable=CharacterIn.model_fields.keys() - {"character_id"},
+                      shown=definition)
+    services.character_save(store, data={**definition, **data}, character_id=character_id,
+                            user=request.auth)
     return store.character_read(character_id)
 
 
@@ -206,9 +219,11 @@ def backgrounds_list(request: HttpRequest):
 
 @backgrounds_router.post("/backgrounds", response={201: BackgroundCreated})
 def background_create(request: HttpRequest, payload: BackgroundIn):
-    """A new background, owned by you; an existing `background_id` is a 409."""
-    background_id = services.background_save(
-        get_store(), data=payload.model_dump(exclude_unset=True), user=request.auth)
+    """A new background, owned by you; an existing `background_id` is a 409; a field not listed
+    here is a 400 `unknown_field`."""
+    data = payload.model_dump(exclude_unset=True)
+    body_fields_check(data, writable=BackgroundIn.model_fields, shown={})
+    background_id = services.background_save(get_store(), data=data, user=request.auth)
     return Status(201, {"background_id": background_id})
 
 
@@ -223,13 +238,16 @@ def background_detail(request: HttpRequest, background_id: str):
 @backgrounds_router.put("/backgrounds/{background_id}", response=BackgroundOut,
                         exclude_unset=True)
 def background_change(request: HttpRequest, background_id: str, payload: BackgroundIn):
-    """Only the fields sent change (owner or staff)."""
+    """Only the fields sent change (owner or staff); other fields as for a character."""
     store = get_store()
     validate_id(background_id, kind="background id")
     background = selectors.background_for_use(store, user=request.auth,
                                               background_id=background_id)
-    services.background_save(store, data={**background, **payload.model_dump(exclude_unset=True)},
-                             background_id=background_id, user=request.auth)
+    data = payload.model_dump(exclude_unset=True)
+    body_fields_check(data, writable=BackgroundIn.model_fields.keys() - {"background_id"},
+                      shown=background)
+    services.background_save(store, data={**background, **data}, background_id=background_id,
+                             user=request.auth)
     return store.background_read(background_id)
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from ninja import Schema
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import Field, StrictBool
+
+from personalab.lib.body_fields import ExtraKeysKept
 
 
-class PersonaIn(Schema):
+class PersonaIn(ExtraKeysKept):
     name: str
     description: str = ""
     visibility: Literal["private", "shared"] = "private"
@@ -16,7 +18,7 @@ class PersonaIn(Schema):
     persona_id: str | None = None
 
 
-class PersonaUpdateIn(Schema):
+class PersonaUpdateIn(ExtraKeysKept):
     name: str | None = None
     description: str | None = None
     visibility: Literal["private", "shared"] | None = None
@@ -38,9 +40,10 @@ class PersonaList(Schema):
     personas: list[PersonaOut]
 
 
-# Characters and backgrounds are files an author may hand-edit and cards carry fields we do not
-# know, so these shapes document the fields and keep the rest as sent. Values are checked by
-# library/services.py, whose refusals name the field (pydantic's would word them differently).
+# Characters and backgrounds are files an author may hand-edit, so these shapes keep every key
+# sent: the routes refuse one that is not a field here unless it repeats what GET shows
+# (personalab/lib/body_fields.py). Values are checked by library/services.py, whose refusals
+# name the field (pydantic's would word them differently).
 
 def _typed(kind: str | dict[str, Any], description: str) -> Any:
     extra = {"type": kind} if isinstance(kind, str) else kind
@@ -51,12 +54,7 @@ _TEXT_LIST = {"type": "array", "items": {"type": "string"}}
 _VISIBILITY = {"type": "string", "enum": ["private", "shared"]}
 
 
-class LibraryItem(BaseModel):
-    # pydantic's model, not ninja's Schema: Schema reads attributes, which loses the extra keys.
-    model_config = ConfigDict(extra="allow")
-
-
-class CharacterIn(LibraryItem):
+class CharacterIn(ExtraKeysKept):
     name: Any = _typed("string", "required on create; at most 200 characters")
     character_id: Any = _typed("string", "create only: the id to use (409 if it exists)")
     base_persona: Any = _typed("string", "the character's description")
@@ -84,9 +82,11 @@ class CharacterIn(LibraryItem):
         {"type": ["number", "null"], "minimum": 0, "maximum": 1},
         "card data.extensions.talkativeness: how readily the character speaks in a group "
         "(0..1); null removes it (0.5 applies)")
+    card: Any = _typed("object", "the whole stored card (Character Card V2/V3 object, as GET "
+                                 "shows it); the card fields above are laid over it")
 
 
-class CharacterOut(LibraryItem):
+class CharacterOut(ExtraKeysKept):
     character_id: str | None = None
     name: str | None = None
     owner: str | None = None
@@ -105,7 +105,7 @@ class CharacterCopied(CharacterCreated):
     copied_from: str
 
 
-class BackgroundIn(LibraryItem):
+class BackgroundIn(ExtraKeysKept):
     name: Any = _typed("string", "required on create; at most 200 characters")
     background_id: Any = _typed("string", "create only: the id to use (409 if it exists)")
     world_setting: Any = _typed("string", "the world, sent with every turn")
@@ -114,7 +114,7 @@ class BackgroundIn(LibraryItem):
     visibility: Any = _typed(_VISIBILITY, "private (default) or shared")
 
 
-class BackgroundOut(LibraryItem):
+class BackgroundOut(ExtraKeysKept):
     background_id: str | None = None
     name: str | None = None
     owner: str | None = None
