@@ -25,7 +25,7 @@ from chat.services import generation_for_instance
 from chat.speakers import Pick
 from director.logic import director_prepare_context
 from library.lorebook import lore_blocks, lore_outlets, lorebook_match
-from library.selectors import (background_for_chat, character_for_chat,
+from library.selectors import (ChatCharacters, background_for_chat, character_for_chat,
                                character_for_chat_optional, item_readable_by, persona_effective)
 from memory import runtime as memory_runtime
 from memory import services as memory_services
@@ -582,12 +582,13 @@ def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],
     return {k: v for k, v in values.items() if isinstance(v, str)}
 
 
-def page_macro_values(store: FileStore, *, state: dict[str, Any],
-                      lines: list[dict[str, Any]]) -> dict[str, str]:
+def page_macro_values(store: FileStore, *, state: dict[str, Any], lines: list[dict[str, Any]],
+                      characters: ChatCharacters | None = None) -> dict[str, str]:
     """macro_values_for a page showing lines of the instance whose state is `state`."""
     persona = persona_effective(store, owner=state.get("owner"),
                                 persona_id=state.get("persona_id"))
-    character = _character_optional(store, state, state.get("character_id"))
+    characters = characters or ChatCharacters(store, state=state)
+    character = characters.optional(state.get("character_id"))
     return macro_values_for(character=character, persona=persona, lines=lines)
 
 

@@ -15,15 +15,16 @@ from django.views.decorators.http import require_POST
 from chat import services
 from chat.members import members_of, members_title
 from chat.speakers import STRATEGIES
-from library.selectors import character_choices
+from library.selectors import ChatCharacters, character_choices
 from personalab.lib.errors import AppError
 from personalab.lib.filestore import FileStore, InstanceBusy
 from personalab.lib.names import labels_distinct
 from personalab.storage import get_store
 
 
-def members_context(store: FileStore, *, user, state: dict[str, Any]) -> dict[str, Any]:
-    members = members_of(store, state) or []
+def members_context(store: FileStore, *, user, state: dict[str, Any],
+                    characters: ChatCharacters | None = None) -> dict[str, Any]:
+    members = members_of(store, state, characters) or []
     taken = {m.character_id for m in members} | {state.get("character_id")}
     return {"members": members, "members_title": members_title(members),
             "member_labels": labels_distinct((m.character_id, m.name) for m in members),

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chat.speakers import Member, talkativeness_of
-from library.selectors import character_for_chat_optional
+from library.selectors import ChatCharacters
 from personalab.lib.filestore import FileStore
 from personalab.lib.participants import member_ids, member_state_read
 
@@ -30,14 +30,15 @@ def is_group(instance_state: dict[str, Any]) -> bool:
     return len(member_ids(instance_state)) > 1
 
 
-def members_of(store: FileStore, instance_state: dict[str, Any]) -> list[Member]:
+def members_of(store: FileStore, instance_state: dict[str, Any],
+               characters: ChatCharacters | None = None) -> list[Member]:
+    characters = characters or ChatCharacters(store, state=instance_state)
     members = []
     for entry in instance_state.get("participants") or []:
         if not isinstance(entry, dict) or not entry.get("character_id"):
             continue
         character_id = entry["character_id"]
-        name = character_for_chat_optional(store, state=instance_state,
-                                           character_id=character_id).get("name") or character_id
+        name = characters.optional(character_id).get("name") or character_id
         members.append(Member(character_id=character_id, name=name,
                               talkativeness=talkativeness_of(entry.get("talkativeness")),
                               muted=bool(entry.get("muted"))))

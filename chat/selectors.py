@@ -10,7 +10,7 @@ from chat.history import line_fingerprint
 from chat.members import is_group, member_ids, members_of, members_title
 from library.avatars import avatar_file
 from library.errors import ItemWithheld
-from library.selectors import (background_for_chat, character_for_chat,
+from library.selectors import (ChatCharacters, background_for_chat,
                                character_for_chat_optional, persona_effective)
 from personalab.lib.filestore import FileStore, SessionRead, StoreError
 from personalab.lib.jsontext import json_loads
@@ -90,23 +90,23 @@ def character_avatar_url(store: FileStore, character_id: str | None) -> str | No
     return None
 
 
-def _avatar_in_chat(store: FileStore, state: dict[str, Any], character_id: str | None,
-                    character: dict[str, Any] | None = None) -> str | None:
+def _avatar_in_chat(characters: ChatCharacters, character_id: str | None) -> str | None:
     """The picture while the chat reads the author's file: a kept copy holds no picture, and
     the author's is theirs once made private (its URL would be a 404 to this reader)."""
-    if character is None:
-        character = character_for_chat_optional(store, state=state, character_id=character_id)
-    return character_avatar_url(store, character_id) if character and \
+    character = characters.optional(character_id)
+    return character_avatar_url(characters.store, character_id) if character and \
         not character.get("kept_at") else None
 
 
-def members_withheld(store: FileStore, *, state: dict[str, Any]) -> list[str]:
+def members_withheld(store: FileStore, *, state: dict[str, Any],
+                     characters: ChatCharacters | None = None) -> list[str]:
     """The members this chat cannot play: their author made them private (or deleted them)
     and the chat kept no copy (one from before copies were kept)."""
+    characters = characters or ChatCharacters(store, state=state)
     withheld = []
     for character_id in member_ids(state):
         try:
-            character_for_chat(store, state=state, character_id=character_id)
+            characters.playable(character_id)
         except ItemWithheld:
             withheld.append(character_id)
     return withheld
@@ -119,16 +119,19 @@ def chat_last_reply_item(read: SessionRead) -> MessageItem:
 
 
 def message_render_context(store: FileStore, *, state: dict[str, Any],
-                           lines: list[dict[str, Any]]) -> dict[str, Any]:
-    """What _message.html needs besides the item: who speaks, their pictures, the macros."""
+                           lines: list[dict[str, Any]],
+                           characters: ChatCharacters | None = None) -> dict[str, Any]:
+    """What _message.html needs besides the item: who speaks, their pictures, the macros.
+    `characters`: the page's reads of the chat's characters, when it has made some."""
+    characters = characters or ChatCharacters(store, state=state)
     character_id = state.get("character_id")
-    character = character_for_chat_optional(store, state=state, character_id=character_id)
-    return {"state": state, "character": character,
-            "character_avatar": _avatar_in_chat(store, state, character_id, character),
-            "speaker_avatars": {member: _avatar_in_chat(store, state, member)
+    return {"state": state, "character": characters.optional(character_id),
+            "character_avatar": _avatar_in_chat(characters, character_id),
+            "speaker_avatars": {member: _avatar_in_chat(characters, member)
                                 for member in member_ids(state) if member},
             "player_avatar": _persona_avatar_url(store, state),
-            "macro_values": page_macro_values(store, state=state, lines=lines)}
+            "macro_values": page_macro_values(store, state=state, lines=lines,
+                                              characters=characters)}
 
 
 def _persona_avatar_url(store: FileStore, state: dict[str, Any]) -> str | None:
@@ -174,15 +177,14 @@ def instances_overview(store: FileStore, rows) -> list[dict[str, Any]]:
                                     session_id=row.current_session_id)
         # from the files the chat may read, not the index (another author's name made
         # private is theirs)
-        character = character_for_chat_optional(store, state=state,
-                                                character_id=state.get("character_id"))
-        overview.append({"row": row, "avatar": _avatar_in_chat(store, state, row.character_id,
-                                                               character),
+        characters = ChatCharacters(store, state=state)
+        character = characters.optional(state.get("character_id"))
+        overview.append({"row": row, "avatar": _avatar_in_chat(characters, row.character_id),
                          "name": str(state.get("name") or ""),
                          "character_name": character.get("name") or "",
                          "background_name": (background_for_chat(store, state=state).get("name")
                                              if state.get("background_id") else ""),
-                         "members_title": (members_title(members_of(store, state))
+                         "members_title": (members_title(members_of(store, state, characters))
                                            if is_group(state) else ""),
                          "archived": bool(state.get("archived")),
                          "last": last,

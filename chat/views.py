@@ -22,7 +22,7 @@ from chat.member_views import members_context, reply_orders
 from chat.models import Trace
 from chat.prompt.language import AUTO, PROMPT_LOCALES
 from director.services import director_status
-from library.selectors import (backgrounds_visible_to, character_choices,
+from library.selectors import (ChatCharacters, backgrounds_visible_to, character_choices,
                                lorebooks_visible_to, persona_effective, personas_visible_to)
 from memory.services import NOTE_ROLES, authors_note_save
 from personalab.lib.config_schema import base_url_error, whole_number
@@ -131,7 +131,9 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
     read = services.session_read_repaired(store, instance_id, state["current_session_id"],
                                           shown=selectors.CHAT_PAGE_SIZE, before=before)
     window = selectors.chat_messages_window(read, before=before)
-    shown = selectors.message_render_context(store, state=state, lines=read.lines)
+    characters = ChatCharacters(store, state=state)
+    shown = selectors.message_render_context(store, state=state, lines=read.lines,
+                                             characters=characters)
     return {
         "instance": row,
         "personas": personas_visible_to(user=request.user),
@@ -142,7 +144,7 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
                            "character_name": shown["character"].get("name") or ""},
         **shown,
         "import_report": request.session.pop(_import_report_key(instance_id), None),
-        "withheld": selectors.members_withheld(store, state=state),
+        "withheld": selectors.members_withheld(store, state=state, characters=characters),
         "session": read,
         "window": window,
         "partial": read.partial,
@@ -154,7 +156,7 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
         "note_roles": NOTE_ROLES,
         "recap_due": _recap_due_text(store, read),
         "chat_strings": _chat_strings(),
-        **members_context(store, user=request.user, state=state),
+        **members_context(store, user=request.user, state=state, characters=characters),
         "asides": asides_read(store, instance_id=instance_id)[-ASIDES_SHOWN:],
     }
 

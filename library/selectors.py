@@ -58,26 +58,48 @@ def _for_chat(store: FileStore, *, state: dict[str, Any], kind: str,
     return store.kept_copy_read(instance_id, kind, item_id) if instance_id else None
 
 
+class ChatCharacters:
+    """A chat's characters as it may see them, each file read at most once. Made for one
+    request (one page load) and dropped with it, so nothing stale or another chat's is served."""
+
+    def __init__(self, store: FileStore, *, state: dict[str, Any]) -> None:
+        self.store, self.state = store, state
+        self._read: dict[str, dict[str, Any] | None] = {}
+
+    def _item(self, character_id: str) -> dict[str, Any] | None:
+        if character_id not in self._read:
+            self._read[character_id] = _for_chat(self.store, state=self.state,
+                                                 kind="character", item_id=character_id)
+        return self._read[character_id]
+
+    def playable(self, character_id: str) -> dict[str, Any]:
+        """As character_for_chat."""
+        character = self._item(character_id)
+        if character is None and not (self.store.character_dir(character_id)
+                                      / "definition.json").is_file():
+            return {}  # a missing file plays as an empty card, as before copies were kept
+        if character is None:
+            raise ItemWithheld(message=f"character {character_id} cannot be played in this "
+                                       "chat: its author made it private (or deleted it); "
+                                       "nothing of the chat is lost")
+        return character
+
+    def optional(self, character_id: str | None) -> dict[str, Any]:
+        """As character_for_chat_optional."""
+        return (self._item(character_id) or {}) if character_id else {}
+
+
 def character_for_chat(store: FileStore, *, state: dict[str, Any],
                        character_id: str) -> dict[str, Any]:
     """A chat's character (or group member), never another author's private file: raises
     ItemWithheld when the chat may not read it and kept no copy."""
-    character = _for_chat(store, state=state, kind="character", item_id=character_id)
-    if character is None and not (store.character_dir(character_id) / "definition.json").is_file():
-        return {}  # a missing file plays as an empty card, as before copies were kept
-    if character is None:
-        raise ItemWithheld(message=f"character {character_id} cannot be played in this chat: "
-                                   "its author made it private (or deleted it); nothing of the "
-                                   "chat is lost")
-    return character
+    return ChatCharacters(store, state=state).playable(character_id)
 
 
 def character_for_chat_optional(store: FileStore, *, state: dict[str, Any],
                                 character_id: str | None) -> dict[str, Any]:
     """As character_for_chat, with {} for a missing or withheld character (names, pages)."""
-    if not character_id:
-        return {}
-    return _for_chat(store, state=state, kind="character", item_id=character_id) or {}
+    return ChatCharacters(store, state=state).optional(character_id)
 
 
 def background_for_chat(store: FileStore, *, state: dict[str, Any]) -> dict[str, Any]:
