@@ -5,8 +5,9 @@ Each instance has a watermark, data/event_library/index_state/{instance_id}.json
 - per session file: its identity (device, inode), the byte offset indexed up to (whole lines
   only, so a reply still streaming is never indexed), a hash of the line that ends there and
   the last indexable line (the context of the next one), and the name of the newest backup
-  under sessions/history/. Appends keep the identity, that line and that backup, so only the
-  bytes after the offset are read and indexed. A change (history edit, delete, undo, swipe,
+  under sessions/history/ with the folder's mtime it was found at. Appends keep the identity,
+  that line and that backup (the folder, unchanged, is not listed again), so only the bytes
+  after the offset are read and indexed. A change (history edit, delete, undo, swipe,
   regenerate) rewrites the file's tail and leaves a new backup, so the session is compared
   with what the index holds: changed lines are embedded again, lines no longer in the file are
   deleted. A session file that is gone (archived) loses its documents.
@@ -29,6 +30,7 @@ import fcntl
 import logging
 import os
 import shutil
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -172,7 +174,8 @@ def index_rebuild(index: MemoryIndex, store: FileStore) -> dict[str, int]:
 def _session_sync(store: FileStore, index: MemoryIndex, owner: dict[str, Any], session_id: str,
                   mark: dict[str, Any] | None, counts: Counter[str]) -> dict[str, Any] | None:
     path = store.session_path(owner["instance_id"], session_id)
-    changed = _last_change(store, owner["instance_id"], session_id)  # before the file is read
+    # before the file is read
+    changed, history = _last_change(store, owner["instance_id"], session_id, mark)
     try:
         stat = path.stat()
     except FileNotFoundError:
@@ -198,18 +201,36 @@ def _session_sync(store: FileStore, index: MemoryIndex, owner: dict[str, Any], s
         counts["turns"] += written
         counts["deleted"] += deleted
     if read.end == offset and mark:
-        return mark
+        return {**mark, "history": history}
     return {"file": _file_id(stat), "offset": read.end, "tail_hash": read.tail_hash,
-            "tail_length": read.tail_length, "change": changed,
+            "tail_length": read.tail_length, "change": changed, "history": history,
             "context": _context_of(lines[-1]) if lines else before}
 
 
-def _last_change(store: FileStore, instance_id: str, session_id: str) -> str | None:
-    """The newest backup a history change or a regenerate left of the session: a change
+# A folder's mtime moves in clock ticks: a backup made in the tick the sync looked at the
+# folder may leave it unchanged, so a time this recent is not trusted (as git's "racily clean").
+HISTORY_SETTLED_NS = 2_000_000_000
+
+
+def _last_change(store: FileStore, instance_id: str, session_id: str,
+                 mark: dict[str, Any] | None) -> tuple[str | None, int | None]:
+    """The newest backup a history change or a regenerate left of the session, and the
+    history folder's mtime it was found at (None: not to be trusted next time). A change
     rewrites the file's tail in place (same file, maybe the same length), so a new backup is
-    how the sync knows to compare the session instead of reading on from its offset."""
+    how the sync knows to compare the session instead of reading on from its offset. Listing
+    the folder grows with its backups, so it is listed only when its mtime moved (a backup
+    added or pruned, of any session) since the mark: a turn costs one stat."""
     folder = store.sessions_dir(instance_id) / "history"
-    return max((path.name for path in folder.glob(f"{session_id}.*.jsonl")), default=None)
+    try:
+        stamp: int | None = folder.stat().st_mtime_ns
+    except FileNotFoundError:
+        return None, None
+    if mark and stamp is not None and mark.get("history") == stamp:
+        return mark.get("change"), stamp
+    newest = max((path.name for path in folder.glob(f"{session_id}.*.jsonl")), default=None)
+    if time.time_ns() - stamp < HISTORY_SETTLED_NS:
+        stamp = None
+    return newest, stamp
 
 
 def _session_replace(index: MemoryIndex, owner: dict[str, Any], session_id: str,

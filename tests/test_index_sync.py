@@ -4,6 +4,9 @@ indexed by the next sync, whatever happened in between (Chroma down, a crash, an
 from __future__ import annotations
 
 import asyncio
+import os
+import time
+from pathlib import Path
 
 import pytest
 
@@ -175,3 +178,74 @@ def test_a_rebuilt_index_is_noticed_and_a_running_worker_keeps_working(store, in
     assert instances_sync(store, worker)["turns"] == 1
     assert [hit.text for hit in worker.search("turns", "水塔", where={"instance_id": instance},
                                               n_results=3)] == ["水塔下面。"]
+
+
+def _aged(folder, seconds=60):
+    """The history folder as a sync finds it long after its last change."""
+    old = time.time_ns() - seconds * 1_000_000_000
+    os.utime(folder, ns=(old, old))
+
+
+def _edit(store, instance_id, old, new):
+    read = store.session_read(instance_id, "sess_001")
+    at = next(i for i, line in enumerate(read.lines) if line.get("content") == old)
+    history.message_edit(store, instance_id=instance_id, session_id="sess_001", index=at,
+                         fingerprint=history.line_fingerprint(read.lines[at]), text=new)
+
+
+def _synced_after_an_edit(store, index, instance_id):
+    """A line edited once (so a second edit to a text of the same length keeps every byte
+    offset), everything indexed, the history folder settled long ago."""
+    with store.instance_lock(instance_id):
+        for role, text in (("user", "暗号是蓝色鹦鹉。"), ("assistant", "记住了。")):
+            store.session_append(instance_id, "sess_001", {"role": role, "content": text,
+                                                           "turn": 1})
+    _edit(store, instance_id, "暗号是蓝色鹦鹉。", "暗号是黑色乌鸦。")
+    folder = store.sessions_dir(instance_id) / "history"
+    for n in range(300):  # the backups of many earlier edits
+        (folder / f"sess_000.20260101T0000{n:04d}Z.jsonl").write_text("{}\n")
+    _aged(folder)
+    instance_sync(store, index, instance_id=instance_id)
+    return store.session_path(instance_id, "sess_001").stat().st_size
+
+
+def test_a_turn_after_many_edits_does_not_list_the_history_folder_and_edits_still_count(
+        store, instance, memory_on, monkeypatch):
+    index = runtime.index_for(store)
+    _synced_after_an_edit(store, index, instance)
+    listed = []
+    real_glob = Path.glob
+    monkeypatch.setattr(Path, "glob", lambda self, pattern: listed.append(self)
+                        or real_glob(self, pattern))
+    with store.instance_lock(instance):
+        store.session_append(instance, "sess_001", {"role": "user", "content": "出发。",
+                                                    "turn": 2})
+    assert instance_sync(store, index, instance_id=instance)["turns"] == 1
+    assert store.sessions_dir(instance) / "history" not in listed
+
+    size = store.session_path(instance, "sess_001").stat().st_size
+    _edit(store, instance, "暗号是黑色乌鸦。", "暗号是白色海鸥。")
+    assert store.session_path(instance, "sess_001").stat().st_size == size
+    instance_sync(store, index, instance_id=instance)
+    stored = _turn_texts(store, instance)
+    assert "暗号是白色海鸥。" in stored and "暗号是黑色乌鸦。" not in stored
+
+
+def test_an_edit_cut_short_by_kill_9_is_indexed_once_the_session_is_repaired(
+        store, instance, memory_on, monkeypatch):
+    from chat.services import session_read_repaired
+    from tests.test_tail_changes import _Crash, _crash_at
+
+    index = runtime.index_for(store)
+    size = _synced_after_an_edit(store, index, instance)
+    with monkeypatch.context() as patch:
+        _crash_at(patch, "written")  # the new tail is in place, its backup not yet in history/
+        with pytest.raises(_Crash):
+            _edit(store, instance, "暗号是黑色乌鸦。", "暗号是白色海鸥。")
+    assert store.session_path(instance, "sess_001").stat().st_size == size
+    instance_sync(store, index, instance_id=instance)
+
+    session_read_repaired(store, instance, "sess_001")  # what the next page or turn does first
+    instance_sync(store, index, instance_id=instance)
+    stored = _turn_texts(store, instance)
+    assert "暗号是白色海鸥。" in stored and "暗号是黑色乌鸦。" not in stored
