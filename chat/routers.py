@@ -325,7 +325,7 @@ def current_response(request: HttpRequest, instance_id: str, session_id: str,
     """Seed reconnect: what the file holds for turn N (the single source of truth)."""
     services.instance_for_user(request.auth, instance_id)
     store = get_store()
-    _session_live(store, instance_id, session_id)
+    services.session_live_check(store, instance_id=instance_id, session_id=session_id)
     if turn is not None and turn < 1:
         raise AppError("invalid", 400, "turn must be 1 or more", {"turn": "at least 1"})
     # A reconnect asks about the newest turn: only the file's last lines are parsed.
@@ -355,12 +355,6 @@ def current_response(request: HttpRequest, instance_id: str, session_id: str,
 
 
 # --- sessions and traces --------------------------------------------------------------------
-
-
-def _session_live(store, instance_id: str, session_id: str) -> None:
-    validate_id(session_id, kind="session id")
-    if not store.session_path(instance_id, session_id).exists():
-        raise services.NotFound(f"session {session_id!r} not found")
 
 
 def _session_owner(user, session_id: str, wanted: str | None) -> str:
@@ -507,10 +501,8 @@ def session_branch(request: HttpRequest, instance_id: str, session_id: str, payl
                                  "archiving the current one starts a fresh session.")
 def session_archive(request: HttpRequest, instance_id: str, session_id: str):
     services.instance_for_user(request.auth, instance_id)
-    validate_id(session_id, kind="session id")
     store = get_store()
-    if session_id not in store.session_ids(instance_id):
-        raise services.NotFound(f"session {session_id!r} not found")
+    services.session_live_check(store, instance_id=instance_id, session_id=session_id)
     return services.session_archive_and_restart(store, instance_id=instance_id,
                                                 session_id=session_id)
 
@@ -550,7 +542,7 @@ def chat_regroup(request: HttpRequest, instance_id: str, session_id: str):
 def chat_export(request: HttpRequest, instance_id: str, session_id: str,
                 format: Literal["jsonl", "md"] = "jsonl", character: str | None = None):
     services.instance_for_user(request.auth, instance_id)
-    _session_live(get_store(), instance_id, session_id)
+    services.session_live_check(get_store(), instance_id=instance_id, session_id=session_id)
     body, content_type = services.session_export(get_store(), instance_id=instance_id,
                                                  session_id=session_id, fmt=format,
                                                  character=character)

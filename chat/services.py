@@ -319,6 +319,14 @@ def instance_for_user(user, instance_id: str) -> Instance:
         raise NotFound(f"instance {instance_id!r} not found") from None
 
 
+def session_live_check(store: FileStore, *, instance_id: str, session_id: str) -> None:
+    """404 unless the instance has this session as a live file (an archived one was moved
+    out); a malformed id is a 400."""
+    validate_id(session_id, kind="session id")
+    if not store.session_path(instance_id, session_id).exists():
+        raise NotFound(f"session {session_id!r} not found")
+
+
 def session_read_repaired(store: FileStore, instance_id: str, session_id: str, *,
                           newest: int | None = None, shown: int | None = None,
                           before: int | None = None) -> SessionRead:
@@ -577,9 +585,7 @@ def session_regroup(store: FileStore, *, user, instance_id: str,
     header lists (each one `user` may use), on this story's background, with this chat in it.
     Returns (instance id, session id, import report)."""
     instance_for_user(user, instance_id)
-    validate_id(session_id, kind="session id")
-    if session_id not in store.session_ids(instance_id):
-        raise NotFound(f"session {session_id!r} not found")
+    session_live_check(store, instance_id=instance_id, session_id=session_id)
     read = session_read_repaired(store, instance_id, session_id)
     imported = read.metadata.get("imported")
     group = chat_group(imported.get("header") if isinstance(imported, dict) else None,

@@ -141,3 +141,21 @@ def test_chat_import_and_export_are_refused_to_another_account(client, bob, alic
     bad = client.get(f"/api/v1/instances/{chatted}/sessions/sess_001/export?format=pdf",
                      **alice_auth)
     assert bad.status_code == 400 and "format" in bad.json()["error"]["fields"]
+
+
+@pytest.mark.parametrize("method, path", [
+    ("get", "current_response"), ("get", "export?format=md"), ("post", "archive"),
+    ("post", "regroup")])
+def test_every_session_route_answers_an_unknown_or_archived_session_alike(
+        as_alice, store, chatted, method, path):
+    base = f"/api/v1/instances/{chatted}/sessions"
+    missing = as_alice(method, f"{base}/sess_404/{path}")
+    assert missing.status_code == 404, missing.content
+    assert missing.json()["error"] == {"code": "not_found", "fields": {},
+                                       "message": "session 'sess_404' not found"}
+    malformed = as_alice(method, f"{base}/Sess.404/{path}")
+    assert malformed.status_code == 400, malformed.content
+    store.session_archive(chatted, "sess_001")
+    archived = as_alice(method, f"{base}/sess_001/{path}")
+    assert archived.status_code == 404
+    assert archived.json()["error"]["message"] == "session 'sess_001' not found"
