@@ -23,7 +23,7 @@ from chat.schemas import (AsideOut, BackgroundSwitchIn, BranchIn, BranchOut, Cha
 from chat.impersonate import impersonate_run
 from chat.streaming import aside_stream, chat_stream, impersonate_stream, redo_run, redo_stream
 from chat.group import conversation_turn
-from chat.turn import TurnRefused, validate_user_text
+from chat.turn import TurnRefused, events_dropped, validate_user_text
 from director.services import director_status
 from personalab.lib.body_fields import body_fields_check
 from personalab.lib.errors import AppError, Invalid, naming_field
@@ -285,15 +285,12 @@ async def _redo(request: HttpRequest, instance_id: str, *, action: str, stream: 
 
 
 async def _aside(instance_id: str, query: str, *, speaker: str | None, stream: bool):
-    async def emit(event: dict) -> None:
-        pass
-
     try:
         if stream:
             await sync_to_async(_aside_speaker_checked)(instance_id, speaker)
             return aside_stream(instance_id, query, speaker=speaker)
         result = await aside_run(get_store(), instance_id=instance_id, speaker=speaker,
-                                 content=query, emit=emit)
+                                 content=query, emit=events_dropped)
     except TurnRefused as exc:
         raise AppError(exc.code, exc.status, exc.message, {"speaker": exc.message}) from None
     return {"mode": "aside", "instance_id": instance_id, "speaker": result.speaker,
@@ -304,11 +301,7 @@ async def _aside(instance_id: str, query: str, *, speaker: str | None, stream: b
 async def _impersonate(instance_id: str, *, stream: bool):
     if stream:
         return impersonate_stream(instance_id)
-
-    async def emit(event: dict) -> None:
-        pass
-
-    result = await impersonate_run(get_store(), instance_id=instance_id, emit=emit)
+    result = await impersonate_run(get_store(), instance_id=instance_id, emit=events_dropped)
     return {"mode": "impersonate", "instance_id": instance_id, "answer_text": result.text,
             "error": result.error, "truncated": result.truncated}
 

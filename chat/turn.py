@@ -35,6 +35,11 @@ from personalab.lib.filestore import (AssistantLineWriter, FileStore, InstanceBu
 log = logging.getLogger(__name__)
 
 Emit = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+async def events_dropped(event: dict[str, Any]) -> None:
+    """The `emit` of a caller that answers with the whole result (a JSON reply): the token
+    events it would pass on are all in that result."""
 EMPTY_REPLY = "(无回复)"
 # Instance-state writes of finishing turns, beside their trace writes (_reply_settle).
 _state_writes = ThreadPoolExecutor(max_workers=4, thread_name_prefix="state-write")
