@@ -7,7 +7,7 @@ from typing import Any, Literal
 from ninja import Field, Schema
 from pydantic import StrictBool, StrictInt
 
-from personalab.lib.body_fields import ExtraKeysKept
+from personalab.lib.body_fields import ClosedBody, ExtraKeysKept
 
 
 class InstanceIn(ExtraKeysKept):
@@ -261,14 +261,14 @@ class BackgroundSwitchIn(Schema):
     background_id: str | None = Field(..., description="null plays on no background")
 
 
-class MemberIn(Schema):
+class MemberIn(ClosedBody):
     character_id: str
     muted: StrictBool = False
     talkativeness: float | None = Field(
         None, ge=0, le=1, description="0..1; the card's talkativeness when left out.")
 
 
-class MemberChangeIn(Schema):
+class MemberChangeIn(ClosedBody):
     muted: StrictBool | None = Field(None,
                                      description="A muted member answers only when picked.")
     talkativeness: float | None = Field(None, ge=0, le=1)

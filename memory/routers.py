@@ -15,8 +15,9 @@ from chat.context import provider_current
 from chat.services import instance_for_user
 from memory import services as memory
 from memory.api import memory_action
-from memory.schemas import (AuthorsNote, Items, MoveIn, PersonaChange, PersonaOut, PersonaTextIn,
-                            PinnedIn, PinnedOut, RecapsOut, TextIn, VersionIn)
+from memory.schemas import (AuthorsNote, AuthorsNoteIn, Items, MoveIn, PersonaChange,
+                            PersonaOut, PersonaTextIn, PinnedIn, PinnedOut, RecapsOut, TextIn,
+                            VersionIn)
 from personalab.lib.ids import validate_id
 from personalab.storage import get_store
 
@@ -210,5 +211,5 @@ def authors_note_read(request: HttpRequest, instance_id: str):
 @router.put(BASE + "/authors_note", response=AuthorsNote,
             description="Text woven into the history at `depth`, every `frequency` turns; "
                         "empty text turns it off.")
-def authors_note_set(request: HttpRequest, instance_id: str, payload: AuthorsNote):
-    return _locked(request, instance_id, memory.authors_note_save, note=payload.dict())
+def authors_note_set(request: HttpRequest, instance_id: str, payload: AuthorsNoteIn):
+    return _locked(request, instance_id, memory.authors_note_save, note=payload.model_dump())

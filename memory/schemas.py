@@ -8,12 +8,14 @@ from typing import Any, Literal
 from ninja import Field, Schema
 from pydantic import StrictInt
 
+from personalab.lib.body_fields import ClosedBody
 
-class TextIn(Schema):
+
+class TextIn(ClosedBody):
     text: str
 
 
-class MoveIn(Schema):
+class MoveIn(ClosedBody):
     to: StrictInt = Field(description="the item's new position, 0 = first")
 
 
@@ -25,7 +27,7 @@ class PersonaTextIn(TextIn):
     character_id: str | None = MEMBER_FIELD
 
 
-class VersionIn(Schema):
+class VersionIn(ClosedBody):
     version: StrictInt
     character_id: str | None = MEMBER_FIELD
 
@@ -43,7 +45,7 @@ class PersonaChange(Schema):
     changed: bool
 
 
-class PinnedIn(Schema):
+class PinnedIn(ClosedBody):
     text: str
     character_id: str | None = Field(
         None, description="a member: sets its override for conversations of exactly these "
@@ -73,9 +75,13 @@ class RecapsOut(Items):
     pending: list[dict[str, Any]]
 
 
-class AuthorsNote(Schema):
+class AuthorsNoteIn(ClosedBody):
     text: str = Field("", max_length=4000)
     depth: StrictInt = Field(4, ge=0, le=50,
                              description="messages from the end where it is woven in")
     frequency: StrictInt = Field(1, ge=1, le=100, description="every N turns")
     role: Literal["system", "user", "assistant"] = "system"
+
+
+class AuthorsNote(AuthorsNoteIn):
+    model_config = {"extra": "ignore"}

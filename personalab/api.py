@@ -28,6 +28,7 @@ from library.lorebook_routers import router as lorebooks_router
 from library.routers import backgrounds_router, characters_router
 from library.routers import router as library_router
 from memory.routers import router as memory_router
+from personalab.lib.body_fields import UNKNOWN_FIELD
 from personalab.lib.errors import AppError, TooLarge
 from personalab.lib.jsonbody import json_object_bounded
 
@@ -131,10 +132,14 @@ def _field_name(loc: list[Any]) -> str:
 def _validation_error(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     fields: dict[str, str] = {}
     for error in exc.errors:
-        fields.setdefault(_field_name(error.get("loc", [])), str(error.get("msg", "invalid")))
+        text = (UNKNOWN_FIELD if error.get("type") == "extra_forbidden"
+                else str(error.get("msg", "invalid")))
+        fields.setdefault(_field_name(error.get("loc", [])), text)
     message = "; ".join(f"{name}: {text}" for name, text in fields.items()) or "invalid request"
-    missing = all(error.get("type") == "missing" for error in exc.errors)
-    return _error(request, 400, "missing_field" if missing else "invalid", message, fields)
+    kinds = {error.get("type") for error in exc.errors}
+    code = {frozenset({"missing"}): "missing_field",
+            frozenset({"extra_forbidden"}): "unknown_field"}.get(frozenset(kinds), "invalid")
+    return _error(request, 400, code, message, fields)
 
 
 @api.exception_handler(AuthenticationError)

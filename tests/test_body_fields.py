@@ -133,3 +133,21 @@ def test_a_lorebook_keeps_unknown_keys_but_refuses_a_changed_owner(as_alice, sto
     assert store.lorebook_read(shown["lorebook_id"])["owner"] == "alice"
     error = _error(as_alice("post", "/api/v1/lorebooks", {"name": "Mine", "owner": "bob"}))
     assert error["code"] == "unknown_field" and set(error["fields"]) == {"owner"}
+
+
+def test_a_misspelt_setting_of_a_chat_is_refused_naming_it_and_changes_nothing(
+        as_alice, instance, character):
+    base = f"/api/v1/instances/{instance}"
+    note = {"text": "Rain all day.", "depth": 2, "frequency": 1, "role": "system"}
+    assert as_alice("put", f"{base}/authors_note", note).status_code == 200
+    shown = as_alice("get", f"{base}/authors_note").json()
+    assert as_alice("put", f"{base}/authors_note", shown).status_code == 200
+    error = _error(as_alice("put", f"{base}/authors_note", {"text": "Snow.", "dpeth": 9}))
+    assert error["code"] == "unknown_field" and set(error["fields"]) == {"dpeth"}
+    assert as_alice("get", f"{base}/authors_note").json() == note
+    error = _error(as_alice("put", f"/api/v1/instances/{instance}/members/{character}",
+                            {"talkativenes": 0.9}))
+    assert error["code"] == "unknown_field" and set(error["fields"]) == {"talkativenes"}
+    error = _error(as_alice("put", f"{base}/pinned", {"text": "Never lie.", "scope": "all"}))
+    assert error["code"] == "unknown_field" and set(error["fields"]) == {"scope"}
+    assert as_alice("get", f"{base}/pinned").json()["override"] == ""

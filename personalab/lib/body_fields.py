@@ -16,6 +16,16 @@ from pydantic import BaseModel, ConfigDict
 from personalab.lib.errors import AppError
 
 
+UNKNOWN_FIELD = "unknown field: nothing would store it"
+
+
+class ClosedBody(BaseModel):
+    """A request body with nothing besides its fields: another key is a 400 `unknown_field`
+    (pydantic's extra_forbidden, worded by personalab/api.py)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
 class ExtraKeysKept(BaseModel):
     """A shape that keeps the keys it does not list: a request body's reach the route (for
     body_fields_check), a file's reach the answer. pydantic's model, not ninja's Schema:
@@ -42,8 +52,7 @@ def body_fields_check(sent: Mapping[str, Any], *, writable: Collection[str],
     if not others:
         return
     shown_json = _as_json({name: shown[name] for name in others if name in shown})
-    unknown = {name: "unknown field: nothing would store it"
-               for name in others if name not in shown_json}
+    unknown = {name: UNKNOWN_FIELD for name in others if name not in shown_json}
     changed = {name: "read-only: send it as GET shows it, or leave it out"
                for name in others if name in shown_json and sent[name] != shown_json[name]}
     if unknown:
