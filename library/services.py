@@ -264,7 +264,10 @@ def persona_create(store: FileStore, *, owner, data: dict[str, Any]) -> str:
 def persona_update(store: FileStore, *, actor, persona_id: str, data: dict[str, Any]) -> None:
     persona = store.persona_read(persona_id)
     _persona_may_change(actor, persona)
-    store.persona_write(persona_id, {**persona, **_persona_fields(data, creating=False)})
+    fields = _persona_fields(data, creating=False)
+    if data.get("default") is False:  # no default: {{user}} is the prompt settings' name
+        fields["default"] = False
+    store.persona_write(persona_id, {**persona, **fields})
     persona_index(store, persona_id)
     if data.get("default"):
         persona_default_set(store, actor=actor, persona_id=persona_id)

@@ -89,3 +89,18 @@ def test_instance_create_takes_a_persona_id(call, store, alice, bob, character):
     refused = call(alice, "post", "/api/v1/instances",
                    {"character_id": character, "persona_id": hidden})
     assert refused.status_code == 404
+
+
+def test_default_false_makes_a_persona_no_longer_the_default(call, store, alice, instance):
+    from library.selectors import persona_effective
+
+    mira = call(alice, "post", "/api/v1/personas", {"name": "Mira"}).json()
+    assert persona_effective(store, owner="alice", persona_id=None)["name"] == "Mira"
+    changed = call(alice, "put", f"/api/v1/personas/{mira['persona_id']}", {"default": False})
+    assert changed.status_code == 200 and changed.json()["default"] is False
+    assert store.persona_read(mira["persona_id"])["default"] is False
+    assert persona_effective(store, owner="alice", persona_id=None)["persona_id"] is None
+    shown = call(alice, "get", f"/api/v1/personas/{mira['persona_id']}").json()
+    assert call(alice, "put", f"/api/v1/personas/{mira['persona_id']}",
+                {**shown, "default": True}).json()["default"] is True
+    assert persona_effective(store, owner="alice", persona_id=None)["name"] == "Mira"
