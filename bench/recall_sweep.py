@@ -66,7 +66,9 @@ def conversation_ask(path: Path, workdir: Path, settings: list[Setting],
     """Per setting label: each question's category and recall at KS."""
     data = json.loads(path.read_text(encoding="utf-8"))
     instance_id = "sweep_" + re.sub(r"[^a-z0-9_]", "_", path.stem.lower())[:50]
-    index = MemoryIndex(chroma_path=workdir / instance_id, embedder=embedder)
+    # MiniLM's vectors cached beside e5's, as recall_locomo.py does (the app's recall)
+    index = MemoryIndex(chroma_path=workdir / instance_id, embedder=embedder,
+                        second=embedder.second if embedder is not None else None)
     id_to_dia: dict[str, str] = {}
     last_day = ""
     for session_id, lines, id_map in conversation_sessions(data.get("conversation", data)):

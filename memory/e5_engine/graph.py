@@ -1,4 +1,5 @@
-"""The e5 (XLM-R/BERT) encoder as an ONNX graph, built in memory from `E5Weights`.
+"""A BERT encoder (e5's XLM-R, MiniLM) as an ONNX graph, built in memory from `E5Weights` or
+`MiniLMWeights` (both post-LayerNorm, erf GELU, mean pooling).
 
 Input: the summed word, position and token-type embeddings [batch, length, hidden] (looked up in
 numpy, which keeps the 250,037-row table 4-bit) and a mask [batch, length] (1 = real token).
@@ -12,22 +13,27 @@ tensor, as ORT's `DynamicQuantizeMatMul` has, fell to cosine 0.991 on some lines
 layer, whose GELU input quantises worst, stays on ORT's 4-bit `MatMulNBits` over the file's own
 blocks (re-packed; no zero points: ORT's default of 8 is q4_0's): with it in int8 too, a close
 ranking in tests/test_recall_focus.py flipped.
+
+MiniLM's fp32 weights stay fp32 (`MatMul` + bias): a quarter of e5's work per token, and vectors
+as sentence-transformers' give.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from memory.e5_engine.weights import BLOCK, E5Weights, q4_dequantise
+from memory.e5_engine.weights import BLOCK, q4_dequantise
 
 MS = "com.microsoft"
 INT8_MAX = 127
 
 
 class _Builder:
-    def __init__(self, weights: E5Weights) -> None:
+    def __init__(self, weights: Any) -> None:
         self.weights, self.config = weights, weights.config
         self.nodes: list[onnx.NodeProto] = []
         self.initializers: list[onnx.TensorProto] = []
@@ -77,6 +83,13 @@ class _Builder:
             "", "", self.constant(f"{name}.b", self.weights.f32(f"{name}.b")),
         ], f"{name}.out", domain=MS, K=columns, N=rows, bits=4, block_size=BLOCK, accuracy_level=4)
 
+    def linear_fp32(self, x: str, name: str) -> str:
+        """x times the float weights of `name` ([in, out]), plus its bias."""
+        product = self.node("MatMul", [x, self.constant(f"{name}.w", self.weights.matrix(f"{name}.w"))],
+                            f"{name}.product")
+        return self.node("Add", [product, self.constant(f"{name}.b", self.weights.f32(f"{name}.b"))],
+                         f"{name}.out")
+
     def skip_norm(self, x: str, skip: str, name: str) -> str:
         return self.node("SkipLayerNormalization", [
             x, skip, self.constant(f"{name}.w", self.weights.f32(f"{name}.w")),
@@ -84,6 +97,8 @@ class _Builder:
         ], f"{name}.out", domain=MS, epsilon=self.config.eps)
 
     def layer(self, x: str, index: int, mask: str) -> str:
+        if not self.weights.quantised:
+            return self.layer_fp32(x, index, mask)
         h, p = self.config.hidden, f"l{index}"
         qkv = self.linear(self.rows_quantise(x, f"{p}.in"), f"{p}.qkv", [f"{p}.q", f"{p}.k", f"{p}.v"], h)
         q, k, v = f"{p}.q.out", f"{p}.k.out", f"{p}.v.out"
@@ -98,6 +113,15 @@ class _Builder:
         out = self.linear_4bit(inner, f"{p}.fo", self.config.ffn, h)
         return self.skip_norm(out, x, f"{p}.oln")
 
+    def layer_fp32(self, x: str, index: int, mask: str) -> str:
+        p = f"l{index}"
+        q, k, v = (self.linear_fp32(x, f"{p}.{part}") for part in ("q", "k", "v"))
+        context = self.node("MultiHeadAttention", [q, k, v, "", mask], f"{p}.attention",
+                            domain=MS, num_heads=self.config.heads)
+        x = self.skip_norm(self.linear_fp32(context, f"{p}.ao"), x, f"{p}.aln")
+        inner = self.node("Gelu", [self.linear_fp32(x, f"{p}.fi")], f"{p}.gelu", domain=MS)
+        return self.skip_norm(self.linear_fp32(inner, f"{p}.fo"), x, f"{p}.oln")
+
     def mean_pool(self, x: str, mask: str) -> str:
         weight = self.node("Cast", [mask], "mask.float", to=TensorProto.FLOAT)
         weight = self.node("Unsqueeze", [weight, self.constant("axis.last", np.array([-1]))], "mask.column")
@@ -107,7 +131,9 @@ class _Builder:
         return self.node("Div", [total, count], "pooled")
 
 
-def encoder_graph(weights: E5Weights) -> onnx.ModelProto:
+def encoder_graph(weights: Any) -> onnx.ModelProto:
+    """`weights`: `config`, `quantised`, `f32(name)` and either `q4(name, columns)` (quantised)
+    or `matrix(name)` ([in, out] float32)."""
     config = weights.config
     builder = _Builder(weights)
     embeds = helper.make_tensor_value_info("embeds", TensorProto.FLOAT, ["batch", "length", config.hidden])

@@ -71,6 +71,8 @@ class _Cursor:
 class E5Weights:
     """The parsed file; tensors stay in the memory map until a graph copies what it needs."""
 
+    quantised = True
+
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self._map = np.memmap(self.path, dtype=np.uint8, mode="r")
