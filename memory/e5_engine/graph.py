@@ -37,10 +37,11 @@ class _Builder:
         self.weights, self.config = weights, weights.config
         self.nodes: list[onnx.NodeProto] = []
         self.initializers: list[onnx.TensorProto] = []
-        self.constant("q.step", np.array(1 / INT8_MAX, np.float32))
-        self.constant("q.tiny", np.array(1e-12, np.float32))
-        self.constant("q.offset", np.array(128, np.float32))
-        self.constant("q.zero", np.array(128, np.uint8))
+        if weights.quantised:
+            self.constant("q.step", np.array(1 / INT8_MAX, np.float32))
+            self.constant("q.tiny", np.array(1e-12, np.float32))
+            self.constant("q.offset", np.array(128, np.float32))
+            self.constant("q.zero", np.array(128, np.uint8))
 
     def constant(self, name: str, value: np.ndarray) -> str:
         self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
