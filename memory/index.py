@@ -274,14 +274,16 @@ class MemoryIndex:
             contexts = [before, *lines[:-1]]
         else:
             contexts = self._previous_lines(instance_id, session_id, lines)
+        if not keywords_only:
+            # MiniLM's vectors first: the sync compares e5's documents with the file, so a
+            # failure between the two writes leaves e5's old line there to be written again.
+            self.second_add(owner=owner, turns=lines)
         self._upsert("turns", instance_id, list(by_id), [str(line["content"]) for line in lines],
                      [{**turn_metadata(line, owner),
                        "context_id": turn_doc_id(session_id, previous) if previous else ""}
                       for line, previous in zip(lines, contexts)],
                      [turn_context_text(line, previous) for line, previous in zip(lines, contexts)],
                      keywords_only=keywords_only)
-        if not keywords_only:
-            self.second_add(owner=owner, turns=lines)
 
     def second_add(self, *, owner: dict[str, Any], turns: list[dict[str, Any]]) -> None:
         """MiniLM's vectors of the indexable `turns`, each line alone with its speaker (as the
@@ -303,17 +305,21 @@ class MemoryIndex:
                        embeddings=rows.tolist(),
                        metadatas=[{**meta, "doc_id": doc_id} for doc_id in doc_ids])
 
-    def second_missing(self, instance_id: str, doc_ids: list[str]) -> list[str]:
-        """Those of the lines `doc_ids` that have no MiniLM vector (none when it is off)."""
-        if not doc_ids or not self.second_on():
-            return []
+    def second_stored(self, instance_id: str, session_id: str) -> set[str]:
+        """The lines of a session MiniLM's collection holds (none when this index keeps none),
+        also while the model is missing: the sync deletes those the file no longer has."""
+        if SECOND not in self._delete_names():
+            return set()
         held: set[str] = set()
-        for start in range(0, len(doc_ids), MAX_GET_BATCH):
-            got = self._call(SECOND, "get", ids=[chroma_id(instance_id, d)
-                                                 for d in doc_ids[start:start + MAX_GET_BATCH]],
-                             include=[])
-            held.update(got["ids"])
-        return [d for d in doc_ids if chroma_id(instance_id, d) not in held]
+        offset = 0
+        while True:
+            got = self._call(SECOND, "get", where=where_normalize(
+                {"instance_id": instance_id, "session_id": session_id}),
+                include=[], limit=MAX_GET_BATCH, offset=offset)
+            held.update(stored_id.split(":", 1)[-1] for stored_id in got["ids"])
+            if len(got["ids"]) < MAX_GET_BATCH:
+                return held
+            offset += MAX_GET_BATCH
 
     def _previous_lines(self, instance_id: str, session_id: str,
                         lines: list[dict[str, Any]]) -> list[dict[str, Any] | None]:
@@ -549,7 +555,9 @@ class MemoryIndex:
     def documents_delete(self, collection: str, instance_id: str, doc_ids: list[str]) -> None:
         if not doc_ids:
             return
-        names = [collection, SECOND] if (collection == "turns"
+        # MiniLM's collection before e5's, which the sync compares with the file: a failure
+        # between the two leaves e5's line there to be deleted again.
+        names = [SECOND, collection] if (collection == "turns"
                                          and SECOND in self._delete_names()) else [collection]
         for start in range(0, len(doc_ids), MAX_GET_BATCH):
             for name in names:

@@ -240,8 +240,11 @@ def _session_replace(index: MemoryIndex, owner: dict[str, Any], session_id: str,
     instance_id = owner["instance_id"]
     stored = index.documents_stored("turns", where={"instance_id": instance_id,
                                                    "session_id": session_id})
+    # MiniLM's collection may hold lines e5's has not (a failure between their deletes).
+    vectored = index.second_stored(instance_id, session_id)
     wanted = {turn_doc_id(session_id, line): line for line in lines}
-    gone = [doc_id for doc_id in stored if doc_id not in wanted]
+    gone = [doc_id for doc_id in {**stored, **dict.fromkeys(sorted(vectored))}
+            if doc_id not in wanted]
     index.documents_delete("turns", instance_id, gone)
     stale: list[int] = []
     current: list[dict[str, Any]] = []
@@ -258,10 +261,9 @@ def _session_replace(index: MemoryIndex, owner: dict[str, Any], session_id: str,
     index.add_turns(session_id=session_id, before=None, keywords_only=True, **owner,
                     turns=[line for line in current if turn_doc_id(session_id, line) in lacking])
     # MiniLM's collection may lack lines e5's has (an index built before it, or without it).
-    unvectored = set(index.second_missing(instance_id, [turn_doc_id(session_id, line)
-                                                        for line in current]))
     index.second_add(owner={**owner, "session_id": session_id},
-                     turns=[line for line in current if turn_doc_id(session_id, line) in unvectored])
+                     turns=[line for line in current
+                            if turn_doc_id(session_id, line) not in vectored])
     # Lines are written in runs, each with the line before it as its context.
     written = 0
     for run in _runs(stale):
@@ -312,8 +314,9 @@ def _turn_current(session_id: str, line: dict[str, Any], previous: dict[str, Any
 def _session_drop(index: MemoryIndex, instance_id: str, session_id: str) -> int:
     stored = index.documents_stored("turns", where={"instance_id": instance_id,
                                                    "session_id": session_id})
-    index.documents_delete("turns", instance_id, list(stored))
-    return len(stored)
+    gone = [*stored, *sorted(index.second_stored(instance_id, session_id) - set(stored))]
+    index.documents_delete("turns", instance_id, gone)
+    return len(gone)
 
 
 # --- ledgers ---------------------------------------------------------------------------------

@@ -159,3 +159,72 @@ def test_without_the_model_recall_runs_on_e5_alone_with_one_warning(tmp_path, mo
     warnings = [r for r in caplog.records if "second embedding model unavailable" in r.message]
     assert len(warnings) == 1
     assert SECOND not in index.collection_ids()
+
+
+def _second_fails_once(patch, method):
+    """MiniLM's collection refuses one `method` call (a Chroma server hiccup, or kill -9 between
+    the two collections' writes: the sync stops there either way)."""
+    real = MemoryIndex._call
+    failed = []
+
+    def call(self, name, called, **kwargs):
+        if name == SECOND and called == method and not failed:
+            failed.append(called)
+            raise ConnectionError("chroma: connection reset")
+        return real(self, name, called, **kwargs)
+
+    patch.setattr(MemoryIndex, "_call", call)
+
+
+def _synced(store, instance):
+    with store.instance_lock(instance):
+        for line in _lines():
+            store.session_append(instance, "sess_001", line)
+    index = MemoryIndex(chroma_path=store.chroma_dir)
+    instance_sync(store, index, instance_id=instance)
+    return index
+
+
+def test_an_edit_whose_minilm_write_failed_is_found_by_its_new_words_after_the_next_sync(
+        store, instance, monkeypatch):
+    from chat import history
+
+    index = _synced(store, instance)
+    read = store.session_read(instance, "sess_001")
+    history.message_edit(store, instance_id=instance, session_id="sess_001", index=0,
+                         fingerprint=history.line_fingerprint(read.lines[0]),
+                         text="I bought a red sports car yesterday, a convertible.")
+    with monkeypatch.context() as patch:
+        _second_fails_once(patch, "upsert")
+        with pytest.raises(ConnectionError):
+            instance_sync(store, index, instance_id=instance)
+    instance_sync(store, index, instance_id=instance)
+    where = {"instance_id": instance}
+    car = index.second_search("What car did Jolene buy?", where=where, n_results=3)
+    assert max(car, key=car.get)[2] == "turn_sess_001_1_user"
+    dog = index.second_search("Jolene adopted a rescue greyhound", where=where, n_results=3)
+    assert max(dog, key=dog.get)[2] != "turn_sess_001_1_user"
+
+
+def test_an_archived_session_whose_minilm_delete_failed_leaves_it_at_the_next_sync(
+        store, instance, monkeypatch):
+    index = _synced(store, instance)
+    store.session_archive(instance, "sess_001")
+    with monkeypatch.context() as patch:
+        _second_fails_once(patch, "delete")
+        with pytest.raises(ConnectionError):
+            instance_sync(store, index, instance_id=instance)
+    instance_sync(store, index, instance_id=instance)
+    assert index.second_search("greyhound", where={"instance_id": instance}, n_results=10) == {}
+    assert index.count(SECOND) == 0
+
+
+def test_a_minilm_vector_without_its_line_leaves_at_the_next_compare(store, instance):
+    index = _synced(store, instance)
+    # Left by a sync stopped between the collections' deletes under the code before this fix.
+    index.documents_delete("turns", instance, ["turn_sess_001_3_user"])
+    index.second_add(owner={**OWNER, "instance_id": instance, "session_id": "sess_001"},
+                     turns=[_lines()[4]])
+    store.session_archive(instance, "sess_001")
+    instance_sync(store, index, instance_id=instance)
+    assert index.count(SECOND) == 0
