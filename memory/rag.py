@@ -143,6 +143,9 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
     query = names_strip(query, speakers) if speakers else query
     pool, dense = _dense_candidates(index, collections, query, where=where, k=depth)
     second = second_candidates(index, collections, query, where=where, k=depth)
+    # A line MiniLM holds and e5's index does not (a write cut short) cannot be shown: it
+    # would take a place among the k best and leave one fewer.
+    second = {key: second[key] for key in _stored(index, list(second), known=pool)}
     keyword = keyword_search(index, collections, query, where=where, k=depth,
                              also=list({**pool, **second}))
     dense_norm = dense_fuse(dense, second)

@@ -228,3 +228,26 @@ def test_a_minilm_vector_without_its_line_leaves_at_the_next_compare(store, inst
     store.session_archive(instance, "sess_001")
     instance_sync(store, index, instance_id=instance)
     assert index.count(SECOND) == 0
+
+
+def test_a_line_only_minilm_holds_takes_no_place_among_the_recalled(tmp_path, monkeypatch):
+    index = MemoryIndex(chroma_path=tmp_path / "chroma_db")
+    index.add_turns(session_id="sess_001", turns=_lines(), **OWNER)
+    said = {"role": "user", "speaker": "Jolene", "name": "Jolene", "turn": 4,
+            "timestamp": "2026-10-04T10:00:00", "content": "Biscuit the greyhound chewed my shoes."}
+    real = MemoryIndex._call
+
+    def turns_down(self, name, method, **kwargs):  # Chroma fails after MiniLM took the line
+        if name == "turns" and method == "upsert":
+            raise ConnectionError("chroma: connection reset")
+        return real(self, name, method, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(MemoryIndex, "_call", turns_down)
+        with pytest.raises(ConnectionError):
+            index.add_turns(session_id="sess_001", turns=[said], **OWNER)
+    assert index.count(SECOND) == len(CONVERSATION) + 1
+    hits = rag.query_user_history("Do you remember what kind of dog Jolene adopted?", "inst_en",
+                                  index=index, force=True, k=len(CONVERSATION))
+    assert len(hits.hits) == len(CONVERSATION)
+    assert "chewed" not in " ".join(hit.text for hit in hits.hits)
