@@ -105,7 +105,9 @@ def instance_sync(store: FileStore, index: MemoryIndex, *, instance_id: str,
         state = before = state_read(store, instance_id)
         collections = collections or index.collection_ids()
         if state.get("collections") != collections:
-            state = {}
+            # Every session is compared again, and those gone since the last sync still leave
+            # (a collection added, such as MiniLM's, leaves the others' documents in place).
+            state = {"sessions": dict.fromkeys(state.get("sessions") or {})}
         state = {"version": STATE_VERSION, "collections": collections,
                  "sessions": state.get("sessions") or {}, "ledgers": state.get("ledgers") or {}}
         instance = store.instance_state_read(instance_id)

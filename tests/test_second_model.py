@@ -251,3 +251,18 @@ def test_a_line_only_minilm_holds_takes_no_place_among_the_recalled(tmp_path, mo
                                   index=index, force=True, k=len(CONVERSATION))
     assert len(hits.hits) == len(CONVERSATION)
     assert "chewed" not in " ".join(hit.text for hit in hits.hits)
+
+
+def test_a_session_archived_before_the_first_sync_with_minilm_leaves_the_index(store, instance):
+    with store.instance_lock(instance):
+        for line in _lines():
+            store.session_append(instance, "sess_001", line)
+    old = MemoryIndex(chroma_path=store.chroma_dir, second=False)  # the app before MiniLM
+    instance_sync(store, old, instance_id=instance)
+    store.session_archive(instance, "sess_001")  # the server stopped before its sync ran
+
+    new = MemoryIndex(chroma_path=store.chroma_dir)
+    assert instance_sync(store, new, instance_id=instance)["deleted"] == len(CONVERSATION)
+    assert new.count("turns") == 0
+    assert not rag.query_user_history("Do you remember Jolene's greyhound?", instance,
+                                      index=new, force=True, k=3).hits
