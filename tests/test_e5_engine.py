@@ -96,3 +96,11 @@ def test_repacked_4bit_weights_hold_the_same_values():
     packed = q4_repack(blocks["qs"])  # MatMulNBits: weights 2i (low) and 2i + 1 (high) in byte i
     unpacked = np.stack([packed & 0x0F, packed >> 4], axis=-1).reshape(5, 64)
     assert np.array_equal(unpacked.astype(np.float32) - 8.0, q4_dequantise(blocks))
+
+
+@pytest.mark.parametrize("setting", ["0", "-1", "two"])
+def test_an_embed_threads_setting_of_zero_or_nonsense_still_embeds(engine, monkeypatch, setting):
+    monkeypatch.setenv("PERSONALAB_EMBED_THREADS", setting)
+    own = OnnxE5(engine.weights.path, side_by_side=True)
+    rows = own.encode([ENGLISH, CHINESE])
+    assert np.allclose(rows, engine.encode([ENGLISH, CHINESE]), atol=1e-4)

@@ -12,6 +12,7 @@ all threads (lower latency for one short query).
 
 from __future__ import annotations
 
+import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
@@ -28,6 +29,22 @@ PREFIXES = {True: "query: ", False: "passage: "}
 # used less CPU per passage than 512 or 2,048 (bench/embed_throughput.py).
 BATCH_TOKENS = 256
 BATCH_ROWS = 32
+THREADS_DEFAULT = 2
+
+log = logging.getLogger(__name__)
+
+
+def threads_setting() -> int:
+    """PERSONALAB_EMBED_THREADS: threads of each embedding engine, 2 by default; 0 (or less)
+    means one per core. A value that is not a number is reported once per engine and ignored."""
+    raw = os.environ.get("PERSONALAB_EMBED_THREADS", str(THREADS_DEFAULT))
+    try:
+        threads = int(raw)
+    except ValueError:
+        log.warning("PERSONALAB_EMBED_THREADS=%r is not a number: using %d threads", raw,
+                    THREADS_DEFAULT)
+        return THREADS_DEFAULT
+    return threads if threads > 0 else max(1, os.cpu_count() or 1)
 
 
 def session_make(weights: E5Weights, *, threads: int):
@@ -54,7 +71,7 @@ class OnnxE5:
         self._word = self.weights.q4("emb.word", config.hidden)
         self._position = self.weights.f32("emb.pos").reshape(config.max_positions, config.hidden)
         self._type = self.weights.f32("emb.type")[:config.hidden]
-        threads = threads or int(os.environ.get("PERSONALAB_EMBED_THREADS", "2"))
+        threads = threads or threads_setting()
         self._runs = threads if side_by_side else 1
         self._session = session_make(self.weights, threads=threads // self._runs)
         self._pool = ThreadPoolExecutor(self._runs, "e5") if self._runs > 1 else None

@@ -9,14 +9,13 @@ last layer over the real tokens, L2-normalised. No prefixes.
 from __future__ import annotations
 
 import json
-import os
 import struct
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from memory.e5_engine.engine import _batches, session_make
+from memory.e5_engine.engine import _batches, session_make, threads_setting
 from memory.e5_engine.weights import Config, WeightsError
 
 MAX_TOKENS = 256
@@ -86,8 +85,7 @@ class OnnxMiniLM:
         self._word = self.weights.tensor("embeddings.word_embeddings.weight")
         self._position = self.weights.tensor("embeddings.position_embeddings.weight")
         self._type = self.weights.tensor("embeddings.token_type_embeddings.weight")[0]
-        threads = threads or int(os.environ.get("PERSONALAB_EMBED_THREADS", "2"))
-        self._session = session_make(self.weights, threads=threads)
+        self._session = session_make(self.weights, threads=threads or threads_setting())
 
     def token_count(self, text: str, is_query: bool = False) -> int:
         """Word pieces of `text` with [CLS] and [SEP], after the cut at 256."""
