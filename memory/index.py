@@ -469,14 +469,21 @@ class MemoryIndex:
         if rows is None:
             return {}
         embedding = rows[0].tolist()
-        owners = where_instances(where) if where_checkable(where) else None
-        if owners is not None:
+        if where and where_checkable(where):
+            # As in search(): Chroma's metadata filter is the slow path at 100,000 lines. The
+            # instance is in the stored id; any other filter (the director's background) is
+            # checked on the metadata MiniLM's vectors carry.
             asked = n_results * UNFILTERED_FACTOR
+            owners = where_instances(where)
+            include = ["distances"] if owners is not None else ["distances", "metadatas"]
             result = self._call(SECOND, "query", query_embeddings=[embedding], n_results=asked,
-                                include=["distances"])
+                                include=include)
             ids = result["ids"][0] if result.get("ids") else []
-            kept = [(stored_id, distance) for stored_id, distance
-                    in zip(ids, result["distances"][0]) if stored_id.split(":", 1)[0] in owners]
+            metadatas = result["metadatas"][0] if owners is None and ids else [{}] * len(ids)
+            kept = [(stored_id, distance) for stored_id, distance, metadata
+                    in zip(ids, result["distances"][0], metadatas)
+                    if (stored_id.split(":", 1)[0] in owners if owners is not None
+                        else where_matches(metadata or {}, where))]
             if len(kept) >= n_results or len(ids) < asked:
                 return {("turns", *stored_id.split(":", 1)): 1.0 - float(distance)
                         for stored_id, distance in kept[:n_results]}

@@ -266,3 +266,27 @@ def test_a_session_archived_before_the_first_sync_with_minilm_leaves_the_index(s
     assert new.count("turns") == 0
     assert not rag.query_user_history("Do you remember Jolene's greyhound?", instance,
                                       index=new, force=True, k=3).hits
+
+
+def test_a_search_by_world_keeps_to_that_world_without_chromas_metadata_filter(tmp_path, monkeypatch):
+    """The director's fallback filters by instance and background: MiniLM's lines are filtered
+    on their metadata after a plain nearest-neighbour search, as e5's are (Chroma's filter costs
+    about 0.9 s at 100,000 lines)."""
+    index = MemoryIndex(chroma_path=tmp_path / "chroma_db")
+    index.add_turns(session_id="sess_001", turns=_lines(), **{**OWNER, "background_id": "bg_sea"})
+    index.add_turns(session_id="sess_001", turns=_lines(),
+                    **{**OWNER, "instance_id": "inst_2", "background_id": "bg_city"})
+    real = MemoryIndex._call
+    filters = []
+
+    def call(self, name, called, **kwargs):
+        if name == SECOND and called == "query":
+            filters.append(kwargs.get("where"))
+        return real(self, name, called, **kwargs)
+
+    monkeypatch.setattr(MemoryIndex, "_call", call)
+    found = index.second_search(
+        "rescue greyhound", n_results=3,
+        where={"instance_id": {"$in": ["inst_en", "inst_2"]}, "background_id": "bg_city"})
+    assert len(found) == 3 and {key[1] for key in found} == {"inst_2"}
+    assert filters == [None]
