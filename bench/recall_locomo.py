@@ -98,6 +98,7 @@ def session_lines(raw_turns: list[dict[str, Any]], *, speaker_a: str, session_id
 
 
 SECOND_MODEL = True  # --without-second-model: e5 alone
+SENTENCES = ""  # --minilm-sentences: "max" or "mean" (bench/minilm_sentences.py)
 
 
 class CachedEmbedder(E5EmbeddingFunction):
@@ -198,8 +199,11 @@ def conversation_run(path: Path, workdir: Path, *, speakers: bool, ks: list[int]
     data = json.loads(path.read_text(encoding="utf-8"))
     conversation = data.get("conversation", data)
     instance_id = "bench_" + re.sub(r"[^a-z0-9_]", "_", path.stem.lower())[:50]
-    index = MemoryIndex(chroma_path=workdir / instance_id, embedder=embedder,
-                        second=second)
+    index_class = MemoryIndex
+    if SENTENCES and SECOND_MODEL:
+        from minilm_sentences import SentenceIndex
+        index_class = type("Index", (SentenceIndex,), {"mode": SENTENCES})
+    index = index_class(chroma_path=workdir / instance_id, embedder=embedder, second=second)
     id_to_dia: dict[str, str] = {}
     plain_documents: list[tuple[str, str]] = []
     speaker_of: dict[str, str] = {}
@@ -217,6 +221,7 @@ def conversation_run(path: Path, workdir: Path, *, speakers: bool, ks: list[int]
                            str(line.get("speaker") or line["role"]) for line in lines})
         turn_count += len(lines)
     embed_seconds = time.perf_counter() - started
+    minilm_vectors = index.collection("turns_minilm").count() if index.second_on() else 0
     top = max(ks)
     # The questions are asked after the conversation: "last week" counts from its last session.
     now = date.fromisoformat(last_day) if last_day else None
@@ -243,6 +248,7 @@ def conversation_run(path: Path, workdir: Path, *, speakers: bool, ks: list[int]
                 qa, result, found, index=index, instance_id=instance_id, now=now,
                 id_to_dia=id_to_dia, texts=dict(plain_documents), speaker_of=speaker_of)
     return {"name": path.stem, "turns": turn_count, "questions": questions,
+            "minilm_vectors": minilm_vectors,
             "embed_seconds": embed_seconds, "query_seconds": query_seconds}
 
 
@@ -317,6 +323,9 @@ def set_summary(result: dict[str, Any], ks: list[int], *, cached: bool) -> None:
     if not cached:
         print(f"embedding[{result['name']}]={turns / embed:.1f} lines/s "
               f"({embed / turns * 1000:.1f} s per 1,000 lines, index writes included)")
+    vectors = sum(run["minilm_vectors"] for run in result["runs"])
+    if vectors:
+        print(f"minilm[{result['name']}]={vectors / turns:.2f} vectors per line")
     print(f"query[{result['name']}]=mean {statistics.mean(queries) * 1000:.0f} ms, "
           f"p95 {queries[int(0.95 * (len(queries) - 1))] * 1000:.0f} ms")
 
@@ -351,15 +360,20 @@ def main() -> None:
                              "its text and speaker, and the top 10")
     parser.add_argument("--without-second-model", action="store_true",
                         help="recall with e5 alone (no MiniLM collection), as before issue 17")
+    parser.add_argument("--minilm-sentences", choices=("max", "mean"), default="",
+                        help="issue 17's experiment: MiniLM also embeds each line's sentences; "
+                             "a line scores the max of {line, sentences} or the mean of the "
+                             "line and its best sentence (bench/minilm_sentences.py)")
     parser.add_argument("--without-speaker-names", action="store_true",
                         help="store lines without the speaker's name (only role user/assistant)")
     args = parser.parse_args()
     folders = args.data or [REPO.parent / "shared" / "bench" / "locomo"]
     ks = sorted({int(k) for k in args.k.split(",") if k.strip()})
     embedder = CachedEmbedder(args.embed_cache) if args.embed_cache else None
+    global SECOND_MODEL, SENTENCES
     if args.without_second_model:
-        global SECOND_MODEL
         SECOND_MODEL = False
+    SENTENCES = args.minilm_sentences
     if args.dense_weight is not None:
         rag.DENSE_WEIGHT = args.dense_weight
     if args.context_weight is not None:
@@ -378,7 +392,8 @@ def main() -> None:
           f"date bonus {rag.DATE_BONUS}, speaker bonus {rag.SPEAKER_BONUS}, "
           f"session bonus {rag.SESSION_BONUS}, neighbour share {rag.NEIGHBOUR_SHARE}, "
           f"asking discount {rag.ASKING_DISCOUNT}, second model "
-          f"{'off' if not SECOND_MODEL else f'MiniLM (dense side {rag.DENSE_WEIGHT_TWO:.2f})'}")
+          f"{'off' if not SECOND_MODEL else f'MiniLM (dense side {rag.DENSE_WEIGHT_TWO:.2f})'}"
+          f"{f', MiniLM sentences ({SENTENCES})' if SENTENCES else ''}")
     results = []
     for folder in folders:
         print(f"{folder.name}:", flush=True)
