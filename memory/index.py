@@ -423,41 +423,47 @@ class MemoryIndex:
         if n_results <= 0:
             return []
         embedding = query_embedding if query_embedding is not None else self.query_embed(query)
-        if where and where_checkable(where):
-            # Chroma's metadata filter costs about 4 µs per matching document (0.9 s for an
-            # instance of 100,000 turns), a plain search for a few times more results ~10 ms.
-            # Filtering those here is enough when the instance holds most of the collection,
-            # which is when the filter is slow; otherwise the filtered search runs after it.
-            asked = n_results * UNFILTERED_FACTOR
-            owners = where_instances(where)
-            if owners is not None:
-                return self._nearest_owned(collection, embedding, n_results, asked, owners, where)
-            hits = self._nearest(collection, embedding, asked, where=None)
-            kept = [hit for hit in hits if where_matches(hit.metadata, where)]
-            if len(kept) >= n_results or len(hits) < asked:
-                return kept[:n_results]
-        return self._nearest(collection, embedding, n_results, where=where)
-
-    def _nearest_owned(self, collection: str, embedding: list[float], n_results: int,
-                       asked: int, owners: set[str], where: dict[str, Any]) -> list[Hit]:
-        """The unfiltered search by ids and distances alone, filtered by the instance the id
-        names; only the kept documents are read (reading the documents and metadata of every
-        result was two thirds of a search at 100,000 turns)."""
-        result = self._call(collection, "query", query_embeddings=[embedding],
-                            n_results=asked, include=["distances"])
-        ids = result["ids"][0] if result.get("ids") else []
-        kept = [(stored_id, 1.0 - float(distance))
-                for stored_id, distance in zip(ids, result["distances"][0])
-                if stored_id.split(":", 1)[0] in owners][:n_results]
-        if len(kept) < n_results and len(ids) >= asked:
+        if not (where and where_checkable(where)):
             return self._nearest(collection, embedding, n_results, where=where)
-        if not kept:
+        # Only the kept documents are read: reading the documents and metadata of every
+        # result was two thirds of a search at 100,000 turns.
+        scored = self._nearest_scores(collection, embedding, n_results, where)
+        if not scored:
             return []
-        got = self._call(collection, "get", ids=[stored_id for stored_id, _ in kept],
+        got = self._call(collection, "get", ids=[stored_id for stored_id, _ in scored],
                          include=["documents", "metadatas"])
         stored = dict(zip(got["ids"], zip(got["documents"], got["metadatas"])))
         return [hit_make(collection, stored_id, *stored[stored_id], score)
-                for stored_id, score in kept if stored_id in stored]
+                for stored_id, score in scored if stored_id in stored]
+
+    def _nearest_scores(self, collection: str, embedding: list[float], n_results: int,
+                        where: dict[str, Any]) -> list[tuple[str, float]]:
+        """The stored ids and cosine similarities of the nearest documents `where` selects.
+        Chroma's metadata filter costs about 4 µs per matching document (0.9 s for an instance
+        of 100,000 turns), a plain search for a few times more results ~10 ms. So a filter
+        this module can check is applied here to a plain search (the instance is in the
+        stored id; other keys need the metadata): enough when the instance holds most of the
+        collection, which is when the filter is slow; otherwise the filtered search runs."""
+        if where and where_checkable(where):
+            asked = n_results * UNFILTERED_FACTOR
+            owners = where_instances(where)
+            result = self._call(collection, "query", query_embeddings=[embedding], n_results=asked,
+                                include=["distances"] if owners is not None
+                                else ["distances", "metadatas"])
+            ids = result["ids"][0] if result.get("ids") else []
+            metadatas = result["metadatas"][0] if owners is None and ids else [{}] * len(ids)
+            kept = [(stored_id, 1.0 - float(distance)) for stored_id, distance, metadata
+                    in zip(ids, result["distances"][0], metadatas)
+                    if (stored_id.split(":", 1)[0] in owners if owners is not None
+                        else where_matches(metadata or {}, where))]
+            if len(kept) >= n_results or len(ids) < asked:
+                return kept[:n_results]
+        result = self._call(collection, "query", query_embeddings=[embedding],
+                            n_results=n_results, where=where_normalize(where),
+                            include=["distances"])
+        ids = result["ids"][0] if result.get("ids") else []
+        return [(stored_id, 1.0 - float(distance))
+                for stored_id, distance in zip(ids, result["distances"][0])]
 
     def second_search(self, query: str, *, where: dict[str, Any], n_results: int
                       ) -> dict[Key, float]:
@@ -468,30 +474,8 @@ class MemoryIndex:
         rows = self._second_embed([query], is_query=True)
         if rows is None:
             return {}
-        embedding = rows[0].tolist()
-        if where and where_checkable(where):
-            # As in search(): Chroma's metadata filter is the slow path at 100,000 lines. The
-            # instance is in the stored id; any other filter (the director's background) is
-            # checked on the metadata MiniLM's vectors carry.
-            asked = n_results * UNFILTERED_FACTOR
-            owners = where_instances(where)
-            include = ["distances"] if owners is not None else ["distances", "metadatas"]
-            result = self._call(SECOND, "query", query_embeddings=[embedding], n_results=asked,
-                                include=include)
-            ids = result["ids"][0] if result.get("ids") else []
-            metadatas = result["metadatas"][0] if owners is None and ids else [{}] * len(ids)
-            kept = [(stored_id, distance) for stored_id, distance, metadata
-                    in zip(ids, result["distances"][0], metadatas)
-                    if (stored_id.split(":", 1)[0] in owners if owners is not None
-                        else where_matches(metadata or {}, where))]
-            if len(kept) >= n_results or len(ids) < asked:
-                return {("turns", *stored_id.split(":", 1)): 1.0 - float(distance)
-                        for stored_id, distance in kept[:n_results]}
-        result = self._call(SECOND, "query", query_embeddings=[embedding], n_results=n_results,
-                            where=where_normalize(where), include=["distances"])
-        ids = result["ids"][0] if result.get("ids") else []
-        return {("turns", *stored_id.split(":", 1)): 1.0 - float(distance)
-                for stored_id, distance in zip(ids, result["distances"][0])}
+        scored = self._nearest_scores(SECOND, rows[0].tolist(), n_results, where)
+        return {("turns", *stored_id.split(":", 1)): score for stored_id, score in scored}
 
     def _nearest(self, collection: str, embedding: list[float], n_results: int, *,
                  where: dict[str, Any] | None) -> list[Hit]:
