@@ -50,6 +50,9 @@ def test_question_focus_keeps_what_follows_a_repair():
     ("那位内科专家的身高是多少呢？", ("内科专家", "身高是多少呢？")),
     ("28岁的那位生日是哪天？", ("28岁", "生日是哪天？")),
     ("硬件创新与发展论坛的持续时间是什么？", None),
+    # The asker's own clause names the thing by the answer line itself: searched whole.
+    ("我住的那个小区是哪个来着？", None),
+    ("那个我要参加的活动是美食游泳趣味节的活动，地点是什么？", None),
 ])
 def test_condition_split_finds_what_is_true_and_what_is_asked(text, split):
     assert condition_split(text) == split
@@ -134,6 +137,14 @@ def test_a_conditional_question_recalls_the_line_with_the_answer(diary):
                                 index=diary, force=True, k=4)
     assert _found(result, "我的上司是个工程师。")
     assert _found(result, "我上司的联系电话是19845027633。")
+
+
+def test_a_question_naming_a_thing_by_what_the_asker_did_recalls_the_asker_s_line(diary):
+    # "我住的那个小区" is not a condition to bridge from: the condition "住" alone found any
+    # line and its words led the second search away from the neighbourhood.
+    result = query_user_history("那个人是工程师的电话号码能告诉我吗？另外，我住的那个小区是哪个来着？",
+                                "inst_d", index=diary, force=True, k=4)
+    assert _found(result, "我住在龙湖小区。")
 
 
 def test_a_conditional_question_about_that_person_recalls_the_answer(diary):
