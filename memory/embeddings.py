@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -121,6 +122,18 @@ def _second_make() -> Any | None:
 
 def second_available() -> bool:
     return second_load() is not None
+
+
+# MiniLM is English only. A question with any of these characters is left to e5, and so is a
+# line with more of them than Latin letters: its MiniLM vector would never be asked for.
+CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN_LETTER = re.compile(r"[A-Za-z]")
+
+
+def second_wanted(text: str) -> bool:
+    """Whether MiniLM embeds this line: not when it is mostly Chinese."""
+    cjk = len(CJK_CHAR.findall(text))
+    return cjk == 0 or cjk <= len(_LATIN_LETTER.findall(text))
 
 
 def second_embed(texts: list[str], *, is_query: bool) -> np.ndarray | None:

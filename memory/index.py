@@ -3,8 +3,8 @@
 Collections (seeds/personalab-data-layout.md, "Chroma向量库格式"): `summaries` and `plots` as the seed
 defines them, plus `turns` (one document per finished user/assistant line) so recall works
 before the first summary exists, and `turns_minilm`: the same lines' all-MiniLM-L6-v2 vectors
-(no documents; memory/embeddings.py `second_embed`), written and deleted with `turns` when the
-model is installed. Everything here can be rebuilt from the files
+(no documents; memory/embeddings.py `second_embed`; none for a line mostly in Chinese), written
+and deleted with `turns` when the model is installed. Everything here can be rebuilt from the files
 (memory/sync.py): Chroma is never the only copy of anything.
 """
 
@@ -20,7 +20,8 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from memory.embeddings import SecondEmbeddingFunction, default_embedder, second_available, second_embed
+from memory.embeddings import (SecondEmbeddingFunction, default_embedder, second_available,
+                               second_embed, second_wanted)
 from memory.keywords import Key, KeywordStore, turn_text
 
 COLLECTIONS = ("turns", "summaries", "plots")
@@ -277,7 +278,7 @@ class MemoryIndex:
         if not keywords_only:
             # MiniLM's vectors first: the sync compares e5's documents with the file, so a
             # failure between the two writes leaves e5's old line there to be written again.
-            self.second_add(owner=owner, turns=lines)
+            self.second_add(owner=owner, turns=lines, forget_skipped=True)
         self._upsert("turns", instance_id, list(by_id), [str(line["content"]) for line in lines],
                      [{**turn_metadata(line, owner),
                        "context_id": turn_doc_id(session_id, previous) if previous else ""}
@@ -285,13 +286,29 @@ class MemoryIndex:
                      [turn_context_text(line, previous) for line, previous in zip(lines, contexts)],
                      keywords_only=keywords_only)
 
-    def second_add(self, *, owner: dict[str, Any], turns: list[dict[str, Any]]) -> None:
+    def second_add(self, *, owner: dict[str, Any], turns: list[dict[str, Any]],
+                   forget_skipped: bool = False) -> None:
         """MiniLM's vectors of the indexable `turns`, each line alone with its speaker (as the
         experiment measured it: the line before made MiniLM worse); nothing when it is off.
+        A line that is mostly Chinese gets none (memory.embeddings.second_wanted); with
+        `forget_skipped` (a line written anew) the vector its earlier text had is deleted.
         `owner`: instance_id, character_id, background_id and session_id, as add_turns has them."""
         instance_id, session_id = owner["instance_id"], owner["session_id"]
         meta = {**owner, "background_id": owner.get("background_id") or ""}
-        lines = [line for line in turns if turn_is_indexable(line)]
+        lines: list[dict[str, Any]] = []
+        skipped: list[str] = []
+        for line in turns:
+            if not turn_is_indexable(line):
+                continue
+            if second_wanted(str(line["content"])):
+                lines.append(line)
+            else:
+                skipped.append(turn_doc_id(session_id, line))
+        if forget_skipped and SECOND in self._delete_names():
+            for start in range(0, len(skipped), MAX_GET_BATCH):
+                batch_ids = skipped[start:start + MAX_GET_BATCH]
+                self._call(SECOND, "delete",
+                           ids=[chroma_id(instance_id, doc_id) for doc_id in batch_ids])
         if not lines or not self.second_on():
             return
         for start in range(0, len(lines), 256):

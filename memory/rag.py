@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Any
 
-
+from memory.embeddings import CJK_CHAR
 from memory.feedback import neighbours_share, session_prefer
 from memory.focus import (QuestionFocus, TimeWindow, focus_read, names_strip, speakers_named,
                           timestamp_day)
@@ -38,8 +38,6 @@ DENSE_WEIGHT = 0.45  # measured on the three dev sets (README, Recall)
 # mean of the two models' normalised cosines) weighs 0.9 / 1.45. A rule fixed before measuring
 # (issue 17's experiment), not a fit.
 DENSE_WEIGHT_TWO = 2 * DENSE_WEIGHT / (1 + DENSE_WEIGHT)
-# MiniLM is English only: a question with any of these characters is left to e5.
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 DENSE_CANDIDATES_MIN = 50
 # Both candidate pools are drawn for at least this many results whatever k is asked: the pools
 # set the min-max normalisation, so a shallower search ranked its top k differently from a
@@ -170,7 +168,7 @@ def second_candidates(index: MemoryIndex, collections: tuple[str, ...], query: s
                       where: dict[str, Any], k: int) -> dict[Key, float]:
     """MiniLM's own best lines and their cosines, as many as e5's candidates; none for a
     question with a CJK character, a search without turns, or MiniLM missing."""
-    if "turns" not in collections or _CJK.search(query):
+    if "turns" not in collections or CJK_CHAR.search(query):
         return {}
     return index.second_search(query, where=where, n_results=max(DENSE_CANDIDATES_MIN, 5 * k))
 

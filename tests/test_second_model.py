@@ -290,3 +290,58 @@ def test_a_search_by_world_keeps_to_that_world_without_chromas_metadata_filter(t
         where={"instance_id": {"$in": ["inst_en", "inst_2"]}, "background_id": "bg_city"})
     assert len(found) == 3 and {key[1] for key in found} == {"inst_2"}
     assert filters == [None]
+
+
+MIXED = [
+    ("user", "Lin", "我昨天在龙湖小区门口遇到了老同学，聊了一个小时。"),
+    ("assistant", "Mara", "I met an old classmate at the gate of my neighbourhood yesterday."),
+]
+
+
+def _counting(embedded):
+    def second(texts, *, is_query):
+        embedded.extend(texts)
+        return embeddings.second_embed(texts, is_query=is_query)
+    return second
+
+
+def test_a_line_mostly_in_chinese_gets_no_minilm_vector(tmp_path):
+    # MiniLM is English only and a Chinese question never asks it: its vector would cost a
+    # quarter of a Chinese chat's indexing for nothing.
+    embedded: list[str] = []
+    index = MemoryIndex(chroma_path=tmp_path / "chroma_db", second=_counting(embedded))
+    index.add_turns(session_id="sess_001", turns=_lines(MIXED), **OWNER)
+    assert index.second_stored("inst_en", "sess_001") == {"turn_sess_001_1_assistant"}
+    assert embedded == ["Mara: I met an old classmate at the gate of my neighbourhood yesterday."]
+    assert index.count("turns") == 2  # e5 keeps both
+    assert embeddings.second_wanted("I met 小红 at the station")  # an English line naming someone
+
+
+def test_a_chinese_session_is_synced_without_minilm_and_stays_synced(store, instance):
+    with store.instance_lock(instance):
+        for line in _lines([MIXED[0], ("assistant", "Mara", "那家店的饺子真好吃，我们下次再去。")]):
+            store.session_append(instance, "sess_001", line)
+    embedded: list[str] = []
+    index = MemoryIndex(chroma_path=store.chroma_dir, second=_counting(embedded))
+    assert instance_sync(store, index, instance_id=instance)["turns"] == 2
+    assert embedded == [] and index.count(SECOND) == 0
+    # The next sync sees no MiniLM vector missing, so it has nothing to do.
+    assert sum(instance_sync(store, index, instance_id=instance).values()) == 0
+    assert embedded == []
+
+
+def test_a_line_edited_into_chinese_leaves_minilm_s_collection(store, instance):
+    from chat import history
+
+    index = _synced(store, instance)
+    assert "turn_sess_001_1_user" in index.second_stored(instance, "sess_001")
+    read = store.session_read(instance, "sess_001")
+    history.message_edit(store, instance_id=instance, session_id="sess_001", index=0,
+                         fingerprint=history.line_fingerprint(read.lines[0]),
+                         text="我上周末终于领养了一只灵缇犬，名字叫饼干。")
+    instance_sync(store, index, instance_id=instance)
+    held = index.second_stored(instance, "sess_001")
+    assert "turn_sess_001_1_user" not in held  # its English vector would match the old words
+    assert len(held) == len(CONVERSATION) - 1
+    found = rag.query_user_history("你还记得我领养的灵缇犬吗？", instance, index=index, force=True, k=1)
+    assert found.hits[0].id == "turn_sess_001_1_user"
