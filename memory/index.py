@@ -278,7 +278,7 @@ class MemoryIndex:
         if not keywords_only:
             # MiniLM's vectors first: the sync compares e5's documents with the file, so a
             # failure between the two writes leaves e5's old line there to be written again.
-            self.second_add(owner=owner, turns=lines, forget_skipped=True)
+            self.second_add(owner=owner, turns=lines)
         self._upsert("turns", instance_id, list(by_id), [str(line["content"]) for line in lines],
                      [{**turn_metadata(line, owner),
                        "context_id": turn_doc_id(session_id, previous) if previous else ""}
@@ -286,29 +286,15 @@ class MemoryIndex:
                      [turn_context_text(line, previous) for line, previous in zip(lines, contexts)],
                      keywords_only=keywords_only)
 
-    def second_add(self, *, owner: dict[str, Any], turns: list[dict[str, Any]],
-                   forget_skipped: bool = False) -> None:
+    def second_add(self, *, owner: dict[str, Any], turns: list[dict[str, Any]]) -> None:
         """MiniLM's vectors of the indexable `turns`, each line alone with its speaker (as the
-        experiment measured it: the line before made MiniLM worse); nothing when it is off.
-        A line that is mostly Chinese gets none (memory.embeddings.second_wanted); with
-        `forget_skipped` (a line written anew) the vector its earlier text had is deleted.
+        experiment measured it: the line before made MiniLM worse); nothing when it is off,
+        none for a line mostly in Chinese (memory.embeddings.second_wanted).
         `owner`: instance_id, character_id, background_id and session_id, as add_turns has them."""
         instance_id, session_id = owner["instance_id"], owner["session_id"]
         meta = {**owner, "background_id": owner.get("background_id") or ""}
-        lines: list[dict[str, Any]] = []
-        skipped: list[str] = []
-        for line in turns:
-            if not turn_is_indexable(line):
-                continue
-            if second_wanted(str(line["content"])):
-                lines.append(line)
-            else:
-                skipped.append(turn_doc_id(session_id, line))
-        if forget_skipped and SECOND in self._delete_names():
-            for start in range(0, len(skipped), MAX_GET_BATCH):
-                batch_ids = skipped[start:start + MAX_GET_BATCH]
-                self._call(SECOND, "delete",
-                           ids=[chroma_id(instance_id, doc_id) for doc_id in batch_ids])
+        lines = [line for line in turns
+                 if turn_is_indexable(line) and second_wanted(str(line["content"]))]
         if not lines or not self.second_on():
             return
         for start in range(0, len(lines), 256):
@@ -321,6 +307,11 @@ class MemoryIndex:
             self._call(SECOND, "upsert", ids=[chroma_id(instance_id, d) for d in doc_ids],
                        embeddings=rows.tolist(),
                        metadatas=[{**meta, "doc_id": doc_id} for doc_id in doc_ids])
+
+    def second_delete(self, instance_id: str, doc_ids: list[str]) -> None:
+        """MiniLM's vectors of these lines; e5's documents are left to the caller."""
+        if SECOND in self._delete_names():
+            self._ids_delete(SECOND, instance_id, doc_ids)
 
     def second_stored(self, instance_id: str, session_id: str) -> set[str]:
         """The lines of a session MiniLM's collection holds (none when this index keeps none),
@@ -565,13 +556,15 @@ class MemoryIndex:
             return
         # MiniLM's collection before e5's, which the sync compares with the file: a failure
         # between the two leaves e5's line there to be deleted again.
-        names = [SECOND, collection] if (collection == "turns"
-                                         and SECOND in self._delete_names()) else [collection]
-        for start in range(0, len(doc_ids), MAX_GET_BATCH):
-            for name in names:
-                self._call(name, "delete", ids=[chroma_id(instance_id, doc_id)
-                                                for doc_id in doc_ids[start:start + MAX_GET_BATCH]])
+        if collection == "turns":
+            self.second_delete(instance_id, doc_ids)
+        self._ids_delete(collection, instance_id, doc_ids)
         self.keywords.delete(collection, instance_id, doc_ids)
+
+    def _ids_delete(self, name: str, instance_id: str, doc_ids: list[str]) -> None:
+        for start in range(0, len(doc_ids), MAX_GET_BATCH):
+            self._call(name, "delete", ids=[chroma_id(instance_id, doc_id)
+                                            for doc_id in doc_ids[start:start + MAX_GET_BATCH]])
 
 
 def ledger_events(store: Any, owner: dict[str, Any]

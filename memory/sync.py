@@ -36,6 +36,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from memory.embeddings import second_wanted
 from memory.index import (MemoryIndex, ledger_events, turn_context_text, turn_doc_id,
                           turn_is_indexable)
 from personalab.lib.filestore import FileStore, jsonl_lines_since, write_json_atomic
@@ -257,6 +258,11 @@ def _session_replace(index: MemoryIndex, owner: dict[str, Any], session_id: str,
         else:
             stale.append(position)
         previous = line
+    # A line rewritten into Chinese gets no MiniLM vector: the one of its old words goes.
+    index.second_delete(instance_id, [
+        turn_doc_id(session_id, lines[p]) for p in stale
+        if turn_doc_id(session_id, lines[p]) in vectored
+        and not second_wanted(str(lines[p]["content"]))])
     # The keyword store may lack lines Chroma has (a lost or older keyword file).
     lacking = set(index.keywords.missing(instance_id, "turns",
                                          [turn_doc_id(session_id, line) for line in current]))
