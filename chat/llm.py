@@ -22,9 +22,9 @@ import openai
 import orjson
 
 from chat.reasoning import Reasoning, ThinkSplitter, reasoning_split
+from personalab.lib import sse
 from personalab.lib.errors import AppError
 from personalab.lib.jsontext import SurrogatesJoin, text_surrogates_replace
-from personalab.lib.sse import LineTooLong, SSELines, StreamIdle, reads_parsed, rest_drained
 
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -151,12 +151,12 @@ class OpenAIProvider:
                     raise LLMError("the LLM compressed its stream, though asked not to")
                 reader = SSEReader(max_line_bytes=self.settings.max_line_bytes)
                 chunks = response.aiter_raw()
-                async for piece in reads_parsed(chunks, reader.feed, done=lambda: reader.done,
-                                                idle_seconds=self.settings.idle_seconds):
+                async for piece in sse.reads_parsed(chunks, reader.feed, done=lambda: reader.done,
+                                                    idle_seconds=self.settings.idle_seconds):
                     yield piece
                 for piece in reader.end():
                     yield piece
-                await rest_drained(chunks)
+                await sse.rest_drained(chunks)
             finally:
                 await response.aclose()
         except Exception as err:
@@ -175,7 +175,7 @@ class OpenAIProvider:
     def _error_from(self, err: Exception) -> LLMError:
         if isinstance(err, LLMError):
             return err
-        if isinstance(err, (LineTooLong, StreamIdle)):
+        if isinstance(err, (sse.LineTooLong, sse.StreamIdle)):
             return LLMError(str(err))
         if isinstance(err, (openai.APITimeoutError, httpx2.TimeoutException)):
             return LLMError(f"LLM timed out after {self.settings.timeout:g}s")
@@ -232,7 +232,7 @@ class SSEReader:
     ends the stream; an event carrying `error` raises it as the LLM's error."""
 
     def __init__(self, *, max_line_bytes: int = LLMSettings.max_line_bytes) -> None:
-        self._lines = SSELines(max_line_bytes=max_line_bytes)
+        self._lines = sse.SSELines(max_line_bytes=max_line_bytes)
         self.done = False
         self._halves: SurrogatesJoin | None = None  # made once a chunk holds a lone surrogate
 
@@ -241,6 +241,8 @@ class SSEReader:
             return []
         buffer = self._lines.feed(data)  # whole lines only; the rest waits for the next read
         end = len(buffer)
+        if sse.lines_without_text(buffer):
+            return []
         # Lines that are not `data:` (comments, event names, ids, blank separators) are skipped;
         # one C-level scan of the read finds the others (a Python loop over the lines cost a
         # quarter of the parsing).

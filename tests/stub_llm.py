@@ -340,8 +340,16 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8100)
     parser.add_argument("--reply-tokens", type=int, default=50)
     parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--long-line", type=int, default=0, metavar="BYTES",
+                        help="hostile: every stream is one line of BYTES with no newline")
+    parser.add_argument("--useless", type=float, default=0.0, metavar="SECONDS",
+                        help="hostile: every stream sends empty deltas for SECONDS")
     args = parser.parse_args()
-    reply = Reply("tok " * args.reply_tokens, chunk_size=4, delay=args.delay)
+    reply: Step = Reply("tok " * args.reply_tokens, chunk_size=4, delay=args.delay)
+    if args.long_line:
+        reply = LongLine(args.long_line, before="before the line. ")
+    elif args.useless:
+        reply = Useless(args.useless, before="before the flood. ")
     stub = StubLLM(host=args.host, port=args.port, default=reply)
     print(f"stub LLM serving at {stub.base_url} (Ctrl-C to stop)", flush=True)
     try:
