@@ -10,7 +10,7 @@ import pytest
 
 from chat.turn import turn_run
 from personalab.lib.sse import LineTooLong, SSELines
-from tests.stub_llm import LongLine, Useless
+from tests.stub_llm import LongLine, Reply, Useless
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -81,3 +81,12 @@ def test_a_long_line_inside_one_read_is_refused():
     lines = SSELines(max_line_bytes=10)
     with pytest.raises(LineTooLong):
         lines.feed(b"short\n" + b"x" * 50 + b"\nend\n")
+
+
+async def test_a_slow_reply_that_keeps_sending_text_is_not_cut_by_the_idle_time(
+        store, instance, use_stub, monkeypatch):
+    monkeypatch.setenv("PERSONALAB_LLM_IDLE_SECONDS", "0.6")
+    use_stub.script(Reply("一二三四五六七八", chunk_size=1, delay=0.15))  # 1.2 s in all
+    result = await _run(store, instance, [])
+    last = _lines(store, instance)[-1]
+    assert result.error is None and last["content"] == "一二三四五六七八"
