@@ -4,7 +4,6 @@ and the built-in offline demo. Framework-free: the caller builds the settings.""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import json
 import os
@@ -23,14 +22,12 @@ import openai
 import orjson
 
 from chat.reasoning import Reasoning, ThinkSplitter, reasoning_split
+from personalab.lib import sse
 from personalab.lib.errors import AppError
 from personalab.lib.jsontext import SurrogatesJoin, text_surrogates_replace
 
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-# After `[DONE]`, how long and how much the body's end is waited for to keep the connection.
-DRAIN_SECONDS = 0.05
-DRAIN_BYTES = 65536
 OFFLINE_LABEL = "Offline demo — replies are generated locally, not by a language model"
 
 
@@ -40,6 +37,11 @@ class LLMSettings:
     api_key: str = ""  # OPENAI_API_KEY, or llm.json's key for a base URL other than the env's
     model: str = ""  # PERSONALAB_MODEL
     timeout: float = 60.0  # read timeout between chunks
+    # A stream with nothing to show for this long ends: a reply that is coming sends text (or
+    # reasoning) within a minute even from a slow local model; a longer silence is a stuck
+    # endpoint or one feeding empty deltas, and the player sees an error instead of waiting.
+    idle_seconds: float = 60.0
+    max_line_bytes: int = 2 << 20  # an event line; a chunk is a few hundred bytes
     connect_timeout: float = 10.0
     gguf_path: str = ""  # PERSONALAB_GGUF
     offline_delay: float = 0.01  # pause between offline demo pieces
@@ -69,6 +71,8 @@ def llm_settings_from_env(overrides: dict | None = None) -> LLMSettings:
         api_key=os.environ.get("OPENAI_API_KEY", "").strip(),
         model=os.environ.get("PERSONALAB_MODEL", "").strip(),
         timeout=_env_float("PERSONALAB_LLM_TIMEOUT", 60.0),
+        idle_seconds=_env_float("PERSONALAB_LLM_IDLE_SECONDS", 60.0),
+        max_line_bytes=int(_env_float("PERSONALAB_LLM_MAX_LINE_BYTES", 2 << 20)),
         connect_timeout=_env_float("PERSONALAB_LLM_CONNECT_TIMEOUT", 10.0),
         gguf_path=os.environ.get("PERSONALAB_GGUF", "").strip(),
         offline_delay=_env_float("PERSONALAB_OFFLINE_DELAY", 0.01),
@@ -138,19 +142,21 @@ class OpenAIProvider:
             # against the typed-dict annotations first, which cost more than the rest of the
             # turn before the first token (bench/stream_overhead.py). The messages are plain
             # JSON already. The event stream is read here, a network read at a time.
-            response = await self._client().post("/chat/completions", cast_to=httpx2.Response,
-                                                  content=_json_bytes(body), stream=True)
+            response = await self._client().post(
+                "/chat/completions", cast_to=httpx2.Response, content=_json_bytes(body),
+                stream=True, options={"headers": {"Accept-Encoding": "identity"}})
             try:
-                reader = SSEReader()
-                chunks = response.aiter_bytes()
-                async for data in chunks:
-                    for piece in reader.feed(data):
-                        yield piece
-                    if reader.done:
-                        break
+                # A compressed read could unpack to any size before a line is looked at.
+                if response.headers.get("content-encoding", "identity") != "identity":
+                    raise LLMError("the LLM compressed its stream, though asked not to")
+                reader = SSEReader(max_line_bytes=self.settings.max_line_bytes)
+                chunks = response.aiter_raw()
+                async for piece in sse.reads_parsed(chunks, reader.feed, done=lambda: reader.done,
+                                                    idle_seconds=self.settings.idle_seconds):
+                    yield piece
                 for piece in reader.end():
                     yield piece
-                await _rest_drained(chunks)
+                await sse.rest_drained(chunks)
             finally:
                 await response.aclose()
         except Exception as err:
@@ -169,6 +175,8 @@ class OpenAIProvider:
     def _error_from(self, err: Exception) -> LLMError:
         if isinstance(err, LLMError):
             return err
+        if isinstance(err, (sse.LineTooLong, sse.StreamIdle)):
+            return LLMError(str(err))
         if isinstance(err, (openai.APITimeoutError, httpx2.TimeoutException)):
             return LLMError(f"LLM timed out after {self.settings.timeout:g}s")
         if isinstance(err, httpx2.TransportError):
@@ -223,17 +231,18 @@ class SSEReader:
     piece (and its reasoning likewise), so what follows pays per read, not per chunk. `[DONE]`
     ends the stream; an event carrying `error` raises it as the LLM's error."""
 
-    def __init__(self) -> None:
-        self._rest = b""
+    def __init__(self, *, max_line_bytes: int = LLMSettings.max_line_bytes) -> None:
+        self._lines = sse.SSELines(max_line_bytes=max_line_bytes)
         self.done = False
         self._halves: SurrogatesJoin | None = None  # made once a chunk holds a lone surrogate
 
     def feed(self, data: bytes) -> list[str]:
         if self.done:
             return []
-        buffer = self._rest + data
-        end = buffer.rfind(b"\n") + 1  # whole lines only; the rest waits for the next read
-        self._rest = buffer[end:]
+        buffer = self._lines.feed(data)  # whole lines only; the rest waits for the next read
+        end = len(buffer)
+        if sse.lines_without_text(buffer):
+            return []
         # Lines that are not `data:` (comments, event names, ids, blank separators) are skipped;
         # one C-level scan of the read finds the others (a Python loop over the lines cost a
         # quarter of the parsing).
@@ -295,19 +304,6 @@ class SSEReader:
                 self.done = True
                 return payloads[:position]
         return payloads
-
-
-async def _rest_drained(chunks: AsyncIterator[bytes]) -> None:
-    """What follows `[DONE]` (the body's end, usually in the same read), so the connection goes
-    back to the pool for the next turn instead of being closed and opened again. A server
-    that sends more, or holds the body open, gets its connection closed as before."""
-    with contextlib.suppress(Exception):
-        async with asyncio.timeout(DRAIN_SECONDS):
-            drained = 0
-            async for data in chunks:
-                drained += len(data)
-                if drained > DRAIN_BYTES:
-                    return
 
 
 def _joined(run: list[str]) -> str:

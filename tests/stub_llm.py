@@ -22,6 +22,7 @@ import itertools
 import json
 import socket
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -75,7 +76,28 @@ class Garbage:
     pass
 
 
-Step = Reply | Fail | Hang | HangBeforeHeaders | Empty | Garbage
+@dataclass(frozen=True)
+class LongLine:
+    """Hostile: `before` as usual deltas, then one `data:` line of `size` bytes that never
+    ends (a reply text with no newline, sent 64 KB at a time), then the connection closes."""
+
+    size: int
+    before: str = ""
+
+
+@dataclass(frozen=True)
+class Useless:
+    """Hostile: `before` as usual deltas, then for `seconds` as fast as it can (or every
+    `every` seconds) events that carry nothing: empty deltas, keep-alive comments, role-only
+    chunks; then `[DONE]`. With `content`, endless one-character deltas instead."""
+
+    seconds: float
+    before: str = ""
+    every: float = 0.0
+    content: bool = False
+
+
+Step = Reply | Fail | Hang | HangBeforeHeaders | Empty | Garbage | LongLine | Useless
 
 
 class StubLLM:
@@ -195,6 +217,8 @@ class _Exchange:
         elif isinstance(step, Garbage):
             self._begin("text/event-stream" if self.stream else "application/json")
             self._write("data: {this is not json\n\n" if self.stream else "{this is not json")
+        elif isinstance(step, (LongLine, Useless)):
+            self._answer_hostile(step)
         elif self.stream:
             self._answer_stream(step)
         else:
@@ -211,6 +235,30 @@ class _Exchange:
                 return
             self._event(self._chunk({key: text}))
         self._event(self._chunk({}, finish="stop"))
+        self._write("data: [DONE]\n\n")
+
+    def _answer_hostile(self, step: LongLine | Useless) -> None:
+        self._begin("text/event-stream")
+        for start in range(0, len(step.before), 4):
+            self._event(self._chunk({"content": step.before[start:start + 4]}))
+        if isinstance(step, LongLine):
+            self._write('data: {"choices": [{"index": 0, "delta": {"content": "')
+            block = "a" * 65536
+            for _ in range(step.size // len(block)):
+                if self.wake.is_set():
+                    return
+                self._write(block)
+            return
+        useless = [self._chunk({"content": ""}), self._chunk({"role": "assistant"}),
+                   self._chunk({})]
+        burst = "".join(f"data: {json.dumps(chunk)}\n\n: keep-alive\n\n" for chunk in useless)
+        if step.content:
+            burst = f"data: {json.dumps(self._chunk({'content': 'x'}))}\n\n"
+        ends = time.monotonic() + step.seconds
+        while time.monotonic() < ends and not self.wake.is_set():
+            self._write(burst * (1 if step.every else 64))
+            if step.every:
+                self.wake.wait(step.every)
         self._write("data: [DONE]\n\n")
 
     @staticmethod
@@ -292,8 +340,16 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8100)
     parser.add_argument("--reply-tokens", type=int, default=50)
     parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--long-line", type=int, default=0, metavar="BYTES",
+                        help="hostile: every stream is one line of BYTES with no newline")
+    parser.add_argument("--useless", type=float, default=0.0, metavar="SECONDS",
+                        help="hostile: every stream sends empty deltas for SECONDS")
     args = parser.parse_args()
-    reply = Reply("tok " * args.reply_tokens, chunk_size=4, delay=args.delay)
+    reply: Step = Reply("tok " * args.reply_tokens, chunk_size=4, delay=args.delay)
+    if args.long_line:
+        reply = LongLine(args.long_line, before="before the line. ")
+    elif args.useless:
+        reply = Useless(args.useless, before="before the flood. ")
     stub = StubLLM(host=args.host, port=args.port, default=reply)
     print(f"stub LLM serving at {stub.base_url} (Ctrl-C to stop)", flush=True)
     try:
