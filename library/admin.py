@@ -108,7 +108,8 @@ class LorebookAdmin(admin.ModelAdmin):
 
     def delete_model(self, request, obj):
         try:
-            lorebook_services.lorebook_remove(get_store(), actor=request.user, lorebook_id=obj.lorebook_id)
+            lorebook_services.lorebook_remove(get_store(), actor=request.user,
+                                               lorebook_id=obj.lorebook_id)
         except services.LibraryError as exc:
             messages.error(request, str(exc))
 
