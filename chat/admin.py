@@ -4,13 +4,17 @@ from chat.models import ApiToken, Instance, Session, Trace
 
 
 class IndexOnlyAdmin(admin.ModelAdmin):
-    """Rows that only index the data folder: shown here, created and changed from the app (the
-    files are the truth; an admin form could not write them)."""
+    """Rows that only index the data folder: shown here, created, changed and archived from the
+    app (the files are the truth; an admin form could not write them, and a deleted row would
+    come back with the next reindex)."""
 
     def has_add_permission(self, request) -> bool:
         return False
 
     def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
         return False
 
 

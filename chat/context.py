@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import logging
 import threading
 import time
@@ -15,8 +16,15 @@ from typing import Any
 from chat.group_prompt import lines_for_speaker, members_block, unnamed_lines_by
 from chat.llm import Provider, llm_settings_from_env, provider_for
 from chat.members import is_group
-from chat.pipeline import (MESSAGE_OVERHEAD_TOKENS, PromptInputs, PromptResult, TemplateStore,
-                           conversation_lines_wanted, conversation_tokens_room, prompt_build)
+from chat.pipeline import (
+    MESSAGE_OVERHEAD_TOKENS,
+    PromptInputs,
+    PromptResult,
+    TemplateStore,
+    conversation_lines_wanted,
+    conversation_tokens_room,
+    prompt_build,
+)
 from chat.prompt.alternation import messages_alternate
 from chat.prompt.card_fields import CardFields, card_fields_placement, card_fields_read
 from chat.prompt.language import locale_for_character
@@ -25,16 +33,27 @@ from chat.services import generation_for_instance
 from chat.speakers import Pick
 from director.logic import director_prepare_context
 from library.lorebook import lore_blocks, lore_outlets, lorebook_match
-from library.selectors import (ChatCharacters, background_for_chat, character_for_chat,
-                               character_for_chat_optional, item_readable_by, persona_effective)
+from library.selectors import (
+    ChatCharacters,
+    background_for_chat,
+    character_for_chat,
+    character_for_chat_optional,
+    item_readable_by,
+    persona_effective,
+)
 from memory import runtime as memory_runtime
 from memory import services as memory_services
-from memory.selectors import (character_conversation_ids, member_presence, recall_witnessed,
-                             reference_instance_ids)
+from memory.selectors import (
+    character_conversation_ids,
+    member_presence,
+    recall_witnessed,
+    reference_instance_ids,
+)
 from memory.summarize_journal import summarize_recover
 from personalab.lib.filestore import FileStore, LinesBefore, SessionRead, StoreError, utc_now
-from personalab.lib.macros import idle_duration_text
+from personalab.lib.line_macros import LineMacros, character_macro_values, line_macros_replace
 from personalab.lib.lines import narrator_sent
+from personalab.lib.macros import idle_duration_text
 from personalab.lib.membership import member_change_recover
 from personalab.lib.participants import member_ids, member_state_read
 from personalab.lib.tokens import count_tokens
@@ -542,7 +561,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
             store, instance_id=ctx.instance_id, character_id=_speaker_id(ctx))],  # §3.4: 1v1 only
         floating_blocks=[*lore["blocks"], *depth_prompt,
                          *_members_block(store, ctx, group)],
-        lines=(_prompt_lines(ctx, player_name=persona["name"],
+        lines=(_prompt_lines(_members_own_macros(store, ctx, persona), player_name=persona["name"],
                              unnamed_name=_unnamed_name(store, ctx)) if group
                else _prompt_lines(ctx)),
         lines_before=ctx.lines_before, token_counts=ctx.token_counts,
@@ -566,11 +585,8 @@ def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],
                      lines: list[dict[str, Any]]) -> dict[str, str]:
     """What the macros of card text, lore and messages stand for (prompt and page alike);
     `persona`: persona_effective's answer (`{{user}}` is its name, `{{persona}}` its text)."""
-    card = (character.get("card") or {}).get("data") or {}
     values = {"user": persona.get("name") or "User", "persona": persona.get("description") or "",
-              "char": character.get("name") or "",
-              "description": card.get("description") or character.get("base_persona") or "",
-              "personality": card.get("personality") or "", "scenario": card.get("scenario") or ""}
+              **character_macro_values(character)}
     last_user = next((line for line in reversed(lines) if line.get("role") == "user"), None)
     if last_user and last_user.get("timestamp"):
         try:
@@ -589,7 +605,10 @@ def page_macro_values(store: FileStore, *, state: dict[str, Any], lines: list[di
                                 persona_id=state.get("persona_id"))
     characters = characters or ChatCharacters(store, state=state)
     character = characters.optional(state.get("character_id"))
-    return macro_values_for(character=character, persona=persona, lines=lines)
+    members = member_ids(state) if is_group(state) else []
+    return LineMacros(macro_values_for(character=character, persona=persona, lines=lines),
+                      {member: character_macro_values(characters.optional(member))
+                       for member in members})
 
 
 def _other_members(store: FileStore, ctx: TurnContext) -> list[dict[str, Any]]:
@@ -616,6 +635,20 @@ def _members_block(store: FileStore, ctx: TurnContext, group: bool) -> list[dict
                                character_id=ctx.speaker.character_id)
     return [members_block(others, speaker_name=ctx.character.get("name") or "",
                           joined_later=presence.spans != ((None, None),))]
+
+
+def _members_own_macros(store: FileStore, ctx: TurnContext,
+                        persona: dict[str, Any]) -> TurnContext:
+    """`ctx` with other members' lines read with their own {{char}}: the pipeline fills in the
+    speaker's values, which would make Bob's greeting say Ann's name when Ann speaks."""
+    speaker = ctx.speaker.character_id if ctx.speaker else None
+    values = LineMacros(macro_values_for(character=ctx.character, persona=persona, lines=[]), {
+        member: character_macro_values(_character_optional(store, ctx.instance_state, member))
+        for member in member_ids(ctx.instance_state) if member != speaker})
+    lines = [{**line, "content": line_macros_replace(line, values)}
+             if line.get("speaker") in values.by_speaker and line.get("role") == "assistant"
+             else line for line in ctx.lines]
+    return dataclasses.replace(ctx, lines=lines)
 
 
 def _unnamed_name(store: FileStore, ctx: TurnContext) -> str:

@@ -15,7 +15,7 @@ from library.selectors import (ChatCharacters, background_for_chat,
 from personalab.lib.filestore import FileStore, SessionRead, StoreError
 from personalab.lib.jsontext import json_loads
 from personalab.lib.lines import session_line_problem
-from personalab.lib.macros import message_macros_replace
+from personalab.lib.line_macros import line_macros_replace
 from personalab.lib.membership import member_changes_read
 
 CHAT_PAGE_SIZE = 40
@@ -200,8 +200,7 @@ def last_message_preview(store: FileStore, *, state: dict[str, Any],
         return ""
     text = line["content"]
     if "{{" in text or "<" in text:  # the macro values cost a persona and a character read
-        text = message_macros_replace(text, page_macro_values(store, state=state, lines=[line]),
-                                      seed=f"{line.get('turn')}:{line.get('timestamp')}")
+        text = line_macros_replace(line, page_macro_values(store, state=state, lines=[line]))
     return " ".join(text.replace("*", "").split())
 
 

@@ -358,7 +358,7 @@ async def instance_memory_action(request: HttpRequest, instance_id: str, action:
     from asgiref.sync import sync_to_async
 
     from chat.llm import LLMError
-    from memory.api import memory_action
+    from chat.memory_actions import memory_action
     from memory.services import MemoryActionError
 
     user = await request.auser()

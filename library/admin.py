@@ -7,7 +7,7 @@ import json
 from django import forms
 from django.contrib import admin, messages
 
-from library import services
+from library import lorebook_services, services
 from library.models import Background, Character, Lorebook
 from personalab.storage import get_store
 
@@ -48,6 +48,11 @@ class CharacterAdmin(admin.ModelAdmin):
             services.character_delete(get_store(), character_id=obj.character_id)
         except services.LibraryError as exc:
             messages.error(request, str(exc))
+
+    def delete_queryset(self, request, queryset):
+        # "Delete selected" would otherwise drop index rows only, and reindex brings them back.
+        for obj in queryset:
+            self.delete_model(request, obj)
 
 
 class BackgroundForm(forms.ModelForm):
@@ -90,12 +95,27 @@ class BackgroundAdmin(admin.ModelAdmin):
         except services.LibraryError as exc:
             messages.error(request, str(exc))
 
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            self.delete_model(request, obj)
+
 
 @admin.register(Lorebook)
 class LorebookAdmin(admin.ModelAdmin):
     list_display = ["lorebook_id", "name", "entry_count", "owner", "visibility"]
     list_filter = ["visibility"]
     readonly_fields = ["lorebook_id", "name", "entry_count", "content"]
+
+    def delete_model(self, request, obj):
+        try:
+            lorebook_services.lorebook_remove(get_store(), actor=request.user,
+                                               lorebook_id=obj.lorebook_id)
+        except services.LibraryError as exc:
+            messages.error(request, str(exc))
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            self.delete_model(request, obj)
 
     def content(self, obj):
         return json.dumps(get_store().lorebook_read(obj.lorebook_id), ensure_ascii=False,

@@ -27,7 +27,7 @@ from director.routers import router as config_router
 from library.lorebook_routers import router as lorebooks_router
 from library.routers import backgrounds_router, characters_router
 from library.routers import router as library_router
-from memory.routers import router as memory_router
+from chat.memory_routers import router as memory_router
 from personalab.lib.body_fields import UNKNOWN_FIELD
 from personalab.lib.errors import AppError, TooLarge
 from personalab.lib.jsonbody import json_object_bounded

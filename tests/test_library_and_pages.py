@@ -194,3 +194,25 @@ def test_trace_page_shows_sections(alice_client, store, instance):
     assert "base_persona" in page and "conversation" in page and "Messages sent" in page
     assert 'id="director-outline"' in page and "Read from the reply" in page
     assert "total_ms" in page and "{&#x27;" not in page, "timings and director shown as tables, not dicts"
+
+
+def test_admin_delete_selected_removes_the_files_so_reindex_keeps_them_gone(
+        client, django_user_model, store, character):
+    admin = django_user_model.objects.create_superuser("root", "", "pw-123456")
+    client.force_login(admin)
+    response = client.post("/admin/library/character/", {
+        "action": "delete_selected", "_selected_action": [character], "post": "yes"})
+    assert response.status_code == 302
+    assert character not in store.character_ids()
+    call_command("reindex")
+    assert not Character.objects.filter(pk=character).exists()
+
+
+def test_admin_does_not_offer_deleting_index_only_rows(client, django_user_model, instance):
+    admin = django_user_model.objects.create_superuser("root", "", "pw-123456")
+    client.force_login(admin)
+    page = client.get("/admin/chat/instance/").content.decode()
+    assert "delete_selected" not in page
+    response = client.post(f"/admin/chat/instance/{instance}/delete/", {"post": "yes"})
+    assert response.status_code == 403
+    assert Instance.objects.filter(pk=instance).exists()

@@ -7,7 +7,7 @@ from typing import Any
 
 from django import template
 
-from personalab.lib.macros import message_macros_replace
+from personalab.lib.line_macros import line_macros_replace
 
 register = template.Library()
 
@@ -20,8 +20,7 @@ def line_text(line: dict[str, Any], values: dict[str, str] | None) -> str:
         return "" if content is None else str(content)
     if line.get("type") == "summary" or not values:
         return content
-    seed = f"{line.get('turn')}:{line.get('timestamp')}"
-    return message_macros_replace(content, values, seed=seed)
+    return line_macros_replace(line, values)
 
 
 @register.filter

@@ -38,7 +38,6 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from personalab.lib.errors import AppError
 from personalab.lib.ids import next_numbered_id, validate_id
 from personalab.lib.jsontext import json_loads, json_loads_for, surrogates_replace
 from personalab.lib.line_index import (ASSISTANT, BAD, BLANK, MESSAGE_KINDS, METADATA, NOTE,
@@ -48,6 +47,8 @@ from personalab.lib.atomic import fsync_dir, write_bytes_atomic
 from personalab.lib.session_tail import (file_fingerprint, journal_path, tail_recover,
                                          tail_replace)
 from personalab.lib.lines import line_parse, session_line_problem
+from personalab.lib.store_errors import (  # noqa: F401 — the store's errors, re-exported
+    CorruptFile, IdTaken, InstanceBusy, MissingFile, StoreError)
 from personalab.lib.locks import FlockLock, LockFactory, flock_factory, held_lock
 from personalab.lib.locks import InstanceLock as LockProtocol
 
@@ -90,46 +91,6 @@ STREAMING_PREFIX_KEY = "streaming"
 STREAM_SEGMENT_KEYS = {"content": "+content", "reasoning": "+reasoning"}
 _SEGMENT_FIELDS = {key: field for field, key in STREAM_SEGMENT_KEYS.items()}
 _SEGMENT_START = re.compile(r',"(\+content|\+reasoning)":"')
-
-
-class StoreError(AppError):
-    """A problem with the data folder, worded for the person who has to fix it."""
-
-    code, status = "store_error", 500
-
-    def __init__(self, message: str = "") -> None:
-        super().__init__(message=message)
-
-
-class MissingFile(StoreError):
-    code, status = "not_found", 404
-
-    def __init__(self, path: Path, what: str):
-        super().__init__(f"{what} is missing: {path}")
-        self.path = path
-
-
-class IdTaken(StoreError):
-    """An id asked for by name is taken (or no free id was found): a conflict, never a 500."""
-
-    code, status = "exists", 409
-
-
-class CorruptFile(StoreError):
-    def __init__(self, path: Path, reason: str):
-        super().__init__(f"{path} cannot be read: {reason}")
-        self.path = path
-
-
-class InstanceBusy(StoreError):
-    code, status = "busy", 409
-
-    def __init__(self, instance_id: str):
-        super().__init__(
-            f"instance {instance_id} is busy: a reply is streaming or another change is running; "
-            "wait for it to finish"
-        )
-        self.instance_id = instance_id
 
 
 def utc_now() -> str:

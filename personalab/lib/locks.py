@@ -17,11 +17,10 @@ from pathlib import Path
 from typing import Callable, Protocol
 
 from personalab.lib.errors import AppError
+from personalab.lib.store_errors import InstanceBusy
 
 
 def _busy(instance_id: str) -> Exception:
-    from personalab.lib.filestore import InstanceBusy  # filestore builds on this module
-
     return InstanceBusy(instance_id)
 
 

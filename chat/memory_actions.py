@@ -1,5 +1,5 @@
 """Summarize and update-memory as one locked action (user-triggered, seeds/personalab-flow.md);
-used by the REST routes (memory/routers.py) and the chat page."""
+used by the REST routes (chat/memory_routers.py) and the chat page."""
 
 from __future__ import annotations
 

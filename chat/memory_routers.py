@@ -14,7 +14,7 @@ from ninja import Router, Status
 from chat.context import provider_current
 from chat.services import instance_for_user
 from memory import services as memory
-from memory.api import memory_action
+from chat.memory_actions import memory_action
 from memory.schemas import (AuthorsNote, AuthorsNoteIn, Items, MoveIn, PersonaChange,
                             PersonaOut, PersonaTextIn, PinnedIn, PinnedOut, RecapsOut, TextIn,
                             VersionIn)

@@ -1,0 +1,43 @@
+"""Whose macros a stored line is read with. In a group every member's lines — its greeting
+first — say `{{char}}` meaning that member, as SillyTavern resolves each member's card on its
+own; the player's values ({{user}}, {{persona}}…) are the same for every line."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from personalab.lib.macros import message_macros_replace
+
+
+def character_macro_values(character: Mapping[str, Any]) -> dict[str, str]:
+    """The macros a character's own card gives: its name and its card fields."""
+    card = (character.get("card") or {}).get("data") or {}
+    values = {"char": character.get("name") or "",
+              "description": card.get("description") or character.get("base_persona") or "",
+              "personality": card.get("personality") or "", "scenario": card.get("scenario") or ""}
+    return {k: v for k, v in values.items() if isinstance(v, str)}
+
+
+class LineMacros(dict):
+    """Macro values (a dict, as before) that also know each group member's own values."""
+
+    def __init__(self, values: Mapping[str, str],
+                 by_speaker: Mapping[str, Mapping[str, str]] | None = None):
+        super().__init__(values)
+        self.by_speaker = dict(by_speaker or {})
+
+    def for_line(self, line: Mapping[str, Any]) -> dict[str, str]:
+        own = self.by_speaker.get(str(line.get("speaker") or ""))
+        return {**self, **own} if own else dict(self)
+
+
+def line_macros_replace(line: Mapping[str, Any], values: Mapping[str, str]) -> str:
+    """The line's content with its macros filled in for whoever said it."""
+    content = line.get("content")
+    if not isinstance(content, str):
+        return "" if content is None else str(content)
+    if isinstance(values, LineMacros):
+        values = values.for_line(line)
+    return message_macros_replace(content, values,
+                                  seed=f"{line.get('turn')}:{line.get('timestamp')}")

@@ -1,0 +1,48 @@
+"""Each member of a group greets as itself: {{char}} in a member's greeting (and in its
+alternate greetings) is that member, on the page and in every speaker's prompt."""
+
+from __future__ import annotations
+
+import pytest
+
+from chat.group import conversation_turn
+from chat.services import instance_create
+from library.services import character_save
+from tests.stub_llm import Reply
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def ann_and_bob(store, alice):
+    def member(name: str) -> str:
+        return character_save(store, user=alice, character_id=None, data={
+            "name": name, "base_persona": f"{name} keeps the inn.", "visibility": "private",
+            "greeting": "*{{char}} waves.* I am {{char}}.",
+            "card": {"spec": "chara_card_v2", "data": {
+                "alternate_greetings": ["{{char}} nods at {{user}}."]}}})
+
+    ann, bob = member("Ann"), member("Bob")
+    return instance_create(store, owner=alice, character_ids=[ann, bob]), ann, bob
+
+
+def test_each_members_greeting_names_that_member_on_the_page(alice_client, ann_and_bob):
+    instance_id, _, _ = ann_and_bob
+    page = alice_client.get(f"/instances/{instance_id}/").content.decode()
+    assert "I am Ann." in page and "I am Bob." in page
+    assert page.count("I am Ann.") == 1
+
+
+async def test_a_members_greeting_keeps_its_name_in_the_other_members_prompt(
+        store, ann_and_bob, use_stub):
+    instance_id, ann, _ = ann_and_bob
+    use_stub.script(Reply("Hello."))
+
+    async def emit(event):
+        pass
+
+    await conversation_turn(store, instance_id=instance_id, user_text="Hi both.", emit=emit,
+                            speaker=ann)
+    sent = "\n".join(m["content"] for m in use_stub.requests[-1]["messages"])
+    assert "Bob: *Bob waves.* I am Bob." in sent
+    assert "I am Ann." in sent and "Bob: *Ann waves" not in sent
