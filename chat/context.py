@@ -20,7 +20,7 @@ from chat.pipeline import (MESSAGE_OVERHEAD_TOKENS, PromptInputs, PromptResult, 
 from chat.prompt.alternation import messages_alternate
 from chat.prompt.card_fields import CardFields, card_fields_placement, card_fields_read
 from chat.prompt.language import locale_for_character
-from chat.prompt.window import ContextWindow
+from chat.prompt.window import ContextWindow, recap_span
 from chat.prompt.world_info import lore_sources, lore_speaker, lore_vectors, outlet_macros
 from chat.speakers import Pick
 from chat.turn_window import turn_window
@@ -523,6 +523,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
     card = card_fields_read(ctx.character, base_persona=ctx.character_state.get(
         "base_persona", ""))
     depth_prompt = [card.depth_prompt] if card.depth_prompt else []
+    recaps = memory_services.recap_items(store, instance_id=ctx.instance_id)
     return PromptInputs(
         character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", ""),
         user_name=persona["name"],
@@ -534,8 +535,8 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         director=director,
         recalled=recall.get("hits", []),
         pinned=pinned,
-        recaps=[item["text"] for item in memory_services.recap_items(
-            store, instance_id=ctx.instance_id)],
+        recaps=[item["text"] for item in recaps],
+        recap_span=recap_span(recaps, ctx.session_id),
         biography=[] if group else [item["text"] for item in memory_services.biography_items(
             store, instance_id=ctx.instance_id, character_id=_speaker_id(ctx))],  # §3.4: 1v1 only
         floating_blocks=[*lore["blocks"], *depth_prompt,

@@ -32,7 +32,7 @@ from chat.prompt.section_size import section_too_long
 from chat.prompt.tally import (MESSAGE_OVERHEAD_TOKENS, _line_usable, _message_cost,  # noqa: F401
                                _Tally, _tallies, older_lines_tally)
 from chat.prompt.window import (ContextWindow, budgets_windowed, conversation_room,
-                                fixed_refusal, prompt_limit, window_report)
+                                coverage_note, fixed_refusal, prompt_limit, window_report)
 from personalab.lib.filestore import DEFAULT_CONFIG, LinesBefore
 from personalab.lib.jsontext import json_loads
 from personalab.lib.macros import macros_replace, message_macros_replace
@@ -103,6 +103,7 @@ class PromptInputs:
     persona_description: str = ""
     card: CardFields = field(default_factory=CardFields)
     window: ContextWindow | None = None  # None: max_total_tokens alone limits the prompt
+    recap_span: tuple[int, int] | None = None  # the turns of this session the recaps cover
 
 
 @dataclass
@@ -1064,6 +1065,9 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
         budgets["conversation"] = conversation_room(budgets.get("conversation"),
                                                     plan.max_total_tokens, fixed)
     conversation = conversation_build(inputs, plan, templates, variables, budgets)
+    conversation.report.text = "\n".join(filter(None, [conversation.report.text, coverage_note(
+        inputs.recap_span, first_kept_turn=conversation.first_kept_turn,
+        dropped=conversation.report.omitted)]))
     label = conversation.report.text if conversation.messages else ""
     tail_tokens = _tail_tokens(sections)
     active, dropped, total = blocks_fit(

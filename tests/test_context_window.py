@@ -130,3 +130,40 @@ def test_the_context_length_the_model_server_reports_is_the_default_window(
     trace = client.get(f"/api/v1/traces/{response.json()['trace_id']}", **auth).json()
     assert trace["window"]["context_tokens"] == 4096
     assert trace["window"]["source"] == "model list"
+
+
+def test_the_prompt_says_which_turns_the_recaps_cover_and_where_the_conversation_starts(
+        client, auth, store, instance, use_stub):
+    from memory.services import RECAPS_FILE
+
+    session_id = session_import(store, instance_id=instance, data=st_chat(400))[0]
+    store.memory_json_write(instance, RECAPS_FILE, {"items": [
+        {"id": "recap_1", "text": "Ann and Mira hid the key.", "from_turn": 1, "to_turn": 150,
+         "session_id": session_id, "created_at": "2026-01-01T00:00:00Z"}],
+        "pending_summaries": []})
+    client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": 2048}},
+               content_type="application/json", **auth)
+
+    response = chat(client, auth, instance, "Where is the key?")
+
+    assert response.status_code == 200, response.content
+    text = sent_text(use_stub.requests[-1])
+    first = response.json()
+    trace = client.get(f"/api/v1/traces/{first['trace_id']}", **auth).json()
+    kept = trace["window"]["first_kept_turn"]
+    assert "Ann and Mira hid the key." in text
+    assert (f"Turns 1–150 are summarized above; the conversation below starts at turn {kept}."
+            in text)
+    assert f"Turns 151–{kept - 1} are not shown." in text
+
+
+def test_rolling_recaps_are_on_by_default_with_a_model_and_off_offline(store, instance,
+                                                                       use_stub, monkeypatch):
+    from chat.selectors import memory_settings_effective
+
+    assert memory_settings_effective(store)["recaps_enabled"] is True
+    for variable in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(variable)
+    assert memory_settings_effective(store)["recaps_enabled"] is False
+    store.module_write("memory", {"recaps_enabled": True})  # a setting either way
+    assert memory_settings_effective(store)["recaps_enabled"] is True

@@ -17,10 +17,10 @@ CONTEXT_TOKENS_DEFAULT = 16_384
 REPLY_TOKENS_DEFAULT = 1_024
 TEMPERATURE_DEFAULT = 1.0  # sent when unset, as SillyTavern does
 MEMORY_SHARE_DEFAULT = 0.25
-# Counted alone, the sections and the messages can come to a few tokens less than the joined
-# prompt (the blank lines between them, the conversation's label): kept free so the window
-# never refuses a turn for them.
-JOIN_SLACK_TOKENS = 16
+# Counted alone, the sections and the messages come to a few tokens less than the joined
+# prompt (the blank lines between them), and the note saying where the conversation starts is
+# written once it is known: kept free so the window never refuses a turn for them.
+JOIN_SLACK_TOKENS = 64
 
 
 @dataclass(frozen=True)
@@ -105,3 +105,26 @@ def window_report(window: ContextWindow | None, *, limit: int, dropped: int,
         report.update(context_tokens=window.tokens, reply_tokens=window.reply,
                       source=window.source)
     return report
+
+
+def recap_span(items: list[dict[str, Any]], session_id: str) -> tuple[int, int] | None:
+    """The turns of this session the rolling recaps cover (first, last), or None."""
+    spans = [(item["from_turn"], item["to_turn"]) for item in items
+             if session_id in (item.get("session_id"), item.get("from_session_id"))
+             and isinstance(item.get("from_turn"), int) and isinstance(item.get("to_turn"), int)]
+    return (min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None
+
+
+def coverage_note(span: tuple[int, int] | None, *, first_kept_turn: Any, dropped: int) -> str:
+    """A sentence before the conversation saying where it starts and what the recaps cover,
+    so the model is not surprised by a gap in the story."""
+    if not dropped or not isinstance(first_kept_turn, int):
+        return ""
+    if span is None:
+        return (f"(The conversation below starts at turn {first_kept_turn}; "
+                "earlier turns are not shown.)")
+    note = (f"(Turns {span[0]}–{span[1]} are summarized above; the conversation below starts "
+            f"at turn {first_kept_turn}.")
+    if span[1] + 1 < first_kept_turn:
+        note += f" Turns {span[1] + 1}–{first_kept_turn - 1} are not shown."
+    return note + ")"
