@@ -1101,7 +1101,7 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
         plan, templates, total, middle_tokens, conversation, dropped
     )
     if refused and inputs.window is not None:
-        refused = fixed_refusal([(r.name, r.tokens) for r in head + middle], total=total,
+        refused += " " + fixed_refusal([(r.name, r.tokens) for r in head + middle], total=total,
                                 limit=plan.max_total_tokens, window=inputs.window)
     return PromptResult(
         messages=messages,
