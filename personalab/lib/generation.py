@@ -20,8 +20,8 @@ NUMBER_RANGES: dict[str, tuple[float, float]] = {
     "frequency_penalty": (-2.0, 2.0),
 }
 MAX_TOKENS_RANGE = (1, 1_000_000)
-# Below 1,024 no character card fits; above 10M no model exists.
-CONTEXT_TOKENS_RANGE = (1_024, 10_000_000)
+# SillyTavern's smallest context size is 512; no model has more than 10M.
+CONTEXT_TOKENS_RANGE = (512, 10_000_000)
 SEED_RANGE = (-(2**63), 2**63 - 1)
 MAX_STOP_STRINGS = 16
 MAX_STOP_CHARS = 200
