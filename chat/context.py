@@ -28,9 +28,10 @@ from chat.pipeline import (
 from chat.prompt.alternation import messages_alternate
 from chat.prompt.card_fields import CardFields, card_fields_placement, card_fields_read
 from chat.prompt.language import locale_for_character
+from chat.prompt.window import ContextWindow, recap_span
 from chat.prompt.world_info import lore_sources, lore_speaker, lore_vectors, outlet_macros
-from chat.services import generation_for_instance
 from chat.speakers import Pick
+from chat.turn_window import turn_window
 from director.logic import director_prepare_context
 from library.lorebook import lore_blocks, lore_outlets, lorebook_match
 from library.selectors import (
@@ -217,11 +218,6 @@ def _redo_speaker(instance_state: dict[str, Any], read: SessionRead, action: str
     return Pick(character_id=speaker, reason=action)
 
 
-def _character_optional(store: FileStore, state: dict[str, Any],
-                        character_id: str | None) -> dict[str, Any]:
-    return character_for_chat_optional(store, state=state, character_id=character_id)
-
-
 def _take_back_last_reply(store: FileStore, ctx: TurnContext, read: SessionRead, *,
                           keep_as_alternative: bool) -> None:
     """Regenerate / continue: the last assistant line is replaced by a new streaming line.
@@ -288,11 +284,12 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
     lore = _lore(store, ctx)
     locale = locale_for_character(store, ctx.character)
     templates = templates_for(store).get(locale)
-    inputs = _prompt_inputs(store, ctx, director, recall, lore, locale=locale)
+    window, generation = turn_window(store, ctx.instance_state)
+    inputs = _prompt_inputs(store, ctx, director, recall, lore, locale=locale, window=window)
     prompt = prompt_build(inputs, templates)
     if prompt.lines_missing:
         _session_whole(store, ctx)
-        inputs = _prompt_inputs(store, ctx, director, recall, lore, locale=locale)
+        inputs = _prompt_inputs(store, ctx, director, recall, lore, locale=locale, window=window)
         prompt = prompt_build(inputs, templates)
     prompt.messages = messages_alternate(prompt.messages,
                                          opening=templates.default("opening_user"))
@@ -311,7 +308,7 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
         # How many earlier versions a regenerate keeps (the offline demo varies on it).
         "variant": len((ctx.reply_extra or {}).get("alternatives", [])) if not ctx.continue_from
         else 0,
-        "generation": generation_for_instance(store, ctx.instance_state),
+        "generation": generation,
     }
     return Prepared(prompt=prompt, recall=recall, director=director, lore=lore,
                     warnings=_dedupe(warnings), llm_context=llm_context, card=inputs.card)
@@ -531,7 +528,8 @@ def _recent_texts(lines: list[dict[str, Any]], count: int | None) -> list[str]:
 
 
 def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
-                   recall: dict[str, Any], lore: dict[str, Any], *, locale: str) -> PromptInputs:
+                   recall: dict[str, Any], lore: dict[str, Any], *, locale: str,
+                   window: ContextWindow) -> PromptInputs:
     history = store.module_read("history")
     group = is_group(ctx.instance_state)
     pinned, _ = memory_services.pinned_prompt_effective(
@@ -544,6 +542,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
     card = card_fields_read(ctx.character, base_persona=ctx.character_state.get(
         "base_persona", ""))
     depth_prompt = [card.depth_prompt] if card.depth_prompt else []
+    recaps = memory_services.recap_items(store, instance_id=ctx.instance_id)
     return PromptInputs(
         character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", ""),
         user_name=persona["name"],
@@ -555,8 +554,8 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         director=director,
         recalled=recall.get("hits", []),
         pinned=pinned,
-        recaps=[item["text"] for item in memory_services.recap_items(
-            store, instance_id=ctx.instance_id)],
+        recaps=[item["text"] for item in recaps],
+        recap_span=recap_span(recaps, ctx.session_id),
         biography=[] if group else [item["text"] for item in memory_services.biography_items(
             store, instance_id=ctx.instance_id, character_id=_speaker_id(ctx))],  # §3.4: 1v1 only
         floating_blocks=[*lore["blocks"], *depth_prompt,
@@ -573,7 +572,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         state={"plot_state": ctx.instance_state.get("plot_state", {}), "turn": ctx.turn},
         macros=_with_outlets(macro_values_for(character=ctx.character, persona=persona,
                                               lines=ctx.lines[:-1]), lore.get("outlets", {})),
-        card=card,
+        card=card, window=window,
     )
 
 
@@ -614,7 +613,7 @@ def page_macro_values(store: FileStore, *, state: dict[str, Any], lines: list[di
 def _other_members(store: FileStore, ctx: TurnContext) -> list[dict[str, Any]]:
     if ctx.speaker is None:
         return []
-    return [_character_optional(store, ctx.instance_state, character_id)
+    return [character_for_chat_optional(store, state=ctx.instance_state, character_id=character_id)
             for character_id in member_ids(ctx.instance_state)
             if character_id != ctx.speaker.character_id]
 
@@ -627,7 +626,7 @@ def _books_of(item: dict[str, Any], *, kept: bool) -> list[str]:
 def _members_block(store: FileStore, ctx: TurnContext, group: bool) -> list[dict[str, Any]]:
     if not group or ctx.speaker is None:
         return []
-    others = [_character_optional(store, ctx.instance_state, character_id)
+    others = [character_for_chat_optional(store, state=ctx.instance_state, character_id=character_id)
               | {"character_id": character_id}
               for character_id in member_ids(ctx.instance_state)
               if character_id != ctx.speaker.character_id]
@@ -653,7 +652,7 @@ def _members_own_macros(store: FileStore, ctx: TurnContext,
 
 def _unnamed_name(store: FileStore, ctx: TurnContext) -> str:
     character_id = unnamed_lines_by(ctx.instance_state) or ""
-    return _character_optional(store, ctx.instance_state, character_id).get("name") or character_id
+    return character_for_chat_optional(store, state=ctx.instance_state, character_id=character_id).get("name") or character_id
 
 
 def _prompt_lines(ctx: TurnContext, *, player_name: str | None = None,
@@ -716,7 +715,7 @@ def trace_start(ctx: TurnContext, prepared: Prepared, *, trace_id: str,
         "total_tokens": prompt.total_tokens,
         "middle_tokens": prompt.middle_tokens,
         "max_total_tokens": ctx.config["limits"]["max_total_tokens"],
-        "dropped_blocks": prompt.dropped_blocks,
+        "dropped_blocks": prompt.dropped_blocks, "window": prompt.window,
         "warnings": prepared.warnings,
         # The conversation is referred to in the session, not copied (chat.services.trace_rebuild).
         **conversation_refer(prompt.messages, ctx.lines, session_id=ctx.session_id,

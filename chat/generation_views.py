@@ -15,7 +15,7 @@ from personalab.lib.filestore import InstanceBusy
 from personalab.lib.generation import FIELDS
 from personalab.storage import get_store
 
-INTEGER_FIELDS = ("max_tokens", "seed")
+INTEGER_FIELDS = ("max_tokens", "seed", "context_tokens")
 
 
 def _form_value(name: str, raw: str) -> Any:

@@ -29,9 +29,12 @@ from typing import Any
 from chat.prompt.card_fields import CardFields
 from chat.prompt.examples import examples_keep
 from chat.prompt.section_size import section_too_long
+from chat.prompt.tally import (MESSAGE_OVERHEAD_TOKENS, _line_usable, _message_cost,  # noqa: F401
+                               _Tally, _tallies, older_lines_tally)
+from chat.prompt.window import (ContextWindow, budgets_windowed, conversation_room,
+                                coverage_note, fixed_refusal, prompt_limit, window_report)
 from personalab.lib.filestore import DEFAULT_CONFIG, LinesBefore
 from personalab.lib.jsontext import json_loads
-from personalab.lib.lines import line_prompt_usable
 from personalab.lib.macros import macros_replace, message_macros_replace
 from personalab.lib.template_sandbox import (MAX_RENDER_CHARS, TemplateError, TemplateTooLong,
                                               render_template)
@@ -41,7 +44,6 @@ MASTER_TEMPLATES_DIR = Path(__file__).resolve().parent / "prompt_templates"
 DEFAULT_LOCALE = "zh"
 LOCALE_PATTERN = re.compile(r"^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?$")
 
-MESSAGE_OVERHEAD_TOKENS = 4
 REPLY_PRIMING_TOKENS = 3
 NEAR_LIMIT_RATIO = 0.9
 CUT_MARK = "…"
@@ -100,6 +102,8 @@ class PromptInputs:
     macros: dict[str, str] = field(default_factory=dict)
     persona_description: str = ""
     card: CardFields = field(default_factory=CardFields)
+    window: ContextWindow | None = None  # None: max_total_tokens alone limits the prompt
+    recap_span: tuple[int, int] | None = None  # the turns of this session the recaps cover
 
 
 @dataclass
@@ -127,6 +131,7 @@ class PromptResult:
     # The prompt is not refused but wants lines older than those it was given: build it again
     # from the whole session.
     lines_missing: bool = False
+    window: dict[str, Any] = field(default_factory=dict)  # what the prompt inspector shows
 
 
 @dataclass
@@ -650,9 +655,7 @@ class Conversation:
     # read without closing (a whole-session prompt over its limit, or too few lines read).
     unread_tokens: int = 0
     unread: bool = False
-
-
-_line_usable = line_prompt_usable
+    first_kept_turn: Any = None
 
 
 def _line_message(
@@ -706,10 +709,6 @@ class _Window:
         return True
 
 
-def _message_cost(content: str) -> int:
-    return count_tokens(content) + MESSAGE_OVERHEAD_TOKENS
-
-
 def conversation_window(
     lines: list[dict[str, Any]], window: _Window, summary_source: str, variables: dict[str, Any],
     counted: dict[str, int] | None = None,
@@ -729,61 +728,6 @@ def conversation_window(
         if not window.offer(message, cost):
             return position + 1
     return 0
-
-
-@dataclass(eq=False)
-class _Tally:
-    """What the prompt needs to know of the lines it leaves out: how many messages they are
-    and their tokens. Summary lines are kept to be rendered each turn, since their template
-    may use variables that change; a user or assistant message costs the same every turn."""
-
-    lines: list[dict[str, Any]]
-    tokenizer: str
-    usable: int = 0
-    message_tokens: int = 0
-    summaries: list[dict[str, Any]] = field(default_factory=list)
-
-    def extended(self, lines: list[dict[str, Any]]) -> _Tally:
-        tally = _Tally(lines, self.tokenizer, self.usable, self.message_tokens,
-                       list(self.summaries))
-        for line in lines[len(self.lines) :]:
-            if not _line_usable(line):
-                continue
-            tally.usable += 1
-            if line.get("type") == "summary":
-                tally.summaries.append(line)
-            else:
-                tally.message_tokens += _message_cost(line["content"])
-        return tally
-
-
-TALLY_SESSIONS = 8
-_tallies: list[_Tally] = []
-_tallies_lock = threading.Lock()
-
-
-def older_lines_tally(lines: list[dict[str, Any]]) -> _Tally:
-    """Tally `lines`, starting from the tally of an earlier turn when `lines` begins with the
-    lines it counted. The session cache hands back the very same line objects turn after turn,
-    so that comparison is an identity check at C speed; equal lines that are other objects
-    (a file parsed again) compare by value, which is just as correct."""
-    tokenizer = tokenizer_name()
-    with _tallies_lock:
-        candidates = list(_tallies)
-    base = next(
-        (
-            tally
-            for tally in candidates
-            if tally.tokenizer == tokenizer
-            and len(tally.lines) <= len(lines)
-            and lines[: len(tally.lines)] == tally.lines
-        ),
-        _Tally([], tokenizer),
-    )
-    tally = base.extended(lines)
-    with _tallies_lock:
-        _tallies[:] = [tally, *(t for t in _tallies if t is not base)][:TALLY_SESSIONS]
-    return tally
 
 
 def conversation_build(
@@ -830,7 +774,8 @@ def conversation_build(
         report.tokens += message_tokens + summary_tokens
     return Conversation(kept, costs, report, window.tokens + message_tokens + summary_tokens,
                         unread_tokens=message_tokens + summary_tokens if unread else 0,
-                        unread=unread)
+                        unread=unread, first_kept_turn=next((line.get("turn") for line in
+                        inputs.lines[older:] if _line_usable(line)), None))
 
 
 def _macro_difference(before: LinesBefore, summary_source: str, variables: dict[str, Any]) -> int:
@@ -1109,11 +1054,20 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     for problem in templates.problems:
         _template_problem(templates, warnings, problem)
     plan = prompt_plan(inputs, templates)
+    plan.max_total_tokens = prompt_limit(plan.max_total_tokens, inputs.window)
     variables = prompt_variables(inputs, templates, warnings)
-    budgets = dict(inputs.section_budgets or {})
+    budgets = budgets_windowed(dict(inputs.section_budgets or {}), inputs.window)
     sections = sections_build(plan, templates, variables, budgets, warnings)
     blocks = blocks_build(inputs, templates, variables, warnings)
+    if inputs.window is not None:  # the history fills what the fixed sections leave
+        fixed = _total_tokens(system_text_build(sections, blocks, ""), Conversation(
+            [], [], _report("conversation", "middle", ""), 0), blocks) + _tail_tokens(sections)
+        budgets["conversation"] = conversation_room(budgets.get("conversation"),
+                                                    plan.max_total_tokens, fixed)
     conversation = conversation_build(inputs, plan, templates, variables, budgets)
+    conversation.report.text = "\n".join(filter(None, [conversation.report.text, coverage_note(
+        inputs.recap_span, first_kept_turn=conversation.first_kept_turn,
+        dropped=conversation.report.omitted)]))
     label = conversation.report.text if conversation.messages else ""
     tail_tokens = _tail_tokens(sections)
     active, dropped, total = blocks_fit(
@@ -1146,6 +1100,9 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     refused, limit_warnings = limits_check(
         plan, templates, total, middle_tokens, conversation, dropped
     )
+    if refused and inputs.window is not None:
+        refused += " " + fixed_refusal([(r.name, r.tokens) for r in head + middle], total=total,
+                                limit=plan.max_total_tokens, window=inputs.window)
     return PromptResult(
         messages=messages,
         sections=head + middle + _tail_reports(sections),
@@ -1156,4 +1113,7 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
         dropped_blocks=dropped,
         tokenizer=tokenizer_name(),
         lines_missing=conversation.unread and refused is None,
+        window=window_report(inputs.window, limit=plan.max_total_tokens,
+                             dropped=conversation.report.omitted,
+                             first_kept_turn=conversation.first_kept_turn),
     )

@@ -7,6 +7,7 @@ from typing import Any
 
 from chat.context import page_macro_values
 from chat.history import line_fingerprint
+from chat.llm import llm_settings_from_env, provider_for
 from chat.members import is_group, member_ids, members_of, members_title
 from library.avatars import avatar_file
 from library.errors import ItemWithheld
@@ -71,6 +72,17 @@ def chat_message_item(read: SessionRead, *, index: int) -> MessageItem:
     """One line of a session as the chat page shows it (after an edit or a swipe)."""
     window = chat_messages_window(read, before=index + 1, size=1)
     return window.items[-1]
+
+
+def memory_settings_effective(store: FileStore) -> dict[str, Any]:
+    """The memory settings, rolling recaps resolved: unset, they are on when a model is
+    configured (a long chat keeps its story once older messages leave the window) and off in
+    the offline demo, whose canned recaps would only fill the prompt."""
+    memory = store.module_read("memory")
+    if memory.get("recaps_enabled") is None:
+        llm = provider_for(llm_settings_from_env(store.module_read("llm")))
+        memory["recaps_enabled"] = llm.name != "offline"
+    return memory
 
 
 def recap_next_due(*, last_turn: int, memory_settings: dict[str, Any]) -> int | None:

@@ -23,6 +23,7 @@ from chat import context as turn_context
 from chat.llm import LLMError, Provider
 from chat.reasoning import Reasoning
 from chat.reply_limit import pieces_capped, truncated_warning
+from chat.selectors import memory_settings_effective
 from chat.services import trace_index
 from chat.speakers import Pick
 from director.services import director_step
@@ -125,7 +126,7 @@ async def recaps_roll(store: FileStore, instance_id: str, provider: Provider | N
     """Optional rolling recaps (seeds/history-recap-system.md); a failure never fails the turn."""
     from memory.services import recap_maybe_roll
 
-    settings_ = store.module_read("memory")
+    settings_ = memory_settings_effective(store)
     if not settings_.get("recaps_enabled"):
         return
     try:

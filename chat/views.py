@@ -217,7 +217,7 @@ def _recap_due_text(store, read) -> str:
     last = read.turn_max if read.turn_max is not None else max(
         (line.get("turn") for line in read.messages if isinstance(line.get("turn"), int)),
         default=0)
-    due = selectors.recap_next_due(last_turn=last, memory_settings=store.module_read("memory"))
+    due = selectors.recap_next_due(last_turn=last, memory_settings=selectors.memory_settings_effective(store))
     if due is None:
         return gettext("Rolling recaps are off.")
     return gettext("Next recap after turn %(due)s (now at turn %(last)s).") % {
@@ -468,8 +468,8 @@ def settings_page(request: HttpRequest) -> HttpResponse:
     return render(request, "settings.html", {
         "config": config, "errors": errors,
         "number_fields": _number_fields(config, errors, request.POST),
-        "director": store.module_read("director"), "memory": store.module_read("memory"),
-        "history": store.module_read("history"),
+        "director": store.module_read("director"), "history": store.module_read("history"),
+        "memory": selectors.memory_settings_effective(store),
         "prompt_locale": request.POST.get("prompt.locale") if errors
         else prompt.get("locale") or "zh",
         "prompt_locale_error": errors.get("prompt.locale", ""),

@@ -169,7 +169,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.path.rstrip("/") == "/v1/models":
             self.server.stub.authorizations.append(self.headers.get("Authorization", ""))
-            models = [{"id": name, "object": "model", "created": 0, "owned_by": "stub"}
+            # A dict entry is sent as it is (a server reporting context_length, ...).
+            models = [name if isinstance(name, dict) else
+                      {"id": name, "object": "model", "created": 0, "owned_by": "stub"}
                       for name in self.server.stub.models]
             self._send_json(200, {"object": "list", "data": models})
         else:

@@ -35,6 +35,7 @@ async def test_markers_advance_the_story_point_by_point(store, instance, use_stu
 
 async def test_three_misses_then_the_reminder_is_in_the_next_prompt_until_a_marker(
         store, instance, use_stub):
+    store.module_write("memory", {"recaps_enabled": False})  # their requests take no script
     state = store.instance_state_read(instance)
     state["plot_state"] = {"current_plot_index": 3, "current_status": "in_progress",
                            "no_update_count": 2}

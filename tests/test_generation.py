@@ -25,7 +25,9 @@ def _turn(store, instance_id: str, text: str = "hello") -> None:
 def test_only_the_settings_that_were_set_are_sent(store, alice, instance, use_stub):
     _turn(store, instance)
     sent = use_stub.requests[-1]
-    assert not {"temperature", "top_p", "max_tokens", "stop", "seed"} & set(sent)
+    assert not {"top_p", "stop", "seed"} & set(sent)
+    # Always sent: the reply share of the context window and SillyTavern's temperature.
+    assert (sent["max_tokens"], sent["temperature"]) == (1024, 1.0)
 
     generation_defaults_update(store, user=alice, changes={"temperature": 1.1, "top_p": 0.9})
     instance_update(store, user=alice, instance_id=instance, generation={

@@ -69,7 +69,7 @@ DEFAULT_MODULES: dict[str, dict[str, Any]] = {
     "memory": {
         "recall_enabled": True,
         "recall_related_conversations": False,
-        "recaps_enabled": False,
+        "recaps_enabled": None,  # None: on when a model is configured (chat.selectors)
         "recap_every_n_rounds": 5,
         "recap_stack_every_rounds": 10,
         "recap_max_entries": 20,

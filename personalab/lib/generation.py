@@ -1,5 +1,6 @@
 """Generation (sampling) settings: temperature, top_p, max reply tokens, presence and
-frequency penalty, stop strings, seed. Framework-free.
+frequency penalty, stop strings, seed; and the context window (`context_tokens`: prompt and
+reply together, never sent to the model). Framework-free.
 
 A settings dict holds only what was set; an unset value is never sent, so the endpoint's own
 default applies. `None` in an update removes a value. SillyTavern's OpenAI preset JSON maps
@@ -19,10 +20,12 @@ NUMBER_RANGES: dict[str, tuple[float, float]] = {
     "frequency_penalty": (-2.0, 2.0),
 }
 MAX_TOKENS_RANGE = (1, 1_000_000)
+# SillyTavern's smallest context size is 512; no model has more than 10M.
+CONTEXT_TOKENS_RANGE = (512, 10_000_000)
 SEED_RANGE = (-(2**63), 2**63 - 1)
 MAX_STOP_STRINGS = 16
 MAX_STOP_CHARS = 200
-FIELDS = (*NUMBER_RANGES, "max_tokens", "stop", "seed")
+FIELDS = (*NUMBER_RANGES, "max_tokens", "stop", "seed", "context_tokens")
 
 # SillyTavern preset key -> ours (a preset also carries prompts and UI settings, ignored here).
 ST_PRESET_KEYS = {
@@ -38,6 +41,7 @@ ST_PRESET_KEYS = {
     "freq_pen_openai": "frequency_penalty",
     "seed": "seed",
     "stop": "stop",
+    "openai_max_context": "context_tokens",
 }
 
 
@@ -90,6 +94,8 @@ def _field_clean(name: str, value: Any) -> Any:
         return _integer(value, *MAX_TOKENS_RANGE)
     if name == "seed":
         return _integer(value, *SEED_RANGE)
+    if name == "context_tokens":
+        return _integer(value, *CONTEXT_TOKENS_RANGE)
     return _stop(value)
 
 

@@ -1,0 +1,110 @@
+"""A long SillyTavern chat goes on: import a 10,000-message chat (SillyTavern JSONL, through the
+app's own import), then time the next turn and count its prompt against the context window.
+
+    .venv/bin/python bench/long_chat.py [--messages 10000] [--context 16384]
+
+Runs in this process on a temp data folder (Django set up as bench/turn_overhead.py does), memory
+recall off, with a provider that answers at once and records what it was sent, so the figures are
+the app's own work. Goal (issue 30): the next turn in <= 5 s, its prompt within the window
+(<= 16,384 tokens with the reply share) and max_tokens set. Prints one summary line at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import _harness as h
+import turn_overhead as t
+
+TOPICS = ("the key under the lighthouse stairs", "the smuggler's ledger", "the storm at the pier",
+          "the captain's lost compass", "the bakery on Tide Street", "the night market lanterns")
+
+
+class RecordingProvider:
+    """Answers at once; keeps the messages and settings of the last request."""
+
+    name = "recording"
+
+    def __init__(self) -> None:
+        self.messages: list[dict] = []
+        self.generation: dict = {}
+
+    async def stream(self, messages: list[dict], *, context: dict):
+        self.messages, self.generation = messages, dict(context.get("generation") or {})
+        yield "Of course I remember."
+
+    async def complete(self, messages: list[dict], *, context: dict) -> str:
+        return "Of course I remember."
+
+
+def st_chat(messages: int) -> bytes:
+    records = [{"user_name": "Ann", "character_name": "Mira", "create_date": "2024-5-12",
+                "chat_metadata": {}}]
+    for n in range(messages):
+        user = n % 2 == 0
+        topic = TOPICS[n % len(TOPICS)]
+        text = (f"Day {n // 2}: what did we decide about {topic}?" if user else
+                f"({n}) We agreed to keep {topic} between us, and to check it again at dawn.")
+        records.append({"name": "Ann" if user else "Mira", "is_user": user, "is_system": False,
+                        "send_date": "May 12, 2024 5:41pm", "mes": text, "extra": {}})
+    return "".join(json.dumps(r) + "\n" for r in records).encode()
+
+
+def prompt_tokens(messages: list[dict]) -> int:
+    from personalab.lib.tokens import count_tokens
+
+    return sum(count_tokens(m["content"]) + 4 for m in messages) + 3
+
+
+def turn_timed(store, instance_id: str, provider: RecordingProvider, text: str) -> float:
+    from chat.turn import turn_run
+
+    started = time.perf_counter()
+    asyncio.run(turn_run(store, instance_id=instance_id, user_text=text, emit=t._emit,
+                         provider=provider))
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=10_000)
+    parser.add_argument("--context", type=int, default=0, help="generation.context_tokens")
+    args = parser.parse_args()
+    with h.data_dir_temp() as data_dir:
+        t.django_boot(data_dir)
+        from chat.services import instance_create, instance_update, session_import
+
+        store, owner, character_id, background_id = t.library_seed(data_dir)
+        instance_id = instance_create(store, owner=owner, character_id=character_id,
+                                      background_id=background_id)
+        if args.context:
+            instance_update(store, user=owner, instance_id=instance_id,
+                            generation={"context_tokens": args.context})
+        data = st_chat(args.messages)
+        started = time.perf_counter()
+        session_import(store, instance_id=instance_id, data=data)
+        imported = time.perf_counter() - started
+        provider = RecordingProvider()
+        first = turn_timed(store, instance_id, provider, "Where did we hide the key?")
+        tokens, sent = prompt_tokens(provider.messages), provider.generation
+        second = turn_timed(store, instance_id, provider, "And then?")
+        print(f"import of {args.messages:,} messages ({len(data) / 1e6:.1f} MB): {imported:.2f} s")
+        print(f"next turn: {first:.2f} s, prompt {tokens:,} tokens in {len(provider.messages)} "
+              f"messages, max_tokens {sent.get('max_tokens')}, temperature "
+              f"{sent.get('temperature')}; the turn after: {second:.2f} s")
+        window = args.context or 16_384
+        print(f"long_chat messages={args.messages} next_turn_s={first:.2f} "
+              f"prompt_tokens={tokens} window={window} "
+              f"within={tokens + int(sent.get('max_tokens') or 0) <= window}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+"""The context window of a turn: how many tokens the model is given (prompt and reply), what
+share the reply and the recalled memory take, and the sentence that refuses a turn whose fixed
+sections alone cannot fit. Framework-free.
+
+As in SillyTavern, the prompt is filled from the newest message back until the window is full;
+older messages leave the prompt (they stay in the session and in the memory index)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+CONTEXT_TOKENS_DEFAULT = 16_384
+# The reply share when max_tokens is unset: SillyTavern's 300 cuts role-play replies short,
+# a quarter of a small window starves the history; 1,024 holds a long reply and leaves a
+# 16k window 15k for the prompt. Never more than a quarter of the window.
+REPLY_TOKENS_DEFAULT = 1_024
+TEMPERATURE_DEFAULT = 1.0  # sent when unset, as SillyTavern does
+MEMORY_SHARE_DEFAULT = 0.25
+# Counted alone, the sections and the messages come to a few tokens less than the joined
+# prompt (the blank lines between them), and the note saying where the conversation starts is
+# written once it is known: kept free so the window never refuses a turn for them.
+JOIN_SLACK_TOKENS = 64
+
+
+@dataclass(frozen=True)
+class ContextWindow:
+    tokens: int  # the whole window: prompt and reply
+    reply: int  # max_tokens of the request
+    source: str  # "instance / account setting", "model list" or "default"
+
+    @property
+    def prompt_room(self) -> int:
+        return max(self.tokens - self.reply, 0)
+
+
+def memory_share_tokens(window: int, share: float = MEMORY_SHARE_DEFAULT) -> int:
+    """The most tokens recalled memory may take of a `window`-token context."""
+    return max(int(window * share), 0)
+
+
+def window_for(generation: dict[str, Any], *, model_tokens: int | None) -> ContextWindow:
+    """The window a turn uses: the setting, else what the model server reports, else 16,384."""
+    if generation.get("context_tokens"):
+        tokens, source = int(generation["context_tokens"]), "setting"
+    elif model_tokens:
+        tokens, source = int(model_tokens), "model list"
+    else:
+        tokens, source = CONTEXT_TOKENS_DEFAULT, "default"
+    reply = generation.get("max_tokens") or min(REPLY_TOKENS_DEFAULT, tokens // 4)
+    return ContextWindow(tokens=tokens, reply=min(int(reply), tokens // 2), source=source)
+
+
+def generation_sent(generation: dict[str, Any], window: ContextWindow) -> dict[str, Any]:
+    """The sampling settings a request carries: always max_tokens (the reply share) and a
+    temperature; context_tokens is ours, never sent."""
+    sent = {name: value for name, value in generation.items() if name != "context_tokens"}
+    sent.setdefault("temperature", TEMPERATURE_DEFAULT)
+    sent["max_tokens"] = window.reply
+    return sent
+
+
+def prompt_limit(max_total_tokens: int, window: ContextWindow | None) -> int:
+    """The prompt's limit: the window less the reply, under the hard ceiling max_total_tokens."""
+    return max_total_tokens if window is None else min(max_total_tokens, window.prompt_room)
+
+
+def budgets_windowed(budgets: dict[str, int], window: ContextWindow | None) -> dict[str, int]:
+    """Section budgets with recalled memory held to its share of the window."""
+    if window is None:
+        return budgets
+    share = memory_share_tokens(window.tokens)
+    return {**budgets, "recalled": min(budgets.get("recalled", share), share)}
+
+
+def conversation_room(budget: int | None, limit: int, fixed_tokens: int) -> int:
+    """Tokens left for the conversation once the fixed sections are in."""
+    room = max(limit - fixed_tokens - JOIN_SLACK_TOKENS, 0)
+    return room if budget is None else min(budget, room)
+
+
+def fixed_refusal(sections: list[tuple[str, int]], *, total: int, limit: int,
+                  window: ContextWindow | None) -> str:
+    """Why a turn cannot be sent: what the prompt always holds, biggest first (the history is
+    down to its newest message already)."""
+    named = [("the newest message" if name == "conversation" else name, tokens)
+             for name, tokens in sections if tokens > 0]
+    biggest = ", ".join(f"{name} {tokens:,}"
+                        for name, tokens in sorted(named, key=lambda item: -item[1])[:5])
+    by_window = window is not None and limit == window.prompt_room
+    where = (f"the {window.tokens:,}-token context window less {window.reply:,} for the reply"
+             if by_window else "limits.max_total_tokens")
+    setting = "generation.context_tokens" if by_window else "limits.max_total_tokens"
+    return (f"The prompt needs {total:,} tokens, more than {where} ({limit:,}), even with only "
+            f"the newest message: shorten what it always holds ({biggest} tokens) or raise "
+            f"{setting}.")
+
+
+def window_report(window: ContextWindow | None, *, limit: int, dropped: int,
+                  first_kept_turn: Any) -> dict[str, Any]:
+    """What the prompt inspector shows of the window."""
+    report: dict[str, Any] = {"prompt_limit": limit, "dropped_messages": dropped,
+                              "first_kept_turn": first_kept_turn}
+    if window is not None:
+        report.update(context_tokens=window.tokens, reply_tokens=window.reply,
+                      source=window.source)
+    return report
+
+
+def recap_span(items: list[dict[str, Any]], session_id: str) -> tuple[int, int] | None:
+    """The turns of this session the rolling recaps cover (first, last), or None."""
+    spans = [(item["from_turn"], item["to_turn"]) for item in items
+             if session_id in (item.get("session_id"), item.get("from_session_id"))
+             and isinstance(item.get("from_turn"), int) and isinstance(item.get("to_turn"), int)]
+    return (min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None
+
+
+def coverage_note(span: tuple[int, int] | None, *, first_kept_turn: Any, dropped: int) -> str:
+    """A sentence before the conversation saying where it starts and what the recaps cover,
+    so the model is not surprised by a gap in the story."""
+    if not dropped or not isinstance(first_kept_turn, int):
+        return ""
+    if span is None:
+        return (f"(The conversation below starts at turn {first_kept_turn}; "
+                "earlier turns are not shown.)")
+    note = (f"(Turns {span[0]}–{span[1]} are summarized above; the conversation below starts "
+            f"at turn {first_kept_turn}.")
+    if span[1] + 1 < first_kept_turn:
+        note += f" Turns {span[1] + 1}–{first_kept_turn - 1} are not shown."
+    return note + ")"
