@@ -642,7 +642,8 @@ def _members_own_macros(store: FileStore, ctx: TurnContext,
     speaker's values, which would make Bob's greeting say Ann's name when Ann speaks."""
     speaker = ctx.speaker.character_id if ctx.speaker else None
     values = LineMacros(macro_values_for(character=ctx.character, persona=persona, lines=[]), {
-        member: character_macro_values(_character_optional(store, ctx.instance_state, member))
+        member: character_macro_values(character_for_chat_optional(
+            store, state=ctx.instance_state, character_id=member))
         for member in member_ids(ctx.instance_state) if member != speaker})
     lines = [{**line, "content": line_macros_replace(line, values)}
              if line.get("speaker") in values.by_speaker and line.get("role") == "assistant"
