@@ -38,6 +38,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from library.lorebook_regex import regex_keys_check
 from library.worldinfo import LoreMatch, lore_blocks, lore_outlets, lorebook_match
 from personalab.lib.errors import AppError
 
@@ -71,9 +72,11 @@ class LorebookError(AppError, ValueError):
 
 # validation --------------------------------------------------------------
 
-def lorebook_validate(lorebook: dict[str, Any]) -> dict[str, Any]:
+def lorebook_validate(lorebook: dict[str, Any], *, strict_regex: bool = False) -> dict[str, Any]:
     """Return a normalized copy (defaults filled, unknown fields kept) or raise LorebookError
-    whose field_errors maps "name", "scan_depth", "entries[2].keys"... to a message."""
+    whose field_errors maps "name", "scan_depth", "entries[2].keys"... to a message.
+    `strict_regex`: a regex key that does not compile is refused (an author's edit) instead of
+    kept as text (an imported file, as SillyTavern reads it); one too costly is always refused."""
     if not isinstance(lorebook, dict):
         raise LorebookError("a lorebook must be a JSON object", {"lorebook": "not an object"})
     book = {**copy.deepcopy(BOOK_DEFAULTS), **copy.deepcopy(lorebook)}
@@ -103,6 +106,7 @@ def lorebook_validate(lorebook: dict[str, Any]) -> dict[str, Any]:
         errors["entries"] = "must be a list"
         book["entries"] = []
     book["entries"] = _entries_validate(book["entries"], errors)
+    regex_keys_check(book["entries"], errors, strict=strict_regex)
     if errors:
         details = "; ".join(f"{name}: {message}" for name, message in errors.items())
         raise LorebookError(f"invalid lorebook: {details}", errors)

@@ -665,7 +665,8 @@ def lorebook_save(store: FileStore, *, data: dict[str, Any], lorebook_id: str | 
     existing = ({} if lorebook_id is None else store.lorebook_read(lorebook_id) if user is None
                 else item_for_edit(store, user=user, kind="lorebook", item_id=lorebook_id))
     try:
-        lorebook = lorebook_validate({k: v for k, v in data.items() if k != "lorebook_id"})
+        lorebook = lorebook_validate({k: v for k, v in data.items() if k != "lorebook_id"},
+                                     strict_regex=not imported)
     except LorebookError as exc:
         raise LibraryError(str(exc), exc.field_errors) from None
     name = lorebook.get("name", "")

@@ -19,6 +19,7 @@ from library.avatars import avatar_file, content_type
 from library.card_extensions import DEPTH_PROMPT_DEFAULT_DEPTH, depth_prompt_read, talkativeness_read
 from library.card_extensions import ROLES as NOTE_ROLES
 from library.errors import LibraryError, LibraryForbidden, LibraryNotFound
+from library.lorebook_regex import regex_key_problems
 from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS
 from library.worldinfo import setting
 from personalab.lib.ids import InvalidId
@@ -330,6 +331,13 @@ def _entry_shown(entry: dict) -> dict:
     return {**entry, **{name: _entry_setting(entry, name) for name in ENTRY_OPTIONAL}}
 
 
+def _entry_errors(field_errors: dict[str, str], index: int) -> dict[str, str]:
+    """The sentences of a refused save that belong beside entry `index`'s fields."""
+    prefix = f"entries[{index}]."
+    return {name.removeprefix(prefix): text for name, text in field_errors.items()
+            if name.startswith(prefix)}
+
+
 def _lorebook_from_form(form, lorebook: dict) -> dict:
     stored = {entry.get("uid"): entry for entry in lorebook.get("entries", [])}
     uids = [int(u) for u in form.getlist("uid") if u.isdigit()]
@@ -353,7 +361,7 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
     store = get_store()
     lorebook = _for_use_or_404(request, "lorebook", lorebook_id) if lorebook_id else {
         "name": "", "scan_depth": 4, "token_budget": None, "entries": []}
-    error, status = None, 200
+    error, status, field_errors = None, 200, {}
     if request.method == "POST":
         data = {**_lorebook_from_form(request.POST, lorebook),
                 "visibility": request.POST.get("visibility") or lorebook.get("visibility")}
@@ -366,9 +374,11 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
             raise Http404("not found") from None
         except LibraryError as exc:
             error, lorebook = f"{exc} {exc.field_errors or ''}", data
-            status = exc.status
-    shown = {**lorebook, "entries": [_entry_shown(e) for e in lorebook.get("entries", [])
-                                     if isinstance(e, dict)]}
+            status, field_errors = exc.status, exc.field_errors or {}
+    entries = [e for e in lorebook.get("entries", []) if isinstance(e, dict)]
+    shown = {**lorebook, "entries": [
+        {**_entry_shown(e), "field_errors": _entry_errors(field_errors, index)}
+        for index, e in enumerate(entries)]}
     return render(request, "library/lorebook_form.html",
                   {"lorebook": shown, "lorebook_id": lorebook_id, "error": error,
                    "ownership": _ownership(request, lorebook, "lorebook", lorebook_id),
@@ -385,7 +395,8 @@ def lorebook_test(request: HttpRequest, lorebook_id: str) -> HttpResponse:
     lorebook = _for_use_or_404(request, "lorebook", lorebook_id)
     text = request.POST.get("text", "")
     match = lorebook_match([lorebook], messages=[text], count_tokens=count_tokens)
-    return render(request, "library/_lore_test.html", {"match": match, "text": text})
+    return render(request, "library/_lore_test.html",
+                  {"match": match, "text": text, "key_problems": regex_key_problems(lorebook)})
 
 
 @login_required

@@ -15,20 +15,15 @@ Entry settings are read from the PersonaLab fields first, then from the card's
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import regex
 
-REGEX_TIMEOUT_SECONDS = 0.05
-REGEX_TOTAL_SECONDS = 1.0
-# "/pattern/flags": how SillyTavern writes a regex key.
-SLASH_REGEX = regex.compile(r"^/(.+)/([dgimsuvy]*)$", regex.DOTALL)
-JS_NAMED_GROUP = regex.compile(r"\(\?<(?=[A-Za-z_])")
-WORD_CHAR = regex.compile(r"[A-Za-z0-9_]")
+from library.worldinfo_keys import (KeyScan, first_hit, key_trigger,
+                                     setting)
+
 # V3 decorators: lines at the start of an entry's content beginning with "@@" ("@@@" escapes
 # a decorator name). SillyTavern acts on these two and never sends the lines to the model.
 DECORATOR_LINES = regex.compile(r"\A(?:@@[^\n]*(?:\n|\Z))+")
@@ -43,39 +38,7 @@ class LoreMatch:
     timed: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-@dataclass
-class _Scan:
-    """One turn's scanning: the chat (newest last), the regex time spent, the problems."""
-
-    messages: list[str]
-    problems: list[str]
-    regex_seconds: float = 0.0
-    # A pattern stopped once is not tried again this turn.
-    stopped: set[str] = field(default_factory=set)
-
-    def texts(self, depth: int) -> list[tuple[str, str]]:
-        if depth <= 0:
-            return []
-        recent = self.messages[-depth:]
-        return [(f"message -{offset}", text)
-                for offset, text in zip(range(1, len(recent) + 1), reversed(recent))]
-
-
 # --- entry settings --------------------------------------------------------------------------
-
-def setting(entry: dict[str, Any], name: str, card_name: str, default: Any,
-            st_name: str | None = None) -> Any:
-    """The entry's own field, else its card `extensions` name, else (files imported from
-    SillyTavern before the field was mapped) its world-info name kept under `st_extra`."""
-    value = entry.get(name)
-    if value is None:
-        ext = entry.get("extensions") if isinstance(entry.get("extensions"), dict) else {}
-        value = ext.get(card_name)
-    if value is None and st_name:
-        extra = entry.get("st_extra") if isinstance(entry.get("st_extra"), dict) else {}
-        value = extra.get(st_name)
-    return default if value is None else value
-
 
 def _number(value: Any, default: int) -> int:
     if isinstance(value, bool):
@@ -111,112 +74,6 @@ def decorators_split(content: str) -> tuple[list[str], str]:
     lines = [line.strip() for line in found.group(0).splitlines()]
     names = [line[1:] if line.startswith("@@@") else line for line in lines]
     return [name for name in names if name in KNOWN_DECORATORS], content[found.end():]
-
-
-# --- keys --------------------------------------------------------------------------------------
-
-@lru_cache(maxsize=4096)
-def _compile(pattern: str, flags: int) -> regex.Pattern[str] | None:
-    try:
-        return regex.compile(JS_NAMED_GROUP.sub("(?P<", pattern), flags)
-    except (regex.error, ValueError, OverflowError):
-        return None
-
-
-def key_regex(key: str, *, use_regex: bool, case_sensitive: bool) -> regex.Pattern[str] | None:
-    """The regex of a key, or None: a plain key, or one that is not a valid regex (SillyTavern
-    then reads it as text, so `*hug*` is a plain key)."""
-    slashed = SLASH_REGEX.match(key)
-    if slashed:
-        letters = slashed.group(2)
-        flags = (regex.IGNORECASE if "i" in letters else 0) | (
-            regex.MULTILINE if "m" in letters else 0) | (regex.DOTALL if "s" in letters else 0)
-        return _compile(slashed.group(1), flags | regex.V0)
-    if use_regex:
-        return _compile(key, (0 if case_sensitive else regex.IGNORECASE) | regex.V0)
-    return None
-
-
-def _whole_word_found(key: str, text: str) -> bool:
-    # JavaScript's \b: only ASCII letters, digits and _ are word characters, so a Chinese key
-    # inside Chinese text still counts as a whole word, as in SillyTavern.
-    start = text.find(key)
-    while start != -1:
-        before = text[start - 1] if start else ""
-        after = text[start + len(key):start + len(key) + 1]
-        if not (before and WORD_CHAR.match(before)) and not (after and WORD_CHAR.match(after)):
-            return True
-        start = text.find(key, start + 1)
-    return False
-
-
-def _regex_found(pattern: regex.Pattern[str], text: str, scan: _Scan, label: str) -> bool:
-    if scan.regex_seconds > REGEX_TOTAL_SECONDS or pattern.pattern in scan.stopped:
-        return False
-    started = time.perf_counter()
-    try:
-        return pattern.search(text, timeout=REGEX_TIMEOUT_SECONDS) is not None
-    except TimeoutError:
-        scan.stopped.add(pattern.pattern)
-        scan.problems.append(f"{label}: regex {pattern.pattern!r} took longer than "
-                             f"{int(REGEX_TIMEOUT_SECONDS * 1000)} ms and was stopped")
-        return False
-    finally:
-        scan.regex_seconds += time.perf_counter() - started
-
-
-def key_found(key: str, text: str, entry: dict[str, Any], book: dict[str, Any], scan: _Scan,
-              label: str) -> bool:
-    case = bool(setting(entry, "case_sensitive", "case_sensitive",
-                        book.get("case_sensitive", False)))
-    pattern = key_regex(key, use_regex=bool(entry.get("use_regex")), case_sensitive=case)
-    if pattern is not None:
-        return _regex_found(pattern, text, scan, label)
-    if not case:
-        key, text = key.casefold(), text.casefold()
-    whole = bool(setting(entry, "match_whole_words", "match_whole_words",
-                         book.get("match_whole_words", False)))
-    if whole and " " not in key.strip():
-        return _whole_word_found(key, text)
-    return key in text
-
-
-def _first_hit(keys: list[str], texts: list[tuple[str, str]], entry: dict[str, Any],
-               book: dict[str, Any], scan: _Scan, label: str) -> tuple[str, str] | None:
-    for where, text in texts:
-        for key in keys:
-            if key and key_found(key, text, entry, book, scan, label):
-                return key, where
-    return None
-
-
-def _secondary_reason(entry: dict[str, Any], texts: list[tuple[str, str]], book: dict[str, Any],
-                      scan: _Scan, label: str) -> str | None:
-    """'' when there is no secondary condition, a reason when it holds, None when it fails."""
-    secondary = [key for key in entry.get("secondary_keys") or [] if key]
-    if not secondary:
-        return ""
-    found = [key for key in secondary if _first_hit([key], texts, entry, book, scan, label)]
-    logic = entry.get("selective_logic", "and_any")
-    holds = {"and_any": bool(found), "and_all": len(found) == len(secondary),
-             "not_any": not found, "not_all": len(found) < len(secondary)}.get(logic, bool(found))
-    if not holds:
-        return None
-    if logic.startswith("and"):
-        return f" (secondary {logic}: {', '.join(repr(key) for key in found)} present)"
-    missing = [key for key in secondary if key not in found]
-    return f" (secondary {logic}: {', '.join(repr(key) for key in missing)} absent)"
-
-
-def _trigger(entry: dict[str, Any], texts: list[tuple[str, str]], book: dict[str, Any],
-             scan: _Scan, label: str) -> str | None:
-    hit = _first_hit(entry.get("keys") or [], texts, entry, book, scan, label)
-    if hit is None:
-        return None
-    secondary = _secondary_reason(entry, texts, book, scan, label)
-    if secondary is None:
-        return None
-    return f"key {hit[0]!r} in {hit[1]}{secondary}"
 
 
 # --- one turn's activation over every linked book ---------------------------------------------
@@ -286,7 +143,7 @@ class _Turn:
     buffer, one count of activations, inclusion groups across books."""
 
     books: dict[str, dict[str, Any]]
-    scan: _Scan
+    scan: KeyScan
     turn: int
     chat_length: int
     timed: dict[str, dict[str, int]]
@@ -374,7 +231,7 @@ class _Turn:
         elif entry.get("constant"):
             reason = "constant"
         else:
-            reason = _trigger(entry, self.texts(entry, state), self.book(entry), self.scan,
+            reason = key_trigger(entry, self.texts(entry, state), self.book(entry), self.scan,
                               self.label(entry))
             similarity = None if reason else self.vector_similarity(entry)
             if similarity is not None and similarity >= self.vector_threshold:
@@ -436,7 +293,7 @@ class _Turn:
         book = self.book(entry)
 
         def found(key: str) -> bool:
-            return bool(key) and _first_hit([key], texts, entry, book, self.scan,
+            return bool(key) and first_hit([key], texts, entry, book, self.scan,
                                              self.label(entry)) is not None
 
         keys = [k for k in entry.get("keys") or [] if k]
@@ -630,7 +487,7 @@ def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
             entries.append({**entry, "uid": entry.get("uid", index), "lorebook_id": book_id,
                             "position": _position(entry), "content": content,
                             **({"decorators": decorators} if decorators else {})})
-    scan = _Scan(messages, match.problems)  # one regex time budget for the whole turn
+    scan = KeyScan(messages, match.problems)  # one regex time budget for the whole turn
     activation = _Turn(books, scan, turn, len(messages) if chat_length is None else chat_length,
                        match.timed, rng or random.Random(), dict(sources or {}), speaker,
                        vector_scores, vector_threshold)

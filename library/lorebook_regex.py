@@ -1,0 +1,38 @@
+"""A book's regex keys checked when it is saved or imported: each one must be cheap to
+compile (personalab/lib/user_regex.py), and so must all of them together, since a turn
+compiles every key of every linked book."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from library.worldinfo_keys import key_expansion, key_problem
+
+# About 0.8 s of compiling for a whole book at the worst (user_regex: 10,000 units ≈ 40 ms).
+MAX_BOOK_EXPANSION = 200_000
+
+
+def regex_keys_check(entries: list[dict[str, Any]], errors: dict[str, str], *,
+                     strict: bool) -> None:
+    """Add a sentence to `errors` beside each key field whose regex cannot be used."""
+    total = 0
+    for index, entry in enumerate(entries):
+        use_regex = bool(entry.get("use_regex"))
+        for field in ("keys", "secondary_keys"):
+            for key in entry.get(field) or []:
+                problem = key_problem(key, use_regex=use_regex, strict=strict)
+                if problem:
+                    errors.setdefault(f"entries[{index}].{field}", f"{key[:60]!r}: {problem}")
+                total += key_expansion(key, use_regex=use_regex)
+    if total > MAX_BOOK_EXPANSION:
+        errors["entries"] = (f"the book's regex keys together expand to {total:,} steps; at most "
+                             f"{MAX_BOOK_EXPANSION:,} (fewer or simpler repeats)")
+
+
+def regex_key_problems(lorebook: dict[str, Any]) -> list[str]:
+    """Every regex key of a stored book that cannot fire, each in a sentence (the editor's
+    "Test this text" lists them, since such a key never matches)."""
+    errors: dict[str, str] = {}
+    entries = [e for e in lorebook.get("entries") or [] if isinstance(e, dict)]
+    regex_keys_check(entries, errors, strict=True)
+    return [f"{name}: {text}" for name, text in errors.items()]
