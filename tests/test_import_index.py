@@ -123,3 +123,12 @@ def test_a_fill_killed_mid_way_resumes_without_duplicates(
     assert len(stored) == done["lines"]
     texts = [text for text, _ in stored.values()]
     assert texts.count(FACT) == 1
+
+
+def test_the_chat_page_has_the_index_progress_line_its_script_fills(
+        alice_client, instance, memory_on):
+    page = alice_client.get(f"/instances/{instance}/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'data-testid="index-progress"' in html
+    assert "%(embedded)s of %(lines)s lines embedded" in html
