@@ -25,6 +25,7 @@ from chat.streaming import aside_stream, chat_stream, impersonate_stream, redo_r
 from chat.group import conversation_turn
 from chat.turn import TurnRefused, events_dropped, validate_user_text
 from director.services import director_status
+from memory.fill import progress_get as index_progress
 from personalab.lib.body_fields import body_fields_check
 from personalab.lib.errors import AppError, Invalid, naming_field
 from personalab.lib.filestore import StoreError
@@ -91,7 +92,8 @@ def instance_detail(request: HttpRequest, instance_id: str):
             "director": director_status(store, instance_id=instance_id),
             "sessions": store.session_ids(instance_id),
             "generation": state.get("generation") or {},
-            "generation_effective": services.generation_for_instance(store, state)}
+            "generation_effective": services.generation_for_instance(store, state),
+            "index": index_progress(store, instance_id=instance_id)}
 
 
 @router.put("/instances/{instance_id}", response=InstanceDetail)

@@ -48,6 +48,10 @@ class InstanceDetail(InstanceOut):
     sessions: list[str]
     generation: dict[str, Any] = {}  # the instance's own settings
     generation_effective: dict[str, Any] = {}  # what a turn sends (over the account defaults)
+    index: dict[str, int] = Field(
+        {"lines": 0, "embedded": 0},
+        description="The memory index: lines indexed for keyword recall and how many of them "
+                    "are embedded (embedded < lines while an import fills in the background).")
 
 
 class RedoOut(Schema):

@@ -20,6 +20,7 @@ from chat.speakers import STRATEGIES, Member
 from chat.st_note import note_from_st, st_metadata_with_note
 from director.services import instance_switch_background
 from library.models import Background, Character, Persona
+from memory import fill as memory_fill
 from memory import runtime as memory_runtime
 from memory.services import authors_note_read, authors_note_save
 from memory.summarize_journal import summarize_recover_waiting
@@ -415,6 +416,7 @@ def session_import(store: FileStore, *, instance_id: str,
                                                                   imported.original_header),
                            *_player_named(store, state, play_as), *bound]
     instance_index(store, instance_id)
+    memory_fill.session_imported(store, instance_id=instance_id, session_id=session_id)
     return session_id, report
 
 

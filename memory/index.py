@@ -22,6 +22,7 @@ import numpy as np
 
 from memory.embeddings import (SecondEmbeddingFunction, default_embedder, second_available,
                                second_embed, second_wanted)
+from memory.keyword_docs import keyword_documents
 from memory.keywords import Key, KeywordStore, turn_text
 
 COLLECTIONS = ("turns", "summaries", "plots")
@@ -531,6 +532,12 @@ class MemoryIndex:
                          include=["documents", "metadatas"])
         by_id = {stored_id: hit_make(collection, stored_id, doc, meta, 0.0)
                  for stored_id, doc, meta in zip(got["ids"], got["documents"], got["metadatas"])}
+        # Not embedded yet (an import filling in the background): the keyword store has it.
+        lacking = [d for d in doc_ids if chroma_id(instance_id, d) not in by_id]
+        for doc_id, (doc, meta) in keyword_documents(self.keywords._path(instance_id),
+                                                     collection, lacking).items():
+            by_id[chroma_id(instance_id, doc_id)] = hit_make(
+                collection, chroma_id(instance_id, doc_id), doc, {**meta, "doc_id": doc_id}, 0.0)
         return [by_id[key] for key in (chroma_id(instance_id, d) for d in doc_ids) if key in by_id]
 
     def count(self, collection: str) -> int:

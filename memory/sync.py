@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from memory.embeddings import second_wanted
+from memory.fill import chunk_embed, newest_first_chunks, progress_session_set
 from memory.index import (MemoryIndex, ledger_events, turn_context_text, turn_doc_id,
                           turn_is_indexable)
 from personalab.lib.filestore import FileStore, jsonl_lines_since, write_json_atomic
@@ -118,6 +119,8 @@ def instance_sync(store: FileStore, index: MemoryIndex, *, instance_id: str,
         present = set(store.session_ids(instance_id))
         for session_id in sorted(set(state["sessions"]) - present):
             counts["deleted"] += _session_drop(index, instance_id, session_id)
+            progress_session_set(store, instance_id=instance_id, session_id=session_id,
+                                 lines=None)
             del state["sessions"][session_id]
             write_json_atomic(_state_path(store, instance_id), state)
         for session_id in sorted(present):
@@ -198,16 +201,20 @@ def _session_sync(store: FileStore, index: MemoryIndex, owner: dict[str, Any], s
         if lines:
             index.add_turns(session_id=session_id, turns=lines, before=before, **owner)
             counts["turns"] += len(lines)
+            total = int(mark.get("lines") or 0) + len(lines)
+            progress_session_set(store, instance_id=owner["instance_id"], session_id=session_id,
+                                 lines=total, embedded=total)
     else:
         before = None
-        written, deleted = _session_replace(index, owner, session_id, lines)
+        written, deleted = _session_replace(store, index, owner, session_id, lines)
         counts["turns"] += written
         counts["deleted"] += deleted
     if read.end == offset and mark:
         return {**mark, "history": history}
     return {"file": _file_id(stat), "offset": read.end, "tail_hash": read.tail_hash,
             "tail_length": read.tail_length, "change": changed, "history": history,
-            "context": _context_of(lines[-1]) if lines else before}
+            "context": _context_of(lines[-1]) if lines else before,
+            "lines": (int(mark.get("lines") or 0) if offset and mark else 0) + len(lines)}
 
 
 # A folder's mtime moves in clock ticks: a backup made in the tick the sync looked at the
@@ -236,10 +243,12 @@ def _last_change(store: FileStore, instance_id: str, session_id: str,
     return newest, stamp
 
 
-def _session_replace(index: MemoryIndex, owner: dict[str, Any], session_id: str,
-                     lines: list[dict[str, Any]]) -> tuple[int, int]:
+def _session_replace(store: FileStore, index: MemoryIndex, owner: dict[str, Any],
+                     session_id: str, lines: list[dict[str, Any]]) -> tuple[int, int]:
     """Make the session's stored turns equal the file's: embed the lines whose text, fields or
-    context changed, delete the ids the file no longer has."""
+    context changed, delete the ids the file no longer has. The keyword store gets every
+    changed line first (recall finds them at once), then the lines are embedded in chunks,
+    newest first, the progress recorded after each (memory/fill.py)."""
     instance_id = owner["instance_id"]
     stored = index.documents_stored("turns", where={"instance_id": instance_id,
                                                    "session_id": session_id})
@@ -272,13 +281,18 @@ def _session_replace(index: MemoryIndex, owner: dict[str, Any], session_id: str,
     index.second_add(owner={**owner, "session_id": session_id},
                      turns=[line for line in current
                             if turn_doc_id(session_id, line) not in vectored])
+    index.add_turns(session_id=session_id, before=None, keywords_only=True, **owner,
+                    turns=[lines[p] for p in stale])
+    embedded = len(lines) - len(stale)
+    progress_session_set(store, instance_id=instance_id, session_id=session_id,
+                         lines=len(lines), embedded=embedded)
     # Lines are written in runs, each with the line before it as its context.
     written = 0
-    for run in _runs(stale):
-        first = run[0]
-        index.add_turns(session_id=session_id, turns=[lines[p] for p in run],
-                        before=lines[first - 1] if first else None, **owner)
-        written += len(run)
+    for chunk in newest_first_chunks(_runs(stale)):
+        chunk_embed(index, owner, session_id, lines, chunk)
+        written += len(chunk)
+        progress_session_set(store, instance_id=instance_id, session_id=session_id,
+                             lines=len(lines), embedded=embedded + written)
     return written, len(gone)
 
 

@@ -749,6 +749,22 @@
     }, {once: true});
   });
 
+  // An imported chat is embedded in the background: say how far while it is not done.
+  const indexLine = document.getElementById("index-progress");
+  async function indexProgress() {
+    let index = null;
+    try {
+      const r = await fetch(`/api/v1/instances/${instanceId}`);
+      if (r.ok) index = (await r.json()).index;
+    } catch (err) { index = null; }
+    if (!index || !indexLine) return;
+    const behind = index.embedded < index.lines;
+    indexLine.hidden = !behind;
+    indexLine.textContent = behind ? " · " + indexLine.dataset.text
+      .replace("%(embedded)s", index.embedded).replace("%(lines)s", index.lines) : "";
+    if (behind) setTimeout(indexProgress, 5000);
+  }
+
   if (window.htmx) window.htmx.onLoad((el) => renderAll(el));
   const draft = localStorage.getItem(draftKey);
   if (draft && !input.value) input.value = draft;
@@ -757,4 +773,5 @@
   connect();
   scrollToNewest();
   renderBudget(latestTraceId());
+  indexProgress();
 })();

@@ -1,0 +1,109 @@
+"""Indexing an imported chat: seconds until its lines are keyword-searchable, seconds until
+every line is embedded (e5 and MiniLM into Chroma), and passages/s.
+
+    .venv/bin/python bench/import_index.py [--messages 10000] [--data DIR]
+
+A SillyTavern chat of `--messages` lines is made from the LoCoMo conversations of
+../shared/bench/locomo (repeated as needed; synthetic lines when absent), with a plain fact
+as its sixth message. It is imported through the app's own import (chat.services.session_import,
+which writes the keyword side), a plain question about that fact is asked through recall,
+then the background fill (memory.sync.instance_sync, as the app's job queue runs it) embeds
+the rest, newest first. The machine's load (os.getloadavg) is printed beside the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from bench import _harness
+
+FACT = "My sister Maribel keeps three goats called Pepper, Anchor and Juniper on her farm."
+QUESTION = "What are the names of Maribel's goats?"
+
+
+def texts_load(data: Path, count: int) -> list[tuple[str, str]]:
+    """(speaker, text) pairs from LoCoMo, repeated to `count`."""
+    pairs: list[tuple[str, str]] = []
+    for path in sorted(data.glob("*.json")):
+        conversation = json.loads(path.read_text(encoding="utf-8")).get("conversation") or {}
+        for key in sorted(conversation, key=lambda k: (len(k), k)):
+            if key.startswith("session_") and isinstance(conversation[key], list):
+                pairs += [(str(t.get("speaker") or "A"), str(t.get("text") or ""))
+                          for t in conversation[key] if t.get("text")]
+    if not pairs:
+        pairs = [("A", f"Line {n}: we walked on and talked about the weather.") for n in range(97)]
+    return [pairs[n % len(pairs)] for n in range(count)]
+
+
+def chat_make(count: int, data: Path) -> bytes:
+    records: list[dict] = [{"user_name": "Ann", "character_name": "Bo",
+                            "create_date": "2024-3-5 @14h 02m 09s", "chat_metadata": {}}]
+    for number, (_, text) in enumerate(texts_load(data, count)):
+        records.append({"name": "Ann" if number % 2 == 0 else "Bo", "is_user": number % 2 == 0,
+                        "is_system": False, "send_date": "2024-03-05T14:03:00.000Z",
+                        "mes": FACT if number == 5 else text, "extra": {}})
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--messages", type=int, default=10000)
+    parser.add_argument("--data", type=Path, default=REPO.parent.parent / "shared" / "bench"
+                        / "locomo")
+    args = parser.parse_args()
+    if not args.data.is_dir():
+        args.data = REPO.parent / "shared" / "bench" / "locomo"
+    chat = chat_make(args.messages, args.data)
+    with _harness.data_dir_temp() as data_dir:
+        setup = _harness.app_setup(data_dir, instances=1, memory_indexing=True)
+        os.environ.update(_harness.base_env(data_dir))
+        import django
+
+        django.setup()
+        from chat.services import session_import
+        from memory import fill, runtime
+        from memory.rag import query_user_history
+        from memory.sync import instance_sync
+        from personalab.storage import get_store
+
+        fill.schedule_sync = lambda store, **kwargs: None  # this process runs the fill itself
+        store = get_store()
+        instance_id = setup.instance_ids[0]
+        runtime.index_for(store).collection_ids()  # the models and Chroma loaded before timing
+        runtime.index_for(store).query_embed("warm up")
+        load_before = os.getloadavg()
+        started = time.perf_counter()
+        session_import(store, instance_id=instance_id, data=chat)
+        imported = time.perf_counter() - started
+        hits = query_user_history(QUESTION, instance_id, index=runtime.index_for(store),
+                                  force=True, k=5).hits
+        searchable = time.perf_counter() - started
+        found = any("Juniper" in hit.text for hit in hits)
+        fill_started = time.perf_counter()
+        counts = instance_sync(store, runtime.index_for(store), instance_id=instance_id)
+        filled = time.perf_counter() - fill_started
+        progress = fill.progress_get(store, instance_id=instance_id)
+        print(json.dumps({
+            "messages": args.messages, "lines_indexed": progress["lines"],
+            "embedded": progress["embedded"], "passages_embedded": counts["turns"],
+            "seconds_import": round(imported, 2),
+            "seconds_to_keyword_searchable": round(searchable, 2),
+            "sixth_message_fact_recalled_plainly": found,
+            "seconds_to_fully_embedded": round(searchable + filled, 1),
+            "seconds_fill": round(filled, 1),
+            "passages_per_second": round(counts["turns"] / filled, 1) if filled else None,
+            "load_before": [round(x, 2) for x in load_before],
+            "load_after": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()},
+            indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""A large session (an imported chat) is searchable at once and embedded in the background.
+
+The keyword store answers as soon as a session's lines are in it, which takes a moment; the
+dense side (e5 and MiniLM into Chroma) takes minutes for 10,000 lines. So an import writes
+the keyword side while the player waits, and the sync (memory/sync.py) embeds the rest in
+chunks, newest lines first (what the player asks about next is most likely recent), recording
+after each chunk how far it got.
+
+That record, data/event_library/index_state/{instance_id}.progress.json, is what
+`GET /api/v1/instances/{id}` shows as `index: {"lines": N, "embedded": M}`: a file every
+worker reads (SPEC §8), one small read per request. A fill killed mid-way leaves its record
+behind M; the catch-up finds the lines Chroma lacks and embeds only those (every write is an
+upsert by line id: nothing is stored twice).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from memory.index import MemoryIndex, turn_is_indexable
+from memory.runtime import index_or_warning, schedule_sync
+from personalab.lib.filestore import FileStore, jsonl_lines_since, write_json_atomic
+from personalab.lib.jsontext import json_loads
+from personalab.lib.lines import session_line_problem
+
+log = logging.getLogger(__name__)
+
+# Lines embedded per chunk: large enough to batch both models well, small enough that the
+# progress moves every few seconds and a turn's own sync is not queued long behind a chunk.
+FILL_CHUNK = 256
+
+
+def _progress_path(store: FileStore, instance_id: str) -> Path:
+    return Path(store.chroma_dir).parent / "index_state" / f"{instance_id}.progress.json"
+
+
+def _progress_read(store: FileStore, instance_id: str) -> dict[str, dict[str, int]]:
+    try:
+        record = json_loads(_progress_path(store, instance_id).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    sessions = record.get("sessions") if isinstance(record, dict) else None
+    return sessions if isinstance(sessions, dict) else {}
+
+
+def progress_session_set(store: FileStore, *, instance_id: str, session_id: str,
+                         lines: int | None, embedded: int = 0) -> None:
+    """Record a session's indexable lines and how many are embedded (None: the session left)."""
+    sessions = _progress_read(store, instance_id)
+    if lines is None:
+        if session_id not in sessions:
+            return
+        sessions.pop(session_id)
+    else:
+        if sessions.get(session_id) == {"lines": lines, "embedded": embedded}:
+            return
+        sessions[session_id] = {"lines": lines, "embedded": min(embedded, lines)}
+    path = _progress_path(store, instance_id)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(path, {"sessions": sessions})
+    except OSError as exc:  # indexing goes on; only its progress figure is behind
+        log.warning("index progress of %s not saved: %s", instance_id, exc)
+
+
+def progress_get(store: FileStore, *, instance_id: str) -> dict[str, int]:
+    """`{"lines": N, "embedded": M}` over the instance's sessions, as the last sync left it."""
+    lines = embedded = 0
+    for record in _progress_read(store, instance_id).values():
+        if isinstance(record, dict):
+            lines += int(record.get("lines") or 0)
+            embedded += int(record.get("embedded") or 0)
+    return {"lines": lines, "embedded": embedded}
+
+
+def session_keywords_index(store: FileStore, index: MemoryIndex, *, instance_id: str,
+                           session_id: str) -> int:
+    """Put a new session's lines into the keyword store now (no embedding), so recall finds
+    them on the next turn; the sync embeds them later. Returns the indexable lines."""
+    instance = store.instance_state_read(instance_id)
+    read = jsonl_lines_since(store.session_path(instance_id, session_id), 0,
+                             check=session_line_problem)
+    lines = [line for line in read.records if turn_is_indexable(line)]
+    progress_session_set(store, instance_id=instance_id, session_id=session_id,
+                         lines=len(lines), embedded=0)
+    index.add_turns(instance_id=instance_id, character_id=instance.get("character_id") or "",
+                    background_id=instance.get("background_id"), session_id=session_id,
+                    turns=lines, before=None, keywords_only=True)
+    return len(lines)
+
+
+def newest_first_chunks(runs: list[list[int]], size: int = FILL_CHUNK) -> list[list[int]]:
+    """The positions of `runs` (consecutive line positions) cut into chunks of at most `size`,
+    the newest chunk first; each chunk stays consecutive, so its first line's context is the
+    line before it in the file."""
+    chunks: list[list[int]] = []
+    for run in reversed(runs):
+        stop = len(run)
+        while stop > 0:
+            start = max(0, stop - size)
+            chunks.append(run[start:stop])
+            stop = start
+    return chunks
+
+
+def chunk_embed(index: MemoryIndex, owner: dict[str, Any], session_id: str,
+                lines: list[dict[str, Any]], chunk: list[int]) -> None:
+    first = chunk[0]
+    index.add_turns(session_id=session_id, turns=[lines[p] for p in chunk],
+                    before=lines[first - 1] if first else None, **owner)
+
+
+def session_imported(store: FileStore, *, instance_id: str, session_id: str) -> None:
+    """After an import: the keyword side now, the dense side queued (the player's first turn
+    does not wait for it). A keyword store that fails leaves the lines to the sync."""
+    if not store.module_read("memory").get("recall_enabled", True):
+        return
+    index, _ = index_or_warning(store)
+    if index is not None:
+        try:
+            session_keywords_index(store, index, instance_id=instance_id, session_id=session_id)
+        except Exception as exc:  # noqa: BLE001 — the queued sync writes them with the vectors
+            log.warning("imported lines of %s not in the keyword store yet: %s", instance_id, exc)
+    schedule_sync(store, instance_id=instance_id)

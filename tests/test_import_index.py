@@ -1,0 +1,134 @@
+"""An imported chat is searchable at once; its vectors fill in the background, newest first,
+with progress in the instance API, and a fill cut short resumes without duplicates."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from memory import fill, runtime
+from memory.index import MemoryIndex
+from memory.rag import query_user_history
+from memory.sync import instance_sync
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+FACT = "My sister Maribel keeps three goats called Pepper, Anchor and Juniper on her farm."
+
+
+def _chat(count: int) -> bytes:
+    records = [{"user_name": "Ann", "character_name": "Bo", "create_date": "2024-3-5 @14h 02m 09s",
+                "chat_metadata": {}}]
+    for number in range(count):
+        text = FACT if number == 5 else f"Line {number}: we walked on and talked about the weather."
+        records.append({"name": "Ann" if number % 2 == 0 else "Bo", "is_user": number % 2 == 0,
+                        "is_system": False, "send_date": "2024-03-05T14:03:00.000Z",
+                        "mes": text, "extra": {}})
+    return "".join(json.dumps(r) + "\n" for r in records).encode("utf-8")
+
+
+@pytest.fixture
+def auth(alice):
+    from chat.models import ApiToken
+
+    return {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+
+
+@pytest.fixture
+def no_background(monkeypatch):
+    """The queued sync never runs: what recall finds comes from the import alone."""
+    queued = []
+    monkeypatch.setattr(fill, "schedule_sync", lambda store, **kw: queued.append(kw))
+    return queued
+
+
+def _import(client, auth, instance, count):
+    response = client.post(f"/api/v1/instances/{instance}/import_chat",
+                           {"file": SimpleUploadedFile("chat.jsonl", _chat(count))}, **auth)
+    assert response.status_code == 201, response.content
+    return response.json()["session_id"]
+
+
+def _index(client, auth, instance):
+    response = client.get(f"/api/v1/instances/{instance}", **auth)
+    assert response.status_code == 200
+    return response.json()["index"]
+
+
+def _embedded_ids(store, instance):
+    return set(runtime.index_for(store).documents_stored(
+        "turns", where={"instance_id": instance}))
+
+
+def test_an_imported_fact_is_recalled_before_any_line_is_embedded(
+        client, auth, store, instance, memory_on, no_background):
+    _import(client, auth, instance, 40)
+    assert no_background  # the dense side is queued, not done while the player waited
+    assert _embedded_ids(store, instance) == set()
+    result = query_user_history("What are the names of Maribel's goats?", instance,
+                                index=runtime.index_for(store), force=True, k=5)
+    assert any("Juniper" in hit.text for hit in result.hits)
+
+
+def test_index_progress_goes_from_some_to_all_and_newest_lines_are_embedded_first(
+        client, auth, store, instance, memory_on, no_background, monkeypatch):
+    session_id = _import(client, auth, instance, 600)
+    before = _index(client, auth, instance)
+    assert before["embedded"] < before["lines"] and before["lines"] >= 600
+
+    order = []
+    real = MemoryIndex.add_turns
+
+    def recording(self, **kwargs):
+        if not kwargs.get("keywords_only"):
+            order.append([line["turn"] for line in kwargs["turns"]])
+        return real(self, **kwargs)
+
+    monkeypatch.setattr(MemoryIndex, "add_turns", recording)
+    instance_sync(store, runtime.index_for(store), instance_id=instance)
+    assert len(order) > 1
+    assert order[0][-1] == max(turn for chunk in order for turn in chunk)
+    assert [chunk[0] for chunk in order] == sorted((chunk[0] for chunk in order), reverse=True)
+    after = _index(client, auth, instance)
+    assert after["embedded"] == after["lines"] == before["lines"]
+    assert session_id
+
+
+def test_a_fill_killed_mid_way_resumes_without_duplicates(
+        client, auth, store, instance, memory_on, no_background, monkeypatch):
+    _import(client, auth, instance, 600)
+    index = runtime.index_for(store)
+    calls = []
+    real = fill.chunk_embed
+
+    def dying(*args, **kwargs):
+        if len(calls) == 1:
+            raise SystemExit("kill -9")
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr("memory.sync.chunk_embed", dying)
+    with pytest.raises(SystemExit):
+        instance_sync(store, index, instance_id=instance)
+    part = _index(client, auth, instance)
+    assert 0 < part["embedded"] < part["lines"]
+    monkeypatch.setattr("memory.sync.chunk_embed", real)
+    runtime._catch_up()  # the restarted server's catch-up
+    runtime.drain()
+    done = _index(client, auth, instance)
+    assert done["embedded"] == done["lines"]
+    stored = index.documents_stored("turns", where={"instance_id": instance})
+    assert len(stored) == done["lines"]
+    texts = [text for text, _ in stored.values()]
+    assert texts.count(FACT) == 1
+
+
+def test_the_chat_page_has_the_index_progress_line_its_script_fills(
+        alice_client, instance, memory_on):
+    page = alice_client.get(f"/instances/{instance}/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'data-testid="index-progress"' in html
+    assert "%(embedded)s of %(lines)s lines embedded" in html
