@@ -33,6 +33,8 @@ from chat.prompt.world_info import lore_sources, lore_speaker, lore_vectors, out
 from chat.speakers import Pick
 from chat.turn_window import turn_window
 from director.logic import director_prepare_context
+from library import worldinfo_defaults as wi_defaults
+from library.worldinfo_defaults import book_scan_depth
 from library.lorebook import lore_blocks, lore_outlets, lorebook_match
 from library.selectors import (
     ChatCharacters,
@@ -281,10 +283,10 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
     timings["director_ms"] = _ms(started)
 
     started = time.perf_counter()
-    lore = _lore(store, ctx)
+    window, generation = turn_window(store, ctx.instance_state)
+    lore = _lore(store, ctx, window)
     locale = locale_for_character(store, ctx.character)
     templates = templates_for(store).get(locale)
-    window, generation = turn_window(store, ctx.instance_state)
     inputs = _prompt_inputs(store, ctx, director, recall, lore, locale=locale, window=window)
     prompt = prompt_build(inputs, templates)
     if prompt.lines_missing:
@@ -389,7 +391,7 @@ def _director(store: FileStore, ctx: TurnContext) -> dict[str, Any] | None:
                                     search=search if recall_on else None)
 
 
-def _lore(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
+def _lore(store: FileStore, ctx: TurnContext, window: ContextWindow) -> dict[str, Any]:
     lorebooks = _lorebooks_linked(store, ctx)
     blocks: list[dict[str, Any]] = []
     fired: list[dict[str, Any]] = []
@@ -407,7 +409,7 @@ def _lore(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
                       else ctx.instance_state.get("character_id", ""))
         match = lorebook_match(
             lorebooks, messages=messages,
-            count_tokens=count_tokens, budget_tokens=_world_info_budget(store, ctx),
+            count_tokens=count_tokens, budget_tokens=_world_info_budget(store, window),
             turn=ctx.turn, chat_length=ctx.turn,
             timed=store.memory_json_read(ctx.instance_id, WORLD_INFO_TIMED, {}),
             sources=lore_sources(card, persona),
@@ -426,7 +428,7 @@ def _lore(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
 
 
 WORLD_INFO_TIMED = "worldinfo_timed"
-WORLD_INFO_BUDGET_PERCENT = 25  # SillyTavern's default share of the context
+WORLD_INFO_BUDGET_PERCENT = wi_defaults.BUDGET_PERCENT
 
 
 def _lorebooks_linked(store: FileStore, ctx: TurnContext) -> list[dict[str, Any]]:
@@ -460,13 +462,13 @@ def _id_list(value: Any) -> list[str]:
     return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
-def _world_info_budget(store: FileStore, ctx: TurnContext) -> int:
+def _world_info_budget(store: FileStore, window: ContextWindow) -> int:
+    """SillyTavern's world-info budget: a share of the context window."""
     percent = store.module_read("prompt").get("world_info_budget_percent",
                                               WORLD_INFO_BUDGET_PERCENT)
     if not isinstance(percent, (int, float)) or not 0 < percent <= 100:
         percent = WORLD_INFO_BUDGET_PERCENT
-    context = int(ctx.config.get("limits", {}).get("max_total_tokens") or 0)
-    return max(1, int(context * percent / 100))
+    return max(1, int(window.tokens * percent / 100))
 
 
 def authors_note_blocks(blocks: list[dict[str, Any]], note: dict[str, Any]) -> list[dict[str, Any]]:
@@ -487,7 +489,7 @@ def _scan_depth_max(lorebooks: list[dict[str, Any]]) -> int | None:
     """How many of the newest messages any lorebook or entry looks at (None: a depth that is
     not a number, or min activations without a max depth; it then gets every message)."""
     try:
-        deepest = max(max([int(book.get("scan_depth", 4)),
+        deepest = max(max([book_scan_depth(book),
                            int(book.get("min_activations_depth_max") or 0),
                            *(int(entry.get("scan_depth") or 0)
                              for entry in book.get("entries", []) if isinstance(entry, dict))])

@@ -490,9 +490,10 @@ def character_book_to_lorebook(book: dict[str, Any], *, fallback_name: str) -> d
     lorebook = {
         "name": _text_or_kept(book.get("name"), fallback_name),
         "description": _text_or_kept(book.get("description")),
-        "scan_depth": _int_in(book.get("scan_depth"), 4, 0, MAX_SCAN_DEPTH),
+        "scan_depth": _int_in(book.get("scan_depth"), None, 0, MAX_SCAN_DEPTH),
         "token_budget": _int_in(book.get("token_budget"), None, 0, MAX_TOKEN_BUDGET),
-        "recursive": bool(book.get("recursive_scanning")),
+        "recursive": (None if book.get("recursive_scanning") is None
+                      else bool(book["recursive_scanning"])),
         "entries": entries,
         "extensions": copy.deepcopy(extensions) if isinstance(extensions, dict) else {},
         "card_extra": extra,
@@ -558,8 +559,9 @@ def lorebook_to_character_book(lorebook: dict[str, Any]) -> dict[str, Any]:
         "extensions": copy.deepcopy(book["extensions"]),
         "entries": [_entry_to_card(entry) for entry in book["entries"]],
     }
-    if card_book["token_budget"] is None:  # nothing added that the card did not have
-        del card_book["token_budget"]
+    for name in ("token_budget", "scan_depth", "recursive_scanning"):
+        if card_book[name] is None:  # nothing added that the author did not set
+            del card_book[name]
     return card_book
 
 

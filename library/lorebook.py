@@ -52,7 +52,7 @@ MAX_PRIORITY = 10**6
 MAX_TOKEN_BUDGET = 10**7
 MAX_UID = 10**9
 BOOK_DEFAULTS: dict[str, Any] = {
-    "name": "", "description": "", "scan_depth": 4, "token_budget": None, "recursive": False,
+    "name": "", "description": "", "scan_depth": None, "token_budget": None, "recursive": None,
     "entries": [], "extensions": {},
 }
 ENTRY_DEFAULTS: dict[str, Any] = {
@@ -85,11 +85,13 @@ def lorebook_validate(lorebook: dict[str, Any], *, strict_regex: bool = False) -
     if not book["name"]:
         errors["name"] = "required"
     book["description"] = _text(book["description"], "description", errors)
-    book["scan_depth"] = _int(book["scan_depth"], "scan_depth", errors, 0, MAX_SCAN_DEPTH)
+    if book["scan_depth"] is not None:  # None: SillyTavern's default (worldinfo_defaults)
+        book["scan_depth"] = _int(book["scan_depth"], "scan_depth", errors, 0, MAX_SCAN_DEPTH)
     if book["token_budget"] is not None:
         book["token_budget"] = _int(book["token_budget"], "token_budget", errors, 0,
                                     MAX_TOKEN_BUDGET)
-    book["recursive"] = _bool(book["recursive"], "recursive", errors)
+    if book["recursive"] is not None:
+        book["recursive"] = _bool(book["recursive"], "recursive", errors)
     for name, high in (("min_activations", 10**4), ("min_activations_depth_max", MAX_SCAN_DEPTH)):
         if book.get(name) is not None:
             book[name] = _int(book[name], name, errors, 0, high)

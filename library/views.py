@@ -347,7 +347,9 @@ def _lorebook_from_form(form, lorebook: dict) -> dict:
         taken = [*uids, *(u for u in stored if isinstance(u, int)), -1]
         entries.append(_entry_from_form(form, "new_", max(taken) + 1))
     budget = form.get("token_budget", "").strip()
-    book = {**lorebook, "name": form.get("name", ""), "scan_depth": form.get("scan_depth", 4),
+    depth = form.get("scan_depth", "").strip()
+    book = {**lorebook, "name": form.get("name", ""),
+            "scan_depth": _number_or_text(depth) if depth else None,
             "token_budget": _number_or_text(budget) if budget else None, "entries": entries}
     for name in ("min_activations", "min_activations_depth_max"):
         _form_optional(book, name, form.get(name), _number_or_text)
@@ -360,7 +362,7 @@ def _lorebook_from_form(form, lorebook: dict) -> dict:
 def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpResponse:
     store = get_store()
     lorebook = _for_use_or_404(request, "lorebook", lorebook_id) if lorebook_id else {
-        "name": "", "scan_depth": 4, "token_budget": None, "entries": []}
+        "name": "", "scan_depth": None, "token_budget": None, "entries": []}
     error, status, field_errors = None, 200, {}
     if request.method == "POST":
         data = {**_lorebook_from_form(request.POST, lorebook),

@@ -21,6 +21,7 @@ from typing import Any
 
 import regex
 
+from library.worldinfo_defaults import book_recursive, book_scan_depth
 from library.worldinfo_keys import (KeyScan, first_hit, key_trigger,
                                      setting)
 
@@ -184,10 +185,10 @@ class _Turn:
         return ""
 
     def recursive(self, entry: dict[str, Any]) -> bool:
-        return bool(self.book(entry).get("recursive"))
+        return book_recursive(self.book(entry))
 
     def base_depth(self, book: dict[str, Any]) -> int:
-        return _number(book.get("scan_depth", 4), 4)
+        return book_scan_depth(book)
 
     def texts(self, entry: dict[str, Any], state: str) -> list[tuple[str, str]]:
         # An entry's own depth that is not a number (or is negative) is the book's.

@@ -10,6 +10,8 @@ from typing import Any
 
 import regex
 
+from library.worldinfo_defaults import CASE_SENSITIVE, MATCH_WHOLE_WORDS, book_flag
+
 from personalab.lib.user_regex import (
     NOT_A_REGEX,
     PatternRefused,
@@ -140,7 +142,7 @@ def _regex_found(pattern: regex.Pattern[str], text: str, scan: KeyScan, label: s
 def key_found(key: str, text: str, entry: dict[str, Any], book: dict[str, Any], scan: KeyScan,
               label: str) -> bool:
     case = bool(setting(entry, "case_sensitive", "case_sensitive",
-                        book.get("case_sensitive", False)))
+                        book_flag(book, "case_sensitive", CASE_SENSITIVE)))
     try:
         pattern = key_regex(key, use_regex=bool(entry.get("use_regex")), case_sensitive=case)
     except PatternRefused as exc:
@@ -153,7 +155,7 @@ def key_found(key: str, text: str, entry: dict[str, Any], book: dict[str, Any], 
     if not case:
         key, text = key.casefold(), text.casefold()
     whole = bool(setting(entry, "match_whole_words", "match_whole_words",
-                         book.get("match_whole_words", False)))
+                         book_flag(book, "match_whole_words", MATCH_WHOLE_WORDS)))
     if whole and " " not in key.strip():
         return _whole_word_found(key, text)
     return key in text

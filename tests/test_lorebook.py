@@ -121,8 +121,9 @@ def test_each_lorebook_scans_its_own_depth_and_blocks_are_named():
 def test_recursive_lorebook_lets_fired_content_trigger_entries():
     entries = ({"uid": 1, "keys": ["维克多"], "content": "维克多效忠于黑鸦帮。"},
                {"uid": 2, "keys": ["黑鸦帮"], "content": "黑鸦帮控制北区。"})
-    flat = lorebook_match([book(*entries)], messages=["维克多"], count_tokens=count_chars)
-    deep = lorebook_match([book(*entries, recursive=True)], messages=["维克多"],
+    flat = lorebook_match([book(*entries, recursive=False)], messages=["维克多"],
+                          count_tokens=count_chars)
+    deep = lorebook_match([book(*entries)], messages=["维克多"],  # on unless set (SillyTavern)
                           count_tokens=count_chars)
     assert fired_uids(flat) == [1]
     assert sorted(fired_uids(deep)) == [1, 2]
@@ -146,7 +147,9 @@ def test_validate_reports_field_errors_and_fills_defaults():
     clean = lorebook_validate({"name": "x", "entries": [{"keys": ["a"]}, {"keys": "b, c"}]})
     assert [entry["uid"] for entry in clean["entries"]] == [0, 1]
     assert clean["entries"][1]["keys"] == ["b", "c"]
-    assert clean["token_budget"] is None and clean["scan_depth"] == 4
+    # Unset stays unset: SillyTavern's defaults apply when matching, an export writes nothing.
+    assert clean["token_budget"] is None and clean["scan_depth"] is None
+    assert clean["recursive"] is None
 
 
 def test_an_unvalidated_book_with_a_bad_regex_still_matches_it_as_text():
@@ -162,9 +165,13 @@ def test_an_unvalidated_book_with_a_bad_regex_still_matches_it_as_text():
 def test_whole_words_per_entry_and_book_default():
     whole = {"uid": 1, "keys": ["cat"], "match_whole_words": True, "content": "a"}
     loose = {"uid": 2, "keys": ["cat"], "content": "b"}
-    match = lorebook_match([book(whole, loose)], messages=["concatenate"], count_tokens=count_chars)
+    default = lorebook_match([book(loose)], messages=["concatenate"], count_tokens=count_chars)
+    assert default.fired == []  # whole words unless set (SillyTavern)
+    match = lorebook_match([book(whole, loose, match_whole_words=False)],
+                           messages=["concatenate"], count_tokens=count_chars)
     assert fired_uids(match) == [2]
-    match = lorebook_match([book(whole, loose)], messages=["the cat."], count_tokens=count_chars)
+    match = lorebook_match([book(whole, loose, match_whole_words=False)], messages=["the cat."],
+                           count_tokens=count_chars)
     assert sorted(fired_uids(match)) == [1, 2]
     by_book = book(loose, match_whole_words=True)
     assert lorebook_match([by_book], messages=["concat"], count_tokens=count_chars).fired == []
@@ -272,7 +279,7 @@ def test_catastrophic_regexes_never_stall_a_turn():
     # stopped by its timeout, and the trace says so.
     lore = book({"uid": 1, "keys": ["/(a+)+$/"], "content": "x"},
                 {"uid": 3, "keys": ["/(a|aa)+$/"], "content": "z"},
-                {"uid": 2, "keys": ["a"], "content": "y"})
+                {"uid": 2, "keys": ["a"], "match_whole_words": False, "content": "y"})
     other = {**book({"uid": 5, "keys": ["/(a|aa)+$/"], "content": "w"}), "lorebook_id": "lb_2"}
     match = lorebook_match([lore, other], messages=["a" * 40 + "!"] * 4,
                            count_tokens=count_chars)

@@ -194,7 +194,7 @@ async def test_vectorized_entries_fire_on_a_chat_close_to_their_content(
         {"uid": 2, "keys": ["kessel"], "vectorized": True,
          "content": "The night train to Kessel leaves at midnight from platform nine; its "
                     "dining car is run by a retired spy."},
-        {"uid": 3, "keys": ["ossakar"],
+        {"uid": 3, "keys": ["wyrm"],
          "content": "An entry that is not vectorized never fires without its key."})
     embedded = []
     real = worldinfo_vectors._passages
