@@ -54,11 +54,25 @@
       `<span class="progress-badge" title="${escapeHtml(all)}">◆ ${escapeHtml(point)} · ${escapeHtml(status)}</span>`);
     if (!window.marked || !window.DOMPurify) return escapeHtml(raw).replace(/\n/g, "<br>");
     const html = imagesAsLinks(window.marked.parse(withBadges, {breaks: true, gfm: true}));
-    return window.DOMPurify.sanitize(html, {FORBID_TAGS: ["style", "form", "input", "textarea", "button", "img", "iframe"],
-                                            FORBID_ATTR: ["style"]});
+    return window.DOMPurify.sanitize(html, PURIFY);
   }
 
+  // What a reply or a card may keep: text, formatting and links. Never a data-* attribute
+  // (htmx obeys data-hx-*, and our own controls are found by data-*), a style, an event handler,
+  // or a link to anything but a web page or a mail address; an id or name is prefixed so it
+  // can never stand in for one of the page's own elements.
+  const PURIFY = {
+    FORBID_TAGS: ["style", "form", "input", "textarea", "button", "img", "iframe", "select"],
+    FORBID_ATTR: ["style"],
+    ALLOW_DATA_ATTR: false,
+    ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto):|[^a-z]|[a-z+.\-]+(?:[^a-z+.\-:]|$))/i,
+    SANITIZE_NAMED_PROPS: true,
+  };
+
+  // htmx never looks inside rendered text (hx-disable covers every descendant), whatever
+  // markup got through.
   function renderText(el, raw) {
+    el.setAttribute("hx-disable", "");
     el.dataset.raw = raw;
     el.innerHTML = markdownHtml(raw);
     el.dataset.rendered = "1";
@@ -298,6 +312,7 @@
       summary.textContent = S.reasoning;
       const body = document.createElement("div");
       body.className = "md";
+      body.setAttribute("hx-disable", "");
       fold.append(summary, body);
       streaming.el.before(fold);
       streaming.thought = body;
