@@ -33,19 +33,14 @@
   }
 
   // Pictures are never loaded (no request to another site), but the reader keeps what the
-  // reply said: its description, linked to where the picture is. A <template> is inert, so
-  // nothing in it loads or runs; DOMPurify then cleans the links.
-  function imagesAsLinks(html) {
-    if (!html.includes("<img")) return html;
-    const template = document.createElement("template");
-    template.innerHTML = html;
-    for (const img of template.content.querySelectorAll("img")) {
-      const link = document.createElement("a");
+  // reply said: its description, linked to where the picture is. DOMPurify then cleans the links.
+  function imagesAsLinks(box) {
+    for (const img of box.querySelectorAll("img")) {
+      const link = box.ownerDocument.createElement("a");
       link.setAttribute("href", img.getAttribute("src") || "");
       link.textContent = `🖼 ${img.getAttribute("alt") || img.getAttribute("src") || ""}`;
       img.replaceWith(link);
     }
-    return template.innerHTML;
   }
 
   function markdownHtml(raw) {
@@ -53,8 +48,16 @@
     const withBadges = raw.replace(PROGRESS, (all, point, status) =>
       `<span class="progress-badge" title="${escapeHtml(all)}">◆ ${escapeHtml(point)} · ${escapeHtml(status)}</span>`);
     if (!window.marked || !window.DOMPurify) return escapeHtml(raw).replace(/\n/g, "<br>");
-    const html = imagesAsLinks(window.marked.parse(withBadges, {breaks: true, gfm: true}));
-    return window.DOMPurify.sanitize(html, PURIFY);
+    // Parsed and cleaned inside a <template>, whose document is inert: nothing in it loads,
+    // runs or is even checked against the page's Content-Security-Policy; only the cleaned
+    // markup reaches the page.
+    const template = document.createElement("template");
+    template.innerHTML = window.marked.parse(withBadges, {breaks: true, gfm: true});
+    const box = template.content.ownerDocument.createElement("div");
+    box.append(...template.content.childNodes);
+    imagesAsLinks(box);
+    window.DOMPurify.sanitize(box, {...PURIFY, IN_PLACE: true});
+    return box.innerHTML;
   }
 
   // What a reply or a card may keep: text, formatting and links. Never a data-* attribute
