@@ -49,7 +49,7 @@ def _assert_locked_down(response) -> None:
     policy = _policy(response)
     assert policy, f"{response.status_code}: no Content-Security-Policy header"
     assert policy["script-src"] == ["'self'"]
-    assert policy["style-src"] == ["'self'"]
+    assert policy["style-src"] == ["'self'", "'unsafe-inline'"]
     assert policy["object-src"] == ["'none'"]
     assert policy["base-uri"] == ["'none'"]
     assert policy["frame-ancestors"] == ["'none'"]
