@@ -33,19 +33,14 @@
   }
 
   // Pictures are never loaded (no request to another site), but the reader keeps what the
-  // reply said: its description, linked to where the picture is. A <template> is inert, so
-  // nothing in it loads or runs; DOMPurify then cleans the links.
-  function imagesAsLinks(html) {
-    if (!html.includes("<img")) return html;
-    const template = document.createElement("template");
-    template.innerHTML = html;
-    for (const img of template.content.querySelectorAll("img")) {
-      const link = document.createElement("a");
+  // reply said: its description, linked to where the picture is. DOMPurify then cleans the links.
+  function imagesAsLinks(box) {
+    for (const img of box.querySelectorAll("img")) {
+      const link = box.ownerDocument.createElement("a");
       link.setAttribute("href", img.getAttribute("src") || "");
       link.textContent = `🖼 ${img.getAttribute("alt") || img.getAttribute("src") || ""}`;
       img.replaceWith(link);
     }
-    return template.innerHTML;
   }
 
   function markdownHtml(raw) {
@@ -53,12 +48,34 @@
     const withBadges = raw.replace(PROGRESS, (all, point, status) =>
       `<span class="progress-badge" title="${escapeHtml(all)}">◆ ${escapeHtml(point)} · ${escapeHtml(status)}</span>`);
     if (!window.marked || !window.DOMPurify) return escapeHtml(raw).replace(/\n/g, "<br>");
-    const html = imagesAsLinks(window.marked.parse(withBadges, {breaks: true, gfm: true}));
-    return window.DOMPurify.sanitize(html, {FORBID_TAGS: ["style", "form", "input", "textarea", "button", "img", "iframe"],
-                                            FORBID_ATTR: ["style"]});
+    // Parsed and cleaned inside a <template>, whose document is inert: nothing in it loads,
+    // runs or is even checked against the page's Content-Security-Policy; only the cleaned
+    // markup reaches the page.
+    const template = document.createElement("template");
+    template.innerHTML = window.marked.parse(withBadges, {breaks: true, gfm: true});
+    const box = template.content.ownerDocument.createElement("div");
+    box.append(...template.content.childNodes);
+    imagesAsLinks(box);
+    window.DOMPurify.sanitize(box, {...PURIFY, IN_PLACE: true});
+    return box.innerHTML;
   }
 
+  // What a reply or a card may keep: text, formatting and links. Never a data-* attribute
+  // (htmx obeys data-hx-*, and our own controls are found by data-*), a style, an event handler,
+  // or a link to anything but a web page or a mail address; an id or name is prefixed so it
+  // can never stand in for one of the page's own elements.
+  const PURIFY = {
+    FORBID_TAGS: ["style", "form", "input", "textarea", "button", "img", "iframe", "select"],
+    FORBID_ATTR: ["style"],
+    ALLOW_DATA_ATTR: false,
+    ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto):|[^a-z]|[a-z+.\-]+(?:[^a-z+.\-:]|$))/i,
+    SANITIZE_NAMED_PROPS: true,
+  };
+
+  // htmx never looks inside rendered text (hx-disable covers every descendant), whatever
+  // markup got through.
   function renderText(el, raw) {
+    el.setAttribute("hx-disable", "");
     el.dataset.raw = raw;
     el.innerHTML = markdownHtml(raw);
     el.dataset.rendered = "1";
@@ -298,6 +315,7 @@
       summary.textContent = S.reasoning;
       const body = document.createElement("div");
       body.className = "md";
+      body.setAttribute("hx-disable", "");
       fold.append(summary, body);
       streaming.el.before(fold);
       streaming.thought = body;

@@ -203,9 +203,16 @@ def page(logged_in: BrowserContext, server: Server) -> Iterator[Page]:
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.js_errors = errors
+    # Every page runs under the Content-Security-Policy: anything it refuses (an inline script or
+    # handler, a style attribute, a request elsewhere) is a broken feature, so the test fails.
+    refused: list[str] = []
+    page.on("console", lambda message: refused.append(message.text)
+            if "Content Security Policy" in message.text else None)
+    page.csp_refused = refused
     yield page
     page.close()
     server.stub.reset()
+    assert refused == [], f"the Content-Security-Policy refused: {refused}"
 
 
 def screenshot_take(page: Page, name: str, *, full_page: bool = True) -> Path:

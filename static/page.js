@@ -1,0 +1,36 @@
+// Small behaviours every page shares, wired here instead of inline handlers (onclick=…),
+// which the Content-Security-Policy refuses. All of them read our own data-* attributes,
+// which rendered user and model text never carries (the sanitizer drops data-*).
+(function () {
+  // A picker that acts at once (the language): submit its form on change.
+  // A model picked from a server's list fills the field its data-fill names.
+  document.addEventListener("change", (event) => {
+    const field = event.target;
+    if (field.matches("select[data-autosubmit]")) field.form.submit();
+    const target = field.dataset.fill && field.form && field.form.elements[field.dataset.fill];
+    if (target && field.value) target.value = field.value;
+  });
+
+  // "Are you sure?" before a delete, an archive or a reset: on the button or on its form.
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-confirm]");
+    if (button && !window.confirm(button.dataset.confirm)) event.preventDefault();
+  });
+  document.addEventListener("submit", (event) => {
+    const form = event.target;
+    if (form.matches("form[data-confirm]") && !window.confirm(form.dataset.confirm)) {
+      event.preventDefault();
+    }
+  });
+
+  // An action whose result changes the whole page (summarize starts a new session) asks for a
+  // reload once its sentence has been read.
+  document.addEventListener("DOMContentLoaded", () => {
+    if (!window.htmx) return;
+    window.htmx.onLoad((element) => {
+      const ask = element.querySelector && (element.matches("[data-reload-after]") ? element
+        : element.querySelector("[data-reload-after]"));
+      if (ask) setTimeout(() => window.location.reload(), Number(ask.dataset.reloadAfter) || 800);
+    });
+  });
+})();
