@@ -28,8 +28,10 @@ run: install
 	$(BIN)/python manage.py reindex
 	$(BIN)/daphne -b $(HOST) -p $(PORT) personalab.asgi:application
 
+# Every core (pytest-xdist; on two cores -n auto is two workers): each worker has its own temp
+# data folders, stub LLM server and ports, so the files run side by side.
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 # N Daphne workers behind a round-robin proxy with Redis, PostgreSQL and a Chroma server
 # (docs/deploy.md), all on this machine; state in .scale-demo/.

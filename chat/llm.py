@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 import re
 import ssl
 import threading
@@ -66,16 +65,20 @@ class Provider(Protocol):
 
 
 def llm_settings_from_env(overrides: dict | None = None) -> LLMSettings:
+    # Parsed once in personalab/settings.py; read here per call so that the rest of this
+    # module stays framework-free (and tests can change them).
+    from django.conf import settings as env
+
     settings = LLMSettings(
-        base_url=os.environ.get("OPENAI_BASE_URL", "").strip(),
-        api_key=os.environ.get("OPENAI_API_KEY", "").strip(),
-        model=os.environ.get("PERSONALAB_MODEL", "").strip(),
-        timeout=_env_float("PERSONALAB_LLM_TIMEOUT", 60.0),
-        idle_seconds=_env_float("PERSONALAB_LLM_IDLE_SECONDS", 60.0),
-        max_line_bytes=int(_env_float("PERSONALAB_LLM_MAX_LINE_BYTES", 2 << 20)),
-        connect_timeout=_env_float("PERSONALAB_LLM_CONNECT_TIMEOUT", 10.0),
-        gguf_path=os.environ.get("PERSONALAB_GGUF", "").strip(),
-        offline_delay=_env_float("PERSONALAB_OFFLINE_DELAY", 0.01),
+        base_url=env.OPENAI_BASE_URL,
+        api_key=env.OPENAI_API_KEY,
+        model=env.PERSONALAB_MODEL,
+        timeout=env.PERSONALAB_LLM_TIMEOUT,
+        idle_seconds=env.PERSONALAB_LLM_IDLE_SECONDS,
+        max_line_bytes=env.PERSONALAB_LLM_MAX_LINE_BYTES,
+        connect_timeout=env.PERSONALAB_LLM_CONNECT_TIMEOUT,
+        gguf_path=env.PERSONALAB_GGUF,
+        offline_delay=env.PERSONALAB_OFFLINE_DELAY,
     )
     overrides = overrides or {}
     chosen = {
@@ -96,13 +99,6 @@ def endpoint_key(base_url: str) -> str:
     parts = urlsplit((base_url or DEFAULT_BASE_URL).strip())
     return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path.rstrip("/"),
                        parts.query, ""))
-
-
-def _env_float(name: str, default: float) -> float:
-    try:
-        return float(os.environ.get(name, "") or default)
-    except ValueError:
-        return default
 
 
 def provider_for(settings: LLMSettings) -> Provider:

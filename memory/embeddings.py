@@ -36,7 +36,7 @@ DEFAULT_VARIANT = "original"  # the multilingual model; "enpt" is English/Portug
 # (bench/embed_throughput.py), and small calls keep each one short.
 PIECE_CHARS = 1000
 CALL_CHARS = 2000
-MAX_PASSAGE_CHARS = int(os.environ.get("PERSONALAB_EMBED_MAX_CHARS", "8000"))
+MAX_PASSAGE_CHARS = 8000  # PERSONALAB_EMBED_MAX_CHARS, set by memory.apps at start-up
 MAX_QUERY_CHARS = 2000
 _BREAKS = ("\n", "。", "！", "？", ". ", "! ", "? ", " ")
 

@@ -10,7 +10,6 @@ and deleted with `turns` when the model is installed. Everything here can be reb
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 import numpy as np
+from django.conf import settings
 
 from memory.embeddings import (SecondEmbeddingFunction, default_embedder, second_available,
                                second_embed, second_wanted)
@@ -50,7 +50,7 @@ class Hit:
 
 
 def default_chroma_path() -> Path:
-    return Path(os.environ.get("PERSONALAB_DATA_DIR", "data")) / "event_library" / "chroma_db"
+    return Path(settings.PERSONALAB_DATA_DIR) / "event_library" / "chroma_db"
 
 
 def chroma_id(instance_id: str, doc_id: str) -> str:

@@ -2,33 +2,93 @@
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
 from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
-def envbool(name: str, default: bool) -> bool:
-    return os.environ.get(name, str(default)).strip().lower() in ("1", "true", "yes", "on")
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL", "FATAL", "NOTSET")
 
 
-def envint(name: str, default: int) -> int:
-    return int(os.environ.get(name, default))
+# Each variable is parsed once, here, at start-up; a value that does not parse stops the start
+# naming the variable (`DEBUG=ture` used to be silently false). An empty value (as `export X=`
+# leaves it) means the default.
+def _env_raw(name: str) -> str | None:
+    raw = os.environ.get(name)
+    return raw if raw is not None and raw.strip() else None
 
 
-def envlist(name: str, default: str) -> list[str]:
-    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+def _env_invalid(name: str, raw: str, expected: str) -> ImproperlyConfigured:
+    return ImproperlyConfigured(f"Environment variable {name}={raw!r} is not {expected}.")
+
+
+def env_str(name: str, default: str = "") -> str:
+    raw = _env_raw(name)
+    return default if raw is None else raw.strip()
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = _env_raw(name)
+    if raw is None:
+        return default
+    if raw.strip().lower() in _TRUE:
+        return True
+    if raw.strip().lower() in _FALSE:
+        return False
+    raise _env_invalid(name, raw, "a yes/no value (1, true, yes, on / 0, false, no, off)")
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+    raw = _env_raw(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise _env_invalid(name, raw, "a whole number") from None
+    if minimum is not None and value < minimum:
+        raise _env_invalid(name, raw, f"a whole number of at least {minimum}")
+    return value
+
+
+def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
+    raw = _env_raw(name)
+    if raw is None:
+        return default
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        raise _env_invalid(name, raw, "a number") from None
+    if not math.isfinite(value) or value < minimum:
+        raise _env_invalid(name, raw, f"a number of at least {minimum:g}")
+    return value
+
+
+def env_list(name: str, default: str) -> list[str]:
+    return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    value = env_str(name, default).upper()
+    if value not in choices:
+        raise _env_invalid(name, os.environ.get(name, ""), f"one of {', '.join(choices)}")
+    return value
 
 
 def _secret_key() -> str:
     """Generated once and kept outside git when SECRET_KEY is unset."""
     if os.environ.get("SECRET_KEY"):
         return os.environ["SECRET_KEY"]
-    key_file = Path(os.environ.get("PERSONALAB_SECRET_FILE", BASE_DIR / ".secret_key"))
+    key_file = Path(env_str("PERSONALAB_SECRET_FILE") or BASE_DIR / ".secret_key")
     if key_file.exists():
         return key_file.read_text().strip()
     key = secrets.token_urlsafe(50)
@@ -38,22 +98,39 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
-DEBUG = envbool("DEBUG", False)
-ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
-CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "http://127.0.0.1:8000,http://localhost:8000")
+DEBUG = env_bool("DEBUG", False)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "http://127.0.0.1:8000,http://localhost:8000")
 
-PERSONALAB_DATA_DIR = Path(os.environ.get("PERSONALAB_DATA_DIR", BASE_DIR / "data")).resolve()
-PERSONALAB_CHROMA_URL = os.environ.get("PERSONALAB_CHROMA_URL", "")
+PERSONALAB_DATA_DIR = Path(env_str("PERSONALAB_DATA_DIR") or BASE_DIR / "data").resolve()
+PERSONALAB_CHROMA_URL = env_str("PERSONALAB_CHROMA_URL")
 # A server process indexes what the files hold and the index does not at startup and then every
 # this many seconds (memory/sync.py); 0 turns the catch-up off (each turn still syncs its own).
-PERSONALAB_INDEX_CATCHUP_SECONDS = float(os.environ.get("PERSONALAB_INDEX_CATCHUP_SECONDS", "60"))
-PERSONALAB_MODEL = os.environ.get("PERSONALAB_MODEL", "")
-PERSONALAB_GGUF = os.environ.get("PERSONALAB_GGUF", "")
-PERSONALAB_LLM_TIMEOUT = float(os.environ.get("PERSONALAB_LLM_TIMEOUT", "60"))
-PERSONALAB_LLM_CONNECT_TIMEOUT = float(os.environ.get("PERSONALAB_LLM_CONNECT_TIMEOUT", "10"))
-PERSONALAB_MAX_MESSAGE_CHARS = envint("PERSONALAB_MAX_MESSAGE_CHARS", 20000)
-PERSONALAB_MAX_REPLY_CHARS = envint("PERSONALAB_MAX_REPLY_CHARS", 100_000)
-REDIS_URL = os.environ.get("REDIS_URL", "")
+PERSONALAB_INDEX_CATCHUP_SECONDS = env_float("PERSONALAB_INDEX_CATCHUP_SECONDS", 60.0)
+# The language model (chat/llm.py reads these per turn; the settings page can override the
+# endpoint and model, never the server's key for another endpoint).
+OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
+OPENAI_API_KEY = env_str("OPENAI_API_KEY")
+PERSONALAB_MODEL = env_str("PERSONALAB_MODEL")
+PERSONALAB_GGUF = env_str("PERSONALAB_GGUF")
+PERSONALAB_LLM_TIMEOUT = env_float("PERSONALAB_LLM_TIMEOUT", 60.0)
+PERSONALAB_LLM_CONNECT_TIMEOUT = env_float("PERSONALAB_LLM_CONNECT_TIMEOUT", 10.0)
+# A hostile or broken stream (personalab/lib/sse.py): nothing to show for this long ends the
+# reply with an error line, and so does one event line longer than this many bytes.
+PERSONALAB_LLM_IDLE_SECONDS = env_float("PERSONALAB_LLM_IDLE_SECONDS", 60.0)
+PERSONALAB_LLM_MAX_LINE_BYTES = env_int("PERSONALAB_LLM_MAX_LINE_BYTES", 2 << 20, minimum=1024)
+PERSONALAB_OFFLINE_DELAY = env_float("PERSONALAB_OFFLINE_DELAY", 0.01)
+PERSONALAB_MAX_MESSAGE_CHARS = env_int("PERSONALAB_MAX_MESSAGE_CHARS", 20000, minimum=1)
+PERSONALAB_MAX_REPLY_CHARS = env_int("PERSONALAB_MAX_REPLY_CHARS", 100_000, minimum=1)
+# Recall's embedding engines (memory/embeddings.py, memory/e5_engine/), handed over by
+# memory.apps at start-up: threads per engine (0 or less = one per core) and the characters of a
+# passage that are embedded.
+PERSONALAB_EMBED_THREADS = env_int("PERSONALAB_EMBED_THREADS", 2)
+PERSONALAB_EMBED_MAX_CHARS = env_int("PERSONALAB_EMBED_MAX_CHARS", 8000, minimum=1)
+REDIS_URL = env_str("REDIS_URL")
+# Where `make run` serves (it passes HOST and PORT on): the bootstrap command prints this address.
+SERVE_HOST = env_str("HOST", "127.0.0.1")
+SERVE_PORT = env_int("PORT", 8000, minimum=1)
 
 INSTALLED_APPS = [
     "daphne",
@@ -111,12 +188,12 @@ TEMPLATES = [
 # burst of 100 WebSocket connects on one worker miss Daphne's 5 s accept deadline (bench/
 # concurrency.py --workers 1), and opening SQLite with its pragmas costs ~0.4 ms, paid by every
 # turn's trace row between the last token and `done`.
-_DATABASE_URL = os.environ.get("DATABASE_URL", "")
+_DATABASE_URL = env_str("DATABASE_URL")
 DATABASES = {
     "default": dj_database_url.parse(
         # An empty DATABASE_URL (as `export DATABASE_URL=` leaves it) means the default too.
         _DATABASE_URL or f"sqlite:///{PERSONALAB_DATA_DIR / 'index.sqlite3'}",
-        conn_max_age=envint("PERSONALAB_DB_CONN_MAX_AGE", 60),
+        conn_max_age=env_int("PERSONALAB_DB_CONN_MAX_AGE", 60),
         conn_health_checks=bool(_DATABASE_URL),
     )
 }
@@ -149,7 +226,7 @@ def redis_channel_layer(url: str) -> dict:
             "retry_on_error": [RedisConnectionError],
             # redis-py 8 caps a pool at 100 connections and fails the 101st at once; a worker
             # with 100 open tabs needs more (each received event cleans up on its own connection).
-            "max_connections": envint("PERSONALAB_REDIS_MAX_CONNECTIONS", 2000)}
+            "max_connections": env_int("PERSONALAB_REDIS_MAX_CONNECTIONS", 2000)}
     return {"BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {"hosts": [host], "capacity": CHANNEL_CAPACITY}}
 
@@ -171,8 +248,8 @@ AUTH_PASSWORD_VALIDATORS = [
 # Username *and* address, so a stranger cannot lock a player out from elsewhere.
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend",
                            "django.contrib.auth.backends.ModelBackend"]
-AXES_FAILURE_LIMIT = envint("PERSONALAB_LOGIN_FAILURE_LIMIT", 5)
-AXES_COOLOFF_TIME = timedelta(minutes=envint("PERSONALAB_LOGIN_COOLOFF_MINUTES", 15))
+AXES_FAILURE_LIMIT = env_int("PERSONALAB_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("PERSONALAB_LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_LOCKOUT_TEMPLATE = "login_locked.html"
 AXES_RESET_ON_SUCCESS = True
@@ -199,7 +276,7 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": env_choice("LOG_LEVEL", "INFO", LOG_LEVELS)},
     "loggers": {"django.channels.server": {"level": "WARNING"}},
 }
 

@@ -10,14 +10,18 @@ from django.conf import settings
 
 from tests.stub_llm import stub_llm, stub_llm_server  # noqa: F401 — fixtures
 
+# pytest-django has read the settings already, and servers the tests start read the
+# environment: both are set.
 os.environ["PERSONALAB_OFFLINE_DELAY"] = "0"
-# No periodic catch-up of the memory index in test processes (tests call memory.sync directly);
-# pytest-django has read the settings already, and servers the tests start read the environment.
+settings.PERSONALAB_OFFLINE_DELAY = 0
+# No periodic catch-up of the memory index in test processes (tests call memory.sync directly).
 os.environ["PERSONALAB_INDEX_CATCHUP_SECONDS"] = "0"
 settings.PERSONALAB_INDEX_CATCHUP_SECONDS = 0
 for _name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PERSONALAB_MODEL", "PERSONALAB_GGUF",
               "PERSONALAB_CHROMA_URL", "REDIS_URL", "DATABASE_URL"):
     os.environ.pop(_name, None)
+for _name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PERSONALAB_MODEL", "PERSONALAB_GGUF"):
+    setattr(settings, _name, "")  # the offline demo unless a test names an endpoint
 
 
 @pytest.fixture(autouse=True)
@@ -103,11 +107,11 @@ def alice_client(client, alice):
 
 
 @pytest.fixture
-def use_stub(stub_llm, monkeypatch):  # noqa: F811
-    monkeypatch.setenv("OPENAI_BASE_URL", stub_llm.base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    monkeypatch.setenv("PERSONALAB_MODEL", "stub-model")
-    monkeypatch.setenv("PERSONALAB_LLM_TIMEOUT", "2")
+def use_stub(stub_llm, settings):  # noqa: F811
+    settings.OPENAI_BASE_URL = stub_llm.base_url
+    settings.OPENAI_API_KEY = "test-key"
+    settings.PERSONALAB_MODEL = "stub-model"
+    settings.PERSONALAB_LLM_TIMEOUT = 2.0
     return stub_llm
 
 

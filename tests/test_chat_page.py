@@ -149,12 +149,12 @@ def test_an_authors_note_over_4000_characters_is_refused_beside_its_box_not_cut_
     assert store.memory_json_read(instance, "authors_note", {})["text"] == "Rain."
 
 
-def test_the_start_message_names_the_port_make_run_serves_on(data_dir, monkeypatch):
+def test_the_start_message_names_the_port_make_run_serves_on(data_dir, settings):
     from io import StringIO
 
     from django.core.management import call_command
 
-    monkeypatch.setenv("PORT", "8123")
+    settings.SERVE_PORT = 8123
     out = StringIO()
     call_command("bootstrap", stdout=out)
     assert "Log in at http://127.0.0.1:8123/ as  admin / " in out.getvalue()

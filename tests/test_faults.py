@@ -620,12 +620,12 @@ def test_corrupt_lines_in_the_middle_warn_and_the_file_keeps_them(api, instance,
     (Fail(500, "boom"), "500"), (Fail(401, "bad key"), "401"), (Fail(429, "slow down"), "429"),
     (Garbage(), ""), (Hang(10), "timed out"), ("refused", "cannot connect")])
 def test_llm_failures_over_rest_are_200_with_a_whole_error_line(api, instance, store, use_stub,
-                                                                monkeypatch, step, words):
+                                                                settings, step, words):
     if step == "refused":
-        monkeypatch.setenv("OPENAI_BASE_URL", refused_url())
+        settings.OPENAI_BASE_URL = refused_url()
     else:
         use_stub.script(step)
-    monkeypatch.setenv("PERSONALAB_LLM_TIMEOUT", "0.5")
+    settings.PERSONALAB_LLM_TIMEOUT = 0.5
     response = api("post", "/api/v1/chat", {"instance_id": instance, "query": "你好"})
     assert response.status_code == 200
     body = response.json()

@@ -249,12 +249,12 @@ async def test_turns_reuse_the_llm_connection_when_the_body_ends_after_done() ->
 # --- Settings and provider choice --------------------------------------------------------------
 
 
-def test_settings_read_env_and_nonempty_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_BASE_URL", "http://env/v1")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
-    monkeypatch.setenv("PERSONALAB_MODEL", "env-model")
-    settings = llm_settings_from_env({"base_url": "http://env/v1", "model": "  "})
-    assert (settings.base_url, settings.api_key, settings.model) == (
+def test_settings_read_env_and_nonempty_overrides(settings) -> None:
+    settings.OPENAI_BASE_URL = "http://env/v1"
+    settings.OPENAI_API_KEY = "sk-env"
+    settings.PERSONALAB_MODEL = "env-model"
+    chosen = llm_settings_from_env({"base_url": "http://env/v1", "model": "  "})
+    assert (chosen.base_url, chosen.api_key, chosen.model) == (
         "http://env/v1",
         "sk-env",
         "env-model",

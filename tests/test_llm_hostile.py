@@ -41,8 +41,8 @@ async def test_a_30_mb_line_without_newline_ends_in_an_error_line_keeping_the_re
 
 @pytest.mark.parametrize("every", [0.0, 0.05], ids=["flood", "keep-alive"])
 async def test_a_stream_of_empty_deltas_ends_in_an_error_line_after_the_idle_time(
-        store, instance, use_stub, monkeypatch, every):
-    monkeypatch.setenv("PERSONALAB_LLM_IDLE_SECONDS", "0.5")
+        store, instance, use_stub, settings, every):
+    settings.PERSONALAB_LLM_IDLE_SECONDS = 0.5
     use_stub.script(Useless(seconds=30, before="好的，", every=every))
     events = []
     result = await _run(store, instance, events)
@@ -84,8 +84,8 @@ def test_a_long_line_inside_one_read_is_refused():
 
 
 async def test_a_slow_reply_that_keeps_sending_text_is_not_cut_by_the_idle_time(
-        store, instance, use_stub, monkeypatch):
-    monkeypatch.setenv("PERSONALAB_LLM_IDLE_SECONDS", "0.6")
+        store, instance, use_stub, settings):
+    settings.PERSONALAB_LLM_IDLE_SECONDS = 0.6
     use_stub.script(Reply("一二三四五六七八", chunk_size=1, delay=0.15))  # 1.2 s in all
     result = await _run(store, instance, [])
     last = _lines(store, instance)[-1]

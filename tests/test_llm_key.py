@@ -66,14 +66,14 @@ def test_an_entered_key_stays_with_its_url_until_forgotten(client, staff, store)
     assert store.module_read("llm")["api_key"] == ""
 
 
-def test_env_key_is_used_when_the_page_names_the_env_url(monkeypatch):
-    monkeypatch.setenv("OPENAI_BASE_URL", "http://llm.internal:8000/v1")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+def test_env_key_is_used_when_the_page_names_the_env_url(settings):
+    settings.OPENAI_BASE_URL = "http://llm.internal:8000/v1"
+    settings.OPENAI_API_KEY = "sk-env"
     same = llm_settings_from_env({"base_url": "HTTP://llm.internal:8000/v1/", "api_key": "x"})
     assert same.api_key == "sk-env"
     other = llm_settings_from_env({"base_url": "http://llm.internal:8001/v1"})
     assert other.api_key == ""
-    monkeypatch.delenv("OPENAI_BASE_URL")
+    settings.OPENAI_BASE_URL = ""
     assert llm_settings_from_env({"base_url": "https://api.openai.com/v1"}).api_key == "sk-env"
     assert llm_settings_from_env({"base_url": "https://evil.example/v1"}).api_key == ""
 

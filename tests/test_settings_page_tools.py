@@ -35,14 +35,14 @@ def test_test_connection_lists_the_models_of_the_typed_base_url(staff_client, st
 
 
 def test_test_connection_never_sends_the_env_key_to_another_base_url(staff_client, stub_llm,
-                                                                     monkeypatch):
-    monkeypatch.setenv("OPENAI_BASE_URL", "http://llm.internal:8000/v1")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+                                                                     settings):
+    settings.OPENAI_BASE_URL = "http://llm.internal:8000/v1"
+    settings.OPENAI_API_KEY = "sk-env"
     staff_client.post("/settings/test_connection", {"llm.base_url": stub_llm.base_url})
     assert stub_llm.authorizations and "sk-env" not in stub_llm.authorizations[0]
 
     stub_llm.reset()
-    monkeypatch.setenv("OPENAI_BASE_URL", stub_llm.base_url)
+    settings.OPENAI_BASE_URL = stub_llm.base_url
     response = staff_client.post("/settings/test_connection", {"llm.base_url": ""})
     assert "stub-model" in response.content.decode()
     assert stub_llm.authorizations == ["Bearer sk-env"]  # the env's own endpoint gets its key
@@ -66,9 +66,9 @@ def test_test_connection_failures_are_sentences(staff_client, stub_llm):
 
 
 def test_test_connection_without_any_endpoint_explains_the_offline_demo(staff_client,
-                                                                        monkeypatch):
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+                                                                        settings):
+    settings.OPENAI_BASE_URL = ""
+    settings.OPENAI_API_KEY = ""
     response = staff_client.post("/settings/test_connection", {"llm.base_url": ""})
     assert response.status_code == 400
     assert "offline demo" in response.content.decode()

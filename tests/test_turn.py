@@ -91,17 +91,17 @@ async def test_llm_errors_end_in_a_whole_error_line(store, instance, use_stub, s
     assert any(e["type"] == "error" for e in events) and result.error
 
 
-async def test_a_hanging_llm_times_out_into_an_error_line(store, instance, use_stub, monkeypatch):
-    monkeypatch.setenv("PERSONALAB_LLM_TIMEOUT", "0.5")
+async def test_a_hanging_llm_times_out_into_an_error_line(store, instance, use_stub, settings):
+    settings.PERSONALAB_LLM_TIMEOUT = 0.5
     use_stub.script(Hang(10))
     await _run(store, instance)
     last = _lines(store, instance)[-1]
     assert last["error"] is True and "timed out" in last["content"]
 
 
-async def test_refused_connection_is_an_error_line(store, instance, monkeypatch):
-    monkeypatch.setenv("OPENAI_BASE_URL", refused_url())
-    monkeypatch.setenv("OPENAI_API_KEY", "k")
+async def test_refused_connection_is_an_error_line(store, instance, settings):
+    settings.OPENAI_BASE_URL = refused_url()
+    settings.OPENAI_API_KEY = "k"
     await _run(store, instance)
     last = _lines(store, instance)[-1]
     assert last["error"] is True and "cannot connect" in last["content"]

@@ -30,21 +30,16 @@ PREFIXES = {True: "query: ", False: "passage: "}
 BATCH_TOKENS = 256
 BATCH_ROWS = 32
 THREADS_DEFAULT = 2
+THREADS = THREADS_DEFAULT  # PERSONALAB_EMBED_THREADS, set by memory.apps at start-up
 
 log = logging.getLogger(__name__)
 
 
 def threads_setting() -> int:
     """PERSONALAB_EMBED_THREADS: threads of each embedding engine, 2 by default; 0 (or less)
-    means one per core. A value that is not a number is reported once per engine and ignored."""
-    raw = os.environ.get("PERSONALAB_EMBED_THREADS", str(THREADS_DEFAULT))
-    try:
-        threads = int(raw)
-    except ValueError:
-        log.warning("PERSONALAB_EMBED_THREADS=%r is not a number: using %d threads", raw,
-                    THREADS_DEFAULT)
-        return THREADS_DEFAULT
-    return threads if threads > 0 else max(1, os.cpu_count() or 1)
+    means one per core. A value that is not a number stops the server at start-up
+    (personalab/settings.py)."""
+    return THREADS if THREADS > 0 else max(1, os.cpu_count() or 1)
 
 
 def session_make(weights: E5Weights, *, threads: int):

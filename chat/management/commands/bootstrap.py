@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import os
 import secrets
 
 from django.conf import settings
@@ -43,5 +42,4 @@ class Command(BaseCommand):
 
 def _address() -> str:
     """Where `make run` serves (it passes HOST and PORT on), so the message is the real one."""
-    host = os.environ.get("HOST") or "127.0.0.1"
-    return f"http://{host}:{os.environ.get('PORT') or '8000'}/"
+    return f"http://{settings.SERVE_HOST}:{settings.SERVE_PORT}/"
