@@ -31,6 +31,7 @@ run: install
 # Every core (pytest-xdist; on two cores -n auto is two workers): each worker has its own temp
 # data folders, stub LLM server and ports, so the files run side by side.
 test: install
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -n auto
 
 # N Daphne workers behind a round-robin proxy with Redis, PostgreSQL and a Chroma server

@@ -20,8 +20,8 @@ from typing import Any
 
 from chat import context as turn_context
 from chat.group_prompt import lines_for_speaker
-from chat.llm import LLMError, Provider
-from chat.reasoning import Reasoning
+from personalab.lib.llm import LLMError, Provider
+from personalab.lib.reasoning import Reasoning
 from chat.services import generation_for_instance
 from chat.turn import Emit, TurnRefused, validate_user_text
 from library.errors import ItemWithheld

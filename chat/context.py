@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from chat.group_prompt import lines_for_speaker, members_block, unnamed_lines_by
-from chat.llm import Provider, llm_settings_from_env, provider_for
+from personalab.lib.llm import Provider, provider_for
+from personalab.llm_config import llm_settings_from_env
 from chat.members import is_group
 from chat.pipeline import (
     MESSAGE_OVERHEAD_TOKENS,
@@ -27,7 +28,7 @@ from chat.pipeline import (
 )
 from chat.prompt.alternation import messages_alternate
 from chat.prompt.card_fields import CardFields, card_fields_placement, card_fields_read
-from chat.prompt.language import locale_for_character
+from personalab.lib.prompt_language import locale_for_character
 from chat.prompt.window import ContextWindow, recap_span
 from chat.prompt.world_info import lore_sources, lore_speaker, lore_vectors, outlet_macros
 from chat.speakers import Pick

@@ -2,10 +2,11 @@ from __future__ import annotations
 
 from django.utils.translation import gettext, gettext_noop
 
-from chat.llm import llm_settings_from_env, provider_for
+from personalab.lib.llm import provider_for
+from personalab.llm_config import llm_settings_from_env
 from personalab.storage import get_store
 
-# chat/llm.py is framework-free; its banner text is marked here so makemessages finds it.
+# personalab/lib/llm.py is framework-free; its banner text is marked here so makemessages finds it.
 gettext_noop("Offline demo — replies are generated locally, not by a language model")
 
 

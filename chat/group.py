@@ -9,7 +9,7 @@ import asyncio
 from dataclasses import dataclass
 
 from chat import turn
-from chat.llm import Provider
+from personalab.lib.llm import Provider
 from chat.members import is_group, members_of
 from chat.speakers import Member, Pick, SpeakerError, speakers_pick
 from chat.turn import Emit, TurnRefused, TurnResult

@@ -17,10 +17,10 @@ from django.conf import settings
 
 from chat import context as turn_context
 from chat.aside import until_stopped
-from chat.llm import Provider
+from personalab.lib.llm import Provider
 from chat.members import is_group
-from chat.prompt.language import locale_for_character
-from chat.reasoning import Reasoning
+from personalab.lib.prompt_language import locale_for_character
+from personalab.lib.reasoning import Reasoning
 from chat.reply_limit import pieces_capped
 from chat.speakers import Pick
 from chat.turn import Emit, TurnRefused, instance_locked

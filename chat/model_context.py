@@ -10,7 +10,7 @@ from typing import Any
 
 import openai
 
-from chat.llm import LLMSettings
+from personalab.lib.llm import LLMSettings
 
 ASK_TIMEOUT = 3.0  # seconds; an unreachable server fails the turn itself anyway
 KEEP_SECONDS = 3600.0

@@ -20,8 +20,8 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from chat import context as turn_context
-from chat.llm import LLMError, Provider
-from chat.reasoning import Reasoning
+from personalab.lib.llm import LLMError, Provider
+from personalab.lib.reasoning import Reasoning
 from chat.reply_limit import pieces_capped, truncated_warning
 from chat.selectors import memory_settings_effective
 from chat.services import trace_index

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chat.llm import llm_settings_from_env
+from personalab.llm_config import llm_settings_from_env
 from chat.model_context import model_context_tokens
 from chat.prompt.window import ContextWindow, generation_sent, window_for
 from chat.services import generation_for_instance

@@ -20,7 +20,7 @@ from chat.impersonate import PROMPT_SETTING, impersonation_prompt_error
 from chat.aside import asides_read
 from chat.member_views import members_context, reply_orders
 from chat.models import Trace
-from chat.prompt.language import AUTO, PROMPT_LOCALES
+from personalab.lib.prompt_language import AUTO, PROMPT_LOCALES
 from director.services import director_status
 from library.selectors import (ChatCharacters, backgrounds_visible_to, character_choices,
                                lorebooks_visible_to, persona_effective, personas_visible_to)
@@ -357,7 +357,7 @@ def instance_background(request: HttpRequest, instance_id: str) -> HttpResponse:
 async def instance_memory_action(request: HttpRequest, instance_id: str, action: str):
     from asgiref.sync import sync_to_async
 
-    from chat.llm import LLMError
+    from personalab.lib.llm import LLMError
     from chat.memory_actions import memory_action
     from memory.services import MemoryActionError
 
@@ -488,8 +488,9 @@ def settings_page(request: HttpRequest) -> HttpResponse:
 def settings_test_connection(request: HttpRequest) -> HttpResponse:
     """Ask the base URL typed on the settings page (saved or not) for its models, sending the
     key a turn would send there; the answer replaces the result box under the button."""
-    from chat.llm import LLMError, llm_settings_from_env
-    from chat.llm_models import llm_models_list
+    from personalab.lib.llm import LLMError
+    from personalab.llm_config import llm_settings_from_env
+    from personalab.lib.llm_models import llm_models_list
 
     if not request.user.is_staff:
         return _connection_result(

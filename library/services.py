@@ -10,6 +10,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from library.avatars import avatar_file, avatar_write, image_kind
+from library.chat_use import ChatRow, chats_playing
 from library.card_extensions import depth_prompt_edited, extensions_applied, talkativeness_edited
 from library.errors import (CopyNotKept, LibraryConflict, LibraryError, LibraryForbidden,
                             LibraryNotFound)
@@ -312,17 +313,9 @@ def persona_avatar_save(store: FileStore, *, actor, persona_id: str, data: bytes
 def _chats_of_others(*, kind: str, item_id: str, owner: str | None) -> list[str]:
     """Instances of accounts other than the item's owner (and not staff, who read everything)
     that play it: as the story's character or background, or as a member of a group."""
-    from chat.models import ConversationParticipant, Instance
-
-    rows = Instance.objects.filter(**{f"{kind}_id": item_id})
-    if kind == "character":
-        rows = rows | Instance.objects.filter(
-            instance_id__in=ConversationParticipant.objects.filter(
-                participant_id=item_id).values("instance_id"))
-    rows = rows.exclude(owner=None).exclude(owner__is_staff=True)
-    if owner:
-        rows = rows.exclude(owner__username=owner)
-    return sorted(set(rows.values_list("instance_id", flat=True)))
+    return sorted({row.instance_id for row in chats_playing(kind=kind, item_id=item_id)
+                   if row.owner_id is not None and not row.owner_is_staff
+                   and not (owner and row.owner_username == owner)})
 
 
 def chat_copies_keep(store: FileStore, *, kind: str, item_id: str, item: dict[str, Any],
@@ -462,10 +455,10 @@ def _kept(new: str, old: Any) -> Any:
     return old if _same_text(new, old) else new
 
 
-def _users_named(instances, user) -> str:
+def _users_named(chats: list[ChatRow], user) -> str:
     """The instances still using an item, as the refusal names them: another account's
     instance ids are not this user's to learn, only how many there are."""
-    rows = list(instances.values_list("instance_id", "owner_id"))
+    rows = sorted((row.instance_id, row.owner_id) for row in chats)
     if user is None or user.is_staff:
         return ", ".join(instance_id for instance_id, _ in rows[:5])
     own = [instance_id for instance_id, owner_id in rows if owner_id == user.pk][:5]
@@ -473,14 +466,16 @@ def _users_named(instances, user) -> str:
     return ", ".join(own + ([f"{others} of other accounts"] if others else []))
 
 
-def character_delete(store: FileStore, *, character_id: str, user=None) -> None:
-    from chat.models import Instance
+def _chats_using(kind: str, item_id: str, apart: list[str]) -> list[ChatRow]:
+    return [row for row in chats_playing(kind=kind, item_id=item_id, as_member=False)
+            if row.instance_id not in apart]
 
+
+def character_delete(store: FileStore, *, character_id: str, user=None) -> None:
     definition = (character_for_edit(store, user=user, character_id=character_id)
                   if user is not None else store.character_read(character_id))
     others = _chats_kept_apart(store, definition, kind="character", item_id=character_id)
-    users = _users_named(Instance.objects.filter(character_id=character_id)
-                         .exclude(instance_id__in=others), user)
+    users = _users_named(_chats_using("character", character_id, others), user)
     if users:
         raise LibraryConflict(f"character {character_id} is used by instance(s) {users}; "
                               "delete or archive those instances first", field=None)
@@ -579,13 +574,10 @@ def background_outline_edit(store: FileStore, *, background_id: str, action: str
 
 
 def background_delete(store: FileStore, *, background_id: str, user=None) -> None:
-    from chat.models import Instance
-
     background = (item_for_edit(store, user=user, kind="background", item_id=background_id)
                   if user is not None else store.background_read(background_id))
     others = _chats_kept_apart(store, background, kind="background", item_id=background_id)
-    users = _users_named(Instance.objects.filter(background_id=background_id)
-                         .exclude(instance_id__in=others), user)
+    users = _users_named(_chats_using("background", background_id, others), user)
     if users:
         raise LibraryConflict(f"background {background_id} is used by instance(s) {users}; "
                               "switch those instances to another background first", field=None)

@@ -22,7 +22,7 @@ from typing import Any
 import regex
 
 from library.worldinfo_defaults import book_recursive, book_scan_depth
-from library.worldinfo_keys import (KeyScan, first_hit, key_trigger,
+from library.worldinfo_keys import (KeyScan, entry_key, first_hit, key_trigger,
                                      setting)
 
 # V3 decorators: lines at the start of an entry's content beginning with "@@" ("@@@" escapes
@@ -55,10 +55,6 @@ def _texts(value: Any) -> list[str]:
     else than text or a list of it is none."""
     items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
     return [str(item) for item in items if isinstance(item, (str, int)) and str(item).strip()]
-
-
-def entry_key(book_id: str, entry: dict[str, Any]) -> str:
-    return f"{book_id}:{entry.get('uid')}"
 
 
 def _groups(entry: dict[str, Any]) -> list[str]:

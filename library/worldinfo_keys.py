@@ -197,3 +197,7 @@ def key_trigger(entry: dict[str, Any], texts: list[tuple[str, str]], book: dict[
     if secondary is None:
         return None
     return f"key {hit[0]!r} in {hit[1]}{secondary}"
+
+
+def entry_key(book_id: str, entry: dict[str, Any]) -> str:
+    return f"{book_id}:{entry.get('uid')}"

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from library.worldinfo_keys import entry_key
+
 # Measured with bench/worldinfo_vectors.py (8 chats x 6 entries, English and Chinese): pairs
 # that belong together scored 0.815-0.919, the others 0.724-0.809. A book can set its own
 # ("vector_threshold"); e5's scores sit high, so the margin is narrow.
@@ -59,25 +61,21 @@ def cache_size() -> int:
 
 
 def vector_scorer(messages: list[str], *,
-                  embed_queries: Callable[[list[str]], np.ndarray] | None = None,
-                  embed_passages: Callable[[list[str]], np.ndarray] | None = None,
+                  embed_queries: Callable[[list[str]], np.ndarray],
+                  embed_passages: Callable[[list[str]], np.ndarray],
                   query_messages: int = QUERY_MESSAGES,
                   ) -> Callable[[list[dict[str, Any]]], dict[str, float]]:
     """A `vector_scores` for library.worldinfo.lorebook_match: cosine similarity between the
-    newest `query_messages` of `messages` and each vectorized entry's content. The model is
-    loaded only when a book has a vectorized entry."""
+    newest `query_messages` of `messages` and each vectorized entry's content, embedded by
+    the memory's models (the caller passes them in). They run only when a book has a
+    vectorized entry."""
 
     def scores(entries: list[dict[str, Any]]) -> dict[str, float]:
-        from library.worldinfo import entry_key
-        from memory import embeddings
-
         query = "\n".join(m for m in messages[-query_messages:] if m.strip())[-QUERY_CHARS:]
         if not query.strip() or not entries:
             return {}
-        queries = embed_queries or embeddings.embed_queries
-        passages = embed_passages or embeddings.embed_passages
-        question = np.asarray(queries([query])[0], dtype=np.float32)
-        vectors = _passages([str(e.get("content", "")) for e in entries], passages)
+        question = np.asarray(embed_queries([query])[0], dtype=np.float32)
+        vectors = _passages([str(e.get("content", "")) for e in entries], embed_passages)
         similarity = vectors @ question
         return {entry_key(e["lorebook_id"], e): round(float(s), 4)
                 for e, s in zip(entries, similarity)}

@@ -35,8 +35,8 @@ from typing import Any
 
 from django.utils.translation import gettext, gettext_noop
 
-from chat.llm import LLMError
-from chat.prompt.language import locale_for_character
+from personalab.lib.llm import LLMError
+from personalab.lib.prompt_language import locale_for_character
 from library.selectors import character_for_chat_optional
 from memory import prompts
 from memory.summarize_journal import (summarize_journal_commit, summarize_journal_write,

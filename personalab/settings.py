@@ -107,7 +107,7 @@ PERSONALAB_CHROMA_URL = env_str("PERSONALAB_CHROMA_URL")
 # A server process indexes what the files hold and the index does not at startup and then every
 # this many seconds (memory/sync.py); 0 turns the catch-up off (each turn still syncs its own).
 PERSONALAB_INDEX_CATCHUP_SECONDS = env_float("PERSONALAB_INDEX_CATCHUP_SECONDS", 60.0)
-# The language model (chat/llm.py reads these per turn; the settings page can override the
+# The language model (personalab/lib/llm.py reads these per turn; the settings page can override the
 # endpoint and model, never the server's key for another endpoint).
 OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
 OPENAI_API_KEY = env_str("OPENAI_API_KEY")

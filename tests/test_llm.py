@@ -10,17 +10,17 @@ from importlib.util import find_spec
 
 import pytest
 
-from chat.llm import (
+from personalab.lib.llm import (
     OFFLINE_LABEL,
     GGUFProvider,
     LLMError,
     LLMSettings,
     OfflineProvider,
     OpenAIProvider,
-    llm_settings_from_env,
     offline_pieces,
     provider_for,
 )
+from personalab.llm_config import llm_settings_from_env
 from tests.stub_llm import (
     Empty,
     Fail,
@@ -285,7 +285,7 @@ class _ThinkingLocalModel:
 
 
 async def test_a_local_model_s_think_block_is_reasoning_not_reply(monkeypatch) -> None:
-    from chat.reasoning import Reasoning
+    from personalab.lib.reasoning import Reasoning
 
     provider = GGUFProvider(LLMSettings(gguf_path="/thinking.gguf"))
     monkeypatch.setattr(provider, "_model", _ThinkingLocalModel)
@@ -393,7 +393,7 @@ async def test_offline_regenerate_gives_a_different_version_and_continue_goes_on
 
 
 def test_sse_reader_reads_pieces_split_across_network_reads() -> None:
-    from chat.llm import SSEReader
+    from personalab.lib.llm import SSEReader
 
     reader = SSEReader()
     stream = (b': keep-alive\n\ndata: {"choices":[{"delta":{"role":"assistant"}}]}\n\n'
@@ -420,8 +420,8 @@ def test_sse_reader_reads_pieces_split_across_network_reads() -> None:
     ([1, 2], []),
 ])
 def test_sse_reader_takes_only_text_from_odd_chunks(chunk, pieces) -> None:
-    from chat.llm import SSEReader
-    from chat.reasoning import Reasoning
+    from personalab.lib.llm import SSEReader
+    from personalab.lib.reasoning import Reasoning
 
     got = SSEReader().feed(b"data: " + json.dumps(chunk).encode() + b"\n\n")
     assert got == pieces
@@ -430,8 +430,8 @@ def test_sse_reader_takes_only_text_from_odd_chunks(chunk, pieces) -> None:
 
 
 def test_sse_reader_joins_the_pieces_of_one_read_keeping_reasoning_apart_in_order() -> None:
-    from chat.llm import SSEReader
-    from chat.reasoning import Reasoning
+    from personalab.lib.llm import SSEReader
+    from personalab.lib.reasoning import Reasoning
 
     def line(delta: dict) -> bytes:
         return b"data: " + json.dumps({"choices": [{"delta": delta}]}).encode() + b"\n\n"
@@ -449,14 +449,14 @@ def test_sse_reader_joins_the_pieces_of_one_read_keeping_reasoning_apart_in_orde
     [b'{"choices": [{"delta": {"content": "a"}}]}', b'{"choices": '],
 ])
 def test_sse_reader_fails_a_read_with_a_bad_line_whatever_its_neighbours(payloads) -> None:
-    from chat.llm import SSEReader
+    from personalab.lib.llm import SSEReader
 
     with pytest.raises(ValueError):
         SSEReader().feed(b"".join(b"data: " + payload + b"\n\n" for payload in payloads))
 
 
 def test_sse_reader_raises_an_error_event_as_the_llm_error() -> None:
-    from chat.llm import SSEReader
+    from personalab.lib.llm import SSEReader
 
     with pytest.raises(LLMError) as caught:
         SSEReader().feed(b'data: {"error": {"message": "overloaded"}}\n\n')

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.llm import llm_settings_from_env
+from personalab.llm_config import llm_settings_from_env
 from chat.turn import turn_run
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chat.llm import LLMError
+from personalab.lib.llm import LLMError
 from memory import services
 from memory.services import MemoryActionError
 from personalab.lib.filestore import FileStore
@@ -473,7 +473,7 @@ def test_damaged_recap_file_reads_empty_but_is_never_overwritten(tmp_path):
 
 
 async def test_offline_provider_answers_are_usable_by_every_memory_action(tmp_path):
-    from chat.llm import OfflineProvider
+    from personalab.lib.llm import OfflineProvider
 
     store = make_instance(tmp_path, turns=4)
     llm = OfflineProvider(delay=0)

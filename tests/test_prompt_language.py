@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import sync_to_async
 
-from chat.prompt.language import locale_pick
+from personalab.lib.prompt_language import locale_pick
 from chat.services import instance_create
 from chat.turn import turn_run
 from library.services import character_save

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from chat.reasoning import Reasoning, ThinkSplitter
+from personalab.lib.reasoning import Reasoning, ThinkSplitter
 from chat.turn import turn_run
 from tests.stub_llm import Reply
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from chat.prompt.card_fields import CardFields
 from library.worldinfo import setting
+from memory import embeddings
 from library.worldinfo_vectors import DEFAULT_THRESHOLD, vector_scorer
 from personalab.lib.macros import macros_replace
 
@@ -43,7 +44,8 @@ def lore_vectors(lorebooks: list[dict[str, Any]], messages: list[str]) -> dict[s
     thresholds = [book["vector_threshold"] for book in lorebooks
                   if isinstance(book.get("vector_threshold"), (int, float))
                   and not isinstance(book.get("vector_threshold"), bool)]
-    return {"vector_scores": vector_scorer(messages),
+    return {"vector_scores": vector_scorer(messages, embed_queries=embeddings.embed_queries,
+                                           embed_passages=embeddings.embed_passages),
             "vector_threshold": min(thresholds) if thresholds else DEFAULT_THRESHOLD}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import openai
 
-from chat.llm import DEFAULT_BASE_URL, LLMError, LLMSettings, _shorten, _status_message
+from personalab.lib.llm import DEFAULT_BASE_URL, LLMError, LLMSettings, _shorten, _status_message
 from personalab.lib.jsontext import text_surrogates_replace
 
 CHECK_TIMEOUT = 5.0  # seconds for the whole check: the page waits on it

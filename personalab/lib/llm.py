@@ -20,7 +20,7 @@ import httpx2
 import openai
 import orjson
 
-from chat.reasoning import Reasoning, ThinkSplitter, reasoning_split
+from personalab.lib.reasoning import Reasoning, ThinkSplitter, reasoning_split
 from personalab.lib import sse
 from personalab.lib.errors import AppError
 from personalab.lib.jsontext import SurrogatesJoin, text_surrogates_replace
@@ -64,33 +64,21 @@ class Provider(Protocol):
     async def complete(self, messages: list[dict], *, context: dict) -> str: ...
 
 
-def llm_settings_from_env(overrides: dict | None = None) -> LLMSettings:
-    # Parsed once in personalab/settings.py; read here per call so that the rest of this
-    # module stays framework-free (and tests can change them).
-    from django.conf import settings as env
-
-    settings = LLMSettings(
-        base_url=env.OPENAI_BASE_URL,
-        api_key=env.OPENAI_API_KEY,
-        model=env.PERSONALAB_MODEL,
-        timeout=env.PERSONALAB_LLM_TIMEOUT,
-        idle_seconds=env.PERSONALAB_LLM_IDLE_SECONDS,
-        max_line_bytes=env.PERSONALAB_LLM_MAX_LINE_BYTES,
-        connect_timeout=env.PERSONALAB_LLM_CONNECT_TIMEOUT,
-        gguf_path=env.PERSONALAB_GGUF,
-        offline_delay=env.PERSONALAB_OFFLINE_DELAY,
-    )
+def llm_settings_choose(environment: LLMSettings, overrides: dict | None = None) -> LLMSettings:
+    """The settings a turn uses: the environment's (personalab/llm_config.py reads them), with
+    the base URL and model the settings page stored (data/modules/llm.json) on top."""
     overrides = overrides or {}
     chosen = {
         key: str(value).strip()
         for key, value in overrides.items()
         if key in ("base_url", "model") and value and str(value).strip()
     }
-    if "base_url" in chosen and endpoint_key(chosen["base_url"]) != endpoint_key(settings.base_url):
+    if ("base_url" in chosen
+            and endpoint_key(chosen["base_url"]) != endpoint_key(environment.base_url)):
         # OPENAI_API_KEY belongs to the environment's endpoint: another base URL set on the
         # settings page gets only the key staff entered for it, never the server's.
         chosen["api_key"] = str(overrides.get("api_key") or "").strip()
-    return replace(settings, **chosen)
+    return replace(environment, **chosen)
 
 
 def endpoint_key(base_url: str) -> str:

@@ -1,0 +1,35 @@
+"""Which chats play a library item. The chats live a floor up (chat/), so chat hands this
+floor its read when the apps start (chat/apps.py): library never imports chat."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class ChatRow:
+    instance_id: str
+    owner_id: int | None
+    owner_username: str | None
+    owner_is_staff: bool
+
+
+class ChatUse(Protocol):
+    def __call__(self, *, kind: str, item_id: str, as_member: bool) -> list[ChatRow]: ...
+
+
+_reader: ChatUse | None = None
+
+
+def chat_use_register(reader: ChatUse) -> None:
+    global _reader
+    _reader = reader
+
+
+def chats_playing(*, kind: str, item_id: str, as_member: bool = True) -> list[ChatRow]:
+    """The chats whose story's character / background is the item (`as_member`: or that have
+    the character as a member of a group)."""
+    if _reader is None:
+        raise RuntimeError("chat has not registered its read of chats (chat.apps)")
+    return _reader(kind=kind, item_id=item_id, as_member=as_member)
