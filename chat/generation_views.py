@@ -15,7 +15,9 @@ from personalab.lib.filestore import InstanceBusy
 from personalab.lib.generation import FIELDS
 from personalab.storage import get_store
 
-INTEGER_FIELDS = ("max_tokens", "seed", "context_tokens")
+INTEGER_FIELDS = ("max_tokens", "seed", "context_tokens", "top_k")
+# logit_bias is set through the API (a JSON object); the form leaves it as it is.
+FORM_FIELDS = tuple(name for name in FIELDS if name != "logit_bias")
 
 
 def _form_value(name: str, raw: str) -> Any:
@@ -33,7 +35,7 @@ def _form_value(name: str, raw: str) -> Any:
 
 
 def _form_changes(request: HttpRequest) -> dict[str, Any]:
-    return {name: _form_value(name, request.POST.get(name, "")) for name in FIELDS}
+    return {name: _form_value(name, request.POST.get(name, "")) for name in FORM_FIELDS}
 
 
 def _form_render(request: HttpRequest, *, action: str, generation: dict[str, Any],

@@ -158,12 +158,11 @@ def test_the_prompt_says_which_turns_the_recaps_cover_and_where_the_conversation
 
 
 def test_rolling_recaps_are_on_by_default_with_a_model_and_off_offline(store, instance,
-                                                                       use_stub, monkeypatch):
+                                                                       use_stub, settings):
     from chat.selectors import memory_settings_effective
 
     assert memory_settings_effective(store)["recaps_enabled"] is True
-    for variable in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
-        monkeypatch.delenv(variable)
+    settings.OPENAI_BASE_URL = settings.OPENAI_API_KEY = ""
     assert memory_settings_effective(store)["recaps_enabled"] is False
     store.module_write("memory", {"recaps_enabled": True})  # a setting either way
     assert memory_settings_effective(store)["recaps_enabled"] is True

@@ -48,9 +48,9 @@ def test_bad_values_are_refused_field_by_field_and_change_nothing(store, alice, 
     before = store.instance_state_read(instance)
     with pytest.raises(InstanceUpdateError) as refused:
         instance_update(store, user=alice, instance_id=instance, name="Renamed", generation={
-            "temperature": 3, "max_tokens": "lots", "stop": [1], "top_k": 5})
+            "temperature": 3, "max_tokens": "lots", "stop": [1], "mirostat": 5})
     assert set(refused.value.fields) == {"generation.temperature", "generation.max_tokens",
-                                         "generation.stop", "generation.top_k"}
+                                         "generation.stop", "generation.mirostat"}
     assert "between 0 and 2" in refused.value.fields["generation.temperature"]
     assert store.instance_state_read(instance) == before
 

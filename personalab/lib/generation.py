@@ -1,5 +1,5 @@
-"""Generation (sampling) settings: temperature, top_p, max reply tokens, presence and
-frequency penalty, stop strings, seed; and the context window (`context_tokens`: prompt and
+"""Generation (sampling) settings: temperature, top_p, top_k, min_p, max reply tokens,
+presence, frequency and repetition penalty, logit_bias, stop strings, seed; and the context window (`context_tokens`: prompt and
 reply together, never sent to the model). Framework-free.
 
 A settings dict holds only what was set; an unset value is never sent, so the endpoint's own
@@ -18,14 +18,19 @@ NUMBER_RANGES: dict[str, tuple[float, float]] = {
     "top_p": (0.0, 1.0),
     "presence_penalty": (-2.0, 2.0),
     "frequency_penalty": (-2.0, 2.0),
+    "min_p": (0.0, 1.0),
+    "repetition_penalty": (0.0, 5.0),
 }
+TOP_K_RANGE = (1, 10_000)  # 0 means off (unset), as in llama.cpp and SillyTavern
+LOGIT_BIAS_RANGE = (-100.0, 100.0)
+MAX_LOGIT_BIAS = 300
 MAX_TOKENS_RANGE = (1, 1_000_000)
 # SillyTavern's smallest context size is 512; no model has more than 10M.
 CONTEXT_TOKENS_RANGE = (512, 10_000_000)
 SEED_RANGE = (-(2**63), 2**63 - 1)
 MAX_STOP_STRINGS = 16
 MAX_STOP_CHARS = 200
-FIELDS = (*NUMBER_RANGES, "max_tokens", "stop", "seed", "context_tokens")
+FIELDS = (*NUMBER_RANGES, "top_k", "max_tokens", "stop", "seed", "logit_bias", "context_tokens")
 
 # SillyTavern preset key -> ours (a preset also carries prompts and UI settings, ignored here).
 ST_PRESET_KEYS = {
@@ -39,6 +44,12 @@ ST_PRESET_KEYS = {
     "pres_pen_openai": "presence_penalty",
     "frequency_penalty": "frequency_penalty",
     "freq_pen_openai": "frequency_penalty",
+    "top_k": "top_k",
+    "top_k_openai": "top_k",
+    "min_p": "min_p",
+    "min_p_openai": "min_p",
+    "repetition_penalty": "repetition_penalty",
+    "repetition_penalty_openai": "repetition_penalty",
     "seed": "seed",
     "stop": "stop",
     "openai_max_context": "context_tokens",
@@ -87,9 +98,31 @@ def _stop(value: Any) -> list[str]:
     return value
 
 
+def _logit_bias(value: Any) -> dict[str, float]:
+    """{token id: bias}, as OpenAI takes it (ids as text in JSON)."""
+    if not isinstance(value, dict):
+        raise ValueError('must be an object {"token id": bias}')
+    if len(value) > MAX_LOGIT_BIAS:
+        raise ValueError(f"at most {MAX_LOGIT_BIAS} tokens")
+    low, high = LOGIT_BIAS_RANGE
+    cleaned = {}
+    for token, bias in value.items():
+        if not str(token).isdigit() or len(str(token)) > 9:
+            raise ValueError(f"{str(token)[:20]!r} is not a token id (a whole number)")
+        if (isinstance(bias, bool) or not isinstance(bias, (int, float))
+                or not math.isfinite(bias) or not low <= bias <= high):
+            raise ValueError(f"the bias of {token} must be a number between {low:g} and {high:g}")
+        cleaned[str(int(token))] = float(bias)
+    return cleaned
+
+
 def _field_clean(name: str, value: Any) -> Any:
     if name in NUMBER_RANGES:
         return _number(name, value)
+    if name == "top_k":
+        return _integer(value, *TOP_K_RANGE)
+    if name == "logit_bias":
+        return _logit_bias(value)
     if name == "max_tokens":
         return _integer(value, *MAX_TOKENS_RANGE)
     if name == "seed":
@@ -107,7 +140,8 @@ def generation_update(current: dict[str, Any], changes: Any) -> dict[str, Any]:
     for name, value in changes.items():
         if name not in FIELDS:
             problems[name] = f"unknown setting; known: {', '.join(FIELDS)}"
-        elif value is None or value == "" or (name == "stop" and value == []):
+        elif (value is None or value == "" or (name in ("stop", "logit_bias") and not value)
+              or (name == "top_k" and value == 0)):  # top_k 0 is "off" in SillyTavern
             # "" is a form's empty box; [] unsets only the one list-valued setting
             updated.pop(name, None)
         else:

@@ -119,7 +119,8 @@ class OpenAIProvider:
         return reasoning_split(self._stream(messages, context=context))
 
     async def _stream(self, messages: list[dict], *, context: dict) -> AsyncIterator[str]:
-        body = {"model": self.model, "messages": messages, "stream": True, **sampling(context)}
+        body = {"model": self.model, "messages": messages, "stream": True,
+                **sampling(context, base_url=self.settings.base_url)}
         try:
             # The SDK's client sends the request (its auth, headers, timeouts and status
             # errors), but not through `chat.completions.create`: that walks the whole prompt
@@ -148,9 +149,10 @@ class OpenAIProvider:
 
     async def complete(self, messages: list[dict], *, context: dict) -> str:
         try:
+            chosen, extra = sampling_split(context, base_url=self.settings.base_url)
             response = await self._client().chat.completions.create(
-                model=self.model, messages=messages, stream=False, **sampling(context)
-            )
+                model=self.model, messages=messages, stream=False, **chosen,
+                extra_body=extra or None)
             text = _without_reasoning(response.choices[0].message.content or "")
             return text_surrogates_replace(text)
         except Exception as err:
@@ -176,14 +178,41 @@ class OpenAIProvider:
 
 
 SAMPLING_FIELDS = ("temperature", "top_p", "max_tokens", "presence_penalty",
-                   "frequency_penalty", "stop", "seed")
+                   "frequency_penalty", "stop", "seed", "logit_bias")
+# Samplers OpenAI's own API refuses but the servers people run themselves take in the request
+# body (llama.cpp, KoboldCpp, vLLM, text-generation-webui, Ollama, OpenRouter).
+EXTRA_SAMPLING_FIELDS = ("top_k", "min_p", "repetition_penalty")
+OPENAI_HOST = "api.openai.com"
 
 
-def sampling(context: dict) -> dict[str, Any]:
+def sampling(context: dict, *, base_url: str = "") -> dict[str, Any]:
     """The generation settings the caller set (context["generation"]); nothing else is sent,
-    so the endpoint's defaults apply to the rest."""
+    so the endpoint's defaults apply to the rest. The extra samplers go only to an endpoint
+    that is not OpenAI's own (its API answers 400 to them)."""
     chosen = context.get("generation") or {}
-    return {name: chosen[name] for name in SAMPLING_FIELDS if chosen.get(name) is not None}
+    names = SAMPLING_FIELDS if _is_openai(base_url) else (*SAMPLING_FIELDS, *EXTRA_SAMPLING_FIELDS)
+    return {name: chosen[name] for name in names if chosen.get(name) is not None}
+
+
+def sampling_split(context: dict, *, base_url: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
+    """sampling(), as the SDK takes it: its own keyword arguments, and the rest for extra_body."""
+    chosen = sampling(context, base_url=base_url)
+    extra = {name: chosen.pop(name) for name in EXTRA_SAMPLING_FIELDS if name in chosen}
+    return chosen, extra
+
+
+def _gguf_sampling(context: dict) -> dict[str, Any]:
+    """sampling() in llama-cpp-python's names (a local model takes every sampler)."""
+    chosen, extra = sampling_split(context, base_url="local")
+    if "repetition_penalty" in extra:
+        extra["repeat_penalty"] = extra.pop("repetition_penalty")
+    if "logit_bias" in chosen:
+        chosen["logit_bias"] = {int(token): bias for token, bias in chosen["logit_bias"].items()}
+    return {**chosen, **extra}
+
+
+def _is_openai(base_url: str) -> bool:
+    return urlsplit(endpoint_key(base_url)).hostname == OPENAI_HOST
 
 
 # A `data:` line's payload: `.` stops at the line's end, so the match is linear in the read.
@@ -399,7 +428,7 @@ class GGUFProvider:
             try:
                 model = self._model()
                 for chunk in model.create_chat_completion(messages=messages, stream=True,
-                                                          **sampling(context)):
+                                                          **_gguf_sampling(context)):
                     if stop.is_set():
                         break
                     piece = chunk["choices"][0].get("delta", {}).get("content") or ""
