@@ -26,7 +26,7 @@ from chat.pipeline import (
     conversation_tokens_room,
     prompt_build,
 )
-from chat.prompt.alternation import messages_alternate
+from chat.prompt.alternation import messages_processed, processing_mode
 from chat.prompt.card_fields import CardFields, card_fields_placement, card_fields_read
 from personalab.lib.prompt_language import locale_for_character
 from chat.prompt.window import ContextWindow, recap_span
@@ -294,8 +294,9 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
         _session_whole(store, ctx)
         inputs = _prompt_inputs(store, ctx, director, recall, lore, locale=locale, window=window)
         prompt = prompt_build(inputs, templates)
-    prompt.messages = messages_alternate(prompt.messages,
-                                         opening=templates.default("opening_user"))
+    prompt.messages = messages_processed(
+        prompt.messages, mode=processing_mode(store.module_read("llm")),
+        opening=templates.default("opening_user"))
     timings["assemble_ms"] = _ms(started)
     warnings.extend(prompt.warnings)
     outline = ctx.background.get("story_outline", [])

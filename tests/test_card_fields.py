@@ -11,7 +11,7 @@ import pytest
 from chat.history import reply_choose_alternative
 from chat.prompt.alternation import messages_alternate
 from chat.prompt.examples import examples_parse
-from chat.services import instance_create
+from chat.services import instance_create, trace_rebuild
 from chat.turn import turn_run
 from library.services import character_import_card
 from tests.stub_llm import Reply
@@ -88,16 +88,15 @@ def test_every_card_field_reaches_the_model_where_sillytavern_puts_it(store, ali
     assert positions == sorted(positions)
     assert "<START>" not in system and "{{" not in system
     assert SECRET_NOTE not in json.dumps(sent)
-    # After the history: the user's words, the depth-0 prompt, then the post-history text.
-    assert sent[1] == {"role": "user", "content": "[Start a new chat]"}
-    assert sent[2] == {"role": "assistant", "content": "Hold still, Ann."}
-    last = sent[-1]["content"]
-    assert last.startswith("Who are you?")
-    assert last.index("Mira hides a limp.") < last.index("Answer in under 60 words. "
-                                                          "Never speak for Ann.")
-    assert_alternates(sent)
+    # After the history: the user's words, then the depth-0 Character's Note and the
+    # post-history instructions, each with its own role (prompt post-processing "none").
+    assert sent[1] == {"role": "assistant", "content": "Hold still, Ann."}
+    assert sent[-3:] == [
+        {"role": "user", "content": "Who are you?"},
+        {"role": "system", "content": "Mira hides a limp."},
+        {"role": "system", "content": "Answer in under 60 words. Never speak for Ann."}]
 
-    trace = store.trace_read(instance_id, trace_id)
+    trace = trace_rebuild(store, instance_id=instance_id, trace_id=trace_id)
     assert trace["messages"] == sent
     fields = trace["card_fields"]
     assert fields["system_prompt"].startswith("replaces the main prompt")
@@ -122,7 +121,7 @@ def test_example_dialogues_go_before_the_conversation_is_cut(store, alice, use_s
 
     sent = use_stub.requests[-1]["messages"]
     said = [m["content"] for m in sent if m["role"] == "user"]
-    assert said[1:] == ["first", "second", "third"]  # the whole conversation is there
+    assert said == ["first", "second", "third"]  # the whole conversation is there
     trace = store.trace_read(instance_id, trace_id)
     assert "refused" not in trace and trace["total_tokens"] <= 400
     examples = next(s for s in trace["sections"] if s["name"] == "examples")
@@ -145,12 +144,12 @@ def test_alternate_greetings_are_swipes_of_the_first_message(store, alice, use_s
                              alternative_index=1)
     _turn(store, instance_id, "What happened?")
     sent = use_stub.requests[-1]["messages"]
-    assert sent[1:3] == [{"role": "user", "content": "[Start a new chat]"},
-                         {"role": "assistant", "content": "The water rose again."}]
+    assert sent[1] == {"role": "assistant", "content": "The water rose again."}
 
 
 def test_lore_at_a_depth_never_makes_two_user_messages_in_a_row(store, instance,
                                                                       use_stub):
+    store.module_write("llm", {"prompt_processing": "strict"})  # for strict chat templates
     store.memory_json_write(instance, "authors_note",
                             {"text": "Keep it tense.", "depth": 1, "role": "user"})
     use_stub.script(Reply("one"), Reply("two"))
@@ -160,6 +159,37 @@ def test_lore_at_a_depth_never_makes_two_user_messages_in_a_row(store, instance,
     assert_alternates(sent)
     assert sent[-2:] == [{"role": "assistant", "content": "one"},
                          {"role": "user", "content": "Keep it tense.\n\nsecond"}]
+
+
+def test_strict_post_processing_folds_notes_into_the_users_turn(store, alice, use_stub):
+    store.module_write("llm", {"prompt_processing": "strict"})
+    _english(store, post_history="Never speak for {{user}}.")
+    character_id = _import(store, _card(extensions={"depth_prompt": {
+        "prompt": "Mira hides a limp.", "depth": 0, "role": "system"}}))
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    _turn(store, instance_id, "Who are you?")
+    sent = use_stub.requests[-1]["messages"]
+    assert sent[1] == {"role": "user", "content": "[Start a new chat]"}
+    assert_alternates(sent)
+    last = sent[-1]["content"]
+    assert last.startswith("Who are you?")
+    assert last.index("Mira hides a limp.") < last.index("Never speak for Ann.")
+
+
+def test_merge_post_processing_joins_neighbours_and_keeps_roles(store, alice, use_stub):
+    store.module_write("llm", {"prompt_processing": "merge"})
+    _english(store, post_history="Never speak for {{user}}.")
+    character_id = _import(store, _card(extensions={"depth_prompt": {
+        "prompt": "Mira hides a limp.", "depth": 0, "role": "system"}}))
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    _turn(store, instance_id, "Who are you?")
+    sent = use_stub.requests[-1]["messages"]
+    assert sent[-2] == {"role": "user", "content": "Who are you?"}
+    assert sent[-1]["role"] == "system"
+    assert sent[-1]["content"].index("Mira hides a limp.") < sent[-1]["content"].index(
+        "Never speak for Ann.")
+    roles = _roles(sent)
+    assert all(a != b for a, b in zip(roles, roles[1:]))
 
 
 @pytest.mark.parametrize("text, blocks", [

@@ -1,4 +1,9 @@
-"""Messages that strict chat templates accept (Llama-2, Mistral: "Conversation roles must
+"""Prompt post-processing, as SillyTavern names it, chosen per connection (data/modules/llm.json
+`prompt_processing`): "none" (the default, as SillyTavern: every message keeps its role, so a
+Character's Note or post-history instructions arrive as system messages), "merge" (neighbours
+of the same role joined), "strict" (below).
+
+"strict": messages that strict chat templates accept (Llama-2, Mistral: "Conversation roles must
 alternate user/assistant/user/assistant"): one system message first, then user and assistant
 in turn. System notes after the first message are folded into the user side, neighbours of the
 same role are merged, and a conversation that opens with the character's greeting gets a short
@@ -33,3 +38,22 @@ def messages_alternate(messages: list[dict[str, str]], *, opening: str) -> list[
     if rest and rest[0]["role"] == "assistant":
         rest.insert(0, {"role": "user", "content": opening})
     return system + rest
+
+
+PROCESSING = ("none", "merge", "strict")
+
+
+def messages_processed(messages: list[dict[str, str]], *, mode: str,
+                       opening: str) -> list[dict[str, str]]:
+    """`messages` as the connection's prompt post-processing wants them."""
+    if mode == "strict":
+        return messages_alternate(messages, opening=opening)
+    if mode == "merge":
+        return _merged(messages)
+    # Only what the model is sent: the pipeline's own notes on a message (its lines) stay out.
+    return [{"role": m["role"], "content": m["content"]} for m in messages]
+
+
+def processing_mode(llm_settings: dict) -> str:
+    mode = llm_settings.get("prompt_processing")
+    return mode if mode in PROCESSING else "none"
