@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from chat.models import ApiToken
-from chat.services import instance_create
+from chat.services import instance_create, instance_update
 from chat.turn import turn_run
 from library.services import character_export_card, character_import_card
 from tests.stub_llm import Reply
@@ -59,6 +59,9 @@ def test_the_page_shows_the_note_and_an_edit_reaches_the_prompt_and_the_export(
 
     instance_id = instance_create(store, owner=alice, character_id=character_id,
                                   background_id=background)
+    # The big card's description alone is over the default 16,384-token window.
+    instance_update(store, user=alice, instance_id=instance_id,
+                    generation={"context_tokens": 65536})
     use_stub.script(Reply("Mm."))
 
     async def emit(event):
@@ -66,9 +69,11 @@ def test_the_page_shows_the_note_and_an_edit_reaches_the_prompt_and_the_export(
 
     asyncio.run(turn_run(store, instance_id=instance_id, user_text="hello", emit=emit))
     sent = use_stub.requests[-1]["messages"]
-    # Depth 0 as the user: after the last message, the player's name put in.
-    assert sent[-1]["role"] == "user" and "She hides a letter from" in sent[-1]["content"]
-    assert "{{user}}" not in sent[-1]["content"]
+    # Depth 0 as the user: its own message after the last one, the player's name put in (the
+    # card's post-history instructions follow it as a system message).
+    note = next(i for i, m in enumerate(sent) if "She hides a letter from" in m["content"])
+    assert sent[note]["role"] == "user" and sent[note - 1] == {"role": "user", "content": "hello"}
+    assert "{{user}}" not in sent[note]["content"]
 
 
 def test_an_emptied_note_is_removed_and_talkativeness_emptied_falls_back(

@@ -122,7 +122,7 @@ def test_a_finished_memory_action_asks_for_a_reload_without_a_script(client, ali
     async def summarized(*args, **kwargs):
         return {"events": 2, "new_session_id": "sess_002"}
 
-    monkeypatch.setattr("memory.api.memory_action", summarized)
+    monkeypatch.setattr("chat.memory_actions.memory_action", summarized)
     client.force_login(alice)
     response = client.post(f"/instances/{instance}/memory/summarize")
     page = response.content.decode()

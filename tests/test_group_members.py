@@ -98,6 +98,7 @@ def test_someone_elses_conversation_or_private_character_cannot_be_joined(
 
 async def test_an_added_member_answers_the_next_round_and_a_muted_one_waits(
         alice_client, store, solo, character, brenna, use_stub):
+    store.module_write("memory", {"recaps_enabled": False})  # a recap request is not a reply
     post = sync_to_async(_members)
     response = await post(alice_client, solo, "post", "", {"character_id": brenna})
     assert response.status_code == 201

@@ -109,7 +109,7 @@ def test_every_section_has_a_reset_button_that_asks_first(staff_client):
     for section in ("thresholds", "limits", "preferences", "director", "memory", "history",
                     "llm"):
         button = page.split(f'data-testid="reset-{section}"')[1].split(">")[0]
-        assert "confirm(" in button
+        assert "data-confirm=" in button  # static/page.js asks (no inline script: CSP)
 
 
 def test_restore_all_and_unknown_sections(staff_client, store):

@@ -125,6 +125,11 @@ def test_markdown_renders_and_a_reply_can_never_run_script(page: Page, server: S
     line = server.session_lines(instance_id)[-1]
     assert line["content"] == reply  # the file keeps the marker and the markup verbatim
     assert page.js_errors == []
+    # The reply's own onerror is refused by the policy while the sanitizer parses it (as in
+    # test_hostile_markup.py): the second line of defence, not a broken feature.
+    assert [text for text in page.csp_refused
+            if not text.startswith("Executing inline event handler")] == []
+    page.csp_refused.clear()
 
 
 def test_swipe_arrows_keep_working_after_three_turns(page: Page, server: Server) -> None:
