@@ -54,6 +54,19 @@ PERSONALAB_LLM_CONNECT_TIMEOUT = float(os.environ.get("PERSONALAB_LLM_CONNECT_TI
 PERSONALAB_MAX_MESSAGE_CHARS = envint("PERSONALAB_MAX_MESSAGE_CHARS", 20000)
 PERSONALAB_MAX_REPLY_CHARS = envint("PERSONALAB_MAX_REPLY_CHARS", 100_000)
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# Per-account limits on the heavy paths (issue 29): each bounds how long one account can hold
+# the server or how much disk one upload can fill. A lorebook past 1,000 entries is beyond any
+# shared card we know of; 200 vectorized entries embed in seconds on a CPU, not minutes; a CHARX
+# of pictures unpacks to about its own size, so 32 MB unpacked and 20x packed catch zero bombs.
+PERSONALAB_LORE_ENTRIES_MAX = envint("PERSONALAB_LORE_ENTRIES_MAX", 1000)
+PERSONALAB_LORE_VECTOR_ENTRIES_MAX = envint("PERSONALAB_LORE_VECTOR_ENTRIES_MAX", 200)
+PERSONALAB_CHARX_MAX_BYTES = envint("PERSONALAB_CHARX_MAX_BYTES", 32 * 2**20)
+PERSONALAB_CHARX_UNPACKED_MAX_BYTES = envint("PERSONALAB_CHARX_UNPACKED_MAX_BYTES", 32 * 2**20)
+PERSONALAB_CHARX_MAX_RATIO = envint("PERSONALAB_CHARX_MAX_RATIO", 20)
+# Exports and imports read or write whole chats and cards: two at once per account is enough
+# for a person and keeps one account from filling every worker thread.
+PERSONALAB_EXPORTS_PER_ACCOUNT = envint("PERSONALAB_EXPORTS_PER_ACCOUNT", 2)
+PERSONALAB_IMPORTS_PER_ACCOUNT = envint("PERSONALAB_IMPORTS_PER_ACCOUNT", 2)
 
 INSTALLED_APPS = [
     "daphne",
