@@ -1,9 +1,12 @@
 """CHARX: a Character Card V3 as a zip (`card.json` at the root, files under `assets/`).
 
 Framework-free. Reading never extracts to disk and never trusts the zip's own sizes: every
-member is read with a cap, the archive has a cap on members and on bytes in total, and only
-member names made of plain path parts under `assets/` are kept (no `..`, no absolute paths, no
-backslashes), so nothing in a CHARX can name a place outside the character's folder.
+member is read with a cap, the archive has a cap on members, on bytes in total (as unpacked:
+a file of zeros counts at its full size) and on how much it may grow over its packed size, and
+only member names made of plain path parts under `assets/` are kept (no `..`, no absolute paths,
+no backslashes), so nothing in a CHARX can name a place outside the character's folder. Names
+that could not all be written (too long, too deep, one a folder of another, the same twice) are
+refused here, before anything is written.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ MAX_CHARX_BYTES = 32 * 2**20
 MAX_MEMBER_BYTES = 16 * 2**20
 MAX_TOTAL_BYTES = 64 * 2**20
 MAX_MEMBERS = 512
+MAX_NAME_CHARS = 240  # under NAME_MAX and far under PATH_MAX once below the data folder
+MAX_NAME_PARTS = 8
+RATIO_FREE_BYTES = 2**20  # a small archive of text may pack well; past this, the ratio counts
 CARD_MEMBER = "card.json"
 ASSET_PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._ -]{0,127}$")
 # The V3 spec spells it "embeded://"; writers in the wild also use "embedded://".
@@ -30,6 +36,21 @@ ZIP_MAGIC = b"PK\x03\x04"
 
 class CharxError(ValueError):
     """Worded for the player; `field` is always "file"."""
+
+
+@dataclass(frozen=True)
+class CharxLimits:
+    max_bytes: int = MAX_CHARX_BYTES
+    unpacked_max_bytes: int = MAX_TOTAL_BYTES
+    max_ratio: int = 20
+
+    def unpacked_check(self, total: int, packed: int) -> None:
+        if total > self.unpacked_max_bytes:
+            raise CharxError(f"CHARX unpacks to more than "
+                             f"{self.unpacked_max_bytes / 2**20:g} MB")
+        if total > RATIO_FREE_BYTES and total > self.max_ratio * packed:
+            raise CharxError(f"CHARX unpacks to more than {self.max_ratio} times its size "
+                             "(a zip bomb?); it is refused")
 
 
 @dataclass
@@ -65,9 +86,40 @@ def _members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
     return infos
 
 
-def charx_read(data: bytes) -> Charx:
-    if len(data) > MAX_CHARX_BYTES:
-        raise CharxError(f"CHARX file is larger than {MAX_CHARX_BYTES // 2**20} MB")
+def asset_names_check(names: list[str]) -> None:
+    """Every name can be written as a file beside the others, or the CHARX is refused whole.
+    Compared without case: the same CHARX must import on a case-blind disk too."""
+    seen: set[str] = set()
+    folders: set[str] = set()
+    for name in names:
+        if len(name) > MAX_NAME_CHARS or name.count("/") >= MAX_NAME_PARTS:
+            raise CharxError(f"CHARX member path {name[:60]!r}… is too long or too deep (at most "
+                             f"{MAX_NAME_CHARS} characters and {MAX_NAME_PARTS} parts)")
+        folded = name.casefold()
+        if folded in seen:
+            raise CharxError(f"CHARX has the file {name!r} twice")
+        seen.add(folded)
+        parts = folded.split("/")
+        folders.update("/".join(parts[:i]) for i in range(1, len(parts)))
+    clash = sorted(seen & folders)
+    if clash:
+        raise CharxError(f"CHARX member {clash[0]!r} is both a file and a folder")
+
+
+def _declared_check(infos: list[zipfile.ZipInfo], packed: int, limits: CharxLimits) -> None:
+    """The zip's own sizes, checked before any member is inflated (read sizes are checked too:
+    the header may lie)."""
+    for info in infos:
+        if info.file_size > MAX_MEMBER_BYTES:
+            raise CharxError(f"CHARX member {info.filename!r} is larger than "
+                             f"{MAX_MEMBER_BYTES // 2**20} MB")
+    limits.unpacked_check(sum(max(info.file_size, 0) for info in infos), packed)
+
+
+def charx_read(data: bytes, *, limits: CharxLimits | None = None) -> Charx:
+    limits = limits or CharxLimits()
+    if len(data) > limits.max_bytes:
+        raise CharxError(f"CHARX file is larger than {limits.max_bytes / 2**20:g} MB")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, OSError) as exc:
@@ -75,7 +127,10 @@ def charx_read(data: bytes) -> Charx:
     result = Charx(card=None)
     total = 0
     with archive:
-        for info in _members(archive):
+        infos = _members(archive)
+        _declared_check(infos, len(data), limits)
+        asset_names_check([i.filename for i in infos if asset_path_safe(i.filename)])
+        for info in infos:
             if info.filename != CARD_MEMBER and not asset_path_safe(info.filename):
                 result.skipped.append(info.filename)
                 continue
@@ -85,8 +140,7 @@ def charx_read(data: bytes) -> Charx:
                     NotImplementedError, RuntimeError) as exc:
                 raise CharxError(f"CHARX member {info.filename!r} cannot be read: {exc}") from None
             total += len(body)
-            if total > MAX_TOTAL_BYTES:
-                raise CharxError(f"CHARX unpacks to more than {MAX_TOTAL_BYTES // 2**20} MB")
+            limits.unpacked_check(total, len(data))
             if info.filename == CARD_MEMBER:
                 result.card = _card_json(body)
             else:

@@ -9,6 +9,7 @@ from ninja import File, Router, Status
 from ninja.files import UploadedFile
 
 from library import selectors, services
+from library.card_import import character_import_card
 from library.schemas import (BackgroundCopied, BackgroundCreated, BackgroundIn, BackgroundList,
                              BackgroundOut, CharacterCopied, CharacterCreated, CharacterIn,
                              CharacterList, CharacterOut, Deleted, PersonaIn, PersonaList,
@@ -113,7 +114,7 @@ def character_import(request: HttpRequest, file: File[UploadedFile]):
     if file.size > services.MAX_CARD_BYTES:
         raise TooLarge("file is larger than 10 MB")
     try:
-        character_id = services.character_import_card(get_store(), data=file.read(),
+        character_id = character_import_card(get_store(), data=file.read(),
                                                       filename=file.name or "",
                                                       user=request.auth)
     except services.LibraryError as exc:

@@ -12,13 +12,15 @@ from django.contrib.auth import get_user_model
 from library.avatars import avatar_file, avatar_write, image_kind
 from library.chat_use import ChatRow, chats_playing
 from library.card_extensions import depth_prompt_edited, extensions_applied, talkativeness_edited
+from library.create_ids import id_claim, persona_id_pick
 from library.errors import (CopyNotKept, LibraryConflict, LibraryError, LibraryForbidden,
                             LibraryNotFound)
+from library.limits import lore_entries_check
 from library.models import Background, Character, Lorebook, Persona
 from library.selectors import (character_for_edit, item_for_edit, item_for_use,
                                lorebooks_visible_to, visibility_of)
-from personalab.lib.filestore import FileStore, IdTaken, InstanceBusy, utc_now
-from personalab.lib.ids import InvalidId, slug_candidates, slug_id, validate_id
+from personalab.lib.filestore import FileStore, InstanceBusy, utc_now
+from personalab.lib.ids import slug_candidates, slug_id, validate_id
 
 __all__ = ["LibraryConflict", "LibraryError", "LibraryForbidden", "LibraryNotFound"]
 
@@ -180,23 +182,6 @@ def _ownership(data: dict[str, Any], existing: dict[str, Any], *, user) -> dict[
     return {"owner": owner, "visibility": visibility}
 
 
-def _new_id(store: FileStore, data: dict[str, Any], *, key: str, prefix: str, name: str,
-            kind: str) -> str:
-    """Claims the new item's folder: create never overwrites, and two workers creating at
-    once get two ids. An id asked for that exists is refused with 409."""
-    if data.get(key) in (None, ""):
-        return store.dir_claim(kind, slug_candidates(prefix, name))
-    try:
-        item_id = validate_id(data[key], kind=key.replace("_", " "))
-    except InvalidId as exc:
-        raise LibraryError(str(exc), {key: str(exc)}) from None
-    try:
-        return store.dir_claim(kind, [item_id])
-    except IdTaken:
-        raise LibraryConflict(f"{key.replace('_', ' ')} {item_id} already exists; "
-                              "choose another id or edit the existing one", field=key) from None
-
-
 def _index_owner(item: dict[str, Any]) -> dict[str, Any]:
     return {"owner": user_for_username(item.get("owner")), "visibility": visibility_of(item)}
 
@@ -247,9 +232,8 @@ def persona_create(store: FileStore, *, owner, data: dict[str, Any]) -> str:
     fields = _persona_fields(data, creating=True)
     existing = set(store.persona_ids())
     if data.get("persona_id"):
-        persona_id = validate_id(data["persona_id"], kind="persona id")
-        if persona_id in existing or store.persona_dir(persona_id).exists():
-            raise LibraryConflict(f"persona {persona_id} already exists")
+        persona_id = persona_id_pick(store, validate_id(data["persona_id"], kind="persona id"),
+                                     user=owner)
     else:
         persona_id = slug_id("persona", fields["name"], existing)
     username = owner.get_username()
@@ -431,8 +415,8 @@ def character_save(store: FileStore, *, data: dict[str, Any], character_id: str 
     if card is not None:
         definition["card"] = card
     if creating:  # last, once everything is valid: a refused create leaves no folder behind
-        character_id = _new_id(store, data, key="character_id", prefix="char", name=name,
-                               kind="characters")
+        character_id = id_claim(store, data, key="character_id", prefix="char", name=name,
+                                kind="characters", read=store.character_read, user=user)
     _copies_keep_on_change(store, kind="character", item_id=character_id, existing=existing,
                            changed=definition)
     store.character_write(character_id, definition)
@@ -534,8 +518,8 @@ def background_save(store: FileStore, *, data: dict[str, Any],
         background["lorebook_ids"] = lorebook_ids_checked(
             store, data["lorebook_ids"], user=user, linked=existing.get("lorebook_ids"))
     if creating:
-        background_id = _new_id(store, data, key="background_id", prefix="bg", name=name,
-                                kind="backgrounds")
+        background_id = id_claim(store, data, key="background_id", prefix="bg", name=name,
+                                 kind="backgrounds", read=store.background_read, user=user)
     _copies_keep_on_change(store, kind="background", item_id=background_id, existing=existing,
                            changed=background)
     store.background_write(background_id, background)
@@ -656,6 +640,7 @@ def lorebook_save(store: FileStore, *, data: dict[str, Any], lorebook_id: str | 
 
     existing = ({} if lorebook_id is None else store.lorebook_read(lorebook_id) if user is None
                 else item_for_edit(store, user=user, kind="lorebook", item_id=lorebook_id))
+    lore_entries_check(data.get("entries"))
     try:
         lorebook = lorebook_validate({k: v for k, v in data.items() if k != "lorebook_id"},
                                      strict_regex=not imported)
@@ -666,39 +651,12 @@ def lorebook_save(store: FileStore, *, data: dict[str, Any], lorebook_id: str | 
         raise LibraryError(f"name is longer than {MAX_NAME_CHARS} characters",
                            {"name": f"at most {MAX_NAME_CHARS} characters"})
     lorebook.update(_ownership(data, existing, user=user))
-    lorebook_id = lorebook_id or _new_id(store, data, key="lorebook_id", prefix="lore",
-                                         name=lorebook.get("name", ""), kind="lorebooks")
+    lorebook_id = lorebook_id or id_claim(store, data, key="lorebook_id", prefix="lore",
+                                          name=lorebook.get("name", ""), kind="lorebooks",
+                                          read=store.lorebook_read, user=user)
     store.lorebook_write(lorebook_id, lorebook)
     lorebook_index(store, lorebook_id)
     return lorebook_id
-
-
-def _card_read(data: bytes, filename: str) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """(card, CHARX asset files) from PNG, JSON or CHARX bytes; refusals name the field."""
-    from library.cards import CardError, card_normalize, card_parse
-    from library.charx import CharxError, charx_read, is_charx
-
-    try:
-        if is_charx(data):
-            charx = charx_read(data)
-            return card_normalize(charx.card), charx.assets
-        return card_parse(data, filename), {}
-    except CardError as exc:
-        raise LibraryError(str(exc), exc.fields) from None
-    except CharxError as exc:
-        raise LibraryError(str(exc), {"file": str(exc)}) from None
-
-
-def _character_assets_write(store: FileStore, character_id: str,
-                            assets: dict[str, bytes]) -> None:
-    from library.charx import asset_path_safe
-
-    folder = store.character_dir(character_id)
-    for name, body in assets.items():
-        if asset_path_safe(name):  # checked again here: this is where a path is made
-            target = folder.joinpath(*name.split("/"))
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(body)
 
 
 def _character_assets_read(store: FileStore, character_id: str) -> dict[str, bytes]:
@@ -711,32 +669,6 @@ def _character_assets_read(store: FileStore, character_id: str) -> dict[str, byt
         if path.is_file() and not path.is_symlink() and asset_path_safe(name):
             found[name] = path.read_bytes()
     return found
-
-
-def character_import_card(store: FileStore, *, data: bytes, filename: str = "",
-                          user=None) -> str:
-    """A Character Card V2/V3 (PNG, JSON or CHARX) becomes a character; its book a linked
-    lorebook; a CHARX's files are kept under the character's assets/ folder."""
-    from library.cards import CardError, PNG_SIGNATURE, card_image, card_to_definition
-    from library.charx import main_icon
-
-    if len(data) > MAX_CARD_BYTES:
-        raise LibraryError("card file is larger than 10 MB", {"file": "at most 10 MB"})
-    card, assets = _card_read(data, filename)
-    try:
-        definition, lorebook = card_to_definition(card)
-    except CardError as exc:
-        raise LibraryError(str(exc), exc.fields) from None
-    if lorebook:
-        definition["lorebook_ids"] = [lorebook_save(store, data=lorebook, user=user,
-                                                    imported=True)]
-    character_id = character_save(store, data=definition, user=user)
-    image = card_image(data) if data.startswith(PNG_SIGNATURE) else main_icon(card, assets)
-    kind = image_kind(image) if image else None
-    if kind is not None:  # a CHARX icon may be JPEG or WebP: kept as it is, never decoded
-        avatar_write(store.character_dir(character_id), image, kind)
-    _character_assets_write(store, character_id, assets)
-    return character_id
 
 
 def _charx_export(store: FileStore, character_id: str, card: dict[str, Any]) -> bytes:

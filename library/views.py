@@ -15,6 +15,7 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from library import lorebook_services, selectors, services
+from library.card_import import character_import_card
 from library.avatars import avatar_file, content_type
 from library.card_extensions import DEPTH_PROMPT_DEFAULT_DEPTH, depth_prompt_read, talkativeness_read
 from library.card_extensions import ROLES as NOTE_ROLES
@@ -236,7 +237,7 @@ def _upload_imported(request: HttpRequest, missing: str, importer: Callable[[Upl
 def card_upload(request: HttpRequest) -> HttpResponse:
     return _upload_imported(
         request, gettext("Choose a card file (PNG or JSON) first."),
-        lambda upload: services.character_import_card(get_store(), data=upload.read(),
+        lambda upload: character_import_card(get_store(), data=upload.read(),
                                                       filename=upload.name, user=request.user),
         "character_edit", "character_id")
 

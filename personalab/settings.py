@@ -131,6 +131,20 @@ REDIS_URL = env_str("REDIS_URL")
 # Where `make run` serves (it passes HOST and PORT on): the bootstrap command prints this address.
 SERVE_HOST = env_str("HOST", "127.0.0.1")
 SERVE_PORT = env_int("PORT", 8000, minimum=1)
+# Per-account limits on the heavy paths (issue 29): each bounds how long one account can hold
+# the server or how much disk one upload can fill. A lorebook past 1,000 entries is beyond any
+# shared card we know of; 200 vectorized entries embed in seconds on a CPU, not minutes; a CHARX
+# of pictures unpacks to about its own size, so 32 MB unpacked and 20x packed catch zero bombs.
+PERSONALAB_LORE_ENTRIES_MAX = env_int("PERSONALAB_LORE_ENTRIES_MAX", 1000, minimum=1)
+PERSONALAB_LORE_VECTOR_ENTRIES_MAX = env_int("PERSONALAB_LORE_VECTOR_ENTRIES_MAX", 200, minimum=1)
+PERSONALAB_CHARX_MAX_BYTES = env_int("PERSONALAB_CHARX_MAX_BYTES", 32 * 2**20, minimum=1)
+PERSONALAB_CHARX_UNPACKED_MAX_BYTES = env_int("PERSONALAB_CHARX_UNPACKED_MAX_BYTES", 32 * 2**20,
+                                              minimum=1)
+PERSONALAB_CHARX_MAX_RATIO = env_int("PERSONALAB_CHARX_MAX_RATIO", 20, minimum=1)
+# Exports and imports read or write whole chats and cards: two at once per account is enough
+# for a person and keeps one account from filling every worker thread.
+PERSONALAB_EXPORTS_PER_ACCOUNT = env_int("PERSONALAB_EXPORTS_PER_ACCOUNT", 2, minimum=1)
+PERSONALAB_IMPORTS_PER_ACCOUNT = env_int("PERSONALAB_IMPORTS_PER_ACCOUNT", 2, minimum=1)
 
 INSTALLED_APPS = [
     "daphne",

@@ -11,6 +11,7 @@ import zipfile
 import pytest
 
 from library import services
+from library.card_import import character_import_card
 from tests.test_personas import PNG_1PX
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -36,7 +37,7 @@ V3_CARD = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
 
 
 def _import(store, card: dict) -> str:
-    return services.character_import_card(store, data=json.dumps(card).encode(),
+    return character_import_card(store, data=json.dumps(card).encode(),
                                           filename="card.json")
 
 
@@ -114,7 +115,7 @@ def test_charx_imports_and_exports_with_its_assets(store, tmp_path):
                    "assets/other/notes.txt": b"harbor notes",
                    "../evil.txt": b"escape", "assets/../../evil2.txt": b"escape",
                    "/abs/evil3.txt": b"escape"})
-    character_id = services.character_import_card(store, data=data, filename="mira.charx")
+    character_id = character_import_card(store, data=data, filename="mira.charx")
     folder = store.character_dir(character_id)
     assert (folder / "avatar.png").read_bytes() == PNG_1PX
     assert not any(p.name.startswith("evil") for p in tmp_path.rglob("*"))
@@ -134,11 +135,11 @@ def test_charx_caps_refuse_a_bomb_and_name_the_member(store):
                    "assets/other/big.bin": b"\0" * (17 * 2**20)})
     assert len(bomb) < 2**20
     with pytest.raises(services.LibraryError) as error:
-        services.character_import_card(store, data=bomb, filename="bomb.charx")
+        character_import_card(store, data=bomb, filename="bomb.charx")
     assert "assets/other/big.bin" in str(error.value)
     assert "file" in error.value.field_errors
     with pytest.raises(services.LibraryError, match="no card.json"):
-        services.character_import_card(store, data=_charx({"x.json": b"{}"}), filename="a.charx")
+        character_import_card(store, data=_charx({"x.json": b"{}"}), filename="a.charx")
     assert store.character_ids() == []
 
 
@@ -188,7 +189,7 @@ def test_a_charx_jpeg_or_webp_icon_becomes_the_avatar_shown_and_exported(
          "ext": ext}]}}
     data = _charx({"card.json": json.dumps(card).encode(),
                    f"assets/icon/images/main.{ext}": icon})
-    character_id = services.character_import_card(store, user=alice, data=data,
+    character_id = character_import_card(store, user=alice, data=data,
                                                   filename="mira.charx")
     client.force_login(bob)  # the character is alice's, private
     assert client.get(f"/library/characters/{character_id}/avatar.png").status_code == 404
@@ -215,7 +216,7 @@ def test_a_copy_keeps_a_jpeg_avatar(store, alice, bob):
          "ext": "jpeg"}]}}
     data = _charx({"card.json": json.dumps(card).encode(),
                    "assets/icon/images/main.jpeg": JPEG_HEAD})
-    character_id = services.character_import_card(store, user=alice, data=data,
+    character_id = character_import_card(store, user=alice, data=data,
                                                   filename="mira.charx")
     store.character_write(character_id, {**store.character_read(character_id),
                                          "visibility": "shared"})

@@ -13,7 +13,7 @@ from chat.prompt.alternation import messages_alternate
 from chat.prompt.examples import examples_parse
 from chat.services import instance_create, trace_rebuild
 from chat.turn import turn_run
-from library.services import character_import_card
+from library.card_import import character_import_card
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -9,7 +9,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from library.services import character_import_card
+from library.card_import import character_import_card
 from personalab.lib.names import labels_distinct
 
 pytestmark = pytest.mark.django_db

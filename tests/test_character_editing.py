@@ -9,7 +9,8 @@ from html.parser import HTMLParser
 import pytest
 from django.urls import reverse
 
-from library.services import character_export_card, character_import_card
+from library.card_import import character_import_card
+from library.services import character_export_card
 
 pytestmark = pytest.mark.django_db
 

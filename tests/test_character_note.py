@@ -12,7 +12,8 @@ from django.urls import reverse
 from chat.models import ApiToken
 from chat.services import instance_create, instance_update
 from chat.turn import turn_run
-from library.services import character_export_card, character_import_card
+from library.card_import import character_import_card
+from library.services import character_export_card
 from tests.stub_llm import Reply
 from tests.test_character_editing import _big_card, _submitted
 

@@ -16,7 +16,7 @@ from django.core.management import call_command
 
 from chat.models import ApiToken
 from library.lorebook_services import lorebook_import
-from library.services import character_import_card
+from library.card_import import character_import_card
 from personalab.lib import jsontext
 from personalab.lib.jsontext import json_loads, surrogates_replace
 from tests.stub_llm import Fail, Reply

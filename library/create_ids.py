@@ -1,0 +1,69 @@
+"""The id of a new library item. Ids are one namespace on disk, but which ids exist is not
+something one account may learn about another's private items: an id asked for that holds an
+item you cannot see is answered as if it were free — the item gets that id with a suffix
+(`char_mira_2`), and the answer (201) names the id it got. An id you can see (yours, or a
+shared one) still answers 409: create never overwrites (SPEC §10)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from library.errors import LibraryConflict, LibraryError
+from library.selectors import item_can_see
+from personalab.lib.filestore import FileStore, IdTaken, StoreError
+from personalab.lib.ids import InvalidId, slug_candidates, validate_id
+
+
+def _suffixed(item_id: str) -> Iterator[str]:
+    """`x_2`, `x_3`, …, the base shortened so each stays a valid id (at most 64 characters)."""
+    for n in itertools.count(2):
+        suffix = f"_{n}"
+        yield f"{item_id[:64 - len(suffix)]}{suffix}"
+
+
+def _visible(read: Callable[[str], dict[str, Any]], item_id: str, user) -> bool:
+    """Whether `user` may see what holds `item_id`; a folder still being created (no file
+    yet) or unreadable is nobody's to see. The system (user None) sees everything."""
+    try:
+        item = read(item_id)
+    except (StoreError, ValueError, OSError):
+        return user is None
+    return user is None or item_can_see(item, user)
+
+
+def _asked(data: dict[str, Any], key: str) -> str:
+    try:
+        return validate_id(data[key], kind=key.replace("_", " "))
+    except InvalidId as exc:
+        raise LibraryError(str(exc), {key: str(exc)}) from None
+
+
+def id_claim(store: FileStore, data: dict[str, Any], *, key: str, prefix: str, name: str,
+             kind: str, read: Callable[[str], dict[str, Any]], user) -> str:
+    """Claims the new item's folder: create never overwrites, and two workers creating at
+    once get two ids."""
+    if data.get(key) in (None, ""):
+        return store.dir_claim(kind, slug_candidates(prefix, name))
+    item_id = _asked(data, key)
+    try:
+        return store.dir_claim(kind, [item_id])
+    except IdTaken:
+        if _visible(read, item_id, user):
+            raise LibraryConflict(f"{key.replace('_', ' ')} {item_id} already exists; "
+                                  "choose another id or edit the existing one",
+                                  field=key) from None
+    return store.dir_claim(kind, _suffixed(item_id))
+
+
+def persona_id_pick(store: FileStore, asked: str, *, user) -> str:
+    """A persona id asked for: 409 when the account can see that persona, else the first free
+    suffixed id (personas are written without a folder claim, as before)."""
+    taken = set(store.persona_ids())
+    if asked not in taken and not store.persona_dir(asked).exists():
+        return asked
+    if _visible(store.persona_read, asked, user):
+        raise LibraryConflict(f"persona {asked} already exists")
+    return next(i for i in _suffixed(asked)
+                if i not in taken and not store.persona_dir(i).exists())
