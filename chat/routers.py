@@ -20,6 +20,7 @@ from chat.schemas import (AsideOut, BackgroundSwitchIn, BranchIn, BranchOut, Cha
                           MemberChangeIn, MemberChangesOut, MemberIn, MessageEditIn,
                           MessagesPage, PlayAsIn, PlayAsOut, RedoOut, SessionList, SwipeIn,
                           SwipeOut, UndoIn)
+from chat.exports import session_export_limited, session_import_limited
 from chat.impersonate import impersonate_run
 from chat.streaming import aside_stream, chat_stream, impersonate_stream, redo_run, redo_stream
 from chat.group import conversation_turn
@@ -515,8 +516,8 @@ def chat_import(request: HttpRequest, instance_id: str, file: File[UploadedFile]
     services.instance_for_user(request.auth, instance_id)
     if file.size > MAX_CHAT_BYTES:
         raise AppError("too_large", 413, "file is larger than 10 MB", {"file": "at most 10 MB"})
-    session_id, report = services.session_import(get_store(), instance_id=instance_id,
-                                                 data=file.read())
+    session_id, report = session_import_limited(request.auth, instance_id=instance_id,
+                                                data=file.read())
     return Status(201, {"session_id": session_id, "imported": report})
 
 
@@ -536,11 +537,9 @@ def chat_regroup(request: HttpRequest, instance_id: str, session_id: str):
                                 "`character=char_x`: one member's own chat from a group.")
 def chat_export(request: HttpRequest, instance_id: str, session_id: str,
                 format: Literal["jsonl", "md"] = "jsonl", character: str | None = None):
-    services.instance_for_user(request.auth, instance_id)
-    services.session_live_check(get_store(), instance_id=instance_id, session_id=session_id)
-    body, content_type = services.session_export(get_store(), instance_id=instance_id,
-                                                 session_id=session_id, fmt=format,
-                                                 character=character)
+    body, content_type = session_export_limited(request.auth, instance_id=instance_id,
+                                                session_id=session_id, fmt=format,
+                                                character=character)
     response = HttpResponse(body, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{session_id}.{format}"'
     return response

@@ -149,3 +149,22 @@ def test_creating_another_accounts_private_id_reveals_nothing(store, alice, bob,
     again = alice_client.post(url, json.dumps({**body, key: "secret_plan"}),
                               content_type="application/json")
     assert again.status_code == 409  # create never overwrites: the owner still hears so
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_export_more_than_the_accounts_slots_is_refused_with_a_sentence(
+        client, alice, instance, store, settings):
+    from personalab.lib.busy import busy_slot
+
+    client.force_login(alice)
+    session_id = store.instance_state_read(instance)["current_session_id"]
+    url = f"/api/v1/instances/{instance}/sessions/{session_id}/export?format=jsonl"
+    settings.PERSONALAB_EXPORTS_PER_ACCOUNT = 2
+    with busy_slot(store.root / "busy", account="alice", action="export", slots=2, what="x"), \
+            busy_slot(store.root / "busy", account="alice", action="export", slots=2, what="x"):
+        refused = client.get(url)
+        assert refused.status_code == 429
+        assert "already have 2 exports running" in refused.json()["error"]["message"]
+        with busy_slot(store.root / "busy", account="bob", action="export", slots=2, what="x"):
+            pass  # another account's slots are its own
+    assert client.get(url).status_code == 200  # a slot given back is free again
