@@ -8,6 +8,8 @@ that changed since. Runs in the turn's preparing thread, never on the event loop
 
 from __future__ import annotations
 
+import logging
+
 import hashlib
 import threading
 from collections import OrderedDict
@@ -17,6 +19,8 @@ from typing import Any
 import numpy as np
 
 from library.worldinfo_keys import entry_key
+
+log = logging.getLogger(__name__)
 
 # Measured with bench/worldinfo_vectors.py (8 chats x 6 entries, English and Chinese): pairs
 # that belong together scored 0.815-0.919, the others 0.724-0.809. A book can set its own
@@ -64,13 +68,19 @@ def vector_scorer(messages: list[str], *,
                   embed_queries: Callable[[list[str]], np.ndarray],
                   embed_passages: Callable[[list[str]], np.ndarray],
                   query_messages: int = QUERY_MESSAGES,
+                  max_entries: int | None = None,
                   ) -> Callable[[list[dict[str, Any]]], dict[str, float]]:
     """A `vector_scores` for library.worldinfo.lorebook_match: cosine similarity between the
     newest `query_messages` of `messages` and each vectorized entry's content, embedded by
     the memory's models (the caller passes them in). They run only when a book has a
-    vectorized entry."""
+    vectorized entry. Past `max_entries` a turn scores no more of them (the first ones in book
+    order), so a book of thousands cannot hold the instance lock for minutes."""
 
     def scores(entries: list[dict[str, Any]]) -> dict[str, float]:
+        if max_entries is not None and len(entries) > max_entries:
+            log.warning("world info: %d vectorized entries, only the first %d are scored "
+                        "(PERSONALAB_LORE_VECTOR_ENTRIES_MAX)", len(entries), max_entries)
+            entries = entries[:max_entries]
         query = "\n".join(m for m in messages[-query_messages:] if m.strip())[-QUERY_CHARS:]
         if not query.strip() or not entries:
             return {}

@@ -168,3 +168,23 @@ def test_one_export_more_than_the_accounts_slots_is_refused_with_a_sentence(
         with busy_slot(store.root / "busy", account="bob", action="export", slots=2, what="x"):
             pass  # another account's slots are its own
     assert client.get(url).status_code == 200  # a slot given back is free again
+
+
+def test_a_turn_scores_at_most_the_capped_number_of_vectorized_entries():
+    """3,000 vectorized entries once held the instance lock for 8 minutes on their first turn."""
+    import numpy as np
+
+    from library.worldinfo_vectors import vector_scorer
+
+    embedded: list[str] = []
+
+    def embed(texts):
+        embedded.extend(texts)
+        return np.ones((len(texts), 4), dtype=np.float32) / 2
+
+    entries = [{"lorebook_id": "big", "uid": n, "content": f"entry {n}", "vectorized": True}
+               for n in range(3000)]
+    scores = vector_scorer(["a dragon"], embed_queries=embed, embed_passages=embed,
+                           max_entries=200)(entries)
+    assert len(scores) == 200
+    assert len(embedded) == 201  # the query and the first 200 entries, no more

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+
 from chat.prompt.card_fields import CardFields
 from library.worldinfo import setting
 from memory import embeddings
@@ -44,8 +46,10 @@ def lore_vectors(lorebooks: list[dict[str, Any]], messages: list[str]) -> dict[s
     thresholds = [book["vector_threshold"] for book in lorebooks
                   if isinstance(book.get("vector_threshold"), (int, float))
                   and not isinstance(book.get("vector_threshold"), bool)]
-    return {"vector_scores": vector_scorer(messages, embed_queries=embeddings.embed_queries,
-                                           embed_passages=embeddings.embed_passages),
+    return {"vector_scores": vector_scorer(
+                messages, embed_queries=embeddings.embed_queries,
+                embed_passages=embeddings.embed_passages,
+                max_entries=settings.PERSONALAB_LORE_VECTOR_ENTRIES_MAX),
             "vector_threshold": min(thresholds) if thresholds else DEFAULT_THRESHOLD}
 
 
