@@ -384,10 +384,14 @@ async def instance_memory_action(request: HttpRequest, instance_id: str, action:
 @login_required
 @require_GET
 def instance_memory_progress(request: HttpRequest, instance_id: str) -> HttpResponse:
-    from memory.runtime import progress_get
+    from memory.runtime import progress_state
 
     _instance_or_404(request, instance_id)
-    step = progress_get(instance_id)
+    state, step = progress_state(instance_id)
+    if state == "stopped":
+        return HttpResponse(gettext("Stopped: the last memory action did not finish (the server "
+                                    "stopped during it); start it again."),
+                            content_type="text/plain")
     working = gettext("Working…")
     # The stage is stored untranslated (any worker may poll it): shown in the reader's language.
     return HttpResponse(f"{working} {gettext(step)}" if step else working,

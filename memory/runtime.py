@@ -9,7 +9,9 @@ the catch-up that runs at startup and periodically.
 from __future__ import annotations
 
 import logging
+import os
 import queue
+import socket
 import threading
 import time
 from pathlib import Path
@@ -45,21 +47,44 @@ def progress_set(instance_id: str, text: str | None) -> None:
         if text is None:
             path.unlink(missing_ok=True)
         else:
-            write_json_atomic(path, {"text": text, "at": time.time()})
+            write_json_atomic(path, {"text": text, "at": time.time(), "pid": os.getpid(),
+                                     "host": socket.gethostname()})
     except OSError as exc:  # the action goes on; only its progress line is missing
         log.warning("memory progress of %s not saved: %s", instance_id, exc)
 
 
 def progress_get(instance_id: str) -> str | None:
+    state, step = progress_state(instance_id)
+    return step if state == "running" else None
+
+
+def progress_state(instance_id: str) -> tuple[str, str | None]:
+    """("running", its stage), ("stopped", None) when the process that ran it is gone (killed,
+    restarted: the file it left says so), or ("idle", None)."""
     try:
         record = json_loads(_progress_path(instance_id).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
+        return "idle", None
     if not isinstance(record, dict) or not isinstance(record.get("at"), (int, float)):
-        return None
-    if time.time() - record["at"] > PROGRESS_STALE_SECONDS:
-        return None
-    return str(record.get("text") or "") or None
+        return "idle", None
+    if not _process_alive(record) or time.time() - record["at"] > PROGRESS_STALE_SECONDS:
+        return "stopped", None
+    return "running", str(record.get("text") or "") or None
+
+
+def _process_alive(record: dict) -> bool:
+    """False only when the action ran on this machine and its process is gone; a process of
+    another machine is trusted until its progress goes stale."""
+    pid = record.get("pid")
+    if record.get("host") != socket.gethostname() or not isinstance(pid, int):
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def index_for(store: FileStore):
