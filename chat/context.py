@@ -46,6 +46,8 @@ from library.selectors import (
     persona_effective,
 )
 from memory import runtime as memory_runtime
+from memory.rag import neighbours_fetch, recall_mode
+from memory.recall_turn import asked_parts, recall_for_turn
 from memory import services as memory_services
 from memory.selectors import (
     character_conversation_ids,
@@ -321,17 +323,17 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
 def _recall(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
     if not store.module_read("memory").get("recall_enabled", True):
         return {"mode": None, "hits": [], "query": "", "disabled": True}
-    from memory.rag import neighbours_fetch, query_user_history, recall_mode
-
-    if recall_mode(ctx.user_text) is None:
+    last_exchange = " ".join(str(line.get("content") or "") for line in ctx.lines[-3:-1])
+    if not asked_parts(ctx.user_text) and not recall_mode(ctx.user_text):
         return {"mode": None, "hits": [], "query": ""}
     index, warning = memory_runtime.index_or_warning(store)
     if index is None:
         return {"mode": None, "hits": [], "query": "", "warning": warning}
     witnessed = recall_witnessed(store, character_id=_speaker_id(ctx))
-    result = query_user_history(ctx.user_text, ctx.instance_id, index=index,
-                                related_instance_ids=_related_conversations(store, ctx),
-                                witnessed=witnessed)
+    result = recall_for_turn(ctx.user_text, ctx.instance_id, index=index,
+                             shown_texts=[ctx.user_text], last_exchange=last_exchange,
+                             related_instance_ids=_related_conversations(store, ctx),
+                             witnessed=witnessed)
     neighbours = {key: line for key, line in neighbours_fetch(index, result.hits).items()
                   if witnessed(line.metadata)}
     return {

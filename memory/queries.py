@@ -61,9 +61,10 @@ def _opener_strip(piece: str) -> str:
     return piece
 
 
-def query_extract(user_input: str) -> str:
+def query_extract(user_input: str, *, fallback: bool = True) -> str:
     """The part of the message that names what to recall: trigger words, question fillers and
-    particles removed ("你还记得我们之前的约定吗？" -> "约定"). Falls back to the whole message."""
+    particles removed ("你还记得我们之前的约定吗？" -> "约定"). Falls back to the whole message
+    (`fallback`), or "" when nothing is left."""
     text = user_input
     for phrase in sorted(TRIGGERS_ZH + ["记得"], key=len, reverse=True):
         text = text.replace(phrase, " ")
@@ -71,7 +72,7 @@ def query_extract(user_input: str) -> str:
         text = re.sub(rf"(?<![a-z]){re.escape(phrase)}(?![a-z])", " ", text, flags=re.IGNORECASE)
     pieces = [_zh_fillers_strip(piece) for piece in re.split(r"\s+", text)]
     cleaned = " ".join(piece for piece in pieces if piece).strip(PUNCTUATION)
-    return cleaned if cleaned else user_input.strip()
+    return cleaned if cleaned or not fallback else user_input.strip()
 
 
 def _zh_fillers_strip(piece: str) -> str:
