@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from chat import selectors, services
 from chat.chat_formats import ChatFormatError
 from chat.history import DEFAULT_PAGE_SIZE, DEFAULT_UNDO_WINDOW
+from chat.prompt.alternation import PROCESSING, processing_mode
 from chat.impersonate import PROMPT_SETTING, impersonation_prompt_error
 from chat.aside import asides_read
 from chat.member_views import members_context, reply_orders
@@ -572,7 +573,8 @@ def _llm_shown(llm: dict, errors: dict[str, str], posted) -> dict:
     base_url = posted.get("llm.base_url", "") if errors else llm.get("base_url", "")
     return {"base_url": base_url, "model": posted.get("llm.model", "") if errors
             else llm.get("model", ""), "has_key": bool(llm.get("api_key")),
-            "error": errors.get("llm.base_url", "")}
+            "error": errors.get("llm.base_url", ""), "processing": processing_mode(llm),
+            "processing_choices": PROCESSING}
 
 
 def _number_fields(config: dict, errors: dict[str, str], posted) -> list[dict]:
@@ -658,8 +660,9 @@ def _llm_settings_posted(llm: dict, form) -> dict:
     key = form.get("llm.api_key", "").strip()
     if not key and base_url == llm.get("base_url", "") and "llm.api_key_clear" not in form:
         key = llm.get("api_key", "")
+    processing = form.get("llm.prompt_processing", llm.get("prompt_processing", "none"))
     return {**llm, "base_url": base_url, "model": form.get("llm.model", "").strip(),
-            "api_key": key}
+            "api_key": key, "prompt_processing": processing_mode({"prompt_processing": processing})}
 
 
 @login_required

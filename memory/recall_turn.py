@@ -24,7 +24,7 @@ from memory.queries import (
 )
 from memory.rag import RecallResult, query_user_history, recall_mode, trigger_found
 
-PLAIN_K = 4  # lines a turn without a trigger word may add
+PLAIN_K = 8  # lines a turn without a trigger word may add
 TRIGGER_K = 10
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]{2,}|\d{2,}")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]{2,}")
@@ -90,6 +90,7 @@ def recall_for_turn(user_text: str, instance_id: str, *, index: MemoryIndex,
     if triggered:
         result = replace(result, mode=recall_mode(user_text))
     shown = {_normalized(text) for text in shown_texts if text}
+    asked_again = [_normalized(part) for part in parts if len(_normalized(part)) > 8]
     asked = content_words(query_text)
     kept: list[Hit] = []
     seen: set[str] = set()
@@ -97,6 +98,8 @@ def recall_for_turn(user_text: str, instance_id: str, *, index: MemoryIndex,
         text = _normalized(hit.text)
         if not text or text in shown or text in seen or _meta_talk(hit):
             continue
+        if hit.metadata.get("role") == "user" and any(part in text for part in asked_again):
+            continue  # the same question asked before: an echo, not an answer
         if not triggered and not (content_words(hit.text) & asked):
             continue  # below the relevance floor: shares nothing the player named
         seen.add(text)

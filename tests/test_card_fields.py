@@ -234,3 +234,14 @@ def test_the_prompt_inspector_says_where_each_card_field_went(store, alice, alic
     assert 'id="card-fields"' in page
     assert "post_history_instructions</td><td>after the history" in page
     assert "creator_notes</td><td>shown to the player, never sent" in page
+
+
+def test_the_settings_page_sets_the_prompt_post_processing(client, django_user_model, store):
+    staff = django_user_model.objects.create_superuser("root", "", "pw-123456")
+    client.force_login(staff)
+    page = client.get("/settings/").content.decode()
+    assert 'name="llm.prompt_processing"' in page and '<option value="none" selected>' in page
+    from tests.test_settings_page_tools import FORM
+
+    assert client.post("/settings/", {**FORM, "llm.prompt_processing": "strict"}).status_code == 302
+    assert store.module_read("llm")["prompt_processing"] == "strict"
