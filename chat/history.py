@@ -15,306 +15,31 @@ with HistoryBusy instead of waiting. Framework-free: the views map HistoryError.
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import hashlib
-import json
 import secrets
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 
 from director.services import director_apply_reply
 from memory import runtime as memory_runtime
-from personalab.lib.errors import AppError
-from personalab.lib.filestore import (FileStore, InstanceBusy, SessionRead, StoreError,
+from personalab.lib.filestore import (FileStore, SessionRead, StoreError,
                                       TailChange, read_session_file, utc_now)
 from personalab.lib.ids import is_valid_id
-from personalab.lib.line_index import ASSISTANT, MESSAGE_KINDS, NOTE, SUMMARY, SYSTEM, USER
-from personalab.lib.session_tail import backup_parse, file_fingerprint
-
-Clock = Callable[[], float]
-
-UNDO_FILE = "undo"
-DEFAULT_UNDO_WINDOW = 3.0
-DEFAULT_PAGE_SIZE = 100
-MAX_TEXT_CHARS = 20000
-# Fields that belong to one version of a reply and travel with it when versions are flipped.
-VERSION_KEYS = ("content", "timestamp", "trace_id", "interrupted", "empty", "error",
-                "continued", "edited", "reasoning")
-
-
-class HistoryError(AppError):
-    """A refused history action; nothing was changed. `status` is the HTTP status to answer."""
-
-    code = "history_refused"
-
-    def __init__(self, message: str, *, status: int | None = None,
-                 fields: dict[str, str] | None = None) -> None:
-        super().__init__(None, status, message, fields)
-
-
-class HistoryBusy(HistoryError):
-    code, status = "busy", 409
-
-
-class UndoExpired(HistoryError):
-    code, status = "undo_expired", 410
-
-
-# --- settings and small helpers ----------------------------------------------------------
-
-
-def history_settings(store: FileStore) -> dict[str, Any]:
-    """page_size and undo_window_seconds from data/modules/history.json, bad values -> defaults."""
-    settings = store.module_read("history")
-    window = settings.get("undo_window_seconds")
-    size = settings.get("page_size")
-    return {
-        "undo_window_seconds": float(window) if _is_number(window) and window >= 0
-        else DEFAULT_UNDO_WINDOW,
-        "page_size": int(size) if _is_number(size) and 1 <= size <= 10000 else DEFAULT_PAGE_SIZE,
-    }
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def line_fingerprint(line: dict[str, Any]) -> str:
-    """Identifies the exact line a page showed, so a stale page cannot change another line."""
-    canonical = json.dumps(line, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
-
-
-def _file_unchanged(path: Path, record: dict[str, Any]) -> bool:
-    """Whether the file holds what it held right after the action `record` notes (an undo
-    noted by an older version kept a SHA-256 of it)."""
-    if not path.exists():
-        return False
-    data = path.read_bytes()
-    if "file_sha256" in record:
-        return hashlib.sha256(data).hexdigest() == record["file_sha256"]
-    return file_fingerprint(data) == record.get("file_fingerprint")
-
-
-def _is_editable(line: dict[str, Any]) -> bool:
-    # Narrator / system notes too: SillyTavern lets any message be edited, hidden or deleted.
-    return line.get("role") in ("user", "assistant") or line.get("type") in ("summary", "note")
-
-
-def _text_checked(text: object) -> str:
-    if not isinstance(text, str) or not text.strip():
-        raise HistoryError("the text is empty; delete the message instead")
-    if len(text) > MAX_TEXT_CHARS:
-        raise HistoryError(f"the text is too long ({len(text)} > {MAX_TEXT_CHARS} characters)",
-                           status=413)
-    return text
-
-
-def _lock(store: FileStore, instance_id: str):
-    try:
-        return store.instance_lock(instance_id).acquire()
-    except InstanceBusy:
-        raise HistoryBusy("busy: a reply is streaming or another change is running on this "
-                          "instance; try again when it has finished") from None
-
-
-def _session_checked(store: FileStore, instance_id: str, session_id: str, *,
-                     pick: Callable[[np.ndarray], tuple[int, int]] | None = None) -> SessionRead:
-    """A session that may be changed: present (archived files are read-only), its unfinished
-    tail repaired, and no unreadable lines (rewriting would drop them from the file). `pick`:
-    only the lines it picks are read (FileStore.session_read), the lines a change rewrites."""
-    if not is_valid_id(session_id) or session_id not in store.session_ids(instance_id):
-        raise HistoryError(f"session {session_id!r} not found (archived sessions are read-only)",
-                           status=404)
-    store.session_repair(instance_id, session_id)
-    read = store.session_read(instance_id, session_id, pick=pick)
-    if read.problems:
-        raise HistoryError(
-            f"this session file has {len(read.problems)} unreadable line(s); repair the file "
-            f"first ({read.problems[0].describe()})", status=422)
-    return read
-
-
-def _from(index: object) -> Callable[[np.ndarray], tuple[int, int]]:
-    """Picks the lines from position `index` to the end: what a change of that line rewrites."""
-    def pick(kinds: np.ndarray) -> tuple[int, int]:
-        start = index if isinstance(index, int) and 0 <= index < len(kinds) else len(kinds)
-        return start, len(kinds)
-    return pick
-
-
-def _from_last_message(kinds: np.ndarray) -> tuple[int, int]:
-    messages = np.flatnonzero(np.isin(kinds, MESSAGE_KINDS))
-    return (int(messages[-1]) if len(messages) else len(kinds)), len(kinds)
-
-
-def _line_at(read: SessionRead, index: int, fingerprint: str) -> dict[str, Any]:
-    """The line at position `index` of the session (`read` may hold only the lines from
-    read.first_index on)."""
-    if not isinstance(index, int) or not 0 <= index - read.first_index < len(read.lines):
-        raise HistoryError("that message is no longer in the session; reload the page",
-                           status=409)
-    line = read.lines[index - read.first_index]
-    if line_fingerprint(line) != fingerprint:
-        raise HistoryError("the session changed since this page was loaded; reload the page",
-                           status=409)
-    if not _is_editable(line):
-        raise HistoryError("only messages and summaries can be changed")
-    return line
-
-
-# --- listing --------------------------------------------------------------------------------
-
-
-def session_list(store: FileStore, *, instance_id: str) -> list[dict[str, Any]]:
-    """Every session of the instance, newest first: the live ones, then archived (read-only)."""
-    current = store.instance_state_read(instance_id).get("current_session_id")
-    live = []
-    for session_id in store.session_ids(instance_id):
-        read = store.session_read_head(instance_id, session_id)
-        if read.line_kinds is not None and (read.line_kinds == SYSTEM).any():
-            read = store.session_read(instance_id, session_id)  # a "system" line may be listed
-        live.append(_session_row(read, key=session_id, session_id=session_id,
-                                 current=session_id == current, archived=False))
-    archived = []
-    for path in _archived_paths(store, instance_id):
-        read = read_session_file(path)
-        archived.append(_session_row(read, key=path.stem,
-                                     session_id=read.metadata.get("session_id")
-                                     or path.stem.split(".")[0],
-                                     current=False, archived=True))
-    live.sort(key=lambda row: (row["created_at"], row["key"]), reverse=True)
-    archived.sort(key=lambda row: row["key"], reverse=True)
-    return live + archived
-
-
-def _session_row(read: SessionRead, *, key: str, session_id: str, current: bool,
-                 archived: bool) -> dict[str, Any]:
-    return {"key": key, "session_id": session_id, "current": current, "archived": archived,
-            "created_at": str(read.metadata.get("created_at") or ""),
-            "continued_from": read.metadata.get("continued_from"),
-            "message_count": _listed_count(read), "problems": len(read.problems)}
-
-
-def _listed_count(read: SessionRead) -> int:
-    """What the history manager lists and pages of a session (its pager counts the same):
-    the player's and the characters' messages, narrator lines and summaries, as SillyTavern
-    counts every line of a chat as a message."""
-    if read.line_kinds is None or (read.line_kinds == SYSTEM).any():
-        return sum(1 for line in read.lines if _is_editable(line))
-    return int(np.isin(read.line_kinds, EDITABLE_KINDS).sum())
-
-
-def _archived_paths(store: FileStore, instance_id: str) -> list[Path]:
-    folder = store.sessions_dir(instance_id) / "archive"
-    if not folder.is_dir():
-        return []
-    return [p for p in folder.glob("*.jsonl") if _archive_key_ok(p.stem)]
-
-
-def _archive_key_ok(key: str) -> bool:
-    session_id, dot, stamp = key.partition(".")
-    return bool(dot) and is_valid_id(session_id) and stamp.replace("T", "").rstrip("Z").isdigit()
-
-
-def session_open(store: FileStore, *, instance_id: str, key: str,
-                 pick: Callable[[np.ndarray], tuple[int, int]] | None = None
-                 ) -> tuple[SessionRead, bool]:
-    """(read, archived) for a session key from session_list; archived keys name a file in
-    sessions/archive/ and are only ever matched against the folder's listing. `pick`: read only
-    the lines it picks from a live session's line kinds (FileStore.session_read)."""
-    if is_valid_id(key) and key in store.session_ids(instance_id):
-        if store.session_tail_pending(instance_id, key):  # a change a crash cut short
-            with contextlib.suppress(InstanceBusy), store.instance_lock(instance_id):
-                store.session_repair(instance_id, key)
-        return store.session_read(instance_id, key, pick=pick), False
-    for path in _archived_paths(store, instance_id):
-        if path.stem == key:
-            return read_session_file(path), True
-    raise HistoryError(f"session {key!r} not found", status=404)
-
-
-def messages_page(store: FileStore, *, instance_id: str, session_key: str,
-                  page: int | None = None, query: str = "",
-                  page_size: int | None = None) -> dict[str, Any]:
-    """One page of a session's messages and summaries, oldest first; `page` None is the last
-    page. `query` keeps lines whose text contains it (case-insensitive)."""
-    size = page_size or history_settings(store)["page_size"]
-    needle = query.strip().casefold()
-    chosen: dict[str, int] = {}
-    read, archived = session_open(store, instance_id=instance_id, key=session_key,
-                                  pick=None if needle else _page_pick(size, page, chosen))
-    if chosen and read.line_kinds is not None:  # only the page's lines were parsed
-        rows = [_row(read.first_index + offset, line) for offset, line in enumerate(read.lines)
-                if _is_editable(line)]
-        total, page, pages, last = (chosen["total"], chosen["page"], chosen["pages"],
-                                    read.last_message_index)
-    else:
-        rows = [_row(index, line) for index, line in enumerate(read.lines) if _is_editable(line)]
-        if needle:
-            rows = [row for row in rows if needle in row["content"].casefold()]
-        total, pages = len(rows), max(1, -(-len(rows) // size))
-        page = pages if page is None else min(max(page, 1), pages)
-        rows, last = rows[(page - 1) * size: page * size], _last_message_index(read)
-    for row in rows:
-        row["is_last_reply"] = row["index"] == last and row["role"] == "assistant"
-    return {"session_key": session_key, "session_id": read.metadata.get("session_id"),
-            "archived": archived, "read_only": archived, "metadata": read.metadata,
-            "rows": rows, "page": page, "pages": pages,
-            "total": total, "query": query.strip(), "page_size": size,
-            "problems": [p.describe() for p in read.problems],
-            "streaming": read.partial is not None}
-
-
-EDITABLE_KINDS = (USER, ASSISTANT, SUMMARY, NOTE)
-
-
-def _page_pick(size: int, page: int | None, chosen: dict[str, int]
-               ) -> Callable[[np.ndarray], tuple[int, int]]:
-    """Picks the lines of one page from the session's line kinds and notes the page in `chosen`.
-    A line with role "system" may be a summary (editable) or not: with any such line, every
-    line is picked and the page found after parsing."""
-    def pick(kinds: np.ndarray) -> tuple[int, int]:
-        if (kinds == SYSTEM).any():
-            return 0, len(kinds)
-        editable = np.flatnonzero(np.isin(kinds, EDITABLE_KINDS))
-        pages = max(1, -(-len(editable) // size))
-        number = pages if page is None else min(max(page, 1), pages)
-        on_page = editable[(number - 1) * size: number * size]
-        chosen.update(total=len(editable), page=number, pages=pages)
-        return (int(on_page[0]), int(on_page[-1]) + 1) if len(on_page) else (0, 0)
-    return pick
-
-
-def _row(index: int, line: dict[str, Any]) -> dict[str, Any]:
-    alternatives = line.get("alternatives") if isinstance(line.get("alternatives"), list) else []
-    position = version_position(line)
-    return {"index": index, "fingerprint": line_fingerprint(line),
-            "role": line.get("role") or line.get("type") or "",
-            "content": str(line.get("content", "")),
-            "turn": line.get("turn"), "timestamp": line.get("timestamp"),
-            "edited": line.get("edited"), "trace_id": line.get("trace_id"),
-            "alternatives": len(alternatives), "version": position + 1,
-            "versions": len(alternatives) + 1, "line": line}
-
-
-def _last_message_position(read: SessionRead) -> int | None:
-    """The position of the session's last message (a stretch read knows it from the index)."""
-    if read.last_message_index is not None:
-        return read.last_message_index
-    return _last_message_index(read) if read.first_index == 0 else None
-
-
-def _last_message_index(read: SessionRead) -> int | None:
-    for index in range(len(read.lines) - 1, -1, -1):
-        if read.lines[index].get("role") in ("user", "assistant"):
-            return index
-    return None
+from personalab.lib.session_tail import backup_parse
+# Errors, helpers and reads live in history_base / history_read; their names stay importable here.
+from chat.history_base import (Clock, version_position, UNDO_FILE,  # noqa: F401
+                               DEFAULT_UNDO_WINDOW, DEFAULT_PAGE_SIZE,  # noqa: F401
+                               MAX_TEXT_CHARS, VERSION_KEYS, HistoryError,  # noqa: F401
+                               HistoryBusy, UndoExpired, history_settings,  # noqa: F401
+                               _is_number, line_fingerprint, _file_unchanged,  # noqa: F401
+                               _is_editable, _text_checked, _lock, _session_checked,  # noqa: F401
+                               _from, _from_last_message, _line_at)  # noqa: F401
+from chat.history_read import (session_list, _session_row, _listed_count,  # noqa: F401
+                               _archived_paths, _archive_key_ok, session_open,  # noqa: F401
+                               messages_page, EDITABLE_KINDS, _page_pick, _row,  # noqa: F401
+                               _last_message_position, _last_message_index)  # noqa: F401
 
 
 # --- edit, delete, undo --------------------------------------------------------------------
@@ -548,14 +273,6 @@ def session_branch(store: FileStore, *, instance_id: str, session_id: str, index
 
 
 # --- alternatives ("swipes") ----------------------------------------------------------------
-
-
-def version_position(line: dict[str, Any]) -> int:
-    """Where the shown version sits among all versions (alternatives in order, the shown one
-    inserted at this position); by default it is the newest, after every alternative."""
-    count = len(line.get("alternatives") or [])
-    position = line.get("alternative_position")
-    return position if isinstance(position, int) and 0 <= position <= count else count
 
 
 def reply_versions(line: dict[str, Any]) -> list[dict[str, Any]]:
