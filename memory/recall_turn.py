@@ -8,12 +8,12 @@ forces recall and deepens it (rag.recall_mode)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from memory.index import Hit, MemoryIndex
+from memory.keywords import text_tokenize
 from memory.queries import (
     PUNCTUATION,
     TRIGGERS_EN,
@@ -26,8 +26,6 @@ from memory.rag import RecallResult, query_user_history, recall_mode, trigger_fo
 
 PLAIN_K = 8  # lines a turn without a trigger word may add
 TRIGGER_K = 10
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]{2,}|\d{2,}")
-_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]{2,}")
 # Words that name nothing to recall: asking, pronouns, the common verbs of small talk.
 STOPWORDS = frozenset("""
 the and for are but not you your yours was were what when where which who whom why how
@@ -43,13 +41,13 @@ STOP_CJK = frozenset(["什么", "怎么", "为什么", "你好", "今天", "现�
 
 
 def content_words(text: str) -> set[str]:
-    """What a text names: English words of 3+ letters and numbers not in STOPWORDS, and
-    Chinese character pairs (no spaces between words there)."""
-    lowered = text.lower()
-    words = {w.strip("'’-") for w in _WORD.findall(lowered)} - STOPWORDS
-    for run in _CJK_RUN.findall(text):
-        words |= {run[i:i + 2] for i in range(len(run) - 1)} - STOP_CJK
-    return {w for w in words if w}
+    """What a text names, as the keyword index reads it (English words stemmed, so "adopt"
+    meets "adopted"; Chinese character pairs), less the words of small talk."""
+    return {token for token in text_tokenize(text)
+            if len(token) > 1 and token not in _STOP_TOKENS}
+
+
+_STOP_TOKENS = frozenset(text_tokenize(" ".join([*STOPWORDS, *STOP_CJK])))
 
 
 def asked_parts(text: str) -> list[str]:

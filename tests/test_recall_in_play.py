@@ -82,4 +82,4 @@ def test_a_question_made_only_of_asking_has_nothing_of_its_own_to_search():
     assert asked_parts("Do you remember? When did Jolene adopt Susie?") == [
         "When did Jolene adopt Susie?"]
     assert content_words("How are you doing today?") == set()
-    assert {"jolene", "susie", "adopt"} <= content_words("When did Jolene adopt Susie?")
+    assert content_words("When did Jolene adopt Susie?") == content_words("Jolene adopted Susie")
