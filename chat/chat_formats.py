@@ -491,6 +491,15 @@ def _swipes_export(line: dict[str, Any], record: dict[str, Any]) -> None:
     if "swipe_info" in record and not (isinstance(info, list)
                                        and len(info) == len(record.get("swipes") or [])):
         record.pop("swipe_info")
+    if line.get("alternatives") and "swipe_info" not in record:
+        # Swipes made here: SillyTavern shows each one's date from swipe_info.
+        record["swipe_info"] = [_swipe_info(version, record["send_date"])
+                                for version in reply_versions(line)]
+
+
+def _swipe_info(version: dict[str, Any], fallback_date: str) -> dict[str, Any]:
+    when = str(version.get("timestamp") or fallback_date)
+    return {"send_date": when, "gen_started": when, "gen_finished": when, "extra": {}}
 
 
 def _export_record(line: dict[str, Any], *, user_name: str, character_name: str,

@@ -379,3 +379,18 @@ def test_imported_replies_of_the_character_show_its_picture(alice_client, instan
     assert len(alserqi) == 2 and all(f"/library/characters/{character_id}/avatar.png" in b
                                      for b in alserqi)
     assert kael and "avatar initials" in kael[0]  # another speaker keeps their initial
+
+
+def test_swipes_made_here_export_with_their_own_dates():
+    """issue 32 item 7: a chat exported to SillyTavern keeps each swipe's date."""
+    from chat.chat_formats import chat_export_jsonl
+
+    line = {"role": "assistant", "content": "second", "turn": 1,
+            "timestamp": "2026-11-28T08:00:00Z", "alternative_position": 1,
+            "alternatives": [{"content": "first", "timestamp": "2026-11-28T07:59:00Z"}]}
+    data = chat_export_jsonl(lines=[line], user_name="Ann", character_name="Mira",
+                             created_at="2026-11-28T07:00:00Z")
+    record = [json.loads(row) for row in data.decode().splitlines()][-1]
+    assert record["swipes"] == ["first", "second"] and record["swipe_id"] == 1
+    assert [info["send_date"] for info in record["swipe_info"]] == [
+        "2026-11-28T07:59:00Z", "2026-11-28T08:00:00Z"]
