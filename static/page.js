@@ -31,6 +31,18 @@
       const ask = element.querySelector && (element.matches("[data-reload-after]") ? element
         : element.querySelector("[data-reload-after]"));
       if (ask) setTimeout(() => window.location.reload(), Number(ask.dataset.reloadAfter) || 800);
+      // A good "Test connection": the errors an earlier save left under its fields are stale, and
+      // a server with a single model needs no picking.
+      const tested = element.matches && (element.matches("[data-clears-errors]") ? element
+        : element.querySelector("[data-clears-errors]"));
+      if (tested) {
+        for (const name of tested.dataset.clearsErrors.split(" ")) {
+          document.querySelectorAll(`.field-error[data-field="${name}"]`).forEach((e) => e.remove());
+        }
+        const only = tested.querySelector("select[data-fill-now]");
+        const target = only && only.form && only.form.elements[only.dataset.fill];
+        if (target) { target.value = only.dataset.fillNow; only.value = only.dataset.fillNow; }
+      }
     });
   });
 })();

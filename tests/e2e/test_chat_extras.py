@@ -220,12 +220,22 @@ def test_test_connection_lists_the_servers_models_to_pick_from(page: Page, serve
     error.wait_for()
     assert "Connection failed" in error.inner_text() and "{" not in error.inner_text()
 
+    # A save that failed leaves its sentence under the field; a good test afterwards clears it.
+    page.fill("input[name='llm.base_url']", "ftp://nowhere.example")
+    page.click("#settings-form button[type=submit]:not([name])")
+    page.locator(".field-error[data-field='llm.base_url']").wait_for()
+
     page.fill("input[name='llm.base_url']", server.stub.base_url)
     page.fill("input[name='llm.model']", "")
     page.click("[data-testid=llm-test]")
     models = page.locator("[data-testid=llm-test-models]")
     models.wait_for()
     assert "1 model" in models.inner_text()
+    # A server with one model fills the field at once; picking still works.
+    assert page.input_value("input[name='llm.model']") == "stub-model"
+    assert page.locator(".field-error[data-field='llm.base_url']").count() == 0
+    page.fill("input[name='llm.model']", "")
+    page.select_option("[data-testid=llm-model-pick]", "")
     page.select_option("[data-testid=llm-model-pick]", "stub-model")
     assert page.input_value("input[name='llm.model']") == "stub-model"
     no_sideways_scroll(page)
