@@ -1,0 +1,59 @@
+"""axe-core (the engine behind the browsers' own audits) on every page a player or an author
+opens, light and dark, at phone and laptop width: no serious or critical violation.
+
+axe-core 4.14.1 is vendored from npm (`npm pack axe-core@4.14.1`, tests/e2e/vendor/, MPL-2.0) and
+injected as an init script, which the page's Content-Security-Policy does not govern."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page
+
+from tests.e2e.conftest import DESKTOP, PHONE, Server
+
+pytestmark = pytest.mark.e2e
+
+AXE = Path(__file__).resolve().parent / "vendor" / "axe-core-4.14.1.min.js"
+PAGES = [
+    "/",
+    "/instances/inst_001/",
+    "/instances/inst_001/history/",
+    "/instances/inst_001/persona/",
+    "/library/",
+    "/library/characters/char_alserqi/",
+    "/library/characters/new",
+    "/library/backgrounds/new",
+    "/library/lorebooks/new",
+    "/library/personas/",
+    "/settings/",
+]
+RUN = """async () => {
+  const result = await axe.run(document, {resultTypes: ["violations"]});
+  return result.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => ({id: v.id, impact: v.impact, help: v.help,
+                  nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ") + " :: "
+                    + (n.failureSummary || "").split("\\n").slice(1, 2).join(""))}));
+}"""
+
+
+def _page_audit(page: Page, url: str) -> list[dict]:
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    return page.evaluate(RUN)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_no_serious_accessibility_violation_on_any_page(page: Page, server: Server, size: dict,
+                                                         scheme: str) -> None:
+    page.add_init_script(path=str(AXE))
+    page.set_viewport_size(size)
+    page.emulate_media(color_scheme=scheme)
+    found = {path: problems for path in PAGES
+             if (problems := _page_audit(page, f"{server.url}{path}"))}
+    assert found == {}, "\n".join(
+        f"{path}: {v['id']} ({v['impact']}) {v['help']}: {v['nodes']}"
+        for path, problems in found.items() for v in problems)
