@@ -188,7 +188,7 @@ def open_parse_series(store) -> dict[int, tuple[float, ...]]:
     index) against a search every line matches (a whole read, what that page cost before).
     Medians of 5, the session cache emptied before each read."""
     from chat import history
-    from chat.pipeline import MESSAGE_OVERHEAD_TOKENS
+    from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
     from personalab.lib import filestore
     from personalab.lib.filestore import (DEFAULT_CONFIG, read_session_file, read_session_recent,
                                           read_session_stretch, read_session_tail)
@@ -250,7 +250,7 @@ def first_turn_series(store, owner, character_id: str, background_id: str, *, lo
     before each; medians of 3. In the default mode a session of 10,000 messages is over the
     prompt's limit, so that turn is refused (after the same work)."""
     import chat.context as context
-    from chat import pipeline
+    from chat.prompt import tally
     from chat.turn import TurnRefused
     from personalab.lib import filestore
     from personalab.lib.line_index import index_path
@@ -274,7 +274,7 @@ def first_turn_series(store, owner, character_id: str, background_id: str, *, lo
                 if not keep_index:
                     index_path(path).unlink()
                 filestore.SESSION_CACHE._entries.clear()
-                pipeline._tallies.clear()
+                tally._tallies.clear()
                 count_tokens_cache_clear()
                 with contextlib.ExitStack() as stack:
                     if read_whole:

@@ -17,15 +17,11 @@ from chat.group_prompt import lines_for_speaker, members_block, unnamed_lines_by
 from personalab.lib.llm import Provider, provider_for
 from personalab.llm_config import llm_settings_from_env
 from chat.members import is_group
-from chat.pipeline import (
-    MESSAGE_OVERHEAD_TOKENS,
-    PromptInputs,
-    PromptResult,
-    TemplateStore,
-    conversation_lines_wanted,
-    conversation_tokens_room,
-    prompt_build,
-)
+from chat.prompt.assemble import prompt_build
+from chat.prompt.conversation import conversation_lines_wanted, conversation_tokens_room
+from chat.prompt.inputs import PromptInputs, PromptResult
+from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
+from chat.prompt.templates import TemplateStore
 from chat.prompt.alternation import messages_processed, processing_mode
 from chat.prompt.card_fields import CardFields, card_fields_placement, card_fields_read
 from personalab.lib.prompt_language import locale_for_character

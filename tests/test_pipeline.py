@@ -6,13 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from chat.pipeline import (
-    PromptInputs,
-    TemplateError,
-    TemplateStore,
-    prompt_build,
-    render_template,
-)
+from chat.prompt.assemble import prompt_build
+from chat.prompt.inputs import PromptInputs
+from chat.prompt.templates import TemplateStore
+from personalab.lib.template_sandbox import TemplateError, render_template
 from personalab.lib.tokens import count_tokens
 
 SEED_REFUSAL = "Prompt总长度超过限制（{actual} > {limit}），请执行汇总或调整配置"

@@ -154,7 +154,9 @@ def test_a_conditional_question_about_that_person_recalls_the_answer(diary):
 
 
 def test_recalled_lines_show_speaker_date_and_the_line_before(tmp_path):
-    from chat.pipeline import PromptInputs, TemplateStore, prompt_build
+    from chat.prompt.assemble import prompt_build
+    from chat.prompt.inputs import PromptInputs
+    from chat.prompt.templates import TemplateStore
 
     recalled = [
         {"text": "好，我答应你，我会冷静行动。", "role": "assistant", "speaker": "",

@@ -1,0 +1,213 @@
+"""The prompt pipeline: plan -> build sections -> render -> assemble -> count -> check limits.
+
+Pure functions, no Django, no file writes (seeds/prompt-pipeline.md: late binding, zero side
+effects). The only reads are the template files, through `TemplateStore`.
+
+System message layout (seeds/personalab-flow.md step 4): HEAD (base persona, evolved persona,
+world setting, outline, progress instruction, pinned prompts, biography) then the system part of
+the MIDDLE (director reminder, recalled events, recaps) and the conversation label; then the
+conversation itself as real chat messages, summary lines as system notes, with floating blocks of
+position "depth" woven in (depth 0 = after the last message, 1 = before the last message, ...).
+Blocks at "before_char" go before the base persona, at "after_char" after the last of the
+character/world sections.
+
+Token figures: each section is counted on its own text; conversation messages and depth blocks
+include the per-message overhead of the chat format (MESSAGE_OVERHEAD_TOKENS); `total_tokens` is
+counted on the final messages (contents + overhead per message + REPLY_PRIMING_TOKENS).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chat.prompt.conversation import Conversation, conversation_build
+from chat.prompt.inputs import Block, PromptInputs, PromptResult, SectionReport, prompt_plan
+from chat.prompt.limits import limits_check, warnings_merge
+from chat.prompt.sections import blocks_build, examples_place, section_report, sections_build
+from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
+from chat.prompt.templates import TemplateSet, template_problem_add
+from chat.prompt.variables import prompt_variables
+from chat.prompt.window import (
+    budgets_windowed,
+    conversation_room,
+    coverage_note,
+    fixed_refusal,
+    prompt_limit,
+    window_report,
+)
+from personalab.lib.tokens import count_tokens, tokenizer_name
+
+REPLY_PRIMING_TOKENS = 3
+CHARACTER_SECTIONS = ("base_persona", "personality", "scenario", "evolved_persona",
+                      "world_setting")
+EXAMPLE_SECTIONS = ("examples", "mes_example", "example_messages")
+
+
+def _head_with_blocks(head: list[SectionReport], blocks: list[Block]) -> list[SectionReport]:
+    before = [b.report for b in blocks if b.position == "before_char"]
+    after = [b.report for b in blocks if b.position == "after_char"]
+    names = [r.name for r in head]
+    character = [i for i, name in enumerate(names) if name in CHARACTER_SECTIONS]
+    first = character[0] if character else 0
+    last = character[-1] + 1 if character else 0
+    placed = [*head[:first], *before, *head[first:last], *after, *head[last:]]
+    return _examples_with_blocks(placed, blocks)
+
+
+def _examples_with_blocks(head: list[SectionReport], blocks: list[Block]) -> list[SectionReport]:
+    """Lore at the top / bottom of the example messages; without examples, after the
+    character (where SillyTavern's examples would be)."""
+    top = [b.report for b in blocks if b.position == "em_top"]
+    bottom = [b.report for b in blocks if b.position == "em_bottom"]
+    if not top and not bottom:
+        return head
+    names = [r.name for r in head]
+    at = next((i for i, name in enumerate(names) if name in EXAMPLE_SECTIONS), None)
+    if at is None:
+        after = [i for i, r in enumerate(head) if r.name in CHARACTER_SECTIONS
+                 or r.name.startswith("block:")]
+        at = after[-1] + 1 if after else len(head)
+        return [*head[:at], *top, *bottom, *head[at:]]
+    return [*head[:at], *top, head[at], *bottom, *head[at + 1:]]
+
+
+def system_text_build(
+    sections: list[SectionReport], blocks: list[Block], conversation_label: str
+) -> str:
+    head = [r for r in sections if r.region == "head"]
+    middle = [r for r in sections if r.region == "middle"]
+    parts = [r.text for r in _head_with_blocks(head, blocks)] + [r.text for r in middle]
+    if conversation_label:
+        parts.append(conversation_label)
+    return "\n\n".join(part for part in parts if part)
+
+
+def history_weave(messages: list[dict[str, str]], blocks: list[Block]) -> list[dict[str, str]]:
+    """Depth blocks into the history: depth 0 after the last message, depth n before the last n."""
+    at: dict[int, list[dict[str, str]]] = {}
+    for block in blocks:
+        if block.position == "depth":
+            index = max(0, len(messages) - block.depth)
+            at.setdefault(index, []).append({"role": block.role, "content": block.report.text})
+    if not at:
+        return list(messages)
+    woven: list[dict[str, str]] = []
+    for index, message in enumerate(messages):
+        woven.extend(at.get(index, []))
+        woven.append(message)
+    woven.extend(at.get(len(messages), []))
+    return woven
+
+
+def _total_tokens(system_text: str, conversation: Conversation, blocks: list[Block]) -> int:
+    system = count_tokens(system_text) + MESSAGE_OVERHEAD_TOKENS if system_text else 0
+    depth = sum(b.report.tokens for b in blocks if b.position == "depth")
+    return (system + sum(conversation.costs) + conversation.unread_tokens + depth
+            + REPLY_PRIMING_TOKENS)
+
+
+def blocks_fit(
+    sections: list[SectionReport],
+    blocks: list[Block],
+    conversation: Conversation,
+    label: str,
+    limit: int,
+) -> tuple[list[Block], list[dict[str, Any]], int]:
+    """Drop floating blocks until under `limit`: lowest priority first, the later one on a tie."""
+    active, dropped = list(blocks), []
+    total = _total_tokens(system_text_build(sections, active, label), conversation, active)
+    while total > limit and active:
+        victim = min(active, key=lambda b: (b.priority, -b.index))
+        active.remove(victim)
+        dropped.append(
+            {
+                "name": victim.name,
+                "position": victim.position,
+                "depth": victim.depth,
+                "priority": victim.priority,
+                "tokens": victim.report.tokens,
+                "reason": f"prompt over max_total_tokens ({total} > {limit});"
+                " lowest priority dropped first",
+            }
+        )
+        total = _total_tokens(system_text_build(sections, active, label), conversation, active)
+    return active, dropped, total
+
+
+def _tail_reports(sections: list[SectionReport]) -> list[SectionReport]:
+    return [r for r in sections if r.region == "tail"]
+
+
+def _tail_tokens(sections: list[SectionReport]) -> int:
+    tail = _tail_reports(sections)
+    return count_tokens("\n\n".join(r.text for r in tail)) + MESSAGE_OVERHEAD_TOKENS if tail else 0
+
+
+def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
+    warnings: list[dict[str, Any]] = []
+    for problem in templates.problems:
+        template_problem_add(templates, warnings, problem)
+    plan = prompt_plan(inputs, templates)
+    plan.max_total_tokens = prompt_limit(plan.max_total_tokens, inputs.window)
+    variables = prompt_variables(inputs, templates, warnings)
+    budgets = budgets_windowed(dict(inputs.section_budgets or {}), inputs.window)
+    sections = sections_build(plan, templates, variables, budgets, warnings)
+    blocks = blocks_build(inputs, templates, variables, warnings)
+    if inputs.window is not None:  # the history fills what the fixed sections leave
+        fixed = _total_tokens(system_text_build(sections, blocks, ""), Conversation(
+            [], [], section_report("conversation", "middle", ""), 0), blocks) + _tail_tokens(sections)
+        budgets["conversation"] = conversation_room(budgets.get("conversation"),
+                                                    plan.max_total_tokens, fixed)
+    conversation = conversation_build(inputs, plan, templates, variables, budgets)
+    conversation.report.text = "\n".join(filter(None, [conversation.report.text, coverage_note(
+        inputs.recap_span, first_kept_turn=conversation.first_kept_turn,
+        dropped=conversation.report.omitted)]))
+    label = conversation.report.text if conversation.messages else ""
+    tail_tokens = _tail_tokens(sections)
+    active, dropped, total = blocks_fit(
+        sections, blocks, conversation, label, plan.max_total_tokens - tail_tokens
+    )
+    total += tail_tokens
+
+    def fits(candidate: list[SectionReport]) -> bool:
+        text = system_text_build(candidate, active, label)
+        return _total_tokens(text, conversation, active) + tail_tokens <= plan.max_total_tokens
+
+    sections = examples_place(
+        sections, plan, templates, variables, budgets.get("examples"),
+        plan.max_total_tokens - total, fits, warnings,
+    )
+    system_text = system_text_build(sections, active, label)
+    total = _total_tokens(system_text, conversation, active) + tail_tokens
+    history = history_weave(conversation.messages, active)
+    tail = "\n\n".join(r.text for r in _tail_reports(sections))
+    messages = ([{"role": "system", "content": system_text}] if system_text else []) + history
+    if tail:
+        messages.append({"role": "system", "content": tail})
+
+    head = _head_with_blocks([r for r in sections if r.region == "head"], active)
+    depth_reports = [b.report for b in active if b.position == "depth"]
+    middle = [r for r in sections if r.region == "middle"] + depth_reports
+    if conversation.messages:
+        middle.append(conversation.report)
+    middle_tokens = sum(r.tokens for r in middle)
+    refused, limit_warnings = limits_check(
+        plan, templates, total, middle_tokens, conversation, dropped
+    )
+    if refused and inputs.window is not None:
+        refused += " " + fixed_refusal([(r.name, r.tokens) for r in head + middle], total=total,
+                                limit=plan.max_total_tokens, window=inputs.window)
+    return PromptResult(
+        messages=messages,
+        sections=head + middle + _tail_reports(sections),
+        total_tokens=total,
+        middle_tokens=middle_tokens,
+        warnings=warnings_merge(warnings + limit_warnings),
+        refused=refused,
+        dropped_blocks=dropped,
+        tokenizer=tokenizer_name(),
+        lines_missing=conversation.unread and refused is None,
+        window=window_report(inputs.window, limit=plan.max_total_tokens,
+                             dropped=conversation.report.omitted,
+                             first_kept_turn=conversation.first_kept_turn),
+    )

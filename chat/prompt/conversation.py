@@ -1,0 +1,219 @@
+"""Stage 4 of the prompt: the session as chat messages. The newest messages that fit the
+trimming and the conversation's token budget are kept; the lines before them are tallied, not
+walked, so a turn does not cost more as the part left out grows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from chat.prompt.inputs import (
+    DEFAULT_TRIMMING,
+    PromptInputs,
+    PromptPlan,
+    SectionReport,
+    config_value,
+)
+from chat.prompt.tally import (
+    MESSAGE_OVERHEAD_TOKENS,
+    _line_usable,
+    _message_cost,
+    _Tally,
+    older_lines_tally,
+)
+from chat.prompt.templates import TemplateSet
+from personalab.lib.filestore import LinesBefore
+from personalab.lib.macros import message_macros_replace
+from personalab.lib.template_sandbox import TemplateError, render_template
+from personalab.lib.tokens import count_tokens
+
+
+@dataclass
+class Conversation:
+    messages: list[dict[str, str]]
+    costs: list[int]
+    report: SectionReport
+    session_tokens: int
+    # What the lines left unread would add to the prompt: the window reached the oldest line
+    # read without closing (a whole-session prompt over its limit, or too few lines read).
+    unread_tokens: int = 0
+    unread: bool = False
+    first_kept_turn: Any = None
+
+
+def _line_message(
+    line: dict[str, Any], summary_source: str, variables: dict[str, Any]
+) -> dict[str, str]:
+    if line.get("type") == "summary":
+        try:
+            content = render_template(
+                summary_source, {**variables, "content": line["content"]}
+            ).strip()
+        except TemplateError:
+            content = line["content"]
+        return {"role": "system", "content": content}
+    seed = f"{line.get('turn')}:{line.get('timestamp')}"
+    content = message_macros_replace(line["content"], variables["macros"], seed=seed)
+    # A sendable narrator note goes as SillyTavern sends it: a system message, no name.
+    return {"role": line.get("role") or "system", "content": content}
+
+
+@dataclass
+class _Window:
+    """The newest messages the prompt keeps, gathered newest first. It closes at the first
+    message that would break a limit: the trimming (conversation_load_all off) or the token
+    budget of the conversation section. The newest message is always kept."""
+
+    max_messages: int | None
+    max_chars: int | None
+    token_room: int | None
+    messages: list[dict[str, str]] = field(default_factory=list)
+    costs: list[int] = field(default_factory=list)
+    chars: int = 0
+    tokens: int = 0
+    closed_by: str = ""
+
+    def offer(self, message: dict[str, str], cost: int) -> bool:
+        """Keep `message` if it fits; False once the window is closed."""
+        size = len(message["content"])
+        if self.messages:
+            if self.max_messages is not None and (
+                len(self.messages) + 1 > self.max_messages or self.chars + size > self.max_chars
+            ):
+                self.closed_by = "trimming"
+                return False
+            if self.token_room is not None and self.tokens + cost > self.token_room:
+                self.closed_by = "budget"
+                return False
+        self.messages.append(message)
+        self.costs.append(cost)
+        self.chars += size
+        self.tokens += cost
+        return True
+
+
+def conversation_window(
+    lines: list[dict[str, Any]], window: _Window, summary_source: str, variables: dict[str, Any],
+    counted: dict[str, int] | None = None,
+) -> int:
+    """Fill `window` from the newest line back; returns how many lines lie before it (the
+    line that closed it included), which the prompt leaves out. `counted`: tokens of texts
+    counted already."""
+    counted = counted or {}
+    for position in range(len(lines) - 1, -1, -1):
+        line = lines[position]
+        if not _line_usable(line):
+            continue
+        message = _line_message(line, summary_source, variables)
+        tokens = counted.get(message["content"])
+        cost = (MESSAGE_OVERHEAD_TOKENS + tokens if tokens is not None
+                else _message_cost(message["content"]))
+        if not window.offer(message, cost):
+            return position + 1
+    return 0
+
+
+def conversation_build(
+    inputs: PromptInputs,
+    plan: PromptPlan,
+    templates: TemplateSet,
+    variables: dict[str, Any],
+    budgets: dict[str, int],
+) -> Conversation:
+    """The session as chat messages. Only the messages the prompt keeps are walked (from the
+    newest back); the lines before them are tallied once and the tally extended turn by turn,
+    so a turn does not cost more as the part of the history left out grows."""
+    summary_source = str(
+        templates.data.get("conversation", {}).get("summary_note", "{{ content }}")
+    )
+    label = templates.label("conversation")
+    label_tokens = count_tokens(label)
+    trimming = {**DEFAULT_TRIMMING, **(inputs.trimming or {})}
+    budget = budgets.get("conversation")
+    window = _Window(
+        max_messages=None if plan.load_all else int(trimming["max_messages"]),
+        max_chars=None if plan.load_all else int(trimming["max_chars"]),
+        token_room=None if budget is None else budget - label_tokens,
+    )
+    older = conversation_window(inputs.lines, window, summary_source, variables,
+                                inputs.token_counts)
+    tally = older_lines_tally(inputs.lines[:older]) if older else _Tally([], "")
+    before = inputs.lines_before or LinesBefore(0, 0, 0, [])
+    summary_tokens = sum(
+        _message_cost(_line_message(line, summary_source, variables)["content"])
+        for line in [*before.summaries, *tally.summaries]
+    )
+    unread = bool(before.usable) and not window.closed_by
+    message_tokens = (tally.message_tokens + before.message_tokens
+                      + before.messages * MESSAGE_OVERHEAD_TOKENS
+                      + (_macro_difference(before, summary_source, variables) if unread else 0))
+    kept, costs = window.messages[::-1], window.costs[::-1]
+    notes = _window_notes(window, plan, trimming, budget)
+    if unread:
+        notes.append(f"{before.usable} older lines not read: the prompt is over its limit")
+    report = _conversation_report(kept, costs, tally.usable + before.usable, label, label_tokens,
+                                  notes)
+    if unread:
+        report.tokens += message_tokens + summary_tokens
+    return Conversation(kept, costs, report, window.tokens + message_tokens + summary_tokens,
+                        unread_tokens=message_tokens + summary_tokens if unread else 0,
+                        unread=unread, first_kept_turn=next((line.get("turn") for line in
+                        inputs.lines[older:] if _line_usable(line)), None))
+
+
+def _macro_difference(before: LinesBefore, summary_source: str, variables: dict[str, Any]) -> int:
+    """What the macros in the unread messages add to their tallied cost once filled in."""
+    return sum(count_tokens(_line_message(line, summary_source, variables)["content"])
+               - count_tokens(line["content"]) for line in before.macro_messages)
+
+
+def conversation_lines_wanted(config: dict[str, Any], trimming: dict[str, Any]) -> int | None:
+    """How many of the newest sendable lines the conversation can use (the one that closes the
+    window included): None when the whole session may be sent."""
+    if config_value(config, "preferences", "conversation_load_all"):
+        return None
+    return max(int({**DEFAULT_TRIMMING, **trimming}["max_messages"]), 1) + 1
+
+
+def conversation_tokens_room(config: dict[str, Any], section_budgets: Any) -> int:
+    """The most tokens the conversation of a prompt can hold: its section budget, and never more
+    than the prompt's limit (a prompt whose messages weigh more than that is refused)."""
+    room = int(config_value(config, "limits", "max_total_tokens"))
+    budget = section_budgets.get("conversation") if isinstance(section_budgets, dict) else None
+    if isinstance(budget, int) and not isinstance(budget, bool):
+        room = min(room, budget)
+    return max(room, 0)
+
+
+def _window_notes(
+    window: _Window, plan: PromptPlan, trimming: dict[str, int], budget: int | None
+) -> list[str]:
+    notes = []
+    if window.messages and not plan.load_all:
+        notes.append(
+            f"conversation_load_all off: last {trimming['max_messages']} messages"
+            f" within {trimming['max_chars']} characters"
+        )
+    if window.closed_by == "budget":
+        notes.append(f"over its budget of {budget} tokens: oldest messages left out")
+    return notes
+
+
+def _conversation_report(
+    kept: list[dict[str, str]],
+    costs: list[int],
+    omitted: int,
+    label: str,
+    label_tokens: int,
+    notes: list[str],
+) -> SectionReport:
+    return SectionReport(
+        "conversation",
+        "middle",
+        (label_tokens + sum(costs)) if kept else 0,
+        sum(len(m["content"]) for m in kept),
+        cut=omitted > 0,
+        omitted=omitted,
+        note="; ".join([f"{len(kept)} messages, {omitted} omitted", *notes]),
+        text=label,
+    )

@@ -1,0 +1,125 @@
+"""Stage 2 of the prompt: the template variables, bound late (this turn's macros, the
+director's outline and reminder, recalled lines with speaker and date, card fields)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chat.prompt.inputs import PromptInputs, director_of
+from chat.prompt.templates import TemplateSet
+from personalab.lib.macros import macros_replace
+
+
+def macro_values(inputs: PromptInputs) -> dict[str, str]:
+    """What {{user}}, {{char}}, {{lastMessage}}... stand for in author text this turn."""
+    last = next((line.get("content") for line in reversed(inputs.lines)
+                 if line.get("role") in ("user", "assistant")
+                 and isinstance(line.get("content"), str)), "")
+    return {"lastMessage": last or "", **inputs.macros,
+            "user": inputs.user_name or "User", "char": inputs.character_name}
+
+
+def author_text(text: str, variables: dict[str, Any]) -> str:
+    # Author text is data (SPEC §10): macros are substituted, nothing in it is ever a template.
+    return macros_replace(text, variables["macros"])
+
+
+def _event_text(event: Any) -> str:
+    if isinstance(event, dict):
+        return str(event.get("text") or event.get("document") or event.get("content") or "")
+    return str(event)
+
+
+def _outline_items(inputs: PromptInputs, templates: TemplateSet) -> list[dict[str, Any]]:
+    items = []
+    for point in director_of(inputs).get("outline") or []:
+        status = str(point.get("status", "pending"))
+        items.append({**point, "status": status, "status_label": templates.status_label(status)})
+    return items
+
+
+def _reminder(inputs: PromptInputs) -> dict[str, Any] | None:
+    reminder = director_of(inputs).get("reminder")
+    if not reminder:
+        return None
+    return {
+        "text": str(reminder.get("text", "")),
+        "current_events": [_event_text(e) for e in reminder.get("current_events") or []],
+        "reference_events": [_event_text(e) for e in reminder.get("reference_events") or []],
+    }
+
+
+def _recalled_items(inputs: PromptInputs) -> list[dict[str, Any]]:
+    """Each recalled line with its speaker and date, and the line before it (marked as the
+    neighbour) when recall fetched it, so the model can tell who said what, and when."""
+    items = []
+    for entry in inputs.recalled:
+        if not isinstance(entry, dict):
+            items.append({"text": str(entry), "source": "", "speaker": "", "date": "",
+                          "neighbour": None})
+            continue
+        neighbour = entry.get("neighbour")
+        items.append({"text": _event_text(entry), "source": str(entry.get("source", "")),
+                      "speaker": _recalled_speaker(entry, inputs),
+                      "date": str(entry.get("date") or ""),
+                      "neighbour": {"text": _event_text(neighbour),
+                                    "speaker": _recalled_speaker(neighbour, inputs)}
+                      if isinstance(neighbour, dict) else None})
+    return items
+
+
+def _recalled_speaker(entry: dict[str, Any], inputs: PromptInputs) -> str:
+    role = entry.get("role")
+    fallback = {"user": inputs.user_name, "assistant": inputs.character_name}.get(str(role), "")
+    return str(entry.get("speaker") or fallback or "")
+
+
+def prompt_variables(
+    inputs: PromptInputs, templates: TemplateSet, warnings: list[dict[str, Any]]
+) -> dict[str, Any]:
+    core = {
+        "char": inputs.character_name,
+        "user": inputs.user_name or "User",
+        "background_name": inputs.background_name,
+        "locale": inputs.locale,
+        "state": dict(inputs.state),
+    }
+    variables = {**inputs.state, **core, "macros": macro_values(inputs)}
+    for name in ("base_persona", "world_setting", "pinned"):
+        variables[name] = author_text(getattr(inputs, name), variables)
+    director = director_of(inputs)
+    variables.update(
+        evolved_persona=inputs.evolved_persona,
+        persona=author_text(inputs.persona_description, variables),
+        director_enabled=inputs.director is not None,
+        outline=_outline_items(inputs, templates),
+        instruction=str(director.get("instruction") or ""),
+        finished=bool(director.get("finished")),
+        reminder=_reminder(inputs),
+        recalled=_recalled_items(inputs),
+        recaps=[str(r) for r in inputs.recaps if str(r).strip()],
+        biography=[str(p) for p in inputs.biography if str(p).strip()],
+    )
+    variables.update(_card_variables(inputs, templates, variables["macros"]))
+    return variables
+
+
+def _card_variables(inputs: PromptInputs, templates: TemplateSet,
+                    macros: dict[str, str]) -> dict[str, Any]:
+    """Card fields as template variables, macros applied; a card's system prompt and
+    post-history instructions replace the template's, and {{original}} in them keeps it."""
+    card = inputs.card
+
+    def text(value: str, original: str | None = None) -> str:
+        values = macros if original is None else {**macros, "original": original}
+        return macros_replace(value, values).strip()
+
+    main, post = text(templates.default("main_prompt")), text(templates.default("post_history"))
+    return {
+        "main_prompt": text(card.system_prompt, main) if card.system_prompt.strip() else main,
+        "post_history": text(card.post_history_instructions, post)
+        if card.post_history_instructions.strip() else post,
+        "personality": text(card.personality),
+        "scenario": text(card.scenario),
+        "examples": [text(block) for block in card.examples],
+    }

@@ -1,0 +1,99 @@
+"""The database index of instances, sessions and traces, rebuilt from the files (SPEC §1):
+files first, then the index."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from chat.conversations import conversation_index, ledger_rebuild
+from chat.models import Instance, Session, Trace
+from library.models import Background, Character, Persona
+from library.services import (
+    background_index,
+    character_index,
+    lorebook_index,
+    persona_index,
+    user_for_username,
+)
+from memory.summarize_journal import summarize_recover_waiting
+from personalab.lib.filestore import FileStore
+from personalab.lib.membership import member_change_recover_waiting
+
+
+@transaction.atomic
+def instance_index(store: FileStore, instance_id: str) -> Instance:
+    state = store.instance_state_read(instance_id)
+    owner = user_for_username(state.get("owner"))
+    row, _ = Instance.objects.update_or_create(
+        instance_id=instance_id,
+        defaults={
+            "owner": owner,
+            "character_id": state.get("character_id"),
+            "background_id": state.get("background_id") or None,
+            "current_session_id": state["current_session_id"],
+            "created_at": state.get("created_at", ""),
+        },
+    )
+    seen = []
+    for session_id in store.session_ids(instance_id):
+        read = store.session_read_head(instance_id, session_id)
+        Session.objects.update_or_create(
+            instance=row, session_id=session_id,
+            defaults={"continued_from": read.metadata.get("continued_from") or "",
+                      "created_at": read.metadata.get("created_at", "")},
+        )
+        seen.append(session_id)
+    Session.objects.filter(instance=row).exclude(session_id__in=seen).delete()
+    conversation_index(store, instance_id, state)
+    return row
+
+
+def trace_index(store: FileStore, instance_id: str, trace_id: str, *,
+                trace: dict[str, Any] | None = None) -> None:
+    """`trace`: the trace just written, so a turn does not read its own trace file back."""
+    if trace is None:
+        trace = store.trace_read(instance_id, trace_id)
+    # One INSERT … ON CONFLICT statement: update_or_create's SELECT, savepoint and INSERT
+    # were the largest step between a reply's last token and its `done`.
+    Trace.objects.bulk_create(
+        [Trace(trace_id=trace_id, instance_id=instance_id,
+               session_id=trace.get("session_id", ""), turn=trace.get("turn") or 0,
+               created_at=trace.get("created_at", ""))],
+        update_conflicts=True, unique_fields=["trace_id"],
+        update_fields=["instance", "session_id", "turn", "created_at"])
+
+
+def reindex_all(store: FileStore) -> dict[str, int]:
+    """Rebuild every index row from the files (SPEC §1)."""
+    counts = {"characters": 0, "backgrounds": 0, "lorebooks": 0, "personas": 0, "instances": 0,
+              "traces": 0}
+    for character_id in store.character_ids():
+        character_index(store, character_id)
+        counts["characters"] += 1
+    Character.objects.exclude(character_id__in=store.character_ids()).delete()
+    for background_id in store.background_ids():
+        background_index(store, background_id)
+        counts["backgrounds"] += 1
+    Background.objects.exclude(background_id__in=store.background_ids()).delete()
+    for lorebook_id in store.lorebook_ids():
+        lorebook_index(store, lorebook_id)
+        counts["lorebooks"] += 1
+    for persona_id in store.persona_ids():
+        persona_index(store, persona_id)
+        counts["personas"] += 1
+    Persona.objects.exclude(persona_id__in=store.persona_ids()).delete()
+    for instance_id in store.instance_ids():
+        if summarize_recover_waiting(store, instance_id=instance_id):
+            counts["summarize_recovered"] = counts.get("summarize_recovered", 0) + 1
+        if member_change_recover_waiting(store, instance_id):
+            counts["member_changes_recovered"] = counts.get("member_changes_recovered", 0) + 1
+        instance_index(store, instance_id)
+        counts["instances"] += 1
+        for trace_id in store.trace_ids(instance_id):
+            trace_index(store, instance_id, trace_id)
+            counts["traces"] += 1
+    Instance.objects.exclude(instance_id__in=store.instance_ids()).delete()
+    ledger_rebuild(store)
+    return counts

@@ -1,0 +1,116 @@
+"""An instance's own settings: name, archived, generation, persona, lorebooks, reply
+order, playing as an imported chat's player, switching the background."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chat.services.errors import InstanceUpdateError
+from chat.services.index import instance_index
+from chat.services.instances import instance_for_user
+from chat.speakers import STRATEGIES
+from director.services import instance_switch_background
+from library.selectors import background_for_use, persona_for_user, personas_visible_to
+from library.services import lorebook_ids_checked, persona_create
+from personalab.lib.errors import AppError, Invalid, naming_field
+from personalab.lib.filestore import FileStore
+from personalab.lib.generation import GenerationError, generation_update
+from personalab.lib.ids import validate_id
+
+UNSET: Any = object()
+MAX_INSTANCE_NAME = 200
+MAX_PERSONA_NAME = 200  # as the persona form's
+
+
+def _instance_changes(store: FileStore, state: dict[str, Any], *, user, name: Any, archived: Any,
+                      generation: Any, persona_id: Any, lorebook_ids: Any,
+                      reply_order: Any) -> dict[str, Any]:
+    changes, problems = {}, {}
+    if reply_order is not UNSET:
+        if reply_order not in STRATEGIES:
+            problems["reply_order"] = f"must be one of {', '.join(STRATEGIES)}"
+        else:
+            changes["reply_order"] = reply_order
+    if name is not UNSET:
+        if not isinstance(name, str) or len(name.strip()) > MAX_INSTANCE_NAME:
+            problems["name"] = f"must be text of at most {MAX_INSTANCE_NAME} characters"
+        else:
+            changes["name"] = name.strip()
+    if archived is not UNSET:
+        if not isinstance(archived, bool):
+            problems["archived"] = "must be true or false"
+        else:
+            changes["archived"] = archived
+    if generation is not UNSET:
+        try:
+            changes["generation"] = generation_update(state.get("generation") or {}, generation)
+        except GenerationError as error:
+            problems.update({f"generation.{k}": v for k, v in error.fields.items()})
+    if persona_id is not UNSET:
+        try:
+            if persona_id is not None:
+                persona_for_user(user=user, persona_id=persona_id)
+            changes["persona_id"] = persona_id or None
+        except AppError as error:
+            problems["persona_id"] = error.message
+    if lorebook_ids is not UNSET:
+        try:
+            # null detaches every book; books attached earlier stay allowed (see the check)
+            changes["lorebook_ids"] = lorebook_ids_checked(
+                store, [] if lorebook_ids is None else lorebook_ids, user=user,
+                linked=state.get("lorebook_ids"))
+        except AppError as error:
+            problems.update(error.fields or {"lorebook_ids": error.message})
+    if problems:
+        raise InstanceUpdateError(problems)
+    return changes
+
+
+def instance_update(store: FileStore, *, user, instance_id: str, name: Any = UNSET,
+                    archived: Any = UNSET, generation: Any = UNSET,
+                    persona_id: Any = UNSET, lorebook_ids: Any = UNSET,
+                    reply_order: Any = UNSET) -> dict[str, Any]:
+    """Change an instance's name, archived flag, generation settings, persona, attached
+    lorebooks (read by every turn besides the characters' and background's own) or who speaks
+    next; every field is checked before anything is written. Returns the new instance state."""
+    instance_for_user(user, instance_id)
+    lock = store.instance_lock(instance_id).acquire()
+    try:
+        state = store.instance_state_read(instance_id)
+        state.update(_instance_changes(store, state, user=user, name=name, archived=archived,
+                                       generation=generation, persona_id=persona_id,
+                                       lorebook_ids=lorebook_ids, reply_order=reply_order))
+        store.instance_state_write(instance_id, state)
+    finally:
+        lock.release()
+    return state
+
+
+def instance_play_as(store: FileStore, *, user, instance_id: str, name: Any) -> dict[str, Any]:
+    """Go on as the player of an imported chat: the persona of that name this user may use
+    (their own before a shared one), else a new one of theirs; picked for this conversation."""
+    instance_for_user(user, instance_id)
+    if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_PERSONA_NAME:
+        raise Invalid("name", f"must be a persona name of 1 to {MAX_PERSONA_NAME} characters")
+    name = name.strip()
+    visible = personas_visible_to(user=user).filter(name=name).order_by("persona_id")
+    found = visible.filter(owner=user).first() or visible.first()
+    persona_id = found.persona_id if found else persona_create(
+        store, owner=user, data={"name": name, "description": ""})
+    instance_update(store, user=user, instance_id=instance_id, persona_id=persona_id)
+    return {"persona_id": persona_id, "name": name, "created": found is None}
+
+
+def instance_background_switch(store: FileStore, *, user, instance_id: str,
+                               background_id: str | None) -> dict[str, Any]:
+    """Play the instance on another background (one the user may use) or none; the story
+    progress is kept (clamped to the new outline)."""
+    if background_id is not None:
+        validate_id(background_id, kind="background id")
+        with naming_field("background_id"):
+            background_for_use(store, user=user, background_id=background_id)
+    with store.instance_lock(instance_id):
+        result = instance_switch_background(store, instance_id=instance_id,
+                                            background_id=background_id)
+    instance_index(store, instance_id)
+    return result

@@ -1,0 +1,137 @@
+"""A session exported (SillyTavern JSONL or Markdown, a group member's own chat), and an
+imported group chat going on as a group (export, then import into a new conversation)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chat.chat_formats import chat_export_jsonl, chat_export_markdown
+from chat.group_prompt import said_by_another, unnamed_lines_by
+from chat.imported_groups import chat_group, group_found
+from chat.members import is_group, members_of, members_title
+from chat.services.instances import MAX_MEMBERS, instance_create, instance_for_user
+from chat.services.session_import import session_import
+from chat.services.sessions import session_live_check, session_read_repaired
+from chat.speakers import STRATEGIES, Member
+from chat.st_note import st_metadata_with_note
+from library.selectors import (
+    background_for_use,
+    character_for_chat_optional,
+    persona_effective,
+    persona_for_user,
+)
+from memory.services import authors_note_read
+from personalab.lib.errors import AppError, Invalid
+from personalab.lib.filestore import FileStore, StoreError
+
+
+def session_export(store: FileStore, *, instance_id: str, session_id: str,
+                   fmt: str, character: str | None = None) -> tuple[bytes, str]:
+    """An imported session goes back out with its own header (chat_metadata, names, date).
+    `character`: a conversation with several characters as that one member's own chat."""
+    read = session_read_repaired(store, instance_id, session_id)
+    state = store.instance_state_read(instance_id)
+    lines = read.lines
+    character_name = character_for_chat_optional(
+        store, state=state, character_id=state.get("character_id")).get(
+            "name", state.get("character_id", ""))
+    if character is not None:
+        member = next((m for m in members_of(store, state) if m.character_id == character), None)
+        if member is None:
+            raise Invalid("character", f"{character!r} is not a member of this conversation")
+        character_name, lines = member.name, _lines_of_one(lines, member, unnamed_lines_by(state))
+    user_name = persona_effective(store, owner=state.get("owner"),
+                                  persona_id=state.get("persona_id"))["name"]
+    if fmt == "md":
+        if character is None and is_group(state):
+            character_name = members_title(members_of(store, state)) or character_name
+        text = chat_export_markdown(lines=lines, user_name=user_name,
+                                    character_name=character_name,
+                                    title=f"{character_name} · {instance_id} · {session_id}")
+        return text.encode("utf-8"), "text/markdown; charset=utf-8"
+    imported = read.metadata.get("imported")
+    header = imported.get("header") if isinstance(imported, dict) else None
+    header = dict(header) if isinstance(header, dict) else {}
+    header["chat_metadata"] = st_metadata_with_note(
+        header.get("chat_metadata") or {}, authors_note_read(store, instance_id=instance_id))
+    if is_group(state) and character is None:
+        header = _group_header(header, members_of(store, state), state)
+    body = chat_export_jsonl(lines=lines, user_name=user_name,
+                             character_name=character_name,
+                             created_at=read.metadata.get("created_at", ""), header=header)
+    return body, "application/jsonl"
+
+
+def session_regroup(store: FileStore, *, user, instance_id: str,
+                    session_id: str) -> tuple[str, str, dict[str, Any]]:
+    """An imported group chat goes on as a group: a new conversation with every member its
+    header lists (each one `user` may use), on this story's background, with this chat in it.
+    Returns (instance id, session id, import report)."""
+    instance_for_user(user, instance_id)
+    session_live_check(store, instance_id=instance_id, session_id=session_id)
+    read = session_read_repaired(store, instance_id, session_id)
+    imported = read.metadata.get("imported")
+    group = chat_group(imported.get("header") if isinstance(imported, dict) else None,
+                       read.lines)
+    state = store.instance_state_read(instance_id)
+    found = group_found(store, user=user, group=group, state=state, limit=MAX_MEMBERS)
+    if found.absent or not 1 < len(found.usable) <= MAX_MEMBERS:
+        raise Invalid("session_id", "this chat's characters are not a group of characters in "
+                                    "your library" + (f" (missing: {', '.join(found.absent[:5])})"
+                                                      if found.absent else ""))
+    order = group.reply_order
+    new_id = instance_create(store, owner=user, character_ids=found.usable,
+                             background_id=_still_usable(
+                                 lambda b: background_for_use(store, user=user, background_id=b),
+                                 state.get("background_id")),
+                             persona_id=_still_usable(
+                                 lambda p: persona_for_user(user=user, persona_id=p),
+                                 state.get("persona_id")),
+                             reply_order=order if order in STRATEGIES else None)
+    data, _ = session_export(store, instance_id=instance_id, session_id=session_id, fmt="jsonl")
+    new_session_id, report = session_import(store, instance_id=new_id, data=data)
+    return new_id, new_session_id, report
+
+
+def _still_usable(check: Any, item_id: Any) -> str | None:
+    """The id when `check(item_id)` passes: a background or persona deleted or made private
+    since is left out of the new conversation."""
+    if not isinstance(item_id, str) or not item_id:
+        return None
+    try:
+        check(item_id)
+    except (AppError, StoreError):
+        return None
+    return item_id
+
+
+def _lines_of_one(lines: list[dict[str, Any]], member: Member,
+                  unnamed_by: str | None) -> list[dict[str, Any]]:
+    """The member's replies and the player's lines as they are; the other members' replies as
+    named narrator notes (SillyTavern shows them and leaves them out of the prompt)."""
+    kept = []
+    for line in lines:
+        if said_by_another(line, speaker_id=member.character_id, speaker_name=member.name,
+                           unnamed_by=unnamed_by):
+            kept.append({"type": "note", "content": line.get("content", ""),
+                         "name": line.get("name") or line.get("speaker"), "is_system": True,
+                         "timestamp": line.get("timestamp")})
+        else:
+            kept.append(line)
+    return kept
+
+
+def _group_header(header: dict[str, Any] | None, members: list[Member],
+                  state: dict[str, Any]) -> dict[str, Any]:
+    """The group's members go into chat_metadata (SillyTavern keeps unknown keys there), so an
+    export says who took part even for members who never spoke."""
+    header = dict(header or {})
+    # An uploaded header's chat_metadata that is not an object has nothing an export can keep.
+    metadata = header.get("chat_metadata")
+    metadata = dict(metadata) if isinstance(metadata, dict) else {}
+    metadata["personalab_group"] = {
+        "members": [{"character_id": m.character_id, "name": m.name, "muted": m.muted}
+                    for m in members],
+        "reply_order": state.get("reply_order") or "natural"}
+    header["chat_metadata"] = metadata
+    return header

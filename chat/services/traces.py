@@ -1,0 +1,95 @@
+"""A turn's trace as the pages and the API show it: its conversation read back from the
+session (or the backup that still holds it) and its token figures."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from chat.services.sessions import session_read_repaired
+from personalab.lib.filestore import FileStore, read_session_bytes
+from personalab.lib.ids import is_valid_id
+from personalab.lib.session_tail import states_back
+from personalab.lib.trace_refs import conversation_matches, messages_rebuild
+
+
+def trace_rebuild(store: FileStore, *, instance_id: str, trace_id: str) -> dict[str, Any]:
+    """A trace as the pages and the API show it: its conversation part (kept as references
+    into the session, personalab/lib/trace_refs.py) read back from the session file or, when
+    the session was edited or archived since, from the copy that still holds those lines,
+    and the trace says which (`conversation_source`, `session_edited`)."""
+    trace = store.trace_read(instance_id, trace_id)
+    if "finished_at" not in trace:
+        _reply_unfinished(store, instance_id, trace)
+    conversation = trace.get("conversation")
+    if not isinstance(conversation, dict):
+        return trace  # an older trace with the messages copied in, or nothing referred to
+    session_id = str(conversation.get("session_id") or trace.get("session_id") or "")
+    lines = None
+    for source, path, data in _session_states(store, instance_id, session_id):
+        read = read_session_bytes(path, data)
+        if conversation_matches(conversation, read.lines):
+            lines = read.lines
+            trace["conversation_source"] = source
+            break
+    trace["session_edited"] = trace.get("conversation_source") != "session"
+    if lines is None:
+        trace["conversation_source"] = None
+    trace["messages"] = messages_rebuild(trace.get("messages") or [], lines)
+    return trace
+
+
+TRACE_FIGURES = ("trace_id", "instance_id", "session_id", "turn", "created_at", "total_tokens",
+                 "middle_tokens", "max_total_tokens")
+SECTION_FIGURES = ("name", "region", "tokens", "chars", "cut", "omitted")
+
+
+def trace_sections(store: FileStore, *, instance_id: str, trace_id: str) -> dict[str, Any]:
+    """The trace's token figures and its sections without their texts: what a budget bar
+    draws, read from the trace file alone (the session is not read)."""
+    trace = store.trace_read(instance_id, trace_id)
+    return {**{key: trace.get(key) for key in TRACE_FIGURES},
+            "unfinished": "finished_at" not in trace,
+            "sections": [{key: section.get(key) for key in SECTION_FIGURES}
+                         for section in trace.get("sections") or [] if isinstance(section, dict)]}
+
+
+def _reply_unfinished(store: FileStore, instance_id: str, trace: dict[str, Any]) -> None:
+    """A trace written as the request went out and never completed: the reply is still
+    streaming (`reply.streaming`) or the server stopped during it (`reply`: the line it kept,
+    marked interrupted, or None). `unfinished` says so."""
+    trace["unfinished"] = True
+    session_id = str(trace.get("session_id") or "")
+    if not (is_valid_id(session_id) and store.session_path(instance_id, session_id).is_file()):
+        return
+    # A line a crash left unfinished is completed (marked interrupted) first, as on the chat page.
+    read = session_read_repaired(store, instance_id, session_id, newest=2)
+    if read.partial is not None and read.partial.get("trace_id") == trace.get("trace_id"):
+        trace["reply"] = {**read.partial, "streaming": True}
+        return
+
+    def kept(lines: list[dict[str, Any]]) -> dict[str, Any] | None:
+        return next((line for line in reversed(lines)
+                     if line.get("trace_id") == trace.get("trace_id")), None)
+
+    trace["reply"] = kept(read.lines) or (None if read.complete else kept(
+        store.session_read(instance_id, session_id, cached=True).lines))
+
+
+def _session_states(store: FileStore, instance_id: str,
+                    session_id: str) -> Iterator[tuple[str, Path, bytes]]:
+    """The session's file now, then each earlier state its backups under sessions/history/
+    give back (newest first; a backup of a tail change holds only the lines it replaced,
+    personalab/lib/session_tail.py), then its archived copies: (source, path, bytes)."""
+    sessions = store.sessions_dir(instance_id)
+    path = store.session_path(instance_id, session_id)
+    data = path.read_bytes() if is_valid_id(session_id) and path.is_file() else b""
+    if data:
+        yield "session", path, data
+    backups = sorted((sessions / "history").glob(f"{session_id}.*.jsonl"), reverse=True)
+    for source, state in states_back(data, ((f"history/{backup.name}", backup.read_bytes())
+                                             for backup in backups)):
+        yield source, path, state
+    for archived in sorted((sessions / "archive").glob(f"{session_id}.*.jsonl"), reverse=True):
+        yield f"archive/{archived.name}", archived, archived.read_bytes()
