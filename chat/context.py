@@ -575,6 +575,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         macros=_with_outlets(macro_values_for(character=ctx.character, persona=persona,
                                               lines=ctx.lines[:-1]), lore.get("outlets", {})),
         card=card, window=window,
+        prompt_blocks=(ctx.instance_state.get("prompt_manager") or {}).get("blocks") or [],
     )
 
 

@@ -21,6 +21,7 @@ from chat.schemas import (AsideOut, BackgroundSwitchIn, BranchIn, BranchOut, Cha
                           MessagesPage, PlayAsIn, PlayAsOut, RedoOut, SessionList, SwipeIn,
                           SwipeOut, UndoIn)
 from chat.exports import session_export_limited, session_import_limited
+from chat.services.prompt_manager import instance_preset_apply, instance_preset_export
 from chat.impersonate import impersonate_run
 from chat.streaming import aside_stream, chat_stream, impersonate_stream, redo_run, redo_stream
 from chat.group import conversation_turn
@@ -30,7 +31,6 @@ from memory.fill import progress_get as index_progress
 from personalab.lib.body_fields import body_fields_check
 from personalab.lib.errors import AppError, Invalid, naming_field
 from personalab.lib.filestore import StoreError
-from personalab.lib.generation import generation_from_st_preset
 from personalab.lib.ids import validate_id
 from personalab.lib.participants import member_ids, participant_id_checked
 from personalab.storage import get_store
@@ -161,15 +161,18 @@ def member_remove(request: HttpRequest, instance_id: str, character_id: str):
 @router.post("/instances/{instance_id}/generation/preset", response=InstanceDetail)
 def instance_preset_import(request: HttpRequest, instance_id: str,
                            preset: Body[dict[str, Any]]):
-    """A SillyTavern OpenAI preset JSON as the body: its sampling settings replace the
-    instance's (the preset's prompts and UI settings are not used)."""
-    services.instance_for_user(request.auth, instance_id)
-    store = get_store()
-    settings = generation_from_st_preset(preset)
-    unset = {name: None for name in store.instance_state_read(instance_id).get("generation") or {}}
-    services.instance_update(store, user=request.auth, instance_id=instance_id,
-                             generation={**unset, **settings})
+    """A SillyTavern Chat Completion preset JSON as the body: its sampling settings replace
+    the instance's and its prompts become the instance's prompt blocks (what was left out, and
+    why: `GET …/prompt_manager`)."""
+    instance_preset_apply(get_store(), user=request.auth, instance_id=instance_id,
+                          preset=preset)
     return instance_detail(request, instance_id)
+
+
+@router.get("/instances/{instance_id}/generation/preset", response=dict[str, Any])
+def instance_preset_get(request: HttpRequest, instance_id: str):
+    """The instance's samplers and prompt blocks as a SillyTavern Chat Completion preset."""
+    return instance_preset_export(get_store(), user=request.auth, instance_id=instance_id)
 
 
 @router.get("/generation", response=GenerationSettings, tags=["generation"])

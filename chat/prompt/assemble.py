@@ -153,6 +153,11 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     budgets = budgets_windowed(dict(inputs.section_budgets or {}), inputs.window)
     sections = sections_build(plan, templates, variables, budgets, warnings)
     blocks = blocks_build(inputs, templates, variables, warnings)
+    # After-history blocks join the system message after the history, before the template's
+    # post-history text (SillyTavern: prompts after chatHistory, then post-history instructions).
+    sections = [r for r in sections if r.region != "tail"] + [
+        b.report for b in blocks if b.position == "after_history"] + _tail_reports(sections)
+    blocks = [b for b in blocks if b.position != "after_history"]
     if inputs.window is not None:  # the history fills what the fixed sections leave
         fixed = _total_tokens(system_text_build(sections, blocks, ""), Conversation(
             [], [], section_report("conversation", "middle", ""), 0), blocks) + _tail_tokens(sections)

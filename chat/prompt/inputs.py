@@ -53,6 +53,9 @@ class PromptInputs:
     card: CardFields = field(default_factory=CardFields)
     window: ContextWindow | None = None  # None: max_total_tokens alone limits the prompt
     recap_span: tuple[int, int] | None = None  # the turns of this session the recaps cover
+    # The prompt manager's blocks (personalab/lib/prompt_manager.py): main / post-history slots
+    # and the author's own prompts in their places.
+    prompt_blocks: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass

@@ -31,7 +31,9 @@ LIST_SECTIONS: dict[str, tuple[str, str]] = {
     "recaps": ("recaps", "last"),
     "recalled": ("recalled", "first"),
 }
-BLOCK_POSITIONS = ("before_char", "after_char", "em_top", "em_bottom", "depth")
+BLOCK_POSITIONS = ("before_char", "after_char", "em_top", "em_bottom", "depth", "after_history")
+# The prompt manager's own blocks are the author's setup, not lore: dropped last on overflow.
+MANAGER_PRIORITY = 2000
 CHAT_ROLES = ("system", "user", "assistant")
 
 
@@ -179,14 +181,14 @@ def blocks_build(
     warnings: list[dict[str, Any]],
 ) -> list[Block]:
     blocks = []
-    for index, raw in enumerate(inputs.floating_blocks):
+    for index, raw in enumerate([*inputs.floating_blocks, *_manager_blocks(inputs)]):
         name = str(raw.get("name") or f"block_{index + 1}")
         content = author_text(str(raw.get("content") or ""), variables)
         if not content.strip():
             continue
         position = raw.get("position") if raw.get("position") in BLOCK_POSITIONS else "depth"
         role = raw.get("role") if raw.get("role") in CHAT_ROLES else "system"
-        region = "middle" if position == "depth" else "head"
+        region = {"depth": "middle", "after_history": "tail"}.get(position, "head")
         depth = max(0, int(raw.get("depth") or 0))
         tokens = count_tokens(content) + (MESSAGE_OVERHEAD_TOKENS if position == "depth" else 0)
         note = f"depth {depth}, role {role}" if position == "depth" else position
@@ -197,6 +199,14 @@ def blocks_build(
         blocks.append(Block(index, name, position, depth, role, priority, report))
     return blocks
 
+
+
+def _manager_blocks(inputs: PromptInputs) -> list[dict[str, Any]]:
+    """The prompt manager's enabled blocks that float (main and post-history are slots)."""
+    return [{"name": block["name"], "content": block["content"], "position": block["place"],
+             "role": block["role"], "depth": block["depth"], "priority": MANAGER_PRIORITY}
+            for block in inputs.prompt_blocks
+            if block.get("enabled") and block.get("place") not in ("main", "post_history")]
 
 
 def _head_insert(sections: list[SectionReport], report: SectionReport,

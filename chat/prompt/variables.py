@@ -8,6 +8,7 @@ from typing import Any
 from chat.prompt.inputs import PromptInputs, director_of
 from chat.prompt.templates import TemplateSet
 from personalab.lib.macros import macros_replace
+from personalab.lib.prompt_manager import slot_text
 
 
 def macro_values(inputs: PromptInputs) -> dict[str, str]:
@@ -104,6 +105,12 @@ def prompt_variables(
     return variables
 
 
+def _slot(inputs: PromptInputs, place: str, template_text: str) -> str:
+    """The prompt manager's main / post-history text where it has one, else the template's."""
+    own = slot_text(inputs.prompt_blocks, place)
+    return template_text if own is None else own
+
+
 def _card_variables(inputs: PromptInputs, templates: TemplateSet,
                     macros: dict[str, str]) -> dict[str, Any]:
     """Card fields as template variables, macros applied; a card's system prompt and
@@ -114,7 +121,8 @@ def _card_variables(inputs: PromptInputs, templates: TemplateSet,
         values = macros if original is None else {**macros, "original": original}
         return macros_replace(value, values).strip()
 
-    main, post = text(templates.default("main_prompt")), text(templates.default("post_history"))
+    main = text(_slot(inputs, "main", templates.default("main_prompt")))
+    post = text(_slot(inputs, "post_history", templates.default("post_history")))
     return {
         "main_prompt": text(card.system_prompt, main) if card.system_prompt.strip() else main,
         "post_history": text(card.post_history_instructions, post)

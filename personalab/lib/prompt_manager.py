@@ -1,0 +1,219 @@
+"""The prompt manager: ordered, toggleable prompt blocks (main, auxiliary, post-history and an
+author's own), each with a role and a place, as SillyTavern's Chat Completion presets hold them.
+Framework-free: reads and writes SillyTavern's preset JSON (`prompts` + `prompt_order`).
+
+Where a block goes, read from its place in the preset's order:
+- `main`: the main prompt (a card's system prompt still replaces it, `{{original}}` keeps it);
+- `post_history` (SillyTavern's `jailbreak`): the instructions after the history (a card's
+  post-history instructions replace it, as SillyTavern's "prefer character" does);
+- `before_char` / `after_char`: a system part before / after the character's sections, as the
+  prompt before / after the character markers (`charDescription` ... `scenario`) in the order;
+- `after_history`: a system message after the last message (a prompt after `chatHistory`);
+- `depth`: an in-chat message with its own role at a depth (SillyTavern's absolute position).
+
+SillyTavern's markers (character description, world info, examples, chat history ...) are the
+app's own sections, always sent in its own order: a marker switched off or moved is listed among
+the things not imported, with the reason."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from personalab.lib.errors import AppError
+
+PLACES = ("main", "post_history", "before_char", "after_char", "after_history", "depth")
+ROLES = ("system", "user", "assistant")
+MAX_BLOCKS = 100
+MAX_CONTENT_CHARS = 100_000
+MAX_DEPTH = 10_000
+CHARACTER_MARKERS = ("charDescription", "charPersonality", "scenario", "personaDescription")
+MARKERS = ("chatHistory", "dialogueExamples", "worldInfoBefore", "worldInfoAfter",
+           *CHARACTER_MARKERS)
+# SillyTavern's own order of its markers (its default preset): a preset that keeps it loses nothing.
+MARKER_ORDER = ("worldInfoBefore", "personaDescription", "charDescription", "charPersonality",
+                "scenario", "worldInfoAfter", "dialogueExamples", "chatHistory")
+# Preset prompts the app has its own setting or template for, and preset keys it does not use.
+ST_UNUSED_KEYS = {
+    "impersonation_prompt": "the settings page's Impersonate instruction is used instead",
+    "new_chat_prompt": "PersonaLab marks the start of the chat itself",
+    "new_group_chat_prompt": "PersonaLab marks the start of a group chat itself",
+    "new_example_chat_prompt": "examples are labelled by the prompt template",
+    "continue_nudge_prompt": "Continue resends the reply as a prefill instead",
+    "group_nudge_prompt": "the group's turn order names the speaker instead",
+    "wi_format": "world info is placed as its own section",
+    "scenario_format": "the scenario has its own section",
+    "personality_format": "the personality has its own section",
+    "assistant_prefill": "not supported yet",
+    "assistant_impersonation": "not supported yet",
+}
+ST_ROLE_DEFAULT = "system"
+ST_MAIN, ST_POST = "main", "jailbreak"
+ST_CHARACTER_ID = 100001  # SillyTavern's "default for new characters" order
+
+
+class PromptManagerError(AppError, ValueError):
+    """A preset or block list that cannot be used; `fields` says where."""
+
+    def __init__(self, message: str, *, fields: dict[str, str]) -> None:
+        super().__init__("invalid", 400, message, fields)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _order_of(preset: dict[str, Any]) -> list[dict[str, Any]]:
+    """The preset's prompt order: the entry for new characters, else the last one given."""
+    orders = [o for o in preset.get("prompt_order") or [] if isinstance(o, dict)
+              and isinstance(o.get("order"), list)]
+    chosen = next((o for o in orders if o.get("character_id") == ST_CHARACTER_ID),
+                  orders[-1] if orders else None)
+    if chosen is None:  # no order: every prompt in the order given, enabled
+        return [{"identifier": p.get("identifier"), "enabled": p.get("enabled", True)}
+                for p in preset.get("prompts") or [] if isinstance(p, dict)]
+    return [entry for entry in chosen["order"] if isinstance(entry, dict)]
+
+
+def _place(identifier: str, prompt: dict[str, Any], *, seen_character: bool,
+           seen_history: bool) -> str:
+    if identifier == ST_MAIN:
+        return "main"
+    if identifier == ST_POST:
+        return "post_history"
+    if prompt.get("injection_position") == 1:
+        return "depth"
+    if seen_history:
+        return "after_history"
+    return "after_char" if seen_character else "before_char"
+
+
+def _marker_notes(order: list[dict[str, Any]]) -> list[dict[str, str]]:
+    notes = []
+    for entry in order:
+        name = str(entry.get("identifier") or "")
+        if name in MARKERS and entry.get("enabled") is False:
+            notes.append({"name": name, "reason": "switched off in the preset; PersonaLab always "
+                                                  "sends this section when it has text"})
+    kept = [str(e.get("identifier")) for e in order if e.get("identifier") in MARKER_ORDER]
+    if kept != [name for name in MARKER_ORDER if name in kept]:
+        notes.append({"name": "marker order", "reason": "the preset moves world info, the "
+                      "character, examples or the history; PersonaLab keeps its own order"})
+    return notes
+
+
+def prompt_blocks_from_st_preset(preset: Any) -> dict[str, Any]:
+    """The prompt blocks of a SillyTavern Chat Completion preset and what was left out (with
+    the reason). Prompts without text are kept only when they carry the main or post-history
+    slot (an empty one there means "send none", as in SillyTavern)."""
+    if not isinstance(preset, dict):
+        raise PromptManagerError("A preset must be a JSON object.",
+                                 fields={"file": "must be a JSON object (a SillyTavern preset)"})
+    prompts = {str(p.get("identifier")): p for p in preset.get("prompts") or []
+               if isinstance(p, dict) and p.get("identifier")}
+    order = _order_of(preset)
+    blocks: list[dict[str, Any]] = []
+    skipped = _marker_notes(order)
+    seen_character = seen_history = False
+    for entry in order:
+        identifier = str(entry.get("identifier") or "")
+        seen_character |= identifier in CHARACTER_MARKERS
+        seen_history |= identifier == "chatHistory"
+        prompt = prompts.get(identifier)
+        if identifier in MARKERS or prompt is None:
+            if prompt is None and identifier not in MARKERS:
+                skipped.append({"name": identifier, "reason": "in the order but not among the "
+                                                              "preset's prompts"})
+            continue
+        if prompt.get("marker"):
+            skipped.append({"name": str(prompt.get("name") or identifier),
+                            "reason": "a SillyTavern marker PersonaLab has no section for"})
+            continue
+        place = _place(identifier, prompt, seen_character=seen_character,
+                       seen_history=seen_history)
+        content = _text(prompt.get("content"))
+        if not content.strip() and place not in ("main", "post_history"):
+            continue
+        blocks.append(block_clean({
+            "identifier": identifier, "name": _text(prompt.get("name")) or identifier,
+            "role": prompt.get("role") or ST_ROLE_DEFAULT, "content": content,
+            "enabled": entry.get("enabled", True) is not False, "place": place,
+            "depth": prompt.get("injection_depth", 4) if place == "depth" else 0}))
+    skipped += [{"name": key, "reason": reason} for key, reason in ST_UNUSED_KEYS.items()
+                if _text(preset.get(key)).strip()]
+    return {"blocks": blocks_check(blocks), "skipped": skipped}
+
+
+def block_clean(raw: Any, *, at: str = "block") -> dict[str, Any]:
+    """One block, checked: a sentence per wrong field in PromptManagerError.fields."""
+    if not isinstance(raw, dict):
+        raise PromptManagerError("A prompt block must be an object.", fields={at: "not an object"})
+    problems: dict[str, str] = {}
+    role = raw.get("role", ST_ROLE_DEFAULT)
+    place = raw.get("place", "before_char")
+    content = raw.get("content", "")
+    depth = raw.get("depth", 0)
+    if role not in ROLES:
+        problems[f"{at}.role"] = f"must be one of {', '.join(ROLES)}"
+    if place not in PLACES:
+        problems[f"{at}.place"] = f"must be one of {', '.join(PLACES)}"
+    if not isinstance(content, str) or len(content) > MAX_CONTENT_CHARS:
+        problems[f"{at}.content"] = f"must be text of at most {MAX_CONTENT_CHARS} characters"
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 0 <= depth <= MAX_DEPTH:
+        problems[f"{at}.depth"] = f"must be a whole number from 0 to {MAX_DEPTH}"
+    if problems:
+        raise PromptManagerError("A prompt block is not valid.", fields=problems)
+    return {"identifier": _text(raw.get("identifier")) or str(uuid.uuid4()),
+            "name": (_text(raw.get("name")) or _text(raw.get("identifier")) or "Prompt")[:200],
+            "role": role, "content": content, "enabled": raw.get("enabled", True) is not False,
+            "place": place, "depth": depth if place == "depth" else 0}
+
+
+def blocks_check(raw: Any) -> list[dict[str, Any]]:
+    """A whole block list: at most MAX_BLOCKS, one main and one post-history slot."""
+    if not isinstance(raw, list):
+        raise PromptManagerError("Prompt blocks must be a list.", fields={"blocks": "not a list"})
+    if len(raw) > MAX_BLOCKS:
+        raise PromptManagerError(f"At most {MAX_BLOCKS} prompt blocks.",
+                                 fields={"blocks": f"at most {MAX_BLOCKS}"})
+    blocks = [block_clean(item, at=f"blocks[{index}]") for index, item in enumerate(raw)]
+    for place in ("main", "post_history"):
+        if sum(1 for b in blocks if b["place"] == place) > 1:
+            raise PromptManagerError(f"Only one block may be the {place.replace('_', '-')} "
+                                     "prompt.", fields={"blocks": f"two blocks in place {place}"})
+    return blocks
+
+
+def slot_text(blocks: list[dict[str, Any]], place: str) -> str | None:
+    """The text of the main or post-history block; None when the list has none (the
+    template's own stays), "" when it is switched off (send none)."""
+    found = next((b for b in blocks if b.get("place") == place), None)
+    if found is None:
+        return None
+    return found["content"] if found.get("enabled") else ""
+
+
+def st_preset_prompts(blocks: list[dict[str, Any]]) -> dict[str, Any]:
+    """`prompts` and `prompt_order` for a SillyTavern preset: the blocks in their places around
+    SillyTavern's markers, so importing it there puts each where it went here."""
+    prompts: list[dict[str, Any]] = []
+    for name in MARKER_ORDER:
+        prompts.append({"identifier": name, "name": name, "system_prompt": True, "marker": True})
+    by_place: dict[str, list[dict[str, Any]]] = {place: [] for place in PLACES}
+    for block in blocks:
+        identifier = {"main": ST_MAIN, "post_history": ST_POST}.get(block["place"],
+                                                                    block["identifier"])
+        prompts.append({"identifier": identifier, "name": block["name"], "role": block["role"],
+                        "content": block["content"], "system_prompt": block["place"] in
+                        ("main", "post_history"), "marker": False,
+                        "injection_position": 1 if block["place"] == "depth" else 0,
+                        "injection_depth": block["depth"] if block["place"] == "depth" else 4})
+        by_place[block["place"]].append({"identifier": identifier, "enabled": block["enabled"]})
+    order = [*by_place["main"], *by_place["before_char"], "worldInfoBefore", "personaDescription",
+             "charDescription", "charPersonality", "scenario", *by_place["after_char"],
+             "worldInfoAfter", "dialogueExamples", *by_place["depth"], "chatHistory",
+             *by_place["after_history"], *by_place["post_history"]]
+    entries = [item if isinstance(item, dict) else {"identifier": item, "enabled": True}
+               for item in order]
+    return {"prompts": prompts, "prompt_order": [{"character_id": ST_CHARACTER_ID,
+                                                  "order": entries}]}

@@ -1,0 +1,94 @@
+// The chat drawer's prompt blocks: import a SillyTavern preset, switch blocks on and off, export.
+// Everything goes through the REST API (session cookie + CSRF); names and texts are set as text.
+(function () {
+  const card = document.getElementById("prompt-blocks");
+  if (!card) return;
+  const csrf = (document.cookie.match(/(?:^|; )csrftoken=([^;]*)/) || [])[1] || "";
+  const list = card.querySelector("[data-role=blocks]");
+  const skipped = card.querySelector("[data-role=skipped]");
+  const error = card.querySelector("[data-role=error]");
+  const managerUrl = card.dataset.managerUrl;
+  let blocks = [];
+
+  function problem(text) {
+    error.textContent = text || "";
+    error.hidden = !text;
+  }
+
+  async function call(url, options) {
+    const response = await fetch(url, {credentials: "same-origin", ...options,
+      headers: {"Content-Type": "application/json", "X-CSRFToken": csrf}});
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      const found = body.error || {};
+      const fields = Object.entries(found.fields || {}).map(([k, v]) => `${k}: ${v}`).join("; ");
+      throw new Error([found.message, fields].filter(Boolean).join(" ") || response.statusText);
+    }
+    return body;
+  }
+
+  function show(manager) {
+    blocks = manager.blocks || [];
+    list.replaceChildren(...blocks.map((block, index) => {
+      const item = document.createElement("li");
+      const label = document.createElement("label");
+      const box = document.createElement("input");
+      box.type = "checkbox";
+      box.className = "inline-check";
+      box.checked = !!block.enabled;
+      box.dataset.index = String(index);
+      const where = block.place === "depth" ? `depth ${block.depth}, ${block.role}`
+        : `${block.place.replace("_", " ")}, ${block.role}`;
+      label.append(box, ` ${block.name} `);
+      const note = document.createElement("small");
+      note.className = "muted";
+      note.textContent = `(${where})`;
+      label.append(note);
+      item.append(label);
+      return item;
+    }));
+    const left = manager.skipped || [];
+    skipped.replaceChildren();
+    if (left.length) {
+      const title = document.createElement("p");
+      title.textContent = card.dataset.error;
+      const items = document.createElement("ul");
+      items.append(...left.map((s) => {
+        const li = document.createElement("li");
+        li.textContent = `${s.name}: ${s.reason}`;
+        return li;
+      }));
+      skipped.append(title, items);
+    }
+  }
+
+  list.addEventListener("change", async (event) => {
+    const box = event.target.closest("input[data-index]");
+    if (!box) return;
+    const changed = blocks.map((b, i) => (i === Number(box.dataset.index)
+      ? {...b, enabled: box.checked} : b));
+    try {
+      show(await call(managerUrl, {method: "PUT", body: JSON.stringify({blocks: changed})}));
+      problem("");
+    } catch (e) {
+      box.checked = !box.checked;
+      problem(e.message);
+    }
+  });
+
+  card.querySelector("[data-role=preset-file]").addEventListener("change", async (event) => {
+    const file = event.target.files[0];
+    if (!file) return;
+    try {
+      const preset = JSON.parse(await file.text());
+      await call(card.dataset.presetUrl, {method: "POST", body: JSON.stringify(preset)});
+      show(await call(managerUrl, {method: "GET"}));
+      problem("");
+    } catch (e) {
+      problem(e.message);
+    }
+    event.target.value = "";
+  });
+
+  call(managerUrl, {method: "GET"}).then(show).catch((e) => problem(e.message));
+})();

@@ -1,0 +1,37 @@
+"""The chat drawer's prompt blocks: a SillyTavern preset file imported from the page lists its
+blocks and what was left out; switching one off is kept."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.sync_api import Page
+
+from tests.e2e.conftest import DESKTOP, Server, instance_new, screenshot_take
+from tests.test_prompt_manager import _preset
+
+pytestmark = pytest.mark.e2e
+
+
+def test_a_preset_imported_from_the_drawer_lists_its_blocks(page: Page, server: Server,
+                                                           tmp_path) -> None:
+    page.set_viewport_size(DESKTOP)
+    instance_id = instance_new(page, server)
+    preset = tmp_path / "grim.json"
+    preset.write_text(json.dumps(_preset()))
+    card = page.locator("[data-testid=prompt-blocks]")
+    card.locator("[data-role=preset-file]").set_input_files(str(preset))
+    card.locator("li", has_text="Auxiliary Prompt").wait_for()
+    assert "charPersonality" in card.locator("[data-role=skipped]").inner_text()
+    assert server.instance_state(instance_id)["generation"]["temperature"] == 0.7
+
+    with page.expect_response(lambda r: r.request.method == "PUT"
+                              and r.url.endswith("/prompt_manager")) as answer:
+        card.locator("li", has_text="Whisper").locator("input").uncheck()
+    assert answer.value.ok
+    blocks = server.instance_state(instance_id)["prompt_manager"]["blocks"]
+    assert {b["name"]: b["enabled"] for b in blocks}["Whisper"] is False
+    card.scroll_into_view_if_needed()
+    screenshot_take(page, "60_prompt_blocks_1366", full_page=False)
+    assert page.js_errors == []
