@@ -9,7 +9,8 @@ from django.utils.translation import gettext_noop
 from chat import services as chat_services
 from chat.context import provider_current
 from memory import runtime
-from memory.services import memory_summarize, memory_update_persona
+from memory.evolved_persona import memory_update_persona
+from memory.summarize import memory_summarize
 from personalab.storage import get_store
 
 

@@ -277,7 +277,7 @@ def _exported_header(client, auth, instance, session_id: str) -> dict:
 @pytest.mark.django_db(transaction=True)
 def test_a_chats_authors_note_becomes_the_storys_and_its_edit_goes_back_out(client, auth,
                                                                          instance, store):
-    from memory.services import authors_note_read, authors_note_save
+    from memory.authors_note import authors_note_read, authors_note_save
 
     body = _upload(client, auth, instance, jsonl(CHAT)).json()
     assert authors_note_read(store, instance_id=instance) == {
@@ -294,7 +294,7 @@ def test_a_chats_authors_note_becomes_the_storys_and_its_edit_goes_back_out(clie
 @pytest.mark.django_db(transaction=True)
 def test_a_story_with_its_own_note_keeps_it_and_the_report_says_so(client, auth, instance,
                                                                    store):
-    from memory.services import authors_note_read, authors_note_save
+    from memory.authors_note import authors_note_read, authors_note_save
 
     own = {"text": "Mira lies about the ship.", "depth": 1, "frequency": 1, "role": "system"}
     authors_note_save(store, instance_id=instance, note=own)
@@ -305,7 +305,7 @@ def test_a_story_with_its_own_note_keeps_it_and_the_report_says_so(client, auth,
 
 @pytest.mark.django_db(transaction=True)
 def test_a_sessions_export_carries_the_storys_authors_note(client, auth, instance, store):
-    from memory.services import authors_note_save
+    from memory.authors_note import authors_note_save
 
     authors_note_save(store, instance_id=instance, note={
         "text": "[Weather: heavy rain]", "depth": 4, "frequency": 1, "role": "system"})

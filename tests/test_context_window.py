@@ -134,7 +134,7 @@ def test_the_context_length_the_model_server_reports_is_the_default_window(
 
 def test_the_prompt_says_which_turns_the_recaps_cover_and_where_the_conversation_starts(
         client, auth, store, instance, use_stub):
-    from memory.services import RECAPS_FILE
+    from memory.recaps import RECAPS_FILE
 
     session_id = session_import(store, instance_id=instance, data=st_chat(400))[0]
     store.memory_json_write(instance, RECAPS_FILE, {"items": [

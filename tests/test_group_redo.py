@@ -108,7 +108,7 @@ def test_the_first_member_can_leave_and_the_next_one_takes_over(alice_client, st
 
 def test_the_biography_reaches_only_a_one_to_one_story_of_its_own_character(
         alice_client, store, group, character, brenna, use_stub):
-    from memory.services import biography_add
+    from memory.biography import biography_add
 
     biography_add(store, instance_id=group, text="Alserqi 在第七区长大。")
     use_stub.script(Reply("嗯。"), Reply("嗯。"))

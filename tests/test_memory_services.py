@@ -9,7 +9,7 @@ import pytest
 
 from personalab.lib.llm import LLMError
 from memory import services
-from memory.services import MemoryActionError
+from memory.errors import MemoryActionError
 from personalab.lib.filestore import FileStore
 
 INSTANCE = "inst_001"

@@ -9,7 +9,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from memory.services import authors_note_read
+from memory.authors_note import authors_note_read
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,0 +1,67 @@
+"""What every memory action shares: the character's name and prompt locale, the model call,
+the session's messages grouped by turn."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from django.utils.translation import gettext
+
+from library.selectors import character_for_chat_optional
+from memory.errors import MemoryActionError
+from personalab.lib.filestore import FileStore, SessionRead
+from personalab.lib.llm import LLMError
+from personalab.lib.prompt_language import locale_for_character
+
+
+def speaker_named(store: FileStore, state: dict[str, Any],
+           character_id: Any = None) -> tuple[str, str]:
+    """(name, prompt locale) of the chat's character, or of member `character_id`, as the chat
+    may read it (a kept copy once its author made it private)."""
+    character_id = str(character_id or state.get("character_id") or "")
+    character = character_for_chat_optional(store, state=state, character_id=character_id)
+    return (str(character.get("name") or character_id or "角色"),
+            locale_for_character(store, character))
+
+
+async def speaker_of(store: FileStore, state: dict[str, Any],
+                   character_id: Any = None) -> tuple[str, str]:
+    # off the event loop: whether the chat may read another author's file asks the database
+    return await asyncio.to_thread(speaker_named, store, state, character_id)
+
+
+async def llm_text(llm: Any, messages: list[dict], context: dict[str, Any]) -> str:
+    try:
+        text = await llm.complete(messages, context=context)
+    except LLMError as exc:
+        raise MemoryActionError(gettext("The model call failed; nothing was changed: %(error)s")
+                                % {"error": exc.message}) from exc
+    return text if isinstance(text, str) else ""
+
+
+def int_setting(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def session_messages(session: SessionRead) -> list[dict[str, Any]]:
+    """Finished user/assistant lines the player did not hide, plus a line a crash left
+    unfinished (kept, marked)."""
+    messages = list(session.messages_shown_to_model)
+    if session.partial:
+        messages.append({**session.partial, "interrupted": True})
+    return messages
+
+
+def turn_groups(messages: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    groups: dict[int, list[dict[str, Any]]] = {}
+    for line in messages:
+        turn = line.get("turn")
+        if isinstance(turn, int) and not isinstance(turn, bool):
+            groups.setdefault(turn, []).append(line)
+    return list(groups.values())
+
+
+def main_character(store: FileStore, instance_id: str) -> str:
+    return str(store.instance_state_read(instance_id).get("character_id") or "")
+

@@ -1,0 +1,162 @@
+"""Rolling recaps: every `recap_every_n_rounds` a short summary of those rounds becomes pending;
+once the pending summaries cover `recap_stack_every_rounds` rounds they are stacked (joined)
+into one recap item. `recap_max_entries`: 1 keeps only the newest item, 0 or less keeps all.
+The caller holds the instance lock."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext
+
+from memory import prompts
+from memory.action_base import int_setting, llm_text, speaker_of, turn_groups
+from memory.errors import MemoryActionError
+from memory.item_lists import item_remove, item_reorder, item_update, items_doc_read
+from personalab.lib.filestore import FileStore, utc_now
+from personalab.lib.ids import random_id
+
+RECAPS_FILE = "recaps"
+
+
+def recap_items(store: FileStore, *, instance_id: str) -> list[dict[str, Any]]:
+    return items_doc_read(store, instance_id, RECAPS_FILE, strict=False)["items"]
+
+
+def recap_pending(store: FileStore, *, instance_id: str) -> list[dict[str, Any]]:
+    data = items_doc_read(store, instance_id, RECAPS_FILE, strict=False)
+    return [p for p in data.get("pending_summaries", []) if isinstance(p, dict)]
+
+
+def recap_update(store: FileStore, *, instance_id: str, item_id: str, text: str) -> dict[str, Any]:
+    return item_update(store, instance_id, RECAPS_FILE, item_id, text)
+
+
+def recap_remove(store: FileStore, *, instance_id: str, item_id: str) -> dict[str, Any]:
+    return item_remove(store, instance_id, RECAPS_FILE, item_id)
+
+
+def recap_reorder(store: FileStore, *, instance_id: str, item_id: str,
+                  new_index: int) -> list[dict[str, Any]]:
+    return item_reorder(store, instance_id, RECAPS_FILE, item_id, new_index)
+
+
+def _recap_settings(settings: dict[str, Any]) -> tuple[int, int, int]:
+    every = int_setting(settings.get("recap_every_n_rounds"), 5)
+    stack = int_setting(settings.get("recap_stack_every_rounds"), 10)
+    return max(every, 1), max(stack, 1), int_setting(settings.get("recap_max_entries"), 20)
+
+
+def _recap_doc(store: FileStore, instance_id: str) -> dict[str, Any]:
+    data = items_doc_read(store, instance_id, RECAPS_FILE, strict=True)
+    pending = data.get("pending_summaries", [])
+    data["pending_summaries"] = [p for p in pending if isinstance(p, dict)] \
+        if isinstance(pending, list) else []
+    return data
+
+
+async def _recap_chunk(store: FileStore, *, llm: Any, state: dict[str, Any], session_id: str,
+                       lines: list[dict[str, Any]], from_turn: int, to_turn: int) -> dict[str, Any]:
+    name, locale = await speaker_of(store, state)
+    messages = prompts.recap_messages(character_name=name, turns=lines, locale=locale)
+    text = (await llm_text(llm, messages, {
+        "task": "recap", "character_name": name, "transcript": lines,
+        "instance_id": state.get("instance_id")})).strip()
+    if not text:
+        raise MemoryActionError(gettext("The model returned an empty recap."))
+    return {"text": text, "from_turn": from_turn, "to_turn": to_turn, "session_id": session_id,
+            "created_at": utc_now()}
+
+
+def _recap_push(data: dict[str, Any], entry: dict[str, Any], *, stack_every: int,
+                max_entries: int) -> dict[str, Any]:
+    pending = data["pending_summaries"]
+    pending.append(entry)
+    covered = sum(p.get("to_turn", 0) - p.get("from_turn", 0) + 1 for p in pending)
+    done = {"from_turn": entry["from_turn"], "to_turn": entry["to_turn"]}
+    if covered < stack_every:
+        return {"action": "pending", **done, "pending": len(pending)}
+    item = {"id": random_id("recap"), "text": "\n".join(p["text"] for p in pending),
+            "created_at": utc_now(), "from_turn": pending[0].get("from_turn"),
+            "to_turn": pending[-1].get("to_turn"), "session_id": pending[-1].get("session_id"),
+            "from_session_id": pending[0].get("session_id")}
+    data["items"].append(item)
+    data["pending_summaries"] = []
+    return {"action": "stacked", **done, "pending": 0, "item": item,
+            "removed": _recap_trim(data, max_entries)}
+
+
+def _recap_trim(data: dict[str, Any], max_entries: int) -> list[str]:
+    items = data["items"]
+    if max_entries <= 0 or len(items) <= max_entries:
+        return []
+    # Items can be reordered by hand, so "oldest" is by creation time, list order breaking ties.
+    by_age = sorted(range(len(items)), key=lambda i: (str(items[i].get("created_at", "")), i))
+    drop = set(by_age[: len(items) - max_entries])
+    data["items"] = [item for i, item in enumerate(items) if i not in drop]
+    return [items[i]["id"] for i in sorted(drop)]
+
+
+def _recap_covered(data: dict[str, Any], session_id: str, turn: int) -> bool:
+    return any(entry.get("session_id") == session_id and entry.get("to_turn", 0) >= turn
+               for entry in [*data["pending_summaries"], *data["items"]])
+
+
+def _current_turns(store: FileStore,
+                   instance_id: str) -> tuple[dict[str, Any], str, dict[int, list[dict]]]:
+    state = store.instance_state_read(instance_id)
+    session_id = state["current_session_id"]
+    messages = store.session_read(instance_id, session_id).messages_shown_to_model
+    return state, session_id, {group[0]["turn"]: group for group in turn_groups(messages)}
+
+
+async def recap_maybe_roll(store: FileStore, *, instance_id: str, llm: Any,
+                           settings: dict[str, Any]) -> dict[str, Any] | None:
+    """Called after each finished turn. Returns what it did, or None when it had nothing to do.
+    An LLM failure changes nothing and comes back as {"action": "failed", "message": ...}."""
+    if not settings.get("recaps_enabled"):
+        return None
+    every, stack, max_entries = _recap_settings(settings)
+    state, session_id, groups = _current_turns(store, instance_id)
+    last = max(groups, default=0)
+    if last <= 0 or last % every:
+        return None
+    first = last - every + 1
+    lines = [line for turn in sorted(groups) if first <= turn <= last for line in groups[turn]]
+    try:
+        data = _recap_doc(store, instance_id)
+        if _recap_covered(data, session_id, last):
+            return None
+        entry = await _recap_chunk(store, llm=llm, state=state, session_id=session_id,
+                                   lines=lines, from_turn=first, to_turn=last)
+    except MemoryActionError as exc:
+        return {"action": "failed", "from_turn": first, "to_turn": last, "message": exc.message}
+    result = _recap_push(data, entry, stack_every=stack, max_entries=max_entries)
+    store.memory_json_write(instance_id, RECAPS_FILE, data)
+    return result
+
+
+async def recap_rebuild(store: FileStore, *, instance_id: str, llm: Any,
+                        settings: dict[str, Any]) -> dict[str, Any]:
+    """Recompute the current session's recaps (its items and pending summaries) from its turns;
+    recaps of earlier sessions are kept. All LLM calls happen before anything is written."""
+    every, stack, max_entries = _recap_settings(settings)
+    state, session_id, groups = _current_turns(store, instance_id)
+    data = _recap_doc(store, instance_id)
+    entries = []
+    for end in range(every, max(groups, default=0) + 1, every):
+        lines = [line for turn in sorted(groups) if end - every < turn <= end
+                 for line in groups[turn]]
+        if lines:
+            entries.append(await _recap_chunk(store, llm=llm, state=state, session_id=session_id,
+                                              lines=lines, from_turn=end - every + 1, to_turn=end))
+    rebuilt = {**data,
+               "items": [i for i in data["items"] if session_id not in
+                         (i.get("session_id"), i.get("from_session_id"))],
+               "pending_summaries": [p for p in data["pending_summaries"]
+                                     if p.get("session_id") != session_id]}
+    for entry in entries:
+        _recap_push(rebuilt, entry, stack_every=stack, max_entries=max_entries)
+    store.memory_json_write(instance_id, RECAPS_FILE, rebuilt)
+    return {"chunks": len(entries), "items": rebuilt["items"],
+            "pending": rebuilt["pending_summaries"]}

@@ -1,0 +1,252 @@
+"""Reads of part of a session through its line index (personalab/lib/line_index.py): a chat
+page's stretch, the lines a prompt can use, a listing's line kinds. Only the lines read are
+parsed, so the cost does not grow with the session."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from personalab.lib.filestore.cache import SESSION_CACHE
+from personalab.lib.filestore.jsonl import LineProblem, file_bytes, lines_parse
+from personalab.lib.filestore.session_read import (
+    LinesBefore,
+    SessionRead,
+    read_session_file,
+    records_turn_max,
+    unfinished_take,
+)
+from personalab.lib.jsontext import json_loads
+from personalab.lib.line_index import (
+    ASSISTANT,
+    BAD,
+    BLANK,
+    MESSAGE_KINDS,
+    METADATA,
+    NOTE,
+    SHOWN_KINDS,
+    SUMMARY,
+    USER,
+    LineIndex,
+    Unindexable,
+    line_index_read,
+)
+from personalab.lib.lines import line_parse, session_line_problem
+
+
+def _session_indexed(path: Path):
+    """The file's bytes, its line index and the index's line records; None when the file
+    cannot be indexed (the caller reads it whole)."""
+    data = file_bytes(path)
+    try:
+        index = line_index_read(path, data)
+    except Unindexable:
+        return None
+    return data, index, index.line_records()
+
+
+def read_session_stretch(path: Path, *, shown: int, before: int | None = None) -> SessionRead:
+    """The lines from the (`shown` + 1)-th newest line the chat page shows before line position
+    `before` (the end when None) up to `before`, found through the line index kept beside the
+    file, so only those lines are parsed. Metadata, problems (every bad line of the file, same
+    reasons and numbers), the unfinished last line and the highest turn are as
+    read_session_file gives them; `first_index` says where the stretch starts."""
+    indexed = _session_indexed(path)
+    if indexed is None:
+        return read_session_file(path)
+    data, index, positions = indexed
+    end = len(positions) if before is None else max(0, min(before, len(positions)))
+    shown_at = np.flatnonzero(np.isin(index.records["kind"][positions[:end]], SHOWN_KINDS))
+    first = int(shown_at[-shown - 1]) if len(shown_at) > shown else 0
+    return _stretch_read(path, data, index, positions, first, end, whole_end=before is None)
+
+
+def no_lines(kinds: np.ndarray) -> tuple[int, int]:
+    return len(kinds), len(kinds)
+
+
+def read_session_picked(path: Path, *,
+                        pick: Callable[[np.ndarray], tuple[int, int]]) -> SessionRead:
+    """The session's lines at positions [first, end) that `pick` chooses from the line index's
+    kinds of all the lines (`line_kinds`), only those parsed; metadata, problems and the
+    unfinished last line as read_session_file gives them. A session the index cannot describe
+    whole (no index, a last line missing only its newline) is read whole, `line_kinds` None."""
+    indexed = _session_indexed(path)
+    if indexed is None:
+        return read_session_file(path)
+    data, index, positions = indexed
+    first, end = pick(index.records["kind"][positions])
+    read = _stretch_read(path, data, index, positions, first, end, whole_end=False)
+    return read if read.line_kinds is not None else read_session_file(path)
+
+
+
+_MAYBE_MACRO = re.compile(rb"\{\{|<|\\u00(?:3[cC]|7[bB])")
+
+
+def read_session_recent(path: Path, *, usable: int | None = None, tokens: int | None = None,
+                        overhead: int = 0) -> SessionRead:
+    """The newest lines a prompt can use, through the line index, and the newest user line:
+    `usable` lines a prompt may send, or (`tokens`) lines a prompt may send back to the first
+    that takes their cost (content tokens + `overhead` each) over `tokens`; `lines_before`
+    tallies the lines before them. When every line fits in `tokens`, the whole session is read
+    through the session cache, so the next turn parses only what was appended."""
+    indexed = _session_indexed(path)
+    if indexed is None:
+        return read_session_file(path)
+    data, index, positions = indexed
+    records = index.records[positions]
+    first = _recent_first(records, usable=usable, tokens=tokens, overhead=overhead)
+    if usable is None and first == 0:
+        read = SESSION_CACHE.read(path, data=data)
+        read.token_counts = _token_counts(read.lines, records)
+        return read
+    users = np.flatnonzero(records["kind"] == USER)
+    if len(users):
+        first = min(first, int(users[-1]))
+    read = _stretch_read(path, data, index, positions, first, len(positions), whole_end=True)
+    read.lines_before = _lines_before(data, index, positions, first)
+    read.token_counts = _token_counts(read.lines, records[first:])
+    return read
+
+
+_MESSAGE_ROLES = {USER: "user", ASSISTANT: "assistant"}
+
+
+def _token_counts(lines: list[dict[str, Any]], records: np.ndarray) -> dict[str, int]:
+    """The index's token counts of the usable messages among `lines`, which are the lines of
+    `records` (a last line missing its newline may follow them); nothing when they do not
+    line up."""
+    if len(lines) < len(records):
+        return {}
+    counts = {}
+    kinds, usable, tokens = records["kind"].tolist(), records["usable"].tolist(), records["tokens"].tolist()
+    for line, kind, sendable, count in zip(lines, kinds, usable, tokens):
+        if sendable and (line.get("role") == _MESSAGE_ROLES.get(kind)
+                         or (kind == NOTE and line.get("type") == "note")):
+            counts[line["content"]] = count
+    return counts
+
+
+def _recent_first(records: np.ndarray, *, usable: int | None, tokens: int | None,
+                  overhead: int) -> int:
+    """The position of the oldest line a read of the newest lines needs."""
+    usable_at = np.flatnonzero(records["usable"])
+    if usable is not None:
+        return int(usable_at[-usable]) if len(usable_at) >= usable else 0
+    costs = records["tokens"][usable_at].astype(np.int64) + overhead
+    over = np.flatnonzero(np.cumsum(costs[::-1]) > (tokens or 0))
+    return int(usable_at[len(usable_at) - 1 - int(over[0])]) if len(over) else 0
+
+
+def _lines_before(data: bytes, index: LineIndex, positions: np.ndarray,
+                  first: int) -> LinesBefore:
+    older = index.records[positions[:first]]
+    usable_older = older["usable"].astype(bool)
+    # A sendable narrator note weighs what a message does.
+    is_message = usable_older & (older["kind"] != SUMMARY)
+    messages = older[is_message]
+    summaries = [_line_at(data, index, int(number))
+                 for number in positions[:first][usable_older & (older["kind"] == SUMMARY)]]
+    return LinesBefore(usable=int(usable_older.sum()), messages=len(messages),
+                       message_tokens=int(messages["tokens"].sum()),
+                       summaries=[line for line in summaries if line is not None],
+                       macro_messages=_macro_messages(data, index, positions[:first][is_message]))
+
+
+def _macro_messages(data: bytes, index: LineIndex, numbers: np.ndarray) -> list[dict[str, Any]]:
+    """The lines at record `numbers` whose bytes may hold a macro, parsed."""
+    if not len(numbers):
+        return []
+    stop = index.span(int(numbers[-1]))[1]
+    if all(data.find(start, 0, stop) < 0 for start in (b"{{", b"<", b"\\u00")):
+        return []  # bytes.find is a fast scan; the pattern below is not
+    hits = [found.start() for found in _MAYBE_MACRO.finditer(data, 0, stop)]
+    if not hits:
+        return []
+    at = np.unique(np.searchsorted(index.records["end"], np.array(hits, dtype=np.uint64),
+                                   side="right"))
+    lines = [_line_at(data, index, int(number)) for number in np.intersect1d(at, numbers)]
+    return [line for line in lines if line is not None]
+
+
+def _line_at(data: bytes, index: LineIndex, number: int) -> dict[str, Any] | None:
+    start, stop = index.span(number)
+    return line_parse(data[start:stop - 1], session_line_problem)[0]
+
+
+def _stretch_read(path: Path, data: bytes, index: LineIndex, positions: np.ndarray, first: int,
+                  end: int, *, whole_end: bool) -> SessionRead:
+    """The session's lines at positions [first, end) as a SessionRead (the unfinished last line
+    and a last line missing its newline added when the stretch reaches the end)."""
+    total = len(positions)
+    records, problems = _stretch_parse(path, data, index, positions[first:end])
+    if len(records) != end - first:  # the index disagrees with the file: never trust it
+        return read_session_file(path)
+    tail: list[dict[str, Any]] = []
+    partial = unfinished_take(path, data[index.covered:], len(index.records) + 1, tail, problems)
+    if not total and tail and tail[0].get("type") == "metadata":
+        metadata = tail.pop(0)  # a session of one line, missing its newline
+    else:
+        metadata = _metadata_at(path, data, index, problems)
+    if whole_end or end >= total:
+        records.extend(tail)
+    messages = np.flatnonzero(np.isin(index.records["kind"][positions], MESSAGE_KINDS))
+    last_message = (total if tail and tail[-1].get("role") in ("user", "assistant")
+                    else int(messages[-1]) if len(messages) else None)
+    return SessionRead(path=path, metadata=metadata, lines=records, problems=problems,
+                       partial=partial, size_bytes=len(data),
+                       turn_max=max(index.turn_max(), records_turn_max(tail)),
+                       complete=first == 0 and end >= total, first_index=first,
+                       last_message_index=last_message,
+                       line_kinds=index.records["kind"][positions] if not tail else None)
+
+
+def _stretch_parse(path: Path, data: bytes, index: LineIndex, picked: np.ndarray
+                   ) -> tuple[list[dict[str, Any]], list[LineProblem]]:
+    """The lines at record numbers `picked` (one run of the file), and every bad line of the
+    whole file reported (in order), as a whole read reports them."""
+    records: list[dict[str, Any]] = []
+    if len(picked):
+        start, _ = index.span(int(picked[0]))
+        _, stop = index.span(int(picked[-1]))
+        records = _lines_parse_checked(index, int(picked[0]), int(picked[-1]), data[start:stop])
+        if records is None:
+            records, _ = lines_parse(data[start:stop], path, int(picked[0]) + 1,
+                                      session_line_problem)
+    problems = []
+    for record in np.flatnonzero(index.records["kind"] == BAD):
+        start, stop = index.span(int(record))
+        _, reason = line_parse(data[start:stop - 1], session_line_problem)
+        problems.append(LineProblem(str(path), int(record) + 1, reason or "unreadable line"))
+    return records, problems
+
+
+def _lines_parse_checked(index: LineIndex, first: int, last: int,
+                         stretch: bytes) -> list[dict[str, Any]] | None:
+    """The lines of records first..last in one parse, when the index (checked against these
+    very bytes) found each of them a usable JSON object: each line is then a whole JSON value,
+    so joined by commas they are an array of exactly those objects. None: parse line by line."""
+    kinds = index.records["kind"][first:last + 1]
+    if np.isin(kinds, (BLANK, BAD)).any():
+        return None
+    try:
+        records = json_loads(b"[" + stretch[:-1].replace(b"\n", b",") + b"]")
+    except (ValueError, UnicodeDecodeError):
+        return None  # a line json reads alone but not inside an array (a byte-order mark)
+    return records if len(records) == len(kinds) else None
+
+
+def _metadata_at(path: Path, data: bytes, index: LineIndex,
+                 problems: list[LineProblem]) -> dict[str, Any]:
+    found = np.flatnonzero(index.records["kind"] == METADATA)
+    if len(found):
+        start, stop = index.span(int(found[0]))
+        record, _ = line_parse(data[start:stop - 1])
+        return record or {}
+    problems.append(LineProblem(str(path), 1, "first line is not the metadata line"))
+    return {}
