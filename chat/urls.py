@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from chat import generation_views, member_views, message_views, views
+from chat import generation_views, member_views, message_views, settings_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -46,7 +46,7 @@ urlpatterns = [
          name="instance_authors_note"),
     path("instances/<str:instance_id>/", include("chat.history_urls")),
     path("traces/<str:trace_id>/", views.trace_page, name="trace"),
-    path("settings/", views.settings_page, name="settings"),
-    path("settings/test_connection", views.settings_test_connection,
+    path("settings/", settings_views.settings_page, name="settings"),
+    path("settings/test_connection", settings_views.settings_test_connection,
          name="settings_test_connection"),
 ]
