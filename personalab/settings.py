@@ -285,6 +285,9 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 DATA_UPLOAD_MAX_MEMORY_SIZE = 12 * 1024 * 1024
+# The lorebook editor posts about 30 fields per entry: Django's default of 1,000 fields refused
+# any book of more than ~33 entries with a bare 400. Room for the largest book allowed.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 40 * PERSONALAB_LORE_ENTRIES_MAX + 200
 
 LOGGING = {
     "version": 1,

@@ -341,3 +341,25 @@ def test_the_web_form_shows_an_imported_entrys_own_settings_and_an_unchanged_sav
     exported = alice_client.get(f"/api/v1/lorebooks/{lorebook_id}/export?format=st").json()
     world["entries"]["0"]["probability"] = 25
     assert exported == world
+
+
+def test_a_hundred_entry_book_saves_from_the_web_form(alice_client, store):
+    # ~30 fields per entry: Django's default field limit (1,000) refused this with a bare 400.
+    entries = {str(uid): {"uid": uid, "key": [f"key{uid}"], "content": f"Lore {uid}.",
+                          "comment": f"Entry {uid}", "order": 100, "position": 0,
+                          "disable": False} for uid in range(100)}
+    lorebook_id = upload(alice_client, {"entries": entries}).json()["lorebook_id"]
+    response = form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/")
+    assert response.status_code == 302, response.content.decode()[:500]
+    reader_page = alice_client.get(f"/library/lorebooks/{lorebook_id}/").content.decode()
+    assert reader_page.count('data-testid="lore-row"') == 100
+    reader = _FormReader()
+    start = reader_page.index('id="lorebook-form"')
+    reader.feed(reader_page[start:reader_page.index("</form>", start)])
+    fields: dict[str, list[str]] = {}
+    for name, value in reader.fields:
+        if name != "e42_enabled":  # its box unticked
+            fields.setdefault(name, []).append(value)
+    assert alice_client.post(f"/library/lorebooks/{lorebook_id}/", fields).status_code == 302
+    saved = store.lorebook_read(lorebook_id)["entries"]
+    assert [e["uid"] for e in saved if not e["enabled"]] == [42] and len(saved) == 100

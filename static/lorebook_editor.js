@@ -1,0 +1,73 @@
+// The lorebook editor at scale: entries are collapsed rows (title, keys, status), one open at a
+// time, with search, sort, a filter and bulk enable / disable / delete. The form underneath is
+// unchanged, so saving works without this script; sorting only changes what is shown, never
+// the order the book is saved in.
+(function () {
+  const tools = document.querySelector("[data-testid=lore-tools]");
+  const box = document.getElementById("lore-entries");
+  if (!tools || !box) return;
+  tools.hidden = false;
+  const form = document.getElementById("lorebook-form");
+  const rows = [...box.querySelectorAll(".lore-row")];
+  const search = tools.querySelector("[data-role=search]");
+  const sort = tools.querySelector("[data-role=sort]");
+  const filter = tools.querySelector("[data-role=filter]");
+  const pickAll = tools.querySelector("[data-role=pick-all]");
+  const count = tools.querySelector("[data-role=count]");
+  const field = (row, name) => form.elements[`e${row.dataset.uid}_${name}`];
+  const text = (row) => row.textContent.toLowerCase()
+    + " " + [...row.querySelectorAll("textarea, input:not([type])")].map((f) => f.value)
+      .join(" ").toLowerCase();
+
+  function shown(row) {
+    const words = search.value.trim().toLowerCase();
+    const state = row.dataset.state;
+    const wanted = filter.value === "all" || filter.value === state
+      || (filter.value === "problem" && row.dataset.problem);
+    return wanted && (!words || text(row).includes(words));
+  }
+
+  function redraw() {
+    const title = (row) => row.querySelector(".lore-title").textContent.trim().toLowerCase();
+    const ranked = [...rows];
+    if (sort.value === "order") ranked.sort((a, b) => Number(a.dataset.order) - Number(b.dataset.order));
+    if (sort.value === "title") ranked.sort((a, b) => title(a).localeCompare(title(b)));
+    ranked.forEach((row, index) => { row.style.order = String(index); });
+    let visible = 0;
+    for (const row of rows) {
+      row.hidden = !shown(row);
+      if (!row.hidden) visible += 1;
+    }
+    count.textContent = `${visible} / ${rows.length}`;
+  }
+
+  // One entry open at a time: opening one closes the others (their values stay in the form).
+  box.addEventListener("toggle", (event) => {
+    const opened = event.target;
+    if (!opened.matches || !opened.matches("details.lore-entry") || !opened.open) return;
+    box.querySelectorAll("details.lore-entry[open]").forEach((d) => { if (d !== opened) d.open = false; });
+  }, true);
+
+  pickAll.addEventListener("change", () => {
+    rows.filter((row) => !row.hidden).forEach((row) => {
+      row.querySelector(".lore-pick").checked = pickAll.checked;
+    });
+  });
+
+  tools.addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-bulk]");
+    if (!button) return;
+    const picked = rows.filter((row) => !row.hidden && row.querySelector(".lore-pick").checked);
+    if (!picked.length) return;
+    if (button.dataset.ask && !window.confirm(button.dataset.ask)) return;
+    for (const row of picked) {
+      const action = button.dataset.bulk;
+      if (action === "delete") field(row, "delete").checked = true;
+      else field(row, "enabled").checked = action === "enable";
+    }
+    form.requestSubmit();
+  });
+
+  for (const control of [search, sort, filter]) control.addEventListener("input", redraw);
+  redraw();
+})();
