@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -13,17 +14,25 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
-from chat import selectors, services
-from chat.chat_formats import ChatFormatError
+from chat import memory_actions, selectors, services
 from chat.aside import asides_read
+from chat.chat_formats import ChatFormatError
 from chat.member_views import members_context, reply_orders
 from chat.models import Trace
 from director.services import director_status
-from library.selectors import (ChatCharacters, backgrounds_visible_to, character_choices,
-                               lorebooks_visible_to, persona_effective, personas_visible_to)
-from memory.services import NOTE_ROLES, authors_note_save
+from library.selectors import (
+    ChatCharacters,
+    backgrounds_visible_to,
+    character_choices,
+    lorebooks_visible_to,
+    persona_effective,
+    personas_visible_to,
+)
+from memory.runtime import progress_state
+from memory.services import NOTE_ROLES, MemoryActionError, authors_note_save
 from personalab.lib.errors import AppError
 from personalab.lib.filestore import InstanceBusy, StoreError
+from personalab.lib.llm import LLMError
 from personalab.storage import get_store
 
 
@@ -351,12 +360,6 @@ def instance_background(request: HttpRequest, instance_id: str) -> HttpResponse:
 @login_required
 @require_POST
 async def instance_memory_action(request: HttpRequest, instance_id: str, action: str):
-    from asgiref.sync import sync_to_async
-
-    from personalab.lib.llm import LLMError
-    from chat.memory_actions import memory_action
-    from memory.services import MemoryActionError
-
     user = await request.auser()
     try:
         await sync_to_async(services.instance_for_user)(user, instance_id)
@@ -365,8 +368,8 @@ async def instance_memory_action(request: HttpRequest, instance_id: str, action:
     if action not in ("summarize", "update_memory"):
         raise Http404("unknown action")
     try:
-        result = await memory_action(instance_id, action,
-                                     character_id=request.POST.get("character_id") or None)
+        result = await memory_actions.memory_action(instance_id, action,
+                                                    character_id=request.POST.get("character_id") or None)
         text = (gettext("Summarized into %(events)s events; new session %(session)s.") % {
                     "events": result.get("events"), "session": result.get("new_session_id")}
                 if action == "summarize"
@@ -380,8 +383,6 @@ async def instance_memory_action(request: HttpRequest, instance_id: str, action:
 @login_required
 @require_GET
 def instance_memory_progress(request: HttpRequest, instance_id: str) -> HttpResponse:
-    from memory.runtime import progress_state
-
     _instance_or_404(request, instance_id)
     state, step = progress_state(instance_id)
     if state == "stopped":

@@ -1,4 +1,5 @@
-"""The prompt pipeline: plan -> build sections -> render -> assemble -> count -> check limits.
+"""The prompt pipeline, run by `prompt_build`: plan (`inputs.py`) -> variables -> sections ->
+conversation -> assemble (here) -> count -> check limits (`limits.py`).
 
 Pure functions, no Django, no file writes (seeds/prompt-pipeline.md: late binding, zero side
 effects). The only reads are the template files, through `TemplateStore`.

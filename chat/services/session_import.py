@@ -94,8 +94,8 @@ def _chat_lorebook_taken(state: dict[str, Any], header: Any) -> list[str]:
              if owner else None)
     shown = name.strip()[:NAME_SHOWN_CHARS]
     if found is None:
-        return [f"The chat's lorebook \"{shown}\" is not in your library: import it, then pick "
-                "it under \"Lorebooks of this chat\"."]
+        return [(f"The chat's lorebook \"{shown}\" is not in your library: import it, then pick "
+                 "it under \"Lorebooks of this chat\".")]
     ids = state.get("lorebook_ids") if isinstance(state.get("lorebook_ids"), list) else []
     if found.lorebook_id not in ids:
         state["lorebook_ids"] = [*ids, found.lorebook_id]
@@ -120,9 +120,9 @@ def _player_named(store: FileStore, state: dict[str, Any], players: list[str]) -
     if not players:
         return []
     names = ", ".join(str(name)[:NAME_SHOWN_CHARS] for name in players)
-    return [f"In this chat the player was {names}; your new lines are "
-            f"{_playing(store, state)[:NAME_SHOWN_CHARS]}'s. To go on as them, press "
-            "\"Play as\" below, or pick or make that persona under \"You are\"."]
+    return [(f"In this chat the player was {names}; your new lines are "
+             f"{_playing(store, state)[:NAME_SHOWN_CHARS]}'s. To go on as them, press "
+             "\"Play as\" below, or pick or make that persona under \"You are\".")]
 
 
 def _authors_note_taken(store: FileStore, instance_id: str, header: Any) -> list[str]:
@@ -152,8 +152,8 @@ def _regroup_offer(store: FileStore, *, owner: str | None, header: Any,
     said = (f"This chat has lines of {', '.join(found.missing)} too, who are not in this "
             "conversation: their lines are kept by name.")
     if not found.absent and 1 < len(found.usable) <= MAX_MEMBERS:
-        return [f"{said} \"Go on as a group\" starts a new conversation with all of them and "
-                "this chat in it."], found.names
+        return [(f"{said} \"Go on as a group\" starts a new conversation with all of them and "
+                 "this chat in it.")], found.names
     return [f"{said} To go on with all of them, start a scene with those characters and "
             "import the chat there" + (f" (not in your library: {', '.join(found.absent[:5])})."
                                        if found.absent else ".")], []
