@@ -24,12 +24,15 @@ from library.cards import (
     card_parse,
     card_to_definition,
 )
+from library.character_services import character_save
 from library.charx import CharxError, asset_path_safe, charx_read, is_charx, main_icon
 from library.errors import LibraryError
 from library.limits import charx_limits, import_slot, lore_entries_check
+from library.lorebook_services import lorebook_save
 from library.models import Character, Lorebook
-from library.services import MAX_CARD_BYTES, character_save, lorebook_save
 from personalab.lib.filestore import FileStore
+
+MAX_CARD_BYTES = 10 * 1024 * 1024
 
 
 def _card_read(data: bytes, filename: str) -> tuple[dict[str, Any], dict[str, bytes]]:
