@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from library.avatars import avatar_file
-from library.cards import card_to_json, card_to_png, definition_to_card, lorebooks_to_character_book
+from library.cards import card_to_json, card_to_png, definition_to_card
+from library.character_book import lorebooks_to_character_book
 from library.charx import asset_member, asset_path_safe, assets_listed, charx_write
 from personalab.lib.filestore import FileStore
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from library.cards import CardError, lorebook_to_character_book
+from library.character_book import lorebook_to_character_book
 from library.create_ids import id_claim
-from library.errors import LibraryError
+from library.errors import CardError, LibraryError
 from library.fields import MAX_NAME_CHARS, ownership_of
 from library.index_rows import lorebook_index
 from library.limits import lore_entries_check
