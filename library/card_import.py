@@ -16,20 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from library.avatars import avatar_write, image_kind
-from library.cards import (
-    PNG_SIGNATURE,
-    CardError,
-    card_image,
-    card_normalize,
-    card_parse,
-    card_to_definition,
-)
+from library.card_png import PNG_SIGNATURE, card_image
+from library.cards import card_normalize, card_parse, card_to_definition
+from library.character_services import character_save
 from library.charx import CharxError, asset_path_safe, charx_read, is_charx, main_icon
-from library.errors import LibraryError
+from library.errors import CardError, LibraryError
 from library.limits import charx_limits, import_slot, lore_entries_check
+from library.lorebook_services import lorebook_save
 from library.models import Character, Lorebook
-from library.services import MAX_CARD_BYTES, character_save, lorebook_save
 from personalab.lib.filestore import FileStore
+
+MAX_CARD_BYTES = 10 * 1024 * 1024
 
 
 def _card_read(data: bytes, filename: str) -> tuple[dict[str, Any], dict[str, bytes]]:

@@ -47,3 +47,12 @@ class CopyNotKept(LibraryError):
     deleted (a full disk): the change is refused and nothing is altered."""
 
     code, status = "storage_error", 507
+
+
+class CardError(AppError, ValueError):
+    """A character card that cannot be read, naming the field."""
+
+    code = "invalid_card"
+
+    def __init__(self, message: str, field: str = "file") -> None:
+        super().__init__(message=message, fields={field: message})

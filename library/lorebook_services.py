@@ -6,16 +6,46 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from library.cards import CardError, lorebook_to_character_book
-from library.errors import LibraryError
-from library.selectors import lorebook_for_edit, lorebooks_visible_to
-from library.services import lorebook_save
+from library.character_book import lorebook_to_character_book
+from library.create_ids import id_claim
+from library.errors import CardError, LibraryError
+from library.fields import MAX_NAME_CHARS, ownership_of
+from library.index_rows import lorebook_index
+from library.limits import lore_entries_check
+from library.lorebook import LorebookError, lorebook_validate
+from library.selectors import item_for_edit, lorebook_for_edit, lorebooks_visible_to
 from library.worldinfo_files import lorebook_file_read, lorebook_to_st_world
 from personalab.lib.filestore import FileStore, StoreError
 from personalab.lib.nesting import TooDeep, json_loads_bounded
 
 MAX_LOREBOOK_BYTES = 10 * 1024 * 1024
 SERVER_FIELDS = ("lorebook_id", "owner")
+
+
+def lorebook_save(store: FileStore, *, data: dict[str, Any], lorebook_id: str | None = None,
+                  user=None, imported: bool = False) -> str:
+    """Create (a new id, never overwrites) or change a lorebook; `user` as in character_save.
+    A name written here is at most 200 characters, as a character's; an imported file keeps
+    its own (and a change that leaves that name as it was keeps it too)."""
+    existing = ({} if lorebook_id is None else store.lorebook_read(lorebook_id) if user is None
+                else item_for_edit(store, user=user, kind="lorebook", item_id=lorebook_id))
+    lore_entries_check(data.get("entries"))
+    try:
+        lorebook = lorebook_validate({k: v for k, v in data.items() if k != "lorebook_id"},
+                                     strict_regex=not imported)
+    except LorebookError as exc:
+        raise LibraryError(str(exc), exc.field_errors) from None
+    name = lorebook.get("name", "")
+    if not imported and len(name) > MAX_NAME_CHARS and name != existing.get("name"):
+        raise LibraryError(f"name is longer than {MAX_NAME_CHARS} characters",
+                           {"name": f"at most {MAX_NAME_CHARS} characters"})
+    lorebook.update(ownership_of(data, existing, user=user))
+    lorebook_id = lorebook_id or id_claim(store, data, key="lorebook_id", prefix="lore",
+                                          name=lorebook.get("name", ""), kind="lorebooks",
+                                          read=store.lorebook_read, user=user)
+    store.lorebook_write(lorebook_id, lorebook)
+    lorebook_index(store, lorebook_id)
+    return lorebook_id
 
 
 def lorebooks_listed(store: FileStore, *, user) -> list[dict[str, Any]]:

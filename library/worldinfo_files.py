@@ -2,10 +2,10 @@
 
 A SillyTavern world-info JSON is `{"entries": {"0": {uid, key, keysecondary, order, position,
 disable, probability, group, sticky, ...}}, ...}`. It is read through the card format
-(library/cards.py), whose entry `extensions` carry the same settings under SillyTavern's card
-names, so one lorebook serves both exports. Fields with no card name (addMemo, selective,
-characterFilter, triggers, ...) and the file's other top-level keys are kept under `st_extra`
-and written back as they were.
+(library/character_book.py), whose entry `extensions` carry the same settings under
+SillyTavern's card names, so one lorebook serves both exports. Fields with no card name
+(addMemo, selective, characterFilter, triggers, ...) and the file's other top-level keys are
+kept under `st_extra` and written back as they were.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import copy
 from typing import Any
 
 from library.app_books import other_app_book
-from library.cards import CardError, character_book_to_lorebook, lorebook_to_character_book
+from library.character_book import character_book_to_lorebook, lorebook_to_character_book
+from library.errors import CardError
 
 # SillyTavern world-info entry field -> card entry extension name.
 ST_TO_EXTENSION = {

@@ -23,7 +23,8 @@ from django.conf import settings
 from memory.embeddings import (SecondEmbeddingFunction, default_embedder, second_available,
                                second_embed, second_wanted)
 from memory.keyword_docs import keyword_documents
-from memory.keywords import Key, KeywordStore, turn_text
+from memory.keyword_store import Key, KeywordStore
+from memory.keyword_tokens import turn_text
 
 COLLECTIONS = ("turns", "summaries", "plots")
 SECOND = "turns_minilm"

@@ -2,7 +2,7 @@
 
 An imported chat's lines are in the keyword store at once and embedded into Chroma minutes
 later (memory/fill.py); a keyword hit on such a line is still shown: its text and metadata
-are the newest entry of its id in the instance's keyword log (memory/keywords.py).
+are the newest entry of its id in the instance's keyword log (memory/keyword_store.py).
 """
 
 from __future__ import annotations

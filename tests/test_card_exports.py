@@ -146,11 +146,11 @@ def test_charx_caps_refuse_a_bomb_and_name_the_member(store):
 def test_the_png_chara_chunk_is_v2_and_the_ccv3_chunk_v3(store):
     import base64
 
-    from library.cards import _png_card_texts, _png_chunks
+    from library.card_png import png_card_texts, png_chunks
 
     character_id = _import(store, V3_CARD)
     png = services.character_export_card(store, character_id=character_id, fmt="png")
-    texts = _png_card_texts(_png_chunks(png))
+    texts = png_card_texts(png_chunks(png))
     chara = json.loads(base64.b64decode(texts["chara"]))
     ccv3 = json.loads(base64.b64decode(texts["ccv3"]))
     assert chara["spec"] == "chara_card_v2" and "group_only_greetings" not in chara["data"]

@@ -7,9 +7,9 @@ import zlib
 
 import pytest
 
+from library.card_png import card_image
 from library.cards import (
     CardError,
-    card_image,
     card_parse,
     card_to_definition,
     card_to_json,

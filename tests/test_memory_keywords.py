@@ -11,8 +11,9 @@ import pytest
 
 from memory.index import MemoryIndex
 from memory.sync import index_rebuild
-from memory import keywords
-from memory.keywords import CONTEXT_BEFORE, CONTEXT_WEIGHT, KeywordPart, KeywordStore, text_tokenize
+from memory import keyword_store, keywords
+from memory.keyword_store import KeywordStore
+from memory.keywords import CONTEXT_BEFORE, CONTEXT_WEIGHT, KeywordPart, text_tokenize
 from memory.rag import keyword_search, query_user_history
 from personalab.lib.filestore import FileStore
 from tests.test_rag import turns
@@ -144,7 +145,7 @@ def test_stored_scores_equal_bm25_over_each_turn_with_its_context(tmp_path, monk
                                                                   snapshot_every):
     """Written by one worker (in batches, out of order, some written again, some deleted),
     searched by another that starts from the file (its snapshot and the log after it)."""
-    monkeypatch.setattr(keywords, "SNAPSHOT_EVERY", snapshot_every)
+    monkeypatch.setattr(keyword_store, "SNAPSHOT_EVERY", snapshot_every)
     rng = random.Random(3)
     words = ["水塔", "钥匙", "约定", "armory", "red key", "风沙", "仓库", "Victor"]
     lines = [{"session": f"s{s}", "turn": t, "role": role, "id": f"turn_s{s}_{t}_{role}",
@@ -185,7 +186,7 @@ def test_every_worker_reads_the_same_keyword_file_with_no_load_step(tmp_path):
 
 
 def test_a_worker_that_searched_before_sees_later_writes_of_another(tmp_path, monkeypatch):
-    monkeypatch.setattr(keywords, "SNAPSHOT_EVERY", 2)
+    monkeypatch.setattr(keyword_store, "SNAPSHOT_EVERY", 2)
     reader, writer = KeywordStore(tmp_path / "keywords"), KeywordStore(tmp_path / "keywords")
 
     def line(turn, text):
@@ -215,7 +216,7 @@ def test_a_codeword_written_by_another_worker_before_this_one_wrote_is_found(ind
 
 
 def test_a_snapshot_made_by_another_tokenizer_is_not_used(tmp_path, monkeypatch):
-    monkeypatch.setattr(keywords, "SNAPSHOT_EVERY", 1)
+    monkeypatch.setattr(keyword_store, "SNAPSHOT_EVERY", 1)
     writer = KeywordStore(tmp_path / "keywords")
     writer.upsert("turns", "inst_001", [("turn_sess_001_1_user", "Caroline went hiking",
                                         {"session_id": "sess_001", "turn": 1, "role": "user"})])
@@ -229,7 +230,7 @@ def test_a_snapshot_made_by_another_tokenizer_is_not_used(tmp_path, monkeypatch)
 @pytest.mark.parametrize("snapshot_is_old", [False, True])
 def test_another_worker_knows_who_spoke_and_which_lines_ask_from_the_snapshot_or_the_log(
         tmp_path, monkeypatch, snapshot_is_old):
-    monkeypatch.setattr(keywords, "SNAPSHOT_EVERY", 1)
+    monkeypatch.setattr(keyword_store, "SNAPSHOT_EVERY", 1)
     writer = KeywordStore(tmp_path / "keywords")
 
     def line(turn, text, **names):

@@ -1,0 +1,98 @@
+"""Characters: create or change one (file first, then the index row), delete one no chat
+plays."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from library.create_ids import id_claim
+from library.errors import LibraryConflict, LibraryError
+from library.fields import (
+    MAX_NAME_CHARS,
+    MAX_TEXT,
+    as_written,
+    card_with_fields,
+    clean_tags,
+    clean_text,
+    lorebook_ids_checked,
+    ownership_of,
+    text_kept,
+)
+from library.index_rows import character_index
+from library.item_chats import (
+    chats_kept_apart,
+    chats_using,
+    copies_keep_on_change,
+    copies_keep_on_delete,
+    users_named,
+)
+from library.models import Character
+from library.selectors import character_for_edit
+from personalab.lib.filestore import FileStore
+
+
+def character_save(store: FileStore, *, data: dict[str, Any], character_id: str | None = None,
+                   user=None) -> str:
+    """Create (`character_id` None; never overwrites) or change a character. `user`: the
+    account acting, who owns what it creates and may change only its own (staff: any);
+    None for the system itself (seed, admin forms, tests)."""
+    name = clean_text(data.get("name"), field="name", required=True, limit=MAX_NAME_CHARS)
+    creating = character_id is None
+    if creating:
+        existing: dict[str, Any] = {}
+    elif user is not None:
+        existing = character_for_edit(store, user=user, character_id=character_id)
+    else:
+        existing = store.character_read(character_id)
+    definition = {
+        **existing,
+        "character_id": character_id,
+        "name": text_kept(name, existing.get("name")),
+        "base_persona": text_kept(as_written(data.get("base_persona"), field="base_persona"),
+                              existing.get("base_persona")),
+        "greeting": text_kept(as_written(data.get("greeting"), field="greeting"),
+                          existing.get("greeting")),
+        "tags": clean_tags(data.get("tags")),
+        **ownership_of(data, existing, user=user),
+    }
+    for optional in ("pinned_prompt", "lorebook_ids", "card"):
+        # A form sends every field; an empty one the file never had is not an edit.
+        if optional in data and (data[optional] not in (None, "", [])
+                                 or optional in existing):
+            definition[optional] = _optional_clean(store, optional, data[optional], user=user,
+                                                   existing=existing)
+    card = card_with_fields(definition.get("card"), data)
+    if card is not None:
+        definition["card"] = card
+    if creating:  # last, once everything is valid: a refused create leaves no folder behind
+        character_id = id_claim(store, data, key="character_id", prefix="char", name=name,
+                                kind="characters", read=store.character_read, user=user)
+    copies_keep_on_change(store, kind="character", item_id=character_id, existing=existing,
+                           changed=definition)
+    store.character_write(character_id, definition)
+    character_index(store, character_id)
+    return character_id
+
+
+def _optional_clean(store: FileStore, name: str, value: Any, *, user,
+                    existing: dict[str, Any]) -> Any:
+    if name == "lorebook_ids":
+        return lorebook_ids_checked(store, value, user=user, linked=existing.get("lorebook_ids"))
+    if name == "card" and not isinstance(value, dict):
+        raise LibraryError("card must be an object", {"card": "must be an object"})
+    if name == "pinned_prompt":
+        return as_written(value, field="pinned_prompt", limit=MAX_TEXT)
+    return value
+
+def character_delete(store: FileStore, *, character_id: str, user=None) -> None:
+    definition = (character_for_edit(store, user=user, character_id=character_id)
+                  if user is not None else store.character_read(character_id))
+    others = chats_kept_apart(store, definition, kind="character", item_id=character_id)
+    users = users_named(chats_using("character", character_id, others), user)
+    if users:
+        raise LibraryConflict(f"character {character_id} is used by instance(s) {users}; "
+                              "delete or archive those instances first", field=None)
+    copies_keep_on_delete(store, kind="character", item_id=character_id, item=definition,
+                           chats=others)
+    store.character_delete(character_id)
+    Character.objects.filter(character_id=character_id).delete()

@@ -1,0 +1,78 @@
+"""The words recall matches on: lower-case English words (stop words out, Snowball-stemmed) and
+Chinese character bigrams; what share of a line asks; the speaker a line is matched under."""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from typing import Any
+
+import snowballstemmer
+
+STOP_WORDS_EN = frozenset("""
+a about above after again against all am an and any are as at be because been before being below
+between both but by can cannot could did do does doing down during each few for from further had has
+have having he her here hers herself him himself his how i if in into is it its itself just me more
+most my myself no nor not of off on once only or other ought our ours ourselves out over own same
+she should so some such than that the their theirs them themselves then there these they this those
+through to too under until up very was we were what when where which while who whom why will with
+would you your yours yourself yourselves also s t don won isn aren wasn weren hasn haven hadn doesn
+didn shouldn wouldn couldn ll re ve d m o y ok oh yeah yes hey hi wow really
+""".split())
+
+_TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[a-z0-9]+(?:'[a-z]+)?")
+
+@functools.lru_cache(maxsize=200_000)
+def _english_stem(word: str) -> str:
+    # Snowball (Porter 2): "running", "runs", "run" meet at "run"; "hiking", "hiked", "hike" at
+    # "hike" (a suffix list alone left "runn" and short verbs unstemmed). One stemmer per thread:
+    # a stemmer keeps its state while it works.
+    stemmer = getattr(_stemmers, "english", None)
+    if stemmer is None:
+        stemmer = _stemmers.english = snowballstemmer.stemmer("english")
+    return stemmer.stemWord(word)
+
+
+_stemmers = threading.local()
+
+
+def text_tokenize(text: str) -> list[str]:
+    """Lower-case English words (stop words out, lightly stemmed) and Chinese character bigrams
+    (Chinese has no spaces; bigrams match most two-character words without a dictionary)."""
+    tokens: list[str] = []
+    for token in _TOKEN.findall(text.lower()):
+        if not token.isascii():  # a run of Chinese characters
+            tokens += map(str.__add__, token[:-1], token[1:]) if len(token) > 1 else [token]
+            continue
+        word = token.split("'")[0]
+        if word and word not in STOP_WORDS_EN:
+            tokens.append(_english_stem(word))
+    return tokens
+
+
+_SENTENCE = re.compile(r"[^.!?。！？]*(?:[.!?。！？]+|$)")
+
+
+def ask_share(text: str) -> float:
+    """The share of a line (in characters) in sentences that ask: 1.0 for "What game are you
+    playing?", about 0.4 for "Wow! That sounds great. What did you buy?", 0 for a statement."""
+    text = text.strip()
+    if not text:
+        return 0.0
+    asked = sum(len(sentence) for sentence in _SENTENCE.findall(text)
+                if sentence.rstrip().endswith(("?", "？")))
+    return asked / len(text)
+
+
+def speaker_name(metadata: dict[str, Any]) -> str:
+    """The name a line was said under. A group line's `speaker` is a character id; its `name`
+    is what a question uses."""
+    return str(metadata.get("name") or metadata.get("speaker") or "").strip()
+
+
+def turn_text(text: str, metadata: dict[str, Any]) -> str:
+    """What a turn is embedded and matched as: its speaker's name (when the app knows it)
+    carries meaning a question will use ("What did Caroline say…")."""
+    speaker = speaker_name(metadata)
+    return f"{speaker}: {text}" if speaker else text
