@@ -150,6 +150,9 @@ PERSONALAB_CHARX_MAX_RATIO = env_int("PERSONALAB_CHARX_MAX_RATIO", 20, minimum=1
 # for a person and keeps one account from filling every worker thread.
 PERSONALAB_EXPORTS_PER_ACCOUNT = env_int("PERSONALAB_EXPORTS_PER_ACCOUNT", 2, minimum=1)
 PERSONALAB_IMPORTS_PER_ACCOUNT = env_int("PERSONALAB_IMPORTS_PER_ACCOUNT", 2, minimum=1)
+# Exports run in this many worker processes (chat/export_process.py), started with the first;
+# 0 runs them in the server's own threads (tests).
+PERSONALAB_EXPORT_PROCESSES = env_int("PERSONALAB_EXPORT_PROCESSES", 2, minimum=0)
 # How often (ms) the server's threads hand the interpreter lock to one waiting for it
 # (personalab/asgi.py); Python's own 5 ms made other accounts wait behind a heavy request.
 PERSONALAB_GIL_SWITCH_MS = env_float("PERSONALAB_GIL_SWITCH_MS", 0.5, minimum=0.05)
