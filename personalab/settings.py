@@ -119,6 +119,11 @@ PERSONALAB_LLM_CONNECT_TIMEOUT = env_float("PERSONALAB_LLM_CONNECT_TIMEOUT", 10.
 # reply with an error line, and so does one event line longer than this many bytes.
 PERSONALAB_LLM_IDLE_SECONDS = env_float("PERSONALAB_LLM_IDLE_SECONDS", 60.0)
 PERSONALAB_LLM_MAX_LINE_BYTES = env_int("PERSONALAB_LLM_MAX_LINE_BYTES", 2 << 20, minimum=1024)
+# An answer that is not a stream (summaries, memory updates, recaps, the director; error bodies):
+# larger than this many bytes, or not ended this many seconds after its headers, it is refused
+# (personalab/lib/llm_body.py).
+PERSONALAB_LLM_MAX_BODY_BYTES = env_int("PERSONALAB_LLM_MAX_BODY_BYTES", 4 << 20, minimum=1024)
+PERSONALAB_LLM_BODY_SECONDS = env_float("PERSONALAB_LLM_BODY_SECONDS", 60.0)
 PERSONALAB_OFFLINE_DELAY = env_float("PERSONALAB_OFFLINE_DELAY", 0.01)
 PERSONALAB_MAX_MESSAGE_CHARS = env_int("PERSONALAB_MAX_MESSAGE_CHARS", 20000, minimum=1)
 PERSONALAB_MAX_REPLY_CHARS = env_int("PERSONALAB_MAX_REPLY_CHARS", 100_000, minimum=1)
@@ -145,6 +150,12 @@ PERSONALAB_CHARX_MAX_RATIO = env_int("PERSONALAB_CHARX_MAX_RATIO", 20, minimum=1
 # for a person and keeps one account from filling every worker thread.
 PERSONALAB_EXPORTS_PER_ACCOUNT = env_int("PERSONALAB_EXPORTS_PER_ACCOUNT", 2, minimum=1)
 PERSONALAB_IMPORTS_PER_ACCOUNT = env_int("PERSONALAB_IMPORTS_PER_ACCOUNT", 2, minimum=1)
+# Exports run in this many worker processes (chat/export_process.py), started with the first;
+# 0 runs them in the server's own threads (tests).
+PERSONALAB_EXPORT_PROCESSES = env_int("PERSONALAB_EXPORT_PROCESSES", 2, minimum=0)
+# How often (ms) the server's threads hand the interpreter lock to one waiting for it
+# (personalab/asgi.py); Python's own 5 ms made other accounts wait behind a heavy request.
+PERSONALAB_GIL_SWITCH_MS = env_float("PERSONALAB_GIL_SWITCH_MS", 0.5, minimum=0.05)
 
 INSTALLED_APPS = [
     "daphne",

@@ -17,6 +17,8 @@ settings.PERSONALAB_OFFLINE_DELAY = 0
 # No periodic catch-up of the memory index in test processes (tests call memory.sync directly).
 os.environ["PERSONALAB_INDEX_CATCHUP_SECONDS"] = "0"
 settings.PERSONALAB_INDEX_CATCHUP_SECONDS = 0
+# Exports in the test process: a worker process would not see the test database.
+settings.PERSONALAB_EXPORT_PROCESSES = 0
 for _name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PERSONALAB_MODEL", "PERSONALAB_GGUF",
               "PERSONALAB_CHROMA_URL", "REDIS_URL", "DATABASE_URL"):
     os.environ.pop(_name, None)

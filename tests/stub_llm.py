@@ -23,6 +23,7 @@ import json
 import socket
 import threading
 import time
+import zlib
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -97,7 +98,27 @@ class Useless:
     content: bool = False
 
 
-Step = Reply | Fail | Hang | HangBeforeHeaders | Empty | Garbage | LongLine | Useless
+@dataclass(frozen=True)
+class BigBody:
+    """Hostile, for a request that is not a stream: a JSON answer with `status` whose reply
+    text is `size` bytes, sent 64 KB at a time with no Content-Length; with `gzip`, a gzip
+    bomb of zeros instead (a few KB that unpack to `size` bytes), marked as such."""
+
+    size: int
+    status: int = 200
+    gzip: bool = False
+
+
+@dataclass(frozen=True)
+class Trickle:
+    """Hostile: a JSON answer that sends one byte every `every` seconds for `seconds`."""
+
+    seconds: float
+    every: float = 0.05
+
+
+Step = (Reply | Fail | Hang | HangBeforeHeaders | Empty | Garbage | LongLine | Useless | BigBody
+        | Trickle)
 
 
 class StubLLM:
@@ -221,6 +242,8 @@ class _Exchange:
             self._write("data: {this is not json\n\n" if self.stream else "{this is not json")
         elif isinstance(step, (LongLine, Useless)):
             self._answer_hostile(step)
+        elif isinstance(step, (BigBody, Trickle)):
+            self._answer_body_hostile(step)
         elif self.stream:
             self._answer_stream(step)
         else:
@@ -262,6 +285,33 @@ class _Exchange:
             if step.every:
                 self.wake.wait(step.every)
         self._write("data: [DONE]\n\n")
+
+    def _answer_body_hostile(self, step: BigBody | Trickle) -> None:
+        status = step.status if isinstance(step, BigBody) else 200
+        self.handler.send_response(status)
+        self.handler.send_header("Content-Type", "application/json")
+        if isinstance(step, BigBody) and step.gzip:
+            self.handler.send_header("Content-Encoding", "gzip")
+            self.handler.end_headers()
+            bomb = zlib.compressobj(9, zlib.DEFLATED, 31)
+            zeros = bytes(1 << 20)
+            for _ in range(step.size >> 20):
+                self.handler.wfile.write(bomb.compress(zeros))
+            self.handler.wfile.write(bomb.flush())
+            return
+        self.handler.end_headers()
+        if isinstance(step, Trickle):
+            ends = time.monotonic() + step.seconds
+            while time.monotonic() < ends and not self.wake.wait(step.every):
+                self._write(" ")
+            return
+        self._write('{"choices": [{"index": 0, "message": {"role": "assistant", "content": "')
+        block = "a" * 65536
+        for _ in range(step.size // len(block)):
+            if self.wake.is_set():
+                return
+            self._write(block)
+        self._write('"}, "finish_reason": "stop"}]}')
 
     @staticmethod
     def _deltas(step: Step) -> Iterator[tuple[str, str]]:

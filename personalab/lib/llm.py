@@ -20,7 +20,7 @@ import openai
 import orjson
 
 from personalab.lib.reasoning import Reasoning, ThinkSplitter, reasoning_split
-from personalab.lib import sse
+from personalab.lib import llm_body, sse
 from personalab.lib.errors import AppError
 from personalab.lib.jsontext import SurrogatesJoin, text_surrogates_replace
 # The offline demo lives in llm_offline; its names stay importable from here.
@@ -43,6 +43,11 @@ class LLMSettings:
     # endpoint or one feeding empty deltas, and the player sees an error instead of waiting.
     idle_seconds: float = 60.0
     max_line_bytes: int = 2 << 20  # an event line; a chunk is a few hundred bytes
+    # An answer that is not a stream (a summary's completion, an error): a summary is a few
+    # kilobytes, so 4 MiB leaves room for a long reasoning trace; a server writes a finished
+    # body at once, so one still arriving after this long is a hostile or broken endpoint.
+    max_body_bytes: int = 4 << 20
+    body_seconds: float = 60.0
     connect_timeout: float = 10.0
     gguf_path: str = ""  # PERSONALAB_GGUF
     offline_delay: float = 0.01  # pause between offline demo pieces
@@ -150,20 +155,28 @@ class OpenAIProvider:
             raise self._error_from(err) from err
 
     async def complete(self, messages: list[dict], *, context: dict) -> str:
+        body = {"model": self.model, "messages": messages, "stream": False,
+                **sampling(context, base_url=self.settings.base_url)}
         try:
-            chosen, extra = sampling_split(context, base_url=self.settings.base_url)
-            response = await self._client().chat.completions.create(
-                model=self.model, messages=messages, stream=False, **chosen,
-                extra_body=extra or None)
-            text = _without_reasoning(response.choices[0].message.content or "")
-            return text_surrogates_replace(text)
+            # Sent as _stream sends, and read here within llm_body's caps: the SDK's typed
+            # call reads the whole body first, whatever its size or however slowly it comes.
+            response = await self._client().post(
+                "/chat/completions", cast_to=httpx2.Response, content=_json_bytes(body),
+                stream=True, options={"headers": {"Accept-Encoding": "identity"}})
+            try:
+                data = await llm_body.body_read(response, max_bytes=self.settings.max_body_bytes,
+                                                seconds=self.settings.body_seconds)
+            finally:
+                await response.aclose()
+            return text_surrogates_replace(_without_reasoning(_completion_text(data)))
         except Exception as err:
             raise self._error_from(err) from err
 
     def _error_from(self, err: Exception) -> LLMError:
         if isinstance(err, LLMError):
             return err
-        if isinstance(err, (sse.LineTooLong, sse.StreamIdle)):
+        if isinstance(err, (sse.LineTooLong, sse.StreamIdle, llm_body.BodyTooLarge,
+                            llm_body.BodyTooSlow, llm_body.BodyCompressed)):
             return LLMError(str(err))
         if isinstance(err, (openai.APITimeoutError, httpx2.TimeoutException)):
             return LLMError(f"LLM timed out after {self.settings.timeout:g}s")
@@ -174,7 +187,7 @@ class OpenAIProvider:
             return LLMError(f"cannot connect to the LLM at {self._endpoint()}")
         if isinstance(err, openai.APIStatusError):
             return LLMError(_status_message(err.status_code, err.body, err.message))
-        if isinstance(err, (openai.APIError, ValueError, AttributeError, IndexError, TypeError)):
+        if isinstance(err, (openai.APIError, ValueError, AttributeError, LookupError, TypeError)):
             return LLMError(f"LLM sent an unreadable response: {_shorten(str(err), 120)}")
         return LLMError(f"LLM request failed: {type(err).__name__}: {_shorten(str(err), 120)}")
 
@@ -232,6 +245,22 @@ def _chunk_pieces(chunk: object) -> list[str]:
     content = delta.get("content")
     pieces = [Reasoning(thought)] if isinstance(thought, str) and thought else []
     return pieces + ([content] if isinstance(content, str) and content else [])
+
+
+def _completion_text(data: bytes) -> str:
+    """The reply text of a whole chat completion (ValueError/LLMError when it holds none)."""
+    try:
+        completion = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        completion = json.loads(data)  # a lone surrogate escape, as SSEReader.feed keeps it
+    if isinstance(completion, dict) and completion.get("error"):
+        error = completion["error"]
+        message = error.get("message") if isinstance(error, dict) else str(error)
+        raise LLMError(f"LLM reported an error: {_shorten(str(message), 200)}")
+    content = completion["choices"][0]["message"]["content"]
+    if content is not None and not isinstance(content, str):
+        raise ValueError("the reply's content is not text")
+    return content or ""
 
 
 def _without_reasoning(text: str) -> str:
@@ -347,7 +376,8 @@ _ssl_context: ssl.SSLContext | None = None
 
 def _client_for_loop(settings: LLMSettings) -> openai.AsyncOpenAI:
     loop = asyncio.get_running_loop()
-    key = (settings.base_url, settings.api_key, settings.timeout, settings.connect_timeout)
+    key = (settings.base_url, settings.api_key, settings.timeout, settings.connect_timeout,
+           settings.max_body_bytes, settings.body_seconds)
     with _clients_lock:
         if loop not in _clients:
             for closed in [other for other in _clients if other.is_closed()]:
@@ -367,7 +397,9 @@ def _client_new(settings: LLMSettings) -> openai.AsyncOpenAI:
         api_key=settings.api_key or "not-needed",
         max_retries=0,
         timeout=openai.Timeout(settings.timeout, connect=settings.connect_timeout),
-        http_client=openai.DefaultAsyncHttpxClient(verify=_ssl_context),
+        http_client=openai.DefaultAsyncHttpxClient(verify=_ssl_context, event_hooks={
+            "response": [llm_body.errors_bounded(max_bytes=settings.max_body_bytes,
+                                                 seconds=settings.body_seconds)]}),
     )
 
 

@@ -1,0 +1,75 @@
+"""Chat exports in processes of their own.
+
+Exporting a 116k-message chat is tens of seconds of pure Python. On the server's threads it
+holds the interpreter lock every request shares, so another account's cheap API call waited
+behind it (bench/cross_account.py: B's median 0.2-1 s, p95 1-3 s during two such exports). In a
+worker process only the CPU is shared, and the operating system shares that fairly. The checks
+that need the account stay in the server; the worker reads the files and builds the body.
+
+PERSONALAB_EXPORT_PROCESSES workers (0: in the server, as tests do: their database is one
+connection another process cannot see) start with the first export and are kept.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from django.conf import settings
+
+from chat import services
+from personalab.lib.errors import AppError
+from personalab.process_setup import django_ready
+from personalab.storage import get_store
+
+_pool: ProcessPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _exported(instance_id: str, session_id: str, fmt: str,
+              character: str | None) -> tuple[bytes, str] | tuple[str, int, str, dict]:
+    """In the worker. A refusal comes back as plain values: an AppError subclass with its own
+    __init__ cannot always be pickled back."""
+    try:
+        return services.session_export(get_store(), instance_id=instance_id,
+                                       session_id=session_id, fmt=fmt, character=character)
+    except AppError as exc:
+        return exc.code, exc.status, exc.message, exc.fields
+
+
+def _pool_get() -> ProcessPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ProcessPoolExecutor(max_workers=settings.PERSONALAB_EXPORT_PROCESSES,
+                                        mp_context=multiprocessing.get_context("spawn"),
+                                        initializer=django_ready)
+        return _pool
+
+
+def _pool_forget(broken: ProcessPoolExecutor) -> None:
+    global _pool
+    with _pool_lock:
+        if _pool is broken:
+            _pool = None
+
+
+def session_export_apart(*, instance_id: str, session_id: str, fmt: str,
+                         character: str | None) -> tuple[bytes, str]:
+    """`services.session_export`, in a worker process when there are any."""
+    if settings.PERSONALAB_EXPORT_PROCESSES <= 0:
+        return services.session_export(get_store(), instance_id=instance_id,
+                                       session_id=session_id, fmt=fmt, character=character)
+    pool = _pool_get()
+    try:
+        result = pool.submit(_exported, instance_id, session_id, fmt, character).result()
+    except BrokenProcessPool:
+        _pool_forget(pool)  # a worker killed (OOM, kill -9): the next export starts new ones
+        raise AppError("export_failed", 503, "the export stopped before it ended; try "
+                                             "again") from None
+    if len(result) == 4:
+        code, status, message, fields = result
+        raise AppError(code, status, message, fields)
+    return result
