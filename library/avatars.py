@@ -19,6 +19,18 @@ def image_kind(data: bytes) -> str | None:
     return kind
 
 
+AVATAR_MAX_BYTES = 2 * 1024 * 1024
+
+
+def avatar_problem(data: bytes) -> tuple[str, str] | None:
+    """Why `data` cannot be an avatar (the sentence, the field's note), or None."""
+    if len(data) > AVATAR_MAX_BYTES:
+        return "avatar is larger than 2 MB", "at most 2 MB"
+    if image_kind(data) is None:
+        return "avatar must be a PNG, JPEG, GIF or WebP image", "PNG, JPEG, GIF or WebP"
+    return None
+
+
 def avatar_file(folder: Path) -> Path | None:
     for kind in CONTENT_TYPES:
         path = folder / f"avatar.{kind}"

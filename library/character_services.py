@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from library.avatars import avatar_problem, avatar_write, image_kind
 from library.create_ids import id_claim
 from library.errors import LibraryConflict, LibraryError
 from library.fields import (
@@ -96,3 +97,12 @@ def character_delete(store: FileStore, *, character_id: str, user=None) -> None:
                            chats=others)
     store.character_delete(character_id)
     Character.objects.filter(character_id=character_id).delete()
+
+
+def character_avatar_save(store: FileStore, *, actor, character_id: str, data: bytes) -> str:
+    """A new picture for a character (its owner or staff): PNG, JPEG, GIF or WebP of at most
+    2 MB, kept as it came (the editor crops it to the card's 2:3 in the browser)."""
+    character_for_edit(store, user=actor, character_id=character_id)
+    if problem := avatar_problem(data):
+        raise LibraryError(problem[0], {"avatar": problem[1]})
+    return avatar_write(store.character_dir(character_id), data, image_kind(data) or "png")

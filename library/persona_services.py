@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from library.avatars import avatar_write, image_kind
+from library.avatars import avatar_problem, avatar_write, image_kind
 from library.create_ids import persona_id_pick
 from library.errors import LibraryError, LibraryForbidden
 from library.fields import MAX_NAME_CHARS, clean_text
@@ -16,7 +16,6 @@ from personalab.lib.ids import slug_id, validate_id
 
 PERSONA_DESCRIPTION_LIMIT = 100_000
 VISIBILITIES = ("private", "shared")
-AVATAR_MAX_BYTES = 2 * 1024 * 1024
 
 def _persona_fields(data: dict[str, Any], *, creating: bool) -> dict[str, Any]:
     """Only the fields present in `data` (an update changes what it names)."""
@@ -94,12 +93,8 @@ def persona_delete(store: FileStore, *, actor, persona_id: str) -> None:
 def persona_avatar_save(store: FileStore, *, actor, persona_id: str, data: bytes) -> str:
     persona = store.persona_read(persona_id)
     _persona_may_change(actor, persona)
-    if len(data) > AVATAR_MAX_BYTES:
-        raise LibraryError("avatar is larger than 2 MB", {"avatar": "at most 2 MB"})
-    kind = image_kind(data)
-    if kind is None:
-        raise LibraryError("avatar must be a PNG, JPEG, GIF or WebP image",
-                           {"avatar": "PNG, JPEG, GIF or WebP"})
-    name = avatar_write(store.persona_dir(persona_id), data, kind)
+    if problem := avatar_problem(data):
+        raise LibraryError(problem[0], {"avatar": problem[1]})
+    name = avatar_write(store.persona_dir(persona_id), data, image_kind(data) or "png")
     store.persona_write(persona_id, {**persona, "avatar": name})
     return name

@@ -146,6 +146,19 @@ def character_change(request: HttpRequest, character_id: str, payload: Character
     return store.character_read(character_id)
 
 
+@characters_router.post("/characters/{character_id}/avatar", response=CharacterOut,
+                        exclude_unset=True)
+def character_avatar_upload(request: HttpRequest, character_id: str, file: File[UploadedFile]):
+    """Multipart `file`: the character's new picture (PNG, JPEG, GIF or WebP, at most 2 MB;
+    owner or staff). A PNG one carries the card on export."""
+    store = get_store()
+    validate_id(character_id, kind="character id")
+    selectors.character_for_use(store, user=request.auth, character_id=character_id)
+    services.character_avatar_save(store, actor=request.auth, character_id=character_id,
+                                   data=file.read(services.AVATAR_MAX_BYTES + 1))
+    return store.character_read(character_id)
+
+
 @characters_router.delete("/characters/{character_id}", response=Deleted)
 def character_remove(request: HttpRequest, character_id: str):
     """Moved aside under data/trash/characters/ (owner or staff); 409 while an instance uses it."""

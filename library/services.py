@@ -14,10 +14,11 @@ this module is the app's service entry, so callers can write `from library impor
 
 from __future__ import annotations
 
+from library.avatars import AVATAR_MAX_BYTES
 from library.background_services import background_delete, background_outline_edit, background_save
 from library.card_export import character_export_card
 from library.card_import import MAX_CARD_BYTES
-from library.character_services import character_delete, character_save
+from library.character_services import character_avatar_save, character_delete, character_save
 from library.errors import LibraryConflict, LibraryError, LibraryForbidden, LibraryNotFound
 from library.fields import (
                                           CARD_TEXT_FIELDS,
@@ -39,7 +40,6 @@ from library.item_chats import chat_copies_keep
 from library.item_copy import COPY_KINDS, background_copy, character_copy, lorebook_copy
 from library.lorebook_services import lorebook_save
 from library.persona_services import (
-                                          AVATAR_MAX_BYTES,
                                           PERSONA_DESCRIPTION_LIMIT,
                                           VISIBILITIES,
                                           persona_avatar_save,
@@ -51,6 +51,7 @@ from library.persona_services import (
 
 __all__ = [
                                           "AVATAR_MAX_BYTES",
+                                          "character_avatar_save",
                                           "CARD_TEXT_FIELDS",
                                           "COPY_KINDS",
                                           "MAX_CARD_BYTES",

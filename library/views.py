@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from library import lorebook_services, selectors, services
 from library.card_import import character_import_card
-from library.avatars import avatar_file, content_type
+from library.avatars import avatar_file, avatar_problem, content_type
 from library.card_extensions import DEPTH_PROMPT_DEFAULT_DEPTH, depth_prompt_read, talkativeness_read
 from library.card_extensions import ROLES as NOTE_ROLES
 from library.errors import LibraryError, LibraryForbidden, LibraryNotFound
@@ -92,9 +92,16 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
                                            *([added] if added.strip() else [])]
         if "depth_prompt" in request.POST:
             data["depth_prompt"] = _note_posted(request.POST)
+        upload = request.FILES.get("avatar")
+        picture = upload.read(services.AVATAR_MAX_BYTES + 1) if upload else b""
         try:
+            if picture and (problem := avatar_problem(picture)):  # before anything is saved
+                raise LibraryError(problem[0], {"avatar": problem[1]})
             saved_id = services.character_save(store, data=data, character_id=character_id,
                                                user=request.user)
+            if picture:
+                services.character_avatar_save(store, actor=request.user,
+                                               character_id=saved_id, data=picture)
             messages.info(request, gettext("Character saved."))
             return redirect("character_edit", character_id=saved_id)
         except LibraryNotFound:
@@ -110,6 +117,8 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
                    "card": card_data, "roles": NOTE_ROLES,
                    "extensions": _extensions_shown(card_data, request.POST if error else None),
                    "ownership": _ownership(request, definition, "character", character_id),
+                   "has_avatar": bool(character_id and avatar_file(
+                       store.character_dir(character_id))),
                    **_story_start_choices(request, character_id)},
                   status=status)
 

@@ -1,0 +1,34 @@
+"""A picture picked in the character editor is cropped to the card's 2:3 in the browser before
+it is uploaded, at phone and laptop width."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page
+
+from tests.e2e.conftest import SIZES, Server, no_sideways_scroll, screenshot_take
+from tests.test_character_avatar import png_bytes, png_size
+
+pytestmark = pytest.mark.e2e
+
+
+@SIZES
+def test_a_wide_picture_is_cropped_to_the_cards_ratio(page: Page, server: Server,
+                                                      tmp_path: Path, size: dict) -> None:
+    page.set_viewport_size(size)
+    picture = tmp_path / "wide.png"
+    picture.write_bytes(png_bytes(300, 200))
+    page.goto(f"{server.url}/library/characters/char_alserqi/")
+    page.set_input_files("input[name=avatar]", str(picture))
+    page.locator("[data-role=avatar-preview]:visible").wait_for()
+    no_sideways_scroll(page)
+    screenshot_take(page, f"62_avatar_crop_{size['width']}", full_page=False)
+    with page.expect_navigation():
+        page.click("#character-form button[type=submit]")
+    stored = (server.data / "characters" / "char_alserqi" / "avatar.png").read_bytes()
+    width, height = png_size(stored)
+    assert (width, height) == (133, 200)
+    assert page.locator("img[data-role=avatar-now]").count() == 1
+    assert page.js_errors == []

@@ -1,0 +1,71 @@
+"""A character gets a picture from its editor or the API (not only from a card import): kept as
+it came, refused with a sentence when it is not a picture, and never for another account."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from chat.models import ApiToken
+
+pytestmark = pytest.mark.django_db
+
+
+def png_bytes(width: int, height: int) -> bytes:
+    """A solid PNG (no image library needed)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+    rows = b"".join(b"\x00" + b"\x80\x40\x20" * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def _body(response) -> bytes:
+    return (b"".join(response.streaming_content) if response.streaming else response.content)
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    return struct.unpack(">II", data[16:24])
+
+
+def test_the_editor_saves_a_picture_and_the_card_carries_it(alice_client, store, character):
+    picture = png_bytes(40, 60)
+    page = alice_client.get(f"/library/characters/{character}/").content.decode()
+    assert 'name="avatar"' in page and 'enctype="multipart/form-data"' in page
+    response = alice_client.post(f"/library/characters/{character}/", {
+        "name": "Alserqi", "base_persona": "A scout.",
+        "avatar": SimpleUploadedFile("me.png", picture, content_type="image/png")})
+    assert response.status_code == 302, response.content.decode()[:500]
+    served = alice_client.get(f"/library/characters/{character}/avatar.png")
+    assert served.status_code == 200 and _body(served) == picture
+    card = alice_client.get(f"/api/v1/characters/{character}/card.png")
+    assert png_size(_body(card)) == (40, 60)
+
+
+def test_a_file_that_is_not_a_picture_is_refused_before_a_new_character_is_made(
+        alice_client, store):
+    before = len(list(store.character_dir("x").parent.iterdir())) if store.character_dir("x").parent.exists() else 0
+    response = alice_client.post("/library/characters/new", {
+        "name": "Nobody", "base_persona": "x",
+        "avatar": SimpleUploadedFile("evil.png", b"<script>alert(1)</script>")})
+    assert response.status_code == 400
+    assert "PNG, JPEG, GIF or WebP" in response.content.decode()
+    after = len(list(store.character_dir("x").parent.iterdir())) if store.character_dir("x").parent.exists() else 0
+    assert after == before
+
+
+def test_the_api_sets_a_picture_only_on_your_own_character(client, alice, bob, character):
+    url = f"/api/v1/characters/{character}/avatar"
+    theirs = client.post(url, {"file": SimpleUploadedFile("a.png", png_bytes(2, 3))},
+                         HTTP_AUTHORIZATION=f"Bearer {ApiToken.issue(bob)}")
+    assert theirs.status_code in (403, 404)
+    mine = client.post(url, {"file": SimpleUploadedFile("a.png", png_bytes(2, 3))},
+                       HTTP_AUTHORIZATION=f"Bearer {ApiToken.issue(alice)}")
+    assert mine.status_code == 200, mine.content
+    bad = client.post(url, {"file": SimpleUploadedFile("a.png", b"GIF8" + b"x" * 10)},
+                      HTTP_AUTHORIZATION=f"Bearer {ApiToken.issue(alice)}")
+    assert bad.status_code == 400 and "avatar" in bad.json()["error"]["fields"]
