@@ -220,3 +220,25 @@ def test_continue_leaves_the_reply_open_and_impersonation_ends_on_the_players_tu
                             ending="user")
     assert asked.text.endswith("<|im_end|>\n<|im_start|>user\nAnn:")
     assert "\nMira:" in asked.stop
+
+
+def test_a_preset_file_named_by_the_environment_is_used(store, alice, text_api, settings,
+                                                        tmp_path):
+    preset = tmp_path / "My Model.json"
+    preset.write_text(json.dumps({**ST_PRESET, "names": True}))
+    settings.PERSONALAB_INSTRUCT_TEMPLATE = str(preset)
+    _english(store)
+    _turn(store, _mira(store, alice))
+    prompt = text_api.requests[-1]["prompt"]
+    assert "### HUMAN Ann:\nAnn: Who are you?" in prompt  # `names: true`: every message named
+    assert prompt.endswith("### BOT (final):\nMira:")
+
+
+def test_a_missing_preset_file_ends_the_turn_with_a_sentence(store, alice, text_api, settings,
+                                                             tmp_path):
+    settings.PERSONALAB_INSTRUCT_TEMPLATE = str(tmp_path / "gone.json")
+    _english(store)
+    result = _turn(store, _mira(store, alice))
+    assert text_api.requests == []  # nothing half-built was sent
+    assert "PERSONALAB_INSTRUCT_TEMPLATE: cannot read" in result.error
+    assert "gone.json" in result.error
