@@ -242,3 +242,25 @@ def test_a_missing_preset_file_ends_the_turn_with_a_sentence(store, alice, text_
     assert text_api.requests == []  # nothing half-built was sent
     assert "PERSONALAB_INSTRUCT_TEMPLATE: cannot read" in result.error
     assert "gone.json" in result.error
+
+
+def test_in_a_group_the_speaker_is_named_once_and_others_keep_their_names():
+    # A group prompt's user lines already carry "Name: " (the player's and other members'
+    # lines); `force` names the speaking character, as SillyTavern does in group chats.
+    messages = [{"role": "system", "content": "Scene."},
+                {"role": "user", "content": "Ann: Hello both."},
+                {"role": "user", "content": "Rook: Evening."},
+                {"role": "assistant", "content": "Welcome."}]
+    alpaca = instruct_template_read(BUILT_IN["alpaca"])
+    grouped = instruct_prompt(messages, template=alpaca, char_name="Mira", user_name="Ann",
+                              group=True)
+    assert "### Instruction:\nAnn: Hello both.\n\n" in grouped.text
+    assert "### Response:\nMira: Welcome.\n\n" in grouped.text
+    assert grouped.text.endswith("### Response:\nMira:")
+    alone = instruct_prompt(messages, template=alpaca, char_name="Mira", user_name="Ann")
+    assert alone.text.endswith("### Response:\n") and "Mira: Welcome." not in alone.text
+    chatml = instruct_prompt(messages, template=instruct_template_read(BUILT_IN["chatml"]),
+                             char_name="Mira", user_name="Ann", group=True)
+    assert "<|im_start|>user\nAnn: Hello both.<|im_end|>" in chatml.text
+    assert "<|im_start|>user\nRook: Evening.<|im_end|>" in chatml.text
+    assert "<|im_start|>assistant\nMira: Welcome.<|im_end|>" in chatml.text

@@ -243,6 +243,8 @@ def _turn(template: InstructTemplate, message: dict[str, Any], names: _Names,
 
 
 def _names_on(template: InstructTemplate, names: _Names, role: str) -> bool:
+    if names.group and role == "user":
+        return False  # a group prompt's user lines already say who speaks (the player, others)
     if template.names_behavior == "always":
         return True
     # "force": the characters' names in a group chat, where they tell the speakers apart
