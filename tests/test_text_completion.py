@@ -19,7 +19,7 @@ from personalab.lib.instruct import instruct_prompt, instruct_template_read
 from personalab.lib.instruct_presets import BUILT_IN
 from personalab.lib.llm import LLMSettings, provider_for
 from personalab.lib.llm_offline import OfflineProvider
-from tests.stub_llm import Reply
+from tests.stub_llm import LongLine, Reply, Useless
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -264,3 +264,17 @@ def test_in_a_group_the_speaker_is_named_once_and_others_keep_their_names():
     assert "<|im_start|>user\nAnn: Hello both.<|im_end|>" in chatml.text
     assert "<|im_start|>user\nRook: Evening.<|im_end|>" in chatml.text
     assert "<|im_start|>assistant\nMira: Welcome.<|im_end|>" in chatml.text
+
+
+def test_a_hostile_text_stream_is_cut_as_a_chat_stream_is(store, alice, text_api, settings):
+    settings.PERSONALAB_LLM_MAX_LINE_BYTES = 1 << 20
+    settings.PERSONALAB_LLM_IDLE_SECONDS = 0.5
+    _english(store)
+    instance_id = _mira(store, alice)
+    text_api.script(LongLine(5_000_000, before="I begin."))
+    result = _turn(store, instance_id)
+    assert result.answer_text.startswith("I begin.")
+    assert "without an end" in result.error
+    text_api.script(Useless(5.0, before="Then "))
+    result = _turn(store, instance_id, "And?")
+    assert result.answer_text.startswith("Then") and "PERSONALAB_LLM_IDLE_SECONDS" in result.error
