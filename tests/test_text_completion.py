@@ -142,6 +142,9 @@ def test_a_bad_preset_is_refused_with_a_sentence_and_nothing_is_saved(store, sta
     assert 'data-field="llm.instruct_json"' in page.content.decode()
     assert "not JSON" in page.content.decode()
     assert "completion_api" not in store.module_read("llm")
+    page = client.post("/settings/", {**FORM, "llm.instruct_json": "[" * 50_000})
+    assert page.status_code == 400 and "nested too deep" in page.content.decode()
+    assert "instruct" not in store.module_read("llm")
 
 
 def test_only_staff_change_the_text_completion_choice(store, alice, client):

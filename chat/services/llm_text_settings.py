@@ -46,6 +46,8 @@ def instruct_preset_parse(text: str) -> dict[str, Any]:
         data = json.loads(text)
     except ValueError as err:
         raise Invalid("instruct", f"not JSON: {err}") from err
+    except RecursionError as err:  # brackets nested thousands deep: no preset looks so
+        raise Invalid("instruct", "not an instruct preset: nested too deep") from err
     return instruct_preset_check(data)
 
 

@@ -6,6 +6,7 @@ Framework-free: the caller builds the settings."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import AsyncIterator
@@ -43,7 +44,7 @@ def instruct_template_for(settings: LLMSettings) -> InstructTemplate:
         try:
             with open(name, encoding="utf-8") as file:
                 return instruct_template_read(json.loads(file.read(1 << 20)))
-        except (OSError, ValueError) as err:
+        except (OSError, ValueError, RecursionError) as err:
             raise InstructError(message=f"PERSONALAB_INSTRUCT_TEMPLATE: cannot read {name}: "
                                         f"{_shorten(str(err), 120)}") from err
     return instruct_template_named(name)
@@ -146,13 +147,15 @@ class TextCompletionProvider(OpenAIProvider):
         """A task's answer (a summary, a recap) read from the same bounded stream."""
         pieces: list[str] = []
         size = 0
-        async for piece in self.stream(messages, context=context):
-            if isinstance(piece, Reasoning):
-                continue
-            pieces.append(piece)
-            size += len(piece)
-            if size >= COMPLETE_MAX_CHARS:
-                break
+        # Closed at once when the answer is long enough: the connection goes with it.
+        async with contextlib.aclosing(self.stream(messages, context=context)) as stream:
+            async for piece in stream:
+                if isinstance(piece, Reasoning):
+                    continue
+                pieces.append(piece)
+                size += len(piece)
+                if size >= COMPLETE_MAX_CHARS:
+                    break
         return text_surrogates_replace("".join(pieces)[:COMPLETE_MAX_CHARS])
 
 
