@@ -281,3 +281,13 @@ def test_a_hostile_text_stream_is_cut_as_a_chat_stream_is(store, alice, text_api
     text_api.script(Useless(5.0, before="Then "))
     result = _turn(store, instance_id, "And?")
     assert result.answer_text.startswith("Then") and "PERSONALAB_LLM_IDLE_SECONDS" in result.error
+
+
+def test_openais_own_api_gets_at_most_four_stop_sequences():
+    # OpenAI's /v1/completions answers 400 to a fifth; the servers people run take them all.
+    messages = [{"role": "system", "content": "Story."}, {"role": "user", "content": "Hi"}]
+    context = {"character_name": "Mira", "user_name": "Ann", "generation": {"stop": ["END"]}}
+    for base_url, count in (("https://api.openai.com/v1", 4), ("http://127.0.0.1:5001/v1", 6)):
+        provider = provider_for(LLMSettings(base_url=base_url, api_key="k", model="m",
+                                            completion_api="text", instruct_template="chatml"))
+        assert len(provider._request(messages, context)["stop"]) == count

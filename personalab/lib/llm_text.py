@@ -25,12 +25,20 @@ from personalab.lib.instruct import (
     instruct_template_read,
 )
 from personalab.lib.jsontext import SurrogatesJoin, text_surrogates_replace
-from personalab.lib.llm import LLMError, LLMSettings, OpenAIProvider, _shorten, sampling_split
+from personalab.lib.llm import (
+    LLMError,
+    LLMSettings,
+    OpenAIProvider,
+    _is_openai,
+    _shorten,
+    sampling_split,
+)
 from personalab.lib.reasoning import Reasoning, reasoning_split
 
 # What complete() (a summary, a recap) takes of a reply before it stops reading: far more than
 # any summary, far less than a runaway model can send.
 COMPLETE_MAX_CHARS = 100_000
+OPENAI_MAX_STOP = 4
 _DATA_LINE = re.compile(rb"^data:(.*)$", re.MULTILINE)
 
 
@@ -109,6 +117,8 @@ class TextCompletionProvider(OpenAIProvider):
         for word in chosen.pop("stop", None) or []:
             if word not in stop:
                 stop.append(word)
+        if _is_openai(self.settings.base_url):
+            stop = stop[:OPENAI_MAX_STOP]  # its API refuses more; local servers take any number
         return {"model": self.model, "prompt": prompt.text, "stop": stop, **chosen,
                 "extra_body": extra or None}
 
