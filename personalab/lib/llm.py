@@ -73,7 +73,8 @@ class Provider(Protocol):
 
 def llm_settings_choose(environment: LLMSettings, overrides: dict | None = None) -> LLMSettings:
     """The settings a turn uses: the environment's (personalab/llm_config.py reads them), with
-    the base URL and model the settings page stored (data/modules/llm.json) on top."""
+    the base URL, model, completion API and instruct template the settings page stored
+    (data/modules/llm.json) on top."""
     overrides = overrides or {}
     chosen = {
         key: str(value).strip()
