@@ -291,3 +291,13 @@ def test_openais_own_api_gets_at_most_four_stop_sequences():
         provider = provider_for(LLMSettings(base_url=base_url, api_key="k", model="m",
                                             completion_api="text", instruct_template="chatml"))
         assert len(provider._request(messages, context)["stop"]) == count
+
+
+def test_the_first_reply_keeps_its_first_marker_after_the_alignment_line():
+    # SillyTavern's first_output_sequence marks the chat's first message, a greeting here,
+    # even when the user alignment message goes before it.
+    template = instruct_template_read({**BUILT_IN["mistral"], "first_output_sequence": "[/INST]~"})
+    messages = [{"role": "system", "content": "Story."},
+                {"role": "assistant", "content": "Hello."}, {"role": "user", "content": "Hi"}]
+    text = instruct_prompt(messages, template=template, char_name="Mira", user_name="Ann").text
+    assert "provided above.[/INST]~Mira: Hello.</s>[INST] Ann: Hi[/INST] Mira:" in text

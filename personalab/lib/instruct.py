@@ -167,7 +167,9 @@ def instruct_prompt(messages: list[dict[str, Any]], *, template: InstructTemplat
     chat = messages[head:]
     parts = [_story(template, story, names)] if story else []
     if template.user_alignment_message and (not chat or chat[0].get("role") != "user"):
-        chat = [{"role": "user", "content": template.user_alignment_message}, *chat]
+        # Put before the chat, not in it: the chat's first message keeps its first marker.
+        alignment = {"role": "user", "content": template.user_alignment_message}
+        parts.append(_turn(template, alignment, names, "first"))
     last_user = max((i for i, m in enumerate(chat) if m.get("role") == "user"), default=-1)
     open_last = continue_last and bool(chat) and chat[-1].get("role") == "assistant"
     for index, message in enumerate(chat):
