@@ -301,3 +301,21 @@ def test_the_first_reply_keeps_its_first_marker_after_the_alignment_line():
                 {"role": "assistant", "content": "Hello."}, {"role": "user", "content": "Hi"}]
     text = instruct_prompt(messages, template=template, char_name="Mira", user_name="Ann").text
     assert "provided above.[/INST]~Mira: Hello.</s>[INST] Ann: Hi[/INST] Mira:" in text
+
+
+def test_continue_sends_the_unfinished_reply_open_for_the_model(store, alice, text_api,
+                                                                settings):
+    settings.PERSONALAB_INSTRUCT_TEMPLATE = "chatml"
+    _english(store)
+    instance_id = _mira(store, alice)
+    text_api.script(Reply("I am Mira, and"), Reply(" I mend people."))
+    _turn(store, instance_id)
+
+    async def emit(event):
+        pass
+
+    result = asyncio.run(turn_run(store, instance_id=instance_id, user_text="", emit=emit,
+                                  continue_reply=True))
+    prompt = text_api.requests[-1]["prompt"]
+    assert prompt.endswith("<|im_start|>assistant\nMira: I am Mira, and")
+    assert result.answer_text == "I am Mira, and I mend people."  # the space kept
