@@ -15,6 +15,7 @@ from typing import Any
 
 from chat.group_prompt import lines_for_speaker, members_block, unnamed_lines_by
 from personalab.lib.llm import Provider, provider_for
+from personalab.lib.llm_text import text_trace_note
 from personalab.llm_config import llm_settings_from_env
 from chat.members import is_group
 from chat.prompt.assemble import prompt_build
@@ -304,7 +305,7 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
         "plot_index": ctx.instance_state.get("plot_state", {}).get("current_plot_index", 1),
         "plot_status": ctx.instance_state.get("plot_state", {}).get("current_status"),
         "outline_length": len(outline) if director else 0,
-        "user_text": ctx.user_text,
+        "user_text": ctx.user_text, "user_name": inputs.user_name,
         "group": ctx.speaker is not None,
         "continue_from": ctx.continue_from,
         # How many earlier versions a regenerate keeps (the offline demo varies on it).
@@ -705,7 +706,8 @@ def trace_start(ctx: TurnContext, prepared: Prepared, *, trace_id: str,
         "created_at": created_at,
         "request": {"query": ctx.user_text, "provider": provider.name,
                     "model": getattr(provider, "model", ""),
-                    "generation": prepared.llm_context.get("generation", {})},
+                    "generation": prepared.llm_context.get("generation", {}),
+                    **text_trace_note(provider, prepared.llm_context)},
         "retrievals": prepared.recall,
         "director_context": prepared.director,
         "plot_state_before": ctx.plot_state_before,

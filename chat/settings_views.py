@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from chat import selectors
 from chat.history import DEFAULT_PAGE_SIZE, DEFAULT_UNDO_WINDOW
 from chat.impersonate import PROMPT_SETTING, impersonation_prompt_error
-from chat.prompt.alternation import PROCESSING, processing_mode
+from chat.llm_form import llm_form_errors, llm_settings_posted, llm_shown
 from chat.services.settings_reset import SETTINGS_SECTIONS, settings_section_reset
 from director.services import config_save
 from personalab.lib.config_schema import base_url_error, config_validate, whole_number
@@ -68,8 +68,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
                 "choices": ", ".join(PROMPT_LOCALES)}
         if error := impersonation_prompt_error(request.POST.get(f"prompt.{PROMPT_SETTING}", "")):
             errors[f"prompt.{PROMPT_SETTING}"] = error
-        if error := base_url_error(request.POST.get("llm.base_url", "").strip()):
-            errors["llm.base_url"] = error
+        errors.update(llm_form_errors(request.POST, store.module_read("llm")))
         if errors:
             errors.update(config_validate(changes, store.config_read())[1])
         else:
@@ -94,7 +93,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         "impersonation_prompt_error": errors.get(f"prompt.{PROMPT_SETTING}", ""),
         "prompt_locales": [(AUTO, gettext("Automatic (the character's language)")),
                            ("zh", gettext("Chinese")), ("en", gettext("English"))],
-        "llm": _llm_shown(store.module_read("llm"), errors, request.POST),
+        "llm": llm_shown(store, errors, request.POST),
         "module_fields": _module_fields(store, errors, request.POST),
     }, status=400 if errors else 200)
 
@@ -111,7 +110,7 @@ def settings_test_connection(request: HttpRequest) -> HttpResponse:
     if error := base_url_error(base_url):
         return _connection_result(request, error=gettext("The base URL %(error)s.") % {
             "error": _field_error_shown(error)}, status=400)
-    posted = _llm_settings_posted(get_store().module_read("llm"), request.POST)
+    posted = llm_settings_posted(get_store().module_read("llm"), request.POST)
     settings = llm_settings_from_env(posted)
     if not settings.base_url and not settings.api_key:
         return _connection_result(request, error=gettext(
@@ -173,15 +172,6 @@ NUMBER_FIELDS = [
     ("limits", "limits.conversation_max_tokens",
      gettext_lazy("Session file token limit (1000–1000000)"), ""),
 ]
-
-
-def _llm_shown(llm: dict, errors: dict[str, str], posted) -> dict:
-    """What the page shows of llm.json: never the key itself."""
-    base_url = posted.get("llm.base_url", "") if errors else llm.get("base_url", "")
-    return {"base_url": base_url, "model": posted.get("llm.model", "") if errors
-            else llm.get("model", ""), "has_key": bool(llm.get("api_key")),
-            "error": errors.get("llm.base_url", ""), "processing": processing_mode(llm),
-            "processing_choices": PROCESSING}
 
 
 def _number_fields(config: dict, errors: dict[str, str], posted) -> list[dict]:
@@ -258,15 +248,6 @@ def _save_module_settings(store, form, numbers: dict[tuple[str, str], int]) -> N
         changed["prompt"][PROMPT_SETTING] = form[f"prompt.{PROMPT_SETTING}"].strip()
     for module, settings in changed.items():
         store.module_write(module, settings)
-    store.module_write("llm", _llm_settings_posted(store.module_read("llm"), form))
+    store.module_write("llm", llm_settings_posted(store.module_read("llm"), form))
 
 
-def _llm_settings_posted(llm: dict, form) -> dict:
-    """A key is kept only for the base URL it was entered for; an empty field keeps it."""
-    base_url = form.get("llm.base_url", "").strip()
-    key = form.get("llm.api_key", "").strip()
-    if not key and base_url == llm.get("base_url", "") and "llm.api_key_clear" not in form:
-        key = llm.get("api_key", "")
-    processing = form.get("llm.prompt_processing", llm.get("prompt_processing", "none"))
-    return {**llm, "base_url": base_url, "model": form.get("llm.model", "").strip(),
-            "api_key": key, "prompt_processing": processing_mode({"prompt_processing": processing})}

@@ -29,6 +29,7 @@ from library.routers import backgrounds_router, characters_router
 from library.routers import router as library_router
 from chat.memory_routers import router as memory_router
 from chat.prompt_manager_routers import router as prompt_manager_router
+from chat.llm_routers import router as llm_router
 from personalab.lib.body_fields import UNKNOWN_FIELD
 from personalab.lib.errors import AppError, TooLarge
 from personalab.lib.jsonbody import json_object_bounded
@@ -218,3 +219,4 @@ api.add_router("/", lorebooks_router)
 api.add_router("/", memory_router)
 api.add_router("/", prompt_manager_router)
 api.add_router("/", config_router)
+api.add_router("/", llm_router)

@@ -22,5 +22,7 @@ def llm_settings_from_env(overrides: dict | None = None) -> LLMSettings:
         connect_timeout=settings.PERSONALAB_LLM_CONNECT_TIMEOUT,
         gguf_path=settings.PERSONALAB_GGUF,
         offline_delay=settings.PERSONALAB_OFFLINE_DELAY,
+        completion_api=settings.PERSONALAB_COMPLETION_API,
+        instruct_template=settings.PERSONALAB_INSTRUCT_TEMPLATE,
     )
     return llm_settings_choose(environment, overrides)

@@ -11,6 +11,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from personalab.lib.instruct_presets import BUILT_IN as _INSTRUCT_BUILT_IN
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -113,6 +115,16 @@ OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
 OPENAI_API_KEY = env_str("OPENAI_API_KEY")
 PERSONALAB_MODEL = env_str("PERSONALAB_MODEL")
 PERSONALAB_GGUF = env_str("PERSONALAB_GGUF")
+# "chat" (default) or "text": one prompt string to {OPENAI_BASE_URL}/completions, built with
+# the instruct template (docs/backends.md): chatml (default), llama3, mistral, alpaca, vicuna,
+# gemma, metharme, phi, or the path of a SillyTavern instruct preset (.json).
+PERSONALAB_COMPLETION_API = env_choice("PERSONALAB_COMPLETION_API", "chat",
+                                       ("CHAT", "TEXT")).lower()
+PERSONALAB_INSTRUCT_TEMPLATE = env_str("PERSONALAB_INSTRUCT_TEMPLATE")
+if (PERSONALAB_INSTRUCT_TEMPLATE and not PERSONALAB_INSTRUCT_TEMPLATE.lower().endswith(".json")
+        and PERSONALAB_INSTRUCT_TEMPLATE.lower() not in _INSTRUCT_BUILT_IN):
+    raise _env_invalid("PERSONALAB_INSTRUCT_TEMPLATE", PERSONALAB_INSTRUCT_TEMPLATE,
+                       f"one of {', '.join(_INSTRUCT_BUILT_IN)} or a .json file")
 PERSONALAB_LLM_TIMEOUT = env_float("PERSONALAB_LLM_TIMEOUT", 60.0)
 PERSONALAB_LLM_CONNECT_TIMEOUT = env_float("PERSONALAB_LLM_CONNECT_TIMEOUT", 10.0)
 # A hostile or broken stream (personalab/lib/sse.py): nothing to show for this long ends the

@@ -1,5 +1,6 @@
 """A small OpenAI-compatible HTTP server for tests and benchmarks, speaking just enough of the API
-for the real `openai` SDK: POST /v1/chat/completions (stream true/false) and GET /v1/models.
+for the real `openai` SDK: POST /v1/chat/completions and /v1/completions (text completion: a
+`prompt` string; stream true/false) and GET /v1/models. `paths` records each request's route.
 
 Each request takes the next scripted step (FIFO); with the queue empty it gets the default reply.
 
@@ -127,6 +128,7 @@ class StubLLM:
     ) -> None:
         self.default = default
         self.requests: list[dict] = []
+        self.paths: list[str] = []  # the route of each request, in order
         self.models = ["stub-model"]  # what GET /v1/models lists
         self.authorizations: list[str] = []  # the Authorization header of each request
         self.disconnects = 0  # streams the client closed before the end
@@ -150,6 +152,7 @@ class StubLLM:
         with self._lock:
             self._steps.clear()
             self.requests.clear()
+            self.paths.clear()
             self.models = ["stub-model"]
             self.authorizations.clear()
             self.disconnects = 0
@@ -162,9 +165,10 @@ class StubLLM:
         self._server.server_close()
         self._thread.join(timeout=5)
 
-    def _take(self, body: dict) -> tuple[Step, threading.Event, int]:
+    def _take(self, body: dict, path: str = "") -> tuple[Step, threading.Event, int]:
         with self._lock:
             self.requests.append(body)
+            self.paths.append(path)
             step = self._steps.popleft() if self._steps else self.default
             return step, self._wake, next(self._ids)
 
@@ -199,14 +203,17 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
 
     def do_POST(self) -> None:
-        if not self.path.rstrip("/").endswith("/chat/completions"):
+        route = self.path.rstrip("/")
+        if not route.endswith("/completions"):
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
             return
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
         self.server.stub.authorizations.append(self.headers.get("Authorization", ""))
-        step, wake, number = self.server.stub._take(body)
-        exchange = _Exchange(self, body, wake, f"chatcmpl-stub-{number}")
+        step, wake, number = self.server.stub._take(body, route.removeprefix("/v1"))
+        text = not route.endswith("/chat/completions")
+        exchange = _Exchange(self, body, wake, f"{'cmpl' if text else 'chatcmpl'}-stub-{number}",
+                             text=text)
         try:
             exchange.answer(step)
         except (BrokenPipeError, ConnectionResetError):
@@ -223,9 +230,11 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _Exchange:
     def __init__(
-        self, handler: _Handler, body: dict, wake: threading.Event, completion_id: str
+        self, handler: _Handler, body: dict, wake: threading.Event, completion_id: str,
+        text: bool = False,
     ) -> None:
         self.handler = handler
+        self.text = text  # /v1/completions: `text` in each choice instead of a message
         self.stream = bool(body.get("stream"))
         self.model = str(body.get("model") or "stub-model")
         self.wake = wake
@@ -333,12 +342,20 @@ class _Exchange:
             self.wake.wait(step.seconds)
             return
         text = step.text if isinstance(step, Reply) else ""
+        usage = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+        if self.text:
+            choice = {"index": 0, "text": text, "logprobs": None, "finish_reason": "stop"}
+            self.handler._send_json(200, self._envelope("text_completion", choice, usage=usage))
+            return
         message = {"role": "assistant", "content": text}
         choice = {"index": 0, "message": message, "finish_reason": "stop"}
-        usage = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
         self.handler._send_json(200, self._envelope("chat.completion", choice, usage=usage))
 
     def _chunk(self, delta: dict, finish: str | None = None) -> dict:
+        if self.text:  # a text completion streams its text alone (a role or reasoning: nothing)
+            text = delta.get("content") if isinstance(delta.get("content"), str) else ""
+            choice = {"index": 0, "text": text, "logprobs": None, "finish_reason": finish}
+            return self._envelope("text_completion", choice)
         choice = {"index": 0, "delta": delta, "finish_reason": finish}
         return self._envelope("chat.completion.chunk", choice)
 

@@ -29,7 +29,8 @@ def settings_section_reset(store: FileStore, *, section: str) -> None:
     if section == "director":  # its threshold follows config.json's, restored with that section
         current["enabled"] = DEFAULT_MODULES["director"]["enabled"]
     elif section == "llm":
-        current.update({"base_url": "", "model": "", "api_key": ""})
+        current.update({"base_url": "", "model": "", "api_key": "", "completion_api": "",
+                        "instruct_template": ""})
     else:
         current.update(copy.deepcopy(DEFAULT_MODULES[section]))
     store.module_write(section, current)

@@ -10,6 +10,7 @@ from typing import Any
 from chat.services.sessions import session_read_repaired
 from personalab.lib.filestore import FileStore, read_session_bytes
 from personalab.lib.ids import is_valid_id
+from personalab.lib.llm_text import trace_prompt_text
 from personalab.lib.session_tail import states_back
 from personalab.lib.trace_refs import conversation_matches, messages_rebuild
 
@@ -24,6 +25,7 @@ def trace_rebuild(store: FileStore, *, instance_id: str, trace_id: str) -> dict[
         _reply_unfinished(store, instance_id, trace)
     conversation = trace.get("conversation")
     if not isinstance(conversation, dict):
+        _text_prompt(trace)
         return trace  # an older trace with the messages copied in, or nothing referred to
     session_id = str(conversation.get("session_id") or trace.get("session_id") or "")
     lines = None
@@ -37,7 +39,19 @@ def trace_rebuild(store: FileStore, *, instance_id: str, trace_id: str) -> dict[
     if lines is None:
         trace["conversation_source"] = None
     trace["messages"] = messages_rebuild(trace.get("messages") or [], lines)
+    _text_prompt(trace)
     return trace
+
+
+def _text_prompt(trace: dict[str, Any]) -> None:
+    """A text backend was sent one string: the inspector shows it (and its stop sequences),
+    rebuilt from the messages with the template the turn used."""
+    request = trace.get("request") if isinstance(trace.get("request"), dict) else {}
+    note = request.get("instruct")
+    if isinstance(note, dict) and isinstance(trace.get("messages"), list):
+        prompt = trace_prompt_text(trace["messages"], note)
+        if prompt is not None:
+            trace["prompt_text"], trace["prompt_stop"] = prompt.text, prompt.stop
 
 
 TRACE_FIGURES = ("trace_id", "instance_id", "session_id", "turn", "created_at", "total_tokens",

@@ -10,7 +10,7 @@ import ssl
 import threading
 import weakref
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
@@ -51,6 +51,11 @@ class LLMSettings:
     connect_timeout: float = 10.0
     gguf_path: str = ""  # PERSONALAB_GGUF
     offline_delay: float = 0.01  # pause between offline demo pieces
+    # "chat" (/chat/completions) or "text": one prompt string to /completions (llm_text.py),
+    # built with the instruct template: a built-in key, a preset file, or llm.json's `instruct`.
+    completion_api: str = "chat"  # PERSONALAB_COMPLETION_API
+    instruct_template: str = ""  # PERSONALAB_INSTRUCT_TEMPLATE
+    instruct_custom: dict | None = field(default=None, compare=False, hash=False)
 
 
 class LLMError(AppError):
@@ -73,13 +78,17 @@ class Provider(Protocol):
 
 def llm_settings_choose(environment: LLMSettings, overrides: dict | None = None) -> LLMSettings:
     """The settings a turn uses: the environment's (personalab/llm_config.py reads them), with
-    the base URL and model the settings page stored (data/modules/llm.json) on top."""
+    the base URL, model, completion API and instruct template the settings page stored
+    (data/modules/llm.json) on top."""
     overrides = overrides or {}
     chosen = {
         key: str(value).strip()
         for key, value in overrides.items()
-        if key in ("base_url", "model") and value and str(value).strip()
+        if key in ("base_url", "model", "completion_api", "instruct_template") and value
+        and str(value).strip()
     }
+    if isinstance(overrides.get("instruct"), dict) and chosen.get("instruct_template") == "custom":
+        chosen["instruct_custom"] = overrides["instruct"]
     if ("base_url" in chosen
             and endpoint_key(chosen["base_url"]) != endpoint_key(environment.base_url)):
         # OPENAI_API_KEY belongs to the environment's endpoint: another base URL set on the
@@ -98,6 +107,10 @@ def endpoint_key(base_url: str) -> str:
 
 def provider_for(settings: LLMSettings) -> Provider:
     if settings.base_url or settings.api_key:
+        if settings.completion_api == "text":
+            # A cycle: the text provider builds on OpenAIProvider, defined here.
+            from personalab.lib.llm_text import TextCompletionProvider
+            return TextCompletionProvider(settings)
         return OpenAIProvider(settings)
     if settings.gguf_path:
         return GGUFProvider(settings)

@@ -1,0 +1,307 @@
+"""Instruct templates: the final message list as one prompt string for a text-completion
+backend (KoboldCpp, llama.cpp's server, text-generation-webui, vLLM `/v1/completions`), with the
+stop sequences that end a reply. The fields are SillyTavern's instruct preset fields, so a
+preset exported from SillyTavern is read as it is:
+
+- `input_sequence` / `input_suffix`: around the player's messages; `output_sequence` /
+  `output_suffix`: around the character's; `system_sequence` / `system_suffix`: around system
+  notes after the opening block (the player's markers instead with `system_same_as_user`).
+- `first_input_sequence` / `first_output_sequence`: for the first message of the chat;
+  `last_input_sequence`: for the player's last message; `last_output_sequence`: where the
+  reply begins; `last_system_sequence`: where a task's answer (a summary) begins.
+- `system_sequence_prefix` / `_suffix`: around the opening block's text.
+- `stop_sequence`: ends a reply (sent in `stop` with the turn markers, as SillyTavern sends them).
+- `wrap`: a newline between a marker and its text; `names_behavior`: `always` writes
+  "Name: " before each message, `force` only in group chats, `none` never (a SillyTavern preset
+  of the older format with `names` / `names_force_groups` is read the same way).
+- `user_alignment_message`: a player line put first when the chat opens with the character.
+- `{{user}}`, `{{char}}` and `{{name}}` in a marker are the player's, the character's and the
+  message author's names (`macro`, on by default).
+
+The messages' text is data: it is put in as it is, never searched for macros here."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields
+from typing import Any
+
+from personalab.lib.errors import AppError
+from personalab.lib.instruct_presets import BUILT_IN, DEFAULT_TEMPLATE
+
+NAMES = ("none", "force", "always")
+MAX_FIELD_CHARS = 2000  # a marker is a few tokens; a long one is a pasted prompt by mistake
+STORY_JOINER = "\n\n"
+_MARKER_MACRO = re.compile(r"\{\{(user|char|name)\}\}", re.IGNORECASE)
+
+
+class InstructError(AppError):
+    code, status = "invalid_instruct_template", 400
+
+
+@dataclass(frozen=True)
+class InstructTemplate:
+    name: str = "Custom"
+    input_sequence: str = ""
+    input_suffix: str = ""
+    output_sequence: str = ""
+    output_suffix: str = ""
+    system_sequence: str = ""
+    system_suffix: str = ""
+    first_input_sequence: str = ""
+    last_input_sequence: str = ""
+    first_output_sequence: str = ""
+    last_output_sequence: str = ""
+    last_system_sequence: str = ""
+    system_sequence_prefix: str = ""
+    system_sequence_suffix: str = ""
+    stop_sequence: str = ""
+    user_alignment_message: str = ""
+    wrap: bool = False
+    macro: bool = True
+    names_behavior: str = "force"
+    system_same_as_user: bool = False
+    story_prefix: str | None = None  # None: the system sequence
+    story_suffix: str | None = None  # None: the system suffix
+
+    def as_json(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if getattr(self, f.name) is not None}
+
+
+_TEXT_FIELDS = tuple(f.name for f in fields(InstructTemplate)
+                     if f.type in ("str", "str | None"))
+_FLAG_FIELDS = ("wrap", "macro", "system_same_as_user")
+
+
+@dataclass(frozen=True)
+class InstructPrompt:
+    text: str
+    stop: list[str]
+
+
+def instruct_template_named(name: str) -> InstructTemplate:
+    """A built-in template by its key (`chatml`, `llama3`, ...); an unknown one is refused."""
+    key = (name or DEFAULT_TEMPLATE).strip().lower()
+    if key not in BUILT_IN:
+        raise InstructError(message=f"unknown instruct template {name!r}: one of "
+                                    f"{', '.join(BUILT_IN)}, or a SillyTavern instruct preset",
+                            fields={"instruct_template": "unknown"})
+    return InstructTemplate(**BUILT_IN[key])
+
+
+def instruct_template_read(data: object) -> InstructTemplate:
+    """A SillyTavern instruct preset (its JSON, parsed), or SillyTavern's export of all its
+    templates (`{"instruct": {...}, "context": ...}`). Fields it does not know are left aside
+    (`activation_regex`, `skip_examples`, `bind_to_context`, ...)."""
+    if isinstance(data, dict) and "input_sequence" not in data and isinstance(
+            data.get("instruct"), dict):
+        data = data["instruct"]
+    if not isinstance(data, dict):
+        raise InstructError(message="an instruct template is a JSON object with SillyTavern's "
+                                    "fields (input_sequence, output_sequence, ...)")
+    values = _legacy_read(data)
+    if not any(values.get(key) for key in ("input_sequence", "output_sequence")):
+        raise InstructError(message="this is not an instruct template: it has neither "
+                                    "input_sequence nor output_sequence",
+                            fields={"input_sequence": "missing_field"})
+    return InstructTemplate(**values)
+
+
+def _legacy_read(data: dict[str, Any]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for key in _TEXT_FIELDS:
+        value = data.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            raise InstructError(message=f"{key} must be text", fields={key: "invalid"})
+        if len(value) > MAX_FIELD_CHARS:
+            raise InstructError(message=f"{key} is longer than {MAX_FIELD_CHARS} characters",
+                                fields={key: "too_long"})
+        values[key] = value
+    for key in _FLAG_FIELDS:
+        if key in data and data[key] is not None:
+            if not isinstance(data[key], bool):
+                raise InstructError(message=f"{key} must be true or false",
+                                    fields={key: "invalid"})
+            values[key] = data[key]
+    # The older format: a separator after each reply, and two switches for names.
+    if "output_suffix" not in values and isinstance(data.get("separator_sequence"), str):
+        values["output_suffix"] = data["separator_sequence"][:MAX_FIELD_CHARS]
+    names = data.get("names_behavior")
+    if names is None and "names" in data:
+        names = ("always" if data.get("names") else
+                 "force" if data.get("names_force_groups", True) else "none")
+    if names is not None:
+        if names not in NAMES:
+            raise InstructError(message=f"names_behavior must be one of {', '.join(NAMES)}",
+                                fields={"names_behavior": "invalid"})
+        values["names_behavior"] = names
+    values["name"] = str(data.get("name") or "Custom")[:200]
+    return values
+
+
+# --- the prompt -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Names:
+    user: str
+    char: str
+    group: bool
+
+
+def instruct_prompt(messages: list[dict[str, Any]], *, template: InstructTemplate,
+                    char_name: str, user_name: str, group: bool = False,
+                    ending: str = "assistant", continue_last: bool = False) -> InstructPrompt:
+    """`messages` (system / user / assistant) as one prompt string that ends where the model
+    writes: the character's turn (`ending="assistant"`), the player's (`"user"`: an
+    impersonation) or a task's answer (`"task"`: a summary, no name). With `continue_last`,
+    the last message is the character's unfinished reply: it is left open for the model."""
+    names = _Names(user=user_name or "User", char=char_name or "Assistant", group=group)
+    head = 0
+    while head < len(messages) and messages[head].get("role") == "system":
+        head += 1
+    story = STORY_JOINER.join(str(m.get("content") or "") for m in messages[:head])
+    chat = messages[head:]
+    parts = [_story(template, story, names)] if story else []
+    if template.user_alignment_message and (not chat or chat[0].get("role") != "user"):
+        # Put before the chat, not in it: the chat's first message keeps its first marker.
+        alignment = {"role": "user", "content": template.user_alignment_message}
+        parts.append(_turn(template, alignment, names, "first"))
+    last_user = max((i for i, m in enumerate(chat) if m.get("role") == "user"), default=-1)
+    open_last = continue_last and bool(chat) and chat[-1].get("role") == "assistant"
+    for index, message in enumerate(chat):
+        position = ("open" if open_last and index == len(chat) - 1 else "last"
+                    if index == last_user else "first" if index == 0 else "")
+        parts.append(_turn(template, message, names, position))
+    text = "".join(parts)
+    if not open_last:
+        text = _joined(text, _ending(template, names, ending))
+    return InstructPrompt(text=text, stop=instruct_stop(template, user_name=names.user,
+                                                        char_name=names.char,
+                                                        impersonate=ending == "user"))
+
+
+def _marker(template: InstructTemplate, text: str, names: _Names, name: str) -> str:
+    if not template.macro or "{{" not in text:
+        return text
+    by_macro = {"user": names.user, "char": names.char, "name": name}
+    return _MARKER_MACRO.sub(lambda found: by_macro[found[1].lower()], text)
+
+
+def _wrapped(template: InstructTemplate, prefix: str, body: str, suffix: str) -> str:
+    if not suffix and template.wrap:
+        suffix = "\n"
+    separator = "\n" if template.wrap else ""
+    return separator.join(part for part in (prefix, body + suffix) if part)
+
+
+def _story(template: InstructTemplate, story: str, names: _Names) -> str:
+    separator = "\n" if template.wrap else ""
+    if template.system_sequence_prefix:
+        story = _marker(template, template.system_sequence_prefix, names, "System") + \
+            separator + story
+    if template.system_sequence_suffix:
+        story = story + separator + template.system_sequence_suffix
+    prefix = (template.story_prefix if template.story_prefix is not None
+              else template.system_sequence)
+    suffix = (template.story_suffix if template.story_suffix is not None
+              else template.system_suffix if template.system_sequence else "")
+    return _wrapped(template, _marker(template, prefix, names, "System"), story,
+                    _marker(template, suffix, names, "System"))
+
+
+def _turn(template: InstructTemplate, message: dict[str, Any], names: _Names,
+          position: str) -> str:
+    """One message with its markers (`position`: "first", "last" (the player's last), "open"
+    (the reply being continued: no end marker) or "")."""
+    role = message.get("role")
+    content = str(message.get("content") or "")
+    if role == "user":
+        prefix = ((template.first_input_sequence if position == "first" else
+                   template.last_input_sequence if position == "last" else "")
+                  or template.input_sequence)
+        suffix, name, named = template.input_suffix, names.user, _names_on(template, names,
+                                                                            "user")
+    elif role == "assistant":
+        prefix = ((template.first_output_sequence if position == "first" else
+                   template.last_output_sequence if position == "open" else "")
+                  or template.output_sequence)
+        suffix, name, named = template.output_suffix, names.char, _names_on(template, names,
+                                                                             "assistant")
+    else:  # a note inside the chat: the system markers, never a name (as SillyTavern's narrator)
+        same = template.system_same_as_user
+        prefix = template.input_sequence if same else template.system_sequence
+        suffix = template.input_suffix if same else template.system_suffix
+        name, named = "System", False
+    body = f"{name}: {content}" if named else content
+    prefix = _marker(template, prefix, names, name)
+    if position == "open":
+        separator = "\n" if template.wrap else ""
+        return separator.join(part for part in (prefix, body) if part)
+    return _wrapped(template, prefix, body, _marker(template, suffix, names, name))
+
+
+def _names_on(template: InstructTemplate, names: _Names, role: str) -> bool:
+    if names.group and role == "user":
+        return False  # a group prompt's user lines already say who speaks (the player, others)
+    if template.names_behavior == "always":
+        return True
+    # "force": the characters' names in a group chat, where they tell the speakers apart
+    return template.names_behavior == "force" and names.group and role == "assistant"
+
+
+def _ending(template: InstructTemplate, names: _Names, ending: str) -> str:
+    """Where the model writes: the reply's opening marker, with the speaker's name when the
+    template names speakers."""
+    separator = "\n" if template.wrap else ""
+    if ending == "task":
+        sequence = template.last_system_sequence or template.output_sequence
+        return _marker(template, sequence, names, "System") + separator
+    if ending == "user":
+        sequence, name = template.input_sequence, names.user
+        named = _names_on(template, names, "user")
+    else:
+        sequence = template.last_output_sequence or template.output_sequence
+        name, named = names.char, _names_on(template, names, "assistant")
+    sequence = _marker(template, sequence, names, name)
+    if not named:
+        return sequence + separator
+    # Mistral's reply marker ends in a space its last one lacks: keep it before the name.
+    filler = (template.output_sequence[-1:] if ending != "user"
+              and sequence == template.last_output_sequence and template.output_sequence[-1:]
+              .isspace() and not sequence[-1:].isspace() else "")
+    return f"{sequence}{separator}{filler}{name}:"
+
+
+def _joined(text: str, ending: str) -> str:
+    """`ending` after `text`, with one newline where both bring one."""
+    if text.endswith("\n") and ending.startswith("\n"):
+        return text + ending[1:]
+    return text + ending
+
+
+def instruct_stop(template: InstructTemplate, *, user_name: str, char_name: str,
+                  impersonate: bool = False) -> list[str]:
+    """The strings that end a reply: the stop sequence and every turn marker (each line of
+    them, blank ones left out), after a newline when the template wraps, and the other side's
+    "Name:" at the start of a line, as SillyTavern sends them."""
+    names = _Names(user=user_name or "User", char=char_name or "Assistant", group=False)
+    by_field = (("stop_sequence", ""), ("input_sequence", names.user),
+                ("output_sequence", names.char), ("first_output_sequence", names.char),
+                ("last_output_sequence", names.char), ("system_sequence", "System"),
+                ("last_system_sequence", "System"))
+    stops: list[str] = []
+    for key, name in by_field:
+        for line in str(getattr(template, key)).split("\n"):
+            if not line.strip():
+                continue
+            stop = _marker(template, ("\n" if template.wrap else "") + line, names, name)
+            if stop not in stops:
+                stops.append(stop)
+    other = f"\n{names.char if impersonate else names.user}:"
+    if other not in stops:
+        stops.append(other)
+    return stops
