@@ -11,6 +11,7 @@ from typing import Any
 from chat.prompt.card_fields import CardFields
 from chat.prompt.templates import DEFAULT_LOCALE, TemplateSet
 from chat.prompt.window import ContextWindow
+from library.regex_scripts import RegexRun
 from personalab.lib.filestore import DEFAULT_CONFIG, LinesBefore
 
 DEFAULT_TRIMMING: dict[str, int] = {"max_messages": 10, "max_chars": 4000}
@@ -53,6 +54,7 @@ class PromptInputs:
     card: CardFields = field(default_factory=CardFields)
     window: ContextWindow | None = None  # None: max_total_tokens alone limits the prompt
     recap_span: tuple[int, int] | None = None  # the turns of this session the recaps cover
+    regex: RegexRun | None = None  # the account's and the card's regex scripts
 
 
 @dataclass
