@@ -14,12 +14,13 @@ from library.regex_script_services import regex_scripts_account_read
 from library.regex_scripts import (
     AI_OUTPUT,
     REASONING,
+    SLASH_COMMAND,
     USER_INPUT,
     RegexRun,
     card_scripts,
     scripts_read,
 )
-from library.selectors import persona_effective
+from library.selectors import character_for_chat_optional, persona_effective
 from personalab.lib.filestore import FileStore
 from personalab.lib.line_macros import character_macro_values, line_macros_replace
 from personalab.lib.macros import message_macros_replace
@@ -104,3 +105,20 @@ def line_display_for(store: FileStore, *, state: Mapping[str, Any],
                 depths[id(line)] = after
                 after += 1
     return LineDisplay(values, run, depths)
+
+
+def edit_regexed(store: FileStore, *, instance_id: str, line: Mapping[str, Any],
+                 text: str) -> str:
+    """An edited message's new text after the scripts marked "run on edit" (SillyTavern runs
+    only those on an edit): the player's as input, a narrator note's as a slash command,
+    any other as the AI's output."""
+    if not line.get("role") and line.get("type") != "note":
+        return text
+    state = store.instance_state_read(instance_id)
+    character = character_for_chat_optional(
+        store, state=state, character_id=line.get("speaker") or state.get("character_id"))
+    run = regex_run_for(store, owner=state.get("owner"), character=character,
+                        persona_id=state.get("persona_id"))
+    placement = (USER_INPUT if line.get("role") == "user" else
+                 SLASH_COMMAND if line.get("type") == "note" else AI_OUTPUT)
+    return run.text(text, placement, edit=True)

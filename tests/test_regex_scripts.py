@@ -11,13 +11,17 @@ import json
 import pytest
 from django.urls import reverse
 
+from chat import history
+from chat.history_base import line_fingerprint
 from chat.models import ApiToken
 from chat.services import instance_create
 from chat.turn import turn_run
 from library.card_import import character_import_card
+from library.regex_script_services import regex_scripts_account_save
 from library.services import character_export_card
 from tests.stub_llm import Reply
 from tests.test_character_editing import _submitted
+from tests.test_worldinfo_turns import _link
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -171,3 +175,48 @@ def test_account_scripts_run_in_every_chat_and_are_checked(store, alice, bob, cl
     use_stub.script(Reply("ok"))
     _turn(store, instance_id, "teh end")
     assert _stored(store, instance_id)[-2]["content"] == "the end"
+
+
+def test_a_world_info_script_changes_the_lore_sent_not_the_book(store, alice, character,
+                                                                 instance, use_stub):
+    lorebook_id = _link(store, character, {"uid": 1, "keys": ["vault"],
+                                           "content": "The vault code is 1234."})
+    regex_scripts_account_save(store, user=alice, scripts=[
+        _script("/\\d{4}/g", "****", [5]), _script("/vault/g", "VAULT", [2])])
+    _turn(store, instance, "Where is the vault?")
+    sent = "\n".join(m["content"] for m in use_stub.requests[-1]["messages"])
+    assert "The vault code is ****." in sent and "1234" not in sent
+    assert "Where is the vault?" in sent  # an AI-output script leaves the player's words
+    assert store.lorebook_read(lorebook_id)["entries"][0]["content"] == "The vault code is 1234."
+
+
+def test_only_scripts_marked_run_on_edit_change_an_edited_message(store, alice, use_stub):
+    instance_id = _chat(store, alice, [
+        _script("/damn/g", "darn", [1], runOnEdit=True),
+        _script("/hello/g", "HELLO", [1])])
+    use_stub.script(Reply("ok"))
+    _turn(store, instance_id, "hello there")
+    assert _stored(store, instance_id)[-2]["content"] == "HELLO there"
+    state = store.instance_state_read(instance_id)
+    read = store.session_read(instance_id, state["current_session_id"])
+    index = next(i for i, line in enumerate(read.lines) if line.get("role") == "user")
+    history.message_edit(store, instance_id=instance_id, session_id=state["current_session_id"],
+                         index=index, fingerprint=line_fingerprint(read.lines[index]),
+                         text="hello, damn it")
+    assert _stored(store, instance_id)[-2]["content"] == "hello, darn it"
+
+
+def test_a_reasoning_script_changes_only_the_reasoning(store, alice, use_stub):
+    instance_id = _chat(store, alice, [_script("/plan/g", "PLAN", [6])])
+    use_stub.script(Reply("The plan works.", reasoning="My plan: wait."))
+    _turn(store, instance_id, "Go.")
+    reply = _stored(store, instance_id)[-1]
+    assert reply["content"] == "The plan works." and reply["reasoning"] == "My PLAN: wait."
+
+
+def test_a_disabled_script_and_one_without_g_behave_as_in_sillytavern(store, alice, use_stub):
+    instance_id = _chat(store, alice, [_script("/a/", "b", [2]),
+                                       _script("/b/g", "c", [2], disabled=True)])
+    use_stub.script(Reply("aaa"))
+    _turn(store, instance_id, "Go.")
+    assert _stored(store, instance_id)[-1]["content"] == "baa"
