@@ -17,7 +17,7 @@ from chat.models import ApiToken
 from chat.services import instance_create
 from chat.turn import turn_run
 from library.card_import import character_import_card
-from library.regex_script_services import regex_scripts_account_save
+from library.regex_script_services import regex_scripts_account_read, regex_scripts_account_save
 from library.services import character_export_card
 from tests.stub_llm import Reply
 from tests.test_character_editing import _submitted
@@ -220,3 +220,18 @@ def test_a_disabled_script_and_one_without_g_behave_as_in_sillytavern(store, ali
     use_stub.script(Reply("aaa"))
     _turn(store, instance_id, "Go.")
     assert _stored(store, instance_id)[-1]["content"] == "baa"
+
+
+def test_the_regex_scripts_page_refuses_a_costly_pattern_and_keeps_what_was_typed(
+        alice_client, alice, store):
+    url = reverse("regex_scripts")
+    typed = json.dumps([_script(HOSTILE, "x", [1])])
+    response = alice_client.post(url, {"regex_scripts": typed})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert 'data-testid="regex-scripts-error"' in html and "repeat count" in html
+    assert "(?:a{2000}){2000}" in html
+    assert regex_scripts_account_read(store, username="alice") == []
+    assert alice_client.post(url, {"regex_scripts": json.dumps(
+        [_script("/teh/g", "the", [1])])}).status_code == 302
+    assert "/teh/g" in alice_client.get(url).content.decode()
