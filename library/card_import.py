@@ -28,6 +28,7 @@ from library.charx import CharxError, asset_path_safe, charx_read, is_charx, mai
 from library.errors import LibraryError
 from library.limits import charx_limits, import_slot, lore_entries_check
 from library.models import Character, Lorebook
+from library.regex_scripts import card_scripts, scripts_import_check
 from library.services import MAX_CARD_BYTES, character_save, lorebook_save
 from personalab.lib.filestore import FileStore
 
@@ -80,6 +81,7 @@ def _definition(card: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | 
         raise LibraryError(str(exc), exc.fields) from None
     if lorebook:
         lore_entries_check(lorebook.get("entries"))
+    scripts_import_check(card_scripts(card))
     return definition, lorebook
 
 

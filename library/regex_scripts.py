@@ -11,6 +11,8 @@ matched with a time limit when it runs (a script that runs out of time changes n
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +20,14 @@ from typing import Any
 import regex
 
 from library.errors import LibraryError
-from personalab.lib.user_regex import PatternRefused, pattern_compile, pattern_problem
+from personalab.lib.user_regex import (
+    NOT_A_REGEX,
+    PatternRefused,
+    pattern_compile,
+    pattern_problem,
+)
+
+log = logging.getLogger(__name__)
 
 # SillyTavern's regex_placement numbers (0 markdown display and 4 sendAs are retired there).
 USER_INPUT, AI_OUTPUT, SLASH_COMMAND, WORLD_INFO, REASONING = 1, 2, 3, 5, 6
@@ -32,6 +41,9 @@ MAX_TRIM_STRINGS = 100
 # A script's run: at most this long, and its result at most this long (a global `$0$0$0…`
 # over a long reply must not grow a message without bound).
 RUN_SECONDS = 0.1
+# All the runs of one turn's step (or one page) together: past this the rest are skipped, so
+# 200 scripts over 50 messages cannot hold a worker for minutes.
+TOTAL_SECONDS = 1.0
 MAX_RESULT_CHARS = 2_000_000
 
 _JS_FLAGS = "gimsu"
@@ -130,9 +142,15 @@ class RegexRun:
     macros: Macros = _same
     escape_macros: Macros = _same
     problems: list[str] = field(default_factory=list)
+    spent: float = 0.0
 
     def __bool__(self) -> bool:
         return bool(self.scripts)
+
+    def _problem(self, text: str) -> None:
+        if len(self.problems) < 50:  # one line per script, not per message
+            log.warning("%s", text)
+        self.problems.append(text)
 
     def text(self, text: str, placement: int, *, markdown: bool = False, prompt: bool = False,
              edit: bool = False, depth: int | None = None) -> str:
@@ -157,13 +175,20 @@ class RegexRun:
         except (ValueError, regex.error, OverflowError) as exc:
             # SillyTavern skips a script whose regex does not compile; too costly is the same.
             if isinstance(exc, PatternRefused) or script.substitute:
-                self.problems.append(f"regex script {script.name!r} skipped: {exc}")
+                self._problem(f"regex script {script.name!r} skipped: {exc}")
             return text
+        if self.spent > TOTAL_SECONDS:
+            self._problem(f"regex script {script.name!r} skipped: the scripts ran "
+                                 f"{TOTAL_SECONDS:g} s already")
+            return text
+        started = time.perf_counter()
         try:
             return _replaced(pattern, text, script, self.macros, count=0 if parsed.global_ else 1)
         except (TimeoutError, _TooLong) as exc:
-            self.problems.append(f"regex script {script.name!r} changed nothing: {exc}")
+            self._problem(f"regex script {script.name!r} changed nothing: {exc}")
             return text
+        finally:
+            self.spent += time.perf_counter() - started
 
 
 class _TooLong(Exception):
@@ -322,3 +347,21 @@ def _script_checked(raw: Any, where: str, errors: dict[str, str]) -> dict[str, A
         else:
             script[name] = _depth(depth)
     return script
+
+
+def scripts_import_check(value: Any) -> None:
+    """Scripts arriving in an imported card: one whose pattern would cost too much to compile
+    refuses the import (LibraryError beside `extensions.regex_scripts[i].findRegex`); the rest
+    are kept as they came, a broken one too (SillyTavern keeps it and skips it)."""
+    for index, raw in enumerate(value if isinstance(value, list) else []):
+        find = raw.get("findRegex") if isinstance(raw, dict) else None
+        if not isinstance(find, str) or not find:
+            continue
+        try:
+            parsed = find_regex_parse(find)
+        except ValueError:
+            continue
+        problem = pattern_problem(parsed.source, parsed.flags)
+        if problem and not problem.startswith(NOT_A_REGEX):
+            name = f"extensions.regex_scripts[{index}].findRegex"
+            raise LibraryError(f"{name}: {find[:60]!r}: {problem}", {name: problem})

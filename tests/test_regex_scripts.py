@@ -17,6 +17,7 @@ from chat.models import ApiToken
 from chat.services import instance_create
 from chat.turn import turn_run
 from library.card_import import character_import_card
+from library.errors import LibraryError
 from library.regex_script_services import regex_scripts_account_read, regex_scripts_account_save
 from library.services import character_export_card
 from tests.stub_llm import Reply
@@ -235,3 +236,17 @@ def test_the_regex_scripts_page_refuses_a_costly_pattern_and_keeps_what_was_type
     assert alice_client.post(url, {"regex_scripts": json.dumps(
         [_script("/teh/g", "the", [1])])}).status_code == 302
     assert "/teh/g" in alice_client.get(url).content.decode()
+
+
+def test_a_card_whose_script_is_too_costly_to_compile_is_not_imported(store, alice):
+    before = set(store.character_ids())
+    with pytest.raises(LibraryError) as refused:
+        character_import_card(store, user=alice, filename="mira.json", data=json.dumps(
+            _card([_script("/broken(/g", "x", [2]), _script(HOSTILE, "x", [2])])).encode())
+    assert "extensions.regex_scripts[1].findRegex" in refused.value.field_errors
+    assert set(store.character_ids()) == before
+    # a broken pattern alone is kept as it came (SillyTavern skips it when it runs)
+    character_id = character_import_card(store, user=alice, filename="mira.json", data=json.dumps(
+        _card([_script("/broken(/g", "x", [2])])).encode())
+    assert store.character_read(character_id)["card"]["data"]["extensions"][
+        "regex_scripts"][0]["findRegex"] == "/broken(/g"
