@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from library.errors import LibraryError
-from library.regex_scripts import scripts_checked
+from library.regex_scripts import card_scripts, scripts_checked, scripts_import_check
 
 DEPTH_PROMPT_DEFAULT_DEPTH = 4
 DEPTH_PROMPT_MAX_DEPTH = 999
@@ -94,6 +94,8 @@ def extension_edits_of(card: Any, data: dict[str, Any]) -> dict[str, Any]:
     """The Character's Note, talkativeness and regex scripts as edited, only where they
     changed."""
     extensions = ((card or {}).get("data") or {}).get("extensions")
+    if isinstance(data.get("card"), dict):  # a whole card sent is checked as an import is
+        scripts_import_check(card_scripts(data["card"]))
     edited = {}
     if "depth_prompt" in data:
         edited["depth_prompt"] = depth_prompt_edited(extensions, data["depth_prompt"])

@@ -250,3 +250,12 @@ def test_a_card_whose_script_is_too_costly_to_compile_is_not_imported(store, ali
         _card([_script("/broken(/g", "x", [2])])).encode())
     assert store.character_read(character_id)["card"]["data"]["extensions"][
         "regex_scripts"][0]["findRegex"] == "/broken(/g"
+
+
+def test_a_whole_card_sent_with_a_costly_script_is_refused(store, alice, client):
+    character_id = store.instance_state_read(_chat(store, alice, []))["character_id"]
+    card = _card([_script(HOSTILE, "x", [2])])
+    response = client.put(f"/api/v1/characters/{character_id}", json.dumps({"card": card}),
+                          content_type="application/json", **_auth(alice))
+    assert response.status_code == 400
+    assert "extensions.regex_scripts[0].findRegex" in response.json()["error"]["fields"]
