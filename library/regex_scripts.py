@@ -143,12 +143,13 @@ class RegexRun:
     escape_macros: Macros = _same
     problems: list[str] = field(default_factory=list)
     spent: float = 0.0
+    _compiled: dict[str, tuple[regex.Pattern[str], bool] | None] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.scripts)
 
     def _problem(self, text: str) -> None:
-        if len(self.problems) < 50:  # one line per script, not per message
+        if len(self.problems) < 3:  # the first few: the same script fails on every message
             log.warning("%s", text)
         self.problems.append(text)
 
@@ -163,27 +164,38 @@ class RegexRun:
                 text = self._run(script, text)
         return text
 
-    def _run(self, script: RegexScript, text: str) -> str:
+    def _pattern(self, script: RegexScript) -> tuple[regex.Pattern[str], bool] | None:
+        """The script's compiled find regex and its g flag, once per run of scripts."""
         find = script.find
         if script.substitute == SUBSTITUTE_RAW:
             find = self.macros(find)
         elif script.substitute == SUBSTITUTE_ESCAPED:
             find = self.escape_macros(find)
+        if find in self._compiled:
+            return self._compiled[find]
         try:
             parsed = find_regex_parse(find)
-            pattern = pattern_compile(parsed.source, parsed.flags)
+            compiled = (pattern_compile(parsed.source, parsed.flags), parsed.global_)
         except (ValueError, regex.error, OverflowError) as exc:
             # SillyTavern skips a script whose regex does not compile; too costly is the same.
             if isinstance(exc, PatternRefused) or script.substitute:
                 self._problem(f"regex script {script.name!r} skipped: {exc}")
-            return text
+            compiled = None
+        self._compiled[find] = compiled
+        return compiled
+
+    def _run(self, script: RegexScript, text: str) -> str:
         if self.spent > TOTAL_SECONDS:
             self._problem(f"regex script {script.name!r} skipped: the scripts ran "
-                                 f"{TOTAL_SECONDS:g} s already")
+                          f"{TOTAL_SECONDS:g} s already")
             return text
         started = time.perf_counter()
         try:
-            return _replaced(pattern, text, script, self.macros, count=0 if parsed.global_ else 1)
+            found = self._pattern(script)
+            if found is None:
+                return text
+            return _replaced(found[0], text, script, self.macros, count=0 if found[1] else 1,
+                             seconds=min(RUN_SECONDS, TOTAL_SECONDS - self.spent + 0.01))
         except (TimeoutError, _TooLong) as exc:
             self._problem(f"regex script {script.name!r} changed nothing: {exc}")
             return text
@@ -196,7 +208,7 @@ class _TooLong(Exception):
 
 
 def _replaced(pattern: regex.Pattern[str], text: str, script: RegexScript, macros: Macros,
-              *, count: int) -> str:
+              *, count: int, seconds: float) -> str:
     template = _MATCH_MACRO.sub("$0", script.replace)
     produced = [0]
 
@@ -212,7 +224,7 @@ def _replaced(pattern: regex.Pattern[str], text: str, script: RegexScript, macro
             raise _TooLong(f"its result passed {MAX_RESULT_CHARS:,} characters")
         return result
 
-    return pattern.sub(one, text, count=count, timeout=RUN_SECONDS, concurrent=True)
+    return pattern.sub(one, text, count=count, timeout=seconds, concurrent=True)
 
 
 def _trimmed(text: str, trims: Iterable[str], macros: Macros) -> str:
