@@ -122,3 +122,23 @@ def edit_regexed(store: FileStore, *, instance_id: str, line: Mapping[str, Any],
     placement = (USER_INPUT if line.get("role") == "user" else
                  SLASH_COMMAND if line.get("type") == "note" else AI_OUTPUT)
     return run.text(text, placement, edit=True)
+
+
+def greetings_regexed(store: FileStore, *, state: Mapping[str, Any],
+                      definitions: Mapping[str, Mapping[str, Any]],
+                      lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A new chat's first messages and their swipes after the AI-output scripts of whoever
+    says them (SillyTavern runs them on a greeting as it starts a chat)."""
+    regexed = []
+    for line in lines:
+        character = definitions.get(line.get("speaker") or state.get("character_id") or "")
+        run = regex_run_for(store, owner=state.get("owner"), character=character or {},
+                            persona_id=state.get("persona_id"))
+        if run:
+            line = {**line, "content": run.text(line.get("content") or "", AI_OUTPUT)}
+            if isinstance(line.get("alternatives"), list):
+                line["alternatives"] = [
+                    {**item, "content": run.text(str(item.get("content") or ""), AI_OUTPUT)}
+                    for item in line["alternatives"] if isinstance(item, dict)]
+        regexed.append(line)
+    return regexed

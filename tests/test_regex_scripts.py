@@ -259,3 +259,14 @@ def test_a_whole_card_sent_with_a_costly_script_is_refused(store, alice, client)
                           content_type="application/json", **_auth(alice))
     assert response.status_code == 400
     assert "extensions.regex_scripts[0].findRegex" in response.json()["error"]["fields"]
+
+
+def test_a_new_chats_greeting_and_its_swipes_get_the_ai_output_scripts(store, alice):
+    card = _card([_script("/colour/g", "color", [2])])
+    card["data"].update(first_mes="What colour?", alternate_greetings=["A colour test."])
+    character_id = character_import_card(store, user=alice, filename="mira.json",
+                                         data=json.dumps(card).encode())
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    greeting = _stored(store, instance_id)[0]
+    assert greeting["content"] == "What color?"
+    assert [item["content"] for item in greeting["alternatives"]] == ["A color test."]
