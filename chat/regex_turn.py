@@ -142,3 +142,12 @@ def greetings_regexed(store: FileStore, *, state: Mapping[str, Any],
                     for item in line["alternatives"] if isinstance(item, dict)]
         regexed.append(line)
     return regexed
+
+
+def player_line_regexed(store: FileStore, *, state: Mapping[str, Any], text: str) -> str:
+    """The player's message kept without a reply (a conversation in manual order where nobody
+    was picked): the account's scripts and the chat's first character's."""
+    character = character_for_chat_optional(store, state=dict(state),
+                                            character_id=state.get("character_id"))
+    return regex_run_for(store, owner=state.get("owner"), character=character,
+                         persona_id=state.get("persona_id")).text(text, USER_INPUT)

@@ -9,6 +9,7 @@ import asyncio
 import json
 
 import pytest
+from asgiref.sync import sync_to_async
 from django.urls import reverse
 
 from chat import history
@@ -22,6 +23,8 @@ from library.regex_script_services import regex_scripts_account_read, regex_scri
 from library.services import character_export_card
 from tests.stub_llm import Reply
 from tests.test_character_editing import _submitted
+from tests.test_group import _lines as _group_lines
+from tests.test_group import _order, _say, brenna, group  # noqa: F401 (fixtures)
 from tests.test_worldinfo_turns import _link
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -270,3 +273,12 @@ def test_a_new_chats_greeting_and_its_swipes_get_the_ai_output_scripts(store, al
     greeting = _stored(store, instance_id)[0]
     assert greeting["content"] == "What color?"
     assert [item["content"] for item in greeting["alternatives"]] == ["A color test."]
+
+
+async def test_a_players_line_nobody_answers_yet_gets_the_account_scripts(store, alice, group,  # noqa: F811
+                                                                          use_stub):
+    await sync_to_async(regex_scripts_account_save)(
+        store, user=alice, scripts=[_script("/teh/g", "the", [1])])
+    _order(store, group, "manual")
+    assert await _say(store, group, "teh plan") == []
+    assert _group_lines(store, group)[-1]["content"] == "the plan"
