@@ -29,6 +29,7 @@ from personalab.lib.prompt_language import locale_for_character
 from chat.prompt.window import ContextWindow, recap_span
 from chat.prompt.world_info import lore_sources, lore_speaker, lore_vectors, outlet_macros
 from chat.speakers import Pick
+from chat.regex_turn import turn_regex, user_input_regexed
 from chat.turn_window import turn_window
 from director.logic import director_prepare_context
 from library import worldinfo_defaults as wi_defaults
@@ -89,8 +90,7 @@ class TurnContext:
     plot_state_before: dict[str, Any] = field(default_factory=dict)
     speaker: Pick | None = None
     trigger: bool = False
-    # Only the newest lines were read (conversation_load_all off): where they start in the
-    # session, and what the lines before them hold.
+    # Only the newest lines read (load_all off): where they start, what lies before them.
     first_index: int = 0
     lines_before: LinesBefore | None = None
     token_counts: dict[str, int] = field(default_factory=dict)  # by text, from the line index
@@ -166,9 +166,9 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
     elif regenerate or continue_reply:
         _take_back_last_reply(store, ctx, read, keep_as_alternative=regenerate)
     else:
-        line = {"role": "user", "content": user_text, "turn": ctx.turn, "timestamp": utc_now()}
-        # Written before the request (file first); its fsync is the reply line's, which covers
-        # the whole file: one fsync per turn less before the first token.
+        ctx.user_text = user_input_regexed(store, ctx, user_text)  # stored as the scripts left it
+        line = {"role": "user", "content": ctx.user_text, "turn": ctx.turn, "timestamp": utc_now()}
+        # Written first; the reply line's fsync covers it: one fsync less before the 1st token.
         store.session_append(instance_id, session_id, line, durable=False)
         ctx.lines.append(line)
     return ctx
@@ -575,7 +575,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         state={"plot_state": ctx.instance_state.get("plot_state", {}), "turn": ctx.turn},
         macros=_with_outlets(macro_values_for(character=ctx.character, persona=persona,
                                               lines=ctx.lines[:-1]), lore.get("outlets", {})),
-        card=card, window=window,
+        card=card, window=window, regex=turn_regex(store, ctx),
         prompt_blocks=(ctx.instance_state.get("prompt_manager") or {}).get("blocks") or [],
     )
 

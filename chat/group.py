@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from chat import turn
 from personalab.lib.llm import Provider
 from chat.members import is_group, members_of
+from chat.regex_turn import player_line_regexed
 from chat.speakers import Member, Pick, SpeakerError, speakers_pick
 from chat.turn import Emit, TurnRefused, TurnResult
 from personalab.lib.filestore import FileStore, utc_now
@@ -145,7 +146,8 @@ def _user_line_append(store: FileStore, instance_id: str, user_text: str) -> Non
     state = store.instance_state_read(instance_id)
     session_id = state["current_session_id"]
     read = store.session_read(instance_id, session_id, cached=True)
-    store.session_append(instance_id, session_id, {"role": "user", "content": user_text,
+    text = player_line_regexed(store, state=state, text=user_text)
+    store.session_append(instance_id, session_id, {"role": "user", "content": text,
                                                    "turn": read.last_turn + 1,
                                                    "timestamp": utc_now()})
 

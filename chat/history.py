@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 
+from chat.regex_turn import edit_regexed
 from director.services import director_apply_reply
 from memory import runtime as memory_runtime
 from personalab.lib.filestore import (FileStore, SessionRead, StoreError,
@@ -53,6 +54,7 @@ def message_edit(store: FileStore, *, instance_id: str, session_id: str, index: 
     try:
         read = _session_checked(store, instance_id, session_id, pick=_from(index))
         old = _line_at(read, index, fingerprint)
+        text = edit_regexed(store, instance_id=instance_id, line=old, text=text)
         if old.get("content") == text:
             return {"changed": False, "line": old, "undo_token": None}
         first_original = (old["edited"].get("original") if isinstance(old.get("edited"), dict)

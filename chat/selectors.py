@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chat.context import page_macro_values
+from chat.regex_turn import line_display_for
 from chat.history import line_fingerprint
 from personalab.lib.llm import provider_for
 from personalab.llm_config import llm_settings_from_env
@@ -138,13 +139,15 @@ def message_render_context(store: FileStore, *, state: dict[str, Any],
     `characters`: the page's reads of the chat's characters, when it has made some."""
     characters = characters or ChatCharacters(store, state=state)
     character_id = state.get("character_id")
+    values = page_macro_values(store, state=state, lines=lines, characters=characters)
     return {"state": state, "character": characters.optional(character_id),
             "character_avatar": _avatar_in_chat(characters, character_id),
             "speaker_avatars": {member: _avatar_in_chat(characters, member)
                                 for member in member_ids(state) if member},
             "player_avatar": _persona_avatar_url(store, state),
-            "macro_values": page_macro_values(store, state=state, lines=lines,
-                                              characters=characters)}
+            "macro_values": values,
+            "line_display": line_display_for(store, state=state, lines=lines, values=values,
+                                             character=characters.optional(character_id))}
 
 
 def _persona_avatar_url(store: FileStore, state: dict[str, Any]) -> str | None:

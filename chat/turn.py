@@ -22,12 +22,14 @@ from django.conf import settings
 from chat import context as turn_context
 from personalab.lib.llm import LLMError, Provider
 from personalab.lib.reasoning import Reasoning
+from chat.regex_turn import reply_regexed, turn_regex
 from chat.reply_limit import pieces_capped, truncated_warning
 from chat.selectors import memory_settings_effective
 from chat.services import trace_index
 from chat.speakers import Pick
 from director.services import director_step
 from library.errors import ItemWithheld
+from library.regex_scripts import RegexRun
 from personalab.lib.errors import AppError
 from personalab.lib.locks import LockUnavailable
 from personalab.lib.filestore import (AssistantLineWriter, FileStore, InstanceBusy, StoreError,
@@ -386,19 +388,21 @@ async def _uncancelled(work: Awaitable[Any]) -> Any:
     return task.result()
 
 
-def _finish_line(writer, flags: dict[str, Any]) -> dict[str, Any]:
+def _finish_line(writer, flags: dict[str, Any], run: RegexRun | None = None) -> dict[str, Any]:
+    """The reply's line made whole; `run`: the regex scripts its text and reasoning keep."""
     text = writer.content
+    regexed = reply_regexed(run, flags, text, "".join(writer._reasoning)) if run else {}
     if flags.get("truncated"):
-        return writer.finish(truncated=True)
+        return writer.finish(truncated=True, **regexed)
     if flags.get("error"):
         message = f"(系统错误: {flags['error']})"
         return writer.finish(content=f"{text}\n{message}" if text.strip() else message,
                              error=True, interrupted=flags.get("interrupted"))
     if flags.get("interrupted"):
-        return writer.finish(interrupted=True)
+        return writer.finish(interrupted=True, **regexed)
     if not text.strip():
         return writer.finish(content=EMPTY_REPLY, empty=True)
-    return writer.finish()
+    return writer.finish(**regexed)
 
 
 async def _settled(sent: asyncio.Future, settle: Callable[..., Awaitable[Any]], *args: Any,
@@ -436,7 +440,7 @@ def _reply_settle(store: FileStore, ctx: turn_context.TurnContext,
     every other stream for about a second), the director's step on it, then the turn's trace
     completed (`sent`: _trace_sent's answer). The instance state is written (fsynced) while
     the trace is saved: both wait on the disk, neither needs the other."""
-    record = _finish_line(writer, flags)
+    record = _finish_line(writer, flags, turn_regex(store, ctx))
     director_report, state = director_step(store, instance_id=ctx.instance_id, reply=record,
                                            counts_miss=counts_miss)
     writing = (_state_writes.submit(store.instance_state_write, ctx.instance_id, state)

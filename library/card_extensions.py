@@ -1,5 +1,6 @@
 """The card extensions the character editor shows: SillyTavern's Character's Note
-(`extensions.depth_prompt` = {prompt, depth, role}) and talkativeness (`extensions.talkativeness`).
+(`extensions.depth_prompt` = {prompt, depth, role}), talkativeness (`extensions.talkativeness`)
+and regex scripts (`extensions.regex_scripts`, library/regex_scripts.py).
 
 An edit that means what is stored already keeps the stored form (SillyTavern writes
 talkativeness as the string "0.5"), so saving an unchanged page leaves the card as it was.
@@ -10,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from library.errors import LibraryError
+from library.regex_scripts import card_scripts, scripts_checked, scripts_import_check
 
 DEPTH_PROMPT_DEFAULT_DEPTH = 4
 DEPTH_PROMPT_MAX_DEPTH = 999
@@ -86,6 +88,33 @@ def talkativeness_edited(extensions: Any, posted: Any) -> float | Removed | None
     if number is None:  # an unreadable stored value shows as empty: that is no edit
         return REMOVED if current is not None else None
     return None if current == number else number
+
+
+def extension_edits_of(card: Any, data: dict[str, Any]) -> dict[str, Any]:
+    """The Character's Note, talkativeness and regex scripts as edited, only where they
+    changed."""
+    extensions = ((card or {}).get("data") or {}).get("extensions")
+    if isinstance(data.get("card"), dict):  # a whole card sent is checked as an import is
+        scripts_import_check(card_scripts(data["card"]))
+    edited = {}
+    if "depth_prompt" in data:
+        edited["depth_prompt"] = depth_prompt_edited(extensions, data["depth_prompt"])
+    if "talkativeness" in data:
+        edited["talkativeness"] = talkativeness_edited(extensions, data["talkativeness"])
+    if "regex_scripts" in data:
+        edited["regex_scripts"] = regex_scripts_edited(extensions, data["regex_scripts"])
+    return {name: value for name, value in edited.items() if value is not None}
+
+
+def regex_scripts_edited(extensions: Any, posted: Any) -> list[dict[str, Any]] | Removed | None:
+    """The card's regex scripts after an edit: None when unchanged (so scripts imported as
+    they came are not checked again), REMOVED when emptied, else the checked list."""
+    current = extensions.get("regex_scripts") if isinstance(extensions, dict) else None
+    if posted == current or (posted in (None, []) and not current):
+        return None
+    if posted in (None, []):
+        return REMOVED
+    return scripts_checked(posted)
 
 
 def extensions_applied(extensions: Any, edits: dict[str, Any]) -> dict[str, Any]:

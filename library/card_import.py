@@ -24,6 +24,7 @@ from library.errors import CardError, LibraryError
 from library.limits import charx_limits, import_slot, lore_entries_check
 from library.lorebook_services import lorebook_save
 from library.models import Character, Lorebook
+from library.regex_scripts import card_scripts, scripts_import_check
 from personalab.lib.filestore import FileStore
 
 MAX_CARD_BYTES = 10 * 1024 * 1024
@@ -77,6 +78,7 @@ def _definition(card: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | 
         raise LibraryError(str(exc), exc.fields) from None
     if lorebook:
         lore_entries_check(lorebook.get("entries"))
+    scripts_import_check(card_scripts(card))
     return definition, lorebook
 
 

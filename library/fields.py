@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from library.card_extensions import depth_prompt_edited, extensions_applied, talkativeness_edited
+from library.card_extensions import extension_edits_of, extensions_applied
 from library.errors import LibraryError
 from library.selectors import lorebooks_visible_to, visibility_of
 from personalab.lib.filestore import FileStore
@@ -80,7 +80,7 @@ def card_with_fields(card: Any, data: dict[str, Any]) -> Any:
         greetings = _greetings_edited(current, data["alternate_greetings"])
         if greetings is not None:
             edits["alternate_greetings"] = greetings
-    extension_edits = _extension_edits(card, data)
+    extension_edits = extension_edits_of(card, data)
     if not edits and not extension_edits:
         return card
     card = copy.deepcopy(card) if isinstance(card, dict) else {
@@ -90,17 +90,6 @@ def card_with_fields(card: Any, data: dict[str, Any]) -> Any:
         card["data"]["extensions"] = extensions_applied(card["data"].get("extensions"),
                                                         extension_edits)
     return card
-
-
-def _extension_edits(card: Any, data: dict[str, Any]) -> dict[str, Any]:
-    """The Character's Note and talkativeness as edited, only where they changed."""
-    extensions = ((card or {}).get("data") or {}).get("extensions")
-    edited = {}
-    if "depth_prompt" in data:
-        edited["depth_prompt"] = depth_prompt_edited(extensions, data["depth_prompt"])
-    if "talkativeness" in data:
-        edited["talkativeness"] = talkativeness_edited(extensions, data["talkativeness"])
-    return {name: value for name, value in edited.items() if value is not None}
 
 
 def _greetings_edited(current: Any, posted: Any) -> list[Any] | None:

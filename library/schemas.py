@@ -82,6 +82,13 @@ class CharacterIn(ExtraKeysKept):
         {"type": ["number", "null"], "minimum": 0, "maximum": 1},
         "card data.extensions.talkativeness: how readily the character speaks in a group "
         "(0..1); null removes it (0.5 applies)")
+    regex_scripts: Any = _typed(
+        {"type": ["array", "null"], "items": {"type": "object"}},
+        "card data.extensions.regex_scripts: SillyTavern regex scripts ({scriptName, findRegex "
+        "'/pattern/flags', replaceString, trimStrings, placement [1 user input, 2 AI output, "
+        "5 world info, 6 reasoning], disabled, markdownOnly, promptOnly, runOnEdit, minDepth, "
+        "maxDepth}); each pattern is checked (400 with a sentence per field); [] or null "
+        "removes them")
     card: Any = _typed("object", "the whole stored card (Character Card V2/V3 object, as GET "
                                  "shows it); the card fields above are laid over it")
 

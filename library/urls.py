@@ -1,6 +1,6 @@
 from django.urls import path
 
-from library import persona_views, views
+from library import persona_views, regex_script_views, views
 
 urlpatterns = [
     path("", views.library_index, name="library"),
@@ -26,6 +26,7 @@ urlpatterns = [
     path("lorebooks/new", views.lorebook_edit, name="lorebook_new"),
     path("lorebooks/<str:lorebook_id>/", views.lorebook_edit, name="lorebook_edit"),
     path("lorebooks/<str:lorebook_id>/test", views.lorebook_test, name="lorebook_test"),
+    path("regex-scripts/", regex_script_views.regex_scripts_page, name="regex_scripts"),
     path("personas/", persona_views.personas_page, name="personas"),
     path("personas/<str:persona_id>/", persona_views.persona_edit, name="persona_edit"),
     path("personas/<str:persona_id>/default", persona_views.persona_make_default,

@@ -22,6 +22,7 @@ from library.card_extensions import ROLES as NOTE_ROLES
 from library.errors import LibraryError, LibraryForbidden, LibraryNotFound
 from library.lorebook_regex import regex_key_problems
 from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS
+from library.regex_script_form import regex_error, regex_scripts_posted, regex_scripts_shown
 from library.worldinfo import setting
 from personalab.lib.ids import InvalidId
 from personalab.storage import get_store
@@ -81,7 +82,7 @@ def item_copy(request: HttpRequest, kind: str, item_id: str) -> HttpResponse:
 def character_edit(request: HttpRequest, character_id: str | None = None) -> HttpResponse:
     store = get_store()
     definition = _for_use_or_404(request, "character", character_id) if character_id else {}
-    error, status = None, 200
+    error, status, field_errors = None, 200, {}
     if request.method == "POST":
         data = request.POST.dict()
         data["lorebook_ids"] = request.POST.getlist("lorebook_ids")
@@ -95,6 +96,8 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
         upload = request.FILES.get("avatar")
         picture = upload.read(services.AVATAR_MAX_BYTES + 1) if upload else b""
         try:
+            if "regex_scripts" in request.POST:
+                data["regex_scripts"] = regex_scripts_posted(request.POST["regex_scripts"])
             if picture and (problem := avatar_problem(picture)):  # before anything is saved
                 raise LibraryError(problem[0], {"avatar": problem[1]})
             saved_id = services.character_save(store, data=data, character_id=character_id,
@@ -109,6 +112,7 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
         except (LibraryError, InvalidId) as exc:
             error, definition = str(exc), {**definition, **request.POST.dict()}
             status = getattr(exc, "status", 400)
+            field_errors = getattr(exc, "field_errors", None) or {}
     card_data = ((definition.get("card") or {}).get("data") or {}) if isinstance(
         definition.get("card"), dict) else {}
     return render(request, "library/character_form.html",
@@ -116,6 +120,8 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
                    "lorebooks": selectors.lorebooks_visible_to(user=request.user),
                    "card": card_data, "roles": NOTE_ROLES,
                    "extensions": _extensions_shown(card_data, request.POST if error else None),
+                   "regex_scripts": regex_scripts_shown(card_data, request.POST if error else None),
+                   "regex_error": regex_error(field_errors),
                    "ownership": _ownership(request, definition, "character", character_id),
                    "has_avatar": bool(character_id and avatar_file(
                        store.character_dir(character_id))),

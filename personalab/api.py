@@ -25,6 +25,7 @@ from chat.routers import chat_router, history_router
 from chat.routers import router as instances_router
 from director.routers import router as config_router
 from library.lorebook_routers import router as lorebooks_router
+from library.regex_script_routers import router as regex_scripts_router
 from library.routers import backgrounds_router, characters_router
 from library.routers import router as library_router
 from chat.memory_routers import router as memory_router
@@ -216,6 +217,7 @@ api.add_router("/", library_router)
 api.add_router("/", characters_router)
 api.add_router("/", backgrounds_router)
 api.add_router("/", lorebooks_router)
+api.add_router("/", regex_scripts_router)
 api.add_router("/", memory_router)
 api.add_router("/", prompt_manager_router)
 api.add_router("/", config_router)

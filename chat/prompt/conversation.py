@@ -22,6 +22,7 @@ from chat.prompt.tally import (
     older_lines_tally,
 )
 from chat.prompt.templates import TemplateSet
+from library.regex_scripts import AI_OUTPUT, USER_INPUT, RegexRun
 from personalab.lib.filestore import LinesBefore
 from personalab.lib.macros import message_macros_replace
 from personalab.lib.template_sandbox import TemplateError, render_template
@@ -56,6 +57,11 @@ def _line_message(
     content = message_macros_replace(line["content"], variables["macros"], seed=seed)
     # A sendable narrator note goes as SillyTavern sends it: a system message, no name.
     return {"role": line.get("role") or "system", "content": content}
+
+
+def line_placement(line: dict[str, Any]) -> int:
+    """Where SillyTavern's scripts see a message: the player's input or the AI's output."""
+    return USER_INPUT if line.get("role") == "user" else AI_OUTPUT
 
 
 @dataclass
@@ -94,17 +100,22 @@ class _Window:
 
 def conversation_window(
     lines: list[dict[str, Any]], window: _Window, summary_source: str, variables: dict[str, Any],
-    counted: dict[str, int] | None = None,
+    counted: dict[str, int] | None = None, regex: RegexRun | None = None,
 ) -> int:
     """Fill `window` from the newest line back; returns how many lines lie before it (the
     line that closed it included), which the prompt leaves out. `counted`: tokens of texts
-    counted already."""
+    counted already; `regex`: the scripts run on each message as the prompt is built."""
     counted = counted or {}
+    depth = 0  # SillyTavern's depth of a message: how many messages come after it
     for position in range(len(lines) - 1, -1, -1):
         line = lines[position]
         if not _line_usable(line):
             continue
         message = _line_message(line, summary_source, variables)
+        if regex and line.get("type") != "summary":
+            message["content"] = regex.text(message["content"], line_placement(line),
+                                            prompt=True, depth=depth)
+            depth += 1
         tokens = counted.get(message["content"])
         cost = (MESSAGE_OVERHEAD_TOKENS + tokens if tokens is not None
                 else _message_cost(message["content"]))
@@ -136,7 +147,7 @@ def conversation_build(
         token_room=None if budget is None else budget - label_tokens,
     )
     older = conversation_window(inputs.lines, window, summary_source, variables,
-                                inputs.token_counts)
+                                inputs.token_counts, inputs.regex)
     tally = older_lines_tally(inputs.lines[:older]) if older else _Tally([], "")
     before = inputs.lines_before or LinesBefore(0, 0, 0, [])
     summary_tokens = sum(

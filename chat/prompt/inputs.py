@@ -11,6 +11,7 @@ from typing import Any
 from chat.prompt.card_fields import CardFields
 from chat.prompt.templates import DEFAULT_LOCALE, TemplateSet
 from chat.prompt.window import ContextWindow
+from library.regex_scripts import RegexRun
 from personalab.lib.filestore import DEFAULT_CONFIG, LinesBefore
 
 DEFAULT_TRIMMING: dict[str, int] = {"max_messages": 10, "max_chars": 4000}
@@ -56,6 +57,7 @@ class PromptInputs:
     # The prompt manager's blocks (personalab/lib/prompt_manager.py): main / post-history slots
     # and the author's own prompts in their places.
     prompt_blocks: list[dict[str, Any]] = field(default_factory=list)
+    regex: RegexRun | None = None  # the account's and the card's regex scripts
 
 
 @dataclass

@@ -14,6 +14,7 @@ from chat.prompt.section_size import section_too_long
 from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
 from chat.prompt.templates import TemplateSet, template_problem_add, warning_make
 from chat.prompt.variables import author_text
+from library.regex_scripts import WORLD_INFO
 from personalab.lib.template_sandbox import (
     MAX_RENDER_CHARS,
     TemplateError,
@@ -184,12 +185,15 @@ def blocks_build(
     for index, raw in enumerate([*inputs.floating_blocks, *_manager_blocks(inputs)]):
         name = str(raw.get("name") or f"block_{index + 1}")
         content = author_text(str(raw.get("content") or ""), variables)
+        position = raw.get("position") if raw.get("position") in BLOCK_POSITIONS else "depth"
+        depth = max(0, int(raw.get("depth") or 0))
+        if inputs.regex and name.startswith("lore:"):
+            content = inputs.regex.text(content, WORLD_INFO, prompt=True,
+                                        depth=depth if position == "depth" else None)
         if not content.strip():
             continue
-        position = raw.get("position") if raw.get("position") in BLOCK_POSITIONS else "depth"
         role = raw.get("role") if raw.get("role") in CHAT_ROLES else "system"
         region = {"depth": "middle", "after_history": "tail"}.get(position, "head")
-        depth = max(0, int(raw.get("depth") or 0))
         tokens = count_tokens(content) + (MESSAGE_OVERHEAD_TOKENS if position == "depth" else 0)
         note = f"depth {depth}, role {role}" if position == "depth" else position
         report = SectionReport(

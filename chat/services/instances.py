@@ -8,6 +8,7 @@ from typing import Any
 from chat.conversations import ledger_add
 from chat.members import participant_entry
 from chat.models import Instance
+from chat.regex_turn import greetings_regexed
 from chat.services.errors import NotFound
 from chat.services.index import instance_index
 from chat.speakers import STRATEGIES
@@ -64,8 +65,9 @@ def instance_create(store: FileStore, *, owner, character_id: str | None = None,
         state["participants"] = [participant_entry({**d, "character_id": c}, first=i == 0)
                                  for i, (c, d) in enumerate(zip(members, definitions))]
         state["reply_order"] = reply_order or "natural"
-    lines = (greeting_lines(definition) if len(members) == 1
-             else _group_greeting_lines(members, definitions))
+    lines = greetings_regexed(store, state=state, definitions=dict(zip(members, definitions)),
+                              lines=greeting_lines(definition) if len(members) == 1
+                              else _group_greeting_lines(members, definitions))
     for member, member_definition in zip(members, definitions):
         member_state_write(store, instance_id, state, member, {
             "base_persona": member_definition.get("base_persona", ""), "evolved_persona": ""})

@@ -7,6 +7,7 @@ from typing import Any
 
 from django import template
 
+from chat.regex_turn import LineDisplay
 from personalab.lib.line_macros import line_macros_replace
 
 register = template.Library()
@@ -21,6 +22,17 @@ def line_text(line: dict[str, Any], values: dict[str, str] | None) -> str:
     if line.get("type") == "summary" or not values:
         return content
     return line_macros_replace(line, values)
+
+
+@register.filter
+def line_shown(line: dict[str, Any], display: LineDisplay | None) -> str:
+    """`{{ line|line_shown:line_display }}`: the line as the page shows it (macros, then the
+    markdown-only regex scripts)."""
+    if display is None:
+        return line_text(line, None)
+    if line.get("type") == "summary" or not isinstance(line.get("content"), str):
+        return line_text(line, None)
+    return display.text(line)
 
 
 @register.filter
