@@ -16,7 +16,6 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.html import escape
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_GET, require_POST
 
@@ -195,33 +194,15 @@ def history_undo(request: HttpRequest, instance_id: str) -> HttpResponse:
 @login_required
 @require_POST
 def history_swipe(request: HttpRequest, instance_id: str) -> HttpResponse:
-    """Flip the latest reply to another version. From the chat page (`from=chat`) the answer
-    is the re-rendered message; an HX-Trigger "plot-changed" lets the outline refresh."""
+    """Flip the latest reply to another version."""
     _owned(request, instance_id)
-    store = get_store()
     try:
         result = history.reply_choose_alternative(
-            store, instance_id=instance_id, session_id=request.POST.get("session", ""),
+            get_store(), instance_id=instance_id, session_id=request.POST.get("session", ""),
             turn=_int(request.POST.get("turn"), -1),
             alternative_index=_int(request.POST.get("alternative"), -1))
     except history.HistoryError as exc:
-        if request.POST.get("from") == "chat":
-            response = HttpResponse(f'<span class="error">{escape(exc.message)}</span>',
-                                    status=exc.status)
-            response["HX-Retarget"] = "#status"
-            response["HX-Reswap"] = "innerHTML"
-            return response
         return _history_answer(request, instance_id, error=exc)
-    if request.POST.get("from") == "chat" and _is_htmx(request):
-        state = store.instance_state_read(instance_id)
-        read = store.session_read(instance_id, state["current_session_id"])
-        response = render(request, "chat/_message.html", {
-            "item": selectors.chat_last_reply_item(read), "instance": _owned(request, instance_id),
-            **selectors.message_render_context(store, state=state, lines=read.lines)})
-        response["HX-Trigger"] = "plot-changed"
-        return response
-    if request.POST.get("from") == "chat":
-        return redirect("instance", instance_id=instance_id)
     return _history_answer(request, instance_id,
                            note=gettext("Showing version %(version)s of %(versions)s.") % {
                                "version": result["version"], "versions": result["versions"]})

@@ -125,7 +125,7 @@ def test_undo_after_the_configured_window_is_refused(store, instance):
     assert _file_lines(store, instance) == after_delete
 
 
-def test_undo_inside_the_window_works_with_the_default_three_seconds(store, instance):
+def test_undo_inside_the_window_works_with_the_default_eight_seconds(store, instance):
     _chat(store, instance, 1)
     before = _file_lines(store, instance)
     clock = Clock()
@@ -133,8 +133,8 @@ def test_undo_inside_the_window_works_with_the_default_three_seconds(store, inst
     result = history.message_delete(store, instance_id=instance, session_id="sess_001",
                                      index=row["index"], fingerprint=row["fingerprint"],
                                      clock=clock)
-    assert result["undo_expires_at"] == clock.now + 3
-    clock.now += 2.9
+    assert result["undo_expires_at"] == clock.now + 8  # time to reach Undo with a thumb
+    clock.now += 7.9
     history.undo(store, instance_id=instance, token=result["undo_token"], clock=clock)
     assert _file_lines(store, instance) == before
 
@@ -390,16 +390,18 @@ def test_swipe_view_from_the_chat_page(store, instance, alice_client):
     last = {**lines[-1], "alternatives": [{"content": "older <i>reply</i>", "timestamp": "t0"}]}
     store.session_rewrite(instance, "sess_001",
                           [store.session_read(instance, "sess_001").metadata, *lines[:-1], last])
-    response = alice_client.post(f"/instances/{instance}/history/swipe", {
-        "session": "sess_001", "turn": 1, "alternative": 0, "from": "chat"}, **HX)
-    body = response.content.decode()
-    assert response.status_code == 200 and response["HX-Trigger"] == "plot-changed"
-    assert "older &lt;i&gt;reply&lt;/i&gt;" in body
+    api = f"/api/v1/instances/{instance}/sessions/sess_001/swipe"
+    response = alice_client.post(api, {"turn": 1, "alternative": 0},
+                                 content_type="application/json")
+    assert response.status_code == 200
+    body = alice_client.get(f"/instances/{instance}/messages/line",
+                            {"session": "sess_001", "index": len(lines) - 1}).content.decode()
+    assert "older &lt;i&gt;reply&lt;/i&gt;" in body and "1/2" in body
     assert _file_lines(store, instance)[-1]["alternatives"][0]["content"] == "answer 1"
     # No trace to restore plot_state from: the versions flip, the director is left alone.
-    refused = alice_client.post(f"/instances/{instance}/history/swipe", {
-        "session": "sess_001", "turn": 1, "alternative": 5, "from": "chat"}, **HX)
-    assert refused.status_code == 404 and refused["HX-Retarget"] == "#status"
+    refused = alice_client.post(api, {"turn": 1, "alternative": 5},
+                                content_type="application/json")
+    assert refused.status_code == 404 and refused.json()["error"]["message"]
 
 
 def test_swipe_control_renders_position_and_arrows(instance, alice):
@@ -417,20 +419,20 @@ def test_swipe_control_renders_position_and_arrows(instance, alice):
     newest = render({"role": "assistant", "turn": 4, "alternatives": alternatives},
                     swipe_last=True)
     assert "3/3" in newest and newest.count("<button") == 2
-    assert '"alternative": "1"' in newest  # ‹ shows the version just before
+    assert 'data-alternative="1"' in newest  # ‹ shows the version just before
     # › at the newest version asks for a new one, as SillyTavern's swipe right does
-    assert "disabled" not in newest and 'data-action="swipe-new"' in newest
+    assert "disabled" not in newest and 'data-alternative="new"' in newest
     first = render({"role": "assistant", "turn": 4, "alternatives": alternatives,
                     "alternative_position": 0}, swipe_last=True)
-    assert "1/3" in first and '"alternative": "0"' in first and first.count("disabled") == 1
+    assert "1/3" in first and 'data-alternative="0"' in first and first.count("disabled") == 1
     older = render({"role": "assistant", "turn": 2, "alternatives": alternatives})
     assert "3/3" in older and "<button" not in older  # only the latest reply can flip
     single = render({"role": "assistant", "turn": 4}, swipe_last=True)
-    assert "1/1" in single and 'data-action="swipe-new"' in single
+    assert "1/1" in single and 'data-alternative="new"' in single
     assert render({"role": "assistant", "turn": 4}).strip() == ""
     greeting = render({"role": "assistant", "turn": None, "alternatives": alternatives},
                       swipe_last=True)  # the alternate greetings end there
-    assert "3/3" in greeting and "swipe-new" not in greeting and greeting.count("disabled") == 1
+    assert "3/3" in greeting and '"new"' not in greeting and greeting.count("disabled") == 1
 
 
 @pytest.mark.django_db(transaction=True)
