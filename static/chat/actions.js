@@ -1,7 +1,7 @@
 // The controls on one message: Copy, Edit, Hide, Delete (with Undo), Branch and the versions
 // of the last reply. Every change goes through the REST API (the same calls and checks as any
 // other client); the changed message is then read again from the file.
-import {S, api, fill, refusal, touch, url} from "./config.js";
+import {S, api, fill, refusal, root, touch, url} from "./config.js";
 import {escapeHtml, fragment} from "./render.js";
 import {currentSession, messageRefresh, reloadFromFile} from "./messages.js";
 import {regenerate} from "./composer.js";
@@ -130,4 +130,26 @@ export function messageAction(action, control) {
   else if (action === "swipe") swipe(article, control.dataset.alternative);
   else return false;
   return true;
+}
+
+// On a touch screen the last reply follows the finger as SillyTavern's does: a swipe to the
+// left shows the next version (or asks for a new one), to the right the one before. Mostly
+// sideways and long enough, so scrolling the chat never flips a reply.
+export function gestureWire() {
+  let start = null;
+  root.addEventListener("touchstart", (e) => {
+    const reply = e.target.closest(".msg[data-last-reply]");
+    start = reply && e.touches.length === 1
+      ? {reply, x: e.touches[0].clientX, y: e.touches[0].clientY} : null;
+  }, {passive: true});
+  root.addEventListener("touchend", (e) => {
+    if (!start || e.target.closest("textarea, button, a")) { start = null; return; }
+    const dx = e.changedTouches[0].clientX - start.x;
+    const dy = e.changedTouches[0].clientY - start.y;
+    const reply = start.reply;
+    start = null;
+    if (Math.abs(dx) < 60 || Math.abs(dy) > Math.abs(dx) / 2) return;
+    const button = reply.querySelector(dx < 0 ? "[data-testid=swipe-next]" : "[data-testid=swipe-prev]");
+    if (button && !button.disabled) button.click();
+  });
 }

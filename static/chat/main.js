@@ -10,7 +10,7 @@ import {connect, draftRestore} from "./socket.js";
 import {asideWire} from "./aside.js";
 import {impersonateWire} from "./impersonate.js";
 import {composerWire} from "./composer.js";
-import {messageAction} from "./actions.js";
+import {gestureWire, messageAction} from "./actions.js";
 import {drawer, drawerWire} from "./drawer.js";
 import {indexProgress, memoryWire} from "./memory.js";
 
@@ -31,6 +31,7 @@ impersonateWire();
 composerWire();
 drawerWire();
 memoryWire();
+gestureWire();
 if (window.htmx) window.htmx.onLoad((el) => renderAll(el));
 draftRestore();
 renderAll(document);
