@@ -176,18 +176,17 @@ def test_an_imported_hidden_message_can_be_shown_to_the_model(alice_client, stor
 
 def test_the_history_manager_hides_and_unhides_too(alice_client, store, played, use_stub):
     index, line = _line(store, played, SECRET)
-    form = {"session": "sess_001", "index": index, "fp": history.line_fingerprint(line),
-            "hidden": "1"}
-    response = alice_client.post(f"/instances/{played}/history/hide", form, follow=True)
-    assert response.status_code == 200
+    page = alice_client.get(f"/instances/{played}/history/").content.decode()
+    row = page.split(f'id="line-{index}"')[1].split('class="history-row')[0]
+    assert 'data-api="hide"' in row and 'data-hidden="1"' in row  # history.js sends it
+    assert _hide_on_page(alice_client, played, SECRET, store).status_code == 200
     assert _line(store, played, SECRET)[1]["hidden"] is True
     page = alice_client.get(f"/instances/{played}/history/").content.decode()
     row = page.split(f'id="line-{index}"')[1].split('class="history-row')[0]
     assert "hidden from the model" in row and "Unhide" in row and SECRET in row
+    assert 'data-hidden="0"' in row
     _turn(store, played, "Well?")
     assert "floorboard" not in _sent(use_stub)
 
-    line = _line(store, played, SECRET)[1]
-    alice_client.post(f"/instances/{played}/history/hide",
-                      {**form, "fp": history.line_fingerprint(line), "hidden": "0"})
+    _hide_on_page(alice_client, played, SECRET, store, hidden="0")
     assert "hidden" not in _line(store, played, SECRET)[1]

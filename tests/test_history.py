@@ -176,12 +176,11 @@ def test_edit_while_busy_is_refused(store, instance, alice_client):
             history.message_edit(store, instance_id=instance, session_id="sess_001",
                                  index=row["index"], fingerprint=row["fingerprint"], text="x")
         assert "busy" in refused.value.message
-        response = alice_client.post(f"/instances/{instance}/history/edit", {
-            "session": "sess_001", "index": row["index"], "fp": row["fingerprint"],
-            "text": "x"}, **HX)
-        assert response.status_code == 409 and b"busy" in response.content
-        response = alice_client.post(f"/instances/{instance}/history/delete", {
-            "session": "sess_001", "index": row["index"], "fp": row["fingerprint"]}, **HX)
+        message = f"/api/v1/instances/{instance}/sessions/sess_001/messages/{row['index']}"
+        response = alice_client.put(message, {"fingerprint": row["fingerprint"], "text": "x"},
+                                    content_type="application/json")
+        assert response.status_code == 409 and "busy" in response.json()["error"]["message"]
+        response = alice_client.delete(f"{message}?fingerprint={row['fingerprint']}")
         assert response.status_code == 409
     finally:
         lock.release()
@@ -245,30 +244,26 @@ def test_history_page_and_rows_render_escaped(store, instance, alice_client):
 # --- the views ------------------------------------------------------------------------
 
 
-def test_edit_and_undo_through_the_views(store, instance, alice_client):
-    _chat(store, instance, 1)
-    before = _file_lines(store, instance)
-    row = _row(store, instance, "answer 1")
-    response = alice_client.post(f"/instances/{instance}/history/edit", {
-        "session": "sess_001", "index": row["index"], "fp": row["fingerprint"],
-        "text": "new <b>answer</b>"}, **HX)
-    body = response.content.decode()
-    assert response.status_code == 200 and "Undo" in body
-    assert "new &lt;b&gt;answer&lt;/b&gt;" in body
-    token = _undo_token(store, instance)
-    response = alice_client.post(f"/instances/{instance}/history/undo",
-                                 {"token": token, "session": "sess_001"}, **HX)
-    assert response.status_code == 200 and "Undone" in response.content.decode()
-    assert _file_lines(store, instance) == before
-
-
-def test_views_without_htmx_redirect_back(store, instance, alice_client):
+def test_the_history_page_changes_messages_through_the_api(store, instance, alice_client):
+    """One way in per action: its forms name the REST routes (history.js sends them); the
+    form endpoints it used to post to are gone."""
     _chat(store, instance, 1)
     row = _row(store, instance, "answer 1")
-    response = alice_client.post(f"/instances/{instance}/history/delete", {
-        "session": "sess_001", "index": row["index"], "fp": row["fingerprint"], "page": "1"})
-    assert response.status_code == 302
-    assert response["Location"] == f"/instances/{instance}/history/?session=sess_001&page=1"
+    page = alice_client.get(f"/instances/{instance}/history/").content.decode()
+    message = f"/api/v1/instances/{instance}/sessions/sess_001/messages/{row['index']}"
+    assert f'data-api="edit" data-url="{message}"' in page
+    assert f'data-api="delete" data-url="{message}"' in page
+    assert f'data-undo-url="/api/v1/instances/{instance}/history/undo"' in page
+    assert '<script type="module" src="/static/history.js">' in page
+    for gone in ("edit", "delete", "hide", "undo", "swipe"):
+        assert alice_client.post(f"/instances/{instance}/history/{gone}").status_code == 404
+    edited = alice_client.put(message, {"fingerprint": row["fingerprint"],
+                                        "text": "new <b>answer</b>"},
+                              content_type="application/json")
+    assert edited.status_code == 200
+    rows = alice_client.get(f"/instances/{instance}/history/rows",
+                            {"session": "sess_001"}).content.decode()
+    assert "new &lt;b&gt;answer&lt;/b&gt;" in rows
 
 
 def _undo_token(store, instance):
@@ -285,11 +280,15 @@ def test_another_user_gets_404_everywhere(store, instance, client, bob):
     base = f"/instances/{instance}/history"
     assert client.get(f"{base}/").status_code == 404
     assert client.get(f"{base}/rows", {"session": "sess_001"}).status_code == 404
-    for action, data in (("edit", {"text": "x"}), ("delete", {}), ("undo", {"token": "t"}),
-                         ("swipe", {"turn": 1, "alternative": 0})):
-        response = client.post(f"{base}/{action}", {
-            "session": "sess_001", "index": row["index"], "fp": row["fingerprint"], **data}, **HX)
-        assert response.status_code == 404, action
+    api = f"/api/v1/instances/{instance}"
+    message = f"{api}/sessions/sess_001/messages/{row['index']}"
+    for method, url, data in (
+            ("put", message, {"fingerprint": row["fingerprint"], "text": "x"}),
+            ("delete", f"{message}?fingerprint={row['fingerprint']}", None),
+            ("post", f"{api}/history/undo", {"token": "t"}),
+            ("post", f"{api}/sessions/sess_001/swipe", {"turn": 1, "alternative": 0})):
+        response = getattr(client, method)(url, data, content_type="application/json")
+        assert response.status_code == 404, url
     assert client.get(f"/instances/inst_999/history/").status_code == 404
     assert _file_lines(store, instance) == before
 
