@@ -161,3 +161,38 @@ def test_players_read_names_and_times_in_their_language_not_ids(page: Page,
         page.context.clear_cookies(name="django_language")
     assert "2024年" in shown and "T20" not in shown, shown
     assert page.js_errors == []
+
+
+@SIZES
+def test_the_history_manager_edits_hides_deletes_and_undoes_through_the_api(
+        page: Page, server: Server, size: dict) -> None:
+    page.set_viewport_size(size)
+    page.on("dialog", lambda dialog: dialog.accept())
+    instance_id = instance_new(page, server)
+    server.stub.script(Reply("Old words."))
+    message_send(page, "Hello.")
+    turn_wait_done(page)
+    page.goto(f"{server.url}/instances/{instance_id}/history/")
+    row = page.locator(".history-row", has_text="Old words.")
+    row.locator("summary", has_text="Edit").click()
+    row.locator("textarea[name=text]").fill("New words.")
+    row.locator("button[type=submit]", has_text="Save").click()
+    page.wait_for_selector("#history-rows .notice [data-testid=history-undo]")
+    assert "New words." in page.locator("#history-rows").inner_text()
+    assert server.session_lines(instance_id)[-1]["content"] == "New words."
+    screenshot_take(page, f"33_history_edited_{size['width']}", full_page=False)
+    page.click("[data-testid=history-undo]")
+    page.wait_for_function("() => document.querySelector('#history-rows').textContent"
+                           ".includes('Old words.')")
+    assert server.session_lines(instance_id)[-1]["content"] == "Old words."
+    row = page.locator(".history-row", has_text="Old words.")
+    row.locator("[data-testid=hide]").click()
+    page.wait_for_selector(".history-row.hidden-from-model")
+    assert server.session_lines(instance_id)[-1]["hidden"] is True
+    row = page.locator(".history-row", has_text="Old words.")
+    row.locator("button", has_text="Delete").click()
+    page.wait_for_function("() => !document.querySelector('#history-rows').textContent"
+                           ".includes('Old words.')")
+    assert all(line.get("content") != "Old words." for line in server.session_lines(instance_id))
+    no_sideways_scroll(page)
+    assert page.js_errors == []
