@@ -17,8 +17,9 @@ from chat.aside import aside_run
 from chat.followers import FollowCursor, emit_published, group_name, streaming_snapshot
 from chat.group import conversation_turn, round_done_event
 from chat.impersonate import impersonate_run
+from chat.redo import redo_run
 from chat.services import NotFound, instance_for_user
-from chat.turn import TurnRefused, turn_run
+from chat.turn import TurnRefused
 from memory.runtime import schedule_sync
 from personalab.lib.jsontext import json_loads
 from personalab.storage import get_store
@@ -148,10 +149,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         try:
             emit = emit_published(self.instance_id, self._emit, origin=self.channel_name)
             if regenerate or continue_reply:
-                result = await turn_run(get_store(), instance_id=self.instance_id, user_text=text,
-                                        emit=emit, stop=self.stop_event,
-                                        regenerate=regenerate, continue_reply=continue_reply)
-                done = result.done_event()
+                done, _text = await redo_run(
+                    self.instance_id, action="regenerate" if regenerate else "continue",
+                    emit=emit, stop=self.stop_event)
             else:
                 done = round_done_event(await self._round(text, speaker, emit))
         except TurnRefused as exc:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -102,7 +103,10 @@ def participants_known(store: FileStore, *, user) -> list[dict[str, str]]:
     ids = (ConversationParticipant.objects.filter(instance__owner=user)
            .order_by("participant_id").values_list("participant_id", flat=True).distinct())
     names = _character_names(store, ids, user=user)
+    named = Counter(names.get(p) for p in ids)
+    # A player reads names; the id only tells two characters of the same name apart.
     known = [{"id": p, "label": gettext("You") if p.startswith("player:")
+              else names[p] if p in names and named[names[p]] == 1
               else f"{names.get(p, p)} ({p})"} for p in ids]
     return sorted(known, key=lambda item: (item["id"].startswith("player:"), item["label"]))
 

@@ -39,7 +39,8 @@ from chat.history_base import (Clock, version_position, UNDO_FILE,  # noqa: F401
                                _from, _from_last_message, _line_at)  # noqa: F401
 from chat.history_read import (session_list, _session_row, _listed_count,  # noqa: F401
                                _archived_paths, _archive_key_ok, session_open,  # noqa: F401
-                               messages_page, EDITABLE_KINDS, _page_pick, _row,  # noqa: F401
+                               messages_page, message_read, EDITABLE_KINDS, _page_pick,  # noqa: F401
+                               _row,  # noqa: F401
                                _last_message_position, _last_message_index)  # noqa: F401
 
 
@@ -65,7 +66,8 @@ def message_edit(store: FileStore, *, instance_id: str, session_id: str, index: 
                                            action="edit", clock=clock)
     finally:
         lock.release()
-    return {"changed": True, "line": new, "undo_token": token, "undo_expires_at": expires}
+    return {"changed": True, "line": new, "undo_token": token, "undo_expires_at": expires,
+            "undo_seconds": history_settings(store)["undo_window_seconds"]}
 
 
 def message_delete(store: FileStore, *, instance_id: str, session_id: str, index: int,
@@ -90,6 +92,7 @@ def message_delete(store: FileStore, *, instance_id: str, session_id: str, index
     finally:
         lock.release()
     return {"deleted": old, "undo_token": token, "undo_expires_at": expires,
+            "undo_seconds": history_settings(store)["undo_window_seconds"],
             "plot_state_restored": restored is not None}
 
 

@@ -19,7 +19,8 @@ from personalab.lib.session_tail import file_fingerprint
 Clock = Callable[[], float]
 
 UNDO_FILE = "undo"
-DEFAULT_UNDO_WINDOW = 3.0
+# Long enough to read the toast and reach Undo with a thumb (issue 33: 3 s was too short).
+DEFAULT_UNDO_WINDOW = 8.0
 DEFAULT_PAGE_SIZE = 100
 MAX_TEXT_CHARS = 20000
 # Fields that belong to one version of a reply and travel with it when versions are flipped.

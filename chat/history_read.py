@@ -13,7 +13,7 @@ from personalab.lib.filestore import (FileStore, InstanceBusy, SessionRead, read
 from personalab.lib.ids import is_valid_id
 from personalab.lib.line_index import ASSISTANT, NOTE, SUMMARY, SYSTEM, USER
 from chat.history_base import (version_position, HistoryError, history_settings, line_fingerprint,
-                               _is_editable)
+                               _from, _is_editable, _line_at)
 
 
 # --- listing --------------------------------------------------------------------------------
@@ -117,6 +117,14 @@ def messages_page(store: FileStore, *, instance_id: str, session_key: str,
             "total": total, "query": query.strip(), "page_size": size,
             "problems": [p.describe() for p in read.problems],
             "streaming": read.partial is not None}
+
+
+def message_read(store: FileStore, *, instance_id: str, session_key: str, index: int,
+                 fingerprint: str) -> dict[str, Any]:
+    """One line as the file holds it (macros as written), for an edit box; refused with 409
+    when the line changed since the reader's page named it by `fingerprint`."""
+    read, _ = session_open(store, instance_id=instance_id, key=session_key, pick=_from(index))
+    return _row(index, _line_at(read, index, fingerprint))
 
 
 EDITABLE_KINDS = (USER, ASSISTANT, SUMMARY, NOTE)

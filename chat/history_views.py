@@ -1,9 +1,9 @@
 """Pages of the history manager and the persona & memory page of one instance.
 
-Every view checks ownership first (unknown and not-yours are both 404). Changes answer with the
-re-rendered fragment for htmx, or redirect back with a flash message without JavaScript.
-A refused change answers with its status (409 busy, 410 undo expired, ...) and a fragment that
-says why; the pages tell htmx to show such fragments instead of dropping them.
+Every view checks ownership first (unknown and not-yours are both 404). The history manager
+reads here (the page, its rows, related chats); its changes go through the REST API
+(static/history.js), as the chat page's do. Persona actions answer with the re-rendered fragment
+for htmx, or redirect back with a flash message without JavaScript.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.html import escape
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_GET, require_POST
 
@@ -114,117 +113,6 @@ def history_related(request: HttpRequest, instance_id: str) -> HttpResponse:
 def history_rows(request: HttpRequest, instance_id: str) -> HttpResponse:
     _owned(request, instance_id)
     return render(request, "chat/_history_rows.html", _history_context(request, instance_id))
-
-
-def _history_answer(request: HttpRequest, instance_id: str, *, note: str = "",
-                    error: history.HistoryError | None = None, undo_token: str | None = None,
-                    status: int = 200) -> HttpResponse:
-    if not _is_htmx(request):
-        if error:
-            messages.error(request, error.message)
-        elif note:
-            messages.info(request, note)
-        query = {k: request.POST[k] for k in ("session", "page", "q") if request.POST.get(k)}
-        url = reverse("history", kwargs={"instance_id": instance_id})
-        return redirect(f"{url}?{urlencode(query)}" if query else url)
-    context = _history_context(request, instance_id, source=request.POST)
-    context.update(note=note, error=error.message if error else "", undo_token=undo_token)
-    return render(request, "chat/_history_rows.html", context,
-                  status=error.status if error else status)
-
-
-@login_required
-@require_POST
-def history_edit(request: HttpRequest, instance_id: str) -> HttpResponse:
-    _owned(request, instance_id)
-    try:
-        result = history.message_edit(
-            get_store(), instance_id=instance_id, session_id=request.POST.get("session", ""),
-            index=_int(request.POST.get("index"), -1), fingerprint=request.POST.get("fp", ""),
-            text=request.POST.get("text", ""))
-    except history.HistoryError as exc:
-        return _history_answer(request, instance_id, error=exc)
-    if not result["changed"]:
-        return _history_answer(request, instance_id, note=gettext("Nothing changed."))
-    return _history_answer(request, instance_id, note=gettext("Message edited."),
-                           undo_token=result["undo_token"])
-
-
-@login_required
-@require_POST
-def history_delete(request: HttpRequest, instance_id: str) -> HttpResponse:
-    _owned(request, instance_id)
-    try:
-        result = history.message_delete(
-            get_store(), instance_id=instance_id, session_id=request.POST.get("session", ""),
-            index=_int(request.POST.get("index"), -1), fingerprint=request.POST.get("fp", ""))
-    except history.HistoryError as exc:
-        return _history_answer(request, instance_id, error=exc)
-    return _history_answer(request, instance_id, note=gettext("Message deleted."),
-                           undo_token=result["undo_token"])
-
-
-@login_required
-@require_POST
-def history_hide(request: HttpRequest, instance_id: str) -> HttpResponse:
-    _owned(request, instance_id)
-    hidden = request.POST.get("hidden") == "1"
-    try:
-        history.message_hide(
-            get_store(), instance_id=instance_id, session_id=request.POST.get("session", ""),
-            index=_int(request.POST.get("index"), -1), fingerprint=request.POST.get("fp", ""),
-            hidden=hidden)
-    except history.HistoryError as exc:
-        return _history_answer(request, instance_id, error=exc)
-    return _history_answer(request, instance_id, note=(
-        "Hidden from the model: it stays here, and is neither sent nor remembered."
-        if hidden else "The model sees this message again."))
-
-
-@login_required
-@require_POST
-def history_undo(request: HttpRequest, instance_id: str) -> HttpResponse:
-    _owned(request, instance_id)
-    try:
-        history.undo(get_store(), instance_id=instance_id, token=request.POST.get("token", ""))
-    except history.HistoryError as exc:
-        return _history_answer(request, instance_id, error=exc)
-    return _history_answer(request, instance_id, note=gettext("Undone."))
-
-
-@login_required
-@require_POST
-def history_swipe(request: HttpRequest, instance_id: str) -> HttpResponse:
-    """Flip the latest reply to another version. From the chat page (`from=chat`) the answer
-    is the re-rendered message; an HX-Trigger "plot-changed" lets the outline refresh."""
-    _owned(request, instance_id)
-    store = get_store()
-    try:
-        result = history.reply_choose_alternative(
-            store, instance_id=instance_id, session_id=request.POST.get("session", ""),
-            turn=_int(request.POST.get("turn"), -1),
-            alternative_index=_int(request.POST.get("alternative"), -1))
-    except history.HistoryError as exc:
-        if request.POST.get("from") == "chat":
-            response = HttpResponse(f'<span class="error">{escape(exc.message)}</span>',
-                                    status=exc.status)
-            response["HX-Retarget"] = "#status"
-            response["HX-Reswap"] = "innerHTML"
-            return response
-        return _history_answer(request, instance_id, error=exc)
-    if request.POST.get("from") == "chat" and _is_htmx(request):
-        state = store.instance_state_read(instance_id)
-        read = store.session_read(instance_id, state["current_session_id"])
-        response = render(request, "chat/_message.html", {
-            "item": selectors.chat_last_reply_item(read), "instance": _owned(request, instance_id),
-            **selectors.message_render_context(store, state=state, lines=read.lines)})
-        response["HX-Trigger"] = "plot-changed"
-        return response
-    if request.POST.get("from") == "chat":
-        return redirect("instance", instance_id=instance_id)
-    return _history_answer(request, instance_id,
-                           note=gettext("Showing version %(version)s of %(versions)s.") % {
-                               "version": result["version"], "versions": result["versions"]})
 
 
 # --- persona & memory ------------------------------------------------------------------------

@@ -23,7 +23,8 @@ from chat.schemas import (AsideOut, BackgroundSwitchIn, BranchIn, BranchOut, Cha
 from chat.exports import session_export_limited, session_import_limited
 from chat.services.prompt_manager import instance_preset_apply, instance_preset_export
 from chat.impersonate import impersonate_run
-from chat.streaming import aside_stream, chat_stream, impersonate_stream, redo_run, redo_stream
+from chat.redo import redo_run
+from chat.streaming import aside_stream, chat_stream, impersonate_stream, redo_stream
 from chat.group import conversation_turn
 from chat.turn import TurnRefused, events_dropped, validate_user_text
 from director.services import director_status
@@ -443,6 +444,16 @@ def messages_page(request: HttpRequest, instance_id: str, session_id: str,
     services.instance_for_user(request.auth, instance_id)
     return history.messages_page(get_store(), instance_id=instance_id, session_key=session_id,
                                  page=page, query=q)
+
+
+@history_router.get(SESSION + "/messages/{index}", response=dict[str, Any],
+                    description="One line as the file holds it (macros as written), as a row of "
+                                "the messages page; 409 when `fingerprint` no longer matches.")
+def message_detail(request: HttpRequest, instance_id: str, session_id: str, index: int,
+                   fingerprint: str):
+    services.instance_for_user(request.auth, instance_id)
+    return history.message_read(get_store(), instance_id=instance_id, session_key=session_id,
+                                index=index, fingerprint=fingerprint)
 
 
 @history_router.put(SESSION + "/messages/{index}", response=HistoryChange,

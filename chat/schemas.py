@@ -211,6 +211,7 @@ class HistoryChange(Schema):
 
     undo_token: str | None = None
     undo_expires_at: float | None = None
+    undo_seconds: float | None = None  # the undo window, counted from now on any clock
     changed: bool = True
     line: dict[str, Any] | None = None
     deleted: dict[str, Any] | None = None

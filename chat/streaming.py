@@ -15,7 +15,7 @@ from chat.aside import aside_run
 from chat.followers import emit_published
 from chat.group import conversation_turn, round_done_event
 from chat.impersonate import impersonate_run
-from chat.turn import turn_run
+from chat.redo import redo_run
 from personalab.lib.errors import AppError
 from personalab.storage import get_store
 
@@ -56,28 +56,6 @@ def redo_stream(instance_id: str, *, action: str) -> StreamingHttpResponse:
         done, _text = await redo_run(instance_id, action=action, emit=published, stop=stop)
         await published(done)
     return sse_response(work, what=f"{action} of {instance_id}")
-
-
-async def redo_run(instance_id: str, *, action: str, emit, stop: asyncio.Event | None = None
-                   ) -> tuple[dict, str]:
-    """The chat page's ↻ / →: redo the last reply; when the chat ends with the player's line
-    (an imported chat, a deleted reply) the missing reply is asked for instead, as the page
-    does. Answers the `done` event and the reply's whole text."""
-    store = get_store()
-    if await asyncio.to_thread(_ends_with_player_line, store, instance_id):
-        results = await conversation_turn(store, instance_id=instance_id, user_text=None,
-                                          emit=emit, stop=stop)
-        return round_done_event(results), results[-1].answer_text if results else ""
-    result = await turn_run(store, instance_id=instance_id, user_text="", emit=emit, stop=stop,
-                            regenerate=action == "regenerate",
-                            continue_reply=action == "continue")
-    return result.done_event(), result.answer_text
-
-
-def _ends_with_player_line(store, instance_id: str) -> bool:
-    session_id = store.instance_state_read(instance_id).get("current_session_id")
-    messages = store.session_read(instance_id, session_id, newest=1).messages
-    return bool(messages) and messages[-1].get("role") == "user"
 
 
 def aside_stream(instance_id: str, query: str, *, speaker: str | None = None

@@ -1,6 +1,9 @@
 // Times are stored in UTC; every page shows them on the reader's clock, with the day too when
-// it is not today (and the year when it is not this one). chat.js calls it for new messages.
+// it is not today (and the year when it is not this one), written in the page's language (the
+// one the player chose, not the browser's). The chat page calls it for new messages.
 (function () {
+  const language = document.documentElement.lang || undefined;
+
   function localTime(el) {
     const when = new Date(el.getAttribute("datetime"));
     if (isNaN(when)) return;
@@ -8,12 +11,14 @@
     const options = {hour: "2-digit", minute: "2-digit"};
     if (when.toDateString() !== now.toDateString()) Object.assign(options, {month: "short", day: "numeric"});
     if (when.getFullYear() !== now.getFullYear()) options.year = "numeric";
-    el.textContent = when.toLocaleString(undefined, options);
-    el.title = when.toLocaleString();
+    el.textContent = when.toLocaleString(language, options);
+    el.title = when.toLocaleString(language);
     el.dataset.local = "1";
   }
   window.localTimes = (scope) => {
     for (const el of (scope || document).querySelectorAll("time[datetime]:not([data-local])")) localTime(el);
   };
   document.addEventListener("DOMContentLoaded", () => window.localTimes(document));
+  // Rows htmx brings later (a history page, a search) too.
+  document.addEventListener("htmx:load", (e) => window.localTimes(e.target));
 })();

@@ -1,6 +1,7 @@
 """The chat page's own views: a long session shows only its newest messages (older ones on
-request), inline edit / delete / undo through the backup-first history rewrite, the file's text
-for the edit box, and the page in two languages."""
+request), inline edit / delete / undo / branch through the REST API the page script calls (the
+backup-first history rewrite), the file's text for the edit box, one message rendered again
+after a change, and the page in two languages."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 
 import pytest
 
+from chat.history import line_fingerprint
 from chat.selectors import CHAT_PAGE_SIZE, recap_next_due
 
 pytestmark = pytest.mark.django_db
@@ -34,50 +36,53 @@ def test_a_long_session_renders_only_its_newest_messages(alice_client, store, in
     assert "data-before" not in older  # nothing older than line 0
 
 
-def test_inline_edit_answers_with_the_message_and_keeps_a_backup(alice_client, store, instance):
+def _api(instance: str) -> str:
+    return f"/api/v1/instances/{instance}/sessions/sess_001"
+
+
+def test_inline_edit_goes_through_the_api_and_the_page_shows_the_new_text(alice_client, store,
+                                                                          instance):
     _write(store, instance, 4)
-    read = store.session_read(instance, "sess_001")
-    from chat.history import line_fingerprint
-    fp = line_fingerprint(read.lines[2])
-    source = alice_client.get(f"/instances/{instance}/messages/source",
-                              {"session": "sess_001", "index": 2, "fp": fp})
-    assert source.json() == {"content": "line 2"}
-    edited = alice_client.post(f"/instances/{instance}/messages/edit", {
-        "session": "sess_001", "index": 2, "fp": fp, "text": "*new* <b>text</b>"})
-    body = edited.content.decode()
-    assert edited.status_code == 200 and 'data-index="2"' in body
-    assert "*new* &lt;b&gt;text&lt;/b&gt;" in body
+    fp = line_fingerprint(store.session_read(instance, "sess_001").lines[2])
+    source = alice_client.get(f"{_api(instance)}/messages/2", {"fingerprint": fp})
+    assert source.status_code == 200 and source.json()["content"] == "line 2"
+    edited = alice_client.put(f"{_api(instance)}/messages/2", {
+        "fingerprint": fp, "text": "*new* <b>text</b>"}, content_type="application/json")
+    assert edited.status_code == 200 and edited.json()["undo_token"]
     assert store.session_read(instance, "sess_001").lines[2]["content"] == "*new* <b>text</b>"
+    shown = alice_client.get(f"/instances/{instance}/messages/line",
+                             {"session": "sess_001", "index": 2}).content.decode()
+    assert 'data-index="2"' in shown and "*new* &lt;b&gt;text&lt;/b&gt;" in shown
     backups = list((store.sessions_dir(instance) / "history").glob("sess_001.*.jsonl"))
     assert any('"line 2"' in b.read_text(encoding="utf-8") for b in backups)
-    stale = alice_client.post(f"/instances/{instance}/messages/edit", {
-        "session": "sess_001", "index": 2, "fp": fp, "text": "again"})
+    stale = alice_client.put(f"{_api(instance)}/messages/2", {"fingerprint": fp, "text": "again"},
+                             content_type="application/json")
     assert stale.status_code == 409 and stale.json()["error"]["message"]
+    assert alice_client.get(f"{_api(instance)}/messages/2", {"fingerprint": fp}).status_code == 409
 
 
 def test_delete_then_undo_brings_the_message_back(alice_client, store, instance):
     _write(store, instance, 4)
-    from chat.history import line_fingerprint
     fp = line_fingerprint(store.session_read(instance, "sess_001").lines[3])
-    deleted = alice_client.post(f"/instances/{instance}/messages/delete",
-                                {"session": "sess_001", "index": 3, "fp": fp})
+    deleted = alice_client.delete(f"{_api(instance)}/messages/3?fingerprint={fp}")
+    assert deleted.json()["undo_seconds"] == 8  # long enough to reach Undo on a phone
     token = deleted.json()["undo_token"]
     assert [line["content"] for line in store.session_read(instance, "sess_001").lines] == [
         "line 0", "line 1", "line 2"]
-    assert alice_client.post(f"/instances/{instance}/messages/undo",
-                             {"token": token}).json() == {"undone": True}
+    undo = f"/api/v1/instances/{instance}/history/undo"
+    assert alice_client.post(undo, {"token": token},
+                             content_type="application/json").status_code == 200
     assert store.session_read(instance, "sess_001").lines[-1]["content"] == "line 3"
-    refused = alice_client.post(f"/instances/{instance}/messages/undo", {"token": "nope"})
+    refused = alice_client.post(undo, {"token": "nope"}, content_type="application/json")
     assert refused.status_code >= 400 and refused.json()["error"]["message"]
 
 
 def test_branch_from_here_starts_a_new_session_and_keeps_the_old_one(alice_client, store,
                                                                       instance):
     _write(store, instance, 6)
-    from chat.history import line_fingerprint
     fp = line_fingerprint(store.session_read(instance, "sess_001").lines[3])
-    answer = alice_client.post(f"/instances/{instance}/messages/branch",
-                               {"session": "sess_001", "index": 3, "fp": fp}).json()
+    answer = alice_client.post(f"{_api(instance)}/branch", {"index": 3, "fingerprint": fp},
+                               content_type="application/json").json()
     new = answer["session_id"]
     assert new != "sess_001" and store.instance_state_read(instance)["current_session_id"] == new
     assert [line["content"] for line in store.session_read(instance, new).lines] == [
@@ -87,16 +92,32 @@ def test_branch_from_here_starts_a_new_session_and_keeps_the_old_one(alice_clien
     assert _shown(page) == [0, 1, 2, 3] and f'data-session="{new}"' in page
 
 
+def test_the_page_takes_every_address_from_the_server(alice_client, instance):
+    """The script builds no address of its own: each comes from {% url %} on #chat."""
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    head = page.split('id="chat"', 1)[1].split(">", 1)[0]
+    assert f'data-message-url="/api/v1/instances/{instance}/sessions/SESSION/messages/0"' in head
+    assert f'data-line-url="/instances/{instance}/messages/line"' in head
+    assert 'data-trace-url="/api/v1/traces/TRACE"' in head
+    assert '<script type="module" src="/static/chat/main.js">' in page
+    for gone in ("source", "edit", "delete", "hide", "undo", "branch"):  # one way in: the API
+        assert alice_client.post(f"/instances/{instance}/messages/{gone}").status_code == 404
+
+
 def test_another_account_cannot_read_or_change_messages(client, bob, store, instance):
     _write(store, instance, 2)
     client.force_login(bob)
-    for method, url, data in (
-            ("get", "messages/source", {"session": "sess_001", "index": 0, "fp": "x"}),
-            ("post", "messages/edit", {"session": "sess_001", "index": 0, "fp": "x", "text": "y"}),
-            ("post", "messages/delete", {"session": "sess_001", "index": 0, "fp": "x"}),
-            ("post", "messages/branch", {"session": "sess_001", "index": 0, "fp": "x"}),
-            ("get", "messages", {"before": "1"})):
-        assert getattr(client, method)(f"/instances/{instance}/{url}", data).status_code == 404
+    fp = line_fingerprint(store.session_read(instance, "sess_001").lines[0])
+    json_body = {"content_type": "application/json"}
+    for method, url, data, extra in (
+            ("get", f"{_api(instance)}/messages/0", {"fingerprint": fp}, {}),
+            ("put", f"{_api(instance)}/messages/0", {"fingerprint": fp, "text": "y"}, json_body),
+            ("delete", f"{_api(instance)}/messages/0?fingerprint={fp}", None, {}),
+            ("post", f"{_api(instance)}/branch", {"index": 0, "fingerprint": fp}, json_body),
+            ("get", f"/instances/{instance}/messages/line", {"session": "sess_001", "index": 0},
+             {}),
+            ("get", f"/instances/{instance}/messages", {"before": "1"}, {})):
+        assert getattr(client, method)(url, data, **extra).status_code == 404
     assert store.session_read(instance, "sess_001").lines[0]["content"] == "line 0"
 
 

@@ -154,3 +154,19 @@ async def test_staff_may_open_any_instance(staff, instance):
     assert connected
     await communicator.disconnect()
 
+
+
+async def test_regenerate_on_a_chat_ending_with_the_players_line_answers_it(
+        alice, instance, use_stub, store):
+    """The page sends ↻ as it is; the server sees the reply is missing and asks for it."""
+    read = await sync_to_async(store.session_read)(instance, "sess_001")
+    await sync_to_async(store.session_rewrite)(instance, "sess_001", [
+        read.metadata, *read.lines, {"role": "user", "content": "Still there?", "turn": 1}])
+    use_stub.script(Reply("Always."))
+    communicator, _ = await _connect(alice, instance)
+    await communicator.send_json_to({"type": "regenerate"})
+    events = await _collect_until_done(communicator)
+    await communicator.disconnect()
+    assert events[-1]["type"] == "done"
+    lines = (await sync_to_async(store.session_read)(instance, "sess_001")).messages
+    assert [line["content"] for line in lines[-2:]] == ["Still there?", "Always."]

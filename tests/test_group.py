@@ -260,7 +260,7 @@ def test_a_group_is_named_after_all_its_members_on_the_home_list_the_chat_page_a
 def test_each_members_persona_page_shows_its_own_pinned_prompt(alice_client, group, brenna):
     alice_client.post(f"/instances/{group}/persona/pinned_save", {"text": "Alserqi 答应过玩家。"})
     first = alice_client.get(f"/instances/{group}/persona/").content.decode()
-    assert "In use now: this instance's override." in first and 'name="text" rows="5"' in first
+    assert "In use now: this chat's override." in first and 'name="text" rows="5"' in first
     page = alice_client.get(f"/instances/{group}/persona/?character={brenna}").content.decode()
     assert "<pre>Brenna 从不说超过两句话。</pre>" in page
     assert "Alserqi 答应过玩家" not in page  # the instance's override is Alserqi's, not hers

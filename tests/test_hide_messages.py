@@ -39,10 +39,15 @@ def _line(store, instance_id: str, content: str) -> tuple[int, dict]:
 
 
 def _hide_on_page(client, instance_id: str, content: str, store, hidden: str = "1"):
+    """As the chat page does: the change through the REST API, then the message rendered."""
     index, line = _line(store, instance_id, content)
-    return client.post(f"/instances/{instance_id}/messages/hide", {
-        "session": "sess_001", "index": index, "fp": history.line_fingerprint(line),
-        "hidden": hidden})
+    changed = client.put(f"/api/v1/instances/{instance_id}/sessions/sess_001/messages/{index}",
+                         {"fingerprint": history.line_fingerprint(line), "hidden": hidden == "1"},
+                         content_type="application/json")
+    if changed.status_code != 200:
+        return changed
+    return client.get(f"/instances/{instance_id}/messages/line",
+                      {"session": "sess_001", "index": index})
 
 
 @pytest.fixture
@@ -124,8 +129,9 @@ def test_recall_forgets_a_hidden_message_and_finds_it_again_when_unhidden(
 def test_a_stale_page_cannot_hide_another_line(alice_client, store, played):
     index, line = _line(store, played, SECRET)
     before = store.session_path(played, "sess_001").read_bytes()
-    response = alice_client.post(f"/instances/{played}/messages/hide", {
-        "session": "sess_001", "index": index, "fp": "0" * 16, "hidden": "1"})
+    response = alice_client.put(
+        f"/api/v1/instances/{played}/sessions/sess_001/messages/{index}",
+        {"fingerprint": "0" * 16, "hidden": True}, content_type="application/json")
     assert response.status_code == 409 and "reload" in response.json()["error"]["message"]
     assert store.session_path(played, "sess_001").read_bytes() == before
 
@@ -170,18 +176,17 @@ def test_an_imported_hidden_message_can_be_shown_to_the_model(alice_client, stor
 
 def test_the_history_manager_hides_and_unhides_too(alice_client, store, played, use_stub):
     index, line = _line(store, played, SECRET)
-    form = {"session": "sess_001", "index": index, "fp": history.line_fingerprint(line),
-            "hidden": "1"}
-    response = alice_client.post(f"/instances/{played}/history/hide", form, follow=True)
-    assert response.status_code == 200
+    page = alice_client.get(f"/instances/{played}/history/").content.decode()
+    row = page.split(f'id="line-{index}"')[1].split('class="history-row')[0]
+    assert 'data-api="hide"' in row and 'data-hidden="1"' in row  # history.js sends it
+    assert _hide_on_page(alice_client, played, SECRET, store).status_code == 200
     assert _line(store, played, SECRET)[1]["hidden"] is True
     page = alice_client.get(f"/instances/{played}/history/").content.decode()
     row = page.split(f'id="line-{index}"')[1].split('class="history-row')[0]
     assert "hidden from the model" in row and "Unhide" in row and SECRET in row
+    assert 'data-hidden="0"' in row
     _turn(store, played, "Well?")
     assert "floorboard" not in _sent(use_stub)
 
-    line = _line(store, played, SECRET)[1]
-    alice_client.post(f"/instances/{played}/history/hide",
-                      {**form, "fp": history.line_fingerprint(line), "hidden": "0"})
+    _hide_on_page(alice_client, played, SECRET, store, hidden="0")
     assert "hidden" not in _line(store, played, SECRET)[1]

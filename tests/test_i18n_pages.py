@@ -109,7 +109,7 @@ def _pages(story) -> dict[str, str]:
 
 # The labels a Chinese reader looks for first on each page (all must be translated).
 CHINESE_LABELS = {
-    "home": ["你的实例", "开始一个实例", "角色", "背景", "开始"],
+    "home": ["你的对话", "开始一个对话", "角色", "背景", "开始"],
     "chat": ["发送", "故事大纲", "记忆", "作者注释", "你的身份",
              "离线演示——回复由本地生成，不是语言模型"],
     "history": ["会话", "搜索", "返回聊天", "保存", "删除"],
@@ -128,7 +128,7 @@ CHINESE_LABELS = {
     "not found": ["未找到"],
 }
 ENGLISH_LABELS = {
-    "home": "Start an instance", "chat": "Send", "history": "Sessions",
+    "home": "Start a chat", "chat": "Send", "history": "Sessions",
     "memory": "Evolved persona", "trace": "Prompt inspector", "settings": "Preferences",
     "library": "Import a character card", "character new": "Base persona",
     "character": "Download card:", "background new": "World setting",

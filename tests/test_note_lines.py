@@ -41,11 +41,6 @@ def _note(store, instance_id: str, session_id: str) -> tuple[int, dict]:
     return index, lines[index]
 
 
-def _fields(store, instance_id, session_id, **more) -> dict:
-    index, line = _note(store, instance_id, session_id)
-    return {"session": session_id, "index": index, "fp": history.line_fingerprint(line), **more}
-
-
 def _backups(store, instance_id) -> list:
     folder = store.instance_dir(instance_id) / "sessions" / "history"
     return sorted(folder.iterdir()) if folder.is_dir() else []
@@ -61,34 +56,48 @@ def test_the_chat_page_gives_a_narrator_line_edit_hide_and_delete(alice_client, 
         assert action in article
 
 
+def _page_change(client, store, instance_id, session_id, **body):
+    """As the chat page does: the change through the REST API with the login session, then
+    the message rendered again."""
+    index, line = _note(store, instance_id, session_id)
+    changed = client.put(f"/api/v1/instances/{instance_id}/sessions/{session_id}/messages/{index}",
+                         {"fingerprint": history.line_fingerprint(line), **body},
+                         content_type="application/json")
+    assert changed.status_code == 200
+    return client.get(f"/instances/{instance_id}/messages/line",
+                      {"session": session_id, "index": index})
+
+
 def test_a_narrator_line_is_edited_hidden_and_deleted_with_undo_on_the_page(
         alice_client, narrated, store):
     instance_id, session_id = narrated
-    url = f"/instances/{instance_id}/messages/"
-    response = alice_client.post(url + "edit", _fields(store, instance_id, session_id,
-                                                       text="The storm has passed."))
+    response = _page_change(alice_client, store, instance_id, session_id,
+                            text="The storm has passed.")
     assert response.status_code == 200 and "The storm has passed." in response.content.decode()
     index, line = _note(store, instance_id, session_id)
     assert line["content"] == "The storm has passed." and line["edited"]["original"] == NARRATION
     assert line["name"] == "Narrator"  # still the narrator's line
     assert _backups(store, instance_id)  # the file before the edit is kept
 
-    response = alice_client.post(url + "hide", _fields(store, instance_id, session_id, hidden="1"))
+    response = _page_change(alice_client, store, instance_id, session_id, hidden=True)
     assert response.status_code == 200 and "hidden-from-model" in response.content.decode()
     assert _note(store, instance_id, session_id)[1]["hidden"] is True
     exported = alice_client.get(f"/api/v1/instances/{instance_id}/sessions/{session_id}/export"
                                 "?format=jsonl").content.decode().splitlines()
     narrator = next(json.loads(r) for r in exported if "storm" in r)
     assert narrator["is_system"] is True
-    alice_client.post(url + "hide", _fields(store, instance_id, session_id, hidden="0"))
+    _page_change(alice_client, store, instance_id, session_id, hidden=False)
     assert "hidden" not in _note(store, instance_id, session_id)[1]
 
-    response = alice_client.post(url + "delete", _fields(store, instance_id, session_id))
+    index, line = _note(store, instance_id, session_id)
+    response = alice_client.delete(f"/api/v1/instances/{instance_id}/sessions/{session_id}"
+                                   f"/messages/{index}?fingerprint={history.line_fingerprint(line)}")
     assert response.status_code == 200
     lines = store.session_read(instance_id, session_id).lines
     assert [line.get("content") for line in lines] == ["Hello.", "Hm."]
-    undone = alice_client.post(url + "undo", {"session": session_id,
-                                              "token": response.json()["undo_token"]})
+    undone = alice_client.post(f"/api/v1/instances/{instance_id}/history/undo",
+                               {"token": response.json()["undo_token"]},
+                               content_type="application/json")
     assert undone.status_code == 200
     assert _note(store, instance_id, session_id)[1]["content"] == "The storm has passed."
 
@@ -126,7 +135,8 @@ def test_a_summary_still_cannot_be_hidden(alice_client, instance, store):
     store.session_append(instance, session_id, {"type": "summary", "content": "Earlier."})
     lines = store.session_read(instance, session_id).lines
     index = next(i for i, line in enumerate(lines) if line.get("type") == "summary")
-    response = alice_client.post(f"/instances/{instance}/messages/hide", {
-        "session": session_id, "index": index,
-        "fp": history.line_fingerprint(lines[index]), "hidden": "1"})
+    response = alice_client.put(
+        f"/api/v1/instances/{instance}/sessions/{session_id}/messages/{index}",
+        {"fingerprint": history.line_fingerprint(lines[index]), "hidden": True},
+        content_type="application/json")
     assert response.status_code == 400

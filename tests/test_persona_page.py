@@ -33,7 +33,7 @@ def test_page_shows_persona_versions_pinned_recaps_biography_escaped(store, inst
     assert response.status_code == 200
     assert "Version 2" in body and "Version 1" in body
     assert "v1 &lt;b&gt;brave&lt;/b&gt;" in body and "<b>brave</b>" not in body
-    assert "never lie" in body and "this instance's override" in body
+    assert "never lie" in body and "this chat's override" in body
     assert "born in the wastes" in body and "they met at the bar" in body
 
 

@@ -223,7 +223,7 @@ def screenshot_take(page: Page, name: str, *, full_page: bool = True) -> Path:
 
 
 def message_send(page: Page, text: str) -> None:
-    """Type and press Enter; before the socket opens chat.js queues the message and sends it
+    """Type and press Enter; before the socket opens the page script queues the message and sends it
     on connect, so one Enter is enough."""
     sent = page.locator("#messages .msg.user").count()
     page.fill("[data-testid=input]", text)

@@ -75,7 +75,7 @@ def _instance_open(page: Page, server: Server) -> str:
 def test_login_lands_on_the_instance_list(page: Page, server: Server) -> None:
     page.goto(f"{server.url}/")
     assert page.title() == "PersonaLab"
-    assert page.locator("h1").first.inner_text() == "Your instances"
+    assert page.locator("h1").first.inner_text() == "Your chats"
     assert page.locator("text=Log out admin").count() == 1
     assert page.locator("a[href='/instances/inst_001/']").count() == 1  # seed_demo
     screenshot_take(page, "02_home")

@@ -334,10 +334,10 @@ def test_the_language_switch_turns_the_page_into_chinese_and_back(
     assert page.get_attribute("html", "lang") == "zh-hans"
     screenshot_take(page, "27_chinese_390", full_page=False)
     page.goto(f"{server.url}/")  # the choice follows the player to every page
-    assert "实例" in page.inner_text(".topbar")
+    assert "对话" in page.inner_text(".topbar")
     page.select_option("[data-testid=language]", "en")
     page.wait_for_function("() => document.querySelector('.topbar').textContent"
-                           ".includes('Instances')")
+                           ".includes('Chats')")
     assert page.js_errors == []
 
 

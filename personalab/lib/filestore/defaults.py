@@ -28,7 +28,7 @@ DEFAULT_MODULES: dict[str, dict[str, Any]] = {
         "update_memory_last_n_turns": 20,
     },
     "history": {
-        "undo_window_seconds": 3,
+        "undo_window_seconds": 8,  # reachable with a thumb (issue 33)
         "page_size": 100,
         "backups_keep": 50,
         "trim_max_messages": 10,

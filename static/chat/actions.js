@@ -1,0 +1,155 @@
+// The controls on one message: Copy, Edit, Hide, Delete (with Undo), Branch and the versions
+// of the last reply. Every change goes through the REST API (the same calls and checks as any
+// other client); the changed message is then read again from the file.
+import {S, api, fill, refusal, root, touch, url} from "./config.js";
+import {escapeHtml, fragment} from "./render.js";
+import {currentSession, messageRefresh, reloadFromFile} from "./messages.js";
+import {regenerate} from "./composer.js";
+
+export function toast(text, action) {
+  const box = document.getElementById("toast");
+  box.replaceChildren();
+  const span = document.createElement("span");
+  span.textContent = text;
+  box.append(span);
+  if (action) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "secondary";
+    button.dataset.testid = "undo";
+    button.textContent = action.label;
+    button.addEventListener("click", () => { box.hidden = true; action.run(); });
+    box.append(button);
+  }
+  box.hidden = false;
+  clearTimeout(box.timer);
+  box.timer = setTimeout(() => { box.hidden = true; }, action ? action.seconds * 1000 : 4000);
+}
+
+function messageUrl(article) {
+  return url("messageUrl", {session: currentSession(), index: article.dataset.index});
+}
+
+async function editStart(article) {
+  const text = article.querySelector(".text");
+  if (article.dataset.editing) return;
+  article.dataset.editing = "1";
+  // The file's text (macros like {{user}} as written), not what the page shows.
+  const query = new URLSearchParams({fingerprint: article.dataset.fp});
+  const source = await fetch(`${messageUrl(article)}?${query}`);
+  if (!source.ok) { delete article.dataset.editing; toast(await refusal(source)); return; }
+  const box = document.createElement("textarea");
+  box.className = "edit-box";
+  box.dataset.testid = "edit-box";
+  box.value = (await source.json()).content;
+  box.rows = Math.min(12, Math.max(2, box.value.split("\n").length + 1));
+  // Buttons too: a phone has no Escape, and there Enter is a new line.
+  const bar = fragment(`<div class="edit-actions"><button type="button" data-testid="edit-save">${escapeHtml(S.save)}</button> <button type="button" class="secondary" data-testid="edit-cancel">${escapeHtml(S.cancel)}</button></div>`).firstElementChild;
+  text.hidden = true;
+  text.after(box, bar);
+  box.focus();
+  const cancel = () => { box.remove(); bar.remove(); text.hidden = false; delete article.dataset.editing; };
+  const save = async () => {
+    const r = await api("PUT", messageUrl(article), {fingerprint: article.dataset.fp, text: box.value});
+    if (!r.ok) { toast(await refusal(r)); return; }
+    await messageRefresh(article);
+  };
+  bar.querySelector("[data-testid=edit-save]").addEventListener("click", save);
+  bar.querySelector("[data-testid=edit-cancel]").addEventListener("click", cancel);
+  box.addEventListener("keydown", async (e) => {
+    if (e.key === "Escape") cancel();
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing && !touch) {
+      e.preventDefault();
+      await save();
+    }
+  });
+}
+
+async function remove(article) {
+  const query = new URLSearchParams({fingerprint: article.dataset.fp});
+  const r = await api("DELETE", `${messageUrl(article)}?${query}`);
+  if (!r.ok) { toast(await refusal(r)); return; }
+  const {undo_token: token, undo_seconds: seconds} = await r.json();
+  for (let next = article.nextElementSibling; next; next = next.nextElementSibling) {
+    if (next.dataset.index) next.dataset.index = Number(next.dataset.index) - 1;
+  }
+  article.remove();
+  toast(S.deleted, {label: S.undo, seconds, run: async () => {
+    const u = await api("POST", url("undoUrl"), {token});
+    if (!u.ok) { toast(await refusal(u)); return; }
+    await reloadFromFile();
+    toast(S.restored);
+  }});
+}
+
+async function hide(article, control) {
+  const hidden = control.dataset.hidden !== "1";
+  const r = await api("PUT", messageUrl(article), {fingerprint: article.dataset.fp, hidden});
+  if (!r.ok) { toast(await refusal(r)); return; }
+  await messageRefresh(article);
+  toast(hidden ? S.hidden : S.unhidden);
+}
+
+async function branch(article) {
+  const r = await api("POST", url("branchUrl", {session: currentSession()}),
+                      {index: Number(article.dataset.index), fingerprint: article.dataset.fp});
+  if (!r.ok) { toast(await refusal(r)); return; }
+  const data = await r.json();
+  toast(fill(S.branched, data.session_id));
+  await reloadFromFile();
+}
+
+// Another version of the last reply: ‹ and › pick one of those kept; › on the newest asks the
+// model for a new one, as Regenerate does.
+export async function swipe(article, alternative) {
+  if (alternative === "new") { regenerate(); return; }
+  const r = await api("POST", url("swipeUrl", {session: currentSession()}),
+                      {turn: Number(article.dataset.turn), alternative: Number(alternative)});
+  if (!r.ok) { document.getElementById("status").textContent = await refusal(r); return; }
+  await messageRefresh(article);
+  if (window.htmx) window.htmx.trigger(document.body, "plot-changed");  // the outline follows
+}
+
+async function copy(article) {
+  const text = article.querySelector(".text");
+  try {
+    await navigator.clipboard.writeText(text.dataset.raw || text.textContent);
+    toast(S.copied);
+  } catch (e) {
+    toast(S.copyRefused);
+  }
+}
+
+export function messageAction(action, control) {
+  const article = control.closest(".msg");
+  if (action === "edit") editStart(article);
+  else if (action === "delete") remove(article);
+  else if (action === "branch") branch(article);
+  else if (action === "hide") hide(article, control);
+  else if (action === "copy") copy(article);
+  else if (action === "swipe") swipe(article, control.dataset.alternative);
+  else return false;
+  return true;
+}
+
+// On a touch screen the last reply follows the finger as SillyTavern's does: a swipe to the
+// left shows the next version (or asks for a new one), to the right the one before. Mostly
+// sideways and long enough, so scrolling the chat never flips a reply.
+export function gestureWire() {
+  let start = null;
+  root.addEventListener("touchstart", (e) => {
+    const reply = e.target.closest(".msg[data-last-reply]");
+    start = reply && e.touches.length === 1
+      ? {reply, x: e.touches[0].clientX, y: e.touches[0].clientY} : null;
+  }, {passive: true});
+  root.addEventListener("touchend", (e) => {
+    if (!start || e.target.closest("textarea, button, a")) { start = null; return; }
+    const dx = e.changedTouches[0].clientX - start.x;
+    const dy = e.changedTouches[0].clientY - start.y;
+    const reply = start.reply;
+    start = null;
+    if (Math.abs(dx) < 60 || Math.abs(dy) > Math.abs(dx) / 2) return;
+    const button = reply.querySelector(dx < 0 ? "[data-testid=swipe-next]" : "[data-testid=swipe-prev]");
+    if (button && !button.disabled) button.click();
+  });
+}

@@ -1,0 +1,76 @@
+// Under the input: the warnings a turn raised and the size of the last prompt by section.
+import {S, url} from "./config.js";
+
+const warnings = new Map();
+
+export function warningAdd(event) {
+  warnings.set(event.category, event);
+  renderWarnings();
+}
+
+function renderWarnings() {
+  const area = document.getElementById("warnings");
+  const list = document.getElementById("warning-list");
+  area.hidden = warnings.size === 0;
+  document.getElementById("warning-count").textContent = warnings.size;
+  list.replaceChildren();
+  for (const w of warnings.values()) {
+    const item = document.createElement("li");
+    item.textContent = "⚠️ " + w.message + (w.current_value != null ? `（${w.current_value}）` : "");
+    item.title = S.warningDetails;
+    item.addEventListener("dblclick", () => showWarning(w));
+    list.append(item);
+  }
+}
+
+function showWarning(w) {
+  const detail = document.getElementById("warning-detail");
+  detail.replaceChildren();
+  for (const [label, value] of [[S.warningType, w.message], [S.warningCategory, w.category],
+                                [S.warningValue, w.current_value],
+                                [S.warningThreshold, w.threshold],
+                                [S.warningSuggestion, w.suggestion]]) {
+    if (value == null || value === "") continue;
+    const dt = document.createElement("dt"); dt.textContent = label;
+    const dd = document.createElement("dd"); dd.textContent = value;
+    detail.append(dt, dd);
+  }
+  document.getElementById("warning-dialog").showModal();
+}
+
+export function warningsWire() {
+  document.getElementById("warning-badge").addEventListener("click", () => {
+    const list = document.getElementById("warning-list");
+    list.hidden = !list.hidden;
+  });
+}
+
+export async function budgetShow(traceId) {
+  if (!traceId) return;
+  // The light form: the bar needs the sections' tokens, not the messages sent.
+  const response = await fetch(`${url("traceUrl", {trace: traceId})}?fields=sections`);
+  if (!response.ok) return;
+  const trace = await response.json();
+  const bar = document.getElementById("budget");
+  const limit = trace.max_total_tokens || 1;
+  bar.replaceChildren();
+  for (const section of trace.sections || []) {
+    if (!section.tokens) continue;
+    const part = document.createElement("span");
+    // The legend's three colours: the conversation (a middle section too), the rest of the
+    // middle (director, memory, notes at a depth), and the head.
+    part.className = "seg seg-" + (section.name === "conversation" ? "history"
+                                   : section.region === "head" ? "head" : "middle");
+    part.style.width = Math.max(0.3, 100 * section.tokens / limit) + "%";
+    part.title = `${section.name}: ${section.tokens} tokens (${(100 * section.tokens / limit).toFixed(1)}%)`;
+    bar.append(part);
+  }
+  const label = document.createElement("small");
+  label.textContent = ` ${trace.total_tokens} / ${limit} tokens`;
+  bar.append(label);
+}
+
+export function latestTraceId() {
+  const link = [...document.querySelectorAll("#messages .msg.assistant a[data-trace]")].pop();
+  return link ? link.dataset.trace : null;
+}

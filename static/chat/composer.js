@@ -1,0 +1,55 @@
+// The input and its buttons: Send, Stop, Regenerate, Continue, and "Answer now" on a member.
+// Whether ↻ / → redo the last reply or ask for a missing one is the server's decision
+// (chat/redo.py), the same for every way in.
+import {S, touch} from "./config.js";
+import {lastLine} from "./messages.js";
+import {impersonateStart} from "./impersonate.js";
+import {connected, draftKeep, draftSave, queuedDrop, send, socketSend, turn} from "./socket.js";
+
+export function composerWire() {
+  const input = document.getElementById("input");
+  const form = document.getElementById("send-form");
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const text = input.value;
+    if (!text.trim() || turn.busy) return;
+    if (/^\/imp(ersonate)?$/i.test(text.trim())) {  // SillyTavern's slash command
+      input.value = "";
+      impersonateStart();
+      return;
+    }
+    draftKeep(text);
+    send({type: "send", content: text});
+  });
+  // A touch keyboard has no Shift+Enter, so there Enter is a new line and Send sends (as
+  // SillyTavern's "send on Enter: auto" does on phones).
+  if (touch) input.placeholder = S.placeholderTouch;
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing && !touch) { e.preventDefault(); form.requestSubmit(); }
+  });
+  input.addEventListener("input", () => { draftSave(); queuedDrop(); });
+  document.getElementById("stop-button").addEventListener("click", () => {
+    if (connected()) socketSend({type: "stop"});
+  });
+  document.getElementById("regenerate-button").addEventListener("click", regenerate);
+  document.getElementById("continue-button").addEventListener("click", () => {
+    if (!turn.busy) send({type: "continue"});
+  });
+  // "Answer now" on a member of a group: that character answers the lines already there.
+  document.addEventListener("click", (e) => {
+    const button = e.target.closest("[data-trigger-speaker]");
+    if (!button || turn.busy) return;
+    send({type: "trigger", speaker: button.dataset.triggerSpeaker});
+    const drawer = document.querySelector("[data-testid=drawer-toggle]");  // show the reply
+    if (drawer && drawer.offsetParent && drawer.getAttribute("aria-expanded") === "true") drawer.click();
+  });
+}
+
+// The reply being replaced leaves the view as its new version streams in; a chat that ends
+// with the player's line keeps it, and the server answers it instead.
+export function regenerate() {
+  if (turn.busy) return;
+  const last = lastLine();
+  if (connected() && last && last.dataset.role === "assistant") last.remove();
+  send({type: "regenerate"});
+}

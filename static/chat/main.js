@@ -1,0 +1,42 @@
+// The chat page. A reply streams over the WebSocket (socket.js); the session file stays the
+// truth, so after every turn or change the messages are read again from the server
+// (messages.js). Every control works through event delegation, so messages added later (a new
+// turn, older pages, another version) need no re-wiring.
+import {root} from "./config.js";
+import {renderAll} from "./render.js";
+import {loadOlder, scrollToNewest, watchScroll} from "./messages.js";
+import {budgetShow, latestTraceId, warningsWire} from "./budget.js";
+import {connect, draftRestore} from "./socket.js";
+import {asideWire} from "./aside.js";
+import {impersonateWire} from "./impersonate.js";
+import {composerWire} from "./composer.js";
+import {gestureWire, messageAction} from "./actions.js";
+import {drawer, drawerWire} from "./drawer.js";
+import {indexProgress, memoryWire} from "./memory.js";
+
+root.addEventListener("click", (e) => {
+  const toggle = e.target.closest("[data-testid=drawer-toggle]");
+  if (toggle) { drawer(!root.classList.contains("drawer-open")); return; }
+  const control = e.target.closest("[data-action]");
+  if (!control) return;
+  const action = control.dataset.action;
+  if (action === "drawer-close") drawer(false);
+  else if (action === "older") loadOlder();
+  else messageAction(action, control);
+});
+
+warningsWire();
+asideWire();
+impersonateWire();
+composerWire();
+drawerWire();
+memoryWire();
+gestureWire();
+if (window.htmx) window.htmx.onLoad((el) => renderAll(el));
+draftRestore();
+renderAll(document);
+watchScroll();
+connect();
+scrollToNewest();
+budgetShow(latestTraceId());
+indexProgress();

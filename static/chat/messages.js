@@ -1,0 +1,134 @@
+// The list of messages: the newest page from the server, older pages on scroll, and the
+// reader's place kept across reloads. The session file is the truth: after a turn or a change
+// the list is read again from the server.
+import {root, url} from "./config.js";
+import {adopt, fragment, renderText} from "./render.js";
+
+let loadingOlder = false;
+
+export function messagesBox() { return document.getElementById("messages"); }
+export function currentSession() { return messagesBox().dataset.session || root.dataset.session; }
+
+export function scrollToNewest() {
+  const box = messagesBox();
+  box.scrollTop = box.scrollHeight;
+}
+
+export function nearNewest() {
+  const box = messagesBox();
+  return box.scrollHeight - box.scrollTop - box.clientHeight < 80;
+}
+
+export function lastLine() { return [...messagesBox().querySelectorAll(".msg[data-role]")].pop(); }
+
+// A bubble written here before the file holds it (the player's line, a reply as it streams).
+export function addMessage(role, raw, label) {
+  const article = document.createElement("article");
+  article.className = "msg " + role + " pending";
+  article.dataset.testid = "message";
+  article.dataset.role = role;
+  const bubble = document.createElement("div");
+  bubble.className = "bubble";
+  const who = document.createElement("header");
+  who.className = "who";
+  who.textContent = label;
+  const body = document.createElement("div");
+  body.className = "text md";
+  bubble.append(who, body);
+  article.append(bubble);
+  const follow = nearNewest();
+  messagesBox().append(article);
+  renderText(body, raw);
+  if (follow) scrollToNewest();
+  return body;
+}
+
+// The message at the top of the view, so a reload puts a reader who scrolled back where
+// they were instead of at the newest line.
+function readingPlace() {
+  if (nearNewest()) return null;
+  const box = messagesBox();
+  const top = box.getBoundingClientRect().top;
+  const shown = [...box.querySelectorAll(".msg[data-index]")]
+    .find(m => m.getBoundingClientRect().bottom > top);
+  return shown ? {session: currentSession(), index: shown.dataset.index,
+                  offset: shown.getBoundingClientRect().top - top} : null;
+}
+
+async function returnTo(place) {
+  const find = () => messagesBox().querySelector(`.msg[data-index="${place.index}"]`);
+  while (!find() && await loadOlder()) { /* page back until the reader's line is there */ }
+  const line = find();
+  if (!line) { scrollToNewest(); return; }
+  const box = messagesBox();
+  const offset = line.getBoundingClientRect().top - box.getBoundingClientRect().top;
+  box.scrollTop += offset - place.offset;
+}
+
+export async function reloadFromFile() {
+  const [messages, outline] = await Promise.all([
+    fetch(url("messagesUrl")).then(r => r.text()),
+    fetch(url("outlineUrl")).then(r => r.text()),
+  ]);
+  const place = readingPlace();
+  const fresh = fragment(messages).firstElementChild;
+  messagesBox().replaceWith(fresh);
+  document.getElementById("outline").outerHTML = outline;
+  adopt(fresh);
+  sessionShow(currentSession());
+  watchScroll();
+  if (place && place.session === currentSession()) await returnTo(place);
+  else scrollToNewest();
+}
+
+// One message read again from the file after a change to it (edit, hide, another version).
+export async function messageRefresh(article) {
+  const query = new URLSearchParams({session: currentSession(), index: article.dataset.index});
+  const r = await fetch(`${url("lineUrl")}?${query}`);
+  if (!r.ok) { await reloadFromFile(); return; }
+  const fresh = fragment(await r.text()).firstElementChild;
+  article.replaceWith(fresh);
+  adopt(fresh);
+}
+
+// A branch or a summarize can move the chat to a new session: the title and the export
+// links follow it, so an export never silently hands back the old session.
+export function sessionShow(sessionId) {
+  document.querySelectorAll("[data-current-session]").forEach(el => { el.textContent = sessionId; });
+  const exportUrl = url("exportUrl", {session: sessionId});
+  document.querySelectorAll("a[data-export]").forEach(a => {
+    a.href = `${exportUrl}?${new URLSearchParams({format: a.dataset.export})}`;
+  });
+  document.querySelectorAll("a[data-export-member]").forEach(a => {
+    a.href = `${exportUrl}?${new URLSearchParams({format: "jsonl", character: a.dataset.exportMember})}`;
+  });
+}
+
+export async function loadOlder() {
+  const marker = messagesBox().querySelector(".older");
+  if (!marker || loadingOlder) return false;
+  loadingOlder = true;
+  try {
+    const r = await fetch(`${url("messagesUrl")}?${new URLSearchParams({before: marker.dataset.before})}`);
+    if (!r.ok) return false;
+    const box = messagesBox();
+    // Keep the line the reader was at in place. Chromium's scroll anchoring already moves
+    // the view by the inserted height and Safari's does not, so measure instead of adding it.
+    const older = fragment(await r.text());
+    const anchor = marker.nextElementSibling;
+    const was = anchor ? anchor.getBoundingClientRect().top : 0;
+    const nodes = [...older.children];
+    marker.replaceWith(older);
+    for (const node of nodes) adopt(node);
+    if (anchor) box.scrollTop += anchor.getBoundingClientRect().top - was;
+    return true;
+  } finally {
+    loadingOlder = false;
+  }
+}
+
+export function watchScroll() {
+  messagesBox().addEventListener("scroll", () => {
+    if (messagesBox().scrollTop < 300) loadOlder();
+  }, {passive: true});
+}

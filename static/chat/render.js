@@ -1,0 +1,75 @@
+// Turning text into what the reader sees: Markdown cleaned by DOMPurify, [PROGRESS:…] badges,
+// pictures as links, local times; and the small DOM helpers the other modules share.
+const PROGRESS = /\[PROGRESS:([^:\]\n]{1,60}):([^\]\n]{1,60})\]/g;
+
+export function escapeHtml(text) {
+  return text.replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+}
+
+// What a reply or a card may keep: text, formatting and links. Never a data-* attribute
+// (htmx obeys data-hx-*, and our own controls are found by data-*), a style, an event handler,
+// or a link to anything but a web page or a mail address; an id or name is prefixed so it
+// can never stand in for one of the page's own elements.
+const PURIFY = {
+  FORBID_TAGS: ["style", "form", "input", "textarea", "button", "img", "iframe", "select"],
+  FORBID_ATTR: ["style"],
+  ALLOW_DATA_ATTR: false,
+  ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto):|[^a-z]|[a-z+.\-]+(?:[^a-z+.\-:]|$))/i,
+  SANITIZE_NAMED_PROPS: true,
+};
+
+// Pictures are never loaded (no request to another site), but the reader keeps what the
+// reply said: its description, linked to where the picture is. DOMPurify then cleans the links.
+function imagesAsLinks(box) {
+  for (const img of box.querySelectorAll("img")) {
+    const link = box.ownerDocument.createElement("a");
+    link.setAttribute("href", img.getAttribute("src") || "");
+    link.textContent = `🖼 ${img.getAttribute("alt") || img.getAttribute("src") || ""}`;
+    img.replaceWith(link);
+  }
+}
+
+function markdownHtml(raw) {
+  // The marker stays verbatim in the file; on screen it becomes a small badge.
+  const withBadges = raw.replace(PROGRESS, (all, point, status) =>
+    `<span class="progress-badge" title="${escapeHtml(all)}">◆ ${escapeHtml(point)} · ${escapeHtml(status)}</span>`);
+  if (!window.marked || !window.DOMPurify) return escapeHtml(raw).replace(/\n/g, "<br>");
+  // Parsed and cleaned inside a <template>, whose document is inert: nothing in it loads,
+  // runs or is even checked against the page's Content-Security-Policy; only the cleaned
+  // markup reaches the page.
+  const template = document.createElement("template");
+  template.innerHTML = window.marked.parse(withBadges, {breaks: true, gfm: true});
+  const box = template.content.ownerDocument.createElement("div");
+  box.append(...template.content.childNodes);
+  imagesAsLinks(box);
+  window.DOMPurify.sanitize(box, {...PURIFY, IN_PLACE: true});
+  return box.innerHTML;
+}
+
+// htmx never looks inside rendered text (hx-disable covers every descendant), whatever
+// markup got through.
+export function renderText(el, raw) {
+  el.setAttribute("hx-disable", "");
+  el.dataset.raw = raw;
+  el.innerHTML = markdownHtml(raw);
+  el.dataset.rendered = "1";
+}
+
+export function renderAll(scope) {
+  for (const el of (scope || document).querySelectorAll(".md:not([data-rendered])")) {
+    renderText(el, el.textContent.replace(/^\n+|\s+$/g, ""));
+  }
+  if (window.localTimes) window.localTimes(scope || document);
+}
+
+export function fragment(html) {
+  const template = document.createElement("template");
+  template.innerHTML = html;
+  return template.content;
+}
+
+// Markup from our own server (a message, a page of older ones) made live on the page.
+export function adopt(scope) {
+  if (window.htmx) window.htmx.process(scope);
+  renderAll(scope);
+}

@@ -1,0 +1,193 @@
+// The WebSocket and the reply it streams. Typed text is never lost: a draft is kept until the
+// server starts answering it, a line typed while disconnected waits for the socket, and the
+// reconnection backs off from 1 s to 15 s.
+import {S, fill, root, url} from "./config.js";
+import {renderText} from "./render.js";
+import {addMessage, nearNewest, reloadFromFile, scrollToNewest} from "./messages.js";
+import {budgetShow, latestTraceId, warningAdd} from "./budget.js";
+
+export const turn = {busy: false, streaming: null};  // streaming: {el, raw, thought} of the reply
+const draftKey = `personalab-draft-${root.dataset.instance}`;
+const input = document.getElementById("input");
+const statusLine = document.getElementById("status");
+const banner = document.getElementById("connection");
+const handlers = [];   // [prefix, handler] for the events of asides and impersonation
+const onClose = [];
+let socket = null;
+let queued = null;      // a frame typed while disconnected, sent on reconnect
+let retryDelay = 1000;
+let stale = false;      // the socket closed mid-reply: the page shows the file again on reconnect
+
+export function eventsOn(prefix, handler) { handlers.push([prefix, handler]); }
+export function closeOn(handler) { onClose.push(handler); }
+export function statusSay(text) { statusLine.textContent = text; }
+export function connected() { return socket && socket.readyState === WebSocket.OPEN; }
+export function socketSend(frame) { socket.send(JSON.stringify(frame)); }
+export function queuedDrop() { if (queued && input.value !== queued.content) queued = null; }
+
+export function draftSave() {
+  if (input.value) localStorage.setItem(draftKey, input.value);
+  else localStorage.removeItem(draftKey);
+}
+export function draftKeep(text) { localStorage.setItem(draftKey, text); }
+export function draftRestore() {
+  const draft = localStorage.getItem(draftKey);
+  if (draft && !input.value) input.value = draft;
+}
+
+export function showBanner(text) {
+  banner.textContent = text;
+  banner.hidden = !text;
+}
+
+export function setBusy(value) {
+  turn.busy = value;
+  for (const id of ["send-button", "regenerate-button", "continue-button", "impersonate-button"]) {
+    document.getElementById(id).disabled = value;
+  }
+  document.getElementById("stop-button").disabled = !value;
+}
+
+// --- the stream ---------------------------------------------------------------------------
+let renderPending = false;
+function renderStreaming() {
+  if (renderPending) return;
+  renderPending = true;
+  requestAnimationFrame(() => {
+    renderPending = false;
+    if (!turn.streaming) return;
+    const follow = nearNewest();
+    renderText(turn.streaming.el, turn.streaming.raw);
+    if (follow) scrollToNewest();
+  });
+}
+
+// A reply already streaming when this socket opened (another tab, another worker, or this
+// page before a reload): the server sends what the file holds, then only the live tokens.
+function followStream(event) {
+  const line = document.getElementById("streaming-line");
+  const el = line ? line.querySelector(".text") : addMessage("assistant", "", "…");
+  const fold = el.parentElement.querySelector("[data-testid=reasoning-live] .md");
+  turn.streaming = {el, raw: event.content, thought: fold || undefined};
+  if (event.reasoning) {
+    if (fold) fold.textContent = event.reasoning; else showReasoning(event.reasoning);
+  }
+  renderStreaming();
+}
+
+// The model's reasoning as it streams, folded above the reply (text only, never markup).
+function showReasoning(text) {
+  if (!turn.streaming) turn.streaming = {el: addMessage("assistant", "", "…"), raw: ""};
+  if (!turn.streaming.thought) {
+    const fold = document.createElement("details");
+    fold.className = "reasoning";
+    fold.dataset.testid = "reasoning-live";
+    const summary = document.createElement("summary");
+    summary.textContent = S.reasoning;
+    const body = document.createElement("div");
+    body.className = "md";
+    body.setAttribute("hx-disable", "");
+    fold.append(summary, body);
+    turn.streaming.el.before(fold);
+    turn.streaming.thought = body;
+  }
+  turn.streaming.thought.textContent += text;
+}
+
+function onEvent(event) {
+  const handled = handlers.find(([prefix]) => event.type.startsWith(prefix));
+  if (handled) { handled[1](event); return; }
+  if (event.type === "reasoning") {
+    if (turn.busy) localStorage.removeItem(draftKey);  // this tab's message was taken
+    showReasoning(event.content);
+  } else if (event.type === "stream") {
+    followStream(event);
+  } else if (event.type === "token") {
+    if (turn.busy) localStorage.removeItem(draftKey);  // this tab's message was taken
+    if (!turn.streaming) turn.streaming = {el: addMessage("assistant", "", "…"), raw: ""};
+    turn.streaming.raw += event.content;
+    renderStreaming();
+  } else if (event.type === "warning") {
+    warningAdd(event);
+  } else if (event.type === "error") {
+    statusSay(S.error + " " + event.message);
+    if (event.code !== "busy" || !turn.streaming) finishTurn(event.trace_id);
+  } else if (event.type === "speaker") {
+    // several characters: each reply of the round gets its own bubble, named (textContent);
+    // the first takes over the "…" bubble this tab opened when it sent, so none stays empty
+    const streaming = turn.streaming;
+    if (streaming && !streaming.raw && !streaming.thought) {
+      streaming.el.parentElement.querySelector(".who").textContent = event.name;
+    } else {
+      turn.streaming = {el: addMessage("assistant", "", event.name), raw: ""};
+    }
+  } else if (event.type === "done" && event.round_end === false) {
+    turn.streaming = null;  // the next character of the round answers; the round is still busy
+  } else if (event.type === "done") {
+    localStorage.removeItem(draftKey);
+    // a round nobody answered (manual order, or every member muted) says how to pick one
+    statusSay(event.interrupted ? S.stopped
+      : (event.round_end && event.replies === 0 ? S.nobodyAnswered : ""));
+    finishTurn(event.trace_id);
+  }
+}
+
+function finishTurn(traceId) {
+  turn.streaming = null;
+  setBusy(false);
+  reloadFromFile().then(() => budgetShow(traceId || latestTraceId()));
+}
+
+// --- connection ---------------------------------------------------------------------------
+export function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  socket = new WebSocket(`${scheme}://${location.host}${url("socketPath")}`);
+  socket.addEventListener("message", (m) => onEvent(JSON.parse(m.data)));
+  socket.addEventListener("close", () => {
+    const seconds = Math.round(retryDelay / 1000);
+    showBanner(queued ? S.queued : fill(S.disconnected, seconds));
+    for (const handler of onClose) handler();
+    if (turn.busy) { turn.streaming = null; setBusy(false); stale = true; }
+    // Read again on reconnect too: a server going down can still answer this read, with the
+    // reply "writing…" that only the next server completes in the file.
+    if (stale) reloadFromFile().catch(() => {});
+    setTimeout(connect, retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 15000);
+  });
+  socket.addEventListener("open", () => {
+    retryDelay = 1000;
+    showBanner("");
+    const frame = queued;
+    queued = null;
+    // The file first: a reply cut by the outage shows as it was kept, then the queued line.
+    const read = stale ? reloadFromFile().then(() => { stale = false; }).catch(() => {})
+                       : Promise.resolve();
+    if (frame) read.then(() => deliver(frame));
+  });
+}
+
+function deliver(frame) {
+  if (frame.type === "send") {
+    addMessage("user", frame.content, S.you);
+    input.value = "";
+  }
+  turn.streaming = {el: addMessage("assistant", "", "…"), raw: ""};
+  scrollToNewest();  // the player asked: show where the answer comes
+  setBusy(true);
+  statusSay("");
+  socketSend(frame);
+}
+
+// A turn: sent now, or (a new line only) kept until the socket is back.
+export function send(frame) {
+  if (!connected()) {
+    if (frame.type === "send") {
+      queued = frame;
+      showBanner(S.queued);
+    } else {
+      showBanner(S.notConnected);
+    }
+    return;
+  }
+  deliver(frame);
+}
