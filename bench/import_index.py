@@ -8,7 +8,9 @@ A SillyTavern chat of `--messages` lines is made from the LoCoMo conversations o
 as its sixth message. It is imported through the app's own import (chat.services.session_import,
 which writes the keyword side), a plain question about that fact is asked through recall,
 then the background fill (memory.sync.instance_sync, as the app's job queue runs it) embeds
-the rest, newest first. The machine's load (os.getloadavg) is printed beside the figures.
+the rest, newest first. The machine's load (os.getloadavg) is printed beside the figures, and
+the fill's CPU seconds (all threads of the process): steadier than its wall time when other
+jobs share the cores.
 """
 
 from __future__ import annotations
@@ -88,9 +90,9 @@ def main() -> None:
                                   force=True, k=5).hits
         searchable = time.perf_counter() - started
         found = any("Juniper" in hit.text for hit in hits)
-        fill_started = time.perf_counter()
+        fill_started, fill_cpu = time.perf_counter(), time.process_time()
         counts = instance_sync(store, runtime.index_for(store), instance_id=instance_id)
-        filled = time.perf_counter() - fill_started
+        filled, fill_cpu = time.perf_counter() - fill_started, time.process_time() - fill_cpu
         progress = fill.progress_get(store, instance_id=instance_id)
         print(json.dumps({
             "messages": args.messages, "lines_indexed": progress["lines"],
@@ -101,6 +103,9 @@ def main() -> None:
             "seconds_to_fully_embedded": round(searchable + filled, 1),
             "seconds_fill": round(filled, 1),
             "passages_per_second": round(counts["turns"] / filled, 1) if filled else None,
+            "cpu_seconds_fill": round(fill_cpu, 1),
+            "cpu_ms_per_passage": round(1000 * fill_cpu / counts["turns"], 1) if counts["turns"]
+            else None,
             "load_before": [round(x, 2) for x in load_before],
             "load_after": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()},
             indent=1))

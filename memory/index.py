@@ -20,8 +20,8 @@ from urllib.parse import urlparse
 import numpy as np
 from django.conf import settings
 
-from memory.embeddings import (SecondEmbeddingFunction, default_embedder, second_available,
-                               second_embed, second_wanted)
+from memory.embeddings import (SecondEmbeddingFunction, default_embedder, passages_embed,
+                               second_available, second_embed, second_wanted)
 from memory.keyword_docs import keyword_documents
 from memory.keyword_store import Key, KeywordStore
 from memory.keyword_tokens import turn_text
@@ -249,10 +249,9 @@ class MemoryIndex:
         return ids
 
     # embeddings ---------------------------------------------------------------
-    def _passages_embed(self, texts: list[str]) -> list[list[float]]:
-        if hasattr(self.embedder, "embed_passages"):
-            return np.asarray(self.embedder.embed_passages(texts), dtype=np.float32).tolist()
-        return [list(map(float, row)) for row in self.embedder(texts)]
+    def _passages_embed(self, texts: list[str], contexts: list[str | None] | None = None
+                        ) -> list[list[float]]:
+        return passages_embed(self.embedder, texts, contexts)
 
     def query_embed(self, query: str) -> list[float]:
         if hasattr(self.embedder, "embed_queries"):
@@ -285,8 +284,8 @@ class MemoryIndex:
                      [{**turn_metadata(line, owner),
                        "context_id": turn_doc_id(session_id, previous) if previous else ""}
                       for line, previous in zip(lines, contexts)],
-                     [turn_context_text(line, previous) for line, previous in zip(lines, contexts)],
-                     keywords_only=keywords_only)
+                     [turn_embedding_text(line) for line in lines], keywords_only=keywords_only,
+                     contexts=[turn_embedding_text(p) if p else None for p in contexts])
 
     def second_add(self, *, owner: dict[str, Any], turns: list[dict[str, Any]]) -> None:
         """MiniLM's vectors of the indexable `turns`, each line alone with its speaker (as the
@@ -388,7 +387,7 @@ class MemoryIndex:
 
     def _upsert(self, name: str, instance_id: str, doc_ids: list[str], documents: list[str],
                 metadatas: list[dict[str, Any]], embed_texts: list[str], *,
-                keywords_only: bool = False) -> None:
+                keywords_only: bool = False, contexts: list[str | None] | None = None) -> None:
         """Chroma first, then the keyword store, in batches; `keywords_only`: the documents
         are in Chroma as they are, only the keyword store may lack them."""
         if not doc_ids:
@@ -401,7 +400,7 @@ class MemoryIndex:
                 self.keywords.upsert(name, instance_id, list(zip(
                     doc_ids[start:stop], documents[start:stop], metadatas[start:stop])))
                 continue
-            embeddings = self._passages_embed(embed_texts[start:stop])
+            embeddings = self._passages_embed(embed_texts[start:stop], contexts and contexts[start:stop])
             self._call(name, "upsert", ids=ids[start:stop], documents=documents[start:stop],
                        metadatas=metadatas[start:stop], embeddings=embeddings)
             self.keywords.upsert(name, instance_id, list(zip(

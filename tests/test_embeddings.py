@@ -50,3 +50,44 @@ def test_a_query_does_not_wait_for_passage_work_in_progress():
         asker.start()
         assert done.wait(30), "the query waited for the passage engine"
     asker.join()
+
+
+QUESTION = "Caroline: Did you go to the lake with the kids last weekend?"
+ANSWER = "Melanie: Yes, last Sunday! We painted the sunrise together."
+THANKS = "Caroline: That sounds lovely."
+
+
+def test_a_line_with_its_context_is_close_to_the_two_embedded_together(monkeypatch):
+    monkeypatch.setattr(embeddings, "LINES_ONCE", True)
+    together = texts_embed([f"{QUESTION}\n{ANSWER}", f"{ANSWER}\n{THANKS}"], is_query=False)
+    rows = embeddings.default_embedder().embed_in_context([ANSWER, THANKS], [QUESTION, ANSWER])
+    assert np.allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-4)
+    assert (rows * together).sum(axis=1).min() > 0.95
+    # Not just close to anything: each is nearest to its own pair.
+    assert list((rows @ together.T).argmax(axis=1)) == [0, 1]
+
+
+def test_a_chat_runs_each_line_through_the_model_once(monkeypatch):
+    """An import of N lines costs the model N lines, not N pairs (each line is also the next
+    one's context)."""
+    engine = embeddings.model_load(role="passage")
+    seen: list[str] = []
+    real = engine.encode_sums
+
+    def counting(texts: list[str], is_query: bool = False) -> np.ndarray:
+        seen.extend(texts)
+        return real(texts, is_query)
+
+    monkeypatch.setattr(engine, "encode_sums", counting)
+    monkeypatch.setattr(embeddings, "LINES_ONCE", True)
+    lines = [QUESTION, ANSWER, THANKS]
+    rows = embeddings.default_embedder().embed_in_context(lines, [None, *lines[:-1]])
+    assert sorted(seen) == sorted(lines) and rows.shape == (3, engine.dim)
+    alone = texts_embed([QUESTION], is_query=False)[0]
+    assert float(rows[0] @ alone) > 0.999  # a line without context is the line alone
+
+
+def test_by_default_a_line_is_embedded_together_with_its_context():
+    rows = embeddings.default_embedder().embed_in_context([ANSWER, QUESTION], [QUESTION, None])
+    together = texts_embed([f"{QUESTION}\n{ANSWER}", QUESTION], is_query=False)
+    assert np.allclose(rows, together, atol=1e-5)

@@ -77,6 +77,14 @@ class OnnxE5:
 
     def encode(self, texts: list[str], is_query: bool = False) -> np.ndarray:
         """L2-normalised float32 rows, one per text."""
+        totals = self.encode_sums(texts, is_query)
+        norms = np.linalg.norm(totals, axis=1, keepdims=True)
+        return (totals / np.maximum(norms, 1e-12)).astype(np.float32)
+
+    def encode_sums(self, texts: list[str], is_query: bool = False) -> np.ndarray:
+        """float64 rows, one per text: the sum of its tokens' last-layer states (each window's
+        mean times its length). Two texts' sums added and normalised give about the vector of
+        the two embedded as one text, without running either again."""
         contents = self.tokenizer.content_ids([PREFIXES[is_query] + text for text in texts])
         windows = [(owner, ids[start:start + self.window])
                    for owner, ids in enumerate(contents)
@@ -91,8 +99,7 @@ class OnnxE5:
             for row, i in enumerate(batch):
                 owner, ids = windows[i]
                 totals[owner] += max(len(ids), 1) * pooled[row]
-        norms = np.linalg.norm(totals, axis=1, keepdims=True)
-        return (totals / np.maximum(norms, 1e-12)).astype(np.float32)
+        return totals
 
     def _run(self, contents: list[list[int]]) -> np.ndarray:
         vocabulary = self.weights.vocabulary
