@@ -797,7 +797,7 @@ async def recap_maybe_roll(store: FileStore, *, instance_id: str, llm: Any,
     if not settings.get("recaps_enabled"):
         return None
     every, stack, max_entries = _recap_settings(settings)
-    state, session_id, groups = _current_turns(store, instance_id)
+    state, session_id, groups = await asyncio.to_thread(_current_turns, store, instance_id)
     last = max(groups, default=0)
     if last <= 0 or last % every:
         return None
@@ -821,7 +821,7 @@ async def recap_rebuild(store: FileStore, *, instance_id: str, llm: Any,
     """Recompute the current session's recaps (its items and pending summaries) from its turns;
     recaps of earlier sessions are kept. All LLM calls happen before anything is written."""
     every, stack, max_entries = _recap_settings(settings)
-    state, session_id, groups = _current_turns(store, instance_id)
+    state, session_id, groups = await asyncio.to_thread(_current_turns, store, instance_id)
     data = _recap_doc(store, instance_id)
     entries = []
     for end in range(every, max(groups, default=0) + 1, every):
