@@ -313,6 +313,7 @@ def main() -> None:
     parser.add_argument("--attacks", default=",".join(ATTACKS))
     parser.add_argument("--idle", type=float, default=10.0, help="PERSONALAB_LLM_IDLE_SECONDS")
     parser.add_argument("--messages", type=int, default=116_000)
+    parser.add_argument("--keep", action="store_true", help="keep the data folder and logs")
     args = parser.parse_args()
     if args.command == "setup":
         _setup_main(args)
@@ -321,7 +322,7 @@ def main() -> None:
     unknown = set(attacks) - set(ATTACKS)
     if unknown:
         parser.error(f"unknown attacks: {sorted(unknown)}")
-    with h.data_dir_temp() as data_dir:
+    with h.data_dir_temp(keep=args.keep) as data_dir:
         stubs = stubs_start(data_dir)
         accounts = setup_run(data_dir, h.base_env(data_dir), args.messages)
         server = h.server_start(data_dir, stubs["plain"],
@@ -329,6 +330,8 @@ def main() -> None:
         ctx = {**accounts, "data_dir": data_dir, "server": server, "origin": server.origin,
                "stubs": stubs}
         rows = asyncio.run(measure(ctx, attacks))
+        if args.keep:
+            print(f"data folder and logs kept: {data_dir}")
     print(f"machine: {h.machine_describe()}; idle {args.idle:g} s; chat of {args.messages} "
           "messages")
     for name, values, outcome, took in rows:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from asgiref.sync import sync_to_async
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
 from ninja import Body, File, Router, Status
 from ninja.files import UploadedFile
 
@@ -20,8 +20,12 @@ from chat.schemas import (AsideOut, BackgroundSwitchIn, BranchIn, BranchOut, Cha
                           MemberChangeIn, MemberChangesOut, MemberIn, MessageEditIn,
                           MessagesPage, PlayAsIn, PlayAsOut, RedoOut, SessionList, SwipeIn,
                           SwipeOut, UndoIn)
+<<<<<<< HEAD
 from chat.exports import session_export_limited, session_import_limited
 from chat.services.prompt_manager import instance_preset_apply, instance_preset_export
+=======
+from chat.exports import export_response, session_export_limited, session_import_limited
+>>>>>>> sec-finish
 from chat.impersonate import impersonate_run
 from chat.redo import redo_run
 from chat.streaming import aside_stream, chat_stream, impersonate_stream, redo_stream
@@ -554,9 +558,7 @@ def chat_export(request: HttpRequest, instance_id: str, session_id: str,
     body, content_type = session_export_limited(request.auth, instance_id=instance_id,
                                                 session_id=session_id, fmt=format,
                                                 character=character)
-    response = HttpResponse(body, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{session_id}.{format}"'
-    return response
+    return export_response(body, content_type=content_type, filename=f"{session_id}.{format}")
 
 
 # --- the conversation ledger's indexes -------------------------------------------------------

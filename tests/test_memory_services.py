@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -486,3 +488,27 @@ async def test_offline_provider_answers_are_usable_by_every_memory_action(tmp_pa
     assert summary["events"] >= 1 and summary["warnings"] == []
     assert "Alserqi" in persona["evolved_persona"]
     assert rebuilt["chunks"] >= 1
+
+
+async def test_the_recap_check_after_a_turn_in_a_long_chat_never_stops_other_accounts(
+        tmp_path, monkeypatch):
+    """Reading a 116k-message chat to find its last turn took 7 s; on the event loop, every
+    other account's request and stream on the server stood still meanwhile."""
+    store = make_instance(tmp_path, turns=3)
+    reading, others_ran = threading.Event(), threading.Event()
+    released: list[bool] = []
+    real = services._current_turns
+
+    def long_read(*args):
+        reading.set()
+        released.append(others_ran.wait(10))  # held until the loop shows it still runs
+        return real(*args)
+
+    monkeypatch.setattr(services, "_current_turns", long_read)
+    roll = asyncio.create_task(services.recap_maybe_roll(
+        store, instance_id=INSTANCE, llm=recap_llm(), settings=recap_settings(0)))
+    while not reading.is_set():  # another account's work on the same loop
+        await asyncio.sleep(0.01)
+    others_ran.set()
+    assert await roll is None  # turn 3 of "every 2": nothing to roll
+    assert released == [True]

@@ -122,7 +122,8 @@ def _daphne_start(env: dict, port: int, log: Path) -> subprocess.Popen:
         process = subprocess.Popen(
             [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
              "personalab.asgi:application"], cwd=ROOT, env=env, stdout=sink, stderr=sink)
-    deadline = time.monotonic() + 30
+    # A readiness wait, not a speed check: on a loaded two-core machine Django's start took 35 s.
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"daphne exited: {log.read_text(errors='replace')[-2000:]}")
