@@ -20,12 +20,8 @@ from chat.schemas import (AsideOut, BackgroundSwitchIn, BranchIn, BranchOut, Cha
                           MemberChangeIn, MemberChangesOut, MemberIn, MessageEditIn,
                           MessagesPage, PlayAsIn, PlayAsOut, RedoOut, SessionList, SwipeIn,
                           SwipeOut, UndoIn)
-<<<<<<< HEAD
-from chat.exports import session_export_limited, session_import_limited
-from chat.services.prompt_manager import instance_preset_apply, instance_preset_export
-=======
 from chat.exports import export_response, session_export_limited, session_import_limited
->>>>>>> sec-finish
+from chat.services.prompt_manager import instance_preset_apply, instance_preset_export
 from chat.impersonate import impersonate_run
 from chat.redo import redo_run
 from chat.streaming import aside_stream, chat_stream, impersonate_stream, redo_stream

@@ -5,6 +5,8 @@ The caller holds the instance lock."""
 
 from __future__ import annotations
 
+import asyncio
+
 from typing import Any
 
 from django.utils.translation import gettext
@@ -117,7 +119,7 @@ async def recap_maybe_roll(store: FileStore, *, instance_id: str, llm: Any,
     if not settings.get("recaps_enabled"):
         return None
     every, stack, max_entries = _recap_settings(settings)
-    state, session_id, groups = _current_turns(store, instance_id)
+    state, session_id, groups = await asyncio.to_thread(_current_turns, store, instance_id)
     last = max(groups, default=0)
     if last <= 0 or last % every:
         return None
@@ -141,7 +143,7 @@ async def recap_rebuild(store: FileStore, *, instance_id: str, llm: Any,
     """Recompute the current session's recaps (its items and pending summaries) from its turns;
     recaps of earlier sessions are kept. All LLM calls happen before anything is written."""
     every, stack, max_entries = _recap_settings(settings)
-    state, session_id, groups = _current_turns(store, instance_id)
+    state, session_id, groups = await asyncio.to_thread(_current_turns, store, instance_id)
     data = _recap_doc(store, instance_id)
     entries = []
     for end in range(every, max(groups, default=0) + 1, every):
