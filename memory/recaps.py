@@ -6,7 +6,6 @@ The caller holds the instance lock."""
 from __future__ import annotations
 
 import asyncio
-
 from typing import Any
 
 from django.utils.translation import gettext

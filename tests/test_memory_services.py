@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from personalab.lib.llm import LLMError
-from memory import services
+from memory import recaps, services
 from memory.errors import MemoryActionError
 from personalab.lib.filestore import FileStore
 
@@ -497,14 +497,14 @@ async def test_the_recap_check_after_a_turn_in_a_long_chat_never_stops_other_acc
     store = make_instance(tmp_path, turns=3)
     reading, others_ran = threading.Event(), threading.Event()
     released: list[bool] = []
-    real = services._current_turns
+    real = recaps._current_turns
 
     def long_read(*args):
         reading.set()
         released.append(others_ran.wait(10))  # held until the loop shows it still runs
         return real(*args)
 
-    monkeypatch.setattr(services, "_current_turns", long_read)
+    monkeypatch.setattr(recaps, "_current_turns", long_read)
     roll = asyncio.create_task(services.recap_maybe_roll(
         store, instance_id=INSTANCE, llm=recap_llm(), settings=recap_settings(0)))
     while not reading.is_set():  # another account's work on the same loop
