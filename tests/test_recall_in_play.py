@@ -143,3 +143,24 @@ def test_the_memory_share_of_the_window_is_a_setting_of_the_instance(
     recalled = next(s for s in trace["sections"] if s["name"] == "recalled")
     assert recalled["tokens"] <= 40 and recalled["cut"]
     assert "memory_share" not in use_stub.requests[-1]  # ours, never sent to the model
+
+
+def test_an_answer_that_shares_no_word_enters_through_the_question_before_it():
+    from memory.index import Hit
+    from memory.passages import Near
+    from memory.recall_floor import floor_keeps, signals_read
+
+    def line(text, score, turn, role):
+        return Hit(id=f"turn_sess_001_{turn}_{role}", collection="turns", text=text, score=score,
+                   metadata={"instance_id": "inst_001", "session_id": "sess_001", "turn": turn,
+                             "role": role})
+
+    asked = line("Guess what Jolene did with Susie?", 1.0, 3, "user")
+    answer = line("She took the puppy home last spring.", 0.6, 3, "assistant")
+    unrelated = line("The roof still leaks.", 0.3, 7, "user")
+    near = {answer.key: Near(before=asked), asked.key: Near(after=answer),
+            unrelated.key: Near()}
+    signals = signals_read("When did Jolene adopt Susie?", [asked, answer, unrelated], near)
+    assert [floor_keeps(s) for s in signals] == [True, True, False]
+    small = signals_read("Okay, how are you doing today?", [asked, answer], near)
+    assert not any(floor_keeps(s) for s in small)
