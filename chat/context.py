@@ -26,6 +26,8 @@ from chat.prompt.templates import TemplateStore
 from chat.prompt.alternation import messages_processed, processing_mode
 from chat.prompt.card_fields import CardFields, card_fields_placement, card_fields_read
 from personalab.lib.prompt_language import locale_for_character
+from chat.prompt.recall_section import (RecallSection, recall_prepare, recall_unshown,
+                                        recalled_entries)
 from chat.prompt.window import ContextWindow, recap_span
 from chat.prompt.world_info import lore_sources, lore_speaker, lore_vectors, outlet_macros
 from chat.speakers import Pick
@@ -44,8 +46,6 @@ from library.selectors import (
     persona_effective,
 )
 from memory import runtime as memory_runtime
-from memory.rag import neighbours_fetch, recall_mode
-from memory.recall_turn import asked_parts, recall_for_turn
 from memory import services as memory_services
 from memory.selectors import (
     character_conversation_ids,
@@ -269,7 +269,8 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
     warnings: list[dict[str, Any]] = [_corrupt_lines_warning(ctx)] if ctx.problems else []
 
     started = time.perf_counter()
-    recall = _recall(store, ctx)
+    section = _recall(store, ctx)
+    recall = section.report
     if recall.get("warning"):
         warnings.append(recall["warning"])
     timings["recall_ms"] = _ms(started)
@@ -291,6 +292,11 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
     prompt = prompt_build(inputs, templates)
     if prompt.lines_missing:
         _session_whole(store, ctx)
+        inputs = _prompt_inputs(store, ctx, director, recall, lore, locale=locale, window=window)
+        prompt = prompt_build(inputs, templates)
+    unshown = recall_unshown(section, prompt.messages)
+    if unshown is not None:  # the conversation shows some of it: recall others instead
+        recall = unshown.report
         inputs = _prompt_inputs(store, ctx, director, recall, lore, locale=locale, window=window)
         prompt = prompt_build(inputs, templates)
     prompt.messages = messages_processed(
@@ -317,30 +323,13 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
                     warnings=_dedupe(warnings), llm_context=llm_context, card=inputs.card)
 
 
-def _recall(store: FileStore, ctx: TurnContext) -> dict[str, Any]:
-    if not store.module_read("memory").get("recall_enabled", True):
-        return {"mode": None, "hits": [], "query": "", "disabled": True}
-    last_exchange = " ".join(str(line.get("content") or "") for line in ctx.lines[-3:-1])
-    if not asked_parts(ctx.user_text) and not recall_mode(ctx.user_text):
-        return {"mode": None, "hits": [], "query": ""}
-    index, warning = memory_runtime.index_or_warning(store)
-    if index is None:
-        return {"mode": None, "hits": [], "query": "", "warning": warning}
-    witnessed = recall_witnessed(store, character_id=_speaker_id(ctx))
-    result = recall_for_turn(ctx.user_text, ctx.instance_id, index=index,
-                             shown_texts=[ctx.user_text], last_exchange=last_exchange,
-                             related_instance_ids=_related_conversations(store, ctx),
-                             witnessed=witnessed)
-    neighbours = {key: line for key, line in neighbours_fetch(index, result.hits).items()
-                  if witnessed(line.metadata)}
-    return {
-        "mode": result.mode,
-        "query": result.query,
-        "hits": [{**_recalled_line(h), "source": h.source, "score": round(float(h.score), 4),
-                  "neighbour": _recalled_line(neighbours[h.key]) if h.key in neighbours else None}
-                 for h in result.hits],
-        "warning": result.warning,
-    }
+def _recall(store: FileStore, ctx: TurnContext) -> RecallSection:
+    trimming = store.module_read("history").get("trim_max_messages", 10)
+    return recall_prepare(store, instance_id=ctx.instance_id, user_text=ctx.user_text,
+                          lines=ctx.lines,
+                          witnessed=recall_witnessed(store, character_id=_speaker_id(ctx)),
+                          related_instance_ids=_related_conversations(store, ctx),
+                          newest_shown=int(trimming) if isinstance(trimming, int) else 0)
 
 
 def _speaker_id(ctx: TurnContext) -> str:
@@ -355,15 +344,6 @@ def _related_conversations(store: FileStore, ctx: TurnContext) -> list[str]:
         return []
     return character_conversation_ids(store, instance_state=ctx.instance_state,
                                       character_id=_speaker_id(ctx), exclude=ctx.instance_id)
-
-
-def _recalled_line(hit: Any) -> dict[str, Any]:
-    """What the prompt shows of a recalled line: who said it and when, besides the text."""
-    return {"id": hit.id, "collection": hit.collection, "text": hit.text,
-            "instance_id": str(hit.metadata.get("instance_id") or ""),
-            "role": str(hit.metadata.get("role") or ""),
-            "speaker": str(hit.metadata.get("name") or hit.metadata.get("speaker") or ""),
-            "date": str(hit.metadata.get("timestamp") or "")[:10]}
 
 
 def _director(store: FileStore, ctx: TurnContext) -> dict[str, Any] | None:
@@ -555,7 +535,9 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         world_setting=ctx.background.get("world_setting", ""),
         background_name=ctx.background.get("name", ""),
         director=director,
-        recalled=recall.get("hits", []),
+        recalled=[] if window.memory_tokens <= 0 else recalled_entries(
+            recall, user_name=persona["name"], locale=locale,
+            character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", "")),
         pinned=pinned,
         recaps=[item["text"] for item in recaps],
         recap_span=recap_span(recaps, ctx.session_id),

@@ -46,6 +46,16 @@ def _run(*args, **kwargs):
     return asyncio.run(_say(*args, **kwargs))
 
 
+def _window_newest(store, messages: int) -> None:
+    """The prompt shows only the newest `messages`: recall brings back what it does not show
+    (a line the conversation shows is never recalled)."""
+    config = store.config_read()
+    config["preferences"]["conversation_load_all"] = False
+    store.config_write(config)
+    store.module_write("history", {**store.module_read("history"),
+                                   "trim_max_messages": messages})
+
+
 def _recall_related(store):
     store.module_write("memory", {"recall_enabled": True, "recall_related_conversations": True})
 
@@ -70,6 +80,7 @@ def test_a_group_reply_is_remembered_under_its_speakers_name(store, alice, chara
     assert turn_text(stored["documents"][0], stored["metadatas"][0]).startswith("Brenna: ")
 
     _order(store, group, "list")
+    _window_newest(store, 1)
     use_stub.script(Reply("她说过，在矿坑。"))
     result = (_run(store, group, "你还记得矿坑的事吗？", speaker=character))[0]
     hits = _hits(store, group, result)

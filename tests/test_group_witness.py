@@ -24,6 +24,21 @@ pytestmark = pytest.mark.django_db(transaction=True)
 QUESTION = "你还记得钥匙和暗号吗？"
 
 
+@pytest.fixture(autouse=True)
+def _newest_line_only(store):
+    _window_newest(store, 1)
+
+
+def _window_newest(store, messages: int) -> None:
+    """The prompt shows only the newest `messages`: recall brings back what it does not show
+    (a line the conversation shows is never recalled)."""
+    config = store.config_read()
+    config["preferences"]["conversation_load_all"] = False
+    store.config_write(config)
+    store.module_write("history", {**store.module_read("history"),
+                                   "trim_max_messages": messages})
+
+
 @pytest.fixture
 def story(store, alice, character, background):
     return instance_create(store, owner=alice, character_id=character, background_id=background)
@@ -51,13 +66,18 @@ def test_a_late_joiner_recalls_only_what_was_said_after_it_joined(
 
     recalled = _recalled(store, story, hers)
     assert "蓝鲸" in recalled and "灯塔" not in recalled
-    # the shared scene is still shown to her, and she is told she did not witness its start
-    prompt = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
-    assert "灯塔" in prompt and "你是中途加入这个场景的" in prompt
 
     his = _run(store, story, QUESTION, speaker=character, reply="……", stub=use_stub)
     assert "灯塔" in _recalled(store, story, his) and "蓝鲸" in _recalled(store, story, his)
     assert "中途加入" not in json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
+
+    # with the whole scene in the window it is shown to her, and she is told she did not
+    # witness its start
+    _window_newest(store, 20)
+    store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
+    _run(store, story, QUESTION, speaker=brenna, reply="……", stub=use_stub)
+    prompt = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
+    assert "灯塔" in prompt and "你是中途加入这个场景的" in prompt
 
 
 def test_a_member_away_does_not_recall_what_was_said_meanwhile_but_a_muted_one_does(

@@ -25,6 +25,7 @@ SMALL_TALK = [("外面的风沙越来越大了。", "风沙能掩护我们的脚
 
 
 def _seed_long_chat(store, instance_id, turns=30, promise_at=12):
+    _window_newest(store, 10)
     with store.instance_lock(instance_id):
         for turn in range(1, turns + 1):
             user, reply = ((PROMISE_USER, PROMISE_REPLY) if turn == promise_at
@@ -34,6 +35,16 @@ def _seed_long_chat(store, instance_id, turns=30, promise_at=12):
                     "role": role, "content": text, "turn": turn,
                     "timestamp": f"2025-10-16T10:{turn:02d}:00Z"})
     call_command("reindex", "--memory")
+
+
+def _window_newest(store, messages: int) -> None:
+    """The prompt shows only the newest `messages`: recall brings back what it does not show
+    (a line the conversation shows is never recalled)."""
+    config = store.config_read()
+    config["preferences"]["conversation_load_all"] = False
+    store.config_write(config)
+    store.module_write("history", {**store.module_read("history"),
+                                   "trim_max_messages": messages})
 
 
 async def _turn(store, instance_id, text):

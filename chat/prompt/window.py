@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from personalab.lib.generation import PROMPT_FIELDS
+
 CONTEXT_TOKENS_DEFAULT = 16_384
 # The reply share when max_tokens is unset: SillyTavern's 300 cuts role-play replies short,
 # a quarter of a small window starves the history; 1,024 holds a long reply and leaves a
@@ -28,6 +30,11 @@ class ContextWindow:
     tokens: int  # the whole window: prompt and reply
     reply: int  # max_tokens of the request
     source: str  # "instance / account setting", "model list" or "default"
+    memory_share: float = MEMORY_SHARE_DEFAULT  # of the whole window, for recalled memory
+
+    @property
+    def memory_tokens(self) -> int:
+        return memory_share_tokens(self.tokens, self.memory_share)
 
     @property
     def prompt_room(self) -> int:
@@ -48,13 +55,15 @@ def window_for(generation: dict[str, Any], *, model_tokens: int | None) -> Conte
     else:
         tokens, source = CONTEXT_TOKENS_DEFAULT, "default"
     reply = generation.get("max_tokens") or min(REPLY_TOKENS_DEFAULT, tokens // 4)
-    return ContextWindow(tokens=tokens, reply=min(int(reply), tokens // 2), source=source)
+    share = generation.get("memory_share")
+    return ContextWindow(tokens=tokens, reply=min(int(reply), tokens // 2), source=source,
+                         memory_share=MEMORY_SHARE_DEFAULT if share is None else float(share))
 
 
 def generation_sent(generation: dict[str, Any], window: ContextWindow) -> dict[str, Any]:
     """The sampling settings a request carries: always max_tokens (the reply share) and a
-    temperature; context_tokens is ours, never sent."""
-    sent = {name: value for name, value in generation.items() if name != "context_tokens"}
+    temperature; context_tokens and memory_share are ours, never sent."""
+    sent = {name: value for name, value in generation.items() if name not in PROMPT_FIELDS}
     sent.setdefault("temperature", TEMPERATURE_DEFAULT)
     sent["max_tokens"] = window.reply
     return sent
@@ -66,10 +75,11 @@ def prompt_limit(max_total_tokens: int, window: ContextWindow | None) -> int:
 
 
 def budgets_windowed(budgets: dict[str, int], window: ContextWindow | None) -> dict[str, int]:
-    """Section budgets with recalled memory held to its share of the window."""
+    """Section budgets with recalled memory held to its share of the window (filled best
+    first: the section keeps its first passages)."""
     if window is None:
         return budgets
-    share = memory_share_tokens(window.tokens)
+    share = window.memory_tokens
     return {**budgets, "recalled": min(budgets.get("recalled", share), share)}
 
 
@@ -103,7 +113,7 @@ def window_report(window: ContextWindow | None, *, limit: int, dropped: int,
                               "first_kept_turn": first_kept_turn}
     if window is not None:
         report.update(context_tokens=window.tokens, reply_tokens=window.reply,
-                      source=window.source)
+                      source=window.source, memory_tokens=window.memory_tokens)
     return report
 
 

@@ -1,6 +1,7 @@
 """Generation (sampling) settings: temperature, top_p, top_k, min_p, max reply tokens,
 presence, frequency and repetition penalty, logit_bias, stop strings, seed; and the context window (`context_tokens`: prompt and
-reply together, never sent to the model). Framework-free.
+reply together) and the share of it recalled memory may take (`memory_share`), never sent to the
+model. Framework-free.
 
 A settings dict holds only what was set; an unset value is never sent, so the endpoint's own
 default applies. `None` in an update removes a value. SillyTavern's OpenAI preset JSON maps
@@ -28,9 +29,15 @@ MAX_TOKENS_RANGE = (1, 1_000_000)
 # SillyTavern's smallest context size is 512; no model has more than 10M.
 CONTEXT_TOKENS_RANGE = (512, 10_000_000)
 SEED_RANGE = (-(2**63), 2**63 - 1)
+# Recalled memory's share of the window: 0 leaves recall out of the prompt; at most 0.9 so the
+# conversation keeps room.
+MEMORY_SHARE_RANGE = (0.0, 0.9)
 MAX_STOP_STRINGS = 16
 MAX_STOP_CHARS = 200
-FIELDS = (*NUMBER_RANGES, "top_k", "max_tokens", "stop", "seed", "logit_bias", "context_tokens")
+FIELDS = (*NUMBER_RANGES, "top_k", "max_tokens", "stop", "seed", "logit_bias", "context_tokens",
+          "memory_share")
+# Ours, shaping the prompt: never sent to the model.
+PROMPT_FIELDS = ("context_tokens", "memory_share")
 
 # SillyTavern preset key -> ours (a preset also carries prompts and UI settings, ignored here).
 ST_PRESET_KEYS = {
@@ -85,6 +92,15 @@ def _integer(value: Any, low: int, high: int) -> int:
     return value
 
 
+def _share(value: Any) -> float:
+    low, high = MEMORY_SHARE_RANGE
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError("must be a number (0.25 is a quarter of the window)")
+    if not low <= value <= high:
+        raise ValueError(f"must be between {low:g} and {high:g} (0.25 is a quarter of the window)")
+    return float(value)
+
+
 def _stop(value: Any) -> list[str]:
     if isinstance(value, str):
         value = [value]
@@ -129,6 +145,8 @@ def _field_clean(name: str, value: Any) -> Any:
         return _integer(value, *SEED_RANGE)
     if name == "context_tokens":
         return _integer(value, *CONTEXT_TOKENS_RANGE)
+    if name == "memory_share":
+        return _share(value)
     return _stop(value)
 
 

@@ -1,0 +1,128 @@
+"""The recalled section of a turn's prompt (flow step 2.5): what memory/recall_turn.py finds for
+the player's line, as passages (a recalled line with the line before it; lines next to each
+other in the chat merged into one passage), never a line the prompt's conversation already
+shows, best first until the memory share of the window is full (the section budget)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from memory import runtime as memory_runtime
+from memory.index import Hit
+from memory.passages import Passage, passages_merge
+from memory.rag import recall_mode
+from memory.recall_turn import (
+    PLAIN_K,
+    TRIGGER_K,
+    TurnRecall,
+    asked_parts,
+    normalized,
+    recall_for_turn,
+)
+from personalab.lib.filestore import FileStore
+
+SPEAKER_MARK = {"zh": "："}  # what follows a speaker's name in the section's lines
+
+
+@dataclass
+class RecallSection:
+    """A turn's recall: what the trace keeps (`report`) and what can still be chosen when the
+    conversation turns out to show some of it (`found`)."""
+
+    report: dict[str, Any]
+    found: TurnRecall | None = None
+    shown: set[str] = field(default_factory=set)
+
+
+def recall_prepare(store: FileStore, *, instance_id: str, user_text: str,
+                   lines: list[dict[str, Any]], witnessed: Callable[[Mapping[str, Any]], bool],
+                   related_instance_ids: list[str], newest_shown: int) -> RecallSection:
+    """Searched on every player line; `newest_shown` of the newest `lines` are taken to be in
+    the prompt (recall_unshown checks it once the prompt is built)."""
+    if not store.module_read("memory").get("recall_enabled", True):
+        return RecallSection({"mode": None, "hits": [], "query": "", "disabled": True})
+    if not asked_parts(user_text) and not recall_mode(user_text):
+        return RecallSection({"mode": None, "hits": [], "query": ""})
+    index, warning = memory_runtime.index_or_warning(store)
+    if index is None:
+        return RecallSection({"mode": None, "hits": [], "query": "", "warning": warning})
+    last_exchange = " ".join(str(line.get("content") or "") for line in lines[-3:-1])
+    found = recall_for_turn(user_text, instance_id, index=index, shown_texts=[user_text],
+                            last_exchange=last_exchange,
+                            related_instance_ids=related_instance_ids, witnessed=witnessed)
+    for near in found.near.values():  # a line the speaker did not witness is not context either
+        near.before = near.before if near.before and witnessed(near.before.metadata) else None
+        near.after = near.after if near.after and witnessed(near.after.metadata) else None
+    shown = {normalized(str(line.get("content") or ""))
+             for line in lines[-newest_shown:] if line.get("role")} if newest_shown else set()
+    return _section(found, shown)
+
+
+def _section(found: TurnRecall, shown: set[str]) -> RecallSection:
+    """The recalled lines not shown, best first, at most k, as passages."""
+    k = TRIGGER_K if found.triggered else PLAIN_K
+    hits = [hit for hit in found.result.hits if normalized(hit.text) not in shown][:k]
+    passages = passages_merge(hits, found.near)
+    for passage in passages:
+        recalled = {hit.key for hit in passage.hits}
+        passage.lines = [line for line in passage.lines
+                         if line.key in recalled or normalized(line.text) not in shown]
+    report = {
+        "mode": found.result.mode,
+        "query": found.result.query,
+        "hits": [{**_recalled_line(hit), "source": hit.source,
+                  "score": round(float(hit.score), 4)} for hit in hits],
+        "passages": [_passage(passage) for passage in passages],
+        "warning": found.result.warning,
+    }
+    return RecallSection(report, found=found, shown=shown)
+
+
+def recall_unshown(section: RecallSection, messages: Iterable[dict[str, Any]]
+                   ) -> RecallSection | None:
+    """The section again without the lines the built prompt's conversation shows (None when
+    it shows none of them): the lines in front of the model are never recalled."""
+    if section.found is None:
+        return None
+    sent = {normalized(str(message.get("content") or "")) for message in messages
+            if message.get("role") in ("user", "assistant")}
+    recalled = {normalized(line["text"]) for passage in section.report["passages"]
+                for line in passage["lines"]}
+    if not recalled & sent:
+        return None
+    return _section(section.found, section.shown | sent)
+
+
+def _passage(passage: Passage) -> dict[str, Any]:
+    hits = {hit.key for hit in passage.hits}
+    first = passage.hits[0]
+    return {"source": first.source, "date": _recalled_line(passage.lines[0])["date"],
+            "lines": [{**_recalled_line(line), "recalled": line.key in hits}
+                      for line in passage.lines] or [_recalled_line(first)]}
+
+
+def _recalled_line(hit: Hit) -> dict[str, Any]:
+    """What the prompt shows of a recalled line: who said it and when, besides the text."""
+    return {"id": hit.id, "collection": hit.collection, "text": hit.text,
+            "instance_id": str(hit.metadata.get("instance_id") or ""),
+            "role": str(hit.metadata.get("role") or ""),
+            "speaker": str(hit.metadata.get("name") or hit.metadata.get("speaker") or ""),
+            "date": str(hit.metadata.get("timestamp") or "")[:10]}
+
+
+def recalled_entries(report: dict[str, Any], *, user_name: str, character_name: str,
+                     locale: str) -> list[dict[str, Any]]:
+    """The section's items, one per passage: its lines in the order they were said, each with
+    its speaker (the template shows an item's speaker and text; a passage's text carries them)."""
+    mark = SPEAKER_MARK.get(locale.split("-")[0].split("_")[0], ": ")
+    names = {"user": user_name, "assistant": character_name}
+    entries = []
+    for passage in report.get("passages") or []:
+        said = [f"{speaker}{mark}{line['text']}" if (speaker := line["speaker"]
+                                                    or names.get(line["role"], "")) else
+                line["text"] for line in passage["lines"]]
+        entries.append({"text": "\n  ".join(said), "speaker": "", "date": passage["date"],
+                        "source": passage["source"], "role": ""})
+    return entries
