@@ -14,35 +14,32 @@ from pathlib import Path
 from typing import Any
 
 from chat.group_prompt import lines_for_speaker, members_block, unnamed_lines_by
-from personalab.lib.llm import Provider, provider_for
-from personalab.lib.llm_text import text_trace_note
-from personalab.llm_config import llm_settings_from_env
 from chat.members import is_group
+from chat.prompt.alternation import messages_processed, processing_mode
 from chat.prompt.assemble import prompt_build
+from chat.prompt.card_fields import CardFields, card_fields_placement, card_fields_read
 from chat.prompt.conversation import conversation_lines_wanted, conversation_tokens_room
 from chat.prompt.inputs import PromptInputs, PromptResult
+from chat.prompt.recall_section import (
+    RecallSection,
+    recall_prepare,
+    recall_unshown,
+    recalled_entries,
+)
 from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
 from chat.prompt.templates import TemplateStore
-from chat.prompt.alternation import messages_processed, processing_mode
-from chat.prompt.card_fields import CardFields, card_fields_placement, card_fields_read
-from personalab.lib.prompt_language import locale_for_character
-from chat.prompt.recall_section import (RecallSection, recall_prepare, recall_unshown,
-                                        recalled_entries)
 from chat.prompt.window import ContextWindow, recap_span
-from chat.prompt.world_info import lore_sources, lore_speaker, lore_vectors, outlet_macros
-from chat.speakers import Pick
+from chat.prompt.world_info import outlet_macros
 from chat.regex_turn import turn_regex, user_input_regexed
+from chat.speakers import Pick
+from chat.turn_lore import lore_for_turn
 from chat.turn_window import turn_window
 from director.logic import director_prepare_context
-from library import worldinfo_defaults as wi_defaults
-from library.worldinfo_defaults import book_scan_depth
-from library.lorebook import lore_blocks, lore_outlets, lorebook_match
 from library.selectors import (
     ChatCharacters,
     background_for_chat,
     character_for_chat,
     character_for_chat_optional,
-    item_readable_by,
     persona_effective,
 )
 from memory import runtime as memory_runtime
@@ -56,12 +53,14 @@ from memory.selectors import (
 from memory.summarize_journal import summarize_recover
 from personalab.lib.filestore import FileStore, LinesBefore, SessionRead, StoreError, utc_now
 from personalab.lib.line_macros import LineMacros, character_macro_values, line_macros_replace
-from personalab.lib.lines import narrator_sent
+from personalab.lib.llm import Provider, provider_for
+from personalab.lib.llm_text import text_trace_note
 from personalab.lib.macros import idle_duration_text
 from personalab.lib.membership import member_change_recover
 from personalab.lib.participants import member_ids, member_state_read
-from personalab.lib.tokens import count_tokens
+from personalab.lib.prompt_language import locale_for_character
 from personalab.lib.trace_refs import conversation_refer
+from personalab.llm_config import llm_settings_from_env
 
 log = logging.getLogger(__name__)
 
@@ -285,7 +284,7 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
 
     started = time.perf_counter()
     window, generation = turn_window(store, ctx.instance_state)
-    lore = _lore(store, ctx, window)
+    lore = lore_for_turn(store, ctx, window)
     locale = locale_for_character(store, ctx.character)
     templates = templates_for(store).get(locale)
     inputs = _prompt_inputs(store, ctx, director, recall, lore, locale=locale, window=window)
@@ -372,144 +371,6 @@ def _director(store: FileStore, ctx: TurnContext) -> dict[str, Any] | None:
                                     search=search if recall_on else None)
 
 
-def _lore(store: FileStore, ctx: TurnContext, window: ContextWindow) -> dict[str, Any]:
-    lorebooks = _lorebooks_linked(store, ctx)
-    blocks: list[dict[str, Any]] = []
-    fired: list[dict[str, Any]] = []
-    dropped: list[dict[str, Any]] = []
-    problems: list[str] = []
-    outlets: dict[str, str] = {}
-    if lorebooks:
-        depth = _scan_depth_max(lorebooks)
-        messages = _recent_texts(_lines_reaching(store, ctx, depth), depth)
-        persona = persona_effective(store, owner=ctx.instance_state.get("owner"),
-                                    persona_id=ctx.instance_state.get("persona_id"))
-        card = card_fields_read(ctx.character, base_persona=ctx.character_state.get(
-            "base_persona", ""))
-        speaker_id = (ctx.speaker.character_id if ctx.speaker
-                      else ctx.instance_state.get("character_id", ""))
-        match = lorebook_match(
-            lorebooks, messages=messages,
-            count_tokens=count_tokens, budget_tokens=_world_info_budget(store, window),
-            turn=ctx.turn, chat_length=ctx.turn,
-            timed=store.memory_json_read(ctx.instance_id, WORLD_INFO_TIMED, {}),
-            sources=lore_sources(card, persona),
-            speaker=lore_speaker(ctx.character, speaker_id),
-            **lore_vectors(lorebooks, messages))
-        if not ctx.dry_run:
-            store.memory_json_write(ctx.instance_id, WORLD_INFO_TIMED, match.timed)
-        blocks, fired, dropped, problems = (lore_blocks(match), match.fired, match.dropped,
-                                            match.problems)
-        outlets = lore_outlets(match)
-    note = store.memory_json_read(ctx.instance_id, "authors_note", {})
-    note_due = bool(note.get("text")) and ctx.turn % max(int(note.get("frequency", 1) or 1), 1) == 0
-    blocks = authors_note_blocks(blocks, note if note_due else {})
-    return {"blocks": blocks, "fired": fired, "dropped": dropped, "problems": problems,
-            "outlets": outlets}
-
-
-WORLD_INFO_TIMED = "worldinfo_timed"
-WORLD_INFO_BUDGET_PERCENT = wi_defaults.BUDGET_PERCENT
-
-
-def _lorebooks_linked(store: FileStore, ctx: TurnContext) -> list[dict[str, Any]]:
-    members = _other_members(store, ctx)
-    authored = [*_books_of(ctx.character, kept=False),
-                *(i for member in members for i in _books_of(member, kept=False)),
-                *_books_of(ctx.background, kept=False)]
-    # The player's own picks: another author's book stops being read once made private (the
-    # pick stays in the state, so sharing it again brings it back). A card's or background's
-    # books are their author's choice and go wherever the card goes; a card the chat plays
-    # from the copy it kept (its author made it private) takes only the books still readable.
-    picked = [i for i in [*_id_list(ctx.instance_state.get("lorebook_ids")),
-                          *_books_of(ctx.character, kept=True),
-                          *(i for member in members for i in _books_of(member, kept=True)),
-                          *_books_of(ctx.background, kept=True)]
-              if i not in authored]
-    owner = ctx.instance_state.get("owner")
-    lorebooks = []
-    for lorebook_id in dict.fromkeys([*authored, *picked]):
-        try:
-            book = store.lorebook_read(lorebook_id)
-        except (StoreError, ValueError):
-            continue
-        if lorebook_id in picked and not item_readable_by(book, username=owner):
-            continue
-        lorebooks.append(book)
-    return lorebooks
-
-
-def _id_list(value: Any) -> list[str]:
-    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
-
-
-def _world_info_budget(store: FileStore, window: ContextWindow) -> int:
-    """SillyTavern's world-info budget: a share of the context window."""
-    percent = store.module_read("prompt").get("world_info_budget_percent",
-                                              WORLD_INFO_BUDGET_PERCENT)
-    if not isinstance(percent, (int, float)) or not 0 < percent <= 100:
-        percent = WORLD_INFO_BUDGET_PERCENT
-    return max(1, int(window.tokens * percent / 100))
-
-
-def authors_note_blocks(blocks: list[dict[str, Any]], note: dict[str, Any]) -> list[dict[str, Any]]:
-    """Lore placed at the top or bottom of the author's note joins the note's block (as in
-    SillyTavern: top + note + bottom, at the note's depth and role)."""
-    top = [b["content"] for b in blocks if b.get("position") == "an_top"]
-    bottom = [b["content"] for b in blocks if b.get("position") == "an_bottom"]
-    rest = [b for b in blocks if b.get("position") not in ("an_top", "an_bottom")]
-    text = "\n".join([*top, *([note["text"]] if note.get("text") else []), *bottom])
-    if not text.strip():
-        return rest
-    return [*rest, {"name": "authors_note", "content": text, "position": "depth",
-                    "depth": int(note.get("depth", 4)), "role": note.get("role", "system"),
-                    "priority": 1000}]
-
-
-def _scan_depth_max(lorebooks: list[dict[str, Any]]) -> int | None:
-    """How many of the newest messages any lorebook or entry looks at (None: a depth that is
-    not a number, or min activations without a max depth; it then gets every message)."""
-    try:
-        deepest = max(max([book_scan_depth(book),
-                           int(book.get("min_activations_depth_max") or 0),
-                           *(int(entry.get("scan_depth") or 0)
-                             for entry in book.get("entries", []) if isinstance(entry, dict))])
-                      for book in lorebooks)
-        unbounded = any(int(book.get("min_activations") or 0) > 0
-                        and not int(book.get("min_activations_depth_max") or 0)
-                        for book in lorebooks)
-    except (TypeError, ValueError):
-        return None
-    return None if unbounded else deepest
-
-
-def _lines_reaching(store: FileStore, ctx: TurnContext, depth: int | None) -> list[dict[str, Any]]:
-    """ctx.lines, or the whole session when the lore looks further back than the lines read."""
-    if not ctx.first_index or (depth is not None
-                               and sum(1 for line in ctx.lines if _scanned(line)) >= depth):
-        return ctx.lines
-    read = store.session_read(ctx.instance_id, ctx.session_id, cached=True)
-    return [*read.lines[:ctx.first_index], *ctx.lines]
-
-
-def _scanned(line: dict[str, Any]) -> bool:
-    # What SillyTavern scans for lore is what it sends: messages and /sys narrator lines.
-    return bool(line.get("role")) or narrator_sent(line)
-
-
-def _recent_texts(lines: list[dict[str, Any]], count: int | None) -> list[str]:
-    """The texts of the `count` newest messages, oldest first, without walking the session.
-    A hidden message is not scanned for lore, as the model is not sent it (SillyTavern)."""
-    texts = []
-    for line in reversed(lines):
-        if count is not None and len(texts) >= count:
-            break
-        if _scanned(line) and not line.get("hidden"):
-            texts.append(line.get("content", ""))
-    texts.reverse()
-    return texts
-
-
 def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
                    recall: dict[str, Any], lore: dict[str, Any], *, locale: str,
                    window: ContextWindow) -> PromptInputs:
@@ -594,19 +455,6 @@ def page_macro_values(store: FileStore, *, state: dict[str, Any], lines: list[di
     return LineMacros(macro_values_for(character=character, persona=persona, lines=lines),
                       {member: character_macro_values(characters.optional(member))
                        for member in members})
-
-
-def _other_members(store: FileStore, ctx: TurnContext) -> list[dict[str, Any]]:
-    if ctx.speaker is None:
-        return []
-    return [character_for_chat_optional(store, state=ctx.instance_state, character_id=character_id)
-            for character_id in member_ids(ctx.instance_state)
-            if character_id != ctx.speaker.character_id]
-
-
-def _books_of(item: dict[str, Any], *, kept: bool) -> list[str]:
-    """The books `item` links, when it is (kept) or is not (not kept) a chat's kept copy."""
-    return _id_list(item.get("lorebook_ids")) if bool(item.get("kept_at")) == kept else []
 
 
 def _members_block(store: FileStore, ctx: TurnContext, group: bool) -> list[dict[str, Any]]:

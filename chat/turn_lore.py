@@ -1,0 +1,176 @@
+"""The lore of a turn: the lorebooks it reads (the characters', the background's, the chat's
+own), what fires in the messages they scan, the world-info budget and the author's note."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from chat.prompt.card_fields import card_fields_read
+from chat.prompt.window import ContextWindow
+from chat.prompt.world_info import lore_sources, lore_speaker, lore_vectors
+from library import worldinfo_defaults as wi_defaults
+from library.lorebook import lore_blocks, lore_outlets, lorebook_match
+from library.selectors import (
+    character_for_chat_optional,
+    item_readable_by,
+    persona_effective,
+)
+from library.worldinfo_defaults import book_scan_depth
+from personalab.lib.filestore import FileStore, StoreError
+from personalab.lib.lines import narrator_sent
+from personalab.lib.participants import member_ids
+from personalab.lib.tokens import count_tokens
+
+if TYPE_CHECKING:
+    from chat.context import TurnContext
+
+
+def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> dict[str, Any]:
+    lorebooks = _lorebooks_linked(store, ctx)
+    blocks: list[dict[str, Any]] = []
+    fired: list[dict[str, Any]] = []
+    dropped: list[dict[str, Any]] = []
+    problems: list[str] = []
+    outlets: dict[str, str] = {}
+    if lorebooks:
+        depth = _scan_depth_max(lorebooks)
+        messages = _recent_texts(_lines_reaching(store, ctx, depth), depth)
+        persona = persona_effective(store, owner=ctx.instance_state.get("owner"),
+                                    persona_id=ctx.instance_state.get("persona_id"))
+        card = card_fields_read(ctx.character, base_persona=ctx.character_state.get(
+            "base_persona", ""))
+        speaker_id = (ctx.speaker.character_id if ctx.speaker
+                      else ctx.instance_state.get("character_id", ""))
+        match = lorebook_match(
+            lorebooks, messages=messages,
+            count_tokens=count_tokens, budget_tokens=_world_info_budget(store, window),
+            turn=ctx.turn, chat_length=ctx.turn,
+            timed=store.memory_json_read(ctx.instance_id, WORLD_INFO_TIMED, {}),
+            sources=lore_sources(card, persona),
+            speaker=lore_speaker(ctx.character, speaker_id),
+            **lore_vectors(lorebooks, messages))
+        if not ctx.dry_run:
+            store.memory_json_write(ctx.instance_id, WORLD_INFO_TIMED, match.timed)
+        blocks, fired, dropped, problems = (lore_blocks(match), match.fired, match.dropped,
+                                            match.problems)
+        outlets = lore_outlets(match)
+    note = store.memory_json_read(ctx.instance_id, "authors_note", {})
+    note_due = bool(note.get("text")) and ctx.turn % max(int(note.get("frequency", 1) or 1), 1) == 0
+    blocks = authors_note_blocks(blocks, note if note_due else {})
+    return {"blocks": blocks, "fired": fired, "dropped": dropped, "problems": problems,
+            "outlets": outlets}
+
+
+WORLD_INFO_TIMED = "worldinfo_timed"
+WORLD_INFO_BUDGET_PERCENT = wi_defaults.BUDGET_PERCENT
+
+
+def _lorebooks_linked(store: FileStore, ctx: TurnContext) -> list[dict[str, Any]]:
+    members = other_members(store, ctx)
+    authored = [*books_of(ctx.character, kept=False),
+                *(i for member in members for i in books_of(member, kept=False)),
+                *books_of(ctx.background, kept=False)]
+    # The player's own picks: another author's book stops being read once made private (the
+    # pick stays in the state, so sharing it again brings it back). A card's or background's
+    # books are their author's choice and go wherever the card goes; a card the chat plays
+    # from the copy it kept (its author made it private) takes only the books still readable.
+    picked = [i for i in [*_id_list(ctx.instance_state.get("lorebook_ids")),
+                          *books_of(ctx.character, kept=True),
+                          *(i for member in members for i in books_of(member, kept=True)),
+                          *books_of(ctx.background, kept=True)]
+              if i not in authored]
+    owner = ctx.instance_state.get("owner")
+    lorebooks = []
+    for lorebook_id in dict.fromkeys([*authored, *picked]):
+        try:
+            book = store.lorebook_read(lorebook_id)
+        except (StoreError, ValueError):
+            continue
+        if lorebook_id in picked and not item_readable_by(book, username=owner):
+            continue
+        lorebooks.append(book)
+    return lorebooks
+
+
+def _id_list(value: Any) -> list[str]:
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
+def _world_info_budget(store: FileStore, window: ContextWindow) -> int:
+    """SillyTavern's world-info budget: a share of the context window."""
+    percent = store.module_read("prompt").get("world_info_budget_percent",
+                                              WORLD_INFO_BUDGET_PERCENT)
+    if not isinstance(percent, (int, float)) or not 0 < percent <= 100:
+        percent = WORLD_INFO_BUDGET_PERCENT
+    return max(1, int(window.tokens * percent / 100))
+
+
+def authors_note_blocks(blocks: list[dict[str, Any]], note: dict[str, Any]) -> list[dict[str, Any]]:
+    """Lore placed at the top or bottom of the author's note joins the note's block (as in
+    SillyTavern: top + note + bottom, at the note's depth and role)."""
+    top = [b["content"] for b in blocks if b.get("position") == "an_top"]
+    bottom = [b["content"] for b in blocks if b.get("position") == "an_bottom"]
+    rest = [b for b in blocks if b.get("position") not in ("an_top", "an_bottom")]
+    text = "\n".join([*top, *([note["text"]] if note.get("text") else []), *bottom])
+    if not text.strip():
+        return rest
+    return [*rest, {"name": "authors_note", "content": text, "position": "depth",
+                    "depth": int(note.get("depth", 4)), "role": note.get("role", "system"),
+                    "priority": 1000}]
+
+
+def _scan_depth_max(lorebooks: list[dict[str, Any]]) -> int | None:
+    """How many of the newest messages any lorebook or entry looks at (None: a depth that is
+    not a number, or min activations without a max depth; it then gets every message)."""
+    try:
+        deepest = max(max([book_scan_depth(book),
+                           int(book.get("min_activations_depth_max") or 0),
+                           *(int(entry.get("scan_depth") or 0)
+                             for entry in book.get("entries", []) if isinstance(entry, dict))])
+                      for book in lorebooks)
+        unbounded = any(int(book.get("min_activations") or 0) > 0
+                        and not int(book.get("min_activations_depth_max") or 0)
+                        for book in lorebooks)
+    except (TypeError, ValueError):
+        return None
+    return None if unbounded else deepest
+
+
+def _lines_reaching(store: FileStore, ctx: TurnContext, depth: int | None) -> list[dict[str, Any]]:
+    """ctx.lines, or the whole session when the lore looks further back than the lines read."""
+    if not ctx.first_index or (depth is not None
+                               and sum(1 for line in ctx.lines if _scanned(line)) >= depth):
+        return ctx.lines
+    read = store.session_read(ctx.instance_id, ctx.session_id, cached=True)
+    return [*read.lines[:ctx.first_index], *ctx.lines]
+
+
+def _scanned(line: dict[str, Any]) -> bool:
+    # What SillyTavern scans for lore is what it sends: messages and /sys narrator lines.
+    return bool(line.get("role")) or narrator_sent(line)
+
+
+def _recent_texts(lines: list[dict[str, Any]], count: int | None) -> list[str]:
+    """The texts of the `count` newest messages, oldest first, without walking the session.
+    A hidden message is not scanned for lore, as the model is not sent it (SillyTavern)."""
+    texts = []
+    for line in reversed(lines):
+        if count is not None and len(texts) >= count:
+            break
+        if _scanned(line) and not line.get("hidden"):
+            texts.append(line.get("content", ""))
+    texts.reverse()
+    return texts
+
+
+def other_members(store: FileStore, ctx: TurnContext) -> list[dict[str, Any]]:
+    if ctx.speaker is None:
+        return []
+    return [character_for_chat_optional(store, state=ctx.instance_state, character_id=character_id)
+            for character_id in member_ids(ctx.instance_state)
+            if character_id != ctx.speaker.character_id]
+
+
+def books_of(item: dict[str, Any], *, kept: bool) -> list[str]:
+    """The books `item` links, when it is (kept) or is not (not kept) a chat's kept copy."""
+    return _id_list(item.get("lorebook_ids")) if bool(item.get("kept_at")) == kept else []
