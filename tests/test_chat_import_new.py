@@ -9,6 +9,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from chat.models import Instance
+from chat.services import instance_create
 from library.services import character_save
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -123,3 +124,17 @@ def test_someone_elses_private_character_is_refused(client, bob, seraphina):
     text = _page_import(client, seraphina, _chat("Seraphina")).content.decode()
     assert "The chat was not imported" in text
     assert Instance.objects.count() == before
+
+
+def test_a_refused_delete_names_the_chats_not_their_ids(alice_client, alice, seraphina, store):
+    named = instance_create(store, owner=alice, character_id=seraphina)
+    state = store.instance_state_read(named)
+    store.instance_state_write(named, {**state, "name": "Forest walk"})
+    unnamed = instance_create(store, owner=alice, character_id=seraphina)
+    started = store.instance_state_read(unnamed)["created_at"][:10]
+    text = alice_client.post(f"/library/characters/{seraphina}/delete",
+                             follow=True).content.decode()
+    assert ("character Seraphina is used by these chats: &quot;Forest walk&quot; with Seraphina; "
+            f"the chat with Seraphina started {started}; delete or archive those chats first"
+            ) in text
+    assert named not in text and unnamed not in text
