@@ -138,3 +138,13 @@ def test_a_refused_delete_names_the_chats_not_their_ids(alice_client, alice, ser
             f"the chat with Seraphina started {started}; delete or archive those chats first"
             ) in text
     assert named not in text and unnamed not in text
+
+
+def test_a_refused_background_delete_names_the_chat_too(alice_client, instance, background,
+                                                        store):
+    started = store.instance_state_read(instance)["created_at"][:10]
+    text = alice_client.post(f"/library/backgrounds/{background}/delete",
+                             follow=True).content.decode()
+    assert ("background 废土复仇记 is used by these chats: the chat with Alserqi started "
+            f"{started}; switch those chats to another background first") in text
+    assert instance not in text
