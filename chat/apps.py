@@ -6,7 +6,7 @@ class ChatConfig(AppConfig):
     name = "chat"
 
     def ready(self) -> None:
-        from chat.library_use import chats_playing  # models load only once apps are ready
+        from chat.library_use import chats_playing, chats_titled  # models load once apps are ready
         from library.chat_use import chat_use_register
 
-        chat_use_register(chats_playing)
+        chat_use_register(chats_playing, titles=chats_titled)

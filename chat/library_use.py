@@ -3,8 +3,14 @@ chat/apps.py): a delete refused while chats use it, copies kept for other accoun
 
 from __future__ import annotations
 
+from chat.members import members_of
 from chat.models import ConversationParticipant, Instance
 from library.chat_use import ChatRow
+from library.selectors import ChatCharacters
+from personalab.lib.filestore import StoreError
+from personalab.storage import get_store
+
+SHOWN_CHARS = 60
 
 
 def chats_playing(*, kind: str, item_id: str, as_member: bool) -> list[ChatRow]:
@@ -16,3 +22,22 @@ def chats_playing(*, kind: str, item_id: str, as_member: bool) -> list[ChatRow]:
     values = rows.values_list("instance_id", "owner_id", "owner__username", "owner__is_staff")
     return [ChatRow(instance_id, owner_id, username, bool(staff))
             for instance_id, owner_id, username, staff in values.distinct()]
+
+
+def chats_titled(instance_ids: list[str]) -> dict[str, str]:
+    """A chat as its player knows it: the name they gave it and its characters, or its
+    characters and the day it started (a delete refused for these chats names them so)."""
+    store = get_store()
+    titles = {}
+    for instance_id in instance_ids:
+        try:
+            state = store.instance_state_read(instance_id)
+        except StoreError:
+            continue  # a broken chat is named by its id
+        characters = ChatCharacters(store, state=state)
+        who = " & ".join(m.name for m in members_of(store, state, characters))[:SHOWN_CHARS]
+        name = str(state.get("name") or "").strip()[:SHOWN_CHARS]
+        started = str(state.get("created_at") or "")[:10]
+        titles[instance_id] = (f"\"{name}\" with {who}" if name else
+                               f"the chat with {who}" + (f" started {started}" if started else ""))
+    return titles

@@ -1,10 +1,11 @@
 from django.urls import include, path
 
-from chat import generation_views, member_views, message_views, settings_views, views
+from chat import generation_views, import_views, member_views, message_views, settings_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("instances/new", views.instance_new, name="instance_new"),
+    path("chats/import", import_views.chat_import_page, name="chat_import_new"),
     path("instances/<str:instance_id>/", views.instance_page, name="instance"),
     path("instances/<str:instance_id>/manage", views.instance_manage, name="instance_manage"),
     path("instances/<str:instance_id>/messages", views.instance_messages, name="instance_messages"),

@@ -148,7 +148,7 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
         "instance_entry": {"name": str(state.get("name") or ""),
                            "character_name": shown["character"].get("name") or ""},
         **shown,
-        "import_report": request.session.pop(_import_report_key(instance_id), None),
+        "import_report": request.session.pop(import_report_key(instance_id), None),
         "withheld": selectors.members_withheld(store, state=state, characters=characters),
         "session": read,
         "window": window,
@@ -252,7 +252,7 @@ def instance_outline(request: HttpRequest, instance_id: str) -> HttpResponse:
 CHAT_IMPORT_MAX_BYTES = 10 * 1024 * 1024
 
 
-def _import_report_key(instance_id: str) -> str:
+def import_report_key(instance_id: str) -> str:
     return f"chat_import_report:{instance_id}"
 
 
@@ -269,7 +269,7 @@ def instance_import_chat(request: HttpRequest, instance_id: str) -> HttpResponse
             raise ChatFormatError("the chat file is larger than 10 MB")
         session_id, report = services.session_import(get_store(), instance_id=instance_id,
                                                      data=upload.read())
-        request.session[_import_report_key(instance_id)] = {**report, "session_id": session_id}
+        request.session[import_report_key(instance_id)] = {**report, "session_id": session_id}
     except (ChatFormatError, InstanceBusy, StoreError) as exc:
         messages.error(request, gettext("The chat was not imported: %(error)s") % {"error": exc})
     return redirect("instance", instance_id=instance_id)
@@ -288,7 +288,7 @@ def instance_regroup(request: HttpRequest, instance_id: str) -> HttpResponse:
     except (AppError, InstanceBusy, StoreError) as exc:
         messages.error(request, str(exc))
         return redirect("instance", instance_id=instance_id)
-    request.session[_import_report_key(new_id)] = {**report, "session_id": session_id}
+    request.session[import_report_key(new_id)] = {**report, "session_id": session_id}
     return redirect("instance", instance_id=new_id)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from library.create_ids import id_claim
-from library.errors import LibraryConflict, LibraryError
+from library.errors import LibraryError
 from library.fields import MAX_NAME_CHARS, clean_text, lorebook_ids_checked, ownership_of
 from library.index_rows import background_index
 from library.item_chats import (
@@ -14,7 +14,7 @@ from library.item_chats import (
     chats_using,
     copies_keep_on_change,
     copies_keep_on_delete,
-    users_named,
+    in_use_refusal,
 )
 from library.models import Background
 from library.selectors import item_for_edit
@@ -100,10 +100,10 @@ def background_delete(store: FileStore, *, background_id: str, user=None) -> Non
     background = (item_for_edit(store, user=user, kind="background", item_id=background_id)
                   if user is not None else store.background_read(background_id))
     others = chats_kept_apart(store, background, kind="background", item_id=background_id)
-    users = users_named(chats_using("background", background_id, others), user)
-    if users:
-        raise LibraryConflict(f"background {background_id} is used by instance(s) {users}; "
-                              "switch those instances to another background first", field=None)
+    if using := chats_using("background", background_id, others):
+        raise in_use_refusal(using, user,
+                             what=f"background {background.get('name') or background_id}",
+                             advice="switch those chats to another background first")
     copies_keep_on_delete(store, kind="background", item_id=background_id, item=background,
                            chats=others)
     store.background_delete(background_id)

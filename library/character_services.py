@@ -7,7 +7,7 @@ from typing import Any
 
 from library.avatars import avatar_problem, avatar_write, image_kind
 from library.create_ids import id_claim
-from library.errors import LibraryConflict, LibraryError
+from library.errors import LibraryError
 from library.fields import (
     MAX_NAME_CHARS,
     MAX_TEXT,
@@ -25,7 +25,7 @@ from library.item_chats import (
     chats_using,
     copies_keep_on_change,
     copies_keep_on_delete,
-    users_named,
+    in_use_refusal,
 )
 from library.models import Character
 from library.selectors import character_for_edit
@@ -89,10 +89,9 @@ def character_delete(store: FileStore, *, character_id: str, user=None) -> None:
     definition = (character_for_edit(store, user=user, character_id=character_id)
                   if user is not None else store.character_read(character_id))
     others = chats_kept_apart(store, definition, kind="character", item_id=character_id)
-    users = users_named(chats_using("character", character_id, others), user)
-    if users:
-        raise LibraryConflict(f"character {character_id} is used by instance(s) {users}; "
-                              "delete or archive those instances first", field=None)
+    if using := chats_using("character", character_id, others):
+        raise in_use_refusal(using, user, what=f"character {definition.get('name') or character_id}",
+                             advice="delete or archive those chats first")
     copies_keep_on_delete(store, kind="character", item_id=character_id, item=definition,
                            chats=others)
     store.character_delete(character_id)

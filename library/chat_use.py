@@ -19,12 +19,25 @@ class ChatUse(Protocol):
     def __call__(self, *, kind: str, item_id: str, as_member: bool) -> list[ChatRow]: ...
 
 
+class ChatTitles(Protocol):
+    def __call__(self, instance_ids: list[str]) -> dict[str, str]: ...
+
+
 _reader: ChatUse | None = None
+_titler: ChatTitles | None = None
 
 
-def chat_use_register(reader: ChatUse) -> None:
-    global _reader
+def chat_use_register(reader: ChatUse, titles: ChatTitles | None = None) -> None:
+    global _reader, _titler
     _reader = reader
+    _titler = titles
+
+
+def chat_titles(instance_ids: list[str]) -> dict[str, str]:
+    """How a player knows each chat (its name, its characters, when it started), for messages
+    that list chats; an id when chat has not registered its read."""
+    titles = _titler(instance_ids) if _titler is not None and instance_ids else {}
+    return {instance_id: titles.get(instance_id) or instance_id for instance_id in instance_ids}
 
 
 def chats_playing(*, kind: str, item_id: str, as_member: bool = True) -> list[ChatRow]:

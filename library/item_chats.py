@@ -6,10 +6,12 @@ from __future__ import annotations
 import errno
 from typing import Any
 
-from library.chat_use import ChatRow, chats_playing
-from library.errors import CopyNotKept
+from library.chat_use import ChatRow, chat_titles, chats_playing
+from library.errors import CopyNotKept, LibraryConflict
 from library.selectors import visibility_of
 from personalab.lib.filestore import FileStore, InstanceBusy, utc_now
+
+SHOWN_CHATS = 5  # a refusal names at most this many chats, then says how many more
 
 
 def chats_of_others(*, kind: str, item_id: str, owner: str | None) -> list[str]:
@@ -80,16 +82,37 @@ def copies_keep_on_change(store: FileStore, *, kind: str, item_id: str,
         chat_copies_keep(store, kind=kind, item_id=item_id, item=existing)
 
 def users_named(chats: list[ChatRow], user) -> str:
-    """The instances still using an item, as the refusal names them: another account's
-    instance ids are not this user's to learn, only how many there are."""
+    """The chats still using an item, as the refusal names them (by name and characters, as
+    the player knows them): another account's chats are not this user's to learn, only how
+    many there are."""
     rows = sorted((row.instance_id, row.owner_id) for row in chats)
     if user is None or user.is_staff:
-        return ", ".join(instance_id for instance_id, _ in rows[:5])
-    own = [instance_id for instance_id, owner_id in rows if owner_id == user.pk][:5]
-    others = sum(1 for _, owner_id in rows if owner_id != user.pk)
-    return ", ".join(own + ([f"{others} of other accounts"] if others else []))
+        shown, others = [instance_id for instance_id, _ in rows], 0
+    else:
+        shown = [instance_id for instance_id, owner_id in rows if owner_id == user.pk]
+        others = sum(1 for _, owner_id in rows if owner_id != user.pk)
+    titles = chat_titles(shown[:SHOWN_CHATS])
+    named = [titles[instance_id] for instance_id in shown[:SHOWN_CHATS]]
+    if len(shown) > SHOWN_CHATS:
+        named.append(f"{len(shown) - SHOWN_CHATS} more")
+    return "; ".join(named + ([f"{others} of other accounts"] if others else []))
+
+
+def chat_ids_shown(chats: list[ChatRow], user) -> list[str]:
+    """The chats a refusal may name to `user` by id (theirs; staff: all), for API clients."""
+    return sorted(row.instance_id for row in chats
+                  if user is None or user.is_staff or row.owner_id == user.pk)
 
 
 def chats_using(kind: str, item_id: str, apart: list[str]) -> list[ChatRow]:
     return [row for row in chats_playing(kind=kind, item_id=item_id, as_member=False)
             if row.instance_id not in apart]
+
+
+def in_use_refusal(chats: list[ChatRow], user, *, what: str, advice: str) -> LibraryConflict:
+    """The refusal of a delete while chats play the item: the chats by the names their
+    players know (ids only in `instance_ids`, for API clients, and only their own)."""
+    refused = LibraryConflict(f"{what} is used by these chats: {users_named(chats, user)}; "
+                              f"{advice}", field=None)
+    refused.extra = {"instance_ids": chat_ids_shown(chats, user)}
+    return refused

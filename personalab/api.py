@@ -21,6 +21,7 @@ from ninja.parser import Parser
 from ninja.security import APIKeyCookie, HttpBearer
 
 from chat.models import ApiToken
+from chat.import_routers import router as chat_import_router
 from chat.routers import chat_router, history_router
 from chat.routers import router as instances_router
 from director.routers import router as config_router
@@ -210,6 +211,7 @@ json_errors_middleware.async_capable = True
 
 
 # --- the apps' routers ----------------------------------------------------------------------
+api.add_router("/", chat_import_router)  # before /instances/{instance_id}
 api.add_router("/", instances_router)
 api.add_router("/", chat_router)
 api.add_router("/", history_router)

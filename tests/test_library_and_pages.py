@@ -55,7 +55,9 @@ def test_start_instance_in_the_browser_writes_seed_formats(alice_client, store, 
 
 def test_deleting_a_character_in_use_is_refused(alice_client, instance, character, store):
     response = alice_client.post(f"/library/characters/{character}/delete", follow=True)
-    assert "is used by instance" in response.content.decode()
+    text = response.content.decode()
+    assert "is used by these chats: the chat with Alserqi started 20" in text
+    assert instance not in text
     assert character in store.character_ids()
 
 

@@ -207,10 +207,12 @@ def test_a_refused_delete_does_not_name_another_accounts_instances(store, client
     instance_create(store, owner=bob, character_id=character)
     response = Api(client, alice)("delete", f"characters/{character}")
     assert response.status_code == 409
-    message = response.json()["error"]["message"]
+    error = response.json()["error"]
+    message = error["message"]
     # bob's chat does not hold the delete back: it keeps its own copy of the character
-    assert instance in message and own in message and "other accounts" not in message
-    assert "inst_003" not in message
+    assert error["instance_ids"] == sorted([instance, own])
+    assert message.count("the chat with Alserqi") == 2 and "other accounts" not in message
+    assert "inst_" not in message
 
 
 def test_the_admin_lists_owner_and_visibility(client, django_user_model, character):

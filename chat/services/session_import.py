@@ -7,7 +7,8 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from chat.chat_formats import chat_import
+from chat.chat_formats import ChatImport, chat_import
+from chat.import_warnings import speakers_warned
 from chat.imported_groups import NAME_SHOWN_CHARS, chat_group, group_found
 from chat.members import is_group, members_of
 from chat.services.index import instance_index
@@ -21,17 +22,20 @@ from memory.services import authors_note_read, authors_note_save
 from personalab.lib.filestore import FileStore
 
 
-def session_import(store: FileStore, *, instance_id: str,
-                   data: bytes) -> tuple[str, dict[str, Any]]:
+def session_import(store: FileStore, *, instance_id: str, data: bytes,
+                   imported: ChatImport | None = None) -> tuple[str, dict[str, Any]]:
     """A chat exported by another role-play app becomes a new session, made current. Returns
-    the session id and what was imported (counts, speakers, skipped lines with reasons)."""
-    imported = chat_import(data)
+    the session id and what was imported (counts, speakers, skipped lines with reasons, and
+    `warnings`: speakers that are not this chat's characters). `imported`: `data` already read
+    (a new chat reads the file before it is made, so a bad file makes none)."""
+    imported = imported if imported is not None else chat_import(data)
     origin = {"source": imported.source, "header": imported.original_header}
     report = imported.report()
     with store.instance_lock(instance_id):
         state = store.instance_state_read(instance_id)
         if is_group(state):
             report.update(_speakers_matched(imported.lines, members_of(store, state)))
+        report["warnings"] = speakers_warned(store, state, report)
         if imported.first_message is not None and not is_group(state):
             report["notes"] = [*report["notes"], *_first_message_taken(
                 store, state, imported.lines, imported.first_message)]

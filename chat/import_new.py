@@ -1,0 +1,39 @@
+"""A chat exported by another role-play app imported as a NEW chat with the character(s) the
+player picks, from the library or a character's page (the chat drawer imports into the chat it
+is in). The file is read before the chat is made: a bad file makes no empty chat."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+
+from chat.chat_formats import ChatFormatError, chat_import
+from chat.services.instances import instance_create
+from chat.services.session_import import session_import
+from personalab.lib.busy import busy_slot
+from personalab.storage import get_store
+
+CHAT_IMPORT_MAX_BYTES = 10 * 1024 * 1024
+
+
+def chat_import_new(user, *, character_ids: list[str], data: bytes,
+                    background_id: str | None = None) -> tuple[str, str, dict[str, Any]]:
+    """(new instance id, imported session id, import report) for `user`, in one of the
+    account's import slots. `character_ids`: one character, or the members of a group, the
+    first one the story's character."""
+    ids = [c for c in dict.fromkeys(c.strip() for c in character_ids) if c]
+    if not ids:
+        raise ChatFormatError("pick the character this chat is with")
+    if len(data) > CHAT_IMPORT_MAX_BYTES:
+        raise ChatFormatError("the chat file is larger than 10 MB")
+    store = get_store()
+    with busy_slot(store.root / "busy", account=user.get_username(), action="import",
+                   slots=settings.PERSONALAB_IMPORTS_PER_ACCOUNT, what="imports"):
+        imported = chat_import(data)
+        instance_id = instance_create(store, owner=user, character_id=ids[0],
+                                      character_ids=ids if len(ids) > 1 else None,
+                                      background_id=background_id or None)
+        session_id, report = session_import(store, instance_id=instance_id, data=data,
+                                            imported=imported)
+    return instance_id, session_id, report

@@ -1,0 +1,42 @@
+"""`POST /instances/import`: a chat file imported as a new chat with the character(s) named.
+Registered before the instances router, whose `/instances/{instance_id}` would match it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import File, Form, Router, Status
+from ninja.files import UploadedFile
+
+from chat.import_new import CHAT_IMPORT_MAX_BYTES, chat_import_new
+from personalab.lib.errors import AppError, Invalid
+from personalab.lib.ids import validate_id
+
+router = Router(tags=["instances"])
+
+
+@router.post("/instances/import", response={201: dict[str, Any]},
+             description="Multipart `file` (a SillyTavern JSONL, Agnai or RisuAI chat JSON, at "
+                         "most 10 MB) and `character_id` (or `character_ids`, comma-separated, "
+                         "for a group; optional `background_id`): a new chat with those "
+                         "characters holding the imported lines. `warnings` names speakers of "
+                         "the file that are not the chat's characters (their lines are "
+                         "imported all the same, as SillyTavern does).")
+def instance_import(request: HttpRequest, file: File[UploadedFile],
+                    character_id: Form[str] = "", character_ids: Form[str] = "",
+                    background_id: Form[str] = ""):
+    if file.size > CHAT_IMPORT_MAX_BYTES:
+        raise AppError("too_large", 413, "file is larger than 10 MB", {"file": "at most 10 MB"})
+    ids = [c.strip() for c in (character_ids or character_id).split(",") if c.strip()]
+    if not ids:
+        raise Invalid("character_id", "name the character this chat is with",
+                      code="missing_field")
+    for one in ids:
+        validate_id(one, kind="character id")
+    if background_id:
+        validate_id(background_id, kind="background id")
+    instance_id, session_id, report = chat_import_new(
+        request.auth, character_ids=ids, data=file.read(), background_id=background_id or None)
+    return Status(201, {"instance_id": instance_id, "session_id": session_id,
+                        "warnings": report.get("warnings") or [], "imported": report})

@@ -1,0 +1,71 @@
+"""A chat file imported from a character's page opens as a new chat with that character, the
+import report on top; a chat whose replies are by someone else says so."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import (
+    SIZES,
+    Server,
+    browser_missing_reason,
+    no_sideways_scroll,
+    screenshot_take,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from playwright.sync_api import Page
+
+_missing = browser_missing_reason()
+if _missing:
+    pytest.skip(_missing, allow_module_level=True)
+
+pytestmark = pytest.mark.e2e
+
+
+def _chat_file(folder: Path, speaker: str) -> Path:
+    def line(name: str, is_user: bool, text: str) -> dict:
+        return {"name": name, "is_user": is_user, "is_system": False,
+                "send_date": "2024-03-05T14:03:00.000Z", "mes": text, "extra": {}}
+
+    path = folder / f"{speaker}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"user_name": "Ann", "character_name": speaker, "chat_metadata": {}},
+        line(speaker, False, "Explosions are the only true art."),
+        line("Ann", True, "Even at breakfast?"),
+        line(speaker, False, "Especially at breakfast, before the fog lifts.")]))
+    return path
+
+
+@SIZES
+def test_a_chat_imported_from_the_character_page_opens_with_a_warning(
+        page: Page, server: Server, tmp_path: Path, size: dict) -> None:
+    page.set_viewport_size(size)
+    name = server.store.character_read("char_alserqi")["name"]
+    page.goto(f"{server.url}/library/characters/char_alserqi/")
+    page.get_by_text("Import a chat with this character").click()
+    form = page.locator("form#character-chat-import")
+    form.locator("input[type=file]").set_input_files(str(_chat_file(tmp_path, "Megumin")))
+    no_sideways_scroll(page)
+    before = set(server.store.instance_ids())
+    form.locator("button[type=submit]").click()
+    page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
+    instance_id = page.url.rstrip("/").rsplit("/", 1)[1]
+    assert instance_id not in before
+    assert server.instance_state(instance_id)["character_id"] == "char_alserqi"
+    assert page.locator("#messages").get_by_text(
+        "Especially at breakfast, before the fog lifts.").is_visible()
+    warning = page.locator("[data-testid=import-warning]")
+    assert warning.inner_text() == (f"This chat's replies are by Megumin, not {name}: they were "
+                                    f"imported under their own names, and {name} replies from "
+                                    "here on.")
+    warning.scroll_into_view_if_needed()
+    assert warning.is_visible()
+    no_sideways_scroll(page)
+    screenshot_take(page, f"chat_import_from_character_{size['width']}")

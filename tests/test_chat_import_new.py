@@ -1,0 +1,150 @@
+"""A chat file imported from the library or a character's page becomes a new chat with that
+character; a chat whose replies are by someone else is imported with a warning that names them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from chat.models import Instance
+from chat.services import instance_create
+from library.services import character_save
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _jsonl(records: list[dict]) -> bytes:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+
+
+def _line(name: str, is_user: bool, text: str) -> dict:
+    return {"name": name, "is_user": is_user, "is_system": False,
+            "send_date": "2024-03-05T14:03:00.000Z", "mes": text, "extra": {}}
+
+
+def _chat(speaker: str) -> bytes:
+    return _jsonl([{"user_name": "Ann", "character_name": speaker, "chat_metadata": {}},
+                   _line(speaker, False, "The lantern swings over the crossroads."),
+                   _line("Ann", True, "Which road leads to the ruins?"),
+                   _line(speaker, False, "The left one, if you can stand the fog.")])
+
+
+@pytest.fixture
+def seraphina(store, alice):
+    return character_save(store, data={"name": "Seraphina", "base_persona": "A forest guardian.",
+                                       "greeting": "", "visibility": "private"},
+                          character_id=None, user=alice)
+
+
+def _upload(data: bytes) -> SimpleUploadedFile:
+    return SimpleUploadedFile("chat.jsonl", data)
+
+
+def _page_import(client, character_id: str, data: bytes):
+    return client.post("/chats/import", {"character_id": character_id, "file": _upload(data),
+                                         "next": f"/library/characters/{character_id}/"},
+                       follow=True)
+
+
+def test_import_from_the_character_page_opens_a_new_chat_holding_the_lines(
+        alice_client, seraphina, store):
+    page = alice_client.get(f"/library/characters/{seraphina}/").content.decode()
+    assert "Import a chat with this character" in page
+    assert 'action="/chats/import"' in page
+    response = _page_import(alice_client, seraphina, _chat("Seraphina"))
+    instance_id = response.redirect_chain[-1][0].strip("/").split("/")[-1]
+    row = Instance.objects.get(instance_id=instance_id)
+    assert row.character_id == seraphina and row.owner.username == "alice"
+    text = response.content.decode()
+    assert "The left one, if you can stand the fog." in text
+    assert "Imported 3 messages from SillyTavern" in text
+    assert 'data-testid="import-warning"' not in text
+
+
+def test_a_chat_made_with_another_character_is_imported_with_a_warning(alice_client, seraphina):
+    text = _page_import(alice_client, seraphina, _chat("Megumin")).content.decode()
+    assert "The left one, if you can stand the fog." in text
+    assert ("This chat&#x27;s replies are by Megumin, not Seraphina: they were imported under "
+            "their own names, and Seraphina replies from here on.") in text
+
+
+def test_a_bad_file_makes_no_chat_and_says_why(alice_client, seraphina):
+    before = Instance.objects.count()
+    text = _page_import(alice_client, seraphina, b"not a chat at all").content.decode()
+    assert "The chat was not imported" in text
+    assert Instance.objects.count() == before
+
+
+def test_the_library_page_imports_a_chat_with_the_characters_picked(alice_client, seraphina,
+                                                                    character, store):
+    page = alice_client.get("/library/").content.decode()
+    assert 'id="library-chat-import"' in page
+    response = alice_client.post("/chats/import", {
+        "character_ids": [character, seraphina], "file": _upload(_chat("Seraphina"))},
+        follow=True)
+    instance_id = response.redirect_chain[-1][0].strip("/").split("/")[-1]
+    members = [p["character_id"] for p in store.instance_state_read(instance_id)["participants"]]
+    assert members == [character, seraphina]
+    assert "The left one, if you can stand the fog." in response.content.decode()
+
+
+def test_rest_import_makes_a_new_chat_and_answers_the_warnings(client, alice, seraphina, store):
+    from chat.models import ApiToken
+
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+    response = client.post("/api/v1/instances/import",
+                           {"character_id": seraphina, "file": _upload(_chat("Megumin"))}, **auth)
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["warnings"] == [("This chat's replies are by Megumin, not Seraphina: they were "
+                                "imported under their own names, and Seraphina replies from "
+                                "here on.")]
+    assert Instance.objects.get(instance_id=body["instance_id"]).character_id == seraphina
+    lines = store.session_read(body["instance_id"], body["session_id"]).lines
+    assert [line["content"] for line in lines if line.get("role") == "assistant"][-1] == \
+        "The left one, if you can stand the fog."
+
+
+def test_rest_import_names_the_missing_character(client, alice):
+    from chat.models import ApiToken
+
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+    response = client.post("/api/v1/instances/import", {"file": _upload(_chat("Megumin"))},
+                           **auth)
+    assert response.status_code == 400
+    assert response.json()["error"]["fields"] == {"character_id":
+                                                  "name the character this chat is with"}
+
+
+def test_someone_elses_private_character_is_refused(client, bob, seraphina):
+    client.force_login(bob)
+    before = Instance.objects.count()
+    text = _page_import(client, seraphina, _chat("Seraphina")).content.decode()
+    assert "The chat was not imported" in text
+    assert Instance.objects.count() == before
+
+
+def test_a_refused_delete_names_the_chats_not_their_ids(alice_client, alice, seraphina, store):
+    named = instance_create(store, owner=alice, character_id=seraphina)
+    state = store.instance_state_read(named)
+    store.instance_state_write(named, {**state, "name": "Forest walk"})
+    unnamed = instance_create(store, owner=alice, character_id=seraphina)
+    started = store.instance_state_read(unnamed)["created_at"][:10]
+    text = alice_client.post(f"/library/characters/{seraphina}/delete",
+                             follow=True).content.decode()
+    assert ("character Seraphina is used by these chats: &quot;Forest walk&quot; with Seraphina; "
+            f"the chat with Seraphina started {started}; delete or archive those chats first"
+            ) in text
+    assert named not in text and unnamed not in text
+
+
+def test_a_refused_background_delete_names_the_chat_too(alice_client, instance, background,
+                                                        store):
+    started = store.instance_state_read(instance)["created_at"][:10]
+    text = alice_client.post(f"/library/backgrounds/{background}/delete",
+                             follow=True).content.decode()
+    assert ("background 废土复仇记 is used by these chats: the chat with Alserqi started "
+            f"{started}; switch those chats to another background first") in text
+    assert instance not in text
