@@ -267,7 +267,9 @@ def test_characters_and_backgrounds_crud(api, instance):
     assert api("delete", f"/api/v1/characters/{character_id}").status_code == 200
     assert api("get", f"/api/v1/characters/{character_id}").status_code == 404
     in_use = api("delete", "/api/v1/characters/char_alserqi")
-    assert in_use.status_code == 409 and "inst_001" in in_use.json()["error"]["message"]
+    # The sentence names the chats as the player knows them; the ids are in `instance_ids`.
+    assert in_use.status_code == 409 and "inst_001" in in_use.json()["error"]["instance_ids"]
+    assert "Alserqi" in in_use.json()["error"]["message"]
     bg = api("post", "/api/v1/backgrounds", {"name": "Sea", "story_outline": ["a", "b"]})
     assert api("get", f"/api/v1/backgrounds/{bg.json()['background_id']}"
                ).json()["story_outline"][1] == {"index": 2, "content": "b"}
