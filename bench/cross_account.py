@@ -51,6 +51,7 @@ GOAL_MS = 500.0
 
 
 def _account(store, user_model, name: str, *, character: str, background: str) -> dict:
+    # The app's modules need django.setup() first, which only the setup subprocess runs.
     from django.test import Client
 
     from chat.models import ApiToken
@@ -84,6 +85,7 @@ def _setup_main(args: argparse.Namespace) -> None:
     import django
 
     django.setup()
+    # Only now may the app's modules be imported (they need the settings loaded).
     from django.contrib.auth import get_user_model
 
     from chat.services import instance_create
