@@ -9,9 +9,11 @@ request fields at fault (field -> what is wrong with it).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
+
+View = TypeVar("View", bound=Callable[..., Any])
 
 
 class AppError(Exception):
@@ -90,3 +92,12 @@ def naming_field(field: str) -> Iterator[None]:
         if not exc.fields:
             exc.fields = {field: exc.message}
         raise
+
+
+def errors_back_to(url_name: str) -> Callable[[View], View]:
+    """A page action whose refusal, when the browser sent no Referer, goes back to `url_name`
+    (given the action's own URL arguments) with the message: the action's URL is POST-only."""
+    def mark(view: View) -> View:
+        view.errors_back_to = url_name  # type: ignore[attr-defined]
+        return view
+    return mark
