@@ -38,7 +38,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from chat.history import reply_versions, version_position
-from personalab.lib.errors import AppError
+from personalab.lib.errors import Invalid
 from personalab.lib.lines import narrator_sent
 from personalab.lib.nesting import TooDeep, json_loads_bounded
 from personalab.lib.markers import markers_removed
@@ -51,7 +51,7 @@ WORDY_FORMATS = ("%B %d, %Y %I:%M%p", "%B %d, %Y %I:%M %p", "%b %d, %Y %I:%M%p",
                  "%B %d, %Y %H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M")
 
 
-class ChatFormatError(AppError, ValueError):
+class ChatFormatError(Invalid, ValueError):
     code = "invalid_chat"
 
     def __init__(self, message: str) -> None:

@@ -20,7 +20,7 @@ from concurrent.futures.process import BrokenProcessPool
 from django.conf import settings
 
 from chat import services
-from personalab.lib.errors import AppError
+from personalab.lib.errors import AppError, Unavailable
 from personalab.process_setup import django_ready
 from personalab.storage import get_store
 
@@ -67,9 +67,9 @@ def session_export_apart(*, instance_id: str, session_id: str, fmt: str,
         result = pool.submit(_exported, instance_id, session_id, fmt, character).result()
     except BrokenProcessPool:
         _pool_forget(pool)  # a worker killed (OOM, kill -9): the next export starts new ones
-        raise AppError("export_failed", 503, "the export stopped before it ended; try "
-                                             "again") from None
+        raise Unavailable("the export stopped before it ended; try again",
+                          code="export_failed") from None
     if len(result) == 4:
         code, status, message, fields = result
-        raise AppError(code, status, message, fields)
+        raise AppError(message, code=code, status=status, fields=fields)
     return result

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from personalab.lib.errors import AppError
+from personalab.lib.errors import AppError, Conflict
 from personalab.lib.filestore import (FileStore, InstanceBusy, SessionRead)
 from personalab.lib.ids import is_valid_id
 from personalab.lib.line_index import MESSAGE_KINDS
@@ -35,10 +35,10 @@ class HistoryError(AppError):
 
     def __init__(self, message: str, *, status: int | None = None,
                  fields: dict[str, str] | None = None) -> None:
-        super().__init__(None, status, message, fields)
+        super().__init__(message, status=status, fields=fields)
 
 
-class HistoryBusy(HistoryError):
+class HistoryBusy(HistoryError, Conflict):
     code, status = "busy", 409
 
 

@@ -10,7 +10,7 @@ from ninja import File, Form, Router, Status
 from ninja.files import UploadedFile
 
 from chat.import_new import CHAT_IMPORT_MAX_BYTES, chat_import_new
-from personalab.lib.errors import AppError, Invalid
+from personalab.lib.errors import Invalid, TooLarge
 from personalab.lib.ids import validate_id
 
 router = Router(tags=["instances"])
@@ -27,10 +27,10 @@ def instance_import(request: HttpRequest, file: File[UploadedFile],
                     character_id: Form[str] = "", character_ids: Form[str] = "",
                     background_id: Form[str] = ""):
     if file.size > CHAT_IMPORT_MAX_BYTES:
-        raise AppError("too_large", 413, "file is larger than 10 MB", {"file": "at most 10 MB"})
+        raise TooLarge("file is larger than 10 MB", fields={"file": "at most 10 MB"})
     ids = [c.strip() for c in (character_ids or character_id).split(",") if c.strip()]
     if not ids:
-        raise Invalid("character_id", "name the character this chat is with",
+        raise Invalid("name the character this chat is with", field="character_id",
                       code="missing_field")
     for one in ids:
         validate_id(one, kind="character id")

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 
 from chat.import_new import CHAT_IMPORT_MAX_BYTES, chat_import_new
 from chat.views import import_report_key
-from personalab.lib.errors import AppError
+from personalab.lib.errors import AppError, Invalid, TooLarge
 from personalab.lib.filestore import InstanceBusy, StoreError
 
 
@@ -27,10 +27,11 @@ def chat_import_page(request: HttpRequest) -> HttpResponse:
     ids = request.POST.getlist("character_ids") or [request.POST.get("character_id", "")]
     try:
         if upload is None:
-            raise AppError("invalid_chat", 400,
-                           gettext("choose a chat file (.jsonl, or Agnai or RisuAI .json)"))
+            raise Invalid(
+                gettext("choose a chat file (.jsonl, or Agnai or RisuAI .json)"),
+                code="invalid_chat")
         if upload.size > CHAT_IMPORT_MAX_BYTES:
-            raise AppError("too_large", 413, gettext("the chat file is larger than 10 MB"))
+            raise TooLarge(gettext("the chat file is larger than 10 MB"))
         instance_id, session_id, report = chat_import_new(request.user, character_ids=ids,
                                                           data=upload.read())
     except (AppError, InstanceBusy, StoreError, ValueError) as exc:

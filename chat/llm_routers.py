@@ -16,7 +16,7 @@ from chat.services.llm_text_settings import (
     llm_text_settings_save,
 )
 from personalab.lib.body_fields import ClosedBody
-from personalab.lib.errors import AppError
+from personalab.lib.errors import Forbidden
 from personalab.storage import get_store
 
 router = Router(tags=["llm"])
@@ -53,7 +53,7 @@ def text_completion_read(request: HttpRequest):
                         "and nothing is saved.")
 def text_completion_update(request: HttpRequest, payload: TextCompletionIn):
     if not request.auth.is_staff:
-        raise AppError("forbidden", 403, "only staff accounts may change the connection")
+        raise Forbidden("only staff accounts may change the connection")
     sent = payload.model_dump(exclude_unset=True)
     instruct = instruct_preset_check(sent["instruct"]) if sent.get("instruct") else None
     return llm_text_settings_save(get_store(), completion_api=sent.get("completion_api"),

@@ -30,7 +30,7 @@ from chat.turn import TurnRefused, events_dropped, validate_user_text
 from director.services import director_status
 from memory.fill import progress_get as index_progress
 from personalab.lib.body_fields import body_fields_check
-from personalab.lib.errors import AppError, Invalid, naming_field
+from personalab.lib.errors import AppError, Invalid, NotFound, TooLarge, naming_field
 from personalab.lib.filestore import StoreError
 from personalab.lib.ids import validate_id
 from personalab.lib.participants import member_ids, participant_id_checked
@@ -70,8 +70,8 @@ def instance_create(request: HttpRequest, payload: InstanceIn):
     body_fields_check(payload.model_dump(exclude_unset=True), writable=InstanceIn.model_fields,
                       shown={})
     if payload.character_ids is None and payload.character_id is None:
-        raise Invalid("character_id", "name a character (character_id or character_ids)",
-                      code="missing_field")
+        raise Invalid("name a character (character_id or character_ids)",
+                      code="missing_field", field="character_id")
     if payload.background_id is not None:
         validate_id(payload.background_id, kind="background id")
     instance_id = services.instance_create(get_store(), owner=request.auth,
@@ -220,11 +220,12 @@ async def chat(request: HttpRequest, payload: ChatIn):
     if payload.mode == "impersonate":
         return await _impersonate(instance_id, stream=payload.stream)
     if payload.query is None:
-        raise Invalid("query", "Field required", code="missing_field")
+        raise Invalid("Field required", code="missing_field", field="query")
     try:
         query = validate_user_text(payload.query)
     except TurnRefused as exc:
-        raise AppError(exc.code, exc.status, exc.message, {"query": exc.message}) from None
+        raise AppError(exc.message, code=exc.code, status=exc.status,
+                       fields={"query": exc.message}) from None
     speaker = None if payload.speaker is None else validate_id(payload.speaker, kind="speaker")
     if payload.mode == "aside":
         return await _aside(instance_id, query, speaker=speaker, stream=payload.stream)
@@ -299,7 +300,8 @@ async def _aside(instance_id: str, query: str, *, speaker: str | None, stream: b
         result = await aside_run(get_store(), instance_id=instance_id, speaker=speaker,
                                  content=query, emit=events_dropped)
     except TurnRefused as exc:
-        raise AppError(exc.code, exc.status, exc.message, {"speaker": exc.message}) from None
+        raise AppError(exc.message, code=exc.code, status=exc.status,
+                       fields={"speaker": exc.message}) from None
     return {"mode": "aside", "instance_id": instance_id, "speaker": result.speaker,
             "name": result.name, "answer_text": result.answer_text, "kept": result.kept,
             "error": result.error}
@@ -327,7 +329,7 @@ def current_response(request: HttpRequest, instance_id: str, session_id: str,
     store = get_store()
     services.session_live_check(store, instance_id=instance_id, session_id=session_id)
     if turn is not None and turn < 1:
-        raise AppError("invalid", 400, "turn must be 1 or more", {"turn": "at least 1"})
+        raise Invalid("turn must be 1 or more", fields={"turn": "at least 1"})
     # A reconnect asks about the newest turn: only the file's last lines are parsed.
     read = services.session_read_repaired(store, instance_id, session_id, newest=2)
     turn = read.last_turn if turn is None else turn
@@ -343,8 +345,8 @@ def current_response(request: HttpRequest, instance_id: str, session_id: str,
     if streaming:
         reply = read.partial
     if reply is None and turn > read.last_turn + 1:
-        raise AppError("not_found", 404, f"session {session_id!r} has no turn {turn} "
-                       f"(its last is {read.last_turn})", {"turn": "no such turn"})
+        raise NotFound(f"session {session_id!r} has no turn {turn} "
+                       f"(its last is {read.last_turn})", fields={"turn": "no such turn"})
     if reply is None:  # the player's line is in (or about to be): the reply may still come
         return {"turn": turn, "content": "", "status": "pending", "session_id": session_id}
     return {"turn": turn, "session_id": session_id,
@@ -371,10 +373,9 @@ def _session_owner(user, session_id: str, wanted: str | None) -> str:
     if len(owners) > 1:
         current = [row.instance_id for row in rows.filter(current_session_id=session_id)]
         if len(current) != 1:
-            raise AppError("ambiguous_session", 400,
-                           f"session {session_id!r} exists in several instances; "
-                           "add ?instance_id=…", {"instance_id": "required here"},
-                           instances=owners)
+            raise Invalid(f"session {session_id!r} exists in several instances; "
+                          "add ?instance_id=…", code="ambiguous_session",
+                          fields={"instance_id": "required here"}, instances=owners)
         return current[0]
     return owners[0]
 
@@ -402,8 +403,8 @@ def trace_detail(request: HttpRequest, trace_id: str, include_session: bool = Fa
                  fields: str | None = None):
     validate_id(trace_id, kind="trace id")
     if fields not in (None, "", "sections"):
-        raise AppError("invalid", 400, "fields must be 'sections' or left out",
-                       {"fields": "only 'sections'"})
+        raise Invalid("fields must be 'sections' or left out",
+                      fields={"fields": "only 'sections'"})
     row = Trace.objects.filter(trace_id=trace_id).first()
     if row is None:
         raise services.NotFound(f"trace {trace_id!r} not found")
@@ -529,7 +530,7 @@ MAX_CHAT_BYTES = 10 * 1024 * 1024
 def chat_import(request: HttpRequest, instance_id: str, file: File[UploadedFile]):
     services.instance_for_user(request.auth, instance_id)
     if file.size > MAX_CHAT_BYTES:
-        raise AppError("too_large", 413, "file is larger than 10 MB", {"file": "at most 10 MB"})
+        raise TooLarge("file is larger than 10 MB", fields={"file": "at most 10 MB"})
     session_id, report = session_import_limited(request.auth, instance_id=instance_id,
                                                 data=file.read())
     return Status(201, {"session_id": session_id, "imported": report})
@@ -574,7 +575,7 @@ def conversations_with(request: HttpRequest, participants: str):
     wanted = [participant_id_checked(p.strip(), field="participants")
               for p in participants.split(",") if p.strip()]
     if not wanted:
-        raise Invalid("participants", "name at least one participant")
+        raise Invalid("name at least one participant", field="participants")
     rows = conversations.conversations_with(user=request.auth, participants=wanted)
     return {"conversations": [conversation_out(row) for row in rows]}
 

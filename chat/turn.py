@@ -53,7 +53,7 @@ class TurnRefused(AppError):
 
     def __init__(self, message: str, *, code: str, status: int, trace_id: str | None = None):
         extra = {"trace_id": trace_id} if trace_id else {}
-        super().__init__(code, status, message, **extra)
+        super().__init__(message, code=code, status=status, **extra)
         self.trace_id = trace_id
 
 

@@ -30,7 +30,7 @@ from library.selectors import (
 )
 from memory.runtime import progress_state
 from memory.services import NOTE_ROLES, MemoryActionError, authors_note_save
-from personalab.lib.errors import AppError
+from personalab.lib.errors import AppError, errors_back_to
 from personalab.lib.filestore import InstanceBusy, StoreError
 from personalab.lib.llm import LLMError
 from personalab.storage import get_store
@@ -275,23 +275,21 @@ def instance_import_chat(request: HttpRequest, instance_id: str) -> HttpResponse
     return redirect("instance", instance_id=instance_id)
 
 
+@errors_back_to("instance")
 @login_required
 @require_POST
 def instance_regroup(request: HttpRequest, instance_id: str) -> HttpResponse:
     """An imported group chat in a new conversation with all its members; its report waits
     on that conversation's page."""
     _instance_or_404(request, instance_id)
-    try:
-        new_id, session_id, report = services.session_regroup(
-            get_store(), user=request.user, instance_id=instance_id,
-            session_id=request.POST.get("session_id") or "")
-    except (AppError, InstanceBusy, StoreError) as exc:
-        messages.error(request, str(exc))
-        return redirect("instance", instance_id=instance_id)
+    new_id, session_id, report = services.session_regroup(
+        get_store(), user=request.user, instance_id=instance_id,
+        session_id=request.POST.get("session_id") or "")
     request.session[import_report_key(new_id)] = {**report, "session_id": session_id}
     return redirect("instance", instance_id=new_id)
 
 
+@errors_back_to("instance")
 @login_required
 @require_POST
 def instance_persona(request: HttpRequest, instance_id: str) -> HttpResponse:
@@ -300,22 +298,21 @@ def instance_persona(request: HttpRequest, instance_id: str) -> HttpResponse:
                                       persona_id=request.POST.get("persona_id") or None)
 
 
+@errors_back_to("instance")
 @login_required
 @require_POST
 def instance_play_as(request: HttpRequest, instance_id: str) -> HttpResponse:
     _instance_or_404(request, instance_id)
-    try:
-        played = services.instance_play_as(get_store(), user=request.user,
-                                           instance_id=instance_id, name=request.POST.get("name"))
-        done = (gettext("New persona %(name)s made; from the next turn on you play them.")
-                if played["created"] else
-                gettext("From the next turn on you play your persona %(name)s."))
-        messages.info(request, done % {"name": played["name"]})
-    except (AppError, InstanceBusy, StoreError) as exc:
-        messages.error(request, str(exc))
+    played = services.instance_play_as(get_store(), user=request.user,
+                                       instance_id=instance_id, name=request.POST.get("name"))
+    done = (gettext("New persona %(name)s made; from the next turn on you play them.")
+            if played["created"] else
+            gettext("From the next turn on you play your persona %(name)s."))
+    messages.info(request, done % {"name": played["name"]})
     return redirect("instance", instance_id=instance_id)
 
 
+@errors_back_to("instance")
 @login_required
 @require_POST
 def instance_lorebooks(request: HttpRequest, instance_id: str) -> HttpResponse:
@@ -326,14 +323,11 @@ def instance_lorebooks(request: HttpRequest, instance_id: str) -> HttpResponse:
 
 def _instance_update_from_page(request: HttpRequest, instance_id: str, done: str,
                                **changes: Any) -> HttpResponse:
-    """One instance setting changed from the chat page's drawer; the outcome is a message."""
+    """One instance setting changed from the chat page's drawer; the outcome is a message (a
+    refusal's comes from personalab.middleware)."""
     _instance_or_404(request, instance_id)
-    try:
-        services.instance_update(get_store(), user=request.user, instance_id=instance_id,
-                                 **changes)
-        messages.info(request, done)
-    except (AppError, InstanceBusy, StoreError) as exc:
-        messages.error(request, str(exc))
+    services.instance_update(get_store(), user=request.user, instance_id=instance_id, **changes)
+    messages.info(request, done)
     return redirect("instance", instance_id=instance_id)
 
 

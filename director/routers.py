@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from ninja import Body, Router
 
 from director.services import config_save
-from personalab.lib.errors import AppError
+from personalab.lib.errors import Forbidden, Invalid
 from personalab.lib.filestore import DEFAULT_CONFIG
 from personalab.storage import get_store
 
@@ -19,7 +19,7 @@ router = Router(tags=["config"])
 
 def _staff_only(request: HttpRequest) -> None:
     if not request.auth.is_staff:
-        raise AppError("forbidden", 403, "only staff accounts may change the configuration")
+        raise Forbidden("only staff accounts may change the configuration")
 
 
 @router.get("/config", response=dict[str, Any])
@@ -34,8 +34,8 @@ def config_update(request: HttpRequest, payload: dict[str, Any] = Body(...)):
     _staff_only(request)
     saved, errors = config_save(get_store(), changes=payload)
     if errors:
-        raise AppError("invalid_config", 400, "some settings are invalid; nothing was saved",
-                       errors)
+        raise Invalid("some settings are invalid; nothing was saved", code="invalid_config",
+                      fields=errors)
     return saved
 
 

@@ -3,10 +3,10 @@ Kept apart from services.py so selectors.py (which services.py uses) can raise t
 
 from __future__ import annotations
 
-from personalab.lib.errors import AppError
+from personalab.lib.errors import Conflict, Forbidden, Invalid, NotFound
 
 
-class LibraryError(AppError, ValueError):
+class LibraryError(Invalid, ValueError):
     code = "invalid"
 
     def __init__(self, message: str, field_errors: dict[str, str] | None = None):
@@ -14,19 +14,19 @@ class LibraryError(AppError, ValueError):
         self.field_errors = self.fields
 
 
-class LibraryNotFound(LibraryError, LookupError):
+class LibraryNotFound(LibraryError, NotFound, LookupError):
     """Missing, or not visible to this account: both look the same."""
 
     code, status = "not_found", 404
 
 
-class LibraryForbidden(LibraryError):
+class LibraryForbidden(LibraryError, Forbidden):
     """Visible, but only its owner or staff may change it."""
 
     code, status = "forbidden", 403
 
 
-class LibraryConflict(LibraryError):
+class LibraryConflict(LibraryError, Conflict):
     """Create never overwrites (SPEC §10), and what is in use is not deleted."""
 
     code, status = "exists", 409
@@ -35,7 +35,7 @@ class LibraryConflict(LibraryError):
         super().__init__(message, {field: "already exists"} if field else None)
 
 
-class ItemWithheld(AppError):
+class ItemWithheld(Forbidden):
     """A chat's character or background whose author made it private (or deleted it) and of
     which the chat kept no copy: it is not played, and nothing of the chat is lost."""
 
@@ -49,7 +49,7 @@ class CopyNotKept(LibraryError):
     code, status = "storage_error", 507
 
 
-class CardError(AppError, ValueError):
+class CardError(Invalid, ValueError):
     """A character card that cannot be read, naming the field."""
 
     code = "invalid_card"

@@ -11,6 +11,7 @@ from django.conf import settings
 
 from library.charx import CharxLimits
 from library.errors import LibraryError
+from personalab.lib import errors
 from personalab.lib.busy import Busy, busy_slot
 from personalab.lib.filestore import FileStore
 
@@ -19,7 +20,7 @@ class TooMany(LibraryError):
     code, status = "too_many", 422
 
 
-class ImportBusy(LibraryError):
+class ImportBusy(LibraryError, errors.Busy):
     """A LibraryError, so the library page shows it as it shows any refused import."""
 
     code, status = "busy", 429

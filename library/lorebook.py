@@ -40,7 +40,7 @@ from typing import Any
 
 from library.lorebook_regex import regex_keys_check
 from library.worldinfo import LoreMatch, lore_blocks, lore_outlets, lorebook_match
-from personalab.lib.errors import AppError
+from personalab.lib.errors import Invalid
 
 SELECTIVE_LOGICS = ("and_any", "and_all", "not_any", "not_all")
 POSITIONS = ("before_char", "after_char", "an_top", "an_bottom", "em_top", "em_bottom", "depth",
@@ -62,7 +62,7 @@ ENTRY_DEFAULTS: dict[str, Any] = {
 }
 
 
-class LorebookError(AppError, ValueError):
+class LorebookError(Invalid, ValueError):
     code = "invalid_lorebook"
 
     def __init__(self, message: str, field_errors: dict[str, str] | None = None):

@@ -16,7 +16,7 @@ from library.schemas import (BackgroundCopied, BackgroundCreated, BackgroundIn, 
                              PersonaOut, PersonaUpdateIn)
 from library.selectors import persona_for_user, personas_visible_to
 from personalab.lib.body_fields import body_fields_check
-from personalab.lib.errors import AppError, Invalid, TooLarge
+from personalab.lib.errors import Invalid, TooLarge
 from personalab.lib.ids import validate_id
 from personalab.storage import get_store
 
@@ -120,7 +120,7 @@ def character_import(request: HttpRequest, file: File[UploadedFile]):
     except services.LibraryError as exc:
         if exc.status != 400:
             raise
-        raise AppError("invalid_card", 400, str(exc), exc.field_errors) from None
+        raise Invalid(str(exc), code="invalid_card", fields=exc.field_errors) from None
     return Status(201, {"character_id": character_id})
 
 
@@ -192,7 +192,7 @@ def _card_export(request: HttpRequest, character_id: str, fmt: str,
     selectors.character_for_use(get_store(), user=request.auth, character_id=character_id)
     spec = spec or ("v3" if fmt == "png" else "v2")
     if spec not in ("v2", "v3"):
-        raise Invalid("spec", "spec must be v2 or v3", code="bad_spec")
+        raise Invalid("spec must be v2 or v3", code="bad_spec", field="spec")
     body = services.character_export_card(get_store(), character_id=character_id, fmt=fmt,
                                           spec=spec)
     response = HttpResponse(body, content_type=CARD_TYPES[fmt])

@@ -12,5 +12,5 @@ class MemoryActionError(AppError):
 
     def __init__(self, message: str, *, detail: str = "", code: str | None = None,
                  status: int | None = None, fields: dict[str, str] | None = None) -> None:
-        super().__init__(code, status, message, fields)
+        super().__init__(message, code=code, status=status, fields=fields)
         self.detail = detail

@@ -33,7 +33,7 @@ from chat.memory_routers import router as memory_router
 from chat.prompt_manager_routers import router as prompt_manager_router
 from chat.llm_routers import router as llm_router
 from personalab.lib.body_fields import UNKNOWN_FIELD
-from personalab.lib.errors import AppError, TooLarge
+from personalab.lib.errors import AppError, Forbidden, NotFound, TooLarge
 from personalab.lib.jsonbody import json_object_bounded
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ class BearerToken(HttpBearer):
     def authenticate(self, request: HttpRequest, token: str) -> Any:
         user = ApiToken.user_for(token)
         if user is None:
-            raise AppError("unauthorized", 401, "invalid or revoked API token")
+            raise AppError("invalid or revoked API token", code="unauthorized", status=401)
         request.user = user
         return user
 
@@ -66,7 +66,7 @@ class SessionCsrf(APIKeyCookie):
         if request.method not in SAFE_METHODS and not getattr(request, "_ninja_csrf_exempt",
                                                                 False):
             if CsrfViewMiddleware(lambda r: None).process_view(request, None, (), {}):
-                raise AppError("csrf", 403, "CSRF check failed: send the X-CSRFToken header")
+                raise Forbidden("CSRF check failed: send the X-CSRFToken header", code="csrf")
         return request.user
 
     def authenticate(self, request: HttpRequest, key: str | None) -> Any:
@@ -111,7 +111,7 @@ api = PersonaLabAPI(
 
 def _error(request: HttpRequest, status: int, code: str, message: str,
            fields: dict[str, str] | None = None) -> HttpResponse:
-    return api.create_response(request, AppError(code, status, message, fields).as_json(),
+    return api.create_response(request, AppError(message, code=code, status=status, fields=fields).as_json(),
                                status=status)
 
 
@@ -181,10 +181,11 @@ def _json_error_for(request: HttpRequest, response: HttpResponse) -> HttpRespons
             or response.get("Content-Type", "").startswith("application/json")):
         return response
     if response.status_code == 404:
-        error = AppError("not_found", 404, f"no API endpoint at {request.path}")
+        error = NotFound(f"no API endpoint at {request.path}")
         return JsonResponse(error.as_json(), status=404)
     allowed = response.get("Allow", "")
-    error = AppError("method_not_allowed", 405, f"use {allowed or 'another method'} on this URL")
+    error = AppError(f"use {allowed or 'another method'} on this URL",
+                     code="method_not_allowed", status=405)
     answer = JsonResponse(error.as_json(), status=405)
     if allowed:
         answer["Allow"] = allowed

@@ -201,6 +201,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "personalab.middleware.AppErrorMiddleware",  # a refusal on a page: message or partial
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks
 ]
 

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from personalab.lib.errors import AppError
+from personalab.lib import errors
 
 
-class NotFound(AppError, LookupError):
+class NotFound(errors.NotFound, LookupError):
     code, status = "not_found", 404
 
     def __init__(self, message: str) -> None:
         super().__init__(message=message)
 
 
-class InstanceUpdateError(AppError, ValueError):
+class InstanceUpdateError(errors.Invalid, ValueError):
     """A refused instance update; `fields` names each wrong field."""
 
     code = "invalid"

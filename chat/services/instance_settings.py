@@ -91,7 +91,7 @@ def instance_play_as(store: FileStore, *, user, instance_id: str, name: Any) -> 
     (their own before a shared one), else a new one of theirs; picked for this conversation."""
     instance_for_user(user, instance_id)
     if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_PERSONA_NAME:
-        raise Invalid("name", f"must be a persona name of 1 to {MAX_PERSONA_NAME} characters")
+        raise Invalid(f"must be a persona name of 1 to {MAX_PERSONA_NAME} characters", field="name")
     name = name.strip()
     visible = personas_visible_to(user=user).filter(name=name).order_by("persona_id")
     found = visible.filter(owner=user).first() or visible.first()

@@ -83,12 +83,12 @@ MAX_MEMBERS = 16
 
 def _members_validated(character_ids: list[str], reply_order: str | None) -> list[str]:
     if not isinstance(character_ids, list) or not character_ids:
-        raise Invalid("character_ids", "name at least one character")
+        raise Invalid("name at least one character", field="character_ids")
     members = list(dict.fromkeys(validate_id(c, kind="character id") for c in character_ids))
     if len(members) > MAX_MEMBERS:
-        raise Invalid("character_ids", f"at most {MAX_MEMBERS} characters")
+        raise Invalid(f"at most {MAX_MEMBERS} characters", field="character_ids")
     if reply_order is not None and reply_order not in STRATEGIES:
-        raise Invalid("reply_order", f"reply_order must be one of {', '.join(STRATEGIES)}")
+        raise Invalid(f"reply_order must be one of {', '.join(STRATEGIES)}", field="reply_order")
     return members
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.conf import settings
 
-from personalab.lib.errors import AppError, Invalid
+from personalab.lib.errors import Invalid
 from personalab.lib.filestore import FileStore
 from personalab.lib.instruct import InstructError, instruct_template_read
 from personalab.lib.instruct_presets import BUILT_IN
@@ -40,14 +40,14 @@ def instruct_preset_parse(text: str) -> dict[str, Any]:
     """A SillyTavern instruct preset pasted or uploaded as JSON text, checked and normalised
     (the older format's `names` / `separator_sequence` read as today's fields)."""
     if len(text) > MAX_PRESET_CHARS:
-        raise Invalid("instruct", f"an instruct preset is at most {MAX_PRESET_CHARS:,} "
-                                  "characters; this is not one")
+        raise Invalid(f"an instruct preset is at most {MAX_PRESET_CHARS:,} "
+                      "characters; this is not one", field="instruct")
     try:
         data = json.loads(text)
     except ValueError as err:
-        raise Invalid("instruct", f"not JSON: {err}") from err
+        raise Invalid(f"not JSON: {err}", field="instruct") from err
     except RecursionError as err:  # brackets nested thousands deep: no preset looks so
-        raise Invalid("instruct", "not an instruct preset: nested too deep") from err
+        raise Invalid("not an instruct preset: nested too deep", field="instruct") from err
     return instruct_preset_check(data)
 
 
@@ -55,7 +55,7 @@ def instruct_preset_check(data: object) -> dict[str, Any]:
     try:
         return instruct_template_read(data).as_json()
     except InstructError as err:
-        raise Invalid("instruct", err.message) from err
+        raise Invalid(err.message, field="instruct") from err
 
 
 def llm_text_settings_save(store: FileStore, *, completion_api: str | None = None,
@@ -66,7 +66,7 @@ def llm_text_settings_save(store: FileStore, *, completion_api: str | None = Non
     llm = store.module_read("llm")
     if completion_api is not None:
         if completion_api not in ("", *COMPLETION_APIS):
-            raise Invalid("completion_api", "must be chat, text or empty")
+            raise Invalid("must be chat, text or empty", field="completion_api")
         llm["completion_api"] = completion_api
     if instruct is not None:
         llm["instruct"] = instruct
@@ -74,12 +74,12 @@ def llm_text_settings_save(store: FileStore, *, completion_api: str | None = Non
             instruct_template = CUSTOM
     if instruct_template is not None:
         if instruct_template not in ("", *TEMPLATE_CHOICES):
-            raise Invalid("instruct_template",
-                          f"must be one of {', '.join(TEMPLATE_CHOICES)}, or empty")
+            raise Invalid(f"must be one of {', '.join(TEMPLATE_CHOICES)}, or empty",
+                          field="instruct_template")
         if instruct_template == CUSTOM and not isinstance(llm.get("instruct"), dict):
-            raise AppError("invalid", 400, "no instruct preset is imported: send `instruct` "
+            raise Invalid("no instruct preset is imported: send `instruct` "
                            "(a SillyTavern instruct preset) with it",
-                           {"instruct": "missing_field"})
+                          fields={"instruct": "missing_field"})
         llm["instruct_template"] = instruct_template
     store.module_write("llm", llm)
     return llm_text_settings_read(store)

@@ -25,7 +25,7 @@ def instance_member_add(store: FileStore, *, user, instance_id: str, character_i
     Every member change is journaled (personalab.lib.membership) before it is applied."""
     instance_for_user(user, instance_id)
     if not isinstance(character_id, str):
-        raise Invalid("character_id", "name a character")
+        raise Invalid("name a character", field="character_id")
     character_id = validate_id(character_id, kind="character id")
     with naming_field("character_id"):
         definition = character_for_use(store, user=user, character_id=character_id)
@@ -33,9 +33,9 @@ def instance_member_add(store: FileStore, *, user, instance_id: str, character_i
         before = _member_state_read(store, instance_id)
         participants = _participants_complete(store, before)
         if character_id in [p["character_id"] for p in participants]:
-            raise Invalid("character_id", f"{character_id} is already a member")
+            raise Invalid(f"{character_id} is already a member", field="character_id")
         if len(participants) >= MAX_MEMBERS:
-            raise Invalid("character_id", f"at most {MAX_MEMBERS} characters")
+            raise Invalid(f"at most {MAX_MEMBERS} characters", field="character_id")
         entry = participant_entry({**definition, "character_id": character_id}, first=False)
         entry.update(_member_settings(muted=muted, talkativeness=talkativeness))
         after = {**before, "participants": [*participants, entry]}
@@ -63,8 +63,8 @@ def instance_member_remove(store: FileStore, *, user, instance_id: str,
         participants = _participants_complete(store, before)
         index = _member_index(participants, character_id)
         if len(participants) == 1:
-            raise Invalid("character_id", "a conversation needs a character: the last one "
-                                          "cannot leave")
+            raise Invalid("a conversation needs a character: the last one "
+                                          "cannot leave", field="character_id")
         if index == 0:
             hand_over = first_member_hand_over(store, instance_id,
                                                {**before, "participants": participants})

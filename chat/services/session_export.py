@@ -38,7 +38,7 @@ def session_export(store: FileStore, *, instance_id: str, session_id: str,
     if character is not None:
         member = next((m for m in members_of(store, state) if m.character_id == character), None)
         if member is None:
-            raise Invalid("character", f"{character!r} is not a member of this conversation")
+            raise Invalid(f"{character!r} is not a member of this conversation", field="character")
         character_name, lines = member.name, _lines_of_one(lines, member, unnamed_lines_by(state))
     user_name = persona_effective(store, owner=state.get("owner"),
                                   persona_id=state.get("persona_id"))["name"]
@@ -76,9 +76,9 @@ def session_regroup(store: FileStore, *, user, instance_id: str,
     state = store.instance_state_read(instance_id)
     found = group_found(store, user=user, group=group, state=state, limit=MAX_MEMBERS)
     if found.absent or not 1 < len(found.usable) <= MAX_MEMBERS:
-        raise Invalid("session_id", "this chat's characters are not a group of characters in "
+        raise Invalid("this chat's characters are not a group of characters in "
                                     "your library" + (f" (missing: {', '.join(found.absent[:5])})"
-                                                      if found.absent else ""))
+                                                      if found.absent else ""), field="session_id")
     order = group.reply_order
     new_id = instance_create(store, owner=user, character_ids=found.usable,
                              background_id=_still_usable(

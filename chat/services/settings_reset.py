@@ -18,7 +18,7 @@ def settings_section_reset(store: FileStore, *, section: str) -> None:
     values. The LLM section goes back to the environment's endpoint (or the offline demo)
     and forgets the key stored for the old base URL."""
     if section not in SETTINGS_SECTIONS:
-        raise Invalid("reset", f"unknown settings section {section!r}")
+        raise Invalid(f"unknown settings section {section!r}", field="reset")
     if section in DEFAULT_CONFIG:
         config_save(store, changes={section: copy.deepcopy(DEFAULT_CONFIG[section])})
         if section == "preferences":  # the prompt language is shown among the preferences

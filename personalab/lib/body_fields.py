@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from personalab.lib.errors import AppError
+from personalab.lib.errors import Invalid
 
 
 UNKNOWN_FIELD = "unknown field: nothing would store it"
@@ -56,8 +56,8 @@ def body_fields_check(sent: Mapping[str, Any], *, writable: Collection[str],
     changed = {name: "read-only: send it as GET shows it, or leave it out"
                for name in others if name in shown_json and sent[name] != shown_json[name]}
     if unknown:
-        raise AppError("unknown_field", 400, f"unknown field(s): {', '.join(unknown)}; "
-                       "nothing was saved", {**unknown, **changed})
+        raise Invalid(f"unknown field(s): {', '.join(unknown)}; nothing was saved",
+                      code="unknown_field", fields={**unknown, **changed})
     if changed:
-        raise AppError("read_only_field", 400, f"read-only field(s) changed: "
-                       f"{', '.join(changed)}; nothing was saved", changed)
+        raise Invalid(f"read-only field(s) changed: {', '.join(changed)}; nothing was saved",
+                      code="read_only_field", fields=changed)

@@ -14,10 +14,10 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from personalab.lib.errors import AppError
+from personalab.lib import errors
 
 
-class Busy(AppError):
+class Busy(errors.Busy):
     code, status = "busy", 429
 
     def __init__(self, what: str, slots: int):

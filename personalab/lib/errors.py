@@ -1,29 +1,36 @@
 """One error base for the whole app: every refusal a user can cause is an `AppError`.
 
-The API turns it into `{"error": {"code", "message", "fields"}}` with `status`; pages show
-`message`. `fields` names the request fields at fault (field -> what is wrong with it).
+`AppError(message, *, code, status, fields)` (or `field=` for one wrong value); the subclasses below only set `code` and
+`status`, and every app error (LibraryError, StoreError, HistoryError, ...) stands on one of
+them. The API turns it into `{"error": {"code", "message", "fields"}}` with `status`
+(personalab/api.py); pages show `message` (personalab/middleware.py). `fields` names the
+request fields at fault (field -> what is wrong with it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
+
+View = TypeVar("View", bound=Callable[..., Any])
 
 
 class AppError(Exception):
     code: str = "error"
     status: int = 400
 
-    def __init__(self, code: str | None = None, status: int | None = None, message: str = "",
-                 fields: dict[str, str] | None = None, **extra: Any) -> None:
+    def __init__(self, message: str = "", *, code: str | None = None, status: int | None = None,
+                 fields: dict[str, str] | None = None, field: str | None = None,
+                 **extra: Any) -> None:
         super().__init__(message)
         if code is not None:
             self.code = code
         if status is not None:
             self.status = status
         self.message = message
-        self.fields = dict(fields or {})
+        # `field="name"` is short for `fields={"name": message}`: one wrong value.
+        self.fields = dict(fields or ({field: message} if field else {}))
         # More keys for the error object (trace_id of a refused turn, candidate instances, ...).
         self.extra = extra
 
@@ -33,15 +40,46 @@ class AppError(Exception):
 
 
 class Invalid(AppError):
-    """A request value is wrong; `field` names it."""
+    """A request value is wrong; `fields` names it."""
 
-    def __init__(self, field: str, message: str, *, code: str = "invalid") -> None:
-        super().__init__(code, 400, message, {field: message})
+    code, status = "invalid", 400
+
+
+class NotFound(AppError):
+    """Missing, or not visible to this account: both look the same."""
+
+    code, status = "not_found", 404
+
+
+class Forbidden(AppError):
+    """Visible, but this account may not do that."""
+
+    code, status = "forbidden", 403
+
+
+class Conflict(AppError):
+    """Clashes with what is there (an id taken, a busy instance, an item in use)."""
+
+    code, status = "conflict", 409
+
+
+class Busy(AppError):
+    """Too much running at once for this account; try again when one finishes."""
+
+    code, status = "busy", 429
+
+
+class Unavailable(AppError):
+    """A service the request needs (the lock service, an export worker) is not answering."""
+
+    code, status = "unavailable", 503
 
 
 class TooLarge(AppError):
-    def __init__(self, message: str = "request body is too large") -> None:
-        super().__init__("too_large", 413, message)
+    code, status = "too_large", 413
+
+    def __init__(self, message: str = "request body is too large", **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
 
 
 @contextmanager
@@ -54,3 +92,12 @@ def naming_field(field: str) -> Iterator[None]:
         if not exc.fields:
             exc.fields = {field: exc.message}
         raise
+
+
+def errors_back_to(url_name: str) -> Callable[[View], View]:
+    """A page action whose refusal, when the browser sent no Referer, goes back to `url_name`
+    (given the action's own URL arguments) with the message: the action's URL is POST-only."""
+    def mark(view: View) -> View:
+        view.errors_back_to = url_name  # type: ignore[attr-defined]
+        return view
+    return mark

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from personalab.lib.errors import AppError
+from personalab.lib.errors import Invalid
 
 NUMBER_RANGES: dict[str, tuple[float, float]] = {
     "temperature": (0.0, 2.0),
@@ -63,7 +63,7 @@ ST_PRESET_KEYS = {
 }
 
 
-class GenerationError(AppError, ValueError):
+class GenerationError(Invalid, ValueError):
     """Bad settings; `fields` maps each wrong field to what is wrong with it."""
 
     code = "invalid"

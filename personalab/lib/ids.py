@@ -7,14 +7,16 @@ import re
 import secrets
 from typing import Iterator
 
-from personalab.lib.errors import AppError
+from personalab.lib.errors import Invalid
 
 ID_PATTERN = re.compile(r"^[a-z0-9_][a-z0-9_-]{0,63}$")
 
 
-class InvalidId(AppError, ValueError):
+class InvalidId(Invalid, ValueError):
+    code = "invalid_id"
+
     def __init__(self, message: str, *, field: str | None = None) -> None:
-        super().__init__("invalid_id", 400, message, {field: message} if field else None)
+        super().__init__(message, field=field)
 
 
 def validate_id(value: object, *, kind: str = "id") -> str:

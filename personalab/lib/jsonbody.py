@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from personalab.lib.errors import AppError, TooLarge
+from personalab.lib.errors import Invalid, TooLarge
 from personalab.lib.jsontext import json_loads
 
 MAX_JSON_BODY = 12 * 1024 * 1024
@@ -14,8 +14,8 @@ MAX_JSON_BODY = 12 * 1024 * 1024
 MAX_JSON_DEPTH = 64
 
 
-def _malformed(message: str) -> AppError:
-    return AppError("malformed_json", 400, message, {"body": message})
+def _malformed(message: str) -> Invalid:
+    return Invalid(message, code="malformed_json", field="body")
 
 
 def json_depth_exceeds(data: Any, limit: int) -> bool:

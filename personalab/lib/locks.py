@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Callable, Protocol
 
-from personalab.lib.errors import AppError
+from personalab.lib.errors import Conflict, Unavailable
 from personalab.lib.store_errors import InstanceBusy
 
 
@@ -24,7 +24,7 @@ def _busy(instance_id: str) -> Exception:
     return InstanceBusy(instance_id)
 
 
-class LockLost(AppError):
+class LockLost(Conflict):
     code, status = "lock_lost", 409
 
     def __init__(self, instance_id: str):
@@ -32,7 +32,7 @@ class LockLost(AppError):
                                  "out); nothing more is written; send again")
 
 
-class LockUnavailable(AppError):
+class LockUnavailable(Unavailable):
     code, status = "lock_unavailable", 503
 
     def __init__(self, instance_id: str, reason: object):

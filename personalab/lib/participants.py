@@ -35,7 +35,7 @@ def participant_id_checked(value: str, *, field: str) -> str:
     name = value.removeprefix("player:")
     if is_valid_id(value) or (name != value and USERNAME.fullmatch(name)):
         return value
-    raise Invalid(field, f"{value[:80]!r} is neither a character id nor player:{{username}}")
+    raise Invalid(f"{value[:80]!r} is neither a character id nor player:{{username}}", field=field)
 
 
 def conv_key(participants: Iterable[str]) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from personalab.lib.errors import AppError
+from personalab.lib.errors import Invalid
 
 PLACES = ("main", "post_history", "before_char", "after_char", "after_history", "depth")
 ROLES = ("system", "user", "assistant")
@@ -52,11 +52,11 @@ ST_MAIN, ST_POST = "main", "jailbreak"
 ST_CHARACTER_ID = 100001  # SillyTavern's "default for new characters" order
 
 
-class PromptManagerError(AppError, ValueError):
+class PromptManagerError(Invalid, ValueError):
     """A preset or block list that cannot be used; `fields` says where."""
 
     def __init__(self, message: str, *, fields: dict[str, str]) -> None:
-        super().__init__("invalid", 400, message, fields)
+        super().__init__(message, fields=fields)
 
 
 def _text(value: Any) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from personalab.lib.errors import AppError
+from personalab.lib.errors import AppError, Conflict, NotFound
 
 
 class StoreError(AppError):
@@ -17,7 +17,7 @@ class StoreError(AppError):
         super().__init__(message=message)
 
 
-class MissingFile(StoreError):
+class MissingFile(StoreError, NotFound):
     code, status = "not_found", 404
 
     def __init__(self, path: Path, what: str):
@@ -25,7 +25,7 @@ class MissingFile(StoreError):
         self.path = path
 
 
-class IdTaken(StoreError):
+class IdTaken(StoreError, Conflict):
     """An id asked for by name is taken (or no free id was found): a conflict, never a 500."""
 
     code, status = "exists", 409
@@ -37,7 +37,7 @@ class CorruptFile(StoreError):
         self.path = path
 
 
-class InstanceBusy(StoreError):
+class InstanceBusy(StoreError, Conflict):
     code, status = "busy", 409
 
     def __init__(self, instance_id: str):
