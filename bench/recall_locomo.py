@@ -38,10 +38,10 @@ sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
 
-from memory.embeddings import E5EmbeddingFunction, second_embed  # noqa: E402
 from memory.index import MemoryIndex  # noqa: E402
 from memory import keywords, rag  # noqa: E402
 from memory.rag import query_user_history  # noqa: E402
+from personalab.lib.embedding.embeddings import E5EmbeddingFunction, second_embed  # noqa: E402
 
 QUESTION_CATEGORIES = (1, 2, 3, 4)
 

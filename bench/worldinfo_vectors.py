@@ -16,7 +16,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from library.worldinfo_vectors import _passages, content_hash  # noqa: E402
-from memory.embeddings import embed_passages, embed_queries  # noqa: E402
+from personalab.lib.embedding.embeddings import embed_passages, embed_queries  # noqa: E402
 
 ENTRIES = {
     "harbor": "Port Varell is a fog-bound harbor town where smugglers trade salt and whale oil "

@@ -1,5 +1,5 @@
 """`vectorized` world-info entries: how close the recent chat is to each entry's content, by the
-app's own embedding model (memory/embeddings.py, multilingual e5, offline).
+app's own embedding model (personalab/lib/embedding/embeddings.py, multilingual e5, offline).
 
 An entry is embedded once per content: vectors are cached in this process by a hash of the
 text (bounded LRU), so a turn embeds only its query (the newest messages) and the entries

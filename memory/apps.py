@@ -11,8 +11,7 @@ class MemoryConfig(AppConfig):
     def ready(self) -> None:
         # The embedding engines stay framework-free (benchmarks use them without Django): they
         # get their settings, parsed once in personalab/settings.py, here at start-up.
-        from memory import embeddings
-        from memory.e5_engine import engine
+        from personalab.lib.embedding import embeddings, engine
 
         embeddings.MAX_PASSAGE_CHARS = settings.PERSONALAB_EMBED_MAX_CHARS
         engine.THREADS = settings.PERSONALAB_EMBED_THREADS

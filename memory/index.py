@@ -3,8 +3,8 @@
 Collections (seeds/personalab-data-layout.md, "Chroma向量库格式"): `summaries` and `plots` as the seed
 defines them, plus `turns` (one document per finished user/assistant line) so recall works
 before the first summary exists, and `turns_minilm`: the same lines' all-MiniLM-L6-v2 vectors
-(no documents; memory/embeddings.py `second_embed`; none for a line mostly in Chinese), written
-and deleted with `turns` when the model is installed. Everything here can be rebuilt from the files
+(no documents; personalab/lib/embedding/embeddings.py `second_embed`; none for a line mostly in
+Chinese), written and deleted with `turns` when the model is installed. Everything here can be rebuilt from the files
 (memory/sync.py): Chroma is never the only copy of anything.
 """
 
@@ -20,11 +20,12 @@ from urllib.parse import urlparse
 import numpy as np
 from django.conf import settings
 
-from memory.embeddings import (SecondEmbeddingFunction, default_embedder, passages_embed,
-                               second_available, second_embed, second_wanted)
 from memory.keyword_docs import keyword_documents
 from memory.keyword_store import Key, KeywordStore
 from memory.keyword_tokens import turn_text
+from personalab.lib.embedding.embeddings import (SecondEmbeddingFunction, default_embedder,
+                                                 passages_embed, second_available, second_embed,
+                                                 second_wanted)
 
 COLLECTIONS = ("turns", "summaries", "plots")
 SECOND = "turns_minilm"
@@ -162,8 +163,8 @@ class MemoryIndex:
                  embedder: Any = None, keywords_path: Path | None = None,
                  second: Callable[..., np.ndarray | None] | bool | None = None) -> None:
         """`second`: keep MiniLM's line vectors beside e5's: True, False, or the function that
-        embeds them (memory.embeddings.second_embed's signature); by default with the default
-        e5 embedder, when the model is installed."""
+        embeds them (personalab.lib.embedding.embeddings.second_embed's signature); by default with
+        the default e5 embedder, when the model is installed."""
         self.chroma_path = Path(chroma_path) if chroma_path else default_chroma_path()
         self.chroma_url = chroma_url
         self.embedder = embedder or default_embedder()
@@ -290,7 +291,7 @@ class MemoryIndex:
     def second_add(self, *, owner: dict[str, Any], turns: list[dict[str, Any]]) -> None:
         """MiniLM's vectors of the indexable `turns`, each line alone with its speaker (as the
         experiment measured it: the line before made MiniLM worse); nothing when it is off,
-        none for a line mostly in Chinese (memory.embeddings.second_wanted).
+        none for a line mostly in Chinese (personalab.lib.embedding.embeddings.second_wanted).
         `owner`: instance_id, character_id, background_id and session_id, as add_turns has them."""
         instance_id, session_id = owner["instance_id"], owner["session_id"]
         meta = {**owner, "background_id": owner.get("background_id") or ""}

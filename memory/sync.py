@@ -36,10 +36,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memory.embeddings import second_wanted
 from memory.fill import chunk_embed, newest_first_chunks, progress_session_set
 from memory.index import (MemoryIndex, ledger_events, turn_context_text, turn_doc_id,
                           turn_is_indexable)
+from personalab.lib.embedding.embeddings import second_wanted
 from personalab.lib.filestore import FileStore, jsonl_lines_since, write_json_atomic
 from personalab.lib.jsontext import json_loads
 from personalab.lib.lines import session_line_problem

@@ -139,9 +139,8 @@ PERSONALAB_LLM_BODY_SECONDS = env_float("PERSONALAB_LLM_BODY_SECONDS", 60.0)
 PERSONALAB_OFFLINE_DELAY = env_float("PERSONALAB_OFFLINE_DELAY", 0.01)
 PERSONALAB_MAX_MESSAGE_CHARS = env_int("PERSONALAB_MAX_MESSAGE_CHARS", 20000, minimum=1)
 PERSONALAB_MAX_REPLY_CHARS = env_int("PERSONALAB_MAX_REPLY_CHARS", 100_000, minimum=1)
-# Recall's embedding engines (memory/embeddings.py, memory/e5_engine/), handed over by
-# memory.apps at start-up: threads per engine (0 or less = one per core) and the characters of a
-# passage that are embedded.
+# Recall's embedding engines (personalab/lib/embedding/), handed over by memory.apps at start-up:
+# threads per engine (0 or less = one per core) and the characters of a passage that are embedded.
 PERSONALAB_EMBED_THREADS = env_int("PERSONALAB_EMBED_THREADS", 2)
 PERSONALAB_EMBED_MAX_CHARS = env_int("PERSONALAB_EMBED_MAX_CHARS", 8000, minimum=1)
 # Each chat line through e5 once (its vector with the line before is the sum of both lines'

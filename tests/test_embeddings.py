@@ -6,8 +6,8 @@ import threading
 
 import numpy as np
 
-from memory import embeddings
-from memory.embeddings import text_pieces, texts_embed
+from personalab.lib.embedding import embeddings
+from personalab.lib.embedding.embeddings import text_pieces, texts_embed
 
 
 def test_a_huge_reply_is_embedded_from_a_bounded_prefix_in_small_pieces():

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memory import embeddings, rag
-from memory.e5_engine import minilm
+from memory import rag
 from memory.index import SECOND, MemoryIndex
 from memory.sync import instance_sync
+from personalab.lib.embedding import embeddings, minilm
 
 REFERENCE = Path(__file__).parent / "data" / "minilm_reference.json"
 CONVERSATION = [
@@ -148,7 +148,7 @@ def test_without_the_model_recall_runs_on_e5_alone_with_one_warning(tmp_path, mo
     monkeypatch.setattr(embeddings, "_models", {key: model for key, model
                                                 in embeddings._models.items()
                                                 if key != "minilm"})
-    caplog.set_level(logging.WARNING, logger="memory.embeddings")
+    caplog.set_level(logging.WARNING, logger="personalab.lib.embedding.embeddings")
     index = MemoryIndex(chroma_path=tmp_path / "chroma_db")
     index.add_turns(session_id="sess_001", turns=_lines(), **OWNER)
     assert not index.second_on()

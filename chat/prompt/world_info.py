@@ -10,8 +10,8 @@ from django.conf import settings
 
 from chat.prompt.card_fields import CardFields
 from library.worldinfo import setting
-from memory import embeddings
 from library.worldinfo_vectors import DEFAULT_THRESHOLD, vector_scorer
+from personalab.lib.embedding import embeddings
 from personalab.lib.macros import macros_replace
 
 

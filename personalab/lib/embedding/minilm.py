@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from memory.e5_engine.engine import _batches, session_make, threads_setting
-from memory.e5_engine.weights import Config, WeightsError
+from personalab.lib.embedding.engine import _batches, session_make, threads_setting
+from personalab.lib.embedding.weights import Config, WeightsError
 
 MAX_TOKENS = 256
 # fp32 activations of a batch fall out of the cache sooner than e5's int8 ones: on 64 LoCoMo
@@ -25,7 +25,7 @@ MAX_TOKENS = 256
 BATCH_TOKENS = 512
 BATCH_ROWS = 16
 _DTYPES = {"F32": "<f4", "I64": "<i8"}
-# The names the graph builder uses (memory/e5_engine/graph.py) -> BERT's, per layer.
+# The names the graph builder uses (personalab/lib/embedding/graph.py) -> BERT's, per layer.
 _LAYER_NAMES = {"q": "attention.self.query", "k": "attention.self.key",
                 "v": "attention.self.value", "ao": "attention.output.dense",
                 "aln": "attention.output.LayerNorm", "fi": "intermediate.dense",

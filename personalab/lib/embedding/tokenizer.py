@@ -14,7 +14,7 @@ import re
 from tokenizers import Tokenizer
 from tokenizers.models import Unigram
 
-from memory.e5_engine.weights import Vocabulary
+from personalab.lib.embedding.weights import Vocabulary
 
 META = "\u2581"
 _SPACES = re.compile(" {2,}")

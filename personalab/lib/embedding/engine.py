@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from memory.e5_engine.graph import encoder_graph
-from memory.e5_engine.tokenizer import E5Tokenizer
-from memory.e5_engine.weights import E5Weights, q4_dequantise
+from personalab.lib.embedding.graph import encoder_graph
+from personalab.lib.embedding.tokenizer import E5Tokenizer
+from personalab.lib.embedding.weights import E5Weights, q4_dequantise
 
 PREFIXES = {True: "query: ", False: "passage: "}
 # Small batches keep a layer's activations in the cores' caches: 256 tokens (a few passages)

@@ -26,7 +26,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from memory.e5_engine.weights import BLOCK, q4_dequantise
+from personalab.lib.embedding.weights import BLOCK, q4_dequantise
 
 MS = "com.microsoft"
 INT8_MAX = 127
