@@ -22,7 +22,7 @@ from personalab.lib.jsontext import json_loads, surrogates_replace
 from tests.stub_llm import Fail, Reply
 from tests.library.test_cards import chunk, tiny_png
 from tests.chat.test_consumer import _collect_until_done, _connect
-from tests.chat.test_odd_lines import _urls
+from tests.chat.test_session_line_shapes import _urls
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
