@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.e2e.conftest import SIZES, Server, no_sideways_scroll, screenshot_take
-from tests.test_character_avatar import png_bytes, png_size
+from tests.library.test_character_avatar import png_bytes, png_size
 
 pytestmark = pytest.mark.e2e
 

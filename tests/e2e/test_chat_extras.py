@@ -25,8 +25,8 @@ from tests.e2e.conftest import (
     screenshot_take,
     turn_wait_done,
 )
+from tests.library.test_cards import tiny_png
 from tests.stub_llm import Reply, refused_url
-from tests.test_cards import tiny_png
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page

@@ -8,8 +8,8 @@ import json
 import pytest
 from playwright.sync_api import Page
 
+from tests.chat.test_prompt_manager import _preset
 from tests.e2e.conftest import DESKTOP, Server, instance_new, screenshot_take
-from tests.test_prompt_manager import _preset
 
 pytestmark = pytest.mark.e2e
 

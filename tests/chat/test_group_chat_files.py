@@ -1,0 +1,327 @@
+"""SillyTavern group chats in and out of a conversation with several characters: every speaker
+kept by name, the group's members recorded, and an imported chat played on with real turns."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from chat.services import instance_create
+from tests.chat.test_group import _lines, _order, _say, brenna  # noqa: F401
+from tests.stub_llm import Reply
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def group(store, alice, character, brenna):  # noqa: F811
+    return instance_create(store, owner=alice, character_ids=[character, brenna],
+                           reply_order="everyone")
+
+
+def _export(client, store, instance_id):
+    session_id = store.instance_state_read(instance_id)["current_session_id"]
+    response = client.get(f"/api/v1/instances/{instance_id}/sessions/{session_id}/export"
+                          "?format=jsonl")
+    assert response.status_code == 200
+    return [json.loads(line) for line in response.content.decode("utf-8").splitlines()]
+
+
+def _import(client, instance_id, records):
+    body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+    response = client.post(f"/api/v1/instances/{instance_id}/import_chat",
+                           {"file": SimpleUploadedFile("group.jsonl", body)})
+    assert response.status_code == 201, response.json()
+    return response.json()
+
+
+async def test_a_group_chat_goes_out_and_back_with_every_speaker(alice_client, store, group,
+                                                                 character, brenna,  # noqa: F811
+                                                                 use_stub, alice):
+    use_stub.script(Reply("我记得你。"), Reply("嗯。"))
+    await _say(store, group, "你们还记得我吗？")
+    before = [(line.get("speaker"), line.get("name"), line["content"])
+              for line in _lines(store, group) if line.get("role") == "assistant"]
+
+    records = await sync_to_async(_export)(alice_client, store, group)
+    members = records[0]["chat_metadata"]["personalab_group"]["members"]
+    assert [(m["character_id"], m["name"]) for m in members] == [
+        (character, "Alserqi"), (brenna, "Brenna")]
+    said = [(r["name"], r["mes"]) for r in records[1:] if not r["is_user"]]
+    assert ("Alserqi", "我记得你。") in said and ("Brenna", "嗯。") in said
+    assert [r["mes"] for r in records[1:] if r["is_user"]] == ["你们还记得我吗？"]
+
+    result = await sync_to_async(_import)(alice_client, group, records)
+    assert result["imported"]["members"] == {"Alserqi": character, "Brenna": brenna}
+    assert result["imported"]["unmatched_speakers"] == []
+    after = [(line.get("speaker"), line.get("name"), line["content"])
+             for line in _lines(store, group) if line.get("role") == "assistant"]
+    assert after == before
+    assert not any("Brenna" in note for note in result["imported"]["notes"])
+
+    # Into a conversation with Alserqi alone, the report says who is missing and offers to go
+    # on as the whole group (Brenna is in the library).
+    solo = await sync_to_async(instance_create)(store, owner=alice, character_id=character)
+    result = await sync_to_async(_import)(alice_client, solo, records)
+    assert "Brenna" in result["imported"]["speakers"]
+    assert [note for note in result["imported"]["notes"] if "Brenna" in note
+            and "Go on as a group" in note and "Alserqi" not in note]
+    assert result["imported"]["regroup"] == ["Alserqi", "Brenna"]
+
+
+async def test_a_sillytavern_group_chat_imports_and_the_story_goes_on(alice_client, store, group,
+                                                                      character,
+                                                                      brenna,  # noqa: F811
+                                                                      use_stub):
+    records = [
+        {"user_name": "unused", "character_name": "unused", "create_date": "2024-5-1 @12h00m",
+         "chat_metadata": {}},
+        {"name": "You", "is_user": True, "is_system": False, "send_date": "2024-5-1 @12h01m",
+         "mes": "都到齐了？", "extra": {}},
+        {"name": "Alserqi", "is_user": False, "is_system": False,
+         "send_date": "2024-5-1 @12h02m", "mes": "到了。", "extra": {},
+         "original_avatar": "Alserqi.png"},
+        {"name": "Old Joe", "is_user": False, "is_system": False,
+         "send_date": "2024-5-1 @12h03m", "mes": "我也在。", "extra": {}},
+        {"name": "brenna", "is_user": False, "is_system": False,
+         "send_date": "2024-5-1 @12h04m", "mes": "……在。", "extra": {}},
+    ]
+    result = await sync_to_async(_import)(alice_client, group, records)
+    assert result["imported"]["members"] == {"Alserqi": character, "brenna": brenna}
+    assert result["imported"]["unmatched_speakers"] == ["Old Joe"]
+    replies = [(line.get("speaker"), line["name"], line["content"])
+               for line in _lines(store, group) if line.get("role") == "assistant"]
+    assert replies == [(character, "Alserqi", "到了。"), (None, "Old Joe", "我也在。"),
+                       (brenna, "brenna", "……在。")]
+
+    # list order carries on after the imported chat's last speaker (Brenna): Alserqi answers,
+    # and Alserqi's prompt holds everyone's imported lines by name
+    _order(store, group, "list")
+    use_stub.script(Reply("继续。"))
+    results = await _say(store, group, "那就开始吧")
+    assert [r.speaker for r in results] == [character]
+    prompt = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
+    assert "Old Joe: 我也在。" in prompt and "……在。" in prompt
+
+
+def test_a_one_character_chat_is_imported_as_before(alice_client, store, alice, character):
+    solo = instance_create(store, owner=alice, character_id=character)
+    result = _import(alice_client, solo, [
+        {"user_name": "You", "character_name": "Alserqi", "chat_metadata": {}},
+        {"name": "Alserqi", "is_user": False, "mes": "嗯。", "send_date": "2024-5-1 @12h02m"}])
+    assert "members" not in result["imported"]
+    assert "speaker" not in _lines(store, solo)[-1]
+    records = _export(alice_client, store, solo)
+    assert "personalab_group" not in records[0]["chat_metadata"]
+
+
+async def test_one_members_own_chat_is_exported_from_a_group(alice_client, store, group,
+                                                             character, brenna,  # noqa: F811
+                                                             use_stub):
+    use_stub.script(Reply("我记得你。"), Reply("嗯。"))
+    await _say(store, group, "你们还记得我吗？")
+    session_id = store.instance_state_read(group)["current_session_id"]
+    url = f"/api/v1/instances/{group}/sessions/{session_id}/export?format=jsonl"
+    response = await sync_to_async(alice_client.get)(f"{url}&character={brenna}")
+    assert response.status_code == 200
+    records = [json.loads(line) for line in response.content.decode("utf-8").splitlines()]
+    assert records[0]["character_name"] == "Brenna"
+    assert "personalab_group" not in records[0]["chat_metadata"]
+    spoken = [(r["name"], r["mes"]) for r in records[1:] if not r["is_user"] and not r["is_system"]]
+    assert spoken == [("Brenna", "……嗯。"), ("Brenna", "嗯。")]  # her greeting, her reply
+    noted = [(r["name"], r["mes"]) for r in records[1:] if r["is_system"]]
+    assert ("Alserqi", "我记得你。") in noted
+    assert [r["mes"] for r in records[1:] if r["is_user"]] == ["你们还记得我吗？"]
+
+    response = await sync_to_async(alice_client.get)(f"{url}&character=char_nobody")
+    assert response.status_code == 400 and "character" in response.json()["error"]["fields"]
+
+
+def test_the_chat_page_links_each_members_own_chat_export(alice_client, store, group, alice,
+                                                         character, brenna):  # noqa: F811
+    page = alice_client.get(f"/instances/{group}/").content.decode()
+    links = dict(re.findall(r'href="([^"]+)" data-export-member="([^"]+)"', page))
+    assert sorted(links.values()) == sorted([character, brenna])
+    brenna_link = next(url for url, member in links.items() if member == brenna)
+    response = alice_client.get(brenna_link.replace("&amp;", "&"))
+    assert response.status_code == 200
+    assert json.loads(response.content.decode().splitlines()[0])["character_name"] == "Brenna"
+    solo = instance_create(store, owner=alice, character_id=character)
+    assert "data-export-member" not in alice_client.get(f"/instances/{solo}/").content.decode()
+
+
+@pytest.mark.parametrize("group", [
+    [], "members", {"members": "all"}, {"members": [1, None, ["x"]]},
+    {"members": [{"character_id": ["not", "an", "id"], "name": {"n": 1}}]},
+    {"members": [{"character_id": "char_far", "name": "N" * 100_000}] * 50},
+])
+def test_an_uploaded_group_header_of_any_shape_imports_with_a_bounded_note(
+        alice_client, store, alice, character, group):
+    solo = instance_create(store, owner=alice, character_id=character)
+    result = _import(alice_client, solo, [
+        {"user_name": "You", "character_name": "Alserqi",
+         "chat_metadata": {"personalab_group": group}},
+        {"name": "Alserqi", "is_user": False, "mes": "嗯。", "send_date": "2024-5-1 @12h02m"}])
+    assert result["imported"]["messages"] == 1
+    assert all(len(note) < 3000 for note in result["imported"]["notes"])
+
+
+@pytest.mark.parametrize("metadata", ["x", 5, [["a", 1]], True])
+def test_a_group_chat_whose_chat_metadata_is_not_an_object_imports_and_exports(
+        alice_client, store, group, metadata):
+    _import(alice_client, group, [
+        {"user_name": "Ann", "character_name": "Alserqi", "chat_metadata": metadata},
+        {"name": "Ann", "is_user": True, "mes": "hi"},
+        {"name": "Brenna", "is_user": False, "mes": "Hm."}])
+    records = _export(alice_client, store, group)
+    assert [m["name"] for m in records[0]["chat_metadata"]["personalab_group"]["members"]] == [
+        "Alserqi", "Brenna"]
+    assert [r["mes"] for r in records[1:]] == ["hi", "Hm."]
+
+
+async def _group_export(alice_client, store, group, use_stub):
+    use_stub.script(Reply("我记得你。"), Reply("嗯。"))
+    await _say(store, group, "你们还记得我吗？")
+    return await sync_to_async(_export)(alice_client, store, group)
+
+
+async def test_go_on_as_a_group_tells_apart_a_character_two_imports_share(
+        alice_client, store, alice, group, character, brenna, use_stub):  # noqa: F811
+    """The library holds two Brennas (one card imported twice): the report and the button
+    name the one the group goes on with by its id too, as the pickers do."""
+    from library.services import character_save
+
+    records = await _group_export(alice_client, store, group, use_stub)
+    await sync_to_async(character_save)(store, user=alice, character_id=None, data={
+        "name": "Brenna", "base_persona": "another import", "visibility": "private"})
+    solo = await sync_to_async(instance_create)(store, owner=alice, character_id=character)
+    result = await sync_to_async(_import)(alice_client, solo, records)
+    assert result["imported"]["regroup"] == ["Alserqi", f"Brenna ({brenna})"]
+    assert [note for note in result["imported"]["notes"]
+            if f"lines of Brenna ({brenna}) too" in note and "Go on as a group" in note]
+    made = await sync_to_async(lambda: alice_client.post(
+        f"/api/v1/instances/{solo}/sessions/{result['session_id']}/regroup").json())()
+    state = store.instance_state_read(made["instance_id"])
+    assert [p["character_id"] for p in state["participants"]] == [character, brenna]
+
+
+async def test_an_exported_group_chat_goes_on_as_a_group_from_a_one_character_conversation(
+        alice_client, store, alice, group, character, brenna, use_stub):  # noqa: F811
+    records = await _group_export(alice_client, store, group, use_stub)
+    solo = await sync_to_async(instance_create)(store, owner=alice, character_id=character)
+    result = await sync_to_async(_import)(alice_client, solo, records)
+    player = next(r["name"] for r in records[1:] if r["is_user"])
+    assert player not in result["imported"]["speakers"]
+    assert result["imported"]["players"] == [player]
+
+    response = await sync_to_async(alice_client.post)(
+        f"/api/v1/instances/{solo}/sessions/{result['session_id']}/regroup")
+    assert response.status_code == 201, response.content
+    made = response.json()
+    state = store.instance_state_read(made["instance_id"])
+    assert [p["character_id"] for p in state["participants"]] == [character, brenna]
+    assert state["reply_order"] == "everyone"
+    assert state["current_session_id"] == made["session_id"]
+    said = [(line.get("speaker"), line["content"]) for line in _lines(store, made["instance_id"])
+            if line.get("role") == "assistant"]
+    assert said[-2:] == [(character, "我记得你。"), (brenna, "嗯。")]
+    assert made["imported"]["members"] == {"Alserqi": character, "Brenna": brenna}
+    assert len(store.instance_state_read(solo)["participants"]) == 1  # left as it was
+
+    use_stub.script(Reply("还在。"), Reply("……在。"))
+    await _say(store, made["instance_id"], "还在吗？")
+    after = [line.get("speaker") for line in _lines(store, made["instance_id"])
+             if line.get("role") == "assistant"]
+    assert after[-2:] == [character, brenna]
+
+
+def test_a_group_with_a_character_not_in_the_library_is_not_re_formed(
+        alice_client, store, alice, character):
+    solo = instance_create(store, owner=alice, character_id=character)
+    result = _import(alice_client, solo, [
+        {"user_name": "You", "character_name": "Alserqi", "chat_metadata": {"personalab_group": {
+            "members": [{"character_id": character, "name": "Alserqi"},
+                        {"character_id": "char_far_away", "name": "Pell"}]}}},
+        {"name": "Pell", "is_user": False, "mes": "Hm.", "send_date": "2024-5-1 @12h02m"}])
+    assert result["imported"]["regroup"] == []
+    assert any("not in your library: Pell" in note for note in result["imported"]["notes"])
+    response = alice_client.post(
+        f"/api/v1/instances/{solo}/sessions/{result['session_id']}/regroup")
+    assert response.status_code == 400
+    assert "session_id" in response.json()["error"]["fields"]
+
+
+async def test_the_page_offers_go_on_as_a_group_and_lands_on_the_new_conversation(
+        alice_client, store, alice, group, character, use_stub):
+    records = await _group_export(alice_client, store, group, use_stub)
+    solo = await sync_to_async(instance_create)(store, owner=alice, character_id=character)
+    body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+    page = (await sync_to_async(alice_client.post)(
+        f"/instances/{solo}/import_chat", {"file": SimpleUploadedFile("g.jsonl", body)},
+        follow=True)).content.decode()
+    assert f'action="/instances/{solo}/regroup"' in page
+    session_id = store.instance_state_read(solo)["current_session_id"]
+    response = await sync_to_async(alice_client.post)(
+        f"/instances/{solo}/regroup", {"session_id": session_id}, follow=True)
+    landed = response.redirect_chain[-1][0]
+    assert landed != f"/instances/{solo}/" and landed.startswith("/instances/")
+    assert "Imported" in response.content.decode()  # the report waits on the new page
+
+
+def _sillytavern_group_chat(*speakers: str) -> list[dict]:
+    records = [{"user_name": "Ann", "character_name": "unused", "create_date": "2024-5-1 @12h00m",
+                "chat_metadata": {}},
+               {"name": "Ann", "is_user": True, "is_system": False,
+                "send_date": "2024-5-1 @12h01m", "mes": "都到齐了？", "extra": {}}]
+    for minute, name in enumerate(speakers, start=2):
+        records.append({"name": name, "is_user": False, "is_system": False,
+                        "send_date": f"2024-5-1 @12h{minute:02d}m", "mes": f"{name}: 到了。",
+                        "extra": {}})
+    return records
+
+
+def test_a_sillytavern_group_chat_goes_on_as_a_group_when_its_speakers_are_in_the_library(
+        alice_client, store, alice, character, brenna, use_stub):  # noqa: F811
+    solo = instance_create(store, owner=alice, character_id=character)
+    result = _import(alice_client, solo, _sillytavern_group_chat("Alserqi", "brenna"))
+    assert result["imported"]["regroup"] == ["Alserqi", "brenna"]
+    assert [n for n in result["imported"]["notes"] if "lines of brenna" in n
+            and "Go on as a group" in n]
+    made = alice_client.post(
+        f"/api/v1/instances/{solo}/sessions/{result['session_id']}/regroup").json()
+    state = store.instance_state_read(made["instance_id"])
+    assert [p["character_id"] for p in state["participants"]] == [character, brenna]
+    assert [line.get("speaker") for line in _lines(store, made["instance_id"])
+            if line.get("role") == "assistant"][-2:] == [character, brenna]
+
+
+@pytest.mark.parametrize("speakers, said", [
+    (("Alserqi", "Old Joe"), "not in your library: Old Joe"),
+    (("Alserqi", "Twin"), "not in your library: Twin"),  # two characters have that name
+])
+def test_a_sillytavern_group_chat_with_a_speaker_not_in_the_library_is_not_re_formed(
+        alice_client, store, alice, character, speakers, said):
+    from library.services import character_save
+
+    for _ in range(2):
+        character_save(store, user=alice, character_id=None, data={
+            "name": "Twin", "base_persona": "", "greeting": ""})
+    solo = instance_create(store, owner=alice, character_id=character)
+    result = _import(alice_client, solo, _sillytavern_group_chat(*speakers))
+    assert result["imported"]["regroup"] == []
+    assert [n for n in result["imported"]["notes"] if said in n]
+    response = alice_client.post(
+        f"/api/v1/instances/{solo}/sessions/{result['session_id']}/regroup")
+    assert response.status_code == 400
+
+
+def test_a_one_character_chat_offers_no_group(alice_client, store, alice, character,
+                                              brenna):  # noqa: F811
+    solo = instance_create(store, owner=alice, character_id=character)
+    result = _import(alice_client, solo, _sillytavern_group_chat("Brenna", "Brenna"))
+    assert result["imported"]["regroup"] == []
+    assert not [n for n in result["imported"]["notes"] if "lines of" in n]

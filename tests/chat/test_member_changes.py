@@ -1,0 +1,126 @@
+"""Member changes are journaled like other history edits (issue 15): joining, leaving (the first
+member handing the story over included), muting; nothing is lost when a process dies half way,
+the history manager and REST show the journal, and the conversation indexes follow every change
+and come back the same from `reindex`."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from django.core.management import call_command
+
+from chat.conversations import ledger_read
+from chat.models import ConversationParticipant
+from chat.services import (instance_create, instance_member_add, instance_member_change,
+                           instance_member_remove, reindex_all)
+from personalab.lib.membership import member_changes_read
+from personalab.lib.participants import conv_key, member_state_read, member_state_write
+from tests.rest_client import as_alice  # noqa: F401 — fixture
+from tests.memory.test_group_persona import brenna  # noqa: F401 — fixture
+
+pytestmark = pytest.mark.django_db
+
+
+def _indexes(store, instance_id):
+    ledger = ledger_read(store)
+    return {"key": [k for k, i in ledger["by_key"] if i == instance_id],
+            "participants": sorted(p for p, i in ledger["by_participant"] if i == instance_id),
+            "rows": sorted(ConversationParticipant.objects.filter(instance_id=instance_id)
+                           .values_list("participant_id", "conv_key"))}
+
+
+def test_create_add_mute_remove_are_journaled_and_the_indexes_follow_and_reindex_agrees(
+        store, alice, character, brenna):
+    instance = instance_create(store, owner=alice, character_id=character)
+    instance_member_add(store, user=alice, instance_id=instance, character_id=brenna)
+    both = conv_key(["player:alice", character, brenna])
+    assert _indexes(store, instance)["key"] == [both]
+
+    instance_member_change(store, user=alice, instance_id=instance, character_id=brenna,
+                           muted=True)
+    instance_member_remove(store, user=alice, instance_id=instance, character_id=character)
+
+    journal = member_changes_read(store, instance)
+    assert [(r["action"], r["character_id"]) for r in journal] == [
+        ("add", brenna), ("change", brenna), ("remove", character)]
+    assert journal[1]["changes"] == {"muted": True}
+    assert journal[2]["character_id_before"] == character
+    assert journal[2]["character_id_after"] == brenna
+    assert [p["character_id"] for p in journal[2]["participants_before"]] == [character, brenna]
+    after = _indexes(store, instance)
+    alone = conv_key(["player:alice", brenna])
+    assert after["key"] == [alone]
+    # the character who left took part: the participant index still lists the conversation
+    assert after["participants"] == sorted(["player:alice", character, brenna])
+    assert {key for _, key in after["rows"]} == {alone}
+
+    shutil.rmtree(store.root / "index")
+    ConversationParticipant.objects.all().delete()
+    call_command("reindex")
+    assert _indexes(store, instance) == after
+
+
+def test_the_character_who_left_still_lists_the_conversation_over_rest(as_alice, store, alice,
+                                                                       character, brenna):
+    instance = instance_create(store, owner=alice, character_ids=[character, brenna])
+    instance_member_remove(store, user=alice, instance_id=instance, character_id=brenna)
+    listed = as_alice("get", f"/api/v1/participants/{brenna}/conversations").json()
+    assert instance in [c["instance_id"] for c in listed["conversations"]]
+    exact = as_alice("get", f"/api/v1/conversations?participants={character}").json()
+    assert [c["instance_id"] for c in exact["conversations"]] == [instance]
+
+
+def test_a_hand_over_killed_half_way_is_finished_and_loses_no_state(store, alice, character,
+                                                                     brenna, monkeypatch):
+    instance = instance_create(store, owner=alice, character_ids=[character, brenna])
+    store.character_state_write(instance, {"base_persona": "A", "evolved_persona": "Alserqi grown"})
+    state = store.instance_state_read(instance)
+    member_state_write(store, instance, state, brenna, {
+        **member_state_read(store, instance, state, brenna), "evolved_persona": "Brenna grown"})
+
+    real_write = store.instance_state_write
+
+    def killed(*args, **kwargs):
+        raise OSError("killed")
+    monkeypatch.setattr(store, "instance_state_write", killed)
+    with pytest.raises(OSError):
+        instance_member_remove(store, user=alice, instance_id=instance, character_id=character)
+    monkeypatch.setattr(store, "instance_state_write", real_write)
+    # the state files moved, the instance file did not: the journal's pending change finishes it
+    assert store.instance_state_read(instance)["character_id"] == character
+
+    counts = reindex_all(store)
+
+    assert counts["member_changes_recovered"] == 1
+    state = store.instance_state_read(instance)
+    assert state["character_id"] == brenna
+    assert [p["character_id"] for p in state["participants"]] == [brenna]
+    assert store.character_state_read(instance)["evolved_persona"] == "Brenna grown"
+    kept = store.instance_dir(instance) / f"character_states/{character}.json"
+    assert "Alserqi grown" in kept.read_text(encoding="utf-8")
+    assert [r["action"] for r in member_changes_read(store, instance)] == ["remove"]
+    assert not (store.memory_dir(instance) / "member_change_pending.json").exists()
+
+
+def test_the_history_manager_and_rest_show_who_joined_and_left(as_alice, alice_client, store,
+                                                               alice, character, brenna):
+    instance = instance_create(store, owner=alice, character_id=character)
+    instance_member_add(store, user=alice, instance_id=instance, character_id=brenna)
+    instance_member_remove(store, user=alice, instance_id=instance, character_id=character)
+
+    page = alice_client.get(f"/instances/{instance}/history/").content.decode()
+    assert 'data-testid="member-changes"' in page
+    assert "Brenna joined" in page
+    assert "left" in page and "Brenna became the story" in page
+
+    changes = as_alice("get", f"/api/v1/instances/{instance}/members/changes").json()["changes"]
+    assert [(c["action"], c["name"]) for c in changes] == [("remove", "Alserqi"),
+                                                          ("add", "Brenna")]
+
+
+def test_saving_a_member_unchanged_journals_nothing(store, alice, character, brenna):
+    instance = instance_create(store, owner=alice, character_ids=[character, brenna])
+    instance_member_change(store, user=alice, instance_id=instance, character_id=brenna,
+                           muted=False)
+    assert member_changes_read(store, instance) == []

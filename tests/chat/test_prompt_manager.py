@@ -1,0 +1,142 @@
+"""A SillyTavern Chat Completion preset brings its prompts into the prompt manager, and each
+block reaches the model where SillyTavern puts it (seen through a real turn: the stub server
+records what the model received). The preset is written here from SillyTavern's documented
+format (`prompts` + `prompt_order`)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chat.models import ApiToken
+from chat.services import instance_create
+from personalab.lib.prompt_manager import prompt_blocks_from_st_preset
+from tests.library.test_card_fields import _card, _english, _import, _turn
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _marker(identifier: str) -> dict:
+    return {"identifier": identifier, "name": identifier, "system_prompt": True, "marker": True}
+
+
+def _preset(**extra) -> dict:
+    prompts = [
+        {"identifier": "main", "name": "Main Prompt", "system_prompt": True, "role": "system",
+         "content": "Write {{char}}'s next reply in a fictional chat with {{user}}."},
+        {"identifier": "nsfw", "name": "Auxiliary Prompt", "system_prompt": True,
+         "role": "system", "content": "Keep the tone grim."},
+        {"identifier": "jailbreak", "name": "Post-History Instructions", "system_prompt": True,
+         "role": "system", "content": "Reply in two paragraphs at most."},
+        {"identifier": "enhanceDefinitions", "name": "Enhance Definitions", "role": "system",
+         "content": "Add to {{char}}'s lore.", "system_prompt": True, "marker": False},
+        {"identifier": "b5f1", "name": "Whisper", "role": "user", "content": "(OOC: be brief)",
+         "system_prompt": False, "marker": False, "injection_position": 1,
+         "injection_depth": 1},
+        {"identifier": "c7a2", "name": "Tail note", "role": "system",
+         "content": "Remember the storm.", "system_prompt": False, "marker": False,
+         "injection_position": 0},
+        *[_marker(m) for m in ("chatHistory", "dialogueExamples", "worldInfoBefore",
+                               "worldInfoAfter", "charDescription", "charPersonality",
+                               "scenario", "personaDescription")],
+    ]
+    order = [{"identifier": name, "enabled": enabled} for name, enabled in (
+        ("main", True), ("worldInfoBefore", True), ("personaDescription", True),
+        ("charDescription", True), ("charPersonality", False), ("scenario", True),
+        ("enhanceDefinitions", False), ("nsfw", True), ("worldInfoAfter", True),
+        ("dialogueExamples", True), ("b5f1", True), ("chatHistory", True), ("c7a2", True),
+        ("jailbreak", True))]
+    return {"temperature": 0.7, "openai_max_tokens": 300, "prompts": prompts,
+            "prompt_order": [{"character_id": 100000, "order": order[:3]},
+                             {"character_id": 100001, "order": order}],
+            "impersonation_prompt": "[Write your next reply from the point of view of {{user}}]",
+            **extra}
+
+
+def _auth(user) -> dict:
+    return {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(user)}"}
+
+
+def test_a_preset_places_each_prompt_where_sillytavern_does(store, alice, client, use_stub):
+    _english(store, main_prompt="TEMPLATE MAIN", post_history="TEMPLATE POST")
+    character_id = _import(store, _card())
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    response = client.post(f"/api/v1/instances/{instance_id}/generation/preset", _preset(),
+                           content_type="application/json", **_auth(alice))
+    assert response.status_code == 200, response.content
+    assert response.json()["generation"] == {"temperature": 0.7, "max_tokens": 300}
+
+    _turn(store, instance_id, "Who are you?")
+    sent = use_stub.requests[-1]["messages"]
+    system = sent[0]["content"]
+    # The preset's main prompt replaces the template's, macros applied.
+    assert "Write Mira's next reply in a fictional chat with Ann." in system
+    assert "TEMPLATE MAIN" not in system
+    # The auxiliary prompt follows the character's sections; the switched-off one is not sent.
+    assert system.index("A field medic") < system.index("Keep the tone grim.")
+    assert "Add to Mira's lore." not in json.dumps(sent)
+    # In the chat: the depth-1 prompt with its own role before the last message; after the
+    # history, the after-history prompt, then the post-history instructions.
+    assert sent[-3] == {"role": "user", "content": "(OOC: be brief)"}
+    assert sent[-2] == {"role": "user", "content": "Who are you?"}
+    assert sent[-1] == {"role": "system",
+                        "content": "Remember the storm.\n\nReply in two paragraphs at most."}
+    assert use_stub.requests[-1]["temperature"] == 0.7
+
+
+def test_a_cards_post_history_instructions_replace_the_presets(store, alice, use_stub):
+    _english(store, post_history="TEMPLATE POST")
+    character_id = _import(store, _card(post_history_instructions="Stay terse. {{original}}"))
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    state = store.instance_state_read(instance_id)
+    state["prompt_manager"] = prompt_blocks_from_st_preset(_preset())
+    store.instance_state_write(instance_id, state)
+    _turn(store, instance_id)
+    sent = use_stub.requests[-1]["messages"]
+    assert sent[-1]["content"].endswith("Stay terse. Reply in two paragraphs at most.")
+
+
+def test_what_a_preset_leaves_out_is_listed_with_the_reason(store, alice, client, instance):
+    client.post(f"/api/v1/instances/{instance}/generation/preset", _preset(),
+                content_type="application/json", **_auth(alice))
+    manager = client.get(f"/api/v1/instances/{instance}/prompt_manager", **_auth(alice)).json()
+    skipped = {item["name"]: item["reason"] for item in manager["skipped"]}
+    assert "always sends" in skipped["charPersonality"]
+    assert "Impersonate" in skipped["impersonation_prompt"]
+    names = [b["name"] for b in manager["blocks"]]
+    assert names == ["Main Prompt", "Enhance Definitions", "Auxiliary Prompt", "Whisper",
+                     "Tail note", "Post-History Instructions"]
+
+
+def test_the_preset_exports_back_and_imports_to_the_same_blocks(store, alice, client, instance):
+    auth = _auth(alice)
+    client.post(f"/api/v1/instances/{instance}/generation/preset", _preset(),
+                content_type="application/json", **auth)
+    before = client.get(f"/api/v1/instances/{instance}/prompt_manager", **auth).json()["blocks"]
+    exported = client.get(f"/api/v1/instances/{instance}/generation/preset", **auth).json()
+    assert exported["temperature"] == 0.7 and exported["openai_max_tokens"] == 300
+    again = prompt_blocks_from_st_preset(exported)
+    assert [{k: b[k] for k in ("name", "role", "content", "enabled", "place", "depth")}
+            for b in again["blocks"]] == [
+        {k: b[k] for k in ("name", "role", "content", "enabled", "place", "depth")}
+        for b in before]
+    assert again["skipped"] == []
+
+
+def test_blocks_are_edited_through_rest_and_checked_first(store, alice, bob, client, instance):
+    auth = _auth(alice)
+    url = f"/api/v1/instances/{instance}/prompt_manager"
+    bad = client.put(url, {"blocks": [{"name": "x", "role": "narrator", "content": "hi"}]},
+                     content_type="application/json", **auth)
+    assert bad.status_code == 400
+    assert "blocks[0].role" in bad.json()["error"]["fields"]
+    good = client.put(url, {"blocks": [{"name": "Tone", "content": "Be kind.",
+                                        "place": "after_char"}]},
+                      content_type="application/json", **auth)
+    assert good.status_code == 200 and good.json()["blocks"][0]["content"] == "Be kind."
+    # Another account neither reads nor changes them.
+    assert client.get(url, **_auth(bob)).status_code == 404
+    assert client.put(url, {"blocks": []}, content_type="application/json",
+                      **_auth(bob)).status_code == 404
+    assert store.instance_state_read(instance)["prompt_manager"]["blocks"][0]["name"] == "Tone"

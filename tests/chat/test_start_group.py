@@ -1,0 +1,82 @@
+"""Starting a scene with several characters straight from the home page and from a character's
+page (issue 15): tick two or more characters, pick a background and who answers, start."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.messages import get_messages
+
+from library.services import character_save
+
+from tests.memory.test_group_persona import brenna  # noqa: F401 — fixture
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_home_page_starts_a_scene_with_the_characters_ticked(alice_client, store, character,
+                                                                 brenna, background):
+    home = alice_client.get("/").content.decode()
+    assert 'data-testid="start-group"' in home and 'name="character_ids"' in home
+
+    response = alice_client.post("/instances/new?group=1", {
+        "character_ids": [character, brenna], "background_id": background,
+        "reply_order": "everyone", "next": "/"})
+
+    assert response.status_code == 302
+    instance_id = response.url.rstrip("/").rsplit("/", 1)[1]
+    state = store.instance_state_read(instance_id)
+    assert [p["character_id"] for p in state["participants"]] == [character, brenna]
+    assert state["background_id"] == background and state["reply_order"] == "everyone"
+    assert alice_client.get(response.url).status_code == 200
+
+
+def test_the_characters_answer_in_the_order_they_were_ticked(alice_client, store, character,
+                                                            brenna, background):
+    """The page's script sends the tick order; a garbled or partial one still starts the scene,
+    the characters it does not name after those it does."""
+    for order, expected in ((f"{brenna},{character}", [brenna, character]),
+                            (f"x,{brenna},,{brenna}", [brenna, character]),
+                            ("", [character, brenna])):
+        response = alice_client.post("/instances/new?group=1", {
+            "character_ids": [character, brenna], "order": order, "reply_order": "list"})
+        instance_id = response.url.rstrip("/").rsplit("/", 1)[1]
+        state = store.instance_state_read(instance_id)
+        assert [p["character_id"] for p in state["participants"]] == expected
+
+
+def test_the_character_page_starts_a_scene_with_its_character_first(alice_client, store,
+                                                                     character, brenna):
+    page = alice_client.get(f"/library/characters/{brenna}/").content.decode()
+    assert 'data-testid="character-start"' in page
+    assert f'name="first" value="{brenna}"' in page
+
+    response = alice_client.post("/instances/new?group=1", {
+        "character_ids": [character, brenna], "first": brenna, "reply_order": "list"})
+
+    instance_id = response.url.rstrip("/").rsplit("/", 1)[1]
+    state = store.instance_state_read(instance_id)
+    assert state["character_id"] == brenna
+    assert [p["character_id"] for p in state["participants"]] == [brenna, character]
+
+
+def test_nothing_ticked_or_a_bad_order_says_why_and_starts_nothing(alice_client, store, character,
+                                                                   brenna):
+    for form in ({"next": f"/library/characters/{brenna}/"},
+                 {"character_ids": [character, brenna], "reply_order": "loudest",
+                  "next": f"/library/characters/{brenna}/"}):
+        response = alice_client.post("/instances/new?group=1", form)
+        assert response.status_code == 302 and response.url == form["next"]
+        said = " ".join(str(m) for m in get_messages(response.wsgi_request))
+        assert "character" in said or "reply_order" in said
+    assert store.instance_ids() == []
+
+
+def test_another_accounts_private_character_cannot_join(alice_client, bob, store, character):
+    secret = character_save(store, user=bob, character_id=None, data={
+        "name": "Bob's secret", "base_persona": "x", "visibility": "private"})
+
+    response = alice_client.post("/instances/new?group=1", {
+        "character_ids": [character, secret], "next": "https://evil.example/"})
+
+    assert response.status_code == 302 and response.url == "/"  # never an outside address
+    assert store.instance_ids() == []

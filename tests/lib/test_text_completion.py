@@ -1,0 +1,321 @@
+"""Text-completion backends (issue 32 item 6): with PERSONALAB_COMPLETION_API=text (or the
+settings page's choice) a turn sends one prompt string to /v1/completions, built with an
+instruct template and ending on the character's turn, the template's markers sent as `stop`.
+Each through a real turn against the stub, which records what the model received."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from chat.context import provider_current
+from chat.services import instance_create, trace_rebuild
+from chat.turn import turn_run
+from library.card_import import character_import_card
+from memory.services import memory_update_persona
+from personalab.lib.instruct import instruct_prompt, instruct_template_read
+from personalab.lib.instruct_presets import BUILT_IN
+from personalab.lib.llm import LLMSettings, provider_for
+from personalab.lib.llm_offline import OfflineProvider
+from tests.stub_llm import LongLine, Reply, Useless
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+CARD = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
+    "name": "Mira", "description": "A field medic in a drowned city.",
+    "personality": "calm", "scenario": "{{user}} wakes in her clinic.",
+    "first_mes": "Hold still, {{user}}.", "alternate_greetings": [], "mes_example": "",
+    "system_prompt": "", "post_history_instructions": "", "creator_notes": "", "tags": [],
+    "extensions": {}}}
+
+# Each built-in template: where the prompt ends (the model writes next), how the player's
+# message is marked, and stop sequences it must send.
+ENDINGS = {
+    "chatml": ("<|im_end|>\n<|im_start|>assistant\nMira:", "<|im_start|>user\nAnn: Who are you?",
+               ["\n<|im_end|>", "\n<|im_start|>user"]),
+    "llama3": ("<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nMira:",
+               "<|start_header_id|>user<|end_header_id|>\n\nAnn: Who are you?<|eot_id|>",
+               ["<|eot_id|>", "<|start_header_id|>user<|end_header_id|>"]),
+    "mistral": ("Ann: Who are you?[/INST] Mira:", "[INST] Ann: Who are you?", ["[INST] "]),
+    "alpaca": ("\n\n### Response:\n", "### Instruction:\nWho are you?\n\n",
+               ["\n### Instruction:", "\n### Response:"]),
+    "vicuna": ("Who are you?\nASSISTANT: ", "\nUSER: Who are you?", ["USER: ", "ASSISTANT: "]),
+    "gemma": ("<end_of_turn>\n<start_of_turn>model\n", "<start_of_turn>user\nWho are you?",
+              ["\n<end_of_turn>", "\n<start_of_turn>user"]),
+    "metharme": ("Who are you?<|model|>", "<|user|>Who are you?", ["</s>", "<|user|>"]),
+    "phi": ("<|end|>\n<|assistant|>\nMira:", "<|user|>\nAnn: Who are you?<|end|>",
+            ["<|end|>", "<|user|>"]),
+}
+
+# A SillyTavern instruct preset in its older documented format (`names`, `separator_sequence`),
+# with sequences no built-in uses, so the test sees they came from the import.
+ST_PRESET = {
+    "name": "Orca Vicuna (test)", "system_prompt": "ignored here",
+    "input_sequence": "### HUMAN {{name}}:", "output_sequence": "### BOT {{char}}:",
+    "first_output_sequence": "", "last_output_sequence": "### BOT (final):",
+    "system_sequence_prefix": "### SYSTEM:", "system_sequence_suffix": "",
+    "stop_sequence": "<|stop|>", "separator_sequence": "<|sep|>", "wrap": True, "macro": True,
+    "names": False, "names_force_groups": True, "activation_regex": "", "enabled": True,
+}
+
+
+def _english(store) -> None:
+    store.module_write("prompt", {"locale": "en", "user_name": "Ann"})
+
+
+def _mira(store, alice) -> str:
+    character_id = character_import_card(store, data=json.dumps(CARD).encode(),
+                                         filename="mira.json")
+    return instance_create(store, owner=alice, character_id=character_id)
+
+
+def _turn(store, instance_id: str, text: str = "Who are you?"):
+    async def emit(event):
+        pass
+
+    return asyncio.run(turn_run(store, instance_id=instance_id, user_text=text, emit=emit))
+
+
+@pytest.fixture
+def text_api(use_stub, settings):
+    settings.PERSONALAB_COMPLETION_API = "text"
+    return use_stub
+
+
+@pytest.mark.parametrize("template", sorted(ENDINGS))
+def test_each_built_in_template_ends_on_the_characters_turn_with_its_stops(
+        store, alice, text_api, settings, template):
+    settings.PERSONALAB_INSTRUCT_TEMPLATE = template
+    _english(store)
+    instance_id = _mira(store, alice)
+    text_api.script(Reply(" I am Mira, the medic."))
+    result = _turn(store, instance_id)
+    assert text_api.paths == ["/completions"]
+    sent = text_api.requests[-1]
+    assert "messages" not in sent and sent["stream"] is True
+    ending, user_line, stops = ENDINGS[template]
+    prompt = sent["prompt"]
+    assert prompt.endswith(ending)
+    assert user_line in prompt
+    assert prompt.index("A field medic in a drowned city.") < prompt.index("Hold still, Ann.") \
+        < prompt.index("Who are you?")
+    assert all(stop in sent["stop"] for stop in stops)
+    assert result.answer_text == "I am Mira, the medic."  # the space after "Mira:" left out
+
+
+def test_an_imported_sillytavern_instruct_preset_builds_the_prompt(store, alice, text_api,
+                                                                   staff, client):
+    client.force_login(staff)
+    response = client.put("/api/v1/llm/text_completion", {"instruct": ST_PRESET},
+                          content_type="application/json")
+    assert response.status_code == 200, response.content
+    assert response.json()["instruct_template_effective"] == "custom"
+    _english(store)
+    instance_id = _mira(store, alice)
+    _turn(store, instance_id)
+    sent = text_api.requests[-1]
+    prompt = sent["prompt"]
+    assert prompt.startswith("### SYSTEM:\n")
+    assert "### BOT Mira:\nHold still, Ann.<|sep|>" in prompt  # separator_sequence: its suffix
+    assert "### HUMAN Ann:\nWho are you?\n" in prompt  # names off: no "Ann: " before the text
+    assert prompt.endswith("\n### BOT (final):\n")
+    assert {"\n<|stop|>", "\n### HUMAN Ann:", "\n### BOT Mira:"} <= set(sent["stop"])
+
+
+def test_a_bad_preset_is_refused_with_a_sentence_and_nothing_is_saved(store, staff, client):
+    client.force_login(staff)
+    response = client.put("/api/v1/llm/text_completion",
+                          {"completion_api": "text", "instruct": {**ST_PRESET, "wrap": "yes"}},
+                          content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["error"]["message"] == "wrap must be true or false"
+    assert "instruct" in response.json()["error"]["fields"]
+    assert "completion_api" not in store.module_read("llm")
+
+    from tests.pages.test_settings_page_tools import FORM
+
+    page = client.post("/settings/", {**FORM, "llm.completion_api": "text",
+                                      "llm.instruct_json": '{"name": "half a preset"'})
+    assert page.status_code == 400
+    assert 'data-field="llm.instruct_json"' in page.content.decode()
+    assert "not JSON" in page.content.decode()
+    assert "completion_api" not in store.module_read("llm")
+    page = client.post("/settings/", {**FORM, "llm.instruct_json": "[" * 50_000})
+    assert page.status_code == 400 and "nested too deep" in page.content.decode()
+    assert "instruct" not in store.module_read("llm")
+
+
+def test_only_staff_change_the_text_completion_choice(store, alice, client):
+    client.force_login(alice)
+    assert client.get("/api/v1/llm/text_completion").json()["completion_api_effective"] == "chat"
+    response = client.put("/api/v1/llm/text_completion", {"completion_api": "text"},
+                          content_type="application/json")
+    assert response.status_code == 403
+    assert "completion_api" not in store.module_read("llm")
+
+
+def test_the_settings_page_switches_to_text_completion_with_a_template(store, alice, use_stub,
+                                                                        staff, client):
+    from tests.pages.test_settings_page_tools import FORM
+
+    client.force_login(staff)
+    page = client.get("/settings/").content.decode()
+    assert 'name="llm.completion_api"' in page and '<option value="llama3">' in page
+    response = client.post("/settings/", {**FORM, "llm.base_url": use_stub.base_url,
+                                          "llm.completion_api": "text",
+                                          "llm.instruct_template": "llama3"})
+    assert response.status_code == 302
+    _english(store)
+    _turn(store, _mira(store, alice))
+    assert use_stub.paths == ["/completions"]
+    assert use_stub.requests[-1]["prompt"].endswith(
+        "<|start_header_id|>assistant<|end_header_id|>\n\nMira:")
+
+
+def test_chat_completion_and_the_offline_demo_stay_the_default(store, alice, use_stub,
+                                                               settings):
+    _english(store)
+    _turn(store, _mira(store, alice))
+    assert use_stub.paths == ["/chat/completions"]
+    assert "messages" in use_stub.requests[-1]
+    # Text completion asked for, but no endpoint: the offline demo answers, as before.
+    assert isinstance(provider_for(LLMSettings(completion_api="text")), OfflineProvider)
+
+
+def test_the_prompt_inspector_shows_the_string_that_was_sent(store, alice, text_api,
+                                                             settings, client):
+    settings.PERSONALAB_INSTRUCT_TEMPLATE = "chatml"
+    _english(store)
+    instance_id = _mira(store, alice)
+    result = _turn(store, instance_id)
+    trace = trace_rebuild(store, instance_id=instance_id, trace_id=result.trace_id)
+    assert trace["prompt_text"] == text_api.requests[-1]["prompt"]
+    client.force_login(alice)
+    page = client.get(f"/traces/{result.trace_id}/").content.decode()
+    assert 'id="prompt-text"' in page
+    assert "&lt;|im_start|&gt;assistant\nMira:</pre>" in page
+
+
+def test_a_memory_update_works_with_a_text_backend(store, alice, text_api, settings):
+    settings.PERSONALAB_INSTRUCT_TEMPLATE = "chatml"
+    _english(store)
+    instance_id = _mira(store, alice)
+    _turn(store, instance_id)
+    text_api.script(Reply("Mira now trusts Ann a little."))
+    result = asyncio.run(memory_update_persona(store, instance_id=instance_id,
+                                               llm=provider_current(store)))
+    assert result["evolved_persona"] == "Mira now trusts Ann a little."
+    assert text_api.paths[-1] == "/completions"
+    # A task's answer: the assistant's marker without a speaker's name.
+    assert text_api.requests[-1]["prompt"].endswith("<|im_start|>assistant\n")
+
+
+def test_continue_leaves_the_reply_open_and_impersonation_ends_on_the_players_turn():
+    template = instruct_template_read(BUILT_IN["chatml"])
+    messages = [{"role": "system", "content": "Story."}, {"role": "user", "content": "Hi"},
+                {"role": "assistant", "content": "Well, I"}]
+    kept = instruct_prompt(messages, template=template, char_name="Mira", user_name="Ann",
+                           continue_last=True)
+    assert kept.text.endswith("<|im_start|>assistant\nMira: Well, I")
+    asked = instruct_prompt(messages[:2], template=template, char_name="Mira", user_name="Ann",
+                            ending="user")
+    assert asked.text.endswith("<|im_end|>\n<|im_start|>user\nAnn:")
+    assert "\nMira:" in asked.stop
+
+
+def test_a_preset_file_named_by_the_environment_is_used(store, alice, text_api, settings,
+                                                        tmp_path):
+    preset = tmp_path / "My Model.json"
+    preset.write_text(json.dumps({**ST_PRESET, "names": True}))
+    settings.PERSONALAB_INSTRUCT_TEMPLATE = str(preset)
+    _english(store)
+    _turn(store, _mira(store, alice))
+    prompt = text_api.requests[-1]["prompt"]
+    assert "### HUMAN Ann:\nAnn: Who are you?" in prompt  # `names: true`: every message named
+    assert prompt.endswith("### BOT (final):\nMira:")
+
+
+def test_a_missing_preset_file_ends_the_turn_with_a_sentence(store, alice, text_api, settings,
+                                                             tmp_path):
+    settings.PERSONALAB_INSTRUCT_TEMPLATE = str(tmp_path / "gone.json")
+    _english(store)
+    result = _turn(store, _mira(store, alice))
+    assert text_api.requests == []  # nothing half-built was sent
+    assert "PERSONALAB_INSTRUCT_TEMPLATE: cannot read" in result.error
+    assert "gone.json" in result.error
+
+
+def test_in_a_group_the_speaker_is_named_once_and_others_keep_their_names():
+    # A group prompt's user lines already carry "Name: " (the player's and other members'
+    # lines); `force` names the speaking character, as SillyTavern does in group chats.
+    messages = [{"role": "system", "content": "Scene."},
+                {"role": "user", "content": "Ann: Hello both."},
+                {"role": "user", "content": "Rook: Evening."},
+                {"role": "assistant", "content": "Welcome."}]
+    alpaca = instruct_template_read(BUILT_IN["alpaca"])
+    grouped = instruct_prompt(messages, template=alpaca, char_name="Mira", user_name="Ann",
+                              group=True)
+    assert "### Instruction:\nAnn: Hello both.\n\n" in grouped.text
+    assert "### Response:\nMira: Welcome.\n\n" in grouped.text
+    assert grouped.text.endswith("### Response:\nMira:")
+    alone = instruct_prompt(messages, template=alpaca, char_name="Mira", user_name="Ann")
+    assert alone.text.endswith("### Response:\n") and "Mira: Welcome." not in alone.text
+    chatml = instruct_prompt(messages, template=instruct_template_read(BUILT_IN["chatml"]),
+                             char_name="Mira", user_name="Ann", group=True)
+    assert "<|im_start|>user\nAnn: Hello both.<|im_end|>" in chatml.text
+    assert "<|im_start|>user\nRook: Evening.<|im_end|>" in chatml.text
+    assert "<|im_start|>assistant\nMira: Welcome.<|im_end|>" in chatml.text
+
+
+def test_a_hostile_text_stream_is_cut_as_a_chat_stream_is(store, alice, text_api, settings):
+    settings.PERSONALAB_LLM_MAX_LINE_BYTES = 1 << 20
+    settings.PERSONALAB_LLM_IDLE_SECONDS = 0.5
+    _english(store)
+    instance_id = _mira(store, alice)
+    text_api.script(LongLine(5_000_000, before="I begin."))
+    result = _turn(store, instance_id)
+    assert result.answer_text.startswith("I begin.")
+    assert "without an end" in result.error
+    text_api.script(Useless(5.0, before="Then "))
+    result = _turn(store, instance_id, "And?")
+    assert result.answer_text.startswith("Then") and "PERSONALAB_LLM_IDLE_SECONDS" in result.error
+
+
+def test_openais_own_api_gets_at_most_four_stop_sequences():
+    # OpenAI's /v1/completions answers 400 to a fifth; the servers people run take them all.
+    messages = [{"role": "system", "content": "Story."}, {"role": "user", "content": "Hi"}]
+    context = {"character_name": "Mira", "user_name": "Ann", "generation": {"stop": ["END"]}}
+    for base_url, count in (("https://api.openai.com/v1", 4), ("http://127.0.0.1:5001/v1", 6)):
+        provider = provider_for(LLMSettings(base_url=base_url, api_key="k", model="m",
+                                            completion_api="text", instruct_template="chatml"))
+        assert len(provider._request(messages, context)["stop"]) == count
+
+
+def test_the_first_reply_keeps_its_first_marker_after_the_alignment_line():
+    # SillyTavern's first_output_sequence marks the chat's first message, a greeting here,
+    # even when the user alignment message goes before it.
+    template = instruct_template_read({**BUILT_IN["mistral"], "first_output_sequence": "[/INST]~"})
+    messages = [{"role": "system", "content": "Story."},
+                {"role": "assistant", "content": "Hello."}, {"role": "user", "content": "Hi"}]
+    text = instruct_prompt(messages, template=template, char_name="Mira", user_name="Ann").text
+    assert "provided above.[/INST]~Mira: Hello.</s>[INST] Ann: Hi[/INST] Mira:" in text
+
+
+def test_continue_sends_the_unfinished_reply_open_for_the_model(store, alice, text_api,
+                                                                settings):
+    settings.PERSONALAB_INSTRUCT_TEMPLATE = "chatml"
+    _english(store)
+    instance_id = _mira(store, alice)
+    text_api.script(Reply("I am Mira, and"), Reply(" I mend people."))
+    _turn(store, instance_id)
+
+    async def emit(event):
+        pass
+
+    result = asyncio.run(turn_run(store, instance_id=instance_id, user_text="", emit=emit,
+                                  continue_reply=True))
+    prompt = text_api.requests[-1]["prompt"]
+    assert prompt.endswith("<|im_start|>assistant\nMira: I am Mira, and")
+    assert result.answer_text == "I am Mira, and I mend people."  # the space kept

@@ -1,0 +1,80 @@
+"""Attack: a PNG card whose zTXt/iTXt chunk is a zip bomb (a few hundred KB that inflate to
+gigabytes) must be refused without inflating it, with a 400 that names the chunk."""
+
+from __future__ import annotations
+
+import base64
+import json
+import tracemalloc
+import zlib
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from chat.models import ApiToken
+from library.card_png import MAX_CARD_TEXT_BYTES
+from library.cards import CardError, card_parse
+from tests.library.test_cards import chunk, tiny_png, v2_card
+
+BOMB_BYTES = 4 * MAX_CARD_TEXT_BYTES
+
+
+def _deflated_zeros(size: int) -> bytes:
+    packer, block = zlib.compressobj(9), b"A" * 2**20
+    return b"".join(packer.compress(block) for _ in range(size // len(block))) + packer.flush()
+
+
+def _ztxt_bomb(keyword: str = "chara") -> bytes:
+    return chunk(b"zTXt", keyword.encode() + b"\x00\x00" + _deflated_zeros(BOMB_BYTES))
+
+
+def _itxt_bomb(keyword: str = "ccv3") -> bytes:
+    body = keyword.encode() + b"\x00\x01\x00" + b"\x00" + b"\x00" + _deflated_zeros(BOMB_BYTES)
+    return chunk(b"iTXt", body)
+
+
+@pytest.mark.parametrize("bomb, named", [(_ztxt_bomb, "zTXt chunk 'chara'"),
+                                         (_itxt_bomb, "iTXt chunk 'ccv3'")])
+def test_text_chunk_bomb_is_refused_without_inflating_it(bomb, named):
+    png = tiny_png(bomb())
+    assert len(png) < 2**20  # small enough to pass the upload size limit
+    tracemalloc.start()
+    try:
+        with pytest.raises(CardError, match=f"{named} inflates past the"):
+            card_parse(png)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 * MAX_CARD_TEXT_BYTES + 2**20
+
+
+def test_many_text_chunks_share_one_inflate_budget():
+    third = MAX_CARD_TEXT_BYTES // 2
+    chunks = [chunk(b"zTXt", b"chara\x00\x00" + _deflated_zeros(third)) for _ in range(3)]
+    with pytest.raises(CardError, match="inflates past the"):
+        card_parse(tiny_png(*chunks))
+
+
+def test_compressed_card_of_normal_size_still_imports():
+    payload = base64.b64encode(json.dumps(v2_card(), ensure_ascii=False).encode())
+    png = tiny_png(chunk(b"zTXt", b"chara\x00\x00" + zlib.compress(payload)))
+    assert card_parse(png)["data"]["name"] == "维克多"
+
+
+def test_other_compressed_chunks_are_never_inflated():
+    png = tiny_png(chunk(b"zTXt", b"Comment\x00\x00" + _deflated_zeros(BOMB_BYTES)),
+                   chunk(b"tEXt", b"chara\x00"
+                         + base64.b64encode(json.dumps(v2_card()).encode())))
+    assert card_parse(png)["data"]["name"] == "维克多"
+
+
+@pytest.mark.django_db
+def test_bomb_upload_gets_400_naming_the_chunk_and_creates_nothing(client, alice, store):
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+    before = store.character_ids()
+    response = client.post("/api/v1/characters/import",
+                           {"file": SimpleUploadedFile("bomb.png", tiny_png(_ztxt_bomb()),
+                                                       "image/png")}, **auth)
+    assert response.status_code == 400
+    assert "zTXt chunk 'chara'" in response.json()["error"]["message"]
+    assert store.character_ids() == before

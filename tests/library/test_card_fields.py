@@ -1,0 +1,247 @@
+"""Every card field does what it does in SillyTavern, seen through a real turn: the stub
+server records what the model received."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from chat.history import reply_choose_alternative
+from chat.prompt.alternation import messages_alternate
+from chat.prompt.examples import examples_parse
+from chat.services import instance_create, trace_rebuild
+from chat.turn import turn_run
+from library.card_import import character_import_card
+from tests.stub_llm import Reply
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SECRET_NOTE = "Creator's note: tested with model X, please rate"
+
+
+def _card(**data) -> dict:
+    fields = {
+        "name": "Mira", "description": "A field medic in a drowned city.",
+        "personality": "calm, dry humour", "scenario": "{{user}} wakes in her clinic.",
+        "first_mes": "Hold still, {{user}}.", "alternate_greetings": [],
+        "mes_example": "<START>\n{{user}}: Does it hurt?\n{{char}}: Only when you talk.\n"
+                       "<START>\n{{user}}: Where are we?\n{{char}}: Above the water, for now.",
+        "system_prompt": "", "post_history_instructions": "", "creator_notes": SECRET_NOTE,
+        "tags": ["medic"], "extensions": {},
+    }
+    fields.update(data)
+    return {"spec": "chara_card_v3", "spec_version": "3.0", "data": fields}
+
+
+def _import(store, card: dict) -> str:
+    return character_import_card(store, data=json.dumps(card).encode(), filename="mira.json")
+
+
+def _english(store, **defaults) -> None:
+    store.module_write("prompt", {"locale": "en", "user_name": "Ann"})
+    if defaults:
+        store.templates_dir.mkdir(parents=True, exist_ok=True)
+        (store.templates_dir / "en.json").write_text(json.dumps({"defaults": defaults}))
+
+
+def _turn(store, instance_id: str, text: str = "Hello?") -> str:
+    async def emit(event):
+        pass
+
+    result = asyncio.run(turn_run(store, instance_id=instance_id, user_text=text, emit=emit))
+    return result.trace_id
+
+
+def _roles(messages: list[dict]) -> list[str]:
+    return [m["role"] for m in messages]
+
+
+def assert_alternates(messages: list[dict]) -> None:
+    roles = _roles(messages)
+    body = roles[1:] if roles and roles[0] == "system" else roles
+    assert "system" not in body, roles
+    assert body[0] == "user", roles
+    assert all(a != b for a, b in zip(body, body[1:])), roles
+
+
+def test_every_card_field_reaches_the_model_where_sillytavern_puts_it(store, alice,
+                                                                             use_stub):
+    _english(store, main_prompt="Stay in character as {{char}}.",
+             post_history="Never speak for {{user}}.")
+    character_id = _import(store, _card(
+        system_prompt="You are {{char}}, a medic. {{original}}",
+        post_history_instructions="Answer in under 60 words. {{original}}",
+        extensions={"depth_prompt": {"prompt": "Mira hides a limp.", "depth": 0,
+                                     "role": "system"}}))
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    trace_id = _turn(store, instance_id, "Who are you?")
+
+    sent = use_stub.requests[-1]["messages"]
+    system = sent[0]["content"]
+    assert system.startswith("You are Mira, a medic. Stay in character as Mira.")
+    order = ["A field medic in a drowned city.", "=== Personality ===\ncalm, dry humour",
+             "=== Scenario ===\nAnn wakes in her clinic.", "=== Example dialogues ===",
+             "Ann: Does it hurt?\nMira: Only when you talk.", "Ann: Where are we?"]
+    positions = [system.index(text) for text in order]
+    assert positions == sorted(positions)
+    assert "<START>" not in system and "{{" not in system
+    assert SECRET_NOTE not in json.dumps(sent)
+    # After the history: the user's words, then the depth-0 Character's Note and the
+    # post-history instructions, each with its own role (prompt post-processing "none").
+    assert sent[1] == {"role": "assistant", "content": "Hold still, Ann."}
+    assert sent[-3:] == [
+        {"role": "user", "content": "Who are you?"},
+        {"role": "system", "content": "Mira hides a limp."},
+        {"role": "system", "content": "Answer in under 60 words. Never speak for Ann."}]
+
+    trace = trace_rebuild(store, instance_id=instance_id, trace_id=trace_id)
+    assert trace["messages"] == sent
+    fields = trace["card_fields"]
+    assert fields["system_prompt"].startswith("replaces the main prompt")
+    assert fields["post_history_instructions"].startswith("after the history")
+    assert fields["mes_example"] == "mes_example: 2 of 2 blocks kept"
+    assert fields["depth_prompt"] == "depth 0, role system"
+    assert fields["creator_notes"] == "shown to the player, never sent"
+    assert fields["personality"] == "section personality"
+
+
+def test_example_dialogues_go_before_the_conversation_is_cut(store, alice, use_stub):
+    _english(store)
+    blocks = [f"{{{{user}}}}: question {n}\n{{{{char}}}}: " + "answer words " * 60
+              for n in range(1, 5)]
+    character_id = _import(store, _card(mes_example="".join(f"<START>\n{b}\n" for b in blocks)))
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    config = store.config_read()
+    config["limits"]["max_total_tokens"] = 400
+    store.config_write(config)
+    for text in ("first", "second", "third"):
+        trace_id = _turn(store, instance_id, text)
+
+    sent = use_stub.requests[-1]["messages"]
+    said = [m["content"] for m in sent if m["role"] == "user"]
+    assert said == ["first", "second", "third"]  # the whole conversation is there
+    trace = store.trace_read(instance_id, trace_id)
+    assert "refused" not in trace and trace["total_tokens"] <= 400
+    examples = next(s for s in trace["sections"] if s["name"] == "examples")
+    assert examples["cut"] and 0 < 4 - examples["omitted"] < 4
+    assert "Ann: question 1" in sent[0]["content"] and "Ann: question 4" not in sent[0]["content"]
+
+
+def test_alternate_greetings_are_swipes_of_the_first_message(store, alice, use_stub):
+    _english(store)
+    character_id = _import(store, _card(
+        first_mes="Hold still, {{user}}.",
+        alternate_greetings=["You're awake, {{user}}.", "The water rose again."]))
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    greeting = store.session_read(instance_id, "sess_001").lines[0]
+    assert greeting["content"] == "Hold still, {{user}}."  # files keep the text as written
+    assert [a["content"] for a in greeting["alternatives"]] == [
+        "You're awake, {{user}}.", "The water rose again."]
+
+    reply_choose_alternative(store, instance_id=instance_id, session_id="sess_001", turn=0,
+                             alternative_index=1)
+    _turn(store, instance_id, "What happened?")
+    sent = use_stub.requests[-1]["messages"]
+    assert sent[1] == {"role": "assistant", "content": "The water rose again."}
+
+
+def test_lore_at_a_depth_never_makes_two_user_messages_in_a_row(store, instance,
+                                                                      use_stub):
+    store.module_write("llm", {"prompt_processing": "strict"})  # for strict chat templates
+    store.memory_json_write(instance, "authors_note",
+                            {"text": "Keep it tense.", "depth": 1, "role": "user"})
+    use_stub.script(Reply("one"), Reply("two"))
+    _turn(store, instance, "first")
+    _turn(store, instance, "second")
+    sent = use_stub.requests[-1]["messages"]
+    assert_alternates(sent)
+    assert sent[-2:] == [{"role": "assistant", "content": "one"},
+                         {"role": "user", "content": "Keep it tense.\n\nsecond"}]
+
+
+def test_strict_post_processing_folds_notes_into_the_users_turn(store, alice, use_stub):
+    store.module_write("llm", {"prompt_processing": "strict"})
+    _english(store, post_history="Never speak for {{user}}.")
+    character_id = _import(store, _card(extensions={"depth_prompt": {
+        "prompt": "Mira hides a limp.", "depth": 0, "role": "system"}}))
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    _turn(store, instance_id, "Who are you?")
+    sent = use_stub.requests[-1]["messages"]
+    assert sent[1] == {"role": "user", "content": "[Start a new chat]"}
+    assert_alternates(sent)
+    last = sent[-1]["content"]
+    assert last.startswith("Who are you?")
+    assert last.index("Mira hides a limp.") < last.index("Never speak for Ann.")
+
+
+def test_merge_post_processing_joins_neighbours_and_keeps_roles(store, alice, use_stub):
+    store.module_write("llm", {"prompt_processing": "merge"})
+    _english(store, post_history="Never speak for {{user}}.")
+    character_id = _import(store, _card(extensions={"depth_prompt": {
+        "prompt": "Mira hides a limp.", "depth": 0, "role": "system"}}))
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    _turn(store, instance_id, "Who are you?")
+    sent = use_stub.requests[-1]["messages"]
+    assert sent[-2] == {"role": "user", "content": "Who are you?"}
+    assert sent[-1]["role"] == "system"
+    assert sent[-1]["content"].index("Mira hides a limp.") < sent[-1]["content"].index(
+        "Never speak for Ann.")
+    roles = _roles(sent)
+    assert all(a != b for a, b in zip(roles, roles[1:]))
+
+
+@pytest.mark.parametrize("text, blocks", [
+    ("", []),
+    ("<START>\nA: hi\nB: yo", ["A: hi\nB: yo"]),
+    ("lead\n<start>\none\n<START>\n\n<START>\ntwo", ["lead", "one", "two"]),
+    ("no marker at all", ["no marker at all"]),
+])
+def test_example_text_is_split_on_start_lines(text, blocks):
+    assert examples_parse(text) == blocks
+
+
+@pytest.mark.parametrize("roles, expected", [
+    (["system", "assistant", "user"], ["system", "user", "assistant", "user"]),
+    (["system", "system", "user", "user", "assistant", "system", "user"],
+     ["system", "user", "assistant", "user"]),
+    (["user", "assistant", "assistant", "system"], ["user", "assistant", "user"]),
+    (["system", "user", "assistant"], ["system", "user", "assistant"]),
+])
+def test_messages_are_merged_into_alternating_roles(roles, expected):
+    messages = [{"role": role, "content": f"{role}{n}"} for n, role in enumerate(roles)]
+    result = messages_alternate(messages, opening="[Start]")
+    assert _roles(result) == expected
+    joined = "\n\n".join(m["content"] for m in result)
+    assert all(m["content"] in joined for m in messages)
+
+
+def test_creator_notes_are_shown_on_the_chat_page(store, alice, alice_client):
+    character_id = _import(store, _card())
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    page = alice_client.get(f"/instances/{instance_id}/").content.decode()
+    assert 'data-testid="creator-notes"' in page and "Creator&#x27;s note: tested" in page
+
+
+def test_the_prompt_inspector_says_where_each_card_field_went(store, alice, alice_client,
+                                                              use_stub):
+    _english(store)
+    character_id = _import(store, _card(post_history_instructions="Stay brief."))
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    trace_id = _turn(store, instance_id, "Hi")
+    page = alice_client.get(f"/traces/{trace_id}/").content.decode()
+    assert 'id="card-fields"' in page
+    assert "post_history_instructions</td><td>after the history" in page
+    assert "creator_notes</td><td>shown to the player, never sent" in page
+
+
+def test_the_settings_page_sets_the_prompt_post_processing(client, django_user_model, store):
+    staff = django_user_model.objects.create_superuser("root", "", "pw-123456")
+    client.force_login(staff)
+    page = client.get("/settings/").content.decode()
+    assert 'name="llm.prompt_processing"' in page and '<option value="none" selected>' in page
+    from tests.pages.test_settings_page_tools import FORM
+
+    assert client.post("/settings/", {**FORM, "llm.prompt_processing": "strict"}).status_code == 302
+    assert store.module_read("llm")["prompt_processing"] == "strict"

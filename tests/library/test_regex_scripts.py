@@ -1,0 +1,284 @@
+"""Regex scripts (SillyTavern's regex extension) through real turns against the stub: a card's
+script changes the stored reply, a prompt-only one only the request, a markdown-only one only
+what the page shows; depth bounds; a costly pattern refused at save with a sentence beside
+the field."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.urls import reverse
+
+from chat import history
+from chat.history_base import line_fingerprint
+from chat.models import ApiToken
+from chat.services import instance_create
+from chat.turn import turn_run
+from library.card_import import character_import_card
+from library.errors import LibraryError
+from library.regex_script_services import regex_scripts_account_read, regex_scripts_account_save
+from library.services import character_export_card
+from tests.chat.test_group import _lines as _group_lines
+from tests.chat.test_group import _order, _say, brenna, group  # noqa: F401 (fixtures)
+from tests.library.test_character_editing import _submitted
+from tests.library.test_worldinfo_turns import _link
+from tests.stub_llm import Reply
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+HOSTILE = "/(?:a{2000}){2000}/g"
+
+
+def _script(find: str, replace: str, placement: list[int], **flags) -> dict:
+    return {"id": f"id-{find}", "scriptName": f"swap {find}", "findRegex": find,
+            "replaceString": replace, "trimStrings": [], "placement": placement,
+            "disabled": False, "markdownOnly": False, "promptOnly": False, "runOnEdit": False,
+            "substituteRegex": 0, "minDepth": None, "maxDepth": None, **flags}
+
+
+def _card(scripts: list[dict]) -> dict:
+    return {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
+        "name": "Mira", "description": "A field medic.", "personality": "", "scenario": "",
+        "first_mes": "", "mes_example": "", "alternate_greetings": [], "tags": [],
+        "extensions": {"regex_scripts": scripts}}}
+
+
+def _chat(store, alice, scripts: list[dict]) -> str:
+    character_id = character_import_card(store, user=alice, filename="mira.json",
+                                         data=json.dumps(_card(scripts)).encode())
+    return instance_create(store, owner=alice, character_id=character_id)
+
+
+def _turn(store, instance_id: str, text: str) -> None:
+    async def emit(event):
+        pass
+
+    asyncio.run(turn_run(store, instance_id=instance_id, user_text=text, emit=emit))
+
+
+def _stored(store, instance_id: str) -> list[dict]:
+    state = store.instance_state_read(instance_id)
+    return [line for line in store.session_read(instance_id, state["current_session_id"]).lines
+            if line.get("role")]
+
+
+def _auth(user) -> dict:
+    return {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(user)}"}
+
+
+def test_a_cards_script_changes_the_stored_reply_and_the_players_message(store, alice,
+                                                                           use_stub):
+    instance_id = _chat(store, alice, [
+        _script("/(\\w+) smiles/gi", "$1 grins at {{user}}", [2]),
+        _script("/colour/g", "color", [1])])
+    use_stub.script(Reply("Mira smiles. Then MIRA SMILES again.", reasoning="She smiles."))
+    _turn(store, instance_id, "What colour is the sea?")
+    user, reply = _stored(store, instance_id)[-2:]
+    assert user["content"] == "What color is the sea?"
+    assert reply["content"] == "Mira grins at User. Then MIRA grins at User again."
+    assert reply["reasoning"] == "She smiles."  # placement 2 only: reasoning is its own
+    # the next prompt carries what was stored
+    use_stub.script(Reply("ok"))
+    _turn(store, instance_id, "And now?")
+    sent = use_stub.requests[-1]["messages"]
+    assert {"role": "user", "content": "What color is the sea?"} in sent
+
+
+def test_a_prompt_only_script_changes_the_request_but_not_the_chat(store, alice, use_stub):
+    instance_id = _chat(store, alice, [
+        _script("/secret/g", "[redacted]", [1, 2], promptOnly=True)])
+    use_stub.script(Reply("The secret is safe."))
+    _turn(store, instance_id, "Tell me the secret.")
+    sent = use_stub.requests[-1]["messages"]
+    assert sent[-1] == {"role": "user", "content": "Tell me the [redacted]."}
+    assert [line["content"] for line in _stored(store, instance_id)] == [
+        "Tell me the secret.", "The secret is safe."]
+    use_stub.script(Reply("ok"))
+    _turn(store, instance_id, "Again.")
+    assert {"role": "assistant", "content": "The [redacted] is safe."} in \
+        use_stub.requests[-1]["messages"]
+
+
+def test_a_markdown_only_script_changes_only_what_the_page_shows(store, alice, alice_client,
+                                                                   use_stub):
+    instance_id = _chat(store, alice, [
+        _script("/\\bsword\\b/g", "⚔", [2], markdownOnly=True)])
+    use_stub.script(Reply("She draws her sword."))
+    _turn(store, instance_id, "Draw!")
+    assert _stored(store, instance_id)[-1]["content"] == "She draws her sword."
+    use_stub.script(Reply("ok"))
+    _turn(store, instance_id, "Again.")
+    assert {"role": "assistant", "content": "She draws her sword."} in \
+        use_stub.requests[-1]["messages"]
+    page = alice_client.get(reverse("instance", args=[instance_id])).content.decode()
+    assert "She draws her ⚔." in page
+    assert "She draws her sword." not in page
+
+
+def test_depth_bounds_pick_the_messages_a_prompt_script_touches(store, alice, use_stub):
+    instance_id = _chat(store, alice, [
+        _script("/ping/g", "PONG", [1, 2], promptOnly=True, minDepth=2, maxDepth=3)])
+    for text in ("ping one", "ping two", "ping three"):
+        use_stub.script(Reply(f"reply {text}"))
+        _turn(store, instance_id, text)
+    sent = [m["content"] for m in use_stub.requests[-1]["messages"] if m["role"] != "system"]
+    # newest first: depth 0 "ping three", 1 "reply ping two", 2 "ping two", 3 "reply ping one"
+    assert sent[-5:] == ["ping one", "reply PONG one", "PONG two", "reply ping two",
+                         "ping three"]
+
+
+def test_a_costly_pattern_is_refused_at_save_beside_the_field(store, alice, alice_client,
+                                                              client):
+    character_id = _chat(store, alice, [])
+    character_id = store.instance_state_read(character_id)["character_id"]
+    path = store.character_dir(character_id) / "definition.json"
+    before = path.read_bytes()
+    response = client.put(f"/api/v1/characters/{character_id}",
+                          json.dumps({"regex_scripts": [_script(HOSTILE, "x", [2])]}),
+                          content_type="application/json", **_auth(alice))
+    assert response.status_code == 400
+    assert "repeat count" in response.json()["error"]["fields"]["regex_scripts[0].findRegex"]
+    assert path.read_bytes() == before
+
+    url = reverse("character_edit", args=[character_id])
+    submitted = _submitted(alice_client.get(url).content.decode())
+    submitted["regex_scripts"] = [json.dumps([_script(HOSTILE, "x", [2])])]
+    response = alice_client.post(url, submitted)
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert 'data-testid="regex-scripts-error"' in html and "repeat count" in html
+    assert "(?:a{2000}){2000}" in html  # what was typed is still in the box
+    assert path.read_bytes() == before
+
+    submitted["regex_scripts"] = [json.dumps([_script("/blade/g", "sword", [2])])]
+    assert alice_client.post(url, submitted).status_code == 302
+    exported = json.loads(character_export_card(store, character_id=character_id, fmt="json",
+                                                spec="v3"))
+    assert exported["data"]["extensions"]["regex_scripts"][0]["findRegex"] == "/blade/g"
+
+
+def test_account_scripts_run_in_every_chat_and_are_checked(store, alice, bob, client,
+                                                           use_stub):
+    response = client.put("/api/v1/regex-scripts",
+                          json.dumps({"scripts": [_script(HOSTILE, "x", [1])]}),
+                          content_type="application/json", **_auth(alice))
+    assert response.status_code == 400
+    assert "regex_scripts[0].findRegex" in response.json()["error"]["fields"]
+    response = client.put("/api/v1/regex-scripts",
+                          json.dumps({"scripts": [_script("/teh/g", "the", [1])]}),
+                          content_type="application/json", **_auth(alice))
+    assert response.status_code == 200
+    listed = client.get("/api/v1/regex-scripts", **_auth(alice)).json()["scripts"]
+    assert [s["findRegex"] for s in listed] == ["/teh/g"]
+    assert client.get("/api/v1/regex-scripts", **_auth(bob)).json()["scripts"] == []
+
+    instance_id = _chat(store, alice, [])
+    use_stub.script(Reply("ok"))
+    _turn(store, instance_id, "teh end")
+    assert _stored(store, instance_id)[-2]["content"] == "the end"
+
+
+def test_a_world_info_script_changes_the_lore_sent_not_the_book(store, alice, character,
+                                                                 instance, use_stub):
+    lorebook_id = _link(store, character, {"uid": 1, "keys": ["vault"],
+                                           "content": "The vault code is 1234."})
+    regex_scripts_account_save(store, user=alice, scripts=[
+        _script("/\\d{4}/g", "****", [5]), _script("/vault/g", "VAULT", [2])])
+    _turn(store, instance, "Where is the vault?")
+    sent = "\n".join(m["content"] for m in use_stub.requests[-1]["messages"])
+    assert "The vault code is ****." in sent and "1234" not in sent
+    assert "Where is the vault?" in sent  # an AI-output script leaves the player's words
+    assert store.lorebook_read(lorebook_id)["entries"][0]["content"] == "The vault code is 1234."
+
+
+def test_only_scripts_marked_run_on_edit_change_an_edited_message(store, alice, use_stub):
+    instance_id = _chat(store, alice, [
+        _script("/damn/g", "darn", [1], runOnEdit=True),
+        _script("/hello/g", "HELLO", [1])])
+    use_stub.script(Reply("ok"))
+    _turn(store, instance_id, "hello there")
+    assert _stored(store, instance_id)[-2]["content"] == "HELLO there"
+    state = store.instance_state_read(instance_id)
+    read = store.session_read(instance_id, state["current_session_id"])
+    index = next(i for i, line in enumerate(read.lines) if line.get("role") == "user")
+    history.message_edit(store, instance_id=instance_id, session_id=state["current_session_id"],
+                         index=index, fingerprint=line_fingerprint(read.lines[index]),
+                         text="hello, damn it")
+    assert _stored(store, instance_id)[-2]["content"] == "hello, darn it"
+
+
+def test_a_reasoning_script_changes_only_the_reasoning(store, alice, use_stub):
+    instance_id = _chat(store, alice, [_script("/plan/g", "PLAN", [6])])
+    use_stub.script(Reply("The plan works.", reasoning="My plan: wait."))
+    _turn(store, instance_id, "Go.")
+    reply = _stored(store, instance_id)[-1]
+    assert reply["content"] == "The plan works." and reply["reasoning"] == "My PLAN: wait."
+
+
+def test_a_disabled_script_and_one_without_g_behave_as_in_sillytavern(store, alice, use_stub):
+    instance_id = _chat(store, alice, [_script("/a/", "b", [2]),
+                                       _script("/b/g", "c", [2], disabled=True)])
+    use_stub.script(Reply("aaa"))
+    _turn(store, instance_id, "Go.")
+    assert _stored(store, instance_id)[-1]["content"] == "baa"
+
+
+def test_the_regex_scripts_page_refuses_a_costly_pattern_and_keeps_what_was_typed(
+        alice_client, alice, store):
+    url = reverse("regex_scripts")
+    typed = json.dumps([_script(HOSTILE, "x", [1])])
+    response = alice_client.post(url, {"regex_scripts": typed})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert 'data-testid="regex-scripts-error"' in html and "repeat count" in html
+    assert "(?:a{2000}){2000}" in html
+    assert regex_scripts_account_read(store, username="alice") == []
+    assert alice_client.post(url, {"regex_scripts": json.dumps(
+        [_script("/teh/g", "the", [1])])}).status_code == 302
+    assert "/teh/g" in alice_client.get(url).content.decode()
+
+
+def test_a_card_whose_script_is_too_costly_to_compile_is_not_imported(store, alice):
+    before = set(store.character_ids())
+    with pytest.raises(LibraryError) as refused:
+        character_import_card(store, user=alice, filename="mira.json", data=json.dumps(
+            _card([_script("/broken(/g", "x", [2]), _script(HOSTILE, "x", [2])])).encode())
+    assert "extensions.regex_scripts[1].findRegex" in refused.value.field_errors
+    assert set(store.character_ids()) == before
+    # a broken pattern alone is kept as it came (SillyTavern skips it when it runs)
+    character_id = character_import_card(store, user=alice, filename="mira.json", data=json.dumps(
+        _card([_script("/broken(/g", "x", [2])])).encode())
+    assert store.character_read(character_id)["card"]["data"]["extensions"][
+        "regex_scripts"][0]["findRegex"] == "/broken(/g"
+
+
+def test_a_whole_card_sent_with_a_costly_script_is_refused(store, alice, client):
+    character_id = store.instance_state_read(_chat(store, alice, []))["character_id"]
+    card = _card([_script(HOSTILE, "x", [2])])
+    response = client.put(f"/api/v1/characters/{character_id}", json.dumps({"card": card}),
+                          content_type="application/json", **_auth(alice))
+    assert response.status_code == 400
+    assert "extensions.regex_scripts[0].findRegex" in response.json()["error"]["fields"]
+
+
+def test_a_new_chats_greeting_and_its_swipes_get_the_ai_output_scripts(store, alice):
+    card = _card([_script("/colour/g", "color", [2])])
+    card["data"].update(first_mes="What colour?", alternate_greetings=["A colour test."])
+    character_id = character_import_card(store, user=alice, filename="mira.json",
+                                         data=json.dumps(card).encode())
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    greeting = _stored(store, instance_id)[0]
+    assert greeting["content"] == "What color?"
+    assert [item["content"] for item in greeting["alternatives"]] == ["A color test."]
+
+
+async def test_a_players_line_nobody_answers_yet_gets_the_account_scripts(store, alice, group,  # noqa: F811
+                                                                          use_stub):
+    await sync_to_async(regex_scripts_account_save)(
+        store, user=alice, scripts=[_script("/teh/g", "the", [1])])
+    _order(store, group, "manual")
+    assert await _say(store, group, "teh plan") == []
+    assert _group_lines(store, group)[-1]["content"] == "the plan"

@@ -1,0 +1,237 @@
+"""Memory in conversations with several characters (issue 15 item 5), through real turns with
+the stub server: group lines remembered under their speaker's name, each character's recall
+and the director's references limited to the conversations it took part in (never another
+account's), pinned prompts per character with a convKey override that wins, summaries that
+name who spoke."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from django.core.management import call_command
+
+from chat.services import instance_create
+from memory import runtime
+from memory import services as memory_services
+from memory.keywords import turn_text
+from memory.selectors import reference_instance_ids
+from tests.chat.test_group import _order, _say
+from tests.stub_llm import Reply
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def brenna(store, alice):
+    from library.services import character_save
+
+    return character_save(store, user=alice, character_id=None, data={
+        "character_id": "mech_7", "name": "Brenna", "base_persona": "沉默的机械师，左手是义肢。", "visibility": "shared"})
+
+
+@pytest.fixture
+def scenes(store, alice, bob, character, brenna, background):
+    """Alice: a scene with both, one with Alserqi alone, one with Brenna alone; Bob: his own
+    scene with Alserqi. All in the same background."""
+    def make(owner, members):
+        return instance_create(store, owner=owner, character_ids=members,
+                               background_id=background, reply_order="list")
+    return {"group": make(alice, [character, brenna]), "alserqi": make(alice, [character]),
+            "brenna": make(alice, [brenna]), "bob": make(bob, [character])}
+
+
+def _run(*args, **kwargs):
+    return asyncio.run(_say(*args, **kwargs))
+
+
+def _window_newest(store, messages: int) -> None:
+    """The prompt shows only the newest `messages`: recall brings back what it does not show
+    (a line the conversation shows is never recalled)."""
+    config = store.config_read()
+    config["preferences"]["conversation_load_all"] = False
+    store.config_write(config)
+    store.module_write("history", {**store.module_read("history"),
+                                   "trim_max_messages": messages})
+
+
+def _recall_related(store):
+    store.module_write("memory", {"recall_enabled": True, "recall_related_conversations": True})
+
+
+def _hits(store, instance_id, result):
+    return store.trace_read(instance_id, result.trace_id)["retrievals"]["hits"]
+
+
+def test_a_group_reply_is_remembered_under_its_speakers_name(store, alice, character,
+                                                                   brenna, background,
+                                                                   memory_on, use_stub):
+    group = instance_create(store, owner=alice, character_ids=[character, brenna],
+                            background_id=background, reply_order="everyone")
+    use_stub.script(Reply("我记得你。"), Reply("义肢是在北方矿坑丢的。"))
+    _run(store, group, "你们的伤是怎么来的？")
+    runtime.drain()
+
+    index = runtime.index_for(store)
+    stored = index.collection("turns").get(where={"speaker": brenna},
+                                           include=["documents", "metadatas"])
+    assert stored["metadatas"][0]["name"] == "Brenna"
+    assert turn_text(stored["documents"][0], stored["metadatas"][0]).startswith("Brenna: ")
+
+    _order(store, group, "list")
+    _window_newest(store, 1)
+    use_stub.script(Reply("她说过，在矿坑。"))
+    result = (_run(store, group, "你还记得矿坑的事吗？", speaker=character))[0]
+    hits = _hits(store, group, result)
+    mine = [hit for hit in hits if "矿坑丢的" in hit["text"]]
+    assert mine and mine[0]["speaker"] == "Brenna"  # the name, not the id mech_7
+    assert "Brenna" in json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
+
+
+def test_each_character_recalls_only_the_conversations_it_took_part_in(
+        store, scenes, character, brenna, memory_on, use_stub):
+    use_stub.script(Reply("记下了。"))
+    _run(store, scenes["alserqi"], "金库密码是 4711，只告诉你。")
+    use_stub.script(Reply("记下了。"))
+    _run(store, scenes["brenna"], "暗号是蓝鸦，只告诉你。")
+    use_stub.script(Reply("记下了。"))
+    _run(store, scenes["bob"], "金库密码是 9999，只告诉你。")
+    runtime.drain()
+    _recall_related(store)
+
+    use_stub.script(Reply("……"))
+    brennas = (_run(store, scenes["group"], "你还记得金库密码和暗号吗？",
+                          speaker=brenna))[0]
+    seen = json.dumps(_hits(store, scenes["group"], brennas), ensure_ascii=False)
+    prompt = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
+    assert "蓝鸦" in seen and "4711" not in seen and "4711" not in prompt
+    assert "9999" not in seen and "9999" not in prompt
+    runtime.drain()
+
+    use_stub.script(Reply("……"))
+    alserqis = (_run(store, scenes["group"], "你还记得金库密码和暗号吗？",
+                           speaker=character))[0]
+    retrievals = store.trace_read(scenes["group"], alserqis.trace_id)["retrievals"]
+    assert not retrievals.get("warning")
+    seen = json.dumps(retrievals["hits"], ensure_ascii=False)
+    assert "4711" in seen and "蓝鸦" not in seen and "9999" not in seen
+
+
+def test_recall_stays_in_this_conversation_unless_the_setting_is_on(
+        store, scenes, brenna, memory_on, use_stub):
+    use_stub.script(Reply("记下了。"))
+    _run(store, scenes["brenna"], "暗号是蓝鸦，只告诉你。")
+    runtime.drain()
+    use_stub.script(Reply("……"))
+    result = (_run(store, scenes["group"], "你还记得暗号吗？", speaker=brenna))[0]
+    assert "蓝鸦" not in json.dumps(_hits(store, scenes["group"], result), ensure_ascii=False)
+
+
+def test_the_directors_references_are_the_speakers_own_conversations(store, scenes, character,
+                                                                    brenna):
+    group_state = store.instance_state_read(scenes["group"])
+    as_brenna = reference_instance_ids(store, instance_id=scenes["group"],
+                                       instance_state=group_state, character_id=brenna)
+    as_alserqi = reference_instance_ids(store, instance_id=scenes["group"],
+                                        instance_state=group_state, character_id=character)
+    assert as_brenna == [scenes["brenna"]]
+    assert sorted(as_alserqi) == [scenes["alserqi"]]
+    solo_state = store.instance_state_read(scenes["brenna"])
+    assert reference_instance_ids(store, instance_id=scenes["brenna"],
+                                  instance_state=solo_state) == [scenes["group"]]
+
+
+def _summary_remembered(store, instance_id, text):
+    state = store.instance_state_read(instance_id)
+    owner = {"instance_id": instance_id, "character_id": state["character_id"],
+             "background_id": state["background_id"], "session_id": "sess_001", "index": 0}
+    store.ledger_append(instance_id, "summaries", [
+        {"id": "summary_sess_001_0", "text": text, "related_plot_id": "plot_sess_001_0", **owner}])
+
+
+def _stalled(store, instance_id):
+    state = store.instance_state_read(instance_id)
+    state["plot_state"] = {"current_plot_index": 3, "current_status": "in_progress",
+                           "no_update_count": 5}
+    store.instance_state_write(instance_id, state)
+
+
+def test_a_stalled_story_cites_only_what_the_speaker_witnessed(store, scenes, brenna,
+                                                                     memory_on, use_stub):
+    """The group's first member is Alserqi, so its documents say character Alserqi; Brenna's
+    references still come from her own scene and never from Alserqi's."""
+    _summary_remembered(store, scenes["alserqi"], "与仇人对峙前，Alserqi 把刀藏在了靴子里")
+    _summary_remembered(store, scenes["brenna"], "与仇人对峙前，Brenna 修好了信号枪")
+    call_command("reindex", "--memory")
+    _stalled(store, scenes["group"])
+    use_stub.script(Reply("走吧。"))
+    result = (_run(store, scenes["group"], "我们接下来去哪里对峙仇人？", speaker=brenna))[0]
+    director = json.dumps(store.trace_read(scenes["group"], result.trace_id)["director_context"],
+                          ensure_ascii=False)
+    assert "信号枪" in director and "靴子" not in director
+
+
+def test_a_convkey_override_wins_for_its_member_only(alice_client, store, scenes,
+                                                           character, brenna, use_stub):
+    url = f"/api/v1/instances/{scenes['group']}/pinned"
+    as_json = {"content_type": "application/json"}
+    alice_client.put(url, {"text": "Alserqi 发誓保护玩家。"}, **as_json)
+    saved = alice_client.put(url, {"text": "Brenna 今天只说暗语。", "character_id": brenna},
+                             **as_json).json()
+    members = {m["character_id"]: m for m in saved["members"]}
+    assert members[brenna]["source"] == "conv_key"
+    assert members[brenna]["text"] == "Brenna 今天只说暗语。"
+    assert members[character]["source"] == "instance"
+    assert saved["conv_key"] == "|".join(sorted([character, brenna, "player:alice"]))
+
+    refused = alice_client.put(url, {"text": "x", "character_id": "nobody_here"}, **as_json)
+    assert refused.status_code == 400 and "character_id" in refused.json()["error"]["fields"]
+
+    _order(store, scenes["group"], "everyone")
+    use_stub.script(Reply("好。"), Reply("……"))
+    _run(store, scenes["group"], "出发吧。")
+    first, second = (json.dumps(r["messages"], ensure_ascii=False)
+                     for r in use_stub.requests[-2:])
+    assert "Alserqi 发誓保护玩家" in first and "只说暗语" not in first
+    assert "只说暗语" in second and "发誓保护玩家" not in second
+
+    # The override belongs to this set of participants: Brenna alone gets her own again.
+    use_stub.script(Reply("……"))
+    _run(store, scenes["brenna"], "在吗？")
+    assert "只说暗语" not in json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
+
+
+def test_a_group_summary_names_each_speaker(alice_client, store, scenes, brenna,
+                                                  memory_on, use_stub):
+    _order(store, scenes["group"], "everyone")
+    use_stub.script(Reply("我去找车。"), Reply("我修引擎。"))
+    _run(store, scenes["group"], "分头行动。")
+    use_stub.script(Reply(json.dumps({"events": [{"summary": "两人分头准备出发",
+                                                  "plot": "Alserqi 去找车，Brenna 修引擎。"}]},
+                                     ensure_ascii=False)))
+    response = alice_client.post(f"/api/v1/instances/{scenes['group']}/summarize")
+    assert response.status_code == 200, response.content
+    transcript = use_stub.requests[-1]["messages"][-1]["content"]
+    assert "Alserqi: 我去找车。" in transcript and "Brenna: 我修引擎。" in transcript
+    records = store.ledger_read(scenes["group"], "summaries")
+    assert records[-1]["speakers"] == "|".join(sorted([brenna, records[-1]["character_id"]]))
+
+
+def test_the_persona_page_sets_a_members_override_for_this_set_of_characters(
+        alice_client, store, scenes, brenna):
+    url = f"/instances/{scenes['group']}/persona/"
+    page = alice_client.get(url).content.decode()
+    assert page.count('data-testid="pinned-member"') == 2
+    saved = alice_client.post(f"{url}pinned_member_save",
+                              {"character_id": brenna, "text": "只说暗语。"})
+    assert saved.status_code == 302
+    text, source = memory_services.pinned_prompt_effective(
+        store, instance_id=scenes["group"], character_id=brenna)
+    assert (text, source) == ("只说暗语。", "conv_key")
+    assert "只说暗语。" in alice_client.get(url).content.decode()
+    refused = alice_client.post(f"{url}pinned_member_save", {"character_id": "nobody",
+                                                              "text": "x"}, HTTP_HX_REQUEST="true")
+    assert refused.status_code == 400
+    assert alice_client.get(f"/instances/{scenes['alserqi']}/persona/").content.decode().count(
+        'data-testid="pinned-member"') == 0

@@ -1,0 +1,134 @@
+"""Each character remembers only what it witnessed (issue 15 "Done when"), through real turns
+with the stub server: a member who joined later, or was away, recalls nothing said in this
+conversation before it joined or while it was away; the shared scene stays in its prompt; a muted
+member is in the scene and recalls everything; "Update memory" for a member reads only the turns
+it witnessed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from chat.services import (instance_create, instance_member_add, instance_member_change,
+                           instance_member_remove)
+from memory import runtime
+from tests.rest_client import as_alice  # noqa: F401 — fixture
+from tests.memory.test_group_persona import brenna  # noqa: F401 — fixture
+from tests.stub_llm import Reply
+from tests.chat.test_group import _say
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+QUESTION = "你还记得钥匙和暗号吗？"
+
+
+@pytest.fixture(autouse=True)
+def _newest_line_only(store):
+    _window_newest(store, 1)
+
+
+def _window_newest(store, messages: int) -> None:
+    """The prompt shows only the newest `messages`: recall brings back what it does not show
+    (a line the conversation shows is never recalled)."""
+    config = store.config_read()
+    config["preferences"]["conversation_load_all"] = False
+    store.config_write(config)
+    store.module_write("history", {**store.module_read("history"),
+                                   "trim_max_messages": messages})
+
+
+@pytest.fixture
+def story(store, alice, character, background):
+    return instance_create(store, owner=alice, character_id=character, background_id=background)
+
+
+def _run(store, instance_id, text, *, speaker=None, reply="记下了。", stub):
+    stub.script(Reply(reply))
+    results = asyncio.run(_say(store, instance_id, text, speaker=speaker))
+    runtime.drain()
+    return results[0]
+
+
+def _recalled(store, instance_id, result):
+    hits = store.trace_read(instance_id, result.trace_id)["retrievals"]["hits"]
+    return json.dumps(hits, ensure_ascii=False)
+
+
+def test_a_late_joiner_recalls_only_what_was_said_after_it_joined(
+        store, alice, story, character, brenna, memory_on, use_stub):
+    _run(store, story, "我把钥匙藏在了灯塔下面。", stub=use_stub)
+    instance_member_add(store, user=alice, instance_id=story, character_id=brenna)
+    _run(store, story, "新的暗号是蓝鲸。", speaker=character, stub=use_stub)
+
+    hers = _run(store, story, QUESTION, speaker=brenna, reply="……", stub=use_stub)
+
+    recalled = _recalled(store, story, hers)
+    assert "蓝鲸" in recalled and "灯塔" not in recalled
+
+    his = _run(store, story, QUESTION, speaker=character, reply="……", stub=use_stub)
+    assert "灯塔" in _recalled(store, story, his) and "蓝鲸" in _recalled(store, story, his)
+    assert "中途加入" not in json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
+
+    # with the whole scene in the window it is shown to her, and she is told she did not
+    # witness its start
+    _window_newest(store, 20)
+    store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
+    _run(store, story, QUESTION, speaker=brenna, reply="……", stub=use_stub)
+    prompt = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
+    assert "灯塔" in prompt and "你是中途加入这个场景的" in prompt
+
+
+def test_a_member_away_does_not_recall_what_was_said_meanwhile_but_a_muted_one_does(
+        store, alice, character, brenna, background, memory_on, use_stub):
+    story = instance_create(store, owner=alice, character_ids=[character, brenna],
+                            background_id=background, reply_order="list")
+    instance_member_remove(store, user=alice, instance_id=story, character_id=brenna)
+    _run(store, story, "我把钥匙藏在了灯塔下面。", stub=use_stub)
+    instance_member_add(store, user=alice, instance_id=story, character_id=brenna)
+    instance_member_change(store, user=alice, instance_id=story, character_id=brenna,
+                           muted=True)
+    _run(store, story, "新的暗号是蓝鲸。", speaker=character, stub=use_stub)
+
+    hers = _run(store, story, QUESTION, speaker=brenna, reply="……", stub=use_stub)
+
+    recalled = _recalled(store, story, hers)
+    assert "蓝鲸" in recalled  # muted, but in the scene
+    assert "灯塔" not in recalled  # said while she was away
+
+
+def test_update_memory_for_a_late_joiner_reads_only_the_turns_it_witnessed(
+        as_alice, store, alice, story, character, brenna, use_stub):
+    _run(store, story, "我把钥匙藏在了灯塔下面。", stub=use_stub)
+    instance_member_add(store, user=alice, instance_id=story, character_id=brenna)
+    _run(store, story, "Brenna，你好，新的暗号是蓝鲸。", speaker=brenna, reply="你好。",
+         stub=use_stub)
+    use_stub.script(Reply("她记住了暗号。"))
+
+    response = as_alice("post", f"/api/v1/instances/{story}/update_memory?character_id={brenna}")
+
+    assert response.status_code == 200, response.content
+    sent = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
+    assert "蓝鲸" in sent and "灯塔" not in sent
+    use_stub.script(Reply("他知道钥匙在哪。"))
+    as_alice("post", f"/api/v1/instances/{story}/update_memory?character_id={character}")
+    sent = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
+    assert "灯塔" in sent and "蓝鲸" in sent
+
+
+def test_a_member_who_left_recalls_elsewhere_only_what_it_saw_before_leaving(
+        store, alice, character, brenna, background, memory_on, use_stub):
+    scene = instance_create(store, owner=alice, character_ids=[character, brenna],
+                            background_id=background, reply_order="list")
+    own = instance_create(store, owner=alice, character_id=brenna, background_id=background)
+    _run(store, scene, "我把钥匙藏在了灯塔下面。", speaker=character, stub=use_stub)
+    instance_member_remove(store, user=alice, instance_id=scene, character_id=brenna)
+    _run(store, scene, "新的暗号是蓝鲸。", speaker=character, stub=use_stub)
+    store.module_write("memory", {"recall_enabled": True, "recall_related_conversations": True})
+
+    hers = _run(store, own, QUESTION, reply="……", stub=use_stub)
+
+    recalled = _recalled(store, own, hers)
+    assert "灯塔" in recalled  # said in the scene while she was there
+    assert "蓝鲸" not in recalled  # said after she left

@@ -1,0 +1,166 @@
+"""Recall in play (issue 30 item 2): the live turn searches memory on every player line, the
+way people ask, through real turns against the stub server and a real index."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from django.core.management import call_command
+
+from memory.recall_turn import asked_parts, content_words
+from tests.memory.test_memory_flow import _turn
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def auth(alice):
+    from chat.models import ApiToken
+
+    return {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+
+FACT_USER = "Jolene adopted a puppy named Susie last spring, right after the flood."
+FACT_REPLY = "Susie the puppy sleeps on Jolene's boots every night."
+META = "Do you remember when we talked about reminders and memories?"
+FILLER = [("The market was loud this morning.", "I bought bread and apples there."),
+          ("Rain is coming from the west.", "Then we should fix the roof soon."),
+          ("My cousin sent a letter.", "What did the letter say about the harvest?")]
+
+
+def _seed(store, instance_id, *, turns=24, fact_at=4, meta_at=9, whole_chat=False):
+    # A recap request would take the last request's place in the stub's log.
+    store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
+    # The prompt shows the newest 10 messages (the fact is older) unless `whole_chat`.
+    config = store.config_read()
+    config["preferences"]["conversation_load_all"] = whole_chat
+    store.config_write(config)
+    with store.instance_lock(instance_id):
+        for turn in range(1, turns + 1):
+            user, reply = (FACT_USER, FACT_REPLY) if turn == fact_at else (
+                (META, "We did, about the river.") if turn == meta_at
+                else FILLER[turn % len(FILLER)])
+            for role, text in (("user", user), ("assistant", reply)):
+                store.session_append(instance_id, "sess_001", {
+                    "role": role, "content": text, "turn": turn,
+                    "timestamp": f"2025-10-16T10:{turn:02d}:00Z"})
+    call_command("reindex", "--memory")
+
+
+def _recalled(store, instance_id, result) -> list[str]:
+    trace = store.trace_read(instance_id, result.trace_id)
+    return [hit["text"] for hit in trace["retrievals"]["hits"]]
+
+
+def test_a_plain_question_recalls_the_fact_without_a_trigger_word(store, instance, memory_on,
+                                                                   use_stub):
+    _seed(store, instance)
+    result, _ = asyncio.run(_turn(store, instance, "When did Jolene adopt Susie?"))
+    recalled = _recalled(store, instance, result)
+    assert any("adopted a puppy named Susie" in text for text in recalled)
+    system = use_stub.requests[-1]["messages"][0]["content"]
+    assert "adopted a puppy named Susie" in system
+
+
+def test_the_words_of_asking_never_steer_the_search(store, instance, memory_on, use_stub):
+    _seed(store, instance)
+    result, _ = asyncio.run(_turn(store, instance,
+                                  "Do you remember? When did Jolene adopt Susie?"))
+    recalled = _recalled(store, instance, result)
+    assert any("adopted a puppy named Susie" in text for text in recalled)
+    assert META not in recalled  # the player's own earlier question about remembering
+
+
+def test_small_talk_adds_no_recalled_lines(store, instance, memory_on, use_stub):
+    _seed(store, instance)
+    result, _ = asyncio.run(_turn(store, instance, "Okay, how are you doing today?"))
+    assert _recalled(store, instance, result) == []
+
+
+def test_recalled_lines_are_never_duplicates_nor_the_question_itself(store, instance,
+                                                                     memory_on, use_stub):
+    _seed(store, instance)
+    question = "What did the letter from my cousin say about the harvest?"
+    result, _ = asyncio.run(_turn(store, instance, question))
+    recalled = _recalled(store, instance, result)
+    assert len(recalled) == len(set(recalled))  # the filler lines repeat in the chat
+    assert question not in recalled
+
+
+def test_a_question_made_only_of_asking_has_nothing_of_its_own_to_search():
+    assert asked_parts("Do you remember?") == []
+    assert asked_parts("你还记得吗？") == []
+    assert asked_parts("Do you remember? When did Jolene adopt Susie?") == [
+        "When did Jolene adopt Susie?"]
+    assert content_words("How are you doing today?") == set()
+    assert content_words("When did Jolene adopt Susie?") == content_words("Jolene adopted Susie")
+
+
+def _sent(use_stub) -> str:
+    return "\n".join(m["content"] for m in use_stub.requests[-1]["messages"])
+
+
+def test_a_line_the_conversation_already_shows_is_never_recalled(store, instance, memory_on,
+                                                                 use_stub):
+    _seed(store, instance, whole_chat=True)  # the whole chat fits the window
+    result, _ = asyncio.run(_turn(store, instance, "When did Jolene adopt Susie?"))
+    assert _recalled(store, instance, result) == []
+    assert _sent(use_stub).count(FACT_USER) == 1  # in the conversation, not again in recall
+
+
+def test_a_recalled_line_and_its_reply_are_one_passage_in_the_order_they_were_said(
+        store, instance, memory_on, use_stub):
+    _seed(store, instance)
+    result, _ = asyncio.run(_turn(store, instance, "When did Jolene adopt Susie?"))
+    recalled = _recalled(store, instance, result)
+    assert FACT_USER in recalled and FACT_REPLY in recalled  # both found...
+    system = use_stub.requests[-1]["messages"][0]["content"]
+    assert system.count(FACT_USER) == 1 and system.count(FACT_REPLY) == 1  # ...shown once
+    item = next(part for part in system.split("\n- ") if FACT_USER in part)
+    assert FACT_REPLY in item  # one passage
+    assert item.index(FACT_USER) < item.index(FACT_REPLY)
+
+
+def test_the_memory_share_of_the_window_is_a_setting_of_the_instance(
+        client, auth, store, instance, memory_on, use_stub):
+    _seed(store, instance)
+    bad = client.put(f"/api/v1/instances/{instance}", {"generation": {"memory_share": 2}},
+                     content_type="application/json", **auth)
+    assert bad.status_code == 400 and "generation.memory_share" in bad.json()["error"]["fields"]
+    put = client.put(f"/api/v1/instances/{instance}",
+                     {"generation": {"context_tokens": 4096, "memory_share": 0.01}},
+                     content_type="application/json", **auth)
+    assert put.status_code == 200
+    assert put.json()["generation_effective"]["memory_share"] == 0.01
+
+    response = client.post("/api/v1/chat", {"instance_id": instance,
+                                            "query": "When did Jolene adopt Susie?"},
+                           content_type="application/json", **auth)
+
+    assert response.status_code == 200, response.content
+    trace = client.get(f"/api/v1/traces/{response.json()['trace_id']}", **auth).json()
+    assert trace["window"]["memory_tokens"] == 40
+    recalled = next(s for s in trace["sections"] if s["name"] == "recalled")
+    assert recalled["tokens"] <= 40 and recalled["cut"]
+    assert "memory_share" not in use_stub.requests[-1]  # ours, never sent to the model
+
+
+def test_an_answer_that_shares_no_word_enters_through_the_question_before_it():
+    from memory.index import Hit
+    from memory.passages import Near
+    from memory.recall_floor import floor_keeps, signals_read
+
+    def line(text, score, turn, role):
+        return Hit(id=f"turn_sess_001_{turn}_{role}", collection="turns", text=text, score=score,
+                   metadata={"instance_id": "inst_001", "session_id": "sess_001", "turn": turn,
+                             "role": role})
+
+    asked = line("Guess what Jolene did with Susie?", 1.0, 3, "user")
+    answer = line("She took the puppy home last spring.", 0.6, 3, "assistant")
+    unrelated = line("The roof still leaks.", 0.3, 7, "user")
+    near = {answer.key: Near(before=asked), asked.key: Near(after=answer),
+            unrelated.key: Near()}
+    signals = signals_read("When did Jolene adopt Susie?", [asked, answer, unrelated], near)
+    assert [floor_keeps(s) for s in signals] == [True, True, False]
+    small = signals_read("Okay, how are you doing today?", [asked, answer], near)
+    assert not any(floor_keeps(s) for s in small)

@@ -1,0 +1,251 @@
+"""The chat page's own views: a long session shows only its newest messages (older ones on
+request), inline edit / delete / undo / branch through the REST API the page script calls (the
+backup-first history rewrite), the file's text for the edit box, one message rendered again
+after a change, and the page in two languages."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chat.history import line_fingerprint
+from chat.selectors import CHAT_PAGE_SIZE, recap_next_due
+
+pytestmark = pytest.mark.django_db
+
+
+def _write(store, instance, count: int) -> None:
+    read = store.session_read(instance, "sess_001")
+    lines = [{"role": "user" if n % 2 == 0 else "assistant", "content": f"line {n}",
+              "turn": n // 2 + 1} for n in range(count)]
+    store.session_rewrite(instance, "sess_001", [read.metadata, *lines])
+
+
+def _shown(html: str) -> list[int]:
+    return [int(part.split('"', 1)[0]) for part in html.split('data-index="')[1:]]
+
+
+def test_a_long_session_renders_only_its_newest_messages(alice_client, store, instance):
+    _write(store, instance, 5000)
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert _shown(page) == list(range(5000 - CHAT_PAGE_SIZE, 5000))
+    assert f'data-before="{5000 - CHAT_PAGE_SIZE}"' in page
+    older = alice_client.get(f"/instances/{instance}/messages?before=40").content.decode()
+    assert _shown(older) == list(range(0, 40))
+    assert "data-before" not in older  # nothing older than line 0
+
+
+def _api(instance: str) -> str:
+    return f"/api/v1/instances/{instance}/sessions/sess_001"
+
+
+def test_inline_edit_goes_through_the_api_and_the_page_shows_the_new_text(alice_client, store,
+                                                                          instance):
+    _write(store, instance, 4)
+    fp = line_fingerprint(store.session_read(instance, "sess_001").lines[2])
+    source = alice_client.get(f"{_api(instance)}/messages/2", {"fingerprint": fp})
+    assert source.status_code == 200 and source.json()["content"] == "line 2"
+    edited = alice_client.put(f"{_api(instance)}/messages/2", {
+        "fingerprint": fp, "text": "*new* <b>text</b>"}, content_type="application/json")
+    assert edited.status_code == 200 and edited.json()["undo_token"]
+    assert store.session_read(instance, "sess_001").lines[2]["content"] == "*new* <b>text</b>"
+    shown = alice_client.get(f"/instances/{instance}/messages/line",
+                             {"session": "sess_001", "index": 2}).content.decode()
+    assert 'data-index="2"' in shown and "*new* &lt;b&gt;text&lt;/b&gt;" in shown
+    backups = list((store.sessions_dir(instance) / "history").glob("sess_001.*.jsonl"))
+    assert any('"line 2"' in b.read_text(encoding="utf-8") for b in backups)
+    stale = alice_client.put(f"{_api(instance)}/messages/2", {"fingerprint": fp, "text": "again"},
+                             content_type="application/json")
+    assert stale.status_code == 409 and stale.json()["error"]["message"]
+    assert alice_client.get(f"{_api(instance)}/messages/2", {"fingerprint": fp}).status_code == 409
+
+
+def test_delete_then_undo_brings_the_message_back(alice_client, store, instance):
+    _write(store, instance, 4)
+    fp = line_fingerprint(store.session_read(instance, "sess_001").lines[3])
+    deleted = alice_client.delete(f"{_api(instance)}/messages/3?fingerprint={fp}")
+    assert deleted.json()["undo_seconds"] == 8  # long enough to reach Undo on a phone
+    token = deleted.json()["undo_token"]
+    assert [line["content"] for line in store.session_read(instance, "sess_001").lines] == [
+        "line 0", "line 1", "line 2"]
+    undo = f"/api/v1/instances/{instance}/history/undo"
+    assert alice_client.post(undo, {"token": token},
+                             content_type="application/json").status_code == 200
+    assert store.session_read(instance, "sess_001").lines[-1]["content"] == "line 3"
+    refused = alice_client.post(undo, {"token": "nope"}, content_type="application/json")
+    assert refused.status_code >= 400 and refused.json()["error"]["message"]
+
+
+def test_branch_from_here_starts_a_new_session_and_keeps_the_old_one(alice_client, store,
+                                                                      instance):
+    _write(store, instance, 6)
+    fp = line_fingerprint(store.session_read(instance, "sess_001").lines[3])
+    answer = alice_client.post(f"{_api(instance)}/branch", {"index": 3, "fingerprint": fp},
+                               content_type="application/json").json()
+    new = answer["session_id"]
+    assert new != "sess_001" and store.instance_state_read(instance)["current_session_id"] == new
+    assert [line["content"] for line in store.session_read(instance, new).lines] == [
+        "line 0", "line 1", "line 2", "line 3"]
+    assert len(store.session_read(instance, "sess_001").lines) == 6
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert _shown(page) == [0, 1, 2, 3] and f'data-session="{new}"' in page
+
+
+def test_the_page_takes_every_address_from_the_server(alice_client, instance):
+    """The script builds no address of its own: each comes from {% url %} on #chat."""
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    head = page.split('id="chat"', 1)[1].split(">", 1)[0]
+    assert f'data-message-url="/api/v1/instances/{instance}/sessions/SESSION/messages/0"' in head
+    assert f'data-line-url="/instances/{instance}/messages/line"' in head
+    assert 'data-trace-url="/api/v1/traces/TRACE"' in head
+    assert '<script type="module" src="/static/chat/main.js">' in page
+    for gone in ("source", "edit", "delete", "hide", "undo", "branch"):  # one way in: the API
+        assert alice_client.post(f"/instances/{instance}/messages/{gone}").status_code == 404
+
+
+def test_another_account_cannot_read_or_change_messages(client, bob, store, instance):
+    _write(store, instance, 2)
+    client.force_login(bob)
+    fp = line_fingerprint(store.session_read(instance, "sess_001").lines[0])
+    json_body = {"content_type": "application/json"}
+    for method, url, data, extra in (
+            ("get", f"{_api(instance)}/messages/0", {"fingerprint": fp}, {}),
+            ("put", f"{_api(instance)}/messages/0", {"fingerprint": fp, "text": "y"}, json_body),
+            ("delete", f"{_api(instance)}/messages/0?fingerprint={fp}", None, {}),
+            ("post", f"{_api(instance)}/branch", {"index": 0, "fingerprint": fp}, json_body),
+            ("get", f"/instances/{instance}/messages/line", {"session": "sess_001", "index": 0},
+             {}),
+            ("get", f"/instances/{instance}/messages", {"before": "1"}, {})):
+        assert getattr(client, method)(url, data, **extra).status_code == 404
+    assert store.session_read(instance, "sess_001").lines[0]["content"] == "line 0"
+
+
+def test_the_page_speaks_chinese_when_the_browser_asks(alice_client, instance):
+    page = alice_client.get(f"/instances/{instance}/", HTTP_ACCEPT_LANGUAGE="zh-CN").content
+    page = page.decode()
+    assert '<html lang="zh-hans">' in page and ">发送</button>" in page
+    strings = json.loads(page.split('id="chat-strings" type="application/json">')[1]
+                         .split("</script>")[0])
+    assert "连接" in strings["queued"]
+    english = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert ">Send</button>" in english
+
+
+def test_the_next_recap_turn():
+    assert recap_next_due(last_turn=7, memory_settings={"recaps_enabled": False}) is None
+    settings = {"recaps_enabled": True, "recap_every_n_rounds": 5}
+    assert recap_next_due(last_turn=7, memory_settings=settings) == 10
+    assert recap_next_due(last_turn=10, memory_settings=settings) == 15
+
+
+def test_authors_note_keeps_depth_zero_and_refuses_bad_numbers_beside_the_field(
+        alice_client, store, instance):
+    url = f"/instances/{instance}/authors_note"
+    saved = alice_client.post(url, {"text": "Rain.", "depth": "0", "frequency": "2"},
+                              HTTP_HX_REQUEST="true")
+    assert saved.status_code == 200 and "Saved." in saved.content.decode()
+    assert store.memory_json_read(instance, "authors_note", {})["depth"] == 0
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert 'name="depth" type="number" min="0" max="50" value="0"' in page
+    refused = alice_client.post(url, {"text": "Snow.", "depth": "-7", "frequency": "2"},
+                                HTTP_HX_REQUEST="true")
+    body = refused.content.decode()
+    assert refused.status_code == 400 and 'data-testid="depth-error"' in body
+    assert 'value="-7"' in body and "Nothing was saved." in body
+    assert store.memory_json_read(instance, "authors_note", {})["text"] == "Rain."
+
+
+def test_an_authors_note_over_4000_characters_is_refused_beside_its_box_not_cut_short(
+        alice_client, store, instance):
+    url = f"/instances/{instance}/authors_note"
+    alice_client.post(url, {"text": "Rain.", "depth": "4", "frequency": "1"},
+                      HTTP_HX_REQUEST="true")
+    long_note = "Storm " * 700  # 4,200 characters
+    refused = alice_client.post(url, {"text": long_note, "depth": "4", "frequency": "1"},
+                                HTTP_HX_REQUEST="true")
+    body = refused.content.decode()
+    assert refused.status_code == 400 and 'data-testid="note-text-error"' in body
+    assert "4000" in body and long_note.strip() in body and "Nothing was saved." in body
+    assert store.memory_json_read(instance, "authors_note", {})["text"] == "Rain."
+
+
+def test_the_start_message_names_the_port_make_run_serves_on(data_dir, settings):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    settings.SERVE_PORT = 8123
+    out = StringIO()
+    call_command("bootstrap", stdout=out)
+    assert "Log in at http://127.0.0.1:8123/ as  admin / " in out.getvalue()
+
+
+def test_missing_pages_are_styled_sentences(alice_client, settings):
+    settings.DEBUG = False
+    page = alice_client.get("/instances/nope_404/")
+    body = page.content.decode()
+    assert page.status_code == 404 and "app.css" in body and "<h1>Not found</h1>" in body
+
+
+def test_a_server_error_page_says_nothing_was_lost(rf):
+    from django.views.defaults import server_error
+
+    body = server_error(rf.get("/")).content.decode()
+    assert "app.css" in body and "Nothing you wrote is lost" in body
+
+
+def test_the_admin_lists_instances_read_only_and_offers_no_broken_add_page(
+        client, django_user_model, instance):
+    client.force_login(django_user_model.objects.create_superuser("root", "", "root-password"))
+    listing = client.get("/admin/chat/instance/")
+    assert listing.status_code == 200 and instance in listing.content.decode()
+    assert "/admin/chat/instance/add/" not in listing.content.decode()
+    assert client.get("/admin/chat/instance/add/").status_code == 403
+    assert client.get(f"/admin/chat/instance/{instance}/change/").status_code == 200  # a view
+
+
+def test_the_instance_list_shows_the_latest_message_from_the_file_tail(alice_client, store,
+                                                                        instance):
+    _write(store, instance, 3000)
+    page = alice_client.get("/").content.decode()
+    assert f'href="/instances/{instance}/"' in page and "line 2999" in page
+    assert "line 2998" not in page
+
+
+def test_a_player_sees_the_settings_read_only(alice_client):
+    page = alice_client.get("/settings/").content.decode()
+    assert 'data-testid="settings-read-only"' in page
+    assert '<fieldset class="plain" disabled>' in page and "保存 Save" not in page
+
+
+def test_a_characters_picture_is_served_to_who_may_use_it_and_404_to_others(
+        client, alice, bob, store):
+    from library.services import character_save
+
+    character = character_save(store, data={"name": "Quiet one", "visibility": "private"},
+                               character_id=None, user=alice)
+    from tests.library.test_cards import tiny_png
+
+    picture = tiny_png()
+    (store.character_dir(character) / "avatar.png").write_bytes(picture)
+    client.force_login(alice)
+    response = client.get(f"/library/characters/{character}/avatar.png")
+    assert response.status_code == 200 and response.content == picture
+    assert response["Content-Type"] == "image/png"
+    client.force_login(bob)
+    assert client.get(f"/library/characters/{character}/avatar.png").status_code == 404
+
+
+def test_a_page_opened_mid_reply_shows_the_reasoning_streamed_so_far(alice_client, store,
+                                                                     instance):
+    with store.instance_lock(instance):  # the turn holds it while the reply streams
+        writer = store.assistant_writer(instance, "sess_001", turn=1).open()
+        writer.append("She turns")
+        writer.reasoning_append("Is the stranger armed?")
+        writer.append(" to the door")
+        page = alice_client.get(f"/instances/{instance}/").content.decode()
+        writer.close_quietly()
+    streaming = page.split('id="streaming-line"')[1].split("</article>")[0]
+    assert 'data-testid="reasoning-live"' in streaming
+    assert "Is the stranger armed?" in streaming and "She turns to the door" in streaming

@@ -1,0 +1,40 @@
+"""A refusal on a page (an AppError escaping a page view) reaches the user the same way
+everywhere: a message and the way back for a form, the error partial with its status for htmx,
+while the API keeps its JSON error shape (tests/api/test_api.py and the REST tests)."""
+
+from __future__ import annotations
+
+from library import services
+
+
+def _hidden_persona(store, bob) -> str:
+    return services.persona_create(store, owner=bob, data={"name": "Bob's"})
+
+
+def test_a_refused_form_goes_back_to_the_page_it_was_sent_from_with_the_reason(
+        client, store, alice, bob, instance):
+    hidden = _hidden_persona(store, bob)
+    client.force_login(alice)
+    came_from = f"http://testserver/instances/{instance}/?session=older"
+    answer = client.post(f"/instances/{instance}/persona", {"persona_id": hidden},
+                         HTTP_REFERER=came_from)
+    assert answer.status_code == 302 and answer["Location"] == came_from
+    page = client.get(f"/instances/{instance}/").content.decode()
+    assert "not found" in page
+    assert store.instance_state_read(instance)["persona_id"] is None
+    # A Referer from another site is not followed: back to the chat page the form is on.
+    answer = client.post(f"/instances/{instance}/persona", {"persona_id": hidden},
+                         HTTP_REFERER="https://elsewhere.example/instances/x/")
+    assert answer.status_code == 302 and answer["Location"] == f"/instances/{instance}/"
+
+
+def test_a_refused_htmx_action_answers_the_error_partial_with_its_status(client, store, alice,
+                                                                         bob, instance):
+    hidden = _hidden_persona(store, bob)
+    client.force_login(alice)
+    answer = client.post(f"/instances/{instance}/persona", {"persona_id": hidden},
+                         HTTP_HX_REQUEST="true")
+    assert answer.status_code == 400
+    body = answer.content.decode()
+    assert 'role="alert"' in body and "not found" in body and "<html" not in body
+    assert store.instance_state_read(instance)["persona_id"] is None
