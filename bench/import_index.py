@@ -77,7 +77,7 @@ def main() -> None:
         from memory.sync import instance_sync
         from personalab.storage import get_store
 
-        fill.schedule_sync = lambda store, **kwargs: None  # this process runs the fill itself
+        runtime.schedule_sync = lambda store, **kwargs: None  # this process runs the fill itself
         store = get_store()
         instance_id = setup.instance_ids[0]
         runtime.index_for(store).collection_ids()  # the models and Chroma loaded before timing

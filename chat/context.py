@@ -44,6 +44,7 @@ from library.selectors import (
 )
 from memory import runtime as memory_runtime
 from memory import services as memory_services
+from memory.rag import fallback_search
 from memory.selectors import (
     character_conversation_ids,
     member_presence,
@@ -53,7 +54,8 @@ from memory.selectors import (
 from memory.summarize_journal import summarize_recover
 from personalab.lib.filestore import FileStore, LinesBefore, SessionRead, StoreError, utc_now
 from personalab.lib.line_macros import LineMacros, character_macro_values, line_macros_replace
-from personalab.lib.llm import Provider, provider_for
+from personalab.lib.llm import Provider
+from personalab.lib.llm_providers import provider_for
 from personalab.lib.llm_text import text_trace_note
 from personalab.lib.macros import idle_duration_text
 from personalab.lib.membership import member_change_recover
@@ -351,8 +353,6 @@ def _director(store: FileStore, ctx: TurnContext) -> dict[str, Any] | None:
                                              settings.get("rag_fallback_threshold", 3))
 
     def search(query: str) -> tuple[list[str], list[str]]:
-        from memory.rag import fallback_search
-
         index, _ = memory_runtime.index_or_warning(store)
         if index is None:
             return [], []

@@ -21,10 +21,11 @@ from library.card_extensions import DEPTH_PROMPT_DEFAULT_DEPTH, depth_prompt_rea
 from library.card_extensions import ROLES as NOTE_ROLES
 from library.errors import LibraryError, LibraryForbidden, LibraryNotFound
 from library.lorebook_regex import regex_key_problems
-from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS
+from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS, lorebook_match
 from library.regex_script_form import regex_error, regex_scripts_posted, regex_scripts_shown
 from library.worldinfo import setting
 from personalab.lib.ids import InvalidId
+from personalab.lib.tokens import count_tokens
 from personalab.storage import get_store
 
 
@@ -407,9 +408,6 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
 @login_required
 @require_POST
 def lorebook_test(request: HttpRequest, lorebook_id: str) -> HttpResponse:
-    from library.lorebook import lorebook_match
-    from personalab.lib.tokens import count_tokens
-
     lorebook = _for_use_or_404(request, "lorebook", lorebook_id)
     text = request.POST.get("text", "")
     match = lorebook_match([lorebook], messages=[text], count_tokens=count_tokens)

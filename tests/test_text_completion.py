@@ -17,8 +17,9 @@ from library.card_import import character_import_card
 from memory.services import memory_update_persona
 from personalab.lib.instruct import instruct_prompt, instruct_template_read
 from personalab.lib.instruct_presets import BUILT_IN
-from personalab.lib.llm import LLMSettings, provider_for
+from personalab.lib.llm import LLMSettings
 from personalab.lib.llm_offline import OfflineProvider
+from personalab.lib.llm_providers import provider_for
 from tests.stub_llm import LongLine, Reply, Useless
 
 pytestmark = pytest.mark.django_db(transaction=True)
