@@ -71,7 +71,7 @@ def main() -> None:
 
         django.setup()
         # The app's modules read Django settings when imported: only after setup, in this data folder.
-        from chat.services import session_import
+        from chat.services.session_import import session_import
         from memory import fill, runtime
         from memory.rag import query_user_history
         from memory.sync import instance_sync

@@ -116,7 +116,7 @@ def session_lines(turns: int) -> list[dict[str, Any]]:
 
 
 def instance_with_session(store, owner, character_id: str, background_id: str, turns: int) -> str:
-    from chat.services import instance_create
+    from chat.services.instances import instance_create
 
     instance_id = instance_create(store, owner=owner, character_id=character_id,
                                   background_id=background_id)

@@ -22,7 +22,7 @@ from chat import context as turn_context
 from chat.group_prompt import lines_for_speaker
 from personalab.lib.llm import LLMError, Provider
 from personalab.lib.reasoning import Reasoning
-from chat.services import generation_for_instance
+from chat.services.generation import generation_for_instance
 from chat.turn import Emit, TurnRefused, validate_user_text
 from library.errors import ItemWithheld
 from library.selectors import character_for_chat, persona_effective

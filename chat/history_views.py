@@ -20,7 +20,8 @@ from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from chat import conversations, history, selectors
-from chat.services import NotFound, instance_for_user
+from chat.services.errors import NotFound
+from chat.services.instances import instance_for_user
 from library.selectors import character_for_chat_optional, persona_effective
 from memory import services as memory
 from personalab.lib.filestore import InstanceBusy, StoreError

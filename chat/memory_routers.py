@@ -12,7 +12,7 @@ from django.http import HttpRequest
 from ninja import Router, Status
 
 from chat.context import provider_current
-from chat.services import instance_for_user
+from chat.services.instances import instance_for_user
 from memory import services as memory
 from chat.memory_actions import memory_action
 from memory.schemas import (AuthorsNote, AuthorsNoteIn, Items, MoveIn, PersonaChange,

@@ -25,7 +25,7 @@ from personalab.lib.reasoning import Reasoning
 from chat.regex_turn import reply_regexed, turn_regex
 from chat.reply_limit import pieces_capped, truncated_warning
 from chat.selectors import memory_settings_effective
-from chat.services import trace_index
+from chat.services.index import trace_index
 from chat.speakers import Pick
 from director.services import director_step
 from memory.recaps import recap_maybe_roll

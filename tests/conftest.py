@@ -96,7 +96,7 @@ def background(store, alice):
 
 @pytest.fixture
 def instance(store, alice, character, background):
-    from chat.services import instance_create
+    from chat.services.instances import instance_create
 
     return instance_create(store, owner=alice, character_id=character,
                            background_id=background)

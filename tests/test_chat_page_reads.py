@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from personalab.lib.filestore import FileStore
 
 

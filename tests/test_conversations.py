@@ -9,7 +9,8 @@ import pytest
 
 from chat.conversations import BY_KEY, BY_PARTICIPANT, conv_key, ledger_read
 from chat.models import ConversationParticipant
-from chat.services import instance_create, reindex_all
+from chat.services.index import reindex_all
+from chat.services.instances import instance_create
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from library.services import background_save, character_save
 from library.lorebook_services import lorebook_create
 from personalab.lib.ids import numbered_candidates

@@ -7,7 +7,9 @@ import asyncio
 
 import pytest
 
-from chat.services import (InstanceUpdateError, generation_defaults_update, instance_update)
+from chat.services.errors import InstanceUpdateError
+from chat.services.generation import generation_defaults_update
+from chat.services.instance_settings import instance_update
 from chat.turn import turn_run
 from personalab.lib.generation import (GenerationError, generation_from_st_preset,
                                        generation_update)
@@ -66,7 +68,7 @@ def test_name_and_archived_are_kept_in_the_instance_file(store, alice, instance)
 
 
 def test_another_account_cannot_change_an_instance(store, bob, instance):
-    from chat.services import NotFound
+    from chat.services.errors import NotFound
 
     with pytest.raises(NotFound):
         instance_update(store, user=bob, instance_id=instance, generation={"temperature": 1})

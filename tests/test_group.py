@@ -11,7 +11,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from chat.group import conversation_turn
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from tests.stub_llm import Reply
 from tests.test_consumer import _connect
 

@@ -10,7 +10,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from tests.stub_llm import Reply
 from tests.test_group import _lines, _order, _say, brenna  # noqa: F401
 

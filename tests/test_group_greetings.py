@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from chat.group import conversation_turn
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from library.services import character_save
 from tests.stub_llm import Reply
 

@@ -11,7 +11,8 @@ from asgiref.sync import sync_to_async
 
 from chat.conversations import conv_key, ledger_read
 from chat.models import ConversationParticipant
-from chat.services import instance_create, reindex_all
+from chat.services.index import reindex_all
+from chat.services.instances import instance_create
 from tests.stub_llm import Reply
 from tests.test_group import _lines, _say
 

@@ -12,7 +12,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from memory import runtime
 from memory import services as memory_services
 from memory.keywords import turn_text

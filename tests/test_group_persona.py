@@ -10,7 +10,8 @@ import json
 import pytest
 from django.urls import reverse
 
-from chat.services import instance_create, instance_member_add, instance_member_remove
+from chat.services.instances import instance_create
+from chat.services.members import instance_member_add, instance_member_remove
 from personalab.lib.participants import member_state_read
 from tests.rest_client import as_alice  # noqa: F401 — fixture
 from tests.stub_llm import Reply

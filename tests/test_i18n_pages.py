@@ -12,7 +12,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from chat.turn import turn_run
 from library.services import background_save, character_save, lorebook_save, persona_create
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from chat.turn import turn_run
 from library.services import character_save
 

@@ -271,7 +271,7 @@ def test_the_chat_command_plays_a_groups_round_naming_each_speaker(store, alice,
     as the WebSocket and REST rounds do (the command played one unnamed reply)."""
     from django.core.management import call_command
 
-    from chat.services import instance_create
+    from chat.services.instances import instance_create
     from library.services import character_save
 
     brenna = character_save(store, data={"name": "Brenna", "greeting": ""}, user=alice)
@@ -291,7 +291,7 @@ def test_the_chat_command_plays_a_groups_round_naming_each_speaker(store, alice,
 def test_the_chat_command_answers_as_the_speaker_asked_for(store, alice, character, capsys):
     from django.core.management import call_command
 
-    from chat.services import instance_create
+    from chat.services.instances import instance_create
     from library.services import character_save
 
     brenna = character_save(store, data={"name": "Brenna", "greeting": ""}, user=alice)

@@ -7,7 +7,9 @@ import json
 
 import pytest
 
-from chat.services import instance_create, instance_update, reindex_all
+from chat.services.index import reindex_all
+from chat.services.instance_settings import instance_update
+from chat.services.instances import instance_create
 from chat.turn import turn_run
 from library import services
 from library.models import Persona
@@ -214,7 +216,7 @@ def test_the_chat_page_picks_a_persona_for_the_instance(client, store, alice, in
 
 def test_the_chat_page_shows_the_persona_name_for_user_lines_and_macros(client, store, alice,
                                                                         character):
-    from chat.services import instance_create
+    from chat.services.instances import instance_create
 
     client.force_login(alice)
     services.persona_create(store, owner=alice, data={"name": "Mira"})

@@ -15,7 +15,7 @@ from django.urls import reverse
 from chat import history
 from chat.history_base import line_fingerprint
 from chat.models import ApiToken
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from chat.turn import turn_run
 from library.card_import import character_import_card
 from library.errors import LibraryError

@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from library.services import character_save, lorebook_save
 
 pytestmark = pytest.mark.django_db

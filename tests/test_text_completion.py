@@ -11,7 +11,8 @@ import json
 import pytest
 
 from chat.context import provider_current
-from chat.services import instance_create, trace_rebuild
+from chat.services.instances import instance_create
+from chat.services.traces import trace_rebuild
 from chat.turn import turn_run
 from library.card_import import character_import_card
 from memory.services import memory_update_persona

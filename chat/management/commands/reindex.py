@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from chat.services import reindex_all
+from chat.services.index import reindex_all
 from memory.runtime import index_for
 from memory.sync import index_rebuild
 from personalab.storage import get_store

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from chat.services import instance_index
+from chat.services.index import instance_index
 from library.services import background_index, character_index
 from memory.runtime import index_for
 from memory.sync import index_rebuild
