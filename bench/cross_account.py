@@ -89,7 +89,8 @@ def _setup_main(args: argparse.Namespace) -> None:
     from django.contrib.auth import get_user_model
 
     from chat.services.instances import instance_create
-    from library.services import background_save, character_save
+    from library.background_services import background_save
+    from library.character_services import character_save
     from personalab.storage import get_store
 
     store = get_store()

@@ -81,7 +81,8 @@ def library_seed(data_dir: Path):
     """The store (memory indexing off), the bench user, a character and a background."""
     from django.contrib.auth import get_user_model
 
-    from library.services import background_save, character_save
+    from library.background_services import background_save
+    from library.character_services import character_save
     from personalab.lib.filestore import FileStore
 
     store = FileStore(data_dir)

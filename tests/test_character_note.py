@@ -13,8 +13,8 @@ from chat.models import ApiToken
 from chat.services.instance_settings import instance_update
 from chat.services.instances import instance_create
 from chat.turn import turn_run
+from library.card_export import character_export_card
 from library.card_import import character_import_card
-from library.services import character_export_card
 from tests.stub_llm import Reply
 from tests.test_character_editing import _big_card, _submitted
 

@@ -11,7 +11,7 @@ import pytest
 from chat.model_context import model_context_forget
 from chat.services.instances import instance_create
 from chat.services.session_import import session_import
-from library.services import character_save
+from library.character_services import character_save
 from personalab.lib.tokens import count_tokens
 
 pytestmark = pytest.mark.django_db(transaction=True)

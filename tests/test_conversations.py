@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def brenna(store, alice):
-    from library.services import character_save
+    from library.character_services import character_save
 
     return character_save(store, user=alice, character_id=None, data={
         "name": "Brenna", "base_persona": "机械师。", "visibility": "shared"})

@@ -8,7 +8,8 @@ import threading
 import pytest
 
 from chat.services.instances import instance_create
-from library.services import background_save, character_save
+from library.background_services import background_save
+from library.character_services import character_save
 from library.lorebook_services import lorebook_create
 from personalab.lib.ids import numbered_candidates
 

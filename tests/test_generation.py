@@ -181,7 +181,7 @@ def test_rest_imports_a_sillytavern_preset_into_an_instance(client, alice, store
 
 
 def test_rest_put_picks_a_persona_of_ones_own_only(client, alice, bob, store, instance):
-    from library.services import persona_create
+    from library.persona_services import persona_create
 
     mine = persona_create(store, owner=alice, data={"name": "Ann", "description": "A medic."})
     theirs = persona_create(store, owner=bob, data={"name": "Bo", "description": "A thief."})

@@ -7,7 +7,7 @@ import pytest
 
 from chat.group import conversation_turn
 from chat.services.instances import instance_create
-from library.services import character_save
+from library.character_services import character_save
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)

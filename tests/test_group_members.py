@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def brenna(store, alice):
-    from library.services import character_save
+    from library.character_services import character_save
 
     return character_save(store, user=alice, character_id=None, data={
         "name": "Brenna", "base_persona": "沉默的机械师。", "visibility": "private"})

@@ -9,7 +9,7 @@ from asgiref.sync import sync_to_async
 from personalab.lib.prompt_language import locale_pick
 from chat.services.instances import instance_create
 from chat.turn import turn_run
-from library.services import character_save
+from library.character_services import character_save
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

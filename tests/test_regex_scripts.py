@@ -17,10 +17,10 @@ from chat.history_base import line_fingerprint
 from chat.models import ApiToken
 from chat.services.instances import instance_create
 from chat.turn import turn_run
+from library.card_export import character_export_card
 from library.card_import import character_import_card
 from library.errors import LibraryError
 from library.regex_script_services import regex_scripts_account_read, regex_scripts_account_save
-from library.services import character_export_card
 from tests.stub_llm import Reply
 from tests.test_character_editing import _submitted
 from tests.test_group import _lines as _group_lines

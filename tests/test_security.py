@@ -36,7 +36,7 @@ def _turn(store, instance_id: str, text: str = "hi"):
 
 @pytest.fixture
 def lorebook(store):
-    from library.services import lorebook_save
+    from library.lorebook_services import lorebook_save
 
     return lorebook_save(store, data={
         "name": "Lore " + XSS, "scan_depth": 4, "token_budget": 800,
@@ -209,7 +209,8 @@ def test_every_api_write_with_a_session_cookie_needs_the_csrf_header(alice, stor
 def hostile(store, alice, lorebook):
     """Every author-controlled field carries markup."""
     from chat.services.instances import instance_create
-    from library.services import background_save, character_save
+    from library.background_services import background_save
+    from library.character_services import character_save
 
     character = character_save(store, data={
         "name": "Eve " + XSS, "base_persona": "persona " + XSS, "greeting": "greet " + XSS,
@@ -296,7 +297,8 @@ LEAKS = ["<class", "__mro__", "<module", "posix", "<function", "<built-in", "<bo
 def test_template_attacks_in_author_text_leak_nothing_and_the_turn_completes(
         store, alice, use_stub, persona, setting):
     from chat.services.instances import instance_create
-    from library.services import background_save, character_save
+    from library.background_services import background_save
+    from library.character_services import character_save
 
     character = character_save(store, data={"name": "Mallory", "base_persona": persona},
                                character_id=None)

@@ -82,7 +82,7 @@ async def test_the_trace_of_such_a_turn_shows_exactly_what_was_sent(store, insta
 
 
 def test_lore_that_looks_further_back_than_the_lines_read_still_sees_them(store, instance, alice):
-    from library.services import lorebook_save
+    from library.lorebook_services import lorebook_save
 
     _long_session(store, instance)
     book = lorebook_save(store, user=alice, data={"name": "深处", "scan_depth": 100, "entries": [

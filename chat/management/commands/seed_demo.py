@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 from chat.services.index import instance_index
-from library.services import background_index, character_index
+from library.index_rows import background_index, character_index
 from memory.runtime import index_for
 from memory.sync import index_rebuild
 from personalab.lib.filestore import FileStore
