@@ -37,8 +37,9 @@ from library.selectors import (
     persona_effective,
     personas_visible_to,
 )
+from memory.authors_note import NOTE_ROLES, authors_note_save
+from memory.errors import MemoryActionError
 from memory.runtime import progress_state
-from memory.services import NOTE_ROLES, MemoryActionError, authors_note_save
 from personalab.lib.errors import AppError, errors_back_to
 from personalab.lib.filestore import InstanceBusy, StoreError
 from personalab.lib.llm import LLMError

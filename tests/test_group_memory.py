@@ -14,8 +14,8 @@ from django.core.management import call_command
 
 from chat.services.instances import instance_create
 from memory import runtime
-from memory import services as memory_services
 from memory.keywords import turn_text
+from memory.pinned import pinned_prompt_effective
 from memory.selectors import reference_instance_ids
 from tests.stub_llm import Reply
 from tests.test_group import _order, _say
@@ -226,7 +226,7 @@ def test_the_persona_page_sets_a_members_override_for_this_set_of_characters(
     saved = alice_client.post(f"{url}pinned_member_save",
                               {"character_id": brenna, "text": "只说暗语。"})
     assert saved.status_code == 302
-    text, source = memory_services.pinned_prompt_effective(
+    text, source = pinned_prompt_effective(
         store, instance_id=scenes["group"], character_id=brenna)
     assert (text, source) == ("只说暗语。", "conv_key")
     assert "只说暗语。" in alice_client.get(url).content.decode()

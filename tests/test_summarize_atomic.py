@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from memory import services
+from memory.summarize import memory_summarize
 from memory.summarize_journal import summarize_recover
 from personalab.lib.filestore import FileStore
 from tests.test_memory_services import (INSTANCE, TWO_EVENTS, FakeIndex, FakeLLM, make_instance,
@@ -38,8 +38,8 @@ def _die_at(store: FileStore, method: str, *, after: bool, nth: int = 1) -> None
 
 
 def _summarize(store: FileStore) -> dict:
-    return asyncio.run(services.memory_summarize(store, instance_id=INSTANCE,
-                                                 llm=FakeLLM(TWO_EVENTS), index=FakeIndex()))
+    return asyncio.run(memory_summarize(store, instance_id=INSTANCE,
+                                        llm=FakeLLM(TWO_EVENTS), index=FakeIndex()))
 
 
 def _child(root, method: str, after: bool, nth: int) -> None:

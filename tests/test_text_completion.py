@@ -15,7 +15,7 @@ from chat.services.instances import instance_create
 from chat.services.traces import trace_rebuild
 from chat.turn import turn_run
 from library.card_import import character_import_card
-from memory.services import memory_update_persona
+from memory.evolved_persona import memory_update_persona
 from personalab.lib.instruct import instruct_prompt, instruct_template_read
 from personalab.lib.instruct_presets import BUILT_IN
 from personalab.lib.llm import LLMSettings
