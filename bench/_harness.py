@@ -255,8 +255,9 @@ def _setup_main(args: argparse.Namespace) -> None:
     from django.test import Client
 
     from chat.models import ApiToken
-    from chat.services import instance_create
-    from library.services import background_save, character_save
+    from chat.services.instances import instance_create
+    from library.background_services import background_save
+    from library.character_services import character_save
     from personalab.storage import get_store
 
     store = get_store()

@@ -55,7 +55,7 @@ def _account(store, user_model, name: str, *, character: str, background: str) -
     from django.test import Client
 
     from chat.models import ApiToken
-    from chat.services import instance_create
+    from chat.services.instances import instance_create
 
     user = user_model.objects.create_user(name, password="bench-password-123")
     instance = instance_create(store, owner=user, character_id=character,
@@ -88,8 +88,9 @@ def _setup_main(args: argparse.Namespace) -> None:
     # Only now may the app's modules be imported (they need the settings loaded).
     from django.contrib.auth import get_user_model
 
-    from chat.services import instance_create
-    from library.services import background_save, character_save
+    from chat.services.instances import instance_create
+    from library.background_services import background_save
+    from library.character_services import character_save
     from personalab.storage import get_store
 
     store = get_store()

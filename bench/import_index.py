@@ -71,13 +71,13 @@ def main() -> None:
 
         django.setup()
         # The app's modules read Django settings when imported: only after setup, in this data folder.
-        from chat.services import session_import
+        from chat.services.session_import import session_import
         from memory import fill, runtime
         from memory.rag import query_user_history
         from memory.sync import instance_sync
         from personalab.storage import get_store
 
-        fill.schedule_sync = lambda store, **kwargs: None  # this process runs the fill itself
+        runtime.schedule_sync = lambda store, **kwargs: None  # this process runs the fill itself
         store = get_store()
         instance_id = setup.instance_ids[0]
         runtime.index_for(store).collection_ids()  # the models and Chroma loaded before timing

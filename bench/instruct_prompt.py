@@ -23,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from personalab.lib.instruct import instruct_prompt, instruct_template_named
 from personalab.lib.instruct_presets import BUILT_IN
-from personalab.lib.llm import LLMSettings, provider_for
+from personalab.lib.llm import LLMSettings
+from personalab.lib.llm_providers import provider_for
 from tests.stub_llm import Reply, StubLLM
 
 

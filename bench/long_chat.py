@@ -80,7 +80,9 @@ def main() -> None:
     args = parser.parse_args()
     with h.data_dir_temp() as data_dir:
         t.django_boot(data_dir)
-        from chat.services import instance_create, instance_update, session_import
+        from chat.services.instance_settings import instance_update
+        from chat.services.instances import instance_create
+        from chat.services.session_import import session_import
 
         store, owner, character_id, background_id = t.library_seed(data_dir)
         instance_id = instance_create(store, owner=owner, character_id=character_id,

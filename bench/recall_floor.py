@@ -36,7 +36,8 @@ MORE_SMALL_TALK = ["lol yeah", "That's awesome!", "See you tomorrow!", "What's u
 def dump(args: argparse.Namespace) -> None:
     with h.data_dir_temp() as data_dir:
         t.django_boot(data_dir)
-        from chat.services import instance_create, session_import
+        from chat.services.instances import instance_create
+        from chat.services.session_import import session_import
         from memory import runtime
         from memory.recall_turn import turn_candidates
         from memory.sync import instance_sync

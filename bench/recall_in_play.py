@@ -78,7 +78,8 @@ def turn(store, instance_id: str, provider: RecordingProvider, text: str) -> dic
 
 def conversation_run(path: Path, store, owner, character_id: str, *, limit: int,
                      keep: int) -> dict:
-    from chat.services import instance_create, session_import
+    from chat.services.instances import instance_create
+    from chat.services.session_import import session_import
     from memory import runtime
     from memory.sync import instance_sync
 

@@ -81,7 +81,8 @@ def library_seed(data_dir: Path):
     """The store (memory indexing off), the bench user, a character and a background."""
     from django.contrib.auth import get_user_model
 
-    from library.services import background_save, character_save
+    from library.background_services import background_save
+    from library.character_services import character_save
     from personalab.lib.filestore import FileStore
 
     store = FileStore(data_dir)
@@ -116,7 +117,7 @@ def session_lines(turns: int) -> list[dict[str, Any]]:
 
 
 def instance_with_session(store, owner, character_id: str, background_id: str, turns: int) -> str:
-    from chat.services import instance_create
+    from chat.services.instances import instance_create
 
     instance_id = instance_create(store, owner=owner, character_id=character_id,
                                   background_id=background_id)

@@ -1,4 +1,8 @@
+from __future__ import annotations
+
 from django.apps import AppConfig
+
+from library.chat_use import chat_use_register
 
 
 class ChatConfig(AppConfig):
@@ -6,7 +10,7 @@ class ChatConfig(AppConfig):
     name = "chat"
 
     def ready(self) -> None:
-        from chat.library_use import chats_playing, chats_titled  # models load once apps are ready
-        from library.chat_use import chat_use_register
+        # Local: chat.library_use reads chat.models, which Django loads only after this module.
+        from chat.library_use import chats_playing, chats_titled
 
         chat_use_register(chats_playing, titles=chats_titled)

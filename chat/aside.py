@@ -22,11 +22,12 @@ from chat import context as turn_context
 from chat.group_prompt import lines_for_speaker
 from personalab.lib.llm import LLMError, Provider
 from personalab.lib.reasoning import Reasoning
-from chat.services import generation_for_instance
+from chat.services.generation import generation_for_instance
 from chat.turn import Emit, TurnRefused, validate_user_text
 from library.errors import ItemWithheld
 from library.selectors import character_for_chat, persona_effective
-from memory import services as memory_services
+from memory.pinned import pinned_prompt_effective
+from memory.recaps import recap_items
 from personalab.lib.filestore import FileStore, StoreError, utc_now
 from personalab.lib.jsontext import json_loads
 from personalab.lib.participants import member_ids, member_state_read
@@ -151,9 +152,9 @@ def aside_messages(store: FileStore, *, instance_id: str, state: dict[str, Any],
     own = member_state_read(store, instance_id, state, character_id)
     persona = persona_effective(store, owner=state.get("owner"), persona_id=state.get("persona_id"))
     name = str(character.get("name") or character_id)
-    pinned, _ = memory_services.pinned_prompt_effective(store, instance_id=instance_id,
-                                                        character_id=character_id)
-    recaps = [item["text"] for item in memory_services.recap_items(
+    pinned, _ = pinned_prompt_effective(store, instance_id=instance_id,
+                                        character_id=character_id)
+    recaps = [item["text"] for item in recap_items(
         store, instance_id=instance_id)][-RECAP_ITEMS:]
     card = (character.get("card") or {}).get("data") or {}
     sections = [

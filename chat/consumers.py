@@ -18,7 +18,8 @@ from chat.followers import FollowCursor, emit_published, group_name, streaming_s
 from chat.group import conversation_turn, round_done_event
 from chat.impersonate import impersonate_run
 from chat.redo import redo_run
-from chat.services import NotFound, instance_for_user
+from chat.services.errors import NotFound
+from chat.services.instances import instance_for_user
 from chat.turn import TurnRefused
 from memory.runtime import schedule_sync
 from personalab.lib.jsontext import json_loads

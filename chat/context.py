@@ -43,7 +43,10 @@ from library.selectors import (
     persona_effective,
 )
 from memory import runtime as memory_runtime
-from memory import services as memory_services
+from memory.biography import biography_items
+from memory.pinned import pinned_prompt_effective
+from memory.rag import fallback_search
+from memory.recaps import recap_items
 from memory.selectors import (
     character_conversation_ids,
     member_presence,
@@ -53,7 +56,8 @@ from memory.selectors import (
 from memory.summarize_journal import summarize_recover
 from personalab.lib.filestore import FileStore, LinesBefore, SessionRead, StoreError, utc_now
 from personalab.lib.line_macros import LineMacros, character_macro_values, line_macros_replace
-from personalab.lib.llm import Provider, provider_for
+from personalab.lib.llm import Provider
+from personalab.lib.llm_providers import provider_for
 from personalab.lib.llm_text import text_trace_note
 from personalab.lib.macros import idle_duration_text
 from personalab.lib.membership import member_change_recover
@@ -351,8 +355,6 @@ def _director(store: FileStore, ctx: TurnContext) -> dict[str, Any] | None:
                                              settings.get("rag_fallback_threshold", 3))
 
     def search(query: str) -> tuple[list[str], list[str]]:
-        from memory.rag import fallback_search
-
         index, _ = memory_runtime.index_or_warning(store)
         if index is None:
             return [], []
@@ -376,7 +378,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
                    window: ContextWindow) -> PromptInputs:
     history = store.module_read("history")
     group = is_group(ctx.instance_state)
-    pinned, _ = memory_services.pinned_prompt_effective(
+    pinned, _ = pinned_prompt_effective(
         store, instance_id=ctx.instance_id,
         character_id=ctx.speaker.character_id if ctx.speaker
         else ctx.instance_state.get("character_id", ""))
@@ -386,7 +388,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
     card = card_fields_read(ctx.character, base_persona=ctx.character_state.get(
         "base_persona", ""))
     depth_prompt = [card.depth_prompt] if card.depth_prompt else []
-    recaps = memory_services.recap_items(store, instance_id=ctx.instance_id)
+    recaps = recap_items(store, instance_id=ctx.instance_id)
     return PromptInputs(
         character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", ""),
         user_name=persona["name"],
@@ -402,7 +404,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         pinned=pinned,
         recaps=[item["text"] for item in recaps],
         recap_span=recap_span(recaps, ctx.session_id),
-        biography=[] if group else [item["text"] for item in memory_services.biography_items(
+        biography=[] if group else [item["text"] for item in biography_items(
             store, instance_id=ctx.instance_id, character_id=_speaker_id(ctx))],  # §3.4: 1v1 only
         floating_blocks=[*lore["blocks"], *depth_prompt,
                          *_members_block(store, ctx, group)],

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext, gettext_noop
 
-from personalab.lib.llm import provider_for
+from personalab.lib.llm_providers import provider_for
 from personalab.llm_config import llm_settings_from_env
 from personalab.storage import get_store
 

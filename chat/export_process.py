@@ -19,7 +19,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from django.conf import settings
 
-from chat import services
+from chat.services.session_export import session_export
 from personalab.lib.errors import AppError, Unavailable
 from personalab.process_setup import django_ready
 from personalab.storage import get_store
@@ -33,8 +33,8 @@ def _exported(instance_id: str, session_id: str, fmt: str,
     """In the worker. A refusal comes back as plain values: an AppError subclass with its own
     __init__ cannot always be pickled back."""
     try:
-        return services.session_export(get_store(), instance_id=instance_id,
-                                       session_id=session_id, fmt=fmt, character=character)
+        return session_export(get_store(), instance_id=instance_id,
+                              session_id=session_id, fmt=fmt, character=character)
     except AppError as exc:
         return exc.code, exc.status, exc.message, exc.fields
 
@@ -58,10 +58,10 @@ def _pool_forget(broken: ProcessPoolExecutor) -> None:
 
 def session_export_apart(*, instance_id: str, session_id: str, fmt: str,
                          character: str | None) -> tuple[bytes, str]:
-    """`services.session_export`, in a worker process when there are any."""
+    """`session_export`, in a worker process when there are any."""
     if settings.PERSONALAB_EXPORT_PROCESSES <= 0:
-        return services.session_export(get_store(), instance_id=instance_id,
-                                       session_id=session_id, fmt=fmt, character=character)
+        return session_export(get_store(), instance_id=instance_id,
+                              session_id=session_id, fmt=fmt, character=character)
     pool = _pool_get()
     try:
         result = pool.submit(_exported, instance_id, session_id, fmt, character).result()

@@ -11,8 +11,10 @@ from collections.abc import AsyncIterator
 from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 
-from chat import services
 from chat.export_process import session_export_apart
+from chat.services.instances import instance_for_user
+from chat.services.session_import import session_import
+from chat.services.sessions import session_live_check
 from personalab.lib.busy import busy_slot
 from personalab.storage import get_store
 
@@ -40,10 +42,10 @@ def export_response(body: bytes, *, content_type: str, filename: str) -> HttpRes
 
 def session_export_limited(user, *, instance_id: str, session_id: str, fmt: str,
                            character: str | None) -> tuple[bytes, str]:
-    """`services.session_export` for `user`, in one of the account's export slots."""
+    """`session_export` for `user`, in one of the account's export slots."""
     store = get_store()
-    services.instance_for_user(user, instance_id)
-    services.session_live_check(store, instance_id=instance_id, session_id=session_id)
+    instance_for_user(user, instance_id)
+    session_live_check(store, instance_id=instance_id, session_id=session_id)
     with busy_slot(store.root / "busy", account=user.get_username(), action="export",
                    slots=settings.PERSONALAB_EXPORTS_PER_ACCOUNT, what="exports"):
         return session_export_apart(instance_id=instance_id, session_id=session_id, fmt=fmt,
@@ -51,9 +53,9 @@ def session_export_limited(user, *, instance_id: str, session_id: str, fmt: str,
 
 
 def session_import_limited(user, *, instance_id: str, data: bytes) -> tuple[str, dict]:
-    """`services.session_import` for `user`, in one of the account's import slots."""
+    """`session_import` for `user`, in one of the account's import slots."""
     store = get_store()
-    services.instance_for_user(user, instance_id)
+    instance_for_user(user, instance_id)
     with busy_slot(store.root / "busy", account=user.get_username(), action="import",
                    slots=settings.PERSONALAB_IMPORTS_PER_ACCOUNT, what="imports"):
-        return services.session_import(store, instance_id=instance_id, data=data)
+        return session_import(store, instance_id=instance_id, data=data)

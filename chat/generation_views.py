@@ -10,7 +10,10 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from chat import services
+from chat.services.errors import InstanceUpdateError, NotFound
+from chat.services.generation import generation_defaults_read, generation_defaults_update
+from chat.services.instance_settings import instance_update
+from chat.services.instances import instance_for_user
 from personalab.lib.filestore import InstanceBusy
 from personalab.lib.generation import FIELDS
 from personalab.storage import get_store
@@ -51,15 +54,15 @@ def _form_render(request: HttpRequest, *, action: str, generation: dict[str, Any
 def instance_generation(request: HttpRequest, instance_id: str) -> HttpResponse:
     store = get_store()
     try:
-        state = store.instance_state_read(services.instance_for_user(
+        state = store.instance_state_read(instance_for_user(
             request.user, instance_id).instance_id)
-    except services.NotFound:
+    except NotFound:
         raise Http404("instance not found") from None
     errors, status = {}, 200
     try:
-        state = services.instance_update(store, user=request.user, instance_id=instance_id,
-                                         generation=_form_changes(request))
-    except services.InstanceUpdateError as error:
+        state = instance_update(store, user=request.user, instance_id=instance_id,
+                                generation=_form_changes(request))
+    except InstanceUpdateError as error:
         errors, status = error.fields, 400
     except InstanceBusy:
         errors, status = {"generation": "a reply is streaming; save again when it ends"}, 409
@@ -73,11 +76,11 @@ def account_generation(request: HttpRequest) -> HttpResponse:
     """The player's defaults, used by every instance that does not set its own."""
     store = get_store()
     try:
-        generation = services.generation_defaults_update(store, user=request.user,
-                                                         changes=_form_changes(request))
+        generation = generation_defaults_update(store, user=request.user,
+                                                changes=_form_changes(request))
         errors, status = {}, 200
-    except services.InstanceUpdateError as error:
-        generation = services.generation_defaults_read(store, user=request.user)
+    except InstanceUpdateError as error:
+        generation = generation_defaults_read(store, user=request.user)
         errors, status = error.fields, 400
     return _form_render(request, action=reverse("account_generation"), generation=generation,
                         errors=errors, status=status)

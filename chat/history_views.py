@@ -20,9 +20,27 @@ from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from chat import conversations, history, selectors
-from chat.services import NotFound, instance_for_user
+from chat.services.errors import NotFound
+from chat.services.instances import instance_for_user
 from library.selectors import character_for_chat_optional, persona_effective
-from memory import services as memory
+from memory.biography import (
+    biography_add,
+    biography_from_persona,
+    biography_items,
+    biography_remove,
+    biography_reorder,
+    biography_update,
+)
+from memory.errors import MemoryActionError
+from memory.evolved_persona import evolved_persona_read, persona_restore, persona_set_manual
+from memory.pinned import (
+    PINNED_FILE,
+    pinned_members,
+    pinned_override_set,
+    pinned_prompt_effective,
+    pinned_prompt_set,
+)
+from memory.recaps import recap_items, recap_pending, recap_remove, recap_reorder, recap_update
 from personalab.lib.filestore import InstanceBusy, StoreError
 from personalab.lib.participants import member_ids
 from personalab.storage import get_store
@@ -120,7 +138,7 @@ def history_rows(request: HttpRequest, instance_id: str) -> HttpResponse:
 
 def _pinned_members_named(store, instance_id: str) -> list[dict[str, str]]:
     """With several characters: each member's convKey override, named (seed 003 §3.5)."""
-    _, members = memory.pinned_members(store, instance_id=instance_id)
+    _, members = pinned_members(store, instance_id=instance_id)
     if len(members) < 2:
         return []
     state = store.instance_state_read(instance_id)
@@ -133,13 +151,13 @@ def _persona_context(instance_id: str, character_id: str | None = None) -> dict[
     evolved persona and versions; pinned prompt, recaps and biography are the story's."""
     store = get_store()
     state = store.instance_state_read(instance_id)
-    persona = memory.evolved_persona_read(store, instance_id=instance_id,
-                                          character_id=character_id)
+    persona = evolved_persona_read(store, instance_id=instance_id,
+                                   character_id=character_id)
     # The pinned prompt in use for the member shown; the instance's own override belongs to
     # the instance's character, so only its page offers that form.
-    pinned_text, pinned_source = memory.pinned_prompt_effective(
+    pinned_text, pinned_source = pinned_prompt_effective(
         store, instance_id=instance_id, character_id=persona["character_id"])
-    override = store.memory_json_read(instance_id, memory.PINNED_FILE, {})
+    override = store.memory_json_read(instance_id, PINNED_FILE, {})
     members = [{"character_id": c, "name": _character_name(store, state, c) or c}
                for c in member_ids(state)]
     return {
@@ -154,9 +172,9 @@ def _persona_context(instance_id: str, character_id: str | None = None) -> dict[
         "pinned_instance_form": persona["character_id"] == state.get("character_id"),
         "pinned_override": override.get("text", "") if isinstance(override, dict) else "",
         "pinned_members": _pinned_members_named(store, instance_id),
-        "recaps": memory.recap_items(store, instance_id=instance_id),
-        "recap_pending": memory.recap_pending(store, instance_id=instance_id),
-        "biography": memory.biography_items(store, instance_id=instance_id),
+        "recaps": recap_items(store, instance_id=instance_id),
+        "recap_pending": recap_pending(store, instance_id=instance_id),
+        "biography": biography_items(store, instance_id=instance_id),
     }
 
 
@@ -166,7 +184,7 @@ def persona_page(request: HttpRequest, instance_id: str) -> HttpResponse:
     row = _owned(request, instance_id)
     try:
         context = _persona_context(instance_id, request.GET.get("character") or None)
-    except memory.MemoryActionError:
+    except MemoryActionError:
         raise Http404("not a member of this conversation") from None
     return render(request, "chat/persona.html", {**context, "instance": row})
 
@@ -177,44 +195,44 @@ def _persona_apply(store, instance_id: str, action: str, form) -> str:
     item_id = form.get("item", "")
     member = form.get("character_id") or None
     if action == "persona_save":
-        result = memory.persona_set_manual(store, instance_id=instance_id, text=text.strip(),
-                                           character_id=member)
+        result = persona_set_manual(store, instance_id=instance_id, text=text.strip(),
+                                    character_id=member)
         return (gettext("Saved as version %(version)s.") % {"version": result["version"]}
                 if result["changed"] else gettext("Nothing changed."))
     if action == "persona_restore":
-        result = memory.persona_restore(store, instance_id=instance_id,
-                                        version=_int(form.get("version"), -1),
-                                        character_id=member)
+        result = persona_restore(store, instance_id=instance_id,
+                                 version=_int(form.get("version"), -1),
+                                 character_id=member)
         return gettext("Restored; it is now version %(version)s.") % {"version": result["version"]}
     if action == "pinned_save":
-        memory.pinned_prompt_set(store, instance_id=instance_id, character_id=None,
-                                 text=text.strip())
+        pinned_prompt_set(store, instance_id=instance_id, character_id=None,
+                          text=text.strip())
         if text.strip():
             return gettext("Pinned prompt saved.")
         return gettext("Override removed; the character's own pinned prompt applies.")
     if action == "pinned_member_save":
-        memory.pinned_override_set(store, instance_id=instance_id,
-                                   character_id=form.get("character_id", ""), text=text)
+        pinned_override_set(store, instance_id=instance_id,
+                            character_id=form.get("character_id", ""), text=text)
         return (gettext("Saved for this set of characters.") if text.strip()
                 else gettext("Override removed."))
     if action in ("recap_update", "bio_update"):
-        update = memory.recap_update if action == "recap_update" else memory.biography_update
+        update = recap_update if action == "recap_update" else biography_update
         update(store, instance_id=instance_id, item_id=item_id, text=text)
         return gettext("Saved.")
     if action in ("recap_remove", "bio_remove"):
-        remove = memory.recap_remove if action == "recap_remove" else memory.biography_remove
+        remove = recap_remove if action == "recap_remove" else biography_remove
         remove(store, instance_id=instance_id, item_id=item_id)
         return gettext("Removed.")
     if action in ("recap_move", "bio_move"):
-        reorder = memory.recap_reorder if action == "recap_move" else memory.biography_reorder
+        reorder = recap_reorder if action == "recap_move" else biography_reorder
         reorder(store, instance_id=instance_id, item_id=item_id,
                 new_index=_int(form.get("to"), 0))
         return gettext("Moved.")
     if action == "bio_add":
-        memory.biography_add(store, instance_id=instance_id, text=text)
+        biography_add(store, instance_id=instance_id, text=text)
         return gettext("Paragraph added.")
     if action == "bio_from_persona":
-        added = memory.biography_from_persona(store, instance_id=instance_id)
+        added = biography_from_persona(store, instance_id=instance_id)
         return ngettext("%(count)s paragraph added from the evolved persona.",
                         "%(count)s paragraphs added from the evolved persona.",
                         len(added)) % {"count": len(added)}
@@ -233,7 +251,7 @@ def persona_action(request: HttpRequest, instance_id: str, action: str) -> HttpR
     except InstanceBusy:
         error, status = ("busy: a reply is streaming or another change is running on this "
                          "instance; try again when it has finished"), 409
-    except memory.MemoryActionError as exc:
+    except MemoryActionError as exc:
         error, status = exc.message, 400
     except (StoreError, ValueError) as exc:
         error, status = str(exc), 400
@@ -244,7 +262,7 @@ def persona_action(request: HttpRequest, instance_id: str, action: str) -> HttpR
         return redirect(f"{url}?{urlencode({'character': member})}" if member else url)
     try:
         context = _persona_context(instance_id, member)
-    except memory.MemoryActionError:
+    except MemoryActionError:
         context = _persona_context(instance_id)
     return render(request, "chat/_persona_body.html",
                   {**context, "note": note, "error": error}, status=status)

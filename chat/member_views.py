@@ -12,8 +12,15 @@ from django.shortcuts import render
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
-from chat import services
 from chat.members import members_of, members_title
+from chat.services.errors import NotFound
+from chat.services.instance_settings import instance_update
+from chat.services.instances import instance_for_user
+from chat.services.members import (
+    instance_member_add,
+    instance_member_change,
+    instance_member_remove,
+)
 from chat.speakers import STRATEGIES
 from library.selectors import ChatCharacters, character_choices
 from personalab.lib.errors import AppError
@@ -61,27 +68,27 @@ def _talkativeness(raw: str) -> Any:
 def instance_members(request: HttpRequest, instance_id: str) -> HttpResponse:
     store = get_store()
     try:
-        services.instance_for_user(request.user, instance_id)
-    except services.NotFound:
+        instance_for_user(request.user, instance_id)
+    except NotFound:
         raise Http404("instance not found") from None
     action = request.POST.get("action", "")
     character_id = request.POST.get("character_id", "")
     errors, status = {}, 200
     try:
         if action == "add":
-            services.instance_member_add(store, user=request.user, instance_id=instance_id,
-                                         character_id=character_id)
+            instance_member_add(store, user=request.user, instance_id=instance_id,
+                                character_id=character_id)
         elif action == "remove":
-            services.instance_member_remove(store, user=request.user, instance_id=instance_id,
-                                            character_id=character_id)
+            instance_member_remove(store, user=request.user, instance_id=instance_id,
+                                   character_id=character_id)
         elif action == "change":
-            services.instance_member_change(
+            instance_member_change(
                 store, user=request.user, instance_id=instance_id, character_id=character_id,
                 muted=request.POST.get("muted") == "on",
                 talkativeness=_talkativeness(request.POST.get("talkativeness", "")))
         elif action == "order":
-            services.instance_update(store, user=request.user, instance_id=instance_id,
-                                     reply_order=request.POST.get("reply_order", ""))
+            instance_update(store, user=request.user, instance_id=instance_id,
+                            reply_order=request.POST.get("reply_order", ""))
         else:
             errors, status = {"action": "must be add, remove, change or order"}, 400
     except InstanceBusy:

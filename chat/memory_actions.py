@@ -6,8 +6,8 @@ from __future__ import annotations
 from asgiref.sync import sync_to_async
 from django.utils.translation import gettext_noop
 
-from chat import services as chat_services
 from chat.context import provider_current
+from chat.services.index import instance_index
 from memory import runtime
 from memory.evolved_persona import memory_update_persona
 from memory.summarize import memory_summarize
@@ -39,5 +39,5 @@ async def memory_action(instance_id: str, action: str, progress=None, *,
     finally:
         lock.release()
         runtime.progress_set(instance_id, None)
-    await sync_to_async(chat_services.instance_index)(store, instance_id)
+    await sync_to_async(instance_index)(store, instance_id)
     return result

@@ -12,8 +12,19 @@ from django.http import HttpRequest
 from ninja import Router, Status
 
 from chat.context import provider_current
-from chat.services import instance_for_user
-from memory import services as memory
+from chat.services.instances import instance_for_user
+from memory import authors_note, biography, evolved_persona, recaps
+from memory.authors_note import authors_note_save
+from memory.biography import biography_items, biography_reorder
+from memory.evolved_persona import evolved_persona_read, persona_set_manual
+from memory.pinned import (
+    PINNED_FILE,
+    pinned_members,
+    pinned_override_set,
+    pinned_prompt_effective,
+    pinned_prompt_set,
+)
+from memory.recaps import recap_items, recap_pending, recap_rebuild, recap_reorder
 from chat.memory_actions import memory_action
 from memory.schemas import (AuthorsNote, AuthorsNoteIn, Items, MoveIn, PersonaChange,
                             PersonaOut, PersonaTextIn, PinnedIn, PinnedOut, RecapsOut, TextIn,
@@ -65,13 +76,13 @@ async def update_memory(request: HttpRequest, instance_id: str, character_id: st
                         "default the instance's character).")
 def persona_read(request: HttpRequest, instance_id: str, character_id: str | None = None):
     store = _owned_store(request, instance_id)
-    return memory.evolved_persona_read(store, instance_id=instance_id, character_id=character_id)
+    return evolved_persona_read(store, instance_id=instance_id, character_id=character_id)
 
 
 @router.put(BASE + "/persona", response=PersonaChange,
             description="Set a member's evolved persona by hand; it becomes a new version.")
 def persona_set(request: HttpRequest, instance_id: str, payload: PersonaTextIn):
-    return _locked(request, instance_id, memory.persona_set_manual, text=payload.text.strip(),
+    return _locked(request, instance_id, persona_set_manual, text=payload.text.strip(),
                    character_id=payload.character_id)
 
 
@@ -79,7 +90,7 @@ def persona_set(request: HttpRequest, instance_id: str, payload: PersonaTextIn):
              description="An older version of a member's evolved persona becomes current "
                          "again, as a new version.")
 def persona_restore(request: HttpRequest, instance_id: str, payload: VersionIn):
-    return _locked(request, instance_id, memory.persona_restore, version=payload.version,
+    return _locked(request, instance_id, evolved_persona.persona_restore, version=payload.version,
                    character_id=payload.character_id)
 
 
@@ -88,11 +99,11 @@ def persona_restore(request: HttpRequest, instance_id: str, payload: VersionIn):
 
 def _pinned(store, instance_id: str) -> dict[str, Any]:
     state = store.instance_state_read(instance_id)
-    text, source = memory.pinned_prompt_effective(
+    text, source = pinned_prompt_effective(
         store, instance_id=instance_id, character_id=state.get("character_id") or "")
-    override = store.memory_json_read(instance_id, memory.PINNED_FILE, {})
+    override = store.memory_json_read(instance_id, PINNED_FILE, {})
     own = override.get("text") if isinstance(override, dict) else ""
-    key, members = memory.pinned_members(store, instance_id=instance_id)
+    key, members = pinned_members(store, instance_id=instance_id)
     return {"text": text, "source": source, "override": own if isinstance(own, str) else "",
             "conv_key": key, "members": members}
 
@@ -109,11 +120,11 @@ def pinned_read(request: HttpRequest, instance_id: str):
                         "exactly these participants (convKey); it wins; empty text removes it.")
 def pinned_set(request: HttpRequest, instance_id: str, payload: PinnedIn):
     if payload.character_id:
-        _locked(request, instance_id, memory.pinned_override_set,
+        _locked(request, instance_id, pinned_override_set,
                 character_id=validate_id(payload.character_id, kind="character_id"),
                 text=payload.text)
     else:
-        _locked(request, instance_id, memory.pinned_prompt_set, character_id=None,
+        _locked(request, instance_id, pinned_prompt_set, character_id=None,
                 text=payload.text.strip())
     return _pinned(get_store(), instance_id)
 
@@ -122,8 +133,8 @@ def pinned_set(request: HttpRequest, instance_id: str, payload: PinnedIn):
 
 
 def _recaps(store, instance_id: str) -> dict[str, Any]:
-    return {"items": memory.recap_items(store, instance_id=instance_id),
-            "pending": memory.recap_pending(store, instance_id=instance_id)}
+    return {"items": recap_items(store, instance_id=instance_id),
+            "pending": recap_pending(store, instance_id=instance_id)}
 
 
 @router.get(BASE + "/recaps", response=RecapsOut)
@@ -140,26 +151,26 @@ async def recaps_rebuild(request: HttpRequest, instance_id: str):
     store = get_store()
     lock = store.instance_lock(instance_id).acquire()
     try:
-        return await memory.recap_rebuild(store, instance_id=instance_id,
-                                          llm=provider_current(store),
-                                          settings=store.module_read("memory"))
+        return await recap_rebuild(store, instance_id=instance_id,
+                                   llm=provider_current(store),
+                                   settings=store.module_read("memory"))
     finally:
         lock.release()
 
 
 @router.put(BASE + "/recaps/{item_id}", response=dict[str, Any])
 def recap_update(request: HttpRequest, instance_id: str, item_id: str, payload: TextIn):
-    return _locked(request, instance_id, memory.recap_update, item_id=item_id, text=payload.text)
+    return _locked(request, instance_id, recaps.recap_update, item_id=item_id, text=payload.text)
 
 
 @router.delete(BASE + "/recaps/{item_id}", response=dict[str, Any])
 def recap_remove(request: HttpRequest, instance_id: str, item_id: str):
-    return _locked(request, instance_id, memory.recap_remove, item_id=item_id)
+    return _locked(request, instance_id, recaps.recap_remove, item_id=item_id)
 
 
 @router.post(BASE + "/recaps/{item_id}/move", response=Items)
 def recap_move(request: HttpRequest, instance_id: str, item_id: str, payload: MoveIn):
-    return {"items": _locked(request, instance_id, memory.recap_reorder, item_id=item_id,
+    return {"items": _locked(request, instance_id, recap_reorder, item_id=item_id,
                              new_index=payload.to)}
 
 
@@ -169,34 +180,34 @@ def recap_move(request: HttpRequest, instance_id: str, item_id: str, payload: Mo
 @router.get(BASE + "/biography", response=Items)
 def biography_read(request: HttpRequest, instance_id: str):
     store = _owned_store(request, instance_id)
-    return {"items": memory.biography_items(store, instance_id=instance_id)}
+    return {"items": biography_items(store, instance_id=instance_id)}
 
 
 @router.post(BASE + "/biography", response={201: dict[str, Any]})
 def biography_add(request: HttpRequest, instance_id: str, payload: TextIn):
-    return Status(201, _locked(request, instance_id, memory.biography_add, text=payload.text))
+    return Status(201, _locked(request, instance_id, biography.biography_add, text=payload.text))
 
 
 @router.post(BASE + "/biography/from_persona", response={201: Items},
              description="Keep the current evolved persona as paragraphs of the biography.")
 def biography_from_persona(request: HttpRequest, instance_id: str):
-    return Status(201, {"items": _locked(request, instance_id, memory.biography_from_persona)})
+    return Status(201, {"items": _locked(request, instance_id, biography.biography_from_persona)})
 
 
 @router.put(BASE + "/biography/{item_id}", response=dict[str, Any])
 def biography_update(request: HttpRequest, instance_id: str, item_id: str, payload: TextIn):
-    return _locked(request, instance_id, memory.biography_update, item_id=item_id,
+    return _locked(request, instance_id, biography.biography_update, item_id=item_id,
                    text=payload.text)
 
 
 @router.delete(BASE + "/biography/{item_id}", response=dict[str, Any])
 def biography_remove(request: HttpRequest, instance_id: str, item_id: str):
-    return _locked(request, instance_id, memory.biography_remove, item_id=item_id)
+    return _locked(request, instance_id, biography.biography_remove, item_id=item_id)
 
 
 @router.post(BASE + "/biography/{item_id}/move", response=Items)
 def biography_move(request: HttpRequest, instance_id: str, item_id: str, payload: MoveIn):
-    return {"items": _locked(request, instance_id, memory.biography_reorder, item_id=item_id,
+    return {"items": _locked(request, instance_id, biography_reorder, item_id=item_id,
                              new_index=payload.to)}
 
 
@@ -205,11 +216,12 @@ def biography_move(request: HttpRequest, instance_id: str, item_id: str, payload
 
 @router.get(BASE + "/authors_note", response=AuthorsNote)
 def authors_note_read(request: HttpRequest, instance_id: str):
-    return memory.authors_note_read(_owned_store(request, instance_id), instance_id=instance_id)
+    return authors_note.authors_note_read(_owned_store(request, instance_id),
+                                          instance_id=instance_id)
 
 
 @router.put(BASE + "/authors_note", response=AuthorsNote,
             description="Text woven into the history at `depth`, every `frequency` turns; "
                         "empty text turns it off.")
 def authors_note_set(request: HttpRequest, instance_id: str, payload: AuthorsNoteIn):
-    return _locked(request, instance_id, memory.authors_note_save, note=payload.model_dump())
+    return _locked(request, instance_id, authors_note_save, note=payload.model_dump())

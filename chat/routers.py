@@ -10,7 +10,29 @@ from django.http import HttpRequest
 from ninja import Body, File, Router, Status
 from ninja.files import UploadedFile
 
-from chat import conversations, history, selectors, services
+from chat import conversations, history, selectors
+from chat.services import instance_settings, instances
+from chat.services.generation import (
+    generation_defaults_read,
+    generation_defaults_update,
+    generation_for_instance,
+)
+from chat.services.index import instance_index
+from chat.services.instance_settings import instance_background_switch, instance_update
+from chat.services.instances import instance_for_user, instances_visible_to
+from chat.services.members import (
+    instance_member_add,
+    instance_member_change,
+    instance_member_remove,
+)
+from chat.services.session_export import session_regroup
+from chat.services.sessions import (
+    session_archive_and_restart,
+    session_live_check,
+    session_read_repaired,
+    session_summary,
+)
+from chat.services.traces import trace_rebuild, trace_sections
 from chat.models import Instance, Trace
 from chat.aside import aside_run, aside_speaker
 from chat.schemas import (AsideOut, BackgroundSwitchIn, BranchIn, BranchOut, ChatIn, ChatOut,
@@ -61,7 +83,7 @@ def _state_listed(store, instance_id: str) -> dict[str, Any] | None:
 def instances_list(request: HttpRequest):
     store = get_store()
     return {"instances": [instance_out(row, _state_listed(store, row.instance_id))
-                          for row in services.instances_visible_to(request.auth)]}
+                          for row in instances_visible_to(request.auth)]}
 
 
 @router.post("/instances", response={201: InstanceCreated})
@@ -74,18 +96,18 @@ def instance_create(request: HttpRequest, payload: InstanceIn):
                       code="missing_field", field="character_id")
     if payload.background_id is not None:
         validate_id(payload.background_id, kind="background id")
-    instance_id = services.instance_create(get_store(), owner=request.auth,
-                                           character_id=payload.character_id,
-                                           character_ids=payload.character_ids,
-                                           reply_order=payload.reply_order,
-                                           background_id=payload.background_id,
-                                           persona_id=payload.persona_id)
+    instance_id = instances.instance_create(get_store(), owner=request.auth,
+                                            character_id=payload.character_id,
+                                            character_ids=payload.character_ids,
+                                            reply_order=payload.reply_order,
+                                            background_id=payload.background_id,
+                                            persona_id=payload.persona_id)
     return Status(201, {"instance_id": instance_id})
 
 
 @router.get("/instances/{instance_id}", response=InstanceDetail)
 def instance_detail(request: HttpRequest, instance_id: str):
-    row = services.instance_for_user(request.auth, instance_id)
+    row = instance_for_user(request.auth, instance_id)
     store = get_store()
     state = store.instance_state_read(instance_id)
     return {**instance_out(row, state),
@@ -94,7 +116,7 @@ def instance_detail(request: HttpRequest, instance_id: str):
             "director": director_status(store, instance_id=instance_id),
             "sessions": store.session_ids(instance_id),
             "generation": state.get("generation") or {},
-            "generation_effective": services.generation_for_instance(store, state),
+            "generation_effective": generation_for_instance(store, state),
             "index": index_progress(store, instance_id=instance_id)}
 
 
@@ -106,7 +128,7 @@ def instance_change(request: HttpRequest, instance_id: str, payload: InstanceUpd
         body_fields_check(payload.model_extra, writable=(),
                           shown=instance_detail(request, instance_id))
     changes = payload.listed()
-    services.instance_update(get_store(), user=request.auth, instance_id=instance_id, **{
+    instance_update(get_store(), user=request.auth, instance_id=instance_id, **{
         name: value for name, value in changes.items()
         if value is not None or name in ("persona_id", "lorebook_ids")})
     return instance_detail(request, instance_id)
@@ -116,8 +138,8 @@ def instance_change(request: HttpRequest, instance_id: str, payload: InstanceUpd
 def instance_play_as(request: HttpRequest, instance_id: str, payload: PlayAsIn):
     """Go on as the player of an imported chat: your persona of that name (or a shared one),
     else a new one, picked for this conversation."""
-    return services.instance_play_as(get_store(), user=request.auth, instance_id=instance_id,
-                                     name=payload.name)
+    return instance_settings.instance_play_as(get_store(), user=request.auth,
+                                              instance_id=instance_id, name=payload.name)
 
 
 MEMBER = "/instances/{instance_id}/members/{character_id}"
@@ -128,7 +150,7 @@ MEMBER = "/instances/{instance_id}/members/{character_id}"
 def member_changes(request: HttpRequest, instance_id: str):
     """The journal of member changes (join, leave, mute, talkativeness), newest first; each
     names the participants before and after, and the last turn said before it."""
-    services.instance_for_user(request.auth, instance_id)
+    instance_for_user(request.auth, instance_id)
     return {"changes": selectors.member_changes_shown(get_store(), instance_id=instance_id)}
 
 
@@ -136,26 +158,26 @@ def member_changes(request: HttpRequest, instance_id: str):
              tags=["conversations"])
 def member_add(request: HttpRequest, instance_id: str, payload: MemberIn):
     """A character joins the conversation (answers from the next round on)."""
-    services.instance_member_add(get_store(), user=request.auth, instance_id=instance_id,
-                                 character_id=payload.character_id, muted=payload.muted,
-                                 talkativeness=payload.talkativeness)
+    instance_member_add(get_store(), user=request.auth, instance_id=instance_id,
+                        character_id=payload.character_id, muted=payload.muted,
+                        talkativeness=payload.talkativeness)
     return Status(201, instance_detail(request, instance_id))
 
 
 @router.put(MEMBER, response=InstanceDetail, tags=["conversations"])
 def member_change(request: HttpRequest, instance_id: str, character_id: str,
                   payload: MemberChangeIn):
-    services.instance_member_change(get_store(), user=request.auth, instance_id=instance_id,
-                                    character_id=character_id,
-                                    **payload.model_dump(exclude_unset=True))
+    instance_member_change(get_store(), user=request.auth, instance_id=instance_id,
+                           character_id=character_id,
+                           **payload.model_dump(exclude_unset=True))
     return instance_detail(request, instance_id)
 
 
 @router.delete(MEMBER, response=InstanceDetail, tags=["conversations"])
 def member_remove(request: HttpRequest, instance_id: str, character_id: str):
     """The character leaves; its lines stay in the story."""
-    services.instance_member_remove(get_store(), user=request.auth, instance_id=instance_id,
-                                    character_id=character_id)
+    instance_member_remove(get_store(), user=request.auth, instance_id=instance_id,
+                           character_id=character_id)
     return instance_detail(request, instance_id)
 
 
@@ -179,14 +201,14 @@ def instance_preset_get(request: HttpRequest, instance_id: str):
 @router.get("/generation", response=GenerationSettings, tags=["generation"])
 def generation_defaults(request: HttpRequest):
     """The account's default generation settings (an instance's own values win)."""
-    return {"generation": services.generation_defaults_read(get_store(), user=request.auth)}
+    return {"generation": generation_defaults_read(get_store(), user=request.auth)}
 
 
 @router.put("/generation", response=GenerationSettings, tags=["generation"])
 def generation_defaults_change(request: HttpRequest, payload: GenerationSettingsIn):
     body_fields_check(payload.model_dump(exclude_unset=True), writable=("generation",),
                       shown={})
-    return {"generation": services.generation_defaults_update(
+    return {"generation": generation_defaults_update(
         get_store(), user=request.auth, changes=payload.generation)}
 
 
@@ -194,10 +216,10 @@ def generation_defaults_change(request: HttpRequest, payload: GenerationSettings
              description="Switch to another background (one you may use) or none; the story "
                          "progress is kept.")
 def instance_background(request: HttpRequest, instance_id: str, payload: BackgroundSwitchIn):
-    services.instance_for_user(request.auth, instance_id)
-    return services.instance_background_switch(get_store(), user=request.auth,
-                                               instance_id=instance_id,
-                                               background_id=payload.background_id)
+    instance_for_user(request.auth, instance_id)
+    return instance_background_switch(get_store(), user=request.auth,
+                                      instance_id=instance_id,
+                                      background_id=payload.background_id)
 
 
 # --- the turn -------------------------------------------------------------------------------
@@ -216,7 +238,7 @@ def instance_background(request: HttpRequest, instance_id: str, payload: Backgro
 async def chat(request: HttpRequest, payload: ChatIn):
     instance_id = validate_id(payload.instance_id, kind="instance id")
     with naming_field("instance_id"):
-        await sync_to_async(services.instance_for_user)(request.auth, instance_id)
+        await sync_to_async(instance_for_user)(request.auth, instance_id)
     if payload.mode == "impersonate":
         return await _impersonate(instance_id, stream=payload.stream)
     if payload.query is None:
@@ -278,7 +300,7 @@ async def chat_continue(request: HttpRequest, instance_id: str, stream: bool = F
 
 async def _redo(request: HttpRequest, instance_id: str, *, action: str, stream: bool):
     validate_id(instance_id, kind="instance id")
-    await sync_to_async(services.instance_for_user)(request.auth, instance_id)
+    await sync_to_async(instance_for_user)(request.auth, instance_id)
     if stream:
         return redo_stream(instance_id, action=action)
     warnings: list[dict] = []
@@ -325,13 +347,13 @@ def _aside_speaker_checked(instance_id: str, speaker: str | None) -> None:
 def current_response(request: HttpRequest, instance_id: str, session_id: str,
                      turn: int | None = None):
     """Seed reconnect: what the file holds for turn N (the single source of truth)."""
-    services.instance_for_user(request.auth, instance_id)
+    instance_for_user(request.auth, instance_id)
     store = get_store()
-    services.session_live_check(store, instance_id=instance_id, session_id=session_id)
+    session_live_check(store, instance_id=instance_id, session_id=session_id)
     if turn is not None and turn < 1:
         raise Invalid("turn must be 1 or more", fields={"turn": "at least 1"})
     # A reconnect asks about the newest turn: only the file's last lines are parsed.
-    read = services.session_read_repaired(store, instance_id, session_id, newest=2)
+    read = session_read_repaired(store, instance_id, session_id, newest=2)
     turn = read.last_turn if turn is None else turn
 
     def reply_of(lines):
@@ -363,13 +385,13 @@ def _session_owner(user, session_id: str, wanted: str | None) -> str:
     """The visible instance holding `session_id` (session ids restart in every instance)."""
     validate_id(session_id, kind="session id")
     store = get_store()
-    rows = services.instances_visible_to(user)
+    rows = instances_visible_to(user)
     if wanted:
         rows = rows.filter(instance_id=validate_id(wanted, kind="instance id"))
     owners = [row.instance_id for row in rows
               if store.session_path(row.instance_id, session_id).exists()]
     if not owners:
-        raise services.NotFound(f"session {session_id!r} not found")
+        raise NotFound(f"session {session_id!r} not found")
     if len(owners) > 1:
         current = [row.instance_id for row in rows.filter(current_session_id=session_id)]
         if len(current) != 1:
@@ -383,7 +405,7 @@ def _session_owner(user, session_id: str, wanted: str | None) -> str:
 @chat_router.get("/sessions/{session_id}", response=dict[str, Any])
 def session_detail(request: HttpRequest, session_id: str, instance_id: str | None = None):
     owner = _session_owner(request.auth, session_id, instance_id)
-    return services.session_summary(get_store(), owner, session_id)
+    return session_summary(get_store(), owner, session_id)
 
 
 @chat_router.delete("/sessions/{session_id}", response=dict[str, Any],
@@ -391,8 +413,8 @@ def session_detail(request: HttpRequest, session_id: str, instance_id: str | Non
                                 "one starts a fresh session.")
 def session_delete(request: HttpRequest, session_id: str, instance_id: str | None = None):
     owner = _session_owner(request.auth, session_id, instance_id)
-    return services.session_archive_and_restart(get_store(), instance_id=owner,
-                                                session_id=session_id)
+    return session_archive_and_restart(get_store(), instance_id=owner,
+                                       session_id=session_id)
 
 
 @chat_router.get("/traces/{trace_id}", response=dict[str, Any],
@@ -407,19 +429,19 @@ def trace_detail(request: HttpRequest, trace_id: str, include_session: bool = Fa
                       fields={"fields": "only 'sections'"})
     row = Trace.objects.filter(trace_id=trace_id).first()
     if row is None:
-        raise services.NotFound(f"trace {trace_id!r} not found")
+        raise NotFound(f"trace {trace_id!r} not found")
     try:
-        services.instance_for_user(request.auth, row.instance_id)
-    except services.NotFound:
+        instance_for_user(request.auth, row.instance_id)
+    except NotFound:
         # Someone else's trace reads exactly like an unknown one: no instance id leaks.
-        raise services.NotFound(f"trace {trace_id!r} not found") from None
+        raise NotFound(f"trace {trace_id!r} not found") from None
     if fields == "sections":
-        return services.trace_sections(get_store(), instance_id=row.instance_id,
-                                       trace_id=trace_id)
-    trace = services.trace_rebuild(get_store(), instance_id=row.instance_id, trace_id=trace_id)
+        return trace_sections(get_store(), instance_id=row.instance_id,
+                              trace_id=trace_id)
+    trace = trace_rebuild(get_store(), instance_id=row.instance_id, trace_id=trace_id)
     if include_session:
-        trace["session_summary"] = services.session_summary(get_store(), row.instance_id,
-                                                            trace["session_id"])
+        trace["session_summary"] = session_summary(get_store(), row.instance_id,
+                                                   trace["session_id"])
     return trace
 
 
@@ -431,7 +453,7 @@ SESSION = "/instances/{instance_id}/sessions/{session_id}"
 
 @history_router.get("/instances/{instance_id}/sessions", response=SessionList)
 def sessions_list(request: HttpRequest, instance_id: str):
-    services.instance_for_user(request.auth, instance_id)
+    instance_for_user(request.auth, instance_id)
     return {"sessions": history.session_list(get_store(), instance_id=instance_id)}
 
 
@@ -442,7 +464,7 @@ def sessions_list(request: HttpRequest, instance_id: str):
                                 "archived session's key from the session list.")
 def messages_page(request: HttpRequest, instance_id: str, session_id: str,
                   page: int | None = None, q: str = ""):
-    services.instance_for_user(request.auth, instance_id)
+    instance_for_user(request.auth, instance_id)
     return history.messages_page(get_store(), instance_id=instance_id, session_key=session_id,
                                  page=page, query=q)
 
@@ -452,7 +474,7 @@ def messages_page(request: HttpRequest, instance_id: str, session_id: str,
                                 "the messages page; 409 when `fingerprint` no longer matches.")
 def message_detail(request: HttpRequest, instance_id: str, session_id: str, index: int,
                    fingerprint: str):
-    services.instance_for_user(request.auth, instance_id)
+    instance_for_user(request.auth, instance_id)
     return history.message_read(get_store(), instance_id=instance_id, session_key=session_id,
                                 index=index, fingerprint=fingerprint)
 
@@ -465,7 +487,7 @@ def message_detail(request: HttpRequest, instance_id: str, session_id: str, inde
                                 "400 naming `text`.")
 def message_edit(request: HttpRequest, instance_id: str, session_id: str, index: int,
                  payload: MessageEditIn):
-    services.instance_for_user(request.auth, instance_id)
+    instance_for_user(request.auth, instance_id)
     return history.message_change(get_store(), instance_id=instance_id, session_id=session_id,
                                   index=index, fingerprint=payload.fingerprint,
                                   text=payload.text, hidden=payload.hidden)
@@ -474,14 +496,14 @@ def message_edit(request: HttpRequest, instance_id: str, session_id: str, index:
 @history_router.delete(SESSION + "/messages/{index}", response=HistoryChange)
 def message_delete(request: HttpRequest, instance_id: str, session_id: str, index: int,
                    fingerprint: str):
-    services.instance_for_user(request.auth, instance_id)
+    instance_for_user(request.auth, instance_id)
     return history.message_delete(get_store(), instance_id=instance_id, session_id=session_id,
                                   index=index, fingerprint=fingerprint)
 
 
 @history_router.post("/instances/{instance_id}/history/undo", response=dict[str, Any])
 def history_undo(request: HttpRequest, instance_id: str, payload: UndoIn):
-    services.instance_for_user(request.auth, instance_id)
+    instance_for_user(request.auth, instance_id)
     return history.undo(get_store(), instance_id=instance_id, token=payload.token)
 
 
@@ -489,7 +511,7 @@ def history_undo(request: HttpRequest, instance_id: str, payload: UndoIn):
                      description="Show another version of the latest reply; `alternative` is an "
                                  "index into the line's `alternatives`.")
 def reply_swipe(request: HttpRequest, instance_id: str, session_id: str, payload: SwipeIn):
-    services.instance_for_user(request.auth, instance_id)
+    instance_for_user(request.auth, instance_id)
     return history.reply_choose_alternative(get_store(), instance_id=instance_id,
                                             session_id=session_id, turn=payload.turn,
                                             alternative_index=payload.alternative)
@@ -499,11 +521,11 @@ def reply_swipe(request: HttpRequest, instance_id: str, session_id: str, payload
                      description="A new current session with the lines up to and including "
                                  "`index`; the source session is kept as it is.")
 def session_branch(request: HttpRequest, instance_id: str, session_id: str, payload: BranchIn):
-    services.instance_for_user(request.auth, instance_id)
+    instance_for_user(request.auth, instance_id)
     store = get_store()
     result = history.session_branch(store, instance_id=instance_id, session_id=session_id,
                                     index=payload.index, fingerprint=payload.fingerprint)
-    services.instance_index(store, instance_id)
+    instance_index(store, instance_id)
     return Status(201, result)
 
 
@@ -511,11 +533,11 @@ def session_branch(request: HttpRequest, instance_id: str, session_id: str, payl
                      description="Moves the session to sessions/archive/ (never destroyed); "
                                  "archiving the current one starts a fresh session.")
 def session_archive(request: HttpRequest, instance_id: str, session_id: str):
-    services.instance_for_user(request.auth, instance_id)
+    instance_for_user(request.auth, instance_id)
     store = get_store()
-    services.session_live_check(store, instance_id=instance_id, session_id=session_id)
-    return services.session_archive_and_restart(store, instance_id=instance_id,
-                                                session_id=session_id)
+    session_live_check(store, instance_id=instance_id, session_id=session_id)
+    return session_archive_and_restart(store, instance_id=instance_id,
+                                       session_id=session_id)
 
 
 # --- chats of other front ends ------------------------------------------------------------
@@ -528,7 +550,7 @@ MAX_CHAT_BYTES = 10 * 1024 * 1024
                                  "multipart field `file`, at most 10 MB, becomes a new current "
                                  "session.")
 def chat_import(request: HttpRequest, instance_id: str, file: File[UploadedFile]):
-    services.instance_for_user(request.auth, instance_id)
+    instance_for_user(request.auth, instance_id)
     if file.size > MAX_CHAT_BYTES:
         raise TooLarge("file is larger than 10 MB", fields={"file": "at most 10 MB"})
     session_id, report = session_import_limited(request.auth, instance_id=instance_id,
@@ -541,7 +563,7 @@ def chat_import(request: HttpRequest, instance_id: str, file: File[UploadedFile]
                                  "goes on in a new conversation with every member it lists, "
                                  "each one a character you may use.")
 def chat_regroup(request: HttpRequest, instance_id: str, session_id: str):
-    new_id, new_session_id, report = services.session_regroup(
+    new_id, new_session_id, report = session_regroup(
         get_store(), user=request.auth, instance_id=instance_id, session_id=session_id)
     return Status(201, {"instance_id": new_id, "session_id": new_session_id,
                         "imported": report})

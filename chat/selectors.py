@@ -8,7 +8,7 @@ from typing import Any
 from chat.context import page_macro_values
 from chat.regex_turn import line_display_for
 from chat.history import line_fingerprint
-from personalab.lib.llm import provider_for
+from personalab.lib.llm_providers import provider_for
 from personalab.llm_config import llm_settings_from_env
 from chat.members import is_group, member_ids, members_of, members_title
 from library.avatars import avatar_file

@@ -25,9 +25,10 @@ from personalab.lib.reasoning import Reasoning
 from chat.regex_turn import reply_regexed, turn_regex
 from chat.reply_limit import pieces_capped, truncated_warning
 from chat.selectors import memory_settings_effective
-from chat.services import trace_index
+from chat.services.index import trace_index
 from chat.speakers import Pick
 from director.services import director_step
+from memory.recaps import recap_maybe_roll
 from library.errors import ItemWithheld
 from library.regex_scripts import RegexRun
 from personalab.lib.errors import AppError
@@ -126,8 +127,6 @@ def instance_locked(store: FileStore, instance_id: str) -> Iterator[None]:
 
 async def recaps_roll(store: FileStore, instance_id: str, provider: Provider | None) -> None:
     """Optional rolling recaps (seeds/history-recap-system.md); a failure never fails the turn."""
-    from memory.services import recap_maybe_roll
-
     settings_ = memory_settings_effective(store)
     if not settings_.get("recaps_enabled"):
         return

@@ -8,7 +8,7 @@ from typing import Any
 from personalab.llm_config import llm_settings_from_env
 from chat.model_context import model_context_tokens
 from chat.prompt.window import ContextWindow, generation_sent, window_for
-from chat.services import generation_for_instance
+from chat.services.generation import generation_for_instance
 from personalab.lib.filestore import FileStore
 
 

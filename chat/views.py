@@ -14,11 +14,20 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
-from chat import memory_actions, selectors, services
+from chat import memory_actions, selectors
 from chat.aside import asides_read
 from chat.chat_formats import ChatFormatError
 from chat.member_views import members_context, reply_orders
 from chat.models import Trace
+from chat.services import instance_settings
+from chat.services.errors import InstanceUpdateError, NotFound
+from chat.services.generation import generation_defaults_read
+from chat.services.instance_settings import instance_background_switch, instance_update
+from chat.services.instances import instance_create, instance_for_user, instances_visible_to
+from chat.services.session_export import session_regroup
+from chat.services.session_import import session_import
+from chat.services.sessions import session_read_repaired
+from chat.services.traces import trace_rebuild
 from director.services import director_status
 from library.selectors import (
     ChatCharacters,
@@ -28,8 +37,9 @@ from library.selectors import (
     persona_effective,
     personas_visible_to,
 )
+from memory.authors_note import NOTE_ROLES, authors_note_save
+from memory.errors import MemoryActionError
 from memory.runtime import progress_state
-from memory.services import NOTE_ROLES, MemoryActionError, authors_note_save
 from personalab.lib.errors import AppError, errors_back_to
 from personalab.lib.filestore import InstanceBusy, StoreError
 from personalab.lib.llm import LLMError
@@ -38,8 +48,8 @@ from personalab.storage import get_store
 
 def _instance_or_404(request: HttpRequest, instance_id: str):
     try:
-        return services.instance_for_user(request.user, instance_id)
-    except services.NotFound:
+        return instance_for_user(request.user, instance_id)
+    except NotFound:
         raise Http404("instance not found") from None
 
 
@@ -47,13 +57,13 @@ def _instance_or_404(request: HttpRequest, instance_id: str):
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     overview = selectors.instances_overview(get_store(),
-                                            services.instances_visible_to(request.user))
+                                            instances_visible_to(request.user))
     return render(request, "chat/home.html", {
         "instances": [entry for entry in overview if not entry["archived"]],
         "archived_instances": [entry for entry in overview if entry["archived"]],
         "characters": character_choices(user=request.user),
         "backgrounds": backgrounds_visible_to(user=request.user),
-        "account_generation": services.generation_defaults_read(get_store(), user=request.user),
+        "account_generation": generation_defaults_read(get_store(), user=request.user),
         "reply_orders": reply_orders(),
     })
 
@@ -66,12 +76,12 @@ def instance_new(request: HttpRequest) -> HttpResponse:
     group = request.GET.get("group") == "1"
     try:
         if group:
-            instance_id = services.instance_create(
+            instance_id = instance_create(
                 get_store(), owner=request.user, character_ids=_ticked(request),
                 background_id=request.POST.get("background_id") or None,
                 reply_order=request.POST.get("reply_order") or None)
         else:
-            instance_id = services.instance_create(
+            instance_id = instance_create(
                 get_store(), owner=request.user,
                 character_id=request.POST.get("character_id", ""),
                 background_id=request.POST.get("background_id") or None)
@@ -108,9 +118,9 @@ def instance_manage(request: HttpRequest, instance_id: str) -> HttpResponse:
     if request.POST.get("archived") in ("0", "1"):
         changes["archived"] = request.POST["archived"] == "1"
     try:
-        services.instance_update(get_store(), user=request.user, instance_id=instance_id,
-                                 **changes)
-    except services.InstanceUpdateError as error:
+        instance_update(get_store(), user=request.user, instance_id=instance_id,
+                        **changes)
+    except InstanceUpdateError as error:
         messages.error(request, "Nothing was changed: " + "; ".join(
             f"the {field} {problem}" for field, problem in error.fields.items()) + ".")
     else:
@@ -133,8 +143,8 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
     store = get_store()
     state = store.instance_state_read(instance_id)
     before = _int_or_none(request.GET.get("before"))
-    read = services.session_read_repaired(store, instance_id, state["current_session_id"],
-                                          shown=selectors.CHAT_PAGE_SIZE, before=before)
+    read = session_read_repaired(store, instance_id, state["current_session_id"],
+                                 shown=selectors.CHAT_PAGE_SIZE, before=before)
     window = selectors.chat_messages_window(read, before=before)
     characters = ChatCharacters(store, state=state)
     shown = selectors.message_render_context(store, state=state, lines=read.lines,
@@ -267,8 +277,8 @@ def instance_import_chat(request: HttpRequest, instance_id: str) -> HttpResponse
             raise ChatFormatError("choose a chat file (.jsonl, or Agnai or RisuAI .json)")
         if upload.size > CHAT_IMPORT_MAX_BYTES:
             raise ChatFormatError("the chat file is larger than 10 MB")
-        session_id, report = services.session_import(get_store(), instance_id=instance_id,
-                                                     data=upload.read())
+        session_id, report = session_import(get_store(), instance_id=instance_id,
+                                            data=upload.read())
         request.session[import_report_key(instance_id)] = {**report, "session_id": session_id}
     except (ChatFormatError, InstanceBusy, StoreError) as exc:
         messages.error(request, gettext("The chat was not imported: %(error)s") % {"error": exc})
@@ -282,7 +292,7 @@ def instance_regroup(request: HttpRequest, instance_id: str) -> HttpResponse:
     """An imported group chat in a new conversation with all its members; its report waits
     on that conversation's page."""
     _instance_or_404(request, instance_id)
-    new_id, session_id, report = services.session_regroup(
+    new_id, session_id, report = session_regroup(
         get_store(), user=request.user, instance_id=instance_id,
         session_id=request.POST.get("session_id") or "")
     request.session[import_report_key(new_id)] = {**report, "session_id": session_id}
@@ -303,8 +313,9 @@ def instance_persona(request: HttpRequest, instance_id: str) -> HttpResponse:
 @require_POST
 def instance_play_as(request: HttpRequest, instance_id: str) -> HttpResponse:
     _instance_or_404(request, instance_id)
-    played = services.instance_play_as(get_store(), user=request.user,
-                                       instance_id=instance_id, name=request.POST.get("name"))
+    played = instance_settings.instance_play_as(get_store(), user=request.user,
+                                                instance_id=instance_id,
+                                                name=request.POST.get("name"))
     done = (gettext("New persona %(name)s made; from the next turn on you play them.")
             if played["created"] else
             gettext("From the next turn on you play your persona %(name)s."))
@@ -326,7 +337,7 @@ def _instance_update_from_page(request: HttpRequest, instance_id: str, done: str
     """One instance setting changed from the chat page's drawer; the outcome is a message (a
     refusal's comes from personalab.middleware)."""
     _instance_or_404(request, instance_id)
-    services.instance_update(get_store(), user=request.user, instance_id=instance_id, **changes)
+    instance_update(get_store(), user=request.user, instance_id=instance_id, **changes)
     messages.info(request, done)
     return redirect("instance", instance_id=instance_id)
 
@@ -338,9 +349,9 @@ def instance_background(request: HttpRequest, instance_id: str) -> HttpResponse:
     store = get_store()
     background_id = request.POST.get("background_id") or None
     try:
-        result = services.instance_background_switch(store, user=request.user,
-                                                     instance_id=instance_id,
-                                                     background_id=background_id)
+        result = instance_background_switch(store, user=request.user,
+                                            instance_id=instance_id,
+                                            background_id=background_id)
         note = gettext("Background switched; the story progress is kept.")
         if result.get("clamped"):
             note += " " + gettext("The current plot point is beyond the new outline, so the "
@@ -356,8 +367,8 @@ def instance_background(request: HttpRequest, instance_id: str) -> HttpResponse:
 async def instance_memory_action(request: HttpRequest, instance_id: str, action: str):
     user = await request.auser()
     try:
-        await sync_to_async(services.instance_for_user)(user, instance_id)
-    except services.NotFound:
+        await sync_to_async(instance_for_user)(user, instance_id)
+    except NotFound:
         raise Http404("instance not found") from None
     if action not in ("summarize", "update_memory"):
         raise Http404("unknown action")
@@ -396,7 +407,7 @@ def trace_page(request: HttpRequest, trace_id: str) -> HttpResponse:
     if row is None:
         raise Http404("trace not found")
     _instance_or_404(request, row.instance_id)
-    trace = services.trace_rebuild(get_store(), instance_id=row.instance_id, trace_id=trace_id)
+    trace = trace_rebuild(get_store(), instance_id=row.instance_id, trace_id=trace_id)
     budget = max(int(trace.get("max_total_tokens") or 1), 1)
     sections = [{**s, "share": round(100 * s["tokens"] / budget, 2)}
                 for s in trace.get("sections", [])]

@@ -7,7 +7,10 @@ import json
 from django import forms
 from django.contrib import admin, messages
 
-from library import lorebook_services, services
+from library import lorebook_services
+from library.background_services import background_delete, background_save
+from library.character_services import character_delete, character_save
+from library.errors import LibraryError
 from library.models import Background, Character, Lorebook
 from personalab.storage import get_store
 
@@ -40,13 +43,13 @@ class CharacterAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         data = {**form.cleaned_data, "character_id": obj.character_id}
-        services.character_save(get_store(), data=data,
-                                character_id=obj.character_id if change else None)
+        character_save(get_store(), data=data,
+                       character_id=obj.character_id if change else None)
 
     def delete_model(self, request, obj):
         try:
-            services.character_delete(get_store(), character_id=obj.character_id)
-        except services.LibraryError as exc:
+            character_delete(get_store(), character_id=obj.character_id)
+        except LibraryError as exc:
             messages.error(request, str(exc))
 
     def delete_queryset(self, request, queryset):
@@ -86,13 +89,13 @@ class BackgroundAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         data = {**form.cleaned_data, "background_id": obj.background_id,
                 "story_outline": form.cleaned_data["story_outline"].splitlines()}
-        services.background_save(get_store(), data=data,
-                                 background_id=obj.background_id if change else None)
+        background_save(get_store(), data=data,
+                        background_id=obj.background_id if change else None)
 
     def delete_model(self, request, obj):
         try:
-            services.background_delete(get_store(), background_id=obj.background_id)
-        except services.LibraryError as exc:
+            background_delete(get_store(), background_id=obj.background_id)
+        except LibraryError as exc:
             messages.error(request, str(exc))
 
     def delete_queryset(self, request, queryset):
@@ -110,7 +113,7 @@ class LorebookAdmin(admin.ModelAdmin):
         try:
             lorebook_services.lorebook_remove(get_store(), actor=request.user,
                                                lorebook_id=obj.lorebook_id)
-        except services.LibraryError as exc:
+        except LibraryError as exc:
             messages.error(request, str(exc))
 
     def delete_queryset(self, request, queryset):

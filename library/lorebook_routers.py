@@ -10,7 +10,7 @@ from ninja import Body, File, Router, Status
 from ninja.files import UploadedFile
 
 from library import lorebook_services as services
-from library.services import lorebook_copy
+from library.item_copy import lorebook_copy
 from library.selectors import lorebook_for_use, visibility_of
 from personalab.lib.body_fields import body_fields_check
 from personalab.storage import get_store

@@ -13,6 +13,7 @@ from library.fields import MAX_NAME_CHARS, ownership_of
 from library.index_rows import lorebook_index
 from library.limits import lore_entries_check
 from library.lorebook import LorebookError, lorebook_validate
+from library.models import Lorebook
 from library.selectors import item_for_edit, lorebook_for_edit, lorebooks_visible_to
 from library.worldinfo_files import lorebook_file_read, lorebook_to_st_world
 from personalab.lib.filestore import FileStore, StoreError
@@ -73,8 +74,6 @@ def lorebook_update(store: FileStore, *, actor, lorebook_id: str, data: dict[str
 
 def lorebook_remove(store: FileStore, *, actor, lorebook_id: str) -> None:
     """Moved aside under data/trash/lorebooks/, never destroyed."""
-    from library.models import Lorebook
-
     lorebook_for_edit(store, user=actor, lorebook_id=lorebook_id)
     store.lorebook_delete(lorebook_id)
     Lorebook.objects.filter(lorebook_id=lorebook_id).delete()

@@ -9,8 +9,16 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from library import services
+from library.avatars import AVATAR_MAX_BYTES
+from library.errors import LibraryConflict, LibraryError, LibraryNotFound
 from library.models import Persona
+from library.persona_services import (
+    persona_avatar_save,
+    persona_create,
+    persona_default_set,
+    persona_delete,
+    persona_update,
+)
 from library.selectors import persona_for_user
 from personalab.lib.filestore import StoreError
 from personalab.storage import get_store
@@ -29,9 +37,9 @@ def _own_persona_or_404(request: HttpRequest, persona_id: str) -> dict:
 def _avatar_upload(request: HttpRequest, persona_id: str) -> None:
     upload = request.FILES.get("avatar")
     if upload is not None:
-        data = upload.read(services.AVATAR_MAX_BYTES + 1)
-        services.persona_avatar_save(get_store(), actor=request.user, persona_id=persona_id,
-                                     data=data)
+        data = upload.read(AVATAR_MAX_BYTES + 1)
+        persona_avatar_save(get_store(), actor=request.user, persona_id=persona_id,
+                            data=data)
 
 
 def _with_avatar_flags(rows) -> list[Persona]:
@@ -55,11 +63,11 @@ def personas_page(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         data = {**request.POST.dict(), "default": request.POST.get("default") == "on"}
         try:
-            persona_id = services.persona_create(get_store(), owner=request.user, data=data)
+            persona_id = persona_create(get_store(), owner=request.user, data=data)
             _avatar_upload(request, persona_id)
             messages.info(request, gettext("Persona saved."))
             return redirect("personas")
-        except (services.LibraryError, services.LibraryConflict, ValueError) as exc:
+        except (LibraryError, LibraryConflict, ValueError) as exc:
             error, errors = str(exc), getattr(exc, "field_errors", {})
     return render(request, "library/personas.html", {
         "personas": _with_avatar_flags(Persona.objects.filter(owner=request.user)), "error": error,
@@ -76,12 +84,12 @@ def persona_edit(request: HttpRequest, persona_id: str) -> HttpResponse:
         data = {key: request.POST[key] for key in fields if key in request.POST}
         try:
             store = get_store()
-            services.persona_update(store, actor=request.user, persona_id=persona_id,
-                                    data={**data, "default": request.POST.get("default") == "on"})
+            persona_update(store, actor=request.user, persona_id=persona_id,
+                           data={**data, "default": request.POST.get("default") == "on"})
             _avatar_upload(request, persona_id)
             messages.info(request, gettext("Persona saved."))
             return redirect("persona_edit", persona_id=persona_id)
-        except services.LibraryError as exc:
+        except LibraryError as exc:
             error, errors = str(exc), exc.field_errors
             persona = {**persona, **data}
     return render(request, "library/persona_form.html",
@@ -93,7 +101,7 @@ def persona_edit(request: HttpRequest, persona_id: str) -> HttpResponse:
 @require_POST
 def persona_make_default(request: HttpRequest, persona_id: str) -> HttpResponse:
     _own_persona_or_404(request, persona_id)
-    services.persona_default_set(get_store(), actor=request.user, persona_id=persona_id)
+    persona_default_set(get_store(), actor=request.user, persona_id=persona_id)
     return redirect("personas")
 
 
@@ -101,7 +109,7 @@ def persona_make_default(request: HttpRequest, persona_id: str) -> HttpResponse:
 @require_POST
 def persona_remove(request: HttpRequest, persona_id: str) -> HttpResponse:
     _own_persona_or_404(request, persona_id)
-    services.persona_delete(get_store(), actor=request.user, persona_id=persona_id)
+    persona_delete(get_store(), actor=request.user, persona_id=persona_id)
     messages.info(request, gettext("Persona deleted."))
     return redirect("personas")
 
@@ -112,7 +120,7 @@ def persona_avatar(request: HttpRequest, persona_id: str) -> FileResponse:
     try:
         persona_for_user(user=request.user, persona_id=persona_id)
         name = get_store().persona_read(persona_id).get("avatar") or ""
-    except (services.LibraryNotFound, StoreError):
+    except (LibraryNotFound, StoreError):
         raise Http404("no avatar") from None
     kind = name.rpartition(".")[2]
     path = get_store().persona_dir(persona_id) / name

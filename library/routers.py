@@ -8,7 +8,15 @@ from django.urls import reverse
 from ninja import File, Router, Status
 from ninja.files import UploadedFile
 
-from library import selectors, services
+from library import selectors
+from library import item_copy, persona_services
+from library.avatars import AVATAR_MAX_BYTES
+from library.background_services import background_delete, background_save
+from library.card_export import character_export_card
+from library.card_import import MAX_CARD_BYTES
+from library.character_services import character_avatar_save, character_delete, character_save
+from library.errors import LibraryError
+from library.persona_services import persona_avatar_save, persona_delete, persona_update
 from library.card_import import character_import_card
 from library.schemas import (BackgroundCopied, BackgroundCreated, BackgroundIn, BackgroundList,
                              BackgroundOut, CharacterCopied, CharacterCreated, CharacterIn,
@@ -46,8 +54,8 @@ def persona_create(request: HttpRequest, payload: PersonaIn):
     """Your first persona becomes your default; `default: true` makes any new one it."""
     body_fields_check(payload.model_dump(exclude_unset=True), writable=PersonaIn.model_fields,
                       shown={})
-    persona_id = services.persona_create(get_store(), owner=request.auth,
-                                         data=payload.model_dump(exclude_none=True))
+    persona_id = persona_services.persona_create(get_store(), owner=request.auth,
+                                                 data=payload.model_dump(exclude_none=True))
     return Status(201, persona_out(persona_id))
 
 
@@ -64,8 +72,8 @@ def persona_change(request: HttpRequest, persona_id: str, payload: PersonaUpdate
     persona_for_user(user=request.auth, persona_id=persona_id)
     body_fields_check(payload.model_dump(exclude_unset=True),
                       writable=PersonaUpdateIn.model_fields, shown=persona_out(persona_id))
-    services.persona_update(get_store(), actor=request.auth, persona_id=persona_id,
-                            data=payload.model_dump(exclude_none=True))
+    persona_update(get_store(), actor=request.auth, persona_id=persona_id,
+                   data=payload.model_dump(exclude_none=True))
     return persona_out(persona_id)
 
 
@@ -73,7 +81,7 @@ def persona_change(request: HttpRequest, persona_id: str, payload: PersonaUpdate
 def persona_remove(request: HttpRequest, persona_id: str):
     """Moved aside under data/trash/personas/; instances that used it fall back to the default."""
     persona_for_user(user=request.auth, persona_id=persona_id)
-    services.persona_delete(get_store(), actor=request.auth, persona_id=persona_id)
+    persona_delete(get_store(), actor=request.auth, persona_id=persona_id)
     return Status(204, None)
 
 
@@ -81,8 +89,8 @@ def persona_remove(request: HttpRequest, persona_id: str):
 def persona_avatar_upload(request: HttpRequest, persona_id: str, file: File[UploadedFile]):
     """Multipart `file`: PNG, JPEG, GIF or WebP, at most 2 MB."""
     persona_for_user(user=request.auth, persona_id=persona_id)
-    services.persona_avatar_save(get_store(), actor=request.auth, persona_id=persona_id,
-                                 data=file.read(services.AVATAR_MAX_BYTES + 1))
+    persona_avatar_save(get_store(), actor=request.auth, persona_id=persona_id,
+                        data=file.read(AVATAR_MAX_BYTES + 1))
     return persona_out(persona_id)
 
 
@@ -103,7 +111,7 @@ def character_create(request: HttpRequest, payload: CharacterIn):
     here is a 400 `unknown_field`."""
     data = payload.model_dump(exclude_unset=True)
     body_fields_check(data, writable=CharacterIn.model_fields, shown={})
-    character_id = services.character_save(get_store(), data=data, user=request.auth)
+    character_id = character_save(get_store(), data=data, user=request.auth)
     return Status(201, {"character_id": character_id})
 
 
@@ -111,13 +119,13 @@ def character_create(request: HttpRequest, payload: CharacterIn):
 def character_import(request: HttpRequest, file: File[UploadedFile]):
     """Multipart `file`: a Character Card V2/V3 as PNG, JSON or CHARX (at most 10 MB); its
     book becomes a linked lorebook."""
-    if file.size > services.MAX_CARD_BYTES:
+    if file.size > MAX_CARD_BYTES:
         raise TooLarge("file is larger than 10 MB")
     try:
         character_id = character_import_card(get_store(), data=file.read(),
                                                       filename=file.name or "",
                                                       user=request.auth)
-    except services.LibraryError as exc:
+    except LibraryError as exc:
         if exc.status != 400:
             raise
         raise Invalid(str(exc), code="invalid_card", fields=exc.field_errors) from None
@@ -141,8 +149,8 @@ def character_change(request: HttpRequest, character_id: str, payload: Character
     data = payload.model_dump(exclude_unset=True)
     body_fields_check(data, writable=CharacterIn.model_fields.keys() - {"character_id"},
                       shown=definition)
-    services.character_save(store, data={**definition, **data}, character_id=character_id,
-                            user=request.auth)
+    character_save(store, data={**definition, **data}, character_id=character_id,
+                   user=request.auth)
     return store.character_read(character_id)
 
 
@@ -154,8 +162,8 @@ def character_avatar_upload(request: HttpRequest, character_id: str, file: File[
     store = get_store()
     validate_id(character_id, kind="character id")
     selectors.character_for_use(store, user=request.auth, character_id=character_id)
-    services.character_avatar_save(store, actor=request.auth, character_id=character_id,
-                                   data=file.read(services.AVATAR_MAX_BYTES + 1))
+    character_avatar_save(store, actor=request.auth, character_id=character_id,
+                          data=file.read(AVATAR_MAX_BYTES + 1))
     return store.character_read(character_id)
 
 
@@ -165,7 +173,7 @@ def character_remove(request: HttpRequest, character_id: str):
     store = get_store()
     validate_id(character_id, kind="character id")
     selectors.character_for_use(store, user=request.auth, character_id=character_id)
-    services.character_delete(store, character_id=character_id, user=request.auth)
+    character_delete(store, character_id=character_id, user=request.auth)
     return {"deleted": character_id}
 
 
@@ -173,7 +181,7 @@ def character_remove(request: HttpRequest, character_id: str):
 def character_copy(request: HttpRequest, character_id: str):
     """"Use as my own": a private copy of a character you may see, owned by you."""
     validate_id(character_id, kind="character id")
-    new_id = services.character_copy(get_store(), user=request.auth, character_id=character_id)
+    new_id = item_copy.character_copy(get_store(), user=request.auth, character_id=character_id)
     return Status(201, {"character_id": new_id, "copied_from": character_id})
 
 
@@ -193,8 +201,8 @@ def _card_export(request: HttpRequest, character_id: str, fmt: str,
     spec = spec or ("v3" if fmt == "png" else "v2")
     if spec not in ("v2", "v3"):
         raise Invalid("spec must be v2 or v3", code="bad_spec", field="spec")
-    body = services.character_export_card(get_store(), character_id=character_id, fmt=fmt,
-                                          spec=spec)
+    body = character_export_card(get_store(), character_id=character_id, fmt=fmt,
+                                 spec=spec)
     response = HttpResponse(body, content_type=CARD_TYPES[fmt])
     response["Content-Disposition"] = f'attachment; filename="{character_id}.{fmt}"'
     return response
@@ -237,7 +245,7 @@ def background_create(request: HttpRequest, payload: BackgroundIn):
     here is a 400 `unknown_field`."""
     data = payload.model_dump(exclude_unset=True)
     body_fields_check(data, writable=BackgroundIn.model_fields, shown={})
-    background_id = services.background_save(get_store(), data=data, user=request.auth)
+    background_id = background_save(get_store(), data=data, user=request.auth)
     return Status(201, {"background_id": background_id})
 
 
@@ -260,8 +268,8 @@ def background_change(request: HttpRequest, background_id: str, payload: Backgro
     data = payload.model_dump(exclude_unset=True)
     body_fields_check(data, writable=BackgroundIn.model_fields.keys() - {"background_id"},
                       shown=background)
-    services.background_save(store, data={**background, **data}, background_id=background_id,
-                             user=request.auth)
+    background_save(store, data={**background, **data}, background_id=background_id,
+                    user=request.auth)
     return store.background_read(background_id)
 
 
@@ -271,7 +279,7 @@ def background_remove(request: HttpRequest, background_id: str):
     store = get_store()
     validate_id(background_id, kind="background id")
     selectors.background_for_use(store, user=request.auth, background_id=background_id)
-    services.background_delete(store, background_id=background_id, user=request.auth)
+    background_delete(store, background_id=background_id, user=request.auth)
     return {"deleted": background_id}
 
 
@@ -279,6 +287,6 @@ def background_remove(request: HttpRequest, background_id: str):
 def background_copy(request: HttpRequest, background_id: str):
     """"Use as my own": a private copy of a background you may see, owned by you."""
     validate_id(background_id, kind="background id")
-    new_id = services.background_copy(get_store(), user=request.auth,
-                                      background_id=background_id)
+    new_id = item_copy.background_copy(get_store(), user=request.auth,
+                                       background_id=background_id)
     return Status(201, {"background_id": new_id, "copied_from": background_id})

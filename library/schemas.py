@@ -42,7 +42,7 @@ class PersonaList(Schema):
 
 # Characters and backgrounds are files an author may hand-edit, so these shapes keep every key
 # sent: the routes refuse one that is not a field here unless it repeats what GET shows
-# (personalab/lib/body_fields.py). Values are checked by library/services.py, whose refusals
+# (personalab/lib/body_fields.py). Values are checked by library/fields.py, whose refusals
 # name the field (pydantic's would word them differently).
 
 def _typed(kind: str | dict[str, Any], description: str) -> Any:

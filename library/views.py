@@ -14,17 +14,23 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from library import lorebook_services, selectors, services
+from library import lorebook_services, selectors
+from library.avatars import AVATAR_MAX_BYTES
+from library.background_services import background_delete, background_outline_edit, background_save
+from library.character_services import character_avatar_save, character_delete, character_save
+from library.item_copy import background_copy, character_copy, lorebook_copy
+from library.lorebook_services import lorebook_save
 from library.card_import import character_import_card
 from library.avatars import avatar_file, avatar_problem, content_type
 from library.card_extensions import DEPTH_PROMPT_DEFAULT_DEPTH, depth_prompt_read, talkativeness_read
 from library.card_extensions import ROLES as NOTE_ROLES
 from library.errors import LibraryError, LibraryForbidden, LibraryNotFound
 from library.lorebook_regex import regex_key_problems
-from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS
+from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS, lorebook_match
 from library.regex_script_form import regex_error, regex_scripts_posted, regex_scripts_shown
 from library.worldinfo import setting
 from personalab.lib.ids import InvalidId
+from personalab.lib.tokens import count_tokens
 from personalab.storage import get_store
 
 
@@ -67,8 +73,8 @@ def library_index(request: HttpRequest) -> HttpResponse:
 @require_POST
 def item_copy(request: HttpRequest, kind: str, item_id: str) -> HttpResponse:
     """"Use as my own": a private copy the user can change."""
-    copy = {"character": services.character_copy, "background": services.background_copy,
-            "lorebook": services.lorebook_copy}[kind]
+    copy = {"character": character_copy, "background": background_copy,
+            "lorebook": lorebook_copy}[kind]
     try:
         new_id = copy(get_store(), user=request.user, **{f"{kind}_id": item_id})
     except (LibraryNotFound, InvalidId):
@@ -94,17 +100,17 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
         if "depth_prompt" in request.POST:
             data["depth_prompt"] = _note_posted(request.POST)
         upload = request.FILES.get("avatar")
-        picture = upload.read(services.AVATAR_MAX_BYTES + 1) if upload else b""
+        picture = upload.read(AVATAR_MAX_BYTES + 1) if upload else b""
         try:
             if "regex_scripts" in request.POST:
                 data["regex_scripts"] = regex_scripts_posted(request.POST["regex_scripts"])
             if picture and (problem := avatar_problem(picture)):  # before anything is saved
                 raise LibraryError(problem[0], {"avatar": problem[1]})
-            saved_id = services.character_save(store, data=data, character_id=character_id,
-                                               user=request.user)
+            saved_id = character_save(store, data=data, character_id=character_id,
+                                      user=request.user)
             if picture:
-                services.character_avatar_save(store, actor=request.user,
-                                               character_id=saved_id, data=picture)
+                character_avatar_save(store, actor=request.user,
+                                      character_id=saved_id, data=picture)
             messages.info(request, gettext("Character saved."))
             return redirect("character_edit", character_id=saved_id)
         except LibraryNotFound:
@@ -158,7 +164,7 @@ def _story_start_choices(request: HttpRequest, character_id: str | None) -> dict
 @require_POST
 def character_remove(request: HttpRequest, character_id: str) -> HttpResponse:
     try:
-        services.character_delete(get_store(), character_id=character_id, user=request.user)
+        character_delete(get_store(), character_id=character_id, user=request.user)
         messages.info(request, gettext("Character %(id)s deleted (moved to data/trash).") % {"id": character_id})
     except InvalidId:
         raise Http404("not found") from None
@@ -180,8 +186,8 @@ def background_edit(request: HttpRequest, background_id: str | None = None) -> H
             data["story_outline"] = [line for line in
                                      request.POST.get("outline_text", "").splitlines()]
         try:
-            saved_id = services.background_save(store, data=data, background_id=background_id,
-                                                user=request.user)
+            saved_id = background_save(store, data=data, background_id=background_id,
+                                       user=request.user)
             messages.info(request, gettext("Background saved."))
             return redirect("background_edit", background_id=saved_id)
         except LibraryNotFound:
@@ -204,7 +210,7 @@ def background_outline(request: HttpRequest, background_id: str) -> HttpResponse
     error = None
     try:
         position = request.POST.get("position")
-        services.background_outline_edit(
+        background_outline_edit(
             store, background_id=background_id, action=request.POST.get("action", ""),
             position=int(position) if position and position.isdigit() else None,
             content=request.POST.get("content", ""), user=request.user)
@@ -222,7 +228,7 @@ def background_outline(request: HttpRequest, background_id: str) -> HttpResponse
 @require_POST
 def background_remove(request: HttpRequest, background_id: str) -> HttpResponse:
     try:
-        services.background_delete(get_store(), background_id=background_id, user=request.user)
+        background_delete(get_store(), background_id=background_id, user=request.user)
         messages.info(request, gettext("Background %(id)s deleted (moved to data/trash).") % {"id": background_id})
     except InvalidId:
         raise Http404("not found") from None
@@ -384,8 +390,8 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
         data = {**_lorebook_from_form(request.POST, lorebook),
                 "visibility": request.POST.get("visibility") or lorebook.get("visibility")}
         try:
-            saved_id = services.lorebook_save(store, data=data, lorebook_id=lorebook_id,
-                                              user=request.user)
+            saved_id = lorebook_save(store, data=data, lorebook_id=lorebook_id,
+                                     user=request.user)
             messages.info(request, gettext("Lorebook saved."))
             return redirect("lorebook_edit", lorebook_id=saved_id)
         except LibraryNotFound:
@@ -407,9 +413,6 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
 @login_required
 @require_POST
 def lorebook_test(request: HttpRequest, lorebook_id: str) -> HttpResponse:
-    from library.lorebook import lorebook_match
-    from personalab.lib.tokens import count_tokens
-
     lorebook = _for_use_or_404(request, "lorebook", lorebook_id)
     text = request.POST.get("text", "")
     match = lorebook_match([lorebook], messages=[text], count_tokens=count_tokens)

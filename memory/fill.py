@@ -2,9 +2,9 @@
 
 The keyword store answers as soon as a session's lines are in it, which takes a moment; the
 dense side (e5 and MiniLM into Chroma) takes minutes for 10,000 lines. So an import writes
-the keyword side while the player waits, and the sync (memory/sync.py) embeds the rest in
-chunks, newest lines first (what the player asks about next is most likely recent), recording
-after each chunk how far it got.
+the keyword side while the player waits (`session_imported` in memory/runtime.py, which queues
+the jobs), and the sync (memory/sync.py) embeds the rest in chunks, newest lines first (what
+the player asks about next is most likely recent), recording after each chunk how far it got.
 
 That record, data/event_library/index_state/{instance_id}.progress.json, is what
 `GET /api/v1/instances/{id}` shows as `index: {"lines": N, "embedded": M}`: a file every
@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from memory.index import MemoryIndex, turn_is_indexable
-from memory.runtime import index_or_warning, schedule_sync
 from personalab.lib.filestore import FileStore, jsonl_lines_since, write_json_atomic
 from personalab.lib.jsontext import json_loads
 from personalab.lib.lines import session_line_problem
@@ -110,17 +109,3 @@ def chunk_embed(index: MemoryIndex, owner: dict[str, Any], session_id: str,
     first = chunk[0]
     index.add_turns(session_id=session_id, turns=[lines[p] for p in chunk],
                     before=lines[first - 1] if first else None, **owner)
-
-
-def session_imported(store: FileStore, *, instance_id: str, session_id: str) -> None:
-    """After an import: the keyword side now, the dense side queued (the player's first turn
-    does not wait for it). A keyword store that fails leaves the lines to the sync."""
-    if not store.module_read("memory").get("recall_enabled", True):
-        return
-    index, _ = index_or_warning(store)
-    if index is not None:
-        try:
-            session_keywords_index(store, index, instance_id=instance_id, session_id=session_id)
-        except Exception as exc:  # noqa: BLE001 — the queued sync writes them with the vectors
-            log.warning("imported lines of %s not in the keyword store yet: %s", instance_id, exc)
-    schedule_sync(store, instance_id=instance_id)

@@ -19,6 +19,9 @@ from typing import Any
 
 from django.conf import settings
 
+from memory.fill import session_keywords_index
+from memory.index import MemoryIndex
+from memory.sync import instance_sync, instances_sync
 from personalab.lib.filestore import FileStore, write_json_atomic
 from personalab.lib.jsontext import json_loads
 from personalab.storage import get_store
@@ -88,8 +91,6 @@ def _process_alive(record: dict) -> bool:
 
 
 def index_for(store: FileStore):
-    from memory.index import MemoryIndex
-
     key = settings.PERSONALAB_CHROMA_URL or str(Path(store.chroma_dir).resolve())
     with _index_lock:
         if key not in _indexes:
@@ -147,8 +148,6 @@ _syncs_queued: set[tuple[str, str]] = set()
 
 
 def _instance_sync(store: FileStore, instance_id: str) -> None:
-    from memory.sync import instance_sync
-
     with _index_lock:
         _syncs_queued.discard((str(store.root), instance_id))
     index, _ = index_or_warning(store)
@@ -173,9 +172,21 @@ def schedule_sync(store: FileStore, *, instance_id: str) -> None:
     schedule(_instance_sync, store, instance_id)
 
 
-def _catch_up() -> None:
-    from memory.sync import instances_sync
+def session_imported(store: FileStore, *, instance_id: str, session_id: str) -> None:
+    """After an import: the keyword side now, the dense side queued (the player's first turn
+    does not wait for it). A keyword store that fails leaves the lines to the sync."""
+    if not store.module_read("memory").get("recall_enabled", True):
+        return
+    index, _ = index_or_warning(store)
+    if index is not None:
+        try:
+            session_keywords_index(store, index, instance_id=instance_id, session_id=session_id)
+        except Exception as exc:  # noqa: BLE001 — the queued sync writes them with the vectors
+            log.warning("imported lines of %s not in the keyword store yet: %s", instance_id, exc)
+    schedule_sync(store, instance_id=instance_id)
 
+
+def _catch_up() -> None:
     store = get_store()
     if not store.module_read("memory").get("recall_enabled", True):
         return

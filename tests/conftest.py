@@ -77,7 +77,7 @@ def staff(db, django_user_model):
 @pytest.fixture
 def character(store, alice):
     """Alice's, shared: everyone may play it, only alice (or staff) may change it."""
-    from library.services import character_save
+    from library.character_services import character_save
 
     return character_save(store, data={"name": "Alserqi", "base_persona": "废土黑帮老大。",
                                        "greeting": "", "tags": "废土", "visibility": "shared"},
@@ -86,7 +86,7 @@ def character(store, alice):
 
 @pytest.fixture
 def background(store, alice):
-    from library.services import background_save
+    from library.background_services import background_save
 
     return background_save(store, user=alice, data={
         "name": "废土复仇记", "world_setting": "2087年，核战后50年。", "visibility": "shared",
@@ -96,7 +96,7 @@ def background(store, alice):
 
 @pytest.fixture
 def instance(store, alice, character, background):
-    from chat.services import instance_create
+    from chat.services.instances import instance_create
 
     return instance_create(store, owner=alice, character_id=character,
                            background_id=background)

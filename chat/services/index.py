@@ -9,14 +9,14 @@ from django.db import transaction
 
 from chat.conversations import conversation_index, ledger_rebuild
 from chat.models import Instance, Session, Trace
-from library.models import Background, Character, Persona
-from library.services import (
+from library.index_rows import (
     background_index,
     character_index,
     lorebook_index,
     persona_index,
     user_for_username,
 )
+from library.models import Background, Character, Persona
 from memory.summarize_journal import summarize_recover_waiting
 from personalab.lib.filestore import FileStore
 from personalab.lib.membership import member_change_recover_waiting

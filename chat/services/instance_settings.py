@@ -10,8 +10,9 @@ from chat.services.index import instance_index
 from chat.services.instances import instance_for_user
 from chat.speakers import STRATEGIES
 from director.services import instance_switch_background
+from library.fields import lorebook_ids_checked
+from library.persona_services import persona_create
 from library.selectors import background_for_use, persona_for_user, personas_visible_to
-from library.services import lorebook_ids_checked, persona_create
 from personalab.lib.errors import AppError, Invalid, naming_field
 from personalab.lib.filestore import FileStore
 from personalab.lib.generation import GenerationError, generation_update

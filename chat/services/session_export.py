@@ -20,7 +20,7 @@ from library.selectors import (
     persona_effective,
     persona_for_user,
 )
-from memory.services import authors_note_read
+from memory.authors_note import authors_note_read
 from personalab.lib.errors import AppError, Invalid
 from personalab.lib.filestore import FileStore, StoreError
 

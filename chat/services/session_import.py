@@ -17,8 +17,8 @@ from chat.services.instances import MAX_MEMBERS, greeting_lines
 from chat.speakers import Member
 from chat.st_note import note_from_st
 from library.selectors import character_for_chat_optional, lorebooks_visible_to, persona_effective
-from memory import fill as memory_fill
-from memory.services import authors_note_read, authors_note_save
+from memory import runtime as memory_runtime
+from memory.authors_note import authors_note_read, authors_note_save
 from personalab.lib.filestore import FileStore
 
 
@@ -57,7 +57,7 @@ def session_import(store: FileStore, *, instance_id: str, data: bytes,
                                                                   imported.original_header),
                            *_player_named(store, state, play_as), *bound]
     instance_index(store, instance_id)
-    memory_fill.session_imported(store, instance_id=instance_id, session_id=session_id)
+    memory_runtime.session_imported(store, instance_id=instance_id, session_id=session_id)
     return session_id, report
 
 

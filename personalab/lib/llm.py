@@ -105,18 +105,6 @@ def endpoint_key(base_url: str) -> str:
                        parts.query, ""))
 
 
-def provider_for(settings: LLMSettings) -> Provider:
-    if settings.base_url or settings.api_key:
-        if settings.completion_api == "text":
-            # A cycle: the text provider builds on OpenAIProvider, defined here.
-            from personalab.lib.llm_text import TextCompletionProvider
-            return TextCompletionProvider(settings)
-        return OpenAIProvider(settings)
-    if settings.gguf_path:
-        return GGUFProvider(settings)
-    return OfflineProvider(delay=settings.offline_delay)
-
-
 # --- OpenAI-compatible endpoint -------------------------------------------------------------
 
 

@@ -136,7 +136,7 @@ def test_use_as_my_own_copies_a_shared_book_and_never_a_private_one(client, alic
 
 
 def test_card_export_merges_every_linked_book(alice_client, store, character):
-    from library.services import character_save
+    from library.character_services import character_save
 
     first = upload(alice_client, st_world()).json()["lorebook_id"]
     second = alice_client.post("/api/v1/lorebooks", {"name": "More", "entries": [

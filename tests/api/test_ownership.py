@@ -9,8 +9,9 @@ import pytest
 from django.core.management import call_command
 
 from chat.models import ApiToken
+from library.character_services import character_save
+from library.lorebook_services import lorebook_save
 from library.models import Character
-from library.services import character_save, lorebook_save
 
 pytestmark = pytest.mark.django_db
 
@@ -171,8 +172,8 @@ def test_the_pages_refuse_bob_with_a_sentence(store, client, bob, character, bac
 
 def test_bob_cannot_switch_his_instance_to_alices_private_background(store, alice, bob, as_bob,
                                                                      character):
-    from chat.services import instance_create
-    from library.services import background_save
+    from chat.services.instances import instance_create
+    from library.background_services import background_save
 
     bobs = background_save(store, user=bob, data={"name": "Bob's own"})
     alices = background_save(store, user=alice, data={"name": "Alice only"})
@@ -201,7 +202,7 @@ def test_items_without_an_owner_are_shared_and_only_staff_change_them(store, cli
 
 def test_a_refused_delete_does_not_name_another_accounts_instances(store, client, alice, bob,
                                                                    character, instance):
-    from chat.services import instance_create
+    from chat.services.instances import instance_create
 
     own = instance_create(store, owner=alice, character_id=character)
     instance_create(store, owner=bob, character_id=character)

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 
 from chat.models import ApiToken
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from chat.turn import turn_run
 from tests.stub_llm import Reply
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory import services as memory
+from memory.recaps import RECAPS_FILE
 from tests.rest_client import as_alice, as_bob  # noqa: F401 — fixtures
 
 pytestmark = pytest.mark.django_db
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def recaps(store, instance):
-    store.memory_json_write(instance, memory.RECAPS_FILE, {"items": [
+    store.memory_json_write(instance, RECAPS_FILE, {"items": [
         {"id": "rcp_a", "text": "they met"}, {"id": "rcp_b", "text": "they fought"}]})
     return instance
 

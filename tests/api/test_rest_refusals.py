@@ -174,7 +174,7 @@ def test_bootstrap_after_a_rebuilt_index_gives_back_the_admin_the_files_name(
     recreates the demo's owner "admin" without a password; bootstrap crashed on it."""
     from django.core.management import call_command
 
-    from library.services import user_for_username
+    from library.index_rows import user_for_username
 
     user_for_username("admin")
     call_command("bootstrap", stdout=io.StringIO())
@@ -200,7 +200,7 @@ def test_bootstrap_never_takes_over_an_account_named_admin_that_has_a_password(
 @pytest.mark.django_db
 def test_the_instance_list_shows_each_ones_name_archived_flag_and_characters(
         client, alice, instance, character, store):
-    from library.services import character_save
+    from library.character_services import character_save
 
     other = character_save(store, data={"name": "Brenna"}, user=alice)
     _call(client, alice, "put", f"/api/v1/instances/{instance}",
@@ -271,8 +271,8 @@ def test_the_chat_command_plays_a_groups_round_naming_each_speaker(store, alice,
     as the WebSocket and REST rounds do (the command played one unnamed reply)."""
     from django.core.management import call_command
 
-    from chat.services import instance_create
-    from library.services import character_save
+    from chat.services.instances import instance_create
+    from library.character_services import character_save
 
     brenna = character_save(store, data={"name": "Brenna", "greeting": ""}, user=alice)
     group = instance_create(store, owner=alice, character_ids=[character, brenna],
@@ -291,8 +291,8 @@ def test_the_chat_command_plays_a_groups_round_naming_each_speaker(store, alice,
 def test_the_chat_command_answers_as_the_speaker_asked_for(store, alice, character, capsys):
     from django.core.management import call_command
 
-    from chat.services import instance_create
-    from library.services import character_save
+    from chat.services.instances import instance_create
+    from library.character_services import character_save
 
     brenna = character_save(store, data={"name": "Brenna", "greeting": ""}, user=alice)
     group = instance_create(store, owner=alice, character_ids=[character, brenna])

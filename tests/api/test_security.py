@@ -36,7 +36,7 @@ def _turn(store, instance_id: str, text: str = "hi"):
 
 @pytest.fixture
 def lorebook(store):
-    from library.services import lorebook_save
+    from library.lorebook_services import lorebook_save
 
     return lorebook_save(store, data={
         "name": "Lore " + XSS, "scan_depth": 4, "token_budget": 800,
@@ -155,7 +155,7 @@ def _form_posts(instance: str, character: str, background: str, lorebook: str):
 
 def test_every_form_post_without_a_csrf_token_is_403(staff, store, character, background,
                                                      lorebook, alice):
-    from chat.services import instance_create
+    from chat.services.instances import instance_create
 
     instance = instance_create(store, owner=staff, character_id=character,
                                background_id=background)
@@ -208,8 +208,9 @@ def test_every_api_write_with_a_session_cookie_needs_the_csrf_header(alice, stor
 @pytest.fixture
 def hostile(store, alice, lorebook):
     """Every author-controlled field carries markup."""
-    from chat.services import instance_create
-    from library.services import background_save, character_save
+    from chat.services.instances import instance_create
+    from library.background_services import background_save
+    from library.character_services import character_save
 
     character = character_save(store, data={
         "name": "Eve " + XSS, "base_persona": "persona " + XSS, "greeting": "greet " + XSS,
@@ -295,8 +296,9 @@ LEAKS = ["<class", "__mro__", "<module", "posix", "<function", "<built-in", "<bo
 ])
 def test_template_attacks_in_author_text_leak_nothing_and_the_turn_completes(
         store, alice, use_stub, persona, setting):
-    from chat.services import instance_create
-    from library.services import background_save, character_save
+    from chat.services.instances import instance_create
+    from library.background_services import background_save
+    from library.character_services import character_save
 
     character = character_save(store, data={"name": "Mallory", "base_persona": persona},
                                character_id=None)

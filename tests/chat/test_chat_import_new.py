@@ -9,8 +9,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from chat.models import Instance
-from chat.services import instance_create
-from library.services import character_save
+from chat.services.instances import instance_create
+from library.character_services import character_save
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -219,7 +219,7 @@ async def test_a_narrator_line_sillytavern_sends_is_scanned_for_lore(client, aut
     from asgiref.sync import sync_to_async
 
     from chat.turn import turn_run
-    from library.services import lorebook_save
+    from library.lorebook_services import lorebook_save
 
     book = await sync_to_async(lorebook_save)(store, user=alice, data={
         "name": "bells", "scan_depth": 10,
@@ -329,7 +329,7 @@ def test_an_odd_note_in_a_chat_header_reads_as_defaults_or_as_none(metadata):
 @pytest.mark.django_db(transaction=True)
 def test_the_import_report_says_who_played_the_chat_when_someone_else_plays_here(
         client, auth, alice, instance, store):
-    from library.services import persona_create
+    from library.persona_services import persona_create
 
     body = _upload(client, auth, instance, jsonl(CHAT)).json()
     assert any("the player was Ann" in note and "You are" in note

@@ -9,8 +9,9 @@ import json
 import pytest
 
 from chat.model_context import model_context_forget
-from chat.services import instance_create, session_import
-from library.services import character_save
+from chat.services.instances import instance_create
+from chat.services.session_import import session_import
+from library.character_services import character_save
 from personalab.lib.tokens import count_tokens
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -9,14 +9,15 @@ import pytest
 
 from chat.conversations import BY_KEY, BY_PARTICIPANT, conv_key, ledger_read
 from chat.models import ConversationParticipant
-from chat.services import instance_create, reindex_all
+from chat.services.index import reindex_all
+from chat.services.instances import instance_create
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def brenna(store, alice):
-    from library.services import character_save
+    from library.character_services import character_save
 
     return character_save(store, user=alice, character_id=None, data={
         "name": "Brenna", "base_persona": "机械师。", "visibility": "shared"})

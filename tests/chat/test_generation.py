@@ -7,10 +7,11 @@ import asyncio
 
 import pytest
 
-from chat.services import (InstanceUpdateError, generation_defaults_update, instance_update)
+from chat.services.errors import InstanceUpdateError
+from chat.services.generation import generation_defaults_update
+from chat.services.instance_settings import instance_update
 from chat.turn import turn_run
-from personalab.lib.generation import (GenerationError, generation_from_st_preset,
-                                       generation_update)
+from personalab.lib.generation import GenerationError, generation_from_st_preset, generation_update
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -66,7 +67,7 @@ def test_name_and_archived_are_kept_in_the_instance_file(store, alice, instance)
 
 
 def test_another_account_cannot_change_an_instance(store, bob, instance):
-    from chat.services import NotFound
+    from chat.services.errors import NotFound
 
     with pytest.raises(NotFound):
         instance_update(store, user=bob, instance_id=instance, generation={"temperature": 1})
@@ -179,7 +180,7 @@ def test_rest_imports_a_sillytavern_preset_into_an_instance(client, alice, store
 
 
 def test_rest_put_picks_a_persona_of_ones_own_only(client, alice, bob, store, instance):
-    from library.services import persona_create
+    from library.persona_services import persona_create
 
     mine = persona_create(store, owner=alice, data={"name": "Ann", "description": "A medic."})
     theirs = persona_create(store, owner=bob, data={"name": "Bo", "description": "A thief."})

@@ -11,7 +11,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from chat.group import conversation_turn
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from tests.chat.test_consumer import _connect
 from tests.stub_llm import Reply
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def brenna(store, alice):
-    from library.services import character_save
+    from library.character_services import character_save
 
     return character_save(store, user=alice, character_id=None, data={
         "name": "Brenna", "base_persona": "沉默的机械师，左手是义肢。", "greeting": "……嗯。",
@@ -269,8 +269,8 @@ def test_each_members_persona_page_shows_its_own_pinned_prompt(alice_client, gro
 
 def test_the_home_list_previews_the_last_line_as_the_chat_page_reads_it(alice_client, alice,
                                                                         store):
+    from library.character_services import character_save
     from library.selectors import persona_effective
-    from library.services import character_save
 
     mira = character_save(store, user=alice, character_id=None, data={
         "name": "Mira", "base_persona": "机械师。", "visibility": "private",

@@ -10,7 +10,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from tests.chat.test_group import _lines, _order, _say, brenna  # noqa: F401
 from tests.stub_llm import Reply
 
@@ -193,7 +193,7 @@ async def test_go_on_as_a_group_tells_apart_a_character_two_imports_share(
         alice_client, store, alice, group, character, brenna, use_stub):  # noqa: F811
     """The library holds two Brennas (one card imported twice): the report and the button
     name the one the group goes on with by its id too, as the pickers do."""
-    from library.services import character_save
+    from library.character_services import character_save
 
     records = await _group_export(alice_client, store, group, use_stub)
     await sync_to_async(character_save)(store, user=alice, character_id=None, data={
@@ -305,7 +305,7 @@ def test_a_sillytavern_group_chat_goes_on_as_a_group_when_its_speakers_are_in_th
 ])
 def test_a_sillytavern_group_chat_with_a_speaker_not_in_the_library_is_not_re_formed(
         alice_client, store, alice, character, speakers, said):
-    from library.services import character_save
+    from library.character_services import character_save
 
     for _ in range(2):
         character_save(store, user=alice, character_id=None, data={

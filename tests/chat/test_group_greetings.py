@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from chat.group import conversation_turn
-from chat.services import instance_create
-from library.services import character_save
+from chat.services.instances import instance_create
+from library.character_services import character_save
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)

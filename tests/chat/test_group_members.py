@@ -11,7 +11,8 @@ from asgiref.sync import sync_to_async
 
 from chat.conversations import conv_key, ledger_read
 from chat.models import ConversationParticipant
-from chat.services import instance_create, reindex_all
+from chat.services.index import reindex_all
+from chat.services.instances import instance_create
 from tests.chat.test_group import _lines, _say
 from tests.stub_llm import Reply
 
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def brenna(store, alice):
-    from library.services import character_save
+    from library.character_services import character_save
 
     return character_save(store, user=alice, character_id=None, data={
         "name": "Brenna", "base_persona": "沉默的机械师。", "visibility": "private"})

@@ -11,7 +11,7 @@ import pytest
 from chat import history
 from chat.models import ApiToken
 from chat.turn import turn_run
-from library.services import lorebook_save
+from library.lorebook_services import lorebook_save
 from memory import runtime
 from tests.rest_client import as_alice, as_bob  # noqa: F401 — fixtures
 from tests.stub_llm import Reply

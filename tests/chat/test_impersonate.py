@@ -13,12 +13,12 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from chat.impersonate import impersonate_plan
-from personalab.lib.llm import OfflineProvider
 from chat.models import ApiToken
-from library import services as library_services
-from tests.stub_llm import Reply
+from library.persona_services import persona_create
+from personalab.lib.llm import OfflineProvider
 from tests.chat.test_consumer import _connect
 from tests.chat.test_group import _say, brenna, group  # noqa: F401 (fixtures)
+from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -41,7 +41,7 @@ async def _until_end(communicator, timeout=10):
 @pytest.fixture
 def played(store, alice, instance, use_stub):
     """A one-character story played by Mira, with one exchange in it."""
-    library_services.persona_create(store, owner=alice, data={
+    persona_create(store, owner=alice, data={
         "name": "Mira", "description": "A courier who never gives up a package."})
     use_stub.script(Reply("你终于来了，货呢？"))
     asyncio.run(_say(store, instance, "我到了。"))

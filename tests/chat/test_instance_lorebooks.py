@@ -9,7 +9,7 @@ import pytest
 
 from chat.models import ApiToken
 from chat.turn import turn_run
-from library.services import lorebook_save
+from library.lorebook_services import lorebook_save
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from chat.turn import turn_run
-from library.services import character_save
+from library.character_services import character_save
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

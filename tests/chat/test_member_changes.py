@@ -12,12 +12,17 @@ from django.core.management import call_command
 
 from chat.conversations import ledger_read
 from chat.models import ConversationParticipant
-from chat.services import (instance_create, instance_member_add, instance_member_change,
-                           instance_member_remove, reindex_all)
+from chat.services.index import reindex_all
+from chat.services.instances import instance_create
+from chat.services.members import (
+    instance_member_add,
+    instance_member_change,
+    instance_member_remove,
+)
 from personalab.lib.membership import member_changes_read
 from personalab.lib.participants import conv_key, member_state_read, member_state_write
-from tests.rest_client import as_alice  # noqa: F401 — fixture
 from tests.memory.test_group_persona import brenna  # noqa: F401 — fixture
+from tests.rest_client import as_alice  # noqa: F401 — fixture
 
 pytestmark = pytest.mark.django_db
 

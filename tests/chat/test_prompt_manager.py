@@ -10,7 +10,7 @@ import json
 import pytest
 
 from chat.models import ApiToken
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from personalab.lib.prompt_manager import prompt_blocks_from_st_preset
 from tests.library.test_card_fields import _card, _english, _import, _turn
 

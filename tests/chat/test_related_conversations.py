@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from chat.services import instance_create, instance_member_add
+from chat.services.instances import instance_create
+from chat.services.members import instance_member_add
 from tests.chat.test_conversations import brenna  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db(transaction=True)

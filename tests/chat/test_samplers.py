@@ -9,7 +9,9 @@ import asyncio
 
 import pytest
 
-from chat.services import InstanceUpdateError, generation_defaults_update, instance_update
+from chat.services.errors import InstanceUpdateError
+from chat.services.generation import generation_defaults_update
+from chat.services.instance_settings import instance_update
 from chat.turn import turn_run
 from personalab.lib.generation import generation_from_st_preset
 from personalab.lib.llm import sampling

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.messages import get_messages
 
-from library.services import character_save
-
+from library.character_services import character_save
 from tests.memory.test_group_persona import brenna  # noqa: F401 — fixture
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat import services
+from chat.services.traces import trace_rebuild
 from chat.turn import turn_run
 from tests.stub_llm import Reply
 
@@ -30,7 +30,7 @@ async def test_a_trace_does_not_copy_the_conversation_but_shows_it(store, instan
     sent = use_stub.requests[-1]["messages"]
     assert any(message["content"] == early for message in sent)
     assert "雨一直下，雨一直下，" not in _trace_file(store, instance, result.trace_id)
-    trace = services.trace_rebuild(store, instance_id=instance, trace_id=result.trace_id)
+    trace = trace_rebuild(store, instance_id=instance, trace_id=result.trace_id)
     assert trace["messages"] == sent
     assert trace["session_edited"] is False and trace["conversation_source"] == "session"
 
@@ -44,7 +44,7 @@ async def test_after_an_edit_the_trace_shows_what_was_sent_from_the_backup(store
     edited = [dict(line, content="（改过了）") if line.get("role") == "user" else line
               for line in read.lines]
     backup = store.session_rewrite(instance, "sess_001", [read.metadata, *edited])
-    trace = services.trace_rebuild(store, instance_id=instance, trace_id=result.trace_id)
+    trace = trace_rebuild(store, instance_id=instance, trace_id=result.trace_id)
     assert trace["messages"] == sent
     assert trace["session_edited"] is True
     assert trace["conversation_source"] == f"history/{backup.name}"
@@ -56,7 +56,7 @@ async def test_when_no_copy_holds_the_lines_the_trace_says_so(store, instance, u
     read = store.session_read(instance, "sess_001")
     backup = store.session_rewrite(instance, "sess_001", [read.metadata, *read.lines[:1]])
     backup.unlink()
-    trace = services.trace_rebuild(store, instance_id=instance, trace_id=result.trace_id)
+    trace = trace_rebuild(store, instance_id=instance, trace_id=result.trace_id)
     assert trace["session_edited"] is True and trace["conversation_source"] is None
     missing = [m for m in trace["messages"] if m.get("missing")]
     assert missing and all("no longer available" in m["content"] for m in missing)

@@ -161,7 +161,7 @@ async def test_empty_and_oversized_messages_are_refused(store, instance, setting
 
 
 async def test_trace_records_sections_messages_and_reply(store, instance, use_stub):
-    from chat.services import trace_rebuild
+    from chat.services.traces import trace_rebuild
 
     result = await _run(store, instance, "hello")
     trace = trace_rebuild(store, instance_id=instance, trace_id=result.trace_id)

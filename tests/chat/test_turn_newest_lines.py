@@ -7,8 +7,9 @@ import dataclasses
 
 import pytest
 
-from chat import services
 from chat.context import context_load, context_prepare
+from chat.services.instance_settings import instance_update
+from chat.services.traces import trace_rebuild
 from chat.turn import turn_run
 from personalab.lib.trace_refs import conversation_refer
 from tests.stub_llm import Reply
@@ -75,18 +76,18 @@ async def test_the_trace_of_such_a_turn_shows_exactly_what_was_sent(store, insta
     sent = use_stub.requests[-1]["messages"]
     assert any(message["content"] == "第1999句，关于废墟的事。" for message in sent)
     assert not any("第1980句" in message["content"] for message in sent)
-    trace = services.trace_rebuild(store, instance_id=instance, trace_id=result.trace_id)
+    trace = trace_rebuild(store, instance_id=instance, trace_id=result.trace_id)
     assert trace["messages"] == sent and trace["session_edited"] is False
     assert trace["conversation"]["first_line"] > 1900
 
 
 def test_lore_that_looks_further_back_than_the_lines_read_still_sees_them(store, instance, alice):
-    from library.services import lorebook_save
+    from library.lorebook_services import lorebook_save
 
     _long_session(store, instance)
     book = lorebook_save(store, user=alice, data={"name": "深处", "scan_depth": 100, "entries": [
         {"keys": ["第1920句"], "content": "深处的记忆被唤起。"}]}, lorebook_id=None)
-    services.instance_update(store, user=alice, instance_id=instance, lorebook_ids=[book])
+    instance_update(store, user=alice, instance_id=instance, lorebook_ids=[book])
     with store.instance_lock(instance):
         ctx = context_load(store, instance_id=instance, user_text="继续")
     assert ctx.first_index > 1900 and not any("第1920句" in line["content"] for line in ctx.lines)

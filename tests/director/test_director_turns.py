@@ -79,7 +79,7 @@ async def test_director_off_adds_nothing_and_counts_nothing(store, instance, use
 
 async def test_switching_background_mid_story_uses_the_new_outline(store, instance, use_stub):
     from director.services import instance_switch_background
-    from library.services import background_save
+    from library.background_services import background_save
 
     state = store.instance_state_read(instance)
     state["plot_state"]["current_plot_index"] = 4
@@ -98,7 +98,7 @@ async def test_switching_background_mid_story_uses_the_new_outline(store, instan
 
 def test_the_outline_view_names_the_carried_over_points(client, store, alice, instance,
                                                           background):
-    from library.services import background_save
+    from library.background_services import background_save
 
     state = store.instance_state_read(instance)
     state["plot_state"] = {"current_plot_index": 2, "current_status": "in_progress",

@@ -6,8 +6,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tests.e2e.conftest import (DESKTOP, PHONE, Server, instance_new, message_send,
-                                screenshot_take, turn_wait_done)
+from tests.e2e.conftest import (
+    DESKTOP,
+    PHONE,
+    Server,
+    instance_new,
+    message_send,
+    screenshot_take,
+    turn_wait_done,
+)
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:

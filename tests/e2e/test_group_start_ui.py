@@ -9,8 +9,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.e2e.conftest import SIZES, Server, message_send, no_sideways_scroll, screenshot_take, \
-    turn_wait_done
+from tests.e2e.conftest import (
+    SIZES,
+    Server,
+    message_send,
+    no_sideways_scroll,
+    screenshot_take,
+    turn_wait_done,
+)
 from tests.e2e.test_chat_extras import _api, _drawer_open
 from tests.stub_llm import Reply
 

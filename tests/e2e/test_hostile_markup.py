@@ -21,8 +21,8 @@ django.setup()
 from django.contrib.auth import get_user_model
 from django.conf import settings
 from personalab.lib.filestore import FileStore
-from library.services import character_save
-from chat.services import instance_create
+from library.character_services import character_save
+from chat.services.instances import instance_create
 hostile = sys.argv[1]
 store = FileStore(settings.PERSONALAB_DATA_DIR)
 users = get_user_model().objects

@@ -8,8 +8,16 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.e2e.conftest import (PHONE, SIZES, Server, browser_missing_reason, instance_new,
-                                message_send, screenshot_take, turn_wait_done)
+from tests.e2e.conftest import (
+    PHONE,
+    SIZES,
+    Server,
+    browser_missing_reason,
+    instance_new,
+    message_send,
+    screenshot_take,
+    turn_wait_done,
+)
 from tests.e2e.test_chat_extras import _api
 from tests.stub_llm import Reply
 

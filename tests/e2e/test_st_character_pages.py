@@ -8,8 +8,15 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.e2e.conftest import (PHONE, SIZES, Server, browser_missing_reason, instance_new,
-                                no_sideways_scroll, screenshot_take)
+from tests.e2e.conftest import (
+    PHONE,
+    SIZES,
+    Server,
+    browser_missing_reason,
+    instance_new,
+    no_sideways_scroll,
+    screenshot_take,
+)
 from tests.e2e.test_chat_extras import _api
 
 if TYPE_CHECKING:

@@ -9,8 +9,14 @@ import os
 import pytest
 
 from personalab.lib.filestore import (
-    DEFAULT_CONFIG, CorruptFile, FileStore, InstanceBusy, MissingFile, parse_partial_line,
-    write_json_atomic)
+    DEFAULT_CONFIG,
+    CorruptFile,
+    FileStore,
+    InstanceBusy,
+    MissingFile,
+    parse_partial_line,
+    write_json_atomic,
+)
 from personalab.lib.ids import InvalidId, next_numbered_id, validate_id
 
 

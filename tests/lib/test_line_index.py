@@ -191,7 +191,7 @@ def test_an_edit_near_the_end_is_read_right_and_keeps_the_index_of_the_lines_bef
 @pytest.mark.django_db
 def test_an_imported_chat_is_indexed_as_it_is_written_so_opening_it_builds_nothing(
         store, instance):
-    from chat.services import session_import
+    from chat.services.session_import import session_import
 
     header = {"user_name": "User", "character_name": "Ada", "create_date": "2024-05-01"}
     chat = [header] + [{"name": "User" if n % 2 == 0 else "Ada", "is_user": n % 2 == 0,

@@ -18,8 +18,8 @@ from personalab.lib.llm import (
     OfflineProvider,
     OpenAIProvider,
     offline_pieces,
-    provider_for,
 )
+from personalab.lib.llm_providers import provider_for
 from personalab.llm_config import llm_settings_from_env
 from tests.stub_llm import (
     Empty,

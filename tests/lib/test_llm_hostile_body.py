@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from memory import services
-from memory.services import MemoryActionError
+from memory.errors import MemoryActionError
+from memory.summarize import memory_summarize
 from personalab.lib.llm import LLMError, LLMSettings, OpenAIProvider
 from tests.memory.test_memory_services import FakeIndex, make_instance, snapshot
 from tests.stub_llm import BigBody, StubLLM, Trickle
@@ -68,7 +68,7 @@ async def test_a_summary_against_an_endless_answer_fails_with_a_sentence_and_cha
     before = snapshot(tmp_path)
     stub_llm.script(BigBody(200_000_000))
     with pytest.raises(MemoryActionError, match="nothing was changed: the LLM's answer is larger"):
-        await services.memory_summarize(store, instance_id="inst_001", index=FakeIndex(),
-                                        llm=provider(stub_llm, max_body_bytes=1 << 20))
+        await memory_summarize(store, instance_id="inst_001", index=FakeIndex(),
+                               llm=provider(stub_llm, max_body_bytes=1 << 20))
     assert snapshot(tmp_path) == before
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from personalab.llm_config import llm_settings_from_env
 from chat.turn import turn_run
+from personalab.llm_config import llm_settings_from_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

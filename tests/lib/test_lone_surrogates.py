@@ -15,14 +15,14 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
 from chat.models import ApiToken
-from library.lorebook_services import lorebook_import
 from library.card_import import character_import_card
+from library.lorebook_services import lorebook_import
 from personalab.lib import jsontext
 from personalab.lib.jsontext import json_loads, surrogates_replace
-from tests.stub_llm import Fail, Reply
-from tests.library.test_cards import chunk, tiny_png
 from tests.chat.test_consumer import _collect_until_done, _connect
 from tests.chat.test_session_line_shapes import _urls
+from tests.library.test_cards import chunk, tiny_png
+from tests.stub_llm import Fail, Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import sync_to_async
 
-from personalab.lib.prompt_language import locale_pick
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from chat.turn import turn_run
-from library.services import character_save
+from library.character_services import character_save
+from personalab.lib.prompt_language import locale_pick
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -6,7 +6,6 @@ Pure modules only: runs without Django (`pytest tests/lib/test_properties.py -p 
 from __future__ import annotations
 
 import codecs
-
 import json
 import re
 import tempfile

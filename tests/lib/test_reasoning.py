@@ -7,8 +7,8 @@ import asyncio
 
 import pytest
 
-from personalab.lib.reasoning import Reasoning, ThinkSplitter
 from chat.turn import turn_run
+from personalab.lib.reasoning import Reasoning, ThinkSplitter
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)

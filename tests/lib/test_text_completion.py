@@ -11,14 +11,16 @@ import json
 import pytest
 
 from chat.context import provider_current
-from chat.services import instance_create, trace_rebuild
+from chat.services.instances import instance_create
+from chat.services.traces import trace_rebuild
 from chat.turn import turn_run
 from library.card_import import character_import_card
-from memory.services import memory_update_persona
+from memory.evolved_persona import memory_update_persona
 from personalab.lib.instruct import instruct_prompt, instruct_template_read
 from personalab.lib.instruct_presets import BUILT_IN
-from personalab.lib.llm import LLMSettings, provider_for
+from personalab.lib.llm import LLMSettings
 from personalab.lib.llm_offline import OfflineProvider
+from personalab.lib.llm_providers import provider_for
 from tests.stub_llm import LongLine, Reply, Useless
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -9,7 +9,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from library.cards import card_parse
 from tests.library.test_card_fields import _english, _turn
 

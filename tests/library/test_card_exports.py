@@ -10,8 +10,11 @@ import zipfile
 
 import pytest
 
-from library import services
+from library.card_export import character_export_card
 from library.card_import import character_import_card
+from library.errors import LibraryError
+from library.index_rows import character_index
+from library.item_copy import character_copy
 from tests.library.test_personas import PNG_1PX
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -42,8 +45,8 @@ def _import(store, card: dict) -> str:
 
 
 def _export(store, character_id: str, spec: str) -> dict:
-    return json.loads(services.character_export_card(store, character_id=character_id,
-                                                     fmt="json", spec=spec))
+    return json.loads(character_export_card(store, character_id=character_id,
+                                            fmt="json", spec=spec))
 
 
 def test_v2_card_exports_as_it_came_with_nothing_added(store):
@@ -120,7 +123,7 @@ def test_charx_imports_and_exports_with_its_assets(store, tmp_path):
     assert (folder / "avatar.png").read_bytes() == PNG_1PX
     assert not any(p.name.startswith("evil") for p in tmp_path.rglob("*"))
 
-    exported = services.character_export_card(store, character_id=character_id, fmt="charx")
+    exported = character_export_card(store, character_id=character_id, fmt="charx")
     with zipfile.ZipFile(io.BytesIO(exported)) as archive:
         names = sorted(archive.namelist())
         card = json.loads(archive.read("card.json"))
@@ -134,11 +137,11 @@ def test_charx_caps_refuse_a_bomb_and_name_the_member(store):
     bomb = _charx({"card.json": json.dumps(CHARX_CARD).encode(),
                    "assets/other/big.bin": b"\0" * (17 * 2**20)})
     assert len(bomb) < 2**20
-    with pytest.raises(services.LibraryError) as error:
+    with pytest.raises(LibraryError) as error:
         character_import_card(store, data=bomb, filename="bomb.charx")
     assert "assets/other/big.bin" in str(error.value)
     assert "file" in error.value.field_errors
-    with pytest.raises(services.LibraryError, match="no card.json"):
+    with pytest.raises(LibraryError, match="no card.json"):
         character_import_card(store, data=_charx({"x.json": b"{}"}), filename="a.charx")
     assert store.character_ids() == []
 
@@ -149,7 +152,7 @@ def test_the_png_chara_chunk_is_v2_and_the_ccv3_chunk_v3(store):
     from library.card_png import png_card_texts, png_chunks
 
     character_id = _import(store, V3_CARD)
-    png = services.character_export_card(store, character_id=character_id, fmt="png")
+    png = character_export_card(store, character_id=character_id, fmt="png")
     texts = png_card_texts(png_chunks(png))
     chara = json.loads(base64.b64decode(texts["chara"]))
     ccv3 = json.loads(base64.b64decode(texts["ccv3"]))
@@ -201,12 +204,12 @@ def test_a_charx_jpeg_or_webp_icon_becomes_the_avatar_shown_and_exported(
 
     assert character_avatar_url(store, character_id) == (
         f"/library/characters/{character_id}/avatar.png")
-    exported = services.character_export_card(store, character_id=character_id, fmt="charx")
+    exported = character_export_card(store, character_id=character_id, fmt="charx")
     with zipfile.ZipFile(io.BytesIO(exported)) as archive:
         assert archive.read(f"assets/icon/images/main.{ext}") == icon
         assert json.loads(archive.read("card.json")) == card
     # A PNG export cannot carry a JPEG/WebP picture: it still exports, with a plain image.
-    png = services.character_export_card(store, character_id=character_id, fmt="png")
+    png = character_export_card(store, character_id=character_id, fmt="png")
     assert png.startswith(b"\x89PNG")
 
 
@@ -220,8 +223,8 @@ def test_a_copy_keeps_a_jpeg_avatar(store, alice, bob):
                                                   filename="mira.charx")
     store.character_write(character_id, {**store.character_read(character_id),
                                          "visibility": "shared"})
-    services.character_index(store, character_id)
-    copied = services.character_copy(store, user=bob, character_id=character_id)
+    character_index(store, character_id)
+    copied = character_copy(store, user=bob, character_id=character_id)
     assert (store.character_dir(copied) / "avatar.jpg").read_bytes() == JPEG_HEAD
 
 

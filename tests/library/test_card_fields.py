@@ -11,7 +11,8 @@ import pytest
 from chat.history import reply_choose_alternative
 from chat.prompt.alternation import messages_alternate
 from chat.prompt.examples import examples_parse
-from chat.services import instance_create, trace_rebuild
+from chat.services.instances import instance_create
+from chat.services.traces import trace_rebuild
 from chat.turn import turn_run
 from library.card_import import character_import_card
 from tests.stub_llm import Reply

@@ -52,7 +52,7 @@ def test_the_home_pickers_tell_two_imports_of_one_card_apart(alice_client, twins
 
 def test_the_character_page_and_the_member_drawer_tell_them_apart(alice_client, twins, store,
                                                                   alice, background):
-    from chat.services import instance_create
+    from chat.services.instances import instance_create
 
     first, second = twins
     html = alice_client.get(reverse("character_edit", args=[first])).content.decode()

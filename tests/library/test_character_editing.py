@@ -9,8 +9,8 @@ from html.parser import HTMLParser
 import pytest
 from django.urls import reverse
 
+from library.card_export import character_export_card
 from library.card_import import character_import_card
-from library.services import character_export_card
 
 pytestmark = pytest.mark.django_db
 
@@ -137,8 +137,9 @@ def test_refusals_name_the_field_and_keep_the_file(alice_client, alice, store):
 
 
 def test_card_import_refusals_name_the_field(client, alice, store):
-    from chat.models import ApiToken
     from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from chat.models import ApiToken
 
     auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
     card = _big_card()
@@ -195,7 +196,8 @@ def test_a_character_without_a_card_gets_greetings_and_a_refusal_names_the_field
     submitted["alternate_greeting_new"] = ["Hello again."]
     assert alice_client.post(url, submitted).status_code == 302
     assert _greetings(store, character) == ["Hello again."]
-    from library.services import LibraryError, character_save
+    from library.character_services import character_save
+    from library.errors import LibraryError
 
     with pytest.raises(LibraryError) as refused:
         character_save(store, data={**store.character_read(character),

@@ -7,8 +7,9 @@ import threading
 
 import pytest
 
-from chat.services import instance_create
-from library.services import background_save, character_save
+from chat.services.instances import instance_create
+from library.background_services import background_save
+from library.character_services import character_save
 from library.lorebook_services import lorebook_create
 from personalab.lib.ids import numbered_candidates
 

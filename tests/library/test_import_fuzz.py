@@ -432,8 +432,8 @@ def _chat_played(sweep: Sweep, what: str, instance_id: str, session_id: str) -> 
 
 @pytest.fixture
 def group(store, alice, character):
-    from chat.services import instance_create
-    from library.services import character_save
+    from chat.services.instances import instance_create
+    from library.character_services import character_save
 
     brenna = character_save(store, user=alice, character_id=None, data={
         "name": "Brenna", "base_persona": "A mechanic.", "greeting": "Hm."})

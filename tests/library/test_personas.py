@@ -7,10 +7,21 @@ import json
 
 import pytest
 
-from chat.services import instance_create, instance_update, reindex_all
+from chat.services.index import reindex_all
+from chat.services.instance_settings import instance_update
+from chat.services.instances import instance_create
 from chat.turn import turn_run
-from library import services
+from library.avatars import AVATAR_MAX_BYTES
+from library.character_services import character_save
+from library.errors import LibraryConflict, LibraryError, LibraryForbidden, LibraryNotFound
 from library.models import Persona
+from library.persona_services import (
+    persona_avatar_save,
+    persona_create,
+    persona_default_set,
+    persona_delete,
+    persona_update,
+)
 from library.selectors import persona_effective, personas_visible_to
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -28,22 +39,22 @@ async def _turn(store, instance_id, text="Hello"):
 
 
 def test_the_first_persona_is_the_default_and_lives_in_its_file(store, alice):
-    first = services.persona_create(store, owner=alice, data={"name": "Mira",
-                                                              "description": "A courier."})
-    second = services.persona_create(store, owner=alice, data={"name": "Kael"})
+    first = persona_create(store, owner=alice, data={"name": "Mira",
+                                                     "description": "A courier."})
+    second = persona_create(store, owner=alice, data={"name": "Kael"})
     saved = json.loads((store.persona_dir(first) / "persona.json").read_text())
     assert saved["owner"] == "alice" and saved["default"] is True
     assert saved["description"] == "A courier." and saved["visibility"] == "private"
     assert store.persona_read(second)["default"] is False
 
-    services.persona_default_set(store, actor=alice, persona_id=second)
+    persona_default_set(store, actor=alice, persona_id=second)
     assert store.persona_read(first)["default"] is False
     assert list(Persona.objects.filter(is_default=True).values_list("persona_id", flat=True)) \
         == [second]
 
 
 def test_reindex_restores_personas_with_owner_and_default(store, alice):
-    persona_id = services.persona_create(store, owner=alice, data={"name": "Mira"})
+    persona_id = persona_create(store, owner=alice, data={"name": "Mira"})
     Persona.objects.all().delete()
     counts = reindex_all(store)
     row = Persona.objects.get(persona_id=persona_id)
@@ -52,68 +63,68 @@ def test_reindex_restores_personas_with_owner_and_default(store, alice):
 
 
 def test_create_never_overwrites_and_bad_fields_are_named(store, alice):
-    services.persona_create(store, owner=alice, data={"name": "Mira", "persona_id": "mira"})
-    with pytest.raises(services.LibraryConflict):
-        services.persona_create(store, owner=alice, data={"name": "Other", "persona_id": "mira"})
-    with pytest.raises(services.LibraryError) as error:
-        services.persona_create(store, owner=alice, data={"name": " "})
+    persona_create(store, owner=alice, data={"name": "Mira", "persona_id": "mira"})
+    with pytest.raises(LibraryConflict):
+        persona_create(store, owner=alice, data={"name": "Other", "persona_id": "mira"})
+    with pytest.raises(LibraryError) as error:
+        persona_create(store, owner=alice, data={"name": " "})
     assert error.value.field_errors == {"name": "required"}
-    with pytest.raises(services.LibraryError) as error:
-        services.persona_create(store, owner=alice, data={"name": "X", "visibility": "public"})
+    with pytest.raises(LibraryError) as error:
+        persona_create(store, owner=alice, data={"name": "X", "visibility": "public"})
     assert "visibility" in error.value.field_errors
     assert store.persona_read("mira")["name"] == "Mira"
 
 
 def test_only_the_owner_changes_a_persona_and_private_ones_stay_private(store, alice, bob):
-    private = services.persona_create(store, owner=alice, data={"name": "Mira"})
-    shared = services.persona_create(store, owner=alice, data={"name": "Guide",
-                                                               "visibility": "shared"})
+    private = persona_create(store, owner=alice, data={"name": "Mira"})
+    shared = persona_create(store, owner=alice, data={"name": "Guide",
+                                                      "visibility": "shared"})
     assert {p.persona_id for p in personas_visible_to(user=bob)} == {shared}
-    with pytest.raises(services.LibraryForbidden):
-        services.persona_update(store, actor=bob, persona_id=shared, data={"name": "Mine"})
-    with pytest.raises(services.LibraryForbidden):
-        services.persona_delete(store, actor=bob, persona_id=private)
+    with pytest.raises(LibraryForbidden):
+        persona_update(store, actor=bob, persona_id=shared, data={"name": "Mine"})
+    with pytest.raises(LibraryForbidden):
+        persona_delete(store, actor=bob, persona_id=private)
     assert store.persona_read(shared)["name"] == "Guide"
 
 
 def test_update_keeps_fields_it_does_not_name(store, alice):
-    persona_id = services.persona_create(store, owner=alice, data={"name": "Mira",
-                                                                   "description": "Courier."})
+    persona_id = persona_create(store, owner=alice, data={"name": "Mira",
+                                                          "description": "Courier."})
     store.persona_write(persona_id, {**store.persona_read(persona_id), "x_extension": {"a": 1}})
-    services.persona_update(store, actor=alice, persona_id=persona_id, data={"name": "Mira V."})
+    persona_update(store, actor=alice, persona_id=persona_id, data={"name": "Mira V."})
     saved = store.persona_read(persona_id)
     assert saved["name"] == "Mira V." and saved["description"] == "Courier."
     assert saved["x_extension"] == {"a": 1}
 
 
 def test_avatar_upload_checks_type_and_size(store, alice):
-    persona_id = services.persona_create(store, owner=alice, data={"name": "Mira"})
-    assert services.persona_avatar_save(store, actor=alice, persona_id=persona_id,
-                                        data=PNG_1PX) == "avatar.png"
+    persona_id = persona_create(store, owner=alice, data={"name": "Mira"})
+    assert persona_avatar_save(store, actor=alice, persona_id=persona_id,
+                               data=PNG_1PX) == "avatar.png"
     assert (store.persona_dir(persona_id) / "avatar.png").read_bytes() == PNG_1PX
-    with pytest.raises(services.LibraryError) as error:
-        services.persona_avatar_save(store, actor=alice, persona_id=persona_id,
-                                     data=b"<svg onload=alert(1)>")
+    with pytest.raises(LibraryError) as error:
+        persona_avatar_save(store, actor=alice, persona_id=persona_id,
+                            data=b"<svg onload=alert(1)>")
     assert "avatar" in error.value.field_errors
-    with pytest.raises(services.LibraryError):
-        services.persona_avatar_save(store, actor=alice, persona_id=persona_id,
-                                     data=PNG_1PX + b"\0" * services.AVATAR_MAX_BYTES)
+    with pytest.raises(LibraryError):
+        persona_avatar_save(store, actor=alice, persona_id=persona_id,
+                            data=PNG_1PX + b"\0" * AVATAR_MAX_BYTES)
     assert store.persona_read(persona_id)["avatar"] == "avatar.png"
 
 
 def test_deleting_the_picked_persona_falls_back_to_the_default(store, alice, instance):
-    default = services.persona_create(store, owner=alice, data={"name": "Mira"})
-    other = services.persona_create(store, owner=alice, data={"name": "Kael"})
+    default = persona_create(store, owner=alice, data={"name": "Mira"})
+    other = persona_create(store, owner=alice, data={"name": "Kael"})
     instance_update(store, user=alice, instance_id=instance, persona_id=other)
     assert persona_effective(store, owner="alice", persona_id=other)["name"] == "Kael"
-    services.persona_delete(store, actor=alice, persona_id=other)
+    persona_delete(store, actor=alice, persona_id=other)
     assert not store.persona_dir(other).exists()
     assert persona_effective(store, owner="alice", persona_id=other)["persona_id"] == default
 
 
 def test_an_instance_cannot_pick_someone_elses_private_persona(store, alice, bob, character):
-    hidden = services.persona_create(store, owner=bob, data={"name": "Bob's"})
-    with pytest.raises(services.LibraryNotFound):
+    hidden = persona_create(store, owner=bob, data={"name": "Bob's"})
+    with pytest.raises(LibraryNotFound):
         instance_create(store, owner=alice, character_id=character, persona_id=hidden)
 
 
@@ -121,9 +132,9 @@ async def test_the_model_sees_the_persona_name_and_description(store, alice, cha
                                                                use_stub):
     from asgiref.sync import sync_to_async
 
-    await sync_to_async(services.persona_create)(
+    await sync_to_async(persona_create)(
         store, owner=alice, data={"name": "Mira", "description": "A courier with a limp."})
-    kael = await sync_to_async(services.persona_create)(
+    kael = await sync_to_async(persona_create)(
         store, owner=alice, data={"name": "Kael", "description": "A retired duelist."})
     instance_id = await sync_to_async(instance_create)(store, owner=alice,
                                                        character_id=character)
@@ -143,9 +154,9 @@ async def test_the_model_sees_the_persona_name_and_description(store, alice, cha
 async def test_user_macro_in_card_text_is_the_persona_name(store, alice, use_stub):
     from asgiref.sync import sync_to_async
 
-    character_id = await sync_to_async(services.character_save)(
+    character_id = await sync_to_async(character_save)(
         store, data={"name": "Alserqi", "base_persona": "Alserqi distrusts {{user}}."})
-    await sync_to_async(services.persona_create)(store, owner=alice, data={"name": "Mira"})
+    await sync_to_async(persona_create)(store, owner=alice, data={"name": "Mira"})
     instance_id = await sync_to_async(instance_create)(store, owner=alice,
                                                        character_id=character_id)
     await _turn(store, instance_id)
@@ -156,7 +167,7 @@ async def test_macros_in_the_persona_description_are_replaced(store, alice, char
                                                               use_stub):
     from asgiref.sync import sync_to_async
 
-    await sync_to_async(services.persona_create)(
+    await sync_to_async(persona_create)(
         store, owner=alice, data={"name": "Mira", "description": "{{user}} owes {{char}} money."})
     instance_id = await sync_to_async(instance_create)(store, owner=alice,
                                                        character_id=character)
@@ -191,7 +202,7 @@ def test_persona_page_refuses_a_fake_image_and_names_the_field(client, store, al
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     client.force_login(alice)
-    persona_id = services.persona_create(store, owner=alice, data={"name": "Mira"})
+    persona_id = persona_create(store, owner=alice, data={"name": "Mira"})
     response = client.post(f"/library/personas/{persona_id}/", {
         "name": "Mira", "description": "kept", "visibility": "private",
         "avatar": SimpleUploadedFile("x.png", b"<html>", content_type="image/png")})
@@ -202,8 +213,8 @@ def test_persona_page_refuses_a_fake_image_and_names_the_field(client, store, al
 
 def test_the_chat_page_picks_a_persona_for_the_instance(client, store, alice, instance):
     client.force_login(alice)
-    services.persona_create(store, owner=alice, data={"name": "Mira"})
-    kael = services.persona_create(store, owner=alice, data={"name": "Kael"})
+    persona_create(store, owner=alice, data={"name": "Mira"})
+    kael = persona_create(store, owner=alice, data={"name": "Kael"})
     page = client.get(f"/instances/{instance}/").content.decode()
     assert "my default: Mira" in page
     client.post(f"/instances/{instance}/persona", {"persona_id": kael})
@@ -214,10 +225,10 @@ def test_the_chat_page_picks_a_persona_for_the_instance(client, store, alice, in
 
 def test_the_chat_page_shows_the_persona_name_for_user_lines_and_macros(client, store, alice,
                                                                         character):
-    from chat.services import instance_create
+    from chat.services.instances import instance_create
 
     client.force_login(alice)
-    services.persona_create(store, owner=alice, data={"name": "Mira"})
+    persona_create(store, owner=alice, data={"name": "Mira"})
     instance_id = instance_create(store, owner=alice, character_id=character)
     state = store.instance_state_read(instance_id)
     store.session_append(instance_id, state["current_session_id"], {
@@ -228,7 +239,7 @@ def test_the_chat_page_shows_the_persona_name_for_user_lines_and_macros(client, 
 
 def test_the_chat_page_refuses_someone_elses_private_persona(client, store, alice, bob,
                                                              instance):
-    hidden = services.persona_create(store, owner=bob, data={"name": "Bob's"})
+    hidden = persona_create(store, owner=bob, data={"name": "Bob's"})
     client.force_login(alice)
     page = client.post(f"/instances/{instance}/persona", {"persona_id": hidden}, follow=True)
     assert "not found" in page.content.decode()

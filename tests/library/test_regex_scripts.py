@@ -15,12 +15,12 @@ from django.urls import reverse
 from chat import history
 from chat.history_base import line_fingerprint
 from chat.models import ApiToken
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from chat.turn import turn_run
+from library.card_export import character_export_card
 from library.card_import import character_import_card
 from library.errors import LibraryError
 from library.regex_script_services import regex_scripts_account_read, regex_scripts_account_save
-from library.services import character_export_card
 from tests.chat.test_group import _lines as _group_lines
 from tests.chat.test_group import _order, _say, brenna, group  # noqa: F401 (fixtures)
 from tests.library.test_character_editing import _submitted

@@ -59,7 +59,7 @@ async def test_a_book_that_sets_its_depth_keeps_it(store, instance, character, u
 
 
 def test_an_untouched_book_exports_no_scan_settings_its_author_never_set(store):
-    from library.services import lorebook_save
+    from library.lorebook_services import lorebook_save
 
     lorebook_id = lorebook_save(store, data={"name": "Plain", "entries": [
         {"keys": ["a"], "content": "b"}]})

@@ -7,9 +7,10 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from chat.group import conversation_turn
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from library import worldinfo_vectors
-from library.services import character_save, persona_create
+from library.character_services import character_save
+from library.persona_services import persona_create
 from tests.library.test_worldinfo_turns import _link, _turn
 from tests.stub_llm import Reply
 

@@ -6,7 +6,8 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from chat.turn import turn_run
-from library.services import character_save, lorebook_save
+from library.character_services import character_save
+from library.lorebook_services import lorebook_save
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

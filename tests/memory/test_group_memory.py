@@ -12,10 +12,10 @@ import json
 import pytest
 from django.core.management import call_command
 
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from memory import runtime
-from memory import services as memory_services
 from memory.keywords import turn_text
+from memory.pinned import pinned_prompt_effective
 from memory.selectors import reference_instance_ids
 from tests.chat.test_group import _order, _say
 from tests.stub_llm import Reply
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def brenna(store, alice):
-    from library.services import character_save
+    from library.character_services import character_save
 
     return character_save(store, user=alice, character_id=None, data={
         "character_id": "mech_7", "name": "Brenna", "base_persona": "沉默的机械师，左手是义肢。", "visibility": "shared"})
@@ -226,7 +226,7 @@ def test_the_persona_page_sets_a_members_override_for_this_set_of_characters(
     saved = alice_client.post(f"{url}pinned_member_save",
                               {"character_id": brenna, "text": "只说暗语。"})
     assert saved.status_code == 302
-    text, source = memory_services.pinned_prompt_effective(
+    text, source = pinned_prompt_effective(
         store, instance_id=scenes["group"], character_id=brenna)
     assert (text, source) == ("只说暗语。", "conv_key")
     assert "只说暗语。" in alice_client.get(url).content.decode()

@@ -10,7 +10,8 @@ import json
 import pytest
 from django.urls import reverse
 
-from chat.services import instance_create, instance_member_add, instance_member_remove
+from chat.services.instances import instance_create
+from chat.services.members import instance_member_add, instance_member_remove
 from personalab.lib.participants import member_state_read
 from tests.chat.test_group import _say
 from tests.rest_client import as_alice  # noqa: F401 — fixture
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def brenna(store, alice):
-    from library.services import character_save
+    from library.character_services import character_save
 
     return character_save(store, user=alice, character_id=None, data={
         "character_id": "mech_7", "name": "Brenna", "base_persona": "沉默的机械师，左手是义肢。",

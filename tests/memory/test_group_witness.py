@@ -11,13 +11,17 @@ import json
 
 import pytest
 
-from chat.services import (instance_create, instance_member_add, instance_member_change,
-                           instance_member_remove)
+from chat.services.instances import instance_create
+from chat.services.members import (
+    instance_member_add,
+    instance_member_change,
+    instance_member_remove,
+)
 from memory import runtime
-from tests.rest_client import as_alice  # noqa: F401 — fixture
-from tests.memory.test_group_persona import brenna  # noqa: F401 — fixture
-from tests.stub_llm import Reply
 from tests.chat.test_group import _say
+from tests.memory.test_group_persona import brenna  # noqa: F401 — fixture
+from tests.rest_client import as_alice  # noqa: F401 — fixture
+from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

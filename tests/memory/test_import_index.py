@@ -40,7 +40,7 @@ def auth(alice):
 def no_background(monkeypatch):
     """The queued sync never runs: what recall finds comes from the import alone."""
     queued = []
-    monkeypatch.setattr(fill, "schedule_sync", lambda store, **kw: queued.append(kw))
+    monkeypatch.setattr(runtime, "schedule_sync", lambda store, **kw: queued.append(kw))
     return queued
 
 

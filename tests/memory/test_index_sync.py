@@ -147,7 +147,7 @@ def test_appends_are_read_from_the_watermark_and_a_streaming_line_waits(store, i
 
 
 def test_an_archived_session_leaves_the_index(store, instance, memory_on):
-    from chat.services import session_archive_and_restart
+    from chat.services.sessions import session_archive_and_restart
 
     index = runtime.index_for(store)
     with store.instance_lock(instance):
@@ -233,7 +233,7 @@ def test_a_turn_after_many_edits_does_not_list_the_history_folder_and_edits_stil
 
 def test_an_edit_cut_short_by_kill_9_is_indexed_once_the_session_is_repaired(
         store, instance, memory_on, monkeypatch):
-    from chat.services import session_read_repaired
+    from chat.services.sessions import session_read_repaired
     from tests.chat.test_tail_changes import _Crash, _crash_at
 
     index = runtime.index_for(store)

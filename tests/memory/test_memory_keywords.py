@@ -9,12 +9,12 @@ from collections import Counter
 
 import pytest
 
-from memory.index import MemoryIndex
-from memory.sync import index_rebuild
 from memory import keyword_store, keywords
+from memory.index import MemoryIndex
 from memory.keyword_store import KeywordStore
 from memory.keywords import CONTEXT_BEFORE, CONTEXT_WEIGHT, KeywordPart, text_tokenize
 from memory.rag import keyword_search, query_user_history
+from memory.sync import index_rebuild
 from personalab.lib.filestore import FileStore
 from tests.memory.test_rag import turns
 

@@ -9,10 +9,35 @@ from pathlib import Path
 
 import pytest
 
-from personalab.lib.llm import LLMError
-from memory import recaps, services
+from memory import recaps
+from memory.biography import (
+    biography_add,
+    biography_from_persona,
+    biography_items,
+    biography_remove,
+    biography_reorder,
+    biography_update,
+)
 from memory.errors import MemoryActionError
+from memory.evolved_persona import (
+    memory_update_persona,
+    persona_restore,
+    persona_set_manual,
+    persona_versions,
+)
+from memory.pinned import pinned_prompt_effective, pinned_prompt_set
+from memory.recaps import (
+    recap_items,
+    recap_maybe_roll,
+    recap_pending,
+    recap_rebuild,
+    recap_remove,
+    recap_reorder,
+    recap_update,
+)
+from memory.summarize import memory_summarize, parse_events_json
 from personalab.lib.filestore import FileStore
+from personalab.lib.llm import LLMError
 
 INSTANCE = "inst_001"
 CHARACTER = "char_alserqi"
@@ -119,8 +144,8 @@ async def test_summarize_creates_seeded_session_and_moves_current(tmp_path, orde
     old_bytes = session_file(tmp_path, "sess_001").read_bytes()
     llm, index, steps = FakeLLM(TWO_EVENTS), FakeIndex(), []
 
-    result = await services.memory_summarize(store, instance_id=INSTANCE, llm=llm, index=index,
-                                             progress=steps.append)
+    result = await memory_summarize(store, instance_id=INSTANCE, llm=llm, index=index,
+                                    progress=steps.append)
 
     assert result["old_session_id"] == "sess_001" and result["new_session_id"] == "sess_002"
     assert result["events"] == 2 and result["warnings"] == []
@@ -147,7 +172,7 @@ async def test_summarize_creates_seeded_session_and_moves_current(tmp_path, orde
 async def test_summarize_ledger_and_index_agree_with_the_seed_ids(tmp_path):
     store = make_instance(tmp_path)
     llm, index = FakeLLM(TWO_EVENTS), FakeIndex()
-    await services.memory_summarize(store, instance_id=INSTANCE, llm=llm, index=index)
+    await memory_summarize(store, instance_id=INSTANCE, llm=llm, index=index)
 
     summaries = store.ledger_read(INSTANCE, "summaries")
     plots = store.ledger_read(INSTANCE, "plots")
@@ -180,8 +205,8 @@ async def test_unusable_summary_output_changes_nothing(tmp_path, reply):
     before = snapshot(tmp_path)
     index = FakeIndex()
     with pytest.raises(MemoryActionError, match="could not be read as a list of events"):
-        await services.memory_summarize(store, instance_id=INSTANCE, llm=FakeLLM(reply),
-                                        index=index)
+        await memory_summarize(store, instance_id=INSTANCE, llm=FakeLLM(reply),
+                               index=index)
     assert snapshot(tmp_path) == before
     assert index.calls == []
 
@@ -190,9 +215,9 @@ async def test_llm_failure_during_summarize_changes_nothing(tmp_path):
     store = make_instance(tmp_path)
     before = snapshot(tmp_path)
     with pytest.raises(MemoryActionError, match="The model call failed; nothing was changed"):
-        await services.memory_summarize(store, instance_id=INSTANCE,
-                                        llm=FakeLLM(LLMError("LLM timed out after 60s")),
-                                        index=FakeIndex())
+        await memory_summarize(store, instance_id=INSTANCE,
+                               llm=FakeLLM(LLMError("LLM timed out after 60s")),
+                               index=FakeIndex())
     assert snapshot(tmp_path) == before
 
 
@@ -201,14 +226,14 @@ async def test_code_fenced_json_with_prose_is_accepted(tmp_path):
     reply = ("好的，以下是整理结果：\n```json\n"
              '{"events": [{"summary": "对峙前夜。", "plot": "两人在据点外等待。",},]}\n'
              "```\n希望有帮助。")
-    result = await services.memory_summarize(store, instance_id=INSTANCE, llm=FakeLLM(reply),
-                                             index=FakeIndex())
+    result = await memory_summarize(store, instance_id=INSTANCE, llm=FakeLLM(reply),
+                                    index=FakeIndex())
     assert result["events"] == 1
     assert store.ledger_read(INSTANCE, "plots")[0]["text"] == "两人在据点外等待。"
 
 
 def test_parse_events_json_strips_text_and_finds_object_in_prose():
-    events = services.parse_events_json(
+    events = parse_events_json(
         '结果如下 {"events": [{"summary": " 摘要 ", "plot": " 素材 "}]} 完毕')
     assert events == [{"summary": "摘要", "plot": "素材"}]
 
@@ -216,8 +241,8 @@ def test_parse_events_json_strips_text_and_finds_object_in_prose():
 @pytest.mark.parametrize("index", [BrokenIndex(), None])
 async def test_index_failure_still_writes_ledger_and_session(tmp_path, index):
     store = make_instance(tmp_path)
-    result = await services.memory_summarize(store, instance_id=INSTANCE, llm=FakeLLM(TWO_EVENTS),
-                                             index=index)
+    result = await memory_summarize(store, instance_id=INSTANCE, llm=FakeLLM(TWO_EVENTS),
+                                    index=index)
     assert len(result["warnings"]) == 1
     warning = result["warnings"][0]
     assert warning["type"] == "warning" and "reindex" in warning["suggestion"]
@@ -230,8 +255,8 @@ async def test_empty_session_is_not_summarized(tmp_path):
     store = make_instance(tmp_path, turns=0)
     before = snapshot(tmp_path)
     with pytest.raises(MemoryActionError):
-        await services.memory_summarize(store, instance_id=INSTANCE, llm=FakeLLM(TWO_EVENTS),
-                                        index=FakeIndex())
+        await memory_summarize(store, instance_id=INSTANCE, llm=FakeLLM(TWO_EVENTS),
+                               index=FakeIndex())
     assert snapshot(tmp_path) == before
 
 
@@ -242,11 +267,11 @@ async def test_update_persona_keeps_every_version(tmp_path):
     store = make_instance(tmp_path, evolved="经历背叛后变得多疑。")
     llm = FakeLLM("开始愿意信任玩家。", "愿意为玩家冒险。")
 
-    first = await services.memory_update_persona(store, instance_id=INSTANCE, llm=llm)
-    second = await services.memory_update_persona(store, instance_id=INSTANCE, llm=llm)
+    first = await memory_update_persona(store, instance_id=INSTANCE, llm=llm)
+    second = await memory_update_persona(store, instance_id=INSTANCE, llm=llm)
 
     assert (first["version"], second["version"]) == (2, 3)
-    versions = services.persona_versions(store, instance_id=INSTANCE)
+    versions = persona_versions(store, instance_id=INSTANCE)
     assert [(v["version"], v["evolved_persona"], v["source"]) for v in versions] == [
         (1, "经历背叛后变得多疑。", "imported"),
         (2, "开始愿意信任玩家。", "update_memory"),
@@ -262,8 +287,8 @@ async def test_update_persona_keeps_every_version(tmp_path):
 
 async def test_first_update_of_an_empty_persona_is_version_one(tmp_path):
     store = make_instance(tmp_path)
-    result = await services.memory_update_persona(store, instance_id=INSTANCE,
-                                                  llm=FakeLLM("变得谨慎。"))
+    result = await memory_update_persona(store, instance_id=INSTANCE,
+                                         llm=FakeLLM("变得谨慎。"))
     assert result == {"evolved_persona": "变得谨慎。", "version": 1, "character_id": "char_alserqi"}
 
 
@@ -272,18 +297,18 @@ async def test_empty_persona_output_changes_nothing(tmp_path, reply):
     store = make_instance(tmp_path, evolved="多疑。")
     before = snapshot(tmp_path)
     with pytest.raises(MemoryActionError):
-        await services.memory_update_persona(store, instance_id=INSTANCE, llm=FakeLLM(reply))
+        await memory_update_persona(store, instance_id=INSTANCE, llm=FakeLLM(reply))
     assert snapshot(tmp_path) == before
 
 
 async def test_update_persona_reaches_into_the_previous_session_without_duplicates(tmp_path):
     store = make_instance(tmp_path, config=config_with(2, "summary_first"))
-    await services.memory_summarize(store, instance_id=INSTANCE, llm=FakeLLM(TWO_EVENTS),
-                                    index=FakeIndex())
+    await memory_summarize(store, instance_id=INSTANCE, llm=FakeLLM(TWO_EVENTS),
+                           index=FakeIndex())
     turns_add(store, "sess_002", 3)
     llm = FakeLLM("新的成长人格。")
 
-    await services.memory_update_persona(store, instance_id=INSTANCE, llm=llm, last_n_turns=4)
+    await memory_update_persona(store, instance_id=INSTANCE, llm=llm, last_n_turns=4)
 
     said = [line["content"] for line in llm.calls[0][1]["transcript"]]
     assert said == ["用户第4句", "角色第4句", "用户第5句", "角色第5句",
@@ -292,14 +317,14 @@ async def test_update_persona_reaches_into_the_previous_session_without_duplicat
 
 def test_manual_persona_edits_are_versioned_and_restorable(tmp_path):
     store = make_instance(tmp_path)
-    services.persona_set_manual(store, instance_id=INSTANCE, text="手写版本一")
-    services.persona_set_manual(store, instance_id=INSTANCE, text="手写版本二")
-    unchanged = services.persona_set_manual(store, instance_id=INSTANCE, text="手写版本二")
-    restored = services.persona_restore(store, instance_id=INSTANCE, version=1)
+    persona_set_manual(store, instance_id=INSTANCE, text="手写版本一")
+    persona_set_manual(store, instance_id=INSTANCE, text="手写版本二")
+    unchanged = persona_set_manual(store, instance_id=INSTANCE, text="手写版本二")
+    restored = persona_restore(store, instance_id=INSTANCE, version=1)
 
     assert unchanged["changed"] is False
     assert restored["version"] == 3
-    assert [v["evolved_persona"] for v in services.persona_versions(store, instance_id=INSTANCE)] \
+    assert [v["evolved_persona"] for v in persona_versions(store, instance_id=INSTANCE)] \
         == ["手写版本一", "手写版本二", "手写版本一"]
     assert store.character_state_read(INSTANCE)["evolved_persona"] == "手写版本一"
 
@@ -309,28 +334,28 @@ def test_manual_persona_edits_are_versioned_and_restorable(tmp_path):
 
 def test_pinned_prompt_instance_override_wins(tmp_path):
     store = make_instance(tmp_path)
-    effective = services.pinned_prompt_effective
+    effective = pinned_prompt_effective
     assert effective(store, instance_id=INSTANCE, character_id=CHARACTER) == ("", "none")
 
-    services.pinned_prompt_set(store, instance_id=None, character_id=CHARACTER,
-                               text="永远不要背叛玩家。")
+    pinned_prompt_set(store, instance_id=None, character_id=CHARACTER,
+                      text="永远不要背叛玩家。")
     assert effective(store, instance_id=INSTANCE, character_id=CHARACTER) == (
         "永远不要背叛玩家。", "character")
     assert store.character_read(CHARACTER)["name"] == "Alserqi"
 
-    services.pinned_prompt_set(store, instance_id=INSTANCE, character_id=None,
-                               text="本局中 Victor 已死。")
+    pinned_prompt_set(store, instance_id=INSTANCE, character_id=None,
+                      text="本局中 Victor 已死。")
     assert effective(store, instance_id=INSTANCE, character_id=CHARACTER) == (
         "本局中 Victor 已死。", "instance")
 
-    services.pinned_prompt_set(store, instance_id=INSTANCE, character_id=None, text=" ")
+    pinned_prompt_set(store, instance_id=INSTANCE, character_id=None, text=" ")
     assert effective(store, instance_id=INSTANCE, character_id=CHARACTER)[1] == "character"
 
 
 def test_pinned_prompt_for_an_unknown_character_is_refused(tmp_path):
     store = make_instance(tmp_path)
     with pytest.raises(MemoryActionError):
-        services.pinned_prompt_set(store, instance_id=None, character_id="char_nobody", text="x")
+        pinned_prompt_set(store, instance_id=None, character_id="char_nobody", text="x")
 
 
 # --- recaps ------------------------------------------------------------------------
@@ -352,8 +377,8 @@ async def roll_through(store: FileStore, llm: FakeLLM, settings: dict, turns: ra
     done = []
     for turn in turns:
         turns_add(store, "sess_001", turn)
-        done.append(await services.recap_maybe_roll(store, instance_id=INSTANCE, llm=llm,
-                                                    settings=settings))
+        done.append(await recap_maybe_roll(store, instance_id=INSTANCE, llm=llm,
+                                           settings=settings))
     return done
 
 
@@ -364,13 +389,13 @@ async def test_recaps_roll_every_two_and_stack_every_four(tmp_path):
 
     actions = [d and d["action"] for d in done]
     assert actions == [None, "pending", None, "stacked", None, "pending", None, "stacked"]
-    items = services.recap_items(store, instance_id=INSTANCE)
+    items = recap_items(store, instance_id=INSTANCE)
     assert [(i["text"], i["from_turn"], i["to_turn"]) for i in items] == [
         ("回顾1-2\n回顾3-4", 1, 4), ("回顾5-6\n回顾7-8", 5, 8)]
-    assert services.recap_pending(store, instance_id=INSTANCE) == []
+    assert recap_pending(store, instance_id=INSTANCE) == []
     assert len(llm.calls) == 4
-    again = await services.recap_maybe_roll(store, instance_id=INSTANCE, llm=llm,
-                                            settings=recap_settings(0))
+    again = await recap_maybe_roll(store, instance_id=INSTANCE, llm=llm,
+                                   settings=recap_settings(0))
     assert again is None and len(llm.calls) == 4
 
 
@@ -378,7 +403,7 @@ async def test_recap_max_entries_one_keeps_only_the_newest(tmp_path):
     store = make_instance(tmp_path, turns=0)
     done = await roll_through(store, recap_llm(), recap_settings(1), range(1, 9))
     assert done[-1]["removed"] == [done[3]["item"]["id"]]
-    assert [i["text"] for i in services.recap_items(store, instance_id=INSTANCE)] == [
+    assert [i["text"] for i in recap_items(store, instance_id=INSTANCE)] == [
         "回顾5-6\n回顾7-8"]
 
 
@@ -386,17 +411,17 @@ async def test_disabled_recaps_do_nothing(tmp_path):
     store = make_instance(tmp_path, turns=4)
     settings = {**recap_settings(0), "recaps_enabled": False}
     llm = recap_llm()
-    assert await services.recap_maybe_roll(store, instance_id=INSTANCE, llm=llm,
-                                           settings=settings) is None
+    assert await recap_maybe_roll(store, instance_id=INSTANCE, llm=llm,
+                                  settings=settings) is None
     assert llm.calls == [] and not (tmp_path / "instances" / INSTANCE / "memory").exists()
 
 
 async def test_recap_llm_failure_is_reported_and_changes_nothing(tmp_path):
     store = make_instance(tmp_path, turns=2)
     before = snapshot(tmp_path)
-    result = await services.recap_maybe_roll(store, instance_id=INSTANCE,
-                                             llm=FakeLLM(LLMError("boom")),
-                                             settings=recap_settings(0))
+    result = await recap_maybe_roll(store, instance_id=INSTANCE,
+                                    llm=FakeLLM(LLMError("boom")),
+                                    settings=recap_settings(0))
     assert result["action"] == "failed" and "boom" in result["message"]
     assert snapshot(tmp_path) == before
 
@@ -404,15 +429,15 @@ async def test_recap_llm_failure_is_reported_and_changes_nothing(tmp_path):
 async def test_recap_rebuild_recomputes_the_current_session(tmp_path):
     store = make_instance(tmp_path, turns=0)
     await roll_through(store, recap_llm(), recap_settings(0), range(1, 10))
-    first_id = services.recap_items(store, instance_id=INSTANCE)[0]["id"]
-    services.recap_update(store, instance_id=INSTANCE, item_id=first_id, text="手改的提要")
+    first_id = recap_items(store, instance_id=INSTANCE)[0]["id"]
+    recap_update(store, instance_id=INSTANCE, item_id=first_id, text="手改的提要")
 
     llm = recap_llm()
-    result = await services.recap_rebuild(store, instance_id=INSTANCE, llm=llm,
-                                          settings=recap_settings(0))
+    result = await recap_rebuild(store, instance_id=INSTANCE, llm=llm,
+                                 settings=recap_settings(0))
 
     assert result["chunks"] == 4 and len(llm.calls) == 4
-    assert [i["text"] for i in services.recap_items(store, instance_id=INSTANCE)] == [
+    assert [i["text"] for i in recap_items(store, instance_id=INSTANCE)] == [
         "回顾1-2\n回顾3-4", "回顾5-6\n回顾7-8"]
 
 
@@ -422,13 +447,13 @@ def test_recap_items_can_be_edited_reordered_and_removed(tmp_path):
         {"id": "recap_a", "text": "A", "created_at": "2025-10-16T10:00:00Z"},
         {"id": "recap_b", "text": "B", "created_at": "2025-10-16T10:01:00Z"},
     ], "pending_summaries": []})
-    services.recap_update(store, instance_id=INSTANCE, item_id="recap_a", text="A2")
-    services.recap_reorder(store, instance_id=INSTANCE, item_id="recap_b", new_index=0)
-    assert [i["text"] for i in services.recap_items(store, instance_id=INSTANCE)] == ["B", "A2"]
-    services.recap_remove(store, instance_id=INSTANCE, item_id="recap_b")
-    assert [i["id"] for i in services.recap_items(store, instance_id=INSTANCE)] == ["recap_a"]
+    recap_update(store, instance_id=INSTANCE, item_id="recap_a", text="A2")
+    recap_reorder(store, instance_id=INSTANCE, item_id="recap_b", new_index=0)
+    assert [i["text"] for i in recap_items(store, instance_id=INSTANCE)] == ["B", "A2"]
+    recap_remove(store, instance_id=INSTANCE, item_id="recap_b")
+    assert [i["id"] for i in recap_items(store, instance_id=INSTANCE)] == ["recap_a"]
     with pytest.raises(MemoryActionError):
-        services.recap_remove(store, instance_id=INSTANCE, item_id="recap_b")
+        recap_remove(store, instance_id=INSTANCE, item_id="recap_b")
 
 
 # --- biography ---------------------------------------------------------------------
@@ -436,26 +461,26 @@ def test_recap_items_can_be_edited_reordered_and_removed(tmp_path):
 
 def test_biography_paragraphs_are_editable_and_reorderable(tmp_path):
     store = make_instance(tmp_path)
-    first = services.biography_add(store, instance_id=INSTANCE, text="出生于北区。")
-    second = services.biography_add(store, instance_id=INSTANCE, text="被 Victor 背叛。")
-    third = services.biography_add(store, instance_id=INSTANCE, text="与玩家结盟。")
+    first = biography_add(store, instance_id=INSTANCE, text="出生于北区。")
+    second = biography_add(store, instance_id=INSTANCE, text="被 Victor 背叛。")
+    third = biography_add(store, instance_id=INSTANCE, text="与玩家结盟。")
 
-    services.biography_reorder(store, instance_id=INSTANCE, item_id=third["id"], new_index=0)
-    services.biography_update(store, instance_id=INSTANCE, item_id=first["id"],
-                              text="生于北区贫民窟。")
-    services.biography_remove(store, instance_id=INSTANCE, item_id=second["id"])
+    biography_reorder(store, instance_id=INSTANCE, item_id=third["id"], new_index=0)
+    biography_update(store, instance_id=INSTANCE, item_id=first["id"],
+                     text="生于北区贫民窟。")
+    biography_remove(store, instance_id=INSTANCE, item_id=second["id"])
 
     saved = json.loads((tmp_path / "instances" / INSTANCE / "memory" / "biography.json")
                        .read_text(encoding="utf-8"))
     assert [i["text"] for i in saved["items"]] == ["与玩家结盟。", "生于北区贫民窟。"]
-    assert services.biography_items(store, instance_id=INSTANCE) == saved["items"]
+    assert biography_items(store, instance_id=INSTANCE) == saved["items"]
     with pytest.raises(MemoryActionError):
-        services.biography_add(store, instance_id=INSTANCE, text="  ")
+        biography_add(store, instance_id=INSTANCE, text="  ")
 
 
 def test_biography_from_persona_keeps_each_paragraph(tmp_path):
     store = make_instance(tmp_path, evolved="变得多疑。\n\n开始信任玩家。")
-    added = services.biography_from_persona(store, instance_id=INSTANCE)
+    added = biography_from_persona(store, instance_id=INSTANCE)
     assert [i["text"] for i in added] == ["变得多疑。", "开始信任玩家。"]
     assert all(i["source"] == "persona" for i in added)
 
@@ -465,9 +490,9 @@ def test_damaged_recap_file_reads_empty_but_is_never_overwritten(tmp_path):
     path = tmp_path / "instances" / INSTANCE / "memory" / "recaps.json"
     path.parent.mkdir(parents=True)
     path.write_text("{not json", encoding="utf-8")
-    assert services.recap_items(store, instance_id=INSTANCE) == []
+    assert recap_items(store, instance_id=INSTANCE) == []
     with pytest.raises(MemoryActionError):
-        services.recap_remove(store, instance_id=INSTANCE, item_id="recap_a")
+        recap_remove(store, instance_id=INSTANCE, item_id="recap_a")
     assert path.read_text(encoding="utf-8") == "{not json"
 
 
@@ -479,11 +504,11 @@ async def test_offline_provider_answers_are_usable_by_every_memory_action(tmp_pa
 
     store = make_instance(tmp_path, turns=4)
     llm = OfflineProvider(delay=0)
-    summary = await services.memory_summarize(store, instance_id=INSTANCE, llm=llm,
-                                              index=FakeIndex())
-    persona = await services.memory_update_persona(store, instance_id=INSTANCE, llm=llm)
-    rebuilt = await services.recap_rebuild(store, instance_id=INSTANCE, llm=llm,
-                                           settings=recap_settings(0))
+    summary = await memory_summarize(store, instance_id=INSTANCE, llm=llm,
+                                     index=FakeIndex())
+    persona = await memory_update_persona(store, instance_id=INSTANCE, llm=llm)
+    rebuilt = await recap_rebuild(store, instance_id=INSTANCE, llm=llm,
+                                  settings=recap_settings(0))
 
     assert summary["events"] >= 1 and summary["warnings"] == []
     assert "Alserqi" in persona["evolved_persona"]
@@ -505,7 +530,7 @@ async def test_the_recap_check_after_a_turn_in_a_long_chat_never_stops_other_acc
         return real(*args)
 
     monkeypatch.setattr(recaps, "_current_turns", long_read)
-    roll = asyncio.create_task(services.recap_maybe_roll(
+    roll = asyncio.create_task(recap_maybe_roll(
         store, instance_id=INSTANCE, llm=recap_llm(), settings=recap_settings(0)))
     while not reading.is_set():  # another account's work on the same loop
         await asyncio.sleep(0.01)

@@ -12,11 +12,17 @@ import os
 
 import pytest
 
-from memory import services
+from memory.summarize import memory_summarize
 from memory.summarize_journal import summarize_recover
 from personalab.lib.filestore import FileStore
-from tests.memory.test_memory_services import (INSTANCE, TWO_EVENTS, FakeIndex, FakeLLM, make_instance,
-                                        turns_add)
+from tests.memory.test_memory_services import (
+    INSTANCE,
+    TWO_EVENTS,
+    FakeIndex,
+    FakeLLM,
+    make_instance,
+    turns_add,
+)
 
 SWITCHED = "switched"
 
@@ -38,8 +44,8 @@ def _die_at(store: FileStore, method: str, *, after: bool, nth: int = 1) -> None
 
 
 def _summarize(store: FileStore) -> dict:
-    return asyncio.run(services.memory_summarize(store, instance_id=INSTANCE,
-                                                 llm=FakeLLM(TWO_EVENTS), index=FakeIndex()))
+    return asyncio.run(memory_summarize(store, instance_id=INSTANCE,
+                                        llm=FakeLLM(TWO_EVENTS), index=FakeIndex()))
 
 
 def _child(root, method: str, after: bool, nth: int) -> None:

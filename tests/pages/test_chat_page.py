@@ -221,7 +221,7 @@ def test_a_player_sees_the_settings_read_only(alice_client):
 
 def test_a_characters_picture_is_served_to_who_may_use_it_and_404_to_others(
         client, alice, bob, store):
-    from library.services import character_save
+    from library.character_services import character_save
 
     character = character_save(store, data={"name": "Quiet one", "visibility": "private"},
                                character_id=None, user=alice)

@@ -7,13 +7,13 @@ from collections import Counter
 
 import pytest
 
-from chat.services import instance_create
+from chat.services.instances import instance_create
 from personalab.lib.filestore import FileStore
 
 
 @pytest.fixture
 def brenna(store, alice):
-    from library.services import character_save
+    from library.character_services import character_save
 
     return character_save(store, user=alice, character_id=None, data={
         "name": "Brenna", "base_persona": "沉默的机械师。", "visibility": "private"})

@@ -12,7 +12,8 @@ import pytest
 
 from chat import selectors
 from chat.turn import turn_run
-from library.services import lorebook_save, persona_create
+from library.lorebook_services import lorebook_save
+from library.persona_services import persona_create
 
 pytestmark = pytest.mark.django_db
 

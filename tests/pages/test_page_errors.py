@@ -4,11 +4,11 @@ while the API keeps its JSON error shape (tests/api/test_api.py and the REST tes
 
 from __future__ import annotations
 
-from library import services
+from library.persona_services import persona_create
 
 
 def _hidden_persona(store, bob) -> str:
-    return services.persona_create(store, owner=bob, data={"name": "Bob's"})
+    return persona_create(store, owner=bob, data={"name": "Bob's"})
 
 
 def test_a_refused_form_goes_back_to_the_page_it_was_sent_from_with_the_reason(

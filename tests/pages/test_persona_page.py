@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from memory import services as memory
+from memory.biography import biography_add, biography_items
+from memory.evolved_persona import persona_set_manual, persona_versions
+from memory.pinned import pinned_prompt_effective, pinned_prompt_set
+from memory.recaps import recap_items
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -23,10 +26,10 @@ def _recaps(store, instance_id, texts):
 
 def test_page_shows_persona_versions_pinned_recaps_biography_escaped(store, instance,
                                                                      alice_client):
-    memory.persona_set_manual(store, instance_id=instance, text="v1 <b>brave</b>")
-    memory.persona_set_manual(store, instance_id=instance, text="v2 calmer")
-    memory.pinned_prompt_set(store, instance_id=instance, character_id=None, text="never lie")
-    memory.biography_add(store, instance_id=instance, text="born in the wastes")
+    persona_set_manual(store, instance_id=instance, text="v1 <b>brave</b>")
+    persona_set_manual(store, instance_id=instance, text="v2 calmer")
+    pinned_prompt_set(store, instance_id=instance, character_id=None, text="never lie")
+    biography_add(store, instance_id=instance, text="born in the wastes")
     _recaps(store, instance, ["they met at the bar"])
     response = alice_client.get(f"/instances/{instance}/persona/")
     body = response.content.decode()
@@ -46,7 +49,7 @@ def test_manual_persona_edit_makes_a_new_version_and_restore_works(store, instan
     response = _post(alice_client, instance, "persona_restore", {"version": "1"}, **HX)
     assert response.status_code == 200
     assert store.character_state_read(instance)["evolved_persona"] == "first self"
-    versions = memory.persona_versions(store, instance_id=instance)
+    versions = persona_versions(store, instance_id=instance)
     assert [v["evolved_persona"] for v in versions] == ["first self", "second self", "first self"]
     missing = _post(alice_client, instance, "persona_restore", {"version": "42"}, **HX)
     assert missing.status_code == 400
@@ -56,41 +59,41 @@ def test_pinned_override_set_and_removed(store, instance, alice_client, characte
     definition = store.character_read(character)
     store.character_write(character, {**definition, "pinned_prompt": "character rule"})
     _post(alice_client, instance, "pinned_save", {"text": "instance rule"}, **HX)
-    assert memory.pinned_prompt_effective(store, instance_id=instance,
-                                          character_id=character) == ("instance rule", "instance")
+    assert pinned_prompt_effective(store, instance_id=instance,
+                                   character_id=character) == ("instance rule", "instance")
     response = _post(alice_client, instance, "pinned_save", {"text": "  "}, **HX)
     assert "Override removed" in response.content.decode()
-    assert memory.pinned_prompt_effective(store, instance_id=instance,
-                                          character_id=character) == ("character rule",
-                                                                      "character")
+    assert pinned_prompt_effective(store, instance_id=instance,
+                                   character_id=character) == ("character rule",
+                                                               "character")
 
 
 def test_recaps_edit_reorder_remove(store, instance, alice_client):
     _recaps(store, instance, ["one", "two", "three"])
     _post(alice_client, instance, "recap_update", {"item": "recap_1", "text": "TWO"}, **HX)
     _post(alice_client, instance, "recap_move", {"item": "recap_2", "to": "0"}, **HX)
-    assert [i["text"] for i in memory.recap_items(store, instance_id=instance)] == [
+    assert [i["text"] for i in recap_items(store, instance_id=instance)] == [
         "three", "one", "TWO"]
     _post(alice_client, instance, "recap_remove", {"item": "recap_0"}, **HX)
-    assert [i["text"] for i in memory.recap_items(store, instance_id=instance)] == ["three", "TWO"]
+    assert [i["text"] for i in recap_items(store, instance_id=instance)] == ["three", "TWO"]
     refused = _post(alice_client, instance, "recap_update", {"item": "recap_1", "text": " "}, **HX)
     assert refused.status_code == 400
-    assert [i["text"] for i in memory.recap_items(store, instance_id=instance)] == ["three", "TWO"]
+    assert [i["text"] for i in recap_items(store, instance_id=instance)] == ["three", "TWO"]
 
 
 def test_biography_add_edit_reorder_remove_and_from_persona(store, instance, alice_client):
     _post(alice_client, instance, "bio_add", {"text": "paragraph A"}, **HX)
     _post(alice_client, instance, "bio_add", {"text": "paragraph B"}, **HX)
-    items = memory.biography_items(store, instance_id=instance)
+    items = biography_items(store, instance_id=instance)
     _post(alice_client, instance, "bio_move", {"item": items[1]["id"], "to": "0"}, **HX)
     _post(alice_client, instance, "bio_update", {"item": items[0]["id"], "text": "A2"}, **HX)
-    assert [i["text"] for i in memory.biography_items(store, instance_id=instance)] == [
+    assert [i["text"] for i in biography_items(store, instance_id=instance)] == [
         "paragraph B", "A2"]
     _post(alice_client, instance, "bio_remove", {"item": items[1]["id"]}, **HX)
-    memory.persona_set_manual(store, instance_id=instance, text="line one\n\nline two")
+    persona_set_manual(store, instance_id=instance, text="line one\n\nline two")
     response = _post(alice_client, instance, "bio_from_persona", {}, **HX)
     assert "2 paragraphs added" in response.content.decode()
-    assert [i["text"] for i in memory.biography_items(store, instance_id=instance)] == [
+    assert [i["text"] for i in biography_items(store, instance_id=instance)] == [
         "A2", "line one", "line two"]
 
 
@@ -111,7 +114,7 @@ def test_busy_instance_refuses_changes(store, instance, alice_client):
         lock.release()
     assert response.status_code == 409 and "busy" in response.content.decode()
     assert store.character_state_read(instance)["evolved_persona"] == ""
-    assert memory.persona_versions(store, instance_id=instance) == []
+    assert persona_versions(store, instance_id=instance) == []
 
 
 def test_another_user_gets_404(store, instance, client, bob):
@@ -120,7 +123,7 @@ def test_another_user_gets_404(store, instance, client, bob):
     for action in ("persona_save", "pinned_save", "bio_add"):
         assert _post(client, instance, action, {"text": "bob was here"}, **HX).status_code == 404
     assert store.character_state_read(instance)["evolved_persona"] == ""
-    assert memory.biography_items(store, instance_id=instance) == []
+    assert biography_items(store, instance_id=instance) == []
 
 
 def test_staff_may_open_any_instance(instance, client, staff):

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -76,12 +76,12 @@ def test_pages_name_an_icon_that_exists_so_browsers_do_not_log_a_404(client):
 
 @pytest.mark.django_db
 def test_the_personas_list_asks_only_for_avatars_that_exist(client, alice, store):
-    from library import services
+    from library.persona_services import persona_avatar_save, persona_create
     from tests.library.test_personas import PNG_1PX
 
-    plain = services.persona_create(store, owner=alice, data={"name": "Plain"})
-    pictured = services.persona_create(store, owner=alice, data={"name": "Pictured"})
-    services.persona_avatar_save(store, actor=alice, persona_id=pictured, data=PNG_1PX)
+    plain = persona_create(store, owner=alice, data={"name": "Plain"})
+    pictured = persona_create(store, owner=alice, data={"name": "Pictured"})
+    persona_avatar_save(store, actor=alice, persona_id=pictured, data=PNG_1PX)
     client.force_login(alice)
     page = client.get("/library/personas/").content.decode()
     assert f"/library/personas/{pictured}/avatar" in page

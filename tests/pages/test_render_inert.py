@@ -10,8 +10,9 @@ from html.parser import HTMLParser
 
 import pytest
 
-from chat.services import instance_create
-from library.services import character_save, lorebook_save
+from chat.services.instances import instance_create
+from library.character_services import character_save
+from library.lorebook_services import lorebook_save
 
 pytestmark = pytest.mark.django_db
 

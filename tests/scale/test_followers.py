@@ -184,7 +184,7 @@ async def test_a_tab_opened_after_a_server_stopped_mid_reply_gets_the_kept_line_
 
 def test_a_page_read_waits_out_another_readers_repair_but_not_a_streaming_turn(
         instance, store):
-    from chat.services import session_read_repaired
+    from chat.services.sessions import session_read_repaired
 
     _reply_left_unfinished(store, instance, "half a line")
     lock = store.instance_lock(instance).acquire()

@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from chat.services import reindex_all
+from chat.services.index import reindex_all
+from memory.runtime import index_for
+from memory.sync import index_rebuild
 from personalab.storage import get_store
 
 
@@ -19,9 +21,6 @@ class Command(BaseCommand):
         counts = reindex_all(store)
         self.stdout.write("index rebuilt: " + ", ".join(f"{k}={v}" for k, v in counts.items()))
         if options["memory"]:
-            from memory.sync import index_rebuild
-            from memory.runtime import index_for
-
             self.stdout.write("rebuilding Chroma from the ledgers and sessions…")
             memory_counts = index_rebuild(index_for(store), store)
             self.stdout.write("memory rebuilt: " + ", ".join(

@@ -5,8 +5,10 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from chat.services import instance_index
-from library.services import background_index, character_index
+from chat.services.index import instance_index
+from library.index_rows import background_index, character_index
+from memory.runtime import index_for
+from memory.sync import index_rebuild
 from personalab.lib.filestore import FileStore
 from personalab.storage import get_store
 
@@ -152,9 +154,6 @@ class Command(BaseCommand):
             self._index_memory(store)
 
     def _index_memory(self, store) -> None:
-        from memory.sync import index_rebuild
-        from memory.runtime import index_for
-
         try:
             counts = index_rebuild(index_for(store), store)
         except Exception as exc:  # noqa: BLE001 — recall is optional; reindex --memory retries
