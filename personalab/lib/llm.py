@@ -135,6 +135,10 @@ class OpenAIProvider:
     def _client(self) -> openai.AsyncOpenAI:
         return _client_for_loop(self.settings)
 
+    def _headers_seconds(self) -> float:
+        return llm_body.headers_deadline(connect_timeout=self.settings.connect_timeout,
+                                         read_timeout=self.settings.timeout)
+
     def stream(self, messages: list[dict], *, context: dict) -> AsyncIterator[str]:
         return reasoning_split(self._stream(messages, context=context))
 
@@ -147,9 +151,10 @@ class OpenAIProvider:
             # against the typed-dict annotations first, which cost more than the rest of the
             # turn before the first token (bench/stream_overhead.py). The messages are plain
             # JSON already. The event stream is read here, a network read at a time.
-            response = await self._client().post(
+            response = await llm_body.headers_within(self._client().post(
                 "/chat/completions", cast_to=httpx2.Response, content=_json_bytes(body),
-                stream=True, options={"headers": {"Accept-Encoding": "identity"}})
+                stream=True, options={"headers": {"Accept-Encoding": "identity"}}),
+                seconds=self._headers_seconds())
             try:
                 # A compressed read could unpack to any size before a line is looked at.
                 if response.headers.get("content-encoding", "identity") != "identity":
@@ -173,9 +178,10 @@ class OpenAIProvider:
         try:
             # Sent as _stream sends, and read here within llm_body's caps: the SDK's typed
             # call reads the whole body first, whatever its size or however slowly it comes.
-            response = await self._client().post(
+            response = await llm_body.headers_within(self._client().post(
                 "/chat/completions", cast_to=httpx2.Response, content=_json_bytes(body),
-                stream=True, options={"headers": {"Accept-Encoding": "identity"}})
+                stream=True, options={"headers": {"Accept-Encoding": "identity"}}),
+                seconds=self._headers_seconds())
             try:
                 data = await llm_body.body_read(response, max_bytes=self.settings.max_body_bytes,
                                                 seconds=self.settings.body_seconds)
@@ -189,7 +195,8 @@ class OpenAIProvider:
         if isinstance(err, LLMError):
             return err
         if isinstance(err, (sse.LineTooLong, sse.StreamIdle, llm_body.BodyTooLarge,
-                            llm_body.BodyTooSlow, llm_body.BodyCompressed)):
+                            llm_body.BodyTooSlow, llm_body.BodyCompressed,
+                            llm_body.HeadersTooSlow)):
             return LLMError(str(err))
         if isinstance(err, (openai.APITimeoutError, httpx2.TimeoutException)):
             return LLMError(f"LLM timed out after {self.settings.timeout:g}s")
