@@ -100,7 +100,7 @@ async def test_vectors_made_at_save_are_reused_by_turns_and_after_a_restart(
 
 
 async def test_a_book_saved_before_vectors_were_kept_is_embedded_after_its_first_turn(
-        store, instance, character, use_stub, passages):
+        store, instance, character, use_stub, passages, alice_client):
     lorebook_id = await sync_to_async(_link)(store, character)
     store.lorebook_write(lorebook_id, {"name": "Old", "entries": [
         {"uid": 1, "keys": ["ossakar"], "vectorized": True,
@@ -108,6 +108,8 @@ async def test_a_book_saved_before_vectors_were_kept_is_embedded_after_its_first
     first = await _turn(store, instance, "Is it true a dragon sleeps up north?")
     fired, problems = _lore(store, instance, first)
     assert 1 not in fired and "1 vectorized entries are not embedded yet" in problems[0]
+    page = (await sync_to_async(alice_client.get)(f"/traces/{first.trace_id}/")).content.decode()
+    assert 'id="lore-problems"' in page and "not embedded yet" in page  # the prompt inspector
     assert await sync_to_async(lore_vector_store.drain)(30)
     second = await _turn(store, instance, "Tell me about the dragon.")
     fired, problems = _lore(store, instance, second)
