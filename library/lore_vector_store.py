@@ -36,6 +36,7 @@ PENDING_MAX = 5000
 CACHE_SIZE = 4096  # vectors kept in this process in front of the disk (384 floats each)
 
 _embedder: tuple[str, Embed] | None = None
+_max_chars: int | None = None
 _pending: OrderedDict[tuple[Path, str], str] = OrderedDict()
 _changed = threading.Condition()
 _worker: threading.Thread | None = None
@@ -47,11 +48,12 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def embedder_install(*, name: str, embed_passages: Embed) -> None:
+def embedder_install(*, name: str, embed_passages: Embed, max_chars: int | None = None) -> None:
     """The model that embeds lore (memory.apps, at start-up). `name` names its vector space:
-    vectors of another model or setting are kept in a folder of their own."""
-    global _embedder
-    _embedder = (name, embed_passages)
+    vectors of another model or setting are kept in a folder of their own. `max_chars`: what
+    the model reads of a text; a waiting text keeps no more (the queue's memory stays bounded)."""
+    global _embedder, _max_chars
+    _embedder, _max_chars = (name, embed_passages), max_chars
 
 
 def vector_folder(root: Path) -> Path | None:
@@ -131,7 +133,7 @@ def _request(folder: Path, texts: dict[str, str]) -> None:
                 log.warning("lore vectors: %d texts already wait; the others are asked for "
                             "again by the turns that need them", PENDING_MAX)
                 break
-            _pending.setdefault((folder, digest), text)
+            _pending.setdefault((folder, digest), text[:_max_chars])
         if _pending and (_worker is None or not _worker.is_alive()):
             _worker = threading.Thread(target=_run, name="lore-vectors", daemon=True)
             _worker.start()

@@ -24,4 +24,5 @@ class MemoryConfig(AppConfig):
             name=f"{embeddings.EMBEDDING_NAME}-{embeddings.DEFAULT_VARIANT}"
                  f"-{embeddings.MAX_PASSAGE_CHARS}",
             # Looked up at each call, so a test that patches memory.embeddings is obeyed.
-            embed_passages=lambda texts: embeddings.embed_passages(texts))
+            embed_passages=lambda texts: embeddings.embed_passages(texts),
+            max_chars=embeddings.MAX_PASSAGE_CHARS)
