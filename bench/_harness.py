@@ -35,6 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tests import cluster  # noqa: E402
+
 PYTHON = sys.executable
 BENCH_SECRET_KEY = "bench-secret-key-not-for-production-0123456789abcdefghijklmnop"
 USERNAME = "bench"
@@ -147,7 +148,9 @@ def server_start(data_dir: Path, stub: Stub, *, profile: Path | None = None,
         args = [PYTHON, "-m", "cProfile", "-o", str(profile), *args]
     process = child_start(args, env, log=data_dir / f"daphne-{port}.log")
     if wait:
-        port_wait(port, process)
+        # The server builds its embedding engines before it listens (PERSONALAB_EMBED_PRELOAD):
+        # 3 s of CPU, a minute on a machine loaded by other work.
+        port_wait(port, process, timeout=240.0)
     return Server(process, port)
 
 

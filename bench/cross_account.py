@@ -7,7 +7,7 @@ each attack of issue 29 against a real server (issue 29, "Done when": B stays un
 Method. Two stub LLMs run as processes of their own (tests/stub_llm.py), one streaming a 30 MB
 `data:` line with no newline, one flooding empty deltas for 60 s; a third answers normally. One
 Daphne server serves the app; two accounts are made through the app's own code. For each attack
-B GETs its own instance (`/api/v1/instances/{id}`, session cookie) every 50 ms while A:
+B (a process of its own) GETs its own instance (`/api/v1/instances/{id}`, session cookie) every 50 ms while A:
 
 - regex:     saves a lorebook with the key `/(?:a{2000}){2000}/` (PUT, API token), then saves
              the costliest book the bounds accept and runs "Test this text" on it five times;
@@ -16,11 +16,17 @@ B GETs its own instance (`/api/v1/instances/{id}`, session cookie) every 50 ms w
              the issue's 60 s, shortened);
 - exports:   4 parallel JSONL exports of a chat of `--messages` messages;
 - charx:     4 parallel imports of a 62 KB CHARX holding 4 x 15 MB of zeros;
-- vectors:   a book of 1,000 vectorized entries on A's chat, then one turn (the first one embeds);
+- vectors:   a book of 1,000 vectorized entries on A's chat, then one turn (it does not wait
+             for the vectors, which the save asked for in the background), then A waits until
+             the 200 vectors (PERSONALAB_LORE_VECTOR_ENTRIES_MAX) are on disk and runs one more
+             turn: B is probed while the server embeds them;
+- cpu:       no request at all: `--burn` processes spinning in pure Python for `--burn-seconds`
+             (the export workers' share of the cores), to tell CPU contention from our code;
 - big_turn:  one ordinary turn in the chat of `--messages` messages (not an attack of the issue:
              how much a very long chat costs everyone else).
 
-Prints, per attack, what A got and how long it took, and B's n / median / p95 / max in ms.
+Prints, per attack, what A got and how long it took, the load average before and after, and
+B's n / median / p95 / max in ms.
 The endpoint for a turn is switched through the settings file (data/modules/llm.json) as the
 settings page does.
 """
@@ -32,6 +38,7 @@ import asyncio
 import functools
 import io
 import json
+import os
 import subprocess
 import sys
 import time
@@ -43,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import _harness as h
 
-ATTACKS = ("regex", "long_line", "useless", "exports", "charx", "vectors", "big_turn")
+ATTACKS = ("regex", "long_line", "useless", "exports", "charx", "vectors", "big_turn", "cpu")
 GOAL_MS = 500.0
 
 
@@ -135,18 +142,50 @@ async def probe(client, url: str, stop: asyncio.Event, out: list[float]) -> None
             pass
 
 
-async def while_probed(b_client, b_url: str, attack) -> tuple[list[float], str, float]:
-    out: list[float] = []
+async def _probe_main(args: argparse.Namespace) -> None:
+    """B in a process of its own: A's client reading 4 x 44 MB exports, or zipping a CHARX, in
+    the same process (and event loop) once showed up as 1-2 s "spikes" of B's that the server
+    never had. Probes until stdin closes, then prints the latencies."""
+    import httpx
+
     stop = asyncio.Event()
-    task = asyncio.create_task(probe(b_client, b_url, stop, out))
+    loop = asyncio.get_running_loop()
+    loop.add_reader(sys.stdin.fileno(), stop.set)
+    out: list[float] = []
+    lags: list[float] = []
+    async with httpx.AsyncClient(cookies={"sessionid": args.session}, timeout=900) as client:
+        await client.get(args.url)  # warm-up
+        print("ready", flush=True)
+        beat = asyncio.create_task(heartbeat(stop, lags))
+        await probe(client, args.url, stop, out)
+        await beat
+    print(json.dumps({"ms": [round(v, 1) for v in out], "lag": [round(v, 1) for v in lags]}),
+          flush=True)
+
+
+async def heartbeat(stop: asyncio.Event, lags: list[float]) -> None:
+    """How late B's own process wakes from a 20 ms sleep: B does next to nothing, so a late
+    wake-up is the machine's CPU not given to it, not the server's doing."""
+    while not stop.is_set():
+        started = time.perf_counter()
+        await asyncio.sleep(0.02)
+        lags.append((time.perf_counter() - started) * 1000 - 20)
+
+
+async def while_probed(b: dict, b_url: str, attack) -> tuple[dict, str, float]:
+    prober = await asyncio.create_subprocess_exec(
+        h.PYTHON, __file__, "probe", "--url", b_url, "--session", b["session_key"],
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=1 << 26)
+    await prober.stdout.readline()  # "ready"
     await asyncio.sleep(0.3)  # B's loop is running before A starts
     started = time.perf_counter()
     try:
         outcome = await attack()
     finally:
         took = time.perf_counter() - started
-        stop.set()
-        await task
+        prober.stdin.close()
+        out = json.loads((await prober.stdout.readline()) or b'{"ms": [], "lag": []}')
+        await prober.wait()
     return out, outcome, took
 
 
@@ -229,7 +268,7 @@ def _zero_bomb() -> bytes:
 
 
 async def attack_charx(ctx: dict) -> str:
-    bomb = _zero_bomb()
+    bomb = ctx["bomb"]
     url = f"{ctx['origin']}/api/v1/characters/import"
     answers = await asyncio.gather(*(
         ctx["a_client"].post(url, headers=_api(ctx["a"]["token"]),
@@ -250,8 +289,30 @@ async def attack_vectors(ctx: dict) -> str:
     linked = await client.put(f"{ctx['origin']}/api/v1/instances/{a['instance']}",
                               headers=_api(a["token"]),
                               json={"lorebook_ids": [created.json()["lorebook_id"]]})
+    started = time.perf_counter()
     turn = await _turn(ctx, ctx["stubs"]["plain"].base_url)
-    return f"book {created.status_code}, linked {linked.status_code}, {turn}"
+    first = time.perf_counter() - started
+    folder = ctx["data_dir"] / "lore_vectors"
+    embedded = 0
+    while embedded < 200 and time.perf_counter() - started < 600:
+        await asyncio.sleep(1.0)
+        embedded = sum(1 for _ in folder.rglob("*.f32"))
+    waited = time.perf_counter() - started
+    second = await _turn(ctx, ctx["stubs"]["plain"].base_url)
+    return (f"book {created.status_code}, linked {linked.status_code}, first {turn} after "
+            f"{first:.1f} s; {embedded} vectors on disk after {waited:.0f} s; then {second}")
+
+
+async def attack_cpu(ctx: dict) -> str:
+    burners = [await asyncio.create_subprocess_exec(h.PYTHON, "-c", "while True: pass")
+               for _ in range(ctx["burn"])]
+    try:
+        await asyncio.sleep(ctx["burn_seconds"])
+    finally:
+        for burner in burners:
+            burner.kill()
+            await burner.wait()
+    return f"{ctx['burn']} pure-Python CPU burners for {ctx['burn_seconds']:g} s"
 
 
 async def attack_big_turn(ctx: dict) -> str:
@@ -275,6 +336,10 @@ def stubs_start(data_dir: Path) -> dict[str, h.Stub]:
     return stubs
 
 
+def _load() -> str:
+    return "load " + "/".join(f"{value:.1f}" for value in os.getloadavg())
+
+
 def summary(values: list[float]) -> str:
     if not values:
         return "n=0"
@@ -290,20 +355,21 @@ async def measure(ctx: dict, attacks: list[str]) -> list[tuple[str, list[float],
     b = ctx["b"]
     b_url = f"{ctx['origin']}/api/v1/instances/{b['instance']}"
     rows = []
-    async with httpx.AsyncClient(cookies={"sessionid": b["session_key"]}, timeout=900) as b_client, \
-            httpx.AsyncClient(cookies={"sessionid": ctx["a"]["session_key"]},
-                              timeout=900) as a_client:
+    ctx["bomb"] = await asyncio.to_thread(_zero_bomb)  # zipped before anyone is probed
+    async with httpx.AsyncClient(cookies={"sessionid": ctx["a"]["session_key"]},
+                                 timeout=900) as a_client:
         ctx["a_client"] = a_client
-        await b_client.get(b_url)  # warm-up
 
         async def idle() -> str:
             await asyncio.sleep(2.0)
             return "nothing"
 
-        rows.append(("idle", *await while_probed(b_client, b_url, idle)))
+        rows.append(("idle", *await while_probed(b, b_url, idle), _load()))
         for name in attacks:
             attack = functools.partial(globals()[f"attack_{name}"], ctx)
-            rows.append((name, *await while_probed(b_client, b_url, attack)))
+            before = _load()
+            rows.append((name, *await while_probed(b, b_url, attack),
+                         f"{before} -> {_load()}"))
             print(f"{name}: done", file=sys.stderr, flush=True)
     return rows
 
@@ -313,13 +379,21 @@ def main() -> None:
     commands = parser.add_subparsers(dest="command")
     setup = commands.add_parser("setup")
     setup.add_argument("--messages", type=int, default=116_000)
+    prober = commands.add_parser("probe")
+    prober.add_argument("--url")
+    prober.add_argument("--session")
     parser.add_argument("--attacks", default=",".join(ATTACKS))
     parser.add_argument("--idle", type=float, default=10.0, help="PERSONALAB_LLM_IDLE_SECONDS")
     parser.add_argument("--messages", type=int, default=116_000)
     parser.add_argument("--keep", action="store_true", help="keep the data folder and logs")
+    parser.add_argument("--burn", type=int, default=2, help="cpu: processes spinning")
+    parser.add_argument("--burn-seconds", type=float, default=20.0)
     args = parser.parse_args()
     if args.command == "setup":
         _setup_main(args)
+        return
+    if args.command == "probe":
+        asyncio.run(_probe_main(args))
         return
     attacks = [name for name in args.attacks.split(",") if name]
     unknown = set(attacks) - set(ATTACKS)
@@ -331,15 +405,19 @@ def main() -> None:
         server = h.server_start(data_dir, stubs["plain"],
                                 services={"PERSONALAB_LLM_IDLE_SECONDS": str(args.idle)})
         ctx = {**accounts, "data_dir": data_dir, "server": server, "origin": server.origin,
-               "stubs": stubs}
+               "stubs": stubs, "burn": args.burn, "burn_seconds": args.burn_seconds}
         rows = asyncio.run(measure(ctx, attacks))
         if args.keep:
             print(f"data folder and logs kept: {data_dir}")
     print(f"machine: {h.machine_describe()}; idle {args.idle:g} s; chat of {args.messages} "
           "messages")
-    for name, values, outcome, took in rows:
-        print(f"{name:9} A: {outcome} [{took:.1f} s]")
-        print(f"{'':9} B GET ms: {summary(values)}")
+    for name, values, outcome, took, load in rows:
+        print(f"{name:9} A: {outcome} [{took:.1f} s; {load}]")
+        print(f"{'':9} B GET ms: {summary(values['ms'])}")
+        lags = values["lag"]
+        if lags:
+            print(f"{'':9} B's own process, late from a 20 ms sleep: p95 "
+                  f"{h.percentile(lags, 0.95):.0f}  max {max(lags):.0f} ms")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """The context length a model server reports for the configured model (GET /v1/models:
 `context_length` (OpenRouter), `max_model_len` (vLLM), `context_window`, `meta.n_ctx_train`
-(llama.cpp)), asked once and cached, so a turn pays for the question at most once an hour."""
+(llama.cpp)), asked once and cached, so a turn pays for the question at most once an hour. The
+list is read within the LLM body caps and ASK_TIMEOUT in all (personalab/lib/llm_models.py)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,8 @@ import threading
 import time
 from typing import Any
 
-import openai
-
 from personalab.lib.llm import LLMSettings
+from personalab.lib.llm_models import models_read
 
 ASK_TIMEOUT = 3.0  # seconds; an unreachable server fails the turn itself anyway
 KEEP_SECONDS = 3600.0
@@ -32,17 +32,13 @@ def _reported(entry: dict[str, Any]) -> int | None:
 
 
 def _ask(settings: LLMSettings) -> int | None:
-    client = openai.OpenAI(base_url=settings.base_url or None,
-                           api_key=settings.api_key or "not-needed", max_retries=0,
-                           timeout=openai.Timeout(ASK_TIMEOUT, connect=ASK_TIMEOUT))
     try:
-        for model in client.models.list().data:
-            if getattr(model, "id", None) == settings.model:
-                return _reported(model.model_dump())
+        entries = models_read(settings, timeout=ASK_TIMEOUT)
     except Exception:  # noqa: BLE001 — a server without a model list: the default window applies
         return None
-    finally:
-        client.close()
+    for entry in entries:
+        if entry.get("id") == settings.model:
+            return _reported(entry)
     return None
 
 

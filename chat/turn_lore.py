@@ -32,6 +32,7 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
     dropped: list[dict[str, Any]] = []
     problems: list[str] = []
     outlets: dict[str, str] = {}
+    vector_notes: list[str] = []
     if lorebooks:
         depth = _scan_depth_max(lorebooks)
         messages = _recent_texts(_lines_reaching(store, ctx, depth), depth)
@@ -48,11 +49,11 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
             timed=store.memory_json_read(ctx.instance_id, WORLD_INFO_TIMED, {}),
             sources=lore_sources(card, persona),
             speaker=lore_speaker(ctx.character, speaker_id),
-            **lore_vectors(lorebooks, messages))
+            **lore_vectors(lorebooks, messages, data_root=store.root, notes=vector_notes))
         if not ctx.dry_run:
             store.memory_json_write(ctx.instance_id, WORLD_INFO_TIMED, match.timed)
         blocks, fired, dropped, problems = (lore_blocks(match), match.fired, match.dropped,
-                                            match.problems)
+                                            [*match.problems, *vector_notes])
         outlets = lore_outlets(match)
     note = store.memory_json_read(ctx.instance_id, "authors_note", {})
     note_due = bool(note.get("text")) and ctx.turn % max(int(note.get("frequency", 1) or 1), 1) == 0

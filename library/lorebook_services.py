@@ -6,16 +6,20 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.conf import settings
+
 from library.character_book import lorebook_to_character_book
 from library.create_ids import id_claim
 from library.errors import CardError, LibraryError
 from library.fields import MAX_NAME_CHARS, ownership_of
 from library.index_rows import lorebook_index
 from library.limits import lore_entries_check
+from library.lore_vector_store import vectors_request
 from library.lorebook import LorebookError, lorebook_validate
 from library.models import Lorebook
 from library.selectors import item_for_edit, lorebook_for_edit, lorebooks_visible_to
 from library.worldinfo_files import lorebook_file_read, lorebook_to_st_world
+from library.worldinfo_vectors import vectorized_texts
 from personalab.lib.filestore import FileStore, StoreError
 from personalab.lib.nesting import TooDeep, json_loads_bounded
 
@@ -46,6 +50,9 @@ def lorebook_save(store: FileStore, *, data: dict[str, Any], lorebook_id: str | 
                                           read=store.lorebook_read, user=user)
     store.lorebook_write(lorebook_id, lorebook)
     lorebook_index(store, lorebook_id)
+    # Embedded now, in the background, so the book's first turn does not embed under its lock.
+    vectors_request(store.root, vectorized_texts(
+        lorebook, limit=settings.PERSONALAB_LORE_VECTOR_ENTRIES_MAX))
     return lorebook_id
 
 

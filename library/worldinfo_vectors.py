@@ -1,24 +1,25 @@
 """`vectorized` world-info entries: how close the recent chat is to each entry's content, by the
 app's own embedding model (personalab/lib/embedding/embeddings.py, multilingual e5, offline).
 
-An entry is embedded once per content: vectors are cached in this process by a hash of the
-text (bounded LRU), so a turn embeds only its query (the newest messages) and the entries
-that changed since. Runs in the turn's preparing thread, never on the event loop.
+A turn embeds only its query (the newest messages). Entries are embedded when their book is
+saved, in the background (library/lore_vector_store.py); a turn scores the entries whose vector
+is ready and leaves the others to their keys, so it never waits for the model under its
+instance's lock. Runs in the turn's preparing thread, never on the event loop.
 """
 
 from __future__ import annotations
 
 import logging
-
-import hashlib
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from library.worldinfo_keys import entry_key
+from library.lore_vector_store import content_hash
+from library.worldinfo import decorators_split
+from library.worldinfo_keys import entry_key, setting
+
+__all__ = ["DEFAULT_THRESHOLD", "content_hash", "vector_scorer", "vectorized_texts"]
 
 log = logging.getLogger(__name__)
 
@@ -29,65 +30,65 @@ DEFAULT_THRESHOLD = 0.81
 # SillyTavern's vector storage queries with the newest 2 messages by default.
 QUERY_MESSAGES = 2
 QUERY_CHARS = 2000
-CACHE_SIZE = 4096
 
-_cache: OrderedDict[str, np.ndarray] = OrderedDict()
-_cache_lock = threading.Lock()
-
-
-def content_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _passages(texts: list[str], embed_passages: Callable[[list[str]], np.ndarray]) -> np.ndarray:
-    keys = [content_hash(text) for text in texts]
-    with _cache_lock:
-        missing = list(dict.fromkeys(k for k in keys if k not in _cache))
-    if missing:
-        text_of = dict(zip(keys, texts))
-        vectors = embed_passages([text_of[k] for k in missing])
-        with _cache_lock:
-            for key, vector in zip(missing, vectors):
-                _cache[key] = np.asarray(vector, dtype=np.float32)
-            while len(_cache) > CACHE_SIZE:
-                _cache.popitem(last=False)
-    with _cache_lock:
-        found = {k: _cache[k] for k in keys if k in _cache}
-    if len(found) < len(set(keys)):  # evicted meanwhile by another turn: embed again
-        rest = [t for k, t in zip(keys, texts) if k not in found]
-        found.update(zip([content_hash(t) for t in rest], embed_passages(rest)))
-    return np.stack([found[k] for k in keys])
-
-
-def cache_size() -> int:
-    with _cache_lock:
-        return len(_cache)
+Ready = Callable[[list[str]], dict[str, np.ndarray]]
 
 
 def vector_scorer(messages: list[str], *,
                   embed_queries: Callable[[list[str]], np.ndarray],
-                  embed_passages: Callable[[list[str]], np.ndarray],
+                  vectors_ready: Ready,
                   query_messages: int = QUERY_MESSAGES,
                   max_entries: int | None = None,
+                  notes: list[str] | None = None,
                   ) -> Callable[[list[dict[str, Any]]], dict[str, float]]:
     """A `vector_scores` for library.worldinfo.lorebook_match: cosine similarity between the
-    newest `query_messages` of `messages` and each vectorized entry's content, embedded by
-    the memory's models (the caller passes them in). They run only when a book has a
-    vectorized entry. Past `max_entries` a turn scores no more of them (the first ones in book
-    order), so a book of thousands cannot hold the instance lock for minutes."""
+    newest `query_messages` of `messages` and each vectorized entry's content.
+    `vectors_ready(texts)` gives the vectors that exist by content_hash (and asks for the
+    others); an entry without one gets no score (its keys still fire it). Past `max_entries` a
+    turn scores no more of them (the first ones in book order). What was left out is said in
+    `notes` (the trace's lore problems)."""
+    said = notes if notes is not None else []
 
     def scores(entries: list[dict[str, Any]]) -> dict[str, float]:
         if max_entries is not None and len(entries) > max_entries:
             log.warning("world info: %d vectorized entries, only the first %d are scored "
                         "(PERSONALAB_LORE_VECTOR_ENTRIES_MAX)", len(entries), max_entries)
+            said.append(f"{len(entries)} vectorized entries: only the first {max_entries} are "
+                        "compared with the chat (PERSONALAB_LORE_VECTOR_ENTRIES_MAX)")
             entries = entries[:max_entries]
         query = "\n".join(m for m in messages[-query_messages:] if m.strip())[-QUERY_CHARS:]
         if not query.strip() or not entries:
             return {}
+        texts = [str(e.get("content", "")) for e in entries]
+        ready = vectors_ready(texts)
+        scored = [(e, ready[h]) for e, h in zip(entries, map(content_hash, texts)) if h in ready]
+        if len(scored) < len(entries):
+            said.append(f"{len(entries) - len(scored)} vectorized entries are not embedded yet "
+                        "(being embedded in the background): this turn they fire by their "
+                        "keys only")
+        if not scored:
+            return {}
         question = np.asarray(embed_queries([query])[0], dtype=np.float32)
-        vectors = _passages([str(e.get("content", "")) for e in entries], embed_passages)
-        similarity = vectors @ question
+        scored = [(e, v) for e, v in scored if v.shape == question.shape]  # a torn file
+        if not scored:
+            return {}
+        similarity = np.stack([vector for _, vector in scored]) @ question
         return {entry_key(e["lorebook_id"], e): round(float(s), 4)
-                for e, s in zip(entries, similarity)}
+                for (e, _), s in zip(scored, similarity)}
 
     return scores
+
+
+def vectorized_texts(book: dict[str, Any], *, limit: int) -> list[str]:
+    """The texts a turn compares with the chat for `book`'s first `limit` vectorized entries,
+    as library.worldinfo.lorebook_match reads them (enabled, decorators taken off)."""
+    texts = []
+    for entry in book.get("entries") or []:
+        if len(texts) >= limit:
+            break
+        if (isinstance(entry, dict) and entry.get("enabled", True)
+                and setting(entry, "vectorized", "vectorized", False)):
+            content = decorators_split(str(entry.get("content") or ""))[1]
+            if content.strip():
+                texts.append(content)
+    return texts

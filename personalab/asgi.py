@@ -10,13 +10,14 @@ from django.core.asgi import get_asgi_application  # noqa: E402
 django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
-from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
 from chat.routing import websocket_urlpatterns  # noqa: E402
-from personalab.ws_origin import SameOriginValidator  # noqa: E402
-from django.conf import settings  # noqa: E402
 from memory.runtime import catch_up_start  # noqa: E402
+from personalab.lib.embedding.embeddings import engines_preload  # noqa: E402
+from personalab.ws_origin import SameOriginValidator  # noqa: E402
 
 # Every request of every account shares one interpreter lock. A thread that needs it back (after
 # a query, a file read, a socket write) waits up to the switch interval while another thread
@@ -31,6 +32,9 @@ application = ProtocolTypeRouter(
         "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
+
+if settings.PERSONALAB_EMBED_PRELOAD:
+    engines_preload()  # before serving: building them holds the interpreter lock for seconds
 
 if settings.PERSONALAB_INDEX_CATCHUP_SECONDS > 0:
     catch_up_start(every_seconds=settings.PERSONALAB_INDEX_CATCHUP_SECONDS)

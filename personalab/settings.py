@@ -146,6 +146,9 @@ PERSONALAB_EMBED_MAX_CHARS = env_int("PERSONALAB_EMBED_MAX_CHARS", 8000, minimum
 # Each chat line through e5 once (its vector with the line before is the sum of both lines'
 # token states): half the indexing work, recall@10 -0.005 to -0.015 on the dev chats measured.
 PERSONALAB_EMBED_LINES_ONCE = env_bool("PERSONALAB_EMBED_LINES_ONCE", False)
+# The e5 engines are built before the server serves (2-5 s at start): built at the first
+# embedding, they held every other request for 1-3 s (issue 29). Off only for tests.
+PERSONALAB_EMBED_PRELOAD = env_bool("PERSONALAB_EMBED_PRELOAD", True)
 REDIS_URL = env_str("REDIS_URL")
 # Where `make run` serves (it passes HOST and PORT on): the bootstrap command prints this address.
 SERVE_HOST = env_str("HOST", "127.0.0.1")

@@ -17,6 +17,10 @@ settings.PERSONALAB_OFFLINE_DELAY = 0
 # No periodic catch-up of the memory index in test processes (tests call memory.sync directly).
 os.environ["PERSONALAB_INDEX_CATCHUP_SECONDS"] = "0"
 settings.PERSONALAB_INDEX_CATCHUP_SECONDS = 0
+# No embedding engines built when a test server starts (personalab/asgi.py); the tests that
+# embed build them on first use.
+os.environ["PERSONALAB_EMBED_PRELOAD"] = "0"
+settings.PERSONALAB_EMBED_PRELOAD = False
 # Exports in the test process: a worker process would not see the test database.
 settings.PERSONALAB_EXPORT_PROCESSES = 0
 for _name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PERSONALAB_MODEL", "PERSONALAB_GGUF",

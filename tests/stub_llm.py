@@ -118,8 +118,17 @@ class Trickle:
     every: float = 0.05
 
 
+@dataclass(frozen=True)
+class SlowHeaders:
+    """Hostile: the status line and headers sent one byte every `every` seconds for `seconds`
+    (each read well within any read timeout), then a good answer."""
+
+    seconds: float
+    every: float = 0.1
+
+
 Step = (Reply | Fail | Hang | HangBeforeHeaders | Empty | Garbage | LongLine | Useless | BigBody
-        | Trickle)
+        | Trickle | SlowHeaders)
 
 
 class StubLLM:
@@ -133,6 +142,7 @@ class StubLLM:
         self.authorizations: list[str] = []  # the Authorization header of each request
         self.disconnects = 0  # streams the client closed before the end
         self._steps: deque[Step] = deque()
+        self._model_steps: deque[Step] = deque()  # GET /v1/models: BigBody, Trickle, SlowHeaders
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._ids = itertools.count(1)
@@ -148,9 +158,18 @@ class StubLLM:
         with self._lock:
             self._steps.extend(steps)
 
+    def script_models(self, *steps: Step) -> None:
+        with self._lock:
+            self._model_steps.extend(steps)
+
+    def _take_models(self) -> Step | None:
+        with self._lock:
+            return self._model_steps.popleft() if self._model_steps else None
+
     def reset(self) -> None:
         with self._lock:
             self._steps.clear()
+            self._model_steps.clear()
             self.requests.clear()
             self.paths.clear()
             self.models = ["stub-model"]
@@ -198,7 +217,18 @@ class _Handler(BaseHTTPRequestHandler):
             models = [name if isinstance(name, dict) else
                       {"id": name, "object": "model", "created": 0, "owned_by": "stub"}
                       for name in self.server.stub.models]
-            self._send_json(200, {"object": "list", "data": models})
+            step = self.server.stub._take_models()
+            if step is None:
+                self._send_json(200, {"object": "list", "data": models})
+                return
+            exchange = _Exchange(self, {}, self.server.stub._wake, "models")
+            try:
+                if isinstance(step, SlowHeaders):
+                    exchange.answer_slow_headers(step, json.dumps({"data": models}))
+                else:
+                    exchange.answer(step)
+            except (BrokenPipeError, ConnectionResetError):
+                self.server.stub._count_disconnect()
         else:
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
 
@@ -253,6 +283,11 @@ class _Exchange:
             self._answer_hostile(step)
         elif isinstance(step, (BigBody, Trickle)):
             self._answer_body_hostile(step)
+        elif isinstance(step, SlowHeaders):
+            self.answer_slow_headers(step, json.dumps({
+                "id": self.id, "object": "chat.completion", "created": 0, "model": self.model,
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": "late"}}]}))
         elif self.stream:
             self._answer_stream(step)
         else:
@@ -294,6 +329,19 @@ class _Exchange:
             if step.every:
                 self.wake.wait(step.every)
         self._write("data: [DONE]\n\n")
+
+    def answer_slow_headers(self, step: SlowHeaders, body: str) -> None:
+        """A JSON `body` behind headers that trickle (a stream request gets it too)."""
+        out = self.handler.wfile
+        for byte in b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\nX-Slow: ":
+            out.write(bytes([byte]))
+            out.flush()
+        ends = time.monotonic() + step.seconds
+        while time.monotonic() < ends and not self.wake.wait(step.every):
+            out.write(b"a")
+            out.flush()
+        out.write(b"\r\n\r\n" + body.encode())
+        out.flush()
 
     def _answer_body_hostile(self, step: BigBody | Trickle) -> None:
         status = step.status if isinstance(step, BigBody) else 200

@@ -4,11 +4,14 @@ vector scorer of `vectorized` entries, and the outlet macros of the fired entrie
 
 from __future__ import annotations
 
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 
 from chat.prompt.card_fields import CardFields
+from library.lore_vector_store import vector_folder, vectors_ready
 from library.worldinfo import setting
 from library.worldinfo_vectors import DEFAULT_THRESHOLD, vector_scorer
 from personalab.lib.embedding import embeddings
@@ -38,9 +41,11 @@ def has_vectorized(lorebooks: list[dict[str, Any]]) -> bool:
                for book in lorebooks for entry in book.get("entries") or [])
 
 
-def lore_vectors(lorebooks: list[dict[str, Any]], messages: list[str]) -> dict[str, Any]:
+def lore_vectors(lorebooks: list[dict[str, Any]], messages: list[str], *, data_root: Path,
+                 notes: list[str]) -> dict[str, Any]:
     """`lorebook_match` arguments for vectorized entries (none when no book has one, so the
-    model is not loaded for nothing)."""
+    model is not loaded for nothing). Entries are scored with the vectors made when their book
+    was saved (library/lore_vector_store.py); what could not be scored is said in `notes`."""
     if not has_vectorized(lorebooks):
         return {}
     thresholds = [book["vector_threshold"] for book in lorebooks
@@ -48,8 +53,8 @@ def lore_vectors(lorebooks: list[dict[str, Any]], messages: list[str]) -> dict[s
                   and not isinstance(book.get("vector_threshold"), bool)]
     return {"vector_scores": vector_scorer(
                 messages, embed_queries=embeddings.embed_queries,
-                embed_passages=embeddings.embed_passages,
-                max_entries=settings.PERSONALAB_LORE_VECTOR_ENTRIES_MAX),
+                vectors_ready=partial(vectors_ready, vector_folder(data_root)),
+                max_entries=settings.PERSONALAB_LORE_VECTOR_ENTRIES_MAX, notes=notes),
             "vector_threshold": min(thresholds) if thresholds else DEFAULT_THRESHOLD}
 
 

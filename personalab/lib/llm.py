@@ -19,14 +19,23 @@ import httpx2
 import openai
 import orjson
 
-from personalab.lib.reasoning import Reasoning, ThinkSplitter, reasoning_split
 from personalab.lib import llm_body, sse
 from personalab.lib.errors import AppError
 from personalab.lib.jsontext import SurrogatesJoin, text_surrogates_replace
+
 # The offline demo lives in llm_offline; its names stay importable from here.
-from personalab.lib.llm_offline import (OFFLINE_LABEL, OfflineProvider, _shorten,  # noqa: F401
-                                        offline_events, offline_impersonation, offline_persona,
-                                        offline_pieces, offline_recap, offline_reply)
+from personalab.lib.llm_offline import (  # noqa: F401
+    OFFLINE_LABEL,
+    OfflineProvider,
+    _shorten,
+    offline_events,
+    offline_impersonation,
+    offline_persona,
+    offline_pieces,
+    offline_recap,
+    offline_reply,
+)
+from personalab.lib.reasoning import Reasoning, ThinkSplitter, reasoning_split
 
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -123,6 +132,10 @@ class OpenAIProvider:
     def _client(self) -> openai.AsyncOpenAI:
         return _client_for_loop(self.settings)
 
+    def _headers_seconds(self) -> float:
+        return llm_body.headers_deadline(connect_timeout=self.settings.connect_timeout,
+                                         read_timeout=self.settings.timeout)
+
     def stream(self, messages: list[dict], *, context: dict) -> AsyncIterator[str]:
         return reasoning_split(self._stream(messages, context=context))
 
@@ -135,9 +148,10 @@ class OpenAIProvider:
             # against the typed-dict annotations first, which cost more than the rest of the
             # turn before the first token (bench/stream_overhead.py). The messages are plain
             # JSON already. The event stream is read here, a network read at a time.
-            response = await self._client().post(
+            response = await llm_body.headers_within(self._client().post(
                 "/chat/completions", cast_to=httpx2.Response, content=_json_bytes(body),
-                stream=True, options={"headers": {"Accept-Encoding": "identity"}})
+                stream=True, options={"headers": {"Accept-Encoding": "identity"}}),
+                seconds=self._headers_seconds())
             try:
                 # A compressed read could unpack to any size before a line is looked at.
                 if response.headers.get("content-encoding", "identity") != "identity":
@@ -161,9 +175,10 @@ class OpenAIProvider:
         try:
             # Sent as _stream sends, and read here within llm_body's caps: the SDK's typed
             # call reads the whole body first, whatever its size or however slowly it comes.
-            response = await self._client().post(
+            response = await llm_body.headers_within(self._client().post(
                 "/chat/completions", cast_to=httpx2.Response, content=_json_bytes(body),
-                stream=True, options={"headers": {"Accept-Encoding": "identity"}})
+                stream=True, options={"headers": {"Accept-Encoding": "identity"}}),
+                seconds=self._headers_seconds())
             try:
                 data = await llm_body.body_read(response, max_bytes=self.settings.max_body_bytes,
                                                 seconds=self.settings.body_seconds)
@@ -177,7 +192,8 @@ class OpenAIProvider:
         if isinstance(err, LLMError):
             return err
         if isinstance(err, (sse.LineTooLong, sse.StreamIdle, llm_body.BodyTooLarge,
-                            llm_body.BodyTooSlow, llm_body.BodyCompressed)):
+                            llm_body.BodyTooSlow, llm_body.BodyCompressed,
+                            llm_body.HeadersTooSlow)):
             return LLMError(str(err))
         if isinstance(err, (openai.APITimeoutError, httpx2.TimeoutException)):
             return LLMError(f"LLM timed out after {self.settings.timeout:g}s")

@@ -7,13 +7,16 @@ memory action (and its memory) busy for as long as it liked. Here the body is re
 read at a time, refused past `max_bytes` as soon as it gets there, and refused when it has not
 ended `seconds` after its headers (a server writes a finished completion at once; the wait for
 the model is before the headers and stays under the read timeout). Event streams have their own
-line cap and idle time (personalab/lib/sse.py).
+line cap and idle time (personalab/lib/sse.py). The headers of every answer have a deadline of
+their own (`headers_within`): httpx's timeouts are per read, so headers sent a byte at a time
+would otherwise hold a call for hours.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TypeVar
 
 import httpx2
 
@@ -30,10 +33,39 @@ class BodyTooSlow(TimeoutError):
                          "stopped (PERSONALAB_LLM_BODY_SECONDS)")
 
 
+class HeadersTooSlow(TimeoutError):
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"the LLM had not sent its answer's headers {seconds:g}s after the "
+                         "request: it was stopped (PERSONALAB_LLM_TIMEOUT)")
+
+
 class BodyCompressed(ValueError):
     def __init__(self) -> None:
         # Compressed, a few kilobytes can unpack to gigabytes before any cap could look at them.
         super().__init__("the LLM compressed its answer, though asked not to: it was refused")
+
+
+T = TypeVar("T")
+
+
+def headers_deadline(*, connect_timeout: float, read_timeout: float) -> float:
+    """Seconds a request may take until its answer's headers are in: the connection, the
+    first byte within the read timeout (a model thinking before it answers), and as long again
+    for the rest, which a server writes at once."""
+    return connect_timeout + 2 * read_timeout
+
+
+async def headers_within(request: Awaitable[T], *, seconds: float) -> T:
+    """`request` (a call that returns once the answer's headers are in) within `seconds` in
+    all, or HeadersTooSlow. The request is cancelled, so its connection is closed."""
+    deadline = asyncio.timeout(seconds)
+    try:
+        async with deadline:
+            return await request
+    except TimeoutError:
+        if deadline.expired():
+            raise HeadersTooSlow(seconds) from None
+        raise
 
 
 def compressed(response: httpx2.Response) -> bool:

@@ -1,41 +1,89 @@
-"""The settings page's "Test connection": ask an OpenAI-compatible endpoint for its models
-(GET /v1/models) with the same key rules as a turn, and word any failure as a sentence."""
+"""The model list of an OpenAI-compatible endpoint (GET /v1/models): the settings page's "Test
+connection" and the context length a turn asks for (chat/model_context.py), with the same key
+rules as a turn, and any failure worded as a sentence.
+
+The SDK's `models.list()` read the body whole with no limit; a hostile server could answer with
+hundreds of megabytes, a gzip bomb, or headers and body a byte at a time. The list is read here
+as a completion is (personalab/lib/llm_body.py): within PERSONALAB_LLM_MAX_BODY_BYTES, nothing
+compressed, and the whole call within its `timeout`, headers included.
+"""
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import replace
+from typing import Any
+
+import httpx2
 import openai
 
-from personalab.lib.llm import DEFAULT_BASE_URL, LLMError, LLMSettings, _shorten, _status_message
-from personalab.lib.jsontext import text_surrogates_replace
+from personalab.lib import llm_body
+from personalab.lib.jsontext import json_loads, text_surrogates_replace
+from personalab.lib.llm import (
+    DEFAULT_BASE_URL,
+    LLMError,
+    LLMSettings,
+    _client_new,
+    _shorten,
+    _status_message,
+)
 
 CHECK_TIMEOUT = 5.0  # seconds for the whole check: the page waits on it
 MAX_MODELS = 500  # a server may list thousands; the picker shows the first ones
+
+
+def models_read(settings: LLMSettings, *, timeout: float) -> list[dict[str, Any]]:
+    """The entries the endpoint lists (each a dict), read within the body caps and `timeout`
+    seconds in all. Raises LLMError with a sentence. Called from a thread, never on the event
+    loop (it runs a loop of its own)."""
+    endpoint = settings.base_url or DEFAULT_BASE_URL
+    try:
+        data = asyncio.run(_models_body(settings, timeout=timeout))
+    except (TimeoutError, openai.APITimeoutError, httpx2.TimeoutException):
+        raise LLMError(f"The server at {endpoint} did not answer within {timeout:g} seconds.") \
+            from None
+    except (llm_body.BodyTooLarge, llm_body.BodyCompressed) as err:
+        raise LLMError(f"The server at {endpoint}: {err}.") from None
+    except (openai.APIConnectionError, httpx2.TransportError):
+        raise LLMError(f"Could not connect to {endpoint}: check the address and that the "
+                       "server is running.") from None
+    except openai.APIStatusError as err:
+        raise LLMError(_status_message(err.status_code, err.body, err.message) + ".") from None
+    try:
+        entries = json_loads(data)["data"]
+        if not isinstance(entries, list):
+            raise TypeError("data is not a list")
+    except Exception as err:  # noqa: BLE001 — a body that is not a model list
+        raise LLMError(f"The server at {endpoint} answered, but not with a model list: "
+                       f"{_shorten(str(err) or type(err).__name__, 120)}.") from None
+    return [entry for entry in entries if isinstance(entry, dict)]
+
+
+async def _models_body(settings: LLMSettings, *, timeout: float) -> bytes:
+    # A client of its own: the loop it would be pooled on ends with this call.
+    client = _client_new(replace(settings, timeout=timeout, connect_timeout=min(timeout, 3.0),
+                                 body_seconds=min(settings.body_seconds, timeout)))
+    try:
+        async with asyncio.timeout(timeout):  # headers and body together
+            response = await client.get("/models", cast_to=httpx2.Response, stream=True,
+                                        options={"headers": {"Accept-Encoding": "identity"}})
+            try:
+                return await llm_body.body_read(response, max_bytes=settings.max_body_bytes,
+                                                seconds=timeout)
+            finally:
+                await response.aclose()
+    except llm_body.BodyTooSlow:
+        raise TimeoutError from None
+    finally:
+        await client.close()
 
 
 def llm_models_list(settings: LLMSettings, *, timeout: float = CHECK_TIMEOUT) -> list[str]:
     """The model ids the endpoint lists, sorted. Raises LLMError with a sentence a user can
     act on when the endpoint cannot be reached, refuses the key or answers nonsense."""
     endpoint = settings.base_url or DEFAULT_BASE_URL
-    client = openai.OpenAI(base_url=settings.base_url or None,
-                           api_key=settings.api_key or "not-needed", max_retries=0,
-                           timeout=openai.Timeout(timeout, connect=min(timeout, 3.0)))
-    try:
-        page = client.models.list()
-        ids = {text_surrogates_replace(str(model.id)[:200]) for model in page.data
-               if getattr(model, "id", None)}
-    except openai.APITimeoutError:
-        raise LLMError(f"The server at {endpoint} did not answer within {timeout:g} seconds.") \
-            from None
-    except openai.APIConnectionError:
-        raise LLMError(f"Could not connect to {endpoint}: check the address and that the "
-                       "server is running.") from None
-    except openai.APIStatusError as err:
-        raise LLMError(_status_message(err.status_code, err.body, err.message) + ".") from None
-    except Exception as err:  # a body that is not a model list
-        raise LLMError(f"The server at {endpoint} answered, but not with a model list: "
-                       f"{_shorten(str(err) or type(err).__name__, 120)}.") from None
-    finally:
-        client.close()
+    ids = {text_surrogates_replace(str(entry["id"])[:200])
+           for entry in models_read(settings, timeout=timeout) if entry.get("id")}
     if not ids:
         raise LLMError(f"The server at {endpoint} answered but lists no models.")
     return sorted(ids)[:MAX_MODELS]

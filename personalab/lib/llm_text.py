@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from personalab.lib import sse
+from personalab.lib import llm_body, sse
 from personalab.lib.instruct import (
     InstructError,
     InstructPrompt,
@@ -132,9 +132,11 @@ class TextCompletionProvider(OpenAIProvider):
         try:
             # The SDK sends it; the events are read here as the chat stream reads them (a
             # line cap, an idle limit, a read at a time), never by the SDK's unbounded decoder.
-            async with self._client().completions.with_streaming_response.create(
-                    stream=True, extra_headers={"Accept-Encoding": "identity"},
-                    **request) as response:
+            async with contextlib.AsyncExitStack() as stack:
+                response = await llm_body.headers_within(stack.enter_async_context(
+                    self._client().completions.with_streaming_response.create(
+                        stream=True, extra_headers={"Accept-Encoding": "identity"}, **request)),
+                    seconds=self._headers_seconds())
                 raw = response.http_response
                 if raw.headers.get("content-encoding", "identity") != "identity":
                     raise LLMError("the LLM compressed its stream, though asked not to")

@@ -174,17 +174,20 @@ def test_a_turn_scores_at_most_the_capped_number_of_vectorized_entries():
     """3,000 vectorized entries once held the instance lock for 8 minutes on their first turn."""
     import numpy as np
 
-    from library.worldinfo_vectors import vector_scorer
+    from library.worldinfo_vectors import content_hash, vector_scorer
 
-    embedded: list[str] = []
+    asked: list[str] = []
 
-    def embed(texts):
-        embedded.extend(texts)
-        return np.ones((len(texts), 4), dtype=np.float32) / 2
+    def ready(texts):
+        asked.extend(texts)
+        return {content_hash(text): np.ones(4, dtype=np.float32) / 2 for text in texts}
 
     entries = [{"lorebook_id": "big", "uid": n, "content": f"entry {n}", "vectorized": True}
                for n in range(3000)]
-    scores = vector_scorer(["a dragon"], embed_queries=embed, embed_passages=embed,
-                           max_entries=200)(entries)
+    notes: list[str] = []
+    scores = vector_scorer(["a dragon"], embed_queries=lambda texts: np.ones((1, 4)) / 2,
+                           vectors_ready=ready, max_entries=200, notes=notes)(entries)
     assert len(scores) == 200
-    assert len(embedded) == 201  # the query and the first 200 entries, no more
+    assert len(asked) == 200  # the first 200 entries, no more
+    assert notes == [("3000 vectorized entries: only the first 200 are compared with the "
+                      "chat (PERSONALAB_LORE_VECTOR_ENTRIES_MAX)")]

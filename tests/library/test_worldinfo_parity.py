@@ -8,9 +8,10 @@ from asgiref.sync import sync_to_async
 
 from chat.group import conversation_turn
 from chat.services.instances import instance_create
-from library import worldinfo_vectors
+from library import lore_vector_store
 from library.character_services import character_save
 from library.persona_services import persona_create
+from personalab.lib.embedding import embeddings
 from tests.library.test_worldinfo_turns import _link, _turn
 from tests.stub_llm import Reply
 
@@ -187,6 +188,14 @@ async def test_entries_flagged_to_match_the_persona_or_the_card_fire_on_them(
 
 async def test_vectorized_entries_fire_on_a_chat_close_to_their_content(
         store, instance, character, use_stub, monkeypatch):
+    embedded = []
+    real = embeddings.embed_passages
+
+    def counting(texts):
+        embedded.extend(texts)
+        return real(texts)
+
+    monkeypatch.setattr(embeddings, "embed_passages", counting)
     await sync_to_async(_link)(
         store, character,
         {"uid": 1, "keys": ["ossakar"], "vectorized": True,
@@ -197,25 +206,16 @@ async def test_vectorized_entries_fire_on_a_chat_close_to_their_content(
                     "dining car is run by a retired spy."},
         {"uid": 3, "keys": ["wyrm"],
          "content": "An entry that is not vectorized never fires without its key."})
-    embedded = []
-    real = worldinfo_vectors._passages
-
-    def counting(texts, embed):
-        def spy(batch):
-            embedded.extend(batch)
-            return embed(batch)
-        return real(texts, spy)
-
-    monkeypatch.setattr(worldinfo_vectors, "_passages", counting)
+    assert await sync_to_async(lore_vector_store.drain)(120)  # embedded when the book is saved
+    first = len(embedded)
     result = await _turn(store, instance, "Is it true a beast sleeps on a pile of gold up north?")
     sent = _sent(use_stub)
     assert "red dragon Ossakar" in sent and "night train" not in sent
     assert "never fires without" not in sent
     fired, _ = _lore(store, instance, result)
     assert fired[1].startswith("vectorized: the recent chat is 0.")
-    first = len(embedded)
     await _turn(store, instance, "And what about the dragon's gold?")
-    assert len(embedded) == first  # entries are embedded once, then read from the cache
+    assert len(embedded) == first == 2  # entries are embedded once, at save, never by a turn
 
 
 # SillyTavern files carrying these fields: read, acted on, written back as they came ----------

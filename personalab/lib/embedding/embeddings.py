@@ -70,6 +70,15 @@ def model_load(variant: str = DEFAULT_VARIANT, *, role: str = "passage") -> Any:
         return _models[key]
 
 
+def engines_preload(variant: str = DEFAULT_VARIANT) -> None:
+    """Both e5 engines, built now. Building the first holds the interpreter lock for seconds
+    (the tokenizer's 250k-piece Unigram model is built in Rust under it: 1.3 s of CPU, 3 s on a
+    busy machine), so a server builds them before it serves (personalab/asgi.py), not at the
+    first embedding, when every other account's request would wait (bench/cross_account.py)."""
+    for role in ("passage", "query"):
+        model_load(variant, role=role)
+
+
 def _engine_make(variant: str, *, role: str) -> Any:
     try:
         from personalab.lib.embedding.engine import OnnxE5

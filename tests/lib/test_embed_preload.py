@@ -1,0 +1,28 @@
+"""A server builds its embedding engines before it serves: built at the first embedding (a
+vectorized lorebook's save, a recalled turn), the tokenizer held the interpreter lock for 1-3 s
+and every other account's request waited (bench/cross_account.py, the vectors attack: 2.2 s)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+LOADED = ("from personalab.lib.embedding import embeddings; import personalab.asgi; "
+          "print(sorted(embeddings._models))")
+
+
+def _engines_after_start(tmp_path: Path, preload: str) -> str:
+    env = {**os.environ, "PERSONALAB_EMBED_PRELOAD": preload,
+           "PERSONALAB_DATA_DIR": str(tmp_path), "PERSONALAB_INDEX_CATCHUP_SECONDS": "0",
+           "DJANGO_SETTINGS_MODULE": "personalab.settings", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", LOADED], cwd=ROOT, env=env, check=True,
+                          capture_output=True, text=True, timeout=300)
+    return done.stdout.strip().splitlines()[-1]
+
+
+def test_the_server_builds_both_embedding_engines_before_it_serves(tmp_path):
+    assert _engines_after_start(tmp_path, "1") == "['original:passage', 'original:query']"
+    assert _engines_after_start(tmp_path, "0") == "[]"  # the tests' own servers skip it
