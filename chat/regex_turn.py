@@ -10,14 +10,13 @@ from typing import Any
 
 import regex
 
-from library.regex_script_services import regex_scripts_account_read
+from library.regex_script_services import regex_scripts_for_chat
 from library.regex_scripts import (
     AI_OUTPUT,
     REASONING,
     SLASH_COMMAND,
     USER_INPUT,
     RegexRun,
-    card_scripts,
     scripts_read,
 )
 from library.selectors import character_for_chat_optional, persona_effective
@@ -29,10 +28,10 @@ from personalab.lib.macros import message_macros_replace
 def regex_run_for(store: FileStore, *, owner: str | None, character: Mapping[str, Any],
                   persona_id: str | None = None,
                   values: Mapping[str, str] | None = None) -> RegexRun:
-    """The account's scripts, then the character's card's, filled in with `values` (the
-    chat's macros; the account's persona and the character's when not given)."""
-    scripts = scripts_read(regex_scripts_account_read(store, username=owner),
-                           card_scripts(character.get("card")))
+    """The account's scripts, then the character's card's (once the account allowed them),
+    filled in with `values` (the chat's macros; the account's persona and the character's
+    when not given)."""
+    scripts = scripts_read(*regex_scripts_for_chat(store, username=owner, character=character))
     if not scripts:
         return RegexRun()
     if values is None:
