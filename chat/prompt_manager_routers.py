@@ -7,6 +7,7 @@ from typing import Any
 
 from django.http import HttpRequest
 from ninja import Router, Schema
+from pydantic import Field, StrictBool
 
 from chat.services.prompt_manager import prompt_manager_read, prompt_manager_update
 from personalab.storage import get_store
@@ -18,10 +19,14 @@ class PromptManagerOut(Schema):
     blocks: list[dict[str, Any]]
     skipped: list[dict[str, str]]
     source: str
+    regex_scripts: list[dict[str, Any]] = Field(default_factory=list)
+    regex_scripts_allowed: bool = False
 
 
 class PromptManagerIn(Schema):
-    blocks: list[Any]
+    blocks: list[Any] | None = None
+    regex_scripts: list[Any] | None = None
+    regex_scripts_allowed: StrictBool | None = None
 
 
 @router.get("/instances/{instance_id}/prompt_manager", response=PromptManagerOut)
@@ -33,6 +38,8 @@ def prompt_manager_get(request: HttpRequest, instance_id: str):
 
 @router.put("/instances/{instance_id}/prompt_manager", response=PromptManagerOut)
 def prompt_manager_put(request: HttpRequest, instance_id: str, payload: PromptManagerIn):
-    """Replace the blocks: their order is the order sent; each is checked before any is kept."""
+    """Replace what is sent: the blocks (their order is the order sent), the preset's regex
+    scripts, whether they run (`regex_scripts_allowed`: a preset's scripts are off until you
+    allow them); each is checked before any is kept."""
     return prompt_manager_update(get_store(), user=request.auth, instance_id=instance_id,
-                                 blocks=payload.blocks)
+                                 **payload.model_dump(exclude_none=True))

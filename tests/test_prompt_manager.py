@@ -12,6 +12,7 @@ import pytest
 from chat.models import ApiToken
 from chat.services import instance_create
 from personalab.lib.prompt_manager import prompt_blocks_from_st_preset
+from tests.stub_llm import Reply
 from tests.test_card_fields import _card, _english, _import, _turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -140,3 +141,63 @@ def test_blocks_are_edited_through_rest_and_checked_first(store, alice, bob, cli
     assert client.put(url, {"blocks": []}, content_type="application/json",
                       **_auth(bob)).status_code == 404
     assert store.instance_state_read(instance)["prompt_manager"]["blocks"][0]["name"] == "Tone"
+
+
+# --- a preset's regex scripts (SillyTavern keeps them in the preset's extensions) -------------
+
+def _regex(find: str, replace: str, placement: list[int], **flags) -> dict:
+    return {"id": f"id-{find}", "scriptName": f"preset {find}", "findRegex": find,
+            "replaceString": replace, "trimStrings": [], "placement": placement,
+            "disabled": False, "markdownOnly": False, "promptOnly": False, "runOnEdit": False,
+            "substituteRegex": 0, "minDepth": None, "maxDepth": None, **flags}
+
+
+def _stored(store, instance_id: str) -> list[str]:
+    state = store.instance_state_read(instance_id)
+    return [line["content"] for line in
+            store.session_read(instance_id, state["current_session_id"]).lines
+            if line.get("role")]
+
+
+def test_a_presets_regex_scripts_import_run_once_allowed_and_export_back(store, alice, client,
+                                                                         use_stub, instance):
+    auth = _auth(alice)
+    scripts = [_regex("/\\bsmiles\\b/g", "grins", [2]),
+               _regex("/storm/g", "STORM", [1], promptOnly=True)]
+    response = client.post(f"/api/v1/instances/{instance}/generation/preset",
+                           _preset(extensions={"regex_scripts": scripts}),
+                           content_type="application/json", **auth)
+    assert response.status_code == 200, response.content
+    url = f"/api/v1/instances/{instance}/prompt_manager"
+    manager = client.get(url, **auth).json()
+    assert [s["findRegex"] for s in manager["regex_scripts"]] == ["/\\bsmiles\\b/g", "/storm/g"]
+    assert manager["regex_scripts_allowed"] is False
+    use_stub.script(Reply("She smiles."))
+    _turn(store, instance, "A storm?")
+    assert _stored(store, instance)[-1] == "She smiles."  # off until allowed
+    assert use_stub.requests[-1]["messages"][-2]["content"] == "A storm?"
+
+    allowed = client.put(url, {"regex_scripts_allowed": True}, content_type="application/json",
+                         **auth)
+    assert allowed.status_code == 200 and allowed.json()["regex_scripts_allowed"] is True
+    assert allowed.json()["blocks"] == manager["blocks"]  # the blocks stay as they were
+    use_stub.script(Reply("She smiles."))
+    _turn(store, instance, "The storm again?")
+    assert _stored(store, instance)[-1] == "She grins."
+    sent = use_stub.requests[-1]["messages"]
+    assert {"role": "user", "content": "The STORM again?"} in sent
+    assert _stored(store, instance)[-2] == "The storm again?"  # prompt-only: the chat keeps it
+
+    exported = client.get(f"/api/v1/instances/{instance}/generation/preset", **auth).json()
+    assert exported["extensions"]["regex_scripts"] == manager["regex_scripts"]
+
+
+def test_a_preset_with_a_costly_regex_script_is_refused_whole(store, alice, client, instance):
+    before = store.instance_state_read(instance).get("prompt_manager")
+    response = client.post(f"/api/v1/instances/{instance}/generation/preset",
+                           _preset(extensions={"regex_scripts": [
+                               _regex("/(?:a{2000}){2000}/g", "x", [2])]}),
+                           content_type="application/json", **_auth(alice))
+    assert response.status_code == 400
+    assert "extensions.regex_scripts[0].findRegex" in response.json()["error"]["fields"]
+    assert store.instance_state_read(instance).get("prompt_manager") == before
