@@ -117,5 +117,17 @@
     event.target.value = "";
   });
 
+  const reset = card.querySelector("[data-role=reset]");
+  if (reset) {
+    reset.addEventListener("click", async () => {
+      try {
+        show(await call(card.dataset.resetUrl, {method: "POST"}));
+        problem("");
+      } catch (e) {
+        problem(e.message);
+      }
+    });
+  }
+
   call(managerUrl, {method: "GET"}).then(show).catch((e) => problem(e.message));
 })();

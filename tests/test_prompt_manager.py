@@ -201,3 +201,58 @@ def test_a_preset_with_a_costly_regex_script_is_refused_whole(store, alice, clie
     assert response.status_code == 400
     assert "extensions.regex_scripts[0].findRegex" in response.json()["error"]["fields"]
     assert store.instance_state_read(instance).get("prompt_manager") == before
+
+
+# --- the account's default preset: new chats start from it, a chat can reset to it ------------
+
+def test_an_account_preset_is_where_new_chats_start_and_a_chat_can_reset_to_it(
+        store, alice, client, use_stub, alice_client):
+    _english(store, main_prompt="TEMPLATE MAIN")
+    auth = _auth(alice)
+    character_id = _import(store, _card())
+    older = instance_create(store, owner=alice, character_id=character_id)
+    response = client.post("/api/v1/generation/preset", _preset(extensions={"regex_scripts": [
+        _regex("/\\bsmiles\\b/g", "grins", [2])]}), content_type="application/json", **auth)
+    assert response.status_code == 200, response.content
+    assert response.json()["generation"] == {"temperature": 0.7, "max_tokens": 300}
+    assert client.get("/api/v1/generation", **auth).json()["generation"]["temperature"] == 0.7
+    default = client.get("/api/v1/prompt_manager", **auth).json()
+    assert default["blocks"][0]["name"] == "Main Prompt"
+    assert client.put("/api/v1/prompt_manager", {"regex_scripts_allowed": True},
+                      content_type="application/json", **auth).status_code == 200
+
+    newer = instance_create(store, owner=alice, character_id=character_id)
+    use_stub.script(Reply("She smiles."))
+    _turn(store, newer, "Who are you?")
+    sent = use_stub.requests[-1]
+    assert "Write Mira's next reply in a fictional chat with Ann." in sent["messages"][0][
+        "content"]
+    assert sent["temperature"] == 0.7
+    assert _stored(store, newer)[-1] == "She grins."  # the default's allowed preset scripts
+    # a chat started before keeps its own until it is reset
+    use_stub.script(Reply("She smiles."))
+    _turn(store, older, "Who are you?")
+    assert "TEMPLATE MAIN" in use_stub.requests[-1]["messages"][0]["content"]
+    assert _stored(store, older)[-1] == "She smiles."
+    reset = client.post(f"/api/v1/instances/{older}/prompt_manager/reset", **auth)
+    assert reset.status_code == 200 and reset.json()["blocks"] == default["blocks"]
+    use_stub.script(Reply("ok"))
+    _turn(store, older, "Again?")
+    assert "TEMPLATE MAIN" not in use_stub.requests[-1]["messages"][0]["content"]
+
+    exported = client.get("/api/v1/generation/preset", **auth).json()
+    assert exported["temperature"] == 0.7
+    assert [b["name"] for b in prompt_blocks_from_st_preset(exported)["blocks"]] == [
+        b["name"] for b in default["blocks"]]
+    assert exported["extensions"]["regex_scripts"][0]["findRegex"] == "/\\bsmiles\\b/g"
+    page = alice_client.get("/settings/").content.decode()
+    assert 'data-testid="account-prompt-blocks"' in page and "/api/v1/prompt_manager" in page
+
+
+def test_one_accounts_default_preset_is_not_anothers(store, alice, bob, client):
+    client.post("/api/v1/generation/preset", _preset(), content_type="application/json",
+                **_auth(alice))
+    assert client.get("/api/v1/prompt_manager", **_auth(bob)).json()["blocks"] == []
+    character_id = _import(store, _card())
+    bobs = instance_create(store, owner=bob, character_id=character_id)
+    assert "prompt_manager" not in store.instance_state_read(bobs)
