@@ -423,6 +423,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
                                               lines=ctx.lines[:-1]), lore.get("outlets", {})),
         card=card, window=window, regex=turn_regex(store, ctx),
         prompt_blocks=(ctx.instance_state.get("prompt_manager") or {}).get("blocks") or [],
+        marker_order=tuple((ctx.instance_state.get("prompt_manager") or {}).get("markers") or ()),
     )
 
 

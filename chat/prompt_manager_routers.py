@@ -32,6 +32,7 @@ class PromptManagerOut(Schema):
     source: str
     regex_scripts: list[dict[str, Any]] = Field(default_factory=list)
     regex_scripts_allowed: bool = False
+    markers: list[str] = Field(default_factory=list)
 
 
 class PromptManagerIn(Schema):

@@ -256,3 +256,42 @@ def test_one_accounts_default_preset_is_not_anothers(store, alice, bob, client):
     character_id = _import(store, _card())
     bobs = instance_create(store, owner=bob, character_id=character_id)
     assert "prompt_manager" not in store.instance_state_read(bobs)
+
+
+# --- markers reorder PersonaLab's own sections ----------------------------------------------
+
+def test_a_presets_marker_order_reorders_the_prompts_sections(store, alice, client, use_stub):
+    _english(store)
+    character_id = _import(store, _card())
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    moved = [{"identifier": name, "enabled": True} for name in (
+        "main", "dialogueExamples", "scenario", "worldInfoBefore", "personaDescription",
+        "charDescription", "charPersonality", "worldInfoAfter", "chatHistory", "jailbreak")]
+    preset = _preset()
+    preset["prompt_order"] = [{"character_id": 100001, "order": moved}]
+    response = client.post(f"/api/v1/instances/{instance_id}/generation/preset", preset,
+                           content_type="application/json", **_auth(alice))
+    assert response.status_code == 200, response.content
+    manager = client.get(f"/api/v1/instances/{instance_id}/prompt_manager",
+                         **_auth(alice)).json()
+    assert manager["markers"][:3] == ["dialogueExamples", "scenario", "worldInfoBefore"]
+    assert "marker order" not in {item["name"] for item in manager["skipped"]}
+    _turn(store, instance_id)
+    system = use_stub.requests[-1]["messages"][0]["content"]
+    examples = system.index("Only when you talk.")
+    scenario = system.index("Ann wakes in her clinic.")
+    description = system.index("A field medic in a drowned city.")
+    personality = system.index("calm, dry humour")
+    assert examples < scenario < description < personality
+    # the export keeps the order, and importing it again gives the same markers
+    exported = client.get(f"/api/v1/instances/{instance_id}/generation/preset",
+                          **_auth(alice)).json()
+    assert prompt_blocks_from_st_preset(exported)["markers"] == manager["markers"]
+
+
+def test_sillytaverns_default_marker_order_keeps_the_templates_order(store, alice, client,
+                                                                     use_stub, instance):
+    client.post(f"/api/v1/instances/{instance}/generation/preset", _preset(),
+                content_type="application/json", **_auth(alice))
+    assert client.get(f"/api/v1/instances/{instance}/prompt_manager",
+                      **_auth(alice)).json()["markers"] == []

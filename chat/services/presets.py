@@ -26,7 +26,8 @@ def manager_shown(found: Any) -> dict[str, Any]:
     return {"blocks": list(found.get("blocks") or []), "skipped": list(found.get("skipped") or []),
             "source": found.get("source") or "",
             "regex_scripts": list(found.get("regex_scripts") or []),
-            "regex_scripts_allowed": bool(found.get("regex_scripts_allowed"))}
+            "regex_scripts_allowed": bool(found.get("regex_scripts_allowed")),
+            "markers": list(found.get("markers") or [])}
 
 
 def preset_scripts(preset: Any) -> list[dict[str, Any]] | None:
@@ -69,7 +70,8 @@ def manager_from_preset(preset: Any, current: dict[str, Any],
     if not has_prompts and not manager["blocks"] and scripts is None:
         return None
     if not has_prompts and not manager["blocks"]:
-        manager = {"blocks": current.get("blocks") or [], "skipped": []}
+        manager = {"blocks": current.get("blocks") or [], "skipped": [],
+                   "markers": current.get("markers") or []}
     return {**manager, "source": str(source)[:200], "regex_scripts": scripts or [],
             "regex_scripts_allowed": False}
 
@@ -91,7 +93,7 @@ def preset_of(generation: dict[str, Any], manager: dict[str, Any]) -> dict[str, 
     preset: dict[str, Any] = {ours_to_st[name]: value for name, value in generation.items()
                               if name in ours_to_st}
     if manager.get("blocks"):
-        preset.update(st_preset_prompts(manager["blocks"]))
+        preset.update(st_preset_prompts(manager["blocks"], manager.get("markers")))
     if manager.get("regex_scripts"):
         preset["extensions"] = {"regex_scripts": manager["regex_scripts"]}
     return preset
