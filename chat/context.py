@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from chat.group_prompt import lines_for_speaker, members_block, unnamed_lines_by
-from chat.members import is_group
+from chat.members import is_group, members_of
 from chat.prompt.alternation import messages_processed, processing_mode
 from chat.prompt.assemble import prompt_build
 from chat.prompt.card_fields import CardFields, card_fields_placement, card_fields_read
@@ -316,6 +316,9 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
         "outline_length": len(outline) if director else 0,
         "user_text": ctx.user_text, "user_name": inputs.user_name,
         "group": ctx.speaker is not None,
+        # Text completion stops at another member's "\nName:" (SillyTavern's group stops).
+        "member_names": [m.name for m in members_of(store, ctx.instance_state)
+                         if ctx.speaker and m.character_id != ctx.speaker.character_id],
         "continue_from": ctx.continue_from,
         # How many earlier versions a regenerate keeps (the offline demo varies on it).
         "variant": len((ctx.reply_extra or {}).get("alternatives", [])) if not ctx.continue_from
@@ -422,6 +425,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
                                               lines=ctx.lines[:-1]), lore.get("outlets", {})),
         card=card, window=window, regex=turn_regex(store, ctx),
         prompt_blocks=(ctx.instance_state.get("prompt_manager") or {}).get("blocks") or [],
+        marker_order=tuple((ctx.instance_state.get("prompt_manager") or {}).get("markers") or ()),
     )
 
 

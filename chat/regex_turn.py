@@ -10,14 +10,13 @@ from typing import Any
 
 import regex
 
-from library.regex_script_services import regex_scripts_account_read
+from library.regex_script_services import regex_scripts_for_chat
 from library.regex_scripts import (
     AI_OUTPUT,
     REASONING,
     SLASH_COMMAND,
     USER_INPUT,
     RegexRun,
-    card_scripts,
     scripts_read,
 )
 from library.selectors import character_for_chat_optional, persona_effective
@@ -27,12 +26,14 @@ from personalab.lib.macros import message_macros_replace
 
 
 def regex_run_for(store: FileStore, *, owner: str | None, character: Mapping[str, Any],
-                  persona_id: str | None = None,
+                  persona_id: str | None = None, preset: Any = None,
                   values: Mapping[str, str] | None = None) -> RegexRun:
-    """The account's scripts, then the character's card's, filled in with `values` (the
-    chat's macros; the account's persona and the character's when not given)."""
-    scripts = scripts_read(regex_scripts_account_read(store, username=owner),
-                           card_scripts(character.get("card")))
+    """The account's scripts, then the chat's preset's (`preset`: its prompt manager), then the
+    character's card's, as SillyTavern orders them; a preset's and a card's only once the
+    account allowed them. Filled in with `values` (the chat's macros; the account's persona
+    and the character's when not given)."""
+    own, card = regex_scripts_for_chat(store, username=owner, character=character)
+    scripts = scripts_read(own, preset_scripts_allowed(preset), card)
     if not scripts:
         return RegexRun()
     if values is None:
@@ -47,12 +48,20 @@ def regex_run_for(store: FileStore, *, owner: str | None, character: Mapping[str
                                                                       seed="regex"))
 
 
+def preset_scripts_allowed(preset: Any) -> Any:
+    """A chat's preset scripts when the player allowed them (chat/services/prompt_manager.py)."""
+    if isinstance(preset, Mapping) and preset.get("regex_scripts_allowed"):
+        return preset.get("regex_scripts")
+    return None
+
+
 def turn_regex(store: FileStore, ctx: Any) -> RegexRun:
     """The scripts of a turn (`ctx`: chat.context.TurnContext): its owner's and its
     answering character's."""
     state = ctx.instance_state
     return regex_run_for(store, owner=state.get("owner"), character=ctx.character,
-                         persona_id=state.get("persona_id"))
+                         persona_id=state.get("persona_id"),
+                         preset=state.get("prompt_manager"))
 
 
 def user_input_regexed(store: FileStore, ctx: Any, text: str) -> str:
@@ -96,7 +105,8 @@ def line_display_for(store: FileStore, *, state: Mapping[str, Any],
     """The page's display of `lines` (a stretch of the session, newest last): a message's
     depth is how many messages come after it among them, as SillyTavern counts it."""
     run = regex_run_for(store, owner=state.get("owner"), character=character,
-                        persona_id=state.get("persona_id"), values=values)
+                        persona_id=state.get("persona_id"), preset=state.get("prompt_manager"),
+                        values=values)
     depths: dict[int, int] = {}
     if run:
         after = 0
@@ -118,7 +128,7 @@ def edit_regexed(store: FileStore, *, instance_id: str, line: Mapping[str, Any],
     character = character_for_chat_optional(
         store, state=state, character_id=line.get("speaker") or state.get("character_id"))
     run = regex_run_for(store, owner=state.get("owner"), character=character,
-                        persona_id=state.get("persona_id"))
+                        persona_id=state.get("persona_id"), preset=state.get("prompt_manager"))
     placement = (USER_INPUT if line.get("role") == "user" else
                  SLASH_COMMAND if line.get("type") == "note" else AI_OUTPUT)
     return run.text(text, placement, edit=True)
@@ -133,7 +143,8 @@ def greetings_regexed(store: FileStore, *, state: Mapping[str, Any],
     for line in lines:
         character = definitions.get(line.get("speaker") or state.get("character_id") or "")
         run = regex_run_for(store, owner=state.get("owner"), character=character or {},
-                            persona_id=state.get("persona_id"))
+                            persona_id=state.get("persona_id"),
+                            preset=state.get("prompt_manager"))
         if run:
             line = {**line, "content": run.text(line.get("content") or "", AI_OUTPUT)}
             if isinstance(line.get("alternatives"), list):
@@ -150,4 +161,5 @@ def player_line_regexed(store: FileStore, *, state: Mapping[str, Any], text: str
     character = character_for_chat_optional(store, state=dict(state),
                                             character_id=state.get("character_id"))
     return regex_run_for(store, owner=state.get("owner"), character=character,
-                         persona_id=state.get("persona_id")).text(text, USER_INPUT)
+                         persona_id=state.get("persona_id"),
+                         preset=state.get("prompt_manager")).text(text, USER_INPUT)

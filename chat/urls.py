@@ -1,6 +1,14 @@
 from django.urls import include, path
 
-from chat import generation_views, import_views, member_views, message_views, settings_views, views
+from chat import (
+                  generation_views,
+                  import_views,
+                  member_views,
+                  message_views,
+                  regex_allow_views,
+                  settings_views,
+                  views,
+)
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -24,6 +32,8 @@ urlpatterns = [
          name="instance_lorebooks"),
     path("instances/<str:instance_id>/generation", generation_views.instance_generation,
          name="instance_generation"),
+    path("instances/<str:instance_id>/regex_scripts", regex_allow_views.instance_regex_scripts,
+         name="instance_regex_scripts"),
     path("instances/<str:instance_id>/members", member_views.instance_members,
          name="instance_members"),
     path("generation/defaults", generation_views.account_generation, name="account_generation"),

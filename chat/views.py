@@ -19,6 +19,7 @@ from chat.aside import asides_read
 from chat.chat_formats import ChatFormatError
 from chat.member_views import members_context, reply_orders
 from chat.models import Trace
+from chat.regex_allow_views import regex_asks
 from chat.services import instance_settings
 from chat.services.errors import InstanceUpdateError, NotFound
 from chat.services.generation import generation_defaults_read
@@ -172,6 +173,8 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
         "recap_due": _recap_due_text(store, read),
         "chat_strings": _chat_strings(),
         **members_context(store, user=request.user, state=state, characters=characters),
+        "regex_asks": regex_asks(store, username=request.user.get_username(), state=state,
+                                 characters=characters),
         "asides": asides_read(store, instance_id=instance_id)[-ASIDES_SHOWN:],
     }
 

@@ -28,6 +28,8 @@ from library.item_chats import (
     in_use_refusal,
 )
 from library.models import Character
+from library.regex_script_services import card_scripts_allow
+from library.regex_scripts import card_scripts
 from library.selectors import character_for_edit
 from personalab.lib.filestore import FileStore
 
@@ -72,7 +74,20 @@ def character_save(store: FileStore, *, data: dict[str, Any], character_id: str 
                            changed=definition)
     store.character_write(character_id, definition)
     character_index(store, character_id)
+    _own_scripts_allowed(store, user=user, before=existing,
+                         after={**definition, "character_id": character_id}, data=data)
     return character_id
+
+
+def _own_scripts_allowed(store: FileStore, *, user, before: dict[str, Any],
+                         after: dict[str, Any], data: dict[str, Any]) -> None:
+    """Scripts an account writes into a card (the editor's box, `regex_scripts`) are its own:
+    they run in its chats without asking (as SillyTavern allows a card it edits scripts of)."""
+    scripts = card_scripts(after.get("card"))
+    if user is None or "regex_scripts" not in data or not scripts \
+            or scripts == card_scripts(before.get("card")):
+        return
+    card_scripts_allow(store, username=user.get_username(), character=after, allowed=True)
 
 
 def _optional_clean(store: FileStore, name: str, value: Any, *, user,

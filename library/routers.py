@@ -8,20 +8,37 @@ from django.urls import reverse
 from ninja import File, Router, Status
 from ninja.files import UploadedFile
 
-from library import selectors
-from library import item_copy, persona_services
+from library import item_copy, persona_services, selectors
 from library.avatars import AVATAR_MAX_BYTES
 from library.background_services import background_delete, background_save
 from library.card_export import character_export_card
-from library.card_import import MAX_CARD_BYTES
+from library.card_import import MAX_CARD_BYTES, character_import_card
 from library.character_services import character_avatar_save, character_delete, character_save
 from library.errors import LibraryError
 from library.persona_services import persona_avatar_save, persona_delete, persona_update
-from library.card_import import character_import_card
-from library.schemas import (BackgroundCopied, BackgroundCreated, BackgroundIn, BackgroundList,
-                             BackgroundOut, CharacterCopied, CharacterCreated, CharacterIn,
-                             CharacterList, CharacterOut, Deleted, PersonaIn, PersonaList,
-                             PersonaOut, PersonaUpdateIn)
+from library.regex_script_services import (
+    card_scripts_allow,
+    card_scripts_allowed,
+    card_scripts_count,
+)
+from library.schemas import (
+    BackgroundCopied,
+    BackgroundCreated,
+    BackgroundIn,
+    BackgroundList,
+    BackgroundOut,
+    CharacterCopied,
+    CharacterCreated,
+    CharacterImported,
+    CharacterIn,
+    CharacterList,
+    CharacterOut,
+    Deleted,
+    PersonaIn,
+    PersonaList,
+    PersonaOut,
+    PersonaUpdateIn,
+)
 from library.selectors import persona_for_user, personas_visible_to
 from personalab.lib.body_fields import body_fields_check
 from personalab.lib.errors import Invalid, TooLarge
@@ -115,10 +132,11 @@ def character_create(request: HttpRequest, payload: CharacterIn):
     return Status(201, {"character_id": character_id})
 
 
-@characters_router.post("/characters/import", response={201: CharacterCreated})
+@characters_router.post("/characters/import", response={201: CharacterImported})
 def character_import(request: HttpRequest, file: File[UploadedFile]):
     """Multipart `file`: a Character Card V2/V3 as PNG, JSON or CHARX (at most 10 MB); its
-    book becomes a linked lorebook."""
+    book becomes a linked lorebook. `regex_scripts`: how many regex scripts the card carries
+    (off until you allow them)."""
     if file.size > MAX_CARD_BYTES:
         raise TooLarge("file is larger than 10 MB")
     try:
@@ -129,13 +147,23 @@ def character_import(request: HttpRequest, file: File[UploadedFile]):
         if exc.status != 400:
             raise
         raise Invalid(str(exc), code="invalid_card", fields=exc.field_errors) from None
-    return Status(201, {"character_id": character_id})
+    count = card_scripts_count(get_store().character_read(character_id))
+    return Status(201, {"character_id": character_id, "regex_scripts": count,
+                        "regex_scripts_allowed": False})
+
+
+def _character_shown(definition: dict, user) -> dict:
+    """A definition as GET shows it to `user`: with whether its card's scripts run for them."""
+    allowed = card_scripts_allowed(get_store(), username=user.get_username(),
+                                   character=definition)
+    return {**definition, "regex_scripts_allowed": allowed}
 
 
 @characters_router.get("/characters/{character_id}", response=CharacterOut, exclude_unset=True)
 def character_detail(request: HttpRequest, character_id: str):
     validate_id(character_id, kind="character id")
-    return selectors.character_for_use(get_store(), user=request.auth, character_id=character_id)
+    return _character_shown(selectors.character_for_use(
+        get_store(), user=request.auth, character_id=character_id), request.auth)
 
 
 @characters_router.put("/characters/{character_id}", response=CharacterOut, exclude_unset=True)
@@ -149,9 +177,17 @@ def character_change(request: HttpRequest, character_id: str, payload: Character
     data = payload.model_dump(exclude_unset=True)
     body_fields_check(data, writable=CharacterIn.model_fields.keys() - {"character_id"},
                       shown=definition)
-    character_save(store, data={**definition, **data}, character_id=character_id,
-                   user=request.auth)
-    return store.character_read(character_id)
+    allowed = data.pop("regex_scripts_allowed", None)
+    if allowed is not None and not isinstance(allowed, bool):
+        raise Invalid("regex_scripts_allowed must be true or false",
+                      field="regex_scripts_allowed")
+    if data:  # the allowing alone is the account's own choice: no need to own the card
+        character_save(store, data={**definition, **data}, character_id=character_id,
+                       user=request.auth)
+    if allowed is not None:
+        card_scripts_allow(store, username=request.auth.get_username(),
+                           character=store.character_read(character_id), allowed=allowed)
+    return _character_shown(store.character_read(character_id), request.auth)
 
 
 @characters_router.post("/characters/{character_id}/avatar", response=CharacterOut,

@@ -89,6 +89,10 @@ class CharacterIn(ExtraKeysKept):
         "5 world info, 6 reasoning], disabled, markdownOnly, promptOnly, runOnEdit, minDepth, "
         "maxDepth}); each pattern is checked (400 with a sentence per field); [] or null "
         "removes them")
+    regex_scripts_allowed: Any = _typed(
+        "boolean", "whether the card's regex scripts run in your chats (off until you allow "
+        "them, as SillyTavern asks; sent alone it needs only that you may use the character); "
+        "a later change of the scripts by someone else turns it off again")
     card: Any = _typed("object", "the whole stored card (Character Card V2/V3 object, as GET "
                                  "shows it); the card fields above are laid over it")
 
@@ -106,6 +110,12 @@ class CharacterList(Schema):
 
 class CharacterCreated(Schema):
     character_id: str
+
+
+class CharacterImported(CharacterCreated):
+    regex_scripts: int = Field(0, description="how many regex scripts the card carries: they "
+                               "stay off until you allow them (`regex_scripts_allowed`)")
+    regex_scripts_allowed: bool = False
 
 
 class CharacterCopied(CharacterCreated):

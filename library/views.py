@@ -11,23 +11,32 @@ from django.contrib.auth.decorators import login_required
 from django.core.files.uploadedfile import UploadedFile
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from library import lorebook_services, selectors
-from library.avatars import AVATAR_MAX_BYTES
+from library import character_services, lorebook_services, selectors
+from library.avatars import AVATAR_MAX_BYTES, avatar_file, avatar_problem, content_type
 from library.background_services import background_delete, background_outline_edit, background_save
-from library.character_services import character_avatar_save, character_delete, character_save
-from library.item_copy import background_copy, character_copy, lorebook_copy
-from library.lorebook_services import lorebook_save
-from library.card_import import character_import_card
-from library.avatars import avatar_file, avatar_problem, content_type
-from library.card_extensions import DEPTH_PROMPT_DEFAULT_DEPTH, depth_prompt_read, talkativeness_read
+from library.card_extensions import (
+    DEPTH_PROMPT_DEFAULT_DEPTH,
+    depth_prompt_read,
+    talkativeness_read,
+)
 from library.card_extensions import ROLES as NOTE_ROLES
+from library.card_import import character_import_card
+from library.character_services import character_avatar_save, character_delete
 from library.errors import LibraryError, LibraryForbidden, LibraryNotFound
-from library.lorebook_regex import regex_key_problems
+from library.item_copy import background_copy, character_copy, lorebook_copy
 from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS, lorebook_match
+from library.lorebook_regex import regex_key_problems
+from library.lorebook_services import lorebook_save
 from library.regex_script_form import regex_error, regex_scripts_posted, regex_scripts_shown
+from library.regex_script_services import (
+    card_scripts_allow,
+    card_scripts_allowed,
+    card_scripts_count,
+)
+from library.regex_scripts import card_scripts
 from library.worldinfo import setting
 from personalab.lib.ids import InvalidId
 from personalab.lib.tokens import count_tokens
@@ -106,8 +115,9 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
                 data["regex_scripts"] = regex_scripts_posted(request.POST["regex_scripts"])
             if picture and (problem := avatar_problem(picture)):  # before anything is saved
                 raise LibraryError(problem[0], {"avatar": problem[1]})
-            saved_id = character_save(store, data=data, character_id=character_id,
-                                      user=request.user)
+            saved_id = character_services.character_save(store, data=data, character_id=character_id,
+                                                         user=request.user)
+            _scripts_answer(store, request, before=definition, character_id=saved_id)
             if picture:
                 character_avatar_save(store, actor=request.user,
                                       character_id=saved_id, data=picture)
@@ -128,11 +138,25 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
                    "extensions": _extensions_shown(card_data, request.POST if error else None),
                    "regex_scripts": regex_scripts_shown(card_data, request.POST if error else None),
                    "regex_error": regex_error(field_errors),
+                   "regex_allowed": bool(character_id) and card_scripts_allowed(
+                       store, username=request.user.get_username(), character=definition),
                    "ownership": _ownership(request, definition, "character", character_id),
                    "has_avatar": bool(character_id and avatar_file(
                        store.character_dir(character_id))),
                    **_story_start_choices(request, character_id)},
                   status=status)
+
+
+def _scripts_answer(store, request: HttpRequest, *, before: dict[str, Any],
+                    character_id: str) -> None:
+    """The editor's "allow in my chats" box, unless the scripts were just edited (those are
+    the account's own and run: library/character_services.py)."""
+    if "regex_scripts_allowed_shown" not in request.POST:
+        return
+    after = store.character_read(character_id)
+    if card_scripts(after.get("card")) == card_scripts(before.get("card")):
+        card_scripts_allow(store, username=request.user.get_username(), character=after,
+                           allowed="regex_scripts_allowed" in request.POST)
 
 
 def _note_posted(form) -> dict[str, str]:
@@ -258,9 +282,22 @@ def _upload_imported(request: HttpRequest, missing: str, importer: Callable[[Upl
 def card_upload(request: HttpRequest) -> HttpResponse:
     return _upload_imported(
         request, gettext("Choose a card file (PNG or JSON) first."),
-        lambda upload: character_import_card(get_store(), data=upload.read(),
-                                                      filename=upload.name, user=request.user),
-        "character_edit", "character_id")
+        lambda upload: _card_imported(request, upload), "character_edit", "character_id")
+
+
+def _card_imported(request: HttpRequest, upload: UploadedFile) -> str:
+    """The card imported; a card with regex scripts says so (they wait for the player's
+    yes, as in SillyTavern)."""
+    store = get_store()
+    character_id = character_import_card(store, data=upload.read(), filename=upload.name,
+                                         user=request.user)
+    if count := card_scripts_count(store.character_read(character_id)):
+        messages.warning(request, ngettext(
+            "This card has %(count)d regex script. It stays off until you allow it "
+            "(below, or in a chat's Story panel).",
+            "This card has %(count)d regex scripts. They stay off until you allow them "
+            "(below, or in a chat's Story panel).", count) % {"count": count})
+    return character_id
 
 
 @login_required

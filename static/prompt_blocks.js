@@ -7,6 +7,7 @@
   const list = card.querySelector("[data-role=blocks]");
   const skipped = card.querySelector("[data-role=skipped]");
   const error = card.querySelector("[data-role=error]");
+  const regex = card.querySelector("[data-role=regex]");
   const managerUrl = card.dataset.managerUrl;
   let blocks = [];
 
@@ -60,6 +61,32 @@
       }));
       skipped.append(title, items);
     }
+    showScripts(manager);
+  }
+
+  function showScripts(manager) {
+    const count = (manager.regex_scripts || []).length;
+    regex.replaceChildren();
+    if (!count) return;
+    const text = document.createElement("p");
+    text.textContent = card.dataset.regexCount.replace("N", String(count));
+    const label = document.createElement("label");
+    const box = document.createElement("input");
+    box.type = "checkbox";
+    box.className = "inline-check";
+    box.checked = !!manager.regex_scripts_allowed;
+    box.addEventListener("change", async () => {
+      try {
+        const body = JSON.stringify({regex_scripts_allowed: box.checked});
+        show(await call(managerUrl, {method: "PUT", body}));
+        problem("");
+      } catch (e) {
+        box.checked = !box.checked;
+        problem(e.message);
+      }
+    });
+    label.append(box, ` ${card.dataset.regexAllow}`);
+    regex.append(text, label);
   }
 
   list.addEventListener("change", async (event) => {
@@ -89,6 +116,18 @@
     }
     event.target.value = "";
   });
+
+  const reset = card.querySelector("[data-role=reset]");
+  if (reset) {
+    reset.addEventListener("click", async () => {
+      try {
+        show(await call(card.dataset.resetUrl, {method: "POST"}));
+        problem("");
+      } catch (e) {
+        problem(e.message);
+      }
+    });
+  }
 
   call(managerUrl, {method: "GET"}).then(show).catch((e) => problem(e.message));
 })();

@@ -24,6 +24,7 @@ from typing import Any
 from chat.prompt.conversation import Conversation, conversation_build
 from chat.prompt.inputs import Block, PromptInputs, PromptResult, SectionReport, prompt_plan
 from chat.prompt.limits import limits_check, warnings_merge
+from chat.prompt.markers import markers_ordered
 from chat.prompt.sections import blocks_build, examples_place, section_report, sections_build
 from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
 from chat.prompt.templates import TemplateSet, template_problem_add
@@ -44,7 +45,10 @@ CHARACTER_SECTIONS = ("base_persona", "personality", "scenario", "evolved_person
 EXAMPLE_SECTIONS = ("examples", "mes_example", "example_messages")
 
 
-def _head_with_blocks(head: list[SectionReport], blocks: list[Block]) -> list[SectionReport]:
+def _head_with_blocks(head: list[SectionReport], blocks: list[Block],
+                      markers: tuple[str, ...] = ()) -> list[SectionReport]:
+    """The head with the floating blocks in their places, then in the order of the preset's
+    markers when it has one (chat/prompt/markers.py)."""
     before = [b.report for b in blocks if b.position == "before_char"]
     after = [b.report for b in blocks if b.position == "after_char"]
     names = [r.name for r in head]
@@ -52,7 +56,8 @@ def _head_with_blocks(head: list[SectionReport], blocks: list[Block]) -> list[Se
     first = character[0] if character else 0
     last = character[-1] + 1 if character else 0
     placed = [*head[:first], *before, *head[first:last], *after, *head[last:]]
-    return _examples_with_blocks(placed, blocks)
+    placed = _examples_with_blocks(placed, blocks)
+    return markers_ordered(placed, markers) if markers else placed
 
 
 def _examples_with_blocks(head: list[SectionReport], blocks: list[Block]) -> list[SectionReport]:
@@ -73,11 +78,13 @@ def _examples_with_blocks(head: list[SectionReport], blocks: list[Block]) -> lis
 
 
 def system_text_build(
-    sections: list[SectionReport], blocks: list[Block], conversation_label: str
+    sections: list[SectionReport], blocks: list[Block], conversation_label: str,
+    markers: tuple[str, ...] = (),
 ) -> str:
     head = [r for r in sections if r.region == "head"]
     middle = [r for r in sections if r.region == "middle"]
-    parts = [r.text for r in _head_with_blocks(head, blocks)] + [r.text for r in middle]
+    parts = [r.text for r in _head_with_blocks(head, blocks, markers)] + [
+        r.text for r in middle]
     if conversation_label:
         parts.append(conversation_label)
     return "\n\n".join(part for part in parts if part)
@@ -113,10 +120,12 @@ def blocks_fit(
     conversation: Conversation,
     label: str,
     limit: int,
+    markers: tuple[str, ...] = (),
 ) -> tuple[list[Block], list[dict[str, Any]], int]:
     """Drop floating blocks until under `limit`: lowest priority first, the later one on a tie."""
     active, dropped = list(blocks), []
-    total = _total_tokens(system_text_build(sections, active, label), conversation, active)
+    total = _total_tokens(system_text_build(sections, active, label, markers), conversation,
+                          active)
     while total > limit and active:
         victim = min(active, key=lambda b: (b.priority, -b.index))
         active.remove(victim)
@@ -131,7 +140,8 @@ def blocks_fit(
                 " lowest priority dropped first",
             }
         )
-        total = _total_tokens(system_text_build(sections, active, label), conversation, active)
+        total = _total_tokens(system_text_build(sections, active, label, markers), conversation,
+                              active)
     return active, dropped, total
 
 
@@ -170,20 +180,21 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
         dropped=conversation.report.omitted)]))
     label = conversation.report.text if conversation.messages else ""
     tail_tokens = _tail_tokens(sections)
+    markers = tuple(inputs.marker_order)
     active, dropped, total = blocks_fit(
-        sections, blocks, conversation, label, plan.max_total_tokens - tail_tokens
+        sections, blocks, conversation, label, plan.max_total_tokens - tail_tokens, markers
     )
     total += tail_tokens
 
     def fits(candidate: list[SectionReport]) -> bool:
-        text = system_text_build(candidate, active, label)
+        text = system_text_build(candidate, active, label, markers)
         return _total_tokens(text, conversation, active) + tail_tokens <= plan.max_total_tokens
 
     sections = examples_place(
         sections, plan, templates, variables, budgets.get("examples"),
         plan.max_total_tokens - total, fits, warnings,
     )
-    system_text = system_text_build(sections, active, label)
+    system_text = system_text_build(sections, active, label, markers)
     total = _total_tokens(system_text, conversation, active) + tail_tokens
     history = history_weave(conversation.messages, active)
     tail = "\n\n".join(r.text for r in _tail_reports(sections))
@@ -191,7 +202,7 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     if tail:
         messages.append({"role": "system", "content": tail})
 
-    head = _head_with_blocks([r for r in sections if r.region == "head"], active)
+    head = _head_with_blocks([r for r in sections if r.region == "head"], active, markers)
     depth_reports = [b.report for b in active if b.position == "depth"]
     middle = [r for r in sections if r.region == "middle"] + depth_reports
     if conversation.messages:

@@ -57,6 +57,8 @@ class PromptInputs:
     # The prompt manager's blocks (personalab/lib/prompt_manager.py): main / post-history slots
     # and the author's own prompts in their places.
     prompt_blocks: list[dict[str, Any]] = field(default_factory=list)
+    # The preset's marker order (chat/prompt/markers.py); empty: the template's own order.
+    marker_order: tuple[str, ...] = ()
     regex: RegexRun | None = None  # the account's and the card's regex scripts
 
 

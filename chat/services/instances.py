@@ -9,6 +9,7 @@ from chat.conversations import ledger_add
 from chat.members import participant_entry
 from chat.models import Instance
 from chat.regex_turn import greetings_regexed
+from chat.services.account_presets import account_prompt_manager_for_chat
 from chat.services.errors import NotFound
 from chat.services.index import instance_index
 from chat.speakers import STRATEGIES
@@ -61,6 +62,8 @@ def instance_create(store: FileStore, *, owner, character_id: str | None = None,
         "owner": owner.get_username() if owner else None,
         "persona_id": persona_id or None,
     }
+    if manager := account_prompt_manager_for_chat(store, username=state["owner"]):
+        state["prompt_manager"] = manager  # the account's default blocks: SillyTavern's preset
     if len(members) > 1:
         state["participants"] = [participant_entry({**d, "character_id": c}, first=i == 0)
                                  for i, (c, d) in enumerate(zip(members, definitions))]

@@ -1,30 +1,29 @@
 """An instance's prompt manager (personalab/lib/prompt_manager.py) and SillyTavern presets:
-importing one brings its samplers and its prompts; exporting writes both back."""
+importing one brings its samplers, its prompts and its regex scripts (`extensions.regex_scripts`,
+off until the player allows them, as SillyTavern asks); exporting writes all of them back."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from chat.services.account_presets import account_prompt_manager_for_chat
 from chat.services.instance_settings import instance_update
 from chat.services.instances import instance_for_user
-from personalab.lib.filestore import FileStore
-from personalab.lib.generation import ST_PRESET_KEYS, GenerationError, generation_from_st_preset
-from personalab.lib.prompt_manager import (
-    blocks_check,
-    prompt_blocks_from_st_preset,
-    st_preset_prompts,
+from chat.services.presets import (
+    manager_edited,
+    manager_from_preset,
+    manager_shown,
+    preset_of,
+    preset_sampling,
 )
-
-# Ours -> SillyTavern's preset key (the first of its names for each setting).
-ST_EXPORT_KEYS = {"max_tokens": "openai_max_tokens", "context_tokens": "openai_max_context"}
+from personalab.lib.filestore import FileStore
 
 
 def prompt_manager_read(store: FileStore, *, user, instance_id: str) -> dict[str, Any]:
-    """The instance's prompt blocks and what its last preset import left out (with reasons)."""
+    """The instance's prompt blocks, its preset's regex scripts (and whether they run) and what
+    its last preset import left out (with reasons)."""
     instance_for_user(user, instance_id)
-    found = store.instance_state_read(instance_id).get("prompt_manager") or {}
-    return {"blocks": list(found.get("blocks") or []), "skipped": list(found.get("skipped") or []),
-            "source": found.get("source") or ""}
+    return manager_shown(store.instance_state_read(instance_id).get("prompt_manager"))
 
 
 def _manager_write(store: FileStore, *, instance_id: str, manager: dict[str, Any]) -> None:
@@ -34,52 +33,50 @@ def _manager_write(store: FileStore, *, instance_id: str, manager: dict[str, Any
         store.instance_state_write(instance_id, state)
 
 
-def prompt_manager_update(store: FileStore, *, user, instance_id: str,
-                          blocks: Any) -> dict[str, Any]:
-    """Replace the instance's blocks (order, switches, text, role, place), all checked first."""
+def prompt_manager_update(store: FileStore, *, user, instance_id: str, blocks: Any = None,
+                          regex_scripts: Any = None,
+                          regex_scripts_allowed: bool | None = None) -> dict[str, Any]:
+    """Replace the instance's blocks (order, switches, text, role, place), its preset's regex
+    scripts or whether they run: what is sent, all checked first."""
     current = prompt_manager_read(store, user=user, instance_id=instance_id)
-    manager = {**current, "blocks": blocks_check(blocks)}
+    manager = manager_edited(current, blocks=blocks, regex_scripts=regex_scripts,
+                             regex_scripts_allowed=regex_scripts_allowed)
     _manager_write(store, instance_id=instance_id, manager=manager)
     return manager
+
+
+def prompt_manager_reset(store: FileStore, *, user, instance_id: str) -> dict[str, Any]:
+    """The chat's prompt manager back to its owner's default (none: the template's own
+    prompts). The chat's samplers are not touched: its own values are cleared in its
+    generation settings."""
+    instance_for_user(user, instance_id)
+    owner = store.instance_state_read(instance_id).get("owner")
+    manager = account_prompt_manager_for_chat(store, username=owner) or {}
+    _manager_write(store, instance_id=instance_id, manager=manager)
+    return prompt_manager_read(store, user=user, instance_id=instance_id)
 
 
 def instance_preset_apply(store: FileStore, *, user, instance_id: str, preset: Any,
                           source: str = "") -> dict[str, Any]:
     """A SillyTavern Chat Completion preset: its samplers replace the instance's and its
     prompts become the instance's prompt blocks. A preset may carry either or both."""
-    instance_for_user(user, instance_id)
-    manager = prompt_blocks_from_st_preset(preset)
-    has_prompts = bool(preset.get("prompts")) if isinstance(preset, dict) else False
-    try:
-        sampling = generation_from_st_preset(preset)
-    except GenerationError:
-        if not has_prompts:
-            raise
-        sampling = None
-    if not has_prompts and not manager["blocks"]:
-        manager = None
+    current = prompt_manager_read(store, user=user, instance_id=instance_id)
+    manager = manager_from_preset(preset, current, source)
+    sampling = preset_sampling(preset)
     if sampling is not None:
         unset = {name: None for name in store.instance_state_read(instance_id).get(
             "generation") or {}}
         instance_update(store, user=user, instance_id=instance_id,
                         generation={**unset, **sampling})
     if manager is not None:
-        _manager_write(store, instance_id=instance_id,
-                       manager={**manager, "source": str(source)[:200]})
+        _manager_write(store, instance_id=instance_id, manager=manager)
     return {"generation": sampling or {},
             **(prompt_manager_read(store, user=user, instance_id=instance_id))}
 
 
 def instance_preset_export(store: FileStore, *, user, instance_id: str) -> dict[str, Any]:
-    """The instance's samplers and prompt blocks as a SillyTavern Chat Completion preset."""
+    """The instance's samplers, prompt blocks and preset regex scripts as a SillyTavern Chat
+    Completion preset."""
     instance_for_user(user, instance_id)
     state = store.instance_state_read(instance_id)
-    generation = state.get("generation") or {}
-    ours_to_st = {ours: st for st, ours in reversed(list(ST_PRESET_KEYS.items()))}
-    ours_to_st.update(ST_EXPORT_KEYS)
-    preset: dict[str, Any] = {ours_to_st[name]: value for name, value in generation.items()
-                              if name in ours_to_st}
-    blocks = (state.get("prompt_manager") or {}).get("blocks") or []
-    if blocks:
-        preset.update(st_preset_prompts(blocks))
-    return preset
+    return preset_of(state.get("generation") or {}, manager_shown(state.get("prompt_manager")))

@@ -154,11 +154,13 @@ class _Names:
 
 def instruct_prompt(messages: list[dict[str, Any]], *, template: InstructTemplate,
                     char_name: str, user_name: str, group: bool = False,
-                    ending: str = "assistant", continue_last: bool = False) -> InstructPrompt:
+                    ending: str = "assistant", continue_last: bool = False,
+                    others: list[str] | tuple[str, ...] = ()) -> InstructPrompt:
     """`messages` (system / user / assistant) as one prompt string that ends where the model
     writes: the character's turn (`ending="assistant"`), the player's (`"user"`: an
     impersonation) or a task's answer (`"task"`: a summary, no name). With `continue_last`,
-    the last message is the character's unfinished reply: it is left open for the model."""
+    the last message is the character's unfinished reply: it is left open for the model.
+    `others`: the other members of a group, whose "Name:" lines end the reply too."""
     names = _Names(user=user_name or "User", char=char_name or "Assistant", group=group)
     head = 0
     while head < len(messages) and messages[head].get("role") == "system":
@@ -181,7 +183,9 @@ def instruct_prompt(messages: list[dict[str, Any]], *, template: InstructTemplat
         text = _joined(text, _ending(template, names, ending))
     return InstructPrompt(text=text, stop=instruct_stop(template, user_name=names.user,
                                                         char_name=names.char,
-                                                        impersonate=ending == "user"))
+                                                        impersonate=ending == "user",
+                                                        others=others if ending != "task"
+                                                        else ()))
 
 
 def _marker(template: InstructTemplate, text: str, names: _Names, name: str) -> str:
@@ -284,10 +288,12 @@ def _joined(text: str, ending: str) -> str:
 
 
 def instruct_stop(template: InstructTemplate, *, user_name: str, char_name: str,
-                  impersonate: bool = False) -> list[str]:
+                  impersonate: bool = False,
+                  others: list[str] | tuple[str, ...] = ()) -> list[str]:
     """The strings that end a reply: the stop sequence and every turn marker (each line of
-    them, blank ones left out), after a newline when the template wraps, and the other side's
-    "Name:" at the start of a line, as SillyTavern sends them."""
+    them, blank ones left out), after a newline when the template wraps, the other side's
+    "Name:" at the start of a line, and in a group every other member's (`others`), as
+    SillyTavern sends them."""
     names = _Names(user=user_name or "User", char=char_name or "Assistant", group=False)
     by_field = (("stop_sequence", ""), ("input_sequence", names.user),
                 ("output_sequence", names.char), ("first_output_sequence", names.char),
@@ -301,7 +307,10 @@ def instruct_stop(template: InstructTemplate, *, user_name: str, char_name: str,
             stop = _marker(template, ("\n" if template.wrap else "") + line, names, name)
             if stop not in stops:
                 stops.append(stop)
-    other = f"\n{names.char if impersonate else names.user}:"
-    if other not in stops:
-        stops.append(other)
+    speakers = [names.char if impersonate else names.user,
+                *(name for name in others if name and name != names.char)]
+    for name in speakers:
+        other = f"\n{name}:"
+        if other not in stops:
+            stops.append(other)
     return stops

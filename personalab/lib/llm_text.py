@@ -70,7 +70,8 @@ def prompt_for(messages: list[dict], *, context: dict,
                            char_name=str(context.get("character_name") or ""),
                            user_name=str(context.get("user_name") or ""),
                            group=bool(context.get("group")), ending=ending,
-                           continue_last=bool(context.get("continue_from")))
+                           continue_last=bool(context.get("continue_from")),
+                           others=[str(name) for name in context.get("member_names") or []])
 
 
 def text_trace_note(provider: object, context: dict) -> dict[str, Any]:
@@ -83,7 +84,8 @@ def text_trace_note(provider: object, context: dict) -> dict[str, Any]:
     except LLMError as err:
         return {"completion_api": "text", "instruct_error": err.message}
     names = {key: context.get(key) for key in ("character_name", "user_name", "group", "task",
-                                               "continue_from") if context.get(key)}
+                                               "continue_from", "member_names")
+             if context.get(key)}
     return {"completion_api": "text", "instruct": {"template": template.as_json(), **names}}
 
 

@@ -12,8 +12,9 @@ Where a block goes, read from its place in the preset's order:
 - `depth`: an in-chat message with its own role at a depth (SillyTavern's absolute position).
 
 SillyTavern's markers (character description, world info, examples, chat history ...) are the
-app's own sections, always sent in its own order: a marker switched off or moved is listed among
-the things not imported, with the reason."""
+app's own sections: a preset that reorders them reorders those sections (`markers`, kept only when
+they differ from SillyTavern's default order); a marker switched off, or the history moved before
+other markers, is listed among the things not imported, with the reason."""
 
 from __future__ import annotations
 
@@ -95,11 +96,17 @@ def _marker_notes(order: list[dict[str, Any]]) -> list[dict[str, str]]:
         if name in MARKERS and entry.get("enabled") is False:
             notes.append({"name": name, "reason": "switched off in the preset; PersonaLab always "
                                                   "sends this section when it has text"})
-    kept = [str(e.get("identifier")) for e in order if e.get("identifier") in MARKER_ORDER]
-    if kept != [name for name in MARKER_ORDER if name in kept]:
-        notes.append({"name": "marker order", "reason": "the preset moves world info, the "
-                      "character, examples or the history; PersonaLab keeps its own order"})
+    kept = markers_of(order)
+    if "chatHistory" in kept and kept[-1] != "chatHistory":
+        notes.append({"name": "chatHistory", "reason": "moved before other markers; the "
+                      "conversation always follows PersonaLab's system sections"})
     return notes
+
+
+def markers_of(order: list[dict[str, Any]]) -> list[str]:
+    """The preset's markers in its order (the prompt follows it: chat/prompt/markers.py)."""
+    return list(dict.fromkeys(str(e.get("identifier")) for e in order
+                              if e.get("identifier") in MARKER_ORDER))
 
 
 def prompt_blocks_from_st_preset(preset: Any) -> dict[str, Any]:
@@ -141,7 +148,9 @@ def prompt_blocks_from_st_preset(preset: Any) -> dict[str, Any]:
             "depth": prompt.get("injection_depth", 4) if place == "depth" else 0}))
     skipped += [{"name": key, "reason": reason} for key, reason in ST_UNUSED_KEYS.items()
                 if _text(preset.get(key)).strip()]
-    return {"blocks": blocks_check(blocks), "skipped": skipped}
+    markers = markers_of(order)
+    return {"blocks": blocks_check(blocks), "skipped": skipped,
+            "markers": [] if markers == [m for m in MARKER_ORDER if m in markers] else markers}
 
 
 def block_clean(raw: Any, *, at: str = "block") -> dict[str, Any]:
@@ -193,9 +202,11 @@ def slot_text(blocks: list[dict[str, Any]], place: str) -> str | None:
     return found["content"] if found.get("enabled") else ""
 
 
-def st_preset_prompts(blocks: list[dict[str, Any]]) -> dict[str, Any]:
+def st_preset_prompts(blocks: list[dict[str, Any]],
+                      markers: list[str] | None = None) -> dict[str, Any]:
     """`prompts` and `prompt_order` for a SillyTavern preset: the blocks in their places around
-    SillyTavern's markers, so importing it there puts each where it went here."""
+    SillyTavern's markers (in `markers`' order when the manager keeps one), so importing it
+    there puts each where it went here."""
     prompts: list[dict[str, Any]] = []
     for name in MARKER_ORDER:
         prompts.append({"identifier": name, "name": name, "system_prompt": True, "marker": True})
@@ -209,10 +220,12 @@ def st_preset_prompts(blocks: list[dict[str, Any]]) -> dict[str, Any]:
                         "injection_position": 1 if block["place"] == "depth" else 0,
                         "injection_depth": block["depth"] if block["place"] == "depth" else 4})
         by_place[block["place"]].append({"identifier": identifier, "enabled": block["enabled"]})
-    order = [*by_place["main"], *by_place["before_char"], "worldInfoBefore", "personaDescription",
-             "charDescription", "charPersonality", "scenario", *by_place["after_char"],
-             "worldInfoAfter", "dialogueExamples", *by_place["depth"], "chatHistory",
-             *by_place["after_history"], *by_place["post_history"]]
+    run = [m for m in (markers or MARKER_ORDER) if m in MARKER_ORDER and m != "chatHistory"]
+    run += [m for m in MARKER_ORDER if m not in run and m != "chatHistory"]
+    last_character = max(i for i, m in enumerate(run) if m in CHARACTER_MARKERS)
+    order = [*by_place["main"], *by_place["before_char"], *run[:last_character + 1],
+             *by_place["after_char"], *run[last_character + 1:], *by_place["depth"],
+             "chatHistory", *by_place["after_history"], *by_place["post_history"]]
     entries = [item if isinstance(item, dict) else {"identifier": item, "enabled": True}
                for item in order]
     return {"prompts": prompts, "prompt_order": [{"character_id": ST_CHARACTER_ID,

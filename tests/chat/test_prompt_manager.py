@@ -13,6 +13,7 @@ from chat.models import ApiToken
 from chat.services.instances import instance_create
 from personalab.lib.prompt_manager import prompt_blocks_from_st_preset
 from tests.library.test_card_fields import _card, _english, _import, _turn
+from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -140,3 +141,157 @@ def test_blocks_are_edited_through_rest_and_checked_first(store, alice, bob, cli
     assert client.put(url, {"blocks": []}, content_type="application/json",
                       **_auth(bob)).status_code == 404
     assert store.instance_state_read(instance)["prompt_manager"]["blocks"][0]["name"] == "Tone"
+
+
+# --- a preset's regex scripts (SillyTavern keeps them in the preset's extensions) -------------
+
+def _regex(find: str, replace: str, placement: list[int], **flags) -> dict:
+    return {"id": f"id-{find}", "scriptName": f"preset {find}", "findRegex": find,
+            "replaceString": replace, "trimStrings": [], "placement": placement,
+            "disabled": False, "markdownOnly": False, "promptOnly": False, "runOnEdit": False,
+            "substituteRegex": 0, "minDepth": None, "maxDepth": None, **flags}
+
+
+def _stored(store, instance_id: str) -> list[str]:
+    state = store.instance_state_read(instance_id)
+    return [line["content"] for line in
+            store.session_read(instance_id, state["current_session_id"]).lines
+            if line.get("role")]
+
+
+def test_a_presets_regex_scripts_import_run_once_allowed_and_export_back(store, alice, client,
+                                                                         use_stub, instance):
+    auth = _auth(alice)
+    scripts = [_regex("/\\bsmiles\\b/g", "grins", [2]),
+               _regex("/storm/g", "STORM", [1], promptOnly=True)]
+    response = client.post(f"/api/v1/instances/{instance}/generation/preset",
+                           _preset(extensions={"regex_scripts": scripts}),
+                           content_type="application/json", **auth)
+    assert response.status_code == 200, response.content
+    url = f"/api/v1/instances/{instance}/prompt_manager"
+    manager = client.get(url, **auth).json()
+    assert [s["findRegex"] for s in manager["regex_scripts"]] == ["/\\bsmiles\\b/g", "/storm/g"]
+    assert manager["regex_scripts_allowed"] is False
+    use_stub.script(Reply("She smiles."))
+    _turn(store, instance, "A storm?")
+    assert _stored(store, instance)[-1] == "She smiles."  # off until allowed
+    assert use_stub.requests[-1]["messages"][-2]["content"] == "A storm?"
+
+    allowed = client.put(url, {"regex_scripts_allowed": True}, content_type="application/json",
+                         **auth)
+    assert allowed.status_code == 200 and allowed.json()["regex_scripts_allowed"] is True
+    assert allowed.json()["blocks"] == manager["blocks"]  # the blocks stay as they were
+    use_stub.script(Reply("She smiles."))
+    _turn(store, instance, "The storm again?")
+    assert _stored(store, instance)[-1] == "She grins."
+    sent = use_stub.requests[-1]["messages"]
+    assert {"role": "user", "content": "The STORM again?"} in sent
+    assert _stored(store, instance)[-2] == "The storm again?"  # prompt-only: the chat keeps it
+
+    exported = client.get(f"/api/v1/instances/{instance}/generation/preset", **auth).json()
+    assert exported["extensions"]["regex_scripts"] == manager["regex_scripts"]
+
+
+def test_a_preset_with_a_costly_regex_script_is_refused_whole(store, alice, client, instance):
+    before = store.instance_state_read(instance).get("prompt_manager")
+    response = client.post(f"/api/v1/instances/{instance}/generation/preset",
+                           _preset(extensions={"regex_scripts": [
+                               _regex("/(?:a{2000}){2000}/g", "x", [2])]}),
+                           content_type="application/json", **_auth(alice))
+    assert response.status_code == 400
+    assert "extensions.regex_scripts[0].findRegex" in response.json()["error"]["fields"]
+    assert store.instance_state_read(instance).get("prompt_manager") == before
+
+
+# --- the account's default preset: new chats start from it, a chat can reset to it ------------
+
+def test_an_account_preset_is_where_new_chats_start_and_a_chat_can_reset_to_it(
+        store, alice, client, use_stub, alice_client):
+    _english(store, main_prompt="TEMPLATE MAIN")
+    auth = _auth(alice)
+    character_id = _import(store, _card())
+    older = instance_create(store, owner=alice, character_id=character_id)
+    response = client.post("/api/v1/generation/preset", _preset(extensions={"regex_scripts": [
+        _regex("/\\bsmiles\\b/g", "grins", [2])]}), content_type="application/json", **auth)
+    assert response.status_code == 200, response.content
+    assert response.json()["generation"] == {"temperature": 0.7, "max_tokens": 300}
+    assert client.get("/api/v1/generation", **auth).json()["generation"]["temperature"] == 0.7
+    default = client.get("/api/v1/prompt_manager", **auth).json()
+    assert default["blocks"][0]["name"] == "Main Prompt"
+    assert client.put("/api/v1/prompt_manager", {"regex_scripts_allowed": True},
+                      content_type="application/json", **auth).status_code == 200
+
+    newer = instance_create(store, owner=alice, character_id=character_id)
+    use_stub.script(Reply("She smiles."))
+    _turn(store, newer, "Who are you?")
+    sent = use_stub.requests[-1]
+    assert "Write Mira's next reply in a fictional chat with Ann." in sent["messages"][0][
+        "content"]
+    assert sent["temperature"] == 0.7
+    assert _stored(store, newer)[-1] == "She grins."  # the default's allowed preset scripts
+    # a chat started before keeps its own until it is reset
+    use_stub.script(Reply("She smiles."))
+    _turn(store, older, "Who are you?")
+    assert "TEMPLATE MAIN" in use_stub.requests[-1]["messages"][0]["content"]
+    assert _stored(store, older)[-1] == "She smiles."
+    reset = client.post(f"/api/v1/instances/{older}/prompt_manager/reset", **auth)
+    assert reset.status_code == 200 and reset.json()["blocks"] == default["blocks"]
+    use_stub.script(Reply("ok"))
+    _turn(store, older, "Again?")
+    assert "TEMPLATE MAIN" not in use_stub.requests[-1]["messages"][0]["content"]
+
+    exported = client.get("/api/v1/generation/preset", **auth).json()
+    assert exported["temperature"] == 0.7
+    assert [b["name"] for b in prompt_blocks_from_st_preset(exported)["blocks"]] == [
+        b["name"] for b in default["blocks"]]
+    assert exported["extensions"]["regex_scripts"][0]["findRegex"] == "/\\bsmiles\\b/g"
+    page = alice_client.get("/settings/").content.decode()
+    assert 'data-testid="account-prompt-blocks"' in page and "/api/v1/prompt_manager" in page
+
+
+def test_one_accounts_default_preset_is_not_anothers(store, alice, bob, client):
+    client.post("/api/v1/generation/preset", _preset(), content_type="application/json",
+                **_auth(alice))
+    assert client.get("/api/v1/prompt_manager", **_auth(bob)).json()["blocks"] == []
+    character_id = _import(store, _card())
+    bobs = instance_create(store, owner=bob, character_id=character_id)
+    assert "prompt_manager" not in store.instance_state_read(bobs)
+
+
+# --- markers reorder PersonaLab's own sections ----------------------------------------------
+
+def test_a_presets_marker_order_reorders_the_prompts_sections(store, alice, client, use_stub):
+    _english(store)
+    character_id = _import(store, _card())
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    moved = [{"identifier": name, "enabled": True} for name in (
+        "main", "dialogueExamples", "scenario", "worldInfoBefore", "personaDescription",
+        "charDescription", "charPersonality", "worldInfoAfter", "chatHistory", "jailbreak")]
+    preset = _preset()
+    preset["prompt_order"] = [{"character_id": 100001, "order": moved}]
+    response = client.post(f"/api/v1/instances/{instance_id}/generation/preset", preset,
+                           content_type="application/json", **_auth(alice))
+    assert response.status_code == 200, response.content
+    manager = client.get(f"/api/v1/instances/{instance_id}/prompt_manager",
+                         **_auth(alice)).json()
+    assert manager["markers"][:3] == ["dialogueExamples", "scenario", "worldInfoBefore"]
+    assert "marker order" not in {item["name"] for item in manager["skipped"]}
+    _turn(store, instance_id)
+    system = use_stub.requests[-1]["messages"][0]["content"]
+    examples = system.index("Only when you talk.")
+    scenario = system.index("Ann wakes in her clinic.")
+    description = system.index("A field medic in a drowned city.")
+    personality = system.index("calm, dry humour")
+    assert examples < scenario < description < personality
+    # the export keeps the order, and importing it again gives the same markers
+    exported = client.get(f"/api/v1/instances/{instance_id}/generation/preset",
+                          **_auth(alice)).json()
+    assert prompt_blocks_from_st_preset(exported)["markers"] == manager["markers"]
+
+
+def test_sillytaverns_default_marker_order_keeps_the_templates_order(store, alice, client,
+                                                                     use_stub, instance):
+    client.post(f"/api/v1/instances/{instance}/generation/preset", _preset(),
+                content_type="application/json", **_auth(alice))
+    assert client.get(f"/api/v1/instances/{instance}/prompt_manager",
+                      **_auth(alice)).json()["markers"] == []

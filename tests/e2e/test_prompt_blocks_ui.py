@@ -35,3 +35,39 @@ def test_a_preset_imported_from_the_drawer_lists_its_blocks(page: Page, server: 
     card.scroll_into_view_if_needed()
     screenshot_take(page, "60_prompt_blocks_1366", full_page=False)
     assert page.js_errors == []
+
+
+def test_a_presets_scripts_are_allowed_from_the_drawer_and_a_chat_resets_to_the_default(
+        page: Page, server: Server, tmp_path) -> None:
+    page.set_viewport_size(DESKTOP)
+    # the account's default, imported on the settings page
+    page.goto(f"{server.url}/settings/")
+    default = tmp_path / "default.json"
+    default.write_text(json.dumps(_preset()))
+    account = page.locator("[data-testid=account-prompt-blocks] [data-testid=prompt-blocks]")
+    account.locator("[data-role=preset-file]").set_input_files(str(default))
+    account.locator("li", has_text="Auxiliary Prompt").wait_for()
+
+    instance_id = instance_new(page, server)
+    card = page.locator("[data-testid=prompt-blocks]")
+    card.locator("li", has_text="Auxiliary Prompt").wait_for()  # a new chat starts from it
+    scripted = tmp_path / "scripted.json"
+    scripted.write_text(json.dumps({"prompts": [], "extensions": {"regex_scripts": [{
+        "scriptName": "grin", "findRegex": "/smiles/g", "replaceString": "grins",
+        "placement": [2]}]}}))
+    card.locator("[data-role=preset-file]").set_input_files(str(scripted))
+    allow = card.locator("[data-testid=preset-regex] input")
+    allow.wait_for()
+    assert "1 regex scripts" in card.locator("[data-testid=preset-regex]").inner_text()
+    with page.expect_response(lambda r: r.request.method == "PUT"
+                              and r.url.endswith("/prompt_manager")) as answer:
+        allow.check()
+    assert answer.value.ok
+    assert server.instance_state(instance_id)["prompt_manager"]["regex_scripts_allowed"] is True
+
+    with page.expect_response(lambda r: r.url.endswith("/prompt_manager/reset")) as answer:
+        card.locator("[data-testid=prompt-blocks-reset]").click()
+    assert answer.value.ok
+    manager = server.instance_state(instance_id)["prompt_manager"]
+    assert manager["regex_scripts"] == [] and manager["blocks"][0]["name"] == "Main Prompt"
+    assert page.js_errors == []

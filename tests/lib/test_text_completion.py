@@ -11,6 +11,7 @@ import json
 import pytest
 
 from chat.context import provider_current
+from chat.group import conversation_turn
 from chat.services.instances import instance_create
 from chat.services.traces import trace_rebuild
 from chat.turn import turn_run
@@ -321,3 +322,30 @@ def test_continue_sends_the_unfinished_reply_open_for_the_model(store, alice, te
     prompt = text_api.requests[-1]["prompt"]
     assert prompt.endswith("<|im_start|>assistant\nMira: I am Mira, and")
     assert result.answer_text == "I am Mira, and I mend people."  # the space kept
+
+
+def test_in_a_group_every_other_members_name_is_a_stop_string(store, alice, text_api,
+                                                               settings):
+    # SillyTavern stops a group member's reply where the model starts writing another
+    # member's line ("\nName:"), as well as the player's.
+    settings.PERSONALAB_INSTRUCT_TEMPLATE = "alpaca"
+    _english(store)
+    first = character_import_card(store, data=json.dumps(CARD).encode(), filename="mira.json")
+    rook = character_import_card(store, data=json.dumps(
+        {**CARD, "data": {**CARD["data"], "name": "Rook", "first_mes": ""}}).encode(),
+        filename="rook.json")
+    instance_id = instance_create(store, owner=alice, character_ids=[first, rook],
+                                  reply_order="everyone")
+    text_api.script(Reply("Mira here."), Reply("Rook here."))
+
+    async def emit(event):
+        pass
+
+    asyncio.run(conversation_turn(store, instance_id=instance_id, user_text="Hello both.",
+                                  emit=emit))
+    mira, rook_sent = text_api.requests[-2:]
+    assert mira["prompt"].endswith("Mira:") and rook_sent["prompt"].endswith("Rook:")
+    assert "\nAnn:" in mira["stop"] and "\nRook:" in mira["stop"]
+    assert "\nMira:" not in mira["stop"]
+    assert "\nAnn:" in rook_sent["stop"] and "\nMira:" in rook_sent["stop"]
+    assert "\nRook:" not in rook_sent["stop"]

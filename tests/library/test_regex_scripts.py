@@ -10,6 +10,7 @@ import json
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from chat import history
@@ -20,7 +21,11 @@ from chat.turn import turn_run
 from library.card_export import character_export_card
 from library.card_import import character_import_card
 from library.errors import LibraryError
-from library.regex_script_services import regex_scripts_account_read, regex_scripts_account_save
+from library.regex_script_services import (
+    card_scripts_allow,
+    regex_scripts_account_read,
+    regex_scripts_account_save,
+)
 from tests.chat.test_group import _lines as _group_lines
 from tests.chat.test_group import _order, _say, brenna, group  # noqa: F401 (fixtures)
 from tests.library.test_character_editing import _submitted
@@ -46,9 +51,13 @@ def _card(scripts: list[dict]) -> dict:
         "extensions": {"regex_scripts": scripts}}}
 
 
-def _chat(store, alice, scripts: list[dict]) -> str:
+def _chat(store, alice, scripts: list[dict], *, allowed: bool = True) -> str:
+    """A chat with a card carrying `scripts`, which alice allowed (unless `allowed` is False)."""
     character_id = character_import_card(store, user=alice, filename="mira.json",
                                          data=json.dumps(_card(scripts)).encode())
+    if allowed:
+        card_scripts_allow(store, username="alice", allowed=True,
+                           character=store.character_read(character_id))
     return instance_create(store, owner=alice, character_id=character_id)
 
 
@@ -269,6 +278,8 @@ def test_a_new_chats_greeting_and_its_swipes_get_the_ai_output_scripts(store, al
     card["data"].update(first_mes="What colour?", alternate_greetings=["A colour test."])
     character_id = character_import_card(store, user=alice, filename="mira.json",
                                          data=json.dumps(card).encode())
+    card_scripts_allow(store, username="alice", allowed=True,
+                       character=store.character_read(character_id))
     instance_id = instance_create(store, owner=alice, character_id=character_id)
     greeting = _stored(store, instance_id)[0]
     assert greeting["content"] == "What color?"
@@ -282,3 +293,105 @@ async def test_a_players_line_nobody_answers_yet_gets_the_account_scripts(store,
     _order(store, group, "manual")
     assert await _say(store, group, "teh plan") == []
     assert _group_lines(store, group)[-1]["content"] == "the plan"
+
+
+# --- a card's scripts ask first (as SillyTavern does) ------------------------------------------
+
+SWAP = _script("/(\\w+) smiles/gi", "$1 grins", [2])
+
+
+def _import(client, user, scripts: list[dict]) -> dict:
+    response = client.post("/api/v1/characters/import", {"file": _card_file(scripts)},
+                           **_auth(user))
+    assert response.status_code == 201
+    return response.json()
+
+
+def _card_file(scripts: list[dict]):
+    return SimpleUploadedFile("mira.json", json.dumps(_card(scripts)).encode(),
+                              content_type="application/json")
+
+
+def test_a_cards_scripts_stay_off_until_the_player_allows_them(store, alice, alice_client,
+                                                               client, use_stub):
+    imported = _import(client, alice, [SWAP, _script("/colour/g", "color", [1])])
+    assert imported["regex_scripts"] == 2 and imported["regex_scripts_allowed"] is False
+    character_id = imported["character_id"]
+    shown = client.get(f"/api/v1/characters/{character_id}", **_auth(alice)).json()
+    assert shown["regex_scripts_allowed"] is False
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    use_stub.script(Reply("Mira smiles."))
+    _turn(store, instance_id, "What colour?")
+    assert [line["content"] for line in _stored(store, instance_id)] == [
+        "What colour?", "Mira smiles."]
+    page = alice_client.get(reverse("instance", args=[instance_id])).content.decode()
+    assert 'data-testid="regex-allow"' in page and "2 regex scripts" in page
+
+    response = alice_client.post(reverse("instance_regex_scripts", args=[instance_id]),
+                                 {"character_id": character_id, "allowed": "1"})
+    assert response.status_code == 302
+    use_stub.script(Reply("Mira smiles."))
+    _turn(store, instance_id, "What colour now?")
+    assert [line["content"] for line in _stored(store, instance_id)][-2:] == [
+        "What color now?", "Mira grins."]
+    assert client.get(f"/api/v1/characters/{character_id}",
+                      **_auth(alice)).json()["regex_scripts_allowed"] is True
+
+    response = client.put(f"/api/v1/characters/{character_id}",
+                          json.dumps({"regex_scripts_allowed": False}),
+                          content_type="application/json", **_auth(alice))
+    assert response.status_code == 200 and response.json()["regex_scripts_allowed"] is False
+    use_stub.script(Reply("Mira smiles."))
+    _turn(store, instance_id, "colour")
+    assert [line["content"] for line in _stored(store, instance_id)][-2:] == [
+        "colour", "Mira smiles."]
+
+
+def test_one_accounts_yes_is_not_anothers_and_changed_scripts_ask_again(store, alice, bob,
+                                                                        client, use_stub):
+    character_id = _import(client, alice, [SWAP])["character_id"]
+    assert client.put(f"/api/v1/characters/{character_id}",
+                      json.dumps({"visibility": "shared"}), content_type="application/json",
+                      **_auth(alice)).status_code == 200
+    client.put(f"/api/v1/characters/{character_id}", json.dumps({"regex_scripts_allowed": True}),
+               content_type="application/json", **_auth(alice))
+    bobs = instance_create(store, owner=bob, character_id=character_id)
+    use_stub.script(Reply("Mira smiles."))
+    _turn(store, bobs, "Hi.")
+    assert _stored(store, bobs)[-1]["content"] == "Mira smiles."  # alice's yes is hers
+    # bob allows them (he may use the character, not change it)
+    response = client.put(f"/api/v1/characters/{character_id}",
+                          json.dumps({"regex_scripts_allowed": True}),
+                          content_type="application/json", **_auth(bob))
+    assert response.status_code == 200 and response.json()["regex_scripts_allowed"] is True
+    use_stub.script(Reply("Mira smiles."))
+    _turn(store, bobs, "Hi again.")
+    assert _stored(store, bobs)[-1]["content"] == "Mira grins."
+    # the author changes the scripts: they are hers, bob is asked again
+    client.put(f"/api/v1/characters/{character_id}",
+               json.dumps({"regex_scripts": [_script("/smiles/g", "laughs", [2])]}),
+               content_type="application/json", **_auth(alice))
+    assert client.get(f"/api/v1/characters/{character_id}",
+                      **_auth(bob)).json()["regex_scripts_allowed"] is False
+    assert client.get(f"/api/v1/characters/{character_id}",
+                      **_auth(alice)).json()["regex_scripts_allowed"] is True
+    use_stub.script(Reply("Mira smiles."))
+    _turn(store, bobs, "And?")
+    assert _stored(store, bobs)[-1]["content"] == "Mira smiles."
+
+
+def test_the_editor_and_the_import_page_say_a_card_has_scripts(store, alice, alice_client):
+    response = alice_client.post(reverse("card_upload"), {"file": _card_file([SWAP])},
+                                 follow=True)
+    html = response.content.decode()
+    assert "This card has 1 regex script." in html
+    assert 'data-testid="regex-scripts-allowed"' in html
+    character_id = response.redirect_chain[-1][0].rstrip("/").split("/")[-1]
+    definition = store.character_read(character_id)
+    assert definition["character_id"] == character_id
+    url = reverse("character_edit", args=[character_id])
+    submitted = _submitted(alice_client.get(url).content.decode())
+    submitted["regex_scripts_allowed"] = ["1"]
+    assert alice_client.post(url, submitted).status_code == 302
+    assert 'name="regex_scripts_allowed" value="1" checked' in alice_client.get(
+        url).content.decode()

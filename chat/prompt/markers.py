@@ -1,0 +1,42 @@
+"""SillyTavern's prompt-manager markers as PersonaLab's own prompt sections, so a preset that
+reorders its markers (world info, persona, description, personality, scenario, examples)
+reorders ours the same way. Each marker's sections keep the places the template gives the
+group as a whole: only which group fills which place changes, everything else stays put."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from chat.prompt.inputs import SectionReport
+
+# Our section names for each SillyTavern marker (world info: the lore blocks by position).
+MARKER_SECTIONS = {
+    "charDescription": ("base_persona", "evolved_persona"),
+    "charPersonality": ("personality",),
+    "scenario": ("scenario",),
+    "personaDescription": ("user_persona",),
+    "dialogueExamples": ("examples", "mes_example", "example_messages"),
+}
+_LORE = {"before_char": "worldInfoBefore", "after_char": "worldInfoAfter"}
+
+
+def marker_of(report: SectionReport) -> str | None:
+    """The SillyTavern marker a head section stands for, or None."""
+    if report.name.startswith("block:lore:"):
+        return _LORE.get(str(report.note or ""))
+    return next((marker for marker, names in MARKER_SECTIONS.items()
+                 if report.name in names), None)
+
+
+def markers_ordered(head: list[SectionReport], order: Sequence[str]) -> list[SectionReport]:
+    """`head` with the marker sections in `order` (a preset's marker order), each in one of
+    the places marker sections held; the others where they were."""
+    rank = {marker: index for index, marker in enumerate(order)}
+    slots = [index for index, report in enumerate(head) if marker_of(report) in rank]
+    if len(slots) < 2:
+        return head
+    chosen = sorted((head[index] for index in slots), key=lambda r: rank[marker_of(r)])
+    placed = list(head)
+    for index, report in zip(slots, chosen):
+        placed[index] = report
+    return placed

@@ -1,0 +1,80 @@
+"""An account's default prompt manager (its prompt blocks and its preset's regex scripts): new
+chats start from it and a chat can reset to it, as SillyTavern's selected preset applies to
+every chat. Importing a SillyTavern preset here also sets the account's default samplers.
+Kept in data/modules/prompt_presets.json by account, as generation defaults are."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from chat.services.generation import generation_defaults_read, generation_defaults_update
+from chat.services.presets import (
+    manager_edited,
+    manager_from_preset,
+    manager_shown,
+    preset_of,
+    preset_sampling,
+)
+from personalab.lib.filestore import FileStore
+
+MODULE = "prompt_presets"
+
+
+def _stored(store: FileStore, username: str | None) -> dict[str, Any] | None:
+    accounts = store.module_read(MODULE).get("accounts")
+    found = accounts.get(username or "") if isinstance(accounts, dict) else None
+    return found if isinstance(found, dict) else None
+
+
+def _write(store: FileStore, *, username: str, manager: dict[str, Any]) -> None:
+    module = store.module_read(MODULE)
+    accounts = module.get("accounts") if isinstance(module.get("accounts"), dict) else {}
+    store.module_write(MODULE, {**module, "accounts": {**accounts, username: manager}})
+
+
+def account_prompt_manager_read(store: FileStore, *, user) -> dict[str, Any]:
+    """The account's default blocks, preset scripts (and whether they run), what its last
+    preset import left out."""
+    return manager_shown(_stored(store, user.get_username()))
+
+
+def account_prompt_manager_update(store: FileStore, *, user, blocks: Any = None,
+                                  regex_scripts: Any = None,
+                                  regex_scripts_allowed: bool | None = None) -> dict[str, Any]:
+    """Replace what is sent, each part checked first."""
+    manager = manager_edited(account_prompt_manager_read(store, user=user), blocks=blocks,
+                             regex_scripts=regex_scripts,
+                             regex_scripts_allowed=regex_scripts_allowed)
+    _write(store, username=user.get_username(), manager=manager)
+    return manager
+
+
+def account_preset_apply(store: FileStore, *, user, preset: Any,
+                         source: str = "") -> dict[str, Any]:
+    """A SillyTavern Chat Completion preset as the account's default: its samplers replace
+    the account's default samplers, its prompts and scripts its default prompt manager."""
+    current = account_prompt_manager_read(store, user=user)
+    manager = manager_from_preset(preset, current, source)
+    sampling = preset_sampling(preset)
+    if sampling is not None:
+        unset = {name: None for name in generation_defaults_read(store, user=user)}
+        generation_defaults_update(store, user=user, changes={**unset, **sampling})
+    if manager is not None:
+        _write(store, username=user.get_username(), manager=manager)
+    return {"generation": sampling or {}, **account_prompt_manager_read(store, user=user)}
+
+
+def account_preset_export(store: FileStore, *, user) -> dict[str, Any]:
+    """The account's default samplers, blocks and preset scripts as a SillyTavern preset."""
+    return preset_of(generation_defaults_read(store, user=user),
+                     account_prompt_manager_read(store, user=user))
+
+
+def account_prompt_manager_for_chat(store: FileStore, *, username: str | None) -> dict | None:
+    """What a new chat of `username` starts from (a copy: the chat's edits stay its own), or
+    None when the account set nothing."""
+    found = _stored(store, username)
+    if not found or not (found.get("blocks") or found.get("regex_scripts")):
+        return None
+    return copy.deepcopy(manager_shown(found))
