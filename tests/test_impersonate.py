@@ -13,7 +13,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from chat.impersonate import impersonate_plan
-from personalab.lib.llm import OfflineProvider
+from personalab.lib.llm_offline import OfflineProvider
 from chat.models import ApiToken
 from library.persona_services import persona_create
 from tests.stub_llm import Reply

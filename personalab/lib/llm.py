@@ -23,10 +23,7 @@ from personalab.lib.reasoning import Reasoning, ThinkSplitter, reasoning_split
 from personalab.lib import llm_body, sse
 from personalab.lib.errors import AppError
 from personalab.lib.jsontext import SurrogatesJoin, text_surrogates_replace
-# The offline demo lives in llm_offline; its names stay importable from here.
-from personalab.lib.llm_offline import (OFFLINE_LABEL, OfflineProvider, _shorten,  # noqa: F401
-                                        offline_events, offline_impersonation, offline_persona,
-                                        offline_pieces, offline_recap, offline_reply)
+from personalab.lib.llm_offline import _shorten
 
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"

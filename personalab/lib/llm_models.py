@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import openai
 
-from personalab.lib.llm import DEFAULT_BASE_URL, LLMError, LLMSettings, _shorten, _status_message
+from personalab.lib.llm import DEFAULT_BASE_URL, LLMError, LLMSettings, _status_message
+from personalab.lib.llm_offline import _shorten
 from personalab.lib.jsontext import text_surrogates_replace
 
 CHECK_TIMEOUT = 5.0  # seconds for the whole check: the page waits on it
