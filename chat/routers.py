@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from ninja import Body, File, Router, Status
 from ninja.files import UploadedFile
 
-from chat import conversations, history, selectors
+from chat import history, selectors
 from chat.services import instance_settings, instances
 from chat.services.generation import (
     generation_defaults_read,
@@ -36,7 +36,7 @@ from chat.services.traces import trace_rebuild, trace_sections
 from chat.models import Instance, Trace
 from chat.aside import aside_run, aside_speaker
 from chat.schemas import (AsideOut, BackgroundSwitchIn, BranchIn, BranchOut, ChatIn, ChatOut,
-                          ConversationList, CurrentResponse, GenerationSettings,
+                          CurrentResponse, GenerationSettings,
                           GenerationSettingsIn, HistoryChange, ImpersonateOut, InstanceCreated,
                           InstanceDetail, InstanceIn, InstanceList, InstanceUpdateIn,
                           MemberChangeIn, MemberChangesOut, MemberIn, MessageEditIn,
@@ -55,7 +55,7 @@ from personalab.lib.body_fields import body_fields_check
 from personalab.lib.errors import AppError, Invalid, NotFound, TooLarge, naming_field
 from personalab.lib.filestore import StoreError
 from personalab.lib.ids import validate_id
-from personalab.lib.participants import member_ids, participant_id_checked
+from personalab.lib.participants import member_ids
 from personalab.storage import get_store
 
 router = Router(tags=["instances"])
@@ -579,33 +579,3 @@ def chat_export(request: HttpRequest, instance_id: str, session_id: str,
                                                 character=character)
     return export_response(body, content_type=content_type, filename=f"{session_id}.{format}")
 
-
-# --- the conversation ledger's indexes -------------------------------------------------------
-
-
-def conversation_out(row: Instance) -> dict:
-    participants = sorted(p.participant_id for p in row.participants.all())
-    return {"instance_id": row.instance_id, "conv_key": "|".join(participants),
-            "participants": participants, "character_id": row.character_id,
-            "created_at": row.created_at}
-
-
-@router.get("/conversations", response=ConversationList, tags=["conversations"])
-def conversations_with(request: HttpRequest, participants: str):
-    """Your conversations with exactly these participants (comma-separated ids; you, as
-    `player:{username}`, are included when no player is named)."""
-    wanted = [participant_id_checked(p.strip(), field="participants")
-              for p in participants.split(",") if p.strip()]
-    if not wanted:
-        raise Invalid("name at least one participant", field="participants")
-    rows = conversations.conversations_with(user=request.auth, participants=wanted)
-    return {"conversations": [conversation_out(row) for row in rows]}
-
-
-@router.get("/participants/{participant_id}/conversations", response=ConversationList,
-            tags=["conversations"])
-def participant_conversations(request: HttpRequest, participant_id: str):
-    """Your conversations that this character (or `player:{username}`) took part in."""
-    participant_id_checked(participant_id, field="participant_id")
-    rows = conversations.conversations_of(user=request.auth, participant_id=participant_id)
-    return {"conversations": [conversation_out(row) for row in rows]}

@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Body, File, Router, Status
 from ninja.files import UploadedFile
 
-from library import lorebook_services as services
+from library import lorebook_services
 from library.item_copy import lorebook_copy
 from library.selectors import lorebook_for_use, visibility_of
 from personalab.lib.body_fields import body_fields_check
@@ -25,7 +25,7 @@ def lorebook_out(lorebook: dict[str, Any]) -> dict[str, Any]:
 @router.get("/lorebooks")
 def lorebooks_list(request: HttpRequest):
     """Your lorebooks and shared ones (staff: all)."""
-    books = services.lorebooks_listed(get_store(), user=request.auth)
+    books = lorebook_services.lorebooks_listed(get_store(), user=request.auth)
     return {"lorebooks": [{"lorebook_id": b["lorebook_id"], "name": b.get("name", ""),
                            "entry_count": len(b.get("entries") or []),
                            "owner": b.get("owner"), "visibility": visibility_of(b)}
@@ -39,7 +39,7 @@ def lorebook_create(request: HttpRequest, payload: dict[str, Any] = Body(...)):
     body_fields_check({"owner": payload["owner"]} if "owner" in payload else {}, writable=(),
                       shown={})
     store = get_store()
-    lorebook_id = services.lorebook_create(store, owner=request.auth, data=payload)
+    lorebook_id = lorebook_services.lorebook_create(store, owner=request.auth, data=payload)
     return Status(201, lorebook_out(store.lorebook_read(lorebook_id)))
 
 
@@ -48,8 +48,8 @@ def lorebook_import(request: HttpRequest, file: File[UploadedFile]):
     """Multipart `file`: a SillyTavern world-info JSON, a card's `character_book`, or a card
     JSON that has one. Keys that are not valid regexes import as plain text."""
     store = get_store()
-    lorebook_id = services.lorebook_import(
-        store, owner=request.auth, data=file.read(services.MAX_LOREBOOK_BYTES + 1),
+    lorebook_id = lorebook_services.lorebook_import(
+        store, owner=request.auth, data=file.read(lorebook_services.MAX_LOREBOOK_BYTES + 1),
         filename=file.name or "")
     return Status(201, lorebook_out(store.lorebook_read(lorebook_id)))
 
@@ -64,17 +64,18 @@ def lorebook_change(request: HttpRequest, lorebook_id: str, payload: dict[str, A
     """The whole lorebook as it should be; fields the editor does not know are kept as sent;
     `lorebook_id` and `owner` may be sent back unchanged (changed: 400 `read_only_field`)."""
     store = get_store()
-    fixed = {name: payload[name] for name in services.SERVER_FIELDS if name in payload}
+    fixed = {name: payload[name] for name in lorebook_services.SERVER_FIELDS if name in payload}
     if fixed:
         body_fields_check(fixed, writable=(), shown=lorebook_out(
             lorebook_for_use(store, user=request.auth, lorebook_id=lorebook_id)))
-    services.lorebook_update(store, actor=request.auth, lorebook_id=lorebook_id, data=payload)
+    lorebook_services.lorebook_update(store, actor=request.auth, lorebook_id=lorebook_id,
+                                      data=payload)
     return lorebook_out(store.lorebook_read(lorebook_id))
 
 
 @router.delete("/lorebooks/{lorebook_id}", response={204: None})
 def lorebook_remove(request: HttpRequest, lorebook_id: str):
-    services.lorebook_remove(get_store(), actor=request.auth, lorebook_id=lorebook_id)
+    lorebook_services.lorebook_remove(get_store(), actor=request.auth, lorebook_id=lorebook_id)
     return Status(204, None)
 
 
@@ -91,7 +92,7 @@ def lorebook_export(request: HttpRequest, lorebook_id: str,
                     format: Literal["st", "card"] = "st"):  # noqa: A002 — the query name
     """`format=st`: a SillyTavern world-info file; `format=card`: a card's character_book."""
     lorebook = lorebook_for_use(get_store(), user=request.auth, lorebook_id=lorebook_id)
-    body = json.dumps(services.lorebook_export(lorebook, fmt=format), ensure_ascii=False,
+    body = json.dumps(lorebook_services.lorebook_export(lorebook, fmt=format), ensure_ascii=False,
                       indent=2)
     response = HttpResponse(body, content_type="application/json; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{lorebook_id}.{format}.json"'

@@ -3,6 +3,9 @@ from __future__ import annotations
 from django.apps import AppConfig
 from django.conf import settings
 
+from library import lore_vector_store
+from personalab.lib.embedding import embeddings, engine
+
 
 class MemoryConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
@@ -11,9 +14,6 @@ class MemoryConfig(AppConfig):
     def ready(self) -> None:
         # The embedding engines stay framework-free (benchmarks use them without Django): they
         # get their settings, parsed once in personalab/settings.py, here at start-up.
-        from library import lore_vector_store
-        from personalab.lib.embedding import embeddings, engine
-
         embeddings.MAX_PASSAGE_CHARS = settings.PERSONALAB_EMBED_MAX_CHARS
         engine.THREADS = settings.PERSONALAB_EMBED_THREADS
         embeddings.LINES_ONCE = settings.PERSONALAB_EMBED_LINES_ONCE
@@ -22,6 +22,6 @@ class MemoryConfig(AppConfig):
         lore_vector_store.embedder_install(
             name=f"{embeddings.EMBEDDING_NAME}-{embeddings.DEFAULT_VARIANT}"
                  f"-{embeddings.MAX_PASSAGE_CHARS}",
-            # Looked up at each call, so a test that patches personalab.lib.embedding.embeddings is obeyed.
+            # Looked up at each call, so a test that patches the embeddings module is obeyed.
             embed_passages=lambda texts: embeddings.embed_passages(texts),
             max_chars=embeddings.MAX_PASSAGE_CHARS)

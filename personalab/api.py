@@ -21,6 +21,7 @@ from ninja.parser import Parser
 from ninja.security import APIKeyCookie, HttpBearer
 
 from chat.models import ApiToken
+from chat.conversation_routers import router as conversations_router
 from chat.import_routers import router as chat_import_router
 from chat.routers import chat_router, history_router
 from chat.routers import router as instances_router
@@ -216,6 +217,7 @@ api.add_router("/", chat_import_router)  # before /instances/{instance_id}
 api.add_router("/", instances_router)
 api.add_router("/", chat_router)
 api.add_router("/", history_router)
+api.add_router("/", conversations_router)
 api.add_router("/", library_router)
 api.add_router("/", characters_router)
 api.add_router("/", backgrounds_router)

@@ -8,7 +8,7 @@
 - `mes_example` is split on `<START>` into example dialogues (chat/prompt/examples.py).
 - `extensions.depth_prompt` (`prompt`, `depth`, `role`) is a block woven at its depth.
 - `creator_notes` are for the player only: read here so the trace can say they were not sent.
-- `alternate_greetings` are swipes of the first message (chat/services.py instance_create).
+- `alternate_greetings` are swipes of the first message (chat/services/instances.py instance_create).
 
 Card text is data: the pipeline substitutes macros (personalab/lib/macros.py), nothing is
 rendered as a template.

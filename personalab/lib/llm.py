@@ -22,19 +22,7 @@ import orjson
 from personalab.lib import llm_body, sse
 from personalab.lib.errors import AppError
 from personalab.lib.jsontext import SurrogatesJoin, text_surrogates_replace
-
-# The offline demo lives in llm_offline; its names stay importable from here.
-from personalab.lib.llm_offline import (  # noqa: F401
-    OFFLINE_LABEL,
-    OfflineProvider,
-    _shorten,
-    offline_events,
-    offline_impersonation,
-    offline_persona,
-    offline_pieces,
-    offline_recap,
-    offline_reply,
-)
+from personalab.lib.llm_offline import _shorten
 from personalab.lib.reasoning import Reasoning, ThinkSplitter, reasoning_split
 
 DEFAULT_MODEL = "gpt-4o-mini"

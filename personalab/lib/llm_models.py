@@ -24,9 +24,9 @@ from personalab.lib.llm import (
     LLMError,
     LLMSettings,
     _client_new,
-    _shorten,
     _status_message,
 )
+from personalab.lib.llm_offline import _shorten
 
 CHECK_TIMEOUT = 5.0  # seconds for the whole check: the page waits on it
 MAX_MODELS = 500  # a server may list thousands; the picker shows the first ones

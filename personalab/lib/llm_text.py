@@ -30,9 +30,9 @@ from personalab.lib.llm import (
     LLMSettings,
     OpenAIProvider,
     _is_openai,
-    _shorten,
     sampling_split,
 )
+from personalab.lib.llm_offline import _shorten
 from personalab.lib.reasoning import Reasoning, reasoning_split
 
 # What complete() (a summary, a recap) takes of a reply before it stops reading: far more than

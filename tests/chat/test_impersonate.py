@@ -15,7 +15,7 @@ from asgiref.sync import sync_to_async
 from chat.impersonate import impersonate_plan
 from chat.models import ApiToken
 from library.persona_services import persona_create
-from personalab.lib.llm import OfflineProvider
+from personalab.lib.llm_offline import OfflineProvider
 from tests.chat.test_consumer import _connect
 from tests.chat.test_group import _say, brenna, group  # noqa: F401 (fixtures)
 from tests.stub_llm import Reply

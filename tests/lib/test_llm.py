@@ -10,15 +10,8 @@ from importlib.util import find_spec
 
 import pytest
 
-from personalab.lib.llm import (
-    OFFLINE_LABEL,
-    GGUFProvider,
-    LLMError,
-    LLMSettings,
-    OfflineProvider,
-    OpenAIProvider,
-    offline_pieces,
-)
+from personalab.lib.llm import GGUFProvider, LLMError, LLMSettings, OpenAIProvider
+from personalab.lib.llm_offline import OFFLINE_LABEL, OfflineProvider, offline_pieces
 from personalab.lib.llm_providers import provider_for
 from personalab.llm_config import llm_settings_from_env
 from tests.stub_llm import (

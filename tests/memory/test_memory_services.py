@@ -500,7 +500,7 @@ def test_damaged_recap_file_reads_empty_but_is_never_overwritten(tmp_path):
 
 
 async def test_offline_provider_answers_are_usable_by_every_memory_action(tmp_path):
-    from personalab.lib.llm import OfflineProvider
+    from personalab.lib.llm_offline import OfflineProvider
 
     store = make_instance(tmp_path, turns=4)
     llm = OfflineProvider(delay=0)

