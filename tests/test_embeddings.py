@@ -91,32 +91,3 @@ def test_by_default_a_line_is_embedded_together_with_its_context():
     rows = embeddings.default_embedder().embed_in_context([ANSWER, QUESTION], [QUESTION, None])
     together = texts_embed([f"{QUESTION}\n{ANSWER}", QUESTION], is_query=False)
     assert np.allclose(rows, together, atol=1e-5)
-
-
-class _RecordingEngine:
-    """Stands in for the passage engine: a text's vector is its length on one axis, so the test
-    sees which row came from which text; the calls are recorded."""
-
-    dim = 4
-
-    def __init__(self) -> None:
-        self.calls: list[list[str]] = []
-
-    def encode(self, texts: list[str], is_query: bool = False) -> np.ndarray:
-        self.calls.append(list(texts))
-        return np.array([[len(text), 1.0, 0.0, 0.0] for text in texts], dtype=np.float32)
-
-
-def test_an_import_chunk_goes_to_the_engine_in_few_calls_of_similar_lengths(monkeypatch):
-    """The fill of an imported chat embeds 256 lines at a time; the engine runs a call's batches
-    side by side on its threads, so a call must carry many batches (few calls) of like lengths
-    (little padding, no thread left waiting), and the rows still come back in the lines' order."""
-    engine = _RecordingEngine()
-    monkeypatch.setattr(embeddings, "model_load", lambda *args, **kwargs: engine)
-    lines = [f"Ann: line {n} " + "and then we walked on " * (n * 7 % 13) for n in range(256)]
-    rows = texts_embed(lines, is_query=False)
-    assert [row[0] for row in rows] == [len(line) for line in lines]
-    assert len(engine.calls) <= 8  # about 37,000 characters
-    for call in engine.calls:
-        assert [len(text) for text in call] == sorted(len(text) for text in call)
-    assert [len(call[0]) for call in engine.calls] == sorted(len(call[0]) for call in engine.calls)

