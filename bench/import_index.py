@@ -35,7 +35,10 @@ def texts_load(data: Path, count: int) -> list[tuple[str, str]]:
     """(speaker, text) pairs from LoCoMo, repeated to `count`."""
     pairs: list[tuple[str, str]] = []
     for path in sorted(data.glob("*.json")):
-        conversation = json.loads(path.read_text(encoding="utf-8")).get("conversation") or {}
+        # LoCoMo's own release nests the sessions under "conversation"; ../shared/bench/locomo
+        # has them at the top: read both (reading neither embedded one synthetic line 10,000 times).
+        record = json.loads(path.read_text(encoding="utf-8"))
+        conversation = record.get("conversation") or record
         for key in sorted(conversation, key=lambda k: (len(k), k)):
             if key.startswith("session_") and isinstance(conversation[key], list):
                 pairs += [(str(t.get("speaker") or "A"), str(t.get("text") or ""))
