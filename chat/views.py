@@ -197,6 +197,12 @@ def _chat_strings() -> dict[str, str]:
         "branched": gettext("New session %(s)s starts from here; the old one is kept in History."),
         "starting": gettext("Starting…"),
         "took": gettext("took %(s)s s"),
+        "dismiss": gettext("Dismiss"),
+        "memoryStopped": gettext("Stopped: no answer came (the connection or the server went "
+                                 "away); if the server restarted, the action did not finish: "
+                                 "start it again."),
+        "memoryStillRunning": gettext("The connection was lost; the action still runs on the "
+                                      "server. Reload the page when it is done."),
         "you": gettext("You"),
         "placeholderTouch": gettext("Say something… (Enter for a new line, Send to send)"),
         "save": gettext("Save"),
@@ -380,13 +386,16 @@ def instance_memory_progress(request: HttpRequest, instance_id: str) -> HttpResp
     _instance_or_404(request, instance_id)
     state, step = progress_state(instance_id)
     if state == "stopped":
-        return HttpResponse(gettext("Stopped: the last memory action did not finish (the server "
-                                    "stopped during it); start it again."),
-                            content_type="text/plain")
-    working = gettext("Working…")
-    # The stage is stored untranslated (any worker may poll it): shown in the reader's language.
-    return HttpResponse(f"{working} {gettext(step)}" if step else working,
-                        content_type="text/plain")
+        text = gettext("Stopped: the last memory action did not finish (the server stopped "
+                       "during it); start it again.")
+    else:
+        working = gettext("Working…")
+        # The stage is stored untranslated (any worker may poll it): in the reader's language.
+        text = f"{working} {gettext(step)}" if step else working
+    response = HttpResponse(text, content_type="text/plain")
+    # The page asks after a request that got no answer: does the action still run?
+    response["X-Memory-Progress"] = state
+    return response
 
 
 @login_required
