@@ -160,6 +160,7 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
         "authors_note": store.memory_json_read(instance_id, "authors_note", {}),
         "note_roles": NOTE_ROLES,
         "recap_due": _recap_due_text(store, read),
+        "background_picture": selectors.background_picture_url(store, state=state),
         "chat_strings": _chat_strings(),
         **members_context(store, user=request.user, state=state, characters=characters),
         "asides": asides_read(store, instance_id=instance_id)[-ASIDES_SHOWN:],

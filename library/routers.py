@@ -9,6 +9,7 @@ from ninja import File, Router, Status
 from ninja.files import UploadedFile
 
 from library import selectors, services
+from library.background_picture import background_picture_save
 from library.card_import import character_import_card
 from library.schemas import (BackgroundCopied, BackgroundCreated, BackgroundIn, BackgroundList,
                              BackgroundOut, CharacterCopied, CharacterCreated, CharacterIn,
@@ -263,6 +264,22 @@ def background_change(request: HttpRequest, background_id: str, payload: Backgro
     services.background_save(store, data={**background, **data}, background_id=background_id,
                              user=request.auth)
     return store.background_read(background_id)
+
+
+@backgrounds_router.post("/backgrounds/{background_id}/picture", response=BackgroundOut,
+                         exclude_unset=True)
+def background_picture_upload(request: HttpRequest, background_id: str,
+                              file: File[UploadedFile]):
+    """Multipart `file`: the background's picture, shown behind the chat (PNG, JPEG, GIF or
+    WebP, at most 2 MB; owner or staff; the editor crops it to 16:9). The answer has
+    `picture_url`."""
+    store = get_store()
+    validate_id(background_id, kind="background id")
+    selectors.background_for_use(store, user=request.auth, background_id=background_id)
+    background_picture_save(store, actor=request.auth, background_id=background_id,
+                            data=file.read(services.AVATAR_MAX_BYTES + 1))
+    return {**store.background_read(background_id),
+            "picture_url": reverse("background_picture", args=[background_id])}
 
 
 @backgrounds_router.delete("/backgrounds/{background_id}", response=Deleted)
