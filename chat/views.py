@@ -15,6 +15,7 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from chat import memory_actions, selectors, services
+from chat.members import is_group
 from chat.aside import asides_read
 from chat.chat_formats import ChatFormatError
 from chat.member_views import members_context, reply_orders
@@ -161,7 +162,14 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
         "note_roles": NOTE_ROLES,
         "recap_due": _recap_due_text(store, read),
         "background_picture": selectors.background_picture_url(store, state=state),
-        "chat_strings": _chat_strings(),
+        # The player's line before the file holds it is named and pictured as the persona,
+        # and a one-character chat's reply as its character from the moment it is asked for
+        # (a group's speaker is named by the reply's first event).
+        "chat_strings": {**_chat_strings(), "you": shown["macro_values"].get("user")
+                         or gettext("You"), "youAvatar": shown["player_avatar"] or "",
+                         "replyName": "" if is_group(state) else
+                         shown["character"].get("name") or "",
+                         "replyAvatar": shown["character_avatar"] or ""},
         **members_context(store, user=request.user, state=state, characters=characters),
         "asides": asides_read(store, instance_id=instance_id)[-ASIDES_SHOWN:],
     }

@@ -171,10 +171,12 @@ export function connect() {
 
 function deliver(frame) {
   if (frame.type === "send") {
-    addMessage("user", frame.content, S.you);
+    addMessage("user", frame.content, S.you, S.youAvatar);
     input.value = "";
   }
-  turn.streaming = {el: addMessage("assistant", "", "…"), raw: ""};
+  // A one-character chat knows who answers; a group's bubble is named by the reply itself.
+  turn.streaming = {el: addMessage("assistant", "", S.replyName || "…",
+                                   S.replyName ? S.replyAvatar : ""), raw: ""};
   scrollToNewest();  // the player asked: show where the answer comes
   setBusy(true);
   statusSay("");

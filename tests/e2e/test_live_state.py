@@ -122,3 +122,28 @@ def test_summarize_results_stay_until_dismissed_and_the_recap_due_moves_with_eac
     page.wait_for_function("() => document.getElementById('memory-result').textContent.trim() !== ''",
                            timeout=60_000)
     assert page.js_errors == []
+
+
+def test_the_players_line_shows_their_personas_name_and_picture_before_the_reply(
+        page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    page.goto(f"{server.url}/")
+    persona = _api(page, server, "POST", "/personas", {"name": "Ann"})["persona_id"]
+    token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    uploaded = page.request.post(
+        f"{server.url}/api/v1/personas/{persona}/avatar", headers={"X-CSRFToken": token},
+        multipart={"file": {"name": "ann.png", "mimeType": "image/png",
+                            "buffer": png_bytes(20, 30)}})
+    assert uploaded.ok, uploaded.text()
+    chat = _api(page, server, "POST", "/instances", {"character_id": "char_alserqi",
+                                                     "persona_id": persona})["instance_id"]
+    page.goto(f"{server.url}/instances/{chat}/")
+    server.stub.script(Reply("Welcome, Ann. " * 10, chunk_size=2, delay=0.05))
+    message_send(page, "I am back.")
+    mine = page.evaluate("""() => { const b = [...document.querySelectorAll('#messages .msg.user.pending')].pop();
+      return {name: b.querySelector('.who strong').textContent,
+              picture: b.querySelector('img.avatar') && b.querySelector('img.avatar').getAttribute('src')}; }""")
+    assert mine == {"name": "Ann", "picture": f"/library/personas/{persona}/avatar"}
+    screenshot_take(page, "live_state_persona_line_390", full_page=False)
+    turn_wait_done(page)
+    assert page.js_errors == []
