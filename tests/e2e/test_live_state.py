@@ -147,3 +147,25 @@ def test_the_players_line_shows_their_personas_name_and_picture_before_the_reply
     screenshot_take(page, "live_state_persona_line_390", full_page=False)
     turn_wait_done(page)
     assert page.js_errors == []
+
+
+def test_a_summarize_cut_by_the_server_going_down_says_it_stopped(page: Page,
+                                                                  server: Server) -> None:
+    page.set_viewport_size(DESKTOP)
+    instance_new(page, server)
+    server.stub.script(Reply("Noted."))
+    message_send(page, "Remember the lighthouse.")
+    turn_wait_done(page)
+    summary = json.dumps({"events": [{"summary": "A lighthouse.", "plot": "x"}]})
+    server.stub.script(Reply(summary, chunk_size=1, delay=0.5))  # long enough to be cut
+    page.click("[data-memory-action=summarize]")
+    page.wait_for_function("() => /[1-9] s/.test(document.getElementById('memory-elapsed').textContent)")
+    server.process.kill()  # a crash: no graceful end for the request in flight
+    server.process.wait(timeout=10)
+    try:
+        page.wait_for_function("() => /Stopped/.test(document.getElementById('memory-result').textContent)",
+                               timeout=30_000)
+        assert page.locator("[data-testid=memory-result-dismiss]").is_visible()
+        screenshot_take(page, "live_state_summarize_stopped_1366", full_page=False)
+    finally:
+        server.start()
