@@ -12,6 +12,7 @@ from typing import Any, Awaitable, Callable
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
+from chat.speaker_shown import partial_speaker_shown
 from personalab.lib.filestore import FileStore, StoreError
 
 log = logging.getLogger(__name__)
@@ -59,7 +60,8 @@ def streaming_snapshot(store: FileStore, instance_id: str) -> dict[str, Any] | N
     writing is what a crash or a stopped server left: it is completed in the file (kept, marked
     interrupted) instead of followed, or the tab would wait on a reply nobody writes."""
     try:
-        session_id = store.instance_state_read(instance_id)["current_session_id"]
+        state = store.instance_state_read(instance_id)
+        session_id = state["current_session_id"]
         partial = store.session_read(instance_id, session_id, newest=0).partial
         if partial is None or store.session_repair_when_idle(instance_id, session_id):
             return None
@@ -67,7 +69,8 @@ def streaming_snapshot(store: FileStore, instance_id: str) -> dict[str, Any] | N
         return None
     return {"type": "stream", "session_id": session_id, "turn": partial.get("turn"),
             "content": str(partial.get("content", "")),
-            "reasoning": str(partial.get("reasoning", ""))}
+            "reasoning": str(partial.get("reasoning", "")),
+            **partial_speaker_shown(store, state=state, partial=partial)}
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """A chat exported by another role-play app imported as a NEW chat with the character(s) the
 player picks, from the library or a character's page (the chat drawer imports into the chat it
-is in). The file is read before the chat is made: a bad file makes no empty chat."""
+is in). The file is read before the chat is made: a bad file makes no empty chat, and the
+imported chat is the new chat's only session (no greeting session beside it)."""
 
 from __future__ import annotations
 
@@ -35,5 +36,5 @@ def chat_import_new(user, *, character_ids: list[str], data: bytes,
                                       character_ids=ids if len(ids) > 1 else None,
                                       background_id=background_id or None)
         session_id, report = session_import(store, instance_id=instance_id, data=data,
-                                            imported=imported)
+                                            imported=imported, new_chat=True)
     return instance_id, session_id, report

@@ -96,11 +96,14 @@ def instance_members(request: HttpRequest, instance_id: str) -> HttpResponse:
     except AppError as error:
         errors, status = (error.fields or {"members": error.message}), error.status
     state = store.instance_state_read(instance_id)
+    characters = ChatCharacters(store, state=state)
     # A refused change shows what was typed, beside its error, not the stored value.
     typed = ({"character_id": character_id,
               "talkativeness": request.POST.get("talkativeness", "")}
              if errors and action == "change" else {})
     return render(request, "chat/_members.html", {
         "instance": {"instance_id": instance_id}, "member_errors": errors,
-        "member_typed": typed,
-        **members_context(store, user=request.user, state=state)}, status=status)
+        "member_typed": typed, "state": state,
+        "character": characters.optional(state.get("character_id")),
+        **members_context(store, user=request.user, state=state, characters=characters)},
+        status=status)

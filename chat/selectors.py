@@ -5,21 +5,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.urls import reverse
+
 from chat.context import page_macro_values
-from chat.regex_turn import line_display_for
 from chat.history import line_fingerprint
-from personalab.lib.llm_providers import provider_for
-from personalab.llm_config import llm_settings_from_env
 from chat.members import is_group, member_ids, members_of, members_title
+from chat.regex_turn import line_display_for
 from library.avatars import avatar_file
+from library.background_picture import background_picture_file
 from library.errors import ItemWithheld
-from library.selectors import (ChatCharacters, background_for_chat,
-                               character_for_chat_optional, persona_effective)
+from library.selectors import (
+    ChatCharacters,
+    background_for_chat,
+    character_for_chat_optional,
+    persona_effective,
+)
 from personalab.lib.filestore import FileStore, SessionRead, StoreError
 from personalab.lib.jsontext import json_loads
-from personalab.lib.lines import session_line_problem
 from personalab.lib.line_macros import line_macros_replace
+from personalab.lib.lines import session_line_problem
+from personalab.lib.llm_providers import provider_for
 from personalab.lib.membership import member_changes_read
+from personalab.llm_config import llm_settings_from_env
 
 CHAT_PAGE_SIZE = 40
 
@@ -102,6 +109,17 @@ def character_avatar_url(store: FileStore, character_id: str | None) -> str | No
     if character_id and avatar_file(store.character_dir(character_id)) is not None:
         return f"/library/characters/{character_id}/avatar.png"
     return None
+
+
+def background_picture_url(store: FileStore, *, state: dict[str, Any]) -> str | None:
+    """The chat's background picture, while the chat reads the author's file (a kept copy
+    holds no picture, and a private one would be a 404 to this reader)."""
+    background = background_for_chat(store, state=state) if state.get("background_id") else {}
+    if not background.get("name") or background.get("kept_at"):
+        return None
+    if background_picture_file(store, state["background_id"]) is None:
+        return None
+    return reverse("background_picture", args=[state["background_id"]])
 
 
 def _avatar_in_chat(characters: ChatCharacters, character_id: str | None) -> str | None:

@@ -20,21 +20,27 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from chat import context as turn_context
-from personalab.lib.llm import LLMError, Provider
-from personalab.lib.reasoning import Reasoning
 from chat.regex_turn import reply_regexed, turn_regex
 from chat.reply_limit import pieces_capped, truncated_warning
 from chat.selectors import memory_settings_effective
 from chat.services.index import trace_index
+from chat.speaker_shown import speaker_shown
 from chat.speakers import Pick
 from director.services import director_step
-from memory.recaps import recap_maybe_roll
 from library.errors import ItemWithheld
 from library.regex_scripts import RegexRun
+from memory.recaps import recap_maybe_roll
 from personalab.lib.errors import AppError
+from personalab.lib.filestore import (
+    AssistantLineWriter,
+    FileStore,
+    InstanceBusy,
+    StoreError,
+    utc_now,
+)
+from personalab.lib.llm import LLMError, Provider
 from personalab.lib.locks import LockUnavailable
-from personalab.lib.filestore import (AssistantLineWriter, FileStore, InstanceBusy, StoreError,
-                                      utc_now)
+from personalab.lib.reasoning import Reasoning
 
 log = logging.getLogger(__name__)
 
@@ -148,6 +154,8 @@ class Ready:
     trace_id: str
     started: float
     timings: dict[str, float]
+    # Who answers, as the page names the bubble: sent with the reply's first event.
+    shown: dict[str, Any] = field(default_factory=dict)
 
 
 def turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerate: bool = False,
@@ -160,7 +168,9 @@ def turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerate
         store, instance_id=instance_id, user_text=user_text, regenerate=regenerate,
         continue_reply=continue_reply, speaker=speaker, trigger=trigger, provider=provider,
         started=started, timings=timings)
-    return Ready(ctx, provider, prepared, new_trace_id(), started, timings)
+    shown = speaker_shown(store, character=ctx.character, character_id=(
+        ctx.speaker.character_id if ctx.speaker else ctx.instance_state.get("character_id")))
+    return Ready(ctx, provider, prepared, new_trace_id(), started, timings, shown)
 
 
 async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emit: Emit,
@@ -199,7 +209,8 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
         timings=dict(timings)))
     llm_started = time.perf_counter()
     writer, flags, first_token_ms = await _stream_reply(store, ctx, prepared, provider, emit,
-                                                        stop, trace_id=trace_id)
+                                                        stop, trace_id=trace_id,
+                                                        shown=ready.shown)
     timings["llm_ms"] = _ms(llm_started)
     if first_token_ms is not None:
         timings["first_token_ms"] = first_token_ms
@@ -250,10 +261,11 @@ def _turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerat
 
 async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
                         prepared: turn_context.Prepared, provider: Provider, emit: Emit,
-                        stop: asyncio.Event, *, trace_id: str
+                        stop: asyncio.Event, *, trace_id: str, shown: dict[str, Any]
                         ) -> tuple[AssistantLineWriter, dict[str, Any], float | None]:
     """The reply streamed into its line, which the caller finishes (with `flags`) unless this
-    is cancelled: then the line is finished here, marked interrupted."""
+    is cancelled: then the line is finished here, marked interrupted. The first event (token
+    or reasoning) also carries `shown`: who speaks, so the bubble is named from the start."""
     writer = store.assistant_writer(ctx.instance_id, ctx.session_id, turn=ctx.turn,
                                     extra={"trace_id": trace_id, **ctx.reply_extra},
                                     replace_from=ctx.replace_from,
@@ -262,15 +274,20 @@ async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
     started = time.perf_counter()
     offset = len(writer.content)
 
+    unnamed = [shown]  # emptied by the first event
+
+    def named(event: dict[str, Any]) -> dict[str, Any]:
+        return {**event, **unnamed.pop()} if unnamed else event
+
     async def push_reasoning(text: str) -> None:
-        await emit({"type": "reasoning", "content": text})
+        await emit(named({"type": "reasoning", "content": text}))
 
     async def push(text: str) -> None:
         nonlocal offset
         if not first_token_ms:
             first_token_ms.append(_ms(started))
         # The character offset lets a follower that joined mid-reply skip what the file gave it.
-        event = {"type": "token", "content": text, "offset": offset}
+        event = named({"type": "token", "content": text, "offset": offset})
         offset += len(text)
         await emit(event)
 

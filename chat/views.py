@@ -18,6 +18,7 @@ from chat import memory_actions, selectors
 from chat.aside import asides_read
 from chat.chat_formats import ChatFormatError
 from chat.member_views import members_context, reply_orders
+from chat.members import is_group
 from chat.models import Trace
 from chat.regex_allow_views import regex_asks
 from chat.services import instance_settings
@@ -171,7 +172,15 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
         "authors_note": store.memory_json_read(instance_id, "authors_note", {}),
         "note_roles": NOTE_ROLES,
         "recap_due": _recap_due_text(store, read),
-        "chat_strings": _chat_strings(),
+        "background_picture": selectors.background_picture_url(store, state=state),
+        # The player's line before the file holds it is named and pictured as the persona,
+        # and a one-character chat's reply as its character from the moment it is asked for
+        # (a group's speaker is named by the reply's first event).
+        "chat_strings": {**_chat_strings(), "you": shown["macro_values"].get("user")
+                         or gettext("You"), "youAvatar": shown["player_avatar"] or "",
+                         "replyName": "" if is_group(state) else
+                         shown["character"].get("name") or "",
+                         "replyAvatar": shown["character_avatar"] or ""},
         **members_context(store, user=request.user, state=state, characters=characters),
         "regex_asks": regex_asks(store, username=request.user.get_username(), state=state,
                                  characters=characters),
@@ -210,6 +219,12 @@ def _chat_strings() -> dict[str, str]:
         "branched": gettext("New session %(s)s starts from here; the old one is kept in History."),
         "starting": gettext("Starting…"),
         "took": gettext("took %(s)s s"),
+        "dismiss": gettext("Dismiss"),
+        "memoryStopped": gettext("Stopped: no answer came (the connection or the server went "
+                                 "away); if the server restarted, the action did not finish: "
+                                 "start it again."),
+        "memoryStillRunning": gettext("The connection was lost; the action still runs on the "
+                                      "server. Reload the page when it is done."),
         "you": gettext("You"),
         "placeholderTouch": gettext("Say something… (Enter for a new line, Send to send)"),
         "save": gettext("Save"),
@@ -394,13 +409,16 @@ def instance_memory_progress(request: HttpRequest, instance_id: str) -> HttpResp
     _instance_or_404(request, instance_id)
     state, step = progress_state(instance_id)
     if state == "stopped":
-        return HttpResponse(gettext("Stopped: the last memory action did not finish (the server "
-                                    "stopped during it); start it again."),
-                            content_type="text/plain")
-    working = gettext("Working…")
-    # The stage is stored untranslated (any worker may poll it): shown in the reader's language.
-    return HttpResponse(f"{working} {gettext(step)}" if step else working,
-                        content_type="text/plain")
+        text = gettext("Stopped: the last memory action did not finish (the server stopped "
+                       "during it); start it again.")
+    else:
+        working = gettext("Working…")
+        # The stage is stored untranslated (any worker may poll it): in the reader's language.
+        text = f"{working} {gettext(step)}" if step else working
+    response = HttpResponse(text, content_type="text/plain")
+    # The page asks after a request that got no answer: does the action still run?
+    response["X-Memory-Progress"] = state
+    return response
 
 
 @login_required

@@ -10,6 +10,7 @@ from ninja.files import UploadedFile
 
 from library import item_copy, persona_services, selectors
 from library.avatars import AVATAR_MAX_BYTES
+from library.background_picture import background_picture_save
 from library.background_services import background_delete, background_save
 from library.card_export import character_export_card
 from library.card_import import MAX_CARD_BYTES, character_import_card
@@ -307,6 +308,22 @@ def background_change(request: HttpRequest, background_id: str, payload: Backgro
     background_save(store, data={**background, **data}, background_id=background_id,
                     user=request.auth)
     return store.background_read(background_id)
+
+
+@backgrounds_router.post("/backgrounds/{background_id}/picture", response=BackgroundOut,
+                         exclude_unset=True)
+def background_picture_upload(request: HttpRequest, background_id: str,
+                              file: File[UploadedFile]):
+    """Multipart `file`: the background's picture, shown behind the chat (PNG, JPEG, GIF or
+    WebP, at most 2 MB; owner or staff; the editor crops it to 16:9). The answer has
+    `picture_url`."""
+    store = get_store()
+    validate_id(background_id, kind="background id")
+    selectors.background_for_use(store, user=request.auth, background_id=background_id)
+    background_picture_save(store, actor=request.auth, background_id=background_id,
+                            data=file.read(AVATAR_MAX_BYTES + 1))
+    return {**store.background_read(background_id),
+            "picture_url": reverse("background_picture", args=[background_id])}
 
 
 @backgrounds_router.delete("/backgrounds/{background_id}", response=Deleted)

@@ -11,6 +11,8 @@ urlpatterns = [
     path("characters/<str:character_id>/delete", views.character_remove, name="character_delete"),
     path("backgrounds/new", views.background_edit, name="background_new"),
     path("backgrounds/<str:background_id>/", views.background_edit, name="background_edit"),
+    path("backgrounds/<str:background_id>/picture", views.background_picture,
+         name="background_picture"),
     path("backgrounds/<str:background_id>/outline", views.background_outline,
          name="background_outline"),
     path("backgrounds/<str:background_id>/delete", views.background_remove,

@@ -16,6 +16,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from library import character_services, lorebook_services, selectors
 from library.avatars import AVATAR_MAX_BYTES, avatar_file, avatar_problem, content_type
+from library.background_picture import (
+    background_picture_file,
+    background_picture_problem,
+    background_picture_save,
+)
 from library.background_services import background_delete, background_outline_edit, background_save
 from library.card_extensions import (
     DEPTH_PROMPT_DEFAULT_DEPTH,
@@ -72,9 +77,13 @@ def _refused(request: HttpRequest, exc: LibraryError, fallback: str, **kwargs) -
 @require_GET
 def library_index(request: HttpRequest) -> HttpResponse:
     user = request.user
+    backgrounds = list(selectors.backgrounds_visible_to(user=user))
+    store = get_store()
     return render(request, "library/index.html", {
         "characters": selectors.characters_visible_to(user=user),
-        "backgrounds": selectors.backgrounds_visible_to(user=user),
+        "backgrounds": backgrounds,
+        "pictured": {b.background_id for b in backgrounds
+                     if background_picture_file(store, b.background_id) is not None},
         "lorebooks": selectors.lorebooks_visible_to(user=user)})
 
 
@@ -209,9 +218,16 @@ def background_edit(request: HttpRequest, background_id: str | None = None) -> H
         if not background_id:
             data["story_outline"] = [line for line in
                                      request.POST.get("outline_text", "").splitlines()]
+        upload = request.FILES.get("picture")
+        picture = upload.read(AVATAR_MAX_BYTES + 1) if upload else b""
         try:
+            if picture and (problem := background_picture_problem(picture)):
+                raise LibraryError(problem[0], {"picture": problem[1]})  # before anything is saved
             saved_id = background_save(store, data=data, background_id=background_id,
                                        user=request.user)
+            if picture:
+                background_picture_save(store, actor=request.user, background_id=saved_id,
+                                        data=picture)
             messages.info(request, gettext("Background saved."))
             return redirect("background_edit", background_id=saved_id)
         except LibraryNotFound:
@@ -222,7 +238,8 @@ def background_edit(request: HttpRequest, background_id: str | None = None) -> H
     return render(request, "library/background_form.html",
                   {"background": background, "background_id": background_id, "error": error,
                    "lorebooks": selectors.lorebooks_visible_to(user=request.user),
-                   "ownership": _ownership(request, background, "background", background_id)},
+                   "ownership": _ownership(request, background, "background", background_id),
+                   "has_picture": background_picture_file(store, background_id) is not None},
                   status=status)
 
 
@@ -455,6 +472,20 @@ def lorebook_test(request: HttpRequest, lorebook_id: str) -> HttpResponse:
     match = lorebook_match([lorebook], messages=[text], count_tokens=count_tokens)
     return render(request, "library/_lore_test.html",
                   {"match": match, "text": text, "key_problems": regex_key_problems(lorebook)})
+
+
+@login_required
+@require_GET
+def background_picture(request: HttpRequest, background_id: str) -> HttpResponse:
+    """The background's picture, behind the chat and in the library (a private one is 404 to
+    others)."""
+    _for_use_or_404(request, "background", background_id)
+    path = background_picture_file(get_store(), background_id)
+    if path is None:
+        raise Http404("no picture")
+    response = HttpResponse(path.read_bytes(), content_type=content_type(path))
+    response["Cache-Control"] = "private, max-age=300"
+    return response
 
 
 @login_required

@@ -89,7 +89,7 @@ def session_regroup(store: FileStore, *, user, instance_id: str,
                                  state.get("persona_id")),
                              reply_order=order if order in STRATEGIES else None)
     data, _ = session_export(store, instance_id=instance_id, session_id=session_id, fmt="jsonl")
-    new_session_id, report = session_import(store, instance_id=new_id, data=data)
+    new_session_id, report = session_import(store, instance_id=new_id, data=data, new_chat=True)
     return new_id, new_session_id, report
 
 

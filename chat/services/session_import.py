@@ -20,14 +20,18 @@ from library.selectors import character_for_chat_optional, lorebooks_visible_to,
 from memory import runtime as memory_runtime
 from memory.authors_note import authors_note_read, authors_note_save
 from personalab.lib.filestore import FileStore
+from personalab.lib.line_index import index_path
 
 
 def session_import(store: FileStore, *, instance_id: str, data: bytes,
-                   imported: ChatImport | None = None) -> tuple[str, dict[str, Any]]:
+                   imported: ChatImport | None = None,
+                   new_chat: bool = False) -> tuple[str, dict[str, Any]]:
     """A chat exported by another role-play app becomes a new session, made current. Returns
     the session id and what was imported (counts, speakers, skipped lines with reasons, and
     `warnings`: speakers that are not this chat's characters). `imported`: `data` already read
-    (a new chat reads the file before it is made, so a bad file makes none)."""
+    (a new chat reads the file before it is made, so a bad file makes none). `new_chat`: the
+    instance was just made for this chat, whose greeting session it replaces (the imported chat
+    is its only session)."""
     imported = imported if imported is not None else chat_import(data)
     origin = {"source": imported.source, "header": imported.original_header}
     report = imported.report()
@@ -44,8 +48,11 @@ def session_import(store: FileStore, *, instance_id: str, data: bytes,
             lines=imported.lines, state=state)
         report["notes"] = [*report["notes"], *regroup_notes]
         report["regroup"] = group_names
+        replaced = new_chat and _greeting_session_dropped(store, instance_id,
+                                                          state["current_session_id"])
         session_id = store.session_next_id(instance_id)
-        store.session_create(instance_id, session_id, continued_from=state["current_session_id"],
+        store.session_create(instance_id, session_id,
+                             continued_from=None if replaced else state["current_session_id"],
                              lines=imported.lines, imported=origin)
         state["current_session_id"] = session_id
         bound = _chat_lorebook_taken(state, imported.original_header)
@@ -59,6 +66,18 @@ def session_import(store: FileStore, *, instance_id: str, data: bytes,
     instance_index(store, instance_id)
     memory_runtime.session_imported(store, instance_id=instance_id, session_id=session_id)
     return session_id, report
+
+
+def _greeting_session_dropped(store: FileStore, instance_id: str, session_id: str) -> bool:
+    """Remove a session that holds nothing but the greetings a new chat starts with (and its
+    line index); a session anyone spoke in stays. True when it was removed."""
+    read = store.session_read(instance_id, session_id)
+    if read.problems or any(not line.get("greeting") for line in read.lines if line.get("role")):
+        return False
+    path = store.session_path(instance_id, session_id)
+    path.unlink()
+    index_path(path).unlink(missing_ok=True)
+    return True
 
 
 def _first_message_taken(store: FileStore, state: dict[str, Any], lines: list[dict[str, Any]],

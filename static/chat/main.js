@@ -4,7 +4,7 @@
 // turn, older pages, another version) need no re-wiring.
 import {root} from "./config.js";
 import {renderAll} from "./render.js";
-import {loadOlder, scrollToNewest, watchScroll} from "./messages.js";
+import {loadOlder, scrollToNewest, titleShow, watchScroll} from "./messages.js";
 import {budgetShow, latestTraceId, warningsWire} from "./budget.js";
 import {connect, draftRestore} from "./socket.js";
 import {asideWire} from "./aside.js";
@@ -33,6 +33,11 @@ drawerWire();
 memoryWire();
 gestureWire();
 if (window.htmx) window.htmx.onLoad((el) => renderAll(el));
+// A member change sends the chat's title again (out of band): the tab's title follows it.
+document.body.addEventListener("htmx:afterSettle", () => {
+  const heading = document.getElementById("chat-title");
+  if (heading) titleShow(heading.textContent);
+});
 draftRestore();
 renderAll(document);
 watchScroll();

@@ -1,7 +1,40 @@
-// Summarize / Update memory show their stage and elapsed time; an imported chat's embedding
-// says how far it is while it is not done.
+// Summarize / Update memory show their stage and elapsed time; the result (or why it stopped)
+// stays until the player dismisses it, while the page moves to the new session by itself. An
+// imported chat's embedding says how far it is while it is not done.
 import {S, fill, url} from "./config.js";
 import {reloadFromFile} from "./messages.js";
+
+function resultShow(text, status) {
+  const result = document.getElementById("memory-result");
+  const line = document.createElement("p");
+  line.className = status;
+  line.textContent = text;
+  result.replaceChildren(line);
+}
+
+// The request got no answer (the server went down, the connection dropped): the server, once
+// back, says whether the action stopped; unreachable, the page says it for it.
+async function stoppedSay(card) {
+  let text = S.memoryStopped;
+  try {
+    const r = await fetch(card.dataset.progressUrl);
+    const state = r.ok ? r.headers.get("X-Memory-Progress") : null;
+    if (state === "stopped") text = await r.text();
+    else if (state === "running") text = S.memoryStillRunning;
+  } catch (err) { /* still down: the page's own words */ }
+  resultShow(text, "error");
+}
+
+function dismissAdd() {
+  const result = document.getElementById("memory-result");
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "secondary";
+  button.dataset.testid = "memory-result-dismiss";
+  button.textContent = S.dismiss;
+  button.addEventListener("click", () => result.replaceChildren());
+  result.append(" ", button);
+}
 
 export function memoryWire() {
   const card = document.getElementById("memory-card");
@@ -11,20 +44,25 @@ export function memoryWire() {
     const stage = document.getElementById("memory-stage");
     const elapsed = document.getElementById("memory-elapsed");
     stage.textContent = S.starting;
+    elapsed.textContent = "0 s";  // each run counts from its own start, not from the last one's
     document.getElementById("memory-result").replaceChildren();
     const timer = setInterval(async () => {
       elapsed.textContent = `${Math.round((Date.now() - started) / 1000)} s`;
-      const r = await fetch(card.dataset.progressUrl);
-      if (r.ok) stage.textContent = await r.text();
+      try {
+        const r = await fetch(card.dataset.progressUrl);
+        if (r.ok) stage.textContent = await r.text();
+      } catch (err) { /* the answer (or its failure) says what happened */ }
     }, 500);
-    e.target.addEventListener("htmx:afterRequest", () => {
+    e.target.addEventListener("htmx:afterRequest", async (done) => {
       clearInterval(timer);
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      if (!done.detail.xhr || !done.detail.xhr.status) await stoppedSay(card);
       const took = document.createElement("small");
       took.className = "muted";
       took.textContent = ` (${fill(S.took, seconds)})`;
       document.getElementById("memory-result").append(took);
-      reloadFromFile();
+      dismissAdd();
+      reloadFromFile().catch(() => {});
     }, {once: true});
   });
 }

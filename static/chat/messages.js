@@ -21,8 +21,25 @@ export function nearNewest() {
 
 export function lastLine() { return [...messagesBox().querySelectorAll(".msg[data-role]")].pop(); }
 
+// A picture as the server draws one (chat/_avatar.html): the image, or the name's initial.
+function avatarMake(name, image) {
+  if (image) {
+    const img = document.createElement("img");
+    img.className = "avatar";
+    img.src = image;
+    img.alt = "";
+    img.width = img.height = 36;
+    return img;
+  }
+  const initials = document.createElement("div");
+  initials.className = "avatar initials";
+  initials.setAttribute("aria-hidden", "true");
+  initials.textContent = (name || "…").slice(0, 1).toUpperCase();
+  return initials;
+}
+
 // A bubble written here before the file holds it (the player's line, a reply as it streams).
-export function addMessage(role, raw, label) {
+export function addMessage(role, raw, label, image) {
   const article = document.createElement("article");
   article.className = "msg " + role + " pending";
   article.dataset.testid = "message";
@@ -31,16 +48,28 @@ export function addMessage(role, raw, label) {
   bubble.className = "bubble";
   const who = document.createElement("header");
   who.className = "who";
-  who.textContent = label;
+  const name = document.createElement("strong");
+  name.textContent = label;
+  who.append(name);
   const body = document.createElement("div");
   body.className = "text md";
   bubble.append(who, body);
-  article.append(bubble);
+  article.append(avatarMake(label, image), bubble);
   const follow = nearNewest();
   messagesBox().append(article);
   renderText(body, raw);
   if (follow) scrollToNewest();
   return body;
+}
+
+// The streaming bubble named after who speaks (`speaker`, `name`, `avatar` of the reply's
+// first event); the name as text, never markup.
+export function speakerShow(body, who) {
+  const article = body.closest(".msg");
+  if (!article || !who.name) return;
+  article.querySelector(".who strong").textContent = who.name;
+  if (who.speaker) article.dataset.speaker = who.speaker;
+  article.querySelector(".avatar").replaceWith(avatarMake(who.name, who.avatar));
 }
 
 // The message at the top of the view, so a reload puts a reader who scrolled back where
@@ -76,6 +105,7 @@ export async function reloadFromFile() {
   document.getElementById("outline").outerHTML = outline;
   adopt(fresh);
   sessionShow(currentSession());
+  storyStateShow(fresh.dataset);
   watchScroll();
   if (place && place.session === currentSession()) await returnTo(place);
   else scrollToNewest();
@@ -89,6 +119,20 @@ export async function messageRefresh(article) {
   const fresh = fragment(await r.text()).firstElementChild;
   article.replaceWith(fresh);
   adopt(fresh);
+}
+
+// What a turn or a member change moves, read with the messages: when the next recap is due
+// and the chat's title (a group is named after its members).
+function storyStateShow({recapDue, title}) {
+  const recap = document.getElementById("recap-due");
+  if (recap && recapDue !== undefined) recap.textContent = recapDue;
+  if (title) titleShow(title);
+}
+
+export function titleShow(title) {
+  const heading = document.getElementById("chat-title");
+  if (heading) heading.textContent = title;
+  document.title = `${title} · PersonaLab`;
 }
 
 // A branch or a summarize can move the chat to a new session: the title and the export

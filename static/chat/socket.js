@@ -3,7 +3,7 @@
 // reconnection backs off from 1 s to 15 s.
 import {S, fill, root, url} from "./config.js";
 import {renderText} from "./render.js";
-import {addMessage, nearNewest, reloadFromFile, scrollToNewest} from "./messages.js";
+import {addMessage, nearNewest, reloadFromFile, scrollToNewest, speakerShow} from "./messages.js";
 import {budgetShow, latestTraceId, warningAdd} from "./budget.js";
 
 export const turn = {busy: false, streaming: null};  // streaming: {el, raw, thought} of the reply
@@ -68,6 +68,7 @@ function followStream(event) {
   const line = document.getElementById("streaming-line");
   const el = line ? line.querySelector(".text") : addMessage("assistant", "", "…");
   const fold = el.parentElement.querySelector("[data-testid=reasoning-live] .md");
+  speakerShow(el, event);
   turn.streaming = {el, raw: event.content, thought: fold || undefined};
   if (event.reasoning) {
     if (fold) fold.textContent = event.reasoning; else showReasoning(event.reasoning);
@@ -100,11 +101,13 @@ function onEvent(event) {
   if (event.type === "reasoning") {
     if (turn.busy) localStorage.removeItem(draftKey);  // this tab's message was taken
     showReasoning(event.content);
+    speakerShow(turn.streaming.el, event);
   } else if (event.type === "stream") {
     followStream(event);
   } else if (event.type === "token") {
     if (turn.busy) localStorage.removeItem(draftKey);  // this tab's message was taken
     if (!turn.streaming) turn.streaming = {el: addMessage("assistant", "", "…"), raw: ""};
+    speakerShow(turn.streaming.el, event);  // named by the reply's first token
     turn.streaming.raw += event.content;
     renderStreaming();
   } else if (event.type === "warning") {
@@ -117,9 +120,9 @@ function onEvent(event) {
     // the first takes over the "…" bubble this tab opened when it sent, so none stays empty
     const streaming = turn.streaming;
     if (streaming && !streaming.raw && !streaming.thought) {
-      streaming.el.parentElement.querySelector(".who").textContent = event.name;
+      speakerShow(streaming.el, event);
     } else {
-      turn.streaming = {el: addMessage("assistant", "", event.name), raw: ""};
+      turn.streaming = {el: addMessage("assistant", "", event.name, event.avatar), raw: ""};
     }
   } else if (event.type === "done" && event.round_end === false) {
     turn.streaming = null;  // the next character of the round answers; the round is still busy
@@ -168,10 +171,12 @@ export function connect() {
 
 function deliver(frame) {
   if (frame.type === "send") {
-    addMessage("user", frame.content, S.you);
+    addMessage("user", frame.content, S.you, S.youAvatar);
     input.value = "";
   }
-  turn.streaming = {el: addMessage("assistant", "", "…"), raw: ""};
+  // A one-character chat knows who answers; a group's bubble is named by the reply itself.
+  turn.streaming = {el: addMessage("assistant", "", S.replyName || "…",
+                                   S.replyName ? S.replyAvatar : ""), raw: ""};
   scrollToNewest();  // the player asked: show where the answer comes
   setBusy(true);
   statusSay("");

@@ -148,3 +148,23 @@ def test_a_refused_background_delete_names_the_chat_too(alice_client, instance, 
     assert ("background 废土复仇记 is used by these chats: the chat with Alserqi started "
             f"{started}; switch those chats to another background first") in text
     assert instance not in text
+
+
+def test_an_imported_chat_is_the_new_chats_only_session_with_no_greeting_session_beside_it(
+        alice_client, alice, store):
+    """The character greets (a new chat's sess_001 holds the greeting); the import replaces it."""
+    greeter = character_save(store, data={"name": "Mira", "base_persona": "An innkeeper.",
+                                          "greeting": "Welcome in, traveller.",
+                                          "visibility": "private"},
+                             character_id=None, user=alice)
+    response = _page_import(alice_client, greeter, _chat("Mira"))
+    instance_id = response.redirect_chain[-1][0].strip("/").split("/")[-1]
+    state = store.instance_state_read(instance_id)
+    assert store.session_ids(instance_id) == [state["current_session_id"]] == ["sess_001"]
+    read = store.session_read(instance_id, "sess_001")
+    assert read.metadata["continued_from"] is None
+    first = next(line for line in read.lines if line.get("role"))
+    assert first["content"] == "The lantern swings over the crossroads."
+    assert len(alice_client.get(f"/api/v1/instances/{instance_id}/sessions").json()["sessions"]) == 1
+    assert "Welcome in, traveller." not in response.content.decode()
+

@@ -116,10 +116,11 @@ def test_login_lockout_and_error_pages_send_the_policy_too(client, alice, settin
     _assert_locked_down(failed)
 
 
-def test_a_finished_memory_action_asks_for_a_reload_without_a_script(client, alice, instance,
-                                                                     monkeypatch):
-    """Summarize's result used to carry a <script> that reloaded the page; htmx no longer runs
-    scripts in what it swaps in, so the fragment asks page.js through an attribute."""
+def test_a_finished_memory_action_stays_on_the_page_without_a_script(client, alice, instance,
+                                                                    monkeypatch):
+    """Summarize's result used to carry a <script>, then an attribute, that reloaded the page
+    (wiping the result 0.8 s later); now the chat page's script moves to the new session and
+    the result stays until dismissed: the fragment holds only the sentence."""
     async def summarized(*args, **kwargs):
         return {"events": 2, "new_session_id": "sess_002"}
 
@@ -127,5 +128,5 @@ def test_a_finished_memory_action_asks_for_a_reload_without_a_script(client, ali
     client.force_login(alice)
     response = client.post(f"/instances/{instance}/memory/summarize")
     page = response.content.decode()
-    assert "data-reload-after" in page and "sess_002" in page
+    assert "sess_002" in page and "data-reload-after" not in page
     assert _inline_code(page) == []

@@ -1,0 +1,171 @@
+"""The chat page keeps up without a reload: a streaming reply is named, with its picture, from
+its first token (each member of a group its own); Summarize's result stays until dismissed,
+its elapsed time starts at 0 on each run; the recap due moves after each turn; a group's title
+follows its members. Screenshots go to tests/e2e/screenshots/."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+
+from library.avatars import avatar_write
+from tests.e2e.conftest import (
+    DESKTOP,
+    PHONE,
+    Server,
+    browser_missing_reason,
+    instance_new,
+    message_send,
+    screenshot_take,
+    turn_wait_done,
+)
+from tests.e2e.test_chat_extras import _api, _members_card_open
+from tests.stub_llm import Reply
+from tests.library.test_character_avatar import png_bytes
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+_missing = browser_missing_reason()
+if _missing:
+    pytest.skip(_missing, allow_module_level=True)
+
+pytestmark = pytest.mark.e2e
+
+STREAMING_NAME = """name => { const bubble = [...document.querySelectorAll('#messages .msg.assistant.pending')].pop();
+  return !!bubble && bubble.querySelector('.text').textContent.length > 0
+    && bubble.querySelector('.who strong').textContent === name; }"""
+
+
+def _pending(page: Page) -> dict:
+    return page.evaluate("""() => { const b = [...document.querySelectorAll('#messages .msg.assistant.pending')].pop();
+      const img = b.querySelector('img.avatar');
+      return {name: b.querySelector('.who strong').textContent, text: b.querySelector('.text').textContent,
+              picture: img ? img.getAttribute('src') : null,
+              initial: img ? null : b.querySelector('.avatar').textContent}; }""")
+
+
+def test_each_streaming_reply_of_a_group_is_named_with_its_picture_from_its_first_token(
+        page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    avatar_write(server.data / "characters" / "char_alserqi", png_bytes(20, 30), "png")
+    page.goto(f"{server.url}/")
+    _api(page, server, "POST", "/characters", {"character_id": "char_wren", "name": "Wren",
+                                                "base_persona": "Wren, a scout."})
+    group = _api(page, server, "POST", "/instances", {
+        "character_ids": ["char_wren", "char_alserqi"], "reply_order": "everyone"})["instance_id"]
+    page.goto(f"{server.url}/instances/{group}/")
+    slow = "The road bends north and the dust rises behind the last truck. " * 3
+    server.stub.script(Reply(slow, chunk_size=2, delay=0.04), Reply(slow, chunk_size=2, delay=0.04))
+    message_send(page, "We leave at dawn.")
+    page.wait_for_function(STREAMING_NAME, arg="Wren")
+    wren = _pending(page)
+    assert (wren["name"], wren["picture"], wren["initial"]) == ("Wren", None, "W")
+    screenshot_take(page, "live_state_streaming_wren_390", full_page=False)
+    page.wait_for_function(STREAMING_NAME, arg="Alserqi", timeout=30_000)
+    alserqi = _pending(page)
+    assert alserqi["picture"] == "/library/characters/char_alserqi/avatar.png"
+    assert len(alserqi["text"]) < len(slow)  # still streaming
+    screenshot_take(page, "live_state_streaming_alserqi_390", full_page=False)
+    turn_wait_done(page)
+    assert page.js_errors == []
+
+
+def test_a_groups_title_follows_its_members_without_a_reload(page: Page, server: Server) -> None:
+    page.set_viewport_size(DESKTOP)
+    page.goto(f"{server.url}/")
+    _api(page, server, "POST", "/characters", {"character_id": "char_mara", "name": "Mara",
+                                                "base_persona": "Mara, a medic."})
+    solo = _api(page, server, "POST", "/instances", {"character_id": "char_alserqi"})
+    page.goto(f"{server.url}/instances/{solo['instance_id']}/")
+    assert page.inner_text("[data-testid=chat-title]") == "Alserqi"
+    card = _members_card_open(page)
+    card.locator("select[name=character_id]").select_option("char_mara")
+    card.locator("button:has-text('Add to the story')").click()
+    page.wait_for_function("() => document.querySelector('[data-testid=chat-title]')"
+                           ".textContent === 'Alserqi & Mara'")
+    assert page.title().startswith("Alserqi & Mara")
+    screenshot_take(page, "live_state_group_title_1366", full_page=False)
+    assert page.js_errors == []
+
+
+def test_summarize_results_stay_until_dismissed_and_the_recap_due_moves_with_each_turn(
+        page: Page, server: Server) -> None:
+    page.set_viewport_size(DESKTOP)
+    instance_new(page, server)
+    assert "(now at turn 0)" in page.inner_text("#recap-due")
+    server.stub.script(Reply("Noted."))
+    message_send(page, "Remember the red sail.")
+    turn_wait_done(page)
+    page.wait_for_function("() => document.getElementById('recap-due').textContent"
+                           ".includes('(now at turn 1)')")
+    summary = json.dumps({"events": [{"summary": "A red sail was seen.",
+                                      "plot": "The player pointed out a red sail."}]})
+    server.stub.script(Reply(summary, chunk_size=2, delay=0.03))
+    page.click("[data-memory-action=summarize]")
+    page.wait_for_function("() => /took/.test(document.getElementById('memory-result').textContent)",
+                           timeout=60_000)
+    page.wait_for_function("() => document.querySelector('#messages .msg.summary')")
+    # The old page reloaded itself 0.8 s after the result came, wiping it.
+    page.wait_for_timeout(2000)
+    result = page.inner_text("#memory-result")
+    assert "Summarized into 1 events" in result
+    screenshot_take(page, "live_state_summarized_1366", full_page=False)
+    page.click("[data-testid=memory-result-dismiss]")
+    assert page.inner_text("#memory-result") == ""
+    # A second run counts from 0, not from where the first one ended.
+    elapsed = page.evaluate("""() => { document.querySelector('[data-memory-action=summarize]').click();
+      return document.getElementById('memory-elapsed').textContent; }""")
+    assert elapsed == "0 s"
+    page.wait_for_function("() => document.getElementById('memory-result').textContent.trim() !== ''",
+                           timeout=60_000)
+    assert page.js_errors == []
+
+
+def test_the_players_line_shows_their_personas_name_and_picture_before_the_reply(
+        page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    page.goto(f"{server.url}/")
+    persona = _api(page, server, "POST", "/personas", {"name": "Ann"})["persona_id"]
+    token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    uploaded = page.request.post(
+        f"{server.url}/api/v1/personas/{persona}/avatar", headers={"X-CSRFToken": token},
+        multipart={"file": {"name": "ann.png", "mimeType": "image/png",
+                            "buffer": png_bytes(20, 30)}})
+    assert uploaded.ok, uploaded.text()
+    chat = _api(page, server, "POST", "/instances", {"character_id": "char_alserqi",
+                                                     "persona_id": persona})["instance_id"]
+    page.goto(f"{server.url}/instances/{chat}/")
+    server.stub.script(Reply("Welcome, Ann. " * 10, chunk_size=2, delay=0.05))
+    message_send(page, "I am back.")
+    mine = page.evaluate("""() => { const b = [...document.querySelectorAll('#messages .msg.user.pending')].pop();
+      return {name: b.querySelector('.who strong').textContent,
+              picture: b.querySelector('img.avatar') && b.querySelector('img.avatar').getAttribute('src')}; }""")
+    assert mine == {"name": "Ann", "picture": f"/library/personas/{persona}/avatar"}
+    screenshot_take(page, "live_state_persona_line_390", full_page=False)
+    turn_wait_done(page)
+    assert page.js_errors == []
+
+
+def test_a_summarize_cut_by_the_server_going_down_says_it_stopped(page: Page,
+                                                                  server: Server) -> None:
+    page.set_viewport_size(DESKTOP)
+    instance_new(page, server)
+    server.stub.script(Reply("Noted."))
+    message_send(page, "Remember the lighthouse.")
+    turn_wait_done(page)
+    summary = json.dumps({"events": [{"summary": "A lighthouse.", "plot": "x"}]})
+    server.stub.script(Reply(summary, chunk_size=1, delay=0.5))  # long enough to be cut
+    page.click("[data-memory-action=summarize]")
+    page.wait_for_function("() => /[1-9] s/.test(document.getElementById('memory-elapsed').textContent)")
+    server.process.kill()  # a crash: no graceful end for the request in flight
+    server.process.wait(timeout=10)
+    try:
+        page.wait_for_function("() => /Stopped/.test(document.getElementById('memory-result').textContent)",
+                               timeout=30_000)
+        assert page.locator("[data-testid=memory-result-dismiss]").is_visible()
+        screenshot_take(page, "live_state_summarize_stopped_1366", full_page=False)
+    finally:
+        server.start()
