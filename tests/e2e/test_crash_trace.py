@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 SLOW = "".join(f"Bell {n} rings over the bay. " for n in range(1, 40))
+LAMPS = "".join(f"Lamp {n} is lit along the pier. " for n in range(1, 40))
 
 
 def test_the_prompt_of_a_reply_a_kill_9_cut_opens_and_says_it_was_interrupted(
@@ -52,7 +53,7 @@ def test_a_reply_cut_by_a_server_outage_shows_as_kept_once_the_server_is_back(
         page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
     instance_id = instance_new(page, server)
-    server.stub.script(Reply(SLOW, chunk_size=3, delay=0.05))
+    server.stub.script(Reply(LAMPS, chunk_size=3, delay=0.05))
     message_send(page, "Light the lamps, slowly.")
     page.wait_for_function(
         "() => (document.querySelector('#messages .msg.assistant.pending .text') || {}).textContent"
