@@ -29,10 +29,12 @@ run: install
 	$(BIN)/daphne -b $(HOST) -p $(PORT) personalab.asgi:application
 
 # Every core (pytest-xdist; on two cores -n auto is two workers): each worker has its own temp
-# data folders, stub LLM server and ports, so the files run side by side.
+# data folders, stub LLM server and ports, so the files run side by side. --dist loadfile keeps
+# a file on one worker, so what a file starts once (a browser module's Daphne, the scale
+# cluster, a loaded recall index) is started once, not once per worker.
 test: install
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest -n auto
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 # N Daphne workers behind a round-robin proxy with Redis, PostgreSQL and a Chroma server
 # (docs/deploy.md), all on this machine; state in .scale-demo/.

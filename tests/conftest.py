@@ -8,6 +8,7 @@ import os
 import pytest
 from django.conf import settings
 
+from tests.prepared_data import prepared_data  # noqa: F401 — fixture
 from tests.stub_llm import stub_llm, stub_llm_server  # noqa: F401 — fixtures
 
 # pytest-django has read the settings already, and servers the tests start read the

@@ -8,6 +8,7 @@ import pytest
 from django.core.management import call_command
 
 from chat.models import ApiToken
+from tests.rest_client import bearer_caller
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -308,3 +309,25 @@ def test_create_api_token_command(alice, capsys):
     token = capsys.readouterr().out.strip()
     assert token.startswith("pl_") and ApiToken.objects.filter(
         token_hash=ApiToken.hash(token)).exists()
+
+
+def _call(client, user, method, url, body=None):
+    return bearer_caller(client, user)(method, url, body)
+
+
+@pytest.mark.django_db
+def test_the_instance_list_shows_each_ones_name_archived_flag_and_characters(
+        client, alice, instance, character, store):
+    from library.character_services import character_save
+
+    other = character_save(store, data={"name": "Brenna"}, user=alice)
+    _call(client, alice, "put", f"/api/v1/instances/{instance}",
+          {"name": "Night of fog", "archived": True})
+    group = _call(client, alice, "post", "/api/v1/instances",
+                  {"character_ids": [character, other]}).json()["instance_id"]
+    rows = {row["instance_id"]: row
+            for row in _call(client, alice, "get", "/api/v1/instances").json()["instances"]}
+    assert (rows[instance]["name"], rows[instance]["archived"]) == ("Night of fog", True)
+    assert rows[instance]["character_ids"] == [character]
+    assert (rows[group]["name"], rows[group]["archived"]) == ("", False)
+    assert rows[group]["character_ids"] == [character, other]

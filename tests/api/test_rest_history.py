@@ -3,9 +3,12 @@ refused to another account exactly as the page refuses it (404, nothing changed)
 
 from __future__ import annotations
 
+import asyncio
+import json
+
 import pytest
 
-from tests.rest_client import as_alice, as_bob  # noqa: F401 — fixtures
+from tests.rest_client import as_alice, as_bob, bearer_caller  # noqa: F401 — fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -159,3 +162,57 @@ def test_every_session_route_answers_an_unknown_or_archived_session_alike(
     archived = as_alice(method, f"{base}/sess_001/{path}")
     assert archived.status_code == 404
     assert archived.json()["error"]["message"] == "session 'sess_001' not found"
+
+
+def _call(client, user, method, url, body=None):
+    return bearer_caller(client, user)(method, url, body)
+
+
+def _sse_events(response) -> list[tuple[str, dict]]:
+    async def read() -> bytes:
+        return b"".join([chunk async for chunk in response.streaming_content])
+
+    body = asyncio.run(read()).decode()
+    events, name = [], None
+    for line in body.splitlines():
+        if line.startswith("event:"):
+            name = line[6:].strip()
+        elif line.startswith("data:"):
+            events.append((name, json.loads(line[5:])))
+    return events
+
+
+@pytest.mark.django_db(transaction=True)
+def test_regenerate_and_continue_have_rest_endpoints_like_the_pages_buttons(
+        client, alice, bob, instance, store, use_stub):
+    """SPEC §10: every page action has a REST endpoint with the same permission checks; ↻ and →
+    were WebSocket-only."""
+    from tests.stub_llm import Reply
+
+    use_stub.script(Reply("first"), Reply("second"), Reply(" and more"))
+    _call(client, alice, "post", "/api/v1/chat", {"instance_id": instance, "query": "hi"})
+    assert _call(client, bob, "post",
+                 f"/api/v1/instances/{instance}/regenerate").status_code == 404
+    regenerated = _call(client, alice, "post", f"/api/v1/instances/{instance}/regenerate")
+    assert regenerated.status_code == 200
+    assert regenerated.json()["answer_text"] == "second"
+    assert regenerated.json()["trace_id"].startswith("trc_")
+    events = _sse_events(_call(client, alice, "post",
+                               f"/api/v1/instances/{instance}/continue?stream=true"))
+    assert events[-1][0] == "done" and any(name == "token" for name, _ in events)
+    last = store.session_read(instance, "sess_001").messages[-1]
+    assert last["content"].startswith("second") and last["content"].endswith("and more")
+    assert [a["content"] for a in last.get("alternatives", [])] == ["first"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_regenerate_when_the_chat_ends_with_the_players_line_asks_for_the_missing_reply(
+        client, alice, instance, store, use_stub):
+    from tests.stub_llm import Reply
+
+    use_stub.script(Reply("at last"))
+    store.session_append(instance, "sess_001", {"role": "user", "content": "anyone?", "turn": 1})
+    response = _call(client, alice, "post", f"/api/v1/instances/{instance}/regenerate")
+    assert response.status_code == 200 and response.json()["answer_text"] == "at last"
+    assert [m["content"] for m in store.session_read(instance, "sess_001").messages[-2:]] == [
+        "anyone?", "at last"]

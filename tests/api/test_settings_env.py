@@ -38,3 +38,30 @@ def test_a_good_debug_value_starts(tmp_path, value, shown):
     done = _start(tmp_path, DEBUG=value, PERSONALAB_EMBED_THREADS="3", LOG_LEVEL="warning")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == shown
+
+
+@pytest.mark.parametrize("database_url", [None, ""], ids=["unset", "empty"])
+def test_migrate_creates_a_new_data_folder(tmp_path, database_url):
+    """`export DATABASE_URL=` (empty) means the default sqlite index too, not a traceback."""
+    data = tmp_path / "fresh" / "data"
+    env = {**os.environ, "PERSONALAB_DATA_DIR": str(data),
+           "PERSONALAB_SECRET_FILE": str(tmp_path / "secret"),
+           "DJANGO_SETTINGS_MODULE": "personalab.settings"}
+    env.pop("DATABASE_URL", None)
+    if database_url is not None:
+        env["DATABASE_URL"] = database_url
+    done = subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (data / "index.sqlite3").is_file()
+
+
+def test_management_commands_do_not_print_the_login_throttles_banner(tmp_path):
+    env = {**os.environ, "PERSONALAB_DATA_DIR": str(tmp_path / "data"),
+           "PERSONALAB_SECRET_FILE": str(tmp_path / "secret"),
+           "DJANGO_SETTINGS_MODULE": "personalab.settings"}
+    env.pop("DATABASE_URL", None)
+    done = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "AXES" not in done.stdout + done.stderr

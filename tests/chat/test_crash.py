@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from personalab.lib.filestore import FileStore
+from tests.prepared_data import prepared_copy, prepared_env
 from tests.stub_llm import Reply
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,17 +27,13 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _manage(env, *args) -> str:
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True,
-                          capture_output=True, text=True, timeout=120).stdout
-
-
 def _daphne(env, port):
     process = subprocess.Popen(
         [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
          "personalab.asgi:application"], cwd=ROOT, env=env,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
+    # A readiness wait, not a speed check: on a loaded two-core machine 30 s was too short.
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
@@ -49,19 +45,13 @@ def _daphne(env, port):
 
 
 @pytest.fixture
-def server_env(tmp_path, stub_llm):
-    data = tmp_path / "data"
-    data.mkdir()
-    FileStore(data).module_write("memory", {"recall_enabled": False})
-    env = {**os.environ, "PERSONALAB_DATA_DIR": str(data), "OPENAI_BASE_URL": stub_llm.base_url,
-           "OPENAI_API_KEY": "k", "PERSONALAB_MODEL": "stub", "PERSONALAB_SECRET_FILE":
-           str(tmp_path / "secret")}
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    _manage(env, "migrate", "--noinput")
-    _manage(env, "bootstrap")
-    _manage(env, "seed_demo")
-    token = _manage(env, "create_api_token", "admin").strip()
-    return env, data, token
+def server_env(tmp_path, stub_llm, prepared_data):
+    """The demo's data folder (migrated, bootstrapped, seeded: tests/prepared_data.py), a copy
+    of its own, and an admin token."""
+    copy = prepared_copy(prepared_data, tmp_path)
+    env = {**prepared_env(copy.data, copy.secret), "OPENAI_BASE_URL": stub_llm.base_url,
+           "OPENAI_API_KEY": "k", "PERSONALAB_MODEL": "stub"}
+    return env, copy.data, copy.token
 
 
 def _kill_9_mid_stream(env, data, token, query: str, killed_after,

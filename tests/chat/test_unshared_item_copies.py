@@ -326,3 +326,27 @@ async def test_the_websocket_names_the_character_made_private_for_a_turn_and_a_s
     assert refused["type"] == "error" and refused["code"] == "made_private"
     assert character_id in refused["message"]
     assert suggestion == {**suggestion, "type": "impersonate_error", "code": "made_private"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_lorebook_made_private_again_no_longer_reaches_another_accounts_chat(
+        client, alice, bob, character):
+    book = _call(client, alice, "post", "/api/v1/lorebooks", {
+        "name": "Alice's secrets", "visibility": "shared",
+        "entries": [{"keys": [], "constant": True, "content": "THE-VAULT-CODE-IS-7731",
+                     "enabled": True}]}).json()
+    lorebook_id = book.get("lorebook_id") or book["id"]
+    chat = _call(client, bob, "post", "/api/v1/instances",
+                 {"character_id": character}).json()["instance_id"]
+    assert _call(client, bob, "put", f"/api/v1/instances/{chat}",
+                 {"lorebook_ids": [lorebook_id]}).status_code == 200
+
+    def prompt_of_a_turn() -> str:
+        trace_id = _call(client, bob, "post", "/api/v1/chat",
+                         {"instance_id": chat, "query": "hello"}).json()["trace_id"]
+        return json.dumps(_call(client, bob, "get", f"/api/v1/traces/{trace_id}").json())
+
+    assert "THE-VAULT-CODE-IS-7731" in prompt_of_a_turn()  # shared: bob's chat reads it
+    assert _call(client, alice, "put", f"/api/v1/lorebooks/{lorebook_id}",
+                 {**book, "visibility": "private"}).status_code == 200
+    assert "THE-VAULT-CODE-IS-7731" not in prompt_of_a_turn()

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from personalab.lib.filestore import FileStore
+from tests.prepared_data import Prepared, prepared_copy
 from tests.stub_llm import StubLLM
 
 if TYPE_CHECKING:
@@ -64,7 +65,9 @@ class Server:
     def stop(self) -> None:
         """Take the server down (the browser sees its WebSocket close)."""
         self.process.terminate()
-        self.process.wait(timeout=10)
+        # Daphne exits once the cancelled turns are done, and a turn streaming in a thread
+        # finishes its reply first: on a loaded two-core machine that outlasted 10 s.
+        self.process.wait(timeout=60)
 
     def start(self) -> None:
         """Bring it back on the same address."""
@@ -88,22 +91,6 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-_PREPARE = """
-import django
-django.setup()
-from django.core.management import call_command
-call_command("migrate", interactive=False, verbosity=0)
-call_command("bootstrap")
-call_command("seed_demo")
-"""
-
-
-def _data_prepare(env: dict) -> None:
-    """migrate, bootstrap, seed_demo in one process: Django's start-up is the slow part."""
-    subprocess.run([sys.executable, "-c", _PREPARE], cwd=ROOT, check=True, capture_output=True,
-                   env={**env, "DJANGO_SETTINGS_MODULE": "personalab.settings"}, timeout=180)
 
 
 def _server_env(data: Path, stub: StubLLM, secret: Path) -> dict:
@@ -137,21 +124,17 @@ def _daphne_start(env: dict, port: int, log: Path) -> subprocess.Popen:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory,
-           stub_llm_server: StubLLM) -> Iterator[Server]:
+def server(tmp_path_factory: pytest.TempPathFactory, stub_llm_server: StubLLM,
+           prepared_data: Prepared) -> Iterator[Server]:
     reason = browser_missing_reason()
     if reason:
         pytest.skip(reason)
     base = tmp_path_factory.mktemp("e2e")
-    data = base / "data"
-    (data / "modules").mkdir(parents=True)
-    # Recall would embed every turn on a background thread; these tests do not need it.
-    (data / "modules" / "memory.json").write_text('{"recall_enabled": false}')
-    env = _server_env(data, stub_llm_server, base / "secret")
-    _data_prepare(env)
-    password = (data / ".admin_password").read_text().strip()
+    # The demo's folder, migrated and seeded once per test process (recall off): a copy each.
+    copy = prepared_copy(prepared_data, base)
+    env = _server_env(copy.data, stub_llm_server, copy.secret)
     port = _free_port()
-    running = Server(f"http://127.0.0.1:{port}", data, password, stub_llm_server,
+    running = Server(f"http://127.0.0.1:{port}", copy.data, copy.password, stub_llm_server,
                      _daphne_start(env, port, base / "daphne.log"), env, base / "daphne.log")
     try:
         yield running

@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import (
+    PHONE,
     SIZES,
     Server,
     browser_missing_reason,
+    instance_new,
     no_sideways_scroll,
     screenshot_take,
 )
@@ -69,3 +71,28 @@ def test_a_chat_imported_from_the_character_page_opens_with_a_warning(
     assert warning.is_visible()
     no_sideways_scroll(page)
     screenshot_take(page, f"chat_import_from_character_{size['width']}")
+
+
+def test_the_import_report_says_which_narrator_lines_are_sent_and_keeps_off_the_edge(
+        page: Page, server: Server, tmp_path) -> None:
+    page.set_viewport_size(PHONE)
+    instance_new(page, server)
+    records = [{"user_name": "Tom", "character_name": "Mira", "create_date": "2024-10-3 @20h 01m",
+                "chat_metadata": {}},
+               {"name": "Tom", "is_user": True, "is_system": False, "mes": "Is it late?",
+                "send_date": "October 3, 2024 8:01pm", "extra": {}},
+               {"name": "System", "is_user": False, "is_system": False, "mes": "Night falls.",
+                "send_date": "October 3, 2024 8:02pm", "extra": {"type": "narrator"}},
+               {"name": "System", "is_user": False, "is_system": True, "mes": "ooc: a comment",
+                "send_date": "October 3, 2024 8:03pm", "extra": {"type": "comment"}}]
+    path = tmp_path / "Mira - night.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    page.locator("[data-testid=drawer-toggle]").click()
+    page.locator("#chat-import input[type=file]").set_input_files(str(path))
+    page.locator("#chat-import button[type=submit]").click()
+    report = page.wait_for_selector("#import-report")
+    assert "2 narrator lines (1 sent to the model, as SillyTavern sends it)" in report.inner_text()
+    text = page.locator("#import-report p").first.bounding_box()
+    assert text["x"] >= 8, "the report's text touches the screen's edge"
+    screenshot_take(page, "evening_03_import_report_390", full_page=False)
+    assert page.js_errors == []

@@ -397,3 +397,34 @@ def test_typed_text_survives_a_reload_and_a_server_outage(page: Page, server: Se
     assert "Sent while the server was down." in contents
     assert page.input_value("[data-testid=input]") == ""
     screenshot_take(page, "31_reconnected_390", full_page=False)
+
+
+def test_the_budget_bar_colours_the_conversation_as_its_legend_says(
+        page: Page, server: Server) -> None:
+    page.set_viewport_size(DESKTOP)
+    _new_instance(page, server)
+    asked: list[str] = []  # the bar asks the light trace, not every message sent
+    page.on("request", lambda r: asked.append(r.url) if "/api/v1/traces/" in r.url else None)
+    server.stub.script(Reply("The harbor is quiet."))
+    message_send(page, "How is the harbor?")
+    turn_wait_done(page)
+    page.wait_for_selector("#budget .seg", timeout=5000)
+    assert asked and all(url.endswith("?fields=sections") for url in asked)
+    titles = page.eval_on_selector_all(
+        "#budget .seg", "els => els.map(e => [e.className, e.title.split(':')[0]])")
+    classes = {name: cls for cls, name in titles}
+    assert classes["conversation"] == "seg seg-history"
+    assert all(cls in ("seg seg-head", "seg seg-middle", "seg seg-history")
+               for cls, _ in titles)
+    legend = page.locator(".legend .key.seg-history")
+    segment = page.locator("#budget .seg-history").first
+    colour = "el => getComputedStyle(el).backgroundColor"
+    assert legend.evaluate(colour) == segment.evaluate(colour)
+    screenshot_take(page, "evening_02_budget_1366", full_page=False)
+    page.locator("#messages .msg.assistant").last.locator("a", has_text="Prompt").click()
+    page.wait_for_selector("#section-bar")
+    bar = page.eval_on_selector_all(
+        "#section-bar span", "els => els.map(e => [e.className, e.title.split(':')[0]])")
+    assert dict((name, cls) for cls, name in bar)["conversation"] == "seg-history"
+    assert all(cls in ("seg-head", "seg-middle", "seg-history") for cls, _ in bar)
+    assert page.js_errors == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.core.management import call_command
@@ -218,3 +219,30 @@ def test_admin_does_not_offer_deleting_index_only_rows(client, django_user_model
     response = client.post(f"/admin/chat/instance/{instance}/delete/", {"post": "yes"})
     assert response.status_code == 403
     assert Instance.objects.filter(pk=instance).exists()
+
+
+@pytest.mark.django_db
+def test_pages_name_an_icon_that_exists_so_browsers_do_not_log_a_404(client):
+    from django.contrib.staticfiles import finders
+    from django.contrib.staticfiles.storage import staticfiles_storage
+
+    page = client.get("/login/").content.decode()
+    match = re.search(r'<link rel="icon" href="([^"]+)"', page)
+    assert match, "no icon link: the browser asks for /favicon.ico and logs a 404"
+    name = match.group(1).removeprefix(staticfiles_storage.base_url)
+    assert finders.find(name) is not None
+
+
+@pytest.mark.django_db
+def test_the_personas_list_asks_only_for_avatars_that_exist(client, alice, store):
+    from library.persona_services import persona_avatar_save, persona_create
+    from tests.library.test_personas import PNG_1PX
+
+    plain = persona_create(store, owner=alice, data={"name": "Plain"})
+    pictured = persona_create(store, owner=alice, data={"name": "Pictured"})
+    persona_avatar_save(store, actor=alice, persona_id=pictured, data=PNG_1PX)
+    client.force_login(alice)
+    page = client.get("/library/personas/").content.decode()
+    assert f"/library/personas/{pictured}/avatar" in page
+    assert f"/library/personas/{plain}/avatar" not in page  # would be a 404 in the console
+    assert client.get(f"/library/personas/{pictured}/avatar").status_code == 200
