@@ -120,6 +120,16 @@ def set_run(folder: Path, store, owner, character_id: str, *, conversations: int
     return total
 
 
+def settings_for_play(store, *, keep: int) -> None:
+    """Recall on, no recaps, the prompt's conversation cut to the newest `keep` messages."""
+    store.module_write("memory", {"recall_enabled": True, "recaps_enabled": False})
+    config = store.config_read()
+    config["preferences"]["conversation_load_all"] = False
+    store.config_write(config)
+    store.module_write("history", {**store.module_read("history"), "trim_max_messages": keep,
+                                   "trim_max_chars": 100_000})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", action="append", required=True, type=Path)
@@ -130,13 +140,7 @@ def main() -> None:
     with h.data_dir_temp() as data_dir:
         t.django_boot(data_dir)
         store, owner, character_id, _ = t.library_seed(data_dir)
-        store.module_write("memory", {"recall_enabled": True, "recaps_enabled": False})
-        config = store.config_read()
-        config["preferences"]["conversation_load_all"] = False
-        store.config_write(config)
-        store.module_write("history", {**store.module_read("history"),
-                                       "trim_max_messages": args.keep_messages,
-                                       "trim_max_chars": 100_000})
+        settings_for_play(store, keep=args.keep_messages)
         for folder in args.data:
             print(f"{folder.name}:", flush=True)
             total = set_run(folder, store, owner, character_id,
