@@ -3,7 +3,8 @@ SillyTavern chats through the app's own import, their questions asked as chat tu
 real turn path, and what reaches the model's request measured.
 
     .venv/bin/python bench/recall_in_play.py --data ../shared/bench/locomo
-        [--data DIR ...] [--limit-conversations N] [--limit-questions N] [--keep-messages 10]
+        [--data DIR ...] [--limit-conversations N] [--skip-conversations N]
+        [--limit-questions N] [--keep-messages 10]
 
 Per conversation: one instance; the chat imported whole (speaker A is the player); the index
 synced as the app does after an import; the prompt keeps only the newest --keep-messages
@@ -107,10 +108,10 @@ def conversation_run(path: Path, store, owner, character_id: str, *, limit: int,
 
 
 def set_run(folder: Path, store, owner, character_id: str, *, conversations: int,
-            questions: int, keep: int) -> dict:
+            questions: int, keep: int, skip: int = 0) -> dict:
     total: dict = {"plain": [], "trigger": [], "duplicates": 0, "echoes": 0, "small": [],
                    "tokens": []}
-    for path in sorted(folder.glob("*.json"))[:conversations]:
+    for path in sorted(folder.glob("*.json"))[skip:][:conversations]:
         figures = conversation_run(path, store, owner, character_id, limit=questions, keep=keep)
         for key, value in figures.items():
             total[key] = total[key] + value
@@ -135,6 +136,8 @@ def main() -> None:
     parser.add_argument("--data", action="append", required=True, type=Path)
     parser.add_argument("--limit-conversations", type=int, default=100)
     parser.add_argument("--limit-questions", type=int, default=10_000)
+    # The conversations after the first N: a check on conversations not used for tuning.
+    parser.add_argument("--skip-conversations", type=int, default=0)
     parser.add_argument("--keep-messages", type=int, default=10)
     args = parser.parse_args()
     with h.data_dir_temp() as data_dir:
@@ -145,7 +148,8 @@ def main() -> None:
             print(f"{folder.name}:", flush=True)
             total = set_run(folder, store, owner, character_id,
                             conversations=args.limit_conversations,
-                            questions=args.limit_questions, keep=args.keep_messages)
+                            questions=args.limit_questions, keep=args.keep_messages,
+                            skip=args.skip_conversations)
             print(f"in_play[{folder.name}] plain={statistics.mean(total['plain'] or [0]):.3f} "
                   f"trigger={statistics.mean(total['trigger'] or [0]):.3f} "
                   f"questions={len(total['plain'])} duplicates={total['duplicates']} "
