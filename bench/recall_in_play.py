@@ -3,7 +3,8 @@ SillyTavern chats through the app's own import, their questions asked as chat tu
 real turn path, and what reaches the model's request measured.
 
     .venv/bin/python bench/recall_in_play.py --data ../shared/bench/locomo
-        [--data DIR ...] [--limit-conversations N] [--limit-questions N] [--keep-messages 10]
+        [--data DIR ...] [--limit-conversations N] [--skip-conversations N]
+        [--limit-questions N] [--keep-messages 10]
 
 Per conversation: one instance; the chat imported whole (speaker A is the player); the index
 synced as the app does after an import; the prompt keeps only the newest --keep-messages
@@ -108,10 +109,10 @@ def conversation_run(path: Path, store, owner, character_id: str, *, limit: int,
 
 
 def set_run(folder: Path, store, owner, character_id: str, *, conversations: int,
-            questions: int, keep: int) -> dict:
+            questions: int, keep: int, skip: int = 0) -> dict:
     total: dict = {"plain": [], "trigger": [], "duplicates": 0, "echoes": 0, "small": [],
                    "tokens": []}
-    for path in sorted(folder.glob("*.json"))[:conversations]:
+    for path in sorted(folder.glob("*.json"))[skip:][:conversations]:
         figures = conversation_run(path, store, owner, character_id, limit=questions, keep=keep)
         for key, value in figures.items():
             total[key] = total[key] + value
@@ -121,28 +122,35 @@ def set_run(folder: Path, store, owner, character_id: str, *, conversations: int
     return total
 
 
+def settings_for_play(store, *, keep: int) -> None:
+    """Recall on, no recaps, the prompt's conversation cut to the newest `keep` messages."""
+    store.module_write("memory", {"recall_enabled": True, "recaps_enabled": False})
+    config = store.config_read()
+    config["preferences"]["conversation_load_all"] = False
+    store.config_write(config)
+    store.module_write("history", {**store.module_read("history"), "trim_max_messages": keep,
+                                   "trim_max_chars": 100_000})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", action="append", required=True, type=Path)
     parser.add_argument("--limit-conversations", type=int, default=100)
     parser.add_argument("--limit-questions", type=int, default=10_000)
+    # The conversations after the first N: a check on conversations not used for tuning.
+    parser.add_argument("--skip-conversations", type=int, default=0)
     parser.add_argument("--keep-messages", type=int, default=10)
     args = parser.parse_args()
     with h.data_dir_temp() as data_dir:
         t.django_boot(data_dir)
         store, owner, character_id, _ = t.library_seed(data_dir)
-        store.module_write("memory", {"recall_enabled": True, "recaps_enabled": False})
-        config = store.config_read()
-        config["preferences"]["conversation_load_all"] = False
-        store.config_write(config)
-        store.module_write("history", {**store.module_read("history"),
-                                       "trim_max_messages": args.keep_messages,
-                                       "trim_max_chars": 100_000})
+        settings_for_play(store, keep=args.keep_messages)
         for folder in args.data:
             print(f"{folder.name}:", flush=True)
             total = set_run(folder, store, owner, character_id,
                             conversations=args.limit_conversations,
-                            questions=args.limit_questions, keep=args.keep_messages)
+                            questions=args.limit_questions, keep=args.keep_messages,
+                            skip=args.skip_conversations)
             print(f"in_play[{folder.name}] plain={statistics.mean(total['plain'] or [0]):.3f} "
                   f"trigger={statistics.mean(total['trigger'] or [0]):.3f} "
                   f"questions={len(total['plain'])} duplicates={total['duplicates']} "

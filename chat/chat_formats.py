@@ -11,7 +11,9 @@ are text.
 Import rules (PersonaLab session lines come out):
 - Turns are numbered from 1 and every user message starts a new turn; assistant messages
   before the first user message are the greeting: turn 0 with "greeting": true, as a new
-  instance's greeting is.
+  instance's greeting is. An assistant message that follows another one starts a turn of its
+  own (as each reply of a group round has here): a turn holds one line per role, which is how
+  the memory index tells lines apart, so a character's run of messages is all searchable.
 - Every speaker keeps its `name`; `send_date` is kept as written (the parsed moment goes to
   `timestamp`), `extra` is kept whole (its `reasoning` also goes to the line's `reasoning`),
   and any other key of the message is kept in `carried`, so export writes the message back.
@@ -269,6 +271,7 @@ def _lines_convert(header: dict[str, Any], records: list[tuple[int, dict[str, An
                    skipped: list[dict[str, Any]]) -> list[dict[str, Any]]:
     lines: list[dict[str, Any]] = []
     turn = 0
+    replied = False  # the turn has an assistant line already
     last_time = header["created_at"]
     speakers = _speakers(header, records)
     for number, record in records:
@@ -288,7 +291,9 @@ def _lines_convert(header: dict[str, Any], records: list[tuple[int, dict[str, An
         if is_user is None:
             skipped.append({"line": number, "reason": "message has neither 'is_user' nor 'name'"})
             continue
-        turn += 1 if is_user else 0
+        if is_user or replied:
+            turn += 1
+        replied = not is_user
         lines.append(_message_line(record, text, timestamp, is_user=is_user, turn=turn))
     return lines
 

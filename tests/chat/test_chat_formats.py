@@ -45,6 +45,16 @@ def test_import_numbers_turns_and_marks_the_greeting():
     assert lines[2]["timestamp"] == "2024-03-05T14:06:00Z"
 
 
+def test_a_run_of_the_characters_messages_takes_a_turn_each():
+    data = jsonl(HEADER, message("旅人", True, "在吗"), message("维克多", False, "在。"),
+                 message("维克多", False, "刚回来。"), message("维克多", False, "有事？"),
+                 message("旅人", True, "有"), message("旅人", True, "急事"))
+    _, lines = chat_import_jsonl(data)
+    assert [(line["role"], line["turn"]) for line in lines] == [
+        ("user", 1), ("assistant", 1), ("assistant", 2), ("assistant", 3), ("user", 4),
+        ("user", 5)]
+
+
 def test_system_lines_become_notes_and_empty_lines_are_skipped():
     data = jsonl(HEADER, message("旅人", True, "hi"),
                  {**message("System", False, "（场景切换）"), "is_system": True},

@@ -132,3 +132,28 @@ def test_the_chat_page_has_the_index_progress_line_its_script_fills(
     html = page.content.decode()
     assert 'data-testid="index-progress"' in html
     assert "%(embedded)s of %(lines)s lines embedded" in html
+
+
+RUN = ["I adopted a grey kitten called Biscuit last spring.",
+       "Also, my brother moved to Lisbon for a job at a bakery.",
+       "And I finally finished reading the whole Pachinko saga."]
+
+
+def test_every_message_of_a_characters_run_is_recalled_after_an_import(
+        client, auth, store, instance, memory_on):
+    """SillyTavern chats often hold several messages of the character in a row: each is its
+    own line in memory, not only the last of the run."""
+    records = [{"user_name": "Ann", "character_name": "Bo", "chat_metadata": {}},
+               {"name": "Ann", "is_user": True, "mes": "What's new with you?"},
+               *({"name": "Bo", "is_user": False, "mes": text} for text in RUN),
+               {"name": "Ann", "is_user": True, "mes": "Wow, a lot happened."}]
+    response = client.post(f"/api/v1/instances/{instance}/import_chat", {"file": SimpleUploadedFile(
+        "chat.jsonl", "".join(json.dumps(r) + "\n" for r in records).encode())}, **auth)
+    assert response.status_code == 201, response.content
+    index = runtime.index_for(store)
+    instance_sync(store, index, instance_id=instance)
+    for question, word in (("What is the kitten called?", "Biscuit"),
+                           ("Where did your brother move?", "Lisbon"),
+                           ("Which saga did you finish reading?", "Pachinko")):
+        hits = query_user_history(question, instance, index=index, force=True, k=3).hits
+        assert any(word in hit.text for hit in hits), question

@@ -164,3 +164,25 @@ def test_an_answer_that_shares_no_word_enters_through_the_question_before_it():
     assert [floor_keeps(s) for s in signals] == [True, True, False]
     small = signals_read("Okay, how are you doing today?", [asked, answer], near)
     assert not any(floor_keeps(s) for s in small)
+
+
+def test_a_question_about_something_told_many_times_recalls_more_than_ten_lines(
+        store, instance, memory_on, use_stub):
+    """A list question ("What did Mira plant?") has its answers spread over many days: the
+    memory share of the window holds them, so a turn is not cut at ten lines."""
+    _seed(store, instance, turns=0)  # settings only: the newest 10 messages in the prompt
+    plants = ["tulips", "basil", "carrots", "roses", "garlic", "mint", "onions", "lilies",
+              "beans", "thyme", "peas", "sage", "leeks", "poppies"]
+    with store.instance_lock(instance):
+        for turn, plant in enumerate(plants + ["rain"] * 6, start=1):
+            user = (f"Today Mira planted {plant} in the garden bed." if plant != "rain"
+                    else "The rain kept us inside all day.")
+            for role, text in (("user", user), ("assistant", "Nice, tell me more.")):
+                store.session_append(instance, "sess_001", {
+                    "role": role, "content": text, "turn": turn,
+                    "timestamp": f"2025-10-16T10:{turn:02d}:00Z"})
+    call_command("reindex", "--memory")
+    result, _ = asyncio.run(_turn(store, instance,
+                                  "Do you remember? What did Mira plant in the garden?"))
+    recalled = " ".join(_recalled(store, instance, result))
+    assert sum(1 for plant in plants if plant in recalled) > 10
