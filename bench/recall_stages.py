@@ -72,7 +72,8 @@ class Spy:
 
 def conversation_stages(path: Path, store, owner, character_id: str, spy: Spy, *, limit: int,
                         plain_only: bool, verbose: bool) -> dict[str, dict[str, list[float]]]:
-    from chat.services import instance_create, session_import
+    from chat.services.instances import instance_create
+    from chat.services.session_import import session_import
     from memory import runtime
     from memory.rag import query_user_history
     from memory.sync import instance_sync
