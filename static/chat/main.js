@@ -13,6 +13,7 @@ import {composerWire} from "./composer.js";
 import {gestureWire, messageAction} from "./actions.js";
 import {drawer, drawerWire} from "./drawer.js";
 import {indexProgress, memoryWire} from "./memory.js";
+import {roomWire} from "./room.js";
 
 root.addEventListener("click", (e) => {
   const toggle = e.target.closest("[data-testid=drawer-toggle]");
@@ -32,6 +33,7 @@ composerWire();
 drawerWire();
 memoryWire();
 gestureWire();
+roomWire();
 if (window.htmx) window.htmx.onLoad((el) => renderAll(el));
 draftRestore();
 renderAll(document);
