@@ -3,7 +3,7 @@
 // other client); the changed message is then read again from the file.
 import {S, api, fill, refusal, root, touch, url} from "./config.js";
 import {escapeHtml, fragment} from "./render.js";
-import {currentSession, messageRefresh, reloadFromFile} from "./messages.js";
+import {currentSession, messageRefresh, reloadFromFile, sessionLabel} from "./messages.js";
 import {regenerate} from "./composer.js";
 
 export function toast(text, action) {
@@ -95,7 +95,7 @@ async function branch(article) {
                       {index: Number(article.dataset.index), fingerprint: article.dataset.fp});
   if (!r.ok) { toast(await refusal(r)); return; }
   const data = await r.json();
-  toast(fill(S.branched, data.session_id));
+  toast(fill(S.branched, sessionLabel(data.session_id)));
   await reloadFromFile();
 }
 

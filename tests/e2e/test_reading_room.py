@@ -17,7 +17,6 @@ from tests.e2e.conftest import (
     DESKTOP,
     PHONE,
     Server,
-    _daphne_start,
     _data_prepare,
     _free_port,
     _server_env,
