@@ -14,6 +14,7 @@ import {gestureWire, messageAction} from "./actions.js";
 import {drawer, drawerWire} from "./drawer.js";
 import {indexProgress, memoryWire} from "./memory.js";
 import {roomWire} from "./room.js";
+import {menuWire} from "./menu.js";
 
 root.addEventListener("click", (e) => {
   const toggle = e.target.closest("[data-testid=drawer-toggle]");
@@ -34,6 +35,7 @@ drawerWire();
 memoryWire();
 gestureWire();
 roomWire();
+menuWire();
 if (window.htmx) window.htmx.onLoad((el) => renderAll(el));
 draftRestore();
 renderAll(document);
