@@ -7,6 +7,7 @@
 import {nearNewest, scrollToNewest} from "./messages.js";
 
 const narrow = window.matchMedia("(max-width: 900px)");
+const UNFOLD_MS = 600;
 let following = true;  // the reader is at the newest line (as of their last scroll)
 
 function typing() { return document.body.classList.contains("typing"); }
@@ -32,12 +33,28 @@ function viewportFollow() {
   if (following) scrollToNewest();
 }
 
+// A tap elsewhere takes the focus at its start (mousedown): unfolding then would move what is
+// under the finger before the tap ends, and the tap would land on something else. So the chrome
+// comes back once the tap's click has found its target (or soon, when no click comes: a drag,
+// a Tab away).
+function unfoldAfterTap(composer) {
+  let done = false;
+  const unfold = () => {
+    if (done) return;
+    done = true;
+    document.removeEventListener("click", unfold, true);
+    if (!composer.contains(document.activeElement)) typingSet(false);
+  };
+  document.addEventListener("click", unfold, true);
+  setTimeout(unfold, UNFOLD_MS);
+}
+
 export function roomWire() {
   const composer = document.querySelector(".composer");
   const input = document.getElementById("input");
   input.addEventListener("focusin", () => { if (narrow.matches) typingSet(true); });
   composer.addEventListener("focusout", (e) => {
-    if (!composer.contains(e.relatedTarget)) typingSet(false);
+    if (!composer.contains(e.relatedTarget)) unfoldAfterTap(composer);
   });
   // A tap on a button would take the focus from the input first, the chrome would unfold and
   // the button move away before the tap ends: while typing, the input keeps the focus (and a
