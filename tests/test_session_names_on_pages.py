@@ -4,9 +4,11 @@ title and what a session continues."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 pytestmark = pytest.mark.django_db
 
@@ -39,3 +41,15 @@ def test_the_history_manager_names_sessions_not_ids(alice_client, store, instanc
     assert "conversation 1" in shown and "conversation 2" in shown
     assert "continues conversation 1" in shown
     assert "sess_" not in shown
+
+
+def test_the_import_report_names_the_new_session(alice_client, instance):
+    lines = [{"user_name": "You", "character_name": "Kael", "create_date": "2024-10-05T05:01:00Z"},
+             {"name": "You", "is_user": True, "mes": "Hello.", "send_date": "2024-10-05T05:01:00Z"},
+             {"name": "Kael", "is_user": False, "mes": "Hi.", "send_date": "2024-10-05T05:02:00Z"}]
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    page = alice_client.post(f"/instances/{instance}/import_chat",
+                             {"file": SimpleUploadedFile("chat.jsonl", data)}, follow=True)
+    html = page.content.decode()
+    report = _shown_text(html[html.index('id="import-report"'):html.index("</summary>")])
+    assert "into conversation 2" in report and "sess_" not in report
