@@ -19,6 +19,7 @@ from tests.e2e.conftest import (
     screenshot_take,
     turn_wait_done,
 )
+from tests.e2e.test_accessibility import AXE, RUN
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
@@ -134,6 +135,7 @@ def _focused(page: Page) -> dict:
 
 
 def test_every_message_action_works_from_the_keyboard_alone(page: Page, server: Server) -> None:
+    page.add_init_script(path=str(AXE))
     page.set_viewport_size(DESKTOP)
     instance_id = instance_new(page, server)
     server.stub.script(Reply("First take."), Reply("Second take."))
@@ -150,6 +152,7 @@ def test_every_message_action_works_from_the_keyboard_alone(page: Page, server: 
     page.keyboard.press("Enter")
     page.get_by_test_id("message-menu").wait_for()
     screenshot_take(page, "33_keyboard_menu_1366", full_page=False)
+    assert page.evaluate(RUN) == []  # the open menu too (axe-core)
     page.keyboard.press("Escape")
     page.get_by_test_id("message-menu").wait_for(state="detached")
     focused = _focused(page)  # back on the message
