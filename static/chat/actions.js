@@ -3,7 +3,7 @@
 // other client); the changed message is then read again from the file.
 import {S, api, fill, refusal, root, touch, url} from "./config.js";
 import {escapeHtml, fragment} from "./render.js";
-import {currentSession, messageRefresh, reloadFromFile} from "./messages.js";
+import {currentSession, messageRefresh, reloadFromFile, sessionLabel} from "./messages.js";
 import {regenerate} from "./composer.js";
 
 export function toast(text, action) {
@@ -23,14 +23,28 @@ export function toast(text, action) {
   }
   box.hidden = false;
   clearTimeout(box.timer);
-  box.timer = setTimeout(() => { box.hidden = true; }, action ? action.seconds * 1000 : 4000);
+  box.timer = setTimeout(() => {
+    const held = box.contains(document.activeElement);
+    box.hidden = true;
+    if (held) document.getElementById("input").focus();  // not lost with the toast
+  }, action ? action.seconds * 1000 : 4000);
+}
+
+// After an action the keyboard's focus goes back where it was: the same control on the
+// message as read again, or the message itself (when that control is gone or the menu ran it),
+// never the top of the page.
+function focusBack({index, testid}) {
+  const article = document.querySelector(`#messages .msg[data-index="${index}"]`);
+  if (!article) return;
+  const control = testid && article.querySelector(`footer.actions [data-testid="${testid}"]:not([disabled])`);
+  (control || article).focus({preventScroll: true});
 }
 
 function messageUrl(article) {
   return url("messageUrl", {session: currentSession(), index: article.dataset.index});
 }
 
-async function editStart(article) {
+async function editStart(article, back) {
   const text = article.querySelector(".text");
   if (article.dataset.editing) return;
   article.dataset.editing = "1";
@@ -48,11 +62,15 @@ async function editStart(article) {
   text.hidden = true;
   text.after(box, bar);
   box.focus();
-  const cancel = () => { box.remove(); bar.remove(); text.hidden = false; delete article.dataset.editing; };
+  const cancel = () => {
+    box.remove(); bar.remove(); text.hidden = false; delete article.dataset.editing;
+    focusBack(back);
+  };
   const save = async () => {
     const r = await api("PUT", messageUrl(article), {fingerprint: article.dataset.fp, text: box.value});
     if (!r.ok) { toast(await refusal(r)); return; }
     await messageRefresh(article);
+    focusBack(back);
   };
   bar.querySelector("[data-testid=edit-save]").addEventListener("click", save);
   bar.querySelector("[data-testid=edit-cancel]").addEventListener("click", cancel);
@@ -65,7 +83,7 @@ async function editStart(article) {
   });
 }
 
-async function remove(article) {
+async function remove(article, back) {
   const query = new URLSearchParams({fingerprint: article.dataset.fp});
   const r = await api("DELETE", `${messageUrl(article)}?${query}`);
   if (!r.ok) { toast(await refusal(r)); return; }
@@ -79,7 +97,9 @@ async function remove(article) {
     if (!u.ok) { toast(await refusal(u)); return; }
     await reloadFromFile();
     toast(S.restored);
+    focusBack(back);
   }});
+  document.querySelector("#toast [data-testid=undo]").focus({preventScroll: true});
 }
 
 async function hide(article, control) {
@@ -95,7 +115,7 @@ async function branch(article) {
                       {index: Number(article.dataset.index), fingerprint: article.dataset.fp});
   if (!r.ok) { toast(await refusal(r)); return; }
   const data = await r.json();
-  toast(fill(S.branched, data.session_id));
+  toast(fill(S.branched, sessionLabel(data.session_id)));
   await reloadFromFile();
 }
 
@@ -120,14 +140,17 @@ async function copy(article) {
   }
 }
 
-export function messageAction(action, control) {
+// `fromMenu`: run from the message's menu (menu.js), whose focus goes back to the message.
+export function messageAction(action, control, {fromMenu = false} = {}) {
   const article = control.closest(".msg");
-  if (action === "edit") editStart(article);
-  else if (action === "delete") remove(article);
-  else if (action === "branch") branch(article);
-  else if (action === "hide") hide(article, control);
-  else if (action === "copy") copy(article);
-  else if (action === "swipe") swipe(article, control.dataset.alternative);
+  const back = {index: article.dataset.index, testid: fromMenu ? null : control.dataset.testid};
+  const done = () => focusBack(back);
+  if (action === "edit") editStart(article, back);
+  else if (action === "delete") remove(article, back);
+  else if (action === "branch") branch(article).then(done);
+  else if (action === "hide") hide(article, control).then(done);
+  else if (action === "copy") copy(article).then(done);
+  else if (action === "swipe") swipe(article, control.dataset.alternative).then(done);
   else return false;
   return true;
 }

@@ -68,6 +68,12 @@ export async function budgetShow(traceId) {
   const label = document.createElement("small");
   label.textContent = ` ${trace.total_tokens} / ${limit} tokens`;
   bar.append(label);
+  // Folded into the chat header while the player types on a phone (room.js).
+  const mini = document.getElementById("budget-mini");
+  const share = 100 * trace.total_tokens / limit;
+  mini.textContent = share < 1 ? "<1%" : `${Math.round(share)}%`;
+  mini.title = label.textContent.trim();
+  mini.hidden = false;
 }
 
 export function latestTraceId() {

@@ -13,6 +13,8 @@ import {composerWire} from "./composer.js";
 import {gestureWire, messageAction} from "./actions.js";
 import {drawer, drawerWire} from "./drawer.js";
 import {indexProgress, memoryWire} from "./memory.js";
+import {roomWire} from "./room.js";
+import {menuWire} from "./menu.js";
 
 root.addEventListener("click", (e) => {
   const toggle = e.target.closest("[data-testid=drawer-toggle]");
@@ -32,6 +34,8 @@ composerWire();
 drawerWire();
 memoryWire();
 gestureWire();
+roomWire();
+menuWire();
 if (window.htmx) window.htmx.onLoad((el) => renderAll(el));
 // A member change sends the chat's title again (out of band): the tab's title follows it.
 document.body.addEventListener("htmx:afterSettle", () => {

@@ -1,7 +1,7 @@
 // The list of messages: the newest page from the server, older pages on scroll, and the
 // reader's place kept across reloads. The session file is the truth: after a turn or a change
 // the list is read again from the server.
-import {root, url} from "./config.js";
+import {S, root, url} from "./config.js";
 import {adopt, fragment, renderText} from "./render.js";
 
 let loadingOlder = false;
@@ -135,10 +135,17 @@ export function titleShow(title) {
   document.title = `${title} · PersonaLab`;
 }
 
+// A session as players name it, "conversation 3" for sess_003 (chat/templatetags/sessions.py).
+export function sessionLabel(sessionId) {
+  const number = /^sess_(\d+)$/.exec(sessionId);
+  return number ? S.conversation.replace("%(number)s", Number(number[1])) : sessionId;
+}
+
 // A branch or a summarize can move the chat to a new session: the title and the export
 // links follow it, so an export never silently hands back the old session.
 export function sessionShow(sessionId) {
-  document.querySelectorAll("[data-current-session]").forEach(el => { el.textContent = sessionId; });
+  const label = sessionLabel(sessionId);
+  document.querySelectorAll("[data-current-session]").forEach(el => { el.textContent = label; });
   const exportUrl = url("exportUrl", {session: sessionId});
   document.querySelectorAll("a[data-export]").forEach(a => {
     a.href = `${exportUrl}?${new URLSearchParams({format: a.dataset.export})}`;

@@ -1,0 +1,151 @@
+// A message's action menu: a long press (≈ 500 ms) on a touch screen, or Enter / Space on a
+// message reached with Tab, opens its actions as labelled buttons (Copy, Edit, Hide, Delete,
+// Branch, the versions of the last reply, the prompt). An item does what the message's own
+// button does, through the same code (actions.js) and so the same REST calls. Escape or a tap
+// outside closes it and the focus goes back to the message.
+import {S} from "./config.js";
+import {messageAction} from "./actions.js";
+
+const PRESS_MS = 500;
+const SLOP_PX = 10;  // a finger that moves more is scrolling, not pressing
+const TAPPABLE = "button, a, textarea, input, select, summary, details, .edit-actions";
+let open = null;  // {menu, article}
+
+// Every message the server rendered can take the focus, so Tab reaches it; new ones (a turn,
+// an older page, a message read again) are made so as they arrive.
+function focusableMake(scope) {
+  for (const article of scope.querySelectorAll(".msg[data-index]:not([tabindex])")) {
+    article.tabIndex = 0;
+  }
+}
+
+function itemLabel(control) {
+  const word = control.textContent.trim();
+  const said = control.getAttribute("aria-label");
+  return said ? `${word} ${said}` : word;  // ‹ › say what they do in their aria-label
+}
+
+function menuBuild(article) {
+  const menu = document.createElement("div");
+  menu.className = "msg-menu";
+  menu.setAttribute("role", "menu");
+  menu.setAttribute("aria-label", S.messageActions || "Message actions");
+  menu.dataset.testid = "message-menu";
+  const controls = article.querySelectorAll(
+    "footer.actions button[data-action]:not([disabled]), footer.actions a[data-trace]");
+  for (const control of controls) {
+    const item = document.createElement("button");
+    item.type = "button";
+    item.setAttribute("role", "menuitem");
+    item.tabIndex = -1;
+    item.textContent = itemLabel(control);
+    item.dataset.testid = `menu-${control.dataset.testid || "prompt"}`;
+    item.addEventListener("click", () => {
+      menuClose(false);
+      if (control.dataset.action) messageAction(control.dataset.action, control, {fromMenu: true});
+      else window.location.assign(control.href);
+    });
+    menu.append(item);
+  }
+  return menu;
+}
+
+function menuPlace(menu, article) {
+  const box = article.getBoundingClientRect();
+  const size = menu.getBoundingClientRect();
+  const below = Math.min(box.top + 24, window.innerHeight - size.height - 8);
+  menu.style.top = `${Math.max(8, below)}px`;
+  menu.style.left = `${Math.max(8, Math.min(box.left + 40, window.innerWidth - size.width - 8))}px`;
+}
+
+export function menuOpen(article) {
+  menuClose(false);
+  const menu = menuBuild(article);
+  if (!menu.children.length) return;
+  article.append(menu);
+  menuPlace(menu, article);
+  open = {menu, article};
+  menu.firstElementChild.focus({preventScroll: true});
+}
+
+function menuClose(refocus) {
+  if (!open) return;
+  const {menu, article} = open;
+  open = null;
+  menu.remove();
+  if (refocus && article.isConnected) article.focus({preventScroll: true});
+}
+
+function menuKeys(e) {
+  const items = [...open.menu.querySelectorAll("[role=menuitem]")];
+  const at = items.indexOf(document.activeElement);
+  const go = {ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: items.length - 1}[e.key];
+  if (go !== undefined) {
+    e.preventDefault();
+    items[(go + items.length) % items.length].focus();
+  } else if (e.key === "Escape" || e.key === "Tab") {
+    e.preventDefault();
+    e.stopPropagation();  // the drawer's Escape is not this one
+    menuClose(true);
+  }
+}
+
+function pressWire(list) {
+  let press = null;
+  let opened = false;  // this touch opened the menu: its end is no tap on what lies under it
+  const cancel = () => { if (press) clearTimeout(press.timer); press = null; };
+  list.addEventListener("touchstart", (e) => {
+    cancel();
+    opened = false;
+    const article = e.target.closest(".msg[data-index]");
+    if (!article || e.touches.length !== 1 || e.target.closest(TAPPABLE)) return;
+    const {clientX: x, clientY: y} = e.touches[0];
+    press = {x, y, timer: setTimeout(() => {
+      press = null;
+      opened = true;
+      window.getSelection()?.removeAllRanges();  // the press was for the menu, not a selection
+      menuOpen(article);
+    }, PRESS_MS)};
+  }, {passive: true});
+  list.addEventListener("touchmove", (e) => {
+    if (!press) return;
+    const touch = e.touches[0];
+    if (Math.hypot(touch.clientX - press.x, touch.clientY - press.y) > SLOP_PX) cancel();
+  }, {passive: true});
+  list.addEventListener("touchend", (e) => {
+    cancel();
+    if (opened && e.cancelable) e.preventDefault();  // no click on the item under the finger
+    opened = false;
+  });
+  list.addEventListener("touchcancel", cancel);
+  // Android's own long press asks for the browser's context menu: ours instead.
+  list.addEventListener("contextmenu", (e) => {
+    const article = e.target.closest(".msg[data-index]");
+    if (!article || e.target.closest(TAPPABLE) || !window.matchMedia("(pointer: coarse)").matches) return;
+    e.preventDefault();
+    cancel();
+    if (!open || open.article !== article) menuOpen(article);
+  });
+}
+
+export function menuWire() {
+  const chat = document.getElementById("chat");
+  focusableMake(document);
+  new MutationObserver(() => focusableMake(chat)).observe(chat, {childList: true, subtree: true});
+  document.addEventListener("keydown", (e) => {
+    if (open && open.menu.contains(e.target)) { menuKeys(e); return; }
+    const article = e.target.matches?.(".msg[data-index]") ? e.target : null;
+    if (!article) return;
+    if (e.key === "Enter" || e.key === " " || e.key === "ContextMenu" || (e.key === "F10" && e.shiftKey)) {
+      e.preventDefault();
+      menuOpen(article);
+    }
+  });
+  document.addEventListener("pointerdown", (e) => {
+    if (open && !open.menu.contains(e.target)) menuClose(false);
+  }, true);
+  document.addEventListener("scroll", (e) => {
+    if (open && e.target.id === "messages") menuClose(false);
+  }, {capture: true, passive: true});
+  pressWire(chat);
+}

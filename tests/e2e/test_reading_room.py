@@ -1,0 +1,143 @@
+"""Room to read on a phone (issue 33 item 1): with the keyboard open (a 390×844 phone keeps
+390×500) the chrome folds away while the player types, so the conversation keeps at least 250 px;
+leaving the input brings it back, and nothing is lost at 390×844 or 1366×900 (the nav through
+the menu button, the offline state as a mark in the header).
+
+The server here has no language model configured, as a fresh clone: the offline demo answers
+and its banner shows, the state the issue measured."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import (
+    DESKTOP,
+    PHONE,
+    Server,
+    _free_port,
+    _server_env,
+    browser_missing_reason,
+    instance_new,
+    message_send,
+    screenshot_take,
+    turn_wait_done,
+)
+from tests.e2e.test_accessibility import AXE, RUN
+from tests.prepared_data import Prepared, prepared_copy
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+_missing = browser_missing_reason()
+if _missing:
+    pytest.skip(_missing, allow_module_level=True)
+
+pytestmark = pytest.mark.e2e
+
+KEYBOARD_OPEN = {"width": 390, "height": 500}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, stub_llm_server,
+           prepared_data: Prepared) -> Iterator[Server]:
+    """As conftest's, but with no endpoint configured: the offline demo and its banner."""
+    base = tmp_path_factory.mktemp("e2e-offline")
+    copy = prepared_copy(prepared_data, base)
+    env = _server_env(copy.data, stub_llm_server, copy.secret)
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        env.pop(name)
+    running = Server(f"http://127.0.0.1:{_free_port()}", copy.data, copy.password,
+                     stub_llm_server, None, env, base / "daphne.log")
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def _visible_height(page: Page, selector: str) -> float:
+    return page.evaluate("""s => { const r = document.querySelector(s).getBoundingClientRect();
+        return Math.min(r.bottom, innerHeight) - Math.max(r.top, 0); }""", selector)
+
+
+def _chat_with_a_few_turns(page: Page, server: Server) -> None:
+    instance_new(page, server)
+    for text in ("Hello there.", "Tell me about the forest.", "And the river?"):
+        message_send(page, text)
+        turn_wait_done(page)
+
+
+def _typing(page: Page) -> bool:
+    return page.evaluate("() => document.body.classList.contains('typing')")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_typing_with_the_keyboard_open_leaves_room_to_read(page: Page, server: Server,
+                                                           scheme: str) -> None:
+    page.add_init_script(path=str(AXE))
+    page.emulate_media(color_scheme=scheme)
+    page.set_viewport_size(KEYBOARD_OPEN)
+    _chat_with_a_few_turns(page, server)
+    page.locator("#messages").click(position={"x": 10, "y": 10})  # not typing
+    screenshot_take(page, f"33_room_390x500_reading_{scheme}", full_page=False)
+    assert page.locator("#offline-banner").is_visible()
+    page.locator("[data-testid=input]").focus()
+    page.wait_for_function("() => document.body.classList.contains('typing')")
+    screenshot_take(page, f"33_room_390x500_typing_{scheme}", full_page=False)
+    assert _visible_height(page, "#messages") >= 250
+    assert page.evaluate(RUN) == []  # the folded chrome reads as well as the rest (axe-core)
+    # The newest message is in view, the composer and Send above the keyboard's edge.
+    newest = page.locator("#messages .msg").last.bounding_box()
+    listed = page.locator("#messages").bounding_box()
+    assert newest["y"] + newest["height"] <= listed["y"] + listed["height"] + 1
+    for testid in ("input", "send", "regenerate", "continue", "impersonate"):
+        box = page.locator(f"[data-testid={testid}]").bounding_box()
+        assert 0 <= box["y"] and box["y"] + box["height"] <= KEYBOARD_OPEN["height"], testid
+    # Folded, not lost: the offline state is a mark in the header, the nav behind ≡.
+    assert page.locator("[data-testid=offline-mark]").is_visible()
+    assert "Offline demo" in page.locator("[data-testid=offline-mark]").get_attribute("title")
+    assert not page.locator(".topbar").is_visible()
+    # Send while typing: the message goes and the input keeps the focus (a phone its keyboard).
+    page.fill("[data-testid=input]", "One more thing.")
+    page.click("[data-testid=send]")
+    page.wait_for_function("() => [...document.querySelectorAll('#messages .msg.user')]"
+                           ".some(m => m.textContent.includes('One more thing.'))")
+    turn_wait_done(page)
+    assert _typing(page)
+    assert page.evaluate("() => document.activeElement.id") == "input"
+    page.click("[data-testid=nav-menu]")
+    page.wait_for_function("() => !document.body.classList.contains('typing')")
+    assert page.locator(".topbar a", has_text="Library").is_visible()
+    assert page.locator("#offline-banner").is_visible()
+    screenshot_take(page, f"33_room_390x500_menu_{scheme}", full_page=False)
+    assert page.js_errors == []
+
+
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_leaving_the_input_brings_everything_back(page: Page, server: Server, size: dict) -> None:
+    page.set_viewport_size(size)
+    _chat_with_a_few_turns(page, server)
+    page.locator("[data-testid=input]").focus()
+    name = f"33_room_{size['width']}x{size['height']}_typing"
+    screenshot_take(page, name, full_page=False)
+    if size is PHONE:
+        assert _typing(page)
+        assert page.locator("[data-testid=offline-mark]").is_visible()
+        assert page.locator("[data-testid=nav-menu]").is_visible()
+        assert _visible_height(page, "#messages") >= 500
+    else:  # a laptop has room: nothing folds
+        assert not _typing(page)
+        assert page.locator("#offline-banner").is_visible()
+        assert page.locator(".topbar a", has_text="Library").is_visible()
+        assert page.locator("#budget").is_visible()
+    page.locator("#messages").click(position={"x": 10, "y": 10})
+    page.wait_for_function("() => !document.body.classList.contains('typing')")
+    assert page.locator("#offline-banner").is_visible()
+    assert page.locator(".topbar a", has_text="Library").is_visible()
+    assert page.locator("#budget").is_visible()
+    assert not page.locator("[data-testid=nav-menu]").is_visible()
+    screenshot_take(page, f"33_room_{size['width']}x{size['height']}_reading", full_page=False)
+    assert page.js_errors == []

@@ -1,0 +1,55 @@
+"""Players read a session's name, never its id (issue 33 item 3): the chat header says
+"conversation 2" where it said "sess_002", and so do the history manager's session list, its
+title and what a session continues."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+pytestmark = pytest.mark.django_db
+
+
+def _shown_text(html: str) -> str:
+    """What a reader sees: the text outside tags, scripts and styles (ids stay in attributes)."""
+    html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.DOTALL)
+    return re.sub(r"<[^>]*>", " ", html)
+
+
+def _second_session(store, instance) -> None:
+    store.session_create(instance, "sess_002", continued_from="sess_001")
+    state = store.instance_state_read(instance)
+    store.instance_state_write(instance, {**state, "current_session_id": "sess_002"})
+
+
+def test_the_chat_header_names_the_session_not_its_id(alice_client, store, instance):
+    _second_session(store, instance)
+    html = alice_client.get(f"/instances/{instance}/").content.decode()
+    head = html[html.index('<header class="chat-head">'):]
+    head = _shown_text(head[:head.index("</header>")])
+    assert "conversation 2" in head
+    assert "sess_" not in head
+
+
+def test_the_history_manager_names_sessions_not_ids(alice_client, store, instance):
+    _second_session(store, instance)
+    html = alice_client.get(f"/instances/{instance}/history/").content.decode()
+    shown = _shown_text(html)
+    assert "conversation 1" in shown and "conversation 2" in shown
+    assert "continues conversation 1" in shown
+    assert "sess_" not in shown
+
+
+def test_the_import_report_names_the_new_session(alice_client, instance):
+    lines = [{"user_name": "You", "character_name": "Kael", "create_date": "2024-10-05T05:01:00Z"},
+             {"name": "You", "is_user": True, "mes": "Hello.", "send_date": "2024-10-05T05:01:00Z"},
+             {"name": "Kael", "is_user": False, "mes": "Hi.", "send_date": "2024-10-05T05:02:00Z"}]
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    page = alice_client.post(f"/instances/{instance}/import_chat",
+                             {"file": SimpleUploadedFile("chat.jsonl", data)}, follow=True)
+    html = page.content.decode()
+    report = _shown_text(html[html.index('id="import-report"'):html.index("</summary>")])
+    assert "into conversation 2" in report and "sess_" not in report
