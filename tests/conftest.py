@@ -7,6 +7,7 @@ import os
 
 import pytest
 from django.conf import settings
+from django.utils import translation
 
 from tests.prepared_data import prepared_data  # noqa: F401 — fixture
 from tests.stub_llm import stub_llm, stub_llm_server  # noqa: F401 — fixtures
@@ -29,6 +30,14 @@ for _name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PERSONALAB_MODEL", "PERSONAL
     os.environ.pop(_name, None)
 for _name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PERSONALAB_MODEL", "PERSONALAB_GGUF"):
     setattr(settings, _name, "")  # the offline demo unless a test names an endpoint
+
+
+@pytest.fixture(autouse=True)
+def _language_reset():
+    """A test that switches to 中文 (a page request, an activate()) leaves the thread in it;
+    the next test on the same worker would read Chinese messages."""
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture(autouse=True)
