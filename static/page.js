@@ -23,14 +23,9 @@
     }
   });
 
-  // An action whose result changes the whole page (summarize starts a new session) asks for a
-  // reload once its sentence has been read.
   document.addEventListener("DOMContentLoaded", () => {
     if (!window.htmx) return;
     window.htmx.onLoad((element) => {
-      const ask = element.querySelector && (element.matches("[data-reload-after]") ? element
-        : element.querySelector("[data-reload-after]"));
-      if (ask) setTimeout(() => window.location.reload(), Number(ask.dataset.reloadAfter) || 800);
       // A good "Test connection": the errors an earlier save left under its fields are stale, and
       // a server with a single model needs no picking.
       const tested = element.matches && (element.matches("[data-clears-errors]") ? element
