@@ -231,8 +231,11 @@ def test_test_connection_lists_the_servers_models_to_pick_from(page: Page, serve
     models = page.locator("[data-testid=llm-test-models]")
     models.wait_for()
     assert "1 model" in models.inner_text()
-    # A server with one model fills the field at once; picking still works.
-    assert page.input_value("input[name='llm.model']") == "stub-model"
+    # A server with one model fills the field at once (when htmx has settled the answer);
+    # picking still works.
+    page.wait_for_function(
+        "() => document.querySelector(\"input[name='llm.model']\").value === 'stub-model'",
+        timeout=5000)
     assert page.locator(".field-error[data-field='llm.base_url']").count() == 0
     page.fill("input[name='llm.model']", "")
     page.select_option("[data-testid=llm-model-pick]", "")
