@@ -32,10 +32,12 @@ def regex_scripts_account_save(store: FileStore, *, user, scripts: Any) -> list[
     """Replace the account's scripts with `scripts`, each checked first (LibraryError with a
     sentence beside each field that cannot be used; nothing is written then)."""
     checked = scripts_checked(scripts)
-    module = store.module_read(MODULE)
-    accounts = module.get("accounts") if isinstance(module.get("accounts"), dict) else {}
-    store.module_write(MODULE, {**module, "accounts": {**accounts,
-                                                       user.get_username(): checked}})
+
+    def saved(module: dict[str, Any]) -> dict[str, Any]:
+        accounts = module.get("accounts") if isinstance(module.get("accounts"), dict) else {}
+        return {**module, "accounts": {**accounts, user.get_username(): checked}}
+
+    store.module_update(MODULE, saved)
     return checked
 
 
@@ -78,17 +80,20 @@ def card_scripts_allow(store: FileStore, *, username: str, character: Mapping[st
                        allowed: bool) -> None:
     """Allow (or keep off) the character's scripts, as they are now, in `username`'s chats."""
     character_id = str(character.get("character_id") or "")
-    module = store.module_read(MODULE)
-    mine = _allowed_by(module, username)
     scripts = card_scripts(character.get("card"))
-    if allowed and isinstance(scripts, list) and scripts:
-        mine[character_id] = scripts_fingerprint(scripts)
-    elif character_id not in mine:
-        return
-    else:
-        mine.pop(character_id, None)
-    everyone = module.get(ALLOWED) if isinstance(module.get(ALLOWED), dict) else {}
-    store.module_write(MODULE, {**module, ALLOWED: {**everyone, username: mine}})
+
+    def changed(module: dict[str, Any]) -> dict[str, Any] | None:
+        mine = _allowed_by(module, username)
+        if allowed and isinstance(scripts, list) and scripts:
+            mine[character_id] = scripts_fingerprint(scripts)
+        elif character_id not in mine:
+            return None
+        else:
+            mine.pop(character_id, None)
+        everyone = module.get(ALLOWED) if isinstance(module.get(ALLOWED), dict) else {}
+        return {**module, ALLOWED: {**everyone, username: mine}}
+
+    store.module_update(MODULE, changed)
 
 
 def regex_scripts_for_chat(store: FileStore, *, username: str | None,

@@ -6,6 +6,7 @@ Kept in data/modules/prompt_presets.json by account, as generation defaults are.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from chat.services.generation import generation_defaults_read, generation_defaults_update
@@ -27,10 +28,24 @@ def _stored(store: FileStore, username: str | None) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
-def _write(store: FileStore, *, username: str, manager: dict[str, Any]) -> None:
-    module = store.module_read(MODULE)
-    accounts = module.get("accounts") if isinstance(module.get("accounts"), dict) else {}
-    store.module_write(MODULE, {**module, "accounts": {**accounts, username: manager}})
+def _write(store: FileStore, *, username: str,
+           change: Callable[[dict[str, Any]], dict[str, Any] | None]) -> dict[str, Any]:
+    """The account's manager changed by `change` (from the manager as shown; None: keep
+    it), read and written under the module's lock: one file holds every account's, and an
+    edit may change only part of one."""
+    result: dict[str, Any] = {}
+
+    def written(module: dict[str, Any]) -> dict[str, Any] | None:
+        accounts = module.get("accounts") if isinstance(module.get("accounts"), dict) else {}
+        found = accounts.get(username)
+        manager = change(manager_shown(found if isinstance(found, dict) else None))
+        if manager is None:
+            return None
+        result.update(manager)
+        return {**module, "accounts": {**accounts, username: manager}}
+
+    store.module_update(MODULE, written)
+    return result
 
 
 def account_prompt_manager_read(store: FileStore, *, user) -> dict[str, Any]:
@@ -43,25 +58,24 @@ def account_prompt_manager_update(store: FileStore, *, user, blocks: Any = None,
                                   regex_scripts: Any = None,
                                   regex_scripts_allowed: bool | None = None) -> dict[str, Any]:
     """Replace what is sent, each part checked first."""
-    manager = manager_edited(account_prompt_manager_read(store, user=user), blocks=blocks,
-                             regex_scripts=regex_scripts,
-                             regex_scripts_allowed=regex_scripts_allowed)
-    _write(store, username=user.get_username(), manager=manager)
-    return manager
+    return _write(store, username=user.get_username(),
+                  change=lambda current: manager_edited(
+                      current, blocks=blocks, regex_scripts=regex_scripts,
+                      regex_scripts_allowed=regex_scripts_allowed))
 
 
 def account_preset_apply(store: FileStore, *, user, preset: Any,
                          source: str = "") -> dict[str, Any]:
     """A SillyTavern Chat Completion preset as the account's default: its samplers replace
     the account's default samplers, its prompts and scripts its default prompt manager."""
-    current = account_prompt_manager_read(store, user=user)
-    manager = manager_from_preset(preset, current, source)
+    # Checked before anything is written: a preset the manager refuses changes nothing.
+    manager_from_preset(preset, account_prompt_manager_read(store, user=user), source)
     sampling = preset_sampling(preset)
     if sampling is not None:
         unset = {name: None for name in generation_defaults_read(store, user=user)}
         generation_defaults_update(store, user=user, changes={**unset, **sampling})
-    if manager is not None:
-        _write(store, username=user.get_username(), manager=manager)
+    _write(store, username=user.get_username(),
+           change=lambda current: manager_from_preset(preset, current, source))
     return {"generation": sampling or {}, **account_prompt_manager_read(store, user=user)}
 
 

@@ -17,16 +17,24 @@ def generation_defaults_read(store: FileStore, *, user) -> dict[str, Any]:
 
 
 def generation_defaults_update(store: FileStore, *, user, changes: Any) -> dict[str, Any]:
-    try:
-        updated = generation_update(generation_defaults_read(store, user=user), changes)
-    except GenerationError as error:
-        raise InstanceUpdateError({f"generation.{k}": v for k, v in error.fields.items()}) \
-            from None
-    module = store.module_read("generation")
-    accounts = module.get("accounts") if isinstance(module.get("accounts"), dict) else {}
-    store.module_write("generation", {**module, "accounts": {
-        **accounts, user.get_username(): updated}})
-    return updated
+    username = user.get_username()
+    result: dict[str, Any] = {}
+
+    def updated(module: dict[str, Any]) -> dict[str, Any]:
+        # Read and changed under the lock: `changes` may be partial, so the account's current
+        # values must be the ones a save at the same moment left.
+        accounts = module.get("accounts") if isinstance(module.get("accounts"), dict) else {}
+        mine = accounts.get(username)
+        try:
+            result.update(generation_update(dict(mine) if isinstance(mine, dict) else {},
+                                            changes))
+        except GenerationError as error:
+            raise InstanceUpdateError({f"generation.{k}": v for k, v in error.fields.items()}) \
+                from None
+        return {**module, "accounts": {**accounts, username: result}}
+
+    store.module_update("generation", updated)
+    return result
 
 
 def generation_for_instance(store: FileStore, state: dict[str, Any]) -> dict[str, Any]:

@@ -24,7 +24,7 @@ import copy
 import itertools
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -150,6 +150,22 @@ class FileStore(SessionFiles):
 
     def module_write(self, module: str, settings: dict[str, Any]) -> None:
         write_json_atomic(self.module_path(module), settings)
+
+    def module_update(self, module: str,
+                      change: Callable[[dict[str, Any]], dict[str, Any] | None]) -> dict[str, Any]:
+        """Read the module, apply `change` (the new settings, or None to write nothing) and
+        write it, under the module's lock: a file shared by all accounts (their defaults,
+        allow lists) is read and written whole, so two saves at the same moment would
+        otherwise each write over the other's. Returns the settings as they now are."""
+        path = self.module_path(module)
+        lock = self.lock_factory(path.with_name(f".{path.stem}.lock"), f"module-{path.stem}")
+        with lock.acquire(blocking=True):
+            current = self.module_read(module)
+            updated = change(current)
+            if updated is None:
+                return current
+            self.module_write(module, updated)
+            return updated
 
     # library ------------------------------------------------------------
     def character_ids(self) -> list[str]:
