@@ -32,6 +32,7 @@ from chat.prompt.window import ContextWindow, recap_span
 from chat.prompt.world_info import outlet_macros
 from chat.regex_turn import turn_regex, user_input_regexed
 from chat.speakers import Pick
+from chat.story_choice import story_choice_for, story_context
 from chat.turn_lore import lore_for_turn
 from chat.turn_window import turn_window
 from director.logic import director_prepare_context
@@ -323,7 +324,7 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
         # How many earlier versions a regenerate keeps (the offline demo varies on it).
         "variant": len((ctx.reply_extra or {}).get("alternatives", [])) if not ctx.continue_from
         else 0,
-        "generation": generation,
+        "generation": generation, **story_context(prompt, inputs.story),
     }
     return Prepared(prompt=prompt, recall=recall, director=director, lore=lore,
                     warnings=_dedupe(warnings), llm_context=llm_context, card=inputs.card)
@@ -426,6 +427,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         card=card, window=window, regex=turn_regex(store, ctx),
         prompt_blocks=(ctx.instance_state.get("prompt_manager") or {}).get("blocks") or [],
         marker_order=tuple((ctx.instance_state.get("prompt_manager") or {}).get("markers") or ()),
+        story=story_choice_for(store),
     )
 
 

@@ -1,6 +1,6 @@
 """`/api/v1/llm/text_completion`: the settings page's text-completion choice (chat or text
-completion, the instruct template, an imported SillyTavern instruct preset). Everyone may read
-it; only staff may change it, as the rest of the settings."""
+completion, the instruct template, an imported SillyTavern instruct preset, the context
+template). Everyone may read it; only staff may change it, as the rest of the settings."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from ninja import Router, Schema
 from pydantic import Field
 
 from chat.services.llm_text_settings import (
+    context_template_check,
     instruct_preset_check,
     llm_text_settings_read,
     llm_text_settings_save,
@@ -32,6 +33,14 @@ class TextCompletionIn(ClosedBody):
     instruct: dict[str, Any] | None = Field(
         None, description="a SillyTavern instruct preset (its JSON); stored and chosen unless "
                           "instruct_template names another")
+    context_template: str | None = Field(
+        None, description='the context template (story string) of text completion: a built-in '
+                          'key (default, minimalist, chatml, llama3, mistral, alpaca, gemma, phi, '
+                          'llama2), "custom" (the imported one), "none" (PersonaLab\'s own '
+                          'sections) or "" for PERSONALAB_CONTEXT_TEMPLATE')
+    context: dict[str, Any] | None = Field(
+        None, description="a SillyTavern context template (its JSON); stored and chosen unless "
+                          "context_template names another")
 
 
 class TextCompletionOut(Schema):
@@ -41,6 +50,10 @@ class TextCompletionOut(Schema):
     completion_api_effective: str
     instruct_template_effective: str
     templates: list[str]
+    context_template: str
+    context: dict[str, Any] | None
+    context_template_effective: str
+    context_templates: list[str]
 
 
 @router.get("/llm/text_completion", response=TextCompletionOut)
@@ -56,6 +69,9 @@ def text_completion_update(request: HttpRequest, payload: TextCompletionIn):
         raise Forbidden("only staff accounts may change the connection")
     sent = payload.model_dump(exclude_unset=True)
     instruct = instruct_preset_check(sent["instruct"]) if sent.get("instruct") else None
+    context = context_template_check(sent["context"]) if sent.get("context") else None
     return llm_text_settings_save(get_store(), completion_api=sent.get("completion_api"),
                                   instruct_template=sent.get("instruct_template"),
-                                  instruct=instruct)
+                                  instruct=instruct,
+                                  context_template=sent.get("context_template"),
+                                  context=context)

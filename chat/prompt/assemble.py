@@ -26,6 +26,7 @@ from chat.prompt.inputs import Block, PromptInputs, PromptResult, SectionReport,
 from chat.prompt.limits import limits_check, warnings_merge
 from chat.prompt.markers import markers_ordered
 from chat.prompt.sections import blocks_build, examples_place, section_report, sections_build
+from chat.prompt.story import story_opening, story_woven
 from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
 from chat.prompt.templates import TemplateSet, template_problem_add
 from chat.prompt.variables import prompt_variables
@@ -197,6 +198,15 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     system_text = system_text_build(sections, active, label, markers)
     total = _total_tokens(system_text, conversation, active) + tail_tokens
     history = history_weave(conversation.messages, active)
+    if inputs.story is not None:  # a context template lays out the opening instead
+        opening = story_opening(
+            _head_with_blocks([r for r in sections if r.region == "head"], active, markers),
+            [r for r in sections if r.region == "middle"], label, templates=templates,
+            variables=variables, choice=inputs.story)
+        system_text, history = opening.opening, story_woven(history, opening)
+        total = _total_tokens(system_text, conversation, active) + tail_tokens + (
+            count_tokens(opening.in_chat["content"]) + MESSAGE_OVERHEAD_TOKENS
+            if opening.in_chat else 0)
     tail = "\n\n".join(r.text for r in _tail_reports(sections))
     messages = ([{"role": "system", "content": system_text}] if system_text else []) + history
     if tail:
@@ -227,4 +237,5 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
         window=window_report(inputs.window, limit=plan.max_total_tokens,
                              dropped=conversation.report.omitted,
                              first_kept_turn=conversation.first_kept_turn),
+        story_raw=inputs.story is not None,
     )

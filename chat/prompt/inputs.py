@@ -59,6 +59,9 @@ class PromptInputs:
     prompt_blocks: list[dict[str, Any]] = field(default_factory=list)
     # The preset's marker order (chat/prompt/markers.py); empty: the template's own order.
     marker_order: tuple[str, ...] = ()
+    # Text completion with a context template (chat/prompt/story.py): its story string lays
+    # out the opening instead of our headed sections. A StoryChoice, or None.
+    story: Any = None
     regex: RegexRun | None = None  # the account's and the card's regex scripts
 
 
@@ -88,6 +91,8 @@ class PromptResult:
     # from the whole session.
     lines_missing: bool = False
     window: dict[str, Any] = field(default_factory=dict)  # what the prompt inspector shows
+    # The opening is a context template's story string: a text backend puts it in as it is.
+    story_raw: bool = False
 
 
 @dataclass

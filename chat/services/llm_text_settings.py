@@ -13,10 +13,14 @@ from personalab.lib.errors import Invalid
 from personalab.lib.filestore import FileStore
 from personalab.lib.instruct import InstructError, instruct_template_read
 from personalab.lib.instruct_presets import BUILT_IN
+from personalab.lib.story_string import BUILT_IN as CONTEXT_BUILT_IN
+from personalab.lib.story_string import StoryStringError, context_template_read
 
 COMPLETION_APIS = ("chat", "text")
 CUSTOM = "custom"  # llm.json's `instruct`: an imported SillyTavern instruct preset
 TEMPLATE_CHOICES = (*BUILT_IN, CUSTOM)
+CONTEXT_CHOICES = (*CONTEXT_BUILT_IN, CUSTOM)  # llm.json's `context`: an imported one
+NO_CONTEXT = "none"  # PersonaLab's own headed sections, whatever the environment says
 MAX_PRESET_CHARS = 64_000  # a preset is about 1 KB
 
 
@@ -27,13 +31,42 @@ def llm_text_settings_read(store: FileStore) -> dict[str, Any]:
     stored_template = (llm.get("instruct_template")
                        if llm.get("instruct_template") in TEMPLATE_CHOICES else "")
     custom = llm.get("instruct") if isinstance(llm.get("instruct"), dict) else None
+    stored_context = (llm.get("context_template")
+                      if llm.get("context_template") in (*CONTEXT_CHOICES, NO_CONTEXT) else "")
+    context = llm.get("context") if isinstance(llm.get("context"), dict) else None
+    context_effective = stored_context or settings.PERSONALAB_CONTEXT_TEMPLATE or NO_CONTEXT
     return {
         "completion_api": stored_api, "instruct_template": stored_template, "instruct": custom,
         "completion_api_effective": stored_api or settings.PERSONALAB_COMPLETION_API,
         "instruct_template_effective": stored_template
         or settings.PERSONALAB_INSTRUCT_TEMPLATE or "chatml",
         "templates": list(BUILT_IN),
+        "context_template": stored_context, "context": context,
+        "context_template_effective": context_effective,
+        "context_templates": list(CONTEXT_BUILT_IN),
     }
+
+
+def context_template_parse(text: str) -> dict[str, Any]:
+    """A SillyTavern context template pasted as JSON text, checked (its story string
+    must parse)."""
+    if len(text) > MAX_PRESET_CHARS:
+        raise Invalid(f"a context template is at most {MAX_PRESET_CHARS:,} characters; this "
+                      "is not one", field="context")
+    try:
+        data = json.loads(text)
+    except ValueError as err:
+        raise Invalid(f"not JSON: {err}", field="context") from err
+    except RecursionError as err:
+        raise Invalid("not a context template: nested too deep", field="context") from err
+    return context_template_check(data)
+
+
+def context_template_check(data: object) -> dict[str, Any]:
+    try:
+        return context_template_read(data).as_json()
+    except StoryStringError as err:
+        raise Invalid(err.message, field="context") from err
 
 
 def instruct_preset_parse(text: str) -> dict[str, Any]:
@@ -60,7 +93,9 @@ def instruct_preset_check(data: object) -> dict[str, Any]:
 
 def llm_text_settings_save(store: FileStore, *, completion_api: str | None = None,
                            instruct_template: str | None = None,
-                           instruct: dict[str, Any] | None = None) -> dict[str, Any]:
+                           instruct: dict[str, Any] | None = None,
+                           context_template: str | None = None,
+                           context: dict[str, Any] | None = None) -> dict[str, Any]:
     """Only what is sent changes ("" = back to the environment's choice); a preset sent is
     chosen unless another template is named. Nothing is written when one value is wrong."""
     llm = store.module_read("llm")
@@ -81,5 +116,17 @@ def llm_text_settings_save(store: FileStore, *, completion_api: str | None = Non
                            "(a SillyTavern instruct preset) with it",
                           fields={"instruct": "missing_field"})
         llm["instruct_template"] = instruct_template
+    if context is not None:
+        llm["context"] = context
+        if context_template is None:
+            context_template = CUSTOM
+    if context_template is not None:
+        if context_template not in ("", NO_CONTEXT, *CONTEXT_CHOICES):
+            raise Invalid(f"must be one of {', '.join((NO_CONTEXT, *CONTEXT_CHOICES))}, or "
+                          "empty", field="context_template")
+        if context_template == CUSTOM and not isinstance(llm.get("context"), dict):
+            raise Invalid("no context template is imported: send `context` (a SillyTavern "
+                          "context template) with it", fields={"context": "missing_field"})
+        llm["context_template"] = context_template
     store.module_write("llm", llm)
     return llm_text_settings_read(store)

@@ -155,19 +155,22 @@ class _Names:
 def instruct_prompt(messages: list[dict[str, Any]], *, template: InstructTemplate,
                     char_name: str, user_name: str, group: bool = False,
                     ending: str = "assistant", continue_last: bool = False,
-                    others: list[str] | tuple[str, ...] = ()) -> InstructPrompt:
+                    others: list[str] | tuple[str, ...] = (),
+                    story_raw: bool = False) -> InstructPrompt:
     """`messages` (system / user / assistant) as one prompt string that ends where the model
     writes: the character's turn (`ending="assistant"`), the player's (`"user"`: an
     impersonation) or a task's answer (`"task"`: a summary, no name). With `continue_last`,
     the last message is the character's unfinished reply: it is left open for the model.
-    `others`: the other members of a group, whose "Name:" lines end the reply too."""
+    `others`: the other members of a group, whose "Name:" lines end the reply too.
+    `story_raw`: the opening system text is a context template's story string, which carries
+    its own markers (SillyTavern's layout): put in as it is, not wrapped."""
     names = _Names(user=user_name or "User", char=char_name or "Assistant", group=group)
     head = 0
     while head < len(messages) and messages[head].get("role") == "system":
         head += 1
     story = STORY_JOINER.join(str(m.get("content") or "") for m in messages[:head])
     chat = messages[head:]
-    parts = [_story(template, story, names)] if story else []
+    parts = [story if story_raw else _story(template, story, names)] if story else []
     if template.user_alignment_message and (not chat or chat[0].get("role") != "user"):
         # Put before the chat, not in it: the chat's first message keeps its first marker.
         alignment = {"role": "user", "content": template.user_alignment_message}

@@ -71,7 +71,8 @@ def prompt_for(messages: list[dict], *, context: dict,
                            user_name=str(context.get("user_name") or ""),
                            group=bool(context.get("group")), ending=ending,
                            continue_last=bool(context.get("continue_from")),
-                           others=[str(name) for name in context.get("member_names") or []])
+                           others=[str(name) for name in context.get("member_names") or []],
+                           story_raw=bool(context.get("story_raw")) and ending != "task")
 
 
 def text_trace_note(provider: object, context: dict) -> dict[str, Any]:
@@ -84,7 +85,8 @@ def text_trace_note(provider: object, context: dict) -> dict[str, Any]:
     except LLMError as err:
         return {"completion_api": "text", "instruct_error": err.message}
     names = {key: context.get(key) for key in ("character_name", "user_name", "group", "task",
-                                               "continue_from", "member_names")
+                                               "continue_from", "member_names", "story_raw",
+                                               "story_stop")
              if context.get(key)}
     return {"completion_api": "text", "instruct": {"template": template.as_json(), **names}}
 
@@ -96,7 +98,9 @@ def trace_prompt_text(messages: list[dict], note: dict[str, Any]) -> InstructPro
     except (InstructError, KeyError, TypeError):
         return None
     context = {key: value for key, value in note.items() if key != "template"}
-    return prompt_for(messages, context=context, template=template)
+    prompt = prompt_for(messages, context=context, template=template)
+    extra = [word for word in note.get("story_stop") or [] if word not in prompt.stop]
+    return replace(prompt, stop=[*prompt.stop, *extra]) if extra else prompt
 
 
 class TextCompletionProvider(OpenAIProvider):
@@ -116,7 +120,8 @@ class TextCompletionProvider(OpenAIProvider):
         prompt = prompt_for(messages, context=context, template=self.template())
         chosen, extra = sampling_split(context, base_url=self.settings.base_url)
         stop = list(prompt.stop)
-        for word in chosen.pop("stop", None) or []:
+        # The context template's chat-start and example separator lines, when it asks for them.
+        for word in [*(context.get("story_stop") or []), *(chosen.pop("stop", None) or [])]:
             if word not in stop:
                 stop.append(word)
         if _is_openai(self.settings.base_url):

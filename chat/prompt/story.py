@@ -1,0 +1,126 @@
+"""A context template's story string as the opening of a text-completion prompt (SillyTavern's
+layout): the story string filled from our sections, then the example dialogues under the
+template's separator (unless the story string places them), then its chat-start line; or, with
+`story_string_position` 1, the story string as a message `story_string_depth` messages from the
+end in its role.
+
+Which section fills which value: `system` the main prompt, `description` the card's description
+(and the evolved persona), `personality`, `scenario`, `persona` your persona, `wiBefore` /
+`wiAfter` world info before / after the character, `mesExamples` the example dialogues (with
+world info at their top / bottom). Everything else of ours (story outline, pinned prompts,
+biography, director's reminder, recalled events, recaps, prompt blocks) keeps its heading and
+is `anchorAfter` (prompt blocks before the character: `anchorBefore`), put after (before) the
+story string unless the story string places it, as SillyTavern puts its extension prompts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from chat.prompt.inputs import SectionReport
+from chat.prompt.templates import TemplateSet
+from personalab.lib.story_string import (
+    IN_CHAT,
+    ROLES,
+    ContextTemplate,
+    examples_text,
+    story_string_render,
+)
+
+VALUE_SECTIONS = {
+    "main_prompt": "system", "base_persona": "description", "evolved_persona": "description",
+    "personality": "personality", "scenario": "scenario", "user_persona": "persona",
+}
+_LORE = {"before_char": "wiBefore", "after_char": "wiAfter"}
+
+
+@dataclass(frozen=True)
+class StoryChoice:
+    """The context template a text-completion turn uses, and whether its instruct template
+    wraps (a story string that does not end in a newline gets one then, as SillyTavern's)."""
+    template: ContextTemplate
+    wrap: bool = False
+
+
+@dataclass
+class StoryOpening:
+    opening: str  # the text before the chat, put in the prompt as it is
+    in_chat: dict[str, str] | None = None  # the story string as a chat message
+    depth: int = 0
+
+
+def _body(report: SectionReport, templates: TemplateSet) -> str:
+    """A section's text without the heading our own layout gives it."""
+    label = templates.label(report.name)
+    if label and report.text.startswith(label + "\n"):
+        return report.text[len(label) + 1:]
+    return report.text
+
+
+def story_opening(head: list[SectionReport], middle: list[SectionReport], label: str, *,
+                  templates: TemplateSet, variables: dict[str, Any],
+                  choice: StoryChoice) -> StoryOpening:
+    """`head` (in its final order, with the floating blocks) and `middle` laid out by the
+    context template."""
+    template = choice.template
+    values: dict[str, list[str]] = {}
+    before: list[str] = []
+    after: list[str] = []
+    top: list[str] = []
+    bottom: list[str] = []
+    examples: list[str] = []
+    for report in head:
+        note = str(report.note or "")
+        if report.name in VALUE_SECTIONS:
+            values.setdefault(VALUE_SECTIONS[report.name], []).append(_body(report, templates))
+        elif report.name.startswith("block:lore:") and note in _LORE:
+            values.setdefault(_LORE[note], []).append(report.text)
+        elif report.name.startswith("block:lore:") and note in ("em_top", "em_bottom"):
+            (top if note == "em_top" else bottom).append(report.text)
+        elif report.name == "examples":
+            kept = len(variables.get("examples") or []) - report.omitted
+            examples = [str(block) for block in (variables.get("examples") or [])[:kept]]
+        elif report.name.startswith("block:") and note == "before_char":
+            before.append(report.text)
+        else:
+            after.append(report.text)
+    # The conversation's heading is our layout's; the chat-start line takes its place. What
+    # follows it (how much of the story the recaps cover) stays.
+    heading = templates.label("conversation")
+    note = label[len(heading):].strip() if heading and label.startswith(heading) else label
+    after += [report.text for report in middle] + ([note] if note else [])
+    blocks = [*top, *examples, *bottom]
+    filled = {name: "\n".join(part for part in parts if part) for name, parts in values.items()}
+    filled["loreBefore"], filled["loreAfter"] = filled.get("wiBefore", ""), filled.get(
+        "wiAfter", "")
+    filled.update({
+        "char": str(variables.get("char") or ""), "user": str(variables.get("user") or ""),
+        "mesExamples": examples_text(blocks, template.example_separator),
+        "mesExamplesRaw": examples_text(blocks, ""),
+        "anchorBefore": "\n\n".join(before), "anchorAfter": "\n\n".join(after),
+    })
+    source = template.story_string
+    story = story_string_render(source, filled)
+    if story and not story.endswith("\n") and choice.wrap:
+        story += "\n"
+    # What the story string does not place goes around it, as SillyTavern's anchors do.
+    if filled["anchorBefore"] and "{{anchorBefore}}" not in source:
+        story = filled["anchorBefore"] + "\n" + story
+    if filled["anchorAfter"] and "{{anchorAfter}}" not in source:
+        story = story + ("" if story.endswith("\n") or not story else "\n") + \
+            filled["anchorAfter"] + "\n"
+    rest = "" if "{{mesExamples" in source else filled["mesExamples"]
+    rest += f"{template.chat_start}\n" if template.chat_start else ""
+    if template.story_string_position == IN_CHAT:
+        role = ROLES[template.story_string_role]
+        return StoryOpening(opening=rest, in_chat={"role": role, "content": story.rstrip("\n")},
+                            depth=template.story_string_depth)
+    return StoryOpening(opening=story + rest)
+
+
+def story_woven(history: list[dict[str, str]], opening: StoryOpening) -> list[dict[str, str]]:
+    """The history with the story string `depth` messages from its end (0: after the last)."""
+    if opening.in_chat is None:
+        return history
+    at = max(0, len(history) - opening.depth)
+    return [*history[:at], opening.in_chat, *history[at:]]

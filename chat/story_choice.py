@@ -1,0 +1,46 @@
+"""Which context template (SillyTavern's story string, personalab/lib/story_string.py) a turn's
+prompt is laid out with: only for a text-completion backend, and only when one is chosen (the
+settings page, `PUT /api/v1/llm/text_completion`, or PERSONALAB_CONTEXT_TEMPLATE)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chat.prompt.inputs import PromptResult
+from chat.prompt.story import StoryChoice
+from chat.services.llm_text_settings import CUSTOM, NO_CONTEXT, llm_text_settings_read
+from personalab.lib.filestore import FileStore
+from personalab.lib.llm import LLMError
+from personalab.lib.llm_providers import provider_for
+from personalab.lib.llm_text import TextCompletionProvider
+from personalab.lib.story_string import (
+    context_stop,
+    context_template_named,
+    context_template_read,
+)
+from personalab.llm_config import llm_settings_from_env
+
+
+def story_choice_for(store: FileStore) -> StoryChoice | None:
+    provider = provider_for(llm_settings_from_env(store.module_read("llm")))
+    if not isinstance(provider, TextCompletionProvider):
+        return None  # chat completion: the model's own chat template lays the prompt out
+    chosen = llm_text_settings_read(store)
+    key = chosen["context_template_effective"]
+    if key == NO_CONTEXT:
+        return None
+    template = (context_template_read(chosen["context"]) if key == CUSTOM and chosen["context"]
+                else context_template_named(key))
+    try:
+        wrap = provider.template().wrap
+    except LLMError:
+        wrap = False  # the turn itself says what is wrong with the instruct template
+    return StoryChoice(template=template, wrap=wrap)
+
+
+def story_context(prompt: PromptResult, choice: StoryChoice | None) -> dict[str, Any]:
+    """What the text backend needs to know of the layout: the opening is put in as it is,
+    and the template's own stop strings."""
+    if not prompt.story_raw or choice is None:
+        return {}
+    return {"story_raw": True, "story_stop": context_stop(choice.template)}

@@ -1,0 +1,165 @@
+"""Context templates (SillyTavern's story string) for text completion, issue 32: the opening
+of the prompt string is laid out by the template's story string (`{{#if}}` / `{{#unless}}`
+blocks, the card's fields, persona, world info, `{{trim}}`), the example dialogues follow under
+its separator and its chat-start line opens the chat. Templates are built here from
+SillyTavern's documented context-template format; each is checked through a real turn against
+the stub, which records the prompt string the model received."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from chat.services.instances import instance_create
+from chat.services.traces import trace_rebuild
+from chat.turn import turn_run
+from library.card_import import character_import_card
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+CARD = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
+    "name": "Mira", "description": "A field medic in a drowned city.",
+    "personality": "calm", "scenario": "{{user}} wakes in her clinic.",
+    "first_mes": "Hold still, {{user}}.", "alternate_greetings": [],
+    "mes_example": "<START>\n{{user}}: Does it hurt?\n{{char}}: Only when you move.",
+    "system_prompt": "Write Mira's next reply.", "post_history_instructions": "",
+    "creator_notes": "", "tags": [], "extensions": {}}}
+
+# A context template in SillyTavern's format, with markers no built-in uses.
+CONTEXT = {
+    "name": "Bracketed (test)",
+    "story_string": "[story]\n{{#if system}}{{system}}\n{{/if}}{{#if description}}"
+                    "<desc>{{description}}</desc>\n{{/if}}{{#if personality}}{{char}} is "
+                    "{{personality}}.\n{{/if}}{{#unless wiAfter}}(no lore)\n{{/unless}}"
+                    "{{#if persona}}{{persona}}\n{{else}}(no persona)\n{{/if}}{{trim}}\n\n[/story]",
+    "example_separator": "<example>", "chat_start": "<chat>", "use_stop_strings": True,
+    "names_as_stop_strings": True, "always_force_name2": True, "trim_sentences": False,
+}
+
+
+def _setup(store, alice, card: dict = CARD) -> str:
+    store.module_write("prompt", {"locale": "en", "user_name": "Ann"})
+    character_id = character_import_card(store, data=json.dumps(card).encode(),
+                                         filename="mira.json")
+    return instance_create(store, owner=alice, character_id=character_id)
+
+
+def _turn(store, instance_id: str, text: str = "Who are you?"):
+    async def emit(event):
+        pass
+
+    return asyncio.run(turn_run(store, instance_id=instance_id, user_text=text, emit=emit))
+
+
+@pytest.fixture
+def text_api(use_stub, settings):
+    settings.PERSONALAB_COMPLETION_API = "text"
+    settings.PERSONALAB_INSTRUCT_TEMPLATE = "chatml"
+    return use_stub
+
+
+def _choose(client, staff, body: dict):
+    client.force_login(staff)
+    response = client.put("/api/v1/llm/text_completion", body, content_type="application/json")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def test_an_imported_context_template_lays_out_the_prompt(store, alice, staff, client,
+                                                           text_api):
+    chosen = _choose(client, staff, {"context": CONTEXT})
+    assert chosen["context_template_effective"] == "custom"
+    instance_id = _setup(store, alice)
+    result = _turn(store, instance_id)
+    sent = text_api.requests[-1]
+    prompt = sent["prompt"]
+    # The story string, its blocks decided by the values, {{trim}} eating the newlines, and
+    # the template's own markers instead of the instruct template's system turn.
+    assert prompt.startswith("[story]\nWrite Mira's next reply.\n<desc>A field medic in a "
+                             "drowned city.</desc>\nMira is calm.\n(no lore)\n(no persona)"
+                             "[/story]\n")
+    assert "<|im_start|>system" not in prompt and "=== Personality ===" not in prompt
+    # Then the examples under the separator, the chat-start line, and the chat.
+    assert ("[/story]\n<example>\nAnn: Does it hurt?\nMira: Only when you move.\n<chat>\n"
+            "<|im_start|>assistant\nMira: Hold still, Ann.<|im_end|>\n") in prompt
+    assert prompt.endswith("<|im_start|>user\nAnn: Who are you?<|im_end|>\n"
+                           "<|im_start|>assistant\nMira:")
+    assert {"\n<chat>", "\n<example>", "\n<|im_end|>"} <= set(sent["stop"])
+    # The prompt inspector shows the string that was sent.
+    trace = trace_rebuild(store, instance_id=instance_id, trace_id=result.trace_id)
+    assert trace["prompt_text"] == prompt
+    assert {"\n<chat>", "\n<example>"} <= set(trace["prompt_stop"])
+
+
+def test_built_in_chatml_context_template_matches_sillytaverns(store, alice, text_api,
+                                                               settings):
+    settings.PERSONALAB_CONTEXT_TEMPLATE = "chatml"
+    instance_id = _setup(store, alice)
+    _turn(store, instance_id)
+    prompt = text_api.requests[-1]["prompt"]
+    # SillyTavern's ChatML story string: one system turn, "{{char}}'s personality:",
+    # "Scenario:", its last newline trimmed before <|im_end|>; then the examples under
+    # <START> (ChatML has no separator) and the chat with no chat-start line.
+    assert prompt.startswith("<|im_start|>system\nWrite Mira's next reply.\nA field medic in a "
+                             "drowned city.\nMira's personality: calm\nScenario: Ann wakes in "
+                             "her clinic.<|im_end|>\n<START>\nAnn: Does it hurt?\nMira: Only "
+                             "when you move.\n<|im_start|>assistant\nMira: Hold still, Ann.")
+
+
+def test_values_are_put_in_never_read_as_the_template(store, alice, staff, client, text_api):
+    """A card's text that looks like the story string's blocks is the card's text: it is put
+    in as it is, never evaluated (no recursion into substituted text)."""
+    _choose(client, staff, {"context": CONTEXT})
+    hostile = {**CARD, "data": {**CARD["data"], "description":
+                                "{{#unless system}}leak{{else}}{{wiBefore}}{{/unless}}"}}
+    _turn(store, _setup(store, alice, hostile))
+    prompt = text_api.requests[-1]["prompt"]
+    assert "<desc>{{#unless system}}leak{{else}}{{wiBefore}}{{/unless}}</desc>" in prompt
+
+
+def test_the_story_string_as_a_chat_message_at_its_depth(store, alice, staff, client,
+                                                        text_api):
+    _choose(client, staff, {"context": {**CONTEXT, "story_string": "Remember: {{description}}",
+                                        "story_string_position": 1, "story_string_depth": 1,
+                                        "story_string_role": 1, "chat_start": ""}})
+    _turn(store, _setup(store, alice))
+    prompt = text_api.requests[-1]["prompt"]
+    # One message before the last, in the player's role; the examples still open the prompt.
+    assert prompt.startswith("<example>\nAnn: Does it hurt?")
+    assert ("Mira: Hold still, Ann.<|im_end|>\n<|im_start|>user\n"
+            "Ann: Remember: A field medic in a drowned city.<|im_end|>\n"
+            "<|im_start|>user\nAnn: Who are you?<|im_end|>\n") in prompt
+    assert "<desc>" not in prompt
+
+
+def test_a_bad_story_string_is_refused_with_a_sentence_and_nothing_is_saved(store, staff,
+                                                                           client):
+    client.force_login(staff)
+    for story, sentence in (("{{#if description}}open", "is never closed"),
+                            ("{{#if mood}}x{{/if}}", "names no value it knows"),
+                            ("x{{/unless}}", "closes no open")):
+        response = client.put("/api/v1/llm/text_completion",
+                              {"context": {**CONTEXT, "story_string": story}},
+                              content_type="application/json")
+        assert response.status_code == 400
+        error = response.json()["error"]
+        assert sentence in error["message"] and "context" in error["fields"]
+    assert "context" not in store.module_read("llm")
+
+
+def test_none_and_chat_completion_keep_our_own_sections(store, alice, staff, client,
+                                                         text_api, use_stub, settings):
+    """"none" on the settings page overrides the environment's template; chat completion never
+    uses one (the model's own chat template lays the prompt out)."""
+    settings.PERSONALAB_CONTEXT_TEMPLATE = "chatml"
+    assert _choose(client, staff, {"context_template": "none"})[
+        "context_template_effective"] == "none"
+    instance_id = _setup(store, alice)
+    _turn(store, instance_id)
+    assert text_api.requests[-1]["prompt"].startswith("<|im_start|>system\n")
+    assert "=== Personality ===" in text_api.requests[-1]["prompt"]
+    _choose(client, staff, {"context_template": "", "completion_api": "chat"})
+    _turn(store, instance_id, "And now?")
+    assert "=== Personality ===" in use_stub.requests[-1]["messages"][0]["content"]
