@@ -1,5 +1,5 @@
 """The settings page's connection section (data/modules/llm.json): base URL, its key, model,
-prompt post-processing, and the text-completion choice with its instruct template."""
+prompt post-processing, and the text-completion choice with its instruct and context templates."""
 
 from __future__ import annotations
 
@@ -11,8 +11,11 @@ from django.utils.translation import gettext
 from chat.prompt.alternation import PROCESSING, processing_mode
 from chat.services.llm_text_settings import (
     COMPLETION_APIS,
+    CONTEXT_CHOICES,
     CUSTOM,
+    NO_CONTEXT,
     TEMPLATE_CHOICES,
+    context_template_parse,
     instruct_preset_parse,
     llm_text_settings_read,
 )
@@ -41,6 +44,18 @@ def llm_form_errors(form: Any, llm: dict[str, Any]) -> dict[str, str]:
     elif template == CUSTOM and not isinstance(llm.get("instruct"), dict):
         errors["llm.instruct_template"] = gettext(
             "Paste a SillyTavern instruct preset below to use a custom template.")
+    context = form.get("llm.context_template", "")
+    if context not in ("", NO_CONTEXT, *CONTEXT_CHOICES):
+        errors["llm.context_template"] = gettext("unknown context template")
+    pasted = form.get("llm.context_json", "").strip()
+    if pasted:
+        try:
+            context_template_parse(pasted)
+        except AppError as err:
+            errors["llm.context_json"] = err.message
+    elif context == CUSTOM and not isinstance(llm.get("context"), dict):
+        errors["llm.context_template"] = gettext(
+            "Paste a SillyTavern context template below to use a custom one.")
     return errors
 
 
@@ -66,6 +81,16 @@ def llm_settings_posted(llm: dict, form: Any) -> dict:
             saved["instruct_template"] = CUSTOM
         except AppError:
             pass  # refused beside its box by llm_form_errors; nothing is saved then
+    if form.get("llm.context_template", "") in ("", NO_CONTEXT, *CONTEXT_CHOICES):
+        saved["context_template"] = form.get("llm.context_template",
+                                             llm.get("context_template", ""))
+    pasted = form.get("llm.context_json", "").strip()
+    if pasted:
+        try:
+            saved["context"] = context_template_parse(pasted)
+            saved["context_template"] = CUSTOM
+        except AppError:
+            pass  # refused beside its box, as an instruct preset is
     return saved
 
 
@@ -90,5 +115,11 @@ def llm_shown(store: FileStore, errors: dict[str, str], posted: Any) -> dict:
             "instruct_templates": [*text["templates"], *([CUSTOM] if custom else [])],
             "custom_name": (custom or {}).get("name", ""),
             "instruct_json": posted.get("llm.instruct_json", "") if errors else "",
+            "context_template": value("context_template", text["context_template"]),
+            "context_template_env": settings.PERSONALAB_CONTEXT_TEMPLATE or NO_CONTEXT,
+            "context_templates": [NO_CONTEXT, *text["context_templates"],
+                                  *([CUSTOM] if text["context"] else [])],
+            "context_name": (text["context"] or {}).get("name", ""),
+            "context_json": posted.get("llm.context_json", "") if errors else "",
             "field_errors": {name.removeprefix("llm."): text for name, text in errors.items()
                              if name.startswith("llm.")}}

@@ -163,3 +163,20 @@ def test_none_and_chat_completion_keep_our_own_sections(store, alice, staff, cli
     _choose(client, staff, {"context_template": "", "completion_api": "chat"})
     _turn(store, instance_id, "And now?")
     assert "=== Personality ===" in use_stub.requests[-1]["messages"][0]["content"]
+
+
+def test_the_settings_page_imports_a_context_template(store, alice, staff, client, text_api):
+    from tests.pages.test_settings_page_tools import FORM
+
+    client.force_login(staff)
+    form = {**FORM, "llm.base_url": text_api.base_url, "llm.completion_api": "text"}
+    page = client.post("/settings/", {**form, "llm.context_json": '{"story_string": "{{#if x'})
+    assert page.status_code == 400
+    assert 'data-field="llm.context_json"' in page.content.decode()
+    assert "context" not in store.module_read("llm")
+    assert 'name="llm.context_template"' in client.get("/settings/").content.decode()
+    response = client.post("/settings/", {**form, "llm.context_json": json.dumps(CONTEXT)})
+    assert response.status_code == 302
+    assert '<option value="custom" selected>' in client.get("/settings/").content.decode()
+    _turn(store, _setup(store, alice))
+    assert text_api.requests[-1]["prompt"].startswith("[story]\n")
