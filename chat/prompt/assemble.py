@@ -19,12 +19,13 @@ counted on the final messages (contents + overhead per message + REPLY_PRIMING_T
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from chat.prompt.conversation import Conversation, conversation_build
 from chat.prompt.inputs import Block, PromptInputs, PromptResult, SectionReport, prompt_plan
 from chat.prompt.limits import limits_check, warnings_merge
-from chat.prompt.markers import markers_ordered
+from chat.prompt.markers import markers_after_history, markers_ordered
 from chat.prompt.sections import blocks_build, examples_place, section_report, sections_build
 from chat.prompt.story import story_opening, story_woven
 from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
@@ -80,12 +81,15 @@ def _examples_with_blocks(head: list[SectionReport], blocks: list[Block]) -> lis
 
 def system_text_build(
     sections: list[SectionReport], blocks: list[Block], conversation_label: str,
-    markers: tuple[str, ...] = (),
+    markers: tuple[str, ...] = (), *, history_moved: bool = False,
 ) -> str:
-    head = [r for r in sections if r.region == "head"]
+    """The system message before the conversation (`history_moved`: without the sections a
+    preset puts after `chatHistory`, which follow the conversation instead)."""
+    head = _head_with_blocks([r for r in sections if r.region == "head"], blocks, markers)
+    if history_moved:
+        head = markers_after_history(head, markers)[0]
     middle = [r for r in sections if r.region == "middle"]
-    parts = [r.text for r in _head_with_blocks(head, blocks, markers)] + [
-        r.text for r in middle]
+    parts = [r.text for r in head] + [r.text for r in middle]
     if conversation_label:
         parts.append(conversation_label)
     return "\n\n".join(part for part in parts if part)
@@ -207,12 +211,20 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
         total = _total_tokens(system_text, conversation, active) + tail_tokens + (
             count_tokens(opening.in_chat["content"]) + MESSAGE_OVERHEAD_TOKENS
             if opening.in_chat else 0)
-    tail = "\n\n".join(r.text for r in _tail_reports(sections))
+    head = _head_with_blocks([r for r in sections if r.region == "head"], active, markers)
+    moved: list[SectionReport] = []
+    if inputs.story is None and markers:  # chatHistory moved among the markers: it goes there
+        head, moved = markers_after_history(head, markers)
+        moved = [dataclasses.replace(r, region="tail") for r in moved]
+    if moved:
+        system_text = system_text_build(sections, active, label, markers, history_moved=True)
+        tail_tokens = _tail_tokens([*moved, *_tail_reports(sections)])
+        total = _total_tokens(system_text, conversation, active) + tail_tokens
+    tail = "\n\n".join(r.text for r in [*moved, *_tail_reports(sections)])
     messages = ([{"role": "system", "content": system_text}] if system_text else []) + history
     if tail:
         messages.append({"role": "system", "content": tail})
 
-    head = _head_with_blocks([r for r in sections if r.region == "head"], active, markers)
     depth_reports = [b.report for b in active if b.position == "depth"]
     middle = [r for r in sections if r.region == "middle"] + depth_reports
     if conversation.messages:
@@ -226,7 +238,7 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
                                 limit=plan.max_total_tokens, window=inputs.window)
     return PromptResult(
         messages=messages,
-        sections=head + middle + _tail_reports(sections),
+        sections=head + middle + moved + _tail_reports(sections),
         total_tokens=total,
         middle_tokens=middle_tokens,
         warnings=warnings_merge(warnings + limit_warnings),

@@ -1,7 +1,9 @@
 """SillyTavern's prompt-manager markers as PersonaLab's own prompt sections, so a preset that
 reorders its markers (world info, persona, description, personality, scenario, examples)
 reorders ours the same way. Each marker's sections keep the places the template gives the
-group as a whole: only which group fills which place changes, everything else stays put."""
+group as a whole: only which group fills which place changes, everything else stays put. A
+preset that moves `chatHistory` above other markers puts the conversation there: the sections
+of the markers after it follow the conversation (markers_after_history)."""
 
 from __future__ import annotations
 
@@ -40,3 +42,14 @@ def markers_ordered(head: list[SectionReport], order: Sequence[str]) -> list[Sec
     for index, report in zip(slots, chosen):
         placed[index] = report
     return placed
+
+
+def markers_after_history(head: list[SectionReport],
+                          order: Sequence[str]) -> tuple[list[SectionReport], list[SectionReport]]:
+    """(the sections that stay before the conversation, those whose marker comes after
+    `chatHistory` in `order`, in their order): SillyTavern sends the latter after the chat."""
+    if "chatHistory" not in order:
+        return head, []
+    after = set(order[list(order).index("chatHistory") + 1:])
+    moved = [report for report in head if marker_of(report) in after]
+    return [report for report in head if marker_of(report) not in after], moved

@@ -13,8 +13,9 @@ Where a block goes, read from its place in the preset's order:
 
 SillyTavern's markers (character description, world info, examples, chat history ...) are the
 app's own sections: a preset that reorders them reorders those sections (`markers`, kept only when
-they differ from SillyTavern's default order); a marker switched off, or the history moved before
-other markers, is listed among the things not imported, with the reason."""
+they differ from SillyTavern's default order; the history moved before other markers puts the
+conversation there); a marker switched off is listed among the things not imported, with the
+reason."""
 
 from __future__ import annotations
 
@@ -96,10 +97,6 @@ def _marker_notes(order: list[dict[str, Any]]) -> list[dict[str, str]]:
         if name in MARKERS and entry.get("enabled") is False:
             notes.append({"name": name, "reason": "switched off in the preset; PersonaLab always "
                                                   "sends this section when it has text"})
-    kept = markers_of(order)
-    if "chatHistory" in kept and kept[-1] != "chatHistory":
-        notes.append({"name": "chatHistory", "reason": "moved before other markers; the "
-                      "conversation always follows PersonaLab's system sections"})
     return notes
 
 
@@ -220,12 +217,14 @@ def st_preset_prompts(blocks: list[dict[str, Any]],
                         "injection_position": 1 if block["place"] == "depth" else 0,
                         "injection_depth": block["depth"] if block["place"] == "depth" else 4})
         by_place[block["place"]].append({"identifier": identifier, "enabled": block["enabled"]})
-    run = [m for m in (markers or MARKER_ORDER) if m in MARKER_ORDER and m != "chatHistory"]
-    run += [m for m in MARKER_ORDER if m not in run and m != "chatHistory"]
+    run: list[Any] = [m for m in (markers or MARKER_ORDER) if m in MARKER_ORDER]
+    run += [m for m in MARKER_ORDER if m not in run]
     last_character = max(i for i, m in enumerate(run) if m in CHARACTER_MARKERS)
-    order = [*by_place["main"], *by_place["before_char"], *run[:last_character + 1],
-             *by_place["after_char"], *run[last_character + 1:], *by_place["depth"],
-             "chatHistory", *by_place["after_history"], *by_place["post_history"]]
+    run[last_character + 1:last_character + 1] = by_place["after_char"]
+    history = run.index("chatHistory")  # where the conversation goes, kept where it was
+    run[history:history] = by_place["depth"]
+    order = [*by_place["main"], *by_place["before_char"], *run, *by_place["after_history"],
+             *by_place["post_history"]]
     entries = [item if isinstance(item, dict) else {"identifier": item, "enabled": True}
                for item in order]
     return {"prompts": prompts, "prompt_order": [{"character_id": ST_CHARACTER_ID,

@@ -295,3 +295,39 @@ def test_sillytaverns_default_marker_order_keeps_the_templates_order(store, alic
                 content_type="application/json", **_auth(alice))
     assert client.get(f"/api/v1/instances/{instance}/prompt_manager",
                       **_auth(alice)).json()["markers"] == []
+
+
+def test_chat_history_moved_among_the_markers_puts_the_conversation_there(
+        store, alice, client, use_stub):
+    """SillyTavern sends what follows `chatHistory` in the order after the chat: a preset that
+    moves it above the scenario and examples gets those after the conversation, and the
+    prompt inspector lists them there."""
+    _english(store)
+    character_id = _import(store, _card())
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    moved = [{"identifier": name, "enabled": True} for name in (
+        "main", "worldInfoBefore", "personaDescription", "charDescription", "charPersonality",
+        "chatHistory", "scenario", "dialogueExamples", "c7a2", "worldInfoAfter", "jailbreak")]
+    preset = _preset()
+    preset["prompt_order"] = [{"character_id": 100001, "order": moved}]
+    response = client.post(f"/api/v1/instances/{instance_id}/generation/preset", preset,
+                           content_type="application/json", **_auth(alice))
+    assert response.status_code == 200, response.content
+    manager = client.get(f"/api/v1/instances/{instance_id}/prompt_manager",
+                         **_auth(alice)).json()
+    assert "chatHistory" not in {item["name"] for item in manager["skipped"]}
+    trace_id = _turn(store, instance_id, "Who are you?")
+    sent = use_stub.requests[-1]["messages"]
+    assert "A field medic in a drowned city." in sent[0]["content"]
+    assert "Ann wakes in her clinic." not in sent[0]["content"]
+    assert sent[-2] == {"role": "user", "content": "Who are you?"}
+    after = sent[-1]["content"]
+    assert after.index("Ann wakes in her clinic.") < after.index("Only when you talk.") \
+        < after.index("Remember the storm.") < after.index("Reply in two paragraphs at most.")
+    trace = client.get(f"/api/v1/traces/{trace_id}", **_auth(alice)).json()
+    names = [section["name"] for section in trace["sections"]]
+    assert names.index("conversation") < names.index("scenario") < names.index("examples")
+    # The export keeps the conversation's place among the markers.
+    exported = client.get(f"/api/v1/instances/{instance_id}/generation/preset",
+                          **_auth(alice)).json()
+    assert prompt_blocks_from_st_preset(exported)["markers"] == manager["markers"]
