@@ -64,5 +64,6 @@ def instance_regex_scripts(request: HttpRequest, instance_id: str) -> HttpRespon
     card_scripts_allow(store, username=request.user.get_username(), allowed=allowed,
                        character=ChatCharacters(store, state=state).optional(character_id))
     messages.info(request, gettext("From the next turn on this card's regex scripts run.")
-                  if allowed else gettext("This card's regex scripts stay off."))
+                  if allowed else gettext("This card's regex scripts stay off. Messages already "
+                                          "in the chat, its greeting too, keep their text."))
     return redirect("instance", instance_id=instance_id)

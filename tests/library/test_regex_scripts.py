@@ -336,6 +336,9 @@ def test_a_cards_scripts_stay_off_until_the_player_allows_them(store, alice, ali
         "What color now?", "Mira grins."]
     assert client.get(f"/api/v1/characters/{character_id}",
                       **_auth(alice)).json()["regex_scripts_allowed"] is True
+    # Once allowed, the panel says what turning them off leaves as it is.
+    page = alice_client.get(reverse("instance", args=[instance_id])).content.decode()
+    assert "the greeting keeps the text they gave it" in page
 
     response = client.put(f"/api/v1/characters/{character_id}",
                           json.dumps({"regex_scripts_allowed": False}),
@@ -386,6 +389,8 @@ def test_the_editor_and_the_import_page_say_a_card_has_scripts(store, alice, ali
     html = response.content.decode()
     assert "This card has 1 regex script." in html
     assert 'data-testid="regex-scripts-allowed"' in html
+    # Turning them off later does not rewrite greetings already stored: the editor says so.
+    assert "Greetings already in your chats keep the text the scripts gave them" in html
     character_id = response.redirect_chain[-1][0].rstrip("/").split("/")[-1]
     definition = store.character_read(character_id)
     assert definition["character_id"] == character_id
