@@ -21,7 +21,7 @@ from personalab.lib.story_string import (
 from personalab.llm_config import llm_settings_from_env
 
 
-def story_choice_for(store: FileStore) -> StoryChoice | None:
+def story_choice_for(store: FileStore, *, group: bool = False) -> StoryChoice | None:
     provider = provider_for(llm_settings_from_env(store.module_read("llm")))
     if not isinstance(provider, TextCompletionProvider):
         return None  # chat completion: the model's own chat template lays the prompt out
@@ -32,10 +32,11 @@ def story_choice_for(store: FileStore) -> StoryChoice | None:
     template = (context_template_read(chosen["context"]) if key == CUSTOM and chosen["context"]
                 else context_template_named(key))
     try:
-        wrap = provider.template().wrap
+        instruct = provider.template()
     except LLMError:
-        wrap = False  # the turn itself says what is wrong with the instruct template
-    return StoryChoice(template=template, wrap=wrap)
+        instruct = None  # the turn itself says what is wrong with the instruct template
+    return StoryChoice(template=template, wrap=bool(instruct and instruct.wrap),
+                       instruct=instruct, group=group)
 
 
 def story_context(prompt: PromptResult, choice: StoryChoice | None) -> dict[str, Any]:
@@ -43,4 +44,5 @@ def story_context(prompt: PromptResult, choice: StoryChoice | None) -> dict[str,
     and the template's own stop strings."""
     if not prompt.story_raw or choice is None:
         return {}
-    return {"story_raw": True, "story_stop": context_stop(choice.template)}
+    return {"story_raw": True, "story_stop": context_stop(choice.template),
+            "context_template": choice.template.name}

@@ -19,6 +19,7 @@ from typing import Any
 
 from chat.prompt.inputs import SectionReport
 from chat.prompt.templates import TemplateSet
+from personalab.lib.instruct import InstructTemplate, instruct_examples
 from personalab.lib.story_string import (
     IN_CHAT,
     ROLES,
@@ -40,6 +41,8 @@ class StoryChoice:
     wraps (a story string that does not end in a newline gets one then, as SillyTavern's)."""
     template: ContextTemplate
     wrap: bool = False
+    instruct: InstructTemplate | None = None  # formats the example dialogues as turns
+    group: bool = False
 
 
 @dataclass
@@ -95,7 +98,7 @@ def story_opening(head: list[SectionReport], middle: list[SectionReport], label:
         "wiAfter", "")
     filled.update({
         "char": str(variables.get("char") or ""), "user": str(variables.get("user") or ""),
-        "mesExamples": examples_text(blocks, template.example_separator),
+        "mesExamples": _examples(blocks, choice, variables),
         "mesExamplesRaw": examples_text(blocks, ""),
         "anchorBefore": "\n\n".join(before), "anchorAfter": "\n\n".join(after),
     })
@@ -116,6 +119,17 @@ def story_opening(head: list[SectionReport], middle: list[SectionReport], label:
         return StoryOpening(opening=rest, in_chat={"role": role, "content": story.rstrip("\n")},
                             depth=template.story_string_depth)
     return StoryOpening(opening=story + rest)
+
+
+def _examples(blocks: list[str], choice: StoryChoice, variables: dict[str, Any]) -> str:
+    """The example dialogues as SillyTavern puts them with an instruct template: as turns
+    under the separator, or as written when the template skips them."""
+    separator = choice.template.example_separator
+    formatted = instruct_examples(
+        blocks, template=choice.instruct, user_name=str(variables.get("user") or ""),
+        char_name=str(variables.get("char") or ""), heading=f"{separator}\n" if separator
+        else "", group=choice.group) if choice.instruct is not None else None
+    return formatted if formatted is not None else examples_text(blocks, separator)
 
 
 def story_woven(history: list[dict[str, str]], opening: StoryOpening) -> list[dict[str, str]]:

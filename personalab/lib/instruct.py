@@ -61,6 +61,7 @@ class InstructTemplate:
     macro: bool = True
     names_behavior: str = "force"
     system_same_as_user: bool = False
+    skip_examples: bool = False  # example dialogues as they are, not as instruct turns
     story_prefix: str | None = None  # None: the system sequence
     story_suffix: str | None = None  # None: the system suffix
 
@@ -71,7 +72,7 @@ class InstructTemplate:
 
 _TEXT_FIELDS = tuple(f.name for f in fields(InstructTemplate)
                      if f.type in ("str", "str | None"))
-_FLAG_FIELDS = ("wrap", "macro", "system_same_as_user")
+_FLAG_FIELDS = ("wrap", "macro", "system_same_as_user", "skip_examples")
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def instruct_template_named(name: str) -> InstructTemplate:
 def instruct_template_read(data: object) -> InstructTemplate:
     """A SillyTavern instruct preset (its JSON, parsed), or SillyTavern's export of all its
     templates (`{"instruct": {...}, "context": ...}`). Fields it does not know are left aside
-    (`activation_regex`, `skip_examples`, `bind_to_context`, ...)."""
+    (`activation_regex`, `bind_to_context`, ...)."""
     if isinstance(data, dict) and "input_sequence" not in data and isinstance(
             data.get("instruct"), dict):
         data = data["instruct"]
@@ -317,3 +318,49 @@ def instruct_stop(template: InstructTemplate, *, user_name: str, char_name: str,
         if other not in stops:
             stops.append(other)
     return stops
+
+
+def instruct_examples(blocks: list[str], *, template: InstructTemplate, user_name: str,
+                      char_name: str, heading: str, group: bool = False) -> str | None:
+    """Example dialogues as instruct turns, as SillyTavern formats them with a context
+    template: each block under `heading`, each "User:" / "Char:" line run as the player's or
+    the character's message with the turn markers (names as `names_behavior` says). None when
+    the template skips examples or no block has such lines (they go in as written then)."""
+    if template.skip_examples:
+        return None
+    names = _Names(user=user_name or "User", char=char_name or "Assistant", group=group)
+    out: list[str] = []
+    for block in blocks:
+        turns = _example_turns(block, names)
+        if not turns:
+            continue
+        if heading:
+            out.append(heading)
+        for role, content in turns:
+            user = role == "user"
+            name = names.user if user else names.char
+            # SillyTavern names every example line with "always", and with "force" the
+            # player's lines, and the character's in a group.
+            named = template.names_behavior == "always" or (
+                template.names_behavior == "force" and (user or group))
+            prefix = template.input_sequence if user else template.output_sequence
+            suffix = template.input_suffix if user else template.output_suffix
+            out.append(_wrapped(template, _marker(template, prefix, names, name),
+                                f"{name}: {content}" if named else content,
+                                _marker(template, suffix, names, name)))
+    return "".join(out) or None
+
+
+def _example_turns(block: str, names: _Names) -> list[tuple[str, str]]:
+    """A block's messages: a line starting "User:" or "Char:" starts one; other lines go on
+    the message before them (lines before the first are left out, as SillyTavern does)."""
+    turns: list[tuple[str, list[str]]] = []
+    for line in block.replace("\r", "").split("\n"):
+        for role, name in (("user", names.user), ("assistant", names.char)):
+            if line.startswith(name + ":"):
+                turns.append((role, [line[len(name) + 1:]]))
+                break
+        else:
+            if turns:
+                turns[-1][1].append(line)
+    return [(role, "\n".join(lines).strip()) for role, lines in turns]

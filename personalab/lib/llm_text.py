@@ -86,7 +86,7 @@ def text_trace_note(provider: object, context: dict) -> dict[str, Any]:
         return {"completion_api": "text", "instruct_error": err.message}
     names = {key: context.get(key) for key in ("character_name", "user_name", "group", "task",
                                                "continue_from", "member_names", "story_raw",
-                                               "story_stop")
+                                               "story_stop", "context_template")
              if context.get(key)}
     return {"completion_api": "text", "instruct": {"template": template.as_json(), **names}}
 

@@ -81,8 +81,10 @@ def test_an_imported_context_template_lays_out_the_prompt(store, alice, staff, c
                              "drowned city.</desc>\nMira is calm.\n(no lore)\n(no persona)"
                              "[/story]\n")
     assert "<|im_start|>system" not in prompt and "=== Personality ===" not in prompt
-    # Then the examples under the separator, the chat-start line, and the chat.
-    assert ("[/story]\n<example>\nAnn: Does it hurt?\nMira: Only when you move.\n<chat>\n"
+    # Then the examples under the separator as the instruct template's turns (SillyTavern's
+    # formatInstructModeExamples), the chat-start line, and the chat.
+    assert ("[/story]\n<example>\n<|im_start|>user\nAnn: Does it hurt?<|im_end|>\n"
+            "<|im_start|>assistant\nMira: Only when you move.<|im_end|>\n<chat>\n"
             "<|im_start|>assistant\nMira: Hold still, Ann.<|im_end|>\n") in prompt
     assert prompt.endswith("<|im_start|>user\nAnn: Who are you?<|im_end|>\n"
                            "<|im_start|>assistant\nMira:")
@@ -91,6 +93,9 @@ def test_an_imported_context_template_lays_out_the_prompt(store, alice, staff, c
     trace = trace_rebuild(store, instance_id=instance_id, trace_id=result.trace_id)
     assert trace["prompt_text"] == prompt
     assert {"\n<chat>", "\n<example>"} <= set(trace["prompt_stop"])
+    client.force_login(alice)
+    page = client.get(f"/traces/{result.trace_id}/").content.decode()
+    assert "story string of the context template Bracketed (test)" in page
 
 
 def test_built_in_chatml_context_template_matches_sillytaverns(store, alice, text_api,
@@ -100,12 +105,13 @@ def test_built_in_chatml_context_template_matches_sillytaverns(store, alice, tex
     _turn(store, instance_id)
     prompt = text_api.requests[-1]["prompt"]
     # SillyTavern's ChatML story string: one system turn, "{{char}}'s personality:",
-    # "Scenario:", its last newline trimmed before <|im_end|>; then the examples under
-    # <START> (ChatML has no separator) and the chat with no chat-start line.
+    # "Scenario:", its last newline trimmed before <|im_end|>; then the examples as ChatML
+    # turns (no separator) and the chat with no chat-start line.
     assert prompt.startswith("<|im_start|>system\nWrite Mira's next reply.\nA field medic in a "
                              "drowned city.\nMira's personality: calm\nScenario: Ann wakes in "
-                             "her clinic.<|im_end|>\n<START>\nAnn: Does it hurt?\nMira: Only "
-                             "when you move.\n<|im_start|>assistant\nMira: Hold still, Ann.")
+                             "her clinic.<|im_end|>\n<|im_start|>user\nAnn: Does it hurt?"
+                             "<|im_end|>\n<|im_start|>assistant\nMira: Only when you move."
+                             "<|im_end|>\n<|im_start|>assistant\nMira: Hold still, Ann.")
 
 
 def test_values_are_put_in_never_read_as_the_template(store, alice, staff, client, text_api):
@@ -127,7 +133,7 @@ def test_the_story_string_as_a_chat_message_at_its_depth(store, alice, staff, cl
     _turn(store, _setup(store, alice))
     prompt = text_api.requests[-1]["prompt"]
     # One message before the last, in the player's role; the examples still open the prompt.
-    assert prompt.startswith("<example>\nAnn: Does it hurt?")
+    assert prompt.startswith("<example>\n<|im_start|>user\nAnn: Does it hurt?")
     assert ("Mira: Hold still, Ann.<|im_end|>\n<|im_start|>user\n"
             "Ann: Remember: A field medic in a drowned city.<|im_end|>\n"
             "<|im_start|>user\nAnn: Who are you?<|im_end|>\n") in prompt
@@ -163,6 +169,16 @@ def test_none_and_chat_completion_keep_our_own_sections(store, alice, staff, cli
     _choose(client, staff, {"context_template": "", "completion_api": "chat"})
     _turn(store, instance_id, "And now?")
     assert "=== Personality ===" in use_stub.requests[-1]["messages"][0]["content"]
+
+
+def test_an_instruct_preset_that_skips_examples_keeps_them_as_written(store, alice, staff,
+                                                                     client, text_api):
+    preset = {"name": "Plain turns", "input_sequence": "<in>", "output_sequence": "<out>",
+              "wrap": True, "names_behavior": "always", "skip_examples": True}
+    _choose(client, staff, {"context": CONTEXT, "instruct": preset})
+    _turn(store, _setup(store, alice))
+    prompt = text_api.requests[-1]["prompt"]
+    assert "[/story]\n<example>\nAnn: Does it hurt?\nMira: Only when you move.\n<chat>\n" in prompt
 
 
 def test_the_settings_page_imports_a_context_template(store, alice, staff, client, text_api):
