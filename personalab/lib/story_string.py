@@ -12,6 +12,9 @@ understood, and nothing else:
   nested at most MAX_DEPTH deep: the part kept depends on whether the value is empty;
 - `{{trim}}`: the newlines on both sides of it are removed (SillyTavern's macro).
 
+One pass over at most MAX_STORY_CHARS characters; the values put in are bounded too (a story
+string repeating a long value a thousand times is refused, not rendered).
+
 No loops, no helpers, no names of the user's own. Framework-free."""
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ MAX_STORY_CHARS = 20_000  # SillyTavern's own are under 1,000 characters
 MAX_FIELD_CHARS = 2_000  # a separator or a chat-start line
 MAX_DEPTH = 16
 MAX_STORY_DEPTH = 1_000
+EXTRA_VALUE_CHARS = 100_000  # short values ({{char}}) may repeat beyond twice their sum
 VARIABLES = frozenset({
     "system", "description", "personality", "scenario", "persona", "char", "user",
     "wiBefore", "wiAfter", "loreBefore", "loreAfter", "mesExamples", "mesExamplesRaw",
@@ -149,6 +153,11 @@ def context_template_read(data: object) -> ContextTemplate:
 def _parsed(text: str) -> list[Any]:
     """The story string as a tree: text pieces, ("var", name), _TRIM, and
     ("if" | "unless", name, kept-part, else-part) nodes."""
+    blocks = sum(1 for found in _TAG.finditer(text) if found[1] and found[1] != "else")
+    if text.count("{{#") + text.count("{{/") != blocks:
+        raise StoryStringError(message="story_string: only {{#if name}} and {{#unless name}} "
+                                       "blocks are understood here (no {{#each}}, helpers or "
+                                       "other blocks)", fields={"story_string": "unsupported"})
     root: list[Any] = []
     stack: list[tuple[str, str, list[Any], list[Any] | None]] = []
     current = root
@@ -201,23 +210,33 @@ def _parsed(text: str) -> list[Any]:
     return root
 
 
-def _pieces(nodes: list[Any], values: dict[str, str], out: list[Any]) -> None:
+def _pieces(nodes: list[Any], values: dict[str, str], out: list[Any], room: list[int]) -> None:
     for node in nodes:
         if isinstance(node, str) or node is _TRIM:
             out.append(node)
         elif node[0] == "var":
-            out.append(values.get(node[1], ""))
+            value = values.get(node[1], "")
+            room[0] -= len(value)
+            if room[0] < 0:
+                raise StoryStringError(message="the story string puts its values in too many "
+                                               "times (the prompt would be far longer than "
+                                               "all of them together)",
+                                       fields={"story_string": "too_long"})
+            out.append(value)
         else:
             kind, name, body, other = node
             shown = bool(values.get(name, "").strip()) == (kind == "if")
-            _pieces(body if shown else other, values, out)
+            _pieces(body if shown else other, values, out, room)
 
 
 def story_string_render(story_string: str, values: dict[str, str]) -> str:
     """The story string with `values` in it (missing names are empty), leading newlines
     removed, as SillyTavern renders it. Values are inserted, never read as template text."""
     pieces: list[Any] = []
-    _pieces(_parsed(story_string), values, pieces)
+    # Each value once or twice is what a story string does; one that repeats a long value
+    # a thousand times would make a prompt of hundreds of megabytes: stopped with a sentence.
+    room = [2 * sum(len(value) for value in values.values()) + EXTRA_VALUE_CHARS]
+    _pieces(_parsed(story_string), values, pieces, room)
     out: list[str] = []
     trimming = False
     for piece in pieces:
