@@ -11,7 +11,6 @@ from chat.prompt.story import StoryChoice
 from chat.services.llm_text_settings import CUSTOM, NO_CONTEXT, llm_text_settings_read
 from personalab.lib.filestore import FileStore
 from personalab.lib.llm import LLMError
-from personalab.lib.llm_providers import provider_for
 from personalab.lib.llm_text import TextCompletionProvider
 from personalab.lib.story_string import (
     context_stop,
@@ -22,9 +21,11 @@ from personalab.llm_config import llm_settings_from_env
 
 
 def story_choice_for(store: FileStore, *, group: bool = False) -> StoryChoice | None:
-    provider = provider_for(llm_settings_from_env(store.module_read("llm")))
-    if not isinstance(provider, TextCompletionProvider):
+    llm = llm_settings_from_env(store.module_read("llm"))
+    # As provider_for chooses, without building another provider (a local model loads).
+    if llm.completion_api != "text" or not (llm.base_url or llm.api_key):
         return None  # chat completion: the model's own chat template lays the prompt out
+    provider = TextCompletionProvider(llm)
     chosen = llm_text_settings_read(store)
     key = chosen["context_template_effective"]
     if key == NO_CONTEXT:
@@ -45,4 +46,6 @@ def story_context(prompt: PromptResult, choice: StoryChoice | None) -> dict[str,
     if not prompt.story_raw or choice is None:
         return {}
     return {"story_raw": True, "story_stop": context_stop(choice.template),
-            "context_template": choice.template.name}
+            "context_template": choice.template.name,
+            # SillyTavern's names_as_stop_strings: off, "\nName:" lines do not end the reply
+            **({} if choice.template.names_as_stop_strings else {"names_stop": False})}

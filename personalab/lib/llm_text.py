@@ -66,13 +66,19 @@ def prompt_for(messages: list[dict], *, context: dict,
               else "task")
     if ending == "task":  # the task's own instruction, no speakers to tell apart
         template = replace(template, names_behavior="none")
-    return instruct_prompt(messages, template=template,
-                           char_name=str(context.get("character_name") or ""),
-                           user_name=str(context.get("user_name") or ""),
-                           group=bool(context.get("group")), ending=ending,
-                           continue_last=bool(context.get("continue_from")),
-                           others=[str(name) for name in context.get("member_names") or []],
-                           story_raw=bool(context.get("story_raw")) and ending != "task")
+    others = [str(name) for name in context.get("member_names") or []]
+    prompt = instruct_prompt(messages, template=template,
+                             char_name=str(context.get("character_name") or ""),
+                             user_name=str(context.get("user_name") or ""),
+                             group=bool(context.get("group")), ending=ending,
+                             continue_last=bool(context.get("continue_from")), others=others,
+                             story_raw=bool(context.get("story_raw")) and ending != "task")
+    if context.get("names_stop") is False:  # a context template without names as stops
+        names = {f"\n{name}:" for name in (context.get("user_name") or "User",
+                                           context.get("character_name") or "Assistant",
+                                           *others)}
+        prompt = replace(prompt, stop=[word for word in prompt.stop if word not in names])
+    return prompt
 
 
 def text_trace_note(provider: object, context: dict) -> dict[str, Any]:
@@ -86,7 +92,8 @@ def text_trace_note(provider: object, context: dict) -> dict[str, Any]:
         return {"completion_api": "text", "instruct_error": err.message}
     names = {key: context.get(key) for key in ("character_name", "user_name", "group", "task",
                                                "continue_from", "member_names", "story_raw",
-                                               "story_stop", "context_template")
+                                               "story_stop", "context_template",
+                                               "names_stop")
              if context.get(key)}
     return {"completion_api": "text", "instruct": {"template": template.as_json(), **names}}
 

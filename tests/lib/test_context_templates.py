@@ -171,13 +171,16 @@ def test_none_and_chat_completion_keep_our_own_sections(store, alice, staff, cli
     assert "=== Personality ===" in use_stub.requests[-1]["messages"][0]["content"]
 
 
-def test_an_instruct_preset_that_skips_examples_keeps_them_as_written(store, alice, staff,
-                                                                     client, text_api):
+def test_skip_examples_and_no_names_as_stop_strings(store, alice, staff, client, text_api):
     preset = {"name": "Plain turns", "input_sequence": "<in>", "output_sequence": "<out>",
               "wrap": True, "names_behavior": "always", "skip_examples": True}
-    _choose(client, staff, {"context": CONTEXT, "instruct": preset})
+    _choose(client, staff, {"context": {**CONTEXT, "names_as_stop_strings": False},
+                            "instruct": preset})
     _turn(store, _setup(store, alice))
     prompt = text_api.requests[-1]["prompt"]
+    # names_as_stop_strings off: the player's "\nAnn:" does not end the reply
+    assert "\nAnn:" not in text_api.requests[-1]["stop"]
+    assert "\n<out>" in text_api.requests[-1]["stop"]
     assert "[/story]\n<example>\nAnn: Does it hurt?\nMira: Only when you move.\n<chat>\n" in prompt
 
 
