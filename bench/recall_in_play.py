@@ -4,7 +4,7 @@ real turn path, and what reaches the model's request measured.
 
     .venv/bin/python bench/recall_in_play.py --data ../shared/bench/locomo
         [--data DIR ...] [--limit-conversations N] [--skip-conversations N]
-        [--limit-questions N] [--keep-messages 10]
+        [--limit-questions N] [--keep-messages 10] [--without-second-model] [--lines-once]
 
 Per conversation: one instance; the chat imported whole (speaker A is the player); the index
 synced as the app does after an import; the prompt keeps only the newest --keep-messages
@@ -15,6 +15,8 @@ answers at once and keeps each request (the app's own turn path, without HTTP).
 Reported per set: the share of evidence lines found in the request (plain / trigger),
 duplicate recalled lines, echoes (the question recalled back), recalled lines on small-talk
 turns (median), and tokens per turn. Ends with one line per set: `in_play[name] plain=… trigger=…`.
+--without-second-model: e5 alone, as an index whose MiniLM vectors are not filled yet recalls;
+--lines-once: e5 embeds each line once (PERSONALAB_EMBED_LINES_ONCE), as a cheaper fill would.
 """
 
 from __future__ import annotations
@@ -29,9 +31,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import _harness as h  # noqa: E402
-import turn_overhead as t  # noqa: E402
-from long_chat import RecordingProvider, prompt_tokens  # noqa: E402
+import _harness as h
+import turn_overhead as t
+from long_chat import RecordingProvider, prompt_tokens
 
 SMALL_TALK = ["Okay, how are you doing today?", "Haha, that's so funny.", "Good night!",
               "Thanks, you too.", "Sounds good to me."]
@@ -140,9 +142,17 @@ def main() -> None:
     # The conversations after the first N: a check on conversations not used for tuning.
     parser.add_argument("--skip-conversations", type=int, default=0)
     parser.add_argument("--keep-messages", type=int, default=10)
+    parser.add_argument("--without-second-model", action="store_true")
+    parser.add_argument("--lines-once", action="store_true")
     args = parser.parse_args()
     with h.data_dir_temp() as data_dir:
         t.django_boot(data_dir)
+        from personalab.lib.embedding import embeddings
+
+        if args.without_second_model:
+            embeddings._models["minilm"] = None  # as when the wheel is missing
+        if args.lines_once:
+            embeddings.LINES_ONCE = True
         store, owner, character_id, _ = t.library_seed(data_dir)
         settings_for_play(store, keep=args.keep_messages)
         for folder in args.data:

@@ -3,6 +3,7 @@ with progress in the instance API, and a fill cut short resumes without duplicat
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -12,6 +13,7 @@ from memory import fill, runtime
 from memory.index import MemoryIndex
 from memory.rag import query_user_history
 from memory.sync import instance_sync
+from tests.memory.test_memory_flow import _turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -157,3 +159,26 @@ def test_every_message_of_a_characters_run_is_recalled_after_an_import(
                            ("Which saga did you finish reading?", "Pachinko")):
         hits = query_user_history(question, instance, index=index, force=True, k=3).hits
         assert any(word in hit.text for hit in hits), question
+
+
+def test_a_plain_question_right_after_an_import_gets_the_sixth_messages_fact_into_the_request(
+        client, auth, store, instance, memory_on, no_background, use_stub):
+    """Issue 30: the player goes on playing at once after importing a long chat; asked without
+    a trigger word, the turn finds an old fact through the keyword side alone (no line is
+    embedded yet), and the request carries it although the message is far outside the
+    conversation the prompt shows."""
+    store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
+    config = store.config_read()
+    config["preferences"]["conversation_load_all"] = False  # the newest messages only
+    store.config_write(config)
+    _import(client, auth, instance, 200)
+    assert _embedded_ids(store, instance) == set()
+    result, _ = asyncio.run(_turn(store, instance, "What are the names of Maribel's goats?"))
+    request = use_stub.requests[-1]
+    conversation = [m["content"] for m in request["messages"][1:]]
+    assert not any("Juniper" in text for text in conversation)  # not in the shown messages
+    assert "Juniper" in request["messages"][0]["content"]  # recalled into the system prompt
+    assert request.get("max_tokens")
+    trace = store.trace_read(instance, result.trace_id)
+    assert any("Juniper" in hit["text"] for hit in trace["retrievals"]["hits"])
+    assert _index(client, auth, instance)["embedded"] == 0  # nothing embedded meanwhile
