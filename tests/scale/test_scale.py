@@ -24,7 +24,7 @@ from websockets.asyncio.client import connect
 from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as connect_sync
 
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 from tests import cluster
 from tests.redis_server import RedisServer
 from tests.scale.test_followers import IDLE_READ_TIMEOUT, IDLE_SECONDS
