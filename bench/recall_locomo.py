@@ -41,7 +41,8 @@ import numpy as np  # noqa: E402
 from memory.index import MemoryIndex  # noqa: E402
 from memory import keywords, rag  # noqa: E402
 from memory.rag import query_user_history  # noqa: E402
-from personalab.lib.embedding.embeddings import E5EmbeddingFunction, second_embed  # noqa: E402
+from personalab.lib.embedding.chroma import E5EmbeddingFunction  # noqa: E402
+from personalab.lib.embedding.embeddings import second_embed  # noqa: E402
 
 QUESTION_CATEGORIES = (1, 2, 3, 4)
 

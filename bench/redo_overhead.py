@@ -53,9 +53,9 @@ def redo(store, instance_id: str, **kind: bool) -> None:
 
 
 def last_row(store, instance_id: str) -> dict:
-    from chat import history
+    from chat import history_read
 
-    page = history.messages_page(store, instance_id=instance_id, session_key="sess_002")
+    page = history_read.messages_page(store, instance_id=instance_id, session_key="sess_002")
     return page["rows"][-1]
 
 

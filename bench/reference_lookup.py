@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from memory.selectors import reference_instance_ids  # noqa: E402
-from personalab.lib.filestore import FileStore  # noqa: E402
+from personalab.lib.filestore.store import FileStore  # noqa: E402
 
 
 def main() -> None:

@@ -149,7 +149,7 @@ def writer_bytes_measure(data_dir: Path, stub: h.Stub, instance_id: str) -> tupl
 
     django.setup()
     from chat.turn import turn_run
-    from personalab.lib.filestore import FileStore
+    from personalab.lib.filestore.store import FileStore
 
     writers = []
     original = FileStore.assistant_writer

@@ -83,7 +83,7 @@ def library_seed(data_dir: Path):
 
     from library.background_services import background_save
     from library.character_services import character_save
-    from personalab.lib.filestore import FileStore
+    from personalab.lib.filestore.store import FileStore
 
     store = FileStore(data_dir)
     store.module_write("memory", {"recall_enabled": False})
@@ -104,7 +104,7 @@ def line_text(turn: int, role: str) -> str:
 
 
 def session_lines(turns: int) -> list[dict[str, Any]]:
-    from personalab.lib.filestore import utc_now
+    from personalab.lib.filestore.jsonfile import utc_now
 
     stamp = utc_now()
     lines: list[dict[str, Any]] = []
@@ -188,11 +188,12 @@ def open_parse_series(store) -> dict[int, tuple[float, ...]]:
     is shown apart. Also the history manager's last page (chat.history.messages_page through the
     index) against a search every line matches (a whole read, what that page cost before).
     Medians of 5, the session cache emptied before each read."""
-    from chat import history
+    from chat import history_read
     from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
-    from personalab.lib import filestore
-    from personalab.lib.filestore import (DEFAULT_CONFIG, read_session_file, read_session_recent,
-                                          read_session_stretch, read_session_tail)
+    from personalab.lib.filestore.cache import SESSION_CACHE
+    from personalab.lib.filestore.defaults import DEFAULT_CONFIG
+    from personalab.lib.filestore.session_read import read_session_file, read_session_tail
+    from personalab.lib.filestore.session_stretch import read_session_recent, read_session_stretch
     from personalab.lib.line_index import index_path
     from personalab.lib.tokens import count_tokens_cache_clear, tokenizer_name
 
@@ -220,14 +221,14 @@ def open_parse_series(store) -> dict[int, tuple[float, ...]]:
                                  (lambda: read_session_stretch(path, shown=CHAT_PAGE), page),
                                  (lambda: read_session_recent(
                                      path, tokens=room, overhead=MESSAGE_OVERHEAD_TOKENS), turn),
-                                 (lambda: history.messages_page(
+                                 (lambda: history_read.messages_page(
                                      store, instance_id="inst_open", session_key=session_id),
                                   manager),
                                  # a search every line matches: what the page cost before
-                                 (lambda: history.messages_page(
+                                 (lambda: history_read.messages_page(
                                      store, instance_id="inst_open", session_key=session_id,
                                      query="的"), search)):
-                filestore.SESSION_CACHE._entries.clear()
+                SESSION_CACHE._entries.clear()
                 started = time.perf_counter()
                 reader()
                 into.append((time.perf_counter() - started) * 1000)
@@ -253,7 +254,8 @@ def first_turn_series(store, owner, character_id: str, background_id: str, *, lo
     import chat.context as context
     from chat.prompt import tally
     from chat.turn import TurnRefused
-    from personalab.lib import filestore
+    from personalab.lib.filestore.cache import SESSION_CACHE
+    from personalab.lib.filestore.session_stretch import read_session_stretch
     from personalab.lib.line_index import index_path
     from personalab.lib.tokens import count_tokens_cache_clear
 
@@ -271,10 +273,10 @@ def first_turn_series(store, owner, character_id: str, background_id: str, *, lo
         for _ in range(3):
             for into, keep_index, read_whole in ((indexed, True, False), (unindexed, False, False),
                                                  (whole, True, True)):
-                filestore.read_session_stretch(path, shown=CHAT_PAGE)
+                read_session_stretch(path, shown=CHAT_PAGE)
                 if not keep_index:
                     index_path(path).unlink()
-                filestore.SESSION_CACHE._entries.clear()
+                SESSION_CACHE._entries.clear()
                 tally._tallies.clear()
                 count_tokens_cache_clear()
                 with contextlib.ExitStack() as stack:

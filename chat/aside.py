@@ -20,17 +20,19 @@ from typing import Any
 
 from chat import context as turn_context
 from chat.group_prompt import lines_for_speaker
-from personalab.lib.llm import LLMError, Provider
-from personalab.lib.reasoning import Reasoning
 from chat.services.generation import generation_for_instance
 from chat.turn import Emit, TurnRefused, validate_user_text
 from library.errors import ItemWithheld
 from library.selectors import character_for_chat, persona_effective
 from memory.pinned import pinned_prompt_effective
 from memory.recaps import recap_items
-from personalab.lib.filestore import FileStore, StoreError, utc_now
+from personalab.lib.filestore.jsonfile import utc_now
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.jsontext import json_loads
+from personalab.lib.llm import LLMError, Provider
 from personalab.lib.participants import member_ids, member_state_read
+from personalab.lib.reasoning import Reasoning
+from personalab.lib.store_errors import StoreError
 
 ASIDES_FILE = "asides.jsonl"
 RECENT_LINES = 6  # seed 003 §15.2 RecentHistoryMaxEntries

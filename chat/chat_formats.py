@@ -39,11 +39,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from chat.history import reply_versions, version_position
+from chat.history import reply_versions
+from chat.history_base import version_position
 from personalab.lib.errors import Invalid
 from personalab.lib.lines import narrator_sent
-from personalab.lib.nesting import TooDeep, json_loads_bounded
 from personalab.lib.markers import markers_removed
+from personalab.lib.nesting import TooDeep, json_loads_bounded
 
 HEADER_KEYS = ("user_name", "character_name", "create_date", "chat_metadata")
 SUMMARY_TYPE = "summary"

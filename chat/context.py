@@ -55,7 +55,9 @@ from memory.selectors import (
     reference_instance_ids,
 )
 from memory.summarize_journal import summarize_recover
-from personalab.lib.filestore import FileStore, LinesBefore, SessionRead, StoreError, utc_now
+from personalab.lib.filestore.jsonfile import utc_now
+from personalab.lib.filestore.session_read import LinesBefore, SessionRead
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.line_macros import LineMacros, character_macro_values, line_macros_replace
 from personalab.lib.llm import Provider
 from personalab.lib.llm_providers import provider_for
@@ -64,6 +66,7 @@ from personalab.lib.macros import idle_duration_text
 from personalab.lib.membership import member_change_recover
 from personalab.lib.participants import member_ids, member_state_read
 from personalab.lib.prompt_language import locale_for_character
+from personalab.lib.store_errors import StoreError
 from personalab.lib.trace_refs import conversation_refer
 from personalab.llm_config import llm_settings_from_env
 

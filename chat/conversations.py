@@ -21,9 +21,10 @@ from django.utils.translation import gettext
 
 from chat.models import ConversationParticipant, Instance
 from library.selectors import characters_visible_to
-from personalab.lib.filestore import FileStore, StoreError
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.membership import member_changes_read
 from personalab.lib.participants import conv_key, participants_of, player_id
+from personalab.lib.store_errors import StoreError
 
 BY_KEY = "conversations_by_key.txt"
 BY_PARTICIPANT = "conversations_by_participant.txt"

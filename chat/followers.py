@@ -13,7 +13,8 @@ from typing import Any, Awaitable, Callable
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 from chat.speaker_shown import partial_speaker_shown
-from personalab.lib.filestore import FileStore, StoreError
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.store_errors import StoreError
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from chat.services.errors import InstanceUpdateError, NotFound
 from chat.services.generation import generation_defaults_read, generation_defaults_update
 from chat.services.instance_settings import instance_update
 from chat.services.instances import instance_for_user
-from personalab.lib.filestore import InstanceBusy
 from personalab.lib.generation import FIELDS
+from personalab.lib.store_errors import InstanceBusy
 from personalab.storage import get_store
 
 INTEGER_FIELDS = ("max_tokens", "seed", "context_tokens", "top_k")

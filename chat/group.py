@@ -9,12 +9,13 @@ import asyncio
 from dataclasses import dataclass
 
 from chat import turn
-from personalab.lib.llm import Provider
 from chat.members import is_group, members_of
 from chat.regex_turn import player_line_regexed
 from chat.speakers import Member, Pick, SpeakerError, speakers_pick
 from chat.turn import Emit, TurnRefused, TurnResult
-from personalab.lib.filestore import FileStore, utc_now
+from personalab.lib.filestore.jsonfile import utc_now
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.llm import Provider
 from personalab.lib.membership import member_change_recover
 
 

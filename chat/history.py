@@ -21,28 +21,34 @@ import time
 from pathlib import Path
 from typing import Any
 
-
+from chat.history_base import (
+    UNDO_FILE,
+    VERSION_KEYS,
+    Clock,
+    HistoryError,
+    UndoExpired,
+    _file_unchanged,
+    _from,
+    _from_last_message,
+    _line_at,
+    _lock,
+    _session_checked,
+    _text_checked,
+    history_settings,
+    line_fingerprint,
+    version_position,
+)
+from chat.history_read import _last_message_position
 from chat.regex_turn import edit_regexed
 from director.services import director_apply_reply
 from memory import runtime as memory_runtime
-from personalab.lib.filestore import (FileStore, SessionRead, StoreError,
-                                      TailChange, read_session_file, utc_now)
+from personalab.lib.filestore.jsonfile import utc_now
+from personalab.lib.filestore.session_read import SessionRead, read_session_file
+from personalab.lib.filestore.sessions import TailChange
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import is_valid_id
 from personalab.lib.session_tail import backup_parse
-# Errors, helpers and reads live in history_base / history_read; their names stay importable here.
-from chat.history_base import (Clock, version_position, UNDO_FILE,  # noqa: F401
-                               DEFAULT_UNDO_WINDOW, DEFAULT_PAGE_SIZE,  # noqa: F401
-                               MAX_TEXT_CHARS, VERSION_KEYS, HistoryError,  # noqa: F401
-                               HistoryBusy, UndoExpired, history_settings,  # noqa: F401
-                               _is_number, line_fingerprint, _file_unchanged,  # noqa: F401
-                               _is_editable, _text_checked, _lock, _session_checked,  # noqa: F401
-                               _from, _from_last_message, _line_at)  # noqa: F401
-from chat.history_read import (session_list, _session_row, _listed_count,  # noqa: F401
-                               _archived_paths, _archive_key_ok, session_open,  # noqa: F401
-                               messages_page, message_read, EDITABLE_KINDS, _page_pick,  # noqa: F401
-                               _row,  # noqa: F401
-                               _last_message_position, _last_message_index)  # noqa: F401
-
+from personalab.lib.store_errors import StoreError
 
 # --- edit, delete, undo --------------------------------------------------------------------
 

@@ -11,10 +11,12 @@ from typing import Any
 import numpy as np
 
 from personalab.lib.errors import AppError, Conflict
-from personalab.lib.filestore import (FileStore, InstanceBusy, SessionRead)
+from personalab.lib.filestore.session_read import SessionRead
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import is_valid_id
 from personalab.lib.line_index import MESSAGE_KINDS
 from personalab.lib.session_tail import file_fingerprint
+from personalab.lib.store_errors import InstanceBusy
 
 Clock = Callable[[], float]
 

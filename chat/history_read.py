@@ -9,12 +9,20 @@ from typing import Any
 
 import numpy as np
 
-from personalab.lib.filestore import (FileStore, InstanceBusy, SessionRead, read_session_file)
+from chat.history_base import (
+    HistoryError,
+    _from,
+    _is_editable,
+    _line_at,
+    history_settings,
+    line_fingerprint,
+    version_position,
+)
+from personalab.lib.filestore.session_read import SessionRead, read_session_file
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import is_valid_id
 from personalab.lib.line_index import ASSISTANT, NOTE, SUMMARY, SYSTEM, USER
-from chat.history_base import (version_position, HistoryError, history_settings, line_fingerprint,
-                               _from, _is_editable, _line_at)
-
+from personalab.lib.store_errors import InstanceBusy
 
 # --- listing --------------------------------------------------------------------------------
 

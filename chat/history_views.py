@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_GET, require_POST
 
-from chat import conversations, history, selectors
+from chat import conversations, history_base, history_read, selectors
 from chat.services.errors import NotFound
 from chat.services.instances import instance_for_user
 from library.selectors import character_for_chat_optional, persona_effective
@@ -41,8 +41,8 @@ from memory.pinned import (
     pinned_prompt_set,
 )
 from memory.recaps import recap_items, recap_pending, recap_remove, recap_reorder, recap_update
-from personalab.lib.filestore import InstanceBusy, StoreError
 from personalab.lib.participants import member_ids
+from personalab.lib.store_errors import InstanceBusy, StoreError
 from personalab.storage import get_store
 
 
@@ -81,16 +81,16 @@ def _history_context(request: HttpRequest, instance_id: str, *, source=None) -> 
     state = store.instance_state_read(instance_id)
     key = source.get("session") or state["current_session_id"]
     try:
-        page = history.messages_page(store, instance_id=instance_id, session_key=key,
+        page = history_read.messages_page(store, instance_id=instance_id, session_key=key,
                                      page=_int(source.get("page")), query=source.get("q", ""))
-    except history.HistoryError as exc:
+    except history_base.HistoryError as exc:
         raise Http404(exc.message) from None
     return {"instance_id": instance_id, "page": page, "state": state,
             "character_name": _character_name(store, state),
             # A player line without a name is the persona's, as the chat page shows it.
             "player_name": persona_effective(store, owner=state.get("owner"),
                                              persona_id=state.get("persona_id"))["name"],
-            "undo_window": history.history_settings(store)["undo_window_seconds"]}
+            "undo_window": history_base.history_settings(store)["undo_window_seconds"]}
 
 
 @login_required
@@ -99,7 +99,7 @@ def history_page(request: HttpRequest, instance_id: str) -> HttpResponse:
     row = _owned(request, instance_id)
     context = _history_context(request, instance_id)
     context.update(instance=row,
-                   sessions=history.session_list(get_store(), instance_id=instance_id),
+                   sessions=history_read.session_list(get_store(), instance_id=instance_id),
                    related=_related_context(request, context["state"]),
                    member_changes=selectors.member_changes_shown(get_store(),
                                                                  instance_id=instance_id))

@@ -17,17 +17,18 @@ from django.conf import settings
 
 from chat import context as turn_context
 from chat.aside import until_stopped
-from personalab.lib.llm import Provider
 from chat.members import is_group
-from personalab.lib.prompt_language import locale_for_character
-from personalab.lib.reasoning import Reasoning
 from chat.reply_limit import pieces_capped
 from chat.speakers import Pick
 from chat.turn import Emit, TurnRefused, instance_locked
 from library.errors import ItemWithheld
 from library.selectors import persona_effective
-from personalab.lib.filestore import FileStore, StoreError
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.llm import Provider
 from personalab.lib.macros import macros_replace
+from personalab.lib.prompt_language import locale_for_character
+from personalab.lib.reasoning import Reasoning
+from personalab.lib.store_errors import StoreError
 
 PROMPT_SETTING = "impersonation_prompt"  # in modules/prompt.json; "" = the template's default
 PROMPT_MAX_CHARS = 4000

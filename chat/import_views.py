@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 from chat.import_new import CHAT_IMPORT_MAX_BYTES, chat_import_new
 from chat.views import import_report_key
 from personalab.lib.errors import AppError, Invalid, TooLarge
-from personalab.lib.filestore import InstanceBusy, StoreError
+from personalab.lib.store_errors import InstanceBusy, StoreError
 
 
 @login_required

@@ -8,7 +8,7 @@ from typing import Any
 from chat.imported_groups import NAME_SHOWN_CHARS
 from chat.members import is_group, members_of
 from library.selectors import character_for_chat_optional
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 
 NAMES_SHOWN = 5
 

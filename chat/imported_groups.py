@@ -13,9 +13,10 @@ from typing import Any
 
 from library.selectors import character_choices, character_for_use, characters_visible_to
 from personalab.lib.errors import AppError
-from personalab.lib.filestore import FileStore, StoreError
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import is_valid_id
 from personalab.lib.participants import member_ids
+from personalab.lib.store_errors import StoreError
 
 NAME_SHOWN_CHARS = 80  # of a name an uploaded file gives, in an import report's note
 MAX_NAME = 200  # a character's name in the library

@@ -7,7 +7,7 @@ from chat.members import members_of
 from chat.models import ConversationParticipant, Instance
 from library.chat_use import ChatRow
 from library.selectors import ChatCharacters
-from personalab.lib.filestore import StoreError
+from personalab.lib.store_errors import StoreError
 from personalab.storage import get_store
 
 SHOWN_CHARS = 60

@@ -21,7 +21,7 @@ from chat.services.llm_text_settings import (
 )
 from personalab.lib.config_schema import base_url_error
 from personalab.lib.errors import AppError
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 
 
 def llm_form_errors(form: Any, llm: dict[str, Any]) -> dict[str, str]:

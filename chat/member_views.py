@@ -24,8 +24,9 @@ from chat.services.members import (
 from chat.speakers import STRATEGIES
 from library.selectors import ChatCharacters, character_choices
 from personalab.lib.errors import AppError
-from personalab.lib.filestore import FileStore, InstanceBusy
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.names import labels_distinct
+from personalab.lib.store_errors import InstanceBusy
 from personalab.storage import get_store
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from chat.speakers import Member, talkativeness_of
 from library.selectors import ChatCharacters
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.participants import member_ids, member_state_read
 
 

@@ -9,7 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from chat import history, selectors
+from chat import history_base, history_read, selectors
 from chat.history_views import _owned
 from personalab.storage import get_store
 
@@ -21,10 +21,10 @@ def message_line(request: HttpRequest, instance_id: str) -> HttpResponse:
     row = _owned(request, instance_id)
     store = get_store()
     try:
-        read, archived = history.session_open(store, instance_id=instance_id,
+        read, archived = history_read.session_open(store, instance_id=instance_id,
                                               key=request.GET.get("session", ""))
         index = int(request.GET.get("index", ""))
-    except (history.HistoryError, ValueError):
+    except (history_base.HistoryError, ValueError):
         raise Http404("message not found") from None
     if archived or not 0 <= index < len(read.lines):
         raise Http404("message not found")

@@ -8,7 +8,7 @@ import asyncio
 
 from chat.group import conversation_turn, round_done_event
 from chat.turn import turn_run
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 from personalab.storage import get_store
 
 

@@ -22,7 +22,7 @@ from library.regex_script_services import (
 )
 from library.selectors import ChatCharacters
 from personalab.lib.errors import Invalid, errors_back_to
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 from personalab.storage import get_store
 
 

@@ -20,7 +20,7 @@ from library.regex_scripts import (
     scripts_read,
 )
 from library.selectors import character_for_chat_optional, persona_effective
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.line_macros import character_macro_values, line_macros_replace
 from personalab.lib.macros import message_macros_replace
 

@@ -10,7 +10,43 @@ from django.http import HttpRequest
 from ninja import Body, File, Router, Status
 from ninja.files import UploadedFile
 
-from chat import history, selectors
+from chat import history, history_read, selectors
+from chat.aside import aside_run, aside_speaker
+from chat.exports import export_response, session_export_limited, session_import_limited
+from chat.group import conversation_turn
+from chat.impersonate import impersonate_run
+from chat.models import Instance, Trace
+from chat.redo import redo_run
+from chat.schemas import (
+    AsideOut,
+    BackgroundSwitchIn,
+    BranchIn,
+    BranchOut,
+    ChatIn,
+    ChatOut,
+    CurrentResponse,
+    GenerationSettings,
+    GenerationSettingsIn,
+    HistoryChange,
+    ImpersonateOut,
+    InstanceCreated,
+    InstanceDetail,
+    InstanceIn,
+    InstanceList,
+    InstanceUpdateIn,
+    MemberChangeIn,
+    MemberChangesOut,
+    MemberIn,
+    MessageEditIn,
+    MessagesPage,
+    PlayAsIn,
+    PlayAsOut,
+    RedoOut,
+    SessionList,
+    SwipeIn,
+    SwipeOut,
+    UndoIn,
+)
 from chat.services import instance_settings, instances
 from chat.services.generation import (
     generation_defaults_read,
@@ -25,6 +61,7 @@ from chat.services.members import (
     instance_member_change,
     instance_member_remove,
 )
+from chat.services.prompt_manager import instance_preset_apply, instance_preset_export
 from chat.services.session_export import session_regroup
 from chat.services.sessions import (
     session_archive_and_restart,
@@ -33,29 +70,15 @@ from chat.services.sessions import (
     session_summary,
 )
 from chat.services.traces import trace_rebuild, trace_sections
-from chat.models import Instance, Trace
-from chat.aside import aside_run, aside_speaker
-from chat.schemas import (AsideOut, BackgroundSwitchIn, BranchIn, BranchOut, ChatIn, ChatOut,
-                          CurrentResponse, GenerationSettings,
-                          GenerationSettingsIn, HistoryChange, ImpersonateOut, InstanceCreated,
-                          InstanceDetail, InstanceIn, InstanceList, InstanceUpdateIn,
-                          MemberChangeIn, MemberChangesOut, MemberIn, MessageEditIn,
-                          MessagesPage, PlayAsIn, PlayAsOut, RedoOut, SessionList, SwipeIn,
-                          SwipeOut, UndoIn)
-from chat.exports import export_response, session_export_limited, session_import_limited
-from chat.services.prompt_manager import instance_preset_apply, instance_preset_export
-from chat.impersonate import impersonate_run
-from chat.redo import redo_run
 from chat.streaming import aside_stream, chat_stream, impersonate_stream, redo_stream
-from chat.group import conversation_turn
 from chat.turn import TurnRefused, events_dropped, validate_user_text
 from director.services import director_status
 from memory.fill import progress_get as index_progress
 from personalab.lib.body_fields import body_fields_check
 from personalab.lib.errors import AppError, Invalid, NotFound, TooLarge, naming_field
-from personalab.lib.filestore import StoreError
 from personalab.lib.ids import validate_id
 from personalab.lib.participants import member_ids
+from personalab.lib.store_errors import StoreError
 from personalab.storage import get_store
 
 router = Router(tags=["instances"])
@@ -454,7 +477,7 @@ SESSION = "/instances/{instance_id}/sessions/{session_id}"
 @history_router.get("/instances/{instance_id}/sessions", response=SessionList)
 def sessions_list(request: HttpRequest, instance_id: str):
     instance_for_user(request.auth, instance_id)
-    return {"sessions": history.session_list(get_store(), instance_id=instance_id)}
+    return {"sessions": history_read.session_list(get_store(), instance_id=instance_id)}
 
 
 @history_router.get(SESSION + "/messages", response=MessagesPage,
@@ -465,7 +488,7 @@ def sessions_list(request: HttpRequest, instance_id: str):
 def messages_page(request: HttpRequest, instance_id: str, session_id: str,
                   page: int | None = None, q: str = ""):
     instance_for_user(request.auth, instance_id)
-    return history.messages_page(get_store(), instance_id=instance_id, session_key=session_id,
+    return history_read.messages_page(get_store(), instance_id=instance_id, session_key=session_id,
                                  page=page, query=q)
 
 
@@ -475,7 +498,7 @@ def messages_page(request: HttpRequest, instance_id: str, session_id: str,
 def message_detail(request: HttpRequest, instance_id: str, session_id: str, index: int,
                    fingerprint: str):
     instance_for_user(request.auth, instance_id)
-    return history.message_read(get_store(), instance_id=instance_id, session_key=session_id,
+    return history_read.message_read(get_store(), instance_id=instance_id, session_key=session_id,
                                 index=index, fingerprint=fingerprint)
 
 

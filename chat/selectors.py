@@ -8,7 +8,7 @@ from typing import Any
 from django.urls import reverse
 
 from chat.context import page_macro_values
-from chat.history import line_fingerprint
+from chat.history_base import line_fingerprint
 from chat.members import is_group, member_ids, members_of, members_title
 from chat.regex_turn import line_display_for
 from library.avatars import avatar_file
@@ -20,12 +20,14 @@ from library.selectors import (
     character_for_chat_optional,
     persona_effective,
 )
-from personalab.lib.filestore import FileStore, SessionRead, StoreError
+from personalab.lib.filestore.session_read import SessionRead
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.jsontext import json_loads
 from personalab.lib.line_macros import line_macros_replace
 from personalab.lib.lines import session_line_problem
 from personalab.lib.llm_providers import provider_for
 from personalab.lib.membership import member_changes_read
+from personalab.lib.store_errors import StoreError
 from personalab.llm_config import llm_settings_from_env
 
 CHAT_PAGE_SIZE = 40

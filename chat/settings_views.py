@@ -14,13 +14,13 @@ from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from chat import selectors
-from chat.history import DEFAULT_PAGE_SIZE, DEFAULT_UNDO_WINDOW
+from chat.history_base import DEFAULT_PAGE_SIZE, DEFAULT_UNDO_WINDOW
 from chat.impersonate import PROMPT_SETTING, impersonation_prompt_error
 from chat.llm_form import llm_form_errors, llm_settings_posted, llm_shown
 from chat.services.settings_reset import SETTINGS_SECTIONS, settings_section_reset
 from director.services import config_save
 from personalab.lib.config_schema import base_url_error, config_validate, whole_number
-from personalab.lib.filestore import DEFAULT_MODULES
+from personalab.lib.filestore.defaults import DEFAULT_MODULES
 from personalab.lib.llm import LLMError
 from personalab.lib.llm_models import llm_models_list
 from personalab.lib.prompt_language import AUTO, PROMPT_LOCALES

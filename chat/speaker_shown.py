@@ -8,7 +8,7 @@ from typing import Any
 
 from chat.selectors import character_avatar_url
 from library.selectors import character_for_chat_optional
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 
 
 def speaker_shown(store: FileStore, *, character_id: str | None,

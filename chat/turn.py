@@ -31,16 +31,13 @@ from library.errors import ItemWithheld
 from library.regex_scripts import RegexRun
 from memory.recaps import recap_maybe_roll
 from personalab.lib.errors import AppError
-from personalab.lib.filestore import (
-    AssistantLineWriter,
-    FileStore,
-    InstanceBusy,
-    StoreError,
-    utc_now,
-)
+from personalab.lib.filestore.jsonfile import utc_now
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.filestore.writer import AssistantLineWriter
 from personalab.lib.llm import LLMError, Provider
 from personalab.lib.locks import LockUnavailable
 from personalab.lib.reasoning import Reasoning
+from personalab.lib.store_errors import InstanceBusy, StoreError
 
 log = logging.getLogger(__name__)
 

@@ -16,9 +16,10 @@ from library.selectors import (
     persona_effective,
 )
 from library.worldinfo_defaults import book_scan_depth
-from personalab.lib.filestore import FileStore, StoreError
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.lines import narrator_sent
 from personalab.lib.participants import member_ids
+from personalab.lib.store_errors import StoreError
 from personalab.lib.tokens import count_tokens
 
 if TYPE_CHECKING:

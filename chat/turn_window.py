@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from personalab.llm_config import llm_settings_from_env
 from chat.model_context import model_context_tokens
 from chat.prompt.window import ContextWindow, generation_sent, window_for
 from chat.services.generation import generation_for_instance
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
+from personalab.llm_config import llm_settings_from_env
 
 
 def turn_window(store: FileStore, instance_state: dict[str, Any]

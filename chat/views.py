@@ -43,8 +43,8 @@ from memory.authors_note import NOTE_ROLES, authors_note_save
 from memory.errors import MemoryActionError
 from memory.runtime import progress_state
 from personalab.lib.errors import AppError, errors_back_to
-from personalab.lib.filestore import InstanceBusy, StoreError
 from personalab.lib.llm import LLMError
+from personalab.lib.store_errors import InstanceBusy, StoreError
 from personalab.storage import get_store
 
 

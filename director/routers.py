@@ -11,7 +11,7 @@ from ninja import Body, Router
 
 from director.services import config_save
 from personalab.lib.errors import Forbidden, Invalid
-from personalab.lib.filestore import DEFAULT_CONFIG
+from personalab.lib.filestore.defaults import DEFAULT_CONFIG
 from personalab.storage import get_store
 
 router = Router(tags=["config"])

@@ -20,7 +20,8 @@ from director.logic import (
 )
 from library.selectors import background_for_chat
 from personalab.lib.config_schema import config_validate
-from personalab.lib.filestore import FileStore, read_json
+from personalab.lib.filestore.jsonfile import read_json
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import validate_id
 
 THRESHOLD_RANGE = (1, 10)

@@ -10,7 +10,7 @@ from pathlib import Path
 from library.avatars import avatar_file, avatar_problem, avatar_write, image_kind
 from library.errors import LibraryError
 from library.selectors import item_for_edit
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 
 BACKGROUND_PICTURE_RATIO = 16 / 9  # what the editor crops to: a wide strip behind the chat
 

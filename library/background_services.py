@@ -18,7 +18,7 @@ from library.item_chats import (
 )
 from library.models import Background
 from library.selectors import item_for_edit
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 
 
 def _clean_outline(points: Any) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ from library.avatars import avatar_file
 from library.cards import card_to_json, card_to_png, definition_to_card
 from library.character_book import lorebooks_to_character_book
 from library.charx import asset_member, asset_path_safe, assets_listed, charx_write
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 
 
 def _character_assets_read(store: FileStore, character_id: str) -> dict[str, bytes]:

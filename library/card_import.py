@@ -25,7 +25,7 @@ from library.limits import charx_limits, import_slot, lore_entries_check
 from library.lorebook_services import lorebook_save
 from library.models import Character, Lorebook
 from library.regex_scripts import card_scripts, scripts_import_check
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 
 MAX_CARD_BYTES = 10 * 1024 * 1024
 

@@ -31,7 +31,7 @@ from library.models import Character
 from library.regex_script_services import card_scripts_allow
 from library.regex_scripts import card_scripts
 from library.selectors import character_for_edit
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 
 
 def character_save(store: FileStore, *, data: dict[str, Any], character_id: str | None = None,

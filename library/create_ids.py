@@ -12,8 +12,9 @@ from typing import Any
 
 from library.errors import LibraryConflict, LibraryError
 from library.selectors import item_can_see
-from personalab.lib.filestore import FileStore, IdTaken, StoreError
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import InvalidId, slug_candidates, validate_id
+from personalab.lib.store_errors import IdTaken, StoreError
 
 
 def _suffixed(item_id: str) -> Iterator[str]:

@@ -10,7 +10,7 @@ from typing import Any
 from library.card_extensions import extension_edits_of, extensions_applied
 from library.errors import LibraryError
 from library.selectors import lorebooks_visible_to, visibility_of
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 
 MAX_TEXT = 20000
 # Card text is generous: real cards carry 30-100 KB descriptions and dozens of tags.

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 
 from library.models import Background, Character, Lorebook, Persona
 from library.selectors import visibility_of
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 
 
 def user_for_username(username: str | None):

@@ -9,7 +9,9 @@ from typing import Any
 from library.chat_use import ChatRow, chat_titles, chats_playing
 from library.errors import CopyNotKept, LibraryConflict
 from library.selectors import visibility_of
-from personalab.lib.filestore import FileStore, InstanceBusy, utc_now
+from personalab.lib.filestore.jsonfile import utc_now
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.store_errors import InstanceBusy
 
 SHOWN_CHATS = 5  # a refusal names at most this many chats, then says how many more
 

@@ -7,7 +7,7 @@ import shutil
 from library.avatars import avatar_file
 from library.index_rows import background_index, character_index, lorebook_index
 from library.selectors import item_for_use, lorebooks_visible_to
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import slug_candidates
 
 COPY_KINDS = {"character": ("char", "character_ids", "character_dir", "character_write",

@@ -13,7 +13,7 @@ from library.charx import CharxLimits
 from library.errors import LibraryError
 from personalab.lib import errors
 from personalab.lib.busy import Busy, busy_slot
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 
 
 class TooMany(LibraryError):

@@ -20,8 +20,9 @@ from library.models import Lorebook
 from library.selectors import item_for_edit, lorebook_for_edit, lorebooks_visible_to
 from library.worldinfo_files import lorebook_file_read, lorebook_to_st_world
 from library.worldinfo_vectors import vectorized_texts
-from personalab.lib.filestore import FileStore, StoreError
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.nesting import TooDeep, json_loads_bounded
+from personalab.lib.store_errors import StoreError
 
 MAX_LOREBOOK_BYTES = 10 * 1024 * 1024
 SERVER_FIELDS = ("lorebook_id", "owner")

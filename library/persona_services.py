@@ -11,7 +11,8 @@ from library.errors import LibraryError, LibraryForbidden
 from library.fields import MAX_NAME_CHARS, clean_text
 from library.index_rows import persona_index
 from library.models import Persona
-from personalab.lib.filestore import FileStore, utc_now
+from personalab.lib.filestore.jsonfile import utc_now
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import slug_id, validate_id
 
 PERSONA_DESCRIPTION_LIMIT = 100_000

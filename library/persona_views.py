@@ -20,7 +20,7 @@ from library.persona_services import (
     persona_update,
 )
 from library.selectors import persona_for_user
-from personalab.lib.filestore import StoreError
+from personalab.lib.store_errors import StoreError
 from personalab.storage import get_store
 
 AVATAR_CONTENT_TYPES = {"png": "image/png", "jpg": "image/jpeg", "gif": "image/gif",

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from library.regex_scripts import card_scripts, scripts_checked
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 
 MODULE = "regex_scripts"
 ALLOWED = "allowed_cards"  # {username: {character_id: fingerprint of the scripts allowed}}

@@ -17,9 +17,10 @@ from django.db.models import Q, QuerySet
 
 from library.errors import ItemWithheld, LibraryForbidden, LibraryNotFound
 from library.models import Background, Character, Lorebook, Persona
-from personalab.lib.filestore import FileStore, MissingFile, StoreError
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import InvalidId, is_valid_id
 from personalab.lib.names import labels_distinct
+from personalab.lib.store_errors import MissingFile, StoreError
 
 DEFAULT_USER_NAME = "User"
 KINDS = {"character": "character_read", "background": "background_read",

@@ -10,7 +10,8 @@ from django.utils.translation import gettext
 
 from library.selectors import character_for_chat_optional
 from memory.errors import MemoryActionError
-from personalab.lib.filestore import FileStore, SessionRead
+from personalab.lib.filestore.session_read import SessionRead
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.llm import LLMError
 from personalab.lib.prompt_language import locale_for_character
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from personalab.lib.filestore import FileStore, StoreError
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.store_errors import StoreError
 
 AUTHORS_NOTE_FILE = "authors_note"
 NOTE_ROLES = ("system", "user", "assistant")

@@ -17,7 +17,8 @@ from memory.item_lists import (
     item_update,
     items_doc_read,
 )
-from personalab.lib.filestore import FileStore, utc_now
+from personalab.lib.filestore.jsonfile import utc_now
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import random_id
 
 BIOGRAPHY_FILE = "biography"

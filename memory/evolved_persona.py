@@ -16,9 +16,11 @@ from django.utils.translation import gettext
 from memory import prompts
 from memory.action_base import llm_text, session_messages, speaker_of, turn_groups
 from memory.errors import MemoryActionError
-from personalab.lib.filestore import FileStore, StoreError, utc_now
+from personalab.lib.filestore.jsonfile import utc_now
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.membership import Presence, member_changes_read, presence_of
 from personalab.lib.participants import member_ids, member_state_read, member_state_write
+from personalab.lib.store_errors import StoreError
 
 PERSONA_LEDGER = "persona_versions"
 

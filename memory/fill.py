@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from memory.index import MemoryIndex, turn_is_indexable
-from personalab.lib.filestore import FileStore, jsonl_lines_since, write_json_atomic
+from personalab.lib.filestore.jsonfile import write_json_atomic
+from personalab.lib.filestore.jsonl import jsonl_lines_since
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.jsontext import json_loads
 from personalab.lib.lines import session_line_problem
 

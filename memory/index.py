@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 import numpy as np
 from django.conf import settings
@@ -23,9 +22,13 @@ from django.conf import settings
 from memory.keyword_docs import keyword_documents
 from memory.keyword_store import Key, KeywordStore
 from memory.keyword_tokens import turn_text
-from personalab.lib.embedding.embeddings import (SecondEmbeddingFunction, default_embedder,
-                                                 passages_embed, second_available, second_embed,
-                                                 second_wanted)
+from personalab.lib.embedding.embeddings import (
+    default_embedder,
+    passages_embed,
+    second_available,
+    second_embed,
+    second_wanted,
+)
 
 COLLECTIONS = ("turns", "summaries", "plots")
 SECOND = "turns_minilm"
@@ -186,18 +189,11 @@ class MemoryIndex:
         return self._client
 
     def _client_create(self) -> Any:
-        import chromadb
-        from chromadb.config import Settings
+        # Imported here, not at the top: it loads chromadb, seconds of import that every process
+        # would pay at start (all import this module); only one that opens the index needs it.
+        from personalab.lib.embedding import chroma
 
-        settings = Settings(anonymized_telemetry=False)
-        if self.chroma_url:
-            url = urlparse(self.chroma_url)
-            ssl = url.scheme == "https"
-            return chromadb.HttpClient(host=url.hostname or "localhost",
-                                       port=url.port or (443 if ssl else 8000),
-                                       ssl=ssl, settings=settings)
-        self.chroma_path.mkdir(parents=True, exist_ok=True)
-        return chromadb.PersistentClient(path=str(self.chroma_path), settings=settings)
+        return chroma.client_create(path=self.chroma_path, url=self.chroma_url)
 
     def second_on(self) -> bool:
         """Whether MiniLM's line vectors are kept and searched (the model loads on first ask)."""
@@ -209,9 +205,10 @@ class MemoryIndex:
         return (*COLLECTIONS, SECOND) if self.second_on() else COLLECTIONS
 
     def _open(self, name: str) -> Any:
-        embedder = SecondEmbeddingFunction() if name == SECOND else self.embedder
-        return self.client().get_or_create_collection(
-            name, embedding_function=embedder, configuration={"hnsw": {"space": "cosine"}})
+        client = self.client()
+        from personalab.lib.embedding import chroma  # loaded by client(): see _client_create
+
+        return chroma.collection_open(client, name, second=name == SECOND, embedder=self.embedder)
 
     def collection(self, name: str) -> Any:
         if name not in (*COLLECTIONS, SECOND):

@@ -8,7 +8,9 @@ from typing import Any
 from django.utils.translation import gettext
 
 from memory.errors import MemoryActionError
-from personalab.lib.filestore import CorruptFile, FileStore, utc_now
+from personalab.lib.filestore.jsonfile import utc_now
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.store_errors import CorruptFile
 
 
 def items_doc_read(store: FileStore, instance_id: str, name: str, *,

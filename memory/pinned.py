@@ -11,15 +11,10 @@ from django.utils.translation import gettext
 from library.selectors import character_for_chat_optional
 from memory.action_base import main_character
 from memory.errors import MemoryActionError
-from personalab.lib.filestore import (
-    FileStore,
-    MissingFile,
-    StoreError,
-    read_json,
-    utc_now,
-    write_json_atomic,
-)
+from personalab.lib.filestore.jsonfile import read_json, utc_now, write_json_atomic
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.participants import conv_key, member_ids, participants_of
+from personalab.lib.store_errors import MissingFile, StoreError
 
 PINNED_FILE = "pinned"
 

@@ -14,7 +14,8 @@ from memory import prompts
 from memory.action_base import int_setting, llm_text, speaker_of, turn_groups
 from memory.errors import MemoryActionError
 from memory.item_lists import item_remove, item_reorder, item_update, items_doc_read
-from personalab.lib.filestore import FileStore, utc_now
+from personalab.lib.filestore.jsonfile import utc_now
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import random_id
 
 RECAPS_FILE = "recaps"

@@ -22,7 +22,8 @@ from django.conf import settings
 from memory.fill import session_keywords_index
 from memory.index import MemoryIndex
 from memory.sync import instance_sync, instances_sync
-from personalab.lib.filestore import FileStore, write_json_atomic
+from personalab.lib.filestore.jsonfile import write_json_atomic
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.jsontext import json_loads
 from personalab.storage import get_store
 

@@ -7,9 +7,10 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from personalab.lib.filestore import FileStore, StoreError
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.membership import Presence, member_changes_read, presence_of
 from personalab.lib.participants import member_ids
+from personalab.lib.store_errors import StoreError
 
 Story = tuple[str, str, frozenset[str]]  # owner, background_id, the characters taking part
 

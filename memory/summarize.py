@@ -32,7 +32,8 @@ from memory.summarize_journal import (
     summarize_journal_write,
     summarize_recover,
 )
-from personalab.lib.filestore import FileStore, utc_now
+from personalab.lib.filestore.jsonfile import utc_now
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.jsontext import json_loads
 
 _FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)```", re.DOTALL)

@@ -13,7 +13,8 @@ replaced too).
 from __future__ import annotations
 
 import contextlib
-from personalab.lib.filestore import FileStore
+
+from personalab.lib.filestore.store import FileStore
 
 PENDING = "summarize_pending"
 LEDGERS = ("summaries", "plots")

@@ -37,10 +37,17 @@ from pathlib import Path
 from typing import Any
 
 from memory.fill import chunk_embed, newest_first_chunks, progress_session_set
-from memory.index import (MemoryIndex, ledger_events, turn_context_text, turn_doc_id,
-                          turn_is_indexable)
+from memory.index import (
+    MemoryIndex,
+    ledger_events,
+    turn_context_text,
+    turn_doc_id,
+    turn_is_indexable,
+)
 from personalab.lib.embedding.embeddings import second_wanted
-from personalab.lib.filestore import FileStore, jsonl_lines_since, write_json_atomic
+from personalab.lib.filestore.jsonfile import write_json_atomic
+from personalab.lib.filestore.jsonl import jsonl_lines_since
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.jsontext import json_loads
 from personalab.lib.lines import session_line_problem
 

@@ -261,7 +261,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 CHANNEL_CAPACITY = 1000
 
 
-def redis_channel_layer(url: str) -> dict:
+# The Redis read timeout, and how often a connection idle that long is health-checked: it must
+# outlast channels-redis's 5 s blocking receive (hence at least 8). The tests of idle sockets
+# shorten it, so that sockets idle for a few times it show what a minute would.
+PERSONALAB_REDIS_READ_TIMEOUT = env_float("PERSONALAB_REDIS_READ_TIMEOUT", 30.0, minimum=8.0)
+
+
+def redis_channel_layer(url: str, *, read_timeout: float = PERSONALAB_REDIS_READ_TIMEOUT) -> dict:
     """channels-redis blocks 5 s per receive (BZPOPMIN); redis-py 8's own 5 s socket read
     timeout fires first and closes every idle WebSocket with 1011. The read timeout must
     outlast the blocking receive; keepalive and health checks find a dead peer instead.
@@ -271,8 +277,8 @@ def redis_channel_layer(url: str) -> dict:
     from redis.backoff import ExponentialBackoff
     from redis.exceptions import ConnectionError as RedisConnectionError
 
-    host = {"address": url, "socket_timeout": 30, "socket_connect_timeout": 5,
-            "socket_keepalive": True, "health_check_interval": 30,
+    host = {"address": url, "socket_timeout": read_timeout, "socket_connect_timeout": 5,
+            "socket_keepalive": True, "health_check_interval": read_timeout,
             "retry": Retry(ExponentialBackoff(cap=1.0, base=0.1), 2),
             "retry_on_error": [RedisConnectionError],
             # redis-py 8 caps a pool at 100 connections and fails the 101st at once; a worker

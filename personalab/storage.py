@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from django.conf import settings
 
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.locks import LockFactory, flock_factory, redis_lock_factory
 
 

@@ -54,7 +54,7 @@ def _data_outside_the_checkout(tmp_path, settings):
 
 @pytest.fixture
 def data_dir(tmp_path, settings):
-    from personalab.lib.filestore import FileStore
+    from personalab.lib.filestore.store import FileStore
 
     root = tmp_path / "data"
     root.mkdir()
@@ -67,7 +67,7 @@ def data_dir(tmp_path, settings):
 
 @pytest.fixture
 def store(data_dir):
-    from personalab.lib.filestore import FileStore
+    from personalab.lib.filestore.store import FileStore
 
     return FileStore(data_dir)
 

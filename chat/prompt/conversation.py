@@ -23,7 +23,7 @@ from chat.prompt.tally import (
 )
 from chat.prompt.templates import TemplateSet
 from library.regex_scripts import AI_OUTPUT, USER_INPUT, RegexRun
-from personalab.lib.filestore import LinesBefore
+from personalab.lib.filestore.session_read import LinesBefore
 from personalab.lib.macros import message_macros_replace
 from personalab.lib.template_sandbox import TemplateError, render_template
 from personalab.lib.tokens import count_tokens

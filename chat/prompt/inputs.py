@@ -12,7 +12,8 @@ from chat.prompt.card_fields import CardFields
 from chat.prompt.templates import DEFAULT_LOCALE, TemplateSet
 from chat.prompt.window import ContextWindow
 from library.regex_scripts import RegexRun
-from personalab.lib.filestore import DEFAULT_CONFIG, LinesBefore
+from personalab.lib.filestore.defaults import DEFAULT_CONFIG
+from personalab.lib.filestore.session_read import LinesBefore
 
 DEFAULT_TRIMMING: dict[str, int] = {"max_messages": 10, "max_chars": 4000}
 DEFAULT_SECTION_BUDGETS: dict[str, int] = {

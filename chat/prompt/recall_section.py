@@ -21,7 +21,7 @@ from memory.recall_turn import (
     normalized,
     recall_for_turn,
 )
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 
 SPEAKER_MARK = {"zh": "："}  # what follows a speaker's name in the section's lines
 

@@ -17,7 +17,7 @@ from chat.services.presets import (
     preset_of,
     preset_sampling,
 )
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 
 MODULE = "prompt_presets"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from chat.services.errors import InstanceUpdateError
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.generation import GenerationError, generation_effective, generation_update
 
 

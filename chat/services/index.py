@@ -18,7 +18,7 @@ from library.index_rows import (
 )
 from library.models import Background, Character, Persona
 from memory.summarize_journal import summarize_recover_waiting
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.membership import member_change_recover_waiting
 
 

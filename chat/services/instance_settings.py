@@ -14,7 +14,7 @@ from library.fields import lorebook_ids_checked
 from library.persona_services import persona_create
 from library.selectors import background_for_use, persona_for_user, personas_visible_to
 from personalab.lib.errors import AppError, Invalid, naming_field
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.generation import GenerationError, generation_update
 from personalab.lib.ids import validate_id
 

@@ -15,9 +15,11 @@ from chat.services.index import instance_index
 from chat.speakers import STRATEGIES
 from library.selectors import background_for_use, character_for_use, persona_for_user
 from personalab.lib.errors import Invalid, naming_field
-from personalab.lib.filestore import FileStore, IdTaken, utc_now
+from personalab.lib.filestore.jsonfile import utc_now
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import numbered_candidates, validate_id
 from personalab.lib.participants import member_state_write
+from personalab.lib.store_errors import IdTaken
 
 INITIAL_PLOT_STATE = {"current_plot_index": 1, "current_status": "pending", "no_update_count": 0}
 

@@ -10,7 +10,7 @@ from typing import Any
 from django.conf import settings
 
 from personalab.lib.errors import Invalid
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.instruct import InstructError, instruct_template_read
 from personalab.lib.instruct_presets import BUILT_IN
 from personalab.lib.story_string import BUILT_IN as CONTEXT_BUILT_IN

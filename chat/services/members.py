@@ -13,7 +13,7 @@ from chat.services.instance_settings import UNSET
 from chat.services.instances import MAX_MEMBERS, instance_for_user
 from library.selectors import character_for_chat_optional, character_for_use
 from personalab.lib.errors import Invalid, naming_field
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import validate_id
 from personalab.lib.membership import member_change_apply, member_change_recover
 

@@ -16,7 +16,7 @@ from chat.services.presets import (
     preset_of,
     preset_sampling,
 )
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 
 
 def prompt_manager_read(store: FileStore, *, user, instance_id: str) -> dict[str, Any]:

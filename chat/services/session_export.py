@@ -22,7 +22,8 @@ from library.selectors import (
 )
 from memory.authors_note import authors_note_read
 from personalab.lib.errors import AppError, Invalid
-from personalab.lib.filestore import FileStore, StoreError
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.store_errors import StoreError
 
 
 def session_export(store: FileStore, *, instance_id: str, session_id: str,

@@ -19,7 +19,7 @@ from chat.st_note import note_from_st
 from library.selectors import character_for_chat_optional, lorebooks_visible_to, persona_effective
 from memory import runtime as memory_runtime
 from memory.authors_note import authors_note_read, authors_note_save
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.line_index import index_path
 
 

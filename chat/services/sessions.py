@@ -7,7 +7,8 @@ from typing import Any
 from chat.services.errors import NotFound
 from chat.services.index import instance_index
 from memory import runtime as memory_runtime
-from personalab.lib.filestore import FileStore, SessionRead
+from personalab.lib.filestore.session_read import SessionRead
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import validate_id
 
 

@@ -6,7 +6,8 @@ import copy
 
 from director.services import config_save
 from personalab.lib.errors import Invalid
-from personalab.lib.filestore import DEFAULT_CONFIG, DEFAULT_MODULES, FileStore
+from personalab.lib.filestore.defaults import DEFAULT_CONFIG, DEFAULT_MODULES
+from personalab.lib.filestore.store import FileStore
 
 # Each section of the settings page and what "restore defaults" puts back in it.
 SETTINGS_SECTIONS = ("thresholds", "limits", "preferences", "director", "memory", "history",

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from chat.services.sessions import session_read_repaired
-from personalab.lib.filestore import FileStore, read_session_bytes
+from personalab.lib.filestore.session_read import read_session_bytes
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import is_valid_id
 from personalab.lib.llm_text import trace_prompt_text
 from personalab.lib.session_tail import states_back

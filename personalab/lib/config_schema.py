@@ -7,7 +7,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from personalab.lib.filestore import DEFAULT_CONFIG
+from personalab.lib.filestore.defaults import DEFAULT_CONFIG
 
 INT_RANGES: dict[str, tuple[int, int]] = {
     "thresholds.rag_fallback_threshold": (1, 10),

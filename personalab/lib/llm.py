@@ -12,11 +12,10 @@ import weakref
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
-import openai
 import orjson
 
 from personalab.lib import llm_body, sse
@@ -24,6 +23,9 @@ from personalab.lib.errors import AppError
 from personalab.lib.jsontext import SurrogatesJoin, text_surrogates_replace
 from personalab.lib.llm_offline import _shorten
 from personalab.lib.reasoning import Reasoning, ThinkSplitter, reasoning_split
+
+if TYPE_CHECKING:
+    import openai
 
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -177,6 +179,8 @@ class OpenAIProvider:
             raise self._error_from(err) from err
 
     def _error_from(self, err: Exception) -> LLMError:
+        import openai  # cheap here: the request that failed has loaded it
+
         if isinstance(err, LLMError):
             return err
         if isinstance(err, (sse.LineTooLong, sse.StreamIdle, llm_body.BodyTooLarge,
@@ -394,6 +398,11 @@ def _client_for_loop(settings: LLMSettings) -> openai.AsyncOpenAI:
 
 
 def _client_new(settings: LLMSettings) -> openai.AsyncOpenAI:
+    # Imported on the first request, not at the top: the SDK takes seconds to import (most of
+    # it types this app never uses), and every process, test server and command would pay it
+    # at start, most of them without ever calling a model (docs/testing.md).
+    import openai
+
     global _ssl_context
     if _ssl_context is None:  # an SSL context is not bound to a loop: one for the process
         _ssl_context = httpx2.create_ssl_context()

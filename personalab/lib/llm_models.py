@@ -15,7 +15,6 @@ from dataclasses import replace
 from typing import Any
 
 import httpx2
-import openai
 
 from personalab.lib import llm_body
 from personalab.lib.jsontext import json_loads, text_surrogates_replace
@@ -36,6 +35,8 @@ def models_read(settings: LLMSettings, *, timeout: float) -> list[dict[str, Any]
     """The entries the endpoint lists (each a dict), read within the body caps and `timeout`
     seconds in all. Raises LLMError with a sentence. Called from a thread, never on the event
     loop (it runs a loop of its own)."""
+    import openai  # on first use, as in personalab/lib/llm.py: the SDK takes seconds to import
+
     endpoint = settings.base_url or DEFAULT_BASE_URL
     try:
         data = asyncio.run(_models_body(settings, timeout=timeout))

@@ -20,8 +20,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from personalab.lib.filestore import FileStore, StoreError, read_json, utc_now, write_json_atomic
+from personalab.lib.filestore.jsonfile import read_json, utc_now, write_json_atomic
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import random_id
+from personalab.lib.store_errors import StoreError
 
 LEDGER = "member_changes"
 PENDING = "member_change_pending"

@@ -11,8 +11,10 @@ import re
 from typing import Any, Iterable
 
 from personalab.lib.errors import Invalid
-from personalab.lib.filestore import FileStore, StoreError, read_json, write_json_atomic
+from personalab.lib.filestore.jsonfile import read_json, write_json_atomic
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import is_valid_id
+from personalab.lib.store_errors import StoreError
 
 
 def member_ids(instance_state: dict[str, Any]) -> list[str]:

@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from personalab.lib.filestore import FileStore
+    from personalab.lib.filestore.store import FileStore
 
 AUTO = "auto"
 PROMPT_LOCALES = (AUTO, "zh", "en")

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from chat.services.instances import instance_create
-from personalab.lib.filestore import write_json_atomic
+from personalab.lib.filestore.jsonfile import write_json_atomic
 
 pytestmark = pytest.mark.django_db
 

@@ -188,7 +188,8 @@ async def test_a_narrator_line_hidden_here_is_no_longer_sent(client, auth, insta
                                                              use_stub):
     from asgiref.sync import sync_to_async
 
-    from chat.history import line_fingerprint, message_hide
+    from chat.history import message_hide
+    from chat.history_base import line_fingerprint
     from chat.turn import turn_run
 
     body = (await sync_to_async(_upload)(client, auth, instance, jsonl(CHAT))).json()

@@ -19,7 +19,7 @@ from django.test import Client
 
 from chat.models import ApiToken
 from personalab.asgi import application
-from personalab.lib.filestore import FileStore, write_json_atomic
+from personalab.lib.filestore.jsonfile import write_json_atomic
 from tests.stub_llm import Fail, Garbage, Hang, Reply, refused_url
 
 pytestmark = pytest.mark.django_db(transaction=True)

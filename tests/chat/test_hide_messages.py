@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from chat import history
+from chat import history_base
 from chat.models import ApiToken
 from chat.turn import turn_run
 from library.lorebook_services import lorebook_save
@@ -42,7 +42,7 @@ def _hide_on_page(client, instance_id: str, content: str, store, hidden: str = "
     """As the chat page does: the change through the REST API, then the message rendered."""
     index, line = _line(store, instance_id, content)
     changed = client.put(f"/api/v1/instances/{instance_id}/sessions/sess_001/messages/{index}",
-                         {"fingerprint": history.line_fingerprint(line), "hidden": hidden == "1"},
+                         {"fingerprint": history_base.line_fingerprint(line), "hidden": hidden == "1"},
                          content_type="application/json")
     if changed.status_code != 200:
         return changed
@@ -139,9 +139,9 @@ def test_a_stale_page_cannot_hide_another_line(alice_client, store, played):
 def test_rest_hides_and_unhides_with_the_message_edit_endpoint(as_alice, as_bob, store, played):
     index, line = _line(store, played, SECRET)
     url = f"/api/v1/instances/{played}/sessions/sess_001/messages/{index}"
-    assert as_bob("put", url, {"fingerprint": history.line_fingerprint(line),
+    assert as_bob("put", url, {"fingerprint": history_base.line_fingerprint(line),
                                "hidden": True}).status_code == 404
-    response = as_alice("put", url, {"fingerprint": history.line_fingerprint(line),
+    response = as_alice("put", url, {"fingerprint": history_base.line_fingerprint(line),
                                      "hidden": True})
     assert response.status_code == 200, response.content
     assert response.json()["line"]["hidden"] is True
@@ -155,7 +155,7 @@ def test_rest_hides_and_unhides_with_the_message_edit_endpoint(as_alice, as_bob,
     assert both.json()["line"]["content"] == "A new secret."
     assert "hidden" not in both.json()["line"]
 
-    bad = as_alice("put", url, {"fingerprint": history.line_fingerprint(both.json()["line"]),
+    bad = as_alice("put", url, {"fingerprint": history_base.line_fingerprint(both.json()["line"]),
                                 "hidden": "maybe"})
     assert bad.status_code == 400 and "hidden" in json.dumps(bad.json()["error"])
 

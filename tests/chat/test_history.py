@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from chat import history
+from chat import history, history_base, history_read
 from chat.turn import turn_run
 from library.selectors import persona_effective
 from tests.stub_llm import Reply
@@ -46,7 +46,7 @@ def _chat(store, instance_id, turns, session_id="sess_001"):
 
 
 def _row(store, instance_id, content):
-    page = history.messages_page(store, instance_id=instance_id, session_key="sess_001",
+    page = history_read.messages_page(store, instance_id=instance_id, session_key="sess_001",
                                  query=content, page_size=1000)
     return next(row for row in page["rows"] if row["content"] == content)
 
@@ -92,7 +92,7 @@ def test_delete_then_undo_restores_the_file_exactly(store, instance):
     assert _file_lines(store, instance) == before
     # The undone state is itself kept as a backup: nothing is lost either way.
     assert len(_backups(store, instance)) == 2
-    with pytest.raises(history.HistoryError) as refused:
+    with pytest.raises(history_base.HistoryError) as refused:
         history.undo(store, instance_id=instance, token=result["undo_token"])
     assert refused.value.status == 404
 
@@ -119,7 +119,7 @@ def test_undo_after_the_configured_window_is_refused(store, instance):
     assert result["undo_expires_at"] == clock.now + 5
     after_delete = _file_lines(store, instance)
     clock.now += 5.5
-    with pytest.raises(history.UndoExpired) as refused:
+    with pytest.raises(history_base.UndoExpired) as refused:
         history.undo(store, instance_id=instance, token=result["undo_token"], clock=clock)
     assert refused.value.status == 410 and "5 s" in refused.value.message
     assert _file_lines(store, instance) == after_delete
@@ -146,7 +146,7 @@ def test_undo_is_refused_when_the_file_changed_since(store, instance):
                                     index=row["index"], fingerprint=row["fingerprint"])
     store.session_append(instance, "sess_001", {"role": "user", "content": "later", "turn": 2,
                                                  "timestamp": "2025-01-01T00:00:02Z"})
-    with pytest.raises(history.HistoryError) as refused:
+    with pytest.raises(history_base.HistoryError) as refused:
         history.undo(store, instance_id=instance, token=result["undo_token"])
     assert refused.value.status == 409
     assert _file_lines(store, instance)[-1]["content"] == "later"
@@ -159,7 +159,7 @@ def test_a_stale_page_cannot_change_another_line(store, instance):
     history.message_delete(store, instance_id=instance, session_id="sess_001",
                            index=first["index"], fingerprint=first["fingerprint"])
     before = _file_lines(store, instance)
-    with pytest.raises(history.HistoryError) as refused:
+    with pytest.raises(history_base.HistoryError) as refused:
         history.message_edit(store, instance_id=instance, session_id="sess_001",
                              index=row["index"], fingerprint=row["fingerprint"], text="x")
     assert refused.value.status == 409
@@ -172,7 +172,7 @@ def test_edit_while_busy_is_refused(store, instance, alice_client):
     row = _row(store, instance, "answer 1")
     lock = store.instance_lock(instance).acquire()
     try:
-        with pytest.raises(history.HistoryBusy) as refused:
+        with pytest.raises(history_base.HistoryBusy) as refused:
             history.message_edit(store, instance_id=instance, session_id="sess_001",
                                  index=row["index"], fingerprint=row["fingerprint"], text="x")
         assert "busy" in refused.value.message
@@ -191,17 +191,17 @@ def test_archived_sessions_are_listed_read_only(store, instance):
     _chat(store, instance, 1)
     store.session_create(instance, "sess_002", continued_from="sess_001")
     archived = store.session_archive(instance, "sess_001")
-    sessions = history.session_list(store, instance_id=instance)
+    sessions = history_read.session_list(store, instance_id=instance)
     keys = {row["key"]: row for row in sessions}
     assert keys["sess_002"]["continued_from"] == "sess_001"
     assert keys[archived.stem]["archived"] and keys[archived.stem]["message_count"] == 2
-    page = history.messages_page(store, instance_id=instance, session_key=archived.stem)
+    page = history_read.messages_page(store, instance_id=instance, session_key=archived.stem)
     assert page["read_only"] and page["total"] == 2
-    with pytest.raises(history.HistoryError):
+    with pytest.raises(history_base.HistoryError):
         history.message_delete(store, instance_id=instance, session_id=archived.stem,
                                index=0, fingerprint=page["rows"][0]["fingerprint"])
-    with pytest.raises(history.HistoryError):
-        history.messages_page(store, instance_id=instance, session_key="../../etc")
+    with pytest.raises(history_base.HistoryError):
+        history_read.messages_page(store, instance_id=instance, session_key="../../etc")
 
 
 # --- paging and search -------------------------------------------------------------------
@@ -209,18 +209,18 @@ def test_archived_sessions_are_listed_read_only(store, instance):
 
 def test_paging_defaults_to_the_last_page_and_search_filters(store, instance):
     _chat(store, instance, 125)  # 250 messages
-    page = history.messages_page(store, instance_id=instance, session_key="sess_001")
+    page = history_read.messages_page(store, instance_id=instance, session_key="sess_001")
     assert page["page_size"] == 100 and page["pages"] == 3 and page["page"] == 3
     assert len(page["rows"]) == 50 and page["rows"][-1]["content"] == "answer 125"
-    first = history.messages_page(store, instance_id=instance, session_key="sess_001", page=1)
+    first = history_read.messages_page(store, instance_id=instance, session_key="sess_001", page=1)
     assert [r["content"] for r in first["rows"][:2]] == ["question 1", "answer 1"]
     assert len(first["rows"]) == 100
-    found = history.messages_page(store, instance_id=instance, session_key="sess_001",
+    found = history_read.messages_page(store, instance_id=instance, session_key="sess_001",
                                   query="ANSWER 12")
     assert sorted(r["content"] for r in found["rows"]) == sorted(
         ["answer 12", *[f"answer {n}" for n in range(120, 126)]])
     store.module_write("history", {"page_size": 10})
-    assert history.messages_page(store, instance_id=instance, session_key="sess_001")["pages"] == 25
+    assert history_read.messages_page(store, instance_id=instance, session_key="sess_001")["pages"] == 25
 
 
 def test_history_page_and_rows_render_escaped(store, instance, alice_client):
@@ -354,7 +354,7 @@ async def test_swipe_keeps_every_version_and_the_director_counts_the_kept_one(st
         2, "in_progress", 0)
     # › twice is back at C; each version kept with its own trace.
     for _ in range(2):
-        page = history.messages_page(store, instance_id=instance, session_key="sess_001")
+        page = history_read.messages_page(store, instance_id=instance, session_key="sess_001")
         last = page["rows"][-1]
         history.reply_choose_alternative(store, instance_id=instance, session_id="sess_001",
                                          turn=1, alternative_index=last["version"] - 1)
@@ -365,7 +365,7 @@ async def test_swipe_keeps_every_version_and_the_director_counts_the_kept_one(st
     assert len({v["trace_id"] for v in history.reply_versions(line)}) == 3
     state = store.instance_state_read(instance)["plot_state"]
     assert (state["current_plot_index"], state["current_status"]) == (3, "completed")
-    with pytest.raises(history.HistoryError):
+    with pytest.raises(history_base.HistoryError):
         history.reply_choose_alternative(store, instance_id=instance, session_id="sess_001",
                                          turn=1, alternative_index=2)
 
@@ -488,7 +488,7 @@ def test_branch_from_a_stale_page_is_refused_and_creates_nothing(store, instance
     row = _row(store, instance, "answer 1")
     history.message_edit(store, instance_id=instance, session_id="sess_001", index=row["index"],
                          fingerprint=row["fingerprint"], text="answer 1, edited")
-    with pytest.raises(history.HistoryError) as refused:
+    with pytest.raises(history_base.HistoryError) as refused:
         history.session_branch(store, instance_id=instance, session_id="sess_001",
                                index=row["index"], fingerprint=row["fingerprint"])
     assert refused.value.status == 409
@@ -510,15 +510,15 @@ def test_a_history_page_of_a_long_session_shows_what_a_whole_read_shows(store, i
         handle.write(b'{"role": "user", broken}\n'
                      b'{"role":"assistant","turn":1251,"streaming":true,"content":"\xe6\xb5\x81')
     for page in (None, 1, 7, 13, 999, -3):
-        paged = history.messages_page(store, instance_id=instance, session_key="sess_001",
+        paged = history_read.messages_page(store, instance_id=instance, session_key="sess_001",
                                       page=page, page_size=100)
         # a search every row matches reads the whole session and pages the same rows
-        whole = history.messages_page(store, instance_id=instance, session_key="sess_001",
+        whole = history_read.messages_page(store, instance_id=instance, session_key="sess_001",
                                       page=page, page_size=100, query="句")
         assert {**paged, "query": ""} == {**whole, "query": ""}
         assert paged["total"] == 2518 and paged["streaming"] and len(paged["problems"]) == 1
         assert paged["rows"][-1]["is_last_reply"] is (page in (None, 999))
-    row = next(r for r in history.session_list(store, instance_id=instance)
+    row = next(r for r in history_read.session_list(store, instance_id=instance)
                if r["session_id"] == "sess_001")
     # The session list counts what the pager counts: every line the history lists.
     assert row["message_count"] == paged["total"] == 2518 and row["problems"] == 1
@@ -531,13 +531,13 @@ def test_a_history_page_with_system_lines_still_pages_summaries_right(store, ins
     lines += [{"role": "user", "content": f"第{n}句", "turn": n + 1} for n in range(250)]
     store.session_rewrite(instance, "sess_001", [read.metadata, *lines])
     for page in (1, 3):
-        paged = history.messages_page(store, instance_id=instance, session_key="sess_001",
+        paged = history_read.messages_page(store, instance_id=instance, session_key="sess_001",
                                       page=page, page_size=100)
-        whole = history.messages_page(store, instance_id=instance, session_key="sess_001",
+        whole = history_read.messages_page(store, instance_id=instance, session_key="sess_001",
                                       page=page, page_size=100, query="句")
         assert {**paged, "query": ""} == {**whole, "query": ""}
     assert paged["total"] == 251
-    row = next(r for r in history.session_list(store, instance_id=instance)
+    row = next(r for r in history_read.session_list(store, instance_id=instance)
                if r["session_id"] == "sess_001")
     assert row["message_count"] == 251
 

@@ -9,7 +9,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from chat import history
+from chat import history_base
 from chat.models import ApiToken
 
 pytestmark = pytest.mark.django_db
@@ -61,7 +61,7 @@ def _page_change(client, store, instance_id, session_id, **body):
     the message rendered again."""
     index, line = _note(store, instance_id, session_id)
     changed = client.put(f"/api/v1/instances/{instance_id}/sessions/{session_id}/messages/{index}",
-                         {"fingerprint": history.line_fingerprint(line), **body},
+                         {"fingerprint": history_base.line_fingerprint(line), **body},
                          content_type="application/json")
     assert changed.status_code == 200
     return client.get(f"/instances/{instance_id}/messages/line",
@@ -91,7 +91,7 @@ def test_a_narrator_line_is_edited_hidden_and_deleted_with_undo_on_the_page(
 
     index, line = _note(store, instance_id, session_id)
     response = alice_client.delete(f"/api/v1/instances/{instance_id}/sessions/{session_id}"
-                                   f"/messages/{index}?fingerprint={history.line_fingerprint(line)}")
+                                   f"/messages/{index}?fingerprint={history_base.line_fingerprint(line)}")
     assert response.status_code == 200
     lines = store.session_read(instance_id, session_id).lines
     assert [line.get("content") for line in lines] == ["Hello.", "Hm."]
@@ -118,7 +118,7 @@ def test_rest_lists_a_narrator_line_and_changes_it_like_any_message(client, alic
     line = _note(store, instance_id, session_id)[1]
     assert line["content"] == "Thunder." and line["hidden"] is True
 
-    fingerprint = history.line_fingerprint(line)
+    fingerprint = history_base.line_fingerprint(line)
     response = client.delete(f"{base}/{row['index']}?fingerprint={fingerprint}", **auth)
     assert response.status_code == 200 and response.json()["deleted"]["content"] == "Thunder."
     assert all(line.get("type") != "note"
@@ -137,6 +137,6 @@ def test_a_summary_still_cannot_be_hidden(alice_client, instance, store):
     index = next(i for i, line in enumerate(lines) if line.get("type") == "summary")
     response = alice_client.put(
         f"/api/v1/instances/{instance}/sessions/{session_id}/messages/{index}",
-        {"fingerprint": history.line_fingerprint(lines[index]), "hidden": True},
+        {"fingerprint": history_base.line_fingerprint(lines[index]), "hidden": True},
         content_type="application/json")
     assert response.status_code == 400

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from chat import history
 from personalab.lib import session_tail
 from personalab.lib.session_tail import journal_path
 from tests.chat.test_consumer import _collect_until_done, _connect
@@ -234,7 +233,7 @@ def test_a_crash_at_any_step_of_a_change_leaves_the_old_or_the_new_session(
 KILL_SCRIPT = """
 import os, signal, sys
 from personalab.lib import session_tail
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 
 def torn(path, offset, tail):
     with open(path, "r+b") as handle:

@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from chat.models import ApiToken
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 from tests.stub_llm import Reply
 
 

@@ -19,8 +19,9 @@ from director.services import (
     director_status,
     instance_switch_background,
 )
-from personalab.lib.filestore import FileStore, MissingFile
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import InvalidId
+from personalab.lib.store_errors import MissingFile
 
 OUTLINE = ["发现背叛者的线索", "潜入敌人据点", "与仇人对峙", "做出关键选择", "应对选择的后果"]
 BACKGROUND = {

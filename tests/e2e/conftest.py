@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 from tests.prepared_data import Prepared, prepared_copy
 from tests.stub_llm import StubLLM
 

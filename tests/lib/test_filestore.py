@@ -8,16 +8,12 @@ import os
 
 import pytest
 
-from personalab.lib.filestore import (
-    DEFAULT_CONFIG,
-    CorruptFile,
-    FileStore,
-    InstanceBusy,
-    MissingFile,
-    parse_partial_line,
-    write_json_atomic,
-)
+from personalab.lib.filestore.defaults import DEFAULT_CONFIG
+from personalab.lib.filestore.jsonfile import write_json_atomic
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.filestore.writer import parse_partial_line
 from personalab.lib.ids import InvalidId, next_numbered_id, validate_id
+from personalab.lib.store_errors import CorruptFile, InstanceBusy, MissingFile
 
 
 @pytest.fixture

@@ -9,7 +9,9 @@ import os
 import pytest
 
 from chat.selectors import chat_messages_window
-from personalab.lib.filestore import FileStore, read_session_file, read_session_stretch
+from personalab.lib.filestore.session_read import read_session_file
+from personalab.lib.filestore.session_stretch import read_session_stretch
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.line_index import RECORD, index_path
 
 PAGE = 40

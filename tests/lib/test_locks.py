@@ -8,8 +8,9 @@ import time
 import pytest
 import redis
 
-from personalab.lib.filestore import FileStore, InstanceBusy
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.locks import LockLost, redis_lock_factory
+from personalab.lib.store_errors import InstanceBusy
 from tests.redis_server import redis_server, redis_url  # noqa: F401 — fixtures
 
 

@@ -15,7 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from personalab.lib.filestore import FileStore, parse_partial_line
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.filestore.writer import parse_partial_line
 from personalab.lib.markers import MARKER_STATUSES, find_progress_marker
 
 FAST = settings(max_examples=100, deadline=None, derandomize=True,

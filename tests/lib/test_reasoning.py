@@ -160,7 +160,7 @@ def test_reasoning_interleaved_with_the_reply_is_in_the_file_as_it_streams(store
 
 
 def test_a_streaming_line_torn_anywhere_reads_as_a_prefix_of_both_texts(store, instance):
-    from personalab.lib.filestore import parse_partial_line
+    from personalab.lib.filestore.writer import parse_partial_line
 
     writer = store.assistant_writer(instance, "sess_001", turn=1).open()
     for kind, text in [("r", "plan"), ("c", "Hé said \\\"ok"), ("r", "mid 思"), ("c", " then")]:

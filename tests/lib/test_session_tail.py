@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from personalab.lib.filestore import FileStore, read_session_file, read_session_tail
+from personalab.lib.filestore.session_read import read_session_file, read_session_tail
+from personalab.lib.filestore.store import FileStore
 
 
 @pytest.fixture()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from chat import history
+from chat import history, history_base
 from chat.turn import turn_run
 from memory import runtime
 from memory.index import MemoryIndex
@@ -91,7 +91,7 @@ def test_an_edited_line_is_recalled_by_its_new_text_and_never_by_the_old(
     read = store.session_read(instance, "sess_001")
     at = next(i for i, line in enumerate(read.lines) if line.get("content") == "暗号是蓝色鹦鹉。")
     history.message_edit(store, instance_id=instance, session_id="sess_001", index=at,
-                         fingerprint=history.line_fingerprint(read.lines[at]),
+                         fingerprint=history_base.line_fingerprint(read.lines[at]),
                          text="暗号是黑色乌鸦。")
     runtime.drain()
     stored = _turn_texts(store, instance)
@@ -103,7 +103,7 @@ def test_an_edited_line_is_recalled_by_its_new_text_and_never_by_the_old(
     read = store.session_read(instance, "sess_001")
     at = next(i for i, line in enumerate(read.lines) if line.get("content") == "暗号是黑色乌鸦。")
     history.message_delete(store, instance_id=instance, session_id="sess_001", index=at,
-                           fingerprint=history.line_fingerprint(read.lines[at]))
+                           fingerprint=history_base.line_fingerprint(read.lines[at]))
     runtime.drain()
     assert not any("乌鸦" in text for text in _turn_texts(store, instance))
     assert not any("乌鸦" in text for text in _recalled(store, instance, "你还记得乌鸦吗？"))
@@ -122,7 +122,7 @@ def test_an_edit_that_keeps_every_byte_offset_is_still_indexed(store, instance, 
         at = next(i for i, line in enumerate(read.lines) if line.get("content") == old)
         size = store.session_path(instance, "sess_001").stat().st_size
         history.message_edit(store, instance_id=instance, session_id="sess_001", index=at,
-                             fingerprint=history.line_fingerprint(read.lines[at]), text=new)
+                             fingerprint=history_base.line_fingerprint(read.lines[at]), text=new)
     assert store.session_path(instance, "sess_001").stat().st_size == size
     runtime.drain()
     stored = _turn_texts(store, instance)
@@ -190,7 +190,7 @@ def _edit(store, instance_id, old, new):
     read = store.session_read(instance_id, "sess_001")
     at = next(i for i, line in enumerate(read.lines) if line.get("content") == old)
     history.message_edit(store, instance_id=instance_id, session_id="sess_001", index=at,
-                         fingerprint=history.line_fingerprint(read.lines[at]), text=new)
+                         fingerprint=history_base.line_fingerprint(read.lines[at]), text=new)
 
 
 def _synced_after_an_edit(store, index, instance_id):

@@ -7,8 +7,9 @@ import pytest
 
 from memory.index import MemoryIndex
 from memory.sync import index_rebuild
-from personalab.lib.embedding.embeddings import E5EmbeddingFunction, embed_passages, embed_queries
-from personalab.lib.filestore import FileStore
+from personalab.lib.embedding.chroma import E5EmbeddingFunction
+from personalab.lib.embedding.embeddings import embed_passages, embed_queries
+from personalab.lib.filestore.store import FileStore
 
 OWNER = {"instance_id": "inst_001", "character_id": "char_alserqi", "background_id": "bg_wasteland"}
 OTHER = {**OWNER, "instance_id": "inst_002"}

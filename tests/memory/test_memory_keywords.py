@@ -15,7 +15,7 @@ from memory.keyword_store import KeywordStore
 from memory.keywords import CONTEXT_BEFORE, CONTEXT_WEIGHT, KeywordPart, text_tokenize
 from memory.rag import keyword_search, query_user_history
 from memory.sync import index_rebuild
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 from tests.memory.test_rag import turns
 
 OWNER = {"instance_id": "inst_001", "character_id": "char_alserqi", "background_id": "bg_wasteland"}

@@ -54,7 +54,7 @@ def test_progress_set_by_one_worker_is_seen_by_another(data_dir, instance):
 
 
 def test_progress_left_by_a_killed_action_stops_showing(data_dir, instance):
-    from personalab.lib.filestore import write_json_atomic
+    from personalab.lib.filestore.jsonfile import write_json_atomic
 
     write_json_atomic(data_dir / "instances" / instance / ".memory_progress.json",
                       {"text": "开始", "at": 0})

@@ -36,7 +36,7 @@ from memory.recaps import (
     recap_update,
 )
 from memory.summarize import memory_summarize, parse_events_json
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.llm import LLMError
 
 INSTANCE = "inst_001"

@@ -187,12 +187,12 @@ def _synced(store, instance):
 
 def test_an_edit_whose_minilm_write_failed_is_found_by_its_new_words_after_the_next_sync(
         store, instance, monkeypatch):
-    from chat import history
+    from chat import history, history_base
 
     index = _synced(store, instance)
     read = store.session_read(instance, "sess_001")
     history.message_edit(store, instance_id=instance, session_id="sess_001", index=0,
-                         fingerprint=history.line_fingerprint(read.lines[0]),
+                         fingerprint=history_base.line_fingerprint(read.lines[0]),
                          text="I bought a red sports car yesterday, a convertible.")
     with monkeypatch.context() as patch:
         _second_fails_once(patch, "upsert")
@@ -331,13 +331,13 @@ def test_a_chinese_session_is_synced_without_minilm_and_stays_synced(store, inst
 
 
 def test_a_line_edited_into_chinese_leaves_minilm_s_collection(store, instance):
-    from chat import history
+    from chat import history, history_base
 
     index = _synced(store, instance)
     assert "turn_sess_001_1_user" in index.second_stored(instance, "sess_001")
     read = store.session_read(instance, "sess_001")
     history.message_edit(store, instance_id=instance, session_id="sess_001", index=0,
-                         fingerprint=history.line_fingerprint(read.lines[0]),
+                         fingerprint=history_base.line_fingerprint(read.lines[0]),
                          text="我上周末终于领养了一只灵缇犬，名字叫饼干。")
     instance_sync(store, index, instance_id=instance)
     held = index.second_stored(instance, "sess_001")

@@ -14,7 +14,7 @@ import pytest
 
 from memory.summarize import memory_summarize
 from memory.summarize_journal import summarize_recover
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 from tests.memory.test_memory_services import (
     INSTANCE,
     TWO_EVENTS,

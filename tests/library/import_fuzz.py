@@ -1,11 +1,11 @@
-"""Type- and shape-confused imports: realistic cards, lorebooks and chats of other apps
-(SillyTavern, RisuAI, Chub, Agnai) with one field anywhere replaced by a value of another type.
-Each goes through the real upload; the answer is a 2xx or a 4xx that names the problem, never a
-500. What imported opens (character, lorebook or chat page) and one turn runs on it.
+"""Shared by the import sweeps (tests/library/test_import_fuzz_cards.py, test_import_fuzz_lorebooks.py,
+tests/chat/test_import_fuzz_chats.py): realistic cards, lorebooks and chats of other apps (SillyTavern,
+RisuAI, Chub, Agnai), each field replaced by a value of another type, uploaded for real; the answer is
+a 2xx or a 4xx that names the problem, never a 500, and what imported opens and plays one turn.
 
 The sweep is table-driven and deterministic: every field of every base file is replaced once,
 each odd value lands on many fields. PERSONALAB_FUZZ_FULL=1 replaces every field with every
-value (minutes, not for `make test`)."""
+value (minutes, not for `make test`). Three files, so that the sweeps run on different cores."""
 
 from __future__ import annotations
 
@@ -23,8 +23,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from chat.models import ApiToken
 from tests.api.test_lorebooks_api import form_submit
 from tests.library.test_cards import text_chunk, tiny_png
-
-pytestmark = pytest.mark.django_db(transaction=True)
 
 LONG = "長" * 100_000
 DEEP: list[Any] = []
@@ -55,7 +53,7 @@ def _paths(doc: Any, prefix: Path = ()) -> Iterator[Path]:
         yield from _paths(value, (*prefix, key))
 
 
-def _replaced(doc: Any, path: Path, value: Any) -> Any:
+def replaced(doc: Any, path: Path, value: Any) -> Any:
     copy = json.loads(json.dumps(doc))
     target = copy
     for key in path[:-1]:
@@ -199,7 +197,7 @@ def _novel_lorebook() -> dict:
         "settings": {"orderByKeyLocations": False}, "categories": []}
 
 
-def _st_chat() -> list[dict]:
+def st_chat() -> list[dict]:
     """A SillyTavern group chat: header, greeting, a hidden message, swipes, a narrator line."""
     return [
         {"user_name": "Ann", "character_name": "Alserqi", "create_date": "2024-01-01@10h00m00s",
@@ -221,7 +219,7 @@ def _st_chat() -> list[dict]:
     ]
 
 
-def _agnai_chat() -> dict:
+def agnai_chat() -> dict:
     return {"name": "Chat", "characterName": "Alserqi", "createdAt": "2024-01-01T00:00:00Z",
             "messages": [
                 {"_id": "1", "kind": "chat-message", "msg": "Hi.", "characterId": "c1",
@@ -230,7 +228,7 @@ def _agnai_chat() -> dict:
                  "handle": "Ann", "createdAt": "2024-01-01T00:00:02Z"}]}
 
 
-def _risu_chat() -> dict:
+def risu_chat() -> dict:
     return {"type": "risuChat", "ver": 2, "folders": [], "data": {
         "name": "Chat 1", "note": "[fog]", "localLore": [], "fmIndex": -1, "id": "c-1",
         "message": [
@@ -241,22 +239,22 @@ def _risu_chat() -> dict:
              "isComment": False}]}}
 
 
-def _png(doc: Any) -> bytes:
+def png_body(doc: Any) -> bytes:
     return tiny_png(text_chunk("ccv3" if doc.get("spec") == "chara_card_v3" else "chara", doc))
 
 
-def _charx(doc: Any) -> bytes:
+def charx_body(doc: Any) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("card.json", json.dumps(doc, ensure_ascii=False))
     return buffer.getvalue()
 
 
-def _jsonl(records: list[Any]) -> bytes:
+def jsonl_body(records: list[Any]) -> bytes:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
 
 
-def _json(doc: Any) -> bytes:
+def json_body(doc: Any) -> bytes:
     return json.dumps(doc, ensure_ascii=False).encode("utf-8")
 
 
@@ -356,12 +354,12 @@ def sweep(client, alice, store, use_stub):
                  use_stub)
 
 
-def _label(base: str, path: Path, value: Any) -> str:
+def label(base: str, path: Path, value: Any) -> str:
     shown = repr(value) if not isinstance(value, str) or len(value) < 40 else f"str[{len(value)}]"
     return f"{base} {'.'.join(map(str, path))} = {shown}"
 
 
-def _card_played(sweep: Sweep, what: str, character_id: str, export: str) -> None:
+def card_played(sweep: Sweep, what: str, character_id: str, export: str) -> None:
     sweep.page(what, f"/library/characters/{character_id}/")
     created = sweep.json_post(what, "/api/v1/instances", {"character_id": character_id})
     if created is None:
@@ -377,53 +375,12 @@ CARDS = {"card_v2": _card_v2, "card_v3": _card_v3, "card_v1": _card_v1,
          "pygmalion": _card_pygmalion, "agnai_card": _card_agnai}
 
 
-@pytest.mark.parametrize("base", CARDS)
-def test_a_card_with_any_field_of_another_type_imports_or_is_refused_by_name(sweep, base):
-    doc = CARDS[base]()
-    for index, (path, value) in enumerate(mutations(doc)):
-        what = _label(base, path, value)
-        changed = _replaced(doc, path, value)
-        if index % 3 == 0:  # the library page's form
-            landed = sweep.upload_page(what, "/library/cards/upload", "card.json",
-                                       _json(changed))
-            made = {"character_id": landed.split("/")[-2]} if landed else None
-        else:  # as a PNG, or a CHARX zip for a V3 card (the JSON goes through the form)
-            name, body = (("card.charx", _charx(changed)) if base == "card_v3" and index % 3 == 2
-                          else ("card.png", _png(changed)))
-            made = sweep.upload(what, "/api/v1/characters/import", name, body)
-        if made:
-            _card_played(sweep, what, made["character_id"],
-                         EXPORTS[index % len(EXPORTS)])
-    assert sweep.failures == [], "\n".join(sweep.failures[:40])
-    assert sweep.imported > 0
-
-
 BOOKS = {"st_world": _st_world, "st_world_list": _st_world_list, "book_list": _book_list,
          "agnai_memory": _agnai_memory, "risu": _risu_lorebook, "novelai": _novel_lorebook}
 
 
-@pytest.mark.parametrize("base", BOOKS)
-def test_a_lorebook_with_any_field_of_another_type_imports_or_is_refused_by_name(
-        sweep, instance, base):
-    doc = BOOKS[base]()
-    for path, value in mutations(doc):
-        what = _label(base, path, value)
-        made = sweep.upload(what, "/api/v1/lorebooks/import", "book.json",
-                            _json(_replaced(doc, path, value)))
-        if made:
-            sweep.page(what, f"/library/lorebooks/{made['lorebook_id']}/")
-            sweep.form_saved(what, f"/library/lorebooks/{made['lorebook_id']}/")
-            if sweep.json_post(what, f"/api/v1/instances/{instance}",
-                               {"lorebook_ids": [made["lorebook_id"]]}, method="put") is None:
-                sweep.failures.append(f"{what}: the imported lorebook cannot be used")
-                continue
-            sweep.turn(what, instance)
-            sweep.page(what, f"/api/v1/lorebooks/{made['lorebook_id']}/export?format=st")
-    assert sweep.failures == [], "\n".join(sweep.failures[:40])
-    assert sweep.imported > 0
 
-
-def _chat_played(sweep: Sweep, what: str, instance_id: str, session_id: str) -> None:
+def chat_played(sweep: Sweep, what: str, instance_id: str, session_id: str) -> None:
     sweep.page(what, f"/instances/{instance_id}/")
     sweep.turn(what, instance_id)
     sweep.page(what, f"/api/v1/instances/{instance_id}/sessions/{session_id}/export"
@@ -441,7 +398,7 @@ def group(store, alice, character):
                            reply_order="everyone")
 
 
-def _chat_upload(sweep: Sweep, what: str, instance_id: str, body: bytes, *, form: bool) -> Any:
+def chat_upload(sweep: Sweep, what: str, instance_id: str, body: bytes, *, form: bool) -> Any:
     if not form:
         return sweep.upload(what, f"/api/v1/instances/{instance_id}/import_chat", "chat.jsonl",
                             body)
@@ -451,48 +408,5 @@ def _chat_upload(sweep: Sweep, what: str, instance_id: str, body: bytes, *, form
     return {"session_id": after} if after != before else None
 
 
-def test_a_chat_with_any_field_of_another_type_imports_or_is_refused_by_name(sweep, instance,
-                                                                            group):
-    records = _st_chat()
-    lines_of_another_type = (None, [], "x", 5)
-    whole_lines = [((i,), lines_of_another_type[(i + j) % 4]) for i in range(len(records))
-                   for j in (0, 2)]
-    for index, (path, value) in enumerate([*mutations(records), *whole_lines]):
-        what = _label("st_chat", path, value)
-        into = group if index % 2 else instance  # a conversation with one character or two
-        made = _chat_upload(sweep, what, into, _jsonl(_replaced(records, path, value)),
-                            form=index % 3 == 0)  # the chat page's form
-        if made:
-            _chat_played(sweep, what, into, made["session_id"])
-    assert sweep.failures == [], "\n".join(sweep.failures[:40])
-    assert sweep.imported > 0
+JSON_CHATS = {"agnai": agnai_chat, "risu_chat": risu_chat}
 
-
-JSON_CHATS = {"agnai": _agnai_chat, "risu_chat": _risu_chat}
-
-
-@pytest.mark.parametrize("base", JSON_CHATS)
-def test_an_agnai_or_risuai_chat_with_any_field_of_another_type_imports_or_is_refused_by_name(
-        sweep, instance, base):
-    doc = JSON_CHATS[base]()
-    for path, value in mutations(doc):
-        what = _label(base, path, value)
-        made = sweep.upload(what, f"/api/v1/instances/{instance}/import_chat", "chat.json",
-                            _json(_replaced(doc, path, value)))
-        if made:
-            _chat_played(sweep, what, instance, made["session_id"])
-    assert sweep.failures == [], "\n".join(sweep.failures[:40])
-    assert sweep.imported > 0
-
-
-def test_any_of_these_files_uploaded_to_another_import_is_refused_by_name_or_imports(
-        sweep, instance):
-    files = {**{name: ("x.json", _json(make())) for name, make in {**CARDS, **BOOKS}.items()},
-             "st_chat": ("x.jsonl", _jsonl(_st_chat())), "agnai": ("x.json", _json(_agnai_chat())),
-             "risu_chat": ("x.json", _json(_risu_chat()))}
-    imports = {"card": "/api/v1/characters/import", "lorebook": "/api/v1/lorebooks/import",
-               "chat": f"/api/v1/instances/{instance}/import_chat"}
-    for name, (filename, body) in files.items():
-        for kind, url in imports.items():
-            sweep.upload(f"{name} as a {kind}", url, filename, body)
-    assert sweep.failures == [], "\n".join(sweep.failures[:40])
