@@ -9,7 +9,7 @@ from typing import Any
 from chat.prompt.inputs import PromptResult
 from chat.prompt.story import StoryChoice
 from chat.services.llm_text_settings import CUSTOM, NO_CONTEXT, llm_text_settings_read
-from personalab.lib.filestore import FileStore
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.llm import LLMError
 from personalab.lib.llm_text import TextCompletionProvider
 from personalab.lib.story_string import (
