@@ -114,6 +114,18 @@ def test_built_in_chatml_context_template_matches_sillytaverns(store, alice, tex
                              "<|im_end|>\n<|im_start|>assistant\nMira: Hold still, Ann.")
 
 
+def test_the_instruct_templates_system_prefix_goes_around_the_system_prompt(
+        store, alice, staff, client, text_api, settings):
+    """As SillyTavern formats the system prompt with an instruct template's
+    system_sequence_prefix (Metharme's <|system|>) before it fills the story string."""
+    settings.PERSONALAB_INSTRUCT_TEMPLATE = "metharme"
+    _choose(client, staff, {"context": CONTEXT})
+    _turn(store, _setup(store, alice))
+    prompt = text_api.requests[-1]["prompt"]
+    assert prompt.startswith("[story]\n<|system|>Write Mira's next reply.\n<desc>")
+    assert prompt.endswith("<|user|>Who are you?<|model|>")
+
+
 def test_values_are_put_in_never_read_as_the_template(store, alice, staff, client, text_api):
     """A card's text that looks like the story string's blocks is the card's text: it is put
     in as it is, never evaluated (no recursion into substituted text)."""
