@@ -14,6 +14,7 @@ from personalab.lib.llm import LLMError
 from personalab.lib.llm_text import TextCompletionProvider
 from personalab.lib.story_string import (
     context_stop,
+    context_template_file,
     context_template_named,
     context_template_read,
 )
@@ -31,6 +32,7 @@ def story_choice_for(store: FileStore, *, group: bool = False) -> StoryChoice | 
     if key == NO_CONTEXT:
         return None
     template = (context_template_read(chosen["context"]) if key == CUSTOM and chosen["context"]
+                else context_template_file(key) if key.lower().endswith(".json")
                 else context_template_named(key))
     try:
         instruct = provider.template()

@@ -38,6 +38,7 @@ from personalab.lib.llm import LLMError, Provider
 from personalab.lib.locks import LockUnavailable
 from personalab.lib.reasoning import Reasoning
 from personalab.lib.store_errors import InstanceBusy, StoreError
+from personalab.lib.story_string import StoryStringError
 
 log = logging.getLogger(__name__)
 
@@ -253,7 +254,10 @@ def _turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerat
                           code="storage_error", status=507) from None
     provider = provider or turn_context.provider_current(store)
     timings["load_ms"] = _ms(started)
-    return ctx, provider, turn_context.context_prepare(store, ctx, timings)
+    try:
+        return ctx, provider, turn_context.context_prepare(store, ctx, timings)
+    except StoryStringError as exc:  # the configured context template cannot be used
+        raise TurnRefused(exc.message, code=exc.code, status=500) from None
 
 
 async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,

@@ -19,7 +19,7 @@ from typing import Any
 
 from chat.prompt.inputs import SectionReport
 from chat.prompt.templates import TemplateSet
-from personalab.lib.instruct import InstructTemplate, instruct_examples
+from personalab.lib.instruct import InstructTemplate, instruct_examples, instruct_system_prompt
 from personalab.lib.story_string import (
     IN_CHAT,
     ROLES,
@@ -96,6 +96,8 @@ def story_opening(head: list[SectionReport], middle: list[SectionReport], label:
     filled = {name: "\n".join(part for part in parts if part) for name, parts in values.items()}
     filled["loreBefore"], filled["loreAfter"] = filled.get("wiBefore", ""), filled.get(
         "wiAfter", "")
+    if choice.instruct is not None and filled.get("system"):
+        filled["system"] = instruct_system_prompt(filled["system"], template=choice.instruct)
     filled.update({
         "char": str(variables.get("char") or ""), "user": str(variables.get("user") or ""),
         "mesExamples": _examples(blocks, choice, variables),

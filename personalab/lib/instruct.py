@@ -364,3 +364,20 @@ def _example_turns(block: str, names: _Names) -> list[tuple[str, str]]:
             if turns:
                 turns[-1][1].append(line)
     return [(role, "\n".join(lines).strip()) for role, lines in turns]
+
+
+def instruct_system_prompt(text: str, *, template: InstructTemplate) -> str:
+    """The system prompt as SillyTavern puts it into a context template's story string with
+    an instruct template: between `system_sequence_prefix` and `_suffix` (`{{name}}` is
+    "System"), a newline apart when the template wraps."""
+    if not text:
+        return text
+    names = _Names(user="User", char="Assistant", group=False)
+    separator = "\n" if template.wrap else ""
+    if template.system_sequence_prefix:
+        prefix = re.sub(r"\{\{name\}\}", "System", template.system_sequence_prefix,
+                        flags=re.IGNORECASE)
+        text = _marker(template, prefix, names, "System") + separator + text
+    if template.system_sequence_suffix:
+        text = text + separator + template.system_sequence_suffix
+    return text

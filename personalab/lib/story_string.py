@@ -19,6 +19,7 @@ No loops, no helpers, no names of the user's own. Framework-free."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, fields
 from typing import Any
@@ -103,6 +104,17 @@ def context_template_named(name: str) -> ContextTemplate:
                                        f"{', '.join(BUILT_IN)}, or a SillyTavern context "
                                        "template", fields={"context_template": "unknown"})
     return context_template_read(BUILT_IN[key])
+
+
+def context_template_file(path: str) -> ContextTemplate:
+    """A SillyTavern context template from a JSON file (PERSONALAB_CONTEXT_TEMPLATE)."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            data = json.loads(file.read(1 << 20))
+    except (OSError, ValueError, RecursionError) as err:
+        raise StoryStringError(message=f"PERSONALAB_CONTEXT_TEMPLATE: cannot read {path}: "
+                                       f"{str(err)[:120]}") from err
+    return context_template_read(data)
 
 
 def context_template_read(data: object) -> ContextTemplate:

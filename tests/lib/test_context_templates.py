@@ -14,7 +14,7 @@ import pytest
 
 from chat.services.instances import instance_create
 from chat.services.traces import trace_rebuild
-from chat.turn import turn_run
+from chat.turn import TurnRefused, turn_run
 from library.card_import import character_import_card
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -112,6 +112,33 @@ def test_built_in_chatml_context_template_matches_sillytaverns(store, alice, tex
                              "her clinic.<|im_end|>\n<|im_start|>user\nAnn: Does it hurt?"
                              "<|im_end|>\n<|im_start|>assistant\nMira: Only when you move."
                              "<|im_end|>\n<|im_start|>assistant\nMira: Hold still, Ann.")
+
+
+def test_the_instruct_templates_system_prefix_goes_around_the_system_prompt(
+        store, alice, staff, client, text_api, settings):
+    """As SillyTavern formats the system prompt with an instruct template's
+    system_sequence_prefix (Metharme's <|system|>) before it fills the story string."""
+    settings.PERSONALAB_INSTRUCT_TEMPLATE = "metharme"
+    _choose(client, staff, {"context": CONTEXT})
+    _turn(store, _setup(store, alice))
+    prompt = text_api.requests[-1]["prompt"]
+    assert prompt.startswith("[story]\n<|system|>Write Mira's next reply.\n<desc>")
+    assert prompt.endswith("<|user|>Who are you?<|model|>")
+
+
+def test_a_context_template_file_named_by_the_environment_is_used(store, alice, text_api,
+                                                                  settings, tmp_path):
+    path = tmp_path / "Bracketed.json"
+    path.write_text(json.dumps(CONTEXT), encoding="utf-8")
+    settings.PERSONALAB_CONTEXT_TEMPLATE = str(path)
+    instance_id = _setup(store, alice)
+    _turn(store, instance_id)
+    assert text_api.requests[-1]["prompt"].startswith("[story]\n")
+    settings.PERSONALAB_CONTEXT_TEMPLATE = str(tmp_path / "gone.json")
+    with pytest.raises(TurnRefused) as refused:
+        _turn(store, instance_id, "Still there?")
+    assert "PERSONALAB_CONTEXT_TEMPLATE: cannot read" in refused.value.message
+    assert len(text_api.requests) == 1  # nothing half-built was sent
 
 
 def test_values_are_put_in_never_read_as_the_template(store, alice, staff, client, text_api):
