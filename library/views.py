@@ -19,6 +19,7 @@ from library.avatars import AVATAR_MAX_BYTES, avatar_file, avatar_problem, conte
 from library.background_picture import (
     background_picture_file,
     background_picture_problem,
+    background_picture_remove,
     background_picture_save,
 )
 from library.background_services import background_delete, background_outline_edit, background_save
@@ -228,6 +229,8 @@ def background_edit(request: HttpRequest, background_id: str | None = None) -> H
             if picture:
                 background_picture_save(store, actor=request.user, background_id=saved_id,
                                         data=picture)
+            elif request.POST.get("picture_remove"):
+                background_picture_remove(store, actor=request.user, background_id=saved_id)
             messages.info(request, gettext("Background saved."))
             return redirect("background_edit", background_id=saved_id)
         except LibraryNotFound:
