@@ -30,7 +30,11 @@ from library.card_extensions import (
 )
 from library.card_extensions import ROLES as NOTE_ROLES
 from library.card_import import character_import_card
-from library.character_services import character_avatar_save, character_delete
+from library.character_services import (
+    character_avatar_remove,
+    character_avatar_save,
+    character_delete,
+)
 from library.errors import LibraryError, LibraryForbidden, LibraryNotFound
 from library.item_copy import background_copy, character_copy, lorebook_copy
 from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS, lorebook_match
@@ -131,6 +135,8 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
             if picture:
                 character_avatar_save(store, actor=request.user,
                                       character_id=saved_id, data=picture)
+            elif request.POST.get("avatar_remove"):
+                character_avatar_remove(store, actor=request.user, character_id=saved_id)
             messages.info(request, gettext("Character saved."))
             return redirect("character_edit", character_id=saved_id)
         except LibraryNotFound:
