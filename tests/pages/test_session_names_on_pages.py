@@ -75,3 +75,14 @@ def test_the_summarize_result_names_the_new_conversation(alice_client, instance,
     shown = _shown_text(alice_client.post(f"/instances/{instance}/memory/summarize")
                         .content.decode())
     assert "conversation 2" in shown and "sess_" not in shown
+
+
+def test_your_own_character_offers_a_copy_not_use_as_my_own(client, alice, bob, character):
+    """'Use as my own' showed on items you already own (issue 33, author): the owner is offered
+    "Make a copy"; another player still "Use as my own"."""
+    client.force_login(alice)
+    mine = client.get(f"/library/characters/{character}/").content.decode()
+    assert "Make a copy" in mine and "Use as my own" not in mine
+    client.force_login(bob)
+    theirs = client.get(f"/library/characters/{character}/").content.decode()
+    assert "Use as my own" in theirs and "Make a copy" not in theirs
