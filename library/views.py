@@ -200,12 +200,24 @@ def _story_start_choices(request: HttpRequest, character_id: str | None) -> dict
             "backgrounds": selectors.backgrounds_visible_to(user=request.user)}
 
 
+def _name_before_delete(store, kind: str, item_id: str) -> str:
+    """What the player calls the item they delete (read before it moves to the trash; the
+    message is shown only once the delete, with its access check, went through)."""
+    folder = store.character_dir(item_id) if kind == "character" else store.background_dir(item_id)
+    if not folder.is_dir():
+        return item_id
+    item = store.character_read(item_id) if kind == "character" else store.background_read(item_id)
+    return item.get("name") or item_id
+
+
 @login_required
 @require_POST
 def character_remove(request: HttpRequest, character_id: str) -> HttpResponse:
+    store = get_store()
     try:
-        character_delete(get_store(), character_id=character_id, user=request.user)
-        messages.info(request, gettext("Character %(id)s deleted (moved to data/trash).") % {"id": character_id})
+        name = _name_before_delete(store, "character", character_id)
+        character_delete(store, character_id=character_id, user=request.user)
+        messages.info(request, gettext("Character %(name)s deleted (moved to data/trash).") % {"name": name})
     except InvalidId:
         raise Http404("not found") from None
     except LibraryError as exc:
@@ -277,9 +289,11 @@ def background_outline(request: HttpRequest, background_id: str) -> HttpResponse
 @login_required
 @require_POST
 def background_remove(request: HttpRequest, background_id: str) -> HttpResponse:
+    store = get_store()
     try:
-        background_delete(get_store(), background_id=background_id, user=request.user)
-        messages.info(request, gettext("Background %(id)s deleted (moved to data/trash).") % {"id": background_id})
+        name = _name_before_delete(store, "background", background_id)
+        background_delete(store, background_id=background_id, user=request.user)
+        messages.info(request, gettext("Background %(name)s deleted (moved to data/trash).") % {"name": name})
     except InvalidId:
         raise Http404("not found") from None
     except LibraryError as exc:

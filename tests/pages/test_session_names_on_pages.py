@@ -86,3 +86,10 @@ def test_your_own_character_offers_a_copy_not_use_as_my_own(client, alice, bob, 
     client.force_login(bob)
     theirs = client.get(f"/library/characters/{character}/").content.decode()
     assert "Use as my own" in theirs and "Make a copy" not in theirs
+
+
+def test_a_deleted_character_is_named_in_the_message(alice_client, character):
+    """'Character char_… deleted' named the id; the message names it as the library does."""
+    response = alice_client.post(f"/library/characters/{character}/delete", follow=True)
+    shown = _shown_text(response.content.decode())
+    assert "Character Alserqi deleted" in shown and character not in shown
