@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from chat import turn
 from chat.members import is_group, members_of
 from chat.regex_turn import player_line_regexed
+from chat.selectors import character_avatar_url
 from chat.speakers import Member, Pick, SpeakerError, speakers_pick
 from chat.turn import Emit, TurnRefused, TurnResult
 from personalab.lib.filestore.jsonfile import utc_now
@@ -110,9 +111,11 @@ async def _round_locked(store: FileStore, *, instance_id: str, user_text: str | 
     for index, pick in enumerate(plan.picks):
         if stop.is_set():
             break
+        # The picture too: the member's bubble opens named and pictured, before any token.
+        avatar = await asyncio.to_thread(character_avatar_url, store, pick.character_id)
         await emit({"type": "speaker", "speaker": pick.character_id,
                     "name": names.get(pick.character_id, pick.character_id),
-                    "reason": pick.reason})
+                    "avatar": avatar, "reason": pick.reason})
         first = index == 0 and user_text is not None
         try:
             result = await turn.turn_locked(

@@ -30,6 +30,7 @@ from chat.services.session_export import session_regroup
 from chat.services.session_import import session_import
 from chat.services.sessions import session_read_repaired
 from chat.services.traces import trace_rebuild
+from chat.templatetags.sessions import session_label
 from director.services import director_status
 from library.selectors import (
     ChatCharacters,
@@ -395,8 +396,10 @@ async def instance_memory_action(request: HttpRequest, instance_id: str, action:
     try:
         result = await memory_actions.memory_action(instance_id, action,
                                                     character_id=request.POST.get("character_id") or None)
-        text = (gettext("Summarized into %(events)s events; new session %(session)s.") % {
-                    "events": result.get("events"), "session": result.get("new_session_id")}
+        # Players read "conversation 3", never the session's id (issue 33 item 3).
+        text = (gettext("Summarized into %(events)s events; the chat goes on in %(session)s.") % {
+                    "events": result.get("events"),
+                    "session": session_label(result.get("new_session_id"))}
                 if action == "summarize"
                 else gettext("Memory updated: the evolved persona has a new version."))
         status = "ok"

@@ -48,5 +48,14 @@ def avatar_write(folder: Path, data: bytes, kind: str) -> str:
     return name
 
 
+def avatar_remove(folder: Path) -> bool:
+    """Remove the folder's avatar; whether there was one."""
+    removed = False
+    for old in folder.glob("avatar.*"):
+        old.unlink()
+        removed = True
+    return removed
+
+
 def content_type(path: Path) -> str:
     return CONTENT_TYPES.get(path.suffix.lstrip("."), "application/octet-stream")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from library.avatars import avatar_file, avatar_problem, avatar_write, image_kind
+from library.avatars import avatar_file, avatar_problem, avatar_remove, avatar_write, image_kind
 from library.errors import LibraryError
 from library.selectors import item_for_edit
 from personalab.lib.filestore.store import FileStore
@@ -28,6 +28,12 @@ def background_picture_save(store: FileStore, *, actor, background_id: str, data
     if problem := background_picture_problem(data):
         raise LibraryError(problem[0], {"picture": problem[1]})
     return avatar_write(store.background_dir(background_id), data, image_kind(data) or "png")
+
+
+def background_picture_remove(store: FileStore, *, actor, background_id: str) -> bool:
+    """The background goes back to no picture (its owner or staff); whether it had one."""
+    item_for_edit(store, user=actor, kind="background", item_id=background_id)
+    return avatar_remove(store.background_dir(background_id))
 
 
 def background_picture_file(store: FileStore, background_id: str | None) -> Path | None:

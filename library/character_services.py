@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from library.avatars import avatar_problem, avatar_write, image_kind
+from library.avatars import avatar_problem, avatar_remove, avatar_write, image_kind
 from library.create_ids import id_claim
 from library.errors import LibraryError
 from library.fields import (
@@ -120,3 +120,10 @@ def character_avatar_save(store: FileStore, *, actor, character_id: str, data: b
     if problem := avatar_problem(data):
         raise LibraryError(problem[0], {"avatar": problem[1]})
     return avatar_write(store.character_dir(character_id), data, image_kind(data) or "png")
+
+
+def character_avatar_remove(store: FileStore, *, actor, character_id: str) -> bool:
+    """The character goes back to its initial in place of a picture (its owner or staff);
+    whether it had one."""
+    character_for_edit(store, user=actor, character_id=character_id)
+    return avatar_remove(store.character_dir(character_id))

@@ -10,7 +10,7 @@ from ninja.files import UploadedFile
 
 from library import item_copy, persona_services, selectors
 from library.avatars import AVATAR_MAX_BYTES
-from library.background_picture import background_picture_save
+from library.background_picture import background_picture_remove, background_picture_save
 from library.background_services import background_delete, background_save
 from library.card_export import character_export_card
 from library.card_import import MAX_CARD_BYTES, character_import_card
@@ -324,6 +324,18 @@ def background_picture_upload(request: HttpRequest, background_id: str,
                             data=file.read(AVATAR_MAX_BYTES + 1))
     return {**store.background_read(background_id),
             "picture_url": reverse("background_picture", args=[background_id])}
+
+
+@backgrounds_router.delete("/backgrounds/{background_id}/picture", response=BackgroundOut,
+                           exclude_unset=True)
+def background_picture_delete(request: HttpRequest, background_id: str):
+    """The background's picture goes (owner or staff): the chat shows no picture behind it.
+    Removing a picture it does not have is no error."""
+    store = get_store()
+    validate_id(background_id, kind="background id")
+    selectors.background_for_use(store, user=request.auth, background_id=background_id)
+    background_picture_remove(store, actor=request.auth, background_id=background_id)
+    return store.background_read(background_id)
 
 
 @backgrounds_router.delete("/backgrounds/{background_id}", response=Deleted)

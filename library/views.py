@@ -19,6 +19,7 @@ from library.avatars import AVATAR_MAX_BYTES, avatar_file, avatar_problem, conte
 from library.background_picture import (
     background_picture_file,
     background_picture_problem,
+    background_picture_remove,
     background_picture_save,
 )
 from library.background_services import background_delete, background_outline_edit, background_save
@@ -29,7 +30,11 @@ from library.card_extensions import (
 )
 from library.card_extensions import ROLES as NOTE_ROLES
 from library.card_import import character_import_card
-from library.character_services import character_avatar_save, character_delete
+from library.character_services import (
+    character_avatar_remove,
+    character_avatar_save,
+    character_delete,
+)
 from library.errors import LibraryError, LibraryForbidden, LibraryNotFound
 from library.item_copy import background_copy, character_copy, lorebook_copy
 from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS, lorebook_match
@@ -130,6 +135,8 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
             if picture:
                 character_avatar_save(store, actor=request.user,
                                       character_id=saved_id, data=picture)
+            elif request.POST.get("avatar_remove"):
+                character_avatar_remove(store, actor=request.user, character_id=saved_id)
             messages.info(request, gettext("Character saved."))
             return redirect("character_edit", character_id=saved_id)
         except LibraryNotFound:
@@ -193,12 +200,24 @@ def _story_start_choices(request: HttpRequest, character_id: str | None) -> dict
             "backgrounds": selectors.backgrounds_visible_to(user=request.user)}
 
 
+def _name_before_delete(store, kind: str, item_id: str) -> str:
+    """What the player calls the item they delete (read before it moves to the trash; the
+    message is shown only once the delete, with its access check, went through)."""
+    folder = store.character_dir(item_id) if kind == "character" else store.background_dir(item_id)
+    if not folder.is_dir():
+        return item_id
+    item = store.character_read(item_id) if kind == "character" else store.background_read(item_id)
+    return item.get("name") or item_id
+
+
 @login_required
 @require_POST
 def character_remove(request: HttpRequest, character_id: str) -> HttpResponse:
+    store = get_store()
     try:
-        character_delete(get_store(), character_id=character_id, user=request.user)
-        messages.info(request, gettext("Character %(id)s deleted (moved to data/trash).") % {"id": character_id})
+        name = _name_before_delete(store, "character", character_id)
+        character_delete(store, character_id=character_id, user=request.user)
+        messages.info(request, gettext("Character %(name)s deleted (moved to data/trash).") % {"name": name})
     except InvalidId:
         raise Http404("not found") from None
     except LibraryError as exc:
@@ -228,6 +247,8 @@ def background_edit(request: HttpRequest, background_id: str | None = None) -> H
             if picture:
                 background_picture_save(store, actor=request.user, background_id=saved_id,
                                         data=picture)
+            elif request.POST.get("picture_remove"):
+                background_picture_remove(store, actor=request.user, background_id=saved_id)
             messages.info(request, gettext("Background saved."))
             return redirect("background_edit", background_id=saved_id)
         except LibraryNotFound:
@@ -268,9 +289,11 @@ def background_outline(request: HttpRequest, background_id: str) -> HttpResponse
 @login_required
 @require_POST
 def background_remove(request: HttpRequest, background_id: str) -> HttpResponse:
+    store = get_store()
     try:
-        background_delete(get_store(), background_id=background_id, user=request.user)
-        messages.info(request, gettext("Background %(id)s deleted (moved to data/trash).") % {"id": background_id})
+        name = _name_before_delete(store, "background", background_id)
+        background_delete(store, background_id=background_id, user=request.user)
+        messages.info(request, gettext("Background %(name)s deleted (moved to data/trash).") % {"name": name})
     except InvalidId:
         raise Http404("not found") from None
     except LibraryError as exc:

@@ -3,18 +3,32 @@
 // the prompt-size bar as small marks in the chat header, the buttons beside the input), and the
 // page follows the visual viewport (the part of the screen the keyboard leaves), so the
 // composer stays above the keyboard and the newest message stays in view. Leaving the input
-// brings everything back.
+// brings everything back. On a short screen (a phone held sideways, a small window: the
+// conversation would keep under 250 px) the chrome stays folded while reading too; ≡ unfolds
+// it until the player goes back to the conversation or the input.
 import {nearNewest, scrollToNewest} from "./messages.js";
 
 const narrow = window.matchMedia("(max-width: 900px)");
+const short = window.matchMedia("(max-width: 900px) and (max-height: 680px)");
 const UNFOLD_MS = 600;
 let following = true;  // the reader is at the newest line (as of their last scroll)
+let unfolded = false;  // the player opened the chrome with ≡ on a short screen
 
 function typing() { return document.body.classList.contains("typing"); }
 
+// body.folded is what static/app.css folds the chrome on: while typing, and on a short screen.
+function foldUpdate() {
+  const folded = typing() || (short.matches && !unfolded);
+  if (folded === document.body.classList.contains("folded")) return;
+  document.body.classList.toggle("folded", folded);
+  if (following) scrollToNewest();
+}
+
 function typingSet(on) {
   if (on === typing()) return;
+  if (on) unfolded = false;
   document.body.classList.toggle("typing", on);
+  foldUpdate();
   viewportFollow();
 }
 
@@ -68,7 +82,9 @@ export function roomWire() {
     if (typing() && e.target.closest("button")) input.blur();
   }, true);
   document.querySelector("[data-testid=nav-menu]").addEventListener("click", () => {
+    unfolded = true;
     typingSet(false);
+    foldUpdate();
     const first = document.querySelector(".topbar nav a, .topbar a");
     if (first) first.focus();
   });
@@ -85,4 +101,11 @@ export function roomWire() {
   narrow.addEventListener("change", () => {
     if (!narrow.matches) typingSet(false);
   });
+  short.addEventListener("change", foldUpdate);
+  // Back to reading after ≡: a tap in the conversation folds the chrome again.
+  // (delegated: the message list is swapped when it is read again)
+  document.addEventListener("click", (e) => {
+    if (unfolded && e.target.closest("#messages")) { unfolded = false; foldUpdate(); }
+  });
+  foldUpdate();
 }

@@ -126,6 +126,7 @@ function onEvent(event) {
     }
   } else if (event.type === "done" && event.round_end === false) {
     turn.streaming = null;  // the next character of the round answers; the round is still busy
+    budgetShow(event.trace_id);  // each reply's prompt, not only the round's last
   } else if (event.type === "done") {
     localStorage.removeItem(draftKey);
     // a round nobody answered (manual order, or every member muted) says how to pick one

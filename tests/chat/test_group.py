@@ -140,7 +140,7 @@ async def test_manual_order_waits_for_the_players_pick(alice, store, group, bren
         events.append(await communicator.receive_json_from(timeout=10))
     await communicator.disconnect()
     assert events[0] == {"type": "speaker", "speaker": brenna, "name": "Brenna",
-                         "reason": "requested by the player"}
+                         "avatar": None, "reason": "requested by the player"}
     assert events[-1]["type"] == "done" and events[-1]["speaker"] == brenna
     lines = _lines(store, group)
     assert [line["role"] for line in lines[-2:]] == ["user", "assistant"]

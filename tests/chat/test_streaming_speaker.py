@@ -10,9 +10,9 @@ from chat.group import conversation_turn
 from chat.redo import redo_run
 from chat.services.instances import instance_create
 from library.avatars import avatar_write
-from tests.stub_llm import Reply
 from tests.library.test_character_avatar import png_bytes
 from tests.scale.test_followers import _connect, _until_done
+from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -65,6 +65,19 @@ async def test_each_member_of_a_group_is_named_by_its_own_first_token(store, gro
     tokens = _tokens(await _turn(store, group, "Brenna，你的手？", speaker=brenna))
     assert (tokens[0]["speaker"], tokens[0]["name"], tokens[0]["avatar"]) == (
         brenna, "Brenna", None)
+
+
+async def test_a_group_members_bubble_opens_with_its_picture_before_any_token(
+        store, group, character, use_stub):
+    """The `speaker` event that opens a member's bubble carries its picture, so the bubble is
+    not a letter until the first token (issue 33 item 4)."""
+    avatar_write(store.character_dir(character), png_bytes(4, 6), "png")
+    use_stub.script(Reply("灯亮了。"))
+    events = await _turn(store, group, "有人吗？", speaker=character)
+    opened = next(e for e in events if e["type"] == "speaker")
+    assert events.index(opened) < events.index(_tokens(events)[0])
+    assert (opened["name"], opened["avatar"]) == (
+        "Alserqi", f"/library/characters/{character}/avatar.png")
 
 
 async def test_a_regenerate_in_a_group_names_the_member_whose_reply_it_redoes(

@@ -250,7 +250,8 @@ def test_summarize_moves_to_a_new_session(page: Page, server: Server) -> None:
     result = page.inner_text("#memory-result")
     new_session = server.instance_state(instance_id)["current_session_id"]
     assert new_session != old_session, result
-    assert new_session in result and "Summarized into 1 events" in result
+    assert "Summarized into 1 events" in result and new_session not in result
+    assert f"conversation {int(new_session.removeprefix('sess_'))}" in result
     screenshot_take(page, "14_summarized")
     page.reload()
     # The header names the session as players do: sess_002 is "conversation 2".

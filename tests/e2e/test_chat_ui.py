@@ -360,7 +360,8 @@ def test_summarize_shows_its_stage_and_time_and_what_changed(page: Page, server:
                            timeout=60_000)
     result = page.inner_text("#memory-result")
     new_session = server.instance_state(instance_id)["current_session_id"]
-    assert "Summarized into 1 events" in result and new_session in result
+    assert "Summarized into 1 events" in result and "conversation 2" in result
+    assert new_session not in result  # a name, not the id
     page.wait_for_function("s => document.getElementById('messages').dataset.session === s",
                            arg=new_session)
     assert page.locator("#messages .msg.summary").count() == 1  # the page moved on by itself

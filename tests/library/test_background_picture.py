@@ -76,3 +76,29 @@ def test_a_private_backgrounds_picture_is_not_shown_to_another_account(client, s
     background_picture_save(store, actor=alice, background_id=private, data=png_bytes(16, 9))
     client.force_login(bob)
     assert client.get(f"/library/backgrounds/{private}/picture").status_code == 404
+
+
+def test_a_picture_can_be_removed_in_the_editor_and_through_the_api(client, alice_client, store,
+                                                                    alice, bob, background,
+                                                                    instance):
+    """A picture could only be replaced (issue 33 item 5): the editor's "Remove the picture"
+    and `DELETE /api/v1/backgrounds/{id}/picture` take it away; nobody else may."""
+    background_picture_save(store, actor=alice, background_id=background, data=png_bytes(32, 18))
+    page = alice_client.get(f"/library/backgrounds/{background}/").content.decode()
+    assert 'name="picture_remove"' in page
+    response = alice_client.post(f"/library/backgrounds/{background}/", {
+        "name": "废土复仇记", "world_setting": "2087年。", "visibility": "shared",
+        "picture_remove": "1"})
+    assert response.status_code == 302
+    assert _picture(store, background) == []
+    assert 'data-testid="chat-backdrop"' not in alice_client.get(
+        f"/instances/{instance}/").content.decode()
+    assert alice_client.get(f"/library/backgrounds/{background}/picture").status_code == 404
+    background_picture_save(store, actor=alice, background_id=background, data=png_bytes(32, 18))
+    url = f"/api/v1/backgrounds/{background}/picture"
+    theirs = client.delete(url, HTTP_AUTHORIZATION=f"Bearer {ApiToken.issue(bob)}")
+    assert theirs.status_code == 403 and _picture(store, background) == ["avatar.png"]
+    gone = client.delete(url, HTTP_AUTHORIZATION=f"Bearer {ApiToken.issue(alice)}")
+    assert gone.status_code == 200, gone.content
+    assert gone.json()["name"] == "废土复仇记" and "picture_url" not in gone.json()
+    assert _picture(store, background) == []

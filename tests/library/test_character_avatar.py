@@ -46,6 +46,22 @@ def test_the_editor_saves_a_picture_and_the_card_carries_it(alice_client, store,
     assert png_size(_body(card)) == (40, 60)
 
 
+def test_the_editor_removes_a_characters_picture(alice_client, store, character):
+    """A picture could only be replaced (issue 33 item 5): "Remove the picture" takes it away,
+    the chat shows the initial again; a card export still works."""
+    alice_client.post(f"/library/characters/{character}/", {
+        "name": "Alserqi", "base_persona": "A scout.",
+        "avatar": SimpleUploadedFile("me.png", png_bytes(40, 60), content_type="image/png")})
+    page = alice_client.get(f"/library/characters/{character}/").content.decode()
+    assert 'name="avatar_remove"' in page
+    response = alice_client.post(f"/library/characters/{character}/", {
+        "name": "Alserqi", "base_persona": "A scout.", "avatar_remove": "1"})
+    assert response.status_code == 302, response.content.decode()[:500]
+    assert alice_client.get(f"/library/characters/{character}/avatar.png").status_code == 404
+    assert list(store.character_dir(character).glob("avatar.*")) == []
+    assert alice_client.get(f"/api/v1/characters/{character}/card.png").status_code == 200
+
+
 def test_a_file_that_is_not_a_picture_is_refused_before_a_new_character_is_made(
         alice_client, store):
     before = len(list(store.character_dir("x").parent.iterdir())) if store.character_dir("x").parent.exists() else 0

@@ -128,5 +128,7 @@ def test_a_finished_memory_action_stays_on_the_page_without_a_script(client, ali
     client.force_login(alice)
     response = client.post(f"/instances/{instance}/memory/summarize")
     page = response.content.decode()
-    assert "sess_002" in page and "data-reload-after" not in page
+    assert "data-reload-after" not in page
+    # Named as players know it (issue 33 item 3), never by its id.
+    assert "conversation 2" in page and "sess_002" not in page
     assert _inline_code(page) == []

@@ -53,3 +53,43 @@ def test_the_import_report_names_the_new_session(alice_client, instance):
     html = page.content.decode()
     report = _shown_text(html[html.index('id="import-report"'):html.index("</summary>")])
     assert "into conversation 2" in report and "sess_" not in report
+
+
+@pytest.mark.parametrize("kind", ["characters", "backgrounds"])
+def test_an_editor_shows_the_name_not_the_id(alice_client, character, background, kind):
+    """The character editor's heading said "Alserqi char_…": an author reads the name only
+    (issue 33 item 4; the id stays in the address and the form's attributes)."""
+    item = character if kind == "characters" else background
+    html = alice_client.get(f"/library/{kind}/{item}/").content.decode()
+    heading = _shown_text(html[html.index("<h1>"):html.index("</h1>")])
+    assert item not in heading
+    assert ("Alserqi" if kind == "characters" else "废土复仇记") in heading
+
+
+def test_the_summarize_result_names_the_new_conversation(alice_client, instance, monkeypatch):
+    """'Summarized into 2 events; new session sess_002.' now names it as the header does."""
+    async def summarized(*args, **kwargs):
+        return {"events": 2, "new_session_id": "sess_002"}
+
+    monkeypatch.setattr("chat.memory_actions.memory_action", summarized)
+    shown = _shown_text(alice_client.post(f"/instances/{instance}/memory/summarize")
+                        .content.decode())
+    assert "conversation 2" in shown and "sess_" not in shown
+
+
+def test_your_own_character_offers_a_copy_not_use_as_my_own(client, alice, bob, character):
+    """'Use as my own' showed on items you already own (issue 33, author): the owner is offered
+    "Make a copy"; another player still "Use as my own"."""
+    client.force_login(alice)
+    mine = client.get(f"/library/characters/{character}/").content.decode()
+    assert "Make a copy" in mine and "Use as my own" not in mine
+    client.force_login(bob)
+    theirs = client.get(f"/library/characters/{character}/").content.decode()
+    assert "Use as my own" in theirs and "Make a copy" not in theirs
+
+
+def test_a_deleted_character_is_named_in_the_message(alice_client, character):
+    """'Character char_… deleted' named the id; the message names it as the library does."""
+    response = alice_client.post(f"/library/characters/{character}/delete", follow=True)
+    shown = _shown_text(response.content.decode())
+    assert "Character Alserqi deleted" in shown and character not in shown

@@ -1,0 +1,72 @@
+"""A newcomer's evening, walked at phone and laptop width, light and dark (issue 33 item 6):
+home → library → a character's editor → a new chat → a few turns → persona & memory → history
+→ settings. On every page: axe-core finds no serious or critical violation, no page scrolls
+sideways, and no text a player reads carries an id (sess_…, inst_…, char_…): names only.
+Screenshots per page go to tests/e2e/screenshots/walk_*."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page
+
+from tests.e2e.conftest import (
+    DESKTOP,
+    PHONE,
+    Server,
+    message_send,
+    no_sideways_scroll,
+    screenshot_take,
+    turn_wait_done,
+)
+from tests.e2e.test_accessibility import AXE, RUN
+
+pytestmark = pytest.mark.e2e
+
+ID_SHOWN = re.compile(r"\b(?:sess|inst|char|bg|lore|persona)_[0-9a-z]+")
+
+
+def _page_check(page: Page, name: str, problems: dict) -> None:
+    page.wait_for_load_state("networkidle")
+    screenshot_take(page, name, full_page=False)
+    no_sideways_scroll(page)
+    if found := page.evaluate(RUN):
+        problems[name] = found
+    if ids := sorted(set(ID_SHOWN.findall(page.inner_text("body")))):
+        problems[f"{name} shows ids"] = ids
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_a_newcomers_walk_reads_names_and_passes_axe(page: Page, server: Server, size: dict,
+                                                    scheme: str) -> None:
+    page.add_init_script(path=str(AXE))
+    page.set_viewport_size(size)
+    page.emulate_media(color_scheme=scheme)
+    tag = f"walk_{size['width']}_{scheme}"
+    problems: dict = {}
+    page.goto(f"{server.url}/")
+    _page_check(page, f"{tag}_1_home", problems)
+    page.click(".topbar a[href='/library/']")
+    _page_check(page, f"{tag}_2_library", problems)
+    page.locator("a[href^='/library/characters/char_']").first.click()
+    _page_check(page, f"{tag}_3_character_editor", problems)
+    page.goto(f"{server.url}/")
+    page.click("form[action='/instances/new'] button[type=submit]")
+    page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
+    for text in ("Hello there.", "Tell me about the forest."):
+        message_send(page, text)
+        turn_wait_done(page)
+    _page_check(page, f"{tag}_4_chat", problems)
+    chat = page.url
+    page.goto(f"{chat}persona/")
+    _page_check(page, f"{tag}_5_persona_memory", problems)
+    page.goto(f"{chat}history/")
+    _page_check(page, f"{tag}_6_history", problems)
+    page.goto(f"{server.url}/settings/")
+    _page_check(page, f"{tag}_7_settings", problems)
+    page.goto(f"{server.url}/")
+    _page_check(page, f"{tag}_8_home_after", problems)
+    assert problems == {}, "\n".join(f"{name}: {found}" for name, found in problems.items())
+    assert page.js_errors == []
