@@ -231,8 +231,19 @@ def data_dir_temp(*, keep: bool = False) -> Iterator[Path]:
         yield data
     finally:
         children_kill()
+        memory_jobs_drain()
         if not keep:
             shutil.rmtree(root, ignore_errors=True)
+
+
+def memory_jobs_drain() -> None:
+    """Wait for the memory jobs that a bench's in-process turns queued (the index sync after
+    each turn, memory.runtime). Removing the data folder under a running sync ended each run
+    with "memory index … is behind the files: attempt to write a readonly database" (SQLite's
+    answer when its file is deleted under it). Only when the bench imported the app."""
+    runtime = sys.modules.get("memory.runtime")
+    if runtime is not None:
+        runtime.drain()
 
 
 @dataclass

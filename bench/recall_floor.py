@@ -31,6 +31,12 @@ from recall_in_play import CATEGORIES, SMALL_TALK, conversation_lines
 MORE_SMALL_TALK = ["lol yeah", "That's awesome!", "See you tomorrow!", "What's up?",
                    "I'm so tired today.", "Wow, really?", "I had a long day at work.",
                    "Tell me more!", "Me too!", "哈哈，好的。", "晚安！"]
+# Small talk that names something: a floor that lets every question with a content word
+# through would recall lines here, and these count apart (kind "small_question").
+SMALL_QUESTIONS = ["How was your weekend?", "What are you cooking tonight?",
+                   "Did you sleep well last night?", "Any plans for the holidays?",
+                   "How is the weather over there?", "What music are you listening to?",
+                   "I just got back from the gym.", "My coffee is getting cold."]
 
 
 def dump(args: argparse.Namespace) -> None:
@@ -61,11 +67,14 @@ def dump(args: argparse.Namespace) -> None:
                                            if d in texts and texts[d].strip()])
                          for qa in questions]
                 asked += [(text, None) for text in [*SMALL_TALK, *MORE_SMALL_TALK]]
+                asked += [(text, None) for text in SMALL_QUESTIONS]
                 for question, evidence in asked:
                     _, signals, _ = turn_candidates(question, instance_id, index=index,
                                                     shown_texts=[question])
                     rows.append({"set": folder.name, "conversation": path.stem,
                              "speakers": _speakers(path),
+                             "kind": "question" if evidence is not None else
+                             "small_question" if question in SMALL_QUESTIONS else "small",
                                  "question": question, "evidence": evidence,
                                  "lines": [_line(s) for s in signals]})
                 # Written after each conversation, so a run cut short keeps what it asked.
@@ -82,8 +91,12 @@ def _speakers(path: Path) -> list[str]:
 
 def _line(signals) -> dict:
     near = signals.near
-    return {"text": signals.hit.text, "ratio": round(signals.ratio, 4), "own": signals.own,
+    hit = signals.hit
+    return {"text": hit.text, "ratio": round(signals.ratio, 4), "own": signals.own,
             "around": signals.around, "named": signals.named,
+            # what each side of the fusion said of the line (memory.rag.FusedHit)
+            **{name: round(float(getattr(hit, name, 0.0)), 4)
+               for name in ("dense", "keyword", "cosine", "second_cosine")},
             "before": near.before.text if near.before else None,
             "after": near.after.text if near.after else None}
 

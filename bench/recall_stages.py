@@ -8,7 +8,7 @@ stage between the search and the model's request.
 
 Stages, per question (evidence lines found, over the question's evidence lines):
   search@10   the bench function's search (query_user_history on the question, k=10)
-  cands       the turn's candidates (memory.recall_turn.turn_candidates: 20 searched, lines shown,
+  cands       the turn's candidates (memory.recall_turn.turn_candidates: CANDIDATES searched, lines shown,
               meta-talk, echoes and duplicates left out)
   floor       those the relevance floor keeps (all of them with a trigger word)
   taken       the lines the section takes (not in the conversation, the first PLAIN_K / TRIGGER_K)

@@ -68,6 +68,18 @@ EVENT_COLLECTIONS = ("summaries", "plots")
 
 
 @dataclass
+class FusedHit(Hit):
+    """A searched line with what each side of the fusion said of it before the preferences
+    and the neighbours' share: the relevance floor of recall in play reads them
+    (memory/recall_floor.py), since the fused score is normalised per search."""
+
+    dense: float = 0.0  # the dense side, min-max normalised (e5, or e5 and MiniLM)
+    keyword: float = 0.0  # BM25 over the best keyword match
+    cosine: float = 0.0  # e5's similarity to the question, as the model gave it
+    second_cosine: float = 0.0  # MiniLM's (0: not returned, or no MiniLM)
+
+
+@dataclass
 class RecallResult:
     hits: list[Hit] = field(default_factory=list)
     mode: str | None = None
@@ -161,7 +173,9 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
         fused = focus_prefer(fused, pool, window=focus.window, speakers=named)
     order = sorted(fused, key=lambda key: (-fused[key], key))[:k]
     pool.update(_hits_fetch(index, [key for key in order if key not in pool]))
-    return [_with_score(pool[key], fused[key]) for key in order if key in pool]
+    return [_fused_hit(pool[key], fused[key], dense=dense_norm.get(key, 0.0),
+                       keyword=keyword_norm.get(key, 0.0), cosine=dense.get(key, 0.0),
+                       second_cosine=second.get(key, 0.0)) for key in order if key in pool]
 
 
 def second_candidates(index: MemoryIndex, collections: tuple[str, ...], query: str, *,
@@ -264,9 +278,9 @@ def _hit_key(hit: Hit) -> Key:
     return hit.key
 
 
-def _with_score(hit: Hit, score: float) -> Hit:
-    return Hit(id=hit.id, collection=hit.collection, text=hit.text, score=score,
-               metadata=hit.metadata, source=hit.source)
+def _fused_hit(hit: Hit, score: float, **channels: float) -> FusedHit:
+    return FusedHit(id=hit.id, collection=hit.collection, text=hit.text, score=score,
+                    metadata=hit.metadata, source=hit.source, **channels)
 
 
 # --- public API ----------------------------------------------------------------

@@ -4,6 +4,7 @@ way people ask, through real turns against the stub server and a real index."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import pytest
 from django.core.management import call_command
@@ -148,7 +149,7 @@ def test_the_memory_share_of_the_window_is_a_setting_of_the_instance(
 def test_an_answer_that_shares_no_word_enters_through_the_question_before_it():
     from memory.index import Hit
     from memory.passages import Near
-    from memory.recall_floor import floor_keeps, signals_read
+    from memory.recall_floor import FLOOR, floor_keeps, signals_read
 
     def line(text, score, turn, role):
         return Hit(id=f"turn_sess_001_{turn}_{role}", collection="turns", text=text, score=score,
@@ -161,7 +162,9 @@ def test_an_answer_that_shares_no_word_enters_through_the_question_before_it():
     near = {answer.key: Near(before=asked), asked.key: Near(after=answer),
             unrelated.key: Near()}
     signals = signals_read("When did Jolene adopt Susie?", [asked, answer, unrelated], near)
-    assert [floor_keeps(s) for s in signals] == [True, True, False]
+    # Without the question's first lines kept whatever they say (the next test).
+    words_only = replace(FLOOR, top_asked=0)
+    assert [floor_keeps(s, words_only) for s in signals] == [True, True, False]
     small = signals_read("Okay, how are you doing today?", [asked, answer], near)
     assert not any(floor_keeps(s) for s in small)
 
@@ -186,3 +189,27 @@ def test_a_question_about_something_told_many_times_recalls_more_than_ten_lines(
                                   "Do you remember? What did Mira plant in the garden?"))
     recalled = " ".join(_recalled(store, instance, result))
     assert sum(1 for plant in plants if plant in recalled) > 10
+
+
+def test_a_question_keeps_its_best_lines_though_the_answer_shares_no_word():
+    """"When did Fahim catch a cold?" is answered by "I stayed in bed all week, coughing": a
+    question that names something keeps its first lines whatever words they share; a
+    statement with the same words, and lines further down, still need a shared word."""
+    from memory.index import Hit
+    from memory.passages import Near
+    from memory.recall_floor import floor_keeps, signals_read
+
+    def line(text, score, turn):
+        return Hit(id=f"turn_sess_001_{turn}_user", collection="turns", text=text, score=score,
+                   metadata={"instance_id": "inst_001", "session_id": "sess_001", "turn": turn,
+                             "role": "user"})
+
+    hits = [line("My cold is finally gone.", 1.0, 9),
+            line("I stayed in bed all week, coughing.", 0.4, 4)]
+    hits += [line(f"The roof still leaks, day {n}.", 0.3, 20 + n) for n in range(6)]
+    near = {hit.key: Near() for hit in hits}
+    asked = [floor_keeps(s) for s in signals_read("When did Fahim catch a cold?", hits, near)]
+    assert asked[:2] == [True, True]
+    assert asked[5:] == [False, False, False]
+    told = [floor_keeps(s) for s in signals_read("Fahim caught a cold.", hits, near)]
+    assert told[:2] == [True, False]
