@@ -38,6 +38,9 @@ CACHE_SIZE = 4096  # vectors kept in this process in front of the disk (384 floa
 _embedder: tuple[str, Embed] | None = None
 _max_chars: int | None = None
 _pending: OrderedDict[tuple[Path, str], str] = OrderedDict()
+# The same keys by the book that asked (a turn's requests: ""), taken round-robin: one account's
+# 1,000-entry book must not hold another account's 5-entry book behind it (issue 29).
+_groups: OrderedDict[str, OrderedDict[tuple[Path, str], None]] = OrderedDict()
 _changed = threading.Condition()
 _worker: threading.Thread | None = None
 _cache: OrderedDict[tuple[Path, str], np.ndarray] = OrderedDict()
@@ -113,19 +116,29 @@ def cache_forget() -> None:
         _cache.clear()
 
 
-def vectors_request(root: Path, texts: Iterable[str]) -> int:
-    """Ask for the vectors of `texts` (a saved book's vectorized entries) in the background;
-    returns how many were not on disk yet."""
+def vectors_request(root: Path, texts: Iterable[str], *, group: str = "") -> int:
+    """Ask for the vectors of `texts` (a saved book's vectorized entries; `group`: the book's
+    id) in the background; returns how many were not on disk yet."""
     folder = vector_folder(root)
     if folder is None:
         return 0
     missing = {content_hash(t): t for t in texts}
     missing = {d: t for d, t in missing.items() if not _path(folder, d).exists()}
-    _request(folder, missing)
+    _request(folder, missing, group=group)
     return len(missing)
 
 
-def _request(folder: Path, texts: dict[str, str]) -> None:
+def vectors_forget(*, group: str) -> int:
+    """Drop what a deleted book still waits for; returns how many texts were dropped."""
+    with _changed:
+        keys = _groups.pop(group, {})
+        for key in keys:
+            _pending.pop(key, None)
+        _changed.notify_all()
+        return len(keys)
+
+
+def _request(folder: Path, texts: dict[str, str], *, group: str = "") -> None:
     global _worker
     with _changed:
         for digest, text in texts.items():
@@ -133,7 +146,9 @@ def _request(folder: Path, texts: dict[str, str]) -> None:
                 log.warning("lore vectors: %d texts already wait; the others are asked for "
                             "again by the turns that need them", PENDING_MAX)
                 break
-            _pending.setdefault((folder, digest), text[:_max_chars])
+            if (folder, digest) not in _pending:
+                _pending[(folder, digest)] = text[:_max_chars]
+                _groups.setdefault(group, OrderedDict())[(folder, digest)] = None
         if _pending and (_worker is None or not _worker.is_alive()):
             _worker = threading.Thread(target=_run, name="lore-vectors", daemon=True)
             _worker.start()
@@ -146,7 +161,7 @@ def _run() -> None:
             while not _pending:
                 _changed.wait()
             # Stays pending while embedded: a request for it meanwhile is not queued twice.
-            (folder, digest), text = next(iter(_pending.items()))
+            (folder, digest), text = _next()
         try:
             _embed_one(folder, digest, text)
         except Exception:  # one bad text must not stop the others
@@ -155,6 +170,23 @@ def _run() -> None:
             with _changed:
                 _pending.pop((folder, digest), None)
                 _changed.notify_all()
+
+
+def _next() -> tuple[tuple[Path, str], str]:
+    """The first waiting text of the first book in turn; that book goes to the back of the
+    line (called with _changed held, _pending not empty)."""
+    while _groups:
+        group, keys = next(iter(_groups.items()))
+        _groups.move_to_end(group)
+        while keys:
+            key = next(iter(keys))
+            del keys[key]
+            if key in _pending:
+                if not keys:
+                    del _groups[group]
+                return key, _pending[key]
+        del _groups[group]
+    return next(iter(_pending.items()))  # not reached: every pending key is in a group
 
 
 def _embed_one(folder: Path, digest: str, text: str) -> None:

@@ -14,7 +14,7 @@ from library.errors import CardError, LibraryError
 from library.fields import MAX_NAME_CHARS, ownership_of
 from library.index_rows import lorebook_index
 from library.limits import lore_entries_check
-from library.lore_vector_store import vectors_request
+from library.lore_vector_store import vectors_forget, vectors_request
 from library.lorebook import LorebookError, lorebook_validate
 from library.models import Lorebook
 from library.selectors import item_for_edit, lorebook_for_edit, lorebooks_visible_to
@@ -53,7 +53,7 @@ def lorebook_save(store: FileStore, *, data: dict[str, Any], lorebook_id: str | 
     lorebook_index(store, lorebook_id)
     # Embedded now, in the background, so the book's first turn does not embed under its lock.
     vectors_request(store.root, vectorized_texts(
-        lorebook, limit=settings.PERSONALAB_LORE_VECTOR_ENTRIES_MAX))
+        lorebook, limit=settings.PERSONALAB_LORE_VECTOR_ENTRIES_MAX), group=lorebook_id)
     return lorebook_id
 
 
@@ -85,6 +85,7 @@ def lorebook_remove(store: FileStore, *, actor, lorebook_id: str) -> None:
     lorebook_for_edit(store, user=actor, lorebook_id=lorebook_id)
     store.lorebook_delete(lorebook_id)
     Lorebook.objects.filter(lorebook_id=lorebook_id).delete()
+    vectors_forget(group=lorebook_id)  # a deleted book's entries are not embedded for nothing
 
 
 def lorebook_import(store: FileStore, *, owner, data: bytes, filename: str) -> str:

@@ -17,6 +17,7 @@ from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: 
 from chat.routing import websocket_urlpatterns  # noqa: E402
 from memory.runtime import catch_up_start  # noqa: E402
 from personalab.lib.embedding.embeddings import engines_preload  # noqa: E402
+from personalab.lib.llm import llm_client_warm  # noqa: E402
 from personalab.ws_origin import SameOriginValidator  # noqa: E402
 
 # Every request of every account shares one interpreter lock. A thread that needs it back (after
@@ -35,6 +36,8 @@ application = ProtocolTypeRouter(
 
 if settings.PERSONALAB_EMBED_PRELOAD:
     engines_preload()  # before serving: building them holds the interpreter lock for seconds
+
+llm_client_warm()  # the first turn's model-list call no longer imports and builds them
 
 if settings.PERSONALAB_INDEX_CATCHUP_SECONDS > 0:
     catch_up_start(every_seconds=settings.PERSONALAB_INDEX_CATCHUP_SECONDS)

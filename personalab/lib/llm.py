@@ -417,6 +417,13 @@ def _client_new(settings: LLMSettings) -> openai.AsyncOpenAI:
     )
 
 
+def llm_client_warm() -> None:
+    """Build the process's SSL context and import the HTTP stack now (server start-up): the
+    first client of a process did both inside a turn's model-list call (0.17 s of CPU holding
+    the interpreter lock; one 0.57 s loop step under load, bench/cross_account.py)."""
+    _client_new(LLMSettings())  # no connection is opened; the client is dropped unused
+
+
 def _status_message(status: int, body: object, fallback: str) -> str:
     detail = body.get("message") if isinstance(body, dict) else None
     detail = detail if isinstance(detail, str) and detail else fallback
