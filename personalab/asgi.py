@@ -34,10 +34,12 @@ application = ProtocolTypeRouter(
     }
 )
 
+# Before serving, each holds the interpreter lock while every account waits: building the
+# embedding engines (seconds), and importing the LLM client with its SSL context (the first
+# turn's model-list call did that inside a turn). Test servers skip both (tests/conftest.py).
 if settings.PERSONALAB_EMBED_PRELOAD:
-    engines_preload()  # before serving: building them holds the interpreter lock for seconds
-
-llm_client_warm()  # the first turn's model-list call no longer imports and builds them
+    engines_preload()
+    llm_client_warm()
 
 if settings.PERSONALAB_INDEX_CATCHUP_SECONDS > 0:
     catch_up_start(every_seconds=settings.PERSONALAB_INDEX_CATCHUP_SECONDS)
