@@ -39,23 +39,20 @@ def vector_scorer(messages: list[str], *,
                   vectors_ready: Ready,
                   query_messages: int = QUERY_MESSAGES,
                   max_entries: int | None = None,
+                  max_books: int | None = None,
                   notes: list[str] | None = None,
                   ) -> Callable[[list[dict[str, Any]]], dict[str, float]]:
     """A `vector_scores` for library.worldinfo.lorebook_match: cosine similarity between the
     newest `query_messages` of `messages` and each vectorized entry's content.
     `vectors_ready(texts)` gives the vectors that exist by content_hash (and asks for the
-    others); an entry without one gets no score (its keys still fire it). Past `max_entries` a
-    turn scores no more of them (the first ones in book order). What was left out is said in
-    `notes` (the trace's lore problems)."""
+    others); an entry without one gets no score (its keys still fire it). A turn scores each
+    book's first `max_entries` (as a save embeds them, vectorized_texts) of the first
+    `max_books` books that have any, in link order. What was left out is said in `notes` (the
+    trace's lore problems)."""
     said = notes if notes is not None else []
 
     def scores(entries: list[dict[str, Any]]) -> dict[str, float]:
-        if max_entries is not None and len(entries) > max_entries:
-            log.warning("world info: %d vectorized entries, only the first %d are scored "
-                        "(PERSONALAB_LORE_VECTOR_ENTRIES_MAX)", len(entries), max_entries)
-            said.append(f"{len(entries)} vectorized entries: only the first {max_entries} are "
-                        "compared with the chat (PERSONALAB_LORE_VECTOR_ENTRIES_MAX)")
-            entries = entries[:max_entries]
+        entries = _capped(entries, per_book=max_entries, books=max_books, said=said)
         query = "\n".join(m for m in messages[-query_messages:] if m.strip())[-QUERY_CHARS:]
         if not query.strip() or not entries:
             return {}
@@ -77,6 +74,36 @@ def vector_scorer(messages: list[str], *,
                 for (e, _), s in zip(scored, similarity)}
 
     return scores
+
+
+def _capped(entries: list[dict[str, Any]], *, per_book: int | None, books: int | None,
+            said: list[str]) -> list[dict[str, Any]]:
+    """Each book's first `per_book` entries, of the first `books` books (3,000 entries once
+    held a turn for 8 minutes; issue 29). A cap across all books together left a second
+    book's vectors, made at its save, never compared."""
+    by_book: dict[str, list[dict[str, Any]]] = {}
+    for entry in entries:
+        by_book.setdefault(str(entry.get("lorebook_id")), []).append(entry)
+    kept: list[dict[str, Any]] = []
+    for number, (book_id, own) in enumerate(by_book.items()):
+        if books is not None and number >= books:
+            rest = list(by_book.values())[books:]
+            log.warning("world info: %d more lorebooks with vectorized entries are not scored "
+                        "(PERSONALAB_LORE_VECTOR_BOOKS_MAX)", len(rest))
+            said.append(f"{sum(map(len, rest))} vectorized entries of {len(rest)} more "
+                        f"lorebooks: only the first {books} lorebooks' are compared with the "
+                        "chat, these fire by their keys only (PERSONALAB_LORE_VECTOR_BOOKS_MAX)")
+            break
+        if per_book is not None and len(own) > per_book:
+            log.warning("world info: lorebook %s has %d vectorized entries, only the first %d "
+                        "are scored (PERSONALAB_LORE_VECTOR_ENTRIES_MAX)",
+                        book_id, len(own), per_book)
+            said.append(f"lorebook {book_id}: {len(own)} vectorized entries, only the first "
+                        f"{per_book} are compared with the chat "
+                        "(PERSONALAB_LORE_VECTOR_ENTRIES_MAX)")
+            own = own[:per_book]
+        kept.extend(own)
+    return kept
 
 
 def vectorized_texts(book: dict[str, Any], *, limit: int) -> list[str]:

@@ -168,6 +168,9 @@ SERVE_PORT = env_int("PORT", 8000, minimum=1)
 # of pictures unpacks to about its own size, so 32 MB unpacked and 20x packed catch zero bombs.
 PERSONALAB_LORE_ENTRIES_MAX = env_int("PERSONALAB_LORE_ENTRIES_MAX", 1000, minimum=1)
 PERSONALAB_LORE_VECTOR_ENTRIES_MAX = env_int("PERSONALAB_LORE_VECTOR_ENTRIES_MAX", 200, minimum=1)
+# Per book, as a save embeds them; a turn scores the first 5 linked books that have any, so at
+# most 1,000 vectors are read and compared per turn (a turn never embeds them).
+PERSONALAB_LORE_VECTOR_BOOKS_MAX = env_int("PERSONALAB_LORE_VECTOR_BOOKS_MAX", 5, minimum=1)
 PERSONALAB_CHARX_MAX_BYTES = env_int("PERSONALAB_CHARX_MAX_BYTES", 32 * 2**20, minimum=1)
 PERSONALAB_CHARX_UNPACKED_MAX_BYTES = env_int("PERSONALAB_CHARX_UNPACKED_MAX_BYTES", 32 * 2**20,
                                               minimum=1)

@@ -54,7 +54,8 @@ def lore_vectors(lorebooks: list[dict[str, Any]], messages: list[str], *, data_r
     return {"vector_scores": vector_scorer(
                 messages, embed_queries=embeddings.embed_queries,
                 vectors_ready=partial(vectors_ready, vector_folder(data_root)),
-                max_entries=settings.PERSONALAB_LORE_VECTOR_ENTRIES_MAX, notes=notes),
+                max_entries=settings.PERSONALAB_LORE_VECTOR_ENTRIES_MAX,
+                max_books=settings.PERSONALAB_LORE_VECTOR_BOOKS_MAX, notes=notes),
             "vector_threshold": min(thresholds) if thresholds else DEFAULT_THRESHOLD}
 
 

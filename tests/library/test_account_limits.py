@@ -189,5 +189,5 @@ def test_a_turn_scores_at_most_the_capped_number_of_vectorized_entries():
                            vectors_ready=ready, max_entries=200, notes=notes)(entries)
     assert len(scores) == 200
     assert len(asked) == 200  # the first 200 entries, no more
-    assert notes == [("3000 vectorized entries: only the first 200 are compared with the "
-                      "chat (PERSONALAB_LORE_VECTOR_ENTRIES_MAX)")]
+    assert notes == [("lorebook big: 3000 vectorized entries, only the first 200 are compared "
+                      "with the chat (PERSONALAB_LORE_VECTOR_ENTRIES_MAX)")]
