@@ -21,7 +21,7 @@ from django.conf import settings
 
 from memory.fill import session_keywords_index
 from memory.index import MemoryIndex
-from memory.live_keywords import live_schedule, turn_keywords_index
+from memory.live_keywords import live_drain, live_schedule, turn_keywords_index
 from memory.sync import instance_sync, instances_sync
 from personalab.lib.filestore.jsonfile import write_json_atomic
 from personalab.lib.filestore.store import FileStore
@@ -143,6 +143,7 @@ def schedule(func, *args, **kwargs) -> None:
 
 def drain() -> None:
     """Wait for queued memory work (tests and management commands)."""
+    live_drain()
     _jobs.join()
 
 
