@@ -22,7 +22,7 @@ def test_a_reply_is_found_while_the_fill_still_holds_the_worker(store, instance,
     release = threading.Event()
     runtime.schedule(release.wait, 60)  # a long fill job on the single memory-jobs thread
     try:
-        result, events = asyncio.run(_turn(store, instance, "Where did you hide the lantern?"))
+        result, _ = asyncio.run(_turn(store, instance, "Where did you hide the lantern?"))
         live_drain()
         path = store.session_path(instance, result.session_id)
         reply = json.loads(path.read_text(encoding="utf-8").splitlines()[-1])
