@@ -21,6 +21,7 @@ from django.conf import settings
 
 from memory.fill import session_keywords_index
 from memory.index import MemoryIndex
+from memory.live_keywords import live_drain, live_schedule, turn_keywords_index
 from memory.sync import instance_sync, instances_sync
 from personalab.lib.filestore.jsonfile import write_json_atomic
 from personalab.lib.filestore.store import FileStore
@@ -142,6 +143,7 @@ def schedule(func, *args, **kwargs) -> None:
 
 def drain() -> None:
     """Wait for queued memory work (tests and management commands)."""
+    live_drain()
     _jobs.join()
 
 
@@ -171,6 +173,18 @@ def schedule_sync(store: FileStore, *, instance_id: str) -> None:
             return
         _syncs_queued.add(key)
     schedule(_instance_sync, store, instance_id)
+
+
+def turn_lines_live(store: FileStore, *, instance_id: str, session_id: str,
+                    lines: list[dict[str, Any]]) -> None:
+    """A finished turn's lines into the keyword store now, on their own small thread, not
+    behind a fill on the memory-jobs thread (memory/live_keywords.py)."""
+    if not store.module_read("memory").get("recall_enabled", True):
+        return
+    index, _ = index_or_warning(store)
+    if index is not None and lines:
+        live_schedule(turn_keywords_index, store, index, instance_id=instance_id,
+                      session_id=session_id, lines=list(lines))
 
 
 def session_imported(store: FileStore, *, instance_id: str, session_id: str) -> None:
