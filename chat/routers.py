@@ -17,36 +17,12 @@ from chat.group import conversation_turn
 from chat.impersonate import impersonate_run
 from chat.models import Instance, Trace
 from chat.redo import redo_run
-from chat.schemas import (
-    AsideOut,
-    BackgroundSwitchIn,
-    BranchIn,
-    BranchOut,
-    ChatIn,
-    ChatOut,
-    CurrentResponse,
-    GenerationSettings,
-    GenerationSettingsIn,
-    HistoryChange,
-    ImpersonateOut,
-    InstanceCreated,
-    InstanceDetail,
-    InstanceIn,
-    InstanceList,
-    InstanceUpdateIn,
-    MemberChangeIn,
-    MemberChangesOut,
-    MemberIn,
-    MessageEditIn,
-    MessagesPage,
-    PlayAsIn,
-    PlayAsOut,
-    RedoOut,
-    SessionList,
-    SwipeIn,
-    SwipeOut,
-    UndoIn,
-)
+from chat.schemas import (AsideOut, BackgroundSwitchIn, BranchIn, BranchOut, ChatIn, ChatOut,
+                          CurrentResponse, GenerationSettings, GenerationSettingsIn, HistoryChange,
+                          ImpersonateOut, InstanceCreated, InstanceDetail, InstanceIn,
+                          InstanceList, InstanceUpdateIn, MemberChangeIn, MemberChangesOut,
+                          MemberIn, MessageEditIn, MessagesPage, PlayAsIn, PlayAsOut, RedoOut,
+                          SessionList, SwipeIn, SwipeOut, UndoIn)
 from chat.services import instance_settings, instances
 from chat.services.generation import (
     generation_defaults_read,
