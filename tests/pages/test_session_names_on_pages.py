@@ -41,6 +41,7 @@ def test_the_history_manager_names_sessions_not_ids(alice_client, store, instanc
     assert "conversation 1" in shown and "conversation 2" in shown
     assert "continues conversation 1" in shown
     assert "sess_" not in shown
+    assert 'placeholder="Text in this conversation' in html  # the search box says it too
 
 
 def test_the_import_report_names_the_new_session(alice_client, instance):
