@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from library.avatars import avatar_problem, avatar_write, image_kind
+from library.avatars import avatar_problem, avatar_remove, avatar_write, image_kind
 from library.create_ids import persona_id_pick
 from library.errors import LibraryError, LibraryForbidden
 from library.fields import MAX_NAME_CHARS, clean_text
@@ -99,3 +99,12 @@ def persona_avatar_save(store: FileStore, *, actor, persona_id: str, data: bytes
     name = avatar_write(store.persona_dir(persona_id), data, image_kind(data) or "png")
     store.persona_write(persona_id, {**persona, "avatar": name})
     return name
+
+
+def persona_avatar_remove(store: FileStore, *, actor, persona_id: str) -> bool:
+    """The persona goes back to its initial in place of a picture; whether it had one."""
+    persona = store.persona_read(persona_id)
+    _persona_may_change(actor, persona)
+    removed = avatar_remove(store.persona_dir(persona_id))
+    store.persona_write(persona_id, {**persona, "avatar": None})
+    return removed

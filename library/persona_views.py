@@ -13,6 +13,7 @@ from library.avatars import AVATAR_MAX_BYTES
 from library.errors import LibraryConflict, LibraryError, LibraryNotFound
 from library.models import Persona
 from library.persona_services import (
+    persona_avatar_remove,
     persona_avatar_save,
     persona_create,
     persona_default_set,
@@ -86,7 +87,10 @@ def persona_edit(request: HttpRequest, persona_id: str) -> HttpResponse:
             store = get_store()
             persona_update(store, actor=request.user, persona_id=persona_id,
                            data={**data, "default": request.POST.get("default") == "on"})
-            _avatar_upload(request, persona_id)
+            if "avatar" in request.FILES:
+                _avatar_upload(request, persona_id)
+            elif request.POST.get("avatar_remove"):
+                persona_avatar_remove(store, actor=request.user, persona_id=persona_id)
             messages.info(request, gettext("Persona saved."))
             return redirect("persona_edit", persona_id=persona_id)
         except LibraryError as exc:

@@ -16,6 +16,7 @@ from library.character_services import character_save
 from library.errors import LibraryConflict, LibraryError, LibraryForbidden, LibraryNotFound
 from library.models import Persona
 from library.persona_services import (
+    persona_avatar_remove,
     persona_avatar_save,
     persona_create,
     persona_default_set,
@@ -196,6 +197,27 @@ def test_persona_page_creates_with_avatar_and_only_the_owner_sees_it(client, sto
     assert "Mira" not in client.get("/library/personas/").content.decode()
     assert client.post(f"/library/personas/{persona_id}/delete").status_code == 404
     assert store.persona_read(persona_id)["name"] == "Mira"
+
+
+def test_a_persona_picture_can_be_removed_in_its_editor_by_its_owner_only(client, store, alice,
+                                                                         bob):
+    persona_id = persona_create(store, owner=alice, data={"name": "Mira"})
+    persona_avatar_save(store, actor=alice, persona_id=persona_id, data=PNG_1PX)
+    client.force_login(alice)
+    editor = client.get(f"/library/personas/{persona_id}/").content.decode()
+    assert 'name="avatar_remove"' in editor and "Remove the picture" in editor
+
+    with pytest.raises((LibraryForbidden, LibraryNotFound)):
+        persona_avatar_remove(store, actor=bob, persona_id=persona_id)
+    assert store.persona_read(persona_id)["avatar"]
+
+    response = client.post(f"/library/personas/{persona_id}/", {
+        "name": "Mira", "description": "", "visibility": "private", "avatar_remove": "1"})
+    assert response.status_code == 302
+    assert store.persona_read(persona_id)["avatar"] is None
+    assert not list(store.persona_dir(persona_id).glob("avatar.*"))
+    assert client.get(f"/library/personas/{persona_id}/avatar").status_code == 404
+    assert 'name="avatar_remove"' not in client.get(f"/library/personas/{persona_id}/").content.decode()
 
 
 def test_persona_page_refuses_a_fake_image_and_names_the_field(client, store, alice):
