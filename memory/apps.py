@@ -17,6 +17,7 @@ class MemoryConfig(AppConfig):
         embeddings.MAX_PASSAGE_CHARS = settings.PERSONALAB_EMBED_MAX_CHARS
         engine.THREADS = settings.PERSONALAB_EMBED_THREADS
         embeddings.LINES_ONCE = settings.PERSONALAB_EMBED_LINES_ONCE
+        embeddings.LINES_ONCE_FROM = settings.PERSONALAB_EMBED_LINES_ONCE_FROM
         # Lore is embedded in library/ (a floor below), when a book is saved: it gets the model
         # here. The name keys the vectors on disk: another model or cut is another folder.
         lore_vector_store.embedder_install(

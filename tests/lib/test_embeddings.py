@@ -91,3 +91,24 @@ def test_by_default_a_line_is_embedded_together_with_its_context():
     rows = embeddings.default_embedder().embed_in_context([ANSWER, QUESTION], [QUESTION, None])
     together = texts_embed([f"{QUESTION}\n{ANSWER}", QUESTION], is_query=False)
     assert np.allclose(rows, together, atol=1e-5)
+
+
+def test_an_imports_chunk_runs_each_line_once_and_a_turns_lines_run_as_pairs(monkeypatch):
+    """The fill of an import (chunks of 256 lines) costs the model each line once, by default;
+    a turn's own two lines keep the pair embedding (the closest rankings)."""
+    engine = embeddings.model_load(role="passage")
+    summed: list[str] = []
+    real = engine.encode_sums
+
+    def counting(texts: list[str], is_query: bool = False) -> np.ndarray:
+        summed.extend(texts)
+        return real(texts, is_query)
+
+    monkeypatch.setattr(engine, "encode_sums", counting)
+    lines = [f"Caroline: line {n} about the lake trip" for n in range(256)]  # a fill chunk
+    embeddings.default_embedder().embed_in_context(lines, [None, *lines[:-1]])
+    assert sorted(summed) == sorted(lines)
+    summed.clear()
+    rows = embeddings.default_embedder().embed_in_context([ANSWER, THANKS], [QUESTION, ANSWER])
+    together = texts_embed([f"{QUESTION}\n{ANSWER}", f"{ANSWER}\n{THANKS}"], is_query=False)
+    assert np.allclose(rows, together, atol=1e-5)

@@ -37,11 +37,17 @@ CALL_CHARS = 2000
 SUMS_CALL_CHARS = 8000
 MAX_PASSAGE_CHARS = 8000  # PERSONALAB_EMBED_MAX_CHARS, set by memory.apps at start-up
 MAX_QUERY_CHARS = 2000
-# PERSONALAB_EMBED_LINES_ONCE, set by memory.apps at start-up: a line and its context line are
-# embedded as two token sums added (in_context_embed), not as one text. Off by default: on one
-# dev chat of each set recall@10 moved 0.852 -> 0.847 (LoCoMo), 0.700 -> 0.685 (REALTALK),
-# 0.893 -> 0.893 (MemDaily), and a close Chinese ranking (tests/test_recall_queries.py) flipped.
+# A line and its context line are embedded either as one text ("context\ntext") or, "lines once",
+# as the sum of both lines' token states (in_context_embed): every line runs through e5 once, not
+# twice. Lines once costs recall a little (one dev chat of each set, recall@10: LoCoMo 0.852 ->
+# 0.847, REALTALK 0.700 -> 0.685, MemDaily 0.893 -> 0.893; a close Chinese ranking in
+# tests/memory/test_recall_queries.py flipped) and saves 30-37 % of an import's fill CPU, so it
+# is used where the volume is: a call of LINES_ONCE_FROM lines or more (an import's fill, a
+# rebuild: chunks of 256), never for a turn's own few lines. Set by memory.apps at start-up:
+# PERSONALAB_EMBED_LINES_ONCE=1 makes every call lines once, PERSONALAB_EMBED_LINES_ONCE_FROM=0
+# none.
 LINES_ONCE = False
+LINES_ONCE_FROM = 128
 _BREAKS = ("\n", "。", "！", "？", ". ", "! ", "? ", " ")
 
 log = logging.getLogger(__name__)
@@ -264,6 +270,11 @@ def in_context_embed(texts: list[str], contexts: list[str | None],
     return (rows / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
+def lines_once(count: int) -> bool:
+    """Whether a call embedding `count` lines with their context lines runs each line once."""
+    return LINES_ONCE or 0 < LINES_ONCE_FROM <= count
+
+
 def passages_embed(embedder: Any, texts: list[str], contexts: list[str | None] | None = None
                    ) -> list[list[float]]:
     """Rows of `embedder` (ours, or another with Chroma's protocol) for passage texts, each
@@ -294,7 +305,7 @@ class E5Embedder:
 
     def embed_in_context(self, texts: list[str], contexts: list[str | None]) -> np.ndarray:
         """Each text as a passage together with its context line (None: alone)."""
-        rows = in_context_embed(texts, contexts, self.line_sums) if LINES_ONCE else None
+        rows = in_context_embed(texts, contexts, self.line_sums) if lines_once(len(texts)) else None
         if rows is None:
             return self.embed_passages([text if context is None else f"{context}\n{text}"
                                         for text, context in zip(texts, contexts)])
