@@ -577,9 +577,10 @@ def trace_start(ctx: TurnContext, prepared: Prepared, *, trace_id: str,
 
 
 def memory_after_turn(store: FileStore, ctx: TurnContext, reply: dict[str, Any]) -> None:
-    """Off the hot path: the reply keyword-searchable at once, then the full sync."""
-    memory_runtime.turn_lines_live(store, instance_id=ctx.instance_id,
-                                   session_id=ctx.session_id, lines=[reply])
+    """Off the hot path: the turn's lines keyword-searchable at once, then the full sync."""
+    player = [line for line in ctx.lines[-1:] if line.get("role") == "user"]  # not behind a fill
+    memory_runtime.turn_lines_live(store, instance_id=ctx.instance_id, session_id=ctx.session_id,
+                                   lines=[*player, reply])
     memory_runtime.schedule_sync(store, instance_id=ctx.instance_id)
 
 

@@ -37,3 +37,19 @@ def test_a_reply_is_found_while_the_fill_still_holds_the_worker(store, instance,
                               force=True, k=10).hits
     texts = [hit.text for hit in hits]
     assert len(texts) == len(set(texts))
+
+
+def test_the_players_own_line_is_found_while_the_fill_still_holds_the_worker(
+        store, instance, memory_on, use_stub):
+    said = "My cousin Theodora breeds alpacas near Cusco."
+    release = threading.Event()
+    runtime.schedule(release.wait, 60)  # a long fill job on the single memory-jobs thread
+    try:
+        asyncio.run(_turn(store, instance, said))
+        live_drain()
+        hits = query_user_history("Who breeds alpacas near Cusco?", instance,
+                                  index=runtime.index_for(store), force=True, k=5).hits
+        assert any(hit.text == said for hit in hits)
+    finally:
+        release.set()
+    runtime.drain()
