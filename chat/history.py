@@ -162,6 +162,8 @@ def _session_change(store: FileStore, instance_id: str, session_id: str, *, firs
     edited or deleted line's old text is no longer recalled."""
     change = store.session_tail_replace(instance_id, session_id, first=first, lines=lines,
                                         action=action)
+    memory_runtime.history_lines_live(store, instance_id=instance_id, session_id=session_id,
+                                      backup=change.backup, lines=lines)
     memory_runtime.schedule_sync(store, instance_id=instance_id)
     return change
 

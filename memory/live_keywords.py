@@ -13,9 +13,13 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from pathlib import Path
 from typing import Any
 
+from memory.index import turn_doc_id, turn_is_indexable
 from personalab.lib.filestore.store import FileStore
+from personalab.lib.jsontext import json_loads
+from personalab.lib.session_tail import backup_parse
 
 log = logging.getLogger(__name__)
 
@@ -55,3 +59,30 @@ def turn_keywords_index(store: FileStore, index: Any, *, instance_id: str, sessi
     index.add_turns(instance_id=instance_id, character_id=instance.get("character_id") or "",
                     background_id=instance.get("background_id"), session_id=session_id,
                     turns=lines, before=None, keywords_only=True)
+
+
+def history_keywords_follow(store: FileStore, index: Any, *, instance_id: str, session_id: str,
+                            backup: Path, lines: list[dict[str, Any]]) -> None:
+    """A history change (edit, delete, hide) followed at once, not behind a fill: the lines it
+    replaced (read back from its tail backup) whose text changed or that are gone leave the
+    keyword store and Chroma, and the new text goes into the keyword store. The later sync
+    embeds the new text (the ids left Chroma, so it sees them as missing)."""
+    parsed = backup_parse(backup.read_bytes())
+    if parsed is None:  # a whole-file backup (older versions): the sync does it all
+        return
+    old: dict[str, dict[str, Any]] = {}
+    for raw in parsed[1].splitlines():
+        try:
+            line = json_loads(raw)
+        except ValueError:
+            continue
+        if isinstance(line, dict) and "turn" in line and turn_is_indexable(line):
+            old[turn_doc_id(session_id, line)] = line
+    new = {turn_doc_id(session_id, line): line for line in lines
+           if "turn" in line and turn_is_indexable(line)}
+    gone = [doc_id for doc_id, line in old.items()
+            if doc_id not in new or new[doc_id].get("content") != line.get("content")]
+    index.documents_delete("turns", instance_id, gone)
+    turn_keywords_index(store, index, instance_id=instance_id, session_id=session_id,
+                        lines=[line for doc_id, line in new.items()
+                               if doc_id not in old or doc_id in gone])

@@ -21,7 +21,12 @@ from django.conf import settings
 
 from memory.fill import session_keywords_index
 from memory.index import MemoryIndex
-from memory.live_keywords import live_drain, live_schedule, turn_keywords_index
+from memory.live_keywords import (
+    history_keywords_follow,
+    live_drain,
+    live_schedule,
+    turn_keywords_index,
+)
 from memory.sync import instance_sync, instances_sync
 from personalab.lib.filestore.jsonfile import write_json_atomic
 from personalab.lib.filestore.store import FileStore
@@ -185,6 +190,18 @@ def turn_lines_live(store: FileStore, *, instance_id: str, session_id: str,
     if index is not None and lines:
         live_schedule(turn_keywords_index, store, index, instance_id=instance_id,
                       session_id=session_id, lines=list(lines))
+
+
+def history_lines_live(store: FileStore, *, instance_id: str, session_id: str, backup: Path,
+                       lines: list[dict[str, Any]]) -> None:
+    """A history change on the keyword side (and out of Chroma) now, on the small thread, not
+    behind a fill on the memory-jobs thread (memory/live_keywords.py)."""
+    if not store.module_read("memory").get("recall_enabled", True):
+        return
+    index, _ = index_or_warning(store)
+    if index is not None:
+        live_schedule(history_keywords_follow, store, index, instance_id=instance_id,
+                      session_id=session_id, backup=backup, lines=list(lines))
 
 
 def session_imported(store: FileStore, *, instance_id: str, session_id: str) -> None:

@@ -9,6 +9,7 @@ import threading
 
 import pytest
 
+from chat import history, history_read
 from memory import runtime
 from memory.live_keywords import live_drain
 from memory.rag import query_user_history
@@ -53,3 +54,44 @@ def test_the_players_own_line_is_found_while_the_fill_still_holds_the_worker(
     finally:
         release.set()
     runtime.drain()
+
+
+def _row(store, instance_id, session_id, content):
+    page = history_read.messages_page(store, instance_id=instance_id, session_key=session_id,
+                                      query=content, page_size=1000)
+    return next(row for row in page["rows"] if row["content"] == content)
+
+
+def _recalled(store, instance, question):
+    return [hit.text for hit in query_user_history(
+        question, instance, index=runtime.index_for(store), force=True, k=10).hits]
+
+
+def test_an_edited_or_deleted_line_is_followed_at_once_while_the_fill_holds_the_worker(
+        store, instance, memory_on, use_stub):
+    kept = "I buried the silver key under the old oak by the mill."
+    dropped = "My neighbour Bartholomew collects antique barometers."
+    result, _ = asyncio.run(_turn(store, instance, kept))
+    asyncio.run(_turn(store, instance, dropped))
+    runtime.drain()  # both turns embedded: the dense side holds their old text
+    session = result.session_id
+    release = threading.Event()
+    runtime.schedule(release.wait, 60)  # a long fill job on the single memory-jobs thread
+    try:
+        row = _row(store, instance, session, kept)
+        edited = "I buried the copper compass under the old oak by the mill."
+        history.message_edit(store, instance_id=instance, session_id=session, index=row["index"],
+                             fingerprint=row["fingerprint"], text=edited)
+        row = _row(store, instance, session, dropped)
+        history.message_delete(store, instance_id=instance, session_id=session,
+                               index=row["index"], fingerprint=row["fingerprint"])
+        live_drain()
+        assert edited in _recalled(store, instance, "What did I bury under the old oak?")
+        assert kept not in _recalled(store, instance, "Where is the silver key buried?")
+        assert dropped not in _recalled(store, instance, "What does Bartholomew collect?")
+    finally:
+        release.set()
+    runtime.drain()
+    assert dropped not in _recalled(store, instance, "What does Bartholomew collect?")
+    recalled = _recalled(store, instance, "What did I bury under the old oak?")
+    assert edited in recalled and kept not in recalled
