@@ -205,6 +205,7 @@ def _chat_strings() -> dict[str, str]:
                                   "member muted): pick who speaks with “Answer now” under "
                                   "“Characters in this story” (☰ Story on a phone)."),
         "error": gettext("Error:"),
+        "choosing": gettext("Choosing who answers…"),
         "asideKept": gettext("kept apart from the story"),
         "asideStopped": gettext("stopped"),
         "impersonating": gettext("Writing your next message…"),
