@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 from chat import conversations, history_base, history_read, selectors
 from chat.services.errors import NotFound
 from chat.services.instances import instance_for_user
+from chat.trace_names import trace_chat_name
 from library.selectors import character_for_chat_optional, persona_effective
 from memory.biography import (
     biography_add,
@@ -87,6 +88,9 @@ def _history_context(request: HttpRequest, instance_id: str, *, source=None) -> 
         raise Http404(exc.message) from None
     return {"instance_id": instance_id, "page": page, "state": state,
             "character_name": _character_name(store, state),
+            # The page's title as the chat's: its name, else all its members (a group's title
+            # follows who is in it on the next load), else its character.
+            "chat_title": trace_chat_name(store, instance_id),
             # A player line without a name is the persona's, as the chat page shows it.
             "player_name": persona_effective(store, owner=state.get("owner"),
                                              persona_id=state.get("persona_id"))["name"],

@@ -31,6 +31,7 @@ from chat.services.session_import import session_import
 from chat.services.sessions import session_read_repaired
 from chat.services.traces import trace_rebuild
 from chat.templatetags.sessions import session_label
+from chat.trace_names import trace_chat_name, trace_lore_named
 from director.services import director_status
 from library.selectors import (
     ChatCharacters,
@@ -204,6 +205,7 @@ def _chat_strings() -> dict[str, str]:
                                   "member muted): pick who speaks with “Answer now” under "
                                   "“Characters in this story” (☰ Story on a phone)."),
         "error": gettext("Error:"),
+        "choosing": gettext("Choosing who answers…"),
         "asideKept": gettext("kept apart from the story"),
         "asideStopped": gettext("stopped"),
         "impersonating": gettext("Writing your next message…"),
@@ -437,8 +439,13 @@ def trace_page(request: HttpRequest, trace_id: str) -> HttpResponse:
     budget = max(int(trace.get("max_total_tokens") or 1), 1)
     sections = [{**s, "share": round(100 * s["tokens"] / budget, 2)}
                 for s in trace.get("sections", [])]
+    store = get_store()
+    lore_fired = trace_lore_named(store, (trace.get("lore") or {}).get("fired") or [])
     return render(request, "chat/trace.html", {"trace": trace, "sections": sections,
-                                               "budget": budget, "instance": row.instance})
+                                               "budget": budget, "instance": row.instance,
+                                               "chat_name": trace_chat_name(store,
+                                                                            row.instance_id),
+                                               "lore_fired": lore_fired})
 
 
 

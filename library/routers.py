@@ -14,9 +14,19 @@ from library.background_picture import background_picture_remove, background_pic
 from library.background_services import background_delete, background_save
 from library.card_export import character_export_card
 from library.card_import import MAX_CARD_BYTES, character_import_card
-from library.character_services import character_avatar_save, character_delete, character_save
+from library.character_services import (
+    character_avatar_remove,
+    character_avatar_save,
+    character_delete,
+    character_save,
+)
 from library.errors import LibraryError
-from library.persona_services import persona_avatar_save, persona_delete, persona_update
+from library.persona_services import (
+    persona_avatar_remove,
+    persona_avatar_save,
+    persona_delete,
+    persona_update,
+)
 from library.regex_script_services import (
     card_scripts_allow,
     card_scripts_allowed,
@@ -112,6 +122,15 @@ def persona_avatar_upload(request: HttpRequest, persona_id: str, file: File[Uplo
     return persona_out(persona_id)
 
 
+@router.delete("/personas/{persona_id}/picture", response=PersonaOut)
+def persona_picture_delete(request: HttpRequest, persona_id: str):
+    """The persona's picture goes (its owner only): it shows its initial again. Removing a
+    picture it does not have is no error."""
+    persona_for_user(user=request.auth, persona_id=persona_id)
+    persona_avatar_remove(get_store(), actor=request.auth, persona_id=persona_id)
+    return persona_out(persona_id)
+
+
 # characters ---------------------------------------------------------------------------------
 # `/characters/import` is declared before `/characters/{character_id}`, which would match it.
 
@@ -201,6 +220,18 @@ def character_avatar_upload(request: HttpRequest, character_id: str, file: File[
     selectors.character_for_use(store, user=request.auth, character_id=character_id)
     character_avatar_save(store, actor=request.auth, character_id=character_id,
                           data=file.read(AVATAR_MAX_BYTES + 1))
+    return store.character_read(character_id)
+
+
+@characters_router.delete("/characters/{character_id}/picture", response=CharacterOut,
+                          exclude_unset=True)
+def character_picture_delete(request: HttpRequest, character_id: str):
+    """The character's picture goes (owner or staff): it shows its initial again and its card
+    exports without one. Removing a picture it does not have is no error."""
+    store = get_store()
+    validate_id(character_id, kind="character id")
+    selectors.character_for_use(store, user=request.auth, character_id=character_id)
+    character_avatar_remove(store, actor=request.auth, character_id=character_id)
     return store.character_read(character_id)
 
 

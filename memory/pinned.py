@@ -103,9 +103,13 @@ def pinned_override_set(store: FileStore, *, instance_id: str, character_id: str
     _pinned_text_checked(text)
     state = store.instance_state_read(instance_id)
     if character_id not in member_ids(state):
-        raise MemoryActionError(f"{character_id} is not a member of this conversation",
-                                code="invalid", status=400,
-                                fields={"character_id": "not a member"})
+        # People read this message: the character's name, never its id (issue 33 item 4).
+        name = character_for_chat_optional(store, state=state,
+                                           character_id=character_id).get("name")
+        raise MemoryActionError(
+            gettext("%(name)s is not a member of this conversation.")
+            % {"name": name or gettext("This character")},
+            code="invalid", status=400, fields={"character_id": "not a member"})
     key = conv_key(participants_of(state))
     path = _pinned_overrides_path(store, key)
     try:
@@ -139,6 +143,7 @@ def pinned_prompt_set(store: FileStore, *, instance_id: str | None, character_id
     try:
         definition = store.character_read(character_id)
     except StoreError as exc:
-        raise MemoryActionError(gettext("Cannot read character %(id)s: %(error)s")
-                                % {"id": character_id, "error": exc}) from exc
+        raise MemoryActionError(gettext(
+            "This character cannot be read (it is missing or its file is damaged); "
+            "nothing was saved.")) from exc
     store.character_write(character_id, {**definition, "pinned_prompt": text})

@@ -64,9 +64,20 @@ export function addMessage(role, raw, label, image) {
 
 // The streaming bubble named after who speaks (`speaker`, `name`, `avatar` of the reply's
 // first event); the name as text, never markup.
+// A group's bubble before the server has picked who answers: "Choosing who answers…" with
+// a neutral "…" in place of a picture, until speakerShow names it.
+export function choosingShow(body) {
+  const article = body.closest(".msg");
+  if (!article) return;
+  article.dataset.choosing = "";
+  const initials = article.querySelector(".avatar.initials");
+  if (initials) initials.textContent = "…";
+}
+
 export function speakerShow(body, who) {
   const article = body.closest(".msg");
   if (!article || !who.name) return;
+  delete article.dataset.choosing;
   article.querySelector(".who strong").textContent = who.name;
   if (who.speaker) article.dataset.speaker = who.speaker;
   article.querySelector(".avatar").replaceWith(avatarMake(who.name, who.avatar));

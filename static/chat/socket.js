@@ -3,7 +3,9 @@
 // reconnection backs off from 1 s to 15 s.
 import {S, fill, root, url} from "./config.js";
 import {renderText} from "./render.js";
-import {addMessage, nearNewest, reloadFromFile, scrollToNewest, speakerShow} from "./messages.js";
+import {
+  addMessage, choosingShow, nearNewest, reloadFromFile, scrollToNewest, speakerShow,
+} from "./messages.js";
 import {budgetShow, latestTraceId, warningAdd} from "./budget.js";
 
 export const turn = {busy: false, streaming: null};  // streaming: {el, raw, thought} of the reply
@@ -175,9 +177,11 @@ function deliver(frame) {
     addMessage("user", frame.content, S.you, S.youAvatar);
     input.value = "";
   }
-  // A one-character chat knows who answers; a group's bubble is named by the reply itself.
-  turn.streaming = {el: addMessage("assistant", "", S.replyName || "…",
+  // A one-character chat knows who answers; a group's bubble says the server is choosing who
+  // does until its "speaker" event names it (never a nameless "…" bubble).
+  turn.streaming = {el: addMessage("assistant", "", S.replyName || S.choosing,
                                    S.replyName ? S.replyAvatar : ""), raw: ""};
+  if (!S.replyName) choosingShow(turn.streaming.el);
   scrollToNewest();  // the player asked: show where the answer comes
   setBusy(true);
   statusSay("");

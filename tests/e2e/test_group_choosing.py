@@ -1,0 +1,50 @@
+"""A group round's streaming bubble is never a nameless "…": until the server has picked who
+answers it says "Choosing who answers…", then it carries the speaker's name (issue 33)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import PHONE, Server, browser_missing_reason, message_send, turn_wait_done
+from tests.e2e.test_chat_extras import _api
+from tests.stub_llm import Reply
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+_missing = browser_missing_reason()
+if _missing:
+    pytest.skip(_missing, allow_module_level=True)
+
+pytestmark = pytest.mark.e2e
+
+# Every name the reply bubble ever shows, recorded as the page writes it.
+WATCH = """() => { window.__names = [];
+  const box = document.getElementById('messages');
+  const seen = () => { const b = [...box.querySelectorAll('.msg.assistant.pending')].pop();
+    if (b) { const n = b.querySelector('.who strong').textContent;
+             if (window.__names[window.__names.length - 1] !== n) window.__names.push(n); } };
+  new MutationObserver(seen).observe(box, {childList: true, subtree: true, characterData: true}); }"""
+
+
+def test_a_group_bubble_says_who_is_being_chosen_then_names_the_speaker(
+        page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    page.goto(f"{server.url}/")
+    _api(page, server, "POST", "/characters", {"character_id": "char_ivy", "name": "Ivy",
+                                                "base_persona": "Ivy, a pilot."})
+    group = _api(page, server, "POST", "/instances", {
+        "character_ids": ["char_ivy", "char_alserqi"], "reply_order": "everyone"})["instance_id"]
+    page.goto(f"{server.url}/instances/{group}/")
+    server.stub.script(Reply("Ready when you are.", chunk_size=4, delay=0.02),
+                       Reply("Then we go.", chunk_size=4, delay=0.02))
+    page.evaluate(WATCH)
+    message_send(page, "Are we ready?")
+    turn_wait_done(page)
+    names = page.evaluate("() => window.__names")
+    assert "…" not in names and "" not in names, names
+    assert names[0] in ("Choosing who answers…", "Ivy"), names
+    assert "Ivy" in names and "Alserqi" in names, names
+    assert page.js_errors == []
