@@ -4,7 +4,7 @@ real turn path, and what reaches the model's request measured.
 
     .venv/bin/python bench/recall_in_play.py --data ../shared/bench/locomo
         [--data DIR ...] [--limit-conversations N] [--skip-conversations N]
-        [--limit-questions N] [--keep-messages 10] [--without-second-model] [--lines-once]
+        [--limit-questions N] [--keep-messages 10] [--without-second-model] [--[no-]lines-once]
 
 Per conversation: one instance; the chat imported whole (speaker A is the player); the index
 synced as the app does after an import; the prompt keeps only the newest --keep-messages
@@ -16,7 +16,8 @@ Reported per set: the share of evidence lines found in the request (plain / trig
 duplicate recalled lines, echoes (the question recalled back), recalled lines on small-talk
 turns (median), and tokens per turn. Ends with one line per set: `in_play[name] plain=… trigger=…`.
 --without-second-model: e5 alone, as an index whose MiniLM vectors are not filled yet recalls;
---lines-once: e5 embeds each line once (PERSONALAB_EMBED_LINES_ONCE), as a cheaper fill would.
+--[no-]lines-once: e5 embeds every line once (PERSONALAB_EMBED_LINES_ONCE), or never; by
+default, the app's settings (once only in a fill of 1,000 lines or more).
 """
 
 from __future__ import annotations
@@ -143,7 +144,8 @@ def main() -> None:
     parser.add_argument("--skip-conversations", type=int, default=0)
     parser.add_argument("--keep-messages", type=int, default=10)
     parser.add_argument("--without-second-model", action="store_true")
-    parser.add_argument("--lines-once", action="store_true")
+    # Default: the app's settings (lines once only in fills of 1,000 lines or more).
+    parser.add_argument("--lines-once", action=argparse.BooleanOptionalAction, default=None)
     args = parser.parse_args()
     with h.data_dir_temp() as data_dir:
         t.django_boot(data_dir)
@@ -151,8 +153,9 @@ def main() -> None:
 
         if args.without_second_model:
             embeddings._models["minilm"] = None  # as when the wheel is missing
-        if args.lines_once:
-            embeddings.LINES_ONCE = True
+        if args.lines_once is not None:
+            embeddings.LINES_ONCE = args.lines_once
+            embeddings.LINES_ONCE_FROM = 0 if not args.lines_once else embeddings.LINES_ONCE_FROM
         store, owner, character_id, _ = t.library_seed(data_dir)
         settings_for_play(store, keep=args.keep_messages)
         for folder in args.data:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from memory.index import MemoryIndex, turn_is_indexable
+from personalab.lib.embedding.embeddings import fill_scope
 from personalab.lib.filestore.jsonfile import write_json_atomic
 from personalab.lib.filestore.jsonl import jsonl_lines_since
 from personalab.lib.filestore.store import FileStore
@@ -107,7 +108,10 @@ def newest_first_chunks(runs: list[list[int]], size: int = FILL_CHUNK) -> list[l
 
 
 def chunk_embed(index: MemoryIndex, owner: dict[str, Any], session_id: str,
-                lines: list[dict[str, Any]], chunk: list[int]) -> None:
+                lines: list[dict[str, Any]], chunk: list[int], *, fill_lines: int = 0) -> None:
+    """`fill_lines`: how many lines the whole fill embeds (a long one runs each line through e5
+    once, personalab.lib.embedding.embeddings.lines_once)."""
     first = chunk[0]
-    index.add_turns(session_id=session_id, turns=[lines[p] for p in chunk],
-                    before=lines[first - 1] if first else None, **owner)
+    with fill_scope(fill_lines):
+        index.add_turns(session_id=session_id, turns=[lines[p] for p in chunk],
+                        before=lines[first - 1] if first else None, **owner)

@@ -296,7 +296,7 @@ def _session_replace(store: FileStore, index: MemoryIndex, owner: dict[str, Any]
     # Lines are written in runs, each with the line before it as its context.
     written = 0
     for chunk in newest_first_chunks(_runs(stale)):
-        chunk_embed(index, owner, session_id, lines, chunk)
+        chunk_embed(index, owner, session_id, lines, chunk, fill_lines=len(stale))
         written += len(chunk)
         progress_session_set(store, instance_id=instance_id, session_id=session_id,
                              lines=len(lines), embedded=embedded + written)

@@ -154,9 +154,10 @@ PERSONALAB_EMBED_THREADS = env_int("PERSONALAB_EMBED_THREADS", 2)
 PERSONALAB_EMBED_MAX_CHARS = env_int("PERSONALAB_EMBED_MAX_CHARS", 8000, minimum=1)
 # Each chat line through e5 once (its vector with the line before is the sum of both lines'
 # token states): half the indexing work, recall@10 -0.005 to -0.015 on the dev chats measured.
-# Done for calls of ..._FROM lines or more (an import's fill); 1 = every call, _FROM=0 = none.
+# Done for fills of ..._FROM lines or more (a long import, a rebuild; recall through real turns
+# moves by up to 0.08 on a set, so not for an ordinary import); 1 = every call, _FROM=0 = none.
 PERSONALAB_EMBED_LINES_ONCE = env_bool("PERSONALAB_EMBED_LINES_ONCE", False)
-PERSONALAB_EMBED_LINES_ONCE_FROM = env_int("PERSONALAB_EMBED_LINES_ONCE_FROM", 128, minimum=0)
+PERSONALAB_EMBED_LINES_ONCE_FROM = env_int("PERSONALAB_EMBED_LINES_ONCE_FROM", 1000, minimum=0)
 # The e5 engines are built before the server serves (2-5 s at start): built at the first
 # embedding, they held every other request for 1-3 s (issue 29). Off only for tests.
 PERSONALAB_EMBED_PRELOAD = env_bool("PERSONALAB_EMBED_PRELOAD", True)

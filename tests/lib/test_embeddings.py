@@ -94,7 +94,7 @@ def test_by_default_a_line_is_embedded_together_with_its_context():
 
 
 def test_an_imports_chunk_runs_each_line_once_and_a_turns_lines_run_as_pairs(monkeypatch):
-    """The fill of an import (chunks of 256 lines) costs the model each line once, by default;
+    """The fill of a long import (chunks of 256 lines) costs the model each line once, by default;
     a turn's own two lines keep the pair embedding (the closest rankings)."""
     engine = embeddings.model_load(role="passage")
     summed: list[str] = []
@@ -106,7 +106,8 @@ def test_an_imports_chunk_runs_each_line_once_and_a_turns_lines_run_as_pairs(mon
 
     monkeypatch.setattr(engine, "encode_sums", counting)
     lines = [f"Caroline: line {n} about the lake trip" for n in range(256)]  # a fill chunk
-    embeddings.default_embedder().embed_in_context(lines, [None, *lines[:-1]])
+    with embeddings.fill_scope(embeddings.LINES_ONCE_FROM):  # of a long fill
+        embeddings.default_embedder().embed_in_context(lines, [None, *lines[:-1]])
     assert sorted(summed) == sorted(lines)
     summed.clear()
     rows = embeddings.default_embedder().embed_in_context([ANSWER, THANKS], [QUESTION, ANSWER])

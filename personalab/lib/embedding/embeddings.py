@@ -24,6 +24,8 @@ import os
 import re
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -39,15 +41,18 @@ MAX_PASSAGE_CHARS = 8000  # PERSONALAB_EMBED_MAX_CHARS, set by memory.apps at st
 MAX_QUERY_CHARS = 2000
 # A line and its context line are embedded either as one text ("context\ntext") or, "lines once",
 # as the sum of both lines' token states (in_context_embed): every line runs through e5 once, not
-# twice. Lines once costs recall a little (one dev chat of each set, recall@10: LoCoMo 0.852 ->
-# 0.847, REALTALK 0.700 -> 0.685, MemDaily 0.893 -> 0.893; a close Chinese ranking in
-# tests/memory/test_recall_queries.py flipped) and saves 30-37 % of an import's fill CPU, so it
-# is used where the volume is: a call of LINES_ONCE_FROM lines or more (an import's fill, a
-# rebuild: chunks of 256), never for a turn's own few lines. Set by memory.apps at start-up:
+# twice, 39 % less fill CPU. Lines once costs recall: through real turns on the check
+# conversations of bench/recall_in_play.py (2026-11-28), plain / trigger, REALTALK 0.616 / 0.760
+# -> 0.628 / 0.681, LoCoMo 0.565 / 0.687 -> 0.539 / 0.723, MemDaily 1.000 / 1.000 -> 0.963 / 1.000.
+# So it is used only where the volume is: a fill of LINES_ONCE_FROM lines or more (fill_scope: a
+# long import, a rebuild), where it brings 10,000 imported messages under 5 minutes; never for an
+# ordinary chat's import or a turn's own lines. Set by memory.apps at start-up:
 # PERSONALAB_EMBED_LINES_ONCE=1 makes every call lines once, PERSONALAB_EMBED_LINES_ONCE_FROM=0
 # none.
 LINES_ONCE = False
-LINES_ONCE_FROM = 128
+LINES_ONCE_FROM = 1000
+# The lines of the fill this thread is in (fill_scope), 0 outside one.
+_fill_lines: ContextVar[int] = ContextVar("embedding_fill_lines", default=0)
 _BREAKS = ("\n", "。", "！", "？", ". ", "! ", "? ", " ")
 
 log = logging.getLogger(__name__)
@@ -270,9 +275,19 @@ def in_context_embed(texts: list[str], contexts: list[str | None],
     return (rows / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
+@contextmanager
+def fill_scope(lines: int) -> Iterator[None]:
+    """Calls made inside (this thread only) embed part of a fill of `lines` lines."""
+    token = _fill_lines.set(lines)
+    try:
+        yield
+    finally:
+        _fill_lines.reset(token)
+
+
 def lines_once(count: int) -> bool:
     """Whether a call embedding `count` lines with their context lines runs each line once."""
-    return LINES_ONCE or 0 < LINES_ONCE_FROM <= count
+    return LINES_ONCE or 0 < LINES_ONCE_FROM <= max(count, _fill_lines.get())
 
 
 def passages_embed(embedder: Any, texts: list[str], contexts: list[str | None] | None = None

@@ -1,0 +1,74 @@
+"""A long import's background fill runs each line through e5 once (PERSONALAB_EMBED_LINES_ONCE_FROM,
+1,000 lines by default), so 10,000 imported messages fill in under 5 minutes; an ordinary import
+keeps each line embedded together with the line before it, the vectors recall was tuned on."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memory import fill, runtime
+from memory.sync import instance_sync
+from personalab.lib.embedding import embeddings
+from tests.memory.test_import_index import (
+    _import,
+    auth,  # noqa: F401 (a fixture)
+    no_background,  # noqa: F401 (a fixture)
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+LINES = 12
+
+
+@pytest.fixture
+def encoded(monkeypatch):
+    """Every text e5 encoded as a passage, in call order (a pair is "line before\\nline")."""
+    engine = embeddings.model_load(role="passage")
+    seen: list[str] = []
+    real = engine.encode_sums
+
+    def recording(texts: list[str], is_query: bool = False) -> np.ndarray:
+        if not is_query:
+            seen.extend(texts)
+        return real(texts, is_query)
+
+    monkeypatch.setattr(engine, "encode_sums", recording)
+    # Chunks of 4: the fill's size decides, not the size of one call.
+    monkeypatch.setattr("memory.sync.newest_first_chunks",
+                        lambda runs: fill.newest_first_chunks(runs, size=4))
+    return seen
+
+
+def _fill(client, auth, store, instance):  # noqa: F811
+    _import(client, auth, instance, LINES)
+    instance_sync(store, runtime.index_for(store), instance_id=instance)
+
+
+def _pairs(texts: list[str]) -> list[str]:
+    return [text for text in texts if "\n" in text]
+
+
+def test_a_long_fill_embeds_each_line_once(client, auth, store, instance,  # noqa: F811
+                                           memory_on, no_background, encoded,  # noqa: F811
+                                           monkeypatch):
+    monkeypatch.setattr(embeddings, "LINES_ONCE_FROM", LINES)
+    _fill(client, auth, store, instance)
+    assert any("Maribel keeps three goats" in text for text in encoded)
+    # Each line once, plus the line before each later chunk of 4 (its context).
+    assert _pairs(encoded) == [] and len(set(encoded)) >= LINES
+    assert len(encoded) <= len(set(encoded)) + LINES // 4 - 1
+
+
+def test_an_ordinary_import_embeds_each_line_with_the_line_before(
+        client, auth, store, instance, memory_on, no_background, encoded):  # noqa: F811
+    _fill(client, auth, store, instance)
+    assert len(_pairs(encoded)) >= LINES - 1
+
+
+def test_a_long_fill_embeds_pairs_when_the_setting_is_off(client, auth, store,  # noqa: F811
+                                                          instance, memory_on, no_background,  # noqa: F811
+                                                          encoded, monkeypatch):
+    monkeypatch.setattr(embeddings, "LINES_ONCE_FROM", 0)
+    _fill(client, auth, store, instance)
+    assert len(_pairs(encoded)) >= LINES - 1
