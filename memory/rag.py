@@ -147,12 +147,7 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
     count as its lowest returned similarity. `focus` adds the question's preferences for a
     time and for speakers; the speakers' names are not searched for (a name matches every line
     its speaker said, and the lines that mention it, whatever they are about)."""
-    # The dense pools do not grow with k: min-max normalised over a deeper pool, the dense
-    # side's best lines all come out near 1 and the fused order loses what the bare question's
-    # search finds (bench/recall_stages.py: a turn's k=60 search held less evidence in its
-    # first 20 than the k=10 search in its first 10). The keyword side is normalised from 0 to
-    # its best, whatever its depth, so it still gives k lines before the dense side is filled.
-    depth = POOL_DEPTH_MIN
+    depth = max(k, POOL_DEPTH_MIN)
     speakers = index.speakers(where) if focus is not None and focus.words else set()
     named = speakers_named(focus.words, speakers) if speakers else set()
     query = names_strip(query, speakers) if speakers else query
@@ -161,7 +156,7 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
     # A line MiniLM holds and e5's index does not (a write cut short) cannot be shown: it
     # would take a place among the k best and leave one fewer.
     second = {key: second[key] for key in _stored(index, list(second), known=pool)}
-    keyword = keyword_search(index, collections, query, where=where, k=max(k, depth),
+    keyword = keyword_search(index, collections, query, where=where, k=depth,
                              also=list({**pool, **second}))
     dense_norm = dense_fuse(dense, second)
     keyword_norm = _min_max(keyword, floor=0.0)
