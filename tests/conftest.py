@@ -150,6 +150,7 @@ def memory_on(store):
 HEAVY_FIRST = (
     "tests/library/test_import_fuzz_cards.py",
     "tests/library/test_import_fuzz_lorebooks.py",
+    "tests/chat/test_import_fuzz_chats.py",
     "tests/scale/test_followers.py",
     "tests/scale/test_scale.py",
     "tests/memory/test_import_index.py",
