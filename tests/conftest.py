@@ -140,3 +140,43 @@ def memory_on(store):
     yield
     runtime.drain()
     runtime.forget_indexes()
+
+
+# With `--dist loadfile` xdist hands out files in collection order, so a heavy file collected
+# last leaves one core idle while the other finishes it (issue 31). The files that take the
+# longest (from `pytest --durations=40` on a full run) go first, then the browser and scale
+# files (a server or browser start each), then the rest in their usual order; within a file the
+# order is unchanged. Every worker computes the same order, as xdist requires.
+HEAVY_FIRST = (
+    "tests/library/test_import_fuzz_cards.py",
+    "tests/library/test_import_fuzz_lorebooks.py",
+    "tests/chat/test_import_fuzz_chats.py",
+    "tests/scale/test_followers.py",
+    "tests/scale/test_scale.py",
+    "tests/memory/test_import_index.py",
+    "tests/lib/test_e5_engine.py",
+    "tests/api/test_settings_env.py",
+    "tests/lib/test_properties.py",
+    "tests/memory/test_recall_focus.py",
+    "tests/memory/test_recall_queries.py",
+    "tests/memory/test_memory_progress.py",
+    "tests/chat/test_crash.py",
+    "tests/memory/test_recall_sessions.py",
+    "tests/memory/test_rag.py",
+    "tests/api/test_rest_refusals.py",
+    "tests/chat/test_faults.py",
+)
+_SLOW_FOLDERS = ("tests/e2e/", "tests/scale/")
+
+
+def _file_rank(nodeid: str) -> int:
+    path = nodeid.split("::", 1)[0]
+    if path in HEAVY_FIRST:
+        return HEAVY_FIRST.index(path)
+    if path.startswith(_SLOW_FOLDERS):
+        return len(HEAVY_FIRST)
+    return len(HEAVY_FIRST) + 1
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: _file_rank(item.nodeid))  # stable: file order kept within a rank
