@@ -50,4 +50,11 @@ def story_context(prompt: PromptResult, choice: StoryChoice | None) -> dict[str,
     return {"story_raw": True, "story_stop": context_stop(choice.template),
             "context_template": choice.template.name,
             # SillyTavern's names_as_stop_strings: off, "\nName:" lines do not end the reply
-            **({} if choice.template.names_as_stop_strings else {"names_stop": False})}
+            **({} if choice.template.names_as_stop_strings else {"names_stop": False}),
+            # Done on the finished reply (chat/turn.py), as SillyTavern's cleanUpMessage.
+            **({"reply_shape": shape} if (shape := _shape(choice)) else {})}
+
+
+def _shape(choice: StoryChoice) -> dict[str, bool]:
+    template = choice.template
+    return {key: True for key in ("trim_sentences", "single_line") if getattr(template, key)}

@@ -226,3 +226,22 @@ def test_the_settings_page_imports_a_context_template(store, alice, staff, clien
     assert '<option value="custom" selected>' in client.get("/settings/").content.decode()
     _turn(store, _setup(store, alice))
     assert text_api.requests[-1]["prompt"].startswith("[story]\n")
+
+
+def test_single_line_and_trim_sentences_shape_the_reply(store, alice, staff, client,
+                                                        text_api):
+    """SillyTavern's reply post-processing: `single_line` sends "\\n" as a stop string (and the
+    reply is cut at its first newline), `trim_sentences` drops the unfinished last sentence."""
+    from tests.stub_llm import Reply
+
+    _choose(client, staff, {"context": {**CONTEXT, "single_line": True,
+                                        "trim_sentences": True}})
+    instance_id = _setup(store, alice)
+    text_api.script(Reply("She nods. Then she turns to\nAnn: and more", chunk_size=5))
+    result = _turn(store, instance_id)
+    assert text_api.requests[-1]["stop"][0] == "\n"
+    assert result.answer_text == "She nods."
+    _choose(client, staff, {"context": {**CONTEXT, "trim_sentences": False}})
+    text_api.script(Reply("Fine. And you", chunk_size=5))
+    assert _turn(store, instance_id, "Well?").answer_text == "Fine. And you"
+    assert "\n" not in text_api.requests[-1]["stop"]
