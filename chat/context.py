@@ -430,7 +430,8 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         card=card, window=window, regex=turn_regex(store, ctx),
         prompt_blocks=(ctx.instance_state.get("prompt_manager") or {}).get("blocks") or [],
         marker_order=tuple((ctx.instance_state.get("prompt_manager") or {}).get("markers") or ()),
-        story=story_choice_for(store, group=group),
+        story=story_choice_for(store, group=group, state=ctx.instance_state,
+                               speaker_id=_speaker_id(ctx)),
     )
 
 

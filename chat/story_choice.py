@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chat.members import members_of
 from chat.prompt.inputs import PromptResult
 from chat.prompt.story import StoryChoice
 from chat.services.llm_text_settings import CUSTOM, NO_CONTEXT, llm_text_settings_read
@@ -21,7 +22,11 @@ from personalab.lib.story_string import (
 from personalab.llm_config import llm_settings_from_env
 
 
-def story_choice_for(store: FileStore, *, group: bool = False) -> StoryChoice | None:
+def story_choice_for(store: FileStore, *, group: bool = False,
+                     state: dict[str, Any] | None = None,
+                     speaker_id: str = "") -> StoryChoice | None:
+    """`state` and `speaker_id` (a group): whose names, besides the player's and the
+    speaker's, start a message in the example dialogues."""
     llm = llm_settings_from_env(store.module_read("llm"))
     # As provider_for chooses, without building another provider (a local model loads).
     if llm.completion_api != "text" or not (llm.base_url or llm.api_key):
@@ -38,8 +43,10 @@ def story_choice_for(store: FileStore, *, group: bool = False) -> StoryChoice | 
         instruct = provider.template()
     except LLMError:
         instruct = None  # the turn itself says what is wrong with the instruct template
+    members = tuple(member.name for member in members_of(store, state)
+                    if member.character_id != speaker_id) if group and state else ()
     return StoryChoice(template=template, wrap=bool(instruct and instruct.wrap),
-                       instruct=instruct, group=group)
+                       instruct=instruct, group=group, members=members)
 
 
 def story_context(prompt: PromptResult, choice: StoryChoice | None) -> dict[str, Any]:
@@ -50,4 +57,11 @@ def story_context(prompt: PromptResult, choice: StoryChoice | None) -> dict[str,
     return {"story_raw": True, "story_stop": context_stop(choice.template),
             "context_template": choice.template.name,
             # SillyTavern's names_as_stop_strings: off, "\nName:" lines do not end the reply
-            **({} if choice.template.names_as_stop_strings else {"names_stop": False})}
+            **({} if choice.template.names_as_stop_strings else {"names_stop": False}),
+            # Done on the finished reply (chat/turn.py), as SillyTavern's cleanUpMessage.
+            **({"reply_shape": shape} if (shape := _shape(choice)) else {})}
+
+
+def _shape(choice: StoryChoice) -> dict[str, bool]:
+    template = choice.template
+    return {key: True for key in ("trim_sentences", "single_line") if getattr(template, key)}

@@ -37,6 +37,7 @@ from personalab.lib.filestore.writer import AssistantLineWriter
 from personalab.lib.llm import LLMError, Provider
 from personalab.lib.locks import LockUnavailable
 from personalab.lib.reasoning import Reasoning
+from personalab.lib.reply_shape import reply_shaped
 from personalab.lib.store_errors import InstanceBusy, StoreError
 from personalab.lib.story_string import StoryStringError
 
@@ -405,10 +406,15 @@ async def _uncancelled(work: Awaitable[Any]) -> Any:
     return task.result()
 
 
-def _finish_line(writer, flags: dict[str, Any], run: RegexRun | None = None) -> dict[str, Any]:
-    """The reply's line made whole; `run`: the regex scripts its text and reasoning keep."""
+def _finish_line(writer, flags: dict[str, Any], run: RegexRun | None = None, *,
+                 shape: dict[str, Any] | None = None, kept: int = 0) -> dict[str, Any]:
+    """The reply's line made whole; `run`: the regex scripts its text and reasoning keep;
+    `shape`: the context template's post-processing after them (the first `kept` characters,
+    a continued reply's, left alone), as SillyTavern's order is."""
     text = writer.content
     regexed = reply_regexed(run, flags, text, "".join(writer._reasoning)) if run else {}
+    if shape and not flags.get("error") and text.strip():
+        regexed["content"] = text = reply_shaped(regexed.get("content", text), shape, kept=kept)
     if flags.get("truncated"):
         return writer.finish(truncated=True, **regexed)
     if flags.get("error"):
@@ -457,7 +463,9 @@ def _reply_settle(store: FileStore, ctx: turn_context.TurnContext,
     every other stream for about a second), the director's step on it, then the turn's trace
     completed (`sent`: _trace_sent's answer). The instance state is written (fsynced) while
     the trace is saved: both wait on the disk, neither needs the other."""
-    record = _finish_line(writer, flags, turn_regex(store, ctx))
+    record = _finish_line(writer, flags, turn_regex(store, ctx),
+                          shape=prepared.llm_context.get("reply_shape"),
+                          kept=len(ctx.continue_from or ""))
     director_report, state = director_step(store, instance_id=ctx.instance_id, reply=record,
                                            counts_miss=counts_miss)
     writing = (_state_writes.submit(store.instance_state_write, ctx.instance_id, state)

@@ -43,6 +43,7 @@ class StoryChoice:
     wrap: bool = False
     instruct: InstructTemplate | None = None  # formats the example dialogues as turns
     group: bool = False
+    members: tuple[str, ...] = ()  # the group's other members, whose example lines are theirs
 
 
 @dataclass
@@ -130,7 +131,8 @@ def _examples(blocks: list[str], choice: StoryChoice, variables: dict[str, Any])
     formatted = instruct_examples(
         blocks, template=choice.instruct, user_name=str(variables.get("user") or ""),
         char_name=str(variables.get("char") or ""), heading=f"{separator}\n" if separator
-        else "", group=choice.group) if choice.instruct is not None else None
+        else "", group=choice.group, others=choice.members) if choice.instruct is not None \
+        else None
     return formatted if formatted is not None else examples_text(blocks, separator)
 
 

@@ -321,27 +321,30 @@ def instruct_stop(template: InstructTemplate, *, user_name: str, char_name: str,
 
 
 def instruct_examples(blocks: list[str], *, template: InstructTemplate, user_name: str,
-                      char_name: str, heading: str, group: bool = False) -> str | None:
+                      char_name: str, heading: str, group: bool = False,
+                      others: list[str] | tuple[str, ...] = ()) -> str | None:
     """Example dialogues as instruct turns, as SillyTavern formats them with a context
     template: each block under `heading`, each "User:" / "Char:" line run as the player's or
     the character's message with the turn markers (names as `names_behavior` says). None when
-    the template skips examples or no block has such lines (they go in as written then)."""
+    the template skips examples or no block has such lines (they go in as written then).
+    `others`: the other members of a group: a line starting "Bob:" is Bob's message, put as
+    the group chat puts another member's (the player's markers, named)."""
     if template.skip_examples:
         return None
     names = _Names(user=user_name or "User", char=char_name or "Assistant", group=group)
     out: list[str] = []
     for block in blocks:
-        turns = _example_turns(block, names)
+        turns = _example_turns(block, names, others)
         if not turns:
             continue
         if heading:
             out.append(heading)
         for role, content in turns:
-            user = role == "user"
-            name = names.user if user else names.char
+            user = role != "assistant"
+            name = names.char if not user else role[1:] if role.startswith(":") else names.user
             # SillyTavern names every example line with "always", and with "force" the
-            # player's lines, and the character's in a group.
-            named = template.names_behavior == "always" or (
+            # player's lines, and the character's in a group; another member's always is.
+            named = template.names_behavior == "always" or role.startswith(":") or (
                 template.names_behavior == "force" and (user or group))
             prefix = template.input_sequence if user else template.output_sequence
             suffix = template.input_suffix if user else template.output_suffix
@@ -351,12 +354,18 @@ def instruct_examples(blocks: list[str], *, template: InstructTemplate, user_nam
     return "".join(out) or None
 
 
-def _example_turns(block: str, names: _Names) -> list[tuple[str, str]]:
-    """A block's messages: a line starting "User:" or "Char:" starts one; other lines go on
-    the message before them (lines before the first are left out, as SillyTavern does)."""
+def _example_turns(block: str, names: _Names,
+                   others: list[str] | tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """A block's messages: a line starting "User:" or "Char:" (or, in a group, another
+    member's "Name:", role ":Name") starts one; other lines go on the message before them
+    (lines before the first are left out, as SillyTavern does)."""
+    speakers = [("user", names.user), ("assistant", names.char),
+                *((f":{name}", name) for name in others if name not in (names.user, names.char))]
+    # The longest name first: "Ann Lee:" is not Ann's line.
+    speakers.sort(key=lambda pair: -len(pair[1]))
     turns: list[tuple[str, list[str]]] = []
     for line in block.replace("\r", "").split("\n"):
-        for role, name in (("user", names.user), ("assistant", names.char)):
+        for role, name in speakers:
             if line.startswith(name + ":"):
                 turns.append((role, [line[len(name) + 1:]]))
                 break

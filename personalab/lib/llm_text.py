@@ -131,6 +131,9 @@ class TextCompletionProvider(OpenAIProvider):
         for word in [*(context.get("story_stop") or []), *(chosen.pop("stop", None) or [])]:
             if word not in stop:
                 stop.append(word)
+        if "\n" in stop:  # single_line's stop first, as SillyTavern's; the cap below keeps it
+            stop.remove("\n")
+            stop.insert(0, "\n")
         if _is_openai(self.settings.base_url):
             stop = stop[:OPENAI_MAX_STOP]  # its API refuses more; local servers take any number
         return {"model": self.model, "prompt": prompt.text, "stop": stop, **chosen,

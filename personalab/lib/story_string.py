@@ -59,6 +59,10 @@ class ContextTemplate:
     story_string_position: int = IN_PROMPT
     story_string_depth: int = 1
     story_string_role: int = 0
+    # Reply post-processing (personalab/lib/reply_shape.py) and the name prefix, as SillyTavern.
+    trim_sentences: bool = False
+    single_line: bool = False
+    always_force_name2: bool = True
 
     def as_json(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -120,7 +124,7 @@ def context_template_file(path: str) -> ContextTemplate:
 def context_template_read(data: object) -> ContextTemplate:
     """A SillyTavern context template (its JSON, parsed), or SillyTavern's export of all its
     templates (`{"context": {...}, "instruct": ...}`), checked: the story string must parse.
-    Fields it does not use are left aside (`trim_sentences`, `single_line`, ...)."""
+    Fields it does not use are left aside (`allow_jailbreak`, ...)."""
     if isinstance(data, dict) and "story_string" not in data and isinstance(
             data.get("context"), dict):
         data = data["context"]
@@ -140,7 +144,8 @@ def context_template_read(data: object) -> ContextTemplate:
             raise StoryStringError(message=f"{key} is longer than {limit:,} characters",
                                    fields={key: "too_long"})
         values[key] = value
-    for key in ("use_stop_strings", "names_as_stop_strings"):
+    for key in ("use_stop_strings", "names_as_stop_strings", "trim_sentences", "single_line",
+                "always_force_name2"):
         if data.get(key) is not None:
             if not isinstance(data[key], bool):
                 raise StoryStringError(message=f"{key} must be true or false",
@@ -275,8 +280,11 @@ def examples_text(blocks: list[str], separator: str) -> str:
 
 
 def context_stop(template: ContextTemplate) -> list[str]:
-    """The template's stop strings when it asks for them (`use_stop_strings`): its chat-start
-    line and example separator at the start of a line, as SillyTavern sends them."""
+    """The template's stop strings: "\n" first with `single_line`; its chat-start line and
+    example separator at the start of a line when it asks for them (`use_stop_strings`), as
+    SillyTavern sends them."""
+    stops = ["\n"] if template.single_line else []
     if not template.use_stop_strings:
-        return []
-    return [f"\n{text}" for text in (template.chat_start, template.example_separator) if text]
+        return stops
+    return stops + [f"\n{text}" for text in (template.chat_start, template.example_separator)
+                    if text]

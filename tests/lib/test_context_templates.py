@@ -226,3 +226,54 @@ def test_the_settings_page_imports_a_context_template(store, alice, staff, clien
     assert '<option value="custom" selected>' in client.get("/settings/").content.decode()
     _turn(store, _setup(store, alice))
     assert text_api.requests[-1]["prompt"].startswith("[story]\n")
+
+
+def test_single_line_and_trim_sentences_shape_the_reply(store, alice, staff, client,
+                                                        text_api):
+    """SillyTavern's reply post-processing: `single_line` sends "\\n" as a stop string (and the
+    reply is cut at its first newline), `trim_sentences` drops the unfinished last sentence."""
+    from tests.stub_llm import Reply
+
+    _choose(client, staff, {"context": {**CONTEXT, "single_line": True,
+                                        "trim_sentences": True}})
+    instance_id = _setup(store, alice)
+    text_api.script(Reply("She nods. Then she turns to\nAnn: and more", chunk_size=5))
+    result = _turn(store, instance_id)
+    assert text_api.requests[-1]["stop"][0] == "\n"
+    assert result.answer_text == "She nods."
+    _choose(client, staff, {"context": {**CONTEXT, "trim_sentences": False}})
+    text_api.script(Reply("Fine. And you", chunk_size=5))
+    assert _turn(store, instance_id, "Well?").answer_text == "Fine. And you"
+    assert "\n" not in text_api.requests[-1]["stop"]
+
+
+def test_group_example_lines_of_every_member_are_their_own_turns(store, alice, staff, client,
+                                                                  text_api):
+    """In a group, an example dialogue whose lines name another member ("Rook:") splits
+    there too: Rook's line is its own turn, named, not glued to Mira's reply."""
+    from chat.group import conversation_turn
+    from tests.stub_llm import Reply
+
+    _choose(client, staff, {"context": {**CONTEXT, "use_stop_strings": False}})
+    store.module_write("prompt", {"locale": "en", "user_name": "Ann"})
+    card = {**CARD, "data": {**CARD["data"], "mes_example":
+                             "<START>\n{{user}}: Does it hurt?\n{{char}}: Only when you move.\n"
+                             "Rook: She lies.\n{{char}}: Hush, Rook."}}
+    mira = character_import_card(store, data=json.dumps(card).encode(), filename="mira.json")
+    rook = character_import_card(store, data=json.dumps(
+        {**CARD, "data": {**CARD["data"], "name": "Rook", "first_mes": "", "mes_example": ""}}
+    ).encode(), filename="rook.json")
+    instance_id = instance_create(store, owner=alice, character_ids=[mira, rook],
+                                  reply_order="everyone")
+    text_api.script(Reply("Mira here."), Reply("Rook here."))
+
+    async def emit(event):
+        pass
+
+    asyncio.run(conversation_turn(store, instance_id=instance_id, user_text="Hello both.",
+                                  emit=emit))
+    prompt = next(sent["prompt"] for sent in text_api.requests if sent["prompt"].endswith(
+        "Mira:"))
+    assert ("<|im_start|>assistant\nMira: Only when you move.<|im_end|>\n"
+            "<|im_start|>user\nRook: She lies.<|im_end|>\n"
+            "<|im_start|>assistant\nMira: Hush, Rook.<|im_end|>\n") in prompt
