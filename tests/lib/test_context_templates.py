@@ -12,10 +12,12 @@ import json
 
 import pytest
 
+from chat.group import conversation_turn
 from chat.services.instances import instance_create
 from chat.services.traces import trace_rebuild
 from chat.turn import TurnRefused, turn_run
 from library.card_import import character_import_card
+from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -232,7 +234,6 @@ def test_single_line_and_trim_sentences_shape_the_reply(store, alice, staff, cli
                                                         text_api):
     """SillyTavern's reply post-processing: `single_line` sends "\\n" as a stop string (and the
     reply is cut at its first newline), `trim_sentences` drops the unfinished last sentence."""
-    from tests.stub_llm import Reply
 
     _choose(client, staff, {"context": {**CONTEXT, "single_line": True,
                                         "trim_sentences": True}})
@@ -251,9 +252,6 @@ def test_group_example_lines_of_every_member_are_their_own_turns(store, alice, s
                                                                   text_api):
     """In a group, an example dialogue whose lines name another member ("Rook:") splits
     there too: Rook's line is its own turn, named, not glued to Mira's reply."""
-    from chat.group import conversation_turn
-    from tests.stub_llm import Reply
-
     _choose(client, staff, {"context": {**CONTEXT, "use_stop_strings": False}})
     store.module_write("prompt", {"locale": "en", "user_name": "Ann"})
     card = {**CARD, "data": {**CARD["data"], "mes_example":
