@@ -36,3 +36,5 @@ def test_the_inspector_names_the_chat_the_book_and_the_entries(alice_client, sto
     assert "Alserqi" in head
     assert result.trace_id not in page.split("<title>", 1)[1].split("</title>", 1)[0]
     assert result.trace_id not in head.split("</h1>", 1)[0] and f">← {instance}" not in head
+    # The session is named as the chat header names it, not by its id.
+    assert "conversation 1" in head and "sess_001" not in head
