@@ -1,6 +1,7 @@
 """Which context template (SillyTavern's story string, personalab/lib/story_string.py) a turn's
-prompt is laid out with: only for a text-completion backend, and only when one is chosen (the
-settings page, `PUT /api/v1/llm/text_completion`, or PERSONALAB_CONTEXT_TEMPLATE)."""
+prompt is laid out with: only for a text-completion backend; the one chosen (the settings page,
+`PUT /api/v1/llm/text_completion`, or PERSONALAB_CONTEXT_TEMPLATE), "default" when none is, as
+SillyTavern; "none" keeps PersonaLab's own headed sections."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def story_choice_for(store: FileStore, *, group: bool = False,
     provider = TextCompletionProvider(llm)
     chosen = llm_text_settings_read(store)
     key = chosen["context_template_effective"]
-    if key == NO_CONTEXT:
+    if key.strip().lower() == NO_CONTEXT:
         return None
     template = (context_template_read(chosen["context"]) if key == CUSTOM and chosen["context"]
                 else context_template_file(key) if key.lower().endswith(".json")

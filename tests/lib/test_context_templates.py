@@ -100,6 +100,28 @@ def test_an_imported_context_template_lays_out_the_prompt(store, alice, staff, c
     assert "story string of the context template Bracketed (test)" in page
 
 
+def test_with_no_context_template_chosen_the_prompt_is_laid_out_as_sillytaverns_default(
+        store, alice, client, staff, text_api, use_stub):
+    """SillyTavern lays out every text-completion prompt with a context template, "Default"
+    unless another is selected: so does a turn here when none is chosen anywhere."""
+    assert _choose(client, staff, {})["context_template_effective"] == "default"
+    instance_id = _setup(store, alice)
+    _turn(store, instance_id)
+    prompt = text_api.requests[-1]["prompt"]
+    # Default's story string as it is (no system turn around it, no headed sections), the
+    # examples under its "***" separator as turns, "***" where the chat starts.
+    assert prompt.startswith("Write Mira's next reply.\nA field medic in a drowned city.\n"
+                             "Mira's personality: calm\nScenario: Ann wakes in her clinic.\n"
+                             "***\n<|im_start|>user\nAnn: Does it hurt?<|im_end|>\n")
+    assert ("Mira: Only when you move.<|im_end|>\n***\n<|im_start|>assistant\nMira: Hold "
+            "still, Ann.<|im_end|>\n") in prompt
+    assert "=== Personality ===" not in prompt and "<|im_start|>system" not in prompt
+    # Chat completion is not laid out by a context template: our headed sections, as before.
+    _choose(client, staff, {"completion_api": "chat"})
+    _turn(store, instance_id, "And now?")
+    assert "=== Personality ===" in use_stub.requests[-1]["messages"][0]["content"]
+
+
 def test_built_in_chatml_context_template_matches_sillytaverns(store, alice, text_api,
                                                                settings):
     settings.PERSONALAB_CONTEXT_TEMPLATE = "chatml"
@@ -194,6 +216,11 @@ def test_none_and_chat_completion_keep_our_own_sections(store, alice, staff, cli
     instance_id = _setup(store, alice)
     _turn(store, instance_id)
     assert text_api.requests[-1]["prompt"].startswith("<|im_start|>system\n")
+    assert "=== Personality ===" in text_api.requests[-1]["prompt"]
+    # The environment may say "none" as well.
+    settings.PERSONALAB_CONTEXT_TEMPLATE = "none"
+    _choose(client, staff, {"context_template": ""})
+    _turn(store, instance_id, "Still you?")
     assert "=== Personality ===" in text_api.requests[-1]["prompt"]
     _choose(client, staff, {"context_template": "", "completion_api": "chat"})
     _turn(store, instance_id, "And now?")

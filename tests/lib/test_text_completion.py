@@ -68,8 +68,8 @@ def _english(store) -> None:
     store.module_write("prompt", {"locale": "en", "user_name": "Ann"})
 
 
-def _mira(store, alice) -> str:
-    character_id = character_import_card(store, data=json.dumps(CARD).encode(),
+def _mira(store, alice, card: dict = CARD) -> str:
+    character_id = character_import_card(store, data=json.dumps(card).encode(),
                                          filename="mira.json")
     return instance_create(store, owner=alice, character_id=character_id)
 
@@ -116,11 +116,14 @@ def test_an_imported_sillytavern_instruct_preset_builds_the_prompt(store, alice,
     assert response.status_code == 200, response.content
     assert response.json()["instruct_template_effective"] == "custom"
     _english(store)
-    instance_id = _mira(store, alice)
+    # The Default context template (nothing else chosen) puts the preset's system prefix
+    # around the card's system prompt, as SillyTavern formats it.
+    instance_id = _mira(store, alice, {**CARD, "data": {**CARD["data"],
+                                                        "system_prompt": "Be Mira."}})
     _turn(store, instance_id)
     sent = text_api.requests[-1]
     prompt = sent["prompt"]
-    assert prompt.startswith("### SYSTEM:\n")
+    assert prompt.startswith("### SYSTEM:\nBe Mira.\nA field medic")
     assert "### BOT Mira:\nHold still, Ann.<|sep|>" in prompt  # separator_sequence: its suffix
     assert "### HUMAN Ann:\nWho are you?\n" in prompt  # names off: no "Ann: " before the text
     assert prompt.endswith("\n### BOT (final):\n")
