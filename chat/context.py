@@ -431,7 +431,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         prompt_blocks=(ctx.instance_state.get("prompt_manager") or {}).get("blocks") or [],
         marker_order=tuple((ctx.instance_state.get("prompt_manager") or {}).get("markers") or ()),
         story=story_choice_for(store, group=group, state=ctx.instance_state,
-                               speaker_id=_speaker_id(ctx)),
+                               speaker_id=_speaker_id(ctx), continuing=bool(ctx.continue_from)),
     )
 
 

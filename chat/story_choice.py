@@ -25,9 +25,9 @@ from personalab.llm_config import llm_settings_from_env
 
 def story_choice_for(store: FileStore, *, group: bool = False,
                      state: dict[str, Any] | None = None,
-                     speaker_id: str = "") -> StoryChoice | None:
+                     speaker_id: str = "", continuing: bool = False) -> StoryChoice | None:
     """`state` and `speaker_id` (a group): whose names, besides the player's and the
-    speaker's, start a message in the example dialogues."""
+    speaker's, start a message in the example dialogues; `continuing`: a Continue."""
     llm = llm_settings_from_env(store.module_read("llm"))
     # As provider_for chooses, without building another provider (a local model loads).
     if llm.completion_api != "text" or not (llm.base_url or llm.api_key):
@@ -47,7 +47,7 @@ def story_choice_for(store: FileStore, *, group: bool = False,
     members = tuple(member.name for member in members_of(store, state)
                     if member.character_id != speaker_id) if group and state else ()
     return StoryChoice(template=template, wrap=bool(instruct and instruct.wrap),
-                       instruct=instruct, group=group, members=members)
+                       instruct=instruct, group=group, members=members, continuing=continuing)
 
 
 def story_context(prompt: PromptResult, choice: StoryChoice | None) -> dict[str, Any]:
