@@ -40,13 +40,18 @@ def _choose(client, staff, body: dict) -> None:
     assert response.status_code == 200, response.content
 
 
+def _note(store, instance_id: str, *, depth: int, role: str) -> None:
+    """An author's note at `depth` in `role`."""
+    store.memory_json_write(instance_id, "authors_note",
+                            {"text": "Keep it tense.", "depth": depth, "role": role})
+
+
 def test_continue_ends_on_the_open_reply_with_a_story_string_and_a_note_at_depth_0(
         store, alice, staff, client, text_api):
     _choose(client, staff, {"context": IN_CHAT})
     english(store)
     instance_id = solo_create(store, alice, CARD)
-    store.memory_json_write(instance_id, "authors_note",
-                            {"text": "Keep it tense.", "depth": 0, "role": "system"})
+    _note(store, instance_id, depth=0, role="system")
     text_api.script(Reply("I am Mira, and"), Reply(" I mend people."))
     turn(store, instance_id)
     # A new reply: both after the player's last message, then the reply's marker.
@@ -73,8 +78,7 @@ def test_in_a_group_a_story_string_in_the_players_role_speaks_as_the_player(
                             "instruct": {**BUILT_IN["chatml"], "names_behavior": names}})
     english(store)
     instance_id = group_create(store, alice, CARD)
-    store.memory_json_write(instance_id, "authors_note",
-                            {"text": "Keep it tense.", "depth": 1, "role": "user"})
+    _note(store, instance_id, depth=1, role="user")
     text_api.script(Reply("Mira here."), Reply("Rook here."))
     group_turn(store, instance_id)
     prompt = next(sent["prompt"] for sent in text_api.requests
