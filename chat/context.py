@@ -15,7 +15,7 @@ from typing import Any
 
 from chat.group_prompt import lines_for_speaker, members_block, unnamed_lines_by
 from chat.members import is_group, members_of
-from chat.prompt.alternation import messages_processed, processing_mode
+from chat.prompt.alternation import messages_processed
 from chat.prompt.assemble import prompt_build
 from chat.prompt.card_fields import CardFields, card_fields_placement, card_fields_read
 from chat.prompt.conversation import conversation_lines_wanted, conversation_tokens_room
@@ -32,7 +32,7 @@ from chat.prompt.window import ContextWindow, recap_span
 from chat.prompt.world_info import outlet_macros
 from chat.regex_turn import turn_regex, user_input_regexed
 from chat.speakers import Pick
-from chat.story_choice import story_choice_for, story_context
+from chat.story_choice import prompt_processing_for, story_choice_for, story_context
 from chat.turn_lore import lore_for_turn
 from chat.turn_window import turn_window
 from director.logic import director_prepare_context
@@ -307,7 +307,7 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
         inputs = _prompt_inputs(store, ctx, director, recall, lore, locale=locale, window=window)
         prompt = prompt_build(inputs, templates)
     prompt.messages = messages_processed(
-        prompt.messages, mode=processing_mode(store.module_read("llm")),
+        prompt.messages, mode=prompt_processing_for(store),
         opening=templates.default("opening_user"))
     timings["assemble_ms"] = _ms(started)
     warnings.extend(prompt.warnings)
@@ -431,7 +431,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         prompt_blocks=(ctx.instance_state.get("prompt_manager") or {}).get("blocks") or [],
         marker_order=tuple((ctx.instance_state.get("prompt_manager") or {}).get("markers") or ()),
         story=story_choice_for(store, group=group, state=ctx.instance_state,
-                               speaker_id=_speaker_id(ctx)),
+                               speaker_id=_speaker_id(ctx), continuing=bool(ctx.continue_from)),
     )
 
 

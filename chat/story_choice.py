@@ -1,12 +1,14 @@
 """Which context template (SillyTavern's story string, personalab/lib/story_string.py) a turn's
-prompt is laid out with: only for a text-completion backend, and only when one is chosen (the
-settings page, `PUT /api/v1/llm/text_completion`, or PERSONALAB_CONTEXT_TEMPLATE)."""
+prompt is laid out with: only for a text-completion backend; the one chosen (the settings page,
+`PUT /api/v1/llm/text_completion`, or PERSONALAB_CONTEXT_TEMPLATE), "default" when none is, as
+SillyTavern; "none" keeps PersonaLab's own headed sections."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from chat.members import members_of
+from chat.prompt.alternation import processing_mode
 from chat.prompt.inputs import PromptResult
 from chat.prompt.story import StoryChoice
 from chat.services.llm_text_settings import CUSTOM, NO_CONTEXT, llm_text_settings_read
@@ -22,19 +24,31 @@ from personalab.lib.story_string import (
 from personalab.llm_config import llm_settings_from_env
 
 
+def text_completion_on(store: FileStore) -> bool:
+    """Whether a turn goes to a text-completion endpoint (as provider_for chooses, without
+    building another provider: a local model would load)."""
+    llm = llm_settings_from_env(store.module_read("llm"))
+    return llm.completion_api == "text" and bool(llm.base_url or llm.api_key)
+
+
+def prompt_processing_for(store: FileStore) -> str:
+    """The connection's prompt post-processing, for chat completion only: a text-completion
+    prompt is laid out by its instruct template, which marks every turn itself (SillyTavern
+    post-processes Chat Completion prompts alone), so its messages keep their roles."""
+    return "none" if text_completion_on(store) else processing_mode(store.module_read("llm"))
+
+
 def story_choice_for(store: FileStore, *, group: bool = False,
                      state: dict[str, Any] | None = None,
-                     speaker_id: str = "") -> StoryChoice | None:
+                     speaker_id: str = "", continuing: bool = False) -> StoryChoice | None:
     """`state` and `speaker_id` (a group): whose names, besides the player's and the
-    speaker's, start a message in the example dialogues."""
-    llm = llm_settings_from_env(store.module_read("llm"))
-    # As provider_for chooses, without building another provider (a local model loads).
-    if llm.completion_api != "text" or not (llm.base_url or llm.api_key):
+    speaker's, start a message in the example dialogues; `continuing`: a Continue."""
+    if not text_completion_on(store):
         return None  # chat completion: the model's own chat template lays the prompt out
-    provider = TextCompletionProvider(llm)
+    provider = TextCompletionProvider(llm_settings_from_env(store.module_read("llm")))
     chosen = llm_text_settings_read(store)
     key = chosen["context_template_effective"]
-    if key == NO_CONTEXT:
+    if key.strip().lower() == NO_CONTEXT:
         return None
     template = (context_template_read(chosen["context"]) if key == CUSTOM and chosen["context"]
                 else context_template_file(key) if key.lower().endswith(".json")
@@ -46,7 +60,7 @@ def story_choice_for(store: FileStore, *, group: bool = False,
     members = tuple(member.name for member in members_of(store, state)
                     if member.character_id != speaker_id) if group and state else ()
     return StoryChoice(template=template, wrap=bool(instruct and instruct.wrap),
-                       instruct=instruct, group=group, members=members)
+                       instruct=instruct, group=group, members=members, continuing=continuing)
 
 
 def story_context(prompt: PromptResult, choice: StoryChoice | None) -> dict[str, Any]:

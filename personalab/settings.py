@@ -128,12 +128,13 @@ if (PERSONALAB_INSTRUCT_TEMPLATE and not PERSONALAB_INSTRUCT_TEMPLATE.lower().en
                        f"one of {', '.join(_INSTRUCT_BUILT_IN)} or a .json file")
 # Text completion's context template (SillyTavern's story string, docs/backends.md): default,
 # minimalist, chatml, llama3, mistral, alpaca, gemma, phi, llama2, or the path of a SillyTavern
-# context template (.json); empty: PersonaLab's own headed sections in the system turn.
+# context template (.json), or none (PersonaLab's own headed sections in the system turn);
+# empty: default, as SillyTavern lays out a text-completion prompt when nothing is chosen.
 PERSONALAB_CONTEXT_TEMPLATE = env_str("PERSONALAB_CONTEXT_TEMPLATE")
 if (PERSONALAB_CONTEXT_TEMPLATE and not PERSONALAB_CONTEXT_TEMPLATE.lower().endswith(".json")
-        and PERSONALAB_CONTEXT_TEMPLATE.lower() not in _CONTEXT_BUILT_IN):
+        and PERSONALAB_CONTEXT_TEMPLATE.lower() not in (*_CONTEXT_BUILT_IN, "none")):
     raise _env_invalid("PERSONALAB_CONTEXT_TEMPLATE", PERSONALAB_CONTEXT_TEMPLATE,
-                       f"one of {', '.join(_CONTEXT_BUILT_IN)}, a .json file, or empty")
+                       f"one of {', '.join(_CONTEXT_BUILT_IN)}, none, a .json file, or empty")
 PERSONALAB_LLM_TIMEOUT = env_float("PERSONALAB_LLM_TIMEOUT", 60.0)
 PERSONALAB_LLM_CONNECT_TIMEOUT = env_float("PERSONALAB_LLM_CONNECT_TIMEOUT", 10.0)
 # A hostile or broken stream (personalab/lib/sse.py): nothing to show for this long ends the

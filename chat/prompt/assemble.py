@@ -27,7 +27,13 @@ from chat.prompt.inputs import Block, PromptInputs, PromptResult, SectionReport,
 from chat.prompt.limits import limits_check, warnings_merge
 from chat.prompt.markers import markers_after_history, markers_ordered
 from chat.prompt.sections import blocks_build, examples_place, section_report, sections_build
-from chat.prompt.story import story_opening, story_woven
+from chat.prompt.story import (
+    StoryChoice,
+    injected_depth,
+    injected_message,
+    story_opening,
+    story_woven,
+)
 from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
 from chat.prompt.templates import TemplateSet, template_problem_add
 from chat.prompt.variables import prompt_variables
@@ -95,13 +101,17 @@ def system_text_build(
     return "\n\n".join(part for part in parts if part)
 
 
-def history_weave(messages: list[dict[str, str]], blocks: list[Block]) -> list[dict[str, str]]:
-    """Depth blocks into the history: depth 0 after the last message, depth n before the last n."""
+def history_weave(messages: list[dict[str, str]], blocks: list[Block],
+                  story: StoryChoice | None = None,
+                  user_name: str = "") -> list[dict[str, str]]:
+    """Depth blocks into the history: depth 0 after the last message, depth n before the last n
+    (with a context template, `story`, as SillyTavern puts them: chat/prompt/story.py)."""
     at: dict[int, list[dict[str, str]]] = {}
     for block in blocks:
         if block.position == "depth":
-            index = max(0, len(messages) - block.depth)
-            at.setdefault(index, []).append({"role": block.role, "content": block.report.text})
+            index = max(0, len(messages) - injected_depth(block.depth, story))
+            at.setdefault(index, []).append(injected_message(
+                block.role, block.report.text, choice=story, user_name=user_name))
     if not at:
         return list(messages)
     woven: list[dict[str, str]] = []
@@ -201,7 +211,7 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     )
     system_text = system_text_build(sections, active, label, markers)
     total = _total_tokens(system_text, conversation, active) + tail_tokens
-    history = history_weave(conversation.messages, active)
+    history = history_weave(conversation.messages, active, inputs.story, inputs.user_name)
     if inputs.story is not None:  # a context template lays out the opening instead
         opening = story_opening(
             _head_with_blocks([r for r in sections if r.region == "head"], active, markers),

@@ -44,6 +44,7 @@ class StoryChoice:
     instruct: InstructTemplate | None = None  # formats the example dialogues as turns
     group: bool = False
     members: tuple[str, ...] = ()  # the group's other members, whose example lines are theirs
+    continuing: bool = False  # the last message is a reply being continued (left open)
 
 
 @dataclass
@@ -118,9 +119,10 @@ def story_opening(head: list[SectionReport], middle: list[SectionReport], label:
     rest = "" if "{{mesExamples" in source else filled["mesExamples"]
     rest += f"{template.chat_start}\n" if template.chat_start else ""
     if template.story_string_position == IN_CHAT:
-        role = ROLES[template.story_string_role]
-        return StoryOpening(opening=rest, in_chat={"role": role, "content": story.rstrip("\n")},
-                            depth=template.story_string_depth)
+        message = injected_message(ROLES[template.story_string_role], story.rstrip("\n"),
+                                   choice=choice, user_name=str(variables.get("user") or ""))
+        return StoryOpening(opening=rest, in_chat=message,
+                            depth=injected_depth(template.story_string_depth, choice))
     return StoryOpening(opening=story + rest)
 
 
@@ -134,6 +136,24 @@ def _examples(blocks: list[str], choice: StoryChoice, variables: dict[str, Any])
         else "", group=choice.group, others=choice.members) if choice.instruct is not None \
         else None
     return formatted if formatted is not None else examples_text(blocks, separator)
+
+
+def injected_depth(depth: int, choice: StoryChoice | None) -> int:
+    """Where a message put into the chat (the story string, a depth block) goes: a Continue
+    keeps the reply being continued last, open for the model, so depth 0 becomes 1 (as
+    SillyTavern's doChatInject)."""
+    return 1 if depth == 0 and choice is not None and choice.continuing else depth
+
+
+def injected_message(role: str, content: str, *, choice: StoryChoice | None,
+                     user_name: str) -> dict[str, str]:
+    """A message put into the chat in `role`. In the player's role it speaks as the player
+    (SillyTavern's doChatInject names it so): in a group, whose prompt writes the player's
+    name into the player's lines itself, it gets "Name: " when the instruct template names
+    every speaker (`always`); `force` names no player's line, as SillyTavern."""
+    named = (role == "user" and user_name and choice is not None and choice.group
+             and choice.instruct is not None and choice.instruct.names_behavior == "always")
+    return {"role": role, "content": f"{user_name}: {content}" if named else content}
 
 
 def story_woven(history: list[dict[str, str]], opening: StoryOpening) -> list[dict[str, str]]:

@@ -21,6 +21,9 @@ CUSTOM = "custom"  # llm.json's `instruct`: an imported SillyTavern instruct pre
 TEMPLATE_CHOICES = (*BUILT_IN, CUSTOM)
 CONTEXT_CHOICES = (*CONTEXT_BUILT_IN, CUSTOM)  # llm.json's `context`: an imported one
 NO_CONTEXT = "none"  # PersonaLab's own headed sections, whatever the environment says
+# Nothing chosen anywhere: SillyTavern lays a text-completion prompt out with its "Default"
+# context template unless another is selected, and so do we.
+DEFAULT_CONTEXT = "default"
 MAX_PRESET_CHARS = 64_000  # a preset is about 1 KB
 
 
@@ -34,7 +37,8 @@ def llm_text_settings_read(store: FileStore) -> dict[str, Any]:
     stored_context = (llm.get("context_template")
                       if llm.get("context_template") in (*CONTEXT_CHOICES, NO_CONTEXT) else "")
     context = llm.get("context") if isinstance(llm.get("context"), dict) else None
-    context_effective = stored_context or settings.PERSONALAB_CONTEXT_TEMPLATE or NO_CONTEXT
+    context_effective = (stored_context or settings.PERSONALAB_CONTEXT_TEMPLATE
+                         or DEFAULT_CONTEXT)
     return {
         "completion_api": stored_api, "instruct_template": stored_template, "instruct": custom,
         "completion_api_effective": stored_api or settings.PERSONALAB_COMPLETION_API,

@@ -170,7 +170,7 @@ def instruct_prompt(messages: list[dict[str, Any]], *, template: InstructTemplat
     while head < len(messages) and messages[head].get("role") == "system":
         head += 1
     story = STORY_JOINER.join(str(m.get("content") or "") for m in messages[:head])
-    chat = messages[head:]
+    chat = _reply_last(messages[head:]) if continue_last else messages[head:]
     parts = [story if story_raw else _story(template, story, names)] if story else []
     if template.user_alignment_message and (not chat or chat[0].get("role") != "user"):
         # Put before the chat, not in it: the chat's first message keeps its first marker.
@@ -190,6 +190,16 @@ def instruct_prompt(messages: list[dict[str, Any]], *, template: InstructTemplat
                                                         impersonate=ending == "user",
                                                         others=others if ending != "task"
                                                         else ()))
+
+
+def _reply_last(chat: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The reply being continued (the last assistant message) last, so the prompt ends on it,
+    open: what follows it (notes put at depth 0, post-history instructions) goes just before
+    it, as SillyTavern puts its depth prompts and jailbreak when continuing."""
+    last = max((i for i, m in enumerate(chat) if m.get("role") == "assistant"), default=-1)
+    if last < 0 or last == len(chat) - 1:
+        return chat
+    return [*chat[:last], *chat[last + 1:], chat[last]]
 
 
 def _marker(template: InstructTemplate, text: str, names: _Names, name: str) -> str:

@@ -7,17 +7,14 @@ the stub, which records the prompt string the model received."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
 
-from chat.group import conversation_turn
-from chat.services.instances import instance_create
 from chat.services.traces import trace_rebuild
-from chat.turn import TurnRefused, turn_run
-from library.card_import import character_import_card
+from chat.turn import TurnRefused
 from tests.stub_llm import Reply
+from tests.text_turns import english, group_create, group_turn, solo_create, turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -42,17 +39,8 @@ CONTEXT = {
 
 
 def _setup(store, alice, card: dict = CARD) -> str:
-    store.module_write("prompt", {"locale": "en", "user_name": "Ann"})
-    character_id = character_import_card(store, data=json.dumps(card).encode(),
-                                         filename="mira.json")
-    return instance_create(store, owner=alice, character_id=character_id)
-
-
-def _turn(store, instance_id: str, text: str = "Who are you?"):
-    async def emit(event):
-        pass
-
-    return asyncio.run(turn_run(store, instance_id=instance_id, user_text=text, emit=emit))
+    english(store)
+    return solo_create(store, alice, card)
 
 
 @pytest.fixture
@@ -74,7 +62,7 @@ def test_an_imported_context_template_lays_out_the_prompt(store, alice, staff, c
     chosen = _choose(client, staff, {"context": CONTEXT})
     assert chosen["context_template_effective"] == "custom"
     instance_id = _setup(store, alice)
-    result = _turn(store, instance_id)
+    result = turn(store, instance_id)
     sent = text_api.requests[-1]
     prompt = sent["prompt"]
     # The story string, its blocks decided by the values, {{trim}} eating the newlines, and
@@ -100,11 +88,33 @@ def test_an_imported_context_template_lays_out_the_prompt(store, alice, staff, c
     assert "story string of the context template Bracketed (test)" in page
 
 
+def test_with_no_context_template_chosen_the_prompt_is_laid_out_as_sillytaverns_default(
+        store, alice, client, staff, text_api, use_stub):
+    """SillyTavern lays out every text-completion prompt with a context template, "Default"
+    unless another is selected: so does a turn here when none is chosen anywhere."""
+    assert _choose(client, staff, {})["context_template_effective"] == "default"
+    instance_id = _setup(store, alice)
+    turn(store, instance_id)
+    prompt = text_api.requests[-1]["prompt"]
+    # Default's story string as it is (no system turn around it, no headed sections), the
+    # examples under its "***" separator as turns, "***" where the chat starts.
+    assert prompt.startswith("Write Mira's next reply.\nA field medic in a drowned city.\n"
+                             "Mira's personality: calm\nScenario: Ann wakes in her clinic.\n"
+                             "***\n<|im_start|>user\nAnn: Does it hurt?<|im_end|>\n")
+    assert ("Mira: Only when you move.<|im_end|>\n***\n<|im_start|>assistant\nMira: Hold "
+            "still, Ann.<|im_end|>\n") in prompt
+    assert "=== Personality ===" not in prompt and "<|im_start|>system" not in prompt
+    # Chat completion is not laid out by a context template: our headed sections, as before.
+    _choose(client, staff, {"completion_api": "chat"})
+    turn(store, instance_id, "And now?")
+    assert "=== Personality ===" in use_stub.requests[-1]["messages"][0]["content"]
+
+
 def test_built_in_chatml_context_template_matches_sillytaverns(store, alice, text_api,
                                                                settings):
     settings.PERSONALAB_CONTEXT_TEMPLATE = "chatml"
     instance_id = _setup(store, alice)
-    _turn(store, instance_id)
+    turn(store, instance_id)
     prompt = text_api.requests[-1]["prompt"]
     # SillyTavern's ChatML story string: one system turn, "{{char}}'s personality:",
     # "Scenario:", its last newline trimmed before <|im_end|>; then the examples as ChatML
@@ -122,7 +132,7 @@ def test_the_instruct_templates_system_prefix_goes_around_the_system_prompt(
     system_sequence_prefix (Metharme's <|system|>) before it fills the story string."""
     settings.PERSONALAB_INSTRUCT_TEMPLATE = "metharme"
     _choose(client, staff, {"context": CONTEXT})
-    _turn(store, _setup(store, alice))
+    turn(store, _setup(store, alice))
     prompt = text_api.requests[-1]["prompt"]
     assert prompt.startswith("[story]\n<|system|>Write Mira's next reply.\n<desc>")
     assert prompt.endswith("<|user|>Who are you?<|model|>")
@@ -134,11 +144,11 @@ def test_a_context_template_file_named_by_the_environment_is_used(store, alice, 
     path.write_text(json.dumps(CONTEXT), encoding="utf-8")
     settings.PERSONALAB_CONTEXT_TEMPLATE = str(path)
     instance_id = _setup(store, alice)
-    _turn(store, instance_id)
+    turn(store, instance_id)
     assert text_api.requests[-1]["prompt"].startswith("[story]\n")
     settings.PERSONALAB_CONTEXT_TEMPLATE = str(tmp_path / "gone.json")
     with pytest.raises(TurnRefused) as refused:
-        _turn(store, instance_id, "Still there?")
+        turn(store, instance_id, "Still there?")
     assert "PERSONALAB_CONTEXT_TEMPLATE: cannot read" in refused.value.message
     assert len(text_api.requests) == 1  # nothing half-built was sent
 
@@ -149,7 +159,7 @@ def test_values_are_put_in_never_read_as_the_template(store, alice, staff, clien
     _choose(client, staff, {"context": CONTEXT})
     hostile = {**CARD, "data": {**CARD["data"], "description":
                                 "{{#unless system}}leak{{else}}{{wiBefore}}{{/unless}}"}}
-    _turn(store, _setup(store, alice, hostile))
+    turn(store, _setup(store, alice, hostile))
     prompt = text_api.requests[-1]["prompt"]
     assert "<desc>{{#unless system}}leak{{else}}{{wiBefore}}{{/unless}}</desc>" in prompt
 
@@ -159,7 +169,7 @@ def test_the_story_string_as_a_chat_message_at_its_depth(store, alice, staff, cl
     _choose(client, staff, {"context": {**CONTEXT, "story_string": "Remember: {{description}}",
                                         "story_string_position": 1, "story_string_depth": 1,
                                         "story_string_role": 1, "chat_start": ""}})
-    _turn(store, _setup(store, alice))
+    turn(store, _setup(store, alice))
     prompt = text_api.requests[-1]["prompt"]
     # One message before the last, in the player's role; the examples still open the prompt.
     assert prompt.startswith("<example>\n<|im_start|>user\nAnn: Does it hurt?")
@@ -192,11 +202,16 @@ def test_none_and_chat_completion_keep_our_own_sections(store, alice, staff, cli
     assert _choose(client, staff, {"context_template": "none"})[
         "context_template_effective"] == "none"
     instance_id = _setup(store, alice)
-    _turn(store, instance_id)
+    turn(store, instance_id)
     assert text_api.requests[-1]["prompt"].startswith("<|im_start|>system\n")
     assert "=== Personality ===" in text_api.requests[-1]["prompt"]
+    # The environment may say "none" as well.
+    settings.PERSONALAB_CONTEXT_TEMPLATE = "none"
+    _choose(client, staff, {"context_template": ""})
+    turn(store, instance_id, "Still you?")
+    assert "=== Personality ===" in text_api.requests[-1]["prompt"]
     _choose(client, staff, {"context_template": "", "completion_api": "chat"})
-    _turn(store, instance_id, "And now?")
+    turn(store, instance_id, "And now?")
     assert "=== Personality ===" in use_stub.requests[-1]["messages"][0]["content"]
 
 
@@ -205,7 +220,7 @@ def test_skip_examples_and_no_names_as_stop_strings(store, alice, staff, client,
               "wrap": True, "names_behavior": "always", "skip_examples": True}
     _choose(client, staff, {"context": {**CONTEXT, "names_as_stop_strings": False},
                             "instruct": preset})
-    _turn(store, _setup(store, alice))
+    turn(store, _setup(store, alice))
     prompt = text_api.requests[-1]["prompt"]
     # names_as_stop_strings off: the player's "\nAnn:" does not end the reply
     assert "\nAnn:" not in text_api.requests[-1]["stop"]
@@ -226,7 +241,7 @@ def test_the_settings_page_imports_a_context_template(store, alice, staff, clien
     response = client.post("/settings/", {**form, "llm.context_json": json.dumps(CONTEXT)})
     assert response.status_code == 302
     assert '<option value="custom" selected>' in client.get("/settings/").content.decode()
-    _turn(store, _setup(store, alice))
+    turn(store, _setup(store, alice))
     assert text_api.requests[-1]["prompt"].startswith("[story]\n")
 
 
@@ -239,12 +254,12 @@ def test_single_line_and_trim_sentences_shape_the_reply(store, alice, staff, cli
                                         "trim_sentences": True}})
     instance_id = _setup(store, alice)
     text_api.script(Reply("She nods. Then she turns to\nAnn: and more", chunk_size=5))
-    result = _turn(store, instance_id)
+    result = turn(store, instance_id)
     assert text_api.requests[-1]["stop"][0] == "\n"
     assert result.answer_text == "She nods."
     _choose(client, staff, {"context": {**CONTEXT, "trim_sentences": False}})
     text_api.script(Reply("Fine. And you", chunk_size=5))
-    assert _turn(store, instance_id, "Well?").answer_text == "Fine. And you"
+    assert turn(store, instance_id, "Well?").answer_text == "Fine. And you"
     assert "\n" not in text_api.requests[-1]["stop"]
 
 
@@ -253,23 +268,13 @@ def test_group_example_lines_of_every_member_are_their_own_turns(store, alice, s
     """In a group, an example dialogue whose lines name another member ("Rook:") splits
     there too: Rook's line is its own turn, named, not glued to Mira's reply."""
     _choose(client, staff, {"context": {**CONTEXT, "use_stop_strings": False}})
-    store.module_write("prompt", {"locale": "en", "user_name": "Ann"})
+    english(store)
     card = {**CARD, "data": {**CARD["data"], "mes_example":
                              "<START>\n{{user}}: Does it hurt?\n{{char}}: Only when you move.\n"
                              "Rook: She lies.\n{{char}}: Hush, Rook."}}
-    mira = character_import_card(store, data=json.dumps(card).encode(), filename="mira.json")
-    rook = character_import_card(store, data=json.dumps(
-        {**CARD, "data": {**CARD["data"], "name": "Rook", "first_mes": "", "mes_example": ""}}
-    ).encode(), filename="rook.json")
-    instance_id = instance_create(store, owner=alice, character_ids=[mira, rook],
-                                  reply_order="everyone")
+    instance_id = group_create(store, alice, card, mes_example="")
     text_api.script(Reply("Mira here."), Reply("Rook here."))
-
-    async def emit(event):
-        pass
-
-    asyncio.run(conversation_turn(store, instance_id=instance_id, user_text="Hello both.",
-                                  emit=emit))
+    group_turn(store, instance_id)
     prompt = next(sent["prompt"] for sent in text_api.requests if sent["prompt"].endswith(
         "Mira:"))
     assert ("<|im_start|>assistant\nMira: Only when you move.<|im_end|>\n"

@@ -11,11 +11,7 @@ import json
 import pytest
 
 from chat.context import provider_current
-from chat.group import conversation_turn
-from chat.services.instances import instance_create
 from chat.services.traces import trace_rebuild
-from chat.turn import turn_run
-from library.card_import import character_import_card
 from memory.evolved_persona import memory_update_persona
 from personalab.lib.instruct import instruct_prompt, instruct_template_read
 from personalab.lib.instruct_presets import BUILT_IN
@@ -23,6 +19,7 @@ from personalab.lib.llm import LLMSettings
 from personalab.lib.llm_offline import OfflineProvider
 from personalab.lib.llm_providers import provider_for
 from tests.stub_llm import LongLine, Reply, Useless
+from tests.text_turns import english, group_create, group_turn, solo_create, turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -64,21 +61,8 @@ ST_PRESET = {
 }
 
 
-def _english(store) -> None:
-    store.module_write("prompt", {"locale": "en", "user_name": "Ann"})
-
-
-def _mira(store, alice) -> str:
-    character_id = character_import_card(store, data=json.dumps(CARD).encode(),
-                                         filename="mira.json")
-    return instance_create(store, owner=alice, character_id=character_id)
-
-
-def _turn(store, instance_id: str, text: str = "Who are you?"):
-    async def emit(event):
-        pass
-
-    return asyncio.run(turn_run(store, instance_id=instance_id, user_text=text, emit=emit))
+def _mira(store, alice, card: dict = CARD) -> str:
+    return solo_create(store, alice, card)
 
 
 @pytest.fixture
@@ -91,10 +75,10 @@ def text_api(use_stub, settings):
 def test_each_built_in_template_ends_on_the_characters_turn_with_its_stops(
         store, alice, text_api, settings, template):
     settings.PERSONALAB_INSTRUCT_TEMPLATE = template
-    _english(store)
+    english(store)
     instance_id = _mira(store, alice)
     text_api.script(Reply(" I am Mira, the medic."))
-    result = _turn(store, instance_id)
+    result = turn(store, instance_id)
     assert text_api.paths == ["/completions"]
     sent = text_api.requests[-1]
     assert "messages" not in sent and sent["stream"] is True
@@ -115,12 +99,15 @@ def test_an_imported_sillytavern_instruct_preset_builds_the_prompt(store, alice,
                           content_type="application/json")
     assert response.status_code == 200, response.content
     assert response.json()["instruct_template_effective"] == "custom"
-    _english(store)
-    instance_id = _mira(store, alice)
-    _turn(store, instance_id)
+    english(store)
+    # The Default context template (nothing else chosen) puts the preset's system prefix
+    # around the card's system prompt, as SillyTavern formats it.
+    instance_id = _mira(store, alice, {**CARD, "data": {**CARD["data"],
+                                                        "system_prompt": "Be Mira."}})
+    turn(store, instance_id)
     sent = text_api.requests[-1]
     prompt = sent["prompt"]
-    assert prompt.startswith("### SYSTEM:\n")
+    assert prompt.startswith("### SYSTEM:\nBe Mira.\nA field medic")
     assert "### BOT Mira:\nHold still, Ann.<|sep|>" in prompt  # separator_sequence: its suffix
     assert "### HUMAN Ann:\nWho are you?\n" in prompt  # names off: no "Ann: " before the text
     assert prompt.endswith("\n### BOT (final):\n")
@@ -170,8 +157,8 @@ def test_the_settings_page_switches_to_text_completion_with_a_template(store, al
                                           "llm.completion_api": "text",
                                           "llm.instruct_template": "llama3"})
     assert response.status_code == 302
-    _english(store)
-    _turn(store, _mira(store, alice))
+    english(store)
+    turn(store, _mira(store, alice))
     assert use_stub.paths == ["/completions"]
     assert use_stub.requests[-1]["prompt"].endswith(
         "<|start_header_id|>assistant<|end_header_id|>\n\nMira:")
@@ -179,8 +166,8 @@ def test_the_settings_page_switches_to_text_completion_with_a_template(store, al
 
 def test_chat_completion_and_the_offline_demo_stay_the_default(store, alice, use_stub,
                                                                settings):
-    _english(store)
-    _turn(store, _mira(store, alice))
+    english(store)
+    turn(store, _mira(store, alice))
     assert use_stub.paths == ["/chat/completions"]
     assert "messages" in use_stub.requests[-1]
     # Text completion asked for, but no endpoint: the offline demo answers, as before.
@@ -190,9 +177,9 @@ def test_chat_completion_and_the_offline_demo_stay_the_default(store, alice, use
 def test_the_prompt_inspector_shows_the_string_that_was_sent(store, alice, text_api,
                                                              settings, client):
     settings.PERSONALAB_INSTRUCT_TEMPLATE = "chatml"
-    _english(store)
+    english(store)
     instance_id = _mira(store, alice)
-    result = _turn(store, instance_id)
+    result = turn(store, instance_id)
     trace = trace_rebuild(store, instance_id=instance_id, trace_id=result.trace_id)
     assert trace["prompt_text"] == text_api.requests[-1]["prompt"]
     client.force_login(alice)
@@ -203,9 +190,9 @@ def test_the_prompt_inspector_shows_the_string_that_was_sent(store, alice, text_
 
 def test_a_memory_update_works_with_a_text_backend(store, alice, text_api, settings):
     settings.PERSONALAB_INSTRUCT_TEMPLATE = "chatml"
-    _english(store)
+    english(store)
     instance_id = _mira(store, alice)
-    _turn(store, instance_id)
+    turn(store, instance_id)
     text_api.script(Reply("Mira now trusts Ann a little."))
     result = asyncio.run(memory_update_persona(store, instance_id=instance_id,
                                                llm=provider_current(store)))
@@ -233,8 +220,8 @@ def test_a_preset_file_named_by_the_environment_is_used(store, alice, text_api, 
     preset = tmp_path / "My Model.json"
     preset.write_text(json.dumps({**ST_PRESET, "names": True}))
     settings.PERSONALAB_INSTRUCT_TEMPLATE = str(preset)
-    _english(store)
-    _turn(store, _mira(store, alice))
+    english(store)
+    turn(store, _mira(store, alice))
     prompt = text_api.requests[-1]["prompt"]
     assert "### HUMAN Ann:\nAnn: Who are you?" in prompt  # `names: true`: every message named
     assert prompt.endswith("### BOT (final):\nMira:")
@@ -243,8 +230,8 @@ def test_a_preset_file_named_by_the_environment_is_used(store, alice, text_api, 
 def test_a_missing_preset_file_ends_the_turn_with_a_sentence(store, alice, text_api, settings,
                                                              tmp_path):
     settings.PERSONALAB_INSTRUCT_TEMPLATE = str(tmp_path / "gone.json")
-    _english(store)
-    result = _turn(store, _mira(store, alice))
+    english(store)
+    result = turn(store, _mira(store, alice))
     assert text_api.requests == []  # nothing half-built was sent
     assert "PERSONALAB_INSTRUCT_TEMPLATE: cannot read" in result.error
     assert "gone.json" in result.error
@@ -275,14 +262,14 @@ def test_in_a_group_the_speaker_is_named_once_and_others_keep_their_names():
 def test_a_hostile_text_stream_is_cut_as_a_chat_stream_is(store, alice, text_api, settings):
     settings.PERSONALAB_LLM_MAX_LINE_BYTES = 1 << 20
     settings.PERSONALAB_LLM_IDLE_SECONDS = 0.5
-    _english(store)
+    english(store)
     instance_id = _mira(store, alice)
     text_api.script(LongLine(5_000_000, before="I begin."))
-    result = _turn(store, instance_id)
+    result = turn(store, instance_id)
     assert result.answer_text.startswith("I begin.")
     assert "without an end" in result.error
     text_api.script(Useless(5.0, before="Then "))
-    result = _turn(store, instance_id, "And?")
+    result = turn(store, instance_id, "And?")
     assert result.answer_text.startswith("Then") and "PERSONALAB_LLM_IDLE_SECONDS" in result.error
 
 
@@ -309,16 +296,11 @@ def test_the_first_reply_keeps_its_first_marker_after_the_alignment_line():
 def test_continue_sends_the_unfinished_reply_open_for_the_model(store, alice, text_api,
                                                                 settings):
     settings.PERSONALAB_INSTRUCT_TEMPLATE = "chatml"
-    _english(store)
+    english(store)
     instance_id = _mira(store, alice)
     text_api.script(Reply("I am Mira, and"), Reply(" I mend people."))
-    _turn(store, instance_id)
-
-    async def emit(event):
-        pass
-
-    result = asyncio.run(turn_run(store, instance_id=instance_id, user_text="", emit=emit,
-                                  continue_reply=True))
+    turn(store, instance_id)
+    result = turn(store, instance_id, "", continue_reply=True)
     prompt = text_api.requests[-1]["prompt"]
     assert prompt.endswith("<|im_start|>assistant\nMira: I am Mira, and")
     assert result.answer_text == "I am Mira, and I mend people."  # the space kept
@@ -329,20 +311,10 @@ def test_in_a_group_every_other_members_name_is_a_stop_string(store, alice, text
     # SillyTavern stops a group member's reply where the model starts writing another
     # member's line ("\nName:"), as well as the player's.
     settings.PERSONALAB_INSTRUCT_TEMPLATE = "alpaca"
-    _english(store)
-    first = character_import_card(store, data=json.dumps(CARD).encode(), filename="mira.json")
-    rook = character_import_card(store, data=json.dumps(
-        {**CARD, "data": {**CARD["data"], "name": "Rook", "first_mes": ""}}).encode(),
-        filename="rook.json")
-    instance_id = instance_create(store, owner=alice, character_ids=[first, rook],
-                                  reply_order="everyone")
+    english(store)
+    instance_id = group_create(store, alice, CARD)
     text_api.script(Reply("Mira here."), Reply("Rook here."))
-
-    async def emit(event):
-        pass
-
-    asyncio.run(conversation_turn(store, instance_id=instance_id, user_text="Hello both.",
-                                  emit=emit))
+    group_turn(store, instance_id)
     mira, rook_sent = text_api.requests[-2:]
     assert mira["prompt"].endswith("Mira:") and rook_sent["prompt"].endswith("Rook:")
     assert "\nAnn:" in mira["stop"] and "\nRook:" in mira["stop"]

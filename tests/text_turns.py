@@ -1,0 +1,53 @@
+"""Shared by the text-completion tests (tests/lib/test_text_completion.py,
+tests/lib/test_context_templates.py, tests/chat/test_prompt_processing_text.py): a card
+imported into a one-to-one or group conversation, and its turns run through the real turn
+code against the stub, which records the prompt string the model received."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from chat.group import conversation_turn
+from chat.services.instances import instance_create
+from chat.turn import TurnResult, turn_run
+from library.card_import import character_import_card
+
+
+def english(store, *, user_name: str = "Ann") -> None:
+    store.module_write("prompt", {"locale": "en", "user_name": user_name})
+
+
+def card_import(store, card: dict, *, name: str | None = None, **fields) -> str:
+    """`card` (a V3 card) imported, under another `name` and with other `fields` if given."""
+    data = {**card["data"], **fields, **({"name": name} if name else {})}
+    return character_import_card(store, data=json.dumps({**card, "data": data}).encode(),
+                                 filename=f"{data['name'].lower()}.json")
+
+
+def solo_create(store, owner, card: dict) -> str:
+    return instance_create(store, owner=owner, character_id=card_import(store, card))
+
+
+def group_create(store, owner, card: dict, *, second: str = "Rook", **second_fields) -> str:
+    """`card`'s character and a second member made from the same card under another name
+    (with no greeting unless `second_fields` give one), everyone answering each turn."""
+    first = card_import(store, card)
+    other = card_import(store, card, name=second, **{"first_mes": "", **second_fields})
+    return instance_create(store, owner=owner, character_ids=[first, other],
+                           reply_order="everyone")
+
+
+async def _ignore(event) -> None:
+    pass
+
+
+def turn(store, instance_id: str, text: str = "Who are you?", **options) -> TurnResult:
+    """One turn (`continue_reply=True`: the last reply continued)."""
+    return asyncio.run(turn_run(store, instance_id=instance_id, user_text=text, emit=_ignore,
+                                **options))
+
+
+def group_turn(store, instance_id: str, text: str = "Hello both.") -> None:
+    asyncio.run(conversation_turn(store, instance_id=instance_id, user_text=text,
+                                  emit=_ignore))
