@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from memory.keyword_docs import keyword_documents
 from memory.keyword_tokens import ask_share, speaker_name
 from memory.keywords import DEAD_MAX, FILTER_KEYS, KeywordPart, bm25_scores
 
@@ -278,6 +279,19 @@ class KeywordStore:
         with self._lock:
             part = self.part(instance_id, collection)
             return [doc_id for doc_id in doc_ids if doc_id not in part.positions]
+
+    def held(self, instance_id: str, collection: str) -> tuple[str, list[str]]:
+        """The instance's keyword file's generation (a new one when the file was deleted and
+        made again: a reset) and the ids of the documents it holds."""
+        with self._lock:
+            ids = list(self.part(instance_id, collection).positions)
+            cached = self._cache.get((instance_id, collection))
+            return (cached.generation if cached else ""), ids
+
+    def documents(self, instance_id: str, collection: str, doc_ids: list[str]
+                  ) -> dict[str, tuple[str, dict[str, Any]]]:
+        """doc_id -> (text, metadata) of those of `doc_ids` the instance's file holds."""
+        return keyword_documents(self._path(instance_id), collection, doc_ids)
 
     def speakers(self, instance_ids: list[str]) -> set[str]:
         """The names the instances' lines were said under."""

@@ -11,9 +11,15 @@ import pytest
 from memory import fill, runtime
 from memory.rag import query_user_history
 from tests.memory.test_memory_flow import _turn
-from tests.rest_client import as_alice  # noqa: F401 — fixture
+from tests.rest_client import bearer_caller
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def rest(client, alice):
+    """REST calls with a bearer token of alice, the instance's owner."""
+    return bearer_caller(client, alice)
 
 KEPT = "I buried the silver key under the old oak by the mill."
 EDITED = "I buried the copper compass under the old oak by the mill."
@@ -25,8 +31,8 @@ def _recalled(store, instance, question):
         question, instance, index=runtime.index_for(store), force=True, k=10).hits]
 
 
-def _rows(as_alice, instance, session):
-    response = as_alice("get", f"/api/v1/instances/{instance}/sessions/{session}/messages")
+def _rows(rest, instance, session):
+    response = rest("get", f"/api/v1/instances/{instance}/sessions/{session}/messages")
     assert response.status_code == 200
     return {row["content"]: row for row in response.json()["rows"]}
 
@@ -63,7 +69,7 @@ def first_embed_waits(store, monkeypatch):
 
 
 def test_a_fill_never_writes_back_a_line_edited_or_deleted_while_it_ran(
-        store, instance, memory_on, use_stub, as_alice, chunks_of_two, first_embed_waits):
+        store, instance, memory_on, use_stub, rest, chunks_of_two, first_embed_waits):
     embedding, go_on = first_embed_waits
     hold, held = threading.Event(), threading.Event()
     runtime.schedule(_held, hold, held)  # the worker busy: both turns wait for one fill
@@ -75,14 +81,14 @@ def test_a_fill_never_writes_back_a_line_edited_or_deleted_while_it_ran(
         hold.set()  # the fill reads the file, then its first chunk (the newest turn) embeds
         assert embedding.wait(60)
         runtime.schedule(_held, after, after_started)  # holds the worker once the fill ends
-        rows = _rows(as_alice, instance, session)
+        rows = _rows(rest, instance, session)
         url = f"/api/v1/instances/{instance}/sessions/{session}/messages"
         # The older turn's chunk has not started: it must not write KEPT.
-        edited = as_alice("put", f"{url}/{rows[KEPT]['index']}",
+        edited = rest("put", f"{url}/{rows[KEPT]['index']}",
                           {"fingerprint": rows[KEPT]["fingerprint"], "text": EDITED})
         assert edited.status_code == 200
         # The newest turn is being embedded: its write must not bring DROPPED back.
-        deleted = as_alice("delete", f"{url}/{rows[DROPPED]['index']}"
+        deleted = rest("delete", f"{url}/{rows[DROPPED]['index']}"
                                      f"?fingerprint={rows[DROPPED]['fingerprint']}")
         assert deleted.status_code == 200
         runtime.live_drain()
