@@ -280,13 +280,18 @@ class KeywordStore:
             part = self.part(instance_id, collection)
             return [doc_id for doc_id in doc_ids if doc_id not in part.positions]
 
-    def held(self, instance_id: str, collection: str) -> tuple[str, list[str]]:
+    def held(self, instance_id: str, collection: str) -> tuple[str, set[str]]:
         """The instance's keyword file's generation (a new one when the file was deleted and
-        made again: a reset) and the ids of the documents it holds."""
+        made again: a reset) and the sessions it holds lines of."""
         with self._lock:
-            ids = list(self.part(instance_id, collection).positions)
+            names = self.part(instance_id, collection).session_names()
             cached = self._cache.get((instance_id, collection))
-            return (cached.generation if cached else ""), ids
+            return (cached.generation if cached else ""), names
+
+    def session_held(self, instance_id: str, collection: str, session_id: str) -> set[str]:
+        """The ids of a session's lines the instance's keyword file holds."""
+        with self._lock:
+            return set(self.part(instance_id, collection).session_doc_ids(session_id))
 
     def documents(self, instance_id: str, collection: str, doc_ids: list[str]
                   ) -> dict[str, tuple[str, dict[str, Any]]]:

@@ -64,20 +64,12 @@ def _keywords_lock(store: FileStore, instance_id: str) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _ids_by_session(doc_ids: list[str]) -> dict[str, set[str]]:
-    sessions: dict[str, set[str]] = {}
-    for doc_id in doc_ids:
-        if doc_id.startswith("turn_"):  # turn_{session_id}_{turn}_{role}
-            sessions.setdefault(doc_id[5:].rsplit("_", 2)[0], set()).add(doc_id)
-    return sessions
-
-
 def instance_keywords_sync(store: FileStore, index: MemoryIndex, *,
                            instance_id: str) -> Counter[str]:
     """Bring the keyword side up to the instance's files (see the module's text); returns how
     many lines were written to the keyword store and how many left the index."""
     with _keywords_lock(store, instance_id):
-        generation, held = index.keywords.held(instance_id, "turns")
+        generation, held = index.keywords.held(instance_id, "turns")  # before the listing
         record = _marks_read(store, instance_id)
         if record is None:  # first run: the dense watermark covers the keyword side too
             marks = dict(state_read(store, instance_id).get("sessions") or {})
@@ -86,17 +78,14 @@ def instance_keywords_sync(store: FileStore, index: MemoryIndex, *,
         instance = store.instance_state_read(instance_id)
         owner = {"instance_id": instance_id, "character_id": instance.get("character_id") or "",
                  "background_id": instance.get("background_id")}
-        by_session = _ids_by_session(held)
         present = set(store.session_ids(instance_id))  # after `held`: see _session_leave
         counts: Counter[str] = Counter()
-        for session_id in sorted((set(marks) | set(by_session)) - present):
-            counts["deleted"] += _session_leave(index, instance_id, session_id,
-                                                by_session.get(session_id, set()))
+        for session_id in sorted((set(marks) | held) - present):
+            counts["deleted"] += _session_leave(index, instance_id, session_id)
             marks.pop(session_id, None)
         for session_id in sorted(present):
             marks[session_id] = _session_follow(store, index, owner, session_id,
-                                                marks.get(session_id),
-                                                by_session.get(session_id, set()), counts)
+                                                marks.get(session_id), counts)
         if not generation:  # the file was made by this run's writes
             generation, _ = index.keywords.held(instance_id, "turns")
         write_json_atomic(_marks_path(store, instance_id),
@@ -105,18 +94,18 @@ def instance_keywords_sync(store: FileStore, index: MemoryIndex, *,
         return counts
 
 
-def _session_leave(index: MemoryIndex, instance_id: str, session_id: str,
-                   held: set[str]) -> int:
+def _session_leave(index: MemoryIndex, instance_id: str, session_id: str) -> int:
     """An archived (or removed) session's lines out of the keyword store and Chroma. A session
     the keyword store holds had its file before its lines were written (a turn, an import), and
     the store was read before the folder was listed, so a session made meanwhile is never taken
     for a gone one."""
+    held = index.keywords.session_held(instance_id, "turns", session_id)
     index.documents_delete("turns", instance_id, sorted(held))
     return len(held) + session_drop(index, instance_id, session_id)
 
 
 def _session_follow(store: FileStore, index: MemoryIndex, owner: dict[str, Any],
-                    session_id: str, mark: dict[str, Any] | None, held: set[str],
+                    session_id: str, mark: dict[str, Any] | None,
                     counts: Counter[str]) -> dict[str, Any] | None:
     instance_id = owner["instance_id"]
     path = store.session_path(instance_id, session_id)
@@ -141,7 +130,7 @@ def _session_follow(store: FileStore, index: MemoryIndex, owner: dict[str, Any],
                                              [turn_doc_id(session_id, line) for line in lines]))
         written = [line for line in lines if turn_doc_id(session_id, line) in lacking]
     else:
-        written = _session_compare(index, owner, session_id, lines, held, counts)
+        written = _session_compare(index, owner, session_id, lines, counts)
     index.add_turns(session_id=session_id, before=None, keywords_only=True, **owner,
                     turns=written)
     lines_still_current(index, owner, guard, written)  # changed while this ran: made right
@@ -153,8 +142,7 @@ def _session_follow(store: FileStore, index: MemoryIndex, owner: dict[str, Any],
 
 
 def _session_compare(index: MemoryIndex, owner: dict[str, Any], session_id: str,
-                     lines: list[dict[str, Any]], held: set[str],
-                     counts: Counter[str]) -> list[dict[str, Any]]:
+                     lines: list[dict[str, Any]], counts: Counter[str]) -> list[dict[str, Any]]:
     """The session's lines the keyword store lacks or holds with other words, to be written;
     on the way, the ids the file no longer has and the old text of the changed lines leave
     the keyword store and Chroma (both models)."""
@@ -163,7 +151,7 @@ def _session_compare(index: MemoryIndex, owner: dict[str, Any], session_id: str,
     stored = index.keywords.documents(instance_id, "turns", list(wanted))
     changed = {doc_id for doc_id, line in wanted.items()
                if doc_id in stored and not _same(stored[doc_id], line)}
-    gone = sorted(held - set(wanted))
+    gone = sorted(index.keywords.session_held(instance_id, "turns", session_id) - set(wanted))
     index.documents_delete("turns", instance_id, [*gone, *sorted(changed)])
     counts["deleted"] += len(gone)
     return [line for doc_id, line in wanted.items() if doc_id not in stored or doc_id in changed]
