@@ -21,7 +21,7 @@ from chat.redo import redo_run
 from chat.services.errors import NotFound
 from chat.services.instances import instance_for_user
 from chat.turn import TurnRefused
-from memory.runtime import schedule_sync
+from memory.runtime import files_follow
 from personalab.lib.jsontext import json_loads
 from personalab.storage import get_store
 
@@ -52,8 +52,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         await self.accept()
         await self._follow()
-        # Whatever the files hold and the index missed is indexed before the next question.
-        await asyncio.to_thread(schedule_sync, get_store(), instance_id=self.instance_id)
+        # Whatever the files hold and the index missed is indexed before the next question
+        # (the keyword side at once, even while an import's fill runs).
+        await asyncio.to_thread(files_follow, get_store(), instance_id=self.instance_id)
 
     async def _follow(self) -> None:
         """Join the instance's followers first, then read the file: a token published in

@@ -242,7 +242,7 @@ def _backup_restore(store: FileStore, instance_id: str, session_id: str, backup:
     else:  # a whole copy, as older versions kept
         previous = read_session_file(backup)
         store.session_rewrite(instance_id, session_id, [previous.metadata, *previous.lines])
-    memory_runtime.schedule_sync(store, instance_id=instance_id)
+    memory_runtime.files_follow(store, instance_id=instance_id)
 
 
 def _backup_path(store: FileStore, instance_id: str, relative: object) -> Path:

@@ -19,6 +19,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from memory.fill_guard import FileLines, lines_still_current
 from memory.index import MemoryIndex, turn_is_indexable
 from personalab.lib.embedding.embeddings import fill_scope
 from personalab.lib.filestore.jsonfile import write_json_atomic
@@ -107,11 +108,32 @@ def newest_first_chunks(runs: list[list[int]], size: int = FILL_CHUNK) -> list[l
     return chunks
 
 
+def positions_runs(positions: list[int]) -> list[list[int]]:
+    """`positions` (ascending) cut into runs of consecutive ones."""
+    runs: list[list[int]] = []
+    for position in positions:
+        if runs and runs[-1][-1] == position - 1:
+            runs[-1].append(position)
+        else:
+            runs.append([position])
+    return runs
+
+
 def chunk_embed(index: MemoryIndex, owner: dict[str, Any], session_id: str,
-                lines: list[dict[str, Any]], chunk: list[int], *, fill_lines: int = 0) -> None:
-    """`fill_lines`: how many lines the whole fill embeds (a long one runs each line through e5
-    once, personalab.lib.embedding.embeddings.lines_once)."""
-    first = chunk[0]
+                lines: list[dict[str, Any]], chunk: list[int], *, fill_lines: int = 0,
+                guard: FileLines | None = None) -> int:
+    """Embed the lines at positions `chunk` of `lines` (as the sync read the file); returns
+    how many it wrote. `fill_lines`: how many lines the whole fill embeds (a long one runs each
+    line through e5 once, personalab.lib.embedding.embeddings.lines_once). `guard`: the file as
+    the sync read it; lines edited, deleted or hidden since are left out (memory/fill_guard.py)."""
+    kept = {id(line) for line in lines_still_current(index, owner, guard,
+                                                     [lines[p] for p in chunk])}
+    positions = [p for p in chunk if id(lines[p]) in kept]
     with fill_scope(fill_lines):
-        index.add_turns(session_id=session_id, turns=[lines[p] for p in chunk],
-                        before=lines[first - 1] if first else None, **owner)
+        for run in positions_runs(positions):
+            first = run[0]
+            index.add_turns(session_id=session_id, turns=[lines[p] for p in run],
+                            before=lines[first - 1] if first else None, **owner)
+    # A change that landed while the chunk embedded: its old text leaves again at once.
+    lines_still_current(index, owner, guard, [lines[p] for p in positions])
+    return len(positions)

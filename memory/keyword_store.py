@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from memory.keyword_docs import keyword_documents
 from memory.keyword_tokens import ask_share, speaker_name
 from memory.keywords import DEAD_MAX, FILTER_KEYS, KeywordPart, bm25_scores
 
@@ -278,6 +279,24 @@ class KeywordStore:
         with self._lock:
             part = self.part(instance_id, collection)
             return [doc_id for doc_id in doc_ids if doc_id not in part.positions]
+
+    def held(self, instance_id: str, collection: str) -> tuple[str, set[str]]:
+        """The instance's keyword file's generation (a new one when the file was deleted and
+        made again: a reset) and the sessions it holds lines of."""
+        with self._lock:
+            names = self.part(instance_id, collection).session_names()
+            cached = self._cache.get((instance_id, collection))
+            return (cached.generation if cached else ""), names
+
+    def session_held(self, instance_id: str, collection: str, session_id: str) -> set[str]:
+        """The ids of a session's lines the instance's keyword file holds."""
+        with self._lock:
+            return set(self.part(instance_id, collection).session_doc_ids(session_id))
+
+    def documents(self, instance_id: str, collection: str, doc_ids: list[str]
+                  ) -> dict[str, tuple[str, dict[str, Any]]]:
+        """doc_id -> (text, metadata) of those of `doc_ids` the instance's file holds."""
+        return keyword_documents(self._path(instance_id), collection, doc_ids)
 
     def speakers(self, instance_ids: list[str]) -> set[str]:
         """The names the instances' lines were said under."""

@@ -148,6 +148,19 @@ class KeywordPart:
                 self._unpack_rows(np.flatnonzero(codes == names.index(session_id)))
         return self.sessions.setdefault(session_id, [])
 
+    def session_names(self) -> set[str]:
+        """The sessions this part holds lines of (turns)."""
+        names = {name for name, lines in self.sessions.items() if lines}
+        if self._packed is not None:
+            packed, codes, _ = self._packed
+            counts = np.bincount(codes, minlength=len(packed)).tolist()
+            names |= {name for name, count in zip(packed, counts)
+                      if count and name not in self.sessions}
+        return names
+
+    def session_doc_ids(self, session_id: str) -> list[str]:
+        return [self.ids[line[2]] for line in self._session_lines(session_id)]
+
     def _unpack_position(self, position: int) -> None:
         if self._packed is None or position in self.lines:
             return

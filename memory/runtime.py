@@ -21,6 +21,7 @@ from django.conf import settings
 
 from memory.fill import session_keywords_index
 from memory.index import MemoryIndex
+from memory.keyword_sync import instance_keywords_sync
 from memory.live_keywords import (
     history_keywords_follow,
     live_drain,
@@ -178,6 +179,32 @@ def schedule_sync(store: FileStore, *, instance_id: str) -> None:
             return
         _syncs_queued.add(key)
     schedule(_instance_sync, store, instance_id)
+
+
+_keyword_syncs_queued: set[tuple[str, str]] = set()
+
+
+def _instance_keywords_sync(store: FileStore, index: Any, instance_id: str) -> None:
+    with _index_lock:
+        _keyword_syncs_queued.discard((str(store.root), instance_id))
+    instance_keywords_sync(store, index, instance_id=instance_id)
+
+
+def files_follow(store: FileStore, *, instance_id: str) -> None:
+    """Follow what the instance's files hold now (its chat opened, a session archived, an undo):
+    the keyword side at once on the small live thread (memory/keyword_sync.py), the dense side
+    queued behind whatever the memory-jobs thread is doing (an import's fill)."""
+    if not store.module_read("memory").get("recall_enabled", True):
+        return
+    index, _ = index_or_warning(store)
+    key = (str(store.root), instance_id)
+    if index is not None:
+        with _index_lock:
+            queued = key in _keyword_syncs_queued
+            _keyword_syncs_queued.add(key)
+        if not queued:  # one queued keyword sync covers every request before it starts
+            live_schedule(_instance_keywords_sync, store, index, instance_id)
+    schedule_sync(store, instance_id=instance_id)
 
 
 def turn_lines_live(store: FileStore, *, instance_id: str, session_id: str,

@@ -36,7 +36,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memory.fill import chunk_embed, newest_first_chunks, progress_session_set
+from memory.fill import chunk_embed, newest_first_chunks, positions_runs, progress_session_set
+from memory.fill_guard import FileLines, lines_still_current
 from memory.index import (
     MemoryIndex,
     ledger_events,
@@ -125,7 +126,7 @@ def instance_sync(store: FileStore, index: MemoryIndex, *, instance_id: str,
         counts: Counter[str] = Counter()
         present = set(store.session_ids(instance_id))
         for session_id in sorted(set(state["sessions"]) - present):
-            counts["deleted"] += _session_drop(index, instance_id, session_id)
+            counts["deleted"] += session_drop(index, instance_id, session_id)
             progress_session_set(store, instance_id=instance_id, session_id=session_id,
                                  lines=None)
             del state["sessions"][session_id]
@@ -188,11 +189,12 @@ def _session_sync(store: FileStore, index: MemoryIndex, owner: dict[str, Any], s
                   mark: dict[str, Any] | None, counts: Counter[str]) -> dict[str, Any] | None:
     path = store.session_path(owner["instance_id"], session_id)
     # before the file is read
-    changed, history = _last_change(store, owner["instance_id"], session_id, mark)
+    changed, history = session_last_change(store, owner["instance_id"], session_id, mark)
     try:
         stat = path.stat()
     except FileNotFoundError:
         return mark
+    guard = FileLines(path, store.sessions_dir(owner["instance_id"]) / "history", session_id)
     offset = 0
     if (mark and mark.get("file") == _file_id(stat) and stat.st_size >= mark.get("offset", 0)
             and mark.get("change") == changed):
@@ -207,13 +209,14 @@ def _session_sync(store: FileStore, index: MemoryIndex, owner: dict[str, Any], s
         before = mark.get("context")
         if lines:
             index.add_turns(session_id=session_id, turns=lines, before=before, **owner)
+            lines_still_current(index, owner, guard, lines)  # changed while they embedded
             counts["turns"] += len(lines)
             total = int(mark.get("lines") or 0) + len(lines)
             progress_session_set(store, instance_id=owner["instance_id"], session_id=session_id,
                                  lines=total, embedded=total)
     else:
         before = None
-        written, deleted = _session_replace(store, index, owner, session_id, lines)
+        written, deleted = _session_replace(store, index, owner, session_id, lines, guard)
         counts["turns"] += written
         counts["deleted"] += deleted
     if read.end == offset and mark:
@@ -229,8 +232,8 @@ def _session_sync(store: FileStore, index: MemoryIndex, owner: dict[str, Any], s
 HISTORY_SETTLED_NS = 2_000_000_000
 
 
-def _last_change(store: FileStore, instance_id: str, session_id: str,
-                 mark: dict[str, Any] | None) -> tuple[str | None, int | None]:
+def session_last_change(store: FileStore, instance_id: str, session_id: str,
+                        mark: dict[str, Any] | None) -> tuple[str | None, int | None]:
     """The newest backup a history change or a regenerate left of the session, and the
     history folder's mtime it was found at (None: not to be trusted next time). A change
     rewrites the file's tail in place (same file, maybe the same length), so a new backup is
@@ -251,11 +254,13 @@ def _last_change(store: FileStore, instance_id: str, session_id: str,
 
 
 def _session_replace(store: FileStore, index: MemoryIndex, owner: dict[str, Any],
-                     session_id: str, lines: list[dict[str, Any]]) -> tuple[int, int]:
+                     session_id: str, lines: list[dict[str, Any]],
+                     guard: FileLines | None = None) -> tuple[int, int]:
     """Make the session's stored turns equal the file's: embed the lines whose text, fields or
     context changed, delete the ids the file no longer has. The keyword store gets every
     changed line first (recall finds them at once), then the lines are embedded in chunks,
-    newest first, the progress recorded after each (memory/fill.py)."""
+    newest first, the progress recorded after each (memory/fill.py); a line changed in the
+    file meanwhile is left to the next sync, never written as it was read (`guard`)."""
     instance_id = owner["instance_id"]
     stored = index.documents_stored("turns", where={"instance_id": instance_id,
                                                    "session_id": session_id})
@@ -290,27 +295,18 @@ def _session_replace(store: FileStore, index: MemoryIndex, owner: dict[str, Any]
                             if turn_doc_id(session_id, line) not in vectored])
     index.add_turns(session_id=session_id, before=None, keywords_only=True, **owner,
                     turns=[lines[p] for p in stale])
+    lines_still_current(index, owner, guard, [lines[p] for p in stale])  # edited meanwhile
     embedded = len(lines) - len(stale)
     progress_session_set(store, instance_id=instance_id, session_id=session_id,
                          lines=len(lines), embedded=embedded)
     # Lines are written in runs, each with the line before it as its context.
     written = 0
-    for chunk in newest_first_chunks(_runs(stale)):
-        chunk_embed(index, owner, session_id, lines, chunk, fill_lines=len(stale))
-        written += len(chunk)
+    for chunk in newest_first_chunks(positions_runs(stale)):
+        written += chunk_embed(index, owner, session_id, lines, chunk, fill_lines=len(stale),
+                               guard=guard)
         progress_session_set(store, instance_id=instance_id, session_id=session_id,
                              lines=len(lines), embedded=embedded + written)
     return written, len(gone)
-
-
-def _runs(positions: list[int]) -> list[list[int]]:
-    runs: list[list[int]] = []
-    for position in positions:
-        if runs and runs[-1][-1] == position - 1:
-            runs[-1].append(position)
-        else:
-            runs.append([position])
-    return runs
 
 
 def _turn_current(session_id: str, line: dict[str, Any], previous: dict[str, Any] | None,
@@ -340,7 +336,7 @@ def _turn_current(session_id: str, line: dict[str, Any], previous: dict[str, Any
                "name": stored_previous[1].get("name")})
 
 
-def _session_drop(index: MemoryIndex, instance_id: str, session_id: str) -> int:
+def session_drop(index: MemoryIndex, instance_id: str, session_id: str) -> int:
     stored = index.documents_stored("turns", where={"instance_id": instance_id,
                                                    "session_id": session_id})
     gone = [*stored, *sorted(index.second_stored(instance_id, session_id) - set(stored))]

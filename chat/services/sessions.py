@@ -69,6 +69,6 @@ def session_archive_and_restart(store: FileStore, *, instance_id: str, session_i
             state["current_session_id"] = new_session_id
             store.instance_state_write(instance_id, state)
     instance_index(store, instance_id)
-    memory_runtime.schedule_sync(store, instance_id=instance_id)  # its turns leave the index
+    memory_runtime.files_follow(store, instance_id=instance_id)  # its turns leave the index
     return {"success": True, "session_id": session_id, "archived_to": archived.name,
             "current_session_id": new_session_id or state["current_session_id"]}

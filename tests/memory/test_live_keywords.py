@@ -10,10 +10,12 @@ import threading
 import pytest
 
 from chat import history, history_read
+from chat.turn import turn_run
 from memory import runtime
 from memory.live_keywords import live_drain
 from memory.rag import query_user_history
 from tests.memory.test_memory_flow import _turn
+from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -95,3 +97,30 @@ def test_an_edited_or_deleted_line_is_followed_at_once_while_the_fill_holds_the_
     assert dropped not in _recalled(store, instance, "What does Bartholomew collect?")
     recalled = _recalled(store, instance, "What did I bury under the old oak?")
     assert edited in recalled and kept not in recalled
+
+
+def test_a_regenerated_replys_old_text_is_not_recalled_while_the_fill_holds_the_worker(
+        store, instance, memory_on, use_stub):
+    old = "I hid the lantern in the hayloft above the stables."
+    new = "I hid the lantern behind the chapel's broken organ."
+    use_stub.script(Reply(old))
+    asyncio.run(_turn(store, instance, "Where did you hide the lantern?"))
+    runtime.drain()  # embedded: the dense side holds the first reply
+    release = threading.Event()
+    runtime.schedule(release.wait, 60)  # a long fill job on the single memory-jobs thread
+    try:
+        use_stub.script(Reply(new))
+        asyncio.run(turn_run(store, instance_id=instance, user_text="", emit=_ignore,
+                             regenerate=True))
+        live_drain()
+        recalled = _recalled(store, instance, "Where is the lantern hidden?")
+        assert new in recalled and old not in recalled
+    finally:
+        release.set()
+    runtime.drain()
+    recalled = _recalled(store, instance, "Where is the lantern hidden?")
+    assert new in recalled and old not in recalled
+
+
+async def _ignore(event):
+    return None
