@@ -1,0 +1,402 @@
+"""Issue 32's side-by-side run: five cards (built here from the documented V2/V3 card format)
+played in SillyTavern and in PersonaLab with the same persona and the same player messages, both
+apps' requests to the model captured by one recording stub (tests/stub_llm.py), then compared.
+
+    .venv/bin/python bench/st_side_by_side.py --sillytavern /work/st/st-1.12.6 [--cards amy,brin]
+
+SillyTavern (a checkout with `npm install` done) is started on a free localhost port with its
+connection set to the stub (chat completion source "custom", no streaming) and its page driven
+with Playwright (/usr/bin/chromium): each card is imported, opened, its embedded book imported
+when SillyTavern offers it, and the messages sent from the input box. PersonaLab runs in a child
+process (Django test client, a throwaway data folder): the card imported over the REST API, a
+persona, an instance and the same messages through `POST /api/v1/chat`.
+
+Prints per card and turn: both apps' messages in order (role and a short text) and the
+differences (lore markers found in one app's request but not the other's, and lore that sits in a
+message of another role or place). Lore contents carry markers like `[ELDORIA]` so they can be
+found in either prompt whatever the wrapping.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests import cluster  # noqa: E402
+from tests.stub_llm import Reply, StubLLM  # noqa: E402
+
+PERSONA_NAME = "Alex"
+PERSONA = "[PERSONA] Alex is a travelling cartographer with ink-stained gloves."
+MARKER = re.compile(r"\[[A-Z][A-Z0-9-]+\]")
+
+
+def _entry(uid: int, keys: list[str], content: str, **extra: Any) -> dict[str, Any]:
+    """A V2 character_book entry; fields not given stay unset (the book's / app's defaults)."""
+    return {"id": uid, "keys": keys, "content": content, "enabled": True,
+            "insertion_order": 100, **extra}
+
+
+def cards_build() -> dict[str, dict[str, Any]]:
+    amy = {"name": "Amy", "description": "[AMY-DESC] Amy is a ranger of Eldoria.",
+           "personality": "curious", "scenario": "A forest road at dusk.",
+           "first_mes": "Amy tugs off her gloves and waves.", "mes_example": "",
+           "character_book": {"name": "Eldoria book", "entries": [
+               _entry(1, ["Eldoria"], "[ELDORIA] Eldoria's wolves follow Shadowfang."),
+               _entry(2, ["Shadowfang"], "[SHADOWFANG] Shadowfang waits in the glade."),
+               _entry(3, ["glade"], "[GLADE] The glade is moonlit and silent."),
+               _entry(4, ["love"], "[LOVE] Amy loves the old songs.")]}}
+    brin = {"name": "Brin", "description": "[BRIN-DESC] Brin is a dragon scholar.",
+            "personality": "dry", "scenario": "A library tower.",
+            "first_mes": "Brin looks up from a scroll.",
+            "mes_example": "<START>\n{{user}}: Hello.\n{{char}}: [EXAMPLE] Brin nods.",
+            "system_prompt": "[SYSPROMPT] Write as {{char}}. {{original}}",
+            "post_history_instructions": "[POSTHIST] Stay in character as {{char}}.",
+            "character_book": {"name": "Brin book", "entries": [
+                _entry(1, ["/dra(g|k)on/i"], "[DRAGON] Dragons nest in the north."),
+                _entry(2, [], "[CONSTANT] The tower has no stairs.", constant=True),
+                _entry(3, ["check"], "[CHECK] Brin checks every citation.")]}}
+    cato = {"name": "Cato", "description": "[CATO-DESC] Cato runs a night market stall.",
+            "personality": "sly", "scenario": "A lantern-lit market.",
+            "first_mes": "Cato grins over a crate of lanterns.",
+            "extensions": {"depth_prompt": {"prompt": "[CHARNOTE] Cato never tells the truth twice.",
+                                            "depth": 2, "role": "system"}},
+            "character_book": {"name": "Cato book", "entries": [
+                _entry(1, ["lantern"], "[LANTERN-D1-USER] Lanterns here are bought, never lit.",
+                       extensions={"position": 4, "depth": 1, "role": 1}),
+                _entry(2, ["price"], "[PRICE-D0-ASSISTANT] Every price is a riddle.",
+                       extensions={"position": 4, "depth": 0, "role": 2}),
+                _entry(3, ["market"], "[MARKET-D3-SYSTEM] The market moves each night.",
+                       extensions={"position": 4, "depth": 3, "role": 0})]}}
+    dara = {"name": "Dara", "description": "[DARA-DESC] Dara keeps a lighthouse.",
+            "personality": "calm", "scenario": "A storm over the sea.",
+            "first_mes": "Dara trims the lamp.",
+            "alternate_greetings": ["Dara waves from the balcony.", "Dara is asleep."],
+            "mes_example": "<START>\n{{char}}: [DARA-EXAMPLE] The sea is loud tonight.",
+            "character_book": {"name": "Dara book", "scan_depth": 4, "recursive_scanning": False,
+                               "entries": [
+                _entry(1, ["storm"], "[STORM] Storms here last three days.",
+                       secondary_keys=["sea"], selective=True),
+                _entry(2, ["ship"], "[SHIP] A ship was lost last winter; the storm took it.",
+                       position="before_char"),
+                _entry(3, ["lamp"], "[LAMP] The lamp burns whale oil.",
+                       position="after_char")]}}
+    eli = {"name": "Eli", "description": "[ELI-DESC] Eli is a clockmaker.",
+           "personality": "precise", "scenario": "A workshop full of ticking.",
+           "first_mes": "Eli sets down a tiny gear.",
+           "post_history_instructions": "[ELI-POSTHIST] Keep replies short.",
+           "extensions": {"depth_prompt": {"prompt": "[ELI-NOTE] Eli hums while working.",
+                                           "depth": 0, "role": "assistant"}},
+           "character_book": {"name": "Eli book", "entries": [
+               _entry(1, ["gear"], "[GEAR] Eli's gears are brass.",
+                      extensions={"position": 4, "depth": 2, "role": 0}),
+               _entry(2, ["clock"], "[CLOCK] The town clock is Eli's.", case_sensitive=True)]}}
+    out = {}
+    for key, data in (("amy", amy), ("brin", brin), ("cato", cato), ("dara", dara)):
+        out[key] = {"spec": "chara_card_v2", "spec_version": "2.0",
+                    "data": {"tags": [], "creator": "bench", "creator_notes": "",
+                             "character_version": "1", "alternate_greetings": [],
+                             "system_prompt": "", "post_history_instructions": "",
+                             "mes_example": "", "extensions": {}, **data}}
+    out["eli"] = {"spec": "chara_card_v3", "spec_version": "3.0",
+                  "data": {"tags": [], "creator": "bench", "creator_notes": "",
+                           "character_version": "1", "alternate_greetings": [],
+                           "system_prompt": "", "mes_example": "", "group_only_greetings": [],
+                           **eli}}
+    return out
+
+
+MESSAGES = {
+    "amy": ["Tell me about Eldoria.", "I pull on my gloves.", "Where do we sleep tonight?"],
+    "brin": ["Have you seen a drakon?", "Please check the map.", "What is on the top shelf?"],
+    "cato": ["How much for a lantern?", "What is the price of silence?", "Is the market safe?"],
+    "dara": ["The storm is coming.", "Is that a ship out on the sea?", "Light the lamp."],
+    "eli": ["Can you fix this gear?", "When does the clock strike?", "Thank you."],
+}
+
+
+# --- SillyTavern -------------------------------------------------------------------
+
+
+def st_settings(data: Path, stub_url: str) -> None:
+    path = data / "default-user" / "settings.json"
+    settings = json.loads(path.read_text())
+    settings["main_api"] = "openai"
+    settings["username"] = PERSONA_NAME
+    oai = settings["oai_settings"]
+    oai.update({"chat_completion_source": "custom", "custom_url": stub_url,
+                "custom_model": "stub-model", "stream_openai": False,
+                "openai_max_context": 16384, "openai_max_tokens": 300})
+    power = settings["power_user"]
+    power.update({"persona_description": PERSONA, "persona_description_position": 0,
+                  "world_import_dialog": True})
+    path.write_text(json.dumps(settings, indent=2))
+
+
+def st_run(root: Path, cards: dict[str, dict], names: list[str], stub: StubLLM) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    port = _port_free()
+    data = Path(tempfile.mkdtemp(prefix="st-data-"))
+    env = {**os.environ}
+    args = ["nice", "-n", "15", "node", "server.js", "--port", str(port), "--dataRoot", str(data),
+            "--listen", "false", "--whitelist", "false", "--autorun", "false",
+            "--basicAuthMode", "false"]
+    log = open(data / "st.log", "w")
+    process = subprocess.Popen(args, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    requests: dict[str, list[dict]] = {}
+    try:
+        _wait_http(f"http://127.0.0.1:{port}/", process, 180)
+        st_settings(data, stub.base_url)
+        with sync_playwright() as play:
+            browser = play.chromium.launch(executable_path="/usr/bin/chromium", args=[
+                "--no-sandbox", "--disable-background-networking", "--disable-component-update"])
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{port}/")
+            page.wait_for_function("window.SillyTavern && window.SillyTavern.getContext"
+                                   " && SillyTavern.getContext().onlineStatus !== undefined",
+                                   timeout=120_000)
+            for name in names:
+                requests[name] = st_card_play(page, cards[name], MESSAGES[name], stub)
+            browser.close()
+    finally:
+        process.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=10)
+        if process.poll() is None:
+            process.kill()
+        shutil.rmtree(data, ignore_errors=True)
+    return requests
+
+
+def st_card_play(page: Any, card: dict, messages: list[str], stub: StubLLM) -> list[dict]:
+    name = card["data"]["name"]
+    imported = page.evaluate("""async (card) => {
+        const ctx = SillyTavern.getContext();
+        const form = new FormData();
+        form.append('avatar', new File([JSON.stringify(card)], card.data.name + '.json',
+                                       {type: 'application/json'}));
+        form.append('file_type', 'json');
+        const headers = ctx.getRequestHeaders(); delete headers['Content-Type'];
+        const answer = await fetch('/api/characters/import', {method: 'POST', headers, body: form});
+        const text = await answer.text();
+        if (!answer.ok || text.includes('"error"')) throw new Error('import: ' + text);
+        return text;
+    }""", card)
+    print(f"SillyTavern import of {name}: {imported}", file=sys.stderr)
+    page.reload()
+    page.wait_for_function("(n) => window.SillyTavern && SillyTavern.getContext().characters"
+                           ".some(c => c.name === n)", arg=name, timeout=120_000)
+    index = page.evaluate("(name) => SillyTavern.getContext().characters"
+                          ".findIndex(c => c.name === name)", name)
+    page.evaluate("(i) => SillyTavern.getContext().selectCharacterById(String(i))", index)
+    if card["data"].get("character_book"):
+        # SillyTavern offers to import the card's embedded book the first time it is opened.
+        page.locator(".popup-button-ok:visible").first.click(timeout=30_000)
+        page.wait_for_function("(n) => SillyTavern.getContext().chat.length >= 1", arg=name)
+        time.sleep(1.5)
+    page.wait_for_function("SillyTavern.getContext().chat.length >= 1", timeout=30_000)
+    captured = []
+    for text in messages:
+        before = len(stub.requests)
+        page.fill("#send_textarea", text)
+        page.click("#send_but")
+        deadline = time.time() + 120
+        while len(stub.requests) <= before and time.time() < deadline:
+            time.sleep(0.2)
+        # The reply lands in the chat; wait until the input is free again before the next one.
+        page.wait_for_function("!document.querySelector('#send_but').classList.contains('displayNone')"
+                               " && SillyTavern.getContext().chat.at(-1).is_user === false",
+                               timeout=120_000)
+        captured.append(stub.requests[before] if len(stub.requests) > before else {})
+    return captured
+
+
+# --- PersonaLab ----------------------------------------------------------------------
+
+
+def pl_run(cards: dict[str, dict], names: list[str], stub: StubLLM) -> dict:
+    data = Path(tempfile.mkdtemp(prefix="pl-side-"))
+    env = cluster.worker_env(data, OPENAI_BASE_URL=stub.base_url, OPENAI_API_KEY="bench-key",
+                             PERSONALAB_MODEL="stub-model", PERSONALAB_CONTEXT_TOKENS="16384")
+    try:
+        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+                       cwd=REPO, env=env, check=True)
+        payload = json.dumps({"cards": {n: cards[n] for n in names}, "messages": MESSAGES})
+        done = subprocess.run([sys.executable, __file__, "--personalab-child"], cwd=REPO,
+                              env=env, input=payload, text=True, capture_output=True)
+        if done.returncode:
+            raise SystemExit(f"PersonaLab side failed:\n{done.stderr[-3000:]}")
+        counts = json.loads(done.stdout.strip().splitlines()[-1])
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+    out, at = {}, 0
+    for name in names:
+        out[name] = stub.requests[at:at + counts[name]]
+        at += counts[name]
+    return out
+
+
+def pl_child() -> None:
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from chat.models import ApiToken
+
+    payload = json.loads(sys.stdin.read())
+    user = get_user_model().objects.create_user("side", password="side-password-123")
+    client = Client()
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(user)}"}
+
+    def call(method: str, url: str, body: dict) -> dict:
+        answer = getattr(client, method)(url, json.dumps(body), content_type="application/json",
+                                         **auth)
+        if answer.status_code >= 400:
+            raise SystemExit(f"{url}: {answer.status_code} {answer.content[:500]!r}")
+        return answer.json()
+
+    persona = call("post", "/api/v1/personas", {"name": PERSONA_NAME, "description": PERSONA,
+                                                "default": True})
+    counts = {}
+    for name, card in payload["cards"].items():
+        answer = client.post("/api/v1/characters/import", {"file": _upload(card)}, **auth)
+        if answer.status_code >= 400:
+            raise SystemExit(f"import {name}: {answer.status_code} {answer.content[:500]!r}")
+        character_id = answer.json().get("id") or answer.json().get("character_id")
+        instance = call("post", "/api/v1/instances", {"character_id": character_id,
+                                                       "persona_id": persona.get("id")})
+        for text in payload["messages"][name]:
+            call("post", "/api/v1/chat", {"instance_id": instance.get("id")
+                                          or instance.get("instance_id"), "query": text})
+        counts[name] = len(payload["messages"][name])
+    print(json.dumps(counts))
+
+
+def _upload(card: dict) -> Any:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return SimpleUploadedFile(f"{card['data']['name']}.json", json.dumps(card).encode(),
+                              content_type="application/json")
+
+
+# --- comparison ----------------------------------------------------------------------
+
+
+def _short(text: str, width: int = 70) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def placements(body: dict) -> list[tuple[str, int, str]]:
+    """(marker, message index from the end, role) for each lore/card marker in a request."""
+    messages = body.get("messages") or []
+    found = []
+    for index, message in enumerate(messages):
+        content = message.get("content") or ""
+        if isinstance(content, list):
+            content = " ".join(part.get("text", "") for part in content)
+        for marker in MARKER.findall(content):
+            found.append((marker, len(messages) - index, message.get("role", "?")))
+    return found
+
+
+def placement_of(body: dict) -> dict[str, tuple[int, str]]:
+    return {marker: (back, role) for marker, back, role in placements(body)}
+
+
+def compare(name: str, st: list[dict], pl: list[dict]) -> list[str]:
+    lines = [f"== {name}"]
+    differences = 0
+    for turn, (a, b) in enumerate(zip(st, pl), start=1):
+        lines.append(f"-- turn {turn}")
+        for label, body in (("SillyTavern", a), ("PersonaLab", b)):
+            lines.append(f"   {label}:")
+            for message in body.get("messages") or []:
+                content = message.get("content") or ""
+                lines.append(f"     {message.get('role', '?'):9} {_short(str(content))}")
+        sa, sb = placement_of(a), placement_of(b)
+        for marker in sorted(set(sa) | set(sb)):
+            if marker not in sb:
+                lines.append(f"   DIFF {marker}: only in SillyTavern ({sa[marker][1]}, "
+                             f"{sa[marker][0]} from the end)")
+            elif marker not in sa:
+                lines.append(f"   DIFF {marker}: only in PersonaLab ({sb[marker][1]}, "
+                             f"{sb[marker][0]} from the end)")
+            elif sa[marker][1] != sb[marker][1] or (
+                    sa[marker][0] <= 4 or sb[marker][0] <= 4) and sa[marker][0] != sb[marker][0]:
+                lines.append(f"   DIFF {marker}: SillyTavern {sa[marker][1]} {sa[marker][0]} from "
+                             f"the end, PersonaLab {sb[marker][1]} {sb[marker][0]} from the end")
+            else:
+                continue
+            differences += 1
+    lines.append(f"   {differences} difference(s)")
+    return lines
+
+
+def _port_free() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_http(url: str, process: subprocess.Popen, timeout: float) -> None:
+    import urllib.request
+
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"SillyTavern exited ({process.returncode})")
+        with contextlib.suppress(OSError):
+            urllib.request.urlopen(url, timeout=5)
+            return
+        time.sleep(1)
+    raise SystemExit("SillyTavern did not start in time")
+
+
+def main() -> None:
+    if "--personalab-child" in sys.argv:
+        pl_child()
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sillytavern", type=Path, required=True)
+    parser.add_argument("--cards", default="amy,brin,cato,dara,eli")
+    parser.add_argument("--save", type=Path, help="write both apps' requests to this JSON file")
+    args = parser.parse_args()
+    cards = cards_build()
+    names = [n for n in args.cards.split(",") if n]
+    stub = StubLLM(default=Reply("A short reply."))
+    try:
+        st = st_run(args.sillytavern.resolve(), cards, names, stub)
+        stub.reset()
+        pl = pl_run(cards, names, stub)
+    finally:
+        stub.stop()
+    if args.save:
+        args.save.write_text(json.dumps({"sillytavern": st, "personalab": pl}, indent=1))
+    total = 0
+    for name in names:
+        lines = compare(name, st[name], pl[name])
+        total += int(lines[-1].split()[0])
+        print("\n".join(lines))
+    print(f"st_side_by_side cards={len(names)} differences={total}")
+
+
+if __name__ == "__main__":
+    main()
