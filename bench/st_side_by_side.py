@@ -35,8 +35,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests import cluster  # noqa: E402
-from tests.stub_llm import Reply, StubLLM  # noqa: E402
+from tests import cluster
+from tests.stub_llm import Reply, StubLLM
 
 PERSONA_NAME = "Alex"
 PERSONA = "[PERSONA] Alex is a travelling cartographer with ink-stained gloves."
@@ -135,42 +135,41 @@ def st_settings(data: Path, stub_url: str) -> None:
     settings = json.loads(path.read_text())
     settings["main_api"] = "openai"
     settings["username"] = PERSONA_NAME
+    settings["firstRun"] = False  # no welcome dialog asking for a persona name
+    avatar = settings.get("user_avatar") or "user-default.png"
+    settings["user_avatar"] = avatar
     oai = settings["oai_settings"]
     oai.update({"chat_completion_source": "custom", "custom_url": stub_url,
                 "custom_model": "stub-model", "stream_openai": False,
                 "openai_max_context": 16384, "openai_max_tokens": 300})
     power = settings["power_user"]
     power.update({"persona_description": PERSONA, "persona_description_position": 0,
-                  "world_import_dialog": True})
+                  "personas": {avatar: PERSONA_NAME},
+                  "persona_descriptions": {avatar: {"description": PERSONA, "position": 0,
+                                                    "depth": 2, "role": 0}},
+                  "default_persona": avatar, "auto_connect": True,
+                  "world_import_dialog": False})
     path.write_text(json.dumps(settings, indent=2))
 
 
-def st_run(root: Path, cards: dict[str, dict], names: list[str], stub: StubLLM) -> dict:
-    from playwright.sync_api import sync_playwright
-
+def st_run(root: Path, cards: dict[str, dict], names: list[str], stub: StubLLM,
+           running: tuple[str, Path] | None = None) -> dict:
+    if running:  # a SillyTavern already started on that data folder (saves its slow start)
+        st_settings(running[1], stub.base_url)
+        return st_drive(running[0], cards, names, stub)
     port = _port_free()
     data = Path(tempfile.mkdtemp(prefix="st-data-"))
     env = {**os.environ}
     args = ["nice", "-n", "15", "node", "server.js", "--port", str(port), "--dataRoot", str(data),
             "--listen", "false", "--whitelist", "false", "--autorun", "false",
             "--basicAuthMode", "false"]
-    log = open(data / "st.log", "w")
+    log = open(data / "st.log", "w")  # noqa: SIM115 (open for the child's whole life)
     process = subprocess.Popen(args, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     requests: dict[str, list[dict]] = {}
     try:
-        _wait_http(f"http://127.0.0.1:{port}/", process, 180)
+        _wait_http(f"http://127.0.0.1:{port}/", process, 900)
         st_settings(data, stub.base_url)
-        with sync_playwright() as play:
-            browser = play.chromium.launch(executable_path="/usr/bin/chromium", args=[
-                "--no-sandbox", "--disable-background-networking", "--disable-component-update"])
-            page = browser.new_page()
-            page.goto(f"http://127.0.0.1:{port}/")
-            page.wait_for_function("window.SillyTavern && window.SillyTavern.getContext"
-                                   " && SillyTavern.getContext().onlineStatus !== undefined",
-                                   timeout=120_000)
-            for name in names:
-                requests[name] = st_card_play(page, cards[name], MESSAGES[name], stub)
-            browser.close()
+        requests = st_drive(f"http://127.0.0.1:{port}/", cards, names, stub)
     finally:
         process.terminate()
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -179,6 +178,31 @@ def st_run(root: Path, cards: dict[str, dict], names: list[str], stub: StubLLM) 
             process.kill()
         shutil.rmtree(data, ignore_errors=True)
     return requests
+
+
+def st_drive(url: str, cards: dict[str, dict], names: list[str], stub: StubLLM) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    requests: dict[str, list[dict]] = {}
+    with sync_playwright() as play:
+        browser = play.chromium.launch(executable_path="/usr/bin/chromium", args=[
+            "--no-sandbox", "--disable-background-networking", "--disable-component-update"])
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(url)
+        st_page_ready(page)
+        for name in names:
+            requests[name] = st_card_play(page, cards[name], MESSAGES[name], stub)
+        browser.close()
+    return requests
+
+
+def st_page_ready(page: Any) -> None:
+    """SillyTavern removes its preloader once settings and characters are loaded; then wait for
+    the auto-connect to the stub."""
+    page.wait_for_function("window.SillyTavern && !document.getElementById('preloader')",
+                           timeout=300_000, polling=1000)
+    page.wait_for_function("SillyTavern.getContext().onlineStatus !== 'no_connection'",
+                           timeout=120_000, polling=500)
 
 
 def st_card_play(page: Any, card: dict, messages: list[str], stub: StubLLM) -> list[dict]:
@@ -197,16 +221,26 @@ def st_card_play(page: Any, card: dict, messages: list[str], stub: StubLLM) -> l
     }""", card)
     print(f"SillyTavern import of {name}: {imported}", file=sys.stderr)
     page.reload()
-    page.wait_for_function("(n) => window.SillyTavern && SillyTavern.getContext().characters"
-                           ".some(c => c.name === n)", arg=name, timeout=120_000)
-    index = page.evaluate("(name) => SillyTavern.getContext().characters"
-                          ".findIndex(c => c.name === name)", name)
+    st_page_ready(page)
+    avatar = json.loads(imported)["file_name"] + ".png"  # "Amy1" when an Amy was there already
+    page.wait_for_function("(a) => SillyTavern.getContext().characters"
+                           ".some(c => c.avatar === a)", arg=avatar, timeout=120_000)
+    index = page.evaluate("(a) => SillyTavern.getContext().characters"
+                          ".findIndex(c => c.avatar === a)", avatar)
     page.evaluate("(i) => SillyTavern.getContext().selectCharacterById(String(i))", index)
-    if card["data"].get("character_book"):
-        # SillyTavern offers to import the card's embedded book the first time it is opened.
+    book = (card["data"].get("character_book") or {}).get("name")
+    if book:
+        # What a user does: More... → "Import Card Lore", then Yes. (The popup offered on first
+        # opening imports the book but, in 1.12.6, does not save the link to the character.)
+        page.evaluate("""() => {
+            document.getElementById('import_character_info').selected = true;
+            $('#char-management-dropdown').trigger('change');
+        }""")
         page.locator(".popup-button-ok:visible").first.click(timeout=30_000)
-        page.wait_for_function("(n) => SillyTavern.getContext().chat.length >= 1", arg=name)
-        time.sleep(1.5)
+        page.wait_for_function("([i, book]) => SillyTavern.getContext().characters[i]"
+                               "?.data?.extensions?.world === book", arg=[index, book],
+                               timeout=60_000, polling=500)
+        page.keyboard.press("Escape")
     page.wait_for_function("SillyTavern.getContext().chat.length >= 1", timeout=30_000)
     captured = []
     for text in messages:
@@ -235,7 +269,8 @@ def pl_run(cards: dict[str, dict], names: list[str], stub: StubLLM) -> dict:
         subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
                        cwd=REPO, env=env, check=True)
         payload = json.dumps({"cards": {n: cards[n] for n in names}, "messages": MESSAGES})
-        done = subprocess.run([sys.executable, __file__, "--personalab-child"], cwd=REPO,
+        done = subprocess.run([sys.executable, __file__, "--personalab-child"], check=False,
+                              cwd=REPO,
                               env=env, input=payload, text=True, capture_output=True)
         if done.returncode:
             raise SystemExit(f"PersonaLab side failed:\n{done.stderr[-3000:]}")
@@ -302,21 +337,33 @@ def _short(text: str, width: int = 70) -> str:
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
+HEAD = 999  # "in the system prompt before the conversation": how many messages it spans varies
+
+
 def placements(body: dict) -> list[tuple[str, int, str]]:
-    """(marker, message index from the end, role) for each lore/card marker in a request."""
+    """(marker, message index from the end, role) for each lore/card marker in a request; markers
+    in the system messages before the conversation count as one place (HEAD), as SillyTavern
+    sends each section as its own system message where PersonaLab joins them."""
     messages = body.get("messages") or []
+    start = next((i for i, m in enumerate(messages) if m.get("role") != "system"), len(messages))
     found = []
     for index, message in enumerate(messages):
         content = message.get("content") or ""
         if isinstance(content, list):
             content = " ".join(part.get("text", "") for part in content)
+        back = HEAD if index < start else len(messages) - index
         for marker in MARKER.findall(content):
-            found.append((marker, len(messages) - index, message.get("role", "?")))
+            found.append((marker, back, message.get("role", "?")))
     return found
 
 
 def placement_of(body: dict) -> dict[str, tuple[int, str]]:
     return {marker: (back, role) for marker, back, role in placements(body)}
+
+
+def _where(place: tuple[int, str]) -> str:
+    back, role = place
+    return f"{role} before the conversation" if back == HEAD else f"{role} {back} from the end"
 
 
 def compare(name: str, st: list[dict], pl: list[dict]) -> list[str]:
@@ -332,15 +379,12 @@ def compare(name: str, st: list[dict], pl: list[dict]) -> list[str]:
         sa, sb = placement_of(a), placement_of(b)
         for marker in sorted(set(sa) | set(sb)):
             if marker not in sb:
-                lines.append(f"   DIFF {marker}: only in SillyTavern ({sa[marker][1]}, "
-                             f"{sa[marker][0]} from the end)")
+                lines.append(f"   DIFF {marker}: only in SillyTavern ({_where(sa[marker])})")
             elif marker not in sa:
-                lines.append(f"   DIFF {marker}: only in PersonaLab ({sb[marker][1]}, "
-                             f"{sb[marker][0]} from the end)")
-            elif sa[marker][1] != sb[marker][1] or (
-                    sa[marker][0] <= 4 or sb[marker][0] <= 4) and sa[marker][0] != sb[marker][0]:
-                lines.append(f"   DIFF {marker}: SillyTavern {sa[marker][1]} {sa[marker][0]} from "
-                             f"the end, PersonaLab {sb[marker][1]} {sb[marker][0]} from the end")
+                lines.append(f"   DIFF {marker}: only in PersonaLab ({_where(sb[marker])})")
+            elif sa[marker] != sb[marker]:
+                lines.append(f"   DIFF {marker}: SillyTavern {_where(sa[marker])}, "
+                             f"PersonaLab {_where(sb[marker])}")
             else:
                 continue
             differences += 1
@@ -378,12 +422,15 @@ def main() -> None:
     parser.add_argument("--sillytavern", type=Path, required=True)
     parser.add_argument("--cards", default="amy,brin,cato,dara,eli")
     parser.add_argument("--save", type=Path, help="write both apps' requests to this JSON file")
+    parser.add_argument("--st-url", help="use a SillyTavern already running at this URL ...")
+    parser.add_argument("--st-data", type=Path, help="... whose --dataRoot is this folder")
     args = parser.parse_args()
     cards = cards_build()
     names = [n for n in args.cards.split(",") if n]
     stub = StubLLM(default=Reply("A short reply."))
     try:
-        st = st_run(args.sillytavern.resolve(), cards, names, stub)
+        running = (args.st_url, args.st_data) if args.st_url and args.st_data else None
+        st = st_run(args.sillytavern.resolve(), cards, names, stub, running)
         stub.reset()
         pl = pl_run(cards, names, stub)
     finally:
