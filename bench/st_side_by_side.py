@@ -119,7 +119,8 @@ def cards_build() -> dict[str, dict[str, Any]]:
 
 
 MESSAGES = {
-    "amy": ["Tell me about Eldoria.", "I pull on my gloves.", "Where do we sleep tonight?"],
+    "amy": ["Tell me about Eldoria.", "I pull on my gloves.", "Where do we sleep tonight?",
+            "Sing me a song about love."],
     "brin": ["Have you seen a drakon?", "Please check the map.", "What is on the top shelf?"],
     "cato": ["How much for a lantern?", "What is the price of silence?", "Is the market safe?"],
     "dara": ["The storm is coming.", "Is that a ship out on the sea?", "Light the lamp."],
