@@ -83,7 +83,8 @@ def cards_build() -> dict[str, dict[str, Any]]:
     dara = {"name": "Dara", "description": "[DARA-DESC] Dara keeps a lighthouse.",
             "personality": "calm", "scenario": "A storm over the sea.",
             "first_mes": "Dara trims the lamp.",
-            "alternate_greetings": ["Dara waves from the balcony.", "Dara is asleep."],
+            "alternate_greetings": ["[DARA-GREET2] Dara waves from the balcony.",
+                                    "[DARA-GREET3] Dara is asleep."],
             "mes_example": "<START>\n{{char}}: [DARA-EXAMPLE] The sea is loud tonight.",
             "character_book": {"name": "Dara book", "scan_depth": 4, "recursive_scanning": False,
                                "entries": [
@@ -126,6 +127,8 @@ MESSAGES = {
     "dara": ["The storm is coming.", "Is that a ship out on the sea?", "Light the lamp."],
     "eli": ["Can you fix this gear?", "When does the clock strike?", "Thank you."],
 }
+# Cards played from an alternate greeting: swiped to before the first message, in both apps.
+SWIPE_GREETING = {"dara"}
 
 
 # --- SillyTavern -------------------------------------------------------------------
@@ -243,6 +246,10 @@ def st_card_play(page: Any, card: dict, messages: list[str], stub: StubLLM) -> l
                                timeout=60_000, polling=500)
         page.keyboard.press("Escape")
     page.wait_for_function("SillyTavern.getContext().chat.length >= 1", timeout=30_000)
+    if card["data"]["name"].lower() in SWIPE_GREETING:
+        page.locator("#chat .last_mes .swipe_right").first.click()
+        page.wait_for_function("SillyTavern.getContext().chat[0].swipe_id === 1",
+                               timeout=30_000)
     captured = []
     for text in messages:
         before = len(stub.requests)
@@ -316,6 +323,13 @@ def pl_child() -> None:
         character_id = answer.json().get("id") or answer.json().get("character_id")
         instance = call("post", "/api/v1/instances", {"character_id": character_id,
                                                        "persona_id": persona.get("id")})
+        instance_id = instance.get("id") or instance.get("instance_id")
+        if name in SWIPE_GREETING:
+            session = next(row for row in client.get(
+                f"/api/v1/instances/{instance_id}/sessions", **auth).json()["sessions"]
+                if row["current"])
+            call("post", f"/api/v1/instances/{instance_id}/sessions/{session['session_id']}"
+                 "/swipe", {"turn": 0, "alternative": 0})  # the first alternate greeting
         for text in payload["messages"][name]:
             call("post", "/api/v1/chat", {"instance_id": instance.get("id")
                                           or instance.get("instance_id"), "query": text})
@@ -367,7 +381,12 @@ def _where(place: tuple[int, str]) -> str:
     return f"{role} before the conversation" if back == HEAD else f"{role} {back} from the end"
 
 
-def compare(name: str, st: list[dict], pl: list[dict]) -> list[str]:
+def lore_markers(card: dict) -> set[str]:
+    entries = (card["data"].get("character_book") or {}).get("entries") or []
+    return {m for entry in entries for m in MARKER.findall(entry.get("content", ""))}
+
+
+def compare(name: str, st: list[dict], pl: list[dict], lore: set[str] = frozenset()) -> list[str]:
     lines = [f"== {name}"]
     differences = 0
     for turn, (a, b) in enumerate(zip(st, pl), start=1):
@@ -388,6 +407,14 @@ def compare(name: str, st: list[dict], pl: list[dict]) -> list[str]:
                              f"PersonaLab {_where(sb[marker])}")
             else:
                 continue
+            differences += 1
+        # Lore that both apps placed alike should also read in the same order.
+        same = [m for m in sa if m in lore and sa[m] == sb.get(m)]
+        order_a = [m for m, _, _ in placements(a) if m in same]
+        order_b = [m for m, _, _ in placements(b) if m in same]
+        if order_a != order_b:
+            lines.append(f"   DIFF order: SillyTavern {' '.join(order_a)}, "
+                         f"PersonaLab {' '.join(order_b)}")
             differences += 1
     lines.append(f"   {differences} difference(s)")
     return lines
@@ -440,7 +467,7 @@ def main() -> None:
         args.save.write_text(json.dumps({"sillytavern": st, "personalab": pl}, indent=1))
     total = 0
     for name in names:
-        lines = compare(name, st[name], pl[name])
+        lines = compare(name, st[name], pl[name], lore_markers(cards[name]))
         total += int(lines[-1].split()[0])
         print("\n".join(lines))
     print(f"st_side_by_side cards={len(names)} differences={total}")
