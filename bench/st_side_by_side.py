@@ -3,6 +3,7 @@ played in SillyTavern and in PersonaLab with the same persona and the same playe
 apps' requests to the model captured by one recording stub (tests/stub_llm.py), then compared.
 
     .venv/bin/python bench/st_side_by_side.py --sillytavern /work/st/st-1.12.6 [--cards amy,brin]
+        [--save requests.json]    (later: --load requests.json compares them again, no apps run)
 
 SillyTavern (a checkout with `npm install` done) is started on a free localhost port with its
 connection set to the stub (chat completion source "custom", no streaming) and its page driven
@@ -352,7 +353,9 @@ def _short(text: str, width: int = 70) -> str:
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
-HEAD = 999  # "in the system prompt before the conversation": how many messages it spans varies
+# "In the system prompt before the conversation" (how many messages it spans varies): before
+# the character's description, or after it.
+HEAD_BEFORE, HEAD = 1000, 999
 
 
 def placements(body: dict) -> list[tuple[str, int, str]]:
@@ -361,15 +364,28 @@ def placements(body: dict) -> list[tuple[str, int, str]]:
     sends each section as its own system message where PersonaLab joins them."""
     messages = body.get("messages") or []
     start = next((i for i, m in enumerate(messages) if m.get("role") != "system"), len(messages))
+    texts = [_text(m) for m in messages]
+    head = "\n".join(texts[:start])
+    description = next((m.start() for m in MARKER.finditer(head)
+                        if m.group().endswith("-DESC]")), None)
     found = []
-    for index, message in enumerate(messages):
-        content = message.get("content") or ""
-        if isinstance(content, list):
-            content = " ".join(part.get("text", "") for part in content)
-        back = HEAD if index < start else len(messages) - index
+    for index, content in enumerate(texts):
+        if index < start:
+            continue
         for marker in MARKER.findall(content):
-            found.append((marker, back, message.get("role", "?")))
-    return found
+            found.append((marker, len(messages) - index, messages[index].get("role", "?")))
+    # Before the conversation: before or after the character's description.
+    for match in MARKER.finditer(head):
+        before = description is not None and match.start() < description
+        found.append((match.group(), HEAD_BEFORE if before else HEAD, "system"))
+    return sorted(found, key=lambda item: -item[1])
+
+
+def _text(message: dict) -> str:
+    content = message.get("content") or ""
+    if isinstance(content, list):
+        content = " ".join(part.get("text", "") for part in content)
+    return str(content)
 
 
 def placement_of(body: dict) -> dict[str, tuple[int, str]]:
@@ -378,6 +394,8 @@ def placement_of(body: dict) -> dict[str, tuple[int, str]]:
 
 def _where(place: tuple[int, str]) -> str:
     back, role = place
+    if back == HEAD_BEFORE:
+        return f"{role} before the character"
     return f"{role} before the conversation" if back == HEAD else f"{role} {back} from the end"
 
 
@@ -447,7 +465,8 @@ def main() -> None:
         pl_child()
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sillytavern", type=Path, required=True)
+    parser.add_argument("--sillytavern", type=Path, help="a SillyTavern checkout (npm installed)")
+    parser.add_argument("--load", type=Path, help="compare the requests a --save wrote instead")
     parser.add_argument("--cards", default="amy,brin,cato,dara,eli")
     parser.add_argument("--save", type=Path, help="write both apps' requests to this JSON file")
     parser.add_argument("--st-url", help="use a SillyTavern already running at this URL ...")
@@ -455,22 +474,38 @@ def main() -> None:
     args = parser.parse_args()
     cards = cards_build()
     names = [n for n in args.cards.split(",") if n]
+    if args.load:
+        saved = json.loads(args.load.read_text())
+        st, pl = saved["sillytavern"], saved["personalab"]
+    elif args.sillytavern:
+        st, pl = _capture(args, cards, names)
+    else:
+        parser.error("--sillytavern or --load is needed")
+    if args.save:
+        args.save.write_text(json.dumps({"sillytavern": st, "personalab": pl}, indent=1))
+    total, table = 0, []
+    for name in names:
+        lines = compare(name, st[name], pl[name], lore_markers(cards[name]))
+        differences = int(lines[-1].split()[0])
+        total += differences
+        print("\n".join(lines))
+        placed = sum(len(placement_of(body)) for body in st[name])
+        table.append(f"{name:6} turns={len(st[name])} markers_in_sillytavern={placed} "
+                     f"differences={differences}")
+    print("\n".join(["== summary", *table]))
+    print(f"st_side_by_side cards={len(names)} differences={total}")
+
+
+def _capture(args: argparse.Namespace, cards: dict[str, dict],
+             names: list[str]) -> tuple[dict, dict]:
     stub = StubLLM(default=Reply("A short reply."))
     try:
         running = (args.st_url, args.st_data) if args.st_url and args.st_data else None
         st = st_run(args.sillytavern.resolve(), cards, names, stub, running)
         stub.reset()
-        pl = pl_run(cards, names, stub)
+        return st, pl_run(cards, names, stub)
     finally:
         stub.stop()
-    if args.save:
-        args.save.write_text(json.dumps({"sillytavern": st, "personalab": pl}, indent=1))
-    total = 0
-    for name in names:
-        lines = compare(name, st[name], pl[name], lore_markers(cards[name]))
-        total += int(lines[-1].split()[0])
-        print("\n".join(lines))
-    print(f"st_side_by_side cards={len(names)} differences={total}")
 
 
 if __name__ == "__main__":
