@@ -1,6 +1,8 @@
-"""A card's embedded book is laid out as SillyTavern 1.12.6 lays it out (issue 32, found by
-bench/st_side_by_side.py): an entry that leaves the V2 `position` unset goes after the
-character, and entries of the same insertion order read in reverse of the order they fired in.
+"""A card's embedded book and the player's persona are laid out as SillyTavern 1.12.6 lays them
+out with its default prompt order (issue 32, found by bench/st_side_by_side.py): an entry that
+leaves the V2 `position` unset goes after the character, entries of the same insertion order read
+in reverse of the order they fired in, and the persona sits between the lore before the
+character and the character's description.
 Cards are built here from the documented V2 format and played through real turns against the
 stub server."""
 
@@ -13,6 +15,7 @@ from asgiref.sync import sync_to_async
 
 from chat.services.instances import instance_create
 from library.card_import import character_import_card
+from library.persona_services import persona_create
 from tests.library.test_worldinfo_turns import _turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -32,9 +35,9 @@ def _entry(uid: int, key: str, content: str, **extra) -> dict:
             "insertion_order": 100, "extensions": {}, **extra}
 
 
-def _play(store, alice, card: bytes):
+def _play(store, alice, card: bytes, persona_id: str | None = None):
     character_id = character_import_card(store, data=card, filename="amy.json", user=alice)
-    return instance_create(store, owner=alice, character_id=character_id)
+    return instance_create(store, owner=alice, character_id=character_id, persona_id=persona_id)
 
 
 async def _system_after_turn(store, instance, stub, text: str) -> str:
@@ -58,3 +61,17 @@ async def test_a_chain_of_equal_order_reads_from_its_last_link(store, alice, use
     system = await _system_after_turn(store, instance, use_stub, "Tell me about Eldoria.")
     assert (system.index("GLADE-LORE") < system.index("SHADOWFANG-LORE")
             < system.index("ELDORIA-LORE"))
+
+
+async def test_the_persona_sits_between_the_lore_before_the_character_and_the_character(
+        store, alice, use_stub):
+    def setup():
+        persona_id = persona_create(store, owner=alice, data={
+            "name": "Alex", "description": "PERSONA-TEXT Alex is a cartographer."})
+        return _play(store, alice, _card([
+            _entry(1, "wolves", "BEFORE-LORE wolves hunt.", position="before_char")]),
+            persona_id)
+
+    instance = await sync_to_async(setup)()
+    system = await _system_after_turn(store, instance, use_stub, "I hear wolves.")
+    assert system.index("BEFORE-LORE") < system.index("PERSONA-TEXT") < system.index("AMY-DESC")
