@@ -49,11 +49,13 @@ ST_POSITIONS = {0: "before_char", 1: "after_char", 2: "an_top", 3: "an_bottom",
 
 def _st_position(entry: dict[str, Any], ext: dict[str, Any]) -> str:
     # SillyTavern reads its own number first; other numbers (author's note...) fall back.
+    # Only "before_char" is placed before the character: an entry that leaves the V2 field
+    # unset goes after it, as SillyTavern imports a card's book.
     known = ST_POSITIONS
     position = ext.get("position")
     if isinstance(position, int) and position in known:
         return known[position]
-    return "after_char" if entry.get("position") == "after_char" else "before_char"
+    return "before_char" if entry.get("position") == "before_char" else "after_char"
 
 
 def _int_or(value: Any, default: int | None) -> int | None:

@@ -497,7 +497,9 @@ def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
     for entry in activation.active:
         _timed_update(activation, entry)
     kept = _budget_apply(activation.active, budget_tokens, count_tokens, match, books)
-    match.fired = sorted(kept, key=lambda e: _number(e.get("priority"), 100))
+    # Lower order first; entries of the same order in reverse of the order they fired in, as
+    # SillyTavern lays them out (its "Eldoria → Shadowfang → glade" chain reads glade first).
+    match.fired = sorted(kept, key=lambda e: -_number(e.get("priority"), 100))[::-1]
     return match
 
 

@@ -61,7 +61,10 @@ def _head_with_blocks(head: list[SectionReport], blocks: list[Block],
     after = [b.report for b in blocks if b.position == "after_char"]
     names = [r.name for r in head]
     character = [i for i, name in enumerate(names) if name in CHARACTER_SECTIONS]
-    first = character[0] if character else 0
+    # Lore before the character also goes before the player's persona when the template puts
+    # it first, as SillyTavern's default order has it (world info, persona, description).
+    opening = [i for i, name in enumerate(names) if name in (*CHARACTER_SECTIONS, "user_persona")]
+    first = opening[0] if opening else 0
     last = character[-1] + 1 if character else 0
     placed = [*head[:first], *before, *head[first:last], *after, *head[last:]]
     placed = _examples_with_blocks(placed, blocks)

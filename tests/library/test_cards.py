@@ -281,7 +281,7 @@ def test_book_entry_settings_of_another_type_take_their_defaults_and_keep_the_en
     assert got["keys"] == ["tower", "spire"] and got["secondary_keys"] == []
     assert (got["content"], got["uid"], got["priority"], got["depth"]) == ("7", 0, 10**6, 4)
     assert (got["role"], got["selective_logic"], got["position"]) == (
-        "system", "and_any", "before_char")
+        "system", "and_any", "after_char")  # no V2 position: after the character, as SillyTavern
     assert lorebook["scan_depth"] == 1000 and lorebook["token_budget"] is None
     assert lorebook["card_extra"]["extensions"] == "x"  # kept as it came
     definition, _ = card_to_definition(_book_card(entry))

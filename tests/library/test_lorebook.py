@@ -127,7 +127,8 @@ def test_recursive_lorebook_lets_fired_content_trigger_entries():
                           count_tokens=count_chars)
     assert fired_uids(flat) == [1]
     assert sorted(fired_uids(deep)) == [1, 2]
-    assert "entry lore:lb_test:1" in deep.fired[-1]["reason"]
+    chained = next(e for e in deep.fired if e["uid"] == 2)
+    assert "entry lore:lb_test:1" in chained["reason"]
 
 
 def test_a_key_that_is_not_a_valid_regex_is_plain_text_and_never_rejects_the_book():

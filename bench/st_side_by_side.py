@@ -1,0 +1,512 @@
+"""Issue 32's side-by-side run: five cards (built here from the documented V2/V3 card format)
+played in SillyTavern and in PersonaLab with the same persona and the same player messages, both
+apps' requests to the model captured by one recording stub (tests/stub_llm.py), then compared.
+
+    .venv/bin/python bench/st_side_by_side.py --sillytavern /work/st/st-1.12.6 [--cards amy,brin]
+        [--save requests.json]    (later: --load requests.json compares them again, no apps run)
+
+SillyTavern (a checkout with `npm install` done) is started on a free localhost port with its
+connection set to the stub (chat completion source "custom", no streaming) and its page driven
+with Playwright (/usr/bin/chromium): each card is imported, opened, its embedded book imported
+when SillyTavern offers it, and the messages sent from the input box. PersonaLab runs in a child
+process (Django test client, a throwaway data folder): the card imported over the REST API, a
+persona, an instance and the same messages through `POST /api/v1/chat`.
+
+Prints per card and turn: both apps' messages in order (role and a short text) and the
+differences (lore markers found in one app's request but not the other's, and lore that sits in a
+message of another role or place). Lore contents carry markers like `[ELDORIA]` so they can be
+found in either prompt whatever the wrapping.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests import cluster
+from tests.stub_llm import Reply, StubLLM
+
+PERSONA_NAME = "Alex"
+PERSONA = "[PERSONA] Alex is a travelling cartographer with ink-stained gloves."
+MARKER = re.compile(r"\[[A-Z][A-Z0-9-]+\]")
+
+
+def _entry(uid: int, keys: list[str], content: str, **extra: Any) -> dict[str, Any]:
+    """A V2 character_book entry; fields not given stay unset (the book's / app's defaults)."""
+    return {"id": uid, "keys": keys, "content": content, "enabled": True,
+            "insertion_order": 100, **extra}
+
+
+def cards_build() -> dict[str, dict[str, Any]]:
+    amy = {"name": "Amy", "description": "[AMY-DESC] Amy is a ranger of Eldoria.",
+           "personality": "curious", "scenario": "A forest road at dusk.",
+           "first_mes": "Amy tugs off her gloves and waves.", "mes_example": "",
+           "character_book": {"name": "Eldoria book", "entries": [
+               _entry(1, ["Eldoria"], "[ELDORIA] Eldoria's wolves follow Shadowfang."),
+               _entry(2, ["Shadowfang"], "[SHADOWFANG] Shadowfang waits in the glade."),
+               _entry(3, ["glade"], "[GLADE] The glade is moonlit and silent."),
+               _entry(4, ["love"], "[LOVE] Amy loves the old songs.")]}}
+    brin = {"name": "Brin", "description": "[BRIN-DESC] Brin is a dragon scholar.",
+            "personality": "dry", "scenario": "A library tower.",
+            "first_mes": "Brin looks up from a scroll.",
+            "mes_example": "<START>\n{{user}}: Hello.\n{{char}}: [EXAMPLE] Brin nods.",
+            "system_prompt": "[SYSPROMPT] Write as {{char}}. {{original}}",
+            "post_history_instructions": "[POSTHIST] Stay in character as {{char}}.",
+            "character_book": {"name": "Brin book", "entries": [
+                _entry(1, ["/dra(g|k)on/i"], "[DRAGON] Dragons nest in the north."),
+                _entry(2, [], "[CONSTANT] The tower has no stairs.", constant=True),
+                _entry(3, ["check"], "[CHECK] Brin checks every citation.")]}}
+    cato = {"name": "Cato", "description": "[CATO-DESC] Cato runs a night market stall.",
+            "personality": "sly", "scenario": "A lantern-lit market.",
+            "first_mes": "Cato grins over a crate of lanterns.",
+            "extensions": {"depth_prompt": {"prompt": "[CHARNOTE] Cato never tells the truth twice.",
+                                            "depth": 2, "role": "system"}},
+            "character_book": {"name": "Cato book", "entries": [
+                _entry(1, ["lantern"], "[LANTERN-D1-USER] Lanterns here are bought, never lit.",
+                       extensions={"position": 4, "depth": 1, "role": 1}),
+                _entry(2, ["price"], "[PRICE-D0-ASSISTANT] Every price is a riddle.",
+                       extensions={"position": 4, "depth": 0, "role": 2}),
+                _entry(3, ["market"], "[MARKET-D3-SYSTEM] The market moves each night.",
+                       extensions={"position": 4, "depth": 3, "role": 0})]}}
+    dara = {"name": "Dara", "description": "[DARA-DESC] Dara keeps a lighthouse.",
+            "personality": "calm", "scenario": "A storm over the sea.",
+            "first_mes": "Dara trims the lamp.",
+            "alternate_greetings": ["[DARA-GREET2] Dara waves from the balcony.",
+                                    "[DARA-GREET3] Dara is asleep."],
+            "mes_example": "<START>\n{{char}}: [DARA-EXAMPLE] The sea is loud tonight.",
+            "character_book": {"name": "Dara book", "scan_depth": 4, "recursive_scanning": False,
+                               "entries": [
+                _entry(1, ["storm"], "[STORM] Storms here last three days.",
+                       secondary_keys=["sea"], selective=True),
+                _entry(2, ["ship"], "[SHIP] A ship was lost last winter; the storm took it.",
+                       position="before_char"),
+                _entry(3, ["lamp"], "[LAMP] The lamp burns whale oil.",
+                       position="after_char")]}}
+    eli = {"name": "Eli", "description": "[ELI-DESC] Eli is a clockmaker.",
+           "personality": "precise", "scenario": "A workshop full of ticking.",
+           "first_mes": "Eli sets down a tiny gear.",
+           "post_history_instructions": "[ELI-POSTHIST] Keep replies short.",
+           "extensions": {"depth_prompt": {"prompt": "[ELI-NOTE] Eli hums while working.",
+                                           "depth": 0, "role": "assistant"}},
+           "character_book": {"name": "Eli book", "entries": [
+               _entry(1, ["gear"], "[GEAR] Eli's gears are brass.",
+                      extensions={"position": 4, "depth": 2, "role": 0}),
+               _entry(2, ["clock"], "[CLOCK] The town clock is Eli's.", case_sensitive=True)]}}
+    out = {}
+    for key, data in (("amy", amy), ("brin", brin), ("cato", cato), ("dara", dara)):
+        out[key] = {"spec": "chara_card_v2", "spec_version": "2.0",
+                    "data": {"tags": [], "creator": "bench", "creator_notes": "",
+                             "character_version": "1", "alternate_greetings": [],
+                             "system_prompt": "", "post_history_instructions": "",
+                             "mes_example": "", "extensions": {}, **data}}
+    out["eli"] = {"spec": "chara_card_v3", "spec_version": "3.0",
+                  "data": {"tags": [], "creator": "bench", "creator_notes": "",
+                           "character_version": "1", "alternate_greetings": [],
+                           "system_prompt": "", "mes_example": "", "group_only_greetings": [],
+                           **eli}}
+    return out
+
+
+MESSAGES = {
+    "amy": ["Tell me about Eldoria.", "I pull on my gloves.", "Where do we sleep tonight?",
+            "Sing me a song about love."],
+    "brin": ["Have you seen a drakon?", "Please check the map.", "What is on the top shelf?"],
+    "cato": ["How much for a lantern?", "What is the price of silence?", "Is the market safe?"],
+    "dara": ["The storm is coming.", "Is that a ship out on the sea?", "Light the lamp."],
+    "eli": ["Can you fix this gear?", "When does the clock strike?", "Thank you."],
+}
+# Cards played from an alternate greeting: swiped to before the first message, in both apps.
+SWIPE_GREETING = {"dara"}
+
+
+# --- SillyTavern -------------------------------------------------------------------
+
+
+def st_settings(data: Path, stub_url: str) -> None:
+    path = data / "default-user" / "settings.json"
+    settings = json.loads(path.read_text())
+    settings["main_api"] = "openai"
+    settings["username"] = PERSONA_NAME
+    settings["firstRun"] = False  # no welcome dialog asking for a persona name
+    avatar = settings.get("user_avatar") or "user-default.png"
+    settings["user_avatar"] = avatar
+    oai = settings["oai_settings"]
+    oai.update({"chat_completion_source": "custom", "custom_url": stub_url,
+                "custom_model": "stub-model", "stream_openai": False,
+                "openai_max_context": 16384, "openai_max_tokens": 300})
+    power = settings["power_user"]
+    power.update({"persona_description": PERSONA, "persona_description_position": 0,
+                  "personas": {avatar: PERSONA_NAME},
+                  "persona_descriptions": {avatar: {"description": PERSONA, "position": 0,
+                                                    "depth": 2, "role": 0}},
+                  "default_persona": avatar, "auto_connect": True,
+                  "world_import_dialog": False})
+    path.write_text(json.dumps(settings, indent=2))
+
+
+def st_run(root: Path, cards: dict[str, dict], names: list[str], stub: StubLLM,
+           running: tuple[str, Path] | None = None) -> dict:
+    if running:  # a SillyTavern already started on that data folder (saves its slow start)
+        st_settings(running[1], stub.base_url)
+        return st_drive(running[0], cards, names, stub)
+    port = _port_free()
+    data = Path(tempfile.mkdtemp(prefix="st-data-"))
+    env = {**os.environ}
+    args = ["nice", "-n", "15", "node", "server.js", "--port", str(port), "--dataRoot", str(data),
+            "--listen", "false", "--whitelist", "false", "--autorun", "false",
+            "--basicAuthMode", "false"]
+    log = open(data / "st.log", "w")  # noqa: SIM115 (open for the child's whole life)
+    process = subprocess.Popen(args, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    requests: dict[str, list[dict]] = {}
+    try:
+        _wait_http(f"http://127.0.0.1:{port}/", process, 900)
+        st_settings(data, stub.base_url)
+        requests = st_drive(f"http://127.0.0.1:{port}/", cards, names, stub)
+    finally:
+        process.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=10)
+        if process.poll() is None:
+            process.kill()
+        shutil.rmtree(data, ignore_errors=True)
+    return requests
+
+
+def st_drive(url: str, cards: dict[str, dict], names: list[str], stub: StubLLM) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    requests: dict[str, list[dict]] = {}
+    with sync_playwright() as play:
+        browser = play.chromium.launch(executable_path="/usr/bin/chromium", args=[
+            "--no-sandbox", "--disable-background-networking", "--disable-component-update"])
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(url)
+        st_page_ready(page)
+        for name in names:
+            requests[name] = st_card_play(page, cards[name], MESSAGES[name], stub)
+        browser.close()
+    return requests
+
+
+def st_page_ready(page: Any) -> None:
+    """SillyTavern removes its preloader once settings and characters are loaded; then wait for
+    the auto-connect to the stub."""
+    page.wait_for_function("window.SillyTavern && !document.getElementById('preloader')",
+                           timeout=300_000, polling=1000)
+    page.wait_for_function("SillyTavern.getContext().onlineStatus !== 'no_connection'",
+                           timeout=120_000, polling=500)
+
+
+def st_card_play(page: Any, card: dict, messages: list[str], stub: StubLLM) -> list[dict]:
+    name = card["data"]["name"]
+    imported = page.evaluate("""async (card) => {
+        const ctx = SillyTavern.getContext();
+        const form = new FormData();
+        form.append('avatar', new File([JSON.stringify(card)], card.data.name + '.json',
+                                       {type: 'application/json'}));
+        form.append('file_type', 'json');
+        const headers = ctx.getRequestHeaders(); delete headers['Content-Type'];
+        const answer = await fetch('/api/characters/import', {method: 'POST', headers, body: form});
+        const text = await answer.text();
+        if (!answer.ok || text.includes('"error"')) throw new Error('import: ' + text);
+        return text;
+    }""", card)
+    print(f"SillyTavern import of {name}: {imported}", file=sys.stderr)
+    page.reload()
+    st_page_ready(page)
+    avatar = json.loads(imported)["file_name"] + ".png"  # "Amy1" when an Amy was there already
+    page.wait_for_function("(a) => SillyTavern.getContext().characters"
+                           ".some(c => c.avatar === a)", arg=avatar, timeout=120_000)
+    index = page.evaluate("(a) => SillyTavern.getContext().characters"
+                          ".findIndex(c => c.avatar === a)", avatar)
+    page.evaluate("(i) => SillyTavern.getContext().selectCharacterById(String(i))", index)
+    book = (card["data"].get("character_book") or {}).get("name")
+    if book:
+        # What a user does: More... → "Import Card Lore", then Yes. (The popup offered on first
+        # opening imports the book but, in 1.12.6, does not save the link to the character.)
+        page.evaluate("""() => {
+            document.getElementById('import_character_info').selected = true;
+            $('#char-management-dropdown').trigger('change');
+        }""")
+        page.locator(".popup-button-ok:visible").first.click(timeout=30_000)
+        page.wait_for_function("([i, book]) => SillyTavern.getContext().characters[i]"
+                               "?.data?.extensions?.world === book", arg=[index, book],
+                               timeout=60_000, polling=500)
+        page.keyboard.press("Escape")
+    page.wait_for_function("SillyTavern.getContext().chat.length >= 1", timeout=30_000)
+    if card["data"]["name"].lower() in SWIPE_GREETING:
+        page.locator("#chat .last_mes .swipe_right").first.click()
+        page.wait_for_function("SillyTavern.getContext().chat[0].swipe_id === 1",
+                               timeout=30_000)
+    captured = []
+    for text in messages:
+        before = len(stub.requests)
+        page.fill("#send_textarea", text)
+        page.click("#send_but")
+        deadline = time.time() + 120
+        while len(stub.requests) <= before and time.time() < deadline:
+            time.sleep(0.2)
+        # The reply lands in the chat; wait until the input is free again before the next one.
+        page.wait_for_function("!document.querySelector('#send_but').classList.contains('displayNone')"
+                               " && SillyTavern.getContext().chat.at(-1).is_user === false",
+                               timeout=120_000)
+        captured.append(stub.requests[before] if len(stub.requests) > before else {})
+    return captured
+
+
+# --- PersonaLab ----------------------------------------------------------------------
+
+
+def pl_run(cards: dict[str, dict], names: list[str], stub: StubLLM) -> dict:
+    data = Path(tempfile.mkdtemp(prefix="pl-side-"))
+    env = cluster.worker_env(data, OPENAI_BASE_URL=stub.base_url, OPENAI_API_KEY="bench-key",
+                             PERSONALAB_MODEL="stub-model", PERSONALAB_CONTEXT_TOKENS="16384")
+    try:
+        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+                       cwd=REPO, env=env, check=True)
+        payload = json.dumps({"cards": {n: cards[n] for n in names}, "messages": MESSAGES})
+        done = subprocess.run([sys.executable, __file__, "--personalab-child"], check=False,
+                              cwd=REPO,
+                              env=env, input=payload, text=True, capture_output=True)
+        if done.returncode:
+            raise SystemExit(f"PersonaLab side failed:\n{done.stderr[-3000:]}")
+        counts = json.loads(done.stdout.strip().splitlines()[-1])
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+    out, at = {}, 0
+    for name in names:
+        out[name] = stub.requests[at:at + counts[name]]
+        at += counts[name]
+    return out
+
+
+def pl_child() -> None:
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from chat.models import ApiToken
+
+    payload = json.loads(sys.stdin.read())
+    user = get_user_model().objects.create_user("side", password="side-password-123")
+    client = Client()
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(user)}"}
+
+    def call(method: str, url: str, body: dict) -> dict:
+        answer = getattr(client, method)(url, json.dumps(body), content_type="application/json",
+                                         **auth)
+        if answer.status_code >= 400:
+            raise SystemExit(f"{url}: {answer.status_code} {answer.content[:500]!r}")
+        return answer.json()
+
+    persona = call("post", "/api/v1/personas", {"name": PERSONA_NAME, "description": PERSONA,
+                                                "default": True})
+    counts = {}
+    for name, card in payload["cards"].items():
+        answer = client.post("/api/v1/characters/import", {"file": _upload(card)}, **auth)
+        if answer.status_code >= 400:
+            raise SystemExit(f"import {name}: {answer.status_code} {answer.content[:500]!r}")
+        character_id = answer.json().get("id") or answer.json().get("character_id")
+        instance = call("post", "/api/v1/instances", {"character_id": character_id,
+                                                       "persona_id": persona.get("id")})
+        instance_id = instance.get("id") or instance.get("instance_id")
+        if name in SWIPE_GREETING:
+            session = next(row for row in client.get(
+                f"/api/v1/instances/{instance_id}/sessions", **auth).json()["sessions"]
+                if row["current"])
+            call("post", f"/api/v1/instances/{instance_id}/sessions/{session['session_id']}"
+                 "/swipe", {"turn": 0, "alternative": 0})  # the first alternate greeting
+        for text in payload["messages"][name]:
+            call("post", "/api/v1/chat", {"instance_id": instance.get("id")
+                                          or instance.get("instance_id"), "query": text})
+        counts[name] = len(payload["messages"][name])
+    print(json.dumps(counts))
+
+
+def _upload(card: dict) -> Any:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return SimpleUploadedFile(f"{card['data']['name']}.json", json.dumps(card).encode(),
+                              content_type="application/json")
+
+
+# --- comparison ----------------------------------------------------------------------
+
+
+def _short(text: str, width: int = 70) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+# "In the system prompt before the conversation" (how many messages it spans varies): before
+# the character's description, or after it.
+HEAD_BEFORE, HEAD = 1000, 999
+
+
+def placements(body: dict) -> list[tuple[str, int, str]]:
+    """(marker, message index from the end, role) for each lore/card marker in a request; markers
+    in the system messages before the conversation count as one place (HEAD), as SillyTavern
+    sends each section as its own system message where PersonaLab joins them."""
+    messages = body.get("messages") or []
+    start = next((i for i, m in enumerate(messages) if m.get("role") != "system"), len(messages))
+    texts = [_text(m) for m in messages]
+    head = "\n".join(texts[:start])
+    description = next((m.start() for m in MARKER.finditer(head)
+                        if m.group().endswith("-DESC]")), None)
+    found = []
+    for index, content in enumerate(texts):
+        if index < start:
+            continue
+        for marker in MARKER.findall(content):
+            found.append((marker, len(messages) - index, messages[index].get("role", "?")))
+    # Before the conversation: before or after the character's description.
+    for match in MARKER.finditer(head):
+        before = description is not None and match.start() < description
+        found.append((match.group(), HEAD_BEFORE if before else HEAD, "system"))
+    return sorted(found, key=lambda item: -item[1])
+
+
+def _text(message: dict) -> str:
+    content = message.get("content") or ""
+    if isinstance(content, list):
+        content = " ".join(part.get("text", "") for part in content)
+    return str(content)
+
+
+def placement_of(body: dict) -> dict[str, tuple[int, str]]:
+    return {marker: (back, role) for marker, back, role in placements(body)}
+
+
+def _where(place: tuple[int, str]) -> str:
+    back, role = place
+    if back == HEAD_BEFORE:
+        return f"{role} before the character"
+    return f"{role} before the conversation" if back == HEAD else f"{role} {back} from the end"
+
+
+def lore_markers(card: dict) -> set[str]:
+    entries = (card["data"].get("character_book") or {}).get("entries") or []
+    return {m for entry in entries for m in MARKER.findall(entry.get("content", ""))}
+
+
+def compare(name: str, st: list[dict], pl: list[dict], lore: set[str] = frozenset()) -> list[str]:
+    lines = [f"== {name}"]
+    differences = 0
+    for turn, (a, b) in enumerate(zip(st, pl), start=1):
+        lines.append(f"-- turn {turn}")
+        for label, body in (("SillyTavern", a), ("PersonaLab", b)):
+            lines.append(f"   {label}:")
+            for message in body.get("messages") or []:
+                content = message.get("content") or ""
+                lines.append(f"     {message.get('role', '?'):9} {_short(str(content))}")
+        sa, sb = placement_of(a), placement_of(b)
+        for marker in sorted(set(sa) | set(sb)):
+            if marker not in sb:
+                lines.append(f"   DIFF {marker}: only in SillyTavern ({_where(sa[marker])})")
+            elif marker not in sa:
+                lines.append(f"   DIFF {marker}: only in PersonaLab ({_where(sb[marker])})")
+            elif sa[marker] != sb[marker]:
+                lines.append(f"   DIFF {marker}: SillyTavern {_where(sa[marker])}, "
+                             f"PersonaLab {_where(sb[marker])}")
+            else:
+                continue
+            differences += 1
+        # Lore that both apps placed alike should also read in the same order.
+        same = [m for m in sa if m in lore and sa[m] == sb.get(m)]
+        order_a = [m for m, _, _ in placements(a) if m in same]
+        order_b = [m for m, _, _ in placements(b) if m in same]
+        if order_a != order_b:
+            lines.append(f"   DIFF order: SillyTavern {' '.join(order_a)}, "
+                         f"PersonaLab {' '.join(order_b)}")
+            differences += 1
+    lines.append(f"   {differences} difference(s)")
+    return lines
+
+
+def _port_free() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_http(url: str, process: subprocess.Popen, timeout: float) -> None:
+    import urllib.request
+
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"SillyTavern exited ({process.returncode})")
+        with contextlib.suppress(OSError):
+            urllib.request.urlopen(url, timeout=5)
+            return
+        time.sleep(1)
+    raise SystemExit("SillyTavern did not start in time")
+
+
+def main() -> None:
+    if "--personalab-child" in sys.argv:
+        pl_child()
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sillytavern", type=Path, help="a SillyTavern checkout (npm installed)")
+    parser.add_argument("--load", type=Path, help="compare the requests a --save wrote instead")
+    parser.add_argument("--cards", default="amy,brin,cato,dara,eli")
+    parser.add_argument("--save", type=Path, help="write both apps' requests to this JSON file")
+    parser.add_argument("--st-url", help="use a SillyTavern already running at this URL ...")
+    parser.add_argument("--st-data", type=Path, help="... whose --dataRoot is this folder")
+    args = parser.parse_args()
+    cards = cards_build()
+    names = [n for n in args.cards.split(",") if n]
+    if args.load:
+        saved = json.loads(args.load.read_text())
+        st, pl = saved["sillytavern"], saved["personalab"]
+    elif args.sillytavern:
+        st, pl = _capture(args, cards, names)
+    else:
+        parser.error("--sillytavern or --load is needed")
+    if args.save:
+        args.save.write_text(json.dumps({"sillytavern": st, "personalab": pl}, indent=1))
+    total, table = 0, []
+    for name in names:
+        lines = compare(name, st[name], pl[name], lore_markers(cards[name]))
+        differences = int(lines[-1].split()[0])
+        total += differences
+        print("\n".join(lines))
+        placed = sum(len(placement_of(body)) for body in st[name])
+        table.append(f"{name:6} turns={len(st[name])} markers_in_sillytavern={placed} "
+                     f"differences={differences}")
+    print("\n".join(["== summary", *table]))
+    print(f"st_side_by_side cards={len(names)} differences={total}")
+
+
+def _capture(args: argparse.Namespace, cards: dict[str, dict],
+             names: list[str]) -> tuple[dict, dict]:
+    stub = StubLLM(default=Reply("A short reply."))
+    try:
+        running = (args.st_url, args.st_data) if args.st_url and args.st_data else None
+        st = st_run(args.sillytavern.resolve(), cards, names, stub, running)
+        stub.reset()
+        return st, pl_run(cards, names, stub)
+    finally:
+        stub.stop()
+
+
+if __name__ == "__main__":
+    main()

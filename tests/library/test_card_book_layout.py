@@ -1,0 +1,77 @@
+"""A card's embedded book and the player's persona are laid out as SillyTavern 1.12.6 lays them
+out with its default prompt order (issue 32, found by bench/st_side_by_side.py): an entry that
+leaves the V2 `position` unset goes after the character, entries of the same insertion order read
+in reverse of the order they fired in, and the persona sits between the lore before the
+character and the character's description.
+Cards are built here from the documented V2 format and played through real turns against the
+stub server."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from chat.services.instances import instance_create
+from library.card_import import character_import_card
+from library.persona_services import persona_create
+from tests.library.test_worldinfo_turns import _turn
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _card(entries: list[dict]) -> bytes:
+    return json.dumps({"spec": "chara_card_v2", "spec_version": "2.0", "data": {
+        "name": "Amy", "description": "AMY-DESC Amy is a ranger.", "personality": "",
+        "scenario": "", "first_mes": "Amy waves.", "mes_example": "", "creator_notes": "",
+        "system_prompt": "", "post_history_instructions": "", "alternate_greetings": [],
+        "tags": [], "creator": "", "character_version": "", "extensions": {},
+        "character_book": {"name": "Amy's book", "entries": entries}}}).encode()
+
+
+def _entry(uid: int, key: str, content: str, **extra) -> dict:
+    return {"id": uid, "keys": [key], "content": content, "enabled": True,
+            "insertion_order": 100, "extensions": {}, **extra}
+
+
+def _play(store, alice, card: bytes, persona_id: str | None = None):
+    character_id = character_import_card(store, data=card, filename="amy.json", user=alice)
+    return instance_create(store, owner=alice, character_id=character_id, persona_id=persona_id)
+
+
+async def _system_after_turn(store, instance, stub, text: str) -> str:
+    await _turn(store, instance, text)
+    return stub.requests[-1]["messages"][0]["content"]
+
+
+async def test_an_entry_without_a_position_goes_after_the_character(store, alice, use_stub):
+    instance = await sync_to_async(_play)(store, alice, _card([
+        _entry(1, "wolves", "UNSET-LORE wolves howl."),
+        _entry(2, "wolves", "BEFORE-LORE wolves hunt.", position="before_char")]))
+    system = await _system_after_turn(store, instance, use_stub, "I hear wolves.")
+    assert system.index("BEFORE-LORE") < system.index("AMY-DESC") < system.index("UNSET-LORE")
+
+
+async def test_a_chain_of_equal_order_reads_from_its_last_link(store, alice, use_stub):
+    instance = await sync_to_async(_play)(store, alice, _card([
+        _entry(1, "Eldoria", "ELDORIA-LORE wolves follow Shadowfang."),
+        _entry(2, "Shadowfang", "SHADOWFANG-LORE waits in the glade."),
+        _entry(3, "glade", "GLADE-LORE is moonlit.")]))
+    system = await _system_after_turn(store, instance, use_stub, "Tell me about Eldoria.")
+    assert (system.index("GLADE-LORE") < system.index("SHADOWFANG-LORE")
+            < system.index("ELDORIA-LORE"))
+
+
+async def test_the_persona_sits_between_the_lore_before_the_character_and_the_character(
+        store, alice, use_stub):
+    def setup():
+        persona_id = persona_create(store, owner=alice, data={
+            "name": "Alex", "description": "PERSONA-TEXT Alex is a cartographer."})
+        return _play(store, alice, _card([
+            _entry(1, "wolves", "BEFORE-LORE wolves hunt.", position="before_char")]),
+            persona_id)
+
+    instance = await sync_to_async(setup)()
+    system = await _system_after_turn(store, instance, use_stub, "I hear wolves.")
+    assert system.index("BEFORE-LORE") < system.index("PERSONA-TEXT") < system.index("AMY-DESC")
