@@ -11,12 +11,7 @@ def test_without_a_persona_the_player_is_named_by_their_account(store, alice):
     alice.first_name, alice.last_name = "Alice", "Liddell"
     alice.save()
     assert persona_effective(store, owner="alice", persona_id=None)["name"] == "Alice Liddell"
-
-
-def test_a_name_the_admin_set_for_players_still_wins(store, alice):
+    # A chat without an owner keeps the placeholder; a name the admin set still wins.
+    assert persona_effective(store, owner=None, persona_id=None)["name"] == "User"
     store.module_write("prompt", {"user_name": "Traveller"})
     assert persona_effective(store, owner="alice", persona_id=None)["name"] == "Traveller"
-
-
-def test_a_chat_without_an_owner_still_says_user(store, db):
-    assert persona_effective(store, owner=None, persona_id=None)["name"] == "User"
