@@ -62,6 +62,7 @@ async function editStart(article, back) {
   text.hidden = true;
   text.after(box, bar);
   box.focus();
+  bar.scrollIntoView({block: "nearest"});  // Save / Cancel in sight, not under the composer
   const cancel = () => {
     box.remove(); bar.remove(); text.hidden = false; delete article.dataset.editing;
     focusBack(back);
