@@ -48,6 +48,10 @@ def test_a_player_without_a_persona_is_named_by_their_account_not_user(page: Pag
     mine = page.locator("[data-testid=message][data-role=user]").last
     assert mine.locator(".who strong").inner_text() == "admin"
     assert mine.locator(".avatar").inner_text().strip() == "A"
+    # "A" for admin beside "A" for Alserqi: the player's letter has its own colour.
+    colour = "el => getComputedStyle(el).backgroundColor"
+    theirs = page.locator("[data-testid=message][data-role=assistant] .avatar").last
+    assert mine.locator(".avatar").evaluate(colour) != theirs.evaluate(colour)
     assert page.js_errors == []
 
 
