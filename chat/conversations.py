@@ -21,6 +21,7 @@ from django.utils.translation import gettext
 
 from chat.models import ConversationParticipant, Instance
 from library.selectors import characters_visible_to
+from personalab.lib.filestore.session_head import session_first_player_line
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.membership import member_changes_read
 from personalab.lib.participants import conv_key, participants_of, player_id
@@ -122,12 +123,24 @@ def related_conversations(store: FileStore, *, user, participant_id: str) -> lis
     found = []
     for row in rows:
         try:
-            name = str(store.instance_state_read(row.instance_id).get("name") or "")
+            state = store.instance_state_read(row.instance_id)
         except (StoreError, ValueError):
-            name = ""
-        found.append({"instance_id": row.instance_id, "name": name, "created_at": row.created_at,
+            state = {}
+        name = str(state.get("name") or "")
+        found.append({"instance_id": row.instance_id, "name": name,
+                      "first_line": "" if name else _first_line(store, row.instance_id, state),
+                      "created_at": row.created_at,
                       "characters": [names.get(c, c) for c in members[row.instance_id]]})
     return found
+
+
+def _first_line(store: FileStore, instance_id: str, state: dict[str, Any]) -> str:
+    """How the player began the chat: untitled chats with one character are told apart by it."""
+    try:
+        path = store.session_path(instance_id, str(state.get("current_session_id") or ""))
+    except ValueError:
+        return ""
+    return session_first_player_line(path)
 
 
 def _character_names(store: FileStore, ids: Iterable[str], *, user) -> dict[str, str]:

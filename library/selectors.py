@@ -147,7 +147,19 @@ def persona_effective(store: FileStore, *, owner: str | None,
         return {"persona_id": candidate, "name": persona.get("name") or DEFAULT_USER_NAME,
                 "description": persona.get("description", "")}
     name = store.module_read("prompt").get("user_name") or DEFAULT_USER_NAME
+    if name == DEFAULT_USER_NAME and owner:  # "User" is no one's name: the account's is
+        name = account_display_name(owner) or name
     return {"persona_id": None, "name": name, "description": ""}
+
+
+def account_display_name(username: str) -> str | None:
+    """How an account is called before it makes a persona: its full name, else its username;
+    None for an account that does not exist (a chat of a deleted account)."""
+    row = get_user_model().objects.filter(username=username).values_list(
+        "first_name", "last_name").first()
+    if row is None:
+        return None
+    return " ".join(part for part in row if part).strip() or username
 
 
 

@@ -35,6 +35,7 @@ from library.character_services import (
     character_avatar_save,
     character_delete,
 )
+from library.editor_sections import character_sections
 from library.errors import LibraryError, LibraryForbidden, LibraryNotFound
 from library.item_copy import background_copy, character_copy, lorebook_copy
 from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS, lorebook_match
@@ -147,13 +148,17 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
             field_errors = getattr(exc, "field_errors", None) or {}
     card_data = ((definition.get("card") or {}).get("data") or {}) if isinstance(
         definition.get("card"), dict) else {}
+    extensions = _extensions_shown(card_data, request.POST if error else None)
     return render(request, "library/character_form.html",
                   {"definition": definition, "character_id": character_id, "error": error,
                    "lorebooks": selectors.lorebooks_visible_to(user=request.user),
                    "card": card_data, "roles": NOTE_ROLES,
-                   "extensions": _extensions_shown(card_data, request.POST if error else None),
+                   "extensions": extensions,
                    "regex_scripts": regex_scripts_shown(card_data, request.POST if error else None),
                    "regex_error": regex_error(field_errors),
+                   "sections": character_sections(
+                       definition=definition, card=card_data, extensions=extensions,
+                       field_errors=field_errors, new=not character_id),
                    "regex_allowed": bool(character_id) and card_scripts_allowed(
                        store, username=request.user.get_username(), character=definition),
                    "ownership": _ownership(request, definition, "character", character_id),

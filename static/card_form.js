@@ -13,3 +13,25 @@ document.addEventListener("click", (event) => {
     row.remove();
   }
 });
+
+// The editor's sections (Greetings, Examples, Advanced, Lore, Scripts) fold away; a closed
+// section's fields are still sent. A field the browser refuses opens its section so the author
+// sees why; the sections an author opened stay open after Save (the page reloads), per page.
+(function () {
+  const form = document.getElementById("character-form");
+  if (!form) return;
+  form.addEventListener("invalid", (event) => {
+    const section = event.target.closest("details");
+    if (section) section.open = true;
+  }, true);
+  const key = `editor-sections:${location.pathname}`;
+  let remembered = [];
+  try { remembered = JSON.parse(sessionStorage.getItem(key) || "[]"); } catch (e) { remembered = []; }
+  for (const section of form.querySelectorAll("details[data-section]")) {
+    if (remembered.includes(section.dataset.section)) section.open = true;
+    section.addEventListener("toggle", () => {
+      const open = [...form.querySelectorAll("details[data-section][open]")].map((d) => d.dataset.section);
+      try { sessionStorage.setItem(key, JSON.stringify(open)); } catch (e) { /* private mode */ }
+    });
+  }
+})();

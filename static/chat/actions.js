@@ -62,6 +62,7 @@ async function editStart(article, back) {
   text.hidden = true;
   text.after(box, bar);
   box.focus();
+  bar.scrollIntoView({block: "nearest"});  // Save / Cancel in sight, not under the composer
   const cancel = () => {
     box.remove(); bar.remove(); text.hidden = false; delete article.dataset.editing;
     focusBack(back);
@@ -140,10 +141,11 @@ async function copy(article) {
   }
 }
 
-// `fromMenu`: run from the message's menu (menu.js), whose focus goes back to the message.
-export function messageAction(action, control, {fromMenu = false} = {}) {
+// `fromMenu`: run from the message's menu (menu.js), whose focus goes back to the message, or
+// to its ⋯ (`back: "more"`) when that opened the menu.
+export function messageAction(action, control, {fromMenu = false, back: backTo = null} = {}) {
   const article = control.closest(".msg");
-  const back = {index: article.dataset.index, testid: fromMenu ? null : control.dataset.testid};
+  const back = {index: article.dataset.index, testid: fromMenu ? backTo : control.dataset.testid};
   const done = () => focusBack(back);
   if (action === "edit") editStart(article, back);
   else if (action === "delete") remove(article, back);

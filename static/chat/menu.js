@@ -1,6 +1,7 @@
-// A message's action menu: a long press (≈ 500 ms) on a touch screen, or Enter / Space on a
-// message reached with Tab, opens its actions as labelled buttons (Copy, Edit, Hide, Delete,
-// Branch, the versions of the last reply, the prompt). An item does what the message's own
+// A message's action menu: its ⋯ button (the only action shown under a message on a narrow
+// or touch screen, where six small words were too many), a long press (≈ 500 ms) on a touch
+// screen, or Enter / Space on a message reached with Tab, opens its actions as labelled buttons
+// (Copy, Edit, Hide, Delete, Branch, the versions of the last reply, the prompt). An item does what the message's own
 // button does, through the same code (actions.js) and so the same REST calls. Escape or a tap
 // outside closes it and the focus goes back to the message.
 import {S} from "./config.js";
@@ -9,7 +10,8 @@ import {messageAction} from "./actions.js";
 const PRESS_MS = 500;
 const SLOP_PX = 10;  // a finger that moves more is scrolling, not pressing
 const TAPPABLE = "button, a, textarea, input, select, summary, details, .edit-actions";
-let open = null;  // {menu, article}
+let open = null;  // {menu, article, opener}
+let reopenBlocked = null;  // the ⋯ whose press just closed its menu: that click does not reopen it
 
 // Every message the server rendered can take the focus, so Tab reaches it; new ones (a turn,
 // an older page, a message read again) are made so as they arrive.
@@ -25,7 +27,7 @@ function itemLabel(control) {
   return said ? `${word} ${said}` : word;  // ‹ › say what they do in their aria-label
 }
 
-function menuBuild(article) {
+function menuBuild(article, opener) {
   const menu = document.createElement("div");
   menu.className = "msg-menu";
   menu.setAttribute("role", "menu");
@@ -42,7 +44,9 @@ function menuBuild(article) {
     item.dataset.testid = `menu-${control.dataset.testid || "prompt"}`;
     item.addEventListener("click", () => {
       menuClose(false);
-      if (control.dataset.action) messageAction(control.dataset.action, control, {fromMenu: true});
+      if (control.dataset.action) {
+        messageAction(control.dataset.action, control, {fromMenu: true, back: opener ? "more" : null});
+      }
       else window.location.assign(control.href);
     });
     menu.append(item);
@@ -50,30 +54,41 @@ function menuBuild(article) {
   return menu;
 }
 
-function menuPlace(menu, article) {
-  const box = article.getBoundingClientRect();
+function menuPlace(menu, article, opener) {
   const size = menu.getBoundingClientRect();
-  const below = Math.min(box.top + 24, window.innerHeight - size.height - 8);
-  menu.style.top = `${Math.max(8, below)}px`;
-  menu.style.left = `${Math.max(8, Math.min(box.left + 40, window.innerWidth - size.width - 8))}px`;
+  let top, left;
+  if (opener) {  // beside the ⋯ that opened it: under it, or over it near the bottom
+    const at = opener.getBoundingClientRect();
+    top = at.bottom + 4 + size.height <= window.innerHeight - 8 ? at.bottom + 4 : at.top - 4 - size.height;
+    left = at.right - size.width;
+  } else {
+    const box = article.getBoundingClientRect();
+    top = Math.min(box.top + 24, window.innerHeight - size.height - 8);
+    left = box.left + 40;
+  }
+  menu.style.top = `${Math.max(8, top)}px`;
+  menu.style.left = `${Math.max(8, Math.min(left, window.innerWidth - size.width - 8))}px`;
 }
 
-export function menuOpen(article) {
+export function menuOpen(article, opener = null) {
   menuClose(false);
-  const menu = menuBuild(article);
+  const menu = menuBuild(article, opener);
   if (!menu.children.length) return;
   article.append(menu);
-  menuPlace(menu, article);
-  open = {menu, article};
+  menuPlace(menu, article, opener);
+  open = {menu, article, opener};
+  opener?.setAttribute("aria-expanded", "true");
   menu.firstElementChild.focus({preventScroll: true});
 }
 
 function menuClose(refocus) {
   if (!open) return;
-  const {menu, article} = open;
+  const {menu, article, opener} = open;
   open = null;
   menu.remove();
-  if (refocus && article.isConnected) article.focus({preventScroll: true});
+  opener?.setAttribute("aria-expanded", "false");
+  const back = opener?.isConnected ? opener : article;
+  if (refocus && back.isConnected) back.focus({preventScroll: true});
 }
 
 function menuKeys(e) {
@@ -142,10 +157,26 @@ export function menuWire() {
     }
   });
   document.addEventListener("pointerdown", (e) => {
-    if (open && !open.menu.contains(e.target)) menuClose(false);
+    if (!open || open.menu.contains(e.target)) return;
+    reopenBlocked = open.opener && open.opener.contains(e.target) ? open.opener : null;
+    menuClose(false);
   }, true);
+  chat.addEventListener("click", (e) => {
+    const more = e.target.closest(".msg [data-testid=more]");
+    if (!more) return;
+    const blocked = reopenBlocked === more;
+    reopenBlocked = null;
+    if (!blocked) menuOpen(more.closest(".msg"), more);
+  });
+  // The list scrolls under the menu (the reader's own scroll, or the page keeping the newest
+  // line in view as the chrome folds back on a tap): the menu follows its message, and closes
+  // once that is out of sight.
   document.addEventListener("scroll", (e) => {
-    if (open && e.target.id === "messages") menuClose(false);
+    if (!open || e.target.id !== "messages") return;
+    const anchor = (open.opener || open.article).getBoundingClientRect();
+    const list = e.target.getBoundingClientRect();
+    if (anchor.bottom < list.top || anchor.top > list.bottom) menuClose(false);
+    else menuPlace(open.menu, open.article, open.opener);
   }, {capture: true, passive: true});
   pressWire(chat);
 }

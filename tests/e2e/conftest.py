@@ -26,7 +26,7 @@ from tests.prepared_data import Prepared, prepared_copy
 from tests.stub_llm import StubLLM
 
 if TYPE_CHECKING:
-    from playwright.sync_api import BrowserContext, Page
+    from playwright.sync_api import BrowserContext, Locator, Page
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -219,6 +219,17 @@ def message_send(page: Page, text: str) -> None:
     page.press("[data-testid=input]", "Enter")
     page.wait_for_function(
         "n => document.querySelectorAll('#messages .msg.user').length > n", arg=sent)
+
+
+def message_act(message: Locator, testid: str) -> None:
+    """A message's action as a player runs it at this width: its labelled button on a laptop,
+    the item of its ⋯ menu on a phone (the buttons fold into that menu there)."""
+    button = message.locator(f"footer.actions [data-testid={testid}]")
+    if button.is_visible():
+        button.click()
+        return
+    message.locator("[data-testid=more]").click()
+    message.page.get_by_test_id(f"menu-{testid}").click()
 
 
 def turn_wait_done(page: Page) -> None:

@@ -20,6 +20,7 @@ from tests.e2e.conftest import (
     SIZES,
     Server,
     instance_new,
+    message_act,
     message_send,
     no_sideways_scroll,
     screenshot_take,
@@ -89,10 +90,10 @@ def test_a_hidden_message_stays_dimmed_on_the_page_and_is_not_sent(
     message_send(page, "My password is swordfish.")
     turn_wait_done(page)
     user = page.locator("[data-testid=message][data-role=user]").last
-    hide = user.locator("[data-testid=hide]")
-    box = hide.bounding_box()
+    control = user.locator("[data-testid=more]" if size is PHONE else "[data-testid=hide]")
+    box = control.bounding_box()
     assert box["width"] >= 24 and box["x"] + box["width"] <= size["width"]
-    hide.click()
+    message_act(user, "hide")
     page.wait_for_selector("[data-testid=message][data-role=user].hidden-from-model")
     user = page.locator("[data-testid=message][data-role=user]").last
     assert "swordfish" in user.locator(".text").inner_text()  # still on the page
@@ -107,8 +108,7 @@ def test_a_hidden_message_stays_dimmed_on_the_page_and_is_not_sent(
     turn_wait_done(page)
     assert "swordfish" not in _sent(server) and "Your secret is safe." in _sent(server)
 
-    page.locator("[data-testid=message][data-role=user]").first.locator(
-        "[data-testid=hide]").click()
+    message_act(page.locator("[data-testid=message][data-role=user]").first, "hide")
     page.wait_for_function("() => !document.querySelector('.msg.hidden-from-model')")
     assert "hidden" not in server.session_lines(instance_id)[-4]
     assert page.js_errors == []

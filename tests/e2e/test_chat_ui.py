@@ -20,6 +20,7 @@ from tests.e2e.conftest import (
     SIZES,
     Server,
     browser_missing_reason,
+    message_act,
     message_send,
     screenshot_take,
     turn_wait_done,
@@ -155,8 +156,8 @@ def test_swipe_arrows_keep_working_after_three_turns(page: Page, server: Server)
     screenshot_take(page, "23_swipes_390", full_page=False)
     assert server.session_lines(instance_id)[-1]["content"] == "Version B."
     old_session = server.instance_state(instance_id)["current_session_id"]
-    page.locator("[data-testid=message][data-role=assistant]").nth(2).locator(
-        "[data-testid=branch]").click()  # the reply "Answer 2."
+    message_act(page.locator("[data-testid=message][data-role=assistant]").nth(2),
+                "branch")  # the reply "Answer 2."
     page.wait_for_function("s => document.getElementById('messages').dataset.session !== s",
                            arg=old_session)
     texts = page.locator("[data-testid=message] .text").all_inner_texts()
@@ -181,18 +182,17 @@ def test_edit_in_place_and_delete_with_undo(page: Page, server: Server, size: di
     message_send(page, "I bring oil.")
     turn_wait_done(page)
     user = page.locator("[data-testid=message][data-role=user]").last
-    user.locator("[data-testid=edit]").click()
+    message_act(user, "edit")
     editor = user.locator("[data-testid=edit-box]")
     editor.fill("I bring nothing.")
     editor.press("Escape")
     assert user.locator(".text").inner_text() == "I bring oil."
-    user.locator("[data-testid=edit]").click()
+    message_act(user, "edit")
     user.locator("[data-testid=edit-box]").fill("I bring *two* barrels of oil.")
     user.locator("[data-testid=edit-box]").press("Enter")
     page.wait_for_selector("[data-testid=message][data-role=user] em")
     assert server.session_lines(instance_id)[-2]["content"] == "I bring *two* barrels of oil."
-    reply = page.locator("[data-testid=message][data-role=assistant]").last
-    reply.locator("[data-testid=delete]").click()
+    message_act(page.locator("[data-testid=message][data-role=assistant]").last, "delete")
     toast = page.locator("#toast")
     toast.wait_for(state="visible")
     box = toast.bounding_box()

@@ -14,6 +14,7 @@ from tests.e2e.conftest import (
     Server,
     browser_missing_reason,
     instance_new,
+    message_act,
     message_send,
     screenshot_take,
     turn_wait_done,
@@ -151,8 +152,7 @@ def test_regenerate_and_continue_answer_a_chat_that_ends_with_the_players_line(
     turn_wait_done(page)
     assert [line.get("content") for line in server.session_lines(instance_id)[-2:]] == [
         "Then we climb.", "We climb at dawn."]
-    reply = page.locator("[data-testid=message][data-role=assistant]").last
-    reply.locator("[data-testid=delete]").click()
+    message_act(page.locator("[data-testid=message][data-role=assistant]").last, "delete")
     page.wait_for_function("() => [...document.querySelectorAll('[data-testid=message][data-role]')]"
                            ".pop().dataset.role === 'user'")
     page.click("[data-testid=continue]")
@@ -257,7 +257,7 @@ def test_on_a_touch_screen_an_edit_takes_line_breaks_and_has_save_and_cancel(
     page.click("[data-testid=send]")
     turn_wait_done(page)
     user = page.locator("[data-testid=message][data-role=user]").last
-    user.locator("[data-testid=edit]").click()
+    message_act(user, "edit")
     box = user.locator("[data-testid=edit-box]")
     box.press("End")
     page.keyboard.press("Enter")
@@ -270,7 +270,7 @@ def test_on_a_touch_screen_an_edit_takes_line_breaks_and_has_save_and_cancel(
     lines = [line for line in server.session_lines(instance_id) if line.get("role") == "user"]
     assert lines[-1]["content"] == "I wait.\n*I wait longer.*"
     user = page.locator("[data-testid=message][data-role=user]").last
-    user.locator("[data-testid=edit]").click()
+    message_act(user, "edit")
     user.locator("[data-testid=edit-box]").fill("Thrown away.")
     user.locator("[data-testid=edit-cancel]").click()
     assert user.locator("[data-testid=edit-box]").count() == 0

@@ -14,6 +14,7 @@ from tests.e2e.conftest import (
     Server,
     browser_missing_reason,
     instance_new,
+    message_act,
     no_sideways_scroll,
     screenshot_take,
 )
@@ -57,6 +58,7 @@ def test_the_characters_note_is_seen_and_edited_on_the_character_page(
     path = tmp_path / f"wren_{size['width']}.json"
     path.write_text(json.dumps(_card(f"Wren {size['width']}")))
     character_id = _card_import(page, server, path)
+    page.locator("[data-testid=section-advanced] > summary").click()  # folded with a count
     note = page.locator("[data-testid=character-note]")
     note.scroll_into_view_if_needed()
     assert note.locator("textarea[name=depth_prompt]").input_value() == \
@@ -123,12 +125,14 @@ def test_a_narrator_line_is_edited_hidden_and_deleted_with_undo(
         page.keyboard.press("Escape")
     note = page.locator("[data-testid=message].note")
     note.scroll_into_view_if_needed()
-    for action in ("edit", "hide", "delete"):
-        assert note.locator(f"[data-testid={action}]").is_visible()
+    for action in ("edit", "hide", "delete"):  # on a phone, in its ⋯ menu
+        assert note.locator(f"[data-testid={action}]").is_visible() or size == PHONE
+    if size == PHONE:
+        assert note.locator("[data-testid=more]").is_visible()
     no_sideways_scroll(page)
     screenshot_take(page, f"cards6_narrator_actions_{size['width']}", full_page=False)
 
-    note.locator("[data-testid=edit]").click()
+    message_act(note, "edit")
     box = page.locator("[data-testid=edit-box]")
     box.fill("Dust and ash cover the road.")
     page.locator("[data-testid=edit-save]").click()
@@ -137,14 +141,14 @@ def test_a_narrator_line_is_edited_hidden_and_deleted_with_undo(
     assert _note_text(server, instance_id) == ["Dust and ash cover the road."]
 
     note = page.locator("[data-testid=message].note")
-    note.locator("[data-testid=hide]").click()
+    message_act(note, "hide")
     page.wait_for_selector("[data-testid=message].note.hidden-from-model")
     note = page.locator("[data-testid=message].note")
     assert "hidden" in note.inner_text().lower()
     assert next(line for line in server.session_lines(instance_id)
                 if line.get("type") == "note")["hidden"] is True
 
-    note.locator("[data-testid=delete]").click()
+    message_act(note, "delete")
     page.wait_for_function("() => !document.querySelector('[data-testid=message].note')")
     assert _note_text(server, instance_id) == []
     page.locator(".toast button, [data-testid=undo]").first.click()

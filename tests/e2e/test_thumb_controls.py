@@ -17,6 +17,7 @@ from tests.e2e.conftest import (
     Server,
     browser_missing_reason,
     instance_new,
+    message_act,
     message_send,
     no_sideways_scroll,
     screenshot_take,
@@ -128,7 +129,7 @@ def test_a_deleted_message_can_still_be_restored_after_a_few_seconds_on_a_phone(
     instance_id = instance_new(page, server)
     server.stub.script(Reply("Keep me."))
     _send_by_button(page, "Hello.")
-    page.locator("[data-last-reply] [data-testid=delete]").click()
+    message_act(page.locator("[data-last-reply]"), "delete")
     page.wait_for_selector("[data-testid=undo]")
     assert "Keep me." not in page.locator("#messages").inner_text()
     page.wait_for_timeout(4500)  # reading the toast, reaching for it

@@ -1,0 +1,165 @@
+"""What a newcomer still marked down on the pages around the chat (newcomer round, brief items
+2–6): the player shown as "User", a history page that opens on its session list with related
+chats told apart only by date, an empty "Evolved persona" box without a word, a connection
+explained in environment-variable names, and a character editor that is one long form."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import (
+    DESKTOP,
+    PHONE,
+    SIZES,
+    Server,
+    browser_missing_reason,
+    instance_new,
+    message_send,
+    no_sideways_scroll,
+    screenshot_take,
+    turn_wait_done,
+)
+from tests.e2e.test_chat_extras import _api
+from tests.stub_llm import Reply
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+_missing = browser_missing_reason()
+if _missing:
+    pytest.skip(_missing, allow_module_level=True)
+
+pytestmark = pytest.mark.e2e
+
+
+def _top(page: Page, selector: str) -> float:
+    return page.locator(selector).first.bounding_box()["y"]
+
+
+def test_a_player_without_a_persona_is_named_by_their_account_not_user(page: Page,
+                                                                        server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    instance_new(page, server)
+    server.stub.script(Reply("Welcome, traveller."))
+    message_send(page, "Hello.")
+    turn_wait_done(page)
+    mine = page.locator("[data-testid=message][data-role=user]").last
+    assert mine.locator(".who strong").inner_text() == "admin"
+    assert mine.locator(".avatar").inner_text().strip() == "A"
+    # "A" for admin beside "A" for Alserqi: the player's letter has its own colour.
+    colour = "el => getComputedStyle(el).backgroundColor"
+    theirs = page.locator("[data-testid=message][data-role=assistant] .avatar").last
+    assert mine.locator(".avatar").evaluate(colour) != theirs.evaluate(colour)
+    assert page.js_errors == []
+
+
+def test_the_history_page_on_a_phone_starts_with_its_heading_and_names_related_chats(
+        page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    server.stub.script(Reply("North it is."), Reply("South it is."))
+    for first in ("Take me to the northern wall.", "Which way to the southern sea?"):
+        instance_id = instance_new(page, server)
+        message_send(page, first)
+        turn_wait_done(page)
+    page.goto(f"{server.url}/instances/{instance_id}/history/")
+    page.wait_for_selector("#related time[data-local]")
+    screenshot_take(page, "newcomer_history_390", full_page=False)
+    heading = _top(page, "h1")
+    assert heading < _top(page, "#history-rows") < _top(page, "h3:text('Sessions')")
+    assert heading < _top(page, "[data-testid=related-conversations]")
+    names = page.locator("#related .session-list li > a:first-child").all_inner_texts()
+    assert "“Take me to the northern wall.”" in names, names
+    assert "“Which way to the southern sea?”" in names, names
+    no_sideways_scroll(page)
+    assert page.js_errors == []
+
+
+def test_the_evolved_persona_box_says_what_it_is_and_when_it_fills(page: Page,
+                                                                   server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    instance_id = instance_new(page, server)
+    page.goto(f"{server.url}/instances/{instance_id}/persona/")
+    box = page.locator("[data-testid=evolved-persona] textarea[name=text]")
+    assert box.input_value() == ""
+    help_text = page.get_by_test_id("evolved-help")
+    assert help_text.is_visible()
+    assert "Update memory" in help_text.inner_text() and "fills" in help_text.inner_text()
+    assert box.get_attribute("aria-describedby") == "evolved-help"
+    assert "Update memory" in box.get_attribute("placeholder")
+    screenshot_take(page, "newcomer_persona_390", full_page=False)
+    assert page.js_errors == []
+
+
+@SIZES
+def test_the_connection_is_explained_in_plain_words_with_the_env_names_as_a_note(
+        page: Page, server: Server, size: dict) -> None:
+    page.set_viewport_size(size)
+    page.goto(f"{server.url}/settings/")
+    for label in ("Server URL", "API key", "Model"):
+        assert page.get_by_label(label, exact=True).is_visible(), label
+    intro = page.get_by_test_id("connection-intro")
+    assert "OPENAI" not in intro.inner_text() and "server" in intro.inner_text()
+    for name in ("llm.base_url", "llm.api_key", "llm.model"):
+        label = page.locator(f"label:has(input[name='{name}'])").inner_text()
+        assert "OPENAI" not in label and "PERSONALAB" not in label, label
+    note = page.get_by_test_id("connection-env-note")
+    assert "OPENAI_BASE_URL" in note.inner_text() and "PERSONALAB_MODEL" in note.inner_text()
+    size_of = "el => parseFloat(getComputedStyle(el).fontSize)"
+    assert note.locator("small").evaluate(size_of) < intro.evaluate(size_of)
+    screenshot_take(page, f"newcomer_settings_{size['width']}", full_page=False)
+    assert page.js_errors == []
+
+
+@SIZES
+def test_the_character_editor_folds_its_sections_with_counts_and_saves_everything(
+        page: Page, server: Server, size: dict) -> None:
+    page.set_viewport_size(size)
+    character_id = "char_alserqi"
+    card = _api(page, server, "GET", f"/characters/{character_id}")
+    _api(page, server, "PUT", f"/characters/{character_id}", {
+        "alternate_greetings": ["The wind turns.", "Dust again."],
+        "mes_example": "<START>\n{{char}}: Stay close.\n<START>\n{{char}}: Quiet."})
+    before = _api(page, server, "GET", f"/characters/{character_id}")
+    page.goto(f"{server.url}/library/characters/{character_id}/")
+    sections = {name: page.get_by_test_id(f"section-{name}")
+                for name in ("greetings", "examples", "advanced", "lore", "scripts")}
+    assert page.locator("details[data-section=basics]").get_attribute("open") is not None
+    for name, section in sections.items():
+        assert section.get_attribute("open") is None, name
+    count = {name: section.get_by_test_id("section-count").inner_text()
+             for name, section in sections.items()}
+    assert count["greetings"] == str(int(bool(card.get("greeting"))) + 2)
+    assert count["examples"] == "2"
+    assert not page.locator("textarea[name=system_prompt]").is_visible()
+    no_sideways_scroll(page)
+    screenshot_take(page, f"newcomer_character_editor_{size['width']}")
+    sections["advanced"].locator("summary").click()
+    page.fill("textarea[name=system_prompt]", "Answer as the wasteland would.")
+    no_sideways_scroll(page)
+    page.click("#character-form button[type=submit]")
+    page.wait_for_load_state()
+    assert "Character saved." in page.inner_text("body")
+    after = _api(page, server, "GET", f"/characters/{character_id}")
+    assert after["card"]["data"]["system_prompt"] == "Answer as the wasteland would."
+    for field in ("name", "greeting", "base_persona", "tags", "lorebook_ids"):
+        assert after.get(field) == before.get(field), field
+    for field in ("alternate_greetings", "mes_example", "post_history_instructions"):
+        assert after["card"]["data"].get(field) == before["card"]["data"].get(field), field
+    # The section the author opened is still open after the save's reload.
+    assert sections["advanced"].get_attribute("open") is not None
+    old = (card.get("card") or {}).get("data") or {}
+    _api(page, server, "PUT", f"/characters/{character_id}",
+         {"alternate_greetings": old.get("alternate_greetings", []),
+          "mes_example": old.get("mes_example", ""), "system_prompt": old.get("system_prompt", "")})
+    assert page.js_errors == []
+
+
+def test_a_new_character_opens_on_basics_and_its_greeting(page: Page, server: Server) -> None:
+    page.set_viewport_size(DESKTOP)
+    page.goto(f"{server.url}/library/characters/new")
+    assert page.locator("input[name=name]").is_visible()
+    assert page.locator("textarea[name=greeting]").is_visible()
+    assert not page.locator("textarea[name=mes_example]").is_visible()
+    assert page.js_errors == []
