@@ -19,6 +19,7 @@ import argparse
 import json
 import statistics
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -44,8 +45,11 @@ def dump(args: argparse.Namespace) -> None:
         t.django_boot(data_dir)
         from chat.services.instances import instance_create
         from chat.services.session_import import session_import
-        from memory import runtime
+        from memory import recall_turn, runtime
         from memory.recall_turn import turn_candidates
+
+        if args.candidates:
+            recall_turn.CANDIDATES = args.candidates
         from memory.sync import instance_sync
 
         store, owner, character_id, _ = t.library_seed(data_dir)
@@ -115,7 +119,7 @@ def kept_lines(row: dict, floor, *, k: int) -> list[dict]:
                                    [text for text in (line["before"], line["after"]) if text])
         signals = Signals(hit=Hit(id="", collection="turns", text=line["text"], score=0.0),
                           near=Near(), rank=rank, ratio=line["ratio"], own=own, around=around,
-                          named=len(asked))
+                          named=len(asked), asks=row["question"].rstrip().endswith(("?", "？")))
         if floor is None or floor_keeps(signals, floor):
             kept.append(line)
     return kept[:k]
@@ -158,6 +162,8 @@ def evaluate(args: argparse.Namespace) -> None:
         floors[f"own+alone>={alone}"] = Floor(alone_ratio=alone)
         floors[f"own+around>=0.5+alone>={alone}"] = Floor(around_ratio=0.5, alone_ratio=alone)
     floors["FLOOR"] = FLOOR
+    for top in (8, 10, 15, 20, 30):
+        floors[f"FLOOR top_asked={top}"] = replace(FLOOR, top_asked=top)
     by_set: dict[str, list[dict]] = {}
     for row in rows:
         by_set.setdefault(row["set"], []).append(row)
@@ -192,6 +198,8 @@ def main() -> None:
     parser.add_argument("--limit-conversations", type=int, default=100)
     parser.add_argument("--limit-questions", type=int, default=10_000)
     parser.add_argument("--skip-conversations", type=int, default=0)
+    parser.add_argument("--candidates", type=int, default=0,
+                        help="lines a turn searches (default: memory.recall_turn.CANDIDATES)")
     args = parser.parse_args()
     if args.dump:
         dump(args)

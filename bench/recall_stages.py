@@ -11,7 +11,7 @@ Stages, per question (evidence lines found, over the question's evidence lines):
   cands       the turn's candidates (memory.recall_turn.turn_candidates: CANDIDATES searched, lines shown,
               meta-talk, echoes and duplicates left out)
   floor       those the relevance floor keeps (all of them with a trigger word)
-  taken       the lines the section takes (not in the conversation, the first PLAIN_K / TRIGGER_K)
+  taken       the lines the section takes (not in the conversation, best first while they fit the memory share)
   passages    the lines of the section's passages (a recalled line and the line before it)
   prompt      the lines in the request the model receives (recalled or in the conversation)
 """

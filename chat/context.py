@@ -28,7 +28,7 @@ from chat.prompt.recall_section import (
 )
 from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
 from chat.prompt.templates import TemplateStore
-from chat.prompt.window import ContextWindow, recap_span
+from chat.prompt.window import ContextWindow, budgets_windowed, recap_span
 from chat.prompt.world_info import outlet_macros
 from chat.regex_turn import turn_regex, user_input_regexed
 from chat.speakers import Pick
@@ -276,7 +276,9 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
     warnings: list[dict[str, Any]] = [_corrupt_lines_warning(ctx)] if ctx.problems else []
 
     started = time.perf_counter()
-    section = _recall(store, ctx)
+    window, generation = turn_window(store, ctx.instance_state)
+    section = _recall(store, ctx, memory_tokens=budgets_windowed(
+        store.module_read("prompt").get("section_budgets") or {}, window)["recalled"])
     recall = section.report
     if recall.get("warning"):
         warnings.append(recall["warning"])
@@ -291,7 +293,6 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
     timings["director_ms"] = _ms(started)
 
     started = time.perf_counter()
-    window, generation = turn_window(store, ctx.instance_state)
     lore = lore_for_turn(store, ctx, window)
     locale = locale_for_character(store, ctx.character)
     templates = templates_for(store).get(locale)
@@ -333,10 +334,10 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
                     warnings=_dedupe(warnings), llm_context=llm_context, card=inputs.card)
 
 
-def _recall(store: FileStore, ctx: TurnContext) -> RecallSection:
+def _recall(store: FileStore, ctx: TurnContext, *, memory_tokens: int) -> RecallSection:
     trimming = store.module_read("history").get("trim_max_messages", 10)
     return recall_prepare(store, instance_id=ctx.instance_id, user_text=ctx.user_text,
-                          lines=ctx.lines,
+                          lines=ctx.lines, memory_tokens=memory_tokens,
                           witnessed=recall_witnessed(store, character_id=_speaker_id(ctx)),
                           related_instance_ids=_related_conversations(store, ctx),
                           newest_shown=int(trimming) if isinstance(trimming, int) else 0)

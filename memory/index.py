@@ -535,7 +535,8 @@ class MemoryIndex:
         for doc_id, (doc, meta) in keyword_documents(self.keywords._path(instance_id),
                                                      collection, lacking).items():
             by_id[chroma_id(instance_id, doc_id)] = hit_make(
-                collection, chroma_id(instance_id, doc_id), doc, {**meta, "doc_id": doc_id}, 0.0)
+                collection, chroma_id(instance_id, doc_id), doc,
+                {**meta, "doc_id": doc_id, "instance_id": instance_id}, 0.0)
         return [by_id[key] for key in (chroma_id(instance_id, d) for d in doc_ids) if key in by_id]
 
     def count(self, collection: str) -> int:

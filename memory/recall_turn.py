@@ -25,18 +25,17 @@ from memory.queries import (
 from memory.rag import RecallResult, query_user_history, recall_mode, trigger_found
 from memory.recall_floor import FLOOR, Floor, Signals, content_words, floor_keeps, signals_read
 
-# Lines a turn may add, without and with a trigger word. The memory share of the window (a
-# quarter: 4,096 tokens of 16,384) holds about 25 passages, and evidence keeps coming below
-# the 10th line (search recall@10 / @25: REALTALK 0.62 / 0.73, LoCoMo 0.83 / 0.89), so a turn
-# takes more than the first ten; the floor, not k, keeps small talk out (docs/memory.md).
-# Measured on the candidates of 4 conversations per dev set (bench/recall_floor.py, the first
-# two tuning, the next two checking), 12 -> 20 plain and 20 -> 30 with a trigger word:
-# REALTALK check 0.587 -> 0.640 / 0.704 -> 0.767, LoCoMo check 0.649 -> 0.708 / 0.758 -> 0.798.
-PLAIN_K = 20
-TRIGGER_K = 30
-CANDIDATES = 2 * TRIGGER_K  # searched, so lines dropped (shown, echoes) leave room for others
+# Lines a turn searches. The recalled section takes them best first until the memory share of
+# the window is full (a quarter: 4,096 tokens of 16,384; chat/prompt/recall_section.py), not a
+# fixed number: on the dev conversations the evidence a turn misses sits at ranks 30-100
+# (candidates of the search, LoCoMo check conversations: 0.71 of the evidence in the first
+# 30 lines, 0.83 in the first 60, 0.92 in the first 90). Measured with bench/recall_floor.py
+# (dump of 120 candidates per question, 30 questions of every dev conversation, the first two
+# of each set tuning, the others checking), with a trigger word, the first 30 lines -> the
+# memory share filled: LoCoMo check 0.81 -> 0.90, REALTALK check 0.87 -> 0.90 (docs/memory.md).
+CANDIDATES = 120
 
-__all__ = ["PLAIN_K", "TRIGGER_K", "TurnRecall", "asked_parts", "content_words",
+__all__ = ["CANDIDATES", "TurnRecall", "asked_parts", "content_words",
            "recall_for_turn", "turn_candidates"]
 
 
@@ -107,8 +106,8 @@ def recall_for_turn(user_text: str, instance_id: str, *, index: MemoryIndex,
                     related_instance_ids: list[str] | None = None,
                     witnessed: Callable[[Mapping[str, Any]], bool] | None = None,
                     floor: Floor = FLOOR) -> TurnRecall:
-    """This turn's recalled lines, best first, all that pass the floor (the caller takes
-    PLAIN_K, or TRIGGER_K with a trigger word, of those it does not show). `shown_texts`: the lines the prompt already
+    """This turn's recalled lines, best first, all that pass the floor (the caller takes those
+    it does not show until the memory share is full). `shown_texts`: the lines the prompt already
     holds and the player's current message, never recalled back. A message that only asks
     ("你还记得吗？") is about the last exchange: its words are searched instead."""
     result, signals, triggered = turn_candidates(

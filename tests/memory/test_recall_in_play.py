@@ -141,8 +141,10 @@ def test_the_memory_share_of_the_window_is_a_setting_of_the_instance(
     assert response.status_code == 200, response.content
     trace = client.get(f"/api/v1/traces/{response.json()['trace_id']}", **auth).json()
     assert trace["window"]["memory_tokens"] == 40
-    recalled = next(s for s in trace["sections"] if s["name"] == "recalled")
-    assert recalled["tokens"] <= 40 and recalled["cut"]
+    # A passage does not fit 40 tokens: nothing is recalled (with the default share it is,
+    # as the other tests show), and the section never goes over its share.
+    assert all(s["tokens"] <= 40 for s in trace["sections"] if s["name"] == "recalled")
+    assert FACT_USER not in _sent(use_stub)
     assert "memory_share" not in use_stub.requests[-1]  # ours, never sent to the model
 
 
@@ -197,7 +199,7 @@ def test_a_question_keeps_its_best_lines_though_the_answer_shares_no_word():
     statement with the same words, and lines further down, still need a shared word."""
     from memory.index import Hit
     from memory.passages import Near
-    from memory.recall_floor import floor_keeps, signals_read
+    from memory.recall_floor import FLOOR, floor_keeps, signals_read
 
     def line(text, score, turn):
         return Hit(id=f"turn_sess_001_{turn}_user", collection="turns", text=text, score=score,
@@ -206,10 +208,62 @@ def test_a_question_keeps_its_best_lines_though_the_answer_shares_no_word():
 
     hits = [line("My cold is finally gone.", 1.0, 9),
             line("I stayed in bed all week, coughing.", 0.4, 4)]
-    hits += [line(f"The roof still leaks, day {n}.", 0.3, 20 + n) for n in range(6)]
+    hits += [line(f"The roof still leaks, day {n}.", 0.3, 20 + n)
+             for n in range(FLOOR.top_asked + 1)]
     near = {hit.key: Near() for hit in hits}
     asked = [floor_keeps(s) for s in signals_read("When did Fahim catch a cold?", hits, near)]
     assert asked[:2] == [True, True]
-    assert asked[5:] == [False, False, False]
+    assert asked[FLOOR.top_asked:] == [False, False, False]
     told = [floor_keeps(s) for s in signals_read("Fahim caught a cold.", hits, near)]
     assert told[:2] == [True, False]
+
+
+def test_a_turn_fills_the_memory_share_not_a_fixed_number_of_lines(store, instance, memory_on,
+                                                                  use_stub):
+    """Forty-five days of planting: a question takes every one that fits the memory share
+    (a turn used to stop at 20 lines, 30 with a trigger word), and the section stays within
+    its share."""
+    _seed(store, instance, turns=0)  # settings only: the newest 10 messages in the prompt
+    kinds = [f"seedling-{chr(97 + n // 26)}{chr(97 + n % 26)}" for n in range(45)]
+    with store.instance_lock(instance):
+        for turn, kind in enumerate(kinds + [None] * 6, start=1):
+            user = (f"Today Mira planted {kind} in the garden bed." if kind
+                    else "The rain kept us inside all day.")
+            reply = f"Lovely, that makes {turn} for the season."  # not shown: the rain is
+            for role, text in (("user", user), ("assistant", reply)):
+                store.session_append(instance, "sess_001", {
+                    "role": role, "content": text, "turn": turn,
+                    "timestamp": f"2025-10-16T{10 + turn // 60}:{turn % 60:02d}:00Z"})
+    call_command("reindex", "--memory")
+    for asked, more_than in (("What did Mira plant in the garden?", 20),
+                             ("Do you remember? What did Mira plant in the garden?", 30)):
+        result, _ = asyncio.run(_turn(store, instance, asked))
+        trace = store.trace_read(instance, result.trace_id)
+        recalled = " ".join(hit["text"] for hit in trace["retrievals"]["hits"])
+        assert sum(1 for kind in kinds if kind in recalled) > more_than
+        section = next(s for s in trace["sections"] if s["name"] == "recalled")
+        assert section["tokens"] <= trace["window"]["memory_tokens"] and not section["cut"]
+
+
+def test_the_best_lines_come_with_the_line_before_them_the_others_alone():
+    from chat.prompt.recall_section import CONTEXT_LINES, _section
+    from memory.index import Hit
+    from memory.passages import Near
+    from memory.rag import RecallResult
+    from memory.recall_turn import TurnRecall
+
+    def line(turn, role, text):
+        return Hit(id=f"turn_sess_001_{turn}_{role}", collection="turns", text=text, score=1.0,
+                   metadata={"instance_id": "inst_001", "session_id": "sess_001", "turn": turn,
+                             "role": role})
+
+    # Replies three turns apart: no two passages touch.
+    replies = [line(3 * n + 1, "assistant", f"Answer number {n}.") for n in range(CONTEXT_LINES + 5)]
+    near = {hit.key: Near(before=line(3 * n + 1, "user", f"Question number {n}?"))
+            for n, hit in enumerate(replies)}
+    found = TurnRecall(result=RecallResult(hits=replies), near=near, triggered=True)
+    passages = _section(found, set(), 4096).report["passages"]
+    assert len(passages) == len(replies)
+    assert [len(p["lines"]) for p in passages] == [2] * CONTEXT_LINES + [1] * 5
+    small = _section(found, set(), 60).report["passages"]  # a share of 60 tokens
+    assert 0 < len(small) < 3
