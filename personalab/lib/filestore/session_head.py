@@ -3,9 +3,10 @@ untitled chat by when several are with the same character (the history page's re
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
+
+from personalab.lib.jsontext import json_loads, text_surrogates_replace
 
 HEAD_BYTES = 65_536  # a greeting and a first line fit; a list of chats never reads a whole file
 LABEL_CHARS = 60
@@ -22,12 +23,12 @@ def session_first_player_line(path: Path) -> str:
         return ""
     for raw in head.splitlines():
         try:
-            line = json.loads(raw)
+            line = json_loads(raw)
         except ValueError:  # a torn last line of the head, or a bad line: the next one
             continue
         content = line.get("content") if isinstance(line, dict) else None
         if line_is_player(line) and isinstance(content, str) and content.strip():
-            text = _SPACES.sub(" ", content).strip()
+            text = _SPACES.sub(" ", text_surrogates_replace(content)).strip()
             return text if len(text) <= LABEL_CHARS else text[:LABEL_CHARS - 1].rstrip() + "…"
     return ""
 
