@@ -10,6 +10,7 @@ from tests.e2e.conftest import (
     PHONE,
     Server,
     instance_new,
+    message_act,
     message_send,
     screenshot_take,
     turn_wait_done,
@@ -40,7 +41,7 @@ def test_the_prompt_of_a_reply_a_kill_9_cut_opens_and_says_it_was_interrupted(
     assert last.locator(".tag", has_text="interrupted").count() == 1
     page.wait_for_selector("#budget .seg", timeout=10_000)  # the bar reads the trace too
     kept = server.session_lines(instance_id)[-1]
-    last.locator("a", has_text="Prompt").click()
+    message_act(last, "prompt")  # on a phone, an item of the message's ⋯ menu
     page.wait_for_selector("#trace-unfinished")
     assert "was interrupted" in page.locator("#trace-unfinished").inner_text()
     assert "Ring the bells, one by one." in page.locator("pre").all_inner_texts()
