@@ -3,7 +3,10 @@ and the OpenAI-compatible stub server (tests/stub_llm.py)."""
 
 from __future__ import annotations
 
+import json
 import os
+import resource
+import time
 
 import pytest
 from django.conf import settings
@@ -142,6 +145,33 @@ def memory_on(store):
     runtime.forget_indexes()
 
 
+class Encoded(list):
+    """The passage texts e5 ran, in call order (a pair is "line before\nline"); `queries` the
+    query texts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queries: list[str] = []
+
+
+@pytest.fixture
+def encoded(monkeypatch) -> Encoded:
+    """What the passage engine encodes from now on (tests/lib/test_embeddings.py and
+    tests/memory/test_fill_lines_once.py count the model's work with it)."""
+    from personalab.lib.embedding import embeddings
+
+    engine = embeddings.model_load(role="passage")
+    seen = Encoded()
+    real = engine.encode_sums
+
+    def recording(texts: list[str], is_query: bool = False):
+        (seen.queries if is_query else seen).extend(texts)
+        return real(texts, is_query)
+
+    monkeypatch.setattr(engine, "encode_sums", recording)
+    return seen
+
+
 # With `--dist loadfile` xdist hands out files in collection order, so a heavy file collected
 # last leaves one core idle while the other finishes it (issue 31). The files that take the
 # longest (from `pytest --durations=40` on a full run) go first, then the browser and scale
@@ -180,3 +210,39 @@ def _file_rank(nodeid: str) -> int:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: _file_rank(item.nodeid))  # stable: file order kept within a rank
+
+
+# PERSONALAB_TEST_COST=path: one JSON line per test file (issue 31), appended when the file's
+# last test and its module fixtures are done: wall seconds, CPU seconds of this process, and CPU
+# seconds of its children. A child counts only once it is reaped (a module's Daphne at the
+# module's end; a session-wide one, such as the prepared data's manage.py run, in the file that
+# first needed it; chromium through Playwright's driver when the driver exits). Run it with
+# `-p no:xdist`, a folder at a time, so the figures are of one process.
+_COST_PATH = os.environ.get("PERSONALAB_TEST_COST")
+_cost_start: dict[str, tuple[float, float, float, int]] = {}
+
+
+def _cost_now() -> tuple[float, float, float]:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (time.monotonic(), own.ru_utime + own.ru_stime,
+            children.ru_utime + children.ru_stime)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    if not _COST_PATH:
+        yield
+        return
+    path = item.nodeid.split("::", 1)[0]
+    if path not in _cost_start:
+        _cost_start[path] = (*_cost_now(), 0)
+    wall, own, children, tests = _cost_start[path]
+    _cost_start[path] = (wall, own, children, tests + 1)
+    yield
+    if nextitem is None or nextitem.nodeid.split("::", 1)[0] != path:
+        end = _cost_now()
+        record = {"file": path, "tests": tests + 1, "wall": round(end[0] - wall, 2),
+                  "cpu_self": round(end[1] - own, 2), "cpu_children": round(end[2] - children, 2)}
+        with open(_COST_PATH, "a") as sink:
+            sink.write(json.dumps(record) + "\n")
