@@ -209,7 +209,19 @@ def _file_rank(nodeid: str) -> int:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: _file_rank(item.nodeid))  # stable: file order kept within a rank
+    # pytest-django has ordered the tests by database use (plain db, transactional, none), which
+    # spreads a file over up to three runs: without xdist a module's fixtures (a browser module's
+    # Daphne and Chromium) would start once per run. A file's tests are kept together, in that
+    # order, and the files in the order they first appear within a rank.
+    first: dict[str, int] = {}
+    for position, item in enumerate(items):
+        first.setdefault(item.nodeid.split("::", 1)[0], position)
+
+    def key(item: pytest.Item) -> tuple[int, int]:
+        path = item.nodeid.split("::", 1)[0]
+        return _file_rank(item.nodeid), first[path]
+
+    items.sort(key=key)  # stable: pytest-django's order kept within a file
 
 
 # PERSONALAB_TEST_COST=path: one JSON line per test file (issue 31), appended when the file's
@@ -241,6 +253,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     _cost_start[path] = (wall, own, children, tests + 1)
     yield
     if nextitem is None or nextitem.nodeid.split("::", 1)[0] != path:
+        del _cost_start[path]
         end = _cost_now()
         record = {"file": path, "tests": tests + 1, "wall": round(end[0] - wall, 2),
                   "cpu_self": round(end[1] - own, 2), "cpu_children": round(end[2] - children, 2)}
