@@ -7,11 +7,13 @@ import json
 import os
 import resource
 import time
+from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.utils import translation
 
+from tests.browser import chromium_close
 from tests.prepared_data import prepared_data  # noqa: F401 — fixture
 from tests.stub_llm import stub_llm, stub_llm_server  # noqa: F401 — fixtures
 
@@ -222,6 +224,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return _file_rank(item.nodeid), first[path]
 
     items.sort(key=key)  # stable: pytest-django's order kept within a file
+
+
+_E2E = Path(__file__).resolve().parent / "e2e"
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # The browser modules share one Chromium per process (tests/browser.py); Playwright's loop
+    # must be gone before a test outside them runs.
+    if not item.path.is_relative_to(_E2E):
+        chromium_close()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    chromium_close()
 
 
 # PERSONALAB_TEST_COST=path: one JSON line per test file (issue 31), appended when the file's
