@@ -3,12 +3,17 @@ and the OpenAI-compatible stub server (tests/stub_llm.py)."""
 
 from __future__ import annotations
 
+import json
 import os
+import resource
+import time
+from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.utils import translation
 
+from tests.browser import chromium_close
 from tests.prepared_data import prepared_data  # noqa: F401 — fixture
 from tests.stub_llm import stub_llm, stub_llm_server  # noqa: F401 — fixtures
 
@@ -142,29 +147,74 @@ def memory_on(store):
     runtime.forget_indexes()
 
 
+class Encoded(list):
+    """The passage texts e5 ran, in call order (a pair is "line before\nline"); `queries` the
+    query texts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queries: list[str] = []
+
+
+@pytest.fixture
+def encoded(monkeypatch) -> Encoded:
+    """What the passage engine encodes from now on (tests/lib/test_embeddings.py and
+    tests/memory/test_fill_lines_once.py count the model's work with it)."""
+    from personalab.lib.embedding import embeddings
+
+    engine = embeddings.model_load(role="passage")
+    seen = Encoded()
+    real = engine.encode_sums
+
+    def recording(texts: list[str], is_query: bool = False):
+        (seen.queries if is_query else seen).extend(texts)
+        return real(texts, is_query)
+
+    monkeypatch.setattr(engine, "encode_sums", recording)
+    return seen
+
+
 # With `--dist loadfile` xdist hands out files in collection order, so a heavy file collected
 # last leaves one core idle while the other finishes it (issue 31). The files that take the
-# longest (from `pytest --durations=40` on a full run) go first, then the browser and scale
-# files (a server or browser start each), then the rest in their usual order; within a file the
-# order is unchanged. Every worker computes the same order, as xdist requires.
+# longest go first, by their wall time measured one file at a time (PERSONALAB_TEST_COST, a
+# folder at a time, niced on a loaded machine: docs/testing.md), then the other browser and
+# scale files (a server or browser start each), then the rest in their usual order; within a
+# file the order is unchanged. Every worker computes the same order, as xdist requires.
 HEAVY_FIRST = (
-    "tests/library/test_import_fuzz_cards.py",
-    "tests/library/test_import_fuzz_lorebooks.py",
-    "tests/chat/test_import_fuzz_chats.py",
-    "tests/scale/test_followers.py",
     "tests/scale/test_scale.py",
-    "tests/memory/test_import_index.py",
+    "tests/library/test_import_fuzz_cards.py",
+    "tests/library/test_import_fuzz_cards_other.py",
+    "tests/e2e/test_newcomer_walk.py",
+    "tests/library/test_import_fuzz_lorebooks.py",
+    "tests/e2e/test_sillytavern_files.py",
+    "tests/chat/test_import_fuzz_chats.py",
+    "tests/e2e/test_reading_room.py",
+    "tests/e2e/test_chat_ui.py",
+    "tests/e2e/test_thumb_controls.py",
+    "tests/chat/test_crash.py",
     "tests/lib/test_e5_engine.py",
+    "tests/e2e/test_live_state.py",
+    "tests/e2e/test_chat_extras.py",
+    "tests/e2e/test_accessibility.py",
+    "tests/e2e/test_st_character_pages.py",
     "tests/api/test_settings_env.py",
+    "tests/e2e/test_message_menu.py",
+    "tests/e2e/test_phone_pages.py",
+    "tests/chat/test_faults.py",
+    "tests/lib/test_embed_preload.py",
+    "tests/chat/test_session_line_shapes.py",
+    "tests/e2e/test_browser.py",
+    "tests/e2e/test_lorebook_editor.py",
+    "tests/e2e/test_prompt_blocks_ui.py",
     "tests/lib/test_properties.py",
+    "tests/scale/test_followers.py",
+    "tests/memory/test_import_index.py",
     "tests/memory/test_recall_focus.py",
     "tests/memory/test_recall_queries.py",
     "tests/memory/test_memory_progress.py",
-    "tests/chat/test_crash.py",
     "tests/memory/test_recall_sessions.py",
     "tests/memory/test_rag.py",
     "tests/api/test_rest_refusals.py",
-    "tests/chat/test_faults.py",
 )
 _SLOW_FOLDERS = ("tests/e2e/", "tests/scale/")
 
@@ -179,4 +229,67 @@ def _file_rank(nodeid: str) -> int:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: _file_rank(item.nodeid))  # stable: file order kept within a rank
+    # pytest-django has ordered the tests by database use (plain db, transactional, none), which
+    # spreads a file over up to three runs: without xdist a module's fixtures (a browser module's
+    # Daphne and Chromium) would start once per run. A file's tests are kept together, in that
+    # order, and the files in the order they first appear within a rank.
+    first: dict[str, int] = {}
+    for position, item in enumerate(items):
+        first.setdefault(item.nodeid.split("::", 1)[0], position)
+
+    def key(item: pytest.Item) -> tuple[int, int]:
+        path = item.nodeid.split("::", 1)[0]
+        return _file_rank(item.nodeid), first[path]
+
+    items.sort(key=key)  # stable: pytest-django's order kept within a file
+
+
+_E2E = Path(__file__).resolve().parent / "e2e"
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # The browser modules share one Chromium per process (tests/browser.py); Playwright's loop
+    # must be gone before a test outside them runs.
+    if not item.path.is_relative_to(_E2E):
+        chromium_close()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    chromium_close()
+
+
+# PERSONALAB_TEST_COST=path: one JSON line per test file (issue 31), appended when the file's
+# last test and its module fixtures are done: wall seconds, CPU seconds of this process, and CPU
+# seconds of its children. A child counts only once it is reaped (a module's Daphne at the
+# module's end; a session-wide one, such as the prepared data's manage.py run, in the file that
+# first needed it; chromium through Playwright's driver when the driver exits). Run it with
+# `-p no:xdist`, a folder at a time, so the figures are of one process.
+_COST_PATH = os.environ.get("PERSONALAB_TEST_COST")
+_cost_start: dict[str, tuple[float, float, float, int]] = {}
+
+
+def _cost_now() -> tuple[float, float, float]:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (time.monotonic(), own.ru_utime + own.ru_stime,
+            children.ru_utime + children.ru_stime)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    if not _COST_PATH:
+        yield
+        return
+    path = item.nodeid.split("::", 1)[0]
+    if path not in _cost_start:
+        _cost_start[path] = (*_cost_now(), 0)
+    wall, own, children, tests = _cost_start[path]
+    _cost_start[path] = (wall, own, children, tests + 1)
+    yield
+    if nextitem is None or nextitem.nodeid.split("::", 1)[0] != path:
+        del _cost_start[path]
+        end = _cost_now()
+        record = {"file": path, "tests": tests + 1, "wall": round(end[0] - wall, 2),
+                  "cpu_self": round(end[1] - own, 2), "cpu_children": round(end[2] - children, 2)}
+        with open(_COST_PATH, "a") as sink:
+            sink.write(json.dumps(record) + "\n")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from personalab.lib.filestore.store import FileStore
+from tests.browser import CHROMIUM, chromium_shared
 from tests.prepared_data import Prepared, prepared_copy
 from tests.stub_llm import StubLLM
 
@@ -29,13 +29,10 @@ if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Locator, Page
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1366, "height": 900}
 SIZES = pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -153,21 +150,15 @@ def server(tmp_path_factory: pytest.TempPathFactory, stub_llm_server: StubLLM,
 
 
 @pytest.fixture(scope="module")
-def browser_context(server: Server,
-                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
-    from playwright.sync_api import sync_playwright
-
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(profile), executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS,
-            viewport={"width": 1280, "height": 900}, locale="en-US")
-        context.set_default_timeout(15_000)
-        try:
-            yield context
-        finally:
-            context.close()
-    shutil.rmtree(profile, ignore_errors=True)
+def browser_context(server: Server) -> Iterator[BrowserContext]:
+    """A fresh context (cookies, storage) of the process's one Chromium (tests/browser.py)."""
+    context = chromium_shared().new_context(viewport={"width": 1280, "height": 900},
+                                            locale="en-US")
+    context.set_default_timeout(15_000)
+    try:
+        yield context
+    finally:
+        context.close()
 
 
 @pytest.fixture(scope="module")

@@ -67,22 +67,15 @@ def test_a_line_with_its_context_is_close_to_the_two_embedded_together(monkeypat
     assert list((rows @ together.T).argmax(axis=1)) == [0, 1]
 
 
-def test_a_chat_runs_each_line_through_the_model_once(monkeypatch):
+def test_a_chat_runs_each_line_through_the_model_once(monkeypatch, encoded):
     """An import of N lines costs the model N lines, not N pairs (each line is also the next
     one's context)."""
     engine = embeddings.model_load(role="passage")
-    seen: list[str] = []
-    real = engine.encode_sums
-
-    def counting(texts: list[str], is_query: bool = False) -> np.ndarray:
-        seen.extend(texts)
-        return real(texts, is_query)
-
-    monkeypatch.setattr(engine, "encode_sums", counting)
     monkeypatch.setattr(embeddings, "LINES_ONCE", True)
     lines = [QUESTION, ANSWER, THANKS]
     rows = embeddings.default_embedder().embed_in_context(lines, [None, *lines[:-1]])
-    assert sorted(seen) == sorted(lines) and rows.shape == (3, engine.dim)
+    assert sorted(encoded) == sorted(lines) and encoded.queries == []
+    assert rows.shape == (3, engine.dim)
     alone = texts_embed([QUESTION], is_query=False)[0]
     assert float(rows[0] @ alone) > 0.999  # a line without context is the line alone
 
@@ -93,23 +86,13 @@ def test_by_default_a_line_is_embedded_together_with_its_context():
     assert np.allclose(rows, together, atol=1e-5)
 
 
-def test_an_imports_chunk_runs_each_line_once_and_a_turns_lines_run_as_pairs(monkeypatch):
+def test_an_imports_chunk_runs_each_line_once_and_a_turns_lines_run_as_pairs(encoded):
     """The fill of a long import (chunks of 256 lines) costs the model each line once, by default;
     a turn's own two lines keep the pair embedding (the closest rankings)."""
-    engine = embeddings.model_load(role="passage")
-    summed: list[str] = []
-    real = engine.encode_sums
-
-    def counting(texts: list[str], is_query: bool = False) -> np.ndarray:
-        summed.extend(texts)
-        return real(texts, is_query)
-
-    monkeypatch.setattr(engine, "encode_sums", counting)
     lines = [f"Caroline: line {n} about the lake trip" for n in range(256)]  # a fill chunk
     with embeddings.fill_scope(embeddings.LINES_ONCE_FROM):  # of a long fill
         embeddings.default_embedder().embed_in_context(lines, [None, *lines[:-1]])
-    assert sorted(summed) == sorted(lines)
-    summed.clear()
+    assert sorted(encoded) == sorted(lines) and encoded.queries == []
     rows = embeddings.default_embedder().embed_in_context([ANSWER, THANKS], [QUESTION, ANSWER])
     together = texts_embed([f"{QUESTION}\n{ANSWER}", f"{ANSWER}\n{THANKS}"], is_query=False)
     assert np.allclose(rows, together, atol=1e-5)

@@ -4,7 +4,6 @@ keeps each line embedded together with the line before it, the vectors recall wa
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from memory import fill, runtime
@@ -21,23 +20,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 LINES = 12
 
 
-@pytest.fixture
-def encoded(monkeypatch):
-    """Every text e5 encoded as a passage, in call order (a pair is "line before\\nline")."""
-    engine = embeddings.model_load(role="passage")
-    seen: list[str] = []
-    real = engine.encode_sums
-
-    def recording(texts: list[str], is_query: bool = False) -> np.ndarray:
-        if not is_query:
-            seen.extend(texts)
-        return real(texts, is_query)
-
-    monkeypatch.setattr(engine, "encode_sums", recording)
-    # Chunks of 4: the fill's size decides, not the size of one call.
+@pytest.fixture(autouse=True)
+def fill_chunks_of_4(monkeypatch):
+    """Chunks of 4: the fill's size decides, not the size of one call."""
     monkeypatch.setattr("memory.sync.newest_first_chunks",
                         lambda runs: fill.newest_first_chunks(runs, size=4))
-    return seen
 
 
 def _fill(client, auth, store, instance):  # noqa: F811
