@@ -43,6 +43,7 @@ SMALL_QUESTIONS = ["How was your weekend?", "What are you cooking tonight?",
 def dump(args: argparse.Namespace) -> None:
     with h.data_dir_temp() as data_dir:
         t.django_boot(data_dir)
+        # The app is imported once Django is set up on the temporary data folder.
         from chat.services.instances import instance_create
         from chat.services.session_import import session_import
         from memory import recall_turn, runtime

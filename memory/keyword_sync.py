@@ -19,16 +19,13 @@ keyword store. Its first run starts from the dense sync's watermark, which cover
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from memory.fill_guard import FileLines, lines_still_current
 from memory.index import MemoryIndex, turn_doc_id, turn_is_indexable
-from memory.sync import session_drop, session_last_change, state_dir, state_read
+from memory.sync import session_drop, session_last_change, state_dir, state_lock, state_read
 from personalab.lib.filestore.jsonfile import write_json_atomic
 from personalab.lib.filestore.jsonl import jsonl_lines_since
 from personalab.lib.filestore.store import FileStore
@@ -51,24 +48,11 @@ def _marks_read(store: FileStore, instance_id: str) -> dict[str, Any] | None:
     return record if ok and isinstance(record.get("sessions"), dict) else None
 
 
-@contextlib.contextmanager
-def _keywords_lock(store: FileStore, instance_id: str) -> Iterator[None]:
-    """One keyword sync of an instance at a time (not the dense sync's lock: a fill holds it)."""
-    folder = state_dir(store)
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / f"{instance_id}.keywords.lock", "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def instance_keywords_sync(store: FileStore, index: MemoryIndex, *,
                            instance_id: str) -> Counter[str]:
     """Bring the keyword side up to the instance's files (see the module's text); returns how
     many lines were written to the keyword store and how many left the index."""
-    with _keywords_lock(store, instance_id):
+    with state_lock(store, instance_id, "keywords"):
         generation, held = index.keywords.held(instance_id, "turns")  # before the listing
         record = _marks_read(store, instance_id)
         if record is None:  # first run: the dense watermark covers the keyword side too

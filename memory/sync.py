@@ -84,10 +84,12 @@ def state_forget(store: FileStore, instance_id: str | None = None) -> None:
 
 
 @contextlib.contextmanager
-def _sync_lock(store: FileStore, instance_id: str) -> Iterator[None]:
+def state_lock(store: FileStore, instance_id: str, kind: str = "") -> Iterator[None]:
+    """One sync of an instance at a time, across processes: the dense sync (`kind` "") or the
+    keyword sync ("keywords": its own lock, since a fill holds the dense one)."""
     folder = state_dir(store)
     folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / f"{instance_id}.lock", "a") as handle:
+    with open(folder / f"{instance_id}{'.' + kind if kind else ''}.lock", "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
@@ -111,7 +113,7 @@ def instance_sync(store: FileStore, index: MemoryIndex, *, instance_id: str,
     collection were written, and how many were deleted. Raises when the index is unavailable
     (the watermark then stays behind). `collections`: index.collection_ids() when the caller
     has just read them."""
-    with _sync_lock(store, instance_id):
+    with state_lock(store, instance_id):
         state = before = state_read(store, instance_id)
         collections = collections or index.collection_ids()
         if state.get("collections") != collections:

@@ -11,15 +11,9 @@ import pytest
 from memory import fill, runtime
 from memory.rag import query_user_history
 from tests.memory.test_memory_flow import _turn
-from tests.rest_client import bearer_caller
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-
-@pytest.fixture
-def rest(client, alice):
-    """REST calls with a bearer token of alice, the instance's owner."""
-    return bearer_caller(client, alice)
 
 KEPT = "I buried the silver key under the old oak by the mill."
 EDITED = "I buried the copper compass under the old oak by the mill."

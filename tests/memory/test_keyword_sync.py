@@ -14,27 +14,14 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from memory import runtime
-from memory.rag import query_user_history
 from personalab.asgi import application
+from tests.memory.test_fill_guard import EDITED, KEPT, _recalled
 from tests.memory.test_memory_flow import _turn
-from tests.rest_client import bearer_caller
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def rest(client, alice):
-    """REST calls with a bearer token of alice, the instance's owner."""
-    return bearer_caller(client, alice)
-
-KEPT = "I buried the silver key under the old oak by the mill."
-EDITED = "I buried the copper compass under the old oak by the mill."
 NEW = "My cousin Theodora breeds alpacas near Cusco."
-
-
-def _recalled(store, instance, question):
-    return [hit.text for hit in query_user_history(
-        question, instance, index=runtime.index_for(store), force=True, k=10).hits]
 
 
 async def _chat_open(user, instance_id):

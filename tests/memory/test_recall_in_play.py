@@ -9,7 +9,11 @@ from dataclasses import replace
 import pytest
 from django.core.management import call_command
 
-from memory.recall_turn import asked_parts, content_words
+from chat.prompt.recall_section import CONTEXT_LINES, _section
+from memory.index import Hit
+from memory.passages import Near
+from memory.rag import RecallResult
+from memory.recall_turn import TurnRecall, asked_parts, content_words
 from tests.memory.test_memory_flow import _turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -246,11 +250,6 @@ def test_a_turn_fills_the_memory_share_not_a_fixed_number_of_lines(store, instan
 
 
 def test_the_best_lines_come_with_the_line_before_them_the_others_alone():
-    from chat.prompt.recall_section import CONTEXT_LINES, _section
-    from memory.index import Hit
-    from memory.passages import Near
-    from memory.rag import RecallResult
-    from memory.recall_turn import TurnRecall
 
     def line(turn, role, text):
         return Hit(id=f"turn_sess_001_{turn}_{role}", collection="turns", text=text, score=1.0,
