@@ -77,7 +77,8 @@ def turn(store, instance_id: str, provider: RecordingProvider, text: str) -> dic
     trace = store.trace_read(instance_id, result.trace_id)
     hits = [hit["text"] for hit in (trace.get("retrievals") or {}).get("hits") or []]
     return {"sent": "\n".join(m["content"] for m in provider.messages), "hits": hits,
-            "tokens": prompt_tokens(provider.messages)}
+            "tokens": prompt_tokens(provider.messages),
+            "trace_bytes": store.trace_path(instance_id, result.trace_id).stat().st_size}
 
 
 def conversation_run(path: Path, store, owner, character_id: str, *, limit: int,
@@ -95,7 +96,7 @@ def conversation_run(path: Path, store, owner, character_id: str, *, limit: int,
     instance_sync(store, runtime.index_for(store), instance_id=instance_id)
     provider = RecordingProvider()
     figures: dict = {"plain": [], "trigger": [], "duplicates": 0, "echoes": 0, "small": [],
-                     "tokens": []}
+                     "tokens": [], "trace_bytes": []}
     questions = [qa for qa in conversation["qa"] if qa.get("category") in CATEGORIES][:limit]
     for qa in questions:
         for kind, text in (("plain", qa["question"]), ("trigger", TRIGGER + qa["question"])):
@@ -106,6 +107,7 @@ def conversation_run(path: Path, store, owner, character_id: str, *, limit: int,
             figures["duplicates"] += len(done["hits"]) - len(set(done["hits"]))
             figures["echoes"] += sum(1 for hit in done["hits"] if qa["question"] in hit)
             figures["tokens"].append(done["tokens"])
+            figures["trace_bytes"].append(done["trace_bytes"])
     for text in SMALL_TALK:
         figures["small"].append(len(turn(store, instance_id, provider, text)["hits"]))
     return figures
@@ -114,7 +116,7 @@ def conversation_run(path: Path, store, owner, character_id: str, *, limit: int,
 def set_run(folder: Path, store, owner, character_id: str, *, conversations: int,
             questions: int, keep: int, skip: int = 0) -> dict:
     total: dict = {"plain": [], "trigger": [], "duplicates": 0, "echoes": 0, "small": [],
-                   "tokens": []}
+                   "tokens": [], "trace_bytes": []}
     for path in sorted(folder.glob("*.json"))[skip:][:conversations]:
         figures = conversation_run(path, store, owner, character_id, limit=questions, keep=keep)
         for key, value in figures.items():
@@ -169,7 +171,9 @@ def main() -> None:
                   f"questions={len(total['plain'])} duplicates={total['duplicates']} "
                   f"echoes={total['echoes']} "
                   f"small_talk_median={statistics.median(total['small'] or [0])} "
-                  f"tokens_per_turn={statistics.mean(total['tokens'] or [0]):.0f}", flush=True)
+                  f"tokens_per_turn={statistics.mean(total['tokens'] or [0]):.0f} "
+                  f"trace_kb_per_turn={statistics.mean(total['trace_bytes'] or [0]) / 1000:.1f}",
+                  flush=True)
 
 
 if __name__ == "__main__":

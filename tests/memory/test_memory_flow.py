@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from django.core.management import call_command
@@ -66,6 +67,19 @@ def test_do_you_remember_our_promise_brings_back_the_promise(store, instance, me
     assert any("不会冲动送死" in text or "不要冲动去送死" in text for text in recalled)
     system = use_stub.requests[-1]["messages"][0]["content"]
     assert "历史事件回忆" in system and "冲动" in system.split("历史事件回忆")[1]
+
+
+def test_a_recalled_line_is_stored_twice_in_its_trace_not_four_times(store, instance, memory_on,
+                                                                     use_stub):
+    _seed_long_chat(store, instance)
+    result, _ = asyncio.run(_turn(store, instance, "你还记得我们之前的约定吗？"))
+    stored = store.trace_path(instance, result.trace_id).read_text(encoding="utf-8")
+    assert json.dumps(PROMISE_REPLY, ensure_ascii=False) in stored
+    # once in the passage, once in the recalled section (not in the hit, nor the system message)
+    assert stored.count(json.dumps(PROMISE_REPLY, ensure_ascii=False)[1:-1]) == 2
+    trace = store.trace_read(instance, result.trace_id)
+    assert PROMISE_REPLY in [hit["text"] for hit in trace["retrievals"]["hits"]]
+    assert trace["messages"][0]["content"] == use_stub.requests[-1]["messages"][0]["content"]
 
 
 def test_no_trigger_no_recall_section(store, instance, memory_on, use_stub):

@@ -45,6 +45,7 @@ from personalab.lib.jsontext import json_loads
 from personalab.lib.locks import FlockLock, LockFactory, flock_factory
 from personalab.lib.locks import InstanceLock as LockProtocol
 from personalab.lib.store_errors import CorruptFile, IdTaken, MissingFile, StoreError
+from personalab.lib.trace_pack import trace_packed, trace_unpacked
 
 InstanceLock = FlockLock  # the name older code imports
 
@@ -302,11 +303,12 @@ class FileStore(SessionFiles):
         # A trace holds every message sent, so it is serialised once, by the fast encoder. It
         # is a record of what was sent, not part of the story: not fsynced (a power cut may
         # lose the last turn's trace; the session line itself is fsynced).
-        write_text_atomic(self.trace_path(instance_id, trace_id), json_keys_per_line(trace),
-                          durable=False)
+        write_text_atomic(self.trace_path(instance_id, trace_id),
+                          json_keys_per_line(trace_packed(trace)), durable=False)
 
     def trace_read(self, instance_id: str, trace_id: str) -> dict[str, Any]:
-        return read_json(self.trace_path(instance_id, trace_id), what=f"trace {trace_id}")
+        return trace_unpacked(read_json(self.trace_path(instance_id, trace_id),
+                                        what=f"trace {trace_id}"))
 
     def trace_ids(self, instance_id: str) -> list[str]:
         folder = self.traces_dir(instance_id)
