@@ -70,6 +70,13 @@
 
   for (const control of [search, sort, filter]) control.addEventListener("input", redraw);
 
+  // "+ New entry" sits above a long list: it jumps to the form at the bottom, keys first.
+  tools.querySelector("[data-testid=lore-new]").addEventListener("click", (event) => {
+    event.preventDefault();
+    document.getElementById("new-entry").scrollIntoView({block: "start"});
+    form.elements.new_keys.focus({preventScroll: true});
+  });
+
   // Saving reloads the page: the open entry, the search, sort and filter come back after it, so
   // an author deep in a long book does not start again at the top.
   const placeKey = `lore-place:${location.pathname}`;

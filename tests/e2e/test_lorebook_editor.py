@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from tests.e2e.conftest import SIZES, Server, no_sideways_scroll, screenshot_take
+from tests.e2e.conftest import PHONE, SIZES, Server, no_sideways_scroll, screenshot_take
+from tests.e2e.test_accessibility import AXE
+from tests.e2e.test_accessibility import RUN as AXE_RUN
 from tests.e2e.test_sillytavern_files import _st_entry
 
 pytestmark = pytest.mark.e2e
@@ -136,4 +138,25 @@ def test_a_hundred_entry_book_is_edited_in_place_and_saved_whole(
     assert all(b == a for b, a in unchanged), next((b, a) for b, a in unchanged if b != a)
     assert {k: v for k, v in after[10].items() if k != "content"} == {
         k: v for k, v in before[10].items() if k != "content"}
+
+    # A new entry is reached from above the list, without scrolling through a hundred rows.
+    page.get_by_test_id("lore-new").click()
+    assert page.evaluate("document.activeElement.name") == "new_keys"
+    page.keyboard.type("lighthouse")
+    page.fill("textarea[name=new_content]", "The lighthouse stands on the reef.")
+    with page.expect_navigation():
+        page.get_by_test_id("lore-save").click()
+    after = server.store.lorebook_read(lorebook_id)["entries"]
+    assert len(after) == 101 and after[-1]["keys"] == ["lighthouse"]
     assert page.js_errors == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_long_books_editor_has_no_serious_accessibility_violation(
+        page: Page, server: Server, tmp_path: Path, scheme: str) -> None:
+    page.add_init_script(path=str(AXE))
+    page.set_viewport_size(PHONE)
+    page.emulate_media(color_scheme=scheme)
+    _book_with_a_broken_key_import(page, server, tmp_path, f"Audited {scheme}")
+    page.locator("[data-testid=lore-row]").nth(2).locator("summary").click()
+    assert page.evaluate(AXE_RUN) == []
