@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import SIZES, Server, no_sideways_scroll, screenshot_take
+from tests.e2e.test_accessibility import AXE
+from tests.e2e.test_accessibility import RUN as AXE_RUN
 from tests.e2e.test_chat_extras import _api, _members_card_open
 from tests.library.test_cards import tiny_png
 
@@ -28,6 +30,7 @@ def _member_make(page: Page, server: Server, name: str) -> str:
 @SIZES
 def test_a_group_of_three_is_made_and_changed_by_names_and_pictures(
         page: Page, server: Server, size: dict) -> None:
+    page.add_init_script(path=str(AXE))
     page.set_viewport_size(size)
     page.goto(f"{server.url}/")
     tag = str(size["width"])
@@ -87,4 +90,5 @@ def test_a_group_of_three_is_made_and_changed_by_names_and_pictures(
     assert server.instance_state(instance_id)["reply_order"] == "everyone"
     no_sideways_scroll(page)
     screenshot_take(page, f"72_group_of_three_{tag}", full_page=False)
+    assert page.evaluate(AXE_RUN) == []
     assert page.js_errors == []
