@@ -1,5 +1,5 @@
 """The members card of the chat page drawer (an htmx partial): add a character, mute one or set
-its talkativeness, remove one, choose who speaks next. The actions are chat.services'
+its talkativeness, move one up or down, remove one, choose who speaks next. The actions are chat.services'
 instance_member_* and instance_update."""
 
 from __future__ import annotations
@@ -13,12 +13,14 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from chat.members import members_of, members_title
+from chat.selectors import member_pictures
 from chat.services.errors import NotFound
 from chat.services.instance_settings import instance_update
 from chat.services.instances import instance_for_user
 from chat.services.members import (
     instance_member_add,
     instance_member_change,
+    instance_member_move,
     instance_member_remove,
 )
 from chat.speakers import STRATEGIES
@@ -32,10 +34,12 @@ from personalab.storage import get_store
 
 def members_context(store: FileStore, *, user, state: dict[str, Any],
                     characters: ChatCharacters | None = None) -> dict[str, Any]:
+    characters = characters or ChatCharacters(store, state=state)
     members = members_of(store, state, characters) or []
     taken = {m.character_id for m in members} | {state.get("character_id")}
     return {"members": members, "members_title": members_title(members),
             "member_labels": labels_distinct((m.character_id, m.name) for m in members),
+            "member_pictures": member_pictures(characters, [m.character_id for m in members]),
             "reply_order": state.get("reply_order") or "natural",
             "reply_orders": reply_orders(),
             "member_choices": [c for c in character_choices(user=user)
@@ -82,6 +86,9 @@ def instance_members(request: HttpRequest, instance_id: str) -> HttpResponse:
         elif action == "remove":
             instance_member_remove(store, user=request.user, instance_id=instance_id,
                                    character_id=character_id)
+        elif action in ("up", "down"):
+            instance_member_move(store, user=request.user, instance_id=instance_id,
+                                 character_id=character_id, up=action == "up")
         elif action == "change":
             instance_member_change(
                 store, user=request.user, instance_id=instance_id, character_id=character_id,
@@ -91,7 +98,7 @@ def instance_members(request: HttpRequest, instance_id: str) -> HttpResponse:
             instance_update(store, user=request.user, instance_id=instance_id,
                             reply_order=request.POST.get("reply_order", ""))
         else:
-            errors, status = {"action": "must be add, remove, change or order"}, 400
+            errors, status = {"action": "must be add, remove, up, down, change or order"}, 400
     except InstanceBusy:
         errors, status = {"members": "a reply is streaming; try again when it ends"}, 409
     except AppError as error:

@@ -124,6 +124,12 @@ def background_picture_url(store: FileStore, *, state: dict[str, Any]) -> str | 
     return reverse("background_picture", args=[state["background_id"]])
 
 
+def member_pictures(characters: ChatCharacters, character_ids: list[str]) -> dict[str, str]:
+    """Each member's picture URL, for those that have one the reader may see."""
+    return {character_id: url for character_id in character_ids
+            if (url := _avatar_in_chat(characters, character_id))}
+
+
 def _avatar_in_chat(characters: ChatCharacters, character_id: str | None) -> str | None:
     """The picture while the chat reads the author's file: a kept copy holds no picture, and
     the author's is theirs once made private (its URL would be a 404 to this reader)."""

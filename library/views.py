@@ -38,6 +38,7 @@ from library.character_services import (
 from library.editor_sections import character_sections
 from library.errors import LibraryError, LibraryForbidden, LibraryNotFound
 from library.item_copy import background_copy, character_copy, lorebook_copy
+from library.library_tiles import character_tiles
 from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS, lorebook_match
 from library.lorebook_regex import regex_key_problems
 from library.lorebook_services import lorebook_save
@@ -79,18 +80,25 @@ def _refused(request: HttpRequest, exc: LibraryError, fallback: str, **kwargs) -
     return redirect(fallback, **kwargs)
 
 
+LIBRARY_FIND_FROM = 6  # more items than this and the page offers a search box
+
+
 @login_required
 @require_GET
 def library_index(request: HttpRequest) -> HttpResponse:
     user = request.user
     backgrounds = list(selectors.backgrounds_visible_to(user=user))
     store = get_store()
+    characters = list(selectors.characters_visible_to(user=user))
+    lorebooks = list(selectors.lorebooks_visible_to(user=user))
     return render(request, "library/index.html", {
-        "characters": selectors.characters_visible_to(user=user),
+        "findable": len(characters) + len(backgrounds) + len(lorebooks) > LIBRARY_FIND_FROM,
+        "characters": characters,
+        "character_tiles": character_tiles(store, characters=characters),
         "backgrounds": backgrounds,
         "pictured": {b.background_id for b in backgrounds
                      if background_picture_file(store, b.background_id) is not None},
-        "lorebooks": selectors.lorebooks_visible_to(user=user)})
+        "lorebooks": lorebooks})
 
 
 @login_required

@@ -69,5 +69,38 @@
   });
 
   for (const control of [search, sort, filter]) control.addEventListener("input", redraw);
+
+  // "+ New entry" sits above a long list: it jumps to the form at the bottom, keys first.
+  tools.querySelector("[data-testid=lore-new]").addEventListener("click", (event) => {
+    event.preventDefault();
+    document.getElementById("new-entry").scrollIntoView({block: "start"});
+    form.elements.new_keys.focus({preventScroll: true});
+  });
+
+  // Saving reloads the page: the open entry, the search, sort and filter come back after it, so
+  // an author deep in a long book does not start again at the top.
+  const placeKey = `lore-place:${location.pathname}`;
+  form.addEventListener("submit", () => {
+    const open = box.querySelector("details.lore-entry[open]");
+    sessionStorage.setItem(placeKey, JSON.stringify({
+      uid: open ? open.closest(".lore-row").dataset.uid : null,
+      search: search.value, sort: sort.value, filter: filter.value}));
+  });
+  let place = null;
+  try { place = JSON.parse(sessionStorage.getItem(placeKey) || "null"); } catch (e) { place = null; }
+  sessionStorage.removeItem(placeKey);
+  const refused = box.querySelector("details.lore-entry[open]");  // opened by the server: an error
+  if (place && !refused) {
+    search.value = place.search || "";
+    if ([...sort.options].some((o) => o.value === place.sort)) sort.value = place.sort;
+    if ([...filter.options].some((o) => o.value === place.filter)) filter.value = place.filter;
+  }
   redraw();
+  const reopen = refused ? null : place && rows.find((row) => row.dataset.uid === place.uid);
+  if (reopen && !reopen.hidden) {
+    reopen.querySelector("details.lore-entry").open = true;
+    reopen.scrollIntoView({block: "start"});
+  } else if (refused) {
+    refused.scrollIntoView({block: "start"});
+  }
 })();

@@ -1,4 +1,4 @@
-"""The members of a conversation with several characters: add, remove, mute, talkativeness.
+"""The members of a conversation with several characters: add, remove, move, mute, talkativeness.
 Every change is journaled (personalab.lib.membership) before it is applied."""
 
 from __future__ import annotations
@@ -94,6 +94,26 @@ def instance_member_change(store: FileStore, *, user, instance_id: str, characte
         after = {**before, "participants": participants}
         member_change_apply(store, instance_id, before=before, after=after, action="change",
                             character_id=character_id, changes=changes)
+    return after
+
+
+def instance_member_move(store: FileStore, *, user, instance_id: str, character_id: str,
+                         up: bool) -> dict[str, Any]:
+    """Move a member one place up or down the list ("list order" answers in it). The first
+    member is the story's character, whose state the instance keeps: it stays first."""
+    instance_for_user(user, instance_id)
+    with store.instance_lock(instance_id):
+        before = _member_state_read(store, instance_id)
+        participants = _participants_complete(store, before)
+        index = _member_index(participants, character_id)
+        target = index - 1 if up else index + 1
+        if index == 0 or not 1 <= target < len(participants):
+            raise Invalid("the story's character stays first; the others move below it",
+                          field="members")
+        participants[index], participants[target] = participants[target], participants[index]
+        after = {**before, "participants": participants}
+        member_change_apply(store, instance_id, before=before, after=after, action="change",
+                            character_id=character_id, changes={"place": target})
     return after
 
 

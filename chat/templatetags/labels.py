@@ -11,3 +11,9 @@ register = template.Library()
 @register.filter
 def label_of(item_id: str, labels: dict[str, str] | None) -> str:
     return (labels or {}).get(item_id, item_id)
+
+
+@register.filter
+def picture_of(item_id: str, pictures: dict[str, str] | None) -> str:
+    """`{{ member.character_id|picture_of:member_pictures }}`: its picture URL, or "" (a letter)."""
+    return (pictures or {}).get(item_id, "")

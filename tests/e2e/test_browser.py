@@ -130,7 +130,7 @@ def test_library_character_and_background_with_outline(page: Page, server: Serve
     assert [p["content"] if isinstance(p, dict) else p for p in saved["story_outline"]] == expected
     page.goto(f"{server.url}/library/")
     # Once in the list of characters (the chat-import picker names it too).
-    assert page.locator("table.list a", has_text=CHARACTER_NAME).count() == 1
+    assert page.get_by_test_id("character-tile").locator("h3 a", has_text=CHARACTER_NAME).count() == 1
     assert "4 outline points" in page.inner_text("body")
     assert page.js_errors == []
 

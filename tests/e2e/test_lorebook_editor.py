@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from tests.e2e.conftest import SIZES, Server, no_sideways_scroll, screenshot_take
+from tests.e2e.conftest import PHONE, SIZES, Server, no_sideways_scroll, screenshot_take
+from tests.e2e.test_accessibility import AXE
+from tests.e2e.test_accessibility import RUN as AXE_RUN
 from tests.e2e.test_sillytavern_files import _st_entry
 
 pytestmark = pytest.mark.e2e
@@ -63,3 +65,98 @@ def test_a_hundred_entry_book_is_a_list_of_rows_to_search_and_act_on(
     assert page.locator("[data-testid=lore-row]:visible").count() == 1
     screenshot_take(page, f"61_lorebook_100_{size['width']}", full_page=False)
     assert page.js_errors == []
+
+
+def _book_with_a_broken_key_import(page: Page, server: Server, tmp_path: Path, name: str) -> str:
+    entries = {str(uid): _st_entry(uid, [f"key{uid}", f"place{uid}"],
+                                   f"Lore number {uid} of the drowned city.",
+                                   comment=f"Entry title {uid:03d}", order=200 - uid)
+               for uid in range(100)}
+    # SillyTavern reads a key that does not compile as text, so an imported book keeps it.
+    entries["99"]["key"] = ["/(unclosed/"]
+    upload = tmp_path / f"{name}.json"
+    upload.write_text(json.dumps({"entries": entries}))
+    page.goto(f"{server.url}/library/")
+    form = page.locator("form#lorebook-import")
+    form.locator("input[type=file]").set_input_files(str(upload))
+    form.locator("button[type=submit]").click()
+    page.wait_for_url(f"{server.url}/library/lorebooks/*/")
+    return page.url.rstrip("/").rsplit("/", 1)[-1]
+
+
+@SIZES
+def test_a_hundred_entry_book_is_edited_in_place_and_saved_whole(
+        page: Page, server: Server, tmp_path: Path, size: dict) -> None:
+    page.set_viewport_size(size)
+    lorebook_id = _book_with_a_broken_key_import(page, server, tmp_path,
+                                                 f"Sunken {size['width']}")
+    before = server.store.lorebook_read(lorebook_id)["entries"]
+    # The entries start on the first screen: the book's settings are folded away.
+    first_row = page.get_by_test_id("lore-row").first.bounding_box()
+    assert first_row["y"] < size["height"], f"the first entry starts at {first_row['y']} px"
+    height = page.evaluate("document.documentElement.scrollHeight")
+    print(f"100-entry book at {size['width']}x{size['height']}: {height} px tall")
+
+    # "Test this text" says which entries fire and which key never will.
+    page.fill("form[hx-post$='/test'] textarea[name=text]", "They reach place5 at dawn.")
+    page.click("form[hx-post$='/test'] button[type=submit]")
+    result = page.locator("#lore-test-result")
+    result.get_by_test_id("lore-key-problems").wait_for()
+    assert "#5" in result.inner_text() and "(unclosed" in result.inner_text()
+
+    # Edit one entry deep in the book: the save is refused beside the broken key, the edit kept.
+    page.fill("[data-role=search]", "place10")
+    row10 = page.locator("[data-testid=lore-row][data-uid='10']")
+    row10.locator("summary").click()
+    row10.locator("textarea[name=e10_content]").fill("Lore number 10, rewritten.")
+    page.get_by_test_id("lore-save").click()
+    page.wait_for_load_state()
+    row99 = page.locator("[data-testid=lore-row][data-uid='99']")
+    assert row99.get_by_test_id("field-error").is_visible()
+    assert "(unclosed" in row99.get_by_test_id("field-error").inner_text()
+    assert page.locator("textarea[name=e10_content]").input_value() == "Lore number 10, rewritten."
+    assert server.store.lorebook_read(lorebook_id)["entries"] == before
+    screenshot_take(page, f"62_lorebook_refused_{size['width']}", full_page=False)
+
+    row99.locator("textarea[name=e99_keys]").fill("/(closed)/")
+    with page.expect_navigation():
+        page.get_by_test_id("lore-save").click()
+    assert "Lorebook saved." in page.inner_text(".flash")
+    # The place is kept: the entry being edited is open again after the reload.
+    assert page.locator("details.lore-entry[open]").count() == 1
+    assert page.locator("[data-testid=lore-row][data-uid='99'] details").evaluate("d => d.open")
+    screenshot_take(page, f"63_lorebook_saved_{size['width']}", full_page=False)
+
+    # Nothing lost: a hundred entries, every field as it was but the two edited.
+    page.reload()
+    assert page.get_by_test_id("lore-row").count() == 100
+    after = server.store.lorebook_read(lorebook_id)["entries"]
+    assert len(after) == 100
+    assert after[10]["content"] == "Lore number 10, rewritten."
+    assert after[99]["keys"] == ["/(closed)/"]
+    unchanged = [(b, a) for b, a in zip(before, after, strict=True) if b["uid"] not in (10, 99)]
+    assert all(b == a for b, a in unchanged), next((b, a) for b, a in unchanged if b != a)
+    assert {k: v for k, v in after[10].items() if k != "content"} == {
+        k: v for k, v in before[10].items() if k != "content"}
+
+    # A new entry is reached from above the list, without scrolling through a hundred rows.
+    page.get_by_test_id("lore-new").click()
+    assert page.evaluate("document.activeElement.name") == "new_keys"
+    page.keyboard.type("lighthouse")
+    page.fill("textarea[name=new_content]", "The lighthouse stands on the reef.")
+    with page.expect_navigation():
+        page.get_by_test_id("lore-save").click()
+    after = server.store.lorebook_read(lorebook_id)["entries"]
+    assert len(after) == 101 and after[-1]["keys"] == ["lighthouse"]
+    assert page.js_errors == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_long_books_editor_has_no_serious_accessibility_violation(
+        page: Page, server: Server, tmp_path: Path, scheme: str) -> None:
+    page.add_init_script(path=str(AXE))
+    page.set_viewport_size(PHONE)
+    page.emulate_media(color_scheme=scheme)
+    _book_with_a_broken_key_import(page, server, tmp_path, f"Audited {scheme}")
+    page.locator("[data-testid=lore-row]").nth(2).locator("summary").click()
+    assert page.evaluate(AXE_RUN) == []

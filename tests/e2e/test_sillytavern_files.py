@@ -79,14 +79,14 @@ def test_a_file_that_is_not_world_info_is_refused_with_its_reason(page: Page, se
     upload = tmp_path / "notes.json"
     upload.write_text("{not json")
     page.goto(f"{server.url}/library/")
-    before = page.locator("table.lorebooks tr").count()
+    before = page.get_by_test_id("lorebook-row").count()
     form = page.locator("form#lorebook-import")
     form.locator("input[type=file]").set_input_files(str(upload))
     form.locator("button[type=submit]").click()
     page.wait_for_load_state()
     assert page.url == f"{server.url}/library/"
     assert "Could not import notes.json: file is not JSON" in page.inner_text("body")
-    assert page.locator("table.lorebooks tr").count() == before
+    assert page.get_by_test_id("lorebook-row").count() == before
 
 
 def _last_reply_text(page: Page) -> str:

@@ -1,0 +1,36 @@
+"""What the library page shows of each character: its picture (or a letter), its name and a line
+that says who it is, so an author recognises a card without opening it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from library.avatars import avatar_file
+from library.models import Character
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.store_errors import StoreError
+
+BLURB_CHARS = 140
+
+
+def character_tiles(store: FileStore, *, characters: Iterable[Character]) -> list[dict[str, Any]]:
+    """One tile per character row: the row, whether it has a picture, its first letter and a blurb
+    (the card's creator notes, else its description, on one line, cut)."""
+    return [{"row": row, "pictured": avatar_file(store.character_dir(row.character_id)) is not None,
+             "letter": (row.name.strip()[:1] or "?").upper(),
+             "blurb": _blurb(store, row.character_id)} for row in characters]
+
+
+def _blurb(store: FileStore, character_id: str) -> str:
+    try:
+        definition = store.character_read(character_id)
+    except (StoreError, OSError, ValueError):
+        return ""  # a damaged file still gets its tile; its editor says what is wrong
+    card = definition.get("card") if isinstance(definition.get("card"), dict) else {}
+    data = card.get("data") if isinstance(card.get("data"), dict) else card
+    for text in (data.get("creator_notes"), definition.get("base_persona")):
+        if isinstance(text, str) and text.strip():
+            line = " ".join(text.split())
+            return line if len(line) <= BLURB_CHARS else line[:BLURB_CHARS - 1].rstrip() + "…"
+    return ""

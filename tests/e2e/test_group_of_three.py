@@ -1,0 +1,94 @@
+"""An author's group of three, by names and pictures only: started from the home page, each
+member greeting as itself, a member moved down the list, muted and removed, the reply order
+changed, at phone and laptop width."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import SIZES, Server, no_sideways_scroll, screenshot_take
+from tests.e2e.test_accessibility import AXE
+from tests.e2e.test_accessibility import RUN as AXE_RUN
+from tests.e2e.test_chat_extras import _api, _members_card_open
+from tests.library.test_cards import tiny_png
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+pytestmark = pytest.mark.e2e
+
+
+def _member_make(page: Page, server: Server, name: str) -> str:
+    return _api(page, server, "POST", "/characters", {
+        "name": name, "base_persona": f"{name} keeps the inn.",
+        "greeting": "*{{char}} waves.* I am {{char}}."})["character_id"]
+
+
+@SIZES
+def test_a_group_of_three_is_made_and_changed_by_names_and_pictures(
+        page: Page, server: Server, size: dict) -> None:
+    page.add_init_script(path=str(AXE))
+    page.set_viewport_size(size)
+    page.goto(f"{server.url}/")
+    tag = str(size["width"])
+    ann, bob, cy = (_member_make(page, server, f"{name}{tag}") for name in ("Ann", "Bob", "Cy"))
+    (server.store.character_dir(bob) / "avatar.png").write_bytes(tiny_png())
+    page.goto(f"{server.url}/")
+    form = page.get_by_test_id("start-group")
+    for character_id in (ann, bob, cy):
+        form.locator(f"input[name=character_ids][value={character_id}]").check()
+    form.locator("select[name=reply_order]").select_option("list")
+    form.locator("button[type=submit]").click()
+    page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
+    instance_id = page.url.rstrip("/").rsplit("/", 1)[-1]
+
+    # Each member greets under its own name.
+    greetings = page.locator("[data-testid=message][data-role=assistant]").all_inner_texts()
+    for name in (f"Ann{tag}", f"Bob{tag}", f"Cy{tag}"):
+        assert sum(f"I am {name}." in text for text in greetings) == 1, greetings
+
+    card = _members_card_open(page)
+    rows = card.locator("ul.members > li")
+    assert rows.count() == 3
+    # Names and pictures, never an id.
+    assert card.locator(f"li[data-member={bob}] img.avatar").get_attribute("src") == (
+        f"/library/characters/{bob}/avatar.png")
+    assert card.locator(f"li[data-member={ann}] .avatar.initials").inner_text() == "A"
+    for character_id in (ann, bob, cy):
+        assert character_id not in card.inner_text()
+
+    # Bob moves below Cy: the list order (who answers in "list order") follows.
+    card.locator(f"li[data-member={bob}]").get_by_test_id("member-down").click()
+    page.wait_for_function(
+        "ids => [...document.querySelectorAll('#members-card ul.members > li')]"
+        ".map((li) => li.dataset.member).join() === ids", arg=f"{ann},{cy},{bob}")
+    state = server.instance_state(instance_id)
+    assert [p["character_id"] for p in state["participants"]] == [ann, cy, bob]
+
+    # Cy is muted, then Bob leaves; the title follows.
+    card = page.get_by_test_id("members-card")
+    card.locator(f"li[data-member={cy}] input[name=muted]").check()
+    card.locator(f"li[data-member={cy}] button[value=change]").click()
+    page.wait_for_selector(f"#members-card li[data-member={cy}] input[name=muted][checked]")
+    card = page.get_by_test_id("members-card")
+    card.locator(f"li[data-member={bob}] button[value=remove]").click()
+    page.wait_for_function(
+        "() => document.querySelectorAll('#members-card ul.members > li').length === 2")
+    state = server.instance_state(instance_id)
+    assert [(p["character_id"], p["muted"]) for p in state["participants"]] == [
+        (ann, False), (cy, True)]
+
+    # The group's reply order is changed in the same card.
+    card = page.get_by_test_id("members-card")
+    card.get_by_test_id("reply-order").select_option("everyone")
+    with page.expect_response(lambda r: r.url.endswith("/members")):
+        card.get_by_test_id("reply-order").locator("xpath=ancestor::form").locator(
+            "button[type=submit]").click()
+    assert server.instance_state(instance_id)["reply_order"] == "everyone"
+    no_sideways_scroll(page)
+    screenshot_take(page, f"72_group_of_three_{tag}", full_page=False)
+    assert page.evaluate(AXE_RUN) == []
+    assert page.js_errors == []

@@ -1,0 +1,86 @@
+"""The library as an author meets it: import at the top, characters as tiles with their picture
+(or a letter), name, a line about them and Chat / Edit, a search box once the list is long, at
+phone and laptop width, light and dark."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import SIZES, Server, no_sideways_scroll, screenshot_take
+from tests.e2e.test_chat_extras import _api
+from tests.library.test_cards import text_chunk, tiny_png
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from playwright.sync_api import Page
+
+pytestmark = pytest.mark.e2e
+
+
+def _png_card(path: Path, name: str) -> Path:
+    card = {"spec": "chara_card_v2", "spec_version": "2.0", "data": {
+        "name": name, "description": "A keeper of the northern light.",
+        "creator_notes": f"{name} keeps the lamp of Saltmere lit through every storm.",
+        "personality": "", "scenario": "", "first_mes": "The lamp is lit.", "mes_example": "",
+        "tags": ["sea"], "alternate_greetings": [], "extensions": {}}}
+    path.write_bytes(tiny_png(text_chunk("chara", card)))
+    return path
+
+
+@SIZES
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_library_is_tiles_with_pictures_under_the_imports_and_can_be_searched(
+        page: Page, server: Server, tmp_path: Path, size: dict, scheme: str) -> None:
+    page.set_viewport_size(size)
+    page.emulate_media(color_scheme=scheme)
+    tag = f"{size['width']}{scheme}"
+    for index in range(6):  # enough for a long list
+        _api(page, server, "POST", "/characters", {"name": f"Crew {index} {tag}",
+                                                   "base_persona": f"Sailor number {index}."})
+    page.goto(f"{server.url}/library/")
+    # The imports come first: the card box is above every tile.
+    card_box = page.locator("form#card-drop").bounding_box()
+    first_tile = page.get_by_test_id("character-tile").first.bounding_box()
+    assert card_box["y"] < first_tile["y"]
+    form = page.locator("form#card-drop")
+    form.locator("input[type=file]").set_input_files(str(_png_card(tmp_path / "keeper.png",
+                                                                   f"Keeper {tag}")))
+    form.locator("button[type=submit]").click()
+    page.wait_for_url(re.compile(r"/library/characters/[^/]+/$"))
+    keeper_id = page.url.rstrip("/").rsplit("/", 1)[-1]
+
+    page.goto(f"{server.url}/library/")
+    keeper = page.get_by_test_id("character-tile").filter(has_text=f"Keeper {tag}")
+    picture = keeper.locator(".tile-picture img")
+    assert picture.get_attribute("src") == f"/library/characters/{keeper_id}/avatar.png"
+    picture.scroll_into_view_if_needed()  # loaded lazily
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0",
+                           arg=picture.element_handle())
+    assert "keeps the lamp of Saltmere lit" in keeper.inner_text()
+    crew = page.get_by_test_id("character-tile").filter(has_text=f"Crew 0 {tag}")
+    assert crew.locator(".tile-letter").inner_text() == "C"
+    assert "Sailor number 0." in crew.inner_text()
+    for tile in page.get_by_test_id("character-tile").all():
+        assert tile.get_by_test_id("tile-chat").is_visible()
+        assert tile.get_by_test_id("tile-edit").is_visible()
+    no_sideways_scroll(page)
+    screenshot_take(page, f"70_library_{tag}", full_page=False)
+
+    # A long list is searched: one word keeps one tile.
+    page.get_by_test_id("library-search").fill(f"keeper {tag}")
+    assert page.get_by_test_id("character-tile").filter(visible=True).count() == 1
+    page.get_by_test_id("library-search").fill("no such thing anywhere")
+    assert page.get_by_test_id("library-no-match").is_visible()
+    page.get_by_test_id("library-search").fill(f"keeper {tag}")
+
+    # Chat starts a conversation with that character.
+    keeper.get_by_test_id("tile-chat").click()
+    page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
+    instance_id = page.url.rstrip("/").rsplit("/", 1)[-1]
+    assert server.instance_state(instance_id)["character_id"] == keeper_id
+    assert page.js_errors == []
+
