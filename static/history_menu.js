@@ -14,11 +14,14 @@ function itemLabel(control) {
 // The row's controls, in the order they are shown on a laptop.
 function controlsOf(row) {
   const actions = row.querySelector(".actions");
+  const inspect = row.querySelector(":scope > .who a.inspect");
   return [...actions.querySelectorAll(
-    ":scope > details.edit > summary, :scope > form[data-api] button[type=submit]:not([disabled])")];
+    ":scope > details.edit > summary, :scope > form[data-api] button[type=submit]:not([disabled])"),
+          ...(inspect ? [inspect] : [])];
 }
 
 function run(control) {
+  if (control.matches("a[href]")) { window.location.assign(control.href); return; }
   if (control.matches("summary")) {
     const details = control.parentElement;
     details.open = true;
