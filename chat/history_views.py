@@ -87,6 +87,10 @@ def _history_context(request: HttpRequest, instance_id: str, *, source=None) -> 
     except history_base.HistoryError as exc:
         raise Http404(exc.message) from None
     return {"instance_id": instance_id, "page": page, "state": state,
+            # The rows read as the chat page shows them: macros and the display-only regex
+            # scripts here, Markdown and the sanitizer in the browser (static/history.js).
+            "line_display": selectors.message_render_context(
+                store, state=state, lines=[row["line"] for row in page["rows"]])["line_display"],
             "character_name": _character_name(store, state),
             # The page's title as the chat's: its name, else all its members (a group's title
             # follows who is in it on the next load), else its character.

@@ -91,7 +91,7 @@ def instance_new(request: HttpRequest) -> HttpResponse:
                 background_id=request.POST.get("background_id") or None)
     except (AppError, StoreError, ValueError) as exc:
         error = getattr(exc, "message", None) or str(exc)
-        messages.error(request, gettext("Could not start the instance: %(error)s")
+        messages.error(request, gettext("Could not start the chat: %(error)s")
                        % {"error": error})
         back = request.POST.get("next", "")
         return redirect(back if group and url_has_allowed_host_and_scheme(
@@ -129,10 +129,10 @@ def instance_manage(request: HttpRequest, instance_id: str) -> HttpResponse:
             f"the {field} {problem}" for field, problem in error.fields.items()) + ".")
     else:
         if changes.get("archived") is True:
-            messages.info(request, gettext("Archived: the instance is kept under “Archived” on the "
+            messages.info(request, gettext("Archived: the chat is kept under “Archived” on the "
                                            "home page, where you can restore it."))
         elif changes.get("archived") is False:
-            messages.info(request, gettext("Restored: the instance is back in your list."))
+            messages.info(request, gettext("Restored: the chat is back in your list."))
         elif "name" in changes:
             messages.info(request, gettext("Renamed."))
     if request.POST.get("back") == "instance" and not changes.get("archived"):

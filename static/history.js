@@ -1,7 +1,14 @@
 // The history manager changes messages through the REST API, as the chat page does (one way in
 // per action, the same checks and errors); the rows are then read again with a line saying what
 // happened and, for an edit or a delete, an Undo. Addresses come from {% url %} in data-*.
+// Rows read as the chat page's messages: the same Markdown and sanitizer (chat/render.js), long
+// ones clamped with "more"; on a phone their actions sit in a ⋯ menu (history_menu.js).
+import {renderAll} from "./chat/render.js";
+import {historyMenuClose, historyMenuWire} from "./history_menu.js";
+
 const rows = document.getElementById("history-rows");
+const NOTICE_MS = 6000;  // a plain "done" line; one with Undo lasts the server's undo window
+let noticeTimer = null;
 const csrf = (document.cookie.match(/(?:^|; )csrftoken=([^;]*)/) || [])[1] || "";
 
 function api(method, address, body) {
@@ -19,6 +26,7 @@ function notice(text, {error = false, undo = null} = {}) {
   const box = document.createElement(error ? "p" : "div");
   box.className = error ? "notice error" : "notice";
   box.setAttribute("role", error ? "alert" : "status");
+  box.dataset.testid = "history-notice";
   const span = document.createElement("span");
   span.textContent = text;
   box.append(span);
@@ -35,13 +43,50 @@ function notice(text, {error = false, undo = null} = {}) {
     });
     box.append(" ", button);
   }
+  const close = document.createElement("button");
+  close.type = "button";
+  close.className = "notice-close";
+  close.textContent = "✕";
+  close.setAttribute("aria-label", rows.dataset.closeLabel || "Close");
+  close.addEventListener("click", () => box.remove());
+  box.append(close);
   return box;
 }
 
-function show(text, options) {
+// The notice is fixed at the bottom of the screen (history.html): the reader keeps their place
+// in the list and still sees what happened, and Undo, without scrolling.
+function show(text, {seconds = null, ...options} = {}) {
   rows.querySelectorAll(":scope > .notice").forEach(n => n.remove());
-  rows.prepend(notice(text, options));
-  rows.scrollIntoView({block: "start"});
+  clearTimeout(noticeTimer);
+  const box = notice(text, options);
+  rows.prepend(box);
+  if (!options.error) {
+    noticeTimer = setTimeout(() => box.remove(), seconds ? seconds * 1000 : NOTICE_MS);
+  }
+  const undo = box.querySelector("[data-testid=history-undo]");
+  if (undo) undo.focus({preventScroll: true});
+}
+
+// Rows from the server (the page, a search, a page turn) read as the chat page's messages, and
+// a message longer than its clamp offers "more".
+function rowsAdopt() {
+  renderAll(rows);
+  for (const text of rows.querySelectorAll(".history-row > .text.md:not([data-clamp])")) {
+    text.dataset.clamp = "1";
+    if (text.scrollHeight <= text.clientHeight + 4) continue;
+    const toggle = document.createElement("button");
+    toggle.type = "button";
+    toggle.className = "clamp-toggle";
+    toggle.dataset.testid = "history-row-more";
+    toggle.setAttribute("aria-expanded", "false");
+    toggle.textContent = rows.dataset.more || "more";
+    toggle.addEventListener("click", () => {
+      const expanded = text.classList.toggle("expanded");
+      toggle.setAttribute("aria-expanded", String(expanded));
+      toggle.textContent = expanded ? rows.dataset.less || "less" : rows.dataset.more || "more";
+    });
+    text.after(toggle);
+  }
 }
 
 // The page the reader was on, read again from the file.
@@ -72,10 +117,22 @@ async function change(form, submitter) {
   if (kind === "edit" && answer.changed === false) { await refresh(form.dataset.unchanged); return; }
   const done = kind === "swipe" ? form.dataset.done.replace("%(version)s", answer.version)
     .replace("%(versions)s", answer.versions) : form.dataset.done;
-  await refresh(done, {undo: answer.undo_token || null});
+  await refresh(done, {undo: answer.undo_token || null, seconds: answer.undo_seconds || null});
 }
 
 if (rows) {
+  rowsAdopt();
+  historyMenuWire(rows);
+  rows.addEventListener("htmx:afterSettle", rowsAdopt);
+  rows.addEventListener("htmx:beforeSwap", () => historyMenuClose(false));
+  rows.addEventListener("click", (event) => {
+    const cancel = event.target.closest("[data-edit-cancel]");
+    if (!cancel) return;
+    const details = cancel.closest("details");
+    details.open = false;
+    const more = details.closest(".history-row").querySelector("[data-testid=history-more]");
+    (more.offsetParent ? more : details.querySelector("summary")).focus({preventScroll: true});
+  });
   document.addEventListener("submit", (event) => {
     const form = event.target.closest("#history-rows form[data-api]");
     if (!form || event.defaultPrevented) return;  // page.js asked "Are you sure?" and was told no

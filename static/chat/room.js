@@ -85,6 +85,8 @@ export function roomWire() {
     unfolded = true;
     typingSet(false);
     foldUpdate();
+    // On a phone the bar's links are behind its own ≡ Menu (static/topbar.js): opened too.
+    if (window.topbarOpen && window.topbarOpen()) return;
     const first = document.querySelector(".topbar nav a, .topbar a");
     if (first) first.focus();
   });

@@ -223,6 +223,27 @@ def message_act(message: Locator, testid: str) -> None:
     message.page.get_by_test_id(f"menu-{testid}").click()
 
 
+def history_act(row: Locator, name: str) -> None:
+    """A row's action as a player runs it at this width: its own control on a laptop, the item
+    of its ⋯ menu on a phone."""
+    more = row.get_by_test_id("history-more")
+    if more.is_visible():
+        more.click()
+        row.page.get_by_test_id("history-menu").get_by_role("menuitem", name=name).click()
+    elif name == "Edit":
+        row.locator("summary", has_text="Edit").click()
+    else:
+        row.locator(".actions button", has_text=name).first.click()
+
+
+def topnav_open(page: Page) -> None:
+    """The top bar's links, language and theme as a player reaches them: on a phone they are
+    behind its ≡ Menu."""
+    toggle = page.get_by_test_id("nav-toggle")
+    if toggle.is_visible() and toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()
+
+
 def turn_wait_done(page: Page) -> None:
     page.wait_for_function("() => !document.querySelector('[data-testid=send]').disabled"
                            " && !document.querySelector('#messages .msg.pending')")

@@ -23,6 +23,7 @@ from tests.e2e.conftest import (
     message_act,
     message_send,
     screenshot_take,
+    topnav_open,
     turn_wait_done,
 )
 from tests.e2e.conftest import instance_new as _new_instance
@@ -330,12 +331,14 @@ def test_the_language_switch_turns_the_page_into_chinese_and_back(
     page.set_viewport_size(PHONE)
     page.goto(f"{server.url}/instances/inst_001/")
     assert page.inner_text("[data-testid=send]") == "Send"
+    topnav_open(page)
     page.select_option("[data-testid=language]", "zh-hans")
     page.wait_for_function("() => document.querySelector('[data-testid=send]').textContent"
                            ".trim() === '发送'")
     assert page.get_attribute("html", "lang") == "zh-hans"
     screenshot_take(page, "27_chinese_390", full_page=False)
     page.goto(f"{server.url}/")  # the choice follows the player to every page
+    topnav_open(page)
     assert "对话" in page.inner_text(".topbar")
     page.select_option("[data-testid=language]", "en")
     page.wait_for_function("() => document.querySelector('.topbar').textContent"

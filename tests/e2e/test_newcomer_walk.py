@@ -48,6 +48,8 @@ def test_a_newcomers_walk_reads_names_and_passes_axe(page: Page, server: Server,
     problems: dict = {}
     page.goto(f"{server.url}/")
     _page_check(page, f"{tag}_1_home", problems)
+    if page.get_by_test_id("nav-toggle").is_visible():  # a phone's top bar: links behind ≡
+        page.get_by_test_id("nav-toggle").click()
     page.click(".topbar a[href='/library/']")
     _page_check(page, f"{tag}_2_library", problems)
     page.locator("a[href^='/library/characters/char_']").first.click()

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.e2e.conftest import PHONE, Server, browser_missing_reason, screenshot_take
+from tests.e2e.conftest import PHONE, Server, browser_missing_reason, screenshot_take, topnav_open
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -80,6 +80,7 @@ def test_the_language_switch_translates_settings_and_library_at_phone_width(
     page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
     page.goto(f"{server.url}/settings/")
     assert page.inner_text("main h1") == "Settings"
+    topnav_open(page)
     page.select_option("[data-testid=language]", "zh-hans")
     page.wait_for_function("() => document.querySelector('main h1').textContent.trim() === '设置'")
     page.get_by_test_id("reset-thresholds").click()  # dismissed: nothing is reset
@@ -91,6 +92,7 @@ def test_the_language_switch_translates_settings_and_library_at_phone_width(
     screenshot_take(page, "43_phone_library_zh", full_page=False)
     assert page.evaluate(CUT_OFF) == []
     page.goto(f"{server.url}/settings/")
+    topnav_open(page)
     page.select_option("[data-testid=language]", "en")
     page.wait_for_function("() => document.querySelector('main h1').textContent.trim() === "
                            "'Settings'")

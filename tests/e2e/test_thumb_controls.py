@@ -16,6 +16,7 @@ from tests.e2e.conftest import (
     SIZES,
     Server,
     browser_missing_reason,
+    history_act,
     instance_new,
     message_act,
     message_send,
@@ -182,7 +183,7 @@ def test_the_history_manager_edits_hides_deletes_and_undoes_through_the_api(
     turn_wait_done(page)
     page.goto(f"{server.url}/instances/{instance_id}/history/")
     row = page.locator(".history-row", has_text="Old words.")
-    row.locator("summary", has_text="Edit").click()
+    history_act(row, "Edit")
     row.locator("textarea[name=text]").fill("New words.")
     row.locator("button[type=submit]", has_text="Save").click()
     page.wait_for_selector("#history-rows .notice [data-testid=history-undo]")
@@ -194,11 +195,11 @@ def test_the_history_manager_edits_hides_deletes_and_undoes_through_the_api(
                            " && document.querySelector('#history-rows .notice')")
     assert server.session_lines(instance_id)[-1]["content"] == "Old words."
     row = page.locator(".history-row", has_text="Old words.")
-    row.locator("[data-testid=hide]").click()
+    history_act(row, "Hide")
     page.wait_for_selector(".history-row.hidden-from-model")
     assert server.session_lines(instance_id)[-1]["hidden"] is True
     row = page.locator(".history-row", has_text="Old words.")
-    row.locator("button", has_text="Delete").click()
+    history_act(row, "Delete")
     page.wait_for_function("() => !document.querySelector('#history-rows').textContent"
                            ".includes('Old words.')")
     assert all(line.get("content") != "Old words." for line in server.session_lines(instance_id))

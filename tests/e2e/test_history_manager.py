@@ -1,0 +1,138 @@
+"""The history manager on a phone (issue 33): rows read as the chat page's messages (Markdown
+rendered and sanitized, long ones clamped with "more"), their actions in one labelled ⋯ menu
+instead of three buttons under every row, the edit box as wide as the screen, and the Undo of a
+delete in view wherever the reader was in the list."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import (
+    DESKTOP,
+    PHONE,
+    Server,
+    browser_missing_reason,
+    history_act,
+    instance_new,
+    message_send,
+    no_sideways_scroll,
+    screenshot_take,
+    turn_wait_done,
+)
+from tests.stub_llm import Reply
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+_missing = browser_missing_reason()
+if _missing:
+    pytest.skip(_missing, allow_module_level=True)
+
+pytestmark = pytest.mark.e2e
+
+LONG = "\n\n".join(f"Paragraph {n}: the caravan moved on through the dust." for n in range(1, 13))
+
+
+def _chat_with_rows(page: Page, server: Server) -> str:
+    """A chat of one real turn, then seven more messages written into its session: one in
+    Markdown, one long."""
+    instance_id = instance_new(page, server)
+    server.stub.script(Reply("First answer."))
+    message_send(page, "Hello.")
+    turn_wait_done(page)
+    store = server.store
+    session_id = server.instance_state(instance_id)["current_session_id"]
+    read = store.session_read(instance_id, session_id)
+    lines = list(read.lines)
+    user = next(line for line in lines if line.get("role") == "user")
+    reply = lines[-1]
+    texts = ["The **bold** plan, *whispered*.", LONG, "Short one.", "Another.", "Fine.",
+             "Go on.", "Last words."]
+    for n, text in enumerate(texts):
+        shape = user if n % 2 else reply
+        lines.append({**shape, "content": text, "turn": 2 + n // 2})
+    store.session_rewrite(instance_id, session_id, [read.metadata, *lines])
+    return instance_id
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_history_rows_on_a_phone_read_as_the_chat_with_one_menu_each(
+        page: Page, server: Server, scheme: str) -> None:
+    page.emulate_media(color_scheme=scheme)
+    page.set_viewport_size(PHONE)
+    instance_id = _chat_with_rows(page, server)
+    page.goto(f"{server.url}/instances/{instance_id}/history/")
+    page.wait_for_selector(".history-row .text[data-rendered]")
+    screenshot_take(page, f"history_phone_{scheme}", full_page=True)
+    bold = page.locator(".history-row", has_text="plan")
+    assert bold.locator(".text strong").inner_text() == "bold"
+    assert "**" not in bold.locator(".text").inner_text()
+    # one ⋯ per row, no Edit / Hide / Delete under each
+    assert page.locator(".history-row .actions button:visible", has_text="Delete").count() == 0
+    assert page.locator(".history-row summary:visible", has_text="Edit").count() == 0
+    more = bold.get_by_test_id("history-more")
+    assert more.get_attribute("aria-label") == "More actions for this message"
+    short = page.locator(".history-row", has_text="Short one.")
+    assert short.bounding_box()["height"] <= 90
+    long_row = page.locator(".history-row", has_text="Paragraph 1:")
+    assert long_row.bounding_box()["height"] <= 260
+    long_row.get_by_test_id("history-row-more").click()
+    assert long_row.bounding_box()["height"] > 400
+    # the menu: labelled items, the keyboard's Escape closes it and gives the focus back
+    more.click()
+    menu = page.get_by_test_id("history-menu")
+    assert [item.inner_text() for item in menu.get_by_role("menuitem").all()] == \
+        ["Edit", "Hide", "Delete", "inspect prompt"]
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Escape")
+    assert menu.count() == 0
+    assert page.evaluate("() => document.activeElement.dataset.testid") == "history-more"
+    no_sideways_scroll(page)
+    assert page.js_errors == []
+
+
+def test_the_phone_edit_box_is_full_width_and_undo_of_a_delete_is_in_view(
+        page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    page.on("dialog", lambda dialog: dialog.accept())
+    instance_id = _chat_with_rows(page, server)
+    page.goto(f"{server.url}/instances/{instance_id}/history/")
+    page.wait_for_selector(".history-row .text[data-rendered]")
+    row = page.locator(".history-row", has_text="Another.")
+    history_act(row, "Edit")
+    box = row.locator("textarea[name=text]")
+    assert box.bounding_box()["width"] >= PHONE["width"] - 60
+    screenshot_take(page, "history_phone_edit", full_page=False)
+    row.get_by_role("button", name="Cancel").click()
+    assert not box.is_visible()
+    # a row far down the page: its Undo shows where the reader is
+    row = page.locator(".history-row", has_text="Go on.")
+    row.scroll_into_view_if_needed()
+    history_act(row, "Delete")
+    undo = page.get_by_test_id("history-undo")
+    undo.wait_for()
+    screenshot_take(page, "history_phone_deleted", full_page=False)
+    at = undo.bounding_box()
+    assert 0 <= at["y"] and at["y"] + at["height"] <= PHONE["height"], at
+    assert all(line.get("content") != "Go on." for line in server.session_lines(instance_id))
+    undo.click()
+    page.wait_for_function("() => document.querySelector('#history-rows').textContent"
+                           ".includes('Go on.')")
+    assert any(line.get("content") == "Go on." for line in server.session_lines(instance_id))
+    assert page.js_errors == []
+
+
+def test_a_laptop_keeps_the_rows_buttons_and_renders_their_markdown(page: Page,
+                                                                    server: Server) -> None:
+    page.set_viewport_size(DESKTOP)
+    instance_id = _chat_with_rows(page, server)
+    page.goto(f"{server.url}/instances/{instance_id}/history/")
+    page.wait_for_selector(".history-row .text[data-rendered]")
+    row = page.locator(".history-row", has_text="plan")
+    assert row.locator(".text em").inner_text() == "whispered"
+    assert row.locator(".actions button", has_text="Delete").is_visible()
+    assert not row.get_by_test_id("history-more").is_visible()
+    screenshot_take(page, "history_desktop", full_page=False)
+    assert page.js_errors == []

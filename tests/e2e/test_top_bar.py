@@ -1,0 +1,77 @@
+"""The top bar on a phone (issue 33): one row (it took two, ~94 px, on every page outside the
+chat), the links, language and theme behind a labelled ≡ Menu that the keyboard reaches and
+Escape closes; every page is still reachable from it. A laptop keeps its row of links."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import (
+    DESKTOP,
+    PHONE,
+    Server,
+    browser_missing_reason,
+    screenshot_take,
+)
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+_missing = browser_missing_reason()
+if _missing:
+    pytest.skip(_missing, allow_module_level=True)
+
+pytestmark = pytest.mark.e2e
+
+PAGES = {"Chats": "/", "Library": "/library/", "Personas": "/library/personas/", "Settings": "/settings/"}
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_phones_top_bar_is_one_row_with_every_page_behind_its_menu(
+        page: Page, server: Server, scheme: str) -> None:
+    page.emulate_media(color_scheme=scheme)
+    page.set_viewport_size(PHONE)
+    for path in [*PAGES.values(), "/instances/inst_001/history/"]:
+        page.goto(f"{server.url}{path}")
+        assert page.locator(".topbar").bounding_box()["height"] <= 56, path
+    toggle = page.get_by_test_id("nav-toggle")
+    assert toggle.get_attribute("aria-label") == "Menu: chats, library, settings"
+    assert not page.locator(".topbar nav a", has_text="Library").is_visible()
+    for name, path in PAGES.items():
+        page.get_by_test_id("nav-toggle").click()
+        assert page.get_by_test_id("nav-toggle").get_attribute("aria-expanded") == "true"
+        if name == "Library":
+            screenshot_take(page, f"topbar_phone_open_{scheme}", full_page=False)
+        page.locator(".topbar nav a", has_text=name).click()
+        page.wait_for_url(f"{server.url}{path}")
+    assert page.locator(".topbar").bounding_box()["height"] <= 56
+    screenshot_take(page, f"topbar_phone_{scheme}", full_page=False)
+    assert page.js_errors == []
+
+
+def test_the_phone_menu_works_from_the_keyboard(page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    page.goto(f"{server.url}/library/")
+    page.keyboard.press("Tab")  # the brand
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.dataset.testid") == "nav-toggle"
+    page.keyboard.press("Enter")
+    assert page.evaluate("() => document.activeElement.textContent.trim()") == "Chats"
+    assert page.locator(".topbar nav a", has_text="Settings").is_visible()
+    page.keyboard.press("Escape")
+    assert not page.locator(".topbar nav a", has_text="Settings").is_visible()
+    assert page.evaluate("() => document.activeElement.dataset.testid") == "nav-toggle"
+    assert page.get_by_test_id("nav-toggle").get_attribute("aria-expanded") == "false"
+    assert page.js_errors == []
+
+
+def test_a_laptop_keeps_its_row_of_links(page: Page, server: Server) -> None:
+    page.set_viewport_size(DESKTOP)
+    page.goto(f"{server.url}/library/")
+    assert not page.get_by_test_id("nav-toggle").is_visible()
+    for name in PAGES:
+        assert page.locator(".topbar nav a", has_text=name).is_visible()
+    assert page.locator(".topbar").bounding_box()["height"] <= 56
+    assert page.js_errors == []
