@@ -32,6 +32,8 @@ from chat.prompt.story import (
     injected_depth,
     injected_message,
     story_opening,
+    story_post_history,
+    story_post_turn,
     story_woven,
 )
 from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
@@ -182,6 +184,7 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     budgets = budgets_windowed(dict(inputs.section_budgets or {}), inputs.window)
     sections = sections_build(plan, templates, variables, budgets, warnings)
     blocks = blocks_build(inputs, templates, variables, warnings)
+    sections, story_post = story_post_history(sections, inputs.story)
     # After-history blocks join the system message after the history, before the template's
     # post-history text (SillyTavern: prompts after chatHistory, then post-history instructions).
     sections = [r for r in sections if r.region != "tail"] + [
@@ -221,6 +224,10 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
             [r for r in sections if r.region == "middle"], label, templates=templates,
             variables=variables, choice=inputs.story)
         system_text, history = opening.opening, story_woven(history, opening)
+        if story_post is not None:  # the player's last turn (the inspector lists it)
+            history = story_post_turn(history, story_post)
+            sections.append(dataclasses.replace(story_post, region="middle"))
+            total += story_post.tokens + MESSAGE_OVERHEAD_TOKENS
         total = _total_tokens(system_text, conversation, active) + tail_tokens + (
             count_tokens(opening.in_chat["content"]) + MESSAGE_OVERHEAD_TOKENS
             if opening.in_chat else 0)
