@@ -180,7 +180,7 @@ def story_post_history(sections: list[SectionReport], choice: StoryChoice | None
 
 
 def story_post_turn(history: list[dict[str, str]], post: SectionReport) -> list[dict[str, str]]:
-    """The post-history instructions after the last message, as the player's turn. A Continue
-    keeps the reply being continued last (the instruct layout moves it after this turn), as
-    SillyTavern puts them before it."""
-    return [*history, {"role": "user", "content": post.text}]
+    """The post-history instructions after the last message, in a user turn without the
+    player's name (SillyTavern's line has none). A Continue keeps the reply being continued
+    last (the instruct layout moves it after this turn), as SillyTavern puts them before it."""
+    return [*history, {"role": "user", "content": post.text, "unnamed": True}]

@@ -1,8 +1,8 @@
 """Text completion laid out as SillyTavern 1.12.6 lays it out (checked side by side with
 bench/st_parity_items.py): a card's post-history instructions are sent only when the context
-template allows them (`allow_jailbreak`), and then as the player's last turn (before the reply
-a Continue carries on), never as a system turn after the history; a group's member list is in
-the prompt's language. Real turns against the stub, which records the prompt string."""
+template allows them (`allow_jailbreak`), and then as an unnamed user turn after the last
+message (before the reply a Continue carries on), never as a system turn after the history; a
+group's member list is in the prompt's language. Real turns against the stub."""
 
 from __future__ import annotations
 
@@ -59,13 +59,13 @@ def test_allowed_post_history_instructions_are_the_players_last_turn(
     turn(store, instance_id)
     prompt = text_api.requests[-1]["prompt"]
     assert prompt.endswith("<|im_start|>user\nAnn: Who are you?<|im_end|>\n"
-                           "<|im_start|>user\nAnn: Never speak for Ann.<|im_end|>\n"
+                           "<|im_start|>user\nNever speak for Ann.<|im_end|>\n"
                            "<|im_start|>assistant\nMira:")
     assert "<|im_start|>system\nNever speak" not in prompt
     result = turn(store, instance_id, "", continue_reply=True)
     continued = text_api.requests[-1]["prompt"]
     # Continue: before the reply being continued, which ends the prompt, open.
-    assert continued.endswith("<|im_start|>user\nAnn: Never speak for Ann.<|im_end|>\n"
+    assert continued.endswith("<|im_start|>user\nNever speak for Ann.<|im_end|>\n"
                               "<|im_start|>assistant\nMira: Two and")
     assert result.answer_text == "Two and more."
 
