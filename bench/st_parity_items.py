@@ -238,6 +238,11 @@ def st_prepare(data: Path, stub: StubLLM, scenario: dict[str, Any], pristine: di
     power["prefer_character_jailbreak"] = True
     extensions = settings.setdefault("extension_settings", {})
     extensions.update(copy.deepcopy(scenario.get("st_extensions") or {"regex": []}))
+    if scenario.get("st_allow_card_regex"):
+        # SillyTavern asks once per card whether its embedded scripts may run; answered yes
+        # beforehand for the file names its import may give the card (Rex.png, Rex1.png, ...).
+        name = scenario["card"]["data"]["name"]
+        extensions["character_allowed_regex"] = [f"{name}{n}.png" for n in ("", *range(1, 30))]
     if scenario.get("text"):
         settings["main_api"] = "textgenerationwebui"
         textgen = settings["textgenerationwebui_settings"]
@@ -261,16 +266,10 @@ def st_scenario(page: Any, url: str, data: Path, stub: StubLLM, scenario: dict[s
     result: dict[str, Any] = {}
     if scenario.get("st_import"):
         return result  # item 7 imports PersonaLab's export instead, see st_import_chat
-    if scenario.get("st_allow_card_regex"):
-        # SillyTavern asks once per card ("allow the embedded scripts?"); say yes before.
-        page.evaluate("""() => { const ext = SillyTavern.getContext().extensionSettings;
-            ext.character_allowed_regex = ext.character_allowed_regex || []; }""")
     replies = scenario.get("replies")
     if replies:
         stub.script(*[Reply(text) for text in replies])
     card = scenario["card"]
-    if scenario.get("st_allow_card_regex"):
-        _st_allow_regex_on_import(page)
     result["requests"] = side.st_card_play(page, card, scenario["messages"], stub)
     result["paths"] = list(stub.paths)
     if scenario["pl"].get("display"):
@@ -279,20 +278,6 @@ def st_scenario(page: Any, url: str, data: Path, stub: StubLLM, scenario: dict[s
         result["stored"] = page.evaluate(
             "() => SillyTavern.getContext().chat.map(m => m.mes)")
     return result
-
-
-def _st_allow_regex_on_import(page: Any) -> None:
-    """Opening a card with scripts pops 'This character has embedded regex script(s)'; the
-    user answers Yes. Wrap selectCharacterById so the avatar is allowed before the popup."""
-    page.evaluate("""() => {
-        const ctx = SillyTavern.getContext();
-        const original = ctx.selectCharacterById;
-        window.__allowRegex = async (i) => {
-            const avatar = ctx.characters[Number(i)].avatar;
-            const ext = ctx.extensionSettings;
-            if (!ext.character_allowed_regex.includes(avatar)) ext.character_allowed_regex.push(avatar);
-        };
-    }""")
 
 
 def st_import_chat(page: Any, url: str, data: Path, card: dict, jsonl: str) -> dict[str, Any]:
@@ -587,6 +572,8 @@ def run_all(args: argparse.Namespace, chosen: list[dict[str, Any]]) -> dict[str,
                 if scenario.get("st_import"):
                     st = st_import_chat(page, url, data, scenario["card"], pl.get("export", ""))
                 results[scenario["name"]] = {"sillytavern": st, "personalab": pl}
+                if args.save:  # kept as each scenario ends: a later failure loses nothing
+                    args.save.write_text(json.dumps(results, indent=1))
             browser.close()
     finally:
         stub.stop()

@@ -170,8 +170,7 @@ def _tail_reports(sections: list[SectionReport]) -> list[SectionReport]:
 
 
 def _tail_tokens(sections: list[SectionReport]) -> int:
-    tail = _tail_reports(sections)
-    return count_tokens("\n\n".join(r.text for r in tail)) + MESSAGE_OVERHEAD_TOKENS if tail else 0
+    return sum(count_tokens(r.text) + MESSAGE_OVERHEAD_TOKENS for r in _tail_reports(sections))
 
 
 def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
@@ -240,10 +239,11 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
         system_text = system_text_build(sections, active, label, markers, history_moved=True)
         tail_tokens = _tail_tokens([*moved, *_tail_reports(sections)])
         total = _total_tokens(system_text, conversation, active) + tail_tokens
-    tail = "\n\n".join(r.text for r in [*moved, *_tail_reports(sections)])
     messages = ([{"role": "system", "content": system_text}] if system_text else []) + history
-    if tail:
-        messages.append({"role": "system", "content": tail})
+    # After the history each part is its own system message (a prompt after chatHistory, the
+    # post-history instructions), as SillyTavern sends them; merge / strict join them later.
+    messages += [{"role": "system", "content": r.text}
+                 for r in [*moved, *_tail_reports(sections)] if r.text]
 
     depth_reports = [b.report for b in active if b.position == "depth"]
     middle = [r for r in sections if r.region == "middle"] + depth_reports
