@@ -281,44 +281,36 @@ def st_scenario(page: Any, url: str, data: Path, stub: StubLLM, scenario: dict[s
 
 
 def st_import_chat(page: Any, url: str, data: Path, card: dict, jsonl: str) -> dict[str, Any]:
-    """Item 7: import a chat file through SillyTavern's own import route for the card."""
-    name = card["data"]["name"]
-    imported = page.evaluate("""async ([card, jsonl]) => {
-        const ctx = SillyTavern.getContext();
-        const headers = ctx.getRequestHeaders(); delete headers['Content-Type'];
-        let form = new FormData();
+    """Item 7: the card imported, then the chat file through SillyTavern's own chat import
+    (More... -> Import chat does the same request); the chats it then holds, read from its
+    data folder as its page reads them."""
+    headers_js = ("const ctx = SillyTavern.getContext(); const headers = ctx.getRequestHeaders();"
+                  " delete headers['Content-Type'];")
+    made = page.evaluate("""async (card) => {""" + headers_js + """
+        const form = new FormData();
         form.append('avatar', new File([JSON.stringify(card)], card.data.name + '.json',
                                        {type: 'application/json'}));
         form.append('file_type', 'json');
-        let answer = await fetch('/api/characters/import', {method: 'POST', headers, body: form});
-        const made = await answer.json();
-        form = new FormData();
+        const answer = await fetch('/api/characters/import', {method: 'POST', headers, body: form});
+        return await answer.json();
+    }""", card)
+    # Opening a character in the page makes its chat folder; the import route needs it.
+    chats = data / "default-user" / "chats" / made["file_name"]
+    chats.mkdir(parents=True, exist_ok=True)
+    result = page.evaluate("""async ([jsonl, avatar, name]) => {""" + headers_js + """
+        const form = new FormData();
         form.append('avatar', new File([jsonl], 'chat.jsonl', {type: 'application/octet-stream'}));
         form.append('file_type', 'jsonl');
-        form.append('avatar_url', made.file_name + '.png');
-        form.append('character_name', card.data.name);
+        form.append('avatar_url', avatar);
+        form.append('character_name', name);
         form.append('user_name', 'Alex');
-        answer = await fetch('/api/chats/import', {method: 'POST', headers, body: form});
-        const result = await answer.text();
-        return {file_name: made.file_name, result};
-    }""", [card, jsonl])
-    chats = page.evaluate("""async (avatar) => {
-        const ctx = SillyTavern.getContext();
-        const list = await fetch('/api/characters/chats', {method: 'POST',
-            headers: ctx.getRequestHeaders(), body: JSON.stringify({avatar_url: avatar})});
-        const rows = Object.values(await list.json());
-        const out = [];
-        for (const row of rows) {
-            const got = await fetch('/api/chats/get', {method: 'POST',
-                headers: ctx.getRequestHeaders(), body: JSON.stringify({
-                    ch_name: avatar.replace(/\\.png$/, ''), file_name: row.file_name.replace(/\\.jsonl$/, ''),
-                    avatar_url: avatar})});
-            out.push(await got.json());
-        }
-        return out;
-    }""", imported["file_name"] + ".png")
-    print(f"SillyTavern chat import of {name}: {imported['result']}", file=sys.stderr)
-    return {"import": imported["result"], "chats": chats}
+        const answer = await fetch('/api/chats/import', {method: 'POST', headers, body: form});
+        return answer.status + ' ' + await answer.text();
+    }""", [jsonl, made["file_name"] + ".png", card["data"]["name"]])
+    print(f"SillyTavern chat import of {card['data']['name']}: {result}", file=sys.stderr)
+    loaded = [[json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+              for path in sorted(chats.glob("*.jsonl"))]
+    return {"import": result, "chats": loaded}
 
 
 # --- PersonaLab side ------------------------------------------------------------------------
