@@ -22,11 +22,18 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from chat.prompt.block_roles import blocks_in_role, messages_with_block_roles
 from chat.prompt.conversation import Conversation, conversation_build
 from chat.prompt.inputs import Block, PromptInputs, PromptResult, SectionReport, prompt_plan
 from chat.prompt.limits import limits_check, warnings_merge
 from chat.prompt.markers import markers_after_history, markers_ordered
-from chat.prompt.sections import blocks_build, examples_place, section_report, sections_build
+from chat.prompt.sections import (
+    MANAGER_PRIORITY,
+    blocks_build,
+    examples_place,
+    section_report,
+    sections_build,
+)
 from chat.prompt.story import (
     StoryChoice,
     injected_depth,
@@ -183,6 +190,7 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     budgets = budgets_windowed(dict(inputs.section_budgets or {}), inputs.window)
     sections = sections_build(plan, templates, variables, budgets, warnings)
     blocks = blocks_build(inputs, templates, variables, warnings)
+    in_role = blocks_in_role(blocks, MANAGER_PRIORITY) if inputs.story is None else []
     sections, story_post = story_post_history(sections, inputs.story)
     # After-history blocks join the system message after the history, before the template's
     # post-history text (SillyTavern: prompts after chatHistory, then post-history instructions).
@@ -244,6 +252,9 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     # post-history instructions), as SillyTavern sends them; merge / strict join them later.
     messages += [{"role": "system", "content": r.text}
                  for r in [*moved, *_tail_reports(sections)] if r.text]
+    # Chat completion: a preset's user / assistant prompt is its own message (as SillyTavern).
+    messages = messages_with_block_roles(messages, [b for b in in_role if b in active
+                                                    or b.position == "after_history"])
 
     depth_reports = [b.report for b in active if b.position == "depth"]
     middle = [r for r in sections if r.region == "middle"] + depth_reports
