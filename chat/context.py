@@ -13,7 +13,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from chat.group_prompt import lines_for_speaker, members_block, unnamed_lines_by
+from chat.group_prompt import lines_for_speaker, unnamed_lines_by
+from chat.group_scene import scene_members_blocks
 from chat.members import is_group, members_of
 from chat.prompt.alternation import messages_processed
 from chat.prompt.assemble import prompt_build
@@ -50,7 +51,6 @@ from memory.rag import fallback_search
 from memory.recaps import recap_items
 from memory.selectors import (
     character_conversation_ids,
-    member_presence,
     recall_witnessed,
     reference_instance_ids,
 )
@@ -415,7 +415,11 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         biography=[] if group else [item["text"] for item in biography_items(
             store, instance_id=ctx.instance_id, character_id=_speaker_id(ctx))],  # §3.4: 1v1 only
         floating_blocks=[*lore["blocks"], *depth_prompt,
-                         *_members_block(store, ctx, group)],
+                         *(scene_members_blocks(
+                             store, state=ctx.instance_state, instance_id=ctx.instance_id,
+                             speaker_id=ctx.speaker.character_id if ctx.speaker else None,
+                             speaker_name=ctx.character.get("name") or "", locale=locale)
+                           if group else [])],
         lines=(_prompt_lines(_members_own_macros(store, ctx, persona), player_name=persona["name"],
                              unnamed_name=_unnamed_name(store, ctx)) if group
                else _prompt_lines(ctx)),
@@ -468,19 +472,6 @@ def page_macro_values(store: FileStore, *, state: dict[str, Any], lines: list[di
     return LineMacros(macro_values_for(character=character, persona=persona, lines=lines),
                       {member: character_macro_values(characters.optional(member))
                        for member in members})
-
-
-def _members_block(store: FileStore, ctx: TurnContext, group: bool) -> list[dict[str, Any]]:
-    if not group or ctx.speaker is None:
-        return []
-    others = [character_for_chat_optional(store, state=ctx.instance_state, character_id=character_id)
-              | {"character_id": character_id}
-              for character_id in member_ids(ctx.instance_state)
-              if character_id != ctx.speaker.character_id]
-    presence = member_presence(store, instance_id=ctx.instance_id,
-                               character_id=ctx.speaker.character_id)
-    return [members_block(others, speaker_name=ctx.character.get("name") or "",
-                          joined_later=presence.spans != ((None, None),))]
 
 
 def _members_own_macros(store: FileStore, ctx: TurnContext,

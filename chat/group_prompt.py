@@ -50,15 +50,27 @@ def lines_for_speaker(lines: list[dict[str, Any]], *, speaker_id: str, player_na
     return shown
 
 
+MEMBERS_TEXT = {
+    "zh": ("本场景中还有以下角色（你只扮演{speaker}，不替他们说话）：\n",
+           ("\n你是中途加入这个场景的：你加入之前（或离开期间）的对话你并未亲历，"
+            "只是知道大概发生了什么，不要声称亲眼见过。")),
+    "en": ("Also in this scene (you play only {speaker}; never speak for them):\n",
+           ("\nYou joined this scene later: you did not witness what was said before you came "
+            "(or while you were away), you only know roughly what happened; never claim to "
+            "have seen it.")),
+}
+
+
 def members_block(others: list[dict[str, Any]], *, speaker_name: str,
-                  joined_later: bool = False) -> dict[str, Any]:
+                  joined_later: bool = False, locale: str = "zh") -> dict[str, Any]:
     """A head block: who else is in the scene, each in a short description; a speaker who was
-    not there from the start is told it did not witness what came before."""
+    not there from the start is told it did not witness what came before. Written in the
+    prompt's language (`locale`), as the rest of the prompt."""
+    heading, late = MEMBERS_TEXT["zh" if str(locale).lower().startswith("zh") else "en"]
     rows = [f"- {o.get('name') or o['character_id']}: {_short(o)}" for o in others]
-    content = (f"本场景中还有以下角色（你只扮演{speaker_name}，不替他们说话）：\n" + "\n".join(rows))
+    content = heading.format(speaker=speaker_name) + "\n".join(rows)
     if joined_later:
-        content += ("\n你是中途加入这个场景的：你加入之前（或离开期间）的对话你并未亲历，"
-                    "只是知道大概发生了什么，不要声称亲眼见过。")
+        content += late
     return {"name": "group_members", "content": content, "position": "after_char"}
 
 

@@ -50,8 +50,10 @@ def messages_processed(messages: list[dict[str, str]], *, mode: str,
         return messages_alternate(messages, opening=opening)
     if mode == "merge":
         return _merged(messages)
-    # Only what the model is sent: the pipeline's own notes on a message (its lines) stay out.
-    return [{"role": m["role"], "content": m["content"]} for m in messages]
+    # Only what the model is sent: the pipeline's own notes on a message (its lines) stay out;
+    # `unnamed` (text completion only: a turn its instruct layout writes without a name) stays.
+    return [{"role": m["role"], "content": m["content"],
+             **({"unnamed": True} if m.get("unnamed") else {})} for m in messages]
 
 
 def processing_mode(llm_settings: dict) -> str:

@@ -22,16 +22,25 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from chat.prompt.block_roles import blocks_in_role, messages_with_block_roles
 from chat.prompt.conversation import Conversation, conversation_build
 from chat.prompt.inputs import Block, PromptInputs, PromptResult, SectionReport, prompt_plan
 from chat.prompt.limits import limits_check, warnings_merge
 from chat.prompt.markers import markers_after_history, markers_ordered
-from chat.prompt.sections import blocks_build, examples_place, section_report, sections_build
+from chat.prompt.sections import (
+    MANAGER_PRIORITY,
+    blocks_build,
+    examples_place,
+    section_report,
+    sections_build,
+)
 from chat.prompt.story import (
     StoryChoice,
     injected_depth,
     injected_message,
     story_opening,
+    story_post_history,
+    story_post_turn,
     story_woven,
 )
 from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
@@ -168,8 +177,7 @@ def _tail_reports(sections: list[SectionReport]) -> list[SectionReport]:
 
 
 def _tail_tokens(sections: list[SectionReport]) -> int:
-    tail = _tail_reports(sections)
-    return count_tokens("\n\n".join(r.text for r in tail)) + MESSAGE_OVERHEAD_TOKENS if tail else 0
+    return sum(count_tokens(r.text) + MESSAGE_OVERHEAD_TOKENS for r in _tail_reports(sections))
 
 
 def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
@@ -182,6 +190,8 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     budgets = budgets_windowed(dict(inputs.section_budgets or {}), inputs.window)
     sections = sections_build(plan, templates, variables, budgets, warnings)
     blocks = blocks_build(inputs, templates, variables, warnings)
+    in_role = blocks_in_role(blocks, MANAGER_PRIORITY) if inputs.story is None else []
+    sections, story_post = story_post_history(sections, inputs.story)
     # After-history blocks join the system message after the history, before the template's
     # post-history text (SillyTavern: prompts after chatHistory, then post-history instructions).
     sections = [r for r in sections if r.region != "tail"] + [
@@ -221,6 +231,10 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
             [r for r in sections if r.region == "middle"], label, templates=templates,
             variables=variables, choice=inputs.story)
         system_text, history = opening.opening, story_woven(history, opening)
+        if story_post is not None:  # the player's last turn (the inspector lists it)
+            history = story_post_turn(history, story_post)
+            sections.append(dataclasses.replace(story_post, region="middle"))
+            total += story_post.tokens + MESSAGE_OVERHEAD_TOKENS
         total = _total_tokens(system_text, conversation, active) + tail_tokens + (
             count_tokens(opening.in_chat["content"]) + MESSAGE_OVERHEAD_TOKENS
             if opening.in_chat else 0)
@@ -233,10 +247,14 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
         system_text = system_text_build(sections, active, label, markers, history_moved=True)
         tail_tokens = _tail_tokens([*moved, *_tail_reports(sections)])
         total = _total_tokens(system_text, conversation, active) + tail_tokens
-    tail = "\n\n".join(r.text for r in [*moved, *_tail_reports(sections)])
     messages = ([{"role": "system", "content": system_text}] if system_text else []) + history
-    if tail:
-        messages.append({"role": "system", "content": tail})
+    # After the history each part is its own system message (a prompt after chatHistory, the
+    # post-history instructions), as SillyTavern sends them; merge / strict join them later.
+    messages += [{"role": "system", "content": r.text}
+                 for r in [*moved, *_tail_reports(sections)] if r.text]
+    # Chat completion: a preset's user / assistant prompt is its own message (as SillyTavern).
+    messages = messages_with_block_roles(messages, [b for b in in_role if b in active
+                                                    or b.position == "after_history"])
 
     depth_reports = [b.report for b in active if b.position == "depth"]
     middle = [r for r in sections if r.region == "middle"] + depth_reports

@@ -162,3 +162,25 @@ def story_woven(history: list[dict[str, str]], opening: StoryOpening) -> list[di
         return history
     at = max(0, len(history) - opening.depth)
     return [*history[:at], opening.in_chat, *history[at:]]
+
+
+
+def story_post_history(sections: list[SectionReport], choice: StoryChoice | None
+                       ) -> tuple[list[SectionReport], SectionReport | None]:
+    """With a context template (text completion), the sections without the post-history
+    instructions, and those when they are sent: as SillyTavern's text completion, only when
+    the template allows them (`allow_jailbreak`), and then as the player's last turn
+    (story_post_turn), never as a system message after the history."""
+    if choice is None:
+        return sections, None
+    post = next((r for r in sections if r.name == "post_history" and r.region == "tail"), None)
+    rest = [r for r in sections if r is not post]
+    sent = post is not None and post.text.strip() and choice.template.allow_jailbreak
+    return rest, post if sent else None
+
+
+def story_post_turn(history: list[dict[str, str]], post: SectionReport) -> list[dict[str, str]]:
+    """The post-history instructions after the last message, in a user turn without the
+    player's name (SillyTavern's line has none). A Continue keeps the reply being continued
+    last (the instruct layout moves it after this turn), as SillyTavern puts them before it."""
+    return [*history, {"role": "user", "content": post.text, "unnamed": True}]

@@ -254,7 +254,8 @@ def _turn(template: InstructTemplate, message: dict[str, Any], names: _Names,
         prefix = template.input_sequence if same else template.system_sequence
         suffix = template.input_suffix if same else template.system_suffix
         name, named = "System", False
-    body = f"{name}: {content}" if named else content
+    # `unnamed`: a turn no one speaks (SillyTavern's post-history instructions as a user turn)
+    body = f"{name}: {content}" if named and not message.get("unnamed") else content
     prefix = _marker(template, prefix, names, name)
     if position == "open":
         separator = "\n" if template.wrap else ""

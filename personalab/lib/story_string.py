@@ -63,6 +63,8 @@ class ContextTemplate:
     trim_sentences: bool = False
     single_line: bool = False
     always_force_name2: bool = True
+    # A card's post-history instructions go in (as the player's turn) only when this is on.
+    allow_jailbreak: bool = False
 
     def as_json(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -124,7 +126,7 @@ def context_template_file(path: str) -> ContextTemplate:
 def context_template_read(data: object) -> ContextTemplate:
     """A SillyTavern context template (its JSON, parsed), or SillyTavern's export of all its
     templates (`{"context": {...}, "instruct": ...}`), checked: the story string must parse.
-    Fields it does not use are left aside (`allow_jailbreak`, ...)."""
+    Fields it does not use are left aside (`tokenizer`, ...)."""
     if isinstance(data, dict) and "story_string" not in data and isinstance(
             data.get("context"), dict):
         data = data["context"]
@@ -145,7 +147,7 @@ def context_template_read(data: object) -> ContextTemplate:
                                    fields={key: "too_long"})
         values[key] = value
     for key in ("use_stop_strings", "names_as_stop_strings", "trim_sentences", "single_line",
-                "always_force_name2"):
+                "always_force_name2", "allow_jailbreak"):
         if data.get(key) is not None:
             if not isinstance(data[key], bool):
                 raise StoryStringError(message=f"{key} must be true or false",

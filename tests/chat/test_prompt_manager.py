@@ -79,10 +79,11 @@ def test_a_preset_places_each_prompt_where_sillytavern_does(store, alice, client
     assert "Add to Mira's lore." not in json.dumps(sent)
     # In the chat: the depth-1 prompt with its own role before the last message; after the
     # history, the after-history prompt, then the post-history instructions.
-    assert sent[-3] == {"role": "user", "content": "(OOC: be brief)"}
-    assert sent[-2] == {"role": "user", "content": "Who are you?"}
-    assert sent[-1] == {"role": "system",
-                        "content": "Remember the storm.\n\nReply in two paragraphs at most."}
+    assert sent[-4] == {"role": "user", "content": "(OOC: be brief)"}
+    assert sent[-3] == {"role": "user", "content": "Who are you?"}
+    # Each its own system message, as SillyTavern sends them (bench/st_parity_items.py).
+    assert sent[-2:] == [{"role": "system", "content": "Remember the storm."},
+                         {"role": "system", "content": "Reply in two paragraphs at most."}]
     assert use_stub.requests[-1]["temperature"] == 0.7
 
 
@@ -175,7 +176,7 @@ def test_a_presets_regex_scripts_import_run_once_allowed_and_export_back(store, 
     use_stub.script(Reply("She smiles."))
     _turn(store, instance, "A storm?")
     assert _stored(store, instance)[-1] == "She smiles."  # off until allowed
-    assert use_stub.requests[-1]["messages"][-2]["content"] == "A storm?"
+    assert use_stub.requests[-1]["messages"][-3]["content"] == "A storm?"
 
     allowed = client.put(url, {"regex_scripts_allowed": True}, content_type="application/json",
                          **auth)
@@ -320,8 +321,11 @@ def test_chat_history_moved_among_the_markers_puts_the_conversation_there(
     sent = use_stub.requests[-1]["messages"]
     assert "A field medic in a drowned city." in sent[0]["content"]
     assert "Ann wakes in her clinic." not in sent[0]["content"]
-    assert sent[-2] == {"role": "user", "content": "Who are you?"}
-    after = sent[-1]["content"]
+    last = max(i for i, m in enumerate(sent) if m["role"] == "user")
+    assert sent[last] == {"role": "user", "content": "Who are you?"}
+    # Each part its own system message after it, as SillyTavern sends them.
+    assert {m["role"] for m in sent[last + 1:]} == {"system"}
+    after = "\n\n".join(m["content"] for m in sent[last + 1:])
     assert after.index("Ann wakes in her clinic.") < after.index("Only when you talk.") \
         < after.index("Remember the storm.") < after.index("Reply in two paragraphs at most.")
     trace = client.get(f"/api/v1/traces/{trace_id}", **_auth(alice)).json()

@@ -20,8 +20,9 @@ CARD = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
     "post_history_instructions": "Never speak for {{user}}.", "creator_notes": "", "tags": [],
     "extensions": {"depth_prompt": {"prompt": "Mira hides a limp.", "depth": 0,
                                     "role": "system"}}}}
-NOTES = ("<|im_start|>system\nMira hides a limp.<|im_end|>\n"
-         "<|im_start|>system\nNever speak for Ann.<|im_end|>\n")
+# The card's post-history instructions are not sent in text completion (the context templates
+# here do not allow them, as SillyTavern's): tests/chat/test_text_post_history.py.
+NOTES = "<|im_start|>system\nMira hides a limp.<|im_end|>\n"
 
 
 def _roles(messages: list[dict]) -> list[str]:
