@@ -6,10 +6,21 @@ from __future__ import annotations
 import json
 import os
 import resource
+import sys
 import time
 from pathlib import Path
+from typing import Any
+
+# Bytecode is cached for the run even where the machine sets PYTHONDONTWRITEBYTECODE (issue 31):
+# without it every xdist worker rewrites every test module's asserts and every server a test
+# starts (Daphne, manage.py) compiles the project again: 21-24 s of CPU per worker to collect
+# instead of 11 s. Set before xdist starts its workers and before any test starts a server, so
+# they inherit it; the __pycache__ folders are ignored by git.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 import pytest
+from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.utils import translation
 
@@ -35,6 +46,37 @@ for _name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PERSONALAB_MODEL", "PERSONAL
     os.environ.pop(_name, None)
 for _name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PERSONALAB_MODEL", "PERSONALAB_GGUF"):
     setattr(settings, _name, "")  # the offline demo unless a test names an endpoint
+
+
+# channels' test client waits 1 s for a connect or a frame unless told otherwise: a
+# wait, not a speed check, which a loaded two-core machine outlasted (issue 31: a consumer test
+# failed at load 25 with four workers). The defaults become 30 s; a passing test waits no
+# longer, and a test that names its timeout keeps it. (A disconnect keeps its 1 s: it waits for
+# the consumer to end, which a turn still streaming would stretch.)
+PATIENCE_SECONDS = 30
+_ws_connect = WebsocketCommunicator.connect
+_ws_receive_from = WebsocketCommunicator.receive_from
+_ws_receive_json_from = WebsocketCommunicator.receive_json_from
+
+
+async def _connect_patient(self: WebsocketCommunicator,
+                           timeout: float = PATIENCE_SECONDS) -> tuple[bool, int | None]:
+    return await _ws_connect(self, timeout)
+
+
+async def _receive_from_patient(self: WebsocketCommunicator,
+                                timeout: float = PATIENCE_SECONDS) -> str | bytes:
+    return await _ws_receive_from(self, timeout)
+
+
+async def _receive_json_from_patient(self: WebsocketCommunicator,
+                                     timeout: float = PATIENCE_SECONDS) -> Any:
+    return await _ws_receive_json_from(self, timeout)
+
+
+WebsocketCommunicator.connect = _connect_patient
+WebsocketCommunicator.receive_from = _receive_from_patient
+WebsocketCommunicator.receive_json_from = _receive_json_from_patient
 
 
 @pytest.fixture(autouse=True)

@@ -37,6 +37,8 @@ SIZES = pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "e2e: browser end-to-end test (Chromium + Playwright)")
+    config.addinivalue_line("markers", "server_shared: the module runs on the test process's "
+                            "shared Daphne (tests/e2e/conftest.py, server_shared)")
 
 
 def browser_missing_reason() -> str | None:
@@ -125,28 +127,48 @@ def _daphne_start(env: dict, port: int, log: Path) -> subprocess.Popen:
     raise RuntimeError("daphne did not start")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory, stub_llm_server: StubLLM,
-           prepared_data: Prepared) -> Iterator[Server]:
+def _server_run(base: Path, stub: StubLLM, prepared: Prepared) -> Iterator[Server]:
+    """A Daphne on a copy of the demo's folder (migrated and seeded once per test process,
+    recall off), until the generator is closed."""
     reason = browser_missing_reason()
     if reason:
         pytest.skip(reason)
-    base = tmp_path_factory.mktemp("e2e")
-    # The demo's folder, migrated and seeded once per test process (recall off): a copy each.
-    copy = prepared_copy(prepared_data, base)
-    env = _server_env(copy.data, stub_llm_server, copy.secret)
+    copy = prepared_copy(prepared, base)
+    env = _server_env(copy.data, stub, copy.secret)
     port = _free_port()
-    running = Server(f"http://127.0.0.1:{port}", copy.data, copy.password, stub_llm_server,
+    running = Server(f"http://127.0.0.1:{port}", copy.data, copy.password, stub,
                      _daphne_start(env, port, base / "daphne.log"), env, base / "daphne.log")
     try:
         yield running
     finally:
-        running.process.terminate()
-        try:
-            running.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            running.process.kill()
-            running.process.wait(timeout=10)
+        server_kill(running)
+
+
+def server_kill(running: Server) -> None:
+    """The end of a test server whose folder is thrown away: a graceful stop spent about 2 s
+    idle per server (Daphne's and the interpreter's shutdown), a kill none."""
+    running.process.kill()
+    running.process.wait(timeout=20)
+
+
+@pytest.fixture(scope="session")
+def server_shared(tmp_path_factory: pytest.TempPathFactory, stub_llm_server: StubLLM,
+                  prepared_data: Prepared) -> Iterator[Server]:
+    """One Daphne per test process for the modules marked `server_shared` (issue 31: a start
+    cost about 4.5 s of CPU): those only add chats and characters of their own, with ids no
+    other such module uses, read pages, and never stop the server or change a setting."""
+    yield from _server_run(tmp_path_factory.mktemp("e2e-shared"), stub_llm_server,
+                           prepared_data)
+
+
+@pytest.fixture(scope="module")
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+           stub_llm_server: StubLLM, prepared_data: Prepared) -> Iterator[Server]:
+    """The module's server: its own, or with the module marked `server_shared` the process's."""
+    if request.node.get_closest_marker("server_shared"):
+        yield request.getfixturevalue("server_shared")
+        return
+    yield from _server_run(tmp_path_factory.mktemp("e2e"), stub_llm_server, prepared_data)
 
 
 @pytest.fixture(scope="module")
@@ -154,7 +176,9 @@ def browser_context(server: Server) -> Iterator[BrowserContext]:
     """A fresh context (cookies, storage) of the process's one Chromium (tests/browser.py)."""
     context = chromium_shared().new_context(viewport={"width": 1280, "height": 900},
                                             locale="en-US")
-    context.set_default_timeout(15_000)
+    # A wait for the page, not a speed check: it returns as soon as the page is there. At 15 s
+    # the base suite failed a third of some modules on a two-core machine at load 25 (issue 31).
+    context.set_default_timeout(60_000)
     try:
         yield context
     finally:

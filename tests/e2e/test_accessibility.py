@@ -13,7 +13,7 @@ from playwright.sync_api import Page
 
 from tests.e2e.conftest import DESKTOP, PHONE, Server
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 AXE = Path(__file__).resolve().parent / "vendor" / "axe-core-4.14.1.min.js"
 PAGES = [

@@ -22,7 +22,7 @@ from tests.stub_llm import Reply
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
 @SIZES
@@ -30,7 +30,7 @@ def test_an_aside_is_answered_in_the_side_panel_and_not_in_the_story(
         page: Page, server: Server, size: dict) -> None:
     page.set_viewport_size(size)
     page.goto(f"{server.url}/")
-    character_id = f"char_wren{size['width']}"
+    character_id = f"char_wren_side{size['width']}"
     _api(page, server, "POST", "/characters", {
         "character_id": character_id, "name": "Wren", "base_persona": "A quiet scout."})
     created = _api(page, server, "POST", "/instances", {

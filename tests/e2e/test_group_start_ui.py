@@ -23,7 +23,7 @@ from tests.stub_llm import Reply
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
 def _second_character(page: Page, server: Server, name: str) -> str:

@@ -23,7 +23,7 @@ from tests.stub_llm import Fail, Reply
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 IDLE = ("() => !document.querySelector('[data-testid=impersonate]').disabled"
         " && !document.querySelector('[data-testid=input]').readOnly")

@@ -22,7 +22,7 @@ from tests.e2e.conftest import (
 )
 from tests.e2e.test_accessibility import AXE, RUN
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 ID_SHOWN = re.compile(r"\b(?:sess|inst|char|bg|lore|persona)_[0-9a-z]+")
 

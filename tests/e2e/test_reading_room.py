@@ -23,6 +23,7 @@ from tests.e2e.conftest import (
     instance_new,
     message_send,
     screenshot_take,
+    server_kill,
     turn_wait_done,
 )
 from tests.e2e.test_accessibility import AXE, RUN
@@ -55,7 +56,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, stub_llm_server,
     try:
         yield running
     finally:
-        running.stop()
+        server_kill(running)
 
 
 def _visible_height(page: Page, selector: str) -> float:

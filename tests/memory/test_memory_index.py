@@ -7,7 +7,6 @@ import pytest
 
 from memory.index import MemoryIndex
 from memory.sync import index_rebuild
-from personalab.lib.embedding.chroma import E5EmbeddingFunction
 from personalab.lib.embedding.embeddings import embed_passages, embed_queries
 from personalab.lib.filestore.store import FileStore
 
@@ -45,6 +44,10 @@ def test_embeddings_are_normalised_and_queries_differ_from_passages():
 
 
 def test_embedding_function_speaks_chromas_protocol_without_warnings():
+    # Not at the top: every xdist worker imports every test file to collect it, and this
+    # module pulls in chromadb (about 2 s of CPU) that no other test needs at collection.
+    from personalab.lib.embedding.chroma import E5EmbeddingFunction
+
     ef = E5EmbeddingFunction()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
