@@ -313,10 +313,12 @@ def test_dark_mode_follows_the_system_and_the_toggle_wins(
     page.reload()
     assert sum(_background(page)) < 150
     screenshot_take(page, f"26_dark_{size['width']}", full_page=False)
+    topnav_open(page)  # on a phone the toggle is behind the top bar's ≡ Menu
     page.click("[data-testid=theme-toggle]")
     assert sum(_background(page)) > 600
     page.reload()
     assert sum(_background(page)) > 600  # the choice is kept
+    topnav_open(page)
     page.click("[data-testid=theme-toggle]")
     assert sum(_background(page)) < 150
     page.evaluate("() => localStorage.removeItem('personalab-theme')")
