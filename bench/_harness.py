@@ -265,6 +265,7 @@ def _setup_main(args: argparse.Namespace) -> None:
     import django
 
     django.setup()
+    # The app's modules (models among them) import only once Django is set up, above.
     from django.contrib.auth import get_user_model
     from django.test import Client
 

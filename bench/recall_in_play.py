@@ -36,6 +36,8 @@ import _harness as h
 import turn_overhead as t
 from long_chat import RecordingProvider, prompt_tokens
 
+from personalab.lib.embedding import embeddings
+
 SMALL_TALK = ["Okay, how are you doing today?", "Haha, that's so funny.", "Good night!",
               "Thanks, you too.", "Sounds good to me."]
 TRIGGER = "Do you remember? "
@@ -151,8 +153,6 @@ def main() -> None:
     args = parser.parse_args()
     with h.data_dir_temp() as data_dir:
         t.django_boot(data_dir)
-        from personalab.lib.embedding import embeddings
-
         if args.without_second_model:
             embeddings._models["minilm"] = None  # as when the wheel is missing
         if args.lines_once is not None:

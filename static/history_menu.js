@@ -3,13 +3,9 @@
 // thumb, as the chat page's message menu does (same look: .msg-menu). An item runs the row's
 // own control, so the same REST call (history.js). Arrows move, Escape, Tab or a tap outside
 // close it and the focus goes back to the ⋯.
-let open = null;  // {menu, opener}
+import {menuItemLabel, menuKeyCloses, menuPlaceBeside} from "./menu_list.js";
 
-function itemLabel(control) {
-  const word = control.textContent.trim();
-  const said = control.getAttribute("aria-label");
-  return said && said !== word ? `${word} ${said}` : word;
-}
+let open = null;  // {menu, opener}
 
 // The row's controls, in the order they are shown on a laptop.
 function controlsOf(row) {
@@ -31,14 +27,6 @@ function run(control) {
     return;
   }
   control.form.requestSubmit(control);
-}
-
-function place(menu, opener) {
-  const size = menu.getBoundingClientRect();
-  const at = opener.getBoundingClientRect();
-  const top = at.bottom + 4 + size.height <= window.innerHeight - 8 ? at.bottom + 4 : at.top - 4 - size.height;
-  menu.style.top = `${Math.max(8, top)}px`;
-  menu.style.left = `${Math.max(8, Math.min(at.right - size.width, window.innerWidth - size.width - 8))}px`;
 }
 
 export function historyMenuClose(refocus) {
@@ -63,29 +51,20 @@ function menuOpen(opener, label) {
     item.type = "button";
     item.setAttribute("role", "menuitem");
     item.tabIndex = -1;
-    item.textContent = itemLabel(control);
+    item.textContent = menuItemLabel(control);
     item.addEventListener("click", () => { historyMenuClose(false); run(control); });
     menu.append(item);
   }
   if (!menu.children.length) return;
   row.append(menu);
-  place(menu, opener);
+  menuPlaceBeside(menu, opener);
   open = {menu, opener};
   opener.setAttribute("aria-expanded", "true");
   menu.firstElementChild.focus({preventScroll: true});
 }
 
 function keys(e) {
-  const items = [...open.menu.querySelectorAll("[role=menuitem]")];
-  const at = items.indexOf(document.activeElement);
-  const go = {ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: items.length - 1}[e.key];
-  if (go !== undefined) {
-    e.preventDefault();
-    items[(go + items.length) % items.length].focus();
-  } else if (e.key === "Escape" || e.key === "Tab") {
-    e.preventDefault();
-    historyMenuClose(true);
-  }
+  if (menuKeyCloses(open.menu, e)) historyMenuClose(true);
 }
 
 export function historyMenuWire(rows) {
@@ -105,5 +84,5 @@ export function historyMenuWire(rows) {
   document.addEventListener("keydown", (e) => {
     if (open && open.menu.contains(e.target)) keys(e);
   });
-  window.addEventListener("scroll", () => { if (open) place(open.menu, open.opener); }, {passive: true});
+  window.addEventListener("scroll", () => { if (open) menuPlaceBeside(open.menu, open.opener); }, {passive: true});
 }

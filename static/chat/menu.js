@@ -6,6 +6,7 @@
 // outside closes it and the focus goes back to the message.
 import {S} from "./config.js";
 import {messageAction} from "./actions.js";
+import {menuItemLabel, menuKeyCloses, menuPlaceBeside} from "../menu_list.js";
 
 const PRESS_MS = 500;
 const SLOP_PX = 10;  // a finger that moves more is scrolling, not pressing
@@ -21,12 +22,6 @@ function focusableMake(scope) {
   }
 }
 
-function itemLabel(control) {
-  const word = control.textContent.trim();
-  const said = control.getAttribute("aria-label");
-  return said ? `${word} ${said}` : word;  // ‹ › say what they do in their aria-label
-}
-
 function menuBuild(article, opener) {
   const menu = document.createElement("div");
   menu.className = "msg-menu";
@@ -40,7 +35,7 @@ function menuBuild(article, opener) {
     item.type = "button";
     item.setAttribute("role", "menuitem");
     item.tabIndex = -1;
-    item.textContent = itemLabel(control);
+    item.textContent = menuItemLabel(control);
     item.dataset.testid = `menu-${control.dataset.testid || "prompt"}`;
     item.addEventListener("click", () => {
       menuClose(false);
@@ -55,19 +50,12 @@ function menuBuild(article, opener) {
 }
 
 function menuPlace(menu, article, opener) {
+  if (opener) { menuPlaceBeside(menu, opener); return; }
   const size = menu.getBoundingClientRect();
-  let top, left;
-  if (opener) {  // beside the ⋯ that opened it: under it, or over it near the bottom
-    const at = opener.getBoundingClientRect();
-    top = at.bottom + 4 + size.height <= window.innerHeight - 8 ? at.bottom + 4 : at.top - 4 - size.height;
-    left = at.right - size.width;
-  } else {
-    const box = article.getBoundingClientRect();
-    top = Math.min(box.top + 24, window.innerHeight - size.height - 8);
-    left = box.left + 40;
-  }
+  const box = article.getBoundingClientRect();
+  const top = Math.min(box.top + 24, window.innerHeight - size.height - 8);
   menu.style.top = `${Math.max(8, top)}px`;
-  menu.style.left = `${Math.max(8, Math.min(left, window.innerWidth - size.width - 8))}px`;
+  menu.style.left = `${Math.max(8, Math.min(box.left + 40, window.innerWidth - size.width - 8))}px`;
 }
 
 export function menuOpen(article, opener = null) {
@@ -92,17 +80,9 @@ function menuClose(refocus) {
 }
 
 function menuKeys(e) {
-  const items = [...open.menu.querySelectorAll("[role=menuitem]")];
-  const at = items.indexOf(document.activeElement);
-  const go = {ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: items.length - 1}[e.key];
-  if (go !== undefined) {
-    e.preventDefault();
-    items[(go + items.length) % items.length].focus();
-  } else if (e.key === "Escape" || e.key === "Tab") {
-    e.preventDefault();
-    e.stopPropagation();  // the drawer's Escape is not this one
-    menuClose(true);
-  }
+  if (!menuKeyCloses(open.menu, e)) return;
+  e.stopPropagation();  // the drawer's Escape is not this one
+  menuClose(true);
 }
 
 function pressWire(list) {

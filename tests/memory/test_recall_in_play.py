@@ -9,10 +9,12 @@ from dataclasses import replace
 import pytest
 from django.core.management import call_command
 
+from chat.models import ApiToken
 from chat.prompt.recall_section import CONTEXT_LINES, _section
 from memory.index import Hit
 from memory.passages import Near
 from memory.rag import RecallResult
+from memory.recall_floor import FLOOR, floor_keeps, signals_read
 from memory.recall_turn import TurnRecall, asked_parts, content_words
 from tests.memory.test_memory_flow import _turn
 
@@ -21,8 +23,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def auth(alice):
-    from chat.models import ApiToken
-
     return {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
 
 FACT_USER = "Jolene adopted a puppy named Susie last spring, right after the flood."
@@ -153,9 +153,6 @@ def test_the_memory_share_of_the_window_is_a_setting_of_the_instance(
 
 
 def test_an_answer_that_shares_no_word_enters_through_the_question_before_it():
-    from memory.index import Hit
-    from memory.passages import Near
-    from memory.recall_floor import FLOOR, floor_keeps, signals_read
 
     def line(text, score, turn, role):
         return Hit(id=f"turn_sess_001_{turn}_{role}", collection="turns", text=text, score=score,
@@ -201,9 +198,6 @@ def test_a_question_keeps_its_best_lines_though_the_answer_shares_no_word():
     """"When did Fahim catch a cold?" is answered by "I stayed in bed all week, coughing": a
     question that names something keeps its first lines whatever words they share; a
     statement with the same words, and lines further down, still need a shared word."""
-    from memory.index import Hit
-    from memory.passages import Near
-    from memory.recall_floor import FLOOR, floor_keeps, signals_read
 
     def line(text, score, turn):
         return Hit(id=f"turn_sess_001_{turn}_user", collection="turns", text=text, score=score,
