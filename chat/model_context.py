@@ -17,6 +17,9 @@ KEEP_SECONDS = 3600.0
 KEYS = ("context_length", "max_model_len", "context_window", "max_context_length")
 
 _known: dict[tuple[str, str], tuple[float, int | None]] = {}
+# The window a server's refusal taught (chat/turn_overflow.py), in the prompt's tokens, kept as
+# long as the model list's answer: a server restarted with a larger context is found again.
+_learned: dict[tuple[str, str], tuple[float, int]] = {}
 _lock = threading.Lock()
 
 
@@ -57,6 +60,24 @@ def model_context_tokens(settings: LLMSettings) -> int | None:
     return value
 
 
+def model_context_learned(settings: LLMSettings) -> int | None:
+    """The window the server's last context refusal for settings.model allows, if any."""
+    with _lock:
+        hit = _learned.get((settings.base_url, settings.model))
+    if hit is None or time.monotonic() - hit[0] >= KEEP_SECONDS:
+        return None
+    return hit[1]
+
+
+def model_context_learn(settings: LLMSettings, tokens: int) -> None:
+    """Remember that the server holds no more than `tokens` (never widens what it taught)."""
+    known = model_context_learned(settings)
+    with _lock:
+        _learned[(settings.base_url, settings.model)] = (
+            time.monotonic(), tokens if known is None else min(tokens, known))
+
+
 def model_context_forget() -> None:
     with _lock:
         _known.clear()
+        _learned.clear()

@@ -20,12 +20,14 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from chat import context as turn_context
+from chat.prompt.window import CONTEXT_TOKENS_DEFAULT
 from chat.regex_turn import reply_regexed, turn_regex
 from chat.reply_limit import pieces_capped, truncated_warning
 from chat.selectors import memory_settings_effective
 from chat.services.index import trace_index
 from chat.speaker_shown import speaker_shown
 from chat.speakers import Pick
+from chat.turn_overflow import RETRIES, overflow_learn
 from director.services import director_step
 from library.errors import ItemWithheld
 from library.regex_scripts import RegexRun
@@ -210,6 +212,21 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
     writer, flags, first_token_ms = await _stream_reply(store, ctx, prepared, provider, emit,
                                                         stop, trace_id=trace_id,
                                                         shown=ready.shown)
+    for _ in range(RETRIES):
+        if flags.get("overflow") is None or stop.is_set():
+            break
+        again = await asyncio.to_thread(_prepared_smaller, store, ctx, prepared, flags, timings)
+        if again is None:
+            break
+        prepared = again
+        await emit(prepared.warnings[-1])
+        await sent  # the first request's trace is written before the second one replaces it
+        sent = asyncio.ensure_future(database_sync_to_async(_trace_sent, thread_sensitive=False)(
+            store, ctx, prepared, provider=provider, trace_id=trace_id, created_at=created_at,
+            timings=dict(timings)))
+        writer, flags, first_token_ms = await _stream_reply(
+            store, ctx, prepared, provider, emit, stop, trace_id=trace_id, shown=ready.shown,
+            writer=writer)
     timings["llm_ms"] = _ms(llm_started)
     if first_token_ms is not None:
         timings["first_token_ms"] = first_token_ms
@@ -261,17 +278,38 @@ def _turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerat
         raise TurnRefused(exc.message, code=exc.code, status=500) from None
 
 
+def _prepared_smaller(store: FileStore, ctx: turn_context.TurnContext,
+                      prepared: turn_context.Prepared, flags: dict[str, Any],
+                      timings: dict[str, float]) -> turn_context.Prepared | None:
+    """The turn prepared again for the smaller window the server's refusal taught (its warning
+    last), or None: no smaller window helps, and the refusal stands as the reply's error."""
+    warning = overflow_learn(
+        store, flags["overflow"], prompt_tokens=prepared.prompt.total_tokens,
+        window_tokens=int(prepared.prompt.window.get("context_tokens") or CONTEXT_TOKENS_DEFAULT))
+    if warning is None:
+        return None
+    again = turn_context.context_prepare(store, ctx, timings)
+    if again.prompt.refused:
+        flags["error"] = again.prompt.refused
+        return None
+    again.warnings.append(warning)
+    return again
+
+
 async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
                         prepared: turn_context.Prepared, provider: Provider, emit: Emit,
-                        stop: asyncio.Event, *, trace_id: str, shown: dict[str, Any]
+                        stop: asyncio.Event, *, trace_id: str, shown: dict[str, Any],
+                        writer: AssistantLineWriter | None = None
                         ) -> tuple[AssistantLineWriter, dict[str, Any], float | None]:
     """The reply streamed into its line, which the caller finishes (with `flags`) unless this
     is cancelled: then the line is finished here, marked interrupted. The first event (token
-    or reasoning) also carries `shown`: who speaks, so the bubble is named from the start."""
-    writer = store.assistant_writer(ctx.instance_id, ctx.session_id, turn=ctx.turn,
-                                    extra={"trace_id": trace_id, **ctx.reply_extra},
-                                    replace_from=ctx.replace_from,
-                                    action=ctx.redo).open(content=ctx.continue_from)
+    or reasoning) also carries `shown`: who speaks, so the bubble is named from the start.
+    `writer`: the line a refused request left empty, asked again. `flags["overflow"]`: the
+    server refused the prompt as longer than its context, before anything was shown."""
+    writer = writer or store.assistant_writer(
+        ctx.instance_id, ctx.session_id, turn=ctx.turn,
+        extra={"trace_id": trace_id, **ctx.reply_extra}, replace_from=ctx.replace_from,
+        action=ctx.redo).open(content=ctx.continue_from)
     first_token_ms: list[float] = []
     started = time.perf_counter()
     offset = len(writer.content)
@@ -312,6 +350,8 @@ async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
         raise
     except LLMError as exc:
         flags["error"] = exc.message if hasattr(exc, "message") else str(exc)
+        if getattr(exc, "overflow", None) is not None and unnamed:
+            flags["overflow"] = exc.overflow
     except Exception as exc:  # noqa: BLE001 — any failure must still end in a whole line
         log.exception("stream failed for %s", ctx.instance_id)
         flags["error"] = f"{type(exc).__name__}: {exc}"

@@ -29,7 +29,7 @@ JOIN_SLACK_TOKENS = 64
 class ContextWindow:
     tokens: int  # the whole window: prompt and reply
     reply: int  # max_tokens of the request
-    source: str  # "instance / account setting", "model list" or "default"
+    source: str  # "setting", "model list", "default" or "server refusal"
     memory_share: float = MEMORY_SHARE_DEFAULT  # of the whole window, for recalled memory
 
     @property
@@ -46,14 +46,18 @@ def memory_share_tokens(window: int, share: float = MEMORY_SHARE_DEFAULT) -> int
     return max(int(window * share), 0)
 
 
-def window_for(generation: dict[str, Any], *, model_tokens: int | None) -> ContextWindow:
-    """The window a turn uses: the setting, else what the model server reports, else 16,384."""
+def window_for(generation: dict[str, Any], *, model_tokens: int | None,
+               ceiling: int | None = None) -> ContextWindow:
+    """The window a turn uses: the setting, else what the model server reports, else 16,384;
+    never more than `ceiling`, what the server's refusal of a longer prompt taught."""
     if generation.get("context_tokens"):
         tokens, source = int(generation["context_tokens"]), "setting"
     elif model_tokens:
         tokens, source = int(model_tokens), "model list"
     else:
         tokens, source = CONTEXT_TOKENS_DEFAULT, "default"
+    if ceiling and tokens > ceiling:
+        tokens, source = int(ceiling), "server refusal"
     reply = generation.get("max_tokens") or min(REPLY_TOKENS_DEFAULT, tokens // 4)
     share = generation.get("memory_share")
     return ContextWindow(tokens=tokens, reply=min(int(reply), tokens // 2), source=source,

@@ -22,6 +22,7 @@ from personalab.lib import llm_body, sse
 from personalab.lib.errors import AppError
 from personalab.lib.jsontext import SurrogatesJoin, text_surrogates_replace
 from personalab.lib.llm_offline import _shorten
+from personalab.lib.llm_overflow import Overflow, overflow_read
 from personalab.lib.reasoning import Reasoning, ThinkSplitter, reasoning_split
 
 if TYPE_CHECKING:
@@ -60,9 +61,10 @@ class LLMSettings:
 class LLMError(AppError):
     code, status = "llm_error", 502
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, overflow: Overflow | None = None) -> None:
         # It can quote the endpoint's error body, which goes into the reply's line.
         super().__init__(message=text_surrogates_replace(message))
+        self.overflow = overflow  # the server refused the prompt as longer than its context
 
 
 class Provider(Protocol):
@@ -195,7 +197,8 @@ class OpenAIProvider:
         if isinstance(err, openai.APIConnectionError):
             return LLMError(f"cannot connect to the LLM at {self._endpoint()}")
         if isinstance(err, openai.APIStatusError):
-            return LLMError(_status_message(err.status_code, err.body, err.message))
+            return LLMError(_status_message(err.status_code, err.body, err.message),
+                            overflow=overflow_read(err.status_code, err.body, err.message))
         if isinstance(err, (openai.APIError, ValueError, AttributeError, LookupError, TypeError)):
             return LLMError(f"LLM sent an unreadable response: {_shorten(str(err), 120)}")
         return LLMError(f"LLM request failed: {type(err).__name__}: {_shorten(str(err), 120)}")
