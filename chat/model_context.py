@@ -1,7 +1,9 @@
 """The context length a model server reports for the configured model (GET /v1/models:
-`context_length` (OpenRouter), `max_model_len` (vLLM), `context_window`, `meta.n_ctx_train`
-(llama.cpp)), asked once and cached, so a turn pays for the question at most once an hour. The
-list is read within the LLM body caps and ASK_TIMEOUT in all (personalab/lib/llm_models.py)."""
+`context_length` (OpenRouter), `max_model_len` (vLLM), `context_window`; else what llama.cpp's
+`/props` or KoboldCpp's `/api/extra/true_max_context_length` says it runs with, no more than
+`meta.n_ctx_train`, the model's training context), asked once and cached, so a turn pays for
+the question at most once an hour. Each answer is read within the LLM body caps and
+ASK_TIMEOUT (personalab/lib/llm_models.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import time
 from typing import Any
 
 from personalab.lib.llm import LLMSettings
-from personalab.lib.llm_models import models_read
+from personalab.lib.llm_models import models_read, server_context_read
 
 ASK_TIMEOUT = 3.0  # seconds; an unreachable server fails the turn itself anyway
 KEEP_SECONDS = 3600.0
@@ -23,15 +25,16 @@ _learned: dict[tuple[str, str], tuple[float, int]] = {}
 _lock = threading.Lock()
 
 
-def _reported(entry: dict[str, Any]) -> int | None:
-    candidates = [entry.get(key) for key in KEYS]
-    meta = entry.get("meta")
-    if isinstance(meta, dict):
-        candidates.append(meta.get("n_ctx_train"))
-    for value in candidates:
+def _reported(entry: dict[str, Any]) -> tuple[int | None, bool]:
+    """The context the entry reports, and whether it is only the model's training context."""
+    for value in [entry.get(key) for key in KEYS]:
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return value
-    return None
+            return value, False
+    meta = entry.get("meta")
+    trained = meta.get("n_ctx_train") if isinstance(meta, dict) else None
+    if isinstance(trained, int) and not isinstance(trained, bool) and trained > 0:
+        return trained, True
+    return None, True
 
 
 def _ask(settings: LLMSettings) -> int | None:
@@ -39,10 +42,12 @@ def _ask(settings: LLMSettings) -> int | None:
         entries = models_read(settings, timeout=ASK_TIMEOUT)
     except Exception:  # noqa: BLE001 — a server without a model list: the default window applies
         return None
-    for entry in entries:
-        if entry.get("id") == settings.model:
-            return _reported(entry)
-    return None
+    reported, trained_only = next((_reported(entry) for entry in entries
+                                   if entry.get("id") == settings.model), (None, True))
+    if not trained_only:
+        return reported
+    served = server_context_read(settings, timeout=ASK_TIMEOUT)
+    return min(value for value in (reported, served) if value) if reported or served else None
 
 
 def model_context_tokens(settings: LLMSettings) -> int | None:

@@ -139,6 +139,7 @@ class StubLLM:
         self.requests: list[dict] = []
         self.paths: list[str] = []  # the route of each request, in order
         self.models = ["stub-model"]  # what GET /v1/models lists
+        self.server_info: dict[str, dict] = {}  # other GET routes answered (llama.cpp's /props)
         self.authorizations: list[str] = []  # the Authorization header of each request
         self.disconnects = 0  # streams the client closed before the end
         self._steps: deque[Step] = deque()
@@ -173,6 +174,7 @@ class StubLLM:
             self.requests.clear()
             self.paths.clear()
             self.models = ["stub-model"]
+            self.server_info = {}
             self.authorizations.clear()
             self.disconnects = 0
             woken, self._wake = self._wake, threading.Event()
@@ -229,6 +231,8 @@ class _Handler(BaseHTTPRequestHandler):
                     exchange.answer(step)
             except (BrokenPipeError, ConnectionResetError):
                 self.server.stub._count_disconnect()
+        elif self.path in self.server.stub.server_info:
+            self._send_json(200, self.server.stub.server_info[self.path])
         else:
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
 

@@ -111,3 +111,26 @@ def test_a_server_that_keeps_refusing_ends_the_turn_with_its_words(client, auth,
     assert sizes[0] > sizes[1] > sizes[2]  # each refusal without a number halves the window
     reply = last_reply(store, long_chat, response)
     assert reply.get("error") and "exceeds the available context size" in reply["content"]
+
+
+def test_llama_cpp_started_with_a_small_context_is_asked_what_it_runs_with(
+        client, auth, store, long_chat, use_stub):
+    """Its model list reports the model's training context; /props the `-c` it runs with."""
+    use_stub.models = [{"id": "stub-model", "object": "model", "meta": {"n_ctx_train": 131072}}]
+    use_stub.server_info = {"/props": {"default_generation_settings": {"n_ctx": 4096}}}
+
+    response = chat(client, auth, long_chat, "Where did we hide the key?")
+
+    assert response.json()["answer_text"] and not response.json()["error"]
+    (request,) = use_stub.requests  # sent once, within what the server holds
+    assert prompt_tokens(request) + request["max_tokens"] <= 4096
+
+
+def test_koboldcpp_context_size_is_the_window_so_nothing_is_cut_without_a_word(
+        client, auth, store, long_chat, use_stub):
+    use_stub.server_info = {"/api/extra/true_max_context_length": {"value": 8192}}
+
+    chat(client, auth, long_chat, "Where did we hide the key?")
+
+    request = use_stub.requests[-1]
+    assert 4096 < prompt_tokens(request) + request["max_tokens"] <= 8192
