@@ -32,7 +32,7 @@ from tests.stub_llm import Reply, refused_url
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
 def _api(page: Page, server: Server, method: str, path: str, body: dict | None = None) -> dict:
@@ -44,6 +44,15 @@ def _api(page: Page, server: Server, method: str, path: str, body: dict | None =
         headers={"X-CSRFToken": token, "Content-Type": "application/json"})
     assert response.ok, response.text()
     return response.json()
+
+
+def persona_make(page: Page, server: Server, name: str) -> str:
+    """A persona of admin's that is not the account's default (an account's first persona
+    becomes its default): the modules on the shared server share the account, and one names
+    the player by their account when they have no persona."""
+    persona = _api(page, server, "POST", "/personas", {"name": name})["persona_id"]
+    _api(page, server, "PUT", f"/personas/{persona}", {"default": False})
+    return persona
 
 
 def _sent(server: Server) -> str:

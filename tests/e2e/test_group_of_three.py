@@ -18,7 +18,7 @@ from tests.library.test_cards import tiny_png
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
 def _member_make(page: Page, server: Server, name: str) -> str:
