@@ -324,17 +324,24 @@ def instance_new(page: Page, server: Server) -> str:
     with the page's session, as the page's own scripts call it: the home page's form, which
     went through the home page first (a render of every chat on the shared server), is what
     test_browser.py's start of a chat tests."""
-    token = next((c["value"] for c in page.context.cookies() if c["name"] == "csrftoken"), None)
-    if token is None:  # a context that has not loaded a page of the server yet
-        page.goto(f"{server.url}/login/")
-        token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
     made = page.request.post(f"{server.url}/api/v1/instances",
                              data=json.dumps({"character_id": "char_alserqi"}),
-                             headers={"X-CSRFToken": token, "Content-Type": "application/json"})
+                             headers={"X-CSRFToken": csrf_token(page, server),
+                                      "Content-Type": "application/json"})
     assert made.ok, made.text()
     instance_id = made.json()["instance_id"]
     page.goto(f"{server.url}/instances/{instance_id}/")
     return instance_id
+
+
+def csrf_token(page: Page, server: Server) -> str:
+    """The CSRF token of the page's context (its login left the cookie); a context that has
+    not loaded a page of the server yet loads the login page for it."""
+    token = next((c["value"] for c in page.context.cookies() if c["name"] == "csrftoken"), None)
+    if token is None:
+        page.goto(f"{server.url}/login/")
+        token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    return token
 
 
 def no_sideways_scroll(page: Page) -> None:

@@ -22,7 +22,6 @@ def test_a_wide_picture_is_cropped_to_the_cards_ratio(page: Page, server: Server
     picture = tmp_path / "wide.png"
     picture.write_bytes(png_bytes(300, 200))
     # A character of its own: the demo's is shared by the modules on the shared server.
-    page.goto(f"{server.url}/")
     character_id = _api(page, server, "POST", "/characters", {
         "character_id": f"char_crop{size['width']}", "name": "Crop Test",
         "base_persona": "Sits for a portrait."})["character_id"]

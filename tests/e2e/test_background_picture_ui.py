@@ -35,7 +35,6 @@ def test_a_background_picture_is_cropped_to_16_9_and_shown_behind_the_chat(
     picture = tmp_path / "tall.png"
     picture.write_bytes(png_bytes(160, 300))
     # A background of its own: the demo's is shared by the modules on the shared server.
-    page.goto(f"{server.url}/")
     background_id = _api(page, server, "POST", "/backgrounds", {
         "background_id": f"bg_picture{size['width']}", "name": "Picture Test",
         "world_setting": "A quiet coast."})["background_id"]

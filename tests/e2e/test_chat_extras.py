@@ -19,6 +19,7 @@ from tests.e2e.conftest import (
     PHONE,
     SIZES,
     Server,
+    csrf_token,
     instance_new,
     message_act,
     message_send,
@@ -36,8 +37,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
 def _api(page: Page, server: Server, method: str, path: str, body: dict | None = None) -> dict:
-    """The REST API with the browser's own session (and its CSRF token), as the page uses it."""
-    token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    """The REST API with the browser's own session (and its CSRF token), as the page uses it.
+    The page need not be on the server: a logged-in context holds the token."""
+    token = csrf_token(page, server)
     response = page.request.fetch(
         f"{server.url}/api/v1{path}", method=method,
         data=json.dumps(body) if body is not None else None,
@@ -78,7 +80,6 @@ def _group_open(page: Page, server: Server, *, character_id: str, name: str, per
                 order: str, avatar: bool = False) -> str:
     """A new character beside Alserqi in a conversation answered in `order`, its page open;
     the instance id."""
-    page.goto(f"{server.url}/")
     _api(page, server, "POST", "/characters", {
         "character_id": character_id, "name": name, "base_persona": persona})
     if avatar:

@@ -27,7 +27,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
 def _second_character(page: Page, server: Server, name: str) -> str:
-    page.goto(f"{server.url}/")
     character_id = f"char_{name.lower()}"
     _api(page, server, "POST", "/characters", {
         "character_id": character_id, "name": name, "base_persona": f"{name}, a scout."})

@@ -38,7 +38,6 @@ def _account_make(page: Page, server: Server, username: str, password: str) -> N
 def _hostile_setup(page: Page, server: Server) -> dict:
     """B ("bob") shares Mallory, whose greeting is the payload aimed at A's private character;
     A ("admin") starts a conversation with Mallory."""
-    page.goto(f"{server.url}/")
     secret = _api(page, server, "POST", "/characters", {
         "name": "A secret", "base_persona": "Mine.", "visibility": "private"})["character_id"]
     _account_make(page, server, "bob", "bob-password-9")

@@ -51,7 +51,6 @@ def _pending(page: Page) -> dict:
 def test_each_streaming_reply_of_a_group_is_named_with_its_picture_from_its_first_token(
         page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
-    page.goto(f"{server.url}/")
     _api(page, server, "POST", "/characters", {"character_id": "char_wren", "name": "Wren",
                                                 "base_persona": "Wren, a scout."})
     # The member with a picture is a character of its own: the demo's is shared by the modules
@@ -80,7 +79,6 @@ def test_each_streaming_reply_of_a_group_is_named_with_its_picture_from_its_firs
 
 def test_a_groups_title_follows_its_members_without_a_reload(page: Page, server: Server) -> None:
     page.set_viewport_size(DESKTOP)
-    page.goto(f"{server.url}/")
     _api(page, server, "POST", "/characters", {"character_id": "char_mara", "name": "Mara",
                                                 "base_persona": "Mara, a medic."})
     solo = _api(page, server, "POST", "/instances", {"character_id": "char_alserqi"})
@@ -133,7 +131,6 @@ def test_summarize_results_stay_until_dismissed_and_the_recap_due_moves_with_eac
 def test_the_players_line_shows_their_personas_name_and_picture_before_the_reply(
         page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
-    page.goto(f"{server.url}/")
     persona = persona_make(page, server, "Ann")
     token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
     uploaded = page.request.post(

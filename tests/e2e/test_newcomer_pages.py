@@ -118,7 +118,6 @@ def test_the_character_editor_folds_its_sections_with_counts_and_saves_everythin
     page.set_viewport_size(size)
     # Its own copy of the demo's character: the demo's is shared by the modules on the shared
     # server, and this test edits the card.
-    page.goto(f"{server.url}/")
     character_id = _api(page, server, "POST", "/characters/char_alserqi/copy")["character_id"]
     card = _api(page, server, "GET", f"/characters/{character_id}")
     _api(page, server, "PUT", f"/characters/{character_id}", {

@@ -49,7 +49,6 @@ def test_history_rows_put_the_text_above_its_buttons(page: Page, server: Server)
 def test_rename_archive_and_restore_at_phone_width(page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
     page.on("dialog", lambda dialog: dialog.accept())
-    page.goto(f"{server.url}/")
     # A chat of its own: the demo's is shared by the modules on the shared server.
     chat = _api(page, server, "POST", "/instances", {"character_id": "char_alserqi"})["instance_id"]
     page.goto(f"{server.url}/")

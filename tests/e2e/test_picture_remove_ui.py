@@ -33,7 +33,6 @@ def _remove_in_editor(page: Page, url: str) -> list[str]:
 def test_remove_the_picture_calls_the_rest_api(page: Page, server: Server,
                                                tmp_path: Path) -> None:
     # A character of its own: the demo's is shared by the modules on the shared server.
-    page.goto(f"{server.url}/")
     character_id = _api(page, server, "POST", "/characters", {
         "character_id": "char_picture_remove", "name": "Remove Test",
         "base_persona": "Has a picture, for now."})["character_id"]
