@@ -51,15 +51,15 @@ def _pending(page: Page) -> dict:
 def test_each_streaming_reply_of_a_group_is_named_with_its_picture_from_its_first_token(
         page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
-    _api(page, server, "POST", "/characters", {"character_id": "char_wren", "name": "Wren",
+    _api(page, server, "POST", "/characters", {"character_id": "char_wren_live", "name": "Wren",
                                                 "base_persona": "Wren, a scout."})
     # The member with a picture is a character of its own: the demo's is shared by the modules
     # on the shared server.
-    _api(page, server, "POST", "/characters", {"character_id": "char_rook", "name": "Rook",
+    _api(page, server, "POST", "/characters", {"character_id": "char_rook_live", "name": "Rook",
                                                 "base_persona": "Rook, a driver."})
-    avatar_write(server.data / "characters" / "char_rook", png_bytes(20, 30), "png")
+    avatar_write(server.data / "characters" / "char_rook_live", png_bytes(20, 30), "png")
     group = _api(page, server, "POST", "/instances", {
-        "character_ids": ["char_wren", "char_rook"], "reply_order": "everyone"})["instance_id"]
+        "character_ids": ["char_wren_live", "char_rook_live"], "reply_order": "everyone"})["instance_id"]
     page.goto(f"{server.url}/instances/{group}/")
     slow = "The road bends north and the dust rises behind the last truck. " * 3
     server.stub.script(Reply(slow, chunk_size=2, delay=0.04), Reply(slow, chunk_size=2, delay=0.04))
@@ -70,7 +70,7 @@ def test_each_streaming_reply_of_a_group_is_named_with_its_picture_from_its_firs
     screenshot_take(page, "live_state_streaming_wren_390", full_page=False)
     page.wait_for_function(STREAMING_NAME, arg="Rook", timeout=30_000)
     rook = _pending(page)
-    assert rook["picture"] == "/library/characters/char_rook/avatar.png"
+    assert rook["picture"] == "/library/characters/char_rook_live/avatar.png"
     assert len(rook["text"]) < len(slow)  # still streaming
     screenshot_take(page, "live_state_streaming_rook_390", full_page=False)
     turn_wait_done(page)
@@ -79,13 +79,13 @@ def test_each_streaming_reply_of_a_group_is_named_with_its_picture_from_its_firs
 
 def test_a_groups_title_follows_its_members_without_a_reload(page: Page, server: Server) -> None:
     page.set_viewport_size(DESKTOP)
-    _api(page, server, "POST", "/characters", {"character_id": "char_mara", "name": "Mara",
+    _api(page, server, "POST", "/characters", {"character_id": "char_mara_live", "name": "Mara",
                                                 "base_persona": "Mara, a medic."})
     solo = _api(page, server, "POST", "/instances", {"character_id": "char_alserqi"})
     page.goto(f"{server.url}/instances/{solo['instance_id']}/")
     assert page.inner_text("[data-testid=chat-title]") == "Alserqi"
     card = _members_card_open(page)
-    card.locator("select[name=character_id]").select_option("char_mara")
+    card.locator("select[name=character_id]").select_option("char_mara_live")
     card.locator("button:has-text('Add to the story')").click()
     page.wait_for_function("() => document.querySelector('[data-testid=chat-title]')"
                            ".textContent === 'Alserqi & Mara'")
