@@ -6,8 +6,8 @@ Nothing downloads a browser: Playwright is pointed at the system Chromium."""
 
 from __future__ import annotations
 
+import json
 import os
-import re
 import socket
 import subprocess
 import sys
@@ -164,30 +164,61 @@ def server_shared(tmp_path_factory: pytest.TempPathFactory, stub_llm_server: Stu
 @pytest.fixture(scope="module")
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
            stub_llm_server: StubLLM, prepared_data: Prepared) -> Iterator[Server]:
-    """The module's server: its own, or with the module marked `server_shared` the process's."""
+    """The module's server: its own, or with the module marked `server_shared` the process's,
+    whose settings (config.json, modules/) are put back as they were when the module ends."""
     if request.node.get_closest_marker("server_shared"):
-        yield request.getfixturevalue("server_shared")
+        shared = request.getfixturevalue("server_shared")
+        kept = settings_snapshot(shared.data)
+        try:
+            yield shared
+        finally:
+            settings_restore(shared.data, kept)
         return
     yield from _server_run(tmp_path_factory.mktemp("e2e"), stub_llm_server, prepared_data)
 
 
-@pytest.fixture(scope="module")
-def browser_context(server: Server) -> Iterator[BrowserContext]:
-    """A fresh context (cookies, storage) of the process's one Chromium (tests/browser.py)."""
-    context = chromium_shared().new_context(viewport={"width": 1280, "height": 900},
-                                            locale="en-US")
+def settings_snapshot(data: Path) -> dict[Path, bytes]:
+    """The server-wide settings files as bytes: the modules on the shared server run one after
+    another, so a module that saves the settings page (or an account's defaults, kept in
+    modules/) gets them back for the next one, as it would with a server of its own. The
+    server reads these files on every request, so a restore needs no restart."""
+    files = [data / "config.json", *sorted((data / "modules").glob("*.json"))]
+    return {path: path.read_bytes() for path in files if path.is_file()}
+
+
+def settings_restore(data: Path, kept: dict[Path, bytes]) -> None:
+    for path in [data / "config.json", *(data / "modules").glob("*.json")]:
+        if path not in kept:
+            path.unlink(missing_ok=True)
+    for path, content in kept.items():
+        if not path.is_file() or path.read_bytes() != content:
+            path.write_bytes(content)
+
+
+# The login's cookies per server (by its data folder): a module on the shared server starts
+# its context logged in, as the first module of the process left it (a login cost a page and
+# a password hash on every module).
+_logins: dict[str, dict] = {}
+
+
+def context_new(server: Server, **options: object) -> BrowserContext:
+    """A fresh context (cookies, storage) of the process's one Chromium (tests/browser.py),
+    already logged in as admin when this process logged in on `server` before."""
+    state = _logins.get(str(server.data))
+    context = chromium_shared().new_context(**{"viewport": {"width": 1280, "height": 900},
+                                               "locale": "en-US", **options},
+                                            storage_state=state)
     # A wait for the page, not a speed check: it returns as soon as the page is there. At 15 s
     # the base suite failed a third of some modules on a two-core machine at load 25 (issue 31).
     context.set_default_timeout(60_000)
-    try:
-        yield context
-    finally:
-        context.close()
+    return context
 
 
-@pytest.fixture(scope="module")
-def logged_in(server: Server, browser_context: BrowserContext) -> BrowserContext:
-    page = browser_context.new_page()
+def login_ensure(server: Server, context: BrowserContext) -> None:
+    """Log the context in as admin through the login page, unless it came logged in."""
+    if str(server.data) in _logins:
+        return
+    page = context.new_page()
     page.goto(f"{server.url}/")
     page.wait_for_url(f"{server.url}/login/?next=/")
     assert page.title() == "Log in · PersonaLab"
@@ -197,6 +228,21 @@ def logged_in(server: Server, browser_context: BrowserContext) -> BrowserContext
     page.click("button[type=submit]")
     page.wait_for_url(f"{server.url}/")
     page.close()
+    _logins[str(server.data)] = context.storage_state()
+
+
+@pytest.fixture(scope="module")
+def browser_context(server: Server) -> Iterator[BrowserContext]:
+    context = context_new(server)
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def logged_in(server: Server, browser_context: BrowserContext) -> BrowserContext:
+    login_ensure(server, browser_context)
     return browser_context
 
 
@@ -274,11 +320,28 @@ def turn_wait_done(page: Page) -> None:
 
 
 def instance_new(page: Page, server: Server) -> str:
-    """Start an instance of the demo character from the home page; its id."""
-    page.goto(f"{server.url}/")
-    page.click("form[action='/instances/new'] button[type=submit]")
-    page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
-    return page.url.rstrip("/").rsplit("/", 1)[1]
+    """A new chat with the demo character, open in `page`; its id. Made through the REST API
+    with the page's session, as the page's own scripts call it: the home page's form, which
+    went through the home page first (a render of every chat on the shared server), is what
+    test_browser.py's start of a chat tests."""
+    made = page.request.post(f"{server.url}/api/v1/instances",
+                             data=json.dumps({"character_id": "char_alserqi"}),
+                             headers={"X-CSRFToken": csrf_token(page, server),
+                                      "Content-Type": "application/json"})
+    assert made.ok, made.text()
+    instance_id = made.json()["instance_id"]
+    page.goto(f"{server.url}/instances/{instance_id}/")
+    return instance_id
+
+
+def csrf_token(page: Page, server: Server) -> str:
+    """The CSRF token of the page's context (its login left the cookie); a context that has
+    not loaded a page of the server yet loads the login page for it."""
+    token = next((c["value"] for c in page.context.cookies() if c["name"] == "csrftoken"), None)
+    if token is None:
+        page.goto(f"{server.url}/login/")
+        token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    return token
 
 
 def no_sideways_scroll(page: Page) -> None:

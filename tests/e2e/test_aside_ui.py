@@ -29,7 +29,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 def test_an_aside_is_answered_in_the_side_panel_and_not_in_the_story(
         page: Page, server: Server, size: dict) -> None:
     page.set_viewport_size(size)
-    page.goto(f"{server.url}/")
     character_id = f"char_wren_side{size['width']}"
     _api(page, server, "POST", "/characters", {
         "character_id": character_id, "name": "Wren", "base_persona": "A quiet scout."})
@@ -66,7 +65,6 @@ def test_an_aside_is_answered_in_the_side_panel_and_not_in_the_story(
 def test_a_member_added_in_the_drawer_can_be_spoken_to_aside_without_a_reload(
         page: Page, server: Server) -> None:
     page.set_viewport_size({"width": 1280, "height": 900})
-    page.goto(f"{server.url}/")
     _api(page, server, "POST", "/characters", {
         "character_id": "char_wren_aside", "name": "Wren Aside", "base_persona": "A quiet scout."})
     created = _api(page, server, "POST", "/instances", {"character_id": "char_alserqi",

@@ -9,9 +9,10 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.e2e.conftest import SIZES, Server, no_sideways_scroll, screenshot_take
+from tests.e2e.test_chat_extras import _api
 from tests.library.test_character_avatar import png_bytes, png_size
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
 @SIZES
@@ -20,14 +21,18 @@ def test_a_wide_picture_is_cropped_to_the_cards_ratio(page: Page, server: Server
     page.set_viewport_size(size)
     picture = tmp_path / "wide.png"
     picture.write_bytes(png_bytes(300, 200))
-    page.goto(f"{server.url}/library/characters/char_alserqi/")
+    # A character of its own: the demo's is shared by the modules on the shared server.
+    character_id = _api(page, server, "POST", "/characters", {
+        "character_id": f"char_crop{size['width']}", "name": "Crop Test",
+        "base_persona": "Sits for a portrait."})["character_id"]
+    page.goto(f"{server.url}/library/characters/{character_id}/")
     page.set_input_files("input[name=avatar]", str(picture))
     page.locator("[data-role=avatar-preview]:visible").wait_for()
     no_sideways_scroll(page)
     screenshot_take(page, f"62_avatar_crop_{size['width']}", full_page=False)
     with page.expect_navigation():
         page.click("#character-form button[type=submit]")
-    stored = (server.data / "characters" / "char_alserqi" / "avatar.png").read_bytes()
+    stored = (server.data / "characters" / character_id / "avatar.png").read_bytes()
     width, height = png_size(stored)
     assert (width, height) == (133, 200)
     assert page.locator("img[data-role=avatar-now]").count() == 1

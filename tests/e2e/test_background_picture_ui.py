@@ -13,7 +13,7 @@ from tests.e2e.conftest import SIZES, Server, no_sideways_scroll, screenshot_tak
 from tests.e2e.test_chat_extras import _api
 from tests.library.test_character_avatar import png_bytes
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
 def _jpeg_size(data: bytes) -> tuple[int, int]:
@@ -34,21 +34,25 @@ def test_a_background_picture_is_cropped_to_16_9_and_shown_behind_the_chat(
     page.set_viewport_size(size)
     picture = tmp_path / "tall.png"
     picture.write_bytes(png_bytes(160, 300))
-    page.goto(f"{server.url}/library/backgrounds/bg_wasteland/")
+    # A background of its own: the demo's is shared by the modules on the shared server.
+    background_id = _api(page, server, "POST", "/backgrounds", {
+        "background_id": f"bg_picture{size['width']}", "name": "Picture Test",
+        "world_setting": "A quiet coast."})["background_id"]
+    page.goto(f"{server.url}/library/backgrounds/{background_id}/")
     page.set_input_files("input[name=picture]", str(picture))
     page.locator("[data-role=avatar-preview]:visible").wait_for()
     no_sideways_scroll(page)
     screenshot_take(page, f"background_picture_crop_{size['width']}", full_page=False)
     with page.expect_navigation():
         page.click("#background-form button[type=submit]")
-    stored = (server.data / "backgrounds" / "bg_wasteland" / "avatar.jpg").read_bytes()
+    stored = (server.data / "backgrounds" / background_id / "avatar.jpg").read_bytes()
     assert _jpeg_size(stored) == (160, 90)
     assert page.locator("img[data-role=avatar-now]").count() == 1
     chat = _api(page, server, "POST", "/instances", {"character_id": "char_alserqi",
-                                                     "background_id": "bg_wasteland"})
+                                                     "background_id": background_id})
     page.goto(f"{server.url}/instances/{chat['instance_id']}/")
     backdrop = page.locator("[data-testid=chat-backdrop]")
-    assert backdrop.get_attribute("src") == "/library/backgrounds/bg_wasteland/picture"
+    assert backdrop.get_attribute("src") == f"/library/backgrounds/{background_id}/picture"
     assert page.evaluate("() => document.querySelector('[data-testid=chat-backdrop]').naturalWidth") == 160
     # Behind the words: a tap on the input still lands on the input.
     box = page.locator("[data-testid=input]").bounding_box()

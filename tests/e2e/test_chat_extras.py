@@ -19,6 +19,7 @@ from tests.e2e.conftest import (
     PHONE,
     SIZES,
     Server,
+    csrf_token,
     instance_new,
     message_act,
     message_send,
@@ -32,18 +33,28 @@ from tests.stub_llm import Reply, refused_url
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
 def _api(page: Page, server: Server, method: str, path: str, body: dict | None = None) -> dict:
-    """The REST API with the browser's own session (and its CSRF token), as the page uses it."""
-    token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    """The REST API with the browser's own session (and its CSRF token), as the page uses it.
+    The page need not be on the server: a logged-in context holds the token."""
+    token = csrf_token(page, server)
     response = page.request.fetch(
         f"{server.url}/api/v1{path}", method=method,
         data=json.dumps(body) if body is not None else None,
         headers={"X-CSRFToken": token, "Content-Type": "application/json"})
     assert response.ok, response.text()
     return response.json()
+
+
+def persona_make(page: Page, server: Server, name: str) -> str:
+    """A persona of admin's that is not the account's default (an account's first persona
+    becomes its default): the modules on the shared server share the account, and one names
+    the player by their account when they have no persona."""
+    persona = _api(page, server, "POST", "/personas", {"name": name})["persona_id"]
+    _api(page, server, "PUT", f"/personas/{persona}", {"default": False})
+    return persona
 
 
 def _sent(server: Server) -> str:
@@ -69,7 +80,6 @@ def _group_open(page: Page, server: Server, *, character_id: str, name: str, per
                 order: str, avatar: bool = False) -> str:
     """A new character beside Alserqi in a conversation answered in `order`, its page open;
     the instance id."""
-    page.goto(f"{server.url}/")
     _api(page, server, "POST", "/characters", {
         "character_id": character_id, "name": name, "base_persona": persona})
     if avatar:

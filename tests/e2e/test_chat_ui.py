@@ -1,15 +1,15 @@
 """The chat page a player lives in, at phone (390×844) and laptop (1366×900) size: layout and
 hit-testing, rendered Markdown that never runs script, swipes after several turns, inline edit /
 delete / undo, paging of long sessions, dark mode, the language switch, visible progress, and
-typed text that survives a reload and a server outage. Screenshots go to tests/e2e/screenshots/.
+the budget bar. Screenshots go to tests/e2e/screenshots/.
 
-One Daphne server and one Chromium for the module; each test starts its own instance."""
+On the process's shared Daphne and Chromium; each test starts its own instance. (Typed text
+that survives a reload and a server outage: tests/e2e/test_server_outage.py.)"""
 
 from __future__ import annotations
 
 import json
 import re
-import time
 from typing import TYPE_CHECKING
 
 import pytest
@@ -37,7 +37,7 @@ _missing = browser_missing_reason()
 if _missing:
     pytest.skip(_missing, allow_module_level=True)
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 def _hit(page: Page, testid: str) -> bool:
     """True when a tap at the centre of the element lands on that element."""
@@ -374,39 +374,6 @@ def test_summarize_shows_its_stage_and_time_and_what_changed(page: Page, server:
     assert page.js_errors == []
 
 
-def test_typed_text_survives_a_reload_and_a_server_outage(page: Page, server: Server) -> None:
-    page.set_viewport_size(PHONE)
-    instance_id = _new_instance(page, server)
-    page.fill("[data-testid=input]", "A draft I have not sent.")
-    page.reload()
-    assert page.input_value("[data-testid=input]") == "A draft I have not sent."
-    server.stop()
-    try:
-        page.wait_for_selector("[data-testid=connection]:visible")
-        page.fill("[data-testid=input]", "Sent while the server was down.")
-        page.press("[data-testid=input]", "Enter")
-        assert page.input_value("[data-testid=input]") == "Sent while the server was down."
-        banner = page.locator("[data-testid=connection]")
-        assert "kept" in banner.inner_text()
-        box = banner.bounding_box()
-        assert box["y"] + box["height"] <= PHONE["height"]  # next to the input, not below the fold
-        screenshot_take(page, "30_disconnected_390", full_page=False)
-    finally:
-        server.start()
-    server.stub.script(Reply("Welcome back."))
-    page.wait_for_selector("[data-testid=connection]", state="hidden", timeout=30_000)
-    turn_wait_done(page)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        contents = [line.get("content") for line in server.session_lines(instance_id)]
-        if "Sent while the server was down." in contents:
-            break
-        time.sleep(0.2)
-    assert "Sent while the server was down." in contents
-    assert page.input_value("[data-testid=input]") == ""
-    screenshot_take(page, "31_reconnected_390", full_page=False)
-
-
 def test_the_budget_bar_colours_the_conversation_as_its_legend_says(
         page: Page, server: Server) -> None:
     page.set_viewport_size(DESKTOP)
@@ -433,6 +400,6 @@ def test_the_budget_bar_colours_the_conversation_as_its_legend_says(
     page.wait_for_selector("#section-bar")
     bar = page.eval_on_selector_all(
         "#section-bar span", "els => els.map(e => [e.className, e.title.split(':')[0]])")
-    assert dict((name, cls) for cls, name in bar)["conversation"] == "seg-history"
+    assert {name: cls for cls, name in bar}["conversation"] == "seg-history"
     assert all(cls in ("seg-head", "seg-middle", "seg-history") for cls, _ in bar)
     assert page.js_errors == []

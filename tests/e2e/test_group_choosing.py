@@ -32,7 +32,6 @@ WATCH = """() => { window.__names = [];
 def test_a_group_bubble_says_who_is_being_chosen_then_names_the_speaker(
         page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
-    page.goto(f"{server.url}/")
     _api(page, server, "POST", "/characters", {"character_id": "char_ivy", "name": "Ivy",
                                                 "base_persona": "Ivy, a pilot."})
     group = _api(page, server, "POST", "/instances", {

@@ -18,7 +18,7 @@ from tests.library.test_cards import tiny_png
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
 def _member_make(page: Page, server: Server, name: str) -> str:
@@ -32,7 +32,6 @@ def test_a_group_of_three_is_made_and_changed_by_names_and_pictures(
         page: Page, server: Server, size: dict) -> None:
     page.add_init_script(path=str(AXE))
     page.set_viewport_size(size)
-    page.goto(f"{server.url}/")
     tag = str(size["width"])
     ann, bob, cy = (_member_make(page, server, f"{name}{tag}") for name in ("Ann", "Bob", "Cy"))
     (server.store.character_dir(bob) / "avatar.png").write_bytes(tiny_png())

@@ -27,8 +27,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
 def _second_character(page: Page, server: Server, name: str) -> str:
-    page.goto(f"{server.url}/")
-    character_id = f"char_{name.lower()}"
+    character_id = f"char_{name.lower()}_start"  # no other shared module uses it
     _api(page, server, "POST", "/characters", {
         "character_id": character_id, "name": name, "base_persona": f"{name}, a scout."})
     return character_id

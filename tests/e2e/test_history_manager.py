@@ -30,7 +30,7 @@ _missing = browser_missing_reason()
 if _missing:
     pytest.skip(_missing, allow_module_level=True)
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 LONG = "\n\n".join(f"Paragraph {n}: the caravan moved on through the dust." for n in range(1, 13))
 

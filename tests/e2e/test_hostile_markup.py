@@ -6,36 +6,15 @@ delete URL, A's character is still there, and no script of the payload runs."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
+import pytest
 from playwright.sync_api import Page, Request
 
-from tests.e2e.conftest import ROOT, Server, message_send, screenshot_take, turn_wait_done
+from tests.browser import chromium_shared
+from tests.e2e.conftest import Server, message_send, screenshot_take, turn_wait_done
+from tests.e2e.test_chat_extras import _api
 from tests.stub_llm import Reply
 
-_SETUP = """
-import django, json, sys
-django.setup()
-from django.contrib.auth import get_user_model
-from django.conf import settings
-from personalab.lib.filestore.store import FileStore
-from library.character_services import character_save
-from chat.services.instances import instance_create
-hostile = sys.argv[1]
-store = FileStore(settings.PERSONALAB_DATA_DIR)
-users = get_user_model().objects
-admin = users.get(username="admin")
-bob = users.filter(username="bob").first() or users.create_user("bob", password="bob-password-9")
-secret = character_save(store, user=admin, data={"name": "A secret", "base_persona": "Mine.",
-                                                 "visibility": "private"})
-mallory = character_save(store, user=bob, data={"name": "Mallory", "base_persona": "A trickster.",
-                                                "greeting": hostile.replace("SECRET", secret),
-                                                "visibility": "shared"})
-instance = instance_create(store, owner=admin, character_id=mallory)
-print(json.dumps({"secret": secret, "instance": instance}))
-"""
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 HOSTILE = ('<div data-hx-post="/library/characters/SECRET/delete" data-hx-trigger="load">a</div>\n'
            '<div data-hx-get="/library/" data-hx-trigger="load" data-hx-on--after-request='
@@ -45,16 +24,44 @@ HOSTILE = ('<div data-hx-post="/library/characters/SECRET/delete" data-hx-trigge
            '<span style="position:fixed;inset:0" onmouseover="window.pwned=1">c</span>')
 
 
-def _hostile_setup(server: Server) -> dict:
-    done = subprocess.run([sys.executable, "-c", _SETUP, HOSTILE], cwd=ROOT, check=True,
-                          capture_output=True, text=True, timeout=120,
-                          env={**server.env, "DJANGO_SETTINGS_MODULE": "personalab.settings"})
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def _account_make(page: Page, server: Server, username: str, password: str) -> None:
+    """A second account, made by the admin in Django's admin as a deployment makes one (no
+    manage.py: the subprocess that made it cost about 4 s of CPU)."""
+    token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    made = page.request.post(f"{server.url}/admin/auth/user/add/", form={
+        "csrfmiddlewaretoken": token, "username": username, "usable_password": "true",
+        "password1": password, "password2": password, "_save": "Save"},
+        headers={"Referer": f"{server.url}/admin/auth/user/add/"})
+    assert made.ok and "/admin/auth/user/add/" not in made.url, made.text()[:2000]
+
+
+def _hostile_setup(page: Page, server: Server) -> dict:
+    """B ("bob") shares Mallory, whose greeting is the payload aimed at A's private character;
+    A ("admin") starts a conversation with Mallory."""
+    secret = _api(page, server, "POST", "/characters", {
+        "name": "A secret", "base_persona": "Mine.", "visibility": "private"})["character_id"]
+    _account_make(page, server, "bob", "bob-password-9")
+    bob = chromium_shared().new_context()
+    try:
+        bobs = bob.new_page()
+        bobs.goto(f"{server.url}/login/")
+        bobs.fill("input[name=username]", "bob")
+        bobs.fill("input[name=password]", "bob-password-9")
+        bobs.click("button[type=submit]")
+        bobs.wait_for_url(f"{server.url}/")
+        mallory = _api(bobs, server, "POST", "/characters", {
+            "name": "Mallory", "base_persona": "A trickster.",
+            "greeting": HOSTILE.replace("SECRET", secret), "visibility": "shared"})
+    finally:
+        bob.close()
+    instance = _api(page, server, "POST", "/instances",
+                    {"character_id": mallory["character_id"]})["instance_id"]
+    return {"secret": secret, "instance": instance}
 
 
 def test_a_hostile_greeting_and_reply_send_nothing_and_run_nothing(page: Page,
                                                                   server: Server) -> None:
-    ids = _hostile_setup(server)
+    ids = _hostile_setup(page, server)
     secret = ids["secret"]
     requests: list[Request] = []
     page.on("request", lambda request: requests.append(request))

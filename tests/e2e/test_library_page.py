@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from playwright.sync_api import Page
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
 def _png_card(path: Path, name: str) -> Path:

@@ -1,7 +1,8 @@
 """The chat page keeps up without a reload: a streaming reply is named, with its picture, from
 its first token (each member of a group its own); Summarize's result stays until dismissed,
 its elapsed time starts at 0 on each run; the recap due moves after each turn; a group's title
-follows its members. Screenshots go to tests/e2e/screenshots/."""
+follows its members. Screenshots go to tests/e2e/screenshots/. (A Summarize cut by the server
+going down: tests/e2e/test_server_outage.py, the module that stops its server.)"""
 
 from __future__ import annotations
 
@@ -21,9 +22,9 @@ from tests.e2e.conftest import (
     screenshot_take,
     turn_wait_done,
 )
-from tests.e2e.test_chat_extras import _api, _members_card_open
-from tests.stub_llm import Hang, Reply
+from tests.e2e.test_chat_extras import _api, _members_card_open, persona_make
 from tests.library.test_character_avatar import png_bytes
+from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -32,7 +33,7 @@ _missing = browser_missing_reason()
 if _missing:
     pytest.skip(_missing, allow_module_level=True)
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 STREAMING_NAME = """name => { const bubble = [...document.querySelectorAll('#messages .msg.assistant.pending')].pop();
   return !!bubble && bubble.querySelector('.text').textContent.length > 0
@@ -50,12 +51,15 @@ def _pending(page: Page) -> dict:
 def test_each_streaming_reply_of_a_group_is_named_with_its_picture_from_its_first_token(
         page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
-    avatar_write(server.data / "characters" / "char_alserqi", png_bytes(20, 30), "png")
-    page.goto(f"{server.url}/")
-    _api(page, server, "POST", "/characters", {"character_id": "char_wren", "name": "Wren",
+    _api(page, server, "POST", "/characters", {"character_id": "char_wren_live", "name": "Wren",
                                                 "base_persona": "Wren, a scout."})
+    # The member with a picture is a character of its own: the demo's is shared by the modules
+    # on the shared server.
+    _api(page, server, "POST", "/characters", {"character_id": "char_rook_live", "name": "Rook",
+                                                "base_persona": "Rook, a driver."})
+    avatar_write(server.data / "characters" / "char_rook_live", png_bytes(20, 30), "png")
     group = _api(page, server, "POST", "/instances", {
-        "character_ids": ["char_wren", "char_alserqi"], "reply_order": "everyone"})["instance_id"]
+        "character_ids": ["char_wren_live", "char_rook_live"], "reply_order": "everyone"})["instance_id"]
     page.goto(f"{server.url}/instances/{group}/")
     slow = "The road bends north and the dust rises behind the last truck. " * 3
     server.stub.script(Reply(slow, chunk_size=2, delay=0.04), Reply(slow, chunk_size=2, delay=0.04))
@@ -64,25 +68,24 @@ def test_each_streaming_reply_of_a_group_is_named_with_its_picture_from_its_firs
     wren = _pending(page)
     assert (wren["name"], wren["picture"], wren["initial"]) == ("Wren", None, "W")
     screenshot_take(page, "live_state_streaming_wren_390", full_page=False)
-    page.wait_for_function(STREAMING_NAME, arg="Alserqi", timeout=30_000)
-    alserqi = _pending(page)
-    assert alserqi["picture"] == "/library/characters/char_alserqi/avatar.png"
-    assert len(alserqi["text"]) < len(slow)  # still streaming
-    screenshot_take(page, "live_state_streaming_alserqi_390", full_page=False)
+    page.wait_for_function(STREAMING_NAME, arg="Rook", timeout=30_000)
+    rook = _pending(page)
+    assert rook["picture"] == "/library/characters/char_rook_live/avatar.png"
+    assert len(rook["text"]) < len(slow)  # still streaming
+    screenshot_take(page, "live_state_streaming_rook_390", full_page=False)
     turn_wait_done(page)
     assert page.js_errors == []
 
 
 def test_a_groups_title_follows_its_members_without_a_reload(page: Page, server: Server) -> None:
     page.set_viewport_size(DESKTOP)
-    page.goto(f"{server.url}/")
-    _api(page, server, "POST", "/characters", {"character_id": "char_mara", "name": "Mara",
+    _api(page, server, "POST", "/characters", {"character_id": "char_mara_live", "name": "Mara",
                                                 "base_persona": "Mara, a medic."})
     solo = _api(page, server, "POST", "/instances", {"character_id": "char_alserqi"})
     page.goto(f"{server.url}/instances/{solo['instance_id']}/")
     assert page.inner_text("[data-testid=chat-title]") == "Alserqi"
     card = _members_card_open(page)
-    card.locator("select[name=character_id]").select_option("char_mara")
+    card.locator("select[name=character_id]").select_option("char_mara_live")
     card.locator("button:has-text('Add to the story')").click()
     page.wait_for_function("() => document.querySelector('[data-testid=chat-title]')"
                            ".textContent === 'Alserqi & Mara'")
@@ -128,8 +131,7 @@ def test_summarize_results_stay_until_dismissed_and_the_recap_due_moves_with_eac
 def test_the_players_line_shows_their_personas_name_and_picture_before_the_reply(
         page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
-    page.goto(f"{server.url}/")
-    persona = _api(page, server, "POST", "/personas", {"name": "Ann"})["persona_id"]
+    persona = persona_make(page, server, "Ann")
     token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
     uploaded = page.request.post(
         f"{server.url}/api/v1/personas/{persona}/avatar", headers={"X-CSRFToken": token},
@@ -148,26 +150,3 @@ def test_the_players_line_shows_their_personas_name_and_picture_before_the_reply
     screenshot_take(page, "live_state_persona_line_390", full_page=False)
     turn_wait_done(page)
     assert page.js_errors == []
-
-
-def test_a_summarize_cut_by_the_server_going_down_says_it_stopped(page: Page,
-                                                                  server: Server) -> None:
-    page.set_viewport_size(DESKTOP)
-    instance_new(page, server)
-    server.stub.script(Reply("Noted."))
-    message_send(page, "Remember the lighthouse.")
-    turn_wait_done(page)
-    # A summary is asked for without streaming: the model's answer never comes, so the crash
-    # below cuts the action while it runs.
-    server.stub.script(Hang(120))
-    page.click("[data-memory-action=summarize]")
-    page.wait_for_function("() => /[1-9] s/.test(document.getElementById('memory-elapsed').textContent)")
-    server.process.kill()  # a crash: no graceful end for the request in flight
-    server.process.wait(timeout=10)
-    try:
-        page.wait_for_function("() => /Stopped/.test(document.getElementById('memory-result').textContent)",
-                               timeout=30_000)
-        assert page.locator("[data-testid=memory-result-dismiss]").is_visible()
-        screenshot_take(page, "live_state_summarize_stopped_1366", full_page=False)
-    finally:
-        server.start()

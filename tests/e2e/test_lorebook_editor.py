@@ -15,7 +15,7 @@ from tests.e2e.test_accessibility import AXE
 from tests.e2e.test_accessibility import RUN as AXE_RUN
 from tests.e2e.test_sillytavern_files import _st_entry
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
 def _book_import(page: Page, server: Server, tmp_path: Path, name: str) -> str:

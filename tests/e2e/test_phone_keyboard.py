@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.browser import chromium_shared
 from tests.e2e.conftest import (
     PHONE,
     Server,
     browser_missing_reason,
+    context_new,
+    login_ensure,
     screenshot_take,
     turn_wait_done,
 )
@@ -30,7 +31,7 @@ _missing = browser_missing_reason()
 if _missing:
     pytest.skip(_missing, allow_module_level=True)
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 KEYBOARD_OPEN = {"width": 390, "height": 500}
 
@@ -38,18 +39,13 @@ KEYBOARD_OPEN = {"width": 390, "height": 500}
 @pytest.fixture
 def phone(server: Server) -> Iterator[Page]:
     """A logged-in page of a phone: mobile viewport, touch, 3× pixels, an English browser."""
-    context = chromium_shared().new_context(viewport=PHONE, is_mobile=True, has_touch=True,
-                                            device_scale_factor=3, locale="en-US")
-    context.set_default_timeout(15_000)
+    context = context_new(server, viewport=PHONE, is_mobile=True, has_touch=True,
+                          device_scale_factor=3)
+    login_ensure(server, context)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.js_errors = errors
-    page.goto(f"{server.url}/login/")
-    page.fill("input[name=username]", "admin")
-    page.fill("input[name=password]", server.password)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{server.url}/")
     server.stub.reset()
     try:
         yield page
@@ -78,6 +74,7 @@ def test_the_keyboard_opening_keeps_the_conversation_the_input_and_the_newest_li
         phone: Page, server: Server) -> None:
     page = phone
     page.goto(f"{server.url}/")
+    page.select_option("form[action='/instances/new'] select[name=character_id]", "char_alserqi")
     page.tap("form[action='/instances/new'] button[type=submit]")
     page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
     page.wait_for_selector(".msg[tabindex]")  # the page's script is wired (a loaded machine)

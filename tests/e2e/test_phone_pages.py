@@ -1,6 +1,7 @@
 """The pages around the chat at phone width: nothing may stick out past the right edge (the
 page hides horizontal overflow, so whatever sticks out is cut off and unreachable), and the
-history manager's rows read top to bottom at any width. Uses the seeded demo instance."""
+history manager's rows read top to bottom at any width. Reads the seeded demo instance;
+renames and archives a chat of its own."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import PHONE, Server, browser_missing_reason, screenshot_take, topnav_open
+from tests.e2e.test_chat_extras import _api
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -18,7 +20,7 @@ _missing = browser_missing_reason()
 if _missing:
     pytest.skip(_missing, allow_module_level=True)
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 CUT_OFF = """() => [...document.querySelectorAll('main *')]
   .filter(e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.right > innerWidth + 1; })
@@ -47,16 +49,18 @@ def test_history_rows_put_the_text_above_its_buttons(page: Page, server: Server)
 def test_rename_archive_and_restore_at_phone_width(page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
     page.on("dialog", lambda dialog: dialog.accept())
+    # A chat of its own: the demo's is shared by the modules on the shared server.
+    chat = _api(page, server, "POST", "/instances", {"character_id": "char_alserqi"})["instance_id"]
     page.goto(f"{server.url}/")
-    item = page.locator(".instance-item", has=page.locator('a[href="/instances/inst_001/"]'))
+    item = page.locator(".instance-item", has=page.locator(f'a[href="/instances/{chat}/"]'))
     item.get_by_test_id("instance-manage-toggle").click()
     screenshot_take(page, "41_phone_manage")
     assert page.evaluate(CUT_OFF) == []
     item.get_by_test_id("instance-name").fill("Phone run")
     item.get_by_test_id("instance-rename").click()
     page.wait_for_url(f"{server.url}/")
-    assert server.instance_state("inst_001")["name"] == "Phone run"
-    item = page.locator(".instance-item", has=page.locator('a[href="/instances/inst_001/"]'))
+    assert server.instance_state(chat)["name"] == "Phone run"
+    item = page.locator(".instance-item", has=page.locator(f'a[href="/instances/{chat}/"]'))
     assert "Phone run" in item.inner_text()
 
     item.get_by_test_id("instance-manage-toggle").click()
@@ -65,11 +69,11 @@ def test_rename_archive_and_restore_at_phone_width(page: Page, server: Server) -
     archived.wait_for()
     screenshot_take(page, "41_phone_archived")
     assert page.evaluate(CUT_OFF) == []
-    assert server.instance_state("inst_001")["archived"] is True
+    assert server.instance_state(chat)["archived"] is True
     archived.get_by_test_id("instance-restore").click()
     page.wait_for_load_state()
     assert page.get_by_test_id("archived-instances").count() == 0
-    assert server.instance_state("inst_001")["archived"] is False
+    assert server.instance_state(chat)["archived"] is False
     assert page.js_errors == []
 
 

@@ -10,10 +10,10 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.e2e.conftest import Server
-from tests.e2e.test_chat_extras import _api
+from tests.e2e.test_chat_extras import _api, persona_make
 from tests.library.test_character_avatar import png_bytes
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
 def _remove_in_editor(page: Page, url: str) -> list[str]:
@@ -32,13 +32,17 @@ def _remove_in_editor(page: Page, url: str) -> list[str]:
 
 def test_remove_the_picture_calls_the_rest_api(page: Page, server: Server,
                                                tmp_path: Path) -> None:
-    (server.data / "characters" / "char_alserqi" / "avatar.png").write_bytes(png_bytes(2, 3))
-    calls = _remove_in_editor(page, f"{server.url}/library/characters/char_alserqi/")
-    assert any(c.startswith("DELETE ") and c.endswith("/api/v1/characters/char_alserqi/picture")
+    # A character of its own: the demo's is shared by the modules on the shared server.
+    character_id = _api(page, server, "POST", "/characters", {
+        "character_id": "char_picture_remove", "name": "Remove Test",
+        "base_persona": "Has a picture, for now."})["character_id"]
+    (server.data / "characters" / character_id / "avatar.png").write_bytes(png_bytes(2, 3))
+    calls = _remove_in_editor(page, f"{server.url}/library/characters/{character_id}/")
+    assert any(c.startswith("DELETE ") and c.endswith(f"/api/v1/characters/{character_id}/picture")
                for c in calls), calls
-    assert not list((server.data / "characters" / "char_alserqi").glob("avatar.*"))
+    assert not list((server.data / "characters" / character_id).glob("avatar.*"))
 
-    persona = _api(page, server, "POST", "/personas", {"name": "Mira"})
+    persona = {"persona_id": persona_make(page, server, "Mira")}
     picture = tmp_path / "mira.png"
     picture.write_bytes(png_bytes(20, 30))
     page.goto(f"{server.url}/library/personas/{persona['persona_id']}/")

@@ -11,7 +11,7 @@ from playwright.sync_api import Page
 from tests.chat.test_prompt_manager import _preset
 from tests.e2e.conftest import DESKTOP, Server, instance_new, screenshot_take
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
 def test_a_preset_imported_from_the_drawer_lists_its_blocks(page: Page, server: Server,

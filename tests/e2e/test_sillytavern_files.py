@@ -31,7 +31,7 @@ _missing = browser_missing_reason()
 if _missing:
     pytest.skip(_missing, allow_module_level=True)
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
 def _st_entry(uid: int, key: list[str], content: str, **fields) -> dict:

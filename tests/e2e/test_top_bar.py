@@ -23,7 +23,7 @@ _missing = browser_missing_reason()
 if _missing:
     pytest.skip(_missing, allow_module_level=True)
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 PAGES = {"Chats": "/", "Library": "/library/", "Personas": "/library/personas/", "Settings": "/settings/"}
 

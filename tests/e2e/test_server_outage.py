@@ -1,12 +1,19 @@
-"""A reply cut by a kill -9 of the server: after the restart its "Prompt" link opens the prompt
-inspector with what was sent, and says the reply was interrupted (it opened "Not found")."""
+"""The chat page through a server outage: a reply cut by a kill -9 of the server (after the
+restart its "Prompt" link opens the prompt inspector with what was sent, and says the reply was
+interrupted; it opened "Not found"), a reply cut by a stop, typed text kept while the server is
+down, and a Summarize the server's crash cut.
+
+The one browser module that stops and starts its server: the others share the process's
+(tests/e2e/conftest.py, `server_shared`), so the tests that take a server down live here."""
 
 from __future__ import annotations
 
 import signal
+import time
 from typing import TYPE_CHECKING
 
 from tests.e2e.conftest import (
+    DESKTOP,
     PHONE,
     Server,
     instance_new,
@@ -15,7 +22,7 @@ from tests.e2e.conftest import (
     screenshot_take,
     turn_wait_done,
 )
-from tests.stub_llm import Reply
+from tests.stub_llm import Hang, Reply
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -81,3 +88,59 @@ def test_a_reply_cut_by_a_server_outage_shows_as_kept_once_the_server_is_back(
     message_send(page, "And now?")
     turn_wait_done(page)
     assert page.locator("#messages .msg.assistant .text").last.inner_text() == "The last lamp is lit."
+
+
+def test_typed_text_survives_a_reload_and_a_server_outage(page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    instance_id = instance_new(page, server)
+    page.fill("[data-testid=input]", "A draft I have not sent.")
+    page.reload()
+    assert page.input_value("[data-testid=input]") == "A draft I have not sent."
+    server.stop()
+    try:
+        page.wait_for_selector("[data-testid=connection]:visible")
+        page.fill("[data-testid=input]", "Sent while the server was down.")
+        page.press("[data-testid=input]", "Enter")
+        assert page.input_value("[data-testid=input]") == "Sent while the server was down."
+        banner = page.locator("[data-testid=connection]")
+        assert "kept" in banner.inner_text()
+        box = banner.bounding_box()
+        assert box["y"] + box["height"] <= PHONE["height"]  # next to the input, not below the fold
+        screenshot_take(page, "30_disconnected_390", full_page=False)
+    finally:
+        server.start()
+    server.stub.script(Reply("Welcome back."))
+    page.wait_for_selector("[data-testid=connection]", state="hidden", timeout=30_000)
+    turn_wait_done(page)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        contents = [line.get("content") for line in server.session_lines(instance_id)]
+        if "Sent while the server was down." in contents:
+            break
+        time.sleep(0.2)
+    assert "Sent while the server was down." in contents
+    assert page.input_value("[data-testid=input]") == ""
+    screenshot_take(page, "31_reconnected_390", full_page=False)
+
+
+def test_a_summarize_cut_by_the_server_going_down_says_it_stopped(page: Page,
+                                                                  server: Server) -> None:
+    page.set_viewport_size(DESKTOP)
+    instance_new(page, server)
+    server.stub.script(Reply("Noted."))
+    message_send(page, "Remember the lighthouse.")
+    turn_wait_done(page)
+    # A summary is asked for without streaming: the model's answer never comes, so the crash
+    # below cuts the action while it runs.
+    server.stub.script(Hang(120))
+    page.click("[data-memory-action=summarize]")
+    page.wait_for_function("() => /[1-9] s/.test(document.getElementById('memory-elapsed').textContent)")
+    server.process.kill()  # a crash: no graceful end for the request in flight
+    server.process.wait(timeout=10)
+    try:
+        page.wait_for_function("() => /Stopped/.test(document.getElementById('memory-result').textContent)",
+                               timeout=30_000)
+        assert page.locator("[data-testid=memory-result-dismiss]").is_visible()
+        screenshot_take(page, "live_state_summarize_stopped_1366", full_page=False)
+    finally:
+        server.start()
