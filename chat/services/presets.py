@@ -11,6 +11,7 @@ from library.regex_scripts import MAX_SCRIPTS, scripts_checked, scripts_import_c
 from personalab.lib.errors import Invalid
 from personalab.lib.generation import ST_PRESET_KEYS, GenerationError, generation_from_st_preset
 from personalab.lib.prompt_manager import (
+    UTILITY_DEFAULTS,
     blocks_check,
     prompt_blocks_from_st_preset,
     st_preset_prompts,
@@ -85,11 +86,13 @@ def manager_from_preset(preset: Any, current: dict[str, Any],
 
 
 def preset_sampling(preset: Any) -> dict[str, Any] | None:
-    """The preset's samplers; None when it has none but carries prompts or scripts."""
+    """The preset's samplers; None when it has none but carries prompts, scripts or utility
+    prompts."""
     try:
         return generation_from_st_preset(preset)
     except GenerationError:
-        if isinstance(preset, dict) and (preset.get("prompts") or preset.get("extensions")):
+        if isinstance(preset, dict) and (preset.get("prompts") or preset.get("extensions")
+                                         or any(key in preset for key in UTILITY_DEFAULTS)):
             return None
         raise
 
