@@ -50,8 +50,11 @@ class UtilityMessages:
 
     def reports(self) -> list[SectionReport]:
         """The prompt inspector's rows for what is sent."""
-        return [section_report(name, "middle", message["content"]) for name, message in (
-            ("new_chat", self.new_chat), ("continue_nudge", self.nudge)) if message]
+        return [section_report(name, "middle", message["content"], note=note)
+                for name, message, note in (
+                    ("new_chat", self.new_chat, "SillyTavern's new chat line, before the history"),
+                    ("continue_nudge", self.nudge, "SillyTavern's continue nudge"))
+                if message]
 
     def tokens(self) -> int:
         return sum(r.tokens + MESSAGE_OVERHEAD_TOKENS for r in self.reports())
