@@ -476,6 +476,13 @@ def compare_prompts(st: dict, pl: dict) -> list[str]:
         rb = [role for role, _ in _messages(b) if role != "system"]
         if ra != rb:
             lines.append(f"   turn {index} roles outside system: SillyTavern {ra}, PersonaLab {rb}")
+    exported = (pl.get("preset_export") or {}).get("prompt_order")
+    if exported:  # export: the same order as the preset imported (SillyTavern's own file)
+        want = [e["identifier"] for e in preset_prompts()["prompt_order"][0]["order"]]
+        got = [e["identifier"] for e in exported[0]["order"]]
+        if got != want:
+            lines.append(f"   export prompt_order: imported {want}")
+            lines.append(f"   export prompt_order: exported {got}")
     return lines
 
 
