@@ -149,3 +149,21 @@ def test_an_absolute_prompt_is_exported_where_the_preset_had_it():
              st_preset_prompts(blocks)["prompt_order"][0]["order"]]
     assert order[-2:] == ["jailbreak", "deep"]
     assert order.index("chatHistory") < order.index("jailbreak")
+
+
+def test_utility_prompts_are_edited_through_rest_and_checked_first(store, alice, client,
+                                                                    use_stub):
+    english(store)
+    instance_id = solo_create(store, alice, CARD)
+    url = f"/api/v1/instances/{instance_id}/prompt_manager"
+    bad = client.put(url, {"utility": {"continue_prefill": "yes", "new_chat_prompt": 3}},
+                     content_type="application/json", **_auth(alice))
+    assert bad.status_code == 400
+    assert set(bad.json()["error"]["fields"]) == {"utility.continue_prefill",
+                                                  "utility.new_chat_prompt"}
+    good = client.put(url, {"utility": {"new_chat_prompt": ""}},
+                      content_type="application/json", **_auth(alice))
+    assert good.status_code == 200 and good.json()["utility"] == {"new_chat_prompt": ""}
+    turn(store, instance_id)
+    sent = use_stub.requests[-1]["messages"]
+    assert sent[1] == {"role": "assistant", "content": "Hold still, Ann."}  # emptied: none sent
