@@ -1,8 +1,9 @@
-"""Issue 32 items 3-7 side by side with SillyTavern 1.12.6: samplers, a Chat Completion preset's
-prompts, regex scripts, text completion with instruct templates, and a chat with swipes exported
-here and imported there. Inputs are built here from SillyTavern's documented formats.
+"""Issue 32 items 3-8 side by side with SillyTavern 1.12.6: samplers, a Chat Completion preset's
+prompts, regex scripts, text completion with instruct templates, a chat with swipes exported
+here and imported there, and (8) Continue with Chat Completion and SillyTavern's utility lines
+("[Start a new Chat]", "[Example Chat]", the continue nudge; continue_prefill). Inputs are built here from SillyTavern's documented formats.
 
-    .venv/bin/python bench/st_parity_items.py --sillytavern /work/st/st-1.12.6 [--items 3,4,5,6,7]
+    .venv/bin/python bench/st_parity_items.py --sillytavern /work/st/st-1.12.6 [--items 3,4,5,6,7,8]
         [--st-url URL --st-data DIR]  (a SillyTavern already running on that data folder)
         [--save both.json] / [--load both.json]  (compare saved requests again, no apps run)
 
@@ -171,6 +172,19 @@ def group_card(name: str) -> dict:
     return _card(name, description=f"[{name}-DESC] {name} sells tea.")
 
 
+# --- item 8: Continue and SillyTavern's utility lines (new chat, example chat) -----------------
+
+def utility_card() -> dict:
+    return _card("Uma", mes_example="<START>\n{{user}}: Hi.\n{{char}}: [UMA-EX1] Hello.\n"
+                                    "<START>\n{{user}}: Bye.\n{{char}}: [UMA-EX2] Farewell.",
+                 post_history_instructions="[UMA-PHI] Stay brief.",
+                 extensions={"depth_prompt": {"prompt": "[UMA-NOTE] Uma hums.", "depth": 0,
+                                              "role": "system"}})
+
+
+CONTINUE_REPLIES = ["Uma rolls the map and", "and ties it with string."]
+
+
 # --- scenarios -----------------------------------------------------------------------------
 
 def scenarios(st_root: Path | None) -> list[dict[str, Any]]:
@@ -219,6 +233,12 @@ def scenarios(st_root: Path | None) -> list[dict[str, Any]]:
                     "pl": {"env": {"PERSONALAB_COMPLETION_API": "text",
                                    "PERSONALAB_INSTRUCT_TEMPLATE": "chatml",
                                    "PERSONALAB_CONTEXT_TEMPLATE": str(path)}}})
+    for name, prefill in (("continue", False), ("continue-prefill", True)):
+        out.append({"item": 8, "name": name, "card": utility_card(), "messages": ["Show me."],
+                    "replies": CONTINUE_REPLIES, "continue": True,
+                    "st_oai": {"continue_prefill": prefill},
+                    "pl": {"continue": True,
+                           **({"preset": {"continue_prefill": True}} if prefill else {})}})
     out.append({"item": 7, "name": "swipe-info", "card": _card("Wes"),
                 "messages": ["Hi."], "pl": {"swipes": 2, "export": True}, "st_import": True})
     return out
@@ -271,6 +291,8 @@ def st_scenario(page: Any, url: str, data: Path, stub: StubLLM, scenario: dict[s
         stub.script(*[Reply(text) for text in replies])
     card = scenario["card"]
     result["requests"] = side.st_card_play(page, card, scenario["messages"], stub)
+    if scenario.get("continue"):
+        result["requests"].append(st_continue(page, stub))
     result["paths"] = list(stub.paths)
     if scenario["pl"].get("display"):
         result["display"] = page.evaluate(
@@ -278,6 +300,18 @@ def st_scenario(page: Any, url: str, data: Path, stub: StubLLM, scenario: dict[s
         result["stored"] = page.evaluate(
             "() => SillyTavern.getContext().chat.map(m => m.mes)")
     return result
+
+
+def st_continue(page: Any, stub: StubLLM) -> dict:
+    """The options menu's Continue (what the -> button does), its request captured."""
+    before = len(stub.requests)
+    page.evaluate("() => $('#option_continue').trigger('click')")
+    deadline = time.time() + 120
+    while len(stub.requests) <= before and time.time() < deadline:
+        time.sleep(0.2)
+    page.wait_for_function("!document.querySelector('#send_but').classList.contains('displayNone')",
+                           timeout=120_000)
+    return stub.requests[before] if len(stub.requests) > before else {}
 
 
 def st_import_chat(page: Any, url: str, data: Path, card: dict, jsonl: str) -> dict[str, Any]:
@@ -388,6 +422,8 @@ def pl_child() -> None:
         result["preset_export"] = call("get", f"/api/v1/instances/{instance_id}/generation/preset")
     for text in scenario["messages"]:
         call("post", "/api/v1/chat", {"instance_id": instance_id, "query": text})
+    if options.get("continue"):
+        call("post", f"/api/v1/instances/{instance_id}/continue", {})
     sessions = call("get", f"/api/v1/instances/{instance_id}/sessions")["sessions"]
     session_id = next(row for row in sessions if row["current"])["session_id"]
     for _ in range(options.get("swipes", 0)):
@@ -440,6 +476,13 @@ def compare_prompts(st: dict, pl: dict) -> list[str]:
         rb = [role for role, _ in _messages(b) if role != "system"]
         if ra != rb:
             lines.append(f"   turn {index} roles outside system: SillyTavern {ra}, PersonaLab {rb}")
+    exported = (pl.get("preset_export") or {}).get("prompt_order")
+    if exported:  # export: the same order as the preset imported (SillyTavern's own file)
+        want = [e["identifier"] for e in preset_prompts()["prompt_order"][0]["order"]]
+        got = [e["identifier"] for e in exported[0]["order"]]
+        if got != want:
+            lines.append(f"   export prompt_order: imported {want}")
+            lines.append(f"   export prompt_order: exported {got}")
     return lines
 
 
@@ -522,8 +565,40 @@ def compare_swipes(st: dict, pl: dict) -> list[str]:
     return lines
 
 
+UTILITY_LINES = ("[Start a new", "[Example Chat]", "[Continue the following")
+
+
+def _after_head(body: dict) -> list[tuple[str, str]]:
+    """A request's messages from SillyTavern's new-chat line on (or from the first message
+    that is not a system one): the chat history, its notes and what follows it. What comes
+    before is the system part, one message here, one per prompt there (compared by item 4)."""
+    messages = _messages(body)
+    start = next((i for i, (_, text) in enumerate(messages) if text.startswith("[Start a new")),
+                 None)
+    if start is None:
+        start = next((i for i, (role, _) in enumerate(messages) if role != "system"),
+                     len(messages))
+    return [(role, " ".join(text.split())) for role, text in messages[start:]]
+
+
+def compare_utility(st: dict, pl: dict) -> list[str]:
+    lines = []
+    for index, (a, b) in enumerate(zip(st["requests"], pl["requests"]), start=1):
+        ta, tb = _after_head(a), _after_head(b)
+        if ta != tb:
+            lines.append(f"   turn {index} history and after:")
+            lines.append(f"     SillyTavern {ta}")
+            lines.append(f"     PersonaLab  {tb}")
+        for line in UTILITY_LINES:
+            ca = sum(text.count(line) for _, text in _messages(a))
+            cb = sum(text.count(line) for _, text in _messages(b))
+            if ca != cb:
+                lines.append(f"   turn {index} {line!r} sent: SillyTavern {ca}x, PersonaLab {cb}x")
+    return lines
+
+
 COMPARE = {3: compare_samplers, 4: compare_prompts, 5: compare_regex, 6: compare_text,
-           7: compare_swipes}
+           7: compare_swipes, 8: compare_utility}
 
 
 # --- driver ----------------------------------------------------------------------------------
@@ -582,7 +657,7 @@ def main() -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sillytavern", type=Path, default=Path("/work/st/st-1.12.6"))
-    parser.add_argument("--items", default="3,4,5,6,7")
+    parser.add_argument("--items", default="3,4,5,6,7,8")
     parser.add_argument("--only", default="", help="scenario names, comma separated")
     parser.add_argument("--st-url")
     parser.add_argument("--st-data", type=Path)

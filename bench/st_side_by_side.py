@@ -13,8 +13,9 @@ process (Django test client, a throwaway data folder): the card imported over th
 persona, an instance and the same messages through `POST /api/v1/chat`.
 
 Prints per card and turn: both apps' messages in order (role and a short text) and the
-differences (lore markers found in one app's request but not the other's, and lore that sits in a
-message of another role or place). Lore contents carry markers like `[ELDORIA]` so they can be
+differences (lore markers found in one app's request but not the other's, lore that sits in a
+message of another role or place, and how often SillyTavern's "[Start a new Chat]" and
+"[Example Chat]" lines are sent). Lore contents carry markers like `[ELDORIA]` so they can be
 found in either prompt whatever the wrapping.
 """
 
@@ -404,6 +405,9 @@ def lore_markers(card: dict) -> set[str]:
     return {m for entry in entries for m in MARKER.findall(entry.get("content", ""))}
 
 
+UTILITY_LINES = ("[Start a new Chat]", "[Example Chat]")
+
+
 def compare(name: str, st: list[dict], pl: list[dict], lore: set[str] = frozenset()) -> list[str]:
     lines = [f"== {name}"]
     differences = 0
@@ -426,6 +430,13 @@ def compare(name: str, st: list[dict], pl: list[dict], lore: set[str] = frozense
             else:
                 continue
             differences += 1
+        # SillyTavern's utility lines (chat completion): how often each is sent.
+        for line in UTILITY_LINES:
+            ca, cb = (sum(_text(m).count(line) for m in body.get("messages") or [])
+                      for body in (a, b))
+            if ca != cb:
+                lines.append(f"   DIFF {line!r}: SillyTavern {ca}x, PersonaLab {cb}x")
+                differences += 1
         # Lore that both apps placed alike should also read in the same order.
         same = [m for m in sa if m in lore and sa[m] == sb.get(m)]
         order_a = [m for m, _, _ in placements(a) if m in same]

@@ -9,7 +9,6 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +32,17 @@ from chat.prompt.window import ContextWindow, budgets_windowed, recap_span
 from chat.prompt.world_info import outlet_macros
 from chat.regex_turn import turn_regex, user_input_regexed
 from chat.speakers import Pick
-from chat.story_choice import prompt_processing_for, story_choice_for, story_context
+from chat.story_choice import (
+    chat_utility_for,
+    prompt_processing_for,
+    story_choice_for,
+    story_context,
+)
 from chat.turn_lore import lore_for_turn
+from chat.turn_macros import macro_values_for
 from chat.turn_window import turn_window
 from director.logic import director_prepare_context
 from library.selectors import (
-    ChatCharacters,
     background_for_chat,
     character_for_chat,
     character_for_chat_optional,
@@ -62,7 +66,6 @@ from personalab.lib.line_macros import LineMacros, character_macro_values, line_
 from personalab.lib.llm import Provider
 from personalab.lib.llm_providers import provider_for
 from personalab.lib.llm_text import text_trace_note
-from personalab.lib.macros import idle_duration_text
 from personalab.lib.membership import member_change_recover
 from personalab.lib.participants import member_ids, member_state_read
 from personalab.lib.prompt_language import locale_for_character
@@ -437,41 +440,13 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         marker_order=tuple((ctx.instance_state.get("prompt_manager") or {}).get("markers") or ()),
         story=story_choice_for(store, group=group, state=ctx.instance_state,
                                speaker_id=_speaker_id(ctx), continuing=bool(ctx.continue_from)),
+        utility=chat_utility_for(store, state=ctx.instance_state, group=group,
+                                 continuing=bool(ctx.continue_from)),
     )
 
 
 def _with_outlets(values: dict[str, str], outlets: dict[str, str]) -> dict[str, str]:
     return {**values, **outlet_macros(outlets, values)}
-
-
-def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],
-                     lines: list[dict[str, Any]]) -> dict[str, str]:
-    """What the macros of card text, lore and messages stand for (prompt and page alike);
-    `persona`: persona_effective's answer (`{{user}}` is its name, `{{persona}}` its text)."""
-    values = {"user": persona.get("name") or "User", "persona": persona.get("description") or "",
-              **character_macro_values(character)}
-    last_user = next((line for line in reversed(lines) if line.get("role") == "user"), None)
-    if last_user and last_user.get("timestamp"):
-        try:
-            then = datetime.fromisoformat(str(last_user["timestamp"]).replace("Z", "+00:00"))
-            values["idle_duration"] = idle_duration_text(
-                (datetime.now(timezone.utc) - then).total_seconds())
-        except (TypeError, ValueError):
-            pass
-    return {k: v for k, v in values.items() if isinstance(v, str)}
-
-
-def page_macro_values(store: FileStore, *, state: dict[str, Any], lines: list[dict[str, Any]],
-                      characters: ChatCharacters | None = None) -> dict[str, str]:
-    """macro_values_for a page showing lines of the instance whose state is `state`."""
-    persona = persona_effective(store, owner=state.get("owner"),
-                                persona_id=state.get("persona_id"))
-    characters = characters or ChatCharacters(store, state=state)
-    character = characters.optional(state.get("character_id"))
-    members = member_ids(state) if is_group(state) else []
-    return LineMacros(macro_values_for(character=character, persona=persona, lines=lines),
-                      {member: character_macro_values(characters.optional(member))
-                       for member in members})
 
 
 def _members_own_macros(store: FileStore, ctx: TurnContext,

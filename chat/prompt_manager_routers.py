@@ -33,12 +33,16 @@ class PromptManagerOut(Schema):
     regex_scripts: list[dict[str, Any]] = Field(default_factory=list)
     regex_scripts_allowed: bool = False
     markers: list[str] = Field(default_factory=list)
+    # SillyTavern's utility prompts this manager sets (new_chat_prompt, new_group_chat_prompt,
+    # new_example_chat_prompt, continue_nudge_prompt, continue_prefill); the rest: its defaults.
+    utility: dict[str, Any] = Field(default_factory=dict)
 
 
 class PromptManagerIn(Schema):
     blocks: list[Any] | None = None
     regex_scripts: list[Any] | None = None
     regex_scripts_allowed: StrictBool | None = None
+    utility: dict[str, Any] | None = None
 
 
 @router.get("/instances/{instance_id}/prompt_manager", response=PromptManagerOut)

@@ -7,10 +7,10 @@ from typing import Any
 
 from django.urls import reverse
 
-from chat.context import page_macro_values
 from chat.history_base import line_fingerprint
 from chat.members import is_group, member_ids, members_of, members_title
 from chat.regex_turn import line_display_for
+from chat.turn_macros import page_macro_values
 from library.avatars import avatar_file
 from library.background_picture import background_picture_file
 from library.errors import ItemWithheld

@@ -11,6 +11,7 @@ from chat.members import members_of
 from chat.prompt.alternation import processing_mode
 from chat.prompt.inputs import PromptResult
 from chat.prompt.story import StoryChoice
+from chat.prompt.utility import ChatUtility
 from chat.services.llm_text_settings import CUSTOM, NO_CONTEXT, llm_text_settings_read
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.llm import LLMError
@@ -36,6 +37,18 @@ def prompt_processing_for(store: FileStore) -> str:
     prompt is laid out by its instruct template, which marks every turn itself (SillyTavern
     post-processes Chat Completion prompts alone), so its messages keep their roles."""
     return "none" if text_completion_on(store) else processing_mode(store.module_read("llm"))
+
+
+def chat_utility_for(store: FileStore, *, state: dict[str, Any], group: bool,
+                     continuing: bool) -> ChatUtility | None:
+    """SillyTavern's utility prompts for a Chat Completion turn (the chat's prompt manager's
+    own, SillyTavern's defaults for the rest); None for text completion, which its templates
+    lay out."""
+    if text_completion_on(store):
+        return None
+    own = (state.get("prompt_manager") or {}).get("utility") or {}
+    members = tuple(member.name for member in members_of(store, state)) if group else ()
+    return ChatUtility(own=dict(own), members=members, continuing=continuing)
 
 
 def story_choice_for(store: FileStore, *, group: bool = False,

@@ -45,6 +45,7 @@ from chat.prompt.story import (
 )
 from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
 from chat.prompt.templates import TemplateSet, template_problem_add
+from chat.prompt.utility import messages_with_utility, utility_messages
 from chat.prompt.variables import prompt_variables
 from chat.prompt.window import (
     budgets_windowed,
@@ -187,6 +188,8 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     plan = prompt_plan(inputs, templates)
     plan.max_total_tokens = prompt_limit(plan.max_total_tokens, inputs.window)
     variables = prompt_variables(inputs, templates, warnings)
+    made = utility_messages(inputs.utility, templates, variables["macros"],
+                            partial=str((inputs.lines or [{}])[-1].get("content") or ""))
     budgets = budgets_windowed(dict(inputs.section_budgets or {}), inputs.window)
     sections = sections_build(plan, templates, variables, budgets, warnings)
     blocks = blocks_build(inputs, templates, variables, warnings)
@@ -199,7 +202,8 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     blocks = [b for b in blocks if b.position != "after_history"]
     if inputs.window is not None:  # the history fills what the fixed sections leave
         fixed = _total_tokens(system_text_build(sections, blocks, ""), Conversation(
-            [], [], section_report("conversation", "middle", ""), 0), blocks) + _tail_tokens(sections)
+            [], [], section_report("conversation", "middle", ""), 0), blocks) + _tail_tokens(
+            sections) + made.tokens()
         budgets["conversation"] = conversation_room(budgets.get("conversation"),
                                                     plan.max_total_tokens, fixed)
     conversation = conversation_build(inputs, plan, templates, variables, budgets)
@@ -207,7 +211,7 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
         inputs.recap_span, first_kept_turn=conversation.first_kept_turn,
         dropped=conversation.report.omitted)]))
     label = conversation.report.text if conversation.messages else ""
-    tail_tokens = _tail_tokens(sections)
+    tail_tokens = _tail_tokens(sections) + made.tokens()
     markers = tuple(inputs.marker_order)
     active, dropped, total = blocks_fit(
         sections, blocks, conversation, label, plan.max_total_tokens - tail_tokens, markers
@@ -245,13 +249,14 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
         moved = [dataclasses.replace(r, region="tail") for r in moved]
     if moved:
         system_text = system_text_build(sections, active, label, markers, history_moved=True)
-        tail_tokens = _tail_tokens([*moved, *_tail_reports(sections)])
+        tail_tokens = _tail_tokens([*moved, *_tail_reports(sections)]) + made.tokens()
         total = _total_tokens(system_text, conversation, active) + tail_tokens
-    messages = ([{"role": "system", "content": system_text}] if system_text else []) + history
     # After the history each part is its own system message (a prompt after chatHistory, the
     # post-history instructions), as SillyTavern sends them; merge / strict join them later.
-    messages += [{"role": "system", "content": r.text}
-                 for r in [*moved, *_tail_reports(sections)] if r.text]
+    messages = messages_with_utility(
+        [{"role": "system", "content": system_text}] if system_text else [], history,
+        [{"role": "system", "content": r.text} for r in [*moved, *_tail_reports(sections)]
+         if r.text], made, conversation.messages[-1] if conversation.messages else None)
     # Chat completion: a preset's user / assistant prompt is its own message (as SillyTavern).
     messages = messages_with_block_roles(messages, [b for b in in_role if b in active
                                                     or b.position == "after_history"])
@@ -260,6 +265,7 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     middle = [r for r in sections if r.region == "middle"] + depth_reports
     if conversation.messages:
         middle.append(conversation.report)
+    middle += made.reports()
     middle_tokens = sum(r.tokens for r in middle)
     refused, limit_warnings = limits_check(
         plan, templates, total, middle_tokens, conversation, dropped

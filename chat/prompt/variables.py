@@ -130,4 +130,14 @@ def _card_variables(inputs: PromptInputs, templates: TemplateSet,
         "personality": text(card.personality),
         "scenario": text(card.scenario),
         "examples": [text(block) for block in card.examples],
+        "example_chat": _example_chat(inputs, templates, macros),
     }
+
+
+def _example_chat(inputs: PromptInputs, templates: TemplateSet, macros: dict[str, str]) -> str:
+    """The line before each example dialogue: SillyTavern's (or the prompt manager's) for Chat
+    Completion (chat/prompt/utility.py), the template's own for text completion."""
+    if inputs.utility is None:
+        return templates.default("example_chat")
+    return macros_replace(inputs.utility.text("new_example_chat_prompt", templates),
+                          macros).strip()

@@ -56,12 +56,13 @@ def account_prompt_manager_read(store: FileStore, *, user) -> dict[str, Any]:
 
 def account_prompt_manager_update(store: FileStore, *, user, blocks: Any = None,
                                   regex_scripts: Any = None,
-                                  regex_scripts_allowed: bool | None = None) -> dict[str, Any]:
+                                  regex_scripts_allowed: bool | None = None,
+                                  utility: Any = None) -> dict[str, Any]:
     """Replace what is sent, each part checked first."""
     return _write(store, username=user.get_username(),
                   change=lambda current: manager_edited(
                       current, blocks=blocks, regex_scripts=regex_scripts,
-                      regex_scripts_allowed=regex_scripts_allowed))
+                      regex_scripts_allowed=regex_scripts_allowed, utility=utility))
 
 
 def account_preset_apply(store: FileStore, *, user, preset: Any,

@@ -11,9 +11,12 @@ from library.regex_scripts import MAX_SCRIPTS, scripts_checked, scripts_import_c
 from personalab.lib.errors import Invalid
 from personalab.lib.generation import ST_PRESET_KEYS, GenerationError, generation_from_st_preset
 from personalab.lib.prompt_manager import (
+    UTILITY_DEFAULTS,
     blocks_check,
     prompt_blocks_from_st_preset,
     st_preset_prompts,
+    utility_check,
+    utility_effective,
 )
 
 # Ours -> SillyTavern's preset key (the first of its names for each setting).
@@ -27,7 +30,8 @@ def manager_shown(found: Any) -> dict[str, Any]:
             "source": found.get("source") or "",
             "regex_scripts": list(found.get("regex_scripts") or []),
             "regex_scripts_allowed": bool(found.get("regex_scripts_allowed")),
-            "markers": list(found.get("markers") or [])}
+            "markers": list(found.get("markers") or []),
+            "utility": dict(found.get("utility") or {})}
 
 
 def preset_scripts(preset: Any) -> list[dict[str, Any]] | None:
@@ -47,11 +51,15 @@ def preset_scripts(preset: Any) -> list[dict[str, Any]] | None:
 
 
 def manager_edited(current: dict[str, Any], *, blocks: Any = None, regex_scripts: Any = None,
-                   regex_scripts_allowed: bool | None = None) -> dict[str, Any]:
-    """`current` with what was sent replaced, each part checked first."""
+                   regex_scripts_allowed: bool | None = None,
+                   utility: Any = None) -> dict[str, Any]:
+    """`current` with what was sent replaced, each part checked first (`utility`: the utility
+    prompts set here; one left out takes SillyTavern's default)."""
     manager = dict(current)
     if blocks is not None:
         manager["blocks"] = blocks_check(blocks)
+    if utility is not None:
+        manager["utility"] = utility_check(utility)
     if regex_scripts is not None:
         manager["regex_scripts"] = scripts_checked(regex_scripts)
     if regex_scripts_allowed is not None:
@@ -67,21 +75,24 @@ def manager_from_preset(preset: Any, current: dict[str, Any],
     manager = prompt_blocks_from_st_preset(preset)
     scripts = preset_scripts(preset)
     has_prompts = bool(preset.get("prompts")) if isinstance(preset, dict) else False
-    if not has_prompts and not manager["blocks"] and scripts is None:
+    if not has_prompts and not manager["blocks"] and scripts is None and not manager["utility"]:
         return None
     if not has_prompts and not manager["blocks"]:
         manager = {"blocks": current.get("blocks") or [], "skipped": [],
-                   "markers": current.get("markers") or []}
+                   "markers": current.get("markers") or [],
+                   "utility": {**(current.get("utility") or {}), **manager["utility"]}}
     return {**manager, "source": str(source)[:200], "regex_scripts": scripts or [],
             "regex_scripts_allowed": False}
 
 
 def preset_sampling(preset: Any) -> dict[str, Any] | None:
-    """The preset's samplers; None when it has none but carries prompts or scripts."""
+    """The preset's samplers; None when it has none but carries prompts, scripts or utility
+    prompts."""
     try:
         return generation_from_st_preset(preset)
     except GenerationError:
-        if isinstance(preset, dict) and (preset.get("prompts") or preset.get("extensions")):
+        if isinstance(preset, dict) and (preset.get("prompts") or preset.get("extensions")
+                                         or any(key in preset for key in UTILITY_DEFAULTS)):
             return None
         raise
 
@@ -94,6 +105,8 @@ def preset_of(generation: dict[str, Any], manager: dict[str, Any]) -> dict[str, 
                               if name in ours_to_st}
     if manager.get("blocks"):
         preset.update(st_preset_prompts(manager["blocks"], manager.get("markers")))
+    # Every utility prompt, as SillyTavern's own export writes them (its defaults included).
+    preset.update(utility_effective(manager.get("utility")))
     if manager.get("regex_scripts"):
         preset["extensions"] = {"regex_scripts": manager["regex_scripts"]}
     return preset

@@ -35,12 +35,14 @@ def _manager_write(store: FileStore, *, instance_id: str, manager: dict[str, Any
 
 def prompt_manager_update(store: FileStore, *, user, instance_id: str, blocks: Any = None,
                           regex_scripts: Any = None,
-                          regex_scripts_allowed: bool | None = None) -> dict[str, Any]:
+                          regex_scripts_allowed: bool | None = None,
+                          utility: Any = None) -> dict[str, Any]:
     """Replace the instance's blocks (order, switches, text, role, place), its preset's regex
-    scripts or whether they run: what is sent, all checked first."""
+    scripts, whether they run or its utility prompts (SillyTavern's new-chat, example-chat and
+    continue lines): what is sent, all checked first."""
     current = prompt_manager_read(store, user=user, instance_id=instance_id)
     manager = manager_edited(current, blocks=blocks, regex_scripts=regex_scripts,
-                             regex_scripts_allowed=regex_scripts_allowed)
+                             regex_scripts_allowed=regex_scripts_allowed, utility=utility)
     _manager_write(store, instance_id=instance_id, manager=manager)
     return manager
 

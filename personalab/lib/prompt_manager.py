@@ -38,10 +38,6 @@ MARKER_ORDER = ("worldInfoBefore", "personaDescription", "charDescription", "cha
 # Preset prompts the app has its own setting or template for, and preset keys it does not use.
 ST_UNUSED_KEYS = {
     "impersonation_prompt": "the settings page's Impersonate instruction is used instead",
-    "new_chat_prompt": "PersonaLab marks the start of the chat itself",
-    "new_group_chat_prompt": "PersonaLab marks the start of a group chat itself",
-    "new_example_chat_prompt": "examples are labelled by the prompt template",
-    "continue_nudge_prompt": "Continue resends the reply as a prefill instead",
     "group_nudge_prompt": "the group's turn order names the speaker instead",
     "wi_format": "world info is placed as its own section",
     "scenario_format": "the scenario has its own section",
@@ -49,6 +45,20 @@ ST_UNUSED_KEYS = {
     "assistant_prefill": "not supported yet",
     "assistant_impersonation": "not supported yet",
 }
+# SillyTavern's utility prompts for Chat Completion (its defaults, 1.12.6): the line before the
+# chat, before a group chat, before each example dialogue, and the nudge after a reply that is
+# being continued. A preset's own replace them; `continue_prefill` sends the reply as the last
+# assistant message (a prefill) instead of the nudge.
+UTILITY_DEFAULTS: dict[str, Any] = {
+    "new_chat_prompt": "[Start a new Chat]",
+    "new_group_chat_prompt": "[Start a new group chat. Group members: {{group}}]",
+    "new_example_chat_prompt": "[Example Chat]",
+    "continue_nudge_prompt": "[Continue the following message. Do not include ANY parts of the "
+                             "original message. Use capitalization and punctuation as if your "
+                             "reply is a part of the original message: {{lastChatMessage}}]",
+    "continue_prefill": False,
+}
+MAX_UTILITY_CHARS = 10_000
 ST_ROLE_DEFAULT = "system"
 ST_MAIN, ST_POST = "main", "jailbreak"
 ST_CHARACTER_ID = 100001  # SillyTavern's "default for new characters" order
@@ -147,7 +157,48 @@ def prompt_blocks_from_st_preset(preset: Any) -> dict[str, Any]:
                 if _text(preset.get(key)).strip()]
     markers = markers_of(order)
     return {"blocks": blocks_check(blocks), "skipped": skipped,
-            "markers": [] if markers == [m for m in MARKER_ORDER if m in markers] else markers}
+            "markers": [] if markers == [m for m in MARKER_ORDER if m in markers] else markers,
+            "utility": _utility_of(preset, skipped)}
+
+
+def _utility_of(preset: dict[str, Any], skipped: list[dict[str, str]]) -> dict[str, Any]:
+    """The utility prompts the preset sets; one of the wrong type is listed as not imported."""
+    found: dict[str, Any] = {}
+    for key in UTILITY_DEFAULTS:
+        if key not in preset:
+            continue
+        try:
+            found.update(utility_check({key: preset[key]}))
+        except PromptManagerError as error:
+            skipped.append({"name": key, "reason": error.fields[f"utility.{key}"]})
+    return found
+
+
+def utility_check(raw: Any) -> dict[str, Any]:
+    """The utility prompts a preset or an edit sets (only those: the rest keep SillyTavern's
+    defaults); a sentence per wrong key in PromptManagerError.fields."""
+    if not isinstance(raw, dict):
+        raise PromptManagerError("Utility prompts must be an object.",
+                                 fields={"utility": "not an object"})
+    problems: dict[str, str] = {}
+    for key, value in raw.items():
+        if key not in UTILITY_DEFAULTS:
+            problems[f"utility.{key}"] = f"must be one of {', '.join(UTILITY_DEFAULTS)}"
+        elif isinstance(UTILITY_DEFAULTS[key], bool) and not isinstance(value, bool):
+            problems[f"utility.{key}"] = "must be true or false"
+        elif not isinstance(UTILITY_DEFAULTS[key], bool) and (
+                not isinstance(value, str) or len(value) > MAX_UTILITY_CHARS):
+            problems[f"utility.{key}"] = f"must be text of at most {MAX_UTILITY_CHARS} characters"
+    if problems:
+        raise PromptManagerError("A utility prompt is not valid.", fields=problems)
+    return dict(raw)
+
+
+def utility_effective(stored: Any) -> dict[str, Any]:
+    """Every utility prompt: the stored ones, SillyTavern's defaults for the rest."""
+    own = stored if isinstance(stored, dict) else {}
+    return {key: own[key] if isinstance(own.get(key), type(default)) else default
+            for key, default in UTILITY_DEFAULTS.items()}
 
 
 def block_clean(raw: Any, *, at: str = "block") -> dict[str, Any]:
@@ -221,11 +272,27 @@ def st_preset_prompts(blocks: list[dict[str, Any]],
     run += [m for m in MARKER_ORDER if m not in run]
     last_character = max(i for i, m in enumerate(run) if m in CHARACTER_MARKERS)
     run[last_character + 1:last_character + 1] = by_place["after_char"]
-    history = run.index("chatHistory")  # where the conversation goes, kept where it was
-    run[history:history] = by_place["depth"]
     order = [*by_place["main"], *by_place["before_char"], *run, *by_place["after_history"],
              *by_place["post_history"]]
+    order = _depth_blocks_placed(order, blocks)
     entries = [item if isinstance(item, dict) else {"identifier": item, "enabled": True}
                for item in order]
     return {"prompts": prompts, "prompt_order": [{"character_id": ST_CHARACTER_ID,
                                                   "order": entries}]}
+
+
+def _depth_blocks_placed(order: list[Any], blocks: list[dict[str, Any]]) -> list[Any]:
+    """`order` with each absolute-depth block after the block it followed in the list (the
+    preset's own order when it came from one), first when it leads: SillyTavern places it by
+    its depth wherever it sits, so the order only keeps where its author had it."""
+    placed = list(order)
+    previous: str | None = None
+    for block in blocks:
+        identifier = {"main": ST_MAIN, "post_history": ST_POST}.get(block["place"],
+                                                                    block["identifier"])
+        if block["place"] == "depth":
+            at = next((i + 1 for i, item in enumerate(placed) if isinstance(item, dict)
+                       and item["identifier"] == previous), 0)
+            placed.insert(at, {"identifier": identifier, "enabled": block["enabled"]})
+        previous = identifier
+    return placed

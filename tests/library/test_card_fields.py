@@ -91,7 +91,9 @@ def test_every_card_field_reaches_the_model_where_sillytavern_puts_it(store, ali
     assert SECRET_NOTE not in json.dumps(sent)
     # After the history: the user's words, then the depth-0 Character's Note and the
     # post-history instructions, each with its own role (prompt post-processing "none").
-    assert sent[1] == {"role": "assistant", "content": "Hold still, Ann."}
+    # SillyTavern's line before the chat, then the greeting.
+    assert sent[1:3] == [{"role": "system", "content": "[Start a new Chat]"},
+                         {"role": "assistant", "content": "Hold still, Ann."}]
     assert sent[-3:] == [
         {"role": "user", "content": "Who are you?"},
         {"role": "system", "content": "Mira hides a limp."},
@@ -145,7 +147,7 @@ def test_alternate_greetings_are_swipes_of_the_first_message(store, alice, use_s
                              alternative_index=1)
     _turn(store, instance_id, "What happened?")
     sent = use_stub.requests[-1]["messages"]
-    assert sent[1] == {"role": "assistant", "content": "The water rose again."}
+    assert sent[2] == {"role": "assistant", "content": "The water rose again."}
 
 
 def test_lore_at_a_depth_never_makes_two_user_messages_in_a_row(store, instance,
