@@ -1,5 +1,6 @@
 """A chat file imported from a character's page opens as a new chat with that character, the
-import report on top; a chat whose replies are by someone else says so."""
+import report on top; a chat whose replies are by someone else is asked about first (naming
+both), nothing made until the author goes on or picks another character."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ def _chat_file(folder: Path, speaker: str) -> Path:
 
 
 @SIZES
-def test_a_chat_imported_from_the_character_page_opens_with_a_warning(
+def test_a_chat_with_another_character_is_asked_about_before_it_is_imported(
         page: Page, server: Server, tmp_path: Path, size: dict) -> None:
     page.set_viewport_size(size)
     name = server.store.character_read("char_alserqi")["name"]
@@ -57,6 +58,16 @@ def test_a_chat_imported_from_the_character_page_opens_with_a_warning(
     no_sideways_scroll(page)
     before = set(server.store.instance_ids())
     form.locator("button[type=submit]").click()
+    check = page.locator("[data-testid=import-check]")
+    check.wait_for()
+    warnings = page.locator("[data-testid=import-check-warning]").all_inner_texts()
+    assert f"This chat's replies are by Megumin, but you picked {name}." in warnings
+    assert set(server.store.instance_ids()) == before, "imported before the author said so"
+    assert page.locator("[data-testid=import-check-characters] option:checked"
+                        ).all_inner_texts() == [name]
+    no_sideways_scroll(page)
+    screenshot_take(page, f"chat_import_check_{size['width']}")
+    page.locator("[data-testid=import-anyway]").click()
     page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
     instance_id = page.url.rstrip("/").rsplit("/", 1)[1]
     assert instance_id not in before
@@ -71,6 +82,23 @@ def test_a_chat_imported_from_the_character_page_opens_with_a_warning(
     assert warning.is_visible()
     no_sideways_scroll(page)
     screenshot_take(page, f"chat_import_from_character_{size['width']}")
+    assert page.js_errors == []
+
+
+def test_cancel_on_the_check_page_imports_nothing_and_goes_back_to_the_library(
+        page: Page, server: Server, tmp_path: Path) -> None:
+    page.set_viewport_size(PHONE)
+    page.goto(f"{server.url}/library/")
+    page.locator("[data-testid=chat-import-box] summary").click()
+    form = page.locator("form#library-chat-import")
+    form.locator("select[name=character_ids]").select_option("char_alserqi")
+    form.locator("input[type=file]").set_input_files(str(_chat_file(tmp_path, "Megumin")))
+    before = set(server.store.instance_ids())
+    form.locator("button[type=submit]").click()
+    page.locator("[data-testid=import-check]").wait_for()
+    page.locator("[data-testid=import-cancel]").click()
+    page.wait_for_url(re.compile(r"/library/$"))
+    assert set(server.store.instance_ids()) == before
 
 
 def test_the_import_report_says_which_narrator_lines_are_sent_and_keeps_off_the_edge(
