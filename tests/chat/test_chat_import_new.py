@@ -228,3 +228,16 @@ def test_an_imported_chat_is_the_new_chats_only_session_with_no_greeting_session
     assert len(alice_client.get(f"/api/v1/instances/{instance_id}/sessions").json()["sessions"]) == 1
     assert "Welcome in, traveller." not in response.content.decode()
 
+
+
+def test_rest_check_names_the_mismatch_and_makes_nothing(client, alice, seraphina):
+    from chat.models import ApiToken
+
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+    before = Instance.objects.count()
+    response = client.post("/api/v1/instances/import/check",
+                           {"character_id": seraphina, "file": _upload(_chat("Megumin"))}, **auth)
+    assert response.status_code == 200, response.content
+    assert response.json()["warnings"] == [
+        "This chat's replies are by Megumin, but you picked Seraphina."]
+    assert Instance.objects.count() == before
