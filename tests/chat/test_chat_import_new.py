@@ -241,3 +241,11 @@ def test_rest_check_names_the_mismatch_and_makes_nothing(client, alice, seraphin
     assert response.json()["warnings"] == [
         "This chat's replies are by Megumin, but you picked Seraphina."]
     assert Instance.objects.count() == before
+
+
+def test_the_check_page_speaks_chinese(alice_client, seraphina):
+    alice_client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/library/"})
+    text = _page_import(alice_client, seraphina, _chat("Megumin")).content.decode()
+    assert "导入前请检查这段对话" in text
+    assert "这段对话的回复来自 Megumin，但你选择的是 Seraphina。" in text
+    assert "仍然导入" in text
