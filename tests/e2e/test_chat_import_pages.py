@@ -19,6 +19,8 @@ from tests.e2e.conftest import (
     no_sideways_scroll,
     screenshot_take,
 )
+from tests.e2e.test_accessibility import AXE
+from tests.e2e.test_accessibility import RUN as AXE_RUN
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -49,6 +51,7 @@ def _chat_file(folder: Path, speaker: str) -> Path:
 @SIZES
 def test_a_chat_with_another_character_is_asked_about_before_it_is_imported(
         page: Page, server: Server, tmp_path: Path, size: dict) -> None:
+    page.add_init_script(path=str(AXE))
     page.set_viewport_size(size)
     name = server.store.character_read("char_alserqi")["name"]
     page.goto(f"{server.url}/library/characters/char_alserqi/")
@@ -67,6 +70,7 @@ def test_a_chat_with_another_character_is_asked_about_before_it_is_imported(
                         ).all_inner_texts() == [name]
     no_sideways_scroll(page)
     screenshot_take(page, f"chat_import_check_{size['width']}")
+    assert page.evaluate(AXE_RUN) == []
     page.locator("[data-testid=import-anyway]").click()
     page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
     instance_id = page.url.rstrip("/").rsplit("/", 1)[1]
@@ -87,7 +91,9 @@ def test_a_chat_with_another_character_is_asked_about_before_it_is_imported(
 
 def test_cancel_on_the_check_page_imports_nothing_and_goes_back_to_the_library(
         page: Page, server: Server, tmp_path: Path) -> None:
+    page.add_init_script(path=str(AXE))
     page.set_viewport_size(PHONE)
+    page.emulate_media(color_scheme="dark")
     page.goto(f"{server.url}/library/")
     page.locator("[data-testid=chat-import-box] summary").click()
     form = page.locator("form#library-chat-import")
@@ -96,6 +102,8 @@ def test_cancel_on_the_check_page_imports_nothing_and_goes_back_to_the_library(
     before = set(server.store.instance_ids())
     form.locator("button[type=submit]").click()
     page.locator("[data-testid=import-check]").wait_for()
+    assert page.evaluate(AXE_RUN) == []
+    screenshot_take(page, "chat_import_check_390_dark", full_page=False)
     page.locator("[data-testid=import-cancel]").click()
     page.wait_for_url(re.compile(r"/library/$"))
     assert set(server.store.instance_ids()) == before
