@@ -46,7 +46,9 @@ def _names(names: list[str]) -> str:
 def import_mismatches(imported: ChatImport, *, character_names: list[str],
                       persona_name: str) -> list[str]:
     """Sentences naming both sides when the file's characters (its replies' names, else its
-    header's character) are not the picked characters, or its player is not the persona."""
+    header's character) are not the picked characters; then also when its player is not the
+    persona. A player's name alone never stops an import: most SillyTavern chats were played
+    under a persona this account does not have, and the lines keep their names either way."""
     report = imported.report()
     speakers = [s for s in report["speakers"] if str(s).strip()]
     if not speakers and str(imported.header.get("character_name") or "").strip():
@@ -62,7 +64,7 @@ def import_mismatches(imported: ChatImport, *, character_names: list[str],
     if not players and _folded(imported.header.get("user_name") or "") not in GENERIC_PLAYER_NAMES:
         players = [str(imported.header["user_name"])]
     others = [p for p in players if _folded(p) != _folded(persona_name)]
-    if others:
+    if strangers and others:
         warnings.append(gettext("In this chat you are %(players)s, but your persona is "
                                 "%(persona)s.") % {"players": _names(others),
                                                    "persona": persona_name[:NAME_SHOWN_CHARS]})

@@ -1,6 +1,6 @@
 """A chat file imported from the library or a character's page becomes a new chat with that
-character; a chat whose replies are by someone else (or whose player is not the persona) is
-asked about first, naming both, and only imported when the author goes on."""
+character; a chat whose replies are by someone else is asked about first, naming both (and its
+player, when not the persona), and only imported when the author goes on."""
 
 from __future__ import annotations
 
@@ -109,11 +109,23 @@ def test_picking_the_chats_own_character_on_the_check_page_imports_it(alice_clie
     assert 'data-testid="import-warning"' not in response.content.decode()
 
 
-def test_a_chat_played_by_someone_else_than_the_persona_is_asked_about(alice_client, seraphina):
+def test_a_chat_played_under_another_name_than_the_persona_is_imported_without_asking(
+        alice_client, seraphina):
+    """Most SillyTavern chats were played under a persona this account does not have."""
     data = _jsonl([{"user_name": "Tom", "character_name": "Seraphina", "chat_metadata": {}},
                    _line("Seraphina", False, "Welcome."), _line("Tom", True, "Hello.")])
     before = Instance.objects.count()
     text = _page_import(alice_client, seraphina, data).content.decode()
+    assert "Check this chat before importing" not in text
+    assert Instance.objects.count() == before + 1
+
+
+def test_with_another_character_the_check_page_also_names_the_player(alice_client, seraphina):
+    data = _jsonl([{"user_name": "Tom", "character_name": "Megumin", "chat_metadata": {}},
+                   _line("Megumin", False, "Welcome."), _line("Tom", True, "Hello.")])
+    before = Instance.objects.count()
+    text = _page_import(alice_client, seraphina, data).content.decode()
+    assert "This chat&#x27;s replies are by Megumin, but you picked Seraphina." in text
     assert "In this chat you are Tom, but your persona is Ann." in text
     assert Instance.objects.count() == before
 
