@@ -32,9 +32,9 @@ def _ids_checked(file: UploadedFile, character_id: str, character_ids: str) -> l
 
 @router.post("/instances/import/check", response={200: dict[str, Any]},
              description="The same multipart fields as `POST /instances/import`, nothing made: "
-                         "`warnings` names the file's characters that are not the ones named, "
-                         "and its player when not the account's persona (the page asks about "
-                         "these before importing); `messages`, `speakers`, `players` count and "
+                         "`warnings` names the file's characters that are not the ones named "
+                         "(and then its player when not the account's persona; the page asks "
+                         "about these before importing); `messages`, `speakers`, `players` count and "
                          "name the file's lines.")
 def instance_import_check(request: HttpRequest, file: File[UploadedFile],
                           character_id: Form[str] = "", character_ids: Form[str] = ""):
