@@ -9,7 +9,7 @@ from typing import Any
 
 from django.conf import settings
 
-from chat.chat_formats import ChatFormatError, chat_import
+from chat.chat_formats import ChatFormatError, ChatImport, chat_import
 from chat.services.instances import instance_create
 from chat.services.session_import import session_import
 from personalab.lib.busy import busy_slot
@@ -19,10 +19,11 @@ CHAT_IMPORT_MAX_BYTES = 10 * 1024 * 1024
 
 
 def chat_import_new(user, *, character_ids: list[str], data: bytes,
-                    background_id: str | None = None) -> tuple[str, str, dict[str, Any]]:
+                    background_id: str | None = None,
+                    imported: ChatImport | None = None) -> tuple[str, str, dict[str, Any]]:
     """(new instance id, imported session id, import report) for `user`, in one of the
     account's import slots. `character_ids`: one character, or the members of a group, the
-    first one the story's character."""
+    first one the story's character. `imported`: `data` already read (by the check before)."""
     ids = [c for c in dict.fromkeys(c.strip() for c in character_ids) if c]
     if not ids:
         raise ChatFormatError("pick the character this chat is with")
@@ -31,7 +32,7 @@ def chat_import_new(user, *, character_ids: list[str], data: bytes,
     store = get_store()
     with busy_slot(store.root / "busy", account=user.get_username(), action="import",
                    slots=settings.PERSONALAB_IMPORTS_PER_ACCOUNT, what="imports"):
-        imported = chat_import(data)
+        imported = imported if imported is not None else chat_import(data)
         instance_id = instance_create(store, owner=user, character_id=ids[0],
                                       character_ids=ids if len(ids) > 1 else None,
                                       background_id=background_id or None)

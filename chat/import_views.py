@@ -1,45 +1,87 @@
 """The page side of importing a chat as a new chat: the character page's "Import a chat with
-this character" and the library's "Import a chat" post here; the new chat opens with the
-import report (and its warnings) on top."""
+this character" and the library's "Import a chat" post here. A file whose speakers are not
+the picked characters or persona is asked about first (the check page: go on, pick others,
+or cancel); nothing is made until then. The new chat opens with the import report on top."""
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
+from chat.import_check import (
+    characters_named,
+    chat_import_check,
+    import_report_shown,
+    pending_import_drop,
+    pending_import_read,
+    pending_import_save,
+)
 from chat.import_new import CHAT_IMPORT_MAX_BYTES, chat_import_new
 from chat.views import import_report_key
+from library.selectors import character_choices
 from personalab.lib.errors import AppError, Invalid, TooLarge
 from personalab.lib.store_errors import InstanceBusy, StoreError
+from personalab.storage import get_store
+
+
+def _back(request: HttpRequest) -> str:
+    back = request.POST.get("next", "")
+    return back if url_has_allowed_host_and_scheme(
+        back, allowed_hosts={request.get_host()}) else "/library/"
+
+
+def _posted_file(request: HttpRequest) -> tuple[bytes, str, str]:
+    """(the chat file, its name, the token it waits under: "" for a new upload)."""
+    token = request.POST.get("token", "")
+    if token:
+        data, name = pending_import_read(get_store(), user=request.user, token=token)
+        return data, name, token
+    upload = request.FILES.get("file")
+    if upload is None:
+        raise Invalid(gettext("choose a chat file (.jsonl, or Agnai or RisuAI .json)"),
+                      code="invalid_chat")
+    if upload.size > CHAT_IMPORT_MAX_BYTES:
+        raise TooLarge(gettext("the chat file is larger than 10 MB"))
+    return upload.read(), str(upload.name or ""), ""
 
 
 @login_required
 @require_POST
 def chat_import_page(request: HttpRequest) -> HttpResponse:
-    """`file` and `character_id` (a character's page) or the ticked `character_ids` (the
-    library); on a refusal, back to the page it came from (`next`) with the reason."""
-    upload = request.FILES.get("file")
-    ids = request.POST.getlist("character_ids") or [request.POST.get("character_id", "")]
+    """`file` (or the `token` of a file waiting since the check page) and `character_id` (a
+    character's page) or the ticked `character_ids`; `confirmed` goes on past a mismatch. On a
+    refusal, back to the page it came from (`next`) with the reason."""
+    store = get_store()
+    ids = [i for i in request.POST.getlist("character_ids") or [request.POST.get("character_id", "")]
+           if i.strip()]
     try:
-        if upload is None:
-            raise Invalid(
-                gettext("choose a chat file (.jsonl, or Agnai or RisuAI .json)"),
-                code="invalid_chat")
-        if upload.size > CHAT_IMPORT_MAX_BYTES:
-            raise TooLarge(gettext("the chat file is larger than 10 MB"))
+        data, file_name, token = _posted_file(request)
+        if not ids:
+            raise Invalid(gettext("pick the character this chat is with"), field="character_ids")
+        imported, warnings = chat_import_check(store, user=request.user,
+                                               character_names=characters_named(
+                                                   store, user=request.user, character_ids=ids),
+                                               data=data)
+        if warnings and not request.POST.get("confirmed"):
+            token = token or pending_import_save(store, user=request.user, data=data,
+                                                 file_name=file_name)
+            return render(request, "library/chat_import_check.html", {
+                "warnings": warnings, "token": token, "file_name": file_name,
+                "picked": ids, "next": _back(request), "shown": import_report_shown(imported),
+                "characters": character_choices(user=request.user)})
         instance_id, session_id, report = chat_import_new(request.user, character_ids=ids,
-                                                          data=upload.read())
+                                                          data=data, imported=imported)
     except (AppError, InstanceBusy, StoreError, ValueError) as exc:
         error = getattr(exc, "message", None) or str(exc)
         messages.error(request, gettext("The chat was not imported: %(error)s")
                        % {"error": error})
-        back = request.POST.get("next", "")
-        return redirect(back if url_has_allowed_host_and_scheme(
-            back, allowed_hosts={request.get_host()}) else "library")
+        return redirect(_back(request))
+    if token:
+        pending_import_drop(store, user=request.user, token=token)
     request.session[import_report_key(instance_id)] = {**report, "session_id": session_id}
     return redirect("instance", instance_id=instance_id)

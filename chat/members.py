@@ -74,3 +74,23 @@ def first_member_hand_over(store: FileStore, instance_id: str,
     state = {"solo_character_id": leaving, **instance_state, "character_id": successor,
              "participants": participants[1:]}
     return HandOver(state=state, files=files, remove=[f"character_states/{successor}.json"])
+
+
+def first_member_swap(store: FileStore, instance_id: str,
+                      instance_state: dict[str, Any]) -> HandOver:
+    """The story's character and the second member trade places: the second becomes the
+    instance's character and takes over character_state.json, the first keeps its state in
+    character_states/{id}.json (as when the first member leaves, but it stays). Nothing is
+    written here: the caller journals and applies the change, holding the lock."""
+    participants = [dict(p) for p in instance_state["participants"]]
+    first, second = participants[0], participants[1]
+    first_id, second_id = first["character_id"], second["character_id"]
+    files = {f"character_states/{first_id}.json": store.character_state_read(instance_id),
+             "character_state.json": member_state_read(store, instance_id, instance_state,
+                                                       second_id)}
+    second["state_file"] = "character_state.json"
+    first["state_file"] = f"character_states/{first_id}.json"
+    # The story's records without a speaker or owner (lines, persona versions) stay the first's.
+    state = {"solo_character_id": first_id, **instance_state, "character_id": second_id,
+             "participants": [second, first, *participants[2:]]}
+    return HandOver(state=state, files=files, remove=[f"character_states/{second_id}.json"])

@@ -1,13 +1,18 @@
 """What the library page shows of each character: its picture (or a letter), its name and a line
-that says who it is, so an author recognises a card without opening it."""
+that says who it is, so an author recognises a card without opening it. The line is made from
+the character's file once and kept while the file stays the same (a card with a big book is
+tens of KB of JSON: 100 of them cost ~110 ms of every library load; bench/library_page.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from library.avatars import avatar_file
 from library.models import Character
+from personalab.lib.filestore.cache import FileParseCache
+from personalab.lib.filestore.jsonfile import read_json
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.store_errors import StoreError
 
@@ -22,11 +27,20 @@ def character_tiles(store: FileStore, *, characters: Iterable[Character]) -> lis
              "blurb": _blurb(store, row.character_id)} for row in characters]
 
 
+BLURBS: FileParseCache[str] = FileParseCache()
+
+
 def _blurb(store: FileStore, character_id: str) -> str:
     try:
-        definition = store.character_read(character_id)
+        return BLURBS.get(store.character_dir(character_id) / "definition.json", _blurb_made)
     except (StoreError, OSError, ValueError):
         return ""  # a damaged file still gets its tile; its editor says what is wrong
+
+
+def _blurb_made(path: Path) -> str:
+    definition = read_json(path, what="character")
+    if not isinstance(definition, dict):
+        return ""
     card = definition.get("card") if isinstance(definition.get("card"), dict) else {}
     data = card.get("data") if isinstance(card.get("data"), dict) else card
     for text in (data.get("creator_notes"), definition.get("base_persona")):

@@ -38,7 +38,8 @@ def _persona_fields(data: dict[str, Any], *, creating: bool) -> dict[str, Any]:
 
 def _persona_may_change(actor, persona: dict[str, Any]) -> None:
     if not (actor.is_staff or persona.get("owner") == actor.get_username()):
-        raise LibraryForbidden(f"persona {persona.get('persona_id')} belongs to another account")
+        raise LibraryForbidden(f"persona {persona.get('name') or persona.get('persona_id')} belongs to "
+                               "another account")
 
 
 def persona_create(store: FileStore, *, owner, data: dict[str, Any]) -> str:

@@ -244,7 +244,8 @@ def item_for_edit(store: FileStore, *, user, kind: str, item_id: str) -> dict[st
     item = item_for_use(store, user=user, kind=kind, item_id=item_id)
     if not item_can_change(item, user):
         raise LibraryForbidden(
-            f"{kind} {item_id} belongs to {item.get('owner') or 'the site'}; only its owner or "
+            f"{kind} {item.get('name') or item_id} belongs to {item.get('owner') or 'the site'}; "
+            "only its owner or "
             f"staff may change or delete it. Use \"use as my own\" to make your own copy.")
     return item
 

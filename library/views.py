@@ -107,11 +107,16 @@ def item_copy(request: HttpRequest, kind: str, item_id: str) -> HttpResponse:
     """"Use as my own": a private copy the user can change."""
     copy = {"character": character_copy, "background": background_copy,
             "lorebook": lorebook_copy}[kind]
+    store = get_store()
     try:
-        new_id = copy(get_store(), user=request.user, **{f"{kind}_id": item_id})
+        new_id = copy(store, user=request.user, **{f"{kind}_id": item_id})
     except (LibraryNotFound, InvalidId):
         raise Http404("not found") from None
-    messages.info(request, gettext("Copied %(item)s as your own copy %(new)s.") % {"item": item_id, "new": new_id})
+    # By name: the copy is the author's own item from here on, its id means nothing to them.
+    messages.info(request, gettext("“%(name)s” is now your own copy: changes here do not touch "
+                                   "the original.") % {"name": selectors.item_for_use(
+                                       store, user=request.user, kind=kind,
+                                       item_id=new_id).get("name") or new_id})
     return redirect(f"{kind}_edit", **{f"{kind}_id": new_id})
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
+
 from chat.conversations import ledger_add
-from chat.members import first_member_hand_over, participant_entry
+from chat.members import first_member_hand_over, first_member_swap, participant_entry
 from chat.services.errors import InstanceUpdateError, NotFound
 from chat.services.index import instance_index
 from chat.services.instance_settings import UNSET
@@ -16,6 +18,7 @@ from personalab.lib.errors import Invalid, naming_field
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import validate_id
 from personalab.lib.membership import member_change_apply, member_change_recover
+from personalab.lib.store_errors import StoreError
 
 
 def instance_member_add(store: FileStore, *, user, instance_id: str, character_id: Any,
@@ -33,7 +36,9 @@ def instance_member_add(store: FileStore, *, user, instance_id: str, character_i
         before = _member_state_read(store, instance_id)
         participants = _participants_complete(store, before)
         if character_id in [p["character_id"] for p in participants]:
-            raise Invalid(f"{character_id} is already a member", field="character_id")
+            raise Invalid(gettext("%(name)s is already a member")
+                          % {"name": definition.get("name") or character_id},
+                          field="character_id")
         if len(participants) >= MAX_MEMBERS:
             raise Invalid(f"at most {MAX_MEMBERS} characters", field="character_id")
         entry = participant_entry({**definition, "character_id": character_id}, first=False)
@@ -99,22 +104,41 @@ def instance_member_change(store: FileStore, *, user, instance_id: str, characte
 
 def instance_member_move(store: FileStore, *, user, instance_id: str, character_id: str,
                          up: bool) -> dict[str, Any]:
-    """Move a member one place up or down the list ("list order" answers in it). The first
-    member is the story's character, whose state the instance keeps: it stays first."""
+    """Move a member one place up or down the list ("list order" answers in it). Moving into
+    or out of the first place hands the story's character role (the instance's character and
+    its state file) to the new first member, as when the first member leaves."""
     instance_for_user(user, instance_id)
     with store.instance_lock(instance_id):
         before = _member_state_read(store, instance_id)
         participants = _participants_complete(store, before)
         index = _member_index(participants, character_id)
         target = index - 1 if up else index + 1
-        if index == 0 or not 1 <= target < len(participants):
-            raise Invalid("the story's character stays first; the others move below it",
-                          field="members")
-        participants[index], participants[target] = participants[target], participants[index]
-        after = {**before, "participants": participants}
+        if not 0 <= target < len(participants):
+            raise Invalid(gettext("%(name)s is already %(place)s") % {
+                "name": _member_name(store, character_id),
+                "place": gettext("first") if up else gettext("last")}, field="members")
+        files: dict[str, dict[str, Any]] = {}
+        remove: list[str] = []
+        if 0 in (index, target):
+            hand_over = first_member_swap(store, instance_id,
+                                          {**before, "participants": participants})
+            after, files, remove = hand_over.state, hand_over.files, hand_over.remove
+        else:
+            participants[index], participants[target] = participants[target], participants[index]
+            after = {**before, "participants": participants}
         member_change_apply(store, instance_id, before=before, after=after, action="change",
-                            character_id=character_id, changes={"place": target})
+                            character_id=character_id, changes={"place": target},
+                            files=files, remove=remove)
+    _members_indexed(store, instance_id, after)
     return after
+
+
+def _member_name(store: FileStore, character_id: str) -> str:
+    """A character's name for a message the author reads (its id only when it is unreadable)."""
+    try:
+        return str(store.character_read(character_id).get("name") or character_id)
+    except (StoreError, ValueError, OSError):
+        return character_id
 
 
 def _member_state_read(store: FileStore, instance_id: str) -> dict[str, Any]:

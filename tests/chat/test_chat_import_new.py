@@ -1,9 +1,11 @@
 """A chat file imported from the library or a character's page becomes a new chat with that
-character; a chat whose replies are by someone else is imported with a warning that names them."""
+character; a chat whose replies are by someone else is asked about first, naming both (and its
+player, when not the persona), and only imported when the author goes on."""
 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -11,6 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from chat.models import Instance
 from chat.services.instances import instance_create
 from library.character_services import character_save
+from library.persona_services import persona_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,6 +41,13 @@ def seraphina(store, alice):
                           character_id=None, user=alice)
 
 
+@pytest.fixture(autouse=True)
+def ann(store, alice):
+    """alice plays as Ann, the player the test chats are written with."""
+    return persona_create(store, owner=alice, data={"name": "Ann", "description": "A traveller.",
+                                                    "default": True})
+
+
 def _upload(data: bytes) -> SimpleUploadedFile:
     return SimpleUploadedFile("chat.jsonl", data)
 
@@ -63,11 +73,73 @@ def test_import_from_the_character_page_opens_a_new_chat_holding_the_lines(
     assert 'data-testid="import-warning"' not in text
 
 
-def test_a_chat_made_with_another_character_is_imported_with_a_warning(alice_client, seraphina):
+def test_a_chat_made_with_another_character_is_asked_about_before_anything_is_made(
+        alice_client, seraphina):
+    before = Instance.objects.count()
     text = _page_import(alice_client, seraphina, _chat("Megumin")).content.decode()
+    assert "Check this chat before importing" in text
+    assert "This chat&#x27;s replies are by Megumin, but you picked Seraphina." in text
+    assert "The left one, if you can stand the fog." not in text
+    assert Instance.objects.count() == before
+    token = re.search(r'name="token" value="([0-9a-f]{32})"', text).group(1)
+    response = alice_client.post("/chats/import", {"token": token, "confirmed": "1",
+                                                   "character_ids": [seraphina]}, follow=True)
+    text = response.content.decode()
     assert "The left one, if you can stand the fog." in text
     assert ("This chat&#x27;s replies are by Megumin, not Seraphina: they were imported under "
             "their own names, and Seraphina replies from here on.") in text
+    assert Instance.objects.count() == before + 1
+    again = alice_client.post("/chats/import", {"token": token, "confirmed": "1",
+                                                "character_ids": [seraphina]}, follow=True)
+    assert "the chat file is no longer waiting: choose it again" in again.content.decode()
+    assert Instance.objects.count() == before + 1
+
+
+def test_picking_the_chats_own_character_on_the_check_page_imports_it(alice_client, alice,
+                                                                      seraphina, store):
+    megumin = character_save(store, data={"name": "Megumin", "base_persona": "A wizard.",
+                                          "greeting": "", "visibility": "private"},
+                             character_id=None, user=alice)
+    text = _page_import(alice_client, seraphina, _chat("Megumin")).content.decode()
+    token = re.search(r'name="token" value="([0-9a-f]{32})"', text).group(1)
+    response = alice_client.post("/chats/import", {"token": token, "character_ids": [megumin]},
+                                 follow=True)
+    instance_id = response.redirect_chain[-1][0].strip("/").split("/")[-1]
+    assert Instance.objects.get(instance_id=instance_id).character_id == megumin
+    assert 'data-testid="import-warning"' not in response.content.decode()
+
+
+def test_a_chat_played_under_another_name_than_the_persona_is_imported_without_asking(
+        alice_client, seraphina):
+    """Most SillyTavern chats were played under a persona this account does not have."""
+    data = _jsonl([{"user_name": "Tom", "character_name": "Seraphina", "chat_metadata": {}},
+                   _line("Seraphina", False, "Welcome."), _line("Tom", True, "Hello.")])
+    before = Instance.objects.count()
+    text = _page_import(alice_client, seraphina, data).content.decode()
+    assert "Check this chat before importing" not in text
+    assert Instance.objects.count() == before + 1
+
+
+def test_with_another_character_the_check_page_also_names_the_player(alice_client, seraphina):
+    data = _jsonl([{"user_name": "Tom", "character_name": "Megumin", "chat_metadata": {}},
+                   _line("Megumin", False, "Welcome."), _line("Tom", True, "Hello.")])
+    before = Instance.objects.count()
+    text = _page_import(alice_client, seraphina, data).content.decode()
+    assert "This chat&#x27;s replies are by Megumin, but you picked Seraphina." in text
+    assert "In this chat you are Tom, but your persona is Ann." in text
+    assert Instance.objects.count() == before
+
+
+def test_another_accounts_waiting_file_cannot_be_imported(alice_client, client, bob, seraphina):
+    text = _page_import(alice_client, seraphina, _chat("Megumin")).content.decode()
+    token = re.search(r'name="token" value="([0-9a-f]{32})"', text).group(1)
+    client.force_login(bob)
+    before = Instance.objects.count()
+    text = client.post("/chats/import", {"token": token, "confirmed": "1",
+                                         "character_ids": [seraphina]}, follow=True
+                       ).content.decode()
+    assert "The chat was not imported" in text
+    assert Instance.objects.count() == before
 
 
 def test_a_bad_file_makes_no_chat_and_says_why(alice_client, seraphina):
@@ -168,3 +240,24 @@ def test_an_imported_chat_is_the_new_chats_only_session_with_no_greeting_session
     assert len(alice_client.get(f"/api/v1/instances/{instance_id}/sessions").json()["sessions"]) == 1
     assert "Welcome in, traveller." not in response.content.decode()
 
+
+
+def test_rest_check_names_the_mismatch_and_makes_nothing(client, alice, seraphina):
+    from chat.models import ApiToken
+
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+    before = Instance.objects.count()
+    response = client.post("/api/v1/instances/import/check",
+                           {"character_id": seraphina, "file": _upload(_chat("Megumin"))}, **auth)
+    assert response.status_code == 200, response.content
+    assert response.json()["warnings"] == [
+        "This chat's replies are by Megumin, but you picked Seraphina."]
+    assert Instance.objects.count() == before
+
+
+def test_the_check_page_speaks_chinese(alice_client, seraphina):
+    alice_client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/library/"})
+    text = _page_import(alice_client, seraphina, _chat("Megumin")).content.decode()
+    assert "导入前请检查这段对话" in text
+    assert "这段对话的回复来自 Megumin，但你选择的是 Seraphina。" in text
+    assert "仍然导入" in text

@@ -11,14 +11,16 @@ import pytest
 from django.core.management import call_command
 
 from chat.conversations import ledger_read
-from chat.models import ConversationParticipant
+from chat.models import ConversationParticipant, Instance
 from chat.services.index import reindex_all
 from chat.services.instances import instance_create
 from chat.services.members import (
     instance_member_add,
     instance_member_change,
+    instance_member_move,
     instance_member_remove,
 )
+from personalab.lib.errors import Invalid
 from personalab.lib.membership import member_changes_read
 from personalab.lib.participants import conv_key, member_state_read, member_state_write
 from tests.memory.test_group_persona import brenna  # noqa: F401 — fixture
@@ -129,3 +131,43 @@ def test_saving_a_member_unchanged_journals_nothing(store, alice, character, bre
     instance_member_change(store, user=alice, instance_id=instance, character_id=brenna,
                            muted=False)
     assert member_changes_read(store, instance) == []
+
+
+def test_moving_a_member_to_the_top_hands_it_the_story_and_each_keeps_its_own_state(
+        store, alice, character, brenna):
+    instance = instance_create(store, owner=alice, character_id=character)
+    instance_member_add(store, user=alice, instance_id=instance, character_id=brenna)
+    state = store.instance_state_read(instance)
+    member_state_write(store, instance, state, character,
+                       {"base_persona": "first", "evolved_persona": "grew as the first"})
+    member_state_write(store, instance, state, brenna,
+                       {"base_persona": "second", "evolved_persona": "grew as the second"})
+
+    instance_member_move(store, user=alice, instance_id=instance, character_id=brenna, up=True)
+
+    state = store.instance_state_read(instance)
+    assert state["character_id"] == brenna
+    assert [p["character_id"] for p in state["participants"]] == [brenna, character]
+    assert member_state_read(store, instance, state, brenna)["evolved_persona"] == \
+        "grew as the second"
+    assert member_state_read(store, instance, state, character)["evolved_persona"] == \
+        "grew as the first"
+    assert Instance.objects.get(instance_id=instance).character_id == brenna
+
+    # and back down: the first place returns with its state
+    instance_member_move(store, user=alice, instance_id=instance, character_id=brenna, up=False)
+    state = store.instance_state_read(instance)
+    assert state["character_id"] == character
+    assert member_state_read(store, instance, state, character)["evolved_persona"] == \
+        "grew as the first"
+    assert member_state_read(store, instance, state, brenna)["evolved_persona"] == \
+        "grew as the second"
+
+
+def test_adding_a_member_twice_is_refused_by_its_name(store, alice, character, brenna):
+    instance = instance_create(store, owner=alice, character_id=character)
+    instance_member_add(store, user=alice, instance_id=instance, character_id=brenna)
+    with pytest.raises(Invalid) as refused:
+        instance_member_add(store, user=alice, instance_id=instance, character_id=brenna)
+    name = store.character_read(brenna)["name"]
+    assert refused.value.message == f"{name} is already a member"

@@ -1,5 +1,6 @@
 """A chat file imported from a character's page opens as a new chat with that character, the
-import report on top; a chat whose replies are by someone else says so."""
+import report on top; a chat whose replies are by someone else is asked about first (naming
+both), nothing made until the author goes on or picks another character."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from tests.e2e.conftest import (
     no_sideways_scroll,
     screenshot_take,
 )
+from tests.e2e.test_accessibility import AXE
+from tests.e2e.test_accessibility import RUN as AXE_RUN
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -46,8 +49,9 @@ def _chat_file(folder: Path, speaker: str) -> Path:
 
 
 @SIZES
-def test_a_chat_imported_from_the_character_page_opens_with_a_warning(
+def test_a_chat_with_another_character_is_asked_about_before_it_is_imported(
         page: Page, server: Server, tmp_path: Path, size: dict) -> None:
+    page.add_init_script(path=str(AXE))
     page.set_viewport_size(size)
     name = server.store.character_read("char_alserqi")["name"]
     page.goto(f"{server.url}/library/characters/char_alserqi/")
@@ -57,6 +61,17 @@ def test_a_chat_imported_from_the_character_page_opens_with_a_warning(
     no_sideways_scroll(page)
     before = set(server.store.instance_ids())
     form.locator("button[type=submit]").click()
+    check = page.locator("[data-testid=import-check]")
+    check.wait_for()
+    warnings = page.locator("[data-testid=import-check-warning]").all_inner_texts()
+    assert f"This chat's replies are by Megumin, but you picked {name}." in warnings
+    assert set(server.store.instance_ids()) == before, "imported before the author said so"
+    assert page.locator("[data-testid=import-check-characters] option:checked"
+                        ).all_inner_texts() == [name]
+    no_sideways_scroll(page)
+    screenshot_take(page, f"chat_import_check_{size['width']}")
+    assert page.evaluate(AXE_RUN) == []
+    page.locator("[data-testid=import-anyway]").click()
     page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
     instance_id = page.url.rstrip("/").rsplit("/", 1)[1]
     assert instance_id not in before
@@ -71,6 +86,27 @@ def test_a_chat_imported_from_the_character_page_opens_with_a_warning(
     assert warning.is_visible()
     no_sideways_scroll(page)
     screenshot_take(page, f"chat_import_from_character_{size['width']}")
+    assert page.js_errors == []
+
+
+def test_cancel_on_the_check_page_imports_nothing_and_goes_back_to_the_library(
+        page: Page, server: Server, tmp_path: Path) -> None:
+    page.add_init_script(path=str(AXE))
+    page.set_viewport_size(PHONE)
+    page.emulate_media(color_scheme="dark")
+    page.goto(f"{server.url}/library/")
+    page.locator("[data-testid=chat-import-box] summary").click()
+    form = page.locator("form#library-chat-import")
+    form.locator("select[name=character_ids]").select_option("char_alserqi")
+    form.locator("input[type=file]").set_input_files(str(_chat_file(tmp_path, "Megumin")))
+    before = set(server.store.instance_ids())
+    form.locator("button[type=submit]").click()
+    page.locator("[data-testid=import-check]").wait_for()
+    assert page.evaluate(AXE_RUN) == []
+    screenshot_take(page, "chat_import_check_390_dark", full_page=False)
+    page.locator("[data-testid=import-cancel]").click()
+    page.wait_for_url(re.compile(r"/library/$"))
+    assert set(server.store.instance_ids()) == before
 
 
 def test_the_import_report_says_which_narrator_lines_are_sent_and_keeps_off_the_edge(

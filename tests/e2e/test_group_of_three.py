@@ -80,6 +80,19 @@ def test_a_group_of_three_is_made_and_changed_by_names_and_pictures(
     assert [(p["character_id"], p["muted"]) for p in state["participants"]] == [
         (ann, False), (cy, True)]
 
+    # Cy moves to the top: Cy is now the story's character (the chat follows it), Ann second.
+    card = page.get_by_test_id("members-card")
+    assert card.get_by_test_id("members-first-hint").is_visible()
+    card.locator(f"li[data-member={cy}]").get_by_test_id("member-up").click()
+    page.wait_for_function(
+        "ids => [...document.querySelectorAll('#members-card ul.members > li')]"
+        ".map((li) => li.dataset.member).join() === ids", arg=f"{cy},{ann}")
+    state = server.instance_state(instance_id)
+    assert state["character_id"] == cy
+    assert [p["character_id"] for p in state["participants"]] == [cy, ann]
+    card = page.get_by_test_id("members-card")
+    assert "the story's character" in card.locator(f"li[data-member={cy}]").inner_text()
+
     # The group's reply order is changed in the same card.
     card = page.get_by_test_id("members-card")
     card.get_by_test_id("reply-order").select_option("everyone")

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.e2e.conftest import SIZES, Server, no_sideways_scroll, screenshot_take
+from personalab.lib.letter_colours import letter_colour
+from tests.e2e.conftest import PHONE, SIZES, Server, no_sideways_scroll, screenshot_take
 from tests.e2e.test_chat_extras import _api
 from tests.library.test_cards import text_chunk, tiny_png
 
@@ -84,3 +85,41 @@ def test_the_library_is_tiles_with_pictures_under_the_imports_and_can_be_searche
     assert server.instance_state(instance_id)["character_id"] == keeper_id
     assert page.js_errors == []
 
+
+
+# The letters are aria-hidden (the name beside them is read), so axe skips them: the WCAG
+# contrast of each letter against its fill is computed here as axe would.
+CONTRAST = """(e) => {
+  const rgb = (c) => c.match(/[0-9.]+/g).slice(0, 3).map(Number);
+  const lum = (c) => { const [r, g, b] = rgb(c).map((v) => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const fg = lum(getComputedStyle(e.querySelector(".tile-letter")).color);
+  const bg = lum(getComputedStyle(e).backgroundColor);
+  return (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_letter_avatars_are_coloured_per_name_and_readable(
+        page: Page, server: Server, scheme: str) -> None:
+    """Every character without a picture had the same blue letter: each name now gets one of a
+    few colours (the same on every page and reload), its letter readable (axe, ≥ 4.5:1)."""
+    page.set_viewport_size(PHONE)
+    page.emulate_media(color_scheme=scheme)
+    names = {}
+    for index in range(40):  # names until two different colours are found, one per colour
+        name = f"Letter {index} {scheme}"
+        names.setdefault(letter_colour(name), name)
+    for name in names.values():
+        _api(page, server, "POST", "/characters", {"name": name, "base_persona": "A sailor."})
+    page.goto(f"{server.url}/library/")
+    fills = {}
+    for colour, name in names.items():
+        letter = page.get_by_test_id("character-tile").filter(has_text=name).locator(
+            ".tile-picture")
+        assert f"letter-c{colour}" in letter.get_attribute("class")
+        fills[colour] = letter.evaluate("e => getComputedStyle(e).backgroundColor")
+        assert letter.evaluate(CONTRAST) >= 4.5, (name, fills[colour])
+    assert len(set(fills.values())) == len(names) >= 6, fills
+    screenshot_take(page, f"70_library_letters_{scheme}", full_page=False)

@@ -46,10 +46,10 @@ def test_a_hundred_entry_book_is_a_list_of_rows_to_search_and_act_on(
     no_sideways_scroll(page)
 
     # One open at a time.
-    rows.nth(3).locator("summary").click()
-    rows.nth(7).locator("summary").click()
+    rows.nth(3).locator("details.lore-entry > summary").click()
+    rows.nth(7).locator("details.lore-entry > summary").click()
     assert page.locator("details.lore-entry[open]").count() == 1
-    assert rows.nth(7).locator("details").evaluate("d => d.open")
+    assert rows.nth(7).locator("details.lore-entry").evaluate("d => d.open")
 
     # Search by a key, then disable what is shown in one go.
     page.fill("[data-role=search]", "place42")
@@ -107,7 +107,7 @@ def test_a_hundred_entry_book_is_edited_in_place_and_saved_whole(
     # Edit one entry deep in the book: the save is refused beside the broken key, the edit kept.
     page.fill("[data-role=search]", "place10")
     row10 = page.locator("[data-testid=lore-row][data-uid='10']")
-    row10.locator("summary").click()
+    row10.locator("details.lore-entry > summary").click()
     row10.locator("textarea[name=e10_content]").fill("Lore number 10, rewritten.")
     page.get_by_test_id("lore-save").click()
     page.wait_for_load_state()
@@ -124,7 +124,7 @@ def test_a_hundred_entry_book_is_edited_in_place_and_saved_whole(
     assert "Lorebook saved." in page.inner_text(".flash")
     # The place is kept: the entry being edited is open again after the reload.
     assert page.locator("details.lore-entry[open]").count() == 1
-    assert page.locator("[data-testid=lore-row][data-uid='99'] details").evaluate("d => d.open")
+    assert page.locator("[data-testid=lore-row][data-uid='99'] details.lore-entry").evaluate("d => d.open")
     screenshot_take(page, f"63_lorebook_saved_{size['width']}", full_page=False)
 
     # Nothing lost: a hundred entries, every field as it was but the two edited.
@@ -158,5 +158,43 @@ def test_a_long_books_editor_has_no_serious_accessibility_violation(
     page.set_viewport_size(PHONE)
     page.emulate_media(color_scheme=scheme)
     _book_with_a_broken_key_import(page, server, tmp_path, f"Audited {scheme}")
-    page.locator("[data-testid=lore-row]").nth(2).locator("summary").click()
+    row = page.locator("[data-testid=lore-row]").nth(2)
+    row.locator("details.lore-entry > summary").click()
+    row.get_by_test_id("lore-more").locator("summary").click()  # the folded fields too
     assert page.evaluate(AXE_RUN) == []
+
+
+def test_an_open_entry_on_a_phone_folds_the_rare_fields_and_keeps_clear_of_the_save_bar(
+        page: Page, server: Server, tmp_path: Path) -> None:
+    """An open entry showed ~20 fields at once on a phone; the fixed Save bar covered the last
+    ones. Keys, content, position, order, comment and the switches show; the rest wait under
+    "More"; a field reached by Tab or a tap scrolls clear of the bar."""
+    page.set_viewport_size(PHONE)
+    _book_import(page, server, tmp_path, "Folded 390")
+    row = page.locator("[data-testid=lore-row][data-uid='99']")
+    row.locator("details.lore-entry > summary").click()
+    assert row.locator("textarea[name=e99_keys]").is_visible()
+    assert row.locator("textarea[name=e99_content]").is_visible()
+    for rare in ("probability", "group", "depth", "role", "sticky", "cooldown", "delay",
+                 "secondary_keys", "scan_depth"):
+        assert not row.locator(f"[name=e99_{rare}]").is_visible(), rare
+    row.evaluate("(e) => e.scrollIntoView({block: 'start'})")
+    screenshot_take(page, "64_lorebook_entry_open_390", full_page=False)
+    more = row.get_by_test_id("lore-more")
+    more.locator("summary").click()
+    assert row.locator("[name=e99_probability]").is_visible()
+    bar = page.locator(".lore-save").bounding_box()
+    for name in ("e99_delay", "e99_delete"):
+        # The field scrolled to sit under the bar, as a thumb's scroll leaves it, then reached.
+        page.locator(f"[name={name}]").evaluate(
+            "(e) => window.scrollBy(0, e.getBoundingClientRect().bottom - innerHeight + 12)")
+        page.locator(f"[name={name}]").focus()
+        box = page.locator(f"[name={name}]").bounding_box()
+        assert box["y"] + box["height"] <= bar["y"], f"{name} is under the Save bar"
+    # At the very bottom of the page the last field still sits above the bar.
+    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+    box = page.locator("[name=e99_delete]").bounding_box()
+    assert box["y"] + box["height"] <= bar["y"]
+    no_sideways_scroll(page)
+    screenshot_take(page, "64_lorebook_entry_more_390", full_page=False)
+    assert page.js_errors == []

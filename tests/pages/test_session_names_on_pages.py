@@ -94,3 +94,17 @@ def test_a_deleted_character_is_named_in_the_message(alice_client, character):
     response = alice_client.post(f"/library/characters/{character}/delete", follow=True)
     shown = _shown_text(response.content.decode())
     assert "Character Alserqi deleted" in shown and character not in shown
+
+
+def test_use_as_my_own_names_the_copy_and_a_refused_edit_names_the_item(client, alice, bob,
+                                                                       character, store):
+    """'Copied char_x as your own copy char_x_2' and 'character char_x belongs to alice' were
+    ids: both name the character now."""
+    name = store.character_read(character)["name"]
+    client.force_login(bob)
+    response = client.post(f"/library/characters/{character}/copy", follow=True)
+    shown = _shown_text(response.content.decode())
+    assert f"“{name}” is now your own copy" in shown
+    response = client.post(f"/library/characters/{character}/delete", follow=True)
+    shown = _shown_text(response.content.decode())
+    assert f"character {name} belongs to alice" in shown

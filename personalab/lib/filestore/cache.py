@@ -1,11 +1,14 @@
-"""The session cache: session files as last parsed, so a turn parses only what was appended."""
+"""The session cache: session files as last parsed, so a turn parses only what was appended;
+and a small cache of what was made of other files while they stay the same."""
 
 from __future__ import annotations
 
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from personalab.lib.filestore.jsonl import file_bytes
 from personalab.lib.filestore.session_read import (
@@ -15,6 +18,8 @@ from personalab.lib.filestore.session_read import (
     records_turn_max,
     session_from_parsed,
 )
+
+T = TypeVar("T")
 
 SESSION_CACHE_FILES = 16
 SESSION_CACHE_BYTES = 64 * 1024 * 1024
@@ -76,3 +81,37 @@ class SessionCache:
 
 
 SESSION_CACHE = SessionCache()
+
+
+class FileParseCache(Generic[T]):
+    """What was made of small files (a library tile's line from a character's card), kept
+    while the file is the same one: keyed on its inode, size and mtime, so any write through
+    the store (an atomic rename: a new inode) or by hand is read again on the next ask. Only
+    the result is kept, never the file. Least recently asked beyond `max_files` go first."""
+
+    def __init__(self, *, max_files: int = 4096):
+        self.max_files = max_files
+        self._entries: OrderedDict[str, tuple[tuple[int, int, int], T]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, path: Path, make: Callable[[Path], T]) -> T:
+        """make(path), or what it gave for this very file before. OSError when it is gone."""
+        key = os.path.abspath(path)
+        stat = os.stat(path)
+        stamp = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is not None and hit[0] == stamp:
+                self._entries.move_to_end(key)
+                return hit[1]
+        value = make(path)
+        with self._lock:
+            self._entries[key] = (stamp, value)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.max_files:
+                self._entries.popitem(last=False)
+        return value
+
+    def forget(self, path: Path) -> None:
+        with self._lock:
+            self._entries.pop(os.path.abspath(path), None)

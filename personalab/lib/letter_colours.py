@@ -1,0 +1,17 @@
+"""A colour for a name's letter avatar: the same name always gets the same one of a few colours,
+so a group's members without pictures tell apart at a glance (and stay so across pages and
+reloads). The colours themselves live in static/app.css (.letter-c0 … .letter-c7), chosen for
+a contrast of at least 4.5:1 with their letter in light and in dark mode."""
+
+from __future__ import annotations
+
+import zlib
+
+LETTER_COLOURS = 8
+
+
+def letter_colour(name: str) -> int:
+    """0 … LETTER_COLOURS - 1; case and surrounding spaces aside, a stable hash (not Python's
+    hash(), which changes from process to process)."""
+    key = " ".join(str(name or "").split()).casefold()
+    return zlib.crc32(key.encode("utf-8")) % LETTER_COLOURS
