@@ -230,8 +230,20 @@ def instances_overview(store: FileStore, rows) -> list[dict[str, Any]]:
                                            if is_group(state) else ""),
                          "archived": bool(state.get("archived")),
                          "last": last,
+                         "last_speaker": _last_speaker(last, character),
                          "last_text": last_message_preview(store, state=state, line=last)})
     return overview
+
+
+def _last_speaker(line: dict[str, Any] | None, character: dict[str, Any]) -> str:
+    """Who said the newest line, as the chat page names them: the line's own name (a group
+    member, the player's persona), else the chat's character; "" for the player unnamed
+    (the page then says "You")."""
+    if not line:
+        return ""
+    if line.get("name"):
+        return str(line["name"])
+    return "" if line.get("role") == "user" else str(character.get("name") or "")
 
 
 def last_message_preview(store: FileStore, *, state: dict[str, Any],

@@ -125,8 +125,12 @@ def instance_manage(request: HttpRequest, instance_id: str) -> HttpResponse:
         instance_update(get_store(), user=request.user, instance_id=instance_id,
                         **changes)
     except InstanceUpdateError as error:
-        messages.error(request, "Nothing was changed: " + "; ".join(
-            f"the {field} {problem}" for field, problem in error.fields.items()) + ".")
+        # The page sends a name and the archived flag; each refusal in the player's language.
+        said = {"name": gettext("the name must be text of at most %(count)s characters")
+                % {"count": instance_settings.MAX_INSTANCE_NAME},
+                "archived": gettext("archived must be true or false")}
+        messages.error(request, gettext("Nothing was changed: %(problems)s.") % {"problems": "; ".join(
+            said.get(field, f"{field} {problem}") for field, problem in error.fields.items())})
     else:
         if changes.get("archived") is True:
             messages.info(request, gettext("Archived: the chat is kept under “Archived” on the "

@@ -139,7 +139,7 @@ def pinned_prompt_set(store: FileStore, *, instance_id: str | None, character_id
             "character_id": main_character(store, instance_id)})
         return
     if not character_id:
-        raise MemoryActionError(gettext("A pinned prompt needs an instance or a character."))
+        raise MemoryActionError(gettext("A pinned prompt needs a chat or a character."))
     try:
         definition = store.character_read(character_id)
     except StoreError as exc:

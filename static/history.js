@@ -22,10 +22,13 @@ async function refusal(response) {
   try { return (await response.json()).error.message; } catch (e) { return `Refused (${response.status}).`; }
 }
 
-function notice(text, {error = false, undo = null} = {}) {
+// `at`: where the action happened, {index, removed}: the notice sits there in the list.
+function notice(text, {error = false, undo = null, at = null} = {}) {
   const box = document.createElement(error ? "p" : "div");
   box.className = error ? "notice error" : "notice";
-  box.setAttribute("role", error ? "alert" : "status");
+  // An error is an alert as it appears; a plain line is said by the page's own live region
+  // (#history-said), which a screen reader is already listening to.
+  if (error) box.setAttribute("role", "alert");
   box.dataset.testid = "history-notice";
   const span = document.createElement("span");
   span.textContent = text;
@@ -37,9 +40,10 @@ function notice(text, {error = false, undo = null} = {}) {
     button.dataset.testid = "history-undo";
     button.textContent = rows.dataset.undoLabel;
     button.addEventListener("click", async () => {
+      const back = at && {index: at.index, removed: false};
       const r = await api("POST", rows.dataset.undoUrl, {token: undo});
-      if (!r.ok) { show(await refusal(r), {error: true}); return; }
-      await refresh(rows.dataset.undone);
+      if (!r.ok) { show(await refusal(r), {error: true, at: back}); return; }
+      await refresh(rows.dataset.undone, {at: back});
     });
     box.append(" ", button);
   }
@@ -48,19 +52,38 @@ function notice(text, {error = false, undo = null} = {}) {
   close.className = "notice-close";
   close.textContent = "✕";
   close.setAttribute("aria-label", rows.dataset.closeLabel || "Close");
-  close.addEventListener("click", () => box.remove());
+  close.addEventListener("click", () => {
+    const next = box.nextElementSibling;
+    box.remove();
+    const more = next && next.querySelector("[data-testid=history-more]");
+    if (more && more.offsetParent) more.focus({preventScroll: true});
+  });
   box.append(close);
   return box;
 }
 
-// The notice is fixed at the bottom of the screen (history.html): the reader keeps their place
-// in the list and still sees what happened, and Undo, without scrolling.
-function show(text, {seconds = null, ...options} = {}) {
-  rows.querySelectorAll(":scope > .notice").forEach(n => n.remove());
+// The notice sits in the list where the action happened (under the changed row, or in the
+// place of a deleted one), in the flow: the reader sees what happened and its Undo where their
+// thumb is, and it covers no row (a bar fixed at the bottom of the screen hid the rows under
+// it for the whole undo window). Without a place (a search, a page turn) it opens the list.
+function noticePlace(box, at) {
+  const row = at && rows.querySelector(`#line-${at.index}`);
+  const list = rows.querySelector(".history-list");
+  if (row && at.removed) row.before(box);
+  else if (row) row.after(box);
+  else if (at && at.removed && list) list.append(box);
+  else rows.prepend(box);
+}
+
+function show(text, {seconds = null, at = null, ...options} = {}) {
+  rows.querySelectorAll(".notice").forEach(n => n.remove());
   clearTimeout(noticeTimer);
-  const box = notice(text, options);
-  rows.prepend(box);
+  const box = notice(text, {at, ...options});
+  noticePlace(box, at);
+  box.scrollIntoView({block: "nearest"});
   if (!options.error) {
+    const said = document.getElementById("history-said");
+    if (said) { said.textContent = ""; said.textContent = text; }
     noticeTimer = setTimeout(() => box.remove(), seconds ? seconds * 1000 : NOTICE_MS);
   }
   const undo = box.querySelector("[data-testid=history-undo]");
@@ -111,13 +134,15 @@ async function change(form, submitter) {
   const method = {edit: "PUT", hide: "PUT", delete: "DELETE", swipe: "POST"}[kind];
   const address = kind === "delete"
     ? `${form.dataset.url}?${new URLSearchParams({fingerprint: form.dataset.fingerprint})}` : form.dataset.url;
+  const row = form.closest(".history-row");
+  const at = row && {index: Number(row.id.replace("line-", "")), removed: kind === "delete"};
   const r = await api(method, address, body(form, submitter));
-  if (!r.ok) { show(await refusal(r), {error: true}); return; }
+  if (!r.ok) { show(await refusal(r), {error: true, at: at && {...at, removed: false}}); return; }
   const answer = await r.json();
-  if (kind === "edit" && answer.changed === false) { await refresh(form.dataset.unchanged); return; }
+  if (kind === "edit" && answer.changed === false) { await refresh(form.dataset.unchanged, {at}); return; }
   const done = kind === "swipe" ? form.dataset.done.replace("%(version)s", answer.version)
     .replace("%(versions)s", answer.versions) : form.dataset.done;
-  await refresh(done, {undo: answer.undo_token || null, seconds: answer.undo_seconds || null});
+  await refresh(done, {undo: answer.undo_token || null, seconds: answer.undo_seconds || null, at});
 }
 
 if (rows) {

@@ -15,8 +15,16 @@
     el.title = when.toLocaleString(language);
     el.dataset.local = "1";
   }
+  // A tooltip that names a time ("edited 2026-11-29T05:44:10+00:00") says it as the page does.
+  function localTitle(el) {
+    const stamp = el.dataset.titleWhen;
+    const when = new Date(stamp);
+    if (!isNaN(when)) el.title = el.title.replace(stamp, when.toLocaleString(language));
+    el.dataset.local = "1";
+  }
   window.localTimes = (scope) => {
     for (const el of (scope || document).querySelectorAll("time[datetime]:not([data-local])")) localTime(el);
+    for (const el of (scope || document).querySelectorAll("[data-title-when]:not([data-local])")) localTitle(el);
   };
   document.addEventListener("DOMContentLoaded", () => window.localTimes(document));
   // Rows htmx brings later (a history page, a search) too.

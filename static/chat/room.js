@@ -6,7 +6,7 @@
 // brings everything back. On a short screen (a phone held sideways, a small window: the
 // conversation would keep under 250 px) the chrome stays folded while reading too; ≡ unfolds
 // it until the player goes back to the conversation or the input.
-import {nearNewest, scrollToNewest} from "./messages.js";
+import {messagesBox, nearNewest, scrollToNewest} from "./messages.js";
 
 const narrow = window.matchMedia("(max-width: 900px)");
 const short = window.matchMedia("(max-width: 900px) and (max-height: 680px)");
@@ -63,6 +63,26 @@ function unfoldAfterTap(composer) {
   setTimeout(unfold, UNFOLD_MS);
 }
 
+// Whatever takes room under the conversation (the Undo toast after a delete, a connection
+// line, a growing input) shrinks the conversation from below: the reader at the newest line
+// keeps the whole last message in view, another keeps the lines they were reading at the
+// bottom, rather than having them slide under the composer.
+function keepBottomInView() {
+  const composer = document.querySelector(".composer");
+  if (!window.ResizeObserver || !messagesBox()) return;
+  let height = messagesBox().clientHeight;
+  // The composer and the column are watched, not the list: it is replaced when read again.
+  const watch = new ResizeObserver(() => {
+    const box = messagesBox();
+    const shrunk = height - box.clientHeight;
+    height = box.clientHeight;
+    if (following) scrollToNewest();
+    else if (shrunk > 0) box.scrollTop += shrunk;
+  });
+  watch.observe(composer);
+  watch.observe(document.querySelector(".chat-main"));
+}
+
 export function roomWire() {
   const composer = document.querySelector(".composer");
   const input = document.getElementById("input");
@@ -104,6 +124,7 @@ export function roomWire() {
     if (!narrow.matches) typingSet(false);
   });
   short.addEventListener("change", foldUpdate);
+  keepBottomInView();
   // Back to reading after ≡: a tap in the conversation folds the chrome again.
   // (delegated: the message list is swapped when it is read again)
   document.addEventListener("click", (e) => {

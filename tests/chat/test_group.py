@@ -278,5 +278,5 @@ def test_the_home_list_previews_the_last_line_as_the_chat_page_reads_it(alice_cl
     instance_create(store, owner=alice, character_id=mira)
     player = persona_effective(store, owner=alice.username, persona_id=None)["name"]
     home = alice_client.get("/").content.decode()
-    preview = home.split('class="instance-last">', 1)[1].split("</div>", 1)[0]
-    assert preview == f"Mira wipes grease from her hands. You lost, {player}?"
+    preview = home.split('data-testid="instance-last">', 1)[1].split("</p>", 1)[0]
+    assert preview == f"<strong>Mira:</strong> Mira wipes grease from her hands. You lost, {player}?"

@@ -84,7 +84,7 @@ def test_history_rows_on_a_phone_read_as_the_chat_with_one_menu_each(
     more.click()
     menu = page.get_by_test_id("history-menu")
     assert [item.inner_text() for item in menu.get_by_role("menuitem").all()] == \
-        ["Edit", "Hide", "Delete", "inspect prompt"]
+        ["Edit", "Hide", "Delete", "Inspect prompt"]
     page.keyboard.press("ArrowDown")
     page.keyboard.press("Escape")
     assert menu.count() == 0

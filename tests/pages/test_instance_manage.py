@@ -67,3 +67,13 @@ def test_the_chat_page_and_home_offer_rename_and_archive(alice_client, instance)
         page = alice_client.get(url).content.decode()
         assert 'data-testid="instance-rename"' in page
         assert 'data-testid="instance-archive"' in page
+
+
+def test_the_refusal_is_said_in_the_players_language(alice_client, store, instance):
+    alice_client.post(f"/instances/{instance}/manage", {"name": "kept"})
+    response = alice_client.post(f"/instances/{instance}/manage", {"name": "x" * 201},
+                                 follow=True, HTTP_ACCEPT_LANGUAGE="zh-CN")
+    page = response.content.decode()
+    assert "未做任何修改：名称必须是不超过 200 个字符的文本。" in page
+    assert "Nothing was changed" not in page
+    assert store.instance_state_read(instance)["name"] == "kept"
