@@ -286,6 +286,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=key)  # stable: pytest-django's order kept within a file
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # pytest-xdist (3.x) sorts `--dist loadfile`'s files by their number of tests unless told
+    # not to, which undid HEAVY_FIRST: the sweeps (1-7 tests each, minutes) and the scale
+    # cluster ran last, one core idle while the other finished them (issue 31). The order
+    # above is kept, as `--no-loadscope-reorder` would keep it.
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
 _E2E = Path(__file__).resolve().parent / "e2e"
 
 
