@@ -25,6 +25,7 @@ from django.conf import settings
 from django.utils import translation
 
 from tests.browser import chromium_close
+from tests.db_flush import flush_keeps_post_migrate_rows
 from tests.prepared_data import prepared_data  # noqa: F401 — fixture
 from tests.stub_llm import stub_llm, stub_llm_server  # noqa: F401 — fixtures
 
@@ -293,6 +294,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # above is kept, as `--no-loadscope-reorder` would keep it.
     if hasattr(config.option, "loadscopereorder"):
         config.option.loadscopereorder = False
+    # The rows post_migrate writes after each transactional test's flush, written back from
+    # the first flush's instead of looked up again (tests/db_flush.py).
+    flush_keeps_post_migrate_rows()
 
 
 _E2E = Path(__file__).resolve().parent / "e2e"
