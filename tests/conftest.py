@@ -25,6 +25,7 @@ from django.conf import settings
 from django.utils import translation
 
 from tests.browser import chromium_close
+from tests.db_flush import flush_keeps_post_migrate_rows
 from tests.prepared_data import prepared_data  # noqa: F401 — fixture
 from tests.stub_llm import stub_llm, stub_llm_server  # noqa: F401 — fixtures
 
@@ -216,47 +217,54 @@ def encoded(monkeypatch) -> Encoded:
     return seen
 
 
-# With `--dist loadfile` xdist hands out files in collection order, so a heavy file collected
-# last leaves one core idle while the other finishes it (issue 31). The files that take the
-# longest go first, by their wall time measured one file at a time (PERSONALAB_TEST_COST, a
-# folder at a time, niced on a loaded machine: docs/testing.md), then the other browser and
-# scale files (a server or browser start each), then the rest in their usual order; within a
-# file the order is unchanged. Every worker computes the same order, as xdist requires.
+# With `--dist loadfile` xdist hands out files in collection order (pytest_configure below), so
+# a heavy file collected last leaves one core idle while the other finishes it (issue 31). The
+# files that take the longest go first, by their wall time measured one file at a time
+# (PERSONALAB_TEST_COST: the browser files a folder at a time, the others in a two-worker run,
+# niced on a loaded machine: docs/testing.md), then the other browser and scale files (a server
+# or browser start each), then the rest in their usual order; within a file the order is
+# unchanged. Every worker computes the same order, as xdist requires.
 HEAVY_FIRST = (
     "tests/scale/test_scale.py",
+    "tests/chat/test_import_fuzz_chats.py",
     "tests/library/test_import_fuzz_cards.py",
-    "tests/library/test_import_fuzz_cards_other.py",
     "tests/e2e/test_newcomer_walk.py",
     "tests/library/test_import_fuzz_lorebooks.py",
     "tests/e2e/test_sillytavern_files.py",
-    "tests/chat/test_import_fuzz_chats.py",
+    "tests/chat/test_crash.py",
     "tests/e2e/test_reading_room.py",
     "tests/e2e/test_chat_ui.py",
+    "tests/library/test_import_fuzz_cards_other.py",
     "tests/e2e/test_thumb_controls.py",
-    "tests/chat/test_crash.py",
-    "tests/lib/test_e5_engine.py",
+    "tests/chat/test_faults.py",
+    "tests/chat/test_session_line_shapes.py",
     "tests/e2e/test_live_state.py",
     "tests/e2e/test_chat_extras.py",
     "tests/e2e/test_accessibility.py",
     "tests/e2e/test_st_character_pages.py",
-    "tests/api/test_settings_env.py",
+    "tests/chat/test_import_fuzz_chats_json.py",
+    "tests/memory/test_memory_progress.py",
     "tests/e2e/test_message_menu.py",
     "tests/e2e/test_phone_pages.py",
-    "tests/chat/test_faults.py",
+    "tests/memory/test_second_model.py",
     "tests/lib/test_embed_preload.py",
-    "tests/chat/test_session_line_shapes.py",
+    "tests/lib/test_e5_engine.py",
+    "tests/memory/test_recall_in_play.py",
     "tests/e2e/test_browser.py",
     "tests/e2e/test_lorebook_editor.py",
+    "tests/api/test_settings_env.py",
     "tests/e2e/test_prompt_blocks_ui.py",
-    "tests/lib/test_properties.py",
-    "tests/scale/test_followers.py",
     "tests/memory/test_import_index.py",
+    "tests/api/test_rest_refusals.py",
+    "tests/chat/test_group_chat_files.py",
+    "tests/memory/test_recall_sessions.py",
+    "tests/scale/test_followers.py",
+    "tests/memory/test_memory_flow.py",
+    "tests/memory/test_group_witness.py",
+    "tests/lib/test_properties.py",
     "tests/memory/test_recall_focus.py",
     "tests/memory/test_recall_queries.py",
-    "tests/memory/test_memory_progress.py",
-    "tests/memory/test_recall_sessions.py",
     "tests/memory/test_rag.py",
-    "tests/api/test_rest_refusals.py",
 )
 _SLOW_FOLDERS = ("tests/e2e/", "tests/scale/")
 
@@ -284,6 +292,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return _file_rank(item.nodeid), first[path]
 
     items.sort(key=key)  # stable: pytest-django's order kept within a file
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # pytest-xdist (3.x) sorts `--dist loadfile`'s files by their number of tests unless told
+    # not to, which undid HEAVY_FIRST: the sweeps (1-7 tests each, minutes) and the scale
+    # cluster ran last, one core idle while the other finished them (issue 31). The order
+    # above is kept, as `--no-loadscope-reorder` would keep it.
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+    # The rows post_migrate writes after each transactional test's flush, written back from
+    # the first flush's instead of looked up again (tests/db_flush.py).
+    flush_keeps_post_migrate_rows()
 
 
 _E2E = Path(__file__).resolve().parent / "e2e"

@@ -11,12 +11,14 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tests.prepared_data import prepared_copy, prepared_env
-from tests.stub_llm import Reply
+from tests.stub_llm import Reply, StubLLM
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -101,35 +103,53 @@ def _kill_9_mid_stream(env, data, token, query: str, killed_after,
         server.wait(timeout=10)
 
 
-def test_kill_9_mid_stream_then_reload_keeps_the_partial_reply(server_env, stub_llm):
-    env, data, token = server_env
-    stub_llm.script(Reply("断" * 400, chunk_size=1, delay=0.02))
-    current, session = _kill_9_mid_stream(env, data, token, "说下去",
-                                          lambda kinds: kinds.count("token") >= 20)
+@dataclass(frozen=True)
+class CutReply:
+    current: dict  # the restarted server's answer for the reply
+    lines: list[dict]  # the session file's lines after the restart
+    trace: dict  # the restarted server's trace of the cut turn
+    sent: list[dict]  # the messages the model was sent
+
+
+@pytest.fixture(scope="module")
+def cut_reply(tmp_path_factory, prepared_data) -> Iterator[CutReply]:
+    """One reply cut by kill -9 after 20 streamed tokens and read back from a restarted
+    server, shared by the tests of what survives it: each Daphne start costs seconds of CPU
+    (issue 31), and the tests only read what the cut left."""
+    stub = StubLLM()
+    try:
+        copy = prepared_copy(prepared_data, tmp_path_factory.mktemp("cut"))
+        env = {**prepared_env(copy.data, copy.secret), "OPENAI_BASE_URL": stub.base_url,
+               "OPENAI_API_KEY": "k", "PERSONALAB_MODEL": "stub"}
+        stub.script(Reply("断" * 400, chunk_size=1, delay=0.02))
+        traces: list[dict] = []
+        current, session = _kill_9_mid_stream(
+            env, copy.data, copy.token, "说下去", lambda kinds: kinds.count("token") >= 20,
+            then=lambda get, current: traces.append(
+                get(f"/api/v1/traces/{current['trace_id']}")))
+        lines = [json.loads(line) for line in session.read_text(encoding="utf-8").splitlines()]
+        yield CutReply(current, lines, traces[0], stub.requests[-1]["messages"])
+    finally:
+        stub.stop()
+
+
+def test_kill_9_mid_stream_then_reload_keeps_the_partial_reply(cut_reply):
+    current, lines = cut_reply.current, cut_reply.lines
     assert current["interrupted"] is True and current["content"].startswith("断" * 20)
-    lines = [json.loads(line) for line in session.read_text(encoding="utf-8").splitlines()]
     assert lines[-1]["interrupted"] is True and lines[-1]["content"] == current["content"]
     assert lines[-2] == {**lines[-2], "role": "user", "content": "说下去", "turn": 42}
 
 
-def test_kill_9_mid_stream_keeps_the_prompt_that_was_sent_for_the_inspector(server_env,
-                                                                             stub_llm):
+def test_kill_9_mid_stream_keeps_the_prompt_that_was_sent_for_the_inspector(cut_reply):
     """The reply's "Prompt" link works after a crash: the trace of what was sent was written
     before the reply, and says the reply was interrupted and what of it was kept."""
-    env, data, token = server_env
-    stub_llm.script(Reply("断" * 400, chunk_size=1, delay=0.02))
-    traces: list[dict] = []
-    current, _ = _kill_9_mid_stream(
-        env, data, token, "说下去", lambda kinds: kinds.count("token") >= 20,
-        then=lambda get, current: traces.append(get(f"/api/v1/traces/{current['trace_id']}")))
-    trace = traces[0]
+    trace = cut_reply.trace
     assert trace["unfinished"] is True and "finished_at" not in trace
     assert trace["reply"]["interrupted"] is True
-    assert trace["reply"]["content"] == current["content"]
+    assert trace["reply"]["content"] == cut_reply.current["content"]
     assert trace["messages"][-1] == {"role": "user", "content": "说下去"}
     assert "llm_ms" not in trace["timings"] and trace["sections"]
-    sent = stub_llm.requests[-1]["messages"]
-    assert [m["content"] for m in trace["messages"]] == [m["content"] for m in sent]
+    assert [m["content"] for m in trace["messages"]] == [m["content"] for m in cut_reply.sent]
 
 
 def test_kill_9_after_reasoning_that_came_mid_reply_keeps_that_reasoning(server_env, stub_llm):

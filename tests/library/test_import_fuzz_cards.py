@@ -1,6 +1,6 @@
-"""SillyTavern V2 and V3 cards (as JSON, PNG and CHARX) with one field anywhere replaced by a
-value of another type: imported or refused by name, never a 500; what imported opens, plays a
-turn and exports (tests/library/import_fuzz.py). V1, Pygmalion and Agnai cards:
+"""SillyTavern V2 cards (as JSON and PNG) with one field anywhere replaced by a value of another
+type: imported or refused by name, never a 500; what imported opens, plays a turn and exports
+(tests/library/import_fuzz.py). V3 (CHARX too), V1, Pygmalion and Agnai cards:
 test_import_fuzz_cards_other.py."""
 
 from __future__ import annotations

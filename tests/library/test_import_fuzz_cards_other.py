@@ -1,6 +1,7 @@
-"""Cards of other apps (SillyTavern V1, Pygmalion, Agnai) with one field anywhere replaced by a
-value of another type: imported or refused by name, never a 500; what imported opens, plays a
-turn and exports (tests/library/import_fuzz.py). V2 and V3: test_import_fuzz_cards.py."""
+"""SillyTavern V3 cards (as JSON, PNG and CHARX) and cards of other apps (SillyTavern V1,
+Pygmalion, Agnai) with one field anywhere replaced by a value of another type: imported or
+refused by name, never a 500; what imported opens, plays a turn and exports
+(tests/library/import_fuzz.py). V2: test_import_fuzz_cards.py, the longest, on its own."""
 
 from __future__ import annotations
 
