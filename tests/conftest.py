@@ -232,6 +232,7 @@ HEAVY_FIRST = (
     "tests/library/test_import_fuzz_lorebooks.py",
     "tests/e2e/test_sillytavern_files.py",
     "tests/chat/test_crash.py",
+    "tests/e2e/test_server_outage.py",
     "tests/e2e/test_reading_room.py",
     "tests/e2e/test_chat_ui.py",
     "tests/library/test_import_fuzz_cards_other.py",
