@@ -153,6 +153,23 @@ def drain() -> None:
     _jobs.join()
 
 
+def jobs_drop() -> int:
+    """Drop the queued memory work that has not started (a job running finishes); how many.
+    For a process whose data folder is going away (the tests'); the files stay the truth, and
+    the next sync of an instance queues its work again."""
+    dropped = 0
+    while True:
+        try:
+            _jobs.get_nowait()
+        except queue.Empty:
+            break
+        _jobs.task_done()
+        dropped += 1
+    with _index_lock:
+        _syncs_queued.clear()  # their jobs were among those dropped
+    return dropped
+
+
 _syncs_queued: set[tuple[str, str]] = set()
 
 

@@ -89,6 +89,19 @@ def _language_reset():
 
 
 @pytest.fixture(autouse=True)
+def _memory_jobs_dropped():
+    """The memory work a test queued and did not wait for is dropped at its end: its data
+    folder is thrown away. An import with recall on queues a dense fill of its lines: six
+    tests importing 400 messages each left about 150 s of e5 and MiniLM work on the worker's
+    memory thread, which ran while the next tests did, and a later test's own fill waited
+    behind it past its 60 s. A test that wants its work done drains it (`memory_on`) first."""
+    yield
+    from memory import runtime  # here, not at the top: conftest is imported before Django is set up
+
+    runtime.jobs_drop()
+
+
+@pytest.fixture(autouse=True)
 def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 

@@ -182,7 +182,8 @@ LLAMA_CPP = "request ({prompt} tokens) exceeds the available context size (4096 
 
 @pytest.fixture
 def long_chat(store: FileStore, instance: str) -> str:
-    store.module_write("memory", {"recaps_enabled": False})  # only the turn asks the model
+    # Only the turn asks the model; recall stays as the other tests here have it.
+    store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
     session_import(store, instance_id=instance, data=st_chat(400))  # ~10,000 tokens
     return instance
 
