@@ -58,7 +58,6 @@ def main() -> None:
         from library import library_tiles, selectors
         from library.avatars import avatar_write
         from library.character_services import character_save
-        from library.library_tiles import character_tiles
         from personalab.lib.filestore.cache import FileParseCache
         from personalab.storage import get_store
         from tests.library.test_cards import tiny_png
@@ -86,7 +85,8 @@ def main() -> None:
             assert response.status_code == 200, response.status_code
 
         def tiles_load() -> None:
-            character_tiles(store, characters=list(selectors.characters_visible_to(user=user)))
+            visible = list(selectors.characters_visible_to(user=user))
+            library_tiles.character_tiles(store, characters=visible)
 
         def tiles_load_cold() -> None:
             library_tiles.BLURBS = FileParseCache()  # as before the cache: every card parsed

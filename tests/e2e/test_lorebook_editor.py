@@ -18,13 +18,19 @@ from tests.e2e.test_sillytavern_files import _st_entry
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
-def _book_import(page: Page, server: Server, tmp_path: Path, name: str) -> str:
-    world = {"entries": {str(uid): _st_entry(uid, [f"key{uid}", f"place{uid}"],
-                                             f"Lore number {uid} of the drowned city.",
-                                             comment=f"Entry title {uid:03d}", order=200 - uid)
-                         for uid in range(100)}}
+def _book_import(page: Page, server: Server, tmp_path: Path, name: str, *,
+                 broken_key: bool = False) -> str:
+    """A SillyTavern book of 100 entries imported through the library page; its id.
+    `broken_key`: entry 99's key is a regex that does not compile, which SillyTavern reads as
+    text, so an imported book keeps it."""
+    entries = {str(uid): _st_entry(uid, [f"key{uid}", f"place{uid}"],
+                                   f"Lore number {uid} of the drowned city.",
+                                   comment=f"Entry title {uid:03d}", order=200 - uid)
+               for uid in range(100)}
+    if broken_key:
+        entries["99"]["key"] = ["/(unclosed/"]
     upload = tmp_path / f"{name}.json"
-    upload.write_text(json.dumps(world))
+    upload.write_text(json.dumps({"entries": entries}))
     page.goto(f"{server.url}/library/")
     form = page.locator("form#lorebook-import")
     form.locator("input[type=file]").set_input_files(str(upload))
@@ -67,29 +73,12 @@ def test_a_hundred_entry_book_is_a_list_of_rows_to_search_and_act_on(
     assert page.js_errors == []
 
 
-def _book_with_a_broken_key_import(page: Page, server: Server, tmp_path: Path, name: str) -> str:
-    entries = {str(uid): _st_entry(uid, [f"key{uid}", f"place{uid}"],
-                                   f"Lore number {uid} of the drowned city.",
-                                   comment=f"Entry title {uid:03d}", order=200 - uid)
-               for uid in range(100)}
-    # SillyTavern reads a key that does not compile as text, so an imported book keeps it.
-    entries["99"]["key"] = ["/(unclosed/"]
-    upload = tmp_path / f"{name}.json"
-    upload.write_text(json.dumps({"entries": entries}))
-    page.goto(f"{server.url}/library/")
-    form = page.locator("form#lorebook-import")
-    form.locator("input[type=file]").set_input_files(str(upload))
-    form.locator("button[type=submit]").click()
-    page.wait_for_url(f"{server.url}/library/lorebooks/*/")
-    return page.url.rstrip("/").rsplit("/", 1)[-1]
-
-
 @SIZES
 def test_a_hundred_entry_book_is_edited_in_place_and_saved_whole(
         page: Page, server: Server, tmp_path: Path, size: dict) -> None:
     page.set_viewport_size(size)
-    lorebook_id = _book_with_a_broken_key_import(page, server, tmp_path,
-                                                 f"Sunken {size['width']}")
+    lorebook_id = _book_import(page, server, tmp_path, f"Sunken {size['width']}",
+                               broken_key=True)
     before = server.store.lorebook_read(lorebook_id)["entries"]
     # The entries start on the first screen: the book's settings are folded away.
     first_row = page.get_by_test_id("lore-row").first.bounding_box()
@@ -157,7 +146,7 @@ def test_a_long_books_editor_has_no_serious_accessibility_violation(
     page.add_init_script(path=str(AXE))
     page.set_viewport_size(PHONE)
     page.emulate_media(color_scheme=scheme)
-    _book_with_a_broken_key_import(page, server, tmp_path, f"Audited {scheme}")
+    _book_import(page, server, tmp_path, f"Audited {scheme}", broken_key=True)
     row = page.locator("[data-testid=lore-row]").nth(2)
     row.locator("details.lore-entry > summary").click()
     row.get_by_test_id("lore-more").locator("summary").click()  # the folded fields too
