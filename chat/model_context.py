@@ -1,8 +1,8 @@
 """The context length a model server reports for the configured model (GET /v1/models:
 `context_length` (OpenRouter), `max_model_len` (vLLM), `context_window`; else what llama.cpp's
-`/props` or KoboldCpp's `/api/extra/true_max_context_length` says it runs with, no more than
-`meta.n_ctx_train`, the model's training context), asked once and cached, so a turn pays for
-the question at most once an hour. Each answer is read within the LLM body caps and
+`/props`, KoboldCpp's `/api/extra/true_max_context_length` or Ollama's `/api/ps` says it runs
+with, no more than `meta.n_ctx_train`, the model's training context), asked once and cached, so
+a turn pays for the question at most once an hour. Each answer is read within the LLM body caps and
 ASK_TIMEOUT (personalab/lib/llm_models.py)."""
 
 from __future__ import annotations
@@ -16,9 +16,13 @@ from personalab.lib.llm_models import models_read, server_context_read
 
 ASK_TIMEOUT = 3.0  # seconds; an unreachable server fails the turn itself anyway
 KEEP_SECONDS = 3600.0
+# An answer that is only Ollama's default (the model not loaded yet): asked again after the
+# turn has loaded it. An earlier settled answer for the model is kept instead, if there is one.
+GUESS_SECONDS = 30.0
 KEYS = ("context_length", "max_model_len", "context_window", "max_context_length")
 
-_known: dict[tuple[str, str], tuple[float, int | None]] = {}
+_known: dict[tuple[str, str], tuple[float, int | None]] = {}  # until, tokens
+_settled: dict[tuple[str, str], int] = {}  # the last answer that was not a guess
 # The window a server's refusal taught (chat/turn_overflow.py), in the prompt's tokens, kept as
 # long as the model list's answer: a server restarted with a larger context is found again.
 _learned: dict[tuple[str, str], tuple[float, int]] = {}
@@ -37,17 +41,22 @@ def _reported(entry: dict[str, Any]) -> tuple[int | None, bool]:
     return None, True
 
 
-def _ask(settings: LLMSettings) -> int | None:
+def _ask(settings: LLMSettings) -> tuple[int | None, bool]:
+    """The context, and whether it is settled (not Ollama's default assumed)."""
     try:
         entries = models_read(settings, timeout=ASK_TIMEOUT)
     except Exception:  # noqa: BLE001 — a server without a model list: the default window applies
-        return None
+        return None, True
     reported, trained_only = next((_reported(entry) for entry in entries
                                    if entry.get("id") == settings.model), (None, True))
     if not trained_only:
-        return reported
+        return reported, True
     served = server_context_read(settings, timeout=ASK_TIMEOUT)
-    return min(value for value in (reported, served) if value) if reported or served else None
+    if served is None:
+        return reported, True
+    if reported and reported <= served.tokens:
+        return reported, True
+    return served.tokens, served.settled
 
 
 def model_context_tokens(settings: LLMSettings) -> int | None:
@@ -57,11 +66,15 @@ def model_context_tokens(settings: LLMSettings) -> int | None:
     key = (settings.base_url, settings.model)
     with _lock:
         hit = _known.get(key)
-    if hit is not None and time.monotonic() - hit[0] < KEEP_SECONDS:
+    if hit is not None and time.monotonic() < hit[0]:
         return hit[1]
-    value = _ask(settings)
+    value, settled = _ask(settings)
     with _lock:
-        _known[key] = (time.monotonic(), value)
+        if settled and value is not None:
+            _settled[key] = value
+        elif not settled:
+            value = _settled.get(key, value)
+        _known[key] = (time.monotonic() + (KEEP_SECONDS if settled else GUESS_SECONDS), value)
     return value
 
 
@@ -85,4 +98,5 @@ def model_context_learn(settings: LLMSettings, tokens: int) -> None:
 def model_context_forget() -> None:
     with _lock:
         _known.clear()
+        _settled.clear()
         _learned.clear()

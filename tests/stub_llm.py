@@ -139,7 +139,8 @@ class StubLLM:
         self.requests: list[dict] = []
         self.paths: list[str] = []  # the route of each request, in order
         self.models = ["stub-model"]  # what GET /v1/models lists
-        self.server_info: dict[str, dict] = {}  # other GET routes answered (llama.cpp's /props)
+        # Other routes answered, GET or POST (llama.cpp's /props, Ollama's /api/ps and /api/show)
+        self.server_info: dict[str, dict] = {}
         self.authorizations: list[str] = []  # the Authorization header of each request
         self.disconnects = 0  # streams the client closed before the end
         self._steps: deque[Step] = deque()
@@ -238,6 +239,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         route = self.path.rstrip("/")
+        if self.path in self.server.stub.server_info:
+            self._send_json(200, self.server.stub.server_info[self.path])
+            return
         if not route.endswith("/completions"):
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
             return

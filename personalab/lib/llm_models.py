@@ -11,7 +11,7 @@ compressed, and the whole call within its `timeout`, headers included.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import httpx2
@@ -33,6 +33,9 @@ MAX_MODELS = 500  # a server may list thousands; the picker shows the first ones
 # Where a server says the context it runs with (per slot), and the keys that lead to it.
 SERVER_CONTEXT_ROUTES = (("/props", ("default_generation_settings", "n_ctx")),  # llama.cpp
                          ("/api/extra/true_max_context_length", ("value",)))  # KoboldCpp
+# Ollama's context on GPUs under 24 GiB, when it runs the model with its default (docs:
+# context-length); assumed only until the model is loaded and /api/ps says.
+OLLAMA_DEFAULT_CONTEXT = 4096
 
 
 def models_read(settings: LLMSettings, *, timeout: float) -> list[dict[str, Any]]:
@@ -65,36 +68,20 @@ def models_read(settings: LLMSettings, *, timeout: float) -> list[dict[str, Any]
 
 
 async def _models_body(settings: LLMSettings, *, timeout: float) -> bytes:
-    body = (await _bodies_get(settings, ["/models"], timeout=timeout))[0]
-    assert body is not None  # without `each`, a failure raises
-    return body
-
-
-async def _bodies_get(settings: LLMSettings, paths: list[str], *, timeout: float,
-                      each: bool = False) -> list[bytes | None]:
-    """The bodies of GET `paths` (relative to the base URL, or whole URLs), one after the other
-    within `timeout` seconds in all, each within the body cap. Raises on the first failure;
-    with `each`, a path that fails or is not reached in time gives None instead."""
-    # A client of its own: the loop it would be pooled on ends with this call.
-    client = _client_new(replace(settings, timeout=timeout, connect_timeout=min(timeout, 3.0),
-                                 body_seconds=min(settings.body_seconds, timeout)))
-    bodies: list[bytes | None] = []
+    """The body of GET /models within `timeout` seconds, headers and body together."""
+    client = _check_client(settings, timeout)  # its own: the loop it would be pooled on ends
     try:
-        async with asyncio.timeout(timeout):  # headers and body together
-            for path in paths:
-                try:
-                    bodies.append(await _body_get(client, path, settings=settings,
-                                                  timeout=timeout))
-                except Exception:
-                    if not each:
-                        raise
-                    bodies.append(None)
-    except (TimeoutError, llm_body.BodyTooSlow):
-        if not each:
-            raise TimeoutError from None
+        async with asyncio.timeout(timeout):
+            return await _body_get(client, "/models", settings=settings, timeout=timeout)
+    except llm_body.BodyTooSlow:
+        raise TimeoutError from None
     finally:
         await client.close()
-    return bodies + [None] * (len(paths) - len(bodies))
+
+
+def _check_client(settings: LLMSettings, timeout: float) -> Any:
+    return _client_new(replace(settings, timeout=timeout, connect_timeout=min(timeout, 3.0),
+                               body_seconds=min(settings.body_seconds, timeout)))
 
 
 async def _body_get(client: Any, path: str, *, settings: LLMSettings, timeout: float) -> bytes:
@@ -107,28 +94,102 @@ async def _body_get(client: Any, path: str, *, settings: LLMSettings, timeout: f
         await response.aclose()
 
 
-def server_context_read(settings: LLMSettings, *, timeout: float) -> int | None:
-    """The context a llama.cpp or KoboldCpp server runs with, or None (another server, or no
-    answer within `timeout` seconds). Their model lists report the model's training context or
-    nothing, not the `-c` / `--contextsize` the server was started with, and KoboldCpp cuts a
-    longer prompt's start without a word (the character's card and recalled memory first)."""
+@dataclass(frozen=True)
+class ServedContext:
+    tokens: int
+    # False: Ollama's own default, assumed while the model is not loaded (it reports the
+    # context it runs with only then); asked again soon rather than kept for the hour.
+    settled: bool = True
+
+
+def server_context_read(settings: LLMSettings, *, timeout: float) -> ServedContext | None:
+    """The context a llama.cpp, KoboldCpp or Ollama server runs with, or None (another server,
+    or no answer within `timeout` seconds). Their model lists report the model's training
+    context or nothing, not the `-c` / `--contextsize` / `num_ctx` the server runs with, and
+    KoboldCpp and Ollama cut a longer prompt's start without a word (the character's card and
+    recalled memory first)."""
     base = (settings.base_url or "").rstrip("/")
     if not base or OPENAI_HOST in base:
         return None
-    root = base.removesuffix("/v1")
-    bodies = asyncio.run(_bodies_get(settings, [root + path for path, _ in SERVER_CONTEXT_ROUTES],
-                                     timeout=timeout, each=True))
-    found: list[int] = []
-    for (_, keys), body in zip(SERVER_CONTEXT_ROUTES, bodies):
-        try:
-            data: Any = json_loads(body) if body else None
-        except ValueError:
-            continue
-        for key in keys:
-            data = data.get(key) if isinstance(data, dict) else None
-        if isinstance(data, int) and not isinstance(data, bool) and data > 0:
-            found.append(data)
-    return min(found) if found else None
+    return asyncio.run(_served_context(settings, base.removesuffix("/v1"), timeout=timeout))
+
+
+async def _served_context(settings: LLMSettings, root: str, *,
+                          timeout: float) -> ServedContext | None:
+    client = _check_client(settings, timeout)
+    found: list[ServedContext] = []
+    try:
+        async with asyncio.timeout(timeout):  # every question and answer together
+            for path, keys in SERVER_CONTEXT_ROUTES:
+                value = _number_at(await _json_read(client, root + path, settings=settings,
+                                                    timeout=timeout), keys)
+                if value:
+                    found.append(ServedContext(value))
+            ollama = await _ollama_context(client, root, settings=settings, timeout=timeout)
+            if ollama:
+                found.append(ollama)
+    except (TimeoutError, llm_body.BodyTooSlow):
+        pass
+    finally:
+        await client.close()
+    return min(found, key=lambda served: served.tokens) if found else None
+
+
+async def _ollama_context(client: Any, root: str, *, settings: LLMSettings,
+                          timeout: float) -> ServedContext | None:
+    """What Ollama runs the model with: `/api/ps` while it is loaded, else the Modelfile's
+    `num_ctx` (`/api/show`), else its default on a small GPU. None when `root` is not Ollama.
+    Its OpenAI endpoint takes no context size: the server's setting is what a prompt meets."""
+    loaded = await _json_read(client, root + "/api/ps", settings=settings, timeout=timeout)
+    if not isinstance(loaded, dict) or not isinstance(loaded.get("models"), list):
+        return None
+    wanted = _ollama_name(settings.model)
+    for entry in loaded["models"]:
+        if isinstance(entry, dict) and wanted in {_ollama_name(str(entry.get(key) or ""))
+                                                  for key in ("name", "model")}:
+            value = _number_at(entry, ("context_length",))
+            if value:
+                return ServedContext(value)
+    shown = await _json_read(client, root + "/api/show", settings=settings, timeout=timeout,
+                             body={"model": settings.model})
+    parameters = shown.get("parameters") if isinstance(shown, dict) else None
+    for line in parameters.splitlines() if isinstance(parameters, str) else []:
+        name, _, value = line.strip().partition(" ")
+        if name == "num_ctx" and value.strip().isdigit() and int(value) > 0:
+            return ServedContext(int(value))
+    return ServedContext(OLLAMA_DEFAULT_CONTEXT, settled=False)
+
+
+def _ollama_name(model: str) -> str:
+    """Ollama's name for a model: "llama3" is "llama3:latest"."""
+    return model if ":" in model else f"{model}:latest"
+
+
+async def _json_read(client: Any, path: str, *, settings: LLMSettings, timeout: float,
+                     body: dict[str, Any] | None = None) -> Any:
+    """The JSON answer to GET `path` (POST `body` when given), or None for any failure."""
+    try:
+        if body is None:
+            raw = await _body_get(client, path, settings=settings, timeout=timeout)
+        else:
+            response = await client.post(path, cast_to=httpx2.Response, body=body, stream=True,
+                                         options={"headers": {"Accept-Encoding": "identity"}})
+            try:
+                raw = await llm_body.body_read(response, max_bytes=settings.max_body_bytes,
+                                               seconds=timeout)
+            finally:
+                await response.aclose()
+        return json_loads(raw)
+    except (TimeoutError, llm_body.BodyTooSlow):
+        raise
+    except Exception:  # noqa: BLE001 — a route this server does not have, or not JSON
+        return None
+
+
+def _number_at(data: Any, keys: tuple[str, ...]) -> int | None:
+    for key in keys:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data if isinstance(data, int) and not isinstance(data, bool) and data > 0 else None
 
 
 def llm_models_list(settings: LLMSettings, *, timeout: float = CHECK_TIMEOUT) -> list[str]:

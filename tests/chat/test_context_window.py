@@ -12,6 +12,7 @@ import json
 
 import pytest
 
+from chat import model_context
 from chat.model_context import model_context_forget
 from chat.services.instances import instance_create
 from chat.services.session_import import session_import
@@ -283,3 +284,48 @@ def test_koboldcpp_context_size_is_the_window_so_nothing_is_cut_without_a_word(
 
     request = use_stub.requests[-1]
     assert 4096 < prompt_tokens(request) + request["max_tokens"] <= 8192
+
+
+def test_ollama_loaded_model_context_is_the_window_so_nothing_is_cut_without_a_word(
+        client, auth, store, long_chat, use_stub):
+    """Ollama's OpenAI endpoint cuts a longer prompt without a word; /api/ps says the context
+    the loaded model runs with (its name there carries the tag "latest")."""
+    use_stub.server_info = {"/api/ps": {"models": [
+        {"name": "other:7b", "model": "other:7b", "context_length": 2048},
+        {"name": "stub-model:latest", "model": "stub-model:latest", "context_length": 6144}]}}
+
+    chat(client, auth, long_chat, "Where did we hide the key?")
+
+    request = use_stub.requests[-1]
+    assert 4096 < prompt_tokens(request) + request["max_tokens"] <= 6144
+
+
+def test_ollama_model_not_loaded_takes_its_modelfile_num_ctx_or_ollamas_default(
+        client, auth, store, long_chat, use_stub):
+    use_stub.server_info = {"/api/ps": {"models": []},
+                            "/api/show": {"parameters": "stop \"<|im_end|>\"\nnum_ctx    8192"}}
+    chat(client, auth, long_chat, "Where did we hide the key?")
+    request = use_stub.requests[-1]
+    assert 4096 < prompt_tokens(request) + request["max_tokens"] <= 8192
+
+    model_context_forget()
+    use_stub.server_info = {"/api/ps": {"models": []}, "/api/show": {"parameters": ""}}
+    chat(client, auth, long_chat, "And the map?")
+    request = use_stub.requests[-1]
+    assert prompt_tokens(request) + request["max_tokens"] <= 4096  # Ollama's default, assumed
+
+
+def test_ollama_default_is_not_kept_once_the_loaded_model_says_more(
+        client, auth, store, long_chat, use_stub, monkeypatch):
+    """The assumed default is asked again soon: once the first turn has loaded the model,
+    /api/ps gives the context it really runs with."""
+    monkeypatch.setattr(model_context, "GUESS_SECONDS", 0.0)
+    use_stub.server_info = {"/api/ps": {"models": []}}
+    chat(client, auth, long_chat, "Where did we hide the key?")
+    assert prompt_tokens(use_stub.requests[-1]) + use_stub.requests[-1]["max_tokens"] <= 4096
+
+    use_stub.server_info = {"/api/ps": {"models": [
+        {"name": "stub-model:latest", "model": "stub-model:latest", "context_length": 12288}]}}
+    chat(client, auth, long_chat, "Where did we hide the key?")  # the guess has lapsed
+    request = use_stub.requests[-1]
+    assert 8192 < prompt_tokens(request) + request["max_tokens"] <= 12288
