@@ -8,6 +8,7 @@ from django.utils.translation import gettext_noop
 
 from chat.context import provider_current
 from chat.services.index import instance_index
+from chat.turn_window import turn_window
 from memory import runtime
 from memory.evolved_persona import memory_update_persona
 from memory.summarize import memory_summarize
@@ -21,21 +22,28 @@ async def memory_action(instance_id: str, action: str, progress=None, *,
     instance's character)."""
     store = get_store()
     lock = store.instance_lock(instance_id).acquire()
-    progress = progress or (lambda text: runtime.progress_set(instance_id, text))
+    progress = progress or (lambda text, values=None: runtime.progress_set(instance_id, text,
+                                                                           values))
     progress(gettext_noop("Starting") if action == "summarize"
              else gettext_noop("Updating the memory"))
     try:
         provider = provider_current(store)
+        # A long chat is asked in parts (summarize) or its newest turns (update memory) that
+        # each fit the window a turn uses.
+        window, _ = await sync_to_async(
+            lambda: turn_window(store, store.instance_state_read(instance_id)))()
         if action == "summarize":
             index, warning = runtime.index_or_warning(store)
             result = await memory_summarize(store, instance_id=instance_id, llm=provider,
-                                            index=index, progress=progress)
+                                            index=index, progress=progress,
+                                            prompt_tokens=window.prompt_room)
             if warning:
                 result.setdefault("warnings", []).append(warning)
         else:
             last_n = store.module_read("memory").get("update_memory_last_n_turns", 20)
             result = await memory_update_persona(store, instance_id=instance_id, llm=provider,
-                                                 last_n_turns=last_n, character_id=character_id)
+                                                 last_n_turns=last_n, character_id=character_id,
+                                                 prompt_tokens=window.prompt_room)
     finally:
         lock.release()
         runtime.progress_set(instance_id, None)

@@ -418,14 +418,20 @@ async def instance_memory_action(request: HttpRequest, instance_id: str, action:
 @require_GET
 def instance_memory_progress(request: HttpRequest, instance_id: str) -> HttpResponse:
     _instance_or_404(request, instance_id)
-    state, step = progress_state(instance_id)
+    state, step, values = progress_state(instance_id)
     if state == "stopped":
         text = gettext("Stopped: the last memory action did not finish (the server stopped "
                        "during it); start it again.")
     else:
         working = gettext("Working…")
         # The stage is stored untranslated (any worker may poll it): in the reader's language.
-        text = f"{working} {gettext(step)}" if step else working
+        stage = gettext(step) if step else ""
+        if values:
+            try:
+                stage %= values
+            except (KeyError, TypeError, ValueError):  # a translation that lost a placeholder
+                stage = gettext(step) if step else ""
+        text = f"{working} {stage}" if stage else working
     response = HttpResponse(text, content_type="text/plain")
     # The page asks after a request that got no answer: does the action still run?
     response["X-Memory-Progress"] = state

@@ -16,11 +16,13 @@ from django.utils.translation import gettext
 from memory import prompts
 from memory.action_base import llm_text, session_messages, speaker_of, turn_groups
 from memory.errors import MemoryActionError
+from memory.transcript_parts import transcript_parts
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.membership import Presence, member_changes_read, presence_of
 from personalab.lib.participants import member_ids, member_state_read, member_state_write
 from personalab.lib.store_errors import StoreError
+from personalab.lib.tokens import count_tokens
 
 PERSONA_LEDGER = "persona_versions"
 
@@ -74,9 +76,10 @@ def persona_member(store: FileStore, *, instance_id: str,
 
 
 async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
-                                last_n_turns: int = 20,
-                                character_id: str | None = None) -> dict[str, Any]:
-    """Grow one member's evolved persona from the recent turns it witnessed."""
+                                last_n_turns: int = 20, character_id: str | None = None,
+                                prompt_tokens: int | None = None) -> dict[str, Any]:
+    """Grow one member's evolved persona from the recent turns it witnessed: the newest of them
+    that fit `prompt_tokens` (what one request may hold) with the personas."""
     state, character_id = persona_member(store, instance_id=instance_id,
                                          character_id=character_id)
     character = member_state_read(store, instance_id, state, character_id)
@@ -88,6 +91,13 @@ async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
         raise MemoryActionError(gettext("There is no conversation yet: memory cannot be "
                                         "updated."))
     name, locale = await speaker_of(store, state, character_id)
+    if prompt_tokens is not None:
+        bare = prompts.persona_update_messages(
+            character_name=name, base_persona=character.get("base_persona", ""),
+            evolved_persona=character.get("evolved_persona", ""), turns=[], locale=locale)
+        room = prompt_tokens - sum(count_tokens(message["content"]) + 4 for message in bare) - 3
+        turns = transcript_parts(turns, room=max(room, 1), character_name=name,
+                                 locale=locale)[-1]
     messages = prompts.persona_update_messages(
         character_name=name, base_persona=character.get("base_persona", ""),
         evolved_persona=character.get("evolved_persona", ""), turns=turns, locale=locale)

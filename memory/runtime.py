@@ -50,37 +50,42 @@ def _progress_path(instance_id: str) -> Path:
     return get_store().instance_dir(instance_id) / PROGRESS_FILE
 
 
-def progress_set(instance_id: str, text: str | None) -> None:
-    """What a long memory action is doing now, for the page to poll. Kept in the instance
-    folder every worker shares, not in this process: the poll may land on another worker."""
+def progress_set(instance_id: str, text: str | None,
+                 values: dict[str, int] | None = None) -> None:
+    """What a long memory action is doing now, for the page to poll: `text` untranslated (any
+    worker may poll it, in its reader's language), with the `values` its placeholders take.
+    Kept in the instance folder every worker shares, not in this process."""
     path = _progress_path(instance_id)
     try:
         if text is None:
             path.unlink(missing_ok=True)
         else:
-            write_json_atomic(path, {"text": text, "at": time.time(), "pid": os.getpid(),
-                                     "host": socket.gethostname()})
+            write_json_atomic(path, {"text": text, "values": values or {}, "at": time.time(),
+                                     "pid": os.getpid(), "host": socket.gethostname()})
     except OSError as exc:  # the action goes on; only its progress line is missing
         log.warning("memory progress of %s not saved: %s", instance_id, exc)
 
 
 def progress_get(instance_id: str) -> str | None:
-    state, step = progress_state(instance_id)
+    state, step, _ = progress_state(instance_id)
     return step if state == "running" else None
 
 
-def progress_state(instance_id: str) -> tuple[str, str | None]:
-    """("running", its stage), ("stopped", None) when the process that ran it is gone (killed,
-    restarted: the file it left says so), or ("idle", None)."""
+def progress_state(instance_id: str) -> tuple[str, str | None, dict[str, int]]:
+    """("running", its stage, the stage's values), ("stopped", None, {}) when the process that
+    ran it is gone (killed, restarted: the file it left says so), or ("idle", None, {})."""
     try:
         record = json_loads(_progress_path(instance_id).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return "idle", None
+        return "idle", None, {}
     if not isinstance(record, dict) or not isinstance(record.get("at"), (int, float)):
-        return "idle", None
+        return "idle", None, {}
     if not _process_alive(record) or time.time() - record["at"] > PROGRESS_STALE_SECONDS:
-        return "stopped", None
-    return "running", str(record.get("text") or "") or None
+        return "stopped", None, {}
+    values = record.get("values")
+    values = {key: value for key, value in values.items() if isinstance(value, int)} \
+        if isinstance(values, dict) else {}
+    return "running", str(record.get("text") or "") or None, values
 
 
 def _process_alive(record: dict) -> bool:

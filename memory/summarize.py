@@ -32,9 +32,11 @@ from memory.summarize_journal import (
     summarize_journal_write,
     summarize_recover,
 )
+from memory.transcript_parts import EARLIER_SHARE, newest_fitting, transcript_parts
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.jsontext import json_loads
+from personalab.lib.tokens import count_tokens
 
 _FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)```", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
@@ -131,9 +133,43 @@ def summary_seed_lines(summaries: list[str], groups: list[list[dict[str, Any]]],
     return summary_lines + turn_lines
 
 
+async def _events_ask(llm: Any, *, name: str, locale: str, earlier: list[str],
+                      messages: list[dict[str, Any]], prompt_tokens: int | None,
+                      say: Callable[..., None], instance_id: str) -> list[dict[str, str]]:
+    """The story events of `messages`, asked in parts that each fit `prompt_tokens`: a long
+    chat (an imported one: thousands of messages) in one request is refused by the server, or
+    cut without a word. Each part is told the story so far: the newest summaries that fit."""
+    story_room = None if prompt_tokens is None else int(prompt_tokens * EARLIER_SHARE)
+    bare = prompts.summarize_messages(character_name=name, summaries=[], turns=[], locale=locale)
+    fixed = sum(count_tokens(message["content"]) + 4 for message in bare) + 3
+    parts = transcript_parts(
+        messages, character_name=name, locale=locale,
+        room=None if prompt_tokens is None else max(prompt_tokens - fixed - story_room, 1))
+    events: list[dict[str, str]] = []
+    for number, part in enumerate(parts, start=1):
+        if len(parts) == 1:
+            say(gettext_noop("Asking the model for the story events"))
+        else:
+            say(gettext_noop("Asking the model for the story events, part %(part)s of "
+                             "%(parts)s"), {"part": number, "parts": len(parts)})
+        so_far = earlier + [event["summary"] for event in events]
+        text = await llm_text(
+            llm, prompts.summarize_messages(
+                character_name=name, locale=locale, turns=part,
+                summaries=so_far if story_room is None else newest_fitting(so_far, story_room)),
+            {"task": "summarize", "character_name": name, "transcript": part,
+             "instance_id": instance_id})
+        say(gettext_noop("Reading the model's answer"))
+        events.extend(parse_events_json(text))
+    return events
+
+
 async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, index: Any,
-                           progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    say = progress or (lambda text: None)
+                           progress: Callable[..., None] | None = None,
+                           prompt_tokens: int | None = None) -> dict[str, Any]:
+    """`progress(text, values=None)` hears each stage; `prompt_tokens`: what one request to the
+    model may hold (the context window less the reply), so a long session is asked in parts."""
+    say = progress or (lambda text, values=None: None)
     summarize_recover(store, instance_id=instance_id)
     say(gettext_noop("Reading the current session"))
     state = store.instance_state_read(instance_id)
@@ -145,15 +181,9 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
                                         "to summarize."))
     earlier = [str(line.get("content") or "") for line in session.summaries]
     name, locale = await speaker_of(store, state)
-
-    say(gettext_noop("Asking the model for the story events"))
-    text = await llm_text(
-        llm, prompts.summarize_messages(character_name=name, summaries=earlier, turns=messages,
-                                        locale=locale),
-        {"task": "summarize", "character_name": name, "transcript": messages,
-         "instance_id": instance_id})
-    say(gettext_noop("Reading the model's answer"))
-    events = parse_events_json(text)
+    events = await _events_ask(llm, name=name, locale=locale, earlier=earlier,
+                               messages=messages, prompt_tokens=prompt_tokens, say=say,
+                               instance_id=instance_id)
 
     owner = _event_owner(instance_id, state, messages)
     summary_records, plot_records = _event_records(owner, old_id, events)

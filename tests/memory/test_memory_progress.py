@@ -66,9 +66,20 @@ def test_an_action_whose_process_was_killed_says_it_stopped(data_dir, instance, 
 
     worker = _worker_holding_progress(data_dir, instance, "正在总结第 1 段")
     url = f"/instances/{instance}/memory/progress"
-    assert progress_state(instance) == ("running", "正在总结第 1 段")
+    assert progress_state(instance) == ("running", "正在总结第 1 段", {})
     assert "Working" in alice_client.get(url).content.decode()
     worker.kill()  # kill -9 mid-summarize
     worker.wait()
-    assert progress_state(instance) == ("stopped", None)
+    assert progress_state(instance) == ("stopped", None, {})
     assert alice_client.get(url).content.decode().startswith("Stopped")
+
+
+def test_a_stage_with_numbers_reads_in_the_readers_language(data_dir, instance, alice_client):
+    """Summarize on a long chat asks in parts: the page says which part, in English or 中文."""
+    progress_set(instance, "Asking the model for the story events, part %(part)s of %(parts)s",
+                 {"part": 2, "parts": 5})
+    url = f"/instances/{instance}/memory/progress"
+    assert alice_client.get(url).content.decode() == (
+        "Working… Asking the model for the story events, part 2 of 5")
+    assert alice_client.get(url, HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode().endswith(
+        "请模型整理情节点（第 2 部分，共 5 部分）")

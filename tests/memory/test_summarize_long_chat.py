@@ -1,0 +1,99 @@
+"""Summarize and update memory on a chat longer than the context window (issue 30: a long chat
+never stops): the session is asked in parts that each fit the window, the story so far carried
+from part to part; update memory takes the newest turns that fit. Real turns' client against
+the stub model, through the REST API."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chat.model_context import model_context_forget
+from chat.services.session_import import session_import
+from personalab.lib.tokens import count_tokens
+from tests.stub_llm import Reply
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+WORDS = "the lantern swings over the wet cobbles while the tide comes in slowly"
+WINDOW = 2048
+
+
+@pytest.fixture
+def auth(alice):
+    from chat.models import ApiToken
+
+    return {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+
+
+@pytest.fixture(autouse=True)
+def _no_remembered_model_lengths():
+    model_context_forget()
+    yield
+    model_context_forget()
+
+
+@pytest.fixture
+def long_chat(client, auth, store, instance, use_stub):
+    """400 messages (~10,000 tokens) in a chat whose window is 2,048 tokens."""
+    put = client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": WINDOW}},
+                     content_type="application/json", **auth)
+    assert put.status_code == 200
+    records = [{"user_name": "Ann", "character_name": "Mira", "create_date": "2024-5-12",
+                "chat_metadata": {}}]
+    for n in range(400):
+        records.append({"name": "Ann" if n % 2 == 0 else "Mira", "is_user": n % 2 == 0,
+                        "is_system": False, "send_date": "May 12, 2024 5:41pm",
+                        "mes": f"msg {n}: {WORDS}", "extra": {}})
+    session_import(store, instance_id=instance,
+                   data="".join(json.dumps(r) + "\n" for r in records).encode())
+    return instance
+
+
+def _events(*summaries: str) -> Reply:
+    return Reply(json.dumps({"events": [{"summary": s, "plot": "1"} for s in summaries]}))
+
+
+def _tokens(request: dict) -> int:
+    return sum(count_tokens(m["content"]) + 4 for m in request["messages"]) + 3
+
+
+def _sent(request: dict) -> str:
+    return "\n".join(m["content"] for m in request["messages"])
+
+
+def test_summarize_of_a_chat_longer_than_the_window_asks_in_parts_that_fit(
+        client, auth, store, long_chat, use_stub):
+    use_stub.script(*[_events(f"Part {n} happened.") for n in range(1, 40)])
+
+    response = client.post(f"/api/v1/instances/{long_chat}/summarize", **auth)
+
+    assert response.status_code == 200, response.content
+    asked = [r for r in use_stub.requests if "msg " in _sent(r)]
+    assert len(asked) >= 5  # ~10,000 tokens through a 2,048-token window
+    for request in asked:
+        assert _tokens(request) <= WINDOW - 512  # the window less the reply share
+    sent = "\n".join(_sent(r) for r in asked)
+    assert all(f"msg {n}:" in sent for n in range(400))  # every message asked, once
+    assert sum(_sent(r).count("msg 0:") for r in asked) == 1
+    assert "Part 1 happened." in _sent(asked[1])  # the story so far goes with the next part
+    result = response.json()
+    assert result["events"] == len(asked)
+    summaries = [line["content"] for line in
+                 store.session_read(long_chat, result["new_session_id"]).summaries]
+    assert summaries == [f"Part {n} happened." for n in range(1, len(asked) + 1)]
+
+
+def test_update_memory_on_a_long_chat_takes_the_newest_turns_that_fit(
+        client, auth, store, long_chat, use_stub):
+    store.module_write("memory", {**store.module_read("memory"),
+                                  "update_memory_last_n_turns": 200})
+    use_stub.script(Reply("She trusts Ann now."))
+
+    response = client.post(f"/api/v1/instances/{long_chat}/update_memory", **auth)
+
+    assert response.status_code == 200, response.content
+    (request,) = [r for r in use_stub.requests if "msg " in _sent(r)]
+    assert _tokens(request) <= WINDOW - 512
+    assert "msg 399:" in _sent(request) and "msg 0:" not in _sent(request)
