@@ -30,7 +30,9 @@ thanks thank good great fine well today now day night time ever never our ours o
 one two get got make made let let's want wanted going gonna feel feeling doing
 """.split())
 STOP_CJK = frozenset(["什么", "怎么", "为什么", "你好", "今天", "现在", "我们", "你们", "他们",
-                      "她们", "这个", "那个", "时候", "知道", "觉得", "一下", "一起", "还是"])
+                      "她们", "这个", "那个", "时候", "知道", "觉得", "一下", "一起", "还是",
+                      "好的", "好吧", "走吧", "嗯嗯", "哈哈", "谢谢", "晚安", "没事", "是的",
+                      "对的", "可以", "真的"])
 
 
 def content_words(text: str) -> set[str]:
