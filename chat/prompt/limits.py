@@ -38,7 +38,10 @@ def limits_check(
         warnings.append(
             warning_make(templates, "middle_section_overflow", middle, plan.middle_warning_tokens)
         )
-    if refused is None and total > NEAR_LIMIT_RATIO * plan.max_total_tokens:
+    # Older messages left out by the window is the window doing its job (as in SillyTavern),
+    # not a limit coming near: a long chat would warn on every turn.
+    if (refused is None and total > NEAR_LIMIT_RATIO * plan.max_total_tokens
+            and not conversation.report.omitted):
         warnings.append(warning_make(templates, "total_near_limit", total, plan.max_total_tokens))
     if conversation.session_tokens > plan.conversation_max_tokens:
         warnings.append(

@@ -90,6 +90,8 @@ def test_a_chat_bigger_than_the_window_is_answered_with_its_newest_messages(
     kept = sum(1 for n in range(400) if f"msg {n}:" in text)
     assert window["dropped_messages"] == 400 - kept
     assert window["first_kept_turn"] is not None
+    # The window full of the newest messages is the window working, not a limit coming near.
+    assert "total_near_limit" not in [w["category"] for w in response.json()["warnings"]]
 
 
 def test_fixed_sections_too_big_for_the_window_refuse_the_turn_naming_them(
