@@ -1,9 +1,9 @@
 """The context length a model server reports for the configured model (GET /v1/models:
 `context_length` (OpenRouter), `max_model_len` (vLLM), `context_window`; else what llama.cpp's
-`/props`, KoboldCpp's `/api/extra/true_max_context_length` or Ollama's `/api/ps` says it runs
-with, no more than `meta.n_ctx_train`, the model's training context), asked once and cached, so
-a turn pays for the question at most once an hour. Each answer is read within the LLM body caps and
-ASK_TIMEOUT (personalab/lib/llm_models.py)."""
+`/props`, KoboldCpp's `/api/extra/true_max_context_length`, LM Studio's `/api/v0/models/{id}` or
+Ollama's `/api/ps` says it runs with, no more than `meta.n_ctx_train`, the model's training
+context), asked once and cached, so a turn pays for the question at most once an hour. Each
+answer is read within the LLM body caps and ASK_TIMEOUT (personalab/lib/llm_models.py)."""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import quote
 
 import httpx2
 
@@ -103,8 +104,8 @@ class ServedContext:
 
 
 def server_context_read(settings: LLMSettings, *, timeout: float) -> ServedContext | None:
-    """The context a llama.cpp, KoboldCpp or Ollama server runs with, or None (another server,
-    or no answer within `timeout` seconds). Their model lists report the model's training
+    """The context a llama.cpp, KoboldCpp, LM Studio or Ollama server runs with, or None
+    (another server, or no answer within `timeout` seconds). Their model lists report the model's training
     context or nothing, not the `-c` / `--contextsize` / `num_ctx` the server runs with, and
     KoboldCpp and Ollama cut a longer prompt's start without a word (the character's card and
     recalled memory first)."""
@@ -125,6 +126,12 @@ async def _served_context(settings: LLMSettings, root: str, *,
                                                     timeout=timeout), keys)
                 if value:
                     found.append(ServedContext(value))
+            # LM Studio: the context the model was loaded with (its model list says none).
+            studio = _number_at(await _json_read(
+                client, f"{root}/api/v0/models/{quote(settings.model, safe='/')}",
+                settings=settings, timeout=timeout), ("loaded_context_length",))
+            if studio:
+                found.append(ServedContext(studio))
             ollama = await _ollama_context(client, root, settings=settings, timeout=timeout)
             if ollama:
                 found.append(ollama)

@@ -331,3 +331,16 @@ def test_ollama_default_is_not_kept_once_the_loaded_model_says_more(
     chat(client, auth, long_chat, "Where did we hide the key?")  # the guess has lapsed
     request = use_stub.requests[-1]
     assert 8192 < prompt_tokens(request) + request["max_tokens"] <= 12288
+
+
+def test_lm_studio_loaded_context_is_the_window(client, auth, store, long_chat, use_stub):
+    """LM Studio's OpenAI model list says no context; its own API says what the model was
+    loaded with (`max_context_length` is the model's training context, not what it holds)."""
+    use_stub.server_info = {"/api/v0/models/stub-model": {
+        "id": "stub-model", "state": "loaded", "max_context_length": 131072,
+        "loaded_context_length": 6144}}
+
+    chat(client, auth, long_chat, "Where did we hide the key?")
+
+    request = use_stub.requests[-1]
+    assert 4096 < prompt_tokens(request) + request["max_tokens"] <= 6144
