@@ -96,3 +96,7 @@ def test_a_chats_own_impersonation_prompt_is_used(store, alice, use_stub):
     utility_set(store, instance_id, impersonation_prompt="[Answer as {{user}} would, to {{char}}.]")
     plan = impersonate_plan(store, instance_id=instance_id)
     assert plan.messages[-1] == {"role": "system", "content": "[Answer as Ann would, to Mira.]"}
+    utility_set(store, instance_id, impersonation_prompt="")  # emptied: none sent
+    plan = impersonate_plan(store, instance_id=instance_id)
+    assert not any("point of view" in m["content"] or "Answer as" in m["content"]
+                   for m in plan.messages)
