@@ -14,8 +14,9 @@ persona, an instance and the same messages through `POST /api/v1/chat`.
 
 Prints per card and turn: both apps' messages in order (role and a short text) and the
 differences (lore markers found in one app's request but not the other's, lore that sits in a
-message of another role or place, and how often SillyTavern's "[Start a new Chat]" and
-"[Example Chat]" lines are sent). Lore contents carry markers like `[ELDORIA]` so they can be
+message of another role or place, how often SillyTavern's utility lines and wordings are sent:
+"[Start a new Chat]", "[Example Chat]", the personality / scenario wording, the group nudge, its
+default main prompt; and the example dialogue turns sent as named messages). Lore contents carry markers like `[ELDORIA]` so they can be
 found in either prompt whatever the wrapping.
 """
 
@@ -405,7 +406,19 @@ def lore_markers(card: dict) -> set[str]:
     return {m for entry in entries for m in MARKER.findall(entry.get("content", ""))}
 
 
-UTILITY_LINES = ("[Start a new Chat]", "[Example Chat]")
+# SillyTavern's utility lines and wordings (chat completion), counted in each request: the
+# new chat and example chat lines, the personality / scenario wording, the group nudge and its
+# default main prompt.
+UTILITY_LINES = ("[Start a new Chat]", "[Example Chat]", "'s personality: ",
+                 "[Circumstances and context of the dialogue: ", "[Write the next reply only as",
+                 "next reply in a fictional chat between")
+EXAMPLE_NAMES = ("example_user", "example_assistant")
+
+
+def example_turns(body: dict) -> list[tuple[str, str, str]]:
+    """The example dialogue turns sent as messages of their own: (role, name, short text)."""
+    return [(m.get("role", "?"), m["name"], _short(_text(m), 40))
+            for m in body.get("messages") or [] if m.get("name") in EXAMPLE_NAMES]
 
 
 def compare(name: str, st: list[dict], pl: list[dict], lore: set[str] = frozenset()) -> list[str]:
@@ -437,6 +450,11 @@ def compare(name: str, st: list[dict], pl: list[dict], lore: set[str] = frozense
             if ca != cb:
                 lines.append(f"   DIFF {line!r}: SillyTavern {ca}x, PersonaLab {cb}x")
                 differences += 1
+        # Example dialogues: each turn a named system message in SillyTavern.
+        if example_turns(a) != example_turns(b):
+            lines.append(f"   DIFF example turns: SillyTavern {example_turns(a)}, "
+                         f"PersonaLab {example_turns(b)}")
+            differences += 1
         # Lore that both apps placed alike should also read in the same order.
         same = [m for m in sa if m in lore and sa[m] == sb.get(m)]
         order_a = [m for m, _, _ in placements(a) if m in same]

@@ -312,7 +312,8 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
         prompt = prompt_build(inputs, templates)
     prompt.messages = messages_processed(
         prompt.messages, mode=prompt_processing_for(store),
-        opening=templates.default("opening_user"))
+        opening=templates.default("opening_user"), user_name=inputs.user_name,
+        character_name=inputs.character_name)
     timings["assemble_ms"] = _ms(started)
     warnings.extend(prompt.warnings)
     outline = ctx.background.get("story_outline", [])
@@ -441,7 +442,9 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         story=story_choice_for(store, group=group, state=ctx.instance_state,
                                speaker_id=_speaker_id(ctx), continuing=bool(ctx.continue_from)),
         utility=chat_utility_for(store, state=ctx.instance_state, group=group,
-                                 continuing=bool(ctx.continue_from)),
+                                 continuing=bool(ctx.continue_from),
+                                 impersonating=bool(ctx.speaker
+                                                    and ctx.speaker.reason == "impersonate")),
     )
 
 

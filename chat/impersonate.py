@@ -61,8 +61,14 @@ def impersonation_prompt_error(value: Any) -> str:
     return ""
 
 
-def impersonation_instruction(store: FileStore, *, locale: str) -> str:
-    """The setting when one is saved (and valid), else the prompt language's default."""
+def impersonation_instruction(store: FileStore, *, locale: str,
+                              state: dict[str, Any] | None = None) -> str:
+    """The chat's prompt manager's own (a SillyTavern preset's `impersonation_prompt`, or set
+    among its utility prompts; emptied there: none), else the setting when one is saved (and
+    valid), else the prompt language's default."""
+    own = ((state or {}).get("prompt_manager") or {}).get("utility") or {}
+    if isinstance(own.get(PROMPT_SETTING), str):  # "" (emptied): none sent, as SillyTavern
+        return own[PROMPT_SETTING]
     saved = store.module_read("prompt").get(PROMPT_SETTING)
     if isinstance(saved, str) and saved.strip() and not impersonation_prompt_error(saved):
         return saved
@@ -92,11 +98,12 @@ def impersonate_plan(store: FileStore, *, instance_id: str) -> ImpersonatePlan:
                                 persona_id=state.get("persona_id"))
     locale = locale_for_character(store, ctx.character)
     instruction = macros_replace(
-        impersonation_instruction(store, locale=locale),
+        impersonation_instruction(store, locale=locale, state=state),
         turn_context.macro_values_for(character=ctx.character, persona=persona,
                                       lines=ctx.lines))
     return ImpersonatePlan(
-        messages=[*prepared.prompt.messages, {"role": "system", "content": instruction}],
+        messages=[*prepared.prompt.messages,
+                  *([{"role": "system", "content": instruction}] if instruction.strip() else [])],
         llm_context={**prepared.llm_context, "task": "impersonate",
                      "user_name": persona["name"]})
 

@@ -21,6 +21,7 @@ from chat.services.prompt_manager import (
     prompt_manager_reset,
     prompt_manager_update,
 )
+from personalab.lib.prompt_manager import UTILITY_DEFAULTS
 from personalab.storage import get_store
 
 router = Router(tags=["instances"])
@@ -34,8 +35,13 @@ class PromptManagerOut(Schema):
     regex_scripts_allowed: bool = False
     markers: list[str] = Field(default_factory=list)
     # SillyTavern's utility prompts this manager sets (new_chat_prompt, new_group_chat_prompt,
-    # new_example_chat_prompt, continue_nudge_prompt, continue_prefill); the rest: its defaults.
+    # new_example_chat_prompt, continue_nudge_prompt, group_nudge_prompt, impersonation_prompt,
+    # personality_format, scenario_format, continue_prefill); the rest: its defaults, in
+    # `utility_defaults` (SillyTavern 1.12.6's; a Chinese prompt language sends its own
+    # translation of the lines it has one for). A PUT of `utility` replaces them all: a key
+    # left out is back to its default, "" sends none.
     utility: dict[str, Any] = Field(default_factory=dict)
+    utility_defaults: dict[str, Any] = Field(default_factory=lambda: dict(UTILITY_DEFAULTS))
 
 
 class PromptManagerIn(Schema):

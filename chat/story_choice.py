@@ -40,7 +40,7 @@ def prompt_processing_for(store: FileStore) -> str:
 
 
 def chat_utility_for(store: FileStore, *, state: dict[str, Any], group: bool,
-                     continuing: bool) -> ChatUtility | None:
+                     continuing: bool, impersonating: bool = False) -> ChatUtility | None:
     """SillyTavern's utility prompts for a Chat Completion turn (the chat's prompt manager's
     own, SillyTavern's defaults for the rest); None for text completion, which its templates
     lay out."""
@@ -48,7 +48,8 @@ def chat_utility_for(store: FileStore, *, state: dict[str, Any], group: bool,
         return None
     own = (state.get("prompt_manager") or {}).get("utility") or {}
     members = tuple(member.name for member in members_of(store, state)) if group else ()
-    return ChatUtility(own=dict(own), members=members, continuing=continuing)
+    return ChatUtility(own=dict(own), members=members, continuing=continuing,
+                       impersonating=impersonating)
 
 
 def story_choice_for(store: FileStore, *, group: bool = False,

@@ -1,4 +1,5 @@
-// The chat drawer's prompt blocks: import a SillyTavern preset, switch blocks on and off, export.
+// The chat drawer's prompt blocks: import a SillyTavern preset, switch blocks on and off, edit
+// SillyTavern's utility prompts (restore their defaults), export.
 // Everything goes through the REST API (session cookie + CSRF); names and texts are set as text.
 (function () {
   const card = document.getElementById("prompt-blocks");
@@ -9,7 +10,9 @@
   const error = card.querySelector("[data-role=error]");
   const regex = card.querySelector("[data-role=regex]");
   const managerUrl = card.dataset.managerUrl;
+  const utility = card.querySelector("[data-role=utility]");
   let blocks = [];
+  let defaults = {};
 
   function problem(text) {
     error.textContent = text || "";
@@ -62,7 +65,56 @@
       skipped.append(title, items);
     }
     showScripts(manager);
+    showUtility(manager);
   }
+
+  // SillyTavern's utility prompts: each line is its own or the default (`utility_defaults`);
+  // only lines that differ from the default are saved, so a restored line follows the default.
+  function showUtility(manager) {
+    defaults = manager.utility_defaults || {};
+    const own = manager.utility || {};
+    for (const row of utility.querySelectorAll(".utility-row")) {
+      const key = row.dataset.key;
+      row.querySelector("textarea").value = typeof own[key] === "string" ? own[key] : (defaults[key] || "");
+      markDefault(row);
+    }
+    utility.querySelector("input[data-key=continue_prefill]").checked = own.continue_prefill === true;
+  }
+
+  function markDefault(row) {
+    row.querySelector("[data-role=is-default]").hidden =
+      row.querySelector("textarea").value !== (defaults[row.dataset.key] || "");
+  }
+
+  utility.addEventListener("input", (event) => {
+    const row = event.target.closest(".utility-row");
+    if (row) markDefault(row);
+    utility.querySelector("[data-role=utility-saved]").hidden = true;
+  });
+
+  utility.addEventListener("click", async (event) => {
+    const restore = event.target.closest("[data-role=restore]");
+    if (restore) {
+      const row = restore.closest(".utility-row");
+      row.querySelector("textarea").value = defaults[row.dataset.key] || "";
+      markDefault(row);
+      return;
+    }
+    if (!event.target.closest("[data-role=utility-save]")) return;
+    const changed = {};
+    for (const row of utility.querySelectorAll(".utility-row")) {
+      const value = row.querySelector("textarea").value;
+      if (value !== (defaults[row.dataset.key] || "")) changed[row.dataset.key] = value;
+    }
+    if (utility.querySelector("input[data-key=continue_prefill]").checked) changed.continue_prefill = true;
+    try {
+      show(await call(managerUrl, {method: "PUT", body: JSON.stringify({utility: changed})}));
+      utility.querySelector("[data-role=utility-saved]").hidden = false;
+      problem("");
+    } catch (e) {
+      problem(e.message);
+    }
+  });
 
   function showScripts(manager) {
     const count = (manager.regex_scripts || []).length;

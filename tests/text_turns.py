@@ -51,3 +51,11 @@ def turn(store, instance_id: str, text: str = "Who are you?", **options) -> Turn
 def group_turn(store, instance_id: str, text: str = "Hello both.") -> None:
     asyncio.run(conversation_turn(store, instance_id=instance_id, user_text=text,
                                   emit=_ignore))
+
+
+def utility_set(store, instance_id: str, **utility) -> None:
+    """The chat's prompt manager with no blocks and these utility prompts (the rest:
+    SillyTavern's defaults)."""
+    state = store.instance_state_read(instance_id)
+    state["prompt_manager"] = {"blocks": [], "utility": utility}
+    store.instance_state_write(instance_id, state)

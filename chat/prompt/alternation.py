@@ -7,7 +7,11 @@ of the same role joined), "strict" (below).
 alternate user/assistant/user/assistant"): one system message first, then user and assistant
 in turn. System notes after the first message are folded into the user side, neighbours of the
 same role are merged, and a conversation that opens with the character's greeting gets a short
-user line before it."""
+user line before it.
+
+Example dialogue turns (system messages named example_user / example_assistant) keep their
+name with "none"; merged or folded, a name would be lost, so each starts with its speaker's
+"Name: " instead, as SillyTavern's converters for backends without names write them."""
 
 from __future__ import annotations
 
@@ -41,11 +45,27 @@ def messages_alternate(messages: list[dict[str, str]], *, opening: str) -> list[
 
 
 PROCESSING = ("none", "merge", "strict")
+EXAMPLE_SPEAKERS = ("example_user", "example_assistant")
 
 
-def messages_processed(messages: list[dict[str, str]], *, mode: str,
-                       opening: str) -> list[dict[str, str]]:
-    """`messages` as the connection's prompt post-processing wants them."""
+def _examples_named(messages: list[dict[str, str]], names: dict[str, str]) -> list[dict[str, str]]:
+    out = []
+    for message in messages:
+        speaker = names.get(message.get("name", ""), "")
+        content = message["content"]
+        if speaker and not content.startswith(f"{speaker}: "):
+            content = f"{speaker}: {content}"
+        out.append({"role": message["role"], "content": content})
+    return out
+
+
+def messages_processed(messages: list[dict[str, str]], *, mode: str, opening: str,
+                       user_name: str = "", character_name: str = "") -> list[dict[str, str]]:
+    """`messages` as the connection's prompt post-processing wants them (`user_name`,
+    `character_name`: who speaks an example turn once its name is gone)."""
+    if mode in ("strict", "merge"):
+        messages = _examples_named(messages, dict(zip(EXAMPLE_SPEAKERS,
+                                                      (user_name, character_name), strict=True)))
     if mode == "strict":
         return messages_alternate(messages, opening=opening)
     if mode == "merge":
@@ -53,7 +73,9 @@ def messages_processed(messages: list[dict[str, str]], *, mode: str,
     # Only what the model is sent: the pipeline's own notes on a message (its lines) stay out;
     # `unnamed` (text completion only: a turn its instruct layout writes without a name) stays.
     return [{"role": m["role"], "content": m["content"],
-             **({"unnamed": True} if m.get("unnamed") else {})} for m in messages]
+             **({"unnamed": True} if m.get("unnamed") else {}),
+             **({"name": m["name"]} if m.get("name") in EXAMPLE_SPEAKERS else {})}
+            for m in messages]
 
 
 def processing_mode(llm_settings: dict) -> str:

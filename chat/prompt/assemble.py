@@ -45,7 +45,12 @@ from chat.prompt.story import (
 )
 from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
 from chat.prompt.templates import TemplateSet, template_problem_add
-from chat.prompt.utility import messages_with_utility, utility_messages
+from chat.prompt.utility import (
+    example_dialogue_messages,
+    messages_with_examples,
+    messages_with_utility,
+    utility_messages,
+)
 from chat.prompt.variables import prompt_variables
 from chat.prompt.window import (
     budgets_windowed,
@@ -218,9 +223,24 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     )
     total += tail_tokens
 
+    def kept_examples(candidate: list[SectionReport]) -> tuple[SectionReport | None, list[str]]:
+        report = next((r for r in candidate if r.name == "examples"), None)
+        blocks = variables["examples"]
+        return report, blocks[:len(blocks) - report.omitted] if report else []
+
+    def example_turns(candidate: list[SectionReport]) -> list[dict[str, Any]]:
+        """Chat Completion: the example dialogues' own messages (each costs its overhead)."""
+        if inputs.utility is None:
+            return []
+        return example_dialogue_messages(
+            kept_examples(candidate)[1], example_chat=variables["example_chat"],
+            user_name=inputs.user_name, character_name=inputs.character_name,
+            group=bool(inputs.utility.members))
+
     def fits(candidate: list[SectionReport]) -> bool:
         text = system_text_build(candidate, active, label, markers)
-        return _total_tokens(text, conversation, active) + tail_tokens <= plan.max_total_tokens
+        return (_total_tokens(text, conversation, active) + tail_tokens + MESSAGE_OVERHEAD_TOKENS
+                * len(example_turns(candidate)) <= plan.max_total_tokens)
 
     sections = examples_place(
         sections, plan, templates, variables, budgets.get("examples"),
@@ -260,6 +280,10 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     # Chat completion: a preset's user / assistant prompt is its own message (as SillyTavern).
     messages = messages_with_block_roles(messages, [b for b in in_role if b in active
                                                     or b.position == "after_history"])
+    turns = example_turns(head)
+    if turns:  # Chat Completion: each example turn its own message
+        messages = messages_with_examples(messages, kept_examples(head)[0], turns)
+        total += len(turns) * MESSAGE_OVERHEAD_TOKENS
 
     depth_reports = [b.report for b in active if b.position == "depth"]
     middle = [r for r in sections if r.region == "middle"] + depth_reports

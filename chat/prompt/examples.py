@@ -32,3 +32,38 @@ def examples_keep(blocks: list[str], fits: Callable[[list[str]], bool]) -> list[
             break
         kept.append(block)
     return kept
+
+
+EXAMPLE_NAMES = {"user": "example_user", "assistant": "example_assistant"}
+
+
+def example_messages(block: str, *, user_name: str, character_name: str,
+                     group: bool = False) -> list[dict[str, str]]:
+    """One example dialogue as Chat Completion messages, as SillyTavern sends them: each
+    speaker's turn a system message named `example_user` / `example_assistant`, the speaker's
+    `Name:` taken off (kept in front in a group). A turn starts at a line that begins with the
+    player's or the character's name and a colon (the same speaker's next line stays in the same
+    turn); text before the first such line belongs to the first turn; a block without one sends
+    nothing."""
+    made: list[dict[str, str]] = []
+    speaker: str | None = None
+    lines: list[str] = []
+
+    def close() -> None:
+        name = user_name if speaker == "user" else character_name
+        text = "\n".join(lines).replace(f"{name}:", "", 1).strip()
+        made.append({"role": "system", "content": f"{name}: {text}" if group else text,
+                     "name": EXAMPLE_NAMES[speaker or "user"]})
+
+    for line in [*block.strip().split("\n"), ""]:
+        starts = ("user" if line.startswith(f"{user_name}:") else "assistant"
+                  if line.startswith(f"{character_name}:") else None)
+        if starts is not None and starts != speaker:
+            if speaker is not None:
+                close()
+                lines = []
+            speaker = starts
+        lines.append(line)
+    if speaker is not None:
+        close()
+    return made

@@ -127,8 +127,10 @@ def _card_variables(inputs: PromptInputs, templates: TemplateSet,
         "main_prompt": text(card.system_prompt, main) if card.system_prompt.strip() else main,
         "post_history": text(card.post_history_instructions, post)
         if card.post_history_instructions.strip() else post,
-        "personality": text(card.personality),
-        "scenario": text(card.scenario),
+        "personality": card_field_worded(inputs.utility, templates, macros,
+                                         field_name="personality", text=text(card.personality)),
+        "scenario": card_field_worded(inputs.utility, templates, macros, field_name="scenario",
+                                      text=text(card.scenario)),
         "examples": [text(block) for block in card.examples],
         "example_chat": _example_chat(inputs, templates, macros),
     }
@@ -141,3 +143,15 @@ def _example_chat(inputs: PromptInputs, templates: TemplateSet, macros: dict[str
         return templates.default("example_chat")
     return macros_replace(inputs.utility.text("new_example_chat_prompt", templates),
                           macros).strip()
+
+
+def card_field_worded(utility: Any, templates: TemplateSet,
+                      macros: dict[str, str], *, field_name: str, text: str) -> str:
+    """The card's personality or scenario (`field_name`) in the prompt manager's wording
+    (`personality_format`, `scenario_format`: "[{{char}}'s personality: {{personality}}]"),
+    as SillyTavern's Chat Completion sends it; an emptied wording sends none. Text completion
+    (no `utility`) keeps the text as its story string places it."""
+    if utility is None or not text:
+        return text
+    wording = utility.text(f"{field_name}_format", templates)
+    return macros_replace(wording, {**macros, field_name: text}).strip()

@@ -37,18 +37,16 @@ MARKER_ORDER = ("worldInfoBefore", "personaDescription", "charDescription", "cha
                 "scenario", "worldInfoAfter", "dialogueExamples", "chatHistory")
 # Preset prompts the app has its own setting or template for, and preset keys it does not use.
 ST_UNUSED_KEYS = {
-    "impersonation_prompt": "the settings page's Impersonate instruction is used instead",
-    "group_nudge_prompt": "the group's turn order names the speaker instead",
     "wi_format": "world info is placed as its own section",
-    "scenario_format": "the scenario has its own section",
-    "personality_format": "the personality has its own section",
     "assistant_prefill": "not supported yet",
     "assistant_impersonation": "not supported yet",
 }
 # SillyTavern's utility prompts for Chat Completion (its defaults, 1.12.6): the line before the
-# chat, before a group chat, before each example dialogue, and the nudge after a reply that is
-# being continued. A preset's own replace them; `continue_prefill` sends the reply as the last
-# assistant message (a prefill) instead of the nudge.
+# chat, before a group chat, before each example dialogue, the nudge after a reply that is
+# being continued, the group nudge after a group's history, the Impersonate instruction and the
+# wording of the card's personality and scenario. A preset's own replace them;
+# `continue_prefill` sends the reply as the last assistant message (a prefill) instead of the
+# nudge.
 UTILITY_DEFAULTS: dict[str, Any] = {
     "new_chat_prompt": "[Start a new Chat]",
     "new_group_chat_prompt": "[Start a new group chat. Group members: {{group}}]",
@@ -56,6 +54,13 @@ UTILITY_DEFAULTS: dict[str, Any] = {
     "continue_nudge_prompt": "[Continue the following message. Do not include ANY parts of the "
                              "original message. Use capitalization and punctuation as if your "
                              "reply is a part of the original message: {{lastChatMessage}}]",
+    "group_nudge_prompt": "[Write the next reply only as {{char}}.]",
+    "impersonation_prompt": "[Write your next reply from the point of view of {{user}}, using the "
+                            "chat history so far as a guideline for the writing style of "
+                            "{{user}}. Don't write as {{char}} or system. Don't describe actions "
+                            "of {{char}}.]",
+    "personality_format": "[{{char}}'s personality: {{personality}}]",
+    "scenario_format": "[Circumstances and context of the dialogue: {{scenario}}]",
     "continue_prefill": False,
 }
 MAX_UTILITY_CHARS = 10_000

@@ -13,7 +13,7 @@ import pytest
 from chat.models import ApiToken
 from personalab.lib.prompt_manager import prompt_blocks_from_st_preset, st_preset_prompts
 from tests.stub_llm import Reply
-from tests.text_turns import english, group_create, group_turn, solo_create, turn
+from tests.text_turns import english, group_create, group_turn, solo_create, turn, utility_set
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,25 +38,20 @@ def _note(store, instance_id: str) -> None:
                             {"text": "Keep it tense.", "depth": 0, "role": "system"})
 
 
-def _utility(store, instance_id: str, **utility) -> None:
-    state = store.instance_state_read(instance_id)
-    state["prompt_manager"] = {"blocks": [], "utility": utility}
-    store.instance_state_write(instance_id, state)
-
-
 def test_the_chat_history_starts_with_sillytaverns_new_chat_line(store, alice, use_stub):
     english(store)
     instance_id = solo_create(store, alice, CARD)
     turn(store, instance_id)
     sent = use_stub.requests[-1]["messages"]
-    assert sent[1] == {"role": "system", "content": "[Start a new Chat]"}
-    assert sent[2] == {"role": "assistant", "content": "Hold still, Ann."}
-    # Each example dialogue is opened by SillyTavern's line, in the system part.
-    assert sent[0]["content"].count("[Example Chat]\n") == 2
+    at = sent.index({"role": "system", "content": "[Start a new Chat]"})
+    assert sent[at + 1] == {"role": "assistant", "content": "Hold still, Ann."}
+    # Each example dialogue is opened by SillyTavern's line (its turns: tests/chat/
+    # test_chat_examples_sent.py), before the history.
+    assert [m["content"] for m in sent[:at]].count("[Example Chat]") == 2
     trace = store.trace_read(instance_id, turn(store, instance_id, "Again.").trace_id)
     assert {"name": "new_chat", "text": "[Start a new Chat]"}.items() <= next(
         s for s in trace["sections"] if s["name"] == "new_chat").items()
-    assert trace["messages"][1]["content"] == "[Start a new Chat]"
+    assert trace["messages"][at]["content"] == "[Start a new Chat]"
 
 
 def test_a_group_chat_names_its_members_in_its_new_chat_line(store, alice, use_stub):
@@ -88,7 +83,7 @@ def test_continue_sends_the_reply_so_far_its_notes_then_the_nudge(store, alice, 
 def test_continue_prefill_sends_the_reply_so_far_last_without_a_nudge(store, alice, use_stub):
     english(store)
     instance_id = solo_create(store, alice, CARD)
-    _utility(store, instance_id, continue_prefill=True)
+    utility_set(store, instance_id, continue_prefill=True)
     use_stub.script(Reply("I am Mira, and"), Reply(" I mend people."))
     turn(store, instance_id)
     turn(store, instance_id, "", continue_reply=True)
@@ -116,8 +111,8 @@ def test_a_presets_utility_prompts_are_sent_and_exported_back(store, alice, clie
     use_stub.script(Reply("I am Mira, and"), Reply(" more."))
     turn(store, instance_id)
     sent = use_stub.requests[-1]["messages"]
-    assert sent[1] == {"role": "system", "content": "[A new story with Ann]"}
-    assert "[Example Chat]" not in sent[0]["content"]  # emptied by the preset: none sent
+    assert {"role": "system", "content": "[A new story with Ann]"} in sent
+    assert not any("[Example Chat]" in m["content"] for m in sent)  # emptied: none sent
     turn(store, instance_id, "", continue_reply=True)
     assert {"role": "system", "content": "[Go on: I am Mira, and]"} in \
         use_stub.requests[-1]["messages"]
@@ -166,4 +161,5 @@ def test_utility_prompts_are_edited_through_rest_and_checked_first(store, alice,
     assert good.status_code == 200 and good.json()["utility"] == {"new_chat_prompt": ""}
     turn(store, instance_id)
     sent = use_stub.requests[-1]["messages"]
-    assert sent[1] == {"role": "assistant", "content": "Hold still, Ann."}  # emptied: none sent
+    assert {"role": "assistant", "content": "Hold still, Ann."} in sent
+    assert not any(m["content"] == "[Start a new Chat]" for m in sent)  # emptied: none sent

@@ -105,8 +105,10 @@ async def test_everyone_answers_once_in_list_order_each_as_itself(store, group, 
     assert "Brenna: 沉默的机械师" in first[0]["content"]  # the other member, shortly
     assert "沉默的机械师" in second[0]["content"] and "Brenna 从不说超过两句话" in second[0]["content"]
     assert "Alserqi: 废土黑帮老大" in second[0]["content"]
-    # Brenna sees Alserqi's reply as a named line of the scene, and answers it
-    assert second[-1]["role"] == "user" and "Alserqi: 我记得你。" in second[-1]["content"]
+    # Brenna sees Alserqi's reply as a named line of the scene, and answers it (after
+    # SillyTavern's group nudge naming her, in the prompt's language)
+    assert second[-2]["role"] == "user" and "Alserqi: 我记得你。" in second[-2]["content"]
+    assert second[-1] == {"role": "system", "content": "[下一条回复只以Brenna的身份来写。]"}
 
 
 async def test_the_trace_names_the_speaker_and_why(store, group, brenna, use_stub):

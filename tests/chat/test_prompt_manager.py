@@ -105,7 +105,9 @@ def test_what_a_preset_leaves_out_is_listed_with_the_reason(store, alice, client
     manager = client.get(f"/api/v1/instances/{instance}/prompt_manager", **_auth(alice)).json()
     skipped = {item["name"]: item["reason"] for item in manager["skipped"]}
     assert "always sends" in skipped["charPersonality"]
-    assert "Impersonate" in skipped["impersonation_prompt"]
+    assert "impersonation_prompt" not in skipped  # a utility prompt now (kept, sent)
+    assert manager["utility"]["impersonation_prompt"] == \
+        "[Write your next reply from the point of view of {{user}}]"
     names = [b["name"] for b in manager["blocks"]]
     assert names == ["Main Prompt", "Enhance Definitions", "Auxiliary Prompt", "Whisper",
                      "Tail note", "Post-History Instructions"]
@@ -278,7 +280,8 @@ def test_a_presets_marker_order_reorders_the_prompts_sections(store, alice, clie
     assert manager["markers"][:3] == ["dialogueExamples", "scenario", "worldInfoBefore"]
     assert "marker order" not in {item["name"] for item in manager["skipped"]}
     _turn(store, instance_id)
-    system = use_stub.requests[-1]["messages"][0]["content"]
+    # the examples are messages of their own (SillyTavern's), in the order of the markers
+    system = "\n".join(m["content"] for m in use_stub.requests[-1]["messages"])
     examples = system.index("Only when you talk.")
     scenario = system.index("Ann wakes in her clinic.")
     description = system.index("A field medic in a drowned city.")

@@ -71,3 +71,31 @@ def test_a_presets_scripts_are_allowed_from_the_drawer_and_a_chat_resets_to_the_
     manager = server.instance_state(instance_id)["prompt_manager"]
     assert manager["regex_scripts"] == [] and manager["blocks"][0]["name"] == "Main Prompt"
     assert page.js_errors == []
+
+
+def test_a_utility_line_is_edited_and_restored_from_the_drawer(page: Page,
+                                                                server: Server) -> None:
+    page.set_viewport_size(DESKTOP)
+    instance_id = instance_new(page, server)
+    utility = page.locator("[data-testid=prompt-blocks] [data-testid=utility-prompts]")
+    utility.locator("summary").click()
+    line = utility.locator("[data-testid=utility-personality_format]")
+    assert line.input_value() == "[{{char}}'s personality: {{personality}}]"
+    row = utility.locator("[data-key=personality_format]")
+    assert row.locator("[data-role=is-default]").is_visible()
+    line.fill("Mood: {{personality}}")
+    assert not row.locator("[data-role=is-default]").is_visible()
+
+    def saved() -> dict:
+        with page.expect_response(lambda r: r.request.method == "PUT"
+                                  and r.url.endswith("/prompt_manager")) as answer:
+            utility.locator("[data-testid=utility-save]").click()
+        assert answer.value.ok
+        return server.instance_state(instance_id)["prompt_manager"]["utility"]
+
+    # (other lines a default preset of this shared server set stay as they are)
+    assert saved()["personality_format"] == "Mood: {{personality}}"
+    row.locator("[data-role=restore]").click()
+    assert line.input_value() == "[{{char}}'s personality: {{personality}}]"
+    assert "personality_format" not in saved()  # back to SillyTavern's default
+    assert page.js_errors == []

@@ -82,18 +82,29 @@ def test_every_card_field_reaches_the_model_where_sillytavern_puts_it(store, ali
     sent = use_stub.requests[-1]["messages"]
     system = sent[0]["content"]
     assert system.startswith("You are Mira, a medic. Stay in character as Mira.")
-    order = ["A field medic in a drowned city.", "=== Personality ===\ncalm, dry humour",
-             "=== Scenario ===\nAnn wakes in her clinic.", "=== Example dialogues ===",
-             "Ann: Does it hurt?\nMira: Only when you talk.", "Ann: Where are we?"]
+    # Personality and scenario in SillyTavern's Chat Completion wording.
+    order = ["A field medic in a drowned city.",
+             "=== Personality ===\n[Mira's personality: calm, dry humour]",
+             ("=== Scenario ===\n[Circumstances and context of the dialogue: Ann wakes in her "
+              "clinic.]")]
     positions = [system.index(text) for text in order]
     assert positions == sorted(positions)
-    assert "<START>" not in system and "{{" not in system
+    assert "{{" not in system
+    assert "<START>" not in json.dumps(sent)
     assert SECRET_NOTE not in json.dumps(sent)
+    # Then each example dialogue as its own messages, SillyTavern's line before each.
+    assert sent[1:7] == [
+        {"role": "system", "content": "[Example Chat]"},
+        {"role": "system", "content": "Does it hurt?", "name": "example_user"},
+        {"role": "system", "content": "Only when you talk.", "name": "example_assistant"},
+        {"role": "system", "content": "[Example Chat]"},
+        {"role": "system", "content": "Where are we?", "name": "example_user"},
+        {"role": "system", "content": "Above the water, for now.", "name": "example_assistant"}]
     # After the history: the user's words, then the depth-0 Character's Note and the
     # post-history instructions, each with its own role (prompt post-processing "none").
     # SillyTavern's line before the chat, then the greeting.
-    assert sent[1:3] == [{"role": "system", "content": "[Start a new Chat]"},
-                         {"role": "assistant", "content": "Hold still, Ann."}]
+    at = sent.index({"role": "system", "content": "[Start a new Chat]"})
+    assert sent[at + 1] == {"role": "assistant", "content": "Hold still, Ann."}
     assert sent[-3:] == [
         {"role": "user", "content": "Who are you?"},
         {"role": "system", "content": "Mira hides a limp."},
@@ -129,7 +140,8 @@ def test_example_dialogues_go_before_the_conversation_is_cut(store, alice, use_s
     assert "refused" not in trace and trace["total_tokens"] <= 400
     examples = next(s for s in trace["sections"] if s["name"] == "examples")
     assert examples["cut"] and 0 < 4 - examples["omitted"] < 4
-    assert "Ann: question 1" in sent[0]["content"] and "Ann: question 4" not in sent[0]["content"]
+    examples = [m["content"] for m in sent if m.get("name") == "example_user"]
+    assert "question 1" in examples and "question 4" not in examples
 
 
 def test_alternate_greetings_are_swipes_of_the_first_message(store, alice, use_stub):
@@ -147,7 +159,8 @@ def test_alternate_greetings_are_swipes_of_the_first_message(store, alice, use_s
                              alternative_index=1)
     _turn(store, instance_id, "What happened?")
     sent = use_stub.requests[-1]["messages"]
-    assert sent[2] == {"role": "assistant", "content": "The water rose again."}
+    at = sent.index({"role": "system", "content": "[Start a new Chat]"})
+    assert sent[at + 1] == {"role": "assistant", "content": "The water rose again."}
 
 
 def test_lore_at_a_depth_never_makes_two_user_messages_in_a_row(store, instance,
