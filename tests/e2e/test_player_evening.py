@@ -28,6 +28,8 @@ from tests.e2e.conftest import (
     screenshot_take,
     turn_wait_done,
 )
+from tests.e2e.test_accessibility import AXE
+from tests.e2e.test_accessibility import RUN as AXE_RUN
 from tests.e2e.test_chat_extras import _api
 from tests.stub_llm import Reply
 
@@ -274,3 +276,18 @@ def test_each_group_members_streaming_bubble_has_their_letter_colour(page: Page,
     screenshot_take(page, "evening_group_streaming_letter_390", full_page=False)
     turn_wait_done(page)
     assert page.js_errors == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_the_prompt_inspector_has_no_serious_accessibility_violation(
+        page: Page, server: Server, size: dict, scheme: str) -> None:
+    """The inspector is reached from a reply (no fixed address): axe-core as
+    test_accessibility.py runs it on the other pages."""
+    page.add_init_script(path=str(AXE))
+    page.set_viewport_size(size)
+    page.emulate_media(color_scheme=scheme)
+    address = _trace_open(page, server)
+    page.goto(address)
+    page.wait_for_load_state("networkidle")
+    assert page.evaluate(AXE_RUN) == []
