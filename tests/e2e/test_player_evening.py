@@ -153,10 +153,22 @@ def test_the_history_header_leaves_the_conversation_most_of_a_phone(
     first_row = page.locator(".history-row").first.bounding_box()
     # the top bar, the way back, the title and the search: ~230 px (they took 437)
     assert first_row["y"] < 250, first_row
-    title = page.locator(".history-head h1").bounding_box()
+    title = page.locator(".subpage-head h1").bounding_box()
     assert title["height"] < 40, "the title is one line"
     assert page.get_by_role("searchbox", name="Search").is_visible()
     assert page.get_by_role("link", name="← back to the chat").is_visible()
+
+
+@pytest.mark.parametrize("size", [PHONE, KEYBOARD_OPEN], ids=["390x844", "390x500"])
+def test_the_persona_pages_header_is_as_short_as_historys(page: Page, server: Server,
+                                                          size: dict) -> None:
+    page.set_viewport_size(size)
+    page.goto(f"{server.url}/instances/inst_001/persona/")
+    screenshot_take(page, f"evening_persona_head_{size['height']}", full_page=False)
+    no_sideways_scroll(page)
+    # the first card (the evolved persona) starts at ~117 px (it started at 227)
+    assert page.locator("#persona-body .card").first.bounding_box()["y"] < 190
+    assert page.locator(".subpage-head h1").bounding_box()["height"] < 40
 
 
 def _refuse(status: int, body: str, content_type: str):
