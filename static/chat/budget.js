@@ -78,6 +78,7 @@ export async function budgetShow(traceId) {
   const label = document.createElement("small");
   label.textContent = " " + S.promptTokens.replace("%(total)s", trace.total_tokens).replace("%(limit)s", limit);
   bar.append(label);
+  document.getElementById("budget-wrap").hidden = false;
   // Folded into the chat header while the player types on a phone (room.js).
   const mini = document.getElementById("budget-mini");
   const share = 100 * trace.total_tokens / limit;

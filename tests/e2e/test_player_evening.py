@@ -303,3 +303,17 @@ def test_the_prompt_inspector_has_no_serious_accessibility_violation(
     page.goto(address)
     page.wait_for_load_state("networkidle")
     assert page.evaluate(AXE_RUN) == []
+
+
+def test_the_prompt_bar_shows_once_there_is_a_prompt_to_measure(page: Page, server: Server) -> None:
+    page.set_viewport_size(DESKTOP)
+    _chat(page, server, {"character_id": "char_alserqi"})
+    page.wait_for_load_state("networkidle")
+    # a new chat: its greeting was asked of no model, so no empty bar and legend
+    assert not page.locator(".budget-wrap").is_visible()
+    server.stub.script(Reply("The tide is in."))
+    message_send(page, "Is the tide in?")
+    turn_wait_done(page)
+    page.locator("[data-testid=input]").blur()
+    page.wait_for_selector(".budget-wrap #budget .seg")
+    assert page.locator(".budget-wrap").is_visible()
