@@ -317,3 +317,15 @@ def test_the_prompt_bar_shows_once_there_is_a_prompt_to_measure(page: Page, serv
     page.locator("[data-testid=input]").blur()
     page.wait_for_selector(".budget-wrap #budget .seg")
     assert page.locator(".budget-wrap").is_visible()
+
+
+def test_a_new_chat_is_one_tap_from_the_top_of_the_home_page(page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    page.goto(f"{server.url}/")
+    jump = page.get_by_test_id("start-chat-jump")
+    assert jump.bounding_box()["y"] < 200  # beside "Your chats", above every chat
+    screenshot_take(page, "evening_home_390", full_page=False)
+    jump.click()
+    page.wait_for_url(re.compile(r"#start-chat$"))
+    assert page.locator("#start-chat select[name=character_id]").is_visible()
+    assert page.locator("#start-chat").bounding_box()["y"] < PHONE["height"] / 2
