@@ -5,6 +5,7 @@ author who looks for it."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
@@ -55,6 +56,28 @@ TIMING_NAMES = {
 }
 
 
+# The notes the prompt's assembly writes beside a section (chat/prompt/), part by part ("; "
+# between parts), in the reader's language; a part not listed here is shown as written.
+NOTE_PARTS = {
+    "before_char": gettext_lazy("before the character"),
+    "after_char": gettext_lazy("after the character"),
+    "em_top": gettext_lazy("above the example dialogues"),
+    "em_bottom": gettext_lazy("below the example dialogues"),
+    "after_history": gettext_lazy("after the conversation"),
+    "SillyTavern's new chat line, before the history":
+        gettext_lazy("SillyTavern's new chat line, before the history"),
+    "SillyTavern's continue nudge": gettext_lazy("SillyTavern's continue nudge"),
+}
+NOTE_FORMS = [
+    (re.compile(r"(?P<kept>\d+) messages, (?P<omitted>\d+) omitted"),
+     gettext_lazy("%(kept)s messages, %(omitted)s left out")),
+    (re.compile(r"mes_example: (?P<kept>\d+) of (?P<all>\d+) blocks kept"),
+     gettext_lazy("%(kept)s of %(all)s example blocks kept")),
+    (re.compile(r"depth (?P<depth>\d+), role (?P<role>system|user|assistant)"),
+     gettext_lazy("depth %(depth)s, role %(role)s")),
+]
+
+
 def section_names() -> dict[str, str]:
     """Every fixed section's name in the reader's language, by id (the chat page's prompt-size
     bar names its parts with these)."""
@@ -69,8 +92,23 @@ def trace_sections_named(sections: list[dict[str, Any]],
     entries = {f"block:lore:{e.get('lorebook_id')}:{e.get('uid')}": f"{e['book']} · {e['entry']}"
                for e in lore}
     return [{**s, "label": _section_label(str(s.get("name") or ""), entries),
-             "region_label": str(REGION_NAMES.get(s.get("region"), s.get("region") or ""))}
+             "region_label": str(REGION_NAMES.get(s.get("region"), s.get("region") or "")),
+             "note": _note_named(str(s.get("note") or ""))}
             for s in sections]
+
+
+def _note_named(note: str) -> str:
+    return "; ".join(_note_part(part) for part in note.split("; ")) if note else ""
+
+
+def _note_part(part: str) -> str:
+    if part in NOTE_PARTS:
+        return str(NOTE_PARTS[part])
+    for form, text in NOTE_FORMS:
+        found = form.fullmatch(part)
+        if found:
+            return str(text) % found.groupdict()
+    return part
 
 
 def _section_label(name: str, entries: dict[str, str]) -> str:

@@ -120,8 +120,8 @@ def test_the_prompt_inspector_names_its_sections_and_fits_a_phone(page: Page, se
     try:
         page.goto(address)
         assert _row(page, "base_persona")["label"] == "角色描述"
-        assert page.locator("#sections tr[data-section=conversation] .section-meta").inner_text(
-            ).startswith("中段")
+        meta = page.locator("#sections tr[data-section=conversation] .section-meta").inner_text()
+        assert meta.startswith("中段") and "条消息，省略 0 条" in meta, meta
         screenshot_take(page, "evening_trace_390_zh")
     finally:
         page.context.add_cookies([{"name": "django_language", "value": "en", "url": server.url}])
