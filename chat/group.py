@@ -16,6 +16,7 @@ from chat.speakers import Member, Pick, SpeakerError, speakers_pick
 from chat.turn import Emit, TurnRefused, TurnResult
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
+from personalab.lib.letter_colours import letter_class
 from personalab.lib.llm import Provider
 from personalab.lib.membership import member_change_recover
 
@@ -113,9 +114,9 @@ async def _round_locked(store: FileStore, *, instance_id: str, user_text: str | 
             break
         # The picture too: the member's bubble opens named and pictured, before any token.
         avatar = await asyncio.to_thread(character_avatar_url, store, pick.character_id)
-        await emit({"type": "speaker", "speaker": pick.character_id,
-                    "name": names.get(pick.character_id, pick.character_id),
-                    "avatar": avatar, "reason": pick.reason})
+        name = names.get(pick.character_id, pick.character_id)
+        await emit({"type": "speaker", "speaker": pick.character_id, "name": name,
+                    "avatar": avatar, "letter": letter_class(name), "reason": pick.reason})
         first = index == 0 and user_text is not None
         try:
             result = await turn.turn_locked(

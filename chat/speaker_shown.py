@@ -9,16 +9,17 @@ from typing import Any
 from chat.selectors import character_avatar_url
 from library.selectors import character_for_chat_optional
 from personalab.lib.filestore.store import FileStore
+from personalab.lib.letter_colours import letter_class
 
 
 def speaker_shown(store: FileStore, *, character_id: str | None,
                   character: dict[str, Any]) -> dict[str, Any]:
-    """`{"speaker", "name", "avatar"}` for the reply of `character` (as the chat reads it).
+    """`{"speaker", "name", "avatar", "letter"}` (its letter avatar's colour class) for the reply of `character` (as the chat reads it).
     A kept copy has no picture of its own, and the author's may be private now: none then."""
     avatar = (character_avatar_url(store, character_id)
               if character and not character.get("kept_at") else None)
-    return {"speaker": character_id, "name": character.get("name") or character_id or "",
-            "avatar": avatar}
+    name = character.get("name") or character_id or ""
+    return {"speaker": character_id, "name": name, "avatar": avatar, "letter": letter_class(name)}
 
 
 def partial_speaker_shown(store: FileStore, *, state: dict[str, Any],
@@ -28,4 +29,5 @@ def partial_speaker_shown(store: FileStore, *, state: dict[str, Any],
     character_id = partial.get("speaker") or state.get("character_id")
     character = character_for_chat_optional(store, state=state, character_id=character_id)
     shown = speaker_shown(store, character_id=character_id, character=character)
-    return {**shown, "name": partial.get("name") or shown["name"]}
+    name = partial.get("name") or shown["name"]
+    return {**shown, "name": name, "letter": letter_class(name)}

@@ -1,11 +1,14 @@
 """Names for the prompt inspector: the chat, its lorebooks and their entries as a player knows
-them (title, book name, entry comment or keys), never their ids (issue 33 item 4)."""
+them (title, book name, entry comment or keys), never their ids (issue 33 item 4); the prompt's
+sections and the turn's timings in the reader's language, each with its id beside it for the
+author who looks for it."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 from chat.members import members_of
 from library.selectors import ChatCharacters
@@ -13,6 +16,117 @@ from personalab.lib.filestore.store import FileStore
 from personalab.lib.store_errors import StoreError
 
 KEYS_SHOWN = 3  # an entry without a comment is named by its first few keys
+
+# The template's sections (chat/prompt_templates/*.json) and those the turn adds around them.
+SECTION_NAMES = {
+    "main_prompt": gettext_lazy("Main prompt"),
+    "user_persona": gettext_lazy("Your persona"),
+    "base_persona": gettext_lazy("Character description"),
+    "personality": gettext_lazy("Personality"),
+    "scenario": gettext_lazy("Scenario"),
+    "evolved_persona": gettext_lazy("Character as the story changed them"),
+    "world_setting": gettext_lazy("Setting"),
+    "examples": gettext_lazy("Example dialogues"),
+    "outline": gettext_lazy("Story outline"),
+    "instruction": gettext_lazy("Progress instruction"),
+    "pinned": gettext_lazy("Never forget"),
+    "biography": gettext_lazy("Biography"),
+    "director_reminder": gettext_lazy("Director's reminder"),
+    "recalled": gettext_lazy("Recalled events"),
+    "recaps": gettext_lazy("Story so far"),
+    "post_history": gettext_lazy("After the conversation"),
+    "conversation": gettext_lazy("Conversation"),
+    "new_chat": gettext_lazy("New chat line"),
+    "continue_nudge": gettext_lazy("Continue nudge"),
+    "block:authors_note": gettext_lazy("Author's note"),
+    "block:depth_prompt": gettext_lazy("Character's note"),
+    "block:group_members": gettext_lazy("Group members"),
+}
+REGION_NAMES = {"head": pgettext_lazy("prompt region", "head"),
+                "middle": pgettext_lazy("prompt region", "middle"),
+                "tail": pgettext_lazy("prompt region", "tail")}
+TIMING_NAMES = {
+    "load_ms": gettext_lazy("Reading the chat"),
+    "recall_ms": gettext_lazy("Recall"),
+    "director_ms": gettext_lazy("Director"),
+    "assemble_ms": gettext_lazy("Building the prompt"),
+    "first_token_ms": gettext_lazy("First token"),
+    "llm_ms": gettext_lazy("The model's reply"),
+    "total_ms": gettext_lazy("Total"),
+}
+
+
+# The notes the prompt's assembly writes beside a section (chat/prompt/), part by part ("; "
+# between parts), in the reader's language; a part not listed here is shown as written.
+NOTE_PARTS = {
+    "before_char": gettext_lazy("before the character"),
+    "after_char": gettext_lazy("after the character"),
+    "em_top": gettext_lazy("above the example dialogues"),
+    "em_bottom": gettext_lazy("below the example dialogues"),
+    "after_history": gettext_lazy("after the conversation"),
+    "SillyTavern's new chat line, before the history":
+        gettext_lazy("SillyTavern's new chat line, before the history"),
+    "SillyTavern's continue nudge": gettext_lazy("SillyTavern's continue nudge"),
+}
+NOTE_FORMS = [
+    (re.compile(r"(?P<kept>\d+) messages, (?P<omitted>\d+) omitted"),
+     gettext_lazy("%(kept)s messages, %(omitted)s left out")),
+    (re.compile(r"mes_example: (?P<kept>\d+) of (?P<all>\d+) blocks kept"),
+     gettext_lazy("%(kept)s of %(all)s example blocks kept")),
+    (re.compile(r"depth (?P<depth>\d+), role (?P<role>system|user|assistant)"),
+     gettext_lazy("depth %(depth)s, role %(role)s")),
+]
+
+
+def section_names() -> dict[str, str]:
+    """Every fixed section's name in the reader's language, by id (the chat page's prompt-size
+    bar names its parts with these)."""
+    return {name: str(label) for name, label in SECTION_NAMES.items()}
+
+
+def trace_sections_named(sections: list[dict[str, Any]],
+                         lore: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each section with `label` (its name for a reader) and `region_label`; a lore entry's
+    block is named by its book and entry (`lore`: the fired entries as trace_lore_named names
+    them), another block by the name its author gave it."""
+    entries = {f"block:lore:{e.get('lorebook_id')}:{e.get('uid')}": f"{e['book']} · {e['entry']}"
+               for e in lore}
+    return [{**s, "label": _section_label(str(s.get("name") or ""), entries),
+             "region_label": str(REGION_NAMES.get(s.get("region"), s.get("region") or "")),
+             "note": _note_named(str(s.get("note") or ""))}
+            for s in sections]
+
+
+def _note_named(note: str) -> str:
+    return "; ".join(_note_part(part) for part in note.split("; ")) if note else ""
+
+
+def _note_part(part: str) -> str:
+    if part in NOTE_PARTS:
+        return str(NOTE_PARTS[part])
+    for form, text in NOTE_FORMS:
+        found = form.fullmatch(part)
+        if found:
+            return str(text) % found.groupdict()
+    return part
+
+
+def _section_label(name: str, entries: dict[str, str]) -> str:
+    if name in SECTION_NAMES:
+        return str(SECTION_NAMES[name])
+    if name in entries:
+        return gettext("World info: %(entry)s") % {"entry": entries[name]}
+    if name.startswith("block:lore:"):
+        return gettext("World info entry")
+    if name.startswith("block:"):
+        return gettext("Prompt block: %(name)s") % {"name": name.removeprefix("block:")}
+    return name
+
+
+def trace_timings_named(timings: dict[str, Any]) -> list[dict[str, Any]]:
+    """The turn's timings as rows: `label`, `name` (the id) and `value`, milliseconds marked."""
+    return [{"name": name, "label": str(TIMING_NAMES.get(name, name)), "value": value,
+             "ms": name.endswith("_ms")} for name, value in timings.items()]
 
 
 def trace_chat_name(store: FileStore, instance_id: str) -> str:

@@ -31,7 +31,13 @@ from chat.services.session_import import session_import
 from chat.services.sessions import session_read_repaired
 from chat.services.traces import trace_rebuild
 from chat.templatetags.sessions import session_label
-from chat.trace_names import trace_chat_name, trace_lore_named
+from chat.trace_names import (
+    section_names,
+    trace_chat_name,
+    trace_lore_named,
+    trace_sections_named,
+    trace_timings_named,
+)
 from director.services import director_status
 from library.selectors import (
     ChatCharacters,
@@ -45,6 +51,7 @@ from memory.authors_note import NOTE_ROLES, authors_note_save
 from memory.errors import MemoryActionError
 from memory.runtime import progress_state
 from personalab.lib.errors import AppError, errors_back_to
+from personalab.lib.letter_colours import letter_class
 from personalab.lib.llm import LLMError
 from personalab.lib.store_errors import InstanceBusy, StoreError
 from personalab.storage import get_store
@@ -179,14 +186,7 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
         "note_roles": NOTE_ROLES,
         "recap_due": _recap_due_text(store, read),
         "background_picture": selectors.background_picture_url(store, state=state),
-        # The player's line before the file holds it is named and pictured as the persona,
-        # and a one-character chat's reply as its character from the moment it is asked for
-        # (a group's speaker is named by the reply's first event).
-        "chat_strings": {**_chat_strings(), "you": shown["macro_values"].get("user")
-                         or gettext("You"), "youAvatar": shown["player_avatar"] or "",
-                         "replyName": "" if is_group(state) else
-                         shown["character"].get("name") or "",
-                         "replyAvatar": shown["character_avatar"] or ""},
+        "chat_strings": {**_chat_strings(), **_bubble_names(state, shown)},
         **members_context(store, user=request.user, state=state, characters=characters),
         "regex_asks": regex_asks(store, username=request.user.get_username(), state=state,
                                  characters=characters),
@@ -197,7 +197,19 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
 ASIDES_SHOWN = 20  # kept asides the side panel shows when the page opens
 
 
-def _chat_strings() -> dict[str, str]:
+def _bubble_names(state: dict[str, Any], shown: dict[str, Any]) -> dict[str, str]:
+    """The player's line before the file holds it is named and pictured as the persona, and a
+    one-character chat's reply as its character from the moment it is asked for, each letter
+    avatar in the colour its finished message has (a group's speaker is named by the reply's
+    first event)."""
+    you = shown["macro_values"].get("user") or gettext("You")
+    reply = "" if is_group(state) else shown["character"].get("name") or ""
+    return {"you": you, "youAvatar": shown["player_avatar"] or "", "youLetter": letter_class(you),
+            "replyName": reply, "replyAvatar": shown["character_avatar"] or "",
+            "replyLetter": letter_class(reply) if reply else ""}
+
+
+def _chat_strings() -> dict[str, Any]:
     """Texts the page script shows, in the page's language."""
     return {
         "queued": gettext("Not connected: your message is kept and will be sent when the "
@@ -245,6 +257,12 @@ def _chat_strings() -> dict[str, str]:
         "warningValue": gettext("Current value"),
         "warningThreshold": gettext("Suggested threshold"),
         "warningSuggestion": gettext("What to do"),
+        # The prompt-size bar names its parts as the prompt inspector does (chat/trace_names.py).
+        "sectionNames": section_names(),
+        "sectionTokens": gettext("%(name)s: %(tokens)s tokens"),
+        "promptTokens": gettext("%(total)s / %(limit)s tokens"),
+        "worldInfoEntry": gettext("World info entry"),
+        "promptBlock": gettext("Prompt block: %(name)s"),
     }
 
 
@@ -447,15 +465,14 @@ def trace_page(request: HttpRequest, trace_id: str) -> HttpResponse:
     _instance_or_404(request, row.instance_id)
     trace = trace_rebuild(get_store(), instance_id=row.instance_id, trace_id=trace_id)
     budget = max(int(trace.get("max_total_tokens") or 1), 1)
-    sections = [{**s, "share": round(100 * s["tokens"] / budget, 2)}
-                for s in trace.get("sections", [])]
     store = get_store()
     lore_fired = trace_lore_named(store, (trace.get("lore") or {}).get("fired") or [])
-    return render(request, "chat/trace.html", {"trace": trace, "sections": sections,
-                                               "budget": budget, "instance": row.instance,
-                                               "chat_name": trace_chat_name(store,
-                                                                            row.instance_id),
-                                               "lore_fired": lore_fired})
+    sections = trace_sections_named([{**s, "share": round(100 * s["tokens"] / budget, 2)}
+                                     for s in trace.get("sections", [])], lore_fired)
+    return render(request, "chat/trace.html", {
+        "trace": trace, "sections": sections, "budget": budget, "instance": row.instance,
+        "chat_name": trace_chat_name(store, row.instance_id), "lore_fired": lore_fired,
+        "timings": trace_timings_named(trace.get("timings") or {})})
 
 
 
@@ -503,7 +520,7 @@ def _note_number(form, name: str, default: int, low: int, high: int,
     raw = (form.get(name) or "").strip()
     if not raw:
         return default
-    digits = raw[1:] if raw.startswith("-") else raw
+    digits = raw.removeprefix("-")
     if not (digits.isascii() and digits.isdigit()) or not low <= int(raw) <= high:
         errors[name] = gettext("A whole number from %(low)s to %(high)s.") % {
             "low": low, "high": high}

@@ -5,22 +5,11 @@
 // ones clamped with "more"; on a phone their actions sit in a ⋯ menu (history_menu.js).
 import {renderAll} from "./chat/render.js";
 import {historyMenuClose, historyMenuWire} from "./history_menu.js";
+import {api, refusal} from "./rest.js";
 
 const rows = document.getElementById("history-rows");
 const NOTICE_MS = 6000;  // a plain "done" line; one with Undo lasts the server's undo window
 let noticeTimer = null;
-const csrf = (document.cookie.match(/(?:^|; )csrftoken=([^;]*)/) || [])[1] || "";
-
-function api(method, address, body) {
-  const headers = {"X-CSRFToken": csrf};
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  return fetch(address, {method, headers, credentials: "same-origin",
-                         body: body === undefined ? undefined : JSON.stringify(body)});
-}
-
-async function refusal(response) {
-  try { return (await response.json()).error.message; } catch (e) { return `Refused (${response.status}).`; }
-}
 
 // `at`: where the action happened, {index, removed}: the notice sits there in the list.
 function notice(text, {error = false, undo = null, at = null} = {}) {

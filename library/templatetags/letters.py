@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from django import template
 
-from personalab.lib.letter_colours import letter_colour
+from personalab.lib import letter_colours
 
 register = template.Library()
 
 
 @register.filter
 def letter_class(name: object) -> str:
-    return f"letter-c{letter_colour(str(name or ''))}"
+    return letter_colours.letter_class(str(name or ""))

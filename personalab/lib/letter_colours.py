@@ -15,3 +15,8 @@ def letter_colour(name: str) -> int:
     hash(), which changes from process to process)."""
     key = " ".join(str(name or "").split()).casefold()
     return zlib.crc32(key.encode("utf-8")) % LETTER_COLOURS
+
+
+def letter_class(name: str) -> str:
+    """The CSS class of `name`'s colour, for a template or a page script drawing its avatar."""
+    return f"letter-c{letter_colour(name)}"

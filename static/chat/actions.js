@@ -1,7 +1,8 @@
 // The controls on one message: Copy, Edit, Hide, Delete (with Undo), Branch and the versions
 // of the last reply. Every change goes through the REST API (the same calls and checks as any
 // other client); the changed message is then read again from the file.
-import {S, api, fill, refusal, root, touch, url} from "./config.js";
+import {S, fill, root, touch, url} from "./config.js";
+import {api, refusal} from "../rest.js";
 import {escapeHtml, fragment} from "./render.js";
 import {currentSession, messageRefresh, reloadFromFile, sessionLabel} from "./messages.js";
 import {regenerate} from "./composer.js";
@@ -50,7 +51,7 @@ async function editStart(article, back) {
   article.dataset.editing = "1";
   // The file's text (macros like {{user}} as written), not what the page shows.
   const query = new URLSearchParams({fingerprint: article.dataset.fp});
-  const source = await fetch(`${messageUrl(article)}?${query}`);
+  const source = await api("GET", `${messageUrl(article)}?${query}`);
   if (!source.ok) { delete article.dataset.editing; toast(await refusal(source)); return; }
   const box = document.createElement("textarea");
   box.className = "edit-box";

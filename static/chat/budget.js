@@ -45,6 +45,14 @@ export function warningsWire() {
   });
 }
 
+// A section by the name the prompt inspector gives it, in the page's language.
+function sectionName(name) {
+  if (Object.hasOwn(S.sectionNames, name)) return S.sectionNames[name];
+  if (name.startsWith("block:lore:")) return S.worldInfoEntry;
+  if (name.startsWith("block:")) return S.promptBlock.replace("%(name)s", name.slice("block:".length));
+  return name;
+}
+
 export async function budgetShow(traceId) {
   if (!traceId) return;
   // The light form: the bar needs the sections' tokens, not the messages sent.
@@ -62,12 +70,15 @@ export async function budgetShow(traceId) {
     part.className = "seg seg-" + (section.name === "conversation" ? "history"
                                    : section.region === "head" ? "head" : "middle");
     part.style.width = Math.max(0.3, 100 * section.tokens / limit) + "%";
-    part.title = `${section.name}: ${section.tokens} tokens (${(100 * section.tokens / limit).toFixed(1)}%)`;
+    part.dataset.section = section.name;
+    part.title = S.sectionTokens.replace("%(name)s", sectionName(section.name))
+      .replace("%(tokens)s", section.tokens) + ` (${(100 * section.tokens / limit).toFixed(1)}%)`;
     bar.append(part);
   }
   const label = document.createElement("small");
-  label.textContent = ` ${trace.total_tokens} / ${limit} tokens`;
+  label.textContent = " " + S.promptTokens.replace("%(total)s", trace.total_tokens).replace("%(limit)s", limit);
   bar.append(label);
+  document.getElementById("budget-wrap").hidden = false;
   // Folded into the chat header while the player types on a phone (room.js).
   const mini = document.getElementById("budget-mini");
   const share = 100 * trace.total_tokens / limit;

@@ -1,9 +1,8 @@
-// What the page hands the script: its texts, the CSRF token, and every URL, each written by
+// What the page hands the script: its texts and every URL, each written by
 // the template with {% url %} into a data-* attribute of #chat (none is spelled out here).
 export const root = document.getElementById("chat");
 export const S = root ? JSON.parse(document.getElementById("chat-strings").textContent) : {};
 export const fill = (text, value) => text.replace("%(s)s", value);
-export const csrf = (document.cookie.match(/(?:^|; )csrftoken=([^;]*)/) || [])[1] || "";
 // A touch keyboard has no Shift+Enter and a finger cannot hover for a tooltip.
 export const touch = window.matchMedia("(pointer: coarse)").matches;
 
@@ -15,17 +14,4 @@ export function url(name, {session, index, trace} = {}) {
   if (trace !== undefined) address = address.replace("TRACE", encodeURIComponent(trace));
   if (index !== undefined) address = address.replace(/\/0$/, `/${Number(index)}`);
   return address;
-}
-
-// The REST API with the login session: unsafe methods carry the CSRF token, bodies are JSON.
-export function api(method, address, body) {
-  const headers = {"X-CSRFToken": csrf};
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  return fetch(address, {method, headers, credentials: "same-origin",
-                         body: body === undefined ? undefined : JSON.stringify(body)});
-}
-
-// The API's error shape is {"error": {"code", "message"}}; anything else still says something.
-export async function refusal(response) {
-  try { return (await response.json()).error.message; } catch (e) { return `Refused (${response.status}).`; }
 }

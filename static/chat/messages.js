@@ -21,8 +21,10 @@ export function nearNewest() {
 
 export function lastLine() { return [...messagesBox().querySelectorAll(".msg[data-role]")].pop(); }
 
-// A picture as the server draws one (chat/_avatar.html): the image, or the name's initial.
-function avatarMake(name, image) {
+// A picture as the server draws one (chat/_avatar.html): the image, or the name's initial in
+// the colour the server picked for that name (`letter`, a letter-cN class), so a bubble has
+// the colour of the same speaker's finished messages from its first token.
+function avatarMake(name, image, letter) {
   if (image) {
     const img = document.createElement("img");
     img.className = "avatar";
@@ -33,13 +35,14 @@ function avatarMake(name, image) {
   }
   const initials = document.createElement("div");
   initials.className = "avatar initials";
+  if (/^letter-c\d+$/.test(letter || "")) initials.classList.add(letter);
   initials.setAttribute("aria-hidden", "true");
   initials.textContent = (name || "…").slice(0, 1).toUpperCase();
   return initials;
 }
 
 // A bubble written here before the file holds it (the player's line, a reply as it streams).
-export function addMessage(role, raw, label, image) {
+export function addMessage(role, raw, label, image, letter) {
   const article = document.createElement("article");
   article.className = "msg " + role + " pending";
   article.dataset.testid = "message";
@@ -54,7 +57,7 @@ export function addMessage(role, raw, label, image) {
   const body = document.createElement("div");
   body.className = "text md";
   bubble.append(who, body);
-  article.append(avatarMake(label, image), bubble);
+  article.append(avatarMake(label, image, letter), bubble);
   const follow = nearNewest();
   messagesBox().append(article);
   renderText(body, raw);
@@ -80,7 +83,7 @@ export function speakerShow(body, who) {
   delete article.dataset.choosing;
   article.querySelector(".who strong").textContent = who.name;
   if (who.speaker) article.dataset.speaker = who.speaker;
-  article.querySelector(".avatar").replaceWith(avatarMake(who.name, who.avatar));
+  article.querySelector(".avatar").replaceWith(avatarMake(who.name, who.avatar, who.letter));
 }
 
 // The message at the top of the view, so a reload puts a reader who scrolled back where

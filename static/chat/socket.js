@@ -124,7 +124,8 @@ function onEvent(event) {
     if (streaming && !streaming.raw && !streaming.thought) {
       speakerShow(streaming.el, event);
     } else {
-      turn.streaming = {el: addMessage("assistant", "", event.name, event.avatar), raw: ""};
+      turn.streaming = {el: addMessage("assistant", "", event.name, event.avatar, event.letter),
+                        raw: ""};
     }
   } else if (event.type === "done" && event.round_end === false) {
     turn.streaming = null;  // the next character of the round answers; the round is still busy
@@ -174,13 +175,13 @@ export function connect() {
 
 function deliver(frame) {
   if (frame.type === "send") {
-    addMessage("user", frame.content, S.you, S.youAvatar);
+    addMessage("user", frame.content, S.you, S.youAvatar, S.youLetter);
     input.value = "";
   }
   // A one-character chat knows who answers; a group's bubble says the server is choosing who
   // does until its "speaker" event names it (never a nameless "…" bubble).
   turn.streaming = {el: addMessage("assistant", "", S.replyName || S.choosing,
-                                   S.replyName ? S.replyAvatar : ""), raw: ""};
+                                   S.replyName ? S.replyAvatar : "", S.replyLetter), raw: ""};
   if (!S.replyName) choosingShow(turn.streaming.el);
   scrollToNewest();  // the player asked: show where the answer comes
   setBusy(true);

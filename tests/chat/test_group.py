@@ -12,6 +12,7 @@ from asgiref.sync import sync_to_async
 
 from chat.group import conversation_turn
 from chat.services.instances import instance_create
+from personalab.lib.letter_colours import letter_class
 from tests.chat.test_consumer import _connect
 from tests.stub_llm import Reply
 
@@ -142,7 +143,8 @@ async def test_manual_order_waits_for_the_players_pick(alice, store, group, bren
         events.append(await communicator.receive_json_from(timeout=10))
     await communicator.disconnect()
     assert events[0] == {"type": "speaker", "speaker": brenna, "name": "Brenna",
-                         "avatar": None, "reason": "requested by the player"}
+                         "avatar": None, "letter": letter_class("Brenna"),
+                         "reason": "requested by the player"}
     assert events[-1]["type"] == "done" and events[-1]["speaker"] == brenna
     lines = _lines(store, group)
     assert [line["role"] for line in lines[-2:]] == ["user", "assistant"]
@@ -196,7 +198,7 @@ async def test_a_round_cut_short_is_noted_on_the_page_until_the_next_round(
     await _say_stopped_at_the_first_token(store, group, "说吧")
     assert store.instance_state_read(group)["round_cut"] == {"names": ["Brenna"]}
     page = (await sync_to_async(alice_client.get)(f"/instances/{group}/")).content.decode()
-    status = re.search(r'<p id="status"[^>]*>(.*?)</p>', page, re.S).group(1)
+    status = re.search(r'<p id="status"[^>]*>(.*?)</p>', page, re.DOTALL).group(1)
     assert "Brenna" in status and "Answer now" in status
 
     use_stub.script(Reply("好。"), Reply("嗯。"))

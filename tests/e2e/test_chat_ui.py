@@ -386,7 +386,7 @@ def test_the_budget_bar_colours_the_conversation_as_its_legend_says(
     page.wait_for_selector("#budget .seg", timeout=5000)
     assert asked and all(url.endswith("?fields=sections") for url in asked)
     titles = page.eval_on_selector_all(
-        "#budget .seg", "els => els.map(e => [e.className, e.title.split(':')[0]])")
+        "#budget .seg", "els => els.map(e => [e.className, e.dataset.section])")
     classes = {name: cls for cls, name in titles}
     assert classes["conversation"] == "seg seg-history"
     assert all(cls in ("seg seg-head", "seg seg-middle", "seg seg-history")
@@ -399,7 +399,7 @@ def test_the_budget_bar_colours_the_conversation_as_its_legend_says(
     page.locator("#messages .msg.assistant").last.locator("a", has_text="Prompt").click()
     page.wait_for_selector("#section-bar")
     bar = page.eval_on_selector_all(
-        "#section-bar span", "els => els.map(e => [e.className, e.title.split(':')[0]])")
+        "#section-bar span", "els => els.map(e => [e.className, e.dataset.section])")
     assert {name: cls for cls, name in bar}["conversation"] == "seg-history"
     assert all(cls in ("seg-head", "seg-middle", "seg-history") for cls, _ in bar)
     assert page.js_errors == []
