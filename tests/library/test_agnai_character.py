@@ -95,7 +95,11 @@ def test_an_agnai_character_imports_with_every_field_where_agnai_uses_it(
     system = sent[0]["content"]
     assert system.startswith("You are Kaelen, a ranger.")
     assert 'species("elf")' in system and "Ann meets Kaelen at the harbor" in system
-    assert "Ann: Where to?\nKaelen: North, past the lighthouse." in system
+    # Example dialogue goes as SillyTavern sends it: each turn a named system message.
+    examples = [(m.get("name"), m["content"]) for m in sent
+                if m.get("name", "").startswith("example_")]
+    assert examples[:2] == [("example_user", "Where to?"),
+                            ("example_assistant", "North, past the lighthouse.")]
     text = json.dumps(sent)
     assert "dark for nine winters" in text  # the memory book's entry fired on its keyword
     assert "Kaelen is hiding a wound." in text
