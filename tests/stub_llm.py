@@ -138,6 +138,7 @@ class StubLLM:
         self.default = default
         self.requests: list[dict] = []
         self.paths: list[str] = []  # the route of each request, in order
+        self.taken: list[Step] = []  # the step each request took, in order
         self.models = ["stub-model"]  # what GET /v1/models lists
         self.server_info: dict[str, dict] = {}  # other GET routes answered (llama.cpp's /props)
         self.authorizations: list[str] = []  # the Authorization header of each request
@@ -159,6 +160,11 @@ class StubLLM:
         with self._lock:
             self._steps.extend(steps)
 
+    def scripted(self) -> list[Step]:
+        """The steps no request has taken yet."""
+        with self._lock:
+            return list(self._steps)
+
     def script_models(self, *steps: Step) -> None:
         with self._lock:
             self._model_steps.extend(steps)
@@ -173,6 +179,7 @@ class StubLLM:
             self._model_steps.clear()
             self.requests.clear()
             self.paths.clear()
+            self.taken.clear()
             self.models = ["stub-model"]
             self.server_info = {}
             self.authorizations.clear()
@@ -191,6 +198,7 @@ class StubLLM:
             self.requests.append(body)
             self.paths.append(path)
             step = self._steps.popleft() if self._steps else self.default
+            self.taken.append(step)
             return step, self._wake, next(self._ids)
 
     def _count_disconnect(self) -> None:

@@ -265,6 +265,48 @@ def page(logged_in: BrowserContext, server: Server) -> Iterator[Page]:
     assert refused == [], f"the Content-Security-Policy refused: {refused}"
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """A failed browser test says what the stub LLM was asked (each request's route, stream
+    flag, last message and the step it took), what it still had scripted, what the page showed
+    and the end of the server's log: a request that took a step scripted for another (memory
+    work left on a shared server) or a click the page was not ready for is then visible in CI's
+    output, not guessed at."""
+    outcome = yield
+    report = outcome.get_result()
+    page, server = item.funcargs.get("page"), item.funcargs.get("server")
+    if report.when != "call" or not report.failed or not isinstance(server, Server):
+        return
+    report.sections.append(("stub LLM requests", stub_described(server.stub)))
+    if page is not None:
+        report.sections.append(("page", page_described(page)))
+    log = server.log.read_text(errors="replace")[-3000:] if server.log.is_file() else ""
+    report.sections.append(("daphne log (end)", log))
+
+
+def stub_described(stub: StubLLM) -> str:
+    lines = []
+    for number, (route, body, step) in enumerate(zip(stub.paths, stub.requests, stub.taken), 1):
+        messages = body.get("messages") or [{"content": body.get("prompt", "")}]
+        last = str(messages[-1].get("content", "") if isinstance(messages[-1], dict) else "")
+        stream = "stream" if body.get("stream") else "whole"
+        lines.append(f"{number}. {route} {stream} last={last[-120:]!r} took={step!r:.120}")
+    lines.append(f"still scripted: {stub.scripted()!r:.500}")
+    return "\n".join(lines)
+
+
+def page_described(page: Page) -> str:
+    try:
+        shown = page.evaluate("() => ({banner: document.getElementById('connection')?.textContent,"
+                              " status: document.getElementById('status')?.textContent,"
+                              " last: [...document.querySelectorAll('#messages .msg')].slice(-3)"
+                              ".map(m => (m.dataset.role || m.className) + ': '"
+                              " + (m.querySelector('.text') || m).textContent.trim().slice(0, 120))})")
+    except Exception as exc:  # noqa: BLE001 — a closed or crashed page still gets its URL said
+        shown = f"(could not read the page: {exc})"
+    return f"url={page.url}\n{shown}\njs errors={getattr(page, 'js_errors', None)}"
+
+
 def screenshot_take(page: Page, name: str, *, full_page: bool = True) -> Path:
     SCREENSHOTS.mkdir(exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
