@@ -143,6 +143,7 @@ class StubLLM:
         self.server_info: dict[str, dict] = {}  # other GET routes answered (llama.cpp's /props)
         self.authorizations: list[str] = []  # the Authorization header of each request
         self.disconnects = 0  # streams the client closed before the end
+        self.answering = 0  # completion requests taken and not yet answered in full
         self._steps: deque[Step] = deque()
         self._model_steps: deque[Step] = deque()  # GET /v1/models: BigBody, Trickle, SlowHeaders
         self._lock = threading.Lock()
@@ -199,7 +200,12 @@ class StubLLM:
             self.paths.append(path)
             step = self._steps.popleft() if self._steps else self.default
             self.taken.append(step)
+            self.answering += 1
             return step, self._wake, next(self._ids)
+
+    def _answered(self) -> None:
+        with self._lock:
+            self.answering -= 1
 
     def _count_disconnect(self) -> None:
         with self._lock:
@@ -260,6 +266,8 @@ class _Handler(BaseHTTPRequestHandler):
             exchange.answer(step)
         except (BrokenPipeError, ConnectionResetError):
             self.server.stub._count_disconnect()
+        finally:
+            self.server.stub._answered()
 
     def _send_json(self, status: int, payload: dict) -> None:
         data = json.dumps(payload).encode()

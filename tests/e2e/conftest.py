@@ -261,6 +261,8 @@ def page(logged_in: BrowserContext, server: Server) -> Iterator[Page]:
     page.csp_refused = refused
     yield page
     page.close()
+    server.stub.reset()  # a reply still hanging ends now
+    server_idle_wait(server)
     server.stub.reset()
     assert refused == [], f"the Content-Security-Policy refused: {refused}"
 
@@ -307,6 +309,29 @@ def page_described(page: Page) -> str:
     return f"url={page.url}\n{shown}\njs errors={getattr(page, 'js_errors', None)}"
 
 
+def server_idle_wait(server: Server, seconds: float = 30) -> None:
+    """Until the server runs no turn and the stub answers no request, so that work a test
+    left (a round going on to its next character after the page closed, a turn sent as the
+    test ended) cannot take a step the next test scripts on the shared server. Free when
+    idle; past `seconds` the next test starts anyway (its failure report lists the requests)."""
+    deadline = time.monotonic() + seconds
+    while ((server.stub.answering or _instance_locks_held(server.process.pid))
+           and time.monotonic() < deadline):
+        time.sleep(0.02)
+
+
+def _instance_locks_held(pid: int) -> bool:
+    """Whether process `pid` holds a flock: the server takes an instance's lock for each turn
+    and round (personalab/lib/locks.py). Read from /proc/locks: taking the lock to test it
+    would refuse a turn starting at that moment."""
+    try:
+        held = Path("/proc/locks").read_text().splitlines()
+    except OSError:
+        return False
+    return any(fields[1:2] == ["FLOCK"] and fields[4:5] == [str(pid)]
+               for fields in (line.split() for line in held))
+
+
 def screenshot_take(page: Page, name: str, *, full_page: bool = True) -> Path:
     SCREENSHOTS.mkdir(exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
@@ -316,8 +341,10 @@ def screenshot_take(page: Page, name: str, *, full_page: bool = True) -> Path:
 
 def message_send(page: Page, text: str) -> None:
     """Type and press Enter; before the socket opens the page script queues the message and sends it
-    on connect, so one Enter is enough."""
+    on connect, so one Enter is enough. Send is off until the page script listens (an Enter
+    before it would be lost): that is waited for, as a player would wait for the button."""
     sent = page.locator("#messages .msg.user").count()
+    page.wait_for_function("() => !document.querySelector('[data-testid=send]').disabled")
     page.fill("[data-testid=input]", text)
     page.press("[data-testid=input]", "Enter")
     page.wait_for_function(
