@@ -42,8 +42,9 @@ WORKERS ?= 2
 scale-demo: install
 	$(BIN)/python bench/scale_demo.py --workers $(WORKERS) --port $(PORT)
 
+# The browser tests alone, on every core as `make test` runs them.
 e2e: install
-	$(BIN)/python -m pytest tests/e2e
+	$(BIN)/python -m pytest -n auto --dist loadfile tests/e2e
 
 bench: install
 	$(BIN)/python bench/recall_locomo.py --data ../shared/bench/locomo \

@@ -138,11 +138,13 @@ class StubLLM:
         self.default = default
         self.requests: list[dict] = []
         self.paths: list[str] = []  # the route of each request, in order
+        self.taken: list[Step] = []  # the step each request took, in order
         self.models = ["stub-model"]  # what GET /v1/models lists
         # Other routes answered, GET or POST (llama.cpp's /props, Ollama's /api/ps and /api/show)
         self.server_info: dict[str, dict] = {}
         self.authorizations: list[str] = []  # the Authorization header of each request
         self.disconnects = 0  # streams the client closed before the end
+        self.answering = 0  # completion requests taken and not yet answered in full
         self._steps: deque[Step] = deque()
         self._model_steps: deque[Step] = deque()  # GET /v1/models: BigBody, Trickle, SlowHeaders
         self._lock = threading.Lock()
@@ -160,6 +162,11 @@ class StubLLM:
         with self._lock:
             self._steps.extend(steps)
 
+    def scripted(self) -> list[Step]:
+        """The steps no request has taken yet."""
+        with self._lock:
+            return list(self._steps)
+
     def script_models(self, *steps: Step) -> None:
         with self._lock:
             self._model_steps.extend(steps)
@@ -174,6 +181,7 @@ class StubLLM:
             self._model_steps.clear()
             self.requests.clear()
             self.paths.clear()
+            self.taken.clear()
             self.models = ["stub-model"]
             self.server_info = {}
             self.authorizations.clear()
@@ -192,7 +200,13 @@ class StubLLM:
             self.requests.append(body)
             self.paths.append(path)
             step = self._steps.popleft() if self._steps else self.default
+            self.taken.append(step)
+            self.answering += 1
             return step, self._wake, next(self._ids)
+
+    def _answered(self) -> None:
+        with self._lock:
+            self.answering -= 1
 
     def _count_disconnect(self) -> None:
         with self._lock:
@@ -256,6 +270,8 @@ class _Handler(BaseHTTPRequestHandler):
             exchange.answer(step)
         except (BrokenPipeError, ConnectionResetError):
             self.server.stub._count_disconnect()
+        finally:
+            self.server.stub._answered()
 
     def _send_json(self, status: int, payload: dict) -> None:
         data = json.dumps(payload).encode()

@@ -2,9 +2,8 @@
 // Whether ↻ / → redo the last reply or ask for a missing one is the server's decision
 // (chat/redo.py), the same for every way in.
 import {S, touch} from "./config.js";
-import {lastLine} from "./messages.js";
 import {impersonateStart} from "./impersonate.js";
-import {connected, draftKeep, draftSave, queuedDrop, send, socketSend, turn} from "./socket.js";
+import {connected, draftKeep, draftSave, queuedDrop, send, setBusy, socketSend, turn} from "./socket.js";
 
 export function composerWire() {
   const input = document.getElementById("input");
@@ -43,13 +42,10 @@ export function composerWire() {
     const drawer = document.querySelector("[data-testid=drawer-toggle]");  // show the reply
     if (drawer && drawer.offsetParent && drawer.getAttribute("aria-expanded") === "true") drawer.click();
   });
+  // The page comes with these buttons off: a click before this script listened was lost.
+  setBusy(turn.busy);
 }
 
-// The reply being replaced leaves the view as its new version streams in; a chat that ends
-// with the player's line keeps it, and the server answers it instead.
 export function regenerate() {
-  if (turn.busy) return;
-  const last = lastLine();
-  if (connected() && last && last.dataset.role === "assistant") last.remove();
-  send({type: "regenerate"});
+  if (!turn.busy) send({type: "regenerate"});
 }

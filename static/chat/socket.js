@@ -4,7 +4,7 @@
 import {S, fill, root, url} from "./config.js";
 import {renderText} from "./render.js";
 import {
-  addMessage, choosingShow, nearNewest, reloadFromFile, scrollToNewest, speakerShow,
+  addMessage, choosingShow, lastLine, nearNewest, reloadFromFile, scrollToNewest, speakerShow,
 } from "./messages.js";
 import {budgetShow, latestTraceId, warningAdd} from "./budget.js";
 
@@ -19,13 +19,16 @@ let socket = null;
 let queued = null;      // a frame typed while disconnected, sent on reconnect
 let retryDelay = 1000;
 let stale = false;      // the socket closed mid-reply: the page shows the file again on reconnect
+let opened = false;     // the socket was open once: until then a click waits for it
 
 export function eventsOn(prefix, handler) { handlers.push([prefix, handler]); }
 export function closeOn(handler) { onClose.push(handler); }
 export function statusSay(text) { statusLine.textContent = text; }
 export function connected() { return socket && socket.readyState === WebSocket.OPEN; }
 export function socketSend(frame) { socket.send(JSON.stringify(frame)); }
-export function queuedDrop() { if (queued && input.value !== queued.content) queued = null; }
+export function queuedDrop() {
+  if (queued && queued.type === "send" && input.value !== queued.content) queued = null;
+}
 
 export function draftSave() {
   if (input.value) localStorage.setItem(draftKey, input.value);
@@ -162,6 +165,7 @@ export function connect() {
     retryDelay = Math.min(retryDelay * 2, 15000);
   });
   socket.addEventListener("open", () => {
+    opened = true;
     retryDelay = 1000;
     showBanner("");
     const frame = queued;
@@ -178,6 +182,10 @@ function deliver(frame) {
     addMessage("user", frame.content, S.you, S.youAvatar, S.youLetter);
     input.value = "";
   }
+  // The reply being replaced leaves the view as its new version streams in; a chat that ends
+  // with the player's line keeps it, and the server answers it instead.
+  const last = lastLine();
+  if (frame.type === "regenerate" && last && last.dataset.role === "assistant") last.remove();
   // A one-character chat knows who answers; a group's bubble says the server is choosing who
   // does until its "speaker" event names it (never a nameless "…" bubble).
   turn.streaming = {el: addMessage("assistant", "", S.replyName || S.choosing,
@@ -189,12 +197,15 @@ function deliver(frame) {
   socketSend(frame);
 }
 
-// A turn: sent now, or (a new line only) kept until the socket is back.
+// A turn: sent now, or kept until the socket is there: a new line always, any other turn
+// (↻, →, "Answer now") clicked while the page's first connection is still opening.
 export function send(frame) {
   if (!connected()) {
     if (frame.type === "send") {
       queued = frame;
       showBanner(S.queued);
+    } else if (!opened && !queued) {
+      queued = frame;
     } else {
       showBanner(S.notConnected);
     }

@@ -261,8 +261,75 @@ def page(logged_in: BrowserContext, server: Server) -> Iterator[Page]:
     page.csp_refused = refused
     yield page
     page.close()
+    server.stub.reset()  # a reply still hanging ends now
+    server_idle_wait(server)
     server.stub.reset()
     assert refused == [], f"the Content-Security-Policy refused: {refused}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """A failed browser test says what the stub LLM was asked (each request's route, stream
+    flag, last message and the step it took), what it still had scripted, what the page showed
+    and the end of the server's log: a request that took a step scripted for another (memory
+    work left on a shared server) or a click the page was not ready for is then visible in CI's
+    output, not guessed at."""
+    outcome = yield
+    report = outcome.get_result()
+    page, server = item.funcargs.get("page"), item.funcargs.get("server")
+    if report.when != "call" or not report.failed or not isinstance(server, Server):
+        return
+    report.sections.append(("stub LLM requests", stub_described(server.stub)))
+    if page is not None:
+        report.sections.append(("page", page_described(page)))
+    log = server.log.read_text(errors="replace")[-3000:] if server.log.is_file() else ""
+    report.sections.append(("daphne log (end)", log))
+
+
+def stub_described(stub: StubLLM) -> str:
+    lines = []
+    for number, (route, body, step) in enumerate(zip(stub.paths, stub.requests, stub.taken), 1):
+        messages = body.get("messages") or [{"content": body.get("prompt", "")}]
+        last = str(messages[-1].get("content", "") if isinstance(messages[-1], dict) else "")
+        stream = "stream" if body.get("stream") else "whole"
+        lines.append(f"{number}. {route} {stream} last={last[-120:]!r} took={step!r:.120}")
+    lines.append(f"still scripted: {stub.scripted()!r:.500}")
+    return "\n".join(lines)
+
+
+def page_described(page: Page) -> str:
+    try:
+        shown = page.evaluate("() => ({banner: document.getElementById('connection')?.textContent,"
+                              " status: document.getElementById('status')?.textContent,"
+                              " last: [...document.querySelectorAll('#messages .msg')].slice(-3)"
+                              ".map(m => (m.dataset.role || m.className) + ': '"
+                              " + (m.querySelector('.text') || m).textContent.trim().slice(0, 120))})")
+    except Exception as exc:  # noqa: BLE001 — a closed or crashed page still gets its URL said
+        shown = f"(could not read the page: {exc})"
+    return f"url={page.url}\n{shown}\njs errors={getattr(page, 'js_errors', None)}"
+
+
+def server_idle_wait(server: Server, seconds: float = 30) -> None:
+    """Until the server runs no turn and the stub answers no request, so that work a test
+    left (a round going on to its next character after the page closed, a turn sent as the
+    test ended) cannot take a step the next test scripts on the shared server. Free when
+    idle; past `seconds` the next test starts anyway (its failure report lists the requests)."""
+    deadline = time.monotonic() + seconds
+    while ((server.stub.answering or _instance_locks_held(server.process.pid))
+           and time.monotonic() < deadline):
+        time.sleep(0.02)
+
+
+def _instance_locks_held(pid: int) -> bool:
+    """Whether process `pid` holds a flock: the server takes an instance's lock for each turn
+    and round (personalab/lib/locks.py). Read from /proc/locks: taking the lock to test it
+    would refuse a turn starting at that moment."""
+    try:
+        held = Path("/proc/locks").read_text().splitlines()
+    except OSError:
+        return False
+    return any(fields[1:2] == ["FLOCK"] and fields[4:5] == [str(pid)]
+               for fields in (line.split() for line in held))
 
 
 def screenshot_take(page: Page, name: str, *, full_page: bool = True) -> Path:
@@ -274,8 +341,10 @@ def screenshot_take(page: Page, name: str, *, full_page: bool = True) -> Path:
 
 def message_send(page: Page, text: str) -> None:
     """Type and press Enter; before the socket opens the page script queues the message and sends it
-    on connect, so one Enter is enough."""
+    on connect, so one Enter is enough. Send is off until the page script listens (an Enter
+    before it would be lost): that is waited for, as a player would wait for the button."""
     sent = page.locator("#messages .msg.user").count()
+    page.wait_for_function("() => !document.querySelector('[data-testid=send]').disabled")
     page.fill("[data-testid=input]", text)
     page.press("[data-testid=input]", "Enter")
     page.wait_for_function(

@@ -1,7 +1,8 @@
 """The chat page keeps up without a reload: a streaming reply is named, with its picture, from
 its first token (each member of a group its own); Summarize's result stays until dismissed,
 its elapsed time starts at 0 on each run; the recap due moves after each turn; a group's title
-follows its members. Screenshots go to tests/e2e/screenshots/. (A Summarize cut by the server
+follows its members; a click on the turn buttons before the page's script or socket is ready is
+never lost. Screenshots go to tests/e2e/screenshots/. (A Summarize cut by the server
 going down: tests/e2e/test_server_outage.py, the module that stops its server.)"""
 
 from __future__ import annotations
@@ -150,3 +151,56 @@ def test_the_players_line_shows_their_personas_name_and_picture_before_the_reply
     screenshot_take(page, "live_state_persona_line_390", full_page=False)
     turn_wait_done(page)
     assert page.js_errors == []
+
+
+# The page's WebSocket opens 2 s late, as on a loaded server: its "open" reaches the page's
+# listeners (and readyState says OPEN) only then.
+SOCKET_OPENS_LATE = """(() => {
+  const Real = window.WebSocket;
+  window.WebSocket = function (...args) {
+    const socket = new Real(...args);
+    let open = false;
+    const listen = socket.addEventListener.bind(socket);
+    listen("open", () => setTimeout(() => { open = true; }, 2000));
+    socket.addEventListener = (type, handler, ...rest) => listen(
+      type, type === "open" ? (event) => setTimeout(() => handler(event), 2000) : handler, ...rest);
+    Object.defineProperty(socket, "readyState", {get: () => open ? Real.OPEN : Real.CONNECTING});
+    return socket;
+  };
+  Object.assign(window.WebSocket, {CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3});
+})()"""
+
+
+def test_regenerate_clicked_before_the_socket_opens_waits_for_it(page: Page,
+                                                                 server: Server) -> None:
+    page.set_viewport_size(DESKTOP)
+    page.add_init_script(SOCKET_OPENS_LATE)
+    instance_id = instance_new(page, server)
+    server.stub.script(Reply("First take."), Reply("Second take."))
+    message_send(page, "Where is the gate?")
+    turn_wait_done(page)
+    page.reload()
+    page.click("[data-testid=regenerate]")
+    page.wait_for_function("() => [...document.querySelectorAll('#messages .msg[data-role] .text')]"
+                           ".pop().textContent.trim() === 'Second take.'")
+    turn_wait_done(page)
+    assert server.session_lines(instance_id)[-1]["content"] == "Second take."
+    assert page.locator("#messages .msg[data-role]").count() == 3  # the old version left the view
+    assert page.get_by_test_id("connection").is_hidden()
+    assert page.js_errors == []
+
+
+def test_the_turn_buttons_are_off_until_the_page_script_listens(page: Page,
+                                                                server: Server) -> None:
+    page.set_viewport_size(DESKTOP)
+    instance_id = instance_new(page, server)
+    page.route("**/static/chat/main.js", lambda route: route.abort())
+    page.goto(f"{server.url}/instances/{instance_id}/")
+    page.wait_for_load_state()
+    for testid in ("send", "regenerate", "continue", "impersonate"):
+        assert page.get_by_test_id(testid).is_disabled(), testid
+    page.unroute("**/static/chat/main.js")
+    page.reload()
+    for testid in ("send", "regenerate", "continue", "impersonate"):
+        page.get_by_test_id(testid).wait_for(state="visible")
+        page.wait_for_function(f"() => !document.querySelector('[data-testid={testid}]').disabled")
