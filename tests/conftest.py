@@ -26,6 +26,7 @@ from django.utils import translation
 
 from tests.browser import chromium_close
 from tests.db_flush import flush_keeps_post_migrate_rows
+from tests.embedding_cache import engines_remember, remembering_set
 from tests.prepared_data import prepared_data  # noqa: F401 — fixture
 from tests.stub_llm import stub_llm, stub_llm_server  # noqa: F401 — fixtures
 
@@ -99,6 +100,15 @@ def _memory_jobs_dropped():
     from memory import runtime  # here, not at the top: conftest is imported before Django is set up
 
     runtime.jobs_drop()
+
+
+@pytest.fixture(autouse=True)
+def _embeddings_remembered(request):
+    """A text's vector is computed once per test process (tests/embedding_cache.py), except
+    in the tests of the engines themselves (`embedding_uncached`)."""
+    remembering_set(request.node.get_closest_marker("embedding_uncached") is None)
+    yield
+    remembering_set(True)
 
 
 @pytest.fixture(autouse=True)
@@ -318,6 +328,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # The rows post_migrate writes after each transactional test's flush, written back from
     # the first flush's instead of looked up again (tests/db_flush.py).
     flush_keeps_post_migrate_rows()
+    engines_remember()
 
 
 _E2E = Path(__file__).resolve().parent / "e2e"

