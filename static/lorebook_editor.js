@@ -14,12 +14,14 @@
   const filter = tools.querySelector("[data-role=filter]");
   const pickAll = tools.querySelector("[data-role=pick-all]");
   const count = tools.querySelector("[data-role=count]");
+  let keptRow = null;  // shown whatever the search: see the end
   const field = (row, name) => form.elements[`e${row.dataset.uid}_${name}`];
   const text = (row) => row.textContent.toLowerCase()
     + " " + [...row.querySelectorAll("textarea, input:not([type])")].map((f) => f.value)
       .join(" ").toLowerCase();
 
   function shown(row) {
+    if (row === keptRow) return true;
     const words = search.value.trim().toLowerCase();
     const state = row.dataset.state;
     const wanted = filter.value === "all" || filter.value === state
@@ -82,25 +84,28 @@
   const placeKey = `lore-place:${location.pathname}`;
   form.addEventListener("submit", () => {
     const open = box.querySelector("details.lore-entry[open]");
+    const openRow = open && !open.closest(".lore-row").hidden ? open.closest(".lore-row") : null;
     sessionStorage.setItem(placeKey, JSON.stringify({
-      uid: open ? open.closest(".lore-row").dataset.uid : null,
+      uid: openRow ? openRow.dataset.uid : null,
       search: search.value, sort: sort.value, filter: filter.value}));
   });
   let place = null;
   try { place = JSON.parse(sessionStorage.getItem(placeKey) || "null"); } catch (e) { place = null; }
   sessionStorage.removeItem(placeKey);
-  const refused = box.querySelector("details.lore-entry[open]");  // opened by the server: an error
-  if (place && !refused) {
+  // The entry to look at stays in sight whatever is searched: the one the server opened (a
+  // refused save), else the one open before the save.
+  const refused = box.querySelector("details.lore-entry[open]");
+  keptRow = refused ? refused.closest(".lore-row")
+    : (place && rows.find((row) => row.dataset.uid === place.uid)) || null;
+  // After a refused save too: the author's search, sort and filter stay.
+  if (place) {
     search.value = place.search || "";
     if ([...sort.options].some((o) => o.value === place.sort)) sort.value = place.sort;
     if ([...filter.options].some((o) => o.value === place.filter)) filter.value = place.filter;
   }
   redraw();
-  const reopen = refused ? null : place && rows.find((row) => row.dataset.uid === place.uid);
-  if (reopen && !reopen.hidden) {
-    reopen.querySelector("details.lore-entry").open = true;
-    reopen.scrollIntoView({block: "start"});
-  } else if (refused) {
-    refused.scrollIntoView({block: "start"});
+  if (keptRow) {
+    keptRow.querySelector("details.lore-entry").open = true;
+    keptRow.scrollIntoView({block: "start"});
   }
 })();

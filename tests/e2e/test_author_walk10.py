@@ -1,0 +1,96 @@
+"""Issue 33's "done when", walked by an author: a 100-entry SillyTavern book edited without
+losing the place, at phone and laptop width, light and dark, English and 中文."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page
+
+from tests.e2e.conftest import DESKTOP, PHONE, Server, no_sideways_scroll, screenshot_take
+from tests.e2e.test_accessibility import AXE
+from tests.e2e.test_accessibility import RUN as AXE_RUN
+from tests.e2e.test_lorebook_editor import _book_import
+
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
+
+# Each label's text above its field, in lines of the label's own font.
+LABEL_LINES = """(fold) => [...fold.querySelectorAll('label')].map((label) => {
+  const field = label.querySelector('input:not([type=checkbox]), select, textarea');
+  if (!field) return [label.textContent.trim(), 1];
+  const style = getComputedStyle(label);
+  const line = parseFloat(style.lineHeight) || parseFloat(style.fontSize) * 1.5;
+  const text = field.getBoundingClientRect().top - label.getBoundingClientRect().top;
+  return [label.textContent.trim(), Math.round(text / line)];
+})"""
+
+
+def _language(page: Page, server: Server, language: str) -> None:
+    page.context.add_cookies([{"name": "django_language", "value": language,
+                               "url": server.url}])
+
+
+@pytest.mark.parametrize("scheme,language", [("light", "en"), ("dark", "zh-hans")])
+def test_the_more_fold_of_an_entry_keeps_each_label_on_one_line_at_laptop_width(
+        page: Page, server: Server, tmp_path: Path, scheme: str, language: str) -> None:
+    """The outlet name's label (with its {{outlet::name}} explanation) took three lines at
+    1366x900 and pushed the five fields beside it down; the explanation is a hint below."""
+    page.add_init_script(path=str(AXE))
+    page.set_viewport_size(DESKTOP)
+    page.emulate_media(color_scheme=scheme)
+    _language(page, server, language)
+    try:
+        _book_import(page, server, tmp_path, f"Folded {scheme} {language}")
+        row = page.locator("[data-testid=lore-row][data-uid='50']")
+        row.locator("details.lore-entry > summary").click()
+        more = row.get_by_test_id("lore-more")
+        more.locator("summary").click()
+        lines = more.evaluate(LABEL_LINES)
+        assert [text for text, count in lines if count > 1] == [], lines
+        hint = row.locator("#e50-outlet-hint")
+        assert "{{outlet::name}}" in hint.inner_text()
+        assert row.locator("[name=e50_outlet_name]").get_attribute(
+            "aria-describedby") == "e50-outlet-hint"
+        more.evaluate("(e) => e.scrollIntoView({block: 'start'})")
+        screenshot_take(page, f"w10_lore_more_1366_{scheme}_{language}", full_page=False)
+        assert page.evaluate(AXE_RUN) == []
+    finally:
+        page.context.clear_cookies(name="django_language")
+    assert page.js_errors == []
+
+
+def test_a_bulk_action_refused_for_a_broken_key_keeps_the_search_and_shows_the_key(
+        page: Page, server: Server, tmp_path: Path) -> None:
+    """An imported book keeps a key that does not compile (SillyTavern reads it as text); a bulk
+    disable saves the whole book, so it is refused. The author's search came back empty and the
+    page jumped to the bottom entry; now the search stays, the refused entry shown with it."""
+    page.set_viewport_size(PHONE)
+    lorebook_id = _book_import(page, server, tmp_path, "Refused bulk", broken_key=True)
+    before = server.store.lorebook_read(lorebook_id)["entries"]
+    page.fill("[data-role=search]", "place1")
+    shown = page.locator("[data-testid=lore-row]:visible")
+    assert shown.count() == 11
+    page.check("[data-role=pick-all]")
+    with page.expect_navigation():
+        page.click("button[data-bulk=disable]")
+    assert page.input_value("[data-role=search]") == "place1"
+    assert sorted(int(uid) for uid in shown.evaluate_all(
+        "rows => rows.map((row) => row.dataset.uid)")) == [1, *range(10, 20), 99]
+    error = page.locator("[data-testid=lore-row][data-uid='99']").get_by_test_id("field-error")
+    assert error.is_visible() and "(unclosed" in error.inner_text()
+    box = error.bounding_box()
+    assert 0 <= box["y"] < PHONE["height"], "the refusal is off-screen"
+    # The bulk change waits in the form, shown as it will be saved.
+    assert not page.locator("[name=e12_enabled]").is_checked()
+    assert server.store.lorebook_read(lorebook_id)["entries"] == before
+    no_sideways_scroll(page)
+    screenshot_take(page, "w10_lore_bulk_refused_390", full_page=False)
+
+    page.fill("[name=e99_keys]", "/(closed)/")
+    with page.expect_navigation():
+        page.get_by_test_id("lore-save").click()
+    assert page.input_value("[data-role=search]") == "place1"
+    after = server.store.lorebook_read(lorebook_id)["entries"]
+    assert sorted(e["uid"] for e in after if not e.get("enabled", True)) == [1, *range(10, 20)]
+    assert page.js_errors == []
