@@ -1,8 +1,11 @@
 """Issue 33's "done when", walked by an author: a 100-entry SillyTavern book edited without
-losing the place, at phone and laptop width, light and dark, English and 中文."""
+losing the place, and a group of three made in the editors and imported into, at phone and
+laptop width, light and dark, English and 中文."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,7 @@ from tests.e2e.conftest import DESKTOP, PHONE, Server, no_sideways_scroll, scree
 from tests.e2e.test_accessibility import AXE
 from tests.e2e.test_accessibility import RUN as AXE_RUN
 from tests.e2e.test_lorebook_editor import _book_import
+from tests.library.test_character_avatar import png_bytes
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
@@ -93,4 +97,75 @@ def test_a_bulk_action_refused_for_a_broken_key_keeps_the_search_and_shows_the_k
     assert page.input_value("[data-role=search]") == "place1"
     after = server.store.lorebook_read(lorebook_id)["entries"]
     assert sorted(e["uid"] for e in after if not e.get("enabled", True)) == [1, *range(10, 20)]
+    assert page.js_errors == []
+
+
+def _party_file(folder: Path, names: list[str]) -> Path:
+    path = folder / "party.jsonl"
+    records = [{"user_name": "Tom", "character_name": names[0], "chat_metadata": {}}]
+    records += [{"name": name, "is_user": False, "is_system": False, "mes": f"{name} pours tea.",
+                 "send_date": "2024-01-01", "extra": {}} for name in names]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+@pytest.mark.parametrize("size,scheme,language", [
+    (PHONE, "dark", "zh-hans"), (DESKTOP, "light", "en")], ids=["phone-dark-zh", "desktop-light-en"])
+def test_a_group_of_three_made_in_the_editors_greets_and_imports_by_name(
+        page: Page, server: Server, tmp_path: Path, size: dict, scheme: str,
+        language: str) -> None:
+    """Three characters made in the character editor (a wide picture cropped, a greeting with
+    {{char}}), started as a group from the home page, then a chat of theirs imported from the
+    library: each greets as itself, pictures everywhere, no id on any page."""
+    page.set_viewport_size(size)
+    page.emulate_media(color_scheme=scheme)
+    _language(page, server, language)
+    tag = f"W{size['width']}"
+    names = [f"{name}{tag}" for name in ("Ann", "Bob", "Cy")]
+    picture = tmp_path / "wide.png"
+    picture.write_bytes(png_bytes(300, 200))
+    try:
+        for name in names:
+            page.goto(f"{server.url}/library/characters/new")
+            page.fill("input[name=name]", name)
+            page.fill("textarea[name=base_persona]", f"{name} keeps the inn.")
+            page.set_input_files("input[name=avatar]", str(picture))
+            page.locator("[data-role=avatar-preview]:visible").wait_for()
+            page.fill("textarea[name=greeting]", "*{{char}} waves.* I am {{char}}.")
+            with page.expect_navigation():
+                page.click("#character-form button[type=submit]")
+            assert page.locator("img[data-role=avatar-now]").count() == 1
+        page.goto(f"{server.url}/")
+        form = page.get_by_test_id("start-group")
+        for name in names:
+            form.get_by_label(name, exact=True).check()
+        form.locator("button[type=submit]").click()
+        page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
+        greetings = page.locator("[data-testid=message][data-role=assistant]").all_inner_texts()
+        for name in names:
+            assert sum(f"I am {name}." in text for text in greetings) == 1, greetings
+        assert page.locator("[data-testid=message] img.avatar").count() == 3
+        screenshot_take(page, f"w10_group_chat_{tag}", full_page=False)
+
+        page.goto(f"{server.url}/library/")
+        page.locator("[data-testid=chat-import-box] summary").click()
+        page.locator("form#library-chat-import input[type=file]").set_input_files(
+            str(_party_file(tmp_path, names)))
+        page.locator("form#library-chat-import button[type=submit]").click()
+        page.locator("[data-testid=import-check]").wait_for()
+        picked = page.locator("[data-testid=import-check-character] option:checked")
+        assert picked.all_inner_texts() == names
+        assert "char_" not in page.locator("main").inner_text()
+        screenshot_take(page, f"w10_group_import_check_{tag}")
+        page.locator("[data-testid=import-anyway]").click()
+        page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
+        instance_id = page.url.rstrip("/").rsplit("/", 1)[1]
+        members = [server.store.character_read(p["character_id"])["name"]
+                   for p in server.instance_state(instance_id)["participants"]]
+        assert members == names
+        assert "char_" not in page.locator("main").inner_text()
+        no_sideways_scroll(page)
+        screenshot_take(page, f"w10_group_imported_{tag}", full_page=False)
+    finally:
+        page.context.clear_cookies(name="django_language")
     assert page.js_errors == []
