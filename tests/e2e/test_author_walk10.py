@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+import struct
+import zlib
 from pathlib import Path
 
 import pytest
@@ -168,4 +170,82 @@ def test_a_group_of_three_made_in_the_editors_greets_and_imports_by_name(
         screenshot_take(page, f"w10_group_imported_{tag}", full_page=False)
     finally:
         page.context.clear_cookies(name="django_language")
+    assert page.js_errors == []
+
+
+def _striped_png(width: int, height: int) -> bytes:
+    """A tall PNG in three bands, top to bottom: red, green, blue."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+    bands = [b"\xff\x00\x00", b"\x00\xff\x00", b"\x00\x00\xff"]
+    rows = b"".join(b"\x00" + bands[min(2, 3 * y // height)] * width for y in range(height))
+    return (b"\x89PNG\r\n\x1a\n"
+            + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def _first_pixel(png: bytes) -> tuple[int, int, int]:
+    """The top-left pixel of an 8-bit RGB(A) PNG: whatever the first row's filter, its first
+    pixel is stored as it is (there is nothing left of or above it)."""
+    data, at = b"", 8
+    while at < len(png):
+        size, kind = struct.unpack(">I4s", png[at:at + 8])
+        if kind == b"IDAT":
+            data += png[at + 8:at + 8 + size]
+        at += 12 + size
+    raw = zlib.decompress(data)
+    return raw[1], raw[2], raw[3]
+
+
+@pytest.mark.parametrize("size,scheme", [(PHONE, "dark"), (DESKTOP, "light")],
+                         ids=["phone-dark", "desktop-light"])
+def test_a_tall_pictures_crop_is_moved_to_keep_its_top(
+        page: Page, server: Server, tmp_path: Path, size: dict, scheme: str) -> None:
+    """The crop to the card's 2:3 was always the centre: a full-length portrait lost its face.
+    A slider (and dragging the preview) moves it; the top band is what is uploaded."""
+    page.add_init_script(path=str(AXE))
+    page.set_viewport_size(size)
+    page.emulate_media(color_scheme=scheme)
+    picture = tmp_path / "tall.png"
+    picture.write_bytes(_striped_png(200, 900))
+    page.goto(f"{server.url}/library/characters/new")
+    page.fill("input[name=name]", f"Tall {size['width']}")
+    page.set_input_files("input[name=avatar]", str(picture))
+    page.locator("[data-role=avatar-preview]:visible").wait_for()
+    move = page.locator("[data-role=crop-move]")
+    assert move.is_visible() and move.input_value() == "50"
+    colour = "(c) => [...c.getContext('2d').getImageData(2, 2, 1, 1).data.slice(0, 3)]"
+    preview = page.locator("[data-role=avatar-preview]")
+    assert preview.evaluate(colour) == [0, 255, 0], "the centre crop starts in the green band"
+    move.focus()
+    page.keyboard.press("Home")
+    page.wait_for_function("() => document.querySelector('input[name=avatar]').files[0]"
+                           ".size < 20000 && document.querySelector('[data-role=crop-move]')"
+                           ".value === '0'")
+    assert preview.evaluate(colour) == [255, 0, 0]
+    no_sideways_scroll(page)
+    assert page.evaluate(AXE_RUN) == []
+    screenshot_take(page, f"w10_crop_moved_{size['width']}", full_page=False)
+    with page.expect_navigation():
+        page.click("#character-form button[type=submit]")
+    character_id = page.url.rstrip("/").rsplit("/", 1)[-1]
+    stored = (server.data / "characters" / character_id / "avatar.png").read_bytes()
+    assert _first_pixel(stored) == (255, 0, 0), "the upload is not the crop shown"
+
+    # Dragging the preview down shows more of what is above: back to the top from the bottom.
+    page.set_input_files("input[name=avatar]", str(picture))
+    page.locator("[data-role=avatar-preview]:visible").wait_for()
+    move = page.locator("[data-role=crop-move]")
+    move.focus()
+    page.keyboard.press("End")
+    page.wait_for_function("() => document.querySelector('[data-role=crop-move]').value === '100'")
+    assert page.locator("[data-role=avatar-preview]").evaluate(colour) == [0, 0, 255]
+    box = page.locator("[data-role=avatar-preview]").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 5)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] * 3, steps=5)
+    page.mouse.up()
+    assert move.input_value() == "0"
+    assert page.locator("[data-role=avatar-preview]").evaluate(colour) == [255, 0, 0]
     assert page.js_errors == []
