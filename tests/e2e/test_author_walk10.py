@@ -249,3 +249,37 @@ def test_a_tall_pictures_crop_is_moved_to_keep_its_top(
     assert move.input_value() == "0"
     assert page.locator("[data-role=avatar-preview]").evaluate(colour) == [255, 0, 0]
     assert page.js_errors == []
+
+
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_rows_ticked_in_the_middle_of_the_book_are_acted_on_from_the_bottom_bar(
+        page: Page, server: Server, tmp_path: Path, size: dict) -> None:
+    """The bulk buttons were only above the list: rows ticked halfway down a 100-entry book
+    meant scrolling back to the top, and the reload left the author there. The fixed bar at the
+    bottom offers them while rows are ticked; after the save the rows are in sight again."""
+    page.add_init_script(path=str(AXE))
+    page.set_viewport_size(size)
+    lorebook_id = _book_import(page, server, tmp_path, f"Halfway {size['width']}")
+    bar = page.locator("[data-role=bulk-bar]")
+    assert not bar.is_visible()
+    for uid in (60, 61):
+        pick = page.locator(f"[data-testid=lore-row][data-uid='{uid}'] .lore-pick")
+        pick.scroll_into_view_if_needed()
+        pick.check()
+    assert bar.is_visible() and bar.locator("[data-role=picked-count]").inner_text() == "2"
+    last = page.locator("[data-testid=lore-row][data-uid='61']").bounding_box()
+    assert last["y"] + last["height"] <= bar.bounding_box()["y"], "the bar hides a ticked row"
+    no_sideways_scroll(page)
+    screenshot_take(page, f"w10_lore_bulk_bar_{size['width']}", full_page=False)
+    assert page.evaluate(AXE_RUN) == []
+    with page.expect_navigation():
+        bar.locator("button[data-bulk=disable]").click()
+    row = page.locator("[data-testid=lore-row][data-uid='60']")
+    page.wait_for_function("() => scrollY > 1000")
+    box = row.bounding_box()
+    assert 0 <= box["y"] and box["y"] + box["height"] <= size["height"], box
+    assert row.locator(".lore-status").inner_text() == "disabled"
+    assert not bar.is_visible()
+    entries = server.store.lorebook_read(lorebook_id)["entries"]
+    assert [e["uid"] for e in entries if not e.get("enabled", True)] == [60, 61]
+    assert page.js_errors == []
