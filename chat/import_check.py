@@ -1,7 +1,9 @@
 """Before a chat file becomes a new chat: does it look like a chat with the character(s) and the
 persona the author picked? A mismatch is asked about before anything is made (Megumin's lines
 in a Seraphina chat are rarely meant), so the file waits on the server, under a token, until
-the author goes on, picks other characters, or leaves it (it is then overwritten or expires)."""
+the author goes on, picks other characters, or cancels (the file is then deleted; one nobody
+comes back for is deleted after PENDING_KEEP_SECONDS, whoever uploads next). The page proposes
+a character for each of the file's speakers, matched by name."""
 
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ PENDING_PER_ACCOUNT = 3  # files waiting at once per account; the oldest goes fi
 # Names a chat file gives its player when it knows none (RisuAI writes "User"): no mismatch.
 GENERIC_PLAYER_NAMES = {"user", "you", "player", ""}
 NAMES_SHOWN = 5
+SPEAKERS_MATCHED = 8  # rows of the check page's who-is-who; a larger cast is picked in the chat
 
 
 def _folded(name: str) -> str:
@@ -43,18 +46,24 @@ def _names(names: list[str]) -> str:
     return gettext("%(names)s and %(last)s") % {"names": ", ".join(shown[:-1]), "last": shown[-1]}
 
 
+def import_speakers(imported: ChatImport) -> list[str]:
+    """The file's characters: its replies' names, else its header's character."""
+    speakers = [s for s in imported.report()["speakers"] if str(s).strip()]
+    if not speakers and str(imported.header.get("character_name") or "").strip():
+        speakers = [str(imported.header["character_name"])]
+    return speakers
+
+
 def import_mismatches(imported: ChatImport, *, character_names: list[str],
                       persona_name: str) -> list[str]:
     """Sentences naming both sides when the file's characters (its replies' names, else its
     header's character) are not the picked characters; then also when its player is not the
-    persona. A player's name alone never stops an import: most SillyTavern chats were played
+    persona; none when nothing is picked yet. A player's name alone never stops an import: most SillyTavern chats were played
     under a persona this account does not have, and the lines keep their names either way."""
     report = imported.report()
-    speakers = [s for s in report["speakers"] if str(s).strip()]
-    if not speakers and str(imported.header.get("character_name") or "").strip():
-        speakers = [str(imported.header["character_name"])]
+    speakers = import_speakers(imported)
     picked = {_folded(name) for name in character_names}
-    strangers = [s for s in speakers if _folded(s) not in picked]
+    strangers = [s for s in speakers if _folded(s) not in picked] if picked else []
     warnings = []
     if strangers:
         warnings.append(gettext("This chat's replies are by %(speakers)s, but you picked "
@@ -82,6 +91,39 @@ def chat_import_check(store: FileStore, *, user, character_names: list[str],
                                        persona_name=str(persona["name"]))
 
 
+def speakers_matched(imported: ChatImport, *, choices: list[tuple[str, str]],
+                     picked: list[str]) -> list[dict[str, str]]:
+    """One row per speaker of the file (at most SPEAKERS_MATCHED; one unnamed row for a file
+    without any): `speaker` and the proposed `character_id` — the character of `choices`
+    ((id, name), in the picker's order) with the speaker's name, else the first `picked`
+    character no speaker has yet, else "" (not in the chat)."""
+    by_name: dict[str, str] = {}
+    for character_id, name in choices:
+        by_name.setdefault(_folded(name), character_id)
+    speakers = import_speakers(imported)[:SPEAKERS_MATCHED] or [""]
+    matched = [by_name.get(_folded(speaker), "") if speaker else "" for speaker in speakers]
+    spare = [c for c in picked if c not in matched]
+    rows = []
+    for speaker, character_id in zip(speakers, matched, strict=True):
+        if not character_id and spare:
+            character_id = spare.pop(0)
+        rows.append({"speaker": speaker[:NAME_SHOWN_CHARS], "character_id": character_id})
+    return rows
+
+
+def pending_imports_sweep(store: FileStore) -> int:
+    """Deletes every account's waiting files older than PENDING_KEEP_SECONDS; how many."""
+    dropped = 0
+    for old in (store.root / "pending_imports").glob("*/*"):
+        try:
+            if time.time() - old.stat().st_mtime > PENDING_KEEP_SECONDS:
+                old.unlink()
+                dropped += 1
+        except OSError:
+            continue  # another request swept it first
+    return dropped
+
+
 def _pending_dir(store: FileStore, user):
     # The account's name hashed: any username is a safe folder name.
     account = hashlib.sha256(user.get_username().encode()).hexdigest()[:32]
@@ -95,9 +137,8 @@ def pending_import_save(store: FileStore, *, user, data: bytes, file_name: str) 
     waiting = sorted(folder.glob("*.chat"), key=lambda p: p.stat().st_mtime)
     for old in waiting[:max(0, len(waiting) - PENDING_PER_ACCOUNT + 1)]:
         old.unlink(missing_ok=True)
-    for old in waiting:
-        if old.exists() and time.time() - old.stat().st_mtime > PENDING_KEEP_SECONDS:
-            old.unlink(missing_ok=True)
+        old.with_suffix(".name").unlink(missing_ok=True)
+    pending_imports_sweep(store)
     token = secrets.token_hex(16)
     write_bytes_atomic(folder / f"{token}.chat", data, durable=False)
     (folder / f"{token}.name").write_text(file_name[:200], encoding="utf-8")

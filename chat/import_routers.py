@@ -9,8 +9,9 @@ from django.http import HttpRequest
 from ninja import File, Form, Router, Status
 from ninja.files import UploadedFile
 
-from chat.import_check import characters_named, chat_import_check
+from chat.import_check import characters_named, chat_import_check, speakers_matched
 from chat.import_new import CHAT_IMPORT_MAX_BYTES, chat_import_new
+from library.selectors import character_choices
 from personalab.lib.errors import Invalid, TooLarge
 from personalab.lib.ids import validate_id
 from personalab.storage import get_store
@@ -18,11 +19,12 @@ from personalab.storage import get_store
 router = Router(tags=["instances"])
 
 
-def _ids_checked(file: UploadedFile, character_id: str, character_ids: str) -> list[str]:
+def _ids_checked(file: UploadedFile, character_id: str, character_ids: str, *,
+                 required: bool = True) -> list[str]:
     if file.size > CHAT_IMPORT_MAX_BYTES:
         raise TooLarge("file is larger than 10 MB", fields={"file": "at most 10 MB"})
     ids = [c.strip() for c in (character_ids or character_id).split(",") if c.strip()]
-    if not ids:
+    if not ids and required:
         raise Invalid("name the character this chat is with", field="character_id",
                       code="missing_field")
     for one in ids:
@@ -35,18 +37,26 @@ def _ids_checked(file: UploadedFile, character_id: str, character_ids: str) -> l
                          "`warnings` names the file's characters that are not the ones named "
                          "(and then its player when not the account's persona; the page asks "
                          "about these before importing); `messages`, `speakers`, `players` count and "
-                         "name the file's lines.")
+                         "name the file's lines; `proposed`, one per speaker (`speaker`, "
+                         "`character_id`, `name`): the character of the account's library with "
+                         "that name, else one named and not matched yet, else null. The "
+                         "characters are optional here (none: no warnings, only `proposed`).")
 def instance_import_check(request: HttpRequest, file: File[UploadedFile],
                           character_id: Form[str] = "", character_ids: Form[str] = ""):
-    ids = _ids_checked(file, character_id, character_ids)
+    ids = _ids_checked(file, character_id, character_ids, required=False)
     store = get_store()
     imported, warnings = chat_import_check(
         store, user=request.auth,
         character_names=characters_named(store, user=request.auth, character_ids=ids),
         data=file.read())
     report = imported.report()
+    names = {c.character_id: c.name for c in character_choices(user=request.auth)}
+    proposed = [{"speaker": row["speaker"], "character_id": row["character_id"] or None,
+                 "name": names.get(row["character_id"])}
+                for row in speakers_matched(imported, choices=list(names.items()), picked=ids)]
     return {"warnings": warnings, "messages": report["messages"],
-            "speakers": report["speakers"], "players": report["players"]}
+            "speakers": report["speakers"], "players": report["players"],
+            "proposed": proposed}
 
 
 @router.post("/instances/import", response={201: dict[str, Any]},

@@ -1,7 +1,9 @@
 """The page side of importing a chat as a new chat: the character page's "Import a chat with
-this character" and the library's "Import a chat" post here. A file whose speakers are not
-the picked characters or persona is asked about first (the check page: go on, pick others,
-or cancel); nothing is made until then. The new chat opens with the import report on top."""
+this character" and the library's "Import a chat" post here. A file from the library (no
+character picked yet), or whose speakers are not the picked characters or persona, goes to
+the check page first: each speaker with a character proposed by name, changeable; import or
+cancel (the waiting file is deleted). Nothing is made until then. The new chat opens with the
+import report on top."""
 
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ from chat.import_check import (
     pending_import_drop,
     pending_import_read,
     pending_import_save,
+    pending_imports_sweep,
+    speakers_matched,
 )
 from chat.import_new import CHAT_IMPORT_MAX_BYTES, chat_import_new
 from chat.views import import_report_key
@@ -50,30 +54,40 @@ def _posted_file(request: HttpRequest) -> tuple[bytes, str, str]:
     return upload.read(), str(upload.name or ""), ""
 
 
+def _check_page(request: HttpRequest, *, imported, warnings: list[str], token: str,
+                file_name: str, picked: list[str], error: str = "") -> HttpResponse:
+    characters = character_choices(user=request.user)
+    rows = speakers_matched(imported, picked=picked, choices=[
+        (c.character_id, c.name) for c in characters])
+    return render(request, "library/chat_import_check.html", {
+        "warnings": warnings, "token": token, "file_name": file_name, "rows": rows,
+        "next": _back(request), "shown": import_report_shown(imported), "error": error,
+        "characters": characters}, status=400 if error else 200)
+
+
 @login_required
 @require_POST
 def chat_import_page(request: HttpRequest) -> HttpResponse:
     """`file` (or the `token` of a file waiting since the check page) and `character_id` (a
-    character's page) or the ticked `character_ids`; `confirmed` goes on past a mismatch. On a
-    refusal, back to the page it came from (`next`) with the reason."""
+    character's page) or the `character_ids` (the check page's, one per speaker; "" leaves a
+    speaker out); `confirmed` goes on past a mismatch. None picked: the check page proposes
+    them. On a refusal, back to the page it came from (`next`) with the reason."""
     store = get_store()
+    pending_imports_sweep(store)
     ids = [i for i in request.POST.getlist("character_ids") or [request.POST.get("character_id", "")]
            if i.strip()]
     try:
         data, file_name, token = _posted_file(request)
-        if not ids:
-            raise Invalid(gettext("pick the character this chat is with"), field="character_ids")
-        imported, warnings = chat_import_check(store, user=request.user,
-                                               character_names=characters_named(
-                                                   store, user=request.user, character_ids=ids),
+        names = characters_named(store, user=request.user, character_ids=ids)
+        imported, warnings = chat_import_check(store, user=request.user, character_names=names,
                                                data=data)
-        if warnings and not request.POST.get("confirmed"):
+        if not ids or (warnings and not request.POST.get("confirmed")):
             token = token or pending_import_save(store, user=request.user, data=data,
                                                  file_name=file_name)
-            return render(request, "library/chat_import_check.html", {
-                "warnings": warnings, "token": token, "file_name": file_name,
-                "picked": ids, "next": _back(request), "shown": import_report_shown(imported),
-                "characters": character_choices(user=request.user)})
+            return _check_page(request, imported=imported, token=token, file_name=file_name,
+                               picked=ids, warnings=warnings, error=gettext(
+                                   "Pick at least one character for this chat.")
+                               if request.POST.get("confirmed") else "")
         instance_id, session_id, report = chat_import_new(request.user, character_ids=ids,
                                                           data=data, imported=imported)
     except (AppError, InstanceBusy, StoreError, ValueError) as exc:
@@ -85,3 +99,11 @@ def chat_import_page(request: HttpRequest) -> HttpResponse:
         pending_import_drop(store, user=request.user, token=token)
     request.session[import_report_key(instance_id)] = {**report, "session_id": session_id}
     return redirect("instance", instance_id=instance_id)
+
+
+@login_required
+@require_POST
+def chat_import_cancel(request: HttpRequest) -> HttpResponse:
+    """The check page's Cancel: the waiting file is deleted, back to where the import began."""
+    pending_import_drop(get_store(), user=request.user, token=request.POST.get("token", ""))
+    return redirect(_back(request))

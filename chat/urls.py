@@ -14,6 +14,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("instances/new", views.instance_new, name="instance_new"),
     path("chats/import", import_views.chat_import_page, name="chat_import_new"),
+    path("chats/import/cancel", import_views.chat_import_cancel, name="chat_import_cancel"),
     path("instances/<str:instance_id>/", views.instance_page, name="instance"),
     path("instances/<str:instance_id>/manage", views.instance_manage, name="instance_manage"),
     path("instances/<str:instance_id>/messages", views.instance_messages, name="instance_messages"),

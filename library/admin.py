@@ -6,6 +6,7 @@ import json
 
 from django import forms
 from django.contrib import admin, messages
+from django.utils.translation import ngettext
 
 from library import lorebook_services
 from library.background_services import background_delete, background_save
@@ -13,6 +14,39 @@ from library.character_services import character_delete, character_save
 from library.errors import LibraryError
 from library.models import Background, Character, Lorebook
 from personalab.storage import get_store
+
+
+class FileDeleteAdmin(admin.ModelAdmin):
+    """Deletes go through the library's services (an index row deleted alone would come back with
+    the next reindex); one refused (in use) is said, and never reported as deleted."""
+
+    def item_delete(self, request, obj) -> None:
+        raise NotImplementedError
+
+    def delete_model(self, request, obj):
+        refused = request.__dict__.setdefault("library_refused", [])
+        try:
+            self.item_delete(request, obj)
+        except LibraryError as exc:
+            refused.append(obj)
+            messages.error(request, str(exc))
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            self.delete_model(request, obj)
+        request.library_deleted = len(queryset) - len(request.library_refused)
+
+    def message_user(self, request, message, level=messages.INFO, *args, **kwargs):
+        refused = request.__dict__.get("library_refused")
+        if refused and level == messages.SUCCESS:
+            # Django's "deleted successfully": only what was deleted is said to be.
+            deleted = getattr(request, "library_deleted", 0)
+            if not deleted:
+                return None
+            message = ngettext("Deleted %(count)d; the one refused above was kept.",
+                               "Deleted %(count)d; the %(kept)d refused above were kept.",
+                               len(refused)) % {"count": deleted, "kept": len(refused)}
+        return super().message_user(request, message, level, *args, **kwargs)
 
 
 class CharacterForm(forms.ModelForm):
@@ -32,7 +66,7 @@ class CharacterForm(forms.ModelForm):
 
 
 @admin.register(Character)
-class CharacterAdmin(admin.ModelAdmin):
+class CharacterAdmin(FileDeleteAdmin):
     form = CharacterForm
     list_display = ["character_id", "name", "tags", "owner", "visibility"]
     list_filter = ["visibility"]
@@ -46,16 +80,8 @@ class CharacterAdmin(admin.ModelAdmin):
         character_save(get_store(), data=data,
                        character_id=obj.character_id if change else None)
 
-    def delete_model(self, request, obj):
-        try:
-            character_delete(get_store(), character_id=obj.character_id)
-        except LibraryError as exc:
-            messages.error(request, str(exc))
-
-    def delete_queryset(self, request, queryset):
-        # "Delete selected" would otherwise drop index rows only, and reindex brings them back.
-        for obj in queryset:
-            self.delete_model(request, obj)
+    def item_delete(self, request, obj) -> None:
+        character_delete(get_store(), character_id=obj.character_id)
 
 
 class BackgroundForm(forms.ModelForm):
@@ -77,7 +103,7 @@ class BackgroundForm(forms.ModelForm):
 
 
 @admin.register(Background)
-class BackgroundAdmin(admin.ModelAdmin):
+class BackgroundAdmin(FileDeleteAdmin):
     form = BackgroundForm
     list_display = ["background_id", "name", "outline_length", "owner", "visibility"]
     list_filter = ["visibility"]
@@ -92,33 +118,19 @@ class BackgroundAdmin(admin.ModelAdmin):
         background_save(get_store(), data=data,
                         background_id=obj.background_id if change else None)
 
-    def delete_model(self, request, obj):
-        try:
-            background_delete(get_store(), background_id=obj.background_id)
-        except LibraryError as exc:
-            messages.error(request, str(exc))
-
-    def delete_queryset(self, request, queryset):
-        for obj in queryset:
-            self.delete_model(request, obj)
+    def item_delete(self, request, obj) -> None:
+        background_delete(get_store(), background_id=obj.background_id)
 
 
 @admin.register(Lorebook)
-class LorebookAdmin(admin.ModelAdmin):
+class LorebookAdmin(FileDeleteAdmin):
     list_display = ["lorebook_id", "name", "entry_count", "owner", "visibility"]
     list_filter = ["visibility"]
     readonly_fields = ["lorebook_id", "name", "entry_count", "content"]
 
-    def delete_model(self, request, obj):
-        try:
-            lorebook_services.lorebook_remove(get_store(), actor=request.user,
-                                               lorebook_id=obj.lorebook_id)
-        except LibraryError as exc:
-            messages.error(request, str(exc))
-
-    def delete_queryset(self, request, queryset):
-        for obj in queryset:
-            self.delete_model(request, obj)
+    def item_delete(self, request, obj) -> None:
+        lorebook_services.lorebook_remove(get_store(), actor=request.user,
+                                           lorebook_id=obj.lorebook_id)
 
     def content(self, obj):
         return json.dumps(get_store().lorebook_read(obj.lorebook_id), ensure_ascii=False,

@@ -48,6 +48,12 @@ def _chat_file(folder: Path, speaker: str) -> Path:
     return path
 
 
+def _waiting(server: Server, page: Page) -> list[str]:
+    """The files the check page's upload waits in."""
+    token = page.locator("#import-check-cancel input[name=token]").get_attribute("value")
+    return [p.name for p in (server.store.root / "pending_imports").glob(f"*/{token}.*")]
+
+
 @SIZES
 def test_a_chat_with_another_character_is_asked_about_before_it_is_imported(
         page: Page, server: Server, tmp_path: Path, size: dict) -> None:
@@ -66,7 +72,9 @@ def test_a_chat_with_another_character_is_asked_about_before_it_is_imported(
     warnings = page.locator("[data-testid=import-check-warning]").all_inner_texts()
     assert f"This chat's replies are by Megumin, but you picked {name}." in warnings
     assert set(server.store.instance_ids()) == before, "imported before the author said so"
-    assert page.locator("[data-testid=import-check-characters] option:checked"
+    assert page.locator("[data-testid=import-check-row]").all_inner_texts()[0].startswith(
+        "Megumin")
+    assert page.locator("[data-testid=import-check-character] option:checked"
                         ).all_inner_texts() == [name]
     no_sideways_scroll(page)
     screenshot_take(page, f"chat_import_check_{size['width']}")
@@ -97,16 +105,20 @@ def test_cancel_on_the_check_page_imports_nothing_and_goes_back_to_the_library(
     page.goto(f"{server.url}/library/")
     page.locator("[data-testid=chat-import-box] summary").click()
     form = page.locator("form#library-chat-import")
-    form.locator("select[name=character_ids]").select_option("char_alserqi")
     form.locator("input[type=file]").set_input_files(str(_chat_file(tmp_path, "Megumin")))
     before = set(server.store.instance_ids())
     form.locator("button[type=submit]").click()
     page.locator("[data-testid=import-check]").wait_for()
+    waiting = _waiting(server, page)
+    assert len(waiting) == 2
     assert page.evaluate(AXE_RUN) == []
     screenshot_take(page, "chat_import_check_390_dark", full_page=False)
     page.locator("[data-testid=import-cancel]").click()
     page.wait_for_url(re.compile(r"/library/$"))
     assert set(server.store.instance_ids()) == before
+    assert not [name for name in waiting
+                if list((server.store.root / "pending_imports").glob(f"*/{name}"))], \
+        "the cancelled upload is still on disk"
 
 
 def test_the_import_report_says_which_narrator_lines_are_sent_and_keeps_off_the_edge(
@@ -131,4 +143,56 @@ def test_the_import_report_says_which_narrator_lines_are_sent_and_keeps_off_the_
     text = page.locator("#import-report p").first.bounding_box()
     assert text["x"] >= 8, "the report's text touches the screen's edge"
     screenshot_take(page, "evening_03_import_report_390", full_page=False)
+    assert page.js_errors == []
+
+
+def _group_file(folder: Path, speakers: list[str]) -> Path:
+    def line(name: str, is_user: bool, text: str) -> dict:
+        return {"name": name, "is_user": is_user, "is_system": False,
+                "send_date": "2024-03-05T14:03:00.000Z", "mes": text, "extra": {}}
+
+    path = folder / "party.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"user_name": "Ann", "character_name": speakers[0], "chat_metadata": {}},
+        line("Ann", True, "Who is at the door?"),
+        *(line(name, False, f"{name} steps in from the rain.") for name in speakers)]))
+    return path
+
+
+@SIZES
+def test_a_group_chat_from_the_library_proposes_its_speakers_each_changeable(
+        page: Page, server: Server, tmp_path: Path, size: dict) -> None:
+    from tests.e2e.test_chat_extras import _api
+
+    page.add_init_script(path=str(AXE))
+    page.set_viewport_size(size)
+    page.emulate_media(color_scheme="dark" if size == PHONE else "light")
+    tag = f"Import{size['width']}"
+    bob, ann = (_api(page, server, "POST", "/characters", {
+        "name": f"{name}{tag}", "base_persona": "A guest.", "greeting": ""})["character_id"]
+        for name in ("Bob", "Ann"))
+    page.goto(f"{server.url}/library/")
+    page.locator("[data-testid=chat-import-box] summary").click()
+    form = page.locator("form#library-chat-import")
+    form.locator("input[type=file]").set_input_files(
+        str(_group_file(tmp_path, [f"Bob{tag}", "Megumin", f"Ann{tag}"])))
+    form.locator("button[type=submit]").click()
+    page.locator("[data-testid=import-check]").wait_for()
+    rows = page.locator("[data-testid=import-check-row]")
+    assert [row.locator(".import-check-speaker").inner_text() for row in rows.all()] == [
+        f"Bob{tag}", "Megumin", f"Ann{tag}"]
+    picks = page.locator("[data-testid=import-check-character]")
+    assert [pick.input_value() for pick in picks.all()] == [bob, "", ann]
+    assert page.locator("[data-testid=import-check-warning]").count() == 0
+    no_sideways_scroll(page)
+    box = picks.nth(1).bounding_box()
+    assert box["height"] >= 40, "a picker too small for a thumb"
+    assert page.evaluate(AXE_RUN) == []
+    screenshot_take(page, f"chat_import_who_is_who_{size['width']}")
+    picks.nth(1).select_option(label=server.store.character_read("char_alserqi")["name"])
+    page.locator("[data-testid=import-anyway]").click()
+    page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
+    instance_id = page.url.rstrip("/").rsplit("/", 1)[1]
+    assert [p["character_id"] for p in server.instance_state(instance_id)["participants"]] == [
+        bob, "char_alserqi", ann]
     assert page.js_errors == []

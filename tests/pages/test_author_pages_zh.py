@@ -1,0 +1,39 @@
+"""The author's editors in 中文 leave no English word behind: the lorebook's filter and entry
+states, the character card's note, scripts and talkativeness fields."""
+
+from __future__ import annotations
+
+import pytest
+
+from library.character_services import character_save
+from library.lorebook_services import lorebook_save
+from tests.pages.test_i18n_pages import visible_text
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _shown(client, url: str) -> list[str]:
+    response = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-CN")
+    assert response.status_code == 200
+    return [piece.strip() for piece in visible_text(response.content.decode())]
+
+
+def test_the_lorebook_editor_names_entry_states_and_filters_in_chinese(alice_client, alice,
+                                                                       store):
+    lorebook = lorebook_save(store, user=alice, data={"name": "Dust lore", "entries": [
+        {"uid": 1, "keys": ["well"], "content": "The well is dry.", "enabled": False},
+        {"uid": 2, "keys": ["dune"], "content": "Dunes move.", "constant": True}]})
+    shown = _shown(alice_client, f"/library/lorebooks/{lorebook}/")
+    assert [word for word in ("all", "disabled", "constant") if word in shown] == []
+    assert {"全部", "停用", "常驻"} <= set(shown)
+    assert "2（SillyTavern 的默认值）" in _shown(alice_client, "/library/lorebooks/new")
+
+
+def test_the_character_cards_advanced_fields_are_labelled_in_chinese(alice_client, alice, store):
+    character = character_save(store, data={"name": "Ash", "base_persona": "A walker."},
+                               character_id=None, user=alice)
+    shown = "\n".join(_shown(alice_client, f"/library/characters/{character}/"))
+    for english in ("Character's Note", "Talkativeness in group chats",
+                    "Regex scripts: find and replace"):
+        assert english not in shown
+    assert "角色注释" in shown and "群聊中的发言频率" in shown
