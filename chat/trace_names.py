@@ -93,11 +93,12 @@ def trace_sections_named(sections: list[dict[str, Any]],
                for e in lore}
     return [{**s, "label": _section_label(str(s.get("name") or ""), entries),
              "region_label": str(REGION_NAMES.get(s.get("region"), s.get("region") or "")),
-             "note": _note_named(str(s.get("note") or ""))}
+             "note": note_named(str(s.get("note") or ""))}
             for s in sections]
 
 
-def _note_named(note: str) -> str:
+def note_named(note: str) -> str:
+    """A section's note, part by part, in the reader's language."""
     return "; ".join(_note_part(part) for part in note.split("; ")) if note else ""
 
 
