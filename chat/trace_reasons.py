@@ -11,7 +11,7 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy
 
-from chat.trace_names import SECTION_NAMES, note_named
+from chat.trace_names import SECTION_NAMES, form_named, note_named
 
 Forms = list[tuple[re.Pattern[str], Any]]
 
@@ -92,16 +92,7 @@ SOURCE_NAMES = {
 
 
 def _form_named(text: str, forms: Forms) -> str | None:
-    for form, words in forms:
-        found = form.fullmatch(text)
-        if found:
-            values = found.groupdict()
-            if "section" in values:
-                values["section"] = str(SECTION_NAMES.get(values["section"], values["section"]))
-            if "where" in values:
-                values["where"] = str(SOURCE_NAMES.get(values["where"], values["where"]))
-            return str(words) % values
-    return None
+    return form_named(text, forms, {"section": SECTION_NAMES, "where": SOURCE_NAMES})
 
 
 def card_field_placement_named(where: str) -> str:
