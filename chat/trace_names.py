@@ -93,22 +93,35 @@ def trace_sections_named(sections: list[dict[str, Any]],
                for e in lore}
     return [{**s, "label": _section_label(str(s.get("name") or ""), entries),
              "region_label": str(REGION_NAMES.get(s.get("region"), s.get("region") or "")),
-             "note": _note_named(str(s.get("note") or ""))}
+             "note": note_named(str(s.get("note") or ""))}
             for s in sections]
 
 
-def _note_named(note: str) -> str:
+def note_named(note: str) -> str:
+    """A section's note, part by part, in the reader's language."""
     return "; ".join(_note_part(part) for part in note.split("; ")) if note else ""
 
 
 def _note_part(part: str) -> str:
     if part in NOTE_PARTS:
         return str(NOTE_PARTS[part])
-    for form, text in NOTE_FORMS:
-        found = form.fullmatch(part)
-        if found:
-            return str(text) % found.groupdict()
+    named = form_named(part, NOTE_FORMS)
+    if named is not None:
+        return named
     return part
+
+
+def form_named(text: str, forms: list[tuple[re.Pattern[str], Any]],
+               names: dict[str, dict[str, Any]] | None = None) -> str | None:
+    """`text` in the reader's language when one of `forms` (pattern, words with the pattern's
+    named groups) matches all of it, else None; a group listed in `names` is named from there."""
+    for form, words in forms:
+        found = form.fullmatch(text)
+        if found:
+            values = {key: str((names or {}).get(key, {}).get(value, value))
+                      for key, value in found.groupdict().items()}
+            return str(words) % values
+    return None
 
 
 def _section_label(name: str, entries: dict[str, str]) -> str:

@@ -38,6 +38,7 @@ from chat.trace_names import (
     trace_sections_named,
     trace_timings_named,
 )
+from chat.trace_reasons import trace_reasons_named
 from director.services import director_status
 from library.selectors import (
     ChatCharacters,
@@ -472,7 +473,8 @@ def trace_page(request: HttpRequest, trace_id: str) -> HttpResponse:
     return render(request, "chat/trace.html", {
         "trace": trace, "sections": sections, "budget": budget, "instance": row.instance,
         "chat_name": trace_chat_name(store, row.instance_id), "lore_fired": lore_fired,
-        "timings": trace_timings_named(trace.get("timings") or {})})
+        "timings": trace_timings_named(trace.get("timings") or {}),
+        "reasons": trace_reasons_named(trace, lore_fired)})
 
 
 

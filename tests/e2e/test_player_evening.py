@@ -329,3 +329,42 @@ def test_a_new_chat_is_one_tap_from_the_top_of_the_home_page(page: Page, server:
     page.wait_for_url(re.compile(r"#start-chat$"))
     assert page.locator("#start-chat select[name=character_id]").is_visible()
     assert page.locator("#start-chat").bounding_box()["y"] < PHONE["height"] / 2
+
+
+def test_an_inline_edit_has_the_composers_room_with_the_keyboard_open(page: Page,
+                                                                       server: Server) -> None:
+    """A phone with its keyboard open (390×500): while a message is edited in place the input and
+    its four buttons step aside, so the edit box and its Save / Cancel have the screen; they come
+    back when the edit is cancelled or saved."""
+    page.set_viewport_size(KEYBOARD_OPEN)
+    instance_id = _chat(page, server, {"character_id": "char_alserqi"})
+    server.stub.script(Reply("The caravan left at dawn."))
+    message_send(page, "When did the caravan leave?")
+    turn_wait_done(page)
+    composer = page.get_by_test_id("input")
+    assert composer.is_visible() and page.get_by_test_id("send").is_visible()
+    mine = page.locator("#messages .msg.user").last
+
+    message_act(mine, "edit")
+    box = mine.locator("[data-testid=edit-box]")
+    box.wait_for()
+    screenshot_take(page, "evening_inline_edit_390x500", full_page=False)
+    assert not composer.is_visible() and not page.get_by_test_id("send").is_visible()
+    assert not page.get_by_test_id("regenerate").is_visible()
+    save = mine.get_by_test_id("edit-save")
+    assert save.is_visible() and save.bounding_box()["y"] + save.bounding_box()["height"] <= 500
+    mine.get_by_test_id("edit-cancel").click()
+    box.wait_for(state="detached")
+    assert composer.is_visible() and page.get_by_test_id("send").is_visible()
+
+    message_act(mine, "edit")
+    box.wait_for()
+    assert not composer.is_visible()
+    box.fill("When did the caravan leave the oasis?")
+    mine.get_by_test_id("edit-save").click()
+    page.wait_for_function("() => !document.querySelector('[data-testid=edit-box]')")
+    page.locator("#messages .msg.user", has_text="the oasis?").wait_for()
+    assert composer.is_visible() and page.get_by_test_id("send").is_visible()
+    assert any(line.get("content") == "When did the caravan leave the oasis?"
+               for line in server.session_lines(instance_id))
+    assert page.js_errors == []

@@ -1,0 +1,136 @@
+"""The prompt inspector's explanations in the reader's language: where each card field went, why
+the director read no marker from the reply, why recall failed, why a lore entry fired. The
+turn writes them in English (chat/prompt/card_fields.py, director/logic.py,
+personalab/lib/markers.py, library/worldinfo.py); the forms listed here are translated, any
+other text is shown as written."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.utils.translation import gettext_lazy
+
+from chat.trace_names import SECTION_NAMES, form_named, note_named
+
+Forms = list[tuple[re.Pattern[str], Any]]
+
+# Where a card field went (card_fields_placement), beyond the section notes trace_names reads.
+CARD_FIELD_FORMS: Forms = [
+    (re.compile(r"section (?P<section>[\w:]+)"), gettext_lazy("in the section “%(section)s”")),
+    (re.compile(r"replaces the main prompt \(section main_prompt\)"),
+     gettext_lazy("replaces the main prompt")),
+    (re.compile(r"after the history \(section post_history\)"),
+     gettext_lazy("after the history")),
+    (re.compile(r"not sent \((?P<field>\w+) empty or not in the template\)"),
+     gettext_lazy("not sent (%(field)s empty or not in the template)")),
+    (re.compile(r"not sent \((?P<n>\d+) blocks, none fit or none given\)"),
+     gettext_lazy("not sent (%(n)s blocks: none fit, or none given)")),
+    (re.compile(r"not sent"), gettext_lazy("not sent")),
+    (re.compile(r"shown to the player, never sent"), gettext_lazy("shown to the player, never sent")),
+    (re.compile(r"(?P<n>\d+) swipes of the first message"),
+     gettext_lazy("%(n)s swipes of the first message")),
+]
+
+# The director's reading of the reply: why no marker counted, why a candidate was rejected.
+DIRECTOR_FORMS: Forms = [
+    (re.compile(r"no valid marker"), gettext_lazy("no valid marker")),
+    (re.compile(r"no outline"), gettext_lazy("no outline")),
+    (re.compile(r"error reply"), gettext_lazy("the reply was an error")),
+    (re.compile(r"empty reply"), gettext_lazy("the reply was empty")),
+    (re.compile(r"interrupted reply"), gettext_lazy("the reply was interrupted")),
+    (re.compile(r"ignored: an earlier valid marker wins"),
+     gettext_lazy("ignored: an earlier valid marker wins")),
+    (re.compile(r"ignored: error reply"), gettext_lazy("ignored: the reply was an error")),
+    (re.compile(r"ignored: empty reply"), gettext_lazy("ignored: the reply was empty")),
+    (re.compile(r"ignored: interrupted reply"),
+     gettext_lazy("ignored: the reply was interrupted")),
+    (re.compile(r"spaces inside the marker"), gettext_lazy("spaces inside the marker")),
+    (re.compile(r"malformed marker"), gettext_lazy("malformed marker")),
+    (re.compile(r"wrong case: the marker must be written PROGRESS in capitals"),
+     gettext_lazy("wrong case: the marker must be written PROGRESS in capitals")),
+    (re.compile(r"full-width brackets or colon: only the ASCII form \[PROGRESS:X:status\] counts"),
+     gettext_lazy("full-width brackets or colon: only the ASCII form [PROGRESS:X:status] counts")),
+    (re.compile(r"expected three parts: \[PROGRESS:X:status\]"),
+     gettext_lazy("expected three parts: [PROGRESS:X:status]")),
+    (re.compile(r"index (?P<index>\d+) is outside the outline \(valid: (?P<span>\d+\.\.\d+)\)"),
+     gettext_lazy("point %(index)s is outside the outline (valid: %(span)s)")),
+    (re.compile(r"recall is not available: the reminder names the point only"),
+     gettext_lazy("recall is not available: the reminder names the point only")),
+    (re.compile(r"recall failed \((?P<error>[^\n]*)\)"),
+     gettext_lazy("recall failed (%(error)s)")),
+]
+
+# Why a lore entry fired: its first part, then the notes added in brackets.
+LORE_HEADS: Forms = [
+    (re.compile(r"constant"), gettext_lazy("always on")),
+    (re.compile(r"sticky \(fired earlier, still active\)"),
+     gettext_lazy("sticky (fired earlier, still active)")),
+    (re.compile(r"decorator @@activate"), gettext_lazy("decorator @@activate")),
+    (re.compile(r"key (?P<key>'[^']*'|\"[^\"]*\") in message -(?P<n>\d+)"),
+     gettext_lazy("key %(key)s in message -%(n)s")),
+    (re.compile(r"key (?P<key>'[^']*'|\"[^\"]*\") in (?P<where>the [a-z]+(?: [a-z]+)*)"),
+     gettext_lazy("key %(key)s in %(where)s")),
+]
+LORE_NOTES = [
+    (re.compile(r" \(probability (?P<chance>[\d.]+)%: rolled (?P<roll>[\d.]+)\)"),
+     gettext_lazy(" (probability %(chance)s%%: rolled %(roll)s)")),
+    (re.compile(r" \(ignores the budget\)"), gettext_lazy(" (ignores the budget)")),
+    (re.compile(r" \(min activations: scanning (?P<n>\d+) message\(s\) deeper\)"),
+     gettext_lazy(" (min activations: scanning %(n)s message(s) deeper)")),
+    (re.compile(r" \(delayed until recursion level (?P<n>\d+)\)"),
+     gettext_lazy(" (delayed until recursion level %(n)s)")),
+]
+SOURCE_NAMES = {
+    "the persona description": gettext_lazy("the persona description"),
+    "the character description": gettext_lazy("the character description"),
+    "the character personality": gettext_lazy("the character personality"),
+    "the character depth prompt": gettext_lazy("the character's note"),
+    "the scenario": gettext_lazy("the scenario"),
+    "the creator notes": gettext_lazy("the creator notes"),
+}
+
+
+def _form_named(text: str, forms: Forms) -> str | None:
+    return form_named(text, forms, {"section": SECTION_NAMES, "where": SOURCE_NAMES})
+
+
+def card_field_placement_named(where: str) -> str:
+    """Where a card field went, in the reader's language."""
+    return _form_named(where, CARD_FIELD_FORMS) or note_named(where)
+
+
+def director_reason_named(reason: str) -> str:
+    """A director's reason (a marker missed or rejected, recall unavailable), parts joined by
+    "; " as markers.py writes them."""
+    return "; ".join(_form_named(part, DIRECTOR_FORMS) or part for part in reason.split("; "))
+
+
+def lore_reason_named(reason: str) -> str:
+    """Why an entry fired: its known first part and bracketed notes translated, the rest kept."""
+    for form, words in LORE_HEADS:
+        found = form.match(reason)
+        if found:
+            head = _form_named(found.group(0), [(form, words)]) or found.group(0)
+            rest = reason[found.end():]
+            for note, note_words in LORE_NOTES:
+                rest = note.sub(lambda m, w=note_words: str(w) % m.groupdict(), rest)
+            return head + rest
+    return reason
+
+
+def trace_reasons_named(trace: dict[str, Any], lore_fired: list[dict[str, Any]]) -> dict[str, Any]:
+    """The page's translated lines: `card_fields` as (field, where) rows, the director's
+    `miss_reason`, `rejected` and `search_error`, and each fired entry's `reason`."""
+    result = trace.get("director_result") or {}
+    reminder = (trace.get("director_context") or {}).get("reminder") or {}
+    return {
+        "card_fields": [(name, card_field_placement_named(str(where)))
+                        for name, where in (trace.get("card_fields") or {}).items()],
+        "miss_reason": director_reason_named(str(result.get("miss_reason") or "no outline")),
+        "rejected": [{**x, "reason": director_reason_named(str(x.get("reason") or ""))}
+                     for x in result.get("rejected") or []],
+        "search_error": director_reason_named(str(reminder.get("search_error") or "")),
+        "lore_fired": [{**e, "reason": lore_reason_named(str(e.get("reason") or ""))}
+                       for e in lore_fired],
+    }
