@@ -149,6 +149,24 @@ def alice(db, django_user_model):
 
 
 @pytest.fixture
+def auth(alice):
+    """alice's bearer token, as the REST API takes it (Django test client keyword)."""
+    from chat.models import ApiToken
+
+    return {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+
+
+@pytest.fixture
+def model_lengths_forgotten():
+    """No context length remembered from another test's model server (chat/model_context.py)."""
+    from chat.model_context import model_context_forget
+
+    model_context_forget()
+    yield
+    model_context_forget()
+
+
+@pytest.fixture
 def bob(db, django_user_model):
     return django_user_model.objects.create_user("bob", password="bob-password")
 

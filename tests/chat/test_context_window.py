@@ -21,23 +21,10 @@ from personalab.lib.filestore.store import FileStore
 from personalab.lib.tokens import count_tokens
 from tests.stub_llm import Fail, Reply
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True),
+              pytest.mark.usefixtures("model_lengths_forgotten")]
 
 WORDS = "the lantern swings over the wet cobbles while the tide comes in slowly"
-
-
-@pytest.fixture
-def auth(alice):
-    from chat.models import ApiToken
-
-    return {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
-
-
-@pytest.fixture(autouse=True)
-def _no_remembered_model_lengths():
-    model_context_forget()
-    yield
-    model_context_forget()
 
 
 def st_chat(messages: int) -> bytes:

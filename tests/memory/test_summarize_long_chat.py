@@ -9,29 +9,15 @@ import json
 
 import pytest
 
-from chat.model_context import model_context_forget
 from chat.services.session_import import session_import
 from personalab.lib.tokens import count_tokens
 from tests.stub_llm import Reply
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True),
+              pytest.mark.usefixtures("model_lengths_forgotten")]
 
 WORDS = "the lantern swings over the wet cobbles while the tide comes in slowly"
 WINDOW = 2048
-
-
-@pytest.fixture
-def auth(alice):
-    from chat.models import ApiToken
-
-    return {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
-
-
-@pytest.fixture(autouse=True)
-def _no_remembered_model_lengths():
-    model_context_forget()
-    yield
-    model_context_forget()
 
 
 @pytest.fixture
