@@ -9,6 +9,7 @@ instance lock.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from django.utils.translation import gettext
@@ -96,8 +97,8 @@ async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
             character_name=name, base_persona=character.get("base_persona", ""),
             evolved_persona=character.get("evolved_persona", ""), turns=[], locale=locale)
         room = prompt_tokens - sum(count_tokens(message["content"]) + 4 for message in bare) - 3
-        turns = transcript_parts(turns, room=max(room, 1), character_name=name,
-                                 locale=locale)[-1]
+        turns = (await asyncio.to_thread(transcript_parts, turns, room=max(room, 1),
+                                         character_name=name, locale=locale))[-1]
     messages = prompts.persona_update_messages(
         character_name=name, base_persona=character.get("base_persona", ""),
         evolved_persona=character.get("evolved_persona", ""), turns=turns, locale=locale)

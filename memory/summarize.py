@@ -142,8 +142,9 @@ async def _events_ask(llm: Any, *, name: str, locale: str, earlier: list[str],
     story_room = None if prompt_tokens is None else int(prompt_tokens * EARLIER_SHARE)
     bare = prompts.summarize_messages(character_name=name, summaries=[], turns=[], locale=locale)
     fixed = sum(count_tokens(message["content"]) + 4 for message in bare) + 3
-    parts = transcript_parts(
-        messages, character_name=name, locale=locale,
+    # Counting a long session's tokens is CPU work: off the event loop.
+    parts = await asyncio.to_thread(
+        transcript_parts, messages, character_name=name, locale=locale,
         room=None if prompt_tokens is None else max(prompt_tokens - fixed - story_room, 1))
     events: list[dict[str, str]] = []
     for number, part in enumerate(parts, start=1):

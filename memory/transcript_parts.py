@@ -17,7 +17,9 @@ SAFETY = 0.9
 def transcript_parts(messages: list[dict[str, Any]], *, room: int | None, character_name: str,
                      locale: str) -> list[list[dict[str, Any]]]:
     """`messages` in order, cut between turns so each part's transcript fits `room` tokens
-    (None: one part). A turn longer than the room is a part of its own."""
+    (None: one part). A turn longer than the room is a part of its own, its lines shortened in
+    the middle until it fits (a pasted book in one message would otherwise be refused on every
+    try, and the session could never be summarized)."""
     if room is None:
         return [messages]
     limit = max(int(room * SAFETY), 1)
@@ -25,14 +27,42 @@ def transcript_parts(messages: list[dict[str, Any]], *, room: int | None, charac
     current: list[dict[str, Any]] = []
     used = 0
     for turn in _turns(messages):
-        cost = count_tokens(transcript_text(turn, character_name=character_name,
-                                            locale=locale)) + 1
+        cost = _cost(turn, character_name, locale)
+        if cost > limit:
+            turn, cost = _shortened(turn, limit, character_name, locale)
         if current and used + cost > limit:
             parts.append(current)
             current, used = [], 0
         current.extend(turn)
         used += cost
     return [*parts, current] if current else parts
+
+
+def _cost(turn: list[dict[str, Any]], character_name: str, locale: str) -> int:
+    return count_tokens(transcript_text(turn, character_name=character_name, locale=locale)) + 1
+
+
+def _shortened(turn: list[dict[str, Any]], limit: int, character_name: str,
+               locale: str) -> tuple[list[dict[str, Any]], int]:
+    """Copies of the turn's lines, each cut in the middle by the same share, and their cost:
+    the share shrinks until the turn fits `limit` (a few rounds: tokens are not characters)."""
+    share = limit / _cost(turn, character_name, locale)
+    for _ in range(8):
+        share *= 0.9
+        shortened = [{**line, "content": _middle_cut(str(line.get("content") or ""), share)}
+                     for line in turn]
+        cost = _cost(shortened, character_name, locale)
+        if cost <= limit:
+            break
+    return shortened, cost
+
+
+def _middle_cut(text: str, share: float) -> str:
+    keep = int(len(text) * share)
+    if keep >= len(text):
+        return text
+    head = keep * 2 // 3
+    return f"{text[:head]} […] {text[len(text) - (keep - head):]}" if keep > 0 else "[…]"
 
 
 def _turns(messages: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:

@@ -83,3 +83,22 @@ def test_update_memory_on_a_long_chat_takes_the_newest_turns_that_fit(
     (request,) = [r for r in use_stub.requests if "msg " in _sent(r)]
     assert _tokens(request) <= WINDOW - 512
     assert "msg 399:" in _sent(request) and "msg 0:" not in _sent(request)
+
+
+def test_one_message_longer_than_the_window_is_summarized_shortened_in_the_middle(
+        client, auth, store, long_chat, use_stub):
+    """A pasted book in one message: its part is cut in the middle to fit, not refused on every
+    try (the session could never be summarized)."""
+    state = store.instance_state_read(long_chat)
+    store.session_append(long_chat, state["current_session_id"], {
+        "role": "user", "turn": 999, "timestamp": "2024-05-12T18:00:00Z",
+        "content": "BOOK START " + WORDS * 800 + " BOOK END"})  # ~11,000 tokens
+    use_stub.script(*[_events(f"Part {n} happened.") for n in range(1, 40)])
+
+    response = client.post(f"/api/v1/instances/{long_chat}/summarize", **auth)
+
+    assert response.status_code == 200, response.content
+    asked = [r for r in use_stub.requests if "msg " in _sent(r) or "BOOK" in _sent(r)]
+    assert all(_tokens(request) <= WINDOW - 512 for request in asked)
+    book = next(_sent(r) for r in asked if "BOOK START" in _sent(r))
+    assert "BOOK END" in book and "[…]" in book
