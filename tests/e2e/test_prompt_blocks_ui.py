@@ -80,6 +80,9 @@ def test_a_utility_line_is_edited_and_restored_from_the_drawer(page: Page,
     utility = page.locator("[data-testid=prompt-blocks] [data-testid=utility-prompts]")
     utility.locator("summary").click()
     line = utility.locator("[data-testid=utility-personality_format]")
+    # The lines are filled once the drawer's request for the chat's prompt manager answers.
+    line.evaluate("el => new Promise(done => { const seen = () => el.value ? done() :"
+                  " requestAnimationFrame(seen); seen(); })")
     assert line.input_value() == "[{{char}}'s personality: {{personality}}]"
     row = utility.locator("[data-key=personality_format]")
     assert row.locator("[data-role=is-default]").is_visible()
