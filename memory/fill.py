@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from memory.fill_guard import FileLines, lines_still_current
-from memory.index import MemoryIndex, turn_is_indexable
+from memory.index import MemoryIndex
+from memory.turn_docs import turns_indexable
 from personalab.lib.embedding.embeddings import fill_scope
 from personalab.lib.filestore.jsonfile import write_json_atomic
 from personalab.lib.filestore.jsonl import jsonl_lines_since
@@ -85,7 +86,7 @@ def session_keywords_index(store: FileStore, index: MemoryIndex, *, instance_id:
     instance = store.instance_state_read(instance_id)
     read = jsonl_lines_since(store.session_path(instance_id, session_id), 0,
                              check=session_line_problem)
-    lines = [line for line in read.records if turn_is_indexable(line)]
+    lines = turns_indexable(read.records)
     progress_session_set(store, instance_id=instance_id, session_id=session_id,
                          lines=len(lines), embedded=0)
     index.add_turns(instance_id=instance_id, character_id=instance.get("character_id") or "",

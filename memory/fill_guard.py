@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memory.index import MemoryIndex, turn_doc_id, turn_is_indexable
+from memory.index import MemoryIndex
+from memory.turn_docs import turn_doc_id, turns_indexable
 from personalab.lib.filestore.jsonl import jsonl_lines_since
 from personalab.lib.lines import session_line_problem
 
@@ -59,8 +60,8 @@ class FileLines:
             read = jsonl_lines_since(self.path, 0, check=session_line_problem)
         except FileNotFoundError:  # archived meanwhile: every line is gone
             return {}
-        return {turn_doc_id(self.session_id, line): line for line in read.records
-                if turn_is_indexable(line)}
+        return {turn_doc_id(self.session_id, line): line
+                for line in turns_indexable(read.records)}
 
     def current(self) -> dict[str, dict[str, Any]] | None:
         """The file's indexable lines by id, read again if it moved since the last look;

@@ -22,6 +22,7 @@ from django.conf import settings
 from memory.keyword_docs import keyword_documents
 from memory.keyword_store import Key, KeywordStore
 from memory.keyword_tokens import turn_text
+from memory.turn_docs import turn_doc_id, turn_is_indexable, turns_indexable
 from personalab.lib.embedding.embeddings import (
     default_embedder,
     passages_embed,
@@ -145,20 +146,8 @@ def turn_context_text(line: dict[str, Any], previous: dict[str, Any] | None) -> 
     return f"{turn_embedding_text(previous)}\n{own}" if previous else own
 
 
-def turn_doc_id(session_id: str, line: dict[str, Any]) -> str:
-    return f"turn_{session_id}_{line['turn']}_{line['role']}"
-
-
 def _line_key(line: dict[str, Any]) -> tuple[int, int]:
     return (int(line["turn"]), 0 if line["role"] == "user" else 1)
-
-
-def turn_is_indexable(line: dict[str, Any]) -> bool:
-    if line.get("role") not in ("user", "assistant"):
-        return False
-    if line.get("error") or line.get("empty") or line.get("hidden"):
-        return False
-    return bool(str(line.get("content") or "").strip()) and isinstance(line.get("turn"), int)
 
 
 class MemoryIndex:
@@ -264,7 +253,7 @@ class MemoryIndex:
         `before`: the indexable line before the first of `turns` in the file (None: there is
         none), when the caller read `turns` from the file in order; by default it is looked up
         in the index. `keywords_only`: Chroma holds these lines as they are (nothing embedded)."""
-        by_id = {turn_doc_id(session_id, line): line for line in turns if turn_is_indexable(line)}
+        by_id = {turn_doc_id(session_id, line): line for line in turns_indexable(turns)}
         if not by_id:
             return
         lines = list(by_id.values())

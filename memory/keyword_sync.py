@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from memory.fill_guard import FileLines, lines_still_current
-from memory.index import MemoryIndex, turn_doc_id, turn_is_indexable
+from memory.index import MemoryIndex
 from memory.sync import session_drop, session_last_change, state_dir, state_lock, state_read
+from memory.turn_docs import turn_doc_id, turns_indexable
 from personalab.lib.filestore.jsonfile import write_json_atomic
 from personalab.lib.filestore.jsonl import jsonl_lines_since
 from personalab.lib.filestore.store import FileStore
@@ -108,7 +109,7 @@ def _session_follow(store: FileStore, index: MemoryIndex, owner: dict[str, Any],
     if offset and mark and read.tail_hash_before != mark.get("tail_hash"):
         offset = 0  # the bytes before the offset changed in place: compare the whole session
         read = jsonl_lines_since(path, 0, check=session_line_problem)
-    lines = [line for line in read.records if turn_is_indexable(line)]
+    lines = turns_indexable(read.records)
     if offset:
         lacking = set(index.keywords.missing(instance_id, "turns",
                                              [turn_doc_id(session_id, line) for line in lines]))

@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from memory.index import turn_doc_id, turn_is_indexable
+from memory.turn_docs import turn_doc_id, turns_indexable
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.jsontext import json_loads
 from personalab.lib.session_tail import backup_parse
@@ -58,8 +58,8 @@ def turn_keywords_index(store: FileStore, index: Any, *, instance_id: str, sessi
     """A turn's lines into the keyword store. A regenerated or continued reply keeps its
     line's id: the old text it replaces leaves Chroma (both models) too, or a dense hit would
     show it until the sync (behind a fill) embeds the new one."""
-    wanted = {turn_doc_id(session_id, line): str(line.get("content") or "") for line in lines
-              if "turn" in line and turn_is_indexable(line)}
+    wanted = {turn_doc_id(session_id, line): str(line.get("content") or "")
+              for line in turns_indexable(lines)}
     held = index.keywords.documents(instance_id, "turns", list(wanted))
     index.documents_delete("turns", instance_id,
                            [doc_id for doc_id, (text, _) in held.items() if text != wanted[doc_id]])
@@ -78,16 +78,14 @@ def history_keywords_follow(store: FileStore, index: Any, *, instance_id: str, s
     parsed = backup_parse(backup.read_bytes())
     if parsed is None:  # a whole-file backup (older versions): the sync does it all
         return
-    old: dict[str, dict[str, Any]] = {}
+    replaced = []
     for raw in parsed[1].splitlines():
         try:
-            line = json_loads(raw)
+            replaced.append(json_loads(raw))
         except ValueError:
             continue
-        if isinstance(line, dict) and "turn" in line and turn_is_indexable(line):
-            old[turn_doc_id(session_id, line)] = line
-    new = {turn_doc_id(session_id, line): line for line in lines
-           if "turn" in line and turn_is_indexable(line)}
+    old = {turn_doc_id(session_id, line): line for line in turns_indexable(replaced)}
+    new = {turn_doc_id(session_id, line): line for line in turns_indexable(lines)}
     gone = [doc_id for doc_id, line in old.items()
             if doc_id not in new or new[doc_id].get("content") != line.get("content")]
     index.documents_delete("turns", instance_id, gone)

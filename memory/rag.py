@@ -18,12 +18,24 @@ from datetime import date, datetime, timezone
 from typing import Any
 
 from memory.feedback import neighbours_share, session_prefer
-from memory.focus import (QuestionFocus, TimeWindow, focus_read, names_strip, speakers_named,
-                          timestamp_day)
+from memory.focus import (
+    QuestionFocus,
+    TimeWindow,
+    focus_read,
+    names_strip,
+    speakers_named,
+    timestamp_day,
+)
 from memory.index import Hit, MemoryIndex
 from memory.keywords import speaker_name
-from memory.queries import (TRIGGERS_EN, TRIGGERS_ZH, condition_split, query_extract,
-                            question_focus, questions_split)
+from memory.queries import (
+    TRIGGERS_EN,
+    TRIGGERS_ZH,
+    condition_split,
+    query_extract,
+    question_focus,
+    questions_split,
+)
 from personalab.lib.embedding.embeddings import CJK_CHAR
 
 log = logging.getLogger(__name__)

@@ -42,9 +42,8 @@ from memory.index import (
     MemoryIndex,
     ledger_events,
     turn_context_text,
-    turn_doc_id,
-    turn_is_indexable,
 )
+from memory.turn_docs import turn_doc_id, turns_indexable
 from personalab.lib.embedding.embeddings import second_wanted
 from personalab.lib.filestore.jsonfile import write_json_atomic
 from personalab.lib.filestore.jsonl import jsonl_lines_since
@@ -206,7 +205,7 @@ def _session_sync(store: FileStore, index: MemoryIndex, owner: dict[str, Any], s
     if offset and read.tail_hash_before != mark.get("tail_hash"):
         offset = 0  # the bytes before the offset changed in place: compare the whole file
         read = jsonl_lines_since(path, 0, check=session_line_problem)
-    lines = [line for line in read.records if turn_is_indexable(line)]
+    lines = turns_indexable(read.records)
     if offset:
         before = mark.get("context")
         if lines:

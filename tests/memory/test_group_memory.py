@@ -235,3 +235,36 @@ def test_the_persona_page_sets_a_members_override_for_this_set_of_characters(
     assert refused.status_code == 400
     assert alice_client.get(f"/instances/{scenes['alserqi']}/persona/").content.decode().count(
         'data-testid="pinned-member"') == 0
+
+
+def test_every_members_greeting_is_remembered_and_the_index_keeps_up(store, alice, character,
+                                                                      background, memory_on,
+                                                                      use_stub):
+    """A group's first messages all stand at turn 0 as the assistant: one document id each
+    would be the same id twice, which Chroma refuses, and the group's memory stopped there."""
+    from library.character_services import character_save
+    from memory.sync import instance_sync
+
+    mara = character_save(store, user=alice, character_id=None, data={
+        "name": "Mara", "base_persona": "机械师。", "greeting": "义肢在北方矿坑丢的。",
+        "visibility": "private"})
+    ivo = character_save(store, user=alice, character_id=None, data={
+        "name": "Ivo", "base_persona": "跑腿的少年。", "greeting": "我替你看着金库，暗号是蓝鸦。",
+        "visibility": "private"})
+    group = instance_create(store, owner=alice, character_ids=[character, mara, ivo],
+                            background_id=background, reply_order="list")
+    use_stub.script(Reply("我记得你。"))
+    _run(store, group, "你们好。")
+    runtime.drain()
+
+    index = runtime.index_for(store)
+    assert instance_sync(store, index, instance_id=group)["failed"] == 0
+    stored = [text for text, _meta in index.documents_stored(
+        "turns", where={"instance_id": group}).values()]
+    assert any("矿坑丢的" in text for text in stored)
+    assert any("蓝鸦" in text for text in stored)
+    assert "我记得你。" in stored and "你们好。" in stored
+    _window_newest(store, 1)
+    use_stub.script(Reply("蓝鸦。"))
+    result = _run(store, group, "金库的暗号是什么？", speaker=ivo)[0]
+    assert any("蓝鸦" in hit["text"] for hit in _hits(store, group, result))
