@@ -65,7 +65,7 @@ def cards_build() -> dict[str, dict[str, Any]]:
                _entry(4, ["love"], "[LOVE] Amy loves the old songs.")]}}
     brin = {"name": "Brin", "description": "[BRIN-DESC] Brin is a dragon scholar.",
             "personality": "dry", "scenario": "A library tower.",
-            "first_mes": "Brin looks up from a scroll.",
+            "first_mes": "{{char}} looks up from a scroll at {{user}}.",
             "mes_example": "<START>\n{{user}}: Hello.\n{{char}}: [EXAMPLE] Brin nods.",
             "system_prompt": "[SYSPROMPT] Write as {{char}}. {{original}}",
             "post_history_instructions": "[POSTHIST] Stay in character as {{char}}.",

@@ -22,6 +22,9 @@ GROUP_MESSAGES = ["Tell me about Eldoria, and have you seen a dragon?",
                   "How much for a lantern? Please check the price.",
                   "Where do we sleep tonight?"]
 NUDGE = re.compile(r"\[Write the next reply only as ([^.\]]+)\.\]")
+# The card fields in SillyTavern's wording: whose personality and scenario a request carries.
+FIELDS = re.compile(r"\[[^\]\[]*'s personality: [^\]]*\]|\[Circumstances and context of the "
+                    r"dialogue: [^\]]*\]")
 
 
 def st_group_play(page: Any, cards: dict[str, dict], members: list[str], stub: Any,
@@ -88,6 +91,12 @@ def history_of(body: dict) -> list[tuple[str, str]]:
             for m in body.get("messages") or [] if m.get("role") in ("user", "assistant")]
 
 
+def fields_of(body: dict) -> list[str]:
+    import st_side_by_side as side
+
+    return FIELDS.findall("\n".join(side._text(m) for m in body.get("messages") or []))
+
+
 def greetings_of(body: dict, greetings: dict[str, str]) -> dict[str, tuple[str, str]]:
     """Each member's greeting: the role and the start of the message that holds it."""
     found = {}
@@ -107,11 +116,16 @@ def group_compare(st: list[dict], pl: list[dict], cards: dict[str, dict],
     lore = set().union(*(side.lore_markers(cards[name]) for name in members))
     lines = side.compare("group " + "+".join(members), st, pl, lore)
     differences = int(lines.pop().split()[0])
-    greetings = {cards[n]["data"]["name"]: cards[n]["data"]["first_mes"] for n in members}
+    # Each greeting with its macros as that member's ({{char}} per member).
+    greetings = {cards[n]["data"]["name"]: cards[n]["data"]["first_mes"].replace(
+        "{{char}}", cards[n]["data"]["name"]).replace("{{user}}", side.PERSONA_NAME)
+        for n in members}
     for reply, (a, b) in enumerate(zip(st, pl), start=1):
         notes = []
         if asked_for(a) != asked_for(b):
             notes.append(f"asked for: SillyTavern {asked_for(a)}, PersonaLab {asked_for(b)}")
+        if fields_of(a) != fields_of(b):
+            notes.append(f"card fields: SillyTavern {fields_of(a)}, PersonaLab {fields_of(b)}")
         ga, gb = greetings_of(a, greetings), greetings_of(b, greetings)
         if ga != gb:
             notes.append(f"greetings: SillyTavern {ga}, PersonaLab {gb}")
