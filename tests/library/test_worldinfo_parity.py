@@ -62,7 +62,7 @@ async def test_without_scoring_the_group_picks_by_weight_and_scoring_can_be_per_
     # Book without scoring: weights decide (0 never wins against 100), key counts do not.
     assert "HEAVY" in sent and "NO-WEIGHT" not in sent
     # Only entry 5 is scored; 4 is not scored, so it stays in the weighted draw against 5.
-    fired, dropped = _lore(store, instance, result)
+    fired, _ = _lore(store, instance, result)
     assert "by weight 100 of 100" in fired[3]
     assert ("DRIZZLE" in sent) != ("THUNDER" in sent)
 
