@@ -1,23 +1,23 @@
-"""Issue 32's side-by-side run: five cards (built here from the documented V2/V3 card format)
-played in SillyTavern and in PersonaLab with the same persona and the same player messages, both
-apps' requests to the model captured by one recording stub (tests/stub_llm.py), then compared.
+"""Issue 32's side-by-side run: five cards (built here from the documented V2/V3 card format),
+each on its own and three of them in a group chat (bench/st_side_group.py), played in SillyTavern
+and in PersonaLab with the same persona and player messages, both apps' requests to the model
+captured by one recording stub (tests/stub_llm.py), then compared.
 
     .venv/bin/python bench/st_side_by_side.py --sillytavern /work/st/st-1.12.6 [--cards amy,brin]
-        [--save requests.json]    (later: --load requests.json compares them again, no apps run)
+        [--group amy,brin,cato] [--save requests.json]    (later: --load requests.json compares
+        them again, no apps run; --st-load requests.json plays PersonaLab's side again)
 
 SillyTavern (a checkout with `npm install` done) is started on a free localhost port with its
 connection set to the stub (chat completion source "custom", no streaming) and its page driven
-with Playwright (/usr/bin/chromium): each card is imported, opened, its embedded book imported
-when SillyTavern offers it, and the messages sent from the input box. PersonaLab runs in a child
-process (Django test client, a throwaway data folder): the card imported over the REST API, a
-persona, an instance and the same messages through `POST /api/v1/chat`.
+with Playwright (/usr/bin/chromium): each card imported, opened, its book linked, the messages
+sent from the input box. PersonaLab runs in a child process (Django test client, a throwaway
+data folder): cards imported over the REST API, a persona, an instance, `POST /api/v1/chat`.
 
-Prints per card and turn: both apps' messages in order (role and a short text) and the
-differences (lore markers found in one app's request but not the other's, lore that sits in a
-message of another role or place, how often SillyTavern's utility lines and wordings are sent:
-"[Start a new Chat]", "[Example Chat]", the personality / scenario wording, the group nudge, its
-default main prompt; and the example dialogue turns sent as named messages). Lore contents carry markers like `[ELDORIA]` so they can be
-found in either prompt whatever the wrapping.
+Prints per card and turn both apps' messages (role, short text) and the differences: lore
+markers (`[ELDORIA]`, found whatever the wrapping) in one request only, or in another role or
+place; how often SillyTavern's utility lines are sent ("[Start a new Chat]", "[Example Chat]",
+the personality / scenario wording, the group nudge, its default main prompt); the example
+dialogue turns sent as named messages.
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from st_side_group import GROUP, group_compare
 
 from tests import cluster
 from tests.stub_llm import Reply, StubLLM
@@ -63,14 +65,19 @@ def cards_build() -> dict[str, dict[str, Any]]:
                _entry(4, ["love"], "[LOVE] Amy loves the old songs.")]}}
     brin = {"name": "Brin", "description": "[BRIN-DESC] Brin is a dragon scholar.",
             "personality": "dry", "scenario": "A library tower.",
-            "first_mes": "Brin looks up from a scroll.",
+            "first_mes": "{{char}} looks up from a scroll at {{user}}.",
             "mes_example": "<START>\n{{user}}: Hello.\n{{char}}: [EXAMPLE] Brin nods.",
             "system_prompt": "[SYSPROMPT] Write as {{char}}. {{original}}",
             "post_history_instructions": "[POSTHIST] Stay in character as {{char}}.",
             "character_book": {"name": "Brin book", "entries": [
                 _entry(1, ["/dra(g|k)on/i"], "[DRAGON] Dragons nest in the north."),
                 _entry(2, [], "[CONSTANT] The tower has no stairs.", constant=True),
-                _entry(3, ["check"], "[CHECK] Brin checks every citation.")]}}
+                _entry(3, ["check"], "[CHECK] Brin checks every citation."),
+                # Lore at the top / bottom of the examples (SillyTavern: 5 / 6).
+                _entry(4, [], "{{user}}: And dragons?\n{{char}}: [EM-TOP] Brin points north.",
+                       constant=True, extensions={"position": 5}),
+                _entry(5, [], "[EM-PLAIN] Brin never lends a book.", constant=True,
+                       extensions={"position": 6})]}}
     cato = {"name": "Cato", "description": "[CATO-DESC] Cato runs a night market stall.",
             "personality": "sly", "scenario": "A lantern-lit market.",
             "first_mes": "Cato grins over a crate of lanterns.",
@@ -132,6 +139,7 @@ MESSAGES = {
 }
 # Cards played from an alternate greeting: swiped to before the first message, in both apps.
 SWIPE_GREETING = {"dara"}
+GROUP_KEY = "group"  # the group's requests, beside the cards' (bench/st_side_group.py)
 
 
 # --- SillyTavern -------------------------------------------------------------------
@@ -160,10 +168,10 @@ def st_settings(data: Path, stub_url: str) -> None:
 
 
 def st_run(root: Path, cards: dict[str, dict], names: list[str], stub: StubLLM,
-           running: tuple[str, Path] | None = None) -> dict:
+           running: tuple[str, Path] | None = None, group: list[str] = ()) -> dict:
     if running:  # a SillyTavern already started on that data folder (saves its slow start)
         st_settings(running[1], stub.base_url)
-        return st_drive(running[0], cards, names, stub)
+        return st_drive(running[0], cards, names, stub, group)
     port = _port_free()
     data = Path(tempfile.mkdtemp(prefix="st-data-"))
     env = {**os.environ}
@@ -176,7 +184,7 @@ def st_run(root: Path, cards: dict[str, dict], names: list[str], stub: StubLLM,
     try:
         _wait_http(f"http://127.0.0.1:{port}/", process, 900)
         st_settings(data, stub.base_url)
-        requests = st_drive(f"http://127.0.0.1:{port}/", cards, names, stub)
+        requests = st_drive(f"http://127.0.0.1:{port}/", cards, names, stub, group)
     finally:
         process.terminate()
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -187,8 +195,11 @@ def st_run(root: Path, cards: dict[str, dict], names: list[str], stub: StubLLM,
     return requests
 
 
-def st_drive(url: str, cards: dict[str, dict], names: list[str], stub: StubLLM) -> dict:
+def st_drive(url: str, cards: dict[str, dict], names: list[str], stub: StubLLM,
+             group: list[str] = ()) -> dict:
+    """Each card of `names` played on its own, then the `group` (bench/st_side_group.py)."""
     from playwright.sync_api import sync_playwright
+    from st_side_group import st_group_play
 
     requests: dict[str, list[dict]] = {}
     with sync_playwright() as play:
@@ -197,8 +208,11 @@ def st_drive(url: str, cards: dict[str, dict], names: list[str], stub: StubLLM) 
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(url)
         st_page_ready(page)
+        opened: dict[str, str] = {}
         for name in names:
-            requests[name] = st_card_play(page, cards[name], MESSAGES[name], stub)
+            requests[name] = st_card_play(page, cards[name], MESSAGES[name], stub, opened)
+        if group:
+            requests[GROUP_KEY] = st_group_play(page, cards, group, stub, opened)
         browser.close()
     return requests
 
@@ -212,7 +226,18 @@ def st_page_ready(page: Any) -> None:
                            timeout=120_000, polling=500)
 
 
-def st_card_play(page: Any, card: dict, messages: list[str], stub: StubLLM) -> list[dict]:
+def st_card_play(page: Any, card: dict, messages: list[str], stub: StubLLM,
+                 opened: dict[str, str]) -> list[dict]:
+    opened[card["data"]["name"].lower()] = st_card_open(page, card)
+    if card["data"]["name"].lower() in SWIPE_GREETING:
+        page.locator("#chat .last_mes .swipe_right").first.click()
+        page.wait_for_function("SillyTavern.getContext().chat[0].swipe_id === 1",
+                               timeout=30_000)
+    return st_messages_send(page, messages, stub)
+
+
+def st_card_open(page: Any, card: dict) -> str:
+    """Import `card`, open it and link its book as a user does; its avatar file name."""
     name = card["data"]["name"]
     imported = page.evaluate("""async (card) => {
         const ctx = SillyTavern.getContext();
@@ -249,47 +274,57 @@ def st_card_play(page: Any, card: dict, messages: list[str], stub: StubLLM) -> l
                                timeout=60_000, polling=500)
         page.keyboard.press("Escape")
     page.wait_for_function("SillyTavern.getContext().chat.length >= 1", timeout=30_000)
-    if card["data"]["name"].lower() in SWIPE_GREETING:
-        page.locator("#chat .last_mes .swipe_right").first.click()
-        page.wait_for_function("SillyTavern.getContext().chat[0].swipe_id === 1",
-                               timeout=30_000)
+    return avatar
+
+
+def st_messages_send(page: Any, messages: list[str], stub: StubLLM,
+                     replies: int = 1) -> list[dict]:
+    """Send `messages` from the input box, each answered by `replies` requests (a group's
+    members in list order); the requests, in order."""
     captured = []
     for text in messages:
-        before = len(stub.requests)
+        before, length = len(stub.requests), page.evaluate("SillyTavern.getContext().chat.length")
         page.fill("#send_textarea", text)
         page.click("#send_but")
-        deadline = time.time() + 120
-        while len(stub.requests) <= before and time.time() < deadline:
+        deadline = time.time() + 120 * replies
+        while len(stub.requests) < before + replies and time.time() < deadline:
             time.sleep(0.2)
-        # The reply lands in the chat; wait until the input is free again before the next one.
-        page.wait_for_function("!document.querySelector('#send_but').classList.contains('displayNone')"
-                               " && SillyTavern.getContext().chat.at(-1).is_user === false",
-                               timeout=120_000)
-        captured.append(stub.requests[before] if len(stub.requests) > before else {})
+        # The replies land in the chat; wait until the input is free again before the next one.
+        page.wait_for_function("(n) => !document.querySelector('#send_but').classList"
+                               ".contains('displayNone') && SillyTavern.getContext().chat"
+                               ".length >= n && SillyTavern.getContext().chat.at(-1).is_user"
+                               " === false", arg=length + 1 + replies, timeout=120_000 * replies)
+        got = stub.requests[before:before + replies]
+        captured += [*got, *[{}] * (replies - len(got))]
     return captured
 
 
 # --- PersonaLab ----------------------------------------------------------------------
 
 
-def pl_run(cards: dict[str, dict], names: list[str], stub: StubLLM) -> dict:
+def pl_run(cards: dict[str, dict], names: list[str], stub: StubLLM,
+           group: list[str] = ()) -> dict:
     data = Path(tempfile.mkdtemp(prefix="pl-side-"))
     env = cluster.worker_env(data, OPENAI_BASE_URL=stub.base_url, OPENAI_API_KEY="bench-key",
                              PERSONALAB_MODEL="stub-model", PERSONALAB_CONTEXT_TOKENS="16384")
     try:
         subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
                        cwd=REPO, env=env, check=True)
-        payload = json.dumps({"cards": {n: cards[n] for n in names}, "messages": MESSAGES})
+        payload = json.dumps({"cards": {n: cards[n] for n in dict.fromkeys([*names, *group])},
+                              "messages": MESSAGES, "names": names, "group": list(group)})
         done = subprocess.run([sys.executable, __file__, "--personalab-child"], check=False,
                               cwd=REPO,
                               env=env, input=payload, text=True, capture_output=True)
+        try:  # a child that played every turn but crashed on its way out still counts
+            counts = json.loads(done.stdout.strip().splitlines()[-1])
+        except (IndexError, ValueError):
+            raise SystemExit(f"PersonaLab side failed:\n{done.stderr[-3000:]}") from None
         if done.returncode:
-            raise SystemExit(f"PersonaLab side failed:\n{done.stderr[-3000:]}")
-        counts = json.loads(done.stdout.strip().splitlines()[-1])
+            print(f"PersonaLab child exited {done.returncode} after its turns", file=sys.stderr)
     finally:
         shutil.rmtree(data, ignore_errors=True)
     out, at = {}, 0
-    for name in names:
+    for name in [*names, *([GROUP_KEY] if group else [])]:
         out[name] = stub.requests[at:at + counts[name]]
         at += counts[name]
     return out
@@ -300,6 +335,7 @@ def pl_child() -> None:
 
     django.setup()
     from django.contrib.auth import get_user_model
+    from django.core.files.uploadedfile import SimpleUploadedFile as Upload
     from django.test import Client
 
     from chat.models import ApiToken
@@ -318,12 +354,17 @@ def pl_child() -> None:
 
     persona = call("post", "/api/v1/personas", {"name": PERSONA_NAME, "description": PERSONA,
                                                 "default": True})
-    counts = {}
+    counts, character_ids = {}, {}
     for name, card in payload["cards"].items():
-        answer = client.post("/api/v1/characters/import", {"file": _upload(card)}, **auth)
+        answer = client.post("/api/v1/characters/import", {"file": Upload(
+            f"{card['data']['name']}.json", json.dumps(card).encode(),
+            content_type="application/json")}, **auth)
         if answer.status_code >= 400:
             raise SystemExit(f"import {name}: {answer.status_code} {answer.content[:500]!r}")
         character_id = answer.json().get("id") or answer.json().get("character_id")
+        character_ids[name] = character_id
+        if name not in payload["names"]:  # a group member only
+            continue
         instance = call("post", "/api/v1/instances", {"character_id": character_id,
                                                        "persona_id": persona.get("id")})
         instance_id = instance.get("id") or instance.get("instance_id")
@@ -334,17 +375,14 @@ def pl_child() -> None:
             call("post", f"/api/v1/instances/{instance_id}/sessions/{session['session_id']}"
                  "/swipe", {"turn": 0, "alternative": 0})  # the first alternate greeting
         for text in payload["messages"][name]:
-            call("post", "/api/v1/chat", {"instance_id": instance.get("id")
-                                          or instance.get("instance_id"), "query": text})
+            call("post", "/api/v1/chat", {"instance_id": instance_id, "query": text})
         counts[name] = len(payload["messages"][name])
+    if payload["group"]:
+        from st_side_group import pl_group_play
+
+        counts[GROUP_KEY] = pl_group_play(call, character_ids, persona.get("id"),
+                                          payload["group"])
     print(json.dumps(counts))
-
-
-def _upload(card: dict) -> Any:
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
-    return SimpleUploadedFile(f"{card['data']['name']}.json", json.dumps(card).encode(),
-                              content_type="application/json")
 
 
 # --- comparison ----------------------------------------------------------------------
@@ -496,18 +534,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sillytavern", type=Path, help="a SillyTavern checkout (npm installed)")
     parser.add_argument("--load", type=Path, help="compare the requests a --save wrote instead")
+    parser.add_argument("--st-load", type=Path, help="SillyTavern's side from a --save; "
+                        "PersonaLab's played again")
     parser.add_argument("--cards", default="amy,brin,cato,dara,eli")
     parser.add_argument("--save", type=Path, help="write both apps' requests to this JSON file")
     parser.add_argument("--st-url", help="use a SillyTavern already running at this URL ...")
     parser.add_argument("--st-data", type=Path, help="... whose --dataRoot is this folder")
+    parser.add_argument("--group", default=",".join(GROUP),
+                        help="cards played together in one group chat ('' for none)")
     args = parser.parse_args()
     cards = cards_build()
     names = [n for n in args.cards.split(",") if n]
+    group = [n for n in args.group.split(",") if n]
     if args.load:
         saved = json.loads(args.load.read_text())
         st, pl = saved["sillytavern"], saved["personalab"]
+    elif args.st_load:
+        st, pl = json.loads(args.st_load.read_text())["sillytavern"], _capture(
+            args, cards, names, group, st_side=False)[1]
     elif args.sillytavern:
-        st, pl = _capture(args, cards, names)
+        st, pl = _capture(args, cards, names, group)
     else:
         parser.error("--sillytavern or --load is needed")
     if args.save:
@@ -521,18 +567,28 @@ def main() -> None:
         placed = sum(len(placement_of(body)) for body in st[name])
         table.append(f"{name:6} turns={len(st[name])} markers_in_sillytavern={placed} "
                      f"differences={differences}")
+    if group and GROUP_KEY in st:
+        lines = group_compare(st[GROUP_KEY], pl[GROUP_KEY], cards, group)
+        grouped = int(lines[-1].split()[0])
+        total += grouped
+        print("\n".join(lines))
+        table.append(f"group  replies={len(st[GROUP_KEY])} members={'+'.join(group)} "
+                     f"differences={grouped}")
     print("\n".join(["== summary", *table]))
-    print(f"st_side_by_side cards={len(names)} differences={total}")
+    print(f"st_side_by_side cards={len(names)} group={len(group)} differences={total}")
 
 
-def _capture(args: argparse.Namespace, cards: dict[str, dict],
-             names: list[str]) -> tuple[dict, dict]:
+def _capture(args: argparse.Namespace, cards: dict[str, dict], names: list[str],
+             group: list[str], st_side: bool = True) -> tuple[dict, dict]:
     stub = StubLLM(default=Reply("A short reply."))
     try:
         running = (args.st_url, args.st_data) if args.st_url and args.st_data else None
-        st = st_run(args.sillytavern.resolve(), cards, names, stub, running)
+        st = st_run(args.sillytavern.resolve(), cards, names, stub, running,
+                    group) if st_side else {}
+        if args.save and st_side:  # kept even when PersonaLab's side then fails
+            args.save.write_text(json.dumps({"sillytavern": st, "personalab": {}}, indent=1))
         stub.reset()
-        return st, pl_run(cards, names, stub)
+        return st, pl_run(cards, names, stub, group)
     finally:
         stub.stop()
 

@@ -34,9 +34,9 @@ class PromptManagerOut(Schema):
     regex_scripts: list[dict[str, Any]] = Field(default_factory=list)
     regex_scripts_allowed: bool = False
     markers: list[str] = Field(default_factory=list)
-    # SillyTavern's utility prompts this manager sets (new_chat_prompt, new_group_chat_prompt,
-    # new_example_chat_prompt, continue_nudge_prompt, group_nudge_prompt, impersonation_prompt,
-    # personality_format, scenario_format, continue_prefill); the rest: its defaults, in
+    # SillyTavern's utility prompts this manager sets (chat_main_prompt, new_chat_prompt,
+    # new_group_chat_prompt, new_example_chat_prompt, continue_nudge_prompt, group_nudge_prompt,
+    # impersonation_prompt, personality_format, scenario_format, continue_prefill); the rest: its defaults, in
     # `utility_defaults` (SillyTavern 1.12.6's; a Chinese prompt language sends its own
     # translation of the lines it has one for). A PUT of `utility` replaces them all: a key
     # left out is back to its default, "" sends none.

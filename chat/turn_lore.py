@@ -11,14 +11,12 @@ from chat.prompt.world_info import lore_sources, lore_speaker, lore_vectors
 from library import worldinfo_defaults as wi_defaults
 from library.lorebook import lore_blocks, lore_outlets, lorebook_match
 from library.selectors import (
-    character_for_chat_optional,
     item_readable_by,
     persona_effective,
 )
 from library.worldinfo_defaults import book_scan_depth
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.lines import narrator_sent
-from personalab.lib.participants import member_ids
 from personalab.lib.store_errors import StoreError
 from personalab.lib.tokens import count_tokens
 
@@ -68,17 +66,16 @@ WORLD_INFO_BUDGET_PERCENT = wi_defaults.BUDGET_PERCENT
 
 
 def _lorebooks_linked(store: FileStore, ctx: TurnContext) -> list[dict[str, Any]]:
-    members = other_members(store, ctx)
-    authored = [*books_of(ctx.character, kept=False),
-                *(i for member in members for i in books_of(member, kept=False)),
-                *books_of(ctx.background, kept=False)]
+    """The books a turn reads: the speaking character's own (in a group, only the speaker's,
+    as SillyTavern: another member's card lore never reaches this member's prompt), the
+    background's and the chat's own picks."""
+    authored = [*books_of(ctx.character, kept=False), *books_of(ctx.background, kept=False)]
     # The player's own picks: another author's book stops being read once made private (the
     # pick stays in the state, so sharing it again brings it back). A card's or background's
     # books are their author's choice and go wherever the card goes; a card the chat plays
     # from the copy it kept (its author made it private) takes only the books still readable.
     picked = [i for i in [*_id_list(ctx.instance_state.get("lorebook_ids")),
                           *books_of(ctx.character, kept=True),
-                          *(i for member in members for i in books_of(member, kept=True)),
                           *books_of(ctx.background, kept=True)]
               if i not in authored]
     owner = ctx.instance_state.get("owner")
@@ -163,14 +160,6 @@ def _recent_texts(lines: list[dict[str, Any]], count: int | None) -> list[str]:
             texts.append(line.get("content", ""))
     texts.reverse()
     return texts
-
-
-def other_members(store: FileStore, ctx: TurnContext) -> list[dict[str, Any]]:
-    if ctx.speaker is None:
-        return []
-    return [character_for_chat_optional(store, state=ctx.instance_state, character_id=character_id)
-            for character_id in member_ids(ctx.instance_state)
-            if character_id != ctx.speaker.character_id]
 
 
 def books_of(item: dict[str, Any], *, kept: bool) -> list[str]:

@@ -59,3 +59,19 @@ def utility_set(store, instance_id: str, **utility) -> None:
     state = store.instance_state_read(instance_id)
     state["prompt_manager"] = {"blocks": [], "utility": utility}
     store.instance_state_write(instance_id, state)
+
+
+def english_turn_sent(store, owner, card: dict, stub) -> list[dict]:
+    """One English turn of a new one-to-one chat with `card`: the messages the model got."""
+    english(store)
+    turn(store, solo_create(store, owner, card))
+    return stub.requests[-1]["messages"]
+
+
+def text_turn_prompt(store, owner, card: dict, stub, settings) -> str:
+    """The same through a text-completion backend (chatml): the prompt string it got."""
+    settings.PERSONALAB_COMPLETION_API = "text"
+    settings.PERSONALAB_INSTRUCT_TEMPLATE = "chatml"
+    english(store)
+    turn(store, solo_create(store, owner, card))
+    return stub.requests[-1]["prompt"]

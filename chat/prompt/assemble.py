@@ -24,12 +24,14 @@ from typing import Any
 
 from chat.prompt.block_roles import blocks_in_role, messages_with_block_roles
 from chat.prompt.conversation import Conversation, conversation_build
+from chat.prompt.examples import examples_with_lore
 from chat.prompt.inputs import Block, PromptInputs, PromptResult, SectionReport, prompt_plan
 from chat.prompt.limits import limits_check, warnings_merge
 from chat.prompt.markers import markers_after_history, markers_ordered
 from chat.prompt.sections import (
     MANAGER_PRIORITY,
     blocks_build,
+    examples_heading,
     examples_place,
     section_report,
     sections_build,
@@ -198,6 +200,8 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     budgets = budgets_windowed(dict(inputs.section_budgets or {}), inputs.window)
     sections = sections_build(plan, templates, variables, budgets, warnings)
     blocks = blocks_build(inputs, templates, variables, warnings)
+    if inputs.utility is not None:  # Chat Completion: example lore is example dialogue
+        variables["examples"], blocks = examples_with_lore(variables["examples"], blocks)
     in_role = blocks_in_role(blocks, MANAGER_PRIORITY) if inputs.story is None else []
     sections, story_post = story_post_history(sections, inputs.story)
     # After-history blocks join the system message after the history, before the template's
@@ -282,7 +286,8 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
                                                     or b.position == "after_history"])
     turns = example_turns(head)
     if turns:  # Chat Completion: each example turn its own message
-        messages = messages_with_examples(messages, kept_examples(head)[0], turns)
+        messages = messages_with_examples(messages, kept_examples(head)[0], turns,
+                                          examples_heading(templates, variables, warnings))
         total += len(turns) * MESSAGE_OVERHEAD_TOKENS
 
     depth_reports = [b.report for b in active if b.position == "depth"]

@@ -4,8 +4,10 @@ while the prompt has room for them; they are left out before the conversation is
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 START = "<start>"
+EXAMPLE_LORE = ("em_top", "em_bottom")
 
 
 def examples_parse(text: str) -> list[str]:
@@ -32,6 +34,23 @@ def examples_keep(blocks: list[str], fits: Callable[[list[str]], bool]) -> list[
             break
         kept.append(block)
     return kept
+
+
+def examples_with_lore(examples: list[str], blocks: list[Any]) -> tuple[list[str], list[Any]]:
+    """Chat Completion: lore at the top / bottom of the example messages (`blocks` of position
+    em_top / em_bottom) as example dialogues of their own before / after the card's, and the
+    other blocks. As SillyTavern 1.12.6 (Generate, world info examples): each entry's text is
+    split at `<START>` like `mes_example`; the top ones come in the reverse of their prompt
+    order (it prepends them one by one), the bottom ones in it; an entry without a player's or
+    character's line sends nothing (example_messages)."""
+    top = [b for b in blocks if b.position == "em_top"]
+    bottom = [b for b in blocks if b.position == "em_bottom"]
+    if not top and not bottom:
+        return examples, blocks
+    parsed = {id(b): examples_parse(b.report.text) for b in [*top, *bottom]}
+    return ([*(part for b in reversed(top) for part in parsed[id(b)]), *examples,
+             *(part for b in bottom for part in parsed[id(b)])],
+            [b for b in blocks if b.position not in EXAMPLE_LORE])
 
 
 EXAMPLE_NAMES = {"user": "example_user", "assistant": "example_assistant"}

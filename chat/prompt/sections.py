@@ -71,6 +71,15 @@ def section_text(
     return f"{label}\n{body}" if label else body
 
 
+def examples_heading(templates: TemplateSet, variables: dict[str, Any],
+                     warnings: list[dict[str, Any]]) -> str:
+    """What the examples section writes besides the dialogues: its label and the lines its
+    template has around them (a custom template's heading)."""
+    body = _section_source_render("examples", templates, {**variables, "examples": []},
+                                  warnings).strip()
+    return "\n".join(part for part in (templates.label("examples"), body) if part)
+
+
 def section_report(name: str, region: str, text: str, **extra: Any) -> SectionReport:
     return SectionReport(
         name=name, region=region, tokens=count_tokens(text), chars=len(text), text=text, **extra

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from chat.prompt.examples import examples_parse
 from chat.prompt.inputs import SectionReport
 from chat.prompt.templates import TemplateSet
 from personalab.lib.instruct import InstructTemplate, instruct_examples, instruct_system_prompt
@@ -71,8 +72,8 @@ def story_opening(head: list[SectionReport], middle: list[SectionReport], label:
     values: dict[str, list[str]] = {}
     before: list[str] = []
     after: list[str] = []
-    top: list[str] = []
-    bottom: list[str] = []
+    top: list[list[str]] = []
+    bottom: list[list[str]] = []
     examples: list[str] = []
     for report in head:
         note = str(report.note or "")
@@ -81,7 +82,7 @@ def story_opening(head: list[SectionReport], middle: list[SectionReport], label:
         elif report.name.startswith("block:lore:") and note in _LORE:
             values.setdefault(_LORE[note], []).append(report.text)
         elif report.name.startswith("block:lore:") and note in ("em_top", "em_bottom"):
-            (top if note == "em_top" else bottom).append(report.text)
+            (top if note == "em_top" else bottom).append(examples_parse(report.text))
         elif report.name == "examples":
             kept = len(variables.get("examples") or []) - report.omitted
             examples = [str(block) for block in (variables.get("examples") or [])[:kept]]
@@ -94,7 +95,10 @@ def story_opening(head: list[SectionReport], middle: list[SectionReport], label:
     heading = templates.label("conversation")
     note = label[len(heading):].strip() if heading and label.startswith(heading) else label
     after += [report.text for report in middle] + ([note] if note else [])
-    blocks = [*top, *examples, *bottom]
+    # Example lore as SillyTavern's Generate adds it: split at <START>, the top entries
+    # prepended one by one (so in reverse), the bottom ones appended.
+    blocks = [*(part for parts in reversed(top) for part in parts), *examples,
+              *(part for parts in bottom for part in parts)]
     filled = {name: "\n".join(part for part in parts if part) for name, parts in values.items()}
     filled["loreBefore"], filled["loreAfter"] = filled.get("wiBefore", ""), filled.get(
         "wiAfter", "")

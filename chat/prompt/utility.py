@@ -122,10 +122,12 @@ def example_dialogue_messages(blocks: list[str], *, example_chat: str, user_name
 
 
 def messages_with_examples(messages: list[dict[str, Any]], report: SectionReport | None,
-                           turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
+                           turns: list[dict[str, Any]], heading: str = "") -> list[dict[str, Any]]:
     """Chat Completion: the example dialogues (`report`, the section that holds them) cut out
     of the system message holding them and sent as `turns` (example_dialogue_messages) where
-    they were, as SillyTavern's populateDialogueExamples does."""
+    they were, as SillyTavern's populateDialogueExamples does. What the section's template
+    writes around the dialogues (`heading`: its label, a custom template's own lines) stays in
+    the system text before them."""
     if report is None or not report.text.strip():
         return messages
     for index, message in enumerate(messages):
@@ -134,7 +136,8 @@ def messages_with_examples(messages: list[dict[str, Any]], report: SectionReport
                 or report.text not in content:
             continue
         before, _, after = content.partition(report.text)
-        parts = [*([_system(before.strip())] if before.strip() else []), *turns,
+        before = "\n\n".join(part for part in (before.strip(), heading.strip()) if part)
+        parts = [*([_system(before)] if before else []), *turns,
                  *([_system(after.strip())] if after.strip() else [])]
         return [*messages[:index], *parts, *messages[index + 1:]]
     return messages

@@ -16,8 +16,11 @@ def macro_values(inputs: PromptInputs) -> dict[str, str]:
     last = next((line.get("content") for line in reversed(inputs.lines)
                  if line.get("role") in ("user", "assistant")
                  and isinstance(line.get("content"), str)), "")
+    members = ", ".join(inputs.utility.members) if inputs.utility is not None else ""
     return {"lastMessage": last or "", **inputs.macros,
-            "user": inputs.user_name or "User", "char": inputs.character_name}
+            "user": inputs.user_name or "User", "char": inputs.character_name,
+            "group": members or inputs.character_name,
+            "charIfNotGroup": members or inputs.character_name}
 
 
 def author_text(text: str, variables: dict[str, Any]) -> str:
@@ -121,7 +124,7 @@ def _card_variables(inputs: PromptInputs, templates: TemplateSet,
         values = macros if original is None else {**macros, "original": original}
         return macros_replace(value, values).strip()
 
-    main = text(_slot(inputs, "main", templates.default("main_prompt")))
+    main = text(_slot(inputs, "main", _main_default(inputs, templates)))
     post = text(_slot(inputs, "post_history", templates.default("post_history")))
     return {
         "main_prompt": text(card.system_prompt, main) if card.system_prompt.strip() else main,
@@ -134,6 +137,16 @@ def _card_variables(inputs: PromptInputs, templates: TemplateSet,
         "examples": [text(block) for block in card.examples],
         "example_chat": _example_chat(inputs, templates, macros),
     }
+
+
+def _main_default(inputs: PromptInputs, templates: TemplateSet) -> str:
+    """The main prompt when no block sets one: the template's; when it has none, in Chat
+    Completion SillyTavern's default main prompt ("Write {{char}}'s next reply ..."), or the
+    prompt manager's edit of it (docs/decisions/default-main-prompt.md)."""
+    own = templates.default("main_prompt")
+    if own.strip() or inputs.utility is None:
+        return own
+    return inputs.utility.text("chat_main_prompt", templates)
 
 
 def _example_chat(inputs: PromptInputs, templates: TemplateSet, macros: dict[str, str]) -> str:

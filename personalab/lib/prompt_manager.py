@@ -41,13 +41,16 @@ ST_UNUSED_KEYS = {
     "assistant_prefill": "not supported yet",
     "assistant_impersonation": "not supported yet",
 }
-# SillyTavern's utility prompts for Chat Completion (its defaults, 1.12.6): the line before the
+# SillyTavern's utility prompts for Chat Completion (its defaults, 1.12.6): the main prompt sent
+# when no main block, card system prompt or template main prompt replaces it, the line before the
 # chat, before a group chat, before each example dialogue, the nudge after a reply that is
 # being continued, the group nudge after a group's history, the Impersonate instruction and the
 # wording of the card's personality and scenario. A preset's own replace them;
 # `continue_prefill` sends the reply as the last assistant message (a prefill) instead of the
 # nudge.
 UTILITY_DEFAULTS: dict[str, Any] = {
+    "chat_main_prompt": "Write {{char}}'s next reply in a fictional chat between "
+                        "{{charIfNotGroup}} and {{user}}.",
     "new_chat_prompt": "[Start a new Chat]",
     "new_group_chat_prompt": "[Start a new group chat. Group members: {{group}}]",
     "new_example_chat_prompt": "[Example Chat]",

@@ -84,6 +84,9 @@ def test_a_utility_line_is_edited_and_restored_from_the_drawer(page: Page,
     line.evaluate("el => new Promise(done => { const seen = () => el.value ? done() :"
                   " requestAnimationFrame(seen); seen(); })")
     assert line.input_value() == "[{{char}}'s personality: {{personality}}]"
+    # SillyTavern's default main prompt is among them, editable like the others.
+    assert utility.locator("[data-testid=utility-chat_main_prompt]").input_value() == (
+        "Write {{char}}'s next reply in a fictional chat between {{charIfNotGroup}} and {{user}}.")
     row = utility.locator("[data-key=personality_format]")
     assert row.locator("[data-role=is-default]").is_visible()
     line.fill("Mood: {{personality}}")

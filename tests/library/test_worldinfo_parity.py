@@ -62,7 +62,7 @@ async def test_without_scoring_the_group_picks_by_weight_and_scoring_can_be_per_
     # Book without scoring: weights decide (0 never wins against 100), key counts do not.
     assert "HEAVY" in sent and "NO-WEIGHT" not in sent
     # Only entry 5 is scored; 4 is not scored, so it stays in the weighted draw against 5.
-    fired, dropped = _lore(store, instance, result)
+    fired, _ = _lore(store, instance, result)
     assert "by weight 100 of 100" in fired[3]
     assert ("DRIZZLE" in sent) != ("THUNDER" in sent)
 
@@ -78,7 +78,8 @@ def brenna(store, alice):
 
 async def test_character_filters_are_judged_against_the_speaker_of_a_group(
         store, alice, character, brenna, background, use_stub):
-    await sync_to_async(_link)(
+    # A chat's own book (a card's book is read only when its character speaks).
+    book = await sync_to_async(_link)(
         store, character,
         {"uid": 1, "keys": ["engine"], "content": "ONLY-FOR-BRENNA",
          "character_filter": {"names": ["Brenna"], "tags": [], "isExclude": False}},
@@ -88,6 +89,8 @@ async def test_character_filters_are_judged_against_the_speaker_of_a_group(
     group = await sync_to_async(instance_create)(
         store, owner=alice, character_ids=[character, brenna], background_id=background,
         reply_order="everyone")
+    state = await sync_to_async(store.instance_state_read)(group)
+    await sync_to_async(store.instance_state_write)(group, {**state, "lorebook_ids": [book]})
     use_stub.script(Reply("Alserqi speaks."), Reply("Brenna nods."))
 
     async def emit(event):
