@@ -52,3 +52,26 @@ def test_each_server_gets_the_samplers_under_the_names_it_reads(store, alice, us
     read = {ours: body.get(theirs) for ours, theirs in READS[server].items()}
     assert read == {ours: SET[ours] for ours in READS[server]}
     assert body["prompt"].endswith("<|im_start|>assistant\nKira:")
+
+
+def test_a_sillytavern_text_completion_preset_brings_its_samplers(store, alice, client,
+                                                                 use_stub, settings):
+    # SillyTavern's Text Completion preset format (its textgen presets): `temp`, `rep_pen`,
+    # `freq_pen`, `presence_pen` beside top_p / top_k / min_p, and settings of its own.
+    preset = {"temp": 0.7, "temperature_last": True, "top_p": 0.5, "top_k": 40, "min_p": 0.02,
+              "rep_pen": 1.2, "rep_pen_range": 0, "freq_pen": 0.1, "presence_pen": 0.3,
+              "typical_p": 1, "mirostat_mode": 0, "seed": -1, "sampler_priority": ["top_k"]}
+    settings.PERSONALAB_COMPLETION_API = "text"
+    settings.PERSONALAB_INSTRUCT_TEMPLATE = "chatml"
+    english(store)
+    instance_id = solo_create(store, alice, CARD)
+    client.force_login(alice)
+    response = client.post(f"/api/v1/instances/{instance_id}/generation/preset", preset,
+                           content_type="application/json")
+    assert response.status_code == 200, response.content
+    turn(store, instance_id, "Light the lamp.")
+    body = use_stub.requests[-1]
+    assert (body["temperature"], body["top_p"], body["top_k"], body["min_p"]) == (
+        0.7, 0.5, 40, 0.02)
+    assert body["repetition_penalty"] == body["repeat_penalty"] == 1.2
+    assert (body["frequency_penalty"], body["presence_penalty"]) == (0.1, 0.3)
