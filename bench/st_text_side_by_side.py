@@ -41,7 +41,7 @@ from tests.stub_llm import Reply, StubLLM
 
 # PersonaLab's built-in instruct and context template -> SillyTavern's preset of both.
 TEMPLATES = {"chatml": "ChatML", "llama3": "Llama 3 Instruct", "mistral": "Mistral V2 & V3",
-             "alpaca": "Alpaca"}
+             "alpaca": "Alpaca", "gemma": "Gemma 2", "phi": "Phi"}
 # Sampler fields as each server reads them from a `/v1/completions` body, with its default when
 # the field is not sent (KoboldCpp 1.76 koboldcpp.py `transform_genparams` / `generate`;
 # llama.cpp examples/server README "POST /completion", which /v1/completions shares).
@@ -202,7 +202,8 @@ def compare(st: dict, pl: dict, names: list[str]) -> tuple[list[str], dict[str, 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sillytavern", type=Path, help="a SillyTavern checkout (npm installed)")
-    parser.add_argument("--templates", default=",".join(TEMPLATES))
+    parser.add_argument("--templates", default="chatml,llama3,mistral,alpaca",
+                        help=f"of {', '.join(TEMPLATES)}")
     parser.add_argument("--servers", default="koboldcpp",
                         help="SillyTavern API types: koboldcpp, llamacpp (the first template only)")
     parser.add_argument("--cards", default="amy,brin,cato,dara,eli")
