@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -172,6 +173,15 @@ def st_run(root: Path, cards: dict[str, dict], names: list[str], stub: StubLLM,
     if running:  # a SillyTavern already started on that data folder (saves its slow start)
         st_settings(running[1], stub.base_url)
         return st_drive(running[0], cards, names, stub, group)
+    with st_started(root) as (url, data):
+        st_settings(data, stub.base_url)
+        return st_drive(url, cards, names, stub, group)
+
+
+@contextlib.contextmanager
+def st_started(root: Path) -> Iterator[tuple[str, Path]]:
+    """SillyTavern started on a free localhost port with a throwaway data folder: (its URL,
+    the folder); stopped and the folder removed at the end."""
     port = _port_free()
     data = Path(tempfile.mkdtemp(prefix="st-data-"))
     env = {**os.environ}
@@ -180,11 +190,9 @@ def st_run(root: Path, cards: dict[str, dict], names: list[str], stub: StubLLM,
             "--basicAuthMode", "false"]
     log = open(data / "st.log", "w")  # noqa: SIM115 (open for the child's whole life)
     process = subprocess.Popen(args, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
-    requests: dict[str, list[dict]] = {}
     try:
         _wait_http(f"http://127.0.0.1:{port}/", process, 900)
-        st_settings(data, stub.base_url)
-        requests = st_drive(f"http://127.0.0.1:{port}/", cards, names, stub, group)
+        yield f"http://127.0.0.1:{port}/", data
     finally:
         process.terminate()
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -192,7 +200,6 @@ def st_run(root: Path, cards: dict[str, dict], names: list[str], stub: StubLLM,
         if process.poll() is None:
             process.kill()
         shutil.rmtree(data, ignore_errors=True)
-    return requests
 
 
 def st_drive(url: str, cards: dict[str, dict], names: list[str], stub: StubLLM,

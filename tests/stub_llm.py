@@ -1,6 +1,7 @@
 """A small OpenAI-compatible HTTP server for tests and benchmarks, speaking just enough of the API
 for the real `openai` SDK: POST /v1/chat/completions and /v1/completions (text completion: a
-`prompt` string; stream true/false) and GET /v1/models. `paths` records each request's route.
+`prompt` string; stream true/false; llama.cpp's own POST /completion is answered the same way)
+and GET /v1/models. `paths` records each request's route.
 
 Each request takes the next scripted step (FIFO); with the queue empty it gets the default reply.
 
@@ -256,7 +257,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path in self.server.stub.server_info:
             self._send_json(200, self.server.stub.server_info[self.path])
             return
-        if not route.endswith("/completions"):
+        if not route.endswith("/completions") and route != "/completion":  # llama.cpp's own
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
             return
         length = int(self.headers.get("Content-Length") or 0)

@@ -60,6 +60,11 @@ ST_PRESET_KEYS = {
     "seed": "seed",
     "stop": "stop",
     "openai_max_context": "context_tokens",
+    # A Text Completion preset's (KoboldCpp, llama.cpp, text-generation-webui, ...)
+    "temp": "temperature",
+    "rep_pen": "repetition_penalty",
+    "freq_pen": "frequency_penalty",
+    "presence_pen": "presence_penalty",
 }
 
 
@@ -173,7 +178,8 @@ def generation_update(current: dict[str, Any], changes: Any) -> dict[str, Any]:
 
 
 def generation_from_st_preset(preset: Any) -> dict[str, Any]:
-    """The sampling settings of a SillyTavern OpenAI preset JSON, validated. A seed of -1
+    """The sampling settings of a SillyTavern OpenAI (Chat Completion) or Text Completion
+    preset JSON, validated. A seed of -1
     (SillyTavern's "random") and an empty stop list mean unset."""
     if not isinstance(preset, dict):
         raise GenerationError({"file": "must be a JSON object (a SillyTavern preset)"})

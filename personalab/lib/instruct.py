@@ -167,7 +167,10 @@ def instruct_prompt(messages: list[dict[str, Any]], *, template: InstructTemplat
     its own markers (SillyTavern's layout): put in as it is, not wrapped."""
     names = _Names(user=user_name or "User", char=char_name or "Assistant", group=group)
     head = 0
-    while head < len(messages) and messages[head].get("role") == "system":
+    # A context template's story string is the one opening message; a system note woven in
+    # right after it (a depth the chat is too short for) is a turn of its own, as SillyTavern's.
+    last_head = 1 if story_raw else len(messages)
+    while head < min(len(messages), last_head) and messages[head].get("role") == "system":
         head += 1
     story = STORY_JOINER.join(str(m.get("content") or "") for m in messages[:head])
     chat = _reply_last(messages[head:]) if continue_last else messages[head:]

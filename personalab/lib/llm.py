@@ -225,6 +225,10 @@ def sampling_split(context: dict, *, base_url: str = "") -> tuple[dict[str, Any]
     """sampling(), as the SDK takes it: its own keyword arguments, and the rest for extra_body."""
     chosen = sampling(context, base_url=base_url)
     extra = {name: chosen.pop(name) for name in EXTRA_SAMPLING_FIELDS if name in chosen}
+    if "repetition_penalty" in extra:
+        # llama.cpp's server (and LM Studio) read it only as `repeat_penalty`; vLLM and
+        # text-generation-webui only as `repetition_penalty`; KoboldCpp takes either.
+        extra["repeat_penalty"] = extra["repetition_penalty"]
     return chosen, extra
 
 

@@ -11,6 +11,8 @@ understood, and nothing else:
 - `{{#if name}}...{{/if}}` and `{{#unless name}}...{{/unless}}`, with an optional `{{else}}`,
   nested at most MAX_DEPTH deep: the part kept depends on whether the value is empty;
 - `{{trim}}`: the newlines on both sides of it are removed (SillyTavern's macro).
+- a block tag alone on its line takes the line's indent and line break with it
+  (Handlebars' standalone rule, which SillyTavern's renderer follows).
 
 One pass over at most MAX_STORY_CHARS characters; the values put in are bounded too (a story
 string repeating a long value a thousand times is refused, not rendered).
@@ -180,11 +182,11 @@ def _parsed(text: str) -> list[Any]:
     root: list[Any] = []
     stack: list[tuple[str, str, list[Any], list[Any] | None]] = []
     current = root
-    position = 0
-    for found in _TAG.finditer(text):
-        if found.start() > position:
-            current.append(text[position:found.start()])
-        position = found.end()
+    tags = list(_TAG.finditer(text))
+    between = _standalone_stripped(text, tags)
+    for index, found in enumerate(tags):
+        if between[index]:
+            current.append(between[index])
         kind, name = found[1], found[2]
         if kind in ("#if", "#unless"):
             if name not in VARIABLES:
@@ -224,9 +226,53 @@ def _parsed(text: str) -> list[Any]:
     if stack:
         raise StoryStringError(message=f"story_string: {{{{#{stack[-1][0]} {stack[-1][1]}}}}} "
                                        "is never closed", fields={"story_string": "unbalanced"})
-    if position < len(text):
-        current.append(text[position:])
+    if between[-1]:
+        current.append(between[-1])
     return root
+
+
+_BLOCK_KINDS = ("#if", "#unless", "/if", "/unless", "else")
+_LINE_END_BEFORE = re.compile(r"\r?\n\s*\Z")
+_LINE_END_BEFORE_FIRST = re.compile(r"(?:\A|\r?\n)\s*\Z")
+_LINE_END_AFTER = re.compile(r"\s*?\r?\n")
+_LINE_END_AFTER_LAST = re.compile(r"\s*?(?:\r?\n|\Z)")
+
+
+def _standalone_stripped(text: str, tags: list[re.Match[str]]) -> list[str]:
+    """The text between the tags (before the first, between each two, after the last), with
+    Handlebars' standalone rule applied, as SillyTavern's story strings are rendered: a block
+    tag alone on its line takes that line's indent and line break with it (Alpaca's story
+    string, whose last `{{/if}}` stands alone before a blank line, ends in one line break
+    less)."""
+    between = [text[(tags[i - 1].end() if i else 0):(tags[i].start() if i < len(tags)
+                                                       else len(text))]
+               for i in range(len(tags) + 1)]
+    kinds = [found[1] for found in tags]
+    depth, strip_left, strip_right = 0, set(), set()
+    for index, kind in enumerate(kinds):
+        if kind not in _BLOCK_KINDS:
+            continue
+        if kind.startswith("/"):
+            depth -= 1
+        before_root = kind.startswith("#") and depth == 0  # whose body holds the text before
+        after_root = kind.startswith("/") and depth == 0
+        before, after = between[index], between[index + 1]
+        first = index == 0 or kinds[index - 1] in ("#if", "#unless", "else")
+        last = index == len(tags) - 1 or kinds[index + 1] in ("/if", "/unless", "else")
+        before_ok = (index == 0 and before_root) if not before else bool(
+            (_LINE_END_BEFORE_FIRST if first and before_root else _LINE_END_BEFORE)
+            .search(before))
+        after_ok = (index == len(tags) - 1 and after_root) if not after else bool(
+            (_LINE_END_AFTER_LAST if last and after_root else _LINE_END_AFTER).match(after))
+        if before_ok and after_ok:
+            strip_left.add(index)
+            strip_right.add(index + 1)
+        if kind.startswith("#"):
+            depth += 1
+    return [re.sub(r"^[ \t]*\r?\n?", "", piece, count=1) if i in strip_right else piece
+            for i, piece in enumerate(
+                re.sub(r"[ \t]+\Z", "", piece) if i in strip_left else piece
+                for i, piece in enumerate(between))]
 
 
 def _pieces(nodes: list[Any], values: dict[str, str], out: list[Any], room: list[int]) -> None:

@@ -280,3 +280,31 @@ def test_group_example_lines_of_every_member_are_their_own_turns(store, alice, s
     assert ("<|im_start|>assistant\nMira: Only when you move.<|im_end|>\n"
             "<|im_start|>user\nRook: She lies.<|im_end|>\n"
             "<|im_start|>assistant\nMira: Hush, Rook.<|im_end|>\n") in prompt
+
+
+def test_a_block_tag_alone_on_its_line_takes_its_line_break_as_sillytaverns(
+        store, alice, text_api, settings):
+    # SillyTavern's Alpaca story string ends "{{#if persona}}{{persona}}\n{{/if}}\n\n": its
+    # renderer (Handlebars) drops the line break after a block tag alone on its line, so one
+    # blank line, not two, comes before the first reply.
+    settings.PERSONALAB_INSTRUCT_TEMPLATE = settings.PERSONALAB_CONTEXT_TEMPLATE = "alpaca"
+    instance_id = _setup(store, alice)
+    turn(store, instance_id)
+    prompt = text_api.requests[-1]["prompt"]
+    assert "Scenario: Ann wakes in her clinic.\n\n### Instruction:\nAnn: Does it hurt?" in prompt
+    assert "\n\n\n" not in prompt
+
+
+def test_a_note_deeper_than_the_chat_is_its_own_turn_after_the_story_string(
+        store, alice, text_api, settings):
+    # A Character's Note at depth 2 in a chat of two messages goes before the greeting: a
+    # system turn with the template's markers, as SillyTavern's, not glued to the story string.
+    settings.PERSONALAB_CONTEXT_TEMPLATE = "chatml"
+    note = {"prompt": "Mira never lies.", "depth": 2, "role": "system"}
+    card = {**CARD, "data": {**CARD["data"], "mes_example": "",
+                             "extensions": {"depth_prompt": note}}}
+    instance_id = _setup(store, alice, card)
+    turn(store, instance_id)
+    prompt = text_api.requests[-1]["prompt"]
+    assert ("her clinic.<|im_end|>\n<|im_start|>system\nMira never lies.<|im_end|>\n"
+            "<|im_start|>assistant\nMira: Hold still, Ann.<|im_end|>") in prompt
