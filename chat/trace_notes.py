@@ -58,11 +58,16 @@ WARNING_WORDS: dict[str, tuple[Any, Any]] = {
     "recall_unavailable": (
         gettext_lazy("Recall is not available: this turn goes without recalled events"),
         gettext_lazy("Check the Chroma store or PERSONALAB_CHROMA_URL")),
+    "memory_index_unavailable": (
+        gettext_lazy("The vector index is not available: this summary was not written to it"),
+        gettext_lazy("The summary is in the memory ledger; run python manage.py reindex once "
+                     "Chroma is back")),
 }
 # Where the warning's own words are data (the lines that could not be read), not advice.
 SUGGESTION_IS_DETAIL = {"corrupt_session_lines"}
-# The recall warning written with its error inside the message (memory/runtime.py).
-RECALL_ERROR = re.compile(r"记忆检索不可用，本轮不使用历史回忆（(?P<error>.*)）", re.DOTALL)
+# Warnings written with their error inside the message (memory/runtime.py, memory/summarize.py).
+ERROR_INSIDE = re.compile(r"(?:记忆检索不可用，本轮不使用历史回忆|写入向量索引失败，本次摘要未写入 Chroma)"
+                          r"（(?P<error>.*)）", re.DOTALL)
 
 DROPPED_BLOCK_FORMS: Forms = [
     (re.compile(r"prompt over max_total_tokens \((?P<total>\d+) > (?P<limit>\d+)\); "
@@ -151,9 +156,9 @@ def warning_named(warning: dict[str, Any]) -> dict[str, Any]:
               "threshold": _number(warning.get("threshold"))}
     if category in SUGGESTION_IS_DETAIL:
         detail.append(str(warning.get("suggestion") or ""))
-    recall_error = RECALL_ERROR.fullmatch(str(warning.get("message") or ""))
-    if recall_error:
-        detail.append(recall_error.group("error"))
+    error_inside = ERROR_INSIDE.fullmatch(str(warning.get("message") or ""))
+    if error_inside:
+        detail.append(error_inside.group("error"))
     message, suggestion = words
     return {"category": category, "message": str(message) % values,
             "suggestion": str(suggestion) % values if suggestion else "",
