@@ -25,6 +25,8 @@
     let offset = {x: 0.5, y: 0.5};  // where the crop sits in the room left on each axis
     let controls = null;
     let settling = 0;
+    let dirty = false;  // the crop shown is not yet the file in the input
+    let uploading = null;
 
     // The crop in the picture's pixels: {x, y, width, height}.
     function rectangle() {
@@ -48,8 +50,14 @@
         0, 0, canvas.width, canvas.height);
     }
 
-    async function upload() {
+    function upload() {
       clearTimeout(settling);
+      dirty = false;
+      uploading = uploadNow().finally(() => { uploading = null; });
+      return uploading;
+    }
+
+    async function uploadNow() {
       const canvas = preview || document.createElement("canvas");
       draw(canvas);
       const blob = await new Promise((done) => canvas.toBlob(done, type, 0.88));
@@ -89,6 +97,7 @@
       controls.move.hidden = picked.width >= image.width && picked.height >= image.height && zoom === 1;
       controls.across.hidden = zoom === 1;
       draw(preview);
+      dirty = true;
     }
 
     function zoomTo(value) {
@@ -170,6 +179,16 @@
         zoomTo(zoom * Math.exp(-event.deltaY * WHEEL_STEP));
         uploadSoon();
       }, {passive: false});
+    }
+
+    // A save right after a wheel or a drag waits for the crop shown to be the file sent.
+    if (input.form) {
+      input.form.addEventListener("submit", async (event) => {
+        if (!dirty && !uploading) return;
+        event.preventDefault();
+        while (dirty || uploading) await (uploading || upload());
+        input.form.requestSubmit(event.submitter);
+      });
     }
 
     let busy = false;
