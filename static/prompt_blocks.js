@@ -4,6 +4,16 @@
 // unreachable server said in the page's language); names and texts are set as text.
 import {api, refusal} from "./rest.js";
 
+// Why a preset's part was not imported, as personalab/lib/prompt_manager.py writes it → the
+// card's data-* holding it in the page's language; any other reason is shown as written.
+const SKIP_REASONS = {
+  "switched off in the preset; PersonaLab always sends this section when it has text": "skipSwitchedOff",
+  "in the order but not among the preset's prompts": "skipNotInPrompts",
+  "a SillyTavern marker PersonaLab has no section for": "skipMarker",
+  "world info is placed as its own section": "skipWorldInfo",
+  "not supported yet": "skipNotSupported",
+};
+
 (function () {
   const card = document.getElementById("prompt-blocks");
   if (!card) return;
@@ -65,7 +75,7 @@ import {api, refusal} from "./rest.js";
       const items = document.createElement("ul");
       items.append(...left.map((s) => {
         const li = document.createElement("li");
-        li.textContent = `${s.name}: ${s.reason}`;
+        li.textContent = `${s.name}: ${card.dataset[SKIP_REASONS[s.reason]] || s.reason}`;
         return li;
       }));
       skipped.append(title, items);

@@ -1,7 +1,8 @@
 """The author pages call the REST API through the shared module (static/rest.js) as the chat
 page does (issue 33): a refused change or a server that cannot be reached says so in the page's
 language, in the editors' "Remove the picture" and in the prompt blocks (settings page and chat
-drawer); a file that is not a preset says so too."""
+drawer); a file that is not a preset says so too, and a block's place and why a part of the
+preset was not imported read in 中文."""
 
 from __future__ import annotations
 
@@ -91,6 +92,7 @@ def test_prompt_blocks_say_a_refusal_an_outage_and_a_bad_file_in_chinese(
     box = card.locator("li", has_text="Whisper").locator("input")
     box.wait_for()
     assert "(深度 1, user)" in card.locator("li", has_text="Whisper").inner_text()
+    assert "charPersonality: 预设中已关闭" in card.locator("[data-role=skipped]").inner_text()
     was = box.is_checked()
     for handler, said in ((_refused, REFUSED), (_unreachable, UNREACHABLE)):
         page.route(re.compile(r".*/prompt_manager$"), handler)
