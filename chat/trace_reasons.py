@@ -59,6 +59,14 @@ DIRECTOR_FORMS: Forms = [
      gettext_lazy("recall is not available: the reminder names the point only")),
     (re.compile(r"recall failed \((?P<error>[^\n]*)\)"),
      gettext_lazy("recall failed (%(error)s)")),
+    (re.compile(r"wrong case in status (?P<status>'[^']*')"),
+     gettext_lazy("wrong case in the status %(status)s")),
+    (re.compile(r"unknown status (?P<status>'[^']*') \(use (?P<statuses>[\w /]+)\)"),
+     gettext_lazy("unknown status %(status)s (use %(statuses)s)")),
+    (re.compile(r"index (?P<index>\d+) is outside the outline \(valid: none: the outline is empty\)"),
+     gettext_lazy("point %(index)s is outside the outline (the outline is empty)")),
+    (re.compile(r"index (?P<index>'[^']*') is not a number"),
+     gettext_lazy("point %(index)s is not a number")),
 ]
 
 # Why a lore entry fired: its first part, then the notes added in brackets.
@@ -71,7 +79,13 @@ LORE_HEADS: Forms = [
      gettext_lazy("key %(key)s in message -%(n)s")),
     (re.compile(r"key (?P<key>'[^']*'|\"[^\"]*\") in (?P<where>the [a-z]+(?: [a-z]+)*)"),
      gettext_lazy("key %(key)s in %(where)s")),
+    (re.compile(r"key (?P<key>'[^']*'|\"[^\"]*\") in entry (?P<entry>lore:\S+)"),
+     gettext_lazy("key %(key)s in the entry %(entry)s (recursion)")),
+    (re.compile(r"vectorized: the recent chat is (?P<score>[\d.]+) similar "
+                r"\(threshold (?P<threshold>[\d.]+)\)"),
+     gettext_lazy("vectorized: the recent chat is %(score)s similar (threshold %(threshold)s)")),
 ]
+QUOTED = r"(?P<group>'[^']*'|\"[^\"]*\")"
 LORE_NOTES = [
     (re.compile(r" \(probability (?P<chance>[\d.]+)%: rolled (?P<roll>[\d.]+)\)"),
      gettext_lazy(" (probability %(chance)s%%: rolled %(roll)s)")),
@@ -80,6 +94,20 @@ LORE_NOTES = [
      gettext_lazy(" (min activations: scanning %(n)s message(s) deeper)")),
     (re.compile(r" \(delayed until recursion level (?P<n>\d+)\)"),
      gettext_lazy(" (delayed until recursion level %(n)s)")),
+    (re.compile(r" \(secondary (?P<logic>and_any|and_all): (?P<keys>.*?) present\)"),
+     gettext_lazy(" (secondary keys, %(logic)s: %(keys)s present)")),
+    (re.compile(r" \(secondary (?P<logic>not_any|not_all): (?P<keys>.*?) absent\)"),
+     gettext_lazy(" (secondary keys, %(logic)s: %(keys)s absent)")),
+    (re.compile(rf" \(group {QUOTED} scoring: (?P<n>\d+) key\(s\)\)"),
+     gettext_lazy(" (group %(group)s scoring: %(n)s key(s))")),
+    (re.compile(rf" \(won group {QUOTED} of 1\)"), gettext_lazy(" (alone in group %(group)s)")),
+    (re.compile(rf" \(won group {QUOTED} of (?P<n>\d+) by override\)"),
+     gettext_lazy(" (won group %(group)s of %(n)s by its override)")),
+    (re.compile(rf" \(won group {QUOTED} of (?P<n>\d+) by order\)"),
+     gettext_lazy(" (won group %(group)s of %(n)s by order)")),
+    (re.compile(rf" \(won group {QUOTED} of (?P<n>\d+) by weight (?P<weight>\d+) of "
+                r"(?P<sum>\d+)\)"),
+     gettext_lazy(" (won group %(group)s of %(n)s by weight %(weight)s of %(sum)s)")),
 ]
 SOURCE_NAMES = {
     "the persona description": gettext_lazy("the persona description"),

@@ -38,6 +38,7 @@ from chat.trace_names import (
     trace_sections_named,
     trace_timings_named,
 )
+from chat.trace_notes import trace_notes_named
 from chat.trace_reasons import trace_reasons_named
 from director.services import director_status
 from library.selectors import (
@@ -467,14 +468,16 @@ def trace_page(request: HttpRequest, trace_id: str) -> HttpResponse:
     trace = trace_rebuild(get_store(), instance_id=row.instance_id, trace_id=trace_id)
     budget = max(int(trace.get("max_total_tokens") or 1), 1)
     store = get_store()
-    lore_fired = trace_lore_named(store, (trace.get("lore") or {}).get("fired") or [])
+    lore = trace.get("lore") or {}
+    lore_fired = trace_lore_named(store, lore.get("fired") or [])
     sections = trace_sections_named([{**s, "share": round(100 * s["tokens"] / budget, 2)}
                                      for s in trace.get("sections", [])], lore_fired)
     return render(request, "chat/trace.html", {
         "trace": trace, "sections": sections, "budget": budget, "instance": row.instance,
         "chat_name": trace_chat_name(store, row.instance_id), "lore_fired": lore_fired,
         "timings": trace_timings_named(trace.get("timings") or {}),
-        "reasons": trace_reasons_named(trace, lore_fired)})
+        "reasons": trace_reasons_named(trace, lore_fired),
+        "notes": trace_notes_named(trace, trace_lore_named(store, lore.get("dropped") or []))})
 
 
 

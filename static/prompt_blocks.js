@@ -1,10 +1,22 @@
 // The chat drawer's prompt blocks: import a SillyTavern preset, switch blocks on and off, edit
 // SillyTavern's utility prompts (restore their defaults), export.
-// Everything goes through the REST API (session cookie + CSRF); names and texts are set as text.
+// Everything goes through the REST API (static/rest.js: session cookie + CSRF, a refusal or an
+// unreachable server said in the page's language); names and texts are set as text.
+import {api, refusal} from "./rest.js";
+
+// Why a preset's part was not imported, as personalab/lib/prompt_manager.py writes it → the
+// card's data-* holding it in the page's language; any other reason is shown as written.
+const SKIP_REASONS = {
+  "switched off in the preset; PersonaLab always sends this section when it has text": "skipSwitchedOff",
+  "in the order but not among the preset's prompts": "skipNotInPrompts",
+  "a SillyTavern marker PersonaLab has no section for": "skipMarker",
+  "world info is placed as its own section": "skipWorldInfo",
+  "not supported yet": "skipNotSupported",
+};
+
 (function () {
   const card = document.getElementById("prompt-blocks");
   if (!card) return;
-  const csrf = (document.cookie.match(/(?:^|; )csrftoken=([^;]*)/) || [])[1] || "";
   const list = card.querySelector("[data-role=blocks]");
   const skipped = card.querySelector("[data-role=skipped]");
   const error = card.querySelector("[data-role=error]");
@@ -19,16 +31,21 @@
     error.hidden = !text;
   }
 
-  async function call(url, options) {
-    const response = await fetch(url, {credentials: "same-origin", ...options,
-      headers: {"Content-Type": "application/json", "X-CSRFToken": csrf}});
-    const body = await response.json().catch(() => ({}));
-    if (!response.ok) {
-      const found = body.error || {};
-      const fields = Object.entries(found.fields || {}).map(([k, v]) => `${k}: ${v}`).join("; ");
-      throw new Error([found.message, fields].filter(Boolean).join(" ") || response.statusText);
-    }
-    return body;
+  // A refusal's field errors (a preset's bad block) are said after its message.
+  async function call(method, url, body) {
+    const response = await api(method, url, body);
+    if (response.ok) return response.json();
+    const fields = await response.clone().json()
+      .then((found) => Object.entries(found.error.fields || {}).map(([k, v]) => `${k}: ${v}`).join("; "))
+      .catch(() => "");
+    throw new Error([await refusal(response), fields].filter(Boolean).join(" "));
+  }
+
+  // A block's place in the page's language (data-place-* on the card), the role as the API has it.
+  function placeName(block) {
+    const key = "place" + block.place.split("_").map((w) => w[0].toUpperCase() + w.slice(1)).join("");
+    const name = card.dataset[key] || block.place.replace("_", " ");
+    return block.place === "depth" ? name.replace("N", String(block.depth)) : name;
   }
 
   function show(manager) {
@@ -41,8 +58,7 @@
       box.className = "inline-check";
       box.checked = !!block.enabled;
       box.dataset.index = String(index);
-      const where = block.place === "depth" ? `depth ${block.depth}, ${block.role}`
-        : `${block.place.replace("_", " ")}, ${block.role}`;
+      const where = `${placeName(block)}, ${block.role}`;
       label.append(box, ` ${block.name} `);
       const note = document.createElement("small");
       note.className = "muted";
@@ -59,7 +75,7 @@
       const items = document.createElement("ul");
       items.append(...left.map((s) => {
         const li = document.createElement("li");
-        li.textContent = `${s.name}: ${s.reason}`;
+        li.textContent = `${s.name}: ${card.dataset[SKIP_REASONS[s.reason]] || s.reason}`;
         return li;
       }));
       skipped.append(title, items);
@@ -108,7 +124,7 @@
     }
     if (utility.querySelector("input[data-key=continue_prefill]").checked) changed.continue_prefill = true;
     try {
-      show(await call(managerUrl, {method: "PUT", body: JSON.stringify({utility: changed})}));
+      show(await call("PUT", managerUrl, {utility: changed}));
       utility.querySelector("[data-role=utility-saved]").hidden = false;
       problem("");
     } catch (e) {
@@ -129,8 +145,7 @@
     box.checked = !!manager.regex_scripts_allowed;
     box.addEventListener("change", async () => {
       try {
-        const body = JSON.stringify({regex_scripts_allowed: box.checked});
-        show(await call(managerUrl, {method: "PUT", body}));
+        show(await call("PUT", managerUrl, {regex_scripts_allowed: box.checked}));
         problem("");
       } catch (e) {
         box.checked = !box.checked;
@@ -147,7 +162,7 @@
     const changed = blocks.map((b, i) => (i === Number(box.dataset.index)
       ? {...b, enabled: box.checked} : b));
     try {
-      show(await call(managerUrl, {method: "PUT", body: JSON.stringify({blocks: changed})}));
+      show(await call("PUT", managerUrl, {blocks: changed}));
       problem("");
     } catch (e) {
       box.checked = !box.checked;
@@ -159,9 +174,14 @@
     const file = event.target.files[0];
     if (!file) return;
     try {
-      const preset = JSON.parse(await file.text());
-      await call(card.dataset.presetUrl, {method: "POST", body: JSON.stringify(preset)});
-      show(await call(managerUrl, {method: "GET"}));
+      let preset;
+      try {
+        preset = JSON.parse(await file.text());
+      } catch (notJson) {
+        throw new Error(card.dataset.presetUnreadable);
+      }
+      await call("POST", card.dataset.presetUrl, preset);
+      show(await call("GET", managerUrl));
       problem("");
     } catch (e) {
       problem(e.message);
@@ -173,7 +193,7 @@
   if (reset) {
     reset.addEventListener("click", async () => {
       try {
-        show(await call(card.dataset.resetUrl, {method: "POST"}));
+        show(await call("POST", card.dataset.resetUrl));
         problem("");
       } catch (e) {
         problem(e.message);
@@ -181,5 +201,5 @@
     });
   }
 
-  call(managerUrl, {method: "GET"}).then(show).catch((e) => problem(e.message));
+  call("GET", managerUrl).then(show).catch((e) => problem(e.message));
 })();

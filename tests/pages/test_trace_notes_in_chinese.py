@@ -1,0 +1,102 @@
+"""The prompt inspector's notes read in the reader's language to the last line (issue 33): the
+turn's warnings with their numbers, the lore entries a budget left out and why they would have
+fired, the director's rejected markers; ids, keys and numbers stay as written."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+
+from chat.services.instances import instance_create
+from chat.trace_notes import WARNING_WORDS, lore_dropped_reason_named, warning_named
+from library.character_services import character_save
+from library.lorebook_services import lorebook_save
+from library.worldinfo import lorebook_match
+from personalab.lib.tokens import count_tokens
+from tests.library.test_card_fields import _card, _english, _import, _turn
+from tests.stub_llm import Reply
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+WRITTEN_CATEGORY = re.compile(r"\"category\": \"([a-z_]+)\"|warning_make\(\s*\w+,\s*\"([a-z_]+)\""
+                              r"|_warning\(\"([a-z_]+)\"")
+
+LONG_LORE = "The clinic stands on stilts above the drowned market. " * 6
+
+
+def _part(page: str, start: str, end: str) -> str:
+    return html.unescape(page.split(start, 1)[1].split(end, 1)[0])
+
+
+def _chat(store, alice, background) -> str:
+    character_id = _import(store, _card())
+    lorebook_id = lorebook_save(store, data={"name": "Drowned city", "token_budget": 12, "entries": [
+        {"uid": 1, "keys": ["clinic"], "comment": "The clinic", "content": "On stilts.",
+         "priority": 200},
+        {"uid": 2, "keys": ["clinic"], "comment": "The market", "content": LONG_LORE,
+         "priority": 10}]})
+    character_save(store, data={**store.character_read(character_id),
+                                "lorebook_ids": [lorebook_id]}, character_id=character_id)
+    return instance_create(store, owner=alice, character_id=character_id,
+                           background_id=background)
+
+
+def test_the_inspectors_warnings_and_lore_left_out_read_in_chinese(alice_client, store, alice,
+                                                                   background, use_stub):
+    _english(store)
+    use_stub.script(Reply("She nods. [PROGRESS:2:COMPLETED]"))
+    measured = store.trace_read(first := _chat(store, alice, background),
+                                _turn(store, first, "Is the clinic safe?"))
+    # the same turn again, its limit just above its size: the prompt is near its limit
+    config = store.config_read()
+    config["limits"]["max_total_tokens"] = measured["total_tokens"] + 10
+    store.config_write(config)
+    instance_id = _chat(store, alice, background)
+    use_stub.script(Reply("She nods. [PROGRESS:2:COMPLETED]"))
+    trace_id = _turn(store, instance_id, "Is the clinic safe?")
+
+    alice_client.cookies["django_language"] = "zh-hans"
+    page = alice_client.get(f"/traces/{trace_id}/").content.decode()
+    warnings = _part(page, 'id="trace-warnings"', "</ul>")
+    assert "提示词接近上限" in warnings and "建议执行汇总或调整设置" in warnings
+    assert "close to its limit" not in warnings and "total_near_limit" in warnings
+    dropped = _part(page, 'id="lore-dropped"', "</ul>")
+    assert "超出其世界书 12 个 token 的预算；本应触发：关键词 'clinic' 出现在倒数第 1 条消息中" in dropped
+    assert "The market" in dropped and "would have fired" not in dropped
+    director = _part(page, 'id="trace-memory"', "</details>")
+    assert "状态 'COMPLETED' 的大小写不对" in director and "wrong case" not in director
+
+
+def test_each_budget_and_group_reason_the_lore_scan_writes_is_translated(settings):
+    settings.LANGUAGE_CODE = "zh-hans"
+    books = [{"id": "lb_a", "token_budget": 5, "entries": [
+        {"uid": 1, "keys": ["x"], "content": "short", "group": "g", "priority": 100},
+        {"uid": 2, "keys": ["x"], "content": "short too", "group": "g", "group_override": True},
+        {"uid": 3, "keys": ["x"], "content": LONG_LORE, "priority": 1}]}]
+    match = lorebook_match(books, messages=["x marks it"], count_tokens=count_tokens,
+                           budget_tokens=None)
+    reasons = [lore_dropped_reason_named(e["reason"]) for e in match.dropped]
+    assert len(reasons) == 2, match.dropped
+    assert all("would have" not in r and "本应触发" in r for r in reasons), reasons
+
+
+def test_a_warning_of_an_unknown_kind_is_shown_as_written():
+    shown = warning_named({"category": "new_kind", "message": "Something new", "detail": "d"})
+    assert shown == {"category": "new_kind", "message": "Something new", "suggestion": "",
+                     "detail": "d"}
+
+
+def test_every_warning_kind_the_code_writes_has_words_in_the_readers_language():
+    """A new warning kind written anywhere (by `category` or warning_make) is shown as written
+    until it is given words here: this lists the ones missing."""
+    root = Path(__file__).resolve().parents[2]
+    written = set()
+    for folder in ("chat", "director", "library", "memory", "personalab"):
+        for source in (root / folder).rglob("*.py"):
+            written |= {name for found in WRITTEN_CATEGORY.findall(source.read_text())
+                        for name in found if name}
+    assert len(written) >= 10
+    assert sorted(written - set(WARNING_WORDS)) == []
