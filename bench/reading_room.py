@@ -21,9 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from playwright.sync_api import sync_playwright
 
+from tests.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.e2e.conftest import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     _daphne_start,
     _free_port,
     _server_env,
