@@ -441,6 +441,8 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         marker_order=tuple((ctx.instance_state.get("prompt_manager") or {}).get("markers") or ()),
         story=story_choice_for(store, group=group, state=ctx.instance_state,
                                speaker_id=_speaker_id(ctx), continuing=bool(ctx.continue_from)),
+        members=(tuple(member.name for member in members_of(store, ctx.instance_state))
+                 if group else ()),
         utility=chat_utility_for(store, state=ctx.instance_state, group=group,
                                  continuing=bool(ctx.continue_from),
                                  impersonating=bool(ctx.speaker

@@ -64,6 +64,8 @@ class PromptInputs:
     # out the opening instead of our headed sections. A StoryChoice, or None.
     story: Any = None
     regex: RegexRun | None = None  # the account's and the card's regex scripts
+    # A group's members by name, in order ({{group}}, {{charIfNotGroup}}); empty alone.
+    members: tuple[str, ...] = ()
     # Chat Completion: SillyTavern's utility prompts (a ChatUtility, chat/prompt/utility.py:
     # "[Start a new Chat]", "[Example Chat]", the Continue nudge). None for text completion.
     utility: Any = None

@@ -16,7 +16,7 @@ def macro_values(inputs: PromptInputs) -> dict[str, str]:
     last = next((line.get("content") for line in reversed(inputs.lines)
                  if line.get("role") in ("user", "assistant")
                  and isinstance(line.get("content"), str)), "")
-    members = ", ".join(inputs.utility.members) if inputs.utility is not None else ""
+    members = ", ".join(inputs.members)
     return {"lastMessage": last or "", **inputs.macros,
             "user": inputs.user_name or "User", "char": inputs.character_name,
             "group": members or inputs.character_name,

@@ -87,3 +87,21 @@ def test_in_a_group_a_story_string_in_the_players_role_speaks_as_the_player(
     assert (f"<|im_start|>user\n{shown}Keep it tense.<|im_end|>\n"
             f"<|im_start|>user\n{shown}{STORY}\n") in prompt
     assert prompt.index(STORY) < prompt.index("<|im_start|>user\nAnn: Hello both.<|im_end|>")
+
+
+@pytest.mark.parametrize("api", ["text", "chat"])
+def test_in_a_group_the_group_macro_names_every_member_in_either_completion_api(
+        store, alice, settings, use_stub, api):
+    """{{group}} and {{charIfNotGroup}} are the members' names in a group, as SillyTavern's
+    getGroupValue, whichever API the turn goes through (text completion gave the speaker)."""
+    settings.PERSONALAB_COMPLETION_API = api
+    settings.PERSONALAB_INSTRUCT_TEMPLATE = "chatml"
+    english(store)
+    card = {**CARD, "data": {**CARD["data"],
+                             "scenario": "{{group}} camp out; ask {{charIfNotGroup}}."}}
+    instance_id = group_create(store, alice, card)
+    use_stub.script(Reply("Mira here."), Reply("Rook here."))
+    group_turn(store, instance_id)
+    sent = use_stub.requests[-1]
+    prompt = sent["prompt"] if api == "text" else str(sent["messages"])
+    assert "Mira, Rook camp out; ask Mira, Rook." in prompt
