@@ -47,10 +47,12 @@ function pageRows(article) {
 }
 
 function traceRows(info) {
-  const seconds = (ms) => (ms === null || ms === undefined ? "" : said(S.infoSeconds, number(ms / 1000, 1)));
+  // 0.04 s, not "0.0 s", for a fast first word; tenths are enough above a second.
+  const seconds = (ms) => (ms === null || ms === undefined ? "" : said(S.infoSeconds, number(ms / 1000, ms < 1000 ? 2 : 1)));
   const speed = info.reply_tokens && info.llm_ms ? said(S.infoSpeed, number(info.reply_tokens / (info.llm_ms / 1000), 1)) : "";
   return [
-    [S.infoModel, [info.model, info.provider && `(${info.provider})`].filter(Boolean).join(" "), "info-model"],
+    // the provider alone when it names no model (the offline demo)
+    [S.infoModel, info.model ? [info.model, info.provider && `(${info.provider})`].filter(Boolean).join(" ") : info.provider, "info-model"],
     [S.infoPromptTokens, info.prompt_tokens == null ? "" : said(S.infoTokens, number(info.prompt_tokens)), "info-prompt-tokens"],
     [S.infoReplyTokens, info.reply_tokens == null ? "" : said(S.infoTokens, number(info.reply_tokens)), "info-reply-tokens"],
     [S.infoFirstToken, seconds(info.first_token_ms), "info-first-token"],
