@@ -4,7 +4,7 @@
 // turn, older pages, another version) need no re-wiring.
 import {root} from "./config.js";
 import {renderAll} from "./render.js";
-import {jumpWire, loadOlder, scrollToNewest, titleShow, watchScroll} from "./messages.js";
+import {jumpWire, loadOlder, newestWire, scrollToNewest, titleShow, watchScroll} from "./messages.js";
 import {budgetShow, latestTraceId, warningsWire} from "./budget.js";
 import {connect, draftRestore} from "./socket.js";
 import {asideWire} from "./aside.js";
@@ -39,6 +39,7 @@ roomWire();
 menuWire();
 infoWire();
 jumpWire();
+newestWire();
 if (window.htmx) window.htmx.onLoad((el) => renderAll(el));
 // A member change sends the chat's title again (out of band): the tab's title follows it.
 document.body.addEventListener("htmx:afterSettle", () => {

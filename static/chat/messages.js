@@ -221,8 +221,26 @@ export function jumpWire() {
   });
 }
 
+// A reader who scrolled back (or went to an early message) gets a "↓ Newest" button over the
+// composer: on a phone the way back down a long evening was a long swipe.
+function newestButtonShow() {
+  const button = document.getElementById("to-newest");
+  if (button) button.hidden = nearNewest();
+}
+
 export function watchScroll() {
   messagesBox().addEventListener("scroll", () => {
     if (messagesBox().scrollTop < 300) loadOlder();
+    newestButtonShow();
   }, {passive: true});
+  newestButtonShow();
+}
+
+export function newestWire() {
+  document.getElementById("to-newest")?.addEventListener("click", () => {
+    scrollToNewest();
+    newestButtonShow();
+    // the button is gone: the keyboard's focus goes to the newest message, not the page's top
+    lastLine()?.closest(".msg[data-index]")?.focus({preventScroll: true});
+  });
 }

@@ -214,7 +214,8 @@ def test_a_replys_info_says_when_which_model_its_tokens_and_how_long(server: Ser
 def test_go_to_a_message_number_and_its_info_from_the_keyboard(server: Server,
                                                                page: Page) -> None:
     """A chat longer than a page (40): message #3 is read from older pages, shown and focused;
-    Enter opens its menu, Info its dialog, Escape goes back to the message."""
+    Enter opens its menu, Info its dialog, Escape goes back to the message; "↓ Newest" goes
+    back down to the newest line."""
     page.set_viewport_size(DESKTOP)
     chat = _imported_chat(page, server, 90)
     page.goto(f"{server.url}/instances/{chat}/")
@@ -234,6 +235,14 @@ def test_go_to_a_message_number_and_its_info_from_the_keyboard(server: Server,
     assert info.get_by_test_id("info-from").inner_text() == "Ann"
     page.keyboard.press("Escape")
     page.wait_for_function("() => document.activeElement?.dataset?.index === '3'")
+    newest = page.get_by_test_id("to-newest")
+    assert newest.is_visible()
+    newest.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement?.dataset?.index === '89'")
+    newest.wait_for(state="hidden")
+    last = page.locator('#messages .msg[data-index="89"]').bounding_box()
+    assert last["y"] + last["height"] <= shown["y"] + shown["height"] + 1
     page.get_by_test_id("message-jump-index").fill("500")
     page.get_by_test_id("message-jump-index").press("Enter")
     page.locator("[data-jump-said]", has_text="There is no message #500").wait_for()
