@@ -89,3 +89,13 @@ def test_another_accounts_reply_info_is_not_found(call, alice, bob, instance, us
     trace_id = call(alice, "post", "/api/v1/chat",
                     {"instance_id": instance, "query": "Hello"}).json()["trace_id"]
     assert call(bob, "get", f"/api/v1/traces/{trace_id}?fields=info").status_code == 404
+
+
+def test_an_account_without_staff_rights_can_change_its_reading_on_the_settings_page(
+        alice_client):
+    """The rest of the page is read-only for such an account (a disabled fieldset); the
+    reading form stands outside it, so its fields work."""
+    page = alice_client.get("/settings/").content.decode()
+    form = page.index('data-testid="reading-form"')
+    locked = page.index("<fieldset class=\"plain\" disabled>")
+    assert form < page.index('name="message_style"') < page.index("</form>", form) < locked
