@@ -45,7 +45,7 @@ from chat.services.sessions import (
     session_read_repaired,
     session_summary,
 )
-from chat.services.traces import trace_rebuild, trace_sections
+from chat.services.traces import trace_info, trace_rebuild, trace_sections
 from chat.streaming import aside_stream, chat_stream, impersonate_stream, redo_stream
 from chat.turn import TurnRefused, events_dropped, validate_user_text
 from director.services import director_status
@@ -419,13 +419,15 @@ def session_delete(request: HttpRequest, session_id: str, instance_id: str | Non
 @chat_router.get("/traces/{trace_id}", response=dict[str, Any],
                  description="`fields=sections`: only the token figures and each section's "
                              "name, region, tokens and cut (no texts, no messages), for a budget "
-                             "bar; without it, the whole trace.")
+                             "bar; `fields=info`: when, which model, the prompt's and the reply's "
+                             "tokens and the timings, for a message's Info; without it, the "
+                             "whole trace.")
 def trace_detail(request: HttpRequest, trace_id: str, include_session: bool = False,
                  fields: str | None = None):
     validate_id(trace_id, kind="trace id")
-    if fields not in (None, "", "sections"):
-        raise Invalid("fields must be 'sections' or left out",
-                      fields={"fields": "only 'sections'"})
+    if fields not in (None, "", "sections", "info"):
+        raise Invalid("fields must be 'sections', 'info' or left out",
+                      fields={"fields": "only 'sections' or 'info'"})
     row = Trace.objects.filter(trace_id=trace_id).first()
     if row is None:
         raise NotFound(f"trace {trace_id!r} not found")
@@ -434,9 +436,9 @@ def trace_detail(request: HttpRequest, trace_id: str, include_session: bool = Fa
     except NotFound:
         # Someone else's trace reads exactly like an unknown one: no instance id leaks.
         raise NotFound(f"trace {trace_id!r} not found") from None
-    if fields == "sections":
-        return trace_sections(get_store(), instance_id=row.instance_id,
-                              trace_id=trace_id)
+    if fields in ("sections", "info"):
+        read = trace_sections if fields == "sections" else trace_info
+        return read(get_store(), instance_id=row.instance_id, trace_id=trace_id)
     trace = trace_rebuild(get_store(), instance_id=row.instance_id, trace_id=trace_id)
     if include_session:
         trace["session_summary"] = session_summary(get_store(), row.instance_id,

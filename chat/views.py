@@ -265,6 +265,25 @@ def _chat_strings() -> dict[str, Any]:
         "promptTokens": gettext("%(total)s / %(limit)s tokens"),
         "worldInfoEntry": gettext("World info entry"),
         "promptBlock": gettext("Prompt block: %(name)s"),
+        **_info_strings(),
+    }
+
+
+def _info_strings() -> dict[str, str]:
+    """A message's Info (static/chat/info.js) and "Go to message"."""
+    return {
+        "infoTitle": gettext("Message #%(s)s"), "infoFrom": gettext("From"),
+        "infoWritten": gettext("Written"), "infoTurn": gettext("Turn"),
+        "infoLength": gettext("Length"), "infoCharacters": gettext("%(s)s characters"),
+        "infoModel": gettext("Model"), "infoPromptTokens": gettext("Prompt"),
+        "infoReplyTokens": gettext("Reply"), "infoTokens": gettext("%(s)s tokens"),
+        "infoFirstToken": gettext("First words after"), "infoTook": gettext("Written in"),
+        "infoSeconds": gettext("%(s)s s"), "infoSpeedLabel": gettext("Speed"),
+        "infoSpeed": gettext("%(s)s tokens/s"), "infoReading": gettext("Reading…"),
+        "infoNoModel": gettext("No model wrote this message (yours, a greeting or an imported "
+                               "line): nothing more to show."),
+        "infoUnfinished": gettext("This reply did not finish (stopped or interrupted)."),
+        "jumpMissing": gettext("There is no message #%(s)s in this conversation."),
     }
 
 

@@ -33,6 +33,7 @@ from library.routers import router as library_router
 from chat.memory_routers import router as memory_router
 from chat.prompt_manager_routers import router as prompt_manager_router
 from chat.llm_routers import router as llm_router
+from chat.reading_routers import router as reading_router
 from personalab.lib.body_fields import UNKNOWN_FIELD
 from personalab.lib.errors import AppError, Forbidden, NotFound, TooLarge
 from personalab.lib.jsonbody import json_object_bounded
@@ -223,6 +224,7 @@ api.add_router("/", characters_router)
 api.add_router("/", backgrounds_router)
 api.add_router("/", lorebooks_router)
 api.add_router("/", regex_scripts_router)
+api.add_router("/", reading_router)
 api.add_router("/", memory_router)
 api.add_router("/", prompt_manager_router)
 api.add_router("/", config_router)

@@ -238,6 +238,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "chat.context_processors.llm_provider",
+                "chat.context_processors.reading",
             ],
         },
     },

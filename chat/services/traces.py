@@ -13,6 +13,7 @@ from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import is_valid_id
 from personalab.lib.llm_text import trace_prompt_text
 from personalab.lib.session_tail import states_back
+from personalab.lib.tokens import count_tokens
 from personalab.lib.trace_refs import conversation_matches, messages_rebuild
 
 
@@ -68,6 +69,23 @@ def trace_sections(store: FileStore, *, instance_id: str, trace_id: str) -> dict
             "unfinished": "finished_at" not in trace,
             "sections": [{key: section.get(key) for key in SECTION_FIGURES}
                          for section in trace.get("sections") or [] if isinstance(section, dict)]}
+
+
+def trace_info(store: FileStore, *, instance_id: str, trace_id: str) -> dict[str, Any]:
+    """What a message's Info shows of the reply a trace made: when, which model, its tokens
+    (the prompt's and the reply's own) and how long it took, read from the trace file alone."""
+    trace = store.trace_read(instance_id, trace_id)
+    request = trace.get("request") if isinstance(trace.get("request"), dict) else {}
+    reply = trace.get("reply") if isinstance(trace.get("reply"), dict) else {}
+    timings = trace.get("timings") if isinstance(trace.get("timings"), dict) else {}
+    content = reply.get("content")
+    return {"trace_id": trace.get("trace_id"), "turn": trace.get("turn"),
+            "created_at": trace.get("created_at"), "finished_at": trace.get("finished_at"),
+            "unfinished": "finished_at" not in trace,
+            "model": request.get("model") or "", "provider": request.get("provider") or "",
+            "prompt_tokens": trace.get("total_tokens"),
+            "reply_tokens": count_tokens(content) if isinstance(content, str) else None,
+            **{key: timings.get(key) for key in ("first_token_ms", "llm_ms", "total_ms")}}
 
 
 def _reply_unfinished(store: FileStore, instance_id: str, trace: dict[str, Any]) -> None:

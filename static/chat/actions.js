@@ -1,11 +1,12 @@
-// The controls on one message: Copy, Edit, Hide, Delete (with Undo), Branch and the versions
-// of the last reply. Every change goes through the REST API (the same calls and checks as any
+// The controls on one message: Copy, Edit, Hide, Delete (with Undo), Branch, Info and the
+// versions of the last reply. Every change goes through the REST API (the same calls and checks as any
 // other client); the changed message is then read again from the file.
 import {S, fill, root, touch, url} from "./config.js";
 import {api, refusal} from "../rest.js";
 import {escapeHtml, fragment} from "./render.js";
 import {currentSession, messageRefresh, reloadFromFile, sessionLabel} from "./messages.js";
 import {regenerate} from "./composer.js";
+import {infoShow} from "./info.js";
 
 export function toast(text, action) {
   const box = document.getElementById("toast");
@@ -91,7 +92,10 @@ async function remove(article, back) {
   if (!r.ok) { toast(await refusal(r)); return; }
   const {undo_token: token, undo_seconds: seconds} = await r.json();
   for (let next = article.nextElementSibling; next; next = next.nextElementSibling) {
-    if (next.dataset.index) next.dataset.index = Number(next.dataset.index) - 1;
+    if (!next.dataset.index) continue;
+    next.dataset.index = Number(next.dataset.index) - 1;
+    const shown = next.querySelector(".msg-number");
+    if (shown) shown.textContent = `#${next.dataset.index}`;
   }
   article.remove();
   toast(S.deleted, {label: S.undo, seconds, run: async () => {
@@ -154,6 +158,7 @@ export function messageAction(action, control, {fromMenu = false, back: backTo =
   else if (action === "hide") hide(article, control).then(done);
   else if (action === "copy") copy(article).then(done);
   else if (action === "swipe") swipe(article, control.dataset.alternative).then(done);
+  else if (action === "info") infoShow(article, done);
   else return false;
   return true;
 }

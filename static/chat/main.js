@@ -4,7 +4,7 @@
 // turn, older pages, another version) need no re-wiring.
 import {root} from "./config.js";
 import {renderAll} from "./render.js";
-import {loadOlder, scrollToNewest, titleShow, watchScroll} from "./messages.js";
+import {jumpWire, loadOlder, newestWire, scrollToNewest, titleShow, watchScroll} from "./messages.js";
 import {budgetShow, latestTraceId, warningsWire} from "./budget.js";
 import {connect, draftRestore} from "./socket.js";
 import {asideWire} from "./aside.js";
@@ -15,6 +15,7 @@ import {drawer, drawerWire} from "./drawer.js";
 import {indexProgress, memoryWire} from "./memory.js";
 import {roomWire} from "./room.js";
 import {menuWire} from "./menu.js";
+import {infoWire} from "./info.js";
 
 root.addEventListener("click", (e) => {
   const toggle = e.target.closest("[data-testid=drawer-toggle]");
@@ -36,6 +37,9 @@ memoryWire();
 gestureWire();
 roomWire();
 menuWire();
+infoWire();
+jumpWire();
+newestWire();
 if (window.htmx) window.htmx.onLoad((el) => renderAll(el));
 // A member change sends the chat's title again (out of band): the tab's title follows it.
 document.body.addEventListener("htmx:afterSettle", () => {

@@ -1,9 +1,9 @@
 // A message's action menu: its ⋯ button (the only action shown under a message on a narrow
 // or touch screen, where six small words were too many), a long press (≈ 500 ms) on a touch
 // screen, or Enter / Space on a message reached with Tab, opens its actions as labelled buttons
-// (Copy, Edit, Hide, Delete, Branch, the versions of the last reply, the prompt). An item does what the message's own
-// button does, through the same code (actions.js) and so the same REST calls. Escape or a tap
-// outside closes it and the focus goes back to the message.
+// (Copy, Edit, Hide, Delete, Branch, Info, the versions of the last reply, the prompt). An item
+// does what the message's own button does, through the same code (actions.js) and so the same
+// REST calls. Escape or a tap outside closes it and the focus goes back to the message.
 import {S} from "./config.js";
 import {messageAction} from "./actions.js";
 import {menuItemLabel, menuKeyCloses, menuPlaceBeside} from "../menu_list.js";

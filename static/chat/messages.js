@@ -3,6 +3,7 @@
 // the list is read again from the server.
 import {S, root, url} from "./config.js";
 import {adopt, fragment, renderText} from "./render.js";
+import {drawer} from "./drawer.js";
 
 let loadingOlder = false;
 
@@ -192,8 +193,54 @@ export async function loadOlder() {
   }
 }
 
+// "Go to message #N" (the drawer's reading card): older pages are read until that message is
+// there, then it is brought into view and takes the focus (its menu is one Enter away).
+export async function messageReveal(index) {
+  const find = () => messagesBox().querySelector(`.msg[data-index="${Number(index)}"]`);
+  for (let tries = 0; !find() && messagesBox().querySelector(".older") && tries < 500; tries++) {
+    // false while a page the reader's scroll asked for is still coming: wait for it
+    if (!await loadOlder()) await new Promise((done) => setTimeout(done, 100));
+  }
+  const line = find();
+  if (!line) return false;
+  line.scrollIntoView({block: "start"});
+  line.focus({preventScroll: true});
+  return true;
+}
+
+export function jumpWire() {
+  const form = document.getElementById("message-jump");
+  if (!form) return;
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const said = document.querySelector("[data-jump-said]");
+    said.textContent = "";
+    const found = await messageReveal(form.elements.index.value);
+    if (!found) said.textContent = S.jumpMissing.replace("%(s)s", form.elements.index.value);
+    else drawer(false);  // on a phone the drawer covered the message
+  });
+}
+
+// A reader who scrolled back (or went to an early message) gets a "↓ Newest" button over the
+// composer: on a phone the way back down a long evening was a long swipe.
+function newestButtonShow() {
+  const button = document.getElementById("to-newest");
+  if (button) button.hidden = nearNewest();
+}
+
 export function watchScroll() {
   messagesBox().addEventListener("scroll", () => {
     if (messagesBox().scrollTop < 300) loadOlder();
+    newestButtonShow();
   }, {passive: true});
+  newestButtonShow();
+}
+
+export function newestWire() {
+  document.getElementById("to-newest")?.addEventListener("click", () => {
+    scrollToNewest();
+    newestButtonShow();
+    // the button is gone: the keyboard's focus goes to the newest message, not the page's top
+    lastLine()?.closest(".msg[data-index]")?.focus({preventScroll: true});
+  });
 }

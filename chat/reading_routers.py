@@ -1,0 +1,53 @@
+"""`/api/v1/reading`: how your chats read (text size, chat width, message style, times and
+message numbers), per account; the chat page, the history and the settings page apply it."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from django.http import HttpRequest
+from ninja import Router, Schema
+from pydantic import Field, StrictBool
+
+from chat.services.reading import reading_settings_read, reading_settings_update
+from personalab.lib.body_fields import ClosedBody
+from personalab.lib.reading import CHAT_WIDTHS, MESSAGE_STYLES, TEXT_SIZES
+from personalab.storage import get_store
+
+router = Router(tags=["reading"])
+
+TextSize = Literal[TEXT_SIZES]
+ChatWidth = Literal[CHAT_WIDTHS]
+MessageStyle = Literal[MESSAGE_STYLES]
+
+
+class ReadingIn(ClosedBody):
+    text_size: TextSize | None = Field(None, description="the messages' text size, in % (100 is normal)")
+    chat_width: ChatWidth | None = Field(
+        None, description="the conversation's width on a wide screen (a phone always uses all of it)")
+    message_style: MessageStyle | None = Field(
+        None, description="bubbles (pictures and coloured boxes), flat (lines between messages) or "
+                          "document (no pictures, one column of text)")
+    timestamps: StrictBool | None = Field(None, description="each message's time shown")
+    message_numbers: StrictBool | None = Field(None, description="each message's number (#0 is the first) shown")
+
+
+class ReadingOut(Schema):
+    text_size: TextSize
+    chat_width: ChatWidth
+    message_style: MessageStyle
+    timestamps: bool
+    message_numbers: bool
+
+
+@router.get("/reading", response=ReadingOut)
+def reading_get(request: HttpRequest):
+    """Your reading settings (each one never set is its default)."""
+    return reading_settings_read(get_store(), user=request.auth)
+
+
+@router.put("/reading", response=ReadingOut)
+def reading_put(request: HttpRequest, payload: ReadingIn):
+    """Change the settings sent; the others keep their values."""
+    return reading_settings_update(get_store(), user=request.auth,
+                                   changes=payload.model_dump(exclude_none=True))

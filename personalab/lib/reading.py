@@ -1,0 +1,32 @@
+"""How an account's chats read: text size, chat width on a wide screen, message style,
+times and message numbers shown or not (SillyTavern's "User Settings → UI theme", the few
+that matter for an evening of reading). Framework-free: the values, their defaults, and the
+stored settings made whole."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Each value is one CSS rule set (static/app.css, `html[data-reading-*]`): a choice, not a
+# number, since the page's Content-Security-Policy refuses inline styles.
+TEXT_SIZES = ("90", "100", "115", "130", "150")
+CHAT_WIDTHS = ("narrow", "medium", "full")
+MESSAGE_STYLES = ("bubbles", "flat", "document")
+
+READING_DEFAULTS: dict[str, Any] = {
+    "text_size": "100", "chat_width": "full", "message_style": "bubbles",
+    "timestamps": True, "message_numbers": False,
+}
+_CHOICES = {"text_size": TEXT_SIZES, "chat_width": CHAT_WIDTHS, "message_style": MESSAGE_STYLES}
+
+
+def _valid(key: str, value: Any) -> bool:
+    return value in _CHOICES[key] if key in _CHOICES else isinstance(value, bool)
+
+
+def reading_whole(stored: Any) -> dict[str, Any]:
+    """Every setting, a stored one when it is still a valid value, else its default (a file
+    edited by hand never breaks a page)."""
+    stored = stored if isinstance(stored, dict) else {}
+    return {key: stored[key] if _valid(key, stored.get(key)) else default
+            for key, default in READING_DEFAULTS.items()}

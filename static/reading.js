@@ -1,0 +1,42 @@
+// Reading settings (text size, message style, chat width, times, message numbers): a change
+// in a reading form (templates/_reading.html: the settings page, the chat's drawer) is saved
+// through /api/v1/reading and applied at once to <body>'s data-reading-* attributes, which
+// static/app.css reads; no reload, and the conversation keeps its place.
+import {api, refusal} from "./rest.js";
+
+const page = document.body;
+const forms = document.querySelectorAll("[data-reading-form]");
+
+function settingsApply(settings) {
+  for (const [name, value] of Object.entries(settings)) {
+    const shown = typeof value === "boolean" ? (value ? "on" : "off") : value;
+    page.setAttribute(`data-reading-${name.replace(/_/g, "-")}`, shown);
+    for (const form of forms) {  // another copy of the form on the page says the same
+      const field = form.elements[name];
+      if (!field) continue;
+      if (field.type === "checkbox") field.checked = value;
+      else field.value = value;
+    }
+  }
+}
+
+async function settingChange(form, field) {
+  const said = form.querySelector("[data-reading-said]");
+  const value = field.type === "checkbox" ? field.checked : field.value;
+  const reader = document.getElementById("messages");
+  const atEnd = reader && reader.scrollHeight - reader.scrollTop - reader.clientHeight < 40;
+  const r = await api("PUT", form.dataset.url, {[field.name]: value});
+  if (!r.ok) {
+    said.textContent = await refusal(r);
+    return;
+  }
+  settingsApply(await r.json());
+  // Larger text makes the conversation taller: a reader at the newest line stays there.
+  if (atEnd) reader.scrollTop = reader.scrollHeight;
+  said.textContent = form.dataset.saved;
+}
+
+for (const form of forms) {
+  form.addEventListener("change", (e) => { if (e.target.name) settingChange(form, e.target); });
+  form.addEventListener("submit", (e) => e.preventDefault());
+}

@@ -1,0 +1,296 @@
+"""Reading comfort and message tools a SillyTavern player looks for on an evening (issue 33):
+text size, message style, chat width, times and message numbers, set per account from the
+chat's drawer or the settings page and applied at once (no reload) on the chat page and in the
+history; a message's Info (when, which model, its tokens, how long it took); "Go to message
+number". Phone (390×844 touch), keyboard open (390×500) and laptop, light and dark, English and
+中文. Screenshots go to tests/e2e/screenshots/."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import (
+    DESKTOP,
+    PHONE,
+    Server,
+    browser_missing_reason,
+    context_new,
+    csrf_token,
+    login_ensure,
+    message_act,
+    no_sideways_scroll,
+    screenshot_take,
+    turn_wait_done,
+)
+from tests.e2e.test_accessibility import AXE
+from tests.e2e.test_accessibility import RUN as AXE_RUN
+from tests.e2e.test_chat_extras import _api
+from tests.stub_llm import Reply
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+_missing = browser_missing_reason()
+if _missing:
+    pytest.skip(_missing, allow_module_level=True)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
+
+KEYBOARD_OPEN = {"width": 390, "height": 500}
+DEFAULTS = {"text_size": "100", "chat_width": "full", "message_style": "bubbles",
+            "timestamps": True, "message_numbers": False}
+
+
+@pytest.fixture(autouse=True)
+def _reading_put_back(server: Server, page: Page) -> Iterator[None]:
+    """Each test starts and ends with the account's reading at its defaults."""
+    _api(page, server, "PUT", "/reading", DEFAULTS)
+    yield
+    _api(page, server, "PUT", "/reading", DEFAULTS)
+
+
+def _touch_page(server: Server, viewport: dict, *, language: str = "en") -> Page:
+    context = context_new(server, viewport=viewport, is_mobile=True, has_touch=True)
+    login_ensure(server, context)
+    if language != "en":
+        context.add_cookies([{"name": "django_language", "value": language, "url": server.url}])
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.js_errors = errors
+    return page
+
+
+def _imported_chat(page: Page, server: Server, lines: int) -> str:
+    """A chat with `lines` messages (Alserqi and Ann in turn), imported as a SillyTavern file."""
+    def line(number: int) -> dict:
+        mine = number % 2 == 1
+        return {"name": "Ann" if mine else "Alserqi", "is_user": mine, "is_system": False,
+                "send_date": "2024-03-05T14:03:00.000Z",
+                "mes": f"Line {number}: " + ("the wind turns. " * 6), "extra": {}}
+
+    body = "".join(json.dumps(row) + "\n" for row in [
+        {"user_name": "Ann", "character_name": "Alserqi", "chat_metadata": {}},
+        *(line(n) for n in range(lines))])
+    made = page.request.post(
+        f"{server.url}/api/v1/instances/import", headers={"X-CSRFToken": csrf_token(page, server)},
+        multipart={"file": {"name": "evening.jsonl", "mimeType": "application/jsonl",
+                            "buffer": body.encode()},
+                   "character_id": "char_alserqi"})
+    assert made.ok, made.text()
+    return made.json()["instance_id"]
+
+
+def _text_px(page: Page) -> float:
+    return page.evaluate("() => parseFloat(getComputedStyle("
+                         "document.querySelector('#messages .msg[data-index] .text')).fontSize)")
+
+
+def _reading_open(page: Page) -> None:
+    """The drawer's reading card, as a player reaches it (☰ Story on a phone)."""
+    toggle = page.get_by_test_id("drawer-toggle")
+    if toggle.is_visible():
+        toggle.click()
+    card = page.get_by_test_id("reading-card")
+    if card.get_attribute("open") is None:
+        card.locator("summary").click()
+
+
+def _saved(page: Page, attribute: str, value: str) -> None:
+    page.wait_for_function(
+        "([name, value]) => document.body.getAttribute(name) === value",
+        arg=[f"data-reading-{attribute}", value])
+
+
+def test_reading_settings_in_the_chats_drawer_apply_at_once_and_stay(server: Server,
+                                                                     page: Page) -> None:
+    phone = _touch_page(server, PHONE)
+    try:
+        chat = _imported_chat(phone, server, 6)
+        phone.goto(f"{server.url}/instances/{chat}/")
+        first = phone.locator("#messages .msg[data-index]").first
+        assert first.locator(".who time").is_visible()
+        assert not first.get_by_test_id("message-number").is_visible()
+        normal = _text_px(phone)
+        _reading_open(phone)
+        form = phone.locator("#reading-drawer")
+        form.get_by_test_id("reading-text-size").select_option("130")
+        _saved(phone, "text-size", "130")
+        assert _text_px(phone) == pytest.approx(normal * 1.3, rel=0.02)
+        form.get_by_test_id("reading-message-style").select_option("document")
+        _saved(phone, "message-style", "document")
+        form.get_by_test_id("reading-timestamps").uncheck()
+        _saved(phone, "timestamps", "off")
+        form.get_by_test_id("reading-message-numbers").check()
+        _saved(phone, "message-numbers", "on")
+        assert form.locator("[data-reading-said]").inner_text() == "Saved for your account."
+        screenshot_take(phone, "reading_drawer_390x844", full_page=False)
+        phone.locator("button.drawer-close").click()
+        assert not first.locator(".avatar").is_visible()
+        assert not first.locator(".who time").is_visible()
+        assert first.get_by_test_id("message-number").inner_text() == "#0"
+        no_sideways_scroll(phone)
+        screenshot_take(phone, "reading_document_390x844", full_page=False)
+        phone.reload()
+        assert _text_px(phone) == pytest.approx(normal * 1.3, rel=0.02)
+        assert phone.locator("#reading-drawer [name=message_style]").input_value() == "document"
+        assert not phone.locator("#reading-drawer [name=timestamps]").is_checked()
+        assert phone.js_errors == []
+    finally:
+        phone.context.close()
+
+
+def test_the_settings_page_sets_the_width_and_style_and_the_history_follows(
+        server: Server, page: Page) -> None:
+    page.set_viewport_size(DESKTOP)
+    chat = _imported_chat(page, server, 6)
+    page.goto(f"{server.url}/instances/{chat}/")
+    full = page.locator("#messages .msg[data-index]").first.bounding_box()["width"]
+    page.goto(f"{server.url}/settings/")
+    form = page.get_by_test_id("reading-settings").get_by_test_id("reading-form")
+    form.get_by_test_id("reading-chat-width").select_option("narrow")
+    _saved(page, "chat-width", "narrow")
+    form.get_by_test_id("reading-message-style").select_option("flat")
+    _saved(page, "message-style", "flat")
+    form.get_by_test_id("reading-message-numbers").check()
+    _saved(page, "message-numbers", "on")
+    page.goto(f"{server.url}/instances/{chat}/")
+    message = page.locator("#messages .msg[data-index]").first
+    narrow = message.bounding_box()["width"]
+    assert full > 900 and narrow <= 42 * 16 + 1, (full, narrow)
+    assert message.evaluate("m => getComputedStyle(m.querySelector('.bubble')).backgroundColor") \
+        == "rgba(0, 0, 0, 0)"
+    screenshot_take(page, "reading_flat_narrow_1366", full_page=False)
+    page.goto(f"{server.url}/instances/{chat}/history/")
+    row = page.locator(".history-row").nth(2)
+    assert row.locator(".msg-number").inner_text().strip() == "#2"
+    assert page.locator(".history-layout > section").bounding_box()["width"] <= 44 * 16 + 1
+    assert page.js_errors == []
+
+
+def test_a_replys_info_says_when_which_model_its_tokens_and_how_long(server: Server,
+                                                                    page: Page) -> None:
+    phone = _touch_page(server, PHONE)
+    try:
+        made = _api(phone, server, "POST", "/instances", {"character_id": "char_alserqi"})
+        phone.goto(f"{server.url}/instances/{made['instance_id']}/")
+        server.stub.script(Reply("The dunes shift under the moon, and I keep walking.",
+                                 chunk_size=4, delay=0.02))
+        phone.wait_for_function("() => !document.querySelector('[data-testid=send]').disabled")
+        phone.get_by_test_id("input").fill("Where are we going?")
+        phone.get_by_test_id("send").tap()
+        turn_wait_done(phone)
+        reply = phone.locator("#messages .msg.assistant[data-index]").last
+        reply.locator("a[data-trace]").wait_for(state="attached")  # read again from the file
+        message_act(reply, "info")
+        info = phone.get_by_test_id("message-info")
+        info.get_by_test_id("info-model").wait_for()
+        assert info.locator("h3").inner_text() == f"Message #{reply.get_attribute('data-index')}"
+        assert info.get_by_test_id("info-model").inner_text().startswith("stub-model")
+        assert re.fullmatch(r"\d+ tokens", info.get_by_test_id("info-reply-tokens").inner_text())
+        assert re.fullmatch(r"[\d,]+ tokens", info.get_by_test_id("info-prompt-tokens").inner_text())
+        assert re.fullmatch(r"\d+\.\d\d? s", info.get_by_test_id("info-took").inner_text())
+        assert info.get_by_test_id("info-from").inner_text() == "Alserqi"
+        assert info.get_by_test_id("info-written").inner_text()
+        screenshot_take(phone, "message_info_390x844", full_page=False)
+        info.get_by_test_id("message-info-close").tap()
+        assert not info.is_visible()
+        mine = phone.locator("#messages .msg.user[data-index]").last
+        message_act(mine, "info")
+        assert "No model wrote this message" in info.locator("[data-info-note]").inner_text()
+        assert info.get_by_test_id("info-length").inner_text() == "19 characters"
+        phone.keyboard.press("Escape")
+        assert not info.is_visible()
+        assert phone.js_errors == []
+    finally:
+        phone.context.close()
+
+
+def test_go_to_a_message_number_and_its_info_from_the_keyboard(server: Server,
+                                                               page: Page) -> None:
+    """A chat longer than a page (40): message #3 is read from older pages, shown and focused;
+    Enter opens its menu, Info its dialog, Escape goes back to the message; "↓ Newest" goes
+    back down to the newest line."""
+    page.set_viewport_size(DESKTOP)
+    chat = _imported_chat(page, server, 90)
+    page.goto(f"{server.url}/instances/{chat}/")
+    assert page.locator('#messages .msg[data-index="3"]').count() == 0
+    _reading_open(page)
+    page.get_by_test_id("message-jump-index").fill("3")
+    page.get_by_test_id("message-jump-index").press("Enter")
+    target = page.locator('#messages .msg[data-index="3"]')
+    page.wait_for_function("() => document.activeElement?.dataset?.index === '3'")
+    box, shown = target.bounding_box(), page.locator("#messages").bounding_box()
+    assert shown["y"] - 1 <= box["y"] < shown["y"] + shown["height"]
+    page.keyboard.press("Enter")
+    page.get_by_test_id("menu-info").focus()
+    page.keyboard.press("Enter")
+    info = page.get_by_test_id("message-info")
+    info.locator("h3", has_text="Message #3").wait_for()
+    assert info.get_by_test_id("info-from").inner_text() == "Ann"
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => document.activeElement?.dataset?.index === '3'")
+    newest = page.get_by_test_id("to-newest")
+    assert newest.is_visible()
+    newest.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement?.dataset?.index === '89'")
+    newest.wait_for(state="hidden")
+    last = page.locator('#messages .msg[data-index="89"]').bounding_box()
+    assert last["y"] + last["height"] <= shown["y"] + shown["height"] + 1
+    page.get_by_test_id("message-jump-index").fill("500")
+    page.get_by_test_id("message-jump-index").press("Enter")
+    page.locator("[data-jump-said]", has_text="There is no message #500").wait_for()
+    assert page.js_errors == []
+
+
+def test_reading_in_chinese_with_the_keyboard_open_in_dark_is_translated_and_axe_clean(
+        server: Server, page: Page) -> None:
+    phone = _touch_page(server, KEYBOARD_OPEN, language="zh-hans")
+    try:
+        phone.add_init_script(path=str(AXE))
+        phone.emulate_media(color_scheme="dark")
+        chat = _imported_chat(phone, server, 6)
+        _api(phone, server, "PUT", "/reading", {"message_style": "flat", "message_numbers": True})
+        phone.goto(f"{server.url}/instances/{chat}/")
+        _reading_open(phone)
+        card = phone.get_by_test_id("reading-card")
+        assert "阅读" in card.locator("summary").inner_text()
+        assert "字号" in card.inner_text() and "English" not in card.inner_text()
+        card.get_by_test_id("reading-message-style").select_option("document")
+        _saved(phone, "message-style", "document")
+        assert card.locator("[data-reading-said]").inner_text() == "已为你的账户保存。"
+        assert phone.evaluate(AXE_RUN) == []
+        screenshot_take(phone, "reading_drawer_zh_dark_390x500", full_page=False)
+        phone.locator("button.drawer-close").click()
+        message_act(phone.locator("#messages .msg[data-index]").last, "info")
+        info = phone.get_by_test_id("message-info")
+        assert info.locator("h3").inner_text().startswith("第")
+        assert "字符" in info.get_by_test_id("info-length").inner_text()
+        assert phone.evaluate(AXE_RUN) == []
+        screenshot_take(phone, "message_info_zh_dark_390x500", full_page=False)
+        assert phone.js_errors == []
+    finally:
+        phone.context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_reading_style_is_axe_clean_on_a_laptop(server: Server, page: Page,
+                                                      scheme: str) -> None:
+    page.add_init_script(path=str(AXE))
+    page.set_viewport_size(DESKTOP)
+    page.emulate_media(color_scheme=scheme)
+    chat = _imported_chat(page, server, 6)
+    for style in ("bubbles", "flat", "document"):
+        _api(page, server, "PUT", "/reading", {"message_style": style, "message_numbers": True,
+                                              "text_size": "150"})
+        page.goto(f"{server.url}/instances/{chat}/")
+        _reading_open(page)
+        assert page.evaluate(AXE_RUN) == [], style
+    page.goto(f"{server.url}/settings/")
+    assert page.evaluate(AXE_RUN) == []
