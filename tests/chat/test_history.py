@@ -556,7 +556,10 @@ def test_the_session_list_and_the_pager_give_one_count_and_the_players_name(stor
     page = alice_client.get(f"/instances/{instance}/history/").content.decode()
     counts = re.findall(r"(\d+) messages?\b", page)  # the session list's, the pager's
     assert len(counts) >= 2 and set(counts) == {"5"}
-    assert '<div class="who">Ann · turn 1' in page
+    # Each name is followed by the message's number (shown when the reader asks for it).
+    number = r'<span class="msg-number muted"> #\d+</span>'
+    assert re.search(f'<div class="who">Ann{number} · turn 1', page)
     player = persona_effective(store, owner=store.instance_state_read(instance).get("owner"),
                                persona_id=None)["name"]  # the chat page's {{user}}
-    assert f'<div class="who">{player} · turn 2' in page and '<div class="who">You' not in page
+    assert re.search(f'<div class="who">{re.escape(player)}{number} · turn 2', page)
+    assert '<div class="who">You' not in page
