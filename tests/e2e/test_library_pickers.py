@@ -27,6 +27,7 @@ from tests.e2e.test_accessibility import AXE
 from tests.e2e.test_accessibility import RUN as AXE_RUN
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from pathlib import Path
 
     from playwright.sync_api import Page
@@ -75,9 +76,10 @@ def library(server: Server) -> dict[str, str]:
     return json.loads(made.stdout.strip().splitlines()[-1])
 
 
-@pytest.fixture
-def phone(server: Server) -> Page:
-    context = context_new(server, viewport=PHONE, has_touch=True, is_mobile=True)
+def author_page(server: Server, *, size: dict, scheme: str = "light") -> Iterator[Page]:
+    """A logged-in page as an author holds it: a phone's is touched, a laptop's clicked."""
+    context = context_new(server, viewport=size, has_touch=size is PHONE,
+                          is_mobile=size is PHONE, color_scheme=scheme)
     login_ensure(server, context)
     page = context.new_page()
     errors: list[str] = []
@@ -85,6 +87,11 @@ def phone(server: Server) -> Page:
     page.js_errors = errors
     yield page
     context.close()
+
+
+@pytest.fixture
+def phone(server: Server) -> Iterator[Page]:
+    yield from author_page(server, size=PHONE)
 
 
 def _chat_opened_members(page: Page, server: Server) -> list[str]:
