@@ -15,6 +15,8 @@ from playwright.sync_api import Page
 from tests.e2e.conftest import DESKTOP, PHONE, Server, no_sideways_scroll, screenshot_take
 from tests.e2e.test_accessibility import AXE
 from tests.e2e.test_accessibility import RUN as AXE_RUN
+from tests.e2e.test_author_walk10 import _party_file
+from tests.e2e.test_chat_extras import _api, _drawer_open
 from tests.e2e.test_library_pickers import author_page
 from tests.e2e.test_lorebook_editor import _book_import
 
@@ -135,4 +137,75 @@ def test_entries_written_one_after_another_keep_the_keys_box_ready(
         assert page.evaluate("document.activeElement.name") == "new_keys"
     screenshot_take(page, f"w11_lore_written_{size['width']}_{scheme}", full_page=False)
     assert _ids_shown(page) == []
+    assert page.js_errors == []
+
+
+def _card_top(page: Page) -> float:
+    return page.locator("#members-card").evaluate("card => card.getBoundingClientRect().top")
+
+
+@WALKS
+def test_a_group_of_three_changed_in_its_drawer_keeps_the_card_in_sight_and_the_focus(
+        author: Page, server: Server, tmp_path: Path, size: dict, scheme: str) -> None:
+    page = author
+    tag = f"{size['width']}{scheme[0]}"
+    names = [f"Ann{tag}", f"Bob{tag}", f"Cyd{tag}", f"Dee{tag}"]
+    for name in names:
+        _api(page, server, "POST", "/characters", {
+            "name": name, "base_persona": f"{name} keeps the lighthouse.",
+            "greeting": "I am {{char}}.", "visibility": "private"})
+    page.goto(f"{server.url}/")
+    form = page.get_by_test_id("start-group")
+    for name in names[:3]:
+        if form.get_by_test_id("pick-filter").count():  # the shared server's library is long
+            form.get_by_test_id("pick-filter").fill(name)
+        form.get_by_label(name, exact=True).check()
+    form.locator("button[type=submit]").click()
+    page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
+    greetings = page.locator("[data-testid=message][data-role=assistant]").all_inner_texts()
+    assert [sum(f"I am {name}." in text for text in greetings) for name in names[:3]] == [1] * 3
+
+    _drawer_open(page)
+    card = page.locator("#members-card")
+    card.locator("summary").click()
+    add = card.locator("button", has_text="Add to the story")
+    add.scroll_into_view_if_needed()
+    before = _card_top(page)
+    card.locator("select[name=character_id]").select_option(label=names[3])
+    add.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelectorAll('#members-card li').length === 4")
+    page.wait_for_function("() => document.activeElement.closest('#members-card')"
+                           " && document.activeElement.textContent.includes('Add to the story')")
+    # The card stays where it was in the drawer (it moved a screen down at 1366x900).
+    assert abs(_card_top(page) - before) <= 2, (before, _card_top(page))
+
+    moved = page.locator("#members-card li").nth(2)
+    member = moved.get_attribute("data-member")
+    moved.get_by_test_id("member-up").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "names => [...document.querySelectorAll('#members-card li strong')]"
+        ".map((s) => s.textContent.trim()).join() === names.join()",
+        arg=[names[0], names[2], names[1], names[3]])
+    # The focus is on the same member's ↑ again, for the next press.
+    page.wait_for_function("member => document.activeElement.value === 'up' && document"
+                           ".activeElement.closest(`[data-member='${member}']`)", arg=member)
+
+    page.locator("#members-card li").nth(3).locator("button[value=remove]").click()
+    page.wait_for_function("() => document.querySelectorAll('#members-card li').length === 3")
+    title = f"{names[0]} & {names[2]} & {names[1]}"
+    page.wait_for_function("t => document.getElementById('chat-title').textContent.includes(t)",
+                           arg=title)
+    assert _ids_shown(page) == []
+    no_sideways_scroll(page)
+    screenshot_take(page, f"w11_group_drawer_{size['width']}_{scheme}", full_page=False)
+
+    page.locator("form#chat-import input[type=file]").set_input_files(
+        str(_party_file(tmp_path, [names[0], names[2], names[1]])))
+    with page.expect_navigation():
+        page.locator("form#chat-import button[type=submit]").click()
+    page.wait_for_load_state("load")
+    assert _ids_shown(page) == []
+    screenshot_take(page, f"w11_group_imported_{size['width']}_{scheme}", full_page=False)
     assert page.js_errors == []
