@@ -57,8 +57,14 @@ for name in json.loads(sys.argv[1]):
     ids[name] = character_save(get_store(), user=admin, data={
         "name": name, "base_persona": f"{name}, one of many.", "greeting": "Hello.",
         "visibility": "private"})
+from library.background_services import background_save
+for place in json.loads(sys.argv[2]):
+    ids[place] = background_save(get_store(), user=admin, data={
+        "name": place, "world_setting": f"{place}.", "visibility": "private"})
 print(json.dumps(ids))
 """
+PLACES = [f"{first} {kind}" for first in ("Sunken", "Grey", "Amber") for kind in
+          ("Harbor", "Keep", "Marsh", "Road")]
 
 
 def _names() -> list[str]:
@@ -69,8 +75,10 @@ def _names() -> list[str]:
 
 @pytest.fixture(scope="module")
 def library(server: Server) -> dict[str, str]:
-    """{name: id} of the 300 characters, written by the app's own service in one process."""
-    made = subprocess.run([sys.executable, "-c", SEED, json.dumps(_names())], cwd=ROOT,
+    """{name: id} of the 300 characters and 12 backgrounds, written by the app's own services
+    in one process."""
+    made = subprocess.run([sys.executable, "-c", SEED, json.dumps(_names()), json.dumps(PLACES)],
+                          cwd=ROOT,
                           env={**server.env, "DJANGO_SETTINGS_MODULE": "personalab.settings"},
                           capture_output=True, text=True, check=True)
     return json.loads(made.stdout.strip().splitlines()[-1])
@@ -113,7 +121,7 @@ def test_the_new_chat_picker_finds_seraphina_among_300_by_three_letters_on_a_pho
     page.goto(f"{server.url}/#start-chat")
     select = "#start-character"
     assert len(_options(page, select)) > 300
-    box = page.locator("#start-chat form[action='/instances/new'] [data-testid=pick-filter]")
+    box = page.locator("[data-testid=pick-filter][aria-controls=start-character]")
     assert box.get_attribute("aria-label") == "Find a character"
     box.tap()
     page.keyboard.type("ser")
@@ -131,10 +139,15 @@ def test_the_new_chat_picker_finds_seraphina_among_300_by_three_letters_on_a_pho
     screenshot_take(page, "pick_home_seraphina_phone_dark", full_page=False)
     page.keyboard.press("Enter")  # a search box's Enter does not start the chat
     assert page.url.endswith("/#start-chat")
+    page.locator("[data-testid=pick-filter][aria-controls=start-background]").tap()
+    page.keyboard.type("sunken h")
+    assert page.locator("#start-background").input_value() == library["Sunken Harbor"]
     page.locator("#start-chat form[action='/instances/new'] button[type=submit]").tap()
     page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
     instance_id = page.url.rstrip("/").rsplit("/", 1)[1]
-    assert server.instance_state(instance_id)["character_id"] == library["Seraphina"]
+    state = server.instance_state(instance_id)
+    assert state["character_id"] == library["Seraphina"]
+    assert state["background_id"] == library["Sunken Harbor"]
     assert page.js_errors == []
 
 
@@ -144,7 +157,7 @@ def test_a_scene_is_ticked_from_300_by_typing_and_the_ticked_stay_in_view(
     page.set_viewport_size(size)
     page.goto(f"{server.url}/")
     form = page.get_by_test_id("start-group")
-    box = form.get_by_test_id("pick-filter")
+    box = form.get_by_label("Find a character")
     box.fill("seraph")
     visible = form.locator("label.check:visible")
     assert [t.strip() for t in visible.all_inner_texts()] == ["Seraphina"]
@@ -154,7 +167,7 @@ def test_a_scene_is_ticked_from_300_by_typing_and_the_ticked_stay_in_view(
         "Mirela Holloway", "Seraphina"]
     form.get_by_label("Mirela Holloway", exact=True).check()
     box.fill("zzz")
-    assert form.locator(".pick-none").is_visible()
+    assert form.get_by_text("No character holds these letters.").is_visible()
     assert sorted(t.strip() for t in visible.all_inner_texts()) == [
         "Mirela Holloway", "Seraphina"]  # a ticked one stays in view
     # 300 ticks no longer make the page 300 lines long: the list scrolls inside its box.
@@ -173,9 +186,9 @@ def test_the_members_card_adds_a_character_found_by_typing_and_keeps_its_box_aft
         phone: Page, server: Server, library: dict[str, str]) -> None:
     page = phone
     page.goto(f"{server.url}/")
-    page.get_by_test_id("start-group").get_by_test_id("pick-filter").fill("seraph")
+    page.get_by_test_id("start-group").get_by_label("Find a character").fill("seraph")
     page.get_by_test_id("start-group").get_by_label("Seraphina", exact=True).check()
-    page.get_by_test_id("start-group").get_by_test_id("pick-filter").fill("orrin ash")
+    page.get_by_test_id("start-group").get_by_label("Find a character").fill("orrin ash")
     page.get_by_test_id("start-group").get_by_label("Orrin Ashdown", exact=True).check()
     page.get_by_test_id("start-group").locator("button[type=submit]").tap()
     page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
