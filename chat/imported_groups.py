@@ -92,11 +92,10 @@ def group_found(store: FileStore, *, user, group: ChatGroup, state: dict[str, An
     absent: list[str] = []
     missing: list[str] = []
     names: list[str] = []
-    shared = _names_shared(user) if user is not None else set()
+    shared = _labels_shared(user) if user is not None else {}
     for member in group.members[:limit + 1]:
         character_id = _resolved(store, user, member) if user is not None else None
-        name = (f"{member_name(member)} ({character_id})" if character_id in shared
-                else member_name(member))
+        name = shared.get(character_id) or member_name(member)
         names.append(name)
         if character_id is None:
             absent.append(name)
@@ -107,7 +106,7 @@ def group_found(store: FileStore, *, user, group: ChatGroup, state: dict[str, An
     return GroupFound(usable=usable, absent=absent, missing=missing[:20], names=names)
 
 
-def _names_shared(user) -> set[str]:
-    """Ids of the characters the player sees whose name another of them has."""
-    return {row.character_id for row in character_choices(user=user)
+def _labels_shared(user) -> dict[str, str]:
+    """{id: label} of the characters the player sees whose name another of them has."""
+    return {row.character_id: row.label for row in character_choices(user=user)
             if row.label != row.name}

@@ -24,10 +24,10 @@ from chat.services.members import (
     instance_member_remove,
 )
 from chat.speakers import STRATEGIES
+from library.character_labels import character_labels
 from library.selectors import ChatCharacters, character_choices
 from personalab.lib.errors import AppError
 from personalab.lib.filestore.store import FileStore
-from personalab.lib.names import labels_distinct
 from personalab.lib.store_errors import InstanceBusy
 from personalab.storage import get_store
 
@@ -38,7 +38,8 @@ def members_context(store: FileStore, *, user, state: dict[str, Any],
     members = members_of(store, state, characters) or []
     taken = {m.character_id for m in members} | {state.get("character_id")}
     return {"members": members, "members_title": members_title(members),
-            "member_labels": labels_distinct((m.character_id, m.name) for m in members),
+            "member_labels": character_labels(((m.character_id, m.name) for m in members),
+                                              user=user),
             "member_pictures": member_pictures(characters, [m.character_id for m in members]),
             "reply_order": state.get("reply_order") or "natural",
             "reply_orders": reply_orders(),

@@ -24,13 +24,13 @@ def character_tiles(store: FileStore, *, characters: Iterable[Character]) -> lis
     (the card's creator notes, else its description, on one line, cut)."""
     return [{"row": row, "pictured": avatar_file(store.character_dir(row.character_id)) is not None,
              "letter": (row.name.strip()[:1] or "?").upper(),
-             "blurb": _blurb(store, row.character_id)} for row in characters]
+             "blurb": character_blurb(store, row.character_id)} for row in characters]
 
 
 BLURBS: FileParseCache[str] = FileParseCache()
 
 
-def _blurb(store: FileStore, character_id: str) -> str:
+def character_blurb(store: FileStore, character_id: str) -> str:
     try:
         return BLURBS.get(store.character_dir(character_id) / "definition.json", _blurb_made)
     except (StoreError, OSError, ValueError):

@@ -4,12 +4,14 @@ compiles every key of every linked book."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from library.worldinfo_keys import key_expansion, key_problem
 
 # About 0.8 s of compiling for a whole book at the worst (user_regex: 10,000 units ≈ 40 ms).
 MAX_BOOK_EXPANSION = 200_000
+ENTRY_FIELD = re.compile(r"entries\[(\d+)\]\.")
 
 
 def regex_keys_check(entries: list[dict[str, Any]], errors: dict[str, str], *,
@@ -29,10 +31,15 @@ def regex_keys_check(entries: list[dict[str, Any]], errors: dict[str, str], *,
                              f"{MAX_BOOK_EXPANSION:,} (fewer or simpler repeats)")
 
 
-def regex_key_problems(lorebook: dict[str, Any]) -> list[str]:
-    """Every regex key of a stored book that cannot fire, each in a sentence (the editor's
-    "Test this text" lists them, since such a key never matches)."""
+def regex_key_problems(lorebook: dict[str, Any]) -> list[tuple[dict[str, Any] | None, str]]:
+    """Every regex key of a stored book that cannot fire: (its entry, or None for the whole
+    book; the sentence). The editor's "Test this text" lists them, since such a key never
+    matches."""
     errors: dict[str, str] = {}
     entries = [e for e in lorebook.get("entries") or [] if isinstance(e, dict)]
     regex_keys_check(entries, errors, strict=True)
-    return [f"{name}: {text}" for name, text in errors.items()]
+    found = []
+    for name, text in errors.items():
+        where = ENTRY_FIELD.match(name)
+        found.append((entries[int(where.group(1))] if where else None, text))
+    return found

@@ -15,11 +15,11 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Q, QuerySet
 
+from library.character_labels import character_labels
 from library.errors import ItemWithheld, LibraryForbidden, LibraryNotFound
 from library.models import Background, Character, Lorebook, Persona
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import InvalidId, is_valid_id
-from personalab.lib.names import labels_distinct
 from personalab.lib.store_errors import MissingFile, StoreError
 
 DEFAULT_USER_NAME = "User"
@@ -198,10 +198,11 @@ def characters_visible_to(*, user) -> QuerySet[Character]:
 
 
 def character_choices(*, user) -> list[Character]:
-    """The characters a picker offers, by name, each with a `label`: the name, and the id
-    after it when another character this account sees has the same name."""
+    """The characters a picker offers, by name, each with a `label`: the name, and what tells
+    it apart when another character this account sees has the same name
+    (library/character_labels.py)."""
     rows = list(characters_visible_to(user=user).order_by("name", "character_id"))
-    labels = labels_distinct((row.character_id, row.name) for row in rows)
+    labels = character_labels(((row.character_id, row.name) for row in rows), user=user)
     for row in rows:
         row.label = labels[row.character_id]
     return rows

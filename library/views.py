@@ -455,6 +455,15 @@ def _entry_errors(field_errors: dict[str, str], index: int) -> dict[str, str]:
             if name.startswith(prefix)}
 
 
+def _book_refusal(exc: LibraryError) -> str:
+    """What stops a save, said over the page: the book's own problems in words; an entry's
+    problem is beside its field, the page names the entry (never its place in the list)."""
+    fields = exc.field_errors or {}
+    if fields and all(name.startswith("entries[") for name in fields):
+        return gettext("Not saved: fix the entries marked below.")
+    return str(exc)
+
+
 def _lorebook_from_form(form, lorebook: dict) -> dict:
     stored = {entry.get("uid"): entry for entry in lorebook.get("entries", [])}
     uids = [int(u) for u in form.getlist("uid") if u.isdigit()]
@@ -492,7 +501,7 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
         except LibraryNotFound:
             raise Http404("not found") from None
         except LibraryError as exc:
-            error, lorebook = f"{exc} {exc.field_errors or ''}", data
+            error, lorebook = _book_refusal(exc), data
             status, field_errors = exc.status, exc.field_errors or {}
     entries = [e for e in lorebook.get("entries", []) if isinstance(e, dict)]
     shown = {**lorebook, "entries": [
@@ -500,6 +509,7 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
         for index, e in enumerate(entries)]}
     return render(request, "library/lorebook_form.html",
                   {"lorebook": shown, "lorebook_id": lorebook_id, "error": error,
+                   "refused": [e for e in shown["entries"] if e["field_errors"]],
                    "ownership": _ownership(request, lorebook, "lorebook", lorebook_id),
                    "positions": POSITIONS, "roles": ROLES, "logics": SELECTIVE_LOGICS},
                   status=status)

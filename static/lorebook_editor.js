@@ -86,6 +86,23 @@
 
   for (const control of [search, sort, filter]) control.addEventListener("input", redraw);
 
+  // An entry named by "Test this text" opens in the list, whatever the search hides.
+  function entryOpen(row) {
+    keptRow = row;
+    redraw();
+    const entry = row.querySelector("details.lore-entry");
+    entry.open = true;
+    row.scrollIntoView({block: "start"});
+    entry.querySelector("summary").focus({preventScroll: true});
+  }
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest("[data-lore-open]");
+    const row = link && rows.find((r) => r.dataset.uid === link.dataset.loreOpen);
+    if (!row) return;
+    event.preventDefault();
+    entryOpen(row);
+  });
+
   // "+ New entry" sits above a long list: it jumps to the form at the bottom, keys first.
   tools.querySelector("[data-testid=lore-new]").addEventListener("click", (event) => {
     event.preventDefault();
@@ -93,14 +110,23 @@
     form.elements.new_keys.focus({preventScroll: true});
   });
 
-  // Saving reloads the page: the open entry (else the scroll position), the search, sort and
-  // filter come back after it, so an author deep in a long book does not start again at the top.
+  // Saving reloads the page: the search, sort and filter come back after it, the open entry is
+  // open again (its "More" too), and the rows in sight are where they were, even when rows
+  // above them were deleted or opened, so an author deep in a long book does not start again.
   const placeKey = `lore-place:${location.pathname}`;
+  const deleting = (row) => field(row, "delete") && field(row, "delete").checked;
   form.addEventListener("submit", () => {
-    const open = box.querySelector("details.lore-entry[open]");
-    const openRow = open && !open.closest(".lore-row").hidden ? open.closest(".lore-row") : null;
+    // An entry the search hides stays closed: the search shows what the author asked for.
+    const open = [...box.querySelectorAll("details.lore-entry[open]")]
+      .find((entry) => !entry.closest(".lore-row").hidden);
+    const more = open && open.querySelector("details.lore-more");
+    const anchor = rows.find((row) => !row.hidden && !deleting(row)
+      && row.getBoundingClientRect().bottom > 0);
     sessionStorage.setItem(placeKey, JSON.stringify({
-      uid: openRow ? openRow.dataset.uid : null,
+      uid: open ? open.closest(".lore-row").dataset.uid : null, more: Boolean(more && more.open),
+      anchor: anchor ? anchor.dataset.uid : null,
+      anchorTop: anchor ? anchor.getBoundingClientRect().top : 0,
+      made: Boolean(form.elements.new_keys.value || form.elements.new_content.value),
       search: search.value, sort: sort.value, filter: filter.value, scrollY: window.scrollY}));
   });
   let place = null;
@@ -118,14 +144,23 @@
     if ([...filter.options].some((o) => o.value === place.filter)) filter.value = place.filter;
   }
   redraw();
-  if (keptRow) {
-    keptRow.querySelector("details.lore-entry").open = true;
+  if (refused) {
     keptRow.scrollIntoView({block: "start"});
-  } else if (place && place.scrollY) {
-    // Ticked rows in the middle of the book stay in sight; again once the page has loaded,
-    // which is when the browser puts a reloaded page back at its own idea of the position.
-    const back = () => window.scrollTo(0, place.scrollY);
+  } else if (place) {
+    if (keptRow) {
+      const entry = keptRow.querySelector("details.lore-entry");
+      entry.open = true;
+      const more = entry.querySelector("details.lore-more");
+      if (more && place.more) more.open = true;
+    }
+    const anchor = rows.find((row) => row.dataset.uid === place.anchor && !row.hidden);
+    // Again once the page has loaded, which is when the browser puts a reloaded page back at
+    // its own idea of the position.
+    const back = () => window.scrollTo(0, anchor
+      ? anchor.getBoundingClientRect().top + window.scrollY - place.anchorTop : place.scrollY);
     back();
     window.addEventListener("load", back, {once: true});
+    // Entries are often written one after another: the next one's keys are ready to type.
+    if (place.made) form.elements.new_keys.focus({preventScroll: true});
   }
 })();

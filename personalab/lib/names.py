@@ -1,24 +1,56 @@
 """Labels that tell same-named things apart in a picker.
 
 Two imports of one card give two characters of the same name; renaming them is the user's
-choice, not ours. A label is the name alone while it is unique, and "name (id)" when another
-item has the same name (compared without case and outer spaces): the id is what the library
-list and the item's own page show beside the name, so the user can match the two.
+choice, not ours. A label is the name alone while it is unique. When another item has the same
+name (compared without case and outer spaces), the label adds what a person can recognise: the
+caller's hints for those items, in its order of preference (for a character: whose it is, the
+first words of its description, its tags, whether it has a picture, when it was changed). Each
+item gets the first hint no other item of that name shares (else the first two no other shares
+together); the id is the last resort, for items nothing else tells apart.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable
+import itertools
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+
+# ids of same-named items -> {id: hint texts, the same kinds in the same order; "" = unknown}
+Hints = Callable[[list[str]], dict[str, Sequence[str]]]
 
 
 def _key(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
-def labels_distinct(items: Iterable[tuple[str, str]]) -> dict[str, str]:
-    """{id: label} for (id, name) pairs."""
-    pairs = list(items)
-    counts = Counter(_key(name) for _, name in pairs)
-    return {item_id: f"{name.strip()} ({item_id})" if counts[_key(name)] > 1 else name
-            for item_id, name in pairs}
+def _telling(item_id: str, group: list[str], hints: dict[str, Sequence[str]]) -> str:
+    """The first hint of `item_id` no other item of its group has, else the first two that
+    no other has together, else ""."""
+    own = list(hints.get(item_id, ()))
+    others = [list(hints.get(other, ())) for other in group if other != item_id]
+    kinds = [kind for kind, text in enumerate(own) if text]
+    for chosen in [(kind,) for kind in kinds] + list(itertools.combinations(kinds, 2)):
+        mine = [own[kind] for kind in chosen]
+        if all([other[kind] if kind < len(other) else "" for kind in chosen] != mine
+               for other in others):
+            return " · ".join(mine)
+    return ""
+
+
+def labels_distinct(items: Iterable[tuple[str, str]], *,
+                    hints: Hints | None = None) -> dict[str, str]:
+    """{id: label} for (id, name) pairs; `hints` is asked once, only about same-named items."""
+    names = {item_id: name.strip() for item_id, name in items}
+    groups: dict[str, list[str]] = defaultdict(list)
+    for item_id, name in names.items():
+        groups[_key(name)].append(item_id)
+    shared = [item_id for group in groups.values() if len(group) > 1 for item_id in group]
+    found = hints(shared) if hints and shared else {}
+    labels = {}
+    for group in groups.values():
+        for item_id in group:
+            hint = _telling(item_id, group, found) if len(group) > 1 else ""
+            labels[item_id] = (names[item_id] if len(group) == 1
+                               else f"{names[item_id]} · {hint}" if hint
+                               else f"{names[item_id]} ({item_id})")
+    return labels

@@ -43,9 +43,10 @@ def _library_upload(client, data: bytes):
 
 def _rows(text: str) -> list[tuple[str, str]]:
     """(speaker, the character selected for it) per row of the check page."""
-    rows = re.findall(r'<span class="import-check-speaker">([^<]*)</span>\s*<select[^>]*>(.*?)'
-                      r'</select>', text, re.DOTALL)
-    selected = [re.search(r'<option value="([^"]*)" selected>', options) for _, options in rows]
+    rows = re.findall(r'<label class="import-check-speaker"[^>]*>([^<]*)</label>.*?<select[^>]*>'
+                      r'(.*?)</select>', text, re.DOTALL)
+    selected = [re.search(r'<option value="([^"]*)"[^>]* selected>', options)
+                for _, options in rows]
     return [(speaker, found.group(1) if found else "")
             for (speaker, _), found in zip(rows, selected, strict=True)]
 

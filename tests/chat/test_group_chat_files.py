@@ -191,8 +191,8 @@ async def _group_export(alice_client, store, group, use_stub):
 
 async def test_go_on_as_a_group_tells_apart_a_character_two_imports_share(
         alice_client, store, alice, group, character, brenna, use_stub):  # noqa: F811
-    """The library holds two Brennas (one card imported twice): the report and the button
-    name the one the group goes on with by its id too, as the pickers do."""
+    """The library holds two Brennas: the report and the button name the one the group goes
+    on with by the first words of her description, as the pickers do (never by an id)."""
     from library.character_services import character_save
 
     records = await _group_export(alice_client, store, group, use_stub)
@@ -200,9 +200,11 @@ async def test_go_on_as_a_group_tells_apart_a_character_two_imports_share(
         "name": "Brenna", "base_persona": "another import", "visibility": "private"})
     solo = await sync_to_async(instance_create)(store, owner=alice, character_id=character)
     result = await sync_to_async(_import)(alice_client, solo, records)
-    assert result["imported"]["regroup"] == ["Alserqi", f"Brenna ({brenna})"]
+    ours = "Brenna · “沉默的机械师，左手是义肢。”"
+    assert result["imported"]["regroup"] == ["Alserqi", ours]
     assert [note for note in result["imported"]["notes"]
-            if f"lines of Brenna ({brenna}) too" in note and "Go on as a group" in note]
+            if f"lines of {ours} too" in note and "Go on as a group" in note]
+    assert brenna not in json.dumps(result["imported"], ensure_ascii=False)
     made = await sync_to_async(lambda: alice_client.post(
         f"/api/v1/instances/{solo}/sessions/{result['session_id']}/regroup").json())()
     state = store.instance_state_read(made["instance_id"])

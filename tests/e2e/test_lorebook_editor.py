@@ -91,7 +91,7 @@ def test_a_hundred_entry_book_is_edited_in_place_and_saved_whole(
     page.click("form[hx-post$='/test'] button[type=submit]")
     result = page.locator("#lore-test-result")
     result.get_by_test_id("lore-key-problems").wait_for()
-    assert "#5" in result.inner_text() and "(unclosed" in result.inner_text()
+    assert "Entry title 005" in result.inner_text() and "(unclosed" in result.inner_text()
 
     # Edit one entry deep in the book: the save is refused beside the broken key, the edit kept.
     page.fill("[data-role=search]", "place10")

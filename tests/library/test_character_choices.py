@@ -1,8 +1,11 @@
-"""Two imports of one card: every picker tells the two same-named characters apart by their id
-(only when names collide), and the characters keep the names their user gave them."""
+"""Two characters of one name: every picker tells them apart by what the author sees in the
+library (whose it is, the first words of its description, its tags, its picture, when it
+changed), never by an id while anything else differs, and only when names collide; the
+characters keep the names their user gave them."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -19,34 +22,80 @@ CARD = {"spec": "chara_card_v2", "spec_version": "2.0", "data": {
     "personality": "", "scenario": "", "mes_example": "", "tags": [], "extensions": {}}}
 
 
+SHIP = "“A ship's doctor.”"
+NAVY = "“A navy surgeon who left the fleet…”"
+
+
+def _card(description: str) -> bytes:
+    return json.dumps({**CARD, "data": {**CARD["data"], "description": description}}).encode()
+
+
 @pytest.fixture
 def twins(store, alice, character) -> list[str]:
-    return [character_import_card(store, user=alice, data=json.dumps(CARD).encode(),
-                                  filename="ilse.json") for _ in range(2)]
+    """Two versions of one card: the second describes her otherwise."""
+    return [character_import_card(store, user=alice, data=_card(text), filename="ilse.json")
+            for text in ("A ship's doctor.", "A navy surgeon who left the fleet, years ago.")]
 
 
-def _options(html: str) -> list[str]:
-    return [re.sub(r"\s+", " ", text).strip()
-            for text in re.findall(r"<option value=\"char_[^\"]*\"[^>]*>([^<]*)</option>", html)]
+def _options(page: str) -> list[str]:
+    return [html.unescape(re.sub(r"\s+", " ", text).strip())
+            for text in re.findall(r"<option value=\"char_[^\"]*\"[^>]*>([^<]*)</option>", page)]
 
 
-def _ticks(html: str) -> list[str]:
-    return [text.strip() for text in re.findall(
-        r'name="character_ids" value="[^"]*"[^>]*>([^<]*)</label>', html)]
+def _ticks(page: str) -> list[str]:
+    return [html.unescape(text.strip()) for text in re.findall(
+        r'name="character_ids" value="[^"]*"[^>]*>([^<]*)</label>', page)]
 
 
-def test_same_names_get_their_id_and_unique_names_stay_plain():
-    labels = labels_distinct([("char_a", "Mira"), ("char_b", "mira "), ("char_c", "Cato")])
-    assert labels == {"char_a": "Mira (char_a)", "char_b": "mira (char_b)", "char_c": "Cato"}
+def test_same_names_get_the_first_hint_no_other_shares_and_unique_names_stay_plain():
+    asked = []
+
+    def hints(ids):
+        asked.extend(ids)
+        return {"char_a": ["yours", "“Red”"], "char_b": ["yours", "“Blue”"],
+                "char_d": ["by bob", "“Red”"]}
+
+    labels = labels_distinct([("char_a", "Mira"), ("char_b", "mira "), ("char_c", "Cato"),
+                              ("char_d", "MIRA")], hints=hints)
+    # "yours" and "Red" are each shared with another Mira, the two together are not
+    assert labels == {"char_a": "Mira · yours · “Red”", "char_b": "mira · “Blue”",
+                      "char_c": "Cato", "char_d": "MIRA · by bob"}
+    assert sorted(asked) == ["char_a", "char_b", "char_d"]  # a unique name costs no look-up
 
 
-def test_the_home_pickers_tell_two_imports_of_one_card_apart(alice_client, twins, store):
-    first, second = twins
-    html = alice_client.get("/").content.decode()
-    expected = [f"Doctor Ilse Marr ({first})", f"Doctor Ilse Marr ({second})"]
-    assert [o for o in _options(html) if "Ilse" in o] == expected
-    assert "Alserqi" in _options(html)  # a unique name is shown as it is
-    assert [t for t in _ticks(html) if "Ilse" in t] == expected
+def test_the_id_is_the_last_resort_when_nothing_else_differs():
+    labels = labels_distinct([("char_a", "Mira"), ("char_b", "Mira")],
+                             hints=lambda ids: {i: ["yours", ""] for i in ids})
+    assert labels == {"char_a": "Mira (char_a)", "char_b": "Mira (char_b)"}
+    assert labels_distinct([("char_a", "Mira"), ("char_b", "Mira")]) == labels
+
+
+def test_a_shared_character_of_another_account_is_named_by_its_owner(alice_client, store, bob,
+                                                                     twins):
+    from library.character_services import character_save
+
+    character_save(store, data={"name": "Doctor Ilse Marr", "base_persona": "A ship's doctor.",
+                                "greeting": "", "visibility": "shared"}, user=bob)
+    options = [o for o in _options(alice_client.get("/").content.decode()) if "Ilse" in o]
+    assert sorted(options) == sorted([f"Doctor Ilse Marr · yours · {SHIP}",
+                                      f"Doctor Ilse Marr · {NAVY}", "Doctor Ilse Marr · by bob"])
+
+
+def test_two_imports_of_one_card_in_one_minute_fall_back_to_their_ids(alice_client, store,
+                                                                       alice):
+    first, second = (character_import_card(store, user=alice, data=_card("Same."),
+                                           filename="ilse.json") for _ in range(2))
+    options = [o for o in _options(alice_client.get("/").content.decode()) if "Ilse" in o]
+    assert options == [f"Doctor Ilse Marr ({first})", f"Doctor Ilse Marr ({second})"]
+
+
+def test_the_home_pickers_tell_two_versions_of_one_card_apart(alice_client, twins, store):
+    page = alice_client.get("/").content.decode()
+    expected = [f"Doctor Ilse Marr · {SHIP}", f"Doctor Ilse Marr · {NAVY}"]
+    assert [o for o in _options(page) if "Ilse" in o] == expected
+    assert "Alserqi" in _options(page)  # a unique name is shown as it is
+    assert [t for t in _ticks(page) if "Ilse" in t] == expected
+    assert "char_" not in "".join(_options(page) + _ticks(page))
     assert [store.character_read(c)["name"] for c in twins] == ["Doctor Ilse Marr"] * 2
 
 
@@ -54,28 +103,29 @@ def test_the_character_page_and_the_member_drawer_tell_them_apart(alice_client, 
                                                                   alice, background):
     from chat.services.instances import instance_create
 
-    first, second = twins
-    html = alice_client.get(reverse("character_edit", args=[first])).content.decode()
-    assert f"Doctor Ilse Marr ({second})" in _ticks(html)
+    first = twins[0]
+    page = alice_client.get(reverse("character_edit", args=[first])).content.decode()
+    assert f"Doctor Ilse Marr · {NAVY}" in _ticks(page)
     instance_id = instance_create(store, owner=alice, character_id=first,
                                   background_id=background)
-    html = alice_client.get(f"/instances/{instance_id}/").content.decode()
-    add = html[html.index('aria-label="Character to add"'):]
+    page = alice_client.get(f"/instances/{instance_id}/").content.decode()
+    add = page[page.index('aria-label="Character to add"'):]
     add = add[:add.index("</select>")]
-    # the instance's own character is not offered; the other import still says which it is
-    assert f"Doctor Ilse Marr ({second})" in add and first + ")" not in add
+    # the instance's own character is not offered; the other version still says which it is
+    assert f"Doctor Ilse Marr · {NAVY}" in _options(add) and SHIP not in html.unescape(add)
 
 
-def test_a_group_with_both_imports_names_each_member_with_its_id(alice_client, twins):
+def test_a_group_with_both_versions_names_each_member_by_its_description(alice_client, twins):
     first, second = twins
     response = alice_client.post("/instances/new?group=1", {
         "character_ids": [first, second], "background_id": "", "reply_order": "natural"})
     assert response.status_code == 302
-    html = alice_client.get(response["Location"]).content.decode()
+    page = alice_client.get(response["Location"]).content.decode()
     for select_id in ("aside-speaker", "memory-member"):
-        select = html[html.index(f'id="{select_id}"'):]
+        select = page[page.index(f'id="{select_id}"'):]
         select = select[:select.index("</select>")]
-        assert _options(select) == [f"Doctor Ilse Marr ({first})",
-                                    f"Doctor Ilse Marr ({second})"], select_id
-    drawer = html[html.index('data-testid="members-card"'):]
-    assert f"<strong>Doctor Ilse Marr ({second})</strong>" in drawer
+        assert _options(select) == [f"Doctor Ilse Marr · {SHIP}",
+                                    f"Doctor Ilse Marr · {NAVY}"], select_id
+    drawer = html.unescape(page[page.index('data-testid="members-card"'):])
+    assert f"<strong>Doctor Ilse Marr · {NAVY}</strong>" in drawer
+    assert f"Doctor Ilse Marr ({second})" not in drawer

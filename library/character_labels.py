@@ -1,0 +1,61 @@
+"""How a picker names a character: its name, and when another character the account sees has
+the same name, what the author can recognise on the library page (whose it is, the first words
+of its description, its tags, its picture, when it changed), the id only when nothing else
+tells them apart (personalab/lib/names.py)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from django.utils import formats, timezone
+from django.utils.translation import gettext as _
+
+from library.avatars import avatar_file
+from library.library_tiles import character_blurb
+from library.models import Character
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.names import labels_distinct
+from personalab.storage import get_store
+
+BLURB_WORDS_CHARS = 36
+SECTION_LABEL = re.compile(r"^\[[A-Za-z]{1,20}\]\s*")
+
+
+def character_labels(pairs: Iterable[tuple[str, str]], *, user) -> dict[str, str]:
+    """{character_id: label} for (character_id, name) pairs, as `user` sees them."""
+    return labels_distinct(pairs, hints=lambda ids: _hints(ids, user=user))
+
+
+def _hints(ids: list[str], *, user) -> dict[str, Sequence[str]]:
+    store = get_store()
+    rows = Character.objects.select_related("owner").in_bulk(ids)
+    return {character_id: _row_hints(store, row, user=user)
+            for character_id, row in rows.items()}
+
+
+def _row_hints(store: FileStore, row: Character, *, user) -> list[str]:
+    changed = timezone.localtime(row.updated_at)
+    day = formats.date_format(changed, "MONTH_DAY_FORMAT")
+    return [_whose(row, user=user), _first_words(character_blurb(store, row.character_id)),
+            row.tags,
+            _("with a picture") if avatar_file(store.character_dir(row.character_id))
+            else _("no picture"),
+            _("changed %(when)s") % {"when": day},
+            _("changed %(when)s") % {"when": f"{day} {formats.time_format(changed, 'H:i')}"}]
+
+
+def _whose(row: Character, *, user) -> str:
+    if row.owner is None:
+        return _("the site's")
+    if user is not None and row.owner_id == getattr(user, "pk", None):
+        return _("yours")
+    return _("by %(owner)s") % {"owner": row.owner.get_username()}
+
+
+def _first_words(blurb: str) -> str:
+    blurb = SECTION_LABEL.sub("", blurb)  # a card's description starts "[Description] "
+    if len(blurb) <= BLURB_WORDS_CHARS:
+        return f"“{blurb}”" if blurb else ""
+    cut = blurb[:BLURB_WORDS_CHARS].rsplit(" ", 1)[0].rstrip(" ,.;:") or blurb[:BLURB_WORDS_CHARS]
+    return f"“{cut}…”"
