@@ -15,7 +15,7 @@ from playwright.sync_api import Page
 from tests.e2e.conftest import DESKTOP, PHONE, Server, no_sideways_scroll, screenshot_take
 from tests.e2e.test_accessibility import AXE
 from tests.e2e.test_accessibility import RUN as AXE_RUN
-from tests.e2e.test_author_walk10 import _party_file
+from tests.e2e.test_author_book_and_group_editors import _party_file
 from tests.e2e.test_chat_extras import _api, _drawer_open
 from tests.e2e.test_library_pickers import author_page
 from tests.e2e.test_lorebook_editor import _book_import
