@@ -42,7 +42,9 @@ def _row_hints(store: FileStore, row: Character, *, user) -> list[str]:
             _("with a picture") if avatar_file(store.character_dir(row.character_id))
             else _("no picture"),
             _("changed %(when)s") % {"when": day},
-            _("changed %(when)s") % {"when": f"{day} {formats.time_format(changed, 'H:i')}"}]
+            _("changed %(when)s") % {"when": f"{day} {formats.time_format(changed, 'H:i')}"},
+            # Two made in one minute (a test, a script, an import run twice).
+            _("changed %(when)s") % {"when": f"{day} {formats.time_format(changed, 'H:i:s')}"}]
 
 
 def _whose(row: Character, *, user) -> str:

@@ -344,6 +344,7 @@ WORKERS_PER_CORE = 2
 WORKERS_MAX = 8
 
 
+@pytest.hookimpl(optionalhook=True)  # unknown under -p no:xdist
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "").isdigit():
         return int(os.environ["PYTEST_XDIST_AUTO_NUM_WORKERS"])  # as pytest-xdist reads it

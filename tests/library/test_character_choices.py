@@ -81,12 +81,32 @@ def test_a_shared_character_of_another_account_is_named_by_its_owner(alice_clien
                                       f"Doctor Ilse Marr · {NAVY}", "Doctor Ilse Marr · by bob"])
 
 
-def test_two_imports_of_one_card_in_one_minute_fall_back_to_their_ids(alice_client, store,
+def test_two_imports_of_one_card_in_one_second_fall_back_to_their_ids(alice_client, store,
                                                                        alice):
+    from library.models import Character
+
     first, second = (character_import_card(store, user=alice, data=_card("Same."),
                                            filename="ilse.json") for _ in range(2))
+    same_second = Character.objects.get(character_id=first).updated_at
+    Character.objects.filter(character_id=second).update(updated_at=same_second)
     options = [o for o in _options(alice_client.get("/").content.decode()) if "Ilse" in o]
     assert options == [f"Doctor Ilse Marr ({first})", f"Doctor Ilse Marr ({second})"]
+
+
+def test_two_imports_of_one_card_a_few_seconds_apart_are_told_apart_by_the_time(
+        alice_client, store, alice):
+    from datetime import timedelta
+
+    from library.models import Character
+
+    first, second = (character_import_card(store, user=alice, data=_card("Same."),
+                                           filename="ilse.json") for _ in range(2))
+    made = Character.objects.get(character_id=first).updated_at.replace(second=10)
+    Character.objects.filter(character_id=first).update(updated_at=made)
+    Character.objects.filter(character_id=second).update(updated_at=made + timedelta(seconds=7))
+    options = [o for o in _options(alice_client.get("/").content.decode()) if "Ilse" in o]
+    assert len(options) == 2 and "char_" not in "".join(options)
+    assert [o.rsplit(":", 1)[-1] for o in options] == ["10", "17"]
 
 
 def test_the_home_pickers_tell_two_versions_of_one_card_apart(alice_client, twins, store):
