@@ -30,6 +30,10 @@ READING_CHOICES = {
                    ("full", gettext_lazy("Full width"))),
     "message_style": (("bubbles", gettext_lazy("Bubbles")), ("flat", gettext_lazy("Flat")),
                       ("document", gettext_lazy("Document"))),
+    "theme": (("default", gettext_lazy("Default")), ("paper", gettext_lazy("Warm paper")),
+              ("contrast", gettext_lazy("High contrast")), ("night", gettext_lazy("Night blue"))),
+    "font": (("sans", gettext_lazy("Sans-serif")), ("serif", gettext_lazy("Serif")),
+             ("mono", gettext_lazy("Monospace"))),
 }
 
 

@@ -1,5 +1,5 @@
 """`/api/v1/reading`: how your chats read (text size, chat width, message style, times and
-message numbers), per account; the chat page, the history and the settings page apply it."""
+message numbers, colours and font), per account; the chat page, the history and the settings page apply it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pydantic import Field, StrictBool
 
 from chat.services.reading import reading_settings_read, reading_settings_update
 from personalab.lib.body_fields import ClosedBody
-from personalab.lib.reading import CHAT_WIDTHS, MESSAGE_STYLES, TEXT_SIZES
+from personalab.lib.reading import CHAT_WIDTHS, FONTS, MESSAGE_STYLES, TEXT_SIZES, THEMES
 from personalab.storage import get_store
 
 router = Router(tags=["reading"])
@@ -19,6 +19,8 @@ router = Router(tags=["reading"])
 TextSize = Literal[TEXT_SIZES]
 ChatWidth = Literal[CHAT_WIDTHS]
 MessageStyle = Literal[MESSAGE_STYLES]
+Theme = Literal[THEMES]
+Font = Literal[FONTS]
 
 
 class ReadingIn(ClosedBody):
@@ -30,6 +32,9 @@ class ReadingIn(ClosedBody):
                           "document (no pictures, one column of text)")
     timestamps: StrictBool | None = Field(None, description="each message's time shown")
     message_numbers: StrictBool | None = Field(None, description="each message's number (#0 is the first) shown")
+    theme: Theme | None = Field(None, description="the page's colours: default, paper (warm), contrast "
+                                                  "(high contrast) or night (dark blue, also in light mode)")
+    font: Font | None = Field(None, description="the messages' font: sans, serif or mono (fonts of the device)")
 
 
 class ReadingOut(Schema):
@@ -38,6 +43,8 @@ class ReadingOut(Schema):
     message_style: MessageStyle
     timestamps: bool
     message_numbers: bool
+    theme: Theme
+    font: Font
 
 
 @router.get("/reading", response=ReadingOut)

@@ -1,5 +1,5 @@
 """How an account's chats read: text size, chat width on a wide screen, message style,
-times and message numbers shown or not (SillyTavern's "User Settings → UI theme", the few
+times and message numbers shown or not, colour theme and the messages' font (SillyTavern's "User Settings → UI theme", the few
 that matter for an evening of reading). Framework-free: the values, their defaults, and the
 stored settings made whole."""
 
@@ -12,12 +12,16 @@ from typing import Any
 TEXT_SIZES = ("90", "100", "115", "130", "150")
 CHAT_WIDTHS = ("narrow", "medium", "full")
 MESSAGE_STYLES = ("bubbles", "flat", "document")
+# Colour presets, each in light and dark (night is dark in both); fonts are local stacks only.
+THEMES = ("default", "paper", "contrast", "night")
+FONTS = ("sans", "serif", "mono")
 
 READING_DEFAULTS: dict[str, Any] = {
     "text_size": "100", "chat_width": "full", "message_style": "bubbles",
-    "timestamps": True, "message_numbers": False,
+    "timestamps": True, "message_numbers": False, "theme": "default", "font": "sans",
 }
-_CHOICES = {"text_size": TEXT_SIZES, "chat_width": CHAT_WIDTHS, "message_style": MESSAGE_STYLES}
+_CHOICES = {"text_size": TEXT_SIZES, "chat_width": CHAT_WIDTHS, "message_style": MESSAGE_STYLES,
+            "theme": THEMES, "font": FONTS}
 
 
 def _valid(key: str, value: Any) -> bool:

@@ -25,7 +25,8 @@ def test_reading_settings_start_at_their_defaults(call, alice, store):
     got = call(alice, "get", "/api/v1/reading")
     assert got.status_code == 200
     assert got.json() == {"text_size": "100", "chat_width": "full", "message_style": "bubbles",
-                          "timestamps": True, "message_numbers": False}
+                          "timestamps": True, "message_numbers": False, "theme": "default",
+                          "font": "sans"}
 
 
 def test_a_change_keeps_the_other_settings_and_is_the_accounts_own(call, alice, bob, store):
@@ -34,7 +35,7 @@ def test_a_change_keeps_the_other_settings_and_is_the_accounts_own(call, alice, 
     assert changed.status_code == 200
     assert changed.json() == {"text_size": "130", "chat_width": "full",
                               "message_style": "document", "timestamps": False,
-                              "message_numbers": False}
+                              "message_numbers": False, "theme": "default", "font": "sans"}
     assert call(alice, "get", "/api/v1/reading").json()["text_size"] == "130"
     assert call(bob, "get", "/api/v1/reading").json()["text_size"] == "100"
 
@@ -42,7 +43,9 @@ def test_a_change_keeps_the_other_settings_and_is_the_accounts_own(call, alice, 
 @pytest.mark.parametrize("body, field", [
     ({"text_size": "200"}, "text_size"), ({"text_size": 130}, "text_size"),
     ({"chat_width": "huge"}, "chat_width"), ({"timestamps": "yes"}, "timestamps"),
-    ({"message_numbers": 1}, "message_numbers"), ({"font": "serif"}, "font"),
+    ({"message_numbers": 1}, "message_numbers"), ({"blur": "on"}, "blur"),
+    ({"theme": "neon"}, "theme"), ({"theme": "Night"}, "theme"), ({"font": "comic"}, "font"),
+    ({"font": "https://fonts.example/a.woff2"}, "font"),
 ])
 def test_a_wrong_value_is_refused_naming_it_and_nothing_is_saved(call, alice, store, body, field):
     refused = call(alice, "put", "/api/v1/reading", {"message_style": "flat", **body})
@@ -67,6 +70,20 @@ def test_the_pages_carry_the_accounts_reading_settings(call, alice, alice_client
                       'data-reading-message-style="flat"', 'data-reading-timestamps="off"',
                       'data-reading-message-numbers="on"'):
         assert attribute in page
+
+
+def test_a_theme_and_a_font_are_kept_and_carried_by_the_pages(call, alice, alice_client,
+                                                              instance):
+    changed = call(alice, "put", "/api/v1/reading", {"theme": "night", "font": "serif"})
+    assert changed.status_code == 200
+    assert changed.json()["theme"] == "night" and changed.json()["font"] == "serif"
+    assert call(alice, "get", "/api/v1/reading").json()["text_size"] == "100"
+    for url in (f"/instances/{instance}/", "/settings/"):
+        page = alice_client.get(url).content.decode()
+        assert 'data-reading-theme="night"' in page and 'data-reading-font="serif"' in page
+    settings_page = alice_client.get("/settings/").content.decode()
+    assert '<option value="night" selected>' in settings_page
+    assert '<option value="serif" selected>' in settings_page
 
 
 def test_a_replys_info_says_when_which_model_its_tokens_and_how_long(call, alice, instance,

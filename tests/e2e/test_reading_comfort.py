@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import pytest
@@ -43,7 +44,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 KEYBOARD_OPEN = {"width": 390, "height": 500}
 DEFAULTS = {"text_size": "100", "chat_width": "full", "message_style": "bubbles",
-            "timestamps": True, "message_numbers": False}
+            "timestamps": True, "message_numbers": False, "theme": "default", "font": "sans"}
+THEMES = ("default", "paper", "contrast", "night")
 
 
 @pytest.fixture(autouse=True)
@@ -64,6 +66,17 @@ def _touch_page(server: Server, viewport: dict, *, language: str = "en") -> Page
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.js_errors = errors
     return page
+
+
+@contextmanager
+def _phone_in_a_chat(server: Server, lines: int) -> Iterator[Page]:
+    """A phone (390×844, touch) on a new chat of `lines` messages; closed afterwards."""
+    phone = _touch_page(server, PHONE)
+    try:
+        phone.goto(f"{server.url}/instances/{_imported_chat(phone, server, lines)}/")
+        yield phone
+    finally:
+        phone.context.close()
 
 
 def _imported_chat(page: Page, server: Server, lines: int) -> str:
@@ -101,6 +114,21 @@ def _reading_open(page: Page) -> None:
         card.locator("summary").click()
 
 
+def _choose(page: Page, form, setting: str, value: str) -> None:
+    """A value picked in a reading form, once the page has saved and applied it."""
+    form.get_by_test_id(f"reading-{setting}").select_option(value)
+    _saved(page, setting, value)
+
+
+def _page_colours(page: Page) -> list[str]:
+    """The page's background and the first message's text colour and font, as drawn."""
+    return page.evaluate("""() => {
+        const text = document.querySelector('#messages .msg[data-index] .text');
+        return [getComputedStyle(document.body).backgroundColor, getComputedStyle(text).color,
+                getComputedStyle(text).fontFamily];
+    }""")
+
+
 def _saved(page: Page, attribute: str, value: str) -> None:
     page.wait_for_function(
         "([name, value]) => document.body.getAttribute(name) === value",
@@ -109,21 +137,16 @@ def _saved(page: Page, attribute: str, value: str) -> None:
 
 def test_reading_settings_in_the_chats_drawer_apply_at_once_and_stay(server: Server,
                                                                      page: Page) -> None:
-    phone = _touch_page(server, PHONE)
-    try:
-        chat = _imported_chat(phone, server, 6)
-        phone.goto(f"{server.url}/instances/{chat}/")
+    with _phone_in_a_chat(server, 6) as phone:
         first = phone.locator("#messages .msg[data-index]").first
         assert first.locator(".who time").is_visible()
         assert not first.get_by_test_id("message-number").is_visible()
         normal = _text_px(phone)
         _reading_open(phone)
         form = phone.locator("#reading-drawer")
-        form.get_by_test_id("reading-text-size").select_option("130")
-        _saved(phone, "text-size", "130")
+        _choose(phone, form, "text-size", "130")
         assert _text_px(phone) == pytest.approx(normal * 1.3, rel=0.02)
-        form.get_by_test_id("reading-message-style").select_option("document")
-        _saved(phone, "message-style", "document")
+        _choose(phone, form, "message-style", "document")
         form.get_by_test_id("reading-timestamps").uncheck()
         _saved(phone, "timestamps", "off")
         form.get_by_test_id("reading-message-numbers").check()
@@ -141,8 +164,6 @@ def test_reading_settings_in_the_chats_drawer_apply_at_once_and_stay(server: Ser
         assert phone.locator("#reading-drawer [name=message_style]").input_value() == "document"
         assert not phone.locator("#reading-drawer [name=timestamps]").is_checked()
         assert phone.js_errors == []
-    finally:
-        phone.context.close()
 
 
 def test_the_settings_page_sets_the_width_and_style_and_the_history_follows(
@@ -153,10 +174,8 @@ def test_the_settings_page_sets_the_width_and_style_and_the_history_follows(
     full = page.locator("#messages .msg[data-index]").first.bounding_box()["width"]
     page.goto(f"{server.url}/settings/")
     form = page.get_by_test_id("reading-settings").get_by_test_id("reading-form")
-    form.get_by_test_id("reading-chat-width").select_option("narrow")
-    _saved(page, "chat-width", "narrow")
-    form.get_by_test_id("reading-message-style").select_option("flat")
-    _saved(page, "message-style", "flat")
+    _choose(page, form, "chat-width", "narrow")
+    _choose(page, form, "message-style", "flat")
     form.get_by_test_id("reading-message-numbers").check()
     _saved(page, "message-numbers", "on")
     page.goto(f"{server.url}/instances/{chat}/")
@@ -294,3 +313,45 @@ def test_every_reading_style_is_axe_clean_on_a_laptop(server: Server, page: Page
         assert page.evaluate(AXE_RUN) == [], style
     page.goto(f"{server.url}/settings/")
     assert page.evaluate(AXE_RUN) == []
+
+
+def test_a_theme_and_a_font_from_the_drawer_apply_at_once_and_stay(server: Server,
+                                                                   page: Page) -> None:
+    with _phone_in_a_chat(server, 4) as phone:
+        background, colour, font = _page_colours(phone)
+        _reading_open(phone)
+        form = phone.locator("#reading-drawer")
+        _choose(phone, form, "theme", "night")
+        _choose(phone, form, "font", "serif")
+        night = _page_colours(phone)
+        assert night[0] != background and night[1] != colour, (background, colour, night)
+        assert night[2] != font and night[2].endswith("serif"), night[2]
+        screenshot_take(phone, "reading_night_serif_390x844", full_page=False)
+        _choose(phone, form, "font", "mono")
+        assert _page_colours(phone)[2].endswith("monospace")
+        phone.reload()
+        assert _page_colours(phone)[:2] == night[:2]
+        assert phone.locator("#reading-drawer [name=theme]").input_value() == "night"
+        assert phone.js_errors == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390", "1366"])
+def test_every_theme_is_axe_clean_in_both_schemes(server: Server, page: Page, scheme: str,
+                                                  viewport: dict) -> None:
+    page.add_init_script(path=str(AXE))
+    page.set_viewport_size(viewport)
+    page.emulate_media(color_scheme=scheme)
+    chat = _imported_chat(page, server, 6)
+    drawn = set()
+    for theme in THEMES:
+        _api(page, server, "PUT", "/reading", {"theme": theme, "message_numbers": True,
+                                              "message_style": "flat" if theme == "paper" else "bubbles"})
+        page.goto(f"{server.url}/instances/{chat}/")
+        drawn.add(tuple(_page_colours(page)[:2]))
+        _reading_open(page)
+        assert page.evaluate(AXE_RUN) == [], theme
+        screenshot_take(page, f"reading_theme_{theme}_{scheme}_{viewport['width']}", full_page=False)
+        page.goto(f"{server.url}/settings/")
+        assert page.evaluate(AXE_RUN) == [], theme
+    assert len(drawn) == len(THEMES), drawn
