@@ -281,6 +281,8 @@ def test_reading_in_chinese_with_the_keyboard_open_in_dark_is_translated_and_axe
         card = phone.get_by_test_id("reading-card")
         assert "阅读" in card.locator("summary").inner_text()
         assert "字号" in card.inner_text() and "English" not in card.inner_text()
+        assert "配色" in card.inner_text() and "夜间蓝" in card.inner_text()
+        assert "衬线体" in card.inner_text() and "Serif" not in card.inner_text()
         card.get_by_test_id("reading-message-style").select_option("document")
         _saved(phone, "message-style", "document")
         assert card.locator("[data-reading-said]").inner_text() == "已为你的账户保存。"
