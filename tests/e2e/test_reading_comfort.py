@@ -28,7 +28,8 @@ from tests.e2e.conftest import (
     screenshot_take,
     turn_wait_done,
 )
-from tests.e2e.test_accessibility import AXE
+from tests.e2e.test_accessibility import AXE, _page_audit
+from tests.e2e.test_accessibility import PAGES as AXE_PAGES
 from tests.e2e.test_accessibility import RUN as AXE_RUN
 from tests.e2e.test_chat_extras import _api
 from tests.stub_llm import Reply
@@ -357,3 +358,18 @@ def test_every_theme_is_axe_clean_in_both_schemes(server: Server, page: Page, sc
         page.goto(f"{server.url}/settings/")
         assert page.evaluate(AXE_RUN) == [], theme
     assert len(drawn) == len(THEMES), drawn
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("theme", THEMES[1:])
+def test_every_page_is_axe_clean_in_each_theme(server: Server, page: Page, theme: str,
+                                               scheme: str) -> None:
+    page.add_init_script(path=str(AXE))
+    page.set_viewport_size(DESKTOP)
+    page.emulate_media(color_scheme=scheme)
+    _api(page, server, "PUT", "/reading", {"theme": theme})
+    found = {path: problems for path in AXE_PAGES
+             if (problems := _page_audit(page, f"{server.url}{path}"))}
+    assert found == {}, "\n".join(
+        f"{path}: {v['id']} ({v['impact']}) {v['help']}: {v['nodes']}"
+        for path, problems in found.items() for v in problems)
