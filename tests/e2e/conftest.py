@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from personalab.lib.filestore.store import FileStore
-from tests.browser import CHROMIUM, chromium_shared
+from tests.browser import CHROMIUM, chromium_close, chromium_shared
 from tests.prepared_data import Prepared, prepared_copy
 from tests.stub_llm import StubLLM
 
@@ -149,6 +149,16 @@ def server_kill(running: Server) -> None:
     idle per server (Daphne's and the interpreter's shutdown), a kill none."""
     running.process.kill()
     running.process.wait(timeout=20)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def chromium_closed_first() -> Iterator[None]:
+    """The process's Chromium closed before the session fixtures set up earlier end: the test
+    database's teardown refuses to run while Playwright's loop is marked running (a worker
+    whose last file was a browser module warned "Error when trying to teardown test
+    databases")."""
+    yield
+    chromium_close()
 
 
 @pytest.fixture(scope="session")

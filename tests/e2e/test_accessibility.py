@@ -57,3 +57,20 @@ def test_no_serious_accessibility_violation_on_any_page(page: Page, server: Serv
     assert found == {}, "\n".join(
         f"{path}: {v['id']} ({v['impact']}) {v['help']}: {v['nodes']}"
         for path, problems in found.items() for v in problems)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_an_error_message_reads_in_either_colour_scheme(page: Page, server: Server,
+                                                       scheme: str, tmp_path: Path) -> None:
+    """A refused import's message (a light red box) keeps its text readable in dark mode too."""
+    page.add_init_script(path=str(AXE))
+    page.emulate_media(color_scheme=scheme)
+    page.goto(f"{server.url}/library/")
+    broken = tmp_path / "not a book.json"
+    broken.write_text("{ this is not json")
+    page.locator("#lorebook-import input[type=file]").set_input_files(str(broken))
+    with page.expect_navigation():
+        page.locator("#lorebook-import button[type=submit]").click()
+    assert page.locator(".flash li.error").count() == 1
+    problems = page.evaluate(RUN)
+    assert [v for v in problems if v["id"] == "color-contrast"] == [], problems
