@@ -390,6 +390,8 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
                    window: ContextWindow) -> PromptInputs:
     history = store.module_read("history")
     group = is_group(ctx.instance_state)
+    member_names = (tuple(member.name for member in members_of(store, ctx.instance_state))
+                    if group else ())
     pinned, _ = pinned_prompt_effective(
         store, instance_id=ctx.instance_id,
         character_id=ctx.speaker.character_id if ctx.speaker
@@ -441,9 +443,8 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         marker_order=tuple((ctx.instance_state.get("prompt_manager") or {}).get("markers") or ()),
         story=story_choice_for(store, group=group, state=ctx.instance_state,
                                speaker_id=_speaker_id(ctx), continuing=bool(ctx.continue_from)),
-        members=(tuple(member.name for member in members_of(store, ctx.instance_state))
-                 if group else ()),
-        utility=chat_utility_for(store, state=ctx.instance_state, group=group,
+        members=member_names,
+        utility=chat_utility_for(store, state=ctx.instance_state, members=member_names,
                                  continuing=bool(ctx.continue_from),
                                  impersonating=bool(ctx.speaker
                                                     and ctx.speaker.reason == "impersonate")),

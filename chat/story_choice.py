@@ -39,15 +39,14 @@ def prompt_processing_for(store: FileStore) -> str:
     return "none" if text_completion_on(store) else processing_mode(store.module_read("llm"))
 
 
-def chat_utility_for(store: FileStore, *, state: dict[str, Any], group: bool,
+def chat_utility_for(store: FileStore, *, state: dict[str, Any], members: tuple[str, ...],
                      continuing: bool, impersonating: bool = False) -> ChatUtility | None:
     """SillyTavern's utility prompts for a Chat Completion turn (the chat's prompt manager's
     own, SillyTavern's defaults for the rest); None for text completion, which its templates
-    lay out."""
+    lay out. `members`: a group's names in order, empty alone."""
     if text_completion_on(store):
         return None
     own = (state.get("prompt_manager") or {}).get("utility") or {}
-    members = tuple(member.name for member in members_of(store, state)) if group else ()
     return ChatUtility(own=dict(own), members=members, continuing=continuing,
                        impersonating=impersonating)
 

@@ -8,11 +8,15 @@ from __future__ import annotations
 import html
 import json
 import re
+from datetime import timedelta
 
 import pytest
 from django.urls import reverse
 
+from chat.services.instances import instance_create
 from library.card_import import character_import_card
+from library.character_services import character_save
+from library.models import Character
 from personalab.lib.names import labels_distinct
 
 pytestmark = pytest.mark.django_db
@@ -72,8 +76,6 @@ def test_the_id_is_the_last_resort_when_nothing_else_differs():
 
 def test_a_shared_character_of_another_account_is_named_by_its_owner(alice_client, store, bob,
                                                                      twins):
-    from library.character_services import character_save
-
     character_save(store, data={"name": "Doctor Ilse Marr", "base_persona": "A ship's doctor.",
                                 "greeting": "", "visibility": "shared"}, user=bob)
     options = [o for o in _options(alice_client.get("/").content.decode()) if "Ilse" in o]
@@ -83,8 +85,6 @@ def test_a_shared_character_of_another_account_is_named_by_its_owner(alice_clien
 
 def test_two_imports_of_one_card_in_one_second_fall_back_to_their_ids(alice_client, store,
                                                                        alice):
-    from library.models import Character
-
     first, second = (character_import_card(store, user=alice, data=_card("Same."),
                                            filename="ilse.json") for _ in range(2))
     same_second = Character.objects.get(character_id=first).updated_at
@@ -95,10 +95,6 @@ def test_two_imports_of_one_card_in_one_second_fall_back_to_their_ids(alice_clie
 
 def test_two_imports_of_one_card_a_few_seconds_apart_are_told_apart_by_the_time(
         alice_client, store, alice):
-    from datetime import timedelta
-
-    from library.models import Character
-
     first, second = (character_import_card(store, user=alice, data=_card("Same."),
                                            filename="ilse.json") for _ in range(2))
     made = Character.objects.get(character_id=first).updated_at.replace(second=10)
@@ -121,8 +117,6 @@ def test_the_home_pickers_tell_two_versions_of_one_card_apart(alice_client, twin
 
 def test_the_character_page_and_the_member_drawer_tell_them_apart(alice_client, twins, store,
                                                                   alice, background):
-    from chat.services.instances import instance_create
-
     first = twins[0]
     page = alice_client.get(reverse("character_edit", args=[first])).content.decode()
     assert f"Doctor Ilse Marr · {NAVY}" in _ticks(page)

@@ -13,10 +13,12 @@ import pytest
 from django.core.management import call_command
 
 from chat.services.instances import instance_create
+from library.character_services import character_save
 from memory import runtime
 from memory.keywords import turn_text
 from memory.pinned import pinned_prompt_effective
 from memory.selectors import reference_instance_ids
+from memory.sync import instance_sync
 from tests.chat.test_group import _order, _say
 from tests.stub_llm import Reply
 
@@ -25,8 +27,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def brenna(store, alice):
-    from library.character_services import character_save
-
     return character_save(store, user=alice, character_id=None, data={
         "character_id": "mech_7", "name": "Brenna", "base_persona": "沉默的机械师，左手是义肢。", "visibility": "shared"})
 
@@ -242,9 +242,6 @@ def test_every_members_greeting_is_remembered_and_the_index_keeps_up(store, alic
                                                                       use_stub):
     """A group's first messages all stand at turn 0 as the assistant: one document id each
     would be the same id twice, which Chroma refuses, and the group's memory stopped there."""
-    from library.character_services import character_save
-    from memory.sync import instance_sync
-
     mara = character_save(store, user=alice, character_id=None, data={
         "name": "Mara", "base_persona": "机械师。", "greeting": "义肢在北方矿坑丢的。",
         "visibility": "private"})
