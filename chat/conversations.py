@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -20,6 +19,7 @@ from typing import Any, Iterable, Iterator
 from django.utils.translation import gettext
 
 from chat.models import ConversationParticipant, Instance
+from library.character_labels import character_labels
 from library.selectors import characters_visible_to
 from personalab.lib.filestore.session_head import session_first_player_line
 from personalab.lib.filestore.store import FileStore
@@ -105,11 +105,9 @@ def participants_known(store: FileStore, *, user) -> list[dict[str, str]]:
     ids = (ConversationParticipant.objects.filter(instance__owner=user)
            .order_by("participant_id").values_list("participant_id", flat=True).distinct())
     names = _character_names(store, ids, user=user)
-    named = Counter(names.get(p) for p in ids)
-    # A player reads names; the id only tells two characters of the same name apart.
-    known = [{"id": p, "label": gettext("You") if p.startswith("player:")
-              else names[p] if p in names and named[names[p]] == 1
-              else f"{names.get(p, p)} ({p})"} for p in ids]
+    labels = character_labels(names.items(), user=user)  # a player reads names, not ids
+    known = [{"id": p, "label": gettext("You") if p.startswith("player:") else labels.get(p, p)}
+             for p in ids]
     return sorted(known, key=lambda item: (item["id"].startswith("player:"), item["label"]))
 
 

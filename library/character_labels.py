@@ -1,6 +1,6 @@
 """How a picker names a character: its name, and when another character the account sees has
 the same name, what the author can recognise on the library page (whose it is, the first words
-of its description, its tags, its picture, when it changed), the id only when nothing else
+of its description, its tags, its picture, when it changed), numbered when nothing else
 tells them apart (personalab/lib/names.py)."""
 
 from __future__ import annotations

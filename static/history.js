@@ -107,6 +107,7 @@ async function refresh(text, options) {
   const query = new URLSearchParams(state ? {session: state.dataset.session, page: state.dataset.page,
                                              q: state.dataset.q} : {});
   await window.htmx.ajax("GET", `${rows.dataset.rowsUrl}?${query}`, {target: "#history-rows", swap: "innerHTML"});
+  rowsAdopt();  // before the notice is placed: rendering after it would move the rows under it
   if (text) show(text, options);
 }
 

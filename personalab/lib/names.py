@@ -6,7 +6,9 @@ name (compared without case and outer spaces), the label adds what a person can 
 caller's hints for those items, in its order of preference (for a character: whose it is, the
 first words of its description, its tags, whether it has a picture, when it was changed). Each
 item gets the first hint no other item of that name shares (else the first two no other shares
-together); the id is the last resort, for items nothing else tells apart.
+together). Items nothing else tells apart (two imports of one card in one second) are
+numbered, "Mira (1)", "Mira (2)", in the order they were made (their ids' order): a player reads
+no ids.
 """
 
 from __future__ import annotations
@@ -48,9 +50,21 @@ def labels_distinct(items: Iterable[tuple[str, str]], *,
     found = hints(shared) if hints and shared else {}
     labels = {}
     for group in groups.values():
+        if len(group) == 1:
+            labels[group[0]] = names[group[0]]
+            continue
+        untold = []
         for item_id in group:
-            hint = _telling(item_id, group, found) if len(group) > 1 else ""
-            labels[item_id] = (names[item_id] if len(group) == 1
-                               else f"{names[item_id]} · {hint}" if hint
-                               else f"{names[item_id]} ({item_id})")
+            hint = _telling(item_id, group, found)
+            if hint:
+                labels[item_id] = f"{names[item_id]} · {hint}"
+            else:
+                untold.append(item_id)
+        for number, item_id in enumerate(sorted(untold, key=_made_order), start=1):
+            labels[item_id] = f"{names[item_id]} ({number})"
     return labels
+
+
+def _made_order(item_id: str) -> tuple[int, str]:
+    # "char_mira" < "char_mira_2" < "char_mira_10": a later twin's id gets a longer suffix
+    return len(item_id), item_id

@@ -171,10 +171,11 @@ def test_two_imports_of_one_card_are_told_apart_in_every_picker(
     picker = page.locator("form[action='/instances/new'] select[name=character_id]")
     labels = {option.get_attribute("value"): option.inner_text().strip()
               for option in picker.locator("option").all() if name in option.inner_text()}
-    # Imported in one minute, nothing but the id tells them apart (personalab/lib/names.py);
-    # a minute apart, the time they changed does.
+    # A second apart, the time they changed tells them apart; imported in one second they are
+    # numbered in the order they were made (personalab/lib/names.py). Never by their ids.
     assert set(labels) == {first, second} and len(set(labels.values())) == 2
     assert all(label.startswith(f"{name} ") for label in labels.values())
+    assert not any(first in label or second in label for label in labels.values())
     ticks = page.locator("[data-testid=start-group] label.check")
     assert ticks.filter(has_text=labels[second]).is_visible()
     no_sideways_scroll(page)

@@ -133,10 +133,15 @@ def test_in_the_history_manager_the_undo_sits_where_the_row_was_and_covers_no_ro
                            ".includes('Fine.')")
     assert any(line.get("content") == "Fine." for line in server.session_lines(instance_id))
     # "Undone." beside the row it brought back
-    back = page.get_by_test_id("history-notice")
-    back.wait_for()
-    restored = page.locator(".history-row", has_text="Fine.").bounding_box()
-    assert back.bounding_box()["y"] >= restored["y"] + restored["height"] - 1
+    page.get_by_test_id("history-notice").wait_for()
+    # both measured in one frame: the list may still scroll between two separate reads
+    notice_top, row_bottom = page.evaluate("""() => {
+        const row = [...document.querySelectorAll('.history-row')]
+            .find((r) => r.textContent.includes('Fine.')).getBoundingClientRect();
+        const notice = document.querySelector('[data-testid=history-notice]');
+        return [notice.getBoundingClientRect().top, row.bottom];
+    }""")
+    assert notice_top >= row_bottom - 1, (notice_top, row_bottom)
     assert page.js_errors == []
 
 

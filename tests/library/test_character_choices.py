@@ -67,11 +67,19 @@ def test_same_names_get_the_first_hint_no_other_shares_and_unique_names_stay_pla
     assert sorted(asked) == ["char_a", "char_b", "char_d"]  # a unique name costs no look-up
 
 
-def test_the_id_is_the_last_resort_when_nothing_else_differs():
-    labels = labels_distinct([("char_a", "Mira"), ("char_b", "Mira")],
+def test_items_nothing_else_tells_apart_are_numbered_in_the_order_they_were_made():
+    labels = labels_distinct([("char_mira_10", "Mira"), ("char_mira", "Mira"),
+                              ("char_mira_2", "Mira")],
                              hints=lambda ids: {i: ["yours", ""] for i in ids})
-    assert labels == {"char_a": "Mira (char_a)", "char_b": "Mira (char_b)"}
-    assert labels_distinct([("char_a", "Mira"), ("char_b", "Mira")]) == labels
+    assert labels == {"char_mira": "Mira (1)", "char_mira_2": "Mira (2)",
+                      "char_mira_10": "Mira (3)"}
+    assert labels_distinct([("char_mira_10", "Mira"), ("char_mira", "Mira"),
+                            ("char_mira_2", "Mira")]) == labels
+    # one told apart by a hint keeps it; the two left are numbered
+    told = labels_distinct([("char_a", "Mira"), ("char_b", "Mira"), ("char_c", "Mira")],
+                           hints=lambda ids: {"char_a": ["by bob"], "char_b": ["yours"],
+                                              "char_c": ["yours"]})
+    assert told == {"char_a": "Mira · by bob", "char_b": "Mira (1)", "char_c": "Mira (2)"}
 
 
 def test_a_shared_character_of_another_account_is_named_by_its_owner(alice_client, store, bob,
@@ -83,14 +91,14 @@ def test_a_shared_character_of_another_account_is_named_by_its_owner(alice_clien
                                       f"Doctor Ilse Marr · {NAVY}", "Doctor Ilse Marr · by bob"])
 
 
-def test_two_imports_of_one_card_in_one_second_fall_back_to_their_ids(alice_client, store,
-                                                                       alice):
+def test_two_imports_of_one_card_in_one_second_are_numbered(alice_client, store, alice):
     first, second = (character_import_card(store, user=alice, data=_card("Same."),
                                            filename="ilse.json") for _ in range(2))
     same_second = Character.objects.get(character_id=first).updated_at
     Character.objects.filter(character_id=second).update(updated_at=same_second)
     options = [o for o in _options(alice_client.get("/").content.decode()) if "Ilse" in o]
-    assert options == [f"Doctor Ilse Marr ({first})", f"Doctor Ilse Marr ({second})"]
+    assert options == ["Doctor Ilse Marr (1)", "Doctor Ilse Marr (2)"]
+    assert first not in "".join(options) and second not in "".join(options)
 
 
 def test_two_imports_of_one_card_a_few_seconds_apart_are_told_apart_by_the_time(
@@ -142,4 +150,4 @@ def test_a_group_with_both_versions_names_each_member_by_its_description(alice_c
                                     f"Doctor Ilse Marr · {NAVY}"], select_id
     drawer = html.unescape(page[page.index('data-testid="members-card"'):])
     assert f"<strong>Doctor Ilse Marr · {NAVY}</strong>" in drawer
-    assert f"Doctor Ilse Marr ({second})" not in drawer
+    assert "Doctor Ilse Marr (2)" not in drawer and f"({second})" not in drawer
