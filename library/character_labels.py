@@ -30,29 +30,38 @@ def character_labels(pairs: Iterable[tuple[str, str]], *, user) -> dict[str, str
 def _hints(ids: list[str], *, user) -> dict[str, Sequence[str]]:
     store = get_store()
     rows = Character.objects.select_related("owner").in_bulk(ids)
-    return {character_id: _row_hints(store, row, user=user)
+    # Asked about every same-named character on every picker (a hundred imports of one card):
+    # the sentences are translated once and each day formatted once, not once per character.
+    words = {"pictured": _("with a picture"), "unpictured": _("no picture"),
+             "changed": _("changed %(when)s"), "site": _("the site's"), "yours": _("yours"),
+             "by": _("by %(owner)s")}
+    days: dict = {}
+    return {character_id: _row_hints(store, row, user=user, words=words, days=days)
             for character_id, row in rows.items()}
 
 
-def _row_hints(store: FileStore, row: Character, *, user) -> list[str]:
+def _row_hints(store: FileStore, row: Character, *, user, words: dict[str, str],
+               days: dict) -> list[str]:
     changed = timezone.localtime(row.updated_at)
-    day = formats.date_format(changed, "MONTH_DAY_FORMAT")
-    return [_whose(row, user=user), _first_words(character_blurb(store, row.character_id)),
-            row.tags,
-            _("with a picture") if avatar_file(store.character_dir(row.character_id))
-            else _("no picture"),
-            _("changed %(when)s") % {"when": day},
-            _("changed %(when)s") % {"when": f"{day} {formats.time_format(changed, 'H:i')}"},
+    if changed.date() not in days:
+        days[changed.date()] = formats.date_format(changed, "MONTH_DAY_FORMAT")
+    day, changed_at = days[changed.date()], words["changed"]
+    pictured = avatar_file(store.character_dir(row.character_id))
+    return [_whose(row, user=user, words=words),
+            _first_words(character_blurb(store, row.character_id)), row.tags,
+            words["pictured"] if pictured else words["unpictured"],
+            changed_at % {"when": day},
+            changed_at % {"when": f"{day} {changed:%H:%M}"},
             # Two made in one minute (a test, a script, an import run twice).
-            _("changed %(when)s") % {"when": f"{day} {formats.time_format(changed, 'H:i:s')}"}]
+            changed_at % {"when": f"{day} {changed:%H:%M:%S}"}]
 
 
-def _whose(row: Character, *, user) -> str:
+def _whose(row: Character, *, user, words: dict[str, str]) -> str:
     if row.owner is None:
-        return _("the site's")
+        return words["site"]
     if user is not None and row.owner_id == getattr(user, "pk", None):
-        return _("yours")
-    return _("by %(owner)s") % {"owner": row.owner.get_username()}
+        return words["yours"]
+    return words["by"] % {"owner": row.owner.get_username()}
 
 
 def _first_words(blurb: str) -> str:

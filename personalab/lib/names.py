@@ -14,7 +14,7 @@ no ids.
 from __future__ import annotations
 
 import itertools
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 
 # ids of same-named items -> {id: hint texts, the same kinds in the same order; "" = unknown}
@@ -25,18 +25,36 @@ def _key(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
-def _telling(item_id: str, group: list[str], hints: dict[str, Sequence[str]]) -> str:
-    """The first hint of `item_id` no other item of its group has, else the first two that
-    no other has together, else ""."""
-    own = list(hints.get(item_id, ()))
-    others = [list(hints.get(other, ())) for other in group if other != item_id]
-    kinds = [kind for kind, text in enumerate(own) if text]
-    for chosen in [(kind,) for kind in kinds] + list(itertools.combinations(kinds, 2)):
-        mine = [own[kind] for kind in chosen]
-        if all([other[kind] if kind < len(other) else "" for kind in chosen] != mine
-               for other in others):
-            return " · ".join(mine)
-    return ""
+def _group_labels(group: list[str], names: dict[str, str],
+                  hints: dict[str, Sequence[str]]) -> dict[str, str]:
+    """Labels for the items of one same-named group: each item's first hint no other item has,
+    else the first two no other has together, else a number (counted once per kind, not per
+    pair of items: a library can hold a hundred imports of one card)."""
+    given = {item_id: list(hints.get(item_id, ())) for item_id in group}
+    width = max(map(len, given.values()))
+    rows = {item_id: values + [""] * (width - len(values)) for item_id, values in given.items()}
+    singles = [Counter(row[kind] for row in rows.values()) for kind in range(width)]
+    pairs: dict[tuple[int, int], Counter] = {}
+    labels, untold = {}, []
+    for item_id in group:
+        own = rows[item_id]
+        kinds = [kind for kind in range(width) if own[kind]]
+        hint = next((own[kind] for kind in kinds if singles[kind][own[kind]] == 1), "")
+        for first, second in ([] if hint else itertools.combinations(kinds, 2)):
+            together = pairs.get((first, second))
+            if together is None:
+                together = pairs[first, second] = Counter(
+                    (row[first], row[second]) for row in rows.values())
+            if together[own[first], own[second]] == 1:
+                hint = f"{own[first]} · {own[second]}"
+                break
+        if hint:
+            labels[item_id] = f"{names[item_id]} · {hint}"
+        else:
+            untold.append(item_id)
+    for number, item_id in enumerate(sorted(untold, key=_made_order), start=1):
+        labels[item_id] = f"{names[item_id]} ({number})"
+    return labels
 
 
 def labels_distinct(items: Iterable[tuple[str, str]], *,
@@ -52,16 +70,8 @@ def labels_distinct(items: Iterable[tuple[str, str]], *,
     for group in groups.values():
         if len(group) == 1:
             labels[group[0]] = names[group[0]]
-            continue
-        untold = []
-        for item_id in group:
-            hint = _telling(item_id, group, found)
-            if hint:
-                labels[item_id] = f"{names[item_id]} · {hint}"
-            else:
-                untold.append(item_id)
-        for number, item_id in enumerate(sorted(untold, key=_made_order), start=1):
-            labels[item_id] = f"{names[item_id]} ({number})"
+        else:
+            labels.update(_group_labels(group, names, found))
     return labels
 
 
