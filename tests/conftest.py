@@ -27,6 +27,7 @@ from django.utils import translation
 from tests.browser import chromium_close
 from tests.db_flush import flush_keeps_post_migrate_rows
 from tests.embedding_cache import engines_remember, remembering_set
+from tests.file_order import durations_read, file_weight
 from tests.prepared_data import prepared_data  # noqa: F401 — fixture
 from tests.stub_llm import stub_llm, stub_llm_server  # noqa: F401 — fixtures
 
@@ -258,80 +259,20 @@ def encoded(monkeypatch) -> Encoded:
     return seen
 
 
-# With `--dist loadfile` xdist hands out files in collection order (pytest_configure below), so
-# a heavy file collected last leaves one core idle while the other finishes it (issue 31). The
-# files that take the longest go first, by their wall time measured one file at a time
-# (PERSONALAB_TEST_COST: the browser files a folder at a time, the others in a two-worker run,
-# niced on a loaded machine: docs/testing.md), then the other browser and scale files (a server
-# or browser start each), then the rest in their usual order; within a file the order is
-# unchanged. Every worker computes the same order, as xdist requires.
-HEAVY_FIRST = (
-    "tests/scale/test_scale.py",
-    "tests/chat/test_import_fuzz_chats.py",
-    "tests/library/test_import_fuzz_cards.py",
-    "tests/e2e/test_newcomer_walk.py",
-    "tests/library/test_import_fuzz_lorebooks.py",
-    "tests/e2e/test_sillytavern_files.py",
-    "tests/chat/test_crash.py",
-    "tests/e2e/test_server_outage.py",
-    "tests/e2e/test_reading_room.py",
-    "tests/e2e/test_chat_ui.py",
-    "tests/library/test_import_fuzz_cards_other.py",
-    "tests/e2e/test_thumb_controls.py",
-    "tests/chat/test_faults.py",
-    "tests/chat/test_session_line_shapes.py",
-    "tests/e2e/test_live_state.py",
-    "tests/e2e/test_chat_extras.py",
-    "tests/e2e/test_accessibility.py",
-    "tests/e2e/test_st_character_pages.py",
-    "tests/chat/test_import_fuzz_chats_json.py",
-    "tests/memory/test_memory_progress.py",
-    "tests/e2e/test_message_menu.py",
-    "tests/e2e/test_phone_pages.py",
-    "tests/memory/test_second_model.py",
-    "tests/lib/test_embed_preload.py",
-    "tests/lib/test_e5_engine.py",
-    "tests/memory/test_recall_in_play.py",
-    "tests/e2e/test_browser.py",
-    "tests/e2e/test_lorebook_editor.py",
-    "tests/api/test_settings_env.py",
-    "tests/e2e/test_prompt_blocks_ui.py",
-    "tests/memory/test_import_index.py",
-    "tests/api/test_rest_refusals.py",
-    "tests/chat/test_group_chat_files.py",
-    "tests/memory/test_recall_sessions.py",
-    "tests/scale/test_followers.py",
-    "tests/memory/test_memory_flow.py",
-    "tests/memory/test_group_witness.py",
-    "tests/lib/test_properties.py",
-    "tests/memory/test_recall_focus.py",
-    "tests/memory/test_recall_queries.py",
-    "tests/memory/test_rag.py",
-)
-_SLOW_FOLDERS = ("tests/e2e/", "tests/scale/")
-
-
-def _file_rank(nodeid: str) -> int:
-    path = nodeid.split("::", 1)[0]
-    if path in HEAVY_FIRST:
-        return HEAVY_FIRST.index(path)
-    if path.startswith(_SLOW_FOLDERS):
-        return len(HEAVY_FIRST)
-    return len(HEAVY_FIRST) + 1
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # pytest-django has ordered the tests by database use (plain db, transactional, none), which
     # spreads a file over up to three runs: without xdist a module's fixtures (a browser module's
     # Daphne and Chromium) would start once per run. A file's tests are kept together, in that
     # order, and the files in the order they first appear within a rank.
+    # The files themselves go heaviest first (tests/file_order.py).
     first: dict[str, int] = {}
     for position, item in enumerate(items):
         first.setdefault(item.nodeid.split("::", 1)[0], position)
+    durations = durations_read()
 
-    def key(item: pytest.Item) -> tuple[int, int]:
+    def key(item: pytest.Item) -> tuple[float, int]:
         path = item.nodeid.split("::", 1)[0]
-        return _file_rank(item.nodeid), first[path]
+        return -file_weight(path, durations), first[path]
 
     items.sort(key=key)  # stable: pytest-django's order kept within a file
 
@@ -354,7 +295,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 def pytest_configure(config: pytest.Config) -> None:
     # pytest-xdist (3.x) sorts `--dist loadfile`'s files by their number of tests unless told
-    # not to, which undid HEAVY_FIRST: the sweeps (1-7 tests each, minutes) and the scale
+    # not to, which undid the heaviest-first order: the sweeps (1-7 tests each, minutes) and the scale
     # cluster ran last, one core idle while the other finished them (issue 31). The order
     # above is kept, as `--no-loadscope-reorder` would keep it.
     if hasattr(config.option, "loadscopereorder"):
