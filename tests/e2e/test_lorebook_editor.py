@@ -140,17 +140,17 @@ def test_a_hundred_entry_book_is_edited_in_place_and_saved_whole(
     assert page.js_errors == []
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_a_long_books_editor_has_no_serious_accessibility_violation(
-        page: Page, server: Server, tmp_path: Path, scheme: str) -> None:
+        page: Page, server: Server, tmp_path: Path) -> None:
     page.add_init_script(path=str(AXE))
     page.set_viewport_size(PHONE)
-    page.emulate_media(color_scheme=scheme)
-    _book_import(page, server, tmp_path, f"Audited {scheme}", broken_key=True)
+    _book_import(page, server, tmp_path, "Audited", broken_key=True)
     row = page.locator("[data-testid=lore-row]").nth(2)
     row.locator("details.lore-entry > summary").click()
     row.get_by_test_id("lore-more").locator("summary").click()  # the folded fields too
-    assert page.evaluate(AXE_RUN) == []
+    for scheme in ("light", "dark"):  # one walk: the colours follow the scheme live
+        page.emulate_media(color_scheme=scheme)
+        assert page.evaluate(AXE_RUN) == [], scheme
 
 
 def test_an_open_entry_on_a_phone_folds_the_rare_fields_and_keeps_clear_of_the_save_bar(
