@@ -349,6 +349,17 @@ def screenshot_take(page: Page, name: str, *, full_page: bool = True) -> Path:
     return path
 
 
+SCHEMES = ("light", "dark")
+
+
+def screenshots_in_each_scheme(page: Page, name: str, *, full_page: bool = True) -> None:
+    """`name`_light and `name`_dark of the page as it stands: its colours follow the scheme
+    live (app.css's media queries), so one walk shows both."""
+    for scheme in SCHEMES:
+        page.emulate_media(color_scheme=scheme)
+        screenshot_take(page, f"{name}_{scheme}", full_page=full_page)
+
+
 def message_send(page: Page, text: str) -> None:
     """Type and press Enter; before the socket opens the page script queues the message and sends it
     on connect, so one Enter is enough. Send is off until the page script listens (an Enter

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from tests.e2e.conftest import DESKTOP, PHONE, Server
+from tests.e2e.conftest import DESKTOP, PHONE, SCHEMES, Server
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
@@ -38,9 +38,6 @@ RUN = """async () => {
                   nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ") + " :: "
                     + (n.failureSummary || "").split("\\n").slice(1, 2).join(""))}));
 }"""
-
-
-SCHEMES = ("light", "dark")
 
 
 def _page_audit(page: Page, url: str) -> dict[str, list[dict]]:

@@ -19,6 +19,7 @@ from tests.e2e.conftest import (
     message_send,
     no_sideways_scroll,
     screenshot_take,
+    screenshots_in_each_scheme,
     turn_wait_done,
 )
 from tests.stub_llm import Reply
@@ -57,15 +58,13 @@ def _chat_with_rows(page: Page, server: Server) -> str:
     return instance_id
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_history_rows_on_a_phone_read_as_the_chat_with_one_menu_each(
-        page: Page, server: Server, scheme: str) -> None:
-    page.emulate_media(color_scheme=scheme)
+        page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
     instance_id = _chat_with_rows(page, server)
     page.goto(f"{server.url}/instances/{instance_id}/history/")
     page.wait_for_selector(".history-row .text[data-rendered]")
-    screenshot_take(page, f"history_phone_{scheme}", full_page=True)
+    screenshots_in_each_scheme(page, "history_phone")
     bold = page.locator(".history-row", has_text="plan")
     assert bold.locator(".text strong").inner_text() == "bold"
     assert "**" not in bold.locator(".text").inner_text()

@@ -13,7 +13,7 @@ from tests.e2e.conftest import (
     PHONE,
     Server,
     browser_missing_reason,
-    screenshot_take,
+    screenshots_in_each_scheme,
 )
 
 if TYPE_CHECKING:
@@ -28,10 +28,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 PAGES = {"Chats": "/", "Library": "/library/", "Personas": "/library/personas/", "Settings": "/settings/"}
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_a_phones_top_bar_is_one_row_with_every_page_behind_its_menu(
-        page: Page, server: Server, scheme: str) -> None:
-    page.emulate_media(color_scheme=scheme)
+        page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
     for path in [*PAGES.values(), "/instances/inst_001/history/"]:
         page.goto(f"{server.url}{path}")
@@ -43,11 +41,11 @@ def test_a_phones_top_bar_is_one_row_with_every_page_behind_its_menu(
         page.get_by_test_id("nav-toggle").click()
         assert page.get_by_test_id("nav-toggle").get_attribute("aria-expanded") == "true"
         if name == "Library":
-            screenshot_take(page, f"topbar_phone_open_{scheme}", full_page=False)
+            screenshots_in_each_scheme(page, "topbar_phone_open", full_page=False)
         page.locator(".topbar nav a", has_text=name).click()
         page.wait_for_url(f"{server.url}{path}")
     assert page.locator(".topbar").bounding_box()["height"] <= 56
-    screenshot_take(page, f"topbar_phone_{scheme}", full_page=False)
+    screenshots_in_each_scheme(page, "topbar_phone", full_page=False)
     assert page.js_errors == []
 
 

@@ -19,6 +19,7 @@ from tests.e2e.conftest import (
     instance_new,
     message_act,
     screenshot_take,
+    screenshots_in_each_scheme,
     turn_wait_done,
 )
 from tests.e2e.test_history_manager import _chat_with_rows
@@ -62,10 +63,8 @@ def _assert_room_kept(page: Page) -> None:
     assert last["y"] >= messages["y"] - 1 or last["height"] > messages["height"], (last, messages)
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_on_the_chat_page_the_toast_leaves_the_input_and_the_last_message_in_view(
-        page: Page, server: Server, scheme: str) -> None:
-    page.emulate_media(color_scheme=scheme)
+        page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
     _touch_screen(page)
     instance_id = instance_new(page, server)
@@ -80,13 +79,13 @@ def test_on_the_chat_page_the_toast_leaves_the_input_and_the_last_message_in_vie
     page.wait_for_selector("#toast:not([hidden])")
     page.wait_for_function("() => document.querySelector('[data-last-reply] .tag')")
     _assert_room_kept(page)
-    screenshot_take(page, f"undo_chat_hidden_{scheme}", full_page=False)
+    screenshots_in_each_scheme(page, "undo_chat_hidden", full_page=False)
     # Delete a question: Undo has the keyboard's focus, the live region says what happened.
     message_act(page.locator("#messages .msg.user", has_text="Question 3."), "delete")
     undo = page.get_by_test_id("undo")
     undo.wait_for()
     _assert_room_kept(page)
-    screenshot_take(page, f"undo_chat_deleted_{scheme}", full_page=False)
+    screenshots_in_each_scheme(page, "undo_chat_deleted", full_page=False)
     assert page.locator("#toast").get_attribute("role") == "status"
     assert "Message deleted." in page.locator("#toast").inner_text()
     assert page.evaluate("() => document.activeElement.dataset.testid") == "undo"
@@ -102,10 +101,8 @@ def test_on_the_chat_page_the_toast_leaves_the_input_and_the_last_message_in_vie
     assert page.js_errors == []
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_in_the_history_manager_the_undo_sits_where_the_row_was_and_covers_no_row(
-        page: Page, server: Server, scheme: str) -> None:
-    page.emulate_media(color_scheme=scheme)
+        page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
     page.on("dialog", lambda dialog: dialog.accept())
     instance_id = _chat_with_rows(page, server)
@@ -117,7 +114,7 @@ def test_in_the_history_manager_the_undo_sits_where_the_row_was_and_covers_no_ro
     history_act(row, "Delete")
     undo = page.get_by_test_id("history-undo")
     undo.wait_for()
-    screenshot_take(page, f"undo_history_deleted_{scheme}", full_page=False)
+    screenshots_in_each_scheme(page, "undo_history_deleted", full_page=False)
     notice = page.get_by_test_id("history-notice").bounding_box()
     assert 0 <= notice["y"] and notice["y"] + notice["height"] <= PHONE["height"], notice
     for other in page.locator(".history-row").all():
