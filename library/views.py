@@ -431,11 +431,14 @@ def _optional_parsed(raw: str, parse: Callable[[str], Any]) -> Any:
     return parse(raw.strip()) if raw.strip() else None
 
 
-def _entry_setting(entry: dict, name: str) -> Any:
+def _entry_setting(entry: dict, name: str, *, typed: bool = False) -> Any:
     """The value where the entry keeps it, when its box can show it and send it back as it is
-    (an odd one, such as `inf` or `true` for a number, shows as empty and stays untouched)."""
+    (an odd one, such as `inf` or `true` for a number, shows as empty and stays untouched);
+    `typed`: a refused save shows what the author typed, to be corrected."""
     value = setting(entry, name, name, None, ST_NAMES.get(name))
     parse = ENTRY_OPTIONAL[name]
+    if typed and isinstance(value, str):
+        return value
     if parse is _tristate:
         return value if isinstance(value, bool) else None
     if parse is _number_or_text:
@@ -443,16 +446,28 @@ def _entry_setting(entry: dict, name: str) -> Any:
     return (value.strip() or None) if isinstance(value, str) else None
 
 
-def _entry_shown(entry: dict) -> dict:
+def _entry_shown(entry: dict, *, typed: bool = False) -> dict:
     """The entry as the editor shows it: each optional setting where the entry keeps it."""
-    return {**entry, **{name: _entry_setting(entry, name) for name in ENTRY_OPTIONAL}}
+    return {**entry, **{name: _entry_setting(entry, name, typed=typed)
+                        for name in ENTRY_OPTIONAL}}
 
 
-def _entry_errors(field_errors: dict[str, str], index: int) -> dict[str, str]:
-    """The sentences of a refused save that belong beside entry `index`'s fields."""
+ENTRY_FIELDS_ON_TOP = {"keys", "content", "position", "priority", "comment", "enabled",
+                       "constant", "use_regex"}
+
+
+def _entry_errors(field_errors: dict[str, str], index: int, uid: Any) -> dict[str, Any]:
+    """The sentences of a refused save that belong beside entry `index`'s fields, keyed by the
+    form field they name (its "More" fold opens when one is in it)."""
     prefix = f"entries[{index}]."
-    return {name.removeprefix(prefix): text for name, text in field_errors.items()
-            if name.startswith(prefix)}
+    names = {name.removeprefix(prefix): text for name, text in field_errors.items()
+             if name.startswith(prefix)}
+    return {"field_errors": {f"e{uid}_{name}": text for name, text in names.items()},
+            "more_errors": bool(set(names) - ENTRY_FIELDS_ON_TOP)}
+
+
+BOOK_FIELDS = {"name", "scan_depth", "token_budget", "min_activations",
+               "min_activations_depth_max", "use_group_scoring"}
 
 
 def _book_refusal(exc: LibraryError) -> str:
@@ -461,6 +476,8 @@ def _book_refusal(exc: LibraryError) -> str:
     fields = exc.field_errors or {}
     if fields and all(name.startswith("entries[") for name in fields):
         return gettext("Not saved: fix the entries marked below.")
+    if fields and all(name in BOOK_FIELDS or name.startswith("entries[") for name in fields):
+        return gettext("Not saved: fix the fields marked below.")
     return str(exc)
 
 
@@ -505,10 +522,12 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
             status, field_errors = exc.status, exc.field_errors or {}
     entries = [e for e in lorebook.get("entries", []) if isinstance(e, dict)]
     shown = {**lorebook, "entries": [
-        {**_entry_shown(e), "field_errors": _entry_errors(field_errors, index)}
+        {**_entry_shown(e, typed=bool(error)), **_entry_errors(field_errors, index, e.get("uid"))}
         for index, e in enumerate(entries)]}
     return render(request, "library/lorebook_form.html",
                   {"lorebook": shown, "lorebook_id": lorebook_id, "error": error,
+                   "book_errors": {name: text for name, text in field_errors.items()
+                                   if not name.startswith("entries")},
                    "refused": [e for e in shown["entries"] if e["field_errors"]],
                    "ownership": _ownership(request, lorebook, "lorebook", lorebook_id),
                    "positions": POSITIONS, "roles": ROLES, "logics": SELECTIVE_LOGICS},
