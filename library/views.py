@@ -39,6 +39,7 @@ from library.editor_sections import character_sections
 from library.errors import LibraryError, LibraryForbidden, LibraryNotFound
 from library.item_copy import background_copy, character_copy, lorebook_copy
 from library.library_tiles import character_tiles
+from library.lore_test_words import lore_test_worded
 from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS, lorebook_match
 from library.lorebook_regex import regex_key_problems
 from library.lorebook_services import lorebook_save
@@ -541,7 +542,10 @@ def lorebook_test(request: HttpRequest, lorebook_id: str) -> HttpResponse:
     text = request.POST.get("text", "")
     match = lorebook_match([lorebook], messages=[text], count_tokens=count_tokens)
     return render(request, "library/_lore_test.html",
-                  {"match": match, "text": text, "key_problems": regex_key_problems(lorebook)})
+                  {"fired": lore_test_worded(match.fired, book=lorebook),
+                   "dropped": lore_test_worded(match.dropped, book=lorebook),
+                   "problems": match.problems, "text": text,
+                   "key_problems": regex_key_problems(lorebook)})
 
 
 @login_required
