@@ -1,7 +1,8 @@
 """Type to find where an author ticks several things from a long list (issue 33): with 64
 lorebooks, a character's, a background's and a chat's lorebooks are ticks with a labelled "Find
 a lorebook" box; typing keeps the matching ones and every one already ticked, Tab and Space tick,
-and a save keeps them all. Phone (390x844, touch) and laptop, axe-clean, 中文."""
+and a save keeps them all. The chat drawer's background and persona lists (64 each) get a box
+too. Phone (390x844, touch) and laptop, axe-clean, 中文."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ _missing = browser_missing_reason()
 if _missing:
     pytest.skip(_missing, allow_module_level=True)
 
-# Its own server: 64 lorebooks would lengthen every other module's lists.
+# Its own server: 64 lorebooks, backgrounds and personas would lengthen every other module's
+# lists.
 pytestmark = [pytest.mark.e2e]
 
 SEED = """
@@ -41,16 +43,27 @@ ids = {}
 for name in json.loads(sys.argv[1]):
     ids[name] = lorebook_save(get_store(), user=admin, data={"name": name, "entries": [
         {"keys": [name.lower()], "content": f"About {name}."}]})
+from library.background_services import background_save
+from library.persona_services import persona_create
+for name in json.loads(sys.argv[2]):
+    ids[name] = background_save(get_store(), user=admin, data={
+        "name": name, "world_setting": f"{name}.", "visibility": "private"})
+    ids["as " + name] = persona_create(get_store(), owner=admin, data={
+        "name": "Traveller of " + name, "description": "A traveller."})
 print(json.dumps(ids))
 """
 BOOKS = [f"{place} {kind}" for place in ("Harbour", "Desert", "Forest", "Mountain", "River",
                                          "Castle", "Market", "Temple")
          for kind in ("lore", "history", "people", "magic", "beasts", "trade", "songs", "roads")]
+PLACES = [f"{town} {kind}" for town in ("Amber", "Birch", "Cinder", "Dune", "Ember", "Frost",
+                                        "Gale", "Hollow")
+          for kind in ("Harbor", "Keep", "Marsh", "Road", "Gate", "Well", "Mill", "Ford")]
 
 
 @pytest.fixture(scope="module")
 def books(server: Server) -> dict[str, str]:
-    made = subprocess.run([sys.executable, "-c", SEED, json.dumps(BOOKS)], cwd=ROOT,
+    made = subprocess.run([sys.executable, "-c", SEED, json.dumps(BOOKS), json.dumps(PLACES)],
+                          cwd=ROOT,
                           env={**server.env, "DJANGO_SETTINGS_MODULE": "personalab.settings"},
                           capture_output=True, text=True, check=True)
     return json.loads(made.stdout.strip().splitlines()[-1])
@@ -137,3 +150,26 @@ def test_the_find_box_reads_in_chinese(server: Server, books: dict[str, str]) ->
         assert box.get_attribute("aria-label") == "查找世界书"
         assert _find(page, "main", "qqq") == []
         assert "没有世界书包含这些字" in page.locator("main .pick-none").inner_text()
+
+
+def test_the_chat_drawers_background_and_persona_are_found_by_typing(
+        author: Page, server: Server, books: dict[str, str]) -> None:
+    page = author
+    page.add_init_script(path=str(AXE))
+    page.goto(f"{server.url}/instances/inst_001/")
+    _drawer_open(page)
+    for select, typed, name in (("#drawer-background", "frost well", "Frost Well"),
+                                ("#drawer-persona", "ember gate", "Traveller of Ember Gate")):
+        box = page.locator(f"[data-testid=pick-filter][aria-controls={select[1:]}]")
+        box.scroll_into_view_if_needed()
+        box.fill(typed)
+        assert page.locator(f"{select} option:checked").inner_text().startswith(name)
+        with page.expect_navigation():
+            page.locator(select).locator("xpath=..").locator("button[type=submit]").click()
+        page.wait_for_load_state()
+        _drawer_open(page)
+    state = server.instance_state("inst_001")
+    assert state["background_id"] == books["Frost Well"]
+    assert state["persona_id"] == books["as Ember Gate"]
+    assert page.evaluate(AXE_RUN) == []
+    assert page.js_errors == []
