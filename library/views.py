@@ -36,13 +36,13 @@ from library.character_services import (
     character_delete,
 )
 from library.editor_sections import character_sections
-from library.errors import LibraryError, LibraryForbidden, LibraryNotFound
+from library.errors import LibraryError, LibraryForbidden, LibraryNotFound, LorebookChanged
 from library.item_copy import background_copy, character_copy, lorebook_copy
 from library.library_tiles import character_tiles
 from library.lore_test_words import lore_test_worded
 from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS, lorebook_match
 from library.lorebook_regex import regex_key_problems
-from library.lorebook_services import lorebook_save
+from library.lorebook_services import lorebook_save, lorebook_version
 from library.regex_script_form import regex_error, regex_scripts_posted, regex_scripts_shown
 from library.regex_script_services import (
     card_scripts_allow,
@@ -475,6 +475,10 @@ def _book_refusal(exc: LibraryError) -> str:
     """What stops a save, said over the page: the book's own problems in words; an entry's
     problem is beside its field, the page names the entry (never its place in the list)."""
     fields = exc.field_errors or {}
+    if isinstance(exc, LorebookChanged):
+        return gettext("Not saved: this lorebook was saved elsewhere (another tab or device) "
+                       "since you opened it. Your changes are still here: save again to keep "
+                       "them instead, or reload the page to see the other version.")
     if fields and all(name.startswith("entries[") for name in fields):
         return gettext("Not saved: fix the entries marked below.")
     if fields and all(name in BOOK_FIELDS or name.startswith("entries[") for name in fields):
@@ -508,12 +512,13 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
     lorebook = _for_use_or_404(request, "lorebook", lorebook_id) if lorebook_id else {
         "name": "", "scan_depth": None, "token_budget": None, "entries": []}
     error, status, field_errors = None, 200, {}
+    seen = lorebook_version(lorebook)
     if request.method == "POST":
         data = {**_lorebook_from_form(request.POST, lorebook),
                 "visibility": request.POST.get("visibility") or lorebook.get("visibility")}
         try:
             saved_id = lorebook_save(store, data=data, lorebook_id=lorebook_id,
-                                     user=request.user)
+                                     user=request.user, seen=request.POST.get("seen"))
             messages.info(request, gettext("Lorebook saved."))
             return redirect("lorebook_edit", lorebook_id=saved_id)
         except LibraryNotFound:
@@ -526,7 +531,7 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
         {**_entry_shown(e, typed=bool(error)), **_entry_errors(field_errors, index, e.get("uid"))}
         for index, e in enumerate(entries)]}
     return render(request, "library/lorebook_form.html",
-                  {"lorebook": shown, "lorebook_id": lorebook_id, "error": error,
+                  {"lorebook": shown, "lorebook_id": lorebook_id, "error": error, "seen": seen,
                    "book_errors": {name: text for name, text in field_errors.items()
                                    if not name.startswith("entries")},
                    "refused": [e for e in shown["entries"] if e["field_errors"]],

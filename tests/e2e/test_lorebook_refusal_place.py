@@ -73,3 +73,34 @@ def test_a_refused_save_keeps_the_open_entry_the_typed_text_and_focuses_the_wron
         assert saved["keys"] == ["harbour"] and saved["probability"] == 40
         assert _row(page, 90).locator("details.lore-entry").evaluate("d => d.open")
         assert page.js_errors == []
+
+
+def test_a_book_saved_elsewhere_meanwhile_is_not_overwritten_and_the_place_is_kept(
+        server: Server, tmp_path: Path) -> None:
+    for page in author_page(server, size=DESKTOP):
+        lorebook_id = _book_import(page, server, tmp_path, "Harbour elsewhere")
+        row = _row(page, 90)
+        row.locator("details.lore-entry > summary").click()
+        row.evaluate("row => { row.scrollIntoView(); window.scrollBy(0, -40); }")
+        row.locator("textarea[name=e90_content]").fill("Written in this tab.")
+        before = _top(page, 90)
+        # Meanwhile another tab saves the book.
+        book = server.store.lorebook_read(lorebook_id)
+        book["entries"][5]["content"] = "Written in another tab."
+        server.store.lorebook_write(lorebook_id, book)
+        with page.expect_navigation():
+            page.get_by_test_id("lore-save").click()
+        page.wait_for_load_state("load")
+        assert "saved elsewhere" in page.get_by_test_id("lore-refused").inner_text()
+        assert _entry(server, lorebook_id, 5)["content"] == "Written in another tab."
+        assert _entry(server, lorebook_id, 90)["content"] != "Written in this tab."
+        row = _row(page, 90)
+        assert row.locator("details.lore-entry").evaluate("d => d.open")
+        assert abs(_top(page, 90) - before) <= 2, (before, _top(page, 90))
+        assert row.locator("textarea[name=e90_content]").input_value() == "Written in this tab."
+        # Saving again keeps this tab's version, as the message says.
+        with page.expect_navigation():
+            page.get_by_test_id("lore-save").click()
+        page.wait_for_load_state("load")
+        assert _entry(server, lorebook_id, 90)["content"] == "Written in this tab."
+        assert page.js_errors == []
