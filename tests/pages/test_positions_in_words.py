@@ -84,3 +84,36 @@ def test_a_chat_imports_report_names_the_skipped_message_by_its_place_in_words(
     shown = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", report))
     assert said in shown.replace(" :", ":"), shown
     assert not RAW_PLACE.search(shown), shown
+
+
+class _Namer:
+    """LoreNamer's answers for a book the test does not write."""
+
+    def book(self, book_id: str) -> str:
+        return {"lore_harbour": "Harbour"}.get(book_id, "a lorebook no longer there")
+
+    def entry(self, book_id: str, uid: str) -> str:
+        return {"7": "The old pier"}.get(uid, "an entry no longer there")
+
+
+@pytest.mark.parametrize("language, winner, problem", [
+    ("en", "group 'docks' won by entry “The old pier” (by order)",
+     "lorebook “Harbour” entry “The old pier”: the regex key '/(x/' is not used: bad"),
+    ("zh-hans", "分组 'docks' 由条目 “The old pier” 胜出（按顺序）",
+     "世界书 “Harbour” 条目 “The old pier”：正则关键词 '/(x/' 未被使用：bad")])
+def test_the_inspector_names_a_groups_winner_and_a_problems_entry_by_title(
+        language, winner, problem):
+    from chat.trace_notes import trace_notes_named
+
+    trace = {"lore": {"problems": [
+        "lorebook lore_harbour entry 7: regex key '/(x/' is not used: bad"]}}
+    dropped = [{"uid": 8, "entry": "The new pier", "reason": "group 'docks' won by entry 7 "
+                "(order); would have fired: key 'pier' in message -1"}]
+    fired = [{"uid": 7, "entry": "The old pier",
+              "reason": "key 'pier' in message -1 (won group 'docks' of 2 by order)"}]
+    with translation.override(language):
+        notes = trace_notes_named(trace, dropped, lore_fired=fired, namer=_Namer())
+    assert winner in notes["lore_dropped"][0]["reason"], notes
+    assert notes["lore_problems"] == [problem]
+    for text in (notes["lore_dropped"][0]["reason"], *notes["lore_problems"]):
+        assert not RAW_PLACE.search(text) and "lore_harbour" not in text and " 7" not in text
