@@ -36,3 +36,28 @@ def message_nth(number: object) -> str:
     if number == 1:
         return gettext("the first message")
     return str(MESSAGE_NTH[ordinal_ending(number)]) % {"n": number}
+
+
+# Why a chat import skipped a message (chat/chat_formats.py writes them in English).
+SKIP_REASONS = {
+    "empty message": gettext_lazy("the message is empty"),
+    "message has no 'mes' text": gettext_lazy("the message has no text ('mes')"),
+    "message has neither 'is_user' nor 'name'":
+        gettext_lazy("the message says neither who wrote it ('name') nor whether the player "
+                     "did ('is_user')"),
+    "expected a JSON object": gettext_lazy("the line is not a message (a JSON object)"),
+    "message is not a JSON object": gettext_lazy("the line is not a message (a JSON object)"),
+    "neither a chat header nor a message":
+        gettext_lazy("the line is neither a chat's header nor a message"),
+}
+
+
+@register.filter
+def skip_reason(reason: object) -> str:
+    """A skipped message's reason in the page's language (one not listed: as written; a line
+    that is not JSON keeps the parser's own words after it)."""
+    text = str(reason or "")
+    if text.startswith("not valid JSON ("):
+        return gettext("the line is not valid JSON (%(detail)s)") % {
+            "detail": text.removeprefix("not valid JSON (").removesuffix(")")}
+    return str(SKIP_REASONS.get(text, text))

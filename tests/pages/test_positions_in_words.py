@@ -70,8 +70,8 @@ CHAT = [{"user_name": "Ann", "character_name": "Kael", "create_date": "2024-10-0
         {"name": "Ann", "is_user": True, "mes": "Again.", "send_date": "2024-10-05T05:04:00Z"}]
 
 
-@pytest.mark.parametrize("language, said", [("en", "The 3rd message: empty message"),
-                                            ("zh-hans", "第 3 条消息： empty message")])
+@pytest.mark.parametrize("language, said", [("en", "The 3rd message: the message is empty"),
+                                            ("zh-hans", "第 3 条消息： 这条消息是空的")])
 def test_a_chat_imports_report_names_the_skipped_message_by_its_place_in_words(
         alice_client, instance, language, said):
     alice_client.cookies["django_language"] = language
