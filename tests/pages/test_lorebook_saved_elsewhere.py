@@ -48,3 +48,18 @@ def test_a_form_without_the_version_still_saves(alice_client, alice, store):
     form = {**_form(""), "seen": ""}
     assert alice_client.post(f"/library/lorebooks/{book}/", form).status_code == 302
     assert store.lorebook_read(book)["entries"][0]["content"] == "Rewritten here."
+
+
+def test_a_refused_book_setting_and_entry_field_are_named_beside_their_fields(
+        alice_client, alice, store):
+    book = lorebook_save(store, data={"name": "Harbour", "entries": [ENTRY]}, user=alice)
+    url = f"/library/lorebooks/{book}/"
+    form = {**_form(alice_client.get(url).content.decode()), "scan_depth": "deep",
+            "e1_probability": "often"}
+    refused = alice_client.post(url, form)
+    assert refused.status_code == 400
+    page = refused.content.decode()
+    assert "Not saved: fix the fields marked below." in page and "scan_depth:" not in page
+    for field in ("scan_depth", "e1_probability"):
+        assert f'data-for="{field}" id="{field}-error"' in page, field
+    assert 'name="e1_probability" value="often"' in page  # what was typed, to correct
