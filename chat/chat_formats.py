@@ -149,6 +149,15 @@ def _text_lines(data: bytes) -> list[tuple[int, str]]:
             for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
 
 
+def _skipped_counted(data: bytes, skipped: list[dict[str, Any]], *, header_first: bool) -> None:
+    """Each skipped line's `message`: which message of the chat it was, counted as a reader
+    counts them (1 is the first message after the header), for the report to say so."""
+    order = {number: index + (0 if header_first else 1)
+             for index, (number, _) in enumerate(_text_lines(data))}
+    for skip in skipped:
+        skip["message"] = order.get(skip["line"], skip["line"])
+
+
 def _records(data: bytes, skipped: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
     records = []
     for number, line in _text_lines(data):
@@ -325,6 +334,7 @@ def _chat_import_sillytavern(data: bytes) -> ChatImport:
         records = records[1:]
     header = _header_build(raw_header, records)
     lines = _lines_convert(header, records, skipped)
+    _skipped_counted(data, skipped, header_first=bool(raw_header))
     if not lines:
         first = f": line {skipped[0]['line']}: {skipped[0]['reason']}" if skipped else ""
         raise ChatFormatError(f"the file has no chat message that can be read{first}")

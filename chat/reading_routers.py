@@ -1,5 +1,5 @@
 """`/api/v1/reading`: how your chats read (text size, chat width, message style, times and
-message numbers, colours and font), per account; the chat page, the history and the settings page apply it."""
+message numbers, colours, accent colour and font), per account; the chat page, the history and the settings page apply it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,14 @@ from pydantic import Field, StrictBool
 
 from chat.services.reading import reading_settings_read, reading_settings_update
 from personalab.lib.body_fields import ClosedBody
-from personalab.lib.reading import CHAT_WIDTHS, FONTS, MESSAGE_STYLES, TEXT_SIZES, THEMES
+from personalab.lib.reading import (
+    ACCENT_PATTERN,
+    CHAT_WIDTHS,
+    FONTS,
+    MESSAGE_STYLES,
+    TEXT_SIZES,
+    THEMES,
+)
 from personalab.storage import get_store
 
 router = Router(tags=["reading"])
@@ -35,6 +42,10 @@ class ReadingIn(ClosedBody):
     theme: Theme | None = Field(None, description="the page's colours: default, paper (warm), contrast "
                                                   "(high contrast) or night (dark blue, also in light mode)")
     font: Font | None = Field(None, description="the messages' font: sans, serif or mono (fonts of the device)")
+    accent: str | None = Field(
+        None, pattern=ACCENT_PATTERN,
+        description='your own accent colour, "#rrggbb", or "" for the theme\'s; the pages keep text and '
+                    "lines drawn in it readable (a darker or lighter shade where needed)")
 
 
 class ReadingOut(Schema):
@@ -45,6 +56,7 @@ class ReadingOut(Schema):
     message_numbers: bool
     theme: Theme
     font: Font
+    accent: str
 
 
 @router.get("/reading", response=ReadingOut)
@@ -56,5 +68,7 @@ def reading_get(request: HttpRequest):
 @router.put("/reading", response=ReadingOut)
 def reading_put(request: HttpRequest, payload: ReadingIn):
     """Change the settings sent; the others keep their values."""
-    return reading_settings_update(get_store(), user=request.auth,
-                                   changes=payload.model_dump(exclude_none=True))
+    changes = payload.model_dump(exclude_none=True)
+    if "accent" in changes:
+        changes["accent"] = changes["accent"].lower()
+    return reading_settings_update(get_store(), user=request.auth, changes=changes)

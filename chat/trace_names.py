@@ -155,23 +155,43 @@ def trace_chat_name(store: FileStore, instance_id: str) -> str:
     return " & ".join(m.name for m in members) or gettext("this chat")
 
 
+def _entry_label(entry: dict[str, Any]) -> str:
+    keys = entry.get("keys") or entry.get("key") or []
+    keys = [str(k) for k in keys] if isinstance(keys, list) else [str(keys)]
+    return (str(entry.get("comment") or "").strip()
+            or ", ".join(k for k in keys[:KEYS_SHOWN] if k)
+            or gettext("an entry without keys"))
+
+
+class LoreNamer:
+    """Lorebooks and their entries by the names an author gave them, each book read once:
+    `book(id)` its name, `entry(book id, uid)` the entry's comment or first keys."""
+
+    def __init__(self, store: FileStore):
+        self.store = store
+        self.books: dict[str, dict[str, Any]] = {}
+
+    def _read(self, book_id: str) -> dict[str, Any]:
+        if book_id not in self.books:
+            try:
+                self.books[book_id] = self.store.lorebook_read(book_id)
+            except (StoreError, ValueError):
+                self.books[book_id] = {}
+        return self.books[book_id]
+
+    def book(self, book_id: str) -> str:
+        return (str(self._read(book_id).get("name") or "").strip()
+                or gettext("a lorebook no longer there"))
+
+    def entry(self, book_id: str, uid: str) -> str:
+        found = next((e for e in self._read(book_id).get("entries") or []
+                      if isinstance(e, dict) and str(e.get("uid")) == str(uid)), None)
+        return _entry_label(found) if found else gettext("an entry no longer there")
+
+
 def trace_lore_named(store: FileStore, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each fired entry with `book` (its lorebook's name) and `entry` (its comment, or its
     first keys) for the page to show in place of `lorebook_id #uid`."""
-    books: dict[str, str] = {}
-    named = []
-    for entry in entries:
-        book_id = str(entry.get("lorebook_id") or "")
-        if book_id not in books:
-            try:
-                books[book_id] = str(store.lorebook_read(book_id).get("name") or "").strip()
-            except (StoreError, ValueError):
-                books[book_id] = ""
-        keys = entry.get("keys") or entry.get("key") or []
-        keys = [str(k) for k in keys] if isinstance(keys, list) else [str(keys)]
-        label = (str(entry.get("comment") or "").strip()
-                 or ", ".join(k for k in keys[:KEYS_SHOWN] if k)
-                 or gettext("an entry without keys"))
-        named.append({**entry, "book": books[book_id] or gettext("a lorebook no longer there"),
-                      "entry": label})
-    return named
+    namer = LoreNamer(store)
+    return [{**entry, "book": namer.book(str(entry.get("lorebook_id") or "")),
+             "entry": _entry_label(entry)} for entry in entries]

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.utils.translation import gettext, gettext_lazy
 
-from chat.trace_names import form_named
+from chat.trace_names import LoreNamer, form_named
 from chat.trace_reasons import QUOTED, Forms, lore_reason_named
 
 SUMMARIZE = gettext_lazy("Summarize the session")
@@ -169,28 +169,55 @@ def _number(value: Any) -> str:
     return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
 
-def lore_dropped_reason_named(reason: str) -> str:
-    """Why an entry was left out, then what would have fired it, in the reader's language."""
+WON_BY = re.compile(r"won by entry (?P<uid>\S+) \(")
+
+
+def lore_dropped_reason_named(reason: str, winners: dict[str, str] | None = None) -> str:
+    """Why an entry was left out, then what would have fired it, in the reader's language;
+    `winners` names a group's winner by its uid (else "another entry", never the uid)."""
     why, _, fired = reason.partition(WOULD_HAVE_FIRED)
-    why = form_named(why, LORE_DROPPED_FORMS) or why
+    won = WON_BY.search(why)
+    names = ({"uid": {won["uid"]: (winners or {}).get(won["uid"]) or gettext("another entry")}}
+             if won else None)
+    why = form_named(why, LORE_DROPPED_FORMS, names) or why
     if not fired:
         return why
     return gettext("%(why)s; would have fired: %(fired)s") % {
         "why": why, "fired": lore_reason_named(fired)}
 
 
-def trace_notes_named(trace: dict[str, Any],
-                      lore_dropped: list[dict[str, Any]]) -> dict[str, Any]:
+def _winners(lore_fired: list[dict[str, Any]]) -> dict[str, str]:
+    """The fired entries that won a group, by uid, as the page names them."""
+    return {str(e.get("uid")): f"“{e.get('entry')}”" for e in lore_fired
+            if "won group" in str(e.get("reason") or "") and e.get("entry")}
+
+
+def lore_problem_named(problem: str, namer: LoreNamer | None = None) -> str:
+    """A lore problem in the reader's language, its book and entry by their names."""
+    label = re.match(LABEL + ":", problem)
+    names = None
+    if label and namer is not None:
+        names = {"book": {label["book"]: f"“{namer.book(label['book'])}”"},
+                 "uid": {label["uid"]: f"“{namer.entry(label['book'], label['uid'])}”"}}
+    return form_named(problem, LORE_PROBLEM_FORMS, names) or problem
+
+
+def trace_notes_named(trace: dict[str, Any], lore_dropped: list[dict[str, Any]], *,
+                      lore_fired: list[dict[str, Any]] = (), namer: LoreNamer | None = None,
+                      ) -> dict[str, Any]:
     """The page's translated notes: `warnings`, `dropped_blocks` (each with its `reason`),
-    `lore_dropped` (the entries as trace_lore_named names them, each with its `reason`) and
-    `lore_problems`."""
+    `lore_dropped` (the entries as trace_lore_named names them, each with its `reason`, a
+    group's winner named from `lore_fired`) and `lore_problems` (books and entries named by
+    `namer`)."""
+    winners = _winners([*lore_fired, *lore_dropped])  # a winner may be cut by a budget later
     return {
         "warnings": [warning_named(w) for w in trace.get("warnings") or []],
         "dropped_blocks": [{**b, "reason": form_named(str(b.get("reason") or ""),
                                                       DROPPED_BLOCK_FORMS) or b.get("reason")}
                            for b in trace.get("dropped_blocks") or []],
-        "lore_dropped": [{**e, "reason": lore_dropped_reason_named(str(e.get("reason") or ""))}
+        "lore_dropped": [{**e, "reason": lore_dropped_reason_named(str(e.get("reason") or ""),
+                                                                   winners)}
                          for e in lore_dropped],
-        "lore_problems": [form_named(str(p), LORE_PROBLEM_FORMS) or str(p)
+        "lore_problems": [lore_problem_named(str(p), namer)
                           for p in (trace.get("lore") or {}).get("problems") or []],
     }

@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
 from chat.trace_names import SECTION_NAMES, form_named, note_named
+from personalab.lib.ordinals import ordinal_ending
 
 Forms = list[tuple[re.Pattern[str], Any]]
 
@@ -75,12 +76,8 @@ LORE_HEADS: Forms = [
     (re.compile(r"sticky \(fired earlier, still active\)"),
      gettext_lazy("sticky (fired earlier, still active)")),
     (re.compile(r"decorator @@activate"), gettext_lazy("decorator @@activate")),
-    (re.compile(r"key (?P<key>'[^']*'|\"[^\"]*\") in message -(?P<n>\d+)"),
-     gettext_lazy("key %(key)s in message -%(n)s")),
     (re.compile(r"key (?P<key>'[^']*'|\"[^\"]*\") in (?P<where>the [a-z]+(?: [a-z]+)*)"),
      gettext_lazy("key %(key)s in %(where)s")),
-    (re.compile(r"key (?P<key>'[^']*'|\"[^\"]*\") in entry (?P<entry>lore:\S+)"),
-     gettext_lazy("key %(key)s in the entry %(entry)s (recursion)")),
     (re.compile(r"vectorized: the recent chat is (?P<score>[\d.]+) similar "
                 r"\(threshold (?P<threshold>[\d.]+)\)"),
      gettext_lazy("vectorized: the recent chat is %(score)s similar (threshold %(threshold)s)")),
@@ -134,22 +131,65 @@ def director_reason_named(reason: str) -> str:
     return "; ".join(_form_named(part, DIRECTOR_FORMS) or part for part in reason.split("; "))
 
 
-def lore_reason_named(reason: str) -> str:
-    """Why an entry fired: its known first part and bracketed notes translated, the rest kept."""
+# Where a key was found, said as a reader counts messages (the engine writes "message -2" for
+# the one before the newest) and an entry by its title, never by its place or id.
+KEY_IN_MESSAGE = re.compile(r"key (?P<key>'[^']*'|\"[^\"]*\") in message -(?P<n>\d+)")
+NEWEST_NTH = {"st": gettext_lazy("key %(key)s in the %(n)sst newest message"),
+              "nd": gettext_lazy("key %(key)s in the %(n)snd newest message"),
+              "rd": gettext_lazy("key %(key)s in the %(n)srd newest message"),
+              "th": gettext_lazy("key %(key)s in the %(n)sth newest message")}
+KEY_IN_ENTRY = re.compile(r"key (?P<key>'[^']*'|\"[^\"]*\") in entry (?P<entry>lore:\S+)")
+
+
+def _key_in_message(found: re.Match[str], entries: dict[str, str]) -> str:
+    back = int(found["n"])
+    if back == 1:
+        return gettext("key %(key)s in the newest message") % {"key": found["key"]}
+    return str(NEWEST_NTH[ordinal_ending(back)]) % {"key": found["key"], "n": back}
+
+
+def _key_in_entry(found: re.Match[str], entries: dict[str, str]) -> str:
+    title = entries.get(found["entry"])
+    if title is None:
+        return gettext("key %(key)s in another entry (recursion)") % {"key": found["key"]}
+    return gettext("key %(key)s in the entry “%(entry)s” (recursion)") % {
+        "key": found["key"], "entry": title}
+
+
+WORDED_HEADS = [(KEY_IN_MESSAGE, _key_in_message), (KEY_IN_ENTRY, _key_in_entry)]
+
+
+def _head_named(reason: str, entries: dict[str, str]) -> tuple[str, str] | None:
+    """(the reason's first part in the reader's language, the rest), when it is a known one."""
+    for form, worded in WORDED_HEADS:
+        found = form.match(reason)
+        if found:
+            return worded(found, entries), reason[found.end():]
     for form, words in LORE_HEADS:
         found = form.match(reason)
         if found:
-            head = _form_named(found.group(0), [(form, words)]) or found.group(0)
-            rest = reason[found.end():]
-            for note, note_words in LORE_NOTES:
-                rest = note.sub(lambda m, w=note_words: str(w) % m.groupdict(), rest)
-            return head + rest
-    return reason
+            return _form_named(found.group(0), [(form, words)]) or found.group(0), \
+                reason[found.end():]
+    return None
+
+
+def lore_reason_named(reason: str, entries: dict[str, str] | None = None) -> str:
+    """Why an entry fired: its known first part and bracketed notes translated, the rest kept;
+    `entries` names the entries a recursion key was found in (`lore:<book>:<uid>` → title)."""
+    named = _head_named(reason, entries or {})
+    if named is None:
+        return reason
+    head, rest = named
+    for note, note_words in LORE_NOTES:
+        rest = note.sub(lambda m, w=note_words: str(w) % m.groupdict(), rest)
+    return head + rest
 
 
 def trace_reasons_named(trace: dict[str, Any], lore_fired: list[dict[str, Any]]) -> dict[str, Any]:
     """The page's translated lines: `card_fields` as (field, where) rows, the director's
     `miss_reason`, `rejected` and `search_error`, and each fired entry's `reason`."""
+    titles = {f"lore:{e.get('lorebook_id')}:{e.get('uid')}": str(e.get("entry") or "")
+              for e in lore_fired}
     result = trace.get("director_result") or {}
     reminder = (trace.get("director_context") or {}).get("reminder") or {}
     return {
@@ -159,6 +199,6 @@ def trace_reasons_named(trace: dict[str, Any], lore_fired: list[dict[str, Any]])
         "rejected": [{**x, "reason": director_reason_named(str(x.get("reason") or ""))}
                      for x in result.get("rejected") or []],
         "search_error": director_reason_named(str(reminder.get("search_error") or "")),
-        "lore_fired": [{**e, "reason": lore_reason_named(str(e.get("reason") or ""))}
+        "lore_fired": [{**e, "reason": lore_reason_named(str(e.get("reason") or ""), titles)}
                        for e in lore_fired],
     }

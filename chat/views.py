@@ -32,6 +32,7 @@ from chat.services.sessions import session_read_repaired
 from chat.services.traces import trace_rebuild
 from chat.templatetags.sessions import session_label
 from chat.trace_names import (
+    LoreNamer,
     section_names,
     trace_chat_name,
     trace_lore_named,
@@ -496,7 +497,8 @@ def trace_page(request: HttpRequest, trace_id: str) -> HttpResponse:
         "chat_name": trace_chat_name(store, row.instance_id), "lore_fired": lore_fired,
         "timings": trace_timings_named(trace.get("timings") or {}),
         "reasons": trace_reasons_named(trace, lore_fired),
-        "notes": trace_notes_named(trace, trace_lore_named(store, lore.get("dropped") or []))})
+        "notes": trace_notes_named(trace, trace_lore_named(store, lore.get("dropped") or []),
+                                   lore_fired=lore_fired, namer=LoreNamer(store))})
 
 
 

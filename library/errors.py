@@ -35,6 +35,13 @@ class LibraryConflict(LibraryError, Conflict):
         super().__init__(message, {field: "already exists"} if field else None)
 
 
+class LorebookChanged(LibraryError, Conflict):
+    """The book was saved elsewhere (another tab, device or author) since the editor showed it:
+    saving would silently undo that save."""
+
+    code, status = "changed", 409
+
+
 class ItemWithheld(Forbidden):
     """A chat's character or background whose author made it private (or deleted it) and of
     which the chat kept no copy: it is not played, and nothing of the chat is lost."""

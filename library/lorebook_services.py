@@ -3,6 +3,7 @@ export. The file is written first, then the index row; the owner is recorded in 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -10,7 +11,7 @@ from django.conf import settings
 
 from library.character_book import lorebook_to_character_book
 from library.create_ids import id_claim
-from library.errors import CardError, LibraryError
+from library.errors import CardError, LibraryError, LorebookChanged
 from library.fields import MAX_NAME_CHARS, ownership_of
 from library.index_rows import lorebook_index
 from library.limits import lore_entries_check
@@ -28,13 +29,21 @@ MAX_LOREBOOK_BYTES = 10 * 1024 * 1024
 SERVER_FIELDS = ("lorebook_id", "owner")
 
 
+def lorebook_version(lorebook: dict[str, Any]) -> str:
+    """A short fingerprint of the book as stored: the editor sends back the one it was shown."""
+    return hashlib.sha256(json.dumps(lorebook, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
 def lorebook_save(store: FileStore, *, data: dict[str, Any], lorebook_id: str | None = None,
-                  user=None, imported: bool = False) -> str:
+                  user=None, imported: bool = False, seen: str | None = None) -> str:
     """Create (a new id, never overwrites) or change a lorebook; `user` as in character_save.
     A name written here is at most 200 characters, as a character's; an imported file keeps
-    its own (and a change that leaves that name as it was keeps it too)."""
+    its own (and a change that leaves that name as it was keeps it too). `seen`: the
+    lorebook_version the editor was shown; another one stored means someone saved since."""
     existing = ({} if lorebook_id is None else store.lorebook_read(lorebook_id) if user is None
                 else item_for_edit(store, user=user, kind="lorebook", item_id=lorebook_id))
+    if seen and lorebook_id and lorebook_version(existing) != seen:
+        raise LorebookChanged("the lorebook was saved elsewhere since this editor opened it")
     lore_entries_check(data.get("entries"))
     try:
         lorebook = lorebook_validate({k: v for k, v in data.items() if k != "lorebook_id"},

@@ -36,12 +36,13 @@ from library.character_services import (
     character_delete,
 )
 from library.editor_sections import character_sections
-from library.errors import LibraryError, LibraryForbidden, LibraryNotFound
+from library.errors import LibraryError, LibraryForbidden, LibraryNotFound, LorebookChanged
 from library.item_copy import background_copy, character_copy, lorebook_copy
 from library.library_tiles import character_tiles
+from library.lore_test_words import lore_test_worded
 from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS, lorebook_match
 from library.lorebook_regex import regex_key_problems
-from library.lorebook_services import lorebook_save
+from library.lorebook_services import lorebook_save, lorebook_version
 from library.regex_script_form import regex_error, regex_scripts_posted, regex_scripts_shown
 from library.regex_script_services import (
     card_scripts_allow,
@@ -431,11 +432,14 @@ def _optional_parsed(raw: str, parse: Callable[[str], Any]) -> Any:
     return parse(raw.strip()) if raw.strip() else None
 
 
-def _entry_setting(entry: dict, name: str) -> Any:
+def _entry_setting(entry: dict, name: str, *, typed: bool = False) -> Any:
     """The value where the entry keeps it, when its box can show it and send it back as it is
-    (an odd one, such as `inf` or `true` for a number, shows as empty and stays untouched)."""
+    (an odd one, such as `inf` or `true` for a number, shows as empty and stays untouched);
+    `typed`: a refused save shows what the author typed, to be corrected."""
     value = setting(entry, name, name, None, ST_NAMES.get(name))
     parse = ENTRY_OPTIONAL[name]
+    if typed and isinstance(value, str):
+        return value
     if parse is _tristate:
         return value if isinstance(value, bool) else None
     if parse is _number_or_text:
@@ -443,24 +447,42 @@ def _entry_setting(entry: dict, name: str) -> Any:
     return (value.strip() or None) if isinstance(value, str) else None
 
 
-def _entry_shown(entry: dict) -> dict:
+def _entry_shown(entry: dict, *, typed: bool = False) -> dict:
     """The entry as the editor shows it: each optional setting where the entry keeps it."""
-    return {**entry, **{name: _entry_setting(entry, name) for name in ENTRY_OPTIONAL}}
+    return {**entry, **{name: _entry_setting(entry, name, typed=typed)
+                        for name in ENTRY_OPTIONAL}}
 
 
-def _entry_errors(field_errors: dict[str, str], index: int) -> dict[str, str]:
-    """The sentences of a refused save that belong beside entry `index`'s fields."""
+ENTRY_FIELDS_ON_TOP = {"keys", "content", "position", "priority", "comment", "enabled",
+                       "constant", "use_regex"}
+
+
+def _entry_errors(field_errors: dict[str, str], index: int, uid: Any) -> dict[str, Any]:
+    """The sentences of a refused save that belong beside entry `index`'s fields, keyed by the
+    form field they name (its "More" fold opens when one is in it)."""
     prefix = f"entries[{index}]."
-    return {name.removeprefix(prefix): text for name, text in field_errors.items()
-            if name.startswith(prefix)}
+    names = {name.removeprefix(prefix): text for name, text in field_errors.items()
+             if name.startswith(prefix)}
+    return {"field_errors": {f"e{uid}_{name}": text for name, text in names.items()},
+            "more_errors": bool(set(names) - ENTRY_FIELDS_ON_TOP)}
+
+
+BOOK_FIELDS = {"name", "scan_depth", "token_budget", "min_activations",
+               "min_activations_depth_max", "use_group_scoring"}
 
 
 def _book_refusal(exc: LibraryError) -> str:
     """What stops a save, said over the page: the book's own problems in words; an entry's
     problem is beside its field, the page names the entry (never its place in the list)."""
     fields = exc.field_errors or {}
+    if isinstance(exc, LorebookChanged):
+        return gettext("Not saved: this lorebook was saved elsewhere (another tab or device) "
+                       "since you opened it. Your changes are still here: save again to keep "
+                       "them instead, or reload the page to see the other version.")
     if fields and all(name.startswith("entries[") for name in fields):
         return gettext("Not saved: fix the entries marked below.")
+    if fields and all(name in BOOK_FIELDS or name.startswith("entries[") for name in fields):
+        return gettext("Not saved: fix the fields marked below.")
     return str(exc)
 
 
@@ -490,12 +512,13 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
     lorebook = _for_use_or_404(request, "lorebook", lorebook_id) if lorebook_id else {
         "name": "", "scan_depth": None, "token_budget": None, "entries": []}
     error, status, field_errors = None, 200, {}
+    seen = lorebook_version(lorebook)
     if request.method == "POST":
         data = {**_lorebook_from_form(request.POST, lorebook),
                 "visibility": request.POST.get("visibility") or lorebook.get("visibility")}
         try:
             saved_id = lorebook_save(store, data=data, lorebook_id=lorebook_id,
-                                     user=request.user)
+                                     user=request.user, seen=request.POST.get("seen"))
             messages.info(request, gettext("Lorebook saved."))
             return redirect("lorebook_edit", lorebook_id=saved_id)
         except LibraryNotFound:
@@ -505,10 +528,12 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
             status, field_errors = exc.status, exc.field_errors or {}
     entries = [e for e in lorebook.get("entries", []) if isinstance(e, dict)]
     shown = {**lorebook, "entries": [
-        {**_entry_shown(e), "field_errors": _entry_errors(field_errors, index)}
+        {**_entry_shown(e, typed=bool(error)), **_entry_errors(field_errors, index, e.get("uid"))}
         for index, e in enumerate(entries)]}
     return render(request, "library/lorebook_form.html",
-                  {"lorebook": shown, "lorebook_id": lorebook_id, "error": error,
+                  {"lorebook": shown, "lorebook_id": lorebook_id, "error": error, "seen": seen,
+                   "book_errors": {name: text for name, text in field_errors.items()
+                                   if not name.startswith("entries")},
                    "refused": [e for e in shown["entries"] if e["field_errors"]],
                    "ownership": _ownership(request, lorebook, "lorebook", lorebook_id),
                    "positions": POSITIONS, "roles": ROLES, "logics": SELECTIVE_LOGICS},
@@ -522,7 +547,10 @@ def lorebook_test(request: HttpRequest, lorebook_id: str) -> HttpResponse:
     text = request.POST.get("text", "")
     match = lorebook_match([lorebook], messages=[text], count_tokens=count_tokens)
     return render(request, "library/_lore_test.html",
-                  {"match": match, "text": text, "key_problems": regex_key_problems(lorebook)})
+                  {"fired": lore_test_worded(match.fired, book=lorebook),
+                   "dropped": lore_test_worded(match.dropped, book=lorebook),
+                   "problems": match.problems, "text": text,
+                   "key_problems": regex_key_problems(lorebook)})
 
 
 @login_required

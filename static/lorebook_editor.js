@@ -14,14 +14,14 @@
   const filter = tools.querySelector("[data-role=filter]");
   const pickAll = tools.querySelector("[data-role=pick-all]");
   const count = tools.querySelector("[data-role=count]");
-  let keptRow = null;  // shown whatever the search: see the end
+  let keptRows = new Set();  // shown whatever the search: see the end
   const field = (row, name) => form.elements[`e${row.dataset.uid}_${name}`];
   const text = (row) => row.textContent.toLowerCase()
     + " " + [...row.querySelectorAll("textarea, input:not([type])")].map((f) => f.value)
       .join(" ").toLowerCase();
 
   function shown(row) {
-    if (row === keptRow) return true;
+    if (keptRows.has(row)) return true;
     const words = search.value.trim().toLowerCase();
     const state = row.dataset.state;
     const wanted = filter.value === "all" || filter.value === state
@@ -48,7 +48,10 @@
   box.addEventListener("toggle", (event) => {
     const opened = event.target;
     if (!opened.matches || !opened.matches("details.lore-entry") || !opened.open) return;
-    box.querySelectorAll("details.lore-entry[open]").forEach((d) => { if (d !== opened) d.open = false; });
+    // Entries a refused save marked stay open until they are saved right.
+    box.querySelectorAll("details.lore-entry[open]").forEach((d) => {
+      if (d !== opened && !d.closest(".lore-row").dataset.problem) d.open = false;
+    });
   }, true);
 
   // Rows ticked far down the list are acted on from the fixed bar at the bottom, beside Save,
@@ -88,7 +91,7 @@
 
   // An entry named by "Test this text" opens in the list, whatever the search hides.
   function entryOpen(row) {
-    keptRow = row;
+    keptRows = new Set([row]);
     redraw();
     const entry = row.querySelector("details.lore-entry");
     entry.open = true;
@@ -115,10 +118,15 @@
   // above them were deleted or opened, so an author deep in a long book does not start again.
   const placeKey = `lore-place:${location.pathname}`;
   const deleting = (row) => field(row, "delete") && field(row, "delete").checked;
+  // With several entries open (a refused save's), the one the author was in last is kept.
+  let lastEntry = null;
+  box.addEventListener("focusin", (event) => {
+    lastEntry = event.target.closest("details.lore-entry") || lastEntry;
+  });
   form.addEventListener("submit", () => {
     // An entry the search hides stays closed: the search shows what the author asked for.
-    const open = [...box.querySelectorAll("details.lore-entry[open]")]
-      .find((entry) => !entry.closest(".lore-row").hidden);
+    const open = [lastEntry, ...box.querySelectorAll("details.lore-entry[open]")]
+      .find((entry) => entry && entry.open && !entry.closest(".lore-row").hidden);
     const more = open && open.querySelector("details.lore-more");
     const anchor = rows.find((row) => !row.hidden && !deleting(row)
       && row.getBoundingClientRect().bottom > 0);
@@ -132,35 +140,65 @@
   let place = null;
   try { place = JSON.parse(sessionStorage.getItem(placeKey) || "null"); } catch (e) { place = null; }
   sessionStorage.removeItem(placeKey);
-  // The entry to look at stays in sight whatever is searched: the one the server opened (a
-  // refused save), else the one open before the save.
-  const refused = box.querySelector("details.lore-entry[open]");
-  keptRow = refused ? refused.closest(".lore-row")
-    : (place && rows.find((row) => row.dataset.uid === place.uid)) || null;
-  // After a refused save too: the author's search, sort and filter stay.
+  // After a refused save the author's open entry stays open where it was, and so do the
+  // entries the server marked (their errors beside the fields named); the search, sort and
+  // filter stay too.
+  const refusedRows = rows.filter((row) => row.dataset.problem);
+  const placeRow = place && rows.find((row) => row.dataset.uid === place.uid);
+  keptRows = new Set([placeRow, ...refusedRows].filter(Boolean));
   if (place) {
     search.value = place.search || "";
     if ([...sort.options].some((o) => o.value === place.sort)) sort.value = place.sort;
     if ([...filter.options].some((o) => o.value === place.filter)) filter.value = place.filter;
   }
   redraw();
-  if (refused) {
-    keptRow.scrollIntoView({block: "start"});
-  } else if (place) {
-    if (keptRow) {
-      const entry = keptRow.querySelector("details.lore-entry");
-      entry.open = true;
-      const more = entry.querySelector("details.lore-more");
-      if (more && place.more) more.open = true;
-    }
+  const wrong = errorsPlace();
+  if (placeRow) {
+    const entry = placeRow.querySelector("details.lore-entry");
+    entry.open = true;
+    const more = entry.querySelector("details.lore-more");
+    if (more && place.more) more.open = true;
+  }
+  // The field to correct: the first named in the author's open entry, else the first named.
+  const fix = (placeRow && wrong.find((f) => placeRow.contains(f))) || wrong[0];
+  if (fix) fix.focus({preventScroll: true});
+  if (place) {
     const anchor = rows.find((row) => row.dataset.uid === place.anchor && !row.hidden);
     // Again once the page has loaded, which is when the browser puts a reloaded page back at
     // its own idea of the position.
-    const back = () => window.scrollTo(0, anchor
-      ? anchor.getBoundingClientRect().top + window.scrollY - place.anchorTop : place.scrollY);
+    const back = () => {
+      window.scrollTo(0, anchor
+        ? anchor.getBoundingClientRect().top + window.scrollY - place.anchorTop : place.scrollY);
+      if (fix) inSight(fix);
+    };
     back();
     window.addEventListener("load", back, {once: true});
     // Entries are often written one after another: the next one's keys are ready to type.
-    if (place.made) form.elements.new_keys.focus({preventScroll: true});
+    if (place.made && !fix) form.elements.new_keys.focus({preventScroll: true});
+  } else if (fix) {
+    inSight(fix);
+  }
+
+  // Each error of a refused save goes beside the field it names, which says it is wrong.
+  function errorsPlace() {
+    const fields = [];
+    for (const error of form.querySelectorAll(".lore-field-error[data-for]")) {
+      const named = form.elements[error.dataset.for];
+      if (!named || !named.closest) continue;
+      (named.closest("label") || named).after(error);
+      named.setAttribute("aria-invalid", "true");
+      named.setAttribute("aria-describedby",
+        `${named.getAttribute("aria-describedby") || ""} ${error.id}`.trim());
+      const more = named.closest("details.lore-more");
+      if (more) more.open = true;
+      fields.push(named);
+    }
+    // In the order the page shows them, whatever order the server found them in.
+    return fields.sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+  }
+
+  function inSight(field) {
+    const box = field.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight - 80) field.scrollIntoView({block: "center"});
   }
 })();

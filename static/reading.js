@@ -1,4 +1,5 @@
-// Reading settings (text size, message style, chat width, times, message numbers): a change
+// Reading settings (text size, message style, chat width, times, message numbers, colours,
+// font, accent colour): a change
 // in a reading form (templates/_reading.html: the settings page, the chat's drawer) is saved
 // through /api/v1/reading and applied at once to <body>'s data-reading-* attributes, which
 // static/app.css reads; no reload, and the conversation keeps its place.
@@ -15,14 +16,13 @@ function settingsApply(settings) {
       const field = form.elements[name];
       if (!field) continue;
       if (field.type === "checkbox") field.checked = value;
-      else field.value = value;
+      else if (field.type !== "color") field.value = value;  // static/accent.js shows the colour
     }
   }
 }
 
-async function settingChange(form, field) {
+async function settingChange(form, field, value) {
   const said = form.querySelector("[data-reading-said]");
-  const value = field.type === "checkbox" ? field.checked : field.value;
   const reader = document.getElementById("messages");
   const atEnd = reader && reader.scrollHeight - reader.scrollTop - reader.clientHeight < 40;
   const r = await api("PUT", form.dataset.url, {[field.name]: value});
@@ -37,6 +37,14 @@ async function settingChange(form, field) {
 }
 
 for (const form of forms) {
-  form.addEventListener("change", (e) => { if (e.target.name) settingChange(form, e.target); });
+  form.addEventListener("change", (e) => {
+    const field = e.target;
+    if (field.name) settingChange(form, field, field.type === "checkbox" ? field.checked : field.value);
+  });
+  // "The theme's colour": the setting emptied (a colour picker cannot be empty).
+  form.addEventListener("click", (e) => {
+    const clear = e.target.closest("[data-reading-clear]");
+    if (clear) settingChange(form, form.elements[clear.dataset.readingClear], "");
+  });
   form.addEventListener("submit", (e) => e.preventDefault());
 }

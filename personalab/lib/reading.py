@@ -5,6 +5,7 @@ stored settings made whole."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 # Each value is one CSS rule set (static/app.css, `html[data-reading-*]`): a choice, not a
@@ -15,16 +16,21 @@ MESSAGE_STYLES = ("bubbles", "flat", "document")
 # Colour presets, each in light and dark (night is dark in both); fonts are local stacks only.
 THEMES = ("default", "paper", "contrast", "night")
 FONTS = ("sans", "serif", "mono")
+# One's own accent colour (SillyTavern users keep theirs): "#rrggbb", or "" for the theme's.
+# Only a colour, never a stylesheet: static/accent.js derives the readable shades from it.
+ACCENT_PATTERN = r"^(#[0-9a-fA-F]{6})?$"
 
 READING_DEFAULTS: dict[str, Any] = {
     "text_size": "100", "chat_width": "full", "message_style": "bubbles",
-    "timestamps": True, "message_numbers": False, "theme": "default", "font": "sans",
+    "timestamps": True, "message_numbers": False, "theme": "default", "font": "sans", "accent": "",
 }
 _CHOICES = {"text_size": TEXT_SIZES, "chat_width": CHAT_WIDTHS, "message_style": MESSAGE_STYLES,
             "theme": THEMES, "font": FONTS}
 
 
 def _valid(key: str, value: Any) -> bool:
+    if key == "accent":
+        return isinstance(value, str) and re.fullmatch(ACCENT_PATTERN, value) is not None
     return value in _CHOICES[key] if key in _CHOICES else isinstance(value, bool)
 
 

@@ -26,7 +26,7 @@ def test_reading_settings_start_at_their_defaults(call, alice, store):
     assert got.status_code == 200
     assert got.json() == {"text_size": "100", "chat_width": "full", "message_style": "bubbles",
                           "timestamps": True, "message_numbers": False, "theme": "default",
-                          "font": "sans"}
+                          "font": "sans", "accent": ""}
 
 
 def test_a_change_keeps_the_other_settings_and_is_the_accounts_own(call, alice, bob, store):
@@ -35,7 +35,8 @@ def test_a_change_keeps_the_other_settings_and_is_the_accounts_own(call, alice, 
     assert changed.status_code == 200
     assert changed.json() == {"text_size": "130", "chat_width": "full",
                               "message_style": "document", "timestamps": False,
-                              "message_numbers": False, "theme": "default", "font": "sans"}
+                              "message_numbers": False, "theme": "default", "font": "sans",
+                              "accent": ""}
     assert call(alice, "get", "/api/v1/reading").json()["text_size"] == "130"
     assert call(bob, "get", "/api/v1/reading").json()["text_size"] == "100"
 
@@ -46,6 +47,8 @@ def test_a_change_keeps_the_other_settings_and_is_the_accounts_own(call, alice, 
     ({"message_numbers": 1}, "message_numbers"), ({"blur": "on"}, "blur"),
     ({"theme": "neon"}, "theme"), ({"theme": "Night"}, "theme"), ({"font": "comic"}, "font"),
     ({"font": "https://fonts.example/a.woff2"}, "font"),
+    ({"accent": "red"}, "accent"), ({"accent": "#fff"}, "accent"), ({"accent": "#12345g"}, "accent"),
+    ({"accent": "#123456; background:url(x)"}, "accent"), ({"accent": 0x123456}, "accent"),
 ])
 def test_a_wrong_value_is_refused_naming_it_and_nothing_is_saved(call, alice, store, body, field):
     refused = call(alice, "put", "/api/v1/reading", {"message_style": "flat", **body})
@@ -84,6 +87,23 @@ def test_a_theme_and_a_font_are_kept_and_carried_by_the_pages(call, alice, alice
     settings_page = alice_client.get("/settings/").content.decode()
     assert '<option value="night" selected>' in settings_page
     assert '<option value="serif" selected>' in settings_page
+
+
+def test_ones_own_accent_colour_is_kept_carried_by_the_pages_and_cleared(call, alice, bob,
+                                                                        alice_client, instance):
+    changed = call(alice, "put", "/api/v1/reading", {"accent": "#FFFF00"})
+    assert changed.status_code == 200 and changed.json()["accent"] == "#ffff00"
+    assert call(bob, "get", "/api/v1/reading").json()["accent"] == ""
+    for url in (f"/instances/{instance}/", "/settings/", "/library/"):
+        assert 'data-reading-accent="#ffff00"' in alice_client.get(url).content.decode()
+    assert 'name="accent" value="#ffff00"' in alice_client.get("/settings/").content.decode()
+    cleared = call(alice, "put", "/api/v1/reading", {"accent": ""})
+    assert cleared.json()["accent"] == "" and cleared.json()["theme"] == "default"
+
+
+def test_an_accent_edited_by_hand_into_a_stylesheet_reads_as_the_themes(call, alice, store):
+    store.module_write("reading", {"accounts": {"alice": {"accent": "#000;} body{display:none"}}})
+    assert call(alice, "get", "/api/v1/reading").json()["accent"] == ""
 
 
 def test_a_replys_info_says_when_which_model_its_tokens_and_how_long(call, alice, instance,

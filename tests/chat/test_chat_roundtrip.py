@@ -249,7 +249,7 @@ def test_import_page_shows_what_came_in_and_ends_on_the_chat(alice_client, insta
                                  {"file": SimpleUploadedFile("chat.jsonl", data)}, follow=True)
     page = response.content.decode()
     assert response.redirect_chain[-1][0] == f"/instances/{instance}/"
-    assert 'id="import-report"' in page and "Kael" in page and "line 9" in page
+    assert 'id="import-report"' in page and "Kael" in page and "The 8th message: the line is not valid JSON" in page
     assert "A bell rings somewhere." in page and "hidden from the model" in page
     assert "1 narrator line (1 sent to the model, as SillyTavern sends it)" in page
     assert '"is_user"' not in page

@@ -137,13 +137,13 @@ def test_a_lorebook_picked_in_the_chat_drawer_fires_in_the_next_turn(
     _drawer_open(page)
     card = page.locator("#lorebooks-card")
     card.scroll_into_view_if_needed()
-    card.locator("select[name=lorebook_ids]").select_option(book["lorebook_id"])
+    card.locator(f"input[name=lorebook_ids][value='{book['lorebook_id']}']").check()
     screenshot_take(page, f"41_lorebook_picker_{size['width']}", full_page=False)
     card.locator("button[type=submit]").click()
     page.wait_for_url(re.compile(rf"/instances/{instance_id}/"))
     assert server.instance_state(instance_id)["lorebook_ids"] == [book["lorebook_id"]]
-    selected = page.locator("#lorebooks-card select[name=lorebook_ids] option:checked")
-    assert selected.all_inner_texts() == [f"Comets {size['width']}"]
+    ticked = page.locator("#lorebooks-card label:has(input[name=lorebook_ids]:checked)")
+    assert [t.strip() for t in ticked.all_text_contents()] == [f"Comets {size['width']}"]
 
     server.stub.script(Reply("It will be back."))
     message_send(page, "Look, a comet over the hills!")

@@ -45,7 +45,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 KEYBOARD_OPEN = {"width": 390, "height": 500}
 DEFAULTS = {"text_size": "100", "chat_width": "full", "message_style": "bubbles",
-            "timestamps": True, "message_numbers": False, "theme": "default", "font": "sans"}
+            "timestamps": True, "message_numbers": False, "theme": "default", "font": "sans",
+            "accent": ""}
 THEMES = ("default", "paper", "contrast", "night")
 
 

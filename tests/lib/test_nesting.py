@@ -56,6 +56,7 @@ def test_a_chat_line_nested_too_deep_is_skipped_and_the_rest_imports(client, aut
     assert response.status_code == 201, response.content[:300]
     imported = response.json()["imported"]
     assert imported["skipped"] == [
-        {"line": 2, "reason": f"lists and objects nest deeper than {MAX_NESTING} levels"}]
+        {"line": 2, "reason": f"lists and objects nest deeper than {MAX_NESTING} levels",
+         "message": 1}]
     lines = store.session_read(instance, response.json()["session_id"]).messages
     assert [line["content"] for line in lines] == ["Hm."]

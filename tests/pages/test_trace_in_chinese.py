@@ -46,5 +46,5 @@ def test_the_inspectors_card_director_and_lore_lines_read_in_chinese(alice_clien
     assert "没有有效的进度标记" in director and "no valid marker" not in director
     assert "第 9 点超出了大纲（有效范围：1..5）" in director and "outside the outline" not in director
     lore = _part(page, 'id="lore-fired"', "</ul>")
-    assert "关键词 &#x27;clinic&#x27; 出现在倒数第 1 条消息中" in lore and "常驻" in lore
+    assert "关键词 &#x27;clinic&#x27; 出现在最新一条消息中" in lore and "常驻" in lore
     assert "Drowned city" in lore and "The clinic" in lore and " in message " not in lore

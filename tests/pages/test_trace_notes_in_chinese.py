@@ -64,7 +64,7 @@ def test_the_inspectors_warnings_and_lore_left_out_read_in_chinese(alice_client,
     assert "提示词接近上限" in warnings and "建议执行汇总或调整设置" in warnings
     assert "close to its limit" not in warnings and "total_near_limit" in warnings
     dropped = _part(page, 'id="lore-dropped"', "</ul>")
-    assert "超出其世界书 12 个 token 的预算；本应触发：关键词 'clinic' 出现在倒数第 1 条消息中" in dropped
+    assert "超出其世界书 12 个 token 的预算；本应触发：关键词 'clinic' 出现在最新一条消息中" in dropped
     assert "The market" in dropped and "would have fired" not in dropped
     director = _part(page, 'id="trace-memory"', "</details>")
     assert "状态 'COMPLETED' 的大小写不对" in director and "wrong case" not in director

@@ -1,0 +1,116 @@
+"""A colour of one's own (issue 33; SillyTavern users keep their own accent): picked in Settings
+→ Reading or the chat drawer's reading card, applied at once on every page, and kept readable:
+text on the accent black or white by contrast, text and lines drawn in it made darker or lighter
+until they read on the theme's backgrounds (the picker says so). axe-clean with the extreme
+colours #ffff00 and #000080, light and dark."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Page
+
+from tests.e2e.conftest import DESKTOP, PHONE, Server, screenshot_take
+from tests.e2e.test_accessibility import AXE
+from tests.e2e.test_accessibility import RUN as AXE_RUN
+from tests.e2e.test_chat_extras import _api
+from tests.e2e.test_reading_comfort import _imported_chat, _reading_open, _saved, _touch_page
+
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
+
+# The colours as drawn: body's own custom properties and the theme's surfaces.
+DRAWN = """() => {
+  const style = getComputedStyle(document.body);
+  const secondary = document.querySelector("button.secondary");
+  const read = (name) => style.getPropertyValue(name).trim();
+  return {accent: read("--accent"), on: read("--on-accent"), text: read("--accent-text"),
+          line: read("--accent-line"), surfaces: ["--bg", "--card", "--msg", "--soft"].map(read),
+          secondary: secondary && getComputedStyle(secondary).color};
+}"""
+
+
+def _luminance(colour: str) -> float:
+    colour = colour.lstrip("#")
+    if len(colour) == 3:
+        colour = "".join(c * 2 for c in colour)
+    channels = [int(colour[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a: str, b: str) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def _rgb_hex(rgb: str) -> str:
+    return "#" + "".join(f"{int(v):02x}" for v in rgb[rgb.index("(") + 1:-1].split(",")[:3])
+
+
+@pytest.fixture(autouse=True)
+def _accent_put_back(server: Server, page: Page) -> Iterator[None]:
+    _api(page, server, "PUT", "/reading", {"accent": "", "theme": "default"})
+    yield
+    _api(page, server, "PUT", "/reading", {"accent": "", "theme": "default"})
+
+
+@pytest.mark.parametrize("scheme,colour,note", [
+    ("light", "#ffff00", "darker"), ("light", "#000080", ""),
+    ("dark", "#ffff00", ""), ("dark", "#000080", "lighter")])
+def test_an_extreme_accent_stays_readable_everywhere_and_axe_clean(
+        server: Server, page: Page, scheme: str, colour: str, note: str) -> None:
+    page.add_init_script(path=str(AXE))
+    page.set_viewport_size(DESKTOP)
+    page.emulate_media(color_scheme=scheme)
+    page.goto(f"{server.url}/settings/")
+    form = page.locator("#reading-settings-form")
+    form.get_by_test_id("reading-accent").fill(colour)
+    _saved(page, "accent", colour)
+    drawn = page.evaluate(DRAWN)
+    assert drawn["accent"] == colour
+    # Text on the accent: whichever of black and white reads better, and at least 4.5:1.
+    assert _contrast(drawn["on"], colour) >= 4.5, drawn
+    for surface in drawn["surfaces"]:
+        assert _contrast(drawn["text"], surface) >= 4.5, (surface, drawn)
+        assert _contrast(drawn["line"], surface) >= 3, (surface, drawn)
+    assert _rgb_hex(drawn["secondary"]) == drawn["text"]
+    said = form.locator("[data-accent-note]").inner_text()
+    assert (note in said) if note else said == "", said
+    assert (drawn["text"] != colour) == bool(note)
+    assert page.evaluate(AXE_RUN) == []
+    screenshot_take(page, f"accent_{colour[1:]}_{scheme}_settings", full_page=False)
+    # Every page wears it from the first paint, and reads.
+    for path in ("/", "/library/", "/instances/inst_001/"):
+        page.goto(f"{server.url}{path}")
+        assert page.evaluate(DRAWN)["accent"] == colour, path
+        assert page.evaluate(AXE_RUN) == [], path
+    assert page.js_errors == []
+
+
+def test_the_chat_drawer_sets_and_clears_the_accent_at_once_in_chinese(server: Server,
+                                                                       page: Page) -> None:
+    phone = _touch_page(server, PHONE, language="zh-hans")
+    try:
+        phone.goto(f"{server.url}/instances/{_imported_chat(phone, server, 4)}/")
+        theirs = phone.evaluate(DRAWN)["accent"]
+        _reading_open(phone)
+        form = phone.locator("#reading-drawer")
+        assert "强调色" in form.inner_text() and "使用配色自带的颜色" in form.inner_text()
+        form.get_by_test_id("reading-accent").fill("#ffff00")
+        _saved(phone, "accent", "#ffff00")
+        drawn = phone.evaluate(DRAWN)
+        assert drawn["accent"] == "#ffff00" and drawn["on"] == "#000"
+        assert "稍暗" in form.locator("[data-accent-note]").inner_text()
+        screenshot_take(phone, "accent_drawer_zh_390", full_page=False)
+        # Back to the theme's own colour: the picker shows it, the note goes.
+        form.get_by_test_id("reading-accent-clear").click()
+        _saved(phone, "accent", "")
+        assert phone.evaluate(DRAWN)["accent"] == theirs
+        assert form.get_by_test_id("reading-accent").input_value() == theirs
+        assert form.locator("[data-accent-note]").inner_text() == ""
+        phone.reload()
+        assert phone.evaluate(DRAWN)["accent"] == theirs
+        assert phone.js_errors == []
+    finally:
+        phone.context.close()

@@ -1,0 +1,65 @@
+"""The lorebook editor sends back the version it was shown: a book saved elsewhere since (another
+tab, device or author) is not silently overwritten; the refusal keeps what was typed, and a
+second save, made knowing, wins."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from library.lorebook_services import lorebook_save
+
+pytestmark = pytest.mark.django_db
+
+ENTRY = {"uid": 1, "keys": ["harbour"], "content": "The harbour is old.", "comment": "Harbour",
+         "enabled": True, "constant": False, "priority": 100, "position": "before_char",
+         "depth": 4}
+
+
+def _form(page: str) -> dict[str, str]:
+    seen = re.search(r'name="seen" value="([0-9a-f]+)"', page)
+    return {"name": "Harbour", "uid": "1", "e1_keys": "harbour", "e1_enabled": "on",
+            "e1_priority": "100", "e1_depth": "4", "e1_position": "before_char",
+            "e1_content": "Rewritten here.", "seen": seen.group(1) if seen else ""}
+
+
+def test_a_save_over_a_book_saved_elsewhere_is_refused_then_a_second_save_wins(
+        alice_client, alice, store):
+    book = lorebook_save(store, data={"name": "Harbour", "entries": [ENTRY]}, user=alice)
+    url = f"/library/lorebooks/{book}/"
+    form = _form(alice_client.get(url).content.decode())
+    assert form["seen"]
+    elsewhere = store.lorebook_read(book)
+    elsewhere["entries"][0]["content"] = "Written in another tab."
+    store.lorebook_write(book, elsewhere)
+    refused = alice_client.post(url, form)
+    assert refused.status_code == 409
+    page = refused.content.decode()
+    assert "saved elsewhere" in page and "Rewritten here." in page
+    assert store.lorebook_read(book)["entries"][0]["content"] == "Written in another tab."
+    again = alice_client.post(url, _form(page))
+    assert again.status_code == 302
+    assert store.lorebook_read(book)["entries"][0]["content"] == "Rewritten here."
+
+
+def test_a_form_without_the_version_still_saves(alice_client, alice, store):
+    book = lorebook_save(store, data={"name": "Harbour", "entries": [ENTRY]}, user=alice)
+    form = {**_form(""), "seen": ""}
+    assert alice_client.post(f"/library/lorebooks/{book}/", form).status_code == 302
+    assert store.lorebook_read(book)["entries"][0]["content"] == "Rewritten here."
+
+
+def test_a_refused_book_setting_and_entry_field_are_named_beside_their_fields(
+        alice_client, alice, store):
+    book = lorebook_save(store, data={"name": "Harbour", "entries": [ENTRY]}, user=alice)
+    url = f"/library/lorebooks/{book}/"
+    form = {**_form(alice_client.get(url).content.decode()), "scan_depth": "deep",
+            "e1_probability": "often"}
+    refused = alice_client.post(url, form)
+    assert refused.status_code == 400
+    page = refused.content.decode()
+    assert "Not saved: fix the fields marked below." in page and "scan_depth:" not in page
+    for field in ("scan_depth", "e1_probability"):
+        assert f'data-for="{field}" id="{field}-error"' in page, field
+    assert 'name="e1_probability" value="often"' in page  # what was typed, to correct
