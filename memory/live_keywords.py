@@ -88,6 +88,12 @@ def history_keywords_follow(store: FileStore, index: Any, *, instance_id: str, s
     new = {turn_doc_id(session_id, line): line for line in turns_indexable(lines)}
     gone = [doc_id for doc_id, line in old.items()
             if doc_id not in new or new[doc_id].get("content") != line.get("content")]
+    # A sync that ran since the change (this thread may run late) already wrote the new text
+    # under the same id, in both stores: deleting by id would take that out of Chroma again,
+    # and that sync's mark is past the line, so no later sync would put it back.
+    held = index.keywords.documents(instance_id, "turns", gone)
+    gone = [doc_id for doc_id in gone if doc_id not in new or doc_id not in held
+            or held[doc_id][0] != str(new[doc_id].get("content") or "")]
     index.documents_delete("turns", instance_id, gone)
     turn_keywords_index(store, index, instance_id=instance_id, session_id=session_id,
                         lines=[line for doc_id, line in new.items()

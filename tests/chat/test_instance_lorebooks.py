@@ -81,7 +81,7 @@ def test_the_chat_drawer_picks_the_books_of_this_chat(alice_client, alice, bob, 
     alice_client.post(f"/instances/{instance}/lorebooks", {"lorebook_ids": [comet]})
     assert store.instance_state_read(instance)["lorebook_ids"] == [comet]
     page = alice_client.get(f"/instances/{instance}/").content.decode()
-    assert f'value="{comet}" selected' in page
+    assert f'value="{comet}" checked' in page
 
     alice_client.post(f"/instances/{instance}/lorebooks", {"lorebook_ids": [hidden]})
     assert store.instance_state_read(instance)["lorebook_ids"] == [comet]

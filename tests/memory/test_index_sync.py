@@ -249,3 +249,25 @@ def test_an_edit_cut_short_by_kill_9_is_indexed_once_the_session_is_repaired(
     instance_sync(store, index, instance_id=instance)
     stored = _turn_texts(store, instance)
     assert "暗号是白色海鸥。" in stored and "暗号是黑色乌鸦。" not in stored
+
+
+def test_an_edit_followed_late_on_the_live_thread_leaves_the_new_text_a_sync_wrote(
+        store, instance, memory_on, monkeypatch):
+    """The live thread follows a history change; when it runs after a sync that already
+    embedded the new text (the thread was busy), it must not take that text out of Chroma:
+    the sync's mark is past the line, so nothing would put it back."""
+    index = runtime.index_for(store)
+    _synced_after_an_edit(store, index, instance)
+    late = []
+    monkeypatch.setattr(runtime, "live_schedule", lambda func, *args, **kwargs:
+                        late.append((func, args, kwargs)))
+    _edit(store, instance, "暗号是黑色乌鸦。", "暗号是白色海鸥。")
+    instance_sync(store, index, instance_id=instance)
+    assert "暗号是白色海鸥。" in _turn_texts(store, instance)
+    assert [func.__name__ for func, _, _ in late] == ["history_keywords_follow"]
+    for func, args, kwargs in late:
+        func(*args, **kwargs)
+    stored = _turn_texts(store, instance)
+    assert "暗号是白色海鸥。" in stored and "暗号是黑色乌鸦。" not in stored
+    instance_sync(store, index, instance_id=instance)
+    assert "暗号是白色海鸥。" in _turn_texts(store, instance)
