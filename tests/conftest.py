@@ -27,7 +27,7 @@ from django.utils import translation
 from tests.browser import chromium_close
 from tests.db_flush import flush_keeps_post_migrate_rows
 from tests.embedding_cache import engines_remember, remembering_set
-from tests.file_order import durations_read, file_weight
+from tests.file_order import durations_read, file_order_key
 from tests.prepared_data import prepared_data  # noqa: F401 — fixture
 from tests.stub_llm import stub_llm, stub_llm_server  # noqa: F401 — fixtures
 
@@ -264,15 +264,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # spreads a file over up to three runs: without xdist a module's fixtures (a browser module's
     # Daphne and Chromium) would start once per run. A file's tests are kept together, in that
     # order, and the files in the order they first appear within a rank.
-    # The files themselves go heaviest first (tests/file_order.py).
+    # The files themselves go heaviest first, in blocks (tests/file_order.py).
     first: dict[str, int] = {}
     for position, item in enumerate(items):
         first.setdefault(item.nodeid.split("::", 1)[0], position)
     durations = durations_read()
 
-    def key(item: pytest.Item) -> tuple[float, int]:
+    def key(item: pytest.Item) -> tuple[int, float, int]:
         path = item.nodeid.split("::", 1)[0]
-        return -file_weight(path, durations), first[path]
+        return *file_order_key(path, durations), first[path]
 
     items.sort(key=key)  # stable: pytest-django's order kept within a file
 
