@@ -12,9 +12,12 @@ from tests.e2e.conftest import (
     PHONE,
     Server,
     browser_missing_reason,
+    message_send,
     screenshot_take,
+    turn_wait_done,
 )
 from tests.e2e.test_chat_extras import _api
+from tests.stub_llm import Reply
 
 _missing = browser_missing_reason()
 if _missing:
@@ -50,4 +53,61 @@ def test_a_member_who_left_the_story_still_greets_under_its_own_name(
     screenshot_take(page, f"w12_member_left_{tag}", full_page=False)
     for name in names:
         assert sum(f"I am {name}." in text for text in greetings) == 1, greetings
+    assert page.js_errors == []
+
+
+@pytest.mark.parametrize("path", ["/chats/import", "/chats/import/cancel"])
+def test_a_reloaded_import_check_page_says_what_to_do(page: Page, server: Server,
+                                                        path: str) -> None:
+    """A phone's browser restoring the tab of the check page (an answer to a POST) asks for
+    it again with a GET: the player lands on the library's chat import, open, told why."""
+    page.set_viewport_size(PHONE)
+    _character(page, server, "Dora")  # the library offers a chat import once it has a character
+    page.goto(f"{server.url}{path}")
+    assert page.url.split("?")[0].endswith("/library/")
+    assert page.get_by_text("choose the chat file again").is_visible()
+    assert page.get_by_test_id("chat-import-box").get_attribute("open") is not None
+    assert page.locator("#library-chat-import input[type=file]").is_visible()
+    screenshot_take(page, "w12_import_reloaded", full_page=False)
+    assert page.js_errors == []
+
+
+# Sentences a 中文 player met in English (round 12's walk), by the page that shows them.
+LEFT_IN_ENGLISH = {
+    "chat": ["Context size (tokens, reply included)", "Memory share of the window",
+             "model's, or 16384", "Reset to my default blocks", "group_nudge"],
+    "/library/regex-scripts/": ["They run in every chat of yours", "Scripts (JSON list"],
+    "/settings/": ["Prompt post-processing, chat completion only"],
+    "/chats/import": ["choose the chat file again"],
+}
+
+
+def test_a_chinese_player_reads_the_chat_drawer_and_the_regex_and_settings_pages_in_chinese(
+        page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    page.context.add_cookies([{"name": "django_language", "value": "zh-hans", "url": server.url}])
+    try:
+        ids = [_character(page, server, name) for name in ("Eli", "Fay")]
+        instance_id = _api(page, server, "POST", "/instances",
+                           {"character_ids": ids})["instance_id"]
+        server.stub.script(Reply("Hello."), Reply("Hi."))
+        page.goto(f"{server.url}/instances/{instance_id}/")
+        message_send(page, "你好")
+        turn_wait_done(page)
+        page.get_by_test_id("drawer-toggle").click()
+        for fold in page.locator("#drawer details").all():
+            fold.evaluate("d => d.open = true")
+        shown = {"chat": page.locator("body").inner_text() + " ".join(
+            page.locator("[title], [placeholder]").evaluate_all(
+                "els => els.map(e => (e.title || '') + ' ' + (e.placeholder || ''))"))}
+        screenshot_take(page, "w12_zh_drawer", full_page=False)
+        for path in [p for p in LEFT_IN_ENGLISH if p.startswith("/")]:
+            page.goto(f"{server.url}{path}")
+            shown[path] = page.locator("body").inner_text()
+        left = {where: [s for s in sentences if s in shown[where]]
+                for where, sentences in LEFT_IN_ENGLISH.items()}
+        assert left == {where: [] for where in LEFT_IN_ENGLISH}
+        assert "请重新选择聊天文件" in shown["/chats/import"]
+    finally:
+        page.context.clear_cookies(name="django_language")
     assert page.js_errors == []
