@@ -12,10 +12,12 @@ from tests.e2e.conftest import (
     PHONE,
     Server,
     browser_missing_reason,
+    message_act,
     message_send,
     screenshot_take,
     turn_wait_done,
 )
+from tests.e2e.test_accessibility import AXE
 from tests.e2e.test_chat_extras import _api
 from tests.stub_llm import Reply
 
@@ -111,3 +113,32 @@ def test_a_chinese_player_reads_the_chat_drawer_and_the_regex_and_settings_pages
     finally:
         page.context.clear_cookies(name="django_language")
     assert page.js_errors == []
+
+
+CONTRAST = """async () => (await axe.run(document, {runOnly: ["color-contrast"]})).violations
+  .flatMap((v) => v.nodes.map((n) => n.target.join(" ") + " :: " + n.failureSummary))"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_hidden_message_stays_readable_in_the_chat_and_the_history(
+        page: Page, server: Server, scheme: str) -> None:
+    """Hidden lines are dimmed, and were dimmed to 3.2:1 (light) / 4.4:1 (dark) in the
+    history: still dimmed, now with the muted text colour every palette keeps at 4.5:1."""
+    page.add_init_script(path=str(AXE))
+    page.emulate_media(color_scheme=scheme)
+    page.set_viewport_size(PHONE)
+    instance_id = _api(page, server, "POST", "/instances",
+                       {"character_id": _character(page, server, f"Gil{scheme}")})["instance_id"]
+    server.stub.script(Reply("A plain answer, *with a gesture*, and more words."))
+    page.goto(f"{server.url}/instances/{instance_id}/")
+    message_send(page, "Tell me something.")
+    turn_wait_done(page)
+    for role in ("user", "assistant"):
+        message_act(page.locator(f"#messages .msg.{role}").last, "hide")
+    page.locator("#messages .msg.hidden-from-model").nth(1).wait_for()
+    found = {"chat": page.evaluate(CONTRAST)}
+    page.goto(f"{server.url}/instances/{instance_id}/history/")
+    page.locator(".history-row.hidden-from-model").nth(1).wait_for()
+    found["history"] = page.evaluate(CONTRAST)
+    screenshot_take(page, f"w12_hidden_history_{scheme}", full_page=False)
+    assert found == {"chat": [], "history": []}
