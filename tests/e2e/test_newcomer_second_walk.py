@@ -4,6 +4,8 @@ the chat import's check page showed a blank page. Screenshots go to tests/e2e/sc
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from playwright.sync_api import Page
 
@@ -14,6 +16,7 @@ from tests.e2e.conftest import (
     browser_missing_reason,
     message_act,
     message_send,
+    phone_page_open,
     screenshot_take,
     turn_wait_done,
 )
@@ -142,3 +145,40 @@ def test_a_hidden_message_stays_readable_in_the_chat_and_the_history(
     found["history"] = page.evaluate(CONTRAST)
     screenshot_take(page, f"w12_hidden_history_{scheme}", full_page=False)
     assert found == {"chat": [], "history": []}
+
+
+@pytest.fixture
+def thumb(server: Server) -> Iterator[Page]:
+    """A logged-in phone page with a touch screen (a context of its own)."""
+    yield from phone_page_open(server)
+
+
+def _box(locator) -> tuple[int, int]:
+    box = locator.bounding_box()
+    return round(box["width"]), round(box["height"])
+
+
+def test_the_controls_of_an_evening_are_big_enough_for_a_thumb(thumb: Page, server: Server) -> None:
+    """The swipe arrows, the Undo of a deletion and the folded header's ≡ and ☰ were 24–31 px
+    tall on a touch screen: each is now at least 44 × 44 px."""
+    page = thumb
+    instance_id = _api(page, server, "POST", "/instances",
+                       {"character_id": _character(page, server, "Hal")})["instance_id"]
+    server.stub.script(Reply("First answer."), Reply("Second answer."))
+    page.goto(f"{server.url}/instances/{instance_id}/")
+    for text in ("One.", "Two."):  # on a touch screen Enter is a new line: Send sends
+        page.locator("[data-testid=input]").fill(text)
+        page.get_by_test_id("send").click()
+        page.locator("#messages .msg.user", has_text=text).wait_for()
+        turn_wait_done(page)
+    sizes = {"‹": _box(page.get_by_test_id("swipe-prev").last),
+             "›": _box(page.get_by_test_id("swipe-next").last)}
+    page.locator("[data-testid=input]").fill("a line being typed")
+    page.wait_for_function("() => document.body.classList.contains('folded')")
+    sizes["≡"] = _box(page.locator(".nav-menu"))
+    sizes["☰"] = _box(page.get_by_test_id("drawer-toggle"))
+    message_act(page.locator("#messages .msg.user").first, "delete")
+    sizes["Undo"] = _box(page.get_by_test_id("undo"))
+    screenshot_take(page, "w12_thumb_controls", full_page=False)
+    assert {name: size for name, size in sizes.items() if min(size) < 44} == {}
+    assert page.js_errors == []
