@@ -182,3 +182,21 @@ def test_the_controls_of_an_evening_are_big_enough_for_a_thumb(thumb: Page, serv
     screenshot_take(page, "w12_thumb_controls", full_page=False)
     assert {name: size for name, size in sizes.items() if min(size) < 44} == {}
     assert page.js_errors == []
+
+
+def test_the_chat_drawers_folds_open_from_a_thumb_sized_heading(thumb: Page, server: Server) -> None:
+    page = thumb
+    instance_id = _api(page, server, "POST", "/instances",
+                       {"character_id": _character(page, server, "Ida")})["instance_id"]
+    page.goto(f"{server.url}/instances/{instance_id}/")
+    page.get_by_test_id("drawer-toggle").click()
+    folds = page.locator("#drawer details.card > summary")
+    shut = folds.evaluate_all("els => els.map(e => e.closest('details').getBoundingClientRect().height)")
+    sizes = {text.strip(): _box(fold) for text, fold in zip(folds.all_inner_texts(), folds.all())}
+    assert len(sizes) >= 4
+    assert {text: size for text, size in sizes.items() if size[1] < 44} == {}
+    folds.first.click()  # a tap on the heading opens it
+    assert folds.first.evaluate("s => s.closest('details').open")
+    screenshot_take(page, "w12_drawer_folds", full_page=False)
+    # the cards are drawn as before: a shut one is its heading's line and its padding
+    assert max(shut) < 60, shut
