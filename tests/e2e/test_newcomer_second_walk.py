@@ -200,3 +200,28 @@ def test_the_chat_drawers_folds_open_from_a_thumb_sized_heading(thumb: Page, ser
     screenshot_take(page, "w12_drawer_folds", full_page=False)
     # the cards are drawn as before: a shut one is its heading's line and its padding
     assert max(shut) < 60, shut
+
+
+@pytest.mark.parametrize("language,words", [
+    ("en", "To make a character with this picture, press “+ New character”"),
+    ("zh-hans", "要用这张图片做角色，请点“+ 新角色”")])
+def test_a_picture_imported_as_a_card_says_how_to_make_a_character_of_it(
+        page: Page, server: Server, tmp_path, language: str, words: str) -> None:
+    """A newcomer's first try: a plain picture dropped on "Import a character card"."""
+    from tests.library.test_cards import tiny_png
+
+    page.set_viewport_size(PHONE)
+    page.context.add_cookies([{"name": "django_language", "value": language, "url": server.url}])
+    picture = tmp_path / "my hero.png"
+    picture.write_bytes(tiny_png())
+    try:
+        page.goto(f"{server.url}/library/")
+        page.locator("input[name=file][accept*=png]").first.set_input_files(str(picture))
+        with page.expect_navigation():
+            page.locator("input[name=file][accept*=png]").first.locator(
+                "xpath=ancestor::form").locator("button[type=submit]").click()
+        assert words in page.locator("body").inner_text(), page.locator("body").inner_text()[:600]
+        assert "text chunk" not in page.locator("main").inner_text()
+        screenshot_take(page, f"w12_picture_not_card_{language}", full_page=False)
+    finally:
+        page.context.clear_cookies(name="django_language")
