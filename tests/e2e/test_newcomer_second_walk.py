@@ -51,8 +51,11 @@ def test_a_member_who_left_the_story_still_greets_under_its_own_name(
         toggle.click()
     card = page.get_by_test_id("members-card")
     card.locator("summary").click()
-    card.locator(f"li[data-member='{ids[2]}'] button[value=remove]").click()
+    card.locator(f"li[data-member='{ids[2]}'] button[value=remove]").focus()
+    page.keyboard.press("Enter")
     page.locator(f"#members-card li[data-member='{ids[2]}']").wait_for(state="detached")
+    # The keyboard's place: the picker the member can be added back from, not the page's top.
+    page.wait_for_function("() => document.activeElement.id === 'member-add'", timeout=15_000)
     page.reload()
     greetings = page.locator("[data-testid=message][data-role=assistant]").all_inner_texts()
     screenshot_take(page, f"w12_member_left_{tag}", full_page=False)
