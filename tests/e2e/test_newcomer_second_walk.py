@@ -4,6 +4,7 @@ the chat import's check page showed a blank page. Screenshots go to tests/e2e/sc
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -102,6 +103,10 @@ def test_a_chinese_player_reads_the_chat_drawer_and_the_regex_and_settings_pages
         page.goto(f"{server.url}/instances/{instance_id}/")
         message_send(page, "你好")
         turn_wait_done(page)
+        page.locator("#budget small").wait_for(state="attached")  # folded away while typing
+        # the prompt's size as the inspector says it, its digits grouped: "1,234 / 16,384 个 token"
+        assert re.fullmatch(r"[\d,]+ / \d{1,3}(,\d{3})+ 个 token",
+                            page.locator("#budget small").text_content().strip())
         page.get_by_test_id("drawer-toggle").click()
         for fold in page.locator("#drawer details").all():
             fold.evaluate("d => d.open = true")

@@ -128,7 +128,7 @@ def test_the_chat_pages_prompt_bar_names_its_parts_in_the_page_language(
     page.wait_for_selector("#budget .seg[data-section=conversation]", state="attached")
     title = page.locator("#budget .seg[data-section=conversation]").get_attribute("title")
     assert title.startswith("对话："), title
-    assert "tokens" in page.locator("#budget small").text_content()
+    assert "个 token" in page.locator("#budget small").text_content()
 
 
 @pytest.mark.parametrize("size", [PHONE, KEYBOARD_OPEN], ids=["390x844", "390x500"])
