@@ -25,6 +25,7 @@ from chat.import_check import (
     pending_imports_sweep,
     speakers_matched,
 )
+from chat.chat_formats import ChatFormatError
 from chat.import_new import CHAT_IMPORT_MAX_BYTES, chat_import_new
 from chat.views import import_report_key
 from library.selectors import character_choices
@@ -102,8 +103,10 @@ def chat_import_page(request: HttpRequest) -> HttpResponse:
                                                           data=data, imported=imported)
     except (AppError, InstanceBusy, StoreError, ValueError) as exc:
         error = getattr(exc, "message", None) or str(exc)
-        messages.error(request, gettext("The chat was not imported: %(error)s")
-                       % {"error": error})
+        messages.error(request, (gettext(
+            "The chat was not imported: %(error)s. Choose a chat exported by SillyTavern "
+            "(.jsonl), Agnai or RisuAI (.json).") if isinstance(exc, ChatFormatError)
+            else gettext("The chat was not imported: %(error)s")) % {"error": error})
         return redirect(_back(request))
     if token:
         pending_import_drop(store, user=request.user, token=token)

@@ -233,3 +233,18 @@ def test_a_picture_imported_as_a_card_says_how_to_make_a_character_of_it(
         screenshot_take(page, f"w12_picture_not_card_{language}", full_page=False)
     finally:
         page.context.clear_cookies(name="django_language")
+
+
+def test_a_file_that_is_no_chat_says_which_files_are(page: Page, server: Server, tmp_path) -> None:
+    page.set_viewport_size(PHONE)
+    _character(page, server, "Jo")
+    wrong = tmp_path / "notes.jsonl"
+    wrong.write_text("my shopping list\n")
+    page.goto(f"{server.url}/library/")
+    page.get_by_test_id("chat-import-box").locator("summary").click()
+    page.locator("#library-chat-import input[type=file]").set_input_files(str(wrong))
+    with page.expect_navigation():
+        page.locator("#library-chat-import button[type=submit]").click()
+    assert "Choose a chat exported by SillyTavern (.jsonl), Agnai or RisuAI (.json)." in \
+        page.locator("body").inner_text()
+    screenshot_take(page, "w12_not_a_chat", full_page=False)
