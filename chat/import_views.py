@@ -15,6 +15,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext
 from django.views.decorators.http import require_http_methods
 
+from chat.chat_formats import ChatFormatError
 from chat.import_check import (
     characters_named,
     chat_import_check,
@@ -25,7 +26,6 @@ from chat.import_check import (
     pending_imports_sweep,
     speakers_matched,
 )
-from chat.chat_formats import ChatFormatError
 from chat.import_new import CHAT_IMPORT_MAX_BYTES, chat_import_new
 from chat.views import import_report_key
 from library.selectors import character_choices
