@@ -15,6 +15,7 @@ from tests.e2e.conftest import (
     PHONE,
     Server,
     browser_missing_reason,
+    csrf_token,
     message_act,
     message_send,
     phone_page_open,
@@ -23,6 +24,7 @@ from tests.e2e.conftest import (
 )
 from tests.e2e.test_accessibility import AXE
 from tests.e2e.test_chat_extras import _api
+from tests.library.test_cards import tiny_png
 from tests.stub_llm import Reply
 
 _missing = browser_missing_reason()
@@ -45,6 +47,10 @@ def test_a_member_who_left_the_story_still_greets_under_its_own_name(
     tag = f"L{size['width']}"
     names = [f"{name}{tag}" for name in ("Ann", "Bob", "Cy")]
     ids = [_character(page, server, name) for name in names]
+    picture = page.request.post(f"{server.url}/api/v1/characters/{ids[2]}/avatar", multipart={
+        "file": {"name": "cy.png", "mimeType": "image/png", "buffer": tiny_png()}},
+        headers={"X-CSRFToken": csrf_token(page, server)})
+    assert picture.ok, picture.text()
     instance_id = _api(page, server, "POST", "/instances", {"character_ids": ids})["instance_id"]
     page.goto(f"{server.url}/instances/{instance_id}/")
     toggle = page.get_by_test_id("drawer-toggle")
@@ -62,6 +68,9 @@ def test_a_member_who_left_the_story_still_greets_under_its_own_name(
     screenshot_take(page, f"w12_member_left_{tag}", full_page=False)
     for name in names:
         assert sum(f"I am {name}." in text for text in greetings) == 1, greetings
+    # and with its picture
+    assert page.locator("[data-testid=message][data-role=assistant]", has_text=f"I am {names[2]}.")\
+        .locator("img.avatar").count() == 1
     assert page.js_errors == []
 
 
@@ -216,8 +225,6 @@ def test_the_chat_drawers_folds_open_from_a_thumb_sized_heading(thumb: Page, ser
 def test_a_picture_imported_as_a_card_says_how_to_make_a_character_of_it(
         page: Page, server: Server, tmp_path, language: str, words: str) -> None:
     """A newcomer's first try: a plain picture dropped on "Import a character card"."""
-    from tests.library.test_cards import tiny_png
-
     page.set_viewport_size(PHONE)
     page.context.add_cookies([{"name": "django_language", "value": language, "url": server.url}])
     picture = tmp_path / "my hero.png"
