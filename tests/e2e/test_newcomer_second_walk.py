@@ -255,3 +255,27 @@ def test_a_file_that_is_no_chat_says_which_files_are(page: Page, server: Server,
     assert "Choose a chat exported by SillyTavern (.jsonl), Agnai or RisuAI (.json)." in \
         page.locator("body").inner_text()
     screenshot_take(page, "w12_not_a_chat", full_page=False)
+
+
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_saving_a_character_far_down_its_editor_keeps_the_authors_place(
+        page: Page, server: Server, size: dict) -> None:
+    """The page reloads on Save: it came back at its top, the field just edited ~1,000 px
+    below. Now the field is where it was on the screen (the fold it is in stays open)."""
+    page.set_viewport_size(size)
+    character_id = _character(page, server, f"Kit{size['width']}")
+    page.goto(f"{server.url}/library/characters/{character_id}/")
+    page.locator("details[data-section] > summary", has_text="Advanced").click()
+    field = page.locator("textarea[name=post_history_instructions]")
+    field.scroll_into_view_if_needed()
+    field.fill("Stay in character, always.")
+    before = field.bounding_box()["y"]
+    with page.expect_navigation():
+        field.evaluate("f => f.form.requestSubmit()")
+    page.wait_for_load_state("load")
+    assert page.get_by_text("Character saved.").count() == 1
+    field = page.locator("textarea[name=post_history_instructions]")
+    assert field.input_value() == "Stay in character, always."
+    after = field.bounding_box()["y"]
+    screenshot_take(page, f"w12_character_place_{size['width']}", full_page=False)
+    assert page.evaluate("scrollY") > 0 and abs(after - before) < 30, (before, after)
