@@ -188,7 +188,14 @@ def test_the_controls_of_an_evening_are_big_enough_for_a_thumb(thumb: Page, serv
         page.get_by_test_id("send").click()
         page.locator("#messages .msg.user", has_text=text).wait_for()
         turn_wait_done(page)
-    sizes = {"‹": _box(page.get_by_test_id("swipe-prev").last),
+    # a message's ⋯ (drawn 36 px tall in the name's line) answers a tap over 44 px
+    more = page.locator("#messages .msg").last.get_by_test_id("more")
+    box = more.bounding_box()
+    reach = page.evaluate("""([x, top, bottom]) => [top - 3, bottom + 3].map((y) =>
+      document.elementFromPoint(x, y)?.closest('[data-testid=more]') !== null)""",
+                          [box["x"] + box["width"] / 2, box["y"], box["y"] + box["height"]])
+    sizes = {"⋯": (round(box["width"]), round(box["height"]) + 8 if all(reach) else 0),
+             "‹": _box(page.get_by_test_id("swipe-prev").last),
              "›": _box(page.get_by_test_id("swipe-next").last)}
     page.locator("[data-testid=input]").fill("a line being typed")
     page.wait_for_function("() => document.body.classList.contains('folded')")
