@@ -214,7 +214,7 @@ def test_the_chat_drawers_folds_open_from_a_thumb_sized_heading(thumb: Page, ser
                        {"character_id": _character(page, server, "Ida")})["instance_id"]
     page.goto(f"{server.url}/instances/{instance_id}/")
     page.get_by_test_id("drawer-toggle").click()
-    folds = page.locator("#drawer details.card > summary")
+    folds = page.locator("#drawer details.card > summary, #drawer .instance-manage > summary")
     shut = folds.evaluate_all("els => els.map(e => e.closest('details').getBoundingClientRect().height)")
     sizes = {text.strip(): _box(fold) for text, fold in zip(folds.all_inner_texts(), folds.all())}
     assert len(sizes) >= 4
