@@ -28,4 +28,10 @@
   };
   back();
   window.addEventListener("load", back, {once: true});
+  // "Character saved." sits at the page's top, now out of sight: it floats over the page a while.
+  const flash = document.querySelector(".flash");
+  if (flash && flash.getBoundingClientRect().bottom < 0) {
+    flash.classList.add("floating");
+    setTimeout(() => flash.classList.remove("floating"), 6000);
+  }
 })();

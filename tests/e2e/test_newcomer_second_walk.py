@@ -280,8 +280,11 @@ def test_saving_a_character_far_down_its_editor_keeps_the_authors_place(
     with page.expect_navigation():
         field.evaluate("f => f.form.requestSubmit()")
     page.wait_for_load_state("load")
-    assert page.get_by_text("Character saved.").count() == 1
+    saved = page.get_by_text("Character saved.")
+    assert saved.count() == 1
     field = page.locator("textarea[name=post_history_instructions]")
+    note = saved.bounding_box()  # the note is in sight, over the page, though its place is up top
+    assert 0 <= note["y"] and note["y"] + note["height"] <= size["height"], note
     assert field.input_value() == "Stay in character, always."
     after = field.bounding_box()["y"]
     screenshot_take(page, f"w12_character_place_{size['width']}", full_page=False)
