@@ -39,7 +39,7 @@ from chat.story_choice import (
     story_context,
 )
 from chat.turn_lore import lore_for_turn
-from chat.turn_macros import macro_values_for
+from chat.turn_macros import macro_values_for, own_macro_speakers
 from chat.turn_window import turn_window
 from director.logic import director_prepare_context
 from library.selectors import (
@@ -463,7 +463,7 @@ def _members_own_macros(store: FileStore, ctx: TurnContext,
     values = LineMacros(macro_values_for(character=ctx.character, persona=persona, lines=[]), {
         member: character_macro_values(character_for_chat_optional(
             store, state=ctx.instance_state, character_id=member))
-        for member in member_ids(ctx.instance_state) if member != speaker})
+        for member in own_macro_speakers(ctx.instance_state, ctx.lines, besides=speaker)})
     lines = [{**line, "content": line_macros_replace(line, values)}
              if line.get("speaker") in values.by_speaker and line.get("role") == "assistant"
              else line for line in ctx.lines]

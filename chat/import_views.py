@@ -13,8 +13,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods
 
+from chat.chat_formats import ChatFormatError
 from chat.import_check import (
     characters_named,
     chat_import_check,
@@ -65,13 +66,23 @@ def _check_page(request: HttpRequest, *, imported, warnings: list[str], token: s
         "characters": characters}, status=400 if error else 200)
 
 
+def _import_again(request: HttpRequest) -> HttpResponse:
+    """A check page reloaded (or its tab restored by a phone's browser) comes as a GET, which
+    has no file: back to the library's chat import, open, saying what to do."""
+    messages.info(request, gettext("This check page cannot come back after a reload: choose "
+                                   "the chat file again."))
+    return redirect("/library/?import=chat#library-chat-import")
+
+
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def chat_import_page(request: HttpRequest) -> HttpResponse:
     """`file` (or the `token` of a file waiting since the check page) and `character_id` (a
     character's page) or the `character_ids` (the check page's, one per speaker; "" leaves a
     speaker out); `confirmed` goes on past a mismatch. None picked: the check page proposes
     them. On a refusal, back to the page it came from (`next`) with the reason."""
+    if request.method != "POST":
+        return _import_again(request)
     store = get_store()
     pending_imports_sweep(store)
     ids = [i for i in request.POST.getlist("character_ids") or [request.POST.get("character_id", "")]
@@ -92,8 +103,10 @@ def chat_import_page(request: HttpRequest) -> HttpResponse:
                                                           data=data, imported=imported)
     except (AppError, InstanceBusy, StoreError, ValueError) as exc:
         error = getattr(exc, "message", None) or str(exc)
-        messages.error(request, gettext("The chat was not imported: %(error)s")
-                       % {"error": error})
+        messages.error(request, (gettext(
+            "The chat was not imported: %(error)s. Choose a chat exported by SillyTavern "
+            "(.jsonl), Agnai or RisuAI (.json).") if isinstance(exc, ChatFormatError)
+            else gettext("The chat was not imported: %(error)s")) % {"error": error})
         return redirect(_back(request))
     if token:
         pending_import_drop(store, user=request.user, token=token)
@@ -102,8 +115,10 @@ def chat_import_page(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def chat_import_cancel(request: HttpRequest) -> HttpResponse:
     """The check page's Cancel: the waiting file is deleted, back to where the import began."""
+    if request.method != "POST":
+        return _import_again(request)
     pending_import_drop(get_store(), user=request.user, token=request.POST.get("token", ""))
     return redirect(_back(request))

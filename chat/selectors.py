@@ -168,8 +168,9 @@ def message_render_context(store: FileStore, *, state: dict[str, Any],
     values = page_macro_values(store, state=state, lines=lines, characters=characters)
     return {"state": state, "character": characters.optional(character_id),
             "character_avatar": _avatar_in_chat(characters, character_id),
-            "speaker_avatars": {member: _avatar_in_chat(characters, member)
-                                for member in member_ids(state) if member},
+            # members, and whoever else said a line shown (a member who has left)
+            "speaker_avatars": {speaker: _avatar_in_chat(characters, speaker) for speaker in dict.fromkeys(
+                [*member_ids(state), *(str(line.get("speaker") or "") for line in lines)]) if speaker},
             "player_avatar": _persona_avatar_url(store, state),
             "macro_values": values,
             "line_display": line_display_for(store, state=state, lines=lines, values=values,

@@ -38,6 +38,7 @@ SECTION_NAMES = {
     "conversation": gettext_lazy("Conversation"),
     "new_chat": gettext_lazy("New chat line"),
     "continue_nudge": gettext_lazy("Continue nudge"),
+    "group_nudge": gettext_lazy("Group nudge"),
     "block:authors_note": gettext_lazy("Author's note"),
     "block:depth_prompt": gettext_lazy("Character's note"),
     "block:group_members": gettext_lazy("Group members"),
@@ -67,6 +68,7 @@ NOTE_PARTS = {
     "SillyTavern's new chat line, before the history":
         gettext_lazy("SillyTavern's new chat line, before the history"),
     "SillyTavern's continue nudge": gettext_lazy("SillyTavern's continue nudge"),
+    "SillyTavern's group nudge": gettext_lazy("SillyTavern's group nudge"),
 }
 NOTE_FORMS = [
     (re.compile(r"(?P<kept>\d+) messages, (?P<omitted>\d+) omitted"),

@@ -39,7 +39,19 @@ def page_macro_values(store: FileStore, *, state: dict[str, Any], lines: list[di
                                 persona_id=state.get("persona_id"))
     characters = characters or ChatCharacters(store, state=state)
     character = characters.optional(state.get("character_id"))
-    members = member_ids(state) if is_group(state) else []
     return LineMacros(macro_values_for(character=character, persona=persona, lines=lines),
                       {member: character_macro_values(characters.optional(member))
-                       for member in members})
+                       for member in own_macro_speakers(state, lines,
+                                                        besides=state.get("character_id"))})
+
+
+def own_macro_speakers(state: dict[str, Any], lines: list[dict[str, Any]], *,
+                       besides: str | None) -> list[str]:
+    """Whose lines among `lines` are read with their own card's {{char}} rather than the
+    values of `besides`: a group's members, and whoever else said one of them (a member who
+    has left: its greeting still says its own name)."""
+    speakers = dict.fromkeys(member_ids(state) if is_group(state) else [])
+    speakers.update(dict.fromkeys(str(line["speaker"]) for line in lines
+                                  if line.get("role") == "assistant" and line.get("speaker")))
+    speakers.pop(besides or "", None)
+    return list(speakers)

@@ -20,7 +20,7 @@ from library.card_png import PNG_SIGNATURE, card_image
 from library.cards import card_normalize, card_parse, card_to_definition
 from library.character_services import character_save
 from library.charx import CharxError, asset_path_safe, charx_read, is_charx, main_icon
-from library.errors import CardError, LibraryError
+from library.errors import CardError, LibraryError, PictureImportedAsCard, PictureNotCard
 from library.limits import charx_limits, import_slot, lore_entries_check
 from library.lorebook_services import lorebook_save
 from library.models import Character, Lorebook
@@ -37,6 +37,8 @@ def _card_read(data: bytes, filename: str) -> tuple[dict[str, Any], dict[str, by
             charx = charx_read(data, limits=charx_limits())
             return card_normalize(charx.card), charx.assets
         return card_parse(data, filename), {}
+    except PictureNotCard as exc:
+        raise PictureImportedAsCard(str(exc), exc.fields) from None
     except CardError as exc:
         raise LibraryError(str(exc), exc.fields) from None
     except CharxError as exc:

@@ -30,7 +30,7 @@ from library.card_png import (
 )
 from library.card_values import card_object_or_none, card_text, card_text_list
 from library.character_book import character_book_to_lorebook, lorebook_to_character_book
-from library.errors import CardError
+from library.errors import CardError, PictureNotCard
 from library.worldinfo import DECORATOR_LINES
 from personalab.lib.nesting import TooDeep, json_loads_bounded
 
@@ -89,7 +89,7 @@ def _png_card(data: bytes) -> dict[str, Any]:
                 refused = refused or exc
     if refused is not None:
         raise refused
-    raise CardError("PNG has no 'chara' or 'ccv3' text chunk (it is a picture, not a card)")
+    raise PictureNotCard("PNG has no 'chara' or 'ccv3' text chunk (it is a picture, not a card)")
 
 
 def card_parse(data: bytes, filename: str = "") -> dict[str, Any]:

@@ -63,3 +63,12 @@ class CardError(Invalid, ValueError):
 
     def __init__(self, message: str, field: str = "file") -> None:
         super().__init__(message=message, fields={field: message})
+
+
+class PictureNotCard(CardError):
+    """A PNG with no card in it: a picture (the character editor takes it as one)."""
+
+
+class PictureImportedAsCard(LibraryError):
+    """A PictureNotCard given to the library's card import: refused as any card is (same code
+    and fields), so that its page can say how to make a character of the picture instead."""

@@ -36,7 +36,13 @@ from library.character_services import (
     character_delete,
 )
 from library.editor_sections import character_sections
-from library.errors import LibraryError, LibraryForbidden, LibraryNotFound, LorebookChanged
+from library.errors import (
+    LibraryError,
+    LibraryForbidden,
+    LibraryNotFound,
+    LorebookChanged,
+    PictureImportedAsCard,
+)
 from library.item_copy import background_copy, character_copy, lorebook_copy
 from library.library_tiles import character_tiles
 from library.lore_test_words import lore_test_worded
@@ -329,6 +335,11 @@ def _upload_imported(request: HttpRequest, missing: str, importer: Callable[[Upl
         return redirect("library")
     try:
         item_id = importer(upload)
+    except PictureImportedAsCard:
+        messages.error(request, gettext(
+            "%(name)s is a picture with no character card in it. To make a character with this "
+            "picture, press “+ New character” and choose it as the picture.") % {"name": upload.name})
+        return redirect("library")
     except LibraryError as exc:
         messages.error(request, gettext("Could not import %(name)s: %(error)s") % {"name": upload.name, "error": exc})
         return redirect("library")

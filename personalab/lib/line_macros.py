@@ -29,6 +29,8 @@ class LineMacros(dict):
 
     def for_line(self, line: Mapping[str, Any]) -> dict[str, str]:
         own = self.by_speaker.get(str(line.get("speaker") or ""))
+        if own is not None and not own.get("char") and line.get("name"):
+            own = {**own, "char": str(line["name"])}  # its card is gone: the name it spoke under
         return {**self, **own} if own else dict(self)
 
 

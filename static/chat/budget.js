@@ -53,6 +53,9 @@ function sectionName(name) {
   return name;
 }
 
+// "100,000" (or as the page's language groups digits), not "100000".
+const count = (n) => Number(n).toLocaleString(document.documentElement.lang || undefined);
+
 export async function budgetShow(traceId) {
   if (!traceId) return;
   // The light form: the bar needs the sections' tokens, not the messages sent.
@@ -72,11 +75,12 @@ export async function budgetShow(traceId) {
     part.style.width = Math.max(0.3, 100 * section.tokens / limit) + "%";
     part.dataset.section = section.name;
     part.title = S.sectionTokens.replace("%(name)s", sectionName(section.name))
-      .replace("%(tokens)s", section.tokens) + ` (${(100 * section.tokens / limit).toFixed(1)}%)`;
+      .replace("%(tokens)s", count(section.tokens)) + ` (${(100 * section.tokens / limit).toFixed(1)}%)`;
     bar.append(part);
   }
   const label = document.createElement("small");
-  label.textContent = " " + S.promptTokens.replace("%(total)s", trace.total_tokens).replace("%(limit)s", limit);
+  label.textContent = " " + S.promptTokens.replace("%(total)s", count(trace.total_tokens))
+    .replace("%(limit)s", count(limit));
   bar.append(label);
   document.getElementById("budget-wrap").hidden = false;
   // Folded into the chat header while the player types on a phone (room.js).

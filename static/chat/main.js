@@ -46,6 +46,12 @@ document.body.addEventListener("htmx:afterSettle", () => {
   const heading = document.getElementById("chat-title");
   if (heading) titleShow(heading.textContent);
 });
+// A member's buttons leave with it: the focus goes to the picker it can be added back from,
+// not to the top of the page.
+document.body.addEventListener("htmx:afterSettle", (event) => {
+  if (event.detail.target?.id !== "members-card" || document.activeElement !== document.body) return;
+  document.getElementById("member-add")?.focus();
+});
 draftRestore();
 renderAll(document);
 watchScroll();

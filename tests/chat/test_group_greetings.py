@@ -13,16 +13,17 @@ from tests.stub_llm import Reply
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+def _member(store, alice, name: str) -> str:
+    return character_save(store, user=alice, character_id=None, data={
+        "name": name, "base_persona": f"{name} keeps the inn.", "visibility": "private",
+        "greeting": "*{{char}} waves.* I am {{char}}.",
+        "card": {"spec": "chara_card_v2", "data": {
+            "alternate_greetings": ["{{char}} nods at {{user}}."]}}})
+
+
 @pytest.fixture
 def ann_and_bob(store, alice):
-    def member(name: str) -> str:
-        return character_save(store, user=alice, character_id=None, data={
-            "name": name, "base_persona": f"{name} keeps the inn.", "visibility": "private",
-            "greeting": "*{{char}} waves.* I am {{char}}.",
-            "card": {"spec": "chara_card_v2", "data": {
-                "alternate_greetings": ["{{char}} nods at {{user}}."]}}})
-
-    ann, bob = member("Ann"), member("Bob")
+    ann, bob = _member(store, alice, "Ann"), _member(store, alice, "Bob")
     return instance_create(store, owner=alice, character_ids=[ann, bob]), ann, bob
 
 
@@ -36,13 +37,42 @@ def test_each_members_greeting_names_that_member_on_the_page(alice_client, ann_a
 async def test_a_members_greeting_keeps_its_name_in_the_other_members_prompt(
         store, ann_and_bob, use_stub):
     instance_id, ann, _ = ann_and_bob
+    sent = await _prompt_of(store, use_stub, instance_id=instance_id, speaker=ann)
+    assert "Bob: *Bob waves.* I am Bob." in sent
+    assert "I am Ann." in sent and "Bob: *Ann waves" not in sent
+
+
+@pytest.fixture
+def ann_bob_and_cy(store, alice):
+    """Ann, Bob and Cy greeted; then Cy left the story (its lines stay)."""
+    from chat.services.members import instance_member_remove
+
+    ann, bob, cy = (_member(store, alice, name) for name in ("Ann", "Bob", "Cy"))
+    instance_id = instance_create(store, owner=alice, character_ids=[ann, bob, cy])
+    instance_member_remove(store, user=alice, instance_id=instance_id, character_id=cy)
+    return instance_id, ann, bob
+
+
+def test_a_member_who_left_still_greets_under_its_own_name_on_the_page(alice_client, ann_bob_and_cy):
+    instance_id, _, _ = ann_bob_and_cy
+    page = alice_client.get(f"/instances/{instance_id}/").content.decode()
+    assert "I am Cy." in page
+    assert page.count("I am Ann.") == 1
+
+
+async def test_a_member_who_left_keeps_its_name_in_the_prompt(store, ann_bob_and_cy, use_stub):
+    instance_id, ann, _ = ann_bob_and_cy
+    sent = await _prompt_of(store, use_stub, instance_id=instance_id, speaker=ann)
+    assert "I am Cy." in sent and "Cy: *Ann waves" not in sent
+
+
+async def _prompt_of(store, use_stub, *, instance_id: str, speaker: str) -> str:
+    """The text of the prompt `speaker`'s reply to a player's line was asked with."""
     use_stub.script(Reply("Hello."))
 
     async def emit(event):
         pass
 
-    await conversation_turn(store, instance_id=instance_id, user_text="Hi both.", emit=emit,
-                            speaker=ann)
-    sent = "\n".join(m["content"] for m in use_stub.requests[-1]["messages"])
-    assert "Bob: *Bob waves.* I am Bob." in sent
-    assert "I am Ann." in sent and "Bob: *Ann waves" not in sent
+    await conversation_turn(store, instance_id=instance_id, user_text="Hi all.", emit=emit,
+                            speaker=speaker)
+    return "\n".join(m["content"] for m in use_stub.requests[-1]["messages"])

@@ -437,3 +437,20 @@ def csrf_token(page: Page, server: Server) -> str:
 def no_sideways_scroll(page: Page) -> None:
     width = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1], f"page is {width[0]} px wide in a {width[1]} px window"
+
+
+def phone_page_open(server: Server, *, language: str | None = None) -> Iterator[Page]:
+    """A logged-in page on a touch phone (390 × 844) in a context of its own, so a module's
+    other pages keep their size and language; `language`: the player's choice ("zh-hans")."""
+    context = context_new(server, viewport=PHONE, is_mobile=True, has_touch=True)
+    login_ensure(server, context)
+    if language:
+        context.add_cookies([{"name": "django_language", "value": language, "url": server.url}])
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.js_errors = errors
+    try:
+        yield page
+    finally:
+        context.close()

@@ -19,12 +19,11 @@ from tests.e2e.conftest import (
     PHONE,
     Server,
     browser_missing_reason,
-    context_new,
     history_act,
-    login_ensure,
     message_act,
     message_send,
     no_sideways_scroll,
+    phone_page_open,
     screenshot_take,
     turn_wait_done,
 )
@@ -64,17 +63,7 @@ def _chat(page: Page, server: Server, body: dict) -> str:
 def chinese(server: Server) -> Iterator[Page]:
     """A logged-in page of a player who chose 中文 (in a context of its own, so the module's
     other pages stay English)."""
-    context = context_new(server, viewport=PHONE, is_mobile=True, has_touch=True)
-    login_ensure(server, context)
-    context.add_cookies([{"name": "django_language", "value": "zh-hans", "url": server.url}])
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.js_errors = errors
-    try:
-        yield page
-    finally:
-        context.close()
+    yield from phone_page_open(server, language="zh-hans")
 
 
 def _trace_open(page: Page, server: Server) -> str:
@@ -139,7 +128,7 @@ def test_the_chat_pages_prompt_bar_names_its_parts_in_the_page_language(
     page.wait_for_selector("#budget .seg[data-section=conversation]", state="attached")
     title = page.locator("#budget .seg[data-section=conversation]").get_attribute("title")
     assert title.startswith("对话："), title
-    assert "tokens" in page.locator("#budget small").text_content()
+    assert "个 token" in page.locator("#budget small").text_content()
 
 
 @pytest.mark.parametrize("size", [PHONE, KEYBOARD_OPEN], ids=["390x844", "390x500"])

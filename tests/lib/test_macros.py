@@ -84,3 +84,15 @@ def test_idle_duration_reads_like_sillytavern():
     assert idle_duration_text(300) == "5 minutes"
     assert idle_duration_text(3600) == "an hour"
     assert idle_duration_text(3 * 86400) == "3 days"
+
+
+def test_a_line_whose_speakers_card_is_gone_says_the_name_it_was_spoken_under():
+    from personalab.lib.line_macros import LineMacros, line_macros_replace
+
+    values = LineMacros({"char": "Ann", "user": "Alice"}, {"char_cy": {"char": ""}, "char_bob": {"char": "Bob"}})
+    assert line_macros_replace({"speaker": "char_cy", "name": "Cy", "content": "I am {{char}}."},
+                               values) == "I am Cy."
+    assert line_macros_replace({"speaker": "char_bob", "name": "Bo", "content": "I am {{char}}."},
+                               values) == "I am Bob."
+    assert line_macros_replace({"speaker": "char_ann", "content": "{{char}} and {{user}}"},
+                               values) == "Ann and Alice"
