@@ -43,7 +43,7 @@ def _png_card(path: Path, name: str) -> Path:
 def test_the_library_is_tiles_with_pictures_under_the_imports_and_can_be_searched(
         page: Page, server: Server, tmp_path: Path, size: dict) -> None:
     page.set_viewport_size(size)
-    tag = f"{size['width']}"
+    tag = f"{size['width']}tiles"  # a word no other module's character has (a shared server)
     for index in range(6):  # enough for a long list
         _api(page, server, "POST", "/characters", {"name": f"Crew {index} {tag}",
                                                    "base_persona": f"Sailor number {index}."})

@@ -183,6 +183,9 @@ def test_the_controls_of_an_evening_are_big_enough_for_a_thumb(thumb: Page, serv
                        {"character_id": _character(page, server, "Hal")})["instance_id"]
     server.stub.script(Reply("First answer."), Reply("Second answer."))
     page.goto(f"{server.url}/instances/{instance_id}/")
+    # the header's links, while reading (typing folds the header and hides them)
+    links = {name: _box(page.locator(".chat-title small a", has_text=name))
+             for name in ("History", "Persona & memory")}
     for text in ("One.", "Two."):  # on a touch screen Enter is a new line: Send sends
         page.locator("[data-testid=input]").fill(text)
         page.get_by_test_id("send").click()
@@ -196,7 +199,7 @@ def test_the_controls_of_an_evening_are_big_enough_for_a_thumb(thumb: Page, serv
                           [box["x"] + box["width"] / 2, box["y"], box["y"] + box["height"]])
     sizes = {"⋯": (round(box["width"]), round(box["height"]) + 8 if all(reach) else 0),
              "‹": _box(page.get_by_test_id("swipe-prev").last),
-             "›": _box(page.get_by_test_id("swipe-next").last)}
+             "›": _box(page.get_by_test_id("swipe-next").last), **links}
     page.locator("[data-testid=input]").fill("a line being typed")
     page.wait_for_function("() => document.body.classList.contains('folded')")
     sizes["≡"] = _box(page.locator(".nav-menu"))
