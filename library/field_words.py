@@ -1,0 +1,56 @@
+"""A field's refusal in the reader's language: the validators below the pages (lorebook,
+regex scripts, cards, settings) say what is wrong with a field in fixed English sentences
+("must be a whole number", "must be between 0 and 100"); the page and the API say them
+through here, so 中文 reads 必须是整数. A sentence not in the table is shown as it came."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from django.utils.translation import gettext, gettext_noop
+
+# (the validator's sentence, whole, with its figures as named groups; the words to show)
+SENTENCES = [(re.compile(pattern), words) for pattern, words in (
+    (r"required", gettext_noop("required")),
+    (r"must be a whole number", gettext_noop("must be a whole number")),
+    (r"must be a number", gettext_noop("must be a number")),
+    (r"must be true or false", gettext_noop("must be true or false")),
+    (r"must be text", gettext_noop("must be text")),
+    (r"must be a string", gettext_noop("must be text")),
+    (r"must be an object", gettext_noop("must be an object")),
+    (r"must be a list", gettext_noop("must be a list")),
+    (r"must be a list of text", gettext_noop("must be a list of text")),
+    (r"must be a list of text keys", gettext_noop("must be a list of text")),
+    (r"must be between (?P<low>-?[\d.,]+) and (?P<high>-?[\d.,]+)",
+     gettext_noop("must be between %(low)s and %(high)s")),
+    (r"must be a number between (?P<low>-?[\d.,]+) and (?P<high>-?[\d.,]+)",
+     gettext_noop("must be a number between %(low)s and %(high)s")),
+    (r"must be a whole number from (?P<low>-?[\d,]+) to (?P<high>-?[\d,]+)",
+     gettext_noop("must be a whole number from %(low)s to %(high)s")),
+    (r"must be empty or a whole number from (?P<low>-?[\d,]+) to (?P<high>-?[\d,]+)",
+     gettext_noop("must be empty or a whole number from %(low)s to %(high)s")),
+    (r"must be text of at most (?P<limit>[\d,]+) characters",
+     gettext_noop("must be text of at most %(limit)s characters")),
+    (r"must be at most (?P<limit>[\d,]+) characters",
+     gettext_noop("must be at most %(limit)s characters")),
+    (r"must be one of:? (?P<choices>[\w ,.-]+)", gettext_noop("must be one of: %(choices)s")),
+    (r"must be an http:// or https:// URL", gettext_noop("must be an http:// or https:// URL")),
+    (r"uid (?P<uid>\d+) is used by another entry",
+     gettext_noop("the number %(uid)s is used by another entry")),
+    (r"not an object", gettext_noop("must be an object")),
+)]
+
+
+def field_words(sentence: str) -> str:
+    """`sentence` (a validator's, about one field) in the active language."""
+    for pattern, words in SENTENCES:
+        found = pattern.fullmatch(sentence)
+        if found:
+            return gettext(words) % found.groupdict() if found.groupdict() else gettext(words)
+    return sentence
+
+
+def fields_words(fields: Mapping[str, str]) -> dict[str, str]:
+    """Each field's sentence in the active language."""
+    return {name: field_words(str(text)) for name, text in fields.items()}
