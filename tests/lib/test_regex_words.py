@@ -62,3 +62,16 @@ def test_the_fault_finder_points_at_the_unclosed_opener_not_the_end():
     assert pattern_fault("(a)(b", regex.V0).at == 3
     assert pattern_fault("[(]x(", regex.V0).at == 4
     assert pattern_fault("ok", regex.V0) is None
+
+
+@pytest.mark.parametrize(("find", "sentence"), [
+    ("/([a-z]+/gi", "“/([a-z]+/gi”: a “(” is never closed, after “/(”"),
+    ("/abc/x", "“/abc/x”: “x” is not a flag a JavaScript regex knows (use g, i, m, s, u)"),
+    ("abc(", "“abc(”: a “(” is never closed, after “abc(”"),
+])
+def test_a_regex_scripts_find_regex_is_refused_in_the_same_words(find, sentence):
+    from library.regex_scripts import scripts_checked
+
+    with pytest.raises(Exception) as refused:
+        scripts_checked([{"scriptName": "s", "findRegex": find, "replaceString": ""}])
+    assert sentence in refused.value.field_errors.values()
