@@ -10,57 +10,50 @@ from collections.abc import Mapping
 
 from django.utils.translation import gettext, gettext_noop
 
-# (the validator's sentence, whole, with its figures as named groups; the same sentence as a
-# msgid). English reads exactly as the validator wrote it (API clients may compare it).
-SENTENCES = [(re.compile(pattern), words) for pattern, words in (
-    (r"required", gettext_noop("required")),
-    (r"required here", gettext_noop("required here")),
-    (r"must be a whole number", gettext_noop("must be a whole number")),
-    (r"must be a number", gettext_noop("must be a number")),
-    (r"must be true or false", gettext_noop("must be true or false")),
-    (r"must be text", gettext_noop("must be text")),
-    (r"must be a string", gettext_noop("must be a string")),
-    (r"must be an object", gettext_noop("must be an object")),
-    (r"not an object", gettext_noop("not an object")),
-    (r"must be a list", gettext_noop("must be a list")),
-    (r"must be a list of text", gettext_noop("must be a list of text")),
-    (r"must be a list of text keys", gettext_noop("must be a list of text keys")),
-    (r"must be a list of strings", gettext_noop("must be a list of strings")),
-    (r"must be between (?P<low>-?[\d.,]+) and (?P<high>-?[\d.,]+)",
-     gettext_noop("must be between %(low)s and %(high)s")),
-    (r"must be a number between (?P<low>-?[\d.,]+) and (?P<high>-?[\d.,]+)",
-     gettext_noop("must be a number between %(low)s and %(high)s")),
-    (r"must be a number from (?P<low>-?[\d.,]+) to (?P<high>-?[\d.,]+)",
-     gettext_noop("must be a number from %(low)s to %(high)s")),
-    (r"must be a whole number from (?P<low>-?[\d,]+) to (?P<high>-?[\d,]+)",
-     gettext_noop("must be a whole number from %(low)s to %(high)s")),
-    (r"must be empty or a whole number from (?P<low>-?[\d,]+) to (?P<high>-?[\d,]+)",
-     gettext_noop("must be empty or a whole number from %(low)s to %(high)s")),
-    (r"must be text of at most (?P<limit>[\d,]+) characters",
-     gettext_noop("must be text of at most %(limit)s characters")),
-    (r"must be at most (?P<limit>[\d,]+) characters",
-     gettext_noop("must be at most %(limit)s characters")),
-    (r"at most (?P<limit>[\d,]+) characters", gettext_noop("at most %(limit)s characters")),
-    (r"at most (?P<count>[\d,]+) entries", gettext_noop("at most %(count)s entries")),
-    (r"at most (?P<count>[\d,]+) scripts", gettext_noop("at most %(count)s scripts")),
-    (r"at least (?P<count>[\d,]+)", gettext_noop("at least %(count)s")),
-    (r"must be one of: (?P<choices>[\w ,.-]+)", gettext_noop("must be one of: %(choices)s")),
-    (r"must be one of (?P<choices>[\w ,.-]+)", gettext_noop("must be one of %(choices)s")),
-    (r"must be an http:// or https:// URL", gettext_noop("must be an http:// or https:// URL")),
-    (r"uid (?P<uid>\d+) is used by another entry",
-     gettext_noop("uid %(uid)s is used by another entry")),
-    (r"must be a persona name of 1 to (?P<limit>[\d,]+) characters",
-     gettext_noop("must be a persona name of 1 to %(limit)s characters")),
-    (r"must be 'private' or 'shared'", gettext_noop("must be 'private' or 'shared'")),
-    (r"must be a list of lorebook ids", gettext_noop("must be a list of lorebook ids")),
-    (r"must be a list of regex scripts", gettext_noop("must be a list of regex scripts")),
-    (r"must be text \(/pattern/flags\)", gettext_noop("must be text (/pattern/flags)")),
-)]
+# The validators' sentences, each one a msgid as written (English stays word for word what
+# the validator wrote: API clients may compare it); %(name)s stands for a figure or a list.
+SENTENCES = (
+    gettext_noop("required"), gettext_noop("required here"),
+    gettext_noop("must be a whole number"), gettext_noop("must be a number"),
+    gettext_noop("must be true or false"), gettext_noop("must be text"),
+    gettext_noop("must be a string"), gettext_noop("must be an object"),
+    gettext_noop("not an object"), gettext_noop("must be a list"),
+    gettext_noop("must be a list of text"), gettext_noop("must be a list of text keys"),
+    gettext_noop("must be a list of strings"),
+    gettext_noop("must be between %(low)s and %(high)s"),
+    gettext_noop("must be a number between %(low)s and %(high)s"),
+    gettext_noop("must be a number from %(low)s to %(high)s"),
+    gettext_noop("must be a whole number from %(low)s to %(high)s"),
+    gettext_noop("must be empty or a whole number from %(low)s to %(high)s"),
+    gettext_noop("must be text of at most %(limit)s characters"),
+    gettext_noop("must be at most %(limit)s characters"),
+    gettext_noop("at most %(limit)s characters"), gettext_noop("at most %(count)s entries"),
+    gettext_noop("at most %(count)s scripts"), gettext_noop("at least %(count)s"),
+    gettext_noop("must be one of: %(choices)s"), gettext_noop("must be one of %(choices)s"),
+    gettext_noop("must be an http:// or https:// URL"),
+    gettext_noop("uid %(uid)s is used by another entry"),
+    gettext_noop("must be a persona name of 1 to %(limit)s characters"),
+    gettext_noop("must be 'private' or 'shared'"),
+    gettext_noop("must be a list of lorebook ids"),
+    gettext_noop("must be a list of regex scripts"),
+    gettext_noop("must be text (/pattern/flags)"),
+)
+# A list of choices has words, commas and spaces; any other figure is one number.
+PLACEHOLDER = re.compile(r"%\\\(([a-z]+)\\\)s")
+
+
+def _pattern(msgid: str) -> re.Pattern[str]:
+    return re.compile(PLACEHOLDER.sub(
+        lambda found: f"(?P<{found[1]}>" + (r"[\w ,.'-]+" if found[1] == "choices"
+                                             else r"-?[\d.,]+") + ")", re.escape(msgid)))
+
+
+PATTERNS = [(_pattern(msgid), msgid) for msgid in SENTENCES]
 
 
 def field_words(sentence: str) -> str:
     """`sentence` (a validator's, about one field) in the active language."""
-    for pattern, words in SENTENCES:
+    for pattern, words in PATTERNS:
         found = pattern.fullmatch(sentence)
         if found:
             return gettext(words) % found.groupdict() if found.groupdict() else gettext(words)
