@@ -81,6 +81,9 @@ def test_the_count_is_what_matches_the_filter_and_the_kept_entry_is_marked(
             page.get_by_test_id("lore-save").click()
         page.wait_for_load_state("load")
         assert page.get_by_test_id("lore-refused").is_visible()
+        # The refusal beside the key says what is wrong and where, in the author's words.
+        assert page.locator("#e90_keys-error").inner_text() == (
+            "“/(unclosed/”: a “(” is never closed, after “/(”")
         count = page.locator("[data-testid=lore-tools] [data-role=count]")
         assert count.inner_text() == "100 / 100"
         page.locator("[data-role=filter]").select_option("disabled")
