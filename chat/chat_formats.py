@@ -140,6 +140,9 @@ class ChatImport:
                 "notes": self.notes}
 
 
+NOTE_LINE = re.compile(r"^line (\d+): ")
+
+
 def _text_lines(data: bytes) -> list[tuple[int, str]]:
     try:
         text = data.decode("utf-8-sig")
@@ -149,13 +152,17 @@ def _text_lines(data: bytes) -> list[tuple[int, str]]:
             for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
 
 
-def _skipped_counted(data: bytes, skipped: list[dict[str, Any]], *, header_first: bool) -> None:
+def _skipped_counted(data: bytes, skipped: list[dict[str, Any]], notes: list[str], *,
+                     header_first: bool) -> None:
     """Each skipped line's `message`: which message of the chat it was, counted as a reader
-    counts them (1 is the first message after the header), for the report to say so."""
+    counts them (1 is the first message after the header), for the report to say so; a note
+    about a line ("line 5: …") names its message the same way ("message 4: …")."""
     order = {number: index + (0 if header_first else 1)
              for index, (number, _) in enumerate(_text_lines(data))}
     for skip in skipped:
         skip["message"] = order.get(skip["line"], skip["line"])
+    notes[:] = [NOTE_LINE.sub(lambda found: f"message {order.get(int(found[1]), found[1])}: ",
+                              note, count=1) for note in notes]
 
 
 def _records(data: bytes, skipped: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
@@ -334,7 +341,7 @@ def _chat_import_sillytavern(data: bytes) -> ChatImport:
         records = records[1:]
     header = _header_build(raw_header, records)
     lines = _lines_convert(header, records, skipped)
-    _skipped_counted(data, skipped, header_first=bool(raw_header))
+    _skipped_counted(data, skipped, header["import_notes"], header_first=bool(raw_header))
     if not lines:
         first = f": line {skipped[0]['line']}: {skipped[0]['reason']}" if skipped else ""
         raise ChatFormatError(f"the file has no chat message that can be read{first}")

@@ -7,7 +7,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from library.worldinfo_keys import key_expansion, key_problem
+from django.utils.translation import gettext
+
+from library.regex_words import regex_fault_words
+from library.worldinfo_keys import key_expansion, key_fault
 
 # About 0.8 s of compiling for a whole book at the worst (user_regex: 10,000 units ≈ 40 ms).
 MAX_BOOK_EXPANSION = 200_000
@@ -22,13 +25,21 @@ def regex_keys_check(entries: list[dict[str, Any]], errors: dict[str, str], *,
         use_regex = bool(entry.get("use_regex"))
         for field in ("keys", "secondary_keys"):
             for key in entry.get(field) or []:
-                problem = key_problem(key, use_regex=use_regex, strict=strict)
-                if problem:
-                    errors.setdefault(f"entries[{index}].{field}", f"{key[:60]!r}: {problem}")
+                found = key_fault(key, use_regex=use_regex, strict=strict)
+                if found:
+                    words = regex_fault_words(found[0], written=key, offset=found[1])
+                    errors.setdefault(f"entries[{index}].{field}", gettext(
+                        "“%(key)s”: %(problem)s") % {"key": _key_shown(key), "problem": words})
                 total += key_expansion(key, use_regex=use_regex)
     if total > MAX_BOOK_EXPANSION:
-        errors["entries"] = (f"the book's regex keys together expand to {total:,} steps; at most "
-                             f"{MAX_BOOK_EXPANSION:,} (fewer or simpler repeats)")
+        errors["entries"] = gettext(
+            "the book's regex keys together expand to %(units)s steps; at most %(limit)s "
+            "(fewer or simpler repeats)") % {
+                "units": f"{total:,}", "limit": f"{MAX_BOOK_EXPANSION:,}"}
+
+
+def _key_shown(key: str) -> str:
+    return key if len(key) <= 60 else key[:59] + "…"
 
 
 def regex_key_problems(lorebook: dict[str, Any]) -> list[tuple[dict[str, Any] | None, str]]:

@@ -18,8 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import regex
+from django.utils.translation import gettext
 
 from library.errors import LibraryError
+from library.regex_words import regex_fault_words
+from personalab.lib.regex_faults import pattern_fault
 from personalab.lib.user_regex import (
     NOT_A_REGEX,
     PatternRefused,
@@ -98,6 +101,23 @@ def find_regex_problem(find: str) -> str | None:
     except ValueError as exc:
         return str(exc)
     return pattern_problem(parsed.source, parsed.flags)
+
+
+def find_regex_words(find: str) -> str | None:
+    """find_regex_problem in its author's words and language (library/regex_words.py)."""
+    if not find:
+        return gettext("the find regex is empty")
+    try:
+        parsed = find_regex_parse(find)
+    except ValueError:
+        letter = next((c for c in find[find.rindex("/") + 1:] if c in _NOT_JS), "?")
+        return gettext("“%(flag)s” is not a flag a JavaScript regex knows (use g, i, m, s, "
+                       "u)") % {"flag": letter}
+    fault = pattern_fault(parsed.source, parsed.flags)
+    if fault is None:
+        return None
+    slashed = parsed.source != find and find.startswith("/")
+    return regex_fault_words(fault, written=find, offset=1 if slashed else 0)
 
 
 @dataclass(frozen=True)
@@ -329,9 +349,10 @@ def _script_checked(raw: Any, where: str, errors: dict[str, str]) -> dict[str, A
     if not isinstance(find, str):
         errors[f"{where}.findRegex"] = "must be text (/pattern/flags)"
     else:
-        problem = find_regex_problem(find)
+        problem = find_regex_words(find)
         if problem:
-            errors[f"{where}.findRegex"] = f"{find[:60]!r}: {problem}"
+            errors[f"{where}.findRegex"] = gettext("“%(key)s”: %(problem)s") % {
+                "key": find if len(find) <= 60 else find[:59] + "…", "problem": problem}
     for name, limit in (("scriptName", 200), ("replaceString", MAX_REPLACE_CHARS)):
         text = script.setdefault(name, "")
         if not isinstance(text, str) or len(text) > limit:

@@ -43,6 +43,7 @@ from library.errors import (
     LorebookChanged,
     PictureImportedAsCard,
 )
+from library.field_words import fields_words
 from library.item_copy import background_copy, character_copy, lorebook_copy
 from library.library_tiles import character_tiles
 from library.lore_test_words import lore_test_worded
@@ -165,7 +166,7 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
         except (LibraryError, InvalidId) as exc:
             error, definition = str(exc), {**definition, **request.POST.dict()}
             status = getattr(exc, "status", 400)
-            field_errors = getattr(exc, "field_errors", None) or {}
+            field_errors = fields_words(getattr(exc, "field_errors", None) or {})
     card_data = ((definition.get("card") or {}).get("data") or {}) if isinstance(
         definition.get("card"), dict) else {}
     extensions = _extensions_shown(card_data, request.POST if error else None)
@@ -536,7 +537,7 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
             raise Http404("not found") from None
         except LibraryError as exc:
             error, lorebook = _book_refusal(exc), data
-            status, field_errors = exc.status, exc.field_errors or {}
+            status, field_errors = exc.status, fields_words(exc.field_errors or {})
     entries = [e for e in lorebook.get("entries", []) if isinstance(e, dict)]
     shown = {**lorebook, "entries": [
         {**_entry_shown(e, typed=bool(error)), **_entry_errors(field_errors, index, e.get("uid"))}

@@ -11,13 +11,11 @@ from typing import Any
 import regex
 
 from library.worldinfo_defaults import CASE_SENSITIVE, MATCH_WHOLE_WORDS, book_flag
-
+from personalab.lib.regex_faults import REFUSAL_KINDS, RegexFault, pattern_fault
 from personalab.lib.user_regex import (
-    NOT_A_REGEX,
     PatternRefused,
     pattern_compile,
     pattern_expansion,
-    pattern_problem,
     pattern_search,
 )
 
@@ -87,17 +85,18 @@ def key_regex(key: str, *, use_regex: bool, case_sensitive: bool) -> regex.Patte
     return None
 
 
-def key_problem(key: str, *, use_regex: bool, strict: bool = True) -> str | None:
-    """Why a regex key (`/…/flags`, or any key of a use_regex entry) cannot be used, or None.
-    A regex too costly to compile is always a problem; one that does not compile only when
-    `strict` (SillyTavern reads it as text, so an imported book keeps it that way)."""
+def key_fault(key: str, *, use_regex: bool, strict: bool = True) -> tuple[RegexFault, int] | None:
+    """Why a regex key (`/…/flags`, or any key of a use_regex entry) cannot be used, with where
+    its pattern starts in the key (1 after the "/"), or None. A regex too costly to compile is
+    always a fault; one that does not compile only when `strict` (SillyTavern reads it as
+    text, so an imported book keeps it that way)."""
     slashed = SLASH_REGEX.match(key)
     if not slashed and not use_regex:
         return None
-    problem = pattern_problem(slashed.group(1) if slashed else key, regex.V0)
-    if problem is None or (not strict and problem.startswith(NOT_A_REGEX)):
+    fault = pattern_fault(slashed.group(1) if slashed else key, regex.V0)
+    if fault is None or (not strict and fault.kind not in REFUSAL_KINDS):
         return None
-    return problem
+    return fault, 1 if slashed else 0
 
 
 def key_expansion(key: str, *, use_regex: bool) -> int:

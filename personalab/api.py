@@ -26,6 +26,7 @@ from chat.import_routers import router as chat_import_router
 from chat.routers import chat_router, history_router
 from chat.routers import router as instances_router
 from director.routers import router as config_router
+from library.field_words import fields_words
 from library.lorebook_routers import router as lorebooks_router
 from library.regex_script_routers import router as regex_scripts_router
 from library.routers import backgrounds_router, characters_router
@@ -120,6 +121,7 @@ def _error(request: HttpRequest, status: int, code: str, message: str,
 @api.exception_handler(AppError)
 def _app_error(request: HttpRequest, exc: AppError) -> HttpResponse:
     body = exc.as_json()
+    body["error"]["fields"] = fields_words(body["error"]["fields"])
     if getattr(exc, "path", None) is not None:
         # A data-folder refusal names its file for whoever fixes it: the log keeps the whole
         # path, a client gets it from the data folder down, never the server's own folders.

@@ -20,8 +20,9 @@
     + " " + [...row.querySelectorAll("textarea, input:not([type])")].map((f) => f.value)
       .join(" ").toLowerCase();
 
-  function shown(row) {
-    if (keptRows.has(row)) return true;
+  // Does the row answer the search and the filter? A row kept in view (the entry being
+  // edited) may not: it is then shown marked as such, and not counted.
+  function matches(row) {
     const words = search.value.trim().toLowerCase();
     const state = row.dataset.state;
     const wanted = filter.value === "all" || filter.value === state
@@ -35,12 +36,15 @@
     if (sort.value === "order") ranked.sort((a, b) => Number(a.dataset.order) - Number(b.dataset.order));
     if (sort.value === "title") ranked.sort((a, b) => title(a).localeCompare(title(b)));
     ranked.forEach((row, index) => { row.style.order = String(index); });
-    let visible = 0;
+    let matching = 0;
     for (const row of rows) {
-      row.hidden = !shown(row);
-      if (!row.hidden) visible += 1;
+      const match = Boolean(matches(row));
+      row.hidden = !match && !keptRows.has(row);
+      row.classList.toggle("lore-unmatched", !match && !row.hidden);
+      row.querySelector("[data-role=unmatched]").hidden = match || row.hidden;
+      if (match) matching += 1;
     }
-    count.textContent = `${visible} / ${rows.length}`;
+    count.textContent = `${matching} / ${rows.length}`;
     barRedraw();
   }
 
@@ -67,7 +71,7 @@
   box.addEventListener("change", (event) => { if (event.target.matches(".lore-pick")) barRedraw(); });
 
   pickAll.addEventListener("change", () => {
-    rows.filter((row) => !row.hidden).forEach((row) => {
+    rows.filter((row) => !row.hidden && !row.classList.contains("lore-unmatched")).forEach((row) => {
       row.querySelector(".lore-pick").checked = pickAll.checked;
     });
     barRedraw();

@@ -4,7 +4,10 @@ a session whose id carries no number (made by hand) keeps its id, the only name 
 
 from __future__ import annotations
 
+import re
+
 from django import template
+from django.utils.text import capfirst
 from django.utils.translation import gettext, gettext_lazy
 
 from personalab.lib.ordinals import ordinal_ending
@@ -61,3 +64,40 @@ def skip_reason(reason: object) -> str:
         return gettext("the line is not valid JSON (%(detail)s)") % {
             "detail": text.removeprefix("not valid JSON (").removesuffix(")")}
     return str(SKIP_REASONS.get(text, text))
+
+
+# What a chat import guessed or did (chat/chat_formats.py, chat/services/session_import.py
+# write the notes in English); a note about one message starts "message N: ".
+IMPORT_NOTES = {
+    "no is_user, guessed from the name":
+        gettext_lazy("it does not say whether the player wrote it ('is_user'), so its "
+                     "speaker's name decided"),
+    "This RisuAI chat is a group chat: its replies name their characters by RisuAI's ids "
+    "only, so they come in as this story's character's.":
+        gettext_lazy("This RisuAI chat is a group chat: its replies name their characters by "
+                     "RisuAI's ids only, so they come in as this story's character's."),
+    "The chat starts with the character's first message, which RisuAI keeps outside the chat "
+    "file.":
+        gettext_lazy("The chat starts with the character's first message, which RisuAI keeps "
+                     "outside the chat file."),
+}
+# "line N" of an Agnai or RisuAI chat is its Nth message already.
+NOTE_MESSAGE = re.compile(r"(?:message|line) (\d+): (.+)", re.DOTALL)
+NOTE_GREETING = re.compile(r"(The chat starts with .+ the chat file) \(greeting (\d+) of (\d+)\)\.")
+
+
+@register.filter
+def import_note(note: object) -> str:
+    """A chat import's note in the page's language, a message named as a reader counts it
+    ("The 4th message: …", not "line 5: …"); a note not listed stays as written."""
+    text = str(note or "")
+    about = NOTE_MESSAGE.fullmatch(text)
+    if about:
+        which = capfirst(message_nth(int(about[1])))
+        return f"{gettext('%(which)s:') % {'which': which}} {import_note(about[2])}"
+    greeting = NOTE_GREETING.fullmatch(text)
+    if greeting:
+        return gettext("The chat starts with the character's first message, which RisuAI "
+                       "keeps outside the chat file (greeting %(n)s of %(count)s).") % {
+            "n": greeting[2], "count": greeting[3]}
+    return str(IMPORT_NOTES.get(text, text))

@@ -34,7 +34,13 @@ JS_NAMED_GROUP = regex.compile(r"\(\?<(?=[A-Za-z_])")
 
 
 class PatternRefused(ValueError):
-    """A user's regex that would cost too much to compile; the message says why."""
+    """A user's regex that would cost too much to compile; the message says why, `kind`
+    ("too_long", "too_deep", "repeat_count", "too_costly") and `numbers` say it for words."""
+
+    def __init__(self, message: str, *, kind: str = "too_costly", **numbers: int | str):
+        super().__init__(message)
+        self.kind = kind
+        self.numbers = numbers
 
 
 @dataclass
@@ -70,14 +76,16 @@ def pattern_expansion(source: str) -> int:
     counted repeat around it. Raises PatternRefused past the caps."""
     if len(source) > MAX_PATTERN_CHARS:
         raise PatternRefused(f"the regex is {len(source):,} characters long; "
-                             f"at most {MAX_PATTERN_CHARS:,}")
+                             f"at most {MAX_PATTERN_CHARS:,}", kind="too_long",
+                             length=len(source), limit=MAX_PATTERN_CHARS)
     stack = [_Frame()]
     index = 0
     while index < len(source):
         char, top = source[index], stack[-1]
         if char == "(":
             if len(stack) > MAX_NESTING:
-                raise PatternRefused(f"the regex nests groups more than {MAX_NESTING} deep")
+                raise PatternRefused(f"the regex nests groups more than {MAX_NESTING} deep",
+                                     kind="too_deep", limit=MAX_NESTING)
             stack.append(_Frame())
             index += 1
             continue
@@ -92,7 +100,8 @@ def pattern_expansion(source: str) -> int:
             bound = max(int(counted.group(1) or 0), int(counted.group(3) or 0))
             if bound > MAX_REPEAT:
                 raise PatternRefused(f"the repeat count {counted.group(0)} is above "
-                                     f"{MAX_REPEAT:,}")
+                                     f"{MAX_REPEAT:,}", kind="repeat_count",
+                                     count=counted.group(0), limit=MAX_REPEAT)
             top.total += top.last * (max(bound, 1) - 1)
             top.last *= max(bound, 1)
             _expansion_check(stack)
@@ -119,7 +128,8 @@ def _expansion_check(stack: list[_Frame]) -> None:
     if units > MAX_EXPANSION:
         raise PatternRefused(f"the regex's repeats multiply to {units:,} steps (nested "
                              f"counts like (…){{100}} inside {{100}} multiply); at most "
-                             f"{MAX_EXPANSION:,}")
+                             f"{MAX_EXPANSION:,}", kind="too_costly", units=units,
+                             limit=MAX_EXPANSION)
 
 
 def pattern_problem(source: str, flags: int = 0) -> str | None:

@@ -94,7 +94,8 @@ def test_test_this_text_and_a_refused_save_name_entries_and_open_them_in_place(
     result.get_by_role("link", name="Entry title 070").click()
     entry = _row(page, 70).locator("details.lore-entry")
     assert entry.evaluate("d => d.open") and _row(page, 70).is_visible()
-    assert 0 <= _top(page, 70) < size["height"] / 2
+    # -1: scrolled to its top, give or take the rounding of a fractional row height to a pixel
+    assert -1 <= _top(page, 70) < size["height"] / 2
     assert page.input_value("[data-role=search]") == "place3"
     assert page.evaluate(AXE_RUN) == []
     screenshot_take(page, f"w11_lore_test_link_{size['width']}_{scheme}", full_page=False)

@@ -57,7 +57,7 @@ def test_an_invalid_regex_key_is_refused_in_the_editor_beside_its_field(alice_cl
         "e0_depth": "4", "e0_role": "system", "e0_priority": "100"})
     assert page.status_code == 400
     html = page.content.decode()
-    assert 'data-testid="field-error"' in html and "not a valid regex" in html
+    assert 'data-testid="field-error"' in html and "a “[” is never closed, after “/[”" in html
     assert store.lorebook_read(lorebook_id)["entries"][0]["keys"] == ["dragon"]
 
 
@@ -71,7 +71,7 @@ def test_test_this_text_flags_a_stored_key_that_cannot_fire(alice_client, store)
     html = alice_client.post(f"/library/lorebooks/{lorebook_id}/test",
                              {"text": "dragon"}).content.decode()
     assert 'data-testid="lore-key-problems"' in html
-    assert "not a valid regex" in html and "repeat count" in html
+    assert "a “[” is never closed" in html and "repeat count" in html
 
 
 def test_a_stored_bomb_key_never_compiles_in_a_turn_and_is_reported(monkeypatch):
