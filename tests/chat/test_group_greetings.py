@@ -7,6 +7,7 @@ import pytest
 
 from chat.group import conversation_turn
 from chat.services.instances import instance_create
+from chat.services.members import instance_member_remove
 from library.character_services import character_save
 from tests.stub_llm import Reply
 
@@ -45,7 +46,6 @@ async def test_a_members_greeting_keeps_its_name_in_the_other_members_prompt(
 @pytest.fixture
 def ann_bob_and_cy(store, alice):
     """Ann, Bob and Cy greeted; then Cy left the story (its lines stay)."""
-    from chat.services.members import instance_member_remove
 
     ann, bob, cy = (_member(store, alice, name) for name in ("Ann", "Bob", "Cy"))
     instance_id = instance_create(store, owner=alice, character_ids=[ann, bob, cy])

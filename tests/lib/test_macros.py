@@ -5,6 +5,7 @@ from datetime import datetime
 
 import pytest
 
+from personalab.lib.line_macros import LineMacros, line_macros_replace
 from personalab.lib.macros import dice_roll, idle_duration_text, macros_replace
 
 VALUES = {
@@ -87,7 +88,6 @@ def test_idle_duration_reads_like_sillytavern():
 
 
 def test_a_line_whose_speakers_card_is_gone_says_the_name_it_was_spoken_under():
-    from personalab.lib.line_macros import LineMacros, line_macros_replace
 
     values = LineMacros({"char": "Ann", "user": "Alice"}, {"char_cy": {"char": ""}, "char_bob": {"char": "Bob"}})
     assert line_macros_replace({"speaker": "char_cy", "name": "Cy", "content": "I am {{char}}."},

@@ -8,6 +8,7 @@ import regex
 from django.utils import translation
 
 from library.lorebook_regex import regex_keys_check
+from library.regex_scripts import scripts_checked
 from personalab.lib.regex_faults import pattern_fault
 
 pytestmark = pytest.mark.django_db
@@ -70,7 +71,6 @@ def test_the_fault_finder_points_at_the_unclosed_opener_not_the_end():
     ("abc(", "“abc(”: a “(” is never closed, after “abc(”"),
 ])
 def test_a_regex_scripts_find_regex_is_refused_in_the_same_words(find, sentence):
-    from library.regex_scripts import scripts_checked
 
     with pytest.raises(Exception) as refused:
         scripts_checked([{"scriptName": "s", "findRegex": find, "replaceString": ""}])

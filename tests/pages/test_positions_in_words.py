@@ -13,6 +13,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import translation
 
+from chat.trace_notes import trace_notes_named
 from chat.trace_reasons import lore_reason_named
 from library.lorebook_services import lorebook_save
 
@@ -103,7 +104,6 @@ class _Namer:
      "世界书 “Harbour” 条目 “The old pier”：正则关键词 '/(x/' 未被使用：bad")])
 def test_the_inspector_names_a_groups_winner_and_a_problems_entry_by_title(
         language, winner, problem):
-    from chat.trace_notes import trace_notes_named
 
     trace = {"lore": {"problems": [
         "lorebook lore_harbour entry 7: regex key '/(x/' is not used: bad"]}}
