@@ -38,7 +38,8 @@ def processes() -> dict[tuple[int, str], tuple[str, float]]:
 
 def kind_of(pid: int, name: str) -> str:
     try:
-        command = (Path("/proc") / str(pid) / "cmdline").read_text().split("\0")
+        # Chromium's children rewrite their command line as one string with spaces.
+        command = (Path("/proc") / str(pid) / "cmdline").read_text().replace("\0", " ").split()
     except OSError:
         return name
     line = " ".join(command)

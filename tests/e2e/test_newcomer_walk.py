@@ -17,10 +17,10 @@ from tests.e2e.conftest import (
     Server,
     message_send,
     no_sideways_scroll,
-    screenshot_take,
+    screenshots_in_each_scheme,
     turn_wait_done,
 )
-from tests.e2e.test_accessibility import AXE, RUN, SCHEMES
+from tests.e2e.test_accessibility import AXE, audit_in_each_scheme
 
 # A server of its own: the walk reads the home page as a newcomer's.
 pytestmark = pytest.mark.e2e
@@ -32,11 +32,9 @@ def _page_check(page: Page, name: str, problems: dict) -> None:
     """The page as it stands, audited light and dark (its colours follow the scheme live)."""
     page.wait_for_load_state("networkidle")
     no_sideways_scroll(page)
-    for scheme in SCHEMES:
-        page.emulate_media(color_scheme=scheme)
-        screenshot_take(page, f"{name}_{scheme}", full_page=False)
-        if found := page.evaluate(RUN):
-            problems[f"{name} ({scheme})"] = found
+    screenshots_in_each_scheme(page, name, full_page=False)
+    for scheme, found in audit_in_each_scheme(page).items():
+        problems[f"{name} ({scheme})"] = found
     if ids := sorted(set(ID_SHOWN.findall(page.inner_text("body")))):
         problems[f"{name} shows ids"] = ids
 

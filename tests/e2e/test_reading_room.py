@@ -16,7 +16,6 @@ import pytest
 from tests.e2e.conftest import (
     DESKTOP,
     PHONE,
-    SCHEMES,
     Server,
     _free_port,
     _server_env,
@@ -28,7 +27,7 @@ from tests.e2e.conftest import (
     server_kill,
     turn_wait_done,
 )
-from tests.e2e.test_accessibility import AXE, RUN
+from tests.e2e.test_accessibility import AXE, RUN, audit_in_each_scheme
 from tests.prepared_data import Prepared, prepared_copy
 
 if TYPE_CHECKING:
@@ -87,10 +86,8 @@ def test_typing_with_the_keyboard_open_leaves_room_to_read(page: Page, server: S
     page.locator("[data-testid=input]").focus()
     page.wait_for_function("() => document.body.classList.contains('typing')")
     assert _visible_height(page, "#messages") >= 250
-    for scheme in SCHEMES:  # the folded chrome reads as well as the rest (axe-core)
-        page.emulate_media(color_scheme=scheme)
-        screenshot_take(page, f"33_room_390x500_typing_{scheme}", full_page=False)
-        assert page.evaluate(RUN) == [], scheme
+    screenshots_in_each_scheme(page, "33_room_390x500_typing", full_page=False)
+    assert audit_in_each_scheme(page) == {}  # the folded chrome reads as well as the rest
     # The newest message is in view, the composer and Send above the keyboard's edge.
     newest = page.locator("#messages .msg").last.bounding_box()
     listed = page.locator("#messages").bounding_box()
