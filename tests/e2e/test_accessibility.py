@@ -30,8 +30,9 @@ PAGES = [
     "/library/personas/",
     "/settings/",
 ]
-_RUN = """async () => {
-  const result = await axe.run(document, {resultTypes: ["violations"]OPTIONS});
+_RUN = """async (regions) => {
+  const context = regions ? {include: regions.map((selector) => [selector])} : document;
+  const result = await axe.run(context, {resultTypes: ["violations"]OPTIONS});
   return result.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => ({id: v.id, impact: v.impact, help: v.help,
@@ -45,6 +46,10 @@ RUN = _RUN.replace("OPTIONS", "")
 # of the browser tests' CPU, most of them the same page again in other colours).
 PALETTE_RULES = ("color-contrast", "link-in-text-block")
 RUN_PALETTE = _RUN.replace("OPTIONS", f", runOnly: {list(PALETTE_RULES)}")
+# RUN is given CSS selectors to audit those regions alone: a state of one part of a page whose
+# whole is audited elsewhere. axe's cost grows with the page, not the region (a run builds its
+# tree of the whole page), so this is for long pages: an entry of a 100-entry lorebook (8,600
+# elements, 1.2 s a full run) is 0.6 s.
 
 
 def _page_audit(page: Page, url: str, *, palette_only: bool = False) -> dict[str, list[dict]]:
@@ -115,3 +120,15 @@ def test_the_palette_audit_finds_a_fault_of_the_dark_scheme_alone(page: Page,
     found = audit_in_each_scheme(page)
     assert list(found) == ["dark"], found
     assert [v["id"] for v in found["dark"]] == ["color-contrast"], found
+
+
+def test_an_audit_of_regions_finds_what_is_in_them_and_only_that(page: Page,
+                                                                server: Server) -> None:
+    page.add_init_script(path=str(AXE))
+    page.goto(f"{server.url}/library/")
+    page.evaluate("""() => {
+      const unnamed = document.createElement("input");
+      document.querySelector("form#lorebook-import").append(unnamed);
+    }""")
+    assert [v["id"] for v in page.evaluate(RUN, ["form#lorebook-import"])] == ["label"]
+    assert page.evaluate(RUN, ["h1"]) == []
