@@ -46,9 +46,11 @@ def conversation_index(store: FileStore, instance_id: str, instance_state: dict[
     key = conv_key(participants_of(instance_state))
     ConversationParticipant.objects.filter(instance_id=instance_id).exclude(
         participant_id__in=participants).delete()
-    for participant in participants:
-        ConversationParticipant.objects.update_or_create(
-            instance_id=instance_id, participant_id=participant, defaults={"conv_key": key})
+    ConversationParticipant.objects.bulk_create(
+        [ConversationParticipant(instance_id=instance_id, participant_id=participant,
+                                 conv_key=key) for participant in participants],
+        update_conflicts=True, unique_fields=["instance", "participant_id"],
+        update_fields=["conv_key"])
 
 
 def ledger_add(store: FileStore, instance_id: str, instance_state: dict[str, Any]) -> None:

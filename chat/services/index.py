@@ -25,27 +25,28 @@ from personalab.lib.membership import member_change_recover_waiting
 @transaction.atomic
 def instance_index(store: FileStore, instance_id: str) -> Instance:
     state = store.instance_state_read(instance_id)
-    owner = user_for_username(state.get("owner"))
-    row, _ = Instance.objects.update_or_create(
-        instance_id=instance_id,
-        defaults={
-            "owner": owner,
-            "character_id": state.get("character_id"),
-            "background_id": state.get("background_id") or None,
-            "current_session_id": state["current_session_id"],
-            "created_at": state.get("created_at", ""),
-        },
-    )
-    seen = []
+    # One INSERT … ON CONFLICT statement per table (as trace_index): update_or_create's SELECT,
+    # savepoint and INSERT per row were most of an instance's creation and import outside the
+    # files.
+    row = Instance(instance_id=instance_id, owner=user_for_username(state.get("owner")),
+                   character_id=state.get("character_id"),
+                   background_id=state.get("background_id") or None,
+                   current_session_id=state["current_session_id"],
+                   created_at=state.get("created_at", ""))
+    Instance.objects.bulk_create(
+        [row], update_conflicts=True, unique_fields=["instance_id"],
+        update_fields=["owner", "character", "background", "current_session_id", "created_at"])
+    sessions = []
     for session_id in store.session_ids(instance_id):
-        read = store.session_read_head(instance_id, session_id)
-        Session.objects.update_or_create(
-            instance=row, session_id=session_id,
-            defaults={"continued_from": read.metadata.get("continued_from") or "",
-                      "created_at": read.metadata.get("created_at", "")},
-        )
-        seen.append(session_id)
-    Session.objects.filter(instance=row).exclude(session_id__in=seen).delete()
+        metadata = store.session_read_head(instance_id, session_id).metadata
+        sessions.append(Session(instance=row, session_id=session_id,
+                                continued_from=metadata.get("continued_from") or "",
+                                created_at=metadata.get("created_at", "")))
+    Session.objects.bulk_create(sessions, update_conflicts=True,
+                                unique_fields=["instance", "session_id"],
+                                update_fields=["continued_from", "created_at"])
+    Session.objects.filter(instance=row).exclude(
+        session_id__in=[session.session_id for session in sessions]).delete()
     conversation_index(store, instance_id, state)
     return row
 
