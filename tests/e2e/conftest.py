@@ -10,7 +10,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ import pytest
 
 from personalab.lib.filestore.store import FileStore
 from tests.browser import CHROMIUM, chromium_close, chromium_shared
+from tests.collector import daphne_command
 from tests.prepared_data import Prepared, prepared_copy
 from tests.stub_llm import StubLLM
 
@@ -110,9 +110,8 @@ def _server_env(data: Path, stub: StubLLM, secret: Path) -> dict:
 
 def _daphne_start(env: dict, port: int, log: Path) -> subprocess.Popen:
     with log.open("ab") as sink:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-             "personalab.asgi:application"], cwd=ROOT, env=env, stdout=sink, stderr=sink)
+        process = subprocess.Popen(daphne_command(port), cwd=ROOT, env=env, stdout=sink,
+                                   stderr=sink)
     # A readiness wait, not a speed check: on a loaded two-core machine Django's start took 35 s.
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
