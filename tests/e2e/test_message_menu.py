@@ -23,7 +23,7 @@ from tests.e2e.test_accessibility import AXE, RUN
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Locator, Page
 
 _missing = browser_missing_reason()
 if _missing:
@@ -43,7 +43,23 @@ def _touch_screen(page: Page):
     return cdp
 
 
-def _long_press(page: Page, cdp, box: dict) -> None:
+# The element's box once two frames agree: a reply's last render and the scroll to it land in a
+# frame after its `done`, and a box read before them sent the finger elsewhere (seen once, in a
+# run of every browser file in one process).
+BOX_AT_REST = """(element) => new Promise((found) => {
+  let last = "";
+  const look = () => {
+    const {x, y, width, height} = element.getBoundingClientRect();
+    const now = [x, y, width, height].join();
+    if (now === last) found({x, y, width, height});
+    else { last = now; requestAnimationFrame(look); }
+  };
+  requestAnimationFrame(look);
+})"""
+
+
+def _long_press(page: Page, cdp, target: Locator) -> None:
+    box = target.evaluate(BOX_AT_REST)
     x, y = box["x"] + 12, box["y"] + box["height"] / 2
     cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
     page.wait_for_timeout(800)  # a finger held down, longer than the press needs
@@ -73,7 +89,7 @@ def test_a_long_press_opens_the_message_menu_with_labelled_actions(page: Page,
     page.click("[data-testid=send]")
     turn_wait_done(page)
     reply = page.locator("[data-last-reply] .text")
-    _long_press(page, cdp, reply.bounding_box())
+    _long_press(page, cdp, reply)
     menu = page.get_by_test_id("message-menu")
     menu.wait_for()
     screenshot_take(page, "33_long_press_menu_390", full_page=False)
@@ -86,16 +102,16 @@ def test_a_long_press_opens_the_message_menu_with_labelled_actions(page: Page,
     assert box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"]
     _tap(cdp, 20, page.locator("#messages").bounding_box()["y"] + 8)  # outside: closes
     menu.wait_for(state="detached")
-    _long_press(page, cdp, reply.bounding_box())
+    _long_press(page, cdp, reply)
     menu.wait_for()
     page.keyboard.press("Escape")
     menu.wait_for(state="detached")
     # An item does what the message's own button does: hide, then delete with undo.
-    _long_press(page, cdp, reply.bounding_box())
+    _long_press(page, cdp, reply)
     _tap_on(cdp, page.get_by_test_id("menu-hide").bounding_box())
     page.wait_for_selector("[data-last-reply].hidden-from-model")
     assert server.session_lines(instance_id)[-1]["hidden"] is True
-    _long_press(page, cdp, page.locator("[data-last-reply] .text").bounding_box())
+    _long_press(page, cdp, page.locator("[data-last-reply] .text"))
     _tap_on(cdp, page.get_by_test_id("menu-delete").bounding_box())
     page.wait_for_selector("[data-testid=undo]")
     assert "A reply to hold." not in page.locator("#messages").inner_text()
