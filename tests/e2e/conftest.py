@@ -43,7 +43,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def browser_missing_reason() -> str | None:
     if not CHROMIUM.exists():
-        return f"{CHROMIUM} not installed (apt-get install chromium chromium-headless-shell)"
+        return f"{CHROMIUM} not installed (apt-get install chromium-headless-shell)"
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
