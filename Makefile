@@ -38,7 +38,7 @@ run: install
 	$(BIN)/python manage.py reindex
 	$(BIN)/daphne -b $(HOST) -p $(PORT) personalab.asgi:application
 
-# Every core (pytest-xdist; -n auto is two workers per core, tests/conftest.py): each worker has its own temp
+# Every core (pytest-xdist; -n auto is one worker more than the cores, tests/conftest.py): each worker has its own temp
 # data folders, stub LLM server and ports, so the files run side by side. --dist loadfile keeps
 # a file on one worker, so what a file starts once (a browser module's Daphne, the scale
 # cluster, a loaded recall index) is started once, not once per worker.

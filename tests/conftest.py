@@ -281,10 +281,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 # Most of a browser test and of the scale cluster is waiting (a page, a stream, a server
-# starting), so `-n auto` starts two workers per core: the suite took 6 min 25 s with two
-# workers on a two-core machine and 5 min 14 s with four (six: no faster). Capped, as each
-# worker holds its own Chromium, Daphne and embedding engines (about 1 GB).
-WORKERS_PER_CORE = 2
+# starting), so `-n auto` starts one worker more than there are cores: on two cores the suite
+# took 6 min 25 s with two workers and 5 min 14 s with four (issue 31), and three workers do the
+# same in about 60 s less CPU (each worker starts its own Chromium, Daphne and embedding
+# engines, and four processes fought over two cores: 572-606 s of CPU against 645-649 s, the
+# wall 313-335 s against 331-332 s, runs interleaved on one machine). Capped: each worker holds
+# about 1 GB.
+WORKERS_BEYOND_CORES = 1
 WORKERS_MAX = 8
 
 
@@ -293,7 +296,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "").isdigit():
         return int(os.environ["PYTEST_XDIST_AUTO_NUM_WORKERS"])  # as pytest-xdist reads it
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(1, min(WORKERS_MAX, WORKERS_PER_CORE * (cores or 1)))
+    return max(1, min(WORKERS_MAX, (cores or 1) + WORKERS_BEYOND_CORES))
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -15,6 +15,7 @@ from tests.e2e.conftest import (
     no_sideways_scroll,
     screenshot_take,
     turn_wait_done,
+    wait_until,
 )
 from tests.e2e.test_chat_extras import _api, _drawer_open, _members_card_open
 from tests.stub_llm import Reply
@@ -49,7 +50,7 @@ def test_an_aside_is_answered_in_the_side_panel_and_not_in_the_story(
     page.fill("[data-testid=aside-input]", "Just between us: are you afraid?")
     server.stub.script(Reply("A little. Don't tell him."))
     page.click("[data-testid=aside-send]")
-    page.wait_for_function(  # the answer is whole and the panel ready for the next aside
+    wait_until(page,   # the answer is whole and the panel ready for the next aside
         "() => document.querySelector('#aside-log').textContent.includes(\"Don't tell him.\")"
         " && !document.querySelector('[data-testid=aside-send]').disabled")
     log = page.locator("#aside-log").inner_text()
@@ -73,7 +74,7 @@ def test_a_member_added_in_the_drawer_can_be_spoken_to_aside_without_a_reload(
     card = _members_card_open(page)
     card.locator("select[name=character_id]").select_option("char_wren_aside")
     card.locator("button[type=submit]", has_text="Add").click()
-    page.wait_for_function(
+    wait_until(page,
         "() => [...document.querySelectorAll('[data-testid=aside-speaker] option')]"
         ".some(o => o.value === 'char_wren_aside')")
     assert page.locator("[data-testid=aside-speaker]").count() == 1

@@ -13,7 +13,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from tests.e2e.conftest import DESKTOP, PHONE, Server, no_sideways_scroll, screenshot_take
+from tests.e2e.conftest import (
+    DESKTOP,
+    PHONE,
+    Server,
+    no_sideways_scroll,
+    screenshot_take,
+    wait_until,
+)
 from tests.e2e.test_accessibility import AXE
 from tests.e2e.test_accessibility import RUN as AXE_RUN
 from tests.e2e.test_lorebook_editor import _book_import
@@ -225,7 +232,7 @@ def test_a_tall_pictures_crop_is_moved_to_keep_its_top(
     assert preview.evaluate(colour) == [0, 255, 0], "the centre crop starts in the green band"
     move.focus()
     page.keyboard.press("Home")
-    page.wait_for_function("() => document.querySelector('input[name=avatar]').files[0]"
+    wait_until(page, "() => document.querySelector('input[name=avatar]').files[0]"
                            ".size < 20000 && document.querySelector('[data-role=crop-move]')"
                            ".value === '0'")
     assert preview.evaluate(colour) == [255, 0, 0]
@@ -244,7 +251,7 @@ def test_a_tall_pictures_crop_is_moved_to_keep_its_top(
     move = page.locator("[data-role=crop-move]")
     move.focus()
     page.keyboard.press("End")
-    page.wait_for_function("() => document.querySelector('[data-role=crop-move]').value === '100'")
+    wait_until(page, "() => document.querySelector('[data-role=crop-move]').value === '100'")
     assert page.locator("[data-role=avatar-preview]").evaluate(colour) == [0, 0, 255]
     box = page.locator("[data-role=avatar-preview]").bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 5)
@@ -281,7 +288,7 @@ def test_rows_ticked_in_the_middle_of_the_book_are_acted_on_from_the_bottom_bar(
     with page.expect_navigation():
         bar.locator("button[data-bulk=disable]").click()
     row = page.locator("[data-testid=lore-row][data-uid='60']")
-    page.wait_for_function("() => scrollY > 1000")
+    wait_until(page, "() => scrollY > 1000")
     box = row.bounding_box()
     assert 0 <= box["y"] and box["y"] + box["height"] <= size["height"], box
     assert row.locator(".lore-status").inner_text() == "disabled"

@@ -12,7 +12,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from tests.e2e.conftest import DESKTOP, PHONE, Server, no_sideways_scroll, screenshot_take
+from tests.e2e.conftest import (
+    DESKTOP,
+    PHONE,
+    Server,
+    no_sideways_scroll,
+    screenshot_take,
+    wait_until,
+)
 from tests.e2e.test_accessibility import AXE
 from tests.e2e.test_accessibility import RUN as AXE_RUN
 from tests.e2e.test_author_book_and_group_editors import _party_file
@@ -176,8 +183,8 @@ def test_a_group_of_three_changed_in_its_drawer_keeps_the_card_in_sight_and_the_
     card.locator("select[name=character_id]").select_option(label=names[3])
     add.focus()
     page.keyboard.press("Enter")
-    page.wait_for_function("() => document.querySelectorAll('#members-card li').length === 4")
-    page.wait_for_function("() => document.activeElement.closest('#members-card')"
+    wait_until(page, "() => document.querySelectorAll('#members-card li').length === 4")
+    wait_until(page, "() => document.activeElement.closest('#members-card')"
                            " && document.activeElement.textContent.includes('Add to the story')")
     # The card stays where it was in the drawer (it moved a screen down at 1366x900).
     assert abs(_card_top(page) - before) <= 2, (before, _card_top(page))
@@ -186,18 +193,18 @@ def test_a_group_of_three_changed_in_its_drawer_keeps_the_card_in_sight_and_the_
     member = moved.get_attribute("data-member")
     moved.get_by_test_id("member-up").focus()
     page.keyboard.press("Enter")
-    page.wait_for_function(
+    wait_until(page,
         "names => [...document.querySelectorAll('#members-card li strong')]"
         ".map((s) => s.textContent.trim()).join() === names.join()",
         arg=[names[0], names[2], names[1], names[3]])
     # The focus is on the same member's ↑ again, for the next press.
-    page.wait_for_function("member => document.activeElement.value === 'up' && document"
+    wait_until(page, "member => document.activeElement.value === 'up' && document"
                            ".activeElement.closest(`[data-member='${member}']`)", arg=member)
 
     page.locator("#members-card li").nth(3).locator("button[value=remove]").click()
-    page.wait_for_function("() => document.querySelectorAll('#members-card li').length === 3")
+    wait_until(page, "() => document.querySelectorAll('#members-card li').length === 3")
     title = f"{names[0]} & {names[2]} & {names[1]}"
-    page.wait_for_function("t => document.getElementById('chat-title').textContent.includes(t)",
+    wait_until(page, "t => document.getElementById('chat-title').textContent.includes(t)",
                            arg=title)
     assert _ids_shown(page) == []
     no_sideways_scroll(page)

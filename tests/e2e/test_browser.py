@@ -19,6 +19,7 @@ from tests.e2e.conftest import (
     message_send,
     screenshot_take,
     turn_wait_done,
+    wait_until,
 )
 from tests.stub_llm import Reply
 
@@ -60,7 +61,7 @@ def _streaming_length(page: Page) -> int:
 
 
 def _wait_length_above(page: Page, length: int) -> int:
-    page.wait_for_function(
+    wait_until(page,
         "n => { const t = [...document.querySelectorAll('#messages .msg.assistant .text')].pop();"
         " return t && t.textContent.length > n; }", arg=length)
     return _streaming_length(page)
@@ -112,12 +113,12 @@ def test_library_character_and_background_with_outline(page: Page, server: Serve
     for point in ("Find the storm's cause", "Light the great lamp"):
         page.fill("#outline-add input[name=content]", point)
         page.click("#outline-add button[value=add]")
-        page.wait_for_function(
+        wait_until(page,
             "v => [...document.querySelectorAll('#outline-editor li input[name=content]')]"
             ".some(e => e.value === v)", arg=point)
     # Move the last point up one place.
     page.locator("#outline-editor li").nth(3).locator("button[value=up]").click()
-    page.wait_for_function(
+    wait_until(page,
         "() => document.querySelectorAll('#outline-editor li input[name=content]')[2].value"
         " === 'Light the great lamp'")
     expected = ["Arrive at the harbor", "Meet the keeper", "Light the great lamp",
@@ -178,7 +179,7 @@ def test_stop_keeps_the_partial_reply_marked_interrupted(page: Page, server: Ser
     message_send(page, "Keep talking, slowly.")
     _wait_length_above(page, 30)
     page.click("#stop-button")
-    page.wait_for_function(
+    wait_until(page,
         "() => document.getElementById('status').textContent.startsWith('Stopped')")
     turn_wait_done(page)
     page.reload()
@@ -245,7 +246,7 @@ def test_summarize_moves_to_a_new_session(page: Page, server: Server) -> None:
     old_session = server.instance_state(instance_id)["current_session_id"]
     server.stub.script(Reply(SUMMARY_JSON))
     page.click("button:has-text('Summarize')")
-    page.wait_for_function(
+    wait_until(page,
         "() => document.getElementById('memory-result').textContent.trim() !== ''", timeout=60_000)
     result = page.inner_text("#memory-result")
     new_session = server.instance_state(instance_id)["current_session_id"]
@@ -278,7 +279,7 @@ def test_a_second_tab_follows_a_reply_streaming_elsewhere_across_a_reload(
         assert streaming.count() == 1
         seen = len(streaming.inner_text())
         assert 0 < seen < len(reply)
-        watcher.wait_for_function(
+        wait_until(watcher,
             "n => document.querySelector('#streaming-line .text').textContent.length > n",
             arg=seen + 20)
         watcher.locator("#streaming-line").scroll_into_view_if_needed()
@@ -287,7 +288,7 @@ def test_a_second_tab_follows_a_reply_streaming_elsewhere_across_a_reload(
         watcher.reload()
         assert watcher.locator("#streaming-line").count() == 1
         assert len(watcher.locator("#streaming-line .text").inner_text()) >= before_reload
-        watcher.wait_for_function("() => !document.getElementById('streaming-line')",
+        wait_until(watcher, "() => !document.getElementById('streaming-line')",
                                   timeout=60_000)
         assert watcher.locator("#messages .msg.assistant .text").last.inner_text() == reply.strip()
         screenshot_take(watcher, "17_second_tab_done")

@@ -26,6 +26,7 @@ from tests.e2e.conftest import (
     no_sideways_scroll,
     screenshot_take,
     turn_wait_done,
+    wait_until,
 )
 from tests.library.test_cards import tiny_png
 from tests.stub_llm import Reply, refused_url
@@ -121,7 +122,7 @@ def test_a_hidden_message_stays_dimmed_on_the_page_and_is_not_sent(
     assert "swordfish" not in _sent(server) and "Your secret is safe." in _sent(server)
 
     message_act(page.locator("[data-testid=message][data-role=user]").first, "hide")
-    page.wait_for_function("() => !document.querySelector('.msg.hidden-from-model')")
+    wait_until(page, "() => !document.querySelector('.msg.hidden-from-model')")
     assert "hidden" not in server.session_lines(instance_id)[-4]
     assert page.js_errors == []
 
@@ -177,7 +178,7 @@ def test_reasoning_shows_folded_while_the_reply_streams(page: Page, server: Serv
     message_send(page, "Do we take the offer?")
     fold = page.locator("[data-testid=reasoning-live]")
     fold.wait_for(state="attached")
-    page.wait_for_function(
+    wait_until(page,
         "() => { const f = document.querySelector('[data-testid=reasoning-live]');"
         " return f && f.textContent.includes('stay in character'); }")
     assert page.locator("#messages .msg.assistant.pending").count() == 1  # still streaming
@@ -205,7 +206,7 @@ def test_a_think_block_in_the_middle_of_a_reply_never_shows_as_text(page: Page,
     server.stub.script(Reply("", deltas=tuple(("content", p) for p in pieces), delay=0.05))
     page.evaluate(LEAK_WATCH)
     message_send(page, "I found the map.")
-    page.wait_for_function(
+    wait_until(page,
         "() => { const f = document.querySelector('[data-testid=reasoning-live]');"
         " return f && f.textContent.includes('about the map'); }")
     assert page.locator("#messages .msg.assistant.pending").count() == 1
@@ -245,7 +246,7 @@ def test_test_connection_lists_the_servers_models_to_pick_from(page: Page, serve
     assert "1 model" in models.inner_text()
     # A server with one model fills the field at once (when htmx has settled the answer);
     # picking still works.
-    page.wait_for_function(
+    wait_until(page,
         "() => document.querySelector(\"input[name='llm.model']\").value === 'stub-model'",
         timeout=5000)
     assert page.locator(".field-error[data-field='llm.base_url']").count() == 0
@@ -268,7 +269,7 @@ def test_two_characters_each_have_their_name_and_picture_on_their_bubbles(
                               persona="A gruff smith.", order="everyone", avatar=True)
     server.stub.script(Reply("Alserqi looks up from the map."), Reply("Bram grunts."))
     message_send(page, "Good evening, both of you.")
-    page.wait_for_function(
+    wait_until(page,
         "() => [...document.querySelectorAll('#messages .msg.assistant .who')]"
         ".some(w => w.textContent.includes('Bram'))")
     turn_wait_done(page)
@@ -302,7 +303,7 @@ def test_a_group_round_streams_into_named_bubbles_with_no_empty_placeholder(
     server.stub.script(Reply("Alserqi nods.", chunk_size=2, delay=0.02),
                        Reply("Tamsin draws an arrow slowly, " * 3, chunk_size=2, delay=0.05))
     message_send(page, "Who keeps watch tonight?")
-    page.wait_for_function("() => [...document.querySelectorAll('#messages .msg.pending .text')]"
+    wait_until(page, "() => [...document.querySelectorAll('#messages .msg.pending .text')]"
                            ".some(t => t.textContent.includes('Tamsin draws'))")
     live = page.locator("#messages .msg.pending[data-role=assistant]")
     labels = [live.nth(i).locator(".who").inner_text() for i in range(live.count())]
@@ -321,7 +322,7 @@ def test_a_tab_opened_mid_reply_shows_the_reasoning_so_far_folded(
               ("reasoning", "He is not."), *(("content", f"Then {n}. ") for n in range(1, 40)))
     server.stub.script(Reply("", deltas=deltas, delay=0.05))
     message_send(page, "Open up.")
-    page.wait_for_function(
+    wait_until(page,
         "() => { const f = document.querySelector('[data-testid=reasoning-live]');"
         " return f && f.textContent.includes('armed'); }")
     watcher = logged_in.new_page()
@@ -334,12 +335,12 @@ def test_a_tab_opened_mid_reply_shows_the_reasoning_so_far_folded(
         assert fold.count() == 1 and fold.evaluate("el => el.open") is False
         assert "Is he armed?" in fold.text_content()
         assert "armed" not in watcher.locator("#streaming-line .text").inner_text()
-        watcher.wait_for_function(
+        wait_until(watcher,
             "() => [...document.querySelectorAll('[data-testid=reasoning-live]')]"
             ".some(f => f.textContent.includes('He is not.'))", timeout=30_000)
         assert watcher.locator("[data-testid=reasoning-live]").count() == 1  # one fold, not two
         screenshot_take(watcher, "46_second_tab_reasoning_390", full_page=False)
-        watcher.wait_for_function("() => !document.querySelector('.msg.pending')"
+        wait_until(watcher, "() => !document.querySelector('.msg.pending')"
                                   " && !document.getElementById('streaming-line')",
                                   timeout=60_000)
         last = watcher.locator("[data-testid=message][data-role=assistant]").last
@@ -362,7 +363,7 @@ def test_answer_now_makes_the_chosen_character_answer(page: Page, server: Server
     server.stub.script(Reply("Wren nods from the doorway."))
     _members_card_open(page)
     page.locator(f"[data-member={character_id}] [data-testid=trigger]").click()
-    page.wait_for_function(
+    wait_until(page,
         "() => [...document.querySelectorAll('#messages .msg.assistant .text')]"
         ".some(t => t.textContent.includes('Wren nods'))")
     turn_wait_done(page)

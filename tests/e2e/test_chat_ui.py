@@ -25,6 +25,7 @@ from tests.e2e.conftest import (
     screenshot_take,
     topnav_open,
     turn_wait_done,
+    wait_until,
 )
 from tests.e2e.conftest import instance_new as _new_instance
 from tests.e2e.conftest import no_sideways_scroll as _no_sideways_scroll
@@ -151,7 +152,7 @@ def test_swipe_arrows_keep_working_after_three_turns(page: Page, server: Server)
     for expected, arrow in (("Version B.", "swipe-prev"), ("Answer 3.", "swipe-prev"),
                             ("Version B.", "swipe-next")):
         page.locator(f"[data-testid=message][data-role=assistant] [data-testid={arrow}]").last.click()
-        page.wait_for_function(
+        wait_until(page,
             "t => [...document.querySelectorAll('[data-testid=message][data-role=assistant] .text')]"
             ".pop().textContent.trim() === t", arg=expected)
     screenshot_take(page, "23_swipes_390", full_page=False)
@@ -159,7 +160,7 @@ def test_swipe_arrows_keep_working_after_three_turns(page: Page, server: Server)
     old_session = server.instance_state(instance_id)["current_session_id"]
     message_act(page.locator("[data-testid=message][data-role=assistant]").nth(2),
                 "branch")  # the reply "Answer 2."
-    page.wait_for_function("s => document.getElementById('messages').dataset.session !== s",
+    wait_until(page, "s => document.getElementById('messages').dataset.session !== s",
                            arg=old_session)
     texts = page.locator("[data-testid=message] .text").all_inner_texts()
     assert texts[-1] == "Answer 2." and "Question 3." not in texts
@@ -202,7 +203,7 @@ def test_edit_in_place_and_delete_with_undo(page: Page, server: Server, size: di
     assert server.session_lines(instance_id)[-1]["role"] == "user"
     screenshot_take(page, f"24_deleted_undo_{size['width']}", full_page=False)
     toast.locator("[data-testid=undo]").click()
-    page.wait_for_function("() => document.getElementById('messages').textContent"
+    wait_until(page, "() => document.getElementById('messages').textContent"
                            ".includes('The keeper nods.')")
     assert server.session_lines(instance_id)[-1]["content"] == "The keeper nods."
     assert page.js_errors == []
@@ -265,12 +266,12 @@ def test_a_reply_in_another_tab_leaves_a_reader_who_scrolled_back_in_place(
         turn_wait_done(writer)
     finally:
         writer.close()
-    page.wait_for_function("() => document.getElementById('messages').textContent"
+    wait_until(page, "() => document.getElementById('messages').textContent"
                            ".includes('The keeper lights a lamp.')")
     turn_wait_done(page)
     # The reply arrived below, and the reader is put back on the same line once the page has
     # reloaded from the file (it used to jump to the newest line, dropping the older ones).
-    page.wait_for_function(f"() => Math.abs(({_TOP_SHOWN})() - {reading}) <= 1")
+    wait_until(page, f"() => Math.abs(({_TOP_SHOWN})() - {reading}) <= 1")
     page.wait_for_timeout(300)
     assert abs(page.evaluate(_TOP_SHOWN) - reading) <= 1
     assert page.js_errors == []
@@ -285,7 +286,7 @@ def test_a_long_session_shows_the_newest_messages_and_older_ones_on_scroll(
     assert 20 <= first_count <= 41
     assert shown.last.locator(".text").inner_text() == "line 399"
     page.evaluate("() => { document.getElementById('messages').scrollTop = 0; }")
-    page.wait_for_function("n => document.querySelectorAll('[data-testid=message]').length > n",
+    wait_until(page, "n => document.querySelectorAll('[data-testid=message]').length > n",
                            arg=first_count)
     screenshot_take(page, "25_older_loaded_390", full_page=False)
     for _ in range(20):
@@ -335,7 +336,7 @@ def test_the_language_switch_turns_the_page_into_chinese_and_back(
     assert page.inner_text("[data-testid=send]") == "Send"
     topnav_open(page)
     page.select_option("[data-testid=language]", "zh-hans")
-    page.wait_for_function("() => document.querySelector('[data-testid=send]').textContent"
+    wait_until(page, "() => document.querySelector('[data-testid=send]').textContent"
                            ".trim() === '发送'")
     assert page.get_attribute("html", "lang") == "zh-hans"
     screenshot_take(page, "27_chinese_390", full_page=False)
@@ -343,7 +344,7 @@ def test_the_language_switch_turns_the_page_into_chinese_and_back(
     topnav_open(page)
     assert "对话" in page.inner_text(".topbar")
     page.select_option("[data-testid=language]", "en")
-    page.wait_for_function("() => document.querySelector('.topbar').textContent"
+    wait_until(page, "() => document.querySelector('.topbar').textContent"
                            ".includes('Chats')")
     assert page.js_errors == []
 
@@ -358,16 +359,16 @@ def test_summarize_shows_its_stage_and_time_and_what_changed(page: Page, server:
                                       "plot": "The player pointed out a red sail."}]})
     server.stub.script(Reply(summary, chunk_size=2, delay=0.03))
     page.click("[data-memory-action=summarize]")
-    page.wait_for_function("() => /[1-9] s/.test(document.getElementById('memory-elapsed').textContent)")
+    wait_until(page, "() => /[1-9] s/.test(document.getElementById('memory-elapsed').textContent)")
     assert page.locator("#memory-progress").is_visible()
     screenshot_take(page, "28_summarize_running_1366", full_page=False)
-    page.wait_for_function("() => /took/.test(document.getElementById('memory-result').textContent)",
+    wait_until(page, "() => /took/.test(document.getElementById('memory-result').textContent)",
                            timeout=60_000)
     result = page.inner_text("#memory-result")
     new_session = server.instance_state(instance_id)["current_session_id"]
     assert "Summarized into 1 events" in result and "conversation 2" in result
     assert new_session not in result  # a name, not the id
-    page.wait_for_function("s => document.getElementById('messages').dataset.session === s",
+    wait_until(page, "s => document.getElementById('messages').dataset.session === s",
                            arg=new_session)
     assert page.locator("#messages .msg.summary").count() == 1  # the page moved on by itself
     screenshot_take(page, "29_summarized_1366", full_page=False)

@@ -20,6 +20,7 @@ from tests.e2e.conftest import (
     login_ensure,
     no_sideways_scroll,
     screenshot_take,
+    wait_until,
 )
 from tests.e2e.test_accessibility import AXE
 from tests.e2e.test_accessibility import RUN as AXE_RUN
@@ -132,7 +133,7 @@ def test_a_zoomed_and_moved_crop_is_the_picture_saved(server: Server, tmp_path: 
             preview = page.locator("[data-role=avatar-preview]").bounding_box()
             page.mouse.move(preview["x"] + preview["width"] / 2, preview["y"] + preview["height"] / 2)
             page.mouse.wheel(0, -300)
-        page.wait_for_function("() => Number(document.querySelector('[data-role=crop-zoom]').value) > 120")
+        wait_until(page, "() => Number(document.querySelector('[data-role=crop-zoom]').value) > 120")
 
         # by keyboard: back to 100 %, then 300 %: one block, placed at the bottom-right
         zoom.focus()
@@ -151,13 +152,13 @@ def test_a_zoomed_and_moved_crop_is_the_picture_saved(server: Server, tmp_path: 
 
         # dragging the preview takes the zoomed crop to the top-left block, on both axes
         _drag(page, touch)
-        page.wait_for_function("() => document.querySelector('[data-role=crop-move]').value === '0'"
+        wait_until(page, "() => document.querySelector('[data-role=crop-move]').value === '0'"
                                " && document.querySelector('[data-role=crop-across]').value === '0'")
         assert _preview(page)["colours"] == [list(RED)] * 5
         if not touch:  # a last touch of the wheel, still inside the red block
             page.locator("[data-role=avatar-preview]").hover()
             page.mouse.wheel(0, -10)
-            page.wait_for_function("() => document.querySelector('[data-role=crop-zoom]').value !== '300'")
+            wait_until(page, "() => document.querySelector('[data-role=crop-zoom]').value !== '300'")
         shown = _preview(page)
         # saved at once: the save waits for the crop shown to be the file sent
         with page.expect_navigation():

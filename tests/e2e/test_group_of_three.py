@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.e2e.conftest import SIZES, Server, no_sideways_scroll, screenshot_take
+from tests.e2e.conftest import SIZES, Server, no_sideways_scroll, screenshot_take, wait_until
 from tests.e2e.test_accessibility import AXE
 from tests.e2e.test_accessibility import RUN as AXE_RUN
 from tests.e2e.test_chat_extras import _api, _members_card_open
@@ -61,7 +61,7 @@ def test_a_group_of_three_is_made_and_changed_by_names_and_pictures(
 
     # Bob moves below Cy: the list order (who answers in "list order") follows.
     card.locator(f"li[data-member={bob}]").get_by_test_id("member-down").click()
-    page.wait_for_function(
+    wait_until(page,
         "ids => [...document.querySelectorAll('#members-card ul.members > li')]"
         ".map((li) => li.dataset.member).join() === ids", arg=f"{ann},{cy},{bob}")
     state = server.instance_state(instance_id)
@@ -74,7 +74,7 @@ def test_a_group_of_three_is_made_and_changed_by_names_and_pictures(
     page.wait_for_selector(f"#members-card li[data-member={cy}] input[name=muted][checked]")
     card = page.get_by_test_id("members-card")
     card.locator(f"li[data-member={bob}] button[value=remove]").click()
-    page.wait_for_function(
+    wait_until(page,
         "() => document.querySelectorAll('#members-card ul.members > li').length === 2")
     state = server.instance_state(instance_id)
     assert [(p["character_id"], p["muted"]) for p in state["participants"]] == [
@@ -84,7 +84,7 @@ def test_a_group_of_three_is_made_and_changed_by_names_and_pictures(
     card = page.get_by_test_id("members-card")
     assert card.get_by_test_id("members-first-hint").is_visible()
     card.locator(f"li[data-member={cy}]").get_by_test_id("member-up").click()
-    page.wait_for_function(
+    wait_until(page,
         "ids => [...document.querySelectorAll('#members-card ul.members > li')]"
         ".map((li) => li.dataset.member).join() === ids", arg=f"{cy},{ann}")
     state = server.instance_state(instance_id)

@@ -16,6 +16,7 @@ from tests.e2e.conftest import (
     no_sideways_scroll,
     screenshot_take,
     turn_wait_done,
+    wait_until,
 )
 from tests.e2e.test_chat_extras import _api, _drawer_open
 from tests.stub_llm import Reply
@@ -76,7 +77,7 @@ def test_the_related_conversations_tab_lists_a_participants_conversations_and_op
     page.goto(f"{server.url}/instances/{together}/history/")
     tab = page.locator("[data-testid=related-conversations]")
     tab.locator("select[name=participant]").select_option(second)
-    page.wait_for_function(
+    wait_until(page,
         "id => document.querySelector('[data-testid=related-conversations]')"
         ".innerHTML.includes('/instances/' + id + '/')", arg=alone)
     links = tab.locator("ul a:not([href*=history])")
@@ -101,10 +102,10 @@ def test_the_aside_panels_stop_button_ends_a_long_answer(page: Page, server: Ser
     page.fill("[data-testid=aside-input]", "Tell me everything.")
     server.stub.script(Reply("Once upon a time, " * 200, chunk_size=4, delay=0.05))
     page.click("[data-testid=aside-send]")
-    page.wait_for_function(
+    wait_until(page,
         "() => document.querySelector('#aside-log').textContent.includes('Once upon')")
     page.click("[data-testid=aside-stop]")
-    page.wait_for_function(
+    wait_until(page,
         "() => !document.querySelector('[data-testid=aside-send]').disabled")
     assert page.locator("[data-testid=aside-stop]").is_hidden()
     assert "stopped" in page.locator("#aside-status").inner_text()

@@ -21,6 +21,7 @@ from tests.e2e.conftest import (
     screenshot_take,
     screenshots_in_each_scheme,
     turn_wait_done,
+    wait_until,
 )
 from tests.stub_llm import Reply
 
@@ -117,7 +118,7 @@ def test_the_phone_edit_box_is_full_width_and_undo_of_a_delete_is_in_view(
     assert 0 <= at["y"] and at["y"] + at["height"] <= PHONE["height"], at
     assert all(line.get("content") != "Go on." for line in server.session_lines(instance_id))
     undo.click()
-    page.wait_for_function("() => document.querySelector('#history-rows').textContent"
+    wait_until(page, "() => document.querySelector('#history-rows').textContent"
                            ".includes('Go on.')")
     assert any(line.get("content") == "Go on." for line in server.session_lines(instance_id))
     assert page.js_errors == []

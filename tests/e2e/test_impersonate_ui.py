@@ -17,6 +17,7 @@ from tests.e2e.conftest import (
     no_sideways_scroll,
     screenshot_take,
     turn_wait_done,
+    wait_until,
 )
 from tests.stub_llm import Fail, Reply
 
@@ -31,7 +32,7 @@ IDLE = ("() => !document.querySelector('[data-testid=impersonate]').disabled"
 
 def _impersonate(page: Page) -> None:
     page.click("[data-testid=impersonate]")
-    page.wait_for_function(IDLE)
+    wait_until(page, IDLE)
 
 
 @SIZES
@@ -79,9 +80,9 @@ def test_impersonate_writes_the_players_next_line_into_the_box(
     box.fill("")
     server.stub.script(Reply("I lean in slowly, " * 60, chunk_size=2, delay=0.03))
     page.click("[data-testid=impersonate]")
-    page.wait_for_function("() => document.querySelector('[data-testid=input]').value.length > 4")
+    wait_until(page, "() => document.querySelector('[data-testid=input]').value.length > 4")
     page.click("[data-testid=stop]")
-    page.wait_for_function(IDLE)
+    wait_until(page, IDLE)
     partial = box.input_value()
     assert partial.startswith("I lean") and len(partial) < len("I lean in slowly, " * 60)
     assert server.session_lines(instance_id) == story
@@ -90,9 +91,9 @@ def test_impersonate_writes_the_players_next_line_into_the_box(
     box.fill("/impersonate")
     server.stub.script(Reply("Fine. Let's talk."))
     box.press("Enter")
-    page.wait_for_function("() => document.querySelector('[data-testid=input]').value"
+    wait_until(page, "() => document.querySelector('[data-testid=input]').value"
                            " === \"Fine. Let's talk.\"")
-    page.wait_for_function(IDLE)
+    wait_until(page, IDLE)
     assert server.session_lines(instance_id) == story
     box.fill(partial)
 

@@ -17,6 +17,7 @@ from tests.e2e.conftest import (
     login_ensure,
     screenshot_take,
     turn_wait_done,
+    wait_until,
 )
 from tests.e2e.test_chat_extras import _api
 from tests.stub_llm import Reply
@@ -65,7 +66,7 @@ def _turn(page: Page, server: Server, generation: dict | None = None) -> str:
     page.goto(f"{server.url}/instances/{instance_id}/")
     server.stub.script(Reply("She trims the wick. [PROGRESS:1:COMPLETED]"))
     # on a touch screen Enter is a new line: the player taps Send
-    page.wait_for_function("() => !document.querySelector('[data-testid=send]').disabled")
+    wait_until(page, "() => !document.querySelector('[data-testid=send]').disabled")
     page.fill("[data-testid=input]", QUESTION)
     page.click("[data-testid=send]")
     page.locator("#messages .msg.user").first.wait_for()

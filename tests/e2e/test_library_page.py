@@ -17,6 +17,7 @@ from tests.e2e.conftest import (
     Server,
     no_sideways_scroll,
     screenshot_take,
+    wait_until,
 )
 from tests.e2e.test_chat_extras import _api
 from tests.library.test_cards import text_chunk, tiny_png
@@ -64,7 +65,7 @@ def test_the_library_is_tiles_with_pictures_under_the_imports_and_can_be_searche
     picture = keeper.locator(".tile-picture img")
     assert picture.get_attribute("src") == f"/library/characters/{keeper_id}/avatar.png"
     picture.scroll_into_view_if_needed()  # loaded lazily
-    page.wait_for_function("img => img.complete && img.naturalWidth > 0",
+    wait_until(page, "img => img.complete && img.naturalWidth > 0",
                            arg=picture.element_handle())
     assert "keeps the lamp of Saltmere lit" in keeper.inner_text()
     crew = page.get_by_test_id("character-tile").filter(has_text=f"Crew 0 {tag}")

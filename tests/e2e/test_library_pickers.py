@@ -22,6 +22,7 @@ from tests.e2e.conftest import (
     login_ensure,
     no_sideways_scroll,
     screenshot_take,
+    wait_until,
 )
 from tests.e2e.test_accessibility import AXE
 from tests.e2e.test_accessibility import RUN as AXE_RUN
@@ -200,7 +201,7 @@ def test_the_members_card_adds_a_character_found_by_typing_and_keeps_its_box_aft
     page.keyboard.type("xanthe m")
     assert card.locator("#member-add").input_value() == library["Xanthe Marsh"]
     card.locator("button", has_text="Add to the story").tap()
-    page.wait_for_function("() => document.querySelectorAll('#members-card li').length === 3")
+    wait_until(page, "() => document.querySelectorAll('#members-card li').length === 3")
     # The card came back from the server: its search box is there again, empty.
     card = page.locator("#members-card")
     card.get_by_test_id("pick-filter").wait_for()

@@ -22,6 +22,7 @@ from tests.e2e.conftest import (
     message_send,
     screenshot_take,
     turn_wait_done,
+    wait_until,
 )
 from tests.e2e.test_chat_extras import _api, _members_card_open, persona_make
 from tests.library.test_character_avatar import png_bytes
@@ -65,11 +66,11 @@ def test_each_streaming_reply_of_a_group_is_named_with_its_picture_from_its_firs
     slow = "The road bends north and the dust rises behind the last truck. " * 3
     server.stub.script(Reply(slow, chunk_size=2, delay=0.04), Reply(slow, chunk_size=2, delay=0.04))
     message_send(page, "We leave at dawn.")
-    page.wait_for_function(STREAMING_NAME, arg="Wren")
+    wait_until(page, STREAMING_NAME, arg="Wren")
     wren = _pending(page)
     assert (wren["name"], wren["picture"], wren["initial"]) == ("Wren", None, "W")
     screenshot_take(page, "live_state_streaming_wren_390", full_page=False)
-    page.wait_for_function(STREAMING_NAME, arg="Rook", timeout=30_000)
+    wait_until(page, STREAMING_NAME, arg="Rook", timeout=30_000)
     rook = _pending(page)
     assert rook["picture"] == "/library/characters/char_rook_live/avatar.png"
     assert len(rook["text"]) < len(slow)  # still streaming
@@ -88,10 +89,10 @@ def test_a_groups_title_follows_its_members_without_a_reload(page: Page, server:
     card = _members_card_open(page)
     card.locator("select[name=character_id]").select_option("char_mara_live")
     card.locator("button:has-text('Add to the story')").click()
-    page.wait_for_function("() => document.querySelector('[data-testid=chat-title]')"
+    wait_until(page, "() => document.querySelector('[data-testid=chat-title]')"
                            ".textContent === 'Alserqi & Mara'")
     # The tab's title follows once htmx has settled the swap (20 ms after it).
-    page.wait_for_function("() => document.title.startsWith('Alserqi & Mara')", timeout=5000)
+    wait_until(page, "() => document.title.startsWith('Alserqi & Mara')", timeout=5000)
     screenshot_take(page, "live_state_group_title_1366", full_page=False)
     assert page.js_errors == []
 
@@ -104,15 +105,15 @@ def test_summarize_results_stay_until_dismissed_and_the_recap_due_moves_with_eac
     server.stub.script(Reply("Noted."))
     message_send(page, "Remember the red sail.")
     turn_wait_done(page)
-    page.wait_for_function("() => document.getElementById('recap-due').textContent"
+    wait_until(page, "() => document.getElementById('recap-due').textContent"
                            ".includes('(now at turn 1)')")
     summary = json.dumps({"events": [{"summary": "A red sail was seen.",
                                       "plot": "The player pointed out a red sail."}]})
     server.stub.script(Reply(summary, chunk_size=2, delay=0.03))
     page.click("[data-memory-action=summarize]")
-    page.wait_for_function("() => /took/.test(document.getElementById('memory-result').textContent)",
+    wait_until(page, "() => /took/.test(document.getElementById('memory-result').textContent)",
                            timeout=60_000)
-    page.wait_for_function("() => document.querySelector('#messages .msg.summary')")
+    wait_until(page, "() => document.querySelector('#messages .msg.summary')")
     # The old page reloaded itself 0.8 s after the result came, wiping it.
     page.wait_for_timeout(2000)
     result = page.inner_text("#memory-result")
@@ -124,7 +125,7 @@ def test_summarize_results_stay_until_dismissed_and_the_recap_due_moves_with_eac
     elapsed = page.evaluate("""() => { document.querySelector('[data-memory-action=summarize]').click();
       return document.getElementById('memory-elapsed').textContent; }""")
     assert elapsed == "0 s"
-    page.wait_for_function("() => document.getElementById('memory-result').textContent.trim() !== ''",
+    wait_until(page, "() => document.getElementById('memory-result').textContent.trim() !== ''",
                            timeout=60_000)
     assert page.js_errors == []
 
@@ -181,7 +182,7 @@ def test_regenerate_clicked_before_the_socket_opens_waits_for_it(page: Page,
     turn_wait_done(page)
     page.reload()
     page.click("[data-testid=regenerate]")
-    page.wait_for_function("() => [...document.querySelectorAll('#messages .msg[data-role] .text')]"
+    wait_until(page, "() => [...document.querySelectorAll('#messages .msg[data-role] .text')]"
                            ".pop().textContent.trim() === 'Second take.'")
     turn_wait_done(page)
     assert server.session_lines(instance_id)[-1]["content"] == "Second take."
@@ -203,4 +204,4 @@ def test_the_turn_buttons_are_off_until_the_page_script_listens(page: Page,
     page.reload()
     for testid in ("send", "regenerate", "continue", "impersonate"):
         page.get_by_test_id(testid).wait_for(state="visible")
-        page.wait_for_function(f"() => !document.querySelector('[data-testid={testid}]').disabled")
+        wait_until(page, f"() => !document.querySelector('[data-testid={testid}]').disabled")

@@ -18,6 +18,7 @@ from tests.e2e.conftest import (
     message_send,
     screenshot_take,
     turn_wait_done,
+    wait_until,
 )
 from tests.e2e.test_accessibility import AXE, RUN
 from tests.stub_llm import Reply
@@ -116,7 +117,7 @@ def test_a_long_press_opens_the_message_menu_with_labelled_actions(page: Page,
     page.wait_for_selector("[data-testid=undo]")
     assert "A reply to hold." not in page.locator("#messages").inner_text()
     _tap_on(cdp, page.get_by_test_id("undo").bounding_box())
-    page.wait_for_function("() => document.querySelector('#messages').textContent"
+    wait_until(page, "() => document.querySelector('#messages').textContent"
                            ".includes('A reply to hold.')")
     assert server.session_lines(instance_id)[-1]["content"] == "A reply to hold."
     # A plain tap opens nothing: the menu wants a press.
@@ -175,43 +176,43 @@ def test_every_message_action_works_from_the_keyboard_alone(page: Page, server: 
     assert focused["message"] and focused["index"] == mine
 
     _menu_pick(page, "Edit")
-    page.wait_for_function("() => document.activeElement.dataset.testid === 'edit-box'")
+    wait_until(page, "() => document.activeElement.dataset.testid === 'edit-box'")
     page.keyboard.press("Control+A")
     page.keyboard.type("Hello again.")
     page.keyboard.press("Enter")
-    page.wait_for_function("i => document.querySelector(`.msg[data-index='${i}'] .text`)"
+    wait_until(page, "i => document.querySelector(`.msg[data-index='${i}'] .text`)"
                            ".textContent.includes('Hello again.')", arg=mine)
-    page.wait_for_function("i => document.activeElement.matches(`.msg[data-index='${i}']`)", arg=mine)
+    wait_until(page, "i => document.activeElement.matches(`.msg[data-index='${i}']`)", arg=mine)
     user_line = next(line for line in reversed(server.session_lines(instance_id))
                      if line.get("role") == "user")
     assert user_line["content"] == "Hello again."
 
     _menu_pick(page, "Hide")
     page.wait_for_selector(f".msg[data-index='{mine}'].hidden-from-model")
-    page.wait_for_function("i => document.activeElement.matches(`.msg[data-index='${i}']`)", arg=mine)
+    wait_until(page, "i => document.activeElement.matches(`.msg[data-index='${i}']`)", arg=mine)
 
     _menu_pick(page, "Delete")
-    page.wait_for_function("() => document.activeElement.dataset.testid === 'undo'")
+    wait_until(page, "() => document.activeElement.dataset.testid === 'undo'")
     assert "Hello again." not in page.locator("#messages").inner_text()
     page.keyboard.press("Enter")
-    page.wait_for_function("() => document.querySelector('#messages').textContent"
+    wait_until(page, "() => document.querySelector('#messages').textContent"
                            ".includes('Hello again.')")
-    page.wait_for_function("i => document.activeElement.closest(`.msg[data-index='${i}']`)",
+    wait_until(page, "i => document.activeElement.closest(`.msg[data-index='${i}']`)",
                            arg=mine)
     assert any(line.get("content") == "Hello again." for line in server.session_lines(instance_id))
 
     # The last reply's ‹ with Tab and Enter; the focus stays on the reply.
     _tab_until(page, "() => document.activeElement.dataset.testid === 'swipe-prev'")
     page.keyboard.press("Enter")
-    page.wait_for_function("() => document.querySelector('[data-last-reply] .swipe-pos')"
+    wait_until(page, "() => document.querySelector('[data-last-reply] .swipe-pos')"
                            ".textContent === '1/2'")
-    page.wait_for_function("() => document.activeElement.closest('[data-last-reply]')")
+    wait_until(page, "() => document.activeElement.closest('[data-last-reply]')")
     assert "First take." in page.locator("[data-last-reply] .text").inner_text()
     _tab_until(page, "() => document.activeElement.matches('[data-last-reply]')", key="Shift+Tab")
     _menu_pick(page, "› next version")
-    page.wait_for_function("() => document.querySelector('[data-last-reply] .swipe-pos')"
+    wait_until(page, "() => document.querySelector('[data-last-reply] .swipe-pos')"
                            ".textContent === '2/2'")
     assert "Second take." in page.locator("[data-last-reply] .text").inner_text()
-    page.wait_for_function("() => document.activeElement.matches('[data-last-reply]')")
+    wait_until(page, "() => document.activeElement.matches('[data-last-reply]')")
     screenshot_take(page, "33_keyboard_done_1366", full_page=False)
     assert page.js_errors == []

@@ -18,6 +18,7 @@ from tests.e2e.conftest import (
     message_send,
     screenshot_take,
     turn_wait_done,
+    wait_until,
 )
 from tests.stub_llm import Reply
 
@@ -67,7 +68,7 @@ def test_on_a_phone_each_message_has_one_labelled_more_button_that_opens_its_act
     page.get_by_test_id("menu-edit").click()
     page.locator("[data-testid=edit-box]").fill("Second reply, edited.")
     page.click("[data-testid=edit-save]")
-    page.wait_for_function("() => document.querySelector('[data-last-reply] .text')"
+    wait_until(page, "() => document.querySelector('[data-last-reply] .text')"
                            ".textContent.includes('edited')")
     assert server.session_lines(instance_id)[-1]["content"] == "Second reply, edited."
     # With the keyboard: Tab reaches ⋯, Enter opens the menu, Escape closes it back onto ⋯.

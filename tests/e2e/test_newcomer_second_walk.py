@@ -21,6 +21,7 @@ from tests.e2e.conftest import (
     phone_page_open,
     screenshot_take,
     turn_wait_done,
+    wait_until,
 )
 from tests.e2e.test_accessibility import AXE
 from tests.e2e.test_chat_extras import _api
@@ -62,7 +63,7 @@ def test_a_member_who_left_the_story_still_greets_under_its_own_name(
     page.keyboard.press("Enter")
     page.locator(f"#members-card li[data-member='{ids[2]}']").wait_for(state="detached")
     # The keyboard's place: the picker the member can be added back from, not the page's top.
-    page.wait_for_function("() => document.activeElement.id === 'member-add'", timeout=15_000)
+    wait_until(page, "() => document.activeElement.id === 'member-add'", timeout=15_000)
     page.reload()
     greetings = page.locator("[data-testid=message][data-role=assistant]").all_inner_texts()
     screenshot_take(page, f"w12_member_left_{tag}", full_page=False)
@@ -201,7 +202,7 @@ def test_the_controls_of_an_evening_are_big_enough_for_a_thumb(thumb: Page, serv
              "‹": _box(page.get_by_test_id("swipe-prev").last),
              "›": _box(page.get_by_test_id("swipe-next").last), **links}
     page.locator("[data-testid=input]").fill("a line being typed")
-    page.wait_for_function("() => document.body.classList.contains('folded')")
+    wait_until(page, "() => document.body.classList.contains('folded')")
     sizes["≡"] = _box(page.locator(".nav-menu"))
     sizes["☰"] = _box(page.get_by_test_id("drawer-toggle"))
     message_act(page.locator("#messages .msg.user").first, "delete")

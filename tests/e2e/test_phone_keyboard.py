@@ -21,6 +21,7 @@ from tests.e2e.conftest import (
     login_ensure,
     screenshot_take,
     turn_wait_done,
+    wait_until,
 )
 from tests.stub_llm import Reply
 
@@ -64,7 +65,7 @@ def _send_by_tap(page: Page, text: str) -> None:
     """A phone's Enter is a new line: the player taps Send (the keyboard stays open)."""
     page.fill("[data-testid=input]", text)
     page.tap("[data-testid=send]")
-    page.wait_for_function(
+    wait_until(page,
         "t => [...document.querySelectorAll('#messages .msg.user')].some(m => m.textContent.includes(t))",
         arg=text)
     turn_wait_done(page)
@@ -99,7 +100,7 @@ def test_the_keyboard_opening_keeps_the_conversation_the_input_and_the_newest_li
     # the keyboard closes, the player taps the conversation: everything is back
     page.set_viewport_size(PHONE)
     page.tap("#messages", position={"x": 20, "y": 20})
-    page.wait_for_function("() => !document.body.classList.contains('typing')")
+    wait_until(page, "() => !document.body.classList.contains('typing')")
     assert page.get_by_test_id("nav-toggle").is_visible()
     assert page.locator(".topbar").bounding_box()["height"] <= 56
     screenshot_take(page, "phone_keyboard_closed", full_page=False)

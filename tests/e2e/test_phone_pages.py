@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.e2e.conftest import PHONE, Server, browser_missing_reason, screenshot_take, topnav_open
+from tests.e2e.conftest import (
+    PHONE,
+    Server,
+    browser_missing_reason,
+    screenshot_take,
+    topnav_open,
+    wait_until,
+)
 from tests.e2e.test_chat_extras import _api
 
 if TYPE_CHECKING:
@@ -86,7 +93,7 @@ def test_the_language_switch_translates_settings_and_library_at_phone_width(
     assert page.inner_text("main h1") == "Settings"
     topnav_open(page)
     page.select_option("[data-testid=language]", "zh-hans")
-    page.wait_for_function("() => document.querySelector('main h1').textContent.trim() === '设置'")
+    wait_until(page, "() => document.querySelector('main h1').textContent.trim() === '设置'")
     page.get_by_test_id("reset-thresholds").click()  # dismissed: nothing is reset
     assert asked and asked[-1].startswith("恢复本节（阈值）的默认设置？")
     screenshot_take(page, "42_phone_settings_zh", full_page=False)
@@ -98,7 +105,7 @@ def test_the_language_switch_translates_settings_and_library_at_phone_width(
     page.goto(f"{server.url}/settings/")
     topnav_open(page)
     page.select_option("[data-testid=language]", "en")
-    page.wait_for_function("() => document.querySelector('main h1').textContent.trim() === "
+    wait_until(page, "() => document.querySelector('main h1').textContent.trim() === "
                            "'Settings'")
     assert re.search(r"[\u3400-\u9fff]", page.inner_text("main")) is None
     assert page.js_errors == []

@@ -26,6 +26,7 @@ from tests.e2e.conftest import (
     phone_page_open,
     screenshot_take,
     turn_wait_done,
+    wait_until,
 )
 from tests.e2e.test_accessibility import AXE, audit_in_each_scheme
 from tests.e2e.test_chat_extras import _api
@@ -184,7 +185,7 @@ def test_a_refused_change_on_the_chat_page_says_why_in_the_players_language(
     # a proxy's error page: no words from the API, the page's own in Chinese
     page.route(MESSAGE_API, _refuse(502, "<html>Bad gateway</html>", "text/html"))
     message_act(message, "hide")
-    page.wait_for_function("() => !document.getElementById('toast').hidden")
+    wait_until(page, "() => !document.getElementById('toast').hidden")
     assert toast.inner_text() == "服务器拒绝了此操作（错误 502）。"
     screenshot_take(page, "evening_refused_zh_390", full_page=False)
     page.unroute(MESSAGE_API)
@@ -193,12 +194,12 @@ def test_a_refused_change_on_the_chat_page_says_why_in_the_players_language(
                                                                "正在回复，请稍后再试。"}}),
                                     "application/json"))
     message_act(message, "hide")
-    page.wait_for_function("t => document.querySelector('#toast span').textContent === t",
+    wait_until(page, "t => document.querySelector('#toast span').textContent === t",
                            arg="正在回复，请稍后再试。")
     page.unroute(MESSAGE_API)
     page.route(MESSAGE_API, _unreachable)
     message_act(message, "hide")
-    page.wait_for_function("t => document.querySelector('#toast span').textContent === t",
+    wait_until(page, "t => document.querySelector('#toast span').textContent === t",
                            arg="无法连接到服务器；连接恢复后请重试。")
     assert page.js_errors == []
 
@@ -220,7 +221,7 @@ def test_a_refused_change_in_the_history_manager_says_why(page: Page, server: Se
                                                                "The message changed."}}),
                                     "application/json"))
     history_act(page.locator(".history-row").first, "Hide")
-    page.wait_for_function("t => document.querySelector('[data-testid=history-notice] span')"
+    wait_until(page, "t => document.querySelector('[data-testid=history-notice] span')"
                            ".textContent === t", arg="The message changed.")
     assert page.js_errors == []
 
@@ -248,7 +249,7 @@ def test_a_streaming_bubble_has_its_speakers_letter_colour_from_the_first_token(
     turn_wait_done(page)
     server.stub.script(_slow("Snow comes by the evening, and the road will close behind us. " * 3))
     message_send(page, "And tomorrow?")
-    page.wait_for_function(STREAMING_OF, arg="Ivo")
+    wait_until(page, STREAMING_OF, arg="Ivo")
     ivo = page.evaluate(AVATARS, "Ivo")
     screenshot_take(page, "evening_streaming_letter_390", full_page=False)
     assert ivo["streaming"][0] is not None and ivo["streaming"] == ivo["finished"], ivo
@@ -270,7 +271,7 @@ def test_each_group_members_streaming_bubble_has_their_letter_colour(page: Page,
     server.stub.script(_slow(slow), _slow(slow))
     message_send(page, "Then we wait.")
     for name in ("Ivo", "Sela"):
-        page.wait_for_function(STREAMING_OF, arg=name, timeout=30_000)
+        wait_until(page, STREAMING_OF, arg=name, timeout=30_000)
         seen = page.evaluate(AVATARS, name)
         assert seen["streaming"][0] is not None and seen["streaming"] == seen["finished"], seen
     screenshot_take(page, "evening_group_streaming_letter_390", full_page=False)
@@ -348,7 +349,7 @@ def test_an_inline_edit_has_the_composers_room_with_the_keyboard_open(page: Page
     assert not composer.is_visible()
     box.fill("When did the caravan leave the oasis?")
     mine.get_by_test_id("edit-save").click()
-    page.wait_for_function("() => !document.querySelector('[data-testid=edit-box]')")
+    wait_until(page, "() => !document.querySelector('[data-testid=edit-box]')")
     page.locator("#messages .msg.user", has_text="the oasis?").wait_for()
     assert composer.is_visible() and page.get_by_test_id("send").is_visible()
     assert any(line.get("content") == "When did the caravan leave the oasis?"

@@ -17,6 +17,7 @@ from tests.e2e.conftest import (
     message_send,
     screenshot_take,
     turn_wait_done,
+    wait_until,
 )
 from tests.stub_llm import Reply
 
@@ -45,7 +46,7 @@ def test_history_labels_read_as_words_and_local_times(page: Page, server: Server
     page.reload()
     row = page.locator(".history-row", has_text="Hello there.")
     tag = row.locator(".tag", has_text="edited")
-    page.wait_for_function("() => document.querySelector('.history-row .tag[data-local]')")
+    wait_until(page, "() => document.querySelector('.history-row .tag[data-local]')")
     title = tag.get_attribute("title")
     assert title.startswith("edited ") and not re.search(r"\d{4}-\d\d-\d\dT", title), title
     assert page.evaluate("""s => { const d = new Date(s); return d.toLocaleString('en'); }""",

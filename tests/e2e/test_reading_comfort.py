@@ -27,6 +27,7 @@ from tests.e2e.conftest import (
     no_sideways_scroll,
     screenshot_take,
     turn_wait_done,
+    wait_until,
 )
 from tests.e2e.test_accessibility import (
     AXE,
@@ -139,7 +140,7 @@ def _page_colours(page: Page) -> list[str]:
 
 
 def _saved(page: Page, attribute: str, value: str) -> None:
-    page.wait_for_function(
+    wait_until(page,
         "([name, value]) => document.body.getAttribute(name) === value",
         arg=[f"data-reading-{attribute}", value])
 
@@ -209,7 +210,7 @@ def test_a_replys_info_says_when_which_model_its_tokens_and_how_long(server: Ser
         phone.goto(f"{server.url}/instances/{made['instance_id']}/")
         server.stub.script(Reply("The dunes shift under the moon, and I keep walking.",
                                  chunk_size=4, delay=0.02))
-        phone.wait_for_function("() => !document.querySelector('[data-testid=send]').disabled")
+        wait_until(phone, "() => !document.querySelector('[data-testid=send]').disabled")
         phone.get_by_test_id("input").fill("Where are we going?")
         phone.get_by_test_id("send").tap()
         turn_wait_done(phone)
@@ -252,7 +253,7 @@ def test_go_to_a_message_number_and_its_info_from_the_keyboard(server: Server,
     page.get_by_test_id("message-jump-index").fill("3")
     page.get_by_test_id("message-jump-index").press("Enter")
     target = page.locator('#messages .msg[data-index="3"]')
-    page.wait_for_function("() => document.activeElement?.dataset?.index === '3'")
+    wait_until(page, "() => document.activeElement?.dataset?.index === '3'")
     box, shown = target.bounding_box(), page.locator("#messages").bounding_box()
     assert shown["y"] - 1 <= box["y"] < shown["y"] + shown["height"]
     page.keyboard.press("Enter")
@@ -262,12 +263,12 @@ def test_go_to_a_message_number_and_its_info_from_the_keyboard(server: Server,
     info.locator("h3", has_text="Message #3").wait_for()
     assert info.get_by_test_id("info-from").inner_text() == "Ann"
     page.keyboard.press("Escape")
-    page.wait_for_function("() => document.activeElement?.dataset?.index === '3'")
+    wait_until(page, "() => document.activeElement?.dataset?.index === '3'")
     newest = page.get_by_test_id("to-newest")
     assert newest.is_visible()
     newest.focus()
     page.keyboard.press("Enter")
-    page.wait_for_function("() => document.activeElement?.dataset?.index === '89'")
+    wait_until(page, "() => document.activeElement?.dataset?.index === '89'")
     newest.wait_for(state="hidden")
     last = page.locator('#messages .msg[data-index="89"]').bounding_box()
     assert last["y"] + last["height"] <= shown["y"] + shown["height"] + 1

@@ -26,6 +26,7 @@ from tests.e2e.conftest import (
     screenshots_in_each_scheme,
     server_kill,
     turn_wait_done,
+    wait_until,
 )
 from tests.e2e.test_accessibility import AXE, RUN, audit_in_each_scheme
 from tests.prepared_data import Prepared, prepared_copy
@@ -84,7 +85,7 @@ def test_typing_with_the_keyboard_open_leaves_room_to_read(page: Page, server: S
     screenshots_in_each_scheme(page, "33_room_390x500_reading", full_page=False)
     assert page.locator("[data-testid=offline-mark]").is_visible()  # a short screen stays folded
     page.locator("[data-testid=input]").focus()
-    page.wait_for_function("() => document.body.classList.contains('typing')")
+    wait_until(page, "() => document.body.classList.contains('typing')")
     assert _visible_height(page, "#messages") >= 250
     screenshots_in_each_scheme(page, "33_room_390x500_typing", full_page=False)
     assert audit_in_each_scheme(page) == {}  # the folded chrome reads as well as the rest
@@ -102,13 +103,13 @@ def test_typing_with_the_keyboard_open_leaves_room_to_read(page: Page, server: S
     # Send while typing: the message goes and the input keeps the focus (a phone its keyboard).
     page.fill("[data-testid=input]", "One more thing.")
     page.click("[data-testid=send]")
-    page.wait_for_function("() => [...document.querySelectorAll('#messages .msg.user')]"
+    wait_until(page, "() => [...document.querySelectorAll('#messages .msg.user')]"
                            ".some(m => m.textContent.includes('One more thing.'))")
     turn_wait_done(page)
     assert _typing(page)
     assert page.evaluate("() => document.activeElement.id") == "input"
     page.click("[data-testid=nav-menu]")
-    page.wait_for_function("() => !document.body.classList.contains('typing')")
+    wait_until(page, "() => !document.body.classList.contains('typing')")
     assert page.locator(".topbar a", has_text="Library").is_visible()
     assert page.locator("#offline-banner").is_visible()
     screenshots_in_each_scheme(page, "33_room_390x500_menu", full_page=False)
@@ -133,7 +134,7 @@ def test_leaving_the_input_brings_everything_back(page: Page, server: Server, si
         assert page.locator(".topbar a", has_text="Library").is_visible()
         assert page.locator("#budget").is_visible()
     page.locator("#messages").click(position={"x": 10, "y": 10})
-    page.wait_for_function("() => !document.body.classList.contains('typing')")
+    wait_until(page, "() => !document.body.classList.contains('typing')")
     assert page.locator("#offline-banner").is_visible()
     # the top bar is back: on a phone one row, its links behind its own ≡ Menu
     top = page.get_by_test_id("nav-toggle") if size is PHONE else page.locator(
@@ -157,7 +158,7 @@ def test_a_short_screen_keeps_room_to_read_with_the_keyboard_closed(page: Page, 
     page.set_viewport_size(size)
     _chat_with_a_few_turns(page, server)
     page.locator("#messages").click(position={"x": 10, "y": 10})
-    page.wait_for_function("() => document.activeElement.id !== 'input'")
+    wait_until(page, "() => document.activeElement.id !== 'input'")
     page.wait_for_timeout(700)  # the unfold after a tap away from the input would have come
     assert not _typing(page)
     screenshot_take(page, f"33_room_{size['width']}x{size['height']}_keyboard_closed", full_page=False)
@@ -175,6 +176,6 @@ def test_a_short_screen_keeps_room_to_read_with_the_keyboard_closed(page: Page, 
     screenshot_take(page, f"33_room_{size['width']}x{size['height']}_menu_open", full_page=False)
     page.keyboard.press("Escape")  # a phone's top bar opened its menu of links over the page
     page.locator("#messages").click(position={"x": 10, "y": 10})
-    page.wait_for_function("() => document.body.classList.contains('folded')")
+    wait_until(page, "() => document.body.classList.contains('folded')")
     assert not page.locator(".topbar").is_visible()
     assert page.js_errors == []

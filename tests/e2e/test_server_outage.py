@@ -21,6 +21,7 @@ from tests.e2e.conftest import (
     message_send,
     screenshot_take,
     turn_wait_done,
+    wait_until,
 )
 from tests.stub_llm import Hang, Reply
 
@@ -37,7 +38,7 @@ def test_the_prompt_of_a_reply_a_kill_9_cut_opens_and_says_it_was_interrupted(
     instance_id = instance_new(page, server)
     server.stub.script(Reply(SLOW, chunk_size=3, delay=0.05))
     message_send(page, "Ring the bells, one by one.")
-    page.wait_for_function(
+    wait_until(page,
         "() => (document.querySelector('#messages .msg.assistant.pending .text') || {}).textContent"
         "?.length > 20")
     server.process.send_signal(signal.SIGKILL)
@@ -63,7 +64,7 @@ def test_a_reply_cut_by_a_server_outage_shows_as_kept_once_the_server_is_back(
     instance_id = instance_new(page, server)
     server.stub.script(Reply(LAMPS, chunk_size=3, delay=0.05))
     message_send(page, "Light the lamps, slowly.")
-    page.wait_for_function(
+    wait_until(page,
         "() => (document.querySelector('#messages .msg.assistant.pending .text') || {}).textContent"
         "?.length > 20")
     server.stop()
@@ -73,7 +74,7 @@ def test_a_reply_cut_by_a_server_outage_shows_as_kept_once_the_server_is_back(
         server.start()
     page.wait_for_selector("[data-testid=connection]", state="hidden", timeout=30_000)
     # Without a reload the page shows the line the file kept, not the bubble it was filling.
-    page.wait_for_function(
+    wait_until(page,
         "() => !document.querySelector('#messages .msg.pending')"
         " && document.querySelector('#messages .msg:last-child')?.dataset.role === 'assistant'"
         " && document.querySelector('#messages .msg:last-child').dataset.index !== undefined",
@@ -134,11 +135,11 @@ def test_a_summarize_cut_by_the_server_going_down_says_it_stopped(page: Page,
     # below cuts the action while it runs.
     server.stub.script(Hang(120))
     page.click("[data-memory-action=summarize]")
-    page.wait_for_function("() => /[1-9] s/.test(document.getElementById('memory-elapsed').textContent)")
+    wait_until(page, "() => /[1-9] s/.test(document.getElementById('memory-elapsed').textContent)")
     server.process.kill()  # a crash: no graceful end for the request in flight
     server.process.wait(timeout=10)
     try:
-        page.wait_for_function("() => /Stopped/.test(document.getElementById('memory-result').textContent)",
+        wait_until(page, "() => /Stopped/.test(document.getElementById('memory-result').textContent)",
                                timeout=30_000)
         assert page.locator("[data-testid=memory-result-dismiss]").is_visible()
         screenshot_take(page, "live_state_summarize_stopped_1366", full_page=False)

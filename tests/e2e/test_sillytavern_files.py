@@ -18,6 +18,7 @@ from tests.e2e.conftest import (
     message_send,
     screenshot_take,
     turn_wait_done,
+    wait_until,
 )
 from tests.e2e.test_chat_extras import _api
 from tests.stub_llm import Reply
@@ -105,14 +106,14 @@ def test_swiping_right_past_the_last_version_asks_for_a_new_one(page: Page, serv
     last = page.locator("[data-testid=message][data-role=assistant]").last
     assert last.locator(".swipe-pos").inner_text() == "1/1"
     last.locator("[data-testid=swipe-next]").click()
-    page.wait_for_function(
+    wait_until(page,
         "() => [...document.querySelectorAll('[data-testid=message][data-role=assistant]')]"
         ".pop().querySelector('.swipe-pos')?.textContent === '2/2'")
     turn_wait_done(page)
     assert _last_reply_text(page) == "Second take."
     screenshot_take(page, f"qa5_swipe_right_new_{size['width']}", full_page=False)
     page.locator("[data-testid=message][data-role=assistant] [data-testid=swipe-prev]").last.click()
-    page.wait_for_function(
+    wait_until(page,
         "() => [...document.querySelectorAll('[data-testid=message][data-role=assistant] .text')]"
         ".pop().textContent.trim() === 'First take.'")
     assert server.session_lines(instance_id)[-1]["content"] == "First take."
@@ -146,17 +147,17 @@ def test_regenerate_and_continue_answer_a_chat_that_ends_with_the_players_line(
     page.wait_for_selector("#import-report")
     server.stub.script(Reply("We climb at dawn."), Reply("The wall is wet."))
     page.click("[data-testid=regenerate]")
-    page.wait_for_function(
+    wait_until(page,
         "() => [...document.querySelectorAll('[data-testid=message][data-role]')].pop()"
         ".querySelector('.text').textContent.trim() === 'We climb at dawn.'")
     turn_wait_done(page)
     assert [line.get("content") for line in server.session_lines(instance_id)[-2:]] == [
         "Then we climb.", "We climb at dawn."]
     message_act(page.locator("[data-testid=message][data-role=assistant]").last, "delete")
-    page.wait_for_function("() => [...document.querySelectorAll('[data-testid=message][data-role]')]"
+    wait_until(page, "() => [...document.querySelectorAll('[data-testid=message][data-role]')]"
                            ".pop().dataset.role === 'user'")
     page.click("[data-testid=continue]")
-    page.wait_for_function(
+    wait_until(page,
         "() => [...document.querySelectorAll('[data-testid=message][data-role]')].pop()"
         ".querySelector('.text').textContent.trim() === 'The wall is wet.'")
     turn_wait_done(page)
@@ -264,7 +265,7 @@ def test_on_a_touch_screen_an_edit_takes_line_breaks_and_has_save_and_cancel(
     page.keyboard.type("*I wait longer.*")
     assert box.input_value() == "I wait.\n*I wait longer.*"
     user.locator("[data-testid=edit-save]").click()
-    page.wait_for_function(
+    wait_until(page,
         "() => [...document.querySelectorAll('[data-testid=message][data-role=user]')].pop()"
         ".querySelector('.text em')?.textContent === 'I wait longer.'")
     lines = [line for line in server.session_lines(instance_id) if line.get("role") == "user"]

@@ -17,6 +17,7 @@ from tests.e2e.conftest import (
     message_act,
     no_sideways_scroll,
     screenshot_take,
+    wait_until,
 )
 from tests.e2e.test_chat_extras import _api
 
@@ -136,7 +137,7 @@ def test_a_narrator_line_is_edited_hidden_and_deleted_with_undo(
     box = page.locator("[data-testid=edit-box]")
     box.fill("Dust and ash cover the road.")
     page.locator("[data-testid=edit-save]").click()
-    page.wait_for_function("() => document.querySelector('[data-testid=message].note .text')"
+    wait_until(page, "() => document.querySelector('[data-testid=message].note .text')"
                            ".textContent.includes('ash')")
     assert _note_text(server, instance_id) == ["Dust and ash cover the road."]
 
@@ -149,7 +150,7 @@ def test_a_narrator_line_is_edited_hidden_and_deleted_with_undo(
                 if line.get("type") == "note")["hidden"] is True
 
     message_act(note, "delete")
-    page.wait_for_function("() => !document.querySelector('[data-testid=message].note')")
+    wait_until(page, "() => !document.querySelector('[data-testid=message].note')")
     assert _note_text(server, instance_id) == []
     page.locator(".toast button, [data-testid=undo]").first.click()
     page.wait_for_selector("[data-testid=message].note")

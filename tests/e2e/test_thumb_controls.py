@@ -23,6 +23,7 @@ from tests.e2e.conftest import (
     no_sideways_scroll,
     screenshot_take,
     turn_wait_done,
+    wait_until,
 )
 from tests.stub_llm import Reply
 
@@ -97,15 +98,15 @@ def test_a_sideways_swipe_on_the_last_reply_shows_its_other_versions(page: Page,
     assert _last_reply_position(page) == "2/2"
     reply = page.locator("[data-last-reply]")
     _finger_slide(cdp, reply.bounding_box(), 150)  # to the right: the version before
-    page.wait_for_function("() => document.querySelector('[data-last-reply] .swipe-pos')"
+    wait_until(page, "() => document.querySelector('[data-last-reply] .swipe-pos')"
                            ".textContent === '1/2'")
     assert "First take." in page.locator("[data-last-reply] .text").inner_text()
     _finger_slide(cdp, page.locator("[data-last-reply]").bounding_box(), -150)
-    page.wait_for_function("() => document.querySelector('[data-last-reply] .swipe-pos')"
+    wait_until(page, "() => document.querySelector('[data-last-reply] .swipe-pos')"
                            ".textContent === '2/2'")
     # On the newest version a swipe to the left asks for a new one, as › does.
     _finger_slide(cdp, page.locator("[data-last-reply]").bounding_box(), -150)
-    page.wait_for_function("() => document.querySelector('[data-last-reply] .swipe-pos')"
+    wait_until(page, "() => document.querySelector('[data-last-reply] .swipe-pos')"
                            "?.textContent === '3/3'")
     turn_wait_done(page)
     assert "Third take." in page.locator("[data-last-reply] .text").inner_text()
@@ -135,7 +136,7 @@ def test_a_deleted_message_can_still_be_restored_after_a_few_seconds_on_a_phone(
     assert "Keep me." not in page.locator("#messages").inner_text()
     page.wait_for_timeout(4500)  # reading the toast, reaching for it
     page.click("[data-testid=undo]")
-    page.wait_for_function("() => document.querySelector('#messages').textContent"
+    wait_until(page, "() => document.querySelector('#messages').textContent"
                            ".includes('Keep me.')")
     assert server.session_lines(instance_id)[-1]["content"] == "Keep me."
     assert page.js_errors == []
@@ -191,7 +192,7 @@ def test_the_history_manager_edits_hides_deletes_and_undoes_through_the_api(
     assert server.session_lines(instance_id)[-1]["content"] == "New words."
     screenshot_take(page, f"33_history_edited_{size['width']}", full_page=False)
     page.click("[data-testid=history-undo]")
-    page.wait_for_function("() => !document.querySelector('[data-testid=history-undo]')"
+    wait_until(page, "() => !document.querySelector('[data-testid=history-undo]')"
                            " && document.querySelector('#history-rows .notice')")
     assert server.session_lines(instance_id)[-1]["content"] == "Old words."
     row = page.locator(".history-row", has_text="Old words.")
@@ -200,7 +201,7 @@ def test_the_history_manager_edits_hides_deletes_and_undoes_through_the_api(
     assert server.session_lines(instance_id)[-1]["hidden"] is True
     row = page.locator(".history-row", has_text="Old words.")
     history_act(row, "Delete")
-    page.wait_for_function("() => !document.querySelector('#history-rows').textContent"
+    wait_until(page, "() => !document.querySelector('#history-rows').textContent"
                            ".includes('Old words.')")
     assert all(line.get("content") != "Old words." for line in server.session_lines(instance_id))
     no_sideways_scroll(page)

@@ -21,6 +21,7 @@ from tests.e2e.conftest import (
     screenshot_take,
     screenshots_in_each_scheme,
     turn_wait_done,
+    wait_until,
 )
 from tests.e2e.test_history_manager import _chat_with_rows
 from tests.stub_llm import Reply
@@ -77,7 +78,7 @@ def test_on_the_chat_page_the_toast_leaves_the_input_and_the_last_message_in_vie
     # Hide the last reply: it grows a tag, the toast takes a line under the conversation.
     message_act(page.locator("[data-last-reply]"), "hide")
     page.wait_for_selector("#toast:not([hidden])")
-    page.wait_for_function("() => document.querySelector('[data-last-reply] .tag')")
+    wait_until(page, "() => document.querySelector('[data-last-reply] .tag')")
     _assert_room_kept(page)
     screenshots_in_each_scheme(page, "undo_chat_hidden", full_page=False)
     # Delete a question: Undo has the keyboard's focus, the live region says what happened.
@@ -94,7 +95,7 @@ def test_on_the_chat_page_the_toast_leaves_the_input_and_the_last_message_in_vie
     assert page.locator("[data-testid=input]").input_value() == "Still typing."
     undo.focus()
     page.keyboard.press("Enter")
-    page.wait_for_function("() => document.querySelector('#messages').textContent"
+    wait_until(page, "() => document.querySelector('#messages').textContent"
                            ".includes('Question 3.')")
     assert any(line.get("content") == "Question 3."
                for line in server.session_lines(instance_id))
@@ -126,7 +127,7 @@ def test_in_the_history_manager_the_undo_sits_where_the_row_was_and_covers_no_ro
     assert page.evaluate("() => document.activeElement.dataset.testid") == "history-undo"
     assert page.locator("#history-said").inner_text() == "Message deleted."
     page.keyboard.press("Enter")
-    page.wait_for_function("() => document.querySelector('#history-rows').textContent"
+    wait_until(page, "() => document.querySelector('#history-rows').textContent"
                            ".includes('Fine.')")
     assert any(line.get("content") == "Fine." for line in server.session_lines(instance_id))
     # "Undone." beside the row it brought back
