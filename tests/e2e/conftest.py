@@ -102,9 +102,9 @@ def _server_env(data: Path, stub: StubLLM, secret: Path) -> dict:
            "OPENAI_API_KEY": "e2e-key", "PERSONALAB_MODEL": "stub-model",
            "PERSONALAB_LLM_TIMEOUT": "20", "PERSONALAB_OFFLINE_DELAY": "0.02",
            "PERSONALAB_SECRET_FILE": str(secret), "DEBUG": "0"}
-    for name in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", "PERSONALAB_GGUF",
-                 "PERSONALAB_CHROMA_URL"):
+    for name in ("DATABASE_URL", "REDIS_URL", "PERSONALAB_GGUF", "PERSONALAB_CHROMA_URL"):
         env.pop(name, None)
+    env["DJANGO_SETTINGS_MODULE"] = "tests.server_settings"
     return env
 
 
