@@ -414,7 +414,8 @@ def topnav_open(page: Page) -> None:
 
 # Playwright polls a page function on every animation frame unless told otherwise, and a frame
 # asked for is a frame drawn: a page waited on spent about 0.1 s of Chromium's CPU per second
-# (renderer and GPU process), polled every 40 ms none (issue 31: 532 waits, 145 s a run).
+# (renderer and GPU process), polled every 40 ms nothing measurable (issue 31: 532 waits,
+# 145 s a run).
 POLL_MS = 40
 
 
@@ -426,7 +427,7 @@ def wait_until(page: Page, expression: str, arg: object = None, *,
 
 def turn_wait_done(page: Page) -> None:
     wait_until(page, "() => !document.querySelector('[data-testid=send]').disabled"
-                           " && !document.querySelector('#messages .msg.pending')")
+               " && !document.querySelector('#messages .msg.pending')")
 
 
 def instance_new(page: Page, server: Server) -> str:

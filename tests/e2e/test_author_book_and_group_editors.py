@@ -233,8 +233,8 @@ def test_a_tall_pictures_crop_is_moved_to_keep_its_top(
     move.focus()
     page.keyboard.press("Home")
     wait_until(page, "() => document.querySelector('input[name=avatar]').files[0]"
-                           ".size < 20000 && document.querySelector('[data-role=crop-move]')"
-                           ".value === '0'")
+               ".size < 20000 && document.querySelector('[data-role=crop-move]')"
+               ".value === '0'")
     assert preview.evaluate(colour) == [255, 0, 0]
     no_sideways_scroll(page)
     assert page.evaluate(AXE_RUN) == []

@@ -185,7 +185,7 @@ def test_a_group_of_three_changed_in_its_drawer_keeps_the_card_in_sight_and_the_
     page.keyboard.press("Enter")
     wait_until(page, "() => document.querySelectorAll('#members-card li').length === 4")
     wait_until(page, "() => document.activeElement.closest('#members-card')"
-                           " && document.activeElement.textContent.includes('Add to the story')")
+               " && document.activeElement.textContent.includes('Add to the story')")
     # The card stays where it was in the drawer (it moved a screen down at 1366x900).
     assert abs(_card_top(page) - before) <= 2, (before, _card_top(page))
 
@@ -199,7 +199,7 @@ def test_a_group_of_three_changed_in_its_drawer_keeps_the_card_in_sight_and_the_
         arg=[names[0], names[2], names[1], names[3]])
     # The focus is on the same member's ↑ again, for the next press.
     wait_until(page, "member => document.activeElement.value === 'up' && document"
-                           ".activeElement.closest(`[data-member='${member}']`)", arg=member)
+               ".activeElement.closest(`[data-member='${member}']`)", arg=member)
 
     page.locator("#members-card li").nth(3).locator("button[value=remove]").click()
     wait_until(page, "() => document.querySelectorAll('#members-card li').length === 3")

@@ -304,7 +304,7 @@ def test_a_group_round_streams_into_named_bubbles_with_no_empty_placeholder(
                        Reply("Tamsin draws an arrow slowly, " * 3, chunk_size=2, delay=0.05))
     message_send(page, "Who keeps watch tonight?")
     wait_until(page, "() => [...document.querySelectorAll('#messages .msg.pending .text')]"
-                           ".some(t => t.textContent.includes('Tamsin draws'))")
+               ".some(t => t.textContent.includes('Tamsin draws'))")
     live = page.locator("#messages .msg.pending[data-role=assistant]")
     labels = [live.nth(i).locator(".who").inner_text() for i in range(live.count())]
     alserqi_name = server.store.character_read("char_alserqi")["name"]
@@ -341,7 +341,7 @@ def test_a_tab_opened_mid_reply_shows_the_reasoning_so_far_folded(
         assert watcher.locator("[data-testid=reasoning-live]").count() == 1  # one fold, not two
         screenshot_take(watcher, "46_second_tab_reasoning_390", full_page=False)
         wait_until(watcher, "() => !document.querySelector('.msg.pending')"
-                                  " && !document.getElementById('streaming-line')",
+                   " && !document.getElementById('streaming-line')",
                                   timeout=60_000)
         last = watcher.locator("[data-testid=message][data-role=assistant]").last
         assert last.locator("[data-testid=reasoning]").text_content().strip().endswith("He is not.")

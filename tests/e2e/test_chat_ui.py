@@ -204,7 +204,7 @@ def test_edit_in_place_and_delete_with_undo(page: Page, server: Server, size: di
     screenshot_take(page, f"24_deleted_undo_{size['width']}", full_page=False)
     toast.locator("[data-testid=undo]").click()
     wait_until(page, "() => document.getElementById('messages').textContent"
-                           ".includes('The keeper nods.')")
+               ".includes('The keeper nods.')")
     assert server.session_lines(instance_id)[-1]["content"] == "The keeper nods."
     assert page.js_errors == []
 
@@ -267,7 +267,7 @@ def test_a_reply_in_another_tab_leaves_a_reader_who_scrolled_back_in_place(
     finally:
         writer.close()
     wait_until(page, "() => document.getElementById('messages').textContent"
-                           ".includes('The keeper lights a lamp.')")
+               ".includes('The keeper lights a lamp.')")
     turn_wait_done(page)
     # The reply arrived below, and the reader is put back on the same line once the page has
     # reloaded from the file (it used to jump to the newest line, dropping the older ones).
@@ -337,7 +337,7 @@ def test_the_language_switch_turns_the_page_into_chinese_and_back(
     topnav_open(page)
     page.select_option("[data-testid=language]", "zh-hans")
     wait_until(page, "() => document.querySelector('[data-testid=send]').textContent"
-                           ".trim() === '发送'")
+               ".trim() === '发送'")
     assert page.get_attribute("html", "lang") == "zh-hans"
     screenshot_take(page, "27_chinese_390", full_page=False)
     page.goto(f"{server.url}/")  # the choice follows the player to every page
@@ -345,7 +345,7 @@ def test_the_language_switch_turns_the_page_into_chinese_and_back(
     assert "对话" in page.inner_text(".topbar")
     page.select_option("[data-testid=language]", "en")
     wait_until(page, "() => document.querySelector('.topbar').textContent"
-                           ".includes('Chats')")
+               ".includes('Chats')")
     assert page.js_errors == []
 
 

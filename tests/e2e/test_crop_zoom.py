@@ -153,7 +153,7 @@ def test_a_zoomed_and_moved_crop_is_the_picture_saved(server: Server, tmp_path: 
         # dragging the preview takes the zoomed crop to the top-left block, on both axes
         _drag(page, touch)
         wait_until(page, "() => document.querySelector('[data-role=crop-move]').value === '0'"
-                               " && document.querySelector('[data-role=crop-across]').value === '0'")
+                   " && document.querySelector('[data-role=crop-across]').value === '0'")
         assert _preview(page)["colours"] == [list(RED)] * 5
         if not touch:  # a last touch of the wheel, still inside the red block
             page.locator("[data-role=avatar-preview]").hover()

@@ -119,7 +119,7 @@ def test_the_phone_edit_box_is_full_width_and_undo_of_a_delete_is_in_view(
     assert all(line.get("content") != "Go on." for line in server.session_lines(instance_id))
     undo.click()
     wait_until(page, "() => document.querySelector('#history-rows').textContent"
-                           ".includes('Go on.')")
+               ".includes('Go on.')")
     assert any(line.get("content") == "Go on." for line in server.session_lines(instance_id))
     assert page.js_errors == []
 

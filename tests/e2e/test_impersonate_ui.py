@@ -92,7 +92,7 @@ def test_impersonate_writes_the_players_next_line_into_the_box(
     server.stub.script(Reply("Fine. Let's talk."))
     box.press("Enter")
     wait_until(page, "() => document.querySelector('[data-testid=input]').value"
-                           " === \"Fine. Let's talk.\"")
+               " === \"Fine. Let's talk.\"")
     wait_until(page, IDLE)
     assert server.session_lines(instance_id) == story
     box.fill(partial)

@@ -90,7 +90,7 @@ def test_a_groups_title_follows_its_members_without_a_reload(page: Page, server:
     card.locator("select[name=character_id]").select_option("char_mara_live")
     card.locator("button:has-text('Add to the story')").click()
     wait_until(page, "() => document.querySelector('[data-testid=chat-title]')"
-                           ".textContent === 'Alserqi & Mara'")
+               ".textContent === 'Alserqi & Mara'")
     # The tab's title follows once htmx has settled the swap (20 ms after it).
     wait_until(page, "() => document.title.startsWith('Alserqi & Mara')", timeout=5000)
     screenshot_take(page, "live_state_group_title_1366", full_page=False)
@@ -106,7 +106,7 @@ def test_summarize_results_stay_until_dismissed_and_the_recap_due_moves_with_eac
     message_send(page, "Remember the red sail.")
     turn_wait_done(page)
     wait_until(page, "() => document.getElementById('recap-due').textContent"
-                           ".includes('(now at turn 1)')")
+               ".includes('(now at turn 1)')")
     summary = json.dumps({"events": [{"summary": "A red sail was seen.",
                                       "plot": "The player pointed out a red sail."}]})
     server.stub.script(Reply(summary, chunk_size=2, delay=0.03))
@@ -183,7 +183,7 @@ def test_regenerate_clicked_before_the_socket_opens_waits_for_it(page: Page,
     page.reload()
     page.click("[data-testid=regenerate]")
     wait_until(page, "() => [...document.querySelectorAll('#messages .msg[data-role] .text')]"
-                           ".pop().textContent.trim() === 'Second take.'")
+               ".pop().textContent.trim() === 'Second take.'")
     turn_wait_done(page)
     assert server.session_lines(instance_id)[-1]["content"] == "Second take."
     assert page.locator("#messages .msg[data-role]").count() == 3  # the old version left the view

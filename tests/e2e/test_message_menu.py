@@ -118,7 +118,7 @@ def test_a_long_press_opens_the_message_menu_with_labelled_actions(page: Page,
     assert "A reply to hold." not in page.locator("#messages").inner_text()
     _tap_on(cdp, page.get_by_test_id("undo").bounding_box())
     wait_until(page, "() => document.querySelector('#messages').textContent"
-                           ".includes('A reply to hold.')")
+               ".includes('A reply to hold.')")
     assert server.session_lines(instance_id)[-1]["content"] == "A reply to hold."
     # A plain tap opens nothing: the menu wants a press.
     _tap_on(cdp, page.locator("[data-last-reply] .text").bounding_box())
@@ -181,7 +181,7 @@ def test_every_message_action_works_from_the_keyboard_alone(page: Page, server: 
     page.keyboard.type("Hello again.")
     page.keyboard.press("Enter")
     wait_until(page, "i => document.querySelector(`.msg[data-index='${i}'] .text`)"
-                           ".textContent.includes('Hello again.')", arg=mine)
+               ".textContent.includes('Hello again.')", arg=mine)
     wait_until(page, "i => document.activeElement.matches(`.msg[data-index='${i}']`)", arg=mine)
     user_line = next(line for line in reversed(server.session_lines(instance_id))
                      if line.get("role") == "user")
@@ -196,7 +196,7 @@ def test_every_message_action_works_from_the_keyboard_alone(page: Page, server: 
     assert "Hello again." not in page.locator("#messages").inner_text()
     page.keyboard.press("Enter")
     wait_until(page, "() => document.querySelector('#messages').textContent"
-                           ".includes('Hello again.')")
+               ".includes('Hello again.')")
     wait_until(page, "i => document.activeElement.closest(`.msg[data-index='${i}']`)",
                            arg=mine)
     assert any(line.get("content") == "Hello again." for line in server.session_lines(instance_id))
@@ -205,13 +205,13 @@ def test_every_message_action_works_from_the_keyboard_alone(page: Page, server: 
     _tab_until(page, "() => document.activeElement.dataset.testid === 'swipe-prev'")
     page.keyboard.press("Enter")
     wait_until(page, "() => document.querySelector('[data-last-reply] .swipe-pos')"
-                           ".textContent === '1/2'")
+               ".textContent === '1/2'")
     wait_until(page, "() => document.activeElement.closest('[data-last-reply]')")
     assert "First take." in page.locator("[data-last-reply] .text").inner_text()
     _tab_until(page, "() => document.activeElement.matches('[data-last-reply]')", key="Shift+Tab")
     _menu_pick(page, "› next version")
     wait_until(page, "() => document.querySelector('[data-last-reply] .swipe-pos')"
-                           ".textContent === '2/2'")
+               ".textContent === '2/2'")
     assert "Second take." in page.locator("[data-last-reply] .text").inner_text()
     wait_until(page, "() => document.activeElement.matches('[data-last-reply]')")
     screenshot_take(page, "33_keyboard_done_1366", full_page=False)

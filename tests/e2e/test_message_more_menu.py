@@ -69,7 +69,7 @@ def test_on_a_phone_each_message_has_one_labelled_more_button_that_opens_its_act
     page.locator("[data-testid=edit-box]").fill("Second reply, edited.")
     page.click("[data-testid=edit-save]")
     wait_until(page, "() => document.querySelector('[data-last-reply] .text')"
-                           ".textContent.includes('edited')")
+               ".textContent.includes('edited')")
     assert server.session_lines(instance_id)[-1]["content"] == "Second reply, edited."
     # With the keyboard: Tab reaches ⋯, Enter opens the menu, Escape closes it back onto ⋯.
     page.locator("[data-last-reply] [data-testid=more]").focus()

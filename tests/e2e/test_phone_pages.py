@@ -106,6 +106,6 @@ def test_the_language_switch_translates_settings_and_library_at_phone_width(
     topnav_open(page)
     page.select_option("[data-testid=language]", "en")
     wait_until(page, "() => document.querySelector('main h1').textContent.trim() === "
-                           "'Settings'")
+               "'Settings'")
     assert re.search(r"[\u3400-\u9fff]", page.inner_text("main")) is None
     assert page.js_errors == []

@@ -222,7 +222,7 @@ def test_a_refused_change_in_the_history_manager_says_why(page: Page, server: Se
                                     "application/json"))
     history_act(page.locator(".history-row").first, "Hide")
     wait_until(page, "t => document.querySelector('[data-testid=history-notice] span')"
-                           ".textContent === t", arg="The message changed.")
+               ".textContent === t", arg="The message changed.")
     assert page.js_errors == []
 
 

@@ -104,7 +104,7 @@ def test_typing_with_the_keyboard_open_leaves_room_to_read(page: Page, server: S
     page.fill("[data-testid=input]", "One more thing.")
     page.click("[data-testid=send]")
     wait_until(page, "() => [...document.querySelectorAll('#messages .msg.user')]"
-                           ".some(m => m.textContent.includes('One more thing.'))")
+               ".some(m => m.textContent.includes('One more thing.'))")
     turn_wait_done(page)
     assert _typing(page)
     assert page.evaluate("() => document.activeElement.id") == "input"

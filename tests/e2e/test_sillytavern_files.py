@@ -155,7 +155,7 @@ def test_regenerate_and_continue_answer_a_chat_that_ends_with_the_players_line(
         "Then we climb.", "We climb at dawn."]
     message_act(page.locator("[data-testid=message][data-role=assistant]").last, "delete")
     wait_until(page, "() => [...document.querySelectorAll('[data-testid=message][data-role]')]"
-                           ".pop().dataset.role === 'user'")
+               ".pop().dataset.role === 'user'")
     page.click("[data-testid=continue]")
     wait_until(page,
         "() => [...document.querySelectorAll('[data-testid=message][data-role]')].pop()"

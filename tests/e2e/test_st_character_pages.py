@@ -138,7 +138,7 @@ def test_a_narrator_line_is_edited_hidden_and_deleted_with_undo(
     box.fill("Dust and ash cover the road.")
     page.locator("[data-testid=edit-save]").click()
     wait_until(page, "() => document.querySelector('[data-testid=message].note .text')"
-                           ".textContent.includes('ash')")
+               ".textContent.includes('ash')")
     assert _note_text(server, instance_id) == ["Dust and ash cover the road."]
 
     note = page.locator("[data-testid=message].note")

@@ -99,15 +99,15 @@ def test_a_sideways_swipe_on_the_last_reply_shows_its_other_versions(page: Page,
     reply = page.locator("[data-last-reply]")
     _finger_slide(cdp, reply.bounding_box(), 150)  # to the right: the version before
     wait_until(page, "() => document.querySelector('[data-last-reply] .swipe-pos')"
-                           ".textContent === '1/2'")
+               ".textContent === '1/2'")
     assert "First take." in page.locator("[data-last-reply] .text").inner_text()
     _finger_slide(cdp, page.locator("[data-last-reply]").bounding_box(), -150)
     wait_until(page, "() => document.querySelector('[data-last-reply] .swipe-pos')"
-                           ".textContent === '2/2'")
+               ".textContent === '2/2'")
     # On the newest version a swipe to the left asks for a new one, as › does.
     _finger_slide(cdp, page.locator("[data-last-reply]").bounding_box(), -150)
     wait_until(page, "() => document.querySelector('[data-last-reply] .swipe-pos')"
-                           "?.textContent === '3/3'")
+               "?.textContent === '3/3'")
     turn_wait_done(page)
     assert "Third take." in page.locator("[data-last-reply] .text").inner_text()
     # Scrolling the chat (mostly up and down) never flips a reply.
@@ -137,7 +137,7 @@ def test_a_deleted_message_can_still_be_restored_after_a_few_seconds_on_a_phone(
     page.wait_for_timeout(4500)  # reading the toast, reaching for it
     page.click("[data-testid=undo]")
     wait_until(page, "() => document.querySelector('#messages').textContent"
-                           ".includes('Keep me.')")
+               ".includes('Keep me.')")
     assert server.session_lines(instance_id)[-1]["content"] == "Keep me."
     assert page.js_errors == []
 
@@ -193,7 +193,7 @@ def test_the_history_manager_edits_hides_deletes_and_undoes_through_the_api(
     screenshot_take(page, f"33_history_edited_{size['width']}", full_page=False)
     page.click("[data-testid=history-undo]")
     wait_until(page, "() => !document.querySelector('[data-testid=history-undo]')"
-                           " && document.querySelector('#history-rows .notice')")
+               " && document.querySelector('#history-rows .notice')")
     assert server.session_lines(instance_id)[-1]["content"] == "Old words."
     row = page.locator(".history-row", has_text="Old words.")
     history_act(row, "Hide")
@@ -202,7 +202,7 @@ def test_the_history_manager_edits_hides_deletes_and_undoes_through_the_api(
     row = page.locator(".history-row", has_text="Old words.")
     history_act(row, "Delete")
     wait_until(page, "() => !document.querySelector('#history-rows').textContent"
-                           ".includes('Old words.')")
+               ".includes('Old words.')")
     assert all(line.get("content") != "Old words." for line in server.session_lines(instance_id))
     no_sideways_scroll(page)
     assert page.js_errors == []

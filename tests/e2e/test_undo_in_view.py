@@ -96,7 +96,7 @@ def test_on_the_chat_page_the_toast_leaves_the_input_and_the_last_message_in_vie
     undo.focus()
     page.keyboard.press("Enter")
     wait_until(page, "() => document.querySelector('#messages').textContent"
-                           ".includes('Question 3.')")
+               ".includes('Question 3.')")
     assert any(line.get("content") == "Question 3."
                for line in server.session_lines(instance_id))
     assert page.js_errors == []
@@ -128,7 +128,7 @@ def test_in_the_history_manager_the_undo_sits_where_the_row_was_and_covers_no_ro
     assert page.locator("#history-said").inner_text() == "Message deleted."
     page.keyboard.press("Enter")
     wait_until(page, "() => document.querySelector('#history-rows').textContent"
-                           ".includes('Fine.')")
+               ".includes('Fine.')")
     assert any(line.get("content") == "Fine." for line in server.session_lines(instance_id))
     # "Undone." beside the row it brought back
     page.get_by_test_id("history-notice").wait_for()
