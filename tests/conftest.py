@@ -29,10 +29,12 @@ from tests.collector import collector_relaxed
 from tests.db_flush import flush_keeps_post_migrate_rows
 from tests.embedding_cache import engines_remember, remembering_set
 from tests.file_order import durations_read, file_order_key
+from tests.fsync_off import fsync_off
 from tests.prepared_data import prepared_data  # noqa: F401 — fixture
 from tests.stub_llm import stub_llm, stub_llm_server  # noqa: F401 — fixtures
 
 collector_relaxed()
+fsync_off()
 
 # pytest-django has read the settings already, and servers the tests start read the
 # environment: both are set.
