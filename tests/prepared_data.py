@@ -58,7 +58,11 @@ def prepared_data(tmp_path_factory: pytest.TempPathFactory) -> Prepared:
     (data / "modules").mkdir(parents=True)
     # Recall would embed every turn on a background thread; the servers' tests do not need it.
     (data / "modules" / "memory.json").write_text('{"recall_enabled": false}')
-    env = {**prepared_env(data, base / "secret"), "DJANGO_SETTINGS_MODULE": "personalab.settings"}
+    # The browser tests' settings (tests/server_settings.py): the admin's password is hashed
+    # with their fast hasher, so no server's first login verifies a PBKDF2 hash (~0.3 s of CPU
+    # a server, about 7 s a run: issue 31). Every server that logs in with it runs those
+    # settings; the kill -9 tests' servers (the app's settings) use the API token.
+    env = {**prepared_env(data, base / "secret"), "DJANGO_SETTINGS_MODULE": "tests.server_settings"}
     done = subprocess.run([sys.executable, "-c", _PREPARE], cwd=ROOT, check=True, env=env,
                           capture_output=True, text=True, timeout=300)
     return Prepared(data, base / "secret", done.stdout.strip().splitlines()[-1])
