@@ -200,9 +200,13 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
     store.instance_state_write(instance_id, state)
     say(gettext_noop("Writing the memory ledger"))
     summarize_journal_commit(store, instance_id=instance_id)
-    say(gettext_noop("Writing the search index"))
-    # Embedding is CPU work: off the event loop, or every request of every user waits for it.
-    warnings = await asyncio.to_thread(_events_index, index, owner, old_id, events)
+    warnings: list[dict[str, Any]] = []
+    # Recall off embeds nothing, as with turns: the ledger holds the events, and the sync that
+    # follows recall turned back on indexes them (memory/sync.py, the ledgers' watermark).
+    if store.module_read("memory").get("recall_enabled", True):
+        say(gettext_noop("Writing the search index"))
+        # Embedding is CPU work: off the event loop, or every request of every user waits.
+        warnings = await asyncio.to_thread(_events_index, index, owner, old_id, events)
     return {"old_session_id": old_id, "new_session_id": new_id, "events": len(events),
             "summary_ids": [r["id"] for r in summary_records],
             "plot_ids": [r["id"] for r in plot_records], "warnings": warnings}

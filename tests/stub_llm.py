@@ -40,7 +40,7 @@ DEFAULT_TEXT = "stub reply"
 class Reply:
     text: str
     chunk_size: int = 4
-    delay: float = 0.0
+    delay: float = 0.0  # before each piece; a whole answer waits as long as they would
     reasoning: str = ""  # streamed first, as `reasoning_content` deltas
     # Deltas in this order instead, ("reasoning" | "content", text) each, `delay` before each:
     # reasoning that comes after the reply began, or interleaved with it.
@@ -413,6 +413,10 @@ class _Exchange:
         if isinstance(step, Hang):
             self._begin("application/json")
             self.wake.wait(step.seconds)
+            return
+        # A whole answer takes as long as its pieces would take to stream.
+        if isinstance(step, Reply) and step.delay and self.wake.wait(
+                step.delay * len(step.pieces())):
             return
         text = step.text if isinstance(step, Reply) else ""
         usage = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}

@@ -141,6 +141,29 @@ def test_summarize_starts_a_new_session_seeded_as_the_seed_shows(client, alice, 
     assert hits[0].metadata["related_plot_id"].startswith("plot_sess_001_")
 
 
+def test_a_summary_with_recall_off_is_indexed_once_recall_is_on(client, alice, store, instance):
+    """Recall off embeds nothing, a summary's events as a turn's lines: the ledger keeps them,
+    and the sync that follows recall turned on indexes them."""
+    with store.instance_lock(instance):
+        for turn, (user, reply) in enumerate(SMALL_TALK, start=1):
+            for role, text in (("user", user), ("assistant", reply)):
+                store.session_append(instance, "sess_001", {"role": role, "content": text,
+                                                            "turn": turn})
+    token = ApiToken.issue(alice)
+    response = client.post(f"/api/v1/instances/{instance}/summarize",
+                           HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert response.status_code == 200, response.content
+    events = response.json()["events"]
+    assert events >= 1 and len(store.ledger_read(instance, "summaries")) == events
+    index = runtime.index_for(store)
+    assert index.count("summaries") == 0 and index.count("plots") == 0
+    store.module_write("memory", {"recall_enabled": True})
+    runtime.schedule_sync(store, instance_id=instance)
+    runtime.drain()
+    assert index.count("summaries") == events and index.count("plots") == events
+    runtime.forget_indexes()
+
+
 def test_unusable_llm_output_leaves_everything_as_it_was(client, alice, store, instance,
                                                          use_stub):
     with store.instance_lock(instance):
