@@ -8,7 +8,7 @@ at that login). The hash is not what these tests check; the test processes use t
 
 from django.conf import global_settings
 
-from personalab.settings import *  # noqa: F403 — the app's settings, one of them changed
+from personalab.settings import *  # noqa: F403 — the app's settings, the hashers changed
 from tests.fsync_off import fsync_off
 
 fsync_off()
