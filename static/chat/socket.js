@@ -1,6 +1,7 @@
 // The WebSocket and the reply it streams. Typed text is never lost: a draft is kept until the
 // server starts answering it, a line typed while disconnected waits for the socket, and the
-// reconnection backs off from 1 s to 15 s.
+// reconnection backs off from 1 s to 5 s, and tries at once when the tab is shown again or the
+// network comes back (a phone that slept, a server restarted).
 import {S, fill, root, url} from "./config.js";
 import {renderText} from "./render.js";
 import {
@@ -18,6 +19,8 @@ const onClose = [];
 let socket = null;
 let queued = null;      // a frame typed while disconnected, sent on reconnect
 let retryDelay = 1000;
+let retryTimer = null;  // the next reconnection, while the socket is closed
+const RETRY_MAX_MS = 5000;
 let stale = false;      // the socket closed mid-reply: the page shows the file again on reconnect
 let opened = false;     // the socket was open once: until then a click waits for it
 
@@ -161,8 +164,8 @@ export function connect() {
     // Read again on reconnect too: a server going down can still answer this read, with the
     // reply "writing…" that only the next server completes in the file.
     if (stale) reloadFromFile().catch(() => {});
-    setTimeout(connect, retryDelay);
-    retryDelay = Math.min(retryDelay * 2, 15000);
+    retryTimer = setTimeout(reconnect, retryDelay);
+    retryDelay = Math.min(retryDelay * 2, RETRY_MAX_MS);
   });
   socket.addEventListener("open", () => {
     opened = true;
@@ -176,6 +179,20 @@ export function connect() {
     if (frame) read.then(() => deliver(frame));
   });
 }
+
+function reconnect() {
+  clearTimeout(retryTimer);
+  retryTimer = null;
+  connect();
+}
+
+// A closed socket waiting for its next try tries now: the player is back on the tab, or the
+// device is online again, and the server may have come back meanwhile.
+function reconnectNow() {
+  if (retryTimer !== null && document.visibilityState === "visible") reconnect();
+}
+document.addEventListener("visibilitychange", reconnectNow);
+addEventListener("online", reconnectNow);
 
 function deliver(frame) {
   if (frame.type === "send") {

@@ -91,8 +91,22 @@ def test_a_reply_cut_by_a_server_outage_shows_as_kept_once_the_server_is_back(
     assert page.locator("#messages .msg.assistant .text").last.inner_text() == "The last lamp is lit."
 
 
+# Counts the page's sockets and keeps the last, so a test can see a reconnection attempt made.
+SOCKETS_COUNTED = """(() => { const Real = WebSocket; const seen = window.sockets = {count: 0, last: null};
+  window.WebSocket = class extends Real {
+    constructor(...args) { super(...args); seen.count += 1; seen.last = this; } }; })()"""
+# Once the socket is closed (its close handler has run and the next try is waiting), the network
+# coming back: whether a new socket was opened at once, before the back-off's timer.
+ONLINE_AGAIN = """() => { const seen = window.sockets;
+  if (!seen.last || seen.last.readyState !== WebSocket.CLOSED) return false;
+  const before = seen.count;
+  dispatchEvent(new Event("online"));
+  return seen.count === before + 1 ? "tried at once" : "waited"; }"""
+
+
 def test_typed_text_survives_a_reload_and_a_server_outage(page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
+    page.add_init_script(SOCKETS_COUNTED)
     instance_id = instance_new(page, server)
     page.fill("[data-testid=input]", "A draft I have not sent.")
     page.reload()
@@ -108,6 +122,7 @@ def test_typed_text_survives_a_reload_and_a_server_outage(page: Page, server: Se
         box = banner.bounding_box()
         assert box["y"] + box["height"] <= PHONE["height"]  # next to the input, not below the fold
         screenshot_take(page, "30_disconnected_390", full_page=False)
+        assert wait_until(page, ONLINE_AGAIN).json_value() == "tried at once"
     finally:
         server.start()
     server.stub.script(Reply("Welcome back."))
