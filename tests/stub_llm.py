@@ -45,6 +45,10 @@ class Reply:
     # Deltas in this order instead, ("reasoning" | "content", text) each, `delay` before each:
     # reasoning that comes after the reply began, or interleaved with it.
     deltas: tuple[tuple[str, str], ...] = ()
+    # Streamed, after this many deltas the answer waits for `StubLLM.release()` (or a reset),
+    # then sends the rest: a test looks at a reply mid-stream however slow the machine is,
+    # without a stream made slow enough to be caught (seconds of every run's wall).
+    held_after: int | None = None
 
     def pieces(self) -> list[str]:
         size = max(1, self.chunk_size)
@@ -150,6 +154,8 @@ class StubLLM:
         self._model_steps: deque[Step] = deque()  # GET /v1/models: BigBody, Trickle, SlowHeaders
         self._lock = threading.Lock()
         self._wake = threading.Event()
+        self._releases = 0  # `release()` calls no held answer has taken yet
+        self._released = threading.Condition(self._lock)
         self._ids = itertools.count(1)
         self._server = _Server((host, port), _Handler)
         self._server.stub = self
@@ -187,8 +193,23 @@ class StubLLM:
             self.server_info = {}
             self.authorizations.clear()
             self.disconnects = 0
+            self._releases = 0
             woken, self._wake = self._wake, threading.Event()
         woken.set()
+        with self._released:
+            self._released.notify_all()
+
+    def release(self) -> None:
+        """Lets one held answer (`Reply(held_after=…)`) go on, now or when it gets there."""
+        with self._released:
+            self._releases += 1
+            self._released.notify_all()
+
+    def _hold(self, wake: threading.Event, seconds: float = 60) -> None:
+        with self._released:
+            self._released.wait_for(lambda: self._releases > 0 or wake.is_set(), timeout=seconds)
+            if self._releases > 0:
+                self._releases -= 1
 
     def stop(self) -> None:
         self._wake.set()
@@ -324,7 +345,11 @@ class _Exchange:
         if isinstance(step, Hang):
             self.wake.wait(step.seconds)
             return
-        for key, text in self._deltas(step):
+        for sent, (key, text) in enumerate(self._deltas(step)):
+            if isinstance(step, Reply) and sent == step.held_after:
+                self.handler.server.stub._hold(self.wake)
+                if self.wake.is_set():
+                    return
             if (key == "content" or step.deltas) and step.delay and self.wake.wait(step.delay):
                 return
             self._event(self._chunk({key: text}))

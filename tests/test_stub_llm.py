@@ -1,9 +1,11 @@
 """The stub LLM itself: benchmarks time-stamp each piece as it is made, so the stub must send a
-piece before it makes the next one (bench/concurrency.py measured 1 s of "delay" otherwise)."""
+piece before it makes the next one (bench/concurrency.py measured 1 s of "delay" otherwise); a
+held reply stops mid-stream until the test lets it go."""
 
 from __future__ import annotations
 
 import json
+import threading
 import time
 
 import httpx
@@ -37,3 +39,37 @@ def test_each_piece_is_sent_before_the_next_is_made():
         stub.stop()
     assert sorted(arrived) == [0, 1, 2]
     assert arrived[0] < made[2]  # the first piece was on the wire before the last was made
+
+
+def _streamed_pieces(stub: StubLLM, seen: list[str]) -> None:
+    body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    with httpx.stream("POST", f"{stub.base_url}/chat/completions", json=body,
+                      timeout=30) as response:
+        for line in response.iter_lines():
+            if line.startswith("data: {"):
+                seen.append(json.loads(line[6:])["choices"][0]["delta"].get("content") or "")
+
+
+def test_a_held_reply_waits_mid_stream_until_released_and_a_release_before_it_counts():
+    stub = StubLLM()
+    try:
+        stub.script(Reply("abcdef", chunk_size=1, held_after=2))
+        seen: list[str] = []
+        reader = threading.Thread(target=_streamed_pieces, args=(stub, seen))
+        reader.start()
+        deadline = time.monotonic() + 10
+        while "".join(seen) != "ab" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.3)  # held: nothing more comes however long one waits
+        assert "".join(seen) == "ab"
+        stub.release()
+        reader.join(timeout=10)
+        assert "".join(seen) == "abcdef"
+        # A release that comes before the answer reaches its hold lets it through at once.
+        stub.release()
+        stub.script(Reply("xyz", chunk_size=1, held_after=1))
+        later: list[str] = []
+        _streamed_pieces(stub, later)
+        assert "".join(later) == "xyz"
+    finally:
+        stub.stop()

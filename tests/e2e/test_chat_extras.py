@@ -172,8 +172,11 @@ def test_reasoning_shows_folded_while_the_reply_streams(page: Page, server: Serv
     page.set_viewport_size(size)
     instance_new(page, server)
     reply = "".join(f"Step {n}: the caravan moves on. " for n in range(1, 25))
-    server.stub.script(Reply(reply, chunk_size=4, delay=0.03,
-                             reasoning="Weigh the offer before answering; stay in character."))
+    thought = "Weigh the offer before answering; stay in character."
+    # Streamed in pieces of four, the reasoning first; held after two pieces of the reply until
+    # the fold has been looked at and opened (tests/stub_llm.py).
+    server.stub.script(Reply(reply, chunk_size=4, reasoning=thought,
+                             held_after=len(range(0, len(thought), 4)) + 2))
     page.evaluate(LEAK_WATCH)
     message_send(page, "Do we take the offer?")
     fold = page.locator("[data-testid=reasoning-live]")
@@ -187,6 +190,7 @@ def test_reasoning_shows_folded_while_the_reply_streams(page: Page, server: Serv
     screenshot_take(page, f"42_reasoning_live_{size['width']}", full_page=False)
     fold.locator("summary").click()
     assert fold.evaluate("el => el.open") is True
+    server.stub.release()
     turn_wait_done(page)
     last = page.locator("[data-testid=message][data-role=assistant]").last
     stored = last.locator("[data-testid=reasoning]")
@@ -320,7 +324,8 @@ def test_a_tab_opened_mid_reply_shows_the_reasoning_so_far_folded(
     deltas = (("content", "She opens the gate. "), ("reasoning", "Is he armed? "),
               *(("content", f"Step {n}. ") for n in range(1, 40)),
               ("reasoning", "He is not."), *(("content", f"Then {n}. ") for n in range(1, 40)))
-    server.stub.script(Reply("", deltas=deltas, delay=0.05))
+    # Held after the first reasoning and a few steps until the second tab has opened.
+    server.stub.script(Reply("", deltas=deltas, delay=0.01, held_after=5))
     message_send(page, "Open up.")
     wait_until(page,
         "() => { const f = document.querySelector('[data-testid=reasoning-live]');"
@@ -335,6 +340,7 @@ def test_a_tab_opened_mid_reply_shows_the_reasoning_so_far_folded(
         assert fold.count() == 1 and fold.evaluate("el => el.open") is False
         assert "Is he armed?" in fold.text_content()
         assert "armed" not in watcher.locator("#streaming-line .text").inner_text()
+        server.stub.release()
         wait_until(watcher,
             "() => [...document.querySelectorAll('[data-testid=reasoning-live]')]"
             ".some(f => f.textContent.includes('He is not.'))", timeout=30_000)

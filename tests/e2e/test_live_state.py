@@ -64,17 +64,21 @@ def test_each_streaming_reply_of_a_group_is_named_with_its_picture_from_its_firs
         "character_ids": ["char_wren_live", "char_rook_live"], "reply_order": "everyone"})["instance_id"]
     page.goto(f"{server.url}/instances/{group}/")
     slow = "The road bends north and the dust rises behind the last truck. " * 3
-    server.stub.script(Reply(slow, chunk_size=2, delay=0.04), Reply(slow, chunk_size=2, delay=0.04))
+    # Each reply stops after a few pieces until the test lets it go (tests/stub_llm.py).
+    server.stub.script(Reply(slow, chunk_size=2, held_after=4),
+                       Reply(slow, chunk_size=2, held_after=4))
     message_send(page, "We leave at dawn.")
     wait_until(page, STREAMING_NAME, arg="Wren")
     wren = _pending(page)
     assert (wren["name"], wren["picture"], wren["initial"]) == ("Wren", None, "W")
     screenshot_take(page, "live_state_streaming_wren_390", full_page=False)
+    server.stub.release()
     wait_until(page, STREAMING_NAME, arg="Rook", timeout=30_000)
     rook = _pending(page)
     assert rook["picture"] == "/library/characters/char_rook_live/avatar.png"
     assert len(rook["text"]) < len(slow)  # still streaming
     screenshot_take(page, "live_state_streaming_rook_390", full_page=False)
+    server.stub.release()
     turn_wait_done(page)
     assert page.js_errors == []
 
@@ -143,13 +147,14 @@ def test_the_players_line_shows_their_personas_name_and_picture_before_the_reply
     chat = _api(page, server, "POST", "/instances", {"character_id": "char_alserqi",
                                                      "persona_id": persona})["instance_id"]
     page.goto(f"{server.url}/instances/{chat}/")
-    server.stub.script(Reply("Welcome, Ann. " * 10, chunk_size=2, delay=0.05))
+    server.stub.script(Reply("Welcome, Ann. " * 10, chunk_size=2, held_after=2))
     message_send(page, "I am back.")
     mine = page.evaluate("""() => { const b = [...document.querySelectorAll('#messages .msg.user.pending')].pop();
       return {name: b.querySelector('.who strong').textContent,
               picture: b.querySelector('img.avatar') && b.querySelector('img.avatar').getAttribute('src')}; }""")
     assert mine == {"name": "Ann", "picture": f"/library/personas/{persona}/avatar"}
     screenshot_take(page, "live_state_persona_line_390", full_page=False)
+    server.stub.release()
     turn_wait_done(page)
     assert page.js_errors == []
 

@@ -235,8 +235,9 @@ AVATARS = """name => { const colour = a => a && [a.className.match(/letter-c\\d+
           finished: colour(of('#messages .msg.assistant:not(.pending)'))}; }"""
 
 
-def _slow(text: str) -> Reply:
-    return Reply(text, chunk_size=2, delay=0.04)
+def _held(text: str) -> Reply:
+    """A reply that stops after a few pieces until the test lets it go: seen mid-stream."""
+    return Reply(text, chunk_size=2, held_after=4)
 
 
 def test_a_streaming_bubble_has_its_speakers_letter_colour_from_the_first_token(
@@ -247,12 +248,13 @@ def test_a_streaming_bubble_has_its_speakers_letter_colour_from_the_first_token(
     server.stub.script(Reply("The pass is open."))
     message_send(page, "Is the pass open?")
     turn_wait_done(page)
-    server.stub.script(_slow("Snow comes by the evening, and the road will close behind us. " * 3))
+    server.stub.script(_held("Snow comes by the evening, and the road will close behind us. " * 3))
     message_send(page, "And tomorrow?")
     wait_until(page, STREAMING_OF, arg="Ivo")
     ivo = page.evaluate(AVATARS, "Ivo")
     screenshot_take(page, "evening_streaming_letter_390", full_page=False)
     assert ivo["streaming"][0] is not None and ivo["streaming"] == ivo["finished"], ivo
+    server.stub.release()
     turn_wait_done(page)
     assert page.js_errors == []
 
@@ -268,13 +270,14 @@ def test_each_group_members_streaming_bubble_has_their_letter_colour(page: Page,
     message_send(page, "Who keeps watch?")
     turn_wait_done(page)
     slow = "The fire is low and the wind turns; someone should fetch more wood. " * 3
-    server.stub.script(_slow(slow), _slow(slow))
+    server.stub.script(_held(slow), _held(slow))
     message_send(page, "Then we wait.")
     for name in ("Ivo", "Sela"):
         wait_until(page, STREAMING_OF, arg=name, timeout=30_000)
         seen = page.evaluate(AVATARS, name)
+        screenshot_take(page, "evening_group_streaming_letter_390", full_page=False)
         assert seen["streaming"][0] is not None and seen["streaming"] == seen["finished"], seen
-    screenshot_take(page, "evening_group_streaming_letter_390", full_page=False)
+        server.stub.release()
     turn_wait_done(page)
     assert page.js_errors == []
 
