@@ -95,7 +95,10 @@ def test_a_sideways_swipe_on_the_last_reply_shows_its_other_versions(page: Page,
     _send_by_button(page, "Tell me.")
     page.click("[data-testid=regenerate]")
     turn_wait_done(page)
-    assert _last_reply_position(page) == "2/2"
+    # The streamed bubble shows the new version first; its "2/2" comes with the page's read of
+    # the file that follows a turn.
+    wait_until(page, "() => document.querySelector('[data-last-reply] .swipe-pos')"
+               "?.textContent === '2/2'")
     reply = page.locator("[data-last-reply]")
     _finger_slide(cdp, reply.bounding_box(), 150)  # to the right: the version before
     wait_until(page, "() => document.querySelector('[data-last-reply] .swipe-pos')"
