@@ -109,21 +109,32 @@ async function returnTo(place) {
   box.scrollTop += offset - place.offset;
 }
 
+// While the list is read again it is marked busy (aria-busy): assistive technology waits for
+// the new list, and so can anything about to act on a message the read will replace.
+let readsGoing = 0;
 export async function reloadFromFile() {
-  const [messages, outline] = await Promise.all([
-    fetch(url("messagesUrl")).then(r => r.text()),
-    fetch(url("outlineUrl")).then(r => r.text()),
-  ]);
-  const place = readingPlace();
-  const fresh = fragment(messages).firstElementChild;
-  messagesBox().replaceWith(fresh);
-  document.getElementById("outline").outerHTML = outline;
-  adopt(fresh);
-  sessionShow(currentSession());
-  storyStateShow(fresh.dataset);
-  watchScroll();
-  if (place && place.session === currentSession()) await returnTo(place);
-  else scrollToNewest();
+  readsGoing += 1;
+  messagesBox().setAttribute("aria-busy", "true");
+  try {
+    const [messages, outline] = await Promise.all([
+      fetch(url("messagesUrl")).then(r => r.text()),
+      fetch(url("outlineUrl")).then(r => r.text()),
+    ]);
+    const place = readingPlace();
+    const fresh = fragment(messages).firstElementChild;
+    fresh.setAttribute("aria-busy", "true");
+    messagesBox().replaceWith(fresh);
+    document.getElementById("outline").outerHTML = outline;
+    adopt(fresh);
+    sessionShow(currentSession());
+    storyStateShow(fresh.dataset);
+    watchScroll();
+    if (place && place.session === currentSession()) await returnTo(place);
+    else scrollToNewest();
+  } finally {
+    readsGoing -= 1;
+    if (!readsGoing) messagesBox().removeAttribute("aria-busy");
+  }
 }
 
 // One message read again from the file after a change to it (edit, hide, another version).

@@ -426,8 +426,11 @@ def wait_until(page: Page, expression: str, arg: object = None, *,
 
 
 def turn_wait_done(page: Page) -> None:
+    """Until the turn is over and the page has read the file after it (the list marked busy
+    meanwhile): a message menu opened before that read was replaced under the click."""
     wait_until(page, "() => !document.querySelector('[data-testid=send]').disabled"
-               " && !document.querySelector('#messages .msg.pending')")
+               " && !document.querySelector('#messages .msg.pending')"
+               " && !document.querySelector('#messages[aria-busy=true]')")
 
 
 def instance_new(page: Page, server: Server) -> str:
