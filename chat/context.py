@@ -55,6 +55,7 @@ from memory.rag import fallback_search
 from memory.recaps import recap_items
 from memory.selectors import (
     character_conversation_ids,
+    recall_enabled,
     recall_witnessed,
     reference_instance_ids,
 )
@@ -378,7 +379,7 @@ def _director(store: FileStore, ctx: TurnContext) -> dict[str, Any] | None:
             background_id=ctx.instance_state.get("background_id") or "", index=index)
         return [h.text for h in current], [h.text for h in reference]
 
-    recall_on = store.module_read("memory").get("recall_enabled", True)
+    recall_on = recall_enabled(store)
     return director_prepare_context(settings=settings, threshold=threshold,
                                     instance_state=ctx.instance_state,
                                     background=ctx.background,

@@ -28,6 +28,7 @@ from memory.live_keywords import (
     live_schedule,
     turn_keywords_index,
 )
+from memory.selectors import recall_enabled
 from memory.sync import instance_sync, instances_sync
 from personalab.lib.filestore.jsonfile import write_json_atomic
 from personalab.lib.filestore.store import FileStore
@@ -193,7 +194,7 @@ def _instance_sync(store: FileStore, instance_id: str) -> None:
 def schedule_sync(store: FileStore, *, instance_id: str) -> None:
     """Index what the instance's files hold and the index does not (memory/sync.py): after a
     turn, a history edit, or when its chat opens."""
-    if not store.module_read("memory").get("recall_enabled", True):
+    if not recall_enabled(store):
         return
     key = (str(store.root), instance_id)
     with _index_lock:
@@ -216,7 +217,7 @@ def files_follow(store: FileStore, *, instance_id: str) -> None:
     """Follow what the instance's files hold now (its chat opened, a session archived, an undo):
     the keyword side at once on the small live thread (memory/keyword_sync.py), the dense side
     queued behind whatever the memory-jobs thread is doing (an import's fill)."""
-    if not store.module_read("memory").get("recall_enabled", True):
+    if not recall_enabled(store):
         return
     index, _ = index_or_warning(store)
     key = (str(store.root), instance_id)
@@ -233,7 +234,7 @@ def turn_lines_live(store: FileStore, *, instance_id: str, session_id: str,
                     lines: list[dict[str, Any]]) -> None:
     """A finished turn's lines into the keyword store now, on their own small thread, not
     behind a fill on the memory-jobs thread (memory/live_keywords.py)."""
-    if not store.module_read("memory").get("recall_enabled", True):
+    if not recall_enabled(store):
         return
     index, _ = index_or_warning(store)
     if index is not None and lines:
@@ -245,7 +246,7 @@ def history_lines_live(store: FileStore, *, instance_id: str, session_id: str, b
                        lines: list[dict[str, Any]]) -> None:
     """A history change on the keyword side (and out of Chroma) now, on the small thread, not
     behind a fill on the memory-jobs thread (memory/live_keywords.py)."""
-    if not store.module_read("memory").get("recall_enabled", True):
+    if not recall_enabled(store):
         return
     index, _ = index_or_warning(store)
     if index is not None:
@@ -256,7 +257,7 @@ def history_lines_live(store: FileStore, *, instance_id: str, session_id: str, b
 def session_imported(store: FileStore, *, instance_id: str, session_id: str) -> None:
     """After an import: the keyword side now, the dense side queued (the player's first turn
     does not wait for it). A keyword store that fails leaves the lines to the sync."""
-    if not store.module_read("memory").get("recall_enabled", True):
+    if not recall_enabled(store):
         return
     index, _ = index_or_warning(store)
     if index is not None:
@@ -269,7 +270,7 @@ def session_imported(store: FileStore, *, instance_id: str, session_id: str) -> 
 
 def _catch_up() -> None:
     store = get_store()
-    if not store.module_read("memory").get("recall_enabled", True):
+    if not recall_enabled(store):
         return
     index, _ = index_or_warning(store)
     if index is None:

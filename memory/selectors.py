@@ -1,5 +1,6 @@
-"""Reads that decide whose memory a search may see: whose conversations, and within one
-conversation which lines a member witnessed (issue 15: each remembers only what it saw)."""
+"""Reads that decide whose memory a search may see: whether recall is on, whose conversations,
+and within one conversation which lines a member witnessed (issue 15: each remembers only what
+it saw)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,13 @@ from personalab.lib.filestore.store import FileStore
 from personalab.lib.membership import Presence, member_changes_read, presence_of
 from personalab.lib.participants import member_ids
 from personalab.lib.store_errors import StoreError
+
+
+def recall_enabled(store: FileStore) -> bool:
+    """Recall's switch (the settings page): off, nothing is embedded or searched; the ledgers
+    keep what the next sync indexes once it is on again."""
+    return bool(store.module_read("memory").get("recall_enabled", True))
+
 
 Story = tuple[str, str, frozenset[str]]  # owner, background_id, the characters taking part
 

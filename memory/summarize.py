@@ -27,6 +27,7 @@ from django.utils.translation import gettext, gettext_noop
 from memory import prompts
 from memory.action_base import int_setting, llm_text, session_messages, speaker_of, turn_groups
 from memory.errors import MemoryActionError
+from memory.selectors import recall_enabled
 from memory.summarize_journal import (
     summarize_journal_commit,
     summarize_journal_write,
@@ -203,7 +204,7 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
     warnings: list[dict[str, Any]] = []
     # Recall off embeds nothing, as with turns: the ledger holds the events, and the sync that
     # follows recall turned back on indexes them (memory/sync.py, the ledgers' watermark).
-    if store.module_read("memory").get("recall_enabled", True):
+    if recall_enabled(store):
         say(gettext_noop("Writing the search index"))
         # Embedding is CPU work: off the event loop, or every request of every user waits.
         warnings = await asyncio.to_thread(_events_index, index, owner, old_id, events)

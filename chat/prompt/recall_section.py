@@ -14,6 +14,7 @@ from memory.index import Hit
 from memory.passages import Near, Passage, passages_merge
 from memory.rag import recall_mode
 from memory.recall_turn import TurnRecall, asked_parts, normalized, recall_for_turn
+from memory.selectors import recall_enabled
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.tokens import count_tokens
 
@@ -45,7 +46,7 @@ def recall_prepare(store: FileStore, *, instance_id: str, user_text: str,
     """Searched on every player line; `newest_shown` of the newest `lines` are taken to be in
     the prompt (recall_unshown checks it once the prompt is built); passages are taken best
     first while they fit `memory_tokens` (the memory share of the window)."""
-    if not store.module_read("memory").get("recall_enabled", True):
+    if not recall_enabled(store):
         return RecallSection({"mode": None, "hits": [], "query": "", "disabled": True})
     if not asked_parts(user_text) and not recall_mode(user_text):
         return RecallSection({"mode": None, "hits": [], "query": ""})

@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand
 from chat.services.index import instance_index
 from library.index_rows import background_index, character_index
 from memory.runtime import index_for
+from memory.selectors import recall_enabled
 from memory.sync import index_rebuild
 from personalab.lib.filestore.store import FileStore
 from personalab.storage import get_store
@@ -150,7 +151,7 @@ class Command(BaseCommand):
         background_index(store, "bg_wasteland")
         instance_index(store, "inst_001")
         self.stdout.write("demo written" if wrote else "demo already present; nothing changed")
-        if wrote and store.module_read("memory").get("recall_enabled", True):
+        if wrote and recall_enabled(store):
             self._index_memory(store)
 
     def _index_memory(self, store) -> None:
