@@ -12,12 +12,12 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
-from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
 from chat.routing import websocket_urlpatterns  # noqa: E402
 from memory.runtime import catch_up_start  # noqa: E402
 from personalab.lib.embedding.embeddings import engines_preload  # noqa: E402
 from personalab.lib.llm import llm_client_warm  # noqa: E402
+from personalab.static_files import VersionedStaticFilesHandler  # noqa: E402
 from personalab.ws_origin import SameOriginValidator  # noqa: E402
 
 # Every request of every account shares one interpreter lock. A thread that needs it back (after
@@ -29,7 +29,7 @@ sys.setswitchinterval(settings.PERSONALAB_GIL_SWITCH_MS / 1000)
 
 application = ProtocolTypeRouter(
     {
-        "http": ASGIStaticFilesHandler(django_asgi_app),
+        "http": VersionedStaticFilesHandler(django_asgi_app),
         "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

@@ -8,6 +8,7 @@ import json
 import re
 
 import pytest
+from django.templatetags.static import static
 
 from chat import history, history_base, history_read
 from chat.turn import turn_run
@@ -254,7 +255,7 @@ def test_the_history_page_changes_messages_through_the_api(store, instance, alic
     assert f'data-api="edit" data-url="{message}"' in page
     assert f'data-api="delete" data-url="{message}"' in page
     assert f'data-undo-url="/api/v1/instances/{instance}/history/undo"' in page
-    assert '<script type="module" src="/static/history.js">' in page
+    assert f'<script type="module" src="{static("history.js")}">' in page
     for gone in ("edit", "delete", "hide", "undo", "swipe"):
         assert alice_client.post(f"/instances/{instance}/history/{gone}").status_code == 404
     edited = alice_client.put(message, {"fingerprint": row["fingerprint"],
@@ -289,7 +290,7 @@ def test_another_user_gets_404_everywhere(store, instance, client, bob):
             ("post", f"{api}/sessions/sess_001/swipe", {"turn": 1, "alternative": 0})):
         response = getattr(client, method)(url, data, content_type="application/json")
         assert response.status_code == 404, url
-    assert client.get(f"/instances/inst_999/history/").status_code == 404
+    assert client.get("/instances/inst_999/history/").status_code == 404
     assert _file_lines(store, instance) == before
 
 

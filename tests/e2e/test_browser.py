@@ -16,6 +16,7 @@ import pytest
 from tests.e2e.conftest import (
     Server,
     browser_missing_reason,
+    context_new,
     message_send,
     screenshot_take,
     turn_wait_done,
@@ -297,3 +298,29 @@ def test_a_second_tab_follows_a_reply_streaming_elsewhere_across_a_reload(
     turn_wait_done(page)
     assert _assistant_texts(page)[-1] == reply.strip()
     assert page.js_errors == []
+
+
+def test_a_page_opened_again_asks_the_server_for_none_of_its_scripts(server: Server) -> None:
+    """Each script and style sheet comes once, named under the files' version and kept for a
+    year (personalab/static_files.py): before, a page load asked again for its ~30 files
+    whenever they were younger than the browser's guess (just after an install, an upgrade)."""
+    url = f"{server.url}/instances/{_needs('instance')}/"
+    context = context_new(server)  # an empty cache
+    try:
+        page = context.new_page()
+        kept = {}
+        page.on("response", lambda response: kept.setdefault(
+            response.url, response.headers.get("cache-control"))
+            if "/static/" in response.url else None)
+        for address in (url, f"{server.url}/"):
+            page.goto(address)
+            page.wait_for_load_state("networkidle")
+        assert len(kept) > 20, kept  # the chat page's modules, each named in the page or imported
+        assert set(kept.values()) == {"public, max-age=31536000, immutable"}, kept
+        asked = server.log.read_text(errors="replace").count('"GET /static/')
+        for address in (url, f"{server.url}/"):
+            page.goto(address)
+            page.wait_for_load_state("networkidle")
+        assert server.log.read_text(errors="replace").count('"GET /static/') == asked
+    finally:
+        context.close()

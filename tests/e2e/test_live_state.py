@@ -200,12 +200,12 @@ def test_the_turn_buttons_are_off_until_the_page_script_listens(page: Page,
                                                                 server: Server) -> None:
     page.set_viewport_size(DESKTOP)
     instance_id = instance_new(page, server)
-    page.route("**/static/chat/main.js", lambda route: route.abort())
+    page.route("**/chat/main.js", lambda route: route.abort())
     page.goto(f"{server.url}/instances/{instance_id}/")
     page.wait_for_load_state()
     for testid in ("send", "regenerate", "continue", "impersonate"):
         assert page.get_by_test_id(testid).is_disabled(), testid
-    page.unroute("**/static/chat/main.js")
+    page.unroute("**/chat/main.js")
     page.reload()
     for testid in ("send", "regenerate", "continue", "impersonate"):
         page.get_by_test_id(testid).wait_for(state="visible")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.templatetags.static import static
 
 from chat.history_base import line_fingerprint
 from chat.selectors import CHAT_PAGE_SIZE, recap_next_due
@@ -99,7 +100,7 @@ def test_the_page_takes_every_address_from_the_server(alice_client, instance):
     assert f'data-message-url="/api/v1/instances/{instance}/sessions/SESSION/messages/0"' in head
     assert f'data-line-url="/instances/{instance}/messages/line"' in head
     assert 'data-trace-url="/api/v1/traces/TRACE"' in head
-    assert '<script type="module" src="/static/chat/main.js">' in page
+    assert f'<script type="module" src="{static("chat/main.js")}">' in page
     for gone in ("source", "edit", "delete", "hide", "undo", "branch"):  # one way in: the API
         assert alice_client.post(f"/instances/{instance}/messages/{gone}").status_code == 404
 
