@@ -19,10 +19,11 @@ async def _never_called(scope, receive, send):  # noqa: ANN001 — an ASGI app
     raise AssertionError(f"not a static file: {scope['path']}")
 
 
-def _get(path: str, headers: list[tuple[bytes, bytes]] = ()) -> tuple[int, dict[bytes, bytes], bytes]:
-    """(status, headers, body) of a GET through the server's static handler."""
-    scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(),
-             "query_string": b"", "headers": list(headers), "scheme": "http",
+def _get(path: str, method: str = "GET") -> tuple[int, dict[bytes, bytes], bytes]:
+    """(status, headers by lower-case name, body) of a request through the server's static
+    handler."""
+    scope = {"type": "http", "method": method, "path": path, "raw_path": path.encode(),
+             "query_string": b"", "headers": [], "scheme": "http",
              "server": ("testserver", 80), "client": ("127.0.0.1", 1), "asgi": {"version": "3.0"}}
 
     async def exchange():
@@ -34,7 +35,7 @@ def _get(path: str, headers: list[tuple[bytes, bytes]] = ()) -> tuple[int, dict[
             part = await app.receive_output(10)
             body += part.get("body", b"")
             if not part.get("more_body"):
-                return start["status"], dict(start["headers"]), body
+                return start["status"], {k.lower(): v for k, v in start["headers"]}, body
 
     return asyncio.run(exchange())
 
@@ -68,11 +69,14 @@ def test_a_file_under_the_current_version_is_kept_a_year_and_its_imports_resolve
     main = static("chat/main.js")
     status, headers, body = _get(main)
     assert status == 200 and body.startswith(b"import")
-    assert headers[b"Cache-Control"] == b"public, max-age=31536000, immutable"
+    assert headers[b"cache-control"] == b"public, max-age=31536000, immutable"
+    assert headers[b"content-type"] == b"text/javascript" and headers[b"content-length"] == (
+        str(len(body)).encode())
+    assert _get(main, "HEAD")[::2] == (200, b"")
     imported = main.rsplit("/", 1)[0] + "/config.js"  # what "./config.js" resolves to
     status, headers, body = _get(imported)
     assert status == 200 and body == b"export const x = 1;\n"
-    assert headers[b"Cache-Control"] == b"public, max-age=31536000, immutable"
+    assert headers[b"cache-control"] == b"public, max-age=31536000, immutable"
 
 
 @pytest.mark.parametrize("path", ["/static/v000000000000/chat/main.js", "/static/chat/main.js"])
@@ -80,13 +84,13 @@ def test_another_version_or_none_is_served_and_asked_for_again_each_time(static_
                                                                         path: str) -> None:
     status, headers, body = _get(path)
     assert status == 200 and body.startswith(b"import")
-    assert headers[b"Cache-Control"] == b"no-cache"
+    assert headers[b"cache-control"] == b"no-cache"
 
 
 def test_with_debug_on_an_edit_shows_without_a_restart(static_dir: Path, settings) -> None:
     settings.DEBUG = True
     status, headers, _ = _get(static("chat/main.js"))
-    assert status == 200 and headers[b"Cache-Control"] == b"no-cache"
+    assert status == 200 and headers[b"cache-control"] == b"no-cache"
 
 
 def test_a_file_that_is_not_there_is_a_404_under_any_version(static_dir: Path) -> None:
