@@ -22,7 +22,6 @@ import re
 from pathlib import Path
 
 from asgiref.sync import sync_to_async
-
 from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
