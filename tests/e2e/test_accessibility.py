@@ -96,13 +96,43 @@ def audit_report(found: dict[str, dict[str, list[dict]]]) -> str:
                      for scheme, problems in schemes.items() for v in problems)
 
 
+# The reading themes besides the default (the chat's drawer and the settings page; app.css,
+# body[data-reading-theme]). A theme changes only the page's colours, so a page audited in full
+# in the default theme wears each of the others, live, audited with the palette's rules in each
+# scheme: at a laptop's width here, on the same load (issue 31: every page was loaded again for
+# it); at a phone's with the drawer open in tests/e2e/test_reading_comfort.py.
+OTHER_THEMES = ("paper", "contrast", "night")
+BODY_BACKGROUND = "() => getComputedStyle(document.body).backgroundColor"
+
+
+def themes_audit(page: Page) -> dict[str, dict[str, list[dict]]]:
+    """{theme: {scheme: violations}} of the page as it stands in each other theme, then the
+    page put back in its own."""
+    own = page.evaluate("() => document.body.dataset.readingTheme")
+    found = {}
+    for theme in OTHER_THEMES:
+        before = page.evaluate(BODY_BACKGROUND)
+        page.evaluate("(theme) => { document.body.dataset.readingTheme = theme; }", theme)
+        assert page.evaluate(BODY_BACKGROUND) != before, theme  # it wears the theme
+        if problems := audit_in_each_scheme(page, palette_only=True):
+            found[theme] = problems
+    page.evaluate("(theme) => { document.body.dataset.readingTheme = theme; }", own)
+    return found
+
+
 @pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
 def test_no_serious_accessibility_violation_on_any_page(page: Page, server: Server,
                                                          size: dict) -> None:
+    """Every page light and dark; at a laptop's width in every reading theme too."""
     page.add_init_script(path=str(AXE))
     page.set_viewport_size(size)
-    found = {path: problems for path in PAGES
-             if (problems := _page_audit(page, f"{server.url}{path}"))}
+    found = {}
+    for path in PAGES:
+        if problems := _page_audit(page, f"{server.url}{path}"):
+            found[path] = problems
+        if size == DESKTOP:
+            found |= {f"{path} {theme}": problems
+                      for theme, problems in themes_audit(page).items()}
     assert found == {}, audit_report(found)
 
 

@@ -37,7 +37,6 @@ from tests.e2e.test_accessibility import (
     audit_in_each_scheme,
     audit_report,
 )
-from tests.e2e.test_accessibility import PAGES as AXE_PAGES
 from tests.e2e.test_accessibility import RUN as AXE_RUN
 from tests.e2e.test_chat_extras import _api
 from tests.stub_llm import Reply
@@ -348,8 +347,7 @@ def test_a_theme_and_a_font_from_the_drawer_apply_at_once_and_stay(server: Serve
 
 
 # At a phone's width with the drawer open; at a laptop's, every page in every theme and scheme
-# is audited below (test_every_page_is_axe_clean_in_each_theme) and the default theme in
-# tests/e2e/test_accessibility.py.
+# is audited in tests/e2e/test_accessibility.py (themes_audit).
 def test_every_theme_is_axe_clean_in_both_schemes(server: Server, page: Page) -> None:
     page.add_init_script(path=str(AXE))
     page.set_viewport_size(PHONE)
@@ -373,25 +371,3 @@ def test_every_theme_is_axe_clean_in_both_schemes(server: Server, page: Page) ->
         assert audit_in_each_scheme(page, palette_only=theme != THEMES[0]) == {}, theme
     # night is dark in both schemes: the other three themes draw two palettes each
     assert len(drawn) == 2 * len(THEMES) - 1, drawn
-
-
-BODY_BACKGROUND = "() => getComputedStyle(document.body).backgroundColor"
-
-
-def test_every_page_is_axe_clean_in_each_theme(server: Server, page: Page) -> None:
-    """The palette's rules in each scheme: a theme changes only the colours, and every page is
-    audited in full in the default theme (tests/e2e/test_accessibility.py). Each page is loaded
-    once and wears each theme as the drawer puts it on, live (its body's data-reading-theme)."""
-    page.add_init_script(path=str(AXE))
-    page.set_viewport_size(DESKTOP)
-    found = {}
-    for path in AXE_PAGES:
-        page.goto(f"{server.url}{path}")
-        page.wait_for_load_state("networkidle")
-        for theme in THEMES[1:]:
-            before = page.evaluate(BODY_BACKGROUND)
-            page.evaluate("(theme) => { document.body.dataset.readingTheme = theme; }", theme)
-            assert page.evaluate(BODY_BACKGROUND) != before, (path, theme)  # it wears the theme
-            if problems := audit_in_each_scheme(page, palette_only=True):
-                found[f"{path} {theme}"] = problems
-    assert found == {}, audit_report(found)
