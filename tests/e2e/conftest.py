@@ -358,13 +358,30 @@ def screenshot_take(page: Page, name: str, *, full_page: bool = True) -> Path:
 SCHEMES = ("light", "dark")
 
 
+def scheme_emulate(page: Page, scheme: str) -> None:
+    """The page in `scheme`, once its scripts have seen the change: a colour a script works out
+    (accent.js) follows the media query's change event, which can come a frame or more after
+    the switch, so it is waited for (a listener added now runs after the page's own)."""
+    changes = page.evaluate("""(dark) => {
+      const query = matchMedia("(prefers-color-scheme: dark)");
+      if (query.matches === dark) return false;
+      window.schemeSeen = new Promise((seen) => query.addEventListener(
+        "change", () => setTimeout(seen), {once: true}));
+      window.schemeQuery = query;
+      return true;
+    }""", scheme == "dark")
+    page.emulate_media(color_scheme=scheme)
+    if changes:
+        page.evaluate("() => window.schemeSeen")
+
+
 def screenshots_in_each_scheme(page: Page, name: str, *, full_page: bool = True) -> None:
     """`name`_light and `name`_dark of the page as it stands: its colours follow the scheme
     live (app.css's media queries), so one walk shows both."""
     if not SCREENSHOTS_WANTED:
         return
     for scheme in SCHEMES:
-        page.emulate_media(color_scheme=scheme)
+        scheme_emulate(page, scheme)
         screenshot_take(page, f"{name}_{scheme}", full_page=full_page)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from tests.e2e.conftest import DESKTOP, PHONE, SCHEMES, Server
+from tests.e2e.conftest import DESKTOP, PHONE, SCHEMES, Server, scheme_emulate
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
@@ -83,7 +83,7 @@ def audit_in_each_scheme(page: Page, *, palette_only: bool = False) -> dict[str,
     the scheme live, app.css's media queries, so one load serves both)."""
     found = {}
     for scheme in SCHEMES:
-        page.emulate_media(color_scheme=scheme)
+        scheme_emulate(page, scheme)
         full = scheme == SCHEMES[0] and not palette_only
         if problems := page.evaluate(RUN if full else RUN_PALETTE):
             found[scheme] = problems
