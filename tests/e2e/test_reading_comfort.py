@@ -25,6 +25,7 @@ from tests.e2e.conftest import (
     login_ensure,
     message_act,
     no_sideways_scroll,
+    scheme_emulate,
     screenshot_take,
     turn_wait_done,
     wait_until,
@@ -36,6 +37,7 @@ from tests.e2e.test_accessibility import (
     _page_audit,
     audit_in_each_scheme,
     audit_report,
+    themes_audit,
 )
 from tests.e2e.test_accessibility import RUN as AXE_RUN
 from tests.e2e.test_chat_extras import _api
@@ -313,12 +315,13 @@ def test_every_reading_style_is_axe_clean_on_a_laptop(server: Server, page: Page
     page.add_init_script(path=str(AXE))
     page.set_viewport_size(DESKTOP)
     chat = _imported_chat(page, server, 6)
+    _api(page, server, "PUT", "/reading", {"message_numbers": True, "text_size": "150"})
+    page.goto(f"{server.url}/instances/{chat}/")
+    _reading_open(page)
+    form = page.locator("#reading-drawer")
     found = {}
-    for style in ("bubbles", "flat", "document"):
-        _api(page, server, "PUT", "/reading", {"message_style": style, "message_numbers": True,
-                                              "text_size": "150"})
-        page.goto(f"{server.url}/instances/{chat}/")
-        _reading_open(page)
+    for style in ("bubbles", "flat", "document"):  # as the drawer puts each on, at once
+        _choose(page, form, "message-style", style)
         if problems := audit_in_each_scheme(page):
             found[style] = problems
     if problems := _page_audit(page, f"{server.url}/settings/"):
@@ -349,25 +352,29 @@ def test_a_theme_and_a_font_from_the_drawer_apply_at_once_and_stay(server: Serve
 # At a phone's width with the drawer open; at a laptop's, every page in every theme and scheme
 # is audited in tests/e2e/test_accessibility.py (themes_audit).
 def test_every_theme_is_axe_clean_in_both_schemes(server: Server, page: Page) -> None:
+    """Each theme as the drawer puts it on, at once (paper with flat messages), on one load."""
     page.add_init_script(path=str(AXE))
     page.set_viewport_size(PHONE)
     chat = _imported_chat(page, server, 6)
+    _api(page, server, "PUT", "/reading", {"message_numbers": True})
+    page.goto(f"{server.url}/instances/{chat}/")
+    _reading_open(page)
+    form = page.locator("#reading-drawer")
     drawn = set()
     for theme in THEMES:
-        _api(page, server, "PUT", "/reading", {"theme": theme, "message_numbers": True,
-                                              "message_style": "flat" if theme == "paper" else "bubbles"})
-        page.goto(f"{server.url}/instances/{chat}/")
-        _reading_open(page)
+        _choose(page, form, "message-style", "flat" if theme == "paper" else "bubbles")
+        _choose(page, form, "theme", theme)
         # A theme changes only the colours: the default one is audited in full, the rest
         # with the palette's rules (tests/e2e/test_accessibility.py, RUN_PALETTE).
         audit = AXE_RUN if theme == THEMES[0] else RUN_PALETTE
         for scheme in SCHEMES:  # the page's colours follow the scheme live
-            page.emulate_media(color_scheme=scheme)
+            scheme_emulate(page, scheme)
             drawn.add(tuple(_page_colours(page)[:2]))
             assert page.evaluate(audit if scheme == SCHEMES[0] else RUN_PALETTE) == [], (
                 theme, scheme)
             screenshot_take(page, f"reading_theme_{theme}_{scheme}_390", full_page=False)
-        page.goto(f"{server.url}/settings/")
-        assert audit_in_each_scheme(page, palette_only=theme != THEMES[0]) == {}, theme
+    page.goto(f"{server.url}/settings/")
+    assert audit_in_each_scheme(page) == {}
+    assert themes_audit(page) == {}
     # night is dark in both schemes: the other three themes draw two palettes each
     assert len(drawn) == 2 * len(THEMES) - 1, drawn
