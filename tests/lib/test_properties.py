@@ -8,7 +8,9 @@ from __future__ import annotations
 import codecs
 import json
 import re
+import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -50,8 +52,23 @@ def _prefix(streamed: str, got: str) -> bool:
     return streamed.startswith(got)
 
 
+_folders: list[Path] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _folders_removed() -> Iterator[None]:
+    """The stores the examples make (about 300 a run) go with the module: they were left in the
+    temp folder, 46,000 of them on a developer's machine."""
+    yield
+    for folder in _folders:
+        shutil.rmtree(folder, ignore_errors=True)
+    _folders.clear()
+
+
 def _fresh_store() -> FileStore:
-    store = FileStore(Path(tempfile.mkdtemp(prefix="props-")))
+    folder = Path(tempfile.mkdtemp(prefix="props-"))
+    _folders.append(folder)
+    store = FileStore(folder)
     store.session_create(INSTANCE, SESSION)
     return store
 
