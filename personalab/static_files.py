@@ -104,17 +104,24 @@ class VersionedStaticFilesHandler(ASGIStaticFilesHandler):
                     "body": content if scope["method"] == "GET" else b""})
 
     def _current_name(self, scope: dict) -> str | None:
-        """The file's name when `scope` asks for one under the current version, else None."""
+        """The file's name when `scope` asks for one the browser may keep, else None."""
         if (scope["type"] != "http" or scope["method"] not in ("GET", "HEAD")
-                or settings.DEBUG or not self._should_handle(scope["path"])):
+                or not self._should_handle(scope["path"]) or not self._kept_long(scope["path"])):
             return None
-        version, _, name = super().file_path(scope["path"]).partition("/")
-        return name if name and version == static_version() else None
+        return self.file_path(scope["path"]) or None
 
-    def file_path(self, url: str) -> str:
+    def _version_and_name(self, url: str) -> tuple[str, str]:
+        """("v…", name) of a versioned static URL, ("", name) of any other."""
         relative = super().file_path(url)
         version, _, rest = relative.partition("/")
-        return rest if rest and VERSION_SEGMENT.fullmatch(version) else relative
+        return (version, rest) if rest and VERSION_SEGMENT.fullmatch(version) else ("", relative)
+
+    def _kept_long(self, url: str) -> bool:
+        """Asked for under the current version, outside DEBUG (where edits must show)."""
+        return self._version_and_name(url)[0] == static_version() and not settings.DEBUG
+
+    def file_path(self, url: str) -> str:
+        return self._version_and_name(url)[1]
 
     def serve(self, request: HttpRequest) -> HttpResponseBase:
         """A missing file, or a path out of the static folders, is a plain 404: the page's 404
@@ -128,7 +135,6 @@ class VersionedStaticFilesHandler(ASGIStaticFilesHandler):
     async def get_response_async(self, request: HttpRequest) -> HttpResponseBase:
         response = await super().get_response_async(request)
         if response.status_code in (200, 304):
-            version = request.path.removeprefix(self.base_url.path).partition("/")[0]
-            kept = version == static_version() and not settings.DEBUG  # DEBUG: edits show
-            response["Cache-Control"] = KEPT_FOR_A_YEAR if kept else "no-cache"
+            response["Cache-Control"] = (KEPT_FOR_A_YEAR if self._kept_long(request.path)
+                                         else "no-cache")
         return response

@@ -367,7 +367,7 @@ def scheme_emulate(page: Page, scheme: str) -> None:
       if (query.matches === dark) return false;
       window.schemeSeen = new Promise((seen) => query.addEventListener(
         "change", () => setTimeout(seen), {once: true}));
-      window.schemeQuery = query;
+      window.schemeQuery = query;  // held, so its listener cannot be collected before it runs
       return true;
     }""", scheme == "dark")
     page.emulate_media(color_scheme=scheme)
