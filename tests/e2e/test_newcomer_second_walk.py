@@ -120,6 +120,7 @@ def test_a_chinese_player_reads_the_chat_drawer_and_the_regex_and_settings_pages
         assert re.fullmatch(r"[\d,]+ / \d{1,3}(,\d{3})+ 个 token",
                             page.locator("#budget small").text_content().strip())
         page.get_by_test_id("drawer-toggle").click()
+        page.locator("#drawer").wait_for(state="visible")  # hidden text is not in innerText
         for fold in page.locator("#drawer details").all():
             fold.evaluate("d => d.open = true")
         shown = {"chat": page.locator("body").inner_text() + " ".join(
@@ -225,6 +226,8 @@ def test_the_chat_drawers_folds_open_from_a_thumb_sized_heading(thumb: Page, ser
                        {"character_id": _character(page, server, "Ida")})["instance_id"]
     page.goto(f"{server.url}/instances/{instance_id}/")
     page.get_by_test_id("drawer-toggle").click()
+    # visibility:hidden until the slide's first frame: the folds read "" before it (innerText)
+    page.locator("#drawer").wait_for(state="visible")
     folds = page.locator("#drawer details.card > summary, #drawer .instance-manage > summary")
     shut = folds.evaluate_all("els => els.map(e => e.closest('details').getBoundingClientRect().height)")
     sizes = {text.strip(): _box(fold) for text, fold in zip(folds.all_inner_texts(), folds.all())}
