@@ -63,9 +63,12 @@ def _sent(server: Server) -> str:
 
 
 def _drawer_open(page: Page) -> None:
+    """The chat drawer shown: on a phone it slides in with `visibility: hidden` until its first
+    frame, so it is waited for (read in the frame of the click, its text is "": innerText)."""
     toggle = page.locator("[data-testid=drawer-toggle]")
     if toggle.is_visible() and toggle.get_attribute("aria-expanded") != "true":
         toggle.click()
+    page.locator("#drawer").wait_for(state="visible")
 
 
 def _members_card_open(page: Page):

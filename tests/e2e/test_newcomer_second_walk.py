@@ -26,7 +26,7 @@ from tests.e2e.conftest import (
     wait_until,
 )
 from tests.e2e.test_accessibility import AXE
-from tests.e2e.test_chat_extras import _api
+from tests.e2e.test_chat_extras import _api, _drawer_open
 from tests.library.test_cards import tiny_png
 from tests.stub_llm import Reply
 
@@ -119,8 +119,7 @@ def test_a_chinese_player_reads_the_chat_drawer_and_the_regex_and_settings_pages
         # the prompt's size as the inspector says it, its digits grouped: "1,234 / 16,384 个 token"
         assert re.fullmatch(r"[\d,]+ / \d{1,3}(,\d{3})+ 个 token",
                             page.locator("#budget small").text_content().strip())
-        page.get_by_test_id("drawer-toggle").click()
-        page.locator("#drawer").wait_for(state="visible")  # hidden text is not in innerText
+        _drawer_open(page)
         for fold in page.locator("#drawer details").all():
             fold.evaluate("d => d.open = true")
         shown = {"chat": page.locator("body").inner_text() + " ".join(
@@ -225,9 +224,7 @@ def test_the_chat_drawers_folds_open_from_a_thumb_sized_heading(thumb: Page, ser
     instance_id = _api(page, server, "POST", "/instances",
                        {"character_id": _character(page, server, "Ida")})["instance_id"]
     page.goto(f"{server.url}/instances/{instance_id}/")
-    page.get_by_test_id("drawer-toggle").click()
-    # visibility:hidden until the slide's first frame: the folds read "" before it (innerText)
-    page.locator("#drawer").wait_for(state="visible")
+    _drawer_open(page)
     folds = page.locator("#drawer details.card > summary, #drawer .instance-manage > summary")
     shut = folds.evaluate_all("els => els.map(e => e.closest('details').getBoundingClientRect().height)")
     sizes = {text.strip(): _box(fold) for text, fold in zip(folds.all_inner_texts(), folds.all())}
