@@ -13,6 +13,7 @@ import subprocess
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -440,6 +441,45 @@ def wait_until(page: Page, expression: str, arg: object = None, *,
                timeout: float | None = None) -> JSHandle:
     """Until `expression` (a page function of `arg`) is truthy, checked every POLL_MS."""
     return page.wait_for_function(expression, arg=arg, polling=POLL_MS, timeout=timeout)
+
+
+# Playwright's own `networkidle` counts a frame's requests across its documents: in a whole run
+# it once waited out its 60 s on a history page whose server had answered everything, just
+# after a chat page (whose reads a navigation cuts) had stood in the same tab
+# (microsoft/playwright#19835 reports the same). This counts only what starts inside the block.
+NETWORK_QUIET_S = 0.5
+
+
+@contextmanager
+def network_quiet(page: Page, *, timeout: float = 60) -> Iterator[None]:
+    """After the block (a goto, a reload, a click that navigates), until every request the page
+    started since the block began has ended and none has started for NETWORK_QUIET_S."""
+    open_requests: set = set()
+    last = [time.monotonic()]
+
+    def started(request: object) -> None:
+        open_requests.add(request)
+        last[0] = time.monotonic()
+
+    def ended(request: object) -> None:
+        open_requests.discard(request)
+        last[0] = time.monotonic()
+
+    page.on("request", started)
+    page.on("requestfinished", ended)
+    page.on("requestfailed", ended)
+    try:
+        yield
+        deadline = time.monotonic() + timeout
+        while open_requests or time.monotonic() - last[0] < NETWORK_QUIET_S:
+            if time.monotonic() > deadline:
+                urls = sorted(request.url for request in open_requests)
+                raise TimeoutError(f"requests still open after {timeout} s: {urls}")
+            page.wait_for_timeout(POLL_MS)
+    finally:
+        page.remove_listener("request", started)
+        page.remove_listener("requestfinished", ended)
+        page.remove_listener("requestfailed", ended)
 
 
 def turn_wait_done(page: Page) -> None:

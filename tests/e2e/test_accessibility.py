@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from tests.e2e.conftest import DESKTOP, PHONE, SCHEMES, Server, scheme_emulate
+from tests.e2e.conftest import DESKTOP, PHONE, SCHEMES, Server, network_quiet, scheme_emulate
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
@@ -72,8 +72,8 @@ RUN_PALETTE = _RUN.replace("OPTIONS", f", runOnly: {list(PALETTE_RULES)}")
 
 def _page_audit(page: Page, url: str, *, palette_only: bool = False) -> dict[str, list[dict]]:
     """{scheme: serious or critical violations} of one page load in each colour scheme."""
-    page.goto(url)
-    page.wait_for_load_state("networkidle")
+    with network_quiet(page):
+        page.goto(url)
     return audit_in_each_scheme(page, palette_only=palette_only)
 
 

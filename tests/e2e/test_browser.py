@@ -18,6 +18,7 @@ from tests.e2e.conftest import (
     browser_missing_reason,
     context_new,
     message_send,
+    network_quiet,
     screenshot_take,
     turn_wait_done,
     wait_until,
@@ -313,14 +314,14 @@ def test_a_page_opened_again_asks_the_server_for_none_of_its_scripts(server: Ser
             response.url, response.headers.get("cache-control"))
             if "/static/" in response.url else None)
         for address in (url, f"{server.url}/"):
-            page.goto(address)
-            page.wait_for_load_state("networkidle")
+            with network_quiet(page):
+                page.goto(address)
         assert len(kept) > 20, kept  # the chat page's modules, each named in the page or imported
         assert set(kept.values()) == {"public, max-age=31536000, immutable"}, kept
         asked = server.log.read_text(errors="replace").count('"GET /static/')
         for address in (url, f"{server.url}/"):
-            page.goto(address)
-            page.wait_for_load_state("networkidle")
+            with network_quiet(page):
+                page.goto(address)
         assert server.log.read_text(errors="replace").count('"GET /static/') == asked
     finally:
         context.close()

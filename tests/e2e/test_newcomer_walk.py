@@ -16,6 +16,7 @@ from tests.e2e.conftest import (
     PHONE,
     Server,
     message_send,
+    network_quiet,
     no_sideways_scroll,
     screenshots_in_each_scheme,
     turn_wait_done,
@@ -29,8 +30,8 @@ ID_SHOWN = re.compile(r"\b(?:sess|inst|char|bg|lore|persona)_[0-9a-z]+")
 
 
 def _page_check(page: Page, name: str, problems: dict) -> None:
-    """The page as it stands, audited light and dark (its colours follow the scheme live)."""
-    page.wait_for_load_state("networkidle")
+    """The page as it stands (its requests done: `network_quiet` around what brought it),
+    audited light and dark (its colours follow the scheme live)."""
     no_sideways_scroll(page)
     screenshots_in_each_scheme(page, name, full_page=False)
     for scheme, found in audit_in_each_scheme(page).items():
@@ -46,31 +47,35 @@ def test_a_newcomers_walk_reads_names_and_passes_axe(page: Page, server: Server,
     page.set_viewport_size(size)
     tag = f"walk_{size['width']}"
     problems: dict = {}
-    page.goto(f"{server.url}/")
+    with network_quiet(page):
+        page.goto(f"{server.url}/")
     _page_check(page, f"{tag}_1_home", problems)
     if page.get_by_test_id("nav-toggle").is_visible():  # a phone's top bar: links behind ≡
         page.get_by_test_id("nav-toggle").click()
-    page.click(".topbar a[href='/library/']")
+    with network_quiet(page):
+        page.click(".topbar a[href='/library/']")
+        page.wait_for_url(f"{server.url}/library/")
     _page_check(page, f"{tag}_2_library", problems)
-    page.locator("a[href^='/library/characters/char_']").first.click()
+    with network_quiet(page):
+        page.locator("a[href^='/library/characters/char_']").first.click()
+        page.wait_for_url(re.compile(r"/library/characters/char_"))
     _page_check(page, f"{tag}_3_character_editor", problems)
     page.goto(f"{server.url}/")
     # The demo's character, as on a fresh server: on the shared one a module's own may be first.
     page.select_option("form[action='/instances/new'] select[name=character_id]", "char_alserqi")
-    page.click("form[action='/instances/new'] button[type=submit]")
-    page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
-    for text in ("Hello there.", "Tell me about the forest."):
-        message_send(page, text)
-        turn_wait_done(page)
+    with network_quiet(page):
+        page.click("form[action='/instances/new'] button[type=submit]")
+        page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
+        for text in ("Hello there.", "Tell me about the forest."):
+            message_send(page, text)
+            turn_wait_done(page)
     _page_check(page, f"{tag}_4_chat", problems)
     chat = page.url
-    page.goto(f"{chat}persona/")
-    _page_check(page, f"{tag}_5_persona_memory", problems)
-    page.goto(f"{chat}history/")
-    _page_check(page, f"{tag}_6_history", problems)
-    page.goto(f"{server.url}/settings/")
-    _page_check(page, f"{tag}_7_settings", problems)
-    page.goto(f"{server.url}/")
-    _page_check(page, f"{tag}_8_home_after", problems)
+    for path, step in ((f"{chat}persona/", "5_persona_memory"), (f"{chat}history/", "6_history"),
+                       (f"{server.url}/settings/", "7_settings"),
+                       (f"{server.url}/", "8_home_after")):
+        with network_quiet(page):
+            page.goto(path)
+        _page_check(page, f"{tag}_{step}", problems)
     assert problems == {}, "\n".join(f"{name}: {found}" for name, found in problems.items())
     assert page.js_errors == []

@@ -22,6 +22,7 @@ from tests.e2e.conftest import (
     history_act,
     message_act,
     message_send,
+    network_quiet,
     no_sideways_scroll,
     phone_page_open,
     screenshot_take,
@@ -290,15 +291,15 @@ def test_the_prompt_inspector_has_no_serious_accessibility_violation(
     page.add_init_script(path=str(AXE))
     page.set_viewport_size(size)
     address = _trace_open(page, server)
-    page.goto(address)
-    page.wait_for_load_state("networkidle")
+    with network_quiet(page):
+        page.goto(address)
     assert audit_in_each_scheme(page) == {}  # one load: the colours follow the scheme live
 
 
 def test_the_prompt_bar_shows_once_there_is_a_prompt_to_measure(page: Page, server: Server) -> None:
     page.set_viewport_size(DESKTOP)
-    _chat(page, server, {"character_id": "char_alserqi"})
-    page.wait_for_load_state("networkidle")
+    with network_quiet(page):
+        _chat(page, server, {"character_id": "char_alserqi"})
     # a new chat: its greeting was asked of no model, so no empty bar and legend
     assert not page.locator(".budget-wrap").is_visible()
     server.stub.script(Reply("The tide is in."))

@@ -19,6 +19,7 @@ from tests.e2e.conftest import (
     instance_new,
     message_act,
     message_send,
+    network_quiet,
     screenshot_take,
     turn_wait_done,
     wait_until,
@@ -109,12 +110,12 @@ def test_typed_text_survives_a_reload_and_a_server_outage(page: Page, server: Se
     page.add_init_script(SOCKETS_COUNTED)
     instance_id = instance_new(page, server)
     page.fill("[data-testid=input]", "A draft I have not sent.")
-    page.reload()
-    assert page.input_value("[data-testid=input]") == "A draft I have not sent."
     # The reloaded page's own reads done first: a stop while one is in flight keeps Daphne's
     # process from exiting (the request's thread waits on the stopped event loop) until
     # `Server.stop` kills it 20 s later.
-    page.wait_for_load_state("networkidle")
+    with network_quiet(page):
+        page.reload()
+    assert page.input_value("[data-testid=input]") == "A draft I have not sent."
     server.stop()
     try:
         page.wait_for_selector("[data-testid=connection]:visible")
