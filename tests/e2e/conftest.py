@@ -398,6 +398,16 @@ def message_send(page: Page, text: str) -> None:
         "n => document.querySelectorAll('#messages .msg.user').length > n", arg=sent)
 
 
+def send_click(page: Page) -> None:
+    """Click Send and wait until the message shows. Until the click has taken, the page looks
+    as idle as after the reply, so a `turn_wait_done` straight after it could return at once
+    (a delete of the last reply then took the greeting, the last reply at that moment)."""
+    sent = page.locator("#messages .msg.user").count()
+    page.click("[data-testid=send]")
+    wait_until(page,
+        "n => document.querySelectorAll('#messages .msg.user').length > n", arg=sent)
+
+
 def message_act(message: Locator, testid: str) -> None:
     """A message's action as a player runs it at this width: its labelled button on a laptop,
     the item of its ⋯ menu on a phone (the buttons fold into that menu there)."""

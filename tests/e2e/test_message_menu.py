@@ -17,6 +17,7 @@ from tests.e2e.conftest import (
     instance_new,
     message_send,
     screenshot_take,
+    send_click,
     turn_wait_done,
     wait_until,
 )
@@ -87,7 +88,7 @@ def test_a_long_press_opens_the_message_menu_with_labelled_actions(page: Page,
     instance_id = instance_new(page, server)
     server.stub.script(Reply("A reply to hold."))
     page.fill("[data-testid=input]", "Hello.")
-    page.click("[data-testid=send]")
+    send_click(page)
     turn_wait_done(page)
     reply = page.locator("[data-last-reply] .text")
     _long_press(page, cdp, reply)

@@ -26,6 +26,7 @@ from tests.e2e.conftest import (
     no_sideways_scroll,
     phone_page_open,
     screenshot_take,
+    send_click,
     turn_wait_done,
     wait_until,
 )
@@ -123,7 +124,7 @@ def test_the_chat_pages_prompt_bar_names_its_parts_in_the_page_language(
     _chat(page, server, {"character_id": "char_alserqi"})
     server.stub.script(Reply("灯亮着。"))
     page.fill("[data-testid=input]", "灯亮着吗？")
-    page.click("[data-testid=send]")
+    send_click(page)
     turn_wait_done(page)
     # folded into the header on a phone; its parts keep their names for a wider screen
     page.wait_for_selector("#budget .seg[data-section=conversation]", state="attached")

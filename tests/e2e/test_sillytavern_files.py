@@ -17,6 +17,7 @@ from tests.e2e.conftest import (
     message_act,
     message_send,
     screenshot_take,
+    send_click,
     turn_wait_done,
     wait_until,
 )
@@ -208,7 +209,7 @@ def test_on_a_touch_screen_enter_is_a_new_line_and_send_sends(page: Page, server
     page.keyboard.type("Who rang the bell?")
     assert box.input_value() == "*I look up.*\nWho rang the bell?"
     assert "Enter to send" not in (box.get_attribute("placeholder") or "")
-    page.click("[data-testid=send]")
+    send_click(page)
     turn_wait_done(page)
     sent = [line for line in server.session_lines(instance_id) if line.get("role") == "user"]
     assert sent[-1]["content"] == "*I look up.*\nWho rang the bell?"
@@ -255,7 +256,7 @@ def test_on_a_touch_screen_an_edit_takes_line_breaks_and_has_save_and_cancel(
     instance_id = instance_new(page, server)
     server.stub.script(Reply("Noted."))
     page.fill("[data-testid=input]", "I wait.")
-    page.click("[data-testid=send]")
+    send_click(page)
     turn_wait_done(page)
     user = page.locator("[data-testid=message][data-role=user]").last
     message_act(user, "edit")

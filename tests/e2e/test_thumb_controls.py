@@ -22,6 +22,7 @@ from tests.e2e.conftest import (
     message_send,
     no_sideways_scroll,
     screenshot_take,
+    send_click,
     turn_wait_done,
     wait_until,
 )
@@ -56,7 +57,7 @@ def _finger_slide(cdp, box: dict, dx: float) -> None:
 def _send_by_button(page: Page, text: str) -> None:
     """On a touch screen Enter is a new line: the Send button sends."""
     page.fill("[data-testid=input]", text)
-    page.click("[data-testid=send]")
+    send_click(page)
     turn_wait_done(page)
 
 

@@ -20,6 +20,7 @@ from tests.e2e.conftest import (
     message_act,
     screenshot_take,
     screenshots_in_each_scheme,
+    send_click,
     turn_wait_done,
     wait_until,
 )
@@ -72,7 +73,7 @@ def test_on_the_chat_page_the_toast_leaves_the_input_and_the_last_message_in_vie
     server.stub.script(*[Reply(f"Answer {n}. {WORDS}") for n in range(1, 4)])
     for n in range(1, 4):
         page.fill("[data-testid=input]", f"Question {n}.")
-        page.click("[data-testid=send]")
+        send_click(page)
         turn_wait_done(page)
     page.locator("#messages").click(position={"x": 4, "y": 4})  # reading, the keyboard away
     # Hide the last reply: it grows a tag, the toast takes a line under the conversation.
