@@ -23,6 +23,7 @@ import pytest
 from personalab.lib.filestore.store import FileStore
 from tests.browser import CHROMIUM, chromium_close, chromium_shared
 from tests.collector import daphne_command
+from tests.e2e.kept_page import context_watched, page_leave, page_take
 from tests.prepared_data import Prepared, prepared_copy
 from tests.stub_llm import StubLLM
 
@@ -244,6 +245,7 @@ def login_ensure(server: Server, context: BrowserContext) -> None:
 @pytest.fixture(scope="module")
 def browser_context(server: Server) -> Iterator[BrowserContext]:
     context = context_new(server)
+    context_watched(context)
     try:
         yield context
     finally:
@@ -258,23 +260,27 @@ def logged_in(server: Server, browser_context: BrowserContext) -> BrowserContext
 
 @pytest.fixture
 def page(logged_in: BrowserContext, server: Server) -> Iterator[Page]:
+    """The module's page (tests/e2e/kept_page.py: kept from one test to the next, what a test
+    changed on it undone), with the page's errors and refusals of this test."""
     server.stub.reset()
-    page = logged_in.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.js_errors = errors
+    page = page_take(logged_in, _page_opened)
+    page.js_errors = []
     # Every page runs under the Content-Security-Policy: anything it refuses (an inline script or
     # handler, a style attribute, a request elsewhere) is a broken feature, so the test fails.
-    refused: list[str] = []
-    page.on("console", lambda message: refused.append(message.text)
-            if "Content Security Policy" in message.text else None)
-    page.csp_refused = refused
+    page.csp_refused = refused = []
     yield page
-    page.close()
+    page_leave(page, server.url)
     server.stub.reset()  # a reply still hanging ends now
     server_idle_wait(server)
     server.stub.reset()
     assert refused == [], f"the Content-Security-Policy refused: {refused}"
+
+
+def _page_opened(page: Page) -> None:
+    """The listeners a page keeps for its life: each test gets lists of its own to fill."""
+    page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
+    page.on("console", lambda message: page.csp_refused.append(message.text)
+            if "Content Security Policy" in message.text else None)
 
 
 @pytest.hookimpl(hookwrapper=True)
