@@ -23,7 +23,7 @@ import pytest
 from personalab.lib.filestore.store import FileStore
 from tests.browser import CHROMIUM, chromium_close, chromium_shared
 from tests.collector import daphne_command
-from tests.e2e.kept_page import context_watched, page_leave, page_take
+from tests.e2e.kept_page import context_emptied, context_watched, page_leave, page_take
 from tests.prepared_data import Prepared, prepared_copy
 from tests.stub_llm import StubLLM
 
@@ -539,15 +539,42 @@ def no_sideways_scroll(page: Page) -> None:
 def phone_page_open(server: Server, *, language: str | None = None) -> Iterator[Page]:
     """A logged-in page on a touch phone (390 × 844) in a context of its own, so a module's
     other pages keep their size and language; `language`: the player's choice ("zh-hans")."""
-    context = context_new(server, viewport=PHONE, is_mobile=True, has_touch=True)
-    login_ensure(server, context)
+    yield from own_context_page(server, language=language, viewport=PHONE, is_mobile=True,
+                                has_touch=True)
+
+
+# A context of its own options a test left, kept for the module's next test that asks for the
+# same (tests/e2e/kept_page.py), by its server and options; closed when the module ends.
+_own_contexts: dict[str, BrowserContext] = {}
+
+
+def own_context_page(server: Server, *, language: str | None = None,
+                     **options: object) -> Iterator[Page]:
+    """A logged-in page in a context of `options` (`context_new`'s), as a new context's: its
+    cookies the login's (and `language`'s), no storage, its page on no page of the app."""
+    key = json.dumps([str(server.data), options], sort_keys=True, default=str)
+    context = _own_contexts.pop(key, None)
+    if context is None:
+        context = context_new(server, **options)
+        context_watched(context, color_scheme=str(options.get("color_scheme", "light")))
+        login_ensure(server, context)
     if language:
         context.add_cookies([{"name": "django_language", "value": language, "url": server.url}])
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.js_errors = errors
+    page = page_take(context, _page_opened)
+    page.js_errors, page.csp_refused = [], []
     try:
         yield page
     finally:
-        context.close()
+        login_cookies = _logins.get(str(server.data), {}).get("cookies")
+        if (page_leave(page, server.url) and login_cookies is not None
+                and context_emptied(context, page, login_cookies)):
+            _own_contexts[key] = context
+        else:
+            context.close()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def own_contexts_closed() -> Iterator[None]:
+    yield
+    while _own_contexts:
+        _own_contexts.popitem()[1].close()

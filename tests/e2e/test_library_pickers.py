@@ -18,9 +18,8 @@ from tests.e2e.conftest import (
     ROOT,
     Server,
     browser_missing_reason,
-    context_new,
-    login_ensure,
     no_sideways_scroll,
+    own_context_page,
     screenshot_take,
     wait_until,
 )
@@ -87,15 +86,8 @@ def library(server: Server) -> dict[str, str]:
 
 def author_page(server: Server, *, size: dict, scheme: str = "light") -> Iterator[Page]:
     """A logged-in page as an author holds it: a phone's is touched, a laptop's clicked."""
-    context = context_new(server, viewport=size, has_touch=size is PHONE,
-                          is_mobile=size is PHONE, color_scheme=scheme)
-    login_ensure(server, context)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.js_errors = errors
-    yield page
-    context.close()
+    yield from own_context_page(server, viewport=size, has_touch=size is PHONE,
+                                is_mobile=size is PHONE, color_scheme=scheme)
 
 
 @pytest.fixture
