@@ -12,7 +12,7 @@ import socket
 import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -396,20 +396,22 @@ def message_send(page: Page, text: str) -> None:
     """Type and press Enter; before the socket opens the page script queues the message and sends it
     on connect, so one Enter is enough. Send is off until the page script listens (an Enter
     before it would be lost): that is waited for, as a player would wait for the button."""
-    sent = page.locator("#messages .msg.user").count()
     wait_until(page, "() => !document.querySelector('[data-testid=send]').disabled")
     page.fill("[data-testid=input]", text)
-    page.press("[data-testid=input]", "Enter")
-    wait_until(page,
-        "n => document.querySelectorAll('#messages .msg.user').length > n", arg=sent)
+    _until_message_shows(page, lambda: page.press("[data-testid=input]", "Enter"))
 
 
 def send_click(page: Page) -> None:
     """Click Send and wait until the message shows. Until the click has taken, the page looks
     as idle as after the reply, so a `turn_wait_done` straight after it could return at once
     (a delete of the last reply then took the greeting, the last reply at that moment)."""
+    _until_message_shows(page, lambda: page.click("[data-testid=send]"))
+
+
+def _until_message_shows(page: Page, send: Callable[[], None]) -> None:
+    """`send`, then until one more of the player's messages is on the page."""
     sent = page.locator("#messages .msg.user").count()
-    page.click("[data-testid=send]")
+    send()
     wait_until(page,
         "n => document.querySelectorAll('#messages .msg.user').length > n", arg=sent)
 

@@ -152,7 +152,7 @@ def _undone(page: Page, changes: _PageChanges, server_url: str) -> bool:
         return False
     if changes.media:
         page.emulate_media(**MEDIA_AT_START, color_scheme=_schemes.get(id(page.context), "light"))
-    if page.viewport_size != changes.viewport and changes.viewport is not None:
+    if changes.viewport and page.viewport_size != changes.viewport:
         page.set_viewport_size(changes.viewport)
     page.evaluate("() => sessionStorage.clear()")
     page.mouse.move(0, 0)
