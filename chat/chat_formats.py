@@ -39,8 +39,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from chat.history import reply_versions
-from chat.history_base import version_position
+from chat.history_base import reply_versions, version_position
 from personalab.lib.errors import Invalid
 from personalab.lib.lines import narrator_sent
 from personalab.lib.markers import markers_removed

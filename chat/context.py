@@ -14,6 +14,7 @@ from typing import Any
 
 from chat.group_prompt import lines_for_speaker, unnamed_lines_by
 from chat.group_scene import scene_members_blocks
+from chat.history_base import reply_versions
 from chat.members import is_group, members_of
 from chat.prompt.alternation import messages_processed
 from chat.prompt.assemble import prompt_build
@@ -253,10 +254,8 @@ def _take_back_last_reply(store: FileStore, ctx: TurnContext, read: SessionRead,
         ctx.plot_state_before = copy.deepcopy(restored)
         store.instance_state_write(ctx.instance_id, ctx.instance_state)
     if keep_as_alternative:
-        kept = {k: last[k] for k in ("content", "timestamp", "trace_id", "interrupted",
-                                     "empty", "error", "reasoning") if k in last}
-        ctx.reply_extra = {**ctx.reply_extra,
-                           "alternatives": [*last.get("alternatives", []), kept]}
+        # Every version keeps its place; the new reply comes after them all, as the newest.
+        ctx.reply_extra = {**ctx.reply_extra, "alternatives": reply_versions(last)}
     else:
         ctx.continue_from = last.get("content", "")
         ctx.reply_extra.update({k: last[k] for k in ("alternatives", "alternative_position")

@@ -36,6 +36,7 @@ from chat.history_base import (
     _text_checked,
     history_settings,
     line_fingerprint,
+    reply_versions,
     version_position,
 )
 from chat.history_read import _last_message_position
@@ -286,13 +287,6 @@ def session_branch(store: FileStore, *, instance_id: str, session_id: str, index
 
 
 # --- alternatives ("swipes") ----------------------------------------------------------------
-
-
-def reply_versions(line: dict[str, Any]) -> list[dict[str, Any]]:
-    current = {k: line[k] for k in VERSION_KEYS if k in line}
-    alternatives = [a for a in line.get("alternatives") or [] if isinstance(a, dict)]
-    position = version_position(line)
-    return [*alternatives[:position], current, *alternatives[position:]]
 
 
 def reply_choose_alternative(store: FileStore, *, instance_id: str, session_id: str, turn: int,

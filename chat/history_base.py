@@ -157,3 +157,11 @@ def version_position(line: dict[str, Any]) -> int:
     count = len(line.get("alternatives") or [])
     position = line.get("alternative_position")
     return position if isinstance(position, int) and 0 <= position <= count else count
+
+
+def reply_versions(line: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every version of a reply in order, the shown one at its place."""
+    current = {k: line[k] for k in VERSION_KEYS if k in line}
+    alternatives = [a for a in line.get("alternatives") or [] if isinstance(a, dict)]
+    position = version_position(line)
+    return [*alternatives[:position], current, *alternatives[position:]]

@@ -68,26 +68,22 @@ WORLD_INFO_BUDGET_PERCENT = wi_defaults.BUDGET_PERCENT
 def _lorebooks_linked(store: FileStore, ctx: TurnContext) -> list[dict[str, Any]]:
     """The books a turn reads: the speaking character's own (in a group, only the speaker's,
     as SillyTavern: another member's card lore never reaches this member's prompt), the
-    background's and the chat's own picks."""
-    authored = [*books_of(ctx.character, kept=False), *books_of(ctx.background, kept=False)]
-    # The player's own picks: another author's book stops being read once made private (the
-    # pick stays in the state, so sharing it again brings it back). A card's or background's
-    # books are their author's choice and go wherever the card goes; a card the chat plays
-    # from the copy it kept (its author made it private) takes only the books still readable.
-    picked = [i for i in [*_id_list(ctx.instance_state.get("lorebook_ids")),
-                          *books_of(ctx.character, kept=True),
-                          *books_of(ctx.background, kept=True)]
-              if i not in authored]
+    background's and the chat's own picks; of them, those the chat's owner may read. A shared
+    card that links its author's private book plays without it in another account's chat (the
+    book's text would reach that player's prompt inspector); the author's page says so. The
+    links stay, so sharing the book brings it back."""
+    linked = [*books_of(ctx.character, kept=False), *books_of(ctx.background, kept=False),
+              *_id_list(ctx.instance_state.get("lorebook_ids")),
+              *books_of(ctx.character, kept=True), *books_of(ctx.background, kept=True)]
     owner = ctx.instance_state.get("owner")
     lorebooks = []
-    for lorebook_id in dict.fromkeys([*authored, *picked]):
+    for lorebook_id in dict.fromkeys(linked):
         try:
             book = store.lorebook_read(lorebook_id)
         except (StoreError, ValueError):
             continue
-        if lorebook_id in picked and not item_readable_by(book, username=owner):
-            continue
-        lorebooks.append(book)
+        if item_readable_by(book, username=owner):
+            lorebooks.append(book)
     return lorebooks
 
 

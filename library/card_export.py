@@ -9,6 +9,7 @@ from library.avatars import avatar_file
 from library.cards import card_to_json, card_to_png, definition_to_card
 from library.character_book import lorebooks_to_character_book
 from library.charx import asset_member, asset_path_safe, assets_listed, charx_write
+from library.selectors import item_readable_by
 from personalab.lib.filestore.store import FileStore
 
 
@@ -39,11 +40,15 @@ def _charx_export(store: FileStore, character_id: str, card: dict[str, Any]) -> 
 
 
 def character_export_card(store: FileStore, *, character_id: str, fmt: str,
-                          spec: str = "v3") -> bytes:
+                          spec: str = "v3", reader: str | None = None) -> bytes:
+    """The card with its linked books merged in; with `reader`, only the books that account
+    may read (another author's private book stays out of a shared card's download)."""
     definition = store.character_read(character_id)
     lorebook_ids = definition.get("lorebook_ids", [])
-    lorebooks = [store.lorebook_read(lorebook_id) for lorebook_id in lorebook_ids
-                 if isinstance(lorebook_id, str) and lorebook_id in store.lorebook_ids()]
+    lorebooks = [book for book in (store.lorebook_read(lorebook_id) for lorebook_id in lorebook_ids
+                                   if isinstance(lorebook_id, str)
+                                   and lorebook_id in store.lorebook_ids())
+                 if item_readable_by(book, username=reader)]
     card = definition_to_card(definition, lorebooks[0] if len(lorebooks) == 1 else None,
                               spec="v3")
     if len(lorebooks) > 1:  # every book travels with the card, merged as SillyTavern does

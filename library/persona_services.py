@@ -42,7 +42,10 @@ def _persona_may_change(actor, persona: dict[str, Any]) -> None:
                                "another account")
 
 
-def persona_create(store: FileStore, *, owner, data: dict[str, Any]) -> str:
+def persona_create(store: FileStore, *, owner, data: dict[str, Any],
+                   first_is_default: bool = True) -> str:
+    """A new persona of `owner`; an account's first is its default (the {{user}} of every chat
+    that picks none) unless `first_is_default` is off: one made to play a single chat."""
     fields = _persona_fields(data, creating=True)
     existing = set(store.persona_ids())
     if data.get("persona_id"):
@@ -55,7 +58,7 @@ def persona_create(store: FileStore, *, owner, data: dict[str, Any]) -> str:
     store.persona_write(persona_id, {**fields, "owner": username, "avatar": None,
                                      "created_at": utc_now(), "default": False})
     persona_index(store, persona_id)
-    if first or data.get("default"):
+    if data.get("default") or (first and first_is_default):
         persona_default_set(store, actor=owner, persona_id=persona_id)
     return persona_id
 

@@ -270,7 +270,7 @@ def _card_export(request: HttpRequest, character_id: str, fmt: str,
     if spec not in ("v2", "v3"):
         raise Invalid("spec must be v2 or v3", code="bad_spec", field="spec")
     body = character_export_card(get_store(), character_id=character_id, fmt=fmt,
-                                 spec=spec)
+                                 spec=spec, reader=request.auth.get_username())
     response = HttpResponse(body, content_type=CARD_TYPES[fmt])
     response["Content-Disposition"] = f'attachment; filename="{character_id}.{fmt}"'
     return response

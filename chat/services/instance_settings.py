@@ -97,7 +97,7 @@ def instance_play_as(store: FileStore, *, user, instance_id: str, name: Any) -> 
     visible = personas_visible_to(user=user).filter(name=name).order_by("persona_id")
     found = visible.filter(owner=user).first() or visible.first()
     persona_id = found.persona_id if found else persona_create(
-        store, owner=user, data={"name": name, "description": ""})
+        store, owner=user, data={"name": name, "description": ""}, first_is_default=False)
     instance_update(store, user=user, instance_id=instance_id, persona_id=persona_id)
     return {"persona_id": persona_id, "name": name, "created": found is None}
 

@@ -372,16 +372,22 @@ async def test_swipe_keeps_every_version_and_the_director_counts_the_kept_one(st
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_regenerate_after_a_swipe_keeps_all_versions(store, instance, use_stub):
-    use_stub.script(Reply("A"), Reply("B"), Reply("C"))
+async def test_regenerate_after_a_swipe_keeps_every_version_in_its_place(store, instance,
+                                                                        use_stub):
+    """As SillyTavern's swipes: back at 1/3, regenerating adds 4/4 and 1/4-3/4 are still the
+    first three replies in the order they came."""
+    use_stub.script(Reply("A"), Reply("B"), Reply("C"), Reply("D"))
     await _turn(store, instance, "hello")
+    await _turn(store, instance, regenerate=True)
     await _turn(store, instance, regenerate=True)
     history.reply_choose_alternative(store, instance_id=instance, session_id="sess_001", turn=1,
                                      alternative_index=0)
     await _turn(store, instance, regenerate=True)
     line = _file_lines(store, instance)[-1]
-    assert line["content"] == "C"
-    assert sorted(v["content"] for v in history.reply_versions(line)) == ["A", "B", "C"]
+    assert line["content"] == "D"
+    assert [v["content"] for v in history.reply_versions(line)] == ["A", "B", "C", "D"]
+    page = history_read.messages_page(store, instance_id=instance, session_key="sess_001")
+    assert (page["rows"][-1]["version"], page["rows"][-1]["versions"]) == (4, 4)
 
 
 def test_swipe_view_from_the_chat_page(store, instance, alice_client):

@@ -4,6 +4,7 @@ private text."""
 
 from __future__ import annotations
 
+import base64
 import errno
 import json
 
@@ -11,6 +12,8 @@ import pytest
 from django.urls import reverse
 
 from chat.models import ApiToken
+from library.card_png import png_card_texts, png_chunks
+from library.charx import charx_read
 from personalab.lib.filestore.store import FileStore
 from tests.stub_llm import Reply
 
@@ -235,19 +238,20 @@ def test_a_group_member_made_private_plays_and_shows_its_kept_version(
 def test_the_copys_private_lorebook_stops_being_read_once_the_card_is_made_private(
         client, alice, bob, store):
     book = _call(client, alice, "post", "/api/v1/lorebooks", {
-        "name": "Lighthouse lore", "entries": [{"uid": 1, "keys": ["hello"],
-                                                "content": "LORE-WHILE-SHARED"}]}).json()
+        "name": "Lighthouse lore", "visibility": "shared",
+        "entries": [{"uid": 1, "keys": ["hello"], "content": "LORE-WHILE-SHARED"}]}).json()
     character_id = _call(client, alice, "post", "/api/v1/characters", {
         "name": "Mira", "visibility": "shared",
         "lorebook_ids": [book["lorebook_id"]]}).json()["character_id"]
     chat = _call(client, bob, "post", "/api/v1/instances",
                  {"character_id": character_id}).json()["instance_id"]
-    assert "LORE-WHILE-SHARED" in _trace_text(client, bob, chat)  # the card's book, its choice
+    assert "LORE-WHILE-SHARED" in _trace_text(client, bob, chat)  # the card's shared book
 
     _edit(client, alice, "characters", character_id, {"visibility": "private"})
     entries = [{"uid": 1, "keys": ["hello"], "content": "LORE-SECRET"}]
     _edit(client, alice, "lorebooks", book["lorebook_id"],
-          {**store.lorebook_read(book["lorebook_id"]), "entries": entries})
+          {**store.lorebook_read(book["lorebook_id"]), "entries": entries,
+           "visibility": "private"})
     seen = _trace_text(client, bob, chat)
     assert "LORE-SECRET" not in seen and "LORE-WHILE-SHARED" not in seen
 
@@ -350,3 +354,37 @@ def test_a_lorebook_made_private_again_no_longer_reaches_another_accounts_chat(
     assert _call(client, alice, "put", f"/api/v1/lorebooks/{lorebook_id}",
                  {**book, "visibility": "private"}).status_code == 200
     assert "THE-VAULT-CODE-IS-7731" not in prompt_of_a_turn()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_private_book_a_shared_card_links_stays_with_its_author(client, alice, bob, store):
+    """Alice shares Mira, who links Alice's private book: the book's text reaches neither
+    Bob's prompt (nor so his prompt inspector) nor the card Bob downloads; Alice's own chat
+    and download keep it, and sharing the book brings it to Bob."""
+    book = _call(client, alice, "post", "/api/v1/lorebooks", {
+        "name": "Alice's notes", "visibility": "private",
+        "entries": [{"uid": 1, "keys": ["hello"], "content": "LORE-PRIVATE-7731"}]}).json()
+    character_id = _call(client, alice, "post", "/api/v1/characters", {
+        "name": "Mira", "visibility": "shared",
+        "lorebook_ids": [book["lorebook_id"]]}).json()["character_id"]
+    chats = {user: _call(client, user, "post", "/api/v1/instances",
+                         {"character_id": character_id}).json()["instance_id"]
+             for user in (alice, bob)}
+
+    def cards(user) -> list[str]:
+        """The card's text as each download carries it: JSON, the PNG's chunks, CHARX's."""
+        def body(fmt):
+            return _call(client, user, "get", f"/api/v1/characters/{character_id}/card.{fmt}"
+                         ).content
+        png = png_card_texts(png_chunks(body("png")))
+        return [body("json").decode(), *(base64.b64decode(text).decode() for text in png.values()),
+                json.dumps(charx_read(body("charx")).card)]
+
+    assert "LORE-PRIVATE-7731" not in _trace_text(client, bob, chats[bob])
+    assert [card for card in cards(bob) if "LORE-PRIVATE-7731" in card] == []
+    assert "LORE-PRIVATE-7731" in _trace_text(client, alice, chats[alice])
+    assert all("LORE-PRIVATE-7731" in card for card in cards(alice))
+
+    _edit(client, alice, "lorebooks", book["lorebook_id"],
+          {**store.lorebook_read(book["lorebook_id"]), "visibility": "shared"})
+    assert "LORE-PRIVATE-7731" in _trace_text(client, bob, chats[bob])

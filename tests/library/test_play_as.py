@@ -10,6 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from library.models import Persona
 from library.persona_services import persona_create
+from library.selectors import default_persona_ids
 from tests.chat.test_chat_roundtrip import CHAT, jsonl  # its player is Ann
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -45,6 +46,8 @@ def test_play_as_makes_the_chats_player_a_persona_and_plays_it_here(client, auth
     assert played["created"] is True and played["name"] == "Ann"
     assert store.instance_state_read(instance)["persona_id"] == played["persona_id"]
     assert store.persona_read(played["persona_id"])["name"] == "Ann"
+    # The account's first persona, yet not its default: its other chats keep their {{user}}.
+    assert default_persona_ids("alice") == []
 
     client.post("/api/v1/chat", json.dumps({"instance_id": instance, "query": "Go on."}),
                 content_type="application/json", **auth)
