@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from personalab.lib.macros import macros_replace
+
 DESCRIPTION_CHARS = 200
 
 
@@ -67,15 +69,22 @@ def members_block(others: list[dict[str, Any]], *, speaker_name: str,
     not there from the start is told it did not witness what came before. Written in the
     prompt's language (`locale`), as the rest of the prompt."""
     heading, late = MEMBERS_TEXT["zh" if str(locale).lower().startswith("zh") else "en"]
-    rows = [f"- {o.get('name') or o['character_id']}: {_short(o)}" for o in others]
+    rows = [f"- {_name(o)}: {_short(o)}" for o in others]
     content = heading.format(speaker=speaker_name) + "\n".join(rows)
     if joined_later:
         content += late
     return {"name": "group_members", "content": content, "position": "after_char"}
 
 
+def _name(definition: dict[str, Any]) -> str:
+    return definition.get("name") or definition["character_id"]
+
+
 def _short(definition: dict[str, Any]) -> str:
+    """The member's description, its own `{{char}}` already its own name: the block is read
+    with the speaker as `{{char}}` (SillyTavern substitutes each member's card as that member)."""
     data = (definition.get("card") or {}).get("data") or {}
     text = str(data.get("description") or definition.get("base_persona") or "").strip()
+    text = macros_replace(text, {"char": _name(definition)})
     text = " ".join(text.split())
     return text if len(text) <= DESCRIPTION_CHARS else text[:DESCRIPTION_CHARS] + "…"

@@ -5,6 +5,7 @@ LibraryError naming the field; nothing is written here."""
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from library.card_extensions import extension_edits_of, extensions_applied
@@ -59,6 +60,20 @@ def clean_tags(value: Any) -> list[str]:
         problem = f"at most {MAX_TAGS} tags of at most {MAX_TAG_CHARS} characters each"
         raise LibraryError(f"tags: {problem}", {"tags": problem})
     return tags
+
+
+# "1. ", "2) ", "3、", "4．": a point's own number typed in the outline box. Anchored and bounded.
+POINT_NUMBER = re.compile(r"^\s*\d{1,3}(?:[.)]\s+|[、．）:：]\s*)")
+
+
+def outline_points(text: str) -> list[str]:
+    """The story outline typed one point per line; when every point starts with its own
+    number ("1. Arrive…"), the numbers go: the outline numbers its points itself and showed
+    "1. 1. Arrive…". A list where only some lines start with a number is kept as typed."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if lines and all(POINT_NUMBER.match(line) for line in lines):
+        return [POINT_NUMBER.sub("", line, count=1) for line in lines]
+    return lines
 
 
 def same_text(new: str, old: Any) -> bool:

@@ -44,6 +44,7 @@ from library.errors import (
     PictureImportedAsCard,
 )
 from library.field_words import fields_words
+from library.fields import outline_points
 from library.item_copy import background_copy, character_copy, lorebook_copy
 from library.library_tiles import character_tiles
 from library.lore_test_words import lore_test_worded
@@ -261,8 +262,7 @@ def background_edit(request: HttpRequest, background_id: str | None = None) -> H
         data = request.POST.dict()
         data["lorebook_ids"] = request.POST.getlist("lorebook_ids")
         if not background_id:
-            data["story_outline"] = [line for line in
-                                     request.POST.get("outline_text", "").splitlines()]
+            data["story_outline"] = outline_points(request.POST.get("outline_text", ""))
         upload = request.FILES.get("picture")
         picture = upload.read(AVATAR_MAX_BYTES + 1) if upload else b""
         try:

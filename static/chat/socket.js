@@ -23,6 +23,9 @@ let retryTimer = null;  // the next reconnection, while the socket is closed
 const RETRY_MAX_MS = 5000;
 let stale = false;      // the socket closed mid-reply: the page shows the file again on reconnect
 let opened = false;     // the socket was open once: until then a click waits for it
+// A reply the page was made "writing…" may have ended before the socket opened: the server then
+// streams nothing of it, so with no stream this long after opening, the file is read again.
+const STREAM_WAIT_MS = 1500;
 
 export function eventsOn(prefix, handler) { handlers.push([prefix, handler]); }
 export function closeOn(handler) { onClose.push(handler); }
@@ -177,7 +180,14 @@ export function connect() {
     const read = stale ? reloadFromFile().then(() => { stale = false; }).catch(() => {})
                        : Promise.resolve();
     if (frame) read.then(() => deliver(frame));
+    if (document.getElementById("streaming-line")) setTimeout(writingLineCheck, STREAM_WAIT_MS);
   });
+}
+
+function writingLineCheck() {
+  if (document.getElementById("streaming-line") && !turn.streaming && !turn.busy) {
+    reloadFromFile().catch(() => {});
+  }
 }
 
 function reconnect() {

@@ -119,6 +119,28 @@ async def test_the_trace_names_the_speaker_and_why(store, group, brenna, use_stu
                                 "reason": "requested by the player"}
 
 
+@pytest.fixture
+def nova_scene(store, alice, character):
+    from library.character_services import character_save
+
+    nova = character_save(store, user=alice, character_id=None, data={
+        "name": "Nova", "base_persona": "{{char}} is an android. {{user}} is her friend.",
+        "visibility": "private"})
+    return instance_create(store, owner=alice, character_ids=[character, nova],
+                           reply_order="natural")
+
+
+async def test_another_members_description_speaks_of_that_member_not_the_speaker(
+        store, character, nova_scene, use_stub):
+    """The scene's other members are described with their own {{char}}: the speaker reads
+    "Nova is an android", not its own name in Nova's place."""
+    speaker_name = store.character_read(character)["name"]
+    await _say(store, nova_scene, "Hello.", speaker=character)
+    sent = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
+    assert "- Nova: Nova is an android." in sent
+    assert f"{speaker_name} is an android" not in sent
+
+
 async def test_list_order_takes_turns_across_rounds(store, group, character, brenna, use_stub):
     _order(store, group, "list")
     spoken = [(await _say(store, group, f"第{n}句"))[0].speaker for n in range(3)]

@@ -304,6 +304,37 @@ def test_a_second_tab_follows_a_reply_streaming_elsewhere_across_a_reload(
     assert page.js_errors == []
 
 
+def test_a_page_made_mid_reply_whose_socket_opens_after_it_ended_shows_the_kept_reply(
+        page: Page, logged_in: BrowserContext, server: Server) -> None:
+    """A reload while a reply streams: the page is made with the reply "writing…", and when
+    its socket opens the reply has ended, so no stream of it comes. The page reads the file
+    again instead of keeping a "writing…" bubble that never changes."""
+    instance_id = _instance_open(page, server)
+    reply = "The lamp is lit; the keeper waits for the tide."
+    server.stub.script(Reply(reply, chunk_size=4, held_after=2))
+    message_send(page, "Is the lamp lit?")
+    _wait_length_above(page, 0)
+
+    reloaded = logged_in.new_page()
+    errors, held = [], []
+    reloaded.on("pageerror", lambda exc: errors.append(str(exc)))
+    reloaded.route(re.compile(r".*/chat/socket\.js$"), lambda route: held.append(route))
+    try:
+        # The page's scripts wait for socket.js, and DOMContentLoaded for them.
+        reloaded.goto(f"{server.url}/instances/{instance_id}/", wait_until="commit")
+        reloaded.wait_for_selector("#streaming-line", state="attached")
+        server.stub.release()
+        turn_wait_done(page)  # ended before the reloaded page has a socket
+        for route in held:
+            route.continue_()
+        wait_until(reloaded, "() => !document.getElementById('streaming-line')", timeout=30_000)
+        assert reloaded.locator("#messages .msg.assistant .text").last.inner_text() == reply
+        assert errors == []
+    finally:
+        reloaded.close()
+    assert page.js_errors == []
+
+
 def test_a_page_opened_again_asks_the_server_for_none_of_its_scripts(server: Server) -> None:
     """Each script and style sheet comes once, named under the files' version and kept for a
     year (personalab/static_files.py): before, a page load asked again for its ~30 files

@@ -38,6 +38,24 @@ def test_author_creates_character_and_background_in_the_browser(alice_client, st
     assert Background.objects.get(background_id=background_id).outline_length == 2
 
 
+@pytest.mark.parametrize("typed, points", [
+    ("1. Arrive at the port\n2. Meet Mara\n3) Find the warehouse\n4、天亮前离开",
+     ["Arrive at the port", "Meet Mara", "Find the warehouse", "天亮前离开"]),
+    ("1984 was the year\n3.5 million people came\nAnd then the flood",
+     ["1984 was the year", "3.5 million people came", "And then the flood"]),
+    ("1. Arrive\nMeet Mara", ["1. Arrive", "Meet Mara"]),
+])
+def test_an_outline_typed_with_its_own_numbers_is_not_numbered_twice(alice_client, store,
+                                                                     typed, points):
+    """The outline numbers its points itself: "1. Arrive" typed in the box is point 1
+    "Arrive" (it read "1. 1. Arrive"), unless only some lines were numbered."""
+    response = alice_client.post("/library/backgrounds/new", {
+        "name": "Port", "world_setting": "A harbour.", "outline_text": typed})
+    background_id = response.url.rstrip("/").split("/")[-1]
+    outline = store.background_read(background_id)["story_outline"]
+    assert [point["content"] for point in outline] == points
+
+
 def test_start_instance_in_the_browser_writes_seed_formats(alice_client, store, character,
                                                           background):
     response = alice_client.post("/instances/new", {"character_id": character,
