@@ -18,6 +18,7 @@ from personalab.lib.ids import is_valid_id
 from personalab.lib.participants import member_ids
 from personalab.lib.store_errors import StoreError
 
+SAME_NAME_LOOKED_UP = 50  # characters of one name the player sees, read to find a member
 NAME_SHOWN_CHARS = 80  # of a name an uploaded file gives, in an import report's note
 MAX_NAME = 200  # a character's name in the library
 
@@ -65,13 +66,19 @@ def member_name(member: dict[str, Any]) -> str:
     return str(member.get("name") or member.get("character_id"))[:NAME_SHOWN_CHARS]
 
 
-def _resolved(store: FileStore, user, member: dict[str, Any]) -> str | None:
+def _resolved(store: FileStore, user, member: dict[str, Any], here: set[str]) -> str | None:
+    """The member's character: by id, or by a name only one character the player sees has,
+    or one of the conversation's own members has (a card imported twice, as JSON and PNG,
+    is two characters of one name; the conversation's is the one meant)."""
     if "character_id" not in member:
         name = member.get("name")
         if not isinstance(name, str) or len(name) > MAX_NAME:
             return None
         found = list(characters_visible_to(user=user).filter(name__iexact=name)
-                     .values_list("character_id", flat=True)[:2])
+                     .values_list("character_id", flat=True)[:SAME_NAME_LOOKED_UP])
+        members = [character_id for character_id in found if character_id in here]
+        if len(members) == 1:
+            return members[0]
         return found[0] if len(found) == 1 else None
     character_id = member["character_id"]
     if not (isinstance(character_id, str) and is_valid_id(character_id)):
@@ -94,7 +101,7 @@ def group_found(store: FileStore, *, user, group: ChatGroup, state: dict[str, An
     names: list[str] = []
     shared = _labels_shared(user) if user is not None else {}
     for member in group.members[:limit + 1]:
-        character_id = _resolved(store, user, member) if user is not None else None
+        character_id = _resolved(store, user, member, here) if user is not None else None
         name = shared.get(character_id) or member_name(member)
         names.append(name)
         if character_id is None:

@@ -64,6 +64,8 @@ class RedoOut(Schema):
     turn: int | None = None
     answer_text: str = ""
     warnings: list[dict[str, Any]] = []
+    speaker: str | None = Field(None, description="in a conversation with several characters, "
+                                "the member whose reply was redone")
 
 
 class ChatIn(Schema):

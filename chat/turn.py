@@ -250,7 +250,7 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
         interrupted=bool(record.get("interrupted")), empty=bool(record.get("empty")),
         truncated=bool(record.get("truncated")),
         error=record["content"] if record.get("error") else None, director=director_report,
-        speaker=speaker.character_id if speaker else None)
+        speaker=ctx.speaker.character_id if ctx.speaker else None)  # a redo's own pick too
 
 
 def _turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerate: bool,

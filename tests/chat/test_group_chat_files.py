@@ -321,6 +321,21 @@ def test_a_sillytavern_group_chat_with_a_speaker_not_in_the_library_is_not_re_fo
     assert response.status_code == 400
 
 
+def test_a_group_chat_imported_into_its_own_members_names_no_one_missing_when_a_name_is_twice(
+        alice_client, store, alice, character, use_stub):
+    """A card imported twice (as JSON and as PNG) is two characters of one name; a group chat
+    imported into the conversation of one of them and another member is that member's."""
+    from library.character_services import character_save
+
+    twins = [character_save(store, user=alice, character_id=None, data={
+        "name": "Twin", "base_persona": "", "greeting": ""}) for _ in range(2)]
+    both = instance_create(store, owner=alice, character_ids=[character, twins[1]])
+    result = _import(alice_client, both, _sillytavern_group_chat("Alserqi", "Twin"))
+    assert [n for n in result["imported"]["notes"] if "not in" in n] == []
+    assert [line.get("speaker") for line in _lines(store, both)
+            if line.get("role") == "assistant"][-2:] == [character, twins[1]]
+
+
 def test_a_one_character_chat_offers_no_group(alice_client, store, alice, character,
                                               brenna):  # noqa: F811
     solo = instance_create(store, owner=alice, character_id=character)

@@ -47,6 +47,19 @@ def test_regenerate_redoes_the_reply_of_the_member_who_said_it(store, group, bre
     assert [line["content"] for line in _lines(store, group) if line.get("role")][-2] == "我去找车。"
 
 
+def test_a_rest_regenerate_and_continue_say_which_member_answered(store, group, brenna, alice,
+                                                                  client, use_stub):
+    from chat.models import ApiToken
+
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+    use_stub.script(Reply("我去找车。"), Reply("我修引擎。"))
+    _round(store, group, "分头行动。")
+    for action in ("regenerate", "continue"):
+        use_stub.script(Reply("引擎交给我。"))
+        answer = client.post(f"/api/v1/instances/{group}/{action}", **auth).json()
+        assert answer.get("speaker") == brenna, answer
+
+
 def test_continue_extends_the_same_members_reply(store, group, brenna, use_stub):
     use_stub.script(Reply("我去找车。"), Reply("我修引擎"))
     _round(store, group, "分头行动。")
