@@ -148,7 +148,8 @@ def test_a_lorebook_picked_in_the_chat_drawer_fires_in_the_next_turn(
     card.locator("button[type=submit]").click()
     page.wait_for_url(re.compile(rf"/instances/{instance_id}/"))
     assert server.instance_state(instance_id)["lorebook_ids"] == [book["lorebook_id"]]
-    ticked = page.locator("#lorebooks-card label:has(input[name=lorebook_ids]:checked)")
+    ticked = page.locator("#lorebooks-card label:has(input[name=lorebook_ids]:checked)"
+                          " [data-testid=lorebook-name]")
     assert [t.strip() for t in ticked.all_text_contents()] == [f"Comets {size['width']}"]
 
     server.stub.script(Reply("It will be back."))

@@ -83,7 +83,8 @@ def _find(page: Page, root: str, text: str) -> list[str]:
     """The names left in sight after typing `text` in the list's box."""
     page.locator(f"{root} [data-testid=pick-filter]").fill(text)
     return [t.strip() for t in page.locator(
-        f"{root} [data-testid=lorebook-ticks] label:visible").all_inner_texts()]
+        f"{root} [data-testid=lorebook-ticks] label:visible [data-testid=lorebook-name]"
+    ).all_inner_texts()]
 
 
 def test_a_characters_lorebooks_are_found_by_typing_and_ticked_with_the_keyboard(

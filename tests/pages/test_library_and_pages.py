@@ -56,6 +56,18 @@ def test_an_outline_typed_with_its_own_numbers_is_not_numbered_twice(alice_clien
     assert [point["content"] for point in outline] == points
 
 
+def test_the_lorebook_ticks_mark_a_private_book_and_say_who_reads_it(alice_client, alice, store):
+    from library.lorebook_services import lorebook_save
+
+    for name, visibility in (("Own notes", "private"), ("Harbour lore", "shared")):
+        lorebook_save(store, user=alice, data={"name": name, "visibility": visibility,
+                                               "entries": []})
+    page = alice_client.get("/library/characters/new").content.decode()
+    assert re.search(r'lorebook-name">Own notes</span> <span class="muted">\(private\)', page)
+    assert re.search(r'lorebook-name">Harbour lore</span></label>', page)
+    assert "reads only the shared books" in page
+
+
 def test_start_instance_in_the_browser_writes_seed_formats(alice_client, store, character,
                                                           background):
     response = alice_client.post("/instances/new", {"character_id": character,
