@@ -15,6 +15,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from library import selectors
 from library.avatars import avatar_write, image_kind
 from library.card_png import PNG_SIGNATURE, card_image
 from library.cards import card_normalize, card_parse, card_to_definition
@@ -28,6 +29,7 @@ from library.regex_scripts import card_scripts, scripts_import_check
 from personalab.lib.filestore.store import FileStore
 
 MAX_CARD_BYTES = 10 * 1024 * 1024
+MAX_WORLD_NAME = 200  # a lorebook name is at most 200 characters
 
 
 def _card_read(data: bytes, filename: str) -> tuple[dict[str, Any], dict[str, bytes]]:
@@ -102,6 +104,20 @@ def character_import_card(store: FileStore, *, data: bytes, filename: str = "",
                 shutil.rmtree(staging, ignore_errors=True)
 
 
+def _world_named(card: dict[str, Any], user) -> str | None:
+    """SillyTavern links a card to a world-info book by name (`extensions.world`) and reads it
+    with the card: a card without a book of its own is linked to the book of that name the
+    importer may read, their own before a shared one."""
+    extensions = (card.get("data") or {}).get("extensions")
+    name = extensions.get("world") if isinstance(extensions, dict) else None
+    if not isinstance(name, str) or not name.strip() or len(name) > MAX_WORLD_NAME:
+        return None
+    named = selectors.lorebooks_visible_to(user=user).filter(name=name.strip())
+    found = named.filter(owner=user).order_by("lorebook_id").first() or \
+        named.order_by("lorebook_id").first()
+    return found.lorebook_id if found else None
+
+
 def _import_write(store: FileStore, *, data: bytes, card: dict[str, Any],
                   definition: dict[str, Any], lorebook: dict[str, Any] | None,
                   assets: dict[str, bytes], staging: Path | None, user) -> str:
@@ -110,6 +126,8 @@ def _import_write(store: FileStore, *, data: bytes, card: dict[str, Any],
         if lorebook:
             lorebook_id = lorebook_save(store, data=lorebook, user=user, imported=True)
             definition["lorebook_ids"] = [lorebook_id]
+        elif user is not None and (world := _world_named(card, user)):
+            definition["lorebook_ids"] = [world]
         character_id = character_save(store, data=definition, user=user)
         image = card_image(data) if data.startswith(PNG_SIGNATURE) else main_icon(card, assets)
         kind = image_kind(image) if image else None

@@ -75,3 +75,33 @@ async def test_the_persona_sits_between_the_lore_before_the_character_and_the_ch
     instance = await sync_to_async(setup)()
     system = await _system_after_turn(store, instance, use_stub, "I hear wolves.")
     assert system.index("BEFORE-LORE") < system.index("PERSONA-TEXT") < system.index("AMY-DESC")
+
+
+def _linked_card(world: str) -> bytes:
+    return json.dumps({"spec": "chara_card_v2", "spec_version": "2.0", "data": {
+        "name": "Linky", "description": "A courier.", "first_mes": "Hi.",
+        "extensions": {"world": world}}}).encode()
+
+
+@pytest.mark.django_db
+def test_a_card_that_names_its_world_is_linked_to_that_book_the_importer_may_read(
+        store, alice, bob):
+    """SillyTavern links a card to a world-info book by name (`extensions.world`): imported
+    without a book of its own, the card is linked to the importer's book of that name, else a
+    shared one; another account's private book of that name is never linked."""
+    from library.lorebook_services import lorebook_save
+
+    bobs = lorebook_save(store, user=bob, data={"name": "Recur", "visibility": "private",
+                                                "entries": []})
+    assert store.character_read(character_import_card(
+        store, data=_linked_card("Recur"), filename="a.json", user=alice)).get(
+            "lorebook_ids") in (None, [])
+    shared = lorebook_save(store, user=bob, data={"name": "Harbour", "visibility": "shared",
+                                                  "entries": []})
+    own = lorebook_save(store, user=alice, data={"name": "Recur", "visibility": "private",
+                                                 "entries": []})
+    for world, linked in (("Recur", own), ("Harbour", shared)):
+        character_id = character_import_card(store, data=_linked_card(world),
+                                             filename="b.json", user=alice)
+        assert store.character_read(character_id)["lorebook_ids"] == [linked]
+    assert bobs != own
