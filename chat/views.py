@@ -29,7 +29,7 @@ from chat.services.instances import instance_create, instance_for_user, instance
 from chat.services.session_export import session_regroup
 from chat.services.session_import import session_import
 from chat.services.sessions import session_read_repaired
-from chat.services.traces import trace_rebuild
+from chat.services.traces import trace_prompt_limit, trace_rebuild
 from chat.templatetags.sessions import session_label
 from chat.trace_names import (
     LoreNamer,
@@ -486,7 +486,7 @@ def trace_page(request: HttpRequest, trace_id: str) -> HttpResponse:
         raise Http404("trace not found")
     _instance_or_404(request, row.instance_id)
     trace = trace_rebuild(get_store(), instance_id=row.instance_id, trace_id=trace_id)
-    budget = max(int(trace.get("max_total_tokens") or 1), 1)
+    budget = trace_prompt_limit(trace)
     store = get_store()
     lore = trace.get("lore") or {}
     lore_fired = trace_lore_named(store, lore.get("fired") or [])

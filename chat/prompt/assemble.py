@@ -301,7 +301,8 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     )
     if refused and inputs.window is not None:
         refused += " " + fixed_refusal([(r.name, r.tokens) for r in head + middle], total=total,
-                                limit=plan.max_total_tokens, window=inputs.window)
+                                       limit=plan.max_total_tokens, window=inputs.window,
+                                       locale=templates.locale)
     return PromptResult(
         messages=messages,
         sections=head + middle + moved + _tail_reports(sections),

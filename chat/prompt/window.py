@@ -93,21 +93,40 @@ def conversation_room(budget: int | None, limit: int, fixed_tokens: int) -> int:
     return room if budget is None else min(budget, room)
 
 
+REFUSAL_WORDS = {
+    "en": {"newest": "the newest message",
+           "window": "the {tokens}-token context window less {reply} for the reply",
+           "cap": "the server's limit",
+           "raise_window": "raise “Context size” in this chat's Generation settings",
+           "raise_cap": "ask an administrator to raise limits.max_total_tokens",
+           "text": ("The prompt needs {total} tokens, more than {where} ({limit}), even with "
+                    "only the newest message: shorten what it always holds ({biggest} tokens) "
+                    "or {action}.")},
+    "zh": {"newest": "最新一条消息",
+           "window": "上下文窗口 {tokens} 个 token 减去留给回复的 {reply} 个",
+           "cap": "服务器的上限",
+           "raise_window": "在本聊天的“生成设置”中调大“上下文大小”",
+           "raise_cap": "请管理员调大 limits.max_total_tokens",
+           "text": ("即使只保留最新一条消息，Prompt 仍需 {total} 个 token，超过了{where}"
+                    "（{limit}）：请缩短它始终包含的内容（{biggest} 个 token），或{action}。")},
+}
+
+
 def fixed_refusal(sections: list[tuple[str, int]], *, total: int, limit: int,
-                  window: ContextWindow | None) -> str:
+                  window: ContextWindow | None, locale: str = "en") -> str:
     """Why a turn cannot be sent: what the prompt always holds, biggest first (the history is
-    down to its newest message already)."""
-    named = [("the newest message" if name == "conversation" else name, tokens)
+    down to its newest message already); in the prompt's language, as the refusal before it."""
+    words = REFUSAL_WORDS["zh" if str(locale).lower().startswith("zh") else "en"]
+    named = [(words["newest"] if name == "conversation" else name, tokens)
              for name, tokens in sections if tokens > 0]
     biggest = ", ".join(f"{name} {tokens:,}"
                         for name, tokens in sorted(named, key=lambda item: -item[1])[:5])
     by_window = window is not None and limit == window.prompt_room
-    where = (f"the {window.tokens:,}-token context window less {window.reply:,} for the reply"
-             if by_window else "limits.max_total_tokens")
-    setting = "generation.context_tokens" if by_window else "limits.max_total_tokens"
-    return (f"The prompt needs {total:,} tokens, more than {where} ({limit:,}), even with only "
-            f"the newest message: shorten what it always holds ({biggest} tokens) or raise "
-            f"{setting}.")
+    where = (words["window"].format(tokens=f"{window.tokens:,}", reply=f"{window.reply:,}")
+             if by_window else words["cap"])
+    return words["text"].format(total=f"{total:,}", where=where, limit=f"{limit:,}",
+                                biggest=biggest,
+                                action=words["raise_window" if by_window else "raise_cap"])
 
 
 def window_report(window: ContextWindow | None, *, limit: int, dropped: int,

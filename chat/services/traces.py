@@ -61,11 +61,22 @@ TRACE_FIGURES = ("trace_id", "instance_id", "session_id", "turn", "created_at", 
 SECTION_FIGURES = ("name", "region", "tokens", "chars", "cut", "omitted")
 
 
+def trace_prompt_limit(trace: dict[str, Any]) -> int:
+    """The most the prompt could hold on that turn: the context window less the reply when the
+    model's window is smaller than the server's cap (a turn is refused past it), else the cap."""
+    window = trace.get("window") if isinstance(trace.get("window"), dict) else {}
+    for limit in (window.get("prompt_limit"), trace.get("max_total_tokens")):
+        if isinstance(limit, int) and limit > 0:
+            return limit
+    return 1
+
+
 def trace_sections(store: FileStore, *, instance_id: str, trace_id: str) -> dict[str, Any]:
     """The trace's token figures and its sections without their texts: what a budget bar
     draws, read from the trace file alone (the session is not read)."""
     trace = store.trace_read(instance_id, trace_id)
     return {**{key: trace.get(key) for key in TRACE_FIGURES},
+            "prompt_limit": trace_prompt_limit(trace),
             "unfinished": "finished_at" not in trace,
             "sections": [{key: section.get(key) for key in SECTION_FIGURES}
                          for section in trace.get("sections") or [] if isinstance(section, dict)]}

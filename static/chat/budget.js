@@ -63,7 +63,7 @@ export async function budgetShow(traceId) {
   if (!response.ok) return;
   const trace = await response.json();
   const bar = document.getElementById("budget");
-  const limit = trace.max_total_tokens || 1;
+  const limit = trace.prompt_limit || trace.max_total_tokens || 1;  // the window's, if smaller
   bar.replaceChildren();
   for (const section of trace.sections || []) {
     if (!section.tokens) continue;

@@ -71,6 +71,10 @@ def test_the_light_trace_has_the_budget_figures_and_not_the_conversation(api, in
     assert "messages" not in figures and "reply" not in figures
     assert figures["total_tokens"] == full["total_tokens"] > 0
     assert figures["max_total_tokens"] == full["max_total_tokens"]
+    # The bar's 100 % is what the prompt could hold: the model's window less the reply when
+    # that is below the server's cap (a turn is refused there), not the cap.
+    assert figures["prompt_limit"] == full["window"]["prompt_limit"]
+    assert figures["prompt_limit"] < full["max_total_tokens"]
     conversation = next(s for s in figures["sections"] if s["name"] == "conversation")
     assert conversation["tokens"] > 1000 and "text" not in conversation
     assert [(s["name"], s["region"], s["tokens"]) for s in figures["sections"]] == [

@@ -95,9 +95,26 @@ def test_fixed_sections_too_big_for_the_window_refuse_the_turn_naming_them(
     assert response.status_code == 422
     error = response.json()["error"]
     assert error["code"] == "prompt_too_long"
-    assert "base_persona" in error["message"] and "generation.context_tokens" in error["message"]
+    assert "base_persona" in error["message"] and "“Context size”" in error["message"]
     assert "2,048-token context window" in error["message"]
     assert not use_stub.requests
+
+
+def test_a_chinese_prompts_refusal_is_chinese_throughout(client, auth, store, alice, background,
+                                                          use_stub):
+    """The refusal's first sentence comes from the prompt's templates, in the prompt's language;
+    the sentence naming what to shorten follows it (it was English after a Chinese one)."""
+    store.module_write("prompt", {**store.module_read("prompt"), "locale": "zh"})
+    character = character_save(store, user=alice, character_id=None, data={
+        "name": "米拉", "base_persona": "灯塔看守人。" * 1500, "greeting": "", "visibility": "private"})
+    instance = instance_create(store, owner=alice, character_id=character,
+                               background_id=background)
+    client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": 2048}},
+               content_type="application/json", **auth)
+
+    message = chat(client, auth, instance, "你好？").json()["error"]["message"]
+    assert "上下文窗口 2,048 个 token" in message and "“上下文大小”" in message
+    assert "The prompt" not in message and "context window" not in message
 
 
 def test_a_10000_message_sillytavern_chat_answers_its_next_turn_within_the_default_window(

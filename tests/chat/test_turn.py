@@ -115,9 +115,11 @@ async def test_over_limit_refuses_and_sends_nothing(store, instance, use_stub):
     with pytest.raises(TurnRefused) as refused:
         await _run(store, instance, "长" * 12000)
     assert refused.value.status == 422
-    # Even the newest message alone does not fit: the sentence names it.
-    assert "more than limits.max_total_tokens (10,000)" in refused.value.message
-    assert "the newest message 12,0" in refused.value.message
+    # Even the newest message alone does not fit: the sentence names it, in the prompt's
+    # language (the seed's, Chinese) as the sentence before it.
+    assert "超过了服务器的上限（10,000）" in refused.value.message
+    assert "limits.max_total_tokens" in refused.value.message
+    assert "最新一条消息 12,0" in refused.value.message
     assert len(use_stub.requests) == before
     assert _lines(store, instance)[-1]["role"] == "user"
 
