@@ -10,8 +10,10 @@ from typing import Any
 from django.conf import settings
 
 from chat.chat_formats import ChatFormatError, ChatImport, chat_import
+from chat.imported_groups import chat_group
 from chat.services.instances import instance_create
 from chat.services.session_import import session_import
+from chat.speakers import STRATEGIES
 from personalab.lib.busy import busy_slot
 from personalab.storage import get_store
 
@@ -33,9 +35,13 @@ def chat_import_new(user, *, character_ids: list[str], data: bytes,
     with busy_slot(store.root / "busy", account=user.get_username(), action="import",
                    slots=settings.PERSONALAB_IMPORTS_PER_ACCOUNT, what="imports"):
         imported = imported if imported is not None else chat_import(data)
+        # A group exported from here says how its members took turns: kept for the new scene.
+        order = chat_group(imported.original_header, imported.lines).reply_order
         instance_id = instance_create(store, owner=user, character_id=ids[0],
                                       character_ids=ids if len(ids) > 1 else None,
-                                      background_id=background_id or None)
+                                      background_id=background_id or None,
+                                      reply_order=order if len(ids) > 1 and order in STRATEGIES
+                                      else None)
         session_id, report = session_import(store, instance_id=instance_id, data=data,
                                             imported=imported, new_chat=True)
     return instance_id, session_id, report

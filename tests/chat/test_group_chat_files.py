@@ -336,6 +336,22 @@ def test_a_group_chat_imported_into_its_own_members_names_no_one_missing_when_a_
             if line.get("role") == "assistant"][-2:] == [character, twins[1]]
 
 
+async def test_a_group_exported_and_imported_as_a_new_chat_keeps_its_reply_order(
+        alice_client, store, group, character, brenna, use_stub):  # noqa: F811
+    """An export records how the members took turns (`personalab_group.reply_order`); the new
+    scene an import makes of it takes turns the same way."""
+    await _say(store, group, "都到齐了？")
+    exported = await sync_to_async(_export)(alice_client, store, group)
+    assert exported[0]["chat_metadata"]["personalab_group"]["reply_order"] == "everyone"
+    body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in exported).encode()
+    response = await sync_to_async(alice_client.post)("/api/v1/instances/import", {
+        "character_ids": f"{character},{brenna}",
+        "file": SimpleUploadedFile("group.jsonl", body)})
+    assert response.status_code == 201, response.content
+    made = store.instance_state_read(response.json()["instance_id"])
+    assert made["reply_order"] == "everyone"
+
+
 def test_a_one_character_chat_offers_no_group(alice_client, store, alice, character,
                                               brenna):  # noqa: F811
     solo = instance_create(store, owner=alice, character_id=character)
