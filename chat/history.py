@@ -272,8 +272,12 @@ def session_branch(store: FileStore, *, instance_id: str, session_id: str, index
                     if dropped else None)
         state = store.instance_state_read(instance_id)
         new_session_id = store.session_next_id(instance_id)
+        # An imported chat's own header goes with its branch, so the branch's export writes
+        # back its chat_metadata as SillyTavern's branch keeps it.
+        imported = read.metadata.get("imported")
         store.session_create(instance_id, new_session_id, lines=read.lines[:index + 1],
-                             branched_from={"session_id": session_id, "index": index})
+                             branched_from={"session_id": session_id, "index": index},
+                             imported=imported if isinstance(imported, dict) else None)
         state["current_session_id"] = new_session_id
         if restored is not None:
             state["plot_state"] = restored

@@ -395,3 +395,21 @@ def test_swipes_made_here_export_with_their_own_dates():
     assert record["swipes"] == ["first", "second"] and record["swipe_id"] == 1
     assert [info["send_date"] for info in record["swipe_info"]] == [
         "2026-11-28T07:59:00Z", "2026-11-28T08:00:00Z"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_branch_of_an_imported_chat_exports_its_header_and_metadata(client, auth, instance,
+                                                                      store):
+    """SillyTavern's branch keeps the chat's chat_metadata (its own keys, the note, the bound
+    world); so does a branch here (its export's header had an empty chat_metadata)."""
+    from chat import history
+    from chat.history_base import line_fingerprint
+
+    session_id = _upload(client, auth, instance, jsonl(CHAT)).json()["session_id"]
+    lines = store.session_read(instance, session_id).lines
+    index = next(i for i, line in enumerate(lines) if line.get("content") == USER["mes"])
+    branch = history.session_branch(store, instance_id=instance, session_id=session_id,
+                                    index=index, fingerprint=line_fingerprint(lines[index]))
+    header = _exported_header(client, auth, instance, branch["session_id"])
+    assert header["chat_metadata"] == HEADER["chat_metadata"]
+    assert header["user_name"] == HEADER["user_name"]
