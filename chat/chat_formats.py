@@ -102,6 +102,7 @@ def date_parse(value: Any) -> str | None:
 # import ---------------------------------------------------------------------
 
 MESSAGE_KEYS = ("name", "is_user", "is_system", "send_date", "mes", "extra", "swipes", "swipe_id")
+SWIPE_INFO = "swipe_info"  # a version's own entry of SillyTavern's swipe_info list
 NARRATOR_TYPES = ("narrator", "comment", "generic", "help", "welcome", "empty")
 
 
@@ -323,8 +324,13 @@ def _swipes_import(record: dict[str, Any], line: dict[str, Any]) -> dict[str, An
             or not 0 <= shown < len(swipes) or not all(isinstance(x, str) for x in swipes)):
         kept = {key: record[key] for key in ("swipes", "swipe_id") if key in record}
         return {"carried": {**line.get("carried", {}), **kept}} if kept else {}
-    return {"alternatives": [{"content": text} for i, text in enumerate(swipes) if i != shown],
-            "alternative_position": shown}
+    info = record.get("swipe_info")  # each entry goes with its swipe, kept through a regenerate
+    entries = info if isinstance(info, list) and len(info) == len(swipes) else [None] * len(swipes)
+    versions = [{"content": text, **({SWIPE_INFO: entry} if isinstance(entry, dict) else {})}
+                for text, entry in zip(swipes, entries)]
+    return {"alternatives": [v for i, v in enumerate(versions) if i != shown],
+            "alternative_position": shown, **{k: v for k, v in versions[shown].items()
+                                              if k == SWIPE_INFO}}
 
 
 def _chat_import_sillytavern(data: bytes) -> ChatImport:
@@ -510,16 +516,21 @@ def _swipes_export(line: dict[str, Any], record: dict[str, Any]) -> None:
     elif "swipes" in record and record["swipes"] != [record["mes"]]:
         record["swipes"], record["swipe_id"] = [record["mes"]], 0
     info = record.get("swipe_info")
-    if "swipe_info" in record and not (isinstance(info, list)
-                                       and len(info) == len(record.get("swipes") or [])):
+    versions = reply_versions(line)
+    # Nothing generated, continued or edited here since the import: the file's own swipe_info
+    # whatever its shape (SillyTavern writes [] beside a greeting's swipes).
+    untouched = not any(v.get(k) for v in versions for k in ("trace_id", "edited", "continued"))
+    if "swipe_info" in record and not untouched and not (
+            isinstance(info, list) and len(info) == len(record.get("swipes") or [])):
         record.pop("swipe_info")
     if line.get("alternatives") and "swipe_info" not in record:
         # Swipes made here: SillyTavern shows each one's date from swipe_info.
-        record["swipe_info"] = [_swipe_info(version, record["send_date"])
-                                for version in reply_versions(line)]
+        record["swipe_info"] = [_swipe_info(version, record["send_date"]) for version in versions]
 
 
 def _swipe_info(version: dict[str, Any], fallback_date: str) -> dict[str, Any]:
+    if isinstance(version.get(SWIPE_INFO), dict):  # an imported swipe's own entry
+        return version[SWIPE_INFO]
     when = str(version.get("timestamp") or fallback_date)
     return {"send_date": when, "gen_started": when, "gen_finished": when, "extra": {}}
 

@@ -258,8 +258,12 @@ def _take_back_last_reply(store: FileStore, ctx: TurnContext, read: SessionRead,
         ctx.reply_extra = {**ctx.reply_extra, "alternatives": reply_versions(last)}
     else:
         ctx.continue_from = last.get("content", "")
-        ctx.reply_extra.update({k: last[k] for k in ("alternatives", "alternative_position")
-                                if k in last}, continued=True)
+        # The same reply goes on: its versions and what an imported chat kept of it (its own
+        # name, date, extra and other fields) stay with it, as SillyTavern's continue keeps them.
+        kept = ("alternatives", "alternative_position", "swipe_info", "carried", "extra",
+                "send_date", "name")
+        ctx.reply_extra.update({k: last[k] for k in kept
+                                if k in last and k not in ctx.reply_extra}, continued=True)
     ctx.replace_from = read.first_index + len(read.lines) - 1
     ctx.redo = "regenerate" if keep_as_alternative else "continue"
 

@@ -27,7 +27,7 @@ DEFAULT_PAGE_SIZE = 100
 MAX_TEXT_CHARS = 20000
 # Fields that belong to one version of a reply and travel with it when versions are flipped.
 VERSION_KEYS = ("content", "timestamp", "trace_id", "interrupted", "empty", "error",
-                "continued", "edited", "reasoning")
+                "continued", "edited", "reasoning", "swipe_info")
 
 
 class HistoryError(AppError):

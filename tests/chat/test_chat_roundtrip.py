@@ -413,3 +413,56 @@ def test_a_branch_of_an_imported_chat_exports_its_header_and_metadata(client, au
     header = _exported_header(client, auth, instance, branch["session_id"])
     assert header["chat_metadata"] == HEADER["chat_metadata"]
     assert header["user_name"] == HEADER["user_name"]
+
+
+SWIPED = {"name": "Mira", "is_user": False, "is_system": False,
+          "send_date": "2024-05-12T17:44:02.118Z", "mes": "B",
+          "extra": {"api": "openai", "model": "gpt-4o-mini"},
+          "gen_started": "2024-05-12T17:44:00.001Z", "gen_finished": "2024-05-12T17:44:02.118Z",
+          "swipes": ["A", "B", "C"], "swipe_id": 1,
+          "swipe_info": [{"send_date": f"2024-05-12T17:4{i}:00.000Z", "extra": {"api": f"v{i}"},
+                          "gen_started": "a", "gen_finished": "b"} for i in range(3)]}
+
+
+def _redo_exported(client, auth, instance, session_id, action):
+    assert client.post(f"/api/v1/instances/{instance}/{action}", **auth).status_code == 200
+    return records_of(client.get(f"/api/v1/instances/{instance}/sessions/{session_id}/export"
+                                 "?format=jsonl", **auth).content)[-1]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_continue_and_regenerate_keep_what_an_imported_reply_and_its_swipes_carried(
+        client, auth, instance, store, use_stub):
+    """SillyTavern keeps a continued reply's extra, dates and other fields, and each swipe's
+    swipe_info entry; here they were dropped and every entry was rewritten with today's date."""
+    from tests.stub_llm import Reply
+
+    session_id = _upload(client, auth, instance, jsonl([HEADER, USER, SWIPED])).json()[
+        "session_id"]
+    use_stub.script(Reply(" and more."))
+    continued = _redo_exported(client, auth, instance, session_id, "continue")
+    assert continued["mes"] == "B and more." and continued["swipes"] == ["A", "B and more.", "C"]
+    for key in ("extra", "gen_started", "gen_finished", "send_date"):
+        assert continued[key] == SWIPED[key], key
+    assert [continued["swipe_info"][i] for i in (0, 2)] == [SWIPED["swipe_info"][i]
+                                                            for i in (0, 2)]
+
+    use_stub.script(Reply("D"))
+    regenerated = _redo_exported(client, auth, instance, session_id, "regenerate")
+    assert regenerated["swipes"] == ["A", "B and more.", "C", "D"]
+    assert regenerated["swipe_id"] == 3
+    assert [regenerated["swipe_info"][i] for i in (0, 2)] == [SWIPED["swipe_info"][i]
+                                                              for i in (0, 2)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_greetings_swipes_with_sillytaverns_empty_swipe_info_export_as_they_came(
+        client, auth, instance, store):
+    """SillyTavern writes a greeting with alternate greetings as swipes beside swipe_info []."""
+    greeting = {**GREETING, "swipes": ["Hello.", "Hi.", "Hey."], "swipe_id": 0,
+                "mes": "Hello.", "swipe_info": []}
+    session_id = _upload(client, auth, instance, jsonl([HEADER, greeting, USER])).json()[
+        "session_id"]
+    exported = records_of(client.get(f"/api/v1/instances/{instance}/sessions/{session_id}/export"
+                                     "?format=jsonl", **auth).content)
+    assert exported[1] == greeting
