@@ -102,18 +102,19 @@ def _group_greeting_lines(members: list[str], definitions: list[dict[str, Any]]
     """Every member's first message, each marked with who says it (SillyTavern does the same)."""
     lines = []
     for character_id, definition in zip(members, definitions):
-        for line in greeting_lines(definition):
+        for line in greeting_lines(definition, group=True):
             lines.append({**line, "speaker": character_id,
                           "name": definition.get("name") or character_id})
     return lines
 
 
-def greeting_lines(definition: dict[str, Any]) -> list[dict[str, Any]]:
-    """The first message; a card's alternate greetings are its swipes (the first shown)."""
+def greeting_lines(definition: dict[str, Any], *, group: bool = False) -> list[dict[str, Any]]:
+    """The first message; a card's alternate greetings are its swipes (the first shown), and in
+    a group scene its V3 `group_only_greetings` too, as SillyTavern offers them there."""
     greeting = definition.get("greeting", "")
     data = (definition.get("card") or {}).get("data") or {}
-    alternates = [g for g in data.get("alternate_greetings") or []
-                  if isinstance(g, str) and g.strip()]
+    fields = ("alternate_greetings", "group_only_greetings") if group else ("alternate_greetings",)
+    alternates = [g for field in fields for g in _texts(data.get(field)) if g.strip()]
     if not greeting and alternates:
         greeting, alternates = alternates[0], alternates[1:]
     if not greeting:
@@ -123,6 +124,10 @@ def greeting_lines(definition: dict[str, Any]) -> list[dict[str, Any]]:
     if alternates:
         line.update(alternatives=[{"content": g} for g in alternates], alternative_position=0)
     return [line]
+
+
+def _texts(value: Any) -> list[str]:
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
 def instances_visible_to(user):

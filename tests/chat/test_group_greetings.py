@@ -76,3 +76,24 @@ async def _prompt_of(store, use_stub, *, instance_id: str, speaker: str) -> str:
     await conversation_turn(store, instance_id=instance_id, user_text="Hi all.", emit=emit,
                             speaker=speaker)
     return "\n".join(m["content"] for m in use_stub.requests[-1]["messages"])
+
+
+def test_a_v3_cards_group_only_greetings_are_swipes_in_a_group_and_not_alone(store, alice):
+    """Character Card V3's `group_only_greetings` are greetings for group chats: a swipe of the
+    member's first message in a group scene (as SillyTavern offers them), never in a one-to-one
+    chat."""
+    nova = character_save(store, user=alice, character_id=None, data={
+        "name": "Nova", "base_persona": "An android.", "visibility": "private",
+        "greeting": "Hello.", "card": {"spec": "chara_card_v3", "data": {
+            "alternate_greetings": ["Hi."], "group_only_greetings": ["Hello, all of you."]}}})
+    other = _member(store, alice, "Ann")
+
+    def versions(instance_id: str) -> list[str]:
+        state = store.instance_state_read(instance_id)
+        lines = store.session_read(instance_id, state["current_session_id"]).lines
+        greeting = next(line for line in lines if line.get("speaker", nova) == nova)
+        return [greeting["content"], *(a["content"] for a in greeting.get("alternatives", []))]
+
+    assert versions(instance_create(store, owner=alice, character_ids=[nova, other])) == [
+        "Hello.", "Hi.", "Hello, all of you."]
+    assert versions(instance_create(store, owner=alice, character_id=nova)) == ["Hello.", "Hi."]
