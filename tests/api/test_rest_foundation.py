@@ -97,6 +97,7 @@ def test_docs_and_schema_are_served_from_our_own_files(client):
     assert static("ninja/swagger-ui-bundle.js") in page
     assert "cdn." not in page and "https://" not in page
     assert '"validatorUrl": null' in page
+    assert '<meta name="viewport" content="width=device-width' in page  # a phone's own width
     assert finders.find("ninja/swagger-ui-bundle.js") and finders.find("ninja/swagger-ui.css")
     schema = client.get("/api/v1/openapi.json").json()
     assert "/api/v1/instances" in schema["paths"]
