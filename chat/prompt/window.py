@@ -78,13 +78,22 @@ def prompt_limit(max_total_tokens: int, window: ContextWindow | None) -> int:
     return max_total_tokens if window is None else min(max_total_tokens, window.prompt_room)
 
 
+# The sections that grow with a chat, each held to a part of the memory share of the window:
+# recalled memory to all of it (best first: the section keeps its first passages), the rolling
+# recaps and the biography to half (newest kept). Without these, a small window (Ollama's 4,096)
+# refused every turn once a long chat's recaps alone outgrew it.
+GROWING_SHARES = {"recalled": 1.0, "recaps": 0.5, "biography": 0.5}
+
+
 def budgets_windowed(budgets: dict[str, int], window: ContextWindow | None) -> dict[str, int]:
-    """Section budgets with recalled memory held to its share of the window (filled best
-    first: the section keeps its first passages)."""
+    """Section budgets with the growing sections held to their share of the window."""
     if window is None:
         return budgets
-    share = window.memory_tokens
-    return {**budgets, "recalled": min(budgets.get("recalled", share), share)}
+    held = {}
+    for name, part in GROWING_SHARES.items():
+        share = int(window.memory_tokens * part)
+        held[name] = min(budgets.get(name, share), share)
+    return {**budgets, **held}
 
 
 def conversation_room(budget: int | None, limit: int, fixed_tokens: int) -> int:

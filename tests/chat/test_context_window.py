@@ -171,6 +171,31 @@ def test_the_prompt_says_which_turns_the_recaps_cover_and_where_the_conversation
     assert f"Turns 151–{kept - 1} are not shown." in text
 
 
+def test_twenty_long_recaps_in_a_small_window_are_held_to_their_share_and_the_turn_answered(
+        client, auth, store, instance, use_stub):
+    """A long chat's recaps grow (20 of them, 2,000+ tokens); in a 2,048-token window they
+    refused every turn, summarize or not. They are held to half the memory share (the newest
+    kept), and the turn is answered."""
+    from memory.recaps import RECAPS_FILE
+
+    session_id = session_import(store, instance_id=instance, data=st_chat(400))[0]
+    store.memory_json_write(instance, RECAPS_FILE, {"items": [
+        {"id": f"recap_{n}", "text": f"Recap {n}: " + WORDS * 8, "from_turn": 10 * n + 1,
+         "to_turn": 10 * n + 10, "session_id": session_id, "created_at": "2026-01-01T00:00:00Z"}
+        for n in range(20)], "pending_summaries": []})
+    client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": 2048}},
+               content_type="application/json", **auth)
+
+    response = chat(client, auth, instance, "Where is the key?")
+
+    assert response.status_code == 200, response.content
+    trace = client.get(f"/api/v1/traces/{response.json()['trace_id']}", **auth).json()
+    recaps = next(s for s in trace["sections"] if s["name"] == "recaps")
+    assert 0 < recaps["tokens"] <= 2048 // 4 // 2
+    text = sent_text(use_stub.requests[-1])
+    assert "Recap 19:" in text and "Recap 0:" not in text  # the newest kept
+
+
 def test_rolling_recaps_are_on_by_default_with_a_model_and_off_offline(store, instance,
                                                                        use_stub, settings):
     from chat.selectors import memory_settings_effective
