@@ -14,10 +14,12 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from chat.routing import websocket_urlpatterns  # noqa: E402
+from chat.services.index import instances_index_catch_up_start  # noqa: E402
 from memory.runtime import catch_up_start  # noqa: E402
 from personalab.lib.embedding.embeddings import engines_preload  # noqa: E402
 from personalab.lib.llm import llm_client_warm  # noqa: E402
 from personalab.static_files import VersionedStaticFilesHandler  # noqa: E402
+from personalab.storage import get_store  # noqa: E402
 from personalab.ws_origin import SameOriginValidator  # noqa: E402
 
 # Every request of every account shares one interpreter lock. A thread that needs it back (after
@@ -43,3 +45,4 @@ if settings.PERSONALAB_EMBED_PRELOAD:
 
 if settings.PERSONALAB_INDEX_CATCHUP_SECONDS > 0:
     catch_up_start(every_seconds=settings.PERSONALAB_INDEX_CATCHUP_SECONDS)
+    instances_index_catch_up_start(get_store())

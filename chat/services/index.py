@@ -3,9 +3,11 @@ files first, then the index."""
 
 from __future__ import annotations
 
+import logging
+import threading
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from chat.conversations import conversation_index, ledger_rebuild
 from chat.models import Instance, Session, Trace
@@ -20,6 +22,9 @@ from library.models import Background, Character, Persona
 from memory.summarize_journal import summarize_recover_waiting
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.membership import member_change_recover_waiting
+from personalab.lib.store_errors import StoreError
+
+log = logging.getLogger(__name__)
 
 
 @transaction.atomic
@@ -64,6 +69,39 @@ def trace_index(store: FileStore, instance_id: str, trace_id: str, *,
                created_at=trace.get("created_at", ""))],
         update_conflicts=True, unique_fields=["trace_id"],
         update_fields=["instance", "session_id", "turn", "created_at"])
+
+
+def instances_index_catch_up(store: FileStore) -> list[str]:
+    """Re-index each instance whose row's current session is not its file's: a server killed
+    between a session switch in the files and its row (kill -9 while a summarize embedded its
+    events) left the API naming the old session until a manual `reindex`. Run at a server's
+    start (personalab/asgi.py); the ids it fixed."""
+    rows = dict(Instance.objects.values_list("instance_id", "current_session_id"))
+    fixed = []
+    for instance_id in store.instance_ids():
+        try:
+            current = store.instance_state_read(instance_id).get("current_session_id")
+        except (StoreError, ValueError):
+            continue
+        if current and rows.get(instance_id) != current:
+            instance_index(store, instance_id)
+            fixed.append(instance_id)
+    return fixed
+
+
+def instances_index_catch_up_start(store: FileStore) -> None:
+    """instances_index_catch_up on a thread of its own: a server serves while it reads."""
+    def run() -> None:
+        try:
+            if fixed := instances_index_catch_up(store):
+                log.info("re-indexed %d instance(s) whose session had moved on: %s",
+                         len(fixed), ", ".join(fixed[:20]))
+        except Exception:  # noqa: BLE001 — the next start tries again; serving goes on
+            log.exception("instance index catch-up failed")
+        finally:
+            connection.close()
+
+    threading.Thread(target=run, name="instance-index-catch-up", daemon=True).start()
 
 
 def reindex_all(store: FileStore) -> dict[str, int]:
