@@ -39,7 +39,7 @@ from chat.history_base import (
     reply_versions,
     version_position,
 )
-from chat.history_read import _last_message_position
+from chat.history_read import _last_message_position, _listed_count
 from chat.regex_turn import edit_regexed
 from director.services import director_apply_reply
 from memory import runtime as memory_runtime
@@ -282,11 +282,12 @@ def session_branch(store: FileStore, *, instance_id: str, session_id: str, index
         if restored is not None:
             state["plot_state"] = restored
         store.instance_state_write(instance_id, state)
+        # Counted as the session list counts it (summaries and narrator lines too).
+        branch_count = _listed_count(store.session_read(instance_id, new_session_id))
     finally:
         lock.release()
     return {"session_id": new_session_id, "branched_from": session_id, "index": index,
-            "message_count": sum(1 for line in read.lines[:index + 1]
-                                 if line.get("role") in ("user", "assistant")),
+            "message_count": branch_count,
             "plot_state_restored": restored is not None}
 
 

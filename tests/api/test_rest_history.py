@@ -82,6 +82,7 @@ def test_branch_makes_a_new_current_session_and_keeps_the_old(as_alice, store, c
                         {"index": row["index"], "fingerprint": row["fingerprint"]})
     assert response.status_code == 201 and response.json()["session_id"] == "sess_002"
     assert list(_rows(as_alice, chatted, "sess_002")) == ["question 1", "answer 1"]
+    assert response.json()["message_count"] == len(_rows(as_alice, chatted, "sess_002"))
     assert _file(store, chatted) == before
     detail = as_alice("get", f"/api/v1/instances/{chatted}").json()
     assert detail["current_session_id"] == "sess_002"

@@ -570,3 +570,21 @@ def test_the_session_list_and_the_pager_give_one_count_and_the_players_name(stor
                                persona_id=None)["name"]  # the chat page's {{user}}
     assert re.search(f'<div class="who">{re.escape(player)}{number} · turn 2', page)
     assert '<div class="who">You' not in page
+
+
+def test_a_branch_counts_its_messages_as_the_session_list_does(store, instance):
+    """A summary and a narrator line are listed messages; the branch's answer counted only the
+    player's and the characters' lines (14 against the list's 518 on a summarized chat)."""
+    read = store.session_read(instance, "sess_001")
+    lines = [{"type": "summary", "content": "Earlier, at the harbor."},
+             {"role": "user", "content": "Is it late?", "turn": 1},
+             {"type": "note", "name": "Narrator", "is_system": False, "content": "Night falls."},
+             {"role": "assistant", "content": "It is.", "turn": 1},
+             {"role": "user", "content": "Then rest.", "turn": 2}]
+    store.session_rewrite(instance, "sess_001", [read.metadata, *lines])
+    row = _row(store, instance, "It is.")
+    branch = history.session_branch(store, instance_id=instance, session_id="sess_001",
+                                    index=row["index"], fingerprint=row["fingerprint"])
+    listed = history_read.messages_page(store, instance_id=instance,
+                                        session_key=branch["session_id"], page_size=1000)
+    assert branch["message_count"] == listed["total"] == 4
