@@ -47,7 +47,6 @@ async def memory_action(instance_id: str, action: str, progress=None, *,
     finally:
         lock.release()
         runtime.progress_set(instance_id, None)
-        # Also when it failed after switching the session (its embedding, say): the row follows
-        # the files. A server killed meanwhile: instances_index_catch_up at the next start.
-        await sync_to_async(instance_index)(store, instance_id)
+    # A server killed before this line: instances_index_catch_up at its next start.
+    await sync_to_async(instance_index)(store, instance_id)
     return result
