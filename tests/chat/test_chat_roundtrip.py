@@ -7,7 +7,10 @@ import json
 
 import pytest
 
+from chat import history
 from chat.chat_formats import ChatFormatError, chat_export_jsonl, chat_import
+from chat.history_base import line_fingerprint
+from tests.stub_llm import Reply
 
 HEADER = {"user_name": "Ann", "character_name": "Mira",
           "create_date": "2024-5-12 @17h 41m 53s 343ms",
@@ -189,7 +192,6 @@ async def test_a_narrator_line_hidden_here_is_no_longer_sent(client, auth, insta
     from asgiref.sync import sync_to_async
 
     from chat.history import message_hide
-    from chat.history_base import line_fingerprint
     from chat.turn import turn_run
 
     body = (await sync_to_async(_upload)(client, auth, instance, jsonl(CHAT))).json()
@@ -402,9 +404,6 @@ def test_a_branch_of_an_imported_chat_exports_its_header_and_metadata(client, au
                                                                       store):
     """SillyTavern's branch keeps the chat's chat_metadata (its own keys, the note, the bound
     world); so does a branch here (its export's header had an empty chat_metadata)."""
-    from chat import history
-    from chat.history_base import line_fingerprint
-
     session_id = _upload(client, auth, instance, jsonl(CHAT)).json()["session_id"]
     lines = store.session_read(instance, session_id).lines
     index = next(i for i, line in enumerate(lines) if line.get("content") == USER["mes"])
@@ -435,8 +434,6 @@ def test_continue_and_regenerate_keep_what_an_imported_reply_and_its_swipes_carr
         client, auth, instance, store, use_stub):
     """SillyTavern keeps a continued reply's extra, dates and other fields, and each swipe's
     swipe_info entry; here they were dropped and every entry was rewritten with today's date."""
-    from tests.stub_llm import Reply
-
     session_id = _upload(client, auth, instance, jsonl([HEADER, USER, SWIPED])).json()[
         "session_id"]
     use_stub.script(Reply(" and more."))

@@ -17,6 +17,7 @@ from chat.model_context import model_context_forget
 from chat.services.instances import instance_create
 from chat.services.session_import import session_import
 from library.character_services import character_save
+from memory.recaps import RECAPS_FILE
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.tokens import count_tokens
 from tests.stub_llm import Fail, Reply
@@ -148,8 +149,6 @@ def test_the_context_length_the_model_server_reports_is_the_default_window(
 
 def test_the_prompt_says_which_turns_the_recaps_cover_and_where_the_conversation_starts(
         client, auth, store, instance, use_stub):
-    from memory.recaps import RECAPS_FILE
-
     session_id = session_import(store, instance_id=instance, data=st_chat(400))[0]
     store.memory_json_write(instance, RECAPS_FILE, {"items": [
         {"id": "recap_1", "text": "Ann and Mira hid the key.", "from_turn": 1, "to_turn": 150,
@@ -176,8 +175,6 @@ def test_twenty_long_recaps_in_a_small_window_are_held_to_their_share_and_the_tu
     """A long chat's recaps grow (20 of them, 2,000+ tokens); in a 2,048-token window they
     refused every turn, summarize or not. They are held to half the memory share (the newest
     kept), and the turn is answered."""
-    from memory.recaps import RECAPS_FILE
-
     session_id = session_import(store, instance_id=instance, data=st_chat(400))[0]
     store.memory_json_write(instance, RECAPS_FILE, {"items": [
         {"id": f"recap_{n}", "text": f"Recap {n}: " + WORDS * 8, "from_turn": 10 * n + 1,

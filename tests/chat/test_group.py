@@ -12,6 +12,7 @@ from asgiref.sync import sync_to_async
 
 from chat.group import conversation_turn
 from chat.services.instances import instance_create
+from library.character_services import character_save
 from personalab.lib.letter_colours import letter_class
 from tests.chat.test_consumer import _connect
 from tests.stub_llm import Reply
@@ -21,8 +22,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def brenna(store, alice):
-    from library.character_services import character_save
-
     return character_save(store, user=alice, character_id=None, data={
         "name": "Brenna", "base_persona": "沉默的机械师，左手是义肢。", "greeting": "……嗯。",
         "pinned_prompt": "Brenna 从不说超过两句话。", "visibility": "private"})
@@ -121,8 +120,6 @@ async def test_the_trace_names_the_speaker_and_why(store, group, brenna, use_stu
 
 @pytest.fixture
 def nova_scene(store, alice, character):
-    from library.character_services import character_save
-
     nova = character_save(store, user=alice, character_id=None, data={
         "name": "Nova", "base_persona": "{{char}} is an android. {{user}} is her friend.",
         "visibility": "private"})
@@ -295,7 +292,6 @@ def test_each_members_persona_page_shows_its_own_pinned_prompt(alice_client, gro
 
 def test_the_home_list_previews_the_last_line_as_the_chat_page_reads_it(alice_client, alice,
                                                                         store):
-    from library.character_services import character_save
     from library.selectors import persona_effective
 
     mira = character_save(store, user=alice, character_id=None, data={

@@ -11,6 +11,7 @@ from asgiref.sync import sync_to_async
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from chat.services.instances import instance_create
+from library.character_services import character_save
 from tests.chat.test_group import _lines, _order, _say, brenna  # noqa: F401
 from tests.stub_llm import Reply
 
@@ -193,8 +194,6 @@ async def test_go_on_as_a_group_tells_apart_a_character_two_imports_share(
         alice_client, store, alice, group, character, brenna, use_stub):  # noqa: F811
     """The library holds two Brennas: the report and the button name the one the group goes
     on with by the first words of her description, as the pickers do (never by an id)."""
-    from library.character_services import character_save
-
     records = await _group_export(alice_client, store, group, use_stub)
     await sync_to_async(character_save)(store, user=alice, character_id=None, data={
         "name": "Brenna", "base_persona": "another import", "visibility": "private"})
@@ -307,8 +306,6 @@ def test_a_sillytavern_group_chat_goes_on_as_a_group_when_its_speakers_are_in_th
 ])
 def test_a_sillytavern_group_chat_with_a_speaker_not_in_the_library_is_not_re_formed(
         alice_client, store, alice, character, speakers, said):
-    from library.character_services import character_save
-
     for _ in range(2):
         character_save(store, user=alice, character_id=None, data={
             "name": "Twin", "base_persona": "", "greeting": ""})
@@ -325,8 +322,6 @@ def test_a_group_chat_imported_into_its_own_members_names_no_one_missing_when_a_
         alice_client, store, alice, character, use_stub):
     """A card imported twice (as JSON and as PNG) is two characters of one name; a group chat
     imported into the conversation of one of them and another member is that member's."""
-    from library.character_services import character_save
-
     twins = [character_save(store, user=alice, character_id=None, data={
         "name": "Twin", "base_persona": "", "greeting": ""}) for _ in range(2)]
     both = instance_create(store, owner=alice, character_ids=[character, twins[1]])

@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from chat.models import ApiToken
 from chat.turn import TurnRefused, turn_run
 from tests.chat.test_group import _lines, _say, brenna, group  # noqa: F401 (fixtures)
 from tests.chat.test_group_members import _members
@@ -49,8 +50,6 @@ def test_regenerate_redoes_the_reply_of_the_member_who_said_it(store, group, bre
 
 def test_a_rest_regenerate_and_continue_say_which_member_answered(store, group, brenna, alice,
                                                                   client, use_stub):
-    from chat.models import ApiToken
-
     auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
     use_stub.script(Reply("我去找车。"), Reply("我修引擎。"))
     _round(store, group, "分头行动。")

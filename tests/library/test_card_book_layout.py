@@ -15,6 +15,7 @@ from asgiref.sync import sync_to_async
 
 from chat.services.instances import instance_create
 from library.card_import import character_import_card
+from library.lorebook_services import lorebook_save
 from library.persona_services import persona_create
 from tests.library.test_worldinfo_turns import _turn
 
@@ -89,8 +90,6 @@ def test_a_card_that_names_its_world_is_linked_to_that_book_the_importer_may_rea
     """SillyTavern links a card to a world-info book by name (`extensions.world`): imported
     without a book of its own, the card is linked to the importer's book of that name, else a
     shared one; another account's private book of that name is never linked."""
-    from library.lorebook_services import lorebook_save
-
     bobs = lorebook_save(store, user=bob, data={"name": "Recur", "visibility": "private",
                                                 "entries": []})
     assert store.character_read(character_import_card(

@@ -9,6 +9,7 @@ import pytest
 from django.core.management import call_command
 
 from chat.models import Instance, Session
+from library.lorebook_services import lorebook_save
 from library.models import Background, Character
 
 pytestmark = pytest.mark.django_db
@@ -57,8 +58,6 @@ def test_an_outline_typed_with_its_own_numbers_is_not_numbered_twice(alice_clien
 
 
 def test_the_lorebook_ticks_mark_a_private_book_and_say_who_reads_it(alice_client, alice, store):
-    from library.lorebook_services import lorebook_save
-
     for name, visibility in (("Own notes", "private"), ("Harbour lore", "shared")):
         lorebook_save(store, user=alice, data={"name": name, "visibility": visibility,
                                                "entries": []})
