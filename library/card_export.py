@@ -45,10 +45,10 @@ def character_export_card(store: FileStore, *, character_id: str, fmt: str,
     may read (another author's private book stays out of a shared card's download)."""
     definition = store.character_read(character_id)
     lorebook_ids = definition.get("lorebook_ids", [])
-    lorebooks = [book for book in (store.lorebook_read(lorebook_id) for lorebook_id in lorebook_ids
-                                   if isinstance(lorebook_id, str)
-                                   and lorebook_id in store.lorebook_ids())
-                 if item_readable_by(book, username=reader)]
+    existing = set(store.lorebook_ids())  # the folder listed once, not once per linked id
+    linked = [store.lorebook_read(lorebook_id) for lorebook_id in lorebook_ids
+              if isinstance(lorebook_id, str) and lorebook_id in existing]
+    lorebooks = [book for book in linked if item_readable_by(book, username=reader)]
     card = definition_to_card(definition, lorebooks[0] if len(lorebooks) == 1 else None,
                               spec="v3")
     if len(lorebooks) > 1:  # every book travels with the card, merged as SillyTavern does
