@@ -23,6 +23,7 @@ from memory.keyword_docs import keyword_documents
 from memory.keyword_store import Key, KeywordStore
 from memory.keyword_tokens import turn_text
 from memory.turn_docs import turn_doc_id, turn_is_indexable, turns_indexable
+from memory.where import where_checkable, where_instances, where_matches, where_normalize
 from personalab.lib.embedding.embeddings import (
     default_embedder,
     passages_embed,
@@ -83,48 +84,6 @@ def hit_source(collection: str, doc_id: str, metadata: dict[str, Any]) -> str:
 
 def collection_gone(exc: BaseException) -> bool:
     return type(exc).__name__ == "NotFoundError" or "does not exist" in str(exc)
-
-
-def where_normalize(where: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Chroma wants one key per filter; several equalities become an `$and`."""
-    if not where:
-        return None
-    if len(where) == 1 or any(key.startswith("$") for key in where):
-        return where
-    return {"$and": [{key: value} for key, value in where.items()]}
-
-
-def where_checkable(where: dict[str, Any]) -> bool:
-    """Whether where_matches understands `where`: equalities, `$ne` and `$in` on metadata keys."""
-    return all(not key.startswith("$") and (not isinstance(value, dict)
-                                            or set(value) in ({"$ne"}, {"$in"}))
-               for key, value in where.items())
-
-
-def where_instances(where: dict[str, Any]) -> set[str] | None:
-    """The instances `where` selects when it selects by instance alone (`"instance_id": id` or
-    `{"$in": [ids]}`), which the stored id (chroma_id) names; None for any other filter."""
-    if set(where) != {"instance_id"}:
-        return None
-    instance = where["instance_id"]
-    if isinstance(instance, str):
-        return {instance}
-    if isinstance(instance, dict) and set(instance) == {"$in"}:
-        return {str(owner) for owner in instance["$in"]}
-    return None
-
-
-def where_matches(metadata: dict[str, Any], where: dict[str, Any]) -> bool:
-    for key, value in where.items():
-        if isinstance(value, dict) and "$in" in value:
-            if metadata.get(key) not in value["$in"]:
-                return False
-        elif isinstance(value, dict):
-            if metadata.get(key) == value["$ne"]:
-                return False
-        elif metadata.get(key) != value:
-            return False
-    return True
 
 
 def turn_embedding_text(turn: dict[str, Any]) -> str:
@@ -300,6 +259,22 @@ class MemoryIndex:
         """MiniLM's vectors of these lines; e5's documents are left to the caller."""
         if SECOND in self._delete_names():
             self._ids_delete(SECOND, instance_id, doc_ids)
+
+    def second_rows(self, texts: list[str], *, is_query: bool) -> np.ndarray | None:
+        """MiniLM's vectors of `texts`, as its collection stores them; None when it is off."""
+        if not texts or not self.second_on():
+            return None
+        return self._second_embed(texts, is_query=is_query)
+
+    def vectors_lacking(self, instance_id: str, doc_ids: list[str]) -> list[str]:
+        """Those of the lines `doc_ids` e5's collection holds no vector of yet (a fill under
+        way, memory/fill.py, or a write cut short): only the keyword store has them."""
+        if not doc_ids:
+            return []
+        got = self._call("turns", "get", ids=[chroma_id(instance_id, d) for d in doc_ids],
+                         include=[])
+        held = set(got["ids"])
+        return [d for d in doc_ids if chroma_id(instance_id, d) not in held]
 
     def second_stored(self, instance_id: str, session_id: str) -> set[str]:
         """The lines of a session MiniLM's collection holds (none when this index keeps none),

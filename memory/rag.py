@@ -36,6 +36,7 @@ from memory.queries import (
     question_focus,
     questions_split,
 )
+from memory.unembedded import searched_as_if_stored, unembedded_score
 from personalab.lib.embedding.embeddings import CJK_CHAR
 
 log = logging.getLogger(__name__)
@@ -163,13 +164,19 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
     speakers = index.speakers(where) if focus is not None and focus.words else set()
     named = speakers_named(focus.words, speakers) if speakers else set()
     query = names_strip(query, speakers) if speakers else query
-    pool, dense = _dense_candidates(index, collections, query, where=where, k=depth)
+    pool, dense, embedding = _dense_candidates(index, collections, query, where=where, k=depth)
     second = second_candidates(index, collections, query, where=where, k=depth)
-    # A line MiniLM holds and e5's index does not (a write cut short) cannot be shown: it
-    # would take a place among the k best and leave one fewer.
+    # A line MiniLM holds and the keyword store does not (a write cut short) cannot be shown:
+    # it would take a place among the k best and leave one fewer.
     second = {key: second[key] for key in _stored(index, list(second), known=pool)}
     keyword = keyword_search(index, collections, query, where=where, k=depth,
                              also=list({**pool, **second}))
+    fresh = unembedded_score(index, [key for key in keyword if key not in pool], query=query,
+                             query_embedding=embedding)
+    pool.update(fresh.hits)
+    dense = searched_as_if_stored(dense, fresh.dense, asked=_dense_asked(depth))
+    if "turns" in collections and not CJK_CHAR.search(query):
+        second = searched_as_if_stored(second, fresh.second, asked=_dense_asked(depth))
     dense_norm = dense_fuse(dense, second)
     keyword_norm = _min_max(keyword, floor=0.0)
     dense_weight = DENSE_WEIGHT_TWO if second else DENSE_WEIGHT
@@ -196,7 +203,7 @@ def second_candidates(index: MemoryIndex, collections: tuple[str, ...], query: s
     question with a CJK character, a search without turns, or MiniLM missing."""
     if "turns" not in collections or CJK_CHAR.search(query):
         return {}
-    return index.second_search(query, where=where, n_results=max(DENSE_CANDIDATES_MIN, 5 * k))
+    return index.second_search(query, where=where, n_results=_dense_asked(k))
 
 
 def dense_fuse(first: dict[Key, float], second: dict[Key, float]) -> dict[Key, float]:
@@ -232,10 +239,16 @@ def _stored(index: MemoryIndex, keys: list[Key], *, known: dict[Key, float]) -> 
     return found
 
 
+def _dense_asked(k: int) -> int:
+    """How many lines a dense search of each collection asks for, for the k best."""
+    return max(DENSE_CANDIDATES_MIN, 5 * k)
+
+
 def _dense_candidates(index: MemoryIndex, collections: tuple[str, ...], query: str, *,
-                      where: dict[str, Any], k: int) -> tuple[dict[Key, Hit], dict[Key, float]]:
-    """The dense search's best documents and their similarities."""
-    candidates = max(DENSE_CANDIDATES_MIN, 5 * k)
+                      where: dict[str, Any], k: int
+                      ) -> tuple[dict[Key, Hit], dict[Key, float], list[float]]:
+    """The dense search's best documents, their similarities, and the query's embedding."""
+    candidates = _dense_asked(k)
     embedding = index.query_embed(query)
     dense: dict[Key, float] = {}
     pool: dict[Key, Hit] = {}
@@ -244,7 +257,7 @@ def _dense_candidates(index: MemoryIndex, collections: tuple[str, ...], query: s
                                 query_embedding=embedding):
             dense[_hit_key(hit)] = hit.score
             pool[_hit_key(hit)] = hit
-    return pool, dense
+    return pool, dense, embedding
 
 
 def focus_prefer(fused: dict[Key, float], hits: dict[Key, Hit], *, window: TimeWindow | None,

@@ -10,6 +10,7 @@ import threading
 import pytest
 
 from memory import runtime
+from memory.index import MemoryIndex
 from memory.live_keywords import live_drain
 from memory.passages import lines_near
 from memory.rag import query_user_history
@@ -36,3 +37,57 @@ def test_a_line_not_embedded_yet_comes_with_the_reply_after_it(store, instance, 
     finally:
         release.set()
     runtime.drain()
+
+
+OLD_SESSION = [
+    {"role": "user", "content": "How was your weekend?", "turn": 1, "timestamp": "t",
+     "speaker": "Mara"},
+    {"role": "assistant", "content": "My grandmother taught me her sourdough bread on Sunday.",
+     "turn": 1, "timestamp": "t", "speaker": "Ines"},
+    {"role": "user", "content": "That sounds lovely.", "turn": 2, "timestamp": "t",
+     "speaker": "Mara"},
+    {"role": "assistant", "content": "It was, the kitchen smelled wonderful.", "turn": 2,
+     "timestamp": "t", "speaker": "Ines"},
+]
+NEWER_LINES = [
+    "I baked croissants with my aunt last month.", "The bakery on Elm sells rye loaves.",
+    "My cousin showed me how to knead dough.", "We made pizza from scratch on Friday.",
+    "Grandpa always made pancakes for breakfast.", "I want to learn to make bagels.",
+    "The pastry class starts in June.", "My mother's apple pie recipe is a secret.",
+    "Flour prices went up again.", "I burnt the cookies yesterday.",
+]
+
+
+def _newer_session() -> list[dict]:
+    return [{"role": "user" if n % 2 == 0 else "assistant", "content": text, "turn": n // 2 + 1,
+             "timestamp": "t", "speaker": "Mara" if n % 2 == 0 else "Ines"}
+            for n, text in enumerate(NEWER_LINES)]
+
+
+def _bread_hit(index):
+    hits = query_user_history("Who taught you to make bread?", "inst_fill", index=index,
+                              force=True, k=5).hits
+    return [hit.text for hit in hits], next(
+        (hit for hit in hits if hit.text.startswith("My grandmother")), None)
+
+
+def test_a_line_the_fill_has_not_embedded_yet_is_ranked_as_it_will_be_once_embedded(tmp_path):
+    """An import's old lines wait for the fill (newest first); meanwhile a question about one
+    ranks it with the dense cosine it will have, not as a line the dense side never saw."""
+    index = MemoryIndex(chroma_path=tmp_path / "chroma_db")
+    owner = {"instance_id": "inst_fill", "character_id": "char_x", "background_id": None}
+    index.add_turns(**owner, session_id="sess_001", turns=OLD_SESSION, before=None,
+                    keywords_only=True)
+    index.add_turns(**owner, session_id="sess_002", turns=_newer_session(), before=None)
+    assert index.vectors_lacking("inst_fill", ["turn_sess_001_1_assistant"]) == [
+        "turn_sess_001_1_assistant"]
+
+    during_order, during = _bread_hit(index)
+    index.add_turns(**owner, session_id="sess_001", turns=OLD_SESSION, before=None)
+    assert index.vectors_lacking("inst_fill", ["turn_sess_001_1_assistant"]) == []
+    after_order, after = _bread_hit(index)
+
+    assert after is not None and during is not None
+    assert during_order == after_order
+    assert during.score == pytest.approx(after.score, abs=1e-4)
+    assert during.dense == pytest.approx(after.dense, abs=1e-4)
