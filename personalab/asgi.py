@@ -16,6 +16,7 @@ from django.conf import settings  # noqa: E402
 from chat.routing import websocket_urlpatterns  # noqa: E402
 from chat.services.index import instances_index_catch_up_start  # noqa: E402
 from memory.runtime import catch_up_start  # noqa: E402
+from personalab.body_limit import BodyLimit  # noqa: E402
 from personalab.lib.embedding.embeddings import engines_preload  # noqa: E402
 from personalab.lib.llm import llm_client_warm  # noqa: E402
 from personalab.static_files import VersionedStaticFilesHandler  # noqa: E402
@@ -31,7 +32,7 @@ sys.setswitchinterval(settings.PERSONALAB_GIL_SWITCH_MS / 1000)
 
 application = ProtocolTypeRouter(
     {
-        "http": VersionedStaticFilesHandler(django_asgi_app),
+        "http": BodyLimit(VersionedStaticFilesHandler(django_asgi_app)),
         "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

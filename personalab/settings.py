@@ -343,6 +343,9 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 DATA_UPLOAD_MAX_MEMORY_SIZE = 12 * 1024 * 1024
+# The largest request body a signed-in request may send (personalab/body_limit.py refuses a
+# larger one before Django parses it): the largest upload, a CHARX file, and its multipart framing.
+PERSONALAB_REQUEST_MAX_BYTES = max(PERSONALAB_CHARX_MAX_BYTES, DATA_UPLOAD_MAX_MEMORY_SIZE) + 2**20
 # The lorebook editor posts about 30 fields per entry: Django's default of 1,000 fields refused
 # any book of more than ~33 entries with a bare 400. Room for the largest book allowed.
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 40 * PERSONALAB_LORE_ENTRIES_MAX + 200

@@ -1,0 +1,96 @@
+"""A request body over what the app takes is refused before Django parses it
+(personalab/body_limit.py): a multipart body was parsed whole on the thread every page shares,
+before the upload's own size checks, so large anonymous posts stalled every account."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from asgiref.testing import ApplicationCommunicator
+from django.conf import settings
+
+from personalab.asgi import application
+from personalab.body_limit import ANONYMOUS_MAX_BYTES, BodyLimit
+
+SIGNED_IN = (b"cookie", f"csrftoken=x; {settings.SESSION_COOKIE_NAME}=abc".encode())
+
+
+def _scope(path: str, headers: list[tuple[bytes, bytes]]) -> dict:
+    return {"type": "http", "method": "POST", "path": path, "raw_path": path.encode(),
+            "query_string": b"", "headers": [(b"host", b"testserver"), *headers],
+            "scheme": "http", "server": ("testserver", 80), "client": ("127.0.0.1", 5000),
+            "http_version": "1.1", "asgi": {"version": "3.0"}}
+
+
+def _exchange(app, scope: dict, chunks: list[bytes]) -> tuple[int, bytes]:
+    async def run():
+        communicator = ApplicationCommunicator(app, scope)
+        for number, chunk in enumerate(chunks):
+            await communicator.send_input({"type": "http.request", "body": chunk,
+                                           "more_body": number < len(chunks) - 1})
+        start = await communicator.receive_output(5)
+        body = b""
+        while True:
+            message = await communicator.receive_output(5)
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        await communicator.wait(5)
+        return start["status"], body
+    return asyncio.run(run())
+
+
+class _Recording:
+    """An app that reads the whole body and answers 200 with its length."""
+
+    def __init__(self) -> None:
+        self.called = False
+
+    async def __call__(self, scope, receive, send):  # noqa: ANN001 — an ASGI app
+        self.called = True
+        size = 0
+        while True:
+            message = await receive()
+            size += len(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": str(size).encode()})
+
+
+def test_an_anonymous_body_over_its_allowance_is_refused_unread():
+    app = _Recording()
+    length = str(ANONYMOUS_MAX_BYTES + 1).encode()
+    status, body = _exchange(BodyLimit(app), _scope("/login/", [(b"content-length", length)]),
+                             [b"x"])
+    assert status == 413 and not app.called
+    assert json.loads(body)["error"]["code"] == "too_large"
+
+
+def test_a_signed_in_upload_under_the_limit_reaches_the_app_whole():
+    app = _Recording()
+    size = ANONYMOUS_MAX_BYTES * 3
+    status, body = _exchange(BodyLimit(app), _scope("/api/v1/characters/import", [
+        SIGNED_IN, (b"content-length", str(size).encode())]), [b"x" * (size // 3)] * 3)
+    assert (status, body) == (200, str(size).encode())
+
+
+def test_a_signed_in_body_declared_over_the_largest_upload_is_refused():
+    app = _Recording()
+    length = str(settings.PERSONALAB_REQUEST_MAX_BYTES + 1).encode()
+    status, body = _exchange(BodyLimit(app), _scope("/api/v1/characters/import", [
+        SIGNED_IN, (b"content-length", length)]), [b"x"])
+    assert status == 413 and not app.called
+    assert "MB" in json.loads(body)["error"]["message"]
+
+
+def test_the_apps_chunked_body_that_grows_past_the_limit_is_cut_off_before_django_parses_it(
+        settings):
+    settings.PERSONALAB_REQUEST_MAX_BYTES = 1000
+    chunks = [b"--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"c.png\"\r\n\r\n",
+              b"\0" * 600, b"\0" * 600, b"\r\n--B--\r\n"]
+    status, body = _exchange(application, _scope("/api/v1/characters/import", [
+        SIGNED_IN, (b"content-type", b"multipart/form-data; boundary=B")]), chunks)
+    assert status == 413
+    assert json.loads(body)["error"]["code"] == "too_large"
