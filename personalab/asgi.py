@@ -17,6 +17,7 @@ from chat.routing import websocket_urlpatterns  # noqa: E402
 from chat.services.index import instances_index_catch_up_start  # noqa: E402
 from memory.runtime import catch_up_start  # noqa: E402
 from personalab.body_limit import BodyLimit  # noqa: E402
+from personalab.daphne_request import daphne_requests_bound  # noqa: E402
 from personalab.lib.embedding.embeddings import engines_preload  # noqa: E402
 from personalab.lib.llm import llm_client_warm  # noqa: E402
 from personalab.static_files import VersionedStaticFilesHandler  # noqa: E402
@@ -30,6 +31,7 @@ from personalab.ws_origin import SameOriginValidator  # noqa: E402
 # median during two 116k-message exports 1.0 s at Python's 5 ms, 0.19 s at 0.5 ms).
 sys.setswitchinterval(settings.PERSONALAB_GIL_SWITCH_MS / 1000)
 
+daphne_requests_bound()
 application = ProtocolTypeRouter(
     {
         "http": BodyLimit(VersionedStaticFilesHandler(django_asgi_app)),

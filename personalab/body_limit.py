@@ -22,14 +22,19 @@ from personalab.lib.errors import TooLarge
 ANONYMOUS_MAX_BYTES = 64 * 1024
 
 
-def body_max_bytes(scope: dict[str, Any]) -> int:
-    """How large a body the request may send: signed-in requests carry a session cookie or
-    a bearer token (checked later, by Django; a forged one only earns the same allowance)."""
-    headers = dict(scope.get("headers") or [])
-    cookie = headers.get(b"cookie", b"").decode("latin-1")
-    signed_in = b"authorization" in headers or any(
-        part.strip().startswith(f"{settings.SESSION_COOKIE_NAME}=") for part in cookie.split(";"))
+def body_max_bytes(*, cookie: str, authorization: bool) -> int:
+    """How large a body a request may send: a signed-in one carries a session cookie or a
+    bearer token (checked later, by Django; a forged one only earns the same allowance)."""
+    signed_in = authorization or any(part.strip().startswith(f"{settings.SESSION_COOKIE_NAME}=")
+                                     for part in cookie.split(";"))
     return settings.PERSONALAB_REQUEST_MAX_BYTES if signed_in else ANONYMOUS_MAX_BYTES
+
+
+def too_large_json(limit: int) -> bytes:
+    """The 413's body, in the API's error shape."""
+    error = TooLarge(f"request body is larger than {limit // 2**20} MB" if limit >= 2**20
+                     else "request body is too large; log in first")
+    return json.dumps(error.as_json()).encode()
 
 
 def _declared_length(scope: dict[str, Any]) -> int | None:
@@ -49,7 +54,9 @@ class BodyLimit:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return await self.application(scope, receive, send)
-        limit = body_max_bytes(scope)
+        headers = dict(scope.get("headers") or [])
+        limit = body_max_bytes(cookie=headers.get(b"cookie", b"").decode("latin-1"),
+                               authorization=b"authorization" in headers)
         declared = _declared_length(scope)
         if declared is not None and declared > limit:
             return await _refuse(send, limit)
@@ -78,9 +85,7 @@ class BodyLimit:
 
 
 async def _refuse(send: Any, limit: int) -> None:
-    error = TooLarge(f"request body is larger than {limit // 2**20 or 1} MB"
-                     if limit >= 2**20 else "request body is too large; log in first")
-    body = json.dumps(error.as_json()).encode()
+    body = too_large_json(limit)
     await send({"type": "http.response.start", "status": 413,
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(body)).encode()),

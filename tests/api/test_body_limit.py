@@ -8,10 +8,15 @@ import asyncio
 import json
 
 from asgiref.testing import ApplicationCommunicator
+from daphne import http_protocol
+from daphne.http_protocol import HTTPFactory
 from django.conf import settings
+from twisted.internet.address import IPv4Address
+from twisted.internet.testing import StringTransport
 
 from personalab.asgi import application
 from personalab.body_limit import ANONYMOUS_MAX_BYTES, BodyLimit
+from personalab.daphne_request import BoundedWebRequest
 
 SIGNED_IN = (b"cookie", f"csrftoken=x; {settings.SESSION_COOKIE_NAME}=abc".encode())
 
@@ -94,3 +99,72 @@ def test_the_apps_chunked_body_that_grows_past_the_limit_is_cut_off_before_djang
         SIGNED_IN, (b"content-type", b"multipart/form-data; boundary=B")]), chunks)
     assert status == 413
     assert json.loads(body)["error"]["code"] == "too_large"
+
+
+class _Server:
+    """What Daphne's request asks of its server, recording the app it would start."""
+
+    server_name = "daphne"
+    proxy_forwarded_address_header = None
+    root_path = ""
+    request_buffer_size = 8192
+
+    def __init__(self) -> None:
+        self.bodies: list[bytes] = []
+
+    def protocol_connected(self, protocol) -> None:  # noqa: ANN001
+        pass
+
+    def protocol_disconnected(self, protocol) -> None:  # noqa: ANN001
+        pass
+
+    def log_action(self, *args) -> None:  # noqa: ANN002
+        pass
+
+    def create_application(self, protocol, scope):  # noqa: ANN001
+        server = self
+
+        class Queue:
+            def put_nowait(self, message) -> None:  # noqa: ANN001
+                server.bodies.append(message.get("body", b""))
+        return Queue()
+
+
+def _daphne_exchange(request: bytes) -> tuple[bytes, _Server]:
+    server = _Server()
+    channel = HTTPFactory(server).buildProtocol(IPv4Address("TCP", "127.0.0.1", 5000))
+    transport = StringTransport()
+    channel.makeConnection(transport)
+    channel.dataReceived(request)
+    return transport.value(), server
+
+
+def _multipart(size: int, *headers: bytes) -> bytes:
+    body = (b"--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"c.png\"\r\n\r\n"
+            + b"\0" * size + b"\r\n--B--\r\n")
+    return b"\r\n".join([b"POST /api/v1/characters/import HTTP/1.1", b"Host: testserver",
+                         b"Content-Type: multipart/form-data; boundary=B",
+                         b"Content-Length: " + str(len(body)).encode(), *headers, b"", body])
+
+
+def test_daphne_takes_the_bounded_request_from_the_app_module():
+    assert http_protocol.WebRequest is BoundedWebRequest
+
+
+def test_daphne_refuses_an_anonymous_multipart_body_unstored_and_unparsed(monkeypatch):
+    parsed = []
+    monkeypatch.setattr("twisted.web.http._getMultiPartArgs",
+                        lambda *args: parsed.append(args) or {})
+    reply, server = _daphne_exchange(_multipart(ANONYMOUS_MAX_BYTES + 1))
+    assert reply.startswith(b"HTTP/1.1 413 ") and b'"too_large"' in reply
+    assert server.bodies == [] and parsed == []
+
+
+def test_daphne_hands_a_signed_in_upload_to_the_app_whole_and_unparsed(monkeypatch):
+    parsed = []
+    monkeypatch.setattr("twisted.web.http._getMultiPartArgs",
+                        lambda *args: parsed.append(args) or {})
+    request = _multipart(3 * ANONYMOUS_MAX_BYTES, SIGNED_IN[0] + b": " + SIGNED_IN[1])
+    reply, server = _daphne_exchange(request)
+    assert reply == b"" and parsed == []
+    assert b"".join(server.bodies) == request.split(b"\r\n\r\n", 1)[1]
