@@ -3,11 +3,15 @@ own), what fires in the messages they scan, the world-info budget and the author
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from chat.members import is_group, members_of
 from chat.prompt.card_fields import card_fields_read
 from chat.prompt.window import ContextWindow
 from chat.prompt.world_info import lore_sources, lore_speaker, lore_vectors
+from chat.turn_macros import macro_values_for
 from library import worldinfo_defaults as wi_defaults
 from library.lorebook import lore_blocks, lore_outlets, lorebook_match
 from library.selectors import (
@@ -17,6 +21,7 @@ from library.selectors import (
 from library.worldinfo_defaults import book_scan_depth
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.lines import narrator_sent
+from personalab.lib.macros import macros_replace
 from personalab.lib.store_errors import StoreError
 from personalab.lib.tokens import count_tokens
 
@@ -34,15 +39,19 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
     vector_notes: list[str] = []
     if lorebooks:
         depth = _scan_depth_max(lorebooks)
-        messages = _recent_texts(_lines_reaching(store, ctx, depth), depth)
         persona = persona_effective(store, owner=ctx.instance_state.get("owner"),
                                     persona_id=ctx.instance_state.get("persona_id"))
+        scanned = _recent_lines(_lines_reaching(store, ctx, depth), depth)
+        messages = [line.get("content", "") for line in scanned]
+        values = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1])
         card = card_fields_read(ctx.character, base_persona=ctx.character_state.get(
             "base_persona", ""))
         speaker_id = (ctx.speaker.character_id if ctx.speaker
                       else ctx.instance_state.get("character_id", ""))
         match = lorebook_match(
-            lorebooks, messages=messages,
+            lorebooks, messages=(_named_texts(scanned, _line_namer(store, ctx, persona))
+                                 if _names_scanned(store) else messages),
+            macros=lambda text: macros_replace(text, values, rng=random.Random(ctx.turn)),
             count_tokens=count_tokens, budget_tokens=_world_info_budget(store, window),
             turn=ctx.turn, chat_length=ctx.turn,
             timed=store.memory_json_read(ctx.instance_id, WORLD_INFO_TIMED, {}),
@@ -145,16 +154,54 @@ def _scanned(line: dict[str, Any]) -> bool:
     return bool(line.get("role")) or narrator_sent(line)
 
 
-def _recent_texts(lines: list[dict[str, Any]], count: int | None) -> list[str]:
-    """The texts of the `count` newest messages, oldest first, without walking the session.
-    A hidden message is not scanned for lore, as the model is not sent it (SillyTavern)."""
-    texts = []
+def _recent_lines(lines: list[dict[str, Any]], count: int | None) -> list[dict[str, Any]]:
+    """The `count` newest messages, oldest first, without walking the session. A hidden
+    message is not scanned for lore, as the model is not sent it (SillyTavern)."""
+    recent = []
     for line in reversed(lines):
-        if count is not None and len(texts) >= count:
+        if count is not None and len(recent) >= count:
             break
         if _scanned(line) and not line.get("hidden"):
-            texts.append(line.get("content", ""))
-    texts.reverse()
+            recent.append(line)
+    recent.reverse()
+    return recent
+
+
+def _names_scanned(store: FileStore) -> bool:
+    """SillyTavern's `world_info_include_names` (on by default): each message is scanned as
+    "Name: text", so an entry keyed on the character's or the persona's name fires when they
+    speak (modules/prompt.json `world_info_include_names`)."""
+    return store.module_read("prompt").get("world_info_include_names", True) is not False
+
+
+def _line_namer(store: FileStore, ctx: TurnContext,
+                persona: dict[str, Any]) -> Callable[[dict[str, Any]], str]:
+    """The name each message was said under: its own (an imported or a group line names
+    it), else the persona's for the player, the member's or the chat's character's for a reply."""
+    members = ({member.character_id: member.name
+                for member in members_of(store, ctx.instance_state)}
+               if is_group(ctx.instance_state) else {})
+    character = str(ctx.instance_state.get("character_id") or "")
+    if not members:
+        members = {character: str(ctx.character.get("name") or character)}
+
+    def name_of(line: dict[str, Any]) -> str:
+        if line.get("name"):
+            return str(line["name"])
+        if line.get("role") == "user":
+            return str(persona.get("name") or "")
+        if line.get("role") == "assistant":
+            return members.get(str(line.get("speaker") or character), "")
+        return ""
+    return name_of
+
+
+def _named_texts(lines: list[dict[str, Any]], name_of: Callable[[dict[str, Any]], str]
+                 ) -> list[str]:
+    texts = []
+    for line in lines:
+        name = name_of(line)
+        texts.append(f"{name}: {line.get('content', '')}" if name else line.get("content", ""))
     return texts
 
 

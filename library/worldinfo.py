@@ -149,6 +149,7 @@ class _Turn:
     speaker: dict[str, Any] | None
     vector_scores: Callable[[list[dict[str, Any]]], dict[str, float]] | None
     vector_threshold: float
+    macros: Callable[[str], str]
     active: list[dict[str, Any]] = field(default_factory=list)
     dropped: list[dict[str, Any]] = field(default_factory=list)
     settled: set[str] = field(default_factory=set)
@@ -401,7 +402,7 @@ class _Turn:
                 following = RECURSION
                 self.level = levels.pop(0)
             self.recursion.extend((f"entry lore:{e['lorebook_id']}:{e['uid']}",
-                                   e.get("content", "")) for e in feeding)
+                                   self.macros(e.get("content", ""))) for e in feeding)
             state = following
 
     def deeper(self, depth_max: int) -> bool:
@@ -462,7 +463,8 @@ def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
                    chat_length: int | None = None, rng: random.Random | None = None,
                    sources: dict[str, str] | None = None, speaker: dict[str, Any] | None = None,
                    vector_scores: Callable[[list[dict[str, Any]]], dict[str, float]] | None = None,
-                   vector_threshold: float = 1.0) -> LoreMatch:
+                   vector_threshold: float = 1.0,
+                   macros: Callable[[str], str] | None = None) -> LoreMatch:
     """Entries the recent `messages` (newest last) trigger in `lorebooks`. `budget_tokens` is
     the world-info budget (None: no limit); `timed` the sticky/cooldown state of earlier turns,
     returned updated in `match.timed`. `sources`: texts entries may also match when flagged
@@ -470,7 +472,9 @@ def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
     character_depth_prompt, scenario, creator_notes); `speaker`: {"name", "id", "tags"} the
     character filters are judged against (None: no filtering); `vector_scores`: given the
     vectorized entries, their similarity to the recent chat by `entry_key` (None: vectorized
-    entries match by their keys only)."""
+    entries match by their keys only); `macros`: a text with its macros filled in, as
+    SillyTavern fills in keys before matching them and an entry's text before it feeds
+    recursion (`{{user}}` in a key, `{{// a comment }}` in a text)."""
     match = LoreMatch(timed=dict(timed or {}))
     books: dict[str, dict[str, Any]] = {}
     entries: list[dict[str, Any]] = []
@@ -483,11 +487,12 @@ def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
             decorators, content = decorators_split(str(entry.get("content") or ""))
             entries.append({**entry, "uid": entry.get("uid", index), "lorebook_id": book_id,
                             "position": _position(entry), "content": content,
-                            **({"decorators": decorators} if decorators else {})})
+                            **({"decorators": decorators} if decorators else {}),
+                            **(_keys_filled(entry, macros) if macros else {})})
     scan = KeyScan(messages, match.problems)  # one regex time budget for the whole turn
     activation = _Turn(books, scan, turn, len(messages) if chat_length is None else chat_length,
                        match.timed, rng or random.Random(), dict(sources or {}), speaker,
-                       vector_scores, vector_threshold)
+                       vector_scores, vector_threshold, macros or str)
     activation.run(entries,
                    min_activations=max([_number(b.get("min_activations"), 0)
                                         for b in books.values()] or [0]),
@@ -501,6 +506,11 @@ def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
     # SillyTavern lays them out (its "Eldoria → Shadowfang → glade" chain reads glade first).
     match.fired = sorted(kept, key=lambda e: -_number(e.get("priority"), 100))[::-1]
     return match
+
+
+def _keys_filled(entry: dict[str, Any], macros: Callable[[str], str]) -> dict[str, Any]:
+    return {name: [macros(key) if isinstance(key, str) else key for key in entry[name]]
+            for name in ("keys", "secondary_keys") if isinstance(entry.get(name), list)}
 
 
 def _position(entry: dict[str, Any]) -> str:
