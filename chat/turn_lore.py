@@ -53,7 +53,7 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
                                  if _names_scanned(store) else messages),
             macros=lambda text: macros_replace(text, values, rng=random.Random(ctx.turn)),
             count_tokens=count_tokens, budget_tokens=_world_info_budget(store, window),
-            turn=ctx.turn, chat_length=ctx.turn,
+            chat_length=_chat_length(store, ctx),
             timed=store.memory_json_read(ctx.instance_id, WORLD_INFO_TIMED, {}),
             sources=lore_sources(card, persona),
             speaker=lore_speaker(ctx.character, speaker_id),
@@ -147,6 +147,13 @@ def _lines_reaching(store: FileStore, ctx: TurnContext, depth: int | None) -> li
         return ctx.lines
     read = store.session_read(ctx.instance_id, ctx.session_id, cached=True)
     return [*read.lines[:ctx.first_index], *ctx.lines]
+
+
+def _chat_length(store: FileStore, ctx: TurnContext) -> int:
+    """How many messages the chat has, the new one included: SillyTavern's clock for sticky,
+    cooldown and delay (a turn adds two)."""
+    return sum(1 for line in _lines_reaching(store, ctx, None)
+               if _scanned(line) and not line.get("hidden"))
 
 
 def _scanned(line: dict[str, Any]) -> bool:

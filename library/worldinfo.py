@@ -141,7 +141,6 @@ class _Turn:
 
     books: dict[str, dict[str, Any]]
     scan: KeyScan
-    turn: int
     chat_length: int
     timed: dict[str, dict[str, int]]
     rng: random.Random
@@ -173,11 +172,16 @@ class _Turn:
         self.dropped.append({**entry, "reason": reason})
 
     def timed_phase(self, entry: dict[str, Any]) -> str:
+        """SillyTavern's timed effects, counted in messages: sticky until the chat has grown by
+        `sticky`, then cooldown until it has grown by `cooldown` more; a chat that has not
+        grown since (a regenerate) judges the entry afresh."""
         state = self.timed.get(self.key(entry)) or {}
-        start, end = state.get("start", -1), state.get("sticky_end", -1)
-        if start < self.turn <= end:
+        if self.chat_length <= state.get("start", -1):
+            self.timed.pop(self.key(entry))
+            return ""
+        if self.chat_length < state.get("sticky_end", -1):
             return "sticky"
-        if end < self.turn <= state.get("cooldown_end", -1):
+        if self.chat_length < state.get("cooldown_end", -1):
             return "cooldown"
         return ""
 
@@ -420,9 +424,10 @@ def _timed_update(activation: _Turn, entry: dict[str, Any]) -> None:
     sticky = _number(setting(entry, "sticky", "sticky", 0), 0)
     cooldown = _number(setting(entry, "cooldown", "cooldown", 0), 0)
     if sticky or cooldown:
+        length = activation.chat_length
         activation.timed[activation.key(entry)] = {
-            "start": activation.turn, "sticky_end": activation.turn + sticky,
-            "cooldown_end": activation.turn + sticky + cooldown}
+            "start": length, "sticky_end": length + sticky,
+            "cooldown_end": length + sticky + cooldown}
 
 
 def _budget_apply(active: list[dict[str, Any]], budget: int | None,
@@ -459,7 +464,7 @@ def _budget_apply(active: list[dict[str, Any]], budget: int | None,
 
 def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
                    count_tokens: Callable[[str], int], budget_tokens: int | None = None,
-                   turn: int = 0, timed: dict[str, dict[str, int]] | None = None,
+                   timed: dict[str, dict[str, int]] | None = None,
                    chat_length: int | None = None, rng: random.Random | None = None,
                    sources: dict[str, str] | None = None, speaker: dict[str, Any] | None = None,
                    vector_scores: Callable[[list[dict[str, Any]]], dict[str, float]] | None = None,
@@ -490,7 +495,7 @@ def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
                             **({"decorators": decorators} if decorators else {}),
                             **(_keys_filled(entry, macros) if macros else {})})
     scan = KeyScan(messages, match.problems)  # one regex time budget for the whole turn
-    activation = _Turn(books, scan, turn, len(messages) if chat_length is None else chat_length,
+    activation = _Turn(books, scan, len(messages) if chat_length is None else chat_length,
                        match.timed, rng or random.Random(), dict(sources or {}), speaker,
                        vector_scores, vector_threshold, macros or str)
     activation.run(entries,

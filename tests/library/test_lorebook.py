@@ -239,18 +239,23 @@ def test_an_inclusion_group_fires_one_entry_by_weight_or_override():
         assert fired_uids(match) == [2]
 
 
-def test_sticky_keeps_an_entry_and_cooldown_then_blocks_it():
-    lore = book({"uid": 1, "keys": ["dragon"], "sticky": 2, "cooldown": 1, "content": "D"})
+def test_sticky_keeps_an_entry_and_cooldown_then_blocks_it_counted_in_messages():
+    # SillyTavern's clock is the chat's length: a turn adds two messages (the player's and the
+    # reply), so sticky 3 keeps the entry one turn more and cooldown 2 blocks it one turn.
+    lore = book({"uid": 1, "keys": ["dragon"], "sticky": 3, "cooldown": 2, "content": "D"})
     timed: dict = {}
-    fired_on = []
-    for turn, text in enumerate(["dragon", "calm", "calm", "dragon", "dragon"], start=1):
-        match = lorebook_match([lore], messages=[text], count_tokens=count_chars, turn=turn,
-                               timed=timed)
+    fired_on, blocked_on = [], []
+    for length, text in zip((2, 2, 4, 6, 8, 10, 12),
+                            ["dragon", "calm", "calm", "dragon", "calm", "dragon", "dragon"]):
+        match = lorebook_match([lore], messages=[text], count_tokens=count_chars,
+                               chat_length=length, timed=timed)
         timed = match.timed
-        if match.fired:
-            fired_on.append((turn, match.fired[0]["reason"].split(" ")[0]))
-    # turn 1 keys, 2-3 sticky, 4 on cooldown though the key is there, 5 keys again.
-    assert fired_on == [(1, "key"), (2, "sticky"), (3, "sticky"), (5, "key")]
+        fired_on += [(length, match.fired[0]["reason"].split(" ")[0])] if match.fired else []
+        blocked_on += [length for d in match.dropped if d["reason"].startswith("on cooldown")]
+    # 2 keys; 2 again (a regenerate: the chat did not grow) judges it afresh, and "calm" fires
+    # nothing, nor does 4; 6 keys, 8 sticky, 10 on cooldown though the key is there, 12 keys.
+    assert fired_on == [(2, "key"), (6, "key"), (8, "sticky"), (12, "key")]
+    assert blocked_on == [10]
 
 
 def test_delay_waits_for_enough_messages():

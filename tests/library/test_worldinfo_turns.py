@@ -56,9 +56,22 @@ async def test_lore_order_probability_and_authors_note_positions_reach_the_model
     assert "probability 0%: rolled" in never["reason"]
 
 
-async def test_sticky_entry_stays_for_its_turns_in_a_file_kept_state(
+async def test_delay_counts_the_chats_messages_not_its_turns(store, instance, character, use_stub):
+    # Delay 4: the third turn's prompt is built on 5 messages (two turns and the new line).
+    await sync_to_async(_link)(store, character, {"uid": 1, "constant": True, "delay": 4,
+                                                  "content": "DELAYED-LORE"})
+    for text in ("one", "two", "three"):
+        await _turn(store, instance, text)
+    prompts = ["".join(m["content"] for m in r["messages"]) for r in use_stub.requests[-3:]]
+    assert ["DELAYED-LORE" in p for p in prompts] == [False, False, True]
+
+
+async def test_sticky_entry_stays_for_its_messages_in_a_file_kept_state(
         store, instance, character, use_stub):
-    await sync_to_async(_link)(store, character, {"uid": 1, "keys": ["dragon"], "sticky": 1, "content": "DRAGON-LORE"})
+    # Sticky 3 from the chat's first message: the second turn (3 messages) keeps it, the third
+    # (5 messages) does not, as SillyTavern counts (a turn adds the player's line and a reply).
+    await sync_to_async(_link)(store, character, {"uid": 1, "keys": ["dragon"], "sticky": 3,
+                                                  "content": "DRAGON-LORE"})
     await _turn(store, instance, "a dragon!")
     await _turn(store, instance, "we hide")
     await _turn(store, instance, "silence")
