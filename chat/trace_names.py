@@ -77,6 +77,9 @@ NOTE_FORMS = [
      gettext_lazy("%(kept)s of %(all)s example blocks kept")),
     (re.compile(r"depth (?P<depth>\d+), role (?P<role>system|user|assistant)"),
      gettext_lazy("depth %(depth)s, role %(role)s")),
+    (re.compile(r"one message, part (?P<part>\d+) of (?P<all>\d+)"),
+     gettext_lazy("sent as one message with the others at this depth and role, part "
+                  "%(part)s of %(all)s")),
 ]
 
 

@@ -8,12 +8,14 @@ System message layout (seeds/personalab-flow.md step 4): HEAD (base persona, evo
 world setting, outline, progress instruction, pinned prompts, biography) then the system part of
 the MIDDLE (director reminder, recalled events, recaps) and the conversation label; then the
 conversation itself as real chat messages, summary lines as system notes, with floating blocks of
-position "depth" woven in (depth 0 = after the last message, 1 = before the last message, ...).
+position "depth" woven in (depth 0 = after the last message, 1 = before the last message, ...;
+one message per depth and role, as SillyTavern: chat/prompt/depth_weave.py).
 Blocks at "before_char" go before the base persona, at "after_char" after the last of the
 character/world sections.
 
 Token figures: each section is counted on its own text; conversation messages and depth blocks
-include the per-message overhead of the chat format (MESSAGE_OVERHEAD_TOKENS); `total_tokens` is
+include the per-message overhead of the chat format (MESSAGE_OVERHEAD_TOKENS; each depth block
+its own, though blocks sharing a message pay it once in the total); `total_tokens` is
 counted on the final messages (contents + overhead per message + REPLY_PRIMING_TOKENS).
 """
 
@@ -24,6 +26,7 @@ from typing import Any
 
 from chat.prompt.block_roles import blocks_in_role, messages_with_block_roles
 from chat.prompt.conversation import Conversation, conversation_build
+from chat.prompt.depth_weave import depth_reports, depth_tokens, history_weave
 from chat.prompt.examples import examples_with_lore
 from chat.prompt.inputs import Block, PromptInputs, PromptResult, SectionReport, prompt_plan
 from chat.prompt.limits import limits_check, warnings_merge
@@ -37,9 +40,6 @@ from chat.prompt.sections import (
     sections_build,
 )
 from chat.prompt.story import (
-    StoryChoice,
-    injected_depth,
-    injected_message,
     story_opening,
     story_post_history,
     story_post_turn,
@@ -121,31 +121,9 @@ def system_text_build(
     return "\n\n".join(part for part in parts if part)
 
 
-def history_weave(messages: list[dict[str, str]], blocks: list[Block],
-                  story: StoryChoice | None = None,
-                  user_name: str = "") -> list[dict[str, str]]:
-    """Depth blocks into the history: depth 0 after the last message, depth n before the last n
-    (with a context template, `story`, as SillyTavern puts them: chat/prompt/story.py)."""
-    at: dict[int, list[dict[str, str]]] = {}
-    for block in blocks:
-        if block.position == "depth":
-            index = max(0, len(messages) - injected_depth(block.depth, story))
-            at.setdefault(index, []).append(injected_message(
-                block.role, block.report.text, choice=story, user_name=user_name))
-    if not at:
-        return list(messages)
-    woven: list[dict[str, str]] = []
-    for index, message in enumerate(messages):
-        woven.extend(at.get(index, []))
-        woven.append(message)
-    woven.extend(at.get(len(messages), []))
-    return woven
-
-
 def _total_tokens(system_text: str, conversation: Conversation, blocks: list[Block]) -> int:
     system = count_tokens(system_text) + MESSAGE_OVERHEAD_TOKENS if system_text else 0
-    depth = sum(b.report.tokens for b in blocks if b.position == "depth")
-    return (system + sum(conversation.costs) + conversation.unread_tokens + depth
+    return (system + sum(conversation.costs) + conversation.unread_tokens + depth_tokens(blocks)
             + REPLY_PRIMING_TOKENS)
 
 
@@ -290,8 +268,7 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
                                           examples_heading(templates, variables, warnings))
         total += len(turns) * MESSAGE_OVERHEAD_TOKENS
 
-    depth_reports = [b.report for b in active if b.position == "depth"]
-    middle = [r for r in sections if r.region == "middle"] + depth_reports
+    middle = [r for r in sections if r.region == "middle"] + depth_reports(active)
     if conversation.messages:
         middle.append(conversation.report)
     middle += made.reports()
