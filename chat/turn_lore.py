@@ -64,7 +64,9 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
                                             [*match.problems, *vector_notes])
         outlets = lore_outlets(match)
     note = store.memory_json_read(ctx.instance_id, "authors_note", {})
-    note_due = bool(note.get("text")) and ctx.turn % max(int(note.get("frequency", 1) or 1), 1) == 0
+    note_due = ctx.turn % max(int(note.get("frequency", 1) or 1), 1) == 0
+    if not note_due:
+        blocks, fired, dropped = _note_lore_held(blocks, fired, dropped)
     blocks = authors_note_blocks(blocks, note if note_due else {})
     return {"blocks": blocks, "fired": fired, "dropped": dropped, "problems": problems,
             "outlets": outlets}
@@ -121,6 +123,21 @@ def authors_note_blocks(blocks: list[dict[str, Any]], note: dict[str, Any]) -> l
     return [*rest, {"name": "authors_note", "content": text, "position": "depth",
                     "depth": int(note.get("depth", 4)), "role": note.get("role", "system"),
                     "priority": 1000}]
+
+
+AT_NOTE = ("an_top", "an_bottom")
+
+
+def _note_lore_held(blocks: list[dict[str, Any]], fired: list[dict[str, Any]],
+                    dropped: list[dict[str, Any]]) -> tuple[list, list, list]:
+    """Lore placed at the author's note goes only with the note, on the turns it is sent
+    (SillyTavern's `shouldWIAddPrompt`); on the others it is listed as dropped."""
+    held = [entry for entry in fired if entry.get("position") in AT_NOTE]
+    return ([block for block in blocks if block.get("position") not in AT_NOTE],
+            [entry for entry in fired if entry.get("position") not in AT_NOTE],
+            [*dropped, *({**entry, "reason": "placed at the author's note, which is not sent "
+                                             f"this turn; would have fired: {entry['reason']}"}
+                         for entry in held)])
 
 
 def _scan_depth_max(lorebooks: list[dict[str, Any]]) -> int | None:

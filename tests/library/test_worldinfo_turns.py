@@ -56,6 +56,20 @@ async def test_lore_order_probability_and_authors_note_positions_reach_the_model
     assert "probability 0%: rolled" in never["reason"]
 
 
+async def test_lore_at_the_authors_note_goes_only_on_the_turns_the_note_is_sent(
+        store, instance, character, use_stub):
+    store.memory_json_write(instance, "authors_note", {"text": "", "depth": 2, "frequency": 2})
+    await sync_to_async(_link)(store, character,
+          {"uid": 4, "keys": ["storm"], "position": "an_top", "content": "AN-TOP"})
+    first = await _turn(store, instance, "a storm comes")
+    assert "AN-TOP" not in "".join(m["content"] for m in use_stub.requests[-1]["messages"])
+    held = store.trace_read(instance, first.trace_id)["lore"]["dropped"]
+    assert "placed at the author's note, which is not sent this turn" in held[0]["reason"]
+    await _turn(store, instance, "the storm grows")
+    # The note is due (every 2nd turn): empty, it still carries its lore at its depth.
+    assert any(m["content"] == "AN-TOP" for m in use_stub.requests[-1]["messages"])
+
+
 async def test_delay_counts_the_chats_messages_not_its_turns(store, instance, character, use_stub):
     # Delay 4: the third turn's prompt is built on 5 messages (two turns and the new line).
     await sync_to_async(_link)(store, character, {"uid": 1, "constant": True, "delay": 4,
