@@ -123,12 +123,18 @@ def _whole_word_found(key: str, text: str) -> bool:
     return False
 
 
+MESSAGE_START = "\x01"
+
+
 def _regex_found(pattern: regex.Pattern[str], text: str, scan: KeyScan, label: str) -> bool:
     if scan.regex_seconds > REGEX_TOTAL_SECONDS or pattern.pattern in scan.stopped:
         return False
     started = time.perf_counter()
     try:
-        return pattern_search(pattern, text, seconds=REGEX_TIMEOUT_SECONDS) is not None
+        # SillyTavern scans one buffer whose every message starts with \x01: `^hello` never
+        # fires there, and `\x01hello` is how a card says "a message that starts with".
+        return pattern_search(pattern, MESSAGE_START + text,
+                              seconds=REGEX_TIMEOUT_SECONDS) is not None
     except TimeoutError:
         scan.stopped.add(pattern.pattern)
         scan.problems.append(f"{label}: regex {pattern.pattern!r} took longer than "

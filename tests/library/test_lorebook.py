@@ -304,3 +304,12 @@ def test_entry_settings_of_another_type_in_a_files_extensions_are_read_as_their_
     match = lorebook_match([lore], messages=["the tower"], count_tokens=count_chars,
                            speaker={"name": "Ann", "tags": ["x"]})
     assert fired_uids(match) == [1]
+
+
+def test_a_regex_key_anchored_at_the_start_never_fires_as_in_sillytavern():
+    # SillyTavern starts every scanned message with \x01: `^` never matches, `\x01` does.
+    lore = book({"uid": 1, "keys": ["/^hello/i"], "content": "anchored"},
+                {"uid": 2, "keys": ["/\\x01hello/i"], "content": "message start"},
+                {"uid": 3, "keys": ["/hello$/i"], "content": "end"})
+    match = lorebook_match([lore], messages=["Hello there, hello"], count_tokens=count_chars)
+    assert sorted(fired_uids(match)) == [2, 3]
