@@ -73,6 +73,8 @@ NOTE_PARTS = {
 NOTE_FORMS = [
     (re.compile(r"(?P<kept>\d+) messages, (?P<omitted>\d+) omitted"),
      gettext_lazy("%(kept)s messages, %(omitted)s left out")),
+    (re.compile(r"(?P<n>\d+) message\(s\) larger than the whole budget left out"),
+     gettext_lazy("%(n)s message(s) larger than the whole budget left out")),
     (re.compile(r"mes_example: (?P<kept>\d+) of (?P<all>\d+) blocks kept"),
      gettext_lazy("%(kept)s of %(all)s example blocks kept")),
     (re.compile(r"depth (?P<depth>\d+), role (?P<role>system|user|assistant)"),

@@ -68,7 +68,9 @@ def line_placement(line: dict[str, Any]) -> int:
 class _Window:
     """The newest messages the prompt keeps, gathered newest first. It closes at the first
     message that would break a limit: the trimming (conversation_load_all off) or the token
-    budget of the conversation section. The newest message is always kept."""
+    budget of the conversation section. The newest message is always kept. An older message
+    larger than the whole budget is passed over instead (`skipped`): it could never be sent,
+    and closing there made every later turn forget everything said before it."""
 
     max_messages: int | None
     max_chars: int | None
@@ -78,10 +80,14 @@ class _Window:
     chars: int = 0
     tokens: int = 0
     closed_by: str = ""
+    skipped: int = 0
 
     def offer(self, message: dict[str, str], cost: int) -> bool:
         """Keep `message` if it fits; False once the window is closed."""
         size = len(message["content"])
+        if self.messages and self.token_room is not None and cost > self.token_room:
+            self.skipped += 1
+            return True
         if self.messages:
             if self.max_messages is not None and (
                 len(self.messages) + 1 > self.max_messages or self.chars + size > self.max_chars
@@ -162,8 +168,8 @@ def conversation_build(
     notes = _window_notes(window, plan, trimming, budget)
     if unread:
         notes.append(f"{before.usable} older lines not read: the prompt is over its limit")
-    report = _conversation_report(kept, costs, tally.usable + before.usable, label, label_tokens,
-                                  notes)
+    report = _conversation_report(kept, costs, tally.usable + before.usable + window.skipped,
+                                  label, label_tokens, notes)
     if unread:
         report.tokens += message_tokens + summary_tokens
     return Conversation(kept, costs, report, window.tokens + message_tokens + summary_tokens,
@@ -207,6 +213,8 @@ def _window_notes(
         )
     if window.closed_by == "budget":
         notes.append(f"over its budget of {budget} tokens: oldest messages left out")
+    if window.skipped:
+        notes.append(f"{window.skipped} message(s) larger than the whole budget left out")
     return notes
 
 

@@ -370,3 +370,22 @@ def test_lm_studio_loaded_context_is_the_window(client, auth, store, long_chat, 
 
     request = use_stub.requests[-1]
     assert 4096 < prompt_tokens(request) + request["max_tokens"] <= 6144
+
+
+def test_a_message_larger_than_the_window_is_passed_over_and_the_older_ones_still_sent(
+        client, auth, store, instance, use_stub):
+    client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": 4096}},
+               content_type="application/json", **auth)
+    session_import(store, instance_id=instance, data=st_chat(6))
+    refused = chat(client, auth, instance, "Here is the whole story I wrote. " + "word " * 3900)
+    assert refused.status_code == 422
+    assert refused.json()["error"]["code"] == "prompt_too_long"
+
+    response = chat(client, auth, instance, "ok, forget that. Where were we?")
+
+    assert response.status_code == 200, response.content
+    text = next(sent_text(r) for r in use_stub.requests if "Where were we?" in sent_text(r))
+    assert "msg 0:" in text and "msg 5:" in text and "word word" not in text
+    trace = client.get(f"/api/v1/traces/{response.json()['trace_id']}", **auth).json()
+    conversation = next(s for s in trace["sections"] if s["name"] == "conversation")
+    assert "1 message(s) larger than the whole budget left out" in conversation["note"]
