@@ -5,15 +5,21 @@ Framework-free. `macros_replace` is the only thing author text ever goes through
 leaves everything else, unknown macros included, exactly as written. Inserted values are not
 scanned again, so a persona named "{{char}}" stays "{{char}}". Work and output are bounded:
 macro names longer than MAX_MACRO_BODY are not macros, dice are capped, and once the output
-would pass `max_chars` the remaining macros are left as written.
+would pass `max_chars` the remaining macros are left as written. `{{// comments}}` go first,
+whatever their length and the braces in them (a second linear pass).
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
+
+from personalab.lib.macro_variables import MacroVariables, variable_macro
+from personalab.lib.moment_format import moment_format
 
 MAX_MACRO_BODY = 1000
 MAX_OUTPUT_CHARS = 1_000_000
@@ -23,8 +29,10 @@ _TRIM = "\x00trim\x00"
 
 # `[^{}]` keeps each attempt from running past the next brace: the scan stays linear.
 MACRO = re.compile(r"\{\{([^{}]{0,%d})\}\}|<(USER|BOT|CHAR)>" % MAX_MACRO_BODY, re.IGNORECASE)
+BRACES = re.compile(r"\{\{|\}\}")
 TRIM_AROUND = re.compile(r"(?:\r?\n)*" + re.escape(_TRIM) + r"(?:\r?\n)*")
 DICE = re.compile(r"^\s*(\d{0,3})\s*d\s*(\d{1,7})\s*(?:([+-])\s*(\d{1,7}))?\s*$", re.IGNORECASE)
+PICK = re.compile(r"pick\s?::?", re.IGNORECASE)
 LEGACY = {"user": "user", "bot": "char", "char": "char"}
 
 
@@ -57,45 +65,107 @@ def dice_roll(formula: str, rng: random.Random) -> str | None:
     return str(total)
 
 
-def _random_pick(arguments: str, rng: random.Random) -> str:
+def _choices_pick(arguments: str, rng: random.Random) -> str:
     if "::" in arguments:
         choices = arguments.split("::")
     else:
-        # SillyTavern lets "\," stand for a comma inside one choice.
-        choices = [c.replace("\x00", ",") for c in arguments.replace("\\,", "\x00").split(",")]
+        # SillyTavern lets "\," stand for a comma inside one choice, and trims each choice.
+        choices = [c.replace("\x00", ",").strip()
+                   for c in arguments.replace("\\,", "\x00").split(",")]
     return rng.choice(choices) if choices else ""
 
 
-def _macro_value(body: str, values: Mapping[str, str], rng: random.Random) -> str | None:
-    name = body.strip()
-    lowered = name.lower()
-    if lowered.startswith("//"):
-        return ""
-    if lowered == "trim":
-        return _TRIM
-    if lowered in ("noop", ""):
-        return "" if lowered == "noop" else None
-    if lowered == "newline":
-        return "\n"
-    if lowered.startswith("random:") or lowered.startswith("random::"):
-        return _random_pick(name[len("random:"):].removeprefix(":"), rng)
-    if lowered.startswith("roll:") or lowered.startswith("roll "):
-        return dice_roll(name[5:], rng)
-    if lowered.startswith("outlet::"):
-        # World-info outlet: the fired entries of that name, or nothing (as SillyTavern).
-        return values.get("outlet::" + lowered[len("outlet::"):].strip(), "")
-    return values.get(lowered)
+def comments_remove(text: str) -> str:
+    """`text` without its `{{// …}}` comments. A comment runs to the `}}` that closes it, so
+    braces and macros inside it go with it; an unclosed one stays as written."""
+    if "{{//" not in text:
+        return text
+    kept, start, opened, open_comments = [], 0, [], 0
+    for brace in BRACES.finditer(text):
+        if brace.group() == "{{":
+            is_comment = text.startswith("//", brace.end())
+            opened.append((brace.start(), is_comment))
+            open_comments += is_comment
+        elif opened:
+            where, is_comment = opened.pop()
+            open_comments -= is_comment
+            if is_comment and not open_comments:
+                kept.append(text[start:where])
+                start = brace.end()
+    kept.append(text[start:])
+    return "".join(kept)
+
+
+@dataclass
+class _Reading:
+    """What one call's macros are read with."""
+
+    text: str
+    table: Mapping[str, str]
+    rng: random.Random
+    variables: MacroVariables
+    now: datetime
+    seed: str
+    _digest: str = field(default="", init=False)
+
+    def pick(self, arguments: str, offset: int) -> str:
+        """SillyTavern's {{pick}}: the same choice each time this text is read at this place."""
+        if not self._digest:
+            self._digest = hashlib.sha256(self.text.encode("utf-8", "replace")).hexdigest()
+        return _choices_pick(arguments, random.Random(f"{self.seed}\x00{self._digest}\x00{offset}"))
+
+    def value(self, body: str, offset: int) -> str | None:
+        name = body.strip()
+        lowered = name.lower()
+        if lowered.startswith("//"):
+            return ""
+        if lowered == "trim":
+            return _TRIM
+        if lowered in ("noop", ""):
+            return "" if lowered == "noop" else None
+        if lowered == "newline":
+            return "\n"
+        if lowered.startswith("random:") or lowered.startswith("random::"):
+            return _choices_pick(name[len("random:"):].removeprefix(":"), self.rng)
+        if lowered.startswith("roll:") or lowered.startswith("roll "):
+            return dice_roll(name[5:], self.rng)
+        if lowered.startswith("outlet::"):
+            # World-info outlet: the fired entries of that name, or nothing (as SillyTavern).
+            return self.table.get("outlet::" + lowered[len("outlet::"):].strip(), "")
+        return self._more(body.lstrip(), lowered, offset)
+
+    def _more(self, written: str, lowered: str, offset: int) -> str | None:
+        pick = PICK.match(written)
+        if pick and len(written) > pick.end():
+            return self.pick(written[pick.end():], offset)
+        if lowered.startswith("reverse:"):
+            # SillyTavern's `.+?`: at least one character, none of them a line break.
+            argument = written[len("reverse:"):]
+            return argument[::-1] if argument and not any(c in argument for c in "\r\n") else None
+        if lowered.startswith("datetimeformat "):
+            pattern = written[len("datetimeformat "):].lstrip(" ")
+            if not pattern:  # moment's format() with no pattern: ISO 8601
+                return self.now.isoformat("T", "seconds")
+            return moment_format(self.now, pattern)
+        if "::" in lowered and "var::" in lowered:
+            return variable_macro(written, self.variables)
+        return self.table.get(lowered)
 
 
 def macros_replace(text: str, values: Mapping[str, str], *, now: datetime | None = None,
-                   rng: random.Random | None = None, max_chars: int = MAX_OUTPUT_CHARS) -> str:
+                   rng: random.Random | None = None, max_chars: int = MAX_OUTPUT_CHARS,
+                   variables: MacroVariables | None = None, seed: str = "") -> str:
     """`text` with its macros replaced. `values` maps macro names (any case) to text:
     user, char, persona, description, personality, scenario, lastMessage, idle_duration,
-    original, ... ; time, date and weekday come from `now` unless `values` gives them."""
+    original, ... ; time, date and weekday come from `now` unless `values` gives them.
+    `variables`: what {{setvar}} / {{getvar}}... read and change, shared by the texts of one
+    prompt (a fresh set when None); `seed`: what {{pick}} is stable for besides this text."""
     if not text or ("{{" not in text and "<" not in text):
         return text
-    rng = rng or random.Random()
-    table = {**_now_values(now or datetime.now()), **{k.lower(): str(v) for k, v in values.items()}}
+    text, now = comments_remove(text), now or datetime.now()
+    table = {**_now_values(now), **{k.lower(): str(v) for k, v in values.items()}}
+    reading = _Reading(text, table, rng or random.Random(), variables or MacroVariables(), now,
+                       seed)
     budget = max(max_chars, len(text))
     size = len(text)
     trimmed = False
@@ -106,7 +176,7 @@ def macros_replace(text: str, values: Mapping[str, str], *, now: datetime | None
         if found.group(2) is not None:
             value = table.get(LEGACY[found.group(2).lower()])
         else:
-            value = _macro_value(found.group(1), table, rng)
+            value = reading.value(found.group(1), found.start())
         if value is None or size + len(value) - len(written) > budget:
             return written
         size += len(value) - len(written)
@@ -137,8 +207,8 @@ def idle_duration_text(seconds: float) -> str:
 
 
 def message_macros_replace(content: str, values: Mapping[str, str], *, seed: str) -> str:
-    """Macros in a stored message: the same rolls every time it is shown or sent (`seed`
-    names the message), since the file keeps the text as written."""
+    """Macros in a stored message: the same rolls and picks every time it is shown or sent
+    (`seed` names the message), since the file keeps the text as written."""
     if not content or ("{{" not in content and "<" not in content):
         return content  # seeding a generator costs more than the rest of a long prompt's lines
-    return macros_replace(content, values, rng=random.Random(seed))
+    return macros_replace(content, values, rng=random.Random(seed), seed=seed)

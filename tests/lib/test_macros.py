@@ -12,6 +12,7 @@ VALUES = {
     "user": "Mira", "char": "Alserqi", "persona": "A scout from the north.",
     "description": "A tall wanderer.", "personality": "dry, loyal", "scenario": "The wasteland.",
     "lastMessage": "Hello there", "idle_duration": "5 minutes",
+    "lastUserMessage": "I am here", "lastCharMessage": "Welcome",
 }
 NOW = datetime(2026, 11, 23, 15, 4)
 
@@ -37,6 +38,20 @@ CASES = [
     ("{{roll:1000000d6}}", "{{roll:1000000d6}}"),
     ("no macros at all", "no macros at all"),
     ("{{char", "{{char"),
+    ("{{reverse:abc}}", "cba"),
+    ("{{REVERSE: ab}}", "ba "),
+    ("{{reverse:a\nb}}", "{{reverse:a\nb}}"),
+    ("{{lastUserMessage}} / {{lastCharMessage}}", "I am here / Welcome"),
+    ("{{datetimeformat YYYY-MM-DD HH:mm:ss}}", "2026-11-23 15:04:00"),
+    ("{{datetimeformat dddd, MMMM D, YY h:mm a [at] A}}", "Monday, November 23, 26 3:04 pm at PM"),
+    ("{{datetimeformat ddd MMM DD M hh H}}", "Mon Nov 23 11 03 15"),
+    ("{{datetimeformat Q!}}", "Q!"),
+    ("a{{// keep {braces} }}b", "ab"),
+    ("a{{// " + "long " * 300 + "}}b", "ab"),
+    ("a{{//\nnote about {{user}} }}b", "ab"),
+    ("a{{// never closed", "a{{// never closed"),
+    ("{{random: b\\, c }}", "b, c"),
+    ("{{random: x , x }}", "x"),
 ]
 
 
@@ -96,3 +111,25 @@ def test_a_line_whose_speakers_card_is_gone_says_the_name_it_was_spoken_under():
                                values) == "I am Bob."
     assert line_macros_replace({"speaker": "char_ann", "content": "{{char}} and {{user}}"},
                                values) == "Ann and Alice"
+
+
+def test_pick_is_the_same_for_the_same_text_and_place_and_varies_with_them():
+    text = "{{pick::a,b,c,d,e,f}} {{pick::a,b,c,d,e,f}} {{pick::a,b,c,d,e,f}}"
+    first = macros_replace(text, {}, seed="turn 1")
+    assert all(macros_replace(text, {}, seed="turn 1") == first for _ in range(5))
+    assert len({macros_replace(text, {}, seed=f"turn {n}") for n in range(20)}) > 1
+    assert len({macros_replace(text, {}, seed=f"turn {n}").split()[0]
+                for n in range(40)}) == 6
+    assert macros_replace("{{pick: x }}", {}) == "x"
+
+
+def test_pick_in_a_message_is_the_same_on_the_page_and_in_the_prompt():
+    line = {"speaker": "char_cy", "content": "{{pick::one::two::three::four}}", "turn": 4,
+            "timestamp": "2026-11-23T15:04:00Z"}
+    shown = {line_macros_replace(line, {}) for _ in range(10)}
+    assert len(shown) == 1 and shown <= {"one", "two", "three", "four"}
+
+
+def test_a_long_comment_full_of_braces_is_removed_quickly():
+    text = "x{{// " + "{a} " * 200_000 + "}}y" + "{{//" * 50_000
+    assert macros_replace(text, VALUES).startswith("xy{{//")

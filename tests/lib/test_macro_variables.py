@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+import pytest
+
+from personalab.lib.macro_variables import MAX_VALUE_CHARS, MacroVariables
+from personalab.lib.macros import macros_replace
+
+CASES = [
+    ("{{setvar::mood::calm}}[{{getvar::mood}}]", "[calm]"),
+    ("[{{getvar::never set}}]", "[]"),
+    ("{{setvar::n::007}}{{getvar::n}}", "7"),
+    ("{{setvar::n::1.50}}{{getvar::n}}", "1.5"),
+    ("{{setvar::n::5}}{{incvar::n}} {{decvar::n}} {{decvar::n}}", "6 5 4"),
+    ("{{incvar::fresh}}", "1"),
+    ("{{addvar::n::2}}{{addvar::n::0.5}}{{getvar::n}}", "2.5"),
+    ("{{addvar::s::ab}}{{addvar::s::cd}}{{getvar::s}}", "abcd"),
+    ("{{setvar::s::x}}{{addvar::s::1}}{{getvar::s}}", "x1"),
+    ("{{setvar::a::b::c}}{{getvar::a}}", "b::c"),
+    ("{{SETVAR:: spaced ::v}}{{GetVar::spaced}}", "v"),
+    ("{{setglobalvar::g::hi}}{{getglobalvar::g}}|{{getvar::g}}", "hi|"),
+    ("{{addglobalvar::g::3}}{{incglobalvar::g}} {{decglobalvar::g}}", "4 3"),
+    ("{{setvar::v::{{user}}}}", "{{setvar::v::Mira}}"),
+    ("{{setvar::a:b::c}}", "{{setvar::a:b::c}}"),
+    ("{{setvar::empty::}}", "{{setvar::empty::}}"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), CASES)
+def test_variable_macros_run_left_to_right(text, expected):
+    assert macros_replace(text, {"user": "Mira"}) == expected
+
+
+def test_a_value_is_plain_text_never_read_as_macros():
+    assert macros_replace("{{setvar::x::<USER>}}{{getvar::x}}", {"user": "Mira"}) == "<USER>"
+    assert macros_replace("{{getvar::x}}", {"char": "Cy"},
+                          variables=MacroVariables(base={"x": "{{char}}"})) == "{{char}}"
+
+
+def test_variables_carry_from_one_text_to_the_next_of_the_same_prompt():
+    variables = MacroVariables(base={"seen": "3"})
+    assert macros_replace("{{setvar::mood::calm}}{{incvar::seen}}", {},
+                          variables=variables) == "4"
+    assert macros_replace("{{getvar::mood}} {{getvar::seen}}", {},
+                          variables=variables) == "calm 4"
+    assert variables.base == {"seen": "3"}
+
+
+def test_a_value_past_the_bound_is_not_stored():
+    variables = MacroVariables(local={"big": "x" * MAX_VALUE_CHARS})
+    assert macros_replace("{{addvar::big::y}}", {}, variables=variables) == "{{addvar::big::y}}"
+    assert len(variables.local["big"]) == MAX_VALUE_CHARS
+
