@@ -40,7 +40,7 @@ from chat.story_choice import (
     story_context,
 )
 from chat.turn_lore import lore_for_turn
-from chat.turn_macros import macro_values_for, own_macro_speakers
+from chat.turn_macros import imported_chat_variables, macro_values_for, own_macro_speakers
 from chat.turn_window import turn_window
 from director.logic import director_prepare_context
 from library.selectors import (
@@ -106,6 +106,7 @@ class TurnContext:
     first_index: int = 0
     lines_before: LinesBefore | None = None
     token_counts: dict[str, int] = field(default_factory=dict)  # by text, from the line index
+    chat_variables: dict[str, str] = field(default_factory=dict)  # an imported chat's {{setvar}}s
     # A prompt built only to be sent (an impersonation): lore timers do not advance.
     dry_run: bool = False
 
@@ -168,6 +169,7 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
         plot_state_before=copy.deepcopy(instance_state.get("plot_state", {})),
         speaker=speaker, trigger=trigger, first_index=read.first_index,
         lines_before=read.lines_before, token_counts=read.token_counts,
+        chat_variables=imported_chat_variables(read.metadata),
     )
     if speaker:
         ctx.reply_extra = {"speaker": speaker.character_id,
@@ -442,6 +444,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         state={"plot_state": ctx.instance_state.get("plot_state", {}), "turn": ctx.turn},
         macros=_with_outlets(macro_values_for(character=ctx.character, persona=persona,
                                               lines=ctx.lines[:-1]), lore.get("outlets", {})),
+        chat_variables=ctx.chat_variables,
         card=card, window=window, regex=turn_regex(store, ctx),
         prompt_blocks=(ctx.instance_state.get("prompt_manager") or {}).get("blocks") or [],
         marker_order=tuple((ctx.instance_state.get("prompt_manager") or {}).get("markers") or ()),

@@ -11,7 +11,8 @@ from chat.members import is_group
 from library.selectors import ChatCharacters, persona_effective
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.line_macros import LineMacros, character_macro_values
-from personalab.lib.macros import idle_duration_text
+from personalab.lib.macro_variables import MAX_VALUE_CHARS, MAX_VARIABLES, js_number_text
+from personalab.lib.macros import idle_duration_text, macros_replace
 from personalab.lib.participants import member_ids
 
 
@@ -29,7 +30,30 @@ def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],
                 (datetime.now(UTC) - then).total_seconds())
         except (TypeError, ValueError):
             pass
+    examples = ((character.get("card") or {}).get("data") or {}).get("mes_example")
+    if isinstance(examples, str) and examples.strip():
+        # As SillyTavern's card fields: the card's own text, its {{user}} and {{char}} filled in.
+        names = {k: v for k, v in values.items() if k in ("user", "char")}
+        values["mesExamples"] = macros_replace(examples.strip(), names).replace("\r", "")
     return {k: v for k, v in values.items() if isinstance(v, str)}
+
+
+def imported_chat_variables(metadata: dict[str, Any]) -> dict[str, str]:
+    """The variables of a chat imported from SillyTavern (`chat_metadata.variables`, what its
+    {{setvar}} left), as text: what {{getvar}} reads until this turn's macros change them."""
+    imported = metadata.get("imported")
+    header = imported.get("header") if isinstance(imported, dict) else None
+    chat_metadata = header.get("chat_metadata") if isinstance(header, dict) else None
+    found = chat_metadata.get("variables") if isinstance(chat_metadata, dict) else None
+    if not isinstance(found, dict):
+        return {}
+    kept = {}
+    for name, value in list(found.items())[:MAX_VARIABLES]:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = js_number_text(float(value))
+        if isinstance(value, str) and len(value) <= MAX_VALUE_CHARS:
+            kept[str(name)] = value
+    return kept
 
 
 def page_macro_values(store: FileStore, *, state: dict[str, Any], lines: list[dict[str, Any]],

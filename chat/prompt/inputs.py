@@ -51,6 +51,8 @@ class PromptInputs:
     template_key: str = "chat"
     # Extra macro values (persona, description, personality, scenario, idle_duration, ...).
     macros: dict[str, str] = field(default_factory=dict)
+    # The chat's variables as it was imported ({{getvar}}: SillyTavern's chat_metadata.variables).
+    chat_variables: dict[str, str] = field(default_factory=dict)
     persona_description: str = ""
     card: CardFields = field(default_factory=CardFields)
     window: ContextWindow | None = None  # None: max_total_tokens alone limits the prompt

@@ -7,17 +7,22 @@ from typing import Any
 
 from chat.prompt.inputs import PromptInputs, director_of
 from chat.prompt.templates import TemplateSet
+from personalab.lib.macro_variables import MacroVariables
 from personalab.lib.macros import macros_replace
 from personalab.lib.prompt_manager import slot_text
 
 
+def _last_content(lines: list[dict[str, Any]], roles: tuple[str, ...]) -> str:
+    return next((line["content"] for line in reversed(lines)
+                 if line.get("role") in roles and isinstance(line.get("content"), str)), "")
+
+
 def macro_values(inputs: PromptInputs) -> dict[str, str]:
     """What {{user}}, {{char}}, {{lastMessage}}... stand for in author text this turn."""
-    last = next((line.get("content") for line in reversed(inputs.lines)
-                 if line.get("role") in ("user", "assistant")
-                 and isinstance(line.get("content"), str)), "")
     members = ", ".join(inputs.members)
-    return {"lastMessage": last or "", **inputs.macros,
+    return {"lastMessage": _last_content(inputs.lines, ("user", "assistant")),
+            "lastUserMessage": _last_content(inputs.lines, ("user",)),
+            "lastCharMessage": _last_content(inputs.lines, ("assistant",)), **inputs.macros,
             "user": inputs.user_name or "User", "char": inputs.character_name,
             "group": members or inputs.character_name,
             "charIfNotGroup": members or inputs.character_name}
@@ -25,7 +30,7 @@ def macro_values(inputs: PromptInputs) -> dict[str, str]:
 
 def author_text(text: str, variables: dict[str, Any]) -> str:
     # Author text is data (SPEC §10): macros are substituted, nothing in it is ever a template.
-    return macros_replace(text, variables["macros"])
+    return macros_replace(text, variables["macros"], variables=variables.get("macro_variables"))
 
 
 def _event_text(event: Any) -> str:
@@ -88,7 +93,9 @@ def prompt_variables(
         "locale": inputs.locale,
         "state": dict(inputs.state),
     }
-    variables = {**inputs.state, **core, "macros": macro_values(inputs)}
+    variables = {**inputs.state, **core, "macros": macro_values(inputs),
+                 # {{setvar}} in one text is what {{getvar}} reads in the texts built after it.
+                 "macro_variables": MacroVariables(base=inputs.chat_variables)}
     for name in ("base_persona", "world_setting", "pinned"):
         variables[name] = author_text(getattr(inputs, name), variables)
     director = director_of(inputs)
@@ -104,7 +111,8 @@ def prompt_variables(
         recaps=[str(r) for r in inputs.recaps if str(r).strip()],
         biography=[str(p) for p in inputs.biography if str(p).strip()],
     )
-    variables.update(_card_variables(inputs, templates, variables["macros"]))
+    variables.update(_card_variables(inputs, templates, variables["macros"],
+                                     variables["macro_variables"]))
     return variables
 
 
@@ -114,15 +122,15 @@ def _slot(inputs: PromptInputs, place: str, template_text: str) -> str:
     return template_text if own is None else own
 
 
-def _card_variables(inputs: PromptInputs, templates: TemplateSet,
-                    macros: dict[str, str]) -> dict[str, Any]:
+def _card_variables(inputs: PromptInputs, templates: TemplateSet, macros: dict[str, str],
+                    macro_variables: MacroVariables) -> dict[str, Any]:
     """Card fields as template variables, macros applied; a card's system prompt and
     post-history instructions replace the template's, and {{original}} in them keeps it."""
     card = inputs.card
 
     def text(value: str, original: str | None = None) -> str:
         values = macros if original is None else {**macros, "original": original}
-        return macros_replace(value, values).strip()
+        return macros_replace(value, values, variables=macro_variables).strip()
 
     main = text(_slot(inputs, "main", _main_default(inputs, templates)))
     post = text(_slot(inputs, "post_history", templates.default("post_history")))

@@ -6,6 +6,7 @@ import pytest
 
 from chat.services.instances import instance_create
 from chat.turn import turn_run
+from chat.turn_macros import imported_chat_variables
 from library.character_services import character_save
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -45,3 +46,35 @@ async def test_the_model_receives_persona_and_greeting_with_macros_replaced(
     assert {"role": "assistant",
             "content": "Hello Mira, I am Alserqi. Mira? A ruined mall."} in sent
     assert sent[-1] == {"role": "user", "content": "hi Alserqi"}
+
+
+@pytest.fixture
+def scripted(store, alice, background):
+    card = {"spec": "chara_card_v3", "spec_version": "3.0",
+            "data": {"name": "Alserqi", "first_mes": "Hi.",
+                     "mes_example": "<START>\n{{user}}: Hey\n{{char}}: Hm."}}
+    persona = ("{{setvar::mood::wary}}{{char}} is {{getvar::mood}}{{// set {by} the card }}. "
+               "Heard: {{lastUserMessage}}. {{reverse:olleh}}. {{mesExamples}}")
+    character_id = character_save(store, data={
+        "name": "Alserqi", "base_persona": persona, "greeting": "Hi.", "card": card})
+    return instance_create(store, owner=alice, character_id=character_id,
+                           background_id=background)
+
+
+async def test_the_model_receives_variables_reversals_and_examples_filled_in(
+        store, scripted, use_stub):
+    async def emit(event):
+        pass
+
+    await turn_run(store, instance_id=scripted, user_text="the gate is open", emit=emit)
+    system = use_stub.requests[-1]["messages"][0]["content"]
+    assert "Alserqi is wary. Heard: the gate is open. hello." in system
+    assert "<START>\nalice: Hey\nAlserqi: Hm." in system
+    assert "{{" not in system
+
+
+def test_an_imported_chat_brings_its_sillytavern_variables():
+    metadata = {"imported": {"header": {"chat_metadata": {
+        "variables": {"mood": "calm", "count": 3, "ratio": 0.5, "flag": True, "list": [1]}}}}}
+    assert imported_chat_variables(metadata) == {"mood": "calm", "count": "3", "ratio": "0.5"}
+    assert imported_chat_variables({}) == {}
