@@ -16,6 +16,7 @@ Key = tuple[str, str, str]  # collection, instance_id, doc_id (Hit.key)
 # Where a line sits: instance, session, and its place in the session (two places per turn:
 # the player's line, then the reply).
 Place = tuple[str, str, int]
+NEAR_PLACES = (1, 2)  # how far the line before or after may sit from a line
 
 
 @dataclass
@@ -55,22 +56,30 @@ def _doc_id(session_id: str, place: int) -> str:
 def lines_near(index: MemoryIndex, hits: list[Hit]) -> dict[Key, Near]:
     """The line before and the line after each recalled chat line, read in one call per
     instance. Never raises: without them the recalled lines still stand on their own."""
-    wanted: dict[str, dict[str, list[tuple[Key, str]]]] = {}
+    wanted: dict[str, dict[str, list[tuple[Key, str, int]]]] = {}
     for hit in hits:
         place = line_place(hit)
         if place is None:
             continue
         instance_id, session_id, number = place
         ids = wanted.setdefault(instance_id, {})
-        if number > 2:
-            ids.setdefault(_doc_id(session_id, number - 1), []).append((hit.key, "before"))
-        ids.setdefault(_doc_id(session_id, number + 1), []).append((hit.key, "after"))
+        # A speaker who says two lines in a row opens a new turn for the second, so the line
+        # next to it in the chat can sit two places away (half of an imported chat's lines).
+        for distance in NEAR_PLACES:
+            if number - distance > 1:
+                ids.setdefault(_doc_id(session_id, number - distance), []).append(
+                    (hit.key, "before", distance))
+            ids.setdefault(_doc_id(session_id, number + distance), []).append(
+                (hit.key, "after", distance))
     near: dict[Key, Near] = {hit.key: Near() for hit in hits}
+    nearest: dict[tuple[Key, str], int] = {}
     try:
         for instance_id, ids in wanted.items():
             for line in index.hits_get("turns", instance_id, list(ids)):
-                for key, side in ids.get(line.id, []):
-                    setattr(near[key], side, line)
+                for key, side, distance in ids.get(line.id, []):
+                    if distance < nearest.get((key, side), len(NEAR_PLACES) + 1):
+                        nearest[(key, side)] = distance
+                        setattr(near[key], side, line)
     except Exception as exc:  # noqa: BLE001 — Chroma down: the lines alone
         log.warning("lines around recalled lines unavailable: %s", exc)
     return near
