@@ -26,6 +26,10 @@ from personalab.lib.store_errors import StoreError
 from personalab.lib.tokens import count_tokens
 
 PERSONA_LEDGER = "persona_versions"
+# An evolved persona goes into every turn's prompt whole: a 67,000-character one took 14,407
+# tokens of a 16k window and crowded out the recalled lines; past the window every turn would
+# be refused. Written by hand or by the model, one longer than this is refused, nothing changed.
+EVOLVED_PERSONA_MAX_CHARS = 8000
 
 
 def recent_turn_lines(store: FileStore, *, instance_id: str, session_id: str,
@@ -110,6 +114,11 @@ async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
     if not text:
         raise MemoryActionError(gettext("The model returned an empty evolved persona; nothing "
                                         "was changed."))
+    if len(text) > EVOLVED_PERSONA_MAX_CHARS:
+        raise MemoryActionError(gettext(
+            "The model wrote an evolved persona of %(n)s characters, more than the %(max)s that "
+            "fit in every turn; nothing was changed.") % {"n": len(text),
+                                                          "max": EVOLVED_PERSONA_MAX_CHARS})
     version = _persona_record(store, instance_id, state, character_id, text,
                               source="update_memory")
     return {"evolved_persona": text, "version": version, "character_id": character_id}
@@ -156,6 +165,10 @@ def _versions_of(state: dict[str, Any], records: list[dict[str, Any]],
 
 def persona_set_manual(store: FileStore, *, instance_id: str, text: str,
                        character_id: str | None = None) -> dict[str, Any]:
+    if len(text) > EVOLVED_PERSONA_MAX_CHARS:
+        message = gettext("The evolved persona is %(n)s characters; at most %(max)s fit in every "
+                          "turn.") % {"n": len(text), "max": EVOLVED_PERSONA_MAX_CHARS}
+        raise MemoryActionError(message, code="too_long", status=400, fields={"text": message})
     state, character_id = persona_member(store, instance_id=instance_id,
                                          character_id=character_id)
     character = member_state_read(store, instance_id, state, character_id)

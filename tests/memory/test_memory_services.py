@@ -20,6 +20,7 @@ from memory.biography import (
 )
 from memory.errors import MemoryActionError
 from memory.evolved_persona import (
+    EVOLVED_PERSONA_MAX_CHARS,
     memory_update_persona,
     persona_restore,
     persona_set_manual,
@@ -290,6 +291,20 @@ async def test_first_update_of_an_empty_persona_is_version_one(tmp_path):
     result = await memory_update_persona(store, instance_id=INSTANCE,
                                          llm=FakeLLM("变得谨慎。"))
     assert result == {"evolved_persona": "变得谨慎。", "version": 1, "character_id": "char_alserqi"}
+
+
+async def test_a_persona_too_long_for_every_turn_is_refused_from_the_model_and_by_hand(tmp_path):
+    store = make_instance(tmp_path, evolved="多疑。")
+    before = snapshot(tmp_path)
+    with pytest.raises(MemoryActionError, match="more than the 8000"):
+        await memory_update_persona(store, instance_id=INSTANCE,
+                                    llm=FakeLLM("多疑。" * (EVOLVED_PERSONA_MAX_CHARS // 3 + 1)))
+    with pytest.raises(MemoryActionError) as refused:
+        persona_set_manual(store, instance_id=INSTANCE, text="x" * (EVOLVED_PERSONA_MAX_CHARS + 1))
+    assert "text" in refused.value.fields
+    assert snapshot(tmp_path) == before
+    assert persona_set_manual(store, instance_id=INSTANCE,
+                              text="x" * EVOLVED_PERSONA_MAX_CHARS)["changed"]
 
 
 @pytest.mark.parametrize("reply", ["", "   \n "])
