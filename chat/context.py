@@ -58,6 +58,7 @@ from memory.selectors import (
     character_conversation_ids,
     recall_enabled,
     recall_witnessed,
+    recaps_witnessed,
     reference_instance_ids,
 )
 from memory.summarize_journal import summarize_recover
@@ -409,6 +410,9 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         "base_persona", ""))
     depth_prompt = [card.depth_prompt] if card.depth_prompt else []
     recaps = recap_items(store, instance_id=ctx.instance_id)
+    if group:
+        recaps = recaps_witnessed(store, instance_id=ctx.instance_id,
+                                  character_id=_speaker_id(ctx), items=recaps)
     return PromptInputs(
         character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", ""),
         user_name=persona["name"],

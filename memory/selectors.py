@@ -120,3 +120,32 @@ def recall_witnessed(store: FileStore, *,
         return presence.from_start and presence.saw(
             timestamp=str(metadata.get("created_at") or ""))
     return witnessed
+
+
+# A recap covering more turns than this is checked at its two ends only.
+RECAP_TURNS_CHECKED = 1000
+
+
+def recaps_witnessed(store: FileStore, *, instance_id: str, character_id: str,
+                     items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The recaps `character_id` may be given: those of turns all said while it was in the
+    conversation. A member that joined later, or was away for part of a recap, is not told what
+    it did not hear (as recall_witnessed keeps the recalled lines)."""
+    presence = member_presence(store, instance_id=instance_id, character_id=character_id)
+    if presence.spans == ((None, None),):
+        return items
+    return [item for item in items if _recap_heard(item, presence)]
+
+
+def _recap_heard(item: dict[str, Any], presence: Presence) -> bool:
+    first, last = item.get("from_turn"), item.get("to_turn")
+    made = str(item.get("created_at") or "")
+    session = str(item.get("session_id") or "")
+    if not (isinstance(first, int) and isinstance(last, int)):
+        return presence.from_start and presence.saw(timestamp=made)
+    first_session = str(item.get("from_session_id") or session)
+    turns = (range(first, last + 1) if first_session == session
+             and 0 <= last - first <= RECAP_TURNS_CHECKED else ())
+    return (presence.saw(timestamp=made, session_id=first_session, turn=first)
+            and presence.saw(timestamp=made, session_id=session, turn=last)
+            and all(presence.saw(timestamp=made, session_id=session, turn=turn) for turn in turns))

@@ -18,6 +18,7 @@ from chat.services.members import (
     instance_member_remove,
 )
 from memory import runtime
+from memory.recaps import RECAPS_FILE
 from tests.chat.test_group import _say
 from tests.memory.test_group_persona import brenna  # noqa: F401 — fixture
 from tests.rest_client import as_alice  # noqa: F401 — fixture
@@ -136,3 +137,25 @@ def test_a_member_who_left_recalls_elsewhere_only_what_it_saw_before_leaving(
     recalled = _recalled(store, own, hers)
     assert "灯塔" in recalled  # said in the scene while she was there
     assert "蓝鲸" not in recalled  # said after she left
+
+
+def test_a_late_joiner_is_given_only_the_recaps_of_turns_it_heard(
+        store, alice, story, character, brenna, use_stub):
+    _run(store, story, "我把钥匙藏在了灯塔下面。", stub=use_stub)
+    instance_member_add(store, user=alice, instance_id=story, character_id=brenna)
+    _run(store, story, "新的暗号是蓝鲸。", speaker=character, stub=use_stub)
+    session = store.instance_state_read(story)["current_session_id"]
+    store.memory_json_write(story, RECAPS_FILE, {"pending_summaries": [], "items": [
+        {"id": "recap_1", "text": "RECAP-BEFORE: 钥匙藏在灯塔下。", "from_turn": 1, "to_turn": 1,
+         "session_id": session, "from_session_id": session, "created_at": "2026-01-01T00:00:00Z"},
+        {"id": "recap_2", "text": "RECAP-AFTER: 暗号是蓝鲸。", "from_turn": 2, "to_turn": 2,
+         "session_id": session, "from_session_id": session, "created_at": "2099-01-01T00:00:00Z"},
+    ]})
+
+    _run(store, story, "接下来呢？", speaker=brenna, reply="……", stub=use_stub)
+    hers = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
+    assert "RECAP-AFTER" in hers and "RECAP-BEFORE" not in hers
+
+    _run(store, story, "接下来呢？", speaker=character, reply="……", stub=use_stub)
+    his = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
+    assert "RECAP-AFTER" in his and "RECAP-BEFORE" in his
