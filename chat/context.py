@@ -8,6 +8,7 @@ import dataclasses
 import logging
 import threading
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,7 @@ from memory.recaps import recap_items
 from memory.selectors import (
     character_conversation_ids,
     recall_enabled,
+    recall_on_timeline,
     recall_witnessed,
     recaps_witnessed,
     reference_instance_ids,
@@ -349,9 +351,16 @@ def _recall(store: FileStore, ctx: TurnContext, *, memory_tokens: int) -> Recall
     trimming = store.module_read("history").get("trim_max_messages", 10)
     return recall_prepare(store, instance_id=ctx.instance_id, user_text=ctx.user_text,
                           lines=ctx.lines, memory_tokens=memory_tokens,
-                          witnessed=recall_witnessed(store, character_id=_speaker_id(ctx)),
+                          witnessed=_recall_kept(store, ctx),
                           related_instance_ids=_related_conversations(store, ctx),
                           newest_shown=int(trimming) if isinstance(trimming, int) else 0)
+
+
+def _recall_kept(store: FileStore, ctx: TurnContext) -> Callable[[Mapping[str, Any]], bool]:
+    """What the speaker may recall: what it witnessed, on this session's timeline."""
+    witnessed = recall_witnessed(store, character_id=_speaker_id(ctx))
+    on_timeline = recall_on_timeline(store, instance_id=ctx.instance_id, session_id=ctx.session_id)
+    return lambda metadata: on_timeline(metadata) and witnessed(metadata)
 
 
 def _speaker_id(ctx: TurnContext) -> str:

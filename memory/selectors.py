@@ -124,6 +124,8 @@ def recall_witnessed(store: FileStore, *,
 
 # A recap covering more turns than this is checked at its two ends only.
 RECAP_TURNS_CHECKED = 1000
+# How many branchings back recall_on_timeline follows a session's sources.
+BRANCHES_FOLLOWED = 100
 
 
 def recaps_witnessed(store: FileStore, *, instance_id: str, character_id: str,
@@ -149,3 +151,35 @@ def _recap_heard(item: dict[str, Any], presence: Presence) -> bool:
     return (presence.saw(timestamp=made, session_id=first_session, turn=first)
             and presence.saw(timestamp=made, session_id=session, turn=last)
             and all(presence.saw(timestamp=made, session_id=session, turn=turn) for turn in turns))
+
+
+def recall_on_timeline(store: FileStore, *, instance_id: str,
+                       session_id: str) -> Callable[[Mapping[str, Any]], bool]:
+    """Whether a recalled document is on the timeline of `session_id`. A branch holds copies of
+    its source's lines up to the branch point, and the source's later lines are the future the
+    branch turned away from: no line of a session it branched from (or they from) is recalled.
+    Their summaries still are: a summary does not say which turns it covers."""
+    sources = _branched_from(store, instance_id, session_id)
+    if not sources:
+        return lambda metadata: True
+
+    def on_timeline(metadata: Mapping[str, Any]) -> bool:
+        return not ("role" in metadata and str(metadata.get("instance_id")) == instance_id
+                    and str(metadata.get("session_id")) in sources)
+    return on_timeline
+
+
+def _branched_from(store: FileStore, instance_id: str, session_id: str) -> set[str]:
+    sources: set[str] = set()
+    current = session_id
+    while len(sources) < BRANCHES_FOLLOWED:
+        try:
+            origin = store.session_read_head(instance_id, current).metadata.get("branched_from")
+        except (StoreError, OSError, ValueError):
+            break
+        source = origin.get("session_id") if isinstance(origin, dict) else None
+        if not isinstance(source, str) or source in sources or source == session_id:
+            break
+        sources.add(source)
+        current = source
+    return sources
