@@ -28,6 +28,7 @@ from chat.services.index import trace_index
 from chat.speaker_shown import speaker_shown
 from chat.speakers import Pick
 from chat.turn_overflow import RETRIES, overflow_learn
+from chat.turn_window import turn_window
 from director.services import director_step
 from library.errors import ItemWithheld
 from library.regex_scripts import RegexRun
@@ -138,9 +139,11 @@ async def recaps_roll(store: FileStore, instance_id: str, provider: Provider | N
     if not settings_.get("recaps_enabled"):
         return
     try:
+        window, _ = await asyncio.to_thread(
+            lambda: turn_window(store, store.instance_state_read(instance_id)))
         await recap_maybe_roll(store, instance_id=instance_id,
                                llm=provider or turn_context.provider_current(store),
-                               settings=settings_)
+                               settings=settings_, prompt_tokens=window.prompt_room)
     except Exception:  # noqa: BLE001
         log.exception("recap roll failed for %s", instance_id)
 

@@ -14,9 +14,11 @@ from memory import prompts
 from memory.action_base import int_setting, llm_text, speaker_of, turn_groups
 from memory.errors import MemoryActionError
 from memory.item_lists import item_remove, item_reorder, item_update, items_doc_read
+from memory.transcript_parts import transcript_parts
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import random_id
+from personalab.lib.tokens import count_tokens
 
 RECAPS_FILE = "recaps"
 
@@ -58,8 +60,18 @@ def _recap_doc(store: FileStore, instance_id: str) -> dict[str, Any]:
 
 
 async def _recap_chunk(store: FileStore, *, llm: Any, state: dict[str, Any], session_id: str,
-                       lines: list[dict[str, Any]], from_turn: int, to_turn: int) -> dict[str, Any]:
+                       lines: list[dict[str, Any]], from_turn: int, to_turn: int,
+                       prompt_tokens: int | None = None) -> dict[str, Any]:
+    """A recap of `lines`; with `prompt_tokens` (what one request may hold) their transcript is
+    fitted to it: a turn too long is shortened in the middle, and when the turns still do not
+    fit together the newest of them that do are recapped (a pasted book in one message made
+    every recap of its turns a request the model refused)."""
     name, locale = await speaker_of(store, state)
+    if prompt_tokens is not None:
+        bare = prompts.recap_messages(character_name=name, turns=[], locale=locale)
+        room = prompt_tokens - sum(count_tokens(m["content"]) + 4 for m in bare) - 3
+        lines = (await asyncio.to_thread(transcript_parts, lines, room=max(room, 1),
+                                         character_name=name, locale=locale))[-1]
     messages = prompts.recap_messages(character_name=name, turns=lines, locale=locale)
     text = (await llm_text(llm, messages, {
         "task": "recap", "character_name": name, "transcript": lines,
@@ -113,9 +125,12 @@ def _current_turns(store: FileStore,
 
 
 async def recap_maybe_roll(store: FileStore, *, instance_id: str, llm: Any,
-                           settings: dict[str, Any]) -> dict[str, Any] | None:
+                           settings: dict[str, Any],
+                           prompt_tokens: int | None = None) -> dict[str, Any] | None:
     """Called after each finished turn. Returns what it did, or None when it had nothing to do.
-    An LLM failure changes nothing and comes back as {"action": "failed", "message": ...}."""
+    An LLM failure changes nothing and comes back as {"action": "failed", "message": ...}.
+    `prompt_tokens`: what one request may hold (the chat's window), which the recap's
+    transcript is fitted to."""
     if not settings.get("recaps_enabled"):
         return None
     every, stack, max_entries = _recap_settings(settings)
@@ -130,7 +145,8 @@ async def recap_maybe_roll(store: FileStore, *, instance_id: str, llm: Any,
         if _recap_covered(data, session_id, last):
             return None
         entry = await _recap_chunk(store, llm=llm, state=state, session_id=session_id,
-                                   lines=lines, from_turn=first, to_turn=last)
+                                   lines=lines, from_turn=first, to_turn=last,
+                                   prompt_tokens=prompt_tokens)
     except MemoryActionError as exc:
         return {"action": "failed", "from_turn": first, "to_turn": last, "message": exc.message}
     result = _recap_push(data, entry, stack_every=stack, max_entries=max_entries)
