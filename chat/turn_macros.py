@@ -16,6 +16,9 @@ from personalab.lib.macros import idle_duration_text, macros_replace
 from personalab.lib.participants import member_ids
 
 
+CARD_FIELD_MACROS = ("description", "personality", "scenario", "persona")
+
+
 def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],
                      lines: list[dict[str, Any]]) -> dict[str, str]:
     """What the macros of card text, lore and messages stand for (prompt and page alike);
@@ -30,10 +33,14 @@ def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],
                 (datetime.now(UTC) - then).total_seconds())
         except (TypeError, ValueError):
             pass
+    # As SillyTavern's card fields: the card's own text, its {{user}} and {{char}} filled in
+    # (SillyTavern fills those last, so they are replaced inside {{description}} and the rest).
+    names = {k: v for k, v in values.items() if k in ("user", "char")}
+    for field in CARD_FIELD_MACROS:
+        if isinstance(values.get(field), str):
+            values[field] = macros_replace(values[field], names)
     examples = ((character.get("card") or {}).get("data") or {}).get("mes_example")
     if isinstance(examples, str) and examples.strip():
-        # As SillyTavern's card fields: the card's own text, its {{user}} and {{char}} filled in.
-        names = {k: v for k, v in values.items() if k in ("user", "char")}
         values["mesExamples"] = macros_replace(examples.strip(), names).replace("\r", "")
     return {k: v for k, v in values.items() if isinstance(v, str)}
 

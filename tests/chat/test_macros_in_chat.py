@@ -48,6 +48,15 @@ async def test_the_model_receives_persona_and_greeting_with_macros_replaced(
     assert sent[-1] == {"role": "user", "content": "hi Alserqi"}
 
 
+async def test_names_are_filled_in_inside_the_card_field_macros(store, greeted, use_stub):
+    async def emit(event):
+        pass
+
+    await turn_run(store, instance_id=greeted, user_text="recall: {{description}}", emit=emit)
+    assert use_stub.requests[-1]["messages"][-1] == {
+        "role": "user", "content": "recall: Alserqi protects Mira."}
+
+
 @pytest.fixture
 def scripted(store, alice, background):
     card = {"spec": "chara_card_v3", "spec_version": "3.0",
