@@ -4,10 +4,8 @@ before the upload's own size checks, so large anonymous posts stalled every acco
 
 from __future__ import annotations
 
-import asyncio
 import json
 
-from asgiref.testing import ApplicationCommunicator
 from daphne import http_protocol
 from daphne.http_protocol import HTTPFactory
 from django.conf import settings
@@ -17,6 +15,7 @@ from twisted.internet.testing import StringTransport
 from personalab.asgi import application
 from personalab.body_limit import ANONYMOUS_MAX_BYTES, BodyLimit
 from personalab.daphne_request import BoundedWebRequest
+from tests.asgi_exchange import asgi_exchange
 
 SIGNED_IN = (b"cookie", f"csrftoken=x; {settings.SESSION_COOKIE_NAME}=abc".encode())
 
@@ -29,21 +28,8 @@ def _scope(path: str, headers: list[tuple[bytes, bytes]]) -> dict:
 
 
 def _exchange(app, scope: dict, chunks: list[bytes]) -> tuple[int, bytes]:
-    async def run():
-        communicator = ApplicationCommunicator(app, scope)
-        for number, chunk in enumerate(chunks):
-            await communicator.send_input({"type": "http.request", "body": chunk,
-                                           "more_body": number < len(chunks) - 1})
-        start = await communicator.receive_output(5)
-        body = b""
-        while True:
-            message = await communicator.receive_output(5)
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        await communicator.wait(5)
-        return start["status"], body
-    return asyncio.run(run())
+    start, body = asgi_exchange(app, scope, chunks)
+    return start["status"], body
 
 
 class _Recording:

@@ -4,15 +4,14 @@ an edited file changes the version. Another version or none is still served, mar
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
-from asgiref.testing import ApplicationCommunicator
 from django.contrib.staticfiles import finders
 from django.templatetags.static import static
 
 from personalab.static_files import VersionedStaticFilesHandler, static_version
+from tests.asgi_exchange import asgi_exchange
 
 
 async def _never_called(scope, receive, send):  # noqa: ANN001 — an ASGI app
@@ -26,18 +25,8 @@ def _get(path: str, method: str = "GET") -> tuple[int, dict[bytes, bytes], bytes
              "query_string": b"", "headers": [], "scheme": "http",
              "server": ("testserver", 80), "client": ("127.0.0.1", 1), "asgi": {"version": "3.0"}}
 
-    async def exchange():
-        app = ApplicationCommunicator(VersionedStaticFilesHandler(_never_called), scope)
-        await app.send_input({"type": "http.request", "body": b""})
-        start = await app.receive_output(10)
-        body = b""
-        while True:
-            part = await app.receive_output(10)
-            body += part.get("body", b"")
-            if not part.get("more_body"):
-                return start["status"], {k.lower(): v for k, v in start["headers"]}, body
-
-    return asyncio.run(exchange())
+    start, body = asgi_exchange(VersionedStaticFilesHandler(_never_called), scope)
+    return start["status"], {k.lower(): v for k, v in start["headers"]}, body
 
 
 @pytest.fixture
