@@ -159,13 +159,13 @@ def recall_on_timeline(store: FileStore, *, instance_id: str,
     its source's lines up to the branch point, and the source's later lines are the future the
     branch turned away from: no line of a session it branched from (or they from) is recalled.
     Their summaries still are: a summary does not say which turns it covers."""
-    sources = _branched_from(store, instance_id, session_id)
-    if not sources:
-        return lambda metadata: True
+    sources: list[set[str]] = []  # read at the first document asked about: most turns recall none
 
     def on_timeline(metadata: Mapping[str, Any]) -> bool:
+        if not sources:
+            sources.append(_branched_from(store, instance_id, session_id))
         return not ("role" in metadata and str(metadata.get("instance_id")) == instance_id
-                    and str(metadata.get("session_id")) in sources)
+                    and str(metadata.get("session_id")) in sources[0])
     return on_timeline
 
 
