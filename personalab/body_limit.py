@@ -12,8 +12,10 @@ refused, so it gets a small allowance; a signed-in one, the largest upload
 
 from __future__ import annotations
 
+import html
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 
@@ -30,11 +32,19 @@ def body_max_bytes(*, cookie: str, authorization: bool) -> int:
     return settings.PERSONALAB_REQUEST_MAX_BYTES if signed_in else ANONYMOUS_MAX_BYTES
 
 
-def too_large_json(limit: int) -> bytes:
-    """The 413's body, in the API's error shape."""
-    error = TooLarge(f"request body is larger than {limit // 2**20} MB" if limit >= 2**20
-                     else "request body is too large; log in first")
-    return json.dumps(error.as_json()).encode()
+def too_large_reply(limit: int, *, path: str, referer: str = "") -> tuple[bytes, bytes]:
+    """The 413's content type and body: the API's error shape for an API path; for a page's
+    form (a card picked in the library), a page saying so with a way back, not bare JSON."""
+    message = (f"The upload is larger than the {limit // 2**20} MB the app takes."
+               if limit >= 2**20 else "The request is too large; log in first.")
+    if path.startswith("/api/"):
+        return b"application/json", json.dumps(TooLarge(message).as_json()).encode()
+    back = urlsplit(referer)
+    link = html.escape((back.path or "/") + (f"?{back.query}" if back.query else ""))
+    page = (f'<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" '
+            f'content="width=device-width, initial-scale=1"><title>Too large</title></head>'
+            f'<body><p>{html.escape(message)}</p><p><a href="{link}">Back</a></p></body></html>')
+    return b"text/html; charset=utf-8", page.encode()
 
 
 def _declared_length(scope: dict[str, Any]) -> int | None:
@@ -59,7 +69,7 @@ class BodyLimit:
                                authorization=b"authorization" in headers)
         declared = _declared_length(scope)
         if declared is not None and declared > limit:
-            return await _refuse(send, limit)
+            return await _refuse(send, limit, scope)
         received = 0
         over = False
         started = False
@@ -81,13 +91,15 @@ class BodyLimit:
 
         await self.application(scope, receive_counted, send_watched)
         if over and not started:
-            await _refuse(send, limit)
+            await _refuse(send, limit, scope)
 
 
-async def _refuse(send: Any, limit: int) -> None:
-    body = too_large_json(limit)
+async def _refuse(send: Any, limit: int, scope: dict[str, Any]) -> None:
+    headers = dict(scope.get("headers") or [])
+    content_type, body = too_large_reply(limit, path=str(scope.get("path") or ""),
+                                         referer=headers.get(b"referer", b"").decode("latin-1"))
     await send({"type": "http.response.start", "status": 413,
-                "headers": [(b"content-type", b"application/json"),
+                "headers": [(b"content-type", content_type),
                             (b"content-length", str(len(body)).encode()),
                             (b"connection", b"close")]})
     await send({"type": "http.response.body", "body": body})

@@ -17,7 +17,7 @@ from typing import Any
 
 from daphne import http_protocol
 
-from personalab.body_limit import body_max_bytes, too_large_json
+from personalab.body_limit import body_max_bytes, too_large_reply
 
 
 class BoundedWebRequest(http_protocol.WebRequest):
@@ -45,9 +45,12 @@ class BoundedWebRequest(http_protocol.WebRequest):
     def process(self) -> Any:
         if not self.body_refused:
             return super().process()
+        referer = (self.requestHeaders.getRawHeaders(b"referer") or [b""])[0]
+        content_type, body = too_large_reply(self.body_limit, path=self.path.decode("latin-1"),
+                                             referer=referer.decode("latin-1"))
         self.handle_reply({"type": "http.response.start", "status": 413,
-                           "headers": [(b"Content-Type", b"application/json")]})
-        self.handle_reply({"type": "http.response.body", "body": too_large_json(self.body_limit)})
+                           "headers": [(b"Content-Type", content_type)]})
+        self.handle_reply({"type": "http.response.body", "body": body})
         return None
 
 

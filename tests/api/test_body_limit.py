@@ -53,10 +53,22 @@ class _Recording:
 def test_an_anonymous_body_over_its_allowance_is_refused_unread():
     app = _Recording()
     length = str(ANONYMOUS_MAX_BYTES + 1).encode()
-    status, body = _exchange(BodyLimit(app), _scope("/login/", [(b"content-length", length)]),
+    status, body = _exchange(BodyLimit(app), _scope("/api/v1/chat", [(b"content-length", length)]),
                              [b"x"])
     assert status == 413 and not app.called
     assert json.loads(body)["error"]["code"] == "too_large"
+
+
+def test_a_page_forms_upload_over_the_limit_gets_a_page_with_a_way_back():
+    app = _Recording()
+    length = str(settings.PERSONALAB_REQUEST_MAX_BYTES + 1).encode()
+    status, body = _exchange(BodyLimit(app), _scope("/library/cards/upload", [
+        SIGNED_IN, (b"content-length", length),
+        (b"referer", b"http://testserver/library/?q=<b>")]), [b"x"])
+    page = body.decode()
+    assert status == 413 and not app.called
+    assert "The upload is larger than the 33 MB the app takes." in page
+    assert '<a href="/library/?q=&lt;b&gt;">Back</a>' in page
 
 
 def test_a_signed_in_upload_under_the_limit_reaches_the_app_whole():
