@@ -33,12 +33,7 @@ from memory.biography import (
     biography_update,
 )
 from memory.errors import MemoryActionError
-from memory.evolved_persona import (
-    EVOLVED_PERSONA_MAX_CHARS,
-    evolved_persona_read,
-    persona_restore,
-    persona_set_manual,
-)
+from memory.evolved_persona import evolved_persona_read, persona_restore, persona_set_manual
 from memory.pinned import (
     PINNED_FILE,
     pinned_members,
@@ -180,7 +175,6 @@ def _persona_context(instance_id: str, character_id: str | None = None) -> dict[
         "persona_members": members if len(members) > 1 else [],
         "base_persona": persona["base_persona"],
         "evolved_persona": persona["evolved_persona"],
-        "evolved_persona_max": EVOLVED_PERSONA_MAX_CHARS,
         "versions": list(reversed(persona["versions"])),
         "pinned_text": pinned_text, "pinned_source": pinned_source,
         "pinned_instance_form": persona["character_id"] == state.get("character_id"),

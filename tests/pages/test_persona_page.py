@@ -55,6 +55,15 @@ def test_manual_persona_edit_makes_a_new_version_and_restore_works(store, instan
     assert missing.status_code == 400
 
 
+def test_a_persona_too_long_is_refused_in_the_page_not_cut(store, instance, alice_client):
+    response = _post(alice_client, instance, "persona_save", {"text": "x" * 8001}, **HX)
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert "The evolved persona is 8001 characters; at most 8000 fit in every turn." in page
+    assert 'maxlength' not in page.split('name="text" rows="10"')[1].split(">")[0]
+    assert store.character_state_read(instance).get("evolved_persona", "") == ""
+
+
 def test_pinned_override_set_and_removed(store, instance, alice_client, character):
     definition = store.character_read(character)
     store.character_write(character, {**definition, "pinned_prompt": "character rule"})
