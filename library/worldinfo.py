@@ -432,23 +432,27 @@ def _timed_update(activation: _Turn, entry: dict[str, Any]) -> None:
 
 def _budget_apply(active: list[dict[str, Any]], budget: int | None,
                   count_tokens: Callable[[str], int], match: LoreMatch,
-                  books: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+                  books: dict[str, dict[str, Any]],
+                  macros: Callable[[str], str] = str) -> list[dict[str, Any]]:
     """Higher order first, as SillyTavern spends its budget; once full, the rest are left out
-    (entries that ignore the budget are kept and not counted)."""
+    (entries that ignore the budget are kept and not counted). An entry costs its text as sent,
+    macros filled in and comments gone (`macros`)."""
     kept, used, full = [], 0, False
     book_used: dict[str, int] = {}
     for entry in sorted(active, key=lambda e: -_number(e.get("priority"), 100)):
-        tokens = count_tokens(entry.get("content", ""))
+        tokens = count_tokens(macros(entry.get("content", "")))
         if setting(entry, "ignore_budget", "ignore_budget", False, "ignoreBudget"):
             entry["reason"] += " (ignores the budget)"
             kept.append({**entry, "tokens": tokens})
             continue
         book_budget = books[entry["lorebook_id"]].get("token_budget") or None
         if full or (budget is not None and used + tokens > budget):
+            over = (f"the world-info budget of {budget} tokens was spent by a higher-order entry"
+                    if full else f"over the world-info budget ({used} + {tokens} > {budget} "
+                                 f"tokens)")
             full = True
             match.dropped.append({**entry, "tokens": tokens, "reason":
-                                  f"over the world-info budget ({used} + {tokens} > {budget} "
-                                  f"tokens); would have fired: {entry['reason']}"})
+                                  f"{over}; would have fired: {entry['reason']}"})
             continue
         spent = book_used.get(entry["lorebook_id"], 0)
         if book_budget is not None and spent + tokens > book_budget:
@@ -506,7 +510,8 @@ def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
     match.dropped.extend(activation.dropped)
     for entry in activation.active:
         _timed_update(activation, entry)
-    kept = _budget_apply(activation.active, budget_tokens, count_tokens, match, books)
+    kept = _budget_apply(activation.active, budget_tokens, count_tokens, match, books,
+                         activation.macros)
     # Lower order first; entries of the same order in reverse of the order they fired in, as
     # SillyTavern lays them out (its "Eldoria → Shadowfang → glade" chain reads glade first).
     match.fired = sorted(kept, key=lambda e: -_number(e.get("priority"), 100))[::-1]

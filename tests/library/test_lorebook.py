@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from library.lorebook import LorebookError, lore_blocks, lorebook_match, lorebook_validate
+from personalab.lib.macros import macros_replace
 
 
 def count_chars(text: str) -> int:
@@ -94,6 +95,17 @@ def test_budget_is_spent_higher_order_first_and_stops_when_full_as_sillytavern_d
     assert fired_uids(match) == [2]
     assert [entry["uid"] for entry in match.dropped] == [1, 3]
     assert match.dropped[0]["reason"].startswith("over the world-info budget")
+    assert match.dropped[1]["reason"].startswith(
+        "the world-info budget of 10 tokens was spent by a higher-order entry")
+
+
+def test_an_entry_costs_its_text_as_sent_macros_filled_and_comments_gone():
+    lore = book({"uid": 1, "keys": ["ping"], "priority": 50,
+                 "content": "{{setvar::q::1}}" * 50 + "{{// " + "x" * 500 + " }}ok"},
+                {"uid": 2, "keys": ["ping"], "priority": 10, "content": "small"})
+    match = lorebook_match([lore], messages=["ping pong"], count_tokens=count_chars,
+                           budget_tokens=10, macros=lambda text: macros_replace(text, {}))
+    assert sorted(fired_uids(match)) == [1, 2] and match.dropped == []
 
 
 def test_a_book_with_its_own_token_budget_is_capped_by_it():
