@@ -71,6 +71,7 @@ from personalab.lib.line_macros import LineMacros, character_macro_values, line_
 from personalab.lib.llm import Provider
 from personalab.lib.llm_providers import provider_for
 from personalab.lib.llm_text import text_trace_note
+from personalab.lib.macros import message_macros_replace
 from personalab.lib.membership import member_change_recover
 from personalab.lib.participants import member_ids, member_state_read
 from personalab.lib.prompt_language import locale_for_character
@@ -392,7 +393,12 @@ def _director(store: FileStore, ctx: TurnContext) -> dict[str, Any] | None:
                 store, instance_id=ctx.instance_id, instance_state=ctx.instance_state,
                 character_id=_speaker_id(ctx)),
             background_id=ctx.instance_state.get("background_id") or "", index=index)
-        return [h.text for h in current], [h.text for h in reference]
+        # This conversation's lines as the prompt shows them: a greeting is kept as written.
+        values = macro_values_for(character=ctx.character, lines=[], persona=persona_effective(
+            store, owner=ctx.instance_state.get("owner"),
+            persona_id=ctx.instance_state.get("persona_id")))
+        return ([message_macros_replace(h.text, values, seed=h.id) for h in current],
+                [h.text for h in reference])
 
     recall_on = recall_enabled(store)
     return director_prepare_context(settings=settings, threshold=threshold,
@@ -418,6 +424,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
     card = card_fields_read(ctx.character, base_persona=ctx.character_state.get(
         "base_persona", ""))
     depth_prompt = [card.depth_prompt] if card.depth_prompt else []
+    macros = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1])
     recaps = recap_items(store, instance_id=ctx.instance_id)
     if group:
         recaps = recaps_witnessed(store, instance_id=ctx.instance_id,
@@ -433,7 +440,8 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         director=director,
         recalled=[] if window.memory_tokens <= 0 else recalled_entries(
             recall, user_name=persona["name"], locale=locale,
-            character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", "")),
+            character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", ""),
+            macros=macros),
         pinned=pinned,
         recaps=[item["text"] for item in recaps],
         recap_span=recap_span(recaps, ctx.session_id),
@@ -455,8 +463,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         section_budgets=prompt_settings.get("section_budgets", {}),
         locale=locale,
         state={"plot_state": ctx.instance_state.get("plot_state", {}), "turn": ctx.turn},
-        macros=_with_outlets(macro_values_for(character=ctx.character, persona=persona,
-                                              lines=ctx.lines[:-1]), lore.get("outlets", {})),
+        macros=_with_outlets(macros, lore.get("outlets", {})),
         chat_variables=ctx.chat_variables,
         card=card, window=window, regex=turn_regex(store, ctx),
         prompt_blocks=(ctx.instance_state.get("prompt_manager") or {}).get("blocks") or [],

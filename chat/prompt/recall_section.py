@@ -16,6 +16,7 @@ from memory.rag import recall_mode
 from memory.recall_turn import TurnRecall, asked_parts, normalized, recall_for_turn
 from memory.selectors import recall_enabled
 from personalab.lib.filestore.store import FileStore
+from personalab.lib.macros import message_macros_replace
 from personalab.lib.tokens import count_tokens
 
 SPEAKER_MARK = {"zh": "："}  # what follows a speaker's name in the section's lines
@@ -137,16 +138,20 @@ def _recalled_line(hit: Hit) -> dict[str, Any]:
 
 
 def recalled_entries(report: dict[str, Any], *, user_name: str, character_name: str,
-                     locale: str) -> list[dict[str, Any]]:
+                     locale: str, macros: Mapping[str, str] | None = None
+                     ) -> list[dict[str, Any]]:
     """The section's items, one per passage: its lines in the order they were said, each with
-    its speaker (the template shows an item's speaker and text; a passage's text carries them)."""
+    its speaker (the template shows an item's speaker and text; a passage's text carries them),
+    and its macros filled in as the conversation's lines are (a greeting is kept as written)."""
     mark = SPEAKER_MARK.get(locale.split("-")[0].split("_")[0], ": ")
     names = {"user": user_name, "assistant": character_name}
     entries = []
     for passage in report.get("passages") or []:
-        said = [f"{speaker}{mark}{line['text']}" if (speaker := line["speaker"]
-                                                    or names.get(line["role"], "")) else
-                line["text"] for line in passage["lines"]]
+        texts = [message_macros_replace(line["text"], macros, seed=line["id"]) if macros
+                 else line["text"] for line in passage["lines"]]
+        said = [f"{speaker}{mark}{text}" if (speaker := line["speaker"]
+                                             or names.get(line["role"], "")) else text
+                for line, text in zip(passage["lines"], texts)]
         entries.append({"text": "\n  ".join(said), "speaker": "", "date": passage["date"],
                         "source": passage["source"], "role": ""})
     return entries

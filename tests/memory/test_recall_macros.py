@@ -1,0 +1,25 @@
+"""A recalled line reaches the prompt with its macros filled in, as the conversation's lines do:
+a greeting is kept in the file as written (`{{user}}`, comments), and recall read it raw."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.chat.test_macros_in_chat import greeted  # noqa: F401 — fixture
+from tests.memory.test_group_witness import _run, _window_newest
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_a_recalled_greeting_has_its_macros_filled_in(store, greeted, memory_on,  # noqa: F811
+                                                      use_stub):
+    _window_newest(store, 1)
+    for text in ("The weather turned.", "We walked to the pier.", "The gulls were loud."):
+        _run(store, greeted, text, stub=use_stub)
+    _run(store, greeted, "Do you remember the ruined mall where you first said hello to me?",
+         stub=use_stub)
+    system = json.dumps(use_stub.requests[-1]["messages"][0]["content"], ensure_ascii=False)
+    assert "Hello Mira, I am Alserqi." in system
+    assert "{{user}}" not in system and "{{char}}" not in system
