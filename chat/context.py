@@ -397,8 +397,10 @@ def _director(store: FileStore, ctx: TurnContext) -> dict[str, Any] | None:
         values = macro_values_for(character=ctx.character, lines=[], persona=persona_effective(
             store, owner=ctx.instance_state.get("owner"),
             persona_id=ctx.instance_state.get("persona_id")))
-        return ([message_macros_replace(h.text, values, seed=h.id) for h in current],
-                [h.text for h in reference])
+        kept = _recall_kept(store, ctx)  # as everyday recall: witnessed, on this timeline
+        return ([message_macros_replace(h.text, values, seed=h.id)
+                 for h in current if kept(h.metadata)],
+                [h.text for h in reference if kept(h.metadata)])
 
     recall_on = recall_enabled(store)
     return director_prepare_context(settings=settings, threshold=threshold,

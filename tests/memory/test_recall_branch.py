@@ -32,3 +32,21 @@ def test_a_branch_does_not_recall_the_future_it_turned_away_from(store, instance
 
     recalled = _recalled(store, instance, _run(store, instance, QUESTION, stub=use_stub))
     assert BIKE not in recalled
+
+
+def test_the_directors_fallback_search_in_a_branch_skips_the_abandoned_future(
+        store, instance, memory_on, use_stub):
+    _window_newest(store, 1)
+    _run(store, instance, "我们从灯塔出发吧。", stub=use_stub)
+    _run(store, instance, "我找到了背叛者的线索：一封烧焦的信。", stub=use_stub)
+    _run(store, instance, "天气不错，风很大。", stub=use_stub)
+    row = _row(store, instance, "我们从灯塔出发吧。")
+    history.session_branch(store, instance_id=instance, session_id="sess_001",
+                           index=row["index"], fingerprint=row["fingerprint"])
+    for text in ("我们换条路走。", "前面有一座桥。", "桥下有水声。", "我们继续走。"):
+        _run(store, instance, text, stub=use_stub)
+    turn = next(r for r in reversed(use_stub.requests)
+                if r["messages"][-1]["content"].endswith("我们继续走。"))
+    system = turn["messages"][0]["content"]
+    assert "已发生的事件" in system  # the director's fallback search ran
+    assert "烧焦的信" not in system
