@@ -17,13 +17,12 @@ from django.utils.translation import gettext
 from memory import prompts
 from memory.action_base import llm_text, session_messages, speaker_of, turn_groups
 from memory.errors import MemoryActionError
-from memory.transcript_parts import transcript_parts
+from memory.transcript_parts import request_tokens, transcript_parts
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.membership import Presence, member_changes_read, presence_of
 from personalab.lib.participants import member_ids, member_state_read, member_state_write
 from personalab.lib.store_errors import StoreError
-from personalab.lib.tokens import count_tokens
 
 PERSONA_LEDGER = "persona_versions"
 # An evolved persona goes into every turn's prompt whole: a 67,000-character one took 14,407
@@ -100,7 +99,7 @@ async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
         bare = prompts.persona_update_messages(
             character_name=name, base_persona=character.get("base_persona", ""),
             evolved_persona=character.get("evolved_persona", ""), turns=[], locale=locale)
-        room = prompt_tokens - sum(count_tokens(message["content"]) + 4 for message in bare) - 3
+        room = prompt_tokens - request_tokens(bare)
         turns = (await asyncio.to_thread(transcript_parts, turns, room=max(room, 1),
                                          character_name=name, locale=locale))[-1]
     messages = prompts.persona_update_messages(

@@ -14,11 +14,10 @@ from memory import prompts
 from memory.action_base import int_setting, llm_text, speaker_of, turn_groups
 from memory.errors import MemoryActionError
 from memory.item_lists import item_remove, item_reorder, item_update, items_doc_read
-from memory.transcript_parts import transcript_parts
+from memory.transcript_parts import request_tokens, transcript_parts
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import random_id
-from personalab.lib.tokens import count_tokens
 
 RECAPS_FILE = "recaps"
 
@@ -69,7 +68,7 @@ async def _recap_chunk(store: FileStore, *, llm: Any, state: dict[str, Any], ses
     name, locale = await speaker_of(store, state)
     if prompt_tokens is not None:
         bare = prompts.recap_messages(character_name=name, turns=[], locale=locale)
-        room = prompt_tokens - sum(count_tokens(m["content"]) + 4 for m in bare) - 3
+        room = prompt_tokens - request_tokens(bare)
         lines = (await asyncio.to_thread(transcript_parts, lines, room=max(room, 1),
                                          character_name=name, locale=locale))[-1]
     messages = prompts.recap_messages(character_name=name, turns=lines, locale=locale)

@@ -33,11 +33,15 @@ from memory.summarize_journal import (
     summarize_journal_write,
     summarize_recover,
 )
-from memory.transcript_parts import EARLIER_SHARE, newest_fitting, transcript_parts
+from memory.transcript_parts import (
+    EARLIER_SHARE,
+    newest_fitting,
+    request_tokens,
+    transcript_parts,
+)
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.jsontext import json_loads
-from personalab.lib.tokens import count_tokens
 
 _FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)```", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
@@ -142,7 +146,7 @@ async def _events_ask(llm: Any, *, name: str, locale: str, earlier: list[str],
     cut without a word. Each part is told the story so far: the newest summaries that fit."""
     story_room = None if prompt_tokens is None else int(prompt_tokens * EARLIER_SHARE)
     bare = prompts.summarize_messages(character_name=name, summaries=[], turns=[], locale=locale)
-    fixed = sum(count_tokens(message["content"]) + 4 for message in bare) + 3
+    fixed = request_tokens(bare)
     # Counting a long session's tokens is CPU work: off the event loop.
     parts = await asyncio.to_thread(
         transcript_parts, messages, character_name=name, locale=locale,

@@ -14,6 +14,12 @@ EARLIER_SHARE = 0.25  # of a request, for the story so far
 SAFETY = 0.9
 
 
+def request_tokens(messages: list[dict[str, Any]]) -> int:
+    """What a request of `messages` costs, as the prompt counts it (4 per message, 3 for the
+    request)."""
+    return sum(count_tokens(message["content"]) + 4 for message in messages) + 3
+
+
 def transcript_parts(messages: list[dict[str, Any]], *, room: int | None, character_name: str,
                      locale: str) -> list[list[dict[str, Any]]]:
     """`messages` in order, cut between turns so each part's transcript fits `room` tokens
