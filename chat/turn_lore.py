@@ -41,7 +41,8 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
         depth = _scan_depth_max(lorebooks)
         persona = persona_effective(store, owner=ctx.instance_state.get("owner"),
                                     persona_id=ctx.instance_state.get("persona_id"))
-        scanned = _recent_lines(_lines_reaching(store, ctx, depth), depth)
+        session = _session_lines(store, ctx)
+        scanned = _recent_lines(session, depth)
         messages = [line.get("content", "") for line in scanned]
         values = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1])
         card = card_fields_read(ctx.character, base_persona=ctx.character_state.get(
@@ -53,7 +54,7 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
                                  if _names_scanned(store) else messages),
             macros=lambda text: macros_replace(text, values, rng=random.Random(ctx.turn)),
             count_tokens=count_tokens, budget_tokens=_world_info_budget(store, window),
-            chat_length=_chat_length(store, ctx),
+            chat_length=_chat_length(session),
             timed=store.memory_json_read(ctx.instance_id, WORLD_INFO_TIMED, {}),
             sources=lore_sources(card, persona),
             speaker=lore_speaker(ctx.character, speaker_id),
@@ -157,20 +158,19 @@ def _scan_depth_max(lorebooks: list[dict[str, Any]]) -> int | None:
     return None if unbounded else deepest
 
 
-def _lines_reaching(store: FileStore, ctx: TurnContext, depth: int | None) -> list[dict[str, Any]]:
-    """ctx.lines, or the whole session when the lore looks further back than the lines read."""
-    if not ctx.first_index or (depth is not None
-                               and sum(1 for line in ctx.lines if _scanned(line)) >= depth):
+def _session_lines(store: FileStore, ctx: TurnContext) -> list[dict[str, Any]]:
+    """The whole session's lines (ctx.lines when the turn read them all): the lore scans back
+    as far as its depth, and the chat's length is its clock (read once, from the cache)."""
+    if not ctx.first_index:
         return ctx.lines
     read = store.session_read(ctx.instance_id, ctx.session_id, cached=True)
     return [*read.lines[:ctx.first_index], *ctx.lines]
 
 
-def _chat_length(store: FileStore, ctx: TurnContext) -> int:
+def _chat_length(lines: list[dict[str, Any]]) -> int:
     """How many messages the chat has, the new one included: SillyTavern's clock for sticky,
     cooldown and delay (a turn adds two)."""
-    return sum(1 for line in _lines_reaching(store, ctx, None)
-               if _scanned(line) and not line.get("hidden"))
+    return sum(1 for line in lines if _scanned(line) and not line.get("hidden"))
 
 
 def _scanned(line: dict[str, Any]) -> bool:
