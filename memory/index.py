@@ -78,7 +78,8 @@ def hit_make(collection: str, stored_id: str, text: str | None, metadata: dict[s
 def hit_source(collection: str, doc_id: str, metadata: dict[str, Any]) -> str:
     if collection == "turns":
         turn = metadata.get("turn", "?")
-        return f"{metadata.get('session_id', '')} 第{turn}轮 {metadata.get('role', '')}"
+        # Shown as it is in the inspector of either language: no words, only the turn's number.
+        return f"{metadata.get('session_id', '')} #{turn} {metadata.get('role', '')}"
     return f"{EVENT_KIND.get(collection, collection)} {doc_id}"
 
 

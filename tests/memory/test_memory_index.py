@@ -113,7 +113,7 @@ def test_search_returns_only_the_asked_instance(index):
     hits = index.search("turns", "承诺不冲动", where={"instance_id": "inst_002"}, n_results=10)
     assert len(hits) == 2
     assert {hit.metadata["instance_id"] for hit in hits} == {"inst_002"}
-    assert hits[0].source.startswith("sess_001 第12轮")
+    assert hits[0].source.startswith("sess_001 #12 ")
 
 
 def test_delete_instance_keeps_the_other_instances(index):
@@ -178,4 +178,4 @@ def test_search_over_several_instances_returns_whole_lines_of_those_only_best_fi
     assert len(hits) == 12
     assert [hit.score for hit in hits] == sorted((hit.score for hit in hits), reverse=True)
     assert hits[0].text.endswith("我们在废墟里找水。") and hits[0].metadata["session_id"] == "sess_001"
-    assert hits[0].source.startswith("sess_001 第")
+    assert hits[0].source.startswith("sess_001 #")

@@ -94,7 +94,7 @@ def test_deep_recall_returns_plot_material_not_summaries(index):
     result = query_user_history("之前那次承诺的详细过程是怎样的？", "inst_001", index=index)
     assert result.mode == "deep"
     assert {hit.collection for hit in result.hits} == {"plots", "turns"}
-    assert result.hits[0].source.startswith(("plot plot_sess_001_0", "sess_001 第2轮"))
+    assert result.hits[0].source.startswith(("plot plot_sess_001_0", "sess_001 #2 "))
 
 
 def test_force_searches_without_a_trigger(index):

@@ -160,10 +160,10 @@ def test_recalled_lines_show_speaker_date_and_the_line_before(tmp_path):
 
     recalled = [
         {"text": "好，我答应你，我会冷静行动。", "role": "assistant", "speaker": "",
-         "date": "2087-03-02", "source": "sess_003 第12轮 assistant",
+         "date": "2087-03-02", "source": "sess_003 #12 assistant",
          "neighbour": {"text": "你要答应我，不要冲动送死。", "role": "user", "speaker": ""}},
         {"text": "I found a red key.", "role": "user", "speaker": "Mara", "date": "",
-         "source": "sess_001 第3轮 user", "neighbour": None},
+         "source": "sess_001 #3 user", "neighbour": None},
     ]
     inputs = PromptInputs(character_name="Alserqi", user_name="阿明", base_persona="废土黑帮老大。",
                           evolved_persona="", world_setting="", background_name="",
