@@ -31,6 +31,7 @@ from personalab.lib.filestore.store import FileStore
 from personalab.lib.jsontext import json_loads
 from personalab.lib.llm import LLMError, Provider
 from personalab.lib.participants import member_ids, member_state_read
+from personalab.lib.prompt_language import locale_for_character
 from personalab.lib.reasoning import Reasoning
 from personalab.lib.store_errors import StoreError
 
@@ -38,6 +39,14 @@ ASIDES_FILE = "asides.jsonl"
 RECENT_LINES = 6  # seed 003 §15.2 RecentHistoryMaxEntries
 RECAP_ITEMS = 3
 SECTION_CHARS = 1200  # seed 003 §15.4 per-segment budget
+ASIDE_WORDS = {
+    "zh": {"opening": "你是{name}。{player}在故事之外和你私下说几句话；简短地以{name}的口吻回答。",
+           "persona": "人格", "evolved": "成长人格", "pinned": "固定提示词", "recaps": "前情提要"},
+    "en": {"opening": ("You are {name}. {player} is having a few private words with you outside "
+                       "the story; answer briefly, as {name}."),
+           "persona": "Persona", "evolved": "Evolved persona", "pinned": "Never forget",
+           "recaps": "Story so far"},
+}
 
 
 @dataclass
@@ -159,12 +168,13 @@ def aside_messages(store: FileStore, *, instance_id: str, state: dict[str, Any],
     recaps = [item["text"] for item in recap_items(
         store, instance_id=instance_id)][-RECAP_ITEMS:]
     card = (character.get("card") or {}).get("data") or {}
+    words = ASIDE_WORDS["zh" if locale_for_character(store, character).startswith("zh") else "en"]
     sections = [
-        f"你是{name}。{persona['name']}在故事之外和你私下说几句话；简短地以{name}的口吻回答。",
-        _section("人格", str(card.get("description") or own.get("base_persona") or "")),
-        _section("成长人格", str(own.get("evolved_persona") or "")),
-        _section("固定提示词", pinned),
-        _section("前情提要", "\n".join(recaps)),
+        words["opening"].format(name=name, player=persona["name"]),
+        _section(words["persona"], str(card.get("description") or own.get("base_persona") or "")),
+        _section(words["evolved"], str(own.get("evolved_persona") or "")),
+        _section(words["pinned"], pinned),
+        _section(words["recaps"], "\n".join(recaps)),
     ]
     recent = [{"role": line["role"], "content": str(line.get("content") or "")}
               for line in lines_for_speaker(_recent_lines(store, instance_id, state),

@@ -79,6 +79,19 @@ async def test_an_aside_over_the_websocket_leaves_the_story_file_unchanged(
     assert prompt[-1] == {"role": "user", "content": "私下问你：你怕什么？"}
 
 
+def test_an_aside_in_an_english_chat_is_asked_in_english(alice_client, store, story, use_stub):
+    store.module_write("prompt", {**store.module_read("prompt"), "locale": "en"})
+    use_stub.script(Reply("Fine."))
+    response = alice_client.post("/api/v1/chat", {"instance_id": story, "query": "All good?",
+                                                  "mode": "aside"},
+                                 content_type="application/json")
+    assert response.status_code == 200, response.content
+    system = use_stub.requests[-1]["messages"][0]["content"]
+    assert "is having a few private words with you outside the story" in system
+    assert "[Story so far]\n两人在废土边缘的加油站落脚。" in system
+    assert "你是" not in system and "前情提要" not in system
+
+
 def test_an_aside_over_rest_is_kept_apart_when_the_setting_says_so(alice_client, store, story,
                                                                    character, use_stub):
     store.module_write("history", {**store.module_read("history"), "asides_keep": True})
