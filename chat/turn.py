@@ -53,6 +53,7 @@ async def events_dropped(event: dict[str, Any]) -> None:
     """The `emit` of a caller that answers with the whole result (a JSON reply): the token
     events it would pass on are all in that result."""
 EMPTY_REPLY = "(无回复)"
+ERROR_REPLY_OPENING = "(系统错误: "
 # Instance-state writes of finishing turns, beside their trace writes (_reply_settle).
 _state_writes = ThreadPoolExecutor(max_workers=4, thread_name_prefix="state-write")
 
@@ -461,7 +462,7 @@ def _finish_line(writer, flags: dict[str, Any], run: RegexRun | None = None, *,
     if flags.get("truncated"):
         return writer.finish(truncated=True, **regexed)
     if flags.get("error"):
-        message = f"(系统错误: {flags['error']})"
+        message = f"{ERROR_REPLY_OPENING}{flags['error']})"
         return writer.finish(content=f"{text}\n{message}" if text.strip() else message,
                              error=True, interrupted=flags.get("interrupted"))
     if flags.get("interrupted"):

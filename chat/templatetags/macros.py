@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
+from django.utils.translation import gettext
 
 from chat.regex_turn import LineDisplay
+from chat.turn import EMPTY_REPLY, ERROR_REPLY_OPENING
 from personalab.lib.line_macros import line_macros_replace
 
 register = template.Library()
@@ -28,11 +30,21 @@ def line_text(line: dict[str, Any], values: dict[str, str] | None) -> str:
 def line_shown(line: dict[str, Any], display: LineDisplay | None) -> str:
     """`{{ line|line_shown:line_display }}`: the line as the page shows it (macros, then the
     markdown-only regex scripts)."""
-    if display is None:
-        return line_text(line, None)
-    if line.get("type") == "summary" or not isinstance(line.get("content"), str):
-        return line_text(line, None)
-    return display.text(line)
+    if display is None or line.get("type") == "summary" or not isinstance(line.get("content"), str):
+        return _marker_worded(line, line_text(line, None))
+    return _marker_worded(line, display.text(line))
+
+
+def _marker_worded(line: dict[str, Any], text: str) -> str:
+    """The file's fixed words for an empty or failed reply (SPEC §3: "(无回复)", "(系统错误: …)")
+    in the page's language; the file keeps them as written."""
+    if line.get("empty") and text.strip() == EMPTY_REPLY:
+        return gettext("(no reply)")
+    at = text.rfind(ERROR_REPLY_OPENING) if line.get("error") else -1
+    if at < 0 or not text.endswith(")"):
+        return text
+    error = text[at + len(ERROR_REPLY_OPENING):-1]
+    return text[:at] + gettext("(system error: %(error)s)") % {"error": error}
 
 
 @register.filter

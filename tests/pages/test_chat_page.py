@@ -133,6 +133,23 @@ def test_the_page_speaks_chinese_when_the_browser_asks(alice_client, instance):
     assert ">Send</button>" in english
 
 
+def test_an_empty_or_failed_reply_is_worded_in_the_pages_language(alice_client, store, instance):
+    read = store.session_read(instance, "sess_001")
+    store.session_rewrite(instance, "sess_001", [read.metadata, *[
+        {"role": "user", "content": "hi", "turn": 1},
+        {"role": "assistant", "content": "(无回复)", "empty": True, "turn": 1},
+        {"role": "user", "content": "again", "turn": 2},
+        {"role": "assistant", "content": "Half a reply\n(系统错误: Connection error.)",
+         "error": True, "turn": 2}]])
+    english = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert "(no reply)" in english and "无回复" not in english
+    assert "Half a reply\n(system error: Connection error.)" in english
+    assert "系统错误" not in english
+    chinese = alice_client.get(f"/instances/{instance}/", HTTP_ACCEPT_LANGUAGE="zh-CN")
+    assert "(无回复)" in chinese.content.decode()
+    assert store.session_read(instance, "sess_001").lines[1]["content"] == "(无回复)"
+
+
 def test_the_next_recap_turn():
     assert recap_next_due(last_turn=7, memory_settings={"recaps_enabled": False}) is None
     settings = {"recaps_enabled": True, "recap_every_n_rounds": 5}
