@@ -25,6 +25,7 @@ from chat.prompt.inputs import PromptInputs, PromptResult
 from chat.prompt.recall_section import (
     RecallSection,
     recall_prepare,
+    recall_shrunk,
     recall_unshown,
     recalled_entries,
 )
@@ -309,17 +310,23 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
     lore = lore_for_turn(store, ctx, window)
     locale = locale_for_character(store, ctx.character)
     templates = templates_for(store).get(locale)
-    inputs = _prompt_inputs(store, ctx, director, recall, lore, locale=locale, window=window)
-    prompt = prompt_build(inputs, templates)
+
+    def built(recall: dict[str, Any]) -> tuple[PromptInputs, PromptResult]:
+        inputs = _prompt_inputs(store, ctx, director, recall, lore, locale=locale, window=window)
+        return inputs, prompt_build(inputs, templates)
+
+    inputs, prompt = built(recall)
     if prompt.lines_missing:
         _session_whole(store, ctx)
-        inputs = _prompt_inputs(store, ctx, director, recall, lore, locale=locale, window=window)
-        prompt = prompt_build(inputs, templates)
+        inputs, prompt = built(recall)
     unshown = recall_unshown(section, prompt.messages)
     if unshown is not None:  # the conversation shows some of it: recall others instead
-        recall = unshown.report
-        inputs = _prompt_inputs(store, ctx, director, recall, lore, locale=locale, window=window)
-        prompt = prompt_build(inputs, templates)
+        section = unshown
+        inputs, prompt = built(section.report)
+    while (smaller := recall_shrunk(section, prompt)) is not None:
+        section = smaller
+        inputs, prompt = built(section.report)
+    recall = section.report
     prompt.messages = messages_processed(
         prompt.messages, mode=prompt_processing_for(store),
         opening=templates.default("opening_user"), user_name=inputs.user_name,

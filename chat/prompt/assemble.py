@@ -292,6 +292,7 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
         lines_missing=conversation.unread and refused is None,
         window=window_report(inputs.window, limit=plan.max_total_tokens,
                              dropped=conversation.report.omitted,
-                             first_kept_turn=conversation.first_kept_turn),
+                             first_kept_turn=conversation.first_kept_turn,
+                             full=conversation.full),
         story_raw=inputs.story is not None,
     )

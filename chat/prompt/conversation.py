@@ -40,6 +40,7 @@ class Conversation:
     unread_tokens: int = 0
     unread: bool = False
     first_kept_turn: Any = None
+    full: bool = False  # older messages left out for want of room, not by the trimming settings
 
 
 def _line_message(
@@ -174,7 +175,8 @@ def conversation_build(
         report.tokens += message_tokens + summary_tokens
     return Conversation(kept, costs, report, window.tokens + message_tokens + summary_tokens,
                         unread_tokens=message_tokens + summary_tokens if unread else 0,
-                        unread=unread, first_kept_turn=next((line.get("turn") for line in
+                        unread=unread, full=window.closed_by == "budget" or window.skipped > 0,
+                        first_kept_turn=next((line.get("turn") for line in
                         inputs.lines[older:] if _line_usable(line)), None))
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from chat.prompt.inputs import PromptResult
 from memory import runtime as memory_runtime
 from memory.index import Hit
 from memory.passages import Near, Passage, passages_merge
@@ -118,6 +119,31 @@ def recall_unshown(section: RecallSection, messages: Iterable[dict[str, Any]]
     if not recalled & sent:
         return None
     return _section(section.found, section.shown | sent, section.budget)
+
+
+def recall_shrunk(section: RecallSection, prompt: PromptResult) -> RecallSection | None:
+    """The section smaller, its worst passages out, when the prompt built with it is refused,
+    or when it took more than the recent conversation while older messages wait for room (the
+    two then share it): recall never stops a turn nor crowds out the chat as it stands. None when
+    nothing is to give."""
+    taken = _tokens(prompt, "recalled")
+    if section.found is None or not section.report.get("passages") or taken <= 0:
+        return None
+    if prompt.refused:
+        over = prompt.total_tokens - prompt.window["prompt_limit"]
+    elif prompt.window.get("full"):
+        over = (taken - _tokens(prompt, "conversation")) // 2
+    else:
+        return None
+    if over <= 0:
+        return None
+    # At least an eighth each time: the rendered section and the passages' count differ a little.
+    return _section(section.found, section.shown,
+                    max(min(section.budget, taken) - max(over, taken // 8, 1), 0))
+
+
+def _tokens(prompt: PromptResult, name: str) -> int:
+    return next((report.tokens for report in prompt.sections if report.name == name), 0)
 
 
 def _passage(passage: Passage) -> dict[str, Any]:

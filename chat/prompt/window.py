@@ -139,9 +139,9 @@ def fixed_refusal(sections: list[tuple[str, int]], *, total: int, limit: int,
 
 
 def window_report(window: ContextWindow | None, *, limit: int, dropped: int,
-                  first_kept_turn: Any) -> dict[str, Any]:
+                  first_kept_turn: Any, full: bool = False) -> dict[str, Any]:
     """What the prompt inspector shows of the window."""
-    report: dict[str, Any] = {"prompt_limit": limit, "dropped_messages": dropped,
+    report: dict[str, Any] = {"prompt_limit": limit, "dropped_messages": dropped, "full": full,
                               "first_kept_turn": first_kept_turn}
     if window is not None:
         report.update(context_tokens=window.tokens, reply_tokens=window.reply,

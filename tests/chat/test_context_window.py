@@ -392,3 +392,33 @@ def test_a_message_larger_than_the_window_is_passed_over_and_the_older_ones_stil
     trace = client.get(f"/api/v1/traces/{response.json()['trace_id']}", **auth).json()
     conversation = next(s for s in trace["sections"] if s["name"] == "conversation")
     assert "1 message(s) larger than the whole budget left out" in conversation["note"]
+
+
+@pytest.mark.parametrize("persona_words", [40, 60])
+def test_recall_gives_way_to_the_recent_chat_in_a_small_window(
+        client, auth, store, alice, background, use_stub, memory_on, persona_words):
+    """A 2,048-token window, a persona of 600–900 tokens, a long imported chat and a question
+    recall answers: recall took its whole share (437 tokens), leaving the conversation the
+    newest message or two, and with the larger persona refused the turn naming "recalled"
+    among what the prompt always holds. Recall now shares the room with the recent chat."""
+    from django.core.management import call_command
+
+    character = character_save(store, user=alice, character_id=None, data={
+        "name": "Mira", "base_persona": WORDS * persona_words, "greeting": "",
+        "visibility": "private"})
+    instance = instance_create(store, owner=alice, character_id=character,
+                               background_id=background)
+    session_import(store, instance_id=instance, data=st_chat(400))
+    store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
+    call_command("reindex", "--memory")
+    client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": 2048}},
+               content_type="application/json", **auth)
+    use_stub.script(Reply("Yes."))
+
+    response = chat(client, auth, instance, "Do you remember the lantern over the wet cobbles?")
+
+    assert response.status_code == 200, response.content
+    trace = client.get(f"/api/v1/traces/{response.json()['trace_id']}", **auth).json()
+    tokens = {section["name"]: section["tokens"] for section in trace["sections"]}
+    assert 0 < tokens["recalled"] <= tokens["conversation"]
+    assert prompt_tokens(use_stub.requests[-1]) <= 2048 - 512
