@@ -196,7 +196,7 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     conversation = conversation_build(inputs, plan, templates, variables, budgets)
     conversation.report.text = "\n".join(filter(None, [conversation.report.text, coverage_note(
         inputs.recap_span, first_kept_turn=conversation.first_kept_turn,
-        dropped=conversation.report.omitted)]))
+        dropped=conversation.report.omitted, locale=templates.locale)]))
     label = conversation.report.text if conversation.messages else ""
     tail_tokens = _tail_tokens(sections) + made.tokens()
     markers = tuple(inputs.marker_order)

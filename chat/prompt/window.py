@@ -157,16 +157,28 @@ def recap_span(items: list[dict[str, Any]], session_id: str) -> tuple[int, int] 
     return (min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None
 
 
-def coverage_note(span: tuple[int, int] | None, *, first_kept_turn: Any, dropped: int) -> str:
+COVERAGE_WORDS = {
+    "en": {"starts": "(The conversation below starts at turn {first}; earlier turns are not "
+                     "shown.)",
+           "covered": "(Turns {start}–{end} are summarized above; the conversation below starts "
+                      "at turn {first}.",
+           "gap": " Turns {start}–{end} are not shown.", "close": ")"},
+    "zh": {"starts": "（下面的对话从第 {first} 轮开始，更早的轮次未列出。）",
+           "covered": "（第 {start}–{end} 轮已在上文概括，下面的对话从第 {first} 轮开始。",
+           "gap": "第 {start}–{end} 轮未列出。", "close": "）"},
+}
+
+
+def coverage_note(span: tuple[int, int] | None, *, first_kept_turn: Any, dropped: int,
+                  locale: str = "en") -> str:
     """A sentence before the conversation saying where it starts and what the recaps cover,
-    so the model is not surprised by a gap in the story."""
+    so the model is not surprised by a gap in the story; in the prompt's language."""
     if not dropped or not isinstance(first_kept_turn, int):
         return ""
+    words = COVERAGE_WORDS["zh" if str(locale).lower().startswith("zh") else "en"]
     if span is None:
-        return (f"(The conversation below starts at turn {first_kept_turn}; "
-                "earlier turns are not shown.)")
-    note = (f"(Turns {span[0]}–{span[1]} are summarized above; the conversation below starts "
-            f"at turn {first_kept_turn}.")
+        return words["starts"].format(first=first_kept_turn)
+    note = words["covered"].format(start=span[0], end=span[1], first=first_kept_turn)
     if span[1] + 1 < first_kept_turn:
-        note += f" Turns {span[1] + 1}–{first_kept_turn - 1} are not shown."
-    return note + ")"
+        note += words["gap"].format(start=span[1] + 1, end=first_kept_turn - 1)
+    return note + words["close"]

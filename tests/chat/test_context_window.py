@@ -149,6 +149,7 @@ def test_the_context_length_the_model_server_reports_is_the_default_window(
 
 def test_the_prompt_says_which_turns_the_recaps_cover_and_where_the_conversation_starts(
         client, auth, store, instance, use_stub):
+    store.module_write("prompt", {**store.module_read("prompt"), "locale": "en"})
     session_id = session_import(store, instance_id=instance, data=st_chat(400))[0]
     store.memory_json_write(instance, RECAPS_FILE, {"items": [
         {"id": "recap_1", "text": "Ann and Mira hid the key.", "from_turn": 1, "to_turn": 150,
@@ -168,6 +169,27 @@ def test_the_prompt_says_which_turns_the_recaps_cover_and_where_the_conversation
     assert (f"Turns 1–150 are summarized above; the conversation below starts at turn {kept}."
             in text)
     assert f"Turns 151–{kept - 1} are not shown." in text
+
+
+def test_a_chinese_prompt_says_where_the_conversation_starts_in_chinese(
+        client, auth, store, instance, use_stub):
+    store.module_write("prompt", {**store.module_read("prompt"), "locale": "zh"})
+    session_id = session_import(store, instance_id=instance, data=st_chat(400))[0]
+    store.memory_json_write(instance, RECAPS_FILE, {"items": [
+        {"id": "recap_1", "text": "两人藏好了钥匙。", "from_turn": 1, "to_turn": 150,
+         "session_id": session_id, "created_at": "2026-01-01T00:00:00Z"}],
+        "pending_summaries": []})
+    client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": 2048}},
+               content_type="application/json", **auth)
+
+    response = chat(client, auth, instance, "钥匙在哪？")
+
+    assert response.status_code == 200, response.content
+    text = sent_text(use_stub.requests[-1])
+    kept = client.get(f"/api/v1/traces/{response.json()['trace_id']}",
+                      **auth).json()["window"]["first_kept_turn"]
+    assert f"（第 1–150 轮已在上文概括，下面的对话从第 {kept} 轮开始。第 151–{kept - 1} 轮未列出。）" in text
+    assert "summarized above" not in text and "are not shown" not in text
 
 
 def test_twenty_long_recaps_in_a_small_window_are_held_to_their_share_and_the_turn_answered(
