@@ -78,9 +78,12 @@ DROPPED_BLOCK_FORMS: Forms = [
 
 # Why a lore entry that would have fired was left out (before "; would have fired: …").
 LORE_DROPPED_FORMS: Forms = [
-    (re.compile(r"over the world-info budget \((?P<used>\d+) \+ (?P<tokens>\d+) > "
+    # Traces written before the budget was spent loop by loop say ">".
+    (re.compile(r"over the world-info budget \((?P<used>\d+) \+ (?P<tokens>\d+) [>≥] "
                 r"(?P<budget>\d+) tokens\)"),
-     gettext_lazy("over the world-info budget (%(used)s + %(tokens)s > %(budget)s tokens)")),
+     gettext_lazy("over the world-info budget (%(used)s + %(tokens)s ≥ %(budget)s tokens)")),
+    (re.compile(r"the world-info budget of (?P<budget>\d+) tokens was already spent"),
+     gettext_lazy("the world-info budget of %(budget)s tokens was already spent")),
     (re.compile(r"over its lorebook's token_budget of (?P<budget>\d+)"),
      gettext_lazy("over its lorebook's budget of %(budget)s tokens")),
     (re.compile(r"probability (?P<chance>[\d.]+)%: rolled (?P<roll>[\d.]+)"),

@@ -5,8 +5,8 @@ Which entries of the linked lorebooks fire this turn, and why: keys (plain, whol
 depth, secondary keys, probability (the roll is recorded), inclusion groups (one winner per
 group: sticky first, then group override by order, else by weight), sticky / cooldown / delay in
 turns (`TimedState`, kept by the caller in a file), recursion (exclude / prevent /
-delay-until-recursion) and a token budget spent higher order first. Fired entries are returned in
-insertion order, lower order first, as SillyTavern places them.
+delay-until-recursion) and a token budget spent loop by loop (library/worldinfo_budget.py).
+Fired entries are returned in insertion order, lower order first, as SillyTavern places them.
 
 Entry settings are read from the PersonaLab fields first, then from the card's
 `extensions` (SillyTavern's export names), then from the book's defaults.
@@ -21,6 +21,7 @@ from typing import Any
 
 import regex
 
+from library.worldinfo_budget import LoreBudget
 from library.worldinfo_defaults import book_recursive, book_scan_depth
 from library.worldinfo_keys import (KeyScan, entry_key, first_hit, key_trigger,
                                      setting)
@@ -149,6 +150,7 @@ class _Turn:
     vector_scores: Callable[[list[dict[str, Any]]], dict[str, float]] | None
     vector_threshold: float
     macros: Callable[[str], str]
+    budget: LoreBudget
     active: list[dict[str, Any]] = field(default_factory=list)
     dropped: list[dict[str, Any]] = field(default_factory=list)
     settled: set[str] = field(default_factory=set)
@@ -391,15 +393,20 @@ class _Turn:
             found.sort(key=lambda e: (not e["reason"].startswith("sticky"),
                                       -_number(e.get("priority"), 100)))
             found = [e for e in self.groups_filter(found, state) if self.probability_pass(e)]
+            found, left_out = self.budget.loop_spend(found)
+            for entry, why in left_out:
+                self.drop(entry, f"{why}; would have fired: {entry['reason']}")
             for entry in found:
                 self.settled.add(self.key(entry))
             self.active.extend(found)
             feeding = [e for e in found if self.recursive(e) and not setting(
                 e, "prevent_recursion", "prevent_recursion", False)]
+            more = not self.budget.overflowed
             following = ""
-            if feeding or (state == MIN_ACTIVATIONS and self.recursion):
+            if more and (feeding or (state == MIN_ACTIVATIONS and self.recursion)):
                 following = RECURSION
-            if not following and len(self.active) < min_activations and self.deeper(min_depth_max):
+            if (not following and more and len(self.active) < min_activations
+                    and self.deeper(min_depth_max)):
                 following = MIN_ACTIVATIONS
                 self.skew += 1
             if not following and levels:
@@ -428,42 +435,6 @@ def _timed_update(activation: _Turn, entry: dict[str, Any]) -> None:
         activation.timed[activation.key(entry)] = {
             "start": length, "sticky_end": length + sticky,
             "cooldown_end": length + sticky + cooldown}
-
-
-def _budget_apply(active: list[dict[str, Any]], budget: int | None,
-                  count_tokens: Callable[[str], int], match: LoreMatch,
-                  books: dict[str, dict[str, Any]],
-                  macros: Callable[[str], str] = str) -> list[dict[str, Any]]:
-    """Higher order first, as SillyTavern spends its budget; once full, the rest are left out
-    (entries that ignore the budget are kept and not counted). An entry costs its text as sent,
-    macros filled in and comments gone (`macros`)."""
-    kept, used, full = [], 0, False
-    book_used: dict[str, int] = {}
-    for entry in sorted(active, key=lambda e: -_number(e.get("priority"), 100)):
-        tokens = count_tokens(macros(entry.get("content", "")))
-        if setting(entry, "ignore_budget", "ignore_budget", False, "ignoreBudget"):
-            entry["reason"] += " (ignores the budget)"
-            kept.append({**entry, "tokens": tokens})
-            continue
-        book_budget = books[entry["lorebook_id"]].get("token_budget") or None
-        if full or (budget is not None and used + tokens > budget):
-            over = (f"the world-info budget of {budget} tokens was spent by a higher-order entry"
-                    if full else f"over the world-info budget ({used} + {tokens} > {budget} "
-                                 f"tokens)")
-            full = True
-            match.dropped.append({**entry, "tokens": tokens, "reason":
-                                  f"{over}; would have fired: {entry['reason']}"})
-            continue
-        spent = book_used.get(entry["lorebook_id"], 0)
-        if book_budget is not None and spent + tokens > book_budget:
-            match.dropped.append({**entry, "tokens": tokens, "reason":
-                                  f"over its lorebook's token_budget of {book_budget}; "
-                                  f"would have fired: {entry['reason']}"})
-            continue
-        book_used[entry["lorebook_id"]] = spent + tokens
-        used += tokens
-        kept.append({**entry, "tokens": tokens})
-    return kept
 
 
 def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
@@ -499,9 +470,10 @@ def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
                             **({"decorators": decorators} if decorators else {}),
                             **(_keys_filled(entry, macros) if macros else {})})
     scan = KeyScan(messages, match.problems)  # one regex time budget for the whole turn
+    budget = LoreBudget(budget_tokens, count_tokens, macros or str, books)
     activation = _Turn(books, scan, len(messages) if chat_length is None else chat_length,
                        match.timed, rng or random.Random(), dict(sources or {}), speaker,
-                       vector_scores, vector_threshold, macros or str)
+                       vector_scores, vector_threshold, macros or str, budget)
     activation.run(entries,
                    min_activations=max([_number(b.get("min_activations"), 0)
                                         for b in books.values()] or [0]),
@@ -510,11 +482,9 @@ def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
     match.dropped.extend(activation.dropped)
     for entry in activation.active:
         _timed_update(activation, entry)
-    kept = _budget_apply(activation.active, budget_tokens, count_tokens, match, books,
-                         activation.macros)
     # Lower order first; entries of the same order in reverse of the order they fired in, as
     # SillyTavern lays them out (its "Eldoria → Shadowfang → glade" chain reads glade first).
-    match.fired = sorted(kept, key=lambda e: -_number(e.get("priority"), 100))[::-1]
+    match.fired = sorted(activation.active, key=lambda e: -_number(e.get("priority"), 100))[::-1]
     return match
 
 

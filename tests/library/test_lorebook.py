@@ -96,7 +96,7 @@ def test_budget_is_spent_higher_order_first_and_stops_when_full_as_sillytavern_d
     assert [entry["uid"] for entry in match.dropped] == [1, 3]
     assert match.dropped[0]["reason"].startswith("over the world-info budget")
     assert match.dropped[1]["reason"].startswith(
-        "the world-info budget of 10 tokens was spent by a higher-order entry")
+        "the world-info budget of 10 tokens was already spent")
 
 
 def test_an_entry_costs_its_text_as_sent_macros_filled_and_comments_gone():

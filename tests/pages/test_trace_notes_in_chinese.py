@@ -83,6 +83,18 @@ def test_each_budget_and_group_reason_the_lore_scan_writes_is_translated(setting
     assert all("would have" not in r and "本应触发" in r for r in reasons), reasons
 
 
+def test_the_world_info_budget_reasons_are_translated(settings):
+    settings.LANGUAGE_CODE = "zh-hans"
+    books = [{"id": "lb_a", "entries": [
+        {"uid": 1, "keys": ["x"], "content": LONG_LORE, "priority": 100},
+        {"uid": 2, "keys": ["x"], "content": "short", "priority": 1}]}]
+    match = lorebook_match(books, messages=["x marks it"], count_tokens=count_tokens,
+                           budget_tokens=20)
+    reasons = [lore_dropped_reason_named(e["reason"]) for e in match.dropped]
+    assert reasons[0].startswith("超出世界书预算（0 + ") and "≥ 20 个 token）" in reasons[0]
+    assert reasons[1].startswith("世界书预算的 20 个 token 已经用完；"), reasons
+
+
 def test_a_warning_of_an_unknown_kind_is_shown_as_written():
     shown = warning_named({"category": "new_kind", "message": "Something new", "detail": "d"})
     assert shown == {"category": "new_kind", "message": "Something new", "suggestion": "",
