@@ -30,6 +30,7 @@ from library.worldinfo_keys import (KeyScan, entry_key, first_hit, key_trigger,
 # a decorator name). SillyTavern acts on these two and never sends the lines to the model.
 DECORATOR_LINES = regex.compile(r"\A(?:@@[^\n]*(?:\n|\Z))+")
 KNOWN_DECORATORS = ("@@activate", "@@dont_activate")
+GROUP_SEPARATOR = regex.compile(r",\s*")
 
 
 @dataclass
@@ -58,10 +59,15 @@ def _texts(value: Any) -> list[str]:
     return [str(item) for item in items if isinstance(item, (str, int)) and str(item).strip()]
 
 
-def _groups(entry: dict[str, Any]) -> list[str]:
+def _group_text(entry: dict[str, Any]) -> str:
     group = setting(entry, "group", "group", "")
-    return [name.strip() for name in group.split(",") if name.strip()] \
-        if isinstance(group, str) else []
+    return group if isinstance(group, str) else ""
+
+
+def _groups(entry: dict[str, Any]) -> list[str]:
+    """The inclusion groups of `entry`, split as SillyTavern splits them: "a, b" is "a" and
+    "b", "a ,b" is "a " and "b"."""
+    return [name for name in GROUP_SEPARATOR.split(_group_text(entry)) if name]
 
 
 def decorators_split(content: str) -> tuple[list[str], str]:
@@ -342,7 +348,9 @@ class _Turn:
                 if not entry["reason"].startswith("sticky"):
                     losers.setdefault(id(entry), f"group {group!r} has a sticky entry")
             return
-        if any(group in _groups(entry) for entry in self.active):
+        # SillyTavern closes a group to an entry of an earlier loop whose whole `group` text is
+        # the group's name: one of "a,b" leaves group "a" open.
+        if any(_group_text(entry) == group for entry in self.active):
             for entry in members:
                 losers.setdefault(id(entry), f"group {group!r} already has an active entry")
             return

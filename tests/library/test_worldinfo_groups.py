@@ -1,0 +1,48 @@
+"""Inclusion groups named with commas, as SillyTavern's filterByInclusionGroups reads them: the
+`group` text is split on a comma and the spaces after it, so "a,b" puts an entry in groups "a"
+and "b"; but an entry that fired in an earlier loop closes only the group whose name is its
+whole `group` text."""
+
+from __future__ import annotations
+
+from library.lorebook import lorebook_match, lorebook_validate
+
+
+def book(*entries: dict) -> dict:
+    return lorebook_validate({"lorebook_id": "lb_groups", "name": "Groups",
+                              "entries": list(entries)})
+
+
+def uids(entries: list[dict]) -> list[int]:
+    return sorted(entry["uid"] for entry in entries)
+
+
+def test_an_entry_of_groups_a_and_b_that_fired_earlier_leaves_group_a_open():
+    lore = book({"uid": 1, "keys": ["gate"], "group": "a,b", "content": "the keeper"},
+                {"uid": 2, "keys": ["keeper"], "group": "a", "content": "Y"})
+    match = lorebook_match([lore], messages=["open the gate"], count_tokens=len)
+    assert uids(match.fired) == [1, 2] and match.dropped == []
+
+
+def test_an_entry_of_group_a_that_fired_earlier_closes_it_to_one_of_groups_a_and_b():
+    lore = book({"uid": 1, "keys": ["gate"], "group": "a", "content": "the keeper"},
+                {"uid": 2, "keys": ["keeper"], "group": "a, b", "content": "Y"})
+    match = lorebook_match([lore], messages=["open the gate"], count_tokens=len)
+    assert uids(match.fired) == [1] and uids(match.dropped) == [2]
+    assert "group 'a' already has an active entry" in match.dropped[0]["reason"]
+
+
+def test_a_space_before_the_comma_stays_part_of_the_group_name():
+    lore = book({"uid": 1, "keys": ["gate"], "group": "a ,b", "content": "X"},
+                {"uid": 2, "keys": ["gate"], "group": "a", "content": "Y"})
+    match = lorebook_match([lore], messages=["gate"], count_tokens=len)
+    assert uids(match.fired) == [1, 2] and match.dropped == []
+
+
+def test_entries_sharing_one_of_their_groups_compete_in_it():
+    lore = book({"uid": 1, "keys": ["gate"], "group": "a, b", "content": "X"},
+                {"uid": 2, "keys": ["gate"], "group": "c,b", "content": "Y",
+                 "group_override": True})
+    match = lorebook_match([lore], messages=["gate"], count_tokens=len)
+    assert uids(match.fired) == [2] and uids(match.dropped) == [1]
+    assert "group 'b' won by entry 2 (override)" in match.dropped[0]["reason"]
