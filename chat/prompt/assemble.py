@@ -30,7 +30,7 @@ from chat.prompt.depth_weave import depth_reports, depth_tokens, history_weave
 from chat.prompt.examples import examples_with_lore
 from chat.prompt.inputs import Block, PromptInputs, PromptResult, SectionReport, prompt_plan
 from chat.prompt.limits import limits_check, warnings_merge
-from chat.prompt.markers import markers_after_history, markers_ordered
+from chat.prompt.markers import marker_texts, markers_after_history, markers_ordered
 from chat.prompt.sections import (
     MANAGER_PRIORITY,
     blocks_build,
@@ -115,7 +115,7 @@ def system_text_build(
     if history_moved:
         head = markers_after_history(head, markers)[0]
     middle = [r for r in sections if r.region == "middle"]
-    parts = [r.text for r in head] + [r.text for r in middle]
+    parts = marker_texts(head) + [r.text for r in middle]
     if conversation_label:
         parts.append(conversation_label)
     return "\n\n".join(part for part in parts if part)
@@ -257,8 +257,8 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     # post-history instructions), as SillyTavern sends them; merge / strict join them later.
     messages = messages_with_utility(
         [{"role": "system", "content": system_text}] if system_text else [], history,
-        [{"role": "system", "content": r.text} for r in [*moved, *_tail_reports(sections)]
-         if r.text], made, conversation.messages[-1] if conversation.messages else None)
+        [{"role": "system", "content": text}
+         for text in marker_texts([*moved, *_tail_reports(sections)]) if text], made, conversation.messages[-1] if conversation.messages else None)
     # Chat completion: a preset's user / assistant prompt is its own message (as SillyTavern).
     messages = messages_with_block_roles(messages, [b for b in in_role if b in active
                                                     or b.position == "after_history"])

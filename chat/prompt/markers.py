@@ -53,3 +53,19 @@ def markers_after_history(head: list[SectionReport],
     after = set(order[list(order).index("chatHistory") + 1:])
     moved = [report for report in head if marker_of(report) in after]
     return [report for report in head if marker_of(report) not in after], moved
+
+
+def marker_texts(reports: list[SectionReport]) -> list[str]:
+    """The texts of `reports`, the world-info entries of one marker that stand together as one
+    text: SillyTavern sends worldInfoBefore / After as one prompt each, its entries joined with
+    a newline."""
+    texts: list[str] = []
+    previous = None
+    for report in reports:
+        marker = marker_of(report) if report.name.startswith("block:lore:") else None
+        if marker is not None and marker == previous:
+            texts[-1] += "\n" + report.text
+        else:
+            texts.append(report.text)
+        previous = marker
+    return texts
