@@ -62,16 +62,16 @@ def depth_tokens(blocks: list[Block]) -> int:
 
 
 def depth_reports(blocks: list[Block]) -> list[SectionReport]:
-    """The depth blocks' reports for the inspector, a block sharing its message with others
-    noted with its part of it."""
-    shared: dict[int, str] = {}
+    """The depth blocks' reports for the inspector, in the order they are sent, a block sharing
+    its message with others noted with its part of it."""
+    reports = []
     for message in depth_messages(blocks):
-        if len(message.blocks) > 1:
-            for part, block in enumerate(message.blocks, start=1):
-                shared[id(block)] = f"one message, part {part} of {len(message.blocks)}"
-    return [dataclasses.replace(b.report, note=f"{b.report.note}; {shared[id(b)]}")
-            if id(b) in shared else b.report
-            for b in blocks if b.position == "depth"]
+        count = len(message.blocks)
+        reports += [dataclasses.replace(
+                        b.report, note=f"{b.report.note}; one message, part {part} of {count}")
+                    if count > 1 else b.report
+                    for part, b in enumerate(message.blocks, start=1)]
+    return reports
 
 
 def history_weave(messages: list[dict[str, str]], blocks: list[Block],

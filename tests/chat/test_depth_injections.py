@@ -93,6 +93,26 @@ def test_preset_prompts_then_note_then_card_note_then_lore_in_one_message(templa
         ("user", "USER_LORE"), ("system", "PRESET\nNOTE\nCARD_NOTE\nLORE")]
 
 
+def test_the_inspector_lists_the_depth_blocks_in_the_order_they_are_sent(templates):
+    blocks = [
+        {"name": "lore:b:1", "content": "LORE_D0", "position": "depth", "depth": 0},
+        {"name": "authors_note", "content": "NOTE_D0", "position": "depth", "depth": 0},
+        {"name": "lore:b:2", "content": "USER_D0", "position": "depth", "depth": 0,
+         "role": "user"},
+        {"name": "lore:b:3", "content": "LORE_D2", "position": "depth", "depth": 2},
+    ]
+    result = prompt_build(make_inputs(lines=make_lines(3), floating_blocks=blocks),
+                          templates.get("zh"))
+    sent = "\n".join(m["content"] for m in result.messages)
+    assert [sent.index(text) for text in ("LORE_D2", "USER_D0", "NOTE_D0", "LORE_D0")] == sorted(
+        sent.index(text) for text in ("LORE_D2", "USER_D0", "NOTE_D0", "LORE_D0"))
+    listed = [(s.name, s.note) for s in result.sections if s.note.startswith("depth")]
+    assert listed == [("block:lore:b:3", "depth 2, role system"),
+                      ("block:lore:b:2", "depth 0, role user"),
+                      ("block:authors_note", "depth 0, role system; one message, part 1 of 2"),
+                      ("block:lore:b:1", "depth 0, role system; one message, part 2 of 2")]
+
+
 def test_total_counts_one_overhead_for_blocks_sharing_a_message(templates):
     blocks = [{"name": f"lore:b:{n}", "content": f"LORE {n}", "position": "depth", "depth": 1}
               for n in range(3)]
