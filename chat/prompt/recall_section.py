@@ -132,7 +132,7 @@ def recall_shrunk(section: RecallSection, prompt: PromptResult) -> RecallSection
     if prompt.refused:
         over = prompt.total_tokens - prompt.window["prompt_limit"]
     elif prompt.window.get("full"):
-        over = (taken - _tokens(prompt, "conversation")) // 2
+        over = (taken - _tokens(prompt, "conversation") + 1) // 2
     else:
         return None
     if over <= 0:
