@@ -30,7 +30,7 @@ from chat.prompt.recall_section import (
     recalled_entries,
 )
 from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
-from chat.prompt.templates import TemplateStore
+from chat.prompt.templates import TemplateStore, director_words
 from chat.prompt.window import ContextWindow, budgets_windowed, recap_span
 from chat.prompt.world_info import outlet_macros
 from chat.regex_turn import turn_regex, user_input_regexed
@@ -44,7 +44,7 @@ from chat.story_choice import (
 from chat.turn_lore import lore_for_turn
 from chat.turn_macros import imported_chat_variables, macro_values_for, own_macro_speakers
 from chat.turn_window import turn_window
-from director.logic import director_prepare_context
+from director.logic import DirectorWords, director_prepare_context
 from library.selectors import (
     background_for_chat,
     character_for_chat,
@@ -299,7 +299,9 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
     timings["recall_ms"] = _ms(started)
 
     started = time.perf_counter()
-    director = _director(store, ctx)
+    locale = locale_for_character(store, ctx.character)
+    templates = templates_for(store).get(locale)
+    director = _director(store, ctx, director_words(templates))
     if director and director.get("clamped"):
         warnings.append(_warning("outline_clamped",
                                  "当前剧情点超出新背景的大纲长度，已按最后一点处理",
@@ -308,8 +310,6 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
 
     started = time.perf_counter()
     lore = lore_for_turn(store, ctx, window)
-    locale = locale_for_character(store, ctx.character)
-    templates = templates_for(store).get(locale)
 
     def built(recall: dict[str, Any]) -> tuple[PromptInputs, PromptResult]:
         inputs = _prompt_inputs(store, ctx, director, recall, lore, locale=locale, window=window)
@@ -385,7 +385,7 @@ def _related_conversations(store: FileStore, ctx: TurnContext) -> list[str]:
                                       character_id=_speaker_id(ctx), exclude=ctx.instance_id)
 
 
-def _director(store: FileStore, ctx: TurnContext) -> dict[str, Any] | None:
+def _director(store: FileStore, ctx: TurnContext, words: DirectorWords) -> dict[str, Any] | None:
     settings = store.module_read("director")
     threshold = ctx.config["thresholds"].get("rag_fallback_threshold",
                                              settings.get("rag_fallback_threshold", 3))
@@ -413,7 +413,7 @@ def _director(store: FileStore, ctx: TurnContext) -> dict[str, Any] | None:
     return director_prepare_context(settings=settings, threshold=threshold,
                                     instance_state=ctx.instance_state,
                                     background=ctx.background,
-                                    search=search if recall_on else None)
+                                    search=search if recall_on else None, words=words)
 
 
 def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,

@@ -8,6 +8,8 @@ after the reply is in the session file. The caller reads and writes the files
 from __future__ import annotations
 
 import copy
+import re
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from personalab.lib.markers import MARKER_STATUSES, find_progress_marker
@@ -22,6 +24,27 @@ MAX_REFERENCE_EVENTS = 5
 DEFAULT_THRESHOLD = 3
 
 Search = Callable[[str], tuple[list[str], list[str]]]
+
+
+@dataclass(frozen=True)
+class DirectorWords:
+    """What the director writes into a prompt, in the prompt's language; the seed's Chinese
+    (SPEC §4) unless the caller gives others. `point` names an outline point ({index},
+    {content}); `goal` and `reminder` hold it ({point})."""
+
+    instruction: str = INSTRUCTION
+    goal: str = "当前目标：{point}"
+    reminder: str = "你现在应该推进到{point}"
+    point: str = "故事大纲第{index}点：{content}"
+
+
+SEED_WORDS = DirectorWords()
+_FIELD = re.compile(r"\{(index|content|point)\}")
+
+
+def _worded(words: str, **values: str) -> str:
+    # one pass: an outline point's own text may hold "{index}" and stays as written
+    return _FIELD.sub(lambda found: values.get(found.group(1), found.group(0)), words)
 
 
 def plot_state_normalized(plot_state: dict | None) -> dict:
@@ -88,12 +111,13 @@ def target_point(rows: list[dict], plot_state: dict) -> dict | None:
     return rows[current - 1]
 
 
-def instruction_text(target: dict | None, finished: bool) -> str | None:
+def instruction_text(target: dict | None, finished: bool,
+                     words: DirectorWords = SEED_WORDS) -> str | None:
     if target is None:
         return None
     if finished:
-        return INSTRUCTION
-    return f"{INSTRUCTION}\n当前目标：{reminder_query(target)}"
+        return words.instruction
+    return f"{words.instruction}\n{_worded(words.goal, point=reminder_query(target, words))}"
 
 
 def carried_over_points(plot_state: dict, outline_length: int) -> list[int]:
@@ -116,7 +140,7 @@ def effective_threshold(settings: dict, threshold: int | None) -> int:
 
 
 def director_overview(*, settings: dict, threshold: int | None, instance_state: dict,
-                      background: dict | None) -> dict:
+                      background: dict | None, words: DirectorWords = SEED_WORDS) -> dict:
     """Everything the director knows about where the story stands, without searching."""
     state = plot_state_normalized(instance_state.get("plot_state"))
     outline = outline_points(background)
@@ -129,7 +153,7 @@ def director_overview(*, settings: dict, threshold: int | None, instance_state: 
     return {
         "enabled": bool(settings.get("enabled", True)),
         "outline": rows,
-        "instruction": instruction_text(target, finished),
+        "instruction": instruction_text(target, finished, words),
         "current_index": current,
         "current_point": rows[current - 1] if rows else None,
         "target_point": target,
@@ -145,28 +169,29 @@ def director_overview(*, settings: dict, threshold: int | None, instance_state: 
 
 def director_prepare_context(*, settings: dict, threshold: int | None = None,
                              instance_state: dict, background: dict | None,
-                             search: Search | None) -> dict | None:
+                             search: Search | None,
+                             words: DirectorWords = SEED_WORDS) -> dict | None:
     """Flow step 3. None when the director is switched off. The reminder does not reset the
     counter: only a reply with a marker does (seed), so a model that keeps drifting is
     reminded every turn."""
     if not settings.get("enabled", True):
         return None
     context = director_overview(settings=settings, threshold=threshold,
-                                instance_state=instance_state, background=background)
+                                instance_state=instance_state, background=background, words=words)
     context.pop("enabled")
     due = context.pop("reminder_due")
-    context["reminder"] = reminder_build(context["target_point"], search) if due else None
+    context["reminder"] = reminder_build(context["target_point"], search, words) if due else None
     return context
 
 
-def reminder_query(point: dict) -> str:
-    return f"故事大纲第{point['index']}点：{point['content']}"
+def reminder_query(point: dict, words: DirectorWords = SEED_WORDS) -> str:
+    return _worded(words.point, index=str(point["index"]), content=str(point["content"]))
 
 
-def reminder_build(point: dict, search: Search | None) -> dict:
-    query = reminder_query(point)
+def reminder_build(point: dict, search: Search | None, words: DirectorWords = SEED_WORDS) -> dict:
+    query = reminder_query(point, words)
     reminder: dict[str, Any] = {
-        "text": f"你现在应该推进到{query}",
+        "text": _worded(words.reminder, point=query),
         "query": query,
         "current_events": [],
         "reference_events": [],

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from director.logic import SEED_WORDS, DirectorWords
 from personalab.lib.jsontext import json_loads
 from personalab.lib.template_sandbox import TemplateError
 
@@ -58,6 +59,12 @@ class TemplateSet:
     def warning_text(self, category: str) -> dict[str, str]:
         found = self.data.get("messages", {}).get("warnings", {}).get(category, {})
         return found if isinstance(found, dict) else {}
+
+
+def director_words(templates: TemplateSet) -> DirectorWords:
+    """The director's words in the prompt's language (a template without them: the seed's)."""
+    return DirectorWords(**{field: templates.text(f"director_{field}") or getattr(SEED_WORDS, field)
+                            for field in ("instruction", "goal", "reminder", "point")})
 
 
 def template_locale_validate(locale: str) -> str:

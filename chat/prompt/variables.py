@@ -3,7 +3,6 @@ director's outline and reminder, recalled lines with speaker and date, card fiel
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from chat.prompt.inputs import PromptInputs, director_of
@@ -11,8 +10,6 @@ from chat.prompt.templates import TemplateSet
 from personalab.lib.macro_variables import MacroVariables
 from personalab.lib.macros import macros_replace
 from personalab.lib.prompt_manager import slot_text
-
-_POINT_FIELD = re.compile(r"\{(index|content)\}")
 
 
 def _last_content(lines: list[dict[str, Any]], roles: tuple[str, ...]) -> str:
@@ -50,34 +47,12 @@ def _outline_items(inputs: PromptInputs, templates: TemplateSet) -> list[dict[st
     return items
 
 
-def _instruction(director: dict[str, Any], templates: TemplateSet) -> str:
-    """The marker instruction and the current goal in the prompt's language (the director
-    keeps the seed's Chinese wording in its own context and trace)."""
-    instruction = str(director.get("instruction") or "")
-    words = templates.text("director_instruction")
-    if not instruction or not words:
-        return instruction
-    if director.get("finished"):
-        return words
-    goal = _point_worded(templates.text("director_goal"), director.get("target_point"))
-    return f"{words}\n{goal}" if goal else instruction
-
-
-def _point_worded(words: str, point: Any) -> str:
-    if not words or not isinstance(point, dict):
-        return ""
-    values = {"index": str(point.get("index", "")), "content": str(point.get("content", ""))}
-    return _POINT_FIELD.sub(lambda found: values[found.group(1)], words)
-
-
-def _reminder(inputs: PromptInputs, templates: TemplateSet) -> dict[str, Any] | None:
-    director = director_of(inputs)
-    reminder = director.get("reminder")
+def _reminder(inputs: PromptInputs) -> dict[str, Any] | None:
+    reminder = director_of(inputs).get("reminder")
     if not reminder:
         return None
-    text = _point_worded(templates.text("director_reminder"), director.get("target_point"))
     return {
-        "text": text or str(reminder.get("text", "")),
+        "text": str(reminder.get("text", "")),
         "current_events": [_event_text(e) for e in reminder.get("current_events") or []],
         "reference_events": [_event_text(e) for e in reminder.get("reference_events") or []],
     }
@@ -129,9 +104,9 @@ def prompt_variables(
         persona=author_text(inputs.persona_description, variables),
         director_enabled=inputs.director is not None,
         outline=_outline_items(inputs, templates),
-        instruction=_instruction(director, templates),
+        instruction=str(director.get("instruction") or ""),
         finished=bool(director.get("finished")),
-        reminder=_reminder(inputs, templates),
+        reminder=_reminder(inputs),
         recalled=_recalled_items(inputs),
         recaps=[str(r) for r in inputs.recaps if str(r).strip()],
         biography=[str(p) for p in inputs.biography if str(p).strip()],

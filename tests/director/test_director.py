@@ -372,3 +372,20 @@ def test_status_uses_config_threshold_and_announces_the_next_reminder(store):
         "completed", "completed", "in_progress", "pending", "pending"]
     director_settings_write(store, {"enabled": False})
     assert director_status(store, instance_id="inst_001")["reminder_next_turn"] is False
+
+
+def test_the_directors_words_fill_an_outline_point_as_written():
+    """Words given in another language name the point; a point's own text holding "{index}"
+    or "{point}" stays as written."""
+    from director.logic import DirectorWords
+
+    words = DirectorWords(instruction="Mark progress.", goal="Goal: {point}",
+                          reminder="Move on to {point}", point="point {index}: {content}")
+    background = {"story_outline": ["Find {point} and {index}", "Leave"]}
+    context = director_prepare_context(
+        settings={"enabled": True, "rag_fallback_threshold": 1}, background=background,
+        instance_state={"plot_state": {"current_plot_index": 1, "no_update_count": 1}},
+        search=None, words=words)
+    assert context["instruction"] == "Mark progress.\nGoal: point 1: Find {point} and {index}"
+    assert context["reminder"]["text"] == "Move on to point 1: Find {point} and {index}"
+    assert context["reminder"]["query"] == "point 1: Find {point} and {index}"

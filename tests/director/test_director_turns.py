@@ -129,7 +129,7 @@ async def test_a_completed_point_makes_the_reminder_name_the_next_one(store, ins
 async def test_an_english_prompt_words_the_instruction_and_reminder_in_english(
         store, instance, use_stub):
     """The director's seed wording is Chinese; an English prompt carries it in English, with
-    the outline point's own words as written."""
+    the outline point's own words as written, and the inspector shows what was sent."""
     store.module_write("prompt", {**store.module_read("prompt"), "locale": "en"})
     store.module_write("memory", {"recaps_enabled": False})
     state = store.instance_state_read(instance)
@@ -143,5 +143,6 @@ async def test_an_english_prompt_words_the_instruction_and_reminder_in_english(
     assert "Current goal: outline point 3: 与仇人对峙" in system
     assert "You should now move the story on to outline point 3: 与仇人对峙" in system
     assert "推进到" not in system and "当前目标" not in system and "如果剧情推进" not in system
-    director = store.trace_read(instance, result.trace_id)["director_context"]
-    assert director["reminder"]["text"] == "你现在应该推进到故事大纲第3点：与仇人对峙"
+    director = store.trace_read(instance, result.trace_id)["director_context"]  # as sent
+    assert director["reminder"]["text"] == "You should now move the story on to outline point 3: 与仇人对峙"
+    assert director["instruction"].endswith("\nCurrent goal: outline point 3: 与仇人对峙")
