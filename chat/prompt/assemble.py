@@ -60,6 +60,7 @@ from chat.prompt.window import (
     coverage_note,
     fixed_refusal,
     prompt_limit,
+    sentences_joined,
     window_report,
 )
 from personalab.lib.tokens import count_tokens, tokenizer_name
@@ -277,9 +278,10 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
         plan, templates, total, middle_tokens, conversation, dropped
     )
     if refused and inputs.window is not None:
-        refused += " " + fixed_refusal([(r.name, r.tokens) for r in head + middle], total=total,
-                                       limit=plan.max_total_tokens, window=inputs.window,
-                                       locale=templates.locale)
+        why = fixed_refusal([(r.name, r.tokens) for r in head + middle], total=total,
+                            limit=plan.max_total_tokens, window=inputs.window,
+                            locale=templates.locale)
+        refused = sentences_joined(refused, why, templates.locale)
     return PromptResult(
         messages=messages,
         sections=head + middle + moved + _tail_reports(sections),

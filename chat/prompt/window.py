@@ -121,6 +121,16 @@ REFUSAL_WORDS = {
 }
 
 
+def sentences_joined(first: str, second: str, locale: str) -> str:
+    """`second` after `first`, `first` closed as a sentence is (the template's refusal has no
+    full stop of its own); Chinese puts no space between sentences."""
+    chinese = str(locale).lower().startswith("zh")
+    first = first.rstrip()
+    if first and first[-1] not in ".!?。！？":
+        first += "。" if chinese else "."
+    return first + ("" if chinese else " ") + second
+
+
 def fixed_refusal(sections: list[tuple[str, int]], *, total: int, limit: int,
                   window: ContextWindow | None, locale: str = "en") -> str:
     """Why a turn cannot be sent: what the prompt always holds, biggest first (the history is

@@ -98,6 +98,7 @@ def test_fixed_sections_too_big_for_the_window_refuse_the_turn_naming_them(
     assert error["code"] == "prompt_too_long"
     assert "base_persona" in error["message"] and "“Context size”" in error["message"]
     assert "2,048-token context window" in error["message"]
+    assert "change the settings. The prompt needs" in error["message"]
     assert not use_stub.requests
 
 
@@ -115,6 +116,7 @@ def test_a_chinese_prompts_refusal_is_chinese_throughout(client, auth, store, al
 
     message = chat(client, auth, instance, "你好？").json()["error"]["message"]
     assert "上下文窗口 2,048 个 token" in message and "“上下文大小”" in message
+    assert "调整配置。即使只保留最新一条消息" in message
     assert "The prompt" not in message and "context window" not in message
 
 
