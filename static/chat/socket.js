@@ -40,7 +40,16 @@ export function draftSave() {
   if (input.value) localStorage.setItem(draftKey, input.value);
   else localStorage.removeItem(draftKey);
 }
-export function draftKeep(text) { localStorage.setItem(draftKey, text); }
+let sentDraft = null;    // the message this tab sent, kept as the draft until the server takes it
+export function draftKeep(text) { sentDraft = text; localStorage.setItem(draftKey, text); }
+// The sent message was taken: its draft goes, but never what the player typed since (the next
+// message, written while the reply streams, or text left in the box during ↻ / →).
+function draftTaken() {
+  if (sentDraft !== null && localStorage.getItem(draftKey) === sentDraft) {
+    localStorage.removeItem(draftKey);
+  }
+  sentDraft = null;
+}
 export function draftRestore() {
   const draft = localStorage.getItem(draftKey);
   if (draft && !input.value) input.value = draft;
@@ -110,13 +119,13 @@ function onEvent(event) {
   const handled = handlers.find(([prefix]) => event.type.startsWith(prefix));
   if (handled) { handled[1](event); return; }
   if (event.type === "reasoning") {
-    if (turn.busy) localStorage.removeItem(draftKey);  // this tab's message was taken
+    if (turn.busy) draftTaken();
     showReasoning(event.content);
     speakerShow(turn.streaming.el, event);
   } else if (event.type === "stream") {
     followStream(event);
   } else if (event.type === "token") {
-    if (turn.busy) localStorage.removeItem(draftKey);  // this tab's message was taken
+    if (turn.busy) draftTaken();
     if (!turn.streaming) turn.streaming = {el: addMessage("assistant", "", "…"), raw: ""};
     speakerShow(turn.streaming.el, event);  // named by the reply's first token
     turn.streaming.raw += event.content;
@@ -140,7 +149,7 @@ function onEvent(event) {
     turn.streaming = null;  // the next character of the round answers; the round is still busy
     budgetShow(event.trace_id);  // each reply's prompt, not only the round's last
   } else if (event.type === "done") {
-    localStorage.removeItem(draftKey);
+    draftTaken();
     // a round nobody answered (manual order, or every member muted) says how to pick one
     statusSay(event.interrupted ? S.stopped
       : (event.round_end && event.replies === 0 ? S.nobodyAnswered : ""));
