@@ -4,7 +4,7 @@
 // turn, older pages, another version) need no re-wiring.
 import {root} from "./config.js";
 import {renderAll} from "./render.js";
-import {jumpWire, loadOlder, newestWire, scrollToNewest, titleShow, watchScroll} from "./messages.js";
+import {jumpWire, loadOlder, newestWire, placeKeep, placeRestore, titleShow, watchScroll} from "./messages.js";
 import {budgetShow, latestTraceId, warningsWire} from "./budget.js";
 import {connect, draftRestore} from "./socket.js";
 import {asideWire} from "./aside.js";
@@ -56,6 +56,7 @@ draftRestore();
 renderAll(document);
 watchScroll();
 connect();
-scrollToNewest();
+placeRestore();
+addEventListener("pagehide", placeKeep);
 budgetShow(latestTraceId());
 indexProgress();

@@ -109,6 +109,29 @@ async function returnTo(place) {
   box.scrollTop += offset - place.offset;
 }
 
+// The reader's place kept across the browser's Back (from the prompt inspector, History, a
+// card) and a reload: a player who scrolled back to open an older reply's prompt comes back to
+// that reply, not to the newest line. A chat opened any other way starts at the newest line.
+const placeKey = `personalab-place-${root.dataset.instance}`;
+export function placeKeep() {
+  const place = readingPlace();
+  try {
+    if (place) sessionStorage.setItem(placeKey, JSON.stringify(place));
+    else sessionStorage.removeItem(placeKey);
+  } catch (e) { /* storage off: the chat opens at the newest line */ }
+}
+export async function placeRestore() {
+  let place = null;
+  try {
+    place = JSON.parse(sessionStorage.getItem(placeKey) || "null");
+    sessionStorage.removeItem(placeKey);
+  } catch (e) { place = null; }
+  const arrival = performance.getEntriesByType("navigation")[0]?.type;
+  const returning = arrival === "back_forward" || arrival === "reload";
+  if (place && returning && place.session === currentSession()) await returnTo(place);
+  else scrollToNewest();
+}
+
 // While the list is read again it is marked busy (aria-busy): assistive technology waits for
 // the new list, and so can anything about to act on a message the read will replace.
 let readsGoing = 0;

@@ -1,0 +1,69 @@
+"""The reader's place in a long chat survives a visit to another page and a reload: a player
+who scrolled back to an older reply, opened History (or the prompt inspector) and pressed the
+browser's Back came back to the newest line, and had to find their place again."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.e2e.conftest import PHONE, Server, instance_new, network_quiet, wait_until
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
+
+TOP_SHOWN = """() => { const box = document.getElementById('messages');
+  const top = box.getBoundingClientRect().top;
+  const shown = [...box.querySelectorAll('[data-testid=message]')]
+    .find(m => m.getBoundingClientRect().bottom > top + 5);
+  return shown.querySelector('.text').textContent.trim(); }"""
+
+
+def _long_chat(page: Page, server: Server, count: int = 60) -> None:
+    instance_id = instance_new(page, server)
+    store = server.store
+    session_id = server.instance_state(instance_id)["current_session_id"]
+    read = store.session_read(instance_id, session_id)
+    lines = [{"role": "user" if n % 2 == 0 else "assistant", "content": f"line {n}",
+              "turn": n // 2 + 1, "timestamp": "2026-11-23T20:00:00Z"} for n in range(count)]
+    store.session_rewrite(instance_id, session_id, [read.metadata, *lines])
+    with network_quiet(page):
+        page.reload()
+
+
+def _scrolled_back_to(page: Page, text: str) -> None:
+    page.locator("#messages [data-testid=message]", has_text=text).first.evaluate(
+        "(el) => { const box = document.getElementById('messages');"
+        " box.scrollTop += el.getBoundingClientRect().top - box.getBoundingClientRect().top; }")
+    wait_until(page, f"() => ({TOP_SHOWN})() === {text!r}")
+
+
+def test_back_from_history_returns_to_the_reply_the_player_was_reading(page: Page,
+                                                                       server: Server) -> None:
+    _long_chat(page, server)
+    _scrolled_back_to(page, "line 41")
+    page.click("text=History")
+    page.wait_for_url("**/history**")
+    with network_quiet(page):
+        page.go_back()
+    wait_until(page, "() => !document.querySelector('#messages[aria-busy=true]')")
+    assert page.evaluate(TOP_SHOWN) == "line 41"
+    assert page.js_errors == []
+
+
+def test_a_reload_on_a_phone_keeps_the_place_and_a_new_visit_starts_at_the_newest(
+        page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)
+    _long_chat(page, server)
+    _scrolled_back_to(page, "line 45")
+    with network_quiet(page):
+        page.reload()
+    assert page.evaluate(TOP_SHOWN) == "line 45"
+    with network_quiet(page):
+        page.goto(page.url)
+    assert page.locator("#messages [data-testid=message] .text").last.is_visible()
+    assert page.evaluate("() => { const b = document.getElementById('messages');"
+                         " return b.scrollHeight - b.scrollTop - b.clientHeight < 80; }")
