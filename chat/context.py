@@ -50,6 +50,7 @@ from library.selectors import (
     character_for_chat,
     character_for_chat_optional,
     persona_effective,
+    player_name,
 )
 from memory import runtime as memory_runtime
 from memory.biography import biography_items
@@ -186,7 +187,8 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
         _take_back_last_reply(store, ctx, read, keep_as_alternative=regenerate)
     else:
         ctx.user_text = user_input_regexed(store, ctx, user_text)  # stored as the scripts left it
-        line = {"role": "user", "content": ctx.user_text, "turn": ctx.turn, "timestamp": utc_now()}
+        line = {"role": "user", "content": ctx.user_text, "turn": ctx.turn, "timestamp": utc_now(),
+                "name": player_name(store, state=instance_state)}
         # Written first; the reply line's fsync covers it: one fsync less before the 1st token.
         store.session_append(instance_id, session_id, line, durable=False)
         ctx.lines.append(line)

@@ -14,6 +14,7 @@ from chat.regex_turn import player_line_regexed
 from chat.selectors import character_avatar_url
 from chat.speakers import Member, Pick, SpeakerError, speakers_pick
 from chat.turn import Emit, TurnRefused, TurnResult
+from library.selectors import player_name
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.letter_colours import letter_class
@@ -154,7 +155,8 @@ def _user_line_append(store: FileStore, instance_id: str, user_text: str) -> Non
     text = player_line_regexed(store, state=state, text=user_text)
     store.session_append(instance_id, session_id, {"role": "user", "content": text,
                                                    "turn": read.last_turn + 1,
-                                                   "timestamp": utc_now()})
+                                                   "timestamp": utc_now(),
+                                                   "name": player_name(store, state=state)})
 
 
 def round_done_event(results: list[TurnResult]) -> dict:

@@ -152,6 +152,14 @@ def persona_effective(store: FileStore, *, owner: str | None,
     return {"persona_id": None, "name": name, "description": ""}
 
 
+def player_name(store: FileStore, *, state: dict[str, Any]) -> str:
+    """The name the player speaks under in a chat now. Written on each of their lines, so a
+    later change of persona does not rename what was said before (SillyTavern keeps each
+    message's name too)."""
+    return persona_effective(store, owner=state.get("owner"),
+                             persona_id=state.get("persona_id"))["name"]
+
+
 def account_display_name(username: str) -> str | None:
     """How an account is called before it makes a persona: its full name, else its username;
     None for an account that does not exist (a chat of a deleted account)."""

@@ -1,0 +1,44 @@
+"""Each of the player's lines keeps the name it was said under: after a change of persona the
+chat page renamed every earlier line to the new persona (SillyTavern keeps each message's name)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+
+from chat.services.instance_settings import instance_update
+from chat.turn import turn_run
+from library.persona_services import persona_create
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _turn(store, instance_id: str, text: str) -> None:
+    async def emit(event):
+        pass
+
+    asyncio.run(turn_run(store, instance_id=instance_id, user_text=text, emit=emit))
+
+
+def _player_names_shown(page: str) -> list[str]:
+    articles = re.findall(r'<article class="msg user.*?</article>', page, flags=re.S)
+    return [re.search(r'<header class="who"><strong>(.*?)</strong>', a).group(1)
+            for a in articles]
+
+
+def test_a_persona_switch_leaves_earlier_lines_under_their_own_name(
+        store, alice, alice_client, instance, use_stub):
+    ann = persona_create(store, owner=alice, data={"name": "Ann", "description": "A medic."})
+    bo = persona_create(store, owner=alice, data={"name": "Bo", "description": "A thief."})
+    instance_update(store, user=alice, instance_id=instance, persona_id=ann)
+    _turn(store, instance, "I am Ann.")
+    instance_update(store, user=alice, instance_id=instance, persona_id=bo)
+    _turn(store, instance, "I am Bo.")
+    session_id = store.instance_state_read(instance)["current_session_id"]
+    said = [(line.get("name"), line["content"]) for line in
+            store.session_read(instance, session_id).lines if line.get("role") == "user"]
+    assert said == [("Ann", "I am Ann."), ("Bo", "I am Bo.")]
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert _player_names_shown(page) == ["Ann", "Bo"]
