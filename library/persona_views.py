@@ -21,7 +21,7 @@ from library.persona_services import (
     persona_delete,
     persona_update,
 )
-from library.selectors import persona_for_user
+from library.selectors import persona_effective, persona_for_user
 from personalab.lib.store_errors import StoreError
 from personalab.storage import get_store
 
@@ -73,6 +73,8 @@ def personas_page(request: HttpRequest) -> HttpResponse:
             error, errors = str(exc), fields_words(getattr(exc, "field_errors", None) or {})
     return render(request, "library/personas.html", {
         "personas": _with_avatar_flags(Persona.objects.filter(owner=request.user)), "error": error,
+        "player_name": persona_effective(get_store(), owner=request.user.username,
+                                         persona_id=None)["name"],
         "errors": errors, "posted": request.POST}, status=400 if error else 200)
 
 
