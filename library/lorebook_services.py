@@ -9,6 +9,8 @@ from typing import Any
 
 from django.conf import settings
 
+from library.card_png import PNG_SIGNATURE
+from library.cards import card_parse
 from library.character_book import lorebook_to_character_book
 from library.create_ids import id_claim
 from library.errors import CardError, LibraryError, LorebookChanged
@@ -98,12 +100,18 @@ def lorebook_remove(store: FileStore, *, actor, lorebook_id: str) -> None:
 
 
 def lorebook_import(store: FileStore, *, owner, data: bytes, filename: str) -> str:
-    """A SillyTavern world-info JSON, a card's character_book or a card JSON with one."""
+    """A SillyTavern world-info JSON, a card's character_book or a card (JSON or PNG) with one."""
     if len(data) > MAX_LOREBOOK_BYTES:
         raise LibraryError("file is larger than 10 MB", {"file": "at most 10 MB"})
     try:
-        parsed = json_loads_bounded(data.decode("utf-8-sig"))
-        name = filename.rsplit("/", 1)[-1].removesuffix(".json") or "Imported lorebook"
+        # A card picture (SillyTavern imports world info from one too): its character_book.
+        parsed = (card_parse(data, filename) if data.startswith(PNG_SIGNATURE)
+                  else json_loads_bounded(data.decode("utf-8-sig")))
+        name = (filename.rsplit("/", 1)[-1].removesuffix(".json").removesuffix(".png")
+                or "Imported lorebook")
+        if isinstance(parsed, dict) and isinstance(parsed.get("data"), dict) \
+                and "entries" not in parsed and not parsed["data"].get("character_book"):
+            raise CardError("this card has no lorebook (character_book) to import")
         lorebook = lorebook_file_read(parsed, fallback_name=name)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise LibraryError(f"file is not JSON: {exc}", {"file": "not JSON"}) from None
