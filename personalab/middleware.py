@@ -18,6 +18,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.loader import render_to_string, select_template
 from django.urls import NoReverseMatch, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext
 
 from personalab.lib.errors import AppError
 
@@ -70,7 +71,16 @@ class AppErrorMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
+        response = self.get_response(request)
+        if (response.status_code == 405 and not response.content
+                and not request.path.startswith("/api/")):
+            # an address for a form's button, opened (a bookmark, the address bar): say so
+            answer = app_error_response(request, AppError(gettext(
+                "This address is for a form's button, not for opening."), code="method_not_allowed",
+                status=405))
+            answer["Allow"] = response.get("Allow", "")
+            return answer
+        return response
 
     def process_exception(self, request: HttpRequest,
                           exception: Exception) -> HttpResponse | None:

@@ -206,6 +206,18 @@ def test_missing_pages_are_styled_sentences(alice_client, settings):
     assert page.status_code == 404 and "app.css" in body and "<h1>Not found</h1>" in body
 
 
+def test_a_form_address_opened_in_the_browser_is_a_styled_sentence(alice_client):
+    """`/instances/new` takes the start form's POST; opened from the address bar it was
+    Django's bare, empty 405."""
+    response = alice_client.get("/instances/new")
+    assert response.status_code == 405 and response["Allow"] == "POST"
+    page = response.content.decode()
+    assert "This address is for a form&#x27;s button, not for opening." in page
+    assert "Back to your chats" in page
+    chinese = alice_client.get("/instances/new", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "不能直接打开" in chinese
+
+
 def test_a_server_error_page_says_nothing_was_lost(rf):
     from django.views.defaults import server_error
 
