@@ -51,6 +51,7 @@ from library.lore_test_words import lore_test_worded
 from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS, lorebook_match
 from library.lorebook_regex import regex_key_problems
 from library.lorebook_services import lorebook_save, lorebook_version
+from library.refusal_words import refusal_words
 from library.regex_script_form import regex_error, regex_scripts_posted, regex_scripts_shown
 from library.regex_script_services import (
     card_scripts_allow,
@@ -342,7 +343,8 @@ def _upload_imported(request: HttpRequest, missing: str, importer: Callable[[Upl
             "picture, press “+ New character” and choose it as the picture.") % {"name": upload.name})
         return redirect("library")
     except LibraryError as exc:
-        messages.error(request, gettext("Could not import %(name)s: %(error)s") % {"name": upload.name, "error": exc})
+        messages.error(request, gettext("Could not import %(name)s: %(error)s") % {
+            "name": upload.name, "error": refusal_words(str(exc))})
         return redirect("library")
     messages.info(request, gettext("Imported %(name)s.") % {"name": upload.name})
     return redirect(page, **{key: item_id})

@@ -87,7 +87,7 @@ def test_a_file_that_is_not_world_info_is_refused_with_its_reason(page: Page, se
     form.locator("button[type=submit]").click()
     page.wait_for_load_state()
     assert page.url == f"{server.url}/library/"
-    assert "Could not import notes.json: file is not JSON" in page.inner_text("body")
+    assert "Could not import notes.json: the file is not JSON" in page.inner_text("body")
     assert page.get_by_test_id("lorebook-row").count() == before
 
 

@@ -1,0 +1,58 @@
+"""An import's refusal in the reader's language. The card and lorebook readers refuse in fixed
+English sentences (`card JSON is invalid: …`, `not a PNG file`), which the API keeps word for
+word; the library page says them through here, so 中文 reads 角色卡 JSON 无效. A parser's own
+detail (the JSON decoder's "Expecting ',' delimiter: line 1 column 42") stays as written."""
+
+from __future__ import annotations
+
+import re
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy
+
+Forms = list[tuple[re.Pattern[str], Promise]]
+
+# `rest` is said through the forms again: "card JSON is invalid: field 'name' must be text".
+FORMS: Forms = [
+    (re.compile(r"card JSON is invalid: (?P<rest>.+)", re.S),
+     gettext_lazy("the card's JSON is invalid: %(rest)s")),
+    (re.compile(r"(?P<where>[\w.]+) is not UTF-8 text"),
+     gettext_lazy("%(where)s is not UTF-8 text")),
+    (re.compile(r"field '(?P<field>[^']{1,200})' must be text"),
+     gettext_lazy("the field “%(field)s” must be text")),
+    (re.compile(r"field '(?P<field>[^']{1,200})' must be a list of text"),
+     gettext_lazy("the field “%(field)s” must be a list of text")),
+    (re.compile(r"'data' must be an object"), gettext_lazy("“data” must be an object")),
+    (re.compile(r"expected a JSON object"), gettext_lazy("it must be a JSON object")),
+    (re.compile(r"'character_book\.entries' must be a list"),
+     gettext_lazy("“character_book.entries” must be a list")),
+    (re.compile(r"no 'spec', no 'data' and no character name \('name' or 'char_name'\)"),
+     gettext_lazy("it has no “spec”, no “data” and no character name (“name” or "
+                  "“char_name”)")),
+    (re.compile(r"not a PNG file or card JSON"),
+     gettext_lazy("the file is neither a PNG picture nor a card's JSON")),
+    (re.compile(r"not a PNG file"), gettext_lazy("the file is not a PNG picture")),
+    (re.compile(r"PNG is truncated: .+", re.S),
+     gettext_lazy("the PNG picture is cut off (the file is incomplete)")),
+    (re.compile(r"PNG is damaged: .+", re.S), gettext_lazy("the PNG picture is damaged")),
+    (re.compile(r"card has no character name"), gettext_lazy("the card has no character name")),
+    (re.compile(r"(?:card )?file is larger than (?P<size>\d+) MB"),
+     gettext_lazy("the file is larger than %(size)s MB")),
+    (re.compile(r"file is not JSON: (?P<detail>.+)", re.S),
+     gettext_lazy("the file is not JSON: %(detail)s")),
+    (re.compile(r"this card has no lorebook \(character_book\) to import"),
+     gettext_lazy("this card has no lorebook (character_book) to import")),
+]
+
+
+def refusal_words(message: str, *, depth: int = 0) -> str:
+    """`message` (an importer's refusal) in the active language; any other text as it came."""
+    for pattern, words in FORMS:
+        found = pattern.fullmatch(message)
+        if not found:
+            continue
+        values = found.groupdict()
+        if "rest" in values and depth < 2:
+            values["rest"] = refusal_words(values["rest"], depth=depth + 1)
+        return str(words) % values if values else str(words)
+    return message
