@@ -220,6 +220,7 @@ def _chat_strings() -> dict[str, Any]:
         "disconnected": gettext("Disconnected; retrying in %(s)s s. What you type is kept."),
         "notConnected": gettext("Not connected; try again when the connection is back."),
         "stopped": gettext("Stopped: the partial reply is saved."),
+        "stoppedBeforeReply": gettext("Stopped before the reply began."),
         "nobodyAnswered": gettext("Nobody answers by themselves here (manual order, or every "
                                   "member muted): pick who speaks with “Answer now” under "
                                   "“Characters in this story” (☰ Story on a phone)."),

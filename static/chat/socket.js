@@ -151,7 +151,8 @@ function onEvent(event) {
   } else if (event.type === "done") {
     draftTaken();
     // a round nobody answered (manual order, or every member muted) says how to pick one
-    statusSay(event.interrupted ? S.stopped
+    const said = Boolean(turn.streaming && turn.streaming.raw.trim());
+    statusSay(event.interrupted ? (said ? S.stopped : S.stoppedBeforeReply)
       : (event.round_end && event.replies === 0 ? S.nobodyAnswered : ""));
     finishTurn(event.trace_id);
   }

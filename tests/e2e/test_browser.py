@@ -196,6 +196,22 @@ def test_stop_keeps_the_partial_reply_marked_interrupted(page: Page, server: Ser
     assert page.js_errors == []
 
 
+def test_stop_before_the_first_word_says_the_reply_never_began(page: Page,
+                                                               server: Server) -> None:
+    """It said "Stopped: the partial reply is saved." with nothing saved."""
+    _instance_open(page, server)
+    server.stub.script(Reply("Too late.", held_after=0))
+    message_send(page, "Wait, never mind.")
+    wait_until(page, "() => !document.getElementById('stop-button').disabled")
+    page.click("#stop-button")
+    wait_until(page,
+        "() => document.getElementById('status').textContent.startsWith('Stopped')")
+    assert page.locator("#status").inner_text() == "Stopped before the reply began."
+    turn_wait_done(page)
+    server.stub.release()
+    assert page.js_errors == []
+
+
 def test_the_prompt_inspector_opens_from_a_reply(page: Page, server: Server) -> None:
     # The page's reads after its load (the prompt's budget bar among them) done first: a click
     # while one moved the list once landed beside the link (a whole run, issue 31).
