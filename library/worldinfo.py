@@ -14,6 +14,7 @@ Entry settings are read from the PersonaLab fields first, then from the card's
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -282,16 +283,17 @@ class _Turn:
             return True
         if not setting(entry, "use_probability", "useProbability", True):
             return True
-        chance = _number(setting(entry, "probability", "probability", 100), 100)
-        if chance >= 100:
+        chance = _chance(setting(entry, "probability", "probability", 100))
+        if chance == 100:
             return True
-        roll = round(self.rng.random() * 100, 2)
+        # SillyTavern's check: an unrounded roll in [0, 100) passes when it is <= the chance.
+        roll = self.rng.random() * 100
         entry["roll"] = roll
-        if roll < chance:
-            entry["reason"] += f" (probability {chance}%: rolled {roll})"
+        said = f"probability {chance:g}%: rolled {_roll_text(roll, chance)}"
+        if roll <= chance:
+            entry["reason"] += f" ({said})"
             return True
-        self.drop(entry, f"probability {chance}%: rolled {roll}; would have fired: "
-                         f"{entry['reason']}")
+        self.drop(entry, f"{said}; would have fired: {entry['reason']}")
         return False
 
     # inclusion groups -------------------------------------------------------------------
@@ -431,6 +433,27 @@ class _Turn:
         if depth >= len(self.scan.messages):
             return False
         return depth_max <= 0 or depth + 1 <= depth_max
+
+
+def _chance(value: Any) -> float:
+    """An entry's probability as SillyTavern reads it: any number (33.5 too), else 100."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return 100
+    try:
+        chance = float(value)
+    except ValueError:
+        return 100
+    return chance if math.isfinite(chance) else 100
+
+
+def _roll_text(roll: float, chance: float) -> str:
+    """The roll to 2 decimals, or to as many as it takes to show on which side of the chance
+    it fell (49.999 passes 50, 50.001 does not)."""
+    for digits in range(2, 18):
+        text = f"{roll:.{digits}f}"
+        if (float(text) <= chance) == (roll <= chance):
+            return text
+    return f"{roll:.17f}"
 
 
 def _timed_update(activation: _Turn, entry: dict[str, Any]) -> None:
