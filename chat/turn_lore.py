@@ -1,5 +1,5 @@
-"""The lore of a turn: the lorebooks it reads (the characters', the background's, the chat's
-own), what fires in the messages they scan, the world-info budget and the author's note."""
+"""The lore of a turn: the lorebooks it reads (the chat's own, the character's, the
+background's), what fires in the messages they scan, the world-info budget and the author's note."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from library.selectors import (
     item_readable_by,
     persona_effective,
 )
+from library.worldinfo import SCOPES
 from library.worldinfo_defaults import book_scan_depth
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.lines import narrator_sent
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
 
 def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> dict[str, Any]:
-    lorebooks = _lorebooks_linked(store, ctx)
+    lorebooks, scopes = _lorebooks_linked(store, ctx)
     blocks: list[dict[str, Any]] = []
     fired: list[dict[str, Any]] = []
     dropped: list[dict[str, Any]] = []
@@ -57,7 +58,7 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
             chat_length=_chat_length(session),
             timed=store.memory_json_read(ctx.instance_id, WORLD_INFO_TIMED, {}),
             sources=lore_sources(card, persona),
-            speaker=lore_speaker(ctx.character, speaker_id),
+            speaker=lore_speaker(ctx.character, speaker_id), scopes=scopes,
             **lore_vectors(lorebooks, messages, data_root=store.root, notes=vector_notes))
         if not ctx.dry_run:
             store.memory_json_write(ctx.instance_id, WORLD_INFO_TIMED, match.timed)
@@ -77,26 +78,39 @@ WORLD_INFO_TIMED = "worldinfo_timed"
 WORLD_INFO_BUDGET_PERCENT = wi_defaults.BUDGET_PERCENT
 
 
-def _lorebooks_linked(store: FileStore, ctx: TurnContext) -> list[dict[str, Any]]:
-    """The books a turn reads: the speaking character's own (in a group, only the speaker's,
-    as SillyTavern: another member's card lore never reaches this member's prompt), the
-    background's and the chat's own picks; of them, those the chat's owner may read. A shared
-    card that links its author's private book plays without it in another account's chat (the
-    book's text would reach that player's prompt inspector); the author's page says so. The
-    links stay, so sharing the book brings it back."""
-    linked = [*books_of(ctx.character, kept=False), *books_of(ctx.background, kept=False),
-              *_id_list(ctx.instance_state.get("lorebook_ids")),
-              *books_of(ctx.character, kept=True), *books_of(ctx.background, kept=True)]
+def _lorebooks_linked(store: FileStore, ctx: TurnContext
+                      ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The books a turn reads, and each one's scope (`_scopes_linked`); of them, those the
+    chat's owner may read. A shared card that links its author's private book plays without it
+    in another account's chat (the book's text would reach that player's prompt inspector);
+    the author's page says so. The links stay, so sharing the book brings it back."""
+    scopes = _scopes_linked(ctx)
     owner = ctx.instance_state.get("owner")
     lorebooks = []
-    for lorebook_id in dict.fromkeys(linked):
+    for lorebook_id in scopes:
         try:
             book = store.lorebook_read(lorebook_id)
         except (StoreError, ValueError):
             continue
         if item_readable_by(book, username=owner):
             lorebooks.append(book)
-    return lorebooks
+    return lorebooks, scopes
+
+
+def _scopes_linked(ctx: TurnContext) -> dict[str, str]:
+    """Each linked book's scope in SillyTavern's sense, which decides the order the scan weighs
+    entries in: the chat's own picks are its chat lore, the speaking character's books (its kept
+    copy's too; in a group only the speaker's, as another member's card lore never reaches this
+    member's prompt) its character lore, the background's its global lore. A book linked twice
+    is read once, in the scope SillyTavern keeps it in: global, else chat, else character."""
+    linked = {"global": _id_list(ctx.background.get("lorebook_ids")),
+              "chat": _id_list(ctx.instance_state.get("lorebook_ids")),
+              "character": _id_list(ctx.character.get("lorebook_ids"))}
+    scopes: dict[str, str] = {}
+    for scope, lorebook_ids in linked.items():
+        for lorebook_id in lorebook_ids:
+            scopes.setdefault(lorebook_id, scope)
+    return dict(sorted(scopes.items(), key=lambda item: SCOPES.index(item[1])))  # scan order
 
 
 def _id_list(value: Any) -> list[str]:
@@ -227,8 +241,3 @@ def _named_texts(lines: list[dict[str, Any]], name_of: Callable[[dict[str, Any]]
         name = name_of(line)
         texts.append(f"{name}: {line.get('content', '')}" if name else line.get("content", ""))
     return texts
-
-
-def books_of(item: dict[str, Any], *, kept: bool) -> list[str]:
-    """The books `item` links, when it is (kept) or is not (not kept) a chat's kept copy."""
-    return _id_list(item.get("lorebook_ids")) if bool(item.get("kept_at")) == kept else []

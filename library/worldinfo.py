@@ -6,7 +6,8 @@ depth, secondary keys, probability (the roll is recorded), inclusion groups (one
 group: sticky first, then group override by order, else by weight), sticky / cooldown / delay in
 turns (`TimedState`, kept by the caller in a file), recursion (exclude / prevent /
 delay-until-recursion) and a token budget spent loop by loop (library/worldinfo_budget.py).
-Fired entries are returned in insertion order, lower order first, as SillyTavern places them.
+Entries are weighed in SillyTavern's scan order (`scan_order`): the chat's lore, the
+character's, then the global lore, each by order. Fired entries are returned in insertion order, lower order first, as SillyTavern places them.
 
 Entry settings are read from the PersonaLab fields first, then from the card's
 `extensions` (SillyTavern's export names), then from the book's defaults.
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -399,9 +400,9 @@ class _Turn:
         state, loops = INITIAL, 0
         while state and loops < MAX_SCAN_LOOPS:
             loops += 1
-            found = self.candidates(state)
-            found.sort(key=lambda e: (not e["reason"].startswith("sticky"),
-                                      -_number(e.get("priority"), 100)))
+            # Sticky first, then in scan order (SillyTavern): candidates come in scan order.
+            found = sorted(self.candidates(state),
+                           key=lambda e: not e["reason"].startswith("sticky"))
             found = [e for e in self.groups_filter(found, state) if self.probability_pass(e)]
             found, left_out = self.budget.loop_spend(found)
             for entry, why in left_out:
@@ -433,6 +434,20 @@ class _Turn:
         if depth >= len(self.scan.messages):
             return False
         return depth_max <= 0 or depth + 1 <= depth_max
+
+
+# SillyTavern's scan list (`getSortedEntries`, with its default `character_first` strategy):
+# the chat's lore, then the character's, then the global lore.
+SCOPES = ("chat", "character", "global")
+
+
+def scan_order(entries: list[dict[str, Any]], scopes: Mapping[str, str]) -> list[dict[str, Any]]:
+    """`entries` in the order SillyTavern's scan weighs them: by the scope `scopes` gives their
+    book (one it does not name is global), then by order, higher first; ties keep their book's
+    and their own place. The budget and the inclusion groups take them in this order."""
+    rank = {scope: index for index, scope in enumerate(SCOPES)}
+    return sorted(entries, key=lambda e: (rank.get(scopes.get(e["lorebook_id"], ""), 2),
+                                          -_number(e.get("priority"), 100)))
 
 
 def _chance(value: Any) -> float:
@@ -475,7 +490,8 @@ def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
                    sources: dict[str, str] | None = None, speaker: dict[str, Any] | None = None,
                    vector_scores: Callable[[list[dict[str, Any]]], dict[str, float]] | None = None,
                    vector_threshold: float = 1.0,
-                   macros: Callable[[str], str] | None = None) -> LoreMatch:
+                   macros: Callable[[str], str] | None = None,
+                   scopes: Mapping[str, str] | None = None) -> LoreMatch:
     """Entries the recent `messages` (newest last) trigger in `lorebooks`. `budget_tokens` is
     the world-info budget (None: no limit); `timed` the sticky/cooldown state of earlier turns,
     returned updated in `match.timed`. `sources`: texts entries may also match when flagged
@@ -485,7 +501,9 @@ def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
     vectorized entries, their similarity to the recent chat by `entry_key` (None: vectorized
     entries match by their keys only); `macros`: a text with its macros filled in, as
     SillyTavern fills in keys before matching them and an entry's text before it feeds
-    recursion (`{{user}}` in a key, `{{// a comment }}` in a text)."""
+    recursion (`{{user}}` in a key, `{{// a comment }}` in a text); `scopes`: each book's
+    scope in SillyTavern's sense ("chat", "character" or "global", by lorebook id; None: all
+    global), which decides the order entries are weighed in (`scan_order`)."""
     match = LoreMatch(timed=dict(timed or {}))
     books: dict[str, dict[str, Any]] = {}
     entries: list[dict[str, Any]] = []
@@ -505,7 +523,7 @@ def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
     activation = _Turn(books, scan, len(messages) if chat_length is None else chat_length,
                        match.timed, rng or random.Random(), dict(sources or {}), speaker,
                        vector_scores, vector_threshold, macros or str, budget)
-    activation.run(entries,
+    activation.run(scan_order(entries, scopes or {}),
                    min_activations=max([_number(b.get("min_activations"), 0)
                                         for b in books.values()] or [0]),
                    min_depth_max=max([_number(b.get("min_activations_depth_max"), 0)

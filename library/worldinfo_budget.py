@@ -1,8 +1,9 @@
 """The world-info token budget, spent loop by loop of the scan as SillyTavern's checkWorldInfo
 does. Framework-free.
 
-Each loop's entries are charged in the order the loop takes them (sticky first, higher order
-first), each followed by a newline, on top of the text earlier loops fed to recursion. The entry
+Each loop's entries are charged in the order the loop takes them (sticky first, then in scan
+order: the chat's lore, the character's, the global lore, each by order), each followed by a
+newline, on top of the text earlier loops fed to recursion. The entry
 that reaches the budget and every later one are left out, and the scan recurses no further, so
 an entry the chat fired is never pushed out by one a recursion finds. A lorebook's own
 `token_budget` (a PersonaLab setting) caps its entries besides.
