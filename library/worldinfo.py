@@ -25,8 +25,7 @@ import regex
 
 from library.worldinfo_budget import LoreBudget
 from library.worldinfo_defaults import book_recursive, book_scan_depth
-from library.worldinfo_keys import (KeyScan, entry_key, first_hit, key_trigger,
-                                     setting)
+from library.worldinfo_keys import KeyScan, entry_key, first_hit, key_trigger, setting
 
 # V3 decorators: lines at the start of an entry's content beginning with "@@" ("@@@" escapes
 # a decorator name). SillyTavern acts on these two and never sends the lines to the model.
