@@ -48,3 +48,21 @@ def test_the_inspectors_card_director_and_lore_lines_read_in_chinese(alice_clien
     lore = _part(page, 'id="lore-fired"', "</ul>")
     assert "关键词 &#x27;clinic&#x27; 出现在最新一条消息中" in lore and "常驻" in lore
     assert "Drowned city" in lore and "The clinic" in lore and " in message " not in lore
+
+
+def test_the_inspectors_token_figures_are_grouped_as_the_chat_bar_groups_them(
+        alice_client, store, alice, background, use_stub):
+    """The chat bar said "15,360 个 token" and the inspector "15360"."""
+    character_id = character_save(store, user=alice, character_id=None, data={
+        "name": "Mira", "base_persona": "The tide comes in. " * 400, "greeting": "",
+        "visibility": "private"})
+    instance_id = instance_create(store, owner=alice, character_id=character_id,
+                                  background_id=background)
+    use_stub.script(Reply("Yes."))
+    trace_id = _turn(store, instance_id, "Hello?")
+    total = store.trace_read(instance_id, trace_id)["total_tokens"]
+    assert total >= 1000
+    page = alice_client.get(f"/traces/{trace_id}/").content.decode()
+    assert f"<strong>{total:,}</strong>" in page
+    persona = _part(page, '<tr data-section="base_persona">', "</tr>")
+    assert '<td class="num">2,' in persona or '<td class="num">1,' in persona
