@@ -14,6 +14,7 @@ from chat.members import members_of
 from library.selectors import ChatCharacters
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.store_errors import StoreError
+from personalab.lib.worded_forms import form_named
 
 KEYS_SHOWN = 3  # an entry without a comment is named by its first few keys
 
@@ -116,19 +117,6 @@ def _note_part(part: str) -> str:
     if named is not None:
         return named
     return part
-
-
-def form_named(text: str, forms: list[tuple[re.Pattern[str], Any]],
-               names: dict[str, dict[str, Any]] | None = None) -> str | None:
-    """`text` in the reader's language when one of `forms` (pattern, words with the pattern's
-    named groups) matches all of it, else None; a group listed in `names` is named from there."""
-    for form, words in forms:
-        found = form.fullmatch(text)
-        if found:
-            values = {key: str((names or {}).get(key, {}).get(value, value))
-                      for key, value in found.groupdict().items()}
-            return str(words) % values
-    return None
 
 
 def _section_label(name: str, entries: dict[str, str]) -> str:

@@ -12,8 +12,9 @@ from typing import Any
 
 from django.utils.translation import gettext, gettext_lazy
 
-from chat.trace_names import LoreNamer, form_named
+from chat.trace_names import LoreNamer
 from chat.trace_reasons import QUOTED, Forms, lore_reason_named
+from personalab.lib.worded_forms import form_named
 
 SUMMARIZE = gettext_lazy("Summarize the session")
 SUMMARIZE_OR_SETTINGS = gettext_lazy("Summarize the session or change the settings")

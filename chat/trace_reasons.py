@@ -11,8 +11,9 @@ from typing import Any
 
 from django.utils.translation import gettext, gettext_lazy
 
-from chat.trace_names import SECTION_NAMES, form_named, note_named
+from chat.trace_names import SECTION_NAMES, note_named
 from personalab.lib.ordinals import ordinal_ending
+from personalab.lib.worded_forms import form_named
 
 Forms = list[tuple[re.Pattern[str], Any]]
 

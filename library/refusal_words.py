@@ -10,12 +10,13 @@ import re
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy
 
+from personalab.lib.worded_forms import form_named
+
 Forms = list[tuple[re.Pattern[str], Promise]]
 
-# `rest` is said through the forms again: "card JSON is invalid: field 'name' must be text".
+_INVALID = re.compile(r"card JSON is invalid: (?P<rest>.+)", re.S)
+INVALID = gettext_lazy("the card's JSON is invalid: %(rest)s")
 FORMS: Forms = [
-    (re.compile(r"card JSON is invalid: (?P<rest>.+)", re.S),
-     gettext_lazy("the card's JSON is invalid: %(rest)s")),
     (re.compile(r"(?P<where>[\w.]+) is not UTF-8 text"),
      gettext_lazy("%(where)s is not UTF-8 text")),
     (re.compile(r"field '(?P<field>[^']{1,200})' must be text"),
@@ -45,14 +46,10 @@ FORMS: Forms = [
 ]
 
 
-def refusal_words(message: str, *, depth: int = 0) -> str:
-    """`message` (an importer's refusal) in the active language; any other text as it came."""
-    for pattern, words in FORMS:
-        found = pattern.fullmatch(message)
-        if not found:
-            continue
-        values = found.groupdict()
-        if "rest" in values and depth < 2:
-            values["rest"] = refusal_words(values["rest"], depth=depth + 1)
-        return str(words) % values if values else str(words)
-    return message
+def refusal_words(message: str) -> str:
+    """`message` (an importer's refusal) in the active language; any other text as it came.
+    The detail after "card JSON is invalid: " is said through the forms again."""
+    found = _INVALID.fullmatch(message)
+    if found:
+        return str(INVALID) % {"rest": form_named(found["rest"], FORMS) or found["rest"]}
+    return form_named(message, FORMS) or message
