@@ -149,49 +149,34 @@ def test_the_context_length_the_model_server_reports_is_the_default_window(
     assert trace["window"]["source"] == "model list"
 
 
+@pytest.mark.parametrize("locale, recap, question, said", [
+    ("en", "Ann and Mira hid the key.", "Where is the key?",
+     "(Turns 1–150 are summarized above; the conversation below starts at turn {kept}. "
+     "Turns 151–{gap} are not shown.)"),
+    ("zh", "两人藏好了钥匙。", "钥匙在哪？",
+     "（第 1–150 轮已在上文概括，下面的对话从第 {kept} 轮开始。第 151–{gap} 轮未列出。）"),
+])
 def test_the_prompt_says_which_turns_the_recaps_cover_and_where_the_conversation_starts(
-        client, auth, store, instance, use_stub):
-    store.module_write("prompt", {**store.module_read("prompt"), "locale": "en"})
+        client, auth, store, instance, use_stub, locale, recap, question, said):
+    """In the prompt's language (the Chinese prompt's note was English)."""
+    store.module_write("prompt", {**store.module_read("prompt"), "locale": locale})
     session_id = session_import(store, instance_id=instance, data=st_chat(400))[0]
     store.memory_json_write(instance, RECAPS_FILE, {"items": [
-        {"id": "recap_1", "text": "Ann and Mira hid the key.", "from_turn": 1, "to_turn": 150,
+        {"id": "recap_1", "text": recap, "from_turn": 1, "to_turn": 150,
          "session_id": session_id, "created_at": "2026-01-01T00:00:00Z"}],
         "pending_summaries": []})
     client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": 2048}},
                content_type="application/json", **auth)
 
-    response = chat(client, auth, instance, "Where is the key?")
+    response = chat(client, auth, instance, question)
 
     assert response.status_code == 200, response.content
     text = sent_text(use_stub.requests[-1])
-    first = response.json()
-    trace = client.get(f"/api/v1/traces/{first['trace_id']}", **auth).json()
+    trace = client.get(f"/api/v1/traces/{response.json()['trace_id']}", **auth).json()
     kept = trace["window"]["first_kept_turn"]
-    assert "Ann and Mira hid the key." in text
-    assert (f"Turns 1–150 are summarized above; the conversation below starts at turn {kept}."
-            in text)
-    assert f"Turns 151–{kept - 1} are not shown." in text
-
-
-def test_a_chinese_prompt_says_where_the_conversation_starts_in_chinese(
-        client, auth, store, instance, use_stub):
-    store.module_write("prompt", {**store.module_read("prompt"), "locale": "zh"})
-    session_id = session_import(store, instance_id=instance, data=st_chat(400))[0]
-    store.memory_json_write(instance, RECAPS_FILE, {"items": [
-        {"id": "recap_1", "text": "两人藏好了钥匙。", "from_turn": 1, "to_turn": 150,
-         "session_id": session_id, "created_at": "2026-01-01T00:00:00Z"}],
-        "pending_summaries": []})
-    client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": 2048}},
-               content_type="application/json", **auth)
-
-    response = chat(client, auth, instance, "钥匙在哪？")
-
-    assert response.status_code == 200, response.content
-    text = sent_text(use_stub.requests[-1])
-    kept = client.get(f"/api/v1/traces/{response.json()['trace_id']}",
-                      **auth).json()["window"]["first_kept_turn"]
-    assert f"（第 1–150 轮已在上文概括，下面的对话从第 {kept} 轮开始。第 151–{kept - 1} 轮未列出。）" in text
-    assert "summarized above" not in text and "are not shown" not in text
+    assert recap in text
+    assert said.format(kept=kept, gap=kept - 1) in text
+    assert ("summarized above" in text) == (locale == "en")
 
 
 def test_twenty_long_recaps_in_a_small_window_are_held_to_their_share_and_the_turn_answered(
