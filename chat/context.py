@@ -8,7 +8,6 @@ import dataclasses
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,6 @@ from chat.prompt.card_fields import CardFields, card_fields_placement, card_fiel
 from chat.prompt.conversation import conversation_lines_wanted, conversation_tokens_room
 from chat.prompt.inputs import PromptInputs, PromptResult
 from chat.prompt.recall_section import (
-    RecallSection,
-    recall_prepare,
     recall_shrunk,
     recall_unshown,
     recalled_entries,
@@ -43,8 +40,8 @@ from chat.story_choice import (
 )
 from chat.turn_lore import lore_for_turn
 from chat.turn_macros import imported_chat_variables, macro_values_for, own_macro_speakers
+from chat.turn_memory import speaker_id, turn_director, turn_recall
 from chat.turn_window import turn_window
-from director.logic import DirectorWords, director_prepare_context
 from library.selectors import (
     background_for_chat,
     character_for_chat,
@@ -55,15 +52,9 @@ from library.selectors import (
 from memory import runtime as memory_runtime
 from memory.biography import biography_items
 from memory.pinned import pinned_prompt_effective
-from memory.rag import fallback_search
 from memory.recaps import recap_items
 from memory.selectors import (
-    character_conversation_ids,
-    recall_enabled,
-    recall_on_timeline,
-    recall_witnessed,
     recaps_witnessed,
-    reference_instance_ids,
 )
 from memory.summarize_journal import summarize_recover
 from personalab.lib.filestore.jsonfile import utc_now
@@ -73,7 +64,6 @@ from personalab.lib.line_macros import LineMacros, character_macro_values, line_
 from personalab.lib.llm import Provider
 from personalab.lib.llm_providers import provider_for
 from personalab.lib.llm_text import text_trace_note
-from personalab.lib.macros import message_macros_replace
 from personalab.lib.membership import member_change_recover
 from personalab.lib.participants import member_ids, member_state_read
 from personalab.lib.prompt_language import locale_for_character
@@ -293,7 +283,7 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
 
     started = time.perf_counter()
     window, generation = turn_window(store, ctx.instance_state)
-    section = _recall(store, ctx, memory_tokens=budgets_windowed(
+    section = turn_recall(store, ctx, memory_tokens=budgets_windowed(
         store.module_read("prompt").get("section_budgets") or {}, window)["recalled"])
     recall = section.report
     if recall.get("warning"):
@@ -303,7 +293,7 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
     started = time.perf_counter()
     locale = locale_for_character(store, ctx.character)
     templates = templates_for(store).get(locale)
-    director = _director(store, ctx, director_words(templates))
+    director = turn_director(store, ctx, director_words(templates))
     if director and director.get("clamped"):
         warnings.append(_warning("outline_clamped",
                                  "当前剧情点超出新背景的大纲长度，已按最后一点处理",
@@ -357,67 +347,6 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
                     warnings=_dedupe(warnings), llm_context=llm_context, card=inputs.card)
 
 
-def _recall(store: FileStore, ctx: TurnContext, *, memory_tokens: int) -> RecallSection:
-    trimming = store.module_read("history").get("trim_max_messages", 10)
-    return recall_prepare(store, instance_id=ctx.instance_id, user_text=ctx.user_text,
-                          lines=ctx.lines, memory_tokens=memory_tokens,
-                          witnessed=_recall_kept(store, ctx),
-                          related_instance_ids=_related_conversations(store, ctx),
-                          newest_shown=int(trimming) if isinstance(trimming, int) else 0)
-
-
-def _recall_kept(store: FileStore, ctx: TurnContext) -> Callable[[Mapping[str, Any]], bool]:
-    """What the speaker may recall: what it witnessed, on this session's timeline."""
-    witnessed = recall_witnessed(store, character_id=_speaker_id(ctx))
-    on_timeline = recall_on_timeline(store, instance_id=ctx.instance_id, session_id=ctx.session_id)
-    return lambda metadata: on_timeline(metadata) and witnessed(metadata)
-
-
-def _speaker_id(ctx: TurnContext) -> str:
-    return ctx.speaker.character_id if ctx.speaker else str(ctx.instance_state.get("character_id")
-                                                            or "")
-
-
-def _related_conversations(store: FileStore, ctx: TurnContext) -> list[str]:
-    """The speaker's other conversations recall may also search (a memory setting, off by
-    default): the owner's, in this background, that the speaker took part in."""
-    if not store.module_read("memory").get("recall_related_conversations"):
-        return []
-    return character_conversation_ids(store, instance_state=ctx.instance_state,
-                                      character_id=_speaker_id(ctx), exclude=ctx.instance_id)
-
-
-def _director(store: FileStore, ctx: TurnContext, words: DirectorWords) -> dict[str, Any] | None:
-    settings = store.module_read("director")
-    threshold = ctx.config["thresholds"].get("rag_fallback_threshold",
-                                             settings.get("rag_fallback_threshold", 3))
-
-    def search(query: str) -> tuple[list[str], list[str]]:
-        index, _ = memory_runtime.index_or_warning(store)
-        if index is None:
-            return [], []
-        current, reference = fallback_search(
-            query, instance_id=ctx.instance_id,
-            reference_instance_ids=reference_instance_ids(
-                store, instance_id=ctx.instance_id, instance_state=ctx.instance_state,
-                character_id=_speaker_id(ctx)),
-            background_id=ctx.instance_state.get("background_id") or "", index=index)
-        # This conversation's lines as the prompt shows them: a greeting is kept as written.
-        values = macro_values_for(character=ctx.character, lines=[], persona=persona_effective(
-            store, owner=ctx.instance_state.get("owner"),
-            persona_id=ctx.instance_state.get("persona_id")))
-        kept = _recall_kept(store, ctx)  # as everyday recall: witnessed, on this timeline
-        return ([message_macros_replace(h.text, values, seed=h.id)
-                 for h in current if kept(h.metadata)],
-                [h.text for h in reference if kept(h.metadata)])
-
-    recall_on = recall_enabled(store)
-    return director_prepare_context(settings=settings, threshold=threshold,
-                                    instance_state=ctx.instance_state,
-                                    background=ctx.background,
-                                    search=search if recall_on else None, words=words)
-
-
 def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
                    recall: dict[str, Any], lore: dict[str, Any], *, locale: str,
                    window: ContextWindow) -> PromptInputs:
@@ -439,7 +368,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
     recaps = recap_items(store, instance_id=ctx.instance_id)
     if group:
         recaps = recaps_witnessed(store, instance_id=ctx.instance_id,
-                                  character_id=_speaker_id(ctx), items=recaps)
+                                  character_id=speaker_id(ctx), items=recaps)
     return PromptInputs(
         character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", ""),
         user_name=persona["name"],
@@ -457,7 +386,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         recaps=[item["text"] for item in recaps],
         recap_span=recap_span(recaps, ctx.session_id),
         biography=[] if group else [item["text"] for item in biography_items(
-            store, instance_id=ctx.instance_id, character_id=_speaker_id(ctx))],  # §3.4: 1v1 only
+            store, instance_id=ctx.instance_id, character_id=speaker_id(ctx))],  # §3.4: 1v1 only
         floating_blocks=[*lore["blocks"], *depth_prompt,
                          *(scene_members_blocks(
                              store, state=ctx.instance_state, instance_id=ctx.instance_id,
@@ -480,7 +409,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         prompt_blocks=(ctx.instance_state.get("prompt_manager") or {}).get("blocks") or [],
         marker_order=tuple((ctx.instance_state.get("prompt_manager") or {}).get("markers") or ()),
         story=story_choice_for(store, group=group, state=ctx.instance_state,
-                               speaker_id=_speaker_id(ctx), continuing=bool(ctx.continue_from)),
+                               speaker_id=speaker_id(ctx), continuing=bool(ctx.continue_from)),
         members=member_names,
         utility=chat_utility_for(store, state=ctx.instance_state, members=member_names,
                                  continuing=bool(ctx.continue_from),
