@@ -28,6 +28,7 @@ from chat.prompt.block_roles import blocks_in_role, messages_with_block_roles
 from chat.prompt.conversation import Conversation, conversation_build
 from chat.prompt.depth_weave import depth_reports, depth_tokens, history_weave
 from chat.prompt.examples import examples_with_lore
+from chat.prompt.give_way import memory_given_way
 from chat.prompt.inputs import Block, PromptInputs, PromptResult, SectionReport, prompt_plan
 from chat.prompt.limits import limits_check, warnings_merge
 from chat.prompt.markers import marker_texts, markers_after_history, markers_ordered
@@ -168,6 +169,16 @@ def _tail_tokens(sections: list[SectionReport]) -> int:
 
 
 def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
+    """The prompt, its growing memory sections giving way to the recent conversation in a full
+    window (chat/prompt/give_way.py)."""
+    prompt = _prompt_built(inputs, templates)
+    while (smaller := memory_given_way(inputs, prompt)) is not None:
+        inputs = smaller
+        prompt = _prompt_built(inputs, templates)
+    return prompt
+
+
+def _prompt_built(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     warnings: list[dict[str, Any]] = []
     for problem in templates.problems:
         template_problem_add(templates, warnings, problem)

@@ -1,0 +1,88 @@
+"""The memory sections that grow with a chat give way to the recent conversation in a full
+window: the director's reminder (its events), the rolling recaps and the biography. Held to
+their share of the window, together they still took up to 2,500 tokens of an 8,192-token window
+while the conversation was cut to its newest two messages, and in a 4,096-token window with a
+long card they refused every turn though a prompt without them fitted.
+
+As recall does (`recall_shrunk`), they never take more than the recent conversation while older
+messages wait for room, and never refuse a turn: the reminder's events leave first (reference
+events, then this story's from the last), then the oldest recap or biography paragraph, of
+whichever section is larger. Framework-free."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from chat.prompt.inputs import PromptInputs, PromptResult
+from personalab.lib.tokens import count_tokens
+
+GIVING_WAY = ("director_reminder", "recaps", "biography")
+ITEM_OVERHEAD_TOKENS = 2  # the blank line or "- " an item adds in its section
+
+
+def memory_given_way(inputs: PromptInputs, prompt: PromptResult) -> PromptInputs | None:
+    """`inputs` with fewer reminder events, recaps or biography paragraphs, when the prompt built
+    from them is refused or they took more than the recent conversation while older messages
+    wait for room (the two then share it). None when nothing is to give."""
+    if inputs.window is None:
+        return None
+    taken = sum(_tokens(prompt, name) for name in GIVING_WAY)
+    if taken <= 0:
+        return None
+    if prompt.refused:
+        over = prompt.total_tokens - prompt.window["prompt_limit"]
+    elif prompt.window.get("full"):
+        over = (taken - _tokens(prompt, "conversation")) // 2
+    else:
+        return None
+    if over <= 0:
+        return None
+    return _items_dropped(_shown_only(inputs, prompt), max(over, 1))
+
+
+def _shown_only(inputs: PromptInputs, prompt: PromptResult) -> PromptInputs:
+    """The recaps and paragraphs the sections show (the newest; their budgets left the rest
+    out), so that dropping the oldest one frees room."""
+    kept = {}
+    for name in ("recaps", "biography"):
+        report = next((r for r in prompt.sections if r.name == name), None)
+        items = getattr(inputs, name)
+        if report is not None and report.omitted:
+            kept[name] = items[report.omitted:]
+    return dataclasses.replace(inputs, **kept) if kept else inputs
+
+
+def _items_dropped(inputs: PromptInputs, over: int) -> PromptInputs | None:
+    director = dict(inputs.director or {})
+    reminder = dict(director.get("reminder") or {})
+    recaps, biography = list(inputs.recaps), list(inputs.biography)
+    events = {name: list(reminder.get(name) or []) for name in ("reference_events",
+                                                                  "current_events")}
+    freed = 0
+    while freed < over:
+        dropped = _next_dropped(events, recaps, biography)
+        if dropped is None:
+            break
+        freed += count_tokens(str(dropped)) + ITEM_OVERHEAD_TOKENS
+    if not freed:
+        return None
+    if reminder:
+        director["reminder"] = {**reminder, **events}
+    return dataclasses.replace(inputs, director=director or inputs.director, recaps=recaps,
+                               biography=biography)
+
+
+def _next_dropped(events: dict[str, list[Any]], recaps: list[str],
+                  biography: list[str]) -> Any:
+    """The next item to leave (taken out of its list): a reminder event, the last first; then
+    the oldest of the recaps or the biography, whichever holds more."""
+    for name in ("reference_events", "current_events"):
+        if events[name]:
+            return events[name].pop()
+    longer = max((recaps, biography), key=lambda items: sum(count_tokens(str(i)) for i in items))
+    return longer.pop(0) if longer else None
+
+
+def _tokens(prompt: PromptResult, name: str) -> int:
+    return next((report.tokens for report in prompt.sections if report.name == name), 0)

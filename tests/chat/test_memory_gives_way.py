@@ -1,0 +1,101 @@
+"""Small context windows (Ollama's 4,096, KoboldCpp's 8k) with a long card and a long chat: the
+memory sections that grow with the chat (rolling recaps, biography, the director's reminder)
+give way to the recent conversation instead of refusing the turn or leaving the model the
+newest message or two."""
+
+from __future__ import annotations
+
+import pytest
+
+from chat.services.instances import instance_create
+from chat.services.session_import import session_import
+from library.character_services import character_save
+from memory.biography import biography_add
+from memory.recaps import RECAPS_FILE
+from tests.chat.test_context_window import WORDS, chat, prompt_tokens, sent_text, st_chat
+from tests.stub_llm import Reply
+
+pytestmark = [pytest.mark.django_db(transaction=True),
+              pytest.mark.usefixtures("model_lengths_forgotten")]
+
+
+def _long_card_chat(store, alice, background, *, persona_words: int) -> str:
+    """A card of `persona_words` × 14 words, a 400-message imported chat, 20 recaps and 6
+    biography paragraphs of ~120 tokens each."""
+    store.module_write("prompt", {**store.module_read("prompt"), "locale": "en"})
+    character = character_save(store, user=alice, character_id=None, data={
+        "name": "Mira", "base_persona": WORDS * persona_words, "greeting": "",
+        "visibility": "private"})
+    instance = instance_create(store, owner=alice, character_id=character,
+                               background_id=background)
+    session_id = session_import(store, instance_id=instance, data=st_chat(400))[0]
+    store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
+    store.memory_json_write(instance, RECAPS_FILE, {"items": [
+        {"id": f"recap_{n}", "text": f"Recap {n}: " + WORDS * 8, "from_turn": n * 10 + 1,
+         "to_turn": n * 10 + 10, "session_id": session_id,
+         "created_at": f"2026-01-01T00:00:{n:02d}Z"} for n in range(20)],
+        "pending_summaries": []})
+    for n in range(6):
+        biography_add(store, instance_id=instance, text=f"Paragraph {n}: " + WORDS * 8)
+    return instance
+
+
+def _window(client, auth, instance: str, tokens: int) -> None:
+    client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": tokens}},
+               content_type="application/json", **auth)
+
+
+def _sections(client, auth, response) -> dict[str, int]:
+    trace = client.get(f"/api/v1/traces/{response.json()['trace_id']}", **auth).json()
+    return {section["name"]: section["tokens"] for section in trace["sections"]}
+
+
+def test_recaps_and_biography_give_way_rather_than_refuse_a_turn_in_a_small_window(
+        client, auth, store, alice, background, use_stub):
+    """A 4,096-token window, a ~2,000-token card: the card, recaps (510) and biography (394)
+    came to more than the prompt's 3,072 tokens, and every turn was refused."""
+    instance = _long_card_chat(store, alice, background, persona_words=140)
+    _window(client, auth, instance, 4096)
+    use_stub.script(Reply("Yes."))
+
+    response = chat(client, auth, instance, "What now?")
+
+    assert response.status_code == 200, response.content
+    request = use_stub.requests[-1]
+    assert prompt_tokens(request) + request["max_tokens"] <= 4096
+    text = sent_text(request)
+    assert "msg 399:" in text and "msg 398:" in text  # the last exchange, not only the question
+    assert "Recap 19:" in text and "Recap 0:" not in text  # the newest recap stays longest
+
+
+def test_recaps_and_biography_take_no_more_than_the_recent_conversation_in_a_full_window(
+        client, auth, store, alice, background, use_stub):
+    """An 8,192-token window, a ~4,000-token card: recaps and biography took their whole share
+    (2,000 tokens) and left the conversation about 700."""
+    instance = _long_card_chat(store, alice, background, persona_words=280)
+    _window(client, auth, instance, 8192)
+    use_stub.script(Reply("Yes."))
+
+    response = chat(client, auth, instance, "What now?")
+
+    assert response.status_code == 200, response.content
+    request = use_stub.requests[-1]
+    assert prompt_tokens(request) + request["max_tokens"] <= 8192
+    tokens = _sections(client, auth, response)
+    assert 0 < tokens["recaps"] + tokens["biography"] <= tokens["conversation"] + 64
+    assert "Recap 19:" in sent_text(request) and "Paragraph 5:" in sent_text(request)
+
+
+def test_a_large_window_keeps_every_recap_and_paragraph_its_share_holds(
+        client, auth, store, alice, background, use_stub):
+    """16,384 tokens (the default): the recaps fill half the memory share (2,048), the
+    biography is whole; the conversation has room enough."""
+    instance = _long_card_chat(store, alice, background, persona_words=140)
+    use_stub.script(Reply("Yes."))
+
+    response = chat(client, auth, instance, "What now?")
+
+    assert response.status_code == 200, response.content
+    text = sent_text(use_stub.requests[-1])
+    assert all(f"Paragraph {n}:" in text for n in range(6))
+    assert 1900 < _sections(client, auth, response)["recaps"] <= 2048
