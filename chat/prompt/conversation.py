@@ -65,6 +65,11 @@ def line_placement(line: dict[str, Any]) -> int:
     return USER_INPUT if line.get("role") == "user" else AI_OUTPUT
 
 
+# Older messages each larger than the conversation's whole room, passed over before the window
+# closes: a pasted text or two is passed over, a room smaller than the chat's messages closes it.
+PASSED_OVER_IN_A_ROW = 3
+
+
 @dataclass
 class _Window:
     """The newest messages the prompt keeps, gathered newest first. It closes at the first
@@ -82,13 +87,21 @@ class _Window:
     tokens: int = 0
     closed_by: str = ""
     skipped: int = 0
+    skipped_in_a_row: int = 0
 
     def offer(self, message: dict[str, str], cost: int) -> bool:
         """Keep `message` if it fits; False once the window is closed."""
         size = len(message["content"])
         if self.messages and self.token_room is not None and cost > self.token_room:
+            if self.skipped_in_a_row >= PASSED_OVER_IN_A_ROW:
+                # Not one pasted text but a room smaller than the chat's messages: passing
+                # every one over read the whole session and counted it as sent (refused).
+                self.closed_by = "budget"
+                return False
             self.skipped += 1
+            self.skipped_in_a_row += 1
             return True
+        self.skipped_in_a_row = 0
         if self.messages:
             if self.max_messages is not None and (
                 len(self.messages) + 1 > self.max_messages or self.chars + size > self.max_chars

@@ -431,3 +431,29 @@ def test_recall_gives_way_to_the_recent_chat_in_a_small_window(
     tokens = {section["name"]: section["tokens"] for section in trace["sections"]}
     assert 0 < tokens["recalled"] <= tokens["conversation"]
     assert prompt_tokens(use_stub.requests[-1]) <= 2048 - 512
+
+
+def test_a_room_smaller_than_each_older_message_still_answers_with_the_newest(
+        client, auth, store, alice, background, use_stub):
+    """A 4,096-token window, a 2,500-token card and a role-play chat of 300-token messages: every
+    older message was larger than the conversation's room, each was passed over as a pasted text
+    would be, the whole session was then counted as unread and every turn refused."""
+    character = character_save(store, user=alice, character_id=None, data={
+        "name": "Mira", "base_persona": WORDS * 170, "greeting": "", "visibility": "private"})
+    instance = instance_create(store, owner=alice, character_id=character,
+                               background_id=background)
+    records = json.loads(st_chat(0))
+    lines = [json.dumps({**records, "chat_metadata": {}})] + [json.dumps({
+        "name": "Ann" if n % 2 == 0 else "Mira", "is_user": n % 2 == 0, "is_system": False,
+        "send_date": "May 12, 2024 5:41pm", "mes": f"msg {n}: " + WORDS * 20, "extra": {}})
+        for n in range(400)]
+    session_import(store, instance_id=instance, data="\n".join(lines).encode() + b"\n")
+    client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": 4096}},
+               content_type="application/json", **auth)
+
+    response = chat(client, auth, instance, "Go on.")
+
+    assert response.status_code == 200, response.content
+    request = use_stub.requests[-1]
+    assert prompt_tokens(request) + request["max_tokens"] <= 4096
+    assert "Go on." in sent_text(request)
