@@ -4,10 +4,13 @@ their share of the window, together they still took up to 2,500 tokens of an 8,1
 while the conversation was cut to its newest two messages, and in a 4,096-token window with a
 long card they refused every turn though a prompt without them fitted.
 
-As recall does (`recall_shrunk`), they never take more than the recent conversation while older
-messages wait for room, and never refuse a turn: the reminder's events leave first (reference
-events, then this story's from the last), then the oldest recap or biography paragraph, of
-whichever section is larger. Framework-free."""
+With what recall brought for this turn, they never take more than the recent conversation while
+older messages wait for room, and never refuse a turn: the reminder's events leave first
+(reference events, then this story's from the last), then the oldest recap or biography
+paragraph, of whichever section is larger. Recall is not cut here: it gives way only once these
+have (`recall_shrunk`), so a question about an old fact keeps what was found for it (giving way
+each on its own, the recaps grew back each time recall shrank, and recall lost everything).
+Framework-free."""
 
 from __future__ import annotations
 
@@ -32,8 +35,8 @@ def memory_given_way(inputs: PromptInputs, prompt: PromptResult) -> PromptInputs
         return None
     if prompt.refused:
         over = prompt.total_tokens - prompt.window["prompt_limit"]
-    elif prompt.window.get("full"):
-        over = (taken - _tokens(prompt, "conversation")) // 2
+    elif prompt.window.get("full"):  # recall counted, not cut: it answers this very turn
+        over = (taken + _tokens(prompt, "recalled") - _tokens(prompt, "conversation")) // 2
     else:
         return None
     if over <= 0:

@@ -5,6 +5,8 @@ newest message or two."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from chat.services.instances import instance_create
@@ -19,7 +21,8 @@ pytestmark = [pytest.mark.django_db(transaction=True),
               pytest.mark.usefixtures("model_lengths_forgotten")]
 
 
-def _long_card_chat(store, alice, background, *, persona_words: int) -> str:
+def _long_card_chat(store, alice, background, *, persona_words: int,
+                    paragraphs: int = 6, chat_file: bytes | None = None) -> str:
     """A card of `persona_words` × 14 words, a 400-message imported chat, 20 recaps and 6
     biography paragraphs of ~120 tokens each."""
     store.module_write("prompt", {**store.module_read("prompt"), "locale": "en"})
@@ -28,14 +31,14 @@ def _long_card_chat(store, alice, background, *, persona_words: int) -> str:
         "visibility": "private"})
     instance = instance_create(store, owner=alice, character_id=character,
                                background_id=background)
-    session_id = session_import(store, instance_id=instance, data=st_chat(400))[0]
+    session_id = session_import(store, instance_id=instance, data=chat_file or st_chat(400))[0]
     store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
     store.memory_json_write(instance, RECAPS_FILE, {"items": [
         {"id": f"recap_{n}", "text": f"Recap {n}: " + WORDS * 8, "from_turn": n * 10 + 1,
          "to_turn": n * 10 + 10, "session_id": session_id,
          "created_at": f"2026-01-01T00:00:{n:02d}Z"} for n in range(20)],
         "pending_summaries": []})
-    for n in range(6):
+    for n in range(paragraphs):
         biography_add(store, instance_id=instance, text=f"Paragraph {n}: " + WORDS * 8)
     return instance
 
@@ -99,3 +102,29 @@ def test_a_large_window_keeps_every_recap_and_paragraph_its_share_holds(
     text = sent_text(use_stub.requests[-1])
     assert all(f"Paragraph {n}:" in text for n in range(6))
     assert 1900 < _sections(client, auth, response)["recaps"] <= 2048
+
+
+
+def test_recaps_give_way_to_what_recall_found_for_the_turn():
+    """Recall and the recaps each gave way to the conversation on their own: the recaps grew
+    back each time recall shrank, and recall lost passages to them (in a 4,096-token group chat
+    with lore, every passage: the line asked about was not sent). The recaps now count what
+    recall found and go first."""
+    from chat.prompt.give_way import memory_given_way
+    from chat.prompt.inputs import PromptInputs, PromptResult, SectionReport
+    from chat.prompt.window import window_for
+
+    inputs = PromptInputs(character_name="Mira", user_name="Ann", base_persona="",
+                          evolved_persona="", world_setting="", background_name="",
+                          director=None, recalled=[], recaps=[f"Recap {n}: " + WORDS * 8 for n in range(3)],
+                          window=window_for({"context_tokens": 4096}, model_tokens=None))
+    sections = [SectionReport(name, "middle", tokens, 0) for name, tokens in
+                (("recalled", 300), ("recaps", 390), ("conversation", 400))]
+    prompt = PromptResult(messages=[], sections=sections, total_tokens=3000, middle_tokens=0,
+                          warnings=[], refused=None, dropped_blocks=[],
+                          window={"prompt_limit": 3072, "full": True})
+
+    smaller = memory_given_way(inputs, prompt)
+
+    assert smaller is not None and 0 < len(smaller.recaps) < 3
+    assert smaller.recaps == inputs.recaps[-len(smaller.recaps):]  # the oldest left first
