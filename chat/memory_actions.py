@@ -12,6 +12,7 @@ from chat.turn_window import turn_window
 from memory import runtime
 from memory.evolved_persona import memory_update_persona
 from memory.summarize import memory_summarize
+from personalab.lib.llm_capped import ReplyCapped
 from personalab.storage import get_store
 
 
@@ -32,6 +33,7 @@ async def memory_action(instance_id: str, action: str, progress=None, *,
         # each fit the window a turn uses.
         window, _ = await sync_to_async(
             lambda: turn_window(store, store.instance_state_read(instance_id)))()
+        provider = ReplyCapped(provider, window_tokens=window.tokens, least=window.reply)
         if action == "summarize":
             index, warning = runtime.index_or_warning(store)
             result = await memory_summarize(store, instance_id=instance_id, llm=provider,

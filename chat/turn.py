@@ -38,6 +38,7 @@ from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.filestore.writer import AssistantLineWriter
 from personalab.lib.llm import LLMError, Provider
+from personalab.lib.llm_capped import ReplyCapped
 from personalab.lib.locks import LockUnavailable
 from personalab.lib.reasoning import Reasoning
 from personalab.lib.reply_shape import reply_shaped
@@ -142,8 +143,9 @@ async def recaps_roll(store: FileStore, instance_id: str, provider: Provider | N
     try:
         window, _ = await asyncio.to_thread(
             lambda: turn_window(store, store.instance_state_read(instance_id)))
-        await recap_maybe_roll(store, instance_id=instance_id,
-                               llm=provider or turn_context.provider_current(store),
+        llm = ReplyCapped(provider or turn_context.provider_current(store),
+                          window_tokens=window.tokens, least=window.reply)
+        await recap_maybe_roll(store, instance_id=instance_id, llm=llm,
                                settings=settings_, prompt_tokens=window.prompt_room)
     except Exception:  # noqa: BLE001
         log.exception("recap roll failed for %s", instance_id)

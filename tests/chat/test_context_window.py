@@ -398,6 +398,8 @@ def test_a_message_larger_than_the_window_is_passed_over_and_the_older_ones_stil
     # The rolling recap of those turns is fitted to the window too, the long message shortened.
     recaps = [r for r in use_stub.requests if "word word" in sent_text(r)]
     assert recaps and all(prompt_tokens(r) <= 4096 - 512 for r in recaps)
+    # Sent (KoboldCpp's own default cut recaps short), within what the window leaves.
+    assert all(1024 <= r["max_tokens"] <= 4096 - prompt_tokens(r) for r in recaps)
     trace = client.get(f"/api/v1/traces/{response.json()['trace_id']}", **auth).json()
     conversation = next(s for s in trace["sections"] if s["name"] == "conversation")
     assert "1 message(s) larger than the whole budget left out" in conversation["note"]

@@ -60,6 +60,8 @@ def test_summarize_of_a_chat_longer_than_the_window_asks_in_parts_that_fit(
     assert len(asked) >= 5  # ~10,000 tokens through a 2,048-token window
     for request in asked:
         assert _tokens(request) <= WINDOW - 512  # the window less the reply share
+        # What the window leaves, not the server's own default (KoboldCpp's cut a summary)
+        assert 512 <= request["max_tokens"] and _tokens(request) + request["max_tokens"] <= WINDOW
     sent = "\n".join(_sent(r) for r in asked)
     assert all(f"msg {n}:" in sent for n in range(400))  # every message asked, once
     assert sum(_sent(r).count("msg 0:") for r in asked) == 1
@@ -82,6 +84,7 @@ def test_update_memory_on_a_long_chat_takes_the_newest_turns_that_fit(
     assert response.status_code == 200, response.content
     (request,) = [r for r in use_stub.requests if "msg " in _sent(r)]
     assert _tokens(request) <= WINDOW - 512
+    assert 512 <= request["max_tokens"] and _tokens(request) + request["max_tokens"] <= WINDOW
     assert "msg 399:" in _sent(request) and "msg 0:" not in _sent(request)
 
 
