@@ -116,7 +116,8 @@ def test_recaps_give_way_to_what_recall_found_for_the_turn():
 
     inputs = PromptInputs(character_name="Mira", user_name="Ann", base_persona="",
                           evolved_persona="", world_setting="", background_name="",
-                          director=None, recalled=[], recaps=[f"Recap {n}: " + WORDS * 8 for n in range(3)],
+                          director=None, recalled=[],
+                          recaps=[f"Recap {n}: " + WORDS * 8 for n in range(3)],
                           window=window_for({"context_tokens": 4096}, model_tokens=None))
     sections = [SectionReport(name, "middle", tokens, 0) for name, tokens in
                 (("recalled", 300), ("recaps", 390), ("conversation", 400))]
