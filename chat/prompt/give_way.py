@@ -7,10 +7,10 @@ long card they refused every turn though a prompt without them fitted.
 With what recall brought for this turn, they never take more than the recent conversation while
 older messages wait for room, and never refuse a turn: the reminder's events leave first
 (reference events, then this story's from the last), then the oldest recap or biography
-paragraph, of whichever section is larger. Recall is not cut here: it gives way only once these
-have (`recall_shrunk`), so a question about an old fact keeps what was found for it (giving way
-each on its own, the recaps grew back each time recall shrank, and recall lost everything).
-Framework-free."""
+paragraph, of whichever section is larger. Recall (`recall_shrunk`) and these sections share
+that room, up to half each (`memory_part`): giving way each on its own, the recaps grew back
+each time recall shrank and took its passages; counting all of recall, the recaps and the
+biography left the prompt whenever a plain turn recalled a few lines. Framework-free."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import dataclasses
 from typing import Any
 
 from chat.prompt.inputs import PromptInputs, PromptResult
+from chat.prompt.window import JOIN_SLACK_TOKENS
 from personalab.lib.tokens import count_tokens
 
 GIVING_WAY = ("director_reminder", "recaps", "biography")
@@ -30,18 +31,37 @@ def memory_given_way(inputs: PromptInputs, prompt: PromptResult) -> PromptInputs
     wait for room (the two then share it). None when nothing is to give."""
     if inputs.window is None:
         return None
-    taken = sum(_tokens(prompt, name) for name in GIVING_WAY)
+    taken = giving_way_tokens(prompt)
     if taken <= 0:
         return None
     if prompt.refused:
         over = prompt.total_tokens - prompt.window["prompt_limit"]
-    elif prompt.window.get("full"):  # recall counted, not cut: it answers this very turn
-        over = (taken + _tokens(prompt, "recalled") - _tokens(prompt, "conversation")) // 2
+    elif prompt.window.get("full"):
+        over = taken - memory_part(prompt, mine=taken, other=_tokens(prompt, "recalled"))
     else:
         return None
     if over <= 0:
         return None
     return _items_dropped(_shown_only(inputs, prompt), max(over, 1))
+
+
+def memory_part(prompt: PromptResult, *, mine: int, other: int) -> int:
+    """The most one side of the memory (recall, or these sections) may take of a full window
+    when the other takes `other`: with the conversation, they share the room the rest of the
+    prompt leaves, the conversation at least as much as the two together, and neither side more
+    than half of that unless the other needs less. Computed at once: giving way step by step
+    from a prompt whose conversation was one message dropped every recap before the
+    conversation had grown into the room they left."""
+    rest = prompt.total_tokens - mine - other - _tokens(prompt, "conversation")
+    # Lore left out for want of room comes back first once there is room (as SillyTavern, world
+    # info has its own budget before the history): it is not room the memory can count on.
+    lore_waiting = sum(block.get("tokens", 0) for block in prompt.dropped_blocks)
+    free = prompt.window["prompt_limit"] - JOIN_SLACK_TOKENS - rest - lore_waiting
+    return max((free - other) // 3, (free - 2 * other) // 2, 0)
+
+
+def giving_way_tokens(prompt: PromptResult) -> int:
+    return sum(_tokens(prompt, name) for name in GIVING_WAY)
 
 
 def _shown_only(inputs: PromptInputs, prompt: PromptResult) -> PromptInputs:

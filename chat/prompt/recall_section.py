@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from chat.prompt.give_way import giving_way_tokens, memory_part
 from chat.prompt.inputs import PromptResult
 from memory import runtime as memory_runtime
 from memory.index import Hit
@@ -131,8 +132,8 @@ def recall_shrunk(section: RecallSection, prompt: PromptResult) -> RecallSection
         return None
     if prompt.refused:
         over = prompt.total_tokens - prompt.window["prompt_limit"]
-    elif prompt.window.get("full"):
-        over = (taken - _tokens(prompt, "conversation") + 1) // 2
+    elif prompt.window.get("full"):  # the recaps, biography and reminder keep their part
+        over = taken - memory_part(prompt, mine=taken, other=giving_way_tokens(prompt))
     else:
         return None
     if over <= 0:

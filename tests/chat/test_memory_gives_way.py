@@ -5,10 +5,11 @@ newest message or two."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
+from chat.prompt.give_way import memory_given_way
+from chat.prompt.inputs import PromptInputs, PromptResult, SectionReport
+from chat.prompt.window import window_for
 from chat.services.instances import instance_create
 from chat.services.session_import import session_import
 from library.character_services import character_save
@@ -104,26 +105,38 @@ def test_a_large_window_keeps_every_recap_and_paragraph_its_share_holds(
     assert 1900 < _sections(client, auth, response)["recaps"] <= 2048
 
 
+def _prompt(*, recalled: int, recaps: int, conversation: int, total: int, limit: int):
+    sections = [SectionReport(name, "middle", tokens, 0) for name, tokens in
+                (("recalled", recalled), ("recaps", recaps), ("conversation", conversation))]
+    return PromptResult(messages=[], sections=sections, total_tokens=total, middle_tokens=0,
+                        warnings=[], refused=None, dropped_blocks=[],
+                        window={"prompt_limit": limit, "full": True})
+
+
+def _inputs(window: int, recaps: int):
+    return PromptInputs(character_name="Mira", user_name="Ann", base_persona="",
+                        evolved_persona="", world_setting="", background_name="",
+                        director=None, recalled=[],
+                        recaps=[f"Recap {n}: " + WORDS * 8 for n in range(recaps)],
+                        window=window_for({"context_tokens": window}, model_tokens=None))
+
+
+def test_small_talk_recall_shares_the_room_with_the_recaps_instead_of_pushing_them_out():
+    """An 8,192-token window: a plain turn recalled 1,873 tokens of lines sharing a word with
+    "The fog is thick tonight", and the recaps and the biography gave way to it entirely. Recall
+    and they now share the room the conversation leaves, up to half each."""
+    prompt = _prompt(recalled=1800, recaps=500, conversation=1900, total=7100, limit=7168)
+
+    assert memory_given_way(_inputs(8192, 5), prompt) is None  # the recaps stay
+
 
 def test_recaps_give_way_to_what_recall_found_for_the_turn():
     """Recall and the recaps each gave way to the conversation on their own: the recaps grew
     back each time recall shrank, and recall lost passages to them (in a 4,096-token group chat
     with lore, every passage: the line asked about was not sent). The recaps now count what
-    recall found and go first."""
-    from chat.prompt.give_way import memory_given_way
-    from chat.prompt.inputs import PromptInputs, PromptResult, SectionReport
-    from chat.prompt.window import window_for
-
-    inputs = PromptInputs(character_name="Mira", user_name="Ann", base_persona="",
-                          evolved_persona="", world_setting="", background_name="",
-                          director=None, recalled=[],
-                          recaps=[f"Recap {n}: " + WORDS * 8 for n in range(3)],
-                          window=window_for({"context_tokens": 4096}, model_tokens=None))
-    sections = [SectionReport(name, "middle", tokens, 0) for name, tokens in
-                (("recalled", 300), ("recaps", 390), ("conversation", 400))]
-    prompt = PromptResult(messages=[], sections=sections, total_tokens=3000, middle_tokens=0,
-                          warnings=[], refused=None, dropped_blocks=[],
-                          window={"prompt_limit": 3072, "full": True})
+    recall found."""
+    inputs = _inputs(4096, 3)
+    prompt = _prompt(recalled=300, recaps=390, conversation=400, total=3000, limit=3072)
 
     smaller = memory_given_way(inputs, prompt)
 
