@@ -28,7 +28,7 @@ from chat.prompt.recall_section import (
 )
 from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
 from chat.prompt.templates import TemplateStore, director_words
-from chat.prompt.window import ContextWindow, budgets_windowed, recap_span
+from chat.prompt.window import ContextWindow, budgets_windowed, recap_spans
 from chat.prompt.world_info import outlet_macros
 from chat.regex_turn import turn_regex, user_input_regexed
 from chat.speakers import Pick
@@ -384,7 +384,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
             macros=macros),
         pinned=pinned,
         recaps=[item["text"] for item in recaps],
-        recap_span=recap_span(recaps, ctx.session_id),
+        recap_spans=recap_spans(recaps, ctx.session_id),
         biography=[] if group else [item["text"] for item in biography_items(
             store, instance_id=ctx.instance_id, character_id=speaker_id(ctx))],  # §3.4: 1v1 only
         floating_blocks=[*lore["blocks"], *depth_prompt,

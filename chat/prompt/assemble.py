@@ -61,6 +61,7 @@ from chat.prompt.window import (
     coverage_note,
     fixed_refusal,
     prompt_limit,
+    recap_span,
     sentences_joined,
     window_report,
 )
@@ -206,8 +207,10 @@ def _prompt_built(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
         budgets["conversation"] = conversation_room(budgets.get("conversation"),
                                                     plan.max_total_tokens, fixed)
     conversation = conversation_build(inputs, plan, templates, variables, budgets)
+    recaps = next((r for r in sections if r.name == "recaps" and r.text), None)
+    shown = len(inputs.recaps) - recaps.omitted if recaps else 0
     conversation.report.text = "\n".join(filter(None, [conversation.report.text, coverage_note(
-        inputs.recap_span, first_kept_turn=conversation.first_kept_turn,
+        recap_span(inputs.recap_spans, shown), first_kept_turn=conversation.first_kept_turn,
         dropped=conversation.report.omitted, locale=templates.locale)]))
     label = conversation.report.text if conversation.messages else ""
     tail_tokens = _tail_tokens(sections) + made.tokens()

@@ -73,6 +73,8 @@ def _shown_only(inputs: PromptInputs, prompt: PromptResult) -> PromptInputs:
         items = getattr(inputs, name)
         if report is not None and report.omitted:
             kept[name] = items[report.omitted:]
+            if name == "recaps":
+                kept["recap_spans"] = inputs.recap_spans[report.omitted:]
     return dataclasses.replace(inputs, **kept) if kept else inputs
 
 
@@ -93,6 +95,7 @@ def _items_dropped(inputs: PromptInputs, over: int) -> PromptInputs | None:
     if reminder:
         director["reminder"] = {**reminder, **events}
     return dataclasses.replace(inputs, director=director or inputs.director, recaps=recaps,
+                               recap_spans=inputs.recap_spans[len(inputs.recaps) - len(recaps):],
                                biography=biography)
 
 

@@ -56,7 +56,8 @@ class PromptInputs:
     persona_description: str = ""
     card: CardFields = field(default_factory=CardFields)
     window: ContextWindow | None = None  # None: max_total_tokens alone limits the prompt
-    recap_span: tuple[int, int] | None = None  # the turns of this session the recaps cover
+    # the turns of this session each recap covers, None for one of another session's
+    recap_spans: tuple[tuple[int, int] | None, ...] = ()
     # The prompt manager's blocks (personalab/lib/prompt_manager.py): main / post-history slots
     # and the author's own prompts in their places.
     prompt_blocks: list[dict[str, Any]] = field(default_factory=list)

@@ -159,12 +159,23 @@ def window_report(window: ContextWindow | None, *, limit: int, dropped: int,
     return report
 
 
-def recap_span(items: list[dict[str, Any]], session_id: str) -> tuple[int, int] | None:
-    """The turns of this session the rolling recaps cover (first, last), or None."""
-    spans = [(item["from_turn"], item["to_turn"]) for item in items
-             if session_id in (item.get("session_id"), item.get("from_session_id"))
-             and isinstance(item.get("from_turn"), int) and isinstance(item.get("to_turn"), int)]
-    return (min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None
+RecapSpans = tuple[tuple[int, int] | None, ...]
+
+
+def recap_spans(items: list[dict[str, Any]], session_id: str) -> RecapSpans:
+    """The turns of this session each rolling recap covers (first, last), None for one of
+    another session's or without turns."""
+    return tuple((item["from_turn"], item["to_turn"])
+                 if session_id in (item.get("session_id"), item.get("from_session_id"))
+                 and isinstance(item.get("from_turn"), int)
+                 and isinstance(item.get("to_turn"), int) else None for item in items)
+
+
+def recap_span(spans: RecapSpans, shown: int) -> tuple[int, int] | None:
+    """The turns the `shown` newest recaps cover (first, last), or None: a recap the budget or
+    the window left out covers nothing the model reads."""
+    covered = [span for span in spans[len(spans) - shown:] if span] if shown > 0 else []
+    return (min(s[0] for s in covered), max(s[1] for s in covered)) if covered else None
 
 
 COVERAGE_WORDS = {

@@ -183,7 +183,9 @@ def test_twenty_long_recaps_in_a_small_window_are_held_to_their_share_and_the_tu
         client, auth, store, instance, use_stub):
     """A long chat's recaps grow (20 of them, 2,000+ tokens); in a 2,048-token window they
     refused every turn, summarize or not. They are held to half the memory share (the newest
-    kept), and the turn is answered."""
+    kept), and the turn is answered; the note before the conversation names the turns the
+    recaps sent cover (it named those of every recap)."""
+    store.module_write("prompt", {**store.module_read("prompt"), "locale": "en"})
     session_id = session_import(store, instance_id=instance, data=st_chat(400))[0]
     store.memory_json_write(instance, RECAPS_FILE, {"items": [
         {"id": f"recap_{n}", "text": f"Recap {n}: " + WORDS * 8, "from_turn": 10 * n + 1,
@@ -200,6 +202,8 @@ def test_twenty_long_recaps_in_a_small_window_are_held_to_their_share_and_the_tu
     assert 0 < recaps["tokens"] <= 2048 // 4 // 2
     text = sent_text(use_stub.requests[-1])
     assert "Recap 19:" in text and "Recap 0:" not in text  # the newest kept
+    first = min(n for n in range(20) if f"Recap {n}:" in text)
+    assert f"(Turns {10 * first + 1}–200 are summarized above;" in text
 
 
 def test_rolling_recaps_are_on_by_default_with_a_model_and_off_offline(store, instance,
