@@ -423,7 +423,7 @@ def test_recall_gives_way_to_the_recent_chat_in_a_small_window(
         "visibility": "private"})
     instance = instance_create(store, owner=alice, character_id=character,
                                background_id=background)
-    session_import(store, instance_id=instance, data=st_chat(400))
+    session_import(store, instance_id=instance, data=st_chat(120))  # more than the window
     store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
     call_command("reindex", "--memory")
     client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": 2048}},
