@@ -142,3 +142,25 @@ def test_recaps_give_way_to_what_recall_found_for_the_turn():
 
     assert smaller is not None and 0 < len(smaller.recaps) < 3
     assert smaller.recaps == inputs.recaps[-len(smaller.recaps):]  # the oldest left first
+
+
+def test_the_reminders_events_leave_first_the_reference_ones_before_this_storys():
+    """A due reminder brought 15 events of this story and 5 of other storylines (691 tokens of
+    a 4,096-token window's prompt beside a 2,000-token card): its events leave before any recap,
+    the other storylines' first, then this story's from the last."""
+    inputs = _inputs(4096, 3)
+    events = [f"Event {n}: " + WORDS for n in range(15)]
+    references = [f"Elsewhere {n}: " + WORDS for n in range(5)]
+    inputs = PromptInputs(**{**inputs.__dict__, "director": {"reminder": {
+        "text": "Move on.", "current_events": events, "reference_events": references}}})
+    prompt = _prompt(recalled=0, recaps=390, conversation=200, total=3300, limit=3072)
+    prompt.sections.append(SectionReport("director_reminder", "middle", 700, 0))
+    prompt = PromptResult(**{**prompt.__dict__, "refused": "over the limit"})
+
+    smaller = memory_given_way(inputs, prompt)
+
+    reminder = smaller.director["reminder"]
+    assert reminder["reference_events"] == [] and 0 < len(reminder["current_events"]) < 15
+    assert reminder["current_events"] == events[:len(reminder["current_events"])]
+    assert smaller.recaps == inputs.recaps and reminder["text"] == "Move on."
+    assert inputs.director["reminder"]["reference_events"] == references  # not changed in place
