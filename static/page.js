@@ -11,6 +11,13 @@
     if (target && field.value) target.value = field.value;
   });
 
+  // A form's "Saved." speaks of what was saved: once a field changes again it is stale (a
+  // value the browser then refuses to send sat beside it as if saved).
+  document.addEventListener("input", (event) => {
+    const form = event.target.closest && event.target.closest("form");
+    if (form) for (const said of form.querySelectorAll("[data-saved]")) said.hidden = true;
+  });
+
   // "Are you sure?" before a delete, an archive or a reset: on the button or on its form.
   document.addEventListener("click", (event) => {
     const button = event.target.closest("button[data-confirm]");

@@ -400,3 +400,19 @@ def test_a_message_nobody_answers_in_manual_order_says_how_to_pick_who_speaks(
     assert page.locator("#messages .msg.assistant").count() == replies
     screenshot_take(page, "49_manual_order_hint_390", full_page=False)
     assert page.js_errors == []
+
+
+def test_a_notes_saved_word_goes_once_a_field_changes_again(page: Page, server: Server) -> None:
+    """"Saved." stayed beside the author's note while a depth of 99, which the browser refuses
+    to send, sat in its field."""
+    instance_new(page, server)
+    _drawer_open(page)
+    card = page.locator("#authors-note-card")
+    card.scroll_into_view_if_needed()
+    card.locator("textarea[name=text]").fill("Keep it rainy.")
+    card.locator("button[type=submit]").click()
+    saved = page.locator("#authors-note-card [data-saved]")
+    saved.wait_for(state="visible")
+    page.locator("#authors-note-card input[name=depth]").fill("99")
+    assert saved.is_hidden()
+    assert page.js_errors == []
