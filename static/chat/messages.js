@@ -111,7 +111,8 @@ async function returnTo(place) {
 
 // The reader's place kept across the browser's Back (from the prompt inspector, History, a
 // card) and a reload: a player who scrolled back to open an older reply's prompt comes back to
-// that reply, not to the newest line. A chat opened any other way starts at the newest line.
+// that reply, not to the newest line; so does a page's own "back to the chat" link, which ends in
+// #reading. A chat opened any other way starts at the newest line.
 const placeKey = `personalab-place-${root.dataset.instance}`;
 export function placeKeep() {
   const place = readingPlace();
@@ -127,7 +128,9 @@ export async function placeRestore() {
     sessionStorage.removeItem(placeKey);
   } catch (e) { place = null; }
   const arrival = performance.getEntriesByType("navigation")[0]?.type;
-  const returning = arrival === "back_forward" || arrival === "reload";
+  const linked = location.hash === "#reading";
+  if (linked) history.replaceState(history.state, "", location.pathname + location.search);
+  const returning = arrival === "back_forward" || arrival === "reload" || linked;
   if (place && returning && place.session === currentSession()) await returnTo(place);
   else scrollToNewest();
 }

@@ -67,3 +67,19 @@ def test_a_reload_on_a_phone_keeps_the_place_and_a_new_visit_starts_at_the_newes
     assert page.locator("#messages [data-testid=message] .text").last.is_visible()
     assert page.evaluate("() => { const b = document.getElementById('messages');"
                          " return b.scrollHeight - b.scrollTop - b.clientHeight < 80; }")
+
+
+def test_the_history_pages_back_link_returns_to_the_place_too(page: Page,
+                                                              server: Server) -> None:
+    """Only the browser's Back returned to the place; History's "← back to the chat" opened
+    the chat at its newest line."""
+    _long_chat(page, server)
+    _scrolled_back_to(page, "line 37")
+    page.click("text=History")
+    page.wait_for_url("**/history**")
+    with network_quiet(page):
+        page.click("text=back to the chat")
+    wait_until(page, "() => !document.querySelector('#messages[aria-busy=true]')")
+    assert page.evaluate(TOP_SHOWN) == "line 37"
+    assert not page.url.endswith("#reading")  # a reload later is a reload, not a link
+    assert page.js_errors == []
