@@ -42,7 +42,8 @@ def round_plan(store: FileStore, *, instance_id: str, user_text: str | None,
         picks = speakers_pick(members, strategy=state.get("reply_order") or "natural",
                               last_message=last_message, last_speaker=last_speaker,
                               requested=speaker, player_spoke_last=_player_spoke_last(
-                                  read.lines, user_text))
+                                  read.lines, user_text),
+                              allow_self_responses=state.get("allow_self_responses") is True)
     except SpeakerError as exc:
         refused = TurnRefused(str(exc), code="bad_request", status=400)
         if speaker is not None:  # a pick is judged before the order: the pick is at fault

@@ -42,6 +42,7 @@ def members_context(store: FileStore, *, user, state: dict[str, Any],
                                               user=user),
             "member_pictures": member_pictures(characters, [m.character_id for m in members]),
             "reply_order": state.get("reply_order") or "natural",
+            "allow_self_responses": state.get("allow_self_responses") is True,
             "reply_orders": reply_orders(),
             "member_choices": [c for c in character_choices(user=user)
                                if c.character_id not in taken]}
@@ -97,7 +98,8 @@ def instance_members(request: HttpRequest, instance_id: str) -> HttpResponse:
                 talkativeness=_talkativeness(request.POST.get("talkativeness", "")))
         elif action == "order":
             instance_update(store, user=request.user, instance_id=instance_id,
-                            reply_order=request.POST.get("reply_order", ""))
+                            reply_order=request.POST.get("reply_order", ""),
+                            allow_self_responses=request.POST.get("allow_self_responses") == "on")
         else:
             errors, status = {"action": "must be add, remove, up, down, change or order"}, 400
     except InstanceBusy:

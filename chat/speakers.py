@@ -5,7 +5,8 @@ Strategies (SillyTavern's group reply orders, made deterministic where they can 
   the others, shuffled as SillyTavern does, each answers when a draw is below its talkativeness;
   if nobody is drawn, the most talkative one answers (the first of equals after the shuffle, so
   no member always opens the round). Nobody answers twice in a row unless alone: when the last line is a
-  character's (a trigger), that character waits; a player's message may name anyone.
+  character's (a trigger), that character waits; a player's message may name anyone. With
+  `allow_self_responses` (SillyTavern's group setting of that name) it need not wait.
 - list: one reply per round, the member after the last speaker in list order.
 - manual: nobody answers unless the player picks one.
 - everyone: every member answers once, in list order.
@@ -46,11 +47,12 @@ class SpeakerError(ValueError):
 
 def speakers_pick(members: list[Member], *, strategy: str, last_message: str = "",
                   last_speaker: str | None = None, requested: str | None = None,
-                  player_spoke_last: bool = False, draw: Draw = random.random,
+                  player_spoke_last: bool = False, allow_self_responses: bool = False,
+                  draw: Draw = random.random,
                   shuffle: Shuffle = random.shuffle) -> list[Pick]:
     """The members who answer this round, in order, each with why it was chosen.
     `last_speaker`: the character who answered last; `player_spoke_last`: the player wrote
-    since."""
+    since; `allow_self_responses`: the last speaker may answer again."""
     if requested is not None:
         if requested not in {m.character_id for m in members}:
             raise SpeakerError(f"{requested!r} is not a member of this conversation")
@@ -65,7 +67,8 @@ def speakers_pick(members: list[Member], *, strategy: str, last_message: str = "
     if strategy == "list":
         return [_next_in_list(members, active, last_speaker)]
     return _natural(active, last_message=last_message,
-                    last_speaker=None if player_spoke_last else last_speaker, draw=draw,
+                    last_speaker=None if player_spoke_last or allow_self_responses
+                    else last_speaker, draw=draw,
                     shuffle=shuffle)
 
 

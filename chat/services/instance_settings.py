@@ -25,8 +25,13 @@ MAX_PERSONA_NAME = 200  # as the persona form's
 
 def _instance_changes(store: FileStore, state: dict[str, Any], *, user, name: Any, archived: Any,
                       generation: Any, persona_id: Any, lorebook_ids: Any,
-                      reply_order: Any) -> dict[str, Any]:
+                      reply_order: Any, allow_self_responses: Any) -> dict[str, Any]:
     changes, problems = {}, {}
+    if allow_self_responses is not UNSET:
+        if not isinstance(allow_self_responses, bool):
+            problems["allow_self_responses"] = "must be true or false"
+        else:
+            changes["allow_self_responses"] = allow_self_responses
     if reply_order is not UNSET:
         if reply_order not in STRATEGIES:
             problems["reply_order"] = f"must be one of {', '.join(STRATEGIES)}"
@@ -70,17 +75,19 @@ def _instance_changes(store: FileStore, state: dict[str, Any], *, user, name: An
 def instance_update(store: FileStore, *, user, instance_id: str, name: Any = UNSET,
                     archived: Any = UNSET, generation: Any = UNSET,
                     persona_id: Any = UNSET, lorebook_ids: Any = UNSET,
-                    reply_order: Any = UNSET) -> dict[str, Any]:
+                    reply_order: Any = UNSET,
+                    allow_self_responses: Any = UNSET) -> dict[str, Any]:
     """Change an instance's name, archived flag, generation settings, persona, attached
     lorebooks (read by every turn besides the characters' and background's own) or who speaks
-    next; every field is checked before anything is written. Returns the new instance state."""
+    next (and whether the one who spoke last may answer again); every field is checked before anything is written. Returns the new instance state."""
     instance_for_user(user, instance_id)
     lock = store.instance_lock(instance_id).acquire()
     try:
         state = store.instance_state_read(instance_id)
         state.update(_instance_changes(store, state, user=user, name=name, archived=archived,
                                        generation=generation, persona_id=persona_id,
-                                       lorebook_ids=lorebook_ids, reply_order=reply_order))
+                                       lorebook_ids=lorebook_ids, reply_order=reply_order,
+                                       allow_self_responses=allow_self_responses))
         store.instance_state_write(instance_id, state)
     finally:
         lock.release()

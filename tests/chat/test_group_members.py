@@ -277,3 +277,41 @@ def test_the_aside_to_list_follows_the_members_drawer_without_a_reload(alice_cli
     removed = alice_client.post(f"/instances/{solo}/members",
                                 {"action": "remove", "character_id": brenna}).content.decode()
     assert aside_options(removed) == (1, False)
+
+
+def _talkative(store, instance_id, by_id):
+    state = store.instance_state_read(instance_id)
+    participants = [{**p, "talkativeness": by_id[p["character_id"]]}
+                    for p in state["participants"]]
+    store.instance_state_write(instance_id, {**state, "participants": participants})
+
+
+async def test_self_responses_let_the_member_who_spoke_last_answer_a_trigger(
+        alice_client, store, solo, character, brenna, use_stub):
+    post = sync_to_async(_members)
+    assert (await post(alice_client, solo, "post", "", {"character_id": brenna})).status_code == 201
+    _talkative(store, solo, {character: 1.0, brenna: 0.0})
+    assert [r.speaker for r in await _say(store, solo, "你好")] == [character]
+    # SillyTavern's default: whoever spoke last waits, so a trigger goes to the other member
+    assert [r.speaker for r in await _say(store, solo, None)] == [brenna]
+    put = sync_to_async(alice_client.put)
+    response = await put(f"/api/v1/instances/{solo}", {"allow_self_responses": "yes"},
+                         content_type="application/json")
+    assert response.status_code in (400, 422)
+    response = await put(f"/api/v1/instances/{solo}", {"allow_self_responses": True},
+                         content_type="application/json")
+    assert response.status_code == 200
+    assert response.json()["instance_state"]["allow_self_responses"] is True
+    assert [r.speaker for r in await _say(store, solo, None)] == [character]
+    assert [r.speaker for r in await _say(store, solo, None)] == [character]  # again: allowed
+
+    # the chat page's members card holds the same switch
+    page = await sync_to_async(alice_client.post)(f"/instances/{solo}/members",
+                                                  {"action": "order", "reply_order": "natural"})
+    assert page.status_code == 200 and "allow-self-responses" in page.content.decode()
+    assert store.instance_state_read(solo)["allow_self_responses"] is False
+    page = await sync_to_async(alice_client.post)(
+        f"/instances/{solo}/members",
+        {"action": "order", "reply_order": "natural", "allow_self_responses": "on"})
+    assert 'data-testid="allow-self-responses" checked' in page.content.decode()
+    assert store.instance_state_read(solo)["allow_self_responses"] is True

@@ -115,3 +115,16 @@ def test_a_member_is_named_by_a_word_of_its_name():
     picks = speakers_pick([tomas, mira], strategy="natural", last_message="Admiral Tomasz",
                           draw=_draws(0.99, 0.99), shuffle=_kept)
     assert picks[0].reason == "most talkative"
+
+
+def test_with_self_responses_allowed_the_last_speaker_may_answer_again():
+    # SillyTavern's group-chats.js activateNaturalOrder: allowSelfResponses lifts the ban on the
+    # member whose line is last, for names and talkativeness draws alike.
+    picks = speakers_pick([A, B, C], strategy="natural", last_message="Alserqi?",
+                          last_speaker="char_a", allow_self_responses=True,
+                          draw=_draws(0.99, 0.99), shuffle=_kept)
+    assert _ids(picks) == ["char_a"]
+    picks = speakers_pick([A, B], strategy="natural", last_message="go on",
+                          last_speaker="char_a", allow_self_responses=True,
+                          draw=_draws(0.5, 0.99), shuffle=_kept)
+    assert _ids(picks) == ["char_a"]
