@@ -18,7 +18,8 @@ from chat.history_base import reply_versions
 from chat.members import is_group, members_of
 from chat.prompt.alternation import messages_processed
 from chat.prompt.assemble import prompt_build
-from chat.prompt.card_fields import CardFields, card_fields_placement, card_fields_read
+from chat.prompt.card_fields import (CardFields, card_fields_placement, card_fields_read,
+                                     scenario_overridden)
 from chat.prompt.conversation import conversation_lines_wanted, conversation_tokens_room
 from chat.prompt.inputs import PromptInputs, PromptResult
 from chat.prompt.recall_section import (
@@ -361,10 +362,11 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
     prompt_settings = store.module_read("prompt")
     persona = persona_effective(store, owner=ctx.instance_state.get("owner"),
                                 persona_id=ctx.instance_state.get("persona_id"))
-    card = card_fields_read(ctx.character, base_persona=ctx.character_state.get(
-        "base_persona", ""))
+    card = scenario_overridden(card_fields_read(ctx.character, base_persona=ctx.character_state.get(
+        "base_persona", "")), ctx.instance_state.get("scenario_override"))
     depth_prompt = [card.depth_prompt] if card.depth_prompt else []
-    macros = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1])
+    macros = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1],
+                              scenario_override=ctx.instance_state.get("scenario_override"))
     recaps = recap_items(store, instance_id=ctx.instance_id)
     if group:
         recaps = recaps_witnessed(store, instance_id=ctx.instance_id,

@@ -162,6 +162,9 @@ class InstanceUpdateIn(ExtraKeysKept):
     reply_order: str | None = Field(None, description="natural, list, manual or everyone")
     allow_self_responses: StrictBool | None = Field(
         None, description="natural order: the member who spoke last may answer again")
+    scenario_override: Any = Field(
+        None, description="read in place of every member's card scenario; empty: the cards'",
+        json_schema_extra={"type": "string"})
     # checked by the service, so a wrong value is a 400 naming the field, not a 422
     lorebook_ids: Any = Field(None, description="ids of lorebooks you may use; null detaches all",
                               json_schema_extra={"type": "array", "items": {"type": "string"}})

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from chat.members import is_group, members_of
-from chat.prompt.card_fields import card_fields_read
+from chat.prompt.card_fields import card_fields_read, scenario_overridden
 from chat.prompt.window import ContextWindow
 from chat.prompt.world_info import lore_sources, lore_speaker, lore_vectors
 from chat.turn_macros import macro_values_for
@@ -45,9 +45,11 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
         session = _session_lines(store, ctx)
         scanned = _recent_lines(session, depth)
         messages = [line.get("content", "") for line in scanned]
-        values = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1])
-        card = card_fields_read(ctx.character, base_persona=ctx.character_state.get(
-            "base_persona", ""))
+        override = ctx.instance_state.get("scenario_override")
+        values = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1],
+                                  scenario_override=override)
+        card = scenario_overridden(card_fields_read(
+            ctx.character, base_persona=ctx.character_state.get("base_persona", "")), override)
         speaker_id = (ctx.speaker.character_id if ctx.speaker
                       else ctx.instance_state.get("character_id", ""))
         match = lorebook_match(

@@ -20,11 +20,14 @@ CARD_FIELD_MACROS = ("description", "personality", "scenario", "persona")
 
 
 def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],
-                     lines: list[dict[str, Any]]) -> dict[str, str]:
+                     lines: list[dict[str, Any]], scenario_override: Any = None) -> dict[str, str]:
     """What the macros of card text, lore and messages stand for (prompt and page alike);
-    `persona`: persona_effective's answer (`{{user}}` is its name, `{{persona}}` its text)."""
+    `persona`: persona_effective's answer (`{{user}}` is its name, `{{persona}}` its text);
+    `scenario_override`: the story's, {{scenario}} in place of the card's (as SillyTavern)."""
     values = {"user": persona.get("name") or "User", "persona": persona.get("description") or "",
               **character_macro_values(character)}
+    if isinstance(scenario_override, str) and scenario_override.strip():
+        values["scenario"] = scenario_override.strip()
     last_user = next((line for line in reversed(lines) if line.get("role") == "user"), None)
     if last_user and last_user.get("timestamp"):
         try:

@@ -16,7 +16,7 @@ rendered as a template.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from chat.prompt.examples import examples_parse
@@ -76,6 +76,14 @@ def card_fields_read(definition: dict[str, Any], *, base_persona: str) -> CardFi
         alternate_greetings=len(greetings) if isinstance(greetings, list) else 0,
         from_card=bool(data),
     )
+
+
+def scenario_overridden(fields: CardFields, override: Any) -> CardFields:
+    """The story's scenario override (SillyTavern's `chat_metadata.scenario`) in place of the
+    card's scenario, for every member alike; an empty one leaves the card's."""
+    if isinstance(override, str) and override.strip():
+        return replace(fields, scenario=override.strip())
+    return fields
 
 
 def card_fields_placement(fields: CardFields, sections: list[dict[str, Any]]) -> dict[str, str]:

@@ -21,12 +21,20 @@ from personalab.lib.ids import validate_id
 UNSET: Any = object()
 MAX_INSTANCE_NAME = 200
 MAX_PERSONA_NAME = 200  # as the persona form's
+MAX_SCENARIO_OVERRIDE = 20_000
 
 
 def _instance_changes(store: FileStore, state: dict[str, Any], *, user, name: Any, archived: Any,
                       generation: Any, persona_id: Any, lorebook_ids: Any,
-                      reply_order: Any, allow_self_responses: Any) -> dict[str, Any]:
+                      reply_order: Any, allow_self_responses: Any,
+                      scenario_override: Any) -> dict[str, Any]:
     changes, problems = {}, {}
+    if scenario_override is not UNSET:
+        if not isinstance(scenario_override, str) or len(scenario_override) > MAX_SCENARIO_OVERRIDE:
+            problems["scenario_override"] = (f"must be text of at most {MAX_SCENARIO_OVERRIDE} "
+                                             "characters")
+        else:
+            changes["scenario_override"] = scenario_override.strip()
     if allow_self_responses is not UNSET:
         if not isinstance(allow_self_responses, bool):
             problems["allow_self_responses"] = "must be true or false"
@@ -76,10 +84,13 @@ def instance_update(store: FileStore, *, user, instance_id: str, name: Any = UNS
                     archived: Any = UNSET, generation: Any = UNSET,
                     persona_id: Any = UNSET, lorebook_ids: Any = UNSET,
                     reply_order: Any = UNSET,
-                    allow_self_responses: Any = UNSET) -> dict[str, Any]:
+                    allow_self_responses: Any = UNSET,
+                    scenario_override: Any = UNSET) -> dict[str, Any]:
     """Change an instance's name, archived flag, generation settings, persona, attached
     lorebooks (read by every turn besides the characters' and background's own) or who speaks
-    next (and whether the one who spoke last may answer again); every field is checked before anything is written. Returns the new instance state."""
+    next (and whether the one who spoke last may answer again) or the scenario every member
+    reads in place of its card's; every field is checked before anything is written. Returns
+    the new instance state."""
     instance_for_user(user, instance_id)
     lock = store.instance_lock(instance_id).acquire()
     try:
@@ -87,7 +98,8 @@ def instance_update(store: FileStore, *, user, instance_id: str, name: Any = UNS
         state.update(_instance_changes(store, state, user=user, name=name, archived=archived,
                                        generation=generation, persona_id=persona_id,
                                        lorebook_ids=lorebook_ids, reply_order=reply_order,
-                                       allow_self_responses=allow_self_responses))
+                                       allow_self_responses=allow_self_responses,
+                                       scenario_override=scenario_override))
         store.instance_state_write(instance_id, state)
     finally:
         lock.release()

@@ -55,6 +55,9 @@ def session_export(store: FileStore, *, instance_id: str, session_id: str,
     header = dict(header) if isinstance(header, dict) else {}
     header["chat_metadata"] = st_metadata_with_note(
         header.get("chat_metadata") or {}, authors_note_read(store, instance_id=instance_id))
+    if state.get("scenario_override"):  # where SillyTavern keeps its scenario override
+        header["chat_metadata"] = {**header["chat_metadata"],
+                                   "scenario": state["scenario_override"]}
     if is_group(state) and character is None:
         header = _group_header(header, members_of(store, state), state)
     body = chat_export_jsonl(lines=lines, user_name=user_name,

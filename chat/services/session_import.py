@@ -12,7 +12,7 @@ from chat.import_warnings import speakers_warned
 from chat.imported_groups import NAME_SHOWN_CHARS, chat_group, group_found
 from chat.members import is_group, members_of
 from chat.services.index import instance_index
-from chat.services.instance_settings import MAX_PERSONA_NAME
+from chat.services.instance_settings import MAX_PERSONA_NAME, MAX_SCENARIO_OVERRIDE
 from chat.services.instances import MAX_MEMBERS, greeting_lines
 from chat.speakers import Member
 from chat.st_note import note_from_st
@@ -55,7 +55,8 @@ def session_import(store: FileStore, *, instance_id: str, data: bytes,
                              continued_from=None if replaced else state["current_session_id"],
                              lines=imported.lines, imported=origin)
         state["current_session_id"] = session_id
-        bound = _chat_lorebook_taken(state, imported.original_header)
+        bound = [*_chat_lorebook_taken(state, imported.original_header),
+                 *_scenario_override_taken(state, imported.original_header)]
         store.instance_state_write(instance_id, state)
         play_as = _players_not_playing(store, state, report.get("players") or [])
         report["play_as"] = [name for name in play_as
@@ -123,6 +124,17 @@ def _chat_lorebook_taken(state: dict[str, Any], header: Any) -> list[str]:
     if found.lorebook_id not in ids:
         state["lorebook_ids"] = [*ids, found.lorebook_id]
     return [f"The chat's lorebook \"{shown}\" is read in this story."]
+
+
+def _scenario_override_taken(state: dict[str, Any], header: Any) -> list[str]:
+    """SillyTavern's scenario override (`chat_metadata.scenario`) goes on being read in place
+    of the cards' scenarios. Changes `state`."""
+    metadata = header.get("chat_metadata") if isinstance(header, dict) else None
+    scenario = metadata.get("scenario") if isinstance(metadata, dict) else None
+    if not isinstance(scenario, str) or not scenario.strip():
+        return []
+    state["scenario_override"] = scenario.strip()[:MAX_SCENARIO_OVERRIDE]
+    return ["The chat's scenario override is read in place of the character's scenario."]
 
 
 def _playing(store: FileStore, state: dict[str, Any]) -> str:
