@@ -1,7 +1,8 @@
 """A lorebook import past the entries cap is refused as it is read: a 520 KB card PNG holding a
 100,000-entry character_book (or a world-info file of as many) was converted entry by entry
-(20 s, 300 MB) before the cap refused it. And, as a card's, the import waits for one of the
-account's import slots: a few uploads at once no longer multiply that work."""
+(20 s, 300 MB) before the cap refused it; a character import did the same with a card's book.
+And, as a card's, the import waits for one of the account's import slots: a few uploads at once
+no longer multiply that work."""
 
 from __future__ import annotations
 
@@ -59,3 +60,17 @@ def test_a_lorebook_import_waits_for_one_of_the_accounts_import_slots(
     with busy_slot(store.root / "busy", account="alice", action="import", slots=1, what="x"):
         assert _import(alice_client, "book.json").status_code == 429
     assert _import(alice_client, "book.json").status_code == 201
+
+
+def test_a_card_whose_book_is_past_the_cap_is_refused_before_it_is_converted(
+        alice_client, store, settings, monkeypatch):
+    settings.PERSONALAB_LORE_ENTRIES_MAX = 5
+
+    def converted(*args, **kwargs):
+        raise AssertionError("a card whose book is past the cap was converted")
+
+    monkeypatch.setattr("library.card_import.card_to_definition", converted)
+    file = SimpleUploadedFile("mira.png", FILES["card.png"], content_type="image/png")
+    response = alice_client.post("/api/v1/characters/import", {"file": file})
+    assert response.status_code == 422, response.content
+    assert store.character_ids() == [] and store.lorebook_ids() == []
