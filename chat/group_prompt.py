@@ -42,7 +42,8 @@ def lines_for_speaker(lines: list[dict[str, Any]], *, speaker_id: str, player_na
     shown = []
     for line in lines:
         if line.get("role") == "user":
-            shown.append({**line, "content": f"{player_name}: {line.get('content', '')}"})
+            name = line.get("name") or player_name  # the persona it was said under
+            shown.append({**line, "content": f"{name}: {line.get('content', '')}"})
         elif said_by_another(line, speaker_id=speaker_id, speaker_name=speaker_name,
                              unnamed_by=unnamed_by):
             name = line.get("name") or line.get("speaker") or unnamed_name or unnamed_by

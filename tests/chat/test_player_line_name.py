@@ -11,6 +11,8 @@ import pytest
 from chat.services.instance_settings import instance_update
 from chat.turn import turn_run
 from library.persona_services import persona_create
+from tests.chat.test_group import _say, brenna, group  # noqa: F401 (fixtures)
+from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -42,3 +44,18 @@ def test_a_persona_switch_leaves_earlier_lines_under_their_own_name(
     assert said == [("Ann", "I am Ann."), ("Bo", "I am Bo.")]
     page = alice_client.get(f"/instances/{instance}/").content.decode()
     assert _player_names_shown(page) == ["Ann", "Bo"]
+
+
+def test_a_group_prompt_names_earlier_player_lines_as_they_were_said(
+        store, alice, group, use_stub):
+    """The chat page kept each line's name, but every group prompt still put the current
+    persona's name before each of the player's lines."""
+    ann = persona_create(store, owner=alice, data={"name": "Ann", "description": "A medic."})
+    bo = persona_create(store, owner=alice, data={"name": "Bo", "description": "A thief."})
+    instance_update(store, user=alice, instance_id=group, persona_id=ann)
+    use_stub.script(Reply("好。"), Reply("嗯。"), Reply("走。"), Reply("……"))
+    asyncio.run(_say(store, group, "I am Ann."))
+    instance_update(store, user=alice, instance_id=group, persona_id=bo)
+    asyncio.run(_say(store, group, "I am Bo."))
+    sent = "\n".join(m["content"] for m in use_stub.requests[-1]["messages"])
+    assert "Ann: I am Ann." in sent and "Bo: I am Bo." in sent and "Bo: I am Ann." not in sent
