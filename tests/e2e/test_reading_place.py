@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.e2e.conftest import PHONE, Server, instance_new, network_quiet, wait_until
+from tests.e2e.conftest import PHONE, Server, network_quiet, wait_until
+from tests.e2e.test_chat_ui import _long_session
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -23,15 +24,8 @@ TOP_SHOWN = """() => { const box = document.getElementById('messages');
 
 
 def _long_chat(page: Page, server: Server, count: int = 60) -> None:
-    instance_id = instance_new(page, server)
-    store = server.store
-    session_id = server.instance_state(instance_id)["current_session_id"]
-    read = store.session_read(instance_id, session_id)
-    lines = [{"role": "user" if n % 2 == 0 else "assistant", "content": f"line {n}",
-              "turn": n // 2 + 1, "timestamp": "2026-11-23T20:00:00Z"} for n in range(count)]
-    store.session_rewrite(instance_id, session_id, [read.metadata, *lines])
     with network_quiet(page):
-        page.reload()
+        _long_session(page, server, count)
 
 
 def _scrolled_back_to(page: Page, text: str) -> None:
