@@ -23,7 +23,7 @@ from memory.selectors import (
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.macros import message_macros_replace
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # chat.context imports this module: the type is for annotations only
     from chat.context import TurnContext
 
 

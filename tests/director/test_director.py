@@ -7,6 +7,7 @@ import pytest
 
 from director.logic import (
     INSTRUCTION,
+    DirectorWords,
     director_prepare_context,
     director_process_response,
     outline_with_status,
@@ -377,8 +378,6 @@ def test_status_uses_config_threshold_and_announces_the_next_reminder(store):
 def test_the_directors_words_fill_an_outline_point_as_written():
     """Words given in another language name the point; a point's own text holding "{index}"
     or "{point}" stays as written."""
-    from director.logic import DirectorWords
-
     words = DirectorWords(instruction="Mark progress.", goal="Goal: {point}",
                           reminder="Move on to {point}", point="point {index}: {content}")
     background = {"story_outline": ["Find {point} and {index}", "Leave"]}
