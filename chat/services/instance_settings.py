@@ -24,37 +24,39 @@ MAX_PERSONA_NAME = 200  # as the persona form's
 MAX_SCENARIO_OVERRIDE = 20_000
 
 
+def _same(value: Any) -> Any:
+    return value
+
+
+# The fields checked on their own: (valid, the refusal, what is kept).
+PLAIN_FIELDS: dict[str, tuple[Any, str, Any]] = {
+    "scenario_override": (lambda value: isinstance(value, str)
+                          and len(value) <= MAX_SCENARIO_OVERRIDE,
+                          f"must be text of at most {MAX_SCENARIO_OVERRIDE} characters", str.strip),
+    "allow_self_responses": (lambda value: isinstance(value, bool), "must be true or false", _same),
+    "reply_order": (lambda value: value in STRATEGIES, f"must be one of {', '.join(STRATEGIES)}",
+                    _same),
+    "name": (lambda value: isinstance(value, str) and len(value.strip()) <= MAX_INSTANCE_NAME,
+             f"must be text of at most {MAX_INSTANCE_NAME} characters", str.strip),
+    "archived": (lambda value: isinstance(value, bool), "must be true or false", _same),
+}
+
+
 def _instance_changes(store: FileStore, state: dict[str, Any], *, user, name: Any, archived: Any,
                       generation: Any, persona_id: Any, lorebook_ids: Any,
                       reply_order: Any, allow_self_responses: Any,
                       scenario_override: Any) -> dict[str, Any]:
     changes, problems = {}, {}
-    if scenario_override is not UNSET:
-        if not isinstance(scenario_override, str) or len(scenario_override) > MAX_SCENARIO_OVERRIDE:
-            problems["scenario_override"] = (f"must be text of at most {MAX_SCENARIO_OVERRIDE} "
-                                             "characters")
+    plain = {"scenario_override": scenario_override, "allow_self_responses": allow_self_responses,
+             "reply_order": reply_order, "name": name, "archived": archived}
+    for field, value in plain.items():
+        if value is UNSET:
+            continue
+        valid, problem, kept = PLAIN_FIELDS[field]
+        if valid(value):
+            changes[field] = kept(value)
         else:
-            changes["scenario_override"] = scenario_override.strip()
-    if allow_self_responses is not UNSET:
-        if not isinstance(allow_self_responses, bool):
-            problems["allow_self_responses"] = "must be true or false"
-        else:
-            changes["allow_self_responses"] = allow_self_responses
-    if reply_order is not UNSET:
-        if reply_order not in STRATEGIES:
-            problems["reply_order"] = f"must be one of {', '.join(STRATEGIES)}"
-        else:
-            changes["reply_order"] = reply_order
-    if name is not UNSET:
-        if not isinstance(name, str) or len(name.strip()) > MAX_INSTANCE_NAME:
-            problems["name"] = f"must be text of at most {MAX_INSTANCE_NAME} characters"
-        else:
-            changes["name"] = name.strip()
-    if archived is not UNSET:
-        if not isinstance(archived, bool):
-            problems["archived"] = "must be true or false"
-        else:
-            changes["archived"] = archived
+            problems[field] = problem
     if generation is not UNSET:
         try:
             changes["generation"] = generation_update(state.get("generation") or {}, generation)
