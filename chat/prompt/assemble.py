@@ -29,7 +29,14 @@ from chat.prompt.conversation import Conversation, conversation_build
 from chat.prompt.depth_weave import depth_reports, depth_tokens, history_weave
 from chat.prompt.examples import examples_with_lore
 from chat.prompt.give_way import memory_given_way
-from chat.prompt.inputs import Block, PromptInputs, PromptResult, SectionReport, prompt_plan
+from chat.prompt.inputs import (
+    Block,
+    PromptInputs,
+    PromptPlan,
+    PromptResult,
+    SectionReport,
+    prompt_plan,
+)
 from chat.prompt.limits import limits_check, warnings_merge
 from chat.prompt.markers import marker_texts, markers_after_history, markers_ordered
 from chat.prompt.sections import (
@@ -49,6 +56,7 @@ from chat.prompt.story import (
 from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
 from chat.prompt.templates import TemplateSet, template_problem_add
 from chat.prompt.utility import (
+    UtilityMessages,
     example_dialogue_messages,
     messages_with_examples,
     messages_with_utility,
@@ -179,7 +187,43 @@ def prompt_build(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     return prompt
 
 
+@dataclasses.dataclass
+class _Draft:
+    """A prompt while `_prompt_built` assembles it: each stage below reads and fills it."""
+
+    inputs: PromptInputs
+    templates: TemplateSet
+    plan: PromptPlan
+    variables: dict[str, Any]
+    made: UtilityMessages
+    budgets: dict[str, int]
+    sections: list[SectionReport]
+    blocks: list[Block]
+    in_role: list[Block]
+    story_post: SectionReport | None
+    warnings: list[dict[str, Any]]
+    markers: tuple[str, ...]
+    conversation: Conversation | None = None
+    label: str = ""
+    active: list[Block] = dataclasses.field(default_factory=list)
+    dropped: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    system_text: str = ""
+    tail_tokens: int = 0
+    total: int = 0
+
+
 def _prompt_built(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
+    draft = _draft_start(inputs, templates)
+    _conversation_place(draft)
+    _blocks_and_examples_fit(draft)
+    history = _history_laid(draft)
+    head, moved = _head_and_moved(draft)
+    messages = _messages_built(draft, history, head, moved)
+    return _result(draft, messages, head, moved)
+
+
+def _draft_start(inputs: PromptInputs, templates: TemplateSet) -> _Draft:
+    """The sections and floating blocks, before the conversation is fitted around them."""
     warnings: list[dict[str, Any]] = []
     for problem in templates.problems:
         template_problem_add(templates, warnings, problem)
@@ -199,111 +243,162 @@ def _prompt_built(inputs: PromptInputs, templates: TemplateSet) -> PromptResult:
     # post-history text (SillyTavern: prompts after chatHistory, then post-history instructions).
     sections = [r for r in sections if r.region != "tail"] + [
         b.report for b in blocks if b.position == "after_history"] + _tail_reports(sections)
-    blocks = [b for b in blocks if b.position != "after_history"]
-    if inputs.window is not None:  # the history fills what the fixed sections leave
-        fixed = _total_tokens(system_text_build(sections, blocks, ""), Conversation(
-            [], [], section_report("conversation", "middle", ""), 0), blocks) + _tail_tokens(
-            sections) + made.tokens()
-        budgets["conversation"] = conversation_room(budgets.get("conversation"),
-                                                    plan.max_total_tokens, fixed)
-    conversation = conversation_build(inputs, plan, templates, variables, budgets)
+    return _Draft(inputs=inputs, templates=templates, plan=plan, variables=variables, made=made,
+                  budgets=budgets, sections=sections,
+                  blocks=[b for b in blocks if b.position != "after_history"],
+                  in_role=in_role, story_post=story_post, warnings=warnings,
+                  markers=tuple(inputs.marker_order))
+
+
+def _conversation_place(draft: _Draft) -> None:
+    """The conversation in the room the fixed sections leave, with its note on what it covers."""
+    inputs, sections = draft.inputs, draft.sections
+    if inputs.window is not None:
+        fixed = _total_tokens(system_text_build(sections, draft.blocks, ""), Conversation(
+            [], [], section_report("conversation", "middle", ""), 0), draft.blocks) + _tail_tokens(
+            sections) + draft.made.tokens()
+        draft.budgets["conversation"] = conversation_room(
+            draft.budgets.get("conversation"), draft.plan.max_total_tokens, fixed)
+    conversation = conversation_build(inputs, draft.plan, draft.templates, draft.variables,
+                                      draft.budgets)
     recaps = next((r for r in sections if r.name == "recaps" and r.text), None)
     shown = len(inputs.recaps) - recaps.omitted if recaps else 0
     conversation.report.text = "\n".join(filter(None, [conversation.report.text, coverage_note(
         recap_span(inputs.recap_spans, shown), first_kept_turn=conversation.first_kept_turn,
-        dropped=conversation.report.omitted, locale=templates.locale)]))
-    label = conversation.report.text if conversation.messages else ""
-    tail_tokens = _tail_tokens(sections) + made.tokens()
-    markers = tuple(inputs.marker_order)
-    active, dropped, total = blocks_fit(
-        sections, blocks, conversation, label, plan.max_total_tokens - tail_tokens, markers
-    )
-    total += tail_tokens
+        dropped=conversation.report.omitted, locale=draft.templates.locale)]))
+    draft.conversation = conversation
+    draft.label = conversation.report.text if conversation.messages else ""
 
-    def kept_examples(candidate: list[SectionReport]) -> tuple[SectionReport | None, list[str]]:
-        report = next((r for r in candidate if r.name == "examples"), None)
-        blocks = variables["examples"]
-        return report, blocks[:len(blocks) - report.omitted] if report else []
 
-    def example_turns(candidate: list[SectionReport]) -> list[dict[str, Any]]:
-        """Chat Completion: the example dialogues' own messages (each costs its overhead)."""
-        if inputs.utility is None:
-            return []
-        return example_dialogue_messages(
-            kept_examples(candidate)[1], example_chat=variables["example_chat"],
-            user_name=inputs.user_name, character_name=inputs.character_name,
-            group=bool(inputs.utility.members))
+def _kept_examples(draft: _Draft, candidate: list[SectionReport]
+                   ) -> tuple[SectionReport | None, list[str]]:
+    report = next((r for r in candidate if r.name == "examples"), None)
+    examples = draft.variables["examples"]
+    return report, examples[:len(examples) - report.omitted] if report else []
+
+
+def _example_turns(draft: _Draft, candidate: list[SectionReport]) -> list[dict[str, Any]]:
+    """Chat Completion: the example dialogues' own messages (each costs its overhead)."""
+    inputs = draft.inputs
+    if inputs.utility is None:
+        return []
+    return example_dialogue_messages(
+        _kept_examples(draft, candidate)[1], example_chat=draft.variables["example_chat"],
+        user_name=inputs.user_name, character_name=inputs.character_name,
+        group=bool(inputs.utility.members))
+
+
+def _blocks_and_examples_fit(draft: _Draft) -> None:
+    """Floating blocks dropped, then example dialogues placed, until the prompt fits."""
+    limit, markers, conversation = draft.plan.max_total_tokens, draft.markers, draft.conversation
+    draft.tail_tokens = _tail_tokens(draft.sections) + draft.made.tokens()
+    draft.active, draft.dropped, total = blocks_fit(
+        draft.sections, draft.blocks, conversation, draft.label, limit - draft.tail_tokens,
+        markers)
+    total += draft.tail_tokens
 
     def fits(candidate: list[SectionReport]) -> bool:
-        text = system_text_build(candidate, active, label, markers)
-        return (_total_tokens(text, conversation, active) + tail_tokens + MESSAGE_OVERHEAD_TOKENS
-                * len(example_turns(candidate)) <= plan.max_total_tokens)
+        text = system_text_build(candidate, draft.active, draft.label, markers)
+        return (_total_tokens(text, conversation, draft.active) + draft.tail_tokens
+                + MESSAGE_OVERHEAD_TOKENS * len(_example_turns(draft, candidate)) <= limit)
 
-    sections = examples_place(
-        sections, plan, templates, variables, budgets.get("examples"),
-        plan.max_total_tokens - total, fits, warnings,
+    draft.sections = examples_place(
+        draft.sections, draft.plan, draft.templates, draft.variables,
+        draft.budgets.get("examples"), limit - total, fits, draft.warnings,
     )
-    system_text = system_text_build(sections, active, label, markers)
-    total = _total_tokens(system_text, conversation, active) + tail_tokens
-    history = history_weave(conversation.messages, active, inputs.story, inputs.user_name)
-    if inputs.story is not None:  # a context template lays out the opening instead
-        opening = story_opening(
-            _head_with_blocks([r for r in sections if r.region == "head"], active, markers),
-            [r for r in sections if r.region == "middle"], label, templates=templates,
-            variables=variables, choice=inputs.story)
-        system_text, history = opening.opening, story_woven(history, opening)
-        if story_post is not None:  # the player's last turn (the inspector lists it)
-            history = story_post_turn(history, story_post)
-            sections.append(dataclasses.replace(story_post, region="middle"))
-            total += story_post.tokens + MESSAGE_OVERHEAD_TOKENS
-        total = _total_tokens(system_text, conversation, active) + tail_tokens + (
-            count_tokens(opening.in_chat["content"]) + MESSAGE_OVERHEAD_TOKENS
-            if opening.in_chat else 0)
-    head = _head_with_blocks([r for r in sections if r.region == "head"], active, markers)
-    moved: list[SectionReport] = []
-    if inputs.story is None and markers:  # chatHistory moved among the markers: it goes there
-        head, moved = markers_after_history(head, markers)
-        moved = [dataclasses.replace(r, region="tail") for r in moved]
-    if moved:
-        system_text = system_text_build(sections, active, label, markers, history_moved=True)
-        tail_tokens = _tail_tokens([*moved, *_tail_reports(sections)]) + made.tokens()
-        total = _total_tokens(system_text, conversation, active) + tail_tokens
+    draft.system_text = system_text_build(draft.sections, draft.active, draft.label, markers)
+    draft.total = _total_tokens(draft.system_text, conversation, draft.active) + draft.tail_tokens
+
+
+def _history_laid(draft: _Draft) -> list[dict[str, Any]]:
+    """The conversation's messages with the depth blocks woven in; with a context template
+    (text completion) the story string's opening leads them."""
+    inputs, active = draft.inputs, draft.active
+    history = history_weave(draft.conversation.messages, active, inputs.story, inputs.user_name)
+    if inputs.story is None:
+        return history
+    sections = draft.sections
+    opening = story_opening(
+        _head_with_blocks([r for r in sections if r.region == "head"], active, draft.markers),
+        [r for r in sections if r.region == "middle"], draft.label, templates=draft.templates,
+        variables=draft.variables, choice=inputs.story)
+    draft.system_text, history = opening.opening, story_woven(history, opening)
+    if draft.story_post is not None:  # the player's last turn (the inspector lists it)
+        history = story_post_turn(history, draft.story_post)
+        sections.append(dataclasses.replace(draft.story_post, region="middle"))
+    draft.total = _total_tokens(draft.system_text, draft.conversation, active) + (
+        draft.tail_tokens + (count_tokens(opening.in_chat["content"]) + MESSAGE_OVERHEAD_TOKENS
+                             if opening.in_chat else 0))
+    return history
+
+
+def _head_and_moved(draft: _Draft) -> tuple[list[SectionReport], list[SectionReport]]:
+    """The head, and the sections a preset puts after `chatHistory` (sent after it)."""
+    markers = draft.markers
+    head = _head_with_blocks([r for r in draft.sections if r.region == "head"], draft.active,
+                             markers)
+    if draft.inputs.story is not None or not markers:
+        return head, []
+    head, moved = markers_after_history(head, markers)
+    if not moved:
+        return head, []
+    moved = [dataclasses.replace(r, region="tail") for r in moved]
+    draft.system_text = system_text_build(draft.sections, draft.active, draft.label, markers,
+                                          history_moved=True)
+    draft.tail_tokens = _tail_tokens([*moved, *_tail_reports(draft.sections)]) + draft.made.tokens()
+    draft.total = _total_tokens(draft.system_text, draft.conversation, draft.active) + (
+        draft.tail_tokens)
+    return head, moved
+
+
+def _messages_built(draft: _Draft, history: list[dict[str, Any]], head: list[SectionReport],
+                    moved: list[SectionReport]) -> list[dict[str, Any]]:
+    conversation = draft.conversation
     # After the history each part is its own system message (a prompt after chatHistory, the
     # post-history instructions), as SillyTavern sends them; merge / strict join them later.
     messages = messages_with_utility(
-        [{"role": "system", "content": system_text}] if system_text else [], history,
+        [{"role": "system", "content": draft.system_text}] if draft.system_text else [], history,
         [{"role": "system", "content": text}
-         for text in marker_texts([*moved, *_tail_reports(sections)]) if text], made, conversation.messages[-1] if conversation.messages else None)
+         for text in marker_texts([*moved, *_tail_reports(draft.sections)]) if text], draft.made,
+        conversation.messages[-1] if conversation.messages else None)
     # Chat completion: a preset's user / assistant prompt is its own message (as SillyTavern).
-    messages = messages_with_block_roles(messages, [b for b in in_role if b in active
+    messages = messages_with_block_roles(messages, [b for b in draft.in_role if b in draft.active
                                                     or b.position == "after_history"])
-    turns = example_turns(head)
+    turns = _example_turns(draft, head)
     if turns:  # Chat Completion: each example turn its own message
-        messages = messages_with_examples(messages, kept_examples(head)[0], turns,
-                                          examples_heading(templates, variables, warnings))
-        total += len(turns) * MESSAGE_OVERHEAD_TOKENS
+        messages = messages_with_examples(
+            messages, _kept_examples(draft, head)[0], turns,
+            examples_heading(draft.templates, draft.variables, draft.warnings))
+        draft.total += len(turns) * MESSAGE_OVERHEAD_TOKENS
+    return messages
 
-    middle = [r for r in sections if r.region == "middle"] + depth_reports(active)
+
+def _result(draft: _Draft, messages: list[dict[str, Any]], head: list[SectionReport],
+            moved: list[SectionReport]) -> PromptResult:
+    """The prompt with its report, refused when over its limits."""
+    inputs, plan, templates, conversation = (draft.inputs, draft.plan, draft.templates,
+                                             draft.conversation)
+    middle = [r for r in draft.sections if r.region == "middle"] + depth_reports(draft.active)
     if conversation.messages:
         middle.append(conversation.report)
-    middle += made.reports()
+    middle += draft.made.reports()
     middle_tokens = sum(r.tokens for r in middle)
     refused, limit_warnings = limits_check(
-        plan, templates, total, middle_tokens, conversation, dropped
+        plan, templates, draft.total, middle_tokens, conversation, draft.dropped
     )
     if refused and inputs.window is not None:
-        why = fixed_refusal([(r.name, r.tokens) for r in head + middle], total=total,
+        why = fixed_refusal([(r.name, r.tokens) for r in head + middle], total=draft.total,
                             limit=plan.max_total_tokens, window=inputs.window,
                             locale=templates.locale)
         refused = sentences_joined(refused, why, templates.locale)
     return PromptResult(
         messages=messages,
-        sections=head + middle + moved + _tail_reports(sections),
-        total_tokens=total,
+        sections=head + middle + moved + _tail_reports(draft.sections),
+        total_tokens=draft.total,
         middle_tokens=middle_tokens,
-        warnings=warnings_merge(warnings + limit_warnings),
+        warnings=warnings_merge(draft.warnings + limit_warnings),
         refused=refused,
-        dropped_blocks=dropped,
+        dropped_blocks=draft.dropped,
         tokenizer=tokenizer_name(),
         lines_missing=conversation.unread and refused is None,
         window=window_report(inputs.window, limit=plan.max_total_tokens,
