@@ -43,7 +43,7 @@ from chat.history_base import reply_versions, version_position
 from personalab.lib.errors import Invalid
 from personalab.lib.lines import narrator_sent
 from personalab.lib.markers import markers_removed
-from personalab.lib.nesting import TooDeep, json_loads_bounded
+from personalab.lib.nesting import MAX_CHAT_VALUES, JsonRefused, json_loads_bounded
 
 HEADER_KEYS = ("user_name", "character_name", "create_date", "chat_metadata")
 SUMMARY_TYPE = "summary"
@@ -174,7 +174,7 @@ def _records(data: bytes, skipped: list[dict[str, Any]]) -> list[tuple[int, dict
             skipped.append({"line": number,
                             "reason": f"not valid JSON ({exc.msg}, column {exc.colno})"})
             continue
-        except TooDeep as exc:
+        except JsonRefused as exc:
             skipped.append({"line": number, "reason": str(exc)})
             continue
         if not isinstance(record, dict):
@@ -481,8 +481,8 @@ def _json_document_import(document: dict[str, Any]) -> ChatImport | None:
 def chat_import(data: bytes) -> ChatImport:
     """A chat file of SillyTavern (JSONL), Agnai or RisuAI (JSON) as PersonaLab session lines."""
     try:
-        document = json_loads_bounded(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError, TooDeep):
+        document = json_loads_bounded(data.decode("utf-8-sig"), max_values=MAX_CHAT_VALUES)
+    except (UnicodeDecodeError, json.JSONDecodeError, JsonRefused):
         document = None
     imported = _json_document_import(document) if isinstance(document, dict) else None
     return imported or _chat_import_sillytavern(data)

@@ -18,8 +18,9 @@ CARD_KEYWORDS = ("ccv3", "chara")  # preference order
 TEXT_CHUNKS = (b"tEXt", b"zTXt", b"iTXt")
 
 GENERATED_SIZE = (256, 384)
-# All card text chunks of one PNG together (a card with a big lorebook is a few MB).
-MAX_CARD_TEXT_BYTES = 16 * 2**20
+# All card text chunks of one PNG together, inflated. A card with a big lorebook is a few MB;
+# SillyTavern writes and reads only uncompressed tEXt, which the 10 MB file limit bounds.
+MAX_CARD_TEXT_BYTES = 10 * 2**20
 
 def png_chunks(data: bytes) -> list[tuple[bytes, bytes]]:
     if not data.startswith(PNG_SIGNATURE):

@@ -18,7 +18,7 @@ import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 
-from personalab.lib.nesting import TooDeep, json_loads_bounded
+from personalab.lib.nesting import JsonRefused, json_loads_bounded
 
 MAX_CHARX_BYTES = 32 * 2**20
 MAX_MEMBER_BYTES = 16 * 2**20
@@ -153,7 +153,7 @@ def charx_read(data: bytes, *, limits: CharxLimits | None = None) -> Charx:
 def _card_json(body: bytes) -> Any:
     try:
         return json_loads_bounded(body.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError, TooDeep) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, JsonRefused) as exc:
         raise CharxError(f"CHARX card.json is not valid JSON: {exc}") from None
 
 

@@ -24,7 +24,7 @@ from library.selectors import item_for_edit, lorebook_for_edit, lorebooks_visibl
 from library.worldinfo_files import lorebook_file_read, lorebook_to_st_world
 from library.worldinfo_vectors import vectorized_texts
 from personalab.lib.filestore.store import FileStore
-from personalab.lib.nesting import TooDeep, json_loads_bounded
+from personalab.lib.nesting import JsonRefused, json_loads_bounded
 from personalab.lib.store_errors import StoreError
 
 MAX_LOREBOOK_BYTES = 10 * 1024 * 1024
@@ -124,7 +124,7 @@ def _lorebook_imported(data: bytes, filename: str) -> dict[str, Any]:
         return lorebook_file_read(parsed, fallback_name=name)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise LibraryError(f"file is not JSON: {exc}", {"file": "not JSON"}) from None
-    except TooDeep as exc:
+    except JsonRefused as exc:
         raise LibraryError(f"file is refused: {exc}", {"file": str(exc)}) from None
     except CardError as exc:
         raise LibraryError(str(exc), {"file": str(exc)}) from None

@@ -90,7 +90,12 @@ def json_loads_for(block: bytes) -> Callable[[bytes], Any]:
 def json_loads(data: str | bytes | bytearray, **kwargs: Any) -> Any:
     """json.loads, with each lone surrogate in the result's strings as U+FFFD. The result is
     walked only when the input holds a surrogate escape (or, as str, a raw surrogate)."""
-    value = json.loads(data, **kwargs)
+    try:
+        value = json.loads(data, **kwargs)
+    except (json.JSONDecodeError, UnicodeError):
+        raise
+    except ValueError as exc:  # a number of more than 4,300 digits (Python's int limit)
+        raise json.JSONDecodeError(str(exc).split(";")[0], "", 0) from None
     return surrogates_replace(value) if has_surrogate_escape(data) else value
 
 
