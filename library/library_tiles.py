@@ -11,6 +11,7 @@ from typing import Any
 
 from library.avatars import avatar_file
 from library.models import Character
+from personalab.lib import letter_colours
 from personalab.lib.filestore.cache import FileParseCache
 from personalab.lib.filestore.jsonfile import read_json
 from personalab.lib.filestore.store import FileStore
@@ -23,7 +24,7 @@ def character_tiles(store: FileStore, *, characters: Iterable[Character]) -> lis
     """One tile per character row: the row, whether it has a picture, its first letter and a blurb
     (the card's creator notes, else its description, on one line, cut)."""
     return [{"row": row, "pictured": avatar_file(store.character_dir(row.character_id)) is not None,
-             "letter": (row.name.strip()[:1] or "?").upper(),
+             "letter": (letter_colours.letter_of(row.name) or "?").upper(),
              "blurb": character_blurb(store, row.character_id)} for row in characters]
 
 

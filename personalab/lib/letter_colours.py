@@ -5,6 +5,7 @@ a contrast of at least 4.5:1 with their letter in light and in dark mode."""
 
 from __future__ import annotations
 
+import unicodedata
 import zlib
 
 LETTER_COLOURS = 8
@@ -20,3 +21,9 @@ def letter_colour(name: str) -> int:
 def letter_class(name: str) -> str:
     """The CSS class of `name`'s colour, for a template or a page script drawing its avatar."""
     return f"letter-c{letter_colour(name)}"
+
+
+def letter_of(name: str) -> str:
+    """A letter avatar's letter: the name's first character that shows (a leading U+202E or
+    space showed nothing)."""
+    return next((c for c in name if unicodedata.category(c)[0] not in "CZ"), "")

@@ -19,7 +19,9 @@ export function asideWire() {
     const p = document.createElement("p");
     p.className = "aside-line " + role;
     const who = document.createElement("strong");
-    who.textContent = name + ": ";
+    const isolated = document.createElement("bdi");  // a name's U+202E reverses only itself
+    isolated.textContent = name;
+    who.append(isolated, ": ");
     const body = document.createElement("span");
     body.textContent = text;
     p.append(who, body);
@@ -33,7 +35,7 @@ export function asideWire() {
       answer.textContent += event.content;
     } else if (event.type === "aside_done") {
       if (!answer) answer = line("assistant", event.name, "");
-      answer.previousSibling.textContent = event.name + ": ";
+      answer.previousSibling.querySelector("bdi").textContent = event.name;
       answer.textContent = event.content;
       status.textContent = event.error ? S.error + " " + event.error
         : [event.stopped ? S.asideStopped : "", event.kept ? S.asideKept : ""]

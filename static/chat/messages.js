@@ -53,7 +53,9 @@ export function addMessage(role, raw, label, image, letter) {
   const who = document.createElement("header");
   who.className = "who";
   const name = document.createElement("strong");
-  name.textContent = label;
+  const isolated = document.createElement("bdi");  // a name's U+202E reverses only itself
+  isolated.textContent = label;
+  name.append(isolated);
   who.append(name);
   const body = document.createElement("div");
   body.className = "text md";
@@ -82,7 +84,7 @@ export function speakerShow(body, who) {
   const article = body.closest(".msg");
   if (!article || !who.name) return;
   delete article.dataset.choosing;
-  article.querySelector(".who strong").textContent = who.name;
+  article.querySelector(".who strong bdi").textContent = who.name;
   if (who.speaker) article.dataset.speaker = who.speaker;
   article.querySelector(".avatar").replaceWith(avatarMake(who.name, who.avatar, who.letter));
 }

@@ -377,8 +377,8 @@ def test_imported_replies_of_the_character_show_its_picture(alice_client, instan
                              {"file": SimpleUploadedFile("chat.jsonl", jsonl(chat))},
                              follow=True).content.decode()
     bubbles = [b.split("</article>")[0] for b in page.split('data-testid="message"')[1:]]
-    alserqi = [b for b in bubbles if "<strong>Alserqi</strong>" in b]
-    kael = [b for b in bubbles if "<strong>Kael</strong>" in b]
+    alserqi = [b for b in bubbles if "<strong><bdi>Alserqi</bdi></strong>" in b]
+    kael = [b for b in bubbles if "<strong><bdi>Kael</bdi></strong>" in b]
     assert len(alserqi) == 2 and all(f"/library/characters/{character_id}/avatar.png" in b
                                      for b in alserqi)
     assert kael and "avatar initials" in kael[0]  # another speaker keeps their initial

@@ -271,7 +271,7 @@ async def test_a_marker_in_a_later_reply_of_the_round_still_moves_the_story(stor
 def test_a_group_is_named_after_all_its_members_on_the_home_list_the_chat_page_and_the_export(
         alice_client, alice, store, group, character):
     home = alice_client.get("/").content.decode()
-    assert "<strong>Alserqi &amp; Brenna</strong>" in home
+    assert "<strong><bdi>Alserqi &amp; Brenna</bdi></strong>" in home
     page = alice_client.get(f"/instances/{group}/").content.decode()
     assert 'data-testid="chat-title">Alserqi &amp; Brenna</h1>' in page
     exported = alice_client.get(f"/api/v1/instances/{group}/sessions/sess_001/export?format=md")
@@ -301,4 +301,5 @@ def test_the_home_list_previews_the_last_line_as_the_chat_page_reads_it(alice_cl
     player = persona_effective(store, owner=alice.username, persona_id=None)["name"]
     home = alice_client.get("/").content.decode()
     preview = home.split('data-testid="instance-last">', 1)[1].split("</p>", 1)[0]
-    assert preview == f"<strong>Mira:</strong> Mira wipes grease from her hands. You lost, {player}?"
+    assert preview == (f"<strong><bdi>Mira</bdi>:</strong> Mira wipes grease from her hands. "
+                       f"You lost, {player}?")

@@ -233,7 +233,7 @@ def test_the_history_manager_names_each_characters_line_by_who_said_it(
     page = alice_client.get(f"/instances/{group}/history/")
     assert page.status_code == 200
     speakers = [who.split("·")[0].strip() for who in
-                re.findall(r'<div class="who">([^<]*)', page.content.decode())]
+                re.findall(r'<div class="who"><bdi>([^<]*)', page.content.decode())]
     assert speakers == ["Brenna", "Alserqi"]  # Brenna's line was shown as Alserqi's
 
 

@@ -565,11 +565,11 @@ def test_the_session_list_and_the_pager_give_one_count_and_the_players_name(stor
     assert len(counts) >= 2 and set(counts) == {"5"}
     # Each name is followed by the message's number (shown when the reader asks for it).
     number = r'<span class="msg-number muted"> #\d+</span>'
-    assert re.search(f'<div class="who">Ann{number} · turn 1', page)
+    assert re.search(f'<div class="who"><bdi>Ann</bdi>{number} · turn 1', page)
     player = persona_effective(store, owner=store.instance_state_read(instance).get("owner"),
                                persona_id=None)["name"]  # the chat page's {{user}}
-    assert re.search(f'<div class="who">{re.escape(player)}{number} · turn 2', page)
-    assert '<div class="who">You' not in page
+    assert re.search(f'<div class="who"><bdi>{re.escape(player)}</bdi>{number} · turn 2', page)
+    assert '<div class="who"><bdi>You' not in page
 
 
 def test_a_branch_counts_its_messages_as_the_session_list_does(store, instance):

@@ -118,8 +118,8 @@ def test_the_history_manager_and_rest_show_who_joined_and_left(as_alice, alice_c
 
     page = alice_client.get(f"/instances/{instance}/history/").content.decode()
     assert 'data-testid="member-changes"' in page
-    assert "Brenna joined" in page
-    assert "left" in page and "Brenna became the story" in page
+    assert "<bdi>Brenna</bdi> joined" in page
+    assert "left" in page and "<bdi>Brenna</bdi> became the story" in page
 
     changes = as_alice("get", f"/api/v1/instances/{instance}/members/changes").json()["changes"]
     assert [(c["action"], c["name"]) for c in changes] == [("remove", "Alserqi"),

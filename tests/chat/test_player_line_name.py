@@ -26,7 +26,7 @@ def _turn(store, instance_id: str, text: str) -> None:
 
 def _player_names_shown(page: str) -> list[str]:
     articles = re.findall(r'<article class="msg user.*?</article>', page, flags=re.S)
-    return [re.search(r'<header class="who"><strong>(.*?)</strong>', a).group(1)
+    return [re.search(r'<header class="who"><strong><bdi>(.*?)</bdi></strong>', a).group(1)
             for a in articles]
 
 

@@ -34,7 +34,8 @@ def test_the_tab_lists_the_storys_character_and_its_conversations(alice_client, 
     html = page.content.decode()
     assert "Related conversations" in html
     assert sorted(_listed(html)) == sorted([scenes["group"], scenes["alserqi"]])
-    assert "Alserqi, Brenna" in html or "Brenna, Alserqi" in html
+    assert "<bdi>Alserqi</bdi>, <bdi>Brenna</bdi>" in html \
+        or "<bdi>Brenna</bdi>, <bdi>Alserqi</bdi>" in html
 
 
 def test_picking_another_participant_lists_its_conversations_only_yours(

@@ -154,5 +154,5 @@ def test_a_group_with_both_versions_names_each_member_by_its_description(alice_c
         assert _options(select) == [f"Doctor Ilse Marr · {SHIP}",
                                     f"Doctor Ilse Marr · {NAVY}"], select_id
     drawer = html.unescape(page[page.index('data-testid="members-card"'):])
-    assert f"<strong>Doctor Ilse Marr · {NAVY}</strong>" in drawer
+    assert f"<strong><bdi>Doctor Ilse Marr · {NAVY}</bdi></strong>" in drawer
     assert "Doctor Ilse Marr (2)" not in drawer and f"({second})" not in drawer

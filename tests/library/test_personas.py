@@ -256,7 +256,7 @@ def test_the_chat_page_shows_the_persona_name_for_user_lines_and_macros(client, 
     store.session_append(instance_id, state["current_session_id"], {
         "role": "user", "content": "I am {{user}}.", "turn": 1, "timestamp": "t"})
     page = client.get(f"/instances/{instance_id}/").content.decode()
-    assert "I am Mira." in page and "<strong>Mira</strong>" in page
+    assert "I am Mira." in page and "<strong><bdi>Mira</bdi></strong>" in page
 
 
 def test_the_chat_page_refuses_someone_elses_private_persona(client, store, alice, bob,

@@ -62,8 +62,8 @@ def test_the_lorebook_ticks_mark_a_private_book_and_say_who_reads_it(alice_clien
         lorebook_save(store, user=alice, data={"name": name, "visibility": visibility,
                                                "entries": []})
     page = alice_client.get("/library/characters/new").content.decode()
-    assert re.search(r'lorebook-name">Own notes</span> <span class="muted">\(private\)', page)
-    assert re.search(r'lorebook-name">Harbour lore</span></label>', page)
+    assert re.search(r'lorebook-name">Own notes</bdi> <span class="muted">\(private\)', page)
+    assert re.search(r'lorebook-name">Harbour lore</bdi></label>', page)
     assert "reads only the shared books" in page
 
 
