@@ -18,6 +18,15 @@
     if (form) for (const said of form.querySelectorAll("[data-saved]")) said.hidden = true;
   });
 
+  const storedForget = () => {
+    try {
+      for (const [storage, prefix] of [[localStorage, "personalab-draft-"],
+                                       [sessionStorage, "personalab-place-"]]) {
+        for (const key of Object.keys(storage)) if (key.startsWith(prefix)) storage.removeItem(key);
+      }
+    } catch (e) { /* storage off: nothing was kept */ }
+  };
+
   // "Are you sure?" before a delete, an archive or a reset: on the button or on its form.
   document.addEventListener("click", (event) => {
     const button = event.target.closest("button[data-confirm]");
@@ -25,6 +34,12 @@
   });
   document.addEventListener("submit", (event) => {
     const form = event.target;
+    // Log out: the chats' unsent drafts and reading places go with the account, so the next
+    // person at this browser finds none of them (not even in the browser's storage).
+    if (form.matches("form[data-forget-drafts]")) {
+      storedForget();
+      addEventListener("pagehide", storedForget);  // after the chat keeps its place as it goes
+    }
     if (form.matches("form[data-confirm]") && !window.confirm(form.dataset.confirm)) {
       event.preventDefault();
     }

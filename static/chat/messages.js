@@ -115,7 +115,7 @@ async function returnTo(place) {
 // card) and a reload: a player who scrolled back to open an older reply's prompt comes back to
 // that reply, not to the newest line; so does a page's own "back to the chat" link, which ends in
 // #reading. A chat opened any other way starts at the newest line.
-const placeKey = `personalab-place-${root.dataset.instance}`;
+const placeKey = `personalab-place-${root.dataset.account}-${root.dataset.instance}`;
 export function placeKeep() {
   const place = readingPlace();
   try {

@@ -10,7 +10,9 @@ import {
 import {budgetShow, latestTraceId, warningAdd} from "./budget.js";
 
 export const turn = {busy: false, streaming: null};  // streaming: {el, raw, thought} of the reply
-const draftKey = `personalab-draft-${root.dataset.instance}`;
+// Per account: staff open other accounts' chats, and a browser may be shared (page.js forgets
+// every draft at log out).
+const draftKey = `personalab-draft-${root.dataset.account}-${root.dataset.instance}`;
 const input = document.getElementById("input");
 const statusLine = document.getElementById("status");
 const banner = document.getElementById("connection");

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.browser import chromium_shared
 from tests.e2e.conftest import (
     Server,
     instance_new,
@@ -59,3 +60,30 @@ def test_text_left_in_the_box_survives_a_regenerate_and_a_reload(page: Page,
                ".some((el) => el.textContent.includes('Second answer.'))")
     turn_wait_done(page)
     assert _reloaded(page) == "Half a thought I keep for later"
+
+
+DRAFTS = ("() => Object.keys(localStorage).filter((k) => k.startsWith('personalab-draft-'))"
+          ".concat(Object.keys(sessionStorage).filter((k) => k.startsWith('personalab-place-')))")
+
+
+def test_a_draft_is_the_accounts_and_goes_at_log_out(server: Server) -> None:
+    """The draft was kept under the chat's id alone, and stayed after log out: staff opening
+    that chat in the same browser found the player's unsent words in their own box."""
+    context = chromium_shared().new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()  # its own login: logging out ends no other test's session
+        page.goto(f"{server.url}/login/")
+        page.fill("input[name=username]", "admin")
+        page.fill("input[name=password]", server.password)
+        page.click("button[type=submit]")
+        page.wait_for_url(f"{server.url}/")
+        instance = instance_new(page, server)
+        page.fill("[data-testid=input]", "A plan nobody else should read")
+        account = page.get_attribute("#chat", "data-account")
+        assert account and page.evaluate(DRAFTS) == [f"personalab-draft-{account}-{instance}"]
+        with network_quiet(page):
+            page.evaluate("document.querySelector('form[data-forget-drafts]').requestSubmit()")
+        page.wait_for_url(f"{server.url}/login/**")
+        assert page.evaluate(DRAFTS) == []
+    finally:
+        context.close()

@@ -57,7 +57,8 @@ def test_impersonate_writes_the_players_next_line_into_the_box(
     _impersonate(page)
     box = page.locator("[data-testid=input]")
     assert box.input_value() == "I order a drink and meet his stare."
-    assert page.evaluate(f"localStorage.getItem('personalab-draft-{instance_id}')") \
+    account = page.get_attribute("#chat", "data-account")
+    assert page.evaluate(f"localStorage.getItem('personalab-draft-{account}-{instance_id}')") \
         == "I order a drink and meet his stare."
     assert server.stub.requests[-1]["messages"][-1]["role"] == "system"
     assert server.session_lines(instance_id) == story
