@@ -1,12 +1,10 @@
-"""Chat import/export in the JSONL format of other role-play front ends (SillyTavern), Agnai's
-and RisuAI's chat JSON, and Markdown export.
+"""Chat import/export: SillyTavern's JSONL, Agnai's and RisuAI's chat JSON, Markdown export.
 
 Framework-free. The JSONL format: a header line
     {"user_name", "character_name", "create_date", "chat_metadata": {...}}
 then one message per line
     {"name", "is_user", "is_system", "send_date", "mes", "extra": {...}, "swipes", "swipe_id", ...}
-Lines are split on "\n" only, as JSON is: U+2028 and other Unicode line breaks inside a message
-are text.
+Lines are split on "\n" only, as JSON is: U+2028 inside a message is text.
 
 Import rules (PersonaLab session lines come out):
 - Turns are numbered from 1 and every user message starts a new turn; assistant messages
@@ -24,9 +22,9 @@ Import rules (PersonaLab session lines come out):
   {"type": "summary"} lines. As in SillyTavern, a narrator line written with `is_system: false`
   (its /sys) keeps that flag and is sent to the model as a system message; an `is_system: true`
   one (a comment, a hidden narrator line) is only shown.
-- A file without a header line is accepted; names are then taken from the messages.
-- Lines that cannot be read (not JSON, not an object, no text) are skipped and reported with
-  their number and reason; the file is refused only when nothing in it is a message.
+- A file without a header line is accepted: names are taken from the messages.
+- Lines that cannot be read (not JSON, not an object, no text) are skipped and reported with their
+  number and reason; the file is refused when none is a message, or past MAX_CHAT_LINES lines.
 - Dates are read as ISO 8601, epoch milliseconds, "May 12, 2023 5:41pm" or
   "2023-5-12 @17h 41m 53s 343ms" (a date without a zone is taken as UTC).
 """
@@ -43,7 +41,7 @@ from chat.history_base import reply_versions, version_position
 from personalab.lib.errors import Invalid
 from personalab.lib.lines import narrator_sent
 from personalab.lib.markers import markers_removed
-from personalab.lib.nesting import MAX_CHAT_VALUES, JsonRefused, json_loads_bounded
+from personalab.lib.nesting import MAX_CHAT_LINES, MAX_CHAT_VALUES, JsonRefused, json_loads_bounded
 
 HEADER_KEYS = ("user_name", "character_name", "create_date", "chat_metadata")
 SUMMARY_TYPE = "summary"
@@ -144,6 +142,8 @@ NOTE_LINE = re.compile(r"^line (\d+): ")
 
 
 def _text_lines(data: bytes) -> list[tuple[int, str]]:
+    if data.count(b"\n") >= MAX_CHAT_LINES:
+        raise ChatFormatError(f"the file has more than {MAX_CHAT_LINES:,} lines")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
