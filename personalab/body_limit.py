@@ -40,7 +40,9 @@ def too_large_reply(limit: int, *, path: str, referer: str = "") -> tuple[bytes,
     if path.startswith("/api/"):
         return b"application/json", json.dumps(TooLarge(message).as_json()).encode()
     back = urlsplit(referer)
-    link = html.escape((back.path or "/") + (f"?{back.query}" if back.query else ""))
+    back_path = back.path if back.path.startswith("/") and not back.path.startswith(("//", "/\\")) \
+        else "/"  # "//host/…" (or "/\\host/…", as a browser reads it) would leave the site
+    link = html.escape(back_path + (f"?{back.query}" if back.query else ""))
     page = (f'<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" '
             f'content="width=device-width, initial-scale=1"><title>Too large</title></head>'
             f'<body><p>{html.escape(message)}</p><p><a href="{link}">Back</a></p></body></html>')
