@@ -16,6 +16,10 @@ Forms = list[tuple[re.Pattern[str], Promise]]
 
 _INVALID = re.compile(r"card JSON is invalid: (?P<rest>.+)", re.S)
 INVALID = gettext_lazy("the card's JSON is invalid: %(rest)s")
+_REFUSED = re.compile(r"file is refused: (?P<rest>.+)", re.S)
+REFUSED = gettext_lazy("the file is refused: %(rest)s")
+# "chunk 'chara': <why>": where in the file, then the reason (said through the forms)
+_PLACED = re.compile(r"(?P<where>[\w.' ]{1,80}): (?P<rest>.+)", re.S)
 FORMS: Forms = [
     (re.compile(r"(?P<where>[\w.]+) is not UTF-8 text"),
      gettext_lazy("%(where)s is not UTF-8 text")),
@@ -41,6 +45,15 @@ FORMS: Forms = [
      gettext_lazy("the file is larger than %(size)s MB")),
     (re.compile(r"file is not JSON: (?P<detail>.+)", re.S),
      gettext_lazy("the file is not JSON: %(detail)s")),
+    (re.compile(r"it holds more than (?P<limit>[\d,]{1,12}) values \(lists, objects, texts, "
+                r"numbers\)"),
+     gettext_lazy("it holds more than %(limit)s values (lists, objects, texts, numbers)")),
+    (re.compile(r"lists and objects nest deeper than (?P<levels>\d{1,6}) levels"),
+     gettext_lazy("its lists and objects nest deeper than %(levels)s levels")),
+    (re.compile(r"PNG (?P<chunk>\w{4}) chunk '(?P<name>[^']{0,80})' inflates past the "
+                r"(?P<size>\d{1,6}) MB limit for card text; refused"),
+     gettext_lazy("the PNG picture's %(chunk)s chunk “%(name)s” unpacks to more than the "
+                  "%(size)s MB a card's text may hold")),
     (re.compile(r"this card has no lorebook \(character_book\) to import"),
      gettext_lazy("this card has no lorebook (character_book) to import")),
 ]
@@ -48,8 +61,19 @@ FORMS: Forms = [
 
 def refusal_words(message: str) -> str:
     """`message` (an importer's refusal) in the active language; any other text as it came.
-    The detail after "card JSON is invalid: " is said through the forms again."""
-    found = _INVALID.fullmatch(message)
-    if found:
-        return str(INVALID) % {"rest": form_named(found["rest"], FORMS) or found["rest"]}
+    The reason after "card JSON is invalid: " or "file is refused: " is said through the forms
+    again, after where in the file it is when the sentence names that."""
+    for opening, words in ((_INVALID, INVALID), (_REFUSED, REFUSED)):
+        found = opening.fullmatch(message)
+        if found:
+            return str(words) % {"rest": _reason_words(found["rest"])}
     return form_named(message, FORMS) or message
+
+
+def _reason_words(reason: str) -> str:
+    worded = form_named(reason, FORMS)
+    if worded:
+        return worded
+    placed = _PLACED.fullmatch(reason)
+    worded = form_named(placed["rest"], FORMS) if placed else None
+    return f"{placed['where']}: {worded}" if worded else reason

@@ -3,10 +3,13 @@ importer's English sentence word for word."""
 
 from __future__ import annotations
 
+import zlib
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from library.refusal_words import refusal_words
+from tests.library.test_cards import chunk, tiny_png
 
 pytestmark = pytest.mark.django_db
 
@@ -34,3 +37,22 @@ def test_the_english_page_and_nested_sentences():
     assert refusal_words("card JSON is invalid: field 'tags' must be a list of text") == (
         "the card's JSON is invalid: the field “tags” must be a list of text")
     assert refusal_words("something else entirely") == "something else entirely"
+
+
+@pytest.mark.parametrize("url, name, body, said", [
+    ("/library/cards/upload", "many.json",
+     b'{"spec":"chara_card_v2","data":{"name":"x","tags":[' + b"{}," * 250_000 + b"{}]}}",
+     "其中的值（列表、对象、文本、数字）超过 250,000 个"),
+    ("/library/lorebooks/upload", "deep.json", b'{"entries":' + b"[" * 200 + b"]" * 200 + b"}",
+     "文件被拒绝：其中的列表和对象嵌套超过"),
+])
+def test_a_file_too_big_inside_is_refused_in_chinese(alice_client, url, name, body, said):
+    page = _refusal(alice_client, url, name, body, "zh-CN")
+    assert said in page
+    assert "values (lists" not in page and "nest deeper" not in page
+
+
+def test_a_card_png_that_inflates_past_the_limit_is_refused_in_chinese(alice_client):
+    png = tiny_png(chunk(b"zTXt", b"chara\x00\x00" + zlib.compress(b" " * (11 * 2**20), 9)))
+    page = _refusal(alice_client, "/library/cards/upload", "big.png", png, "zh-CN")
+    assert "PNG 图片的 zTXt 块“chara”解压后超过角色卡文本上限 10 MB" in page
