@@ -38,7 +38,9 @@ function avatarMake(name, image, letter) {
   initials.className = "avatar initials";
   if (/^letter-c\d+$/.test(letter || "")) initials.classList.add(letter);
   initials.setAttribute("aria-hidden", "true");
-  initials.textContent = (name || "…").slice(0, 1).toUpperCase();
+  // The first character that shows: a leading U+202E or space left the circle empty.
+  const shown = (name || "").match(/[^\p{C}\p{Z}]/u);
+  initials.textContent = (shown ? shown[0] : "…").toUpperCase();
   return initials;
 }
 

@@ -294,6 +294,16 @@ def test_two_characters_each_have_their_name_and_picture_on_their_bubbles(
         "img => img.decode().then(() => img.naturalWidth, () => fetch(img.src).then("
         "r => `broken: ${r.status}`))") == 1
     assert alserqi.locator(".avatar.initials").inner_text() == alserqi_name[:1].upper()
+    # A bubble the page writes itself letters a name by its first character that shows: a
+    # leading U+202E (or space) left the circle empty.
+    assert page.evaluate("""async () => {
+        const main = [...document.scripts].find(s => s.src.includes('/chat/main'));
+        const messages = await import(new URL('messages.js', main.src).href);
+        const article = messages.addMessage('assistant', '', '\\u202e Mira', null, '')
+            .closest('article');
+        article.remove();
+        return article.querySelector('.avatar.initials').textContent;
+    }""") == "M"
     speakers = [line.get("speaker") for line in server.session_lines(instance_id)
                 if line.get("role") == "assistant"][-2:]
     assert speakers == ["char_alserqi", character_id]
