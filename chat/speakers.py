@@ -1,16 +1,21 @@
 """Who speaks next in a conversation with several characters. Pure: no Django, no files.
 
-Strategies (SillyTavern's group reply orders, made deterministic where they can be):
-- natural: members named in the last message answer first (in the order they are named), then
-  the others, shuffled as SillyTavern does, each answers when a draw is below its talkativeness;
-  if nobody is drawn, the most talkative one answers (the first of equals after the shuffle, so
-  no member always opens the round). Nobody answers twice in a row unless alone: when the last line is a
-  character's (a trigger), that character waits; a player's message may name anyone. With
-  `allow_self_responses` (SillyTavern's group setting of that name) it need not wait.
-- list: one reply per round, the member after the last speaker in list order.
-- manual: nobody answers unless the player picks one.
-- everyone: every member answers once, in list order.
-The player's pick (`requested`) always wins, muted or not.
+Strategies (the stored values; SillyTavern's group reply strategies in brackets):
+- natural [Natural order]: members named in the last message answer first (in the order they
+  are named), then the others, shuffled as SillyTavern does, each answers when a draw is below
+  its talkativeness; if nobody is drawn, one member chosen at random answers, among those whose
+  talkativeness is above 0 (as SillyTavern's activateNaturalOrder; when none is, among all
+  unmuted members). Nobody is named or drawn twice in a row unless alone: when the last line is
+  a character's (a trigger), that character waits; a player's message may name anyone. With
+  `allow_self_responses` (SillyTavern's group setting of that name) it need not wait, and may
+  also be the one chosen at random.
+- everyone [List order]: every unmuted member answers once, in list order.
+- list [none: PersonaLab's own "take turns"]: one reply per round, the member after the last
+  speaker in list order. Its stored name predates the labels; SillyTavern's "List order" is
+  `everyone` (chat/member_views.py labels both so).
+- manual [Manual, SillyTavern 1.13]: nobody answers unless the player picks one.
+The player's pick (`requested`) always wins, muted or not. `draw` is the randomness (a number in
+0..1, as Math.random): tests pass their own.
 """
 
 from __future__ import annotations
@@ -98,8 +103,10 @@ def _natural(active: list[Member], *, last_message: str, last_speaker: str | Non
                               f"talkativeness {member.talkativeness:g}"))
             chosen.add(member.character_id)
     if not picks:
-        most = max(eligible, key=lambda m: m.talkativeness)  # max keeps the first of equals
-        picks.append(Pick(most.character_id, "most talkative"))
+        chatty = [m for m in eligible if m.talkativeness > 0]
+        pool = chatty or active  # SillyTavern's fallback pool may hold the last speaker
+        chosen_one = pool[min(int(draw() * len(pool)), len(pool) - 1)]
+        picks.append(Pick(chosen_one.character_id, "nobody drawn: chosen at random"))
     return picks
 
 

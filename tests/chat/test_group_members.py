@@ -293,7 +293,10 @@ async def test_self_responses_let_the_member_who_spoke_last_answer_a_trigger(
     _talkative(store, solo, {character: 1.0, brenna: 0.0})
     assert [r.speaker for r in await _say(store, solo, "你好")] == [character]
     # SillyTavern's default: whoever spoke last waits, so a trigger goes to the other member
+    # (drawn by its talkativeness: nobody drawn, SillyTavern's random pick may be anyone)
+    _talkative(store, solo, {character: 1.0, brenna: 1.0})
     assert [r.speaker for r in await _say(store, solo, None)] == [brenna]
+    _talkative(store, solo, {character: 1.0, brenna: 0.0})
     put = sync_to_async(alice_client.put)
     response = await put(f"/api/v1/instances/{solo}", {"allow_self_responses": "yes"},
                          content_type="application/json")

@@ -28,14 +28,15 @@ def _kept(members):
     # natural: named first, in the order named, then drawn by talkativeness
     ("natural", [A, B, C], "Cato, and you Brenna?", None, (0.99,), ["char_c", "char_b"]),
     ("natural", [A, B, C], "hello", None, (0.5, 0.1, 0.9), ["char_a", "char_b"]),
-    # nobody drawn: the most talkative answers
-    ("natural", [A, B, C], "hello", None, (0.99, 0.99, 0.99), ["char_a"]),
+    # nobody drawn: one at random (the last draw picks from the shuffled pool)
+    ("natural", [A, B, C], "hello", None, (0.99, 0.99, 0.99, 0.4), ["char_b"]),
+    ("natural", [A, B, C], "hello", None, (0.99, 0.99, 0.99, 0.0), ["char_a"]),
     # never the same one twice in a row, even when named by another character
-    ("natural", [A, B, C], "Alserqi?", "char_a", (0.99, 0.99), ["char_c"]),
+    ("natural", [A, B, C], "Alserqi?", "char_a", (0.99, 0.99, 0.9), ["char_c"]),
     # ...unless alone
-    ("natural", [A], "hello", "char_a", (0.99,), ["char_a"]),
+    ("natural", [A], "hello", "char_a", (0.99, 0.5), ["char_a"]),
     # muted members do not answer
-    ("natural", [A, Member("char_b", "Brenna", muted=True), C], "Brenna?", "char_a", (0.99,),
+    ("natural", [A, Member("char_b", "Brenna", muted=True), C], "Brenna?", "char_a", (0.99, 0.1),
      ["char_c"]),
     ("list", [A, B, C], "", None, (), ["char_a"]),
     ("list", [A, B, C], "", "char_a", (), ["char_b"]),
@@ -55,7 +56,7 @@ def test_natural_with_only_the_last_speaker_unmuted_and_others_muted_is_silent_o
     members = [A, Member("char_b", "Brenna", muted=True)]
     # A is the only active member: alone, so it may answer again
     assert _ids(speakers_pick(members, strategy="natural", last_speaker="char_a",
-                              draw=_draws(0.99), shuffle=_kept)) == ["char_a"]
+                              draw=_draws(0.99, 0.5), shuffle=_kept)) == ["char_a"]
 
 
 def test_the_player_may_name_the_character_who_answered_last():
@@ -73,11 +74,34 @@ def test_natural_order_shuffles_the_members_nobody_named_so_no_one_always_opens(
     picks = speakers_pick([A, B, C], strategy="natural", last_message="Brenna?",
                           draw=_draws(0.0, 0.0), shuffle=list.reverse)
     assert _ids(picks) == ["char_b", "char_c", "char_a"]
-    # nobody drawn among equals: the first after the shuffle, not always the first in the list
+    # nobody drawn among equals: the shuffle decides, not always the first in the list
     equal = [Member("char_x", "Xan"), Member("char_y", "Yul")]
     opened = {_ids(speakers_pick(equal, strategy="natural", last_message="hi",
                                  draw=lambda: 0.99))[0] for _ in range(64)}
     assert opened == {"char_x", "char_y"}
+
+
+def test_nobody_drawn_picks_at_random_not_the_most_talkative_as_sillytavern():
+    """SillyTavern's activateNaturalOrder: when no roll activates anyone, a random member
+    among those with talkativeness above 0 answers (here the draw picks the least talkative)."""
+    picks = speakers_pick([A, B, C], strategy="natural", last_message="hello",
+                          draw=_draws(0.99, 0.99, 0.99, 0.5), shuffle=_kept)
+    assert _ids(picks) == ["char_b"] and picks[0].reason == "nobody drawn: chosen at random"
+    seen = {_ids(speakers_pick([A, B, C], strategy="natural", last_message="hello",
+                               draw=_draws(0.99, 0.99, 0.99, pick), shuffle=_kept))[0]
+            for pick in (0.0, 0.34, 0.67, 0.999)}
+    assert seen == {"char_a", "char_b", "char_c"}
+
+
+def test_the_random_pool_leaves_out_the_silent_unless_all_are_silent():
+    silent = Member("char_s", "Sol", talkativeness=0.0)
+    picks = speakers_pick([silent, B], strategy="natural", last_message="hello",
+                          draw=_draws(0.99, 0.99, 0.0), shuffle=_kept)
+    assert _ids(picks) == ["char_b"]  # the only one above 0, whatever the pick draws
+    # everyone else silent: SillyTavern's pool is every unmuted member, the last speaker too
+    picks = speakers_pick([silent, B], strategy="natural", last_message="hello",
+                          last_speaker="char_b", draw=_draws(0.99, 0.99), shuffle=_kept)
+    assert _ids(picks) == ["char_b"]
 
 
 def test_the_players_pick_wins_even_in_manual_and_even_muted():
@@ -113,8 +137,8 @@ def test_a_member_is_named_by_a_word_of_its_name():
     assert {p.reason for p in picks} == {"named in the last message"}
     # a word inside another word does not name anyone
     picks = speakers_pick([tomas, mira], strategy="natural", last_message="Admiral Tomasz",
-                          draw=_draws(0.99, 0.99), shuffle=_kept)
-    assert picks[0].reason == "most talkative"
+                          draw=_draws(0.99, 0.99, 0.0), shuffle=_kept)
+    assert picks[0].reason == "nobody drawn: chosen at random"
 
 
 def test_with_self_responses_allowed_the_last_speaker_may_answer_again():
@@ -128,3 +152,8 @@ def test_with_self_responses_allowed_the_last_speaker_may_answer_again():
                           last_speaker="char_a", allow_self_responses=True,
                           draw=_draws(0.5, 0.99), shuffle=_kept)
     assert _ids(picks) == ["char_a"]
+    # nobody drawn: the random pool holds the last speaker too (SillyTavern bans nobody then)
+    picks = speakers_pick([A, B], strategy="natural", last_message="go on",
+                          last_speaker="char_a", allow_self_responses=True,
+                          draw=_draws(0.99, 0.99, 0.0), shuffle=_kept)
+    assert _ids(picks) == ["char_a"] and picks[0].reason == "nobody drawn: chosen at random"
