@@ -12,14 +12,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from chat.group_cards import card_join_for_turn, inputs_joined, prompt_fitted
 from chat.group_prompt import lines_for_speaker, unnamed_lines_by
-from chat.group_scene import scene_members_blocks
+from chat.group_scene import lines_with_own_macros, scene_members_blocks, unnamed_name
 from chat.history_base import reply_versions
 from chat.members import is_group, members_of
 from chat.prompt.alternation import messages_processed
 from chat.prompt.assemble import prompt_build
-from chat.prompt.card_fields import (CardFields, card_fields_placement, card_fields_read,
-                                     scenario_overridden)
+from chat.prompt.card_fields import (
+    CardFields,
+    card_fields_placement,
+    card_fields_read,
+    scenario_overridden,
+)
 from chat.prompt.conversation import conversation_lines_wanted, conversation_tokens_room
 from chat.prompt.inputs import PromptInputs, PromptResult
 from chat.prompt.recall_section import (
@@ -40,13 +45,12 @@ from chat.story_choice import (
     story_context,
 )
 from chat.turn_lore import lore_for_turn
-from chat.turn_macros import imported_chat_variables, macro_values_for, own_macro_speakers
+from chat.turn_macros import imported_chat_variables, macro_values_for
 from chat.turn_memory import speaker_id, turn_director, turn_recall
 from chat.turn_window import turn_window
 from library.selectors import (
     background_for_chat,
     character_for_chat,
-    character_for_chat_optional,
     persona_effective,
     player_name,
 )
@@ -61,7 +65,6 @@ from memory.summarize_journal import summarize_recover
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.session_read import LinesBefore, SessionRead
 from personalab.lib.filestore.store import FileStore
-from personalab.lib.line_macros import LineMacros, character_macro_values, line_macros_replace
 from personalab.lib.llm import Provider
 from personalab.lib.llm_providers import provider_for
 from personalab.lib.llm_text import text_trace_note
@@ -320,6 +323,8 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
         section = smaller
         inputs, prompt = built(section.report)
     recall = section.report
+    # Recall gives way first; then, if still too big, the other members' joined cards.
+    inputs, prompt = prompt_fitted(inputs, templates, built=prompt)
     prompt.messages = messages_processed(
         prompt.messages, mode=prompt_processing_for(store),
         opening=templates.default("opening_user"), user_name=inputs.user_name,
@@ -371,7 +376,13 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
     if group:
         recaps = recaps_witnessed(store, instance_id=ctx.instance_id,
                                   character_id=speaker_id(ctx), items=recaps)
-    return PromptInputs(
+    story = story_choice_for(store, group=group, state=ctx.instance_state,
+                             speaker_id=speaker_id(ctx), continuing=bool(ctx.continue_from))
+    join = card_join_for_turn(store, state=ctx.instance_state, instance_id=ctx.instance_id,
+                              speaker_id=ctx.speaker.character_id if ctx.speaker and group
+                              else None, speaker_base_persona=ctx.character_state.get(
+                                  "base_persona", ""), story=story)
+    return inputs_joined(PromptInputs(
         character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", ""),
         user_name=persona["name"],
         persona_description=persona["description"],
@@ -395,9 +406,11 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
                              speaker_id=ctx.speaker.character_id if ctx.speaker else None,
                              speaker_name=ctx.character.get("name") or "", locale=locale)
                            if group else [])],
-        lines=(_prompt_lines(_members_own_macros(store, ctx, persona), player_name=persona["name"],
-                             unnamed_name=_unnamed_name(store, ctx)) if group
-               else _prompt_lines(ctx)),
+        lines=(_prompt_lines(dataclasses.replace(ctx, lines=lines_with_own_macros(
+            store, state=ctx.instance_state, lines=ctx.lines, character=ctx.character,
+            speaker_id=ctx.speaker.character_id if ctx.speaker else None, persona=persona)),
+            player_name=persona["name"], unnamed_name=unnamed_name(store, ctx.instance_state))
+            if group else _prompt_lines(ctx)),
         lines_before=ctx.lines_before, token_counts=ctx.token_counts,
         config=ctx.config,
         trimming={"max_messages": history.get("trim_max_messages", 10),
@@ -410,38 +423,16 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         card=card, window=window, regex=turn_regex(store, ctx),
         prompt_blocks=(ctx.instance_state.get("prompt_manager") or {}).get("blocks") or [],
         marker_order=tuple((ctx.instance_state.get("prompt_manager") or {}).get("markers") or ()),
-        story=story_choice_for(store, group=group, state=ctx.instance_state,
-                               speaker_id=speaker_id(ctx), continuing=bool(ctx.continue_from)),
-        members=member_names,
+        story=story, members=member_names,
         utility=chat_utility_for(store, state=ctx.instance_state, members=member_names,
                                  continuing=bool(ctx.continue_from),
                                  impersonating=bool(ctx.speaker
                                                     and ctx.speaker.reason == "impersonate")),
-    )
+    ), join)
 
 
 def _with_outlets(values: dict[str, str], outlets: dict[str, str]) -> dict[str, str]:
     return {**values, **outlet_macros(outlets, values)}
-
-
-def _members_own_macros(store: FileStore, ctx: TurnContext,
-                        persona: dict[str, Any]) -> TurnContext:
-    """`ctx` with other members' lines read with their own {{char}}: the pipeline fills in the
-    speaker's values, which would make Bob's greeting say Ann's name when Ann speaks."""
-    speaker = ctx.speaker.character_id if ctx.speaker else None
-    values = LineMacros(macro_values_for(character=ctx.character, persona=persona, lines=[]), {
-        member: character_macro_values(character_for_chat_optional(
-            store, state=ctx.instance_state, character_id=member))
-        for member in own_macro_speakers(ctx.instance_state, ctx.lines, besides=speaker)})
-    lines = [{**line, "content": line_macros_replace(line, values)}
-             if line.get("speaker") in values.by_speaker and line.get("role") == "assistant"
-             else line for line in ctx.lines]
-    return dataclasses.replace(ctx, lines=lines)
-
-
-def _unnamed_name(store: FileStore, ctx: TurnContext) -> str:
-    character_id = unnamed_lines_by(ctx.instance_state) or ""
-    return character_for_chat_optional(store, state=ctx.instance_state, character_id=character_id).get("name") or character_id
 
 
 def _prompt_lines(ctx: TurnContext, *, player_name: str | None = None,
@@ -513,6 +504,7 @@ def trace_start(ctx: TurnContext, prepared: Prepared, *, trace_id: str,
         "card_fields": card_fields_placement(prepared.card, [
             {"name": s.name, "note": s.note} for s in prompt.sections]),
         "session_problems": ctx.problems,
+        **({"card_join": prompt.card_join} if prompt.card_join else {}),
         **({"speaker": {"character_id": ctx.speaker.character_id,
                         "name": ctx.character.get("name") or ctx.speaker.character_id,
                         "reason": ctx.speaker.reason}} if ctx.speaker else {}),

@@ -65,12 +65,13 @@ MEMBERS_TEXT = {
 
 
 def members_block(others: list[dict[str, Any]], *, speaker_name: str,
-                  joined_later: bool = False, locale: str = "zh") -> dict[str, Any]:
-    """A head block: who else is in the scene, each in a short description; a speaker who was
-    not there from the start is told it did not witness what came before. Written in the
-    prompt's language (`locale`), as the rest of the prompt."""
+                  joined_later: bool = False, locale: str = "zh",
+                  described: bool = True) -> dict[str, Any]:
+    """A head block: who else is in the scene, each in a short description (`described`) or by
+    name alone; a speaker who was not there from the start is told it did not witness what came
+    before. Written in the prompt's language (`locale`), as the rest of the prompt."""
     heading, late = MEMBERS_TEXT["zh" if str(locale).lower().startswith("zh") else "en"]
-    rows = [f"- {_name(o)}: {_short(o)}" for o in others]
+    rows = [f"- {_name(o)}: {_short(o)}" if described else f"- {_name(o)}" for o in others]
     content = heading.format(speaker=speaker_name) + "\n".join(rows)
     if joined_later:
         content += late

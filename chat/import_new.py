@@ -36,12 +36,13 @@ def chat_import_new(user, *, character_ids: list[str], data: bytes,
                    slots=settings.PERSONALAB_IMPORTS_PER_ACCOUNT, what="imports"):
         imported = imported if imported is not None else chat_import(data)
         # A group exported from here says how its members took turns: kept for the new scene.
-        order = chat_group(imported.original_header, imported.lines).reply_order
+        group = chat_group(imported.original_header, imported.lines)
+        order = group.reply_order
         instance_id = instance_create(store, owner=user, character_id=ids[0],
                                       character_ids=ids if len(ids) > 1 else None,
                                       background_id=background_id or None,
                                       reply_order=order if len(ids) > 1 and order in STRATEGIES
-                                      else None)
+                                      else None, card_join=group.card_join)
         session_id, report = session_import(store, instance_id=instance_id, data=data,
                                             imported=imported, new_chat=True)
     return instance_id, session_id, report

@@ -1,16 +1,18 @@
 """Who took part in an imported chat, and whether those characters can go on as a group here.
 
 A group chat exported from here lists its members (`chat_metadata.personalab_group`: ids and
-names). A SillyTavern group chat only names its speakers: they are looked up by name among the
+names), its reply order and generation mode (chat/group_cards.py; a SillyTavern chat file has
+neither: its group keeps them in the group's own file). A SillyTavern group chat only names its speakers: they are looked up by name among the
 characters the player may use (case aside); a name no character has, or two share, is not
 guessed. The header is the uploaded file's: anything else than these shapes lists nobody.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from chat.group_cards import card_join_changes
 from library.selectors import character_choices, character_for_use, characters_visible_to
 from personalab.lib.errors import AppError
 from personalab.lib.filestore.store import FileStore
@@ -27,6 +29,8 @@ MAX_NAME = 200  # a character's name in the library
 class ChatGroup:
     members: list[dict[str, Any]]  # {"character_id"?, "name"}, in the chat's order
     reply_order: Any = None
+    # generation_mode and its join prefix / suffix, those the export gives that are right
+    card_join: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -45,7 +49,8 @@ def _listed(header: Any) -> ChatGroup | None:
     listed = group.get("members") if isinstance(group, dict) else None
     if not isinstance(listed, list):
         return None
-    return ChatGroup([m for m in listed if isinstance(m, dict)], group.get("reply_order"))
+    return ChatGroup([m for m in listed if isinstance(m, dict)], group.get("reply_order"),
+                     card_join_changes(group)[0])
 
 
 def chat_group(header: Any, lines: list[dict[str, Any]]) -> ChatGroup:

@@ -12,6 +12,7 @@ from django.shortcuts import render
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
+from chat.group_cards import card_join_settings
 from chat.members import members_of, members_title
 from chat.selectors import member_pictures
 from chat.services.errors import NotFound
@@ -23,7 +24,6 @@ from chat.services.members import (
     instance_member_move,
     instance_member_remove,
 )
-from chat.speakers import STRATEGIES
 from library.character_labels import character_labels
 from library.selectors import ChatCharacters, character_choices
 from personalab.lib.errors import AppError
@@ -43,21 +43,40 @@ def members_context(store: FileStore, *, user, state: dict[str, Any],
             "member_pictures": member_pictures(characters, [m.character_id for m in members]),
             "reply_order": state.get("reply_order") or "natural",
             "allow_self_responses": state.get("allow_self_responses") is True,
-            "reply_orders": reply_orders(),
+            "reply_orders": reply_orders(), "card_join": card_join_settings(state),
+            "generation_modes": list(GENERATION_MODE_LABELS.items()),
             "member_choices": [c for c in character_choices(user=user)
                                if c.character_id not in taken]}
 
 
 def reply_orders() -> list[tuple[str, str]]:
-    return [(key, REPLY_ORDER_LABELS[key]) for key in STRATEGIES]
+    return list(REPLY_ORDER_LABELS.items())
 
 
+# Named as SillyTavern's group reply strategies where one matches: its "List order" is every
+# member once, stored here as "everyone"; the stored "list" (one reply per round) has no
+# SillyTavern counterpart and is labelled for what it does. Stored values never change.
 REPLY_ORDER_LABELS = {
-    "natural": _("natural (who is named, then by talkativeness)"),
-    "list": _("list order, one per round"),
-    "manual": _("manual (only the one you ask)"),
-    "everyone": _("everyone answers once"),
+    "natural": _("Natural order (who is named, then by talkativeness)"),
+    "everyone": _("List order (everyone answers once, in list order)"),
+    "list": _("Take turns (one reply per round, the next in the list)"),
+    "manual": _("Manual (only the one you ask)"),
 }
+
+
+# SillyTavern's "Group generation handling mode" options, in its words.
+GENERATION_MODE_LABELS = {
+    "swap": _("Swap character cards"),
+    "append": _("Join character cards (exclude muted)"),
+    "append_muted": _("Join character cards (include muted)"),
+}
+
+
+def _order_changes(post) -> dict[str, Any]:
+    """The order form's fields that were sent (the join fields with their own names)."""
+    names = ("reply_order", "generation_mode", "generation_mode_join_prefix",
+             "generation_mode_join_suffix")
+    return {name: post[name].replace("\r\n", "\n") for name in names if name in post}
 
 
 def _talkativeness(raw: str) -> Any:
@@ -98,8 +117,8 @@ def instance_members(request: HttpRequest, instance_id: str) -> HttpResponse:
                 talkativeness=_talkativeness(request.POST.get("talkativeness", "")))
         elif action == "order":
             instance_update(store, user=request.user, instance_id=instance_id,
-                            reply_order=request.POST.get("reply_order", ""),
-                            allow_self_responses=request.POST.get("allow_self_responses") == "on")
+                            allow_self_responses=request.POST.get("allow_self_responses") == "on",
+                            **{"reply_order": "", **_order_changes(request.POST)})
         else:
             errors, status = {"action": "must be add, remove, up, down, change or order"}, 400
     except InstanceBusy:

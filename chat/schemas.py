@@ -159,12 +159,24 @@ class InstanceUpdateIn(ExtraKeysKept):
     archived: StrictBool | None = None
     generation: dict[str, Any] | None = None
     persona_id: str | None = None
-    reply_order: str | None = Field(None, description="natural, list, manual or everyone")
+    reply_order: str | None = Field(
+        None, description="natural, everyone (SillyTavern's List order), list (one per round, "
+                          "taking turns) or manual")
     allow_self_responses: StrictBool | None = Field(
         None, description="natural order: the member who spoke last may answer again")
     scenario_override: Any = Field(
         None, description="read in place of every member's card scenario; empty: the cards'",
         json_schema_extra={"type": "string"})
+    # checked by the service (a 400 naming the field); SillyTavern's 0 / 1 / 2 are read too
+    generation_mode: Any = Field(
+        None, description="a group's cards in the prompt: swap (the speaker's only), append "
+                          "(every unmuted member's joined) or append_muted (muted ones too)",
+        json_schema_extra={"type": "string"})
+    generation_mode_join_prefix: Any = Field(
+        None, description="before each member's joined field; <FIELDNAME> and {{char}} filled",
+        json_schema_extra={"type": "string"})
+    generation_mode_join_suffix: Any = Field(
+        None, description="after each member's joined field", json_schema_extra={"type": "string"})
     # checked by the service, so a wrong value is a 400 naming the field, not a 422
     lorebook_ids: Any = Field(None, description="ids of lorebooks you may use; null detaches all",
                               json_schema_extra={"type": "array", "items": {"type": "string"}})

@@ -34,6 +34,11 @@ WARNING_WORDS: dict[str, tuple[Any, Any]] = {
     "prompt_blocks_dropped": (
         gettext_lazy("The prompt was too long: %(current)s lorebook / author's note entries "
                      "were left out"), SUMMARIZE_OR_SETTINGS),
+    "group_cards_left_out": (
+        gettext_lazy("The joined character cards did not fit: %(current)s other members' cards "
+                     "were left out of this reply's prompt"),
+        gettext_lazy("Shorten the cards, raise the context size, or swap character cards in "
+                     "the members card")),
     "section_too_long": (
         gettext_lazy("A part of the prompt was too long and was left out"),
         gettext_lazy("Shorten the text the detail names: one part of the prompt may be at most "

@@ -72,6 +72,9 @@ class PromptInputs:
     # Chat Completion: SillyTavern's utility prompts (a ChatUtility, chat/prompt/utility.py:
     # "[Start a new Chat]", "[Example Chat]", the Continue nudge). None for text completion.
     utility: Any = None
+    # A group's joined cards (chat/group_cards.py CardJoin): `card` and the depth prompts
+    # already hold them; kept to build the prompt again when a member must give way.
+    card_join: Any = None
 
 
 @dataclass
@@ -102,6 +105,8 @@ class PromptResult:
     window: dict[str, Any] = field(default_factory=dict)  # what the prompt inspector shows
     # The opening is a context template's story string: a text backend puts it in as it is.
     story_raw: bool = False
+    # Whose cards a group's join mode put in, and who gave way (chat/group_cards.py).
+    card_join: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

@@ -1,10 +1,12 @@
 """An instance's own settings: name, archived, generation, persona, lorebooks, reply
-order, playing as an imported chat's player, switching the background."""
+order, a group's generation mode (chat/group_cards.py), playing as an imported chat's player,
+switching the background."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from chat.group_cards import card_join_changes
 from chat.services.errors import InstanceUpdateError
 from chat.services.index import instance_index
 from chat.services.instances import instance_for_user
@@ -45,8 +47,8 @@ PLAIN_FIELDS: dict[str, tuple[Any, str, Any]] = {
 def _instance_changes(store: FileStore, state: dict[str, Any], *, user, name: Any, archived: Any,
                       generation: Any, persona_id: Any, lorebook_ids: Any,
                       reply_order: Any, allow_self_responses: Any,
-                      scenario_override: Any) -> dict[str, Any]:
-    changes, problems = {}, {}
+                      scenario_override: Any, card_join: dict[str, Any]) -> dict[str, Any]:
+    changes, problems = card_join_changes(card_join)
     plain = {"scenario_override": scenario_override, "allow_self_responses": allow_self_responses,
              "reply_order": reply_order, "name": name, "archived": archived}
     for field, value in plain.items():
@@ -87,12 +89,19 @@ def instance_update(store: FileStore, *, user, instance_id: str, name: Any = UNS
                     persona_id: Any = UNSET, lorebook_ids: Any = UNSET,
                     reply_order: Any = UNSET,
                     allow_self_responses: Any = UNSET,
-                    scenario_override: Any = UNSET) -> dict[str, Any]:
+                    scenario_override: Any = UNSET, generation_mode: Any = UNSET,
+                    generation_mode_join_prefix: Any = UNSET,
+                    generation_mode_join_suffix: Any = UNSET) -> dict[str, Any]:
     """Change an instance's name, archived flag, generation settings, persona, attached
-    lorebooks (read by every turn besides the characters' and background's own) or who speaks
-    next (and whether the one who spoke last may answer again) or the scenario every member
-    reads in place of its card's; every field is checked before anything is written. Returns
-    the new instance state."""
+    lorebooks (read by every turn besides the characters' and background's own), who speaks
+    next (and whether the one who spoke last may answer again), the scenario every member
+    reads in place of its card's, or how a group's cards go into the prompt (SillyTavern's
+    generation mode and its join prefix / suffix); every field is checked before anything is
+    written. Returns the new instance state."""
+    card_join = {key: value for key, value in (
+        ("generation_mode", generation_mode),
+        ("generation_mode_join_prefix", generation_mode_join_prefix),
+        ("generation_mode_join_suffix", generation_mode_join_suffix)) if value is not UNSET}
     instance_for_user(user, instance_id)
     lock = store.instance_lock(instance_id).acquire()
     try:
@@ -101,7 +110,8 @@ def instance_update(store: FileStore, *, user, instance_id: str, name: Any = UNS
                                        generation=generation, persona_id=persona_id,
                                        lorebook_ids=lorebook_ids, reply_order=reply_order,
                                        allow_self_responses=allow_self_responses,
-                                       scenario_override=scenario_override))
+                                       scenario_override=scenario_override,
+                                       card_join=card_join))
         store.instance_state_write(instance_id, state)
     finally:
         lock.release()

@@ -27,10 +27,12 @@ INITIAL_PLOT_STATE = {"current_plot_index": 1, "current_status": "pending", "no_
 def instance_create(store: FileStore, *, owner, character_id: str | None = None,
                     background_id: str | None = None, instance_id: str | None = None,
                     persona_id: str | None = None, character_ids: list[str] | None = None,
-                    reply_order: str | None = None) -> str:
+                    reply_order: str | None = None,
+                    card_join: dict[str, str] | None = None) -> str:
     """`owner` may start instances only of characters and backgrounds it can see; None (the
     system) any. `character_ids`: the members of a conversation with several characters, the
-    first one also `character_id`."""
+    first one also `character_id`; `card_join`: their generation mode settings, checked
+    (chat/group_cards.py card_join_changes)."""
     members = _members_validated(character_ids or ([character_id] if character_id else []),
                                  reply_order)
     character_id = members[0]
@@ -70,6 +72,7 @@ def instance_create(store: FileStore, *, owner, character_id: str | None = None,
         state["participants"] = [participant_entry({**d, "character_id": c}, first=i == 0)
                                  for i, (c, d) in enumerate(zip(members, definitions))]
         state["reply_order"] = reply_order or "natural"
+        state.update(card_join or {})
     lines = greetings_regexed(store, state=state, definitions=dict(zip(members, definitions)),
                               lines=greeting_lines(definition) if len(members) == 1
                               else _group_greeting_lines(members, definitions))

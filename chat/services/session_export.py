@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from chat.chat_formats import chat_export_jsonl, chat_export_markdown
+from chat.group_cards import card_join_settings
 from chat.group_prompt import said_by_another, unnamed_lines_by
 from chat.imported_groups import chat_group, group_found
 from chat.members import is_group, members_of, members_title
@@ -91,7 +92,8 @@ def session_regroup(store: FileStore, *, user, instance_id: str,
                              persona_id=_still_usable(
                                  lambda p: persona_for_user(user=user, persona_id=p),
                                  state.get("persona_id")),
-                             reply_order=order if order in STRATEGIES else None)
+                             reply_order=order if order in STRATEGIES else None,
+                             card_join=group.card_join)
     data, _ = session_export(store, instance_id=instance_id, session_id=session_id, fmt="jsonl")
     new_session_id, report = session_import(store, instance_id=new_id, data=data, new_chat=True)
     return new_id, new_session_id, report
@@ -136,6 +138,6 @@ def _group_header(header: dict[str, Any] | None, members: list[Member],
     metadata["personalab_group"] = {
         "members": [{"character_id": m.character_id, "name": m.name, "muted": m.muted}
                     for m in members],
-        "reply_order": state.get("reply_order") or "natural"}
+        "reply_order": state.get("reply_order") or "natural", **card_join_settings(state)}
     header["chat_metadata"] = metadata
     return header
