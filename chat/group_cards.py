@@ -11,7 +11,9 @@ Each part is wrapped in the join prefix and suffix (`<FIELDNAME>` in them is the
 "Description", "Personality", "Scenario", "Example Messages"; `{{char}}` the member's name),
 a newline between them when the instruct template wraps (SillyTavern's default). In both join
 modes every member's Character's Note (depth prompt) is woven in too, a muted member's only when
-it speaks (SillyTavern skips them in either join mode).
+it speaks (SillyTavern skips them in either join mode). The story's scenario override
+(`scenario_override`, SillyTavern's chat_metadata.scenario) is the joined scenario whole, as
+SillyTavern takes it over the members' scenarios: no member's, no prefix or suffix.
 
 Files: instance_state.json `generation_mode`, `generation_mode_join_prefix`,
 `generation_mode_join_suffix` (SillyTavern's group field names; a missing one is swap / "").
@@ -65,6 +67,7 @@ class CardJoin:
     cards: tuple[MemberCard, ...]
     separator: str = "\n"
     left_out: tuple[str, ...] = ()  # members given way for the prompt's limit
+    scenario_override: str = ""
 
 
 def generation_mode_read(value: Any) -> str | None:
@@ -145,7 +148,9 @@ def card_join_for_turn(store: FileStore, *, state: dict[str, Any], instance_id: 
                     cards=member_cards_read(store, state=state, instance_id=instance_id,
                                             speaker_id=speaker_id,
                                             speaker_base_persona=speaker_base_persona),
-                    separator="\n" if story is None or story.wrap else "")
+                    separator="\n" if story is None or story.wrap else "",
+                    scenario_override=override.strip()
+                    if isinstance(override := state.get("scenario_override"), str) else "")
 
 
 def members_joined(join: CardJoin) -> list[MemberCard]:
@@ -172,11 +177,13 @@ def _part(text: str, *, field_name: str, name: str, join: CardJoin) -> str:
 
 
 def cards_joined(join: CardJoin) -> dict[str, str]:
-    """Each of JOINED_FIELDS: the members' parts, one newline apart (empty ones left out)."""
+    """Each of JOINED_FIELDS: the members' parts, one newline apart (empty ones left out);
+    the scenario the story's override when it has one."""
     members = members_joined(join)
-    return {key: "\n".join(part for card in members if (part := _part(
+    joined = {key: "\n".join(part for card in members if (part := _part(
         card.fields.get(key, ""), field_name=field_name, name=card.name, join=join)))
         for key, field_name in JOINED_FIELDS}
+    return {**joined, "scenario": join.scenario_override or joined["scenario"]}
 
 
 def depth_prompts_joined(join: CardJoin) -> list[dict[str, Any]]:

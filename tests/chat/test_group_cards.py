@@ -8,6 +8,7 @@ and drawer settings, and the reply-order labels an ST user reads."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 import pytest
 
@@ -54,6 +55,16 @@ def test_without_a_prefix_the_parts_are_joined_by_one_newline_and_no_wrap_means_
         "Mira is a medic.\nRook runs the docks.")
     assert cards_joined(_join("append", prefix="<", separator=""))["description"] == (
         "<Mira is a medic.\n<Rook runs the docks.")
+
+
+def test_the_storys_scenario_override_is_the_joined_scenario_whole():
+    """getGroupCharacterCards: `chat_metadata.scenario` (trimmed) wins over the members'
+    joined scenarios, with no prefix / suffix around it; the other fields join as before."""
+    join = dataclasses.replace(_join("append", prefix="[<fieldname> of {{char}}]"),
+                               scenario_override="A storm shuts the harbour.")
+    joined = cards_joined(join)
+    assert joined["scenario"] == "A storm shuts the harbour."
+    assert joined["description"].startswith("[Description of Mira]\n")
 
 
 def test_muted_members_join_only_in_append_muted_or_when_they_speak():
@@ -143,6 +154,26 @@ def test_append_sends_every_members_card_and_notes_in_the_speakers_prompt(store,
                                   "left_out": []}
     base = next(s for s in trace["sections"] if s["name"] == "base_persona")
     assert "Rook runs the docks." in base["text"]  # the inspector shows it as sent
+
+
+def test_a_joined_prompt_reads_the_storys_scenario_override_not_the_members(store, alice,
+                                                                            use_stub):
+    english(store)
+    mira = card_import(store, CARD, scenario="Mira waits in the clinic.")
+    rook = card_import(store, CARD, name="Rook", scenario="{{char}} waits at the docks.")
+    instance_id = instance_create(store, owner=alice, character_ids=[mira, rook],
+                                  reply_order="everyone")
+    _set(store, instance_id, generation_mode="append", scenario_override=" A storm shuts the "
+         "harbour. ", generation_mode_join_prefix="### <FIELDNAME> of {{char}}")
+    _mira_answers(store, instance_id, mira)
+    sent = str(use_stub.requests[-1]["messages"])
+    assert "A storm shuts the harbour." in sent
+    assert "waits in the clinic" not in sent and "waits at the docks" not in sent
+    assert "### Scenario" not in sent and "### Description of Rook" in sent
+    _set(store, instance_id, scenario_override="")  # none: the members' scenarios joined
+    _mira_answers(store, instance_id, mira)
+    sent = str(use_stub.requests[-1]["messages"])
+    assert "Mira waits in the clinic." in sent and "Rook waits at the docks." in sent
 
 
 def test_a_muted_member_joins_only_with_append_muted(store, scene, use_stub):
