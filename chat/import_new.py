@@ -42,7 +42,8 @@ def chat_import_new(user, *, character_ids: list[str], data: bytes,
                                       character_ids=ids if len(ids) > 1 else None,
                                       background_id=background_id or None,
                                       reply_order=order if len(ids) > 1 and order in STRATEGIES
-                                      else None, card_join=group.card_join)
+                                      else None, card_join=group.card_join,
+                                      allow_self_responses=group.allow_self_responses)
         session_id, report = session_import(store, instance_id=instance_id, data=data,
                                             imported=imported, new_chat=True)
     return instance_id, session_id, report

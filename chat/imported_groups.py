@@ -1,10 +1,11 @@
 """Who took part in an imported chat, and whether those characters can go on as a group here.
 
 A group chat exported from here lists its members (`chat_metadata.personalab_group`: ids and
-names), its reply order and generation mode (chat/group_cards.py; a SillyTavern chat file has
-neither: its group keeps them in the group's own file). A SillyTavern group chat only names its speakers: they are looked up by name among the
-characters the player may use (case aside); a name no character has, or two share, is not
-guessed. The header is the uploaded file's: anything else than these shapes lists nobody.
+names), its reply order, whether the last speaker may answer again, and its generation mode
+(chat/group_cards.py; a SillyTavern chat file has none of them: its group keeps them in the
+group's own file). A SillyTavern group chat only names its speakers: they are looked up by name
+among the characters the player may use (case aside); a name no character has, or two share, is
+not guessed. The header is the uploaded file's: anything else than these shapes lists nobody.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class ChatGroup:
     reply_order: Any = None
     # generation_mode and its join prefix / suffix, those the export gives that are right
     card_join: dict[str, str] = field(default_factory=dict)
+    allow_self_responses: bool = False
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,8 @@ def _listed(header: Any) -> ChatGroup | None:
     if not isinstance(listed, list):
         return None
     return ChatGroup([m for m in listed if isinstance(m, dict)], group.get("reply_order"),
-                     card_join_changes(group)[0])
+                     card_join_changes(group)[0],
+                     allow_self_responses=group.get("allow_self_responses") is True)
 
 
 def chat_group(header: Any, lines: list[dict[str, Any]]) -> ChatGroup:

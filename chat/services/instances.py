@@ -28,7 +28,8 @@ def instance_create(store: FileStore, *, owner, character_id: str | None = None,
                     background_id: str | None = None, instance_id: str | None = None,
                     persona_id: str | None = None, character_ids: list[str] | None = None,
                     reply_order: str | None = None,
-                    card_join: dict[str, str] | None = None) -> str:
+                    card_join: dict[str, str] | None = None,
+                    allow_self_responses: bool = False) -> str:
     """`owner` may start instances only of characters and backgrounds it can see; None (the
     system) any. `character_ids`: the members of a conversation with several characters, the
     first one also `character_id`; `card_join`: their generation mode settings, checked
@@ -73,6 +74,8 @@ def instance_create(store: FileStore, *, owner, character_id: str | None = None,
                                  for i, (c, d) in enumerate(zip(members, definitions))]
         state["reply_order"] = reply_order or "natural"
         state.update(card_join or {})
+        if allow_self_responses:
+            state["allow_self_responses"] = True
     lines = greetings_regexed(store, state=state, definitions=dict(zip(members, definitions)),
                               lines=greeting_lines(definition) if len(members) == 1
                               else _group_greeting_lines(members, definitions))

@@ -138,6 +138,8 @@ def _group_header(header: dict[str, Any] | None, members: list[Member],
     metadata["personalab_group"] = {
         "members": [{"character_id": m.character_id, "name": m.name, "muted": m.muted}
                     for m in members],
-        "reply_order": state.get("reply_order") or "natural", **card_join_settings(state)}
+        "reply_order": state.get("reply_order") or "natural",
+        "allow_self_responses": state.get("allow_self_responses") is True,
+        **card_join_settings(state)}
     header["chat_metadata"] = metadata
     return header

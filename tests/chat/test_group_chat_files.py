@@ -349,15 +349,18 @@ async def test_a_group_exported_and_imported_as_a_new_chat_keeps_its_reply_order
 
 def test_a_group_exported_and_imported_keeps_its_generation_mode(alice_client, store, group,
                                                                  character, brenna):  # noqa: F811
-    """The join mode and its prefix / suffix go out in `personalab_group` and come back with
-    the new scene an import makes (SillyTavern's 0 / 1 / 2 read as its modes)."""
+    """The join mode and its prefix / suffix, and whether the last speaker may answer again,
+    go out in `personalab_group` and come back with the new scene an import makes
+    (SillyTavern's 0 / 1 / 2 read as its modes)."""
     state = store.instance_state_read(group)
     store.instance_state_write(group, {**state, "generation_mode": "append",
-                                       "generation_mode_join_prefix": "[{{char}}]"})
+                                       "generation_mode_join_prefix": "[{{char}}]",
+                                       "allow_self_responses": True})
     exported = _export(alice_client, store, group)
     written = exported[0]["chat_metadata"]["personalab_group"]
     assert (written["generation_mode"], written["generation_mode_join_prefix"],
             written["generation_mode_join_suffix"]) == ("append", "[{{char}}]", "")
+    assert written["allow_self_responses"] is True
     written["generation_mode"] = 2
     body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in exported).encode()
     response = alice_client.post("/api/v1/instances/import", {
@@ -367,6 +370,7 @@ def test_a_group_exported_and_imported_keeps_its_generation_mode(alice_client, s
     made = store.instance_state_read(response.json()["instance_id"])
     assert (made["generation_mode"], made["generation_mode_join_prefix"]) == (
         "append_muted", "[{{char}}]")
+    assert made["allow_self_responses"] is True
 
 
 def test_a_one_character_chat_offers_no_group(alice_client, store, alice, character,
