@@ -139,3 +139,12 @@ def test_staff_may_open_any_instance(instance, client, staff):
     client.force_login(staff)
     assert client.get(f"/instances/{instance}/persona/").status_code == 200
     assert client.get(f"/instances/{instance}/history/").status_code == 200
+
+
+@pytest.mark.parametrize("page", ["persona", "history"])
+def test_a_chat_pages_back_link_returns_to_the_place_the_player_was_reading(
+        page, instance, alice_client):
+    """History's link ended in #reading (static/chat/messages.js returns to the message the
+    player was reading); Persona & memory's, one click further, opened the newest line."""
+    body = alice_client.get(f"/instances/{instance}/{page}/").content.decode()
+    assert f'href="/instances/{instance}/#reading">← back to the chat' in body
