@@ -29,10 +29,18 @@ function imagesAsLinks(box) {
   }
 }
 
+// A status the outline knows is named in the page's language (templates/chat/_plot_words.html).
+const PLOT_WORD_KEYS = {completed: "completed", in_progress: "inProgress", pending: "pending"};
+function statusWord(status) {
+  const words = document.getElementById("plot-words");
+  const key = PLOT_WORD_KEYS[status.trim().toLowerCase()];
+  return (words && key && words.dataset[key]) || status;
+}
+
 function markdownHtml(raw) {
   // The marker stays verbatim in the file; on screen it becomes a small badge.
   const withBadges = raw.replace(PROGRESS, (all, point, status) =>
-    `<span class="progress-badge" title="${escapeHtml(all)}">◆ ${escapeHtml(point)} · ${escapeHtml(status)}</span>`);
+    `<span class="progress-badge" title="${escapeHtml(all)}">◆ ${escapeHtml(point)} · ${escapeHtml(statusWord(status))}</span>`);
   if (!window.marked || !window.DOMPurify) return escapeHtml(raw).replace(/\n/g, "<br>");
   // Parsed and cleaned inside a <template>, whose document is inert: nothing in it loads or
   // runs, and only the cleaned markup reaches the page. Chromium still logs the policy's

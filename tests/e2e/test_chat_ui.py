@@ -105,7 +105,7 @@ def test_markdown_renders_and_a_reply_can_never_run_script(page: Page, server: S
     instance_id = _new_instance(page, server)
     reply = ('*She lifts the lamp.* **Listen.**\n\n> "The sea remembers."\n\n- rope\n- oil\n\n'
              '`knot` <script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
-             ' [PROGRESS:1:completed]')
+             ' [PROGRESS:1:in_progress]')
     server.stub.script(Reply(reply, chunk_size=5, delay=0.01))
     message_send(page, "What do you *see*? <b>bold?</b>")
     page.wait_for_selector("#messages .msg.pending .md em")  # Markdown while it streams
@@ -117,7 +117,7 @@ def test_markdown_renders_and_a_reply_can_never_run_script(page: Page, server: S
     assert last.locator("code", has_text="knot").count() == 1
     assert last.locator("script, img[onerror]").count() == 0
     badge = last.locator(".progress-badge")
-    assert badge.is_visible() and "completed" in badge.inner_text()
+    assert badge.is_visible() and badge.inner_text() == "◆ 1 · in progress"  # not in_progress
     assert page.evaluate("() => window.__pwned") is None
     page.reload()
     assert page.evaluate("() => window.__pwned") is None
