@@ -73,3 +73,14 @@ def test_a_laptop_keeps_its_row_of_links(page: Page, server: Server) -> None:
         assert page.locator(".topbar nav a", has_text=name).is_visible()
     assert page.locator(".topbar").bounding_box()["height"] <= 56
     assert page.js_errors == []
+
+
+def test_a_tick_box_sits_at_the_start_of_its_words(page: Page, server: Server) -> None:
+    """A form's tick box without a class of its own ("Make this my default" on the personas
+    page, a member's "muted") was as wide as the form: it sat alone in the middle of a row, its
+    words under it."""
+    page.set_viewport_size(DESKTOP)
+    page.goto(f"{server.url}/library/personas/")
+    label = page.locator("#persona-new label", has_text="Make this my default")
+    tick, words = label.locator("input").bounding_box(), label.bounding_box()
+    assert tick["width"] < 40 and tick["x"] - words["x"] < 10 and tick["y"] - words["y"] < 10
