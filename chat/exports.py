@@ -10,8 +10,10 @@ from collections.abc import AsyncIterator
 
 from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
+from django.utils.http import content_disposition_header
 
 from chat.export_process import session_export_apart
+from chat.members import members_of, members_title
 from chat.services.instances import instance_for_user
 from chat.services.session_import import session_import
 from chat.services.sessions import session_live_check
@@ -36,8 +38,28 @@ def export_response(body: bytes, *, content_type: str, filename: str) -> HttpRes
     response = (StreamingHttpResponse(_pieces(body), content_type=content_type)
                 if len(body) > STREAM_OVER else HttpResponse(body, content_type=content_type))
     response["Content-Length"] = str(len(body))
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Content-Disposition"] = content_disposition_header(True, filename)
     return response
+
+
+# Characters a file name may not hold on one system or another; a name is cut at this length.
+_NOT_IN_FILE_NAMES = dict.fromkeys(map(ord, '/\\:*?"<>|'), " ")
+_FILE_NAME_CHARS = 80
+
+
+def export_filename(*, instance_id: str, session_id: str, fmt: str,
+                    character: str | None) -> str:
+    """'Lin Yue - sess_002.jsonl': whose chat it is, as SillyTavern names its exports; a
+    download named only by its session was 'sess_001.jsonl' from every chat."""
+    store = get_store()
+    state = store.instance_state_read(instance_id)
+    members = members_of(store, state)
+    chosen = [m.name for m in members if m.character_id == character]
+    who = (chosen[0] if chosen else members_title(members)
+           or (members[0].name if members else state.get("character_id", "")))
+    shown = "".join(c for c in who.translate(_NOT_IN_FILE_NAMES) if c.isprintable())
+    shown = " ".join(shown.split())[:_FILE_NAME_CHARS].strip(" .")
+    return f"{shown} - {session_id}.{fmt}" if shown else f"{session_id}.{fmt}"
 
 
 def session_export_limited(user, *, instance_id: str, session_id: str, fmt: str,

@@ -12,7 +12,12 @@ from ninja.files import UploadedFile
 
 from chat import history, history_read, selectors
 from chat.aside import aside_run, aside_speaker
-from chat.exports import export_response, session_export_limited, session_import_limited
+from chat.exports import (
+    export_filename,
+    export_response,
+    session_export_limited,
+    session_import_limited,
+)
 from chat.group import conversation_turn
 from chat.impersonate import impersonate_run
 from chat.models import Instance, Trace
@@ -578,5 +583,6 @@ def chat_export(request: HttpRequest, instance_id: str, session_id: str,
     body, content_type = session_export_limited(request.auth, instance_id=instance_id,
                                                 session_id=session_id, fmt=format,
                                                 character=character)
-    return export_response(body, content_type=content_type, filename=f"{session_id}.{format}")
+    return export_response(body, content_type=content_type, filename=export_filename(
+        instance_id=instance_id, session_id=session_id, fmt=format, character=character))
 

@@ -379,3 +379,22 @@ def test_a_one_character_chat_offers_no_group(alice_client, store, alice, charac
     result = _import(alice_client, solo, _sillytavern_group_chat("Brenna", "Brenna"))
     assert result["imported"]["regroup"] == []
     assert not [n for n in result["imported"]["notes"] if "lines of" in n]
+
+
+def test_an_export_is_named_after_whose_chat_it_is(alice_client, store, group, character,
+                                                   brenna, alice):  # noqa: F811
+    """Every chat's download was 'sess_001.jsonl'; SillyTavern's are named after the
+    character. A name is kept in UTF-8 (filename*) with what no file name may hold left out."""
+    session_id = store.instance_state_read(group)["current_session_id"]
+    url = f"/api/v1/instances/{group}/sessions/{session_id}/export"
+
+    def named(query):
+        return alice_client.get(f"{url}?{query}")["Content-Disposition"]
+
+    assert named("format=jsonl") == (
+        f'attachment; filename="Alserqi & Brenna - {session_id}.jsonl"')
+    assert named(f"format=jsonl&character={brenna}") == (
+        f'attachment; filename="Brenna - {session_id}.jsonl"')
+    character_save(store, character_id=brenna, data={"name": "莉娜/<Lena>"})
+    assert named(f"format=md&character={brenna}") == (
+        "attachment; filename*=utf-8''%E8%8E%89%E5%A8%9C%20Lena%20-%20" f"{session_id}.md")
