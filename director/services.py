@@ -153,6 +153,7 @@ def director_status(store: FileStore, *, instance_id: str) -> dict[str, Any]:
     )
     overview["reminder_next_turn"] = overview.pop("reminder_due") and overview["enabled"]
     overview["background_id"] = state.get("background_id")
+    overview["points_done"] = sum(1 for row in overview["outline"] if row["status"] == "completed")
     if overview["carried_over_from"]:
         old = background_for_chat(store, state={**state,
                                                 "background_id": overview["carried_over_from"]})

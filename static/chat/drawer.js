@@ -6,7 +6,20 @@ export function drawer(open) {
   document.querySelector("[data-testid=drawer-toggle]").setAttribute("aria-expanded", String(open));
 }
 
+// The ☰ Story button says how far the outline is ("2/5"), so a phone shows the story moving
+// without opening the drawer; the outline is read again after each turn and swipe.
+function storyProgressShow() {
+  const outline = document.getElementById("outline");
+  const shown = document.querySelector("[data-testid=story-progress]");
+  if (!outline || !shown) return;
+  shown.textContent = outline.dataset.progress || "";
+  shown.title = outline.dataset.progressWords || "";
+  shown.hidden = !outline.dataset.progress;
+}
+
 export function drawerWire() {
+  const card = document.getElementById("outline-card");
+  if (card) new MutationObserver(storyProgressShow).observe(card, {childList: true, subtree: true});
   // Escape closes the drawer, unless a dialog is open: the dialog takes its own Escape.
   document.addEventListener("keydown", (e) => {
     if (e.key !== "Escape" || !root.classList.contains("drawer-open")) return;

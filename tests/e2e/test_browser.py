@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import (
+    PHONE,
     Server,
     browser_missing_reason,
     context_new,
@@ -375,3 +376,19 @@ def test_a_page_opened_again_asks_the_server_for_none_of_its_scripts(server: Ser
         assert server.log.read_text(errors="replace").count('"GET /static/') == asked
     finally:
         context.close()
+
+
+def test_the_story_button_shows_the_outline_moving_on_a_phone(page: Page, server: Server) -> None:
+    """On a phone the outline is behind ☰ Story: the story's progress showed nowhere else, so a
+    player saw the director move only by opening the drawer after each turn."""
+    page.set_viewport_size(PHONE)
+    _instance_open(page, server)
+    progress = page.get_by_test_id("story-progress")
+    assert progress.is_visible() and progress.inner_text() == "0/4"
+    assert progress.get_attribute("title") == "0 of 4 outline points done"
+    server.stub.script(Reply("Mira lights the lamp. [PROGRESS:1:completed]"))
+    message_send(page, "Let us light it.")
+    turn_wait_done(page)
+    wait_until(page, "() => document.querySelector('[data-testid=story-progress]')"
+                     ".textContent === '1/4'")
+    assert page.js_errors == []
