@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from django.urls import reverse
@@ -233,7 +234,20 @@ def instances_overview(store: FileStore, rows) -> list[dict[str, Any]]:
                          "last": last,
                          "last_speaker": _last_speaker(last, character),
                          "last_text": last_message_preview(store, state=state, line=last)})
-    return overview
+    # The chat played last first, as SillyTavern's recent chats: in the order they were made,
+    # the one played tonight sank under every chat started since.
+    return sorted(overview, key=_last_active, reverse=True)
+
+
+def _last_active(entry: dict[str, Any]) -> datetime:
+    """When the chat's newest line was written (else when the chat was made)."""
+    for stamp in ((entry["last"] or {}).get("timestamp"), entry["row"].created_at):
+        try:
+            moment = datetime.fromisoformat(str(stamp).replace("Z", "+00:00"))
+        except ValueError:
+            continue
+        return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return datetime.min.replace(tzinfo=UTC)
 
 
 def _last_speaker(line: dict[str, Any] | None, character: dict[str, Any]) -> str:

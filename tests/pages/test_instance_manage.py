@@ -77,3 +77,21 @@ def test_the_refusal_is_said_in_the_players_language(alice_client, store, instan
     assert "未做任何修改：名称必须是不超过 200 个字符的文本。" in page
     assert "Nothing was changed" not in page
     assert store.instance_state_read(instance)["name"] == "kept"
+
+
+def test_home_lists_the_chat_played_last_first(alice_client, store, alice, character):
+    """The list was in the order the chats were made: the one played tonight sank under every
+    chat started since (SillyTavern's recent chats go by the last message)."""
+    from chat.models import Instance
+    from chat.services.instances import instance_create
+
+    older, newer = (instance_create(store, owner=alice, character_id=character)
+                    for _ in range(2))
+    Instance.objects.filter(instance_id=older).update(created_at="2020-01-01T00:00:00Z")
+    session_id = store.instance_state_read(older)["current_session_id"]
+    read = store.session_read(older, session_id)
+    store.session_rewrite(older, session_id, [read.metadata, *read.lines, {
+        "role": "user", "content": "still here", "turn": 1,
+        "timestamp": "2999-01-01T00:00:00Z"}])
+    home = alice_client.get("/").content.decode()
+    assert home.index(f"/instances/{older}/") < home.index(f"/instances/{newer}/")
