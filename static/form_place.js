@@ -20,6 +20,13 @@
   // A new character comes back at its own address: the place is kept across that one change.
   if (!place || Date.now() - place.at > 60000
       || (place.path !== location.pathname && !place.path.endsWith("/new"))) return;
+  // A refused save says why above the fields: that sentence comes into sight, not the place
+  // the author pressed Save from (where nothing seemed to have happened).
+  const refusal = document.querySelector("main .error");
+  if (refusal) {
+    refusal.scrollIntoView({block: "center"});
+    return;
+  }
   const back = () => {
     const named = place.name ? form.elements.namedItem(place.name) : null;
     const field = named && named.length !== undefined && !named.tagName ? named[0] : named;

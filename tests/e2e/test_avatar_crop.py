@@ -37,3 +37,24 @@ def test_a_wide_picture_is_cropped_to_the_cards_ratio(page: Page, server: Server
     assert (width, height) == (133, 200)
     assert page.locator("img[data-role=avatar-now]").count() == 1
     assert page.js_errors == []
+
+
+def test_a_refused_save_shows_why_where_the_author_is(page: Page, server: Server,
+                                                      tmp_path: Path) -> None:
+    """Save sits at the editor's foot and the page came back there (the author's place), while
+    the refusal ("avatar must be a PNG, JPEG, GIF or WebP image") was at its top, out of sight:
+    nothing seemed to happen."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    not_a_picture = tmp_path / "notes.png"
+    not_a_picture.write_bytes(b"just some text")
+    page.goto(f"{server.url}/library/characters/new")
+    page.fill("input[name=name]", "Refused Picture")
+    page.set_input_files("input[name=avatar]", str(not_a_picture))
+    page.locator("#character-form button[type=submit]").scroll_into_view_if_needed()
+    with page.expect_navigation():
+        page.click("#character-form button[type=submit]")
+    page.wait_for_load_state("load")
+    refusal = page.locator("main .error")
+    assert "PNG, JPEG, GIF or WebP" in refusal.inner_text()
+    assert refusal.is_visible() and refusal.evaluate(
+        "e => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }")
