@@ -37,6 +37,10 @@ SENTENCES = (
     gettext_noop("must be a list of lorebook ids"),
     gettext_noop("must be a list of regex scripts"),
     gettext_noop("must be text (/pattern/flags)"),
+    # library/avatars.py: a picture refused, the sentence and the field's note
+    gettext_noop("avatar must be a PNG, JPEG, GIF or WebP image"),
+    gettext_noop("avatar is larger than 2 MB"),
+    gettext_noop("PNG, JPEG, GIF or WebP"), gettext_noop("at most 2 MB"),
 )
 # A list of choices has words, commas and spaces; any other figure is one number.
 PLACEHOLDER = re.compile(r"%\\\(([a-z]+)\\\)s")

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from library.avatars import AVATAR_MAX_BYTES
 from library.errors import LibraryConflict, LibraryError, LibraryNotFound
-from library.field_words import fields_words
+from library.field_words import field_words, fields_words
 from library.models import Persona
 from library.persona_services import (
     persona_avatar_remove,
@@ -70,7 +70,7 @@ def personas_page(request: HttpRequest) -> HttpResponse:
             messages.info(request, gettext("Persona saved."))
             return redirect("personas")
         except (LibraryError, LibraryConflict, ValueError) as exc:
-            error, errors = str(exc), fields_words(getattr(exc, "field_errors", None) or {})
+            error, errors = field_words(str(exc)), fields_words(getattr(exc, "field_errors", None) or {})
     return render(request, "library/personas.html", {
         "personas": _with_avatar_flags(Persona.objects.filter(owner=request.user)), "error": error,
         "player_name": persona_effective(get_store(), owner=request.user.username,
@@ -97,7 +97,7 @@ def persona_edit(request: HttpRequest, persona_id: str) -> HttpResponse:
             messages.info(request, gettext("Persona saved."))
             return redirect("persona_edit", persona_id=persona_id)
         except LibraryError as exc:
-            error, errors = str(exc), fields_words(exc.field_errors or {})
+            error, errors = field_words(str(exc)), fields_words(exc.field_errors or {})
             persona = {**persona, **data}
     return render(request, "library/persona_form.html",
                   {"persona": persona, "persona_id": persona_id, "error": error,

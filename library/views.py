@@ -43,7 +43,7 @@ from library.errors import (
     LorebookChanged,
     PictureImportedAsCard,
 )
-from library.field_words import fields_words
+from library.field_words import field_words, fields_words
 from library.fields import outline_points
 from library.item_copy import background_copy, character_copy, lorebook_copy
 from library.library_tiles import character_tiles
@@ -166,7 +166,7 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
         except LibraryNotFound:
             raise Http404("not found") from None
         except (LibraryError, InvalidId) as exc:
-            error, definition = str(exc), {**definition, **request.POST.dict()}
+            error, definition = field_words(str(exc)), {**definition, **request.POST.dict()}
             status = getattr(exc, "status", 400)
             field_errors = fields_words(getattr(exc, "field_errors", None) or {})
     card_data = ((definition.get("card") or {}).get("data") or {}) if isinstance(
