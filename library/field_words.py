@@ -40,6 +40,8 @@ SENTENCES = (
     # library/avatars.py: a picture refused, the sentence and the field's note
     gettext_noop("avatar must be a PNG, JPEG, GIF or WebP image"),
     gettext_noop("avatar is larger than 2 MB"),
+    gettext_noop("picture must be a PNG, JPEG, GIF or WebP image"),
+    gettext_noop("picture is larger than 2 MB"),
     gettext_noop("PNG, JPEG, GIF or WebP"), gettext_noop("at most 2 MB"),
 )
 # A list of choices has words, commas and spaces; any other figure is one number.

@@ -281,7 +281,7 @@ def background_edit(request: HttpRequest, background_id: str | None = None) -> H
         except LibraryNotFound:
             raise Http404("not found") from None
         except (LibraryError, InvalidId) as exc:
-            error, background = str(exc), {**background, **data}
+            error, background = field_words(str(exc)), {**background, **data}
             status = getattr(exc, "status", 400)
     return render(request, "library/background_form.html",
                   {"background": background, "background_id": background_id, "error": error,

@@ -87,13 +87,16 @@ def test_the_api_sets_a_picture_only_on_your_own_character(client, alice, bob, c
     assert bad.status_code == 400 and "avatar" in bad.json()["error"]["fields"]
 
 
-@pytest.mark.parametrize("page", ["/library/characters/new", "/library/personas/"])
-def test_a_refused_picture_is_said_in_the_pages_language(alice_client, page):
-    """The character and persona pages said "avatar must be a PNG, JPEG, GIF or WebP image" in
-    English to a Chinese reader; the API keeps the English sentence."""
+@pytest.mark.parametrize("page,field,said", [
+    ("/library/characters/new", "avatar", "头像必须是 PNG、JPEG、GIF 或 WebP 图片"),
+    ("/library/personas/", "avatar", "头像必须是 PNG、JPEG、GIF 或 WebP 图片"),
+    ("/library/backgrounds/new", "picture", "图片必须是 PNG、JPEG、GIF 或 WebP 格式")])
+def test_a_refused_picture_is_said_in_the_pages_language(alice_client, page, field, said):
+    """The character, persona and background pages said "avatar (picture) must be a PNG, JPEG,
+    GIF or WebP image" in English to a Chinese reader; the API keeps the English sentence."""
     response = alice_client.post(page, {
         "name": "无名", "base_persona": "x",
-        "avatar": SimpleUploadedFile("notes.png", b"just text")}, HTTP_ACCEPT_LANGUAGE="zh-CN")
+        field: SimpleUploadedFile("notes.png", b"just text")}, HTTP_ACCEPT_LANGUAGE="zh-CN")
     body = response.content.decode()
     assert response.status_code == 400
-    assert "头像必须是 PNG、JPEG、GIF 或 WebP 图片" in body and "avatar must be" not in body
+    assert said in body and "must be a PNG" not in body
