@@ -90,7 +90,9 @@ async function remove(article, back) {
   const query = new URLSearchParams({fingerprint: article.dataset.fp});
   const r = await api("DELETE", `${messageUrl(article)}?${query}`);
   if (!r.ok) { toast(await refusal(r)); return; }
-  const {undo_token: token, undo_seconds: seconds} = await r.json();
+  const {undo_token: token, undo_seconds: seconds, plot_state_restored: moved} = await r.json();
+  // The latest reply's progress was taken back with it: the outline and ☰ Story follow.
+  if (moved && window.htmx) window.htmx.trigger(document.body, "plot-changed");
   for (let next = article.nextElementSibling; next; next = next.nextElementSibling) {
     if (!next.dataset.index) continue;
     next.dataset.index = Number(next.dataset.index) - 1;

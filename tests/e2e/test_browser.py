@@ -391,4 +391,10 @@ def test_the_story_button_shows_the_outline_moving_on_a_phone(page: Page, server
     turn_wait_done(page)
     wait_until(page, "() => document.querySelector('[data-testid=story-progress]')"
                      ".textContent === '1/4'")
+    # Deleting that reply takes its progress back (the server did; the page kept showing it).
+    page.locator("#messages .msg.assistant").last.locator("button.more").click()
+    page.locator(".msg-menu button", has_text="Delete").click()
+    wait_until(page, "() => document.querySelector('[data-testid=story-progress]')"
+                     ".textContent === '0/4'")
+    assert "completed" not in page.locator("#outline li").first.inner_text()
     assert page.js_errors == []
