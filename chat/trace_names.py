@@ -76,6 +76,8 @@ NOTE_FORMS = [
      gettext_lazy("%(kept)s messages, %(omitted)s left out")),
     (re.compile(r"(?P<n>\d+) message\(s\) larger than the whole budget left out"),
      gettext_lazy("%(n)s message(s) larger than the whole budget left out")),
+    (re.compile(r"(?P<kept>\d+) of (?P<all>\d+) summary lines kept \(the newest\)"),
+     gettext_lazy("%(kept)s of %(all)s summary lines kept (the newest)")),
     (re.compile(r"mes_example: (?P<kept>\d+) of (?P<all>\d+) blocks kept"),
      gettext_lazy("%(kept)s of %(all)s example blocks kept")),
     (re.compile(r"depth (?P<depth>\d+), role (?P<role>system|user|assistant)"),

@@ -4,6 +4,7 @@ walked, so a turn does not cost more as the part left out grows."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -170,20 +171,37 @@ def conversation_build(
                                 inputs.token_counts, inputs.regex)
     tally = older_lines_tally(inputs.lines[:older]) if older else _Tally([], "")
     before = inputs.lines_before or LinesBefore(0, 0, 0, [])
-    summary_tokens = sum(
-        _message_cost(_line_message(line, summary_source, variables)["content"])
-        for line in [*before.summaries, *tally.summaries]
-    )
+    left_out = [_line_message(line, summary_source, variables)
+                for line in [*before.summaries, *tally.summaries]]
+    if left_out and window.closed_by == "budget" and window.token_room is not None:
+        # The summary lines open the session a summarize started, so the window, filled from
+        # the newest message back, left them all out first: they may take up to half its room.
+        summaries_cost = sum(_message_cost(message["content"]) for message in left_out)
+        window = dataclasses.replace(
+            window, token_room=window.token_room - min(summaries_cost, window.token_room // 2),
+            messages=[], costs=[], chars=0, tokens=0, closed_by="", skipped=0,
+            skipped_in_a_row=0)
+        older = conversation_window(inputs.lines, window, summary_source, variables,
+                                    inputs.token_counts, inputs.regex)
+        tally = older_lines_tally(inputs.lines[:older]) if older else _Tally([], "")
+        window.token_room = budget - label_tokens
+        left_out = [_line_message(line, summary_source, variables)
+                    for line in [*before.summaries, *tally.summaries]]
+    summaries_kept = _summaries_kept(left_out, window) if window.closed_by else 0
+    summary_tokens = sum(_message_cost(message["content"])
+                         for message in left_out[:len(left_out) - summaries_kept])
     unread = bool(before.usable) and not window.closed_by
     message_tokens = (tally.message_tokens + before.message_tokens
                       + before.messages * MESSAGE_OVERHEAD_TOKENS
                       + (_macro_difference(before, summary_source, variables) if unread else 0))
     kept, costs = window.messages[::-1], window.costs[::-1]
     notes = _window_notes(window, plan, trimming, budget)
+    if summaries_kept < len(left_out) and window.closed_by:
+        notes.append(f"{summaries_kept} of {len(left_out)} summary lines kept (the newest)")
     if unread:
         notes.append(f"{before.usable} older lines not read: the prompt is over its limit")
-    report = _conversation_report(kept, costs, tally.usable + before.usable + window.skipped,
-                                  label, label_tokens, notes)
+    report = _conversation_report(kept, costs, tally.usable + before.usable + window.skipped
+                                  - summaries_kept, label, label_tokens, notes)
     if unread:
         report.tokens += message_tokens + summary_tokens
     return Conversation(kept, costs, report, window.tokens + message_tokens + summary_tokens,
@@ -191,6 +209,22 @@ def conversation_build(
                         unread=unread, full=window.closed_by == "budget" or window.skipped > 0,
                         first_kept_turn=next((line.get("turn") for line in
                         inputs.lines[older:] if _line_usable(line)), None))
+
+
+def _summaries_kept(left_out: list[dict[str, str]], window: _Window) -> int:
+    """Put the newest of the summary lines the window left out before its messages, as many as
+    its room still holds (all of them under the trimming alone); returns how many."""
+    kept = 0
+    for message in reversed(left_out):
+        cost = _message_cost(message["content"])
+        if window.token_room is not None and window.tokens + cost > window.token_room:
+            break
+        window.messages.append(message)
+        window.costs.append(cost)
+        window.tokens += cost
+        window.chars += len(message["content"])
+        kept += 1
+    return kept
 
 
 def _macro_difference(before: LinesBefore, summary_source: str, variables: dict[str, Any]) -> int:

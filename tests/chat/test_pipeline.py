@@ -478,14 +478,15 @@ def test_session_tokens_count_the_lines_left_out_as_the_session_grows_and_is_edi
     lines.insert(5, {"role": "assistant", "content": "(系统错误: boom)", "error": True})
     warning, conversation = _overflow(lines, store)
     assert warning["current_value"] == _session_tokens(lines) and warning["threshold"] == 50
-    assert conversation.omitted == len(lines) - 1 - 10  # the error line is never a message
+    # The error line is never a message; the summary line is kept before the last 10.
+    assert conversation.omitted == len(lines) - 1 - 10 - 1
 
     for turn in range(31, 34):  # later turns: the same line objects and two more each turn
         lines = [*lines, {"role": "assistant", "content": f"回答{turn}" * 3, "turn": turn},
                  {"role": "user", "content": f"问题{turn + 1}", "turn": turn + 1}]
         warning, conversation = _overflow(lines, store)
         assert warning["current_value"] == _session_tokens(lines)
-        assert conversation.omitted == len(lines) - 1 - 10
+        assert conversation.omitted == len(lines) - 1 - 10 - 1
 
     edited = [dict(line) for line in lines]  # a history edit: the file parsed again
     edited[3] = {**edited[3], "content": "改过的一句很长很长的话" * 10}
