@@ -43,6 +43,7 @@ from chat.history_read import _last_message_position, _listed_count
 from chat.regex_turn import edit_regexed
 from director.services import director_apply_reply
 from memory import runtime as memory_runtime
+from memory.source_changes import memory_source_changed
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.session_read import SessionRead, read_session_file
 from personalab.lib.filestore.sessions import TailChange
@@ -71,6 +72,7 @@ def message_edit(store: FileStore, *, instance_id: str, session_id: str, index: 
         token, expires = _change_with_undo(store, instance_id, session_id, first=index,
                                            lines=[new, *_lines_after(read, index)],
                                            action="edit", clock=clock)
+        _memory_follows(store, instance_id, session_id, old=old, new=new)
     finally:
         lock.release()
     return {"changed": True, "line": new, "undo_token": token, "undo_expires_at": expires,
@@ -96,6 +98,7 @@ def message_delete(store: FileStore, *, instance_id: str, session_id: str, index
             plot_state=copy.deepcopy(state.get("plot_state")) if restored is not None else None)
         if restored is not None:
             store.instance_state_write(instance_id, {**state, "plot_state": restored})
+        _memory_follows(store, instance_id, session_id, old=old, new=None)
     finally:
         lock.release()
     return {"deleted": old, "undo_token": token, "undo_expires_at": expires,
@@ -150,6 +153,13 @@ def message_hide(store: FileStore, *, instance_id: str, session_id: str, index: 
     finally:
         lock.release()
     return {"changed": True, "line": new}
+
+
+def _memory_follows(store: FileStore, instance_id: str, session_id: str, *,
+                    old: dict[str, Any], new: dict[str, Any] | None) -> None:
+    if memory_source_changed(store, instance_id=instance_id, session_id=session_id, old=old,
+                             new=new):
+        memory_runtime.schedule_sync(store, instance_id=instance_id)
 
 
 def _lines_after(read: SessionRead, index: int) -> list[dict[str, Any]]:

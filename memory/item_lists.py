@@ -54,6 +54,8 @@ def item_update(store: FileStore, instance_id: str, name: str, item_id: str,
     data = items_doc_read(store, instance_id, name, strict=True)
     item = data["items"][item_position(data["items"], item_id)]
     item.update(text=item_text_checked(text), updated_at=utc_now())
+    # A text saved by hand answers a change of the turns it was written from.
+    item.pop("source_changed", None)
     store.memory_json_write(instance_id, name, data)
     return item
 
