@@ -85,6 +85,9 @@ def test_a_summarized_chat_in_a_small_window_keeps_its_newest_summary_lines(
     trace = client.get(f"/api/v1/traces/{response.json()['trace_id']}", **auth).json()
     conversation = next(s for s in trace["sections"] if s["name"] == "conversation")
     assert f"{len(kept)} of {len(facts)} summary lines kept (the newest)" in conversation["note"]
+    # The prompt inspector shows them as sent.
+    shown = "\n".join(str(m.get("content")) for m in trace["messages"])
+    assert facts[-1] in shown and facts[0] not in shown
 
 
 def test_the_summary_lines_note_reads_in_chinese():
