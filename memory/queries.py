@@ -9,10 +9,16 @@ from __future__ import annotations
 
 import re
 
+# The ways people ask about the past. Asking what one said ("我跟你说过…", "What did I tell you
+# about…", "Did I mention…") and naming a time ("上周", "the other day") ask as "remember" does.
 TRIGGERS_ZH = ["还记得", "记得吗", "记不记得", "记得不", "之前", "以前", "当时", "那次", "那时候",
-               "上次", "上回", "曾经", "回忆", "想起", "忘了"]
+               "上次", "上回", "曾经", "回忆", "想起", "忘了", "说过", "提过", "讲过", "聊过",
+               "那天", "上周", "上星期", "上个月", "前几天", "前阵子"]
 TRIGGERS_EN = ["remember", "last time", "before", "earlier", "recall", "back then", "that time",
-               "previously", "you said", "you told", "i told you", "we talked", "forgot", "forget"]
+               "previously", "you said", "you told", "i told you", "we talked", "forgot", "forget",
+               "what did i tell you", "did i tell you", "did i ever tell you", "what did i say",
+               "did i mention", "i mentioned", "you mentioned", "the other day", "last week",
+               "last month", "a while ago", "a few days ago"]
 
 ZH_FILLERS_LEADING = ["你", "我们", "咱们", "我", "他们", "她们", "他", "她", "的", "跟", "和", "吗", "呢"]
 ZH_FILLERS_TRAILING = ["吗", "呢", "吧", "啊", "呀", "了", "的", "么"]

@@ -50,9 +50,13 @@ class TurnRecall:
 
 def asked_parts(text: str) -> list[str]:
     """The questions of a message without the ones that only ask to remember ("Do you
-    remember?"): those would steer the search to lines about remembering."""
-    parts = questions_split(question_focus(text))
-    return [part for part in parts if query_extract(part, fallback=False)]
+    remember?", "What did I tell you about this?"): those would steer the search to lines
+    about remembering."""
+    parts = [part for part in questions_split(question_focus(text))
+             if query_extract(part, fallback=False)]
+    # "What did I tell you about this? <what>": a part that names nothing besides the asking
+    # ("about this", "it") would share the search with the part that names what is asked.
+    return [part for part in parts if content_words(query_extract(part))] or parts
 
 
 def _meta_talk(hit: Hit) -> bool:

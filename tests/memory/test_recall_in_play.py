@@ -97,6 +97,11 @@ def test_a_question_made_only_of_asking_has_nothing_of_its_own_to_search():
     assert asked_parts("你还记得吗？") == []
     assert asked_parts("Do you remember? When did Jolene adopt Susie?") == [
         "When did Jolene adopt Susie?"]
+    assert asked_parts("What did I tell you about this? My sister keeps bees.") == [
+        "My sister keeps bees."]
+    assert asked_parts("Did I mention it the other day? We hiked near Seattle.") == [
+        "We hiked near Seattle."]
+    assert asked_parts("Why?") == ["Why?"]  # a question that names nothing stays searched
     assert content_words("How are you doing today?") == set()
     assert content_words("When did Jolene adopt Susie?") == content_words("Jolene adopted Susie")
 

@@ -8,7 +8,7 @@ import pytest
 from memory.index import Hit, MemoryIndex
 from memory.keywords import text_tokenize
 from memory.queries import condition_split, query_extract, question_focus, questions_split
-from memory.rag import bridge_words, query_user_history, rankings_interleave
+from memory.rag import bridge_words, query_user_history, rankings_interleave, recall_mode
 
 
 @pytest.mark.parametrize("text, parts", [
@@ -34,6 +34,25 @@ def test_questions_split_into_their_parts(text, parts):
 ])
 def test_query_extract_strips_particles_but_never_breaks_a_word(text, query):
     assert query_extract(text) == query
+
+
+@pytest.mark.parametrize("text, query", [
+    ("What did I tell you about my sister?", "about my sister"),
+    ("Did I ever tell you about the bees?", "about the bees"),
+    ("Did I mention my new job?", "my new job"),
+    ("The other day you mentioned a concert, which one?", "a concert which one"),
+    ("我跟你说过我妹妹的事吗？", "妹妹的事"),
+    ("我提过我的工作吗？", "工作"),
+    ("上周我们去哪了？", "去哪"),
+])
+def test_asking_what_one_said_or_naming_a_time_asks_to_remember(text, query):
+    """Recall is searched for these as for "remember", and the asking words are no query."""
+    assert recall_mode(text) is not None
+    assert query_extract(text) == query
+
+
+def test_small_talk_asks_nothing_to_remember():
+    assert recall_mode("Where do you work now?") is None and recall_mode("今天天气不错") is None
 
 
 def test_question_focus_keeps_what_follows_a_repair():
