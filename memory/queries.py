@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import re
 
-# The ways people ask about the past. Asking what one said ("我跟你说过…", "What did I tell you
-# about…", "Did I mention…") and naming a time ("上周", "the other day") ask as "remember" does.
 TRIGGERS_ZH = ["还记得", "记得吗", "记不记得", "记得不", "之前", "以前", "当时", "那次", "那时候",
-               "上次", "上回", "曾经", "回忆", "想起", "忘了", "说过", "提过", "讲过", "聊过",
-               "那天", "上周", "上星期", "上个月", "前几天", "前阵子"]
+               "上次", "上回", "曾经", "回忆", "想起", "忘了"]
 TRIGGERS_EN = ["remember", "last time", "before", "earlier", "recall", "back then", "that time",
-               "previously", "you said", "you told", "i told you", "we talked", "forgot", "forget",
-               "what did i tell you", "did i tell you", "did i ever tell you", "what did i say",
-               "did i mention", "i mentioned", "you mentioned", "the other day", "last week",
-               "last month", "a while ago", "a few days ago"]
-
+               "previously", "you said", "you told", "i told you", "we talked", "forgot", "forget"]
+# Other ways people ask about the past: what one said ("我跟你说过…", "What did I tell you
+# about…", "Did I mention…") or a time ("上周", "the other day"). They ask as "remember" does, but
+# an earlier line holding them is often the answer ("You mentioned your kids, how are they?"),
+# never taken for the player's earlier asking (memory/recall_turn.py, _meta_talk).
+ASKING_ZH = ["说过", "提过", "讲过", "聊过", "那天", "上周", "上星期", "上个月", "前几天", "前阵子"]
+ASKING_EN = ["what did i tell you", "did i tell you", "did i ever tell you", "what did i say",
+             "did i mention", "i mentioned", "you mentioned", "the other day", "last week",
+             "last month", "a while ago", "a few days ago"]
 ZH_FILLERS_LEADING = ["你", "我们", "咱们", "我", "他们", "她们", "他", "她", "的", "跟", "和", "吗", "呢"]
 ZH_FILLERS_TRAILING = ["吗", "呢", "吧", "啊", "呀", "了", "的", "么"]
 # A trailing 么 is a particle only when it is not the end of a word: 什么, 怎么, 那么, 这么, 多么.
@@ -72,9 +73,9 @@ def query_extract(user_input: str, *, fallback: bool = True) -> str:
     particles removed ("你还记得我们之前的约定吗？" -> "约定"). Falls back to the whole message
     (`fallback`), or "" when nothing is left."""
     text = user_input
-    for phrase in sorted(TRIGGERS_ZH + ["记得"], key=len, reverse=True):
+    for phrase in sorted(TRIGGERS_ZH + ASKING_ZH + ["记得"], key=len, reverse=True):
         text = text.replace(phrase, " ")
-    for phrase in sorted(TRIGGERS_EN + EN_QUESTION_FILLERS, key=len, reverse=True):
+    for phrase in sorted(TRIGGERS_EN + ASKING_EN + EN_QUESTION_FILLERS, key=len, reverse=True):
         text = re.sub(rf"(?<![a-z]){re.escape(phrase)}(?![a-z])", " ", text, flags=re.IGNORECASE)
     pieces = [_zh_fillers_strip(piece) for piece in re.split(r"\s+", text)]
     cleaned = " ".join(piece for piece in pieces if piece).strip(PUNCTUATION)

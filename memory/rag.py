@@ -29,6 +29,8 @@ from memory.focus import (
 from memory.index import Hit, MemoryIndex
 from memory.keywords import speaker_name
 from memory.queries import (
+    ASKING_EN,
+    ASKING_ZH,
     TRIGGERS_EN,
     TRIGGERS_ZH,
     condition_split,
@@ -134,7 +136,7 @@ def recall_mode(user_input: str) -> str | None:
     """None (no search), "shallow" (summaries) or "deep" (plot material)."""
     if trigger_found(user_input, DEEP_TRIGGERS_ALONE):
         return "deep"
-    if not trigger_found(user_input, TRIGGERS_ZH + TRIGGERS_EN):
+    if not trigger_found(user_input, TRIGGERS_ZH + TRIGGERS_EN + ASKING_ZH + ASKING_EN):
         return None
     return "deep" if trigger_found(user_input, DEEP_TRIGGERS) else "shallow"
 

@@ -106,6 +106,21 @@ def test_a_question_made_only_of_asking_has_nothing_of_its_own_to_search():
     assert content_words("When did Jolene adopt Susie?") == content_words("Jolene adopted Susie")
 
 
+def test_an_earlier_line_asking_about_something_said_is_still_an_answer():
+    """"You mentioned…?" asks to remember today, but an earlier line holding it often holds the
+    answer; only an earlier asking to remember ("Do you remember…?") is never recalled."""
+    from memory.index import Hit
+    from memory.recall_turn import _meta_talk
+
+    def hit(text):
+        return Hit(id="turn_sess_001_3_user", collection="turns", text=text, score=1.0,
+                   metadata={"role": "user"})
+
+    assert not _meta_talk(hit("You mentioned your kids last week, are they back at school?"))
+    assert not _meta_talk(hit("我上周跟你提过的那本书，你读了吗？"))
+    assert _meta_talk(hit("Do you remember my sister?"))
+
+
 def _sent(use_stub) -> str:
     return "\n".join(m["content"] for m in use_stub.requests[-1]["messages"])
 
