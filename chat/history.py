@@ -43,7 +43,11 @@ from chat.history_read import _last_message_position, _listed_count
 from chat.regex_turn import edit_regexed
 from director.services import director_apply_reply
 from memory import runtime as memory_runtime
-from memory.source_changes import memory_source_changed
+from memory.source_changes import (
+    memory_source_changed,
+    summary_change_of,
+    summary_change_undone,
+)
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.session_read import SessionRead, read_session_file
 from personalab.lib.filestore.sessions import TailChange
@@ -71,7 +75,8 @@ def message_edit(store: FileStore, *, instance_id: str, session_id: str, index: 
         new = {**old, "content": text, "edited": {"at": utc_now(), "original": first_original}}
         token, expires = _change_with_undo(store, instance_id, session_id, first=index,
                                            lines=[new, *_lines_after(read, index)],
-                                           action="edit", clock=clock)
+                                           action="edit", clock=clock,
+                                           summary_change=summary_change_of(old, new))
         _memory_follows(store, instance_id, session_id, old=old, new=new)
     finally:
         lock.release()
@@ -95,7 +100,8 @@ def message_delete(store: FileStore, *, instance_id: str, session_id: str, index
         token, expires = _change_with_undo(
             store, instance_id, session_id, first=index, lines=_lines_after(read, index),
             action="delete", clock=clock,
-            plot_state=copy.deepcopy(state.get("plot_state")) if restored is not None else None)
+            plot_state=copy.deepcopy(state.get("plot_state")) if restored is not None else None,
+            summary_change=summary_change_of(old, None))
         if restored is not None:
             store.instance_state_write(instance_id, {**state, "plot_state": restored})
         _memory_follows(store, instance_id, session_id, old=old, new=None)
@@ -181,7 +187,8 @@ def _session_change(store: FileStore, instance_id: str, session_id: str, *, firs
 
 def _change_with_undo(store: FileStore, instance_id: str, session_id: str, *, first: int,
                       lines: list[dict[str, Any]], action: str, clock: Clock,
-                      plot_state: dict | None = None) -> tuple[str, float]:
+                      plot_state: dict | None = None,
+                      summary_change: list | None = None) -> tuple[str, float]:
     change = _session_change(store, instance_id, session_id, first=first, lines=lines,
                              action=action)
     window = history_settings(store)["undo_window_seconds"]
@@ -190,7 +197,8 @@ def _change_with_undo(store: FileStore, instance_id: str, session_id: str, *, fi
     record = {"instance_id": instance_id, "session_id": session_id, "action": action,
               "backup": change.backup.relative_to(store.instance_dir(instance_id)).as_posix(),
               "file_fingerprint": change.fingerprint,
-              "created_at": now, "expires_at": now + window, "plot_state": plot_state}
+              "created_at": now, "expires_at": now + window, "plot_state": plot_state,
+              "summary_change": summary_change}
     data = _undo_read(store, instance_id)
     data["tokens"] = {key: value for key, value in data["tokens"].items()
                       if value.get("expires_at", 0) >= now}
@@ -231,6 +239,11 @@ def undo(store: FileStore, *, instance_id: str, token: str,
                                status=409)
         _backup_restore(store, instance_id, session_id,
                         _backup_path(store, instance_id, record.get("backup")))
+        change = record.get("summary_change")
+        if (isinstance(change, list) and len(change) == 2
+                and summary_change_undone(store, instance_id=instance_id, old_text=str(change[0]),
+                                          new_text=change[1])):
+            memory_runtime.schedule_sync(store, instance_id=instance_id)
         if isinstance(record.get("plot_state"), dict):
             state = store.instance_state_read(instance_id)
             store.instance_state_write(instance_id, {**state, "plot_state": record["plot_state"]})

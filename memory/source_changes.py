@@ -60,18 +60,40 @@ def _covers(entry: dict[str, Any], session_id: str, turn: int) -> bool:
     return first <= turn <= last
 
 
+def summary_change_undone(store: FileStore, *, instance_id: str, old_text: str,
+                          new_text: str | None) -> bool:
+    """The history's undo of a summary line's change from `old_text` to `new_text` (None:
+    deleted): its ledger records are as they were."""
+    if new_text is None:
+        return _summary_ledger_follow(store, instance_id, old_text, old_text, deleted=True)
+    return _summary_ledger_follow(store, instance_id, new_text, old_text)
+
+
+def summary_change_of(old: dict[str, Any], new: dict[str, Any] | None) -> list | None:
+    """What the history's undo needs to put a summary line's ledger records back."""
+    if old.get("type") != "summary":
+        return None
+    return [str(old.get("content") or ""), None if new is None else str(new.get("content") or "")]
+
+
 def _summary_ledger_follow(store: FileStore, instance_id: str, old_text: str,
-                           new_text: str | None) -> bool:
+                           new_text: str | None, *, deleted: bool = False) -> bool:
+    """The records of `old_text` (deleted ones instead with `deleted`) get `new_text`, or are
+    marked deleted when it is None."""
     if not old_text.strip():
         return False
     by_session: dict[str, list[dict[str, Any]]] = defaultdict(list)
     changed: set[str] = set()
     for record in store.ledger_read(instance_id, SUMMARIES_LEDGER):
         session = str(record.get("session_id") or "")
-        if str(record.get("text") or "") == old_text and not record.get("deleted"):
+        if (str(record.get("text") or "") == old_text
+                and bool(record.get("deleted")) == deleted):
             changed.add(session)
-            record = ({**record, "deleted": True} if new_text is None or not new_text.strip()
-                      else {**record, "text": new_text})
+            record = {key: value for key, value in record.items() if key != "deleted"}
+            if new_text is None or not new_text.strip():
+                record["deleted"] = True
+            else:
+                record["text"] = new_text
         by_session[session].append(record)
     for session in changed:
         store.ledger_replace_session(instance_id, SUMMARIES_LEDGER, session_id=session,

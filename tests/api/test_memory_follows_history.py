@@ -83,3 +83,18 @@ def test_a_summary_line_edited_or_deleted_in_the_history_changes_its_ledger_reco
     records = {r["id"]: r for r in store.ledger_read(summarized, "summaries")}
     assert records["summary_sess_000_0"]["text"] == "Ann has no sister."
     assert records["summary_sess_000_1"].get("deleted") is True
+
+
+def test_undoing_a_summary_line_change_puts_its_ledger_record_back(as_alice, store,  # noqa: F811
+                                                                   summarized):
+    undo = f"/api/v1/instances/{summarized}/history/undo"
+    url, row = _row(as_alice, summarized, "Ann's sister Lorelei keeps bees.")
+    edited = as_alice("put", url, {"fingerprint": row["fingerprint"], "text": "No sister."})
+    assert as_alice("post", undo, {"token": edited.json()["undo_token"]}).status_code == 200
+    url, row = _row(as_alice, summarized, "They buried the compass.")
+    deleted = as_alice("delete", f"{url}?fingerprint={row['fingerprint']}")
+    assert as_alice("post", undo, {"token": deleted.json()["undo_token"]}).status_code == 200
+
+    records = {r["id"]: r for r in store.ledger_read(summarized, "summaries")}
+    assert records["summary_sess_000_0"]["text"] == "Ann's sister Lorelei keeps bees."
+    assert "deleted" not in records["summary_sess_000_1"]
