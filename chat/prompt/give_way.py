@@ -23,6 +23,7 @@ from personalab.lib.tokens import count_tokens
 
 GIVING_WAY = ("director_reminder", "recaps", "biography")
 ITEM_OVERHEAD_TOKENS = 2  # the blank line or "- " an item adds in its section
+RECAP_LEAST_TOKENS = 48  # a recap cut shorter than this says too little to keep
 
 
 def memory_given_way(inputs: PromptInputs, prompt: PromptResult) -> PromptInputs | None:
@@ -42,7 +43,8 @@ def memory_given_way(inputs: PromptInputs, prompt: PromptResult) -> PromptInputs
         return None
     if over <= 0:
         return None
-    return _items_dropped(_shown_only(inputs, prompt), max(over, 1))
+    return _items_dropped(_shown_only(inputs, prompt), max(over, 1),
+                          recaps_tokens=_tokens(prompt, "recaps"))
 
 
 def memory_part(prompt: PromptResult, *, mine: int, other: int) -> int:
@@ -78,7 +80,8 @@ def _shown_only(inputs: PromptInputs, prompt: PromptResult) -> PromptInputs:
     return dataclasses.replace(inputs, **kept) if kept else inputs
 
 
-def _items_dropped(inputs: PromptInputs, over: int) -> PromptInputs | None:
+def _items_dropped(inputs: PromptInputs, over: int, *,
+                   recaps_tokens: int = 0) -> PromptInputs | None:
     director = dict(inputs.director or {})
     reminder = dict(director.get("reminder") or {})
     recaps, biography = list(inputs.recaps), list(inputs.biography)
@@ -90,13 +93,25 @@ def _items_dropped(inputs: PromptInputs, over: int) -> PromptInputs | None:
         if dropped is None:
             break
         freed += count_tokens(str(dropped)) + ITEM_OVERHEAD_TOKENS
+    budgets = dict(inputs.section_budgets or {})
+    if freed < over and len(recaps) == 1 and len(inputs.recaps) == 1:
+        # The newest recap alone, larger than its part (a Chinese recap of a 2,048-token
+        # window's): cut to what is left rather than dropped, so a recap still reaches the
+        # model. Its budget shrinks at each step, so giving way ends.
+        room = recaps_tokens - (over - freed)
+        if room >= RECAP_LEAST_TOKENS:
+            budgets["recaps"] = min(budgets.get("recaps", room), room)
+            freed = over
+        else:
+            recaps.pop()
+            freed += recaps_tokens
     if not freed:
         return None
     if reminder:
         director["reminder"] = {**reminder, **events}
     return dataclasses.replace(inputs, director=director or inputs.director, recaps=recaps,
                                recap_spans=inputs.recap_spans[len(inputs.recaps) - len(recaps):],
-                               biography=biography)
+                               biography=biography, section_budgets=budgets)
 
 
 def _next_dropped(events: dict[str, list[Any]], recaps: list[str],
@@ -106,8 +121,12 @@ def _next_dropped(events: dict[str, list[Any]], recaps: list[str],
     for name in ("reference_events", "current_events"):
         if events[name]:
             return events[name].pop()
-    longer = max((recaps, biography), key=lambda items: sum(count_tokens(str(i)) for i in items))
-    return longer.pop(0) if longer else None
+    # The newest recap is cut, not dropped, when it is all that is left (_items_dropped).
+    droppable = [items for items, least in ((recaps, 2), (biography, 1)) if len(items) >= least]
+    if not droppable:
+        return None
+    longer = max(droppable, key=lambda items: sum(count_tokens(str(i)) for i in items))
+    return longer.pop(0)
 
 
 def _tokens(prompt: PromptResult, name: str) -> int:

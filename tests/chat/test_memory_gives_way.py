@@ -144,6 +144,23 @@ def test_recaps_give_way_to_what_recall_found_for_the_turn():
     assert smaller.recaps == inputs.recaps[-len(smaller.recaps):]  # the oldest left first
 
 
+def test_the_newest_recap_alone_larger_than_its_part_is_cut_not_dropped():
+    """A 2,048-token window whose recall took its half: the one recap on file (a Chinese recap
+    of 280 tokens) was larger than the recaps' part and left whole, so no recap reached the
+    model on most turns of a played Chinese chat. It is cut to its part instead; one too small
+    to say anything still leaves."""
+    inputs = _inputs(2048, 1)
+    prompt = _prompt(recalled=250, recaps=280, conversation=400, total=1500, limit=1536)
+
+    smaller = memory_given_way(inputs, prompt)
+
+    assert smaller is not None and smaller.recaps == inputs.recaps
+    assert 48 <= smaller.section_budgets["recaps"] < 280
+    squeezed = _prompt(recalled=100, recaps=60, conversation=100, total=1530, limit=1536)
+    gone = memory_given_way(inputs, squeezed)
+    assert gone is not None and gone.recaps == []
+
+
 def test_the_reminders_events_leave_first_the_reference_ones_before_this_storys():
     """A due reminder brought 15 events of this story and 5 of other storylines (691 tokens of
     a 4,096-token window's prompt beside a 2,000-token card): its events leave before any recap,
