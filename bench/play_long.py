@@ -53,9 +53,11 @@ class PlayProvider:
     def __init__(self, replies: list[str]) -> None:
         self.replies, self.messages, self.generation = replies, [], {}
         self.position = 0
+        self.round: list[list[dict]] = []  # every request of the last turn (a group's round)
 
     async def stream(self, messages: list[dict], *, context: dict):
         self.messages, self.generation = messages, dict(context.get("generation") or {})
+        self.round.append(messages)
         self.position += 1
         yield self.replies[self.position % len(self.replies)]
 
@@ -134,6 +136,7 @@ def play(store, owner, *, texts: tuple[list[str], list[str], str], window: int, 
             text = mine[number % len(mine)]
             said.append(text)
         had_recaps = bool(recap_items(store, instance_id=instance_id))
+        provider.round = []
         started = time.perf_counter()
         try:
             results = asyncio.run(conversation_turn(store, instance_id=instance_id,
@@ -155,6 +158,11 @@ def play(store, owner, *, texts: tuple[list[str], list[str], str], window: int, 
         size = prompt_tokens(provider.messages) + int(provider.generation.get("max_tokens") or 0)
         figures["largest"] = max(figures["largest"], size)
         figures["over"] += size > window
+        if size > window:
+            trace = store.trace_read(instance_id, results[-1].trace_id)
+            print(f"    turn {number}: request {size} tokens > {window}: "
+                  + ", ".join(f"{s.get('name')} {s.get('tokens')}"
+                              for s in trace.get("sections", []) if s.get("tokens")), flush=True)
         sent = "\n".join(m["content"] for m in provider.messages)
         if summary_lines:
             figures["after_summary"] += 1
@@ -166,7 +174,10 @@ def play(store, owner, *, texts: tuple[list[str], list[str], str], window: int, 
             figures["recaps_missing"] += 1
             print(f"    turn {number}: recaps on file, none sent", flush=True)
         if probe is not None:
-            found = probe[:60] in sent.replace(text, "")
+            # Found when the line reached a request of the round (in a group, the member
+            # answering after another reads the question as that member's context).
+            found = any(probe[:60] in "\n".join(m["content"] for m in request).replace(text, "")
+                        for request in provider.round)
             figures["probes"] += 1
             figures["found"] += found
             figures["by_phrasing"][phrasing][0] += found
