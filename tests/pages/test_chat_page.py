@@ -247,6 +247,11 @@ def test_a_player_sees_the_settings_read_only(alice_client):
     page = alice_client.get("/settings/").content.decode()
     assert 'data-testid="settings-read-only"' in page
     assert '<fieldset class="plain" disabled>' in page and "保存 Save" not in page
+    # The note stands between Reading, which the player changes, and the staff's settings: it
+    # says which it means (it read "these settings", as if Reading were locked too).
+    assert "Only staff can change the settings below" in page and "Reading, above, is yours" in page
+    chinese = alice_client.get("/settings/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "以下设置仅管理员可修改" in chinese
 
 
 def test_a_characters_picture_is_served_to_who_may_use_it_and_404_to_others(
