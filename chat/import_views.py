@@ -27,6 +27,7 @@ from chat.import_check import (
     speakers_matched,
 )
 from chat.import_new import CHAT_IMPORT_MAX_BYTES, chat_import_new
+from chat.import_refusal_words import chat_refusal_words
 from chat.views import import_report_key
 from library.selectors import character_choices
 from personalab.lib.errors import AppError, Invalid, TooLarge
@@ -102,7 +103,7 @@ def chat_import_page(request: HttpRequest) -> HttpResponse:
         instance_id, session_id, report = chat_import_new(request.user, character_ids=ids,
                                                           data=data, imported=imported)
     except (AppError, InstanceBusy, StoreError, ValueError) as exc:
-        error = getattr(exc, "message", None) or str(exc)
+        error = chat_refusal_words(getattr(exc, "message", None) or str(exc))
         messages.error(request, (gettext(
             "The chat was not imported: %(error)s. Choose a chat exported by SillyTavern "
             "(.jsonl), Agnai or RisuAI (.json).") if isinstance(exc, ChatFormatError)

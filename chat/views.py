@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from chat import memory_actions, selectors
 from chat.aside import asides_read
 from chat.chat_formats import ChatFormatError
+from chat.import_refusal_words import chat_refusal_words
 from chat.member_views import members_context, reply_orders
 from chat.members import is_group
 from chat.models import Trace
@@ -349,7 +350,8 @@ def instance_import_chat(request: HttpRequest, instance_id: str) -> HttpResponse
                                             data=upload.read())
         request.session[import_report_key(instance_id)] = {**report, "session_id": session_id}
     except (ChatFormatError, InstanceBusy, StoreError) as exc:
-        messages.error(request, gettext("The chat was not imported: %(error)s") % {"error": exc})
+        messages.error(request, gettext("The chat was not imported: %(error)s") % {
+            "error": chat_refusal_words(str(exc))})
     return redirect("instance", instance_id=instance_id)
 
 

@@ -261,3 +261,25 @@ def test_the_check_page_speaks_chinese(alice_client, seraphina):
     assert "导入前请检查这段对话" in text
     assert "这段对话的回复来自 Megumin，但你选择的是 Seraphina。" in text
     assert "仍然导入" in text
+
+
+@pytest.mark.parametrize("data, said", [
+    (b"", "文件是空的"),
+    (b'{"spec": "chara_card_v2", "data": {"name": "Mira"}}', "这个文件是角色卡，不是对话"),
+    (b"\xff\xfe not text", "文件不是 UTF-8 文本（第 0 字节）"),
+])
+def test_a_refused_chat_file_is_said_in_chinese_on_a_chinese_page(alice_client, seraphina, data,
+                                                                  said):
+    alice_client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/library/"})
+    text = _page_import(alice_client, seraphina, data).content.decode()
+    assert said in text
+    assert "the file is" not in text and "this file is" not in text
+
+
+def test_a_chat_file_refused_into_an_existing_chat_is_said_in_chinese(alice_client, alice, store,
+                                                                      seraphina):
+    instance_id = instance_create(store, owner=alice, character_id=seraphina)
+    alice_client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/library/"})
+    page = alice_client.post(f"/instances/{instance_id}/import_chat", {
+        "file": SimpleUploadedFile("x.json", b'{"type": "risuAllChats"}')}, follow=True)
+    assert "这个文件是 RisuAI 导出的某个角色的全部对话" in page.content.decode()
