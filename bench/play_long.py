@@ -91,6 +91,8 @@ def conversation_texts(path: Path) -> tuple[list[str], list[str], str]:
 
 
 def characters(store, owner, *, count: int, card_tokens: int) -> list[str]:
+    # App modules are imported once main() has booted Django (turn_overhead.django_boot), as
+    # in the other benchmarks.
     from library.character_services import character_save
     from personalab.lib.tokens import count_tokens
 
@@ -106,6 +108,7 @@ def characters(store, owner, *, count: int, card_tokens: int) -> list[str]:
 def play(store, owner, *, texts: tuple[list[str], list[str], str], window: int, group: bool,
          turns: int, card_tokens: int, summarize_every: int, probe_every: int,
          rng: random.Random) -> dict:
+    # Imported here for the same reason as in characters().
     from chat import memory_actions
     from chat.group import conversation_turn
     from chat.services.instances import instance_create
