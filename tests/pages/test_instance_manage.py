@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from chat.models import Instance
+from chat.services.instances import instance_create
+
 
 def _home_sections(page: str) -> tuple[str, str]:
     active, _, archived = page.partition('data-testid="archived-instances"')
@@ -82,8 +85,6 @@ def test_the_refusal_is_said_in_the_players_language(alice_client, store, instan
 def test_home_lists_the_chat_played_last_first(alice_client, store, alice, character):
     """The list was in the order the chats were made: the one played tonight sank under every
     chat started since (SillyTavern's recent chats go by the last message)."""
-    from chat.models import Instance
-    from chat.services.instances import instance_create
 
     older, newer = (instance_create(store, owner=alice, character_id=character)
                     for _ in range(2))
