@@ -5,6 +5,8 @@ regenerate and in a tab that joins mid-reply."""
 from __future__ import annotations
 
 import pytest
+from asgiref.sync import sync_to_async
+from django.test import Client
 
 from chat.group import conversation_turn
 from chat.redo import redo_run
@@ -98,11 +100,15 @@ async def test_a_tab_joining_mid_reply_is_told_who_is_speaking(alice, store, gro
                                                                use_stub):
     use_stub.script(Reply("".join(chr(0x4E00 + i) for i in range(80)), chunk_size=1,
                           delay=0.01))
-    sender = await _connect(alice, group)
+    browser = Client()
+    await sync_to_async(browser.force_login)(alice)
+    sender = await _connect(alice, group, client=browser)
     await sender.send_json_to({"type": "trigger", "speaker": brenna})
     while (await sender.receive_json_from(timeout=5))["type"] != "token":
         pass
-    follower = await _connect(alice, group)
+    # A second tab of the same browser: its login is not written while the turn writes (a
+    # login mid-reply met SQLite's shared-cache table lock once under load).
+    follower = await _connect(alice, group, client=browser)
     followed = await _until_done(follower)
     await _until_done(sender)
     await sender.disconnect()

@@ -20,9 +20,11 @@ from tests.stub_llm import Reply
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-async def _connect(user, instance_id):
-    client = Client()
-    await sync_to_async(client.force_login)(user)
+async def _connect(user, instance_id, *, client: Client | None = None):
+    """A tab of `client`'s browser (logged in as `user` when not given)."""
+    if client is None:
+        client = Client()
+        await sync_to_async(client.force_login)(user)
     headers = [(b"origin", b"http://127.0.0.1:8000"), (b"host", b"127.0.0.1:8000"),
                (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())]
     communicator = WebsocketCommunicator(application, f"/ws/chat/{instance_id}/", headers=headers)
