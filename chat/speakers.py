@@ -2,7 +2,7 @@
 
 Strategies (the stored values; SillyTavern's group reply strategies in brackets):
 - natural [Natural order]: members named in the last message answer first (in the order they
-  are named), then the others, shuffled as SillyTavern does, each answers when a draw is below
+  are named), then the others, shuffled as SillyTavern does, each answers when a draw is at most
   its talkativeness; if nobody is drawn, one member chosen at random answers, among those whose
   talkativeness is above 0 (as SillyTavern's activateNaturalOrder; when none is, among all
   unmuted members). Nobody is named or drawn twice in a row unless alone: when the last line is
@@ -98,7 +98,8 @@ def _natural(active: list[Member], *, last_message: str, last_speaker: str | Non
     eligible = list(eligible)
     shuffle(eligible)
     for member in eligible:
-        if member.character_id not in chosen and draw() < member.talkativeness:
+        # a roll equal to the talkativeness activates, as SillyTavern's `talkativeness >= roll`
+        if member.character_id not in chosen and draw() <= member.talkativeness:
             picks.append(Pick(member.character_id,
                               f"talkativeness {member.talkativeness:g}"))
             chosen.add(member.character_id)

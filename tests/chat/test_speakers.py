@@ -52,6 +52,13 @@ def test_reply_orders(strategy, members, last_message, last_speaker, draws, expe
     assert _ids(picks) == expected
 
 
+def test_a_roll_equal_to_the_talkativeness_activates_the_member_as_sillytavern():
+    """group-chats.js activateNaturalOrder activates when `talkativeness >= rollValue`."""
+    assert _ids(speakers_pick([A, B, C], strategy="natural", last_message="hello",
+                              last_speaker=None, draw=_draws(0.99, 0.2, 0.99),
+                              shuffle=_kept)) == ["char_b"]
+
+
 def test_natural_with_only_the_last_speaker_unmuted_and_others_muted_is_silent_or_alone():
     members = [A, Member("char_b", "Brenna", muted=True)]
     # A is the only active member: alone, so it may answer again
