@@ -1,6 +1,8 @@
 """The members card of the chat page drawer (an htmx partial): add a character, mute one or set
-its talkativeness, move one up or down, remove one, choose who speaks next. The actions are chat.services'
-instance_member_* and instance_update."""
+its talkativeness, move one up or down, remove one, choose who speaks next, how a group's cards
+go into the prompt and the scenario every member reads in place of its card's (SillyTavern's
+group chat scenario override). The actions are chat.services' instance_member_* and
+instance_update."""
 
 from __future__ import annotations
 
@@ -44,6 +46,8 @@ def members_context(store: FileStore, *, user, state: dict[str, Any],
             "reply_order": state.get("reply_order") or "natural",
             "allow_self_responses": state.get("allow_self_responses") is True,
             "reply_orders": reply_orders(), "card_join": card_join_settings(state),
+            "scenario_override": override if isinstance(
+                override := state.get("scenario_override"), str) else "",
             "generation_modes": list(GENERATION_MODE_LABELS.items()),
             "member_choices": [c for c in character_choices(user=user)
                                if c.character_id not in taken]}
@@ -75,7 +79,7 @@ GENERATION_MODE_LABELS = {
 def _order_changes(post) -> dict[str, Any]:
     """The order form's fields that were sent (the join fields with their own names)."""
     names = ("reply_order", "generation_mode", "generation_mode_join_prefix",
-             "generation_mode_join_suffix")
+             "generation_mode_join_suffix", "scenario_override")
     return {name: post[name].replace("\r\n", "\n") for name in names if name in post}
 
 
@@ -131,9 +135,11 @@ def instance_members(request: HttpRequest, instance_id: str) -> HttpResponse:
     typed = ({"character_id": character_id,
               "talkativeness": request.POST.get("talkativeness", "")}
              if errors and action == "change" else {})
+    shown = members_context(store, user=request.user, state=state, characters=characters)
+    if errors and action == "order" and "scenario_override" in request.POST:
+        shown["scenario_override"] = request.POST["scenario_override"]  # what was typed
     return render(request, "chat/_members.html", {
         "instance": {"instance_id": instance_id}, "member_errors": errors,
         "member_typed": typed, "state": state,
-        "character": characters.optional(state.get("character_id")),
-        **members_context(store, user=request.user, state=state, characters=characters)},
+        "character": characters.optional(state.get("character_id")), **shown},
         status=status)

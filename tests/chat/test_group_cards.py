@@ -256,3 +256,29 @@ def test_the_drawer_sets_the_generation_mode_and_labels_the_orders_as_sillytaver
     assert (state["reply_order"], state["generation_mode"],
             state["generation_mode_join_prefix"]) == ("natural", "append", "[{{char}}]\n")
     assert '<option value="append" selected>' in response.content.decode()
+
+
+def test_the_drawer_saves_the_storys_scenario_override_and_keeps_a_refused_one_typed(
+        alice_client, store, scene):
+    """SillyTavern sets a group's scenario override from the group's settings; here the
+    members card, through instance_update as REST's PUT."""
+    instance_id = scene[0]
+    page = alice_client.get(f"/instances/{instance_id}/").content.decode()
+    assert 'data-testid="scenario-override"' in page
+    url = f"/instances/{instance_id}/members"
+    response = alice_client.post(url, {"action": "order", "reply_order": "everyone",
+                                       "scenario_override": " A storm shuts the harbour.\r\n"})
+    assert response.status_code == 200
+    assert store.instance_state_read(instance_id)["scenario_override"] == (
+        "A storm shuts the harbour.")
+    assert ">A storm shuts the harbour.</textarea>" in response.content.decode()
+    response = alice_client.post(url, {"action": "order", "reply_order": "everyone",
+                                       "scenario_override": "x" * 20_001})
+    assert response.status_code == 400 and 'data-field="scenario_override"' in (
+        response.content.decode())
+    assert "x" * 20_001 in response.content.decode()
+    assert store.instance_state_read(instance_id)["scenario_override"] == (
+        "A storm shuts the harbour.")
+    assert alice_client.post(url, {"action": "order", "reply_order": "everyone",
+                                   "scenario_override": ""}).status_code == 200
+    assert store.instance_state_read(instance_id)["scenario_override"] == ""

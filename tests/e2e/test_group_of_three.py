@@ -100,6 +100,25 @@ def test_a_group_of_three_is_made_and_changed_by_names_and_pictures(
         card.get_by_test_id("reply-order").locator("xpath=ancestor::form").locator(
             "button[type=submit]").click()
     assert server.instance_state(instance_id)["reply_order"] == "everyone"
+
+    # The join prefix / suffix show only in a join mode (SillyTavern hides them in swap), as
+    # soon as the mode changes; the scenario override is saved with the group's settings.
+    card = page.get_by_test_id("members-card")
+    assert not card.get_by_test_id("join-prefix").is_visible()
+    card.get_by_test_id("generation-mode").select_option("append")
+    assert card.get_by_test_id("join-prefix").is_visible()
+    assert card.get_by_test_id("join-suffix").is_visible()
+    card.get_by_test_id("scenario-override").fill("A storm shuts the harbour.")
+    with page.expect_response(lambda r: r.url.endswith("/members")):
+        card.get_by_test_id("reply-order").locator("xpath=ancestor::form").locator(
+            "button[type=submit]").click()
+    state = server.instance_state(instance_id)
+    assert (state["generation_mode"], state["scenario_override"]) == (
+        "append", "A storm shuts the harbour.")
+    card = page.get_by_test_id("members-card")
+    assert card.get_by_test_id("scenario-override").input_value() == "A storm shuts the harbour."
+    card.get_by_test_id("generation-mode").select_option("swap")
+    assert not card.get_by_test_id("join-prefix").is_visible()
     no_sideways_scroll(page)
     screenshot_take(page, f"72_group_of_three_{tag}", full_page=False)
     assert page.evaluate(AXE_RUN) == []
