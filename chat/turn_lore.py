@@ -3,12 +3,14 @@ background's), what fires in the messages they scan, the world-info budget and t
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from chat.group_cards import card_join_for_turn, cards_joined
 from chat.members import is_group, members_of
-from chat.prompt.card_fields import card_fields_read, scenario_overridden
+from chat.prompt.card_fields import CardFields, card_fields_read, scenario_overridden
 from chat.prompt.window import ContextWindow
 from chat.prompt.world_info import lore_sources, lore_speaker, lore_vectors
 from chat.turn_macros import macro_values_for
@@ -48,8 +50,7 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
         override = ctx.instance_state.get("scenario_override")
         values = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1],
                                   scenario_override=override)
-        card = scenario_overridden(card_fields_read(
-            ctx.character, base_persona=ctx.character_state.get("base_persona", "")), override)
+        card = _card_scanned(store, ctx, override)
         speaker_id = (ctx.speaker.character_id if ctx.speaker
                       else ctx.instance_state.get("character_id", ""))
         match = lorebook_match(
@@ -74,6 +75,25 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
     blocks = authors_note_blocks(blocks, note if note_due else {})
     return {"blocks": blocks, "fired": fired, "dropped": dropped, "problems": problems,
             "outlets": outlets}
+
+
+def _card_scanned(store: FileStore, ctx: TurnContext, override: Any) -> CardFields:
+    """The card fields entries may match (`match_character_description` …): the speaker's; in a
+    group's join mode the description, personality and scenario as joined for its prompt, as
+    SillyTavern's getCharacterCardFields hands getGroupCharacterCards' fields to the scan (the
+    depth prompt and creator's notes stay the speaker's, as there)."""
+    base_persona = ctx.character_state.get("base_persona", "")
+    card = scenario_overridden(card_fields_read(ctx.character, base_persona=base_persona),
+                               override)
+    join = card_join_for_turn(
+        store, state=ctx.instance_state, instance_id=ctx.instance_id,
+        speaker_id=ctx.speaker.character_id if ctx.speaker and is_group(ctx.instance_state)
+        else None, speaker_base_persona=base_persona)
+    if join is None:
+        return card
+    joined = cards_joined(join)
+    return dataclasses.replace(card, description=joined["description"],
+                               personality=joined["personality"], scenario=joined["scenario"])
 
 
 WORLD_INFO_TIMED = "worldinfo_timed"

@@ -15,6 +15,7 @@ import pytest
 from chat.group import conversation_turn
 from chat.group_cards import CardJoin, MemberCard, cards_joined, depth_prompts_joined
 from chat.services.instances import instance_create
+from tests.library.test_worldinfo_turns import _link
 from tests.text_turns import card_import, english
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -187,6 +188,27 @@ def test_a_muted_member_joins_only_with_append_muted(store, scene, use_stub):
     _mira_answers(store, instance_id, mira)
     sent = str(use_stub.requests[-1]["messages"])
     assert "Rook runs the docks." in sent and "Rook whispers." not in sent
+
+
+def test_lore_matching_the_character_description_reads_the_joined_cards_in_a_join_mode(
+        store, scene, use_stub):
+    """SillyTavern's getCharacterCardFields gives the world-info scan getGroupCharacterCards'
+    joined description / personality / scenario: an entry flagged to match the character
+    description fires on another member's part of it; in swap mode only the speaker's is read."""
+    instance_id, mira, rook = scene
+    _link(store, mira, {"uid": 1, "keys": ["docks"], "match_character_description": True,
+                        "content": "HARBOUR-LORE"},
+          {"uid": 2, "keys": ["storm"], "match_scenario": True, "content": "STORM-LORE"})
+    _mira_answers(store, instance_id, mira)
+    assert "HARBOUR-LORE" not in str(use_stub.requests[-1]["messages"])
+    _set(store, instance_id, generation_mode="append", scenario_override="A storm rises.")
+    results = _mira_answers(store, instance_id, mira)
+    sent = str(use_stub.requests[-1]["messages"])
+    assert "HARBOUR-LORE" in sent and "STORM-LORE" in sent
+    fired = {e["uid"]: e["reason"]
+             for e in store.trace_read(instance_id, results[0].trace_id)["lore"]["fired"]}
+    assert fired == {1: "key 'docks' in the character description",
+                     2: "key 'storm' in the scenario"}
 
 
 def test_a_joined_card_too_big_for_the_prompt_gives_way_and_says_so(alice_client, store, scene,
