@@ -17,7 +17,8 @@ SillyTavern takes it over the members' scenarios: no member's, no prefix or suff
 
 Files: instance_state.json `generation_mode`, `generation_mode_join_prefix`,
 `generation_mode_join_suffix` (SillyTavern's group field names; a missing one is swap / "").
-PersonaLab's own: when the joined prompt cannot fit even with the history at its newest message,
+PersonaLab's own: when the joined prompt cannot fit even with the history at its newest message
+and the recalled lines shrunk (they give way first: tests/chat/test_group_cards_give_way.py),
 the other members' parts give way, the last in the list first, and the turn says so
 (`group_cards_left_out`); the speaker's own card always stays.
 """
