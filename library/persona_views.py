@@ -65,7 +65,9 @@ def personas_page(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         data = {**request.POST.dict(), "default": request.POST.get("default") == "on"}
         try:
-            persona_id = persona_create(get_store(), owner=request.user, data=data)
+            # The box is ticked for a first persona: what it says is what happens.
+            persona_id = persona_create(get_store(), owner=request.user, data=data,
+                                        first_is_default=False)
             _avatar_upload(request, persona_id)
             messages.info(request, gettext("Persona saved."))
             return redirect("personas")

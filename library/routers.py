@@ -79,11 +79,13 @@ def personas_list(request: HttpRequest):
 
 @router.post("/personas", response={201: PersonaOut})
 def persona_create(request: HttpRequest, payload: PersonaIn):
-    """Your first persona becomes your default; `default: true` makes any new one it."""
+    """Your first persona becomes your default unless it says `default: false`;
+    `default: true` makes any new one it."""
     body_fields_check(payload.model_dump(exclude_unset=True), writable=PersonaIn.model_fields,
                       shown={})
-    persona_id = persona_services.persona_create(get_store(), owner=request.auth,
-                                                 data=payload.model_dump(exclude_none=True))
+    persona_id = persona_services.persona_create(
+        get_store(), owner=request.auth, data=payload.model_dump(exclude_none=True),
+        first_is_default="default" not in payload.model_fields_set)
     return Status(201, persona_out(persona_id))
 
 

@@ -183,6 +183,7 @@ def test_persona_page_creates_with_avatar_and_only_the_owner_sees_it(client, sto
     client.force_login(alice)
     response = client.post("/library/personas/", {
         "name": "Mira", "description": "A courier.", "visibility": "private",
+        "default": "on",  # the page ticks the box for a first persona
         "avatar": SimpleUploadedFile("me.png", PNG_1PX, content_type="image/png")})
     assert response.status_code == 302
     persona_id = Persona.objects.get(name="Mira").persona_id
