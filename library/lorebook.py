@@ -36,8 +36,10 @@ A key that is not a valid regex is plain text; regexes run with a time limit. sc
 from __future__ import annotations
 
 import copy
+import math
 from typing import Any
 
+from library.lore_percent import is_percent, percent_parsed
 from library.lorebook_regex import regex_keys_check
 from library.worldinfo import LoreMatch, lore_blocks, lore_outlets, lorebook_match
 from personalab.lib.errors import Invalid
@@ -162,7 +164,7 @@ OPTIONAL_FLAGS = ("case_sensitive", "match_whole_words", "use_probability", "gro
                   "match_persona_description", "match_character_description",
                   "match_character_personality", "match_character_depth_prompt",
                   "match_scenario", "match_creator_notes", "vectorized", "ignore_budget")
-OPTIONAL_NUMBERS = {"scan_depth": (0, MAX_SCAN_DEPTH), "probability": (0, 100),
+OPTIONAL_NUMBERS = {"scan_depth": (0, MAX_SCAN_DEPTH),
                     "group_weight": (0, 10**6), "sticky": (0, 10**6), "cooldown": (0, 10**6),
                     "delay": (0, 10**6)}
 
@@ -174,6 +176,8 @@ def _optional_validate(entry: dict[str, Any], where: str, errors: dict[str, str]
     for name, (low, high) in OPTIONAL_NUMBERS.items():
         if entry.get(name) is not None:
             entry[name] = _int(entry[name], f"{where}.{name}", errors, low, high)
+    if entry.get("probability") is not None:
+        entry["probability"] = _percent(entry["probability"], f"{where}.probability", errors)
     for name in ("group", "outlet_name"):
         if entry.get(name) is not None:
             entry[name] = _text(entry[name], f"{where}.{name}", errors)
@@ -230,6 +234,17 @@ def _int(value: Any, name: str, errors: dict[str, str], low: int, high: int) -> 
     if not low <= value <= high:
         errors[name] = f"must be between {low} and {high}"
     return value
+
+
+def _percent(value: Any, name: str, errors: dict[str, str]) -> int | float:
+    if isinstance(value, str):
+        value = percent_parsed(value.strip())
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        errors[name] = "must be a number"
+        return 100
+    if not is_percent(value):
+        errors[name] = "must be between 0 and 100"
+    return int(value) if float(value).is_integer() else value
 
 
 def _keys(value: Any, name: str, errors: dict[str, str]) -> list[str]:

@@ -47,6 +47,7 @@ from library.field_words import field_words, fields_words
 from library.fields import outline_points
 from library.item_copy import background_copy, character_copy, lorebook_copy
 from library.library_tiles import character_tiles
+from library.lore_percent import is_percent, percent_parsed
 from library.lore_test_words import lore_test_worded
 from library.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS, lorebook_match
 from library.lorebook_regex import regex_key_problems
@@ -436,7 +437,7 @@ def _entry_from_form(form, prefix: str, uid: int, existing: dict | None = None) 
 
 
 ENTRY_OPTIONAL = {"case_sensitive": _tristate, "match_whole_words": _tristate,
-                  "probability": _number_or_text, "scan_depth": _number_or_text,
+                  "probability": percent_parsed, "scan_depth": _number_or_text,
                   "sticky": _number_or_text, "cooldown": _number_or_text,
                   "delay": _number_or_text, "group": str, "outlet_name": str}
 ST_NAMES = {"scan_depth": "scanDepth", "outlet_name": "outletName"}
@@ -458,6 +459,8 @@ def _entry_setting(entry: dict, name: str, *, typed: bool = False) -> Any:
         return value if isinstance(value, bool) else None
     if parse is _number_or_text:
         return value if type(value) is int else None
+    if parse is percent_parsed:  # a fraction too, as SillyTavern keeps it
+        return value if is_percent(value) else None
     return (value.strip() or None) if isinstance(value, str) else None
 
 

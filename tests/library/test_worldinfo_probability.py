@@ -8,6 +8,7 @@ import random
 import pytest
 
 from library.lorebook import lorebook_match, lorebook_validate
+from personalab.lib.errors import Invalid
 
 
 class FixedRoll(random.Random):
@@ -50,3 +51,24 @@ def test_the_trace_shows_the_roll_on_the_side_of_the_probability_it_fell():
     assert failed.startswith("probability 50%: rolled 50.0001;")
     assert "(probability 33.5%: rolled 33.50)" in _match(33.5, 0.334999).fired[0]["reason"]
     assert "probability 50%: rolled 37.50)" in _match(50, 0.375).fired[0]["reason"]
+
+
+@pytest.mark.parametrize(("sent", "kept"), [(33.5, 33.5), ("12.25", 12.25), ("40", 40),
+                                             (50.0, 50), (0, 0), (100, 100)])
+def test_a_probability_with_decimals_is_kept_as_sillytavern_keeps_it(sent, kept):
+    book = lorebook_validate({"lorebook_id": "lb_chance", "name": "Chance", "entries": [
+        {"uid": 1, "keys": ["dice"], "content": "lucky", "probability": sent}]})
+    assert book["entries"][0]["probability"] == kept
+    assert type(book["entries"][0]["probability"]) is type(kept)
+
+
+@pytest.mark.parametrize(("sent", "said"), [(100.5, "must be between 0 and 100"),
+                                            (-1, "must be between 0 and 100"),
+                                            ("often", "must be a number"),
+                                            (float("nan"), "must be a number"), (True,
+                                                                                 "must be a number")])
+def test_a_probability_outside_0_to_100_or_not_a_number_is_refused(sent, said):
+    with pytest.raises(Invalid) as refused:
+        lorebook_validate({"lorebook_id": "lb_chance", "name": "Chance", "entries": [
+            {"uid": 1, "keys": ["dice"], "content": "lucky", "probability": sent}]})
+    assert refused.value.fields["entries[0].probability"] == said

@@ -4,6 +4,7 @@ second save, made knowing, wins."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -63,3 +64,26 @@ def test_a_refused_book_setting_and_entry_field_are_named_beside_their_fields(
     for field in ("scan_depth", "e1_probability"):
         assert f'data-for="{field}" id="{field}-error"' in page, field
     assert 'name="e1_probability" value="often"' in page  # what was typed, to correct
+
+
+def test_a_fractional_probability_imports_shows_and_saves_as_sillytavern_keeps_it(
+        alice_client, alice, store):
+    """SillyTavern's world-info.js stores the probability box's Number (33.5 stays 33.5) and
+    rolls unrounded against it; its files carry such values. The editor refused to save one."""
+    from library.lorebook_services import lorebook_import
+
+    world = {"entries": {"0": {"uid": 1, "key": ["harbour"], "content": "Old.",
+                               "probability": 33.5, "useProbability": True}}}
+    book = lorebook_import(store, owner=alice, data=json.dumps(world).encode(),
+                           filename="harbour.json")
+    url = f"/library/lorebooks/{book}/"
+    page = alice_client.get(url).content.decode()
+    assert 'name="e1_probability" value="33.5"' in page
+    form = {**_form(page), "e1_probability": "33.5"}
+    assert alice_client.post(url, form).status_code == 302  # unchanged: saved as it was
+    form = {**_form(alice_client.get(url).content.decode()), "e1_probability": "12.75"}
+    assert alice_client.post(url, form).status_code == 302
+    assert store.lorebook_read(book)["entries"][0]["probability"] == 12.75
+    form = {**_form(alice_client.get(url).content.decode()), "e1_probability": "100.5"}
+    refused = alice_client.post(url, form)
+    assert refused.status_code == 400 and "must be between 0 and 100" in refused.content.decode()
