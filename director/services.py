@@ -154,6 +154,9 @@ def director_status(store: FileStore, *, instance_id: str) -> dict[str, Any]:
     overview["reminder_next_turn"] = overview.pop("reminder_due") and overview["enabled"]
     overview["background_id"] = state.get("background_id")
     overview["points_done"] = sum(1 for row in overview["outline"] if row["status"] == "completed")
+    # "3/5" alone read as if the story stood still while point 4 was under way
+    overview["point_in_progress"] = next((row["index"] for row in overview["outline"]
+                                          if row["status"] == "in_progress"), None)
     if overview["carried_over_from"]:
         old = background_for_chat(store, state={**state,
                                                 "background_id": overview["carried_over_from"]})

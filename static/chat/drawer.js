@@ -6,7 +6,7 @@ export function drawer(open) {
   document.querySelector("[data-testid=drawer-toggle]").setAttribute("aria-expanded", String(open));
 }
 
-// The ☰ Story button says how far the outline is ("2/5"), so a phone shows the story moving
+// The ☰ Story button says how far the outline is ("3/5 · 4 in progress"), so a phone shows the story moving
 // without opening the drawer; the outline is read again after each turn and swipe.
 function storyProgressShow() {
   const outline = document.getElementById("outline");

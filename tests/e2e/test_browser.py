@@ -20,6 +20,7 @@ from tests.e2e.conftest import (
     context_new,
     message_send,
     network_quiet,
+    no_sideways_scroll,
     screenshot_take,
     turn_wait_done,
     wait_until,
@@ -397,4 +398,13 @@ def test_the_story_button_shows_the_outline_moving_on_a_phone(page: Page, server
     wait_until(page, "() => document.querySelector('[data-testid=story-progress]')"
                      ".textContent === '0/4'")
     assert "completed" not in page.locator("#outline li").first.inner_text()
+    # A point under way is said beside the points done, and fits the phone's header.
+    server.stub.script(Reply("Mira reaches for the lamp. [PROGRESS:1:in_progress]"))
+    message_send(page, "Let us light it, slowly.")
+    turn_wait_done(page)
+    wait_until(page, "() => document.querySelector('[data-testid=story-progress]')"
+                     ".textContent === '0/4 · 1 in progress'")
+    assert progress.get_attribute("title") == (
+        "0 of 4 outline points done; point 1 is in progress")
+    no_sideways_scroll(page)
     assert page.js_errors == []
