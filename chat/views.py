@@ -242,6 +242,7 @@ def _chat_strings() -> dict[str, Any]:
         "copyRefused": gettext("Copy is not allowed here."),
         "branched": gettext("Branched: %(s)s starts from here; the old one is kept in History."),
         "conversation": gettext("conversation %(number)s"),
+        "conversationShort": gettext("conv. %(number)s"),
         "messageActions": gettext("Message actions"),
         "starting": gettext("Starting…"),
         "took": gettext("took %(s)s s"),

@@ -26,6 +26,16 @@ def session_label(session_id: object) -> str:
     return text
 
 
+@register.filter
+def session_label_short(session_id: object) -> str:
+    """The label a phone's chat header has room for ("conv. 3")."""
+    text = str(session_id or "")
+    number = text.removeprefix(PREFIX)
+    if text.startswith(PREFIX) and number.isdigit():
+        return gettext("conv. %(number)s") % {"number": int(number)}
+    return text
+
+
 MESSAGE_NTH = {"st": gettext_lazy("the %(n)sst message"), "nd": gettext_lazy("the %(n)snd message"),
                "rd": gettext_lazy("the %(n)srd message"), "th": gettext_lazy("the %(n)sth message")}
 

@@ -192,9 +192,10 @@ export function titleShow(title) {
 }
 
 // A session as players name it, "conversation 3" for sess_003 (chat/templatetags/sessions.py).
-export function sessionLabel(sessionId) {
+export function sessionLabel(sessionId, {short = false} = {}) {
   const number = /^sess_(\d+)$/.exec(sessionId);
-  return number ? S.conversation.replace("%(number)s", Number(number[1])) : sessionId;
+  const words = short ? S.conversationShort : S.conversation;
+  return number ? words.replace("%(number)s", Number(number[1])) : sessionId;
 }
 
 // A branch or a summarize can move the chat to a new session: the title and the export
@@ -202,6 +203,11 @@ export function sessionLabel(sessionId) {
 export function sessionShow(sessionId) {
   const label = sessionLabel(sessionId);
   document.querySelectorAll("[data-current-session]").forEach(el => { el.textContent = label; });
+  const short = sessionLabel(sessionId, {short: true});
+  document.querySelectorAll("[data-current-session-short]").forEach(el => {
+    el.textContent = short;
+    el.title = label;
+  });
   const exportUrl = url("exportUrl", {session: sessionId});
   document.querySelectorAll("a[data-export]").forEach(a => {
     a.href = `${exportUrl}?${new URLSearchParams({format: a.dataset.export})}`;

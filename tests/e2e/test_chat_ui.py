@@ -167,9 +167,11 @@ def test_swipe_arrows_keep_working_after_three_turns(page: Page, server: Server)
     assert any(line.get("content") == "Version B." for line in
                server.store.session_read(instance_id, old_session).lines)  # the old one stays
     new_session = server.instance_state(instance_id)["current_session_id"]
-    # The header names the session as a player does, never by its id.
+    # The header names the session as a player does, never by its id (a phone in short words,
+    # its title in full).
     title = page.locator(".chat-head").inner_text()
-    assert "conversation 2" in title and new_session not in title and old_session not in title
+    assert "conv. 2" in title and new_session not in title and old_session not in title
+    assert page.locator("[data-current-session-short]").get_attribute("title") == "conversation 2"
     for export in page.locator("a[data-export]").all():  # exports the session on screen
         assert f"/sessions/{new_session}/export" in export.get_attribute("href")
     screenshot_take(page, "23_branched_390", full_page=False)

@@ -22,6 +22,7 @@ from tests.e2e.conftest import (
     browser_missing_reason,
     instance_new,
     message_send,
+    phone_page_open,
     screenshot_take,
     screenshots_in_each_scheme,
     server_kill,
@@ -111,7 +112,9 @@ def test_typing_with_the_keyboard_open_leaves_room_to_read(page: Page, server: S
     page.click("[data-testid=nav-menu]")
     wait_until(page, "() => !document.body.classList.contains('typing')")
     assert page.locator(".topbar a", has_text="Library").is_visible()
-    assert page.locator("#offline-banner").is_visible()
+    # The menu says the offline state in full, once; the banner stays away under it.
+    assert page.get_by_test_id("menu-offline").is_visible()
+    assert not page.locator("#offline-banner").is_visible()
     screenshots_in_each_scheme(page, "33_room_390x500_menu", full_page=False)
     assert page.js_errors == []
 
@@ -182,10 +185,51 @@ def test_a_short_screen_keeps_room_to_read_with_the_keyboard_closed(page: Page, 
         assert 0 <= box["y"] and box["y"] + box["height"] <= size["height"], testid
     page.click("[data-testid=nav-menu]")
     assert page.locator(".topbar a", has_text="Library").is_visible()
-    assert page.locator("#offline-banner").is_visible()
+    if size["width"] <= 700:  # a phone's menu says it; wider, the banner has the room
+        assert page.get_by_test_id("menu-offline").is_visible()
+    else:
+        assert page.locator("#offline-banner").is_visible()
     screenshot_take(page, f"33_room_{size['width']}x{size['height']}_menu_open", full_page=False)
     page.keyboard.press("Escape")  # a phone's top bar opened its menu of links over the page
     page.locator("#messages").click(position={"x": 10, "y": 10})
     wait_until(page, "() => document.body.classList.contains('folded')")
     assert not page.locator(".topbar").is_visible()
+    assert page.js_errors == []
+
+
+@pytest.fixture
+def phone_page(server: Server) -> Iterator[Page]:
+    yield from phone_page_open(server)
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_a_phones_chat_header_is_one_line_and_its_menu_keeps_the_offline_mark(
+        phone_page: Page, server: Server, language: str) -> None:
+    """A touch phone in English: "conversation 3 · History · Persona & memory" wrapped onto two
+    44 px lines (the header 131 px; the Chinese fitted at 390, not at 360). ≡ Menu brought the
+    full offline banner back under its list (the mark went)."""
+    page = phone_page
+    page.context.add_cookies([{"name": "django_language", "value": language, "url": server.url}])
+    instance_new(page, server)
+    for width in (390, 360):
+        page.set_viewport_size({"width": width, "height": 844})
+        page.wait_for_timeout(50)
+        line = page.locator(".chat-title small")
+        assert line.bounding_box()["height"] <= 46, (language, width)
+        assert page.locator(".chat-head").bounding_box()["height"] <= 90, (language, width)
+        assert page.evaluate("() => { const s = document.querySelector('.chat-title small');"
+                             " return s.scrollWidth <= s.clientWidth; }"), (language, width)
+        # Short words, nothing hidden: both links are there, the second named in full.
+        assert page.get_by_role("link", name="Persona & memory" if language == "en"
+                                else "人格与记忆").is_visible()
+        assert page.get_by_role("link", name="History" if language == "en"
+                                else "历史").is_visible()
+    page.get_by_test_id("nav-toggle").click()
+    assert page.locator(".topbar nav a").first.is_visible()
+    assert page.get_by_test_id("offline-mark-top").is_visible()
+    assert page.get_by_test_id("menu-offline").is_visible()
+    assert not page.locator("#offline-banner").is_visible()
+    screenshot_take(page, f"33_phone_menu_offline_{language}", full_page=False)
+    page.keyboard.press("Escape")
+    page.context.add_cookies([{"name": "django_language", "value": "en", "url": server.url}])
     assert page.js_errors == []
