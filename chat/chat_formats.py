@@ -24,7 +24,8 @@ Import rules (PersonaLab session lines come out):
   one (a comment, a hidden narrator line) is only shown.
 - A file without a header line is accepted: names are taken from the messages.
 - Lines that cannot be read (not JSON, not an object, no text) are skipped and reported with their
-  number and reason; the file is refused when none is a message, or past MAX_CHAT_LINES lines.
+  number and reason; the file is refused when none is a message, past MAX_CHAT_LINES lines
+  (an Agnai or RisuAI file's messages) or MAX_CHAT_VALUES values (the whole file's).
 - Dates are read as ISO 8601, epoch milliseconds, "May 12, 2023 5:41pm" or
   "2023-5-12 @17h 41m 53s 343ms" (a date without a zone is taken as UTC).
 """
@@ -41,7 +42,13 @@ from chat.history_base import reply_versions, version_position
 from personalab.lib.errors import Invalid
 from personalab.lib.lines import narrator_sent
 from personalab.lib.markers import markers_removed
-from personalab.lib.nesting import MAX_CHAT_LINES, MAX_CHAT_VALUES, JsonRefused, json_loads_bounded
+from personalab.lib.nesting import (
+    MAX_CHAT_LINES,
+    MAX_CHAT_VALUES,
+    JsonRefused,
+    json_loads_bounded,
+    json_values_exceed,
+)
 
 HEADER_KEYS = ("user_name", "character_name", "create_date", "chat_metadata")
 SUMMARY_TYPE = "summary"
@@ -144,6 +151,8 @@ NOTE_LINE = re.compile(r"^line (\d+): ")
 def _text_lines(data: bytes) -> list[tuple[int, str]]:
     if data.count(b"\n") >= MAX_CHAT_LINES:
         raise ChatFormatError(f"the file has more than {MAX_CHAT_LINES:,} lines")
+    if json_values_exceed(data, MAX_CHAT_VALUES - MAX_CHAT_LINES):  # each line's is not enough
+        raise ChatFormatError(f"the file holds more than {MAX_CHAT_VALUES:,} values")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -354,6 +363,13 @@ def _chat_import_sillytavern(data: bytes) -> ChatImport:
                       notes=header.pop("import_notes"), original_header=raw_header or None)
 
 
+def _capped(messages: list[Any]) -> list[Any]:
+    """An Agnai or RisuAI file's messages (one JSON document), as many as a JSONL file's lines."""
+    if len(messages) > MAX_CHAT_LINES:
+        raise ChatFormatError(f"the file has more than {MAX_CHAT_LINES:,} messages")
+    return messages
+
+
 def _agnai_message(message: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
     is_user = bool(message.get("userId"))
     name = message.get("handle") or message.get("name")
@@ -366,7 +382,7 @@ def _agnai_message(message: dict[str, Any], names: dict[str, str]) -> dict[str, 
 def _chat_import_agnai(document: dict[str, Any]) -> ChatImport:
     """Agnai's chat export: {"name", "messages": [{"msg", "userId" | "characterId",
     "createdAt", ...}]}. Agnai-only keys are not carried: export writes SillyTavern JSONL."""
-    messages = document["messages"]
+    messages = _capped(document["messages"])
     names = {"user_name": "User", "character_name": str(document.get("characterName") or
                                                          document.get("name") or "Character")}
     skipped = []
@@ -431,6 +447,7 @@ def _chat_import_risu(document: dict[str, Any]) -> ChatImport:
     messages = chat.get("message") if isinstance(chat, dict) else None
     if not isinstance(messages, list):
         raise ChatFormatError("the RisuAI chat has no 'data.message' list")
+    _capped(messages)
     skipped: list[dict[str, Any]] = []
     records = []
     for number, message in enumerate(messages, start=1):
@@ -577,24 +594,3 @@ def chat_export_jsonl(*, lines: list[dict[str, Any]], user_name: str, character_
             records.append(record)
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
 
-
-def _quote(text: str) -> str:
-    return "\n".join(f"> {part}" if part else ">" for part in text.splitlines() or [""])
-
-
-def chat_export_markdown(*, lines: list[dict[str, Any]], user_name: str, character_name: str,
-                         title: str) -> str:
-    parts = [f"# {title}", f"*{user_name} & {character_name}*"]
-    for line in lines:
-        content = (line.get("content") or "").strip()
-        if line.get("type") == SUMMARY_TYPE:
-            parts.append(_quote(f"**Summary:** {content}"))
-        elif line.get("type") == "note":
-            parts.append(_quote(f"**{line.get('name') or 'Note'}:** {content}"))
-        elif line.get("role") in ("user", "assistant"):
-            name = line.get("name") or (user_name if line["role"] == "user" else character_name)
-            turn = line.get("turn")
-            label = f"**{name}**" + (f" (turn {turn})" if isinstance(turn, int) and turn else "")
-            label += " (hidden from the model)" if line.get("hidden") else ""
-            parts.append(f"{label}\n\n{content}")
-    return "\n\n".join(parts) + "\n"

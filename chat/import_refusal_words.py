@@ -26,6 +26,10 @@ _NOT_A_CHAT_WORDS = {
 FORMS: Forms = [
     (re.compile(r"the file has more than (?P<count>[\d,]{1,12}) lines"),
      gettext_lazy("the file has more than %(count)s lines")),
+    (re.compile(r"the file has more than (?P<count>[\d,]{1,12}) messages"),
+     gettext_lazy("the file has more than %(count)s messages")),
+    (re.compile(r"the file holds more than (?P<count>[\d,]{1,12}) values"),
+     gettext_lazy("the file holds more than %(count)s values")),
     (re.compile(r"the file is not UTF-8 text \(byte (?P<byte>\d{1,12})\)"),
      gettext_lazy("the file is not UTF-8 text (byte %(byte)s)")),
     (re.compile(r"the file is empty"), gettext_lazy("the file is empty")),

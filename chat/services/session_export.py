@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from chat.chat_formats import chat_export_jsonl, chat_export_markdown
+from chat.chat_formats import chat_export_jsonl
+from chat.chat_markdown import chat_export_markdown
 from chat.group_cards import card_join_settings
 from chat.group_prompt import said_by_another, unnamed_lines_by
 from chat.imported_groups import chat_group, group_found

@@ -19,14 +19,18 @@ def _malformed(message: str) -> Invalid:
 
 
 def json_depth_exceeds(data: Any, limit: int) -> bool:
-    stack: list[tuple[Any, int]] = [(data, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, (dict, list)):
-            if depth > limit:
-                return True
+    # A level at a time, holding only its lists and objects: a file's million numbers and texts
+    # are looked at once each, never pushed and popped (that walk took 5 s of a chat import).
+    level = [data] if isinstance(data, (dict, list)) else []
+    depth = 1
+    while level:
+        if depth > limit:
+            return True
+        below: list[Any] = []
+        for value in level:
             children = value.values() if isinstance(value, dict) else value
-            stack.extend((child, depth + 1) for child in children)
+            below.extend(child for child in children if isinstance(child, (dict, list)))
+        level, depth = below, depth + 1
     return False
 
 

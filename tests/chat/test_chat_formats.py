@@ -7,10 +7,10 @@ import pytest
 from chat.chat_formats import (
     ChatFormatError,
     chat_export_jsonl,
-    chat_export_markdown,
     chat_import_jsonl,
     date_parse,
 )
+from chat.chat_markdown import chat_export_markdown
 
 
 def jsonl(*records: dict) -> bytes:

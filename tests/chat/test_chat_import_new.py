@@ -267,6 +267,8 @@ def test_the_check_page_speaks_chinese(alice_client, seraphina):
     (b"", "文件是空的"),
     (b'{"spec": "chara_card_v2", "data": {"name": "Mira"}}', "这个文件是角色卡，不是对话"),
     (b"\xff\xfe not text", "文件不是 UTF-8 文本（第 0 字节）"),
+    (b'{"mes":"a","x":[' + b"{}," * 500_000 + b'{}]}\n{"mes":"b"}', "文件中的值超过 1,000,000 个"),
+    (b'{"messages":[' + b"{}," * 100_000 + b"{}]}", "文件中的消息超过 100,000 条"),
 ])
 def test_a_refused_chat_file_is_said_in_chinese_on_a_chinese_page(alice_client, seraphina, data,
                                                                   said):
