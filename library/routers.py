@@ -140,7 +140,9 @@ def persona_picture_delete(request: HttpRequest, persona_id: str):
 def characters_list(request: HttpRequest):
     """Your characters and shared ones (staff: all), each its whole definition."""
     store = get_store()
-    return {"characters": [store.character_read(row.character_id)
+    hidden = selectors.lorebooks_hidden_from(user=request.auth)
+    return {"characters": [selectors.links_shown(store.character_read(row.character_id),
+                                                 hidden=hidden)
                            for row in selectors.characters_visible_to(user=request.auth)]}
 
 
@@ -174,11 +176,15 @@ def character_import(request: HttpRequest, file: File[UploadedFile]):
                         "regex_scripts_allowed": False})
 
 
+def _links_shown(item: dict, user) -> dict:
+    return selectors.links_shown(item, hidden=selectors.lorebooks_hidden_from(user=user))
+
+
 def _character_shown(definition: dict, user) -> dict:
     """A definition as GET shows it to `user`: with whether its card's scripts run for them."""
     allowed = card_scripts_allowed(get_store(), username=user.get_username(),
                                    character=definition)
-    return {**definition, "regex_scripts_allowed": allowed}
+    return {**_links_shown(definition, user), "regex_scripts_allowed": allowed}
 
 
 @characters_router.get("/characters/{character_id}", response=CharacterOut, exclude_unset=True)
@@ -222,7 +228,7 @@ def character_avatar_upload(request: HttpRequest, character_id: str, file: File[
     selectors.character_for_use(store, user=request.auth, character_id=character_id)
     character_avatar_save(store, actor=request.auth, character_id=character_id,
                           data=file.read(AVATAR_MAX_BYTES + 1))
-    return store.character_read(character_id)
+    return _links_shown(store.character_read(character_id), request.auth)
 
 
 @characters_router.delete("/characters/{character_id}/picture", response=CharacterOut,
@@ -234,7 +240,7 @@ def character_picture_delete(request: HttpRequest, character_id: str):
     validate_id(character_id, kind="character id")
     selectors.character_for_use(store, user=request.auth, character_id=character_id)
     character_avatar_remove(store, actor=request.auth, character_id=character_id)
-    return store.character_read(character_id)
+    return _links_shown(store.character_read(character_id), request.auth)
 
 
 @characters_router.delete("/characters/{character_id}", response=Deleted)
@@ -305,7 +311,9 @@ def character_card_charx(request: HttpRequest, character_id: str, spec: str | No
 def backgrounds_list(request: HttpRequest):
     """Your backgrounds and shared ones (staff: all), each whole."""
     store = get_store()
-    return {"backgrounds": [store.background_read(row.background_id)
+    hidden = selectors.lorebooks_hidden_from(user=request.auth)
+    return {"backgrounds": [selectors.links_shown(store.background_read(row.background_id),
+                                                  hidden=hidden)
                             for row in selectors.backgrounds_visible_to(user=request.auth)]}
 
 
@@ -323,8 +331,8 @@ def background_create(request: HttpRequest, payload: BackgroundIn):
                         exclude_unset=True)
 def background_detail(request: HttpRequest, background_id: str):
     validate_id(background_id, kind="background id")
-    return selectors.background_for_use(get_store(), user=request.auth,
-                                        background_id=background_id)
+    return _links_shown(selectors.background_for_use(get_store(), user=request.auth,
+                                                     background_id=background_id), request.auth)
 
 
 @backgrounds_router.put("/backgrounds/{background_id}", response=BackgroundOut,
@@ -340,7 +348,7 @@ def background_change(request: HttpRequest, background_id: str, payload: Backgro
                       shown=background)
     background_save(store, data={**background, **data}, background_id=background_id,
                     user=request.auth)
-    return store.background_read(background_id)
+    return _links_shown(store.background_read(background_id), request.auth)
 
 
 @backgrounds_router.post("/backgrounds/{background_id}/picture", response=BackgroundOut,
@@ -355,7 +363,7 @@ def background_picture_upload(request: HttpRequest, background_id: str,
     selectors.background_for_use(store, user=request.auth, background_id=background_id)
     background_picture_save(store, actor=request.auth, background_id=background_id,
                             data=file.read(AVATAR_MAX_BYTES + 1))
-    return {**store.background_read(background_id),
+    return {**_links_shown(store.background_read(background_id), request.auth),
             "picture_url": reverse("background_picture", args=[background_id])}
 
 
@@ -368,7 +376,7 @@ def background_picture_delete(request: HttpRequest, background_id: str):
     validate_id(background_id, kind="background id")
     selectors.background_for_use(store, user=request.auth, background_id=background_id)
     background_picture_remove(store, actor=request.auth, background_id=background_id)
-    return store.background_read(background_id)
+    return _links_shown(store.background_read(background_id), request.auth)
 
 
 @backgrounds_router.delete("/backgrounds/{background_id}", response=Deleted)

@@ -224,6 +224,25 @@ def lorebooks_visible_to(*, user) -> QuerySet[Lorebook]:
     return _visible(Lorebook.objects.select_related("owner"), user)
 
 
+def lorebooks_hidden_from(*, user) -> set[str]:
+    """The ids of the lorebooks `user` may not see: other accounts' private books."""
+    if user.is_staff:
+        return set()
+    seen = lorebooks_visible_to(user=user).values("lorebook_id")
+    return set(Lorebook.objects.exclude(lorebook_id__in=seen)
+               .values_list("lorebook_id", flat=True))
+
+
+def links_shown(item: dict[str, Any], *, hidden: set[str]) -> dict[str, Any]:
+    """A character or background as another account reads it: without the links to books it
+    may not see. A book's id is its name's slug (`lore_diary_of_bea`), so a shared card
+    linking its author's private book named that book to every reader."""
+    ids = item.get("lorebook_ids")
+    if not hidden or not isinstance(ids, list):
+        return item
+    return {**item, "lorebook_ids": [i for i in ids if i not in hidden]}
+
+
 def item_can_see(item: dict[str, Any], user) -> bool:
     if user.is_staff or visibility_of(item) == "shared":
         return True

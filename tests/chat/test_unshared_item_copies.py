@@ -388,3 +388,26 @@ def test_a_private_book_a_shared_card_links_stays_with_its_author(client, alice,
     _edit(client, alice, "lorebooks", book["lorebook_id"],
           {**store.lorebook_read(book["lorebook_id"]), "visibility": "shared"})
     assert "LORE-PRIVATE-7731" in _trace_text(client, bob, chats[bob])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_shared_card_or_background_does_not_name_its_authors_private_book(client, alice, bob,
+                                                                            store):
+    """A book's id is its name's slug: a shared Mira and a shared background linking Alice's
+    private "Diary of Bea" showed Bob `lorebook_ids: ["lore_diary_of_bea"]` (its name) over
+    REST, in each item and in the lists. Alice still sees her link; sharing the book shows it."""
+    book = _call(client, alice, "post", "/api/v1/lorebooks", {
+        "name": "Diary of Bea", "visibility": "private",
+        "entries": [{"uid": 1, "keys": ["x"], "content": "y"}]}).json()["lorebook_id"]
+    made = {kind: _call(client, alice, "post", f"/api/v1/{kind}s", {
+        "name": f"Open {kind}", "visibility": "shared", "lorebook_ids": [book]}).json()[
+        f"{kind}_id"] for kind in ("character", "background")}
+
+    def links(user) -> list[str]:
+        return [_call(client, user, "get", url).content.decode() for kind, item_id in made.items()
+                for url in (f"/api/v1/{kind}s/{item_id}", f"/api/v1/{kind}s")]
+
+    assert [text for text in links(bob) if "diary_of_bea" in text] == []
+    assert all(book in text for text in links(alice))
+    _edit(client, alice, "lorebooks", book, {**store.lorebook_read(book), "visibility": "shared"})
+    assert all(book in text for text in links(bob))
