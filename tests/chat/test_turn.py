@@ -69,7 +69,10 @@ async def test_stop_keeps_partial_reply(store, instance, use_stub):
     last = _lines(store, instance)[-1]
     assert result.interrupted and last["interrupted"] is True
     assert 5 <= len(last["content"]) < 400
-    assert last["content"] == "".join(e["content"] for e in events if e["type"] == "token")
+    # File first: every token shown is in the file; the reader may have written a piece more
+    # before the stop cancelled it (the page reads the finished line from the file).
+    shown = "".join(e["content"] for e in events if e["type"] == "token")
+    assert len(shown) >= 4 and last["content"].startswith(shown)
 
 
 async def test_empty_reply_is_marked(store, instance, use_stub):

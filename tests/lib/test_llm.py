@@ -221,9 +221,12 @@ class _KeepAliveSSE(BaseHTTPRequestHandler):
         self.wfile.write(b"\n")
 
 
-async def test_turns_reuse_the_llm_connection_when_the_body_ends_after_done() -> None:
+async def test_turns_reuse_the_llm_connection_when_the_body_ends_after_done(monkeypatch) -> None:
     # Closing the response at `[DONE]` closed the connection: every turn paid a new connect
     # (and, to a remote endpoint, a new TLS handshake) before its first token.
+    # The wait for the body's end is widened: a loaded machine may schedule the server's thread
+    # later than the 50 ms a real turn waits, which is not what this checks.
+    monkeypatch.setattr("personalab.lib.sse.DRAIN_SECONDS", 2.0)
     _KeepAliveSSE.connections = []
     server = ThreadingHTTPServer(("127.0.0.1", 0), _KeepAliveSSE)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
