@@ -182,14 +182,21 @@ class _Turn:
 
     def timed_phase(self, entry: dict[str, Any]) -> str:
         """SillyTavern's timed effects, counted in messages: sticky until the chat has grown by
-        `sticky`, then cooldown until it has grown by `cooldown` more; a chat that has not
-        grown since (a regenerate) judges the entry afresh."""
+        `sticky`, then cooldown for `cooldown` more from the scan that finds the sticky time
+        over; a chat that has not grown since the entry fired (a regenerate) judges it afresh."""
         state = self.timed.get(self.key(entry)) or {}
         if self.chat_length <= state.get("start", -1):
             self.timed.pop(self.key(entry))
             return ""
         if self.chat_length < state.get("sticky_end", -1):
             return "sticky"
+        after_sticky = _number(state.get("cooldown_after_sticky"), 0)
+        if after_sticky:
+            # SillyTavern starts the cooldown when a scan first finds the sticky time over
+            # (`onEnded.sticky`), not where it ended: sticky 3 seen over at +4 cools until +4+n.
+            state = {key: value for key, value in state.items() if key != "cooldown_after_sticky"}
+            state["cooldown_end"] = self.chat_length + after_sticky
+            self.timed[self.key(entry)] = state
         if self.chat_length < state.get("cooldown_end", -1):
             return "cooldown"
         return ""
@@ -478,8 +485,8 @@ def _timed_update(activation: _Turn, entry: dict[str, Any]) -> None:
     if sticky or cooldown:
         length = activation.chat_length
         activation.timed[activation.key(entry)] = {
-            "start": length, "sticky_end": length + sticky,
-            "cooldown_end": length + sticky + cooldown}
+            "start": length, "sticky_end": length + sticky, "cooldown_end": length + cooldown,
+            **({"cooldown_after_sticky": cooldown} if sticky and cooldown else {})}
 
 
 def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
