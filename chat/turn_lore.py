@@ -4,6 +4,7 @@ background's), what fires in the messages they scan, the world-info budget and t
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -140,12 +141,18 @@ def _id_list(value: Any) -> list[str]:
 
 
 def _world_info_budget(store: FileStore, window: ContextWindow) -> int:
-    """SillyTavern's world-info budget: a share of the context window."""
-    percent = store.module_read("prompt").get("world_info_budget_percent",
-                                              WORLD_INFO_BUDGET_PERCENT)
+    """SillyTavern's world-info budget (`checkWorldInfo`): a share of the context its prompt
+    may fill (`getMaxContextSize`: the window less the reply), rounded half up, at least 1,
+    and no more than the budget cap when one is set (`world_info_budget_cap`, 0: none)."""
+    settings = store.module_read("prompt")
+    percent = settings.get("world_info_budget_percent", WORLD_INFO_BUDGET_PERCENT)
     if not isinstance(percent, (int, float)) or not 0 < percent <= 100:
         percent = WORLD_INFO_BUDGET_PERCENT
-    return max(1, int(window.tokens * percent / 100))
+    budget = max(1, math.floor(window.prompt_room * percent / 100 + 0.5))
+    cap = settings.get("world_info_budget_cap", 0)
+    if isinstance(cap, (int, float)) and not isinstance(cap, bool) and 0 < cap < budget:
+        budget = int(cap)
+    return budget
 
 
 def authors_note_blocks(blocks: list[dict[str, Any]], note: dict[str, Any]) -> list[dict[str, Any]]:

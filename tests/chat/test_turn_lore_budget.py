@@ -1,0 +1,51 @@
+"""The world-info budget of a turn as SillyTavern 1.12.6 sets it (`checkWorldInfo`): its
+percentage of `getMaxContextSize()` (the context less the reply's tokens), rounded half up,
+then no more than `world_info_budget_cap` when that is set."""
+
+from __future__ import annotations
+
+import pytest
+
+from chat.context import context_load
+from chat.prompt.window import ContextWindow
+from chat.turn_lore import WORLD_INFO_BUDGET_PERCENT, lore_for_turn
+from library.character_services import character_save
+from library.lorebook_services import lorebook_save
+from personalab.lib.tokens import count_tokens
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+LORE = "The ferry leaves at dawn."
+COST = count_tokens(f"{LORE}\n")  # what each entry is charged, its newline included
+
+
+def _lore(store, user, character, instance, window: ContextWindow) -> dict:
+    book = lorebook_save(store, user=user, data={"name": "Ferries", "entries": [
+        {"uid": uid, "keys": ["ferry"], "priority": 100 - uid, "content": LORE}
+        for uid in (1, 2)]})
+    character_save(store, data={**store.character_read(character), "lorebook_ids": [book]},
+                   character_id=character, user=user)
+    with store.instance_lock(instance):
+        ctx = context_load(store, instance_id=instance, user_text="When does the ferry go?")
+    return lore_for_turn(store, ctx, window)
+
+
+def test_the_budget_is_a_share_of_the_window_less_the_reply(store, alice, character, instance):
+    # A quarter of the whole window holds both entries; a quarter of what the prompt may fill
+    # (the window less the reply, as SillyTavern's getMaxContextSize) holds one.
+    whole = (2 * COST + 1) * 100 // WORLD_INFO_BUDGET_PERCENT
+    room = (COST + 1) * 100 // WORLD_INFO_BUDGET_PERCENT
+    lore = _lore(store, alice, character, instance,
+                 ContextWindow(tokens=whole, reply=whole - room, source="setting"))
+    assert [entry["uid"] for entry in lore["fired"]] == [1]
+    assert "over the world-info budget" in lore["dropped"][0]["reason"]
+    assert f"≥ {COST + 1} tokens" in lore["dropped"][0]["reason"]
+
+
+def test_the_budget_cap_lowers_a_larger_budget(store, alice, character, instance):
+    store.module_write("prompt", {**store.module_read("prompt"),
+                                  "world_info_budget_cap": COST + 1})
+    lore = _lore(store, alice, character, instance,
+                 ContextWindow(tokens=100_000, reply=1_000, source="setting"))
+    assert [entry["uid"] for entry in lore["fired"]] == [1]
+    assert f"≥ {COST + 1} tokens" in lore["dropped"][0]["reason"]
