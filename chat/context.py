@@ -371,7 +371,8 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         "base_persona", "")), ctx.instance_state.get("scenario_override"))
     depth_prompt = [card.depth_prompt] if card.depth_prompt else []
     macros = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1],
-                              scenario_override=ctx.instance_state.get("scenario_override"))
+                              scenario_override=ctx.instance_state.get("scenario_override"),
+                              chat_id=ctx.instance_id)
     recaps = recap_items(store, instance_id=ctx.instance_id)
     if group:
         recaps = recaps_witnessed(store, instance_id=ctx.instance_id,

@@ -50,7 +50,7 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
         messages = [line.get("content", "") for line in scanned]
         override = ctx.instance_state.get("scenario_override")
         values = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1],
-                                  scenario_override=override)
+                                  scenario_override=override, chat_id=ctx.instance_id)
         card = _card_scanned(store, ctx, override)
         speaker_id = (ctx.speaker.character_id if ctx.speaker
                       else ctx.instance_state.get("character_id", ""))

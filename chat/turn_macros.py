@@ -12,20 +12,21 @@ from library.selectors import ChatCharacters, persona_effective
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.line_macros import LineMacros, character_macro_values
 from personalab.lib.macro_variables import MAX_VALUE_CHARS, MAX_VARIABLES, js_number_text
-from personalab.lib.macros import idle_duration_text, macros_replace
+from personalab.lib.macros import PICK_SEED, idle_duration_text, macros_replace
 from personalab.lib.participants import member_ids
-
 
 CARD_FIELD_MACROS = ("description", "personality", "scenario", "persona")
 
 
 def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],
-                     lines: list[dict[str, Any]], scenario_override: Any = None) -> dict[str, str]:
+                     lines: list[dict[str, Any]], scenario_override: Any = None,
+                     chat_id: str = "") -> dict[str, str]:
     """What the macros of card text, lore and messages stand for (prompt and page alike);
     `persona`: persona_effective's answer (`{{user}}` is its name, `{{persona}}` its text);
-    `scenario_override`: the story's, {{scenario}} in place of the card's (as SillyTavern)."""
+    `scenario_override`: the story's, {{scenario}} in place of the card's (as SillyTavern);
+    `chat_id`: the chat whose {{pick}} the card, lore and notes make (each chat its own)."""
     values = {"user": persona.get("name") or "User", "persona": persona.get("description") or "",
-              **character_macro_values(character)}
+              **character_macro_values(character), **({PICK_SEED: chat_id} if chat_id else {})}
     if isinstance(scenario_override, str) and scenario_override.strip():
         values["scenario"] = scenario_override.strip()
     last_user = next((line for line in reversed(lines) if line.get("role") == "user"), None)

@@ -34,6 +34,9 @@ TRIM_AROUND = re.compile(r"(?:\r?\n)*" + re.escape(_TRIM) + r"(?:\r?\n)*")
 DICE = re.compile(r"^\s*(\d{0,3})\s*d\s*(\d{1,7})\s*(?:([+-])\s*(\d{1,7}))?\s*$", re.IGNORECASE)
 PICK = re.compile(r"pick\s?::?", re.IGNORECASE)
 LEGACY = {"user": "user", "bot": "char", "char": "char"}
+# The values' key for the chat a {{pick}} is stable in (SillyTavern seeds it by the chat's id):
+# braces keep any macro from naming it.
+PICK_SEED = "{pick seed}"
 
 
 def _now_values(now: datetime) -> dict[str, str]:
@@ -159,11 +162,13 @@ def macros_replace(text: str, values: Mapping[str, str], *, now: datetime | None
     user, char, persona, description, personality, scenario, lastMessage, idle_duration,
     original, ... ; time, date and weekday come from `now` unless `values` gives them.
     `variables`: what {{setvar}} / {{getvar}}... read and change, shared by the texts of one
-    prompt (a fresh set when None); `seed`: what {{pick}} is stable for besides this text."""
+    prompt (a fresh set when None); `seed`: what {{pick}} is stable for besides this text
+    (none given: the values' PICK_SEED, the chat)."""
     if not text or ("{{" not in text and "<" not in text):
         return text
     text, now = comments_remove(text), now or datetime.now()
     table = {**_now_values(now), **{k.lower(): str(v) for k, v in values.items()}}
+    seed = seed or table.pop(PICK_SEED, "")
     reading = _Reading(text, table, rng or random.Random(), variables or MacroVariables(), now,
                        seed)
     budget = max(max_chars, len(text))
