@@ -24,6 +24,7 @@ from library.selectors import (
 from library.worldinfo import SCOPES
 from library.worldinfo_defaults import book_scan_depth
 from personalab.lib.filestore.store import FileStore
+from personalab.lib.line_macros import line_macros_replace
 from personalab.lib.lines import narrator_sent
 from personalab.lib.macros import macros_replace
 from personalab.lib.store_errors import StoreError
@@ -46,11 +47,14 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
         persona = persona_effective(store, owner=ctx.instance_state.get("owner"),
                                     persona_id=ctx.instance_state.get("persona_id"))
         session = _session_lines(store, ctx)
-        scanned = _recent_lines(session, depth)
-        messages = [line.get("content", "") for line in scanned]
         override = ctx.instance_state.get("scenario_override")
         values = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1],
                                   scenario_override=override, chat_id=ctx.instance_id)
+        # As the prompt sends them: SillyTavern stores a player's message with its macros
+        # filled in ("I hug {{char}}" is "I hug Pia"), and scans what it stored.
+        scanned = [{**line, "content": line_macros_replace(line, values)}
+                   for line in _recent_lines(session, depth)]
+        messages = [line["content"] for line in scanned]
         card = _card_scanned(store, ctx, override)
         speaker_id = (ctx.speaker.character_id if ctx.speaker
                       else ctx.instance_state.get("character_id", ""))

@@ -1,6 +1,7 @@
-"""The world-info budget of a turn as SillyTavern 1.12.6 sets it (`checkWorldInfo`): its
-percentage of `getMaxContextSize()` (the context less the reply's tokens), rounded half up,
-then no more than `world_info_budget_cap` when that is set."""
+"""A turn's lore as SillyTavern 1.12.6 scans it: the world-info budget (`checkWorldInfo`: its
+percentage of `getMaxContextSize()`, the context less the reply's tokens, rounded half up, then
+no more than `world_info_budget_cap` when that is set), and the messages as stored there (a
+player's macros filled in by `sendMessageAsUser`)."""
 
 from __future__ import annotations
 
@@ -49,3 +50,16 @@ def test_the_budget_cap_lowers_a_larger_budget(store, alice, character, instance
                  ContextWindow(tokens=100_000, reply=1_000, source="setting"))
     assert [entry["uid"] for entry in lore["fired"]] == [1]
     assert f"≥ {COST + 1} tokens" in lore["dropped"][0]["reason"]
+
+
+def test_the_scan_reads_a_players_macros_filled_in(store, alice, character, instance):
+    # SillyTavern stores "I wave at {{char}}" as "I wave at Alserqi" and scans that.
+    book = lorebook_save(store, user=alice, data={"name": "Greetings", "entries": [
+        {"uid": 1, "keys": ["wave at Alserqi"], "content": "He waves back."}]})
+    character_save(store, data={**store.character_read(character), "lorebook_ids": [book]},
+                   character_id=character, user=alice)
+    with store.instance_lock(instance):
+        ctx = context_load(store, instance_id=instance, user_text="I wave at {{char}}.")
+    lore = lore_for_turn(store, ctx, ContextWindow(tokens=16_384, reply=1_024, source="setting"))
+    assert [entry["uid"] for entry in lore["fired"]] == [1]
+    assert "message -1" in lore["fired"][0]["reason"]
