@@ -24,6 +24,10 @@ REGEX_TOTAL_SECONDS = 1.0
 # "/pattern/flags": how SillyTavern writes a regex key.
 SLASH_REGEX = regex.compile(r"^/(.+)/([dgimsuvy]*)$", regex.DOTALL)
 WORD_CHAR = regex.compile(r"[A-Za-z0-9_]")
+# JavaScript's \s, which SillyTavern splits a whole-word key on: a key with any of these
+# inside (a tab, a no-break or an ideographic space) is several words, matched as a phrase.
+JS_SPACE = regex.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f"
+                         "\u3000\ufeff]")
 
 @dataclass
 class KeyScan:
@@ -161,7 +165,7 @@ def key_found(key: str, text: str, entry: dict[str, Any], book: dict[str, Any], 
         key, text = key.casefold(), text.casefold()
     whole = bool(setting(entry, "match_whole_words", "match_whole_words",
                          book_flag(book, "match_whole_words", MATCH_WHOLE_WORDS)))
-    if whole and " " not in key.strip():
+    if whole and not JS_SPACE.search(key.strip()):
         return _whole_word_found(key, text)
     return key in text
 
