@@ -27,8 +27,16 @@ MAX_DICE = 100
 MAX_SIDES = 1_000_000
 _TRIM = "\x00trim\x00"
 
+MAX_NESTED = 50
 # `[^{}]` keeps each attempt from running past the next brace: the scan stays linear.
-MACRO = re.compile(r"\{\{([^{}]{0,%d})\}\}|<(USER|BOT|CHAR)>" % MAX_MACRO_BODY, re.IGNORECASE)
+# SillyTavern fills {{user}}, {{getvar::…}} and the rest before {{random}}, {{pick}} and
+# {{reverse}}, so those three may hold macros one level deep: `{{random::{{user}}::{{char}}}}`.
+MACRO = re.compile(
+    r"\{\{(?:(?P<outer>(?:random|pick)\s?::?|reverse:)"
+    r"(?P<nested>(?:[^{}]{0,%(body)d}\{\{[^{}]{0,%(body)d}\}\}){1,%(nested)d}[^{}]{0,%(body)d})"
+    r"|(?P<body>[^{}]{0,%(body)d}))\}\}|<(?P<legacy>USER|BOT|CHAR)>"
+    % {"body": MAX_MACRO_BODY, "nested": MAX_NESTED}, re.IGNORECASE)
+INNER = re.compile(r"\{\{([^{}]{0,%d})\}\}" % MAX_MACRO_BODY)
 BRACES = re.compile(r"\{\{|\}\}")
 TRIM_AROUND = re.compile(r"(?:\r?\n)*" + re.escape(_TRIM) + r"(?:\r?\n)*")
 DICE = re.compile(r"^\s*(\d{0,3})\s*d\s*(\d{1,7})\s*(?:([+-])\s*(\d{1,7}))?\s*$", re.IGNORECASE)
@@ -175,18 +183,25 @@ def macros_replace(text: str, values: Mapping[str, str], *, now: datetime | None
     size = len(text)
     trimmed = False
 
-    def replace(found: re.Match[str]) -> str:
+    def filled(written: str, value: str | None) -> str:
         nonlocal size, trimmed
-        written = found.group(0)
-        if found.group(2) is not None:
-            value = table.get(LEGACY[found.group(2).lower()])
-        else:
-            value = reading.value(found.group(1), found.start())
         if value is None or size + len(value) - len(written) > budget:
             return written
         size += len(value) - len(written)
         trimmed = trimmed or value == _TRIM
         return value
+
+    def replace(found: re.Match[str]) -> str:
+        if found.group("legacy") is not None:
+            return filled(found.group(0), table.get(LEGACY[found.group("legacy").lower()]))
+        if found.group("outer") is None:
+            return filled(found.group(0), reading.value(found.group("body"), found.start()))
+        # The inner macros first, then the outer one on what they gave (its choice is not read
+        # again); one the outer does not take (reverse: over a line break) keeps them filled.
+        body = found.group("outer") + INNER.sub(
+            lambda inner: filled(inner.group(0), reading.value(inner.group(1), found.start())),
+            found.group("nested"))
+        return filled("{{" + body + "}}", reading.value(body, found.start()))
 
     result = MACRO.sub(replace, text)
     return TRIM_AROUND.sub("", result) if trimmed else result
