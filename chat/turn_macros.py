@@ -15,7 +15,8 @@ from personalab.lib.macro_variables import MAX_VALUE_CHARS, MAX_VARIABLES, js_nu
 from personalab.lib.macros import PICK_SEED, idle_duration_text, macros_replace
 from personalab.lib.participants import member_ids
 
-CARD_FIELD_MACROS = ("description", "personality", "scenario", "persona")
+CARD_FIELD_MACROS = ("description", "personality", "scenario", "persona", "charPrompt",
+                     "charJailbreak")
 
 
 def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],

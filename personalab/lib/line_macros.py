@@ -11,11 +11,17 @@ from personalab.lib.macros import message_macros_replace
 
 
 def character_macro_values(character: Mapping[str, Any]) -> dict[str, str]:
-    """The macros a character's own card gives: its name and its card fields."""
+    """The macros a character's own card gives: its name and its card fields (SillyTavern's
+    `getCharacterCardFields`: {{charPrompt}} is the card's system prompt, {{charJailbreak}} its
+    post-history instructions)."""
     card = (character.get("card") or {}).get("data") or {}
+    version = card.get("character_version") or ""
     values = {"char": character.get("name") or "",
               "description": card.get("description") or character.get("base_persona") or "",
-              "personality": card.get("personality") or "", "scenario": card.get("scenario") or ""}
+              "personality": card.get("personality") or "", "scenario": card.get("scenario") or "",
+              "charPrompt": str(card.get("system_prompt") or "").strip(),
+              "charJailbreak": str(card.get("post_history_instructions") or "").strip(),
+              "charVersion": version, "char_version": version}
     return {k: v for k, v in values.items() if isinstance(v, str)}
 
 

@@ -16,7 +16,7 @@ import random
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 from personalab.lib.macro_variables import MacroVariables, variable_macro
 from personalab.lib.moment_format import moment_format
@@ -34,28 +34,44 @@ MAX_NESTED = 50
 MACRO = re.compile(
     r"\{\{(?:(?P<outer>(?:random|pick)\s?::?|reverse:)"
     r"(?P<nested>(?:[^{}]{0,%(body)d}\{\{[^{}]{0,%(body)d}\}\}){1,%(nested)d}[^{}]{0,%(body)d})"
-    r"|(?P<body>[^{}]{0,%(body)d}))\}\}|<(?P<legacy>USER|BOT|CHAR)>"
+    r"|(?P<body>[^{}]{0,%(body)d}))\}\}|<(?P<legacy>USER|BOT|CHARIFNOTGROUP|CHAR|GROUP)>"
     % {"body": MAX_MACRO_BODY, "nested": MAX_NESTED}, re.IGNORECASE)
 INNER = re.compile(r"\{\{([^{}]{0,%d})\}\}" % MAX_MACRO_BODY)
 BRACES = re.compile(r"\{\{|\}\}")
 TRIM_AROUND = re.compile(r"(?:\r?\n)*" + re.escape(_TRIM) + r"(?:\r?\n)*")
 DICE = re.compile(r"^\s*(\d{0,3})\s*d\s*(\d{1,7})\s*(?:([+-])\s*(\d{1,7}))?\s*$", re.IGNORECASE)
 PICK = re.compile(r"pick\s?::?", re.IGNORECASE)
-LEGACY = {"user": "user", "bot": "char", "char": "char"}
+TIME_UTC = re.compile(r"time_utc([-+]\d{1,4})", re.IGNORECASE)
+# SillyTavern's {{banned "word"}}: a word its text-completion request bans, gone from the text.
+BANNED = re.compile(r'banned "[^\r\n]*"', re.IGNORECASE)
+LEGACY = {"user": "user", "bot": "char", "char": "char", "group": "group",
+          "charifnotgroup": "charifnotgroup"}
 # The values' key for the chat a {{pick}} is stable in (SillyTavern seeds it by the chat's id):
 # braces keep any macro from naming it.
 PICK_SEED = "{pick seed}"
 
 
 def _now_values(now: datetime) -> dict[str, str]:
-    hour = now.hour % 12 or 12
     return {
-        "time": f"{hour}:{now.minute:02d} {'AM' if now.hour < 12 else 'PM'}",
+        "time": _clock_text(now),
         "date": f"{now:%B} {now.day}, {now.year}",
         "weekday": f"{now:%A}",
         "isotime": f"{now:%H:%M}",
         "isodate": f"{now:%Y-%m-%d}",
     }
+
+
+def _clock_text(moment: datetime) -> str:
+    """moment's `LT` in English: 2:05 PM."""
+    return f"{moment.hour % 12 or 12}:{moment.minute:02d} {'AM' if moment.hour < 12 else 'PM'}"
+
+
+def _utc_time(now: datetime, offset: str) -> str:
+    """SillyTavern's {{time_UTC+2}}: the time at that offset from UTC (moment's utcOffset
+    reads a number under 16 as hours, else as minutes)."""
+    amount = int(offset)
+    minutes = amount * 60 if abs(amount) < 16 else amount
+    return _clock_text(now.astimezone(UTC) + timedelta(minutes=minutes))
 
 
 def dice_roll(formula: str, rng: random.Random) -> str | None:
@@ -149,6 +165,11 @@ class _Reading:
         pick = PICK.match(written)
         if pick and len(written) > pick.end():
             return self.pick(written[pick.end():], offset)
+        utc = TIME_UTC.fullmatch(written.rstrip())
+        if utc:
+            return _utc_time(self.now, utc.group(1))
+        if BANNED.fullmatch(written.rstrip()):
+            return ""
         if lowered.startswith("reverse:"):
             # SillyTavern's `.+?`: at least one character, none of them a line break.
             argument = written[len("reverse:"):]

@@ -1,0 +1,58 @@
+"""Macros as SillyTavern 1.12.6 reads them (public/scripts/macros.js `evaluateMacros`, the
+card fields of `substituteParams`): {{user}}, {{char}}, variables and the rest are filled
+before {{random}} / {{pick}} roll and {{reverse}} turns, so their choices may name them; and
+the macros cards use that were left as written here."""
+
+from __future__ import annotations
+
+import random
+import time
+from datetime import UTC, datetime
+
+from chat.turn_macros import macro_values_for
+from personalab.lib.macros import macros_replace
+
+VALUES = {"user": "Ann", "char": "Pia"}
+
+
+def test_random_and_pick_choose_among_filled_in_macros():
+    seen = {macros_replace("{{random::{{user}} smiles::{{char}} frowns}}", VALUES,
+                           rng=random.Random(n)) for n in range(40)}
+    assert seen == {"Ann smiles", "Pia frowns"}
+    assert {macros_replace("{{random:{{user}}, {{char}}}}", VALUES, rng=random.Random(n))
+            for n in range(40)} == {"Ann", "Pia"}
+    assert macros_replace("{{pick::{{user}}::{{char}}}}", VALUES, seed="chat") in {"Ann", "Pia"}
+
+
+def test_variables_and_reverse_nest_too_and_a_value_is_not_read_again():
+    assert macros_replace("{{setvar::mood::calm}}{{random::{{getvar::mood}}}}", VALUES) == "calm"
+    assert macros_replace("{{reverse:{{char}}!}}", VALUES) == "!aiP"
+    # The name is inserted as text: a persona named "{{char}}" stays that in the choice.
+    assert macros_replace("{{random::{{user}}}}", {"user": "{{char}}", "char": "Pia"}) == "{{char}}"
+
+
+def test_an_unclosed_nest_stays_as_written_and_costs_little():
+    assert macros_replace("{{random::{{user}}", VALUES) == "{{random::Ann"
+    started = time.perf_counter()
+    macros_replace("{{random::{{a}}" * 20_000, VALUES)
+    assert time.perf_counter() - started < 2
+
+
+def test_sillytaverns_other_macros_a_card_may_use():
+    now = datetime(2026, 12, 1, 14, 5, tzinfo=UTC)
+    group = {**VALUES, "group": "Pia, Bo", "charIfNotGroup": "Pia, Bo"}
+    assert macros_replace("{{time_UTC+2}} / {{time_utc-5}}", VALUES, now=now) == "4:05 PM / 9:05 AM"
+    # moment's utcOffset: 16 and more are minutes.
+    assert macros_replace("{{time_UTC+330}}", VALUES, now=now) == "7:35 PM"
+    # {{banned "…"}} bans a word in SillyTavern's text-completion request; the text loses it.
+    assert macros_replace('Stay.{{banned "The End"}}', VALUES) == "Stay."
+    assert macros_replace("<GROUP> / <CHARIFNOTGROUP>", group) == "Pia, Bo / Pia, Bo"
+
+
+def test_the_cards_system_prompt_and_post_history_as_macros():
+    character = {"name": "Pia", "card": {"data": {
+        "system_prompt": " You are {{char}}. ", "post_history_instructions": "Stay {{char}}.",
+        "character_version": "2.1"}}}
+    values = macro_values_for(character=character, persona={"name": "Ann"}, lines=[])
+    assert macros_replace("{{charPrompt}}|{{charJailbreak}}|{{charVersion}}|{{char_version}}",
+                          values) == "You are Pia.|Stay Pia.|2.1|2.1"
