@@ -31,6 +31,7 @@ def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],
     if isinstance(scenario_override, str) and scenario_override.strip():
         values["scenario"] = scenario_override.strip()
     last_user = next((line for line in reversed(lines) if line.get("role") == "user"), None)
+    values["idle_duration"] = "just now"  # SillyTavern's word when no earlier message is dated
     if last_user and last_user.get("timestamp"):
         try:
             then = datetime.fromisoformat(str(last_user["timestamp"]).replace("Z", "+00:00"))

@@ -12,6 +12,7 @@ whatever their length and the braces in them (a second linear pass).
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 import re
 from collections.abc import Mapping
@@ -228,23 +229,27 @@ def macros_replace(text: str, values: Mapping[str, str], *, now: datetime | None
     return TRIM_AROUND.sub("", result) if trimmed else result
 
 
+def _js_round(value: float) -> int:
+    return math.floor(value + 0.5)
+
+
 def idle_duration_text(seconds: float) -> str:
-    """A rough English duration, the way SillyTavern's {{idle_duration}} reads (moment's humanize)."""
-    seconds = max(0, int(seconds))
-    minutes, hours, days = round(seconds / 60), round(seconds / 3600), round(seconds / 86400)
-    if seconds < 45:
+    """A rough English duration, as SillyTavern's {{idle_duration}} reads it (moment's
+    `humanize` with its default thresholds, each unit rounded half up)."""
+    seconds = max(0.0, float(seconds))
+    days = seconds / 86400
+    units = [("second", _js_round(seconds)), ("minute", _js_round(seconds / 60)),
+             ("hour", _js_round(seconds / 3600)), ("day", _js_round(days)),
+             ("month", _js_round(days / 30.436875)), ("year", _js_round(days / 365.2425))]
+    if units[0][1] <= 44:
         return "a few seconds"
-    if seconds < 90:
-        return "a minute"
-    if seconds < 45 * 60:
-        return f"{minutes} minutes"
-    if seconds < 90 * 60:
-        return "an hour"
-    if seconds < 22 * 3600:
-        return f"{hours} hours"
-    if seconds < 36 * 3600:
-        return "a day"
-    return f"{days} days"
+    # moment: under 45 minutes, 22 hours, 26 days, 11 months; one of a unit is "a"/"an".
+    for (unit, amount), limit in zip(units[1:], (45, 22, 26, 11, None)):
+        if amount <= 1:
+            return f"{'an' if unit == 'hour' else 'a'} {unit}"
+        if limit is None or amount < limit:
+            return f"{amount} {unit}s"
+    return ""  # not reached: years have no limit
 
 
 def message_macros_replace(content: str, values: Mapping[str, str], *, seed: str) -> str:

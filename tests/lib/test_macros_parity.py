@@ -10,7 +10,7 @@ import time
 from datetime import UTC, datetime
 
 from chat.turn_macros import macro_values_for
-from personalab.lib.macros import macros_replace
+from personalab.lib.macros import idle_duration_text, macros_replace
 
 VALUES = {"user": "Ann", "char": "Pia"}
 
@@ -56,3 +56,12 @@ def test_the_cards_system_prompt_and_post_history_as_macros():
     values = macro_values_for(character=character, persona={"name": "Ann"}, lines=[])
     assert macros_replace("{{charPrompt}}|{{charJailbreak}}|{{charVersion}}|{{char_version}}",
                           values) == "You are Pia.|Stay Pia.|2.1|2.1"
+
+
+def test_idle_duration_humanizes_as_moment_and_says_just_now_with_no_earlier_message():
+    assert idle_duration_text(40 * 86400) == "a month"  # was "40 days"
+    assert idle_duration_text(100 * 86400) == "3 months"
+    assert idle_duration_text(800 * 86400) == "2 years"
+    assert idle_duration_text(2676) == "an hour"  # 44.6 minutes round to 45: an hour
+    values = macro_values_for(character={"name": "Pia"}, persona={"name": "Ann"}, lines=[])
+    assert macros_replace("{{idle_duration}}", values) == "just now"
