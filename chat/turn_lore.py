@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import random
+import secrets
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from chat.group_cards import card_join_for_turn, cards_joined
 from chat.members import is_group, members_of
 from chat.prompt.card_fields import CardFields, card_fields_read, scenario_overridden
+from chat.prompt.variables import lore_rng
 from chat.prompt.window import ContextWindow
 from chat.prompt.world_info import lore_sources, lore_speaker, lore_vectors
 from chat.turn_macros import macro_values_for
@@ -58,10 +59,11 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
         card = _card_scanned(store, ctx, override)
         speaker_id = (ctx.speaker.character_id if ctx.speaker
                       else ctx.instance_state.get("character_id", ""))
+        roll_seed = secrets.token_hex(8)  # this generation's: a regenerate rolls afresh
         match = lorebook_match(
             lorebooks, messages=(_named_texts(scanned, _line_namer(store, ctx, persona))
                                  if _names_scanned(store) else messages),
-            macros=lambda text: macros_replace(text, values, rng=random.Random(ctx.turn)),
+            macros=lambda text: macros_replace(text, values, rng=lore_rng(roll_seed, text)),
             count_tokens=count_tokens, budget_tokens=_world_info_budget(store, window),
             chat_length=_chat_length(session),
             timed=store.memory_json_read(ctx.instance_id, WORLD_INFO_TIMED, {}),
@@ -70,7 +72,9 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
             **lore_vectors(lorebooks, messages, data_root=store.root, notes=vector_notes))
         if not ctx.dry_run:
             store.memory_json_write(ctx.instance_id, WORLD_INFO_TIMED, match.timed)
-        blocks, fired, dropped, problems = (lore_blocks(match), match.fired, match.dropped,
+        blocks, fired, dropped, problems = ([{**block, "roll_seed": roll_seed}
+                                             for block in lore_blocks(match)],
+                                            match.fired, match.dropped,
                                             [*match.problems, *vector_notes])
         outlets = lore_outlets(match)
     note = store.memory_json_read(ctx.instance_id, "authors_note", {})

@@ -193,7 +193,8 @@ def blocks_build(
     blocks = []
     for index, raw in enumerate([*inputs.floating_blocks, *_manager_blocks(inputs)]):
         name = str(raw.get("name") or f"block_{index + 1}")
-        content = author_text(str(raw.get("content") or ""), variables)
+        content = author_text(str(raw.get("content") or ""), variables,
+                              roll_seed=str(raw.get("roll_seed") or ""))
         position = raw.get("position") if raw.get("position") in BLOCK_POSITIONS else "depth"
         depth = max(0, int(raw.get("depth") or 0))
         if inputs.regex and name.startswith("lore:"):

@@ -3,6 +3,7 @@ director's outline and reminder, recalled lines with speaker and date, card fiel
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from chat.prompt.inputs import PromptInputs, director_of
@@ -28,9 +29,18 @@ def macro_values(inputs: PromptInputs) -> dict[str, str]:
             "charIfNotGroup": members or inputs.character_name}
 
 
-def author_text(text: str, variables: dict[str, Any]) -> str:
+def author_text(text: str, variables: dict[str, Any], *, roll_seed: str = "") -> str:
+    """`text` with its macros filled in; `roll_seed`: what its {{random}} and {{roll}} are
+    drawn from (`lore_roll_seed`: the rolls the lore scan made), else fresh ones."""
     # Author text is data (SPEC §10): macros are substituted, nothing in it is ever a template.
-    return macros_replace(text, variables["macros"], variables=variables.get("macro_variables"))
+    return macros_replace(text, variables["macros"], variables=variables.get("macro_variables"),
+                          rng=lore_rng(roll_seed, text) if roll_seed else None)
+
+
+def lore_rng(roll_seed: str, text: str) -> random.Random:
+    """The rolls of a lore entry's text in one turn: the scan, which reads its filled-in text for
+    recursion, and the prompt, which sends it, draw the same (SillyTavern fills it once)."""
+    return random.Random(f"{roll_seed}\x00{text}")
 
 
 def _event_text(event: Any) -> str:

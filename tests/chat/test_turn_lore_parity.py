@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.context import context_load
+from chat.context import context_load, context_prepare
 from chat.prompt.window import ContextWindow
 from chat.turn_lore import WORLD_INFO_BUDGET_PERCENT, lore_for_turn
 from library.character_services import character_save
@@ -63,3 +63,25 @@ def test_the_scan_reads_a_players_macros_filled_in(store, alice, character, inst
     lore = lore_for_turn(store, ctx, ContextWindow(tokens=16_384, reply=1_024, source="setting"))
     assert [entry["uid"] for entry in lore["fired"]] == [1]
     assert "message -1" in lore["fired"][0]["reason"]
+
+
+def test_a_lore_roll_is_the_same_in_the_scan_and_the_prompt(store, alice, character, instance):
+    # SillyTavern fills an entry's macros once: the text recursion scans is the text it sends.
+    book = lorebook_save(store, user=alice, data={"name": "Armoury", "recursive": True,
+                                                  "entries": [
+        {"uid": 1, "keys": ["wall"], "content": "A {{random::sword::axe}} hangs on the wall."},
+        {"uid": 2, "keys": ["sword"], "content": "SWORD LORE"},
+        {"uid": 3, "keys": ["axe"], "content": "AXE LORE"}]})
+    character_save(store, data={**store.character_read(character), "lorebook_ids": [book]},
+                   character_id=character, user=alice)
+    seen = set()
+    for _ in range(12):
+        with store.instance_lock(instance):
+            ctx = context_load(store, instance_id=instance, user_text="What is on the wall?")
+        prompt = "\n".join(m["content"] for m in
+                           context_prepare(store, ctx, {}).prompt.messages)
+        hung = "sword" if "A sword hangs" in prompt else "axe"
+        assert f"{hung.upper()} LORE" in prompt
+        assert f"{({'sword', 'axe'} - {hung}).pop().upper()} LORE" not in prompt
+        seen.add(hung)
+    assert seen == {"sword", "axe"}  # and each generation rolls afresh
