@@ -12,9 +12,10 @@ recaps: their first words) and keeps each request. Every --probe-every turns the
 about one of their own lines from at least 40 turns back, in one of the ways people ask ("Do you
 remember when …", "What did I tell you about …", "那次…你还记得吗"); a probe is found when that
 line reached the request. Reported per window: turns refused or failed, the slowest turn, the
-largest request against the window, turns after a summarize whose request held none of its
-summary lines, turns with rolling recaps on file that sent none, and the probes found (in all,
-and per phrasing in PROBES order: the last asks without a word of remembering).
+largest request against the window, the most a request held beyond the app's own count of it
+(count_gap; 0 when the budget counted every token), turns after a summarize whose request held
+none of its summary lines, turns with rolling recaps on file that sent none, and the probes found
+(in all, and per phrasing in PROBES order: the last asks without a word of remembering).
 Ends with one line per window: `play[window] refused=… slowest_s=… probes=found/asked …`.
 """
 
@@ -125,7 +126,7 @@ def play(store, owner, *, texts: tuple[list[str], list[str], str], window: int, 
     memory_actions.provider_current = lambda _store: provider
     figures = {"refused": 0, "failed": 0, "slowest": 0.0, "over": 0, "largest": 0,
                "summary_missing": 0, "after_summary": 0, "recaps_missing": 0, "probes": 0,
-               "found": 0, "summarized": 0, "traces_missing": 0, "times": [],
+               "found": 0, "summarized": 0, "gap": -10**6, "traces_missing": 0, "times": [],
                "by_phrasing": [[0, 0] for _ in PROBES[lang]]}
     summary_lines: list[str] = []
     said: list[str] = []
@@ -160,6 +161,15 @@ def play(store, owner, *, texts: tuple[list[str], list[str], str], window: int, 
                 figures["traces_missing"] += 1
         size = prompt_tokens(provider.messages) + int(provider.generation.get("max_tokens") or 0)
         figures["largest"] = max(figures["largest"], size)
+        # The request as sent against the app's own count of it: above 0, the app's budget
+        # missed tokens the request carries.
+        counted = int(store.trace_read(instance_id, results[-1].trace_id).get("total_tokens")
+                      or 0)
+        gap = prompt_tokens(provider.messages) - counted
+        if gap > max(figures["gap"], 0):
+            print(f"    turn {number}: sent {prompt_tokens(provider.messages)}, the app counted "
+                  f"{counted} ({len(provider.messages)} messages)", flush=True)
+        figures["gap"] = max(figures["gap"], gap)
         figures["over"] += size > window
         if size > window:
             trace = store.trace_read(instance_id, results[-1].trace_id)
@@ -218,7 +228,8 @@ def main() -> None:
                   f"refused={figures['refused']} failed={figures['failed']} "
                   f"median_s={statistics.median(figures['times'] or [0]):.2f} "
                   f"slowest_s={figures['slowest']:.2f} largest={figures['largest']} "
-                  f"over_window={figures['over']} summarized={figures['summarized']} "
+                  f"over_window={figures['over']} count_gap={figures['gap']} "
+                  f"summarized={figures['summarized']} "
                   f"summary_missing={figures['summary_missing']}/{figures['after_summary']} "
                   f"recaps_missing={figures['recaps_missing']} "
                   f"traces_missing={figures['traces_missing']} "

@@ -9,7 +9,10 @@ import dataclasses
 import pytest
 
 from chat.context import context_load, context_prepare
-from chat.turn import TurnRefused, turn_run
+from chat.prompt.assemble import REPLY_PRIMING_TOKENS
+from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
+from chat.turn import turn_run
+from personalab.lib.tokens import count_tokens
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -131,3 +134,23 @@ async def test_a_turn_over_the_limit_is_answered_and_the_trace_says_what_was_lef
     assert trace["window"]["dropped_messages"] > 2000
     conversation = next(s for s in trace["sections"] if s["name"] == "conversation")
     assert "omitted" in conversation["note"]
+
+
+def test_a_message_saying_what_a_summary_line_says_costs_its_tokens(store, instance):
+    """A summarize's events can repeat a player's line word for word; the summary line's count
+    (none: it is rendered each turn) was taken for the player's new message saying the same,
+    which then cost 4 tokens instead of its words (play_long: a 2,048-token request 19 over its
+    window)."""
+    read = store.session_read(instance, "sess_001")
+    said = "我的下属叫李志宏，他在山东青岛工作，喜欢听音乐会。"
+    lines = [{"type": "summary", "content": said}]
+    for n in range(40):
+        lines.append({"role": "user" if n % 2 == 0 else "assistant",
+                      "content": f"第{n}句，关于灯塔的事。", "turn": n // 2 + 1,
+                      "timestamp": "2026-01-02T03:04:05Z"})
+    store.session_rewrite(instance, "sess_001", [read.metadata, *lines])
+    _ctx, now, whole = _both(store, instance, said)
+    assert _figures(now) == _figures(whole)
+    sent = sum(count_tokens(m["content"]) + MESSAGE_OVERHEAD_TOKENS
+               for m in now.prompt.messages) + REPLY_PRIMING_TOKENS
+    assert now.prompt.total_tokens == sent

@@ -126,7 +126,10 @@ def _token_counts(lines: list[dict[str, Any]], records: np.ndarray) -> dict[str,
     counts = {}
     kinds, usable, tokens = records["kind"].tolist(), records["usable"].tolist(), records["tokens"].tolist()
     for line, kind, sendable, count in zip(lines, kinds, usable, tokens):
-        if sendable and (line.get("role") == _MESSAGE_ROLES.get(kind)
+        # A summary line has no role and no count (it is rendered through its template each
+        # turn): matched as a message, its 0 was kept for every message saying the same words,
+        # which then cost the prompt nothing and a request went over its window.
+        if sendable and ((kind in _MESSAGE_ROLES and line.get("role") == _MESSAGE_ROLES[kind])
                          or (kind == NOTE and line.get("type") == "note")):
             counts[line["content"]] = count
     return counts
