@@ -17,6 +17,7 @@ from django.utils.translation import gettext
 from memory import prompts
 from memory.action_base import llm_text, session_messages, speaker_of, turn_groups
 from memory.errors import MemoryActionError
+from memory.recap_copies import turn_group_key
 from memory.transcript_parts import request_tokens, transcript_parts
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
@@ -54,16 +55,12 @@ def recent_turn_lines(store: FileStore, *, instance_id: str, session_id: str,
             messages = [line for line in messages if presence.saw(
                 timestamp=str(line.get("timestamp") or ""), session_id=current,
                 turn=line.get("turn"))]
-        groups = [g for g in turn_groups(messages) if _group_key(g) not in seen]
-        seen.update(_group_key(g) for g in groups)
+        groups = [g for g in turn_groups(messages) if turn_group_key(g) not in seen]
+        seen.update(turn_group_key(g) for g in groups)
         collected = groups + collected
         current = session.metadata.get("continued_from")
     chosen = collected[-last_n_turns:] if last_n_turns > 0 else []
     return [line for group in chosen for line in group]
-
-
-def _group_key(group: list[dict[str, Any]]) -> tuple:
-    return tuple((line.get("role"), line.get("content"), line.get("timestamp")) for line in group)
 
 
 def persona_member(store: FileStore, *, instance_id: str,

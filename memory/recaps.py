@@ -14,6 +14,7 @@ from memory import prompts
 from memory.action_base import int_setting, llm_text, speaker_of, turn_groups
 from memory.errors import MemoryActionError
 from memory.item_lists import item_remove, item_reorder, item_update, items_doc_read
+from memory.recap_copies import COPIED_TURNS_MOST, copies_recapped
 from memory.transcript_parts import request_tokens, transcript_parts
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
@@ -115,12 +116,31 @@ def _recap_covered(data: dict[str, Any], session_id: str, turn: int) -> bool:
                for entry in [*data["pending_summaries"], *data["items"]])
 
 
-def _current_turns(store: FileStore,
-                   instance_id: str) -> tuple[dict[str, Any], str, dict[int, list[dict]]]:
+def _current_turns(store: FileStore, instance_id: str
+                   ) -> tuple[dict[str, Any], str, dict[int, list[dict]], dict[str, Any]]:
+    """The instance state, its current session's id, turns (lines by turn) and metadata."""
     state = store.instance_state_read(instance_id)
     session_id = state["current_session_id"]
-    messages = store.session_read(instance_id, session_id).messages_shown_to_model
-    return state, session_id, {group[0]["turn"]: group for group in turn_groups(messages)}
+    session = store.session_read(instance_id, session_id)
+    groups = {group[0]["turn"]: group for group in turn_groups(session.messages_shown_to_model)}
+    return state, session_id, groups, session.metadata
+
+
+def _turns_to_recap(store: FileStore, instance_id: str, session_id: str,
+                    metadata: dict[str, Any], groups: dict[int, list[dict]],
+                    data: dict[str, Any], first: int, last: int) -> list[int]:
+    """The turns of a roll over `first`..`last`: less the copies of turns a recap of the session
+    before already covers; the first roll of a session also takes the copies none covers."""
+    turns = [turn for turn in sorted(groups) if first <= turn <= last]
+    entries = [*data["items"], *data["pending_summaries"]]
+    rolled = any(session_id in (entry.get("session_id"), entry.get("from_session_id"))
+                 for entry in entries)
+    if rolled and first > COPIED_TURNS_MOST:  # no copy this far into the session
+        return turns
+    covered, uncovered = copies_recapped(store, instance_id=instance_id, metadata=metadata,
+                                         groups=groups, entries=entries)
+    before = [] if rolled else sorted(turn for turn in uncovered if turn < first)
+    return before + [turn for turn in turns if turn not in covered]
 
 
 async def recap_maybe_roll(store: FileStore, *, instance_id: str, llm: Any,
@@ -133,18 +153,23 @@ async def recap_maybe_roll(store: FileStore, *, instance_id: str, llm: Any,
     if not settings.get("recaps_enabled"):
         return None
     every, stack, max_entries = _recap_settings(settings)
-    state, session_id, groups = await asyncio.to_thread(_current_turns, store, instance_id)
+    state, session_id, groups, metadata = await asyncio.to_thread(_current_turns, store,
+                                                                  instance_id)
     last = max(groups, default=0)
     if last <= 0 or last % every:
         return None
     first = last - every + 1
-    lines = [line for turn in sorted(groups) if first <= turn <= last for line in groups[turn]]
     try:
         data = _recap_doc(store, instance_id)
         if _recap_covered(data, session_id, last):
             return None
+        turns = await asyncio.to_thread(_turns_to_recap, store, instance_id, session_id,
+                                        metadata, groups, data, first, last)
+        if not turns:  # every turn of it a copy recapped in the session before
+            return None
         entry = await _recap_chunk(store, llm=llm, state=state, session_id=session_id,
-                                   lines=lines, from_turn=first, to_turn=last,
+                                   lines=[line for turn in turns for line in groups[turn]],
+                                   from_turn=turns[0], to_turn=last,
                                    prompt_tokens=prompt_tokens)
     except MemoryActionError as exc:
         return {"action": "failed", "from_turn": first, "to_turn": last, "message": exc.message}
@@ -158,20 +183,26 @@ async def recap_rebuild(store: FileStore, *, instance_id: str, llm: Any,
     """Recompute the current session's recaps (its items and pending summaries) from its turns;
     recaps of earlier sessions are kept. All LLM calls happen before anything is written."""
     every, stack, max_entries = _recap_settings(settings)
-    state, session_id, groups = await asyncio.to_thread(_current_turns, store, instance_id)
+    state, session_id, groups, metadata = await asyncio.to_thread(_current_turns, store,
+                                                                  instance_id)
     data = _recap_doc(store, instance_id)
-    entries = []
-    for end in range(every, max(groups, default=0) + 1, every):
-        lines = [line for turn in sorted(groups) if end - every < turn <= end
-                 for line in groups[turn]]
-        if lines:
-            entries.append(await _recap_chunk(store, llm=llm, state=state, session_id=session_id,
-                                              lines=lines, from_turn=end - every + 1, to_turn=end))
     rebuilt = {**data,
                "items": [i for i in data["items"] if session_id not in
                          (i.get("session_id"), i.get("from_session_id"))],
                "pending_summaries": [p for p in data["pending_summaries"]
                                      if p.get("session_id") != session_id]}
+    covered, _ = await asyncio.to_thread(
+        copies_recapped, store, instance_id=instance_id, metadata=metadata, groups=groups,
+        entries=[*rebuilt["items"], *rebuilt["pending_summaries"]])
+    entries = []
+    for end in range(every, max(groups, default=0) + 1, every):
+        turns = [turn for turn in sorted(groups)
+                 if end - every < turn <= end and turn not in covered]
+        if turns:
+            entries.append(await _recap_chunk(
+                store, llm=llm, state=state, session_id=session_id,
+                lines=[line for turn in turns for line in groups[turn]],
+                from_turn=turns[0] if covered else end - every + 1, to_turn=end))
     for entry in entries:
         _recap_push(rebuilt, entry, stack_every=stack, max_entries=max_entries)
     store.memory_json_write(instance_id, RECAPS_FILE, rebuilt)
