@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timezone
 from typing import Any
 
@@ -321,14 +321,15 @@ def recall_warning(exc: BaseException) -> dict[str, Any]:
 def query_user_history(user_input: str, instance_id: str, *, index: MemoryIndex,
                        force: bool = False, k: int = 10,
                        related_instance_ids: list[str] | None = None,
-                       now: date | None = None,
+                       now: date | None = None, when: str = "",
                        witnessed: Callable[[Mapping[str, Any]], bool] | None = None
                        ) -> RecallResult:
     """Everyday recall (flow 2.5): search only when the player refers to the past (or `force`);
     shallow -> summaries + turns, deep -> plot material + turns; this instance and the
     `related_instance_ids` the caller took from the owner's files (the speaker's other
     conversations), nothing else. `now` is the day the question is asked ("last week" counts
-    from it; default today, UTC). `witnessed` (a document's metadata -> bool) keeps only what the
+    from it; default today, UTC); `when`, the whole message its time expression is read from
+    when `user_input` is only the part of it searched. `witnessed` (a document's metadata -> bool) keeps only what the
     speaker saw (memory.selectors.recall_witnessed).
     Never raises: an unavailable index gives no hits and a warning."""
     mode = recall_mode(user_input)
@@ -339,6 +340,11 @@ def query_user_history(user_input: str, instance_id: str, *, index: MemoryIndex,
     query = " / ".join(query_extract(part) for part in parts)
     collections = DEEP_COLLECTIONS if mode == "deep" else SHALLOW_COLLECTIONS
     focus = focus_read(user_input, now=now or datetime.now(timezone.utc).date())
+    if focus.window is None and when:
+        # "Did I mention it last week? <what>": the searched part is <what>, the date is in
+        # the asking left out of the search.
+        focus = replace(focus, window=focus_read(
+            when, now=now or datetime.now(timezone.utc).date()).window)
 
     scope = list(dict.fromkeys([instance_id, *(related_instance_ids or [])]))
     where = {"instance_id": instance_id if len(scope) == 1 else {"$in": scope}}

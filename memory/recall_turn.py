@@ -84,7 +84,7 @@ def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
     query_text = " ".join(parts)
     result = query_user_history(query_text, instance_id, index=index, force=True,
                                 k=CANDIDATES, related_instance_ids=related_instance_ids,
-                                witnessed=witnessed)
+                                when=user_text, witnessed=witnessed)
     if triggered:
         result = replace(result, mode=recall_mode(user_text))
     shown = {normalized(text) for text in shown_texts if text}

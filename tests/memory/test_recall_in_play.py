@@ -280,3 +280,31 @@ def test_the_best_lines_come_with_the_line_before_them_the_others_alone():
     assert [len(p["lines"]) for p in passages] == [2] * CONTEXT_LINES + [1] * 5
     small = _section(found, set(), 60).report["passages"]  # a share of 60 tokens
     assert 0 < len(small) < 3
+
+
+def test_a_date_in_the_asking_left_out_of_the_search_still_prefers_its_days(
+        store, instance, memory_on, use_stub):
+    """"Did I mention it last week? <what>" searches <what> alone; the lines said last week
+    are still preferred (they were not: the date was in the part left out)."""
+    from datetime import datetime, timedelta, timezone
+
+    today = datetime.now(timezone.utc)
+    store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
+    config = store.config_read()
+    config["preferences"]["conversation_load_all"] = False
+    store.config_write(config)
+    said = {2: ("I adopted a cat, a little cat named Miso.", today - timedelta(days=90)),
+            4: ("I adopted a cat named Pepper.", today - timedelta(days=7))}
+    with store.instance_lock(instance):
+        for turn in range(1, 19):
+            user, when = said.get(turn, (FILLER[turn % len(FILLER)][0],
+                                         today - timedelta(days=1)))
+            for role, text in (("user", user), ("assistant", "I see.")):
+                store.session_append(instance, "sess_001", {
+                    "role": role, "content": text, "turn": turn,
+                    "timestamp": when.strftime("%Y-%m-%dT%H:%M:%SZ")})
+    call_command("reindex", "--memory")
+    result, _ = asyncio.run(_turn(store, instance,
+                                  "Did I mention it last week? The cat I adopted."))
+    recalled = [text for text in _recalled(store, instance, result) if "adopted" in text]
+    assert recalled[0] == "I adopted a cat named Pepper."
