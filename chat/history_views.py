@@ -42,6 +42,8 @@ from memory.pinned import (
     pinned_prompt_set,
 )
 from memory.recaps import recap_items, recap_pending, recap_remove, recap_reorder, recap_update
+from memory.source_changes import summaries_source_changed, summary_source_checked
+from personalab.lib.ids import validate_id
 from personalab.lib.participants import member_ids
 from personalab.lib.store_errors import InstanceBusy, StoreError
 from personalab.storage import get_store
@@ -182,6 +184,7 @@ def _persona_context(instance_id: str, character_id: str | None = None) -> dict[
         "pinned_members": _pinned_members_named(store, instance_id),
         "recaps": recap_items(store, instance_id=instance_id),
         "recap_pending": recap_pending(store, instance_id=instance_id),
+        "summaries_changed": summaries_source_changed(store, instance_id=instance_id),
         "biography": biography_items(store, instance_id=instance_id),
     }
 
@@ -236,6 +239,11 @@ def _persona_apply(store, instance_id: str, action: str, form) -> str:
         reorder(store, instance_id=instance_id, item_id=item_id,
                 new_index=_int(form.get("to"), 0))
         return gettext("Moved.")
+    if action == "summary_checked":
+        summary_source_checked(store, instance_id=instance_id,
+                               session_id=validate_id(form.get("session_id", ""),
+                                                      kind="session_id"))
+        return gettext("Marked as checked.")
     if action == "bio_add":
         biography_add(store, instance_id=instance_id, text=text)
         return gettext("Paragraph added.")

@@ -9,11 +9,13 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.http import HttpRequest
+from django.utils.translation import gettext_noop
 from ninja import Router, Status
 
 from chat.context import provider_current
+from chat.memory_actions import memory_action
 from chat.services.instances import instance_for_user
-from memory import authors_note, biography, evolved_persona, recaps
+from memory import authors_note, biography, evolved_persona, recaps, runtime
 from memory.authors_note import authors_note_save
 from memory.biography import biography_items, biography_reorder
 from memory.evolved_persona import evolved_persona_read, persona_set_manual
@@ -25,10 +27,21 @@ from memory.pinned import (
     pinned_prompt_set,
 )
 from memory.recaps import recap_items, recap_pending, recap_rebuild, recap_reorder
-from chat.memory_actions import memory_action
-from memory.schemas import (AuthorsNote, AuthorsNoteIn, Items, MoveIn, PersonaChange,
-                            PersonaOut, PersonaTextIn, PinnedIn, PinnedOut, RecapsOut, TextIn,
-                            VersionIn)
+from memory.schemas import (
+    AuthorsNote,
+    AuthorsNoteIn,
+    Items,
+    MoveIn,
+    PersonaChange,
+    PersonaOut,
+    PersonaTextIn,
+    PinnedIn,
+    PinnedOut,
+    RecapsOut,
+    TextIn,
+    VersionIn,
+)
+from memory.source_changes import summaries_source_changed, summary_source_checked
 from personalab.lib.ids import validate_id
 from personalab.storage import get_store
 
@@ -134,7 +147,9 @@ def pinned_set(request: HttpRequest, instance_id: str, payload: PinnedIn):
 
 def _recaps(store, instance_id: str) -> dict[str, Any]:
     return {"items": recap_items(store, instance_id=instance_id),
-            "pending": recap_pending(store, instance_id=instance_id)}
+            "pending": recap_pending(store, instance_id=instance_id),
+            "summaries_source_changed": summaries_source_changed(store,
+                                                                 instance_id=instance_id)}
 
 
 @router.get(BASE + "/recaps", response=RecapsOut)
@@ -150,12 +165,25 @@ async def recaps_rebuild(request: HttpRequest, instance_id: str):
     await sync_to_async(instance_for_user)(request.auth, instance_id)
     store = get_store()
     lock = store.instance_lock(instance_id).acquire()
+    # Its stage, for a page to poll (`instance_memory_progress`), as summarize's.
+    runtime.progress_set(instance_id, gettext_noop("Starting"))
     try:
-        return await recap_rebuild(store, instance_id=instance_id,
-                                   llm=provider_current(store),
-                                   settings=store.module_read("memory"))
+        return await recap_rebuild(
+            store, instance_id=instance_id, llm=provider_current(store),
+            settings=store.module_read("memory"),
+            progress=lambda text, values=None: runtime.progress_set(instance_id, text, values))
     finally:
+        runtime.progress_set(instance_id, None)
         lock.release()
+
+
+@router.post(BASE + "/summaries/{session_id}/checked", response=dict[str, Any],
+             description="The player checked the summary written from this session against its "
+                         "turns edited or deleted since: its `source_changed` mark goes.")
+def summary_checked(request: HttpRequest, instance_id: str, session_id: str):
+    changed = _locked(request, instance_id, summary_source_checked,
+                      session_id=validate_id(session_id, kind="session_id"))
+    return {"changed": changed}
 
 
 @router.put(BASE + "/recaps/{item_id}", response=dict[str, Any])

@@ -66,6 +66,27 @@ def copied_turns(store: FileStore, *, instance_id: str, metadata: dict[str, Any]
     return copies
 
 
+def copy_origin(store: FileStore, *, instance_id: str, session_id: str,
+                line: dict[str, Any]) -> tuple[str, int] | None:
+    """(the session, the turn) message `line` of `session_id` is a copy of, when a summarize
+    copied it there from the session before; None for a line of the session's own."""
+    turn = line.get("turn")
+    if not isinstance(turn, int) or turn > COPIED_TURNS_MOST:
+        return None
+    try:
+        source = store.session_read_head(instance_id, session_id).metadata.get("continued_from")
+        if not source:
+            return None
+        # Each copied turn holds a player's line and a reply or a group's few: 8 lines a turn.
+        earlier = store.session_read(instance_id, str(source), newest=8 * COPIED_TURNS_MOST)
+    except (StoreError, ValueError, OSError):
+        return None
+    key = turn_group_key([line])
+    return next(((str(source), there["turn"]) for there in session_messages(earlier)
+                 if turn_group_key([there]) == key and isinstance(there.get("turn"), int)),
+                None)
+
+
 def copies_recapped(store: FileStore, *, instance_id: str, metadata: dict[str, Any],
                     groups: dict[int, list[dict[str, Any]]],
                     entries: list[dict[str, Any]]) -> tuple[set[int], set[int]]:

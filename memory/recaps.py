@@ -6,9 +6,10 @@ The caller holds the instance lock."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from memory import prompts
 from memory.action_base import int_setting, llm_text, speaker_of, turn_groups
@@ -179,9 +180,12 @@ async def recap_maybe_roll(store: FileStore, *, instance_id: str, llm: Any,
 
 
 async def recap_rebuild(store: FileStore, *, instance_id: str, llm: Any,
-                        settings: dict[str, Any]) -> dict[str, Any]:
+                        settings: dict[str, Any],
+                        progress: Callable[..., None] | None = None) -> dict[str, Any]:
     """Recompute the current session's recaps (its items and pending summaries) from its turns;
-    recaps of earlier sessions are kept. All LLM calls happen before anything is written."""
+    recaps of earlier sessions are kept. All LLM calls happen before anything is written.
+    `progress(text, values)` hears each request to the model (text untranslated)."""
+    say = progress or (lambda text, values=None: None)
     every, stack, max_entries = _recap_settings(settings)
     state, session_id, groups, metadata = await asyncio.to_thread(_current_turns, store,
                                                                   instance_id)
@@ -194,15 +198,17 @@ async def recap_rebuild(store: FileStore, *, instance_id: str, llm: Any,
     covered, _ = await asyncio.to_thread(
         copies_recapped, store, instance_id=instance_id, metadata=metadata, groups=groups,
         entries=[*rebuilt["items"], *rebuilt["pending_summaries"]])
+    chunks = [(end, turns) for end in range(every, max(groups, default=0) + 1, every)
+              if (turns := [turn for turn in sorted(groups)
+                            if end - every < turn <= end and turn not in covered])]
     entries = []
-    for end in range(every, max(groups, default=0) + 1, every):
-        turns = [turn for turn in sorted(groups)
-                 if end - every < turn <= end and turn not in covered]
-        if turns:
-            entries.append(await _recap_chunk(
-                store, llm=llm, state=state, session_id=session_id,
-                lines=[line for turn in turns for line in groups[turn]],
-                from_turn=turns[0] if covered else end - every + 1, to_turn=end))
+    for part, (end, turns) in enumerate(chunks, start=1):
+        say(gettext_noop("Recapping turns %(first)s–%(last)s, part %(part)s of %(parts)s"),
+            {"first": turns[0], "last": end, "part": part, "parts": len(chunks)})
+        entries.append(await _recap_chunk(
+            store, llm=llm, state=state, session_id=session_id,
+            lines=[line for turn in turns for line in groups[turn]],
+            from_turn=turns[0] if covered else end - every + 1, to_turn=end))
     for entry in entries:
         _recap_push(rebuilt, entry, stack_every=stack, max_entries=max_entries)
     store.memory_json_write(instance_id, RECAPS_FILE, rebuilt)

@@ -73,6 +73,8 @@ class Items(Schema):
 
 class RecapsOut(Items):
     pending: list[dict[str, Any]]
+    # [{"session_id", "turns"}]: summaries written before those turns were edited or deleted
+    summaries_source_changed: list[dict[str, Any]] = []
 
 
 class AuthorsNoteIn(ClosedBody):

@@ -98,3 +98,58 @@ def test_undoing_a_summary_line_change_puts_its_ledger_record_back(as_alice, sto
     records = {r["id"]: r for r in store.ledger_read(summarized, "summaries")}
     assert records["summary_sess_000_0"]["text"] == "Ann's sister Lorelei keeps bees."
     assert "deleted" not in records["summary_sess_000_1"]
+
+
+@pytest.fixture
+def summarized_then_played(store, instance):
+    """sess_001 (three turns, a recap of turns 1–2 and of 3) summarized into sess_002, which
+    opens with the summary line and a copy of turn 3 (its turn 1)."""
+    for turn in (1, 2, 3):
+        for role, said in (("user", "question"), ("assistant", "answer")):
+            store.session_append(instance, "sess_001", {
+                "role": role, "content": f"{said} {turn}", "turn": turn,
+                "timestamp": f"2025-01-01T10:0{turn}:00Z"})
+    store.memory_json_write(instance, RECAPS_FILE, {"items": [
+        {"id": "rcp_a", "text": "Ann has a sister", "session_id": "sess_001", "from_turn": 1,
+         "to_turn": 2},
+        {"id": "rcp_b", "text": "they sailed", "session_id": "sess_001", "from_turn": 3,
+         "to_turn": 3}], "pending_summaries": []})
+    store.ledger_append(instance, "summaries", [
+        {"id": "summary_sess_001_0", "session_id": "sess_001", "index": 0,
+         "text": "Ann's sister keeps bees.", "instance_id": instance}])
+    copies = [{"role": role, "content": f"{said} 3", "turn": 1,
+               "timestamp": "2025-01-01T10:03:00Z"}
+              for role, said in (("user", "question"), ("assistant", "answer"))]
+    store.session_create(instance, "sess_002", continued_from="sess_001", lines=[
+        {"type": "summary", "content": "Ann's sister keeps bees."}, *copies])
+    state = store.instance_state_read(instance)
+    store.instance_state_write(instance, {**state, "current_session_id": "sess_002"})
+    return instance
+
+
+def test_a_summary_and_recaps_written_from_a_session_edited_later_are_marked(
+        as_alice, client, alice, summarized_then_played):  # noqa: F811 — the fixture
+    instance = summarized_then_played
+    url, row = _row(as_alice, instance, "answer 2")  # in the summarized session
+    assert as_alice("put", url, {"fingerprint": row["fingerprint"],
+                                 "text": "I have no sister"}).status_code == 200
+    url, row = _row(as_alice, instance, "question 3", session="sess_002")  # a copy of turn 3
+    assert as_alice("put", url, {"fingerprint": row["fingerprint"],
+                                 "text": "Where did we sail?"}).status_code == 200
+
+    recaps = as_alice("get", f"/api/v1/instances/{instance}/recaps").json()
+    assert {i["id"]: i.get("source_changed") for i in recaps["items"]} == {
+        "rcp_a": [2], "rcp_b": [3]}
+    assert recaps["summaries_source_changed"] == [{"session_id": "sess_001", "turns": [2, 3]}]
+    client.force_login(alice)
+    page = client.get(f"/instances/{instance}/persona/").content.decode()
+    assert page.count('data-testid="summary-source-changed"') == 1
+    assert "its turns 2, 3 were edited or deleted" in page
+    page = client.get(f"/instances/{instance}/persona/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    text = page.content.decode()
+    assert "它的第 2, 3 轮被编辑或删除过" in text and "重建本段会话的回顾" in text
+
+    assert as_alice("post", f"/api/v1/instances/{instance}/summaries/sess_001/checked"
+                    ).json() == {"changed": True}
+    assert as_alice("get", f"/api/v1/instances/{instance}/recaps").json()[
+        "summaries_source_changed"] == []

@@ -23,7 +23,7 @@ from tests.e2e.conftest import (
     turn_wait_done,
     wait_until,
 )
-from tests.stub_llm import Reply
+from tests.stub_llm import Fail, Reply
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -136,3 +136,42 @@ def test_a_laptop_keeps_the_rows_buttons_and_renders_their_markdown(page: Page,
     assert not row.get_by_test_id("history-more").is_visible()
     screenshot_take(page, "history_desktop", full_page=False)
     assert page.js_errors == []
+
+
+def test_the_memory_page_rebuilds_the_recaps_with_its_stage_shown_and_says_why_it_failed(
+        page: Page, server: Server):
+    """The persona & memory page's button calls the REST rebuild: its stage is shown while the
+    model answers, the page shows the rebuilt recaps after, and a refusal is said in the
+    server's words."""
+    instance_id = instance_new(page, server)
+    store = server.store
+    session_id = server.instance_state(instance_id)["current_session_id"]
+    for turn in range(1, 6):  # one recap's worth (a recap every 5 turns, the default)
+        for role in ("user", "assistant"):
+            store.session_append(instance_id, session_id, {
+                "role": role, "content": f"{role} line {turn}", "turn": turn,
+                "timestamp": f"2026-01-01T10:{turn:02d}:00Z"})
+    page.goto(f"{server.url}/instances/{instance_id}/persona/")
+    button = page.get_by_role("button", name="Rebuild this session's recaps")
+
+    server.stub.script(Fail(400, "model overloaded"))
+    button.click()
+    error = page.get_by_test_id("recap-rebuild-error")
+    error.wait_for(state="visible")
+    assert "The recaps were not rebuilt:" in error.inner_text()
+    assert "model overloaded" in error.inner_text()
+    assert button.is_enabled()
+
+    server.stub.script(Reply("They met at the harbour at dawn.", chunk_size=1, delay=0.1))
+    button.click()
+    status = page.get_by_test_id("recap-rebuild-status")
+    wait_until(page, "() => document.querySelector('[data-testid=recap-rebuild-status]')"
+               ".textContent.includes('part 1 of 1')")
+    assert page.get_by_test_id("recap-rebuild-error").is_hidden()
+    wait_until(page, "() => document.querySelector('[data-testid=recap-rebuild-status]')"
+               ".textContent.includes('Recaps rebuilt')")
+    assert "requests to the model: 1" in status.inner_text()
+    # Five turns are one recap's part; it waits for the next to be stacked with it.
+    assert "1 summary waiting to be stacked" in page.get_by_test_id("recaps-card").inner_text()
+    pending = server.store.memory_json_read(instance_id, "recaps", {})["pending_summaries"]
+    assert [p["text"] for p in pending] == ["They met at the harbour at dawn."]
