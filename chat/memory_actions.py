@@ -7,6 +7,7 @@ from asgiref.sync import sync_to_async
 from django.utils.translation import gettext_noop
 
 from chat.context import provider_current
+from chat.prompt.window import ContextWindow
 from chat.services.index import instance_index
 from chat.turn_window import turn_window
 from memory import runtime
@@ -14,6 +15,16 @@ from memory.evolved_persona import memory_update_persona
 from memory.summarize import memory_summarize
 from personalab.lib.llm_capped import ReplyCapped
 from personalab.storage import get_store
+
+
+async def provider_fitted(store, instance_id: str) -> tuple[ReplyCapped, ContextWindow]:
+    """The model as a memory action asks it: its reply capped to what the chat's window leaves.
+    A long chat is asked in parts (summarize, recaps) or its newest turns (update memory) that
+    each fit `window.prompt_room`, the room a turn's prompt has."""
+    window, _ = await sync_to_async(
+        lambda: turn_window(store, store.instance_state_read(instance_id)))()
+    return (ReplyCapped(provider_current(store), window_tokens=window.tokens, least=window.reply),
+            window)
 
 
 async def memory_action(instance_id: str, action: str, progress=None, *,
@@ -28,12 +39,7 @@ async def memory_action(instance_id: str, action: str, progress=None, *,
     progress(gettext_noop("Starting") if action == "summarize"
              else gettext_noop("Updating the memory"))
     try:
-        provider = provider_current(store)
-        # A long chat is asked in parts (summarize) or its newest turns (update memory) that
-        # each fit the window a turn uses.
-        window, _ = await sync_to_async(
-            lambda: turn_window(store, store.instance_state_read(instance_id)))()
-        provider = ReplyCapped(provider, window_tokens=window.tokens, least=window.reply)
+        provider, window = await provider_fitted(store, instance_id)
         if action == "summarize":
             index, warning = runtime.index_or_warning(store)
             result = await memory_summarize(store, instance_id=instance_id, llm=provider,

@@ -12,8 +12,7 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_noop
 from ninja import Router, Status
 
-from chat.context import provider_current
-from chat.memory_actions import memory_action
+from chat.memory_actions import memory_action, provider_fitted
 from chat.services.instances import instance_for_user
 from memory import authors_note, biography, evolved_persona, recaps, runtime
 from memory.authors_note import authors_note_save
@@ -168,9 +167,10 @@ async def recaps_rebuild(request: HttpRequest, instance_id: str):
     # Its stage, for a page to poll (`instance_memory_progress`), as summarize's.
     runtime.progress_set(instance_id, gettext_noop("Starting"))
     try:
+        llm, window = await provider_fitted(store, instance_id)
         return await recap_rebuild(
-            store, instance_id=instance_id, llm=provider_current(store),
-            settings=store.module_read("memory"),
+            store, instance_id=instance_id, llm=llm, settings=store.module_read("memory"),
+            prompt_tokens=window.prompt_room,
             progress=lambda text, values=None: runtime.progress_set(instance_id, text, values))
     finally:
         runtime.progress_set(instance_id, None)

@@ -181,10 +181,12 @@ async def recap_maybe_roll(store: FileStore, *, instance_id: str, llm: Any,
 
 async def recap_rebuild(store: FileStore, *, instance_id: str, llm: Any,
                         settings: dict[str, Any],
-                        progress: Callable[..., None] | None = None) -> dict[str, Any]:
+                        progress: Callable[..., None] | None = None,
+                        prompt_tokens: int | None = None) -> dict[str, Any]:
     """Recompute the current session's recaps (its items and pending summaries) from its turns;
     recaps of earlier sessions are kept. All LLM calls happen before anything is written.
-    `progress(text, values)` hears each request to the model (text untranslated)."""
+    `progress(text, values)` hears each request to the model (text untranslated);
+    `prompt_tokens`: what one request may hold, as for `recap_maybe_roll`."""
     say = progress or (lambda text, values=None: None)
     every, stack, max_entries = _recap_settings(settings)
     state, session_id, groups, metadata = await asyncio.to_thread(_current_turns, store,
@@ -208,7 +210,8 @@ async def recap_rebuild(store: FileStore, *, instance_id: str, llm: Any,
         entries.append(await _recap_chunk(
             store, llm=llm, state=state, session_id=session_id,
             lines=[line for turn in turns for line in groups[turn]],
-            from_turn=turns[0] if covered else end - every + 1, to_turn=end))
+            from_turn=turns[0] if covered else end - every + 1, to_turn=end,
+            prompt_tokens=prompt_tokens))
     for entry in entries:
         _recap_push(rebuilt, entry, stack_every=stack, max_entries=max_entries)
     store.memory_json_write(instance_id, RECAPS_FILE, rebuilt)

@@ -105,3 +105,24 @@ def test_one_message_longer_than_the_window_is_summarized_shortened_in_the_middl
     assert all(_tokens(request) <= WINDOW - 512 for request in asked)
     book = next(_sent(r) for r in asked if "BOOK START" in _sent(r))
     assert "BOOK END" in book and "[…]" in book
+
+
+def test_recaps_rebuilt_on_a_long_chat_ask_in_requests_that_fit_the_window(
+        client, auth, store, long_chat, use_stub):
+    """The rebuild asked the model with each chunk whole: a pasted book in one turn made its
+    chunk a request over the window, refused by the server, so the recaps could not be rebuilt."""
+    state = store.instance_state_read(long_chat)
+    store.session_append(long_chat, state["current_session_id"], {
+        "role": "user", "turn": 3, "timestamp": "2024-05-12T18:00:00Z",
+        "content": "BOOK START " + WORDS * 800 + " BOOK END"})  # ~11,000 tokens
+    store.module_write("memory", {**store.module_read("memory"), "recap_every_n_rounds": 50})
+    use_stub.script(*[Reply(f"Recap {n}.") for n in range(1, 40)])
+
+    response = client.post(f"/api/v1/instances/{long_chat}/recaps/rebuild", **auth)
+
+    assert response.status_code == 200, response.content
+    asked = [r for r in use_stub.requests if "msg " in _sent(r) or "BOOK" in _sent(r)]
+    assert len(asked) == response.json()["chunks"] >= 4
+    for request in asked:
+        assert _tokens(request) <= WINDOW - 512
+        assert _tokens(request) + request["max_tokens"] <= WINDOW
