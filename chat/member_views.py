@@ -123,8 +123,13 @@ def instance_members(request: HttpRequest, instance_id: str) -> HttpResponse:
             instance_update(store, user=request.user, instance_id=instance_id,
                             allow_self_responses=request.POST.get("allow_self_responses") == "on",
                             **{"reply_order": "", **_order_changes(request.POST)})
+        elif action == "scenario":  # a one-character chat's form: only the override
+            instance_update(store, user=request.user, instance_id=instance_id,
+                            scenario_override=request.POST.get("scenario_override", "")
+                            .replace("\r\n", "\n"))
         else:
-            errors, status = {"action": "must be add, remove, up, down, change or order"}, 400
+            errors, status = {
+                "action": "must be add, remove, up, down, change, order or scenario"}, 400
     except InstanceBusy:
         errors, status = {"members": "a reply is streaming; try again when it ends"}, 409
     except AppError as error:
@@ -136,7 +141,7 @@ def instance_members(request: HttpRequest, instance_id: str) -> HttpResponse:
               "talkativeness": request.POST.get("talkativeness", "")}
              if errors and action == "change" else {})
     shown = members_context(store, user=request.user, state=state, characters=characters)
-    if errors and action == "order" and "scenario_override" in request.POST:
+    if errors and action in ("order", "scenario") and "scenario_override" in request.POST:
         shown["scenario_override"] = request.POST["scenario_override"]  # what was typed
     return render(request, "chat/_members.html", {
         "instance": {"instance_id": instance_id}, "member_errors": errors,

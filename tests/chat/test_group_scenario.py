@@ -74,3 +74,25 @@ def test_an_imported_chats_override_plays_on_and_goes_back_out(alice_client, sto
                                 "?format=jsonl")
     header = json.loads(exported.content.decode().splitlines()[0])
     assert header["chat_metadata"]["scenario"] == changed
+
+
+def test_a_one_character_chats_drawer_sets_the_override(alice_client, store, alice, use_stub):
+    """SillyTavern offers the override for one character's chat too (the chat's "Scenario
+    Override"); the drawer had the box in group chats only, so a solo chat needed the API."""
+    english(store)
+    instance_id = solo_create(store, alice, CARD)
+    page = alice_client.get(f"/instances/{instance_id}/").content.decode()
+    assert 'data-testid="scenario-override"' in page and 'name="reply_order"' not in page
+    url = f"/instances/{instance_id}/members"
+    response = alice_client.post(url, {"action": "scenario", "scenario_override": OVERRIDE})
+    assert response.status_code == 200
+    assert store.instance_state_read(instance_id)["scenario_override"] == OVERRIDE
+    turn(store, instance_id)
+    sent = str(use_stub.requests[-1]["messages"])
+    assert "[OVERRIDE] Mira and the others" in sent and "[CARD-SCENARIO]" not in sent
+    refused = alice_client.post(url, {"action": "scenario", "scenario_override": "y" * 20_001})
+    assert refused.status_code == 400 and "y" * 20_001 in refused.content.decode()
+    assert store.instance_state_read(instance_id)["scenario_override"] == OVERRIDE
+    alice_client.post(url, {"action": "scenario", "scenario_override": ""})
+    turn(store, instance_id)
+    assert "[CARD-SCENARIO] Mira waits" in str(use_stub.requests[-1]["messages"])
