@@ -8,7 +8,7 @@ import re
 
 from django import template
 from django.utils.text import capfirst
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, gettext_noop
 
 from personalab.lib.ordinals import ordinal_ending
 
@@ -17,23 +17,24 @@ register = template.Library()
 PREFIX = "sess_"
 
 
-@register.filter
-def session_label(session_id: object) -> str:
+def _numbered(session_id: object, words: str) -> str:
+    """`words` with the session's number, or the id of a session that has none."""
     text = str(session_id or "")
     number = text.removeprefix(PREFIX)
     if text.startswith(PREFIX) and number.isdigit():
-        return gettext("conversation %(number)s") % {"number": int(number)}
+        return gettext(words) % {"number": int(number)}
     return text
+
+
+@register.filter
+def session_label(session_id: object) -> str:
+    return _numbered(session_id, gettext_noop("conversation %(number)s"))
 
 
 @register.filter
 def session_label_short(session_id: object) -> str:
     """The label a phone's chat header has room for ("conv. 3")."""
-    text = str(session_id or "")
-    number = text.removeprefix(PREFIX)
-    if text.startswith(PREFIX) and number.isdigit():
-        return gettext("conv. %(number)s") % {"number": int(number)}
-    return text
+    return _numbered(session_id, gettext_noop("conv. %(number)s"))
 
 
 MESSAGE_NTH = {"st": gettext_lazy("the %(n)sst message"), "nd": gettext_lazy("the %(n)snd message"),
