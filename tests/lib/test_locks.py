@@ -29,9 +29,11 @@ def test_a_second_worker_is_refused_while_the_first_holds_the_lock(tmp_path, red
 
 
 def test_the_lease_is_renewed_while_a_long_reply_streams(tmp_path, redis_url):  # noqa: F811
-    worker1, worker2 = _store(tmp_path, redis_url, lease=0.6), _store(tmp_path, redis_url, 0.6)
+    # A lease of 1.5 s is renewed every 0.5 s: a renewal thread held up for a second on a loaded
+    # machine still renews in time (at 0.6 s a 0.4 s hold-up lost it under a load of 20).
+    worker1, worker2 = _store(tmp_path, redis_url, lease=1.5), _store(tmp_path, redis_url, 1.5)
     lock = worker1.instance_lock("inst_001").acquire()
-    time.sleep(2.0)  # more than three leases
+    time.sleep(4.6)  # more than three leases
     lock.check()
     with pytest.raises(InstanceBusy):
         worker2.instance_lock("inst_001").acquire()
