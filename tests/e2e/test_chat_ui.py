@@ -338,7 +338,8 @@ def test_the_language_switch_turns_the_page_into_chinese_and_back(
     assert page.inner_text("[data-testid=send]") == "Send"
     topnav_open(page)
     page.select_option("[data-testid=language]", "zh-hans")
-    wait_until(page, "() => document.querySelector('[data-testid=send]').textContent"
+    # the page is reloaded in Chinese: between the two documents there is no Send button
+    wait_until(page, "() => document.querySelector('[data-testid=send]')?.textContent"
                ".trim() === '发送'")
     assert page.get_attribute("html", "lang") == "zh-hans"
     screenshot_take(page, "27_chinese_390", full_page=False)
@@ -346,7 +347,7 @@ def test_the_language_switch_turns_the_page_into_chinese_and_back(
     topnav_open(page)
     assert "对话" in page.inner_text(".topbar")
     page.select_option("[data-testid=language]", "en")
-    wait_until(page, "() => document.querySelector('.topbar').textContent"
+    wait_until(page, "() => document.querySelector('.topbar')?.textContent"
                ".includes('Chats')")
     assert page.js_errors == []
 
