@@ -45,8 +45,9 @@ from chat.story_choice import (
     story_context,
 )
 from chat.turn_lore import lore_for_turn
-from chat.turn_macros import imported_chat_variables, macro_values_for
+from chat.turn_macros import macro_values_for
 from chat.turn_memory import speaker_id, turn_director, turn_recall
+from chat.turn_variables import ChatVariables, turn_variables_load
 from chat.turn_window import turn_window
 from library.selectors import (
     background_for_chat,
@@ -106,7 +107,7 @@ class TurnContext:
     first_index: int = 0
     lines_before: LinesBefore | None = None
     token_counts: dict[str, int] = field(default_factory=dict)  # by text, from the line index
-    chat_variables: dict[str, str] = field(default_factory=dict)  # an imported chat's {{setvar}}s
+    variables: ChatVariables = field(default_factory=ChatVariables)  # {{setvar}}'s, saved
     # A prompt built only to be sent (an impersonation): lore timers do not advance.
     dry_run: bool = False
 
@@ -169,7 +170,6 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
         plot_state_before=copy.deepcopy(instance_state.get("plot_state", {})),
         speaker=speaker, trigger=trigger, first_index=read.first_index,
         lines_before=read.lines_before, token_counts=read.token_counts,
-        chat_variables=imported_chat_variables(read.metadata),
     )
     if speaker:
         ctx.reply_extra = {"speaker": speaker.character_id,
@@ -186,6 +186,10 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
         # Written first; the reply line's fsync covers it: one fsync less before the 1st token.
         store.session_append(instance_id, session_id, line, durable=False)
         ctx.lines.append(line)
+    ctx.variables = turn_variables_load(
+        store, instance_id=instance_id, session_id=session_id, metadata=read.metadata,
+        owner=instance_state.get("owner"), player_text="" if redo or trigger else ctx.user_text,
+        redo_trace_id=str(read.lines[-1].get("trace_id") or "") if redo and read.lines else "")
     return ctx
 
 
@@ -420,7 +424,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         locale=locale,
         state={"plot_state": ctx.instance_state.get("plot_state", {}), "turn": ctx.turn},
         macros=_with_outlets(macros, lore.get("outlets", {})),
-        chat_variables=ctx.chat_variables,
+        chat_variables=ctx.variables.local, global_variables=ctx.variables.shared,
         card=card, window=window, regex=turn_regex(store, ctx),
         prompt_blocks=(ctx.instance_state.get("prompt_manager") or {}).get("blocks") or [],
         marker_order=tuple((ctx.instance_state.get("prompt_manager") or {}).get("markers") or ()),

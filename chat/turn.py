@@ -28,6 +28,7 @@ from chat.services.index import trace_index
 from chat.speaker_shown import speaker_shown
 from chat.speakers import Pick
 from chat.turn_overflow import RETRIES, overflow_learn
+from chat.turn_variables import turn_variables_save
 from chat.turn_window import turn_window
 from director.services import director_step
 from library.errors import ItemWithheld
@@ -177,7 +178,12 @@ def turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerate
         started=started, timings=timings)
     shown = speaker_shown(store, character=ctx.character, character_id=(
         ctx.speaker.character_id if ctx.speaker else ctx.instance_state.get("character_id")))
-    return Ready(ctx, provider, prepared, new_trace_id(), started, timings, shown)
+    trace_id = new_trace_id()
+    if not prepared.prompt.refused:  # a refused prompt is no turn: its macros changed nothing
+        turn_variables_save(store, instance_id=ctx.instance_id, session_id=ctx.session_id,
+                            chat=ctx.variables, built=prepared.prompt.macro_variables,
+                            trace_id=trace_id)
+    return Ready(ctx, provider, prepared, trace_id, started, timings, shown)
 
 
 async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emit: Emit,

@@ -11,7 +11,7 @@ from chat.members import is_group
 from library.selectors import ChatCharacters, persona_effective
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.line_macros import LineMacros, character_macro_values
-from personalab.lib.macro_variables import MAX_VALUE_CHARS, MAX_VARIABLES, js_number_text
+from personalab.lib.macro_variables import variables_as_text
 from personalab.lib.macros import PICK_SEED, idle_duration_text, macros_replace
 from personalab.lib.participants import member_ids
 
@@ -53,20 +53,12 @@ def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],
 
 def imported_chat_variables(metadata: dict[str, Any]) -> dict[str, str]:
     """The variables of a chat imported from SillyTavern (`chat_metadata.variables`, what its
-    {{setvar}} left), as text: what {{getvar}} reads until this turn's macros change them."""
+    {{setvar}} left), as text: what {{getvar}} reads until this chat saves its own."""
     imported = metadata.get("imported")
     header = imported.get("header") if isinstance(imported, dict) else None
     chat_metadata = header.get("chat_metadata") if isinstance(header, dict) else None
-    found = chat_metadata.get("variables") if isinstance(chat_metadata, dict) else None
-    if not isinstance(found, dict):
-        return {}
-    kept = {}
-    for name, value in list(found.items())[:MAX_VARIABLES]:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            value = js_number_text(float(value))
-        if isinstance(value, str) and len(value) <= MAX_VALUE_CHARS:
-            kept[str(name)] = value
-    return kept
+    return variables_as_text(chat_metadata.get("variables")
+                             if isinstance(chat_metadata, dict) else None)
 
 
 def page_macro_values(store: FileStore, *, state: dict[str, Any], lines: list[dict[str, Any]],

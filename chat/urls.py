@@ -7,6 +7,7 @@ from chat import (
                   message_views,
                   regex_allow_views,
                   settings_views,
+                  variable_views,
                   views,
 )
 
@@ -46,6 +47,8 @@ urlpatterns = [
          name="instance_memory_action"),
     path("instances/<str:instance_id>/authors_note", views.instance_authors_note,
          name="instance_authors_note"),
+    path("instances/<str:instance_id>/variables", variable_views.instance_variables,
+         name="instance_variables"),
     path("instances/<str:instance_id>/", include("chat.history_urls")),
     path("traces/<str:trace_id>/", views.trace_page, name="trace"),
     path("settings/", settings_views.settings_page, name="settings"),

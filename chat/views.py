@@ -42,6 +42,7 @@ from chat.trace_names import (
 )
 from chat.trace_notes import trace_notes_named
 from chat.trace_reasons import trace_reasons_named
+from chat.variable_views import variables_context
 from director.services import director_status
 from library.selectors import (
     ChatCharacters,
@@ -187,6 +188,7 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
         "backgrounds": backgrounds_visible_to(user=request.user),
         "lorebooks": lorebooks_visible_to(user=request.user),
         "authors_note": store.memory_json_read(instance_id, "authors_note", {}),
+        **variables_context(store, instance_id=instance_id),
         "note_roles": NOTE_ROLES,
         "recap_due": _recap_due_text(store, read),
         "background_picture": selectors.background_picture_url(store, state=state),

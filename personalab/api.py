@@ -35,6 +35,7 @@ from chat.memory_routers import router as memory_router
 from chat.prompt_manager_routers import router as prompt_manager_router
 from chat.llm_routers import router as llm_router
 from chat.reading_routers import router as reading_router
+from chat.variable_routers import router as variables_router
 from personalab.lib.body_fields import UNKNOWN_FIELD
 from personalab.lib.errors import AppError, Forbidden, NotFound, TooLarge
 from personalab.lib.jsonbody import json_object_bounded
@@ -228,6 +229,7 @@ api.add_router("/", lorebooks_router)
 api.add_router("/", regex_scripts_router)
 api.add_router("/", reading_router)
 api.add_router("/", memory_router)
+api.add_router("/", variables_router)
 api.add_router("/", prompt_manager_router)
 api.add_router("/", config_router)
 api.add_router("/", llm_router)

@@ -400,6 +400,7 @@ def _result(draft: _Draft, messages: list[dict[str, Any]], head: list[SectionRep
         refused=refused,
         dropped_blocks=draft.dropped,
         tokenizer=tokenizer_name(),
+        macro_variables=draft.variables["macro_variables"],
         lines_missing=conversation.unread and refused is None,
         window=window_report(inputs.window, limit=plan.max_total_tokens,
                              dropped=conversation.report.omitted,

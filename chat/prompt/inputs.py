@@ -51,8 +51,10 @@ class PromptInputs:
     template_key: str = "chat"
     # Extra macro values (persona, description, personality, scenario, idle_duration, ...).
     macros: dict[str, str] = field(default_factory=dict)
-    # The chat's variables as it was imported ({{getvar}}: SillyTavern's chat_metadata.variables).
+    # The chat's variables and the account's global ones as this prompt starts
+    # (chat/turn_variables.py): what {{getvar}} and {{getglobalvar}} read.
     chat_variables: dict[str, str] = field(default_factory=dict)
+    global_variables: dict[str, str] = field(default_factory=dict)
     persona_description: str = ""
     card: CardFields = field(default_factory=CardFields)
     window: ContextWindow | None = None  # None: max_total_tokens alone limits the prompt
@@ -99,6 +101,8 @@ class PromptResult:
     refused: str | None
     dropped_blocks: list[dict[str, Any]]
     tokenizer: str = ""
+    # What the prompt's variable macros left (a MacroVariables): a turn saves it, a preview not.
+    macro_variables: Any = None
     # The prompt is not refused but wants lines older than those it was given: build it again
     # from the whole session.
     lines_missing: bool = False

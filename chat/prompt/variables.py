@@ -105,7 +105,8 @@ def prompt_variables(
     }
     variables = {**inputs.state, **core, "macros": macro_values(inputs),
                  # {{setvar}} in one text is what {{getvar}} reads in the texts built after it.
-                 "macro_variables": MacroVariables(base=inputs.chat_variables)}
+                 "macro_variables": MacroVariables(
+                     base=inputs.chat_variables, shared_base=inputs.global_variables)}
     for name in ("base_persona", "world_setting", "pinned"):
         variables[name] = author_text(getattr(inputs, name), variables)
     director = director_of(inputs)

@@ -13,6 +13,7 @@ from chat.services.account_presets import account_prompt_manager_for_chat
 from chat.services.errors import NotFound
 from chat.services.index import instance_index
 from chat.speakers import STRATEGIES
+from chat.turn_variables import greeting_variables_run
 from library.selectors import background_for_use, character_for_use, persona_for_user
 from personalab.lib.errors import Invalid, naming_field
 from personalab.lib.filestore.jsonfile import utc_now
@@ -83,6 +84,8 @@ def instance_create(store: FileStore, *, owner, character_id: str | None = None,
         member_state_write(store, instance_id, state, member, {
             "base_persona": member_definition.get("base_persona", ""), "evolved_persona": ""})
     store.session_create(instance_id, session_id, lines=lines)
+    greeting_variables_run(store, instance_id=instance_id, session_id=session_id, lines=lines,
+                           owner=state["owner"])
     store.instance_state_write(instance_id, state)
     ledger_add(store, instance_id, state)
     instance_index(store, instance_id)

@@ -25,6 +25,7 @@ from library.selectors import (
 from memory.authors_note import authors_note_read
 from personalab.lib.errors import AppError, Invalid
 from personalab.lib.filestore.store import FileStore
+from personalab.lib.filestore.variables import session_variables_read
 from personalab.lib.store_errors import StoreError
 
 
@@ -60,6 +61,9 @@ def session_export(store: FileStore, *, instance_id: str, session_id: str,
     if state.get("scenario_override"):  # where SillyTavern keeps its scenario override
         header["chat_metadata"] = {**header["chat_metadata"],
                                    "scenario": state["scenario_override"]}
+    own = session_variables_read(store, instance_id=instance_id, session_id=session_id)
+    if own is not None:  # the chat's {{setvar}}s, where SillyTavern saves them
+        header["chat_metadata"] = {**header["chat_metadata"], "variables": own["variables"]}
     if is_group(state) and character is None:
         header = _group_header(header, members_of(store, state), state)
     body = chat_export_jsonl(lines=lines, user_name=user_name,

@@ -25,26 +25,30 @@ KINDS = ("getvar", "setvar", "addvar", "incvar", "decvar")
 
 @dataclass
 class MacroVariables:
-    """The chat's variables (`local`, over what the chat started with, `base`) and the
-    global ones, as the macros of one prompt build change them."""
+    """The chat's variables (`local`, over what the chat held before, `base`) and the
+    account's global ones (`shared`, over `shared_base`), as the macros of one prompt build
+    change them: `local` and `shared` hold only what this build wrote."""
 
     local: dict[str, str] = field(default_factory=dict)
     shared: dict[str, str] = field(default_factory=dict)
     base: Mapping[str, str] = field(default_factory=dict)
+    shared_base: Mapping[str, str] = field(default_factory=dict)
 
 
 # Functions rather than methods: the object reaches prompt templates with the other prompt
 # variables, and the template sandbox keeps dicts read-only but would let a method be called.
 def variable_read(variables: MacroVariables, name: str, *, is_global: bool) -> str:
-    if is_global:
-        return variables.shared.get(name, "")
-    return variables.local[name] if name in variables.local else str(variables.base.get(name, ""))
+    written, before = ((variables.shared, variables.shared_base) if is_global
+                       else (variables.local, variables.base))
+    return written[name] if name in written else str(before.get(name, ""))
 
 
 def variable_write(variables: MacroVariables, name: str, value: str, *, is_global: bool) -> bool:
     """Store `value`; False (nothing stored) past the bounds."""
-    store = variables.shared if is_global else variables.local
-    if len(value) > MAX_VALUE_CHARS or (name not in store and len(store) >= MAX_VARIABLES):
+    store, before = ((variables.shared, variables.shared_base) if is_global
+                     else (variables.local, variables.base))
+    new = name not in store and name not in before
+    if len(value) > MAX_VALUE_CHARS or (new and len({*store, *before}) >= MAX_VARIABLES):
         return False
     store[name] = value
     return True
@@ -113,3 +117,23 @@ def variable_macro(body: str, variables: MacroVariables) -> str | None:
     if kind == "addvar":
         value = _added(variable_read(variables, name, is_global=is_global), value)
     return "" if variable_write(variables, name, value, is_global=is_global) else None
+
+
+def variables_merged(variables: MacroVariables) -> tuple[dict[str, str], dict[str, str]]:
+    """The chat's and the account's variables as this build left them (local, global)."""
+    return ({**variables.base, **variables.local}, {**variables.shared_base, **variables.shared})
+
+
+def variables_as_text(found: object) -> dict[str, str]:
+    """Stored or imported variables (SillyTavern keeps numbers as numbers) as the text the
+    macros read; values of other kinds (lists, objects, booleans) and names past the bounds
+    are left out."""
+    if not isinstance(found, dict):
+        return {}
+    kept = {}
+    for name, value in list(found.items())[:MAX_VARIABLES]:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = js_number_text(float(value))
+        if isinstance(value, str) and len(value) <= MAX_VALUE_CHARS:
+            kept[str(name)] = value
+    return kept

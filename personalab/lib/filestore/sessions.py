@@ -29,6 +29,7 @@ from personalab.lib.filestore.session_stretch import (
     read_session_recent,
     read_session_stretch,
 )
+from personalab.lib.filestore.variables import session_variables_carry, session_variables_path
 from personalab.lib.filestore.writer import AssistantLineWriter, parse_partial_line
 from personalab.lib.ids import is_valid_id, next_numbered_id
 from personalab.lib.line_index import (
@@ -90,6 +91,9 @@ class SessionFiles:
             metadata["imported"] = imported
         body = "".join(line_dump(line) + "\n" for line in [metadata, *(lines or [])])
         path.parent.mkdir(parents=True, exist_ok=True)
+        # Before the session file: a kill between the two never leaves it without them.
+        session_variables_carry(self, instance_id=instance_id, session_id=session_id,
+                                source_id=continued_from or (branched_from or {}).get("session_id"))
         _session_write(path, body.encode("utf-8"))
         return metadata
 
@@ -252,6 +256,9 @@ class SessionFiles:
         target = archive_dir / f"{session_id}.{stamp}.jsonl"
         os.replace(path, target)
         index_path(path).unlink(missing_ok=True)
+        variables = session_variables_path(self, instance_id=instance_id, session_id=session_id)
+        with contextlib.suppress(FileNotFoundError):  # the chat's variables go with it
+            os.replace(variables, target.with_suffix(".variables.json"))
         return target
 
     def session_repair(self, instance_id: str, session_id: str) -> dict[str, Any] | None:

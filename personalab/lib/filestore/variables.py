@@ -1,0 +1,110 @@
+"""Variable files: a chat's own variables (SillyTavern's `chat_metadata.variables`) beside its
+session file, and an account's global variables (SillyTavern keeps them in its settings; here
+one file per account, never read by another account's chats).
+
+    instances/{instance_id}/sessions/{session_id}.variables.json
+        {"variables": {name: text}, "before": {"trace_id": id, "variables": {name: text}}}
+    variables/{digest of the username}.json
+        {"username": name, "variables": {name: text}}
+
+`before` holds what the chat's variables were when the prompt of the reply `trace_id` began,
+so a regenerate or continue of that reply starts from there again. Written atomically (temp,
+fsync, rename): a kill -9 leaves the old or the new file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from personalab.lib.filestore.jsonfile import read_json, write_json_atomic
+from personalab.lib.ids import validate_id
+from personalab.lib.macro_variables import variables_as_text
+from personalab.lib.store_errors import StoreError
+
+if TYPE_CHECKING:  # the store's session half calls this module: no import at run time
+    from personalab.lib.filestore.store import FileStore
+
+
+def session_variables_path(store: FileStore, *, instance_id: str, session_id: str) -> Path:
+    return store.sessions_dir(instance_id) / (
+        f"{validate_id(session_id, kind='session id')}.variables.json")
+
+
+def session_variables_read(store: FileStore, *, instance_id: str,
+                           session_id: str) -> dict[str, Any] | None:
+    """The chat's variable file (`variables` as text, `before` when there is one), or None
+    when the chat has none yet (or it cannot be read: the chat goes on from its import)."""
+    path = session_variables_path(store, instance_id=instance_id, session_id=session_id)
+    try:
+        found = read_json(path, what=f"variables of {session_id}")
+    except StoreError:
+        return None
+    if not isinstance(found, dict):
+        return None
+    document: dict[str, Any] = {"variables": variables_as_text(found.get("variables"))}
+    before = found.get("before")
+    if isinstance(before, dict) and isinstance(before.get("trace_id"), str):
+        document["before"] = {"trace_id": before["trace_id"],
+                              "variables": variables_as_text(before.get("variables"))}
+    return document
+
+
+def session_variables_write(store: FileStore, *, instance_id: str, session_id: str,
+                            variables: dict[str, str],
+                            before: dict[str, Any] | None = None) -> None:
+    document: dict[str, Any] = {"variables": variables}
+    if before is not None:
+        document["before"] = before
+    write_json_atomic(session_variables_path(store, instance_id=instance_id,
+                                             session_id=session_id), document)
+
+
+def session_variables_carry(store: FileStore, *, instance_id: str, session_id: str,
+                            source_id: str | None) -> None:
+    """A new session's variables: those of `source_id` (the session it branches from or
+    continues; the chat goes on with them, as SillyTavern's branch keeps chat_metadata), or
+    none: a file an unfinished earlier session of this id left is removed."""
+    found = (session_variables_read(store, instance_id=instance_id, session_id=source_id)
+             if source_id else None)
+    if found is not None:
+        session_variables_write(store, instance_id=instance_id, session_id=session_id,
+                                variables=found["variables"])
+    else:
+        session_variables_path(store, instance_id=instance_id,
+                               session_id=session_id).unlink(missing_ok=True)
+
+
+def account_variables_path(store: FileStore, *, username: str) -> Path:
+    # A username may hold characters a file name must not: the file is named by its digest.
+    digest = hashlib.sha256(username.encode("utf-8", "replace")).hexdigest()[:40]
+    return store.root / "variables" / f"{digest}.json"
+
+
+def account_variables_read(store: FileStore, *, username: str | None) -> dict[str, str]:
+    if not username:
+        return {}
+    try:
+        found = read_json(account_variables_path(store, username=username),
+                          what="global variables")
+    except StoreError:
+        return {}
+    if not isinstance(found, dict) or found.get("username") != username:
+        return {}
+    return variables_as_text(found.get("variables"))
+
+
+def account_variables_update(store: FileStore, *, username: str, changes: dict[str, str],
+                             clear: bool = False) -> dict[str, str]:
+    """The account's global variables with `changes` written over them (all of them dropped
+    first when `clear`), under the account's lock: two chats of one account may end a turn
+    at the same moment, and each writes only the names its own prompt changed."""
+    path = account_variables_path(store, username=username)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = store.lock_factory(path.with_name(f".{path.stem}.lock"), f"variables-{path.stem}")
+    with lock.acquire(blocking=True):
+        variables = {} if clear else account_variables_read(store, username=username)
+        variables.update(changes)
+        write_json_atomic(path, {"username": username, "variables": variables})
+    return variables
