@@ -44,7 +44,7 @@ from chat.story_choice import (
     story_choice_for,
     story_context,
 )
-from chat.turn_lore import lore_for_turn
+from chat.turn_lore import lore_for_turn, persona_depth_blocks
 from chat.turn_macros import macro_values_for
 from chat.turn_memory import speaker_id, turn_director, turn_recall
 from chat.turn_variables import ChatVariables, turn_variables_load
@@ -390,7 +390,8 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
     return inputs_joined(PromptInputs(
         character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", ""),
         user_name=persona["name"],
-        persona_description=persona["description"],
+        persona_description=persona["description"]
+        if persona["description_position"] == "prompt" else "",
         base_persona=card.description,
         evolved_persona=ctx.character_state.get("evolved_persona", ""),
         world_setting=ctx.background.get("world_setting", ""),
@@ -405,7 +406,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         recap_spans=recap_spans(recaps, ctx.session_id),
         biography=[] if group else [item["text"] for item in biography_items(
             store, instance_id=ctx.instance_id, character_id=speaker_id(ctx))],  # §3.4: 1v1 only
-        floating_blocks=[*lore["blocks"], *depth_prompt,
+        floating_blocks=[*lore["blocks"], *depth_prompt, *persona_depth_blocks(persona),
                          *(scene_members_blocks(
                              store, state=ctx.instance_state, instance_id=ctx.instance_id,
                              speaker_id=ctx.speaker.character_id if ctx.speaker else None,

@@ -42,6 +42,7 @@ SECTION_NAMES = {
     "group_nudge": gettext_lazy("Group nudge"),
     "block:authors_note": gettext_lazy("Author's note"),
     "block:depth_prompt": gettext_lazy("Character's note"),
+    "block:persona_description": gettext_lazy("Persona description"),
     "block:group_members": gettext_lazy("Group members"),
 }
 REGION_NAMES = {"head": pgettext_lazy("prompt region", "head"),

@@ -81,7 +81,10 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
     note_due = ctx.turn % max(int(note.get("frequency", 1) or 1), 1) == 0
     if not note_due:
         blocks, fired, dropped = _note_lore_held(blocks, fired, dropped)
-    blocks = authors_note_blocks(blocks, note if note_due else {})
+    persona = persona_effective(store, owner=ctx.instance_state.get("owner"),
+                                persona_id=ctx.instance_state.get("persona_id"))
+    blocks = authors_note_blocks(blocks, note if note_due else {},
+                                 persona=persona if note_due else None)
     return {"blocks": blocks, "fired": fired, "dropped": dropped, "problems": problems,
             "outlets": outlets}
 
@@ -163,13 +166,21 @@ def _world_info_budget(store: FileStore, window: ContextWindow) -> int:
     return budget
 
 
-def authors_note_blocks(blocks: list[dict[str, Any]], note: dict[str, Any]) -> list[dict[str, Any]]:
+def authors_note_blocks(blocks: list[dict[str, Any]], note: dict[str, Any],
+                        persona: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """Lore placed at the top or bottom of the author's note joins the note's block (as in
-    SillyTavern: top + note + bottom, at the note's depth and role)."""
+    SillyTavern: top + note + bottom, at the note's depth and role), and so does a persona
+    description placed there (`persona`: persona_effective's; SillyTavern puts it around the
+    note before the lore goes around both)."""
     top = [b["content"] for b in blocks if b.get("position") == "an_top"]
     bottom = [b["content"] for b in blocks if b.get("position") == "an_bottom"]
     rest = [b for b in blocks if b.get("position") not in ("an_top", "an_bottom")]
-    text = "\n".join([*top, *([note["text"]] if note.get("text") else []), *bottom])
+    placed = (persona or {}).get("description_position")
+    description = str((persona or {}).get("description") or "")
+    text = "\n".join([*top, *([description] if description and placed == "an_top" else []),
+                      *([note["text"]] if note.get("text") else []),
+                      *([description] if description and placed == "an_bottom" else []),
+                      *bottom])
     if not text.strip():
         return rest
     return [*rest, {"name": "authors_note", "content": text, "position": "depth",
@@ -278,3 +289,18 @@ def _named_texts(lines: list[dict[str, Any]], name_of: Callable[[dict[str, Any]]
         name = name_of(line)
         texts.append(f"{name}: {line.get('content', '')}" if name else line.get("content", ""))
     return texts
+
+
+PERSONA_PRIORITY = 950  # dropped after the card's depth prompt (900), before the note (1000)
+
+
+def persona_depth_blocks(persona: dict[str, Any]) -> list[dict[str, Any]]:
+    """A persona description placed in the chat at a depth (SillyTavern's "In-chat @ Depth"):
+    one block at its depth and role."""
+    description = str(persona.get("description") or "")
+    if persona.get("description_position") != "depth" or not description.strip():
+        return []
+    return [{"name": "persona_description", "content": description, "position": "depth",
+             "depth": int(persona.get("description_depth", 2)),
+             "role": persona.get("description_role") or "system",
+             "priority": PERSONA_PRIORITY}]

@@ -11,6 +11,7 @@ from library.errors import LibraryError, LibraryForbidden
 from library.fields import MAX_NAME_CHARS, clean_text
 from library.index_rows import persona_index
 from library.models import Persona
+from library.persona_positions import persona_placement_fields
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import slug_id, validate_id
@@ -27,6 +28,7 @@ def _persona_fields(data: dict[str, Any], *, creating: bool) -> dict[str, Any]:
     if creating or "description" in data:
         fields["description"] = clean_text(data.get("description"), field="description",
                                              limit=PERSONA_DESCRIPTION_LIMIT)
+    fields.update(persona_placement_fields(data, creating=creating))
     if creating or "visibility" in data:
         visibility = data.get("visibility") or "private"
         if visibility not in VISIBILITIES:

@@ -7,12 +7,14 @@ from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from library.avatars import AVATAR_MAX_BYTES
 from library.errors import LibraryConflict, LibraryError, LibraryNotFound
 from library.field_words import field_words, fields_words
 from library.models import Persona
+from library.persona_positions import persona_placement
 from library.persona_services import (
     persona_avatar_remove,
     persona_avatar_save,
@@ -24,6 +26,31 @@ from library.persona_services import (
 from library.selectors import persona_effective, persona_for_user
 from personalab.lib.store_errors import StoreError
 from personalab.storage import get_store
+
+PLACEMENT_POSITIONS = (("prompt", _("In the prompt (story string / prompt manager)")),
+                       ("an_top", _("Top of the author's note")),
+                       ("an_bottom", _("Bottom of the author's note")),
+                       ("depth", _("In the chat at a depth")),
+                       ("none", _("None (not sent)")))
+PLACEMENT_ROLES = (("system", _("system")), ("user", _("user")), ("assistant", _("assistant")))
+PLACEMENT_FIELDS = ("description_position", "description_depth", "description_role")
+
+
+def _placement_posted(form) -> dict:
+    """The placement fields of a form, the depth as a number when it is one (otherwise as
+    typed, which the service refuses beside its box)."""
+    data = {key: form[key] for key in PLACEMENT_FIELDS if key in form}
+    depth = str(data.get("description_depth", "")).strip()
+    if depth.isascii() and depth.isdigit():
+        data["description_depth"] = int(depth)
+    elif "description_depth" in data and not depth:
+        data.pop("description_depth")
+    return data
+
+
+def _placement_choices(placed: dict) -> dict:
+    return {"placement_positions": PLACEMENT_POSITIONS, "placement_roles": PLACEMENT_ROLES,
+            "placed": placed}
 
 AVATAR_CONTENT_TYPES = {"png": "image/png", "jpg": "image/jpeg", "gif": "image/gif",
                         "webp": "image/webp"}
@@ -63,7 +90,8 @@ def personas_page(request: HttpRequest) -> HttpResponse:
     errors: dict[str, str] = {}
     error = None
     if request.method == "POST":
-        data = {**request.POST.dict(), "default": request.POST.get("default") == "on"}
+        data = {**request.POST.dict(), **_placement_posted(request.POST),
+                "default": request.POST.get("default") == "on"}
         try:
             # The box is ticked for a first persona: what it says is what happens.
             persona_id = persona_create(get_store(), owner=request.user, data=data,
@@ -77,7 +105,9 @@ def personas_page(request: HttpRequest) -> HttpResponse:
         "personas": _with_avatar_flags(Persona.objects.filter(owner=request.user)), "error": error,
         "player_name": persona_effective(get_store(), owner=request.user.username,
                                          persona_id=None)["name"],
-        "errors": errors, "posted": request.POST}, status=400 if error else 200)
+        "errors": errors, "posted": request.POST,
+        **_placement_choices(request.POST if request.method == "POST" else {})},
+        status=400 if error else 200)
 
 
 @login_required
@@ -87,7 +117,8 @@ def persona_edit(request: HttpRequest, persona_id: str) -> HttpResponse:
     error, errors = None, {}
     if request.method == "POST":
         fields = ("name", "description", "visibility")
-        data = {key: request.POST[key] for key in fields if key in request.POST}
+        data = {**{key: request.POST[key] for key in fields if key in request.POST},
+                **_placement_posted(request.POST)}
         try:
             store = get_store()
             persona_update(store, actor=request.user, persona_id=persona_id,
@@ -103,7 +134,9 @@ def persona_edit(request: HttpRequest, persona_id: str) -> HttpResponse:
             persona = {**persona, **data}
     return render(request, "library/persona_form.html",
                   {"persona": persona, "persona_id": persona_id, "error": error,
-                   "errors": errors}, status=400 if error else 200)
+                   "errors": errors, **_placement_choices({**persona_placement(persona), **{
+                       key: persona[key] for key in PLACEMENT_FIELDS if key in persona}})},
+                  status=400 if error else 200)
 
 
 @login_required

@@ -21,6 +21,7 @@ from library.character_services import (
     character_save,
 )
 from library.errors import LibraryError
+from library.persona_positions import persona_placement
 from library.persona_services import (
     persona_avatar_remove,
     persona_avatar_save,
@@ -63,7 +64,8 @@ backgrounds_router = Router(tags=["backgrounds"])
 
 def persona_out(persona_id: str) -> dict:
     persona = get_store().persona_read(persona_id)
-    return {**persona, "persona_id": persona_id, "default": bool(persona.get("default")),
+    return {**persona, **persona_placement(persona), "persona_id": persona_id,
+            "default": bool(persona.get("default")),
             "description": persona.get("description", ""),
             "visibility": persona.get("visibility", "private"),
             "avatar_url": (reverse("persona_avatar", args=[persona_id])

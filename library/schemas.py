@@ -5,14 +5,26 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from ninja import Schema
-from pydantic import Field, StrictBool
+from pydantic import Field, StrictBool, StrictInt
 
 from personalab.lib.body_fields import ExtraKeysKept
+
+DescriptionPosition = Literal["prompt", "an_top", "an_bottom", "depth", "none"]
+DescriptionRole = Literal["system", "user", "assistant"]
+POSITION_HELP = ("where the description goes in the prompt, as SillyTavern's persona position: "
+                 "prompt (its place in the prompt, the default), an_top / an_bottom (the top or "
+                 "bottom of the author's note, on the turns the note is sent), depth (in the "
+                 "chat at `description_depth` as `description_role`) or none")
 
 
 class PersonaIn(ExtraKeysKept):
     name: str
     description: str = ""
+    description_position: DescriptionPosition = Field("prompt", description=POSITION_HELP)
+    description_depth: StrictInt = Field(2, ge=0, le=999, description="with position depth: "
+                                         "how many messages from the end (0: after the last)")
+    description_role: DescriptionRole = Field("system", description="with position depth: "
+                                              "the message's role")
     visibility: Literal["private", "shared"] = "private"
     default: StrictBool = False
     persona_id: str | None = None
@@ -21,6 +33,9 @@ class PersonaIn(ExtraKeysKept):
 class PersonaUpdateIn(ExtraKeysKept):
     name: str | None = None
     description: str | None = None
+    description_position: DescriptionPosition | None = Field(None, description=POSITION_HELP)
+    description_depth: StrictInt | None = Field(None, ge=0, le=999)
+    description_role: DescriptionRole | None = None
     visibility: Literal["private", "shared"] | None = None
     default: StrictBool | None = None
 
@@ -29,6 +44,9 @@ class PersonaOut(Schema):
     persona_id: str
     name: str
     description: str
+    description_position: str = "prompt"
+    description_depth: int = 2
+    description_role: str = "system"
     visibility: str
     default: bool
     owner: str | None

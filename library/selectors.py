@@ -18,6 +18,7 @@ from django.db.models import Q, QuerySet
 from library.character_labels import character_labels
 from library.errors import ItemWithheld, LibraryForbidden, LibraryNotFound
 from library.models import Background, Character, Lorebook, Persona
+from library.persona_positions import persona_placement
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import InvalidId, is_valid_id
 from personalab.lib.store_errors import MissingFile, StoreError
@@ -145,11 +146,11 @@ def persona_effective(store: FileStore, *, owner: str | None,
         if persona.get("owner") != owner and persona.get("visibility") != "shared":
             continue
         return {"persona_id": candidate, "name": persona.get("name") or DEFAULT_USER_NAME,
-                "description": persona.get("description", "")}
+                "description": persona.get("description", ""), **persona_placement(persona)}
     name = store.module_read("prompt").get("user_name") or DEFAULT_USER_NAME
     if name == DEFAULT_USER_NAME and owner:  # "User" is no one's name: the account's is
         name = account_display_name(owner) or name
-    return {"persona_id": None, "name": name, "description": ""}
+    return {"persona_id": None, "name": name, "description": "", **persona_placement({})}
 
 
 def player_name(store: FileStore, *, state: dict[str, Any]) -> str:

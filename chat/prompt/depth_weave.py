@@ -18,7 +18,8 @@ from personalab.lib.tokens import count_tokens
 
 JOINER = "\n"
 # SillyTavern joins its extension prompts in the order of their keys; ours by block name.
-EXTENSION_KEYS = {"authors_note": "2_floating_prompt", "depth_prompt": "DEPTH_PROMPT"}
+EXTENSION_KEYS = {"authors_note": "2_floating_prompt", "depth_prompt": "DEPTH_PROMPT",
+                  "persona_description": "PERSONA_DESCRIPTION"}
 LORE_KEY = "customDepthWI"
 # SillyTavern splices system, user, assistant into the reversed chat: read top-down, reversed.
 ROLE_ORDER = ("assistant", "user", "system")
