@@ -6,7 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -14,6 +14,8 @@ from library.avatars import AVATAR_MAX_BYTES
 from library.errors import LibraryConflict, LibraryError, LibraryNotFound
 from library.field_words import field_words, fields_words
 from library.models import Persona
+from library.persona_import import MAX_FILE_BYTES as PERSONAS_FILE_MAX_BYTES
+from library.persona_import import personas_restore
 from library.persona_positions import persona_placement
 from library.persona_services import (
     persona_avatar_remove,
@@ -23,6 +25,7 @@ from library.persona_services import (
     persona_delete,
     persona_update,
 )
+from library.refusal_words import refusal_words
 from library.selectors import persona_effective, persona_for_user
 from personalab.lib.store_errors import StoreError
 from personalab.storage import get_store
@@ -137,6 +140,31 @@ def persona_edit(request: HttpRequest, persona_id: str) -> HttpResponse:
                    "errors": errors, **_placement_choices({**persona_placement(persona), **{
                        key: persona[key] for key in PLACEMENT_FIELDS if key in persona}})},
                   status=400 if error else 200)
+
+
+@login_required
+@require_POST
+def personas_restore_page(request: HttpRequest) -> HttpResponse:
+    """SillyTavern's personas backup or settings.json, from the personas page."""
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, gettext("Choose a SillyTavern personas backup or settings.json "
+                                        "first."))
+        return redirect("personas")
+    try:
+        restored = personas_restore(get_store(), owner=request.user,
+                                    data=upload.read(PERSONAS_FILE_MAX_BYTES + 1))
+    except LibraryError as exc:
+        messages.error(request, refusal_words(str(exc)))
+        return redirect("personas")
+    messages.info(request, ngettext("%(count)d persona restored.", "%(count)d personas restored.",
+                                    len(restored.created)) % {"count": len(restored.created)})
+    reasons = {"no_name": gettext("it has no name"),
+               "name_taken": gettext("you already have a persona of this name")}
+    for name, code in restored.skipped:
+        messages.warning(request, gettext("Skipped “%(name)s”: %(reason)s.")
+                         % {"name": name, "reason": reasons[code]})
+    return redirect("personas")
 
 
 @login_required

@@ -56,6 +56,15 @@ FORMS: Forms = [
                   "%(size)s MB a card's text may hold")),
     (re.compile(r"this card has no lorebook \(character_book\) to import"),
      gettext_lazy("this card has no lorebook (character_book) to import")),
+    # library/persona_import.py
+    (re.compile(r"this is not a SillyTavern personas backup or settings\.json: it has no "
+                r"“personas”"),
+     gettext_lazy("this is not a SillyTavern personas backup or settings.json: it has no "
+                  "“personas”")),
+    (re.compile(r"this file has (?P<count>\d{1,12}) personas; at most (?P<limit>\d{1,6}) are "
+                r"restored from one file"),
+     gettext_lazy("this file has %(count)s personas; at most %(limit)s are restored from one "
+                  "file")),
 ]
 
 

@@ -21,6 +21,8 @@ from library.character_services import (
     character_save,
 )
 from library.errors import LibraryError
+from library.persona_import import MAX_FILE_BYTES as PERSONAS_FILE_MAX_BYTES
+from library.persona_import import SKIPPED_REASONS, personas_restore
 from library.persona_positions import persona_placement
 from library.persona_services import (
     persona_avatar_remove,
@@ -49,6 +51,7 @@ from library.schemas import (
     PersonaIn,
     PersonaList,
     PersonaOut,
+    PersonasRestoredOut,
     PersonaUpdateIn,
 )
 from library.selectors import persona_for_user, personas_visible_to
@@ -89,6 +92,19 @@ def persona_create(request: HttpRequest, payload: PersonaIn):
         get_store(), owner=request.auth, data=payload.model_dump(exclude_none=True),
         first_is_default="default" not in payload.model_fields_set)
     return Status(201, persona_out(persona_id))
+
+
+@router.post("/personas/import", response={201: PersonasRestoredOut})
+def personas_import(request: HttpRequest, file: File[UploadedFile]):
+    """Multipart `file`: SillyTavern's personas backup (its persona manager's "Backup") or its
+    settings.json. A persona whose name you already use is skipped and listed; the file's
+    default persona becomes yours. A refused file makes none."""
+    restored = personas_restore(get_store(), owner=request.auth,
+                                data=file.read(PERSONAS_FILE_MAX_BYTES + 1))
+    return Status(201, {"created": [persona_out(pid) for pid in restored.created],
+                        "skipped": [{"name": name, "reason": SKIPPED_REASONS[code]}
+                                    for name, code in restored.skipped],
+                        "default_persona_id": restored.default_id})
 
 
 @router.get("/personas/{persona_id}", response=PersonaOut)

@@ -58,6 +58,17 @@ class PersonaList(Schema):
     personas: list[PersonaOut]
 
 
+class PersonaSkipped(Schema):
+    name: str
+    reason: str
+
+
+class PersonasRestoredOut(Schema):
+    created: list[PersonaOut]
+    skipped: list[PersonaSkipped]
+    default_persona_id: str | None = None
+
+
 # Characters and backgrounds are files an author may hand-edit, so these shapes keep every key
 # sent: the routes refuse one that is not a field here unless it repeats what GET shows
 # (personalab/lib/body_fields.py). Values are checked by library/fields.py, whose refusals

@@ -30,6 +30,7 @@ urlpatterns = [
     path("lorebooks/<str:lorebook_id>/test", views.lorebook_test, name="lorebook_test"),
     path("regex-scripts/", regex_script_views.regex_scripts_page, name="regex_scripts"),
     path("personas/", persona_views.personas_page, name="personas"),
+    path("personas/restore", persona_views.personas_restore_page, name="personas_restore"),
     path("personas/<str:persona_id>/", persona_views.persona_edit, name="persona_edit"),
     path("personas/<str:persona_id>/default", persona_views.persona_make_default,
          name="persona_default"),

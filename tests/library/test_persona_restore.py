@@ -1,0 +1,105 @@
+"""SillyTavern's personas restored here: its persona manager's "Backup" file or its
+settings.json, over REST (POST /api/v1/personas/import) and from the personas page."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from chat.models import ApiToken
+from library.models import Persona
+from library.persona_services import persona_create
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# As SillyTavern 1.12.6 writes it (public/scripts/personas.js onBackupPersonas): personas by
+# avatar file name, each descriptor with its position (0 prompt, 2/3 the author's note's top /
+# bottom, 4 at a depth, 9 none), depth and role (0 system, 1 user, 2 assistant).
+BACKUP = {
+    "personas": {"user-default.png": "Wren", "1714000000000-Ash.png": "Ash",
+                 "1714000000001-Kit.png": "Kit"},
+    "persona_descriptions": {
+        "user-default.png": {"description": "{{user}} is a cartographer.", "position": 0,
+                             "depth": 2, "role": 0},
+        "1714000000000-Ash.png": {"description": "A retired pilot.", "position": 4,
+                                  "depth": 3, "role": 1, "lorebook": ""},
+        "1714000000001-Kit.png": {"description": "Kit never lies.", "position": 2,
+                                  "depth": 2, "role": 0},
+    },
+    "default_persona": "1714000000000-Ash.png",
+}
+
+
+def _upload(client, user, body: bytes, name="personas_20261201.json"):
+    return client.post("/api/v1/personas/import",
+                       {"file": SimpleUploadedFile(name, body, "application/json")},
+                       HTTP_AUTHORIZATION=f"Bearer {ApiToken.issue(user)}")
+
+
+def test_a_backup_restores_each_persona_with_its_placement_and_default(client, store, alice):
+    answer = _upload(client, alice, json.dumps(BACKUP).encode())
+    assert answer.status_code == 201, answer.content
+    made = {p["name"]: p for p in answer.json()["created"]}
+    assert list(made) == ["Wren", "Ash", "Kit"]
+    assert made["Wren"]["description"] == "{{user}} is a cartographer."
+    assert (made["Ash"]["description_position"], made["Ash"]["description_depth"],
+            made["Ash"]["description_role"]) == ("depth", 3, "user")
+    assert made["Kit"]["description_position"] == "an_top"
+    assert answer.json()["default_persona_id"] == made["Ash"]["persona_id"]
+    assert [p.name for p in Persona.objects.filter(owner=alice, is_default=True)] == ["Ash"]
+    assert all(p["visibility"] == "private" and p["owner"] == "alice" for p in made.values())
+
+
+def test_settings_json_is_read_and_a_name_already_yours_is_skipped(client, store, alice, bob):
+    persona_create(store, owner=alice, data={"name": "Kit", "description": "Mine already."})
+    persona_create(store, owner=bob, data={"name": "Wren", "description": "Bob's own."})
+    settings_json = {"firstRun": False, "power_user": {**BACKUP, "default_persona": None},
+                     "main_api": "openai"}
+    answer = _upload(client, alice, json.dumps(settings_json).encode(), name="settings.json")
+    assert answer.status_code == 201, answer.content
+    assert [p["name"] for p in answer.json()["created"]] == ["Wren", "Ash"]  # bob's Wren: his
+    assert answer.json()["skipped"] == [
+        {"name": "Kit", "reason": "you already have a persona of this name"}]
+    kept = Persona.objects.get(owner=alice, name="Kit")
+    assert store.persona_read(kept.persona_id)["description"] == "Mine already."
+    assert Persona.objects.filter(owner=bob).count() == 1
+
+
+@pytest.mark.parametrize("body, words", [
+    (b"{not json", "not JSON"),
+    (json.dumps({"characters": []}).encode(), "it has no “personas”"),
+    (json.dumps({"personas": {f"{n}.png": f"P{n}" for n in range(1001)},
+                 "persona_descriptions": {}}).encode(), "1001 personas"),
+])
+def test_a_file_that_is_not_a_backup_is_refused_and_makes_nothing(client, store, alice,
+                                                                  body, words):
+    answer = _upload(client, alice, body)
+    assert answer.status_code == 400 and words in answer.json()["error"]["message"]
+    assert not Persona.objects.filter(owner=alice).exists()
+
+
+def test_one_description_over_the_limit_refuses_the_whole_file(client, store, alice):
+    backup = json.loads(json.dumps(BACKUP))
+    backup["persona_descriptions"]["1714000000001-Kit.png"]["description"] = "x" * 100_001
+    answer = _upload(client, alice, json.dumps(backup).encode())
+    assert answer.status_code == 400 and "Kit" in answer.json()["error"]["message"]
+    assert not Persona.objects.filter(owner=alice).exists()
+
+
+def test_the_personas_page_restores_a_backup_and_says_so_in_chinese(client, store, alice):
+    client.force_login(alice)
+    client.cookies["django_language"] = "zh-hans"
+    page = client.get("/library/personas/").content.decode()
+    assert 'action="/library/personas/restore"' in page and "恢复人设" in page
+    done = client.post("/library/personas/restore", {"file": SimpleUploadedFile(
+        "personas.json", json.dumps(BACKUP).encode())}, follow=True).content.decode()
+    assert "已恢复 3 个人设。" in done
+    again = client.post("/library/personas/restore", {"file": SimpleUploadedFile(
+        "personas.json", json.dumps(BACKUP).encode())}, follow=True).content.decode()
+    assert "已跳过“Ash”：你已有同名的人设。" in again
+    refused = client.post("/library/personas/restore", {"file": SimpleUploadedFile(
+        "personas.json", b'{"power_user": {}}')}, follow=True).content.decode()
+    assert "这不是 SillyTavern 的人设备份" in refused
+    assert Persona.objects.filter(owner=alice).count() == 3
