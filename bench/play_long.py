@@ -193,6 +193,9 @@ def play(store, owner, *, texts: tuple[list[str], list[str], str], window: int, 
                         for request in provider.round)
             figures["probes"] += 1
             figures["found"] += found
+            if not found:
+                _miss_print(store, instance_id, number=number, text=text, probe=probe,
+                            results=results, requests=provider.round)
             figures["by_phrasing"][phrasing][0] += found
             figures["by_phrasing"][phrasing][1] += 1
         if summarize_every and number % summarize_every == 0:
@@ -201,6 +204,25 @@ def play(store, owner, *, texts: tuple[list[str], list[str], str], window: int, 
             summary_lines = [str(line.get("content") or "") for line in session.summaries]
             figures["summarized"] += 1
     return figures
+
+
+def _miss_print(store, instance_id: str, *, number: int, text: str, probe: str, results,
+                requests: list[list[dict]]) -> None:
+    """A probe not found: what was asked, what each reply's recall searched and returned, and
+    where the probed line ranked among them."""
+    print(f"    turn {number}: probe missed: {text[:120]!r}", flush=True)
+    for result, request in zip(results, requests):
+        trace = store.trace_read(instance_id, result.trace_id)
+        recall = trace.get("retrievals") or {}
+        hits = [str(hit.get("text") or "") for hit in recall.get("hits") or []]
+        rank = next((i for i, hit in enumerate(hits) if probe[:60] in hit), None)
+        window = trace.get("window") or {}
+        print(f"      {result.speaker or 'reply'}: query {str(recall.get('query'))[:100]!r} "
+              f"mode={recall.get('mode')} hits={len(hits)} probe_rank={rank} "
+              f"memory_tokens={window.get('memory_tokens')} warning={recall.get('warning')} "
+              f"messages={len(request)}", flush=True)
+        for hit in hits[:3]:
+            print(f"        hit {hit[:100]!r}", flush=True)
 
 
 def main() -> None:

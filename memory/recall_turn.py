@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from memory.index import Hit, MemoryIndex
+from memory.keyword_tokens import ask_share
 from memory.passages import Near, lines_near
 from memory.queries import (
     PUNCTUATION,
@@ -34,6 +35,9 @@ from memory.recall_floor import FLOOR, Floor, Signals, content_words, floor_keep
 # of each set tuning, the others checking), with a trigger word, the first 30 lines -> the
 # memory share filled: LoCoMo check 0.81 -> 0.90, REALTALK check 0.87 -> 0.90 (docs/memory.md).
 CANDIDATES = 120
+# A line whose sentences that ask hold at least this share of its characters asks (rather
+# than tells): the player's earlier asking to remember is then meta-talk, never recalled.
+MOSTLY_ASKING = 0.5
 
 __all__ = ["CANDIDATES", "TurnRecall", "asked_parts", "content_words",
            "recall_for_turn", "turn_candidates"]
@@ -60,10 +64,20 @@ def asked_parts(text: str) -> list[str]:
 
 
 def _meta_talk(hit: Hit) -> bool:
-    """The player's own earlier question about remembering: never an answer."""
+    """The player's own earlier question about remembering: never an answer. A line that
+    mostly tells ("Congrats! Remember the festival I told you about? I danced there and…")
+    is an answer however it asks on the way."""
     return (str(hit.metadata.get("role") or "") == "user"
             and trigger_found(hit.text, TRIGGERS_ZH + TRIGGERS_EN)
-            and any(mark in hit.text for mark in "?？"))
+            and ask_share(hit.text) >= MOSTLY_ASKING)
+
+
+def _asked_before(hit: Hit, text: str, asked: list[str]) -> bool:
+    """The same question asked before (`asked`: the message's parts that ask): an echo, not
+    an answer. A line that holds words the player quotes back without asking them ("What did
+    I tell you about this? I've been into dancing since…") is the answer itself."""
+    return (str(hit.metadata.get("role") or "") == "user"
+            and any(mark in hit.text for mark in "?？") and any(part in text for part in asked))
 
 
 def normalized(text: str) -> str:
@@ -88,15 +102,16 @@ def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
     if triggered:
         result = replace(result, mode=recall_mode(user_text))
     shown = {normalized(text) for text in shown_texts if text}
-    asked_again = [normalized(part) for part in parts if len(normalized(part)) > 8]
+    asked_again = [normalized(part) for part in parts
+                   if len(normalized(part)) > 8 and any(mark in part for mark in "?？")]
     kept: list[Hit] = []
     seen: set[str] = set()
     for hit in result.hits:
         text = normalized(hit.text)
         if not text or text in shown or text in seen or _meta_talk(hit):
             continue
-        if hit.metadata.get("role") == "user" and any(part in text for part in asked_again):
-            continue  # the same question asked before: an echo, not an answer
+        if _asked_before(hit, text, asked_again):
+            continue
         seen.add(text)
         kept.append(hit)
     near = lines_near(index, kept)

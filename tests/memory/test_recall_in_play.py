@@ -308,3 +308,34 @@ def test_a_date_in_the_asking_left_out_of_the_search_still_prefers_its_days(
                                   "Did I mention it last week? The cat I adopted."))
     recalled = [text for text in _recalled(store, instance, result) if "adopted" in text]
     assert recalled[0] == "I adopted a cat named Pepper."
+
+
+ASKED_TOO = ("Hey Gina! Congrats on the new fashion piece! Remember the festival I told you "
+             "about? I had that performance and so many people there praised my dance moves.")
+
+
+def test_a_line_quoted_back_by_the_player_is_recalled_not_taken_for_an_echo(
+        store, instance, memory_on, use_stub):
+    """"What did I tell you about this? <the start of something I said>" quotes a statement:
+    the statement is the answer. Only a line that asked the same before is an echo, and only a
+    line that mostly asks to remember is meta-talk (bench/play_long.py's group probes missed
+    such lines: dropped as an echo, or for a "Remember the festival I told you about?" inside
+    a story)."""
+    _seed(store, instance)
+    quoted = FACT_USER[:48]  # "Jolene adopted a puppy named Susie last spring, "
+    result, _ = asyncio.run(_turn(store, instance, f"What did I tell you about this? {quoted}"))
+    assert FACT_USER in _recalled(store, instance, result)
+    # A story that also asks to remember is quoted back the same way.
+    with store.instance_lock(instance):
+        for turn, (role, text) in enumerate([("user", ASKED_TOO), ("assistant", "Thank you!")]
+                                            + [("user", "Fine."), ("assistant", "Good.")] * 6,
+                                            start=30):
+            store.session_append(instance, "sess_001", {
+                "role": role, "content": text, "turn": turn // 2 + 15,
+                "timestamp": "2025-10-17T10:00:00Z"})
+    call_command("reindex", "--memory")
+    result, _ = asyncio.run(_turn(store, instance, f"So, about this: {ASKED_TOO[:60]}"))
+    assert ASKED_TOO in _recalled(store, instance, result)
+    asked_before = "What did the letter say about the harvest?"
+    result, _ = asyncio.run(_turn(store, instance, asked_before))
+    assert asked_before not in _recalled(store, instance, result)
