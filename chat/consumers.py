@@ -9,9 +9,11 @@ import contextlib
 import json
 import logging
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from channels.consumer import get_handler_name
+from django.conf import settings
+from django.utils import translation
 
 from chat.aside import aside_run
 from chat.followers import FollowCursor, emit_published, group_name, streaming_snapshot
@@ -27,6 +29,22 @@ from personalab.storage import get_store
 
 log = logging.getLogger(__name__)
 MAX_FRAME_CHARS = 256 * 1024
+
+
+def scope_language(scope: dict) -> str:
+    """The language the page is in: Django's language cookie, else Accept-Language, else the
+    default (as LocaleMiddleware picks it for a page)."""
+    chosen = (scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME)
+    headers = dict(scope.get("headers") or [])
+    accepted = headers.get(b"accept-language", b"").decode("latin-1")[:256]
+    wanted = [chosen] if chosen else []
+    wanted += [code for code, _ in translation.trans_real.parse_accept_lang_header(accepted)]
+    for code in wanted:
+        try:
+            return translation.get_supported_language_variant(code)
+        except LookupError:
+            continue
+    return settings.LANGUAGE_CODE
 
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
@@ -148,6 +166,14 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def _run_turn(self, text, *, regenerate: bool, continue_reply: bool,
                         speaker=None) -> None:
+        # What a turn tells the player (a recap that failed, a memory warning) in the page's
+        # language: the cookie the language menu sets, else the browser's.
+        with translation.override(scope_language(self.scope)):
+            await self._turn_told(text, regenerate=regenerate, continue_reply=continue_reply,
+                                  speaker=speaker)
+
+    async def _turn_told(self, text, *, regenerate: bool, continue_reply: bool,
+                         speaker=None) -> None:
         try:
             emit = emit_published(self.instance_id, self._emit, origin=self.channel_name)
             if regenerate or continue_reply:

@@ -80,7 +80,7 @@ async def conversation_turn(store: FileStore, *, instance_id: str, user_text: st
             results = await _round_locked(store, instance_id=instance_id, user_text=user_text,
                                           emit=emit, stop=stop, provider=provider,
                                           speaker=speaker)
-    await turn.recaps_roll(store, instance_id, provider)
+    await turn.recaps_roll(store, instance_id, provider, emit)
     return results
 
 

@@ -33,7 +33,7 @@ from chat.turn_window import turn_window
 from director.services import director_step
 from library.errors import ItemWithheld
 from library.regex_scripts import RegexRun
-from memory.recaps import recap_maybe_roll
+from memory.recaps import recap_failed_warning, recap_maybe_roll
 from personalab.lib.errors import AppError
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
@@ -117,7 +117,7 @@ async def turn_run(store: FileStore, *, instance_id: str, user_text: str, emit: 
         result = await turn_locked(store, instance_id=instance_id, user_text=user_text,
                                    emit=emit, stop=stop, provider=provider,
                                    regenerate=regenerate, continue_reply=continue_reply)
-    await recaps_roll(store, instance_id, provider)
+    await recaps_roll(store, instance_id, provider, emit)
     return result
 
 
@@ -136,8 +136,10 @@ def instance_locked(store: FileStore, instance_id: str) -> Iterator[None]:
         lock.release()
 
 
-async def recaps_roll(store: FileStore, instance_id: str, provider: Provider | None) -> None:
-    """Optional rolling recaps (seeds/history-recap-system.md); a failure never fails the turn."""
+async def recaps_roll(store: FileStore, instance_id: str, provider: Provider | None,
+                      emit: Emit | None = None) -> None:
+    """Optional rolling recaps (seeds/history-recap-system.md); a failure never fails the turn,
+    and the player hears of it (`emit`): the next roll takes those turns again."""
     settings_ = memory_settings_effective(store)
     if not settings_.get("recaps_enabled"):
         return
@@ -146,10 +148,13 @@ async def recaps_roll(store: FileStore, instance_id: str, provider: Provider | N
             lambda: turn_window(store, store.instance_state_read(instance_id)))
         llm = ReplyCapped(provider or turn_context.provider_current(store),
                           window_tokens=window.tokens, least=window.reply)
-        await recap_maybe_roll(store, instance_id=instance_id, llm=llm,
-                               settings=settings_, prompt_tokens=window.prompt_room)
-    except Exception:  # noqa: BLE001
+        done = await recap_maybe_roll(store, instance_id=instance_id, llm=llm,
+                                      settings=settings_, prompt_tokens=window.prompt_room)
+    except Exception as exc:  # noqa: BLE001
         log.exception("recap roll failed for %s", instance_id)
+        done = {"action": "failed", "message": str(exc) or type(exc).__name__}
+    if emit is not None and done and done.get("action") == "failed":
+        await emit(recap_failed_warning(done))
 
 
 @dataclass

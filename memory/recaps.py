@@ -22,6 +22,10 @@ from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import random_id
 
 RECAPS_FILE = "recaps"
+# A roll also takes the turns no recap covers up to this many rolls back: those of a roll the
+# model failed (an error, a timeout, an empty answer) or that a kill cut short were otherwise
+# never recapped. An older gap (recaps turned on late in a long chat) is the rebuild's.
+CATCH_UP_ROLLS = 4
 
 
 def recap_items(store: FileStore, *, instance_id: str) -> list[dict[str, Any]]:
@@ -112,6 +116,29 @@ def _recap_trim(data: dict[str, Any], max_entries: int) -> list[str]:
     return [items[i]["id"] for i in sorted(drop)]
 
 
+def recap_failed_warning(done: dict[str, Any]) -> dict[str, Any]:
+    """What the player is told when a roll failed: the chat goes on, and nothing is lost."""
+    first, last = done.get("from_turn"), done.get("to_turn")
+    if first and last and first != last:
+        turns = gettext("turns %(first)s–%(last)s") % {"first": first, "last": last}
+    else:
+        turns = gettext("turn %(turn)s") % {"turn": last} if last else gettext("the latest turns")
+    return {"type": "warning", "category": "recap_failed",
+            "message": gettext("The recap of %(turns)s could not be written: %(reason)s")
+            % {"turns": turns, "reason": done.get("message") or ""},
+            "current_value": None, "threshold": None,
+            "suggestion": gettext("The chat goes on and nothing is lost: the next recap takes "
+                                  "these turns again, or rebuild the recaps on the memory "
+                                  "page.")}
+
+
+def _recapped_to(data: dict[str, Any], session_id: str) -> int:
+    """The last turn of the session a recap covers (0: none)."""
+    return max((int(entry.get("to_turn") or 0)
+                for entry in [*data["pending_summaries"], *data["items"]]
+                if entry.get("session_id") == session_id), default=0)
+
+
 def _recap_covered(data: dict[str, Any], session_id: str, turn: int) -> bool:
     return any(entry.get("session_id") == session_id and entry.get("to_turn", 0) >= turn
                for entry in [*data["pending_summaries"], *data["items"]])
@@ -164,6 +191,7 @@ async def recap_maybe_roll(store: FileStore, *, instance_id: str, llm: Any,
         data = _recap_doc(store, instance_id)
         if _recap_covered(data, session_id, last):
             return None
+        first = max(_recapped_to(data, session_id) + 1, last - every * CATCH_UP_ROLLS + 1)
         turns = await asyncio.to_thread(_turns_to_recap, store, instance_id, session_id,
                                         metadata, groups, data, first, last)
         if not turns:  # every turn of it a copy recapped in the session before

@@ -22,10 +22,11 @@ async def _cookie_for(user) -> bytes:
     return f"sessionid={client.cookies['sessionid'].value}".encode()
 
 
-async def _connect(user, instance_id, origin=b"http://127.0.0.1:8000"):
+async def _connect(user, instance_id, origin=b"http://127.0.0.1:8000", cookies: str = ""):
     headers = [(b"origin", origin), (b"host", b"127.0.0.1:8000")]
     if user is not None:
-        headers.append((b"cookie", await _cookie_for(user)))
+        headers.append((b"cookie", await _cookie_for(user) + (f"; {cookies}".encode()
+                                                               if cookies else b"")))
     communicator = WebsocketCommunicator(application, f"/ws/chat/{instance_id}/", headers=headers)
     connected, _ = await communicator.connect()
     return communicator, connected
