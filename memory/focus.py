@@ -38,17 +38,29 @@ _EN_DATES = [
 _EN_MONTH_YEAR = re.compile(rf"\b{_MONTH},?\s+{_YEAR}\b", re.I)
 _EN_MONTH = re.compile(rf"\b(?:in|during|since|of|early|late|mid)\s+{_MONTH}\b(?!\s+\d)", re.I)
 _EN_YEAR = re.compile(rf"\b(?:in|during|of)\s+{_YEAR}\b", re.I)
-_EN_AGO = re.compile(r"\b(?P<count>\d+|a|an|one|two|three|four|five|six|a few|few|several)\s+"
-                     r"(?P<unit>day|week|month|year)s?\s+ago\b", re.I)
+_EN_AGO = re.compile(r"\b(?P<count>\d+|a|an|one|two|three|four|five|six|a few|few|several|"
+                     r"a couple of|a couple|couple of|couple)\s+"
+                     r"(?P<unit>day|week|month|year)s?\s+(?:ago|back)\b", re.I)
+# "the other day", "the day before yesterday": days the question does not count exactly.
+_EN_OTHER_DAY = re.compile(r"\bthe other (?:day|night)\b", re.I)
+_EN_DAY_BEFORE_YESTERDAY = re.compile(r"\bthe day before yesterday\b", re.I)
+_EN_YESTERDAY = re.compile(r"\byesterday\b", re.I)
 _EN_LAST = re.compile(r"\b(?P<which>last|this|past)\s+(?P<unit>week|weekend|month|year|night|"
                       + "|".join(WEEKDAYS) + r")\b", re.I)
 _EN_BEFORE = re.compile(r"\bbefore\s*$", re.I)
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-           "a few": 3, "few": 3, "several": 3}
+           "a few": 3, "few": 3, "several": 3, "a couple of": 2, "a couple": 2, "couple of": 2,
+           "couple": 2}
+VAGUE_COUNTS = {"a few", "few", "several", "a couple of", "a couple", "couple of", "couple"}
+# Some days back, not counted ("the other day", 前几天): the week before the day asked.
+SOME_DAYS_BACK = (7, 1)
 
 _ZH_NUMBER = r"(?P<n>[0-9一二两三四五六七八九十]+)"
 _ZH_DATE = re.compile(r"(?:(?P<year>(?:19|20)\d\d)年)?(?P<month>[01]?\d)月(?:(?P<day>[0-3]?\d)[日号])?")
-_ZH_RELATIVE = {"昨天": (1, 1), "昨晚": (1, 1), "前天": (2, 2), "大前天": (3, 3), "今天": (0, 0)}
+# Days back (first, last); the longest word is looked for first (大前天 holds 前天).
+_ZH_RELATIVE = {"昨天": (1, 1), "昨晚": (1, 1), "前天": (2, 2), "大前天": (3, 3), "今天": (0, 0),
+                "前两天": (3, 1), "前几天": SOME_DAYS_BACK, "几天前": SOME_DAYS_BACK,
+                "前些天": SOME_DAYS_BACK, "前些日子": SOME_DAYS_BACK}
 _ZH_AGO = re.compile(_ZH_NUMBER + r"(?P<unit>天|周|个?星期|个?礼拜|个?月|年)(?:以)?前")
 _ZH_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"两": 2}
 
@@ -165,22 +177,31 @@ def _week_start(day: date) -> date:
 
 
 def _en_relative(question: str, now: date) -> TimeWindow | None:
-    if re.search(r"\byesterday\b", question, re.I):
+    if _EN_DAY_BEFORE_YESTERDAY.search(question):
+        return TimeWindow(now - timedelta(days=2), now - timedelta(days=2))
+    if _EN_OTHER_DAY.search(question):
+        return _days_back(now, *SOME_DAYS_BACK)
+    if _EN_YESTERDAY.search(question):
         return TimeWindow(now - timedelta(days=1), now - timedelta(days=1))
     if re.search(r"\btoday\b|\btonight\b", question, re.I):
         return TimeWindow(now, now)
     found = _EN_AGO.search(question)
     if found:
         count = _COUNTS.get(found["count"].lower()) or int(found["count"])
-        return _ago_window(now, count, found["unit"].lower())
+        vague = found["count"].lower() in VAGUE_COUNTS
+        return _ago_window(now, count, found["unit"].lower(), vague=vague)
     found = _EN_LAST.search(question)
     if found:
         return _last_window(now, found["which"].lower(), found["unit"].lower())
     return None
 
 
-def _ago_window(now: date, count: int, unit: str) -> TimeWindow:
-    days = {"day": 1, "week": 7, "month": 30, "year": 365}[unit] * count
+def _ago_window(now: date, count: int, unit: str, *, vague: bool = False) -> TimeWindow:
+    length = {"day": 1, "week": 7, "month": 30, "year": 365}[unit]
+    if vague:  # "a couple of weeks ago" is said of 10 days as of 20: a unit either side
+        return TimeWindow(now - timedelta(days=(count + 1) * length),
+                          now - timedelta(days=max(1, (count - 1) * length)))
+    days = length * count
     slack = max(1, days // 4)
     return TimeWindow(now - timedelta(days=days + slack), now - timedelta(days=max(0, days - slack)))
 
@@ -207,6 +228,22 @@ def _last_window(now: date, which: str, unit: str) -> TimeWindow:
     return TimeWindow(day, day + TOLD_AFTER)
 
 
+_ZH_LAST = ("上周末", "上周", "上个星期", "上星期", "上个礼拜", "上礼拜", "这周", "本周", "这个星期",
+            "这星期", "上个月", "上月", "这个月", "本月", "去年", "今年")
+
+
+def time_words_strip(text: str) -> str:
+    """`text` without the relative time phrases `time_window` reads ("a couple of weeks ago",
+    "the other day", "yesterday", "三天前", "前几天"): the window prefers the days they name,
+    while as searched words they pulled up lines that say "weeks" or "days"."""
+    for pattern in (_EN_DAY_BEFORE_YESTERDAY, _EN_OTHER_DAY, _EN_AGO, _EN_LAST, _EN_YESTERDAY,
+                    _ZH_AGO):
+        text = pattern.sub(" ", text)
+    for word in sorted([*_ZH_RELATIVE, *_ZH_LAST], key=len, reverse=True):
+        text = text.replace(word, " ")
+    return text
+
+
 def _zh_count(text: str) -> int:
     if text.isdigit():
         return int(text)
@@ -218,10 +255,14 @@ def _zh_count(text: str) -> int:
     return _ZH_DIGITS.get(text, 1)
 
 
+def _days_back(now: date, first: int, last: int) -> TimeWindow:
+    return TimeWindow(now - timedelta(days=first), now - timedelta(days=last))
+
+
 def _zh_relative(question: str, now: date) -> TimeWindow | None:
-    for word, (first, last) in _ZH_RELATIVE.items():
+    for word in sorted(_ZH_RELATIVE, key=len, reverse=True):
         if word in question:
-            return TimeWindow(now - timedelta(days=first), now - timedelta(days=last))
+            return _days_back(now, *_ZH_RELATIVE[word])
     found = _ZH_AGO.search(question)
     if found:
         unit = {"天": "day", "周": "week", "月": "month", "年": "year"}.get(

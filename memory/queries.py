@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from memory.focus import time_words_strip
+
 TRIGGERS_ZH = ["还记得", "记得吗", "记不记得", "记得不", "之前", "以前", "当时", "那次", "那时候",
                "上次", "上回", "曾经", "回忆", "想起", "忘了"]
 TRIGGERS_EN = ["remember", "last time", "before", "earlier", "recall", "back then", "that time",
@@ -72,7 +74,7 @@ def query_extract(user_input: str, *, fallback: bool = True) -> str:
     """The part of the message that names what to recall: trigger words, question fillers and
     particles removed ("你还记得我们之前的约定吗？" -> "约定"). Falls back to the whole message
     (`fallback`), or "" when nothing is left."""
-    text = user_input
+    text = time_words_strip(user_input)
     for phrase in sorted(TRIGGERS_ZH + ASKING_ZH + ["记得"], key=len, reverse=True):
         text = text.replace(phrase, " ")
     for phrase in sorted(TRIGGERS_EN + ASKING_EN + EN_QUESTION_FILLERS, key=len, reverse=True):

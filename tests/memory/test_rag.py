@@ -71,6 +71,18 @@ def test_query_extraction_keeps_what_to_recall():
     assert query_extract("你还记得吗？") == "你还记得吗？"
 
 
+@pytest.mark.parametrize("text, searched", [
+    # The time is the window's (memory/focus.py); as words it found lines that say "weeks".
+    ("what did my covid test say a couple of weeks ago", "what did my covid test say"),
+    ("the cake I ate 3 days ago", "the cake I ate"),
+    ("what did you cook the day before yesterday?", "what cook"),
+    ("我三天前跟你说的那部电影", "说的那部电影"),
+    ("大前天买的那双鞋", "买的那双鞋"),
+])
+def test_the_time_a_question_names_is_not_searched_as_words(text, searched):
+    assert query_extract(text) == searched
+
+
 def test_no_trigger_means_no_search_even_when_chroma_is_down(tmp_path):
     result = query_user_history("我们走吧", "inst_001", index=BrokenIndex(chroma_path=tmp_path))
     assert result.hits == [] and result.mode is None and result.warning is None

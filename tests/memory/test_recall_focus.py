@@ -35,6 +35,18 @@ NOW = date(2024, 1, 20)  # a Saturday
     ("我三天前跟你说了什么？", TimeWindow(date(2024, 1, 16), date(2024, 1, 18))),
     ("2023年5月我们聊过什么？", TimeWindow(date(2023, 5, 1), date(2023, 6, 7))),
     ("我5月去了哪里？", TimeWindow(month=5)),
+    # The way people say it in a chat.
+    ("what was that movie u told me about a couple days ago??",
+     TimeWindow(date(2024, 1, 17), date(2024, 1, 19))),
+    ("that thing with your sister like a couple of weeks back",  # 7 to 21 days back
+     TimeWindow(date(2023, 12, 30), date(2024, 1, 13))),
+    ("remember what I said the other day about my job?",
+     TimeWindow(date(2024, 1, 13), date(2024, 1, 19))),
+    ("What did I cook the day before yesterday?", TimeWindow(date(2024, 1, 18), date(2024, 1, 18))),
+    ("大前天我们去了哪里？", TimeWindow(date(2024, 1, 17), date(2024, 1, 17))),
+    ("前几天你说的那部电影叫啥来着", TimeWindow(date(2024, 1, 13), date(2024, 1, 19))),
+    ("我几天前跟你讲的那个事", TimeWindow(date(2024, 1, 13), date(2024, 1, 19))),
+    ("前两天说的那家店在哪儿？", TimeWindow(date(2024, 1, 17), date(2024, 1, 19))),
 ])
 def test_a_time_expression_becomes_a_window_of_dates(question, window):
     assert time_window(question, now=NOW) == window
