@@ -16,7 +16,8 @@ largest request against the window, the most a request held beyond the app's own
 (count_gap; 0 when the budget counted every token), turns after a summarize whose request held
 none of its summary lines, turns with rolling recaps on file that sent none, and the probes found
 (in all, and per phrasing in PROBES order: the last asks without a word of remembering).
-Ends with one line per window: `play[window] refused=… slowest_s=… probes=found/asked …`.
+Ends with one line per window: `play[window] refused=… slowest_s=… probes=found/asked …`;
+`probes_each`: found in every request of the round (in a group, each member's prompt).
 """
 
 from __future__ import annotations
@@ -126,8 +127,8 @@ def play(store, owner, *, texts: tuple[list[str], list[str], str], window: int, 
     memory_actions.provider_current = lambda _store: provider
     figures = {"refused": 0, "failed": 0, "slowest": 0.0, "over": 0, "largest": 0,
                "summary_missing": 0, "after_summary": 0, "recaps_missing": 0, "probes": 0,
-               "found": 0, "summarized": 0, "gap": -10**6, "traces_missing": 0, "times": [],
-               "by_phrasing": [[0, 0] for _ in PROBES[lang]]}
+               "found": 0, "found_each": 0, "summarized": 0, "gap": -10**6, "traces_missing": 0,
+               "times": [], "by_phrasing": [[0, 0] for _ in PROBES[lang]]}
     summary_lines: list[str] = []
     said: list[str] = []
     for number in range(1, turns + 1):
@@ -189,10 +190,12 @@ def play(store, owner, *, texts: tuple[list[str], list[str], str], window: int, 
         if probe is not None:
             # Found when the line reached a request of the round (in a group, the member
             # answering after another reads the question as that member's context).
-            found = any(probe[:60] in "\n".join(m["content"] for m in request).replace(text, "")
-                        for request in provider.round)
+            held = [probe[:60] in "\n".join(m["content"] for m in request).replace(text, "")
+                    for request in provider.round]
+            found = any(held)
             figures["probes"] += 1
             figures["found"] += found
+            figures["found_each"] += bool(held) and all(held)
             if not found:
                 _miss_print(store, instance_id, number=number, text=text, probe=probe,
                             results=results, requests=provider.round)
@@ -255,7 +258,8 @@ def main() -> None:
                   f"summary_missing={figures['summary_missing']}/{figures['after_summary']} "
                   f"recaps_missing={figures['recaps_missing']} "
                   f"traces_missing={figures['traces_missing']} "
-                  f"probes={figures['found']}/{figures['probes']} by_phrasing="
+                  f"probes={figures['found']}/{figures['probes']} "
+                  f"probes_each={figures['found_each']}/{figures['probes']} by_phrasing="
                   + ",".join(f"{f}/{a}" for f, a in figures["by_phrasing"]), flush=True)
 
 

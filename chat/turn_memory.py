@@ -22,6 +22,7 @@ from memory.selectors import (
 )
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.macros import message_macros_replace
+from personalab.lib.participants import member_ids
 
 if TYPE_CHECKING:  # chat.context imports this module: the type is for annotations only
     from chat.context import TurnContext
@@ -29,11 +30,28 @@ if TYPE_CHECKING:  # chat.context imports this module: the type is for annotatio
 
 def turn_recall(store: FileStore, ctx: TurnContext, *, memory_tokens: int) -> RecallSection:
     trimming = store.module_read("history").get("trim_max_messages", 10)
-    return recall_prepare(store, instance_id=ctx.instance_id, user_text=ctx.user_text,
+    return recall_prepare(store, instance_id=ctx.instance_id, user_text=round_asked(ctx),
                           lines=ctx.lines, memory_tokens=memory_tokens,
                           witnessed=_recall_kept(store, ctx),
                           related_instance_ids=_related_conversations(store, ctx),
                           newest_shown=int(trimming) if isinstance(trimming, int) else 0)
+
+
+def round_asked(ctx: TurnContext) -> str:
+    """What recall searches: the player's line. A member answering after another in the round
+    the player's line started answers that line too (before, it searched the reply of the
+    member before it, and the fact the player asked about reached the first member only); a
+    member speaking with no line of the player's in this round searches the newest line."""
+    if not (ctx.trigger and ctx.speaker):
+        return ctx.user_text
+    members = len(member_ids(ctx.instance_state))
+    replies = 0
+    for line in reversed(ctx.lines):
+        role = line.get("role")
+        if role == "user":
+            return str(line.get("content") or "") if replies < members else ctx.user_text
+        replies += role == "assistant"
+    return ctx.user_text
 
 
 def _recall_kept(store: FileStore, ctx: TurnContext) -> Callable[[Mapping[str, Any]], bool]:
