@@ -67,8 +67,13 @@ chat_router = Router(tags=["chat"])
 
 
 def instance_out(row: Instance, state: dict[str, Any] | None = None) -> dict:
-    out = {"instance_id": row.instance_id, "character_id": row.character_id,
-           "background_id": row.background_id, "current_session_id": row.current_session_id,
+    # A shared character its author deleted leaves the index row without one (SET_NULL) while
+    # the chat plays on from its kept copy: the file still names it.
+    state_ids = state or {}
+    out = {"instance_id": row.instance_id,
+           "character_id": row.character_id or str(state_ids.get("character_id") or ""),
+           "background_id": row.background_id or state_ids.get("background_id"),
+           "current_session_id": row.current_session_id,
            "created_at": row.created_at, "owner": row.owner.username if row.owner else None}
     if state is not None:  # what the player gave it, from its file (the index has neither)
         out.update(name=str(state.get("name") or ""), archived=bool(state.get("archived")),

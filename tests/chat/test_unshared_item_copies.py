@@ -130,6 +130,22 @@ def test_a_deleted_character_still_plays_in_another_accounts_chat_from_its_copy(
 
 
 @pytest.mark.django_db(transaction=True)
+def test_another_accounts_chat_is_still_listed_and_read_after_the_author_deletes_the_card(
+        client, alice, bob, shared_pair, bobs_chat):
+    # The index row lost its character (SET_NULL): bob's list and chat answered 500.
+    character_id, background_id = shared_pair
+    for kind, item_id in (("characters", character_id), ("backgrounds", background_id)):
+        assert _call(client, alice, "delete", f"/api/v1/{kind}/{item_id}").status_code \
+            in (200, 204)
+    listed = _call(client, bob, "get", "/api/v1/instances")
+    detail = _call(client, bob, "get", f"/api/v1/instances/{bobs_chat}")
+    assert listed.status_code == 200 and detail.status_code == 200, detail.content[:300]
+    assert [(row["instance_id"], row["character_id"], row["background_id"])
+            for row in listed.json()["instances"]] == [(bobs_chat, character_id, background_id)]
+    assert detail.json()["character_id"] == character_id
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_character_still_in_the_authors_own_chat_is_not_deleted(client, alice, shared_pair):
     character_id, _ = shared_pair
     _call(client, alice, "post", "/api/v1/instances", {"character_id": character_id})
