@@ -42,11 +42,22 @@ def item_position(items: list[dict[str, Any]], item_id: str) -> int:
                             fields={"item_id": "not found"})
 
 
+# As the page's boxes say (maxlength) and a character's pinned prompt takes: a request's 12 MB
+# went into the file whole, and into every later read of the memory page.
+ITEM_MAX_CHARS = 20_000
+
+
 def item_text_checked(text: str) -> str:
     if not isinstance(text, str) or not text.strip():
         raise MemoryActionError(gettext("The text must not be empty."), code="invalid", status=400,
                                 fields={"text": "required"})
-    return text.strip()
+    text = text.strip()
+    if len(text) > ITEM_MAX_CHARS:
+        raise MemoryActionError(
+            gettext("The text is %(count)s characters; at most %(limit)s fit.")
+            % {"count": len(text), "limit": ITEM_MAX_CHARS}, code="too_long", status=400,
+            fields={"text": f"at most {ITEM_MAX_CHARS} characters"})
+    return text
 
 
 def item_update(store: FileStore, instance_id: str, name: str, item_id: str,

@@ -92,6 +92,22 @@ def test_biography_add_edit_move_remove_and_from_persona(as_alice, instance):
         "lost a brother", "born in the old wastes", "para two"]
 
 
+def test_a_biography_or_recap_text_over_20000_characters_is_refused_and_nothing_changes(
+        as_alice, store, recaps):
+    # The page's boxes say 20,000; a 3 MB paragraph went into the file whole.
+    base = f"/api/v1/instances/{recaps}"
+    as_alice("post", f"{base}/biography", {"text": "born in the wastes"})
+    before = _memory_files(store, recaps)
+    bio_id = as_alice("get", f"{base}/biography").json()["items"][0]["id"]
+    for method, url in (("post", f"{base}/biography"), ("put", f"{base}/biography/{bio_id}"),
+                        ("put", f"{base}/recaps/rcp_a")):
+        response = as_alice(method, url, {"text": "x" * 3_000_000})
+        assert response.status_code == 400, (url, response.content[:200])
+        assert response.json()["error"]["fields"] == {"text": "at most 20000 characters"}
+    assert _memory_files(store, recaps) == before
+    assert as_alice("post", f"{base}/biography", {"text": "y" * 20_000}).status_code == 201
+
+
 def test_authors_note_round_trip_and_field_errors(as_alice, store, instance):
     url = f"/api/v1/instances/{instance}/authors_note"
     assert as_alice("get", url).json() == {"text": "", "depth": 4, "frequency": 1,
