@@ -8,11 +8,15 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
+from importlib import import_module
+from types import SimpleNamespace
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.contrib.auth import get_user
 from django.utils import translation
 
 from chat.aside import aside_run
@@ -29,6 +33,12 @@ from personalab.storage import get_store
 
 log = logging.getLogger(__name__)
 MAX_FRAME_CHARS = 256 * 1024
+# Frames that write to the chat or ask the model; each is let through only while the login
+# that opened the socket still holds.
+ACTING_FRAMES = ("send", "trigger", "regenerate", "continue", "aside", "impersonate")
+# How long another tab's followed turn is relayed on the last check of that login.
+FOLLOW_CHECK_SECONDS = 5.0
+SIGNED_OUT_CLOSE = 4401
 
 
 def scope_language(scope: dict) -> str:
@@ -96,6 +106,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         """Another tab's (or worker's) turn: tokens past what this tab has, then the rest."""
         if message.get("origin") == self.channel_name:
             return
+        if time.monotonic() - self.signed_in_checked > FOLLOW_CHECK_SECONDS:
+            if not await self._still_signed_in():
+                await self._signed_out()
+                return
         event = message["event"]
         if event.get("type") == "token":
             text = self.cursor.take(int(event.get("offset", 0)), event.get("content", ""))
@@ -111,11 +125,32 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     @database_sync_to_async
     def _may_open(self, user) -> bool:
+        self.signed_in_checked = time.monotonic()
         try:
             instance_for_user(user, self.instance_id)
             return True
         except NotFound:
             return False
+
+    async def _still_signed_in(self) -> bool:
+        """The socket's login read again from the session store: a socket opened before a log
+        out (a password change, an account made inactive) kept writing to the chat and
+        receiving its turns, as the scope holds the user it was opened with."""
+        key = getattr(self.scope.get("session"), "session_key", None)
+        if not key:
+            return False
+        engine = import_module(settings.SESSION_ENGINE)
+        user = await database_sync_to_async(get_user)(
+            SimpleNamespace(session=engine.SessionStore(session_key=key)))
+        opener = self.scope.get("user")
+        return (user.is_authenticated and opener is not None and user.pk == opener.pk
+                and await self._may_open(user))
+
+    async def _signed_out(self) -> None:
+        await self._error("you are signed out: log in again to go on with this chat",
+                          code="signed_out")
+        self.closed = True
+        await self.close(code=SIGNED_OUT_CLOSE)
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
         if text_data is None or len(text_data) > MAX_FRAME_CHARS:
@@ -133,6 +168,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def receive_json(self, content, **kwargs) -> None:
         kind = content.get("type")
+        if kind in ACTING_FRAMES and not await self._still_signed_in():
+            await self._signed_out()
+            return
         if kind == "send":
             text = content.get("content")
             await self._start_turn("" if text is None else text, speaker=content.get("speaker"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -150,6 +151,35 @@ async def test_other_users_anonymous_and_foreign_origins_are_refused(alice, bob,
         communicator, connected = await _connect(user, instance, origin=origin)
         assert not connected
         await communicator.disconnect()
+
+
+async def test_a_socket_opened_before_a_log_out_neither_plays_nor_follows_the_chat(
+        alice, instance, use_stub, store, monkeypatch):
+    """The scope kept the user the socket was opened with: after the log out it still sent
+    turns and received the next tab's tokens."""
+    monkeypatch.setattr("chat.consumers.FOLLOW_CHECK_SECONDS", 0, raising=False)
+    browser = Client()
+    await sync_to_async(browser.force_login)(alice)
+    headers = [(b"origin", b"http://127.0.0.1:8000"), (b"host", b"127.0.0.1:8000"),
+               (b"cookie", f"sessionid={browser.cookies['sessionid'].value}".encode())]
+    sender, follower = (WebsocketCommunicator(application, f"/ws/chat/{instance}/",
+                                              headers=headers) for _ in range(2))
+    assert (await sender.connect())[0] and (await follower.connect())[0]
+    await sync_to_async(browser.logout)()
+    await sender.send_json_to({"type": "send", "content": "after the log out"})
+    assert (await sender.receive_json_from())["code"] == "signed_out"
+    assert (await sender.receive_output())["type"] == "websocket.close"
+    lines = (await sync_to_async(store.session_read)(instance, "sess_001")).messages
+    assert "after the log out" not in [line.get("content") for line in lines]
+    use_stub.script(Reply("SECRET-REPLY", chunk_size=2))
+    tab, _ = await _connect(alice, instance)  # another login of hers plays on
+    await tab.send_json_to({"type": "send", "content": "still here"})
+    assert "SECRET" in "".join(e.get("content", "") for e in await _collect_until_done(tab))
+    heard = [await follower.receive_output() for _ in range(2)]
+    assert [json.loads(heard[0]["text"])["code"], heard[1]["type"]] == [
+        "signed_out", "websocket.close"]
+    for socket in (tab, sender, follower):
+        await socket.disconnect()
 
 
 async def test_staff_may_open_any_instance(staff, instance):
