@@ -58,13 +58,16 @@ def id_claim(store: FileStore, data: dict[str, Any], *, key: str, prefix: str, n
     return store.dir_claim(kind, _suffixed(item_id))
 
 
-def persona_id_pick(store: FileStore, asked: str, *, user) -> str:
-    """A persona id asked for: 409 when the account can see that persona, else the first free
-    suffixed id (personas are written without a folder claim, as before)."""
-    taken = set(store.persona_ids())
-    if asked not in taken and not store.persona_dir(asked).exists():
-        return asked
-    if _visible(store.persona_read, asked, user):
-        raise LibraryConflict(f"persona {asked} already exists")
-    return next(i for i in _suffixed(asked)
-                if i not in taken and not store.persona_dir(i).exists())
+def persona_id_claim(store: FileStore, *, asked: str | None, name: str, user) -> str:
+    """The new persona's folder, claimed as `id_claim` claims an item's: the first id free
+    when the persona was written was the slug of its name checked against a list read
+    earlier, so two creates at once (another account's, or two tabs) got one id and the later
+    write replaced the other's persona. An id asked for that the account can see is a 409."""
+    if not asked:
+        return store.dir_claim("personas", slug_candidates("persona", name))
+    try:
+        return store.dir_claim("personas", [asked])
+    except IdTaken:
+        if _visible(store.persona_read, asked, user):
+            raise LibraryConflict(f"persona {asked} already exists") from None
+    return store.dir_claim("personas", _suffixed(asked))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from library.avatars import avatar_problem, avatar_remove, avatar_write, image_kind
-from library.create_ids import persona_id_pick
+from library.create_ids import persona_id_claim
 from library.errors import LibraryError, LibraryForbidden
 from library.fields import MAX_NAME_CHARS, clean_text
 from library.index_rows import persona_index
@@ -14,7 +14,7 @@ from library.models import Persona
 from library.persona_positions import persona_placement_fields
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
-from personalab.lib.ids import slug_id, validate_id
+from personalab.lib.ids import validate_id
 
 PERSONA_DESCRIPTION_LIMIT = 100_000
 VISIBILITIES = ("private", "shared")
@@ -49,12 +49,10 @@ def persona_create(store: FileStore, *, owner, data: dict[str, Any],
     """A new persona of `owner`; an account's first is its default (the {{user}} of every chat
     that picks none) unless `first_is_default` is off: one made to play a single chat."""
     fields = _persona_fields(data, creating=True)
-    existing = set(store.persona_ids())
-    if data.get("persona_id"):
-        persona_id = persona_id_pick(store, validate_id(data["persona_id"], kind="persona id"),
-                                     user=owner)
-    else:
-        persona_id = slug_id("persona", fields["name"], existing)
+    asked = data.get("persona_id")
+    persona_id = persona_id_claim(
+        store, asked=validate_id(asked, kind="persona id") if asked else None,
+        name=fields["name"], user=owner)
     username = owner.get_username()
     first = not Persona.objects.filter(owner__username=username).exists()
     store.persona_write(persona_id, {**fields, "owner": username, "avatar": None,

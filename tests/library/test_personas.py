@@ -76,6 +76,23 @@ def test_create_never_overwrites_and_bad_fields_are_named(store, alice):
     assert store.persona_read("mira")["name"] == "Mira"
 
 
+def test_two_creates_at_once_never_share_an_id(store, alice, bob, monkeypatch):
+    """Each create took the first slug free in a list of personas read before it wrote: two at
+    once (12 parallel creates of one name by two accounts left 4 personas) got one id, and the
+    later write replaced the other account's persona. Here every create reads the list as if
+    the other's file were not written yet."""
+    monkeypatch.setattr(store, "persona_ids", lambda: [])
+    hers = persona_create(store, owner=alice, data={"name": "Racer", "description": "HERS"})
+    his = persona_create(store, owner=bob, data={"name": "Racer", "description": "HIS"})
+    assert his != hers
+    assert (store.persona_read(hers)["owner"], store.persona_read(hers)["description"]) == (
+        "alice", "HERS")
+    assert Persona.objects.get(persona_id=hers).owner == alice
+    # an id asked for that another account's private persona holds gets a suffix of its own
+    asked = persona_create(store, owner=bob, data={"name": "Racer", "persona_id": hers})
+    assert asked not in (hers, his) and store.persona_read(hers)["owner"] == "alice"
+
+
 def test_only_the_owner_changes_a_persona_and_private_ones_stay_private(store, alice, bob):
     private = persona_create(store, owner=alice, data={"name": "Mira"})
     shared = persona_create(store, owner=alice, data={"name": "Guide",
