@@ -106,3 +106,59 @@ def test_no_operation_of_the_api_crosses_to_another_accounts_private_things(
                 f"/api/v1/characters/{alices['character_id']}",
                 f"/api/v1/personas/{alices['persona_id']}"):
         assert _call(client, alice, "get", url).status_code == 200, url
+
+
+def _page_patterns(resolver=None, prefix=""):
+    """Every page address of the site, as its URL configuration lists them."""
+    from django.urls import get_resolver
+    from django.urls.resolvers import URLResolver
+
+    for pattern in (resolver or get_resolver()).url_patterns:
+        if isinstance(pattern, URLResolver):
+            yield from _page_patterns(pattern, prefix + str(pattern.pattern))
+        else:
+            yield prefix + str(pattern.pattern)
+
+
+def _files(store) -> dict[str, bytes]:
+    return {str(path.relative_to(store.root)): path.read_bytes()
+            for path in store.root.rglob("*") if path.is_file() and not path.name.startswith(".")
+            and path.parts[len(store.root.parts)] in ("instances", "characters", "backgrounds",
+                                                       "lorebooks", "personas")}
+
+
+def test_no_page_or_form_crosses_to_another_accounts_private_things(
+        client, alice, bob, alices, store):
+    """Each page address (htmx partials, forms, pictures, the inspector) with alice's ids,
+    opened and posted by bob: 404 or 405, a refusal sent back to where the form was, never her
+    text, a 5xx or a changed file of hers."""
+    import re
+
+    ids = {**alices, "action": "summarize", "kind": "character"}
+    before = _files(store)
+    client.force_login(bob)
+    crossed, swept = [], 0
+    for pattern in _page_patterns():
+        names = re.findall(r"<(?:\w+:)?(\w+)>", pattern)
+        if not names or pattern.startswith(("admin/", "api/", "^")):
+            continue  # bob's own pages, no id of alice's to give
+        url = "/" + pattern
+        for name in names:
+            given = ids.get(name, alices["character_id"] if pattern.startswith(
+                "library/characters") else alices["background_id"] if pattern.startswith(
+                "library/backgrounds") else alices["lorebook_id"] if pattern.startswith(
+                "library/lorebooks") else alices["instance_id"])
+            url = re.sub(r"<(?:\w+:)?" + name + ">", given, url)
+        for method in ("get", "post"):
+            answer = getattr(client, method)(url, {"name": "hijack", "text": "hijack",
+                                                   "content": "hijack"} if method == "post"
+                                             else None)
+            swept += 1
+            text = answer.content.decode(errors="replace") if not answer.streaming else ""
+            refused = answer.status_code in (404, 405) or (
+                method == "post" and answer.status_code == 302)
+            if not refused or SECRET in text:
+                crossed.append((method, url, answer.status_code))
+    assert crossed == []
+    assert swept > 60
+    assert _files(store) == before
