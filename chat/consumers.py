@@ -161,6 +161,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         except json.JSONDecodeError as exc:
             await self._error(f"malformed JSON: {exc.msg}", code="bad_json")
             return
+        except RecursionError:  # "[" nested 100,000 deep fits in a frame; it closed the socket
+            await self._error("malformed JSON: it nests too deep", code="bad_json")
+            return
         if not isinstance(content, dict):
             await self._error("a frame must be a JSON object with a type", code="bad_frame")
             return

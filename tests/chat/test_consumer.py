@@ -138,6 +138,8 @@ async def test_malformed_frames_get_clear_errors(alice, instance):
     assert (await communicator.receive_json_from())["code"] == "bad_json"
     await communicator.send_to(text_data="[1, 2]")
     assert (await communicator.receive_json_from())["code"] == "bad_frame"
+    await communicator.send_to(text_data="[" * 100_000 + "]" * 100_000)
+    assert (await communicator.receive_json_from())["code"] == "bad_json"
     await communicator.send_json_to({"type": "dance"})
     assert (await communicator.receive_json_from())["code"] == "bad_type"
     await communicator.send_json_to({"type": "send", "content": ""})
