@@ -19,6 +19,9 @@ def regex_scripts_posted(text: str) -> Any:
     except ValueError as exc:
         raise LibraryError(f"regex_scripts: not valid JSON ({exc})",
                            {"regex_scripts": f"not valid JSON: {exc}"}) from None
+    except RecursionError:  # "[" nested 50,000 deep: the page answered 500, the box was lost
+        raise LibraryError("regex_scripts: not valid JSON (it nests too deep)",
+                           {"regex_scripts": "not valid JSON: it nests too deep"}) from None
 
 
 def regex_scripts_shown(card_data: dict[str, Any], posted: Any) -> str:

@@ -251,6 +251,20 @@ def test_the_regex_scripts_page_refuses_a_costly_pattern_and_keeps_what_was_type
     assert "/teh/g" in alice_client.get(url).content.decode()
 
 
+def test_a_scripts_box_nested_too_deep_is_refused_beside_it_on_both_pages(
+        alice_client, alice, store):
+    # json.loads' RecursionError went up as a 500: the page, and what was typed, were lost.
+    typed = "[" * 50_000 + "]" * 50_000
+    character_id = store.instance_state_read(_chat(store, alice, []))["character_id"]
+    url = reverse("character_edit", args=[character_id])
+    submitted = {**_submitted(alice_client.get(url).content.decode()), "regex_scripts": [typed]}
+    for response in (alice_client.post(url, submitted),
+                     alice_client.post(reverse("regex_scripts"), {"regex_scripts": typed})):
+        assert response.status_code == 400
+        assert "nests too deep" in response.content.decode()
+    assert regex_scripts_account_read(store, username="alice") == []
+
+
 def test_a_card_whose_script_is_too_costly_to_compile_is_not_imported(store, alice):
     before = set(store.character_ids())
     with pytest.raises(LibraryError) as refused:
