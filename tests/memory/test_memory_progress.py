@@ -53,6 +53,19 @@ def test_progress_set_by_one_worker_is_seen_by_another(data_dir, instance):
     assert _in_another_worker(data_dir, f"print(progress_get({instance!r}))") == "None"
 
 
+def test_a_stage_is_written_without_waiting_for_the_disk(instance, monkeypatch):
+    """A recap rebuild says its stage on the event loop once a part (2,000 parts for a
+    10,000-turn chat): each fsync held every other request, up to 164 ms on a loaded disk."""
+    def fsync_refused(fd):
+        raise AssertionError("a progress line waited for the disk")
+
+    monkeypatch.setattr(os, "fsync", fsync_refused)
+    progress_set(instance, "Recapping turns %(first)s–%(last)s", {"first": 1, "last": 5})
+    assert progress_get(instance) == "Recapping turns %(first)s–%(last)s"
+    progress_set(instance, None)
+    assert progress_get(instance) is None
+
+
 def test_progress_left_by_a_killed_action_stops_showing(data_dir, instance):
     from personalab.lib.filestore.jsonfile import write_json_atomic
 
