@@ -8,6 +8,6 @@
   zone.addEventListener("drop", (e) => {
     e.preventDefault();
     input.files = e.dataTransfer.files;
-    zone.submit();
+    zone.requestSubmit();
   });
 })();

@@ -196,3 +196,28 @@ def test_a_group_chat_from_the_library_proposes_its_speakers_each_changeable(
     assert [p["character_id"] for p in server.instance_state(instance_id)["participants"]] == [
         bob, "char_alserqi", ann]
     assert page.js_errors == []
+
+
+def test_a_chat_import_says_it_is_under_way_until_the_next_page_comes(
+        page: Page, server: Server, tmp_path: Path) -> None:
+    """The largest chat takes half a minute to import, and a sent form shows nothing by itself:
+    the form says what it is doing, counts the seconds and takes no second press, until the
+    page that reports the result replaces it. The page's last listener keeps the form from
+    leaving here, so the wait can be watched."""
+    page.set_viewport_size(PHONE)
+    page.goto(f"{server.url}/library/characters/char_alserqi/")
+    page.get_by_text("Import a chat with this character").click()
+    page.evaluate("""() => { window.sent = 0; addEventListener("submit", (e) => {
+        if (!e.defaultPrevented) window.sent += 1; e.preventDefault(); }); }""")
+    form = page.locator("form#character-chat-import")
+    form.locator("input[type=file]").set_input_files(str(_chat_file(tmp_path, "Megumin")))
+    form.locator("button[type=submit]").click()
+    note = form.locator("[data-testid=form-busy][role=status]")
+    assert note.inner_text().startswith("Megumin.jsonl (1 KB): Importing…")
+    assert form.locator("button[type=submit]").is_disabled()
+    page.wait_for_function("() => / \\(\\d+ s\\)$/.test("
+                           "document.querySelector('[data-testid=form-busy]').textContent)")
+    form.evaluate("f => f.requestSubmit()")  # Enter in a field: not sent again
+    assert page.evaluate("window.sent") == 1
+    no_sideways_scroll(page)
+    assert page.js_errors == []
