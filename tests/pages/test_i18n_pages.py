@@ -190,6 +190,15 @@ def test_the_login_page_and_the_staff_settings_speak_both_languages(client, staf
     assert "恢复本节默认设置" in chinese and "测试连接" in chinese and "Save" not in chinese
 
 
+def test_the_login_page_says_how_a_newcomer_gets_an_account(client):
+    """SillyTavern has no accounts: someone coming from it looks for a sign-up that is not
+    here, so the login page says who makes accounts and where."""
+    english = "\n".join(visible_text(_get(client, "/login/", "en")))
+    chinese = "\n".join(visible_text(_get(client, "/login/", "zh-CN")))
+    assert "No account yet? There is no sign-up here" in english
+    assert "Admin → Users → Add user" in english
+    assert "还没有账号？" in chinese and "增加用户" in chinese
+
 def test_a_chosen_language_is_kept_for_the_next_pages(alice_client, story):
     alice_client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/library/"})
     page = alice_client.get("/library/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
