@@ -61,6 +61,10 @@ WARNING_WORDS: dict[str, tuple[Any, Any]] = {
     "corrupt_session_lines": (
         gettext_lazy("%(current)s lines of the session file could not be read and were "
                      "skipped (the file was not changed)"), ""),
+    "recap_failed": (
+        gettext_lazy("A rolling recap could not be written (the model failed it)"),
+        gettext_lazy("The chat goes on and nothing is lost: the next recap takes these turns "
+                     "again, or rebuild the recaps on the memory page.")),
     "recall_unavailable": (
         gettext_lazy("Recall is not available: this turn goes without recalled events"),
         gettext_lazy("Check the Chroma store or PERSONALAB_CHROMA_URL")),

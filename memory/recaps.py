@@ -126,7 +126,7 @@ def recap_failed_warning(done: dict[str, Any]) -> dict[str, Any]:
     return {"type": "warning", "category": "recap_failed",
             "message": gettext("The recap of %(turns)s could not be written: %(reason)s")
             % {"turns": turns, "reason": done.get("message") or ""},
-            "current_value": None, "threshold": None,
+            "current_value": None, "threshold": None, "detail": done.get("message") or "",
             "suggestion": gettext("The chat goes on and nothing is lost: the next recap takes "
                                   "these turns again, or rebuild the recaps on the memory "
                                   "page.")}
