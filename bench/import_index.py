@@ -7,7 +7,7 @@ A SillyTavern chat of `--messages` lines is made from the LoCoMo conversations o
 ../shared/bench/locomo (repeated as needed; synthetic lines when absent), with a plain fact
 as its sixth message. It is imported through the app's own import (chat.services.session_import,
 which writes the keyword side), a plain question about that fact is asked through recall,
-then the background fill (memory.sync.instance_sync, as the app's job queue runs it) embeds
+then the background fill (memory.vectors.sync.instance_sync, as the app's job queue runs it) embeds
 the rest, newest first. The machine's load (os.getloadavg) is printed beside the figures, and
 the fill's CPU seconds (all threads of the process): steadier than its wall time when other
 jobs share the cores.
@@ -75,9 +75,10 @@ def main() -> None:
         django.setup()
         # The app's modules read Django settings when imported: only after setup, in this data folder.
         from chat.services.session_import import session_import
-        from memory import fill, runtime
-        from memory.rag import query_user_history
-        from memory.sync import instance_sync
+        from memory import runtime
+        from memory.recall.rag import query_user_history
+        from memory.vectors import fill
+        from memory.vectors.sync import instance_sync
         from personalab.storage import get_store
 
         runtime.schedule_sync = lambda store, **kwargs: None  # this process runs the fill itself

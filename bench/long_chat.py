@@ -65,7 +65,7 @@ def prompt_tokens(messages: list[dict]) -> int:
 
 
 def turn_timed(store, instance_id: str, provider: RecordingProvider, text: str) -> float:
-    from chat.turn import turn_run
+    from chat.play.turn import turn_run
 
     started = time.perf_counter()
     asyncio.run(turn_run(store, instance_id=instance_id, user_text=text, emit=t._emit,

@@ -16,8 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from memory.index import (SECOND, MemoryIndex, chroma_id, turn_doc_id, turn_embedding_text,
-                          turn_is_indexable)
+from memory.vectors.index import (
+    SECOND,
+    MemoryIndex,
+    chroma_id,
+    turn_doc_id,
+    turn_embedding_text,
+    turn_is_indexable,
+)
 
 FACTOR = 4
 SENTENCE_ENDS = frozenset(".!?…。！？\n")

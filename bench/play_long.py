@@ -111,11 +111,11 @@ def play(store, owner, *, texts: tuple[list[str], list[str], str], window: int, 
          turns: int, card_tokens: int, summarize_every: int, probe_every: int,
          rng: random.Random) -> dict:
     # Imported here for the same reason as in characters().
-    from chat import memory_actions
-    from chat.group import conversation_turn
+    from chat.groups.round import conversation_turn
+    from chat.play.turn import TurnRefused
+    from chat.services import memory_actions
     from chat.services.instances import instance_create
-    from chat.turn import TurnRefused
-    from memory.recaps import recap_items
+    from memory.summaries.recaps import recap_items
 
     mine, theirs, lang = texts
     ids = characters(store, owner, count=3 if group else 1, card_tokens=card_tokens)

@@ -7,8 +7,8 @@ chat the background fill has not embedded yet, asked during the fill and after i
 Per conversation (LoCoMo layout, as bench/recall_locomo.py reads it): the newest sessions, a
 share `--embedded` of them, are stored as the fill stores them (e5 and MiniLM into Chroma), the
 older ones only in the keyword store, as an import leaves them before its fill reaches them
-(memory/fill.py embeds newest first). Every question of categories 1-4 whose evidence is all
-in the older part is asked through memory.rag.query_user_history (force=True); then the older
+(memory/vectors/fill.py embeds newest first). Every question of categories 1-4 whose evidence is all
+in the older part is asked through memory.recall.rag.query_user_history (force=True); then the older
 sessions are embedded and the same questions asked again. Prints recall@10 during and after,
 and the milliseconds per question; ends with `recall_fill[name] during=… after=…` per set.
 """
@@ -31,8 +31,8 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from recall_locomo import QUESTION_CATEGORIES, CachedEmbedder, conversation_sessions  # noqa: E402
 
-from memory.index import MemoryIndex  # noqa: E402
-from memory.rag import query_user_history  # noqa: E402
+from memory.recall.rag import query_user_history  # noqa: E402
+from memory.vectors.index import MemoryIndex  # noqa: E402
 
 OWNER = {"instance_id": "bench_fill", "character_id": "char_bench", "background_id": None}
 

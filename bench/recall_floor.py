@@ -1,4 +1,4 @@
-"""The relevance floor of recall in play (memory/recall_floor.py), chosen on some dev
+"""The relevance floor of recall in play (memory/recall/floor.py), chosen on some dev
 conversations and checked on others.
 
     .venv/bin/python bench/recall_floor.py --data ../shared/bench/locomo [--data DIR ...]
@@ -6,7 +6,7 @@ conversations and checked on others.
     .venv/bin/python bench/recall_floor.py --evaluate /tmp/floor.json [--tune conv-26,...]
 
 The dump imports each conversation as bench/recall_in_play.py does, asks each question (and
-small talk) once through memory.recall_turn.turn_candidates (the searched lines before the
+small talk) once through memory.recall.turn.turn_candidates (the searched lines before the
 floor) and keeps what the floor reads of each line and whether it is evidence. The evaluation
 tries floors on the dump: the share of evidence a plain question brings into the prompt (a
 kept line or a line shown around it) and the lines small talk adds, on the tuning
@@ -46,12 +46,13 @@ def dump(args: argparse.Namespace) -> None:
         # The app is imported once Django is set up on the temporary data folder.
         from chat.services.instances import instance_create
         from chat.services.session_import import session_import
-        from memory import recall_turn, runtime
-        from memory.recall_turn import turn_candidates
+        from memory import runtime
+        from memory.recall import turn as recall_turn
+        from memory.recall.turn import turn_candidates
 
         if args.candidates:
             recall_turn.CANDIDATES = args.candidates
-        from memory.sync import instance_sync
+        from memory.vectors.sync import instance_sync
 
         store, owner, character_id, _ = t.library_seed(data_dir)
         index = runtime.index_for(store)
@@ -99,7 +100,7 @@ def _line(signals) -> dict:
     hit = signals.hit
     return {"text": hit.text, "ratio": round(signals.ratio, 4), "own": signals.own,
             "around": signals.around, "named": signals.named,
-            # what each side of the fusion said of the line (memory.rag.FusedHit)
+            # what each side of the fusion said of the line (memory.recall.rag.FusedHit)
             **{name: round(float(getattr(hit, name, 0.0)), 4)
                for name in ("dense", "keyword", "cosine", "second_cosine")},
             "before": near.before.text if near.before else None,
@@ -109,9 +110,9 @@ def _line(signals) -> dict:
 def kept_lines(row: dict, floor, *, k: int) -> list[dict]:
     """The lines `floor` keeps of a dumped question, its signals read again from the texts
     (so a change of how words are read is measured without a new dump)."""
-    from memory.index import Hit
-    from memory.passages import Near
-    from memory.recall_floor import Signals, asked_words, floor_keeps, shared_words
+    from memory.recall.floor import Signals, asked_words, floor_keeps, shared_words
+    from memory.recall.passages import Near
+    from memory.vectors.index import Hit
 
     asked = asked_words(row["question"], set(row.get("speakers") or []))
     kept = []
@@ -151,7 +152,7 @@ def evaluate_rows(rows: list[dict], floor, *, k: int, after: bool) -> dict:
 
 
 def evaluate(args: argparse.Namespace) -> None:
-    from memory.recall_floor import FLOOR, Floor
+    from memory.recall.floor import FLOOR, Floor
 
     rows = json.loads(Path(args.evaluate).read_text(encoding="utf-8"))
     speakers = {path.stem: _speakers(path) for folder in args.data for path in folder.glob("*.json")}
@@ -200,7 +201,7 @@ def main() -> None:
     parser.add_argument("--limit-questions", type=int, default=10_000)
     parser.add_argument("--skip-conversations", type=int, default=0)
     parser.add_argument("--candidates", type=int, default=0,
-                        help="lines a turn searches (default: memory.recall_turn.CANDIDATES)")
+                        help="lines a turn searches (default: memory.recall.turn.CANDIDATES)")
     args = parser.parse_args()
     if args.dump:
         dump(args)

@@ -72,7 +72,7 @@ def evidence_share(evidence: list[str], texts: dict[str, str], sent: str) -> flo
 
 
 def turn(store, instance_id: str, provider: RecordingProvider, text: str) -> dict:
-    from chat.turn import turn_run
+    from chat.play.turn import turn_run
 
     result = asyncio.run(turn_run(store, instance_id=instance_id, user_text=text, emit=t._emit,
                                   provider=provider))
@@ -88,7 +88,7 @@ def conversation_run(path: Path, store, owner, character_id: str, *, limit: int,
     from chat.services.instances import instance_create
     from chat.services.session_import import session_import
     from memory import runtime
-    from memory.sync import instance_sync
+    from memory.vectors.sync import instance_sync
 
     conversation = json.loads(path.read_text(encoding="utf-8"))
     records, texts = conversation_lines(conversation.get("conversation", conversation))

@@ -4,7 +4,7 @@ Each conversation becomes one instance: every session is a session of the instan
 speaks as the user and speaker B as the assistant, and every line goes through MemoryIndex.add_turns
 as the app stores it, with the speaker's name (a line may carry "speaker"; --without-speaker-names
 leaves it out). Every question of categories 1-4 is then asked through
-memory.rag.query_user_history(force=True); a question's recall@k is the share of its evidence
+memory.recall.rag.query_user_history(force=True); a question's recall@k is the share of its evidence
 turns (dia_id) found in the top k. Answers are never read.
 
 Beside the app, each question is also ranked by a plain BM25 over single lines (English words
@@ -38,9 +38,10 @@ sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
 
-from memory.index import MemoryIndex  # noqa: E402
-from memory import keywords, rag  # noqa: E402
-from memory.rag import query_user_history  # noqa: E402
+from memory.keyword_index import bm25 as keywords
+from memory.recall import rag
+from memory.recall.rag import query_user_history  # noqa: E402
+from memory.vectors.index import MemoryIndex  # noqa: E402
 from personalab.lib.embedding.chroma import E5EmbeddingFunction  # noqa: E402
 from personalab.lib.embedding.embeddings import second_embed  # noqa: E402
 

@@ -10,20 +10,20 @@ vocabulary of a few thousand words so BM25 has realistic postings; the keyword s
 to the instance's keyword file as MemoryIndex writes it. The first question then runs on a fresh
 index handle with no warm-up (timed apart: it reads the keyword snapshot and log and makes Chroma's
 first search). Then each question below goes
-through memory.rag.query_user_history as a chat turn would: the query embedded by the real model,
+through memory.recall.rag.query_user_history as a chat turn would: the query embedded by the real model,
 Chroma searched, BM25 over the instance's keyword index, the question's parts, conditions, time
 window and speakers. Prints p50 / p95 / max per question kind and overall, and the load.
 --store keeps the filled Chroma folder for the next run (filling 100,000 lines takes minutes);
 --profile prints where one round of questions spends its time. --as-turn asks each question as a
-chat turn does (memory.recall_turn.recall_for_turn: its CANDIDATES lines, the relevance floor and
+chat turn does (memory.recall.turn.recall_for_turn: its CANDIDATES lines, the relevance floor and
 the lines around each, with a last exchange as context) instead of the bench function's 10.
 """
 
 from __future__ import annotations
 
 import argparse
-import cProfile
 import contextlib
+import cProfile
 import os
 import pstats
 import statistics
@@ -38,9 +38,9 @@ sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
 
-from memory.index import SECOND, MemoryIndex, chroma_id, turn_metadata  # noqa: E402
-from memory.rag import query_user_history  # noqa: E402
-from memory.recall_turn import CANDIDATES, recall_for_turn  # noqa: E402
+from memory.recall.rag import query_user_history  # noqa: E402
+from memory.recall.turn import CANDIDATES, recall_for_turn  # noqa: E402
+from memory.vectors.index import SECOND, MemoryIndex, chroma_id, turn_metadata  # noqa: E402
 
 INSTANCE = "inst_scale"
 SPEAKERS = ("Maria", "John")

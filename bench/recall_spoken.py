@@ -100,11 +100,11 @@ def chat_records(conversation: dict, days: dict[int, date]) -> tuple[list[dict],
 
 def conversation_run(path: Path, questions: list[tuple[str, list[str]]], store, owner,
                      character_id: str) -> dict[str, list[float]]:
+    from chat.play.turn import turn_run
     from chat.services.instances import instance_create
     from chat.services.session_import import session_import
-    from chat.turn import turn_run
     from memory import runtime
-    from memory.sync import instance_sync
+    from memory.vectors.sync import instance_sync
 
     conversation = json.loads(path.read_text(encoding="utf-8"))["conversation"]
     records, texts, said_on = chat_records(conversation, session_days(conversation))

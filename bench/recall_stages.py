@@ -8,7 +8,7 @@ stage between the search and the model's request.
 
 Stages, per question (evidence lines found, over the question's evidence lines):
   search@10   the bench function's search (query_user_history on the question, k=10)
-  cands       the turn's candidates (memory.recall_turn.turn_candidates: CANDIDATES searched, lines shown,
+  cands       the turn's candidates (memory.recall.turn.turn_candidates: CANDIDATES searched, lines shown,
               meta-talk, echoes and duplicates left out)
   floor       those the relevance floor keeps (all of them with a trigger word)
   taken       the lines the section takes (not in the conversation, best first while they fit the memory share)
@@ -49,7 +49,7 @@ class Spy:
 
     def install(self) -> None:
         from chat.prompt import recall_section
-        from memory import recall_turn
+        from memory.recall import turn as recall_turn
 
         candidates, section = recall_turn.turn_candidates, recall_section._section
 
@@ -75,8 +75,8 @@ def conversation_stages(path: Path, store, owner, character_id: str, spy: Spy, *
     from chat.services.instances import instance_create
     from chat.services.session_import import session_import
     from memory import runtime
-    from memory.rag import query_user_history
-    from memory.sync import instance_sync
+    from memory.recall.rag import query_user_history
+    from memory.vectors.sync import instance_sync
 
     conversation = json.loads(path.read_text(encoding="utf-8"))
     records, texts = play.conversation_lines(conversation.get("conversation", conversation))

@@ -5,8 +5,8 @@ weight costs one run, and the questions a setting changes are counted.
     .venv/bin/python bench/recall_sweep.py --data DIR [--data DIR2 ...] --embed-cache DIR
         --try 'dense55:rag.DENSE_WEIGHT=0.55' --try 'k1:keywords.K1=1.6,keywords.B=0.5'
 
-A setting names module constants of memory.rag, memory.keywords, memory.feedback or
-memory.focus and their values (Python literals). The first row is the code as it stands; each
+A setting names module constants of memory.recall.rag, memory.keyword_index.bm25, memory.recall.feedback or
+memory.recall.focus and their values (Python literals). The first row is the code as it stands; each
 other row ends with how many questions it changed at recall@10 and how many of those gained.
 """
 
@@ -29,9 +29,10 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from recall_locomo import QUESTION_CATEGORIES, CachedEmbedder, conversation_sessions  # noqa: E402
 
-from memory import feedback, focus, keywords, rag  # noqa: E402
-from memory.index import MemoryIndex  # noqa: E402
-from memory.rag import query_user_history  # noqa: E402
+from memory.keyword_index import bm25 as keywords
+from memory.recall import feedback, focus, rag
+from memory.recall.rag import query_user_history  # noqa: E402
+from memory.vectors.index import MemoryIndex  # noqa: E402
 
 MODULES = {"rag": rag, "keywords": keywords, "feedback": feedback, "focus": focus}
 KS = (5, 10, 25)

@@ -46,21 +46,21 @@ def timed(action: Callable[[], object]) -> tuple[float, int]:
 
 
 def redo(store, instance_id: str, **kind: bool) -> None:
-    from chat.turn import turn_run
+    from chat.play.turn import turn_run
 
     asyncio.run(turn_run(store, instance_id=instance_id, user_text="", emit=t._emit,
                          provider=t.InstantProvider(), **kind))
 
 
 def last_row(store, instance_id: str) -> dict:
-    from chat import history_read
+    from chat.history_manager import reads as history_read
 
     page = history_read.messages_page(store, instance_id=instance_id, session_key="sess_002")
     return page["rows"][-1]
 
 
 def actions_for(store, instance_id: str) -> dict[str, Callable[[], object]]:
-    from chat import history
+    from chat.history_manager import edits as history
 
     state: dict = {}
 

@@ -6,7 +6,7 @@ Typical: 20 scripts of the kinds SillyTavern users share (strip asterisks, swap 
 tag, trim "OOC:" lines) over the 50 newest messages of a prompt, as chat/prompt runs them.
 Hostile: 30 scripts whose pattern passes the compile check but backtracks badly
 (`/(a|aa)+$/g`) over the same messages, each a message of 40 a's: each run stops at 0.1 s and
-all of them together at about 1 s (library/regex_scripts.py RUN_SECONDS, TOTAL_SECONDS).
+all of them together at about 1 s (library/find_replace/scripts.py RUN_SECONDS, TOTAL_SECONDS).
 Save check: the time to refuse `/(?:a{2000}){2000}/g` (compiling it would take seconds and 1 GB).
 """
 
@@ -19,7 +19,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from library.regex_scripts import (
+from library.find_replace.scripts import (
     AI_OUTPUT,
     RegexRun,
     find_regex_problem,

@@ -148,7 +148,7 @@ def writer_bytes_measure(data_dir: Path, stub: h.Stub, instance_id: str) -> tupl
     import django
 
     django.setup()
-    from chat.turn import turn_run
+    from chat.play.turn import turn_run
     from personalab.lib.filestore.store import FileStore
 
     writers = []

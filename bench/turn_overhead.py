@@ -134,7 +134,7 @@ async def _emit(event: dict) -> None:
 
 
 def turn_once(store, instance_id: str, text: str, *, marker: bool = True) -> tuple[float, Any]:
-    from chat.turn import turn_run
+    from chat.play.turn import turn_run
 
     started = time.perf_counter()
     result = asyncio.run(turn_run(store, instance_id=instance_id, user_text=text, emit=_emit,
@@ -157,7 +157,7 @@ def files_state(root: Path) -> dict[Path, tuple[int, int]]:
 def turn_bytes(store, instance_id: str, text: str = PLAIN_TEXT) -> int:
     """Bytes one turn writes into the instance's folder: a new or rewritten file counts whole,
     the appended session file counts its growth (the trace's database row is not counted)."""
-    from chat.turn import TurnRefused
+    from chat.play.turn import TurnRefused
 
     root = store.instance_dir(instance_id)
     before = files_state(root)
@@ -185,10 +185,10 @@ def open_parse_series(store) -> dict[int, tuple[float, ...]]:
     (whole session in the prompt) reads: the newest lines back to the prompt's token limit,
     through the index (read_session_recent with the default max_total_tokens; a session that fits
     is read whole). The index is built when the session is written (session_create): that build
-    is shown apart. Also the history manager's last page (chat.history.messages_page through the
+    is shown apart. Also the history manager's last page (chat.history_manager.edits.messages_page through the
     index) against a search every line matches (a whole read, what that page cost before).
     Medians of 5, the session cache emptied before each read."""
-    from chat import history_read
+    from chat.history_manager import reads as history_read
     from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
     from personalab.lib.filestore.cache import SESSION_CACHE
     from personalab.lib.filestore.defaults import DEFAULT_CONFIG
@@ -251,9 +251,9 @@ def first_turn_series(store, owner, character_id: str, background_id: str, *, lo
     before the line index). The process's caches (sessions, tallies, token counts) are emptied
     before each; medians of 3. In the default mode a session of 10,000 messages is over the
     prompt's limit, so that turn is refused (after the same work)."""
-    import chat.context as context
+    import chat.play.context as context
+    from chat.play.turn import TurnRefused
     from chat.prompt import tally
-    from chat.turn import TurnRefused
     from personalab.lib.filestore.cache import SESSION_CACHE
     from personalab.lib.filestore.session_stretch import read_session_stretch
     from personalab.lib.line_index import index_path
@@ -302,7 +302,7 @@ def size_series(store, owner, character_id: str, background_id: str, per_size: i
                 *, load_all: bool) -> tuple[dict[int, float | None], dict[int, str], dict[int, float]]:
     """Median ms per turn per session size (None where the app refuses the turn), the
     instances, and the median bytes written per turn."""
-    from chat.turn import TurnRefused
+    from chat.play.turn import TurnRefused
 
     config = store.config_read()
     config["preferences"]["conversation_load_all"] = load_all
@@ -376,7 +376,7 @@ def memory_fill(store, index, state: dict, turns: int, *, embed: bool) -> float:
     """Fill the `turns` collection with `turns` turns in sessions of 1,000; returns seconds."""
     import numpy as np
 
-    from memory.index import chroma_id
+    from memory.vectors.index import chroma_id
 
     started = time.perf_counter()
     owner = {"instance_id": state["instance_id"], "character_id": state["character_id"],

@@ -5,7 +5,7 @@ do not: the figures behind library/worldinfo_vectors.DEFAULT_THRESHOLD.
 
 Prints every pair's cosine similarity (query = the chat, passage = the entry), the lowest
 related and highest unrelated score, the time to embed entries in the background (as a book's
-save does: library/lore_vector_store.py) and to read them back from disk (as a turn does).
+save does: library/lore/vector_store.py) and to read them back from disk (as a turn does).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from library import lore_vector_store  # noqa: E402
-from library.worldinfo_vectors import content_hash  # noqa: E402
+from library.lore import vector_store as lore_vector_store
+from library.lore.vectors import content_hash  # noqa: E402
 from personalab.lib.embedding.embeddings import embed_passages, embed_queries  # noqa: E402
 
 ENTRIES = {

@@ -1,6 +1,19 @@
-"""The conversation: one turn (`turn.py`, `context.py`), prompt assembly (`prompt/`), instance
-and session actions (`services/`, one module per job), the WebSocket consumer (`consumers.py`),
-the REST routes (`*routers.py`) and pages (`*views.py`), the history manager (edit, delete, hide,
-swipe, undo) and group conversations. The top app floor: it may import director, memory, library
-and personalab/lib (where the LLM providers it calls live); only the URL and API layer imports
-it."""
+"""The conversation. The top app floor: it may import director, memory, library and
+personalab/lib (where the LLM providers it calls live); only the URL and API layer imports it.
+
+Rooms, by job (an import-linter contract in pyproject.toml keeps the ways in above the rest):
+
+- the ways in: `api/` (REST routes and their schemas), `pages/` (HTML pages and htmx
+  partials), `live/` (the WebSocket consumer, server-sent events, tabs following a turn);
+  `urls.py` gathers the pages
+- one turn and what it reads: `play/` (`turn`, `context`, its recall, lore, macros and window;
+  regenerate and continue; aside, impersonate)
+- the prompt sent to the model: `prompt/` (built in stages with no side effects), its
+  templates in `prompt_templates/`
+- several characters: `groups/` (members, who speaks next, a round of replies)
+- the history manager: `history_manager/` (read, edit, delete, hide, undo, swipe, branch)
+- other apps' chat files: `import_export/`
+- the prompt inspector's words: `inspector/`
+- instance and session actions, one module per job: `services/`
+- reads for the pages: `selectors.py`; the index rows: `models.py`
+"""

@@ -3,7 +3,7 @@ chat/apps.py): a delete refused while chats use it, copies kept for other accoun
 
 from __future__ import annotations
 
-from chat.members import members_of
+from chat.groups.members import members_of
 from chat.models import ConversationParticipant, Instance
 from library.chat_use import ChatRow
 from library.selectors import ChatCharacters

@@ -8,10 +8,10 @@ from typing import Any
 
 from django.urls import reverse
 
-from chat.history_base import line_fingerprint
-from chat.members import is_group, member_ids, members_of, members_title
-from chat.regex_turn import line_display_for
-from chat.turn_macros import page_macro_values
+from chat.groups.members import is_group, member_ids, members_of, members_title
+from chat.history_manager.base import line_fingerprint
+from chat.play.macros import page_macro_values
+from chat.play.regex_scripts import line_display_for
 from library.avatars import avatar_file
 from library.background_picture import background_picture_file
 from library.errors import ItemWithheld

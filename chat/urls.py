@@ -1,15 +1,13 @@
 from django.urls import include, path
 
-from chat import (
-                  generation_views,
-                  import_views,
-                  member_views,
-                  message_views,
-                  regex_allow_views,
-                  settings_views,
-                  variable_views,
-                  views,
-)
+from chat.pages import chat as views
+from chat.pages import generation as generation_views
+from chat.pages import imports as import_views
+from chat.pages import members as member_views
+from chat.pages import message as message_views
+from chat.pages import regex_allow as regex_allow_views
+from chat.pages import settings_page as settings_views
+from chat.pages import variables as variable_views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -49,7 +47,7 @@ urlpatterns = [
          name="instance_authors_note"),
     path("instances/<str:instance_id>/variables", variable_views.instance_variables,
          name="instance_variables"),
-    path("instances/<str:instance_id>/", include("chat.history_urls")),
+    path("instances/<str:instance_id>/", include("chat.pages.history_urls")),
     path("traces/<str:trace_id>/", views.trace_page, name="trace"),
     path("settings/", settings_views.settings_page, name="settings"),
     path("settings/test_connection", settings_views.settings_test_connection,

@@ -3,16 +3,21 @@ world-info activation, character-card import and export (V2, V3, PNG, CharX, Agn
 Floor: above personalab/lib only; never imports memory, director or chat (chat hands it what it
 needs at start-up, `chat_use.py`).
 
-Actions (every edit writes the file first, then the index row), one module per job; import
-them from there:
+Rooms, by job (an import-linter contract in pyproject.toml keeps the ways in above the rest):
+
+- the ways in: `api/` (REST routes and their schemas), `pages/` (the authors' pages)
+- character cards in every format: `card_formats/` (import all or nothing: `card_import`;
+  export: `export`)
+- lorebooks and world-info activation: `lore/` (actions: `services`; the scan: `activation`)
+- regex scripts: `find_replace/`
+- the player's personas: `personas/`
+
+Actions at the top (every edit writes the file first, then the index row), one module per job;
+import them from there:
 
 - characters                              character_services.py
 - backgrounds and their story outline     background_services.py
-- lorebooks                               lorebook_services.py (files: worldinfo_files.py)
-- the player's personas                   persona_services.py
-- regex scripts                           regex_script_services.py
 - "use as my own" copies                  item_copy.py
-- card import / export (JSON, PNG, CHARX) card_import.py, card_export.py
 - checking what an author sends           fields.py, limits.py (refusals: errors.py)
 - the index rows written from the files   index_rows.py
 - copies other accounts' chats keep       item_chats.py

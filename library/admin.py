@@ -8,10 +8,10 @@ from django import forms
 from django.contrib import admin, messages
 from django.utils.translation import ngettext
 
-from library import lorebook_services
 from library.background_services import background_delete, background_save
 from library.character_services import character_delete, character_save
 from library.errors import LibraryError
+from library.lore import services as lorebook_services
 from library.models import Background, Character, Lorebook
 from personalab.storage import get_store
 

@@ -19,6 +19,8 @@ from library.fields import (
     ownership_of,
     text_kept,
 )
+from library.find_replace.scripts import card_scripts
+from library.find_replace.services import card_scripts_allow
 from library.index_rows import character_index
 from library.item_chats import (
     chats_kept_apart,
@@ -28,8 +30,6 @@ from library.item_chats import (
     in_use_refusal,
 )
 from library.models import Character
-from library.regex_script_services import card_scripts_allow
-from library.regex_scripts import card_scripts
 from library.selectors import character_for_edit
 from personalab.lib.filestore.store import FileStore
 

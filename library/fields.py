@@ -8,7 +8,7 @@ import copy
 import re
 from typing import Any
 
-from library.card_extensions import extension_edits_of, extensions_applied
+from library.card_formats.extensions import extension_edits_of, extensions_applied
 from library.errors import LibraryError
 from library.selectors import lorebooks_visible_to, visibility_of
 from personalab.lib.filestore.store import FileStore

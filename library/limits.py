@@ -9,7 +9,7 @@ from typing import Any
 
 from django.conf import settings
 
-from library.charx import CharxLimits
+from library.card_formats.charx import CharxLimits
 from library.errors import LibraryError
 from personalab.lib import errors
 from personalab.lib.busy import Busy, busy_slot

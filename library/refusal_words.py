@@ -56,7 +56,7 @@ FORMS: Forms = [
                   "%(size)s MB a card's text may hold")),
     (re.compile(r"this card has no lorebook \(character_book\) to import"),
      gettext_lazy("this card has no lorebook (character_book) to import")),
-    # library/persona_import.py
+    # library/personas/restore.py
     (re.compile(r"this is not a SillyTavern personas backup or settings\.json: it has no "
                 r"“personas”"),
      gettext_lazy("this is not a SillyTavern personas backup or settings.json: it has no "

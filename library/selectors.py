@@ -18,7 +18,7 @@ from django.db.models import Q, QuerySet
 from library.character_labels import character_labels
 from library.errors import ItemWithheld, LibraryForbidden, LibraryNotFound
 from library.models import Background, Character, Lorebook, Persona
-from library.persona_positions import persona_placement
+from library.personas.positions import persona_placement
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import InvalidId, is_valid_id
 from personalab.lib.store_errors import MissingFile, StoreError

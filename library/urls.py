@@ -1,6 +1,8 @@
 from django.urls import path
 
-from library import persona_views, regex_script_views, views
+from library.pages import editors as views
+from library.pages import personas as persona_views
+from library.pages import regex_scripts as regex_script_views
 
 urlpatterns = [
     path("", views.library_index, name="library"),

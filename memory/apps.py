@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.apps import AppConfig
 from django.conf import settings
 
-from library import lore_vector_store
+from library.lore import vector_store as lore_vector_store
 from personalab.lib.embedding import embeddings, engine
 
 

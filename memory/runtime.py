@@ -1,7 +1,7 @@
 """The process's handle on the memory index, and the after-turn work queue.
 
 Indexing a finished turn embeds text, which is too slow for the streaming path, so it runs
-on one background thread. What it indexes is derived from the files (memory/sync.py): a turn
+on one background thread. What it indexes is derived from the files (memory/vectors/sync.py): a turn
 lost from this queue (a crash, Chroma down) is indexed by the next sync of its instance or by
 the catch-up that runs at startup and periodically.
 """
@@ -20,17 +20,17 @@ from typing import Any
 
 from django.conf import settings
 
-from memory.fill import session_keywords_index
-from memory.index import MemoryIndex
-from memory.keyword_sync import instance_keywords_sync
-from memory.live_keywords import (
+from memory.keyword_index.live import (
     history_keywords_follow,
     live_drain,
     live_schedule,
     turn_keywords_index,
 )
+from memory.keyword_index.sync import instance_keywords_sync
 from memory.selectors import recall_enabled
-from memory.sync import instance_sync, instances_sync
+from memory.vectors.fill import session_keywords_index
+from memory.vectors.index import MemoryIndex
+from memory.vectors.sync import instance_sync, instances_sync
 from personalab.lib.filestore.jsonfile import write_text_atomic
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.jsontext import json_loads
@@ -197,7 +197,7 @@ def _instance_sync(store: FileStore, instance_id: str) -> None:
 
 
 def schedule_sync(store: FileStore, *, instance_id: str) -> None:
-    """Index what the instance's files hold and the index does not (memory/sync.py): after a
+    """Index what the instance's files hold and the index does not (memory/vectors/sync.py): after a
     turn, a history edit, or when its chat opens."""
     if not recall_enabled(store):
         return
@@ -220,7 +220,7 @@ def _instance_keywords_sync(store: FileStore, index: Any, instance_id: str) -> N
 
 def files_follow(store: FileStore, *, instance_id: str) -> None:
     """Follow what the instance's files hold now (its chat opened, a session archived, an undo):
-    the keyword side at once on the small live thread (memory/keyword_sync.py), the dense side
+    the keyword side at once on the small live thread (memory/keyword_index/sync.py), the dense side
     queued behind whatever the memory-jobs thread is doing (an import's fill)."""
     if not recall_enabled(store):
         return
@@ -238,7 +238,7 @@ def files_follow(store: FileStore, *, instance_id: str) -> None:
 def turn_lines_live(store: FileStore, *, instance_id: str, session_id: str,
                     lines: list[dict[str, Any]]) -> None:
     """A finished turn's lines into the keyword store now, on their own small thread, not
-    behind a fill on the memory-jobs thread (memory/live_keywords.py)."""
+    behind a fill on the memory-jobs thread (memory/keyword_index/live.py)."""
     if not recall_enabled(store):
         return
     index, _ = index_or_warning(store)
@@ -250,7 +250,7 @@ def turn_lines_live(store: FileStore, *, instance_id: str, session_id: str,
 def history_lines_live(store: FileStore, *, instance_id: str, session_id: str, backup: Path,
                        lines: list[dict[str, Any]]) -> None:
     """A history change on the keyword side (and out of Chroma) now, on the small thread, not
-    behind a fill on the memory-jobs thread (memory/live_keywords.py)."""
+    behind a fill on the memory-jobs thread (memory/keyword_index/live.py)."""
     if not recall_enabled(store):
         return
     index, _ = index_or_warning(store)

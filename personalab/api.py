@@ -10,9 +10,9 @@ import errno
 import logging
 from typing import Any
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from ninja import NinjaAPI, Swagger
@@ -20,22 +20,23 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.parser import Parser
 from ninja.security import APIKeyCookie, HttpBearer
 
+from chat.api.conversations import router as conversations_router
+from chat.api.history import history_router
+from chat.api.imports import router as chat_import_router
+from chat.api.instances import chat_router
+from chat.api.instances import router as instances_router
+from chat.api.llm import router as llm_router
+from chat.api.memory import router as memory_router
+from chat.api.prompt_manager import router as prompt_manager_router
+from chat.api.reading import router as reading_router
+from chat.api.variables import router as variables_router
 from chat.models import ApiToken
-from chat.conversation_routers import router as conversations_router
-from chat.import_routers import router as chat_import_router
-from chat.routers import chat_router, history_router
-from chat.routers import router as instances_router
 from director.routers import router as config_router
+from library.api.items import backgrounds_router, characters_router
+from library.api.items import router as library_router
+from library.api.lorebooks import router as lorebooks_router
+from library.api.regex_scripts import router as regex_scripts_router
 from library.field_words import fields_words
-from library.lorebook_routers import router as lorebooks_router
-from library.regex_script_routers import router as regex_scripts_router
-from library.routers import backgrounds_router, characters_router
-from library.routers import router as library_router
-from chat.memory_routers import router as memory_router
-from chat.prompt_manager_routers import router as prompt_manager_router
-from chat.llm_routers import router as llm_router
-from chat.reading_routers import router as reading_router
-from chat.variable_routers import router as variables_router
 from personalab.lib.body_fields import UNKNOWN_FIELD
 from personalab.lib.errors import AppError, Forbidden, NotFound, TooLarge
 from personalab.lib.jsonbody import json_object_bounded

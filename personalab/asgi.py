@@ -13,7 +13,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
-from chat.routing import websocket_urlpatterns  # noqa: E402
+from chat.live.routing import websocket_urlpatterns  # noqa: E402
 from chat.services.index import instances_index_catch_up_start  # noqa: E402
 from memory.runtime import catch_up_start  # noqa: E402
 from personalab.body_limit import BodyLimit  # noqa: E402

@@ -1,5 +1,5 @@
 """The start of a worker process that runs app code away from the server's interpreter lock
-(chat/export_process.py). Imports nothing of the app: a spawned process unpickles this before
+(chat/import_export/export_process.py). Imports nothing of the app: a spawned process unpickles this before
 Django is set up, and the app's modules need Django ready."""
 
 from __future__ import annotations

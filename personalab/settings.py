@@ -108,7 +108,7 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "http://127.0.0.1:8000,h
 PERSONALAB_DATA_DIR = Path(env_str("PERSONALAB_DATA_DIR") or BASE_DIR / "data").resolve()
 PERSONALAB_CHROMA_URL = env_str("PERSONALAB_CHROMA_URL")
 # A server process indexes what the files hold and the index does not at startup and then every
-# this many seconds (memory/sync.py); 0 turns the catch-up off (each turn still syncs its own).
+# this many seconds (memory/vectors/sync.py); 0 turns the catch-up off (each turn still syncs its own).
 PERSONALAB_INDEX_CATCHUP_SECONDS = env_float("PERSONALAB_INDEX_CATCHUP_SECONDS", 60.0)
 # The language model (personalab/lib/llm.py reads these per turn; the settings page can override the
 # endpoint and model, never the server's key for another endpoint).
@@ -183,7 +183,7 @@ PERSONALAB_CHARX_MAX_RATIO = env_int("PERSONALAB_CHARX_MAX_RATIO", 20, minimum=1
 # for a person and keeps one account from filling every worker thread.
 PERSONALAB_EXPORTS_PER_ACCOUNT = env_int("PERSONALAB_EXPORTS_PER_ACCOUNT", 2, minimum=1)
 PERSONALAB_IMPORTS_PER_ACCOUNT = env_int("PERSONALAB_IMPORTS_PER_ACCOUNT", 2, minimum=1)
-# Exports run in this many worker processes (chat/export_process.py), started with the first;
+# Exports run in this many worker processes (chat/import_export/export_process.py), started with the first;
 # 0 runs them in the server's own threads (tests).
 PERSONALAB_EXPORT_PROCESSES = env_int("PERSONALAB_EXPORT_PROCESSES", 2, minimum=0)
 # How often (ms) the server's threads hand the interpreter lock to one waiting for it
@@ -237,8 +237,8 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "chat.context_processors.llm_provider",
-                "chat.context_processors.reading",
+                "chat.pages.context_processors.llm_provider",
+                "chat.pages.context_processors.reading",
             ],
         },
     },

@@ -40,7 +40,7 @@ fsync_off()
 # environment: both are set.
 os.environ["PERSONALAB_OFFLINE_DELAY"] = "0"
 settings.PERSONALAB_OFFLINE_DELAY = 0
-# No periodic catch-up of the memory index in test processes (tests call memory.sync directly).
+# No periodic catch-up of the memory index in test processes (tests call memory.vectors.sync directly).
 os.environ["PERSONALAB_INDEX_CATCHUP_SECONDS"] = "0"
 settings.PERSONALAB_INDEX_CATCHUP_SECONDS = 0
 # No embedding engines built when a test server starts (personalab/asgi.py); the tests that
@@ -164,8 +164,8 @@ def auth(alice):
 
 @pytest.fixture
 def model_lengths_forgotten():
-    """No context length remembered from another test's model server (chat/model_context.py)."""
-    from chat.model_context import model_context_forget
+    """No context length remembered from another test's model server (chat/play/model_context.py)."""
+    from chat.play.model_context import model_context_forget
 
     model_context_forget()
     yield

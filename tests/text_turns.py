@@ -8,10 +8,10 @@ from __future__ import annotations
 import asyncio
 import json
 
-from chat.group import conversation_turn
+from chat.groups.round import conversation_turn
+from chat.play.turn import TurnResult, turn_run
 from chat.services.instances import instance_create
-from chat.turn import TurnResult, turn_run
-from library.card_import import character_import_card
+from library.card_formats.card_import import character_import_card
 
 
 def english(store, *, user_name: str = "Ann") -> None:

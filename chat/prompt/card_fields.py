@@ -20,8 +20,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from chat.prompt.examples import examples_parse
-from library.card_extensions import depth_prompt_read
-from library.cards import persona_split
+from library.card_formats.cards import persona_split
+from library.card_formats.extensions import depth_prompt_read
 
 DEPTH_PROMPT_PRIORITY = 900  # dropped after lore, before the author's note (1000)
 

@@ -23,7 +23,7 @@ from chat.prompt.tally import (
     older_lines_tally,
 )
 from chat.prompt.templates import TemplateSet
-from library.regex_scripts import AI_OUTPUT, USER_INPUT, RegexRun
+from library.find_replace.scripts import AI_OUTPUT, USER_INPUT, RegexRun
 from personalab.lib.filestore.session_read import LinesBefore
 from personalab.lib.macros import message_macros_replace
 from personalab.lib.template_sandbox import TemplateError, render_template

@@ -11,7 +11,7 @@ from typing import Any
 from chat.prompt.card_fields import CardFields
 from chat.prompt.templates import DEFAULT_LOCALE, TemplateSet
 from chat.prompt.window import ContextWindow
-from library.regex_scripts import RegexRun
+from library.find_replace.scripts import RegexRun
 from personalab.lib.filestore.defaults import DEFAULT_CONFIG
 from personalab.lib.filestore.session_read import LinesBefore
 
@@ -52,7 +52,7 @@ class PromptInputs:
     # Extra macro values (persona, description, personality, scenario, idle_duration, ...).
     macros: dict[str, str] = field(default_factory=dict)
     # The chat's variables and the account's global ones as this prompt starts
-    # (chat/turn_variables.py): what {{getvar}} and {{getglobalvar}} read.
+    # (chat/play/variables.py): what {{getvar}} and {{getglobalvar}} read.
     chat_variables: dict[str, str] = field(default_factory=dict)
     global_variables: dict[str, str] = field(default_factory=dict)
     persona_description: str = ""
@@ -74,7 +74,7 @@ class PromptInputs:
     # Chat Completion: SillyTavern's utility prompts (a ChatUtility, chat/prompt/utility.py:
     # "[Start a new Chat]", "[Example Chat]", the Continue nudge). None for text completion.
     utility: Any = None
-    # A group's joined cards (chat/group_cards.py CardJoin): `card` and the depth prompts
+    # A group's joined cards (chat/groups/cards.py CardJoin): `card` and the depth prompts
     # already hold them; kept to build the prompt again when a member must give way.
     card_join: Any = None
 
@@ -109,7 +109,7 @@ class PromptResult:
     window: dict[str, Any] = field(default_factory=dict)  # what the prompt inspector shows
     # The opening is a context template's story string: a text backend puts it in as it is.
     story_raw: bool = False
-    # Whose cards a group's join mode put in, and who gave way (chat/group_cards.py).
+    # Whose cards a group's join mode put in, and who gave way (chat/groups/cards.py).
     card_join: dict[str, Any] = field(default_factory=dict)
 
 

@@ -1,4 +1,4 @@
-"""The recalled section of a turn's prompt (flow step 2.5): what memory/recall_turn.py finds for
+"""The recalled section of a turn's prompt (flow step 2.5): what memory/recall/turn.py finds for
 the player's line, as passages (a recalled line with the line before it; lines next to each
 other in the chat merged into one passage), never a line the prompt's conversation already
 shows, best first until the memory share of the window is full (the section budget)."""
@@ -12,11 +12,11 @@ from typing import Any
 from chat.prompt.give_way import giving_way_tokens, memory_part
 from chat.prompt.inputs import PromptResult
 from memory import runtime as memory_runtime
-from memory.index import Hit
-from memory.passages import Near, Passage, passages_merge
-from memory.rag import recall_mode
-from memory.recall_turn import TurnRecall, asked_parts, normalized, recall_for_turn
+from memory.recall.passages import Near, Passage, passages_merge
+from memory.recall.rag import recall_mode
+from memory.recall.turn import TurnRecall, asked_parts, normalized, recall_for_turn
 from memory.selectors import recall_enabled
+from memory.vectors.index import Hit
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.macros import message_macros_replace
 from personalab.lib.tokens import count_tokens

@@ -14,7 +14,7 @@ from chat.prompt.section_size import section_too_long
 from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
 from chat.prompt.templates import TemplateSet, template_problem_add, warning_make
 from chat.prompt.variables import author_text
-from library.regex_scripts import WORLD_INFO
+from library.find_replace.scripts import WORLD_INFO
 from personalab.lib.template_sandbox import (
     MAX_RENDER_CHARS,
     TemplateError,

@@ -11,9 +11,9 @@ from typing import Any
 from django.conf import settings
 
 from chat.prompt.card_fields import CardFields
-from library.lore_vector_store import vector_folder, vectors_ready
-from library.worldinfo import setting
-from library.worldinfo_vectors import DEFAULT_THRESHOLD, vector_scorer
+from library.lore.activation import setting
+from library.lore.vector_store import vector_folder, vectors_ready
+from library.lore.vectors import DEFAULT_THRESHOLD, vector_scorer
 from personalab.lib.embedding import embeddings
 from personalab.lib.macros import macros_replace
 
@@ -45,7 +45,7 @@ def lore_vectors(lorebooks: list[dict[str, Any]], messages: list[str], *, data_r
                  notes: list[str]) -> dict[str, Any]:
     """`lorebook_match` arguments for vectorized entries (none when no book has one, so the
     model is not loaded for nothing). Entries are scored with the vectors made when their book
-    was saved (library/lore_vector_store.py); what could not be scored is said in `notes`."""
+    was saved (library/lore/vector_store.py); what could not be scored is said in `notes`."""
     if not has_vectorized(lorebooks):
         return {}
     thresholds = [book["vector_threshold"] for book in lorebooks

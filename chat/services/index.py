@@ -9,7 +9,7 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from chat.conversations import conversation_index, ledger_rebuild
+from chat.groups.conversations import conversation_index, ledger_rebuild
 from chat.models import Instance, Session, Trace
 from library.index_rows import (
     background_index,
@@ -19,7 +19,7 @@ from library.index_rows import (
     user_for_username,
 )
 from library.models import Background, Character, Persona
-from memory.summarize_journal import summarize_recover_waiting
+from memory.summaries.journal import summarize_recover_waiting
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.membership import member_change_recover_waiting
 from personalab.lib.store_errors import StoreError

@@ -1,19 +1,19 @@
 """An instance's own settings: name, archived, generation, persona, lorebooks, reply
-order, a group's generation mode (chat/group_cards.py), playing as an imported chat's player,
+order, a group's generation mode (chat/groups/cards.py), playing as an imported chat's player,
 switching the background."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from chat.group_cards import card_join_changes
+from chat.groups.cards import card_join_changes
+from chat.groups.speakers import STRATEGIES
 from chat.services.errors import InstanceUpdateError
 from chat.services.index import instance_index
 from chat.services.instances import instance_for_user
-from chat.speakers import STRATEGIES
 from director.services import instance_switch_background
 from library.fields import lorebook_ids_checked
-from library.persona_services import persona_create
+from library.personas.services import persona_create
 from library.selectors import background_for_use, persona_for_user, personas_visible_to
 from personalab.lib.errors import AppError, Invalid, naming_field
 from personalab.lib.filestore.store import FileStore

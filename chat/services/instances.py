@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from chat.conversations import ledger_add
-from chat.members import participant_entry
+from chat.groups.conversations import ledger_add
+from chat.groups.members import participant_entry
+from chat.groups.speakers import STRATEGIES
 from chat.models import Instance
-from chat.regex_turn import greetings_regexed
+from chat.play.regex_scripts import greetings_regexed
+from chat.play.variables import greeting_variables_run
 from chat.services.account_presets import account_prompt_manager_for_chat
 from chat.services.errors import NotFound
 from chat.services.index import instance_index
-from chat.speakers import STRATEGIES
-from chat.turn_variables import greeting_variables_run
 from library.selectors import background_for_use, character_for_use, persona_for_user
 from personalab.lib.errors import Invalid, naming_field
 from personalab.lib.filestore.jsonfile import utc_now
@@ -34,7 +34,7 @@ def instance_create(store: FileStore, *, owner, character_id: str | None = None,
     """`owner` may start instances only of characters and backgrounds it can see; None (the
     system) any. `character_ids`: the members of a conversation with several characters, the
     first one also `character_id`; `card_join`: their generation mode settings, checked
-    (chat/group_cards.py card_join_changes)."""
+    (chat/groups/cards.py card_join_changes)."""
     members = _members_validated(character_ids or ([character_id] if character_id else []),
                                  reply_order)
     character_id = members[0]

@@ -7,8 +7,8 @@ from typing import Any
 
 from django.utils.translation import gettext
 
-from chat.conversations import ledger_add
-from chat.members import first_member_hand_over, first_member_swap, participant_entry
+from chat.groups.conversations import ledger_add
+from chat.groups.members import first_member_hand_over, first_member_swap, participant_entry
 from chat.services.errors import InstanceUpdateError, NotFound
 from chat.services.index import instance_index
 from chat.services.instance_settings import UNSET
@@ -61,7 +61,7 @@ def instance_member_remove(store: FileStore, *, user, instance_id: str,
                            character_id: str) -> dict[str, Any]:
     """The character leaves; its lines stay in the story and its state file stays on disk (a
     later add restores it). When the first member leaves, the next one becomes the instance's
-    character (chat.members.first_member_hand_over); the last one cannot leave."""
+    character (chat.groups.members.first_member_hand_over); the last one cannot leave."""
     instance_for_user(user, instance_id)
     with store.instance_lock(instance_id):
         before = _member_state_read(store, instance_id)

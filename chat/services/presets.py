@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from library.regex_scripts import MAX_SCRIPTS, scripts_checked, scripts_import_check
+from library.find_replace.scripts import MAX_SCRIPTS, scripts_checked, scripts_import_check
 from personalab.lib.errors import Invalid
 from personalab.lib.generation import ST_PRESET_KEYS, GenerationError, generation_from_st_preset
 from personalab.lib.prompt_manager import (

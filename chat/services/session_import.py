@@ -7,15 +7,15 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from chat.chat_formats import ChatImport, chat_import
-from chat.import_warnings import speakers_warned
-from chat.imported_groups import NAME_SHOWN_CHARS, chat_group, group_found
-from chat.members import is_group, members_of
+from chat.groups.members import is_group, members_of
+from chat.groups.speakers import Member
+from chat.import_export.chat_formats import ChatImport, chat_import
+from chat.import_export.import_warnings import speakers_warned
+from chat.import_export.imported_groups import NAME_SHOWN_CHARS, chat_group, group_found
+from chat.import_export.st_note import note_from_st
 from chat.services.index import instance_index
 from chat.services.instance_settings import MAX_PERSONA_NAME, MAX_SCENARIO_OVERRIDE
 from chat.services.instances import MAX_MEMBERS, greeting_lines
-from chat.speakers import Member
-from chat.st_note import note_from_st
 from library.selectors import character_for_chat_optional, lorebooks_visible_to, persona_effective
 from memory import runtime as memory_runtime
 from memory.authors_note import authors_note_read, authors_note_save

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from chat.turn_variables import chat_variables_read
+from chat.play.variables import chat_variables_read
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.filestore.variables import (
     account_variables_read,

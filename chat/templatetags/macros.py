@@ -8,8 +8,8 @@ from typing import Any
 from django import template
 from django.utils.translation import gettext
 
-from chat.regex_turn import LineDisplay
-from chat.turn import EMPTY_REPLY, ERROR_REPLY_OPENING
+from chat.play.regex_scripts import LineDisplay
+from chat.play.turn import EMPTY_REPLY, ERROR_REPLY_OPENING
 from personalab.lib.line_macros import line_macros_replace
 
 register = template.Library()

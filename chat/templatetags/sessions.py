@@ -52,7 +52,7 @@ def message_nth(number: object) -> str:
     return str(MESSAGE_NTH[ordinal_ending(number)]) % {"n": number}
 
 
-# Why a chat import skipped a message (chat/chat_formats.py writes them in English).
+# Why a chat import skipped a message (chat/import_export/chat_formats.py writes them in English).
 SKIP_REASONS = {
     "empty message": gettext_lazy("the message is empty"),
     "message has no 'mes' text": gettext_lazy("the message has no text ('mes')"),
@@ -77,7 +77,7 @@ def skip_reason(reason: object) -> str:
     return str(SKIP_REASONS.get(text, text))
 
 
-# What a chat import guessed or did (chat/chat_formats.py, chat/services/session_import.py
+# What a chat import guessed or did (chat/import_export/chat_formats.py, chat/services/session_import.py
 # write the notes in English); a note about one message starts "message N: ".
 IMPORT_NOTES = {
     "no is_user, guessed from the name":

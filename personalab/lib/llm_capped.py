@@ -11,7 +11,7 @@ from personalab.lib.llm import Provider
 from personalab.lib.tokens import count_tokens
 
 # Our count of a request against the server's own tokenizer: a tenth kept free, as the
-# memory requests' transcripts are (memory/transcript_parts.py).
+# memory requests' transcripts are (memory/summaries/transcript_parts.py).
 TOKENIZER_MARGIN = 1.1
 
 

@@ -1,5 +1,5 @@
 """The model list of an OpenAI-compatible endpoint (GET /v1/models): the settings page's "Test
-connection" and the context length a turn asks for (chat/model_context.py), with the same key
+connection" and the context length a turn asks for (chat/play/model_context.py), with the same key
 rules as a turn, and any failure worded as a sentence.
 
 The SDK's `models.list()` read the body whole with no limit; a hostile server could answer with

@@ -7,7 +7,7 @@ the messages, 1000 in the completion)"), llama.cpp's server ("request (4476 toke
 available context size (4096 tokens)", with `n_ctx` and `n_prompt_tokens` in the body), LM
 Studio ("loaded with context length of only 4096 tokens"), Anthropic-style gateways ("prompt is
 too long: 210000 tokens > 200000 maximum"). A turn that meets one learns the window and asks
-again (chat/turn_overflow.py), so a long chat on a small server keeps going."""
+again (chat/play/overflow.py), so a long chat on a small server keeps going."""
 
 from __future__ import annotations
 

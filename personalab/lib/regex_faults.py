@@ -1,5 +1,5 @@
 """What is wrong with a user's regex, as a kind and a place in its text, so that the words
-shown to its author (library/regex_words.py) can say it in their language and point at the
+shown to its author (library/find_replace/words.py) can say it in their language and point at the
 spot, instead of the engine's "missing ) at position 7"."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 // The input and its buttons: Send, Stop, Regenerate, Continue, and "Answer now" on a member.
 // Whether ↻ / → redo the last reply or ask for a missing one is the server's decision
-// (chat/redo.py), the same for every way in.
+// (chat/play/redo.py), the same for every way in.
 import {S, touch} from "./config.js";
 import {impersonateStart} from "./impersonate.js";
 import {connected, draftKeep, draftSave, queuedDrop, send, setBusy, socketSend, turn} from "./socket.js";

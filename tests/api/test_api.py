@@ -115,7 +115,7 @@ async def test_sse_ends_with_an_error_event_when_the_turn_fails_unexpectedly(
     def broken_director(*args, **kwargs):
         raise RuntimeError("a bug after the reply streamed")
 
-    monkeypatch.setattr("chat.turn.director_step", broken_director)
+    monkeypatch.setattr("chat.play.turn.director_step", broken_director)
     use_stub.script(Reply("kept text", chunk_size=4))
     response = await async_client.post(
         "/api/v1/chat", data=json.dumps({"instance_id": instance, "query": "hi", "stream": True}),

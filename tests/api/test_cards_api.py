@@ -7,7 +7,7 @@ import json
 import pytest
 
 from chat.models import ApiToken
-from library.cards import card_parse
+from library.card_formats.cards import card_parse
 from tests.library.test_cards import text_chunk, tiny_png
 from tests.stub_llm import Reply
 
@@ -110,7 +110,7 @@ def test_chat_import_and_export_round_trip(client, auth, instance, store):
 def test_authors_note_is_woven_at_its_depth(alice_client, instance, store, use_stub):
     import asyncio
 
-    from chat.turn import turn_run
+    from chat.play.turn import turn_run
 
     alice_client.post(f"/instances/{instance}/authors_note",
                       {"text": "Keep it tense.", "depth": "0", "frequency": "1"})

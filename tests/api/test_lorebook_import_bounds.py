@@ -47,7 +47,7 @@ def test_a_book_past_the_cap_is_refused_before_any_entry_is_converted(
     def converted(*args, **kwargs):
         raise AssertionError("a book past the cap was converted")
 
-    monkeypatch.setattr("library.lorebook_services.lorebook_file_read", converted)
+    monkeypatch.setattr("library.lore.services.lorebook_file_read", converted)
     response = _import(alice_client, name)
     assert response.status_code == 422, response.content
     assert "at most 5" in response.json()["error"]["message"]
@@ -69,7 +69,7 @@ def test_a_card_whose_book_is_past_the_cap_is_refused_before_it_is_converted(
     def converted(*args, **kwargs):
         raise AssertionError("a card whose book is past the cap was converted")
 
-    monkeypatch.setattr("library.card_import.card_to_definition", converted)
+    monkeypatch.setattr("library.card_formats.card_import.card_to_definition", converted)
     file = SimpleUploadedFile("mira.png", FILES["card.png"], content_type="image/png")
     response = alice_client.post("/api/v1/characters/import", {"file": file})
     assert response.status_code == 422, response.content

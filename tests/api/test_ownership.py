@@ -10,7 +10,7 @@ from django.core.management import call_command
 
 from chat.models import ApiToken
 from library.character_services import character_save
-from library.lorebook_services import lorebook_save
+from library.lore.services import lorebook_save
 from library.models import Character
 
 pytestmark = pytest.mark.django_db

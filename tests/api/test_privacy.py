@@ -11,8 +11,8 @@ import pytest
 from django.core.management import call_command
 
 from chat.models import ApiToken
+from chat.play.turn import turn_run
 from chat.services.instances import instance_create
-from chat.turn import turn_run
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -26,7 +26,7 @@ def _snapshot(root) -> dict[str, bytes]:
 
 
 def _turn(store, instance_id: str, text: str = "hi"):
-    from chat.turn import turn_run
+    from chat.play.turn import turn_run
 
     async def emit(event):
         pass
@@ -36,7 +36,7 @@ def _turn(store, instance_id: str, text: str = "hi"):
 
 @pytest.fixture
 def lorebook(store):
-    from library.lorebook_services import lorebook_save
+    from library.lore.services import lorebook_save
 
     return lorebook_save(store, data={
         "name": "Lore " + XSS, "scan_depth": 4, "token_budget": 800,
@@ -311,7 +311,7 @@ def test_template_attacks_in_author_text_leak_nothing_and_the_turn_completes(
     async def emit(event):
         events.append(event)
 
-    from chat.turn import turn_run
+    from chat.play.turn import turn_run
 
     result = asyncio.run(turn_run(store, instance_id=instance, user_text="hi", emit=emit))
     assert result.answer_text == "stub reply" and not result.error

@@ -19,8 +19,8 @@ from chat.services.account_presets import (
     account_prompt_manager_update,
 )
 from chat.services.generation import generation_defaults_read, generation_defaults_update
-from library.card_import import character_import_card
-from library.regex_script_services import (
+from library.card_formats.card_import import character_import_card
+from library.find_replace.services import (
     card_scripts_allow,
     card_scripts_allowed,
     regex_scripts_account_read,

@@ -12,8 +12,8 @@ import json
 import pytest
 from asgiref.sync import sync_to_async
 
-from chat.aside import asides_read
 from chat.models import ApiToken
+from chat.play.aside import asides_read
 from tests.chat.test_consumer import _connect
 from tests.chat.test_group import _say, brenna, group  # noqa: F401 (fixtures)
 from tests.stub_llm import Reply
@@ -157,7 +157,7 @@ async def test_an_aside_is_answered_while_a_story_reply_streams(alice, store, st
 def test_the_chat_page_offers_an_aside_to_each_member_and_shows_kept_ones(alice_client, store,
                                                                           story, character,
                                                                           brenna):
-    from chat.aside import aside_keep
+    from chat.play.aside import aside_keep
 
     aside_keep(store, instance_id=story, lines=[
         {"role": "user", "content": "你信任他吗？", "speaker": brenna},

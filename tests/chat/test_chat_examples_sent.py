@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.impersonate import impersonate_plan
+from chat.play.impersonate import impersonate_plan
 from tests.text_turns import english, group_create, group_turn, solo_create, turn, utility_set
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -4,13 +4,13 @@ import json
 
 import pytest
 
-from chat.chat_formats import (
+from chat.import_export.chat_formats import (
     ChatFormatError,
     chat_export_jsonl,
     chat_import_jsonl,
     date_parse,
 )
-from chat.chat_markdown import chat_export_markdown
+from chat.import_export.chat_markdown import chat_export_markdown
 
 
 def jsonl(*records: dict) -> bytes:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.chat_formats import ChatFormatError, chat_import_jsonl
+from chat.import_export.chat_formats import ChatFormatError, chat_import_jsonl
 from personalab.lib.nesting import MAX_CHAT_LINES, json_loads_bounded
 
 HEADER = b'{"user_name":"Ann","character_name":"Mira"}\n'
@@ -21,7 +21,7 @@ def test_a_chat_file_past_the_lines_cap_is_refused_before_a_line_is_read(monkeyp
         parsed.append(len(text))
         return json_loads_bounded(text, **limits)
 
-    monkeypatch.setattr("chat.chat_formats.json_loads_bounded", read)
+    monkeypatch.setattr("chat.import_export.chat_formats.json_loads_bounded", read)
     data = HEADER + b"{}\n" * MAX_CHAT_LINES
     with pytest.raises(ChatFormatError, match="more than 100,000 lines"):
         chat_import_jsonl(data)
@@ -41,7 +41,7 @@ def test_a_chat_file_of_lines_under_each_lines_cap_is_refused_past_the_files(mon
         parsed.append(len(text))
         return json_loads_bounded(text, **limits)
 
-    monkeypatch.setattr("chat.chat_formats.json_loads_bounded", read)
+    monkeypatch.setattr("chat.import_export.chat_formats.json_loads_bounded", read)
     line = b'{"name":"Ann","is_user":true,"mes":"hi","extra":[' + b'"a",' * 32 + b'"a"]}\n'
     data = HEADER + line * 30_000  # each line 38 values, the file 1,140,000
     with pytest.raises(ChatFormatError, match="more than 1,000,000 values"):
@@ -60,7 +60,7 @@ def test_an_agnai_or_risuai_chat_past_the_messages_cap_is_refused_before_one_is_
         monkeypatch, document):
     read = []
     for name in ("_agnai_message", "_risu_message"):
-        monkeypatch.setattr(f"chat.chat_formats.{name}", lambda *a, **k: read.append(1) or {})
+        monkeypatch.setattr(f"chat.import_export.chat_formats.{name}", lambda *a, **k: read.append(1) or {})
     with pytest.raises(ChatFormatError, match="more than 100,000 messages"):
         chat_import_jsonl(document)
     assert read == []

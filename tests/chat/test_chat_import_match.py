@@ -12,7 +12,7 @@ import time
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from chat.import_check import PENDING_KEEP_SECONDS
+from chat.import_export.import_check import PENDING_KEEP_SECONDS
 from chat.models import Instance
 from library.character_services import character_save
 

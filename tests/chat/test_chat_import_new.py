@@ -13,7 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from chat.models import Instance
 from chat.services.instances import instance_create
 from library.character_services import character_save
-from library.persona_services import persona_create
+from library.personas.services import persona_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from chat import history
-from chat.chat_formats import ChatFormatError, chat_export_jsonl, chat_import
-from chat.history_base import line_fingerprint
+from chat.history_manager import edits as history
+from chat.history_manager.base import line_fingerprint
+from chat.import_export.chat_formats import ChatFormatError, chat_export_jsonl, chat_import
 from tests.stub_llm import Reply
 
 HEADER = {"user_name": "Ann", "character_name": "Mira",
@@ -163,7 +163,7 @@ async def test_narrator_lines_reach_the_model_as_sillytavern_sends_them(client, 
     message without a name; hidden lines, comments and a /hide'd narrator line stay out."""
     from asgiref.sync import sync_to_async
 
-    from chat.turn import turn_run
+    from chat.play.turn import turn_run
 
     await sync_to_async(_upload)(client, auth, instance,
                                  jsonl([*CHAT, COMMENT, HIDDEN_NARRATOR]))
@@ -191,8 +191,8 @@ async def test_a_narrator_line_hidden_here_is_no_longer_sent(client, auth, insta
                                                              use_stub):
     from asgiref.sync import sync_to_async
 
-    from chat.history import message_hide
-    from chat.turn import turn_run
+    from chat.history_manager.edits import message_hide
+    from chat.play.turn import turn_run
 
     body = (await sync_to_async(_upload)(client, auth, instance, jsonl(CHAT))).json()
     read = store.session_read(instance, body["session_id"])
@@ -221,8 +221,8 @@ async def test_a_narrator_line_sillytavern_sends_is_scanned_for_lore(client, aut
     words do not."""
     from asgiref.sync import sync_to_async
 
-    from chat.turn import turn_run
-    from library.lorebook_services import lorebook_save
+    from chat.play.turn import turn_run
+    from library.lore.services import lorebook_save
 
     book = await sync_to_async(lorebook_save)(store, user=alice, data={
         "name": "bells", "scan_depth": 10,
@@ -322,7 +322,7 @@ def test_a_sessions_export_carries_the_storys_authors_note(client, auth, instanc
     {"note_prompt": ["x"]}, {"note_prompt": "x", "note_depth": "4", "note_role": 9},
     {"note_prompt": "x", "note_interval": 0}, {"note_prompt": "   "}, "text", None])
 def test_an_odd_note_in_a_chat_header_reads_as_defaults_or_as_none(metadata):
-    from chat.st_note import note_from_st
+    from chat.import_export.st_note import note_from_st
 
     note = note_from_st(metadata)
     assert note is None or note == {"text": "x", "depth": 4, "frequency": 1, "role": "system"}
@@ -332,7 +332,7 @@ def test_an_odd_note_in_a_chat_header_reads_as_defaults_or_as_none(metadata):
 @pytest.mark.django_db(transaction=True)
 def test_the_import_report_says_who_played_the_chat_when_someone_else_plays_here(
         client, auth, alice, instance, store):
-    from library.persona_services import persona_create
+    from library.personas.services import persona_create
 
     body = _upload(client, auth, instance, jsonl(CHAT)).json()
     assert any("the player was Ann" in note and "You are" in note
@@ -346,7 +346,7 @@ def test_the_import_report_says_who_played_the_chat_when_someone_else_plays_here
 @pytest.mark.django_db(transaction=True)
 def test_a_chats_bound_lorebook_is_read_in_the_story_when_the_library_has_it(
         client, auth, alice, instance, store):
-    from library.lorebook_services import lorebook_create
+    from library.lore.services import lorebook_create
 
     body = _upload(client, auth, instance, jsonl(CHAT)).json()  # chat_metadata.world_info: Harbor
     assert any('"Harbor" is not in your library' in note for note in body["imported"]["notes"])
@@ -386,7 +386,7 @@ def test_imported_replies_of_the_character_show_its_picture(alice_client, instan
 
 def test_swipes_made_here_export_with_their_own_dates():
     """issue 32 item 7: a chat exported to SillyTavern keeps each swipe's date."""
-    from chat.chat_formats import chat_export_jsonl
+    from chat.import_export.chat_formats import chat_export_jsonl
 
     line = {"role": "assistant", "content": "second", "turn": 1,
             "timestamp": "2026-11-28T08:00:00Z", "alternative_position": 1,

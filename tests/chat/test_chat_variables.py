@@ -9,10 +9,10 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from chat import history
-from chat.impersonate import impersonate_plan
+from chat.history_manager import edits as history
+from chat.play.impersonate import impersonate_plan
+from chat.play.turn import turn_run
 from chat.services.instances import instance_create
-from chat.turn import turn_run
 from library.character_services import character_save
 from personalab.lib import atomic
 from personalab.lib.filestore.variables import (
@@ -129,7 +129,7 @@ async def test_a_branch_and_a_summarized_continuation_keep_the_chats_variables(
     await _turn(store, chat, "one")
     await _turn(store, chat, "two")
     read = store.session_read(chat, "sess_001")
-    from chat.history_base import line_fingerprint
+    from chat.history_manager.base import line_fingerprint
 
     first = read.lines[0]
     branch = history.session_branch(store, instance_id=chat, session_id="sess_001", index=0,

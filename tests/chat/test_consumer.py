@@ -10,7 +10,7 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
-from chat.consumers import ChatConsumer
+from chat.live.consumers import ChatConsumer
 from personalab.asgi import application
 from tests.stub_llm import Reply
 
@@ -159,7 +159,7 @@ async def test_a_socket_opened_before_a_log_out_neither_plays_nor_follows_the_ch
         alice, instance, use_stub, store, monkeypatch):
     """The scope kept the user the socket was opened with: after the log out it still sent
     turns and received the next tab's tokens."""
-    monkeypatch.setattr("chat.consumers.FOLLOW_CHECK_SECONDS", 0, raising=False)
+    monkeypatch.setattr("chat.live.consumers.FOLLOW_CHECK_SECONDS", 0, raising=False)
     browser = Client()
     await sync_to_async(browser.force_login)(alice)
     headers = [(b"origin", b"http://127.0.0.1:8000"), (b"host", b"127.0.0.1:8000"),

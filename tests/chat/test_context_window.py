@@ -12,12 +12,12 @@ import json
 
 import pytest
 
-from chat import model_context
-from chat.model_context import model_context_forget
+from chat.play import model_context
+from chat.play.model_context import model_context_forget
 from chat.services.instances import instance_create
 from chat.services.session_import import session_import
 from library.character_services import character_save
-from memory.recaps import RECAPS_FILE
+from memory.summaries.recaps import RECAPS_FILE
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.tokens import count_tokens
 from tests.stub_llm import Fail, Reply

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from chat.conversations import BY_KEY, BY_PARTICIPANT, conv_key, ledger_read
+from chat.groups.conversations import BY_KEY, BY_PARTICIPANT, conv_key, ledger_read
 from chat.models import ConversationParticipant
 from chat.services.index import reindex_all
 from chat.services.instances import instance_create

@@ -12,13 +12,13 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.utils import translation
 
+from chat.inspector.names import note_named
 from chat.prompt.assemble import prompt_build
 from chat.prompt.depth_weave import history_weave
 from chat.prompt.inputs import Block
 from chat.prompt.sections import section_report
 from chat.prompt.story import StoryChoice
 from chat.prompt.templates import TemplateStore
-from chat.trace_names import note_named
 from personalab.lib.story_string import ContextTemplate
 from personalab.lib.tokens import count_tokens
 from tests.chat.test_pipeline import make_inputs, make_lines

@@ -7,10 +7,10 @@ import asyncio
 
 import pytest
 
+from chat.play.turn import turn_run
 from chat.services.errors import InstanceUpdateError
 from chat.services.generation import generation_defaults_update
 from chat.services.instance_settings import instance_update
-from chat.turn import turn_run
 from personalab.lib.generation import GenerationError, generation_from_st_preset, generation_update
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -180,7 +180,7 @@ def test_rest_imports_a_sillytavern_preset_into_an_instance(client, alice, store
 
 
 def test_rest_put_picks_a_persona_of_ones_own_only(client, alice, bob, store, instance):
-    from library.persona_services import persona_create
+    from library.personas.services import persona_create
 
     mine = persona_create(store, owner=alice, data={"name": "Ann", "description": "A medic."})
     theirs = persona_create(store, owner=bob, data={"name": "Bo", "description": "A thief."})

@@ -10,7 +10,7 @@ import re
 import pytest
 from asgiref.sync import sync_to_async
 
-from chat.group import conversation_turn
+from chat.groups.round import conversation_turn
 from chat.services.instances import instance_create
 from library.character_services import character_save
 from personalab.lib.letter_colours import letter_class

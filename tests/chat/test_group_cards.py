@@ -12,8 +12,8 @@ import dataclasses
 
 import pytest
 
-from chat.group import conversation_turn
-from chat.group_cards import CardJoin, MemberCard, cards_joined, depth_prompts_joined
+from chat.groups.cards import CardJoin, MemberCard, cards_joined, depth_prompts_joined
+from chat.groups.round import conversation_turn
 from chat.services.instances import instance_create
 from tests.library.test_worldinfo_turns import _link
 from tests.text_turns import card_import, english

@@ -1,5 +1,5 @@
 """In a group's join mode with a small window, what gives way first when the prompt cannot
-fit: the recalled lines shrink before any other member's joined card is left out (chat/context.py
+fit: the recalled lines shrink before any other member's joined card is left out (chat/play/context.py
 context_prepare, then group_cards.prompt_fitted). SillyTavern has no recall and never drops a
 member's card; a member's card is part of who is in the scene, the recall only a help."""
 
@@ -10,7 +10,7 @@ import asyncio
 import pytest
 from django.core.management import call_command
 
-from chat.group import conversation_turn
+from chat.groups.round import conversation_turn
 from chat.services.instances import instance_create
 from chat.services.session_import import session_import
 from tests.chat.test_context_window import WORDS, st_chat

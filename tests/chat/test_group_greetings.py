@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.group import conversation_turn
+from chat.groups.round import conversation_turn
 from chat.services.instances import instance_create
 from chat.services.members import instance_member_remove
 from library.character_services import character_save

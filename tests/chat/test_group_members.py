@@ -9,7 +9,7 @@ import re
 import pytest
 from asgiref.sync import sync_to_async
 
-from chat.conversations import conv_key, ledger_read
+from chat.groups.conversations import conv_key, ledger_read
 from chat.models import ConversationParticipant
 from chat.services.index import reindex_all
 from chat.services.instances import instance_create

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from chat.models import ApiToken
-from chat.turn import TurnRefused, turn_run
+from chat.play.turn import TurnRefused, turn_run
 from tests.chat.test_group import _lines, _say, brenna, group  # noqa: F401 (fixtures)
 from tests.chat.test_group_members import _members
 from tests.stub_llm import Reply
@@ -120,7 +120,7 @@ def test_the_first_member_can_leave_and_the_next_one_takes_over(alice_client, st
 
 def test_the_biography_reaches_only_a_one_to_one_story_of_its_own_character(
         alice_client, store, group, character, brenna, use_stub):
-    from memory.biography import biography_add
+    from memory.character.biography import biography_add
 
     biography_add(store, instance_id=group, text="Alserqi 在第七区长大。")
     use_stub.script(Reply("嗯。"), Reply("嗯。"))

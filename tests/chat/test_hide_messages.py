@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from chat import history_base
+from chat.history_manager import base as history_base
 from chat.models import ApiToken
-from chat.turn import turn_run
-from library.lorebook_services import lorebook_save
+from chat.play.turn import turn_run
+from library.lore.services import lorebook_save
 from memory import runtime
 from tests.rest_client import as_alice, as_bob  # noqa: F401 — fixtures
 from tests.stub_llm import Reply

@@ -10,8 +10,10 @@ import re
 import pytest
 from django.templatetags.static import static
 
-from chat import history, history_base, history_read
-from chat.turn import turn_run
+from chat.history_manager import base as history_base
+from chat.history_manager import edits as history
+from chat.history_manager import reads as history_read
+from chat.play.turn import turn_run
 from library.selectors import persona_effective
 from tests.stub_llm import Reply
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat import history
+from chat.history_manager import edits as history
 from tests.chat.test_history import Clock, _backups, _chat, _row
 
 

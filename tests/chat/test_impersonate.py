@@ -12,9 +12,9 @@ import json
 import pytest
 from asgiref.sync import sync_to_async
 
-from chat.impersonate import impersonate_plan
 from chat.models import ApiToken
-from library.persona_services import persona_create
+from chat.play.impersonate import impersonate_plan
+from library.personas.services import persona_create
 from personalab.lib.llm_offline import OfflineProvider
 from tests.chat.test_consumer import _connect
 from tests.chat.test_group import _say, brenna, group  # noqa: F401 (fixtures)

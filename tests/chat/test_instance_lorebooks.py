@@ -8,8 +8,8 @@ import asyncio
 import pytest
 
 from chat.models import ApiToken
-from chat.turn import turn_run
-from library.lorebook_services import lorebook_save
+from chat.play.turn import turn_run
+from library.lore.services import lorebook_save
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

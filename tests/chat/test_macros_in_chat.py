@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from chat.play.macros import imported_chat_variables
+from chat.play.turn import turn_run
 from chat.services.instances import instance_create
-from chat.turn import turn_run
-from chat.turn_macros import imported_chat_variables
 from library.character_services import character_save
 
 pytestmark = pytest.mark.django_db(transaction=True)

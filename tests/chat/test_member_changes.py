@@ -10,7 +10,7 @@ import shutil
 import pytest
 from django.core.management import call_command
 
-from chat.conversations import ledger_read
+from chat.groups.conversations import ledger_read
 from chat.models import ConversationParticipant, Instance
 from chat.services.index import reindex_all
 from chat.services.instances import instance_create

@@ -13,8 +13,8 @@ from chat.prompt.window import window_for
 from chat.services.instances import instance_create
 from chat.services.session_import import session_import
 from library.character_services import character_save
-from memory.biography import biography_add
-from memory.recaps import RECAPS_FILE
+from memory.character.biography import biography_add
+from memory.summaries.recaps import RECAPS_FILE
 from tests.chat.test_context_window import WORDS, chat, prompt_tokens, sent_text, st_chat
 from tests.stub_llm import Reply
 

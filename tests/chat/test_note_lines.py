@@ -9,7 +9,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from chat import history_base
+from chat.history_manager import base as history_base
 from chat.models import ApiToken
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
-from chat.turn import turn_run
+from chat.play.turn import turn_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import sync_to_async
 
+from chat.play.lore import authors_note_blocks
+from chat.play.turn import turn_run
 from chat.services.instance_settings import instance_update
-from chat.turn import turn_run
-from chat.turn_lore import authors_note_blocks
-from library.persona_services import persona_create, persona_update
+from library.personas.services import persona_create, persona_update
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -120,9 +120,9 @@ def test_the_persona_form_sets_the_position(alice_client, store):
 
 
 def test_at_the_same_depth_it_follows_the_note_and_the_cards_note_and_precedes_lore(tmp_path):
+    from chat.play.lore import persona_depth_blocks
     from chat.prompt.assemble import prompt_build
     from chat.prompt.templates import TemplateStore
-    from chat.turn_lore import persona_depth_blocks
     from tests.chat.test_pipeline import make_inputs, make_lines
 
     persona = persona_depth_blocks({"description": "PERSONA", "description_position": "depth",

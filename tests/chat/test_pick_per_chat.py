@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from chat.context import context_load, context_prepare
+from chat.play.context import context_load, context_prepare
 from chat.services.instances import instance_create
 from library.character_services import character_save
-from library.lorebook_services import lorebook_save
+from library.lore.services import lorebook_save
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

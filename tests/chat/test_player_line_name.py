@@ -8,9 +8,9 @@ import re
 
 import pytest
 
+from chat.play.turn import turn_run
 from chat.services.instance_settings import instance_update
-from chat.turn import turn_run
-from library.persona_services import persona_create
+from library.personas.services import persona_create
 from tests.chat.test_group import _say, brenna, group  # noqa: F401 (fixtures)
 from tests.stub_llm import Reply
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from chat.turn import turn_run
+from chat.play.turn import turn_run
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)

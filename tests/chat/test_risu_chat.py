@@ -144,7 +144,7 @@ def test_a_risuai_chat_uploaded_as_a_card_is_refused_saying_what_it_is(client, a
 def test_a_risuai_chat_starts_with_the_greeting_it_was_played_from(client, auth, alice, store,
                                                                    fm_index, shown):
     from chat.services.instances import instance_create
-    from library.card_import import character_import_card
+    from library.card_formats.card_import import character_import_card
 
     card = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
         "name": "Mira", "description": "A keeper.", "first_mes": "The lighthouse is dark.",

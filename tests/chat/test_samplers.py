@@ -9,10 +9,10 @@ import asyncio
 
 import pytest
 
+from chat.play.turn import turn_run
 from chat.services.errors import InstanceUpdateError
 from chat.services.generation import generation_defaults_update
 from chat.services.instance_settings import instance_update
-from chat.turn import turn_run
 from personalab.lib.generation import generation_from_st_preset
 from personalab.lib.llm import sampling
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.speakers import Member, SpeakerError, speakers_pick, talkativeness_of
+from chat.groups.speakers import Member, SpeakerError, speakers_pick, talkativeness_of
 
 A = Member("char_a", "Alserqi", talkativeness=0.9)
 B = Member("char_b", "Brenna", talkativeness=0.2)

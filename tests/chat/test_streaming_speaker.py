@@ -8,8 +8,8 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.test import Client
 
-from chat.group import conversation_turn
-from chat.redo import redo_run
+from chat.groups.round import conversation_turn
+from chat.play.redo import redo_run
 from chat.services.instances import instance_create
 from library.avatars import avatar_write
 from tests.library.test_character_avatar import png_bytes

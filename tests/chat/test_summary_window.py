@@ -93,7 +93,7 @@ def test_a_summarized_chat_in_a_small_window_keeps_its_newest_summary_lines(
 def test_the_summary_lines_note_reads_in_chinese():
     from django.utils import translation
 
-    from chat.trace_names import note_named
+    from chat.inspector.names import note_named
 
     with translation.override("zh-hans"):
         assert note_named("3 of 12 summary lines kept (the newest)") == "保留了 12 条摘要中最新的 3 条"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from chat.play.turn import turn_run
 from chat.services.traces import trace_rebuild
-from chat.turn import turn_run
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -16,7 +16,7 @@ INTERRUPTED = "The reply to this prompt was interrupted"
 
 async def _turn_seen_midway(store, instance: str, seen) -> None:
     """A turn whose reply streams slowly; `seen(trace_id)` is awaited at its fifth token."""
-    from chat.turn import turn_run
+    from chat.play.turn import turn_run
 
     tokens: list[dict] = []
     trace_ids: list[str] = []

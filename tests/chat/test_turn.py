@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from chat.turn import TurnRefused, turn_run
+from chat.play.turn import TurnRefused, turn_run
 from tests.stub_llm import Empty, Fail, Garbage, Hang, Reply, refused_url
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from chat.context import context_load, context_prepare
+from chat.play.context import context_load, context_prepare
+from chat.play.lore import WORLD_INFO_BUDGET_PERCENT, lore_for_turn
 from chat.prompt.window import ContextWindow
-from chat.turn_lore import WORLD_INFO_BUDGET_PERCENT, lore_for_turn
 from library.character_services import character_save
-from library.lorebook_services import lorebook_save
+from library.lore.services import lorebook_save
 from personalab.lib.tokens import count_tokens
 
 pytestmark = pytest.mark.django_db(transaction=True)

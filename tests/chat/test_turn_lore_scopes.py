@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from chat.context import context_load
+from chat.play.context import context_load
+from chat.play.lore import WORLD_INFO_BUDGET_PERCENT, lore_for_turn
 from chat.prompt.window import ContextWindow
 from chat.services.instance_settings import instance_update
-from chat.turn_lore import WORLD_INFO_BUDGET_PERCENT, lore_for_turn
 from library.background_services import background_save
 from library.character_services import character_save
-from library.lorebook_services import lorebook_save
+from library.lore.services import lorebook_save
 from personalab.lib.tokens import count_tokens
 
 pytestmark = pytest.mark.django_db(transaction=True)

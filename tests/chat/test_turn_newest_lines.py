@@ -7,10 +7,10 @@ import dataclasses
 
 import pytest
 
-from chat.context import context_load, context_prepare
+from chat.play.context import context_load, context_prepare
+from chat.play.turn import turn_run
 from chat.services.instance_settings import instance_update
 from chat.services.traces import trace_rebuild
-from chat.turn import turn_run
 from personalab.lib.trace_refs import conversation_refer
 from tests.stub_llm import Reply
 
@@ -82,7 +82,7 @@ async def test_the_trace_of_such_a_turn_shows_exactly_what_was_sent(store, insta
 
 
 def test_lore_that_looks_further_back_than_the_lines_read_still_sees_them(store, instance, alice):
-    from library.lorebook_services import lorebook_save
+    from library.lore.services import lorebook_save
 
     _long_session(store, instance)
     book = lorebook_save(store, user=alice, data={"name": "深处", "scan_depth": 100, "entries": [

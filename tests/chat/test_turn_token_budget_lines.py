@@ -8,10 +8,10 @@ import dataclasses
 
 import pytest
 
-from chat.context import context_load, context_prepare
+from chat.play.context import context_load, context_prepare
+from chat.play.turn import turn_run
 from chat.prompt.assemble import REPLY_PRIMING_TOKENS
 from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
-from chat.turn import turn_run
 from personalab.lib.tokens import count_tokens
 from tests.stub_llm import Reply
 

@@ -12,8 +12,8 @@ import pytest
 from django.urls import reverse
 
 from chat.models import ApiToken
-from library.card_png import png_card_texts, png_chunks
-from library.charx import charx_read
+from library.card_formats.charx import charx_read
+from library.card_formats.png import png_card_texts, png_chunks
 from personalab.lib.filestore.store import FileStore
 from tests.stub_llm import Reply
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.turn import turn_run
+from chat.play.turn import turn_run
 from tests.stub_llm import Empty, Fail, Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)

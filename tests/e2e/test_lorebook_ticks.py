@@ -36,7 +36,7 @@ SEED = """
 import json, sys, django
 django.setup()
 from django.contrib.auth import get_user_model
-from library.lorebook_services import lorebook_save
+from library.lore.services import lorebook_save
 from personalab.storage import get_store
 admin = get_user_model().objects.get(username="admin")
 ids = {}
@@ -44,7 +44,7 @@ for name in json.loads(sys.argv[1]):
     ids[name] = lorebook_save(get_store(), user=admin, data={"name": name, "entries": [
         {"keys": [name.lower()], "content": f"About {name}."}]})
 from library.background_services import background_save
-from library.persona_services import persona_create
+from library.personas.services import persona_create
 for name in json.loads(sys.argv[2]):
     ids[name] = background_save(get_store(), user=admin, data={
         "name": name, "world_setting": f"{name}.", "visibility": "private"})

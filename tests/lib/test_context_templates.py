@@ -11,8 +11,8 @@ import json
 
 import pytest
 
+from chat.play.turn import TurnRefused
 from chat.services.traces import trace_rebuild
-from chat.turn import TurnRefused
 from tests.stub_llm import Reply
 from tests.text_turns import english, group_create, group_turn, solo_create, turn
 

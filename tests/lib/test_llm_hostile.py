@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from chat.turn import turn_run
+from chat.play.turn import turn_run
 from personalab.lib.sse import LineTooLong, SSELines
 from tests.stub_llm import LongLine, Reply, Useless
 

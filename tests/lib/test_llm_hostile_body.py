@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from memory.errors import MemoryActionError
-from memory.summarize import memory_summarize
+from memory.summaries.summarize import memory_summarize
 from personalab.lib.llm import LLMError, LLMSettings, OpenAIProvider
 from tests.memory.test_memory_services import FakeIndex, make_instance, snapshot
 from tests.stub_llm import BigBody, StubLLM, Trickle

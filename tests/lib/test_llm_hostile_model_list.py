@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.model_context import model_context_forget, model_context_tokens
+from chat.play.model_context import model_context_forget, model_context_tokens
 from personalab.lib.llm import LLMError, LLMSettings
 from personalab.lib.llm_models import llm_models_list
 from personalab.lib.llm_providers import provider_for

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.turn import turn_run
+from chat.play.turn import turn_run
 from personalab.llm_config import llm_settings_from_env
 
 pytestmark = pytest.mark.django_db(transaction=True)

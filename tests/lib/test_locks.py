@@ -76,7 +76,7 @@ async def test_with_redis_configured_a_turn_holds_the_lock_there(
         settings, alice, instance, use_stub, redis_url):  # noqa: F811
     import asyncio
 
-    from chat.turn import TurnRefused, turn_run
+    from chat.play.turn import TurnRefused, turn_run
     from personalab.storage import get_store
     from tests.stub_llm import Reply
 
@@ -101,7 +101,7 @@ async def test_with_redis_configured_a_turn_holds_the_lock_there(
 @pytest.mark.django_db(transaction=True)
 async def test_redis_down_is_a_clear_refusal_and_coming_back_needs_no_restart(
         settings, alice, instance, use_stub, redis_server):  # noqa: F811
-    from chat.turn import TurnRefused, turn_run
+    from chat.play.turn import TurnRefused, turn_run
     from personalab.storage import get_store
     from tests.stub_llm import Reply
 

@@ -15,8 +15,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
 from chat.models import ApiToken
-from library.card_import import character_import_card
-from library.lorebook_services import lorebook_import
+from library.card_formats.card_import import character_import_card
+from library.lore.services import lorebook_import
 from personalab.lib import jsontext
 from personalab.lib.jsontext import json_loads, surrogates_replace
 from tests.chat.test_consumer import _collect_until_done, _connect

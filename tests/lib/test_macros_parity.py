@@ -9,7 +9,7 @@ import random
 import time
 from datetime import UTC, datetime
 
-from chat.turn_macros import macro_values_for
+from chat.play.macros import macro_values_for
 from personalab.lib.macros import idle_duration_text, macros_replace
 
 VALUES = {"user": "Ann", "char": "Pia"}

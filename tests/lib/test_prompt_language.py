@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import sync_to_async
 
+from chat.play.turn import turn_run
 from chat.services.instances import instance_create
-from chat.turn import turn_run
 from library.character_services import character_save
 from personalab.lib.prompt_language import locale_pick
 

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from chat.turn import turn_run
+from chat.play.turn import turn_run
 from personalab.lib.reasoning import Reasoning, ThinkSplitter
 from tests.stub_llm import Reply
 
@@ -66,7 +66,7 @@ def test_think_blocks_anywhere_are_split_off_across_pieces(pieces, reply, though
 
 
 def test_each_version_of_a_reply_keeps_its_own_reasoning(store, instance, use_stub):
-    from chat.history import reply_choose_alternative
+    from chat.history_manager.edits import reply_choose_alternative
 
     use_stub.script(Reply("First.", reasoning="plan A"), Reply("Second.", reasoning="plan B"))
     _turn(store, instance, "Go on.")

@@ -9,7 +9,7 @@ import json
 import pytest
 import regex
 
-from library.worldinfo import lorebook_match
+from library.lore.activation import lorebook_match
 from personalab.lib import user_regex
 from personalab.lib.tokens import count_tokens
 from personalab.lib.user_regex import PatternRefused, pattern_compile, pattern_expansion

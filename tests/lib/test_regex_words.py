@@ -7,8 +7,8 @@ import pytest
 import regex
 from django.utils import translation
 
-from library.lorebook_regex import regex_keys_check
-from library.regex_scripts import scripts_checked
+from library.find_replace.scripts import scripts_checked
+from library.lore.regex_keys import regex_keys_check
 from personalab.lib.regex_faults import pattern_fault
 
 pytestmark = pytest.mark.django_db

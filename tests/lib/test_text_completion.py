@@ -10,9 +10,9 @@ import json
 
 import pytest
 
-from chat.context import provider_current
+from chat.play.context import provider_current
 from chat.services.traces import trace_rebuild
-from memory.evolved_persona import memory_update_persona
+from memory.character.evolved_persona import memory_update_persona
 from personalab.lib.instruct import instruct_prompt, instruct_template_read
 from personalab.lib.instruct_presets import BUILT_IN
 from personalab.lib.llm import LLMSettings

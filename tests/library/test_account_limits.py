@@ -99,7 +99,7 @@ def test_charx_member_paths_that_cannot_all_be_written_leave_no_half_character(
 
 def test_a_charx_that_fails_while_being_written_leaves_no_trace(alice_client, store, data_dir,
                                                                  monkeypatch):
-    from library import card_import
+    from library.card_formats import card_import
 
     def disk_full(*args, **kwargs):
         raise OSError(28, "No space left on device")
@@ -174,7 +174,7 @@ def test_a_turn_scores_at_most_the_capped_number_of_vectorized_entries():
     """3,000 vectorized entries once held the instance lock for 8 minutes on their first turn."""
     import numpy as np
 
-    from library.worldinfo_vectors import content_hash, vector_scorer
+    from library.lore.vectors import content_hash, vector_scorer
 
     asked: list[str] = []
 

@@ -10,7 +10,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from chat.services.instances import instance_create
-from library.cards import card_parse
+from library.card_formats.cards import card_parse
 from tests.library.test_card_fields import _english, _turn
 
 pytestmark = pytest.mark.django_db(transaction=True)

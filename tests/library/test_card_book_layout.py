@@ -14,9 +14,9 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from chat.services.instances import instance_create
-from library.card_import import character_import_card
-from library.lorebook_services import lorebook_save
-from library.persona_services import persona_create
+from library.card_formats.card_import import character_import_card
+from library.lore.services import lorebook_save
+from library.personas.services import persona_create
 from tests.library.test_worldinfo_turns import _turn
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -10,8 +10,8 @@ import zipfile
 
 import pytest
 
-from library.card_export import character_export_card
-from library.card_import import character_import_card
+from library.card_formats.card_import import character_import_card
+from library.card_formats.export import character_export_card
 from library.errors import LibraryError
 from library.index_rows import character_index
 from library.item_copy import character_copy
@@ -149,7 +149,7 @@ def test_charx_caps_refuse_a_bomb_and_name_the_member(store):
 def test_the_png_chara_chunk_is_v2_and_the_ccv3_chunk_v3(store):
     import base64
 
-    from library.card_png import png_card_texts, png_chunks
+    from library.card_formats.png import png_card_texts, png_chunks
 
     character_id = _import(store, V3_CARD)
     png = character_export_card(store, character_id=character_id, fmt="png")

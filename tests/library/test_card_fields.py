@@ -8,13 +8,13 @@ import json
 
 import pytest
 
-from chat.history import reply_choose_alternative
+from chat.history_manager.edits import reply_choose_alternative
+from chat.play.turn import turn_run
 from chat.prompt.alternation import messages_alternate
 from chat.prompt.examples import examples_parse
 from chat.services.instances import instance_create
 from chat.services.traces import trace_rebuild
-from chat.turn import turn_run
-from library.card_import import character_import_card
+from library.card_formats.card_import import character_import_card
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)

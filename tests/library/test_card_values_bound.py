@@ -15,7 +15,7 @@ import zlib
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from library.cards import CardError, card_parse
+from library.card_formats.cards import CardError, card_parse
 from personalab.lib.jsontext import json_loads
 from personalab.lib.nesting import MAX_VALUES, TooManyValues, json_loads_bounded
 from tests.library.test_cards import chunk, tiny_png

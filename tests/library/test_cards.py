@@ -7,8 +7,7 @@ import zlib
 
 import pytest
 
-from library.card_png import card_image
-from library.cards import (
+from library.card_formats.cards import (
     CardError,
     card_parse,
     card_to_definition,
@@ -16,6 +15,7 @@ from library.cards import (
     card_to_png,
     definition_to_card,
 )
+from library.card_formats.png import card_image
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

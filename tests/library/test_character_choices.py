@@ -14,7 +14,7 @@ import pytest
 from django.urls import reverse
 
 from chat.services.instances import instance_create
-from library.card_import import character_import_card
+from library.card_formats.card_import import character_import_card
 from library.character_services import character_save
 from library.models import Character
 from personalab.lib.names import labels_distinct

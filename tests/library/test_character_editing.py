@@ -9,8 +9,8 @@ from html.parser import HTMLParser
 import pytest
 from django.urls import reverse
 
-from library.card_export import character_export_card
-from library.card_import import character_import_card
+from library.card_formats.card_import import character_import_card
+from library.card_formats.export import character_export_card
 
 pytestmark = pytest.mark.django_db
 

@@ -10,11 +10,11 @@ import pytest
 from django.urls import reverse
 
 from chat.models import ApiToken
+from chat.play.turn import turn_run
 from chat.services.instance_settings import instance_update
 from chat.services.instances import instance_create
-from chat.turn import turn_run
-from library.card_export import character_export_card
-from library.card_import import character_import_card
+from library.card_formats.card_import import character_import_card
+from library.card_formats.export import character_export_card
 from tests.library.test_character_editing import _big_card, _submitted
 from tests.stub_llm import Reply
 

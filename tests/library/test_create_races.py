@@ -10,7 +10,7 @@ import pytest
 from chat.services.instances import instance_create
 from library.background_services import background_save
 from library.character_services import character_save
-from library.lorebook_services import lorebook_create
+from library.lore.services import lorebook_create
 from personalab.lib.ids import numbered_candidates
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from asgiref.sync import sync_to_async
 
-from library import lore_vector_store
+from library.lore import vector_store as lore_vector_store
 from personalab.lib.embedding import embeddings
 from tests.library.test_worldinfo_turns import _link, _turn
 

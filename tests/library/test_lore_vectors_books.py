@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import sync_to_async
 
-from library import lore_vector_store
 from library.character_services import character_save
-from library.lorebook_services import lorebook_save
+from library.lore import vector_store as lore_vector_store
+from library.lore.services import lorebook_save
 from tests.library.test_lore_vectors_background import _lore, passages  # noqa: F401 (fixture)
 from tests.library.test_worldinfo_turns import _turn
 

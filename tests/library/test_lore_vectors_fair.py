@@ -9,7 +9,7 @@ import threading
 import numpy as np
 import pytest
 
-from library import lore_vector_store
+from library.lore import vector_store as lore_vector_store
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from library.lorebook import LorebookError, lore_blocks, lorebook_match, lorebook_validate
+from library.lore.lorebook import LorebookError, lore_blocks, lorebook_match, lorebook_validate
 from personalab.lib.macros import macros_replace
 
 

@@ -10,7 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from chat.models import ApiToken
 from library.models import Persona
-from library.persona_services import persona_create
+from library.personas.services import persona_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -7,15 +7,15 @@ import json
 
 import pytest
 
+from chat.play.turn import turn_run
 from chat.services.index import reindex_all
 from chat.services.instance_settings import instance_update
 from chat.services.instances import instance_create
-from chat.turn import turn_run
 from library.avatars import AVATAR_MAX_BYTES
 from library.character_services import character_save
 from library.errors import LibraryConflict, LibraryError, LibraryForbidden, LibraryNotFound
 from library.models import Persona
-from library.persona_services import (
+from library.personas.services import (
     persona_avatar_remove,
     persona_avatar_save,
     persona_create,

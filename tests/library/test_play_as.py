@@ -9,7 +9,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from library.models import Persona
-from library.persona_services import persona_create
+from library.personas.services import persona_create
 from library.selectors import default_persona_ids
 from tests.chat.test_chat_roundtrip import CHAT, jsonl  # its player is Ann
 

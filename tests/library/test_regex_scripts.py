@@ -13,15 +13,15 @@ from asgiref.sync import sync_to_async
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from chat import history
-from chat.history_base import line_fingerprint
+from chat.history_manager import edits as history
+from chat.history_manager.base import line_fingerprint
 from chat.models import ApiToken
+from chat.play.turn import turn_run
 from chat.services.instances import instance_create
-from chat.turn import turn_run
-from library.card_export import character_export_card
-from library.card_import import character_import_card
+from library.card_formats.card_import import character_import_card
+from library.card_formats.export import character_export_card
 from library.errors import LibraryError
-from library.regex_script_services import (
+from library.find_replace.services import (
     card_scripts_allow,
     regex_scripts_account_read,
     regex_scripts_account_save,

@@ -5,7 +5,7 @@ characters, so the newline is one token."""
 
 from __future__ import annotations
 
-from library.lorebook import lorebook_match, lorebook_validate
+from library.lore.lorebook import lorebook_match, lorebook_validate
 
 
 def count_chars(text: str) -> int:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import sync_to_async
 
-from library.lorebook_services import lorebook_export
+from library.lore.services import lorebook_export
 from tests.library.test_worldinfo_turns import _link, _turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -59,7 +59,7 @@ async def test_a_book_that_sets_its_depth_keeps_it(store, instance, character, u
 
 
 def test_an_untouched_book_exports_no_scan_settings_its_author_never_set(store):
-    from library.lorebook_services import lorebook_save
+    from library.lore.services import lorebook_save
 
     lorebook_id = lorebook_save(store, data={"name": "Plain", "entries": [
         {"keys": ["a"], "content": "b"}]})

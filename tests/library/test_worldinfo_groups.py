@@ -5,7 +5,7 @@ whole `group` text."""
 
 from __future__ import annotations
 
-from library.lorebook import lorebook_match, lorebook_validate
+from library.lore.lorebook import lorebook_match, lorebook_validate
 
 
 def book(*entries: dict) -> dict:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from library.lorebook import lorebook_match, lorebook_validate
+from library.lore.lorebook import lorebook_match, lorebook_validate
 
 
 def _fires(key: str, text: str) -> bool:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import sync_to_async
 
-from chat.group import conversation_turn
+from chat.groups.round import conversation_turn
 from chat.services.instances import instance_create
-from library import lore_vector_store
 from library.character_services import character_save
-from library.persona_services import persona_create
+from library.lore import vector_store as lore_vector_store
+from library.personas.services import persona_create
 from personalab.lib.embedding import embeddings
 from tests.library.test_worldinfo_turns import _link, _turn
 from tests.stub_llm import Reply
@@ -224,9 +224,9 @@ async def test_vectorized_entries_fire_on_a_chat_close_to_their_content(
 # SillyTavern files carrying these fields: read, acted on, written back as they came ----------
 
 def test_a_sillytavern_world_file_with_the_new_fields_round_trips_and_is_understood():
-    from library.lorebook import lorebook_validate
-    from library.worldinfo import delay_level, lore_outlets, lorebook_match
-    from library.worldinfo_files import lorebook_file_read, lorebook_to_st_world
+    from library.lore.activation import delay_level, lore_outlets, lorebook_match
+    from library.lore.lorebook import lorebook_validate
+    from library.lore.st_files import lorebook_file_read, lorebook_to_st_world
 
     world = {"name": "Parity", "entries": {"0": {
         "uid": 0, "key": ["storm"], "keysecondary": [], "comment": "", "content": "RAIN",

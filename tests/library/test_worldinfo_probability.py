@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from library.lorebook import lorebook_match, lorebook_validate
+from library.lore.lorebook import lorebook_match, lorebook_validate
 from personalab.lib.errors import Invalid
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 
-from library.lorebook import lore_blocks, lorebook_match, lorebook_validate
+from library.lore.lorebook import lore_blocks, lorebook_match, lorebook_validate
 
 
 def book(lorebook_id: str, *entries: dict) -> dict:

@@ -5,7 +5,7 @@ when sticky is odd."""
 
 from __future__ import annotations
 
-from library.lorebook import lorebook_match, lorebook_validate
+from library.lore.lorebook import lorebook_match, lorebook_validate
 
 
 def _run(entry: dict, lengths: tuple[int, ...]) -> tuple[list[tuple[int, str]], list[int]]:

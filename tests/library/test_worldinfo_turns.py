@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import sync_to_async
 
-from chat.turn import turn_run
+from chat.play.turn import turn_run
 from library.character_services import character_save
-from library.lorebook_services import lorebook_save
+from library.lore.services import lorebook_save
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

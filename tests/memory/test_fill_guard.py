@@ -8,8 +8,9 @@ import threading
 
 import pytest
 
-from memory import fill, runtime
-from memory.rag import query_user_history
+from memory import runtime
+from memory.recall.rag import query_user_history
+from memory.vectors import fill
 from tests.memory.test_memory_flow import _turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -40,7 +41,7 @@ def _held(event: threading.Event, started: threading.Event) -> None:
 def chunks_of_two(monkeypatch):
     """Chunks of two lines (a turn), so a four-line fill shows what a long one does chunk by
     chunk: the newest turn first, the older one after."""
-    monkeypatch.setattr("memory.sync.newest_first_chunks",
+    monkeypatch.setattr("memory.vectors.sync.newest_first_chunks",
                         lambda runs: fill.newest_first_chunks(runs, size=2))
 
 

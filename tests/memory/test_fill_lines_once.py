@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from memory import fill, runtime
-from memory.sync import instance_sync
+from memory import runtime
+from memory.vectors import fill
+from memory.vectors.sync import instance_sync
 from personalab.lib.embedding import embeddings
 from tests.memory.test_import_index import (
     _import,
@@ -23,7 +24,7 @@ LINES = 12
 @pytest.fixture(autouse=True)
 def fill_chunks_of_4(monkeypatch):
     """Chunks of 4: the fill's size decides, not the size of one call."""
-    monkeypatch.setattr("memory.sync.newest_first_chunks",
+    monkeypatch.setattr("memory.vectors.sync.newest_first_chunks",
                         lambda runs: fill.newest_first_chunks(runs, size=4))
 
 

@@ -15,10 +15,10 @@ from django.core.management import call_command
 from chat.services.instances import instance_create
 from library.character_services import character_save
 from memory import runtime
-from memory.keywords import turn_text
-from memory.pinned import pinned_prompt_effective
+from memory.character.pinned import pinned_prompt_effective
+from memory.keyword_index.bm25 import turn_text
 from memory.selectors import reference_instance_ids
-from memory.sync import instance_sync
+from memory.vectors.sync import instance_sync
 from tests.chat.test_group import _order, _say
 from tests.stub_llm import Reply
 

@@ -18,7 +18,7 @@ from chat.services.members import (
     instance_member_remove,
 )
 from memory import runtime
-from memory.recaps import RECAPS_FILE
+from memory.summaries.recaps import RECAPS_FILE
 from tests.chat.test_group import _say
 from tests.memory.test_group_persona import brenna  # noqa: F401 — fixture
 from tests.rest_client import as_alice  # noqa: F401 — fixture

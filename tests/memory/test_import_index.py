@@ -9,10 +9,11 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from memory import fill, runtime
-from memory.index import MemoryIndex
-from memory.rag import query_user_history
-from memory.sync import instance_sync
+from memory import runtime
+from memory.recall.rag import query_user_history
+from memory.vectors import fill
+from memory.vectors.index import MemoryIndex
+from memory.vectors.sync import instance_sync
 from tests.memory.test_memory_flow import _turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -50,7 +51,7 @@ def no_background(monkeypatch):
 def small_chunks(monkeypatch):
     """The fill embeds chunks of 16 lines instead of 256, so a 60-line import shows in four
     chunks what a 1,000-line one shows in four (and embeds in a tenth of the time)."""
-    monkeypatch.setattr("memory.sync.newest_first_chunks",
+    monkeypatch.setattr("memory.vectors.sync.newest_first_chunks",
                         lambda runs: fill.newest_first_chunks(runs, size=16))
 
 
@@ -119,12 +120,12 @@ def test_a_fill_killed_mid_way_resumes_without_duplicates(
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr("memory.sync.chunk_embed", dying)
+    monkeypatch.setattr("memory.vectors.sync.chunk_embed", dying)
     with pytest.raises(SystemExit):
         instance_sync(store, index, instance_id=instance)
     part = _index(client, auth, instance)
     assert 0 < part["embedded"] < part["lines"]
-    monkeypatch.setattr("memory.sync.chunk_embed", real)
+    monkeypatch.setattr("memory.vectors.sync.chunk_embed", real)
     runtime._catch_up()  # the restarted server's catch-up
     runtime.drain()
     done = _index(client, auth, instance)

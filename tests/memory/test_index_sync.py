@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from chat import history, history_base
-from chat.turn import turn_run
+from chat.history_manager import base as history_base
+from chat.history_manager import edits as history
+from chat.play.turn import turn_run
 from memory import runtime
-from memory.index import MemoryIndex
-from memory.rag import query_user_history
-from memory.sync import instance_sync, instances_sync, state_read
+from memory.recall.rag import query_user_history
+from memory.vectors.index import MemoryIndex
+from memory.vectors.sync import instance_sync, instances_sync, state_read
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)

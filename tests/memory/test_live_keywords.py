@@ -9,11 +9,12 @@ import threading
 
 import pytest
 
-from chat import history, history_read
-from chat.turn import turn_run
+from chat.history_manager import edits as history
+from chat.history_manager import reads as history_read
+from chat.play.turn import turn_run
 from memory import runtime
-from memory.live_keywords import live_drain
-from memory.rag import query_user_history
+from memory.keyword_index.live import live_drain
+from memory.recall.rag import query_user_history
 from tests.memory.test_memory_flow import _turn
 from tests.stub_llm import Reply
 

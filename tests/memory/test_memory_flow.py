@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 
 from chat.models import ApiToken
-from chat.turn import turn_run
+from chat.play.turn import turn_run
 from memory import runtime
 from tests.stub_llm import Reply
 

@@ -5,8 +5,8 @@ import warnings
 import numpy as np
 import pytest
 
-from memory.index import MemoryIndex
-from memory.sync import index_rebuild
+from memory.vectors.index import MemoryIndex
+from memory.vectors.sync import index_rebuild
 from personalab.lib.embedding.embeddings import embed_passages, embed_queries
 from personalab.lib.filestore.store import FileStore
 

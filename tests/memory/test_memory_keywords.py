@@ -9,12 +9,13 @@ from collections import Counter
 
 import pytest
 
-from memory import keyword_store, keywords
-from memory.index import MemoryIndex
-from memory.keyword_store import KeywordStore
-from memory.keywords import CONTEXT_BEFORE, CONTEXT_WEIGHT, KeywordPart, text_tokenize
-from memory.rag import keyword_search, query_user_history
-from memory.sync import index_rebuild
+from memory.keyword_index import bm25 as keywords
+from memory.keyword_index import store as keyword_store
+from memory.keyword_index.bm25 import CONTEXT_BEFORE, CONTEXT_WEIGHT, KeywordPart, text_tokenize
+from memory.keyword_index.store import KeywordStore
+from memory.recall.rag import keyword_search, query_user_history
+from memory.vectors.index import MemoryIndex
+from memory.vectors.sync import index_rebuild
 from personalab.lib.filestore.store import FileStore
 from tests.memory.test_rag import turns
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memory import recaps
-from memory.biography import (
+from memory.character.biography import (
     biography_add,
     biography_from_persona,
     biography_items,
@@ -18,16 +17,17 @@ from memory.biography import (
     biography_reorder,
     biography_update,
 )
-from memory.errors import MemoryActionError
-from memory.evolved_persona import (
+from memory.character.evolved_persona import (
     EVOLVED_PERSONA_MAX_CHARS,
     memory_update_persona,
     persona_restore,
     persona_set_manual,
     persona_versions,
 )
-from memory.pinned import pinned_prompt_effective, pinned_prompt_set
-from memory.recaps import (
+from memory.character.pinned import pinned_prompt_effective, pinned_prompt_set
+from memory.errors import MemoryActionError
+from memory.summaries import recaps
+from memory.summaries.recaps import (
     recap_items,
     recap_maybe_roll,
     recap_pending,
@@ -36,7 +36,7 @@ from memory.recaps import (
     recap_reorder,
     recap_update,
 )
-from memory.summarize import memory_summarize, parse_events_json
+from memory.summaries.summarize import memory_summarize, parse_events_json
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.llm import LLMError
 

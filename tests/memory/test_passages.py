@@ -3,8 +3,8 @@ said two lines in a row (each opens a turn of its own, so its neighbour sits two
 
 from __future__ import annotations
 
-from memory.index import MemoryIndex
-from memory.passages import lines_near
+from memory.recall.passages import lines_near
+from memory.vectors.index import MemoryIndex
 
 OWNER = {"instance_id": "inst_near", "character_id": "char_x", "background_id": None}
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from memory.index import MemoryIndex
-from memory.rag import fallback_search, query_extract, query_user_history, recall_mode
+from memory.recall.rag import fallback_search, query_extract, query_user_history, recall_mode
+from memory.vectors.index import MemoryIndex
 
 ALSERQI = {"character_id": "char_alserqi", "background_id": "bg_wasteland"}
 
@@ -72,7 +72,7 @@ def test_query_extraction_keeps_what_to_recall():
 
 
 @pytest.mark.parametrize("text, searched", [
-    # The time is the window's (memory/focus.py); as words it found lines that say "weeks".
+    # The time is the window's (memory/recall/focus.py); as words it found lines that say "weeks".
     ("what did my covid test say a couple of weeks ago", "what did my covid test say"),
     ("the cake I ate 3 days ago", "the cake I ate"),
     ("what did you cook the day before yesterday?", "what cook"),

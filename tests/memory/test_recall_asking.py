@@ -1,4 +1,4 @@
-"""A line that asks holds no fact to recall (memory.keywords.ask_share, memory.rag.asking_lower)."""
+"""A line that asks holds no fact to recall (memory.keyword_index.bm25.ask_share, memory.recall.rag.asking_lower)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from datetime import date
 
 import pytest
 
-from memory import rag
-from memory.index import MemoryIndex
-from memory.keywords import ask_share
-from memory.rag import query_user_history
+from memory.keyword_index.bm25 import ask_share
+from memory.recall import rag
+from memory.recall.rag import query_user_history
+from memory.vectors.index import MemoryIndex
 
 
 @pytest.mark.parametrize("text, share", [

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat import history
+from chat.history_manager import edits as history
 from tests.chat.test_history import _row
 from tests.memory.test_group_witness import _recalled, _run, _window_newest
 

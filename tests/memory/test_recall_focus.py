@@ -1,4 +1,4 @@
-"""When and whom a recall question asks about (memory/focus.py), and what that does to recall
+"""When and whom a recall question asks about (memory/recall/focus.py), and what that does to recall
 through the real index."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from datetime import date
 
 import pytest
 
-from memory.focus import TimeWindow, names_strip, speakers_named, time_window
-from memory.index import MemoryIndex
-from memory.keywords import KeywordPart
-from memory.rag import query_user_history
+from memory.keyword_index.bm25 import KeywordPart
+from memory.recall.focus import TimeWindow, names_strip, speakers_named, time_window
+from memory.recall.rag import query_user_history
+from memory.vectors.index import MemoryIndex
 
 NOW = date(2024, 1, 20)  # a Saturday
 

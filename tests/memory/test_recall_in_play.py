@@ -11,11 +11,11 @@ from django.core.management import call_command
 
 from chat.models import ApiToken
 from chat.prompt.recall_section import CONTEXT_LINES, _section
-from memory.index import Hit
-from memory.passages import Near
-from memory.rag import RecallResult
-from memory.recall_floor import FLOOR, floor_keeps, signals_read
-from memory.recall_turn import TurnRecall, asked_parts, content_words
+from memory.recall.floor import FLOOR, floor_keeps, signals_read
+from memory.recall.passages import Near
+from memory.recall.rag import RecallResult
+from memory.recall.turn import TurnRecall, asked_parts, content_words
+from memory.vectors.index import Hit
 from tests.memory.test_memory_flow import _turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -109,8 +109,8 @@ def test_a_question_made_only_of_asking_has_nothing_of_its_own_to_search():
 def test_an_earlier_line_asking_about_something_said_is_still_an_answer():
     """"You mentioned…?" asks to remember today, but an earlier line holding it often holds the
     answer; only an earlier asking to remember ("Do you remember…?") is never recalled."""
-    from memory.index import Hit
-    from memory.recall_turn import _meta_talk
+    from memory.recall.turn import _meta_talk
+    from memory.vectors.index import Hit
 
     def hit(text):
         return Hit(id="turn_sess_001_3_user", collection="turns", text=text, score=1.0,

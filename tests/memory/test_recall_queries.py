@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from memory.index import Hit, MemoryIndex
-from memory.keywords import text_tokenize
-from memory.queries import condition_split, query_extract, question_focus, questions_split
-from memory.rag import bridge_words, query_user_history, rankings_interleave, recall_mode
+from memory.keyword_index.bm25 import text_tokenize
+from memory.recall.queries import condition_split, query_extract, question_focus, questions_split
+from memory.recall.rag import bridge_words, query_user_history, rankings_interleave, recall_mode
+from memory.vectors.index import Hit, MemoryIndex
 
 
 @pytest.mark.parametrize("text, parts", [

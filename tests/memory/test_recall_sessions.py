@@ -1,14 +1,14 @@
 """A session where several of the best hits sit is preferred, and the lines around the best hits
-share their score (memory/feedback.py): as pure functions and through the real index."""
+share their score (memory/recall/feedback.py): as pure functions and through the real index."""
 
 from __future__ import annotations
 
 import pytest
 
-from memory import rag
-from memory.feedback import neighbours_share, session_prefer, turn_near, turn_session
-from memory.index import MemoryIndex
-from memory.rag import query_user_history
+from memory.recall import rag
+from memory.recall.feedback import neighbours_share, session_prefer, turn_near, turn_session
+from memory.recall.rag import query_user_history
+from memory.vectors.index import MemoryIndex
 
 
 def _key(session: str, turn: int, role: str = "user", instance: str = "inst") -> tuple:

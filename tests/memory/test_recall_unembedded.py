@@ -10,10 +10,10 @@ import threading
 import pytest
 
 from memory import runtime
-from memory.index import MemoryIndex
-from memory.live_keywords import live_drain
-from memory.passages import lines_near
-from memory.rag import query_user_history
+from memory.keyword_index.live import live_drain
+from memory.recall.passages import lines_near
+from memory.recall.rag import query_user_history
+from memory.vectors.index import MemoryIndex
 from tests.memory.test_memory_flow import _turn
 
 pytestmark = pytest.mark.django_db(transaction=True)

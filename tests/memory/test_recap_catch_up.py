@@ -4,7 +4,7 @@ never recapped), and the player is told, in their language, when a recap failed.
 
 from __future__ import annotations
 
-from memory.recaps import recap_items, recap_pending
+from memory.summaries.recaps import recap_items, recap_pending
 from personalab.lib.llm import LLMError
 from tests.memory.test_memory_services import (
     INSTANCE,

@@ -8,8 +8,8 @@ from collections import Counter
 
 import pytest
 
-from memory.recaps import recap_items, recap_maybe_roll, recap_rebuild
-from memory.summarize import memory_summarize
+from memory.summaries.recaps import recap_items, recap_maybe_roll, recap_rebuild
+from memory.summaries.summarize import memory_summarize
 from tests.memory.test_memory_services import (
     INSTANCE,
     TWO_EVENTS,
@@ -93,7 +93,7 @@ def test_the_rebuilds_runs_of_turns_are_found_in_one_pass_over_a_long_chat():
     account's request was answered. The runs are the same, found in a few milliseconds."""
     import time
 
-    from memory.recaps import recap_chunks
+    from memory.summaries.recaps import recap_chunks
 
     groups = {turn: [] for turn in range(0, 23)}
     assert recap_chunks(groups, covered={2, 6, 7, 8, 9, 10}, every=5) == [

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memory import rag
-from memory.index import SECOND, MemoryIndex
-from memory.sync import instance_sync
+from memory.recall import rag
+from memory.vectors.index import SECOND, MemoryIndex
+from memory.vectors.sync import instance_sync
 from personalab.lib.embedding import embeddings, minilm
 
 REFERENCE = Path(__file__).parent.parent / "data" / "minilm_reference.json"
@@ -189,7 +189,8 @@ def _synced(store, instance):
 
 def test_an_edit_whose_minilm_write_failed_is_found_by_its_new_words_after_the_next_sync(
         store, instance, monkeypatch):
-    from chat import history, history_base
+    from chat.history_manager import base as history_base
+    from chat.history_manager import edits as history
 
     index = _synced(store, instance)
     read = store.session_read(instance, "sess_001")
@@ -333,7 +334,8 @@ def test_a_chinese_session_is_synced_without_minilm_and_stays_synced(store, inst
 
 
 def test_a_line_edited_into_chinese_leaves_minilm_s_collection(store, instance):
-    from chat import history, history_base
+    from chat.history_manager import base as history_base
+    from chat.history_manager import edits as history
 
     index = _synced(store, instance)
     assert "turn_sess_001_1_user" in index.second_stored(instance, "sess_001")

@@ -12,8 +12,8 @@ import os
 
 import pytest
 
-from memory.summarize import memory_summarize
-from memory.summarize_journal import summarize_recover
+from memory.summaries.journal import summarize_recover
+from memory.summaries.summarize import memory_summarize
 from personalab.lib.filestore.store import FileStore
 from tests.memory.test_memory_services import (
     INSTANCE,
@@ -132,7 +132,7 @@ def test_nothing_pending_means_nothing_to_recover(tmp_path):
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("method, after", CRASHES_AFTER_SWITCH)
 def test_the_next_turn_finishes_a_summarize_killed_after_the_switch(tmp_path, method, after):
-    from chat.turn import turn_run
+    from chat.play.turn import turn_run
 
     store = make_instance(tmp_path)
     _crash(tmp_path, method, after=after)

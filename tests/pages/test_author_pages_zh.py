@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from library.character_services import character_save
-from library.lorebook_services import lorebook_save
+from library.lore.services import lorebook_save
 from tests.pages.test_i18n_pages import visible_text
 
 pytestmark = pytest.mark.django_db(transaction=True)

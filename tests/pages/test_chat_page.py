@@ -10,7 +10,7 @@ import json
 import pytest
 from django.templatetags.static import static
 
-from chat.history_base import line_fingerprint
+from chat.history_manager.base import line_fingerprint
 from chat.selectors import CHAT_PAGE_SIZE, recap_next_due
 
 pytestmark = pytest.mark.django_db

@@ -11,9 +11,9 @@ from html.parser import HTMLParser
 import pytest
 
 from chat import selectors
-from chat.turn import turn_run
-from library.lorebook_services import lorebook_save
-from library.persona_services import persona_create
+from chat.play.turn import turn_run
+from library.lore.services import lorebook_save
+from library.personas.services import persona_create
 
 pytestmark = pytest.mark.django_db
 
@@ -124,7 +124,7 @@ def test_a_finished_memory_action_stays_on_the_page_without_a_script(client, ali
     async def summarized(*args, **kwargs):
         return {"events": 2, "new_session_id": "sess_002"}
 
-    monkeypatch.setattr("chat.memory_actions.memory_action", summarized)
+    monkeypatch.setattr("chat.services.memory_actions.memory_action", summarized)
     client.force_login(alice)
     response = client.post(f"/instances/{instance}/memory/summarize")
     page = response.content.decode()

@@ -8,8 +8,8 @@ import pytest
 from django.utils import translation
 
 from library.field_words import field_words
-from library.lorebook import lorebook_validate
-from library.lorebook_services import lorebook_save
+from library.lore.lorebook import lorebook_validate
+from library.lore.services import lorebook_save
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

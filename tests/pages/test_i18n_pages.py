@@ -12,12 +12,12 @@ from html.parser import HTMLParser
 
 import pytest
 
+from chat.play.turn import turn_run
 from chat.services.instances import instance_create
-from chat.turn import turn_run
 from library.background_services import background_save
 from library.character_services import character_save
-from library.lorebook_services import lorebook_save
-from library.persona_services import persona_create
+from library.lore.services import lorebook_save
+from library.personas.services import persona_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

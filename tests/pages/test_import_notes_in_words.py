@@ -11,7 +11,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import translation
 
-from chat.chat_formats import chat_import
+from chat.import_export.chat_formats import chat_import
 from chat.templatetags.sessions import import_note
 
 pytestmark = pytest.mark.django_db

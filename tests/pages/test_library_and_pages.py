@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 
 from chat.models import Instance, Session
-from library.lorebook_services import lorebook_save
+from library.lore.services import lorebook_save
 from library.models import Background, Character
 
 pytestmark = pytest.mark.django_db
@@ -189,7 +189,7 @@ def test_settings_page_validates_field_by_field(client, staff, store):
 
 
 def test_settings_page_validates_module_numbers_and_saves_them(client, staff, store):
-    from chat.history_base import history_settings
+    from chat.history_manager.base import history_settings
 
     client.force_login(staff)
     history_before = store.module_read("history")
@@ -216,7 +216,7 @@ def test_settings_page_validates_module_numbers_and_saves_them(client, staff, st
 def test_trace_page_shows_sections(alice_client, store, instance):
     import asyncio
 
-    from chat.turn import turn_run
+    from chat.play.turn import turn_run
 
     async def emit(event):
         pass
@@ -264,7 +264,7 @@ def test_pages_name_an_icon_that_exists_so_browsers_do_not_log_a_404(client):
 
 @pytest.mark.django_db
 def test_the_personas_list_asks_only_for_avatars_that_exist(client, alice, store):
-    from library.persona_services import persona_avatar_save, persona_create
+    from library.personas.services import persona_avatar_save, persona_create
     from tests.library.test_personas import PNG_1PX
 
     plain = persona_create(store, owner=alice, data={"name": "Plain"})

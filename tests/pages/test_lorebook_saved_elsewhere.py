@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from library.lorebook_services import lorebook_save
+from library.lore.services import lorebook_save
 
 pytestmark = pytest.mark.django_db
 
@@ -70,7 +70,7 @@ def test_a_fractional_probability_imports_shows_and_saves_as_sillytavern_keeps_i
         alice_client, alice, store):
     """SillyTavern's world-info.js stores the probability box's Number (33.5 stays 33.5) and
     rolls unrounded against it; its files carry such values. The editor refused to save one."""
-    from library.lorebook_services import lorebook_import
+    from library.lore.services import lorebook_import
 
     world = {"entries": {"0": {"uid": 1, "key": ["harbour"], "content": "Old.",
                                "probability": 33.5, "useProbability": True}}}

@@ -4,7 +4,7 @@ while the API keeps its JSON error shape (tests/api/test_api.py and the REST tes
 
 from __future__ import annotations
 
-from library.persona_services import persona_create
+from library.personas.services import persona_create
 
 
 def _hidden_persona(store, bob) -> str:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from memory.biography import biography_add, biography_items
-from memory.evolved_persona import persona_set_manual, persona_versions
-from memory.pinned import pinned_prompt_effective, pinned_prompt_set
-from memory.recaps import recap_items
+from memory.character.biography import biography_add, biography_items
+from memory.character.evolved_persona import persona_set_manual, persona_versions
+from memory.character.pinned import pinned_prompt_effective, pinned_prompt_set
+from memory.summaries.recaps import recap_items
 
 HX = {"HTTP_HX_REQUEST": "true"}
 

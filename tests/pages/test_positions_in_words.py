@@ -13,9 +13,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import translation
 
-from chat.trace_notes import trace_notes_named
-from chat.trace_reasons import lore_reason_named
-from library.lorebook_services import lorebook_save
+from chat.inspector.notes import trace_notes_named
+from chat.inspector.reasons import lore_reason_named
+from library.lore.services import lorebook_save
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ import pytest
 
 from chat.services.instances import instance_create
 from library.character_services import character_save
-from library.lorebook_services import lorebook_save
+from library.lore.services import lorebook_save
 
 pytestmark = pytest.mark.django_db
 

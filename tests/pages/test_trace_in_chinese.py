@@ -8,7 +8,7 @@ import pytest
 
 from chat.services.instances import instance_create
 from library.character_services import character_save
-from library.lorebook_services import lorebook_save
+from library.lore.services import lorebook_save
 from tests.library.test_card_fields import _card, _english, _import, _turn
 from tests.stub_llm import Reply
 

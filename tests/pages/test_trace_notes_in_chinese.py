@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from chat.inspector.notes import WARNING_WORDS, lore_dropped_reason_named, warning_named
 from chat.services.instances import instance_create
-from chat.trace_notes import WARNING_WORDS, lore_dropped_reason_named, warning_named
 from library.character_services import character_save
-from library.lorebook_services import lorebook_save
-from library.worldinfo import lorebook_match
+from library.lore.activation import lorebook_match
+from library.lore.services import lorebook_save
 from personalab.lib.tokens import count_tokens
 from tests.library.test_card_fields import _card, _english, _import, _turn
 from tests.stub_llm import Reply

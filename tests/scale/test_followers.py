@@ -11,7 +11,7 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
-from chat.followers import FollowCursor
+from chat.live.followers import FollowCursor
 from personalab.asgi import application
 from personalab.settings import redis_channel_layer
 from tests.redis_server import redis_server, redis_url  # noqa: F401 — fixtures

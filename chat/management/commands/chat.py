@@ -5,7 +5,7 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from chat.group import conversation_turn
+from chat.groups.round import conversation_turn
 from memory import runtime
 from personalab.lib.errors import AppError
 from personalab.lib.ids import InvalidId, validate_id

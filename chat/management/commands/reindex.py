@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand
 
 from chat.services.index import reindex_all
 from memory.runtime import index_for
-from memory.sync import index_rebuild
+from memory.vectors.sync import index_rebuild
 from personalab.storage import get_store
 
 

@@ -9,7 +9,7 @@ from chat.services.index import instance_index
 from library.index_rows import background_index, character_index
 from memory.runtime import index_for
 from memory.selectors import recall_enabled
-from memory.sync import index_rebuild
+from memory.vectors.sync import index_rebuild
 from personalab.lib.filestore.store import FileStore
 from personalab.storage import get_store
 

@@ -4,7 +4,7 @@ the `turns`, `summaries` and `plots` collections, MiniLM for `turns_minilm`. Reg
 Chroma, so a collection opened without one names its own.
 
 A module of its own because it imports chromadb, which takes seconds (docs/testing.md): only a
-process that opens the index (memory/index.py) loads it, not every server and command at start.
+process that opens the index (memory/vectors/index.py) loads it, not every server and command at start.
 """
 
 from __future__ import annotations

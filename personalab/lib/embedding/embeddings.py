@@ -294,7 +294,7 @@ def lines_once(count: int) -> bool:
 def passages_embed(embedder: Any, texts: list[str], contexts: list[str | None] | None = None
                    ) -> list[list[float]]:
     """Rows of `embedder` (ours, or another with Chroma's protocol) for passage texts, each
-    with its context line before it when `contexts` names one (memory.index.turn_context_text's
+    with its context line before it when `contexts` names one (memory.vectors.index.turn_context_text's
     pairs)."""
     if contexts is not None and hasattr(embedder, "embed_in_context"):
         return np.asarray(embedder.embed_in_context(texts, contexts), np.float32).tolist()

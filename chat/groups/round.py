@@ -1,0 +1,169 @@
+"""A round of replies in a conversation with several characters: who speaks next
+(chat.groups.speakers), then each reply streamed file-first as a turn, all under one instance lock.
+`reply_order` in instance_state.json is one of chat.groups.speakers.STRATEGIES (default natural).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from chat.groups.members import is_group, members_of
+from chat.groups.speakers import Member, Pick, SpeakerError, speakers_pick
+from chat.play import turn
+from chat.play.regex_scripts import player_line_regexed
+from chat.play.turn import Emit, TurnRefused, TurnResult
+from chat.selectors import character_avatar_url
+from library.selectors import player_name
+from personalab.lib.filestore.jsonfile import utc_now
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.letter_colours import letter_class
+from personalab.lib.llm import Provider
+from personalab.lib.membership import member_change_recover
+
+
+@dataclass
+class RoundPlan:
+    picks: list[Pick]
+    members: list[Member]
+
+
+def round_plan(store: FileStore, *, instance_id: str, user_text: str | None,
+               speaker: str | None) -> RoundPlan:
+    """Who answers: the player's message (None for a trigger) and the last speaker decide."""
+    state = store.instance_state_read(instance_id)
+    members = members_of(store, state)
+    read = store.session_read(instance_id, state["current_session_id"], cached=True)
+    last_speaker = next((line.get("speaker") for line in reversed(read.lines)
+                         if line.get("role") == "assistant"), None)
+    last_message = user_text if user_text is not None else next(
+        (str(line.get("content", "")) for line in reversed(read.lines) if line.get("role")), "")
+    try:
+        picks = speakers_pick(members, strategy=state.get("reply_order") or "natural",
+                              last_message=last_message, last_speaker=last_speaker,
+                              requested=speaker, player_spoke_last=_player_spoke_last(
+                                  read.lines, user_text),
+                              allow_self_responses=state.get("allow_self_responses") is True)
+    except SpeakerError as exc:
+        refused = TurnRefused(str(exc), code="bad_request", status=400)
+        if speaker is not None:  # a pick is judged before the order: the pick is at fault
+            refused.fields = {"speaker": str(exc)}
+        raise refused from None
+    return RoundPlan(picks=picks, members=members)
+
+
+def _player_spoke_last(lines: list[dict], user_text: str | None) -> bool:
+    if user_text is not None:
+        return True
+    last = next((line for line in reversed(lines) if line.get("role")), None)
+    return bool(last and last.get("role") == "user")
+
+
+async def conversation_turn(store: FileStore, *, instance_id: str, user_text: str | None,
+                            emit: Emit, stop: asyncio.Event | None = None,
+                            provider: Provider | None = None,
+                            speaker: str | None = None) -> list[TurnResult]:
+    """The player's message (or, with user_text None, a trigger) and the replies it gets.
+    A one-character conversation without a speaker is exactly turn_run."""
+    if user_text is not None:
+        user_text = turn.validate_user_text(user_text)
+    stop = stop or asyncio.Event()
+    with turn.instance_locked(store, instance_id):
+        ready = await asyncio.to_thread(_turn_begin, store, instance_id=instance_id,
+                                        user_text=user_text, speaker=speaker, provider=provider)
+        if ready is not None:
+            results = [await turn.turn_locked(
+                store, instance_id=instance_id, user_text=user_text or "", emit=emit,
+                stop=stop, provider=provider, regenerate=False, continue_reply=False,
+                ready=ready)]
+        else:
+            results = await _round_locked(store, instance_id=instance_id, user_text=user_text,
+                                          emit=emit, stop=stop, provider=provider,
+                                          speaker=speaker)
+    await turn.recaps_roll(store, instance_id, provider, emit)
+    return results
+
+
+def _turn_begin(store: FileStore, *, instance_id: str, user_text: str | None,
+                speaker: str | None, provider: Provider | None) -> turn.Ready | None:
+    """Finish a member change cut short by a crash; then, for a one-character conversation,
+    everything before its request in this same worker hop (each hop is a thread wake-up before
+    the first token). None: a round of several speakers follows."""
+    member_change_recover(store, instance_id)
+    state = store.instance_state_read(instance_id)
+    if "round_cut" in state:  # a new round: the last one's note is over
+        state = {key: value for key, value in state.items() if key != "round_cut"}
+        store.instance_state_write(instance_id, state)
+    if speaker is not None or user_text is None or is_group(state):
+        return None
+    return turn.turn_ready(store, instance_id=instance_id, user_text=user_text,
+                           provider=provider)
+
+
+async def _round_locked(store: FileStore, *, instance_id: str, user_text: str | None,
+                        emit: Emit, stop: asyncio.Event, provider: Provider | None,
+                        speaker: str | None) -> list[TurnResult]:
+    plan = await asyncio.to_thread(round_plan, store, instance_id=instance_id,
+                                   user_text=user_text, speaker=speaker)
+    if not plan.picks:
+        if user_text is not None:
+            await asyncio.to_thread(_user_line_append, store, instance_id, user_text)
+        return []
+    names = {m.character_id: m.name for m in plan.members}
+    results: list[TurnResult] = []
+    for index, pick in enumerate(plan.picks):
+        if stop.is_set():
+            break
+        # The picture too: the member's bubble opens named and pictured, before any token.
+        avatar = await asyncio.to_thread(character_avatar_url, store, pick.character_id)
+        name = names.get(pick.character_id, pick.character_id)
+        await emit({"type": "speaker", "speaker": pick.character_id, "name": name,
+                    "avatar": avatar, "letter": letter_class(name), "reason": pick.reason})
+        first = index == 0 and user_text is not None
+        try:
+            result = await turn.turn_locked(
+                store, instance_id=instance_id, user_text=user_text if first else "",
+                emit=emit, stop=stop, provider=provider, regenerate=False,
+                continue_reply=False, speaker=pick, trigger=not first,
+                # The director counts a miss per round (a player's turn), not per reply.
+                director_counts_miss=index == 0)
+        except TurnRefused:
+            if not results:
+                raise
+            break
+        results.append(result)
+        if index < len(plan.picks) - 1 and not stop.is_set():
+            await emit({**result.done_event(), "speaker": pick.character_id, "round_end": False})
+    unanswered = [names.get(p.character_id, p.character_id) for p in plan.picks[len(results):]]
+    if stop.is_set() and unanswered:
+        # Stopped, or the page closed or reloaded (a phone locking its screen): the page says
+        # who never answered until the next round starts.
+        await asyncio.to_thread(_round_cut_note, store, instance_id, unanswered)
+    return results
+
+
+def _round_cut_note(store: FileStore, instance_id: str, names: list[str]) -> None:
+    """Record the members a stopped round never reached (cleared when the next round starts)."""
+    state = store.instance_state_read(instance_id)
+    store.instance_state_write(instance_id, {**state, "round_cut": {"names": names}})
+
+
+def _user_line_append(store: FileStore, instance_id: str, user_text: str) -> None:
+    """Manual order with nobody picked: the player's line is kept; a trigger answers it."""
+    state = store.instance_state_read(instance_id)
+    session_id = state["current_session_id"]
+    read = store.session_read(instance_id, session_id, cached=True)
+    text = player_line_regexed(store, state=state, text=user_text)
+    store.session_append(instance_id, session_id, {"role": "user", "content": text,
+                                                   "turn": read.last_turn + 1,
+                                                   "timestamp": utc_now(),
+                                                   "name": player_name(store, state=state)})
+
+
+def round_done_event(results: list[TurnResult]) -> dict:
+    """The event that ends a round: the last reply's `done` (a round where nobody answered, as
+    in manual order, ends with a `done` without a trace)."""
+    if results:
+        return {**results[-1].done_event(), "round_end": True} if results[-1].speaker \
+            else results[-1].done_event()
+    return {"type": "done", "trace_id": None, "turn": None, "replies": 0, "round_end": True}

@@ -1,0 +1,30 @@
+"""A session as a Markdown transcript (the chat drawer's "Markdown" download): read by people,
+never imported back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chat.import_export.chat_formats import SUMMARY_TYPE
+
+
+def _quote(text: str) -> str:
+    return "\n".join(f"> {part}" if part else ">" for part in text.splitlines() or [""])
+
+
+def chat_export_markdown(*, lines: list[dict[str, Any]], user_name: str, character_name: str,
+                         title: str) -> str:
+    parts = [f"# {title}", f"*{user_name} & {character_name}*"]
+    for line in lines:
+        content = (line.get("content") or "").strip()
+        if line.get("type") == SUMMARY_TYPE:
+            parts.append(_quote(f"**Summary:** {content}"))
+        elif line.get("type") == "note":
+            parts.append(_quote(f"**{line.get('name') or 'Note'}:** {content}"))
+        elif line.get("role") in ("user", "assistant"):
+            name = line.get("name") or (user_name if line["role"] == "user" else character_name)
+            turn = line.get("turn")
+            label = f"**{name}**" + (f" (turn {turn})" if isinstance(turn, int) and turn else "")
+            label += " (hidden from the model)" if line.get("hidden") else ""
+            parts.append(f"{label}\n\n{content}")
+    return "\n\n".join(parts) + "\n"

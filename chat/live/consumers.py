@@ -1,0 +1,315 @@
+"""The chat WebSocket: `send` / `stop` / `aside` / `aside_stop` / `impersonate` in; `token` /
+`done` / `error` / `warning` / `aside_token` / `aside_done` / `impersonate_token` /
+`impersonate_done` / `impersonate_error` out."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from importlib import import_module
+from types import SimpleNamespace
+
+from channels.consumer import get_handler_name
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+from django.contrib.auth import get_user
+from django.utils import translation
+
+from chat.groups.round import conversation_turn, round_done_event
+from chat.live.followers import FollowCursor, emit_published, group_name, streaming_snapshot
+from chat.play.aside import aside_run
+from chat.play.impersonate import impersonate_run
+from chat.play.redo import redo_run
+from chat.play.turn import TurnRefused
+from chat.services.errors import NotFound
+from chat.services.instances import instance_for_user
+from memory.runtime import files_follow
+from personalab.lib.jsontext import json_loads
+from personalab.storage import get_store
+
+log = logging.getLogger(__name__)
+MAX_FRAME_CHARS = 256 * 1024
+# Frames that write to the chat or ask the model; each is let through only while the login
+# that opened the socket still holds.
+ACTING_FRAMES = ("send", "trigger", "regenerate", "continue", "aside", "impersonate")
+# How long another tab's followed turn is relayed on the last check of that login.
+FOLLOW_CHECK_SECONDS = 5.0
+SIGNED_OUT_CLOSE = 4401
+
+
+def scope_language(scope: dict) -> str:
+    """The language the page is in: Django's language cookie, else Accept-Language, else the
+    default (as LocaleMiddleware picks it for a page)."""
+    chosen = (scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME)
+    headers = dict(scope.get("headers") or [])
+    accepted = headers.get(b"accept-language", b"").decode("latin-1")[:256]
+    wanted = [chosen] if chosen else []
+    wanted += [code for code, _ in translation.trans_real.parse_accept_lang_header(accepted)]
+    for code in wanted:
+        try:
+            return translation.get_supported_language_variant(code)
+        except LookupError:
+            continue
+    return settings.LANGUAGE_CODE
+
+
+class ChatConsumer(AsyncJsonWebsocketConsumer):
+    async def dispatch(self, message: dict) -> None:
+        """As channels' own, without its `close_old_connections` hop to the sync thread before
+        every message: it delayed each `send` and each followed token, and these handlers reach
+        the database only through database_sync_to_async, which closes stale connections
+        itself."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+    async def connect(self) -> None:
+        self.instance_id = self.scope["url_route"]["kwargs"]["instance_id"]
+        self.turn_task: asyncio.Task | None = None
+        self.aside_task: asyncio.Task | None = None
+        self.aside_stop = asyncio.Event()
+        self.stop_event = asyncio.Event()
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated or not await self._may_open(user):
+            await self.close(code=4404)
+            return
+        await self.accept()
+        await self._follow()
+        # Whatever the files hold and the index missed is indexed before the next question
+        # (the keyword side at once, even while an import's fill runs).
+        await asyncio.to_thread(files_follow, get_store(), instance_id=self.instance_id)
+
+    async def _follow(self) -> None:
+        """Join the instance's followers first, then read the file: a token published in
+        between arrives twice and the cursor drops the repeat; none is missed."""
+        self.cursor = FollowCursor()
+        self.group = group_name(self.instance_id)
+        try:
+            await self.channel_layer.group_add(self.group, self.channel_name)
+        except Exception as exc:  # noqa: BLE001 — the tab still works, only without following
+            log.warning("cannot follow %s: %s", self.instance_id, exc)
+            self.group = None
+        await self._send_snapshot()
+
+    async def _send_snapshot(self) -> None:
+        snapshot = await asyncio.to_thread(streaming_snapshot, get_store(), self.instance_id)
+        self.cursor = FollowCursor(len(snapshot["content"]) if snapshot else None)
+        if snapshot:
+            await self._emit(snapshot)
+
+    async def turn_event(self, message: dict) -> None:
+        """Another tab's (or worker's) turn: tokens past what this tab has, then the rest."""
+        if message.get("origin") == self.channel_name:
+            return
+        if time.monotonic() - self.signed_in_checked > FOLLOW_CHECK_SECONDS:
+            if not await self._still_signed_in():
+                await self._signed_out()
+                return
+        event = message["event"]
+        if event.get("type") == "token":
+            text = self.cursor.take(int(event.get("offset", 0)), event.get("content", ""))
+            if text is None:  # a missed token: the file has it and everything before it
+                await self._send_snapshot()
+                return
+            if not text:
+                return
+            event = {**event, "content": text}
+        elif event.get("type") == "done":
+            self.cursor = FollowCursor()
+        await self._emit(event)
+
+    @database_sync_to_async
+    def _may_open(self, user) -> bool:
+        self.signed_in_checked = time.monotonic()
+        try:
+            instance_for_user(user, self.instance_id)
+            return True
+        except NotFound:
+            return False
+
+    async def _still_signed_in(self) -> bool:
+        """The socket's login read again from the session store: a socket opened before a log
+        out (a password change, an account made inactive) kept writing to the chat and
+        receiving its turns, as the scope holds the user it was opened with."""
+        key = getattr(self.scope.get("session"), "session_key", None)
+        if not key:
+            return False
+        engine = import_module(settings.SESSION_ENGINE)
+        user = await database_sync_to_async(get_user)(
+            SimpleNamespace(session=engine.SessionStore(session_key=key)))
+        opener = self.scope.get("user")
+        return (user.is_authenticated and opener is not None and user.pk == opener.pk
+                and await self._may_open(user))
+
+    async def _signed_out(self) -> None:
+        await self._error("you are signed out: log in again to go on with this chat",
+                          code="signed_out")
+        self.closed = True
+        await self.close(code=SIGNED_OUT_CLOSE)
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
+        if text_data is None or len(text_data) > MAX_FRAME_CHARS:
+            await self._error("frames must be JSON text of at most 256 KB", code="bad_frame")
+            return
+        try:
+            content = json_loads(text_data)
+        except json.JSONDecodeError as exc:
+            await self._error(f"malformed JSON: {exc.msg}", code="bad_json")
+            return
+        except RecursionError:  # "[" nested 100,000 deep fits in a frame; it closed the socket
+            await self._error("malformed JSON: it nests too deep", code="bad_json")
+            return
+        if not isinstance(content, dict):
+            await self._error("a frame must be a JSON object with a type", code="bad_frame")
+            return
+        await self.receive_json(content)
+
+    async def receive_json(self, content, **kwargs) -> None:
+        kind = content.get("type")
+        if kind in ACTING_FRAMES and not await self._still_signed_in():
+            await self._signed_out()
+            return
+        if kind == "send":
+            text = content.get("content")
+            await self._start_turn("" if text is None else text, speaker=content.get("speaker"))
+        elif kind == "trigger":
+            await self._start_turn(None, speaker=content.get("speaker"))
+        elif kind in ("regenerate", "continue"):
+            await self._start_turn("", regenerate=kind == "regenerate",
+                                   continue_reply=kind == "continue")
+        elif kind == "aside":
+            await self._start_aside(content)
+        elif kind == "impersonate":
+            await self._start_impersonate()
+        elif kind == "stop":
+            self.stop_event.set()
+        elif kind == "aside_stop":
+            self.aside_stop.set()
+        elif kind == "ping":
+            await self.send_json({"type": "pong"})
+        else:
+            await self._error(f"unknown message type {kind!r}", code="bad_type")
+
+    async def _start_turn(self, text, *, regenerate: bool = False,
+                          continue_reply: bool = False, speaker=None) -> None:
+        if self.turn_task and not self.turn_task.done():
+            await self._error("a reply is still streaming; stop it or wait", code="busy")
+            return
+        self.stop_event = asyncio.Event()
+        self.turn_task = asyncio.create_task(
+            self._run_turn(text, regenerate=regenerate, continue_reply=continue_reply,
+                           speaker=speaker))
+
+    async def _run_turn(self, text, *, regenerate: bool, continue_reply: bool,
+                        speaker=None) -> None:
+        # What a turn tells the player (a recap that failed, a memory warning) in the page's
+        # language: the cookie the language menu sets, else the browser's.
+        with translation.override(scope_language(self.scope)):
+            await self._turn_told(text, regenerate=regenerate, continue_reply=continue_reply,
+                                  speaker=speaker)
+
+    async def _turn_told(self, text, *, regenerate: bool, continue_reply: bool,
+                         speaker=None) -> None:
+        try:
+            emit = emit_published(self.instance_id, self._emit, origin=self.channel_name)
+            if regenerate or continue_reply:
+                done, _text = await redo_run(
+                    self.instance_id, action="regenerate" if regenerate else "continue",
+                    emit=emit, stop=self.stop_event)
+            else:
+                done = round_done_event(await self._round(text, speaker, emit))
+        except TurnRefused as exc:
+            await self._error(exc.message, code=exc.code, trace_id=exc.trace_id)
+            return
+        except Exception as exc:  # noqa: BLE001 — the client must hear about it
+            log.exception("turn failed")
+            await self._error(f"internal error: {exc}", code="internal")
+            return
+        await emit(done)
+
+    async def _start_impersonate(self) -> None:
+        """A suggestion for the player's next line takes the turn's place (one at a time on a
+        socket; `stop` ends it); its events go to this socket only."""
+        if self.turn_task and not self.turn_task.done():
+            await self._emit({"type": "impersonate_error", "code": "busy",
+                              "message": "a reply is still streaming; stop it or wait"})
+            return
+        self.stop_event = asyncio.Event()
+        self.turn_task = asyncio.create_task(self._run_impersonate())
+
+    async def _run_impersonate(self) -> None:
+        try:
+            result = await impersonate_run(get_store(), instance_id=self.instance_id,
+                                           emit=self._emit, stop=self.stop_event)
+        except TurnRefused as exc:
+            await self._emit({"type": "impersonate_error", "code": exc.code,
+                              "message": exc.message})
+            return
+        except Exception as exc:  # noqa: BLE001 — the client must hear about it
+            log.exception("impersonate failed")
+            await self._emit({"type": "impersonate_error", "code": "internal",
+                              "message": str(exc)})
+            return
+        await self._emit(result.done_event())
+
+    async def _round(self, text, speaker, emit):
+        if speaker is not None and not isinstance(speaker, str):
+            raise TurnRefused("speaker must be a character id", code="bad_request", status=400)
+        return await conversation_turn(get_store(), instance_id=self.instance_id,
+                                       user_text=text, emit=emit, stop=self.stop_event,
+                                       speaker=speaker)
+
+    async def _emit(self, event: dict) -> None:
+        if not getattr(self, "closed", False):
+            try:
+                await self.send_json(event)
+            except Exception:  # noqa: BLE001 — the file already holds it; a reload shows it
+                self.closed = True
+
+    async def _start_aside(self, content: dict) -> None:
+        """An aside runs beside the story (and beside a streaming reply), one at a time; its
+        events go to this socket only."""
+        if self.aside_task and not self.aside_task.done():
+            await self._emit({"type": "aside_error", "code": "busy",
+                              "message": "the last aside is still being answered"})
+            return
+        self.aside_stop = asyncio.Event()
+        self.aside_task = asyncio.create_task(self._run_aside(content))
+
+    async def _run_aside(self, content: dict) -> None:
+        try:
+            result = await aside_run(get_store(), instance_id=self.instance_id,
+                                     speaker=content.get("speaker"),
+                                     content=content.get("content"), emit=self._emit,
+                                     stop=self.aside_stop)
+        except TurnRefused as exc:
+            await self._emit({"type": "aside_error", "code": exc.code, "message": exc.message})
+            return
+        except Exception as exc:  # noqa: BLE001 — the client must hear about it
+            log.exception("aside failed")
+            await self._emit({"type": "aside_error", "code": "internal", "message": str(exc)})
+            return
+        await self._emit(result.done_event())
+
+    async def _error(self, message: str, *, code: str, trace_id: str | None = None) -> None:
+        await self._emit({"type": "error", "message": message, "code": code,
+                          "trace_id": trace_id})
+
+    async def disconnect(self, code) -> None:
+        self.closed = True
+        if getattr(self, "group", None):
+            with contextlib.suppress(Exception):
+                await self.channel_layer.group_discard(self.group, self.channel_name)
+        # A disconnect ends the stream like a stop: the partial reply is kept, marked.
+        self.stop_event.set()
+        self.aside_stop.set()
+        if self.turn_task and not self.turn_task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(self.turn_task), timeout=10)
+            except (asyncio.TimeoutError, Exception):  # noqa: BLE001
+                pass

@@ -1,0 +1,560 @@
+"""Pages: the instance list, the chat page, the trace inspector (the settings page is
+chat/pages/settings_page.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext
+from django.views.decorators.http import require_GET, require_POST
+
+from chat import selectors
+from chat.groups.members import is_group
+from chat.import_export.chat_formats import ChatFormatError
+from chat.import_export.refusal_words import chat_refusal_words
+from chat.inspector.names import (
+    LoreNamer,
+    section_names,
+    trace_chat_name,
+    trace_lore_named,
+    trace_sections_named,
+    trace_timings_named,
+)
+from chat.inspector.notes import trace_notes_named
+from chat.inspector.reasons import trace_reasons_named
+from chat.models import Trace
+from chat.pages.members import members_context, reply_orders
+from chat.pages.regex_allow import regex_asks
+from chat.pages.variables import variables_context
+from chat.play.aside import asides_read
+from chat.services import instance_settings, memory_actions
+from chat.services.errors import InstanceUpdateError, NotFound
+from chat.services.generation import generation_defaults_read
+from chat.services.instance_settings import instance_background_switch, instance_update
+from chat.services.instances import instance_create, instance_for_user, instances_visible_to
+from chat.services.session_export import session_regroup
+from chat.services.session_import import session_import
+from chat.services.sessions import session_read_repaired
+from chat.services.traces import trace_prompt_limit, trace_rebuild
+from chat.templatetags.sessions import session_label
+from director.services import director_status
+from library.selectors import (
+    ChatCharacters,
+    backgrounds_visible_to,
+    character_choices,
+    lorebooks_visible_to,
+    persona_effective,
+    personas_visible_to,
+)
+from memory.authors_note import NOTE_ROLES, authors_note_save
+from memory.errors import MemoryActionError
+from memory.runtime import progress_state
+from personalab.lib.errors import AppError, errors_back_to
+from personalab.lib.letter_colours import letter_class
+from personalab.lib.llm import LLMError
+from personalab.lib.store_errors import InstanceBusy, StoreError
+from personalab.storage import get_store
+
+
+def _instance_or_404(request: HttpRequest, instance_id: str):
+    try:
+        return instance_for_user(request.user, instance_id)
+    except NotFound:
+        raise Http404("instance not found") from None
+
+
+@login_required
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    overview = selectors.instances_overview(get_store(),
+                                            instances_visible_to(request.user))
+    return render(request, "chat/home.html", {
+        "instances": [entry for entry in overview if not entry["archived"]],
+        "archived_instances": [entry for entry in overview if entry["archived"]],
+        "characters": character_choices(user=request.user),
+        "backgrounds": backgrounds_visible_to(user=request.user),
+        "account_generation": generation_defaults_read(get_store(), user=request.user),
+        "reply_orders": reply_orders(),
+    })
+
+
+@login_required
+@require_POST
+def instance_new(request: HttpRequest) -> HttpResponse:
+    """One character (`character_id`), or with `?group=1` the characters ticked
+    (`character_ids`, the page's own character first) and a reply order."""
+    group = request.GET.get("group") == "1"
+    try:
+        if group:
+            instance_id = instance_create(
+                get_store(), owner=request.user, character_ids=_ticked(request),
+                background_id=request.POST.get("background_id") or None,
+                reply_order=request.POST.get("reply_order") or None)
+        else:
+            instance_id = instance_create(
+                get_store(), owner=request.user,
+                character_id=request.POST.get("character_id", ""),
+                background_id=request.POST.get("background_id") or None)
+    except (AppError, StoreError, ValueError) as exc:
+        error = getattr(exc, "message", None) or str(exc)
+        messages.error(request, gettext("Could not start the chat: %(error)s")
+                       % {"error": error})
+        back = request.POST.get("next", "")
+        return redirect(back if group and url_has_allowed_host_and_scheme(
+            back, allowed_hosts={request.get_host()}) else "home")
+    return redirect("instance", instance_id=instance_id)
+
+
+def _ticked(request: HttpRequest) -> list[str]:
+    """The ticked characters in the order they were ticked (`order`, which the page's script
+    keeps; without it, the page's order), `first` (the character page's own) before them."""
+    ticked = request.POST.getlist("character_ids")
+    order = dict.fromkeys(request.POST.get("order", "").split(","))  # first place of each id
+    position = {c: i for i, c in enumerate(order)}
+    ticked = sorted(ticked, key=lambda c: position.get(c, len(position)))
+    first = request.POST.get("first", "")
+    return [first, *(c for c in ticked if c != first)] if first in ticked else ticked
+
+
+@login_required
+@require_POST
+def instance_manage(request: HttpRequest, instance_id: str) -> HttpResponse:
+    """Rename, archive or restore an instance from the list or the chat page; archiving only
+    moves it aside (its files stay), restoring brings it back to the list."""
+    _instance_or_404(request, instance_id)
+    changes: dict = {}
+    if "name" in request.POST:
+        changes["name"] = request.POST["name"]
+    if request.POST.get("archived") in ("0", "1"):
+        changes["archived"] = request.POST["archived"] == "1"
+    try:
+        instance_update(get_store(), user=request.user, instance_id=instance_id,
+                        **changes)
+    except InstanceUpdateError as error:
+        # The page sends a name and the archived flag; each refusal in the player's language.
+        said = {"name": gettext("the name must be text of at most %(count)s characters")
+                % {"count": instance_settings.MAX_INSTANCE_NAME},
+                "archived": gettext("archived must be true or false")}
+        messages.error(request, gettext("Nothing was changed: %(problems)s.") % {"problems": "; ".join(
+            said.get(field, f"{field} {problem}") for field, problem in error.fields.items())})
+    else:
+        if changes.get("archived") is True:
+            messages.info(request, gettext("Archived: the chat is kept under “Archived” on the "
+                                           "home page, where you can restore it."))
+        elif changes.get("archived") is False:
+            messages.info(request, gettext("Restored: the chat is back in your list."))
+        elif "name" in changes:
+            messages.info(request, gettext("Renamed."))
+    if request.POST.get("back") == "instance" and not changes.get("archived"):
+        return redirect("instance", instance_id=instance_id)
+    return redirect("home")
+
+
+
+
+def _chat_context(request: HttpRequest, instance_id: str) -> dict:
+    row = _instance_or_404(request, instance_id)
+    store = get_store()
+    state = store.instance_state_read(instance_id)
+    before = _int_or_none(request.GET.get("before"))
+    read = session_read_repaired(store, instance_id, state["current_session_id"],
+                                 shown=selectors.CHAT_PAGE_SIZE, before=before)
+    window = selectors.chat_messages_window(read, before=before)
+    characters = ChatCharacters(store, state=state)
+    shown = selectors.message_render_context(store, state=state, lines=read.lines,
+                                             characters=characters)
+    return {
+        "instance": row,
+        "personas": personas_visible_to(user=request.user),
+        "default_persona_name": persona_effective(store, owner=state.get("owner"),
+                                                  persona_id=None)["name"],
+        "state": state,
+        "instance_entry": {"name": str(state.get("name") or ""),
+                           "character_name": shown["character"].get("name") or ""},
+        **shown,
+        "import_report": request.session.pop(import_report_key(instance_id), None),
+        "withheld": selectors.members_withheld(store, state=state, characters=characters),
+        "session": read,
+        "window": window,
+        "partial": read.partial,
+        "problems": [p.describe() for p in read.problems],
+        "director": director_status(store, instance_id=instance_id),
+        "backgrounds": backgrounds_visible_to(user=request.user),
+        "lorebooks": lorebooks_visible_to(user=request.user),
+        "authors_note": store.memory_json_read(instance_id, "authors_note", {}),
+        **variables_context(store, instance_id=instance_id),
+        "note_roles": NOTE_ROLES,
+        "recap_due": _recap_due_text(store, read),
+        "background_picture": selectors.background_picture_url(store, state=state),
+        "chat_strings": {**_chat_strings(), **_bubble_names(state, shown)},
+        **members_context(store, user=request.user, state=state, characters=characters),
+        "regex_asks": regex_asks(store, username=request.user.get_username(), state=state,
+                                 characters=characters),
+        "asides": asides_read(store, instance_id=instance_id)[-ASIDES_SHOWN:],
+    }
+
+
+ASIDES_SHOWN = 20  # kept asides the side panel shows when the page opens
+
+
+def _bubble_names(state: dict[str, Any], shown: dict[str, Any]) -> dict[str, str]:
+    """The player's line before the file holds it is named and pictured as the persona, and a
+    one-character chat's reply as its character from the moment it is asked for, each letter
+    avatar in the colour its finished message has (a group's speaker is named by the reply's
+    first event)."""
+    you = shown["macro_values"].get("user") or gettext("You")
+    reply = "" if is_group(state) else shown["character"].get("name") or ""
+    return {"you": you, "youAvatar": shown["player_avatar"] or "", "youLetter": letter_class(you),
+            "replyName": reply, "replyAvatar": shown["character_avatar"] or "",
+            "replyLetter": letter_class(reply) if reply else ""}
+
+
+def _chat_strings() -> dict[str, Any]:
+    """Texts the page script shows, in the page's language."""
+    return {
+        "queued": gettext("Not connected: your message is kept and will be sent when the "
+                          "connection is back."),
+        "disconnected": gettext("Disconnected; retrying in %(s)s s. What you type is kept."),
+        "notConnected": gettext("Not connected; try again when the connection is back."),
+        "stopped": gettext("Stopped: the partial reply is saved."),
+        "stoppedBeforeReply": gettext("Stopped before the reply began."),
+        "nobodyAnswered": gettext("Nobody answers by themselves here (manual order, or every "
+                                  "member muted): pick who speaks with “Answer now” under "
+                                  "“Characters in this story” (☰ Story on a phone)."),
+        "error": gettext("Error:"),
+        "choosing": gettext("Choosing who answers…"),
+        "asideKept": gettext("kept apart from the story"),
+        "asideStopped": gettext("stopped"),
+        "impersonating": gettext("Writing your next message…"),
+        "impersonateStopped": gettext("Stopped: what was written is in the box."),
+        "impersonateFailed": gettext("No suggestion: %(s)s What you typed is kept."),
+        "deleted": gettext("Message deleted."),
+        "undo": gettext("Undo"),
+        "restored": gettext("Restored."),
+        "hidden": gettext("Hidden from the model: it stays here, and is neither sent nor "
+                          "remembered."),
+        "unhidden": gettext("The model sees this message again."),
+        "copied": gettext("Copied."),
+        "copyRefused": gettext("Copy is not allowed here."),
+        "branched": gettext("Branched: %(s)s starts from here; the old one is kept in History."),
+        "conversation": gettext("conversation %(number)s"),
+        "conversationShort": gettext("conv. %(number)s"),
+        "messageActions": gettext("Message actions"),
+        "starting": gettext("Starting…"),
+        "took": gettext("took %(s)s s"),
+        "dismiss": gettext("Dismiss"),
+        "memoryStopped": gettext("Stopped: no answer came (the connection or the server went "
+                                 "away); if the server restarted, the action did not finish: "
+                                 "start it again."),
+        "memoryStillRunning": gettext("The connection was lost; the action still runs on the "
+                                      "server. Reload the page when it is done."),
+        "you": gettext("You"),
+        "placeholderTouch": gettext("Say something… (Enter for a new line, Send to send)"),
+        "save": gettext("Save"),
+        "cancel": gettext("Cancel"),
+        "reasoning": gettext("Reasoning"),
+        "warningDetails": gettext("Double-click for details"),
+        "warningType": gettext("Warning"),
+        "warningCategory": gettext("Category"),
+        "warningValue": gettext("Current value"),
+        "warningThreshold": gettext("Suggested threshold"),
+        "warningSuggestion": gettext("What to do"),
+        # The prompt-size bar names its parts as the prompt inspector does (chat/inspector/names.py).
+        "sectionNames": section_names(),
+        "sectionTokens": gettext("%(name)s: %(tokens)s tokens"),
+        "promptTokens": gettext("%(total)s / %(limit)s tokens"),
+        "worldInfoEntry": gettext("World info entry"),
+        "promptBlock": gettext("Prompt block: %(name)s"),
+        **_info_strings(),
+    }
+
+
+def _info_strings() -> dict[str, str]:
+    """A message's Info (static/chat/info.js) and "Go to message"."""
+    return {
+        "infoTitle": gettext("Message #%(s)s"), "infoFrom": gettext("From"),
+        "infoWritten": gettext("Written"), "infoTurn": gettext("Turn"),
+        "infoLength": gettext("Length"), "infoCharacters": gettext("%(s)s characters"),
+        "infoModel": gettext("Model"), "infoPromptTokens": gettext("Prompt"),
+        "infoReplyTokens": gettext("Reply"), "infoTokens": gettext("%(s)s tokens"),
+        "infoFirstToken": gettext("First words after"), "infoTook": gettext("Written in"),
+        "infoSeconds": gettext("%(s)s s"), "infoSpeedLabel": gettext("Speed"),
+        "infoSpeed": gettext("%(s)s tokens/s"), "infoReading": gettext("Reading…"),
+        "infoNoModel": gettext("No model wrote this message (yours, a greeting or an imported "
+                               "line): nothing more to show."),
+        "infoUnfinished": gettext("This reply did not finish (stopped or interrupted)."),
+        "jumpMissing": gettext("There is no message #%(s)s in this conversation."),
+    }
+
+
+def _int_or_none(raw: str | None) -> int | None:
+    try:
+        return int(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
+def _recap_due_text(store, read) -> str:
+    last = read.turn_max if read.turn_max is not None else max(
+        (line.get("turn") for line in read.messages if isinstance(line.get("turn"), int)),
+        default=0)
+    due = selectors.recap_next_due(last_turn=last, memory_settings=selectors.memory_settings_effective(store))
+    if due is None:
+        return gettext("Rolling recaps are off.")
+    return gettext("Next recap after turn %(due)s (now at turn %(last)s).") % {
+        "due": due, "last": last}
+
+
+@login_required
+@require_GET
+def instance_page(request: HttpRequest, instance_id: str) -> HttpResponse:
+    return render(request, "chat/instance.html", _chat_context(request, instance_id))
+
+
+@login_required
+@require_GET
+def instance_messages(request: HttpRequest, instance_id: str) -> HttpResponse:
+    """The newest messages; with ?before=INDEX the page of older ones above that line."""
+    template = "chat/_older.html" if request.GET.get("before") else "chat/_messages.html"
+    return render(request, template, _chat_context(request, instance_id))
+
+
+@login_required
+@require_GET
+def instance_outline(request: HttpRequest, instance_id: str) -> HttpResponse:
+    return render(request, "chat/_outline.html", _chat_context(request, instance_id))
+
+
+CHAT_IMPORT_MAX_BYTES = 10 * 1024 * 1024
+
+
+def import_report_key(instance_id: str) -> str:
+    return f"chat_import_report:{instance_id}"
+
+
+@login_required
+@require_POST
+def instance_import_chat(request: HttpRequest, instance_id: str) -> HttpResponse:
+    """The report waits in the login session for the chat page it redirects to."""
+    _instance_or_404(request, instance_id)
+    upload = request.FILES.get("file")
+    try:
+        if upload is None:
+            raise ChatFormatError("choose a chat file (.jsonl, or Agnai or RisuAI .json)")
+        if upload.size > CHAT_IMPORT_MAX_BYTES:
+            raise ChatFormatError("the chat file is larger than 10 MB")
+        session_id, report = session_import(get_store(), instance_id=instance_id,
+                                            data=upload.read())
+        request.session[import_report_key(instance_id)] = {**report, "session_id": session_id}
+    except (ChatFormatError, InstanceBusy, StoreError) as exc:
+        messages.error(request, gettext("The chat was not imported: %(error)s") % {
+            "error": chat_refusal_words(str(exc))})
+    return redirect("instance", instance_id=instance_id)
+
+
+@errors_back_to("instance")
+@login_required
+@require_POST
+def instance_regroup(request: HttpRequest, instance_id: str) -> HttpResponse:
+    """An imported group chat in a new conversation with all its members; its report waits
+    on that conversation's page."""
+    _instance_or_404(request, instance_id)
+    new_id, session_id, report = session_regroup(
+        get_store(), user=request.user, instance_id=instance_id,
+        session_id=request.POST.get("session_id") or "")
+    request.session[import_report_key(new_id)] = {**report, "session_id": session_id}
+    return redirect("instance", instance_id=new_id)
+
+
+@errors_back_to("instance")
+@login_required
+@require_POST
+def instance_persona(request: HttpRequest, instance_id: str) -> HttpResponse:
+    return _instance_update_from_page(request, instance_id,
+                                      gettext("From the next turn on you play this persona."),
+                                      persona_id=request.POST.get("persona_id") or None)
+
+
+@errors_back_to("instance")
+@login_required
+@require_POST
+def instance_play_as(request: HttpRequest, instance_id: str) -> HttpResponse:
+    _instance_or_404(request, instance_id)
+    played = instance_settings.instance_play_as(get_store(), user=request.user,
+                                                instance_id=instance_id,
+                                                name=request.POST.get("name"))
+    done = (gettext("New persona %(name)s made; from the next turn on you play them.")
+            if played["created"] else
+            gettext("From the next turn on you play your persona %(name)s."))
+    messages.info(request, done % {"name": played["name"]})
+    return redirect("instance", instance_id=instance_id)
+
+
+@errors_back_to("instance")
+@login_required
+@require_POST
+def instance_lorebooks(request: HttpRequest, instance_id: str) -> HttpResponse:
+    return _instance_update_from_page(request, instance_id,
+                                      gettext("From the next turn on these lorebooks are read."),
+                                      lorebook_ids=request.POST.getlist("lorebook_ids"))
+
+
+def _instance_update_from_page(request: HttpRequest, instance_id: str, done: str,
+                               **changes: Any) -> HttpResponse:
+    """One instance setting changed from the chat page's drawer; the outcome is a message (a
+    refusal's comes from personalab.middleware)."""
+    _instance_or_404(request, instance_id)
+    instance_update(get_store(), user=request.user, instance_id=instance_id, **changes)
+    messages.info(request, done)
+    return redirect("instance", instance_id=instance_id)
+
+
+@login_required
+@require_POST
+def instance_background(request: HttpRequest, instance_id: str) -> HttpResponse:
+    _instance_or_404(request, instance_id)
+    store = get_store()
+    background_id = request.POST.get("background_id") or None
+    try:
+        result = instance_background_switch(store, user=request.user,
+                                            instance_id=instance_id,
+                                            background_id=background_id)
+        note = gettext("Background switched; the story progress is kept.")
+        if result.get("clamped"):
+            note += " " + gettext("The current plot point is beyond the new outline, so the "
+                                  "director uses its last point.")
+        messages.info(request, note)
+    except (InstanceBusy, StoreError, ValueError) as exc:
+        messages.error(request, str(exc))
+    return redirect("instance", instance_id=instance_id)
+
+
+@login_required
+@require_POST
+async def instance_memory_action(request: HttpRequest, instance_id: str, action: str):
+    user = await request.auser()
+    try:
+        await sync_to_async(instance_for_user)(user, instance_id)
+    except NotFound:
+        raise Http404("instance not found") from None
+    if action not in ("summarize", "update_memory"):
+        raise Http404("unknown action")
+    try:
+        result = await memory_actions.memory_action(instance_id, action,
+                                                    character_id=request.POST.get("character_id") or None)
+        # Players read "conversation 3", never the session's id (issue 33 item 3).
+        text = (gettext("Summarized into %(events)s events; the chat goes on in %(session)s.") % {
+                    "events": result.get("events"),
+                    "session": session_label(result.get("new_session_id"))}
+                if action == "summarize"
+                else gettext("Memory updated: the evolved persona has a new version."))
+        status = "ok"
+    except (MemoryActionError, LLMError, InstanceBusy, StoreError) as exc:
+        text, status = str(getattr(exc, "message", exc)), "error"
+    return render(request, "chat/_action_result.html", {"text": text, "status": status})
+
+
+@login_required
+@require_GET
+def instance_memory_progress(request: HttpRequest, instance_id: str) -> HttpResponse:
+    _instance_or_404(request, instance_id)
+    state, step, values = progress_state(instance_id)
+    if state == "stopped":
+        text = gettext("Stopped: the last memory action did not finish (the server stopped "
+                       "during it); start it again.")
+    else:
+        working = gettext("Working…")
+        # The stage is stored untranslated (any worker may poll it): in the reader's language.
+        stage = gettext(step) if step else ""
+        if values:
+            try:
+                stage %= values
+            except (KeyError, TypeError, ValueError):  # a translation that lost a placeholder
+                stage = gettext(step) if step else ""
+        text = f"{working} {stage}" if stage else working
+    response = HttpResponse(text, content_type="text/plain")
+    # The page asks after a request that got no answer: does the action still run?
+    response["X-Memory-Progress"] = state
+    return response
+
+
+@login_required
+@require_GET
+def trace_page(request: HttpRequest, trace_id: str) -> HttpResponse:
+    row = Trace.objects.filter(trace_id=trace_id).first()
+    if row is None:
+        raise Http404("trace not found")
+    _instance_or_404(request, row.instance_id)
+    trace = trace_rebuild(get_store(), instance_id=row.instance_id, trace_id=trace_id)
+    budget = trace_prompt_limit(trace)
+    store = get_store()
+    lore = trace.get("lore") or {}
+    lore_fired = trace_lore_named(store, lore.get("fired") or [])
+    sections = trace_sections_named([{**s, "share": round(100 * s["tokens"] / budget, 2)}
+                                     for s in trace.get("sections", [])], lore_fired)
+    return render(request, "chat/trace.html", {
+        "trace": trace, "sections": sections, "budget": budget, "instance": row.instance,
+        "chat_name": trace_chat_name(store, row.instance_id), "lore_fired": lore_fired,
+        "timings": trace_timings_named(trace.get("timings") or {}),
+        "reasons": trace_reasons_named(trace, lore_fired),
+        "notes": trace_notes_named(trace, trace_lore_named(store, lore.get("dropped") or []),
+                                   lore_fired=lore_fired, namer=LoreNamer(store))})
+
+
+
+@login_required
+@require_POST
+def instance_authors_note(request: HttpRequest, instance_id: str) -> HttpResponse:
+    """Author's note: text woven into the history at a depth, every N turns. A bad number is
+    refused beside its field and nothing is saved; a missing one takes its default."""
+    row = _instance_or_404(request, instance_id)
+    errors: dict[str, str] = {}
+    note = {"text": _note_text(request.POST, errors),
+            "depth": _note_number(request.POST, "depth", 4, 0, 50, errors),
+            "frequency": _note_number(request.POST, "frequency", 1, 1, 100, errors),
+            "role": request.POST.get("role") if request.POST.get("role") in NOTE_ROLES
+            else "system"}
+    if not errors:
+        authors_note_save(get_store(), instance_id=instance_id, note=note)
+    if request.htmx:
+        shown = {**note, **{name: request.POST.get(name, "") for name in errors}}
+        return render(request, "chat/_authors_note.html", {
+            "instance": row, "authors_note": shown, "note_roles": NOTE_ROLES,
+            "note_errors": errors, "note_saved": not errors}, status=400 if errors else 200)
+    if errors:
+        messages.error(request, " ".join(f"{name}: {text}" for name, text in errors.items()))
+    else:
+        messages.info(request, gettext("Author's note saved.") if note["text"]
+                      else gettext("Author's note cleared."))
+    return redirect("instance", instance_id=instance_id)
+
+
+NOTE_MAX_CHARS = 4000  # as PUT …/authors_note
+
+
+def _note_text(form, errors: dict[str, str]) -> str:
+    """The note as typed; a longer one is refused beside its box (it was cut short unsaid)."""
+    text = form.get("text", "").strip()
+    if len(text) > NOTE_MAX_CHARS:
+        errors["text"] = gettext("At most %(limit)s characters; this one has %(count)s.") % {
+            "limit": NOTE_MAX_CHARS, "count": len(text)}
+    return text
+
+
+def _note_number(form, name: str, default: int, low: int, high: int,
+                 errors: dict[str, str]) -> int:
+    raw = (form.get(name) or "").strip()
+    if not raw:
+        return default
+    digits = raw.removeprefix("-")
+    if not (digits.isascii() and digits.isdigit()) or not low <= int(raw) <= high:
+        errors[name] = gettext("A whole number from %(low)s to %(high)s.") % {
+            "low": low, "high": high}
+        return default
+    return int(raw)

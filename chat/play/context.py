@@ -1,0 +1,529 @@
+"""What a turn reads and prepares before the LLM is called: files (flow step 2), recall
+(step 2.5), the director (step 3), lore and notes, and the assembled prompt (step 4)."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from chat.groups.cards import card_join_for_turn, inputs_joined, prompt_fitted
+from chat.groups.members import is_group, members_of
+from chat.groups.prompt import lines_for_speaker, unnamed_lines_by
+from chat.groups.scene import lines_with_own_macros, scene_members_blocks, unnamed_name
+from chat.groups.speakers import Pick
+from chat.history_manager.base import reply_versions
+from chat.play.lore import lore_for_turn, persona_depth_blocks
+from chat.play.macros import macro_values_for
+from chat.play.memory import speaker_id, turn_director, turn_recall
+from chat.play.regex_scripts import turn_regex, user_input_regexed
+from chat.play.story_choice import (
+    chat_utility_for,
+    prompt_processing_for,
+    story_choice_for,
+    story_context,
+)
+from chat.play.variables import ChatVariables, turn_variables_load
+from chat.play.window import turn_window
+from chat.prompt.alternation import messages_processed
+from chat.prompt.assemble import prompt_build
+from chat.prompt.card_fields import (
+    CardFields,
+    card_fields_placement,
+    card_fields_read,
+    scenario_overridden,
+)
+from chat.prompt.conversation import conversation_lines_wanted, conversation_tokens_room
+from chat.prompt.inputs import PromptInputs, PromptResult
+from chat.prompt.recall_section import (
+    recall_shrunk,
+    recall_unshown,
+    recalled_entries,
+)
+from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
+from chat.prompt.templates import TemplateStore, director_words
+from chat.prompt.window import ContextWindow, budgets_windowed, recap_spans
+from chat.prompt.world_info import outlet_macros
+from library.selectors import (
+    background_for_chat,
+    character_for_chat,
+    persona_effective,
+    player_name,
+)
+from memory import runtime as memory_runtime
+from memory.character.biography import biography_items
+from memory.character.pinned import pinned_prompt_effective
+from memory.selectors import (
+    recaps_witnessed,
+)
+from memory.summaries.journal import summarize_recover
+from memory.summaries.recaps import recap_items
+from personalab.lib.filestore.jsonfile import utc_now
+from personalab.lib.filestore.session_read import LinesBefore, SessionRead
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.llm import Provider
+from personalab.lib.llm_providers import provider_for
+from personalab.lib.llm_text import text_trace_note
+from personalab.lib.membership import member_change_recover
+from personalab.lib.participants import member_ids, member_state_read
+from personalab.lib.prompt_language import locale_for_character
+from personalab.lib.store_errors import StoreError
+from personalab.lib.trace_refs import conversation_refer
+from personalab.llm_config import llm_settings_from_env
+
+log = logging.getLogger(__name__)
+
+_template_stores: dict[Path, TemplateStore] = {}
+_template_lock = threading.Lock()
+
+
+@dataclass
+class TurnContext:
+    instance_id: str
+    session_id: str
+    turn: int
+    user_text: str
+    instance_state: dict[str, Any]
+    character_state: dict[str, Any]
+    character: dict[str, Any]
+    background: dict[str, Any]
+    config: dict[str, Any]
+    lines: list[dict[str, Any]]
+    problems: list[str]
+    reply_extra: dict[str, Any] = field(default_factory=dict)
+    continue_from: str = ""
+    # Regenerate / continue: the position of the reply the new one replaces, and which.
+    replace_from: int | None = None
+    redo: str = ""
+    plot_state_before: dict[str, Any] = field(default_factory=dict)
+    speaker: Pick | None = None
+    trigger: bool = False
+    # Only the newest lines read (load_all off): where they start, what lies before them.
+    first_index: int = 0
+    lines_before: LinesBefore | None = None
+    token_counts: dict[str, int] = field(default_factory=dict)  # by text, from the line index
+    variables: ChatVariables = field(default_factory=ChatVariables)  # {{setvar}}'s, saved
+    # A prompt built only to be sent (an impersonation): lore timers do not advance.
+    dry_run: bool = False
+
+
+@dataclass
+class Prepared:
+    prompt: PromptResult
+    recall: dict[str, Any]
+    director: dict[str, Any] | None
+    lore: dict[str, Any]
+    warnings: list[dict[str, Any]]
+    llm_context: dict[str, Any]
+    card: CardFields = field(default_factory=CardFields)
+
+
+def provider_current(store: FileStore) -> Provider:
+    return provider_for(llm_settings_from_env(store.module_read("llm")))
+
+
+def templates_for(store: FileStore) -> TemplateStore:
+    folder = store.templates_dir
+    with _template_lock:
+        if folder not in _template_stores:
+            _template_stores[folder] = TemplateStore(folder)
+        return _template_stores[folder]
+
+
+# --- loading -----------------------------------------------------------------
+
+def context_load(store: FileStore, *, instance_id: str, user_text: str,
+                 regenerate: bool = False, continue_reply: bool = False,
+                 speaker: Pick | None = None, trigger: bool = False) -> TurnContext:
+    """Flow step 1-2. The caller holds the instance lock. `speaker`: the member answering in a
+    conversation with several characters (its own definition and state); `trigger`: it answers
+    the lines already there, no new player line."""
+    summarize_recover(store, instance_id=instance_id)  # a summarize killed mid-way
+    member_change_recover(store, instance_id)  # likewise a member change
+    instance_state = store.instance_state_read(instance_id)
+    session_id = instance_state["current_session_id"]
+    store.session_repair(instance_id, session_id)
+    config = store.config_read()
+    redo = regenerate or continue_reply
+    plain = not (speaker or trigger or is_group(instance_state))
+    read = _session_for_turn(store, instance_id, session_id, config, newest_only=plain,
+                             redo=redo)
+    if (regenerate or continue_reply) and speaker is None:
+        speaker = _redo_speaker(instance_state, read, "regenerate" if regenerate else "continue")
+    speaker_id = speaker.character_id if speaker else instance_state.get("character_id")
+    character_state = (member_state_read(store, instance_id, instance_state, speaker_id)
+                       if speaker else store.character_state_read(instance_id))
+    character = character_for_chat(store, state=instance_state, character_id=speaker_id) \
+        if speaker_id else {}
+    ctx = TurnContext(
+        instance_id=instance_id, session_id=session_id, turn=read.last_turn + 1,
+        user_text=user_text, instance_state=instance_state, character_state=character_state,
+        character=character,
+        background=background_for_chat(store, state=instance_state),
+        config=config, lines=list(read.lines),
+        problems=[p.describe() for p in read.problems],
+        plot_state_before=copy.deepcopy(instance_state.get("plot_state", {})),
+        speaker=speaker, trigger=trigger, first_index=read.first_index,
+        lines_before=read.lines_before, token_counts=read.token_counts,
+    )
+    if speaker:
+        ctx.reply_extra = {"speaker": speaker.character_id,
+                           "name": character.get("name") or speaker.character_id}
+    if trigger:
+        ctx.user_text = next((str(line.get("content", "")) for line in reversed(ctx.lines)
+                              if line.get("role")), "")
+    elif regenerate or continue_reply:
+        _take_back_last_reply(store, ctx, read, keep_as_alternative=regenerate)
+    else:
+        ctx.user_text = user_input_regexed(store, ctx, user_text)  # stored as the scripts left it
+        line = {"role": "user", "content": ctx.user_text, "turn": ctx.turn, "timestamp": utc_now(),
+                "name": player_name(store, state=instance_state)}
+        # Written first; the reply line's fsync covers it: one fsync less before the 1st token.
+        store.session_append(instance_id, session_id, line, durable=False)
+        ctx.lines.append(line)
+    ctx.variables = turn_variables_load(
+        store, instance_id=instance_id, session_id=session_id, metadata=read.metadata,
+        owner=instance_state.get("owner"), player_text="" if redo or trigger else ctx.user_text,
+        redo_trace_id=str(read.lines[-1].get("trace_id") or "") if redo and read.lines else "")
+    return ctx
+
+
+def _session_for_turn(store: FileStore, instance_id: str, session_id: str,
+                      config: dict[str, Any], *, newest_only: bool,
+                      redo: bool = False) -> SessionRead:
+    """Only the newest lines the prompt can hold are parsed (through the line index beside the
+    file): the newest messages when the prompt sends only those, otherwise the newest lines back
+    to the prompt's token limit; a session that fits is read through the session cache, which
+    parses only the lines appended since the last turn. Either way ctx.lines is read, never
+    changed. A regenerate or continue reads one message more: the reply it replaces."""
+    wanted = conversation_lines_wanted(config, {
+        "max_messages": store.module_read("history").get("trim_max_messages", 10)})
+    if newest_only and wanted is not None:
+        return store.session_read(instance_id, session_id, usable=wanted + redo)
+    if newest_only:
+        return store.session_read(instance_id, session_id, overhead=MESSAGE_OVERHEAD_TOKENS,
+                                  tokens=conversation_tokens_room(
+                                      config, store.module_read("prompt").get("section_budgets")))
+    return store.session_read(instance_id, session_id, cached=True)
+
+
+def _session_whole(store: FileStore, ctx: TurnContext) -> None:
+    """ctx with every line of the session, when the prompt wanted more than the newest."""
+    read = store.session_read(ctx.instance_id, ctx.session_id, cached=True)
+    # A regenerate's old reply is still in the file until its new line replaces it.
+    ctx.lines = list(read.lines[:ctx.replace_from])
+    ctx.first_index, ctx.lines_before = 0, None
+
+
+class RedoRefused(ValueError):
+    """Regenerate / continue cannot redo the last reply (none there, or its speaker left)."""
+
+
+def _redo_speaker(instance_state: dict[str, Any], read: SessionRead, action: str) -> Pick | None:
+    """Regenerate and continue redo the reply of whoever said the last line, not a newly
+    chosen speaker; a reply by a member who has since left cannot be redone."""
+    last = read.lines[-1] if read.lines else {}
+    speaker = last.get("speaker") if last.get("role") == "assistant" else None
+    if not isinstance(speaker, str) or not speaker:
+        return None
+    if speaker not in member_ids(instance_state):
+        raise RedoRefused(f"{last.get('name') or speaker} has left this conversation; "
+                          f"their reply cannot be redone ({action})")
+    if not is_group(instance_state) and speaker == instance_state.get("character_id"):
+        return None
+    return Pick(character_id=speaker, reason=action)
+
+
+def _take_back_last_reply(store: FileStore, ctx: TurnContext, read: SessionRead, *,
+                          keep_as_alternative: bool) -> None:
+    """Regenerate / continue: the last assistant line is replaced by a new streaming line.
+    The replacement is made when the new line starts (AssistantLineWriter with replace_from:
+    one tail change, the old line kept as its backup), so a turn refused before the request
+    leaves the reply where it was."""
+    if not read.lines or read.lines[-1].get("role") != "assistant":
+        raise RedoRefused("there is no reply to regenerate or continue")
+    last = read.lines[-1]
+    previous_user = next((line for line in reversed(read.lines[:-1])
+                          if line.get("role") == "user"), None)
+    if previous_user is None:
+        raise RedoRefused("the last reply has no user message before it")
+    ctx.turn = last.get("turn", read.last_turn)
+    ctx.user_text = previous_user["content"]
+    ctx.lines = list(read.lines[:-1])
+    restored = _plot_state_before(store, ctx.instance_id, last.get("trace_id"))
+    if restored is not None:
+        ctx.instance_state["plot_state"] = restored
+        ctx.plot_state_before = copy.deepcopy(restored)
+        store.instance_state_write(ctx.instance_id, ctx.instance_state)
+    if keep_as_alternative:
+        # Every version keeps its place; the new reply comes after them all, as the newest.
+        ctx.reply_extra = {**ctx.reply_extra, "alternatives": reply_versions(last)}
+    else:
+        ctx.continue_from = last.get("content", "")
+        # The same reply goes on: its versions and what an imported chat kept of it (its own
+        # name, date, extra and other fields) stay with it, as SillyTavern's continue keeps them.
+        kept = ("alternatives", "alternative_position", "swipe_info", "carried", "extra",
+                "send_date", "name")
+        ctx.reply_extra.update({k: last[k] for k in kept
+                                if k in last and k not in ctx.reply_extra}, continued=True)
+    ctx.replace_from = read.first_index + len(read.lines) - 1
+    ctx.redo = "regenerate" if keep_as_alternative else "continue"
+
+
+def _plot_state_before(store: FileStore, instance_id: str, trace_id: str | None) -> dict | None:
+    if not trace_id:
+        return None
+    try:
+        return store.trace_read(instance_id, trace_id).get("plot_state_before")
+    except (StoreError, ValueError):
+        return None
+
+
+# --- preparing ---------------------------------------------------------------
+
+def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float]) -> Prepared:
+    warnings: list[dict[str, Any]] = [_corrupt_lines_warning(ctx)] if ctx.problems else []
+
+    started = time.perf_counter()
+    window, generation = turn_window(store, ctx.instance_state)
+    section = turn_recall(store, ctx, memory_tokens=budgets_windowed(
+        store.module_read("prompt").get("section_budgets") or {}, window)["recalled"])
+    recall = section.report
+    if recall.get("warning"):
+        warnings.append(recall["warning"])
+    timings["recall_ms"] = _ms(started)
+
+    started = time.perf_counter()
+    locale = locale_for_character(store, ctx.character)
+    templates = templates_for(store).get(locale)
+    director = turn_director(store, ctx, director_words(templates))
+    if director and director.get("clamped"):
+        warnings.append(_warning("outline_clamped",
+                                 "当前剧情点超出新背景的大纲长度，已按最后一点处理",
+                                 suggestion="检查实例的剧情进度"))
+    timings["director_ms"] = _ms(started)
+
+    started = time.perf_counter()
+    lore = lore_for_turn(store, ctx, window)
+
+    def built(recall: dict[str, Any]) -> tuple[PromptInputs, PromptResult]:
+        inputs = _prompt_inputs(store, ctx, director, recall, lore, locale=locale, window=window)
+        return inputs, prompt_build(inputs, templates)
+
+    inputs, prompt = built(recall)
+    if prompt.lines_missing:
+        _session_whole(store, ctx)
+        inputs, prompt = built(recall)
+    unshown = recall_unshown(section, prompt.messages)
+    if unshown is not None:  # the conversation shows some of it: recall others instead
+        section = unshown
+        inputs, prompt = built(section.report)
+    while (smaller := recall_shrunk(section, prompt)) is not None:
+        section = smaller
+        inputs, prompt = built(section.report)
+    recall = section.report
+    # Recall gives way first; then, if still too big, the other members' joined cards.
+    inputs, prompt = prompt_fitted(inputs, templates, built=prompt)
+    prompt.messages = messages_processed(
+        prompt.messages, mode=prompt_processing_for(store),
+        opening=templates.default("opening_user"), user_name=inputs.user_name,
+        character_name=inputs.character_name)
+    timings["assemble_ms"] = _ms(started)
+    warnings.extend(prompt.warnings)
+    outline = ctx.background.get("story_outline", [])
+    llm_context = {
+        "character_name": ctx.character.get("name") or ctx.instance_state.get("character_id"),
+        "turn": ctx.turn,
+        "plot_index": ctx.instance_state.get("plot_state", {}).get("current_plot_index", 1),
+        "plot_status": ctx.instance_state.get("plot_state", {}).get("current_status"),
+        "outline_length": len(outline) if director else 0,
+        "user_text": ctx.user_text, "user_name": inputs.user_name,
+        "group": ctx.speaker is not None,
+        # Text completion stops at another member's "\nName:" (SillyTavern's group stops).
+        "member_names": [m.name for m in members_of(store, ctx.instance_state)
+                         if ctx.speaker and m.character_id != ctx.speaker.character_id],
+        "continue_from": ctx.continue_from,
+        # How many earlier versions a regenerate keeps (the offline demo varies on it).
+        "variant": len((ctx.reply_extra or {}).get("alternatives", [])) if not ctx.continue_from
+        else 0,
+        "generation": generation, **story_context(prompt, inputs.story),
+    }
+    return Prepared(prompt=prompt, recall=recall, director=director, lore=lore,
+                    warnings=_dedupe(warnings), llm_context=llm_context, card=inputs.card)
+
+
+def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
+                   recall: dict[str, Any], lore: dict[str, Any], *, locale: str,
+                   window: ContextWindow) -> PromptInputs:
+    history = store.module_read("history")
+    group = is_group(ctx.instance_state)
+    member_names = (tuple(member.name for member in members_of(store, ctx.instance_state))
+                    if group else ())
+    pinned, _ = pinned_prompt_effective(
+        store, instance_id=ctx.instance_id,
+        character_id=ctx.speaker.character_id if ctx.speaker
+        else ctx.instance_state.get("character_id", ""))
+    prompt_settings = store.module_read("prompt")
+    persona = persona_effective(store, owner=ctx.instance_state.get("owner"),
+                                persona_id=ctx.instance_state.get("persona_id"))
+    card = scenario_overridden(card_fields_read(ctx.character, base_persona=ctx.character_state.get(
+        "base_persona", "")), ctx.instance_state.get("scenario_override"))
+    depth_prompt = [card.depth_prompt] if card.depth_prompt else []
+    macros = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1],
+                              scenario_override=ctx.instance_state.get("scenario_override"),
+                              chat_id=ctx.instance_id)
+    recaps = recap_items(store, instance_id=ctx.instance_id)
+    if group:
+        recaps = recaps_witnessed(store, instance_id=ctx.instance_id,
+                                  character_id=speaker_id(ctx), items=recaps)
+    story = story_choice_for(store, group=group, state=ctx.instance_state,
+                             speaker_id=speaker_id(ctx), continuing=bool(ctx.continue_from))
+    join = card_join_for_turn(store, state=ctx.instance_state, instance_id=ctx.instance_id,
+                              speaker_id=ctx.speaker.character_id if ctx.speaker and group
+                              else None, speaker_base_persona=ctx.character_state.get(
+                                  "base_persona", ""), story=story)
+    return inputs_joined(PromptInputs(
+        character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", ""),
+        user_name=persona["name"],
+        persona_description=persona["description"]
+        if persona["description_position"] == "prompt" else "",
+        base_persona=card.description,
+        evolved_persona=ctx.character_state.get("evolved_persona", ""),
+        world_setting=ctx.background.get("world_setting", ""),
+        background_name=ctx.background.get("name", ""),
+        director=director,
+        recalled=[] if window.memory_tokens <= 0 else recalled_entries(
+            recall, user_name=persona["name"], locale=locale,
+            character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", ""),
+            macros=macros),
+        pinned=pinned,
+        recaps=[item["text"] for item in recaps],
+        recap_spans=recap_spans(recaps, ctx.session_id),
+        biography=[] if group else [item["text"] for item in biography_items(
+            store, instance_id=ctx.instance_id, character_id=speaker_id(ctx))],  # §3.4: 1v1 only
+        floating_blocks=[*lore["blocks"], *depth_prompt, *persona_depth_blocks(persona),
+                         *(scene_members_blocks(
+                             store, state=ctx.instance_state, instance_id=ctx.instance_id,
+                             speaker_id=ctx.speaker.character_id if ctx.speaker else None,
+                             speaker_name=ctx.character.get("name") or "", locale=locale)
+                           if group else [])],
+        lines=(_prompt_lines(dataclasses.replace(ctx, lines=lines_with_own_macros(
+            store, state=ctx.instance_state, lines=ctx.lines, character=ctx.character,
+            speaker_id=ctx.speaker.character_id if ctx.speaker else None, persona=persona)),
+            player_name=persona["name"], unnamed_name=unnamed_name(store, ctx.instance_state))
+            if group else _prompt_lines(ctx)),
+        lines_before=ctx.lines_before, token_counts=ctx.token_counts,
+        config=ctx.config,
+        trimming={"max_messages": history.get("trim_max_messages", 10),
+                  "max_chars": history.get("trim_max_chars", 4000)},
+        section_budgets=prompt_settings.get("section_budgets", {}),
+        locale=locale,
+        state={"plot_state": ctx.instance_state.get("plot_state", {}), "turn": ctx.turn},
+        macros=_with_outlets(macros, lore.get("outlets", {})),
+        chat_variables=ctx.variables.local, global_variables=ctx.variables.shared,
+        card=card, window=window, regex=turn_regex(store, ctx),
+        prompt_blocks=(ctx.instance_state.get("prompt_manager") or {}).get("blocks") or [],
+        marker_order=tuple((ctx.instance_state.get("prompt_manager") or {}).get("markers") or ()),
+        story=story, members=member_names,
+        utility=chat_utility_for(store, state=ctx.instance_state, members=member_names,
+                                 continuing=bool(ctx.continue_from),
+                                 impersonating=bool(ctx.speaker
+                                                    and ctx.speaker.reason == "impersonate")),
+    ), join)
+
+
+def _with_outlets(values: dict[str, str], outlets: dict[str, str]) -> dict[str, str]:
+    return {**values, **outlet_macros(outlets, values)}
+
+
+def _prompt_lines(ctx: TurnContext, *, player_name: str | None = None,
+                  unnamed_name: str = "") -> list[dict[str, Any]]:
+    if player_name is not None and ctx.speaker is not None:
+        return lines_for_speaker(_prompt_lines(ctx), speaker_id=ctx.speaker.character_id,
+                                 player_name=player_name,
+                                 speaker_name=ctx.character.get("name") or "",
+                                 unnamed_by=unnamed_lines_by(ctx.instance_state),
+                                 unnamed_name=unnamed_name)
+    # The pipeline keeps only messages and summaries itself, walking from the newest back.
+    if ctx.continue_from:
+        return [*ctx.lines, {"role": "assistant", "content": ctx.continue_from, "turn": ctx.turn}]
+    return ctx.lines
+
+
+def _warning(category: str, message: str, *, current_value: Any = None, threshold: Any = None,
+             suggestion: str = "") -> dict[str, Any]:
+    return {"type": "warning", "category": category, "message": message,
+            "current_value": current_value, "threshold": threshold, "suggestion": suggestion}
+
+
+def _corrupt_lines_warning(ctx: TurnContext) -> dict[str, Any]:
+    return _warning("corrupt_session_lines",
+                    f"会话文件中有 {len(ctx.problems)} 行无法读取，已跳过（文件未被修改）",
+                    current_value=len(ctx.problems), suggestion="; ".join(ctx.problems[:3]))
+
+
+def _dedupe(warnings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    by_category: dict[str, dict[str, Any]] = {}
+    for warning in warnings:
+        by_category[warning.get("category", "")] = warning
+    return list(by_category.values())
+
+
+# --- trace and after-turn work -----------------------------------------------
+
+def trace_start(ctx: TurnContext, prepared: Prepared, *, trace_id: str,
+                provider: Provider, created_at: str) -> dict[str, Any]:
+    prompt = prepared.prompt
+    return {
+        "trace_id": trace_id,
+        "instance_id": ctx.instance_id,
+        "session_id": ctx.session_id,
+        "turn": ctx.turn,
+        "created_at": created_at,
+        "request": {"query": ctx.user_text, "provider": provider.name,
+                    "model": getattr(provider, "model", ""),
+                    "generation": prepared.llm_context.get("generation", {}),
+                    **text_trace_note(provider, prepared.llm_context)},
+        "retrievals": prepared.recall,
+        "director_context": prepared.director,
+        "plot_state_before": ctx.plot_state_before,
+        "lore": {"fired": prepared.lore["fired"], "dropped": prepared.lore["dropped"],
+                 "problems": prepared.lore.get("problems", [])},
+        "sections": [
+            {"name": s.name, "region": s.region, "tokens": s.tokens, "chars": s.chars,
+             "cut": s.cut, "omitted": s.omitted, "note": s.note, "text": s.text}
+            for s in prompt.sections
+        ],
+        "total_tokens": prompt.total_tokens,
+        "middle_tokens": prompt.middle_tokens,
+        "max_total_tokens": ctx.config["limits"]["max_total_tokens"],
+        "dropped_blocks": prompt.dropped_blocks, "window": prompt.window,
+        "warnings": prepared.warnings,
+        # The conversation is referred to in the session, not copied (chat.services.trace_rebuild).
+        **conversation_refer(prompt.messages, ctx.lines, session_id=ctx.session_id,
+                             first_index=ctx.first_index),
+        "card_fields": card_fields_placement(prepared.card, [
+            {"name": s.name, "note": s.note} for s in prompt.sections]),
+        "session_problems": ctx.problems,
+        **({"card_join": prompt.card_join} if prompt.card_join else {}),
+        **({"speaker": {"character_id": ctx.speaker.character_id,
+                        "name": ctx.character.get("name") or ctx.speaker.character_id,
+                        "reason": ctx.speaker.reason}} if ctx.speaker else {}),
+    }
+
+
+def memory_after_turn(store: FileStore, ctx: TurnContext, reply: dict[str, Any]) -> None:
+    """Off the hot path: the turn's lines keyword-searchable at once, then the full sync."""
+    player = [line for line in ctx.lines[-1:] if line.get("role") == "user"]  # not behind a fill
+    memory_runtime.turn_lines_live(store, instance_id=ctx.instance_id, session_id=ctx.session_id,
+                                   lines=[*player, reply])
+    memory_runtime.schedule_sync(store, instance_id=ctx.instance_id)
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 2)

@@ -1,0 +1,86 @@
+"""What the macros of card text, lore and messages stand for in a turn and on a page
+({{user}}, {{char}}, {{persona}}, {{idle_duration}}, ...): moved out of chat/play/context.py, which
+prepares the turn and was near its size limit."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from chat.groups.members import is_group
+from library.selectors import ChatCharacters, persona_effective
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.line_macros import LineMacros, character_macro_values
+from personalab.lib.macro_variables import variables_as_text
+from personalab.lib.macros import PICK_SEED, idle_duration_text, macros_replace
+from personalab.lib.participants import member_ids
+
+CARD_FIELD_MACROS = ("description", "personality", "scenario", "persona", "charPrompt",
+                     "charJailbreak")
+
+
+def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],
+                     lines: list[dict[str, Any]], scenario_override: Any = None,
+                     chat_id: str = "") -> dict[str, str]:
+    """What the macros of card text, lore and messages stand for (prompt and page alike);
+    `persona`: persona_effective's answer (`{{user}}` is its name, `{{persona}}` its text);
+    `scenario_override`: the story's, {{scenario}} in place of the card's (as SillyTavern);
+    `chat_id`: the chat whose {{pick}} the card, lore and notes make (each chat its own)."""
+    values = {"user": persona.get("name") or "User", "persona": persona.get("description") or "",
+              **character_macro_values(character), **({PICK_SEED: chat_id} if chat_id else {})}
+    if isinstance(scenario_override, str) and scenario_override.strip():
+        values["scenario"] = scenario_override.strip()
+    last_user = next((line for line in reversed(lines) if line.get("role") == "user"), None)
+    values["idle_duration"] = "just now"  # SillyTavern's word when no earlier message is dated
+    if last_user and last_user.get("timestamp"):
+        try:
+            then = datetime.fromisoformat(str(last_user["timestamp"]).replace("Z", "+00:00"))
+            values["idle_duration"] = idle_duration_text(
+                (datetime.now(UTC) - then).total_seconds())
+        except (TypeError, ValueError):
+            pass
+    # As SillyTavern's card fields: the card's own text, its {{user}} and {{char}} filled in
+    # (SillyTavern fills those last, so they are replaced inside {{description}} and the rest).
+    names = {k: v for k, v in values.items() if k in ("user", "char")}
+    for field in CARD_FIELD_MACROS:
+        if isinstance(values.get(field), str):
+            values[field] = macros_replace(values[field], names)
+    examples = ((character.get("card") or {}).get("data") or {}).get("mes_example")
+    if isinstance(examples, str) and examples.strip():
+        values["mesExamples"] = macros_replace(examples.strip(), names).replace("\r", "")
+    return {k: v for k, v in values.items() if isinstance(v, str)}
+
+
+def imported_chat_variables(metadata: dict[str, Any]) -> dict[str, str]:
+    """The variables of a chat imported from SillyTavern (`chat_metadata.variables`, what its
+    {{setvar}} left), as text: what {{getvar}} reads until this chat saves its own."""
+    imported = metadata.get("imported")
+    header = imported.get("header") if isinstance(imported, dict) else None
+    chat_metadata = header.get("chat_metadata") if isinstance(header, dict) else None
+    return variables_as_text(chat_metadata.get("variables")
+                             if isinstance(chat_metadata, dict) else None)
+
+
+def page_macro_values(store: FileStore, *, state: dict[str, Any], lines: list[dict[str, Any]],
+                      characters: ChatCharacters | None = None) -> dict[str, str]:
+    """macro_values_for a page showing lines of the instance whose state is `state`."""
+    persona = persona_effective(store, owner=state.get("owner"),
+                                persona_id=state.get("persona_id"))
+    characters = characters or ChatCharacters(store, state=state)
+    character = characters.optional(state.get("character_id"))
+    return LineMacros(macro_values_for(character=character, persona=persona, lines=lines),
+                      {member: character_macro_values(characters.optional(member))
+                       for member in own_macro_speakers(state, lines,
+                                                        besides=state.get("character_id"))})
+
+
+def own_macro_speakers(state: dict[str, Any], lines: list[dict[str, Any]], *,
+                       besides: str | None) -> list[str]:
+    """Whose lines among `lines` are read with their own card's {{char}} rather than the
+    values of `besides`: a group's members, and whoever else said one of them (a member who
+    has left: its greeting still says its own name)."""
+    speakers = dict.fromkeys(member_ids(state) if is_group(state) else [])
+    speakers.update(dict.fromkeys(str(line["speaker"]) for line in lines
+                                  if line.get("role") == "assistant" and line.get("speaker")))
+    speakers.pop(besides or "", None)
+    return list(speakers)

@@ -1,0 +1,106 @@
+"""What memory and the director bring to a turn: the recall searched on the player's line
+(what the speaker witnessed, on this session's timeline, in its related conversations when
+the setting says so) and the director's context with its fallback search, kept the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from chat.play.macros import macro_values_for
+from chat.prompt.recall_section import RecallSection, recall_prepare
+from director.logic import DirectorWords, director_prepare_context
+from library.selectors import persona_effective
+from memory import runtime as memory_runtime
+from memory.recall.rag import fallback_search
+from memory.selectors import (
+    character_conversation_ids,
+    recall_enabled,
+    recall_on_timeline,
+    recall_witnessed,
+    reference_instance_ids,
+)
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.macros import message_macros_replace
+from personalab.lib.participants import member_ids
+
+if TYPE_CHECKING:  # chat.play.context imports this module: the type is for annotations only
+    from chat.play.context import TurnContext
+
+
+def turn_recall(store: FileStore, ctx: TurnContext, *, memory_tokens: int) -> RecallSection:
+    trimming = store.module_read("history").get("trim_max_messages", 10)
+    return recall_prepare(store, instance_id=ctx.instance_id, user_text=round_asked(ctx),
+                          lines=ctx.lines, memory_tokens=memory_tokens,
+                          witnessed=_recall_kept(store, ctx),
+                          related_instance_ids=_related_conversations(store, ctx),
+                          newest_shown=int(trimming) if isinstance(trimming, int) else 0)
+
+
+def round_asked(ctx: TurnContext) -> str:
+    """What recall searches: the player's line. A member answering after another in the round
+    the player's line started answers that line too (before, it searched the reply of the
+    member before it, and the fact the player asked about reached the first member only); a
+    member speaking with no line of the player's in this round searches the newest line."""
+    if not (ctx.trigger and ctx.speaker):
+        return ctx.user_text
+    members = len(member_ids(ctx.instance_state))
+    replies = 0
+    for line in reversed(ctx.lines):
+        role = line.get("role")
+        if role == "user":
+            return str(line.get("content") or "") if replies < members else ctx.user_text
+        replies += role == "assistant"
+    return ctx.user_text
+
+
+def _recall_kept(store: FileStore, ctx: TurnContext) -> Callable[[Mapping[str, Any]], bool]:
+    """What the speaker may recall: what it witnessed, on this session's timeline."""
+    witnessed = recall_witnessed(store, character_id=speaker_id(ctx))
+    on_timeline = recall_on_timeline(store, instance_id=ctx.instance_id, session_id=ctx.session_id)
+    return lambda metadata: on_timeline(metadata) and witnessed(metadata)
+
+
+def speaker_id(ctx: TurnContext) -> str:
+    return ctx.speaker.character_id if ctx.speaker else str(ctx.instance_state.get("character_id")
+                                                            or "")
+
+
+def _related_conversations(store: FileStore, ctx: TurnContext) -> list[str]:
+    """The speaker's other conversations recall may also search (a memory setting, off by
+    default): the owner's, in this background, that the speaker took part in."""
+    if not store.module_read("memory").get("recall_related_conversations"):
+        return []
+    return character_conversation_ids(store, instance_state=ctx.instance_state,
+                                      character_id=speaker_id(ctx), exclude=ctx.instance_id)
+
+
+def turn_director(store: FileStore, ctx: TurnContext, words: DirectorWords) -> dict[str, Any] | None:
+    settings = store.module_read("director")
+    threshold = ctx.config["thresholds"].get("rag_fallback_threshold",
+                                             settings.get("rag_fallback_threshold", 3))
+
+    def search(query: str) -> tuple[list[str], list[str]]:
+        index, _ = memory_runtime.index_or_warning(store)
+        if index is None:
+            return [], []
+        current, reference = fallback_search(
+            query, instance_id=ctx.instance_id,
+            reference_instance_ids=reference_instance_ids(
+                store, instance_id=ctx.instance_id, instance_state=ctx.instance_state,
+                character_id=speaker_id(ctx)),
+            background_id=ctx.instance_state.get("background_id") or "", index=index)
+        # This conversation's lines as the prompt shows them: a greeting is kept as written.
+        values = macro_values_for(character=ctx.character, lines=[], persona=persona_effective(
+            store, owner=ctx.instance_state.get("owner"),
+            persona_id=ctx.instance_state.get("persona_id")))
+        kept = _recall_kept(store, ctx)  # as everyday recall: witnessed, on this timeline
+        return ([message_macros_replace(h.text, values, seed=h.id)
+                 for h in current if kept(h.metadata)],
+                [h.text for h in reference if kept(h.metadata)])
+
+    recall_on = recall_enabled(store)
+    return director_prepare_context(settings=settings, threshold=threshold,
+                                    instance_state=ctx.instance_state,
+                                    background=ctx.background,
+                                    search=search if recall_on else None, words=words)

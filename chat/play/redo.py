@@ -1,0 +1,33 @@
+"""Regenerate (↻) and Continue (→), decided once for every way in (WebSocket, REST, SSE): when
+the chat ends with the player's line (an imported chat, a deleted reply) there is no reply to
+redo, so the missing one is asked for instead, as SillyTavern does."""
+
+from __future__ import annotations
+
+import asyncio
+
+from chat.groups.round import conversation_turn, round_done_event
+from chat.play.turn import turn_run
+from personalab.lib.filestore.store import FileStore
+from personalab.storage import get_store
+
+
+async def redo_run(instance_id: str, *, action: str, emit, stop: asyncio.Event | None = None
+                   ) -> tuple[dict, str]:
+    """`action`: "regenerate" or "continue". Answers the `done` event and the reply's whole
+    text."""
+    store = get_store()
+    if await asyncio.to_thread(_ends_with_player_line, store, instance_id):
+        results = await conversation_turn(store, instance_id=instance_id, user_text=None,
+                                          emit=emit, stop=stop)
+        return round_done_event(results), results[-1].answer_text if results else ""
+    result = await turn_run(store, instance_id=instance_id, user_text="", emit=emit, stop=stop,
+                            regenerate=action == "regenerate",
+                            continue_reply=action == "continue")
+    return result.done_event(), result.answer_text
+
+
+def _ends_with_player_line(store: FileStore, instance_id: str) -> bool:
+    session_id = store.instance_state_read(instance_id).get("current_session_id")
+    messages = store.session_read(instance_id, session_id, newest=1).messages
+    return bool(messages) and messages[-1].get("role") == "user"

@@ -1,0 +1,165 @@
+"""Where a chat runs its regex scripts (library/find_replace/scripts.py), as SillyTavern does: on
+the player's message as it is stored, on the reply (and its reasoning) as it is finished,
+on the messages and lore of the prompt, and on what the page shows."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import regex
+
+from library.find_replace.scripts import (
+    AI_OUTPUT,
+    REASONING,
+    SLASH_COMMAND,
+    USER_INPUT,
+    RegexRun,
+    scripts_read,
+)
+from library.find_replace.services import regex_scripts_for_chat
+from library.selectors import character_for_chat_optional, persona_effective
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.line_macros import character_macro_values, line_macros_replace
+from personalab.lib.macros import message_macros_replace
+
+
+def regex_run_for(store: FileStore, *, owner: str | None, character: Mapping[str, Any],
+                  persona_id: str | None = None, preset: Any = None,
+                  values: Mapping[str, str] | None = None) -> RegexRun:
+    """The account's scripts, then the chat's preset's (`preset`: its prompt manager), then the
+    character's card's, as SillyTavern orders them; a preset's and a card's only once the
+    account allowed them. Filled in with `values` (the chat's macros; the account's persona
+    and the character's when not given)."""
+    own, card = regex_scripts_for_chat(store, username=owner, character=character)
+    scripts = scripts_read(own, preset_scripts_allowed(preset), card)
+    if not scripts:
+        return RegexRun()
+    if values is None:
+        persona = persona_effective(store, owner=owner, persona_id=persona_id)
+        values = {"user": persona.get("name") or "User",
+                  "persona": persona.get("description") or "",
+                  **character_macro_values(character)}
+    escaped = {name: regex.escape(value) for name, value in values.items()}
+    return RegexRun(scripts,
+                    macros=lambda text: message_macros_replace(text, values, seed="regex"),
+                    escape_macros=lambda text: message_macros_replace(text, escaped,
+                                                                      seed="regex"))
+
+
+def preset_scripts_allowed(preset: Any) -> Any:
+    """A chat's preset scripts when the player allowed them (chat/services/prompt_manager.py)."""
+    if isinstance(preset, Mapping) and preset.get("regex_scripts_allowed"):
+        return preset.get("regex_scripts")
+    return None
+
+
+def turn_regex(store: FileStore, ctx: Any) -> RegexRun:
+    """The scripts of a turn (`ctx`: chat.play.context.TurnContext): its owner's and its
+    answering character's."""
+    state = ctx.instance_state
+    return regex_run_for(store, owner=state.get("owner"), character=ctx.character,
+                         persona_id=state.get("persona_id"),
+                         preset=state.get("prompt_manager"))
+
+
+def user_input_regexed(store: FileStore, ctx: Any, text: str) -> str:
+    """The player's message as it is stored (SillyTavern runs its scripts on sending)."""
+    return turn_regex(store, ctx).text(text, USER_INPUT)
+
+
+def reply_regexed(run: RegexRun, flags: dict[str, Any], content: str,
+                  reasoning: str | None) -> dict[str, Any]:
+    """What a finished reply's line keeps: its text and reasoning after the scripts (not an
+    error line's, nor an empty one's)."""
+    if not run or flags.get("error") or not content.strip():
+        return {}
+    changed = {"content": run.text(content, AI_OUTPUT)}
+    if reasoning:
+        changed["reasoning"] = run.text(reasoning, REASONING)
+    return changed
+
+
+@dataclass
+class LineDisplay:
+    """What the chat page shows of a line: its macros filled in, then the markdown-only
+    scripts (SillyTavern runs them when it renders a message, never on the stored text)."""
+
+    values: Mapping[str, str]
+    run: RegexRun = field(default_factory=RegexRun)
+    depths: dict[int, int] = field(default_factory=dict)  # by id() of the lines read
+
+    def text(self, line: Mapping[str, Any]) -> str:
+        text = line_macros_replace(line, self.values) if self.values else str(
+            line.get("content") or "")
+        if not self.run or line.get("type") == "summary" or not line.get("role"):
+            return text
+        placement = USER_INPUT if line.get("role") == "user" else AI_OUTPUT
+        return self.run.text(text, placement, markdown=True, depth=self.depths.get(id(line)))
+
+
+def line_display_for(store: FileStore, *, state: Mapping[str, Any],
+                     character: Mapping[str, Any], lines: list[dict[str, Any]],
+                     values: Mapping[str, str]) -> LineDisplay:
+    """The page's display of `lines` (a stretch of the session, newest last): a message's
+    depth is how many messages come after it among them, as SillyTavern counts it."""
+    run = regex_run_for(store, owner=state.get("owner"), character=character,
+                        persona_id=state.get("persona_id"), preset=state.get("prompt_manager"),
+                        values=values)
+    depths: dict[int, int] = {}
+    if run:
+        after = 0
+        for line in reversed(lines):
+            if line.get("role") in ("user", "assistant") and not line.get("hidden"):
+                depths[id(line)] = after
+                after += 1
+    return LineDisplay(values, run, depths)
+
+
+def edit_regexed(store: FileStore, *, instance_id: str, line: Mapping[str, Any],
+                 text: str) -> str:
+    """An edited message's new text after the scripts marked "run on edit" (SillyTavern runs
+    only those on an edit): the player's as input, a narrator note's as a slash command,
+    any other as the AI's output."""
+    if not line.get("role") and line.get("type") != "note":
+        return text
+    state = store.instance_state_read(instance_id)
+    character = character_for_chat_optional(
+        store, state=state, character_id=line.get("speaker") or state.get("character_id"))
+    run = regex_run_for(store, owner=state.get("owner"), character=character,
+                        persona_id=state.get("persona_id"), preset=state.get("prompt_manager"))
+    placement = (USER_INPUT if line.get("role") == "user" else
+                 SLASH_COMMAND if line.get("type") == "note" else AI_OUTPUT)
+    return run.text(text, placement, edit=True)
+
+
+def greetings_regexed(store: FileStore, *, state: Mapping[str, Any],
+                      definitions: Mapping[str, Mapping[str, Any]],
+                      lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A new chat's first messages and their swipes after the AI-output scripts of whoever
+    says them (SillyTavern runs them on a greeting as it starts a chat)."""
+    regexed = []
+    for line in lines:
+        character = definitions.get(line.get("speaker") or state.get("character_id") or "")
+        run = regex_run_for(store, owner=state.get("owner"), character=character or {},
+                            persona_id=state.get("persona_id"),
+                            preset=state.get("prompt_manager"))
+        if run:
+            line = {**line, "content": run.text(line.get("content") or "", AI_OUTPUT)}
+            if isinstance(line.get("alternatives"), list):
+                line["alternatives"] = [
+                    {**item, "content": run.text(str(item.get("content") or ""), AI_OUTPUT)}
+                    for item in line["alternatives"] if isinstance(item, dict)]
+        regexed.append(line)
+    return regexed
+
+
+def player_line_regexed(store: FileStore, *, state: Mapping[str, Any], text: str) -> str:
+    """The player's message kept without a reply (a conversation in manual order where nobody
+    was picked): the account's scripts and the chat's first character's."""
+    character = character_for_chat_optional(store, state=dict(state),
+                                            character_id=state.get("character_id"))
+    return regex_run_for(store, owner=state.get("owner"), character=character,
+                         persona_id=state.get("persona_id"),
+                         preset=state.get("prompt_manager")).text(text, USER_INPUT)

@@ -1,0 +1,560 @@
+"""One turn, from "send" to a finished, persisted reply (seeds/personalab-flow.md steps 1-7).
+
+File first, then push: every token handed to `emit` is already in the session file.
+The instance lock is held for the whole turn, so a second sender (another tab, another
+worker) is refused instead of interleaving lines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+
+from chat.groups.speaker_shown import speaker_shown
+from chat.groups.speakers import Pick
+from chat.play import context as turn_context
+from chat.play.overflow import RETRIES, overflow_learn
+from chat.play.regex_scripts import reply_regexed, turn_regex
+from chat.play.reply_limit import pieces_capped, truncated_warning
+from chat.play.variables import turn_variables_save
+from chat.play.window import turn_window
+from chat.prompt.window import CONTEXT_TOKENS_DEFAULT
+from chat.selectors import memory_settings_effective
+from chat.services.index import trace_index
+from director.services import director_step
+from library.errors import ItemWithheld
+from library.find_replace.scripts import RegexRun
+from memory.summaries.recaps import recap_failed_warning, recap_maybe_roll
+from personalab.lib.errors import AppError
+from personalab.lib.filestore.jsonfile import utc_now
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.filestore.writer import AssistantLineWriter
+from personalab.lib.llm import LLMError, Provider
+from personalab.lib.llm_capped import ReplyCapped
+from personalab.lib.locks import LockUnavailable
+from personalab.lib.reasoning import Reasoning
+from personalab.lib.reply_shape import reply_shaped
+from personalab.lib.store_errors import InstanceBusy, StoreError
+from personalab.lib.story_string import StoryStringError
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+async def events_dropped(event: dict[str, Any]) -> None:
+    """The `emit` of a caller that answers with the whole result (a JSON reply): the token
+    events it would pass on are all in that result."""
+EMPTY_REPLY = "(无回复)"
+ERROR_REPLY_OPENING = "(系统错误: "
+# Instance-state writes of finishing turns, beside their trace writes (_reply_settle).
+_state_writes = ThreadPoolExecutor(max_workers=4, thread_name_prefix="state-write")
+
+
+class TurnRefused(AppError):
+    """The turn did not start or was refused before the LLM."""
+
+    def __init__(self, message: str, *, code: str, status: int, trace_id: str | None = None):
+        extra = {"trace_id": trace_id} if trace_id else {}
+        super().__init__(message, code=code, status=status, **extra)
+        self.trace_id = trace_id
+
+
+@dataclass
+class TurnResult:
+    trace_id: str
+    session_id: str
+    instance_id: str
+    turn: int
+    answer_text: str
+    warnings: list[dict[str, Any]] = field(default_factory=list)
+    interrupted: bool = False
+    empty: bool = False
+    truncated: bool = False
+    error: str | None = None
+    director: dict[str, Any] | None = None
+    speaker: str | None = None
+
+    def done_event(self) -> dict[str, Any]:
+        event = {"type": "done", "trace_id": self.trace_id, "turn": self.turn,
+                 "session_id": self.session_id, "interrupted": self.interrupted,
+                 "empty": self.empty, "truncated": self.truncated, "error": bool(self.error), "director": self.director}
+        return {**event, "speaker": self.speaker} if self.speaker else event
+
+
+def new_trace_id() -> str:
+    return f"trc_{secrets.token_hex(8)}"
+
+
+def validate_user_text(text: object) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise TurnRefused("message is empty", code="bad_request", status=400)
+    limit = settings.PERSONALAB_MAX_MESSAGE_CHARS
+    if len(text) > limit:
+        raise TurnRefused(f"message is too long ({len(text)} > {limit} characters)",
+                          code="too_large", status=413)
+    return text
+
+
+async def turn_run(store: FileStore, *, instance_id: str, user_text: str, emit: Emit,
+                   stop: asyncio.Event | None = None, provider: Provider | None = None,
+                   regenerate: bool = False, continue_reply: bool = False) -> TurnResult:
+    """Run one turn. Raises TurnRefused before anything streams; afterwards every outcome
+    (done, stop, disconnect, empty, LLM error) ends in a whole line and a TurnResult."""
+    if not (regenerate or continue_reply):
+        user_text = validate_user_text(user_text)
+    stop = stop or asyncio.Event()
+    with instance_locked(store, instance_id):
+        result = await turn_locked(store, instance_id=instance_id, user_text=user_text,
+                                   emit=emit, stop=stop, provider=provider,
+                                   regenerate=regenerate, continue_reply=continue_reply)
+    await recaps_roll(store, instance_id, provider, emit)
+    return result
+
+
+@contextlib.contextmanager
+def instance_locked(store: FileStore, instance_id: str) -> Iterator[None]:
+    """The instance lock for a turn or a round; held by someone else, the turn is refused."""
+    try:
+        lock = store.instance_lock(instance_id).acquire()
+    except InstanceBusy as exc:
+        raise TurnRefused(str(exc), code="busy", status=409) from None
+    except LockUnavailable as exc:
+        raise TurnRefused(exc.message, code=exc.code, status=exc.status) from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+async def recaps_roll(store: FileStore, instance_id: str, provider: Provider | None,
+                      emit: Emit | None = None) -> None:
+    """Optional rolling recaps (seeds/history-recap-system.md); a failure never fails the turn,
+    and the player hears of it (`emit`): the next roll takes those turns again."""
+    settings_ = memory_settings_effective(store)
+    if not settings_.get("recaps_enabled"):
+        return
+    try:
+        window, _ = await asyncio.to_thread(
+            lambda: turn_window(store, store.instance_state_read(instance_id)))
+        llm = ReplyCapped(provider or turn_context.provider_current(store),
+                          window_tokens=window.tokens, least=window.reply)
+        done = await recap_maybe_roll(store, instance_id=instance_id, llm=llm,
+                                      settings=settings_, prompt_tokens=window.prompt_room)
+    except Exception as exc:  # noqa: BLE001
+        log.exception("recap roll failed for %s", instance_id)
+        done = {"action": "failed", "message": str(exc) or type(exc).__name__}
+    if emit is not None and done and done.get("action") == "failed":
+        await emit(recap_failed_warning(done))
+
+
+@dataclass
+class Ready:
+    """A turn up to its request: context loaded, player line written, prompt built."""
+
+    ctx: turn_context.TurnContext
+    provider: Provider
+    prepared: turn_context.Prepared
+    trace_id: str
+    started: float
+    timings: dict[str, float]
+    # Who answers, as the page names the bubble: sent with the reply's first event.
+    shown: dict[str, Any] = field(default_factory=dict)
+
+
+def turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerate: bool = False,
+               continue_reply: bool = False, speaker: Pick | None = None,
+               trigger: bool = False, provider: Provider | None = None) -> Ready:
+    """Everything before the request, in the calling (worker) thread."""
+    started = time.perf_counter()
+    timings: dict[str, float] = {}
+    ctx, provider, prepared = _turn_ready(
+        store, instance_id=instance_id, user_text=user_text, regenerate=regenerate,
+        continue_reply=continue_reply, speaker=speaker, trigger=trigger, provider=provider,
+        started=started, timings=timings)
+    shown = speaker_shown(store, character=ctx.character, character_id=(
+        ctx.speaker.character_id if ctx.speaker else ctx.instance_state.get("character_id")))
+    trace_id = new_trace_id()
+    if not prepared.prompt.refused:  # a refused prompt is no turn: its macros changed nothing
+        turn_variables_save(store, instance_id=ctx.instance_id, session_id=ctx.session_id,
+                            chat=ctx.variables, built=prepared.prompt.macro_variables,
+                            trace_id=trace_id)
+    return Ready(ctx, provider, prepared, trace_id, started, timings, shown)
+
+
+async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emit: Emit,
+                      stop: asyncio.Event, provider: Provider | None, regenerate: bool,
+                      continue_reply: bool, speaker: Pick | None = None,
+                      trigger: bool = False, director_counts_miss: bool = True,
+                      ready: Ready | None = None) -> TurnResult:
+    """One reply; the caller holds the instance lock. `speaker`: the member who answers in a
+    conversation with several characters; `trigger`: it answers without a new player line.
+    `ready`: turn_ready's result when the caller already made it in its own worker hop."""
+    if ready is None:
+        # One hop to a worker thread for everything before the request: each hop is a thread
+        # wake-up, and under load a wake-up can cost more than the work.
+        ready = await asyncio.to_thread(
+            turn_ready, store, instance_id=instance_id, user_text=user_text,
+            regenerate=regenerate, continue_reply=continue_reply, speaker=speaker,
+            trigger=trigger, provider=provider)
+    ctx, provider, prepared = ready.ctx, ready.provider, ready.prepared
+    trace_id, started, timings = ready.trace_id, ready.started, ready.timings
+    for warning in prepared.warnings:
+        await emit(warning)
+    created_at = utc_now()
+    if prepared.prompt.refused:
+        trace = turn_context.trace_start(ctx, prepared, trace_id=trace_id, provider=provider,
+                                         created_at=created_at)
+        trace.update(reply=None, refused=prepared.prompt.refused, timings=timings)
+        await database_sync_to_async(_trace_save, thread_sensitive=False)(
+            store, instance_id, trace_id, trace)
+        raise TurnRefused(prepared.prompt.refused, code="prompt_too_long", status=422,
+                          trace_id=trace_id)
+
+    # What is sent is written down while the request goes out, off the token path, so a reply
+    # cut by a crash still has its prompt to show; the end of the turn completes it.
+    sent = asyncio.ensure_future(database_sync_to_async(_trace_sent, thread_sensitive=False)(
+        store, ctx, prepared, provider=provider, trace_id=trace_id, created_at=created_at,
+        timings=dict(timings)))
+    llm_started = time.perf_counter()
+    writer, flags, first_token_ms = await _stream_reply(store, ctx, prepared, provider, emit,
+                                                        stop, trace_id=trace_id,
+                                                        shown=ready.shown)
+    for _ in range(RETRIES):
+        if flags.get("overflow") is None or stop.is_set():
+            break
+        again = await asyncio.to_thread(_prepared_smaller, store, ctx, prepared, flags, timings)
+        if again is None:
+            break
+        prepared = again
+        await emit(prepared.warnings[-1])
+        await sent  # the first request's trace is written before the second one replaces it
+        sent = asyncio.ensure_future(database_sync_to_async(_trace_sent, thread_sensitive=False)(
+            store, ctx, prepared, provider=provider, trace_id=trace_id, created_at=created_at,
+            timings=dict(timings)))
+        writer, flags, first_token_ms = await _stream_reply(
+            store, ctx, prepared, provider, emit, stop, trace_id=trace_id, shown=ready.shown,
+            writer=writer)
+    timings["llm_ms"] = _ms(llm_started)
+    if first_token_ms is not None:
+        timings["first_token_ms"] = first_token_ms
+    if flags.get("truncated"):
+        prepared.warnings.append(truncated_warning(settings.PERSONALAB_MAX_REPLY_CHARS))
+
+    # The finished line (fsynced), the director's step, the trace file and its row take one hop
+    # to a worker thread: each hop is a thread wake-up between the last token and `done`.
+    record, director_report = await _uncancelled(_settled(sent, database_sync_to_async(
+        _reply_settle, thread_sensitive=False), store, ctx, prepared, writer, flags,
+        provider=provider, trace_id=trace_id, created_at=created_at,
+        counts_miss=director_counts_miss, started=started, timings=timings))
+    if record.get("error"):
+        await emit({"type": "error", "message": record["content"], "trace_id": trace_id})
+    if record.get("truncated"):
+        await emit(prepared.warnings[-1])
+    turn_context.memory_after_turn(store, ctx, record)
+    return TurnResult(
+        trace_id=trace_id, session_id=ctx.session_id, instance_id=instance_id, turn=ctx.turn,
+        answer_text=record["content"], warnings=prepared.warnings,
+        interrupted=bool(record.get("interrupted")), empty=bool(record.get("empty")),
+        truncated=bool(record.get("truncated")),
+        error=record["content"] if record.get("error") else None, director=director_report,
+        speaker=ctx.speaker.character_id if ctx.speaker else None)  # a redo's own pick too
+
+
+def _turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerate: bool,
+                continue_reply: bool, speaker: Pick | None, trigger: bool,
+                provider: Provider | None, started: float, timings: dict[str, float]
+                ) -> tuple[turn_context.TurnContext, Provider, turn_context.Prepared]:
+    try:
+        ctx = turn_context.context_load(
+            store, instance_id=instance_id, user_text=user_text, regenerate=regenerate,
+            continue_reply=continue_reply, speaker=speaker, trigger=trigger)
+    except turn_context.RedoRefused as exc:
+        raise TurnRefused(str(exc), code="bad_request", status=400) from None
+    except ItemWithheld as exc:
+        raise TurnRefused(str(exc), code=exc.code, status=exc.status) from None
+    except (StoreError, ValueError) as exc:
+        raise TurnRefused(f"the turn cannot start: {exc}", code="unreadable", status=500) from None
+    except OSError as exc:
+        raise TurnRefused(f"the data folder cannot be written: {exc.strerror or exc}",
+                          code="storage_error", status=507) from None
+    provider = provider or turn_context.provider_current(store)
+    timings["load_ms"] = _ms(started)
+    try:
+        return ctx, provider, turn_context.context_prepare(store, ctx, timings)
+    except StoryStringError as exc:  # the configured context template cannot be used
+        raise TurnRefused(exc.message, code=exc.code, status=500) from None
+
+
+def _prepared_smaller(store: FileStore, ctx: turn_context.TurnContext,
+                      prepared: turn_context.Prepared, flags: dict[str, Any],
+                      timings: dict[str, float]) -> turn_context.Prepared | None:
+    """The turn prepared again for the smaller window the server's refusal taught (its warning
+    last), or None: no smaller window helps, and the refusal stands as the reply's error."""
+    warning = overflow_learn(
+        store, flags["overflow"], prompt_tokens=prepared.prompt.total_tokens,
+        window_tokens=int(prepared.prompt.window.get("context_tokens") or CONTEXT_TOKENS_DEFAULT))
+    if warning is None:
+        return None
+    again = turn_context.context_prepare(store, ctx, timings)
+    if again.prompt.refused:
+        flags["error"] = again.prompt.refused
+        return None
+    again.warnings.append(warning)
+    return again
+
+
+async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
+                        prepared: turn_context.Prepared, provider: Provider, emit: Emit,
+                        stop: asyncio.Event, *, trace_id: str, shown: dict[str, Any],
+                        writer: AssistantLineWriter | None = None
+                        ) -> tuple[AssistantLineWriter, dict[str, Any], float | None]:
+    """The reply streamed into its line, which the caller finishes (with `flags`) unless this
+    is cancelled: then the line is finished here, marked interrupted. The first event (token
+    or reasoning) also carries `shown`: who speaks, so the bubble is named from the start.
+    `writer`: the line a refused request left empty, asked again. `flags["overflow"]`: the
+    server refused the prompt as longer than its context, before anything was shown."""
+    writer = writer or store.assistant_writer(
+        ctx.instance_id, ctx.session_id, turn=ctx.turn,
+        extra={"trace_id": trace_id, **ctx.reply_extra}, replace_from=ctx.replace_from,
+        action=ctx.redo).open(content=ctx.continue_from)
+    first_token_ms: list[float] = []
+    started = time.perf_counter()
+    offset = len(writer.content)
+
+    unnamed = [shown]  # emptied by the first event
+
+    def named(event: dict[str, Any]) -> dict[str, Any]:
+        return {**event, **unnamed.pop()} if unnamed else event
+
+    async def push_reasoning(text: str) -> None:
+        await emit(named({"type": "reasoning", "content": text}))
+
+    async def push(text: str) -> None:
+        nonlocal offset
+        if not first_token_ms:
+            first_token_ms.append(_ms(started))
+        # The character offset lets a follower that joined mid-reply skip what the file gave it.
+        event = named({"type": "token", "content": text, "offset": offset})
+        offset += len(text)
+        await emit(event)
+
+    flags: dict[str, Any] = {}
+    limit = settings.PERSONALAB_MAX_REPLY_CHARS
+    pieces = pieces_capped(provider.stream(prepared.prompt.messages, context=prepared.llm_context),
+                           limit=max(limit - len(writer.content), 0), flags=flags)
+    pump_task = asyncio.create_task(_relay(pieces, writer, push, push_reasoning))
+    stop_task = asyncio.create_task(stop.wait())
+    try:
+        await asyncio.wait({pump_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
+        if not pump_task.done():
+            pump_task.cancel()
+            flags["interrupted"] = True
+        with contextlib.suppress(asyncio.CancelledError):
+            await pump_task
+    except asyncio.CancelledError:
+        pump_task.cancel()
+        _finish_line(writer, {"interrupted": True})  # here, not in a thread: we are being stopped
+        raise
+    except LLMError as exc:
+        flags["error"] = exc.message if hasattr(exc, "message") else str(exc)
+        if getattr(exc, "overflow", None) is not None and unnamed:
+            flags["overflow"] = exc.overflow
+    except Exception as exc:  # noqa: BLE001 — any failure must still end in a whole line
+        log.exception("stream failed for %s", ctx.instance_id)
+        flags["error"] = f"{type(exc).__name__}: {exc}"
+    finally:
+        stop_task.cancel()
+    return writer, flags, (first_token_ms[0] if first_token_ms else None)
+
+
+async def _relay(pieces: AsyncIterator[str], writer: AssistantLineWriter,
+                 push: Callable[[str], Awaitable[None]],
+                 push_reasoning: Callable[[str], Awaitable[None]]) -> None:
+    """File first, then push. Each piece (the SSE reader joins the chunks of one network read
+    into one) is written to the file as it arrives, whatever the client's speed; `push` gets
+    the text written since its last call, joined, never waiting for more. So the file and the
+    socket are paid per read, not per chunk, and a slow client gets the backlog in one frame.
+    Reasoning pieces take the same path to `push_reasoning`."""
+    unwritten: list[str] = []
+    written: list[str] = []
+    thinking: list[str] = []  # reasoning read, not yet kept
+    thought: list[str] = []  # reasoning kept, not yet pushed
+    ended: list[BaseException | None] = []
+    wake = asyncio.Event()
+
+    def flush() -> None:
+        if (unwritten or thinking) and not ended:
+            try:
+                if thinking:
+                    writer.reasoning_append("".join(thinking))
+                    thought.append("".join(thinking))
+                if unwritten:
+                    writer.append_many(unwritten)
+                    written.append("".join(unwritten))
+            except Exception as exc:  # noqa: BLE001 — a full disk ends the reply, raised below
+                ended.append(exc)
+            thinking.clear()
+            unwritten.clear()
+            wake.set()
+
+    async def read() -> None:
+        failure: BaseException | None = None
+        try:
+            async with contextlib.aclosing(pieces):
+                async for piece in pieces:
+                    (thinking if isinstance(piece, Reasoning) else unwritten).append(piece)
+                    flush()
+                    if ended:
+                        return
+        except Exception as exc:  # noqa: BLE001 — raised below, after the pieces before it
+            failure = exc
+        finally:
+            flush()
+            ended.append(failure)
+            wake.set()
+
+    reader = asyncio.create_task(read())
+    try:
+        while True:
+            await wake.wait()
+            wake.clear()
+            if thought:
+                text = "".join(thought)
+                thought.clear()
+                await push_reasoning(text)
+            if written:
+                text = "".join(written)
+                written.clear()
+                await push(text)
+            if ended and not written:
+                failure = next((item for item in ended if item is not None), None)
+                if failure is not None:
+                    raise failure
+                return
+    finally:
+        reader.cancel()  # a stopped reply closes the LLM stream
+        with contextlib.suppress(asyncio.CancelledError):
+            await reader
+
+
+async def _uncancelled(work: Awaitable[Any]) -> Any:
+    """`work` run to its end even when the turn is cancelled meanwhile (the cancellation is
+    raised after it): the reply's line must be whole, and fsynced, before the caller releases
+    the instance lock."""
+    task = asyncio.ensure_future(work)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return task.result()
+
+
+def _finish_line(writer, flags: dict[str, Any], run: RegexRun | None = None, *,
+                 shape: dict[str, Any] | None = None, kept: int = 0) -> dict[str, Any]:
+    """The reply's line made whole; `run`: the regex scripts its text and reasoning keep;
+    `shape`: the context template's post-processing after them (the first `kept` characters,
+    a continued reply's, left alone), as SillyTavern's order is."""
+    text = writer.content
+    regexed = reply_regexed(run, flags, text, "".join(writer._reasoning)) if run else {}
+    if shape and not flags.get("error") and text.strip():
+        regexed["content"] = text = reply_shaped(regexed.get("content", text), shape, kept=kept)
+    if flags.get("truncated"):
+        return writer.finish(truncated=True, **regexed)
+    if flags.get("error"):
+        message = f"{ERROR_REPLY_OPENING}{flags['error']})"
+        return writer.finish(content=f"{text}\n{message}" if text.strip() else message,
+                             error=True, interrupted=flags.get("interrupted"))
+    if flags.get("interrupted"):
+        return writer.finish(interrupted=True, **regexed)
+    if not text.strip():
+        return writer.finish(content=EMPTY_REPLY, empty=True)
+    return writer.finish(**regexed)
+
+
+async def _settled(sent: asyncio.Future, settle: Callable[..., Awaitable[Any]], *args: Any,
+                   **kwargs: Any) -> Any:
+    """`settle` once the trace of what was sent is written (nearly always long before), so
+    the finished trace is never overwritten by the unfinished one."""
+    return await settle(*args, sent=await sent, **kwargs)
+
+
+def _trace_sent(store: FileStore, ctx: turn_context.TurnContext,
+                prepared: turn_context.Prepared, *, provider: Provider, trace_id: str,
+                created_at: str, timings: dict[str, float]) -> tuple[dict[str, Any] | None, bool]:
+    """The trace as the request goes out: what is sent, no reply, no `finished_at` (the
+    inspector of a reply a crash cut reads it so). (trace, saved: its file and row written)."""
+    try:
+        trace = turn_context.trace_start(ctx, prepared, trace_id=trace_id, provider=provider,
+                                         created_at=created_at)
+        # A copy: the loop may add a warning at the end of the reply while this is written.
+        trace.update(warnings=list(prepared.warnings), reply=None, timings=timings)
+        store.trace_write(ctx.instance_id, trace_id, trace)
+        trace_index(store, ctx.instance_id, trace_id, trace=trace)
+        return trace, True
+    except Exception:  # noqa: BLE001 — the end of the turn writes it again
+        log.exception("the trace %s of what was sent was not written", trace_id)
+        return None, False
+
+
+def _reply_settle(store: FileStore, ctx: turn_context.TurnContext,
+                  prepared: turn_context.Prepared, writer: AssistantLineWriter,
+                  flags: dict[str, Any], *, provider: Provider, trace_id: str, created_at: str,
+                  counts_miss: bool, started: float, timings: dict[str, float],
+                  sent: tuple[dict[str, Any] | None, bool]
+                  ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The reply's line finished (fsynced: on the loop, 200 replies ending together stalled
+    every other stream for about a second), the director's step on it, then the turn's trace
+    completed (`sent`: _trace_sent's answer). The instance state is written (fsynced) while
+    the trace is saved: both wait on the disk, neither needs the other."""
+    record = _finish_line(writer, flags, turn_regex(store, ctx),
+                          shape=prepared.llm_context.get("reply_shape"),
+                          kept=len(ctx.continue_from or ""))
+    director_report, state = director_step(store, instance_id=ctx.instance_id, reply=record,
+                                           counts_miss=counts_miss)
+    writing = (_state_writes.submit(store.instance_state_write, ctx.instance_id, state)
+               if state is not None else None)
+    try:
+        timings["total_ms"] = _ms(started)
+        trace, indexed = sent
+        # Made before the request, completed here: nothing it holds changes meanwhile.
+        trace = {**(trace or turn_context.trace_start(ctx, prepared, trace_id=trace_id,
+                                                      provider=provider, created_at=created_at)),
+                 "warnings": prepared.warnings, "reply": record,
+                 "director_result": director_report, "timings": timings}
+        _trace_save(store, ctx.instance_id, trace_id, trace, index=not indexed)
+    finally:
+        if writing is not None:
+            writing.result()
+    return record, director_report
+
+
+def _trace_save(store: FileStore, instance_id: str, trace_id: str,
+                trace: dict[str, Any], *, index: bool = True) -> None:
+    """The finished trace (`finished_at`), atomically in place of the one written as the
+    request went out; `index`: its row too (the row's fields do not change in a turn)."""
+    trace["finished_at"] = utc_now()
+    store.trace_write(instance_id, trace_id, trace)
+    if not index:
+        return
+    try:
+        trace_index(store, instance_id, trace_id, trace=trace)
+    except Exception:  # noqa: BLE001 — the trace file is the truth; reindex restores the row
+        log.exception("trace %s written but not indexed", trace_id)
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 2)

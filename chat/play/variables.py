@@ -1,0 +1,100 @@
+"""A chat's variables from one turn to the next (docs/decisions/macros.md, "Variables"): what
+{{setvar}}, {{incvar}}... of the greeting, the player's messages, the card, the lore and the
+author's note leave is saved with the chat (local) and with the account (global), as
+SillyTavern saves `chat_metadata.variables` and its global variables.
+
+When each runs, as SillyTavern 1.12.6: the greeting's variable macros once, when the chat
+starts; a player's message's once, when it is sent; the prompt's texts at every prompt built
+for a reply. A regenerate or continue of the last reply starts again from the variables its
+first prompt started from (SillyTavern does not roll back; see the decision). A prompt built
+and not sent as a turn (an impersonation, an inspection) saves nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from chat.play.macros import imported_chat_variables
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.filestore.variables import (
+    account_variables_read,
+    account_variables_update,
+    session_variables_read,
+    session_variables_write,
+)
+from personalab.lib.macro_variables import MacroVariables, variables_merged
+from personalab.lib.macros import macros_replace
+
+
+@dataclass
+class ChatVariables:
+    """What a turn's prompt starts from: the chat's variables (`local`) and the account's
+    (`shared`); `saved`: what the chat held before the turn; `shared_changes`: the global
+    names the player's message wrote."""
+
+    local: dict[str, str] = field(default_factory=dict)
+    shared: dict[str, str] = field(default_factory=dict)
+    saved: dict[str, str] = field(default_factory=dict)
+    shared_changes: dict[str, str] = field(default_factory=dict)
+    owner: str = ""
+
+
+def chat_variables_read(store: FileStore, *, instance_id: str, session_id: str,
+                        metadata: dict[str, Any]) -> dict[str, str]:
+    """The chat's variables: its own file's, else what the SillyTavern chat it was imported
+    from held (`chat_metadata.variables`)."""
+    found = session_variables_read(store, instance_id=instance_id, session_id=session_id)
+    return found["variables"] if found is not None else imported_chat_variables(metadata)
+
+
+def turn_variables_load(store: FileStore, *, instance_id: str, session_id: str,
+                        metadata: dict[str, Any], owner: str | None, redo_trace_id: str = "",
+                        player_text: str = "") -> ChatVariables:
+    """The variables a turn's prompt starts from. `redo_trace_id`: the reply a regenerate or
+    continue replaces; `player_text`: the message the player just sent, whose variable
+    macros run now, once, as SillyTavern fills a message when it is sent."""
+    found = session_variables_read(store, instance_id=instance_id, session_id=session_id)
+    saved = found["variables"] if found is not None else imported_chat_variables(metadata)
+    before = (found or {}).get("before") or {}
+    start = (before["variables"] if redo_trace_id and before.get("trace_id") == redo_trace_id
+             else saved)
+    variables = MacroVariables(base=start, shared_base=account_variables_read(
+        store, username=owner))
+    if player_text:
+        macros_replace(player_text, {}, variables=variables)
+    local, shared = variables_merged(variables)
+    return ChatVariables(local=local, shared=shared, saved=saved,
+                         shared_changes=dict(variables.shared), owner=owner or "")
+
+
+def turn_variables_save(store: FileStore, *, instance_id: str, session_id: str,
+                        chat: ChatVariables, built: MacroVariables | None,
+                        trace_id: str) -> None:
+    """What the turn's prompt (`built`: its variables) left, saved: the chat's variables with
+    what they were when this reply's prompt began (for its regenerate), the account's global
+    names it wrote. Nothing is written when nothing changed."""
+    local = variables_merged(built)[0] if built is not None else chat.local
+    if local != chat.saved or chat.local != chat.saved:
+        session_variables_write(store, instance_id=instance_id, session_id=session_id,
+                                variables=local,
+                                before={"trace_id": trace_id, "variables": chat.local})
+    shared_changes = {**chat.shared_changes, **(built.shared if built is not None else {})}
+    if shared_changes and chat.owner:
+        account_variables_update(store, username=chat.owner, changes=shared_changes)
+
+
+def greeting_variables_run(store: FileStore, *, instance_id: str, session_id: str,
+                           lines: list[dict[str, Any]], owner: str | None) -> None:
+    """The variable macros of a new chat's greetings, run once as the chat starts (SillyTavern
+    fills the first message when it is first shown and keeps what it gave)."""
+    variables = MacroVariables(shared_base=account_variables_read(store, username=owner))
+    for line in lines:
+        content = line.get("content")
+        if line.get("role") == "assistant" and isinstance(content, str) and "{{" in content:
+            macros_replace(content, {}, variables=variables)
+    if variables.local:
+        session_variables_write(store, instance_id=instance_id, session_id=session_id,
+                                variables=dict(variables.local))
+    if variables.shared and owner:
+        account_variables_update(store, username=owner, changes=dict(variables.shared))

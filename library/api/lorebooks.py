@@ -1,0 +1,99 @@
+"""Lorebook routes of /api/v1/ (SPEC §10): CRUD, import and export of world info."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from django.http import HttpRequest, HttpResponse
+from ninja import Body, File, Router, Status
+from ninja.files import UploadedFile
+
+from library.item_copy import lorebook_copy
+from library.lore import services as lorebook_services
+from library.selectors import lorebook_for_use, visibility_of
+from personalab.lib.body_fields import body_fields_check
+from personalab.storage import get_store
+
+router = Router(tags=["lorebooks"])
+
+
+def lorebook_out(lorebook: dict[str, Any]) -> dict[str, Any]:
+    return {**lorebook, "visibility": visibility_of(lorebook), "owner": lorebook.get("owner")}
+
+
+@router.get("/lorebooks")
+def lorebooks_list(request: HttpRequest):
+    """Your lorebooks and shared ones (staff: all)."""
+    books = lorebook_services.lorebooks_listed(get_store(), user=request.auth)
+    return {"lorebooks": [{"lorebook_id": b["lorebook_id"], "name": b.get("name", ""),
+                           "entry_count": len(b.get("entries") or []),
+                           "owner": b.get("owner"), "visibility": visibility_of(b)}
+                          for b in books]}
+
+
+@router.post("/lorebooks", response={201: dict})
+def lorebook_create(request: HttpRequest, payload: dict[str, Any] = Body(...)):
+    """A whole lorebook (`name`, `entries`, ...); an existing `lorebook_id` is a 409; `owner`
+    is a 400 `unknown_field` (you own what you create); other keys are kept as sent."""
+    body_fields_check({"owner": payload["owner"]} if "owner" in payload else {}, writable=(),
+                      shown={})
+    store = get_store()
+    lorebook_id = lorebook_services.lorebook_create(store, owner=request.auth, data=payload)
+    return Status(201, lorebook_out(store.lorebook_read(lorebook_id)))
+
+
+@router.post("/lorebooks/import", response={201: dict})
+def lorebook_import(request: HttpRequest, file: File[UploadedFile]):
+    """Multipart `file`: a SillyTavern world-info JSON, a card's `character_book`, or a card
+    JSON that has one. Keys that are not valid regexes import as plain text."""
+    store = get_store()
+    lorebook_id = lorebook_services.lorebook_import(
+        store, owner=request.auth, data=file.read(lorebook_services.MAX_LOREBOOK_BYTES + 1),
+        filename=file.name or "")
+    return Status(201, lorebook_out(store.lorebook_read(lorebook_id)))
+
+
+@router.get("/lorebooks/{lorebook_id}")
+def lorebook_detail(request: HttpRequest, lorebook_id: str):
+    return lorebook_out(lorebook_for_use(get_store(), user=request.auth, lorebook_id=lorebook_id))
+
+
+@router.put("/lorebooks/{lorebook_id}")
+def lorebook_change(request: HttpRequest, lorebook_id: str, payload: dict[str, Any] = Body(...)):
+    """The whole lorebook as it should be; fields the editor does not know are kept as sent;
+    `lorebook_id` and `owner` may be sent back unchanged (changed: 400 `read_only_field`)."""
+    store = get_store()
+    fixed = {name: payload[name] for name in lorebook_services.SERVER_FIELDS if name in payload}
+    if fixed:
+        body_fields_check(fixed, writable=(), shown=lorebook_out(
+            lorebook_for_use(store, user=request.auth, lorebook_id=lorebook_id)))
+    lorebook_services.lorebook_update(store, actor=request.auth, lorebook_id=lorebook_id,
+                                      data=payload)
+    return lorebook_out(store.lorebook_read(lorebook_id))
+
+
+@router.delete("/lorebooks/{lorebook_id}", response={204: None})
+def lorebook_remove(request: HttpRequest, lorebook_id: str):
+    lorebook_services.lorebook_remove(get_store(), actor=request.auth, lorebook_id=lorebook_id)
+    return Status(204, None)
+
+
+@router.post("/lorebooks/{lorebook_id}/copy", response={201: dict})
+def lorebook_copied(request: HttpRequest, lorebook_id: str):
+    """"Use as my own": a private copy of a lorebook you may see, owned by you."""
+    store = get_store()
+    new_id = lorebook_copy(store, user=request.auth, lorebook_id=lorebook_id)
+    return Status(201, {**lorebook_out(store.lorebook_read(new_id)), "copied_from": lorebook_id})
+
+
+@router.get("/lorebooks/{lorebook_id}/export")
+def lorebook_export(request: HttpRequest, lorebook_id: str,
+                    format: Literal["st", "card"] = "st"):  # noqa: A002 — the query name
+    """`format=st`: a SillyTavern world-info file; `format=card`: a card's character_book."""
+    lorebook = lorebook_for_use(get_store(), user=request.auth, lorebook_id=lorebook_id)
+    body = json.dumps(lorebook_services.lorebook_export(lorebook, fmt=format), ensure_ascii=False,
+                      indent=2)
+    response = HttpResponse(body, content_type="application/json; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{lorebook_id}.{format}.json"'
+    return response

@@ -1,0 +1,106 @@
+"""An account's own regex scripts (SillyTavern's global scripts): they run in every chat of
+the account, before the scripts of the chat's character. Kept in data/modules/regex_scripts.json
+by account, as generation defaults are.
+
+A card's own scripts (`extensions.regex_scripts`) run only once the account playing it has
+allowed them, as SillyTavern asks before it runs an imported card's scripts: a card is someone
+else's file, and its scripts rewrite what the player and the model see. The account keeps a
+fingerprint of the scripts it allowed, so a card whose scripts change later asks again."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from library.find_replace.scripts import card_scripts, scripts_checked
+from personalab.lib.filestore.store import FileStore
+
+MODULE = "regex_scripts"
+ALLOWED = "allowed_cards"  # {username: {character_id: fingerprint of the scripts allowed}}
+
+
+def regex_scripts_account_read(store: FileStore, *, username: str | None) -> list[dict[str, Any]]:
+    """The account's scripts as stored (SillyTavern's shape); [] for none."""
+    accounts = store.module_read(MODULE).get("accounts")
+    found = accounts.get(username or "") if isinstance(accounts, dict) else None
+    return list(found) if isinstance(found, list) else []
+
+
+def regex_scripts_account_save(store: FileStore, *, user, scripts: Any) -> list[dict[str, Any]]:
+    """Replace the account's scripts with `scripts`, each checked first (LibraryError with a
+    sentence beside each field that cannot be used; nothing is written then)."""
+    checked = scripts_checked(scripts)
+
+    def saved(module: dict[str, Any]) -> dict[str, Any]:
+        accounts = module.get("accounts") if isinstance(module.get("accounts"), dict) else {}
+        return {**module, "accounts": {**accounts, user.get_username(): checked}}
+
+    store.module_update(MODULE, saved)
+    return checked
+
+
+def scripts_fingerprint(scripts: Any) -> str:
+    """The same text for the same scripts, whatever order their keys were written in."""
+    text = json.dumps(scripts, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def card_scripts_count(character: Mapping[str, Any]) -> int:
+    """How many regex scripts the character's card carries."""
+    scripts = card_scripts(character.get("card"))
+    return len(scripts) if isinstance(scripts, list) else 0
+
+
+def _allowed_by(module: Mapping[str, Any], username: str | None) -> dict[str, str]:
+    allowed = module.get(ALLOWED)
+    found = allowed.get(username or "") if isinstance(allowed, dict) else None
+    return dict(found) if isinstance(found, dict) else {}
+
+
+def card_scripts_allowed_in(module: Mapping[str, Any], *, username: str | None,
+                            character: Mapping[str, Any]) -> bool:
+    """Whether `username` allowed the character's scripts as they are now (`module`: this
+    module as read)."""
+    scripts = card_scripts(character.get("card"))
+    if not isinstance(scripts, list) or not scripts or not username:
+        return False
+    fingerprint = _allowed_by(module, username).get(str(character.get("character_id") or ""))
+    return fingerprint == scripts_fingerprint(scripts)
+
+
+def card_scripts_allowed(store: FileStore, *, username: str | None,
+                         character: Mapping[str, Any]) -> bool:
+    return card_scripts_allowed_in(store.module_read(MODULE), username=username,
+                                   character=character)
+
+
+def card_scripts_allow(store: FileStore, *, username: str, character: Mapping[str, Any],
+                       allowed: bool) -> None:
+    """Allow (or keep off) the character's scripts, as they are now, in `username`'s chats."""
+    character_id = str(character.get("character_id") or "")
+    scripts = card_scripts(character.get("card"))
+
+    def changed(module: dict[str, Any]) -> dict[str, Any] | None:
+        mine = _allowed_by(module, username)
+        if allowed and isinstance(scripts, list) and scripts:
+            mine[character_id] = scripts_fingerprint(scripts)
+        elif character_id not in mine:
+            return None
+        else:
+            mine.pop(character_id, None)
+        everyone = module.get(ALLOWED) if isinstance(module.get(ALLOWED), dict) else {}
+        return {**module, ALLOWED: {**everyone, username: mine}}
+
+    store.module_update(MODULE, changed)
+
+
+def regex_scripts_for_chat(store: FileStore, *, username: str | None,
+                           character: Mapping[str, Any]) -> tuple[Any, Any]:
+    """(the account's scripts, the card's scripts or None when not allowed), read at once."""
+    module = store.module_read(MODULE)
+    accounts = module.get("accounts")
+    own = accounts.get(username or "") if isinstance(accounts, dict) else None
+    allowed = card_scripts_allowed_in(module, username=username, character=character)
+    return own, card_scripts(character.get("card")) if allowed else None

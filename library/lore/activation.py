@@ -1,0 +1,586 @@
+"""World-info activation with SillyTavern's semantics. Framework-free.
+
+Which entries of the linked lorebooks fire this turn, and why: keys (plain, whole-word, case,
+`/regex/flags` or `use_regex`; a key that is not a valid regex is plain text), per-entry scan
+depth, secondary keys, probability (the roll is recorded), inclusion groups (one winner per
+group: sticky first, then group override by order, else by weight), sticky / cooldown / delay in
+turns (`TimedState`, kept by the caller in a file), recursion (exclude / prevent /
+delay-until-recursion) and a token budget spent loop by loop (library/lore/budget.py).
+Entries are weighed in SillyTavern's scan order (`scan_order`): the chat's lore, the
+character's, then the global lore, each by order. Fired entries are returned in insertion order, lower order first, as SillyTavern places them.
+
+Entry settings are read from the PersonaLab fields first, then from the card's
+`extensions` (SillyTavern's export names), then from the book's defaults.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import regex
+
+from library.lore.budget import LoreBudget
+from library.lore.defaults import book_recursive, book_scan_depth
+from library.lore.keys import KeyScan, entry_key, first_hit, key_trigger, setting
+
+# V3 decorators: lines at the start of an entry's content beginning with "@@" ("@@@" escapes
+# a decorator name). SillyTavern acts on these two and never sends the lines to the model.
+DECORATOR_LINES = regex.compile(r"\A(?:@@[^\n]*(?:\n|\Z))+")
+KNOWN_DECORATORS = ("@@activate", "@@dont_activate")
+GROUP_SEPARATOR = regex.compile(r",\s*")
+
+
+@dataclass
+class LoreMatch:
+    fired: list[dict[str, Any]] = field(default_factory=list)
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    timed: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+# --- entry settings --------------------------------------------------------------------------
+
+def _number(value: Any, default: int) -> int:
+    if isinstance(value, bool):
+        return default
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an infinite float
+        return default
+
+
+def _texts(value: Any) -> list[str]:
+    """A list of names or tags as written in a file: one text is a list of it; anything
+    else than text or a list of it is none."""
+    items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    return [str(item) for item in items if isinstance(item, (str, int)) and str(item).strip()]
+
+
+def _group_text(entry: dict[str, Any]) -> str:
+    group = setting(entry, "group", "group", "")
+    return group if isinstance(group, str) else ""
+
+
+def _groups(entry: dict[str, Any]) -> list[str]:
+    """The inclusion groups of `entry`, split as SillyTavern splits them: "a, b" is "a" and
+    "b", "a ,b" is "a " and "b"."""
+    return [name for name in GROUP_SEPARATOR.split(_group_text(entry)) if name]
+
+
+def decorators_split(content: str) -> tuple[list[str], str]:
+    """The known decorators of an entry's content, and the content without its `@@` lines."""
+    found = DECORATOR_LINES.match(content)
+    if not found:
+        return [], content
+    lines = [line.strip() for line in found.group(0).splitlines()]
+    names = [line[1:] if line.startswith("@@@") else line for line in lines]
+    return [name for name in names if name in KNOWN_DECORATORS], content[found.end():]
+
+
+# --- one turn's activation over every linked book ---------------------------------------------
+
+# Scan states, as SillyTavern's loop has them.
+INITIAL, RECURSION, MIN_ACTIVATIONS = "initial", "recursion", "min_activations"
+# Each loop activates an entry, opens a recursion level or looks one message deeper, so the
+# scan ends by itself; this bounds it anyway.
+MAX_SCAN_LOOPS = 50
+# Entry flag -> (key of `sources`, name in the trace, SillyTavern world-info name).
+SOURCES = {
+    "match_persona_description": ("persona_description", "the persona description",
+                                  "matchPersonaDescription"),
+    "match_character_description": ("character_description", "the character description",
+                                    "matchCharacterDescription"),
+    "match_character_personality": ("character_personality", "the character personality",
+                                    "matchCharacterPersonality"),
+    "match_character_depth_prompt": ("character_depth_prompt", "the character depth prompt",
+                                     "matchCharacterDepthPrompt"),
+    "match_scenario": ("scenario", "the scenario", "matchScenario"),
+    "match_creator_notes": ("creator_notes", "the creator notes", "matchCreatorNotes"),
+}
+
+
+def delay_level(entry: dict[str, Any]) -> int:
+    """SillyTavern's delay-until-recursion: false/0 none, true level 1, a number that level."""
+    value = setting(entry, "delay_until_recursion", "delay_until_recursion", False,
+                    "delayUntilRecursion")
+    if value is True:
+        return 1
+    return max(0, _number(value, 0))
+
+
+def character_filter(entry: dict[str, Any]) -> dict[str, Any]:
+    value = setting(entry, "character_filter", "character_filter", None, "characterFilter")
+    return value if isinstance(value, dict) else {}
+
+
+def _filter_reason(entry: dict[str, Any], speaker: dict[str, Any] | None) -> str:
+    """Why the character filter keeps `entry` out for `speaker` ('' when it does not)."""
+    rule = character_filter(entry)
+    if speaker is None or not rule:
+        return ""
+    exclude = bool(rule.get("isExclude"))
+    who = str(speaker.get("name") or speaker.get("id") or "?")
+    names = _texts(rule.get("names"))
+    if names:
+        own = {str(n).casefold() for n in (speaker.get("name"), speaker.get("id")) if n}
+        listed = any(name.casefold() in own for name in names)
+        if listed == exclude:
+            return (f"character filter: {'not for' if exclude else 'only for'} "
+                    f"{', '.join(names)}; the speaker is {who}")
+    tags = _texts(rule.get("tags"))
+    if tags:
+        own_tags = {str(t).casefold() for t in speaker.get("tags") or []}
+        tagged = any(tag.casefold() in own_tags for tag in tags)
+        if tagged == exclude:
+            return (f"character filter: {'not for' if exclude else 'only for'} tags "
+                    f"{', '.join(tags)}; the speaker {who} has "
+                    f"{', '.join(speaker.get('tags') or []) or 'no tags'}")
+    return ""
+
+
+@dataclass
+class _Turn:
+    """Every linked book's entries scanned together, as SillyTavern does: one recursion
+    buffer, one count of activations, inclusion groups across books."""
+
+    books: dict[str, dict[str, Any]]
+    scan: KeyScan
+    chat_length: int
+    timed: dict[str, dict[str, int]]
+    rng: random.Random
+    sources: dict[str, str]
+    speaker: dict[str, Any] | None
+    vector_scores: Callable[[list[dict[str, Any]]], dict[str, float]] | None
+    vector_threshold: float
+    macros: Callable[[str], str]
+    budget: LoreBudget
+    active: list[dict[str, Any]] = field(default_factory=list)
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+    settled: set[str] = field(default_factory=set)
+    recursion: list[tuple[str, str]] = field(default_factory=list)
+    skew: int = 0
+    level: int = 0
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    _vectors: dict[str, float] | None = None
+
+    def book(self, entry: dict[str, Any]) -> dict[str, Any]:
+        return self.books[entry["lorebook_id"]]
+
+    def label(self, entry: dict[str, Any]) -> str:
+        return f"lorebook {entry['lorebook_id']} entry {entry.get('uid')}"
+
+    def key(self, entry: dict[str, Any]) -> str:
+        return entry_key(entry["lorebook_id"], entry)
+
+    def drop(self, entry: dict[str, Any], reason: str) -> None:
+        self.settled.add(self.key(entry))
+        self.dropped.append({**entry, "reason": reason})
+
+    def timed_phase(self, entry: dict[str, Any]) -> str:
+        """SillyTavern's timed effects, counted in messages: sticky until the chat has grown by
+        `sticky`, then cooldown for `cooldown` more from the scan that finds the sticky time
+        over; a chat that has not grown since the entry fired (a regenerate) judges it afresh."""
+        state = self.timed.get(self.key(entry)) or {}
+        if self.chat_length <= state.get("start", -1):
+            self.timed.pop(self.key(entry))
+            return ""
+        if self.chat_length < state.get("sticky_end", -1):
+            return "sticky"
+        after_sticky = _number(state.get("cooldown_after_sticky"), 0)
+        if after_sticky:
+            # SillyTavern starts the cooldown when a scan first finds the sticky time over
+            # (`onEnded.sticky`), not where it ended: sticky 3 seen over at +4 cools until +4+n.
+            state = {key: value for key, value in state.items() if key != "cooldown_after_sticky"}
+            state["cooldown_end"] = self.chat_length + after_sticky
+            self.timed[self.key(entry)] = state
+        if self.chat_length < state.get("cooldown_end", -1):
+            return "cooldown"
+        return ""
+
+    def recursive(self, entry: dict[str, Any]) -> bool:
+        return book_recursive(self.book(entry))
+
+    def base_depth(self, book: dict[str, Any]) -> int:
+        return book_scan_depth(book)
+
+    def texts(self, entry: dict[str, Any], state: str) -> list[tuple[str, str]]:
+        # An entry's own depth that is not a number (or is negative) is the book's.
+        own = _number(setting(entry, "scan_depth", "scan_depth", None, "scanDepth"), -1)
+        depth = own if own >= 0 else self.base_depth(self.book(entry)) + self.skew
+        texts = self.scan.texts(depth)
+        for flag, (name, label, st_name) in SOURCES.items():
+            if setting(entry, flag, flag, False, st_name) and self.sources.get(name):
+                texts.append((label, self.sources[name]))
+        # Min-activation steps look deeper into the chat, not at the recursion buffer.
+        if state != MIN_ACTIVATIONS and self.recursive(entry):
+            texts.extend(self.recursion)
+        return texts
+
+    def vector_similarity(self, entry: dict[str, Any]) -> float | None:
+        if self.vector_scores is None or not setting(entry, "vectorized", "vectorized", False):
+            return None
+        if self._vectors is None:
+            vectorized = [e for e in self.entries
+                          if setting(e, "vectorized", "vectorized", False)
+                          and str(e.get("content", "")).strip()]
+            self._vectors = self.vector_scores(vectorized) if vectorized else {}
+        return self._vectors.get(self.key(entry))
+
+    def reason(self, entry: dict[str, Any], state: str) -> str | None:
+        phase = self.timed_phase(entry)
+        sticky = phase == "sticky"
+        level = delay_level(entry)
+        if level and not sticky and (state != RECURSION or level > self.level):
+            return None
+        if (state == RECURSION and not sticky
+                and setting(entry, "exclude_recursion", "exclude_recursion", False)):
+            return None
+        decorators = entry.get("decorators") or []
+        if "@@dont_activate" in decorators and "@@activate" not in decorators:
+            return None
+        if "@@activate" in decorators:
+            reason = "decorator @@activate"
+        elif sticky:
+            reason = "sticky (fired earlier, still active)"
+        elif entry.get("constant"):
+            reason = "constant"
+        else:
+            reason = key_trigger(entry, self.texts(entry, state), self.book(entry), self.scan,
+                              self.label(entry))
+            similarity = None if reason else self.vector_similarity(entry)
+            if similarity is not None and similarity >= self.vector_threshold:
+                reason = (f"vectorized: the recent chat is {similarity:.3f} similar "
+                          f"(threshold {self.vector_threshold})")
+        if reason is None:
+            return None
+        if state == MIN_ACTIVATIONS and not sticky and reason.startswith("key"):
+            reason += f" (min activations: scanning {self.skew} message(s) deeper)"
+        if level and state == RECURSION and not sticky:
+            reason += f" (delayed until recursion level {level})"
+        blocked = _filter_reason(entry, self.speaker)
+        if blocked:
+            self.drop(entry, f"{blocked}; would have fired: {reason}")
+            return None
+        if phase == "cooldown":
+            self.drop(entry, f"on cooldown; would have fired: {reason}")
+            return None
+        delay = _number(setting(entry, "delay", "delay", 0), 0)
+        if delay and self.chat_length < delay:
+            self.drop(entry, f"delayed until {delay} messages (chat has {self.chat_length}); "
+                             f"would have fired: {reason}")
+            return None
+        return reason
+
+    def candidates(self, state: str) -> list[dict[str, Any]]:
+        found = []
+        for entry in self.entries:
+            if self.key(entry) in self.settled:
+                continue
+            reason = self.reason(entry, state)
+            if reason:
+                found.append({**entry, "reason": reason})
+        return found
+
+    def probability_pass(self, entry: dict[str, Any]) -> bool:
+        if entry["reason"].startswith("sticky"):
+            return True
+        if not setting(entry, "use_probability", "useProbability", True):
+            return True
+        chance = _chance(setting(entry, "probability", "probability", 100))
+        if chance == 100:
+            return True
+        # SillyTavern's check: an unrounded roll in [0, 100) passes when it is <= the chance.
+        roll = self.rng.random() * 100
+        entry["roll"] = roll
+        said = f"probability {chance:g}%: rolled {_roll_text(roll, chance)}"
+        if roll <= chance:
+            entry["reason"] += f" ({said})"
+            return True
+        self.drop(entry, f"{said}; would have fired: {entry['reason']}")
+        return False
+
+    # inclusion groups -------------------------------------------------------------------
+
+    def score(self, entry: dict[str, Any], state: str) -> int:
+        """SillyTavern's group score: primary keys found, plus secondary keys found when the
+        logic is AND ANY (or AND ALL and all are found)."""
+        texts = self.texts(entry, state)
+        book = self.book(entry)
+
+        def found(key: str) -> bool:
+            return bool(key) and first_hit([key], texts, entry, book, self.scan,
+                                             self.label(entry)) is not None
+
+        keys = [k for k in entry.get("keys") or [] if k]
+        if not keys:
+            return 0
+        primary = sum(found(k) for k in keys)
+        secondary_keys = [k for k in entry.get("secondary_keys") or [] if k]
+        secondary = sum(found(k) for k in secondary_keys)
+        logic = entry.get("selective_logic", "and_any")
+        if secondary_keys and (logic == "and_any" or (logic == "and_all"
+                                                      and secondary == len(secondary_keys))):
+            return primary + secondary
+        return primary
+
+    def scored(self, entry: dict[str, Any]) -> bool:
+        value = setting(entry, "use_group_scoring", "use_group_scoring", None, "useGroupScoring")
+        if value is None:
+            value = self.book(entry).get("use_group_scoring", False)
+        return bool(value)
+
+    def groups_filter(self, found: list[dict[str, Any]], state: str) -> list[dict[str, Any]]:
+        by_group: dict[str, list[dict[str, Any]]] = {}
+        for entry in found:
+            for group in _groups(entry):
+                by_group.setdefault(group, []).append(entry)
+        losers: dict[int, str] = {}
+        for group, members in by_group.items():
+            self._group_decide(group, members, state, losers)
+        kept = []
+        for entry in found:
+            if id(entry) in losers:
+                self.drop(entry, f"{losers[id(entry)]}; would have fired: {entry['reason']}")
+            else:
+                kept.append(entry)
+        return kept
+
+    def _group_decide(self, group: str, members: list[dict[str, Any]], state: str,
+                      losers: dict[int, str]) -> None:
+        sticky = [e for e in members if e["reason"].startswith("sticky")]
+        if sticky:
+            for entry in members:
+                if not entry["reason"].startswith("sticky"):
+                    losers.setdefault(id(entry), f"group {group!r} has a sticky entry")
+            return
+        # SillyTavern closes a group to an entry of an earlier loop whose whole `group` text is
+        # the group's name: one of "a,b" leaves group "a" open.
+        if any(_group_text(entry) == group for entry in self.active):
+            for entry in members:
+                losers.setdefault(id(entry), f"group {group!r} already has an active entry")
+            return
+        if any(self.scored(entry) for entry in members):
+            scores = {id(entry): self.score(entry, state) for entry in members}
+            best = max(scores.values())
+            for entry in members:
+                if self.scored(entry) and scores[id(entry)] < best:
+                    losers.setdefault(id(entry), f"group {group!r} scoring: {scores[id(entry)]} "
+                                                 f"key(s) matched, the best matched {best}")
+            members = [e for e in members if id(e) not in losers]
+            for entry in members:
+                if self.scored(entry):
+                    entry["reason"] += f" (group {group!r} scoring: {scores[id(entry)]} key(s))"
+        if len(members) <= 1:
+            for entry in members:
+                entry["reason"] += f" (won group {group!r} of 1)"
+            return
+        winner, how = self._group_winner(members)
+        for entry in members:
+            if entry is not winner:
+                losers.setdefault(id(entry), f"group {group!r} won by entry "
+                                             f"{winner.get('uid')} ({how})")
+        winner["reason"] += f" (won group {group!r} of {len(members)} by {how})"
+
+    def _group_winner(self, members: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
+        overrides = [e for e in members if setting(e, "group_override", "group_override", False)]
+        if overrides:
+            return max(overrides, key=lambda e: _number(e.get("priority"), 100)), "override"
+        weights = [max(0, _number(setting(e, "group_weight", "group_weight", 100), 100))
+                   for e in members]
+        if not any(weights):
+            return members[0], "order"
+        winner = self.rng.choices(members, weights=weights)[0]
+        return winner, f"weight {weights[members.index(winner)]} of {sum(weights)}"
+
+    # the scan loop ------------------------------------------------------------------------
+
+    def run(self, entries: list[dict[str, Any]], *, min_activations: int,
+            min_depth_max: int) -> None:
+        self.entries = entries
+        levels = sorted({delay_level(e) for e in entries} - {0})
+        self.level = levels.pop(0) if levels else 0
+        state, loops = INITIAL, 0
+        while state and loops < MAX_SCAN_LOOPS:
+            loops += 1
+            # Sticky first, then in scan order (SillyTavern): candidates come in scan order.
+            found = sorted(self.candidates(state),
+                           key=lambda e: not e["reason"].startswith("sticky"))
+            found = [e for e in self.groups_filter(found, state) if self.probability_pass(e)]
+            found, left_out = self.budget.loop_spend(found)
+            for entry, why in left_out:
+                self.drop(entry, f"{why}; would have fired: {entry['reason']}")
+            for entry in found:
+                self.settled.add(self.key(entry))
+            self.active.extend(found)
+            feeding = [e for e in found if self.recursive(e) and not setting(
+                e, "prevent_recursion", "prevent_recursion", False)]
+            more = not self.budget.overflowed
+            following = ""
+            if more and (feeding or (state == MIN_ACTIVATIONS and self.recursion)):
+                following = RECURSION
+            if (not following and more and len(self.active) < min_activations
+                    and self.deeper(min_depth_max)):
+                following = MIN_ACTIVATIONS
+                self.skew += 1
+            if not following and levels:
+                following = RECURSION
+                self.level = levels.pop(0)
+            self.recursion.extend((f"entry lore:{e['lorebook_id']}:{e['uid']}",
+                                   self.macros(e.get("content", ""))) for e in feeding)
+            state = following
+
+    def deeper(self, depth_max: int) -> bool:
+        """Whether a min-activations step may look one message further back: not past the
+        chat's start, nor past the books' max depth (0: no max)."""
+        depth = max(self.base_depth(book) for book in self.books.values()) + self.skew
+        if depth >= len(self.scan.messages):
+            return False
+        return depth_max <= 0 or depth + 1 <= depth_max
+
+
+# SillyTavern's scan list (`getSortedEntries`, with its default `character_first` strategy):
+# the chat's lore, then the character's, then the global lore.
+SCOPES = ("chat", "character", "global")
+
+
+def scan_order(entries: list[dict[str, Any]], scopes: Mapping[str, str]) -> list[dict[str, Any]]:
+    """`entries` in the order SillyTavern's scan weighs them: by the scope `scopes` gives their
+    book (one it does not name is global), then by order, higher first; ties keep their book's
+    and their own place. The budget and the inclusion groups take them in this order."""
+    rank = {scope: index for index, scope in enumerate(SCOPES)}
+    return sorted(entries, key=lambda e: (rank.get(scopes.get(e["lorebook_id"], ""), 2),
+                                          -_number(e.get("priority"), 100)))
+
+
+def _chance(value: Any) -> float:
+    """An entry's probability as SillyTavern reads it: any number (33.5 too), else 100."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return 100
+    try:
+        chance = float(value)
+    except ValueError:
+        return 100
+    return chance if math.isfinite(chance) else 100
+
+
+def _roll_text(roll: float, chance: float) -> str:
+    """The roll to 2 decimals, or to as many as it takes to show on which side of the chance
+    it fell (49.999 passes 50, 50.001 does not)."""
+    for digits in range(2, 18):
+        text = f"{roll:.{digits}f}"
+        if (float(text) <= chance) == (roll <= chance):
+            return text
+    return f"{roll:.17f}"
+
+
+def _timed_update(activation: _Turn, entry: dict[str, Any]) -> None:
+    if entry["reason"].startswith("sticky"):
+        return
+    sticky = _number(setting(entry, "sticky", "sticky", 0), 0)
+    cooldown = _number(setting(entry, "cooldown", "cooldown", 0), 0)
+    if sticky or cooldown:
+        length = activation.chat_length
+        activation.timed[activation.key(entry)] = {
+            "start": length, "sticky_end": length + sticky, "cooldown_end": length + cooldown,
+            **({"cooldown_after_sticky": cooldown} if sticky and cooldown else {})}
+
+
+def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
+                   count_tokens: Callable[[str], int], budget_tokens: int | None = None,
+                   timed: dict[str, dict[str, int]] | None = None,
+                   chat_length: int | None = None, rng: random.Random | None = None,
+                   sources: dict[str, str] | None = None, speaker: dict[str, Any] | None = None,
+                   vector_scores: Callable[[list[dict[str, Any]]], dict[str, float]] | None = None,
+                   vector_threshold: float = 1.0,
+                   macros: Callable[[str], str] | None = None,
+                   scopes: Mapping[str, str] | None = None) -> LoreMatch:
+    """Entries the recent `messages` (newest last) trigger in `lorebooks`. `budget_tokens` is
+    the world-info budget (None: no limit); `timed` the sticky/cooldown state of earlier turns,
+    returned updated in `match.timed`. `sources`: texts entries may also match when flagged
+    (persona_description, character_description, character_personality,
+    character_depth_prompt, scenario, creator_notes); `speaker`: {"name", "id", "tags"} the
+    character filters are judged against (None: no filtering); `vector_scores`: given the
+    vectorized entries, their similarity to the recent chat by `entry_key` (None: vectorized
+    entries match by their keys only); `macros`: a text with its macros filled in, as
+    SillyTavern fills in keys before matching them and an entry's text before it feeds
+    recursion (`{{user}}` in a key, `{{// a comment }}` in a text); `scopes`: each book's
+    scope in SillyTavern's sense ("chat", "character" or "global", by lorebook id; None: all
+    global), which decides the order entries are weighed in (`scan_order`)."""
+    match = LoreMatch(timed=dict(timed or {}))
+    books: dict[str, dict[str, Any]] = {}
+    entries: list[dict[str, Any]] = []
+    for book in lorebooks:
+        book_id = str(book.get("lorebook_id") or book.get("name") or "?")
+        books.setdefault(book_id, book)
+        for index, entry in enumerate(book.get("entries") or []):
+            if not isinstance(entry, dict) or not entry.get("enabled", True):
+                continue
+            decorators, content = decorators_split(str(entry.get("content") or ""))
+            entries.append({**entry, "uid": entry.get("uid", index), "lorebook_id": book_id,
+                            "position": _position(entry), "content": content,
+                            **({"decorators": decorators} if decorators else {}),
+                            **(_keys_filled(entry, macros) if macros else {})})
+    scan = KeyScan(messages, match.problems)  # one regex time budget for the whole turn
+    budget = LoreBudget(budget_tokens, count_tokens, macros or str, books)
+    activation = _Turn(books, scan, len(messages) if chat_length is None else chat_length,
+                       match.timed, rng or random.Random(), dict(sources or {}), speaker,
+                       vector_scores, vector_threshold, macros or str, budget)
+    activation.run(scan_order(entries, scopes or {}),
+                   min_activations=max([_number(b.get("min_activations"), 0)
+                                        for b in books.values()] or [0]),
+                   min_depth_max=max([_number(b.get("min_activations_depth_max"), 0)
+                                      for b in books.values()] or [0]))
+    match.dropped.extend(activation.dropped)
+    for entry in activation.active:
+        _timed_update(activation, entry)
+    # Lower order first; entries of the same order in reverse of the order they fired in, as
+    # SillyTavern lays them out (its "Eldoria → Shadowfang → glade" chain reads glade first).
+    match.fired = sorted(activation.active, key=lambda e: -_number(e.get("priority"), 100))[::-1]
+    return match
+
+
+def _keys_filled(entry: dict[str, Any], macros: Callable[[str], str]) -> dict[str, Any]:
+    return {name: [macros(key) if isinstance(key, str) else key for key in entry[name]]
+            for name in ("keys", "secondary_keys") if isinstance(entry.get(name), list)}
+
+
+def _position(entry: dict[str, Any]) -> str:
+    position = entry.get("position") or "before_char"
+    ext = entry.get("extensions") if isinstance(entry.get("extensions"), dict) else {}
+    # Saved before PersonaLab knew outlets: SillyTavern's number is still in the extensions.
+    if position == "before_char" and ext.get("position") == 7:
+        return "outlet"
+    return position
+
+
+def outlet_name(entry: dict[str, Any]) -> str:
+    return str(setting(entry, "outlet_name", "outlet_name", "", "outletName") or "").strip()
+
+
+def lore_blocks(match: LoreMatch) -> list[dict[str, Any]]:
+    """Floating prompt blocks of the fired entries, in insertion order (lower order first).
+    Outlet entries are not placed: `lore_outlets` gives them to `{{outlet::name}}`."""
+    return [
+        {"name": f"lore:{entry['lorebook_id']}:{entry['uid']}",
+         "content": entry.get("content", ""),
+         "position": entry.get("position", "before_char"),
+         "depth": _number(entry.get("depth"), 4),
+         "role": entry.get("role", "system"),
+         "priority": _number(entry.get("priority"), 100)}
+        for entry in match.fired
+        if entry.get("content", "").strip() and entry.get("position") != "outlet"
+    ]
+
+
+def lore_outlets(match: LoreMatch) -> dict[str, str]:
+    """The fired outlet entries' text by outlet name (lowered), in insertion order."""
+    outlets: dict[str, list[str]] = {}
+    for entry in match.fired:
+        name = outlet_name(entry)
+        if entry.get("position") == "outlet" and name and entry.get("content", "").strip():
+            outlets.setdefault(name.casefold(), []).append(entry["content"])
+    return {name: "\n".join(texts) for name, texts in outlets.items()}

@@ -1,0 +1,3 @@
+"""The authors' pages: the library and the character and background editors
+(`editors`, `editor_sections`, `regex_script_form`), the personas page
+(`personas`) and the account's regex scripts (`regex_scripts`)."""

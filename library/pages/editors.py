@@ -1,0 +1,600 @@
+"""The authors' UI: characters and backgrounds (outline edited in place with htmx)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.files.uploadedfile import UploadedFile
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext, ngettext
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from library import character_services, selectors
+from library.avatars import AVATAR_MAX_BYTES, avatar_file, avatar_problem, content_type
+from library.background_picture import (
+    background_picture_file,
+    background_picture_problem,
+    background_picture_remove,
+    background_picture_save,
+)
+from library.background_services import background_delete, background_outline_edit, background_save
+from library.card_formats.card_import import character_import_card
+from library.card_formats.extensions import (
+    DEPTH_PROMPT_DEFAULT_DEPTH,
+    depth_prompt_read,
+    talkativeness_read,
+)
+from library.card_formats.extensions import ROLES as NOTE_ROLES
+from library.character_services import (
+    character_avatar_remove,
+    character_avatar_save,
+    character_delete,
+)
+from library.errors import (
+    LibraryError,
+    LibraryForbidden,
+    LibraryNotFound,
+    LorebookChanged,
+    PictureImportedAsCard,
+)
+from library.field_words import field_words, fields_words
+from library.fields import outline_points
+from library.find_replace.scripts import card_scripts
+from library.find_replace.services import (
+    card_scripts_allow,
+    card_scripts_allowed,
+    card_scripts_count,
+)
+from library.item_copy import background_copy, character_copy, lorebook_copy
+from library.library_tiles import character_tiles
+from library.lore import services as lorebook_services
+from library.lore.activation import setting
+from library.lore.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS, lorebook_match
+from library.lore.percent import is_percent, percent_parsed
+from library.lore.regex_keys import regex_key_problems
+from library.lore.services import lorebook_save, lorebook_version
+from library.lore.text_test_words import lore_test_worded
+from library.pages.editor_sections import character_sections
+from library.pages.regex_script_form import regex_error, regex_scripts_posted, regex_scripts_shown
+from library.refusal_words import refusal_words
+from personalab.lib.ids import InvalidId
+from personalab.lib.tokens import count_tokens
+from personalab.storage import get_store
+
+
+def _for_use_or_404(request: HttpRequest, kind: str, item_id: str) -> dict:
+    try:
+        return selectors.item_for_use(get_store(), user=request.user, kind=kind, item_id=item_id)
+    except LibraryNotFound:
+        raise Http404("not found") from None
+
+
+def _ownership(request: HttpRequest, item: dict, kind: str, item_id: str | None) -> dict:
+    """What the form shows about who owns the item and what this user may do with it."""
+    return {"kind": kind, "item_id": item_id, "owner": item.get("owner"),
+            "visibility": selectors.visibility_of(item) if item_id else "private",
+            "can_change": not item_id or selectors.item_can_change(item, request.user)}
+
+
+def _refused(request: HttpRequest, exc: LibraryError, fallback: str, **kwargs) -> HttpResponse:
+    """A refused delete: 404 stays 404, not-yours is 403 with the sentence, anything else
+    (still in use) is said on the item's page."""
+    if isinstance(exc, LibraryNotFound):
+        raise Http404("not found")
+    if isinstance(exc, LibraryForbidden):
+        return HttpResponse(str(exc), status=403, content_type="text/plain; charset=utf-8")
+    messages.error(request, str(exc))
+    return redirect(fallback, **kwargs)
+
+
+LIBRARY_FIND_FROM = 6  # more items than this and the page offers a search box
+
+
+@login_required
+@require_GET
+def library_index(request: HttpRequest) -> HttpResponse:
+    user = request.user
+    backgrounds = list(selectors.backgrounds_visible_to(user=user))
+    store = get_store()
+    characters = list(selectors.characters_visible_to(user=user))
+    lorebooks = list(selectors.lorebooks_visible_to(user=user))
+    return render(request, "library/index.html", {
+        "findable": len(characters) + len(backgrounds) + len(lorebooks) > LIBRARY_FIND_FROM,
+        "characters": characters,
+        "character_tiles": character_tiles(store, characters=characters),
+        "backgrounds": backgrounds,
+        "pictured": {b.background_id for b in backgrounds
+                     if background_picture_file(store, b.background_id) is not None},
+        "lorebooks": lorebooks})
+
+
+@login_required
+@require_POST
+def item_copy(request: HttpRequest, kind: str, item_id: str) -> HttpResponse:
+    """"Use as my own": a private copy the user can change."""
+    copy = {"character": character_copy, "background": background_copy,
+            "lorebook": lorebook_copy}[kind]
+    store = get_store()
+    try:
+        new_id = copy(store, user=request.user, **{f"{kind}_id": item_id})
+    except (LibraryNotFound, InvalidId):
+        raise Http404("not found") from None
+    # By name: the copy is the author's own item from here on, its id means nothing to them.
+    messages.info(request, gettext("“%(name)s” is now your own copy: changes here do not touch "
+                                   "the original.") % {"name": selectors.item_for_use(
+                                       store, user=request.user, kind=kind,
+                                       item_id=new_id).get("name") or new_id})
+    return redirect(f"{kind}_edit", **{f"{kind}_id": new_id})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def character_edit(request: HttpRequest, character_id: str | None = None) -> HttpResponse:
+    store = get_store()
+    definition = _for_use_or_404(request, "character", character_id) if character_id else {}
+    error, status, field_errors = None, 200, {}
+    if request.method == "POST":
+        data = request.POST.dict()
+        data["lorebook_ids"] = request.POST.getlist("lorebook_ids")
+        data["tags"] = request.POST.get("tags", "").splitlines()  # one tag per line
+        if "alternate_greetings_shown" in request.POST:  # one box per greeting, in order
+            added = request.POST.get("alternate_greeting_new", "")
+            data["alternate_greetings"] = [*request.POST.getlist("alternate_greetings"),
+                                           *([added] if added.strip() else [])]
+        if "depth_prompt" in request.POST:
+            data["depth_prompt"] = _note_posted(request.POST)
+        upload = request.FILES.get("avatar")
+        picture = upload.read(AVATAR_MAX_BYTES + 1) if upload else b""
+        try:
+            if "regex_scripts" in request.POST:
+                data["regex_scripts"] = regex_scripts_posted(request.POST["regex_scripts"])
+            if picture and (problem := avatar_problem(picture)):  # before anything is saved
+                raise LibraryError(problem[0], {"avatar": problem[1]})
+            saved_id = character_services.character_save(store, data=data, character_id=character_id,
+                                                         user=request.user)
+            _scripts_answer(store, request, before=definition, character_id=saved_id)
+            if picture:
+                character_avatar_save(store, actor=request.user,
+                                      character_id=saved_id, data=picture)
+            elif request.POST.get("avatar_remove"):
+                character_avatar_remove(store, actor=request.user, character_id=saved_id)
+            messages.info(request, gettext("Character saved."))
+            return redirect("character_edit", character_id=saved_id)
+        except LibraryNotFound:
+            raise Http404("not found") from None
+        except (LibraryError, InvalidId) as exc:
+            error, definition = field_words(str(exc)), {**definition, **request.POST.dict()}
+            status = getattr(exc, "status", 400)
+            field_errors = fields_words(getattr(exc, "field_errors", None) or {})
+    card_data = ((definition.get("card") or {}).get("data") or {}) if isinstance(
+        definition.get("card"), dict) else {}
+    extensions = _extensions_shown(card_data, request.POST if error else None)
+    return render(request, "library/character_form.html",
+                  {"definition": definition, "character_id": character_id, "error": error,
+                   "lorebooks": selectors.lorebooks_visible_to(user=request.user),
+                   "card": card_data, "roles": NOTE_ROLES,
+                   "extensions": extensions,
+                   "regex_scripts": regex_scripts_shown(card_data, request.POST if error else None),
+                   "regex_error": regex_error(field_errors),
+                   "sections": character_sections(
+                       definition=definition, card=card_data, extensions=extensions,
+                       field_errors=field_errors, new=not character_id),
+                   "regex_allowed": bool(character_id) and card_scripts_allowed(
+                       store, username=request.user.get_username(), character=definition),
+                   "ownership": _ownership(request, definition, "character", character_id),
+                   "has_avatar": bool(character_id and avatar_file(
+                       store.character_dir(character_id))),
+                   **_story_start_choices(request, character_id)},
+                  status=status)
+
+
+def _scripts_answer(store, request: HttpRequest, *, before: dict[str, Any],
+                    character_id: str) -> None:
+    """The editor's "allow in my chats" box, unless the scripts were just edited (those are
+    the account's own and run: library/character_services.py)."""
+    if "regex_scripts_allowed_shown" not in request.POST:
+        return
+    after = store.character_read(character_id)
+    if card_scripts(after.get("card")) == card_scripts(before.get("card")):
+        card_scripts_allow(store, username=request.user.get_username(), character=after,
+                           allowed="regex_scripts_allowed" in request.POST)
+
+
+def _note_posted(form) -> dict[str, str]:
+    return {"prompt": form.get("depth_prompt", ""), "role": form.get("depth_prompt_role", ""),
+            "depth": form.get("depth_prompt_depth", "")}
+
+
+def _extensions_shown(card_data: dict, posted) -> dict:
+    """The Character's Note and talkativeness boxes: as stored, or as posted when refused
+    (so nothing typed is lost)."""
+    if posted is not None and "depth_prompt" in posted:
+        return {"note": _note_posted(posted), "talkativeness": posted.get("talkativeness", "")}
+    extensions = card_data.get("extensions")
+    talkativeness = talkativeness_read(extensions)
+    return {"note": depth_prompt_read(extensions) or {
+                "prompt": "", "depth": DEPTH_PROMPT_DEFAULT_DEPTH, "role": "system"},
+            "talkativeness": "" if talkativeness is None else f"{talkativeness:g}"}
+
+
+def _story_start_choices(request: HttpRequest, character_id: str | None) -> dict:
+    """The characters and backgrounds a story with this character can start with."""
+    if not character_id:
+        return {}
+    return {"start_characters": selectors.character_choices(user=request.user),
+            "backgrounds": selectors.backgrounds_visible_to(user=request.user)}
+
+
+def _name_before_delete(store, kind: str, item_id: str) -> str:
+    """What the player calls the item they delete (read before it moves to the trash; the
+    message is shown only once the delete, with its access check, went through)."""
+    folder = store.character_dir(item_id) if kind == "character" else store.background_dir(item_id)
+    if not folder.is_dir():
+        return item_id
+    item = store.character_read(item_id) if kind == "character" else store.background_read(item_id)
+    return item.get("name") or item_id
+
+
+@login_required
+@require_POST
+def character_remove(request: HttpRequest, character_id: str) -> HttpResponse:
+    store = get_store()
+    try:
+        name = _name_before_delete(store, "character", character_id)
+        character_delete(store, character_id=character_id, user=request.user)
+        messages.info(request, gettext("Character %(name)s deleted (moved to data/trash).") % {"name": name})
+    except InvalidId:
+        raise Http404("not found") from None
+    except LibraryError as exc:
+        return _refused(request, exc, "character_edit", character_id=character_id)
+    return redirect("library")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def background_edit(request: HttpRequest, background_id: str | None = None) -> HttpResponse:
+    store = get_store()
+    background = _for_use_or_404(request, "background", background_id) if background_id else {}
+    error, status = None, 200
+    if request.method == "POST":
+        data = request.POST.dict()
+        data["lorebook_ids"] = request.POST.getlist("lorebook_ids")
+        if not background_id:
+            data["story_outline"] = outline_points(request.POST.get("outline_text", ""))
+        upload = request.FILES.get("picture")
+        picture = upload.read(AVATAR_MAX_BYTES + 1) if upload else b""
+        try:
+            if picture and (problem := background_picture_problem(picture)):
+                raise LibraryError(problem[0], {"picture": problem[1]})  # before anything is saved
+            saved_id = background_save(store, data=data, background_id=background_id,
+                                       user=request.user)
+            if picture:
+                background_picture_save(store, actor=request.user, background_id=saved_id,
+                                        data=picture)
+            elif request.POST.get("picture_remove"):
+                background_picture_remove(store, actor=request.user, background_id=saved_id)
+            messages.info(request, gettext("Background saved."))
+            return redirect("background_edit", background_id=saved_id)
+        except LibraryNotFound:
+            raise Http404("not found") from None
+        except (LibraryError, InvalidId) as exc:
+            error, background = field_words(str(exc)), {**background, **data}
+            status = getattr(exc, "status", 400)
+    return render(request, "library/background_form.html",
+                  {"background": background, "background_id": background_id, "error": error,
+                   "lorebooks": selectors.lorebooks_visible_to(user=request.user),
+                   "ownership": _ownership(request, background, "background", background_id),
+                   "has_picture": background_picture_file(store, background_id) is not None},
+                  status=status)
+
+
+@login_required
+@require_POST
+def background_outline(request: HttpRequest, background_id: str) -> HttpResponse:
+    store = get_store()
+    _for_use_or_404(request, "background", background_id)
+    error = None
+    try:
+        position = request.POST.get("position")
+        background_outline_edit(
+            store, background_id=background_id, action=request.POST.get("action", ""),
+            position=int(position) if position and position.isdigit() else None,
+            content=request.POST.get("content", ""), user=request.user)
+    except LibraryForbidden as exc:
+        return HttpResponse(str(exc), status=403, content_type="text/plain; charset=utf-8")
+    except LibraryError as exc:
+        error = str(exc)
+    background = store.background_read(background_id)
+    return render(request, "library/_outline_editor.html",
+                  {"background": background, "background_id": background_id,
+                   "outline_error": error})
+
+
+@login_required
+@require_POST
+def background_remove(request: HttpRequest, background_id: str) -> HttpResponse:
+    store = get_store()
+    try:
+        name = _name_before_delete(store, "background", background_id)
+        background_delete(store, background_id=background_id, user=request.user)
+        messages.info(request, gettext("Background %(name)s deleted (moved to data/trash).") % {"name": name})
+    except InvalidId:
+        raise Http404("not found") from None
+    except LibraryError as exc:
+        return _refused(request, exc, "background_edit", background_id=background_id)
+    return redirect("library")
+
+
+def _upload_imported(request: HttpRequest, missing: str, importer: Callable[[UploadedFile], str],
+                     page: str, key: str) -> HttpResponse:
+    """The uploaded file through `importer(upload)`; its page, or the library with why not."""
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, missing)
+        return redirect("library")
+    try:
+        item_id = importer(upload)
+    except PictureImportedAsCard:
+        messages.error(request, gettext(
+            "%(name)s is a picture with no character card in it. To make a character with this "
+            "picture, press “+ New character” and choose it as the picture.") % {"name": upload.name})
+        return redirect("library")
+    except LibraryError as exc:
+        messages.error(request, gettext("Could not import %(name)s: %(error)s") % {
+            "name": upload.name, "error": refusal_words(str(exc))})
+        return redirect("library")
+    messages.info(request, gettext("Imported %(name)s.") % {"name": upload.name})
+    return redirect(page, **{key: item_id})
+
+
+@login_required
+@require_POST
+def card_upload(request: HttpRequest) -> HttpResponse:
+    return _upload_imported(
+        request, gettext("Choose a card file (PNG or JSON) first."),
+        lambda upload: _card_imported(request, upload), "character_edit", "character_id")
+
+
+def _card_imported(request: HttpRequest, upload: UploadedFile) -> str:
+    """The card imported; a card with regex scripts says so (they wait for the player's
+    yes, as in SillyTavern)."""
+    store = get_store()
+    character_id = character_import_card(store, data=upload.read(), filename=upload.name,
+                                         user=request.user)
+    if count := card_scripts_count(store.character_read(character_id)):
+        messages.warning(request, ngettext(
+            "This card has %(count)d regex script. It stays off until you allow it "
+            "(below, or in a chat's Story panel).",
+            "This card has %(count)d regex scripts. They stay off until you allow them "
+            "(below, or in a chat's Story panel).", count) % {"count": count})
+    return character_id
+
+
+@login_required
+@require_POST
+def lorebook_upload(request: HttpRequest) -> HttpResponse:
+    return _upload_imported(
+        request, gettext("Choose a world info file (JSON) first."),
+        lambda upload: lorebook_services.lorebook_import(
+            get_store(), owner=request.user, filename=upload.name,
+            data=upload.read(lorebook_services.MAX_LOREBOOK_BYTES + 1)),
+        "lorebook_edit", "lorebook_id")
+
+
+def _form_lines(value: str) -> list[str]:
+    # One key per line, so commas and regex braces (`/ha{2,}/i`) survive an edit.
+    return [line.strip() for line in value.splitlines() if line.strip()]
+
+
+def _form_optional(entry: dict, name: str, raw: str | None, parse) -> None:
+    """An optional setting: empty means "the book's default" and adds no key the entry did
+    not have; a value replaces the old one only when it means something else."""
+    raw = (raw or "").strip()
+    if not raw:
+        if entry.get(name) is not None:
+            entry[name] = None
+        return
+    value = parse(raw)
+    if entry.get(name) != value:
+        entry[name] = value
+
+
+def _tristate(raw: str) -> bool | str:
+    return {"true": True, "false": False}.get(raw, raw)
+
+
+def _number_or_text(raw: str) -> int | str:
+    return int(raw) if raw.lstrip("-").isdigit() else raw
+
+
+def _entry_from_form(form, prefix: str, uid: int, existing: dict | None = None) -> dict:
+    """The entry as edited, laid over the stored one: fields the form does not show
+    (extensions, card fields, unknown keys) are kept as they were."""
+    entry = copy.deepcopy(existing or {})
+    entry.update({
+        "uid": uid, "keys": _form_lines(form.get(f"{prefix}keys", "")),
+        "secondary_keys": _form_lines(form.get(f"{prefix}secondary_keys", "")),
+        "selective_logic": form.get(f"{prefix}selective_logic", "and_any"),
+        "use_regex": f"{prefix}use_regex" in form, "content": form.get(f"{prefix}content", ""),
+        "enabled": f"{prefix}enabled" in form, "constant": f"{prefix}constant" in form,
+        "priority": _number_or_text(form.get(f"{prefix}priority", "100") or "100"),
+        "position": form.get(f"{prefix}position", "before_char"),
+        "depth": _number_or_text(form.get(f"{prefix}depth", "4") or "4"),
+        "role": form.get(f"{prefix}role", entry.get("role", "system")),
+        "comment": form.get(f"{prefix}comment", ""),
+    })
+    for name, parse in ENTRY_OPTIONAL.items():
+        raw = form.get(f"{prefix}{name}")
+        # The box shows the value wherever the entry keeps it (an imported one: its card
+        # extensions); only a changed value is written, so an unchanged save changes nothing.
+        if raw is not None and _optional_parsed(raw, parse) != _entry_setting(entry, name):
+            _form_optional(entry, name, raw, parse)
+    return entry
+
+
+ENTRY_OPTIONAL = {"case_sensitive": _tristate, "match_whole_words": _tristate,
+                  "probability": percent_parsed, "scan_depth": _number_or_text,
+                  "sticky": _number_or_text, "cooldown": _number_or_text,
+                  "delay": _number_or_text, "group": str, "outlet_name": str}
+ST_NAMES = {"scan_depth": "scanDepth", "outlet_name": "outletName"}
+
+
+def _optional_parsed(raw: str, parse: Callable[[str], Any]) -> Any:
+    return parse(raw.strip()) if raw.strip() else None
+
+
+def _entry_setting(entry: dict, name: str, *, typed: bool = False) -> Any:
+    """The value where the entry keeps it, when its box can show it and send it back as it is
+    (an odd one, such as `inf` or `true` for a number, shows as empty and stays untouched);
+    `typed`: a refused save shows what the author typed, to be corrected."""
+    value = setting(entry, name, name, None, ST_NAMES.get(name))
+    parse = ENTRY_OPTIONAL[name]
+    if typed and isinstance(value, str):
+        return value
+    if parse is _tristate:
+        return value if isinstance(value, bool) else None
+    if parse is _number_or_text:
+        return value if type(value) is int else None
+    if parse is percent_parsed:  # a fraction too, as SillyTavern keeps it
+        return value if is_percent(value) else None
+    return (value.strip() or None) if isinstance(value, str) else None
+
+
+def _entry_shown(entry: dict, *, typed: bool = False) -> dict:
+    """The entry as the editor shows it: each optional setting where the entry keeps it."""
+    return {**entry, **{name: _entry_setting(entry, name, typed=typed)
+                        for name in ENTRY_OPTIONAL}}
+
+
+ENTRY_FIELDS_ON_TOP = {"keys", "content", "position", "priority", "comment", "enabled",
+                       "constant", "use_regex"}
+
+
+def _entry_errors(field_errors: dict[str, str], index: int, uid: Any) -> dict[str, Any]:
+    """The sentences of a refused save that belong beside entry `index`'s fields, keyed by the
+    form field they name (its "More" fold opens when one is in it)."""
+    prefix = f"entries[{index}]."
+    names = {name.removeprefix(prefix): text for name, text in field_errors.items()
+             if name.startswith(prefix)}
+    return {"field_errors": {f"e{uid}_{name}": text for name, text in names.items()},
+            "more_errors": bool(set(names) - ENTRY_FIELDS_ON_TOP)}
+
+
+BOOK_FIELDS = {"name", "scan_depth", "token_budget", "min_activations",
+               "min_activations_depth_max", "use_group_scoring"}
+
+
+def _book_refusal(exc: LibraryError) -> str:
+    """What stops a save, said over the page: the book's own problems in words; an entry's
+    problem is beside its field, the page names the entry (never its place in the list)."""
+    fields = exc.field_errors or {}
+    if isinstance(exc, LorebookChanged):
+        return gettext("Not saved: this lorebook was saved elsewhere (another tab or device) "
+                       "since you opened it. Your changes are still here: save again to keep "
+                       "them instead, or reload the page to see the other version.")
+    if fields and all(name.startswith("entries[") for name in fields):
+        return gettext("Not saved: fix the entries marked below.")
+    if fields and all(name in BOOK_FIELDS or name.startswith("entries[") for name in fields):
+        return gettext("Not saved: fix the fields marked below.")
+    return str(exc)
+
+
+def _lorebook_from_form(form, lorebook: dict) -> dict:
+    stored = {entry.get("uid"): entry for entry in lorebook.get("entries", [])}
+    uids = [int(u) for u in form.getlist("uid") if u.isdigit()]
+    entries = [_entry_from_form(form, f"e{uid}_", uid, stored.get(uid)) for uid in uids
+               if f"e{uid}_delete" not in form]
+    if form.get("new_keys") or form.get("new_content"):
+        taken = [*uids, *(u for u in stored if isinstance(u, int)), -1]
+        entries.append(_entry_from_form(form, "new_", max(taken) + 1))
+    budget = form.get("token_budget", "").strip()
+    depth = form.get("scan_depth", "").strip()
+    book = {**lorebook, "name": form.get("name", ""),
+            "scan_depth": _number_or_text(depth) if depth else None,
+            "token_budget": _number_or_text(budget) if budget else None, "entries": entries}
+    for name in ("min_activations", "min_activations_depth_max"):
+        _form_optional(book, name, form.get(name), _number_or_text)
+    _form_optional(book, "use_group_scoring", form.get("use_group_scoring"), _tristate)
+    return book
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpResponse:
+    store = get_store()
+    lorebook = _for_use_or_404(request, "lorebook", lorebook_id) if lorebook_id else {
+        "name": "", "scan_depth": None, "token_budget": None, "entries": []}
+    error, status, field_errors = None, 200, {}
+    seen = lorebook_version(lorebook)
+    if request.method == "POST":
+        data = {**_lorebook_from_form(request.POST, lorebook),
+                "visibility": request.POST.get("visibility") or lorebook.get("visibility")}
+        try:
+            saved_id = lorebook_save(store, data=data, lorebook_id=lorebook_id,
+                                     user=request.user, seen=request.POST.get("seen"))
+            messages.info(request, gettext("Lorebook saved."))
+            return redirect("lorebook_edit", lorebook_id=saved_id)
+        except LibraryNotFound:
+            raise Http404("not found") from None
+        except LibraryError as exc:
+            error, lorebook = _book_refusal(exc), data
+            status, field_errors = exc.status, fields_words(exc.field_errors or {})
+    entries = [e for e in lorebook.get("entries", []) if isinstance(e, dict)]
+    shown = {**lorebook, "entries": [
+        {**_entry_shown(e, typed=bool(error)), **_entry_errors(field_errors, index, e.get("uid"))}
+        for index, e in enumerate(entries)]}
+    return render(request, "library/lorebook_form.html",
+                  {"lorebook": shown, "lorebook_id": lorebook_id, "error": error, "seen": seen,
+                   "book_errors": {name: text for name, text in field_errors.items()
+                                   if not name.startswith("entries")},
+                   "refused": [e for e in shown["entries"] if e["field_errors"]],
+                   "ownership": _ownership(request, lorebook, "lorebook", lorebook_id),
+                   "positions": POSITIONS, "roles": ROLES, "logics": SELECTIVE_LOGICS},
+                  status=status)
+
+
+@login_required
+@require_POST
+def lorebook_test(request: HttpRequest, lorebook_id: str) -> HttpResponse:
+    lorebook = _for_use_or_404(request, "lorebook", lorebook_id)
+    text = request.POST.get("text", "")
+    match = lorebook_match([lorebook], messages=[text], count_tokens=count_tokens)
+    return render(request, "library/_lore_test.html",
+                  {"fired": lore_test_worded(match.fired, book=lorebook),
+                   "dropped": lore_test_worded(match.dropped, book=lorebook),
+                   "problems": match.problems, "text": text,
+                   "key_problems": regex_key_problems(lorebook)})
+
+
+@login_required
+@require_GET
+def background_picture(request: HttpRequest, background_id: str) -> HttpResponse:
+    """The background's picture, behind the chat and in the library (a private one is 404 to
+    others)."""
+    _for_use_or_404(request, "background", background_id)
+    path = background_picture_file(get_store(), background_id)
+    if path is None:
+        raise Http404("no picture")
+    response = HttpResponse(path.read_bytes(), content_type=content_type(path))
+    response["Cache-Control"] = "private, max-age=300"
+    return response
+
+
+@login_required
+@require_GET
+def character_avatar(request: HttpRequest, character_id: str) -> HttpResponse:
+    """The picture kept from the card (PNG, or a CHARX's JPEG/WebP icon), shown beside the
+    character's messages; the URL ends .png whatever the kind, the content type says it."""
+    store = get_store()
+    _for_use_or_404(request, "character", character_id)  # a private one is 404 to others
+    path = avatar_file(store.character_dir(character_id))
+    if path is None:
+        raise Http404("no avatar")
+    response = HttpResponse(path.read_bytes(), content_type=content_type(path))
+    response["Cache-Control"] = "private, max-age=300"
+    return response

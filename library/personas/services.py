@@ -1,0 +1,114 @@
+"""The player's personas (`{{user}}` and its description): create, change, pick the default,
+delete, set an avatar. The file first, then the index row."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from library.avatars import avatar_problem, avatar_remove, avatar_write, image_kind
+from library.create_ids import persona_id_claim
+from library.errors import LibraryError, LibraryForbidden
+from library.fields import MAX_NAME_CHARS, clean_text
+from library.index_rows import persona_index
+from library.models import Persona
+from library.personas.positions import persona_placement_fields
+from personalab.lib.filestore.jsonfile import utc_now
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.ids import validate_id
+
+PERSONA_DESCRIPTION_LIMIT = 100_000
+VISIBILITIES = ("private", "shared")
+
+def _persona_fields(data: dict[str, Any], *, creating: bool) -> dict[str, Any]:
+    """Only the fields present in `data` (an update changes what it names)."""
+    fields: dict[str, Any] = {}
+    if creating or "name" in data:
+        fields["name"] = clean_text(data.get("name"), field="name", required=True,
+                                     limit=MAX_NAME_CHARS)
+    if creating or "description" in data:
+        fields["description"] = clean_text(data.get("description"), field="description",
+                                             limit=PERSONA_DESCRIPTION_LIMIT)
+    fields.update(persona_placement_fields(data, creating=creating))
+    if creating or "visibility" in data:
+        visibility = data.get("visibility") or "private"
+        if visibility not in VISIBILITIES:
+            raise LibraryError("visibility must be private or shared",
+                               {"visibility": "private or shared"})
+        fields["visibility"] = visibility
+    return fields
+
+
+def _persona_may_change(actor, persona: dict[str, Any]) -> None:
+    if not (actor.is_staff or persona.get("owner") == actor.get_username()):
+        raise LibraryForbidden(f"persona {persona.get('name') or persona.get('persona_id')} belongs to "
+                               "another account")
+
+
+def persona_create(store: FileStore, *, owner, data: dict[str, Any],
+                   first_is_default: bool = True) -> str:
+    """A new persona of `owner`; an account's first is its default (the {{user}} of every chat
+    that picks none) unless `first_is_default` is off: one made to play a single chat."""
+    fields = _persona_fields(data, creating=True)
+    asked = data.get("persona_id")
+    persona_id = persona_id_claim(
+        store, asked=validate_id(asked, kind="persona id") if asked else None,
+        name=fields["name"], user=owner)
+    username = owner.get_username()
+    first = not Persona.objects.filter(owner__username=username).exists()
+    store.persona_write(persona_id, {**fields, "owner": username, "avatar": None,
+                                     "created_at": utc_now(), "default": False})
+    persona_index(store, persona_id)
+    if data.get("default") or (first and first_is_default):
+        persona_default_set(store, actor=owner, persona_id=persona_id)
+    return persona_id
+
+
+def persona_update(store: FileStore, *, actor, persona_id: str, data: dict[str, Any]) -> None:
+    persona = store.persona_read(persona_id)
+    _persona_may_change(actor, persona)
+    fields = _persona_fields(data, creating=False)
+    if data.get("default") is False:  # no default: {{user}} is the prompt settings' name
+        fields["default"] = False
+    store.persona_write(persona_id, {**persona, **fields})
+    persona_index(store, persona_id)
+    if data.get("default"):
+        persona_default_set(store, actor=actor, persona_id=persona_id)
+
+
+def persona_default_set(store: FileStore, *, actor, persona_id: str) -> None:
+    """One default per owner; the flag lives in the persona files, so reindex restores it."""
+    persona = store.persona_read(persona_id)
+    _persona_may_change(actor, persona)
+    for row in Persona.objects.filter(owner__username=persona["owner"], is_default=True):
+        if row.persona_id != persona_id:
+            other = store.persona_read(row.persona_id)
+            store.persona_write(row.persona_id, {**other, "default": False})
+            persona_index(store, row.persona_id)
+    store.persona_write(persona_id, {**persona, "default": True})
+    persona_index(store, persona_id)
+
+
+def persona_delete(store: FileStore, *, actor, persona_id: str) -> None:
+    """Moved aside, never destroyed; instances that picked it fall back to the default."""
+    _persona_may_change(actor, store.persona_read(persona_id))
+    store.persona_delete(persona_id)
+    Persona.objects.filter(persona_id=persona_id).delete()
+
+
+def persona_avatar_save(store: FileStore, *, actor, persona_id: str, data: bytes) -> str:
+    persona = store.persona_read(persona_id)
+    _persona_may_change(actor, persona)
+    if problem := avatar_problem(data):
+        raise LibraryError(problem[0], {"avatar": problem[1]})
+    name = avatar_write(store.persona_dir(persona_id), data, image_kind(data) or "png")
+    store.persona_write(persona_id, {**persona, "avatar": name})
+    return name
+
+
+def persona_avatar_remove(store: FileStore, *, actor, persona_id: str) -> bool:
+    """The persona goes back to its initial in place of a picture; whether it had one."""
+    persona = store.persona_read(persona_id)
+    _persona_may_change(actor, persona)
+    removed = avatar_remove(store.persona_dir(persona_id))
+    store.persona_write(persona_id, {**persona, "avatar": None})
+    return removed

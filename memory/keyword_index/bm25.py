@@ -1,0 +1,301 @@
+"""Keyword (BM25) scores for recall: the token positions of one collection's documents of one
+instance (KeywordPart) and Okapi BM25 over them (bm25_scores). The parts live in SQLite files
+every worker shares (memory/keyword_index/store.py); the words come from memory/keyword_index/tokens.py.
+
+The keyword side of recall was kept in each process's memory and loaded from Chroma (34.5 s per
+process and instance at 100,000 turns) and went stale when another worker wrote. Now each
+instance has one SQLite file in the data folder (event_library/keywords/{instance_id}.sqlite3)
+that every write through MemoryIndex updates in one transaction and every search reads as it is:
+no load step, and the same answer on every worker.
+
+A turn is scored together with the CONTEXT_BEFORE lines before it in its session: a reply such as
+"Yes, last Sunday!" means something only together with the question it answers. Each turn stores
+its own tokens and those lines' tokens (kept in step when lines are written, rewritten or
+deleted); the context counts at CONTEXT_WEIGHT at search time.
+"""
+
+from __future__ import annotations
+
+import bisect
+import io
+import json
+import math
+from array import array
+from typing import Any
+
+import numpy as np
+
+from memory.keyword_index.tokens import ask_share, speaker_name, text_tokenize, turn_text
+
+__all__ = ["CONTEXT_BEFORE", "CONTEXT_WEIGHT", "FILTER_KEYS", "KeywordPart", "ask_share",
+           "bm25_scores", "speaker_name", "text_tokenize", "turn_text"]
+
+# The line that set a topic is often two lines back (question, answer, "When?").
+CONTEXT_BEFORE = 2
+# The lines before count for less than the line itself: in a chat of short statements ("I like
+# coding." / "My boss likes gardening.") full weight ranks a line by its neighbour's words.
+CONTEXT_WEIGHT = 0.25
+# Metadata a search may filter on besides the instance (the director's fallback does).
+FILTER_KEYS = ("character_id", "background_id")
+K1, B = 1.2, 0.75
+# Positions left behind by documents written again, tolerated up to the number of live ones.
+DEAD_MAX = 10_000
+
+# What a snapshot's tokens were made by: a snapshot of another version is not used (the log's
+# texts are read again), so a change of the tokenizer never mixes old and new tokens.
+TOKENS_VERSION = f"snowball-en+zh-bigrams/context-{CONTEXT_BEFORE}"
+
+def _line_order(metadata: dict[str, Any]) -> tuple[int, int]:
+    return int(metadata.get("turn", 0) or 0), 0 if metadata.get("role") == "user" else 1
+
+
+class KeywordPart:
+    """Token positions of one collection's documents of one instance. A document written again
+    gets a new position; the old one is marked dead."""
+
+    def __init__(self, collection: str) -> None:
+        self.collection = collection
+        self.ids: list[str] = []
+        self.positions: dict[str, int] = {}
+        self.alive = bytearray()
+        self.lengths = array("i")
+        self.before = [array("i") for _ in range(CONTEXT_BEFORE)]
+        self.postings: dict[str, array] = {}
+        self.codes = {key: array("i") for key in FILTER_KEYS}
+        self.values: dict[str, dict[str, int]] = {key: {} for key in FILTER_KEYS}
+        # Per position, the share of the document that asks (ask_share, in 255ths); None until
+        # read from the log when a snapshot made before it was kept is used.
+        self.asks: bytearray | None = bytearray()
+        # The names lines were said under (a question naming one means "whose line", not a
+        # topic); None until read from the log when a snapshot made before they were kept is used.
+        self.speakers: set[str] | None = set()
+        self.sessions: dict[str, list[tuple[int, int, int]]] = {}
+        self.lines: dict[int, tuple[str, tuple[int, int, int]]] = {}  # turn position -> its place
+        # Read from a snapshot: (session names, per line its session's code, its place), put
+        # into `sessions`/`lines` one session at a time as writes reach it (a search needs none).
+        self._packed: tuple[list[str], np.ndarray, np.ndarray] | None = None
+        self._position_rows: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    @property
+    def dead(self) -> int:
+        return len(self.ids) - len(self.positions)
+
+    def add(self, doc_id: str, text: str, metadata: dict[str, Any]) -> None:
+        old = self.positions.get(doc_id)
+        if old is not None:
+            self._remove(old)
+        is_turn = self.collection == "turns"
+        tokens = text_tokenize(turn_text(text, metadata) if is_turn else text)
+        position = len(self.ids)
+        self.ids.append(doc_id)
+        self.positions[doc_id] = position
+        self.alive.append(1)
+        self.lengths.append(len(tokens))
+        if self.asks is not None:
+            self.asks.append(round(255 * ask_share(text)))
+        for before in self.before:
+            before.append(-1)
+        for token in tokens:
+            postings = self.postings.get(token)
+            if postings is None:
+                postings = self.postings[token] = array("i")
+            postings.append(position)
+        for key in FILTER_KEYS:
+            values = self.values[key]
+            self.codes[key].append(values.setdefault(str(metadata.get(key) or ""), len(values)))
+        if is_turn:
+            speaker = speaker_name(metadata)
+            if speaker and self.speakers is not None:
+                self.speakers.add(speaker)
+            line = (*_line_order(metadata), position)
+            session_id = str(metadata.get("session_id", ""))
+            lines = self._session_lines(session_id)
+            self.lines[position] = (session_id, line)
+            at = bisect.bisect(lines, line)
+            lines.insert(at, line)
+            self._relink(lines, at)
+
+    def remove(self, doc_id: str) -> None:
+        position = self.positions.get(doc_id)
+        if position is not None:
+            self._remove(position)
+
+    def _remove(self, position: int) -> None:
+        self.alive[position] = 0
+        del self.positions[self.ids[position]]
+        self._unpack_position(position)
+        place = self.lines.pop(position, None)
+        if place is not None:
+            lines = self.sessions[place[0]]
+            at = bisect.bisect_left(lines, place[1])
+            del lines[at]
+            self._relink(lines, at)
+
+    def _relink(self, lines: list[tuple[int, int, int]], start: int) -> None:
+        """Point the lines from `start` on (as far as they can see back) at the lines before them."""
+        for at in range(start, min(start + CONTEXT_BEFORE + 1, len(lines))):
+            position = lines[at][2]
+            for back, before in enumerate(self.before, start=1):
+                before[position] = lines[at - back][2] if at - back >= 0 else -1
+
+    def _session_lines(self, session_id: str) -> list[tuple[int, int, int]]:
+        if self._packed is not None and session_id not in self.sessions:
+            names, codes, places = self._packed
+            if session_id in names:
+                self._unpack_rows(np.flatnonzero(codes == names.index(session_id)))
+        return self.sessions.setdefault(session_id, [])
+
+    def session_names(self) -> set[str]:
+        """The sessions this part holds lines of (turns)."""
+        names = {name for name, lines in self.sessions.items() if lines}
+        if self._packed is not None:
+            packed, codes, _ = self._packed
+            counts = np.bincount(codes, minlength=len(packed)).tolist()
+            names |= {name for name, count in zip(packed, counts)
+                      if count and name not in self.sessions}
+        return names
+
+    def session_doc_ids(self, session_id: str) -> list[str]:
+        return [self.ids[line[2]] for line in self._session_lines(session_id)]
+
+    def _unpack_position(self, position: int) -> None:
+        if self._packed is None or position in self.lines:
+            return
+        names, codes, places = self._packed
+        if self._position_rows is None:
+            self._position_rows = np.full(len(self.ids), -1, dtype=np.int64)
+            self._position_rows[places[:, 2]] = np.arange(len(places))
+        if position < len(self._position_rows) and self._position_rows[position] >= 0:
+            self._session_lines(names[codes[self._position_rows[position]]])
+
+    def _unpack_rows(self, rows: np.ndarray) -> None:
+        names, codes, places = self._packed
+        chosen = places[rows]
+        chosen = chosen[np.lexsort((chosen[:, 2], chosen[:, 1], chosen[:, 0]))]
+        session_id = names[codes[rows[0]]] if len(rows) else ""
+        lines = list(zip(*(chosen[:, i].tolist() for i in range(3))))
+        self.sessions[session_id] = lines
+        self.lines.update((line[2], (session_id, line)) for line in lines)
+
+    def _unpack_all(self) -> None:
+        if self._packed is not None:
+            for session_id in self._packed[0]:
+                self._session_lines(session_id)
+            self._packed = self._position_rows = None
+
+    def to_bytes(self) -> bytes:
+        """The part as plain arrays and JSON (numpy's npz, no pickle): nothing in a data file
+        is ever executed."""
+        self._unpack_all()
+        terms = list(self.postings)
+        line_positions = sorted(self.lines)
+        names = list(self.sessions)
+        code_of = {name: code for code, name in enumerate(names)}
+        header = {"collection": self.collection, "ids": self.ids, "terms": terms,
+                  "values": self.values, "sessions": names, "tokens": TOKENS_VERSION,
+                  "speakers": sorted(self.speakers or ())}
+        arrays = {
+            "header": np.frombuffer(json.dumps(header, ensure_ascii=False).encode(), np.uint8),
+            "alive": np.frombuffer(bytes(self.alive), np.uint8),
+            "asks": np.frombuffer(bytes(self.asks or bytearray(len(self.ids))), np.uint8),
+            "lengths": np.frombuffer(self.lengths, np.int32),
+            "postings_sizes": np.array([len(self.postings[t]) for t in terms], np.int64),
+            "postings": (np.concatenate([np.frombuffer(self.postings[t], np.int32) for t in terms])
+                         if terms else np.zeros(0, np.int32)),
+            "lines": np.array([self.lines[p][1] for p in line_positions],
+                              np.int64).reshape(-1, 3),
+            "line_codes": np.array([code_of[self.lines[p][0]] for p in line_positions], np.int32),
+            **{f"before{i}": np.frombuffer(b, np.int32) for i, b in enumerate(self.before)},
+            **{f"codes_{key}": np.frombuffer(self.codes[key], np.int32) for key in FILTER_KEYS},
+        }
+        buffer = io.BytesIO()
+        np.savez(buffer, **arrays)
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "KeywordPart":
+        stored = np.load(io.BytesIO(data), allow_pickle=False)
+        header = json.loads(stored["header"].tobytes())
+        if header.get("tokens") != TOKENS_VERSION:
+            raise ValueError(f"a snapshot of tokens {header.get('tokens')!r}")
+        part = cls(header["collection"])
+        part.ids = header["ids"]
+        part.alive = bytearray(stored["alive"].tobytes())
+        part.asks = bytearray(stored["asks"].tobytes()) if "asks" in stored.files else None
+        part.positions = dict(zip(part.ids, range(len(part.ids))))
+        for dead in np.flatnonzero(stored["alive"] == 0).tolist():
+            if part.positions.get(part.ids[dead]) == dead:
+                del part.positions[part.ids[dead]]
+        part.lengths = array("i", stored["lengths"].tobytes())
+        part.before = [array("i", stored[f"before{i}"].tobytes()) for i in range(CONTEXT_BEFORE)]
+        flat, start = stored["postings"], 0
+        for term, size in zip(header["terms"], stored["postings_sizes"].tolist()):
+            part.postings[term] = array("i", flat[start:start + size].tobytes())
+            start += size
+        part.codes = {key: array("i", stored[f"codes_{key}"].tobytes()) for key in FILTER_KEYS}
+        part.values = header["values"]
+        part.speakers = set(header["speakers"]) if "speakers" in header else None
+        part._packed = (header["sessions"], stored["line_codes"], stored["lines"])
+        return part
+
+    def mask(self, equal: dict[str, str]) -> np.ndarray:
+        """Live documents whose metadata has the `equal` values."""
+        mask = np.frombuffer(self.alive, dtype=np.uint8).astype(bool)
+        for key, value in equal.items():
+            code = self.values[key].get(value)
+            if code is None:
+                return np.zeros(len(self.ids), dtype=bool)
+            mask &= np.frombuffer(self.codes[key], dtype=np.int32) == code
+        return mask
+
+    def context(self) -> tuple[list[np.ndarray], np.ndarray]:
+        """Each document's context lines (position len(self.ids) stands for "none") and its
+        context length in tokens."""
+        count = len(self.ids)
+        before = [np.frombuffer(b, dtype=np.int32).copy() for b in self.before]
+        for positions in before:
+            positions[positions < 0] = count
+        lengths = np.append(np.frombuffer(self.lengths, dtype=np.int32), 0)
+        context_lengths = lengths[:count].astype(np.float64)
+        for positions in before:
+            context_lengths += CONTEXT_WEIGHT * lengths[positions]
+        return before, context_lengths
+
+    def term_counts(self, token: str, before: list[np.ndarray]) -> np.ndarray | None:
+        postings = self.postings.get(token)
+        if postings is None:
+            return None
+        count = len(self.ids)
+        line_counts = np.bincount(np.frombuffer(postings, dtype=np.int32), minlength=count + 1)
+        line_counts[count] = 0
+        counts = line_counts[:count].astype(np.float64)
+        for positions in before:
+            counts += CONTEXT_WEIGHT * line_counts[positions]
+        return counts
+
+
+def bm25_scores(parts: list[tuple[KeywordPart, np.ndarray]], query: str) -> list[np.ndarray]:
+    """Okapi BM25 of `query` for every document of the `parts` (one array per part, by
+    position; 0 where the mask is off), the masked documents taken as one corpus."""
+    prepared = [(part, mask, *part.context()) for part, mask in parts]
+    scores = [np.zeros(len(part.ids)) for part, _ in parts]
+    total = sum(int(mask.sum()) for _, mask, _, _ in prepared)
+    if total == 0:
+        return scores
+    average = sum(float(lengths[mask].sum()) for _, mask, _, lengths in prepared) / total or 1.0
+    for token in set(text_tokenize(query)):
+        counts = []
+        for part, mask, before, _ in prepared:
+            found = part.term_counts(token, before)
+            counts.append(np.where(mask, found, 0) if found is not None else None)
+        frequency = sum(int(np.count_nonzero(c)) for c in counts if c is not None)
+        if frequency == 0:
+            continue
+        idf = math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
+        for score, tf, (_, _, _, lengths) in zip(scores, counts, prepared):
+            if tf is not None:
+                score += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths / average))
+    return scores

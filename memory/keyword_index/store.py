@@ -1,0 +1,346 @@
+"""The keyword index's files: one SQLite file per instance (a log of writes and snapshots of
+each collection's KeywordPart) that every worker reads, so every worker searches what every
+worker wrote (memory/keyword_index/bm25.py scores them)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import sqlite3
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memory.keyword_index.bm25 import DEAD_MAX, FILTER_KEYS, KeywordPart, bm25_scores
+from memory.keyword_index.docs import keyword_documents
+from memory.keyword_index.tokens import ask_share, speaker_name
+
+# A keyword file's log of writes is folded into a new snapshot of a collection when it has grown
+# by this many entries, or by a tenth of the collection if that is more.
+SNAPSHOT_EVERY = 2000
+
+Document = tuple[str, str, dict[str, Any]]  # doc_id, text, metadata (as stored in Chroma)
+
+_SCHEMA = """
+PRAGMA journal_mode=WAL;
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS log(
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    collection TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    text TEXT,            -- NULL: the document was deleted
+    metadata TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS log_collection ON log(collection, seq);
+CREATE INDEX IF NOT EXISTS log_doc ON log(collection, doc_id, seq);
+CREATE TABLE IF NOT EXISTS snapshots(collection TEXT PRIMARY KEY, seq INTEGER NOT NULL,
+                                     part BLOB NOT NULL);
+"""
+# The metadata a part reads (turn_text, the line order, the filters).
+_KEPT = ("session_id", "turn", "role", "speaker", "name", *FILTER_KEYS)
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
+
+Key = tuple[str, str, str]  # collection, instance_id, doc_id
+
+
+@dataclass
+class _Cached:
+    generation: str
+    seq: int
+    part: KeywordPart
+
+
+def _log_fill(db: sqlite3.Connection, collection: str, part: KeywordPart) -> None:
+    """What a snapshot made before the speakers and ask shares were kept lacks, read from the
+    file's log, which keeps the newest entry of every document a snapshot holds."""
+    speakers: set[str] = set()
+    asks = bytearray(len(part.ids))
+    for doc_id, text, name, speaker in db.execute(
+            "SELECT doc_id, text, json_extract(metadata, '$.name'), "
+            "json_extract(metadata, '$.speaker') FROM log "
+            "WHERE collection = ? AND text IS NOT NULL ORDER BY seq", (collection,)):
+        speakers.add(speaker_name({"name": name, "speaker": speaker}))
+        position = part.positions.get(doc_id)
+        if position is not None:
+            asks[position] = round(255 * ask_share(text))
+    if part.speakers is None:
+        part.speakers = speakers - {""}
+    if part.asks is None:
+        part.asks = asks
+
+
+class KeywordStore:
+    """The keyword parts of every instance, shared by every worker through one SQLite file per
+    instance (`folder/{instance_id}.sqlite3`).
+
+    A write appends its documents to the file's log (one transaction); the log's sequence number
+    is the version every writer bumps. A search reads the newest sequence number first and
+    applies only the log entries this process has not seen to its parts in memory, so every
+    worker searches what every worker wrote, with no load from Chroma. A part not yet in memory
+    starts from the collection's snapshot in the file (its arrays, written as the log grows by
+    SNAPSHOT_EVERY entries), so a new process reads arrays instead of tokenizing every document
+    again. The scores are the in-memory BM25 of bm25_scores, unchanged."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+        self._lock = threading.RLock()
+        self._cache: dict[tuple[str, str], _Cached] = {}
+        self._readers: dict[str, tuple[tuple[int, int], sqlite3.Connection]] = {}
+
+    def _path(self, instance_id: str) -> Path:
+        if not _SAFE_NAME.fullmatch(instance_id):
+            raise ValueError(f"not an instance id: {instance_id!r}")
+        return self.folder / f"{instance_id}.sqlite3"
+
+    @contextlib.contextmanager
+    def _connect(self, instance_id: str, *, create: bool) -> Iterator[sqlite3.Connection | None]:
+        path = self._path(instance_id)
+        if not create and not path.exists():
+            yield None
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(path, timeout=60, isolation_level=None)
+        try:
+            if create:  # a search never writes (the schema script alone costs ~3 ms)
+                db.executescript(_SCHEMA)
+                db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('generation', ?)",
+                           (os.urandom(8).hex(),))
+            yield db
+        finally:
+            db.close()
+
+    def instance_ids(self) -> list[str]:
+        if not self.folder.is_dir():
+            return []
+        return sorted(p.stem for p in self.folder.glob("*.sqlite3"))
+
+    # writes ----------------------------------------------------------------------------------
+    def upsert(self, collection: str, instance_id: str, documents: list[Document]) -> None:
+        self._log(collection, instance_id, [
+            (doc_id, text, {key: metadata[key] for key in _KEPT if key in metadata})
+            for doc_id, text, metadata in documents])
+
+    def delete(self, collection: str, instance_id: str, doc_ids: list[str]) -> None:
+        if doc_ids and self._path(instance_id).exists():
+            self._log(collection, instance_id, [(doc_id, None, {}) for doc_id in doc_ids])
+
+    def _log(self, collection: str, instance_id: str,
+             entries: list[tuple[str, str | None, dict[str, Any]]]) -> None:
+        if not entries:
+            return
+        with self._connect(instance_id, create=True) as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.executemany(
+                    "INSERT INTO log(collection, doc_id, text, metadata) VALUES (?,?,?,?)",
+                    [(collection, doc_id, text, json.dumps(meta, ensure_ascii=False))
+                     for doc_id, text, meta in entries])
+                self._snapshot_maybe(db, instance_id, collection)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                with self._lock:  # it may have read the entries that were just undone
+                    self._cache.pop((instance_id, collection), None)
+                raise
+
+    def _snapshot_maybe(self, db: sqlite3.Connection, instance_id: str, collection: str) -> None:
+        """Fold the log into a new snapshot when it has grown enough since the last one (the
+        caller holds the file's write lock)."""
+        row = db.execute("SELECT seq FROM snapshots WHERE collection = ?", (collection,)).fetchone()
+        since = row[0] if row else 0
+        pending = db.execute("SELECT count(*) FROM log WHERE collection = ? AND seq > ?",
+                             (collection, since)).fetchone()[0]
+        if pending < SNAPSHOT_EVERY:
+            return
+        with self._lock:
+            cached = self._refresh(db, instance_id, collection)
+            if pending < max(SNAPSHOT_EVERY, len(cached.part) // 10):
+                return
+            part = cached.part
+            if part.dead > max(DEAD_MAX, len(part)):  # rewritten many times: read it afresh
+                part = self._replay(db, collection)
+                self._cache[(instance_id, collection)] = _Cached(cached.generation, cached.seq, part)
+            db.execute("INSERT OR REPLACE INTO snapshots(collection, seq, part) VALUES (?,?,?)",
+                       (collection, cached.seq, part.to_bytes()))
+        # Entries the snapshot holds and a later entry replaces are no longer needed.
+        db.execute("DELETE FROM log WHERE collection = ? AND seq <= ? AND (text IS NULL OR seq < "
+                   "(SELECT max(seq) FROM log AS newer WHERE newer.collection = log.collection "
+                   "AND newer.doc_id = log.doc_id))", (collection, cached.seq))
+
+    @staticmethod
+    def _replay(db: sqlite3.Connection, collection: str) -> KeywordPart:
+        part = KeywordPart(collection)
+        for doc_id, text, meta in db.execute(
+                "SELECT doc_id, text, metadata FROM log WHERE collection = ? ORDER BY seq",
+                (collection,)):
+            if text is None:
+                part.remove(doc_id)
+            else:
+                part.add(doc_id, text, json.loads(meta))
+        return part
+
+    def delete_instance(self, instance_id: str) -> None:
+        path = self._path(instance_id)
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        with self._lock:
+            for key in [key for key in self._cache if key[0] == instance_id]:
+                del self._cache[key]
+            kept = self._readers.pop(instance_id, None)
+            if kept is not None:
+                kept[1].close()
+
+    def reset(self) -> None:
+        for instance_id in self.instance_ids():
+            self.delete_instance(instance_id)
+        with self._lock:
+            self._cache.clear()
+
+    # reads -----------------------------------------------------------------------------------
+    def _refresh(self, db: sqlite3.Connection | None, instance_id: str,
+                 collection: str) -> _Cached:
+        """This process's part of (instance, collection), brought up to the file's newest
+        entry (the caller holds self._lock)."""
+        key = (instance_id, collection)
+        if db is None:
+            self._cache.pop(key, None)
+            return _Cached("", 0, KeywordPart(collection))
+        row = db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        generation = row[0] if row else ""
+        top = db.execute("SELECT coalesce(max(seq), 0) FROM log").fetchone()[0]
+        cached = self._cache.get(key)
+        if cached is not None and cached.generation == generation and cached.seq == top:
+            return cached
+        snapshot = db.execute("SELECT seq, part FROM snapshots WHERE collection = ?",
+                              (collection,)).fetchone()
+        if (cached is None or cached.generation != generation
+                or (snapshot is not None and snapshot[0] > cached.seq)):
+            cached = _Cached(generation, 0, KeywordPart(collection))
+            if snapshot is not None:
+                try:
+                    cached = _Cached(generation, snapshot[0], KeywordPart.from_bytes(snapshot[1]))
+                except ValueError:  # made by another tokenizer: the log's texts are read again
+                    pass
+        if cached.part.speakers is None or cached.part.asks is None:
+            _log_fill(db, collection, cached.part)
+        for doc_id, text, meta in db.execute(
+                "SELECT doc_id, text, metadata FROM log WHERE collection = ? AND seq > ? "
+                "AND seq <= ? ORDER BY seq", (collection, cached.seq, top)):
+            if text is None:
+                cached.part.remove(doc_id)
+            else:
+                cached.part.add(doc_id, text, json.loads(meta))
+        cached.seq = top
+        self._cache[key] = cached
+        return cached
+
+    def _reader(self, instance_id: str) -> sqlite3.Connection | None:
+        """A connection kept open for searches (opening one costs milliseconds); opened again
+        when the file was deleted or replaced (delete_instance, reset in another process)."""
+        path = self._path(instance_id)
+        try:
+            identity = (path.stat().st_dev, path.stat().st_ino)
+        except FileNotFoundError:
+            identity = None
+        kept = self._readers.get(instance_id)
+        if kept is not None and kept[0] == identity:
+            return kept[1]
+        if kept is not None:
+            kept[1].close()
+            del self._readers[instance_id]
+        if identity is None:
+            return None
+        db = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
+        self._readers[instance_id] = (identity, db)
+        return db
+
+    def part(self, instance_id: str, collection: str) -> KeywordPart:
+        with self._lock:
+            db = self._reader(instance_id)
+            if db is not None:
+                db.execute("BEGIN")  # one snapshot of the file while it is read
+            try:
+                return self._refresh(db, instance_id, collection).part
+            except sqlite3.OperationalError as exc:
+                if "no such table" not in str(exc):
+                    raise
+                return KeywordPart(collection)  # a file its writer is creating right now
+            finally:
+                if db is not None:
+                    db.execute("COMMIT")
+
+    def missing(self, instance_id: str, collection: str, doc_ids: list[str]) -> list[str]:
+        """Those of `doc_ids` the instance's keyword file does not hold."""
+        with self._lock:
+            part = self.part(instance_id, collection)
+            return [doc_id for doc_id in doc_ids if doc_id not in part.positions]
+
+    def held(self, instance_id: str, collection: str) -> tuple[str, set[str]]:
+        """The instance's keyword file's generation (a new one when the file was deleted and
+        made again: a reset) and the sessions it holds lines of."""
+        with self._lock:
+            names = self.part(instance_id, collection).session_names()
+            cached = self._cache.get((instance_id, collection))
+            return (cached.generation if cached else ""), names
+
+    def session_held(self, instance_id: str, collection: str, session_id: str) -> set[str]:
+        """The ids of a session's lines the instance's keyword file holds."""
+        with self._lock:
+            return set(self.part(instance_id, collection).session_doc_ids(session_id))
+
+    def documents(self, instance_id: str, collection: str, doc_ids: list[str]
+                  ) -> dict[str, tuple[str, dict[str, Any]]]:
+        """doc_id -> (text, metadata) of those of `doc_ids` the instance's file holds."""
+        return keyword_documents(self._path(instance_id), collection, doc_ids)
+
+    def speakers(self, instance_ids: list[str]) -> set[str]:
+        """The names the instances' lines were said under."""
+        with self._lock:
+            return set().union(*(self.part(owner, "turns").speakers
+                                 for owner in dict.fromkeys(instance_ids)))
+
+    def ask_shares(self, keys: list[Key]) -> dict[Key, float]:
+        """The share of each document that asks (ask_share), for the `keys` the store holds."""
+        wanted: dict[tuple[str, str], list[Key]] = {}
+        for key in keys:
+            wanted.setdefault((key[1], key[0]), []).append(key)
+        shares: dict[Key, float] = {}
+        with self._lock:
+            for (instance_id, collection), chosen in wanted.items():
+                part = self.part(instance_id, collection)
+                for key in chosen:
+                    position = part.positions.get(key[2])
+                    if position is not None and part.asks is not None:
+                        shares[key] = part.asks[position] / 255
+        return shares
+
+    def scores(self, instance_ids: list[str], collections: tuple[str, ...], query: str, *,
+               equal: dict[str, str], k: int, also: list[Key]) -> dict[Key, float]:
+        """BM25 scores (above zero) of the k best keyword matches of `query` among the
+        documents of the instances' collections that have the `equal` metadata values, taken
+        as one corpus, and of the documents `also` names."""
+        if any(key not in FILTER_KEYS or not isinstance(value, str) for key, value in equal.items()):
+            raise ValueError(f"keyword search cannot filter on {sorted(equal)}")
+        with self._lock:
+            parts = [(name, owner, self.part(owner, name)) for name in collections
+                     for owner in dict.fromkeys(instance_ids)]
+            arrays = bm25_scores([(part, part.mask(equal)) for _, _, part in parts], query)
+            found: dict[Key, float] = {}
+            for (name, owner, part), scores in zip(parts, arrays):
+                top = np.argpartition(-scores, k)[:k] if len(scores) > k else range(len(scores))
+                found.update({(name, owner, part.ids[p]): float(scores[p])
+                              for p in top if scores[p] > 0})
+            result = dict(sorted(found.items(), key=lambda item: (-item[1], item[0]))[:k])
+            scored = {(name, owner): (part, scores)
+                      for (name, owner, part), scores in zip(parts, arrays)}
+            for key in also:
+                part, scores = scored.get(key[:2], (None, None))
+                position = part.positions.get(key[2]) if part is not None else None
+                if position is not None and scores[position] > 0:
+                    result[key] = float(scores[position])
+            return result

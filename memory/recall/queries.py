@@ -1,0 +1,153 @@
+"""What a recall question asks for: the words that name it, and its parts when it asks two things.
+
+Framework-free and pure. "你还记得我们之前的约定吗？" -> "约定"; "A是什么？另外，B是哪个？" -> two
+searches, because one search for both halves ranks the lines of one half first and the other
+half's lines fall out of the top k.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.recall.focus import time_words_strip
+
+TRIGGERS_ZH = ["还记得", "记得吗", "记不记得", "记得不", "之前", "以前", "当时", "那次", "那时候",
+               "上次", "上回", "曾经", "回忆", "想起", "忘了"]
+TRIGGERS_EN = ["remember", "last time", "before", "earlier", "recall", "back then", "that time",
+               "previously", "you said", "you told", "i told you", "we talked", "forgot", "forget"]
+# Other ways people ask about the past: what one said ("我跟你说过…", "What did I tell you
+# about…", "Did I mention…") or a time ("上周", "the other day"). They ask as "remember" does, but
+# an earlier line holding them is often the answer ("You mentioned your kids, how are they?"),
+# never taken for the player's earlier asking (memory/recall/turn.py, _meta_talk).
+ASKING_ZH = ["说过", "提过", "讲过", "聊过", "那天", "上周", "上星期", "上个月", "前几天", "前阵子"]
+ASKING_EN = ["what did i tell you", "did i tell you", "did i ever tell you", "what did i say",
+             "did i mention", "i mentioned", "you mentioned", "the other day", "last week",
+             "last month", "a while ago", "a few days ago"]
+ZH_FILLERS_LEADING = ["你", "我们", "咱们", "我", "他们", "她们", "他", "她", "的", "跟", "和", "吗", "呢"]
+ZH_FILLERS_TRAILING = ["吗", "呢", "吧", "啊", "呀", "了", "的", "么"]
+# A trailing 么 is a particle only when it is not the end of a word: 什么, 怎么, 那么, 这么, 多么.
+ZH_WORDS_ENDING_IN_PARTICLE = ("什么", "怎么", "那么", "这么", "多么", "要么", "为什么")
+EN_QUESTION_FILLERS = ["do you", "did you", "can you", "could you", "what about", "tell me about",
+                       "tell me", "please", "hey", "hi"]
+PUNCTUATION = "?？!！。，,.、；;：:~…\"'“”‘’()（）[]【】 \t\n"
+
+# Words that open the second half of a two-part question ("另外，B？", "Also, B?").
+PART_OPENERS_ZH = ("另外", "还有", "此外", "以及", "顺便问一下", "顺便问", "顺便")
+PART_OPENERS_EN = ("also", "and also", "another thing", "besides", "plus")
+PART_MIN_CHARS = 4
+MAX_PARTS = 4
+
+_QUESTION_END = re.compile(r"(?<=[?？])\s*")
+_OPENER_ZH = re.compile(r"[，,；;。]\s*(?=(?:" + "|".join(PART_OPENERS_ZH) + r")[，,]?)")
+
+
+def questions_split(text: str) -> list[str]:
+    """The separate questions in `text`, in order; the text itself when it asks one thing.
+    A piece too short to be a question ("还有呢？") stays with the one before it."""
+    pieces: list[str] = []
+    for sentence in _QUESTION_END.split(text.strip()):
+        pieces += [p for p in _OPENER_ZH.split(sentence) if p]
+    parts: list[str] = []
+    for piece in pieces:
+        cleaned = _opener_strip(piece.strip())
+        if parts and len(cleaned.strip(PUNCTUATION)) < PART_MIN_CHARS:
+            parts[-1] = f"{parts[-1]} {piece.strip()}"
+        elif cleaned.strip(PUNCTUATION):
+            parts.append(cleaned)
+    if len(parts) > MAX_PARTS:
+        parts = [*parts[: MAX_PARTS - 1], " ".join(parts[MAX_PARTS - 1:])]
+    return parts if len(parts) > 1 else [text]
+
+
+def _opener_strip(piece: str) -> str:
+    for opener in sorted(PART_OPENERS_ZH, key=len, reverse=True):
+        if piece.startswith(opener):
+            return piece[len(opener):].lstrip(PUNCTUATION)
+    lowered = piece.lower()
+    for opener in sorted(PART_OPENERS_EN, key=len, reverse=True):
+        if lowered.startswith(opener + " ") or lowered.startswith(opener + ","):
+            return piece[len(opener):].lstrip(PUNCTUATION)
+    return piece
+
+
+def query_extract(user_input: str, *, fallback: bool = True) -> str:
+    """The part of the message that names what to recall: trigger words, question fillers and
+    particles removed ("你还记得我们之前的约定吗？" -> "约定"). Falls back to the whole message
+    (`fallback`), or "" when nothing is left."""
+    text = time_words_strip(user_input)
+    for phrase in sorted(TRIGGERS_ZH + ASKING_ZH + ["记得"], key=len, reverse=True):
+        text = text.replace(phrase, " ")
+    for phrase in sorted(TRIGGERS_EN + ASKING_EN + EN_QUESTION_FILLERS, key=len, reverse=True):
+        text = re.sub(rf"(?<![a-z]){re.escape(phrase)}(?![a-z])", " ", text, flags=re.IGNORECASE)
+    pieces = [_zh_fillers_strip(piece) for piece in re.split(r"\s+", text)]
+    cleaned = " ".join(piece for piece in pieces if piece).strip(PUNCTUATION)
+    return cleaned if cleaned or not fallback else user_input.strip()
+
+
+def _zh_fillers_strip(piece: str) -> str:
+    leading = sorted(ZH_FILLERS_LEADING, key=len, reverse=True)
+    trailing = sorted(ZH_FILLERS_TRAILING, key=len, reverse=True)
+    piece = piece.strip(PUNCTUATION)
+    while piece and piece not in leading and piece not in trailing:
+        head = next((f for f in leading if piece.startswith(f)), None)
+        tail = next((f for f in trailing if piece.endswith(f) and not _ends_in_word(piece, f)),
+                    None)
+        if head is None and tail is None:
+            return piece
+        if head is not None:
+            piece = piece[len(head):].strip(PUNCTUATION)
+        elif tail is not None:
+            piece = piece[: -len(tail)].strip(PUNCTUATION)
+    return "" if piece in leading or piece in trailing else piece
+
+
+def _ends_in_word(piece: str, particle: str) -> bool:
+    return any(piece.endswith(word) for word in ZH_WORDS_ENDING_IN_PARTICLE
+               if word.endswith(particle))
+
+
+# A question often ends in a repair: "…哎，我真正想问的是：X？" / "…what I actually meant: X?".
+# Only X is the question; the chatter before it would pull in lines about the weather.
+REPAIR_MARKERS_ZH = ("想问的是", "想说的是", "想弄清楚的是", "想知道的是", "我的意思是", "我是想问")
+REPAIR_MARKERS_EN = ("what i meant is", "what i mean is", "i meant", "what i want to know is",
+                     "what i actually want to ask is", "my real question is", "actually i want to ask")
+
+
+def question_focus(text: str) -> str:
+    """The question after the last repair marker, or the whole text."""
+    lowered = text.lower()
+    cut = -1
+    for marker in (*REPAIR_MARKERS_ZH, *REPAIR_MARKERS_EN):
+        at = lowered.rfind(marker)
+        if at >= 0:
+            cut = max(cut, at + len(marker))
+    focus = text[cut:].strip(PUNCTUATION) if cut >= 0 else ""
+    return focus if len(focus) >= PART_MIN_CHARS else text
+
+
+# Conditional questions name a thing by what is true of it, then ask something else of it:
+# "那个[是工程师]的人，[电话号码]是多少" / "[28岁]的那个人[生日是哪天]". The line that matches the
+# condition names the thing ("我的上司是个工程师"); the answer is in another line about the same
+# thing ("我上司的联系电话是…"), which shares few words with the question.
+_CONDITION_AFTER = re.compile(r"那[个位](?P<condition>[^？?。!！]{2,120}?)的(?P<rest>[^的].{1,200})", re.S)
+_CONDITION_BEFORE = re.compile(r"(?P<condition>[^，,。？?！!\s]{2,60})的那[个位](?P<rest>.{2,200})", re.S)
+
+
+# "我住的那个小区" / "那个我要参加的活动…": a clause whose subject is the asker names the thing by
+# what the asker said of it ("我住在龙湖小区", "我将要参加美食节"), a line the answer is wanted
+# with, not a condition to bridge from: such a question is searched whole.
+_ASKERS_CLAUSE = re.compile(r"我[^，,。？?！!\s的]{1,20}的(?=那[个位])|(?<=那[个位])我[^，,。？?！!\s的]{1,20}的")
+
+
+def condition_split(question: str) -> tuple[str, str] | None:
+    """(condition, what is asked) of a conditional question, or None."""
+    if _ASKERS_CLAUSE.search(question):
+        return None
+    for pattern in (_CONDITION_BEFORE, _CONDITION_AFTER):
+        found = pattern.search(question)
+        if found:
+            condition = found["condition"].strip(PUNCTUATION)
+            rest = re.sub(r"^(?:人|活动|东西|地方|事情?)?[，,\s]*", "", found["rest"]).strip()
+            if len(condition) >= 2 and len(rest.strip(PUNCTUATION)) >= 2:
+                return condition, rest
+    return None

@@ -1,0 +1,138 @@
+"""Recall on every turn, the way people talk: a plain question ("When did Jolene adopt Susie?")
+is searched as well as one with a trigger word; the words of asking ("do you remember",
+还记得) are never the query; a turn recalls only what is not already in front of the model.
+
+Without a trigger word, fewer lines are taken and each must pass the relevance floor
+(memory/recall/floor.py), so small talk adds little or nothing; a trigger word forces recall
+and deepens it (rag.recall_mode)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from memory.keyword_index.tokens import ask_share
+from memory.recall.floor import FLOOR, Floor, Signals, content_words, floor_keeps, signals_read
+from memory.recall.passages import Near, lines_near
+from memory.recall.queries import (
+    PUNCTUATION,
+    TRIGGERS_EN,
+    TRIGGERS_ZH,
+    query_extract,
+    question_focus,
+    questions_split,
+)
+from memory.recall.rag import RecallResult, query_user_history, recall_mode, trigger_found
+from memory.vectors.index import Hit, MemoryIndex
+
+# Lines a turn searches. The recalled section takes them best first until the memory share of
+# the window is full (a quarter: 4,096 tokens of 16,384; chat/prompt/recall_section.py), not a
+# fixed number: on the dev conversations the evidence a turn misses sits at ranks 30-100
+# (candidates of the search, LoCoMo check conversations: 0.71 of the evidence in the first
+# 30 lines, 0.83 in the first 60, 0.92 in the first 90). Measured with bench/recall_floor.py
+# (dump of 120 candidates per question, 30 questions of every dev conversation, the first two
+# of each set tuning, the others checking), with a trigger word, the first 30 lines -> the
+# memory share filled: LoCoMo check 0.81 -> 0.90, REALTALK check 0.87 -> 0.90 (docs/memory.md).
+CANDIDATES = 120
+# A line whose sentences that ask hold at least this share of its characters asks (rather
+# than tells): the player's earlier asking to remember is then meta-talk, never recalled.
+MOSTLY_ASKING = 0.5
+
+__all__ = ["CANDIDATES", "TurnRecall", "asked_parts", "content_words",
+           "recall_for_turn", "turn_candidates"]
+
+
+@dataclass
+class TurnRecall:
+    """A turn's recall: the kept lines best first (result.hits) and the lines around each."""
+
+    result: RecallResult
+    near: dict[tuple[str, str, str], Near]
+    triggered: bool
+
+
+def asked_parts(text: str) -> list[str]:
+    """The questions of a message without the ones that only ask to remember ("Do you
+    remember?", "What did I tell you about this?"): those would steer the search to lines
+    about remembering."""
+    parts = [part for part in questions_split(question_focus(text))
+             if query_extract(part, fallback=False)]
+    # "What did I tell you about this? <what>": a part that names nothing besides the asking
+    # ("about this", "it") would share the search with the part that names what is asked.
+    return [part for part in parts if content_words(query_extract(part))] or parts
+
+
+def _meta_talk(hit: Hit) -> bool:
+    """The player's own earlier question about remembering: never an answer. A line that
+    mostly tells ("Congrats! Remember the festival I told you about? I danced there and…")
+    is an answer however it asks on the way."""
+    return (str(hit.metadata.get("role") or "") == "user"
+            and trigger_found(hit.text, TRIGGERS_ZH + TRIGGERS_EN)
+            and ask_share(hit.text) >= MOSTLY_ASKING)
+
+
+def _asked_before(hit: Hit, text: str, asked: list[str]) -> bool:
+    """The same question asked before (`asked`: the message's parts that ask): an echo, not
+    an answer. A line that holds words the player quotes back without asking them ("What did
+    I tell you about this? I've been into dancing since…") is the answer itself."""
+    return (str(hit.metadata.get("role") or "") == "user"
+            and any(mark in hit.text for mark in "?？") and any(part in text for part in asked))
+
+
+def normalized(text: str) -> str:
+    return " ".join(text.lower().strip(PUNCTUATION).split())
+
+
+def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
+                    shown_texts: Iterable[str] = (), last_exchange: str = "",
+                    related_instance_ids: list[str] | None = None,
+                    witnessed: Callable[[Mapping[str, Any]], bool] | None = None
+                    ) -> tuple[RecallResult, list[Signals], bool]:
+    """The searched lines best first, each with what the floor reads, before the floor; lines
+    shown, meta-talk, echoes of the question and duplicates already left out."""
+    triggered = recall_mode(user_text) is not None
+    parts = asked_parts(user_text) or (asked_parts(last_exchange) if triggered else [])
+    if not parts:
+        return RecallResult(mode=None), [], triggered
+    query_text = " ".join(parts)
+    result = query_user_history(query_text, instance_id, index=index, force=True,
+                                k=CANDIDATES, related_instance_ids=related_instance_ids,
+                                when=user_text, witnessed=witnessed)
+    if triggered:
+        result = replace(result, mode=recall_mode(user_text))
+    shown = {normalized(text) for text in shown_texts if text}
+    asked_again = [normalized(part) for part in parts
+                   if len(normalized(part)) > 8 and any(mark in part for mark in "?？")]
+    kept: list[Hit] = []
+    seen: set[str] = set()
+    for hit in result.hits:
+        text = normalized(hit.text)
+        if not text or text in shown or text in seen or _meta_talk(hit):
+            continue
+        if _asked_before(hit, text, asked_again):
+            continue
+        seen.add(text)
+        kept.append(hit)
+    near = lines_near(index, kept)
+    speakers = index.speakers({"instance_id": instance_id})
+    return (replace(result, hits=kept), signals_read(query_text, kept, near, speakers=speakers),
+            triggered)
+
+
+def recall_for_turn(user_text: str, instance_id: str, *, index: MemoryIndex,
+                    shown_texts: Iterable[str] = (), last_exchange: str = "",
+                    related_instance_ids: list[str] | None = None,
+                    witnessed: Callable[[Mapping[str, Any]], bool] | None = None,
+                    floor: Floor = FLOOR) -> TurnRecall:
+    """This turn's recalled lines, best first, all that pass the floor (the caller takes those
+    it does not show until the memory share is full). `shown_texts`: the lines the prompt already
+    holds and the player's current message, never recalled back. A message that only asks
+    ("你还记得吗？") is about the last exchange: its words are searched instead."""
+    result, signals, triggered = turn_candidates(
+        user_text, instance_id, index=index, shown_texts=shown_texts,
+        last_exchange=last_exchange, related_instance_ids=related_instance_ids,
+        witnessed=witnessed)
+    hits = [s.hit for s in signals if triggered or floor_keeps(s, floor)]
+    return TurnRecall(result=replace(result, hits=hits),
+                      near={s.hit.key: s.near for s in signals}, triggered=triggered)

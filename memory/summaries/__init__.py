@@ -1,0 +1,4 @@
+"""What the model writes about the story: summarize a session (`summarize`,
+`journal` for a killed one, `transcript_parts` for a long one), rolling recaps
+(`recaps`, `recap_copies`), and marks on what was written from lines edited since
+(`source_changes`)."""

@@ -1,0 +1,229 @@
+"""Summarize a session (SPEC §5): its events go to the memory ledgers and a new session
+continues from the summaries.
+
+The caller holds the instance lock. Write order: LLM → parse → journal → new session file →
+instance_state (the commit) → ledgers (summaries.jsonl, plots.jsonl) → Chroma;
+memory/summaries/journal.py finishes or undoes an attempt cut short. Until the parse succeeds
+nothing is written. A Chroma failure is a warning (the ledger is written, `reindex` restores the
+collections). The old session file is never touched.
+The new session carries the previous session's summary lines first and then the new events'
+summaries, so after many summarizations the whole story is still in the session (the prompt
+budget, not this function, decides how much of it is sent). Seeded turns keep their original
+lines (timestamps included, so later reads can recognise them as copies); only `turn` is
+renumbered from 1. Summarizing a session replaces its ledger records, so an id is never
+repeated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from django.utils.translation import gettext, gettext_noop
+
+from memory import prompts
+from memory.action_base import int_setting, llm_text, session_messages, speaker_of, turn_groups
+from memory.errors import MemoryActionError
+from memory.selectors import recall_enabled
+from memory.summaries.journal import (
+    summarize_journal_commit,
+    summarize_journal_write,
+    summarize_recover,
+)
+from memory.summaries.transcript_parts import (
+    EARLIER_SHARE,
+    newest_fitting,
+    request_tokens,
+    transcript_parts,
+)
+from personalab.lib.filestore.jsonfile import utc_now
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.jsontext import json_loads
+
+_FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)```", re.DOTALL)
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+
+
+def parse_events_json(text: str) -> list[dict[str, str]]:
+    """The LLM's summarize answer as [{"summary", "plot"}]: code fences, prose around the JSON
+    and trailing commas are tolerated; anything else is refused."""
+    data = _json_object_find(text or "")
+    if not isinstance(data, dict):
+        raise _unparsable(gettext("no JSON object found"), text)
+    events = data.get("events")
+    if not isinstance(events, list) or not events:
+        raise _unparsable(gettext('no non-empty "events" list'), text)
+    parsed = []
+    for position, event in enumerate(events, start=1):
+        summary = event.get("summary") if isinstance(event, dict) else None
+        plot = event.get("plot") if isinstance(event, dict) else None
+        if not (isinstance(summary, str) and summary.strip()
+                and isinstance(plot, str) and plot.strip()):
+            raise _unparsable(gettext("event %(position)s has no non-empty summary or plot")
+                              % {"position": position}, text)
+        parsed.append({"summary": summary.strip(), "plot": plot.strip()})
+    return parsed
+
+
+def _unparsable(reason: str, text: str) -> MemoryActionError:
+    return MemoryActionError(gettext("The model's answer could not be read as a list of events: "
+                                     "%(reason)s") % {"reason": reason}, detail=text or "")
+
+
+def _json_object_find(text: str) -> Any:
+    candidates = [match.strip() for match in _FENCE.findall(text)] + [text.strip()]
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start : end + 1])
+    for candidate in candidates:
+        for attempt in (candidate, _TRAILING_COMMA.sub(r"\1", candidate)):
+            try:
+                return json_loads(attempt)
+            except json.JSONDecodeError:
+                continue
+    return None
+
+
+def _event_owner(instance_id: str, state: dict[str, Any],
+                 messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """Who the events belong to; `speakers` (character ids joined by "|") names who replied in
+    the summarized lines, so a group's summaries say whose story they are."""
+    speakers = sorted({str(line["speaker"]) for line in messages if line.get("speaker")})
+    return {"instance_id": instance_id, "character_id": state.get("character_id"),
+            "background_id": state.get("background_id"), "speakers": "|".join(speakers)}
+
+
+def _event_records(owner: dict[str, Any], session_id: str,
+                   events: list[dict[str, str]]) -> tuple[list[dict], list[dict]]:
+    owner = {**owner, "created_at": utc_now()}
+    summaries, plots = [], []
+    for index, event in enumerate(events):
+        summary_id, plot_id = f"summary_{session_id}_{index}", f"plot_{session_id}_{index}"
+        summaries.append({"id": summary_id, "session_id": session_id, "index": index,
+                          "text": event["summary"], "related_plot_id": plot_id, **owner})
+        plots.append({"id": plot_id, "session_id": session_id, "index": index,
+                      "text": event["plot"], "related_summary_id": summary_id, **owner})
+    return summaries, plots
+
+
+def _index_warning(message: str) -> dict[str, Any]:
+    return {"type": "warning", "category": "memory_index_unavailable", "message": message,
+            "current_value": None, "threshold": None,
+            "suggestion": "摘要已写入记忆账本；Chroma 恢复后运行 "
+                          "python manage.py reindex 重建向量索引"}
+
+
+def _events_index(index: Any, owner: dict[str, Any], session_id: str,
+                  events: list[dict[str, str]]) -> list[dict[str, Any]]:
+    if index is None:
+        return [_index_warning("向量索引不可用，本次摘要未写入 Chroma")]
+    try:
+        index.add_events(**owner, session_id=session_id,
+                         events=[{**event, "index": i} for i, event in enumerate(events)])
+    except Exception as exc:  # noqa: BLE001 — Chroma is rebuildable from the ledger (SPEC §5)
+        return [_index_warning(f"写入向量索引失败，本次摘要未写入 Chroma（{exc}）")]
+    return []
+
+
+def summary_seed_lines(summaries: list[str], groups: list[list[dict[str, Any]]], *,
+                       order: str) -> list[dict[str, Any]]:
+    summary_lines = [{"type": "summary", "content": text} for text in summaries]
+    turn_lines = [{**line, "turn": number}
+                  for number, group in enumerate(groups, start=1) for line in group]
+    if order == "last_n_first":
+        return turn_lines + summary_lines
+    return summary_lines + turn_lines
+
+
+async def _events_ask(llm: Any, *, name: str, locale: str, earlier: list[str],
+                      messages: list[dict[str, Any]], prompt_tokens: int | None,
+                      say: Callable[..., None], instance_id: str) -> list[dict[str, str]]:
+    """The story events of `messages`, asked in parts that each fit `prompt_tokens`: a long
+    chat (an imported one: thousands of messages) in one request is refused by the server, or
+    cut without a word. Each part is told the story so far: the newest summaries that fit."""
+    story_room = None if prompt_tokens is None else int(prompt_tokens * EARLIER_SHARE)
+    bare = prompts.summarize_messages(character_name=name, summaries=[], turns=[], locale=locale)
+    fixed = request_tokens(bare)
+    # Counting a long session's tokens is CPU work: off the event loop.
+    parts = await asyncio.to_thread(
+        transcript_parts, messages, character_name=name, locale=locale,
+        room=None if prompt_tokens is None else max(prompt_tokens - fixed - story_room, 1))
+    events: list[dict[str, str]] = []
+    for number, part in enumerate(parts, start=1):
+        if len(parts) == 1:
+            say(gettext_noop("Asking the model for the story events"))
+        else:
+            say(gettext_noop("Asking the model for the story events, part %(part)s of "
+                             "%(parts)s"), {"part": number, "parts": len(parts)})
+        so_far = earlier + [event["summary"] for event in events]
+        text = await llm_text(
+            llm, prompts.summarize_messages(
+                character_name=name, locale=locale, turns=part,
+                summaries=so_far if story_room is None else newest_fitting(so_far, story_room)),
+            {"task": "summarize", "character_name": name, "transcript": part,
+             "instance_id": instance_id})
+        say(gettext_noop("Reading the model's answer"))
+        events.extend(parse_events_json(text))
+    return events
+
+
+async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, index: Any,
+                           progress: Callable[..., None] | None = None,
+                           prompt_tokens: int | None = None) -> dict[str, Any]:
+    """`progress(text, values=None)` hears each stage; `prompt_tokens`: what one request to the
+    model may hold (the context window less the reply), so a long session is asked in parts."""
+    say = progress or (lambda text, values=None: None)
+    summarize_recover(store, instance_id=instance_id)
+    say(gettext_noop("Reading the current session"))
+    state = store.instance_state_read(instance_id)
+    old_id = state["current_session_id"]
+    session = store.session_read(instance_id, old_id)
+    messages = session_messages(session)
+    if not messages:
+        raise MemoryActionError(gettext("The current session has no conversation yet: nothing "
+                                        "to summarize."))
+    earlier = [str(line.get("content") or "") for line in session.summaries]
+    name, locale = await speaker_of(store, state)
+    events = await _events_ask(llm, name=name, locale=locale, earlier=earlier,
+                               messages=messages, prompt_tokens=prompt_tokens, say=say,
+                               instance_id=instance_id)
+
+    owner = _event_owner(instance_id, state, messages)
+    summary_records, plot_records = _event_records(owner, old_id, events)
+    new_id = store.session_next_id(instance_id)
+    summarize_journal_write(store, instance_id=instance_id, old_session_id=old_id,
+                            new_session_id=new_id,
+                            records={"summaries": summary_records, "plots": plot_records})
+    _session_continue(store, instance_id=instance_id, old_id=old_id, new_id=new_id,
+                      summaries=earlier + [event["summary"] for event in events],
+                      messages=messages, say=say)
+    say(gettext_noop("Switching to the new session"))
+    state["current_session_id"] = new_id
+    store.instance_state_write(instance_id, state)
+    say(gettext_noop("Writing the memory ledger"))
+    summarize_journal_commit(store, instance_id=instance_id)
+    warnings: list[dict[str, Any]] = []
+    # Recall off embeds nothing, as with turns: the ledger holds the events, and the sync that
+    # follows recall turned back on indexes them (memory/vectors/sync.py, the ledgers' watermark).
+    if recall_enabled(store):
+        say(gettext_noop("Writing the search index"))
+        # Embedding is CPU work: off the event loop, or every request of every user waits.
+        warnings = await asyncio.to_thread(_events_index, index, owner, old_id, events)
+    return {"old_session_id": old_id, "new_session_id": new_id, "events": len(events),
+            "summary_ids": [r["id"] for r in summary_records],
+            "plot_ids": [r["id"] for r in plot_records], "warnings": warnings}
+
+
+def _session_continue(store: FileStore, *, instance_id: str, old_id: str, new_id: str,
+                      summaries: list[str], messages: list[dict[str, Any]],
+                      say: Callable[[str], None]) -> None:
+    config = store.config_read()
+    last_n = max(int_setting(config.get("thresholds", {}).get("summary_last_n_turns"), 5), 0)
+    order = config.get("preferences", {}).get("summary_order", "summary_first")
+    groups = turn_groups(messages)[-last_n:] if last_n else []
+    say(gettext_noop("Creating the new session"))
+    store.session_create(instance_id, new_id, continued_from=old_id,
+                         lines=summary_seed_lines(summaries, groups, order=order))

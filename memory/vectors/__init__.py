@@ -1,0 +1,3 @@
+"""The Chroma side of recall: the index (`index`, `where` for its filters), its sync
+with the files (`sync`, `turn_docs`), a large import embedded in the background
+(`fill`, `fill_guard`)."""
