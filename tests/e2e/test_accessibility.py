@@ -12,7 +12,15 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from tests.e2e.conftest import DESKTOP, PHONE, SCHEMES, Server, network_quiet, scheme_emulate
+from tests.e2e.conftest import (
+    DESKTOP,
+    PHONE,
+    SCHEMES,
+    Server,
+    instance_new,
+    network_quiet,
+    scheme_emulate,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
@@ -211,3 +219,18 @@ def test_an_audit_of_one_row_of_a_long_list_puts_the_other_rows_back_as_they_wer
       .every((row, n) => row.kept === n && row.id === `row-${n}`)""")
     assert page.evaluate("scrollY") == 3000
     assert page.evaluate("document.activeElement.parentElement.id") == "row-41"
+
+
+def test_the_keyboard_reaches_the_message_box_first_on_a_chat_page(page: Page,
+                                                                   server: Server) -> None:
+    """Every message has a row of buttons before the message box (40 messages: some 300
+    presses of Tab): the first Tab offers to skip there, as the page's first stop."""
+    page.set_viewport_size(DESKTOP)
+    instance_new(page, server)
+    page.keyboard.press("Tab")
+    skip = page.get_by_test_id("skip-to-input")
+    assert page.evaluate("document.activeElement.dataset.testid") == "skip-to-input"
+    assert skip.inner_text() == "Skip to the message box"
+    assert skip.bounding_box()["y"] >= 0, "the focused link is out of sight"
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "input"
