@@ -26,8 +26,9 @@
       note.textContent = seconds < 2 ? said
         : `${said} ${(form.dataset.busySeconds || "{seconds} s").replace("{seconds}", seconds)}`;
     };
+    show();
     // After this event the browser has read the form (a disabled button would not be sent).
-    setTimeout(() => { for (const b of buttons) b.disabled = true; show(); }, 0);
+    setTimeout(() => { for (const b of buttons) b.disabled = true; }, 0);
     form.busyTimer = setInterval(show, 1000);
   });
 

@@ -213,8 +213,9 @@ def test_a_chat_import_says_it_is_under_way_until_the_next_page_comes(
     form.locator("input[type=file]").set_input_files(str(_chat_file(tmp_path, "Megumin")))
     form.locator("button[type=submit]").click()
     note = form.locator("[data-testid=form-busy][role=status]")
-    assert note.inner_text().startswith("Megumin.jsonl (1 KB): Importing…")
-    assert form.locator("button[type=submit]").is_disabled()
+    assert note.inner_text().startswith("Megumin.jsonl (1 KB): Importing…")  # said at once
+    page.wait_for_function("() => document.querySelector("
+                           "'form#character-chat-import button[type=submit]').disabled")
     page.wait_for_function("() => / \\(\\d+ s\\)$/.test("
                            "document.querySelector('[data-testid=form-busy]').textContent)")
     form.evaluate("f => f.requestSubmit()")  # Enter in a field: not sent again
