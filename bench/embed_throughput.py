@@ -47,6 +47,7 @@ def data_default() -> Path:
 def passages_load(data: Path, count: int) -> tuple[list[str], list[str]]:
     """(e5's texts, MiniLM's texts) of `count` lines; MiniLM's leave out the lines the app
     does not give it (mostly Chinese, personalab.lib.embedding.embeddings.second_wanted)."""
+    # Imported when used, as the embedding engines in main(): `--help` need not load them.
     from memory.vectors.index import turn_context_text, turn_embedding_text
     from personalab.lib.embedding.embeddings import second_wanted
 

@@ -85,6 +85,7 @@ def turn(store, instance_id: str, provider: RecordingProvider, text: str) -> dic
 
 def conversation_run(path: Path, store, owner, character_id: str, *, limit: int,
                      keep: int) -> dict:
+    # The app's modules read Django settings when imported: only after main() set Django up.
     from chat.services.instances import instance_create
     from chat.services.session_import import session_import
     from memory import runtime

@@ -100,6 +100,7 @@ def chat_records(conversation: dict, days: dict[int, date]) -> tuple[list[dict],
 
 def conversation_run(path: Path, questions: list[tuple[str, list[str]]], store, owner,
                      character_id: str) -> dict[str, list[float]]:
+    # The app's modules read Django settings when imported: only after main() set Django up.
     from chat.play.turn import turn_run
     from chat.services.instances import instance_create
     from chat.services.session_import import session_import

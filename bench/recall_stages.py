@@ -72,6 +72,7 @@ class Spy:
 
 def conversation_stages(path: Path, store, owner, character_id: str, spy: Spy, *, limit: int,
                         plain_only: bool, verbose: bool) -> dict[str, dict[str, list[float]]]:
+    # The app's modules read Django settings when imported: only after main() set Django up.
     from chat.services.instances import instance_create
     from chat.services.session_import import session_import
     from memory import runtime
