@@ -16,7 +16,7 @@ from library.field_words import field_words, fields_words
 from library.models import Persona
 from library.personas.positions import persona_placement
 from library.personas.restore import MAX_FILE_BYTES as PERSONAS_FILE_MAX_BYTES
-from library.personas.restore import personas_restore
+from library.personas.restore import SKIPPED_REASONS, personas_restore
 from library.personas.services import (
     persona_avatar_remove,
     persona_avatar_save,
@@ -159,11 +159,9 @@ def personas_restore_page(request: HttpRequest) -> HttpResponse:
         return redirect("personas")
     messages.info(request, ngettext("%(count)d persona restored.", "%(count)d personas restored.",
                                     len(restored.created)) % {"count": len(restored.created)})
-    reasons = {"no_name": gettext("it has no name"),
-               "name_taken": gettext("you already have a persona of this name")}
     for name, code in restored.skipped:
         messages.warning(request, gettext("Skipped “%(name)s”: %(reason)s.")
-                         % {"name": name, "reason": reasons[code]})
+                         % {"name": name, "reason": gettext(SKIPPED_REASONS[code])})
     return redirect("personas")
 
 

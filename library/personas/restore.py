@@ -13,20 +13,24 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 from library.errors import LibraryError
 from library.fields import MAX_NAME_CHARS, clean_text
 from library.limits import import_slot
 from library.models import Persona
 from library.personas.positions import DEFAULT_DEPTH, MAX_DEPTH, ST_POSITIONS
 from library.personas.services import PERSONA_DESCRIPTION_LIMIT, persona_create
+from personalab.lib.config_schema import int_coerced
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.nesting import JsonRefused, json_loads_bounded
 
 MAX_FILE_BYTES = 10 * 1024 * 1024  # a settings.json with many presets stays well under
 MAX_PERSONAS = 1_000
 ST_ROLES = {0: "system", 1: "user", 2: "assistant"}  # extension_prompt_roles
-SKIPPED_REASONS = {"no_name": "it has no name",
-                   "name_taken": "you already have a persona of this name"}
+# English as the API says it; the page says it in the reader's language (msgids).
+SKIPPED_REASONS = {"no_name": gettext_noop("it has no name"),
+                   "name_taken": gettext_noop("you already have a persona of this name")}
 
 
 @dataclass
@@ -36,25 +40,15 @@ class PersonasRestored:
     default_id: str | None = None
 
 
-def _number(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value.strip())
-    return None
-
-
 def _placement(descriptor: dict[str, Any]) -> dict[str, Any]:
     """SillyTavern's numbers as this app's names; a value it would not write reads as its
     default, as its own reader falls back."""
-    depth = _number(descriptor.get("depth"))
-    return {"description_position": ST_POSITIONS.get(_number(descriptor.get("position")),
+    depth = int_coerced(descriptor.get("depth"))
+    return {"description_position": ST_POSITIONS.get(int_coerced(descriptor.get("position")),
                                                       "prompt"),
             "description_depth": depth if depth is not None and 0 <= depth <= MAX_DEPTH
             else DEFAULT_DEPTH,
-            "description_role": ST_ROLES.get(_number(descriptor.get("role")), "system")}
+            "description_role": ST_ROLES.get(int_coerced(descriptor.get("role")), "system")}
 
 
 def _backup_read(data: bytes) -> dict[str, Any]:

@@ -41,7 +41,8 @@ def _flatten(data: dict[str, Any], prefix: str = "", depth: int = 1) -> dict[str
     return flat
 
 
-def _coerce_int(value: Any) -> int | None:
+def int_coerced(value: Any) -> int | None:
+    """A whole number as JSON or a form may carry it (12, "12"); None for anything else."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -93,7 +94,7 @@ def config_validate(changes: dict[str, Any], current: dict[str, Any] | None = No
             _set(result, name, value)
     values = _flatten(result)
     for name, (low, high) in INT_RANGES.items():
-        number = _coerce_int(values.get(name))
+        number = int_coerced(values.get(name))
         if number is None:
             errors[name] = "must be a whole number"
         elif not low <= number <= high:
