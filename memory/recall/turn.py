@@ -8,6 +8,7 @@ and deepens it (rag.recall_mode)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -38,6 +39,15 @@ CANDIDATES = 120
 # A line whose sentences that ask hold at least this share of its characters asks (rather
 # than tells): the player's earlier asking to remember is then meta-talk, never recalled.
 MOSTLY_ASKING = 0.5
+# A line quoted back: this many words (or Chinese characters) of it in a row in the player's
+# message. Six is too few: "I'm really lucky to have" opens many lines.
+QUOTED_TOKENS = 8
+# ...and said with something around it ("What did I tell you about this? …"): the same
+# question sent again on its own is an echo.
+FRAME_TOKENS = 4
+SHINGLE = 4
+QUOTE_SCAN_CHARS = 4000  # a quote is looked for in the first characters only
+_QUOTE_TOKEN = re.compile(r"[\u3400-\u9fff]|[^\W_\u3400-\u9fff]+")
 
 __all__ = ["CANDIDATES", "TurnRecall", "asked_parts", "content_words",
            "recall_for_turn", "turn_candidates"]
@@ -80,6 +90,26 @@ def _asked_before(hit: Hit, text: str, asked: list[str]) -> bool:
             and any(mark in hit.text for mark in "?？") and any(part in text for part in asked))
 
 
+def _quote_tokens(text: str) -> list[str]:
+    """Words, and Chinese characters one by one, lower-cased: what a quote is counted in."""
+    return _QUOTE_TOKEN.findall(text.lower())
+
+
+def _quote_shingles(message: str) -> set[tuple[str, ...]]:
+    tokens = _quote_tokens(message[:QUOTE_SCAN_CHARS])
+    return {tuple(tokens[i:i + SHINGLE]) for i in range(len(tokens) - SHINGLE + 1)}
+
+
+def quoted_run(line: str, shingles: set[tuple[str, ...]]) -> int:
+    """The most tokens of `line` in a row that the message (its `shingles`) holds too."""
+    tokens = _quote_tokens(line[:QUOTE_SCAN_CHARS])
+    best = run = 0
+    for i in range(len(tokens) - SHINGLE + 1):
+        run = run + 1 if tuple(tokens[i:i + SHINGLE]) in shingles else 0
+        best = max(best, run + SHINGLE - 1 if run else 0)
+    return best
+
+
 def normalized(text: str) -> str:
     return " ".join(text.lower().strip(PUNCTUATION).split())
 
@@ -104,16 +134,26 @@ def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
     shown = {normalized(text) for text in shown_texts if text}
     asked_again = [normalized(part) for part in parts
                    if len(normalized(part)) > 8 and any(mark in part for mark in "?？")]
+    shingles = _quote_shingles(user_text)
+    message_tokens = len(_quote_tokens(user_text[:QUOTE_SCAN_CHARS]))
+    runs: dict[tuple[str, str, str], int] = {}
     kept: list[Hit] = []
     seen: set[str] = set()
     for hit in result.hits:
         text = normalized(hit.text)
         if not text or text in shown or text in seen or _meta_talk(hit):
             continue
-        if _asked_before(hit, text, asked_again):
+        run = quoted_run(hit.text, shingles)
+        quoted = run >= QUOTED_TOKENS and message_tokens - run >= FRAME_TOKENS
+        if _asked_before(hit, text, asked_again) and not quoted:
             continue
         seen.add(text)
         kept.append(hit)
+        runs[hit.key] = run if quoted else 0
+    # What the player quotes back comes first, the longest quote first: "What did I tell you
+    # about this? <the start of a line of theirs>" points at that line, though a reply that
+    # shares its words can score higher.
+    kept.sort(key=lambda hit: -runs[hit.key])
     near = lines_near(index, kept)
     speakers = index.speakers({"instance_id": instance_id})
     return (replace(result, hits=kept), signals_read(query_text, kept, near, speakers=speakers),

@@ -339,3 +339,35 @@ def test_a_line_quoted_back_by_the_player_is_recalled_not_taken_for_an_echo(
     asked_before = "What did the letter say about the harvest?"
     result, _ = asyncio.run(_turn(store, instance, asked_before))
     assert asked_before not in _recalled(store, instance, result)
+
+
+QUESTION_TOLD = ("Sounds great! Glad the camping trip with your cousins went well. How was the "
+                 "lake? Anything fun?")
+# A reply saying most of the same words (its context, the line before, holds the rest).
+TOLD_BACK = ("Sounds great, the camping trip with my cousins went well! The lake was fun, "
+             "and the trip went great, thanks for asking how it was.")
+
+
+def _told(store, instance_id, lines):
+    with store.instance_lock(instance_id):
+        for turn, (role, text) in enumerate(
+                lines + [("user", "Fine."), ("assistant", "Good.")] * 6, start=30):
+            store.session_append(instance_id, "sess_001", {
+                "role": role, "content": text, "turn": turn // 2 + 15,
+                "timestamp": "2025-10-17T10:00:00Z"})
+    call_command("reindex", "--memory")
+
+
+def test_a_line_of_the_player_quoted_back_comes_first_and_whole(store, instance, memory_on,
+                                                                use_stub):
+    """"What did I tell you about this? <a line of mine, or its first words>": the line is
+    what the player points at. It comes first, though a reply sharing its words can score
+    higher, and a question in it does not make it an echo (bench/play_long.py on LoCoMo
+    conv-26 at a 2,048-token window, where the memory share holds one or two lines, missed 3
+    of 7 probes so phrased)."""
+    _seed(store, instance)
+    _told(store, instance, [("user", QUESTION_TOLD), ("assistant", TOLD_BACK)])
+    for quote in (QUESTION_TOLD, QUESTION_TOLD[:62]):
+        result, _ = asyncio.run(_turn(store, instance, f"What did I tell you about this? {quote}"))
+        assert _recalled(store, instance, result)[0] == QUESTION_TOLD
+
