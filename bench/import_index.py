@@ -1,7 +1,7 @@
 """Indexing an imported chat: seconds until its lines are keyword-searchable, seconds until
 every line is embedded (e5 and MiniLM into Chroma), and passages/s.
 
-    .venv/bin/python bench/import_index.py [--messages 10000] [--data DIR]
+    .venv/bin/python bench/import_index.py [--messages 10000] [--data DIR] [--no-fill]
 
 A SillyTavern chat of `--messages` lines is made from the LoCoMo conversations of
 ../shared/bench/locomo (repeated as needed; synthetic lines when absent), with a plain fact
@@ -10,7 +10,10 @@ which writes the keyword side), a plain question about that fact is asked throug
 then the background fill (memory.vectors.sync.instance_sync, as the app's job queue runs it) embeds
 the rest, newest first. The machine's load (os.getloadavg) is printed beside the figures, and
 the fill's CPU seconds (all threads of the process): steadier than its wall time when other
-jobs share the cores.
+jobs share the cores. The import's keyword step (memory.vectors.fill.session_keywords_index) is
+timed on its own, with how many times it read the keyword file's log (`keyword_log_reads`:
+reads of log entries into a part, memory/keyword_index/store.py) and how many snapshots it
+wrote; `--no-fill` stops after the recall question (a 50,000-message fill takes an hour).
 """
 
 from __future__ import annotations
@@ -58,9 +61,43 @@ def chat_make(count: int, data: Path) -> bytes:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
 
 
+def keyword_step_watch(runtime) -> dict[str, float]:
+    """Counts, during the import, the reads of the keyword log into a part (KeywordStore's
+    _refresh calls that brought a part forward) and the snapshots made (KeywordPart.to_bytes), and times the keyword step."""
+    # The keyword modules read Django settings when imported: after setup, like main's imports.
+    from memory.keyword_index.bm25 import KeywordPart
+    from memory.keyword_index.store import KeywordStore
+
+    counts = {"seconds": 0.0, "log_reads": 0, "snapshots": 0}
+    refresh, to_bytes, step = KeywordStore._refresh, KeywordPart.to_bytes, runtime.session_keywords_index
+
+    def refresh_counted(self, db, instance_id, collection):
+        before = self._cache.get((instance_id, collection))
+        seen = (id(before), before.seq) if before is not None else None
+        cached = refresh(self, db, instance_id, collection)
+        counts["log_reads"] += (id(cached), cached.seq) != seen  # it read entries of the log
+        return cached
+
+    def to_bytes_counted(self):
+        counts["snapshots"] += 1
+        return to_bytes(self)
+
+    def step_timed(*args, **kwargs):
+        started = time.perf_counter()
+        try:
+            return step(*args, **kwargs)
+        finally:
+            counts["seconds"] += time.perf_counter() - started
+
+    KeywordStore._refresh, KeywordPart.to_bytes = refresh_counted, to_bytes_counted
+    runtime.session_keywords_index = step_timed
+    return counts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=10000)
+    parser.add_argument("--no-fill", action="store_true")
     parser.add_argument("--data", type=Path, default=REPO.parent.parent / "shared" / "bench"
                         / "locomo")
     args = parser.parse_args()
@@ -82,6 +119,7 @@ def main() -> None:
         from personalab.storage import get_store
 
         runtime.schedule_sync = lambda store, **kwargs: None  # this process runs the fill itself
+        keyword_counts = keyword_step_watch(runtime)
         store = get_store()
         instance_id = setup.instance_ids[0]
         runtime.index_for(store).collection_ids()  # the models and Chroma loaded before timing
@@ -94,6 +132,17 @@ def main() -> None:
                                   force=True, k=5).hits
         searchable = time.perf_counter() - started
         found = any("Juniper" in hit.text for hit in hits)
+        keywords = {"seconds_keyword_step": round(keyword_counts["seconds"], 2),
+                    "keyword_log_reads": keyword_counts["log_reads"],
+                    "keyword_snapshots": keyword_counts["snapshots"]}
+        if args.no_fill:
+            print(json.dumps({"messages": args.messages, "seconds_import": round(imported, 2),
+                              **keywords, "seconds_to_keyword_searchable": round(searchable, 2),
+                              "sixth_message_fact_recalled_plainly": found,
+                              "load_before": [round(x, 2) for x in load_before],
+                              "load_after": [round(x, 2) for x in os.getloadavg()],
+                              "cpus": os.cpu_count()}, indent=1))
+            return
         fill_started, fill_cpu = time.perf_counter(), time.process_time()
         counts = instance_sync(store, runtime.index_for(store), instance_id=instance_id)
         filled, fill_cpu = time.perf_counter() - fill_started, time.process_time() - fill_cpu
@@ -101,7 +150,7 @@ def main() -> None:
         print(json.dumps({
             "messages": args.messages, "lines_indexed": progress["lines"],
             "embedded": progress["embedded"], "passages_embedded": counts["turns"],
-            "seconds_import": round(imported, 2),
+            "seconds_import": round(imported, 2), **keywords,
             "seconds_to_keyword_searchable": round(searchable, 2),
             "sixth_message_fact_recalled_plainly": found,
             "seconds_to_fully_embedded": round(searchable + filled, 1),

@@ -357,12 +357,11 @@ class MemoryIndex:
             return
         ids = [chroma_id(instance_id, doc_id) for doc_id in doc_ids]
         metadatas = [{**meta, "doc_id": doc_id} for meta, doc_id in zip(metadatas, doc_ids)]
+        if keywords_only:  # one write: the keyword file's log is read and folded once
+            self.keywords.upsert(name, instance_id, list(zip(doc_ids, documents, metadatas)))
+            return
         for start in range(0, len(ids), 256):
             stop = start + 256
-            if keywords_only:
-                self.keywords.upsert(name, instance_id, list(zip(
-                    doc_ids[start:stop], documents[start:stop], metadatas[start:stop])))
-                continue
             embeddings = self._passages_embed(embed_texts[start:stop], contexts and contexts[start:stop])
             self._call(name, "upsert", ids=ids[start:stop], documents=documents[start:stop],
                        metadatas=metadatas[start:stop], embeddings=embeddings)

@@ -10,6 +10,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from memory import runtime
+from memory.keyword_index import store as keyword_store
+from memory.keyword_index.bm25 import KeywordPart
 from memory.recall.rag import query_user_history
 from memory.vectors import fill
 from memory.vectors.index import MemoryIndex
@@ -191,3 +193,20 @@ def test_a_plain_question_right_after_an_import_gets_the_sixth_messages_fact_int
     trace = store.trace_read(instance, result.trace_id)
     assert any("Juniper" in hit["text"] for hit in trace["retrievals"]["hits"])
     assert _index(client, auth, instance)["embedded"] == 0  # nothing embedded meanwhile
+
+
+def test_an_imports_keyword_lines_are_folded_into_one_snapshot_not_one_per_batch(
+        client, auth, store, instance, memory_on, no_background, monkeypatch):
+    """A big import's keyword lines go into the keyword file in one write: its log is read
+    into the part and folded into a snapshot once (per 256-line batch, a 50,000-message
+    import read it 63 times)."""
+    monkeypatch.setattr(keyword_store, "SNAPSHOT_EVERY", 100)
+    snapshots = []
+    to_bytes = KeywordPart.to_bytes
+    monkeypatch.setattr(KeywordPart, "to_bytes", lambda part: snapshots.append(len(part))
+                        or to_bytes(part))
+    _import(client, auth, instance, 900)
+    assert snapshots == [900]
+    result = query_user_history("What are the names of Maribel's goats?", instance,
+                                index=runtime.index_for(store), force=True, k=5)
+    assert any("Juniper" in hit.text for hit in result.hits)
