@@ -12,6 +12,13 @@ request), and then
   minutes on two cores), and the chat page is checked for its progress line.
 
     .venv/bin/python bench/import_play.py [--messages 10000] [--data DIR ...]
+    .venv/bin/python bench/import_play.py --messages 50000 --turns-only 3 --busy 8
+
+`--turns-only N` plays N turns one after another right after the import, while the fill runs, and
+stops there (no waiting for the fill): each turn's seconds and its trace's stages (load, recall,
+director, assemble, first token; `GET /api/v1/traces/{id}`), which show where a turn waited.
+`--busy N` keeps N processes spinning on the CPU meanwhile (the load of a shared machine with
+other imports being embedded; 2026-12-01's outside walk saw a 134 s first reply at load ~20).
 
 The chat is made of real bench lines (the LoCoMo and REALTALK dev conversations of
 ../shared/bench, repeated as needed, each repetition on later dates), speaker A as the player,
@@ -31,6 +38,7 @@ import asyncio
 import datetime as dt
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -124,10 +132,48 @@ async def turn_play(server: h.Server, session_key: str, instance_id: str, stub: 
     seconds = (result.done_at or time.perf_counter()) - result.sent_at
     body = request_of(stub, text, since)
     sent = json.dumps(body["messages"], ensure_ascii=False) if body else ""
+    trace_id = (result.done or {}).get("trace_id")
     return {"seconds": round(seconds, 2), "errors": result.errors, "requested": body is not None,
+            "trace_id": trace_id,
             "prompt_tokens": prompt_tokens(body) if body else None,
             "max_tokens": body.get("max_tokens") if body else None,
             "fact_in_prompt": ANSWER_WORD in sent}
+
+
+# The stages a turn's trace times (chat/play/turn.py, chat/play/context.py).
+STAGES = ("load_ms", "recall_ms", "director_ms", "assemble_ms", "first_token_ms", "llm_ms")
+
+
+def spinners_stop(spinners: list[subprocess.Popen]) -> None:
+    for spinner in spinners:
+        spinner.kill()
+        spinner.wait()
+
+
+def turns_only_report(args: argparse.Namespace, server: h.Server, setup: dict, instance_id: str,
+                      stub: StubLLM, api: httpx.Client, index, *, imported_s: float,
+                      after_import: dict) -> None:
+    """`--turns-only`: the turns played at once after the import, while the fill runs."""
+    turns = []
+    for number in range(args.turns_only):
+        text = QUESTION
+        if number:
+            text = f"And what else did I tell you about my sister? ({number})"
+        turn = asyncio.run(turn_play(server, setup["session_key"], instance_id, stub, text))
+        trace = api.get(f"/traces/{turn['trace_id']}").json() if turn["trace_id"] else {}
+        timings = trace.get("timings") or {}
+        turn.update(stages={key: round(timings[key]) for key in STAGES if key in timings},
+                    embedded=index()["embedded"], load=round(os.getloadavg()[0], 1))
+        turns.append(turn)
+    report = {"messages": args.messages, "busy": args.busy, "import_s": round(imported_s, 2),
+              "index_after_import": after_import, "turns": turns,
+              "machine": h.machine_describe()}
+    print(json.dumps(report, indent=1))
+    print(f"import_play turns-only messages={args.messages} busy={args.busy} "
+          f"import_s={imported_s:.2f} turn_s={[t['seconds'] for t in turns]} "
+          f"recall_ms={[t['stages'].get('recall_ms') for t in turns]} "
+          f"fact_in_prompt={[t['fact_in_prompt'] for t in turns]} "
+          f"load={[t['load'] for t in turns]}")
 
 
 def main() -> None:
@@ -141,6 +187,10 @@ def main() -> None:
     parser.add_argument("--ask-every", type=float, default=15.0)
     parser.add_argument("--poll", type=float, default=2.0)
     parser.add_argument("--keep", action="store_true", help="keep the temp data folder")
+    parser.add_argument("--turns-only", type=int, default=0, metavar="N",
+                        help="play N turns right after the import, then stop (no fill wait)")
+    parser.add_argument("--busy", type=int, default=0, metavar="N",
+                        help="N processes spinning on the CPU while the bench runs")
     args = parser.parse_args()
     folders = args.data or [p if p.is_dir() else REPO.parent / "shared" / "bench" / p.name
                             for p in DEFAULT_DATA]
@@ -163,6 +213,8 @@ def main() -> None:
         # list), so the timed turn after the import is not the server's first.
         asyncio.run(turn_play(server, setup["session_key"], instance_id, stub, "Hello there."))
         time.sleep(2)
+        spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                    for _ in range(args.busy)]
         load_before = os.getloadavg()
         cpu_start = h.process_cpu_seconds(pid)
         started = time.perf_counter()
@@ -173,6 +225,14 @@ def main() -> None:
             raise SystemExit(f"import refused: {response.status_code} {response.text[:500]}")
         cpu_import = h.process_cpu_seconds(pid) - cpu_start
         after_import = index()
+        if args.turns_only:
+            try:
+                turns_only_report(args, server, setup, instance_id, stub, api, index,
+                                  imported_s=imported_s, after_import=after_import)
+            finally:
+                spinners_stop(spinners)
+                stub.stop()
+            return
         first = asyncio.run(turn_play(server, setup["session_key"], instance_id, stub, QUESTION))
         asks = [{**first, "at_s": round(time.perf_counter() - started, 1),
                  "embedded": index()["embedded"]}]
@@ -218,6 +278,7 @@ def main() -> None:
             "turn_after_fill": after,
             "load_before": [round(x, 2) for x in load_before],
             "load_after": [round(x, 2) for x in load_after], "machine": h.machine_describe()}
+        spinners_stop(spinners)
         print(json.dumps(report, indent=1))
         within = (first["prompt_tokens"] or 0) + int(first["max_tokens"] or 0) <= args.window
         print(f"import_play messages={args.messages} import_s={imported_s:.2f} "

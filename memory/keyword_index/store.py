@@ -74,6 +74,37 @@ def _log_fill(db: sqlite3.Connection, collection: str, part: KeywordPart) -> Non
         part.asks = asks
 
 
+LogRow = tuple[str, str, str | None, str]  # collection, doc_id, text (None: deleted), metadata
+
+
+def _changed_only(db: sqlite3.Connection, collection: str, rows: list[LogRow]) -> list[LogRow]:
+    """The `rows` (collection, doc_id, text, metadata) that change what the file holds: a
+    document written again with the same text and metadata is left out, and so is the delete
+    of one it does not hold. After an import the sync and the fill write every line again
+    (keywords first, then with its vectors); each write left a dead position behind, and twice
+    the lines dead made the writer read the whole log again (`_replay`), holding the lock every
+    search waits on (a first reply at load ~20 waited there for most of 134 s). The log keeps
+    the newest entry of every document (see _snapshot_maybe), so it is what is compared."""
+    newest: dict[str, tuple[str | None, str]] = {}
+    doc_ids = list(dict.fromkeys(row[1] for row in rows))
+    for start in range(0, len(doc_ids), 500):
+        chunk = doc_ids[start:start + 500]
+        for doc_id, text, meta in db.execute(
+                "SELECT doc_id, text, metadata FROM log WHERE collection = ? AND doc_id IN "
+                f"({','.join('?' * len(chunk))}) ORDER BY seq", (collection, *chunk)):
+            newest[doc_id] = (text, meta)
+    changed = []
+    for row in rows:
+        held = newest.get(row[1])
+        if row[2] is None and (held is None or held[0] is None):
+            continue
+        if held is not None and held == (row[2], row[3]):
+            continue
+        newest[row[1]] = (row[2], row[3])  # the same document twice in one write
+        changed.append(row)
+    return changed
+
+
 class KeywordStore:
     """The keyword parts of every instance, shared by every worker through one SQLite file per
     instance (`folder/{instance_id}.sqlite3`).
@@ -133,14 +164,16 @@ class KeywordStore:
              entries: list[tuple[str, str | None, dict[str, Any]]]) -> None:
         if not entries:
             return
+        rows = [(collection, doc_id, text, json.dumps(meta, ensure_ascii=False))
+                for doc_id, text, meta in entries]
         with self._connect(instance_id, create=True) as db:
             db.execute("BEGIN IMMEDIATE")
             try:
-                db.executemany(
-                    "INSERT INTO log(collection, doc_id, text, metadata) VALUES (?,?,?,?)",
-                    [(collection, doc_id, text, json.dumps(meta, ensure_ascii=False))
-                     for doc_id, text, meta in entries])
-                self._snapshot_maybe(db, instance_id, collection)
+                rows = _changed_only(db, collection, rows)
+                if rows:
+                    db.executemany("INSERT INTO log(collection, doc_id, text, metadata) "
+                                   "VALUES (?,?,?,?)", rows)
+                    self._snapshot_maybe(db, instance_id, collection)
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")

@@ -210,3 +210,20 @@ def test_an_imports_keyword_lines_are_folded_into_one_snapshot_not_one_per_batch
     result = query_user_history("What are the names of Maribel's goats?", instance,
                                 index=runtime.index_for(store), force=True, k=5)
     assert any("Juniper" in hit.text for hit in result.hits)
+
+
+def test_the_sync_and_fill_after_an_import_leave_each_keyword_line_written_once(
+        client, auth, store, instance, memory_on, no_background, small_chunks):
+    """The sync writes an import's lines to the keyword store again before embedding them, and
+    the fill once more with their vectors: the same text, which now changes nothing. Each
+    rewrite left a dead position; twice the lines dead made a writer read the whole log again
+    while holding the lock every search waits on (a first reply after a big import, load ~20,
+    waited most of 134 s)."""
+    session_id = _import(client, auth, instance, 60)
+    index = runtime.index_for(store)
+    lines = len(index.keywords.session_held(instance, "turns", session_id))
+    instance_sync(store, index, instance_id=instance)
+    assert _index(client, auth, instance)["embedded"] >= 60
+    part = index.keywords.part(instance, "turns")
+    assert part.dead == 0
+    assert len(index.keywords.session_held(instance, "turns", session_id)) == lines

