@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from personalab.lib.errors import AppError
 
 
@@ -11,6 +13,7 @@ class MemoryActionError(AppError):
     code, status = "unusable_llm_output", 422
 
     def __init__(self, message: str, *, detail: str = "", code: str | None = None,
-                 status: int | None = None, fields: dict[str, str] | None = None) -> None:
-        super().__init__(message, code=code, status=status, fields=fields)
+                 status: int | None = None, fields: dict[str, str] | None = None,
+                 **extra: Any) -> None:
+        super().__init__(message, code=code, status=status, fields=fields, **extra)
         self.detail = detail

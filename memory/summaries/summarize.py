@@ -3,9 +3,10 @@ continues from the summaries.
 
 The caller holds the instance lock. Write order: LLM → parse → journal → new session file →
 instance_state (the commit) → ledgers (summaries.jsonl, plots.jsonl) → Chroma;
-memory/summaries/journal.py finishes or undoes an attempt cut short. Until the parse succeeds
-nothing is written. A Chroma failure is a warning (the ledger is written, `reindex` restores the
-collections). The old session file is never touched.
+memory/summaries/journal.py finishes or undoes an attempt cut short. Until every part's answer
+is parsed nothing is written but the answered parts (memory/summaries/parts_kept.py), which a
+retry after a failed part goes on from. A Chroma failure is a warning (the ledger is written,
+`reindex` restores the collections). The old session file is never touched.
 The new session carries the previous session's summary lines first and then the new events'
 summaries, so after many summarizations the whole story is still in the session (the prompt
 budget, not this function, decides how much of it is sent). Seeded turns keep their original
@@ -32,6 +33,12 @@ from memory.summaries.journal import (
     summarize_journal_commit,
     summarize_journal_write,
     summarize_recover,
+)
+from memory.summaries.parts_kept import (
+    part_key,
+    parts_kept_read,
+    parts_kept_remove,
+    parts_kept_write,
 )
 from memory.summaries.transcript_parts import (
     EARLIER_SHARE,
@@ -138,12 +145,15 @@ def summary_seed_lines(summaries: list[str], groups: list[list[dict[str, Any]]],
     return summary_lines + turn_lines
 
 
-async def _events_ask(llm: Any, *, name: str, locale: str, earlier: list[str],
-                      messages: list[dict[str, Any]], prompt_tokens: int | None,
-                      say: Callable[..., None], instance_id: str) -> list[dict[str, str]]:
-    """The story events of `messages`, asked in parts that each fit `prompt_tokens`: a long
-    chat (an imported one: thousands of messages) in one request is refused by the server, or
-    cut without a word. Each part is told the story so far: the newest summaries that fit."""
+async def _events_ask(store: FileStore, llm: Any, *, name: str, locale: str,
+                      earlier: list[str], messages: list[dict[str, Any]],
+                      prompt_tokens: int | None, say: Callable[..., None], instance_id: str,
+                      session_id: str) -> tuple[list[dict[str, str]], int]:
+    """The story events of `messages` and how many parts were kept from an earlier attempt,
+    asked in parts that each fit `prompt_tokens`: a long chat (an imported one: thousands of
+    messages) in one request is refused by the server, or cut without a word. Each part is told
+    the story so far: the newest summaries that fit. Each answered part is kept
+    (memory/summaries/parts_kept.py): a part that fails loses none before it."""
     story_room = None if prompt_tokens is None else int(prompt_tokens * EARLIER_SHARE)
     bare = prompts.summarize_messages(character_name=name, summaries=[], turns=[], locale=locale)
     fixed = request_tokens(bare)
@@ -151,23 +161,51 @@ async def _events_ask(llm: Any, *, name: str, locale: str, earlier: list[str],
     parts = await asyncio.to_thread(
         transcript_parts, messages, character_name=name, locale=locale,
         room=None if prompt_tokens is None else max(prompt_tokens - fixed - story_room, 1))
-    events: list[dict[str, str]] = []
-    for number, part in enumerate(parts, start=1):
+    keys = [part_key(part, character_name=name, locale=locale) for part in parts]
+    kept = parts_kept_read(store, instance_id=instance_id, session_id=session_id, keys=keys)
+    events = [event for _, part_events in kept for event in part_events]
+    reused = len(kept)
+    if reused:
+        say(gettext_noop("Going on from part %(part)s of %(parts)s: the parts before it were "
+                         "kept"), {"part": reused + 1, "parts": len(parts)})
+    for number, part in enumerate(parts[reused:], start=reused + 1):
         if len(parts) == 1:
             say(gettext_noop("Asking the model for the story events"))
         else:
             say(gettext_noop("Asking the model for the story events, part %(part)s of "
                              "%(parts)s"), {"part": number, "parts": len(parts)})
         so_far = earlier + [event["summary"] for event in events]
-        text = await llm_text(
-            llm, prompts.summarize_messages(
-                character_name=name, locale=locale, turns=part,
-                summaries=so_far if story_room is None else newest_fitting(so_far, story_room)),
-            {"task": "summarize", "character_name": name, "transcript": part,
-             "instance_id": instance_id})
-        say(gettext_noop("Reading the model's answer"))
-        events.extend(parse_events_json(text))
-    return events
+        try:
+            text = await llm_text(
+                llm, prompts.summarize_messages(
+                    character_name=name, locale=locale, turns=part,
+                    summaries=so_far if story_room is None
+                    else newest_fitting(so_far, story_room)),
+                {"task": "summarize", "character_name": name, "transcript": part,
+                 "instance_id": instance_id})
+            say(gettext_noop("Reading the model's answer"))
+            part_events = parse_events_json(text)
+        except MemoryActionError as exc:
+            raise exc if len(parts) == 1 else _part_failed(exc, number, len(parts)) from exc
+        events.extend(part_events)
+        kept.append((keys[number - 1], part_events))
+        if number < len(parts):
+            parts_kept_write(store, instance_id=instance_id, session_id=session_id, kept=kept)
+    return events, reused
+
+
+def _part_failed(exc: MemoryActionError, number: int, parts: int) -> MemoryActionError:
+    """Part `number` of `parts` failed: which one, and that the parts before it are kept."""
+    if number == 1:
+        message = gettext("Part 1 of %(parts)s failed; nothing was changed. Summarize again to "
+                          "retry. (%(error)s)") % {"parts": parts, "error": exc.message}
+    else:
+        message = gettext(
+            "Part %(part)s of %(parts)s failed; the parts before it are kept and nothing was "
+            "lost or changed in the chat. Summarize again to go on from part %(part)s. "
+            "(%(error)s)") % {"part": number, "parts": parts, "error": exc.message}
+    return MemoryActionError(message, detail=exc.detail, code=exc.code, status=exc.status,
+                             part=number, parts=parts, parts_kept=number - 1)
 
 
 async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, index: Any,
@@ -187,9 +225,9 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
                                         "to summarize."))
     earlier = [str(line.get("content") or "") for line in session.summaries]
     name, locale = await speaker_of(store, state)
-    events = await _events_ask(llm, name=name, locale=locale, earlier=earlier,
-                               messages=messages, prompt_tokens=prompt_tokens, say=say,
-                               instance_id=instance_id)
+    events, reused = await _events_ask(store, llm, name=name, locale=locale, earlier=earlier,
+                                       messages=messages, prompt_tokens=prompt_tokens, say=say,
+                                       instance_id=instance_id, session_id=old_id)
 
     owner = _event_owner(instance_id, state, messages)
     summary_records, plot_records = _event_records(owner, old_id, events)
@@ -205,6 +243,7 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
     store.instance_state_write(instance_id, state)
     say(gettext_noop("Writing the memory ledger"))
     summarize_journal_commit(store, instance_id=instance_id)
+    parts_kept_remove(store, instance_id=instance_id)
     warnings: list[dict[str, Any]] = []
     # Recall off embeds nothing, as with turns: the ledger holds the events, and the sync that
     # follows recall turned back on indexes them (memory/vectors/sync.py, the ledgers' watermark).
@@ -214,7 +253,8 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
         warnings = await asyncio.to_thread(_events_index, index, owner, old_id, events)
     return {"old_session_id": old_id, "new_session_id": new_id, "events": len(events),
             "summary_ids": [r["id"] for r in summary_records],
-            "plot_ids": [r["id"] for r in plot_records], "warnings": warnings}
+            "plot_ids": [r["id"] for r in plot_records], "parts_reused": reused,
+            "warnings": warnings}
 
 
 def _session_continue(store: FileStore, *, instance_id: str, old_id: str, new_id: str,

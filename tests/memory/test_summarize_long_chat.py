@@ -11,7 +11,7 @@ import pytest
 
 from chat.services.session_import import session_import
 from personalab.lib.tokens import count_tokens
-from tests.stub_llm import Reply
+from tests.stub_llm import Fail, Reply
 
 pytestmark = [pytest.mark.django_db(transaction=True),
               pytest.mark.usefixtures("model_lengths_forgotten")]
@@ -126,3 +126,54 @@ def test_recaps_rebuilt_on_a_long_chat_ask_in_requests_that_fit_the_window(
     for request in asked:
         assert _tokens(request) <= WINDOW - 512
         assert _tokens(request) + request["max_tokens"] <= WINDOW
+
+
+def test_a_summarize_failing_on_part_two_keeps_part_one_and_a_retry_goes_on_from_part_two(
+        client, auth, store, long_chat, use_stub):
+    """A long summarize that fails on part 2 of n loses nothing: the chat is as it was and the
+    next turn plays, the error says which part failed and that the earlier ones are kept, and
+    summarizing again asks from part 2 (part 1 is not asked again)."""
+    session_before = store.instance_state_read(long_chat)["current_session_id"]
+    file_before = store.session_path(long_chat, session_before).read_bytes()
+    use_stub.script(_events("Part 1 happened."), Fail(500, "the server fell over"))
+
+    failed = client.post(f"/api/v1/instances/{long_chat}/summarize", **auth)
+
+    assert failed.status_code == 422, failed.content
+    error = failed.json()["error"]
+    assert error["part"] == 2 and error["parts"] >= 5 and error["parts_kept"] == 1
+    assert f"Part 2 of {error['parts']} failed" in error["message"]
+    assert "the parts before it are kept" in error["message"]
+    assert store.instance_state_read(long_chat)["current_session_id"] == session_before
+    assert store.session_path(long_chat, session_before).read_bytes() == file_before
+    assert store.ledger_read(long_chat, "summaries") == []
+
+    use_stub.script(Reply("The tide is in."))
+    turn = client.post("/api/v1/chat", {"instance_id": long_chat, "query": "Shall we go?"},
+                       content_type="application/json", **auth)
+    assert turn.status_code == 200, turn.content
+    assert turn.json()["answer_text"] == "The tide is in."
+
+    asked_before = len(use_stub.requests)
+    use_stub.script(*[_events(f"Part {n} happened.") for n in range(2, 40)])
+    retried = client.post(f"/api/v1/instances/{long_chat}/summarize", **auth)
+
+    assert retried.status_code == 200, retried.content
+    asked = [r for r in use_stub.requests[asked_before:] if "msg " in _sent(r)]
+    assert not any("msg 0:" in _sent(r) for r in asked)  # part 1 was kept, not asked again
+    assert "Part 1 happened." in _sent(asked[0])  # the story so far includes the kept part
+    result = retried.json()
+    assert result["parts_reused"] == 1 and result["events"] == len(asked) + 1
+    summaries = [line["content"] for line in
+                 store.session_read(long_chat, result["new_session_id"]).summaries]
+    assert summaries == [f"Part {n} happened." for n in range(1, len(asked) + 2)]
+    assert not (store.memory_dir(long_chat) / "summarize_parts.json").exists()
+
+
+def test_the_chat_page_says_in_the_readers_language_which_part_failed_and_that_none_was_lost(
+        client, alice, store, long_chat, use_stub):
+    client.force_login(alice)
+    use_stub.script(_events("Part 1 happened."), Fail(500, "the server fell over"))
+    page = client.post(f"/instances/{long_chat}/memory/summarize",
+                       HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "第 2 部分" in page and "之前的部分已保留" in page
