@@ -13,7 +13,9 @@ the fill's CPU seconds (all threads of the process): steadier than its wall time
 jobs share the cores. The import's keyword step (memory.vectors.fill.session_keywords_index) is
 timed on its own, with how many times it read the keyword file's log (`keyword_log_reads`:
 reads of log entries into a part, memory/keyword_index/store.py) and how many snapshots it
-wrote; `--no-fill` stops after the recall question (a 50,000-message fill takes an hour).
+wrote, and so is the keyword side of the fill (`keyword_during_fill`: its keyword writes'
+seconds, log reads, snapshots, and the dead positions rewrites left); `--no-fill` stops after
+the recall question (a 50,000-message fill takes an hour).
 """
 
 from __future__ import annotations
@@ -62,14 +64,16 @@ def chat_make(count: int, data: Path) -> bytes:
 
 
 def keyword_step_watch(runtime) -> dict[str, float]:
-    """Counts, during the import, the reads of the keyword log into a part (KeywordStore's
-    _refresh calls that brought a part forward) and the snapshots made (KeywordPart.to_bytes), and times the keyword step."""
+    """Counts the reads of the keyword log into a part (KeywordStore's _refresh calls that
+    brought a part forward) and the snapshots made (KeywordPart.to_bytes); times the import's
+    keyword step and every keyword write (KeywordStore.upsert)."""
     # The keyword modules read Django settings when imported: after setup, like main's imports.
     from memory.keyword_index.bm25 import KeywordPart
     from memory.keyword_index.store import KeywordStore
 
-    counts = {"seconds": 0.0, "log_reads": 0, "snapshots": 0}
-    refresh, to_bytes, step = KeywordStore._refresh, KeywordPart.to_bytes, runtime.session_keywords_index
+    counts = {"seconds": 0.0, "log_reads": 0, "snapshots": 0, "writes_seconds": 0.0}
+    refresh, to_bytes = KeywordStore._refresh, KeywordPart.to_bytes
+    step, upsert = runtime.session_keywords_index, KeywordStore.upsert
 
     def refresh_counted(self, db, instance_id, collection):
         before = self._cache.get((instance_id, collection))
@@ -89,7 +93,15 @@ def keyword_step_watch(runtime) -> dict[str, float]:
         finally:
             counts["seconds"] += time.perf_counter() - started
 
+    def upsert_timed(self, *args, **kwargs):
+        started = time.perf_counter()
+        try:
+            return upsert(self, *args, **kwargs)
+        finally:
+            counts["writes_seconds"] += time.perf_counter() - started
+
     KeywordStore._refresh, KeywordPart.to_bytes = refresh_counted, to_bytes_counted
+    KeywordStore.upsert = upsert_timed
     runtime.session_keywords_index = step_timed
     return counts
 
@@ -144,8 +156,16 @@ def main() -> None:
                               "cpus": os.cpu_count()}, indent=1))
             return
         fill_started, fill_cpu = time.perf_counter(), time.process_time()
+        at_import = dict(keyword_counts)
         counts = instance_sync(store, runtime.index_for(store), instance_id=instance_id)
         filled, fill_cpu = time.perf_counter() - fill_started, time.process_time() - fill_cpu
+        part = runtime.index_for(store).keywords.part(instance_id, "turns")
+        keywords["keyword_during_fill"] = {
+            "seconds_writes": round(
+                keyword_counts["writes_seconds"] - at_import["writes_seconds"], 2),
+            "log_reads": keyword_counts["log_reads"] - at_import["log_reads"],
+            "snapshots": keyword_counts["snapshots"] - at_import["snapshots"],
+            "lines": len(part), "dead_positions": part.dead}
         progress = fill.progress_get(store, instance_id=instance_id)
         print(json.dumps({
             "messages": args.messages, "lines_indexed": progress["lines"],
