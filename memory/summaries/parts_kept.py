@@ -15,10 +15,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 from typing import Any
 
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.store_errors import CorruptFile
+
+log = logging.getLogger(__name__)
 
 PARTS = "summarize_parts"
 
@@ -51,9 +54,12 @@ def parts_kept_read(store: FileStore, *, instance_id: str, session_id: str,
 
 
 def parts_kept_write(store: FileStore, *, instance_id: str, session_id: str, kept: Kept) -> None:
-    store.memory_json_write(instance_id, PARTS, {
-        "session_id": session_id,
-        "parts": [{"key": key, "events": events} for key, events in kept]})
+    try:
+        store.memory_json_write(instance_id, PARTS, {
+            "session_id": session_id,
+            "parts": [{"key": key, "events": events} for key, events in kept]})
+    except OSError as exc:  # the summarize goes on; a retry after a failure starts over
+        log.warning("summarize parts of %s not kept: %s", instance_id, exc)
 
 
 def parts_kept_remove(store: FileStore, *, instance_id: str) -> None:

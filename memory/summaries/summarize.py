@@ -186,7 +186,9 @@ async def _events_ask(store: FileStore, llm: Any, *, name: str, locale: str,
             say(gettext_noop("Reading the model's answer"))
             part_events = parse_events_json(text)
         except MemoryActionError as exc:
-            raise exc if len(parts) == 1 else _part_failed(exc, number, len(parts)) from exc
+            if len(parts) == 1:
+                raise
+            raise _part_failed(exc, number, len(parts)) from exc
         events.extend(part_events)
         kept.append((keys[number - 1], part_events))
         if number < len(parts):
