@@ -5,7 +5,10 @@ Framework-free. Values are plain text: a value is stored and given back as writt
 read as macros. Numbers follow SillyTavern 1.12.6 (public/scripts/variables.js): a value that
 reads as a JavaScript number comes back as that number ("007" -> "7"), `addvar` adds when both
 sides are numbers and appends the text otherwise, `incvar` / `decvar` give the new value,
-`setvar` / `addvar` give nothing. How many variables and how long a value may grow are bounded.
+`setvar` / `addvar` give nothing. How many variables there are, how long a value may grow and
+how much text all of one set's names and values hold are bounded: SillyTavern has no bound, and
+a card appending a thousand characters to a thousand variables each turn grew a chat's file by
+2 MB a turn until, past the file store's 50 MB, it could no longer be read and was lost.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from decimal import Decimal
 
 MAX_VARIABLES = 1000
 MAX_VALUE_CHARS = 100_000
+MAX_TOTAL_CHARS = 1_000_000  # names and values of one set (a chat's, or an account's globals)
 
 # What JavaScript's Number() reads as a finite decimal number (after trimming).
 JS_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
@@ -33,6 +37,8 @@ class MacroVariables:
     shared: dict[str, str] = field(default_factory=dict)
     base: Mapping[str, str] = field(default_factory=dict)
     shared_base: Mapping[str, str] = field(default_factory=dict)
+    # Characters each set holds (names and values; key: is_global), counted at its first write.
+    sizes: dict[bool, int] = field(default_factory=dict, repr=False)
 
 
 # Functions rather than methods: the object reaches prompt templates with the other prompt
@@ -50,8 +56,20 @@ def variable_write(variables: MacroVariables, name: str, value: str, *, is_globa
     new = name not in store and name not in before
     if len(value) > MAX_VALUE_CHARS or (new and len({*store, *before}) >= MAX_VARIABLES):
         return False
+    if is_global not in variables.sizes:
+        variables.sizes[is_global] = text_chars({**before, **store})
+    size = variables.sizes[is_global] + len(value) + (
+        len(name) if new else -len(variable_read(variables, name, is_global=is_global)))
+    if size > MAX_TOTAL_CHARS and len(value) > len(variable_read(
+            variables, name, is_global=is_global)):
+        return False
     store[name] = value
+    variables.sizes[is_global] = size
     return True
+
+
+def text_chars(variables: Mapping[str, object]) -> int:
+    return sum(len(name) + len(str(value)) for name, value in variables.items())
 
 
 def js_number(text: str) -> float | None:
@@ -130,10 +148,13 @@ def variables_as_text(found: object) -> dict[str, str]:
     are left out."""
     if not isinstance(found, dict):
         return {}
-    kept = {}
+    kept, size = {}, 0
     for name, value in list(found.items())[:MAX_VARIABLES]:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             value = js_number_text(float(value))
         if isinstance(value, str) and len(value) <= MAX_VALUE_CHARS:
+            size += len(str(name)) + len(value)
+            if size > MAX_TOTAL_CHARS:
+                break
             kept[str(name)] = value
     return kept

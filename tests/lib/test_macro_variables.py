@@ -2,7 +2,12 @@ from __future__ import annotations
 
 import pytest
 
-from personalab.lib.macro_variables import MAX_VALUE_CHARS, MacroVariables
+from personalab.lib.macro_variables import (
+    MAX_TOTAL_CHARS,
+    MAX_VALUE_CHARS,
+    MacroVariables,
+    variables_as_text,
+)
 from personalab.lib.macros import macros_replace
 
 CASES = [
@@ -50,3 +55,30 @@ def test_a_value_past_the_bound_is_not_stored():
     assert macros_replace("{{addvar::big::y}}", {}, variables=variables) == "{{addvar::big::y}}"
     assert len(variables.local["big"]) == MAX_VALUE_CHARS
 
+
+
+def _text_chars(v):
+    return sum(len(k) + len(x) for k, x in v.items())
+
+
+def test_a_set_of_variables_stops_growing_at_its_bound_and_keeps_what_it_held():
+    # A card appending 980 characters to 1,000 variables on every turn grew a chat's file by
+    # 2 MB a turn until it could no longer be read (red team, 2026-12-01).
+    card = "".join("{{addvar::v%d::%s}}" % (k, "x" * 980) for k in range(1000))
+    variables = MacroVariables()
+    for _turn in range(3):
+        variables = MacroVariables(base={**variables.base, **variables.local})
+        macros_replace(card, {}, variables=variables)
+    held = {**variables.base, **variables.local}
+    assert MAX_TOTAL_CHARS - 1000 < _text_chars(held) <= MAX_TOTAL_CHARS
+    assert macros_replace("{{getvar::v0}}", {}, variables=variables) == "x" * 980 * 2
+    assert macros_replace("{{setvar::v0::short}}{{getvar::v0}}", {},
+                          variables=variables) == "short"
+    assert macros_replace("{{setglobalvar::g::fits}}{{getglobalvar::g}}", {},
+                          variables=variables) == "fits"
+
+
+def test_stored_variables_past_the_bound_are_read_up_to_it():
+    found = {f"v{k}": "x" * MAX_VALUE_CHARS for k in range(20)}
+    assert _text_chars(variables_as_text(found)) <= MAX_TOTAL_CHARS
+    assert len(variables_as_text(found)) == MAX_TOTAL_CHARS // (MAX_VALUE_CHARS + 2)
