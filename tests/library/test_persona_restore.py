@@ -103,3 +103,17 @@ def test_the_personas_page_restores_a_backup_and_says_so_in_chinese(client, stor
         "personas.json", b'{"power_user": {}}')}, follow=True).content.decode()
     assert "这不是 SillyTavern 的人设备份" in refused
     assert Persona.objects.filter(owner=alice).count() == 3
+
+
+def test_an_unnamed_personas_long_key_is_named_shortly_among_the_skipped(client, store, alice):
+    keys = ["k" * 9000 + str(n) for n in range(3)]
+    answer = _upload(client, alice, json.dumps({"personas": {key: "" for key in keys}}).encode())
+    assert answer.status_code == 201, answer.content
+    skipped = answer.json()["skipped"]
+    assert len(skipped) == 3 and all(
+        len(row["name"]) == 200 and row["name"].endswith("…") for row in skipped)
+    client.force_login(alice)
+    page = client.post("/library/personas/restore", {"file": SimpleUploadedFile(
+        "personas.json", json.dumps({"personas": {key: "" for key in keys}}).encode())},
+        follow=True).content.decode()
+    assert page.count("k" * 199 + "…") == 3 and "k" * 201 not in page
