@@ -38,7 +38,7 @@ _EN_DATES = [
 _EN_MONTH_YEAR = re.compile(rf"\b{_MONTH},?\s+{_YEAR}\b", re.I)
 _EN_MONTH = re.compile(rf"\b(?:in|during|since|of|early|late|mid)\s+{_MONTH}\b(?!\s+\d)", re.I)
 _EN_YEAR = re.compile(rf"\b(?:in|during|of)\s+{_YEAR}\b", re.I)
-_EN_AGO = re.compile(r"\b(?P<count>\d+|a|an|one|two|three|four|five|six|a few|few|several|"
+_EN_AGO = re.compile(r"\b(?P<count>\d{1,6}|a|an|one|two|three|four|five|six|a few|few|several|"
                      r"a couple of|a couple|couple of|couple)\s+"
                      r"(?P<unit>day|week|month|year)s?\s+(?:ago|back)\b", re.I)
 # "the other day", "the day before yesterday": days the question does not count exactly.
@@ -55,6 +55,7 @@ VAGUE_COUNTS = {"a few", "few", "several", "a couple of", "a couple", "couple of
 # Some days back, not counted ("the other day", 前几天): the week before the day asked.
 SOME_DAYS_BACK = (7, 1)
 
+MAX_AGO_DAYS = 200 * 365  # a chat's memory goes back no further
 _ZH_NUMBER = r"(?P<n>[0-9一二两三四五六七八九十]+)"
 _ZH_DATE = re.compile(r"(?:(?P<year>(?:19|20)\d\d)年)?(?P<month>[01]?\d)月(?:(?P<day>[0-3]?\d)[日号])?")
 # Days back (first, last); the longest word is looked for first (大前天 holds 前天).
@@ -196,8 +197,13 @@ def _en_relative(question: str, now: date) -> TimeWindow | None:
     return None
 
 
-def _ago_window(now: date, count: int, unit: str, *, vague: bool = False) -> TimeWindow:
+def _ago_window(now: date, count: int, unit: str, *,
+                vague: bool = False) -> TimeWindow | None:
+    """None past MAX_AGO_DAYS: "3000 years ago" fell before the calendar's first day and
+    "99999999999 days ago" past what a date can count (the player's turn answered 500)."""
     length = {"day": 1, "week": 7, "month": 30, "year": 365}[unit]
+    if (count + 1) * length > MAX_AGO_DAYS:
+        return None
     if vague:  # "a couple of weeks ago" is said of 10 days as of 20: a unit either side
         return TimeWindow(now - timedelta(days=(count + 1) * length),
                           now - timedelta(days=max(1, (count - 1) * length)))
@@ -246,7 +252,7 @@ def time_words_strip(text: str) -> str:
 
 def _zh_count(text: str) -> int:
     if text.isdigit():
-        return int(text)
+        return int(text) if len(text) <= 9 else 10**9  # int() refuses 4,300 digits
     if text.startswith("十"):
         return 10 + _ZH_DIGITS.get(text[1:], 0) if len(text) > 1 else 10
     if "十" in text:

@@ -62,6 +62,19 @@ def test_words_that_only_look_like_dates_give_no_window(question):
     assert time_window(question, now=NOW) is None
 
 
+@pytest.mark.parametrize("question", [
+    "Do you remember what we did 99999999999 days ago?",
+    "What happened " + "9" * 5000 + " days ago?",
+    "What did people eat 3000 years ago?",
+    "3000年前的人吃什么？",
+    "99999999999天前",
+    "9" * 5000 + "天前",
+])
+def test_a_time_further_back_than_any_chat_gives_no_window(question):
+    # Each raised OverflowError or ValueError, and the player's turn answered 500.
+    assert time_window(question, now=NOW) is None
+
+
 def test_relative_time_needs_the_day_the_question_is_asked():
     assert time_window("What did you cook yesterday?", now=None) is None
 
