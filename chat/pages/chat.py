@@ -55,6 +55,7 @@ from library.selectors import (
 from memory.authors_note import NOTE_ROLES, authors_note_save
 from memory.errors import MemoryActionError
 from memory.runtime import progress_state
+from personalab.lib.config_schema import digits_int
 from personalab.lib.errors import AppError, errors_back_to
 from personalab.lib.letter_colours import letter_class
 from personalab.lib.llm import LLMError
@@ -552,9 +553,9 @@ def _note_number(form, name: str, default: int, low: int, high: int,
     raw = (form.get(name) or "").strip()
     if not raw:
         return default
-    digits = raw.removeprefix("-")
-    if not (digits.isascii() and digits.isdigit()) or not low <= int(raw) <= high:
+    number = digits_int(raw)  # int() refuses 5,000 digits: ValueError, a 500
+    if number is None or not low <= number <= high:
         errors[name] = gettext("A whole number from %(low)s to %(high)s.") % {
             "low": low, "high": high}
         return default
-    return int(raw)
+    return number

@@ -12,6 +12,7 @@ from typing import Any
 
 from library.errors import LibraryError
 from library.find_replace.scripts import card_scripts, scripts_checked, scripts_import_check
+from personalab.lib.config_schema import digits_int
 
 DEPTH_PROMPT_DEFAULT_DEPTH = 4
 DEPTH_PROMPT_MAX_DEPTH = 999
@@ -163,8 +164,8 @@ def _note_text(value: Any) -> str:
 
 
 def _note_depth(value: Any) -> int:
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())  # the form sends text
+    if isinstance(value, str) and digits_int(value) is not None:
+        value = digits_int(value)  # the form sends text (isdigit() took "²": a 500)
     if not _whole(value) or not 0 <= value <= DEPTH_PROMPT_MAX_DEPTH:
         problem = f"a whole number from 0 to {DEPTH_PROMPT_MAX_DEPTH}"
         raise LibraryError(f"depth_prompt.depth (Character's Note depth) must be {problem}",

@@ -22,6 +22,7 @@ from django.utils.translation import gettext
 
 from library.errors import LibraryError
 from library.find_replace.words import regex_fault_words
+from personalab.lib.config_schema import digits_int
 from personalab.lib.regex_faults import pattern_fault
 from personalab.lib.user_regex import (
     NOT_A_REGEX,
@@ -261,10 +262,9 @@ def _depth(value: Any) -> int | None:
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, str):
-        value = value.strip()
-        if not value.lstrip("-").isdigit():
+        value = digits_int(value)  # isdigit() took "²", "--1" and 5,000 digits: a 500
+        if value is None:
             return None
-        value = int(value)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return value if isinstance(value, int) else None

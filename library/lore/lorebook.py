@@ -42,6 +42,7 @@ from typing import Any
 from library.lore.activation import LoreMatch, lore_blocks, lore_outlets, lorebook_match
 from library.lore.percent import is_percent, percent_parsed
 from library.lore.regex_keys import regex_keys_check
+from personalab.lib.config_schema import digits_int
 from personalab.lib.errors import Invalid
 
 SELECTIVE_LOGICS = ("and_any", "and_all", "not_any", "not_all")
@@ -226,8 +227,8 @@ def _bool(value: Any, name: str, errors: dict[str, str]) -> bool:
 
 
 def _int(value: Any, name: str, errors: dict[str, str], low: int, high: int) -> int:
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        value = int(value)
+    if isinstance(value, str) and digits_int(value) is not None:
+        value = digits_int(value)  # isdigit() took "²", "--1" and 5,000 digits: a 500
     if isinstance(value, bool) or not isinstance(value, int):
         errors[name] = "must be a whole number"
         return low

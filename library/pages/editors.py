@@ -62,6 +62,7 @@ from library.lore.text_test_words import lore_test_worded
 from library.pages.editor_sections import character_sections
 from library.pages.regex_script_form import regex_error, regex_scripts_posted, regex_scripts_shown
 from library.refusal_words import refusal_words
+from personalab.lib.config_schema import count_coerced, digits_int
 from personalab.lib.ids import InvalidId
 from personalab.lib.tokens import count_tokens
 from personalab.storage import get_store
@@ -300,10 +301,9 @@ def background_outline(request: HttpRequest, background_id: str) -> HttpResponse
     _for_use_or_404(request, "background", background_id)
     error = None
     try:
-        position = request.POST.get("position")
         background_outline_edit(
             store, background_id=background_id, action=request.POST.get("action", ""),
-            position=int(position) if position and position.isdigit() else None,
+            position=count_coerced(request.POST.get("position")),
             content=request.POST.get("content", ""), user=request.user)
     except LibraryForbidden as exc:
         return HttpResponse(str(exc), status=403, content_type="text/plain; charset=utf-8")
@@ -409,7 +409,7 @@ def _tristate(raw: str) -> bool | str:
 
 
 def _number_or_text(raw: str) -> int | str:
-    return int(raw) if raw.lstrip("-").isdigit() else raw
+    return raw if (number := digits_int(raw)) is None else number  # not isdigit(): "²"
 
 
 def _entry_from_form(form, prefix: str, uid: int, existing: dict | None = None) -> dict:
@@ -506,7 +506,7 @@ def _book_refusal(exc: LibraryError) -> str:
 
 def _lorebook_from_form(form, lorebook: dict) -> dict:
     stored = {entry.get("uid"): entry for entry in lorebook.get("entries", [])}
-    uids = [int(u) for u in form.getlist("uid") if u.isdigit()]
+    uids = [uid for uid in map(count_coerced, form.getlist("uid")) if uid is not None]
     entries = [_entry_from_form(form, f"e{uid}_", uid, stored.get(uid)) for uid in uids
                if f"e{uid}_delete" not in form]
     if form.get("new_keys") or form.get("new_content"):

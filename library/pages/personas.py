@@ -27,6 +27,7 @@ from library.personas.services import (
 )
 from library.refusal_words import refusal_words
 from library.selectors import persona_effective, persona_for_user
+from personalab.lib.config_schema import digits_int
 from personalab.lib.store_errors import StoreError
 from personalab.storage import get_store
 
@@ -44,8 +45,8 @@ def _placement_posted(form) -> dict:
     typed, which the service refuses beside its box)."""
     data = {key: form[key] for key in PLACEMENT_FIELDS if key in form}
     depth = str(data.get("description_depth", "")).strip()
-    if depth.isascii() and depth.isdigit():
-        data["description_depth"] = int(depth)
+    if (number := digits_int(depth)) is not None:  # isdigit() took "²" and 5,000 digits
+        data["description_depth"] = number
     elif "description_depth" in data and not depth:
         data.pop("description_depth")
     return data

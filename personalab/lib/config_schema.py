@@ -24,6 +24,8 @@ BOOLS = ("preferences.conversation_load_all",)
 KNOWN = {*INT_RANGES, *CHOICES, *BOOLS}
 # str.isdigit() and int() accept "²" and "١٢"; a setting is ASCII digits only.
 ASCII_INT = re.compile(r"-?[0-9]{1,12}", re.ASCII)
+# What int() reads of ASCII digits, short of its 4,300-digit limit (a ValueError past it).
+ASCII_DIGITS = re.compile(r"-?[0-9]{1,4000}", re.ASCII)
 ASCII_WHOLE = re.compile(r"(-?[0-9]{1,12})(?:\.0*)?", re.ASCII)
 SETTING_DEPTH = 2  # "section.key": anything nested deeper is not a setting
 
@@ -50,6 +52,19 @@ def int_coerced(value: Any) -> int | None:
     if isinstance(value, str) and ASCII_INT.fullmatch(value.strip()):
         return int(value.strip())
     return None
+
+
+def digits_int(value: Any) -> int | None:
+    """A form's or a file's whole number as text ("12", " -3 "); None for anything else:
+    str.isdigit() takes "²", which int() refuses, and int() refuses 5,000 digits."""
+    text = value.strip() if isinstance(value, str) else ""
+    return int(text) if ASCII_DIGITS.fullmatch(text) else None
+
+
+def count_coerced(value: Any) -> int | None:
+    """digits_int from 0 up (a form's position or uid); None for anything else."""
+    number = digits_int(value)
+    return number if number is not None and number >= 0 else None
 
 
 def whole_number(raw: str) -> int | None:
