@@ -25,7 +25,7 @@ from chat.play import context as turn_context
 from chat.play.overflow import RETRIES, overflow_learn
 from chat.play.regex_scripts import reply_regexed, turn_regex
 from chat.play.reply_limit import pieces_capped, truncated_warning
-from chat.play.variables import turn_variables_save
+from chat.play.variables import turn_variables_locked, turn_variables_save
 from chat.play.window import turn_window
 from chat.prompt.window import CONTEXT_TOKENS_DEFAULT
 from chat.selectors import memory_settings_effective
@@ -177,17 +177,18 @@ def turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerate
     """Everything before the request, in the calling (worker) thread."""
     started = time.perf_counter()
     timings: dict[str, float] = {}
-    ctx, provider, prepared = _turn_ready(
-        store, instance_id=instance_id, user_text=user_text, regenerate=regenerate,
-        continue_reply=continue_reply, speaker=speaker, trigger=trigger, provider=provider,
-        started=started, timings=timings)
+    trace_id = new_trace_id()
+    with turn_variables_locked(store, instance_id=instance_id):
+        ctx, provider, prepared = _turn_ready(
+            store, instance_id=instance_id, user_text=user_text, regenerate=regenerate,
+            continue_reply=continue_reply, speaker=speaker, trigger=trigger, provider=provider,
+            started=started, timings=timings)
+        if not prepared.prompt.refused:  # a refused prompt is no turn: its macros changed nothing
+            turn_variables_save(store, instance_id=ctx.instance_id, session_id=ctx.session_id,
+                                chat=ctx.variables, built=prepared.prompt.macro_variables,
+                                trace_id=trace_id)
     shown = speaker_shown(store, character=ctx.character, character_id=(
         ctx.speaker.character_id if ctx.speaker else ctx.instance_state.get("character_id")))
-    trace_id = new_trace_id()
-    if not prepared.prompt.refused:  # a refused prompt is no turn: its macros changed nothing
-        turn_variables_save(store, instance_id=ctx.instance_id, session_id=ctx.session_id,
-                            chat=ctx.variables, built=prepared.prompt.macro_variables,
-                            trace_id=trace_id)
     return Ready(ctx, provider, prepared, trace_id, started, timings, shown)
 
 

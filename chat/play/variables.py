@@ -12,12 +12,15 @@ and not sent as a turn (an impersonation, an inspection) saves nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from chat.play.macros import imported_chat_variables
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.filestore.variables import (
+    account_variables_locked,
     account_variables_read,
     account_variables_update,
     session_variables_read,
@@ -25,6 +28,7 @@ from personalab.lib.filestore.variables import (
 )
 from personalab.lib.macro_variables import MacroVariables, variables_merged
 from personalab.lib.macros import macros_replace
+from personalab.lib.store_errors import StoreError
 
 
 @dataclass
@@ -46,6 +50,18 @@ def chat_variables_read(store: FileStore, *, instance_id: str, session_id: str,
     from held (`chat_metadata.variables`)."""
     found = session_variables_read(store, instance_id=instance_id, session_id=session_id)
     return found["variables"] if found is not None else imported_chat_variables(metadata)
+
+
+@contextmanager
+def turn_variables_locked(store: FileStore, *, instance_id: str) -> Iterator[None]:
+    """The chat owner's global variables held from a turn's load to its save (the caller holds
+    the instance lock, taken first as everywhere)."""
+    try:
+        owner = store.instance_state_read(instance_id).get("owner")
+    except StoreError:
+        owner = None  # the turn's own read says why it cannot start
+    with account_variables_locked(store, username=owner):
+        yield
 
 
 def turn_variables_load(store: FileStore, *, instance_id: str, session_id: str,

@@ -3,13 +3,16 @@ ones saved with the account, as SillyTavern saves chat_metadata.variables and it
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 
 import pytest
 from asgiref.sync import sync_to_async
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from chat.history_manager import edits as history
+from chat.play import turn as turn_module
 from chat.play.impersonate import impersonate_plan
 from chat.play.turn import turn_run
 from chat.services.instances import instance_create
@@ -139,6 +142,28 @@ async def test_a_branch_and_a_summarized_continuation_keep_the_chats_variables(
     assert _local(store, chat, "sess_009") == {"visits": "2"}
     store.session_create(chat, "sess_010")
     assert _local(store, chat, "sess_010") == {}
+
+
+async def test_turns_of_several_chats_at_once_each_count_a_global_variable(
+        store, alice, background, use_stub, monkeypatch):
+    # Each turn read the value before another's write: 40 turns in 4 chats counted 21.
+    saved = turn_module.turn_variables_save
+
+    def slow_save(*args, **kwargs):
+        time.sleep(0.02)  # a loaded machine's pause between a turn's read and its write
+        saved(*args, **kwargs)
+
+    monkeypatch.setattr(turn_module, "turn_variables_save", slow_save)
+    card = await sync_to_async(_card)(store, alice, persona="Hit {{incglobalvar::hits}}.")
+    chats = [await sync_to_async(instance_create)(store, owner=alice, character_id=card,
+                                                  background_id=background) for _ in range(4)]
+
+    async def three_turns(chat):
+        for _ in range(3):
+            await _turn(store, chat, "again")
+
+    await asyncio.gather(*(three_turns(chat) for chat in chats))
+    assert account_variables_read(store, username="alice") == {"hits": "12"}
 
 
 def test_a_write_killed_before_its_rename_leaves_the_old_variables(store, instance,
