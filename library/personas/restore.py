@@ -9,7 +9,10 @@ set. Every persona is checked before the first is written, so a refused file mak
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,9 +82,25 @@ def _shown(key: str) -> str:
     return key if len(key) <= MAX_NAME_CHARS else key[:MAX_NAME_CHARS - 1] + "…"
 
 
+@contextlib.contextmanager
+def _one_restore_at_a_time(store: FileStore, *, owner) -> Iterator[None]:
+    """Two restores of one account at once each read the names it had before the other wrote
+    (one file sent twice made every persona twice): the second waits, then skips them."""
+    digest = hashlib.sha256(owner.get_username().encode("utf-8", "replace")).hexdigest()[:40]
+    lock = store.lock_factory(store.root / "busy" / f".personas-{digest}.lock",
+                              f"personas-{digest}")
+    with lock.acquire(blocking=True):
+        yield
+
+
 def personas_restore(store: FileStore, *, owner, data: bytes) -> PersonasRestored:
     """`owner`'s personas from a SillyTavern backup or settings.json (see the module's doc)."""
     backup = _backup_read(data)
+    with import_slot(store, user=owner), _one_restore_at_a_time(store, owner=owner):
+        return _restored(store, owner=owner, backup=backup)
+
+
+def _restored(store: FileStore, *, owner, backup: dict[str, Any]) -> PersonasRestored:
     descriptions = backup.get("persona_descriptions") or {}
     taken = set(Persona.objects.filter(owner__username=owner.get_username())
                 .values_list("name", flat=True))
@@ -110,11 +129,10 @@ def personas_restore(store: FileStore, *, owner, data: bytes) -> PersonasRestore
         taken.add(name)
         planned.append((avatar_key, fields))
     default_key = backup.get("default_persona")
-    with import_slot(store, user=owner):
-        for avatar_key, fields in planned:
-            persona_id = persona_create(store, owner=owner, data={
-                **fields, "default": avatar_key == default_key}, first_is_default=False)
-            restored.created.append(persona_id)
-            if avatar_key == default_key:
-                restored.default_id = persona_id
+    for avatar_key, fields in planned:
+        persona_id = persona_create(store, owner=owner, data={
+            **fields, "default": avatar_key == default_key}, first_is_default=False)
+        restored.created.append(persona_id)
+        if avatar_key == default_key:
+            restored.default_id = persona_id
     return restored

@@ -4,12 +4,16 @@ settings.json, over REST (POST /api/v1/personas/import) and from the personas pa
 from __future__ import annotations
 
 import json
+import threading
+import time
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
 
 from chat.models import ApiToken
 from library.models import Persona
+from library.personas import restore
 from library.personas.services import persona_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -117,3 +121,29 @@ def test_an_unnamed_personas_long_key_is_named_shortly_among_the_skipped(client,
         "personas.json", json.dumps({"personas": {key: "" for key in keys}}).encode())},
         follow=True).content.decode()
     assert page.count("k" * 199 + "…") == 3 and "k" * 201 not in page
+
+
+def test_one_file_restored_twice_at_once_makes_each_persona_once(store, alice, monkeypatch):
+    # Each restore read the names the account had before the other wrote: every persona twice.
+    def slow_create(*args, **kwargs):
+        time.sleep(0.05)  # a loaded machine's pause between reading the names and writing
+        return persona_create(*args, **kwargs)
+
+    monkeypatch.setattr(restore, "persona_create", slow_create)
+    answers = []
+
+    def restore_once():
+        try:
+            answers.append(restore.personas_restore(store, owner=alice,
+                                                    data=json.dumps(BACKUP).encode()))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=restore_once) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(Persona.objects.filter(owner=alice).values_list("name", flat=True)) == [
+        "Ash", "Kit", "Wren"]
+    assert sorted(len(answer.skipped) for answer in answers) == [0, 3]
