@@ -103,14 +103,16 @@ def turn_variables_save(store: FileStore, *, instance_id: str, session_id: str,
 def greeting_variables_run(store: FileStore, *, instance_id: str, session_id: str,
                            lines: list[dict[str, Any]], owner: str | None) -> None:
     """The variable macros of a new chat's greetings, run once as the chat starts (SillyTavern
-    fills the first message when it is first shown and keeps what it gave)."""
-    variables = MacroVariables(shared_base=account_variables_read(store, username=owner))
-    for line in lines:
-        content = line.get("content")
-        if line.get("role") == "assistant" and isinstance(content, str) and "{{" in content:
-            macros_replace(content, {}, variables=variables)
-    if variables.local:
-        session_variables_write(store, instance_id=instance_id, session_id=session_id,
-                                variables=dict(variables.local))
-    if variables.shared and owner:
-        account_variables_update(store, username=owner, changes=dict(variables.shared))
+    fills the first message when it is first shown and keeps what it gave). The account's
+    variables are held from their read to their save, as a turn holds them."""
+    with account_variables_locked(store, username=owner):
+        variables = MacroVariables(shared_base=account_variables_read(store, username=owner))
+        for line in lines:
+            content = line.get("content")
+            if line.get("role") == "assistant" and isinstance(content, str) and "{{" in content:
+                macros_replace(content, {}, variables=variables)
+        if variables.local:
+            session_variables_write(store, instance_id=instance_id, session_id=session_id,
+                                    variables=dict(variables.local))
+        if variables.shared and owner:
+            account_variables_update(store, username=owner, changes=dict(variables.shared))

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 
 import pytest
 from asgiref.sync import sync_to_async
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
 
 from chat.history_manager import edits as history
 from chat.play import turn as turn_module
+from chat.play import variables as chat_variables
 from chat.play.impersonate import impersonate_plan
 from chat.play.turn import turn_run
 from chat.services.instances import instance_create
@@ -164,6 +167,31 @@ async def test_turns_of_several_chats_at_once_each_count_a_global_variable(
 
     await asyncio.gather(*(three_turns(chat) for chat in chats))
     assert account_variables_read(store, username="alice") == {"hits": "12"}
+
+
+def test_chats_started_at_once_each_count_their_greetings_global_variable(
+        store, alice, background, monkeypatch):
+    card = _card(store, alice, persona="A host.", greeting="Guest {{incglobalvar::guests}}.")
+    filled = chat_variables.macros_replace
+
+    def slow_fill(*args, **kwargs):
+        time.sleep(0.02)  # a loaded machine's pause between the read and the write
+        return filled(*args, **kwargs)
+
+    monkeypatch.setattr(chat_variables, "macros_replace", slow_fill)
+
+    def start():
+        try:
+            instance_create(store, owner=alice, character_id=card, background_id=background)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert account_variables_read(store, username="alice") == {"guests": "4"}
 
 
 def test_a_write_killed_before_its_rename_leaves_the_old_variables(store, instance,
