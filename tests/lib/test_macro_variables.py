@@ -82,3 +82,14 @@ def test_stored_variables_past_the_bound_are_read_up_to_it():
     found = {f"v{k}": "x" * MAX_VALUE_CHARS for k in range(20)}
     assert _text_chars(variables_as_text(found)) <= MAX_TOTAL_CHARS
     assert len(variables_as_text(found)) == MAX_TOTAL_CHARS // (MAX_VALUE_CHARS + 2)
+
+
+def test_a_long_run_of_digits_and_a_letter_is_text_read_in_one_pass():
+    # The number pattern split a run of digits both ways: 100,000 digits and a letter (an
+    # imported chat's variable) held the interpreter for about two minutes at each {{getvar}}.
+    digits = "9" * 99_990  # an imported value stays under MAX_VALUE_CHARS
+    variables = MacroVariables(base={"x": digits + "x", "n": digits})
+    assert macros_replace("{{getvar::x}}", {}, variables=variables) == digits + "x"
+    assert macros_replace("{{getvar::n}}", {}, variables=variables) == "Infinity"
+    assert macros_replace("{{addvar::x::1}}{{getvar::x}}", {}, variables=variables) == (
+        digits + "x1")
