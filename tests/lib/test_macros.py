@@ -95,6 +95,13 @@ def test_hostile_brace_soup_is_left_as_written():
     assert macros_replace(unclosed, VALUES) == unclosed
 
 
+def test_a_trim_after_a_long_run_of_line_breaks_is_read_in_one_pass():
+    # The trim's regex read the run to its end from each line break: 40,000 took 10 s.
+    run = "\n" * 200_000
+    assert macros_replace(run + "x{{trim}}\r\n\ny", VALUES) == run + "xy"
+    assert macros_replace("a\n\n{{trim}}\n{{trim}}\r\nb\r", VALUES) == "ab\r"
+
+
 def test_idle_duration_reads_like_sillytavern():
     assert idle_duration_text(10) == "a few seconds"
     assert idle_duration_text(300) == "5 minutes"
