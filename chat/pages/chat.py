@@ -253,6 +253,7 @@ def _chat_strings() -> dict[str, Any]:
         "memoryStopped": gettext("Stopped: no answer came (the connection or the server went "
                                  "away); if the server restarted, the action did not finish: "
                                  "start it again."),
+        "chatLocked": gettext("The chat is locked until this finishes."),
         "memoryStillRunning": gettext("The connection was lost; the action still runs on the "
                                       "server. Reload the page when it is done."),
         "you": gettext("You"),

@@ -33,7 +33,7 @@ function onImpersonateEvent(event) {
 }
 
 export function impersonateStart() {
-  if (turn.busy) return;
+  if (turn.busy || turn.locked) return;
   if (!connected()) { showBanner(S.notConnected); return; }
   const before = input.value;
   impersonating = {before, prefix: before.trim() ? before.replace(/\s+$/, "") + " " : "", text: ""};

@@ -3,6 +3,7 @@
 // imported chat's embedding says how far it is while it is not done.
 import {S, fill, url} from "./config.js";
 import {reloadFromFile} from "./messages.js";
+import {lockSet} from "./socket.js";
 
 function resultShow(text, status) {
   const result = document.getElementById("memory-result");
@@ -46,6 +47,7 @@ export function memoryWire() {
     stage.textContent = S.starting;
     elapsed.textContent = "0 s";  // each run counts from its own start, not from the last one's
     document.getElementById("memory-result").replaceChildren();
+    lockSet(true);
     const timer = setInterval(async () => {
       elapsed.textContent = `${Math.round((Date.now() - started) / 1000)} s`;
       try {
@@ -55,6 +57,7 @@ export function memoryWire() {
     }, 500);
     e.target.addEventListener("htmx:afterRequest", async (done) => {
       clearInterval(timer);
+      lockSet(false);
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       if (!done.detail.xhr || !done.detail.xhr.status) await stoppedSay(card);
       const took = document.createElement("small");

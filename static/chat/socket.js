@@ -9,7 +9,9 @@ import {
 } from "./messages.js";
 import {budgetShow, latestTraceId, warningAdd} from "./budget.js";
 
-export const turn = {busy: false, streaming: null};  // streaming: {el, raw, thought} of the reply
+// streaming: {el, raw, thought} of the reply; locked: a summarize / update memory of this tab
+// holds the chat, so the server would refuse a turn (and another memory action) as busy.
+export const turn = {busy: false, streaming: null, locked: false};
 // Per account: staff open other accounts' chats, and a browser may be shared (page.js forgets
 // every draft at log out).
 const draftKey = `personalab-draft-${root.dataset.account}-${root.dataset.instance}`;
@@ -64,10 +66,23 @@ export function showBanner(text) {
 
 export function setBusy(value) {
   turn.busy = value;
+  controlsShow();
+}
+
+export function lockSet(value) {
+  turn.locked = value;
+  controlsShow();
+}
+
+// What the server would refuse now is off: a turn while a reply streams or a memory action
+// runs, a memory action while a reply streams or another one runs.
+function controlsShow() {
+  const held = turn.busy || turn.locked;
   for (const id of ["send-button", "regenerate-button", "continue-button", "impersonate-button"]) {
-    document.getElementById(id).disabled = value;
+    document.getElementById(id).disabled = held;
   }
-  document.getElementById("stop-button").disabled = !value;
+  for (const button of document.querySelectorAll("[data-memory-action]")) button.disabled = held;
+  document.getElementById("stop-button").disabled = !turn.busy;
 }
 
 // --- the stream ---------------------------------------------------------------------------
@@ -239,6 +254,7 @@ function deliver(frame) {
 // A turn: sent now, or kept until the socket is there: a new line always, any other turn
 // (↻, →, "Answer now") clicked while the page's first connection is still opening.
 export function send(frame) {
+  if (turn.locked) { statusSay(S.chatLocked); return; }  // Enter in the box while it runs
   if (!connected()) {
     if (frame.type === "send") {
       queued = frame;
