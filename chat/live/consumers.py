@@ -21,6 +21,7 @@ from django.utils import translation
 
 from chat.groups.round import conversation_turn, round_done_event
 from chat.live.followers import FollowCursor, emit_published, group_name, streaming_snapshot
+from chat.live.refusal_words import event_said
 from chat.play.aside import aside_run
 from chat.play.impersonate import impersonate_run
 from chat.play.redo import redo_run
@@ -70,6 +71,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def connect(self) -> None:
         self.instance_id = self.scope["url_route"]["kwargs"]["instance_id"]
+        self.language = scope_language(self.scope)
         self.turn_task: asyncio.Task | None = None
         self.aside_task: asyncio.Task | None = None
         self.aside_stop = asyncio.Event()
@@ -266,6 +268,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def _emit(self, event: dict) -> None:
         if not getattr(self, "closed", False):
+            # Refusals and warnings in this page's language, another tab's turn's included.
+            with translation.override(self.language):
+                event = event_said(event)
             try:
                 await self.send_json(event)
             except Exception:  # noqa: BLE001 — the file already holds it; a reload shows it

@@ -16,7 +16,7 @@ function renderWarnings() {
   list.replaceChildren();
   for (const w of warnings.values()) {
     const item = document.createElement("li");
-    item.textContent = "⚠️ " + w.message + (w.current_value != null ? `（${w.current_value}）` : "");
+    item.textContent = "⚠️ " + w.message;  // its numbers are in its words (and its details)
     item.title = S.warningDetails;
     item.addEventListener("dblclick", () => showWarning(w));
     list.append(item);
@@ -26,9 +26,10 @@ function renderWarnings() {
 function showWarning(w) {
   const detail = document.getElementById("warning-detail");
   detail.replaceChildren();
+  const number = (value) => (typeof value === "number" ? count(value) : value);
   for (const [label, value] of [[S.warningType, w.message], [S.warningCategory, w.category],
-                                [S.warningValue, w.current_value],
-                                [S.warningThreshold, w.threshold],
+                                [S.warningValue, number(w.current_value)],
+                                [S.warningThreshold, number(w.threshold)],
                                 [S.warningSuggestion, w.suggestion]]) {
     if (value == null || value === "") continue;
     const dt = document.createElement("dt"); dt.textContent = label;

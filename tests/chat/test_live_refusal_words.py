@@ -1,0 +1,87 @@
+"""The WebSocket tells the page its refusals and a turn's warnings in the page's language (the
+language cookie, else Accept-Language): a 中文 page read "you are signed out" and "the reply
+reached the 4,000 character limit" in English."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import override_settings
+from django.utils import translation
+
+from chat.live.refusal_words import event_said, refusal_said
+from chat.play.reply_limit import truncated_warning
+from memory.summaries.recaps import recap_failed_warning
+from tests.chat.test_consumer import _collect_until_done, _connect
+from tests.stub_llm import Reply
+
+
+@pytest.mark.parametrize(("code", "english", "chinese"), [
+    ("signed_out", "You are signed out", "你已退出登录"),
+    ("bad_json", "reload the page", "请重新加载页面"),
+    ("bad_frame", "reload the page", "请重新加载页面"),
+    ("bad_type", "reload the page", "请重新加载页面"),
+])
+def test_the_sockets_own_refusals_are_said_in_the_readers_language(code, english, chinese):
+    with translation.override("en"):
+        assert english in refusal_said(code, "malformed JSON: Expecting value")
+    with translation.override("zh-hans"):
+        assert chinese in refusal_said(code, "malformed JSON: Expecting value")
+
+
+def test_a_busy_chat_and_an_internal_error_are_said_in_chinese():
+    with translation.override("zh-hans"):
+        assert "回复还在生成" in refusal_said("busy", "a reply is still streaming; stop it or wait")
+        assert "回复还在生成" in refusal_said("busy", (
+            "instance inst_1 is busy: a reply is streaming or another change is running; "
+            "wait for it to finish"))
+        said = refusal_said("internal", "internal error: disk on fire")
+        assert said.startswith("服务器出错了") and "disk on fire" in said
+        assert refusal_said("bad_request", "message is too long (30000 > 20000 characters)") \
+            == "消息太长（30000 个字符，最多 20000 个）。"
+
+
+def test_a_refusal_the_turn_wrote_in_the_prompts_language_goes_as_written():
+    refused = "Prompt总长度超过限制（9000 > 8000），请执行汇总或调整配置"
+    with translation.override("en"):
+        assert refusal_said("prompt_too_long", refused) == refused
+        # another account's limit (429 "busy") is not a busy chat: its own words stay
+        assert refusal_said("busy", "you already have 2 imports running; wait until one "
+                            "finishes").startswith("you already have")
+
+
+def test_live_warnings_take_the_inspectors_words_and_keep_their_numbers():
+    warning = truncated_warning(4000)
+    with translation.override("zh-hans"):
+        said = event_said(warning)
+    assert said["category"] == "reply_truncated" and said["current_value"] == 4000
+    assert "4,000" in said["message"] and "the reply reached" not in said["message"]
+    assert said["message"] != warning["message"]
+
+
+def test_a_warning_already_in_the_readers_words_is_kept_whole():
+    with translation.override("zh-hans"):
+        warning = recap_failed_warning({"from_turn": 1, "to_turn": 1, "message": "overloaded"})
+        assert event_said(warning) == warning
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("cookie", "said"), [("en", "reload the page"), ("zh-hans", "重新加载页面")])
+async def test_a_malformed_frame_is_refused_in_the_pages_language(alice, instance, cookie, said):
+    communicator, connected = await _connect(alice, instance, cookies=f"django_language={cookie}")
+    assert connected
+    await communicator.send_to(text_data="{nope")
+    refusal = await communicator.receive_json_from()
+    await communicator.disconnect()
+    assert refusal["code"] == "bad_json" and said in refusal["message"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_cut_reply_is_told_in_chinese_on_a_chinese_page(alice, instance, use_stub):
+    use_stub.script(Reply("长" * 80))
+    with override_settings(PERSONALAB_MAX_REPLY_CHARS=40):
+        communicator, _ = await _connect(alice, instance, cookies="django_language=zh-hans")
+        await communicator.send_json_to({"type": "send", "content": "讲个长故事"})
+        events = await _collect_until_done(communicator)
+        await communicator.disconnect()
+    warning = next(e for e in events if e.get("category") == "reply_truncated")
+    assert "the reply reached" not in warning["message"] and "40" in warning["message"]
