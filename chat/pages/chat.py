@@ -229,6 +229,8 @@ def _chat_strings() -> dict[str, Any]:
                                   "member muted): pick who speaks with “Answer now” under "
                                   "“Characters in this story” (☰ Story on a phone)."),
         "error": gettext("Error:"),
+        "refusedKept": gettext("Your message stays in the chat: after the change, press ↻ "
+                               "Regenerate to have it answered (or edit it)."),
         "choosing": gettext("Choosing who answers…"),
         "asideKept": gettext("kept apart from the story"),
         "asideStopped": gettext("stopped"),

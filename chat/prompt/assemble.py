@@ -68,9 +68,10 @@ from chat.prompt.window import (
     conversation_room,
     coverage_note,
     fixed_refusal,
+    limit_is_window,
     prompt_limit,
     recap_span,
-    sentences_joined,
+    refusal_with_reason,
     window_report,
 )
 from personalab.lib.tokens import count_tokens, tokenizer_name
@@ -390,7 +391,9 @@ def _result(draft: _Draft, messages: list[dict[str, Any]], head: list[SectionRep
         why = fixed_refusal([(r.name, r.tokens) for r in head + middle], total=draft.total,
                             limit=plan.max_total_tokens, window=inputs.window,
                             locale=templates.locale)
-        refused = sentences_joined(refused, why, templates.locale)
+        refused = refusal_with_reason(
+            refused, why, by_window=limit_is_window(inputs.window, plan.max_total_tokens),
+            locale=templates.locale)
     return PromptResult(
         messages=messages,
         sections=head + middle + moved + _tail_reports(draft.sections),

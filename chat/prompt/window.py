@@ -110,15 +110,51 @@ REFUSAL_WORDS = {
            "raise_cap": "ask an administrator to raise limits.max_total_tokens",
            "text": ("The prompt needs {total} tokens, more than {where} ({limit}), even with "
                     "only the newest message: shorten what it always holds ({biggest} tokens) "
-                    "or {action}.")},
+                    "or {action}."),
+           "text_window": ("The prompt needs {total} tokens, more than {where} ({limit}), even "
+                           "with only the newest message, so summarizing cannot help: {action}, "
+                           "or shorten the card or whatever else it always holds ({biggest} "
+                           "tokens).")},
     "zh": {"newest": "最新一条消息",
            "window": "上下文窗口 {tokens} 个 token 减去留给回复的 {reply} 个",
            "cap": "服务器的上限",
-           "raise_window": "在本聊天的“生成设置”中调大“上下文大小”",
+           "raise_window": "请在本聊天的“生成设置”中调大“上下文大小”",
            "raise_cap": "请管理员调大 limits.max_total_tokens",
            "text": ("即使只保留最新一条消息，Prompt 仍需 {total} 个 token，超过了{where}"
-                    "（{limit}）：请缩短它始终包含的内容（{biggest} 个 token），或{action}。")},
+                    "（{limit}）：请缩短它始终包含的内容（{biggest} 个 token），或{action}。"),
+           "text_window": ("即使只保留最新一条消息，Prompt 仍需 {total} 个 token，超过了{where}"
+                           "（{limit}），汇总也无济于事：{action}，或缩短角色卡等它始终包含的"
+                           "内容（{biggest} 个 token）。")},
 }
+
+
+def fixed_refusal(sections: list[tuple[str, int]], *, total: int, limit: int,
+                  window: ContextWindow | None, locale: str = "en") -> str:
+    """Why a turn cannot be sent: what the prompt always holds, biggest first (the history is
+    down to its newest message already); in the prompt's language."""
+    words = REFUSAL_WORDS["zh" if str(locale).lower().startswith("zh") else "en"]
+    named = [(words["newest"] if name == "conversation" else name, tokens)
+             for name, tokens in sections if tokens > 0]
+    biggest = ", ".join(f"{name} {tokens:,}"
+                        for name, tokens in sorted(named, key=lambda item: -item[1])[:5])
+    by_window = limit_is_window(window, limit)
+    where = (words["window"].format(tokens=f"{window.tokens:,}", reply=f"{window.reply:,}")
+             if by_window else words["cap"])
+    return words["text_window" if by_window else "text"].format(
+        total=f"{total:,}", where=where, limit=f"{limit:,}", biggest=biggest,
+        action=words["raise_window" if by_window else "raise_cap"])
+
+
+def limit_is_window(window: ContextWindow | None, limit: int) -> bool:
+    """The prompt's limit is the context window's room (not the server's smaller cap)."""
+    return window is not None and limit == window.prompt_room
+
+
+def refusal_with_reason(refused: str, why: str, *, by_window: bool, locale: str) -> str:
+    """Over the context window, `why` alone: the template's "summarize the session" cannot
+    shrink a prompt already down to its newest message. Over the server's cap, the template's
+    refusal (the seed's words) with `why` after it."""
+    return why if by_window else sentences_joined(refused, why, locale)
 
 
 def sentences_joined(first: str, second: str, locale: str) -> str:
@@ -129,23 +165,6 @@ def sentences_joined(first: str, second: str, locale: str) -> str:
     if first and first[-1] not in ".!?。！？":
         first += "。" if chinese else "."
     return first + ("" if chinese else " ") + second
-
-
-def fixed_refusal(sections: list[tuple[str, int]], *, total: int, limit: int,
-                  window: ContextWindow | None, locale: str = "en") -> str:
-    """Why a turn cannot be sent: what the prompt always holds, biggest first (the history is
-    down to its newest message already); in the prompt's language, as the refusal before it."""
-    words = REFUSAL_WORDS["zh" if str(locale).lower().startswith("zh") else "en"]
-    named = [(words["newest"] if name == "conversation" else name, tokens)
-             for name, tokens in sections if tokens > 0]
-    biggest = ", ".join(f"{name} {tokens:,}"
-                        for name, tokens in sorted(named, key=lambda item: -item[1])[:5])
-    by_window = window is not None and limit == window.prompt_room
-    where = (words["window"].format(tokens=f"{window.tokens:,}", reply=f"{window.reply:,}")
-             if by_window else words["cap"])
-    return words["text"].format(total=f"{total:,}", where=where, limit=f"{limit:,}",
-                                biggest=biggest,
-                                action=words["raise_window" if by_window else "raise_cap"])
 
 
 def window_report(window: ContextWindow | None, *, limit: int, dropped: int,

@@ -151,7 +151,10 @@ function onEvent(event) {
     warningAdd(event);
   } else if (event.type === "error") {
     statusSay(S.error + " " + event.message);
-    if (event.code !== "busy" || !turn.streaming) finishTurn(event.trace_id);
+    if (event.code !== "busy" || !turn.streaming) {
+      const read = finishTurn(event.trace_id);
+      if (event.code === "prompt_too_long") read.then(() => refusedKeptSay(event.message));
+    }
   } else if (event.type === "speaker") {
     // several characters: each reply of the round gets its own bubble, named (textContent);
     // the first takes over the "…" bubble this tab opened when it sent, so none stays empty
@@ -178,7 +181,14 @@ function onEvent(event) {
 function finishTurn(traceId) {
   turn.streaming = null;
   setBusy(false);
-  reloadFromFile().then(() => budgetShow(traceId || latestTraceId()));
+  return reloadFromFile().then(() => budgetShow(traceId || latestTraceId()));
+}
+
+// A refused turn keeps the player's line in the chat (docs/decisions/refused-turn.md): the
+// page says how it gets its answer once the prompt fits.
+function refusedKeptSay(message) {
+  const last = lastLine();
+  if (last && last.dataset.role === "user") statusSay(`${S.error} ${message} ${S.refusedKept}`);
 }
 
 // --- connection ---------------------------------------------------------------------------

@@ -98,14 +98,16 @@ def test_fixed_sections_too_big_for_the_window_refuse_the_turn_naming_them(
     assert error["code"] == "prompt_too_long"
     assert "base_persona" in error["message"] and "“Context size”" in error["message"]
     assert "2,048-token context window" in error["message"]
-    assert "change the settings. The prompt needs" in error["message"]
+    # what can help, not the template's "summarize the session", which cannot
+    assert error["message"].startswith("The prompt needs") and "summarize" not in error["message"]
+    assert "summarizing cannot help" in error["message"]
     assert not use_stub.requests
 
 
 def test_a_chinese_prompts_refusal_is_chinese_throughout(client, auth, store, alice, background,
                                                           use_stub):
-    """The refusal's first sentence comes from the prompt's templates, in the prompt's language;
-    the sentence naming what to shorten follows it (it was English after a Chinese one)."""
+    """The refusal naming what to shorten is in the prompt's language (it was English after a
+    Chinese one)."""
     store.module_write("prompt", {**store.module_read("prompt"), "locale": "zh"})
     character = character_save(store, user=alice, character_id=None, data={
         "name": "米拉", "base_persona": "灯塔看守人。" * 1500, "greeting": "", "visibility": "private"})
@@ -116,7 +118,7 @@ def test_a_chinese_prompts_refusal_is_chinese_throughout(client, auth, store, al
 
     message = chat(client, auth, instance, "你好？").json()["error"]["message"]
     assert "上下文窗口 2,048 个 token" in message and "“上下文大小”" in message
-    assert "调整配置。即使只保留最新一条消息" in message
+    assert message.startswith("即使只保留最新一条消息") and "汇总也无济于事" in message
     assert "The prompt" not in message and "context window" not in message
 
 

@@ -22,6 +22,7 @@ from tests.e2e.conftest import (
     turn_wait_done,
     wait_until,
 )
+from tests.e2e.test_chat_extras import _api
 from tests.stub_llm import Hang, Reply
 
 if TYPE_CHECKING:
@@ -86,4 +87,37 @@ def test_a_streaming_reply_turns_off_the_memory_actions(page: Page, server: Serv
         server.stub.release()
     turn_wait_done(page)
     assert not _disabled(page, "[data-memory-action=summarize]")
+    assert page.js_errors == []
+
+
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_a_card_too_big_for_the_window_says_what_helps_and_keeps_the_players_line(
+        page: Page, server: Server, size: dict) -> None:
+    page.set_viewport_size(size)
+    if not page.request.get(f"{server.url}/api/v1/characters/char_evening_big").ok:
+        _api(page, server, "POST", "/characters", {
+            "character_id": "char_evening_big", "name": "Tomasz",
+            "base_persona": "A lighthouse keeper who remembers every ship. " * 300})
+    instance_id = _api(page, server, "POST", "/instances",
+                       {"character_id": "char_evening_big"})["instance_id"]
+    _api(page, server, "PUT", f"/instances/{instance_id}",
+         {"generation": {"context_tokens": 2048}})
+    page.goto(f"{server.url}/instances/{instance_id}/")
+    message_send(page, "Which ship came in last?")
+    wait_until(page, "() => /Regenerate/.test(document.getElementById('status').textContent)")
+    said = page.inner_text("#status")
+    assert "The prompt needs" in said and "summarizing cannot help" in said
+    assert "Context size" in said and "Your message stays in the chat" in said
+    assert "summarize the session" not in said
+    last = page.locator("#messages .msg").last
+    assert last.get_attribute("data-role") == "user" and "Which ship" in last.inner_text()
+    screenshot_take(page, f"evening_refused_kept_{size['width']}", full_page=False)
+    # a larger window in the chat's settings, then ↻ answers the line that stayed
+    _api(page, server, "PUT", f"/instances/{instance_id}",
+         {"generation": {"context_tokens": 8192}})
+    server.stub.script(Reply("The Marianne, at dusk."))
+    page.click("[data-testid=regenerate]")
+    turn_wait_done(page)
+    wait_until(page, "() => /Marianne/.test(document.querySelector('#messages .msg:last-child')"
+               "?.textContent || '')")
     assert page.js_errors == []
