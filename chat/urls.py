@@ -2,6 +2,7 @@ from django.urls import include, path
 
 from chat.pages import chat as views
 from chat.pages import generation as generation_views
+from chat.pages import import_report as import_report_views
 from chat.pages import imports as import_views
 from chat.pages import members as member_views
 from chat.pages import message as message_views
@@ -24,6 +25,8 @@ urlpatterns = [
          name="instance_import_chat"),
     path("instances/<str:instance_id>/persona", views.instance_persona,
          name="instance_persona"),
+    path("instances/<str:instance_id>/import_report/dismiss",
+         import_report_views.import_report_dismiss, name="import_report_dismiss"),
     path("instances/<str:instance_id>/play_as", views.instance_play_as,
          name="instance_play_as"),
     path("instances/<str:instance_id>/regroup", views.instance_regroup,

@@ -29,6 +29,7 @@ from chat.inspector.names import (
 from chat.inspector.notes import trace_notes_named
 from chat.inspector.reasons import trace_reasons_named
 from chat.models import Trace
+from chat.pages.import_report import import_report_for_page, import_report_key
 from chat.pages.members import members_context, reply_orders
 from chat.pages.regex_allow import regex_asks
 from chat.pages.variables import variables_context
@@ -179,7 +180,8 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
         "instance_entry": {"name": str(state.get("name") or ""),
                            "character_name": shown["character"].get("name") or ""},
         **shown,
-        "import_report": request.session.pop(import_report_key(instance_id), None),
+        "import_report": import_report_for_page(request, store, instance_id=instance_id,
+                                                state=state),
         "withheld": selectors.members_withheld(store, state=state, characters=characters),
         "session": read,
         "window": window,
@@ -336,10 +338,6 @@ def instance_outline(request: HttpRequest, instance_id: str) -> HttpResponse:
 
 
 CHAT_IMPORT_MAX_BYTES = 10 * 1024 * 1024
-
-
-def import_report_key(instance_id: str) -> str:
-    return f"chat_import_report:{instance_id}"
 
 
 @login_required

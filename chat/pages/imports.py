@@ -28,7 +28,7 @@ from chat.import_export.import_check import (
 )
 from chat.import_export.import_new import CHAT_IMPORT_MAX_BYTES, chat_import_new
 from chat.import_export.refusal_words import chat_refusal_words
-from chat.pages.chat import import_report_key
+from chat.pages.import_report import import_report_key
 from library.selectors import character_choices
 from personalab.lib.errors import AppError, Invalid, TooLarge
 from personalab.lib.store_errors import InstanceBusy, StoreError

@@ -22,6 +22,8 @@ from memory.authors_note import authors_note_read, authors_note_save
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.line_index import index_path
 
+PLAYER_WAS = "In this chat the player was"
+
 
 def session_import(store: FileStore, *, instance_id: str, data: bytes,
                    imported: ChatImport | None = None,
@@ -142,6 +144,20 @@ def _playing(store: FileStore, state: dict[str, Any]) -> str:
                              persona_id=state.get("persona_id"))["name"]
 
 
+def import_report_play_as(store: FileStore, *, state: dict[str, Any],
+                          report: dict[str, Any]) -> dict[str, Any]:
+    """The import report as the chat page shows it now: "Play as" for each name the import
+    offered but the one played now (after "Play as Ann", Ann's button goes and the others stay),
+    and the note saying who the player was gone once one of them plays."""
+    playing = _playing(store, state)
+    offered = [name for name in report.get("play_as") or [] if name != playing]
+    notes = report.get("notes") or []
+    if playing in (report.get("players") or []):
+        notes = [note for note in notes
+                 if not (isinstance(note, str) and note.startswith(PLAYER_WAS))]
+    return {**report, "play_as": offered, "notes": notes}
+
+
 def _players_not_playing(store: FileStore, state: dict[str, Any],
                          players: list[str]) -> list[str]:
     """The chat's players (at most five) when none of them is who plays here."""
@@ -155,7 +171,7 @@ def _player_named(store: FileStore, state: dict[str, Any], players: list[str]) -
     if not players:
         return []
     names = ", ".join(str(name)[:NAME_SHOWN_CHARS] for name in players)
-    return [(f"In this chat the player was {names}; your new lines are "
+    return [(f"{PLAYER_WAS} {names}; your new lines are "
              f"{_playing(store, state)[:NAME_SHOWN_CHARS]}'s. To go on as them, press "
              "\"Play as\" below, or pick or make that persona under \"You are\".")]
 

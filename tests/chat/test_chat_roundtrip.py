@@ -255,8 +255,12 @@ def test_import_page_shows_what_came_in_and_ends_on_the_chat(alice_client, insta
     assert "A bell rings somewhere." in page and "hidden from the model" in page
     assert "1 narrator line (1 sent to the model, as SillyTavern sends it)" in page
     assert '"is_user"' not in page
+    # the report stays on the page (a reload, a page came back to) until it is dismissed
     again = alice_client.get(f"/instances/{instance}/").content.decode()
-    assert 'id="import-report"' not in again
+    assert 'id="import-report"' in again
+    dismissed = alice_client.post(f"/instances/{instance}/import_report/dismiss",
+                                  follow=True).content.decode()
+    assert 'id="import-report"' not in dismissed
 
 
 @pytest.mark.django_db(transaction=True)

@@ -4,6 +4,7 @@ the persona of that name is picked (or made) and set for the conversation."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -11,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from library.models import Persona
 from library.personas.services import persona_create
 from library.selectors import default_persona_ids
-from tests.chat.test_chat_roundtrip import CHAT, jsonl  # its player is Ann
+from tests.chat.test_chat_roundtrip import CHAT, USER, jsonl  # its player is Ann
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -95,3 +96,35 @@ def test_the_import_report_on_the_page_has_a_play_as_button_that_works(alice_cli
     assert "New persona Ann made" in page
     persona_id = store.instance_state_read(instance)["persona_id"]
     assert store.persona_read(persona_id)["name"] == "Ann"
+
+
+def _play_as_buttons(page: str) -> list[str]:
+    return re.findall(r'name="name" value="([^"]*)"><button type="submit" class="secondary" '
+                      r'data-testid="play-as"', page)
+
+
+def test_the_import_report_keeps_the_other_players_buttons_until_it_is_dismissed(
+        alice_client, instance):
+    """It was shown once: after "Play as Ann" (or a reload) the page had lost "Play as Bo"."""
+    bo = {**USER, "name": "Bo", "mes": "And I bring the map."}
+    page = alice_client.post(f"/instances/{instance}/import_chat", {
+        "file": SimpleUploadedFile("chat.jsonl", jsonl([*CHAT, bo]))}, follow=True)
+    assert _play_as_buttons(page.content.decode()) == ["Ann", "Bo"]
+    again = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert _play_as_buttons(again) == ["Ann", "Bo"]
+    played = alice_client.post(f"/instances/{instance}/play_as", {"name": "Ann"},
+                               follow=True).content.decode()
+    assert "New persona Ann made" in played and 'id="import-report"' in played
+    assert _play_as_buttons(played) == ["Bo"]  # Ann plays now; Bo can still be chosen
+    assert "In this chat the player was" not in played
+    played = alice_client.post(f"/instances/{instance}/play_as", {"name": "Bo"},
+                               follow=True).content.decode()
+    assert _play_as_buttons(played) == ["Ann"]
+    gone = alice_client.post(f"/instances/{instance}/import_report/dismiss",
+                             follow=True).content.decode()
+    assert 'id="import-report"' not in gone
+
+
+def test_the_import_report_is_not_dismissed_in_someone_elses_chat(client, bob, instance):
+    client.force_login(bob)
+    assert client.post(f"/instances/{instance}/import_report/dismiss").status_code == 404
