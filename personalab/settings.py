@@ -198,6 +198,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.humanize",  # intcomma: counts shown with the page's digit grouping
     "channels",
     "django_htmx",
     "ninja",  # its own Swagger UI files (static/ninja/), so /api/v1/docs needs no CDN
@@ -325,6 +326,7 @@ LANGUAGE_CODE = "en"
 # The UI languages; the browser's Accept-Language picks one until the player chooses (cookie).
 LANGUAGES = [("en", "English"), ("zh-hans", "中文")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+FORMAT_MODULE_PATH = ["personalab.formats"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

@@ -8,6 +8,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.humanize.templatetags.humanize import intcomma
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -452,7 +453,7 @@ async def instance_memory_action(request: HttpRequest, instance_id: str, action:
                                                     character_id=request.POST.get("character_id") or None)
         # Players read "conversation 3", never the session's id (issue 33 item 3).
         text = (gettext("Summarized into %(events)s events; the chat goes on in %(session)s.") % {
-                    "events": result.get("events"),
+                    "events": intcomma(result.get("events")),
                     "session": session_label(result.get("new_session_id"))}
                 if action == "summarize"
                 else gettext("Memory updated: the evolved persona has a new version."))

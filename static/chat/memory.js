@@ -80,7 +80,8 @@ export async function indexProgress() {
   if (!index || !line) return;
   const behind = index.embedded < index.lines;
   line.hidden = !behind;
+  const count = (n) => Number(n).toLocaleString(document.documentElement.lang || undefined);
   line.textContent = behind ? " · " + line.dataset.text
-    .replace("%(embedded)s", index.embedded).replace("%(lines)s", index.lines) : "";
+    .replace("%(embedded)s", count(index.embedded)).replace("%(lines)s", count(index.lines)) : "";
   if (behind) setTimeout(indexProgress, 5000);
 }
