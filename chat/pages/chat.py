@@ -259,6 +259,11 @@ def _chat_strings() -> dict[str, Any]:
                                  "away); if the server restarted, the action did not finish: "
                                  "start it again."),
         "chatLocked": gettext("The chat is locked until this finishes."),
+        "exporting": gettext("Exporting… A long chat takes a few seconds: the file comes by "
+                             "itself."),
+        "exportSeconds": gettext("(%(s)s s)"),
+        "exported": gettext("Exported: %(s)s."),
+        "exportBroken": gettext("The export stopped: the connection broke. Try again."),
         "memoryStillRunning": gettext("The connection was lost; the action still runs on the "
                                       "server. Reload the page when it is done."),
         "you": gettext("You"),

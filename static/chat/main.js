@@ -16,6 +16,7 @@ import {indexProgress, memoryWire} from "./memory.js";
 import {roomWire} from "./room.js";
 import {menuWire} from "./menu.js";
 import {infoWire} from "./info.js";
+import {exportWire} from "./export.js";
 
 root.addEventListener("click", (e) => {
   const toggle = e.target.closest("[data-testid=drawer-toggle]");
@@ -38,6 +39,7 @@ gestureWire();
 roomWire();
 menuWire();
 infoWire();
+exportWire();
 jumpWire();
 newestWire();
 if (window.htmx) window.htmx.onLoad((el) => renderAll(el));

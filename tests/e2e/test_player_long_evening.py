@@ -7,6 +7,8 @@ tests/e2e/screenshots/."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import TYPE_CHECKING
 
 import pytest
@@ -120,4 +122,80 @@ def test_a_card_too_big_for_the_window_says_what_helps_and_keeps_the_players_lin
     turn_wait_done(page)
     wait_until(page, "() => /Marianne/.test(document.querySelector('#messages .msg:last-child')"
                "?.textContent || '')")
+    assert page.js_errors == []
+
+
+def _long_chat(messages: int) -> bytes:
+    """A SillyTavern chat with two players, Ann and Bo, and the demo character."""
+    records = [{"user_name": "Ann", "character_name": "Alserqi", "create_date": "2024-5-12",
+                "chat_metadata": {}}]
+    for n in range(messages):
+        name = ("Ann", "Alserqi", "Bo", "Alserqi")[n % 4]
+        records.append({"name": name, "is_user": name != "Alserqi", "is_system": False,
+                        "send_date": "May 12, 2024 5:41pm", "mes": f"line {n}", "extra": {}})
+    return "".join(json.dumps(r) + "\n" for r in records).encode()
+
+
+def _chat_imported(page: Page, server: Server, messages: int, *, phone: bool) -> str:
+    instance_id = instance_new(page, server)
+    if phone:
+        page.click("[data-testid=drawer-toggle]")
+    page.set_input_files("#chat-import input[type=file]", files=[{
+        "name": "long.jsonl", "mimeType": "application/json", "buffer": _long_chat(messages)}])
+    with page.expect_navigation(timeout=120_000):
+        page.click("#chat-import button[type=submit]")
+    page.wait_for_selector("#import-report")
+    return instance_id
+
+
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_an_export_says_it_is_under_way_and_takes_one_press(
+        page: Page, server: Server, size: dict) -> None:
+    page.set_viewport_size(size)
+    _chat_imported(page, server, 40, phone=size is PHONE)
+    if size is PHONE:
+        page.click("[data-testid=drawer-toggle]")
+    held = []  # the export's answer waits here, so "under way" is seen however fast it is
+
+    def hold(route) -> None:
+        held.append(route)
+
+    page.route(re.compile(r"/export\?"), hold)
+    page.click("a[data-export=jsonl]", no_wait_after=True)
+    wait_until(page, "() => /Exporting/.test(document.getElementById('export-status').textContent)",
+               timeout=15_000)
+    assert page.get_attribute("a[data-export=md]", "aria-disabled") == "true"
+    page.locator("a[data-export=jsonl]").dispatch_event("click")  # a second press asks nothing
+    wait_until(page, "() => /\\(\\d+ s\\)/.test(document.getElementById('export-status').textContent)")
+    assert len(held) == 1 and page.get_attribute("#export-status", "role") == "status"
+    screenshot_take(page, f"evening_exporting_{size['width']}", full_page=False)
+    with page.expect_download() as download:
+        held[0].continue_()
+    assert download.value.suggested_filename.endswith(".jsonl")
+    wait_until(page, "() => /Exported: .*\\.jsonl/.test("
+               "document.getElementById('export-status').textContent)")
+    assert page.get_attribute("a[data-export=md]", "aria-disabled") is None
+    page.unroute(re.compile(r"/export\?"))
+    assert page.js_errors == []
+
+
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_the_import_report_groups_its_counts_and_keeps_play_as_until_dismissed(
+        page: Page, server: Server, size: dict) -> None:
+    page.set_viewport_size(size)
+    _chat_imported(page, server, 1500, phone=size is PHONE)
+    report = page.inner_text("#import-report")
+    assert "Imported 1,500 messages from SillyTavern" in report and "1500" not in report
+    buttons = page.locator("[data-testid=play-as]")
+    assert buttons.all_inner_texts() == ["Play as Ann", "Play as Bo"]
+    screenshot_take(page, f"evening_import_report_{size['width']}", full_page=False)
+    page.reload()  # it was shown once: a reload lost it
+    assert page.locator("[data-testid=play-as]").all_inner_texts() == ["Play as Ann", "Play as Bo"]
+    with page.expect_navigation():
+        page.click("[data-testid=play-as] >> text=Play as Ann")
+    assert page.locator("[data-testid=play-as]").all_inner_texts() == ["Play as Bo"]
+    screenshot_take(page, f"evening_import_report_played_{size['width']}", full_page=False)
+    with page.expect_navigation():
+        page.click("[data-testid=import-report-dismiss]")
+    assert page.locator("#import-report").count() == 0
     assert page.js_errors == []
