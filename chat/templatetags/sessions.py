@@ -95,6 +95,10 @@ IMPORT_NOTES = {
 # "line N" of an Agnai or RisuAI chat is its Nth message already.
 NOTE_MESSAGE = re.compile(r"(?:message|line) (\d+): (.+)", re.DOTALL)
 NOTE_GREETING = re.compile(r"(The chat starts with .+ the chat file) \(greeting (\d+) of (\d+)\)\.")
+# chat/services/session_import.py's `_player_named` (each name cut at 80 characters).
+NOTE_PLAYER = re.compile(r"In this chat the player was (.{1,500}?); your new lines are (.{1,80})'s\. "
+                         r"To go on as them, press \"Play as\" below, or pick or make that "
+                         r"persona under \"You are\"\.", re.DOTALL)
 
 
 @register.filter
@@ -111,4 +115,9 @@ def import_note(note: object) -> str:
         return gettext("The chat starts with the character's first message, which RisuAI "
                        "keeps outside the chat file (greeting %(n)s of %(count)s).") % {
             "n": greeting[2], "count": greeting[3]}
+    player = NOTE_PLAYER.fullmatch(text)
+    if player:
+        return gettext("In this chat the player was %(names)s; your new lines are %(playing)s's. "
+                       "To go on as them, press “Play as” below, or pick or make that persona "
+                       "under “You are”.") % {"names": player[1], "playing": player[2]}
     return str(IMPORT_NOTES.get(text, text))

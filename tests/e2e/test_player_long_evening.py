@@ -7,8 +7,10 @@ tests/e2e/screenshots/."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
@@ -20,6 +22,7 @@ from tests.e2e.conftest import (
     browser_missing_reason,
     instance_new,
     message_send,
+    phone_page_open,
     screenshot_take,
     turn_wait_done,
     wait_until,
@@ -161,21 +164,27 @@ def test_an_export_says_it_is_under_way_and_takes_one_press(
         held.append(route)
 
     page.route(re.compile(r"/export\?"), hold)
-    page.click("a[data-export=jsonl]", no_wait_after=True)
-    wait_until(page, "() => /Exporting/.test(document.getElementById('export-status').textContent)",
-               timeout=15_000)
-    assert page.get_attribute("a[data-export=md]", "aria-disabled") == "true"
-    page.locator("a[data-export=jsonl]").dispatch_event("click")  # a second press asks nothing
-    wait_until(page, "() => /\\(\\d+ s\\)/.test(document.getElementById('export-status').textContent)")
-    assert len(held) == 1 and page.get_attribute("#export-status", "role") == "status"
-    screenshot_take(page, f"evening_exporting_{size['width']}", full_page=False)
-    with page.expect_download() as download:
-        held[0].continue_()
-    assert download.value.suggested_filename.endswith(".jsonl")
-    wait_until(page, "() => /Exported: .*\\.jsonl/.test("
-               "document.getElementById('export-status').textContent)")
-    assert page.get_attribute("a[data-export=md]", "aria-disabled") is None
-    page.unroute(re.compile(r"/export\?"))
+    try:
+        page.click("a[data-export=jsonl]", no_wait_after=True)
+        wait_until(page, "() => /Exporting/.test(document.getElementById('export-status')"
+                   ".textContent)", timeout=15_000)
+        assert page.get_attribute("a[data-export=md]", "aria-disabled") == "true"
+        page.locator("a[data-export=jsonl]").dispatch_event("click")  # a second press asks nothing
+        wait_until(page, "() => /\\(\\d+ s\\)/.test(document.getElementById('export-status')"
+                   ".textContent)")
+        assert len(held) == 1 and page.get_attribute("#export-status", "role") == "status"
+        screenshot_take(page, f"evening_exporting_{size['width']}", full_page=False)
+        with page.expect_download() as download:
+            held[0].continue_()
+        assert download.value.suggested_filename.endswith(".jsonl")
+        wait_until(page, "() => /Exported: .*\\.jsonl/.test("
+                   "document.getElementById('export-status').textContent)")
+        assert page.get_attribute("a[data-export=md]", "aria-disabled") is None
+    finally:
+        page.unroute(re.compile(r"/export\?"))
+        for route in held:  # one not let through (a failure above) must not hang the page
+            with contextlib.suppress(Exception):
+                route.abort()
     assert page.js_errors == []
 
 
@@ -198,4 +207,26 @@ def test_the_import_report_groups_its_counts_and_keeps_play_as_until_dismissed(
     with page.expect_navigation():
         page.click("[data-testid=import-report-dismiss]")
     assert page.locator("#import-report").count() == 0
+    assert page.js_errors == []
+
+
+@pytest.fixture
+def chinese(server: Server) -> Iterator[Page]:
+    """A logged-in phone page of a player who chose 中文 (a context of its own)."""
+    yield from phone_page_open(server, language="zh-hans")
+
+
+def test_a_chinese_page_reads_the_reports_counts_grouped_and_its_export_note(
+        chinese: Page, server: Server) -> None:
+    page = chinese
+    _chat_imported(page, server, 1500, phone=True)
+    report = page.inner_text("#import-report")
+    assert "已从 SillyTavern 导入 1,500 条消息" in report and "1500" not in report
+    screenshot_take(page, "evening_import_report_zh_390", full_page=False)
+    page.click("[data-testid=drawer-toggle]")
+    with page.expect_download():
+        page.click("a[data-export=md]")
+    wait_until(page, "() => /已导出：.*\\.md/.test(document.getElementById('export-status').textContent)")
+    page.locator("#export-status").scroll_into_view_if_needed()
+    screenshot_take(page, "evening_exported_zh_390", full_page=False)
     assert page.js_errors == []

@@ -54,3 +54,11 @@ def test_risuai_notes_read_in_chinese():
             "对话以角色的第一条消息开头（RisuAI 把它放在对话文件之外；第 2 个开场白，共 3 个）。")
         assert import_note("line 2: no is_user, guessed from the name").startswith("第 2 条消息：")
         assert import_note("Something new.") == "Something new."
+
+
+def test_the_note_naming_the_chats_player_is_said_in_chinese():
+    note = ("In this chat the player was Ann, Bo; your new lines are admin's. To go on as them, "
+            "press \"Play as\" below, or pick or make that persona under \"You are\".")
+    with translation.override("zh-hans"):
+        said = import_note(note)
+    assert said.startswith("这段聊天里的玩家是 Ann, Bo") and "admin" in said and "扮演" in said
