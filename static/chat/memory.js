@@ -3,7 +3,7 @@
 // imported chat's embedding says how far it is while it is not done.
 import {S, fill, url} from "./config.js";
 import {reloadFromFile} from "./messages.js";
-import {lockSet} from "./socket.js";
+import {lockSet, statusSay} from "./socket.js";
 
 function resultShow(text, status) {
   const result = document.getElementById("memory-result");
@@ -68,6 +68,36 @@ export function memoryWire() {
       reloadFromFile().catch(() => {});
     }, {once: true});
   });
+}
+
+// A summarize or update memory another tab started (or this one before a reload) holds the
+// chat too: the page turns off what it would refuse and says why until it ends.
+const LOCK_POLL_MS = 2000;
+let lockFollowed = false;
+
+export async function lockFollow() {
+  const card = document.getElementById("memory-card");
+  if (card.querySelector("[data-memory-action].htmx-request")) return;  // this tab's own run
+  let state = null, stage = "";
+  try {
+    const r = await fetch(card.dataset.progressUrl);
+    if (r.ok) { state = r.headers.get("X-Memory-Progress"); stage = await r.text(); }
+  } catch (err) { state = null; }
+  const indicator = document.getElementById("memory-progress");
+  if (state === "running") {
+    lockFollowed = true;
+    lockSet(true);
+    indicator.classList.add("htmx-request");
+    document.getElementById("memory-stage").textContent = stage;
+    statusSay(S.chatLocked);
+    setTimeout(lockFollow, LOCK_POLL_MS);
+  } else if (lockFollowed) {
+    lockFollowed = false;
+    lockSet(false);
+    indicator.classList.remove("htmx-request");
+    statusSay("");
+    reloadFromFile().catch(() => {});
+  }
 }
 
 export async function indexProgress() {

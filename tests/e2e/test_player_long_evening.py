@@ -230,3 +230,30 @@ def test_a_chinese_page_reads_the_reports_counts_grouped_and_its_export_note(
     page.locator("#export-status").scroll_into_view_if_needed()
     screenshot_take(page, "evening_exported_zh_390", full_page=False)
     assert page.js_errors == []
+
+
+def test_a_summarize_another_tab_runs_locks_this_tab_too(page: Page, server: Server) -> None:
+    page.set_viewport_size(DESKTOP)
+    instance_id = instance_new(page, server)
+    server.stub.script(Reply("Noted."))
+    message_send(page, "Remember the red sail.")
+    turn_wait_done(page)
+    server.stub.script(Hang(60))
+    page.click("[data-memory-action=summarize]")
+    other = page.context.new_page()  # the same player's second tab, opened while it runs
+    try:
+        other.set_viewport_size(PHONE)
+        other.goto(f"{server.url}/instances/{instance_id}/")
+        wait_until(other, "() => document.querySelector('[data-testid=send]').disabled"
+                   " && /locked/.test(document.getElementById('status').textContent)")
+        assert _disabled(other, "[data-memory-action=update_memory]")
+        screenshot_take(other, "evening_locked_by_another_tab_390", full_page=False)
+        server.stub.reset()  # the hung summary ends: both tabs are free again
+        wait_until(other, "() => !document.querySelector('[data-memory-action=summarize]')"
+                   ".disabled && document.getElementById('status').textContent === ''",
+                   timeout=60_000)
+        for testid in TURN_CONTROLS:
+            assert not _disabled(other, f"[data-testid={testid}]"), testid
+    finally:
+        server.stub.reset()
+        other.close()
