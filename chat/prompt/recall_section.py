@@ -109,17 +109,19 @@ def _fitting(hits: list[Hit], near: dict[tuple[str, str, str], Near], budget: in
 
 def recall_unshown(section: RecallSection, messages: Iterable[dict[str, Any]]
                    ) -> RecallSection | None:
-    """The section again without the lines the built prompt's conversation shows (None when
-    it shows none of them): the lines in front of the model are never recalled."""
+    """The section again for what the built prompt's conversation does show (None when that
+    changes nothing): the lines in front of the model are never recalled, and a newest line the
+    window left out (taken to be shown while searching) can be. In a small window the prompt
+    holds fewer than the newest messages the search leaves out (bench/play_long.py, LoCoMo
+    conv-26 at 2,048 tokens: a line said again 3 turns before was in neither)."""
     if section.found is None:
         return None
-    sent = {normalized(str(message.get("content") or "")) for message in messages
-            if message.get("role") in ("user", "assistant")}
-    recalled = {normalized(line["text"]) for passage in section.report["passages"]
-                for line in passage["lines"]}
-    if not recalled & sent:
-        return None
-    return _section(section.found, section.shown | sent, section.budget)
+    sent = [normalized(str(message.get("content") or "")) for message in messages
+            if message.get("role") in ("user", "assistant")]
+    # A line the prompt holds inside a message ("Mira: …" in a group) is shown too.
+    held = {line for line in section.shown if any(line in text for text in sent)}
+    again = _section(section.found, set(sent) | held, section.budget)
+    return again if again.report["passages"] != section.report["passages"] else None
 
 
 def recall_shrunk(section: RecallSection, prompt: PromptResult) -> RecallSection | None:

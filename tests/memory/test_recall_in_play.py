@@ -348,10 +348,10 @@ TOLD_BACK = ("Sounds great, the camping trip with my cousins went well! The lake
              "and the trip went great, thanks for asking how it was.")
 
 
-def _told(store, instance_id, lines):
+def _told(store, instance_id, lines, *, then_small_talk=True):
+    small_talk = [("user", "Fine."), ("assistant", "Good.")] * 6 if then_small_talk else []
     with store.instance_lock(instance_id):
-        for turn, (role, text) in enumerate(
-                lines + [("user", "Fine."), ("assistant", "Good.")] * 6, start=30):
+        for turn, (role, text) in enumerate(lines + small_talk, start=30):
             store.session_append(instance_id, "sess_001", {
                 "role": role, "content": text, "turn": turn // 2 + 15,
                 "timestamp": "2025-10-17T10:00:00Z"})
@@ -371,3 +371,26 @@ def test_a_line_of_the_player_quoted_back_comes_first_and_whole(store, instance,
         result, _ = asyncio.run(_turn(store, instance, f"What did I tell you about this? {quote}"))
         assert _recalled(store, instance, result)[0] == QUESTION_TOLD
 
+
+
+NEW_FACT = "My sister Odile keeps her old violin in the blue cupboard under the stairs."
+LONG_TALK = ("The storm kept on all night, and the shutters banged while we counted the "
+             "candles and the bread, and the dog would not stop pacing by the door. ") * 6
+
+
+def test_a_newest_line_the_small_window_left_out_is_recalled(client, auth, store, instance,
+                                                             memory_on, use_stub):
+    """Recall searches as if the newest messages (trim_max_messages, 10) were in the prompt;
+    a small window holds fewer, and a line left out there must still be recallable."""
+    put = client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": 2048}},
+                     content_type="application/json", **auth)
+    assert put.status_code == 200
+    _seed(store, instance)
+    _told(store, instance, [("user", NEW_FACT), ("assistant", "Noted.")]
+          + [("user", LONG_TALK), ("assistant", LONG_TALK)] * 3, then_small_talk=False)
+    result, _ = asyncio.run(_turn(store, instance, "Where does Odile keep her old violin?"))
+    sent = "\n".join(m["content"] for m in use_stub.requests[-1]["messages"])
+    trace = store.trace_read(instance, result.trace_id)
+    assert trace["window"]["dropped_messages"] > 0  # the window left the fact out of the chat
+    assert NEW_FACT in sent
+    assert sent.count(NEW_FACT) == 1
