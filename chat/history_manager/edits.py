@@ -73,6 +73,7 @@ def message_edit(store: FileStore, *, instance_id: str, session_id: str, index: 
         first_original = (old["edited"].get("original") if isinstance(old.get("edited"), dict)
                           else old.get("content", ""))
         new = {**old, "content": text, "edited": {"at": utc_now(), "original": first_original}}
+        new.pop("macros_filled", None)  # the macros written in the edit are filled when read
         token, expires = _change_with_undo(store, instance_id, session_id, first=index,
                                            lines=[new, *_lines_after(read, index)],
                                            action="edit", clock=clock,

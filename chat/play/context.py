@@ -19,7 +19,7 @@ from chat.groups.scene import lines_with_own_macros, scene_members_blocks, unnam
 from chat.groups.speakers import Pick
 from chat.history_manager.base import reply_versions
 from chat.play.lore import lore_for_turn, persona_depth_blocks
-from chat.play.macros import macro_values_for
+from chat.play.macros import macro_values_for, player_macro_values
 from chat.play.memory import speaker_id, turn_director, turn_recall
 from chat.play.regex_scripts import turn_regex, user_input_regexed
 from chat.play.story_choice import (
@@ -179,18 +179,38 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
                               if line.get("role")), "")
     elif regenerate or continue_reply:
         _take_back_last_reply(store, ctx, read, keep_as_alternative=regenerate)
-    else:
+    sending = not (redo or trigger)
+    if sending:
         ctx.user_text = user_input_regexed(store, ctx, user_text)  # stored as the scripts left it
-        line = {"role": "user", "content": ctx.user_text, "turn": ctx.turn, "timestamp": utc_now(),
-                "name": player_name(store, state=instance_state)}
+    stamp = utc_now()
+    ctx.variables = turn_variables_load(
+        store, instance_id=instance_id, session_id=session_id, metadata=read.metadata,
+        owner=instance_state.get("owner"), player_text=ctx.user_text if sending else "",
+        player_values=_player_values(store, ctx) if sending and _has_macros(ctx.user_text)
+        else None, player_seed=f"{ctx.turn}:{stamp}",
+        redo_trace_id=str(read.lines[-1].get("trace_id") or "") if redo and read.lines else "")
+    if sending:
+        # Stored with its macros filled in, as SillyTavern's sendMessageAsUser stores it: what
+        # its {{getvar}}, {{random}} or {{time}} gave is kept (docs/decisions/macros.md).
+        written, ctx.user_text = ctx.user_text, ctx.variables.player_text
+        line = {"role": "user", "content": ctx.user_text, "turn": ctx.turn, "timestamp": stamp,
+                "name": player_name(store, state=instance_state),
+                **({"macros_filled": True} if _has_macros(written) else {})}
         # Written first; the reply line's fsync covers it: one fsync less before the 1st token.
         store.session_append(instance_id, session_id, line, durable=False)
         ctx.lines.append(line)
-    ctx.variables = turn_variables_load(
-        store, instance_id=instance_id, session_id=session_id, metadata=read.metadata,
-        owner=instance_state.get("owner"), player_text="" if redo or trigger else ctx.user_text,
-        redo_trace_id=str(read.lines[-1].get("trace_id") or "") if redo and read.lines else "")
     return ctx
+
+
+def _has_macros(text: str) -> bool:
+    return "{{" in text or "<" in text
+
+
+def _player_values(store: FileStore, ctx: TurnContext) -> dict[str, str]:
+    return player_macro_values(
+        store, state=ctx.instance_state, character=ctx.character, lines=ctx.lines,
+        chat_id=ctx.instance_id, member_names=[member.name for member in members_of(
+            store, ctx.instance_state)] if is_group(ctx.instance_state) else None)
 
 
 def _session_for_turn(store: FileStore, instance_id: str, session_id: str,

@@ -84,3 +84,21 @@ def own_macro_speakers(state: dict[str, Any], lines: list[dict[str, Any]], *,
                                   if line.get("role") == "assistant" and line.get("speaker")))
     speakers.pop(besides or "", None)
     return list(speakers)
+
+
+def player_macro_values(store: FileStore, *, state: dict[str, Any], character: dict[str, Any],
+                        lines: list[dict[str, Any]], chat_id: str,
+                        member_names: list[str] | None = None) -> dict[str, str]:
+    """What the macros of the message the player is sending stand for, as SillyTavern's
+    `sendMessageAsUser` fills it before it joins the chat (`lines`: the chat before it, so
+    {{lastMessage}} is the line it answers)."""
+    persona = persona_effective(store, owner=state.get("owner"), persona_id=state.get("persona_id"))
+    values = macro_values_for(character=character, persona=persona, lines=lines,
+                              scenario_override=state.get("scenario_override"), chat_id=chat_id)
+    for name, roles in (("lastMessage", ("user", "assistant")), ("lastUserMessage", ("user",)),
+                        ("lastCharMessage", ("assistant",))):
+        values[name] = next((line["content"] for line in reversed(lines)
+                             if line.get("role") in roles and isinstance(line.get("content"), str)),
+                            "")
+    group = ", ".join(member_names or []) or values.get("char", "")
+    return {**values, "group": group, "charIfNotGroup": group}

@@ -12,7 +12,8 @@ and not sent as a turn (an impersonation, an inspection) saves nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import random
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +43,7 @@ class ChatVariables:
     saved: dict[str, str] = field(default_factory=dict)
     shared_changes: dict[str, str] = field(default_factory=dict)
     owner: str = ""
+    player_text: str = ""
 
 
 def chat_variables_read(store: FileStore, *, instance_id: str, session_id: str,
@@ -66,10 +68,13 @@ def turn_variables_locked(store: FileStore, *, instance_id: str) -> Iterator[Non
 
 def turn_variables_load(store: FileStore, *, instance_id: str, session_id: str,
                         metadata: dict[str, Any], owner: str | None, redo_trace_id: str = "",
-                        player_text: str = "") -> ChatVariables:
+                        player_text: str = "", player_values: Mapping[str, str] | None = None,
+                        player_seed: str = "") -> ChatVariables:
     """The variables a turn's prompt starts from. `redo_trace_id`: the reply a regenerate or
-    continue replaces; `player_text`: the message the player just sent, whose variable
-    macros run now, once, as SillyTavern fills a message when it is sent."""
+    continue replaces; `player_text`: the message the player is sending, whose macros are
+    filled now, once, with `player_values` and these variables (its rolls drawn from
+    `player_seed`, its {{pick}} by the chat), as SillyTavern's `sendMessageAsUser` fills a
+    message and stores what it gave: the answer's `player_text`."""
     found = session_variables_read(store, instance_id=instance_id, session_id=session_id)
     saved = found["variables"] if found is not None else imported_chat_variables(metadata)
     before = (found or {}).get("before") or {}
@@ -77,11 +82,14 @@ def turn_variables_load(store: FileStore, *, instance_id: str, session_id: str,
              else saved)
     variables = MacroVariables(base=start, shared_base=account_variables_read(
         store, username=owner))
+    filled = player_text
     if player_text:
-        macros_replace(player_text, {}, variables=variables)
+        filled = macros_replace(player_text, player_values or {}, variables=variables,
+                                rng=random.Random(player_seed))
     local, shared = variables_merged(variables)
     return ChatVariables(local=local, shared=shared, saved=saved,
-                         shared_changes=dict(variables.shared), owner=owner or "")
+                         shared_changes=dict(variables.shared), owner=owner or "",
+                         player_text=filled)
 
 
 def turn_variables_save(store: FileStore, *, instance_id: str, session_id: str,

@@ -56,7 +56,8 @@ def _line_message(
             content = line["content"]
         return {"role": "system", "content": content}
     seed = f"{line.get('turn')}:{line.get('timestamp')}"
-    content = message_macros_replace(line["content"], variables["macros"], seed=seed)
+    content = (line["content"] if line.get("macros_filled")
+               else message_macros_replace(line["content"], variables["macros"], seed=seed))
     # A sendable narrator note goes as SillyTavern sends it: a system message, no name.
     return {"role": line.get("role") or "system", "content": content}
 

@@ -45,6 +45,8 @@ def line_macros_replace(line: Mapping[str, Any], values: Mapping[str, str]) -> s
     content = line.get("content")
     if not isinstance(content, str):
         return "" if content is None else str(content)
+    if line.get("macros_filled"):
+        return content  # filled when it was sent; what its variables held is kept as written
     if isinstance(values, LineMacros):
         values = values.for_line(line)
     return message_macros_replace(content, values,

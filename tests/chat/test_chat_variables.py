@@ -278,3 +278,20 @@ def test_the_chat_page_shows_the_variables_and_clears_them(alice_client, store, 
     assert _local(store, instance) == {}
     alice_client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/"})
     assert "变量" in alice_client.get(f"/instances/{instance}/variables").content.decode()
+
+
+async def test_a_players_getvar_keeps_the_value_it_read_when_sent(
+        store, alice, background, use_stub):
+    # SillyTavern's sendMessageAsUser fills the message's macros once and stores what it gave.
+    chat = await _new_chat(store, alice, background, persona="Visit number {{incvar::visits}}.")
+    await _turn(store, chat, "hello")
+    await _turn(store, chat, "I have been here {{getvar::visits}} times, {{char}}.")
+    sent = "I have been here 1 times, Alserqi."
+    assert use_stub.requests[-1]["messages"][-1] == {"role": "user", "content": sent}
+    await _turn(store, chat, "again")
+    assert {"role": "user", "content": sent} in use_stub.requests[-1]["messages"]
+    stored = [line for line in store.session_read(chat, "sess_001").lines
+              if line.get("role") == "user"]
+    assert stored[1]["content"] == sent and stored[1]["macros_filled"] is True
+    assert "macros_filled" not in stored[2]
+
