@@ -146,11 +146,13 @@ def persona_effective(store: FileStore, *, owner: str | None,
         if persona.get("owner") != owner and persona.get("visibility") != "shared":
             continue
         return {"persona_id": candidate, "name": persona.get("name") or DEFAULT_USER_NAME,
-                "description": persona.get("description", ""), **persona_placement(persona)}
+                "description": persona.get("description", ""), **persona_placement(persona),
+                "lorebook_id": persona.get("lorebook_id") or None}
     name = store.module_read("prompt").get("user_name") or DEFAULT_USER_NAME
     if name == DEFAULT_USER_NAME and owner:  # "User" is no one's name: the account's is
         name = account_display_name(owner) or name
-    return {"persona_id": None, "name": name, "description": "", **persona_placement({})}
+    return {"persona_id": None, "name": name, "description": "", **persona_placement({}),
+            "lorebook_id": None}
 
 
 def player_name(store: FileStore, *, state: dict[str, Any]) -> str:

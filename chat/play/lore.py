@@ -1,5 +1,5 @@
-"""The lore of a turn: the lorebooks it reads (the chat's own, the character's, the
-background's), what fires in the messages they scan, the world-info budget and the author's note."""
+"""The lore of a turn: the lorebooks it reads (the chat's own, the persona's, the character's,
+the background's), what fires in the messages they scan, the world-info budget and the author's note."""
 
 from __future__ import annotations
 
@@ -36,7 +36,9 @@ if TYPE_CHECKING:
 
 
 def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> dict[str, Any]:
-    lorebooks, scopes = _lorebooks_linked(store, ctx)
+    persona = persona_effective(store, owner=ctx.instance_state.get("owner"),
+                                persona_id=ctx.instance_state.get("persona_id"))
+    lorebooks, scopes = _lorebooks_linked(store, ctx, persona)
     blocks: list[dict[str, Any]] = []
     fired: list[dict[str, Any]] = []
     dropped: list[dict[str, Any]] = []
@@ -45,8 +47,6 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
     vector_notes: list[str] = []
     if lorebooks:
         depth = _scan_depth_max(lorebooks)
-        persona = persona_effective(store, owner=ctx.instance_state.get("owner"),
-                                    persona_id=ctx.instance_state.get("persona_id"))
         session = _session_lines(store, ctx)
         override = ctx.instance_state.get("scenario_override")
         values = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1],
@@ -112,13 +112,13 @@ WORLD_INFO_TIMED = "worldinfo_timed"
 WORLD_INFO_BUDGET_PERCENT = wi_defaults.BUDGET_PERCENT
 
 
-def _lorebooks_linked(store: FileStore, ctx: TurnContext
+def _lorebooks_linked(store: FileStore, ctx: TurnContext, persona: dict[str, Any]
                       ) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """The books a turn reads, and each one's scope (`_scopes_linked`); of them, those the
     chat's owner may read. A shared card that links its author's private book plays without it
     in another account's chat (the book's text would reach that player's prompt inspector);
     the author's page says so. The links stay, so sharing the book brings it back."""
-    scopes = _scopes_linked(ctx)
+    scopes = _scopes_linked(ctx, persona)
     owner = ctx.instance_state.get("owner")
     lorebooks = []
     for lorebook_id in scopes:
@@ -131,14 +131,17 @@ def _lorebooks_linked(store: FileStore, ctx: TurnContext
     return lorebooks, scopes
 
 
-def _scopes_linked(ctx: TurnContext) -> dict[str, str]:
+def _scopes_linked(ctx: TurnContext, persona: dict[str, Any]) -> dict[str, str]:
     """Each linked book's scope in SillyTavern's sense, which decides the order the scan weighs
-    entries in: the chat's own picks are its chat lore, the speaking character's books (its kept
-    copy's too; in a group only the speaker's, as another member's card lore never reaches this
+    entries in: the chat's own picks are its chat lore, the persona's book its persona lore
+    (SillyTavern 1.12.8's `getPersonaLore`), the speaking character's books (its kept copy's
+    too; in a group only the speaker's, as another member's card lore never reaches this
     member's prompt) its character lore, the background's its global lore. A book linked twice
-    is read once, in the scope SillyTavern keeps it in: global, else chat, else character."""
+    is read once, in the scope SillyTavern keeps it in: global, else chat, else persona, else
+    character."""
     linked = {"global": _id_list(ctx.background.get("lorebook_ids")),
               "chat": _id_list(ctx.instance_state.get("lorebook_ids")),
+              "persona": _id_list([persona.get("lorebook_id")]),
               "character": _id_list(ctx.character.get("lorebook_ids"))}
     scopes: dict[str, str] = {}
     for scope, lorebook_ids in linked.items():

@@ -105,7 +105,9 @@ def personas_import(request: HttpRequest, file: File[UploadedFile]):
     return Status(201, {"created": [persona_out(pid) for pid in restored.created],
                         "skipped": [{"name": name, "reason": SKIPPED_REASONS[code]}
                                     for name, code in restored.skipped],
-                        "default_persona_id": restored.default_id})
+                        "default_persona_id": restored.default_id,
+                        "books_missing": [{"name": name, "lorebook": book}
+                                          for name, book in restored.books_missing]})
 
 
 @router.get("/personas/{persona_id}", response=PersonaOut)

@@ -17,6 +17,10 @@ POSITION_HELP = ("where the description goes in the prompt, as SillyTavern's per
                  "chat at `description_depth` as `description_role`) or none")
 
 
+LOREBOOK_HELP = ("the world-info book linked to the persona (SillyTavern's persona lorebook): "
+                 "scanned with the chat's lore in every chat the persona plays")
+
+
 class PersonaIn(ExtraKeysKept):
     name: str
     description: str = ""
@@ -28,6 +32,7 @@ class PersonaIn(ExtraKeysKept):
     visibility: Literal["private", "shared"] = "private"
     default: StrictBool = False
     persona_id: str | None = None
+    lorebook_id: str | None = Field(None, description=LOREBOOK_HELP)
 
 
 class PersonaUpdateIn(ExtraKeysKept):
@@ -38,6 +43,7 @@ class PersonaUpdateIn(ExtraKeysKept):
     description_role: DescriptionRole | None = None
     visibility: Literal["private", "shared"] | None = None
     default: StrictBool | None = None
+    lorebook_id: str | None = Field(None, description=LOREBOOK_HELP + '; "" unlinks it')
 
 
 class PersonaOut(Schema):
@@ -52,6 +58,7 @@ class PersonaOut(Schema):
     owner: str | None
     avatar_url: str | None
     created_at: str = ""
+    lorebook_id: str | None = None
 
 
 class PersonaList(Schema):
@@ -63,10 +70,18 @@ class PersonaSkipped(Schema):
     reason: str
 
 
+class PersonaBookMissing(Schema):
+    name: str
+    lorebook: str
+
+
 class PersonasRestoredOut(Schema):
     created: list[PersonaOut]
     skipped: list[PersonaSkipped]
     default_persona_id: str | None = None
+    books_missing: list[PersonaBookMissing] = Field(
+        [], description="personas whose world-info book (by name) you have not imported; they "
+        "are restored without it")
 
 
 # Characters and backgrounds are files an author may hand-edit, so these shapes keep every key

@@ -443,8 +443,8 @@ class _Turn:
 
 
 # SillyTavern's scan list (`getSortedEntries`, with its default `character_first` strategy):
-# the chat's lore, then the character's, then the global lore.
-SCOPES = ("chat", "character", "global")
+# the chat's lore, then the persona's (1.12.8), then the character's, then the global lore.
+SCOPES = ("chat", "persona", "character", "global")
 
 
 def scan_order(entries: list[dict[str, Any]], scopes: Mapping[str, str]) -> list[dict[str, Any]]:
@@ -452,7 +452,8 @@ def scan_order(entries: list[dict[str, Any]], scopes: Mapping[str, str]) -> list
     book (one it does not name is global), then by order, higher first; ties keep their book's
     and their own place. The budget and the inclusion groups take them in this order."""
     rank = {scope: index for index, scope in enumerate(SCOPES)}
-    return sorted(entries, key=lambda e: (rank.get(scopes.get(e["lorebook_id"], ""), 2),
+    unnamed = rank["global"]
+    return sorted(entries, key=lambda e: (rank.get(scopes.get(e["lorebook_id"], ""), unnamed),
                                           -_number(e.get("priority"), 100)))
 
 

@@ -26,7 +26,7 @@ from library.personas.services import (
     persona_update,
 )
 from library.refusal_words import refusal_words
-from library.selectors import persona_effective, persona_for_user
+from library.selectors import lorebooks_visible_to, persona_effective, persona_for_user
 from personalab.lib.config_schema import digits_int
 from personalab.lib.store_errors import StoreError
 from personalab.storage import get_store
@@ -88,6 +88,16 @@ def _with_avatar_flags(rows) -> list[Persona]:
     return listed
 
 
+def _books_choices(request: HttpRequest, linked: object) -> list[tuple[str, str]]:
+    """The books a persona may be linked to: those its owner may read (and the one it is linked
+    to, shown by its id when it has gone)."""
+    books = [(row.lorebook_id, row.name)
+             for row in lorebooks_visible_to(user=request.user).order_by("name", "lorebook_id")]
+    if isinstance(linked, str) and linked and linked not in {book_id for book_id, _ in books}:
+        books.append((linked, linked))
+    return books
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def personas_page(request: HttpRequest) -> HttpResponse:
@@ -120,7 +130,7 @@ def persona_edit(request: HttpRequest, persona_id: str) -> HttpResponse:
     persona = _own_persona_or_404(request, persona_id)
     error, errors = None, {}
     if request.method == "POST":
-        fields = ("name", "description", "visibility")
+        fields = ("name", "description", "visibility", "lorebook_id")
         data = {**{key: request.POST[key] for key in fields if key in request.POST},
                 **_placement_posted(request.POST)}
         try:
@@ -138,6 +148,7 @@ def persona_edit(request: HttpRequest, persona_id: str) -> HttpResponse:
             persona = {**persona, **data}
     return render(request, "library/persona_form.html",
                   {"persona": persona, "persona_id": persona_id, "error": error,
+                   "lorebooks": _books_choices(request, persona.get("lorebook_id")),
                    "errors": errors, **_placement_choices({**persona_placement(persona), **{
                        key: persona[key] for key in PLACEMENT_FIELDS if key in persona}})},
                   status=400 if error else 200)
@@ -163,6 +174,10 @@ def personas_restore_page(request: HttpRequest) -> HttpResponse:
     for name, code in restored.skipped:
         messages.warning(request, gettext("Skipped “%(name)s”: %(reason)s.")
                          % {"name": name, "reason": gettext(SKIPPED_REASONS[code])})
+    for name, book in restored.books_missing:
+        messages.warning(request, gettext("“%(name)s” uses the world info book “%(book)s”, which "
+                                          "you have not imported: import it, then pick it on "
+                                          "the persona's page.") % {"name": name, "book": book})
     return redirect("personas")
 
 

@@ -5,7 +5,12 @@ or its settings.json, which holds the same keys under `power_user`.
 As SillyTavern's "Restore" does, what the account already has is kept: a persona whose name
 the account already uses is skipped and said so, and the rest are made. The file names no
 picture (only the avatar's file name), so a restored persona shows its initial until one is
-set. Every persona is checked before the first is written, so a refused file makes nothing."""
+set. Every persona is checked before the first is written, so a refused file makes nothing.
+
+A persona's world-info book (SillyTavern's persona lorebook: `persona_descriptions[avatar]
+.lorebook`, and `persona_description_lorebook` for the persona in use) is linked by its name to
+the restoring account's book of that name, else a shared one, as a card's `extensions.world`
+is; a book not imported yet is listed, and the persona's page links it later."""
 
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ from library.limits import import_slot
 from library.models import Persona
 from library.personas.positions import DEFAULT_DEPTH, MAX_DEPTH, ST_POSITIONS
 from library.personas.services import PERSONA_DESCRIPTION_LIMIT, persona_create
+from library.selectors import lorebooks_visible_to
 from personalab.lib.config_schema import int_coerced
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.nesting import JsonRefused, json_loads_bounded
@@ -41,6 +47,7 @@ class PersonasRestored:
     created: list[str] = field(default_factory=list)  # persona ids, in the file's order
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (name, SKIPPED_REASONS key)
     default_id: str | None = None
+    books_missing: list[tuple[str, str]] = field(default_factory=list)  # (persona, book name)
 
 
 def _placement(descriptor: dict[str, Any]) -> dict[str, Any]:
@@ -52,6 +59,24 @@ def _placement(descriptor: dict[str, Any]) -> dict[str, Any]:
             "description_depth": depth if depth is not None and 0 <= depth <= MAX_DEPTH
             else DEFAULT_DEPTH,
             "description_role": ST_ROLES.get(int_coerced(descriptor.get("role")), "system")}
+
+
+def _book_named(name: Any, owner) -> str | None:
+    if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME_CHARS:
+        return None
+    named = lorebooks_visible_to(user=owner).filter(name=name.strip())
+    found = named.filter(owner=owner).order_by("lorebook_id").first() or \
+        named.order_by("lorebook_id").first()
+    return found.lorebook_id if found else None
+
+
+def _book_name(backup: dict[str, Any], avatar_key: str, descriptor: dict[str, Any]) -> str:
+    """The name of the book SillyTavern links to this persona (the settings' own key for the
+    persona in use when its descriptor predates the field)."""
+    name = descriptor.get("lorebook")
+    if name is None and avatar_key == backup.get("user_avatar"):
+        name = backup.get("persona_description_lorebook")
+    return name.strip() if isinstance(name, str) else ""
 
 
 def _backup_read(data: bytes) -> dict[str, Any]:
@@ -126,6 +151,11 @@ def _restored(store: FileStore, *, owner, backup: dict[str, Any]) -> PersonasRes
                       **_placement(descriptor), "visibility": "private"}
         except LibraryError as exc:
             raise LibraryError(f"persona “{name[:80]}”: {exc}", {"file": str(exc)}) from None
+        if book_name := _book_name(backup, avatar_key, descriptor):
+            if book_id := _book_named(book_name, owner):
+                fields["lorebook_id"] = book_id
+            else:
+                restored.books_missing.append((name, book_name[:MAX_NAME_CHARS]))
         taken.add(name)
         planned.append((avatar_key, fields))
     default_key = backup.get("default_persona")

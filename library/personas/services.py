@@ -8,7 +8,7 @@ from typing import Any
 from library.avatars import avatar_problem, avatar_remove, avatar_write, image_kind
 from library.create_ids import persona_id_claim
 from library.errors import LibraryError, LibraryForbidden
-from library.fields import MAX_NAME_CHARS, clean_text
+from library.fields import MAX_NAME_CHARS, clean_text, lorebook_ids_checked
 from library.index_rows import persona_index
 from library.models import Persona
 from library.personas.positions import persona_placement_fields
@@ -19,9 +19,29 @@ from personalab.lib.ids import validate_id
 PERSONA_DESCRIPTION_LIMIT = 100_000
 VISIBILITIES = ("private", "shared")
 
-def _persona_fields(data: dict[str, Any], *, creating: bool) -> dict[str, Any]:
+def _lorebook_linked(store: FileStore, value: Any, *, user, linked: Any) -> str | None:
+    """The world-info book a persona brings to every chat it plays (SillyTavern's persona
+    lorebook, one book): an existing book its owner may read; "" or None links none."""
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str):
+        raise LibraryError("lorebook_id must be a lorebook id", {"lorebook_id": "a lorebook id"})
+    try:
+        lorebook_ids_checked(store, [value], user=user,
+                             linked=[linked] if isinstance(linked, str) else [])
+    except LibraryError:
+        raise LibraryError(f"lorebook_id: no lorebook {value!r}",
+                           {"lorebook_id": f"no lorebook {value!r}"}) from None
+    return value
+
+
+def _persona_fields(data: dict[str, Any], *, creating: bool, store: FileStore | None = None,
+                    user=None, existing: dict[str, Any] | None = None) -> dict[str, Any]:
     """Only the fields present in `data` (an update changes what it names)."""
     fields: dict[str, Any] = {}
+    if "lorebook_id" in data and store is not None:
+        fields["lorebook_id"] = _lorebook_linked(store, data["lorebook_id"], user=user,
+                                                 linked=(existing or {}).get("lorebook_id"))
     if creating or "name" in data:
         fields["name"] = clean_text(data.get("name"), field="name", required=True,
                                      limit=MAX_NAME_CHARS)
@@ -48,7 +68,7 @@ def persona_create(store: FileStore, *, owner, data: dict[str, Any],
                    first_is_default: bool = True) -> str:
     """A new persona of `owner`; an account's first is its default (the {{user}} of every chat
     that picks none) unless `first_is_default` is off: one made to play a single chat."""
-    fields = _persona_fields(data, creating=True)
+    fields = _persona_fields(data, creating=True, store=store, user=owner)
     asked = data.get("persona_id")
     persona_id = persona_id_claim(
         store, asked=validate_id(asked, kind="persona id") if asked else None,
@@ -66,7 +86,7 @@ def persona_create(store: FileStore, *, owner, data: dict[str, Any],
 def persona_update(store: FileStore, *, actor, persona_id: str, data: dict[str, Any]) -> None:
     persona = store.persona_read(persona_id)
     _persona_may_change(actor, persona)
-    fields = _persona_fields(data, creating=False)
+    fields = _persona_fields(data, creating=False, store=store, user=actor, existing=persona)
     if data.get("default") is False:  # no default: {{user}} is the prompt settings' name
         fields["default"] = False
     store.persona_write(persona_id, {**persona, **fields})

@@ -147,3 +147,35 @@ def test_one_file_restored_twice_at_once_makes_each_persona_once(store, alice, m
     assert sorted(Persona.objects.filter(owner=alice).values_list("name", flat=True)) == [
         "Ash", "Kit", "Wren"]
     assert sorted(len(answer.skipped) for answer in answers) == [0, 3]
+
+
+def test_a_personas_lorebook_is_linked_by_name_and_a_missing_one_is_listed(
+        client, store, alice, bob):
+    from library.lore.services import lorebook_save
+
+    mine = lorebook_save(store, user=alice, data={"name": "Harbor", "entries": []})
+    lorebook_save(store, user=bob, data={"name": "Harbor", "entries": []})  # private to bob
+    settings_json = {"power_user": {
+        **BACKUP, "user_avatar": "1714000000001-Kit.png",
+        "persona_descriptions": {**BACKUP["persona_descriptions"], "1714000000000-Ash.png": {
+            **BACKUP["persona_descriptions"]["1714000000000-Ash.png"], "lorebook": "Harbor"},
+            "user-default.png": {**BACKUP["persona_descriptions"]["user-default.png"],
+                                 "lorebook": "Atlas"}},
+        # Kit's descriptor predates the field: the persona in use reads the settings' own key.
+        "persona_description_lorebook": "Harbor"}}
+    answer = _upload(client, alice, json.dumps(settings_json).encode(), name="settings.json")
+    assert answer.status_code == 201, answer.content
+    made = {p["name"]: p for p in answer.json()["created"]}
+    assert made["Ash"]["lorebook_id"] == mine and made["Kit"]["lorebook_id"] == mine
+    assert made["Wren"]["lorebook_id"] is None
+    assert answer.json()["books_missing"] == [{"name": "Wren", "lorebook": "Atlas"}]
+
+
+def test_the_restore_page_says_which_book_to_import_in_chinese(client, store, alice):
+    client.force_login(alice)
+    client.cookies["django_language"] = "zh-hans"
+    backup = {**BACKUP, "persona_descriptions": {**BACKUP["persona_descriptions"],
+              "1714000000000-Ash.png": {"description": "A pilot.", "lorebook": "Atlas"}}}
+    done = client.post("/library/personas/restore", {"file": SimpleUploadedFile(
+        "personas.json", json.dumps(backup).encode())}, follow=True).content.decode()
+    assert "“Ash”使用世界书“Atlas”，但你尚未导入它" in done
