@@ -41,6 +41,7 @@ from chat.history_manager.base import (
 )
 from chat.history_manager.reads import _last_message_position, _listed_count
 from chat.play.regex_scripts import edit_regexed
+from chat.play.variables import edit_macros_fill
 from director.services import director_apply_reply
 from memory import runtime as memory_runtime
 from memory.summaries.source_changes import (
@@ -68,12 +69,19 @@ def message_edit(store: FileStore, *, instance_id: str, session_id: str, index: 
         read = _session_checked(store, instance_id, session_id, pick=_from(index))
         old = _line_at(read, index, fingerprint)
         text = edit_regexed(store, instance_id=instance_id, line=old, text=text)
+        written = text
+        if old.get("type") != "summary" and ("{{" in text or "<" in text):
+            text = edit_macros_fill(store, instance_id=instance_id, session_id=session_id,
+                                    line=old, text=text, metadata=read.metadata,
+                                    lines=read.lines)
         if old.get("content") == text:
             return {"changed": False, "line": old, "undo_token": None}
         first_original = (old["edited"].get("original") if isinstance(old.get("edited"), dict)
                           else old.get("content", ""))
         new = {**old, "content": text, "edited": {"at": utc_now(), "original": first_original}}
-        new.pop("macros_filled", None)  # the macros written in the edit are filled when read
+        new.pop("macros_filled", None)
+        if written != text or "{{" in written:
+            new["macros_filled"] = True  # filled as it was saved, never again
         token, expires = _change_with_undo(store, instance_id, session_id, first=index,
                                            lines=[new, *_lines_after(read, index)],
                                            action="edit", clock=clock,

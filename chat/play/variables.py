@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from chat.play.macros import imported_chat_variables
+from chat.play.macros import imported_chat_variables, page_macro_values
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.filestore.variables import (
     account_variables_locked,
@@ -124,3 +124,35 @@ def greeting_variables_run(store: FileStore, *, instance_id: str, session_id: st
                                     variables=dict(variables.local))
         if variables.shared and owner:
             account_variables_update(store, username=owner, changes=dict(variables.shared))
+
+
+def edit_macros_fill(store: FileStore, *, instance_id: str, session_id: str,
+                     line: dict[str, Any], text: str, metadata: dict[str, Any],
+                     lines: list[dict[str, Any]]) -> str:
+    """An edited message's text with its macros filled once, as it is saved (SillyTavern's
+    `updateMessage` stores `substituteParams(text)` for any message): names for whoever said
+    it, its rolls, and its variable macros against the chat's variables, whose changes are
+    saved (`lines`: the chat from this line on; {{lastMessage}} is the newest)."""
+    state = store.instance_state_read(instance_id)
+    owner = state.get("owner")
+    values = page_macro_values(store, state=state, lines=lines)
+    values = values.for_line(line)
+    for name, roles in (("lastMessage", ("user", "assistant")), ("lastUserMessage", ("user",)),
+                        ("lastCharMessage", ("assistant",))):
+        values[name] = next((str(other["content"]) for other in reversed(lines)
+                             if other.get("role") in roles and isinstance(other.get("content"),
+                                                                             str)), "")
+    found = session_variables_read(store, instance_id=instance_id, session_id=session_id)
+    saved = found["variables"] if found is not None else imported_chat_variables(metadata)
+    with account_variables_locked(store, username=owner):
+        variables = MacroVariables(base=saved, shared_base=account_variables_read(
+            store, username=owner))
+        filled = macros_replace(text, values, variables=variables,
+                                rng=random.Random(f"{line.get('turn')}:{line.get('timestamp')}"))
+        local = variables_merged(variables)[0]
+        if local != saved:  # a regenerate still starts from what its prompt started from
+            session_variables_write(store, instance_id=instance_id, session_id=session_id,
+                                    variables=local, before=(found or {}).get("before"))
+        if variables.shared and owner:
+            account_variables_update(store, username=owner, changes=dict(variables.shared))
+    return filled

@@ -295,3 +295,23 @@ async def test_a_players_getvar_keeps_the_value_it_read_when_sent(
     assert stored[1]["content"] == sent and stored[1]["macros_filled"] is True
     assert "macros_filled" not in stored[2]
 
+
+
+async def test_an_edited_message_is_filled_as_it_is_saved_with_the_chats_variables(
+        store, alice, background, use_stub):
+    # SillyTavern's updateMessage stores substituteParams(text): an edit's {{getvar}} reads the
+    # chat's variables then, its {{setvar}} writes them, and the text keeps what it gave.
+    from chat.history_manager.base import line_fingerprint
+
+    chat = await _new_chat(store, alice, background, persona="Visit number {{incvar::visits}}.")
+    await _turn(store, chat, "hello")
+    lines = store.session_read(chat, "sess_001").lines
+    index = next(i for i, line in enumerate(lines) if line.get("role") == "user")
+    done = await sync_to_async(history.message_edit)(
+        store, instance_id=chat, session_id="sess_001", index=index,
+        fingerprint=line_fingerprint(lines[index]),
+        text="{{setvar::mood::calm}}Visit {{getvar::visits}}, {{char}}.")
+    assert done["line"]["content"] == "Visit 1, Alserqi." and done["line"]["macros_filled"]
+    assert _local(store, chat) == {"visits": "1", "mood": "calm"}
+    await _turn(store, chat, "next")
+    assert {"role": "user", "content": "Visit 1, Alserqi."} in use_stub.requests[-1]["messages"]
