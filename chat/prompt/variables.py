@@ -23,7 +23,10 @@ def macro_values(inputs: PromptInputs) -> dict[str, str]:
     members = ", ".join(inputs.members)
     return {"lastMessage": _last_content(inputs.lines, ("user", "assistant")),
             "lastUserMessage": _last_content(inputs.lines, ("user",)),
-            "lastCharMessage": _last_content(inputs.lines, ("assistant",)), **inputs.macros,
+            "lastCharMessage": _last_content(inputs.lines, ("assistant",)),
+            # SillyTavern's getMaxContextSize: the context less the reply's tokens.
+            **({"maxPrompt": str(inputs.window.prompt_room)} if inputs.window else {}),
+            **inputs.macros,
             "user": inputs.user_name or "User", "char": inputs.character_name,
             "group": members or inputs.character_name,
             "charIfNotGroup": members or inputs.character_name}

@@ -74,6 +74,26 @@ def _utc_time(now: datetime, offset: str) -> str:
     return _clock_text(now.astimezone(UTC) + timedelta(minutes=minutes))
 
 
+def _moment_parsed(text: str) -> datetime | None:
+    try:
+        parsed = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.astimezone()  # moment reads it as local time
+
+
+def _time_diff(arguments: str) -> str | None:
+    """SillyTavern's {{timeDiff::a::b}}: how far a is from b in moment's words ("in 2 days",
+    "3 hours ago"); dates moment reads as ISO 8601. Another form stays as written."""
+    first, separator, second = arguments.partition("::")
+    start, end = _moment_parsed(first), _moment_parsed(second)
+    if not separator or start is None or end is None:
+        return None
+    seconds = (start - end).total_seconds()
+    words = idle_duration_text(abs(seconds))
+    return f"in {words}" if seconds > 0 else f"{words} ago"
+
+
 def dice_roll(formula: str, rng: random.Random) -> str | None:
     """'d6', '2d6+1' or '20' (one d20) rolled; None when it is not a bounded dice formula."""
     formula = formula.strip()
@@ -134,6 +154,7 @@ class _Reading:
     now: datetime
     seed: str
     _digest: str = field(default="", init=False)
+    _original_given: bool = field(default=False, init=False)
 
     def pick(self, arguments: str, offset: int) -> str:
         """SillyTavern's {{pick}}: the same choice each time this text is read at this place."""
@@ -156,6 +177,12 @@ class _Reading:
             return _choices_pick(name[len("random:"):].removeprefix(":"), self.rng)
         if lowered.startswith("roll:") or lowered.startswith("roll "):
             return dice_roll(name[5:], self.rng)
+        if lowered == "original" and "original" in self.table:
+            # SillyTavern's {{original}} gives its text once; written again it is empty.
+            given, self._original_given = self._original_given, True
+            return "" if given else self.table["original"]
+        if lowered.startswith("timediff::"):
+            return _time_diff(name[len("timediff::"):])
         if lowered.startswith("outlet::"):
             # World-info outlet: the fired entries of that name, or nothing (as SillyTavern).
             return self.table.get("outlet::" + lowered[len("outlet::"):].strip(), "")

@@ -6,8 +6,12 @@ import pytest
 
 from chat.play.macros import imported_chat_variables
 from chat.play.turn import turn_run
+from chat.prompt.inputs import PromptInputs
+from chat.prompt.variables import macro_values
+from chat.prompt.window import ContextWindow
 from chat.services.instances import instance_create
 from library.character_services import character_save
+from personalab.lib.macros import macros_replace
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -87,3 +91,12 @@ def test_an_imported_chat_brings_its_sillytavern_variables():
         "variables": {"mood": "calm", "count": 3, "ratio": 0.5, "flag": True, "list": [1]}}}}}
     assert imported_chat_variables(metadata) == {"mood": "calm", "count": "3", "ratio": "0.5"}
     assert imported_chat_variables({}) == {}
+
+
+def test_max_prompt_is_the_context_less_the_reply():
+    # SillyTavern 1.12.6's {{maxPrompt}}: getMaxContextSize(), the context less the reply.
+    inputs = PromptInputs(character_name="Pia", user_name="Ann", base_persona="",
+                          evolved_persona="", world_setting="", background_name="",
+                          director=None, recalled=[],
+                          window=ContextWindow(tokens=8192, reply=1024, source="setting"))
+    assert macros_replace("{{maxPrompt}}", macro_values(inputs)) == "7168"

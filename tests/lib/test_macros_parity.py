@@ -65,3 +65,19 @@ def test_idle_duration_humanizes_as_moment_and_says_just_now_with_no_earlier_mes
     assert idle_duration_text(2676) == "an hour"  # 44.6 minutes round to 45: an hour
     values = macro_values_for(character={"name": "Pia"}, persona={"name": "Ann"}, lines=[])
     assert macros_replace("{{idle_duration}}", values) == "just now"
+
+
+def test_time_diff_says_how_far_one_date_is_from_another_in_moments_words():
+    # SillyTavern 1.12.6 macros.js timeDiffReplace: moment.duration(a.diff(b)).humanize(true).
+    assert macros_replace("{{timeDiff::2024-01-03::2024-01-01}}", VALUES) == "in 2 days"
+    assert macros_replace("{{timeDiff::2024-01-01 10:00::2024-01-01T13:10}}",
+                          VALUES) == "3 hours ago"
+    assert macros_replace("{{timeDiff::2024-01-01::2024-01-01}}", VALUES) == "a few seconds ago"
+    assert macros_replace("{{timeDiff::soon::later}}", VALUES) == "{{timeDiff::soon::later}}"
+
+
+def test_original_gives_its_text_once_as_sillytavern():
+    # substituteParams' `original` is a function that answers "" after its first use.
+    values = {**VALUES, "original": "Be kind."}
+    assert macros_replace("{{original}} Also: {{original}}", values) == "Be kind. Also: "
+
