@@ -55,7 +55,7 @@ from library.personas.services import (
     persona_delete,
     persona_update,
 )
-from library.selectors import persona_for_user, personas_visible_to
+from library.selectors import lorebooks_hidden_from, persona_for_user, personas_visible_to
 from personalab.lib.body_fields import body_fields_check
 from personalab.lib.errors import Invalid, TooLarge
 from personalab.lib.ids import validate_id
@@ -66,8 +66,14 @@ characters_router = Router(tags=["characters"])
 backgrounds_router = Router(tags=["backgrounds"])
 
 
-def persona_out(persona_id: str) -> dict:
+def persona_out(persona_id: str, user=None, hidden: set[str] | None = None) -> dict:
+    """A persona as `user` reads it: the link to a book they may not see is left out (a book's
+    id is its name's slug), as a shared card's links are."""
     persona = get_store().persona_read(persona_id)
+    book = persona.get("lorebook_id")
+    if book and user is not None:
+        hidden = lorebooks_hidden_from(user=user) if hidden is None else hidden
+        persona = {**persona, "lorebook_id": None if book in hidden else book}
     return {**persona, **persona_placement(persona), "persona_id": persona_id,
             "default": bool(persona.get("default")),
             "description": persona.get("description", ""),
@@ -79,7 +85,8 @@ def persona_out(persona_id: str) -> dict:
 @router.get("/personas", response=PersonaList)
 def personas_list(request: HttpRequest):
     """Your personas and the ones other players shared (staff: all)."""
-    return {"personas": [persona_out(row.persona_id)
+    hidden = lorebooks_hidden_from(user=request.auth)
+    return {"personas": [persona_out(row.persona_id, request.auth, hidden)
                          for row in personas_visible_to(user=request.auth)]}
 
 
@@ -113,7 +120,7 @@ def personas_import(request: HttpRequest, file: File[UploadedFile]):
 @router.get("/personas/{persona_id}", response=PersonaOut)
 def persona_detail(request: HttpRequest, persona_id: str):
     persona_for_user(user=request.auth, persona_id=persona_id)
-    return persona_out(persona_id)
+    return persona_out(persona_id, request.auth)
 
 
 @router.put("/personas/{persona_id}", response=PersonaOut)

@@ -99,3 +99,15 @@ def test_the_persona_page_links_a_book(alice_client, store, alice):
         "name": "Wren", "description": "", "visibility": "private", "lorebook_id": book})
     assert answer.status_code == 302, answer.content
     assert store.persona_read(persona)["lorebook_id"] == book
+
+
+def test_another_account_reading_a_shared_persona_sees_no_link_to_a_private_book(
+        client, store, alice, bob):
+    book = _book(store, alice, "Diary of Bea")  # private: its id names it
+    persona = persona_create(store, owner=alice, data={"name": "Wren", "visibility": "shared"})
+    persona_update(store, actor=alice, persona_id=persona, data={"lorebook_id": book})
+    for user, shown in ((alice, book), (bob, None)):
+        auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(user)}"}
+        assert client.get(f"/api/v1/personas/{persona}", **auth).json()["lorebook_id"] == shown
+        listed = client.get("/api/v1/personas", **auth).json()["personas"]
+        assert [p["lorebook_id"] for p in listed if p["persona_id"] == persona] == [shown]
