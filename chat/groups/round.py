@@ -13,6 +13,7 @@ from chat.groups.speakers import Member, Pick, SpeakerError, speakers_pick
 from chat.play import turn
 from chat.play.regex_scripts import player_line_regexed
 from chat.play.turn import Emit, TurnRefused, TurnResult
+from chat.play.variables import stored_macros_fill
 from chat.selectors import character_avatar_url
 from library.selectors import player_name
 from personalab.lib.filestore.jsonfile import utc_now
@@ -154,10 +155,14 @@ def _user_line_append(store: FileStore, instance_id: str, user_text: str) -> Non
     session_id = state["current_session_id"]
     read = store.session_read(instance_id, session_id, cached=True)
     text = player_line_regexed(store, state=state, text=user_text)
-    store.session_append(instance_id, session_id, {"role": "user", "content": text,
-                                                   "turn": read.last_turn + 1,
-                                                   "timestamp": utc_now(),
-                                                   "name": player_name(store, state=state)})
+    line = {"role": "user", "content": text, "turn": read.last_turn + 1,
+            "timestamp": utc_now(), "name": player_name(store, state=state)}
+    if "{{" in text or "<" in text:  # filled as it is sent, as a turn's player line
+        line["content"] = stored_macros_fill(store, instance_id=instance_id,
+                                             session_id=session_id, line=line, text=text,
+                                             metadata=read.metadata, lines=read.lines)
+        line["macros_filled"] = True
+    store.session_append(instance_id, session_id, line)
 
 
 def round_done_event(results: list[TurnResult]) -> dict:

@@ -41,7 +41,7 @@ from chat.history_manager.base import (
 )
 from chat.history_manager.reads import _last_message_position, _listed_count
 from chat.play.regex_scripts import edit_regexed
-from chat.play.variables import edit_macros_fill
+from chat.play.variables import stored_macros_fill
 from director.services import director_apply_reply
 from memory import runtime as memory_runtime
 from memory.summaries.source_changes import (
@@ -71,9 +71,9 @@ def message_edit(store: FileStore, *, instance_id: str, session_id: str, index: 
         text = edit_regexed(store, instance_id=instance_id, line=old, text=text)
         written = text
         if old.get("type") != "summary" and ("{{" in text or "<" in text):
-            text = edit_macros_fill(store, instance_id=instance_id, session_id=session_id,
-                                    line=old, text=text, metadata=read.metadata,
-                                    lines=read.lines)
+            text = stored_macros_fill(store, instance_id=instance_id, session_id=session_id,
+                                      line=old, text=text, metadata=read.metadata,
+                                      lines=read.lines)
         if old.get("content") == text:
             return {"changed": False, "line": old, "undo_token": None}
         first_original = (old["edited"].get("original") if isinstance(old.get("edited"), dict)

@@ -126,13 +126,14 @@ def greeting_variables_run(store: FileStore, *, instance_id: str, session_id: st
             account_variables_update(store, username=owner, changes=dict(variables.shared))
 
 
-def edit_macros_fill(store: FileStore, *, instance_id: str, session_id: str,
-                     line: dict[str, Any], text: str, metadata: dict[str, Any],
-                     lines: list[dict[str, Any]]) -> str:
-    """An edited message's text with its macros filled once, as it is saved (SillyTavern's
-    `updateMessage` stores `substituteParams(text)` for any message): names for whoever said
-    it, its rolls, and its variable macros against the chat's variables, whose changes are
-    saved (`lines`: the chat from this line on; {{lastMessage}} is the newest)."""
+def stored_macros_fill(store: FileStore, *, instance_id: str, session_id: str,
+                       line: dict[str, Any], text: str, metadata: dict[str, Any],
+                       lines: list[dict[str, Any]]) -> str:
+    """A message's text with its macros filled once, as it is stored outside a turn (an edit:
+    SillyTavern's `updateMessage` stores `substituteParams(text)` for any message; a player's
+    line a group round keeps unanswered): names for whoever said it, its rolls, and its
+    variable macros against the chat's variables, whose changes are saved (`lines`: the chat
+    from this line on, or before it; {{lastMessage}} is the newest)."""
     state = store.instance_state_read(instance_id)
     owner = state.get("owner")
     values = page_macro_values(store, state=state, lines=lines)

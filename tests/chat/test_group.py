@@ -170,6 +170,21 @@ async def test_manual_order_waits_for_the_players_pick(alice, store, group, bren
     assert lines[-1]["speaker"] == brenna
 
 
+async def test_a_line_manual_order_keeps_unanswered_is_filled_as_it_is_sent(
+        alice, store, group, use_stub):
+    # As a turn's player line (SillyTavern's sendMessageAsUser): its macros are filled once and
+    # its {{setvar}} is saved with the chat.
+    from personalab.lib.filestore.variables import session_variables_read
+
+    _order(store, group, "manual")
+    assert await _say(store, group, "{{setvar::mood::calm}}I am {{getvar::mood}}.") == []
+    line = _lines(store, group)[-1]
+    assert line["content"] == "I am calm." and line["macros_filled"] is True
+    state = store.instance_state_read(group)
+    assert session_variables_read(store, instance_id=group, session_id=state[
+        "current_session_id"])["variables"] == {"mood": "calm"}
+
+
 async def test_rest_chat_makes_one_character_answer(alice_client, store, group, brenna, use_stub):
     use_stub.script(Reply("……手没事。"))
     response = await sync_to_async(alice_client.post)(
