@@ -1,0 +1,62 @@
+"""An author who typed in an editor (character, background, persona) and leaves it unsaved is
+asked first (the browser's own "leave site?" question); after a save the page leaves freely."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import BrowserContext, Page
+
+from tests.e2e.conftest import Server
+
+pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
+
+
+@pytest.fixture
+def editor_page(logged_in: BrowserContext) -> Iterator[Page]:
+    """A page of its own: closing it runs no "leave site?" question (the module's kept page
+    would stop at one on its way to the next test)."""
+    page = logged_in.new_page()
+    page.questions = []
+
+    def answered(dialog) -> None:
+        page.questions.append(dialog.type)
+        dialog.dismiss()  # "stay on the page"
+
+    page.on("dialog", answered)
+    yield page
+    page.close()
+
+
+@pytest.mark.parametrize("address,field,text", [
+    ("/library/characters/new", "name", "Unsaved Lin"),
+    ("/library/backgrounds/new", "world_setting", "An island nobody saved."),
+], ids=["character", "background"])
+def test_leaving_an_editor_with_unsaved_typing_asks_first_and_keeps_the_text(
+        editor_page: Page, server: Server, address: str, field: str, text: str) -> None:
+    page = editor_page
+    page.goto(server.url + address)
+    page.click(f"[name={field}]")
+    page.keyboard.type(text)
+    with page.expect_event("dialog"):  # without the question: a timeout, the page gone
+        page.click("nav >> text=Library")
+    assert page.questions == ["beforeunload"]
+    assert page.url == server.url + address
+    assert page.input_value(f"[name={field}]") == text
+
+
+def test_an_editor_left_untouched_or_saved_leaves_without_asking(
+        editor_page: Page, server: Server) -> None:
+    page = editor_page
+    page.goto(server.url + "/library/characters/new")
+    page.click("nav >> text=Library")
+    page.wait_for_url(server.url + "/library/")
+    page.goto(server.url + "/library/characters/new")
+    page.click("[name=name]")
+    page.keyboard.type("Saved Lin")
+    page.click("#character-form button[type=submit]:has-text('Save')")
+    page.wait_for_url(lambda url: "/characters/char_" in url)
+    page.click("nav >> text=Library")
+    page.wait_for_url(server.url + "/library/")
+    assert page.questions == []
