@@ -8,8 +8,11 @@
   const mark = (event) => { if (form.contains(event.target)) edited = true; };
   form.addEventListener("input", mark);
   form.addEventListener("change", mark);
-  // Any form of the page sent on purpose (Save, Delete, the outline's own forms) leaves freely.
-  document.addEventListener("submit", () => { edited = false; }, true);
+  // A form sent on purpose (Save, Delete) leaves freely; the outline's own forms (htmx, in place)
+  // leave the page where it is, with the editor's typing still unsaved.
+  document.addEventListener("submit", (event) => {
+    if (!event.target.matches("[hx-post]")) edited = false;
+  }, true);
   window.addEventListener("beforeunload", (event) => {
     if (!edited) return;
     event.preventDefault();

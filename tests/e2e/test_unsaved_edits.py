@@ -60,3 +60,22 @@ def test_an_editor_left_untouched_or_saved_leaves_without_asking(
     page.click("nav >> text=Library")
     page.wait_for_url(server.url + "/library/")
     assert page.questions == []
+
+
+def test_an_outline_point_saved_in_place_keeps_the_unsaved_world_text_asked_for(
+        editor_page: Page, server: Server) -> None:
+    page = editor_page
+    page.goto(server.url + "/library/backgrounds/new")
+    page.fill("[name=name]", "Outlined isle")
+    page.fill("[name=outline_text]", "Arrive\nExplore")
+    page.click("#background-form button[type=submit]:has-text('Save')")
+    page.wait_for_url(lambda url: "/backgrounds/bg_" in url)
+    page.click("[name=world_setting]")
+    page.keyboard.type(" Tides rise at dusk.")
+    page.fill("#outline-add [name=content]", "Leave")
+    page.click("#outline-add button")
+    page.locator("#outline-editor input[value=Leave]").wait_for()
+    with page.expect_event("dialog"):
+        page.click("nav >> text=Library")
+    assert page.questions == ["beforeunload"]
+    assert page.input_value("[name=world_setting]").endswith("Tides rise at dusk.")
