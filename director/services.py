@@ -20,9 +20,11 @@ from director.logic import (
 )
 from library.selectors import background_for_chat
 from personalab.lib.config_schema import config_validate
+from personalab.lib.errors import Invalid
 from personalab.lib.filestore.jsonfile import read_json
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import validate_id
+from personalab.lib.markers import MARKER_STATUSES
 
 THRESHOLD_RANGE = (1, 10)
 
@@ -141,6 +143,29 @@ def instance_switch_background(store: FileStore, *, instance_id: str,
     return {"background_id": background_id, "previous_background_id": previous,
             "clamped": clamped, "outline_length": len(outline),
             "current_plot_index": plot_state["current_plot_index"]}
+
+
+def director_plot_set(store: FileStore, *, instance_id: str, index: Any,
+                      status: Any = "in_progress") -> dict[str, Any]:
+    """The author moves the story by hand (skips a point, goes back to one, marks it done):
+    point `index` of the chat's outline becomes the current one with `status`, as a marker
+    would have made it; the count of turns without progress starts again, and points carried
+    over from a previous background count no more (the author has said where the story is)."""
+    state = store.instance_state_read(instance_id)
+    length = len(outline_points(background_for_chat(store, state=state)))
+    if length == 0:
+        raise Invalid("this chat's background has no outline", field="current_plot_index")
+    if not _is_int(index) or not 1 <= index <= length:
+        raise Invalid(f"must be a point of the outline, 1 to {length}",
+                      field="current_plot_index")
+    if status not in MARKER_STATUSES:
+        raise Invalid(f"must be one of {', '.join(MARKER_STATUSES)}", field="current_status")
+    plot_state = {**plot_state_normalized(state.get("plot_state")), "current_plot_index": index,
+                  "current_status": status, "no_update_count": 0}
+    new_state = {**state, "plot_state": plot_state}
+    new_state.pop("carried_over", None)
+    store.instance_state_write(instance_id, new_state)
+    return plot_state
 
 
 def director_status(store: FileStore, *, instance_id: str) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from chat.api.schemas import (
     MemberIn,
     PlayAsIn,
     PlayAsOut,
+    PlotStateIn,
     RedoOut,
 )
 from chat.groups.round import conversation_turn
@@ -235,6 +236,18 @@ def instance_background(request: HttpRequest, instance_id: str, payload: Backgro
     return instance_background_switch(get_store(), user=request.auth,
                                       instance_id=instance_id,
                                       background_id=payload.background_id)
+
+
+@router.put("/instances/{instance_id}/plot_state", response=dict[str, Any],
+            description="Move the story by hand: skip to, go back to or finish a point of the "
+                        "outline (the director's plot state). Answers with the director's view "
+                        "of the chat, as `GET /instances/{id}` shows it under `director`.")
+def instance_plot_state(request: HttpRequest, instance_id: str, payload: PlotStateIn):
+    store = get_store()
+    instance_settings.instance_plot_set(store, user=request.auth, instance_id=instance_id,
+                                        index=payload.current_plot_index,
+                                        status=payload.current_status)
+    return director_status(store, instance_id=instance_id)
 
 
 # --- the turn -------------------------------------------------------------------------------

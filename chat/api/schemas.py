@@ -182,6 +182,14 @@ class InstanceUpdateIn(ExtraKeysKept):
                               json_schema_extra={"type": "array", "items": {"type": "string"}})
 
 
+class PlotStateIn(Schema):
+    # checked by the service, so a wrong value is a 400 naming the field, not a 422
+    current_plot_index: Any = Field(None, description="the outline point (1-based) the story "
+                                    "is at now", json_schema_extra={"type": "integer"})
+    current_status: Any = Field("in_progress", description="completed, in_progress or pending",
+                                json_schema_extra={"type": "string"})
+
+
 class PlayAsIn(Schema):
     # checked by the service, so a wrong value is a 400 naming the field, not a 422
     name: Any = Field(None, description="the player's name in an imported chat",

@@ -11,7 +11,7 @@ from chat.groups.speakers import STRATEGIES
 from chat.services.errors import InstanceUpdateError
 from chat.services.index import instance_index
 from chat.services.instances import instance_for_user
-from director.services import instance_switch_background
+from director.services import director_plot_set, instance_switch_background
 from library.fields import lorebook_ids_checked
 from library.personas.services import persona_create
 from library.selectors import background_for_use, persona_for_user, personas_visible_to
@@ -116,6 +116,18 @@ def instance_update(store: FileStore, *, user, instance_id: str, name: Any = UNS
     finally:
         lock.release()
     return state
+
+
+def instance_plot_set(store: FileStore, *, user, instance_id: str, index: Any,
+                      status: Any = "in_progress") -> dict[str, Any]:
+    """Skip to, go back to or finish a point of the chat's outline by hand (director); the
+    new plot state. Under the instance lock: a turn's marker and this never interleave."""
+    instance_for_user(user, instance_id)
+    lock = store.instance_lock(instance_id).acquire()
+    try:
+        return director_plot_set(store, instance_id=instance_id, index=index, status=status)
+    finally:
+        lock.release()
 
 
 def instance_play_as(store: FileStore, *, user, instance_id: str, name: Any) -> dict[str, Any]:
