@@ -13,7 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from chat import selectors
 from chat.groups.members import is_group
@@ -338,9 +338,24 @@ def instance_messages(request: HttpRequest, instance_id: str) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@require_http_methods(["GET", "POST"])
 def instance_outline(request: HttpRequest, instance_id: str) -> HttpResponse:
-    return render(request, "chat/_outline.html", _chat_context(request, instance_id))
+    """The outline; a POST first moves the story to one of its points by hand (skip to, go
+    back to, mark done), as PUT /api/v1/instances/{id}/plot_state."""
+    refusal = None
+    if request.method == "POST":
+        _instance_or_404(request, instance_id)
+        try:
+            instance_settings.instance_plot_set(
+                get_store(), user=request.user, instance_id=instance_id,
+                index=digits_int(request.POST.get("index")),
+                status=request.POST.get("status", "in_progress"))
+        except AppError:
+            # the buttons send only points and statuses the outline had when it was shown
+            refusal = gettext("The story was not moved: the outline has changed since this "
+                              "page showed it. Here it is as it is now.")
+    return render(request, "chat/_outline.html",
+                  {**_chat_context(request, instance_id), "outline_refusal": refusal})
 
 
 CHAT_IMPORT_MAX_BYTES = 10 * 1024 * 1024
