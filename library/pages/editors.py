@@ -60,6 +60,7 @@ from library.lore.regex_keys import regex_key_problems
 from library.lore.services import lorebook_save, lorebook_version
 from library.lore.text_test_words import lore_test_worded
 from library.pages.editor_sections import character_sections
+from library.pages.outline_refusal import outline_refusal
 from library.pages.regex_script_form import regex_error, regex_scripts_posted, regex_scripts_shown
 from library.refusal_words import refusal_words
 from personalab.lib.config_schema import count_coerced, digits_int
@@ -308,11 +309,10 @@ def background_outline(request: HttpRequest, background_id: str) -> HttpResponse
     except LibraryForbidden as exc:
         return HttpResponse(str(exc), status=403, content_type="text/plain; charset=utf-8")
     except LibraryError as exc:
-        error = str(exc)
-    background = store.background_read(background_id)
-    return render(request, "library/_outline_editor.html",
-                  {"background": background, "background_id": background_id,
-                   "outline_error": error})
+        error = outline_refusal(exc, request.POST.get("position", ""))
+    return render(request, "library/_outline_editor.html", {
+        "background": store.background_read(background_id), "background_id": background_id,
+        "outline_error": error})
 
 
 @login_required
