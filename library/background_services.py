@@ -16,6 +16,7 @@ from library.item_chats import (
     copies_keep_on_delete,
     in_use_refusal,
 )
+from library.item_versions import item_version_check
 from library.models import Background
 from library.selectors import item_for_edit
 from personalab.lib.filestore.store import FileStore
@@ -35,8 +36,10 @@ def _clean_outline(points: Any) -> list[dict[str, Any]]:
 
 
 def background_save(store: FileStore, *, data: dict[str, Any],
-                    background_id: str | None = None, user=None) -> str:
-    """Create (never overwrites) or change a background; `user` as in character_save."""
+                    background_id: str | None = None, user=None,
+                    seen: str | None = None) -> str:
+    """Create (never overwrites) or change a background; `user` and `seen` as in
+    character_save."""
     name = clean_text(data.get("name"), field="name", required=True, limit=MAX_NAME_CHARS)
     creating = background_id is None
     if creating:
@@ -45,6 +48,7 @@ def background_save(store: FileStore, *, data: dict[str, Any],
         existing = item_for_edit(store, user=user, kind="background", item_id=background_id)
     else:
         existing = store.background_read(background_id)
+    item_version_check(existing, "background", seen)
     background = {
         **existing,
         "background_id": background_id,

@@ -29,16 +29,18 @@ from library.item_chats import (
     copies_keep_on_delete,
     in_use_refusal,
 )
+from library.item_versions import item_version_check
 from library.models import Character
 from library.selectors import character_for_edit
 from personalab.lib.filestore.store import FileStore
 
 
 def character_save(store: FileStore, *, data: dict[str, Any], character_id: str | None = None,
-                   user=None) -> str:
+                   user=None, seen: str | None = None) -> str:
     """Create (`character_id` None; never overwrites) or change a character. `user`: the
     account acting, who owns what it creates and may change only its own (staff: any);
-    None for the system itself (seed, admin forms, tests)."""
+    None for the system itself (seed, admin forms, tests). `seen`: the item_version the
+    editor was shown; another one stored means someone saved since (ItemChanged)."""
     name = clean_text(data.get("name"), field="name", required=True, limit=MAX_NAME_CHARS)
     creating = character_id is None
     if creating:
@@ -47,6 +49,7 @@ def character_save(store: FileStore, *, data: dict[str, Any], character_id: str 
         existing = character_for_edit(store, user=user, character_id=character_id)
     else:
         existing = store.character_read(character_id)
+    item_version_check(existing, "character", seen)
     definition = {
         **existing,
         "character_id": character_id,

@@ -42,6 +42,13 @@ class LorebookChanged(LibraryError, Conflict):
     code, status = "changed", 409
 
 
+class ItemChanged(LibraryError, Conflict):
+    """A character or background saved elsewhere (another tab, device or author) since the
+    editor showed it: saving would silently undo that save."""
+
+    code, status = "changed", 409
+
+
 class ItemWithheld(Forbidden):
     """A chat's character or background whose author made it private (or deleted it) and of
     which the chat kept no copy: it is not played, and nothing of the chat is lost."""

@@ -39,10 +39,9 @@ from library.errors import (
     LibraryError,
     LibraryForbidden,
     LibraryNotFound,
-    LorebookChanged,
     PictureImportedAsCard,
 )
-from library.field_words import field_words, fields_words
+from library.field_words import fields_words
 from library.fields import outline_points
 from library.find_replace.scripts import card_scripts
 from library.find_replace.services import (
@@ -51,6 +50,7 @@ from library.find_replace.services import (
     card_scripts_count,
 )
 from library.item_copy import background_copy, character_copy, lorebook_copy
+from library.item_versions import item_version
 from library.library_tiles import character_tiles
 from library.lore import services as lorebook_services
 from library.lore.activation import setting
@@ -59,8 +59,8 @@ from library.lore.percent import is_percent, percent_parsed
 from library.lore.regex_keys import regex_key_problems
 from library.lore.services import lorebook_save, lorebook_version
 from library.lore.text_test_words import lore_test_worded
+from library.pages.editor_refusals import book_refusal, editor_refusal, outline_refusal
 from library.pages.editor_sections import character_sections
-from library.pages.outline_refusal import outline_refusal
 from library.pages.regex_script_form import regex_error, regex_scripts_posted, regex_scripts_shown
 from library.refusal_words import refusal_words
 from personalab.lib.config_schema import count_coerced, digits_int
@@ -140,6 +140,7 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
     store = get_store()
     definition = _for_use_or_404(request, "character", character_id) if character_id else {}
     error, status, field_errors = None, 200, {}
+    seen = item_version(definition, "character")
     if request.method == "POST":
         data = request.POST.dict()
         data["lorebook_ids"] = request.POST.getlist("lorebook_ids")
@@ -157,8 +158,9 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
                 data["regex_scripts"] = regex_scripts_posted(request.POST["regex_scripts"])
             if picture and (problem := avatar_problem(picture)):  # before anything is saved
                 raise LibraryError(problem[0], {"avatar": problem[1]})
-            saved_id = character_services.character_save(store, data=data, character_id=character_id,
-                                                         user=request.user)
+            saved_id = character_services.character_save(
+                store, data=data, character_id=character_id, user=request.user,
+                seen=request.POST.get("seen"))
             _scripts_answer(store, request, before=definition, character_id=saved_id)
             if picture:
                 character_avatar_save(store, actor=request.user,
@@ -170,7 +172,7 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
         except LibraryNotFound:
             raise Http404("not found") from None
         except (LibraryError, InvalidId) as exc:
-            error, definition = field_words(str(exc)), {**definition, **request.POST.dict()}
+            error, definition = editor_refusal(exc), {**definition, **request.POST.dict()}
             status = getattr(exc, "status", 400)
             field_errors = fields_words(getattr(exc, "field_errors", None) or {})
     card_data = ((definition.get("card") or {}).get("data") or {}) if isinstance(
@@ -178,6 +180,7 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
     extensions = _extensions_shown(card_data, request.POST if error else None)
     return render(request, "library/character_form.html",
                   {"definition": definition, "character_id": character_id, "error": error,
+                   "seen": seen,
                    "lorebooks": selectors.lorebooks_visible_to(user=request.user),
                    "card": card_data, "roles": NOTE_ROLES,
                    "extensions": extensions,
@@ -262,7 +265,7 @@ def character_remove(request: HttpRequest, character_id: str) -> HttpResponse:
 def background_edit(request: HttpRequest, background_id: str | None = None) -> HttpResponse:
     store = get_store()
     background = _for_use_or_404(request, "background", background_id) if background_id else {}
-    error, status = None, 200
+    error, status, seen = None, 200, item_version(background, "background")
     if request.method == "POST":
         data = request.POST.dict()
         data["lorebook_ids"] = request.POST.getlist("lorebook_ids")
@@ -274,7 +277,7 @@ def background_edit(request: HttpRequest, background_id: str | None = None) -> H
             if picture and (problem := background_picture_problem(picture)):
                 raise LibraryError(problem[0], {"picture": problem[1]})  # before anything is saved
             saved_id = background_save(store, data=data, background_id=background_id,
-                                       user=request.user)
+                                       user=request.user, seen=request.POST.get("seen"))
             if picture:
                 background_picture_save(store, actor=request.user, background_id=saved_id,
                                         data=picture)
@@ -285,10 +288,11 @@ def background_edit(request: HttpRequest, background_id: str | None = None) -> H
         except LibraryNotFound:
             raise Http404("not found") from None
         except (LibraryError, InvalidId) as exc:
-            error, background = field_words(str(exc)), {**background, **data}
+            error, background = editor_refusal(exc), {**background, **data}
             status = getattr(exc, "status", 400)
     return render(request, "library/background_form.html",
                   {"background": background, "background_id": background_id, "error": error,
+                   "seen": seen,
                    "lorebooks": selectors.lorebooks_visible_to(user=request.user),
                    "ownership": _ownership(request, background, "background", background_id),
                    "has_picture": background_picture_file(store, background_id) is not None},
@@ -485,25 +489,6 @@ def _entry_errors(field_errors: dict[str, str], index: int, uid: Any) -> dict[st
             "more_errors": bool(set(names) - ENTRY_FIELDS_ON_TOP)}
 
 
-BOOK_FIELDS = {"name", "scan_depth", "token_budget", "min_activations",
-               "min_activations_depth_max", "use_group_scoring"}
-
-
-def _book_refusal(exc: LibraryError) -> str:
-    """What stops a save, said over the page: the book's own problems in words; an entry's
-    problem is beside its field, the page names the entry (never its place in the list)."""
-    fields = exc.field_errors or {}
-    if isinstance(exc, LorebookChanged):
-        return gettext("Not saved: this lorebook was saved elsewhere (another tab or device) "
-                       "since you opened it. Your changes are still here: save again to keep "
-                       "them instead, or reload the page to see the other version.")
-    if fields and all(name.startswith("entries[") for name in fields):
-        return gettext("Not saved: fix the entries marked below.")
-    if fields and all(name in BOOK_FIELDS or name.startswith("entries[") for name in fields):
-        return gettext("Not saved: fix the fields marked below.")
-    return str(exc)
-
-
 def _lorebook_from_form(form, lorebook: dict) -> dict:
     stored = {entry.get("uid"): entry for entry in lorebook.get("entries", [])}
     uids = [uid for uid in map(count_coerced, form.getlist("uid")) if uid is not None]
@@ -542,7 +527,7 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
         except LibraryNotFound:
             raise Http404("not found") from None
         except LibraryError as exc:
-            error, lorebook = _book_refusal(exc), data
+            error, lorebook = book_refusal(exc), data
             status, field_errors = exc.status, fields_words(exc.field_errors or {})
     entries = [e for e in lorebook.get("entries", []) if isinstance(e, dict)]
     shown = {**lorebook, "entries": [

@@ -1,0 +1,47 @@
+"""The editors' refusals in the reader's language: the services refuse in fixed English
+sentences ("content is required", "no outline point 7"), which the API keeps word for word."""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext
+
+from library.errors import ItemChanged, LibraryError, LorebookChanged
+from library.field_words import field_words
+
+
+def outline_refusal(exc: LibraryError, position: str) -> str:
+    sentence = (exc.field_errors or {}).get("content")
+    if sentence:
+        return gettext("Outline point: %(error)s") % {"error": field_words(sentence)}
+    if str(exc).startswith("no outline point"):
+        return gettext("There is no outline point %(n)s: the outline has changed since this "
+                       "page showed it. Here it is as it is now.") % {"n": position[:12]}
+    return field_words(str(exc))
+
+
+def editor_refusal(exc: Exception) -> str:
+    """A character's or background's refused save, said over its editor."""
+    if isinstance(exc, ItemChanged):
+        return gettext("Not saved: this was saved elsewhere (another tab or device) since you "
+                       "opened it. Your changes are still here: save again to keep them "
+                       "instead, or reload the page to see the other version.")
+    return field_words(str(exc))
+
+
+BOOK_FIELDS = {"name", "scan_depth", "token_budget", "min_activations",
+               "min_activations_depth_max", "use_group_scoring"}
+
+
+def book_refusal(exc: LibraryError) -> str:
+    """What stops a save, said over the page: the book's own problems in words; an entry's
+    problem is beside its field, the page names the entry (never its place in the list)."""
+    fields = exc.field_errors or {}
+    if isinstance(exc, LorebookChanged):
+        return gettext("Not saved: this lorebook was saved elsewhere (another tab or device) "
+                       "since you opened it. Your changes are still here: save again to keep "
+                       "them instead, or reload the page to see the other version.")
+    if fields and all(name.startswith("entries[") for name in fields):
+        return gettext("Not saved: fix the entries marked below.")
+    if fields and all(name in BOOK_FIELDS or name.startswith("entries[") for name in fields):
+        return gettext("Not saved: fix the fields marked below.")
+    return str(exc)
