@@ -43,15 +43,22 @@ SENTENCES = (
     gettext_noop("picture must be a PNG, JPEG, GIF or WebP image"),
     gettext_noop("picture is larger than 2 MB"),
     gettext_noop("PNG, JPEG, GIF or WebP"), gettext_noop("at most 2 MB"),
+    # library/card_formats: a card field's range, tags, a JSON box's parse error
+    gettext_noop("a number from %(low)s to %(high)s"),
+    gettext_noop("a whole number from %(low)s to %(high)s"),
+    gettext_noop("at most %(count)s tags of at most %(limit)s characters each"),
+    gettext_noop("not valid JSON: %(detail)s"),
 )
-# A list of choices has words, commas and spaces; any other figure is one number.
+# A list of choices has words, commas and spaces; a parser's detail (the JSON decoder's "Expecting
+# ',' delimiter: line 1 column 42") stays as written; any other figure is one number.
+FIGURES = {"choices": r"[\w ,.'-]+", "detail": r"(?s:.{1,1000})"}
 PLACEHOLDER = re.compile(r"%\\\(([a-z]+)\\\)s")
 
 
 def _pattern(msgid: str) -> re.Pattern[str]:
     return re.compile(PLACEHOLDER.sub(
-        lambda found: f"(?P<{found[1]}>" + (r"[\w ,.'-]+" if found[1] == "choices"
-                                             else r"-?[\d.,]+") + ")", re.escape(msgid)))
+        lambda found: f"(?P<{found[1]}>" + FIGURES.get(found[1], r"-?[\d.,]+") + ")",
+        re.escape(msgid)))
 
 
 PATTERNS = [(_pattern(msgid), msgid) for msgid in SENTENCES]

@@ -3,7 +3,7 @@ sentences ("content is required", "no outline point 7"), which the API keeps wor
 
 from __future__ import annotations
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from library.errors import ItemChanged, LibraryError, LorebookChanged
 from library.field_words import field_words
@@ -19,13 +19,32 @@ def outline_refusal(exc: LibraryError, position: str) -> str:
     return field_words(str(exc))
 
 
+# The editors' fields a save refuses by name, as their labels read on the page.
+FIELD_LABELS = {
+    "name": gettext_lazy("Name"), "base_persona": gettext_lazy("Base persona"),
+    "greeting": gettext_lazy("Greeting (first message)"),
+    "tags": gettext_lazy("Tags (one per line)"), "world_setting": gettext_lazy("World setting"),
+    "talkativeness": gettext_lazy("Talkativeness in group chats (0 to 1; empty: 0.5)"),
+    "depth_prompt.depth": gettext_lazy("Depth (0 = after the last message)"),
+    "regex_scripts": gettext_lazy("Regex scripts"),
+}
+
+
 def editor_refusal(exc: Exception) -> str:
-    """A character's or background's refused save, said over its editor."""
+    """A character's or background's refused save, said over its editor: a sentence the
+    table knows in the reader's language, else each refused field by its label and reason."""
     if isinstance(exc, ItemChanged):
         return gettext("Not saved: this was saved elsewhere (another tab or device) since you "
                        "opened it. Your changes are still here: save again to keep them "
                        "instead, or reload the page to see the other version.")
-    return field_words(str(exc))
+    whole = field_words(str(exc))
+    fields = getattr(exc, "field_errors", None) or {}
+    if whole != str(exc) or not fields or not all(name in FIELD_LABELS for name in fields):
+        return whole
+    return gettext("Not saved: %(reasons)s") % {"reasons": "; ".join(
+        gettext("%(field)s: %(reason)s") % {"field": FIELD_LABELS[name],
+                                             "reason": field_words(str(reason))}
+        for name, reason in fields.items())}
 
 
 BOOK_FIELDS = {"name", "scan_depth", "token_budget", "min_activations",
