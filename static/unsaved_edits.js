@@ -1,8 +1,8 @@
-// An editor (character, background, persona: form[data-keep-place]) typed in and not saved asks
-// before the page is left (a link, a reload, closing the tab): the browser's own "leave site?"
-// question, in the browser's language. Saving, or a form that asks to leave on purpose, does not.
+// An editor (character, background, persona: form[data-keep-place]; lorebook: form[data-ask-unsaved])
+// typed in and not saved asks before the page is left (a link, a reload, closing the tab): the
+// browser's own "leave site?" question, in the browser's language. Saving does not.
 (function () {
-  const form = document.querySelector("form[data-keep-place]");
+  const form = document.querySelector("form[data-keep-place], form[data-ask-unsaved]");
   if (!form) return;
   let edited = false;
   const mark = (event) => { if (form.contains(event.target)) edited = true; };

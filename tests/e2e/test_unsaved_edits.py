@@ -1,4 +1,4 @@
-"""An author who typed in an editor (character, background, persona) and leaves it unsaved is
+"""An author who typed in an editor (character, background, persona, lorebook) and leaves it unsaved is
 asked first (the browser's own "leave site?" question); after a save the page leaves freely."""
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ def editor_page(logged_in: BrowserContext) -> Iterator[Page]:
 @pytest.mark.parametrize("address,field,text", [
     ("/library/characters/new", "name", "Unsaved Lin"),
     ("/library/backgrounds/new", "world_setting", "An island nobody saved."),
-], ids=["character", "background"])
+    ("/library/lorebooks/new", "name", "Unsaved lore"),
+], ids=["character", "background", "lorebook"])
 def test_leaving_an_editor_with_unsaved_typing_asks_first_and_keeps_the_text(
         editor_page: Page, server: Server, address: str, field: str, text: str) -> None:
     page = editor_page
