@@ -34,6 +34,7 @@ from director.services import director_step
 from library.errors import ItemWithheld
 from library.find_replace.scripts import RegexRun
 from memory.summaries.recaps import recap_failed_warning, recap_maybe_roll
+from personalab.lib.embedding.embeddings import queries_once
 from personalab.lib.errors import AppError
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
@@ -123,7 +124,10 @@ async def turn_run(store: FileStore, *, instance_id: str, user_text: str, emit: 
 
 @contextlib.contextmanager
 def instance_locked(store: FileStore, instance_id: str) -> Iterator[None]:
-    """The instance lock for a turn or a round; held by someone else, the turn is refused."""
+    """The instance lock for a turn or a round; held by someone else, the turn is refused.
+    Inside, a query text is embedded once (queries_once): recall, the director's fallback and
+    every member of a round search the player's line, and each embedded it again (on a busy
+    machine a query embedding is most of a turn's own time)."""
     try:
         lock = store.instance_lock(instance_id).acquire()
     except InstanceBusy as exc:
@@ -131,7 +135,8 @@ def instance_locked(store: FileStore, instance_id: str) -> Iterator[None]:
     except LockUnavailable as exc:
         raise TurnRefused(exc.message, code=exc.code, status=exc.status) from None
     try:
-        yield
+        with queries_once():
+            yield
     finally:
         lock.release()
 

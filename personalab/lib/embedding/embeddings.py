@@ -57,6 +57,12 @@ LINES_ONCE_FROM = 1000
 _fill_lines: ContextVar[int] = ContextVar("embedding_fill_lines", default=0)
 # Inside turn_scope: passages are embedded on the query side's engine and locks.
 _turn_side: ContextVar[bool] = ContextVar("embedding_turn_side", default=False)
+# Inside queries_once: each query text's rows, per model, so a turn embeds a text once however
+# many searches ask for it (recall, the director's fallback, MiniLM's search and its scoring of
+# unembedded lines, each member of a group round, a turn prepared again for a smaller window).
+_turn_queries: ContextVar[dict[tuple[str, str], np.ndarray] | None] = ContextVar(
+    "embedding_turn_queries", default=None)
+QUERIES_KEPT = 64  # texts one turn keeps; a turn searches a handful
 _BREAKS = ("\n", "。", "！", "？", ". ", "! ", "? ", " ")
 
 log = logging.getLogger(__name__)
@@ -172,6 +178,12 @@ def _side(is_query: bool) -> str:
 
 def second_embed(texts: list[str], *, is_query: bool) -> np.ndarray | None:
     """MiniLM's L2-normalised float32 rows, one per text; None when the model is missing."""
+    if is_query and texts:
+        return _queries_kept("minilm", texts, _second_rows)
+    return _second_rows(texts, is_query=False)
+
+
+def _second_rows(texts: list[str], *, is_query: bool = True) -> np.ndarray | None:
     role = _side(is_query)
     model = second_load()
     if model is None:
@@ -217,6 +229,13 @@ def _calls(pieces: list[str], budget: int) -> Iterator[tuple[int, int]]:
 
 def texts_embed(texts: list[str], *, is_query: bool, variant: str = DEFAULT_VARIANT) -> np.ndarray:
     """L2-normalised float32 rows, one per text."""
+    if is_query and texts:
+        return _queries_kept(f"e5:{variant}",
+                             texts, lambda missing: _texts_rows(missing, True, variant))
+    return _texts_rows(texts, is_query, variant)
+
+
+def _texts_rows(texts: list[str], is_query: bool, variant: str) -> np.ndarray:
     role = _side(is_query)
     model = model_load(variant, role=role)
     if not texts:
@@ -282,6 +301,40 @@ def in_context_embed(texts: list[str], contexts: list[str | None],
             rows[position] += totals[row[context]]
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     return (rows / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+@contextmanager
+def queries_once() -> Iterator[None]:
+    """Inside (this task and the threads it starts), a query text is embedded once per model:
+    a turn's searches share its rows. A scope inside another uses the outer one's."""
+    if _turn_queries.get() is not None:
+        yield
+        return
+    token = _turn_queries.set({})
+    try:
+        yield
+    finally:
+        _turn_queries.reset(token)
+
+
+def _queries_kept(model: str, texts: list[str],
+                  run: Callable[[list[str]], np.ndarray | None]) -> np.ndarray | None:
+    """`run`'s rows of `texts`, those a query of this scope already had taken from it."""
+    kept = _turn_queries.get()
+    if kept is None:
+        return run(texts)
+    missing = list(dict.fromkeys(text for text in texts if (model, text) not in kept))
+    fresh: dict[str, np.ndarray] = {}
+    if missing:
+        rows = run(missing)
+        if rows is None:
+            return None
+        fresh = dict(zip(missing, np.asarray(rows, dtype=np.float32)))
+        for text, row in fresh.items():
+            if len(kept) < QUERIES_KEPT:
+                kept[(model, text)] = row
+    return np.stack([np.array(fresh[text] if text in fresh else kept[(model, text)], copy=True)
+                     for text in texts])
 
 
 @contextmanager
