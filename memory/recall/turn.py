@@ -39,15 +39,20 @@ CANDIDATES = 120
 # A line whose sentences that ask hold at least this share of its characters asks (rather
 # than tells): the player's earlier asking to remember is then meta-talk, never recalled.
 MOSTLY_ASKING = 0.5
-# A line quoted back: this many words (or Chinese characters) of it in a row in the player's
-# message. Six is too few: "I'm really lucky to have" opens many lines.
+# A line quoted back: this many words of it in a row in the player's message, a Chinese
+# character counting half a word (CJK_QUOTE_WEIGHT: a Chinese word is about two characters).
+# Six words are too few: "I'm really lucky to have" opens many lines; and eight characters
+# were: "的地点是浙江杭州" ("'s venue is Hangzhou, Zhejiang") ends many lines of a chat, which
+# all came before the line the player said again (bench/play_long.py, MemDaily u47).
 QUOTED_TOKENS = 8
+CJK_QUOTE_WEIGHT = 0.5
 # ...and said with something around it ("What did I tell you about this? …"): the same
 # question sent again on its own is an echo.
 FRAME_TOKENS = 4
 SHINGLE = 4
 QUOTE_SCAN_CHARS = 4000  # a quote is looked for in the first characters only
 _QUOTE_TOKEN = re.compile(r"[\u3400-\u9fff]|[^\W_\u3400-\u9fff]+")
+_CJK_TOKEN = re.compile(r"[\u3400-\u9fff]")
 
 __all__ = ["CANDIDATES", "TurnRecall", "asked_parts", "content_words",
            "recall_for_turn", "turn_candidates"]
@@ -100,13 +105,20 @@ def _quote_shingles(message: str) -> set[tuple[str, ...]]:
     return {tuple(tokens[i:i + SHINGLE]) for i in range(len(tokens) - SHINGLE + 1)}
 
 
-def quoted_run(line: str, shingles: set[tuple[str, ...]]) -> int:
-    """The most tokens of `line` in a row that the message (its `shingles`) holds too."""
+def quoted_run(line: str, shingles: set[tuple[str, ...]]) -> tuple[float, int]:
+    """The longest run of `line`'s tokens in a row that the message (its `shingles`) holds
+    too: its length in words (a Chinese character counting CJK_QUOTE_WEIGHT) and in tokens."""
     tokens = _quote_tokens(line[:QUOTE_SCAN_CHARS])
-    best = run = 0
+    words = [0.0]  # words[i]: the length in words of the first i tokens
+    for token in tokens:
+        words.append(words[-1] + (CJK_QUOTE_WEIGHT if _CJK_TOKEN.fullmatch(token) else 1.0))
+    best: tuple[float, int] = (0.0, 0)
+    run = 0
     for i in range(len(tokens) - SHINGLE + 1):
         run = run + 1 if tuple(tokens[i:i + SHINGLE]) in shingles else 0
-        best = max(best, run + SHINGLE - 1 if run else 0)
+        if run:
+            start, stop = i - run + 1, i + SHINGLE
+            best = max(best, (words[stop] - words[start], stop - start))
     return best
 
 
@@ -136,15 +148,15 @@ def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
                    if len(normalized(part)) > 8 and any(mark in part for mark in "?？")]
     shingles = _quote_shingles(user_text)
     message_tokens = len(_quote_tokens(user_text[:QUOTE_SCAN_CHARS]))
-    runs: dict[tuple[str, str, str], int] = {}
+    runs: dict[tuple[str, str, str], float] = {}
     kept: list[Hit] = []
     seen: set[str] = set()
     for hit in result.hits:
         text = normalized(hit.text)
         if not text or text in shown or text in seen or _meta_talk(hit):
             continue
-        run = quoted_run(hit.text, shingles)
-        quoted = run >= QUOTED_TOKENS and message_tokens - run >= FRAME_TOKENS
+        run, run_tokens = quoted_run(hit.text, shingles)
+        quoted = run >= QUOTED_TOKENS and message_tokens - run_tokens >= FRAME_TOKENS
         if _asked_before(hit, text, asked_again) and not quoted:
             continue
         seen.add(text)
