@@ -134,7 +134,8 @@ def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
     """The searched lines best first, each with what the floor reads, before the floor; lines
     shown, meta-talk, echoes of the question and duplicates already left out."""
     triggered = recall_mode(user_text) is not None
-    parts = asked_parts(user_text) or (asked_parts(last_exchange) if triggered else [])
+    own_parts = asked_parts(user_text)
+    parts = own_parts or (asked_parts(last_exchange) if triggered else [])
     if not parts:
         return RecallResult(mode=None), [], triggered
     query_text = " ".join(parts)
@@ -146,18 +147,23 @@ def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
     shown = {normalized(text) for text in shown_texts if text}
     asked_again = [normalized(part) for part in parts
                    if len(normalized(part)) > 8 and any(mark in part for mark in "?？")]
-    shingles = _quote_shingles(user_text)
+    # A quote is looked for in what the message asks about, never in its words of asking: an
+    # earlier "What did I tell you about this? ah, that's cool…" shared eight words in a row
+    # with "What did I tell you about this? ah you want…" and came first.
+    shingles = _quote_shingles(" ".join(own_parts))
     message_tokens = len(_quote_tokens(user_text[:QUOTE_SCAN_CHARS]))
     runs: dict[tuple[str, str, str], float] = {}
     kept: list[Hit] = []
     seen: set[str] = set()
     for hit in result.hits:
         text = normalized(hit.text)
-        if not text or text in shown or text in seen or _meta_talk(hit):
+        if not text or text in shown or text in seen:
             continue
         run, run_tokens = quoted_run(hit.text, shingles)
         quoted = run >= QUOTED_TOKENS and message_tokens - run_tokens >= FRAME_TOKENS
-        if _asked_before(hit, text, asked_again) and not quoted:
+        # A line quoted back is what the player points at, though it asked with a word that
+        # also asks to remember ("…get gold before the ranked reset?").
+        if not quoted and (_meta_talk(hit) or _asked_before(hit, text, asked_again)):
             continue
         seen.add(text)
         kept.append(hit)

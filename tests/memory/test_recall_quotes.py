@@ -44,3 +44,33 @@ def test_the_line_said_again_comes_before_lines_sharing_a_stock_phrase(
     call_command("reindex", "--memory")
     result, _ = asyncio.run(_turn(store, instance, f"对了，{SAID}"))
     assert _recalled(store, instance, result)[0] == SAID
+
+
+ASKED_BEFORE_WORD = "ah you want to get gold before the ranked reset?"
+EARLIER_PROBE = ("What did I tell you about this? ah that's cool. I used to play a lot of "
+                 "competitive video game tournaments.")
+
+
+def test_a_question_quoted_back_is_recalled_though_it_holds_a_word_of_remembering(
+        store, instance, memory_on, use_stub):
+    """"before" also asks to remember ("we talked about it before?"): a question of the
+    player's that holds it was dropped as meta-talk even when quoted back whole; and the words
+    of asking ("What did I tell you about this?") are not a quote of an earlier message that
+    asked the same way (bench/play_long.py, REALTALK Chat_10 at 2,048)."""
+    _window_newest(store, 4)
+    store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
+    lines = [("Ranked is fun this season.", "I play support mostly."),
+             (ASKED_BEFORE_WORD, "Yes, gold gives a border on the character card."),
+             (EARLIER_PROBE, "Tournaments sound intense.")] + [
+        ("The rain stopped at noon.", "Good, we can walk the dog."),
+        ("I cooked pasta tonight.", "That sounds tasty.")] * 3
+    with store.instance_lock(instance):
+        for turn, pair in enumerate(lines, start=1):
+            for role, text in zip(("user", "assistant"), pair):
+                store.session_append(instance, "sess_001", {
+                    "role": role, "content": text, "turn": turn,
+                    "timestamp": f"2025-10-16T10:{turn:02d}:00Z"})
+    call_command("reindex", "--memory")
+    result, _ = asyncio.run(_turn(store, instance,
+                                  f"What did I tell you about this? {ASKED_BEFORE_WORD}"))
+    assert _recalled(store, instance, result)[0] == ASKED_BEFORE_WORD
