@@ -411,15 +411,25 @@ def fallback_search(query: str, *, instance_id: str, reference_instance_ids: lis
     same_world = {"background_id": background_id or ""}
     others = [other for other in dict.fromkeys(reference_instance_ids) if other != instance_id]
     try:
-        current = hybrid_search(index, ("summaries", "plots", "turns"), query,
-                                where={"instance_id": instance_id, **same_world}, k=n_current)
-        reference = hybrid_search(index, EVENT_COLLECTIONS, query,
-                                  where={"instance_id": {"$in": others}, **same_world},
-                                  k=n_reference) if others else []
+        current = _distinct(hybrid_search(
+            index, ("summaries", "plots", "turns"), query,
+            where={"instance_id": instance_id, **same_world}, k=2 * n_current), n_current)
+        reference = _distinct(hybrid_search(
+            index, EVENT_COLLECTIONS, query, where={"instance_id": {"$in": others}, **same_world},
+            k=2 * n_reference), n_reference) if others else []
     except Exception as exc:  # same rule as everyday recall: no recall beats a failed turn
         log.warning("fallback recall unavailable for %s: %s", instance_id, exc)
         return [], []
     return current, reference
+
+
+def _distinct(hits: list[Hit], n: int) -> list[Hit]:
+    """The first `n` hits of different texts: a line said again and again took seven of the
+    director's fifteen places."""
+    kept: dict[str, Hit] = {}
+    for hit in hits:
+        kept.setdefault(" ".join(hit.text.split()), hit)
+    return list(kept.values())[:n]
 
 
 def neighbours_fetch(index: MemoryIndex, hits: list[Hit]) -> dict[Key, Hit]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from chat.play.turn import turn_run
@@ -146,3 +148,19 @@ async def test_an_english_prompt_words_the_instruction_and_reminder_in_english(
     director = store.trace_read(instance, result.trace_id)["director_context"]  # as sent
     assert director["reminder"]["text"] == "You should now move the story on to outline point 3: 与仇人对峙"
     assert director["instruction"].endswith("\nCurrent goal: outline point 3: 与仇人对峙")
+
+
+def test_the_reminder_names_each_recalled_line_once(store, instance, memory_on, use_stub):
+    """The director's fallback search lists a line said several times once (seven of its
+    fifteen places held "The market was loud this morning."), and the places go to others."""
+    from tests.memory.test_recall_in_play import _seed
+
+    _seed(store, instance)
+    state = store.instance_state_read(instance)
+    state["plot_state"] = {"current_plot_index": 3, "current_status": "in_progress",
+                           "no_update_count": 5}
+    store.instance_state_write(instance, state)
+    result = asyncio.run(_turn(store, instance, "我们继续吧。"))
+    events = store.trace_read(instance, result.trace_id)["director_context"]["reminder"][
+        "current_events"]
+    assert len(events) == len(set(events)) > 3
