@@ -17,7 +17,8 @@ largest request against the window, the most a request held beyond the app's own
 none of its summary lines, turns with rolling recaps on file that sent none, and the probes found
 (in all, and per phrasing in PROBES order: the last asks without a word of remembering).
 Ends with one line per window: `play[window] refused=… slowest_s=… probes=found/asked …`;
-`probes_each`: found in every request of the round (in a group, each member's prompt).
+`probes_each`: found in every request of the round (in a group, each member's prompt);
+`query_embeds`: the texts e5 embedded as queries, per turn (a round counts one).
 """
 
 from __future__ import annotations
@@ -107,6 +108,22 @@ def characters(store, owner, *, count: int, card_tokens: int) -> list[str]:
         for name in ("Mira", "Rook", "Sable")[:count]]
 
 
+def query_embeds_counted() -> list[int]:
+    """From now on, the texts e5's query engine embeds as queries, counted in [0]."""
+    from personalab.lib.embedding import embeddings
+
+    engine = embeddings.model_load(role="query")
+    counted = [0]
+    real = engine.encode
+
+    def encode(texts, is_query=False, *args, **kwargs):
+        counted[0] += len(texts) if is_query else 0
+        return real(texts, is_query, *args, **kwargs)
+
+    engine.encode = encode
+    return counted
+
+
 def play(store, owner, *, texts: tuple[list[str], list[str], str], window: int, group: bool,
          turns: int, card_tokens: int, summarize_every: int, probe_every: int,
          rng: random.Random) -> dict:
@@ -131,6 +148,7 @@ def play(store, owner, *, texts: tuple[list[str], list[str], str], window: int, 
                "times": [], "by_phrasing": [[0, 0] for _ in PROBES[lang]]}
     summary_lines: list[str] = []
     said: list[str] = []
+    queries = query_embeds_counted()
     for number in range(1, turns + 1):
         probe = None
         if probe_every and number % probe_every == 0 and len(said) > 40:
@@ -206,6 +224,7 @@ def play(store, owner, *, texts: tuple[list[str], list[str], str], window: int, 
             session = store.session_read(instance_id, result["new_session_id"])
             summary_lines = [str(line.get("content") or "") for line in session.summaries]
             figures["summarized"] += 1
+    figures["query_embeds"] = queries[0] / max(len(figures["times"]), 1)
     return figures
 
 
@@ -259,7 +278,8 @@ def main() -> None:
                   f"recaps_missing={figures['recaps_missing']} "
                   f"traces_missing={figures['traces_missing']} "
                   f"probes={figures['found']}/{figures['probes']} "
-                  f"probes_each={figures['found_each']}/{figures['probes']} by_phrasing="
+                  f"probes_each={figures['found_each']}/{figures['probes']} "
+                  f"query_embeds={figures['query_embeds']:.2f} by_phrasing="
                   + ",".join(f"{f}/{a}" for f, a in figures["by_phrasing"]), flush=True)
 
 
