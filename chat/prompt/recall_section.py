@@ -6,7 +6,7 @@ shows, best first until the memory share of the window is full (the section budg
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from chat.prompt.give_way import giving_way_tokens, memory_part
@@ -73,6 +73,8 @@ def _section(found: TurnRecall, shown: set[str], budget: int) -> RecallSection:
     hits = [hit for hit in found.result.hits if normalized(hit.text) not in shown]
     near = {hit.key: found.near[hit.key] if rank < CONTEXT_LINES else Near()
             for rank, hit in enumerate(hits) if hit.key in found.near}
+    if hits and _cost(hits[0], near) > budget:  # the best line alone, when that is what fits
+        near[hits[0].key] = replace(near.get(hits[0].key, Near()), before=None)
     hits = _fitting(hits, near, budget)
     passages = passages_merge(hits, near)
     for passage in passages:
@@ -88,6 +90,13 @@ def _section(found: TurnRecall, shown: set[str], budget: int) -> RecallSection:
         "warning": found.result.warning,
     }
     return RecallSection(report, found=found, shown=shown, budget=budget)
+
+
+def _cost(hit: Hit, near: dict[tuple[str, str, str], Near]) -> int:
+    """The tokens a recalled line takes with the line before it."""
+    before = near.get(hit.key, Near()).before
+    return sum(count_tokens(line.text) + LINE_OVERHEAD_TOKENS
+               for line in (before, hit) if line is not None)
 
 
 def _fitting(hits: list[Hit], near: dict[tuple[str, str, str], Near], budget: int) -> list[Hit]:
@@ -141,8 +150,18 @@ def recall_shrunk(section: RecallSection, prompt: PromptResult) -> RecallSection
     if over <= 0:
         return None
     # At least an eighth each time: the rendered section and the passages' count differ a little.
-    return _section(section.found, section.shown,
-                    max(min(section.budget, taken) - max(over, taken // 8, 1), 0))
+    budget = max(min(section.budget, taken) - max(over, taken // 8, 1), 0)
+    if section.found.triggered and not prompt.refused:
+        # The player asks to remember: the best line found stays, alone, while older messages
+        # wait for room (in a 2,048-token group chat "Did I mention it the other day? …" sent
+        # no recalled line at all).
+        hits = section.report.get("hits") or []
+        least = count_tokens(str(hits[0].get("text") or "")) + LINE_OVERHEAD_TOKENS if hits else 0
+        if budget < least:
+            if section.budget <= least:
+                return None
+            budget = least
+    return _section(section.found, section.shown, budget)
 
 
 def _tokens(prompt: PromptResult, name: str) -> int:

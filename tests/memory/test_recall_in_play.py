@@ -165,10 +165,10 @@ def test_the_memory_share_of_the_window_is_a_setting_of_the_instance(
     assert response.status_code == 200, response.content
     trace = client.get(f"/api/v1/traces/{response.json()['trace_id']}", **auth).json()
     assert trace["window"]["memory_tokens"] == 40
-    # A passage does not fit 40 tokens: nothing is recalled (with the default share it is,
-    # as the other tests show), and the section never goes over its share.
+    # The best line with the line before it does not fit 40 tokens: it comes alone, and the
+    # section never goes over its share.
     assert all(s["tokens"] <= 40 for s in trace["sections"] if s["name"] == "recalled")
-    assert FACT_USER not in _sent(use_stub)
+    assert [hit["text"] for hit in trace["retrievals"]["hits"]] == [FACT_USER]
     assert "memory_share" not in use_stub.requests[-1]  # ours, never sent to the model
 
 
