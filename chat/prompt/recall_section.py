@@ -122,7 +122,8 @@ def recall_unshown(section: RecallSection, messages: Iterable[dict[str, Any]]
     changes nothing): the lines in front of the model are never recalled, and a newest line the
     window left out (taken to be shown while searching) can be. In a small window the prompt
     holds fewer than the newest messages the search leaves out (bench/play_long.py, LoCoMo
-    conv-26 at 2,048 tokens: a line said again 3 turns before was in neither)."""
+    conv-26 at 2,048 tokens: a line said again 3 turns before was in neither; MemDaily u49 in a
+    group: the conversation held five of the newest ten lines)."""
     if section.found is None:
         return None
     sent = [normalized(str(message.get("content") or "")) for message in messages

@@ -1,15 +1,16 @@
-"""The recalled section giving way to the conversation in a full window
-(chat/prompt/recall_section.py, recall_shrunk): when the player asks to remember, the best line
-found stays (a 2,048-token group chat sent no recalled line for "Did I mention it the other
-day? …", bench/play_long.py LoCoMo conv-41)."""
+"""The recalled section against the conversation of a small window
+(chat/prompt/recall_section.py): giving way in a full window (recall_shrunk), the best line
+found stays when the player asks to remember (a 2,048-token group chat sent no recalled line
+for "Did I mention it the other day? …", bench/play_long.py LoCoMo conv-41); and a line taken
+to be shown that the window left out can be recalled (recall_unshown)."""
 
 from __future__ import annotations
 
 from chat.prompt.inputs import PromptResult, SectionReport
-from chat.prompt.recall_section import _section, recall_shrunk
+from chat.prompt.recall_section import _section, recall_shrunk, recall_unshown
 from memory.recall.passages import Near
 from memory.recall.rag import RecallResult
-from memory.recall.turn import TurnRecall
+from memory.recall.turn import TurnRecall, normalized
 from memory.vectors.index import hit_make
 
 ASKED = ("Hey Maria, since we last spoke I went to that community meeting. It was really "
@@ -63,3 +64,18 @@ def test_the_best_line_comes_alone_when_it_fits_only_without_the_line_before():
     section = _section(_found(triggered=False), set(), 45)
     assert [line["text"] for passage in section.report["passages"]
             for line in passage["lines"]] == [ASKED]
+
+
+def test_a_line_taken_to_be_shown_that_the_window_left_out_is_recalled():
+    """The newest lines are taken to be in the prompt; the ones a small window left out of
+    the conversation can be recalled once the prompt is built."""
+    found = _found(triggered=True)
+    asked = found.result.hits[0]
+    section = _section(found, {normalized(ASKED)}, 512)
+    assert ASKED not in [hit["text"] for hit in section.report["hits"]]
+    sent = [{"role": "user", "content": "What now?"}]
+
+    again = recall_unshown(section, sent)
+
+    assert again is not None and again.report["hits"][0]["text"] == asked.text
+    assert recall_unshown(again, sent) is None  # nothing changes any more
