@@ -1,7 +1,8 @@
 """What the WebSocket tells the page, in the page's language: its own refusals (by code), the
 turn's refusals written in fixed English (by form), and a turn's warnings (the prompt
-inspector's table, chat/inspector/notes.py). A refusal the turn already wrote in the prompt's
-language (the prompt over its limit) and any text not listed here go as they came."""
+inspector's table, chat/inspector/notes.py). A refusal the turn already wrote in the active
+language (the prompt over its limit, chat/play/prompt_refusal.py) and any text not listed here
+go as they came."""
 
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ from chat.groups.members import is_group
 from chat.groups.speakers import Pick
 from chat.play import context as turn_context
 from chat.play.aside import until_stopped
+from chat.play.prompt_refusal import prompt_refusal_said
 from chat.play.reply_limit import pieces_capped
 from chat.play.turn import Emit, TurnRefused, instance_locked
 from library.errors import ItemWithheld
@@ -93,7 +94,7 @@ def impersonate_plan(store: FileStore, *, instance_id: str) -> ImpersonatePlan:
     ctx.dry_run = True
     prepared = turn_context.context_prepare(store, ctx, {})
     if prepared.prompt.refused:
-        raise TurnRefused(prepared.prompt.refused, code="prompt_too_long", status=422)
+        raise TurnRefused(prompt_refusal_said(prepared.prompt), code="prompt_too_long", status=422)
     persona = persona_effective(store, owner=state.get("owner"),
                                 persona_id=state.get("persona_id"))
     locale = locale_for_character(store, ctx.character)

@@ -23,6 +23,7 @@ from chat.groups.speaker_shown import speaker_shown
 from chat.groups.speakers import Pick
 from chat.play import context as turn_context
 from chat.play.overflow import RETRIES, overflow_learn
+from chat.play.prompt_refusal import prompt_refusal_said
 from chat.play.regex_scripts import reply_regexed, turn_regex
 from chat.play.reply_limit import pieces_capped, truncated_warning
 from chat.play.variables import turn_variables_locked, turn_variables_save
@@ -223,7 +224,7 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
         trace.update(reply=None, refused=prepared.prompt.refused, timings=timings)
         await database_sync_to_async(_trace_save, thread_sensitive=False)(
             store, instance_id, trace_id, trace)
-        raise TurnRefused(prepared.prompt.refused, code="prompt_too_long", status=422,
+        raise TurnRefused(prompt_refusal_said(prepared.prompt), code="prompt_too_long", status=422,
                           trace_id=trace_id)
 
     # What is sent is written down while the request goes out, off the token path, so a reply
@@ -313,7 +314,7 @@ def _prepared_smaller(store: FileStore, ctx: turn_context.TurnContext,
         return None
     again = turn_context.context_prepare(store, ctx, timings)
     if again.prompt.refused:
-        flags["error"] = again.prompt.refused
+        flags["error"] = prompt_refusal_said(again.prompt)
         return None
     again.warnings.append(warning)
     return again

@@ -71,6 +71,7 @@ from chat.prompt.window import (
     limit_is_window,
     prompt_limit,
     recap_span,
+    refusal_facts,
     refusal_with_reason,
     window_report,
 )
@@ -394,6 +395,8 @@ def _result(draft: _Draft, messages: list[dict[str, Any]], head: list[SectionRep
         refused = refusal_with_reason(
             refused, why, by_window=limit_is_window(inputs.window, plan.max_total_tokens),
             locale=templates.locale)
+    facts = refusal_facts([(r.name, r.tokens) for r in head + middle], total=draft.total,
+                          limit=plan.max_total_tokens, window=inputs.window) if refused else None
     return PromptResult(
         messages=messages,
         sections=head + middle + moved + _tail_reports(draft.sections),
@@ -401,6 +404,7 @@ def _result(draft: _Draft, messages: list[dict[str, Any]], head: list[SectionRep
         middle_tokens=middle_tokens,
         warnings=warnings_merge(draft.warnings + limit_warnings),
         refused=refused,
+        refusal=facts,
         dropped_blocks=draft.dropped,
         tokenizer=tokenizer_name(),
         macro_variables=draft.variables["macro_variables"],

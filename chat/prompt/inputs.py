@@ -111,6 +111,9 @@ class PromptResult:
     story_raw: bool = False
     # Whose cards a group's join mode put in, and who gave way (chat/groups/cards.py).
     card_join: dict[str, Any] = field(default_factory=dict)
+    # A refusal's numbers (chat/prompt/window.py refusal_facts): the player reads it in the
+    # page's language; `refused` is the prompt's language, for the trace.
+    refusal: dict[str, Any] | None = None
 
 
 @dataclass

@@ -128,16 +128,31 @@ REFUSAL_WORDS = {
 }
 
 
+def refusal_facts(sections: list[tuple[str, int]], *, total: int, limit: int,
+                  window: ContextWindow | None) -> dict[str, Any]:
+    """A refusal's numbers, in no language: the prompt's size and limit and, with a context
+    window, what the prompt always holds (biggest first, at most five; "conversation" is the
+    newest message) and whether the limit is the window's room or the server's cap."""
+    facts: dict[str, Any] = {"total": total, "limit": limit, "window": None}
+    if window is not None:
+        held = sorted(((name, tokens) for name, tokens in sections if tokens > 0),
+                      key=lambda item: -item[1])[:5]
+        facts["window"] = {"tokens": window.tokens, "reply": window.reply,
+                           "by_window": limit_is_window(window, limit),
+                           "biggest": [list(item) for item in held]}
+    return facts
+
+
 def fixed_refusal(sections: list[tuple[str, int]], *, total: int, limit: int,
                   window: ContextWindow | None, locale: str = "en") -> str:
     """Why a turn cannot be sent: what the prompt always holds, biggest first (the history is
     down to its newest message already); in the prompt's language."""
     words = REFUSAL_WORDS["zh" if str(locale).lower().startswith("zh") else "en"]
-    named = [(words["newest"] if name == "conversation" else name, tokens)
-             for name, tokens in sections if tokens > 0]
-    biggest = ", ".join(f"{name} {tokens:,}"
-                        for name, tokens in sorted(named, key=lambda item: -item[1])[:5])
-    by_window = limit_is_window(window, limit)
+    facts = refusal_facts(sections, total=total, limit=limit, window=window)["window"] or {
+        "biggest": [], "by_window": False}
+    biggest = ", ".join(f"{words['newest'] if name == 'conversation' else name} {tokens:,}"
+                        for name, tokens in facts["biggest"])
+    by_window = facts["by_window"]
     where = (words["window"].format(tokens=f"{window.tokens:,}", reply=f"{window.reply:,}")
              if by_window else words["cap"])
     return words["text_window" if by_window else "text"].format(

@@ -173,13 +173,20 @@ def test_busy_instance_is_409(api, instance, store):
     assert response.status_code == 409 and response.json()["error"]["code"] == "busy"
 
 
-def test_over_limit_is_422_with_the_seed_message(api, instance, store):
+def test_over_limit_is_422_in_the_requests_language_and_the_trace_keeps_the_seed_message(
+        api, instance, store):
     config = store.config_read()
     config["limits"]["max_total_tokens"] = 10000
     store.config_write(config)
     response = api("post", "/api/v1/chat", {"instance_id": instance, "query": "长" * 12000})
     assert response.status_code == 422
-    assert "请执行汇总或调整配置" in response.json()["error"]["message"]
+    error = response.json()["error"]
+    assert error["message"].startswith("The prompt is over the limit (")
+    trace = store.trace_read(instance, error["trace_id"])
+    assert "请执行汇总或调整配置" in trace["refused"]
+    chinese = api("post", "/api/v1/chat", {"instance_id": instance, "query": "长" * 12000},
+                  HTTP_ACCEPT_LANGUAGE="zh-hans").json()["error"]["message"]
+    assert chinese.startswith("Prompt 超过了上限（")
 
 
 def test_no_credentials_is_401_and_a_bad_token_too(client, instance):

@@ -104,10 +104,10 @@ def test_fixed_sections_too_big_for_the_window_refuse_the_turn_naming_them(
     assert not use_stub.requests
 
 
-def test_a_chinese_prompts_refusal_is_chinese_throughout(client, auth, store, alice, background,
-                                                          use_stub):
-    """The refusal naming what to shorten is in the prompt's language (it was English after a
-    Chinese one)."""
+def test_a_chinese_prompts_refusal_is_said_in_the_requests_language(
+        client, auth, store, alice, background, use_stub):
+    """The refusal naming what to shorten is in the language the request asks for, whole (it
+    was English after a Chinese one, then the prompt's language whatever the reader's)."""
     store.module_write("prompt", {**store.module_read("prompt"), "locale": "zh"})
     character = character_save(store, user=alice, character_id=None, data={
         "name": "米拉", "base_persona": "灯塔看守人。" * 1500, "greeting": "", "visibility": "private"})
@@ -116,10 +116,18 @@ def test_a_chinese_prompts_refusal_is_chinese_throughout(client, auth, store, al
     client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": 2048}},
                content_type="application/json", **auth)
 
-    message = chat(client, auth, instance, "你好？").json()["error"]["message"]
+    message = client.post("/api/v1/chat", {"instance_id": instance, "query": "你好？"},
+                          content_type="application/json", HTTP_ACCEPT_LANGUAGE="zh-hans",
+                          **auth).json()["error"]["message"]
     assert "上下文窗口 2,048 个 token" in message and "“上下文大小”" in message
     assert message.startswith("即使只保留最新一条消息") and "汇总也无济于事" in message
     assert "The prompt" not in message and "context window" not in message
+
+    english = client.post("/api/v1/chat", {"instance_id": instance, "query": "你好？"},
+                          content_type="application/json", HTTP_ACCEPT_LANGUAGE="en",
+                          **auth).json()["error"]["message"]
+    assert english.startswith("The prompt needs") and "2,048-token context window" in english
+    assert "最新一条消息" not in english and "上下文" not in english
 
 
 def test_a_10000_message_sillytavern_chat_answers_its_next_turn_within_the_default_window(

@@ -40,7 +40,7 @@ def test_a_busy_chat_and_an_internal_error_are_said_in_chinese():
             == "消息太长（30000 个字符，最多 20000 个）。"
 
 
-def test_a_refusal_the_turn_wrote_in_the_prompts_language_goes_as_written():
+def test_a_refusal_the_turn_already_worded_goes_as_written():
     refused = "Prompt总长度超过限制（9000 > 8000），请执行汇总或调整配置"
     with translation.override("en"):
         assert refusal_said("prompt_too_long", refused) == refused
@@ -85,3 +85,23 @@ async def test_a_cut_reply_is_told_in_chinese_on_a_chinese_page(alice, instance,
         await communicator.disconnect()
     warning = next(e for e in events if e.get("category") == "reply_truncated")
     assert "the reply reached" not in warning["message"] and "40" in warning["message"]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("locale", "cookie", "said", "not_said"), [
+    ("zh", "en", "The prompt is over the limit", "超过"),
+    ("en", "zh-hans", "超过了上限", "The prompt"),
+])
+async def test_a_prompt_over_its_limit_is_refused_in_the_pages_language_not_the_prompts(
+        alice, instance, store, use_stub, locale, cookie, said, not_said):
+    store.module_write("prompt", {**store.module_read("prompt"), "locale": locale})
+    config = store.config_read()
+    config["limits"]["max_total_tokens"] = 60
+    store.config_write(config)
+    communicator, _ = await _connect(alice, instance, cookies=f"django_language={cookie}")
+    await communicator.send_json_to({"type": "send", "content": "hello"})
+    events = await _collect_until_done(communicator)
+    await communicator.disconnect()
+    refusal = next(e for e in events if e.get("code") == "prompt_too_long")
+    assert said in refusal["message"] and not_said not in refusal["message"]
+    assert not use_stub.requests

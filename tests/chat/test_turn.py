@@ -7,6 +7,7 @@ import asyncio
 import json
 
 import pytest
+from django.utils import translation
 
 from chat.play.turn import TurnRefused, turn_run
 from tests.stub_llm import Empty, Fail, Garbage, Hang, Reply, refused_url
@@ -118,11 +119,17 @@ async def test_over_limit_refuses_and_sends_nothing(store, instance, use_stub):
     with pytest.raises(TurnRefused) as refused:
         await _run(store, instance, "长" * 12000)
     assert refused.value.status == 422
-    # Even the newest message alone does not fit: the sentence names it, in the prompt's
-    # language (the seed's, Chinese) as the sentence before it.
-    assert "超过了服务器的上限（10,000）" in refused.value.message
-    assert "limits.max_total_tokens" in refused.value.message
-    assert "最新一条消息 12,0" in refused.value.message
+    # Even the newest message alone does not fit: the sentence names it. The trace keeps the
+    # prompt's language (the seed's, Chinese); the player reads the active one.
+    kept = store.trace_read(instance, refused.value.trace_id)["refused"]
+    assert "超过了服务器的上限（10,000）" in kept and "最新一条消息 12,0" in kept
+    assert "the server's limit (10,000)" in refused.value.message
+    assert "the newest message 12,0" in refused.value.message
+    with translation.override("zh-hans"), pytest.raises(TurnRefused) as chinese:
+        await _run(store, instance, "长" * 12000)
+    assert "超过了服务器的上限（10,000）" in chinese.value.message
+    assert "limits.max_total_tokens" in chinese.value.message
+    assert "最新一条消息 12,0" in chinese.value.message
     assert len(use_stub.requests) == before
     assert _lines(store, instance)[-1]["role"] == "user"
 
