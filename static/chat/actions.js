@@ -7,6 +7,14 @@ import {escapeHtml, fragment} from "./render.js";
 import {currentSession, messageRefresh, reloadFromFile, sessionLabel} from "./messages.js";
 import {regenerate} from "./composer.js";
 import {infoShow} from "./info.js";
+import {turn} from "./socket.js";
+
+// What changes the chat's file, refused by the server while a summarize / update memory holds
+// the chat: off on the page until it ends (Copy and Info only read).
+const CHANGES = new Set(["edit", "delete", "branch", "hide", "swipe"]);
+export function actionHeld(action) {
+  return turn.locked && CHANGES.has(action);
+}
 
 export function toast(text, action) {
   const box = document.getElementById("toast");
@@ -154,6 +162,7 @@ export function messageAction(action, control, {fromMenu = false, back: backTo =
   const article = control.closest(".msg");
   const back = {index: article.dataset.index, testid: fromMenu ? backTo : control.dataset.testid};
   const done = () => focusBack(back);
+  if (actionHeld(action)) { toast(S.chatLocked); done(); return true; }
   if (action === "edit") editStart(article, back);
   else if (action === "delete") remove(article, back);
   else if (action === "branch") branch(article).then(done);

@@ -5,7 +5,7 @@
 // does what the message's own button does, through the same code (actions.js) and so the same
 // REST calls. Escape or a tap outside closes it and the focus goes back to the message.
 import {S} from "./config.js";
-import {messageAction} from "./actions.js";
+import {actionHeld, messageAction} from "./actions.js";
 import {menuItemLabel, menuKeyCloses, menuPlaceBeside} from "../menu_list.js";
 
 const PRESS_MS = 500;
@@ -37,6 +37,12 @@ function menuBuild(article, opener) {
     item.tabIndex = -1;
     item.textContent = menuItemLabel(control);
     item.dataset.testid = `menu-${control.dataset.testid || "prompt"}`;
+    // Shown off with the reason rather than left out: the menu keeps its shape, and a press
+    // says why (actions.js) instead of a refusal from the server.
+    if (actionHeld(control.dataset.action)) {
+      item.setAttribute("aria-disabled", "true");
+      item.title = S.chatLocked;
+    }
     item.addEventListener("click", () => {
       menuClose(false);
       if (control.dataset.action) {
@@ -45,6 +51,13 @@ function menuBuild(article, opener) {
       else window.location.assign(control.href);
     });
     menu.append(item);
+  }
+  if (menu.querySelector("[aria-disabled=true]")) {
+    const note = document.createElement("p");
+    note.className = "msg-menu-note";
+    note.dataset.testid = "menu-locked-note";
+    note.textContent = S.chatLocked;
+    menu.append(note);
   }
   return menu;
 }
@@ -61,7 +74,7 @@ function menuPlace(menu, article, opener) {
 export function menuOpen(article, opener = null) {
   menuClose(false);
   const menu = menuBuild(article, opener);
-  if (!menu.children.length) return;
+  if (!menu.querySelector("[role=menuitem]")) return;
   article.append(menu);
   menuPlace(menu, article, opener);
   open = {menu, article, opener};

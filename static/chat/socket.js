@@ -83,6 +83,9 @@ function controlsShow() {
   }
   for (const button of document.querySelectorAll("[data-memory-action]")) button.disabled = held;
   document.getElementById("stop-button").disabled = !turn.busy;
+  // A message's changes too (actions.js refuses them while locked); the class reaches the
+  // messages read again while it runs.
+  root.classList.toggle("chat-locked", turn.locked);
 }
 
 // --- the stream ---------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """A whole evening on the chat page, the rough edges the last newcomer walk left: what the page
-refuses while a summarize holds the chat is off until it ends; the import report's "Play as"
+refuses while a summarize holds the chat is off until it ends (a message's changes too); the import report's "Play as"
 stays until it is used or dismissed; counts read with the page's digit grouping; an export says
 it is under way; the WebSocket's refusals and a turn's warnings in the page's language; a turn
 the window cannot hold says what helps and that the player's line is kept. Screenshots go to
@@ -257,3 +257,43 @@ def test_a_summarize_another_tab_runs_locks_this_tab_too(page: Page, server: Ser
     finally:
         server.stub.reset()
         other.close()
+
+
+MESSAGE_CHANGES = ("edit", "delete", "hide", "branch")
+
+
+def test_a_running_summarize_offers_a_messages_changes_off_with_the_reason(
+        page: Page, server: Server) -> None:
+    """The ⋯ menu of a message kept offering Edit, Delete, Hide and Branch while a summarize
+    held the chat, and the server refused each as busy."""
+    page.set_viewport_size(PHONE)
+    instance_new(page, server)
+    server.stub.script(Reply("Noted."))
+    message_send(page, "Remember the red sail.")
+    turn_wait_done(page)
+    server.stub.script(Hang(60))
+    page.click("[data-testid=drawer-toggle]")
+    page.click("[data-memory-action=summarize]")
+    wait_until(page, "() => document.querySelector('[data-memory-action=update_memory]').disabled")
+    page.click("button.drawer-close")
+    mine = page.locator("#messages .msg[data-index]", has_text="Remember the red sail.")
+    try:
+        mine.locator("[data-testid=more]").click()
+        for testid in MESSAGE_CHANGES:
+            item = page.get_by_test_id(f"menu-{testid}")
+            assert item.get_attribute("aria-disabled") == "true", testid
+        assert page.get_by_test_id("menu-copy").get_attribute("aria-disabled") is None
+        assert "locked" in page.get_by_test_id("menu-locked-note").inner_text()
+        screenshot_take(page, "evening_locked_message_menu_390", full_page=False)
+        page.get_by_test_id("menu-delete").click(force=True)  # says why, asks the server nothing
+        assert "locked" in page.inner_text("#toast")
+        assert mine.count() == 1
+    finally:
+        server.stub.reset()
+    wait_until(page, "() => !document.querySelector('[data-memory-action=update_memory]')"
+               ".disabled", timeout=60_000)
+    mine.locator("[data-testid=more]").click()
+    for testid in MESSAGE_CHANGES:
+        assert page.get_by_test_id(f"menu-{testid}").get_attribute("aria-disabled") is None
+    assert page.get_by_test_id("menu-locked-note").count() == 0
+    assert page.js_errors == []
