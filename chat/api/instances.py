@@ -33,6 +33,7 @@ from chat.api.schemas import (
     RedoOut,
 )
 from chat.groups.round import conversation_turn
+from chat.live.refusal_words import refusal_said
 from chat.live.sse import aside_stream, chat_stream, impersonate_stream, redo_stream
 from chat.models import Instance, Trace
 from chat.play.aside import aside_run, aside_speaker
@@ -274,8 +275,8 @@ async def chat(request: HttpRequest, payload: ChatIn):
     try:
         query = validate_user_text(payload.query)
     except TurnRefused as exc:
-        raise AppError(exc.message, code=exc.code, status=exc.status,
-                       fields={"query": exc.message}) from None
+        said = refusal_said(exc.code, exc.message)
+        raise AppError(said, code=exc.code, status=exc.status, fields={"query": said}) from None
     speaker = None if payload.speaker is None else validate_id(payload.speaker, kind="speaker")
     if payload.mode == "aside":
         return await _aside(instance_id, query, speaker=speaker, stream=payload.stream)
@@ -290,8 +291,12 @@ async def chat(request: HttpRequest, payload: ChatIn):
         elif event.get("type") == "speaker":
             names[event["speaker"]] = event["name"]
 
-    results = await conversation_turn(get_store(), instance_id=instance_id, user_text=query,
-                                      emit=emit, speaker=speaker)
+    try:
+        results = await conversation_turn(get_store(), instance_id=instance_id,
+                                          user_text=query, emit=emit, speaker=speaker)
+    except TurnRefused as exc:  # in the request's language, as the WebSocket says it
+        exc.message = refusal_said(exc.code, exc.message)
+        raise
     if not results:
         return {"trace_id": None, "session_id": "", "instance_id": instance_id, "turn": 0,
                 "answer_text": "", "warnings": warnings, "interrupted": False, "empty": True,

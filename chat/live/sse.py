@@ -10,9 +10,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any, AsyncIterator
 
 from django.http import StreamingHttpResponse
+from django.utils import translation
 
 from chat.groups.round import conversation_turn, round_done_event
 from chat.live.followers import emit_published
+from chat.live.refusal_words import event_said
 from chat.play.aside import aside_run
 from chat.play.impersonate import impersonate_run
 from chat.play.redo import redo_run
@@ -84,13 +86,17 @@ def sse_response(work: Work, *, what: str) -> StreamingHttpResponse:
     `error`."""
     events: asyncio.Queue = asyncio.Queue()
     stop = asyncio.Event()
+    # The request's language (LocaleMiddleware: the cookie, else Accept-Language), held for the
+    # body, which runs after the view has returned: refusals and warnings are said in it.
+    language = translation.get_language()
 
     async def emit(event: dict) -> None:
         await events.put(event)
 
     async def run() -> None:
         try:
-            await work(emit, stop)
+            with translation.override(language):
+                await work(emit, stop)
         except Exception as exc:  # noqa: BLE001 — a client must never wait for an end that never comes
             if not isinstance(exc, AppError):
                 log.exception("%s failed during an SSE stream", what)
@@ -102,6 +108,8 @@ def sse_response(work: Work, *, what: str) -> StreamingHttpResponse:
         task = asyncio.create_task(run())
         try:
             while (event := await events.get()) is not None:
+                with translation.override(language):
+                    event = event_said(event)
                 kind = event.get("type", "message")
                 payload = event if kind == "warning" else {
                     k: v for k, v in event.items() if k != "type"}

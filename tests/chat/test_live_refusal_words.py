@@ -4,11 +4,15 @@ reached the 4,000 character limit" in English."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from asgiref.sync import sync_to_async
 from django.test import override_settings
 from django.utils import translation
 
 from chat.live.refusal_words import event_said, refusal_said
+from chat.models import ApiToken
 from chat.play.reply_limit import truncated_warning
 from memory.summaries.recaps import recap_failed_warning
 from tests.chat.test_consumer import _collect_until_done, _connect
@@ -105,3 +109,53 @@ async def test_a_prompt_over_its_limit_is_refused_in_the_pages_language_not_the_
     refusal = next(e for e in events if e.get("code") == "prompt_too_long")
     assert said in refusal["message"] and not_said not in refusal["message"]
     assert not use_stub.requests
+
+
+@override_settings(PERSONALAB_MAX_MESSAGE_CHARS=20)
+def test_a_rest_turns_refusal_is_said_in_the_requests_language(client, auth, instance):
+    """REST gave the turn's fixed English whatever Accept-Language asked for."""
+    response = client.post("/api/v1/chat", {"instance_id": instance, "query": "x" * 30},
+                           content_type="application/json", HTTP_ACCEPT_LANGUAGE="zh-hans",
+                           **auth)
+    error = response.json()["error"]
+    assert response.status_code == 413 and error["message"] == "消息太长（30 个字符，最多 20 个）。"
+    assert error["fields"]["query"] == error["message"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_an_sse_turns_refusal_is_said_in_the_requests_language(async_client, alice,
+                                                                       instance, store, use_stub):
+    store.module_write("prompt", {**store.module_read("prompt"), "locale": "en"})
+    config = store.config_read()
+    config["limits"]["max_total_tokens"] = 60
+    store.config_write(config)
+    token = await sync_to_async(ApiToken.issue)(alice)
+    response = await async_client.post(
+        "/api/v1/chat", data=json.dumps({"instance_id": instance, "query": "hi", "stream": True}),
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {token}", "Accept-Language": "zh-hans"})
+    body = b"".join([chunk async for chunk in response.streaming_content]).decode()
+    blocks = [block.split("\n") for block in body.strip().split("\n\n")]
+    error = next(json.loads(lines[1].removeprefix("data: ")) for lines in blocks
+                 if lines[0] == "event: error")
+    assert error["code"] == "prompt_too_long" and "超过了上限" in error["message"]
+    assert "The prompt" not in error["message"] and not use_stub.requests
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_an_sse_turns_warning_is_said_in_the_requests_language(async_client, alice,
+                                                                       instance, use_stub):
+    use_stub.script(Reply("长" * 80))
+    token = await sync_to_async(ApiToken.issue)(alice)
+    with override_settings(PERSONALAB_MAX_REPLY_CHARS=40):
+        response = await async_client.post(
+            "/api/v1/chat",
+            data=json.dumps({"instance_id": instance, "query": "讲个长故事", "stream": True}),
+            content_type="application/json",
+            headers={"Authorization": f"Bearer {token}", "Accept-Language": "zh-hans"})
+        body = b"".join([chunk async for chunk in response.streaming_content]).decode()
+    blocks = [block.split("\n") for block in body.strip().split("\n\n")]
+    warning = next(json.loads(lines[1].removeprefix("data: ")) for lines in blocks
+                   if lines[0] == "event: warning")
+    assert warning["category"] == "reply_truncated" and "40" in warning["message"]
+    assert "the reply reached" not in warning["message"].lower()
