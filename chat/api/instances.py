@@ -3,6 +3,8 @@ SSE), sessions and traces. The history manager's routes are in chat/api/history.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -33,7 +35,7 @@ from chat.api.schemas import (
     RedoOut,
 )
 from chat.groups.round import conversation_turn
-from chat.live.refusal_words import refusal_said
+from chat.live.refusal_words import refusal_said, warning_said
 from chat.live.sse import aside_stream, chat_stream, impersonate_stream, redo_stream
 from chat.models import Instance, Trace
 from chat.play.aside import aside_run, aside_speaker
@@ -291,20 +293,18 @@ async def chat(request: HttpRequest, payload: ChatIn):
         elif event.get("type") == "speaker":
             names[event["speaker"]] = event["name"]
 
-    try:
+    with _refusal_said():
         results = await conversation_turn(get_store(), instance_id=instance_id,
                                           user_text=query, emit=emit, speaker=speaker)
-    except TurnRefused as exc:  # in the request's language, as the WebSocket says it
-        exc.message = refusal_said(exc.code, exc.message)
-        raise
     if not results:
         return {"trace_id": None, "session_id": "", "instance_id": instance_id, "turn": 0,
-                "answer_text": "", "warnings": warnings, "interrupted": False, "empty": True,
-                "truncated": False, "error": None}
+                "answer_text": "", "warnings": [warning_said(w) for w in warnings],
+                "interrupted": False, "empty": True, "truncated": False, "error": None}
     result = results[-1]
     return {"trace_id": result.trace_id, "session_id": result.session_id,
             "instance_id": instance_id, "turn": result.turn, "answer_text": result.answer_text,
-            "warnings": result.warnings, "interrupted": result.interrupted,
+            "warnings": [warning_said(w) for w in result.warnings],
+            "interrupted": result.interrupted,
             "empty": result.empty, "truncated": result.truncated, "error": result.error,
             "speaker": result.speaker,
             "replies": [{"speaker": r.speaker, "name": names.get(r.speaker, r.speaker),
@@ -342,9 +342,10 @@ async def _redo(request: HttpRequest, instance_id: str, *, action: str, stream: 
         if event.get("type") == "warning":
             warnings.append(event)
 
-    done, text = await redo_run(instance_id, action=action, emit=emit)
+    with _refusal_said():
+        done, text = await redo_run(instance_id, action=action, emit=emit)
     return {**{k: v for k, v in done.items() if k != "type"}, "instance_id": instance_id,
-            "answer_text": text, "warnings": warnings}
+            "answer_text": text, "warnings": [warning_said(w) for w in warnings]}
 
 
 async def _aside(instance_id: str, query: str, *, speaker: str | None, stream: bool):
@@ -355,8 +356,8 @@ async def _aside(instance_id: str, query: str, *, speaker: str | None, stream: b
         result = await aside_run(get_store(), instance_id=instance_id, speaker=speaker,
                                  content=query, emit=events_dropped)
     except TurnRefused as exc:
-        raise AppError(exc.message, code=exc.code, status=exc.status,
-                       fields={"speaker": exc.message}) from None
+        said = refusal_said(exc.code, exc.message)
+        raise AppError(said, code=exc.code, status=exc.status, fields={"speaker": said}) from None
     return {"mode": "aside", "instance_id": instance_id, "speaker": result.speaker,
             "name": result.name, "answer_text": result.answer_text, "kept": result.kept,
             "error": result.error}
@@ -365,9 +366,22 @@ async def _aside(instance_id: str, query: str, *, speaker: str | None, stream: b
 async def _impersonate(instance_id: str, *, stream: bool):
     if stream:
         return impersonate_stream(instance_id)
-    result = await impersonate_run(get_store(), instance_id=instance_id, emit=events_dropped)
+    with _refusal_said():
+        result = await impersonate_run(get_store(), instance_id=instance_id,
+                                       emit=events_dropped)
     return {"mode": "impersonate", "instance_id": instance_id, "answer_text": result.text,
             "error": result.error, "truncated": result.truncated}
+
+
+@contextlib.contextmanager
+def _refusal_said() -> Iterator[None]:
+    """A turn's refusal in the request's language (LocaleMiddleware: the cookie, else
+    Accept-Language), as the WebSocket says it; its `code` unchanged."""
+    try:
+        yield
+    except TurnRefused as exc:
+        exc.message = refusal_said(exc.code, exc.message)
+        raise
 
 
 def _aside_speaker_checked(instance_id: str, speaker: str | None) -> None:

@@ -39,6 +39,8 @@ FORMS: Forms = [
      gettext_lazy("The message is too long (%(length)s characters; at most %(limit)s).")),
     (re.compile(r"speaker must be a character id"),
      gettext_lazy("Pick a character of this story to answer.")),
+    (re.compile(r"'(?P<speaker>[a-z0-9_][a-z0-9_-]{0,63})' is not a character of this story"),
+     gettext_lazy("%(speaker)s is not a character of this story.")),
 ]
 INTERNAL_PREFIX = "internal error: "
 # Warnings a turn already writes in the reader's language, their error inside: kept whole.
@@ -54,12 +56,19 @@ def refusal_said(code: str, message: str) -> str:
     return form_named(message, FORMS) or message
 
 
+def warning_said(warning: dict[str, Any]) -> dict[str, Any]:
+    """A turn's warning with its words in the active language, its numbers and category kept."""
+    if warning.get("category") in TOLD_AS_WRITTEN:
+        return warning
+    return {**warning, **warning_named(warning)}
+
+
 def event_said(event: dict[str, Any]) -> dict[str, Any]:
     """`event` as the page shows it: a refusal's or a warning's words in the active language
     (the warning keeps its numbers and category); any other event as it is."""
     kind = event.get("type")
-    if kind == "warning" and event.get("category") not in TOLD_AS_WRITTEN:
-        return {**event, **warning_named(event)}
+    if kind == "warning":
+        return warning_said(event)
     if kind in ("error", "impersonate_error", "aside_error") and isinstance(
             event.get("message"), str):
         return {**event, "message": refusal_said(str(event.get("code") or ""), event["message"])}
