@@ -36,7 +36,7 @@ from library.api.items import backgrounds_router, characters_router
 from library.api.items import router as library_router
 from library.api.lorebooks import router as lorebooks_router
 from library.api.regex_scripts import router as regex_scripts_router
-from library.field_words import fields_words
+from personalab.error_words import error_fields_said, error_said
 from personalab.lib.body_fields import UNKNOWN_FIELD
 from personalab.lib.errors import AppError, Forbidden, NotFound, TooLarge
 from personalab.lib.jsonbody import json_object_bounded
@@ -123,7 +123,9 @@ def _error(request: HttpRequest, status: int, code: str, message: str,
 @api.exception_handler(AppError)
 def _app_error(request: HttpRequest, exc: AppError) -> HttpResponse:
     body = exc.as_json()
-    body["error"]["fields"] = fields_words(body["error"]["fields"])
+    # `code` for a program; the words for a person, in the request's language where listed
+    body["error"]["message"] = error_said(exc.message)
+    body["error"]["fields"] = error_fields_said(body["error"]["fields"])
     if getattr(exc, "path", None) is not None:
         # A data-folder refusal names its file for whoever fixes it: the log keeps the whole
         # path, a client gets it from the data folder down, never the server's own folders.
@@ -187,7 +189,7 @@ def _json_error_for(request: HttpRequest, response: HttpResponse) -> HttpRespons
             or response.get("Content-Type", "").startswith("application/json")):
         return response
     if response.status_code == 404:
-        error = NotFound(f"no API endpoint at {request.path}")
+        error = NotFound(error_said(f"no API endpoint at {request.path}"))
         return JsonResponse(error.as_json(), status=404)
     allowed = response.get("Allow", "")
     error = AppError(f"use {allowed or 'another method'} on this URL",
