@@ -53,12 +53,12 @@ FORMS = [
 
 
 def error_said(message: str) -> str:
-    """An error's message in the active language when its form is listed, else as written."""
-    return form_named(message, FORMS) or message
+    """An error's message in the active language when its form is listed here or is a
+    validator's sentence (library/field_words: "must be a whole number"), else as written."""
+    return form_named(message, FORMS) or field_words(message)
 
 
 def error_fields_said(fields: dict[str, str]) -> dict[str, str]:
     """Each field's words in the active language: a refusal's own sentence (an id not found,
-    named by `naming_field`) or a validator's (library/field_words)."""
-    return {name: form_named(str(text), FORMS) or field_words(str(text))
-            for name, text in fields.items()}
+    named by `naming_field`) or a validator's."""
+    return {name: error_said(str(text)) for name, text in fields.items()}

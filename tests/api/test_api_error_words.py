@@ -44,6 +44,9 @@ def test_an_unlisted_message_and_a_quoted_quote_go_as_written():
         assert error_said("instance \"it's\" not found") == "instance \"it's\" not found"
         assert error_fields_said({"turn": "no such turn", "n": "must be a whole number"}) == {
             "turn": "没有这一轮", "n": "必须是整数"}
+        # a refusal whose message is a validator's sentence says it as its field does
+        assert error_said("must be between 0 and 100") == error_fields_said(
+            {"n": "must be between 0 and 100"})["n"] != "must be between 0 and 100"
 
 
 @pytest.mark.parametrize(("language", "words"), [
