@@ -45,6 +45,7 @@ from library.find_replace.services import (
     card_scripts_allowed,
     card_scripts_count,
 )
+from library.item_versions import item_version
 from library.personas import services as persona_services
 from library.personas.positions import persona_placement
 from library.personas.restore import MAX_FILE_BYTES as PERSONAS_FILE_MAX_BYTES
@@ -179,6 +180,7 @@ def character_create(request: HttpRequest, payload: CharacterIn):
     """A new character, owned by you; an existing `character_id` is a 409; a field not listed
     here is a 400 `unknown_field`."""
     data = payload.model_dump(exclude_unset=True)
+    data.pop("seen", None)  # nothing stored to have been seen
     body_fields_check(data, writable=CharacterIn.model_fields, shown={})
     character_id = character_save(get_store(), data=data, user=request.auth)
     return Status(201, {"character_id": character_id})
@@ -212,7 +214,17 @@ def _character_shown(definition: dict, user) -> dict:
     """A definition as GET shows it to `user`: with whether its card's scripts run for them."""
     allowed = card_scripts_allowed(get_store(), username=user.get_username(),
                                    character=definition)
-    return {**_links_shown(definition, user), "regex_scripts_allowed": allowed}
+    return {**_links_shown(definition, user), "regex_scripts_allowed": allowed,
+            "seen": item_version(definition, "character")}
+
+
+def _seen_sent(data: dict) -> str | None:
+    """The version a client was shown (GET's `seen`), as the editor pages send it: a save
+    made since then is refused (409 `changed`) rather than silently undone."""
+    seen = data.pop("seen", None)
+    if seen is not None and not isinstance(seen, str):
+        raise Invalid("seen must be the text GET showed", field="seen")
+    return seen or None
 
 
 @characters_router.get("/characters/{character_id}", response=CharacterOut, exclude_unset=True)
@@ -231,6 +243,7 @@ def character_change(request: HttpRequest, character_id: str, payload: Character
     validate_id(character_id, kind="character id")
     definition = selectors.character_for_use(store, user=request.auth, character_id=character_id)
     data = payload.model_dump(exclude_unset=True)
+    seen = _seen_sent(data)
     body_fields_check(data, writable=CharacterIn.model_fields.keys() - {"character_id"},
                       shown=definition)
     allowed = data.pop("regex_scripts_allowed", None)
@@ -239,7 +252,7 @@ def character_change(request: HttpRequest, character_id: str, payload: Character
                       field="regex_scripts_allowed")
     if data:  # the allowing alone is the account's own choice: no need to own the card
         character_save(store, data={**definition, **data}, character_id=character_id,
-                       user=request.auth)
+                       user=request.auth, seen=seen)
     if allowed is not None:
         card_scripts_allow(store, username=request.auth.get_username(),
                            character=store.character_read(character_id), allowed=allowed)
@@ -350,6 +363,7 @@ def background_create(request: HttpRequest, payload: BackgroundIn):
     """A new background, owned by you; an existing `background_id` is a 409; a field not listed
     here is a 400 `unknown_field`."""
     data = payload.model_dump(exclude_unset=True)
+    data.pop("seen", None)  # nothing stored to have been seen
     body_fields_check(data, writable=BackgroundIn.model_fields, shown={})
     background_id = background_save(get_store(), data=data, user=request.auth)
     return Status(201, {"background_id": background_id})
@@ -359,8 +373,12 @@ def background_create(request: HttpRequest, payload: BackgroundIn):
                         exclude_unset=True)
 def background_detail(request: HttpRequest, background_id: str):
     validate_id(background_id, kind="background id")
-    return _links_shown(selectors.background_for_use(get_store(), user=request.auth,
-                                                     background_id=background_id), request.auth)
+    return _background_shown(selectors.background_for_use(
+        get_store(), user=request.auth, background_id=background_id), request.auth)
+
+
+def _background_shown(background: dict, user) -> dict:
+    return {**_links_shown(background, user), "seen": item_version(background, "background")}
 
 
 @backgrounds_router.put("/backgrounds/{background_id}", response=BackgroundOut,
@@ -372,11 +390,12 @@ def background_change(request: HttpRequest, background_id: str, payload: Backgro
     background = selectors.background_for_use(store, user=request.auth,
                                               background_id=background_id)
     data = payload.model_dump(exclude_unset=True)
+    seen = _seen_sent(data)
     body_fields_check(data, writable=BackgroundIn.model_fields.keys() - {"background_id"},
                       shown=background)
     background_save(store, data={**background, **data}, background_id=background_id,
-                    user=request.auth)
-    return _links_shown(store.background_read(background_id), request.auth)
+                    user=request.auth, seen=seen)
+    return _background_shown(store.background_read(background_id), request.auth)
 
 
 @backgrounds_router.post("/backgrounds/{background_id}/picture", response=BackgroundOut,

@@ -101,6 +101,7 @@ _VISIBILITY = {"type": "string", "enum": ["private", "shared"]}
 class CharacterIn(ExtraKeysKept):
     name: Any = _typed("string", "required on create; at most 200 characters")
     character_id: Any = _typed("string", "create only: the id to use (409 if it exists)")
+    seen: Any = _typed("string", "the `seen` GET showed: a save made since is a 409 `changed`")
     base_persona: Any = _typed("string", "the character's description")
     greeting: Any = _typed("string", "first message of a new session")
     tags: Any = _typed(_TEXT_LIST, "tags")
@@ -171,6 +172,7 @@ class BackgroundIn(ExtraKeysKept):
     background_id: Any = _typed("string", "create only: the id to use (409 if it exists)")
     world_setting: Any = _typed("string", "the world, sent with every turn")
     story_outline: Any = _typed(_TEXT_LIST, "plot points in order (texts or {content, id})")
+    seen: Any = _typed("string", "the `seen` GET showed: a save made since is a 409 `changed`")
     lorebook_ids: Any = _typed(_TEXT_LIST, "ids of lorebooks you may use")
     visibility: Any = _typed(_VISIBILITY, "private (default) or shared")
 
