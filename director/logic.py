@@ -76,8 +76,8 @@ def outline_points(background: dict | None) -> list[dict]:
 def plot_state_resolved(plot_state: dict | None, outline: list[dict]) -> tuple[dict, dict | None]:
     """The plot state against the outline as it is now: the current point is found by its id
     wherever the author moved it (a state without an id named it by position, which is the
-    point's legacy id). When the author removed it, the next point not done becomes
-    current, pending, and the second value says so (the page shows it)."""
+    point's legacy id). When the author removed it, the first point after it not done
+    becomes current, pending, and the second value says so (the page shows it)."""
     state = plot_state_normalized(plot_state)
     if not outline:
         return state, None
@@ -92,13 +92,9 @@ def plot_state_resolved(plot_state: dict | None, outline: list[dict]) -> tuple[d
         return state, None  # by position, as before ids
     done = _done_ids(state) or set()
     removed_at = state["current_plot_index"]
-    # "after it": the point is gone from the file, so the first point not done below the
-    # last one done (a point inserted above them is not where the story goes next); failing
-    # that, the first point not done
-    not_done = [position for position, pid in enumerate(ids, start=1) if pid not in done]
-    last_done = max((position for position, pid in enumerate(ids, start=1) if pid in done),
-                    default=0)
-    following = [position for position in not_done if position > last_done] or not_done
+    # "after it": its neighbours when the state was written are gone from the file, so the
+    # points not done stand for the rest of the story, in the outline's order
+    following = [position for position, pid in enumerate(ids, start=1) if pid not in done]
     if following:
         state.update(current_plot_index=following[0], current_status="pending")
     else:

@@ -199,13 +199,3 @@ def test_the_plot_state_api_refuses_a_point_id_that_moved(client, store, alice, 
     assert answer.status_code == 400
     assert "point_id" in answer.json()["error"]["fields"]
     assert director_status(store, instance_id=instance)["current_index"] == 1
-
-
-def test_deleting_the_current_point_goes_on_below_the_done_ones_not_at_a_new_first_point(
-        store, alice, background, instance):
-    _at_point_3(store, alice, instance)
-    background_save(store, background_id=background, user=alice, data={
-        "name": "废土复仇记", "story_outline": ["序幕", *OUTLINE[:2], *OUTLINE[3:]]})
-    status = director_status(store, instance_id=instance)
-    assert status["current_point"]["content"] == "做出关键选择"
-    assert status["point_removed"] == {"removed_point": 3, "current_index": 4}
