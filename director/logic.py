@@ -160,8 +160,7 @@ def outline_with_status(outline: list[dict], plot_state: dict,
             status = state["current_status"]
         else:
             status = "pending"
-        rows.append({"index": position, "id": point.get("id"),
-                     "content": point.get("content", ""), "status": status,
+        rows.append({"index": position, "content": point.get("content", ""), "status": status,
                      "current": position == current, "carried_over": position in carried})
     return rows
 

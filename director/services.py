@@ -157,7 +157,7 @@ def instance_switch_background(store: FileStore, *, instance_id: str,
 
 
 def director_plot_set(store: FileStore, *, instance_id: str, index: Any,
-                      status: Any = "in_progress", point_id: Any = None) -> dict[str, Any]:
+                      status: Any = "in_progress") -> dict[str, Any]:
     """The author moves the story by hand (skips a point, goes back to one, marks it done):
     point `index` of the chat's outline becomes the current one with `status`, as a marker
     would have made it; the count of turns without progress starts again, and points carried
@@ -172,10 +172,6 @@ def director_plot_set(store: FileStore, *, instance_id: str, index: Any,
                       field="current_plot_index")
     if status not in MARKER_STATUSES:
         raise Invalid(f"must be one of {', '.join(MARKER_STATUSES)}", field="current_status")
-    if point_id is not None and point_id != outline[index - 1]["id"]:
-        # the caller saw another outline (the author moved, added or removed points since)
-        raise Invalid(f"point {index} is no longer the point you saw: the outline has changed",
-                      field="point_id")
     plot_state = plot_state_stamped(
         {**plot_state_normalized(state.get("plot_state")), "current_plot_index": index,
          "current_status": status, "no_update_count": 0}, outline)

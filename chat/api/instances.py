@@ -249,8 +249,7 @@ def instance_plot_state(request: HttpRequest, instance_id: str, payload: PlotSta
     store = get_store()
     instance_settings.instance_plot_set(store, user=request.auth, instance_id=instance_id,
                                         index=payload.current_plot_index,
-                                        status=payload.current_status,
-                                        point_id=payload.point_id)
+                                        status=payload.current_status)
     return director_status(store, instance_id=instance_id)
 
 

@@ -188,9 +188,6 @@ class PlotStateIn(Schema):
                                     "is at now", json_schema_extra={"type": "integer"})
     current_status: Any = Field("in_progress", description="completed, in_progress or pending",
                                 json_schema_extra={"type": "string"})
-    point_id: Any = Field(None, description="optional: the id the point had where you saw it "
-                          "(the outline's `id`); if the author moved the outline since, a 400 "
-                          "and nothing moves", json_schema_extra={"type": "string"})
 
 
 class PlayAsIn(Schema):

@@ -349,8 +349,7 @@ def instance_outline(request: HttpRequest, instance_id: str) -> HttpResponse:
             instance_settings.instance_plot_set(
                 get_store(), user=request.user, instance_id=instance_id,
                 index=digits_int(request.POST.get("index")),
-                status=request.POST.get("status", "in_progress"),
-                point_id=request.POST.get("point_id"))
+                status=request.POST.get("status", "in_progress"))
         except AppError:
             # the buttons send only points and statuses the outline had when it was shown
             refusal = gettext("The story was not moved: the outline has changed since this "

@@ -119,14 +119,13 @@ def instance_update(store: FileStore, *, user, instance_id: str, name: Any = UNS
 
 
 def instance_plot_set(store: FileStore, *, user, instance_id: str, index: Any,
-                      status: Any = "in_progress", point_id: Any = None) -> dict[str, Any]:
+                      status: Any = "in_progress") -> dict[str, Any]:
     """Skip to, go back to or finish a point of the chat's outline by hand (director); the
     new plot state. Under the instance lock: a turn's marker and this never interleave."""
     instance_for_user(user, instance_id)
     lock = store.instance_lock(instance_id).acquire()
     try:
-        return director_plot_set(store, instance_id=instance_id, index=index, status=status,
-                                 point_id=point_id)
+        return director_plot_set(store, instance_id=instance_id, index=index, status=status)
     finally:
         lock.release()
 

@@ -166,36 +166,3 @@ def test_the_turns_goal_is_the_moved_point(store, alice, background, instance, u
     use_stub.script(Reply("我们对峙。"))
     asyncio.run(turn_run(store, instance_id=instance, user_text="继续", emit=emit))
     assert "故事大纲第4点：与仇人对峙" in use_stub.requests[-1]["messages"][0]["content"]
-
-
-def test_a_button_from_before_a_reorder_moves_nothing_and_says_so(
-        store, alice, alice_client, background, instance):
-    _at_point_3(store, alice, instance)
-    shown = director_status(store, instance_id=instance)["outline"][3]  # 做出关键选择, point 4
-    background_outline_edit(store, background_id=background, action="up", position=4,
-                            user=alice)  # point 4 is 与仇人对峙 now
-    page = alice_client.post(reverse("instance_outline", args=[instance]), {
-        "index": 4, "status": "in_progress", "point_id": shown["id"]}).content.decode()
-    assert 'data-testid="outline-refusal"' in page
-    assert _current(store, instance) == "与仇人对峙"
-    assert director_status(store, instance_id=instance)["current_status"] == "in_progress"
-    # the page shown now sends the point's id with its position: that one moves
-    moved = alice_client.post(reverse("instance_outline", args=[instance]), {
-        "index": 3, "status": "in_progress", "point_id": shown["id"]}).content.decode()
-    assert 'data-testid="outline-refusal"' not in moved
-    assert _current(store, instance) == "做出关键选择"
-    assert f'name="point_id" value="{shown["id"]}"' in moved
-
-
-def test_the_plot_state_api_refuses_a_point_id_that_moved(client, store, alice, background,
-                                                          instance):
-    shown = director_status(store, instance_id=instance)["outline"][3]
-    background_outline_edit(store, background_id=background, action="up", position=4,
-                            user=alice)
-    answer = client.put(f"/api/v1/instances/{instance}/plot_state",
-                        json.dumps({"current_plot_index": 4, "point_id": shown["id"]}),
-                        content_type="application/json",
-                        HTTP_AUTHORIZATION=f"Bearer {ApiToken.issue(alice)}")
-    assert answer.status_code == 400
-    assert "point_id" in answer.json()["error"]["fields"]
-    assert director_status(store, instance_id=instance)["current_index"] == 1
