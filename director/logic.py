@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from personalab.lib.markers import MARKER_STATUSES, find_progress_marker
-from personalab.lib.outline import legacy_point_id, outline_ids_read, point_id_valid
 
 INSTRUCTION = (
     "如果剧情推进，请在回复中输出标记：[PROGRESS:X:status]"
@@ -61,73 +60,13 @@ def plot_state_normalized(plot_state: dict | None) -> dict:
 
 
 def outline_points(background: dict | None) -> list[dict]:
-    """Points numbered by position, which is what the marker's X refers to, with their ids."""
+    """Points numbered by position, which is what the marker's X refers to."""
     points = (background or {}).get("story_outline") or []
-    if not isinstance(points, list):
-        points = []
     return [
-        {"index": position, "id": point_id,
-         "content": str(point.get("content", "")) if isinstance(point, dict) else str(point)}
-        for position, (point, point_id) in enumerate(
-            zip(points, outline_ids_read(points), strict=True), start=1)
+        {"index": position, "content": str(point.get("content", "")) if isinstance(point, dict)
+         else str(point)}
+        for position, point in enumerate(points, start=1)
     ]
-
-
-def plot_state_resolved(plot_state: dict | None, outline: list[dict]) -> tuple[dict, dict | None]:
-    """The plot state against the outline as it is now: the current point is found by its id
-    wherever the author moved it (a state without an id named it by position, which is the
-    point's legacy id). When the author removed it, the first point after it not done
-    becomes current, pending, and the second value says so (the page shows it)."""
-    state = plot_state_normalized(plot_state)
-    if not outline:
-        return state, None
-    ids = [point["id"] for point in outline]
-    stated_id = state.get("point_id")
-    point_id = stated_id if point_id_valid(stated_id) else legacy_point_id(
-        state["current_plot_index"])
-    if point_id in ids:
-        state["current_plot_index"] = ids.index(point_id) + 1
-        return state, None
-    if not point_id_valid(stated_id):
-        return state, None  # by position, as before ids
-    done = _done_ids(state) or set()
-    removed_at = state["current_plot_index"]
-    # "after it": its neighbours when the state was written are gone from the file, so the
-    # points not done stand for the rest of the story, in the outline's order
-    following = [position for position, pid in enumerate(ids, start=1) if pid not in done]
-    if following:
-        state.update(current_plot_index=following[0], current_status="pending")
-    else:
-        state.update(current_plot_index=len(ids), current_status="completed")
-    state["point_id"] = ids[state["current_plot_index"] - 1]
-    return state, {"removed_point": removed_at, "current_index": state["current_plot_index"]}
-
-
-def plot_state_stamped(plot_state: dict, outline: list[dict]) -> dict:
-    """The state as it is written: its current point's id and the ids of the points done
-    before it, so that it follows them through the author's later edits of the outline."""
-    state = plot_state_normalized(plot_state)
-    if not outline:
-        return state
-    current, _ = plot_position(state, len(outline))
-    state["point_id"] = outline[current - 1]["id"]
-    state["done_ids"] = [point["id"] for point in outline[:current - 1]]
-    return state
-
-
-def plot_state_unstamped(plot_state: dict | None) -> dict:
-    """By position again (after a background switch the ids name another outline's points)."""
-    state = dict(plot_state or {})
-    state.pop("point_id", None)
-    state.pop("done_ids", None)
-    return state
-
-
-def _done_ids(state: dict) -> set[str] | None:
-    done = state.get("done_ids")
-    if not isinstance(done, list):
-        return None
-    return {point_id for point_id in done if isinstance(point_id, str)}
 
 
 def plot_position(plot_state: dict, outline_length: int) -> tuple[int, bool]:
@@ -147,15 +86,10 @@ def outline_with_status(outline: list[dict], plot_state: dict,
     state = plot_state_normalized(plot_state)
     current, _ = plot_position(state, len(outline))
     carried = set(carried_over or [])
-    # a state that follows the points by id knows which ones are done; a point the author
-    # put above the current one since is not done for that
-    done = _done_ids(state) if point_id_valid(state.get("point_id")) else None
     rows = []
     for position, point in enumerate(outline, start=1):
-        if position < current and (done is None or point.get("id") in done):
+        if position < current:
             status = "completed"
-        elif position < current:
-            status = "pending"
         elif position == current:
             status = state["current_status"]
         else:
@@ -189,7 +123,7 @@ def instruction_text(target: dict | None, finished: bool,
 def carried_over_points(plot_state: dict, outline_length: int) -> list[int]:
     """After a background switch, the points of the new outline that already count as
     completed or in progress: that progress was made in the old outline."""
-    rows = outline_with_status([{}] * outline_length, plot_state_unstamped(plot_state))
+    rows = outline_with_status([{}] * outline_length, plot_state)
     return [row["index"] for row in rows if row["status"] != "pending"]
 
 
@@ -208,8 +142,8 @@ def effective_threshold(settings: dict, threshold: int | None) -> int:
 def director_overview(*, settings: dict, threshold: int | None, instance_state: dict,
                       background: dict | None, words: DirectorWords = SEED_WORDS) -> dict:
     """Everything the director knows about where the story stands, without searching."""
+    state = plot_state_normalized(instance_state.get("plot_state"))
     outline = outline_points(background)
-    state, moved = plot_state_resolved(instance_state.get("plot_state"), outline)
     current, clamped = plot_position(state, len(outline))
     carried = instance_state.get("carried_over") or {}
     rows = outline_with_status(outline, state, carried.get("points"))
@@ -229,7 +163,6 @@ def director_overview(*, settings: dict, threshold: int | None, instance_state: 
         "threshold": limit,
         "finished": finished,
         "clamped": clamped,
-        "point_removed": moved,
         "reminder_due": bool(rows) and not finished and state["no_update_count"] >= limit,
     }
 

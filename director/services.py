@@ -17,9 +17,6 @@ from director.logic import (
     outline_points,
     plot_position,
     plot_state_normalized,
-    plot_state_resolved,
-    plot_state_stamped,
-    plot_state_unstamped,
 )
 from library.selectors import background_for_chat
 from personalab.lib.config_schema import config_validate
@@ -110,17 +107,10 @@ def director_step(store: FileStore, *, instance_id: str, reply: dict,
     state = store.instance_state_read(instance_id)
     background = background_for_chat(store, state=state)
     old_plot_state = state.get("plot_state")
-    outline = outline_points(background)
-    # the marker's X and the state's point are read against the outline as it is now
-    resolved, moved = plot_state_resolved(old_plot_state, outline)
     new_plot_state, report = director_process_response(
-        settings=director_settings_read(store), plot_state=resolved, reply=reply,
-        outline_length=len(outline), counts_miss=counts_miss,
+        settings=director_settings_read(store), plot_state=old_plot_state, reply=reply,
+        outline_length=len(outline_points(background)), counts_miss=counts_miss,
     )
-    new_plot_state = (old_plot_state if report.get("enabled") is False
-                      else plot_state_stamped(new_plot_state, outline))
-    if moved:
-        report["point_removed"] = moved
     changed = {"plot_state": new_plot_state} if new_plot_state != old_plot_state else {}
     carried = state.get("carried_over") or {}
     if report.get("index") in (carried.get("points") or []):
@@ -145,7 +135,6 @@ def instance_switch_background(store: FileStore, *, instance_id: str,
     carried = carried_over_points(plot_state, len(outline)) if previous != background_id else []
     new_state = {**state, "background_id": background_id}
     if previous != background_id:
-        new_state["plot_state"] = plot_state_unstamped(state.get("plot_state"))
         new_state.pop("carried_over", None)
         if carried and previous:
             new_state["carried_over"] = {"from_background_id": previous, "points": carried}
@@ -163,8 +152,7 @@ def director_plot_set(store: FileStore, *, instance_id: str, index: Any,
     would have made it; the count of turns without progress starts again, and points carried
     over from a previous background count no more (the author has said where the story is)."""
     state = store.instance_state_read(instance_id)
-    outline = outline_points(background_for_chat(store, state=state))
-    length = len(outline)
+    length = len(outline_points(background_for_chat(store, state=state)))
     if length == 0:
         raise Invalid("this chat's background has no outline", field="current_plot_index")
     if not _is_int(index) or not 1 <= index <= length:
@@ -172,9 +160,8 @@ def director_plot_set(store: FileStore, *, instance_id: str, index: Any,
                       field="current_plot_index")
     if status not in MARKER_STATUSES:
         raise Invalid(f"must be one of {', '.join(MARKER_STATUSES)}", field="current_status")
-    plot_state = plot_state_stamped(
-        {**plot_state_normalized(state.get("plot_state")), "current_plot_index": index,
-         "current_status": status, "no_update_count": 0}, outline)
+    plot_state = {**plot_state_normalized(state.get("plot_state")), "current_plot_index": index,
+                  "current_status": status, "no_update_count": 0}
     new_state = {**state, "plot_state": plot_state}
     new_state.pop("carried_over", None)
     store.instance_state_write(instance_id, new_state)

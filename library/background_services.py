@@ -20,32 +20,18 @@ from library.item_versions import item_version_check
 from library.models import Background
 from library.selectors import item_for_edit
 from personalab.lib.filestore.store import FileStore
-from personalab.lib.outline import outline_ids_read, point_id_valid
 
 
-def _clean_outline(points: Any, existing: list[Any] | None = None) -> list[dict[str, Any]]:
-    """A point keeps its id: the one it is sent with, or else the id of an existing point
-    with the same text (a client sending texts only), so story progress follows it."""
+def _clean_outline(points: Any) -> list[dict[str, Any]]:
     if points is not None and not isinstance(points, list):
         raise LibraryError("story_outline must be a list of points",
                            {"story_outline": "must be a list"})
-    existing = existing or []
-    unclaimed: dict[str, list[str]] = {}
-    for point, point_id in zip(existing, outline_ids_read(existing), strict=True):
-        if isinstance(point, dict):
-            unclaimed.setdefault(str(point.get("content", "")), []).append(point_id)
     cleaned = []
     for point in points or []:
         content = point.get("content") if isinstance(point, dict) else point
         content = clean_text(content, field="story_outline", limit=2000)
-        if not content:
-            continue
-        sent_id = point.get("id") if isinstance(point, dict) else None
-        same_text = unclaimed.get(content) or []
-        point_id = sent_id if point_id_valid(sent_id) else (same_text[0] if same_text else None)
-        if point_id in same_text:
-            same_text.remove(point_id)
-        cleaned.append({"content": content, **({"id": point_id} if point_id else {})})
+        if content:
+            cleaned.append({"content": content})
     return cleaned
 
 
@@ -68,8 +54,7 @@ def background_save(store: FileStore, *, data: dict[str, Any],
         "background_id": background_id,
         "name": name,
         "world_setting": clean_text(data.get("world_setting"), field="world_setting"),
-        "story_outline": _clean_outline(data.get("story_outline", existing.get("story_outline")),
-                                        existing.get("story_outline")),
+        "story_outline": _clean_outline(data.get("story_outline", existing.get("story_outline"))),
         **ownership_of(data, existing, user=user),
     }
     if "lorebook_ids" in data:
@@ -91,19 +76,16 @@ def background_outline_edit(store: FileStore, *, background_id: str, action: str
     """Add, edit, delete or move one outline point (1-based positions)."""
     background = (store.background_read(background_id) if user is None else
                   item_for_edit(store, user=user, kind="background", item_id=background_id))
-    stored = background.get("story_outline", [])
-    points = [{"id": point_id, "content": point["content"]}
-              for point, point_id in zip(stored, outline_ids_read(stored), strict=True)]
+    points = [p["content"] for p in background.get("story_outline", [])]
     if action == "add":
         text = clean_text(content, field="content", required=True, limit=2000)
-        points.append({"content": text})
+        points.append(text)
     else:
         if position is None or not 1 <= position <= len(points):
             raise LibraryError(f"no outline point {position}")
         i = position - 1
         if action == "edit":
-            points[i] = {**points[i], "content": clean_text(content, field="content",
-                                                            required=True, limit=2000)}
+            points[i] = clean_text(content, field="content", required=True, limit=2000)
         elif action == "delete":
             points.pop(i)
         elif action in ("up", "down"):
@@ -112,7 +94,7 @@ def background_outline_edit(store: FileStore, *, background_id: str, action: str
                 points[i], points[j] = points[j], points[i]
         else:
             raise LibraryError(f"unknown outline action {action!r}")
-    background["story_outline"] = points
+    background["story_outline"] = [{"content": text} for text in points]
     store.background_write(background_id, background)
     background_index(store, background_id)
     return store.background_read(background_id)["story_outline"]

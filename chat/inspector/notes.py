@@ -58,10 +58,6 @@ WARNING_WORDS: dict[str, tuple[Any, Any]] = {
     "outline_clamped": (
         gettext_lazy("The outline point was beyond the new background's outline: its last "
                      "point is used"), gettext_lazy("Check the chat's story progress")),
-    "outline_point_removed": (
-        gettext_lazy("The outline point in progress (%(threshold)s) was removed from the "
-                     "outline: point %(current)s is current now"),
-        gettext_lazy("Check the chat's story progress")),
     "corrupt_session_lines": (
         gettext_lazy("%(current)s lines of the session file could not be read and were "
                      "skipped (the file was not changed)"), ""),

@@ -326,13 +326,6 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
         warnings.append(_warning("outline_clamped",
                                  "当前剧情点超出新背景的大纲长度，已按最后一点处理",
                                  suggestion="检查实例的剧情进度"))
-    if director and (removed := director.get("point_removed")):
-        warnings.append(_warning(
-            "outline_point_removed",
-            f"The outline point in progress ({removed['removed_point']}) was removed from the "
-            f"outline: point {removed['current_index']} is current now",
-            current_value=removed["current_index"], threshold=removed["removed_point"],
-            suggestion="Check the chat's story progress"))
     timings["director_ms"] = _ms(started)
 
     started = time.perf_counter()
@@ -366,11 +359,8 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
     llm_context = {
         "character_name": ctx.character.get("name") or ctx.instance_state.get("character_id"),
         "turn": ctx.turn,
-        # where the story stands in the outline as it is now (the author may have moved it)
-        "plot_index": (director["current_index"] if director else
-                       ctx.instance_state.get("plot_state", {}).get("current_plot_index", 1)),
-        "plot_status": (director["current_status"] if director else
-                        ctx.instance_state.get("plot_state", {}).get("current_status")),
+        "plot_index": ctx.instance_state.get("plot_state", {}).get("current_plot_index", 1),
+        "plot_status": ctx.instance_state.get("plot_state", {}).get("current_status"),
         "outline_length": len(outline) if director else 0,
         "user_text": ctx.user_text, "user_name": inputs.user_name,
         "group": ctx.speaker is not None,

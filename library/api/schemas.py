@@ -171,7 +171,7 @@ class BackgroundIn(ExtraKeysKept):
     name: Any = _typed("string", "required on create; at most 200 characters")
     background_id: Any = _typed("string", "create only: the id to use (409 if it exists)")
     world_setting: Any = _typed("string", "the world, sent with every turn")
-    story_outline: Any = _typed(_TEXT_LIST, "plot points in order (texts or {content, id})")
+    story_outline: Any = _typed(_TEXT_LIST, "plot points in order (texts or {content})")
     seen: Any = _typed("string", "the `seen` GET showed: a save made since is a 409 `changed`")
     lorebook_ids: Any = _typed(_TEXT_LIST, "ids of lorebooks you may use")
     visibility: Any = _typed(_VISIBILITY, "private (default) or shared")

@@ -35,7 +35,7 @@ def test_skipping_to_a_point_marks_the_earlier_ones_done_and_restarts_the_count(
     assert _statuses(answer.json()) == ["completed", "completed", "in_progress", "pending",
                                         "pending"]
     assert answer.json()["target_point"]["index"] == 3
-    assert _by_position(store.instance_state_read(instance)["plot_state"]) == {
+    assert store.instance_state_read(instance)["plot_state"] == {
         "current_plot_index": 3, "current_status": "in_progress", "no_update_count": 0}
 
 
@@ -77,8 +77,3 @@ def test_a_chat_without_an_outline_says_so(put, instance, store):
     answer = put(instance, {"current_plot_index": 1})
     assert answer.status_code == 400
     assert "no outline" in answer.json()["error"]["message"]
-
-
-def _by_position(plot_state: dict) -> dict:
-    """The state's positional fields, without the outline point ids it follows points by."""
-    return {key: value for key, value in plot_state.items() if key not in ("point_id", "done_ids")}

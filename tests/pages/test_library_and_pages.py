@@ -34,8 +34,8 @@ def test_author_creates_character_and_background_in_the_browser(alice_client, st
     page = alice_client.post(url, {"action": "delete", "position": "3"})
     assert page.status_code == 200 and b"outline-editor" in page.content
     outline = store.background_read(background_id)["story_outline"]
-    assert [{"index": p["index"], "content": p["content"]} for p in outline] == [
-        {"index": 1, "content": "Steal a boat"}, {"index": 2, "content": "Reach the tower"}]
+    assert outline == [{"index": 1, "content": "Steal a boat"},
+                       {"index": 2, "content": "Reach the tower"}]
     assert Background.objects.get(background_id=background_id).outline_length == 2
 
 

@@ -44,7 +44,6 @@ from personalab.lib.ids import is_valid_id, validate_id
 from personalab.lib.jsontext import json_loads
 from personalab.lib.locks import FlockLock, LockFactory, flock_factory
 from personalab.lib.locks import InstanceLock as LockProtocol
-from personalab.lib.outline import outline_ids_for_write
 from personalab.lib.store_errors import CorruptFile, IdTaken, MissingFile, StoreError
 from personalab.lib.trace_pack import trace_packed, trace_unpacked
 
@@ -204,11 +203,9 @@ class FileStore(SessionFiles):
         return background if isinstance(background, dict) else empty
 
     def background_write(self, background_id: str, background: dict[str, Any]) -> None:
-        points = background.get("story_outline", [])
         outline = [
-            {"index": position, "id": point_id, "content": point["content"]}
-            for position, (point, point_id) in enumerate(
-                zip(points, outline_ids_for_write(points), strict=True), start=1)
+            {"index": position, "content": point["content"]}
+            for position, point in enumerate(background.get("story_outline", []), start=1)
         ]
         write_json_keeping_previous(
             self.background_dir(background_id) / "background.json",
