@@ -110,6 +110,7 @@ def characters(store, owner, *, count: int, card_tokens: int) -> list[str]:
 
 def query_embeds_counted() -> list[int]:
     """From now on, the texts e5's query engine embeds as queries, counted in [0]."""
+    # After Django's boot, as the other app imports here.
     from personalab.lib.embedding import embeddings
 
     engine = embeddings.model_load(role="query")

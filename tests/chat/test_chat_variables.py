@@ -14,6 +14,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 
 from chat.history_manager import edits as history
+from chat.history_manager.base import line_fingerprint
 from chat.play import turn as turn_module
 from chat.play import variables as chat_variables
 from chat.play.impersonate import impersonate_plan
@@ -135,7 +136,6 @@ async def test_a_branch_and_a_summarized_continuation_keep_the_chats_variables(
     await _turn(store, chat, "one")
     await _turn(store, chat, "two")
     read = store.session_read(chat, "sess_001")
-    from chat.history_manager.base import line_fingerprint
 
     first = read.lines[0]
     branch = history.session_branch(store, instance_id=chat, session_id="sess_001", index=0,
@@ -301,7 +301,6 @@ async def test_an_edited_message_is_filled_as_it_is_saved_with_the_chats_variabl
         store, alice, background, use_stub):
     # SillyTavern's updateMessage stores substituteParams(text): an edit's {{getvar}} reads the
     # chat's variables then, its {{setvar}} writes them, and the text keeps what it gave.
-    from chat.history_manager.base import line_fingerprint
 
     chat = await _new_chat(store, alice, background, persona="Visit number {{incvar::visits}}.")
     await _turn(store, chat, "hello")

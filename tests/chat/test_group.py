@@ -13,6 +13,7 @@ from asgiref.sync import sync_to_async
 from chat.groups.round import conversation_turn
 from chat.services.instances import instance_create
 from library.character_services import character_save
+from personalab.lib.filestore.variables import session_variables_read
 from personalab.lib.letter_colours import letter_class
 from tests.chat.test_consumer import _connect
 from tests.stub_llm import Reply
@@ -174,7 +175,6 @@ async def test_a_line_manual_order_keeps_unanswered_is_filled_as_it_is_sent(
         alice, store, group, use_stub):
     # As a turn's player line (SillyTavern's sendMessageAsUser): its macros are filled once and
     # its {{setvar}} is saved with the chat.
-    from personalab.lib.filestore.variables import session_variables_read
 
     _order(store, group, "manual")
     assert await _say(store, group, "{{setvar::mood::calm}}I am {{getvar::mood}}.") == []

@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from chat.play.turn import turn_run
+from tests.memory.test_recall_in_play import _seed
 from tests.stub_llm import Empty, Fail, Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -153,7 +154,6 @@ async def test_an_english_prompt_words_the_instruction_and_reminder_in_english(
 def test_the_reminder_names_each_recalled_line_once(store, instance, memory_on, use_stub):
     """The director's fallback search lists a line said several times once (seven of its
     fifteen places held "The market was loud this morning."), and the places go to others."""
-    from tests.memory.test_recall_in_play import _seed
 
     _seed(store, instance)
     state = store.instance_state_read(instance)

@@ -12,6 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 
 from chat.models import ApiToken
+from library.lore.services import lorebook_save
 from library.models import Persona
 from library.personas import restore
 from library.personas.services import persona_create
@@ -151,8 +152,6 @@ def test_one_file_restored_twice_at_once_makes_each_persona_once(store, alice, m
 
 def test_a_personas_lorebook_is_linked_by_name_and_a_missing_one_is_listed(
         client, store, alice, bob):
-    from library.lore.services import lorebook_save
-
     mine = lorebook_save(store, user=alice, data={"name": "Harbor", "entries": []})
     lorebook_save(store, user=bob, data={"name": "Harbor", "entries": []})  # private to bob
     settings_json = {"power_user": {
