@@ -7,12 +7,9 @@ from __future__ import annotations
 
 import re
 
-from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy
 
-from personalab.lib.worded_forms import form_named
-
-Forms = list[tuple[re.Pattern[str], Promise]]
+from personalab.lib.worded_forms import Forms, form_named
 
 _INVALID = re.compile(r"card JSON is invalid: (?P<rest>.+)", re.S)
 INVALID = gettext_lazy("the card's JSON is invalid: %(rest)s")

@@ -10,8 +10,7 @@ import re
 from django.utils.translation import gettext_lazy
 
 from chat.import_export.chat_formats import NOT_A_CHAT
-from library.refusal_words import Forms
-from personalab.lib.worded_forms import form_named
+from personalab.lib.worded_forms import Forms, form_named
 
 _NOT_A_CHAT_WORDS = {
     NOT_A_CHAT[0][1]: gettext_lazy("this file is RisuAI's export of all chats of a character; "

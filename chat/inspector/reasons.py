@@ -13,9 +13,7 @@ from django.utils.translation import gettext, gettext_lazy
 
 from chat.inspector.names import SECTION_NAMES, note_named
 from personalab.lib.ordinals import ordinal_ending
-from personalab.lib.worded_forms import form_named
-
-Forms = list[tuple[re.Pattern[str], Any]]
+from personalab.lib.worded_forms import Forms, form_named
 
 # Where a card field went (card_fields_placement), beyond the section notes trace_names reads.
 CARD_FIELD_FORMS: Forms = [

@@ -12,8 +12,7 @@ from typing import Any
 from django.utils.translation import gettext_lazy
 
 from chat.inspector.notes import warning_named
-from library.refusal_words import Forms
-from personalab.lib.worded_forms import form_named
+from personalab.lib.worded_forms import Forms, form_named
 
 # The consumer's own refusals, whatever their English said.
 CODE_WORDS = {

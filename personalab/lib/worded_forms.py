@@ -7,8 +7,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+# (pattern, the words that take its named groups, usually a lazy translation)
+Forms = list[tuple[re.Pattern[str], Any]]
 
-def form_named(text: str, forms: list[tuple[re.Pattern[str], Any]],
+
+def form_named(text: str, forms: Forms,
                names: dict[str, dict[str, Any]] | None = None) -> str | None:
     """`text` in the reader's language when one of `forms` (pattern, words with the pattern's
     named groups) matches all of it, else None; a group listed in `names` is named from there."""
