@@ -92,6 +92,19 @@ function menuClose(refocus) {
   if (refocus && back.isConnected) back.focus({preventScroll: true});
 }
 
+// The list read again (a memory action's end, a turn, another tab's change) replaces the
+// message an open menu hangs on: the menu opens again on its fresh copy, built anew so what the
+// change turned on or off shows, rather than vanishing under the reader's finger.
+function menuFollow() {
+  if (!open || open.article.isConnected) return;
+  const {article, opener} = open;
+  const {index, fp} = article.dataset;  // the same line, not whichever now holds its place
+  const fresh = document.querySelector(`#messages .msg[data-index="${index}"][data-fp="${fp}"]`);
+  open = null;
+  if (!fresh) return;
+  menuOpen(fresh, opener ? fresh.querySelector("[data-testid=more]") : null);
+}
+
 function menuKeys(e) {
   if (!menuKeyCloses(open.menu, e)) return;
   e.stopPropagation();  // the drawer's Escape is not this one
@@ -139,7 +152,10 @@ function pressWire(list) {
 export function menuWire() {
   const chat = document.getElementById("chat");
   focusableMake(document);
-  new MutationObserver(() => focusableMake(chat)).observe(chat, {childList: true, subtree: true});
+  new MutationObserver(() => {
+    focusableMake(chat);
+    menuFollow();
+  }).observe(chat, {childList: true, subtree: true});
   document.addEventListener("keydown", (e) => {
     if (open && open.menu.contains(e.target)) { menuKeys(e); return; }
     const article = e.target.matches?.(".msg[data-index]") ? e.target : null;
