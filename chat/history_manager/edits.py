@@ -41,7 +41,7 @@ from chat.history_manager.base import (
 )
 from chat.history_manager.reads import _last_message_position, _listed_count
 from chat.play.regex_scripts import edit_regexed
-from chat.play.variables import stored_macros_fill
+from chat.play.variables import stored_macros_filled, stored_variables_undo
 from director.services import director_apply_reply
 from memory import runtime as memory_runtime
 from memory.summaries.source_changes import (
@@ -70,10 +70,11 @@ def message_edit(store: FileStore, *, instance_id: str, session_id: str, index: 
         old = _line_at(read, index, fingerprint)
         text = edit_regexed(store, instance_id=instance_id, line=old, text=text)
         written = text
+        variable_changes = None
         if old.get("type") != "summary" and ("{{" in text or "<" in text):
-            text = stored_macros_fill(store, instance_id=instance_id, session_id=session_id,
-                                      line=old, text=text, metadata=read.metadata,
-                                      lines=read.lines)
+            text, variable_changes = stored_macros_filled(
+                store, instance_id=instance_id, session_id=session_id, line=old, text=text,
+                metadata=read.metadata, lines=read.lines)
         if old.get("content") == text:
             return {"changed": False, "line": old, "undo_token": None}
         first_original = (old["edited"].get("original") if isinstance(old.get("edited"), dict)
@@ -86,6 +87,9 @@ def message_edit(store: FileStore, *, instance_id: str, session_id: str, index: 
                                            lines=[new, *_lines_after(read, index)],
                                            action="edit", clock=clock,
                                            summary_change=summary_change_of(old, new))
+        if variable_changes is not None and (variable_changes.local or variable_changes.shared):
+            _undo_variables_keep(store, instance_id, token, variable_changes.as_json(),
+                                 expires_at=expires)
         _memory_follows(store, instance_id, session_id, old=old, new=new)
     finally:
         lock.release()
@@ -227,6 +231,45 @@ def _undo_read(store: FileStore, instance_id: str) -> dict[str, Any]:
     return data
 
 
+UNDO_VARIABLES_FILE = "undo_variables"  # memory/undo_variables.json, beside memory/undo.json
+
+
+def _undo_variables_keep(store: FileStore, instance_id: str, token: str,
+                         changes: dict[str, Any], *, expires_at: float) -> None:
+    """What an edit's variable macros changed, kept for its undo in a sidecar of the undo
+    file (`{"tokens": {token: {"expires_at", "changes"}}}`); expired entries go."""
+    data = _undo_variables_read(store, instance_id)
+    data["tokens"] = {key: value for key, value in data["tokens"].items()
+                      if float(value.get("expires_at") or 0) >= expires_at - _KEPT_SECONDS}
+    data["tokens"][token] = {"expires_at": expires_at, "changes": changes}
+    store.memory_json_write(instance_id, UNDO_VARIABLES_FILE, data)
+
+
+_KEPT_SECONDS = 3600.0  # an undo window is seconds; entries older than this are dropped
+
+
+def _undo_variables_read(store: FileStore, instance_id: str) -> dict[str, Any]:
+    try:
+        data = store.memory_json_read(instance_id, UNDO_VARIABLES_FILE, {"tokens": {}})
+    except StoreError:
+        return {"tokens": {}}
+    if not isinstance(data, dict) or not isinstance(data.get("tokens"), dict):
+        return {"tokens": {}}
+    data["tokens"] = {k: v for k, v in data["tokens"].items() if isinstance(v, dict)}
+    return data
+
+
+def _undo_variables_pop(store: FileStore, instance_id: str,
+                        token: str) -> dict[str, Any] | None:
+    data = _undo_variables_read(store, instance_id)
+    entry = data["tokens"].pop(token, None)
+    if entry is None:
+        return None
+    store.memory_json_write(instance_id, UNDO_VARIABLES_FILE, data)
+    changes = entry.get("changes")
+    return changes if isinstance(changes, dict) else None
+
+
 def undo(store: FileStore, *, instance_id: str, token: str,
          clock: Clock = time.time) -> dict[str, Any]:
     """Restore the session file as it was before the action behind `token`. The restore is
@@ -253,6 +296,12 @@ def undo(store: FileStore, *, instance_id: str, token: str,
                 and summary_change_undone(store, instance_id=instance_id, old_text=str(change[0]),
                                           new_text=change[1])):
             memory_runtime.schedule_sync(store, instance_id=instance_id)
+        variable_changes = _undo_variables_pop(store, instance_id, token)
+        if variable_changes is not None:
+            stored_variables_undo(store, instance_id=instance_id, session_id=session_id,
+                                  metadata=store.session_read_head(instance_id,
+                                                                   session_id).metadata,
+                                  changes=variable_changes)
         if isinstance(record.get("plot_state"), dict):
             state = store.instance_state_read(instance_id)
             store.instance_state_write(instance_id, {**state, "plot_state": record["plot_state"]})

@@ -24,6 +24,7 @@ from personalab.lib.filestore.variables import (
     account_variables_locked,
     account_variables_read,
     account_variables_update,
+    session_variables_path,
     session_variables_read,
     session_variables_write,
 )
@@ -134,6 +135,30 @@ def stored_macros_fill(store: FileStore, *, instance_id: str, session_id: str,
     line a group round keeps unanswered): names for whoever said it, its rolls, and its
     variable macros against the chat's variables, whose changes are saved (`lines`: the chat
     from this line on, or before it; {{lastMessage}} is the newest)."""
+    return stored_macros_filled(store, instance_id=instance_id, session_id=session_id,
+                                line=line, text=text, metadata=metadata, lines=lines)[0]
+
+
+@dataclass
+class VariableChanges:
+    """What one stored fill changed, name by name: (the value before or None, the value it
+    left), for the chat (`local`) and the account (`shared`); `local_file_new`: the chat had
+    no variable file before (it read its import's variables)."""
+
+    local: dict[str, tuple[str | None, str]] = field(default_factory=dict)
+    shared: dict[str, tuple[str | None, str]] = field(default_factory=dict)
+    local_file_new: bool = False
+
+    def as_json(self) -> dict[str, Any]:
+        return {"local": {name: list(pair) for name, pair in self.local.items()},
+                "global": {name: list(pair) for name, pair in self.shared.items()},
+                "local_file_new": self.local_file_new}
+
+
+def stored_macros_filled(store: FileStore, *, instance_id: str, session_id: str,
+                         line: dict[str, Any], text: str, metadata: dict[str, Any],
+                         lines: list[dict[str, Any]]) -> tuple[str, VariableChanges]:
+    """stored_macros_fill's text, and what its variable macros changed (for the edit's undo)."""
     state = store.instance_state_read(instance_id)
     owner = state.get("owner")
     values = page_macro_values(store, state=state, lines=lines)
@@ -145,15 +170,65 @@ def stored_macros_fill(store: FileStore, *, instance_id: str, session_id: str,
                                                                              str)), "")
     found = session_variables_read(store, instance_id=instance_id, session_id=session_id)
     saved = found["variables"] if found is not None else imported_chat_variables(metadata)
+    changes = VariableChanges()
     with account_variables_locked(store, username=owner):
-        variables = MacroVariables(base=saved, shared_base=account_variables_read(
-            store, username=owner))
+        shared_base = account_variables_read(store, username=owner)
+        variables = MacroVariables(base=saved, shared_base=shared_base)
         filled = macros_replace(text, values, variables=variables,
                                 rng=random.Random(f"{line.get('turn')}:{line.get('timestamp')}"))
         local = variables_merged(variables)[0]
         if local != saved:  # a regenerate still starts from what its prompt started from
             session_variables_write(store, instance_id=instance_id, session_id=session_id,
                                     variables=local, before=(found or {}).get("before"))
+            changes.local = _changed(saved, local)
+            changes.local_file_new = found is None
         if variables.shared and owner:
             account_variables_update(store, username=owner, changes=dict(variables.shared))
-    return filled
+            changes.shared = _changed(shared_base, {**shared_base, **variables.shared})
+    return filled, changes
+
+
+def _changed(before: Mapping[str, str], after: Mapping[str, str]
+             ) -> dict[str, tuple[str | None, str]]:
+    return {name: (before.get(name), value) for name, value in after.items()
+            if before.get(name) != value}
+
+
+def stored_variables_undo(store: FileStore, *, instance_id: str, session_id: str,
+                          metadata: dict[str, Any], changes: Mapping[str, Any]) -> None:
+    """Put back what one stored fill changed (`changes`: VariableChanges.as_json()), name by
+    name, where the name still holds what the fill left: a value something else wrote since
+    (another chat's global, a clear) stays. A chat that had no variable file before, and is
+    back to what its import held, has none again."""
+    state = store.instance_state_read(instance_id)
+    owner = state.get("owner")
+    with account_variables_locked(store, username=owner):
+        found = session_variables_read(store, instance_id=instance_id, session_id=session_id)
+        if found is not None:
+            local = _undone(found["variables"], changes.get("local"))
+            imported = imported_chat_variables(metadata)
+            if changes.get("local_file_new") is True and local == imported:
+                session_variables_path(store, instance_id=instance_id,
+                                       session_id=session_id).unlink(missing_ok=True)
+            elif local != found["variables"]:
+                session_variables_write(store, instance_id=instance_id, session_id=session_id,
+                                        variables=local, before=found.get("before"))
+        if owner and changes.get("global"):
+            shared = account_variables_read(store, username=owner)
+            undone = _undone(shared, changes.get("global"))
+            if undone != shared:
+                account_variables_update(store, username=owner, changes=undone, clear=True)
+
+
+def _undone(current: dict[str, str], changed: object) -> dict[str, str]:
+    result = dict(current)
+    if not isinstance(changed, dict):
+        return result
+    for name, pair in changed.items():
+        if not (isinstance(pair, list) and len(pair) == 2) or result.get(name) != pair[1]:
+            continue
+        if isinstance(pair[0], str):
+            result[name] = pair[0]
+        else:
+            result.pop(name, None)
+    return result
