@@ -19,6 +19,7 @@ from library.selectors import player_name
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.letter_colours import letter_class
+from personalab.lib.line_macros import macros_in
 from personalab.lib.llm import Provider
 from personalab.lib.membership import member_change_recover
 
@@ -157,7 +158,7 @@ def _user_line_append(store: FileStore, instance_id: str, user_text: str) -> Non
     text = player_line_regexed(store, state=state, text=user_text)
     line = {"role": "user", "content": text, "turn": read.last_turn + 1,
             "timestamp": utc_now(), "name": player_name(store, state=state)}
-    if "{{" in text or "<" in text:  # filled as it is sent, as a turn's player line
+    if macros_in(text):  # filled as it is sent, as a turn's player line
         line["content"] = stored_macros_fill(store, instance_id=instance_id,
                                              session_id=session_id, line=line, text=text,
                                              metadata=read.metadata, lines=read.lines)

@@ -40,6 +40,7 @@ from typing import Any
 
 from chat.history_manager.base import reply_versions, version_position
 from personalab.lib.errors import Invalid
+from personalab.lib.line_macros import macros_in
 from personalab.lib.lines import narrator_sent
 from personalab.lib.markers import markers_removed
 from personalab.lib.nesting import (
@@ -288,6 +289,10 @@ def _message_line(record: dict[str, Any], text: str, timestamp: str, *, is_user:
         line["greeting"] = True
     if record.get("is_system") is True:
         line["hidden"] = True
+    if is_user and macros_in(text):
+        # SillyTavern stored it filled (sendMessageAsUser, updateMessage: substituteParams):
+        # what is left is text, marked as a line sent here is, and never filled again.
+        line["macros_filled"] = True
     if not is_user:
         line.update(_swipes_import(record, line))
     return line

@@ -66,6 +66,7 @@ from memory.summaries.recaps import recap_items
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.session_read import LinesBefore, SessionRead
 from personalab.lib.filestore.store import FileStore
+from personalab.lib.line_macros import macros_in
 from personalab.lib.llm import Provider
 from personalab.lib.llm_providers import provider_for
 from personalab.lib.llm_text import text_trace_note
@@ -186,7 +187,7 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
     ctx.variables = turn_variables_load(
         store, instance_id=instance_id, session_id=session_id, metadata=read.metadata,
         owner=instance_state.get("owner"), player_text=ctx.user_text if sending else "",
-        player_values=_player_values(store, ctx) if sending and _has_macros(ctx.user_text)
+        player_values=_player_values(store, ctx) if sending and macros_in(ctx.user_text)
         else None, player_seed=f"{ctx.turn}:{stamp}",
         redo_trace_id=str(read.lines[-1].get("trace_id") or "") if redo and read.lines else "")
     if sending:
@@ -195,15 +196,11 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
         written, ctx.user_text = ctx.user_text, ctx.variables.player_text
         line = {"role": "user", "content": ctx.user_text, "turn": ctx.turn, "timestamp": stamp,
                 "name": player_name(store, state=instance_state),
-                **({"macros_filled": True} if _has_macros(written) else {})}
+                **({"macros_filled": True} if macros_in(written) else {})}
         # Written first; the reply line's fsync covers it: one fsync less before the 1st token.
         store.session_append(instance_id, session_id, line, durable=False)
         ctx.lines.append(line)
     return ctx
-
-
-def _has_macros(text: str) -> bool:
-    return "{{" in text or "<" in text
 
 
 def _player_values(store: FileStore, ctx: TurnContext) -> dict[str, str]:

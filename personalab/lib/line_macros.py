@@ -40,6 +40,12 @@ class LineMacros(dict):
         return {**self, **own} if own else dict(self)
 
 
+def macros_in(text: str) -> bool:
+    """Whether a player's text may hold a macro: such a line, once filled, is stored marked
+    `"macros_filled": true` (a line without one reads the same either way)."""
+    return "{{" in text or "<" in text
+
+
 def line_macros_replace(line: Mapping[str, Any], values: Mapping[str, str]) -> str:
     """The line's content with its macros filled in for whoever said it."""
     content = line.get("content")
