@@ -290,8 +290,7 @@ def _message_line(record: dict[str, Any], text: str, timestamp: str, *, is_user:
     if record.get("is_system") is True:
         line["hidden"] = True
     if is_user and macros_in(text):
-        # SillyTavern stored it filled (sendMessageAsUser, updateMessage: substituteParams):
-        # what is left is text, marked as a line sent here is, and never filled again.
+        # SillyTavern stored it filled (substituteParams at send): marked as a line sent here.
         line["macros_filled"] = True
     if not is_user:
         line.update(_swipes_import(record, line))
