@@ -20,6 +20,7 @@ from library.lore import defaults as wi_defaults
 from library.lore.activation import SCOPES
 from library.lore.defaults import book_scan_depth
 from library.lore.lorebook import lore_blocks, lore_outlets, lorebook_match
+from library.lore.st_settings import world_info_settings_effective
 from library.selectors import (
     item_readable_by,
     persona_effective,
@@ -158,15 +159,10 @@ def _world_info_budget(store: FileStore, window: ContextWindow) -> int:
     """SillyTavern's world-info budget (`checkWorldInfo`): a share of the context its prompt
     may fill (`getMaxContextSize`: the window less the reply), rounded half up, at least 1,
     and no more than the budget cap when one is set (`world_info_budget_cap`, 0: none)."""
-    settings = store.module_read("prompt")
-    percent = settings.get("world_info_budget_percent", WORLD_INFO_BUDGET_PERCENT)
-    if not isinstance(percent, (int, float)) or not 0 < percent <= 100:
-        percent = WORLD_INFO_BUDGET_PERCENT
-    budget = max(1, math.floor(window.prompt_room * percent / 100 + 0.5))
-    cap = settings.get("world_info_budget_cap", 0)
-    if isinstance(cap, (int, float)) and not isinstance(cap, bool) and 0 < cap < budget:
-        budget = int(cap)
-    return budget
+    settings = world_info_settings_effective(store)
+    budget = max(1, math.floor(window.prompt_room * settings["world_info_budget"] / 100 + 0.5))
+    cap = settings["world_info_budget_cap"]
+    return cap if 0 < cap < budget else budget
 
 
 def authors_note_blocks(blocks: list[dict[str, Any]], note: dict[str, Any],
@@ -260,7 +256,7 @@ def _names_scanned(store: FileStore) -> bool:
     """SillyTavern's `world_info_include_names` (on by default): each message is scanned as
     "Name: text", so an entry keyed on the character's or the persona's name fires when they
     speak (modules/prompt.json `world_info_include_names`)."""
-    return store.module_read("prompt").get("world_info_include_names", True) is not False
+    return world_info_settings_effective(store)["world_info_include_names"]
 
 
 def _line_namer(store: FileStore, ctx: TurnContext,

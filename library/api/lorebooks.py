@@ -11,8 +11,14 @@ from ninja.files import UploadedFile
 
 from library.item_copy import lorebook_copy
 from library.lore import services as lorebook_services
+from library.lore.st_settings import (
+    MAX_FILE_BYTES,
+    world_info_settings_effective,
+    world_info_settings_import,
+)
 from library.selectors import lorebook_for_use, visibility_of
 from personalab.lib.body_fields import body_fields_check
+from personalab.lib.errors import Forbidden
 from personalab.storage import get_store
 
 router = Router(tags=["lorebooks"])
@@ -52,6 +58,28 @@ def lorebook_import(request: HttpRequest, file: File[UploadedFile]):
         store, owner=request.auth, data=file.read(lorebook_services.MAX_LOREBOOK_BYTES + 1),
         filename=file.name or "")
     return Status(201, lorebook_out(store.lorebook_read(lorebook_id)))
+
+
+@router.get("/world_info/settings")
+def world_info_settings(request: HttpRequest):
+    """The world-info settings every turn uses, under SillyTavern's names (site-wide)."""
+    return {"settings": world_info_settings_effective(get_store())}
+
+
+@router.post("/world_info/settings/import")
+def world_info_settings_import_file(request: HttpRequest, file: File[UploadedFile]):
+    """Staff only (the settings are site-wide). Multipart `file`: SillyTavern's settings.json
+    (or its `world_info_settings` alone). `world_info_budget`, `world_info_budget_cap` and
+    `world_info_include_names` are applied; the others are listed as `same` (what this app
+    does anyway) or `not_applied` (with what it does instead); keys it does not know are
+    listed in `unknown`. A bad value is a 400 naming its key, nothing written."""
+    if not request.auth.is_staff:
+        raise Forbidden("only staff accounts may change the site's world-info settings")
+    store = get_store()
+    result = world_info_settings_import(store, data=file.read(MAX_FILE_BYTES + 1))
+    return {"applied": result.applied, "same": result.same, "not_applied": result.not_applied,
+            "unknown": result.unknown, "notes": result.notes,
+            "settings": world_info_settings_effective(store)}
 
 
 @router.get("/lorebooks/{lorebook_id}")
