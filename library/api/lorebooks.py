@@ -78,7 +78,8 @@ def world_info_settings_import_file(request: HttpRequest, file: File[UploadedFil
     store = get_store()
     result = world_info_settings_import(store, data=file.read(MAX_FILE_BYTES + 1))
     return {"applied": result.applied, "same": result.same, "not_applied": result.not_applied,
-            "unknown": result.unknown, "notes": result.notes,
+            "unknown": result.unknown,
+            "notes": [text % values for text, values in result.notes],
             "settings": world_info_settings_effective(store)}
 
 

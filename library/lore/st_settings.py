@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from django.utils.translation import gettext_noop
 
 from library.errors import LibraryError
 from library.lore import defaults
@@ -44,15 +47,32 @@ PER_BOOK = {"world_info_depth": "scan_depth", "world_info_recursive": "recursive
             "world_info_min_activations": "min_activations",
             "world_info_min_activations_depth_max": "min_activations_depth_max",
             "world_info_use_group_scoring": "use_group_scoring"}
+# English as the API says it; the library page says it in the reader's language (msgids).
+PER_BOOK_REASON = gettext_noop(
+    "no global setting here: each book sets it (“%(field)s” of the book, on its page or over "
+    "the API), and a book that leaves it unset gets %(default)s")
 OTHER_REASONS = {
-    "world_info_max_recursion_steps": "recursion here stops when nothing new fires, at most "
-                                      "50 scan steps (SillyTavern's 0)",
-    "world_info_character_strategy": "entries are weighed character first here (the chat's, "
-                                     "persona's, character's, then the background's books)",
-    "world_info_overflow_alert": "no alert here: the prompt inspector and the trace list the "
-                                 "entries the budget left out",
-    "world_info": "no globally selected books here: link each book to your chats (chat "
-                  "drawer) or to a background",
+    "world_info_max_recursion_steps": gettext_noop(
+        "recursion here stops when nothing new fires, at most 50 scan steps (SillyTavern's 0)"),
+    "world_info_character_strategy": gettext_noop(
+        "entries are weighed character first here (the chat's, the persona's, the character's, "
+        "then the background's books)"),
+    "world_info_overflow_alert": gettext_noop(
+        "no alert here: the prompt inspector and the trace list the entries the budget left "
+        "out"),
+    "world_info": gettext_noop(
+        "no globally selected books here: link each book to your chats (the chat's drawer) or "
+        "to a background"),
+}
+BUDGET_NOTE = gettext_noop("world_info_budget %(value)s is over 100, an old setting SillyTavern "
+                           "reads as %(budget)s")
+VALUE_ERRORS = {
+    "boolean": gettext_noop("must be true or false"),
+    "books": gettext_noop("must hold the selected books' names (globalSelect)"),
+    "number": gettext_noop("must be a number"),
+    "percent": gettext_noop("must be a percentage from 1 to 100"),
+    "strategy": gettext_noop("must be 0 (evenly), 1 (character first) or 2 (global first)"),
+    "count": gettext_noop("must be a whole number, 0 or more"),
 }
 BOOLEANS = ("world_info_include_names", "world_info_recursive", "world_info_case_sensitive",
             "world_info_match_whole_words", "world_info_use_group_scoring",
@@ -66,13 +86,13 @@ KNOWN = (*IMPORTED, *FIXED, "world_info")
 class WorldInfoSettingsImport:
     """What a file's world-info settings came to: `applied` (SillyTavern's key -> the value
     now in force), `same` (keys whose value is what this app does anyway), `not_applied`
-    (key, value, what this app does and why), `unknown` keys, and `notes`."""
+    (key, value, what this app does and why), `unknown` keys, and `notes` (a msgid and its values)."""
 
     applied: dict[str, Any] = field(default_factory=dict)
     same: list[str] = field(default_factory=list)
     not_applied: list[dict[str, Any]] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    notes: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (msgid, values)
 
 
 def world_info_settings_effective(store: FileStore) -> dict[str, Any]:
@@ -113,8 +133,8 @@ def world_info_settings_import(store: FileStore, *, data: bytes) -> WorldInfoSet
                                        "reason": _reason(key)})
     if "world_info_budget" in found and found["world_info_budget"] != checked.get(
             "world_info_budget"):
-        result.notes.append(f"world_info_budget {found['world_info_budget']} is over 100, "
-                            f"an old setting SillyTavern reads as {defaults.BUDGET_PERCENT}")
+        result.notes.append((BUDGET_NOTE, {"value": found["world_info_budget"],
+                                           "budget": defaults.BUDGET_PERCENT}))
     if changes:
         store.module_update(PROMPT_MODULE, lambda settings: {**settings, **changes})
     return result
@@ -155,29 +175,29 @@ def _checked(key: str, value: Any, errors: dict[str, str]) -> Any:
     """The value as this app keeps it, or None with `errors[key]` saying what is wrong."""
     if key in BOOLEANS:
         if not isinstance(value, bool):
-            errors[key] = "must be true or false"
+            errors[key] = VALUE_ERRORS["boolean"]
         return value
     if key == "world_info":  # {"globalSelect": [names]}; older files: a name or a list
         selected = value.get("globalSelect", []) if isinstance(value, dict) else value
         selected = [selected] if isinstance(selected, str) else selected
         if not isinstance(selected, list) or not all(isinstance(n, str) for n in selected):
-            errors[key] = "must hold the selected books' names (globalSelect)"
+            errors[key] = VALUE_ERRORS["books"]
             return None
         return {"globalSelect": selected}
     if not _is_number(value):
-        errors[key] = "must be a number"
+        errors[key] = VALUE_ERRORS["number"]
         return None
     if key == "world_info_budget":
         if value <= 0:
-            errors[key] = "must be a percentage from 1 to 100"
+            errors[key] = VALUE_ERRORS["percent"]
             return None
         return defaults.BUDGET_PERCENT if value > 100 else _whole(value)
     if key == "world_info_character_strategy":
         if value not in (0, 1, 2):
-            errors[key] = "must be 0 (evenly), 1 (character first) or 2 (global first)"
+            errors[key] = VALUE_ERRORS["strategy"]
         return _whole(value)
     if key in COUNTS and (value < 0 or value != int(value)):
-        errors[key] = "must be a whole number, 0 or more"
+        errors[key] = VALUE_ERRORS["count"]
     return _whole(value)
 
 
@@ -194,9 +214,12 @@ def _same(key: str, value: Any) -> bool:
 
 
 def _reason(key: str) -> str:
+    return reason_said(key, lambda text: text)
+
+
+def reason_said(key: str, said: Callable[[str], str]) -> str:
+    """Why `key` is not applied, through `said` (gettext on a page, as written in the API)."""
     if key in PER_BOOK:
-        return (f"no global setting here; each book sets it (`{PER_BOOK[key]}` of the book: "
-                f"PUT /api/v1/lorebooks/{{id}}, or the book page's settings for scan depth, "
-                f"min activations and group scoring), and a book that leaves it unset gets "
-                f"{json.dumps(FIXED[key])}")
-    return OTHER_REASONS[key]
+        return said(PER_BOOK_REASON) % {"field": PER_BOOK[key],
+                                        "default": json.dumps(FIXED[key])}
+    return said(OTHER_REASONS[key])
