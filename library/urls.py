@@ -3,6 +3,7 @@ from django.urls import path
 from library.pages import editors as views
 from library.pages import personas as persona_views
 from library.pages import regex_scripts as regex_script_views
+from library.pages import world_info_settings as world_info_views
 
 urlpatterns = [
     path("", views.library_index, name="library"),
@@ -27,6 +28,8 @@ urlpatterns = [
          name="lorebook_copy"),
     path("cards/upload", views.card_upload, name="card_upload"),
     path("lorebooks/upload", views.lorebook_upload, name="lorebook_upload"),
+    path("world-info/settings", world_info_views.world_info_settings_upload,
+         name="world_info_settings_upload"),
     path("lorebooks/new", views.lorebook_edit, name="lorebook_new"),
     path("lorebooks/<str:lorebook_id>/", views.lorebook_edit, name="lorebook_edit"),
     path("lorebooks/<str:lorebook_id>/test", views.lorebook_test, name="lorebook_test"),

@@ -86,7 +86,8 @@ KNOWN = (*IMPORTED, *FIXED, "world_info")
 class WorldInfoSettingsImport:
     """What a file's world-info settings came to: `applied` (SillyTavern's key -> the value
     now in force), `same` (keys whose value is what this app does anyway), `not_applied`
-    (key, value, what this app does and why), `unknown` keys, and `notes` (a msgid and its values)."""
+    (key, value, what this app does and why), `unknown` keys, and `notes` (a msgid and its
+    values)."""
 
     applied: dict[str, Any] = field(default_factory=dict)
     same: list[str] = field(default_factory=list)

@@ -115,3 +115,35 @@ def test_an_old_budget_over_100_reads_as_sillytavern_reads_it(client, staff):
     # SillyTavern's setWorldInfoSettings migrates a budget over 100 (an old token count) to 25.
     report = _import(client, staff, {"world_info_budget": 2048}).json()
     assert report["applied"] == {"world_info_budget": 25} and report["notes"]
+
+
+PAGE = "/library/world-info/settings"
+
+
+def _page_import(client, document) -> str:
+    return client.post(PAGE, {"file": SimpleUploadedFile(
+        "settings.json", json.dumps(document).encode())}, follow=True).content.decode()
+
+
+def test_the_library_page_imports_the_settings_for_staff_and_says_so_in_chinese(client, staff):
+    client.force_login(staff)
+    client.cookies["django_language"] = "zh-hans"
+    page = client.get("/library/").content.decode()
+    assert f'action="{PAGE}"' in page and "导入 SillyTavern 的世界信息设置" in page
+    done = _page_import(client, SETTINGS)
+    assert "已从 settings.json 导入世界信息设置" in done
+    assert "world_info_include_names = false" in done
+    assert "未应用：world_info_depth = 4；这里没有全局设置" in done
+    assert "本站不认识，已略过：world_info_future_switch。" in done
+    refused = _page_import(client, {"world_info_budget_cap": -1})
+    assert "无法导入 settings.json，未作更改：world_info_budget_cap 必须是 0 或更大的整数" in refused
+    assert "这不是 SillyTavern 的 settings.json" in _page_import(client, {"main_api": "x"})
+    assert client.get(URL).json()["settings"]["world_info_budget_cap"] == 300
+
+
+def test_the_library_page_offers_no_settings_import_to_other_accounts(client, alice):
+    client.force_login(alice)
+    assert PAGE not in client.get("/library/").content.decode()
+    refused = _page_import(client, SETTINGS)
+    assert "Only staff accounts may change the site&#x27;s world-info settings." in refused
+    assert client.get(URL).json()["settings"]["world_info_include_names"] is True

@@ -1,0 +1,72 @@
+"""SillyTavern's settings.json world-info part imported from the library page (staff only:
+the settings are the whole site's). What was applied, left as it is here, or not known is said
+in the reader's language (library/lore/st_settings.py; docs/decisions/st-world-info-settings.md)."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.utils.translation import gettext, gettext_noop
+from django.views.decorators.http import require_POST
+
+from library.errors import LibraryError
+from library.lore.st_settings import MAX_FILE_BYTES, reason_said, world_info_settings_import
+from library.refusal_words import refusal_words
+from personalab.storage import get_store
+
+FILE_REFUSALS = {"at most 10 MB": gettext_noop("the file is larger than 10 MB"),
+                 "not JSON": gettext_noop("the file is not JSON"),
+                 "no world-info settings in it": gettext_noop(
+                     "it is not a SillyTavern settings.json: it has no world-info settings")}
+
+
+@login_required
+@require_POST
+def world_info_settings_upload(request: HttpRequest) -> HttpResponse:
+    if not request.user.is_staff:
+        messages.error(request, gettext("Only staff accounts may change the site's world-info "
+                                        "settings."))
+        return redirect("library")
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, gettext("Choose SillyTavern's settings.json first."))
+        return redirect("library")
+    try:
+        result = world_info_settings_import(get_store(),
+                                            data=upload.read(MAX_FILE_BYTES + 1))
+    except LibraryError as exc:
+        messages.error(request, gettext("Could not import %(name)s, nothing changed: "
+                                        "%(error)s") % {"name": upload.name,
+                                                        "error": _refusal_said(exc)})
+        return redirect("library")
+    if result.applied:
+        applied = ", ".join(f"{key} = {json.dumps(value)}" for key, value in result.applied.items())
+        messages.info(request, gettext("World-info settings imported from %(name)s: "
+                                       "%(settings)s.") % {"name": upload.name,
+                                                           "settings": applied})
+    else:
+        messages.info(request, gettext("%(name)s sets none of the world-info settings kept "
+                                       "here; nothing changed.") % {"name": upload.name})
+    for row in result.not_applied:
+        messages.warning(request, gettext("Not applied: %(key)s = %(value)s; %(reason)s.") % {
+            "key": row["key"], "value": json.dumps(row["value"], ensure_ascii=False),
+            "reason": reason_said(row["key"], gettext)})
+    for text, values in result.notes:
+        messages.warning(request, gettext(text) % values)
+    if result.unknown:
+        messages.warning(request, gettext("Not known here, left out: %(keys)s.") % {
+            "keys": ", ".join(result.unknown)})
+    return redirect("library")
+
+
+def _refusal_said(exc: LibraryError) -> str:
+    fields = exc.fields or {}
+    if set(fields) == {"file"} and fields["file"] in FILE_REFUSALS:
+        return gettext(FILE_REFUSALS[fields["file"]])
+    if fields and "file" not in fields:
+        return "; ".join(f"{key} {gettext(text)}" for key, text in fields.items())
+    return refusal_words(str(exc))
