@@ -232,20 +232,19 @@ def _undo_read(store: FileStore, instance_id: str) -> dict[str, Any]:
 
 
 UNDO_VARIABLES_FILE = "undo_variables"  # memory/undo_variables.json, beside memory/undo.json
+_KEPT_SECONDS = 3600.0  # an undo window is seconds; entries older than this are dropped
 
 
 def _undo_variables_keep(store: FileStore, instance_id: str, token: str,
                          changes: dict[str, Any], *, expires_at: float) -> None:
     """What an edit's variable macros changed, kept for its undo in a sidecar of the undo
-    file (`{"tokens": {token: {"expires_at", "changes"}}}`); expired entries go."""
+    file (`{"tokens": {token: {"expires_at", "changes"}}}`); entries long expired go."""
     data = _undo_variables_read(store, instance_id)
     data["tokens"] = {key: value for key, value in data["tokens"].items()
-                      if float(value.get("expires_at") or 0) >= expires_at - _KEPT_SECONDS}
+                      if isinstance(value.get("expires_at"), (int, float))
+                      and value["expires_at"] >= expires_at - _KEPT_SECONDS}
     data["tokens"][token] = {"expires_at": expires_at, "changes": changes}
     store.memory_json_write(instance_id, UNDO_VARIABLES_FILE, data)
-
-
-_KEPT_SECONDS = 3600.0  # an undo window is seconds; entries older than this are dropped
 
 
 def _undo_variables_read(store: FileStore, instance_id: str) -> dict[str, Any]:

@@ -121,7 +121,7 @@ def world_info_settings_import(store: FileStore, *, data: bytes) -> WorldInfoSet
     if errors:
         raise LibraryError("some world-info settings are invalid; nothing was imported: "
                            + "; ".join(f"{key} {text}" for key, text in errors.items()), errors)
-    result = WorldInfoSettingsImport(unknown=[key for key in found if key not in KNOWN])
+    result = WorldInfoSettingsImport(unknown=_listed([key for key in found if key not in KNOWN]))
     changes = {}
     for key, value in checked.items():
         if key in IMPORTED:
@@ -139,6 +139,17 @@ def world_info_settings_import(store: FileStore, *, data: bytes) -> WorldInfoSet
     if changes:
         store.module_update(PROMPT_MODULE, lambda settings: {**settings, **changes})
     return result
+
+
+UNKNOWN_LISTED, KEY_SHOWN_CHARS = 50, 80
+
+
+def _listed(keys: list[str]) -> list[str]:
+    """Unknown keys as a reply and a page can show them: any text a file holds, so shortened,
+    and the first 50, the count of the rest last."""
+    shown = [key if len(key) <= KEY_SHOWN_CHARS else key[:KEY_SHOWN_CHARS - 1] + "…"
+             for key in keys[:UNKNOWN_LISTED]]
+    return [*shown, f"… +{len(keys) - UNKNOWN_LISTED}"] if len(keys) > UNKNOWN_LISTED else shown
 
 
 def _document(data: bytes) -> Any:

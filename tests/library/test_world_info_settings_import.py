@@ -147,3 +147,12 @@ def test_the_library_page_offers_no_settings_import_to_other_accounts(client, al
     refused = _page_import(client, SETTINGS)
     assert "Only staff accounts may change the site&#x27;s world-info settings." in refused
     assert client.get(URL).json()["settings"]["world_info_include_names"] is True
+
+
+def test_many_long_unknown_keys_are_listed_shortly(client, staff):
+    keys = {f"{n}{'k' * 5000}": 1 for n in range(120)}
+    report = _import(client, staff, {"world_info_settings": {**keys, "world_info_depth": 2}})
+    unknown = report.json()["unknown"]
+    assert len(unknown) == 51 and unknown[-1] == "… +70"
+    assert max(len(key) for key in unknown) == 80 and report.json()["same"] == [
+        "world_info_depth"]
