@@ -36,7 +36,7 @@ from library.api.items import backgrounds_router, characters_router
 from library.api.items import router as library_router
 from library.api.lorebooks import router as lorebooks_router
 from library.api.regex_scripts import router as regex_scripts_router
-from personalab.error_words import error_fields_said, error_said
+from personalab.error_words import error_fields_said, error_said, validation_said
 from personalab.lib.body_fields import UNKNOWN_FIELD
 from personalab.lib.errors import AppError, Forbidden, NotFound, TooLarge
 from personalab.lib.jsonbody import json_object_bounded
@@ -116,8 +116,10 @@ api = PersonaLabAPI(
 
 def _error(request: HttpRequest, status: int, code: str, message: str,
            fields: dict[str, str] | None = None) -> HttpResponse:
-    return api.create_response(request, AppError(message, code=code, status=status, fields=fields).as_json(),
-                               status=status)
+    """The error shape, its words in the request's language where listed (error_words)."""
+    error = AppError(error_said(message), code=code, status=status,
+                     fields=error_fields_said(fields or {}))
+    return api.create_response(request, error.as_json(), status=status)
 
 
 @api.exception_handler(AppError)
@@ -147,11 +149,12 @@ def _validation_error(request: HttpRequest, exc: ValidationError) -> HttpRespons
         text = (UNKNOWN_FIELD if error.get("type") == "extra_forbidden"
                 else str(error.get("msg", "invalid")))
         fields.setdefault(_field_name(error.get("loc", [])), text)
-    message = "; ".join(f"{name}: {text}" for name, text in fields.items()) or "invalid request"
+    message = validation_said(fields) or error_said("invalid request")
     kinds = {error.get("type") for error in exc.errors}
     code = {frozenset({"missing"}): "missing_field",
             frozenset({"extra_forbidden"}): "unknown_field"}.get(frozenset(kinds), "invalid")
-    return _error(request, 400, code, message, fields)
+    return api.create_response(request, AppError(message, code=code, status=400, fields=(
+        error_fields_said(fields))).as_json(), status=400)
 
 
 @api.exception_handler(AuthenticationError)
@@ -192,7 +195,7 @@ def _json_error_for(request: HttpRequest, response: HttpResponse) -> HttpRespons
         error = NotFound(error_said(f"no API endpoint at {request.path}"))
         return JsonResponse(error.as_json(), status=404)
     allowed = response.get("Allow", "")
-    error = AppError(f"use {allowed or 'another method'} on this URL",
+    error = AppError(error_said(f"use {allowed or 'another method'} on this URL"),
                      code="method_not_allowed", status=405)
     answer = JsonResponse(error.as_json(), status=405)
     if allowed:

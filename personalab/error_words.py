@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import re
 
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, pgettext, pgettext_lazy
 
+from chat.import_export.refusal_words import chat_refusal_words
 from library.field_words import field_words
-from personalab.lib.worded_forms import form_named
+from library.refusal_words import refusal_words
+from personalab.error_sentences import SENTENCES
+from personalab.lib.worded_forms import PLACEHOLDER, Forms, form_named, sentence_form
 
 # An id as Python's repr quotes it; one holding a quote is repr'd otherwise and left as written.
 ID = r"'(?P<id>[^'\n]{1,200})'"
@@ -52,13 +55,65 @@ FORMS = [
 ]
 
 
+# A figure a sentence writes as a number (a count, a limit, a byte offset, seconds).
+NUMBER = r"-?[\d.,]{1,24}"
+FIGURES = {name: NUMBER for name in ("count", "limit", "length", "number", "seconds")}
+# The sentence with the most words of its own is tried first: "Input should be %(expected)s"
+# also reads "Input should be greater than 5", which has a sentence of its own.
+SENTENCE_FORMS: Forms = [
+    (sentence_form(sentence, FIGURES), gettext_lazy(sentence))
+    for sentence in sorted(SENTENCES, key=lambda sentence: -len(PLACEHOLDER.sub("", sentence)))]
+# The kinds of thing a sentence names by its English word ("character 'x' not found").
+KIND_WORDS = {
+    "character": pgettext_lazy("kind of item", "character"),
+    "background": pgettext_lazy("kind of item", "background"),
+    "lorebook": pgettext_lazy("kind of item", "lorebook"),
+    "persona": pgettext_lazy("kind of item", "persona"),
+    "instance": pgettext_lazy("kind of item", "chat"),
+    "session": pgettext_lazy("kind of item", "session"),
+    "regex script": pgettext_lazy("kind of item", "regex script"),
+    "character id": pgettext_lazy("kind of item", "character id"),
+    "background id": pgettext_lazy("kind of item", "background id"),
+    "lorebook id": pgettext_lazy("kind of item", "lorebook id"),
+}
+# The longest message read back through the sentences; a longer one goes as written.
+SAID_MAX_CHARS = 2000
+
+
 def error_said(message: str) -> str:
-    """An error's message in the active language when its form is listed here or is a
-    validator's sentence (library/field_words: "must be a whole number"), else as written."""
-    return form_named(message, FORMS) or field_words(message)
+    """An error's message in the active language when its form is listed here, is one of the
+    SENTENCES, an importer's refusal (library's, chat's) or a validator's sentence
+    (library/field_words: "must be a whole number"), else as written. A reason inside a
+    sentence ("the turn cannot start: %(reason)s") is said the same way."""
+    if len(message) > SAID_MAX_CHARS:
+        return message
+    worded = form_named(message, FORMS) or form_named(
+        message, SENTENCE_FORMS, {"kind": KIND_WORDS},
+        {"reason": error_said, "expected": _choices_said})
+    if worded:
+        return worded
+    for say in (refusal_words, chat_refusal_words, field_words):
+        worded = say(message)
+        if worded != message:
+            return worded
+    return message
+
+
+def _choices_said(choices: str) -> str:
+    """pydantic's quoted choices ("'a', 'b' or 'c'") joined as the active language joins them."""
+    return choices.replace("', '", "'" + pgettext("between two choices", ", ") + "'").replace(
+        "' or '", "'" + pgettext("before the last choice", " or ") + "'")
 
 
 def error_fields_said(fields: dict[str, str]) -> dict[str, str]:
     """Each field's words in the active language: a refusal's own sentence (an id not found,
     named by `naming_field`) or a validator's."""
     return {name: error_said(str(text)) for name, text in fields.items()}
+
+
+def validation_said(fields: dict[str, str]) -> str:
+    """A body that does not fit, every field at fault with its reason, in the active language
+    (the English as it always read: "query: Field required; turn: Input should be …")."""
+    return pgettext("between a request's refusals", "; ").join(
+        gettext("%(field)s: %(reason)s") % {"field": name, "reason": reason}
+        for name, reason in error_fields_said(fields).items())
