@@ -18,6 +18,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext
 
 from personalab.lib.errors import TooLarge
 
@@ -32,11 +34,31 @@ def body_max_bytes(*, cookie: str, authorization: bool) -> int:
     return settings.PERSONALAB_REQUEST_MAX_BYTES if signed_in else ANONYMOUS_MAX_BYTES
 
 
-def too_large_reply(limit: int, *, path: str, referer: str = "") -> tuple[bytes, bytes]:
-    """The 413's content type and body: the API's error shape for an API path; for a page's
-    form (a card picked in the library), a page saying so with a way back, not bare JSON."""
-    message = (f"The upload is larger than the {limit // 2**20} MB the app takes."
-               if limit >= 2**20 else "The request is too large; log in first.")
+def request_language(*, cookie: str, accepted: str) -> str:
+    """The language a request reads, as LocaleMiddleware picks it for a page (Django's language
+    cookie, else Accept-Language, else the default): a 413 is answered before Django runs."""
+    chosen = next((part.strip().partition("=")[2] for part in cookie.split(";")
+                   if part.strip().startswith(f"{settings.LANGUAGE_COOKIE_NAME}=")), "")
+    wanted = [chosen] if chosen else []
+    wanted += [code for code, _ in translation.trans_real.parse_accept_lang_header(accepted[:256])]
+    for code in wanted:
+        try:
+            return translation.get_supported_language_variant(code)
+        except LookupError:
+            continue
+    return settings.LANGUAGE_CODE
+
+
+def too_large_reply(limit: int, *, path: str, referer: str = "",
+                    language: str = "") -> tuple[bytes, bytes]:
+    """The 413's content type and body, in `language` (English as it always read): the API's
+    error shape for an API path; for a page's form (a card picked in the library), a page
+    saying so with a way back, not bare JSON."""
+    with translation.override(language or settings.LANGUAGE_CODE):
+        message = (gettext("The upload is larger than the %(size)s MB the app takes.")
+                   % {"size": limit // 2**20} if limit >= 2**20
+                   else gettext("The request is too large; log in first."))
+        title, back_words = gettext("Too large"), gettext("Back")
     if path.startswith("/api/"):
         return b"application/json", json.dumps(TooLarge(message).as_json()).encode()
     back = urlsplit(referer)
@@ -44,8 +66,9 @@ def too_large_reply(limit: int, *, path: str, referer: str = "") -> tuple[bytes,
         else "/"  # "//host/…" (or "/\\host/…", as a browser reads it) would leave the site
     link = html.escape(back_path + (f"?{back.query}" if back.query else ""))
     page = (f'<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" '
-            f'content="width=device-width, initial-scale=1"><title>Too large</title></head>'
-            f'<body><p>{html.escape(message)}</p><p><a href="{link}">Back</a></p></body></html>')
+            f'content="width=device-width, initial-scale=1"><title>{html.escape(title)}</title>'
+            f'</head><body><p>{html.escape(message)}</p><p><a href="{link}">'
+            f'{html.escape(back_words)}</a></p></body></html>')
     return b"text/html; charset=utf-8", page.encode()
 
 
@@ -98,8 +121,11 @@ class BodyLimit:
 
 async def _refuse(send: Any, limit: int, scope: dict[str, Any]) -> None:
     headers = dict(scope.get("headers") or [])
-    content_type, body = too_large_reply(limit, path=str(scope.get("path") or ""),
-                                         referer=headers.get(b"referer", b"").decode("latin-1"))
+    content_type, body = too_large_reply(
+        limit, path=str(scope.get("path") or ""),
+        referer=headers.get(b"referer", b"").decode("latin-1"),
+        language=request_language(cookie=headers.get(b"cookie", b"").decode("latin-1"),
+                                  accepted=headers.get(b"accept-language", b"").decode("latin-1")))
     await send({"type": "http.response.start", "status": 413,
                 "headers": [(b"content-type", content_type),
                             (b"content-length", str(len(body)).encode()),

@@ -17,7 +17,7 @@ from typing import Any
 
 from daphne import http_protocol
 
-from personalab.body_limit import body_max_bytes, too_large_reply
+from personalab.body_limit import body_max_bytes, request_language, too_large_reply
 
 
 class BoundedWebRequest(http_protocol.WebRequest):
@@ -46,8 +46,12 @@ class BoundedWebRequest(http_protocol.WebRequest):
         if not self.body_refused:
             return super().process()
         referer = (self.requestHeaders.getRawHeaders(b"referer") or [b""])[0]
-        content_type, body = too_large_reply(self.body_limit, path=self.path.decode("latin-1"),
-                                             referer=referer.decode("latin-1"))
+        cookie = b"; ".join(self.requestHeaders.getRawHeaders(b"cookie") or [])
+        accepted = (self.requestHeaders.getRawHeaders(b"accept-language") or [b""])[0]
+        content_type, body = too_large_reply(
+            self.body_limit, path=self.path.decode("latin-1"), referer=referer.decode("latin-1"),
+            language=request_language(cookie=cookie.decode("latin-1"),
+                                      accepted=accepted.decode("latin-1")))
         self.handle_reply({"type": "http.response.start", "status": 413,
                            "headers": [(b"Content-Type", content_type)]})
         self.handle_reply({"type": "http.response.body", "body": body})

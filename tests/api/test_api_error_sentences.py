@@ -12,9 +12,11 @@ import pytest
 from django.conf import settings
 from django.utils import translation
 
+from personalab.body_limit import ANONYMOUS_MAX_BYTES, BodyLimit, request_language
 from personalab.error_sentences import SENTENCES
 from personalab.error_words import error_said
 from personalab.lib.worded_forms import PLACEHOLDER
+from tests.asgi_exchange import asgi_exchange
 
 SESSION = "/api/v1/instances/{i}/sessions/sess_001"
 # (method, path, body, status, code, English as it always read, its 中文)
@@ -109,3 +111,37 @@ def test_an_overlong_or_unlisted_message_goes_as_written():
         assert error_said(long) == long
         assert error_said("a sentence no table has") == "a sentence no table has"
 
+
+def _scope(headers: list[tuple[bytes, bytes]]) -> dict:
+    return {"type": "http", "method": "POST", "path": "/api/v1/chat", "raw_path": b"/api/v1/chat",
+            "query_string": b"", "scheme": "http", "server": ("testserver", 80),
+            "client": ("127.0.0.1", 5000), "http_version": "1.1", "asgi": {"version": "3.0"},
+            "headers": [(b"host", b"testserver"),
+                        (b"content-length", str(ANONYMOUS_MAX_BYTES + 1).encode()), *headers]}
+
+
+async def _never_called(scope, receive, send):  # noqa: ANN001 — an ASGI app
+    raise AssertionError("the body was let through")
+
+
+@pytest.mark.parametrize(("headers", "words"), [
+    ([(b"accept-language", b"en")], "The request is too large; log in first."),
+    ([(b"accept-language", b"zh-CN,zh;q=0.9")], "请求内容太大；请先登录。"),
+    ([(b"accept-language", b"en"), (b"cookie", b"django_language=zh-hans")],
+     "请求内容太大；请先登录。"),
+])
+def test_a_body_over_the_limit_is_refused_in_the_requests_language(headers, words):
+    start, body = asgi_exchange(BodyLimit(_never_called), _scope(headers), [b"x"])
+    error = json.loads(body)["error"]
+    assert start["status"] == 413 and error["code"] == "too_large"
+    assert error["message"] == words
+
+
+def test_the_413_page_of_a_form_says_it_and_its_way_back_in_chinese():
+    from personalab.body_limit import too_large_reply
+
+    _, page = too_large_reply(2**25, path="/library/import", referer="/library/",
+                              language="zh-hans")
+    assert "上传的内容超过了本应用接受的 32 MB。" in page.decode()
+    assert '<a href="/library/">返回</a>' in page.decode()
+    assert request_language(cookie="", accepted="fr, zh-Hans;q=0.5") == "zh-hans"
