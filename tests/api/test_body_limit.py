@@ -166,3 +166,9 @@ def test_daphne_hands_a_signed_in_upload_to_the_app_whole_and_unparsed(monkeypat
     reply, server = _daphne_exchange(request)
     assert reply == b"" and parsed == []
     assert b"".join(server.bodies) == request.split(b"\r\n\r\n", 1)[1]
+
+
+def test_daphnes_413_is_said_in_the_requests_language():
+    reply, _ = _daphne_exchange(_multipart(ANONYMOUS_MAX_BYTES + 1, b"Accept-Language: zh-CN"))
+    assert reply.startswith(b"HTTP/1.1 413 ")
+    assert json.dumps("请求内容太大；请先登录。").encode() in reply
