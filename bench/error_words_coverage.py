@@ -4,8 +4,10 @@ Every call of an AppError subclass (`raise NotFound(f"…")`, `error = Conflict(
 module personalab/api.py imports, directly or through other project modules, is one site. Its
 message is rebuilt from the source with each `{value}` of an f-string as a sample ("7"), then
 said through personalab.error_words with 中文 active: a site counts as worded when the answer
-differs from the English. A message built at run time (a variable, `%`, `.format`) cannot be
-rebuilt and counts apart ("unreadable").
+differs from the English, or when its message is a gettext call (said where it is raised). A
+message that passes on another error's words (`str(exc)`, `exc.message`: counted at that
+error's own site) and one built at run time (a variable, `%`, `.format`, a class's own
+constructor) cannot be rebuilt and count apart.
 
     .venv/bin/python bench/error_words_coverage.py [--list]
 """
@@ -81,6 +83,20 @@ def sample_text(node: ast.expr) -> str | None:
     return None
 
 
+GETTEXT = {"gettext", "gettext_lazy", "ngettext", "pgettext", "_"}
+
+
+def message_kind(node: ast.expr) -> str:
+    """'said' (a gettext call in it), 'passed' (another error's words) or 'built'."""
+    if any(isinstance(part, ast.Call) and isinstance(part.func, ast.Name)
+           and part.func.id in GETTEXT for part in ast.walk(node)):
+        return "said"
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str"
+            or isinstance(node, ast.Attribute) and node.attr == "message"):
+        return "passed"
+    return "built"
+
+
 def sites() -> list[tuple[str, int, str, str | None]]:
     import django
     django.setup()
@@ -108,6 +124,7 @@ def sites() -> list[tuple[str, int, str, str | None]]:
                 text = target().message or None
             else:
                 text = sample_text(words)
+                text = text if text is not None else message_kind(words)
             found.append((f"{module_path(name).relative_to(ROOT)}", node.lineno, label, text))
     return found
 
@@ -118,21 +135,21 @@ def main() -> None:
     from personalab.error_words import error_said
     listing = "--list" in sys.argv
     rows = sites()
-    worded = unreadable = 0
+    counts = {"zh": 0, "english": 0, "said": 0, "passed": 0, "built": 0}
     for path, line, label, text in rows:
-        if text is None:
-            unreadable += 1
-            state = "unreadable"
+        if text in ("said", "passed", "built"):
+            state = text
         else:
             with translation.override("zh-hans"):
                 said = error_said(text)
             state = "zh" if said != text else "english"
-            worded += state == "zh"
-        if listing and state != "zh":
-            print(f"{state:10} {path}:{line} {label}({text!r})")
-    print(f"AppError sites reachable from the REST API: {len(rows)}; said in 中文: {worded}; "
-          f"English only: {len(rows) - worded - unreadable}; message built at run time: "
-          f"{unreadable}")
+        counts[state] += 1
+        if listing and state not in ("zh", "said"):
+            print(f"{state:8} {path}:{line} {label}({text!r})")
+    print(f"AppError sites reachable from the REST API: {len(rows)}; said in 中文: "
+          f"{counts['zh'] + counts['said']} ({counts['said']} by gettext where raised); "
+          f"English only: {counts['english']}; passing on another error's words: "
+          f"{counts['passed']}; message built at run time: {counts['built']}")
 
 
 if __name__ == "__main__":

@@ -125,14 +125,18 @@ def _error(request: HttpRequest, status: int, code: str, message: str,
 @api.exception_handler(AppError)
 def _app_error(request: HttpRequest, exc: AppError) -> HttpResponse:
     body = exc.as_json()
-    # `code` for a program; the words for a person, in the request's language where listed
-    body["error"]["message"] = error_said(exc.message)
-    body["error"]["fields"] = error_fields_said(body["error"]["fields"])
+    message = exc.message
     if getattr(exc, "path", None) is not None:
         # A data-folder refusal names its file for whoever fixes it: the log keeps the whole
         # path, a client gets it from the data folder down, never the server's own folders.
         log.warning("%s (%s)", exc.message, request.path)
-        body["error"]["message"] = exc.message.replace(str(settings.PERSONALAB_DATA_DIR), "data")
+        message = message.replace(str(settings.PERSONALAB_DATA_DIR), "data")
+    # `code` for a program; the words for a person, in the request's language where listed.
+    # A message that is its fields' reasons joined ("name: …; tags: …") is said field by field.
+    fields = {name: str(text) for name, text in exc.fields.items()}
+    body["error"]["message"] = (validation_said(fields) if fields and message == "; ".join(
+        f"{name}: {text}" for name, text in fields.items()) else error_said(message))
+    body["error"]["fields"] = error_fields_said(body["error"]["fields"])
     return api.create_response(request, body, status=exc.status)
 
 

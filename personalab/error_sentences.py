@@ -60,6 +60,23 @@ SENTENCES = (
     gettext_noop("%(kind)s '%(id)s' not found"),
     gettext_noop("%(id)s is not a member of this conversation"),
     gettext_noop("instance %(id)s already exists"),
+    # the data folder, its locks and the sampling settings (personalab/lib)
+    gettext_noop("the lock on instance %(id)s was lost (its lease ran out); nothing more is "
+                 "written; send again"),
+    gettext_noop("instance %(id)s cannot be locked: the lock service (Redis) is unreachable "
+                 "(%(detail)s); try again in a moment"),
+    gettext_noop("%(path)s cannot be read: %(reason)s"),
+    gettext_noop("not valid JSON (%(detail)s)"),
+    gettext_noop("file is larger than 50 MB"),
+    gettext_noop("request body is not valid JSON: %(detail)s"),
+    gettext_noop("request body nests deeper than %(count)s levels"),
+    gettext_noop("request body must be a JSON object"),
+    gettext_noop("must be a JSON object (a SillyTavern preset)"),
+    gettext_noop("no sampling settings found (temperature, top_p, openai_max_tokens, ...)"),
+    gettext_noop("unknown setting; known: %(names)s"),
+    gettext_noop("this chat's characters are not a group of characters in your library"),
+    gettext_noop("this chat's characters are not a group of characters in your library "
+                 "(missing: %(names)s)"),
     # prompt blocks, instruct and context templates (personalab/lib)
     gettext_noop("A preset must be a JSON object."),
     gettext_noop("Utility prompts must be an object."),

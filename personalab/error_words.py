@@ -13,7 +13,13 @@ from chat.import_export.refusal_words import chat_refusal_words
 from library.field_words import field_words
 from library.refusal_words import refusal_words
 from personalab.error_sentences import SENTENCES
-from personalab.lib.worded_forms import PLACEHOLDER, Forms, form_named, sentence_form
+from personalab.lib.worded_forms import (
+    ANY_FIGURE,
+    PLACEHOLDER,
+    Forms,
+    form_named,
+    sentence_form,
+)
 
 # An id as Python's repr quotes it; one holding a quote is repr'd otherwise and left as written.
 ID = r"'(?P<id>[^'\n]{1,200})'"
@@ -58,6 +64,7 @@ FORMS = [
 # A figure a sentence writes as a number (a count, a limit, a byte offset, seconds).
 NUMBER = r"-?[\d.,]{1,24}"
 FIGURES = {name: NUMBER for name in ("count", "limit", "length", "number", "seconds")}
+FIGURES["detail"] = ANY_FIGURE  # a parser's own words may hold brackets and quotes
 # The sentence with the most words of its own is tried first: "Input should be %(expected)s"
 # also reads "Input should be greater than 5", which has a sentence of its own.
 SENTENCE_FORMS: Forms = [

@@ -36,8 +36,8 @@ CASES = [
      "name a character (character_id or character_ids)", "请指定角色（character_id 或 character_ids）"),
     ("put", "/api/v1/instances/{i}", {"bogus": 1}, 400, "unknown_field",
      "unknown field(s): bogus; nothing was saved", "未知字段：bogus；没有保存任何内容"),
-    ("patch", "/api/v1/instances/{i}", None, 405, "method_not_allowed",
-     "use PUT, GET on this URL", "这个地址请用 PUT, GET"),
+    ("get", "/api/v1/instances/{i}/history/undo", None, 405, "method_not_allowed",
+     "use POST on this URL", "这个地址请用 POST"),
     # pydantic's words, a field's name kept as the program sent it
     ("get", SESSION + "/current_response?turn=abc", None, 400, "invalid",
      "turn: Input should be a valid integer, unable to parse string as an integer",
@@ -48,6 +48,8 @@ CASES = [
      "turn: Field required; alternative: Field required", "turn：必填；alternative：必填"),
     ("put", "/api/v1/prompt_manager", {"blocks": 3}, 400, "invalid",
      "blocks: Input should be a valid list", "blocks：必须是列表"),
+    ("put", "/api/v1/reading", [1], 400, "malformed_json",
+     "request body must be a JSON object", "请求内容必须是一个 JSON 对象"),
     ("put", "/api/v1/reading", {"font_size": "huge"}, 400, "unknown_field",
      "font_size: unknown field: nothing would store it", "font_size：未知字段：没有地方会保存它"),
 ]
@@ -72,6 +74,29 @@ def test_the_language_cookie_chooses_as_for_a_page(client, auth, instance):
     response = client.post(f"/api/v1/instances/{instance}/history/undo", json.dumps(
         {"token": "nope"}), content_type="application/json", HTTP_ACCEPT_LANGUAGE="en", **auth)
     assert response.json()["error"]["message"] == "没有可以撤销的操作（已经撤销过，或无法识别）"
+
+
+@pytest.mark.parametrize(("language", "words"), [
+    ("en", "generation.temperature: must be a number"), ("zh-hans", "generation.temperature：必须是数字")])
+def test_a_refusal_made_of_its_fields_reasons_is_said_field_by_field(
+        client, auth, instance, language, words):
+    response = client.put(f"/api/v1/instances/{instance}", json.dumps(
+        {"generation": {"temperature": "hot"}}), content_type="application/json",
+        HTTP_ACCEPT_LANGUAGE=language, **auth)
+    assert response.status_code == 400 and response.json()["error"]["message"] == words
+
+
+@pytest.mark.parametrize(("language", "words"), [
+    ("en", "data/instances/{i}/instance_state.json cannot be read: not valid JSON (Expecting "
+           "property name enclosed in double quotes: line 1 column 2 (char 1))"),
+    ("zh-hans", "data/instances/{i}/instance_state.json 无法读取：不是有效的 JSON（Expecting "
+                "property name enclosed in double quotes: line 1 column 2 (char 1)）")])
+def test_a_damaged_file_is_named_from_the_data_folder_in_the_requests_language(
+        client, auth, instance, store, language, words):
+    (store.instance_dir(instance) / "instance_state.json").write_text("{nope")
+    response = client.get(f"/api/v1/instances/{instance}", HTTP_ACCEPT_LANGUAGE=language, **auth)
+    assert response.status_code == 500
+    assert response.json()["error"]["message"] == words.replace("{i}", instance)
 
 
 def _made(sentence: str) -> str:
