@@ -76,7 +76,7 @@ KIND_WORDS = {
     "background": pgettext_lazy("kind of item", "background"),
     "lorebook": pgettext_lazy("kind of item", "lorebook"),
     "persona": pgettext_lazy("kind of item", "persona"),
-    "instance": pgettext_lazy("kind of item", "chat"),
+    "instance": pgettext_lazy("kind of item", "instance"),
     "session": pgettext_lazy("kind of item", "session"),
     "regex script": pgettext_lazy("kind of item", "regex script"),
     "character id": pgettext_lazy("kind of item", "character id"),

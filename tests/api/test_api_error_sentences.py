@@ -14,7 +14,7 @@ from django.utils import translation
 
 from personalab.body_limit import ANONYMOUS_MAX_BYTES, BodyLimit, request_language
 from personalab.error_sentences import SENTENCES
-from personalab.error_words import error_said
+from personalab.error_words import KIND_WORDS, error_said
 from personalab.lib.worded_forms import PLACEHOLDER
 from tests.asgi_exchange import asgi_exchange
 
@@ -113,6 +113,15 @@ def test_each_sentence_reads_back_as_written_and_in_chinese(sentence):
     with translation.override("zh-hans"):
         said = error_said(made)
     assert said != made and re.search("[\u4e00-\u9fff：]", said), made
+
+
+@pytest.mark.parametrize("kind", sorted(KIND_WORDS))
+def test_a_kind_named_in_english_stays_as_written_and_has_its_chinese_word(kind):
+    made = f"{kind} 'x_1' not found"
+    with translation.override("en"):
+        assert error_said(made) == made
+    with translation.override("zh-hans"):
+        assert error_said(made) == f"找不到{KIND_WORDS[kind]} 'x_1'" != made
 
 
 def test_a_reason_inside_a_sentence_is_said_too_and_a_kind_by_its_word():
