@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from django.utils import translation
 from django.utils.translation import gettext, gettext_lazy, pgettext, pgettext_lazy
 
 from chat.import_export.refusal_words import chat_refusal_words
@@ -92,8 +93,8 @@ def error_said(message: str) -> str:
     SENTENCES, an importer's refusal (library's, chat's) or a validator's sentence
     (library/field_words: "must be a whole number"), else as written. A reason inside a
     sentence ("the turn cannot start: %(reason)s") is said the same way."""
-    if len(message) > SAID_MAX_CHARS:
-        return message
+    if len(message) > SAID_MAX_CHARS or (translation.get_language() or "en")[:2] == "en":
+        return message  # the importers' tables reword their English; the API's stays as raised
     worded = form_named(message, FORMS) or form_named(
         message, SENTENCE_FORMS, {"kind": KIND_WORDS},
         {"reason": error_said, "expected": _choices_said})

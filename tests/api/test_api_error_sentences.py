@@ -139,6 +139,17 @@ def test_a_reason_inside_a_sentence_is_said_too_and_a_kind_by_its_word():
         assert error_said("Input should be 'a', 'b' or 'c'") == "Input should be 'a', 'b' or 'c'"
 
 
+@pytest.mark.parametrize("message", [
+    "card JSON is invalid: 'data' must be an object", "not a PNG file",
+    "the RisuAI chat has no 'data.message' list"])
+def test_an_importers_refusal_stays_as_raised_in_english_and_is_said_in_chinese(message):
+    """The importers' tables word their page's English anew; the API's English is as raised."""
+    with translation.override("en"):
+        assert error_said(message) == message
+    with translation.override("zh-hans"):
+        assert re.search("[\u4e00-\u9fff]", error_said(message))
+
+
 def test_an_overlong_or_unlisted_message_goes_as_written():
     long = "message is too long (" + "9" * 3000 + " > 7 characters)"
     with translation.override("zh-hans"):
