@@ -251,4 +251,7 @@ SENTENCES = (
     gettext_noop("there is no evolved-persona version %(count)s"),
     gettext_noop("text is longer than %(count)s characters, the most a pinned prompt may be"),
     gettext_noop("there is no item '%(id)s'"),
+    # library/: SillyTavern's world-info settings
+    gettext_noop("only staff accounts may change the site's world-info settings"),
+    gettext_noop("this is not a SillyTavern settings.json: it has no “world_info_settings”"),
 )
