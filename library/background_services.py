@@ -18,8 +18,10 @@ from library.item_chats import (
 )
 from library.item_versions import item_version_check
 from library.models import Background
+from library.outline_chats import OutlineChats, outline_chats_follow, outline_chats_note
 from library.selectors import item_for_edit
 from personalab.lib.filestore.store import FileStore
+from personalab.lib.outline_follow import outline_texts
 
 
 def _clean_outline(points: Any) -> list[dict[str, Any]]:
@@ -40,6 +42,14 @@ def background_save(store: FileStore, *, data: dict[str, Any],
                     seen: str | None = None) -> str:
     """Create (never overwrites) or change a background; `user` and `seen` as in
     character_save."""
+    return background_save_reported(store, data=data, background_id=background_id, user=user,
+                                    seen=seen)[0]
+
+
+def background_save_reported(store: FileStore, *, data: dict[str, Any],
+                             background_id: str | None = None, user=None,
+                             seen: str | None = None) -> tuple[str, OutlineChats]:
+    """background_save, and what a changed outline did to the chats playing it."""
     name = clean_text(data.get("name"), field="name", required=True, limit=MAX_NAME_CHARS)
     creating = background_id is None
     if creating:
@@ -48,7 +58,6 @@ def background_save(store: FileStore, *, data: dict[str, Any],
         existing = item_for_edit(store, user=user, kind="background", item_id=background_id)
     else:
         existing = store.background_read(background_id)
-    item_version_check(existing, "background", seen)
     background = {
         **existing,
         "background_id": background_id,
@@ -57,6 +66,8 @@ def background_save(store: FileStore, *, data: dict[str, Any],
         "story_outline": _clean_outline(data.get("story_outline", existing.get("story_outline"))),
         **ownership_of(data, existing, user=user),
     }
+    item_version_check(existing, "background", seen, in_place_changed=bool(existing) and (
+        outline_texts(existing) != outline_texts(background)))
     if "lorebook_ids" in data:
         background["lorebook_ids"] = lorebook_ids_checked(
             store, data["lorebook_ids"], user=user, linked=existing.get("lorebook_ids"))
@@ -65,15 +76,18 @@ def background_save(store: FileStore, *, data: dict[str, Any],
                                  kind="backgrounds", read=store.background_read, user=user)
     copies_keep_on_change(store, kind="background", item_id=background_id, existing=existing,
                            changed=background)
+    noted = outline_chats_note(store, background_id=background_id, existing=existing,
+                               changed=background)
     store.background_write(background_id, background)
     background_index(store, background_id)
-    return background_id
+    return background_id, outline_chats_follow(store, noted)
 
 
 def background_outline_edit(store: FileStore, *, background_id: str, action: str,
                             position: int | None = None, content: str = "",
-                            user=None) -> list[dict]:
-    """Add, edit, delete or move one outline point (1-based positions)."""
+                            user=None) -> OutlineChats:
+    """Add, edit, delete or move one outline point (1-based positions); the chats playing
+    the background stay on their point (library/outline_chats.py)."""
     background = (store.background_read(background_id) if user is None else
                   item_for_edit(store, user=user, kind="background", item_id=background_id))
     points = [p["content"] for p in background.get("story_outline", [])]
@@ -94,10 +108,12 @@ def background_outline_edit(store: FileStore, *, background_id: str, action: str
                 points[i], points[j] = points[j], points[i]
         else:
             raise LibraryError(f"unknown outline action {action!r}")
-    background["story_outline"] = [{"content": text} for text in points]
-    store.background_write(background_id, background)
+    changed = {**background, "story_outline": [{"content": text} for text in points]}
+    noted = outline_chats_note(store, background_id=background_id, existing=background,
+                               changed=changed)
+    store.background_write(background_id, changed)
     background_index(store, background_id)
-    return store.background_read(background_id)["story_outline"]
+    return outline_chats_follow(store, noted)
 
 
 def background_delete(store: FileStore, *, background_id: str, user=None) -> None:

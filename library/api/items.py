@@ -30,7 +30,11 @@ from library.api.schemas import (
 )
 from library.avatars import AVATAR_MAX_BYTES
 from library.background_picture import background_picture_remove, background_picture_save
-from library.background_services import background_delete, background_save
+from library.background_services import (
+    background_delete,
+    background_save,
+    background_save_reported,
+)
 from library.card_formats.card_import import MAX_CARD_BYTES, character_import_card
 from library.card_formats.export import character_export_card
 from library.character_services import (
@@ -378,13 +382,19 @@ def background_detail(request: HttpRequest, background_id: str):
 
 
 def _background_shown(background: dict, user) -> dict:
-    return {**_links_shown(background, user), "seen": item_version(background, "background")}
+    return {**_links_shown(background, user),
+            "seen": item_version(background, "background", whole=True)}
 
 
 @backgrounds_router.put("/backgrounds/{background_id}", response=BackgroundOut,
                         exclude_unset=True)
 def background_change(request: HttpRequest, background_id: str, payload: BackgroundIn):
-    """Only the fields sent change (owner or staff); other fields as for a character."""
+    """Only the fields sent change (owner or staff); other fields as for a character. A
+    changed `story_outline` needs the `seen` GET showed (it covers the outline; 409 `changed`
+    otherwise). Each chat playing the background stays on the point it was at; the answer's
+    `outline_chats` says which chats moved with their point, which kept their position (their
+    point was edited or deleted) and which were busy in a turn (they follow as it ends):
+    your chats by id (staff: all), every chat in `count`."""
     store = get_store()
     validate_id(background_id, kind="background id")
     background = selectors.background_for_use(store, user=request.auth,
@@ -393,9 +403,13 @@ def background_change(request: HttpRequest, background_id: str, payload: Backgro
     seen = _seen_sent(data)
     body_fields_check(data, writable=BackgroundIn.model_fields.keys() - {"background_id"},
                       shown=background)
-    background_save(store, data={**background, **data}, background_id=background_id,
-                    user=request.auth, seen=seen)
-    return _background_shown(store.background_read(background_id), request.auth)
+    _, chats = background_save_reported(store, data={**background, **data},
+                                        background_id=background_id, user=request.auth,
+                                        seen=seen)
+    shown = _background_shown(store.background_read(background_id), request.auth)
+    if "story_outline" in data:
+        shown["outline_chats"] = chats.shown(request.auth)
+    return shown
 
 
 @backgrounds_router.post("/backgrounds/{background_id}/picture", response=BackgroundOut,

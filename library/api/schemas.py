@@ -182,6 +182,9 @@ class BackgroundOut(ExtraKeysKept):
     name: str | None = None
     owner: str | None = None
     visibility: str | None = None
+    outline_chats: dict[str, Any] | None = Field(
+        None, description="PUT with story_outline: the chats playing the background, as "
+                          "{moved, kept_position, busy: {instance_ids, count}}")
 
 
 class BackgroundList(Schema):

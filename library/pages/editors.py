@@ -61,6 +61,7 @@ from library.lore.services import lorebook_save, lorebook_version
 from library.lore.text_test_words import lore_test_worded
 from library.pages.editor_refusals import book_refusal, editor_refusal, outline_refusal
 from library.pages.editor_sections import character_sections
+from library.pages.outline_notices import outline_notices
 from library.pages.regex_script_form import regex_error, regex_scripts_posted, regex_scripts_shown
 from library.refusal_words import refusal_words
 from personalab.lib.config_schema import count_coerced, digits_int
@@ -304,19 +305,20 @@ def background_edit(request: HttpRequest, background_id: str | None = None) -> H
 def background_outline(request: HttpRequest, background_id: str) -> HttpResponse:
     store = get_store()
     _for_use_or_404(request, "background", background_id)
-    error = None
+    error, notices = None, []
     try:
-        background_outline_edit(
+        chats = background_outline_edit(
             store, background_id=background_id, action=request.POST.get("action", ""),
             position=count_coerced(request.POST.get("position")),
             content=request.POST.get("content", ""), user=request.user)
+        notices = outline_notices(chats, request.user)
     except LibraryForbidden as exc:
         return HttpResponse(str(exc), status=403, content_type="text/plain; charset=utf-8")
     except LibraryError as exc:
         error = outline_refusal(exc, request.POST.get("position", ""))
     return render(request, "library/_outline_editor.html", {
         "background": store.background_read(background_id), "background_id": background_id,
-        "outline_error": error})
+        "outline_error": error, "outline_notices": notices})
 
 
 @login_required

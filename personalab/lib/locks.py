@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import logging
 import os
 import threading
 import time
@@ -18,6 +19,8 @@ from typing import Callable, Protocol
 
 from personalab.lib.errors import Conflict, Unavailable
 from personalab.lib.store_errors import InstanceBusy
+
+logger = logging.getLogger(__name__)
 
 
 def _busy(instance_id: str) -> Exception:
@@ -64,6 +67,10 @@ def held_lock(instance_id: str) -> InstanceLock | None:
 
 class _LockBase:
     instance_id: str
+    # Run just after acquiring and just before releasing, while held (the file store puts
+    # right a chat's story step there: personalab/lib/filestore/outline_pending.py). A hook
+    # that fails is logged: it never keeps a lock from being taken or given back.
+    on_hold: Callable[[], None] | None = None
 
     def __enter__(self):
         if not self.held:
@@ -76,8 +83,20 @@ class _LockBase:
     def _mark(self, holding: bool) -> None:
         if holding:
             _held[self.instance_id] = self
+            self._hold_hook()
         elif _held.get(self.instance_id) is self:
             del _held[self.instance_id]
+
+    def _hold_hook(self) -> None:
+        if self.on_hold is None:
+            return
+        try:
+            self.check()  # type: ignore[attr-defined]
+            self.on_hold()
+        except LockLost:
+            pass  # no longer ours to write under
+        except Exception:  # noqa: BLE001
+            logger.exception("the hook of the lock on %s failed", self.instance_id)
 
 
 class FlockLock(_LockBase):
@@ -104,6 +123,7 @@ class FlockLock(_LockBase):
 
     def release(self) -> None:
         if self._fd is not None:
+            self._hold_hook()
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
@@ -183,6 +203,7 @@ class RedisLock(_LockBase):
     def release(self) -> None:
         if self.token is None:
             return
+        self._hold_hook()
         self._stop.set()
         try:
             self.client.eval(_RELEASE, 1, self.key, self.token)

@@ -12,6 +12,7 @@ Layout (SPEC §2):
     instances/{instance_id}/sessions/{session_id}.jsonl   (sessions.py)
     instances/{instance_id}/memory/...            text ledgers
     instances/{instance_id}/traces/{trace_id}.json
+    instances/{instance_id}/outline_follow.json   an outline edit still to follow (outline_pending.py)
     event_library/chroma_db/
     prompt_templates/{locale}.json (+ {locale}.user.json)
     modules/{module}.json
@@ -39,6 +40,7 @@ from personalab.lib.filestore.jsonfile import (
     write_text_atomic,
 )
 from personalab.lib.filestore.jsonl import append_whole, line_dump, read_jsonl_records
+from personalab.lib.filestore.outline_pending import outline_follow_apply
 from personalab.lib.filestore.sessions import SessionFiles
 from personalab.lib.ids import is_valid_id, validate_id
 from personalab.lib.jsontext import json_loads
@@ -249,7 +251,9 @@ class FileStore(SessionFiles):
         return self._ids_in(self.root / "instances", "instance_state.json")
 
     def instance_lock(self, instance_id: str) -> LockProtocol:
-        return self.lock_factory(self.instance_dir(instance_id) / ".lock", instance_id)
+        lock = self.lock_factory(self.instance_dir(instance_id) / ".lock", instance_id)
+        lock.on_hold = lambda: outline_follow_apply(self, instance_id)
+        return lock
 
     def instance_state_read(self, instance_id: str) -> dict[str, Any]:
         state = read_json(self.instance_dir(instance_id) / "instance_state.json",
