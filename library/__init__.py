@@ -16,7 +16,9 @@ Actions at the top (every edit writes the file first, then the index row), one m
 import them from there:
 
 - characters                              character_services.py
-- backgrounds and their story outline     background_services.py
+- backgrounds and their story outline     background_services.py (the chats that follow an
+                                          outline edit: outline_chats.py)
+- how many items an account may own       quotas.py
 - "use as my own" copies                  item_copy.py
 - checking what an author sends           fields.py, limits.py (refusals: errors.py)
 - the index rows written from the files   index_rows.py

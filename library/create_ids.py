@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from library.errors import LibraryConflict, LibraryError
+from library.quotas import library_room_check
 from library.selectors import item_can_see
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import InvalidId, slug_candidates, validate_id
@@ -44,7 +45,8 @@ def _asked(data: dict[str, Any], key: str) -> str:
 def id_claim(store: FileStore, data: dict[str, Any], *, key: str, prefix: str, name: str,
              kind: str, read: Callable[[str], dict[str, Any]], user) -> str:
     """Claims the new item's folder: create never overwrites, and two workers creating at
-    once get two ids."""
+    once get two ids. Refused (LimitReached) when `user` owns as many as allowed."""
+    library_room_check(kind=kind, user=user)
     if data.get(key) in (None, ""):
         return store.dir_claim(kind, slug_candidates(prefix, name))
     item_id = _asked(data, key)
@@ -63,6 +65,7 @@ def persona_id_claim(store: FileStore, *, asked: str | None, name: str, user) ->
     when the persona was written was the slug of its name checked against a list read
     earlier, so two creates at once (another account's, or two tabs) got one id and the later
     write replaced the other's persona. An id asked for that the account can see is a 409."""
+    library_room_check(kind="personas", user=user)
     if not asked:
         return store.dir_claim("personas", slug_candidates("persona", name))
     try:

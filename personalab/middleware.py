@@ -21,6 +21,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext
 
 from personalab.lib.errors import AppError
+from personalab.limit_words import error_words
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,7 @@ def page_back_url(request: HttpRequest) -> str:
 
 
 def app_error_response(request: HttpRequest, error: AppError) -> HttpResponse:
-    message = error.message
+    message = error_words(error)
     if getattr(error, "path", None) is not None:
         # A data-folder refusal shows its file from the data folder down, never the server's own
         # folders (as the API does); the log keeps the whole path for whoever fixes it.

@@ -181,6 +181,15 @@ PERSONALAB_CHARX_UNPACKED_MAX_BYTES = env_int("PERSONALAB_CHARX_UNPACKED_MAX_BYT
 PERSONALAB_CHARX_MAX_RATIO = env_int("PERSONALAB_CHARX_MAX_RATIO", 20, minimum=1)
 # Exports and imports read or write whole chats and cards: two at once per account is enough
 # for a person and keeps one account from filling every worker thread.
+# How much one account (or one chat) may hold; 0: no limit (docs/security.md, Limits).
+PERSONALAB_PERSONAS_PER_ACCOUNT = env_int("PERSONALAB_PERSONAS_PER_ACCOUNT", 500, minimum=0)
+PERSONALAB_CHARACTERS_PER_ACCOUNT = env_int("PERSONALAB_CHARACTERS_PER_ACCOUNT", 5000,
+                                            minimum=0)
+PERSONALAB_BACKGROUNDS_PER_ACCOUNT = env_int("PERSONALAB_BACKGROUNDS_PER_ACCOUNT", 2000,
+                                             minimum=0)
+PERSONALAB_LOREBOOKS_PER_ACCOUNT = env_int("PERSONALAB_LOREBOOKS_PER_ACCOUNT", 2000, minimum=0)
+PERSONALAB_INSTANCES_PER_ACCOUNT = env_int("PERSONALAB_INSTANCES_PER_ACCOUNT", 5000, minimum=0)
+PERSONALAB_SESSIONS_PER_INSTANCE = env_int("PERSONALAB_SESSIONS_PER_INSTANCE", 1000, minimum=0)
 PERSONALAB_EXPORTS_PER_ACCOUNT = env_int("PERSONALAB_EXPORTS_PER_ACCOUNT", 2, minimum=1)
 PERSONALAB_IMPORTS_PER_ACCOUNT = env_int("PERSONALAB_IMPORTS_PER_ACCOUNT", 2, minimum=1)
 # Exports run in this many worker processes (chat/import_export/export_process.py), started with the first;

@@ -42,6 +42,7 @@ from chat.history_manager.base import (
 from chat.history_manager.reads import _last_message_position, _listed_count
 from chat.play.regex_scripts import edit_regexed
 from chat.play.variables import stored_macros_filled, stored_variables_undo
+from chat.services.quotas import session_room_check
 from director.services import director_apply_reply
 from memory import runtime as memory_runtime
 from memory.summaries.source_changes import (
@@ -347,6 +348,7 @@ def session_branch(store: FileStore, *, instance_id: str, session_id: str, index
     try:
         read = _session_checked(store, instance_id, session_id)
         _line_at(read, index, fingerprint)
+        session_room_check(store, instance_id=instance_id)
         dropped = [line for line in read.lines[index + 1:] if line.get("role") == "assistant"]
         restored = (_plot_state_before(store, instance_id, reply_versions(dropped[0]))
                     if dropped else None)

@@ -58,10 +58,11 @@ from memory.authors_note import NOTE_ROLES, authors_note_save
 from memory.errors import MemoryActionError
 from memory.runtime import progress_state
 from personalab.lib.config_schema import digits_int
-from personalab.lib.errors import AppError, errors_back_to
+from personalab.lib.errors import AppError, LimitReached, errors_back_to
 from personalab.lib.letter_colours import letter_class
 from personalab.lib.llm import LLMError
 from personalab.lib.store_errors import InstanceBusy, StoreError
+from personalab.limit_words import error_words
 from personalab.storage import get_store
 
 
@@ -105,7 +106,7 @@ def instance_new(request: HttpRequest) -> HttpResponse:
                 character_id=request.POST.get("character_id", ""),
                 background_id=request.POST.get("background_id") or None)
     except (AppError, StoreError, ValueError) as exc:
-        error = getattr(exc, "message", None) or str(exc)
+        error = error_words(exc) if isinstance(exc, AppError) else str(exc)
         messages.error(request, gettext("Could not start the chat: %(error)s")
                        % {"error": error})
         back = request.POST.get("next", "")
@@ -375,9 +376,10 @@ def instance_import_chat(request: HttpRequest, instance_id: str) -> HttpResponse
         session_id, report = session_import(get_store(), instance_id=instance_id,
                                             data=upload.read())
         request.session[import_report_key(instance_id)] = {**report, "session_id": session_id}
-    except (ChatFormatError, InstanceBusy, StoreError) as exc:
+    except (ChatFormatError, InstanceBusy, StoreError, LimitReached) as exc:
         messages.error(request, gettext("The chat was not imported: %(error)s") % {
-            "error": chat_refusal_words(str(exc))})
+            "error": error_words(exc) if isinstance(exc, LimitReached)
+            else chat_refusal_words(str(exc))})
     return redirect("instance", instance_id=instance_id)
 
 

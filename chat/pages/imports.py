@@ -30,8 +30,9 @@ from chat.import_export.import_new import CHAT_IMPORT_MAX_BYTES, chat_import_new
 from chat.import_export.refusal_words import chat_refusal_words
 from chat.pages.import_report import import_report_key
 from library.selectors import character_choices
-from personalab.lib.errors import AppError, Invalid, TooLarge
+from personalab.lib.errors import AppError, Invalid, LimitReached, TooLarge
 from personalab.lib.store_errors import InstanceBusy, StoreError
+from personalab.limit_words import error_words
 from personalab.storage import get_store
 
 
@@ -103,7 +104,8 @@ def chat_import_page(request: HttpRequest) -> HttpResponse:
         instance_id, session_id, report = chat_import_new(request.user, character_ids=ids,
                                                           data=data, imported=imported)
     except (AppError, InstanceBusy, StoreError, ValueError) as exc:
-        error = chat_refusal_words(getattr(exc, "message", None) or str(exc))
+        error = (error_words(exc) if isinstance(exc, LimitReached)
+                 else chat_refusal_words(getattr(exc, "message", None) or str(exc)))
         messages.error(request, (gettext(
             "The chat was not imported: %(error)s. Choose a chat exported by SillyTavern "
             "(.jsonl), Agnai or RisuAI (.json).") if isinstance(exc, ChatFormatError)

@@ -14,6 +14,7 @@ from chat.play.variables import greeting_variables_run
 from chat.services.account_presets import account_prompt_manager_for_chat
 from chat.services.errors import NotFound
 from chat.services.index import instance_index
+from chat.services.quotas import instance_room_check
 from library.selectors import background_for_use, character_for_use, persona_for_user
 from personalab.lib.errors import Invalid, naming_field
 from personalab.lib.filestore.jsonfile import utc_now
@@ -51,6 +52,7 @@ def instance_create(store: FileStore, *, owner, character_id: str | None = None,
     if persona_id and owner is not None:
         with naming_field("persona_id"):
             persona_for_user(user=owner, persona_id=persona_id)
+    instance_room_check(owner=owner)
     try:
         instance_id = store.dir_claim("instances", [instance_id] if instance_id else
                                       numbered_candidates("inst", store.instance_ids()))

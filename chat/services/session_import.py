@@ -16,6 +16,7 @@ from chat.import_export.st_note import note_from_st
 from chat.services.index import instance_index
 from chat.services.instance_settings import MAX_PERSONA_NAME, MAX_SCENARIO_OVERRIDE
 from chat.services.instances import MAX_MEMBERS, greeting_lines
+from chat.services.quotas import session_room_check
 from library.selectors import character_for_chat_optional, lorebooks_visible_to, persona_effective
 from memory import runtime as memory_runtime
 from memory.authors_note import authors_note_read, authors_note_save
@@ -38,6 +39,8 @@ def session_import(store: FileStore, *, instance_id: str, data: bytes,
     origin = {"source": imported.source, "header": imported.original_header}
     report = imported.report()
     with store.instance_lock(instance_id):
+        if not new_chat:
+            session_room_check(store, instance_id=instance_id)
         state = store.instance_state_read(instance_id)
         if is_group(state):
             report.update(_speakers_matched(imported.lines, members_of(store, state)))

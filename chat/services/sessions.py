@@ -6,6 +6,7 @@ from typing import Any
 
 from chat.services.errors import NotFound
 from chat.services.index import instance_index
+from chat.services.quotas import session_room_check
 from memory import runtime as memory_runtime
 from personalab.lib.filestore.session_read import SessionRead
 from personalab.lib.filestore.store import FileStore
@@ -61,6 +62,8 @@ def session_archive_and_restart(store: FileStore, *, instance_id: str, session_i
     """seeds/npc-session-memory.md "delete" archives the file (SPEC §9) and starts a fresh one."""
     with store.instance_lock(instance_id):
         state = store.instance_state_read(instance_id)
+        if state["current_session_id"] == session_id:
+            session_room_check(store, instance_id=instance_id)  # before the archive
         archived = store.session_archive(instance_id, session_id)
         new_session_id = None
         if state["current_session_id"] == session_id:

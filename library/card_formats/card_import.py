@@ -26,6 +26,7 @@ from library.find_replace.scripts import card_scripts, scripts_import_check
 from library.limits import charx_limits, import_slot, lore_entries_check
 from library.lore.services import lorebook_save
 from library.models import Character, Lorebook
+from library.quotas import library_room_check
 from personalab.lib.filestore.store import FileStore
 
 MAX_CARD_BYTES = 10 * 1024 * 1024
@@ -125,6 +126,9 @@ def _import_write(store: FileStore, *, data: bytes, card: dict[str, Any],
                   definition: dict[str, Any], lorebook: dict[str, Any] | None,
                   assets: dict[str, bytes], staging: Path | None, user) -> str:
     lorebook_id = character_id = None
+    library_room_check(kind="characters", user=user)  # before the card's book is written
+    if lorebook:
+        library_room_check(kind="lorebooks", user=user)
     try:
         if lorebook:
             lorebook_id = lorebook_save(store, data=lorebook, user=user, imported=True)

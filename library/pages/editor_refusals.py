@@ -7,6 +7,8 @@ from django.utils.translation import gettext, gettext_lazy
 
 from library.errors import ItemChanged, LibraryError, LorebookChanged
 from library.field_words import field_words
+from personalab.lib.errors import LimitReached
+from personalab.limit_words import error_words
 
 
 def outline_refusal(exc: LibraryError, position: str) -> str:
@@ -33,6 +35,8 @@ FIELD_LABELS = {
 def editor_refusal(exc: Exception) -> str:
     """A character's or background's refused save, said over its editor: a sentence the
     table knows in the reader's language, else each refused field by its label and reason."""
+    if isinstance(exc, LimitReached):
+        return error_words(exc)
     if isinstance(exc, ItemChanged):
         return gettext("Not saved: this was saved elsewhere (another tab or device) since you "
                        "opened it. Your changes are still here: save again to keep them "
@@ -51,10 +55,12 @@ BOOK_FIELDS = {"name", "scan_depth", "token_budget", "min_activations",
                "min_activations_depth_max", "use_group_scoring"}
 
 
-def book_refusal(exc: LibraryError) -> str:
+def book_refusal(exc: LibraryError | LimitReached) -> str:
     """What stops a save, said over the page: the book's own problems in words; an entry's
     problem is beside its field, the page names the entry (never its place in the list)."""
-    fields = exc.field_errors or {}
+    fields = exc.fields or {}
+    if isinstance(exc, LimitReached):
+        return error_words(exc)
     if isinstance(exc, LorebookChanged):
         return gettext("Not saved: this lorebook was saved elsewhere (another tab or device) "
                        "since you opened it. Your changes are still here: save again to keep "

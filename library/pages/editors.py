@@ -65,6 +65,7 @@ from library.pages.outline_notices import outline_notices
 from library.pages.regex_script_form import regex_error, regex_scripts_posted, regex_scripts_shown
 from library.refusal_words import refusal_words
 from personalab.lib.config_schema import count_coerced, digits_int
+from personalab.lib.errors import LimitReached
 from personalab.lib.ids import InvalidId
 from personalab.lib.tokens import count_tokens
 from personalab.storage import get_store
@@ -172,7 +173,7 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
             return redirect("character_edit", character_id=saved_id)
         except LibraryNotFound:
             raise Http404("not found") from None
-        except (LibraryError, InvalidId) as exc:
+        except (LibraryError, InvalidId, LimitReached) as exc:
             error, definition = editor_refusal(exc), {**definition, **request.POST.dict()}
             status = getattr(exc, "status", 400)
             field_errors = fields_words(getattr(exc, "field_errors", None) or {})
@@ -288,7 +289,7 @@ def background_edit(request: HttpRequest, background_id: str | None = None) -> H
             return redirect("background_edit", background_id=saved_id)
         except LibraryNotFound:
             raise Http404("not found") from None
-        except (LibraryError, InvalidId) as exc:
+        except (LibraryError, InvalidId, LimitReached) as exc:
             error, background = editor_refusal(exc), {**background, **data}
             status = getattr(exc, "status", 400)
     return render(request, "library/background_form.html",
@@ -528,9 +529,9 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
             return redirect("lorebook_edit", lorebook_id=saved_id)
         except LibraryNotFound:
             raise Http404("not found") from None
-        except LibraryError as exc:
+        except (LibraryError, LimitReached) as exc:
             error, lorebook = book_refusal(exc), data
-            status, field_errors = exc.status, fields_words(exc.field_errors or {})
+            status, field_errors = exc.status, fields_words(exc.fields or {})
     entries = [e for e in lorebook.get("entries", []) if isinstance(e, dict)]
     shown = {**lorebook, "entries": [
         {**_entry_shown(e, typed=bool(error)), **_entry_errors(field_errors, index, e.get("uid"))}

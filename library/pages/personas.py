@@ -28,7 +28,9 @@ from library.personas.services import (
 from library.refusal_words import refusal_words
 from library.selectors import lorebooks_visible_to, persona_effective, persona_for_user
 from personalab.lib.config_schema import digits_int
+from personalab.lib.errors import LimitReached
 from personalab.lib.store_errors import StoreError
+from personalab.limit_words import error_words
 from personalab.storage import get_store
 
 PLACEMENT_POSITIONS = (("prompt", _("In the prompt (story string / prompt manager)")),
@@ -113,8 +115,9 @@ def personas_page(request: HttpRequest) -> HttpResponse:
             _avatar_upload(request, persona_id)
             messages.info(request, gettext("Persona saved."))
             return redirect("personas")
-        except (LibraryError, LibraryConflict, ValueError) as exc:
-            error, errors = field_words(str(exc)), fields_words(getattr(exc, "field_errors", None) or {})
+        except (LibraryError, LibraryConflict, ValueError, LimitReached) as exc:
+            error = error_words(exc) if isinstance(exc, LimitReached) else field_words(str(exc))
+            errors = fields_words(getattr(exc, "field_errors", None) or {})
     return render(request, "library/personas.html", {
         "personas": _with_avatar_flags(Persona.objects.filter(owner=request.user)), "error": error,
         "player_name": persona_effective(get_store(), owner=request.user.username,

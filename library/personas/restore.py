@@ -29,6 +29,7 @@ from library.limits import import_slot
 from library.models import Persona
 from library.personas.positions import DEFAULT_DEPTH, MAX_DEPTH, ST_POSITIONS
 from library.personas.services import PERSONA_DESCRIPTION_LIMIT, persona_create
+from library.quotas import library_room_check
 from library.selectors import lorebooks_visible_to
 from personalab.lib.config_schema import int_coerced
 from personalab.lib.filestore.store import FileStore
@@ -158,6 +159,7 @@ def _restored(store: FileStore, *, owner, backup: dict[str, Any]) -> PersonasRes
                 restored.books_missing.append((name, book_name[:MAX_NAME_CHARS]))
         taken.add(name)
         planned.append((avatar_key, fields))
+    library_room_check(kind="personas", user=owner, adding=len(planned))  # refused whole
     default_key = backup.get("default_persona")
     for avatar_key, fields in planned:
         persona_id = persona_create(store, owner=owner, data={

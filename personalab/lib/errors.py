@@ -82,6 +82,36 @@ class TooLarge(AppError):
         super().__init__(message, **kwargs)
 
 
+# What one account (or one chat) may hold, by kind: the sentence an API client reads (pages say
+# it in the reader's language: personalab/limit_words.py). {limit} and {setting} filled in.
+LIMIT_SENTENCES = {
+    "personas": "you have {limit} personas, the most one account may have ({setting}): "
+                "delete one to make another",
+    "characters": "you have {limit} characters, the most one account may have ({setting}): "
+                  "delete one to make another",
+    "backgrounds": "you have {limit} backgrounds, the most one account may have ({setting}): "
+                   "delete one to make another",
+    "lorebooks": "you have {limit} lorebooks, the most one account may have ({setting}): "
+                 "delete one to make another",
+    "instances": "you have {limit} chats, the most one account may have ({setting}): no more "
+                 "can be started; the site's administrator can raise it",
+    "sessions": "this chat has {limit} sessions (archived ones count: they are kept), the most "
+                "one chat may have ({setting}): start a new chat to go on",
+}
+
+
+class LimitReached(Forbidden):
+    """An account (or a chat) holds as many of `kind` as the site allows; nothing was made.
+    The error object also carries `limit` and `setting` (the environment variable)."""
+
+    code = "limit_reached"
+
+    def __init__(self, *, kind: str, limit: int, setting: str) -> None:
+        super().__init__(LIMIT_SENTENCES[kind].format(limit=limit, setting=setting),
+                         limit=limit, setting=setting)
+        self.kind, self.limit, self.setting = kind, limit, setting
+
+
 @contextmanager
 def naming_field(field: str) -> Iterator[None]:
     """A refusal raised while looking up the value a request sent in `field` (an unknown or

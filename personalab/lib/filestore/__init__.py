@@ -11,6 +11,7 @@ folder. One job per module:
     jsonl.py            JSONL lines: append whole, parse with problems reported
     jsonfile.py         whole JSON files: atomic write, capped read, keep the previous version
     defaults.py         what config.json and modules/*.json hold when missing
+    outline_pending.py  a chat's story step still to follow an outline edit (the lock's hook)
     ../store_errors.py  the store's errors (apart, so locks.py raises InstanceBusy without the store)
 
 Nothing is re-exported here: import a name from the module that holds it

@@ -1,0 +1,36 @@
+"""How many chats one account may start and how many sessions one chat may hold (settings:
+PERSONALAB_INSTANCES_PER_ACCOUNT, PERSONALAB_SESSIONS_PER_INSTANCE; 0 for no limit). A
+chat's archived sessions count: "delete" only moves them aside. The system (no owner) and a
+summarize's own continuation (its turns are already in the chat) have no limit."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from chat.models import Instance
+from personalab.lib.errors import LimitReached
+from personalab.lib.filestore.store import FileStore
+
+
+def instance_room_check(*, owner) -> None:
+    """Raises LimitReached (403 `limit_reached`) when `owner` has as many chats as allowed."""
+    limit = settings.PERSONALAB_INSTANCES_PER_ACCOUNT
+    if owner is not None and limit and Instance.objects.filter(owner=owner).count() >= limit:
+        raise LimitReached(kind="instances", limit=limit,
+                           setting="PERSONALAB_INSTANCES_PER_ACCOUNT")
+
+
+def session_count(store: FileStore, instance_id: str) -> int:
+    taken = set(store.session_ids(instance_id))
+    archive = store.sessions_dir(instance_id) / "archive"
+    if archive.is_dir():
+        taken |= {path.name.split(".")[0] for path in archive.glob("*.jsonl")}
+    return len(taken)
+
+
+def session_room_check(store: FileStore, *, instance_id: str) -> None:
+    """Raises LimitReached when the chat holds as many sessions as allowed."""
+    limit = settings.PERSONALAB_SESSIONS_PER_INSTANCE
+    if limit and session_count(store, instance_id) >= limit:
+        raise LimitReached(kind="sessions", limit=limit,
+                           setting="PERSONALAB_SESSIONS_PER_INSTANCE")
