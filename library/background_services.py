@@ -85,9 +85,11 @@ def background_save_reported(store: FileStore, *, data: dict[str, Any],
 
 def background_outline_edit(store: FileStore, *, background_id: str, action: str,
                             position: int | None = None, content: str = "",
-                            user=None) -> OutlineChats:
+                            user=None, shown: str | None = None) -> OutlineChats:
     """Add, edit, delete or move one outline point (1-based positions); the chats playing
-    the background stay on their point (library/outline_chats.py)."""
+    the background stay on their point (library/outline_chats.py). `shown`: the point's text
+    as the page showed it; another text there now (another tab moved, edited or removed
+    points) is refused, as the editor's form refuses a save made elsewhere."""
     background = (store.background_read(background_id) if user is None else
                   item_for_edit(store, user=user, kind="background", item_id=background_id))
     points = [p["content"] for p in background.get("story_outline", [])]
@@ -98,6 +100,9 @@ def background_outline_edit(store: FileStore, *, background_id: str, action: str
         if position is None or not 1 <= position <= len(points):
             raise LibraryError(f"no outline point {position}")
         i = position - 1
+        # a form sends its line breaks as CRLF
+        if shown is not None and points[i] != shown.replace("\r\n", "\n"):
+            raise LibraryError(f"outline point {position} was changed elsewhere")
         if action == "edit":
             points[i] = clean_text(content, field="content", required=True, limit=2000)
         elif action == "delete":

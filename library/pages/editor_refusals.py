@@ -15,6 +15,10 @@ def outline_refusal(exc: LibraryError, position: str) -> str:
     sentence = (exc.field_errors or {}).get("content")
     if sentence:
         return gettext("Outline point: %(error)s") % {"error": field_words(sentence)}
+    if str(exc).endswith("was changed elsewhere"):
+        return gettext("Not saved: outline point %(n)s was changed elsewhere (another tab or "
+                       "device) since this page showed it. Here is the outline as it is "
+                       "now.") % {"n": position[:12]}
     if str(exc).startswith("no outline point"):
         return gettext("There is no outline point %(n)s: the outline has changed since this "
                        "page showed it. Here it is as it is now.") % {"n": position[:12]}

@@ -311,7 +311,8 @@ def background_outline(request: HttpRequest, background_id: str) -> HttpResponse
         chats = background_outline_edit(
             store, background_id=background_id, action=request.POST.get("action", ""),
             position=count_coerced(request.POST.get("position")),
-            content=request.POST.get("content", ""), user=request.user)
+            content=request.POST.get("content", ""), user=request.user,
+            shown=request.POST.get("shown"))
         notices = outline_notices(chats, request.user)
     except LibraryForbidden as exc:
         return HttpResponse(str(exc), status=403, content_type="text/plain; charset=utf-8")

@@ -75,7 +75,7 @@ def test_an_outline_point_saved_in_place_keeps_the_unsaved_world_text_asked_for(
     page.keyboard.type(" Tides rise at dusk.")
     page.fill("#outline-add [name=content]", "Leave")
     page.click("#outline-add button")
-    page.locator("#outline-editor input[value=Leave]").wait_for()
+    page.locator("#outline-editor input[name=content][value=Leave]").wait_for()
     with page.expect_event("dialog"):
         page.click("nav >> text=Library")
     assert page.questions == ["beforeunload"]

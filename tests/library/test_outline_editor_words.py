@@ -24,3 +24,26 @@ def test_outline_refusals_are_in_the_pages_language(alice_client, background, st
     assert lost in removed.content.decode()
     assert "发现背叛者的线索" in removed.content.decode()  # the outline as it is
     assert store.background_read(background)["story_outline"] == before
+
+
+@pytest.mark.parametrize("language,words", [
+    ("en", "Not saved: outline point 2 was changed elsewhere (another tab or device) since this "
+           "page showed it."),
+    ("zh-hans", "未保存：自本页显示以来，第 2 个大纲点已在别处（另一个标签页或设备）改变。"),
+])
+def test_a_point_another_tab_moved_is_not_overwritten_by_this_tabs_edit(
+        alice_client, background, store, language, words):
+    alice_client.cookies["django_language"] = language
+    url = reverse("background_outline", args=[background])
+    shown = store.background_read(background)["story_outline"][1]["content"]
+    alice_client.post(url, {"action": "up", "position": "2", "shown": shown})  # the other tab
+    moved = [p["content"] for p in store.background_read(background)["story_outline"]]
+    for action in ("edit", "delete", "down"):
+        refused = alice_client.post(url, {"action": action, "position": "2", "shown": shown,
+                                          "content": "this tab's text"})
+        assert words in refused.content.decode()
+        assert [p["content"] for p in store.background_read(background)["story_outline"]] == moved
+    kept = alice_client.post(url, {"action": "edit", "position": "1", "shown": shown,
+                                   "content": "this tab's text, where the point is now"})
+    assert kept.status_code == 200 and "changed elsewhere" not in kept.content.decode()
+    assert store.background_read(background)["story_outline"][0]["content"].startswith("this tab")
