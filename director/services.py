@@ -8,6 +8,7 @@ instance expect the caller to hold the instance lock.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from director.logic import (
@@ -25,6 +26,7 @@ from personalab.lib.filestore.jsonfile import read_json
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import validate_id
 from personalab.lib.markers import MARKER_STATUSES
+from personalab.lib.outline_follow import outline_texts, plot_state_followed
 
 THRESHOLD_RANGE = (1, 10)
 
@@ -166,6 +168,25 @@ def director_plot_set(store: FileStore, *, instance_id: str, index: Any,
     new_state.pop("carried_over", None)
     store.instance_state_write(instance_id, new_state)
     return plot_state
+
+
+def plot_state_before_followed(store: FileStore, *, state: dict[str, Any],
+                               trace: dict[str, Any]) -> dict[str, Any] | None:
+    """A turn's trace's `plot_state_before` (what regenerate, a branch or deleting the reply go
+    back to), moved from the outline that turn's director saw (its `director_context`) onto the
+    chat's outline as it is now: the author may have edited it since
+    (docs/decisions/outline-edits-follow-chats.md). None when the trace kept none."""
+    before = trace.get("plot_state_before")
+    if not isinstance(before, dict):
+        return None
+    context = trace.get("director_context")
+    rows = context.get("outline") if isinstance(context, dict) else None
+    if not isinstance(rows, list):
+        return copy.deepcopy(before)  # the director was off: the outline then is not known
+    then = [str(row.get("content", "")) for row in rows if isinstance(row, dict)]
+    now = outline_texts(background_for_chat(store, state=state))
+    followed, _ = plot_state_followed({"plot_state": copy.deepcopy(before)}, then, now)
+    return followed["plot_state"]
 
 
 def director_status(store: FileStore, *, instance_id: str) -> dict[str, Any]:

@@ -43,7 +43,7 @@ from chat.history_manager.reads import _last_message_position, _listed_count
 from chat.play.regex_scripts import edit_regexed
 from chat.play.variables import stored_macros_filled, stored_variables_undo
 from chat.services.quotas import session_room_check
-from director.services import director_apply_reply
+from director.services import director_apply_reply, plot_state_before_followed
 from memory import runtime as memory_runtime
 from memory.summaries.source_changes import (
     memory_source_changed,
@@ -430,9 +430,11 @@ def _plot_state_before(store: FileStore, instance_id: str,
         if not isinstance(trace_id, str) or not is_valid_id(trace_id):
             continue
         try:
-            before = store.trace_read(instance_id, trace_id).get("plot_state_before")
+            trace = store.trace_read(instance_id, trace_id)
+            before = plot_state_before_followed(
+                store, state=store.instance_state_read(instance_id), trace=trace)
         except (StoreError, ValueError):
             continue
-        if isinstance(before, dict):
-            return copy.deepcopy(before)
+        if before is not None:
+            return before
     return None

@@ -49,6 +49,7 @@ from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
 from chat.prompt.templates import TemplateStore, director_words
 from chat.prompt.window import ContextWindow, budgets_windowed, recap_spans
 from chat.prompt.world_info import outlet_macros
+from director.services import plot_state_before_followed
 from library.selectors import (
     background_for_chat,
     character_for_chat,
@@ -272,7 +273,8 @@ def _take_back_last_reply(store: FileStore, ctx: TurnContext, read: SessionRead,
     ctx.turn = last.get("turn", read.last_turn)
     ctx.user_text = previous_user["content"]
     ctx.lines = list(read.lines[:-1])
-    restored = _plot_state_before(store, ctx.instance_id, last.get("trace_id"))
+    restored = _plot_state_before(store, ctx.instance_id, ctx.instance_state,
+                                  last.get("trace_id"))
     if restored is not None:
         ctx.instance_state["plot_state"] = restored
         ctx.plot_state_before = copy.deepcopy(restored)
@@ -292,13 +294,15 @@ def _take_back_last_reply(store: FileStore, ctx: TurnContext, read: SessionRead,
     ctx.redo = "regenerate" if keep_as_alternative else "continue"
 
 
-def _plot_state_before(store: FileStore, instance_id: str, trace_id: str | None) -> dict | None:
+def _plot_state_before(store: FileStore, instance_id: str, state: dict[str, Any],
+                       trace_id: str | None) -> dict | None:
     if not trace_id:
         return None
     try:
-        return store.trace_read(instance_id, trace_id).get("plot_state_before")
+        trace = store.trace_read(instance_id, trace_id)
     except (StoreError, ValueError):
         return None
+    return plot_state_before_followed(store, state=state, trace=trace)
 
 
 # --- preparing ---------------------------------------------------------------

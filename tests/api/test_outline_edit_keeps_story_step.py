@@ -140,3 +140,26 @@ def test_an_outline_read_before_another_tabs_outline_edit_does_not_overwrite_it(
     assert late.status_code == 409, late.content
     outline = [p["content"] for p in store.background_read(background)["story_outline"]]
     assert outline[-1] == "另一个标签页加的点"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_regenerate_or_delete_after_an_edit_go_back_to_the_followed_point(
+        api, store, instance, background, use_stub):
+    from tests.stub_llm import Reply
+
+    use_stub.script(Reply("On we go [PROGRESS:3:in_progress]"), Reply("Again, no marker"))
+    _at(api, instance, 2)
+    assert api("post", "/api/v1/chat", {"instance_id": instance, "query": "go"}).status_code == 200
+    assert _current(api, instance) == (3, "与仇人对峙")
+    _outline_put(api, background, ["序章", *POINTS])
+    assert _current(api, instance) == (4, "与仇人对峙")
+    regenerated = api("post", f"/api/v1/instances/{instance}/regenerate")
+    assert regenerated.status_code == 200, regenerated.content
+    assert _current(api, instance) == (3, "潜入敌人据点")  # where the turn began, followed
+    rows = api("get", f"/api/v1/instances/{instance}/sessions/sess_001/messages").json()["rows"]
+    last = rows[-1]
+    _at(api, instance, 5)
+    deleted = api("delete", f"/api/v1/instances/{instance}/sessions/sess_001/messages/"
+                            f"{last['index']}?fingerprint={last['fingerprint']}")
+    assert deleted.status_code == 200, deleted.content
+    assert _current(api, instance) == (3, "潜入敌人据点")
