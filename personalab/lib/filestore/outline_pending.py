@@ -15,11 +15,12 @@ The note and its application take a small lock of their own, so they never inter
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from personalab.lib.filestore.jsonfile import read_json, write_json_atomic
+from personalab.lib.filestore.jsonfile import json_keys_per_line, read_json, write_text_atomic
 from personalab.lib.outline_follow import outline_texts, plot_state_followed
 from personalab.lib.store_errors import StoreError
 
@@ -58,14 +59,18 @@ def outline_follow_note(store: Any, *, instance_id: str, background_id: str,
         note = _note_read(path)
         if note and note.get("background_id") == background_id and note["after"] == before:
             before = note["before"]  # the chat has not followed the previous edit yet
-        write_json_atomic(path, {"background_id": background_id, "before": before,
-                                 "after": after})
+        # Not fsynced (a hint, written for every chat of the background): a power cut may
+        # lose it, and that chat keeps its position as it would have before notes.
+        write_text_atomic(path, json_keys_per_line({"background_id": background_id,
+                                                    "before": before, "after": after}),
+                          durable=False)
 
 
-def outline_follow_apply(store: Any, instance_id: str) -> None:
-    """Under the instance lock (the caller holds it)."""
-    if not _note_path(store, instance_id).exists():
-        return  # every lock taken pays this one look, nothing more
+def outline_follow_apply(store: Any, instance_id: str, *, note: str | None = None) -> None:
+    """Under the instance lock (the caller holds it). `note`: the note's path, when the caller
+    has it at hand."""
+    if not os.path.exists(note or _note_path(store, instance_id)):
+        return  # every lock taken pays this one look (a few µs), nothing more
     with _note_locked(store, instance_id) as path:
         note = _note_read(path)
         if note is None:

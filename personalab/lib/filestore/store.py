@@ -40,7 +40,7 @@ from personalab.lib.filestore.jsonfile import (
     write_text_atomic,
 )
 from personalab.lib.filestore.jsonl import append_whole, line_dump, read_jsonl_records
-from personalab.lib.filestore.outline_pending import outline_follow_apply
+from personalab.lib.filestore.outline_pending import NOTE_NAME, outline_follow_apply
 from personalab.lib.filestore.sessions import SessionFiles
 from personalab.lib.ids import is_valid_id, validate_id
 from personalab.lib.jsontext import json_loads
@@ -251,8 +251,10 @@ class FileStore(SessionFiles):
         return self._ids_in(self.root / "instances", "instance_state.json")
 
     def instance_lock(self, instance_id: str) -> LockProtocol:
-        lock = self.lock_factory(self.instance_dir(instance_id) / ".lock", instance_id)
-        lock.on_hold = lambda: outline_follow_apply(self, instance_id)
+        folder = self.instance_dir(instance_id)
+        lock = self.lock_factory(folder / ".lock", instance_id)
+        note = os.path.join(folder, NOTE_NAME)  # a str: each lock taken looks for it
+        lock.on_hold = lambda: outline_follow_apply(self, instance_id, note=note)
         return lock
 
     def instance_state_read(self, instance_id: str) -> dict[str, Any]:
