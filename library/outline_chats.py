@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from library.chat_use import ChatRow, chats_playing
-from library.item_chats import chat_ids_shown, users_named
+from library.item_chats import chat_ids_shown
 from library.selectors import item_readable_by
 from personalab.lib.filestore.outline_pending import outline_follow_note
 from personalab.lib.filestore.store import FileStore
@@ -38,10 +38,6 @@ class OutlineChats:
         return {name: {"instance_ids": chat_ids_shown(rows, user), "count": len(rows)}
                 for name, rows in (("moved", self.moved), ("kept_position", self.kept_position),
                                    ("busy", self.busy))}
-
-    def named(self, outcome: str, user) -> str:
-        """The chats of `outcome` as their players know them (others' only counted)."""
-        return users_named(getattr(self, outcome), user)
 
 
 def _plays_file(store: FileStore, row: ChatRow, background_id: str,
