@@ -120,8 +120,11 @@ def sites() -> list[tuple[str, int, str, str | None]]:
                 continue
             words = node.args[0] if node.args else next(
                 (k.value for k in node.keywords if k.arg == "message"), None)
-            if words is None:  # the class's own message (TooLarge)
-                text = target().message or None
+            if words is None:  # the class's own message (TooLarge), or one it builds
+                try:
+                    text = target().message or None
+                except TypeError:  # built from its keywords (LimitReached)
+                    text = "built"
             else:
                 text = sample_text(words)
                 text = text if text is not None else message_kind(words)

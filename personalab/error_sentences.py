@@ -254,4 +254,21 @@ SENTENCES = (
     # library/: SillyTavern's world-info settings
     gettext_noop("only staff accounts may change the site's world-info settings"),
     gettext_noop("this is not a SillyTavern settings.json: it has no “world_info_settings”"),
+    # personalab/lib/errors.py LIMIT_SENTENCES: an account or a chat at its limit
+    gettext_noop("you have %(limit)s personas, the most one account may have (%(setting)s): "
+                 "delete one to make another"),
+    gettext_noop("you have %(limit)s characters, the most one account may have (%(setting)s): "
+                 "delete one to make another"),
+    gettext_noop("you have %(limit)s backgrounds, the most one account may have (%(setting)s): "
+                 "delete one to make another"),
+    gettext_noop("you have %(limit)s lorebooks, the most one account may have (%(setting)s): "
+                 "delete one to make another"),
+    gettext_noop("you have %(limit)s chats, the most one account may have (%(setting)s): no more "
+                 "can be started; the site's administrator can raise it"),
+    gettext_noop("this chat has %(limit)s sessions (archived ones count: they are kept), the "
+                 "most one chat may have (%(setting)s): start a new chat to go on"),
+    # library/: an outline point or an editor's `seen` another tab got ahead of
+    gettext_noop("outline point %(count)s was changed elsewhere"),
+    gettext_noop("the %(kind)s's %(fields)s was sent with a `seen` that does not cover it (the "
+                 "editor page's); send the `seen` GET /api/v1/%(kinds)s/{id} shows"),
 )

@@ -18,10 +18,11 @@ from library.models import Background, Character, Lorebook, Persona
 def api(client, alice, bob):
     tokens = {user: ApiToken.issue(user) for user in (alice, bob)}
 
-    def call(method, url, body=None, user=alice):
+    def call(method, url, body=None, user=alice, language="en"):
         return getattr(client, method)(url, data=json.dumps(body) if body else None,
                                        content_type="application/json",
-                                       HTTP_AUTHORIZATION=f"Bearer {tokens[user]}")
+                                       HTTP_AUTHORIZATION=f"Bearer {tokens[user]}",
+                                       HTTP_ACCEPT_LANGUAGE=language)
     return call
 
 
@@ -119,3 +120,17 @@ def test_the_character_editor_keeps_the_typing_over_the_limit(alice_client, sett
     assert page.status_code == 403
     assert "PERSONALAB_CHARACTERS_PER_ACCOUNT" in page.content.decode()
     assert "Typed before the refusal." in page.content.decode()
+
+
+def test_the_api_says_a_limit_in_the_requests_language(api, settings):
+    """The pages said a limit in 中文; the API, which a 中文 page's scripts call, said it in
+    English (its English stays as written)."""
+    settings.PERSONALAB_PERSONAS_PER_ACCOUNT = 1
+    assert api("post", "/api/v1/personas", {"name": "Ann"}).status_code == 201
+    english = api("post", "/api/v1/personas", {"name": "Bo"}).json()["error"]["message"]
+    assert english == ("you have 1 personas, the most one account may have "
+                       "(PERSONALAB_PERSONAS_PER_ACCOUNT): delete one to make another")
+    chinese = api("post", "/api/v1/personas", {"name": "Bo"}, language="zh-hans")
+    assert chinese.json()["error"]["message"] == (
+        "你已有 1 个人设，这是一个账户最多能有的数量（PERSONALAB_PERSONAS_PER_ACCOUNT）："
+        "删除一个才能再建")
