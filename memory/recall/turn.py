@@ -44,6 +44,7 @@ MOSTLY_ASKING = 0.5
 # Six words are too few: "I'm really lucky to have" opens many lines; and eight characters
 # were: "的地点是浙江杭州" ("'s venue is Hangzhou, Zhejiang") ends many lines of a chat, which
 # all came before the line the player said again (bench/play_long.py, MemDaily u47).
+# A short question counts when all of it is there (_whole_question).
 QUOTED_TOKENS = 8
 CJK_QUOTE_WEIGHT = 0.5
 # ...and said with something around it ("What did I tell you about this? …"): the same
@@ -87,12 +88,16 @@ def _meta_talk(hit: Hit) -> bool:
             and ask_share(hit.text) >= MOSTLY_ASKING)
 
 
+def _players_question(hit: Hit) -> bool:
+    return str(hit.metadata.get("role") or "") == "user" and any(mark in hit.text
+                                                                 for mark in "?？")
+
+
 def _asked_before(hit: Hit, text: str, asked: list[str]) -> bool:
     """The same question asked before (`asked`: the message's parts that ask): an echo, not
     an answer. A line that holds words the player quotes back without asking them ("What did
     I tell you about this? I've been into dancing since…") is the answer itself."""
-    return (str(hit.metadata.get("role") or "") == "user"
-            and any(mark in hit.text for mark in "?？") and any(part in text for part in asked))
+    return _players_question(hit) and any(part in text for part in asked)
 
 
 def _quote_tokens(text: str) -> list[str]:
@@ -122,8 +127,53 @@ def quoted_run(line: str, shingles: set[tuple[str, ...]]) -> tuple[float, int]:
     return best
 
 
+def _whole_question(line: str, run: float, run_tokens: int) -> bool:
+    """A short question quoted back whole (its quoted run, `run` words in `run_tokens`, is all
+    of it): "Did I mention it the other day? What was the dream about?" points at the player's
+    "What was the dream about?", five words; a question that names nothing ("How are you
+    doing?") or a statement that short is said in many lines and points at none of them."""
+    return (run >= SHINGLE and any(mark in line for mark in "?？")
+            and run_tokens == len(_quote_tokens(line[:QUOTE_SCAN_CHARS]))
+            and bool(content_words(line)))
+
+
 def normalized(text: str) -> str:
     return " ".join(text.lower().strip(PUNCTUATION).split())
+
+
+def _reply_to(hit: Hit, near: dict[tuple[str, str, str], Near], shown: set[str],
+              witnessed: Callable[[Mapping[str, Any]], bool] | None) -> Hit | None:
+    """The other side's line right after the player's `hit`, when it may be recalled."""
+    reply = near[hit.key].after if hit.key in near else None
+    if (reply is None or str(reply.metadata.get("role") or "") == "user"
+            or normalized(reply.text) in shown
+            or (witnessed is not None and not witnessed(reply.metadata))):
+        return None
+    return replace(reply, score=hit.score)
+
+
+def _replies_after(index: MemoryIndex, kept: list[Hit], questions: list[Hit],
+                   runs: dict[tuple[str, str, str], float], *, shown: set[str],
+                   witnessed: Callable[[Mapping[str, Any]], bool] | None) -> list[Hit]:
+    """`kept` with the reply each of the player's `questions` quoted back had, right after it
+    and with its quote's place in `runs`: asked again ("Sorry, I totally forgot: what's my
+    sister's name?"), the answer is the reply the question had the first time."""
+    near = lines_near(index, questions)
+    replies = {hit.key: reply for hit in questions
+               if (reply := _reply_to(hit, near, shown, witnessed)) is not None}
+    moved = {reply.key for reply in replies.values()}
+    texts = {normalized(hit.text) for hit in kept if hit.key not in moved}
+    lines: list[Hit] = []
+    for hit in kept:
+        if hit.key in moved:
+            continue
+        lines.append(hit)
+        reply = replies.get(hit.key)
+        if reply is not None and normalized(reply.text) not in texts:
+            texts.add(normalized(reply.text))
+            lines.append(reply)
+            runs[reply.key] = max(runs.get(reply.key, 0), runs[hit.key])
+    return lines
 
 
 def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
@@ -132,7 +182,8 @@ def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
                     witnessed: Callable[[Mapping[str, Any]], bool] | None = None
                     ) -> tuple[RecallResult, list[Signals], bool]:
     """The searched lines best first, each with what the floor reads, before the floor; lines
-    shown, meta-talk, echoes of the question and duplicates already left out."""
+    shown, meta-talk, echoes of the question and duplicates already left out; lines quoted back
+    first, a question of the player's with the reply it had."""
     triggered = recall_mode(user_text) is not None
     own_parts = asked_parts(user_text)
     parts = own_parts or (asked_parts(last_exchange) if triggered else [])
@@ -154,13 +205,15 @@ def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
     message_tokens = len(_quote_tokens(user_text[:QUOTE_SCAN_CHARS]))
     runs: dict[tuple[str, str, str], float] = {}
     kept: list[Hit] = []
+    questions: list[Hit] = []  # the player's questions quoted back
     seen: set[str] = set()
     for hit in result.hits:
         text = normalized(hit.text)
         if not text or text in shown or text in seen:
             continue
         run, run_tokens = quoted_run(hit.text, shingles)
-        quoted = run >= QUOTED_TOKENS and message_tokens - run_tokens >= FRAME_TOKENS
+        quoted = ((run >= QUOTED_TOKENS or _whole_question(hit.text, run, run_tokens))
+                  and message_tokens - run_tokens >= FRAME_TOKENS)
         # A line quoted back is what the player points at, though it asked with a word that
         # also asks to remember ("…get gold before the ranked reset?").
         if not quoted and (_meta_talk(hit) or _asked_before(hit, text, asked_again)):
@@ -168,6 +221,10 @@ def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
         seen.add(text)
         kept.append(hit)
         runs[hit.key] = run if quoted else 0
+        if quoted and _players_question(hit):
+            questions.append(hit)
+    if questions:
+        kept = _replies_after(index, kept, questions, runs, shown=shown, witnessed=witnessed)
     # What the player quotes back comes first, the longest quote first: "What did I tell you
     # about this? <the start of a line of theirs>" points at that line, though a reply that
     # shares its words can score higher.
