@@ -127,14 +127,16 @@ def quoted_run(line: str, shingles: set[tuple[str, ...]]) -> tuple[float, int]:
     return best
 
 
-def _whole_question(line: str, run: float, run_tokens: int) -> bool:
+def _whole_question(line: str, run: float, run_tokens: int, *, remembering: bool) -> bool:
     """A short question quoted back whole (its quoted run, `run` words in `run_tokens`, is all
     of it): "Did I mention it the other day? What was the dream about?" points at the player's
-    "What was the dream about?", five words; a question that names nothing ("How are you
-    doing?") or a statement that short is said in many lines and points at none of them."""
+    "What was the dream about?", five words. A statement that short is said in many lines and
+    points at none of them; so is a question that names nothing ("How are you doing?"),
+    unless the player asks to remember (`remembering`: "What did I tell you about this? What
+    do you do there?")."""
     return (run >= SHINGLE and any(mark in line for mark in "?？")
             and run_tokens == len(_quote_tokens(line[:QUOTE_SCAN_CHARS]))
-            and bool(content_words(line)))
+            and (remembering or bool(content_words(line))))
 
 
 def normalized(text: str) -> str:
@@ -212,7 +214,8 @@ def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
         if not text or text in shown or text in seen:
             continue
         run, run_tokens = quoted_run(hit.text, shingles)
-        quoted = ((run >= QUOTED_TOKENS or _whole_question(hit.text, run, run_tokens))
+        quoted = ((run >= QUOTED_TOKENS
+                   or _whole_question(hit.text, run, run_tokens, remembering=triggered))
                   and message_tokens - run_tokens >= FRAME_TOKENS)
         # A line quoted back is what the player points at, though it asked with a word that
         # also asks to remember ("…get gold before the ranked reset?").

@@ -18,6 +18,8 @@ REPLY = ("Anna. Anyway, guess what, the bakery burned down last night and the wh
          "smelled of bread and smoke until the morning, the firemen stayed till six.")
 DREAM = "What was the dream about?"
 DREAM_REPLY = "A lighthouse on fire, and my grandmother waving from the top of it."
+THERE = "What do you do there?"
+THERE_REPLY = "I fix the ferry engines, mostly at night."
 PASTED = ("The harbour log says the storm of the ninth broke two masts and kept every boat in "
           "for a week.")
 SUBJECTS = ["my sister", "the name I picked", "your sister", "the dream I had", "names",
@@ -37,7 +39,8 @@ def chat(tmp_path_factory):
         said += [("user", SAYINGS[n % 5].format(SUBJECTS[n % 10])),
                  ("assistant", REPLIES[(n // 5) % 5])]
     said[40:40] = [("user", ASKED), ("assistant", REPLY), ("user", DREAM),
-                   ("assistant", DREAM_REPLY), ("user", "Any news from the coast?"),
+                   ("assistant", DREAM_REPLY), ("user", THERE), ("assistant", THERE_REPLY),
+                   ("user", "Any news from the coast?"),
                    ("assistant", PASTED)]
     index = MemoryIndex(chroma_path=tmp_path_factory.mktemp("again") / "chroma")
     index.add_turns(instance_id="inst_again", character_id="c", background_id=None,
@@ -57,6 +60,8 @@ def _recalled(index, message: str, **kwargs) -> list[str]:
     (f"Did I mention it the other day? {DREAM}", DREAM, DREAM_REPLY),
     (f"Hmm, what did I tell you about this? {DREAM}", DREAM, DREAM_REPLY),
     (f"Sorry, I totally forgot again: {ASKED}", ASKED, REPLY),
+    # Names nothing, but the player asks to remember (REALTALK Chat_5 at 2,048).
+    (f"What did I tell you about this? {THERE}", THERE, THERE_REPLY),
 ])
 def test_a_short_question_quoted_back_comes_first_with_its_reply(chat, message, asked, reply):
     assert _recalled(chat, message)[:2] == [asked, reply]
@@ -88,4 +93,13 @@ def test_a_long_line_of_the_character_pasted_back_on_its_own_is_not_recalled(cha
 ])
 def test_only_a_short_question_that_names_something_is_quoted_whole(message, line, whole):
     run, run_tokens = quoted_run(line, _quote_shingles(message))
-    assert _whole_question(line, run, run_tokens) is whole
+    assert _whole_question(line, run, run_tokens, remembering=False) is whole
+
+
+def test_a_question_that_names_nothing_is_quoted_whole_when_the_player_asks_to_remember():
+    """(bench/play_long.py, REALTALK Chat_5 at 2,048: "What did I tell you about this? What do
+    you do there?" missed the player's "What do you do there?")."""
+    line = "What do you do there?"
+    run, run_tokens = quoted_run(line, _quote_shingles(line))
+    assert _whole_question(line, run, run_tokens, remembering=True)
+    assert not _whole_question(line, run, run_tokens, remembering=False)
