@@ -40,6 +40,7 @@ class RecallSection:
     found: TurnRecall | None = None
     shown: set[str] = field(default_factory=set)
     budget: int = 0  # tokens: the memory share of the window
+    asked: str = ""  # the player's line searched, normalized
 
 
 def recall_prepare(store: FileStore, *, instance_id: str, user_text: str,
@@ -65,10 +66,11 @@ def recall_prepare(store: FileStore, *, instance_id: str, user_text: str,
         near.after = near.after if near.after and witnessed(near.after.metadata) else None
     shown = {normalized(str(line.get("content") or ""))
              for line in lines[-newest_shown:] if line.get("role")} if newest_shown else set()
-    return _section(found, shown, memory_tokens)
+    return _section(found, shown, memory_tokens, asked=normalized(user_text))
 
 
-def _section(found: TurnRecall, shown: set[str], budget: int) -> RecallSection:
+def _section(found: TurnRecall, shown: set[str], budget: int, *, asked: str = ""
+             ) -> RecallSection:
     """The recalled lines not shown, best first, as passages, as many as fit `budget` tokens."""
     hits = [hit for hit in found.result.hits if normalized(hit.text) not in shown]
     near = {hit.key: found.near[hit.key] if rank < CONTEXT_LINES else Near()
@@ -89,7 +91,7 @@ def _section(found: TurnRecall, shown: set[str], budget: int) -> RecallSection:
         "passages": [_passage(passage) for passage in passages],
         "warning": found.result.warning,
     }
-    return RecallSection(report, found=found, shown=shown, budget=budget)
+    return RecallSection(report, found=found, shown=shown, budget=budget, asked=asked)
 
 
 def _cost(hit: Hit, near: dict[tuple[str, str, str], Near]) -> int:
@@ -128,9 +130,12 @@ def recall_unshown(section: RecallSection, messages: Iterable[dict[str, Any]]
         return None
     sent = [normalized(str(message.get("content") or "")) for message in messages
             if message.get("role") in ("user", "assistant")]
-    # A line the prompt holds inside a message ("Mira: …" in a group) is shown too.
-    held = {line for line in section.shown if any(line in text for text in sent)}
-    again = _section(section.found, set(sent) | held, section.budget)
+    # A line the prompt holds inside a message ("Mira: …" in a group) is shown too; not one
+    # the player's line quotes back ("那次我说过：我同事挺喜欢写作的。，你还记得吗？"): the
+    # quote points at it (MemDaily u41 at 2,048: said again 4 turns before, out of the window).
+    others = [text.replace(section.asked, " ") if section.asked else text for text in sent]
+    held = {line for line in section.shown if any(line in text for text in others)}
+    again = _section(section.found, set(sent) | held, section.budget, asked=section.asked)
     return again if again.report["passages"] != section.report["passages"] else None
 
 
@@ -162,7 +167,7 @@ def recall_shrunk(section: RecallSection, prompt: PromptResult) -> RecallSection
             if section.budget <= least:
                 return None
             budget = least
-    return _section(section.found, section.shown, budget)
+    return _section(section.found, section.shown, budget, asked=section.asked)
 
 
 def _tokens(prompt: PromptResult, name: str) -> int:

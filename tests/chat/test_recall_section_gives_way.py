@@ -79,3 +79,22 @@ def test_a_line_taken_to_be_shown_that_the_window_left_out_is_recalled():
 
     assert again is not None and again.report["hits"][0]["text"] == asked.text
     assert recall_unshown(again, sent) is None  # nothing changes any more
+
+
+def test_a_line_the_player_quotes_back_is_not_taken_as_shown_by_the_quote():
+    """The line was said again a few turns before (taken to be shown) and the small window
+    left it out; the player's own line quoting it is not the prompt showing it (bench/
+    play_long.py, MemDaily u41 at 2,048: "那次我说过：我同事挺喜欢写作的。，你还记得吗？")."""
+    message = f"Do you remember when I said: {ASKED}"
+    section = _section(_found(triggered=True), {normalized(ASKED)}, 512,
+                       asked=normalized(message))
+    assert ASKED not in [hit["text"] for hit in section.report["hits"]]
+
+    again = recall_unshown(section, [{"role": "user", "content": message}])
+
+    assert again is not None and again.report["hits"][0]["text"] == ASKED
+    # Another message holding the line still shows it ("Mira: …" in a group).
+    held = [{"role": "assistant", "content": f"Mira: {ASKED}"},
+            {"role": "user", "content": message}]
+    assert ASKED not in [hit["text"] for hit in
+                         (recall_unshown(section, held) or section).report["hits"]]
