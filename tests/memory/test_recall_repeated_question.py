@@ -60,7 +60,7 @@ def _recalled(index, message: str, **kwargs) -> list[str]:
     (f"Did I mention it the other day? {DREAM}", DREAM, DREAM_REPLY),
     (f"Hmm, what did I tell you about this? {DREAM}", DREAM, DREAM_REPLY),
     (f"Sorry, I totally forgot again: {ASKED}", ASKED, REPLY),
-    # Names nothing, but the player asks to remember (REALTALK Chat_5 at 2,048).
+    # Names nothing, but the player asks to remember (as REALTALK Chat_5 asks).
     (f"What did I tell you about this? {THERE}", THERE, THERE_REPLY),
 ])
 def test_a_short_question_quoted_back_comes_first_with_its_reply(chat, message, asked, reply):
@@ -97,8 +97,8 @@ def test_only_a_short_question_that_names_something_is_quoted_whole(message, lin
 
 
 def test_a_question_that_names_nothing_is_quoted_whole_when_the_player_asks_to_remember():
-    """(bench/play_long.py, REALTALK Chat_5 at 2,048: "What did I tell you about this? What do
-    you do there?" missed the player's "What do you do there?")."""
+    """As REALTALK Chat_5 asks at 2,048 (bench/play_long.py): "What did I tell you about this?
+    What do you do there?" (there the search itself does not find the line, docs/memory.md)."""
     line = "What do you do there?"
     run, run_tokens = quoted_run(line, _quote_shingles(line))
     assert _whole_question(line, run, run_tokens, remembering=True)
