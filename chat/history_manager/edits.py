@@ -221,9 +221,11 @@ def _change_with_undo(store: FileStore, instance_id: str, session_id: str, *, fi
     return token, now + window
 
 
-def _undo_read(store: FileStore, instance_id: str) -> dict[str, Any]:
+def _undo_read(store: FileStore, instance_id: str, name: str = UNDO_FILE) -> dict[str, Any]:
+    """An undo file's tokens (memory/undo.json, or its variables' sidecar), odd entries left
+    out; a damaged file reads as empty."""
     try:
-        data = store.memory_json_read(instance_id, UNDO_FILE, {"tokens": {}})
+        data = store.memory_json_read(instance_id, name, {"tokens": {}})
     except StoreError:
         return {"tokens": {}}
     if not isinstance(data, dict) or not isinstance(data.get("tokens"), dict):
@@ -240,7 +242,7 @@ def _undo_variables_keep(store: FileStore, instance_id: str, token: str,
                          changes: dict[str, Any], *, expires_at: float) -> None:
     """What an edit's variable macros changed, kept for its undo in a sidecar of the undo
     file (`{"tokens": {token: {"expires_at", "changes"}}}`); entries long expired go."""
-    data = _undo_variables_read(store, instance_id)
+    data = _undo_read(store, instance_id, UNDO_VARIABLES_FILE)
     data["tokens"] = {key: value for key, value in data["tokens"].items()
                       if isinstance(value.get("expires_at"), (int, float))
                       and value["expires_at"] >= expires_at - _KEPT_SECONDS}
@@ -248,20 +250,9 @@ def _undo_variables_keep(store: FileStore, instance_id: str, token: str,
     store.memory_json_write(instance_id, UNDO_VARIABLES_FILE, data)
 
 
-def _undo_variables_read(store: FileStore, instance_id: str) -> dict[str, Any]:
-    try:
-        data = store.memory_json_read(instance_id, UNDO_VARIABLES_FILE, {"tokens": {}})
-    except StoreError:
-        return {"tokens": {}}
-    if not isinstance(data, dict) or not isinstance(data.get("tokens"), dict):
-        return {"tokens": {}}
-    data["tokens"] = {k: v for k, v in data["tokens"].items() if isinstance(v, dict)}
-    return data
-
-
 def _undo_variables_pop(store: FileStore, instance_id: str,
                         token: str) -> dict[str, Any] | None:
-    data = _undo_variables_read(store, instance_id)
+    data = _undo_read(store, instance_id, UNDO_VARIABLES_FILE)
     entry = data["tokens"].pop(token, None)
     if entry is None:
         return None
