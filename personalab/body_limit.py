@@ -22,6 +22,7 @@ from django.utils import translation
 from django.utils.translation import gettext
 
 from personalab.lib.errors import TooLarge
+from personalab.reader_language import language_picked
 
 ANONYMOUS_MAX_BYTES = 64 * 1024
 
@@ -35,18 +36,10 @@ def body_max_bytes(*, cookie: str, authorization: bool) -> int:
 
 
 def request_language(*, cookie: str, accepted: str) -> str:
-    """The language a request reads, as LocaleMiddleware picks it for a page (Django's language
-    cookie, else Accept-Language, else the default): a 413 is answered before Django runs."""
+    """The language a request reads (a 413 is answered before Django runs)."""
     chosen = next((part.strip().partition("=")[2] for part in cookie.split(";")
                    if part.strip().startswith(f"{settings.LANGUAGE_COOKIE_NAME}=")), "")
-    wanted = [chosen] if chosen else []
-    wanted += [code for code, _ in translation.trans_real.parse_accept_lang_header(accepted[:256])]
-    for code in wanted:
-        try:
-            return translation.get_supported_language_variant(code)
-        except LookupError:
-            continue
-    return settings.LANGUAGE_CODE
+    return language_picked(chosen=chosen, accepted=accepted)
 
 
 def too_large_reply(limit: int, *, path: str, referer: str = "",

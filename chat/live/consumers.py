@@ -30,6 +30,7 @@ from chat.services.errors import NotFound
 from chat.services.instances import instance_for_user
 from memory.runtime import files_follow
 from personalab.lib.jsontext import json_loads
+from personalab.reader_language import language_picked
 from personalab.storage import get_store
 
 log = logging.getLogger(__name__)
@@ -43,19 +44,11 @@ SIGNED_OUT_CLOSE = 4401
 
 
 def scope_language(scope: dict) -> str:
-    """The language the page is in: Django's language cookie, else Accept-Language, else the
-    default (as LocaleMiddleware picks it for a page)."""
+    """The language the page is in (as LocaleMiddleware picks it for a page)."""
     chosen = (scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME)
     headers = dict(scope.get("headers") or [])
-    accepted = headers.get(b"accept-language", b"").decode("latin-1")[:256]
-    wanted = [chosen] if chosen else []
-    wanted += [code for code, _ in translation.trans_real.parse_accept_lang_header(accepted)]
-    for code in wanted:
-        try:
-            return translation.get_supported_language_variant(code)
-        except LookupError:
-            continue
-    return settings.LANGUAGE_CODE
+    return language_picked(chosen=chosen,
+                           accepted=headers.get(b"accept-language", b"").decode("latin-1"))
 
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
