@@ -98,10 +98,11 @@ def message_kind(node: ast.expr) -> str:
 
 
 def sites() -> list[tuple[str, int, str, str | None]]:
-    import django
-    django.setup()
     import importlib
 
+    import django
+    django.setup()
+    # The app's modules after django.setup(): the script runs them outside a server.
     from personalab.lib.errors import AppError
     found = []
     for name, tree in sorted(reachable().items()):
@@ -135,7 +136,7 @@ def sites() -> list[tuple[str, int, str, str | None]]:
 def main() -> None:
     from django.utils import translation
 
-    from personalab.error_words import error_said
+    from personalab.error_words import error_said  # after sites() set Django up
     listing = "--list" in sys.argv
     rows = sites()
     counts = {"zh": 0, "english": 0, "said": 0, "passed": 0, "built": 0}

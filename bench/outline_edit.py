@@ -31,6 +31,7 @@ def main() -> None:
     args = parser.parse_args()
     with h.data_dir_temp() as data_dir:
         django_boot(data_dir)
+        # The app's modules once Django runs on the temporary data folder.
         from chat.services.instances import instance_create
         from library.background_services import background_save_reported
 

@@ -12,7 +12,12 @@ import pytest
 from django.conf import settings
 from django.utils import translation
 
-from personalab.body_limit import ANONYMOUS_MAX_BYTES, BodyLimit, request_language
+from personalab.body_limit import (
+    ANONYMOUS_MAX_BYTES,
+    BodyLimit,
+    request_language,
+    too_large_reply,
+)
 from personalab.error_sentences import SENTENCES
 from personalab.error_words import KIND_WORDS, error_said
 from personalab.lib.worded_forms import PLACEHOLDER
@@ -33,7 +38,8 @@ CASES = [
     ("get", "/api/v1/traces/tr_x?fields=bogus", None, 400, "invalid",
      "fields must be 'sections', 'info' or left out", "fields 必须是 'sections'、'info'，或者不填"),
     ("post", "/api/v1/instances", {}, 400, "missing_field",
-     "name a character (character_id or character_ids)", "请指定角色（character_id 或 character_ids）"),
+     "name a character (character_id or character_ids)",
+     "请指定角色（character_id 或 character_ids）"),
     ("put", "/api/v1/instances/{i}", {"bogus": 1}, 400, "unknown_field",
      "unknown field(s): bogus; nothing was saved", "未知字段：bogus；没有保存任何内容"),
     ("get", "/api/v1/instances/{i}/history/undo", None, 405, "method_not_allowed",
@@ -77,7 +83,8 @@ def test_the_language_cookie_chooses_as_for_a_page(client, auth, instance):
 
 
 @pytest.mark.parametrize(("language", "words"), [
-    ("en", "generation.temperature: must be a number"), ("zh-hans", "generation.temperature：必须是数字")])
+    ("en", "generation.temperature: must be a number"),
+    ("zh-hans", "generation.temperature：必须是数字")])
 def test_a_refusal_made_of_its_fields_reasons_is_said_field_by_field(
         client, auth, instance, language, words):
     response = client.put(f"/api/v1/instances/{instance}", json.dumps(
@@ -183,8 +190,6 @@ def test_a_body_over_the_limit_is_refused_in_the_requests_language(headers, word
 
 
 def test_the_413_page_of_a_form_says_it_and_its_way_back_in_chinese():
-    from personalab.body_limit import too_large_reply
-
     _, page = too_large_reply(2**25, path="/library/import", referer="/library/",
                               language="zh-hans")
     assert "上传的内容超过了本应用接受的 32 MB。" in page.decode()
