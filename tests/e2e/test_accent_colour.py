@@ -12,9 +12,9 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.e2e.conftest import DESKTOP, PHONE, SCHEMES, Server, scheme_emulate, screenshot_take
+from tests.e2e.page_api import api_call
 from tests.e2e.test_accessibility import AXE, RUN_PALETTE, audit_in_each_scheme
 from tests.e2e.test_accessibility import RUN as AXE_RUN
-from tests.e2e.test_chat_extras import _api
 from tests.e2e.test_reading_comfort import _imported_chat, _reading_open, _saved, _touch_page
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
@@ -50,9 +50,9 @@ def _rgb_hex(rgb: str) -> str:
 
 @pytest.fixture(autouse=True)
 def _accent_put_back(server: Server, page: Page) -> Iterator[None]:
-    _api(page, server, "PUT", "/reading", {"accent": "", "theme": "default"})
+    api_call(page, server, "PUT", "/reading", {"accent": "", "theme": "default"})
     yield
-    _api(page, server, "PUT", "/reading", {"accent": "", "theme": "default"})
+    api_call(page, server, "PUT", "/reading", {"accent": "", "theme": "default"})
 
 
 # What the picker says under each extreme colour, light and dark: made darker on light pages,

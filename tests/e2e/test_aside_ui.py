@@ -17,7 +17,7 @@ from tests.e2e.conftest import (
     turn_wait_done,
     wait_until,
 )
-from tests.e2e.test_chat_extras import _api, _drawer_open, _members_card_open
+from tests.e2e.page_api import api_call, drawer_open, members_card_open
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
@@ -31,9 +31,9 @@ def test_an_aside_is_answered_in_the_side_panel_and_not_in_the_story(
         page: Page, server: Server, size: dict) -> None:
     page.set_viewport_size(size)
     character_id = f"char_wren_side{size['width']}"
-    _api(page, server, "POST", "/characters", {
+    api_call(page, server, "POST", "/characters", {
         "character_id": character_id, "name": "Wren", "base_persona": "A quiet scout."})
-    created = _api(page, server, "POST", "/instances", {
+    created = api_call(page, server, "POST", "/instances", {
         "character_ids": ["char_alserqi", character_id], "reply_order": "everyone",
         "background_id": "bg_wasteland"})
     instance_id = created["instance_id"]
@@ -44,7 +44,7 @@ def test_an_aside_is_answered_in_the_side_panel_and_not_in_the_story(
     story = server.session_lines(instance_id)
     bubbles = page.locator("[data-testid=message]").count()
 
-    _drawer_open(page)
+    drawer_open(page)
     page.locator("[data-testid=aside-card] summary").click()
     page.select_option("[data-testid=aside-speaker]", character_id)
     page.fill("[data-testid=aside-input]", "Just between us: are you afraid?")
@@ -66,12 +66,12 @@ def test_an_aside_is_answered_in_the_side_panel_and_not_in_the_story(
 def test_a_member_added_in_the_drawer_can_be_spoken_to_aside_without_a_reload(
         page: Page, server: Server) -> None:
     page.set_viewport_size({"width": 1280, "height": 900})
-    _api(page, server, "POST", "/characters", {
+    api_call(page, server, "POST", "/characters", {
         "character_id": "char_wren_aside", "name": "Wren Aside", "base_persona": "A quiet scout."})
-    created = _api(page, server, "POST", "/instances", {"character_id": "char_alserqi",
+    created = api_call(page, server, "POST", "/instances", {"character_id": "char_alserqi",
                                                        "background_id": "bg_wasteland"})
     page.goto(f"{server.url}/instances/{created['instance_id']}/")
-    card = _members_card_open(page)
+    card = members_card_open(page)
     card.locator("select[name=character_id]").select_option("char_wren_aside")
     card.locator("button[type=submit]", has_text="Add").click()
     wait_until(page,

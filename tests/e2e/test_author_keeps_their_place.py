@@ -1,7 +1,8 @@
 """Issue 33's "done when", walked again by an author at 390x844 (touch) and 1366x900, light and
 dark: a 100-entry lorebook written and edited without reading an id or losing the place (the
 rows in sight stay in sight after a save, the open entry stays open, "Test this text" names
-entries and opens them), and a group of three changed in its drawer without losing the place."""
+entries and opens them), a group of three changed in its drawer without losing the place, and
+a character saved far down its editor coming back where the author was."""
 
 from __future__ import annotations
 
@@ -20,10 +21,10 @@ from tests.e2e.conftest import (
     screenshot_take,
     wait_until,
 )
+from tests.e2e.page_api import api_call, character_make, drawer_open
 from tests.e2e.test_accessibility import AXE
 from tests.e2e.test_accessibility import RUN as AXE_RUN
 from tests.e2e.test_author_book_and_group_editors import _party_file
-from tests.e2e.test_chat_extras import _api, _drawer_open
 from tests.e2e.test_library_pickers import author_page
 from tests.e2e.test_lorebook_editor import _book_import
 
@@ -160,7 +161,7 @@ def test_a_group_of_three_changed_in_its_drawer_keeps_the_card_in_sight_and_the_
     tag = f"{size['width']}{scheme[0]}"
     names = [f"Ann{tag}", f"Bob{tag}", f"Cyd{tag}", f"Dee{tag}"]
     for name in names:
-        _api(page, server, "POST", "/characters", {
+        api_call(page, server, "POST", "/characters", {
             "name": name, "base_persona": f"{name} keeps the lighthouse.",
             "greeting": "I am {{char}}.", "visibility": "private"})
     page.goto(f"{server.url}/")
@@ -174,7 +175,7 @@ def test_a_group_of_three_changed_in_its_drawer_keeps_the_card_in_sight_and_the_
     greetings = page.locator("[data-testid=message][data-role=assistant]").all_inner_texts()
     assert [sum(f"I am {name}." in text for text in greetings) for name in names[:3]] == [1] * 3
 
-    _drawer_open(page)
+    drawer_open(page)
     card = page.locator("#members-card")
     card.locator("summary").click()
     add = card.locator("button", has_text="Add to the story")
@@ -218,3 +219,30 @@ def test_a_group_of_three_changed_in_its_drawer_keeps_the_card_in_sight_and_the_
     assert _ids_shown(page) == []
     screenshot_take(page, f"w11_group_imported_{size['width']}_{scheme}", full_page=False)
     assert page.js_errors == []
+
+
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_saving_a_character_far_down_its_editor_keeps_the_authors_place(
+        page: Page, server: Server, size: dict) -> None:
+    """The page reloads on Save: it came back at its top, the field just edited ~1,000 px
+    below. Now the field is where it was on the screen (the fold it is in stays open)."""
+    page.set_viewport_size(size)
+    character_id = character_make(page, server, f"Kit{size['width']}")
+    page.goto(f"{server.url}/library/characters/{character_id}/")
+    page.locator("details[data-section] > summary", has_text="Advanced").click()
+    field = page.locator("textarea[name=post_history_instructions]")
+    field.scroll_into_view_if_needed()
+    field.fill("Stay in character, always.")
+    before = field.bounding_box()["y"]
+    with page.expect_navigation():
+        field.evaluate("f => f.form.requestSubmit()")
+    page.wait_for_load_state("load")
+    saved = page.get_by_text("Character saved.")
+    assert saved.count() == 1
+    field = page.locator("textarea[name=post_history_instructions]")
+    note = saved.bounding_box()  # the note is in sight, over the page, though its place is up top
+    assert 0 <= note["y"] and note["y"] + note["height"] <= size["height"], note
+    assert field.input_value() == "Stay in character, always."
+    after = field.bounding_box()["y"]
+    screenshot_take(page, f"character_place_{size['width']}", full_page=False)
+    assert page.evaluate("scrollY") > 0 and abs(after - before) < 30, (before, after)

@@ -15,7 +15,7 @@ import pytest
 
 from tests.chat.test_prompt_manager import _preset
 from tests.e2e.conftest import Server, browser_missing_reason, screenshot_take
-from tests.e2e.test_chat_extras import _api
+from tests.e2e.page_api import api_call
 from tests.library.test_character_avatar import png_bytes
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def test_removing_a_picture_says_a_refusal_and_an_outage_in_chinese(page_zh: Pag
     page = page_zh
     character_id = "char_picture_rest"
     if not page.request.get(f"{server.url}/api/v1/characters/{character_id}").ok:
-        _api(page, server, "POST", "/characters", {"character_id": character_id,
+        api_call(page, server, "POST", "/characters", {"character_id": character_id,
                                                     "name": "Rest Test", "base_persona": "."})
     (server.data / "characters" / character_id / "avatar.png").write_bytes(png_bytes(2, 3))
     page.goto(f"{server.url}/library/characters/{character_id}/")

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.e2e.conftest import SIZES, Server, no_sideways_scroll, screenshot_take
-from tests.e2e.test_chat_extras import _api
+from tests.e2e.page_api import api_call
 from tests.library.test_character_avatar import png_bytes, png_size
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
@@ -22,7 +22,7 @@ def test_a_wide_picture_is_cropped_to_the_cards_ratio(page: Page, server: Server
     picture = tmp_path / "wide.png"
     picture.write_bytes(png_bytes(300, 200))
     # A character of its own: the demo's is shared by the modules on the shared server.
-    character_id = _api(page, server, "POST", "/characters", {
+    character_id = api_call(page, server, "POST", "/characters", {
         "character_id": f"char_crop{size['width']}", "name": "Crop Test",
         "base_persona": "Sits for a portrait."})["character_id"]
     page.goto(f"{server.url}/library/characters/{character_id}/")

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.e2e.conftest import SIZES, Server, no_sideways_scroll, screenshot_take
-from tests.e2e.test_chat_extras import _api
+from tests.e2e.page_api import api_call
 from tests.library.test_character_avatar import png_bytes
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
@@ -35,7 +35,7 @@ def test_a_background_picture_is_cropped_to_16_9_and_shown_behind_the_chat(
     picture = tmp_path / "tall.png"
     picture.write_bytes(png_bytes(160, 300))
     # A background of its own: the demo's is shared by the modules on the shared server.
-    background_id = _api(page, server, "POST", "/backgrounds", {
+    background_id = api_call(page, server, "POST", "/backgrounds", {
         "background_id": f"bg_picture{size['width']}", "name": "Picture Test",
         "world_setting": "A quiet coast."})["background_id"]
     page.goto(f"{server.url}/library/backgrounds/{background_id}/")
@@ -48,7 +48,7 @@ def test_a_background_picture_is_cropped_to_16_9_and_shown_behind_the_chat(
     stored = (server.data / "backgrounds" / background_id / "avatar.jpg").read_bytes()
     assert _jpeg_size(stored) == (160, 90)
     assert page.locator("img[data-role=avatar-now]").count() == 1
-    chat = _api(page, server, "POST", "/instances", {"character_id": "char_alserqi",
+    chat = api_call(page, server, "POST", "/instances", {"character_id": "char_alserqi",
                                                      "background_id": background_id})
     page.goto(f"{server.url}/instances/{chat['instance_id']}/")
     backdrop = page.locator("[data-testid=chat-backdrop]")

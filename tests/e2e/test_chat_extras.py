@@ -19,7 +19,6 @@ from tests.e2e.conftest import (
     PHONE,
     SIZES,
     Server,
-    csrf_token,
     instance_new,
     message_act,
     message_send,
@@ -28,6 +27,7 @@ from tests.e2e.conftest import (
     turn_wait_done,
     wait_until,
 )
+from tests.e2e.page_api import api_call, drawer_open, members_card_open
 from tests.library.test_cards import tiny_png
 from tests.stub_llm import Reply, refused_url
 
@@ -37,58 +37,19 @@ if TYPE_CHECKING:
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
-def _api(page: Page, server: Server, method: str, path: str, body: dict | None = None) -> dict:
-    """The REST API with the browser's own session (and its CSRF token), as the page uses it.
-    The page need not be on the server: a logged-in context holds the token."""
-    token = csrf_token(page, server)
-    response = page.request.fetch(
-        f"{server.url}/api/v1{path}", method=method,
-        data=json.dumps(body) if body is not None else None,
-        headers={"X-CSRFToken": token, "Content-Type": "application/json"})
-    assert response.ok, response.text()
-    return response.json()
-
-
-def persona_make(page: Page, server: Server, name: str) -> str:
-    """A persona of admin's that is not the account's default (an account's first persona
-    becomes its default): the modules on the shared server share the account, and one names
-    the player by their account when they have no persona."""
-    persona = _api(page, server, "POST", "/personas", {"name": name})["persona_id"]
-    _api(page, server, "PUT", f"/personas/{persona}", {"default": False})
-    return persona
-
-
 def _sent(server: Server) -> str:
     return json.dumps(server.stub.requests[-1]["messages"], ensure_ascii=False)
-
-
-def _drawer_open(page: Page) -> None:
-    """The chat drawer shown: on a phone it slides in with `visibility: hidden` until its first
-    frame, so it is waited for (read in the frame of the click, its text is "": innerText)."""
-    toggle = page.locator("[data-testid=drawer-toggle]")
-    if toggle.is_visible() and toggle.get_attribute("aria-expanded") != "true":
-        toggle.click()
-    page.locator("#drawer").wait_for(state="visible")
-
-
-def _members_card_open(page: Page):
-    """The drawer's "Characters in this story" card, opened."""
-    _drawer_open(page)
-    card = page.locator("[data-testid=members-card]")
-    if card.get_attribute("open") is None:
-        card.locator("summary").click()
-    return card
 
 
 def _group_open(page: Page, server: Server, *, character_id: str, name: str, persona: str,
                 order: str, avatar: bool = False) -> str:
     """A new character beside Alserqi in a conversation answered in `order`, its page open;
     the instance id."""
-    _api(page, server, "POST", "/characters", {
+    api_call(page, server, "POST", "/characters", {
         "character_id": character_id, "name": name, "base_persona": persona})
     if avatar:
         (server.store.character_dir(character_id) / "avatar.png").write_bytes(tiny_png())
-    created = _api(page, server, "POST", "/instances", {
+    created = api_call(page, server, "POST", "/instances", {
         "character_ids": ["char_alserqi", character_id], "reply_order": order,
         "background_id": "bg_wasteland"})
     page.goto(f"{server.url}/instances/{created['instance_id']}/")
@@ -135,12 +96,12 @@ def test_a_lorebook_picked_in_the_chat_drawer_fires_in_the_next_turn(
         page: Page, server: Server, size: dict) -> None:
     page.set_viewport_size(size)
     instance_id = instance_new(page, server)
-    book = _api(page, server, "POST", "/lorebooks", {
+    book = api_call(page, server, "POST", "/lorebooks", {
         "name": f"Comets {size['width']}",
         "entries": [{"uid": 1, "keys": ["comet"],
                      "content": "COMET-LORE: the comet returns every 76 years."}]})
     page.reload()
-    _drawer_open(page)
+    drawer_open(page)
     card = page.locator("#lorebooks-card")
     card.scroll_into_view_if_needed()
     card.locator(f"input[name=lorebook_ids][value='{book['lorebook_id']}']").check()
@@ -381,7 +342,7 @@ def test_answer_now_makes_the_chosen_character_answer(page: Page, server: Server
     instance_id = _group_open(page, server, character_id=character_id, name="Wren",
                               persona="A quiet scout.", order="list")
     server.stub.script(Reply("Wren nods from the doorway."))
-    _members_card_open(page)
+    members_card_open(page)
     page.locator(f"[data-member={character_id}] [data-testid=trigger]").click()
     wait_until(page,
         "() => [...document.querySelectorAll('#messages .msg.assistant .text')]"
@@ -416,7 +377,7 @@ def test_a_notes_saved_word_goes_once_a_field_changes_again(page: Page, server: 
     """"Saved." stayed beside the author's note while a depth of 99, which the browser refuses
     to send, sat in its field."""
     instance_new(page, server)
-    _drawer_open(page)
+    drawer_open(page)
     card = page.locator("#authors-note-card")
     card.scroll_into_view_if_needed()
     card.locator("textarea[name=text]").fill("Keep it rainy.")

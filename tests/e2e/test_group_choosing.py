@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import PHONE, Server, browser_missing_reason, message_send, turn_wait_done
-from tests.e2e.test_chat_extras import _api
+from tests.e2e.page_api import api_call
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
@@ -32,9 +32,9 @@ WATCH = """() => { window.__names = [];
 def test_a_group_bubble_says_who_is_being_chosen_then_names_the_speaker(
         page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
-    _api(page, server, "POST", "/characters", {"character_id": "char_ivy", "name": "Ivy",
+    api_call(page, server, "POST", "/characters", {"character_id": "char_ivy", "name": "Ivy",
                                                 "base_persona": "Ivy, a pilot."})
-    group = _api(page, server, "POST", "/instances", {
+    group = api_call(page, server, "POST", "/instances", {
         "character_ids": ["char_ivy", "char_alserqi"], "reply_order": "everyone"})["instance_id"]
     page.goto(f"{server.url}/instances/{group}/")
     server.stub.script(Reply("Ready when you are.", chunk_size=4, delay=0.02),

@@ -1,6 +1,7 @@
 """An author's group of three, by names and pictures only: started from the home page, each
 member greeting as itself, a member moved down the list, muted and removed, the reply order
-changed, at phone and laptop width."""
+changed, at phone and laptop width; a member removed from a group still greets under its own
+name and picture."""
 
 from __future__ import annotations
 
@@ -9,10 +10,19 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.e2e.conftest import SIZES, Server, no_sideways_scroll, screenshot_take, wait_until
+from tests.e2e.conftest import (
+    DESKTOP,
+    PHONE,
+    SIZES,
+    Server,
+    csrf_token,
+    no_sideways_scroll,
+    screenshot_take,
+    wait_until,
+)
+from tests.e2e.page_api import api_call, character_make, members_card_open
 from tests.e2e.test_accessibility import AXE
 from tests.e2e.test_accessibility import RUN as AXE_RUN
-from tests.e2e.test_chat_extras import _api, _members_card_open
 from tests.library.test_cards import tiny_png
 
 if TYPE_CHECKING:
@@ -22,7 +32,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
 def _member_make(page: Page, server: Server, name: str) -> str:
-    return _api(page, server, "POST", "/characters", {
+    return api_call(page, server, "POST", "/characters", {
         "name": name, "base_persona": f"{name} keeps the inn.",
         "greeting": "*{{char}} waves.* I am {{char}}."})["character_id"]
 
@@ -49,7 +59,7 @@ def test_a_group_of_three_is_made_and_changed_by_names_and_pictures(
     for name in (f"Ann{tag}", f"Bob{tag}", f"Cy{tag}"):
         assert sum(f"I am {name}." in text for text in greetings) == 1, greetings
 
-    card = _members_card_open(page)
+    card = members_card_open(page)
     rows = card.locator("ul.members > li")
     assert rows.count() == 3
     # Names and pictures, never an id.
@@ -122,4 +132,38 @@ def test_a_group_of_three_is_made_and_changed_by_names_and_pictures(
     no_sideways_scroll(page)
     screenshot_take(page, f"72_group_of_three_{tag}", full_page=False)
     assert page.evaluate(AXE_RUN) == []
+    assert page.js_errors == []
+
+
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_a_member_who_left_the_story_still_greets_under_its_own_name(
+        page: Page, server: Server, size: dict) -> None:
+    page.set_viewport_size(size)
+    tag = f"L{size['width']}"
+    names = [f"{name}{tag}" for name in ("Ann", "Bob", "Cy")]
+    ids = [character_make(page, server, name) for name in names]
+    picture = page.request.post(f"{server.url}/api/v1/characters/{ids[2]}/avatar", multipart={
+        "file": {"name": "cy.png", "mimeType": "image/png", "buffer": tiny_png()}},
+        headers={"X-CSRFToken": csrf_token(page, server)})
+    assert picture.ok, picture.text()
+    instance_id = api_call(page, server, "POST", "/instances", {"character_ids": ids})["instance_id"]
+    page.goto(f"{server.url}/instances/{instance_id}/")
+    toggle = page.get_by_test_id("drawer-toggle")
+    if toggle.is_visible():
+        toggle.click()
+    card = page.get_by_test_id("members-card")
+    card.locator("summary").click()
+    card.locator(f"li[data-member='{ids[2]}'] button[value=remove]").focus()
+    page.keyboard.press("Enter")
+    page.locator(f"#members-card li[data-member='{ids[2]}']").wait_for(state="detached")
+    # The keyboard's place: the picker the member can be added back from, not the page's top.
+    wait_until(page, "() => document.activeElement.id === 'member-add'", timeout=15_000)
+    page.reload()
+    greetings = page.locator("[data-testid=message][data-role=assistant]").all_inner_texts()
+    screenshot_take(page, f"member_left_{tag}", full_page=False)
+    for name in names:
+        assert sum(f"I am {name}." in text for text in greetings) == 1, greetings
+    # and with its picture
+    assert page.locator("[data-testid=message][data-role=assistant]", has_text=f"I am {names[2]}.")\
+        .locator("img.avatar").count() == 1
     assert page.js_errors == []

@@ -18,7 +18,7 @@ from tests.e2e.conftest import (
     turn_wait_done,
     wait_until,
 )
-from tests.e2e.test_chat_extras import _api, _drawer_open
+from tests.e2e.page_api import api_call, drawer_open
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 def _second_character(page: Page, server: Server, name: str) -> str:
     character_id = f"char_{name.lower()}_start"  # no other shared module uses it
-    _api(page, server, "POST", "/characters", {
+    api_call(page, server, "POST", "/characters", {
         "character_id": character_id, "name": name, "base_persona": f"{name}, a scout."})
     return character_id
 
@@ -70,9 +70,9 @@ def test_the_home_page_starts_a_scene_with_two_characters_who_both_answer(
 def test_the_related_conversations_tab_lists_a_participants_conversations_and_opens_one(
         page: Page, server: Server) -> None:
     second = _second_character(page, server, "Mara")
-    together = _api(page, server, "POST", "/instances", {
+    together = api_call(page, server, "POST", "/instances", {
         "character_ids": ["char_alserqi", second], "background_id": "bg_wasteland"})["instance_id"]
-    alone = _api(page, server, "POST", "/instances", {"character_id": second})["instance_id"]
+    alone = api_call(page, server, "POST", "/instances", {"character_id": second})["instance_id"]
 
     page.goto(f"{server.url}/instances/{together}/history/")
     tab = page.locator("[data-testid=related-conversations]")
@@ -93,10 +93,10 @@ def test_the_related_conversations_tab_lists_a_participants_conversations_and_op
 
 def test_the_aside_panels_stop_button_ends_a_long_answer(page: Page, server: Server) -> None:
     second = _second_character(page, server, "Ivo")
-    instance_id = _api(page, server, "POST", "/instances", {
+    instance_id = api_call(page, server, "POST", "/instances", {
         "character_ids": ["char_alserqi", second]})["instance_id"]
     page.goto(f"{server.url}/instances/{instance_id}/")
-    _drawer_open(page)
+    drawer_open(page)
     page.locator("[data-testid=aside-card] summary").click()
     page.select_option("[data-testid=aside-speaker]", second)
     page.fill("[data-testid=aside-input]", "Tell me everything.")

@@ -11,7 +11,7 @@ from playwright.sync_api import Page, Request
 
 from tests.browser import chromium_shared
 from tests.e2e.conftest import Server, message_send, screenshot_take, turn_wait_done
-from tests.e2e.test_chat_extras import _api
+from tests.e2e.page_api import api_call
 from tests.stub_llm import Reply
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
@@ -38,7 +38,7 @@ def _account_make(page: Page, server: Server, username: str, password: str) -> N
 def _hostile_setup(page: Page, server: Server) -> dict:
     """B ("bob") shares Mallory, whose greeting is the payload aimed at A's private character;
     A ("admin") starts a conversation with Mallory."""
-    secret = _api(page, server, "POST", "/characters", {
+    secret = api_call(page, server, "POST", "/characters", {
         "name": "A secret", "base_persona": "Mine.", "visibility": "private"})["character_id"]
     _account_make(page, server, "bob", "bob-password-9")
     bob = chromium_shared().new_context()
@@ -49,12 +49,12 @@ def _hostile_setup(page: Page, server: Server) -> dict:
         bobs.fill("input[name=password]", "bob-password-9")
         bobs.click("button[type=submit]")
         bobs.wait_for_url(f"{server.url}/")
-        mallory = _api(bobs, server, "POST", "/characters", {
+        mallory = api_call(bobs, server, "POST", "/characters", {
             "name": "Mallory", "base_persona": "A trickster.",
             "greeting": HOSTILE.replace("SECRET", secret), "visibility": "shared"})
     finally:
         bob.close()
-    instance = _api(page, server, "POST", "/instances",
+    instance = api_call(page, server, "POST", "/instances",
                     {"character_id": mallory["character_id"]})["instance_id"]
     return {"secret": secret, "instance": instance}
 

@@ -24,7 +24,7 @@ from tests.e2e.conftest import (
     turn_wait_done,
     wait_until,
 )
-from tests.e2e.test_chat_extras import _api, _members_card_open, persona_make
+from tests.e2e.page_api import api_call, members_card_open, persona_make
 from tests.library.test_character_avatar import png_bytes
 from tests.stub_llm import Reply
 
@@ -53,14 +53,14 @@ def _pending(page: Page) -> dict:
 def test_each_streaming_reply_of_a_group_is_named_with_its_picture_from_its_first_token(
         page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
-    _api(page, server, "POST", "/characters", {"character_id": "char_wren_live", "name": "Wren",
+    api_call(page, server, "POST", "/characters", {"character_id": "char_wren_live", "name": "Wren",
                                                 "base_persona": "Wren, a scout."})
     # The member with a picture is a character of its own: the demo's is shared by the modules
     # on the shared server.
-    _api(page, server, "POST", "/characters", {"character_id": "char_rook_live", "name": "Rook",
+    api_call(page, server, "POST", "/characters", {"character_id": "char_rook_live", "name": "Rook",
                                                 "base_persona": "Rook, a driver."})
     avatar_write(server.data / "characters" / "char_rook_live", png_bytes(20, 30), "png")
-    group = _api(page, server, "POST", "/instances", {
+    group = api_call(page, server, "POST", "/instances", {
         "character_ids": ["char_wren_live", "char_rook_live"], "reply_order": "everyone"})["instance_id"]
     page.goto(f"{server.url}/instances/{group}/")
     slow = "The road bends north and the dust rises behind the last truck. " * 3
@@ -85,12 +85,12 @@ def test_each_streaming_reply_of_a_group_is_named_with_its_picture_from_its_firs
 
 def test_a_groups_title_follows_its_members_without_a_reload(page: Page, server: Server) -> None:
     page.set_viewport_size(DESKTOP)
-    _api(page, server, "POST", "/characters", {"character_id": "char_mara_live", "name": "Mara",
+    api_call(page, server, "POST", "/characters", {"character_id": "char_mara_live", "name": "Mara",
                                                 "base_persona": "Mara, a medic."})
-    solo = _api(page, server, "POST", "/instances", {"character_id": "char_alserqi"})
+    solo = api_call(page, server, "POST", "/instances", {"character_id": "char_alserqi"})
     page.goto(f"{server.url}/instances/{solo['instance_id']}/")
     assert page.inner_text("[data-testid=chat-title]") == "Alserqi"
-    card = _members_card_open(page)
+    card = members_card_open(page)
     card.locator("select[name=character_id]").select_option("char_mara_live")
     card.locator("button:has-text('Add to the story')").click()
     wait_until(page, "() => document.querySelector('[data-testid=chat-title]')"
@@ -144,7 +144,7 @@ def test_the_players_line_shows_their_personas_name_and_picture_before_the_reply
         multipart={"file": {"name": "ann.png", "mimeType": "image/png",
                             "buffer": png_bytes(20, 30)}})
     assert uploaded.ok, uploaded.text()
-    chat = _api(page, server, "POST", "/instances", {"character_id": "char_alserqi",
+    chat = api_call(page, server, "POST", "/instances", {"character_id": "char_alserqi",
                                                      "persona_id": persona})["instance_id"]
     page.goto(f"{server.url}/instances/{chat}/")
     server.stub.script(Reply("Welcome, Ann. " * 10, chunk_size=2, held_after=2))

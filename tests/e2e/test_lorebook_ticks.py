@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import DESKTOP, PHONE, ROOT, Server, browser_missing_reason, screenshot_take
+from tests.e2e.page_api import api_call, drawer_open
 from tests.e2e.test_accessibility import AXE
 from tests.e2e.test_accessibility import RUN as AXE_RUN
-from tests.e2e.test_chat_extras import _api, _drawer_open
 from tests.e2e.test_library_pickers import author_page
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ def test_a_characters_lorebooks_are_found_by_typing_and_ticked_with_the_keyboard
         author: Page, server: Server, books: dict[str, str]) -> None:
     page = author
     page.add_init_script(path=str(AXE))
-    _api(page, server, "PUT", "/characters/char_alserqi", {"lorebook_ids": []})
+    api_call(page, server, "PUT", "/characters/char_alserqi", {"lorebook_ids": []})
     page.goto(f"{server.url}/library/characters/char_alserqi/")
     root = "#character-form"
     page.locator(f"{root} details:has([data-testid=lorebook-ticks]) > summary").evaluate_all(
@@ -131,7 +131,7 @@ def test_a_new_backgrounds_and_a_chats_lorebooks_are_found_by_typing(
                                          ).inner_text()
 
     page.goto(f"{server.url}/instances/inst_001/")
-    _drawer_open(page)
+    drawer_open(page)
     root = "#lorebooks-card"
     page.locator(root).scroll_into_view_if_needed()
     assert _find(page, root, "castle be") == ["Castle beasts"]
@@ -158,7 +158,7 @@ def test_the_chat_drawers_background_and_persona_are_found_by_typing(
     page = author
     page.add_init_script(path=str(AXE))
     page.goto(f"{server.url}/instances/inst_001/")
-    _drawer_open(page)
+    drawer_open(page)
     for select, typed, name in (("#drawer-background", "frost well", "Frost Well"),
                                 ("#drawer-persona", "ember gate", "Traveller of Ember Gate")):
         box = page.locator(f"[data-testid=pick-filter][aria-controls={select[1:]}]")
@@ -168,7 +168,7 @@ def test_the_chat_drawers_background_and_persona_are_found_by_typing(
         with page.expect_navigation():
             page.locator(select).locator("xpath=..").locator("button[type=submit]").click()
         page.wait_for_load_state()
-        _drawer_open(page)
+        drawer_open(page)
     state = server.instance_state("inst_001")
     assert state["background_id"] == books["Frost Well"]
     assert state["persona_id"] == books["as Ember Gate"]

@@ -21,7 +21,7 @@ from tests.e2e.conftest import (
     screenshot_take,
     turn_wait_done,
 )
-from tests.e2e.test_chat_extras import _api
+from tests.e2e.page_api import api_call
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
@@ -118,12 +118,12 @@ def test_the_character_editor_folds_its_sections_with_counts_and_saves_everythin
     page.set_viewport_size(size)
     # Its own copy of the demo's character: the demo's is shared by the modules on the shared
     # server, and this test edits the card.
-    character_id = _api(page, server, "POST", "/characters/char_alserqi/copy")["character_id"]
-    card = _api(page, server, "GET", f"/characters/{character_id}")
-    _api(page, server, "PUT", f"/characters/{character_id}", {
+    character_id = api_call(page, server, "POST", "/characters/char_alserqi/copy")["character_id"]
+    card = api_call(page, server, "GET", f"/characters/{character_id}")
+    api_call(page, server, "PUT", f"/characters/{character_id}", {
         "alternate_greetings": ["The wind turns.", "Dust again."],
         "mes_example": "<START>\n{{char}}: Stay close.\n<START>\n{{char}}: Quiet."})
-    before = _api(page, server, "GET", f"/characters/{character_id}")
+    before = api_call(page, server, "GET", f"/characters/{character_id}")
     page.goto(f"{server.url}/library/characters/{character_id}/")
     sections = {name: page.get_by_test_id(f"section-{name}")
                 for name in ("greetings", "examples", "advanced", "lore", "scripts")}
@@ -143,7 +143,7 @@ def test_the_character_editor_folds_its_sections_with_counts_and_saves_everythin
     page.click("#character-form button[type=submit]")
     page.wait_for_load_state()
     assert "Character saved." in page.inner_text("body")
-    after = _api(page, server, "GET", f"/characters/{character_id}")
+    after = api_call(page, server, "GET", f"/characters/{character_id}")
     assert after["card"]["data"]["system_prompt"] == "Answer as the wasteland would."
     for field in ("name", "greeting", "base_persona", "tags", "lorebook_ids"):
         assert after.get(field) == before.get(field), field
@@ -152,7 +152,7 @@ def test_the_character_editor_folds_its_sections_with_counts_and_saves_everythin
     # The section the author opened is still open after the save's reload.
     assert sections["advanced"].get_attribute("open") is not None
     old = (card.get("card") or {}).get("data") or {}
-    _api(page, server, "PUT", f"/characters/{character_id}",
+    api_call(page, server, "PUT", f"/characters/{character_id}",
          {"alternate_greetings": old.get("alternate_greetings", []),
           "mes_example": old.get("mes_example", ""), "system_prompt": old.get("system_prompt", "")})
     assert page.js_errors == []

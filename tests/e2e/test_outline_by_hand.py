@@ -11,20 +11,20 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.e2e.conftest import PHONE, Server, csrf_token, own_context_page, screenshot_take
-from tests.e2e.test_chat_extras import _api
+from tests.e2e.page_api import api_call
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
 def _chat(page: Page, server: Server, name: str) -> str:
     page.goto(server.url + "/library/")
-    character = _api(page, server, "POST", "/characters",
+    character = api_call(page, server, "POST", "/characters",
                      {"name": f"Guide {name}", "base_persona": "A guide."})["character_id"]
-    background = _api(page, server, "POST", "/backgrounds", {
+    background = api_call(page, server, "POST", "/backgrounds", {
         "name": f"Isles {name}", "world_setting": "Floating isles.",
         "story_outline": ["Arrive", "Meet the keeper", "Cross the bridge", "Find the map",
                           "Sail home"]})["background_id"]
-    return _api(page, server, "POST", "/instances",
+    return api_call(page, server, "POST", "/instances",
                 {"character_id": character, "background_id": background})["instance_id"]
 
 

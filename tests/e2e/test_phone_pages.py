@@ -18,7 +18,7 @@ from tests.e2e.conftest import (
     topnav_open,
     wait_until,
 )
-from tests.e2e.test_chat_extras import _api
+from tests.e2e.page_api import api_call
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -57,7 +57,7 @@ def test_rename_archive_and_restore_at_phone_width(page: Page, server: Server) -
     page.set_viewport_size(PHONE)
     page.on("dialog", lambda dialog: dialog.accept())
     # A chat of its own: the demo's is shared by the modules on the shared server.
-    chat = _api(page, server, "POST", "/instances", {"character_id": "char_alserqi"})["instance_id"]
+    chat = api_call(page, server, "POST", "/instances", {"character_id": "char_alserqi"})["instance_id"]
     page.goto(f"{server.url}/")
     item = page.locator(".instance-item", has=page.locator(f'a[href="/instances/{chat}/"]'))
     item.get_by_test_id("instance-manage-toggle").click()

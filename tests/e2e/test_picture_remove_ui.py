@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.e2e.conftest import Server
-from tests.e2e.test_chat_extras import _api, persona_make
+from tests.e2e.page_api import api_call, persona_make
 from tests.library.test_character_avatar import png_bytes
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
@@ -33,7 +33,7 @@ def _remove_in_editor(page: Page, url: str) -> list[str]:
 def test_remove_the_picture_calls_the_rest_api(page: Page, server: Server,
                                                tmp_path: Path) -> None:
     # A character of its own: the demo's is shared by the modules on the shared server.
-    character_id = _api(page, server, "POST", "/characters", {
+    character_id = api_call(page, server, "POST", "/characters", {
         "character_id": "char_picture_remove", "name": "Remove Test",
         "base_persona": "Has a picture, for now."})["character_id"]
     (server.data / "characters" / character_id / "avatar.png").write_bytes(png_bytes(2, 3))

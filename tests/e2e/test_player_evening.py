@@ -30,8 +30,8 @@ from tests.e2e.conftest import (
     turn_wait_done,
     wait_until,
 )
+from tests.e2e.page_api import api_call
 from tests.e2e.test_accessibility import AXE, audit_in_each_scheme
-from tests.e2e.test_chat_extras import _api
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
@@ -51,12 +51,12 @@ def _character(page: Page, server: Server, character_id: str, name: str) -> None
     """A character without a picture (its avatar is its letter), made once per server."""
     if page.request.get(f"{server.url}/api/v1/characters/{character_id}").ok:
         return
-    _api(page, server, "POST", "/characters", {"character_id": character_id, "name": name,
+    api_call(page, server, "POST", "/characters", {"character_id": character_id, "name": name,
                                                 "base_persona": f"{name}, a traveller."})
 
 
 def _chat(page: Page, server: Server, body: dict) -> str:
-    instance_id = _api(page, server, "POST", "/instances", body)["instance_id"]
+    instance_id = api_call(page, server, "POST", "/instances", body)["instance_id"]
     page.goto(f"{server.url}/instances/{instance_id}/")
     return instance_id
 

@@ -27,7 +27,7 @@ from tests.e2e.conftest import (
     turn_wait_done,
     wait_until,
 )
-from tests.e2e.test_chat_extras import _api
+from tests.e2e.page_api import api_call
 from tests.stub_llm import Hang, Reply
 
 if TYPE_CHECKING:
@@ -100,12 +100,12 @@ def test_a_card_too_big_for_the_window_says_what_helps_and_keeps_the_players_lin
         page: Page, server: Server, size: dict) -> None:
     page.set_viewport_size(size)
     if not page.request.get(f"{server.url}/api/v1/characters/char_evening_big").ok:
-        _api(page, server, "POST", "/characters", {
+        api_call(page, server, "POST", "/characters", {
             "character_id": "char_evening_big", "name": "Tomasz",
             "base_persona": "A lighthouse keeper who remembers every ship. " * 300})
-    instance_id = _api(page, server, "POST", "/instances",
+    instance_id = api_call(page, server, "POST", "/instances",
                        {"character_id": "char_evening_big"})["instance_id"]
-    _api(page, server, "PUT", f"/instances/{instance_id}",
+    api_call(page, server, "PUT", f"/instances/{instance_id}",
          {"generation": {"context_tokens": 2048}})
     page.goto(f"{server.url}/instances/{instance_id}/")
     message_send(page, "Which ship came in last?")
@@ -118,7 +118,7 @@ def test_a_card_too_big_for_the_window_says_what_helps_and_keeps_the_players_lin
     assert last.get_attribute("data-role") == "user" and "Which ship" in last.inner_text()
     screenshot_take(page, f"evening_refused_kept_{size['width']}", full_page=False)
     # a larger window in the chat's settings, then ↻ answers the line that stayed
-    _api(page, server, "PUT", f"/instances/{instance_id}",
+    api_call(page, server, "PUT", f"/instances/{instance_id}",
          {"generation": {"context_tokens": 8192}})
     server.stub.script(Reply("The Marianne, at dusk."))
     page.click("[data-testid=regenerate]")

@@ -2,7 +2,7 @@
 text size, message style, chat width, times and message numbers, set per account from the
 chat's drawer or the settings page and applied at once (no reload) on the chat page and in the
 history; a message's Info (when, which model, its tokens, how long it took); "Go to message
-number". Phone (390×844 touch), keyboard open (390×500) and laptop, light and dark, English and
+number"; hidden messages dimmed yet readable in every scheme. Phone (390×844 touch), keyboard open (390×500) and laptop, light and dark, English and
 中文. Screenshots go to tests/e2e/screenshots/."""
 
 from __future__ import annotations
@@ -24,12 +24,14 @@ from tests.e2e.conftest import (
     csrf_token,
     login_ensure,
     message_act,
+    message_send,
     no_sideways_scroll,
     scheme_emulate,
     screenshot_take,
     turn_wait_done,
     wait_until,
 )
+from tests.e2e.page_api import api_call, character_make
 from tests.e2e.test_accessibility import (
     AXE,
     RUN_PALETTE,
@@ -40,7 +42,6 @@ from tests.e2e.test_accessibility import (
     themes_audit,
 )
 from tests.e2e.test_accessibility import RUN as AXE_RUN
-from tests.e2e.test_chat_extras import _api
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
@@ -62,9 +63,9 @@ THEMES = ("default", "paper", "contrast", "night")
 @pytest.fixture(autouse=True)
 def _reading_put_back(server: Server, page: Page) -> Iterator[None]:
     """Each test starts and ends with the account's reading at its defaults."""
-    _api(page, server, "PUT", "/reading", DEFAULTS)
+    api_call(page, server, "PUT", "/reading", DEFAULTS)
     yield
-    _api(page, server, "PUT", "/reading", DEFAULTS)
+    api_call(page, server, "PUT", "/reading", DEFAULTS)
 
 
 def _touch_page(server: Server, viewport: dict, *, language: str = "en") -> Page:
@@ -207,7 +208,7 @@ def test_a_replys_info_says_when_which_model_its_tokens_and_how_long(server: Ser
                                                                     page: Page) -> None:
     phone = _touch_page(server, PHONE)
     try:
-        made = _api(phone, server, "POST", "/instances", {"character_id": "char_alserqi"})
+        made = api_call(phone, server, "POST", "/instances", {"character_id": "char_alserqi"})
         phone.goto(f"{server.url}/instances/{made['instance_id']}/")
         server.stub.script(Reply("The dunes shift under the moon, and I keep walking.",
                                  chunk_size=4, delay=0.02))
@@ -286,7 +287,7 @@ def test_reading_in_chinese_with_the_keyboard_open_in_dark_is_translated_and_axe
         phone.add_init_script(path=str(AXE))
         phone.emulate_media(color_scheme="dark")
         chat = _imported_chat(phone, server, 6)
-        _api(phone, server, "PUT", "/reading", {"message_style": "flat", "message_numbers": True})
+        api_call(phone, server, "PUT", "/reading", {"message_style": "flat", "message_numbers": True})
         phone.goto(f"{server.url}/instances/{chat}/")
         _reading_open(phone)
         card = phone.get_by_test_id("reading-card")
@@ -315,7 +316,7 @@ def test_every_reading_style_is_axe_clean_on_a_laptop(server: Server, page: Page
     page.add_init_script(path=str(AXE))
     page.set_viewport_size(DESKTOP)
     chat = _imported_chat(page, server, 6)
-    _api(page, server, "PUT", "/reading", {"message_numbers": True, "text_size": "150"})
+    api_call(page, server, "PUT", "/reading", {"message_numbers": True, "text_size": "150"})
     page.goto(f"{server.url}/instances/{chat}/")
     _reading_open(page)
     form = page.locator("#reading-drawer")
@@ -356,7 +357,7 @@ def test_every_theme_is_axe_clean_in_both_schemes(server: Server, page: Page) ->
     page.add_init_script(path=str(AXE))
     page.set_viewport_size(PHONE)
     chat = _imported_chat(page, server, 6)
-    _api(page, server, "PUT", "/reading", {"message_numbers": True})
+    api_call(page, server, "PUT", "/reading", {"message_numbers": True})
     page.goto(f"{server.url}/instances/{chat}/")
     _reading_open(page)
     form = page.locator("#reading-drawer")
@@ -378,3 +379,37 @@ def test_every_theme_is_axe_clean_in_both_schemes(server: Server, page: Page) ->
     assert themes_audit(page) == {}
     # night is dark in both schemes: the other three themes draw two palettes each
     assert len(drawn) == 2 * len(THEMES) - 1, drawn
+
+
+CONTRAST = """async () => (await axe.run(document, {runOnly: ["color-contrast"]})).violations
+  .flatMap((v) => v.nodes.map((n) => n.target.join(" ") + " :: " + n.failureSummary))"""
+
+
+def test_a_hidden_message_stays_readable_in_the_chat_and_the_history(
+        page: Page, server: Server) -> None:
+    """Hidden lines are dimmed, and were dimmed to 3.2:1 (light) / 4.4:1 (dark) in the
+    history: still dimmed, now with the muted text colour every palette keeps at 4.5:1. Each
+    page is read in both schemes (its colours follow the scheme live)."""
+    page.add_init_script(path=str(AXE))
+    page.set_viewport_size(PHONE)
+    instance_id = api_call(page, server, "POST", "/instances",
+                       {"character_id": character_make(page, server, "Gil")})["instance_id"]
+    server.stub.script(Reply("A plain answer, *with a gesture*, and more words."))
+    page.goto(f"{server.url}/instances/{instance_id}/")
+    message_send(page, "Tell me something.")
+    turn_wait_done(page)
+    for role in ("user", "assistant"):
+        message_act(page.locator(f"#messages .msg.{role}").last, "hide")
+    page.locator("#messages .msg.hidden-from-model").nth(1).wait_for()
+    found = {}
+    for scheme in SCHEMES:
+        scheme_emulate(page, scheme)
+        found[f"chat {scheme}"] = page.evaluate(CONTRAST)
+    page.goto(f"{server.url}/instances/{instance_id}/history/")
+    page.locator(".history-row.hidden-from-model").nth(1).wait_for()
+    for scheme in SCHEMES:
+        scheme_emulate(page, scheme)
+        found[f"history {scheme}"] = page.evaluate(CONTRAST)
+        screenshot_take(page, f"hidden_history_{scheme}", full_page=False)
+    assert found == {f"{where} {scheme}": [] for where in ("chat", "history")
+                     for scheme in SCHEMES}

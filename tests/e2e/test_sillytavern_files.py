@@ -21,7 +21,7 @@ from tests.e2e.conftest import (
     turn_wait_done,
     wait_until,
 )
-from tests.e2e.test_chat_extras import _api
+from tests.e2e.page_api import api_call
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ def test_a_world_info_file_imports_from_the_library_page(page: Page, server: Ser
     assert "Smugglers use the north cove" in page.locator("main").inner_text() + "".join(
         page.locator("textarea").evaluate_all("els => els.map(e => e.value)"))
     lorebook_id = page.url.rstrip("/").rsplit("/", 1)[-1]
-    book = _api(page, server, "GET", f"/lorebooks/{lorebook_id}")
+    book = api_call(page, server, "GET", f"/lorebooks/{lorebook_id}")
     smuggler = next(e for e in book["entries"] if e["keys"] == ["smuggler"])
     assert smuggler["secondary_keys"] == ["cove", "tide"]
     assert smuggler["selective_logic"] == "not_all"

@@ -19,7 +19,7 @@ from tests.e2e.conftest import (
     screenshot_take,
     wait_until,
 )
-from tests.e2e.test_chat_extras import _api
+from tests.e2e.page_api import api_call
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -82,7 +82,7 @@ def test_the_characters_note_is_seen_and_edited_on_the_character_page(
     assert "Character saved." in page.inner_text("body")
     assert note.locator("textarea[name=depth_prompt]").input_value() == \
         "Wren keeps the storm log to herself."
-    extensions = _api(page, server, "GET", f"/characters/{character_id}")["card"]["data"][
+    extensions = api_call(page, server, "GET", f"/characters/{character_id}")["card"]["data"][
         "extensions"]
     assert extensions["depth_prompt"] == {"prompt": "Wren keeps the storm log to herself.",
                                           "depth": 1, "role": "assistant"}
@@ -191,5 +191,5 @@ def test_two_imports_of_one_card_are_told_apart_in_every_picker(
     offered = [text.strip() for text in add.locator("option").all_text_contents() if name in text]
     assert offered == [labels[second]]
     # The characters keep the name their user gave them.
-    assert _api(page, server, "GET", f"/characters/{second}")["name"] == name
+    assert api_call(page, server, "GET", f"/characters/{second}")["name"] == name
     assert page.js_errors == []

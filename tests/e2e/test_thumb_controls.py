@@ -2,10 +2,12 @@
 (390×844, touch) and laptop (1366×900) size: Regenerate / Continue / Impersonate say their word
 on a phone too, a sideways swipe on the last reply flips its versions, the delete undo lasts
 long enough to reach, the home page names chats instead of showing ids, and the history's times
-follow the chosen UI language."""
+follow the chosen UI language. On a touch screen every control of an evening (swipe arrows, ⋯,
+Undo, the folded header's ≡ and ☰, the drawer's folds) is at least 44 × 44 px."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
@@ -21,11 +23,13 @@ from tests.e2e.conftest import (
     message_act,
     message_send,
     no_sideways_scroll,
+    phone_page_open,
     screenshot_take,
     send_click,
     turn_wait_done,
     wait_until,
 )
+from tests.e2e.page_api import api_call, character_make, drawer_open
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
@@ -210,3 +214,68 @@ def test_the_history_manager_edits_hides_deletes_and_undoes_through_the_api(
     assert all(line.get("content") != "Old words." for line in server.session_lines(instance_id))
     no_sideways_scroll(page)
     assert page.js_errors == []
+
+
+@pytest.fixture
+def thumb(server: Server) -> Iterator[Page]:
+    """A logged-in phone page with a touch screen (a context of its own)."""
+    yield from phone_page_open(server)
+
+
+def _box(locator) -> tuple[int, int]:
+    box = locator.bounding_box()
+    return round(box["width"]), round(box["height"])
+
+
+def test_the_controls_of_an_evening_are_big_enough_for_a_thumb(thumb: Page, server: Server) -> None:
+    """The swipe arrows, the Undo of a deletion and the folded header's ≡ and ☰ were 24–31 px
+    tall on a touch screen: each is now at least 44 × 44 px."""
+    page = thumb
+    instance_id = api_call(page, server, "POST", "/instances",
+                       {"character_id": character_make(page, server, "Hal")})["instance_id"]
+    server.stub.script(Reply("First answer."), Reply("Second answer."))
+    page.goto(f"{server.url}/instances/{instance_id}/")
+    # the header's links, while reading (typing folds the header and hides them)
+    links = {name: _box(page.locator(".chat-title small a", has_text=name))
+             for name in ("History", "Persona & memory")}
+    for text in ("One.", "Two."):  # on a touch screen Enter is a new line: Send sends
+        page.locator("[data-testid=input]").fill(text)
+        page.get_by_test_id("send").click()
+        page.locator("#messages .msg.user", has_text=text).wait_for()
+        turn_wait_done(page)
+    # a message's ⋯ (drawn 36 px tall in the name's line) answers a tap over 44 px
+    more = page.locator("#messages .msg").last.get_by_test_id("more")
+    box = more.bounding_box()
+    reach = page.evaluate("""([x, top, bottom]) => [top - 3, bottom + 3].map((y) =>
+      document.elementFromPoint(x, y)?.closest('[data-testid=more]') !== null)""",
+                          [box["x"] + box["width"] / 2, box["y"], box["y"] + box["height"]])
+    sizes = {"⋯": (round(box["width"]), round(box["height"]) + 8 if all(reach) else 0),
+             "‹": _box(page.get_by_test_id("swipe-prev").last),
+             "›": _box(page.get_by_test_id("swipe-next").last), **links}
+    page.locator("[data-testid=input]").fill("a line being typed")
+    wait_until(page, "() => document.body.classList.contains('folded')")
+    sizes["≡"] = _box(page.locator(".nav-menu"))
+    sizes["☰"] = _box(page.get_by_test_id("drawer-toggle"))
+    message_act(page.locator("#messages .msg.user").first, "delete")
+    sizes["Undo"] = _box(page.get_by_test_id("undo"))
+    screenshot_take(page, "thumb_controls", full_page=False)
+    assert {name: size for name, size in sizes.items() if min(size) < 44} == {}
+    assert page.js_errors == []
+
+
+def test_the_chat_drawers_folds_open_from_a_thumb_sized_heading(thumb: Page, server: Server) -> None:
+    page = thumb
+    instance_id = api_call(page, server, "POST", "/instances",
+                       {"character_id": character_make(page, server, "Ida")})["instance_id"]
+    page.goto(f"{server.url}/instances/{instance_id}/")
+    drawer_open(page)
+    folds = page.locator("#drawer details.card > summary, #drawer .instance-manage > summary")
+    shut = folds.evaluate_all("els => els.map(e => e.closest('details').getBoundingClientRect().height)")
+    sizes = {text.strip(): _box(fold) for text, fold in zip(folds.all_inner_texts(), folds.all())}
+    assert len(sizes) >= 4
+    assert {text: size for text, size in sizes.items() if size[1] < 44} == {}
+    folds.first.click()  # a tap on the heading opens it
+    assert folds.first.evaluate("s => s.closest('details').open")
+    screenshot_take(page, "drawer_folds", full_page=False)
+    # the cards are drawn as before: a shut one is its heading's line and its padding
+    assert max(shut) < 60, shut

@@ -1,0 +1,59 @@
+"""What many browser tests do besides the step they check: call the REST API with the browser's
+own session, make a persona, open the chat drawer and its members card."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from tests.e2e.conftest import Server, csrf_token
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
+
+
+def api_call(page: Page, server: Server, method: str, path: str,
+             body: dict | None = None) -> dict:
+    """The REST API with the browser's own session (and its CSRF token), as the page uses it.
+    The page need not be on the server: a logged-in context holds the token."""
+    token = csrf_token(page, server)
+    response = page.request.fetch(
+        f"{server.url}/api/v1{path}", method=method,
+        data=json.dumps(body) if body is not None else None,
+        headers={"X-CSRFToken": token, "Content-Type": "application/json"})
+    assert response.ok, response.text()
+    return response.json()
+
+
+def persona_make(page: Page, server: Server, name: str) -> str:
+    """A persona of admin's that is not the account's default (an account's first persona
+    becomes its default): the modules on the shared server share the account, and one names
+    the player by their account when they have no persona."""
+    persona = api_call(page, server, "POST", "/personas", {"name": name})["persona_id"]
+    api_call(page, server, "PUT", f"/personas/{persona}", {"default": False})
+    return persona
+
+
+def drawer_open(page: Page) -> None:
+    """The chat drawer shown: on a phone it slides in with `visibility: hidden` until its first
+    frame, so it is waited for (read in the frame of the click, its text is "": innerText)."""
+    toggle = page.locator("[data-testid=drawer-toggle]")
+    if toggle.is_visible() and toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()
+    page.locator("#drawer").wait_for(state="visible")
+
+
+def members_card_open(page: Page) -> Locator:
+    """The drawer's "Characters in this story" card, opened."""
+    drawer_open(page)
+    card = page.locator("[data-testid=members-card]")
+    if card.get_attribute("open") is None:
+        card.locator("summary").click()
+    return card
+
+
+def character_make(page: Page, server: Server, name: str) -> str:
+    """A character of the browser's account that greets with its name; its id."""
+    return api_call(page, server, "POST", "/characters", {
+        "name": name, "base_persona": f"{name} keeps the inn.",
+        "greeting": "*{{char}} waves.* I am {{char}}."})["character_id"]
