@@ -9,6 +9,7 @@ import re
 
 from django.utils.translation import gettext_lazy
 
+from library.in_use_words import in_use_words
 from personalab.lib.worded_forms import Forms, form_named
 
 _INVALID = re.compile(r"card JSON is invalid: (?P<rest>.+)", re.S)
@@ -66,9 +67,13 @@ FORMS: Forms = [
 
 
 def refusal_words(message: str) -> str:
-    """`message` (an importer's refusal) in the active language; any other text as it came.
+    """`message` (an importer's refusal, or a delete refused while chats use the item) in the
+    active language; any other text as it came.
     The reason after "card JSON is invalid: " or "file is refused: " is said through the forms
     again, after where in the file it is when the sentence names that."""
+    in_use = in_use_words(message)
+    if in_use is not None:
+        return in_use
     for opening, words in ((_INVALID, INVALID), (_REFUSED, REFUSED)):
         found = opening.fullmatch(message)
         if found:

@@ -92,7 +92,7 @@ def _refused(request: HttpRequest, exc: LibraryError, fallback: str, **kwargs) -
         raise Http404("not found")
     if isinstance(exc, LibraryForbidden):
         return HttpResponse(str(exc), status=403, content_type="text/plain; charset=utf-8")
-    messages.error(request, str(exc))
+    messages.error(request, refusal_words(str(exc)))
     return redirect(fallback, **kwargs)
 
 

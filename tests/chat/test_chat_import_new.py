@@ -10,7 +10,7 @@ import re
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from chat.models import Instance
+from chat.models import ApiToken, Instance
 from chat.services.instances import instance_create
 from library.character_services import character_save
 from library.personas.services import persona_create
@@ -163,8 +163,6 @@ def test_the_library_page_imports_a_chat_with_the_characters_picked(alice_client
 
 
 def test_rest_import_makes_a_new_chat_and_answers_the_warnings(client, alice, seraphina, store):
-    from chat.models import ApiToken
-
     auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
     response = client.post("/api/v1/instances/import",
                            {"character_id": seraphina, "file": _upload(_chat("Megumin"))}, **auth)
@@ -180,8 +178,6 @@ def test_rest_import_makes_a_new_chat_and_answers_the_warnings(client, alice, se
 
 
 def test_rest_import_names_the_missing_character(client, alice):
-    from chat.models import ApiToken
-
     auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
     response = client.post("/api/v1/instances/import", {"file": _upload(_chat("Megumin"))},
                            **auth)
@@ -210,6 +206,26 @@ def test_a_refused_delete_names_the_chats_not_their_ids(alice_client, alice, ser
             f"the chat with Seraphina started {started}; delete or archive those chats first"
             ) in text
     assert named not in text and unnamed not in text
+
+
+def test_a_refused_delete_reads_in_chinese_on_the_page_and_through_the_api(
+        client, alice_client, alice, seraphina, store):
+    named = instance_create(store, owner=alice, character_id=seraphina)
+    store.instance_state_write(named, {**store.instance_state_read(named), "name": "Forest walk"})
+    unnamed = instance_create(store, owner=alice, character_id=seraphina)
+    started = store.instance_state_read(unnamed)["created_at"][:10]
+    chinese = ("角色 Seraphina 仍被这些对话使用：“Forest walk”（与 Seraphina）；与 Seraphina 的对话"
+               f"（{started} 开始）。请先删除或归档这些对话")
+    text = alice_client.post(f"/library/characters/{seraphina}/delete", follow=True,
+                             HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert chinese in text
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+    refused = client.delete(f"/api/v1/characters/{seraphina}", HTTP_ACCEPT_LANGUAGE="zh-hans",
+                            **auth)
+    assert refused.status_code == 409 and refused.json()["error"]["message"] == chinese
+    english = client.delete(f"/api/v1/characters/{seraphina}", HTTP_ACCEPT_LANGUAGE="en", **auth)
+    assert english.json()["error"]["message"].startswith(
+        'character Seraphina is used by these chats: "Forest walk" with Seraphina; ')
 
 
 def test_a_refused_background_delete_names_the_chat_too(alice_client, instance, background,
@@ -243,8 +259,6 @@ def test_an_imported_chat_is_the_new_chats_only_session_with_no_greeting_session
 
 
 def test_rest_check_names_the_mismatch_and_makes_nothing(client, alice, seraphina):
-    from chat.models import ApiToken
-
     auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
     before = Instance.objects.count()
     response = client.post("/api/v1/instances/import/check",
