@@ -36,7 +36,12 @@ from library.api.items import backgrounds_router, characters_router
 from library.api.items import router as library_router
 from library.api.lorebooks import router as lorebooks_router
 from library.api.regex_scripts import router as regex_scripts_router
-from personalab.error_words import error_fields_said, error_said, validation_said
+from personalab.error_words import (
+    error_fields_said,
+    error_said,
+    refusal_said,
+    validation_said,
+)
 from personalab.lib.body_fields import UNKNOWN_FIELD
 from personalab.lib.errors import AppError, Forbidden, NotFound, TooLarge
 from personalab.lib.jsonbody import json_object_bounded
@@ -132,10 +137,7 @@ def _app_error(request: HttpRequest, exc: AppError) -> HttpResponse:
         log.warning("%s (%s)", exc.message, request.path)
         message = message.replace(str(settings.PERSONALAB_DATA_DIR), "data")
     # `code` for a program; the words for a person, in the request's language where listed.
-    # A message that is its fields' reasons joined ("name: …; tags: …") is said field by field.
-    fields = {name: str(text) for name, text in exc.fields.items()}
-    body["error"]["message"] = (validation_said(fields) if fields and message == "; ".join(
-        f"{name}: {text}" for name, text in fields.items()) else error_said(message))
+    body["error"]["message"] = refusal_said(message, exc.fields)
     body["error"]["fields"] = error_fields_said(body["error"]["fields"])
     return api.create_response(request, body, status=exc.status)
 

@@ -125,3 +125,12 @@ def validation_said(fields: dict[str, str]) -> str:
     return pgettext("between a request's refusals", "; ").join(
         gettext("%(field)s: %(reason)s") % {"field": name, "reason": reason}
         for name, reason in error_fields_said(fields).items())
+
+
+def refusal_said(message: str, fields: dict[str, str]) -> str:
+    """A refusal's message in the active language; one that is its fields' reasons joined
+    ("name: …; tags: …") is said field by field."""
+    reasons = {name: str(text) for name, text in fields.items()}
+    if reasons and message == "; ".join(f"{name}: {text}" for name, text in reasons.items()):
+        return validation_said(reasons)
+    return error_said(message)

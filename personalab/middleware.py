@@ -20,6 +20,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext
 
+from personalab.error_words import error_fields_said, refusal_said
 from personalab.lib.errors import AppError
 from personalab.limit_words import error_words
 
@@ -44,13 +45,15 @@ def page_back_url(request: HttpRequest) -> str:
 
 
 def app_error_response(request: HttpRequest, error: AppError) -> HttpResponse:
-    message = error_words(error)
+    # The page's reader reads the refusal in their language, as an API client does.
+    message = refusal_said(error_words(error), error.fields)
     if getattr(error, "path", None) is not None:
         # A data-folder refusal shows its file from the data folder down, never the server's own
         # folders (as the API does); the log keeps the whole path for whoever fixes it.
         log.warning("%s (%s)", message, request.path)
         message = message.replace(str(settings.PERSONALAB_DATA_DIR), "data")
-    context = {"message": message, "fields": error.fields, "status": error.status}
+    context = {"message": message, "fields": error_fields_said(error.fields),
+               "status": error.status}
     if request.headers.get("HX-Request") == "true":
         return HttpResponse(render_to_string("_app_error.html", context, request=request),
                             status=error.status)

@@ -38,3 +38,12 @@ def test_a_refused_htmx_action_answers_the_error_partial_with_its_status(client,
     body = answer.content.decode()
     assert 'role="alert"' in body and "not found" in body and "<html" not in body
     assert store.instance_state_read(instance)["persona_id"] is None
+
+
+def test_a_refusal_on_a_page_reads_in_the_readers_language(client, store, alice, bob, instance):
+    hidden = _hidden_persona(store, bob)
+    client.force_login(alice)
+    answer = client.post(f"/instances/{instance}/persona", {"persona_id": hidden},
+                         HTTP_HX_REQUEST="true", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert answer.status_code == 400
+    assert f"找不到人设 &#x27;{hidden}&#x27;" in answer.content.decode()
