@@ -440,23 +440,20 @@ def _instance_update_from_page(request: HttpRequest, instance_id: str, done: str
     return redirect("instance", instance_id=instance_id)
 
 
+@errors_back_to("instance")
 @login_required
 @require_POST
 def instance_background(request: HttpRequest, instance_id: str) -> HttpResponse:
+    """A refusal (busy, a background this account may not use, an id that is no id) is said
+    by personalab.middleware, in the reader's language."""
     _instance_or_404(request, instance_id)
-    store = get_store()
-    background_id = request.POST.get("background_id") or None
-    try:
-        result = instance_background_switch(store, user=request.user,
-                                            instance_id=instance_id,
-                                            background_id=background_id)
-        note = gettext("Background switched; the story progress is kept.")
-        if result.get("clamped"):
-            note += " " + gettext("The current plot point is beyond the new outline, so the "
-                                  "director uses its last point.")
-        messages.info(request, note)
-    except (InstanceBusy, StoreError, ValueError) as exc:
-        messages.error(request, str(exc))
+    result = instance_background_switch(get_store(), user=request.user, instance_id=instance_id,
+                                        background_id=request.POST.get("background_id") or None)
+    note = gettext("Background switched; the story progress is kept.")
+    if result.get("clamped"):
+        note += " " + gettext("The current plot point is beyond the new outline, so the "
+                              "director uses its last point.")
+    messages.info(request, note)
     return redirect("instance", instance_id=instance_id)
 
 

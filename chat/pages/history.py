@@ -278,8 +278,8 @@ def persona_action(request: HttpRequest, instance_id: str, action: str) -> HttpR
         with store.instance_lock(instance_id):
             note = _persona_apply(store, instance_id, action, request.POST)
     except InstanceBusy:
-        error, status = ("busy: a reply is streaming or another change is running on this "
-                         "instance; try again when it has finished"), 409
+        error, status = gettext("busy: a reply is streaming or another change is running on "
+                                "this instance; try again when it has finished"), 409
     except MemoryActionError as exc:
         error, status = exc.message, 400
     except (StoreError, ValueError) as exc:

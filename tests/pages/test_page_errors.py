@@ -47,3 +47,32 @@ def test_a_refusal_on_a_page_reads_in_the_readers_language(client, store, alice,
                          HTTP_HX_REQUEST="true", HTTP_ACCEPT_LANGUAGE="zh-hans")
     assert answer.status_code == 400
     assert f"找不到人设 &#x27;{hidden}&#x27;" in answer.content.decode()
+
+
+BUSY_ZH = "正忙：这个聊天的回复还在生成，或另一项更改正在进行；等它结束后再试"
+
+
+def test_a_background_switch_refused_as_busy_is_said_on_the_chat_page_in_chinese(
+        client, store, alice, instance, background):
+    client.force_login(alice)
+    lock = store.instance_lock(instance).acquire()
+    try:
+        answer = client.post(f"/instances/{instance}/background",
+                             {"background_id": background}, HTTP_ACCEPT_LANGUAGE="zh-hans")
+    finally:
+        lock.release()
+    assert answer.status_code == 302 and answer["Location"] == f"/instances/{instance}/"
+    page = client.get(answer["Location"], HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert [str(note) for note in page.context["messages"]] == [
+        f"聊天 {instance} 正忙：回复还在生成，或另一项更改正在进行；请等它结束"]
+
+
+def test_a_persona_change_refused_as_busy_is_said_in_chinese(client, store, alice, instance):
+    client.force_login(alice)
+    lock = store.instance_lock(instance).acquire()
+    try:
+        answer = client.post(f"/instances/{instance}/persona/persona_save", {"text": "new"},
+                             HTTP_HX_REQUEST="true", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    finally:
+        lock.release()
+    assert answer.status_code == 409 and BUSY_ZH in answer.content.decode()
