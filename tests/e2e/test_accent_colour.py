@@ -11,10 +11,10 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page
 
+from tests.e2e.axe_audit import AXE, RUN_PALETTE, audit_in_each_scheme
+from tests.e2e.axe_audit import RUN as AXE_RUN
 from tests.e2e.conftest import DESKTOP, PHONE, SCHEMES, Server, scheme_emulate, screenshot_take
 from tests.e2e.page_api import api_call
-from tests.e2e.test_accessibility import AXE, RUN_PALETTE, audit_in_each_scheme
-from tests.e2e.test_accessibility import RUN as AXE_RUN
 from tests.e2e.test_reading_comfort import _imported_chat, _reading_open, _saved, _touch_page
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]

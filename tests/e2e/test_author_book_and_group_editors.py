@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
+from tests.e2e.axe_audit import AXE
+from tests.e2e.axe_audit import RUN as AXE_RUN
 from tests.e2e.conftest import (
     DESKTOP,
     PHONE,
@@ -21,8 +23,6 @@ from tests.e2e.conftest import (
     screenshot_take,
     wait_until,
 )
-from tests.e2e.test_accessibility import AXE
-from tests.e2e.test_accessibility import RUN as AXE_RUN
 from tests.e2e.test_lorebook_editor import _book_import
 from tests.library.test_character_avatar import png_bytes
 

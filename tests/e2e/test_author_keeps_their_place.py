@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
+from tests.e2e.axe_audit import AXE
+from tests.e2e.axe_audit import RUN as AXE_RUN
 from tests.e2e.conftest import (
     DESKTOP,
     PHONE,
@@ -22,8 +24,6 @@ from tests.e2e.conftest import (
     wait_until,
 )
 from tests.e2e.page_api import api_call, character_make, drawer_open
-from tests.e2e.test_accessibility import AXE
-from tests.e2e.test_accessibility import RUN as AXE_RUN
 from tests.e2e.test_author_book_and_group_editors import _party_file
 from tests.e2e.test_library_pickers import author_page
 from tests.e2e.test_lorebook_editor import _book_import

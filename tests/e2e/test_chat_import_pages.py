@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.e2e.axe_audit import AXE
+from tests.e2e.axe_audit import RUN as AXE_RUN
 from tests.e2e.conftest import (
     PHONE,
     SIZES,
@@ -21,8 +23,6 @@ from tests.e2e.conftest import (
     screenshot_take,
 )
 from tests.e2e.page_api import api_call, character_make
-from tests.e2e.test_accessibility import AXE
-from tests.e2e.test_accessibility import RUN as AXE_RUN
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.e2e.axe_audit import AXE
+from tests.e2e.axe_audit import RUN as AXE_RUN
 from tests.e2e.conftest import (
     DESKTOP,
     PHONE,
@@ -22,8 +24,6 @@ from tests.e2e.conftest import (
     screenshot_take,
     wait_until,
 )
-from tests.e2e.test_accessibility import AXE
-from tests.e2e.test_accessibility import RUN as AXE_RUN
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.e2e.axe_audit import AXE
+from tests.e2e.axe_audit import RUN as AXE_RUN
 from tests.e2e.conftest import (
     DESKTOP,
     PHONE,
@@ -21,8 +23,6 @@ from tests.e2e.conftest import (
     wait_until,
 )
 from tests.e2e.page_api import api_call, character_make, members_card_open
-from tests.e2e.test_accessibility import AXE
-from tests.e2e.test_accessibility import RUN as AXE_RUN
 from tests.library.test_cards import tiny_png
 
 if TYPE_CHECKING:

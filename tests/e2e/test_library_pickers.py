@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.e2e.axe_audit import AXE
+from tests.e2e.axe_audit import RUN as AXE_RUN
 from tests.e2e.conftest import (
     DESKTOP,
     PHONE,
@@ -23,8 +25,6 @@ from tests.e2e.conftest import (
     screenshot_take,
     wait_until,
 )
-from tests.e2e.test_accessibility import AXE
-from tests.e2e.test_accessibility import RUN as AXE_RUN
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

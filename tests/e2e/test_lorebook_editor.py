@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.axe_audit import AXE, audit_in_each_scheme
 from tests.e2e.conftest import PHONE, SIZES, Server, no_sideways_scroll, screenshot_take
-from tests.e2e.test_accessibility import AXE, audit_in_each_scheme
 from tests.e2e.test_sillytavern_files import _st_entry
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.axe_audit import AXE
+from tests.e2e.axe_audit import RUN as AXE_RUN
 from tests.e2e.conftest import DESKTOP, PHONE, Server, screenshot_take
-from tests.e2e.test_accessibility import AXE
-from tests.e2e.test_accessibility import RUN as AXE_RUN
 from tests.e2e.test_author_keeps_their_place import _row, _top
 from tests.e2e.test_library_pickers import author_page
 from tests.e2e.test_lorebook_editor import _book_import

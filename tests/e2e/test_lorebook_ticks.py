@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.e2e.axe_audit import AXE
+from tests.e2e.axe_audit import RUN as AXE_RUN
 from tests.e2e.conftest import DESKTOP, PHONE, ROOT, Server, browser_missing_reason, screenshot_take
 from tests.e2e.page_api import api_call, drawer_open
-from tests.e2e.test_accessibility import AXE
-from tests.e2e.test_accessibility import RUN as AXE_RUN
 from tests.e2e.test_library_pickers import author_page
 
 if TYPE_CHECKING:

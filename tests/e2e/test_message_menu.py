@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.e2e.axe_audit import AXE, RUN
 from tests.e2e.conftest import (
     DESKTOP,
     PHONE,
@@ -21,7 +22,6 @@ from tests.e2e.conftest import (
     turn_wait_done,
     wait_until,
 )
-from tests.e2e.test_accessibility import AXE, RUN
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:

@@ -11,6 +11,7 @@ import re
 import pytest
 from playwright.sync_api import Page
 
+from tests.e2e.axe_audit import AXE, audit_in_each_scheme
 from tests.e2e.conftest import (
     DESKTOP,
     PHONE,
@@ -21,7 +22,6 @@ from tests.e2e.conftest import (
     screenshots_in_each_scheme,
     turn_wait_done,
 )
-from tests.e2e.test_accessibility import AXE, audit_in_each_scheme
 
 # A server of its own: the walk reads the home page as a newcomer's.
 pytestmark = pytest.mark.e2e

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.e2e.axe_audit import AXE, audit_in_each_scheme
 from tests.e2e.conftest import (
     DESKTOP,
     PHONE,
@@ -31,7 +32,6 @@ from tests.e2e.conftest import (
     wait_until,
 )
 from tests.e2e.page_api import api_call
-from tests.e2e.test_accessibility import AXE, audit_in_each_scheme
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:

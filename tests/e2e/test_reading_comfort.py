@@ -15,6 +15,16 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.e2e.axe_audit import (
+    AXE,
+    RUN_PALETTE,
+    SCHEMES,
+    audit_in_each_scheme,
+    audit_report,
+    page_audit,
+    themes_audit,
+)
+from tests.e2e.axe_audit import RUN as AXE_RUN
 from tests.e2e.conftest import (
     DESKTOP,
     PHONE,
@@ -32,16 +42,6 @@ from tests.e2e.conftest import (
     wait_until,
 )
 from tests.e2e.page_api import api_call, character_make
-from tests.e2e.test_accessibility import (
-    AXE,
-    RUN_PALETTE,
-    SCHEMES,
-    _page_audit,
-    audit_in_each_scheme,
-    audit_report,
-    themes_audit,
-)
-from tests.e2e.test_accessibility import RUN as AXE_RUN
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
@@ -325,7 +325,7 @@ def test_every_reading_style_is_axe_clean_on_a_laptop(server: Server, page: Page
         _choose(page, form, "message-style", style)
         if problems := audit_in_each_scheme(page):
             found[style] = problems
-    if problems := _page_audit(page, f"{server.url}/settings/"):
+    if problems := page_audit(page, f"{server.url}/settings/"):
         found["/settings/"] = problems
     assert found == {}, audit_report(found)
 
@@ -366,7 +366,7 @@ def test_every_theme_is_axe_clean_in_both_schemes(server: Server, page: Page) ->
         _choose(page, form, "message-style", "flat" if theme == "paper" else "bubbles")
         _choose(page, form, "theme", theme)
         # A theme changes only the colours: the default one is audited in full, the rest
-        # with the palette's rules (tests/e2e/test_accessibility.py, RUN_PALETTE).
+        # with the palette's rules (tests/e2e/axe_audit.py, RUN_PALETTE).
         audit = AXE_RUN if theme == THEMES[0] else RUN_PALETTE
         for scheme in SCHEMES:  # the page's colours follow the scheme live
             scheme_emulate(page, scheme)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.e2e.axe_audit import AXE, RUN, audit_in_each_scheme
 from tests.e2e.conftest import (
     DESKTOP,
     PHONE,
@@ -29,7 +30,6 @@ from tests.e2e.conftest import (
     turn_wait_done,
     wait_until,
 )
-from tests.e2e.test_accessibility import AXE, RUN, audit_in_each_scheme
 from tests.prepared_data import Prepared, prepared_copy
 
 if TYPE_CHECKING:
