@@ -8,7 +8,7 @@ import pytest
 
 from chat.models import ApiToken
 from library.card_formats.cards import card_parse
-from tests.library.test_cards import text_chunk, tiny_png
+from tests.png_files import text_chunk, tiny_png
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from tests.library.test_cards import text_chunk, tiny_png
+from tests.png_files import text_chunk, tiny_png
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from personalab.lib.busy import busy_slot
-from tests.library.test_cards import text_chunk, tiny_png
+from tests.png_files import text_chunk, tiny_png
 
 pytestmark = pytest.mark.django_db
 

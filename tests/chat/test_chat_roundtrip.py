@@ -371,7 +371,7 @@ def test_imported_replies_of_the_character_show_its_picture(alice_client, instan
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     from library.avatars import avatar_write
-    from tests.library.test_cards import tiny_png
+    from tests.png_files import tiny_png
 
     character_id = store.instance_state_read(instance)["character_id"]
     avatar_write(store.character_dir(character_id), tiny_png(), "png")

@@ -12,7 +12,7 @@ from chat.groups.round import conversation_turn
 from chat.play.redo import redo_run
 from chat.services.instances import instance_create
 from library.avatars import avatar_write
-from tests.library.test_character_avatar import png_bytes
+from tests.png_files import png_bytes
 from tests.scale.test_followers import _connect, _until_done
 from tests.stub_llm import Reply
 

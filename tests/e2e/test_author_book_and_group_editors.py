@@ -24,7 +24,7 @@ from tests.e2e.conftest import (
     wait_until,
 )
 from tests.e2e.test_lorebook_editor import _book_import
-from tests.library.test_character_avatar import png_bytes
+from tests.png_files import png_bytes
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 

@@ -16,7 +16,7 @@ import pytest
 from tests.chat.test_prompt_manager import _preset
 from tests.e2e.conftest import Server, browser_missing_reason, screenshot_take
 from tests.e2e.page_api import api_call
-from tests.library.test_character_avatar import png_bytes
+from tests.png_files import png_bytes
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, Route

@@ -10,7 +10,7 @@ from playwright.sync_api import Page
 
 from tests.e2e.conftest import SIZES, Server, no_sideways_scroll, screenshot_take
 from tests.e2e.page_api import api_call
-from tests.library.test_character_avatar import png_bytes, png_size
+from tests.png_files import png_bytes, png_size
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 

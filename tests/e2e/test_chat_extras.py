@@ -28,7 +28,7 @@ from tests.e2e.conftest import (
     wait_until,
 )
 from tests.e2e.page_api import api_call, drawer_open, members_card_open
-from tests.library.test_cards import tiny_png
+from tests.png_files import tiny_png
 from tests.stub_llm import Reply, refused_url
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from tests.e2e.conftest import (
     wait_until,
 )
 from tests.e2e.page_api import api_call, character_make, members_card_open
-from tests.library.test_cards import tiny_png
+from tests.png_files import tiny_png
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

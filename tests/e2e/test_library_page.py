@@ -21,7 +21,7 @@ from tests.e2e.conftest import (
     wait_until,
 )
 from tests.e2e.page_api import api_call
-from tests.library.test_cards import text_chunk, tiny_png
+from tests.png_files import text_chunk, tiny_png
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -25,7 +25,7 @@ from tests.e2e.conftest import (
     wait_until,
 )
 from tests.e2e.page_api import api_call, members_card_open, persona_make
-from tests.library.test_character_avatar import png_bytes
+from tests.png_files import png_bytes
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:

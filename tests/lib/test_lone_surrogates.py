@@ -21,7 +21,7 @@ from personalab.lib import jsontext
 from personalab.lib.jsontext import json_loads, surrogates_replace
 from tests.chat.test_consumer import _collect_until_done, _connect
 from tests.chat.test_session_line_shapes import _urls
-from tests.library.test_cards import chunk, tiny_png
+from tests.png_files import chunk, tiny_png
 from tests.stub_llm import Fail, Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -22,7 +22,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from chat.models import ApiToken
 from tests.api.test_lorebooks_api import form_submit
-from tests.library.test_cards import text_chunk, tiny_png
+from tests.png_files import text_chunk, tiny_png
 
 LONG = "長" * 100_000
 DEEP: list[Any] = []

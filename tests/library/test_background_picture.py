@@ -10,7 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from chat.models import ApiToken
 from library.background_picture import background_picture_save
 from library.background_services import background_save
-from tests.library.test_character_avatar import png_bytes
+from tests.png_files import png_bytes
 
 pytestmark = pytest.mark.django_db
 

@@ -18,7 +18,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from library.card_formats.cards import CardError, card_parse
 from personalab.lib.jsontext import json_loads
 from personalab.lib.nesting import MAX_VALUES, TooManyValues, json_loads_bounded
-from tests.library.test_cards import chunk, tiny_png
+from tests.png_files import chunk, tiny_png
 
 pytestmark = pytest.mark.django_db
 

@@ -2,8 +2,6 @@ from __future__ import annotations
 
 import base64
 import json
-import struct
-import zlib
 
 import pytest
 
@@ -16,36 +14,7 @@ from library.card_formats.cards import (
     definition_to_card,
 )
 from library.card_formats.png import card_image
-
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-def chunk(kind: bytes, body: bytes) -> bytes:
-    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
-
-
-def tiny_png(*extra_chunks: bytes) -> bytes:
-    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
-    pixels = zlib.compress(b"\x00\xff\x00\x00")
-    return (PNG_SIGNATURE + chunk(b"IHDR", header) + chunk(b"IDAT", pixels)
-            + b"".join(extra_chunks) + chunk(b"IEND", b""))
-
-
-def text_chunk(keyword: str, card: dict) -> bytes:
-    payload = base64.b64encode(json.dumps(card, ensure_ascii=False).encode("utf-8"))
-    return chunk(b"tEXt", keyword.encode() + b"\x00" + payload)
-
-
-def png_texts(png: bytes) -> dict[str, str]:
-    texts, offset = {}, 8
-    while offset < len(png):
-        length, kind = struct.unpack(">I4s", png[offset:offset + 8])
-        body = png[offset + 8:offset + 8 + length]
-        if kind == b"tEXt":
-            keyword, _, text = body.partition(b"\x00")
-            texts[keyword.decode()] = text.decode("latin-1")
-        offset += 12 + length
-    return texts
+from tests.png_files import PNG_SIGNATURE, chunk, png_texts, text_chunk, tiny_png
 
 
 def v2_card() -> dict:

@@ -3,33 +3,17 @@ it came, refused with a sentence when it is not a picture, and never for another
 
 from __future__ import annotations
 
-import struct
-import zlib
-
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from chat.models import ApiToken
+from tests.png_files import png_bytes, png_size
 
 pytestmark = pytest.mark.django_db
 
 
-def png_bytes(width: int, height: int) -> bytes:
-    """A solid PNG (no image library needed)."""
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return (struct.pack(">I", len(data)) + kind + data
-                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
-    rows = b"".join(b"\x00" + b"\x80\x40\x20" * width for _ in range(height))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
-
-
 def _body(response) -> bytes:
     return (b"".join(response.streaming_content) if response.streaming else response.content)
-
-
-def png_size(data: bytes) -> tuple[int, int]:
-    return struct.unpack(">II", data[16:24])
 
 
 def test_the_editor_saves_a_picture_and_the_card_carries_it(alice_client, store, character):

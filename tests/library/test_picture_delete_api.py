@@ -9,7 +9,7 @@ import pytest
 from chat.models import ApiToken
 from library.character_services import character_avatar_save
 from library.personas.services import persona_avatar_save, persona_create
-from tests.library.test_character_avatar import png_bytes
+from tests.png_files import png_bytes
 
 pytestmark = pytest.mark.django_db
 

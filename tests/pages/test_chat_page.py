@@ -260,7 +260,7 @@ def test_a_characters_picture_is_served_to_who_may_use_it_and_404_to_others(
 
     character = character_save(store, data={"name": "Quiet one", "visibility": "private"},
                                character_id=None, user=alice)
-    from tests.library.test_cards import tiny_png
+    from tests.png_files import tiny_png
 
     picture = tiny_png()
     (store.character_dir(character) / "avatar.png").write_bytes(picture)

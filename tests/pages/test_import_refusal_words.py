@@ -9,7 +9,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from library.refusal_words import refusal_words
-from tests.library.test_cards import chunk, tiny_png
+from tests.png_files import chunk, tiny_png
 
 pytestmark = pytest.mark.django_db
 
