@@ -397,4 +397,6 @@ def scripts_import_check(value: Any) -> None:
         problem = pattern_problem(parsed.source, parsed.flags)
         if problem and not problem.startswith(NOT_A_REGEX):
             name = f"extensions.regex_scripts[{index}].findRegex"
-            raise LibraryError(f"{name}: {find[:60]!r}: {problem}", {name: problem})
+            why = find_regex_words(find) or problem  # in the reader's language
+            raise LibraryError(gettext("%(field)s: %(find)s: %(why)s") % {
+                "field": name, "find": repr(find[:60]), "why": why}, {name: why})

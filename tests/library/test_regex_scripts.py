@@ -288,6 +288,21 @@ def test_a_whole_card_sent_with_a_costly_script_is_refused(store, alice, client)
     assert "extensions.regex_scripts[0].findRegex" in response.json()["error"]["fields"]
 
 
+def test_a_card_refused_for_a_costly_script_says_why_in_the_readers_language(store, alice,
+                                                                            client):
+    card = _card([_script(HOSTILE, "x", [2])])
+    for language, why in (("en", "the repeat count {2000} is above 1,000"),
+                          ("zh-hans", "重复次数 {2000} 超过了 1,000")):
+        response = client.post("/api/v1/characters/import", {"file": SimpleUploadedFile(
+            "mira.json", json.dumps(card).encode(), content_type="application/json")},
+            HTTP_ACCEPT_LANGUAGE=language, **_auth(alice))
+        error = response.json()["error"]
+        assert response.status_code == 400, error
+        assert error["message"].startswith("extensions.regex_scripts[0].findRegex")
+        assert why in error["message"]
+        assert why in error["fields"]["extensions.regex_scripts[0].findRegex"]
+
+
 def test_a_new_chats_greeting_and_its_swipes_get_the_ai_output_scripts(store, alice):
     card = _card([_script("/colour/g", "color", [2])])
     card["data"].update(first_mes="What colour?", alternate_greetings=["A colour test."])
