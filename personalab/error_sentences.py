@@ -167,6 +167,7 @@ SENTENCES = (
     gettext_noop("message is empty"),
     gettext_noop("message is too long (%(length)s > %(count)s characters)"),
     gettext_noop("name at least one character"),
+    gettext_noop("at most %(count)s characters in one chat"),
     gettext_noop("reply_order must be one of %(names)s"),
     gettext_noop("a context template is at most %(count)s characters; this is not one"),
     gettext_noop("an instruct preset is at most %(count)s characters; this is not one"),

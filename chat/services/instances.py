@@ -102,7 +102,7 @@ def _members_validated(character_ids: list[str], reply_order: str | None) -> lis
         raise Invalid("name at least one character", field="character_ids")
     members = list(dict.fromkeys(validate_id(c, kind="character id") for c in character_ids))
     if len(members) > MAX_MEMBERS:
-        raise Invalid(f"at most {MAX_MEMBERS} characters", field="character_ids")
+        raise Invalid(f"at most {MAX_MEMBERS} characters in one chat", field="character_ids")
     if reply_order is not None and reply_order not in STRATEGIES:
         raise Invalid(f"reply_order must be one of {', '.join(STRATEGIES)}", field="reply_order")
     return members

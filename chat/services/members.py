@@ -40,7 +40,7 @@ def instance_member_add(store: FileStore, *, user, instance_id: str, character_i
                           % {"name": definition.get("name") or character_id},
                           field="character_id")
         if len(participants) >= MAX_MEMBERS:
-            raise Invalid(f"at most {MAX_MEMBERS} characters", field="character_id")
+            raise Invalid(f"at most {MAX_MEMBERS} characters in one chat", field="character_id")
         entry = participant_entry({**definition, "character_id": character_id}, first=False)
         entry.update(_member_settings(muted=muted, talkativeness=talkativeness))
         after = {**before, "participants": [*participants, entry]}

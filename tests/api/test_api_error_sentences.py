@@ -40,6 +40,10 @@ CASES = [
     ("post", "/api/v1/instances", {}, 400, "missing_field",
      "name a character (character_id or character_ids)",
      "请指定角色（character_id 或 character_ids）"),
+    # "characters" as people in a story, not as letters of a text
+    ("post", "/api/v1/instances", {"character_ids": [f"char_{n}" for n in range(17)]}, 400,
+     "invalid", "at most 16 characters in one chat",
+     "一个对话最多 16 个角色"),
     ("put", "/api/v1/instances/{i}", {"bogus": 1}, 400, "unknown_field",
      "unknown field(s): bogus; nothing was saved", "未知字段：bogus；没有保存任何内容"),
     ("get", "/api/v1/instances/{i}/history/undo", None, 405, "method_not_allowed",
