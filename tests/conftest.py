@@ -211,6 +211,25 @@ def instance(store, alice, character, background):
                            background_id=background)
 
 
+# A second character of alice's, and a conversation of the two (tests/chat/test_group.py and
+# the group tests beside it).
+@pytest.fixture
+def brenna(store, alice):
+    from library.character_services import character_save
+
+    return character_save(store, user=alice, character_id=None, data={
+        "name": "Brenna", "base_persona": "沉默的机械师，左手是义肢。", "greeting": "……嗯。",
+        "pinned_prompt": "Brenna 从不说超过两句话。", "visibility": "private"})
+
+
+@pytest.fixture
+def group(store, alice, character, brenna, background):
+    from chat.services.instances import instance_create
+
+    return instance_create(store, owner=alice, character_ids=[character, brenna],
+                           background_id=background, reply_order="everyone")
+
+
 @pytest.fixture
 def alice_client(client, alice):
     client.force_login(alice)
@@ -363,3 +382,4 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
                   "cpu_self": round(end[1] - own, 2), "cpu_children": round(end[2] - children, 2)}
         with open(_COST_PATH, "a") as sink:
             sink.write(json.dumps(record) + "\n")
+

@@ -14,8 +14,8 @@ from asgiref.sync import sync_to_async
 
 from chat.models import ApiToken
 from chat.play.aside import asides_read
-from tests.chat.test_consumer import _connect
-from tests.chat.test_group import _say, brenna, group  # noqa: F401 (fixtures)
+from tests.group_turns import turn_said
+from tests.socket_tabs import tab_connect
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -43,8 +43,8 @@ async def _aside_events(communicator, timeout=10):
 def story(store, group, use_stub):
     """Two rounds of the story, a recap and a pinned prompt for Brenna."""
     use_stub.script(Reply("我去找车。"), Reply("我修引擎。"), Reply("车找到了。"), Reply("引擎好了。"))
-    asyncio.run(_say(store, group, "分头行动。"))
-    asyncio.run(_say(store, group, "准备好了吗？"))
+    asyncio.run(turn_said(store, group, "分头行动。"))
+    asyncio.run(turn_said(store, group, "准备好了吗？"))
     store.memory_json_write(group, "recaps", {"items": [
         {"id": "rcp_1", "text": "两人在废土边缘的加油站落脚。", "created_at": "2026-11-24"}]})
     return group
@@ -55,7 +55,7 @@ async def test_an_aside_over_the_websocket_leaves_the_story_file_unchanged(
     session = _session_file(store, story)
     before = _digest(session)
     use_stub.script(Reply("……别告诉他，我其实怕黑。"))
-    communicator, connected = await _connect(alice, story)
+    communicator, connected = await tab_connect(alice, story)
     assert connected
     await communicator.send_json_to({"type": "aside", "speaker": brenna,
                                      "content": "私下问你：你怕什么？"})
@@ -112,7 +112,7 @@ def test_an_aside_over_rest_is_kept_apart_when_the_setting_says_so(alice_client,
 
     # the next turn of the story does not see the aside
     use_stub.script(Reply("出发。"), Reply("嗯。"))
-    asyncio.run(_say(store, story, "走吧。"))
+    asyncio.run(turn_said(store, story, "走吧。"))
     assert "车没问题" not in json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
 
 
@@ -143,8 +143,8 @@ async def test_an_aside_is_answered_while_a_story_reply_streams(alice, store, st
                                                                 use_stub):
     use_stub.script(Reply("一个很长的回答，" * 20, chunk_size=2, delay=0.02), Reply("嗯。"),
                     Reply("我在听。"))
-    story_socket, _ = await _connect(alice, story)
-    aside_socket, _ = await _connect(alice, story)
+    story_socket, _ = await tab_connect(alice, story)
+    aside_socket, _ = await tab_connect(alice, story)
     await story_socket.send_json_to({"type": "send", "content": "讲讲路线。"})
     await asyncio.sleep(0.2)
     await aside_socket.send_json_to({"type": "aside", "speaker": brenna, "content": "你还好吗？"})
@@ -174,7 +174,7 @@ async def test_stop_ends_an_aside_early_keeping_what_came(alice, store, story, b
     session = _session_file(store, story)
     before = _digest(session)
     use_stub.script(Reply("我想想……" + "很久很久以前，" * 60, chunk_size=2, delay=0.02))
-    communicator, _ = await _connect(alice, story)
+    communicator, _ = await tab_connect(alice, story)
     await communicator.send_json_to({"type": "aside", "speaker": brenna, "content": "讲个故事？"})
     first = await communicator.receive_json_from(timeout=10)
     assert first["type"] == "aside_token"

@@ -12,42 +12,18 @@ from django.test import Client
 
 from chat.live.consumers import ChatConsumer
 from personalab.asgi import application
+from tests.socket_tabs import events_until_done, tab_connect
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-async def _cookie_for(user) -> bytes:
-    client = Client()
-    await sync_to_async(client.force_login)(user)
-    return f"sessionid={client.cookies['sessionid'].value}".encode()
-
-
-async def _connect(user, instance_id, origin=b"http://127.0.0.1:8000", cookies: str = ""):
-    headers = [(b"origin", origin), (b"host", b"127.0.0.1:8000")]
-    if user is not None:
-        headers.append((b"cookie", await _cookie_for(user) + (f"; {cookies}".encode()
-                                                               if cookies else b"")))
-    communicator = WebsocketCommunicator(application, f"/ws/chat/{instance_id}/", headers=headers)
-    connected, _ = await communicator.connect()
-    return communicator, connected
-
-
-async def _collect_until_done(communicator, timeout=10):
-    events = []
-    while True:
-        event = await communicator.receive_json_from(timeout=timeout)
-        events.append(event)
-        if event["type"] in ("done", "error") and event.get("code") != "busy":
-            return events
-
-
 async def test_send_streams_tokens_then_done(alice, instance, use_stub, store):
     use_stub.script(Reply("我会等，等到最安全的时机。", chunk_size=2))
-    communicator, connected = await _connect(alice, instance)
+    communicator, connected = await tab_connect(alice, instance)
     assert connected
     await communicator.send_json_to({"type": "send", "content": "你打算等到什么时候？"})
-    events = await _collect_until_done(communicator)
+    events = await events_until_done(communicator)
     await communicator.disconnect()
     tokens = "".join(e["content"] for e in events if e["type"] == "token")
     assert tokens == "我会等，等到最安全的时机。"
@@ -57,12 +33,12 @@ async def test_send_streams_tokens_then_done(alice, instance, use_stub, store):
 
 async def test_stop_ends_the_reply_and_keeps_it(alice, instance, use_stub, store):
     use_stub.script(Reply("z" * 300, chunk_size=1, delay=0.01))
-    communicator, _ = await _connect(alice, instance)
+    communicator, _ = await tab_connect(alice, instance)
     await communicator.send_json_to({"type": "send", "content": "go"})
     for _ in range(3):
         await communicator.receive_json_from(timeout=5)
     await communicator.send_json_to({"type": "stop"})
-    events = await _collect_until_done(communicator)
+    events = await events_until_done(communicator)
     await communicator.disconnect()
     assert events[-1]["type"] == "done" and events[-1]["interrupted"] is True
     last = store.session_read(instance, "sess_001").messages[-1]
@@ -71,7 +47,7 @@ async def test_stop_ends_the_reply_and_keeps_it(alice, instance, use_stub, store
 
 async def test_disconnect_mid_stream_leaves_a_whole_marked_line(alice, instance, use_stub, store):
     use_stub.script(Reply("y" * 300, chunk_size=1, delay=0.01))
-    communicator, _ = await _connect(alice, instance)
+    communicator, _ = await tab_connect(alice, instance)
     await communicator.send_json_to({"type": "send", "content": "go"})
     await communicator.receive_json_from(timeout=5)
     await communicator.disconnect()
@@ -105,9 +81,9 @@ async def test_tokens_that_arrive_during_a_slow_send_come_joined_and_already_in_
         await real_emit(self, event)
 
     monkeypatch.setattr(ChatConsumer, "_emit", slow_first_token)
-    communicator, _ = await _connect(alice, instance)
+    communicator, _ = await tab_connect(alice, instance)
     await communicator.send_json_to({"type": "send", "content": "数到十"})
-    events = await _collect_until_done(communicator)
+    events = await events_until_done(communicator)
     await communicator.disconnect()
     tokens = [e["content"] for e in events if e["type"] == "token"]
     assert "".join(tokens) == reply and len(tokens) <= 2
@@ -116,8 +92,8 @@ async def test_tokens_that_arrive_during_a_slow_send_come_joined_and_already_in_
 
 async def test_second_send_while_streaming_is_refused(alice, instance, use_stub):
     use_stub.script(Reply("w" * 100, chunk_size=1, delay=0.01))
-    first, _ = await _connect(alice, instance)
-    second, _ = await _connect(alice, instance)
+    first, _ = await tab_connect(alice, instance)
+    second, _ = await tab_connect(alice, instance)
     await first.send_json_to({"type": "send", "content": "one"})
     await first.receive_json_from(timeout=5)
     await second.send_json_to({"type": "send", "content": "two"})
@@ -127,13 +103,13 @@ async def test_second_send_while_streaming_is_refused(alice, instance, use_stub)
     while refusal["type"] in ("stream", "token"):
         refusal = await second.receive_json_from(timeout=5)
     assert refusal["type"] == "error" and refusal["code"] == "busy"
-    await _collect_until_done(first)
+    await events_until_done(first)
     await first.disconnect()
     await second.disconnect()
 
 
 async def test_malformed_frames_get_clear_errors(alice, instance):
-    communicator, _ = await _connect(alice, instance)
+    communicator, _ = await tab_connect(alice, instance)
     await communicator.send_to(text_data="{nope")
     assert (await communicator.receive_json_from())["code"] == "bad_json"
     await communicator.send_to(text_data="[1, 2]")
@@ -150,7 +126,7 @@ async def test_malformed_frames_get_clear_errors(alice, instance):
 async def test_other_users_anonymous_and_foreign_origins_are_refused(alice, bob, instance):
     for user, origin in ((bob, b"http://127.0.0.1:8000"), (None, b"http://127.0.0.1:8000"),
                          (alice, b"http://evil.example")):
-        communicator, connected = await _connect(user, instance, origin=origin)
+        communicator, connected = await tab_connect(user, instance, origin=origin)
         assert not connected
         await communicator.disconnect()
 
@@ -174,9 +150,9 @@ async def test_a_socket_opened_before_a_log_out_neither_plays_nor_follows_the_ch
     lines = (await sync_to_async(store.session_read)(instance, "sess_001")).messages
     assert "after the log out" not in [line.get("content") for line in lines]
     use_stub.script(Reply("SECRET-REPLY", chunk_size=2))
-    tab, _ = await _connect(alice, instance)  # another login of hers plays on
+    tab, _ = await tab_connect(alice, instance)  # another login of hers plays on
     await tab.send_json_to({"type": "send", "content": "still here"})
-    assert "SECRET" in "".join(e.get("content", "") for e in await _collect_until_done(tab))
+    assert "SECRET" in "".join(e.get("content", "") for e in await events_until_done(tab))
     heard = [await follower.receive_output() for _ in range(2)]
     assert [json.loads(heard[0]["text"])["code"], heard[1]["type"]] == [
         "signed_out", "websocket.close"]
@@ -185,7 +161,7 @@ async def test_a_socket_opened_before_a_log_out_neither_plays_nor_follows_the_ch
 
 
 async def test_staff_may_open_any_instance(staff, instance):
-    communicator, connected = await _connect(staff, instance)
+    communicator, connected = await tab_connect(staff, instance)
     assert connected
     await communicator.disconnect()
 
@@ -198,9 +174,9 @@ async def test_regenerate_on_a_chat_ending_with_the_players_line_answers_it(
     await sync_to_async(store.session_rewrite)(instance, "sess_001", [
         read.metadata, *read.lines, {"role": "user", "content": "Still there?", "turn": 1}])
     use_stub.script(Reply("Always."))
-    communicator, _ = await _connect(alice, instance)
+    communicator, _ = await tab_connect(alice, instance)
     await communicator.send_json_to({"type": "regenerate"})
-    events = await _collect_until_done(communicator)
+    events = await events_until_done(communicator)
     await communicator.disconnect()
     assert events[-1]["type"] == "done"
     lines = (await sync_to_async(store.session_read)(instance, "sess_001")).messages

@@ -10,49 +10,15 @@ import re
 import pytest
 from asgiref.sync import sync_to_async
 
-from chat.groups.round import conversation_turn
 from chat.services.instances import instance_create
 from library.character_services import character_save
 from personalab.lib.filestore.variables import session_variables_read
 from personalab.lib.letter_colours import letter_class
-from tests.chat.test_consumer import _connect
+from tests.group_turns import reply_order_set, session_lines, turn_said
+from tests.socket_tabs import tab_connect
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def brenna(store, alice):
-    return character_save(store, user=alice, character_id=None, data={
-        "name": "Brenna", "base_persona": "沉默的机械师，左手是义肢。", "greeting": "……嗯。",
-        "pinned_prompt": "Brenna 从不说超过两句话。", "visibility": "private"})
-
-
-@pytest.fixture
-def group(store, alice, character, brenna, background):
-    return instance_create(store, owner=alice, character_ids=[character, brenna],
-                           background_id=background, reply_order="everyone")
-
-
-def _lines(store, instance_id):
-    state = store.instance_state_read(instance_id)
-    path = store.session_path(instance_id, state["current_session_id"])
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()][1:]
-
-
-def _order(store, instance_id, order):
-    state = store.instance_state_read(instance_id)
-    store.instance_state_write(instance_id, {**state, "reply_order": order})
-
-
-async def _say(store, instance_id, text, *, speaker=None, stop=None, events=None):
-    events = [] if events is None else events
-
-    async def emit(event):
-        events.append(event)
-
-    return await conversation_turn(store, instance_id=instance_id, user_text=text, emit=emit,
-                                   speaker=speaker, stop=stop)
 
 
 def test_rest_creates_a_conversation_with_both_characters_each_with_its_own_state(
@@ -68,7 +34,7 @@ def test_rest_creates_a_conversation_with_both_characters_each_with_its_own_stat
     assert json.loads((folder / "character_state.json").read_text())["base_persona"] == "废土黑帮老大。"
     own = json.loads((folder / "character_states" / f"{brenna}.json").read_text())
     assert own == {"base_persona": "沉默的机械师，左手是义肢。", "evolved_persona": ""}
-    greeting = _lines(store, instance_id)[0]
+    greeting = session_lines(store, instance_id)[0]
     assert (greeting["speaker"], greeting["name"], greeting["content"]) == (brenna, "Brenna", "……嗯。")
 
 
@@ -94,9 +60,9 @@ def test_bad_members_or_order_are_named(alice_client, character):
 async def test_everyone_answers_once_in_list_order_each_as_itself(store, group, character,
                                                                    brenna, use_stub):
     use_stub.script(Reply("我记得你。"), Reply("嗯。"))
-    results = await _say(store, group, "你们还记得我吗？")
+    results = await turn_said(store, group, "你们还记得我吗？")
     assert [r.speaker for r in results] == [character, brenna]
-    replies = [line for line in _lines(store, group) if line["role"] == "assistant"][1:]
+    replies = [line for line in session_lines(store, group) if line["role"] == "assistant"][1:]
     assert [(r["speaker"], r["name"], r["content"]) for r in replies] == [
         (character, "Alserqi", "我记得你。"), (brenna, "Brenna", "嗯。")]
     assert {r["turn"] for r in replies} == {1, 2}
@@ -113,7 +79,7 @@ async def test_everyone_answers_once_in_list_order_each_as_itself(store, group, 
 
 
 async def test_the_trace_names_the_speaker_and_why(store, group, brenna, use_stub):
-    results = await _say(store, group, "Brenna，你来说。", speaker=brenna)
+    results = await turn_said(store, group, "Brenna，你来说。", speaker=brenna)
     trace = store.trace_read(group, results[0].trace_id)
     assert trace["speaker"] == {"character_id": brenna, "name": "Brenna",
                                 "reason": "requested by the player"}
@@ -133,30 +99,30 @@ async def test_another_members_description_speaks_of_that_member_not_the_speaker
     """The scene's other members are described with their own {{char}}: the speaker reads
     "Nova is an android", not its own name in Nova's place."""
     speaker_name = store.character_read(character)["name"]
-    await _say(store, nova_scene, "Hello.", speaker=character)
+    await turn_said(store, nova_scene, "Hello.", speaker=character)
     sent = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
     assert "- Nova: Nova is an android." in sent
     assert f"{speaker_name} is an android" not in sent
 
 
 async def test_list_order_takes_turns_across_rounds(store, group, character, brenna, use_stub):
-    _order(store, group, "list")
-    spoken = [(await _say(store, group, f"第{n}句"))[0].speaker for n in range(3)]
+    reply_order_set(store, group, "list")
+    spoken = [(await turn_said(store, group, f"第{n}句"))[0].speaker for n in range(3)]
     assert spoken == [character, brenna, character]
 
 
 async def test_natural_order_answers_the_named_character_first(store, group, character, brenna,
                                                                  use_stub):
-    _order(store, group, "natural")
-    results = await _say(store, group, "Brenna，你的手怎么了？")
+    reply_order_set(store, group, "natural")
+    results = await turn_said(store, group, "Brenna，你的手怎么了？")
     assert results[0].speaker == brenna and len({r.speaker for r in results}) == len(results)
 
 
 async def test_manual_order_waits_for_the_players_pick(alice, store, group, brenna, use_stub):
-    _order(store, group, "manual")
-    assert await _say(store, group, "大家好") == []
-    assert use_stub.requests == [] and _lines(store, group)[-1]["content"] == "大家好"
-    communicator, _ = await _connect(alice, group)
+    reply_order_set(store, group, "manual")
+    assert await turn_said(store, group, "大家好") == []
+    assert use_stub.requests == [] and session_lines(store, group)[-1]["content"] == "大家好"
+    communicator, _ = await tab_connect(alice, group)
     await communicator.send_json_to({"type": "trigger", "speaker": brenna})
     events = []
     while not events or events[-1]["type"] not in ("done", "error"):
@@ -166,7 +132,7 @@ async def test_manual_order_waits_for_the_players_pick(alice, store, group, bren
                          "avatar": None, "letter": letter_class("Brenna"),
                          "reason": "requested by the player"}
     assert events[-1]["type"] == "done" and events[-1]["speaker"] == brenna
-    lines = _lines(store, group)
+    lines = session_lines(store, group)
     assert [line["role"] for line in lines[-2:]] == ["user", "assistant"]
     assert lines[-1]["speaker"] == brenna
 
@@ -176,9 +142,9 @@ async def test_a_line_manual_order_keeps_unanswered_is_filled_as_it_is_sent(
     # As a turn's player line (SillyTavern's sendMessageAsUser): its macros are filled once and
     # its {{setvar}} is saved with the chat.
 
-    _order(store, group, "manual")
-    assert await _say(store, group, "{{setvar::mood::calm}}I am {{getvar::mood}}.") == []
-    line = _lines(store, group)[-1]
+    reply_order_set(store, group, "manual")
+    assert await turn_said(store, group, "{{setvar::mood::calm}}I am {{getvar::mood}}.") == []
+    line = session_lines(store, group)[-1]
     assert line["content"] == "I am calm." and line["macros_filled"] is True
     state = store.instance_state_read(group)
     assert session_variables_read(store, instance_id=group, session_id=state[
@@ -211,7 +177,7 @@ async def _say_stopped_at_the_first_token(store, instance_id, text):
         stop.set()
 
     stopper = asyncio.create_task(stop_soon())
-    results = await _say(store, instance_id, text, stop=stop, events=events)
+    results = await turn_said(store, instance_id, text, stop=stop, events=events)
     await stopper
     return results
 
@@ -221,7 +187,7 @@ async def test_stop_ends_the_whole_round(store, group, character, use_stub):
     results = await _say_stopped_at_the_first_token(store, group, "说吧")
     assert [r.speaker for r in results] == [character] and results[0].interrupted
     assert len(use_stub.requests) == 1
-    assert _lines(store, group)[-1]["interrupted"] is True
+    assert session_lines(store, group)[-1]["interrupted"] is True
 
 
 async def test_a_round_cut_short_is_noted_on_the_page_until_the_next_round(
@@ -236,7 +202,7 @@ async def test_a_round_cut_short_is_noted_on_the_page_until_the_next_round(
     assert "Brenna" in status and "Answer now" in status
 
     use_stub.script(Reply("好。"), Reply("嗯。"))
-    await _say(store, group, "继续吧")
+    await turn_said(store, group, "继续吧")
     assert "round_cut" not in store.instance_state_read(group)
     page = (await sync_to_async(alice_client.get)(f"/instances/{group}/")).content.decode()
     assert re.search(r'<p id="status"[^>]*></p>', page)
@@ -244,8 +210,8 @@ async def test_a_round_cut_short_is_noted_on_the_page_until_the_next_round(
 
 async def test_the_offline_demo_answers_the_newest_line_of_the_scene(store, group, brenna):
     # no LLM configured: the built-in demo answers, as for a newcomer after `make run`
-    await _say(store, group, "Where are we heading tonight?")
-    first, second = [line for line in _lines(store, group) if line["role"] == "assistant"][-2:]
+    await turn_said(store, group, "Where are we heading tonight?")
+    first, second = [line for line in session_lines(store, group) if line["role"] == "assistant"][-2:]
     assert '"Where are we heading tonight?"' in first["content"]
     assert "User:" not in first["content"] and "Brenna:" not in first["content"]
     # Brenna answers Alserqi's reply, quoted without the name it carries in her prompt
@@ -257,19 +223,19 @@ async def test_the_offline_demo_answers_the_newest_line_of_the_scene(store, grou
 async def test_the_offline_demo_says_something_new_when_the_same_member_is_asked_twice(
         store, group, brenna):
     """"Answer now" twice on one member gave the very same line (qa4 G14)."""
-    await _say(store, group, "Where are we heading tonight?")
-    await _say(store, group, None, speaker=brenna)
-    await _say(store, group, None, speaker=brenna)
+    await turn_said(store, group, "Where are we heading tonight?")
+    await turn_said(store, group, None, speaker=brenna)
+    await turn_said(store, group, None, speaker=brenna)
     hers = [re.sub(r"\[PROGRESS:[^\]]*\]", "", line["content"])
-            for line in _lines(store, group) if line.get("speaker") == brenna]
+            for line in session_lines(store, group) if line.get("speaker") == brenna]
     assert hers[-3] != hers[-2] != hers[-1]
 
 
 async def test_the_director_counts_one_miss_per_round_not_per_reply(store, group, use_stub):
     use_stub.script(Reply("我记得你。"), Reply("嗯。"), Reply("走吧。"), Reply("好。"))
-    await _say(store, group, "你们还记得我吗？")
+    await turn_said(store, group, "你们还记得我吗？")
     assert store.instance_state_read(group)["plot_state"]["no_update_count"] == 1
-    results = await _say(store, group, "那就出发。")
+    results = await turn_said(store, group, "那就出发。")
     assert store.instance_state_read(group)["plot_state"]["no_update_count"] == 2
     reports = [store.trace_read(group, r.trace_id)["director_result"] for r in results]
     assert [r["counted_as_miss"] for r in reports] == [True, False]
@@ -278,7 +244,7 @@ async def test_the_director_counts_one_miss_per_round_not_per_reply(store, group
 async def test_a_marker_in_a_later_reply_of_the_round_still_moves_the_story(store, group,
                                                                             use_stub):
     use_stub.script(Reply("我记得你。"), Reply("嗯。[PROGRESS:1:completed]"))
-    await _say(store, group, "你们还记得我吗？")
+    await turn_said(store, group, "你们还记得我吗？")
     plot_state = store.instance_state_read(group)["plot_state"]
     assert plot_state["no_update_count"] == 0 and plot_state["current_status"] == "completed"
 

@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from chat.services.instances import instance_create
 from library.character_services import character_save
-from tests.chat.test_group import _lines, _order, _say, brenna  # noqa: F401
+from tests.group_turns import reply_order_set, session_lines, turn_said
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -44,9 +44,9 @@ async def test_a_group_chat_goes_out_and_back_with_every_speaker(alice_client, s
                                                                  character, brenna,  # noqa: F811
                                                                  use_stub, alice):
     use_stub.script(Reply("我记得你。"), Reply("嗯。"))
-    await _say(store, group, "你们还记得我吗？")
+    await turn_said(store, group, "你们还记得我吗？")
     before = [(line.get("speaker"), line.get("name"), line["content"])
-              for line in _lines(store, group) if line.get("role") == "assistant"]
+              for line in session_lines(store, group) if line.get("role") == "assistant"]
 
     records = await sync_to_async(_export)(alice_client, store, group)
     members = records[0]["chat_metadata"]["personalab_group"]["members"]
@@ -60,7 +60,7 @@ async def test_a_group_chat_goes_out_and_back_with_every_speaker(alice_client, s
     assert result["imported"]["members"] == {"Alserqi": character, "Brenna": brenna}
     assert result["imported"]["unmatched_speakers"] == []
     after = [(line.get("speaker"), line.get("name"), line["content"])
-             for line in _lines(store, group) if line.get("role") == "assistant"]
+             for line in session_lines(store, group) if line.get("role") == "assistant"]
     assert after == before
     assert not any("Brenna" in note for note in result["imported"]["notes"])
 
@@ -95,15 +95,15 @@ async def test_a_sillytavern_group_chat_imports_and_the_story_goes_on(alice_clie
     assert result["imported"]["members"] == {"Alserqi": character, "brenna": brenna}
     assert result["imported"]["unmatched_speakers"] == ["Old Joe"]
     replies = [(line.get("speaker"), line["name"], line["content"])
-               for line in _lines(store, group) if line.get("role") == "assistant"]
+               for line in session_lines(store, group) if line.get("role") == "assistant"]
     assert replies == [(character, "Alserqi", "到了。"), (None, "Old Joe", "我也在。"),
                        (brenna, "brenna", "……在。")]
 
     # list order carries on after the imported chat's last speaker (Brenna): Alserqi answers,
     # and Alserqi's prompt holds everyone's imported lines by name
-    _order(store, group, "list")
+    reply_order_set(store, group, "list")
     use_stub.script(Reply("继续。"))
-    results = await _say(store, group, "那就开始吧")
+    results = await turn_said(store, group, "那就开始吧")
     assert [r.speaker for r in results] == [character]
     prompt = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
     assert "Old Joe: 我也在。" in prompt and "……在。" in prompt
@@ -115,7 +115,7 @@ def test_a_one_character_chat_is_imported_as_before(alice_client, store, alice, 
         {"user_name": "You", "character_name": "Alserqi", "chat_metadata": {}},
         {"name": "Alserqi", "is_user": False, "mes": "嗯。", "send_date": "2024-5-1 @12h02m"}])
     assert "members" not in result["imported"]
-    assert "speaker" not in _lines(store, solo)[-1]
+    assert "speaker" not in session_lines(store, solo)[-1]
     records = _export(alice_client, store, solo)
     assert "personalab_group" not in records[0]["chat_metadata"]
 
@@ -124,7 +124,7 @@ async def test_one_members_own_chat_is_exported_from_a_group(alice_client, store
                                                              character, brenna,  # noqa: F811
                                                              use_stub):
     use_stub.script(Reply("我记得你。"), Reply("嗯。"))
-    await _say(store, group, "你们还记得我吗？")
+    await turn_said(store, group, "你们还记得我吗？")
     session_id = store.instance_state_read(group)["current_session_id"]
     url = f"/api/v1/instances/{group}/sessions/{session_id}/export?format=jsonl"
     response = await sync_to_async(alice_client.get)(f"{url}&character={brenna}")
@@ -186,7 +186,7 @@ def test_a_group_chat_whose_chat_metadata_is_not_an_object_imports_and_exports(
 
 async def _group_export(alice_client, store, group, use_stub):
     use_stub.script(Reply("我记得你。"), Reply("嗯。"))
-    await _say(store, group, "你们还记得我吗？")
+    await turn_said(store, group, "你们还记得我吗？")
     return await sync_to_async(_export)(alice_client, store, group)
 
 
@@ -227,15 +227,15 @@ async def test_an_exported_group_chat_goes_on_as_a_group_from_a_one_character_co
     assert [p["character_id"] for p in state["participants"]] == [character, brenna]
     assert state["reply_order"] == "everyone"
     assert state["current_session_id"] == made["session_id"]
-    said = [(line.get("speaker"), line["content"]) for line in _lines(store, made["instance_id"])
+    said = [(line.get("speaker"), line["content"]) for line in session_lines(store, made["instance_id"])
             if line.get("role") == "assistant"]
     assert said[-2:] == [(character, "我记得你。"), (brenna, "嗯。")]
     assert made["imported"]["members"] == {"Alserqi": character, "Brenna": brenna}
     assert len(store.instance_state_read(solo)["participants"]) == 1  # left as it was
 
     use_stub.script(Reply("还在。"), Reply("……在。"))
-    await _say(store, made["instance_id"], "还在吗？")
-    after = [line.get("speaker") for line in _lines(store, made["instance_id"])
+    await turn_said(store, made["instance_id"], "还在吗？")
+    after = [line.get("speaker") for line in session_lines(store, made["instance_id"])
              if line.get("role") == "assistant"]
     assert after[-2:] == [character, brenna]
 
@@ -296,7 +296,7 @@ def test_a_sillytavern_group_chat_goes_on_as_a_group_when_its_speakers_are_in_th
         f"/api/v1/instances/{solo}/sessions/{result['session_id']}/regroup").json()
     state = store.instance_state_read(made["instance_id"])
     assert [p["character_id"] for p in state["participants"]] == [character, brenna]
-    assert [line.get("speaker") for line in _lines(store, made["instance_id"])
+    assert [line.get("speaker") for line in session_lines(store, made["instance_id"])
             if line.get("role") == "assistant"][-2:] == [character, brenna]
 
 
@@ -327,7 +327,7 @@ def test_a_group_chat_imported_into_its_own_members_names_no_one_missing_when_a_
     both = instance_create(store, owner=alice, character_ids=[character, twins[1]])
     result = _import(alice_client, both, _sillytavern_group_chat("Alserqi", "Twin"))
     assert [n for n in result["imported"]["notes"] if "not in" in n] == []
-    assert [line.get("speaker") for line in _lines(store, both)
+    assert [line.get("speaker") for line in session_lines(store, both)
             if line.get("role") == "assistant"][-2:] == [character, twins[1]]
 
 
@@ -335,7 +335,7 @@ async def test_a_group_exported_and_imported_as_a_new_chat_keeps_its_reply_order
         alice_client, store, group, character, brenna, use_stub):  # noqa: F811
     """An export records how the members took turns (`personalab_group.reply_order`); the new
     scene an import makes of it takes turns the same way."""
-    await _say(store, group, "都到齐了？")
+    await turn_said(store, group, "都到齐了？")
     exported = await sync_to_async(_export)(alice_client, store, group)
     assert exported[0]["chat_metadata"]["personalab_group"]["reply_order"] == "everyone"
     body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in exported).encode()

@@ -13,7 +13,7 @@ from chat.groups.conversations import conv_key, ledger_read
 from chat.models import ConversationParticipant
 from chat.services.index import reindex_all
 from chat.services.instances import instance_create
-from tests.chat.test_group import _lines, _say
+from tests.group_turns import session_lines, turn_said
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -107,7 +107,7 @@ async def test_an_added_member_answers_the_next_round_and_a_muted_one_waits(
     store.instance_state_write(solo, {**state, "reply_order": "everyone"})
 
     use_stub.script(Reply("我在。"), Reply("嗯。"))
-    results = await _say(store, solo, "都在吗？")
+    results = await turn_said(store, solo, "都在吗？")
     assert [r.speaker for r in results] == [character, brenna]
     assert "沉默的机械师" in use_stub.requests[-1]["messages"][0]["content"]
 
@@ -116,20 +116,20 @@ async def test_an_added_member_answers_the_next_round_and_a_muted_one_waits(
     assert response.json()["instance_state"]["participants"][1]["muted"] is True
     state = store.instance_state_read(solo)
     store.instance_state_write(solo, {**state, "reply_order": "natural"})
-    results = await _say(store, solo, "Brenna，你说呢？")
+    results = await turn_said(store, solo, "Brenna，你说呢？")
     assert brenna not in [r.speaker for r in results]
     # the player's pick still wins over the mute
-    results = await _say(store, solo, "Brenna？", speaker=brenna)
+    results = await turn_said(store, solo, "Brenna？", speaker=brenna)
     assert [r.speaker for r in results] == [brenna]
 
     response = await post(alice_client, solo, "delete", f"/{brenna}")
     assert response.status_code == 200
     asked = len(use_stub.requests)
-    results = await _say(store, solo, "Brenna 走了吗？")  # a one-character story again
+    results = await turn_said(store, solo, "Brenna 走了吗？")  # a one-character story again
     assert len(results) == 1 and results[0].speaker in (None, character)
     assert len(use_stub.requests) == asked + 1
     assert "沉默的机械师" not in use_stub.requests[-1]["messages"][0]["content"]
-    assert any(line.get("speaker") == brenna for line in _lines(store, solo))  # her lines stay
+    assert any(line.get("speaker") == brenna for line in session_lines(store, solo))  # her lines stay
 
 
 def test_a_member_who_comes_back_keeps_its_evolved_persona(alice_client, store, solo, brenna):
@@ -198,14 +198,14 @@ def test_the_first_character_keeps_its_cards_talkativeness_when_a_second_one_joi
 async def test_lines_from_before_a_member_joined_stay_the_first_characters_in_its_prompt(
         alice_client, store, solo, character, brenna, use_stub):
     use_stub.script(Reply("我是Alserqi，北区是我的。"))
-    await _say(store, solo, "你是谁？")  # one character: the reply carries no speaker
-    assert "speaker" not in _lines(store, solo)[-1]
+    await turn_said(store, solo, "你是谁？")  # one character: the reply carries no speaker
+    assert "speaker" not in session_lines(store, solo)[-1]
     response = await sync_to_async(_members)(alice_client, solo, "post", "",
                                              {"character_id": brenna})
     assert response.status_code == 201
 
     use_stub.script(Reply("……嗯。"))
-    results = await _say(store, solo, "Brenna，你认识他吗？", speaker=brenna)
+    results = await turn_said(store, solo, "Brenna，你认识他吗？", speaker=brenna)
     assert [r.speaker for r in results] == [brenna]
     messages = use_stub.requests[-1]["messages"]
     # Brenna's prompt shows Alserqi's old reply as his line of the scene, not as her own words
@@ -214,7 +214,7 @@ async def test_lines_from_before_a_member_joined_stay_the_first_characters_in_it
                for m in messages)
 
     use_stub.script(Reply("说吧。"))
-    await _say(store, solo, "Alserqi？", speaker=character)
+    await turn_said(store, solo, "Alserqi？", speaker=character)
     messages = use_stub.requests[-1]["messages"]
     assert any(m["role"] == "assistant" and m["content"] == "我是Alserqi，北区是我的。"
                for m in messages)
@@ -253,13 +253,13 @@ async def test_who_answers_can_be_changed_after_the_story_started(alice_client, 
     assert response.status_code == 200
     assert response.json()["instance_state"]["reply_order"] == "everyone"
     use_stub.script(Reply("我在。"), Reply("嗯。"))
-    assert [r.speaker for r in await _say(store, solo, "都在吗？")] == [character, brenna]
+    assert [r.speaker for r in await turn_said(store, solo, "都在吗？")] == [character, brenna]
 
     # the chat page's members card: manual, then nobody answers until picked
     page = await sync_to_async(alice_client.post)(f"/instances/{solo}/members",
                                                   {"action": "order", "reply_order": "manual"})
     assert page.status_code == 200 and 'value="manual" selected' in page.content.decode()
-    assert await _say(store, solo, "有人吗？") == []
+    assert await turn_said(store, solo, "有人吗？") == []
 
 
 def test_the_aside_to_list_follows_the_members_drawer_without_a_reload(alice_client, solo,
@@ -291,11 +291,11 @@ async def test_self_responses_let_the_member_who_spoke_last_answer_a_trigger(
     post = sync_to_async(_members)
     assert (await post(alice_client, solo, "post", "", {"character_id": brenna})).status_code == 201
     _talkative(store, solo, {character: 1.0, brenna: 0.0})
-    assert [r.speaker for r in await _say(store, solo, "你好")] == [character]
+    assert [r.speaker for r in await turn_said(store, solo, "你好")] == [character]
     # SillyTavern's default: whoever spoke last waits, so a trigger goes to the other member
     # (drawn by its talkativeness: nobody drawn, SillyTavern's random pick may be anyone)
     _talkative(store, solo, {character: 1.0, brenna: 1.0})
-    assert [r.speaker for r in await _say(store, solo, None)] == [brenna]
+    assert [r.speaker for r in await turn_said(store, solo, None)] == [brenna]
     _talkative(store, solo, {character: 1.0, brenna: 0.0})
     put = sync_to_async(alice_client.put)
     response = await put(f"/api/v1/instances/{solo}", {"allow_self_responses": "yes"},
@@ -305,8 +305,8 @@ async def test_self_responses_let_the_member_who_spoke_last_answer_a_trigger(
                          content_type="application/json")
     assert response.status_code == 200
     assert response.json()["instance_state"]["allow_self_responses"] is True
-    assert [r.speaker for r in await _say(store, solo, None)] == [character]
-    assert [r.speaker for r in await _say(store, solo, None)] == [character]  # again: allowed
+    assert [r.speaker for r in await turn_said(store, solo, None)] == [character]
+    assert [r.speaker for r in await turn_said(store, solo, None)] == [character]  # again: allowed
 
     # the chat page's members card holds the same switch
     page = await sync_to_async(alice_client.post)(f"/instances/{solo}/members",

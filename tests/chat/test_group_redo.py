@@ -12,15 +12,15 @@ import pytest
 
 from chat.models import ApiToken
 from chat.play.turn import TurnRefused, turn_run
-from tests.chat.test_group import _lines, _say, brenna, group  # noqa: F401 (fixtures)
 from tests.chat.test_group_members import _members
+from tests.group_turns import session_lines, turn_said
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _round(store, instance_id, text, **kwargs):
-    return asyncio.run(_say(store, instance_id, text, **kwargs))
+    return asyncio.run(turn_said(store, instance_id, text, **kwargs))
 
 
 def _redo(store, instance_id, **kwargs):
@@ -42,10 +42,10 @@ def test_regenerate_redoes_the_reply_of_the_member_who_said_it(store, group, bre
     _redo(store, group, regenerate=True)
 
     assert "沉默的机械师" in _system(use_stub.requests[-1])  # Brenna's prompt, not Alserqi's
-    last = _lines(store, group)[-1]
+    last = session_lines(store, group)[-1]
     assert (last["speaker"], last["name"], last["content"]) == (brenna, "Brenna", "引擎交给我。")
     assert [a["content"] for a in last["alternatives"]] == ["我修引擎。"]
-    assert [line["content"] for line in _lines(store, group) if line.get("role")][-2] == "我去找车。"
+    assert [line["content"] for line in session_lines(store, group) if line.get("role")][-2] == "我去找车。"
 
 
 def test_a_rest_regenerate_and_continue_say_which_member_answered(store, group, brenna, alice,
@@ -66,7 +66,7 @@ def test_continue_extends_the_same_members_reply(store, group, brenna, use_stub)
     _redo(store, group, continue_reply=True)
 
     assert "沉默的机械师" in _system(use_stub.requests[-1])
-    last = _lines(store, group)[-1]
+    last = session_lines(store, group)[-1]
     assert last["speaker"] == brenna and last["name"] == "Brenna"
     assert last["content"] == "我修引擎，很快就好。"
 
@@ -80,7 +80,7 @@ def test_a_reply_by_a_member_who_left_is_not_redone(alice_client, store, group, 
     with pytest.raises(TurnRefused) as refused:
         _redo(store, group, regenerate=True)
     assert refused.value.status == 400 and "Brenna has left" in refused.value.message
-    assert len(use_stub.requests) == asked and _lines(store, group)[-1]["content"] == "我修引擎。"
+    assert len(use_stub.requests) == asked and session_lines(store, group)[-1]["content"] == "我修引擎。"
 
 
 def test_the_first_member_can_leave_and_the_next_one_takes_over(alice_client, store, group,

@@ -16,8 +16,8 @@ from chat.models import ApiToken
 from chat.play.impersonate import impersonate_plan
 from library.personas.services import persona_create
 from personalab.lib.llm_offline import OfflineProvider
-from tests.chat.test_consumer import _connect
-from tests.chat.test_group import _say, brenna, group  # noqa: F401 (fixtures)
+from tests.group_turns import turn_said
+from tests.socket_tabs import tab_connect
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -44,7 +44,7 @@ def played(store, alice, instance, use_stub):
     persona_create(store, owner=alice, data={
         "name": "Mira", "description": "A courier who never gives up a package."})
     use_stub.script(Reply("你终于来了，货呢？"))
-    asyncio.run(_say(store, instance, "我到了。"))
+    asyncio.run(turn_said(store, instance, "我到了。"))
     return instance
 
 
@@ -52,7 +52,7 @@ async def test_a_suggestion_streams_over_the_websocket_and_the_story_is_untouche
         alice, store, played, use_stub):
     before = _session_digest(store, played)
     use_stub.script(Reply("货在我背包里，先付钱。", chunk_size=3, delay=0.02))
-    communicator, connected = await _connect(alice, played)
+    communicator, connected = await tab_connect(alice, played)
     assert connected
     await communicator.send_json_to({"type": "impersonate"})
     events = await _until_end(communicator)
@@ -80,7 +80,7 @@ async def test_a_suggestion_streams_over_the_websocket_and_the_story_is_untouche
 async def test_stop_ends_a_suggestion_early_keeping_what_came(alice, store, played, use_stub):
     before = _session_digest(store, played)
     use_stub.script(Reply("我想想……" + "先说好，" * 80, chunk_size=2, delay=0.02))
-    communicator, _ = await _connect(alice, played)
+    communicator, _ = await tab_connect(alice, played)
     await communicator.send_json_to({"type": "impersonate"})
     first = await communicator.receive_json_from(timeout=10)
     assert first["type"] == "impersonate_token"
@@ -96,8 +96,8 @@ async def test_stop_ends_a_suggestion_early_keeping_what_came(alice, store, play
 
 async def test_a_suggestion_cannot_run_beside_a_reply(alice, store, played, use_stub):
     use_stub.script(Reply("一个很长的回答，" * 30, chunk_size=2, delay=0.02))
-    story_socket, _ = await _connect(alice, played)
-    other_tab, _ = await _connect(alice, played)
+    story_socket, _ = await tab_connect(alice, played)
+    other_tab, _ = await tab_connect(alice, played)
     await story_socket.send_json_to({"type": "send", "content": "讲讲路线。"})
     assert (await story_socket.receive_json_from(timeout=10))["type"] == "token"
     await other_tab.send_json_to({"type": "impersonate"})
@@ -172,7 +172,7 @@ def test_the_instruction_is_a_setting(alice_client, store, played, use_stub):
 
 def test_in_a_group_the_player_speaks_to_the_named_scene(alice_client, store, group, use_stub):
     use_stub.script(Reply("我去找车。"), Reply("我修引擎。"), Reply("大家听我说。"))
-    asyncio.run(_say(store, group, "分头行动。"))
+    asyncio.run(turn_said(store, group, "分头行动。"))
     before = _session_digest(store, group)
     response = alice_client.post("/api/v1/chat", {"instance_id": group, "mode": "impersonate"},
                                  content_type="application/json")

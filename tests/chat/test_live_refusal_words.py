@@ -15,7 +15,7 @@ from chat.live.refusal_words import event_said, refusal_said
 from chat.models import ApiToken
 from chat.play.reply_limit import truncated_warning
 from memory.summaries.recaps import recap_failed_warning
-from tests.chat.test_consumer import _collect_until_done, _connect
+from tests.socket_tabs import events_until_done, tab_connect
 from tests.stub_llm import Reply
 
 
@@ -71,7 +71,7 @@ def test_a_warning_already_in_the_readers_words_is_kept_whole():
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(("cookie", "said"), [("en", "reload the page"), ("zh-hans", "重新加载页面")])
 async def test_a_malformed_frame_is_refused_in_the_pages_language(alice, instance, cookie, said):
-    communicator, connected = await _connect(alice, instance, cookies=f"django_language={cookie}")
+    communicator, connected = await tab_connect(alice, instance, cookies=f"django_language={cookie}")
     assert connected
     await communicator.send_to(text_data="{nope")
     refusal = await communicator.receive_json_from()
@@ -83,9 +83,9 @@ async def test_a_malformed_frame_is_refused_in_the_pages_language(alice, instanc
 async def test_a_cut_reply_is_told_in_chinese_on_a_chinese_page(alice, instance, use_stub):
     use_stub.script(Reply("长" * 80))
     with override_settings(PERSONALAB_MAX_REPLY_CHARS=40):
-        communicator, _ = await _connect(alice, instance, cookies="django_language=zh-hans")
+        communicator, _ = await tab_connect(alice, instance, cookies="django_language=zh-hans")
         await communicator.send_json_to({"type": "send", "content": "讲个长故事"})
-        events = await _collect_until_done(communicator)
+        events = await events_until_done(communicator)
         await communicator.disconnect()
     warning = next(e for e in events if e.get("category") == "reply_truncated")
     assert "the reply reached" not in warning["message"] and "40" in warning["message"]
@@ -102,9 +102,9 @@ async def test_a_prompt_over_its_limit_is_refused_in_the_pages_language_not_the_
     config = store.config_read()
     config["limits"]["max_total_tokens"] = 60
     store.config_write(config)
-    communicator, _ = await _connect(alice, instance, cookies=f"django_language={cookie}")
+    communicator, _ = await tab_connect(alice, instance, cookies=f"django_language={cookie}")
     await communicator.send_json_to({"type": "send", "content": "hello"})
-    events = await _collect_until_done(communicator)
+    events = await events_until_done(communicator)
     await communicator.disconnect()
     refusal = next(e for e in events if e.get("code") == "prompt_too_long")
     assert said in refusal["message"] and not_said not in refusal["message"]

@@ -11,7 +11,7 @@ import pytest
 from chat.play.turn import turn_run
 from chat.services.instance_settings import instance_update
 from library.personas.services import persona_create
-from tests.chat.test_group import _say, brenna, group  # noqa: F401 (fixtures)
+from tests.group_turns import turn_said
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -54,8 +54,8 @@ def test_a_group_prompt_names_earlier_player_lines_as_they_were_said(
     bo = persona_create(store, owner=alice, data={"name": "Bo", "description": "A thief."})
     instance_update(store, user=alice, instance_id=group, persona_id=ann)
     use_stub.script(Reply("好。"), Reply("嗯。"), Reply("走。"), Reply("……"))
-    asyncio.run(_say(store, group, "I am Ann."))
+    asyncio.run(turn_said(store, group, "I am Ann."))
     instance_update(store, user=alice, instance_id=group, persona_id=bo)
-    asyncio.run(_say(store, group, "I am Bo."))
+    asyncio.run(turn_said(store, group, "I am Bo."))
     sent = "\n".join(m["content"] for m in use_stub.requests[-1]["messages"])
     assert "Ann: I am Ann." in sent and "Bo: I am Bo." in sent and "Bo: I am Ann." not in sent

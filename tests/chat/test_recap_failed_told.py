@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.chat.test_consumer import _collect_until_done, _connect
+from tests.socket_tabs import events_until_done, tab_connect
 from tests.stub_llm import Fail, Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -20,11 +20,11 @@ async def test_a_failed_recap_is_told_and_the_reply_kept(alice, instance, use_st
     store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": True,
                                   "recap_every_n_rounds": 1})
     use_stub.script(Reply("我在。"), Fail(503, "the server is overloaded"))
-    communicator, connected = await _connect(alice, instance,
+    communicator, connected = await tab_connect(alice, instance,
                                              cookies=f"django_language={cookie}")
     assert connected
     await communicator.send_json_to({"type": "send", "content": "你还在吗？"})
-    events = await _collect_until_done(communicator)
+    events = await events_until_done(communicator)
     await communicator.disconnect()
     assert events[-1]["type"] == "done"
     warning = next(e for e in events if e.get("category") == "recap_failed")

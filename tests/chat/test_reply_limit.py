@@ -68,15 +68,15 @@ def test_default_cap_is_in_the_settings(settings):
 
 
 async def test_chat_socket_tells_the_player_the_reply_was_cut(alice, instance, use_stub, settings):
-    from tests.chat.test_consumer import _collect_until_done, _connect
+    from tests.socket_tabs import events_until_done, tab_connect
 
     settings.PERSONALAB_MAX_REPLY_CHARS = 50
     use_stub.script(Reply("y" * 5000, chunk_size=10))
-    communicator, connected = await _connect(alice, instance)
+    communicator, connected = await tab_connect(alice, instance)
     assert connected
     try:
         await communicator.send_json_to({"type": "send", "content": "go on"})
-        events = await _collect_until_done(communicator)
+        events = await events_until_done(communicator)
     finally:
         await communicator.disconnect()
     assert "".join(e["content"] for e in events if e["type"] == "token") == "y" * 50

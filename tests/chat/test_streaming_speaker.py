@@ -13,7 +13,7 @@ from chat.play.redo import redo_run
 from chat.services.instances import instance_create
 from library.avatars import avatar_write
 from tests.png_files import png_bytes
-from tests.scale.test_followers import _connect, _until_done
+from tests.socket_tabs import events_until_reply_done, tab_open
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -102,15 +102,15 @@ async def test_a_tab_joining_mid_reply_is_told_who_is_speaking(alice, store, gro
                           delay=0.01))
     browser = Client()
     await sync_to_async(browser.force_login)(alice)
-    sender = await _connect(alice, group, client=browser)
+    sender = await tab_open(alice, group, client=browser)
     await sender.send_json_to({"type": "trigger", "speaker": brenna})
     while (await sender.receive_json_from(timeout=5))["type"] != "token":
         pass
     # A second tab of the same browser: its login is not written while the turn writes (a
     # login mid-reply met SQLite's shared-cache table lock once under load).
-    follower = await _connect(alice, group, client=browser)
-    followed = await _until_done(follower)
-    await _until_done(sender)
+    follower = await tab_open(alice, group, client=browser)
+    followed = await events_until_reply_done(follower)
+    await events_until_reply_done(sender)
     await sender.disconnect()
     await follower.disconnect()
     assert followed[0]["type"] == "stream"

@@ -16,8 +16,8 @@ import pytest
 
 from personalab.lib import session_tail
 from personalab.lib.session_tail import journal_path
-from tests.chat.test_consumer import _collect_until_done, _connect
 from tests.rest_client import as_alice  # noqa: F401 — fixture
+from tests.socket_tabs import events_until_done, tab_connect
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -56,11 +56,11 @@ def _rows(call, instance_id) -> list[dict]:
 
 
 async def _ws(alice, instance_id, frame) -> list[dict]:
-    communicator, connected = await _connect(alice, instance_id)
+    communicator, connected = await tab_connect(alice, instance_id)
     assert connected
     try:
         await communicator.send_json_to(frame)
-        return await _collect_until_done(communicator)
+        return await events_until_done(communicator)
     finally:
         await communicator.disconnect()
 

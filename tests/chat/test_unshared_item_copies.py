@@ -333,10 +333,10 @@ def test_a_memory_update_after_the_character_is_made_private_names_the_kept_vers
 @pytest.mark.django_db(transaction=True)
 async def test_the_websocket_names_the_character_made_private_for_a_turn_and_a_suggestion(
         bob, bobs_chat, made_private_without_copy):
-    from tests.chat.test_consumer import _connect
+    from tests.socket_tabs import tab_connect
 
     character_id = made_private_without_copy
-    communicator, connected = await _connect(bob, bobs_chat)
+    communicator, connected = await tab_connect(bob, bobs_chat)
     assert connected
     await communicator.send_json_to({"type": "send", "content": "hello"})
     refused = await communicator.receive_json_from(timeout=10)

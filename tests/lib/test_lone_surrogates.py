@@ -19,9 +19,9 @@ from library.card_formats.card_import import character_import_card
 from library.lore.services import lorebook_import
 from personalab.lib import jsontext
 from personalab.lib.jsontext import json_loads, surrogates_replace
-from tests.chat.test_consumer import _collect_until_done, _connect
 from tests.chat.test_session_line_shapes import _urls
 from tests.png_files import chunk, tiny_png
+from tests.socket_tabs import events_until_done, tab_connect
 from tests.stub_llm import Fail, Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -132,11 +132,11 @@ SPLIT = (("content", "smile \ud83d"), ("content", "\ude00 and "), ("content", "r
 async def test_an_emoji_split_across_two_llm_chunks_reaches_the_file_and_the_page_whole(
         alice, instance, use_stub, store, delay):
     use_stub.script(Reply("", deltas=SPLIT, delay=delay))
-    communicator, connected = await _connect(alice, instance)
+    communicator, connected = await tab_connect(alice, instance)
     assert connected
     try:
         await communicator.send_json_to({"type": "send", "content": "smile?"})
-        events = await _collect_until_done(communicator)
+        events = await events_until_done(communicator)
     finally:
         await communicator.disconnect()
     expected = f"smile {EMOJI} and rain \U0001F327 end"
@@ -214,11 +214,11 @@ def test_a_rest_character_save_with_a_lone_surrogate_is_kept_mended(
 async def test_a_websocket_message_with_a_lone_surrogate_is_played(alice, instance, use_stub,
                                                                    store):
     use_stub.script(Reply("heard you"))
-    communicator, connected = await _connect(alice, instance)
+    communicator, connected = await tab_connect(alice, instance)
     assert connected
     try:
         await communicator.send_json_to({"type": "send", "content": LONE})
-        events = await _collect_until_done(communicator)
+        events = await events_until_done(communicator)
     finally:
         await communicator.disconnect()
     assert events[-1]["type"] == "done", events[-1]

@@ -26,8 +26,7 @@ from library.find_replace.services import (
     regex_scripts_account_read,
     regex_scripts_account_save,
 )
-from tests.chat.test_group import _lines as _group_lines
-from tests.chat.test_group import _order, _say, brenna, group  # noqa: F401 (fixtures)
+from tests.group_turns import reply_order_set, session_lines, turn_said
 from tests.library.test_character_editing import _submitted
 from tests.library.test_worldinfo_turns import _link
 from tests.stub_llm import Reply
@@ -320,9 +319,9 @@ async def test_a_players_line_nobody_answers_yet_gets_the_account_scripts(store,
                                                                           use_stub):
     await sync_to_async(regex_scripts_account_save)(
         store, user=alice, scripts=[_script("/teh/g", "the", [1])])
-    _order(store, group, "manual")
-    assert await _say(store, group, "teh plan") == []
-    assert _group_lines(store, group)[-1]["content"] == "the plan"
+    reply_order_set(store, group, "manual")
+    assert await turn_said(store, group, "teh plan") == []
+    assert session_lines(store, group)[-1]["content"] == "the plan"
 
 
 # --- a card's scripts ask first (as SillyTavern does) ------------------------------------------

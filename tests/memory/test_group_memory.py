@@ -19,7 +19,7 @@ from memory.character.pinned import pinned_prompt_effective
 from memory.keyword_index.bm25 import turn_text
 from memory.selectors import reference_instance_ids
 from memory.vectors.sync import instance_sync
-from tests.chat.test_group import _order, _say
+from tests.group_turns import reply_order_set, turn_said
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -43,7 +43,7 @@ def scenes(store, alice, bob, character, brenna, background):
 
 
 def _run(*args, **kwargs):
-    return asyncio.run(_say(*args, **kwargs))
+    return asyncio.run(turn_said(*args, **kwargs))
 
 
 def _window_newest(store, messages: int) -> None:
@@ -79,7 +79,7 @@ def test_a_group_reply_is_remembered_under_its_speakers_name(store, alice, chara
     assert stored["metadatas"][0]["name"] == "Brenna"
     assert turn_text(stored["documents"][0], stored["metadatas"][0]).startswith("Brenna: ")
 
-    _order(store, group, "list")
+    reply_order_set(store, group, "list")
     _window_newest(store, 1)
     use_stub.script(Reply("她说过，在矿坑。"))
     result = (_run(store, group, "你还记得矿坑的事吗？", speaker=character))[0]
@@ -188,7 +188,7 @@ def test_a_convkey_override_wins_for_its_member_only(alice_client, store, scenes
     refused = alice_client.put(url, {"text": "x", "character_id": "nobody_here"}, **as_json)
     assert refused.status_code == 400 and "character_id" in refused.json()["error"]["fields"]
 
-    _order(store, scenes["group"], "everyone")
+    reply_order_set(store, scenes["group"], "everyone")
     use_stub.script(Reply("好。"), Reply("……"))
     _run(store, scenes["group"], "出发吧。")
     first, second = (json.dumps(r["messages"], ensure_ascii=False)
@@ -204,7 +204,7 @@ def test_a_convkey_override_wins_for_its_member_only(alice_client, store, scenes
 
 def test_a_group_summary_names_each_speaker(alice_client, store, scenes, brenna,
                                                   memory_on, use_stub):
-    _order(store, scenes["group"], "everyone")
+    reply_order_set(store, scenes["group"], "everyone")
     use_stub.script(Reply("我去找车。"), Reply("我修引擎。"))
     _run(store, scenes["group"], "分头行动。")
     use_stub.script(Reply(json.dumps({"events": [{"summary": "两人分头准备出发",

@@ -13,7 +13,7 @@ from django.urls import reverse
 from chat.services.instances import instance_create
 from chat.services.members import instance_member_add, instance_member_remove
 from personalab.lib.participants import member_state_read
-from tests.chat.test_group import _say
+from tests.group_turns import turn_said
 from tests.rest_client import as_alice  # noqa: F401 — fixture
 from tests.stub_llm import Reply
 
@@ -43,7 +43,7 @@ def _versions_file(store, instance_id):
 def test_update_memory_grows_only_the_named_members_persona(as_alice, store, group, character,
                                                             brenna, use_stub):
     use_stub.script(Reply("我修好了你的车。"))
-    asyncio.run(_say(store, group, "Brenna，车怎么样了？", speaker=brenna))
+    asyncio.run(turn_said(store, group, "Brenna，车怎么样了？", speaker=brenna))
     use_stub.script(Reply("Brenna 变得愿意和玩家说话了。"))
 
     response = as_alice("post", f"/api/v1/instances/{group}/update_memory?character_id={brenna}")
@@ -139,7 +139,7 @@ def test_the_chat_pages_update_memory_grows_the_member_picked(alice_client, stor
     page = alice_client.get(reverse("instance", args=[group])).content.decode()
     assert 'data-testid="memory-member"' in page
     use_stub.script(Reply("我修好了你的车。"))
-    asyncio.run(_say(store, group, "车怎么样了？", speaker=brenna))
+    asyncio.run(turn_said(store, group, "车怎么样了？", speaker=brenna))
     use_stub.script(Reply("她开始信任玩家。"))
 
     response = alice_client.post(reverse("instance_memory_action",

@@ -11,7 +11,7 @@ import pytest
 
 from chat.services.instances import instance_create
 from memory import runtime
-from tests.chat.test_group import _say
+from tests.group_turns import turn_said
 from tests.memory.test_group_persona import brenna  # noqa: F401 — fixture
 from tests.stub_llm import Reply
 
@@ -34,10 +34,10 @@ def test_every_member_of_the_round_recalls_what_the_player_asked_about(
                             background_id=background, reply_order="everyone")
     for said in [(FACT, "How lovely!")] + SMALL_TALK * 3:
         use_stub.script(Reply(said[1]), Reply("Indeed."))
-        asyncio.run(_say(store, group, said[0]))
+        asyncio.run(turn_said(store, group, said[0]))
     runtime.drain()
     use_stub.script(Reply("Oh, how wonderful for her."), Reply("So do I."))
-    results = asyncio.run(_say(store, group, "What did I tell you about my sister's wedding?"))
+    results = asyncio.run(turn_said(store, group, "What did I tell you about my sister's wedding?"))
     assert len(results) == 2
     for result in results:
         hits = store.trace_read(group, result.trace_id)["retrievals"]["hits"]

@@ -19,7 +19,7 @@ from chat.services.members import (
 )
 from memory import runtime
 from memory.summaries.recaps import RECAPS_FILE
-from tests.chat.test_group import _say
+from tests.group_turns import turn_said
 from tests.memory.test_group_persona import brenna  # noqa: F401 — fixture
 from tests.rest_client import as_alice  # noqa: F401 — fixture
 from tests.stub_llm import Reply
@@ -51,7 +51,7 @@ def story(store, alice, character, background):
 
 def _run(store, instance_id, text, *, speaker=None, reply="记下了。", stub):
     stub.script(Reply(reply))
-    results = asyncio.run(_say(store, instance_id, text, speaker=speaker))
+    results = asyncio.run(turn_said(store, instance_id, text, speaker=speaker))
     runtime.drain()
     return results[0]
 

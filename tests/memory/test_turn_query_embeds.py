@@ -13,7 +13,7 @@ import pytest
 from chat.services.instances import instance_create
 from memory import runtime
 from personalab.lib.embedding import embeddings
-from tests.chat.test_group import _say
+from tests.group_turns import turn_said
 from tests.memory.test_group_persona import brenna  # noqa: F401 — fixture
 from tests.memory.test_group_round_recall import FACT, SMALL_TALK
 from tests.stub_llm import Reply
@@ -56,11 +56,11 @@ def test_a_round_embeds_the_players_question_once(
                             background_id=background, reply_order="everyone")
     for said in [(FACT, "How lovely!")] + SMALL_TALK * 2:
         use_stub.script(Reply(said[1]), Reply("Indeed."))
-        asyncio.run(_say(store, group, said[0]))
+        asyncio.run(turn_said(store, group, said[0]))
     runtime.drain()
     queries_run.clear()
     use_stub.script(Reply("Oh, how wonderful for her."), Reply("So do I."))
-    results = asyncio.run(_say(store, group, QUESTION))
+    results = asyncio.run(turn_said(store, group, QUESTION))
     assert len(results) == 2
     searched = {store.trace_read(group, result.trace_id)["retrievals"]["query"]
                 for result in results}

@@ -7,8 +7,6 @@ import re
 
 import pytest
 
-from tests.chat.test_group import brenna, group  # noqa: F401
-
 pytestmark = pytest.mark.django_db
 
 

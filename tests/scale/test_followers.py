@@ -15,29 +15,10 @@ from chat.live.followers import FollowCursor
 from personalab.asgi import application
 from personalab.settings import redis_channel_layer
 from tests.redis_server import redis_server, redis_url  # noqa: F401 — fixtures
+from tests.socket_tabs import events_until_reply_done, tab_open
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-async def _connect(user, instance_id, *, client: Client | None = None):
-    """A tab of `client`'s browser (logged in as `user` when not given)."""
-    if client is None:
-        client = Client()
-        await sync_to_async(client.force_login)(user)
-    headers = [(b"origin", b"http://127.0.0.1:8000"), (b"host", b"127.0.0.1:8000"),
-               (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())]
-    communicator = WebsocketCommunicator(application, f"/ws/chat/{instance_id}/", headers=headers)
-    connected, _ = await communicator.connect(timeout=5)
-    assert connected
-    return communicator
-
-
-async def _until_done(communicator, timeout=10) -> list[dict]:
-    events = []
-    while not events or events[-1]["type"] != "done":
-        events.append(await communicator.receive_json_from(timeout=timeout))
-    return events
 
 
 def _followed_text(events: list[dict]) -> str:
@@ -53,9 +34,9 @@ def _followed_text(events: list[dict]) -> str:
 async def test_a_second_tab_follows_the_reply_live(alice, instance, use_stub, store):
     reply = "她把灯笼举高了一点，照见了门后的影子。" * 5
     use_stub.script(Reply(reply, chunk_size=3, delay=0.01))
-    sender, follower = await _connect(alice, instance), await _connect(alice, instance)
+    sender, follower = await tab_open(alice, instance), await tab_open(alice, instance)
     await sender.send_json_to({"type": "send", "content": "门后是谁？"})
-    sent, followed = await _until_done(sender), await _until_done(follower)
+    sent, followed = await events_until_reply_done(sender), await events_until_reply_done(follower)
     await sender.disconnect()
     await follower.disconnect()
     assert _followed_text(followed) == reply == _followed_text(sent)
@@ -79,14 +60,14 @@ async def test_a_lone_tab_s_reply_does_not_go_round_the_layer_and_a_second_tab_s
     monkeypatch.setattr(InMemoryChannelLayer, "group_send", counted)
     use_stub.script(Reply("alone " * 20, chunk_size=3, delay=0.005),
                     Reply("watched " * 20, chunk_size=3, delay=0.005))
-    sender = await _connect(alice, instance)
+    sender = await tab_open(alice, instance)
     await sender.send_json_to({"type": "send", "content": "anyone?"})
-    assert _followed_text(await _until_done(sender)) == "alone " * 20
+    assert _followed_text(await events_until_reply_done(sender)) == "alone " * 20
     assert published == []
-    follower = await _connect(alice, instance)
+    follower = await tab_open(alice, instance)
     await sender.send_json_to({"type": "send", "content": "now?"})
-    await _until_done(sender)
-    assert _followed_text(await _until_done(follower)) == "watched " * 20
+    await events_until_reply_done(sender)
+    assert _followed_text(await events_until_reply_done(follower)) == "watched " * 20
     await sender.disconnect()
     await follower.disconnect()
     assert "token" in published and published[-1] == "done"
@@ -96,13 +77,13 @@ async def test_a_tab_joining_mid_reply_gets_the_file_then_live_tokens_without_ga
         alice, instance, use_stub):
     reply = "".join(chr(0x4E00 + i) for i in range(120))
     use_stub.script(Reply(reply, chunk_size=1, delay=0.01))
-    sender = await _connect(alice, instance)
+    sender = await tab_open(alice, instance)
     await sender.send_json_to({"type": "send", "content": "讲下去"})
     for _ in range(20):
         assert (await sender.receive_json_from(timeout=5))["type"] == "token"
-    follower = await _connect(alice, instance)
-    followed = await _until_done(follower)
-    await _until_done(sender)
+    follower = await tab_open(alice, instance)
+    followed = await events_until_reply_done(follower)
+    await events_until_reply_done(sender)
     await sender.disconnect()
     await follower.disconnect()
     assert followed[0]["type"] == "stream" and len(followed[0]["content"]) >= 20
@@ -112,9 +93,9 @@ async def test_a_tab_joining_mid_reply_gets_the_file_then_live_tokens_without_ga
 
 async def test_another_players_tabs_hear_nothing(alice, bob, instance, use_stub):
     use_stub.script(Reply("只有你听得见。"))
-    sender = await _connect(alice, instance)
+    sender = await tab_open(alice, instance)
     await sender.send_json_to({"type": "send", "content": "说吧"})
-    await _until_done(sender)
+    await events_until_reply_done(sender)
     await sender.disconnect()
     client = Client()
     await sync_to_async(client.force_login)(bob)
@@ -146,13 +127,13 @@ async def test_on_redis_an_idle_socket_lives_a_while_then_follows_a_reply(
                                                               read_timeout=IDLE_READ_TIMEOUT)}
     reply = "安静了一阵之后，她终于开口。"
     use_stub.script(Reply(reply, chunk_size=2))
-    sender, follower = await _connect(alice, instance), await _connect(alice, instance)
+    sender, follower = await tab_open(alice, instance), await tab_open(alice, instance)
     # redis-py 8's default 5 s read timeout closed sockets here (1011)
     await asyncio.sleep(IDLE_SECONDS)
     await sender.send_json_to({"type": "ping"})
     assert (await sender.receive_json_from(timeout=5))["type"] == "pong"
     await sender.send_json_to({"type": "send", "content": "你还在吗？"})
-    sent, followed = await _until_done(sender), await _until_done(follower)
+    sent, followed = await events_until_reply_done(sender), await events_until_reply_done(follower)
     await sender.disconnect()
     await follower.disconnect()
     assert _followed_text(sent) == reply == _followed_text(followed)
@@ -163,14 +144,14 @@ async def test_a_tab_joining_mid_reply_gets_the_reasoning_streamed_so_far(
     deltas = (("content", "她点头。"), ("reasoning", "他可信吗?"),
               *(("content", "嗯") for _ in range(60)))
     use_stub.script(Reply("", deltas=deltas, delay=0.01))
-    sender = await _connect(alice, instance)
+    sender = await tab_open(alice, instance)
     await sender.send_json_to({"type": "send", "content": "讲下去"})
     kinds = []
     while kinds.count("token") < 5 or "reasoning" not in kinds:
         kinds.append((await sender.receive_json_from(timeout=5))["type"])
-    follower = await _connect(alice, instance)
-    followed = await _until_done(follower)
-    await _until_done(sender)
+    follower = await tab_open(alice, instance)
+    followed = await events_until_reply_done(follower)
+    await events_until_reply_done(sender)
     await sender.disconnect()
     await follower.disconnect()
     assert followed[0]["type"] == "stream" and followed[0]["reasoning"] == "他可信吗?"
@@ -185,7 +166,7 @@ def _reply_left_unfinished(store, instance_id: str, text: str) -> None:
 async def test_a_tab_opened_after_a_server_stopped_mid_reply_gets_the_kept_line_not_a_stream(
         alice, instance, store):
     await sync_to_async(_reply_left_unfinished)(store, instance, "Lamp 1 is lit along t")
-    tab = await _connect(alice, instance)
+    tab = await tab_open(alice, instance)
     # No turn writes that line any more: following it would leave the tab waiting forever.
     assert await tab.receive_nothing(timeout=0.5)
     await tab.disconnect()
