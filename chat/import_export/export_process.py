@@ -7,7 +7,8 @@ worker process only the CPU is shared, and the operating system shares that fair
 that need the account stay in the server; the worker reads the files and builds the body.
 
 PERSONALAB_EXPORT_PROCESSES workers (0: in the server, as tests do: their database is one
-connection another process cannot see) start with the first export and are kept.
+connection another process cannot see) start with the first export and are kept; each ends
+with the server that started it, even one killed outright (personalab/process_setup.py).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from django.conf import settings
 
 from chat.services.session_export import session_export
 from personalab.lib.errors import AppError, Unavailable
-from personalab.process_setup import django_ready
+from personalab.process_setup import worker_start
 from personalab.storage import get_store
 
 _pool: ProcessPoolExecutor | None = None
@@ -45,7 +46,7 @@ def _pool_get() -> ProcessPoolExecutor:
         if _pool is None:
             _pool = ProcessPoolExecutor(max_workers=settings.PERSONALAB_EXPORT_PROCESSES,
                                         mp_context=multiprocessing.get_context("spawn"),
-                                        initializer=django_ready)
+                                        initializer=worker_start)
         return _pool
 
 
