@@ -7,12 +7,12 @@ import asyncio
 import json
 
 import pytest
-from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from chat.models import ApiToken
 from personalab.asgi import application
+from tests.socket_tabs import session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -98,15 +98,9 @@ def _chat_file():
     return SimpleUploadedFile("chat.jsonl", body, content_type="application/jsonl")
 
 
-async def _cookie_for(user) -> bytes:
-    client = Client()
-    await sync_to_async(client.force_login)(user)
-    return f"sessionid={client.cookies['sessionid'].value}".encode()
-
-
 async def test_bob_cannot_open_alices_websocket_even_with_the_right_origin(alice, bob, instance):
     headers = [(b"origin", b"http://127.0.0.1:8000"), (b"host", b"127.0.0.1:8000"),
-               (b"cookie", await _cookie_for(bob))]
+               (b"cookie", await session_cookie(bob))]
     communicator = WebsocketCommunicator(application, f"/ws/chat/{instance}/", headers=headers)
     connected, code = await communicator.connect()
     assert not connected
@@ -120,7 +114,7 @@ async def test_bob_cannot_open_alices_websocket_even_with_the_right_origin(alice
     [(b"origin", b"http://127.0.0.1:8000@evil.example"), (b"host", b"127.0.0.1:8000")],
 ])
 async def test_websocket_without_a_trusted_origin_is_refused(alice, instance, headers):
-    headers = [*headers, (b"cookie", await _cookie_for(alice))]
+    headers = [*headers, (b"cookie", await session_cookie(alice))]
     communicator = WebsocketCommunicator(application, f"/ws/chat/{instance}/", headers=headers)
     connected, _ = await communicator.connect()
     assert not connected

@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from chat.models import ApiToken
 from personalab.asgi import application
 from personalab.lib.filestore.jsonfile import write_json_atomic
+from tests.socket_tabs import session_cookie
 from tests.stub_llm import Fail, Garbage, Hang, Reply, refused_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -310,15 +310,9 @@ def test_disk_filling_once_mid_stream_ends_in_a_whole_error_line(api, instance, 
     assert [json.loads(line) for line in path.read_text().splitlines()][-1] == last
 
 
-async def _cookie_for(user) -> bytes:
-    client = Client()
-    await sync_to_async(client.force_login)(user)
-    return f"sessionid={client.cookies['sessionid'].value}".encode()
-
-
 async def _ws(user, path: str):
     headers = [(b"origin", b"http://127.0.0.1:8000"), (b"host", b"127.0.0.1:8000"),
-               (b"cookie", await _cookie_for(user))]
+               (b"cookie", await session_cookie(user))]
     communicator = WebsocketCommunicator(application, path, headers=headers)
     connected, _ = await communicator.connect()
     return communicator, connected
