@@ -215,6 +215,7 @@ def instance(store, alice, character, background):
 # the group tests beside it).
 @pytest.fixture
 def brenna(store, alice):
+    # here, not at the top: conftest is imported before Django is set up
     from library.character_services import character_save
 
     return character_save(store, user=alice, character_id=None, data={
@@ -224,7 +225,7 @@ def brenna(store, alice):
 
 @pytest.fixture
 def group(store, alice, character, brenna, background):
-    from chat.services.instances import instance_create
+    from chat.services.instances import instance_create  # as above
 
     return instance_create(store, owner=alice, character_ids=[character, brenna],
                            background_id=background, reply_order="everyone")

@@ -15,6 +15,7 @@ import importlib
 from pathlib import Path
 
 import django
+from django.utils import translation
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("personalab", "chat", "library", "director", "memory")
@@ -128,8 +129,6 @@ def sites() -> list[tuple[str, int, str, str | None]]:
 def site_states() -> list[tuple[str, int, str, str, str]]:
     """(path, line, class, sample message, state) of every site: state "zh" (said in 中文),
     "english", "said" (gettext where raised), "passed" or "built"."""
-    from django.utils import translation
-
     # The app's modules after django.setup() (sites() sets Django up when a script calls it).
     from personalab.error_words import error_said
     rows = sites()

@@ -10,6 +10,7 @@ import pytest
 from chat.history_manager import edits as history
 from chat.history_manager.base import line_fingerprint
 from chat.import_export.chat_formats import ChatFormatError, chat_export_jsonl, chat_import
+from tests.png_files import tiny_png
 from tests.stub_llm import Reply
 
 HEADER = {"user_name": "Ann", "character_name": "Mira",
@@ -371,7 +372,6 @@ def test_imported_replies_of_the_character_show_its_picture(alice_client, instan
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     from library.avatars import avatar_write
-    from tests.png_files import tiny_png
 
     character_id = store.instance_state_read(instance)["character_id"]
     avatar_write(store.character_dir(character_id), tiny_png(), "png")

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from chat.play.turn import turn_run
+from tests.socket_tabs import events_until_done, tab_connect
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -68,8 +69,6 @@ def test_default_cap_is_in_the_settings(settings):
 
 
 async def test_chat_socket_tells_the_player_the_reply_was_cut(alice, instance, use_stub, settings):
-    from tests.socket_tabs import events_until_done, tab_connect
-
     settings.PERSONALAB_MAX_REPLY_CHARS = 50
     use_stub.script(Reply("y" * 5000, chunk_size=10))
     communicator, connected = await tab_connect(alice, instance)

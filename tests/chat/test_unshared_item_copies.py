@@ -15,6 +15,7 @@ from chat.models import ApiToken
 from library.card_formats.charx import charx_read
 from library.card_formats.png import png_card_texts, png_chunks
 from personalab.lib.filestore.store import FileStore
+from tests.socket_tabs import tab_connect
 from tests.stub_llm import Reply
 
 
@@ -333,8 +334,6 @@ def test_a_memory_update_after_the_character_is_made_private_names_the_kept_vers
 @pytest.mark.django_db(transaction=True)
 async def test_the_websocket_names_the_character_made_private_for_a_turn_and_a_suggestion(
         bob, bobs_chat, made_private_without_copy):
-    from tests.socket_tabs import tab_connect
-
     character_id = made_private_without_copy
     communicator, connected = await tab_connect(bob, bobs_chat)
     assert connected
