@@ -11,7 +11,6 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.humanize.templatetags.humanize import intcomma
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -88,30 +87,24 @@ def home(request: HttpRequest) -> HttpResponse:
     })
 
 
+@errors_back_to("home")
 @login_required
 @require_POST
 def instance_new(request: HttpRequest) -> HttpResponse:
     """One character (`character_id`), or with `?group=1` the characters ticked
-    (`character_ids`, the page's own character first) and a reply order."""
+    (`character_ids`, the page's own character first) and a reply order. A refusal (a limit,
+    a character this account may not play, too many ticked) is said by personalab.middleware
+    in the reader's language, back on the page the form is on."""
     group = request.GET.get("group") == "1"
-    try:
-        if group:
-            instance_id = instance_create(
-                get_store(), owner=request.user, character_ids=_ticked(request),
-                background_id=request.POST.get("background_id") or None,
-                reply_order=request.POST.get("reply_order") or None)
-        else:
-            instance_id = instance_create(
-                get_store(), owner=request.user,
-                character_id=request.POST.get("character_id", ""),
-                background_id=request.POST.get("background_id") or None)
-    except (AppError, StoreError, ValueError) as exc:
-        error = error_words(exc) if isinstance(exc, AppError) else str(exc)
-        messages.error(request, gettext("Could not start the chat: %(error)s")
-                       % {"error": error})
-        back = request.POST.get("next", "")
-        return redirect(back if group and url_has_allowed_host_and_scheme(
-            back, allowed_hosts={request.get_host()}) else "home")
+    if group:
+        instance_id = instance_create(
+            get_store(), owner=request.user, character_ids=_ticked(request),
+            background_id=request.POST.get("background_id") or None,
+            reply_order=request.POST.get("reply_order") or None)
+    else:
+        instance_id = instance_create(
+            get_store(), owner=request.user, character_id=request.POST.get("character_id", ""),
+            background_id=request.POST.get("background_id") or None)
     return redirect("instance", instance_id=instance_id)
 
 

@@ -4,6 +4,7 @@ while the API keeps its JSON error shape (tests/api/test_api.py and the REST tes
 
 from __future__ import annotations
 
+from library.character_services import character_save
 from library.personas.services import persona_create
 
 
@@ -76,3 +77,17 @@ def test_a_persona_change_refused_as_busy_is_said_in_chinese(client, store, alic
     finally:
         lock.release()
     assert answer.status_code == 409 and BUSY_ZH in answer.content.decode()
+
+
+def test_a_chat_that_cannot_start_says_why_in_chinese_back_on_its_page(
+        client, store, alice, bob):
+    hidden = character_save(store, user=bob, character_id=None,
+                            data={"name": "Bob's own", "visibility": "private"})
+    client.force_login(alice)
+    answer = client.post("/instances/new", {"character_id": hidden},
+                         HTTP_REFERER="http://testserver/library/",
+                         HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert answer.status_code == 302 and answer["Location"] == "http://testserver/library/"
+    page = client.get("/library/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    said = [str(note) for note in page.context["messages"]]
+    assert len(said) == 1 and "找不到" in said[0] and "not found" not in said[0], said
