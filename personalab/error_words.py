@@ -14,6 +14,7 @@ from chat.import_export.refusal_words import chat_refusal_words
 from library.field_words import field_words
 from library.refusal_words import refusal_words
 from personalab.error_sentences import SENTENCES
+from personalab.lib.errors import AppError, error_reader_set
 from personalab.lib.worded_forms import (
     ANY_FIGURE,
     PLACEHOLDER,
@@ -21,6 +22,7 @@ from personalab.lib.worded_forms import (
     form_named,
     sentence_form,
 )
+from personalab.limit_words import error_words
 
 # An id as Python's repr quotes it; one holding a quote is repr'd otherwise and left as written.
 ID = r"'(?P<id>[^'\n]{1,200})'"
@@ -134,3 +136,11 @@ def refusal_said(message: str, fields: dict[str, str]) -> str:
     if reasons and message == "; ".join(f"{name}: {text}" for name, text in reasons.items()):
         return validation_said(reasons)
     return error_said(message)
+
+
+def app_error_said(error: AppError) -> str:
+    """An AppError's message as the API and the pages' handler say it to this reader."""
+    return refusal_said(error_words(error), error.fields)
+
+
+error_reader_set(app_error_said)

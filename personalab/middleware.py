@@ -20,9 +20,8 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext
 
-from personalab.error_words import error_fields_said, refusal_said
+from personalab.error_words import app_error_said, error_fields_said
 from personalab.lib.errors import AppError
-from personalab.limit_words import error_words
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +45,7 @@ def page_back_url(request: HttpRequest) -> str:
 
 def app_error_response(request: HttpRequest, error: AppError) -> HttpResponse:
     # The page's reader reads the refusal in their language, as an API client does.
-    message = refusal_said(error_words(error), error.fields)
+    message = app_error_said(error)
     if getattr(error, "path", None) is not None:
         # A data-folder refusal shows its file from the data folder down, never the server's own
         # folders (as the API does); the log keeps the whole path for whoever fixes it.

@@ -57,7 +57,7 @@ from memory.authors_note import NOTE_ROLES, authors_note_save
 from memory.errors import MemoryActionError
 from memory.runtime import progress_state
 from personalab.lib.config_schema import digits_int
-from personalab.lib.errors import AppError, LimitReached, errors_back_to
+from personalab.lib.errors import AppError, LimitReached, error_read, errors_back_to
 from personalab.lib.letter_colours import letter_class
 from personalab.lib.llm import LLMError
 from personalab.lib.store_errors import InstanceBusy, StoreError
@@ -471,7 +471,7 @@ async def instance_memory_action(request: HttpRequest, instance_id: str, action:
                 else gettext("Memory updated: the evolved persona has a new version."))
         status = "ok"
     except (MemoryActionError, LLMError, InstanceBusy, StoreError) as exc:
-        text, status = str(getattr(exc, "message", exc)), "error"
+        text, status = error_read(exc), "error"
     return render(request, "chat/_action_result.html", {"text": text, "status": status})
 
 

@@ -56,6 +56,7 @@ from memory.summaries.recaps import (
     recap_update,
 )
 from memory.summaries.source_changes import summaries_source_changed, summary_source_checked
+from personalab.lib.errors import error_read
 from personalab.lib.ids import validate_id
 from personalab.lib.participants import member_ids
 from personalab.lib.store_errors import InstanceBusy, StoreError
@@ -280,9 +281,9 @@ def persona_action(request: HttpRequest, instance_id: str, action: str) -> HttpR
     except InstanceBusy:
         error, status = gettext("busy: a reply is streaming or another change is running on "
                                 "this instance; try again when it has finished"), 409
-    except MemoryActionError as exc:
-        error, status = exc.message, 400
-    except (StoreError, ValueError) as exc:
+    except (MemoryActionError, StoreError) as exc:
+        error, status = error_read(exc), 400
+    except ValueError as exc:
         error, status = str(exc), 400
     member = request.POST.get("character_id") or None
     if not _is_htmx(request):

@@ -131,3 +131,19 @@ def errors_back_to(url_name: str) -> Callable[[View], View]:
         view.errors_back_to = url_name  # type: ignore[attr-defined]
         return view
     return mark
+
+
+# How a refusal reads in the reader's language. The words live on the API floor
+# (personalab/error_words.py), which sets this when it is imported: the URL conf imports it, so
+# it is set before any view runs. A page of a lower floor that shows a refusal itself (an htmx
+# result, a form it re-renders) reads it through `error_read`.
+_reader: list[Callable[[AppError], str]] = []
+
+
+def error_reader_set(read: Callable[[AppError], str]) -> None:
+    _reader[:] = [read]
+
+
+def error_read(error: AppError) -> str:
+    """`error`'s message in the active language, as the API and the pages' handler say it."""
+    return _reader[0](error) if _reader else error.message

@@ -91,3 +91,16 @@ def test_a_chat_that_cannot_start_says_why_in_chinese_back_on_its_page(
     page = client.get("/library/", HTTP_ACCEPT_LANGUAGE="zh-hans")
     said = [str(note) for note in page.context["messages"]]
     assert len(said) == 1 and "找不到" in said[0] and "not found" not in said[0], said
+
+
+def test_a_summarize_refused_as_busy_says_so_in_the_readers_language(client, store, alice,
+                                                                     instance):
+    client.force_login(alice)
+    lock = store.instance_lock(instance).acquire()
+    try:
+        answer = client.post(f"/instances/{instance}/memory/summarize", HTTP_HX_REQUEST="true",
+                             HTTP_ACCEPT_LANGUAGE="zh-hans")
+    finally:
+        lock.release()
+    body = answer.content.decode()
+    assert "正忙" in body and "busy" not in body, body
