@@ -27,12 +27,13 @@ log = logging.getLogger(__name__)
 
 
 def page_back_url(request: HttpRequest) -> str:
-    """The page the request came from when it is on this site, else the page the view names
-    with `errors_back_to`, else the requested page."""
-    referer = request.headers.get("Referer", "")
-    if referer and url_has_allowed_host_and_scheme(referer, allowed_hosts={request.get_host()},
-                                                   require_https=request.is_secure()):
-        return referer
+    """The page the request came from when it is on this site (its Referer, else the `next`
+    its form sent), else the page the view names with `errors_back_to`, else the requested
+    page."""
+    for came_from in (request.headers.get("Referer", ""), request.POST.get("next", "")):
+        if came_from and url_has_allowed_host_and_scheme(
+                came_from, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+            return came_from
     match = request.resolver_match
     back = getattr(match.func, "errors_back_to", None) if match else None
     if back:
