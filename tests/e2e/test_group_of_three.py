@@ -31,19 +31,13 @@ if TYPE_CHECKING:
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
-def _member_make(page: Page, server: Server, name: str) -> str:
-    return api_call(page, server, "POST", "/characters", {
-        "name": name, "base_persona": f"{name} keeps the inn.",
-        "greeting": "*{{char}} waves.* I am {{char}}."})["character_id"]
-
-
 @SIZES
 def test_a_group_of_three_is_made_and_changed_by_names_and_pictures(
         page: Page, server: Server, size: dict) -> None:
     page.add_init_script(path=str(AXE))
     page.set_viewport_size(size)
     tag = str(size["width"])
-    ann, bob, cy = (_member_make(page, server, f"{name}{tag}") for name in ("Ann", "Bob", "Cy"))
+    ann, bob, cy = (character_make(page, server, f"{name}{tag}") for name in ("Ann", "Bob", "Cy"))
     (server.store.character_dir(bob) / "avatar.png").write_bytes(tiny_png())
     page.goto(f"{server.url}/")
     form = page.get_by_test_id("start-group")
@@ -146,7 +140,8 @@ def test_a_member_who_left_the_story_still_greets_under_its_own_name(
         "file": {"name": "cy.png", "mimeType": "image/png", "buffer": tiny_png()}},
         headers={"X-CSRFToken": csrf_token(page, server)})
     assert picture.ok, picture.text()
-    instance_id = api_call(page, server, "POST", "/instances", {"character_ids": ids})["instance_id"]
+    instance_id = api_call(page, server, "POST", "/instances",
+                           {"character_ids": ids})["instance_id"]
     page.goto(f"{server.url}/instances/{instance_id}/")
     toggle = page.get_by_test_id("drawer-toggle")
     if toggle.is_visible():
@@ -167,3 +162,27 @@ def test_a_member_who_left_the_story_still_greets_under_its_own_name(
     assert page.locator("[data-testid=message][data-role=assistant]", has_text=f"I am {names[2]}.")\
         .locator("img.avatar").count() == 1
     assert page.js_errors == []
+
+
+def test_a_member_button_pressed_right_after_the_card_is_swapped_stays_on_the_page(
+        page: Page, server: Server) -> None:
+    """Swapped content is wired at once: a button pressed just after the members card came back
+    (a keyboard's Enter on the kept focus) once submitted its form without htmx, and the page
+    became the card's bare fragment at /members."""
+    ids = [character_make(page, server, name) for name in ("Uma", "Vic", "Wes")]
+    instance_id = api_call(page, server, "POST", "/instances", {"character_ids": ids})[
+        "instance_id"]
+    page.goto(f"{server.url}/instances/{instance_id}/")
+    members_card_open(page)
+    page.evaluate("""() => {
+      document.body.addEventListener("htmx:afterSwap", (event) => {
+        if (event.detail.target?.id !== "members-card") return;
+        setTimeout(() => document.querySelectorAll(
+          "#members-card [data-testid=member-up]")[1]?.click(), 0);
+      }, {once: true});
+      document.querySelectorAll("#members-card [data-testid=member-up]")[1].click();
+    }""")
+    # Two presses of the second member's ↑: it went up, then the one now second went up.
+    wait_until(page, "(order) => [...document.querySelectorAll('#members-card li')]"
+               ".map((li) => li.dataset.member).join() === order", ",".join(ids))
+    assert page.url.rstrip("/").endswith(instance_id)
