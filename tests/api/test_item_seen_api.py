@@ -4,24 +4,10 @@ editor page refuses a tab opened before another save."""
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 from django.urls import reverse
-
-from chat.models import ApiToken
-
-
-@pytest.fixture
-def api(client, alice):
-    token = ApiToken.issue(alice)
-
-    def call(method, url, body=None):
-        return getattr(client, method)(url, data=json.dumps(body) if body else None,
-                                       content_type="application/json",
-                                       HTTP_AUTHORIZATION=f"Bearer {token}")
-    return call
 
 
 @pytest.mark.parametrize("kind,field", [("characters", "base_persona"),

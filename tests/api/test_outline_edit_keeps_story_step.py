@@ -5,25 +5,11 @@ ends; the outline needs the `seen` that covers it."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from chat.models import ApiToken
 from chat.services.instances import instance_create
 
 POINTS = ["发现背叛者的线索", "潜入敌人据点", "与仇人对峙", "做出关键选择", "应对选择的后果"]
-
-
-@pytest.fixture
-def api(client, alice):
-    token = ApiToken.issue(alice)
-
-    def call(method, url, body=None):
-        return getattr(client, method)(url, data=json.dumps(body) if body else None,
-                                       content_type="application/json",
-                                       HTTP_AUTHORIZATION=f"Bearer {token}")
-    return call
 
 
 def _at(api, instance, index, status="in_progress"):
