@@ -8,7 +8,6 @@ import dataclasses
 import logging
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +27,12 @@ from chat.play.story_choice import (
     story_choice_for,
     story_context,
 )
-from chat.play.variables import ChatVariables, turn_variables_load
+from chat.play.turn_records import Prepared, TurnContext
+from chat.play.variables import turn_variables_load
 from chat.play.window import turn_window
 from chat.prompt.alternation import messages_processed
 from chat.prompt.assemble import prompt_build
 from chat.prompt.card_fields import (
-    CardFields,
     card_fields_placement,
     card_fields_read,
     scenario_overridden,
@@ -65,7 +64,7 @@ from memory.selectors import (
 from memory.summaries.journal import summarize_recover
 from memory.summaries.recaps import recap_items
 from personalab.lib.filestore.jsonfile import utc_now
-from personalab.lib.filestore.session_read import LinesBefore, SessionRead
+from personalab.lib.filestore.session_read import SessionRead
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.line_macros import macros_in
 from personalab.lib.llm import Provider
@@ -82,47 +81,6 @@ log = logging.getLogger(__name__)
 
 _template_stores: dict[Path, TemplateStore] = {}
 _template_lock = threading.Lock()
-
-
-@dataclass
-class TurnContext:
-    instance_id: str
-    session_id: str
-    turn: int
-    user_text: str
-    instance_state: dict[str, Any]
-    character_state: dict[str, Any]
-    character: dict[str, Any]
-    background: dict[str, Any]
-    config: dict[str, Any]
-    lines: list[dict[str, Any]]
-    problems: list[str]
-    reply_extra: dict[str, Any] = field(default_factory=dict)
-    continue_from: str = ""
-    # Regenerate / continue: the position of the reply the new one replaces, and which.
-    replace_from: int | None = None
-    redo: str = ""
-    plot_state_before: dict[str, Any] = field(default_factory=dict)
-    speaker: Pick | None = None
-    trigger: bool = False
-    # Only the newest lines read (load_all off): where they start, what lies before them.
-    first_index: int = 0
-    lines_before: LinesBefore | None = None
-    token_counts: dict[str, int] = field(default_factory=dict)  # by text, from the line index
-    variables: ChatVariables = field(default_factory=ChatVariables)  # {{setvar}}'s, saved
-    # A prompt built only to be sent (an impersonation): lore timers do not advance.
-    dry_run: bool = False
-
-
-@dataclass
-class Prepared:
-    prompt: PromptResult
-    recall: dict[str, Any]
-    director: dict[str, Any] | None
-    lore: dict[str, Any]
-    warnings: list[dict[str, Any]]
-    llm_context: dict[str, Any]
-    card: CardFields = field(default_factory=CardFields)
 
 
 def provider_current(store: FileStore) -> Provider:

@@ -7,11 +7,12 @@ import dataclasses
 import math
 import secrets
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from chat.groups.cards import card_join_for_turn, cards_joined
 from chat.groups.members import is_group, members_of
 from chat.play.macros import macro_values_for
+from chat.play.turn_records import TurnContext
 from chat.prompt.card_fields import CardFields, card_fields_read, scenario_overridden
 from chat.prompt.variables import lore_rng
 from chat.prompt.window import ContextWindow
@@ -31,9 +32,6 @@ from personalab.lib.lines import narrator_sent
 from personalab.lib.macros import macros_replace
 from personalab.lib.store_errors import StoreError
 from personalab.lib.tokens import count_tokens
-
-if TYPE_CHECKING:
-    from chat.play.context import TurnContext
 
 
 def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> dict[str, Any]:

@@ -5,9 +5,10 @@ the setting says so) and the director's context with its fallback search, kept t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from chat.play.macros import macro_values_for
+from chat.play.turn_records import TurnContext
 from chat.prompt.recall_section import RecallSection, recall_prepare
 from director.logic import DirectorWords, director_prepare_context
 from library.selectors import persona_effective
@@ -23,9 +24,6 @@ from memory.selectors import (
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.macros import message_macros_replace
 from personalab.lib.participants import member_ids
-
-if TYPE_CHECKING:  # chat.play.context imports this module: the type is for annotations only
-    from chat.play.context import TurnContext
 
 
 def turn_recall(store: FileStore, ctx: TurnContext, *, memory_tokens: int) -> RecallSection:

@@ -10,6 +10,7 @@ from typing import Any
 
 import regex
 
+from chat.play.turn_records import TurnContext
 from library.find_replace.scripts import (
     AI_OUTPUT,
     REASONING,
@@ -55,16 +56,15 @@ def preset_scripts_allowed(preset: Any) -> Any:
     return None
 
 
-def turn_regex(store: FileStore, ctx: Any) -> RegexRun:
-    """The scripts of a turn (`ctx`: chat.play.context.TurnContext): its owner's and its
-    answering character's."""
+def turn_regex(store: FileStore, ctx: TurnContext) -> RegexRun:
+    """The scripts of a turn: its owner's and its answering character's."""
     state = ctx.instance_state
     return regex_run_for(store, owner=state.get("owner"), character=ctx.character,
                          persona_id=state.get("persona_id"),
                          preset=state.get("prompt_manager"))
 
 
-def user_input_regexed(store: FileStore, ctx: Any, text: str) -> str:
+def user_input_regexed(store: FileStore, ctx: TurnContext, text: str) -> str:
     """The player's message as it is stored (SillyTavern runs its scripts on sending)."""
     return turn_regex(store, ctx).text(text, USER_INPUT)
 

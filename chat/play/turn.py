@@ -26,6 +26,7 @@ from chat.play.overflow import RETRIES, overflow_learn
 from chat.play.prompt_refusal import prompt_refusal_said
 from chat.play.regex_scripts import reply_regexed, turn_regex
 from chat.play.reply_limit import pieces_capped, truncated_warning
+from chat.play.turn_records import Prepared, TurnContext
 from chat.play.variables import turn_variables_locked, turn_variables_save
 from chat.play.window import turn_window
 from chat.prompt.window import CONTEXT_TOKENS_DEFAULT
@@ -167,9 +168,9 @@ async def recaps_roll(store: FileStore, instance_id: str, provider: Provider | N
 class Ready:
     """A turn up to its request: context loaded, player line written, prompt built."""
 
-    ctx: turn_context.TurnContext
+    ctx: TurnContext
     provider: Provider
-    prepared: turn_context.Prepared
+    prepared: Prepared
     trace_id: str
     started: float
     timings: dict[str, float]
@@ -280,7 +281,7 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
 def _turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerate: bool,
                 continue_reply: bool, speaker: Pick | None, trigger: bool,
                 provider: Provider | None, started: float, timings: dict[str, float]
-                ) -> tuple[turn_context.TurnContext, Provider, turn_context.Prepared]:
+                ) -> tuple[TurnContext, Provider, Prepared]:
     try:
         ctx = turn_context.context_load(
             store, instance_id=instance_id, user_text=user_text, regenerate=regenerate,
@@ -302,9 +303,9 @@ def _turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerat
         raise TurnRefused(exc.message, code=exc.code, status=500) from None
 
 
-def _prepared_smaller(store: FileStore, ctx: turn_context.TurnContext,
-                      prepared: turn_context.Prepared, flags: dict[str, Any],
-                      timings: dict[str, float]) -> turn_context.Prepared | None:
+def _prepared_smaller(store: FileStore, ctx: TurnContext,
+                      prepared: Prepared, flags: dict[str, Any],
+                      timings: dict[str, float]) -> Prepared | None:
     """The turn prepared again for the smaller window the server's refusal taught (its warning
     last), or None: no smaller window helps, and the refusal stands as the reply's error."""
     warning = overflow_learn(
@@ -320,8 +321,8 @@ def _prepared_smaller(store: FileStore, ctx: turn_context.TurnContext,
     return again
 
 
-async def _stream_reply(store: FileStore, ctx: turn_context.TurnContext,
-                        prepared: turn_context.Prepared, provider: Provider, emit: Emit,
+async def _stream_reply(store: FileStore, ctx: TurnContext,
+                        prepared: Prepared, provider: Provider, emit: Emit,
                         stop: asyncio.Event, *, trace_id: str, shown: dict[str, Any],
                         writer: AssistantLineWriter | None = None
                         ) -> tuple[AssistantLineWriter, dict[str, Any], float | None]:
@@ -499,8 +500,8 @@ async def _settled(sent: asyncio.Future, settle: Callable[..., Awaitable[Any]], 
     return await settle(*args, sent=await sent, **kwargs)
 
 
-def _trace_sent(store: FileStore, ctx: turn_context.TurnContext,
-                prepared: turn_context.Prepared, *, provider: Provider, trace_id: str,
+def _trace_sent(store: FileStore, ctx: TurnContext,
+                prepared: Prepared, *, provider: Provider, trace_id: str,
                 created_at: str, timings: dict[str, float]) -> tuple[dict[str, Any] | None, bool]:
     """The trace as the request goes out: what is sent, no reply, no `finished_at` (the
     inspector of a reply a crash cut reads it so). (trace, saved: its file and row written)."""
@@ -517,8 +518,8 @@ def _trace_sent(store: FileStore, ctx: turn_context.TurnContext,
         return None, False
 
 
-def _reply_settle(store: FileStore, ctx: turn_context.TurnContext,
-                  prepared: turn_context.Prepared, writer: AssistantLineWriter,
+def _reply_settle(store: FileStore, ctx: TurnContext,
+                  prepared: Prepared, writer: AssistantLineWriter,
                   flags: dict[str, Any], *, provider: Provider, trace_id: str, created_at: str,
                   counts_miss: bool, started: float, timings: dict[str, float],
                   sent: tuple[dict[str, Any] | None, bool]

@@ -19,23 +19,21 @@ import hashlib
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from personalab.lib.filestore.jsonfile import read_json, write_json_atomic
+from personalab.lib.filestore.layout import StoreLayout
 from personalab.lib.ids import validate_id
 from personalab.lib.macro_variables import variables_as_text
 from personalab.lib.store_errors import StoreError
 
-if TYPE_CHECKING:  # the store's session half calls this module: no import at run time
-    from personalab.lib.filestore.store import FileStore
 
-
-def session_variables_path(store: FileStore, *, instance_id: str, session_id: str) -> Path:
+def session_variables_path(store: StoreLayout, *, instance_id: str, session_id: str) -> Path:
     return store.sessions_dir(instance_id) / (
         f"{validate_id(session_id, kind='session id')}.variables.json")
 
 
-def session_variables_read(store: FileStore, *, instance_id: str,
+def session_variables_read(store: StoreLayout, *, instance_id: str,
                            session_id: str) -> dict[str, Any] | None:
     """The chat's variable file (`variables` as text, `before` when there is one), or None
     when the chat has none yet (or it cannot be read: the chat goes on from its import)."""
@@ -54,7 +52,7 @@ def session_variables_read(store: FileStore, *, instance_id: str,
     return document
 
 
-def session_variables_write(store: FileStore, *, instance_id: str, session_id: str,
+def session_variables_write(store: StoreLayout, *, instance_id: str, session_id: str,
                             variables: dict[str, str],
                             before: dict[str, Any] | None = None) -> None:
     document: dict[str, Any] = {"variables": variables}
@@ -64,7 +62,7 @@ def session_variables_write(store: FileStore, *, instance_id: str, session_id: s
                                              session_id=session_id), document)
 
 
-def session_variables_carry(store: FileStore, *, instance_id: str, session_id: str,
+def session_variables_carry(store: StoreLayout, *, instance_id: str, session_id: str,
                             source_id: str | None) -> None:
     """A new session's variables: those of `source_id` (the session it branches from or
     continues; the chat goes on with them, as SillyTavern's branch keeps chat_metadata), or
@@ -79,7 +77,7 @@ def session_variables_carry(store: FileStore, *, instance_id: str, session_id: s
                                session_id=session_id).unlink(missing_ok=True)
 
 
-def account_variables_path(store: FileStore, *, username: str) -> Path:
+def account_variables_path(store: StoreLayout, *, username: str) -> Path:
     # A username may hold characters a file name must not: the file is named by its digest.
     digest = hashlib.sha256(username.encode("utf-8", "replace")).hexdigest()[:40]
     return store.root / "variables" / f"{digest}.json"
@@ -89,7 +87,7 @@ _held = threading.local()  # the usernames whose variables lock this thread hold
 
 
 @contextlib.contextmanager
-def account_variables_locked(store: FileStore, *, username: str | None) -> Iterator[None]:
+def account_variables_locked(store: StoreLayout, *, username: str | None) -> Iterator[None]:
     """The account's variables lock, held by this thread until the block ends (taken again
     inside it, it is already held; no username: nothing to hold). A turn holds it from reading
     the global variables to saving them: two chats' turns at once each added one to the same
@@ -111,7 +109,7 @@ def account_variables_locked(store: FileStore, *, username: str | None) -> Itera
             held.discard(username)
 
 
-def account_variables_read(store: FileStore, *, username: str | None) -> dict[str, str]:
+def account_variables_read(store: StoreLayout, *, username: str | None) -> dict[str, str]:
     if not username:
         return {}
     try:
@@ -124,7 +122,7 @@ def account_variables_read(store: FileStore, *, username: str | None) -> dict[st
     return variables_as_text(found.get("variables"))
 
 
-def account_variables_update(store: FileStore, *, username: str, changes: dict[str, str],
+def account_variables_update(store: StoreLayout, *, username: str, changes: dict[str, str],
                              clear: bool = False) -> dict[str, str]:
     """The account's global variables with `changes` written over them (all of them dropped
     first when `clear`), under the account's lock: two chats of one account may end a turn
