@@ -26,7 +26,6 @@ import argparse
 import contextlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -39,14 +38,12 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from st_side_group import GROUP, group_compare
+from request_compare import compare, lore_markers, placement_of
+from st_page import PERSONA, PERSONA_NAME, st_card_open, st_messages_send, st_page_ready
+from st_side_group import GROUP, group_compare, pl_group_play, st_group_play
 
 from tests import cluster
 from tests.stub_llm import Reply, StubLLM
-
-PERSONA_NAME = "Alex"
-PERSONA = "[PERSONA] Alex is a travelling cartographer with ink-stained gloves."
-MARKER = re.compile(r"\[[A-Z][A-Z0-9-]+\]")
 
 
 def _entry(uid: int, keys: list[str], content: str, **extra: Any) -> dict[str, Any]:
@@ -206,7 +203,6 @@ def st_drive(url: str, cards: dict[str, dict], names: list[str], stub: StubLLM,
              group: list[str] = ()) -> dict:
     """Each card of `names` played on its own, then the `group` (bench/st_side_group.py)."""
     from playwright.sync_api import sync_playwright
-    from st_side_group import st_group_play
 
     requests: dict[str, list[dict]] = {}
     with sync_playwright() as play:
@@ -224,15 +220,6 @@ def st_drive(url: str, cards: dict[str, dict], names: list[str], stub: StubLLM,
     return requests
 
 
-def st_page_ready(page: Any) -> None:
-    """SillyTavern removes its preloader once settings and characters are loaded; then wait for
-    the auto-connect to the stub."""
-    page.wait_for_function("window.SillyTavern && !document.getElementById('preloader')",
-                           timeout=300_000, polling=1000)
-    page.wait_for_function("SillyTavern.getContext().onlineStatus !== 'no_connection'",
-                           timeout=120_000, polling=500)
-
-
 def st_card_play(page: Any, card: dict, messages: list[str], stub: StubLLM,
                  opened: dict[str, str]) -> list[dict]:
     opened[card["data"]["name"].lower()] = st_card_open(page, card)
@@ -241,69 +228,6 @@ def st_card_play(page: Any, card: dict, messages: list[str], stub: StubLLM,
         page.wait_for_function("SillyTavern.getContext().chat[0].swipe_id === 1",
                                timeout=30_000)
     return st_messages_send(page, messages, stub)
-
-
-def st_card_open(page: Any, card: dict) -> str:
-    """Import `card`, open it and link its book as a user does; its avatar file name."""
-    name = card["data"]["name"]
-    imported = page.evaluate("""async (card) => {
-        const ctx = SillyTavern.getContext();
-        const form = new FormData();
-        form.append('avatar', new File([JSON.stringify(card)], card.data.name + '.json',
-                                       {type: 'application/json'}));
-        form.append('file_type', 'json');
-        const headers = ctx.getRequestHeaders(); delete headers['Content-Type'];
-        const answer = await fetch('/api/characters/import', {method: 'POST', headers, body: form});
-        const text = await answer.text();
-        if (!answer.ok || text.includes('"error"')) throw new Error('import: ' + text);
-        return text;
-    }""", card)
-    print(f"SillyTavern import of {name}: {imported}", file=sys.stderr)
-    page.reload()
-    st_page_ready(page)
-    avatar = json.loads(imported)["file_name"] + ".png"  # "Amy1" when an Amy was there already
-    page.wait_for_function("(a) => SillyTavern.getContext().characters"
-                           ".some(c => c.avatar === a)", arg=avatar, timeout=120_000)
-    index = page.evaluate("(a) => SillyTavern.getContext().characters"
-                          ".findIndex(c => c.avatar === a)", avatar)
-    page.evaluate("(i) => SillyTavern.getContext().selectCharacterById(String(i))", index)
-    book = (card["data"].get("character_book") or {}).get("name")
-    if book:
-        # What a user does: More... → "Import Card Lore", then Yes. (The popup offered on first
-        # opening imports the book but, in 1.12.6, does not save the link to the character.)
-        page.evaluate("""() => {
-            document.getElementById('import_character_info').selected = true;
-            $('#char-management-dropdown').trigger('change');
-        }""")
-        page.locator(".popup-button-ok:visible").first.click(timeout=30_000)
-        page.wait_for_function("([i, book]) => SillyTavern.getContext().characters[i]"
-                               "?.data?.extensions?.world === book", arg=[index, book],
-                               timeout=60_000, polling=500)
-        page.keyboard.press("Escape")
-    page.wait_for_function("SillyTavern.getContext().chat.length >= 1", timeout=30_000)
-    return avatar
-
-
-def st_messages_send(page: Any, messages: list[str], stub: StubLLM,
-                     replies: int = 1) -> list[dict]:
-    """Send `messages` from the input box, each answered by `replies` requests (a group's
-    members in list order); the requests, in order."""
-    captured = []
-    for text in messages:
-        before, length = len(stub.requests), page.evaluate("SillyTavern.getContext().chat.length")
-        page.fill("#send_textarea", text)
-        page.click("#send_but")
-        deadline = time.time() + 120 * replies
-        while len(stub.requests) < before + replies and time.time() < deadline:
-            time.sleep(0.2)
-        # The replies land in the chat; wait until the input is free again before the next one.
-        page.wait_for_function("(n) => !document.querySelector('#send_but').classList"
-                               ".contains('displayNone') && SillyTavern.getContext().chat"
-                               ".length >= n && SillyTavern.getContext().chat.at(-1).is_user"
-                               " === false", arg=length + 1 + replies, timeout=120_000 * replies)
-        got = stub.requests[before:before + replies]
-        captured += [*got, *[{}] * (replies - len(got))]
-    return captured
 
 
 # --- PersonaLab ----------------------------------------------------------------------
@@ -385,131 +309,10 @@ def pl_child() -> None:
             call("post", "/api/v1/chat", {"instance_id": instance_id, "query": text})
         counts[name] = len(payload["messages"][name])
     if payload["group"]:
-        from st_side_group import pl_group_play
 
         counts[GROUP_KEY] = pl_group_play(call, character_ids, persona.get("id"),
                                           payload["group"])
     print(json.dumps(counts))
-
-
-# --- comparison ----------------------------------------------------------------------
-
-
-def _short(text: str, width: int = 70) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[:width - 1] + "…"
-
-
-# "In the system prompt before the conversation" (how many messages it spans varies): before
-# the character's description, or after it.
-HEAD_BEFORE, HEAD = 1000, 999
-
-
-def placements(body: dict) -> list[tuple[str, int, str]]:
-    """(marker, message index from the end, role) for each lore/card marker in a request; markers
-    in the system messages before the conversation count as one place (HEAD), as SillyTavern
-    sends each section as its own system message where PersonaLab joins them."""
-    messages = body.get("messages") or []
-    start = next((i for i, m in enumerate(messages) if m.get("role") != "system"), len(messages))
-    texts = [_text(m) for m in messages]
-    head = "\n".join(texts[:start])
-    description = next((m.start() for m in MARKER.finditer(head)
-                        if m.group().endswith("-DESC]")), None)
-    found = []
-    for index, content in enumerate(texts):
-        if index < start:
-            continue
-        for marker in MARKER.findall(content):
-            found.append((marker, len(messages) - index, messages[index].get("role", "?")))
-    # Before the conversation: before or after the character's description.
-    for match in MARKER.finditer(head):
-        before = description is not None and match.start() < description
-        found.append((match.group(), HEAD_BEFORE if before else HEAD, "system"))
-    return sorted(found, key=lambda item: -item[1])
-
-
-def _text(message: dict) -> str:
-    content = message.get("content") or ""
-    if isinstance(content, list):
-        content = " ".join(part.get("text", "") for part in content)
-    return str(content)
-
-
-def placement_of(body: dict) -> dict[str, tuple[int, str]]:
-    return {marker: (back, role) for marker, back, role in placements(body)}
-
-
-def _where(place: tuple[int, str]) -> str:
-    back, role = place
-    if back == HEAD_BEFORE:
-        return f"{role} before the character"
-    return f"{role} before the conversation" if back == HEAD else f"{role} {back} from the end"
-
-
-def lore_markers(card: dict) -> set[str]:
-    entries = (card["data"].get("character_book") or {}).get("entries") or []
-    return {m for entry in entries for m in MARKER.findall(entry.get("content", ""))}
-
-
-# SillyTavern's utility lines and wordings (chat completion), counted in each request: the
-# new chat and example chat lines, the personality / scenario wording, the group nudge and its
-# default main prompt.
-UTILITY_LINES = ("[Start a new Chat]", "[Example Chat]", "'s personality: ",
-                 "[Circumstances and context of the dialogue: ", "[Write the next reply only as",
-                 "next reply in a fictional chat between")
-EXAMPLE_NAMES = ("example_user", "example_assistant")
-
-
-def example_turns(body: dict) -> list[tuple[str, str, str]]:
-    """The example dialogue turns sent as messages of their own: (role, name, short text)."""
-    return [(m.get("role", "?"), m["name"], _short(_text(m), 40))
-            for m in body.get("messages") or [] if m.get("name") in EXAMPLE_NAMES]
-
-
-def compare(name: str, st: list[dict], pl: list[dict], lore: set[str] = frozenset()) -> list[str]:
-    lines = [f"== {name}"]
-    differences = 0
-    for turn, (a, b) in enumerate(zip(st, pl), start=1):
-        lines.append(f"-- turn {turn}")
-        for label, body in (("SillyTavern", a), ("PersonaLab", b)):
-            lines.append(f"   {label}:")
-            for message in body.get("messages") or []:
-                content = message.get("content") or ""
-                lines.append(f"     {message.get('role', '?'):9} {_short(str(content))}")
-        sa, sb = placement_of(a), placement_of(b)
-        for marker in sorted(set(sa) | set(sb)):
-            if marker not in sb:
-                lines.append(f"   DIFF {marker}: only in SillyTavern ({_where(sa[marker])})")
-            elif marker not in sa:
-                lines.append(f"   DIFF {marker}: only in PersonaLab ({_where(sb[marker])})")
-            elif sa[marker] != sb[marker]:
-                lines.append(f"   DIFF {marker}: SillyTavern {_where(sa[marker])}, "
-                             f"PersonaLab {_where(sb[marker])}")
-            else:
-                continue
-            differences += 1
-        # SillyTavern's utility lines (chat completion): how often each is sent.
-        for line in UTILITY_LINES:
-            ca, cb = (sum(_text(m).count(line) for m in body.get("messages") or [])
-                      for body in (a, b))
-            if ca != cb:
-                lines.append(f"   DIFF {line!r}: SillyTavern {ca}x, PersonaLab {cb}x")
-                differences += 1
-        # Example dialogues: each turn a named system message in SillyTavern.
-        if example_turns(a) != example_turns(b):
-            lines.append(f"   DIFF example turns: SillyTavern {example_turns(a)}, "
-                         f"PersonaLab {example_turns(b)}")
-            differences += 1
-        # Lore that both apps placed alike should also read in the same order.
-        same = [m for m in sa if m in lore and sa[m] == sb.get(m)]
-        order_a = [m for m, _, _ in placements(a) if m in same]
-        order_b = [m for m, _, _ in placements(b) if m in same]
-        if order_a != order_b:
-            lines.append(f"   DIFF order: SillyTavern {' '.join(order_a)}, "
-                         f"PersonaLab {' '.join(order_b)}")
-            differences += 1
-    lines.append(f"   {differences} difference(s)")
-    return lines
 
 
 def _port_free() -> int:

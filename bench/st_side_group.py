@@ -16,6 +16,9 @@ import re
 import sys
 from typing import Any
 
+from request_compare import compare, lore_markers, message_text, short
+from st_page import PERSONA_NAME, st_card_open, st_messages_send, st_page_ready
+
 GROUP = ("amy", "brin", "cato")
 GROUP_NAME = "Bench group"
 GROUP_MESSAGES = ["Tell me about Eldoria, and have you seen a dragon?",
@@ -31,11 +34,9 @@ def st_group_play(page: Any, cards: dict[str, dict], members: list[str], stub: A
                   opened: dict[str, str]) -> list[dict]:
     """Make the group of `members` (their cards opened first when the run has not: `opened`
     maps a card to its avatar), open it as a user does and send the messages."""
-    import st_side_by_side as side
-
     for name in members:
         if name not in opened:
-            opened[name] = side.st_card_open(page, cards[name])
+            opened[name] = st_card_open(page, cards[name])
     made = page.evaluate("""async ([name, avatars]) => {
         const ctx = SillyTavern.getContext();
         const answer = await fetch('/api/groups/create', {method: 'POST',
@@ -48,7 +49,7 @@ def st_group_play(page: Any, cards: dict[str, dict], members: list[str], stub: A
     }""", [GROUP_NAME, [opened[name] for name in members]])
     print(f"SillyTavern group: {made['id']} {made['members']}", file=sys.stderr)
     page.reload()
-    side.st_page_ready(page)
+    st_page_ready(page)
     page.wait_for_function("(id) => SillyTavern.getContext().groups.some(g => g.id === id)",
                            arg=made["id"], timeout=120_000)
     # The group's entry in the character list (hidden while a character's card is shown):
@@ -60,7 +61,7 @@ def st_group_play(page: Any, cards: dict[str, dict], members: list[str], stub: A
     page.wait_for_function("([id, n]) => SillyTavern.getContext().groupId === id"
                            " && SillyTavern.getContext().chat.filter(m => !m.is_system)"
                            ".length >= n", arg=[made["id"], len(members)], timeout=60_000)
-    return side.st_messages_send(page, GROUP_MESSAGES, stub, replies=len(members))
+    return st_messages_send(page, GROUP_MESSAGES, stub, replies=len(members))
 
 
 def pl_group_play(call: Any, character_ids: dict[str, str], persona_id: Any,
@@ -77,24 +78,18 @@ def pl_group_play(call: Any, character_ids: dict[str, str], persona_id: Any,
 
 def asked_for(body: dict) -> str:
     """The member a group request asks to reply (its group nudge)."""
-    import st_side_by_side as side
-
-    found = NUDGE.findall("\n".join(side._text(m) for m in body.get("messages") or []))
+    found = NUDGE.findall("\n".join(message_text(m) for m in body.get("messages") or []))
     return found[-1] if found else "?"
 
 
 def history_of(body: dict) -> list[tuple[str, str]]:
     """The conversation as sent: (role, text) of each player / character message."""
-    import st_side_by_side as side
-
-    return [(m.get("role", "?"), " ".join(side._text(m).split()))
+    return [(m.get("role", "?"), " ".join(message_text(m).split()))
             for m in body.get("messages") or [] if m.get("role") in ("user", "assistant")]
 
 
 def fields_of(body: dict) -> list[str]:
-    import st_side_by_side as side
-
-    return FIELDS.findall("\n".join(side._text(m) for m in body.get("messages") or []))
+    return FIELDS.findall("\n".join(message_text(m) for m in body.get("messages") or []))
 
 
 def greetings_of(body: dict, greetings: dict[str, str]) -> dict[str, tuple[str, str]]:
@@ -111,14 +106,12 @@ def greetings_of(body: dict, greetings: dict[str, str]) -> dict[str, tuple[str, 
 def group_compare(st: list[dict], pl: list[dict], cards: dict[str, dict],
                   members: list[str]) -> list[str]:
     """compare() of the single cards over the group's replies, and the group's own checks."""
-    import st_side_by_side as side
-
-    lore = set().union(*(side.lore_markers(cards[name]) for name in members))
-    lines = side.compare("group " + "+".join(members), st, pl, lore)
+    lore = set().union(*(lore_markers(cards[name]) for name in members))
+    lines = compare("group " + "+".join(members), st, pl, lore)
     differences = int(lines.pop().split()[0])
     # Each greeting with its macros as that member's ({{char}} per member).
     greetings = {cards[n]["data"]["name"]: cards[n]["data"]["first_mes"].replace(
-        "{{char}}", cards[n]["data"]["name"]).replace("{{user}}", side.PERSONA_NAME)
+        "{{char}}", cards[n]["data"]["name"]).replace("{{user}}", PERSONA_NAME)
         for n in members}
     for reply, (a, b) in enumerate(zip(st, pl), start=1):
         notes = []
@@ -130,8 +123,8 @@ def group_compare(st: list[dict], pl: list[dict], cards: dict[str, dict],
         if ga != gb:
             notes.append(f"greetings: SillyTavern {ga}, PersonaLab {gb}")
         if history_of(a) != history_of(b):
-            shown = [f"{r}:{side._short(t, 30)}" for r, t in history_of(a)[-3:]]
-            ours = [f"{r}:{side._short(t, 30)}" for r, t in history_of(b)[-3:]]
+            shown = [f"{r}:{short(t, 30)}" for r, t in history_of(a)[-3:]]
+            ours = [f"{r}:{short(t, 30)}" for r, t in history_of(b)[-3:]]
             notes.append(f"history: SillyTavern …{shown}, PersonaLab …{ours}")
         for note in notes:
             lines.append(f"   DIFF reply {reply} ({asked_for(a)}) {note}")
