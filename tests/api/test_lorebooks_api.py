@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import copy
 import json
-from html.parser import HTMLParser
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+
+from tests.library.browser_forms import lorebook_form_fields, lorebook_form_submit
 
 pytestmark = pytest.mark.django_db
 
@@ -151,67 +152,11 @@ def test_card_export_merges_every_linked_book(alice_client, store, character):
     assert len(set(ids)) == 3
 
 
-class _FormReader(HTMLParser):
-    """What a browser submits for the lorebook form, read from the page."""
-
-    def __init__(self):
-        super().__init__()
-        self.fields: list[tuple[str, str]] = []
-        self._textarea: str | None = None
-        self._select: str | None = None
-        self._select_value: str | None = None
-        self._option: dict | None = None
-        self._text = ""
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "input" and attrs.get("name") and attrs.get("name") != "csrfmiddlewaretoken":
-            if attrs.get("type") == "checkbox":
-                if "checked" in attrs:
-                    self.fields.append((attrs["name"], attrs.get("value", "on")))
-            else:
-                self.fields.append((attrs["name"], attrs.get("value") or ""))
-        elif tag == "textarea":
-            self._textarea, self._text = attrs.get("name"), ""
-        elif tag == "select":
-            self._select, self._select_value = attrs.get("name"), None
-        elif tag == "option":
-            self._option, self._text = attrs, ""
-
-    def handle_data(self, data):
-        self._text += data
-
-    def handle_endtag(self, tag):
-        if tag == "textarea" and self._textarea:
-            self.fields.append((self._textarea, self._text.removeprefix("\n")))
-            self._textarea = None
-        elif tag == "option" and self._option is not None:
-            value = self._option.get("value", self._text)
-            if self._select_value is None or "selected" in self._option:
-                self._select_value = value
-            self._option = None
-        elif tag == "select" and self._select:
-            self.fields.append((self._select, self._select_value or ""))
-            self._select = None
-
-
-def form_submit(client, url: str, **changes) -> object:
-    reader = _FormReader()
-    page = client.get(url).content.decode()
-    start = page.index('id="lorebook-form"')
-    reader.feed(page[start:page.index("</form>", start)])
-    data: dict[str, list[str]] = {}
-    for name, value in reader.fields:
-        data.setdefault(name, []).append(value)
-    data.update({name: [value] for name, value in changes.items()})
-    return client.post(url, data)
-
-
 def test_import_then_an_unchanged_web_form_save_then_export_is_equal(alice_client, store):
     lorebook = upload(alice_client, st_world()).json()
     lorebook_id = lorebook["lorebook_id"]
     before = store.lorebook_read(lorebook_id)
-    response = form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/")
+    response = lorebook_form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/")
     assert response.status_code == 302, response.content.decode()[:2000]
     assert store.lorebook_read(lorebook_id) == before
     exported = alice_client.get(f"/api/v1/lorebooks/{lorebook_id}/export?format=st").json()
@@ -221,8 +166,8 @@ def test_import_then_an_unchanged_web_form_save_then_export_is_equal(alice_clien
 def test_a_web_form_edit_keeps_commas_and_regex_braces_and_every_unshown_field(
         alice_client, store):
     lorebook_id = upload(alice_client, st_world()).json()["lorebook_id"]
-    form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/",
-                e0_keys="/ha{2,}/i\nlaugh, loud\nnew key", e0_probability="40")
+    lorebook_form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/",
+                         e0_keys="/ha{2,}/i\nlaugh, loud\nnew key", e0_probability="40")
     exported = alice_client.get(f"/api/v1/lorebooks/{lorebook_id}/export?format=st").json()
     expected = copy.deepcopy(st_world())
     expected["entries"]["0"].update(key=["/ha{2,}/i", "laugh, loud", "new key"], probability=40)
@@ -239,10 +184,12 @@ def test_the_web_form_shows_and_edits_an_outlet_and_the_books_scan_settings(alic
     before = store.lorebook_read(lorebook_id)
     page = alice_client.get(f"/library/lorebooks/{lorebook_id}/").content.decode()
     assert 'name="e2_outlet_name" value="Weather"' in page
-    assert form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/").status_code == 302
+    response = lorebook_form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/")
+    assert response.status_code == 302
     assert store.lorebook_read(lorebook_id) == before  # shown, not written back
-    form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/", e2_outlet_name="Sky",
-                min_activations="2", min_activations_depth_max="10", use_group_scoring="true")
+    lorebook_form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/", e2_outlet_name="Sky",
+                         min_activations="2", min_activations_depth_max="10",
+                         use_group_scoring="true")
     book = store.lorebook_read(lorebook_id)
     assert (book["min_activations"], book["min_activations_depth_max"],
             book["use_group_scoring"]) == (2, 10, True)
@@ -250,7 +197,8 @@ def test_the_web_form_shows_and_edits_an_outlet_and_the_books_scan_settings(alic
     expected = copy.deepcopy(world)
     expected["entries"]["2"]["outletName"] = "Sky"
     assert exported == expected
-    bad = form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/", min_activations="-1")
+    bad = lorebook_form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/",
+                               min_activations="-1")
     assert bad.status_code == 400 and "min_activations" in bad.content.decode()
 
 
@@ -335,9 +283,10 @@ def test_the_web_form_shows_an_imported_entrys_own_settings_and_an_unchanged_sav
         assert f'name="e0_{name}" value="{value}"' in page, name
     whole = page.split('name="e0_match_whole_words"')[1].split("</select>")[0]
     assert '<option value="true" selected>' in whole
-    assert form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/").status_code == 302
+    response = lorebook_form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/")
+    assert response.status_code == 302
     assert store.lorebook_read(lorebook_id) == before
-    form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/", e0_probability="25")
+    lorebook_form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/", e0_probability="25")
     exported = alice_client.get(f"/api/v1/lorebooks/{lorebook_id}/export?format=st").json()
     world["entries"]["0"]["probability"] = 25
     assert exported == world
@@ -349,15 +298,12 @@ def test_a_hundred_entry_book_saves_from_the_web_form(alice_client, store):
                           "comment": f"Entry {uid}", "order": 100, "position": 0,
                           "disable": False} for uid in range(100)}
     lorebook_id = upload(alice_client, {"entries": entries}).json()["lorebook_id"]
-    response = form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/")
+    response = lorebook_form_submit(alice_client, f"/library/lorebooks/{lorebook_id}/")
     assert response.status_code == 302, response.content.decode()[:500]
     reader_page = alice_client.get(f"/library/lorebooks/{lorebook_id}/").content.decode()
     assert reader_page.count('data-testid="lore-row"') == 100
-    reader = _FormReader()
-    start = reader_page.index('id="lorebook-form"')
-    reader.feed(reader_page[start:reader_page.index("</form>", start)])
     fields: dict[str, list[str]] = {}
-    for name, value in reader.fields:
+    for name, value in lorebook_form_fields(reader_page):
         if name != "e42_enabled":  # its box unticked
             fields.setdefault(name, []).append(value)
     assert alice_client.post(f"/library/lorebooks/{lorebook_id}/", fields).status_code == 302

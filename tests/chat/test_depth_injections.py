@@ -22,7 +22,7 @@ from chat.prompt.templates import TemplateStore
 from personalab.lib.story_string import ContextTemplate
 from personalab.lib.tokens import count_tokens
 from tests.chat.test_pipeline import make_inputs, make_lines
-from tests.library.test_worldinfo_turns import _link, _turn
+from tests.library.lore_turns import lore_turn_run, lorebook_link
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -45,13 +45,13 @@ async def test_one_depth_and_role_is_one_message_with_the_note_before_the_lore(
         store, instance, character, use_stub):
     store.memory_json_write(instance, "authors_note",
                             {"text": "AN_TEXT", "depth": 1, "role": "system"})
-    await sync_to_async(_link)(
+    await sync_to_async(lorebook_link)(
         store, character,
         _at_depth(1, "D_SYS2", depth=1, role="system", order=200),
         _at_depth(2, "D_SYS", depth=1, role="system", order=100),
         _at_depth(3, "D_USER", depth=1, role="user"),
         _at_depth(4, "D_ASSIST", depth=1, role="assistant"))
-    result = await _turn(store, instance, "Hello there.")
+    result = await lore_turn_run(store, instance, "Hello there.")
     sent = _sent(use_stub)
     assert sent[-4:] == [("assistant", "D_ASSIST"), ("user", "D_USER"),
                          ("system", "AN_TEXT\nD_SYS\nD_SYS2"), ("user", "Hello there.")]
@@ -67,11 +67,11 @@ async def test_a_note_deeper_than_the_chat_comes_before_shallower_lore_on_the_fi
         store, instance, character, use_stub):
     store.memory_json_write(instance, "authors_note",
                             {"text": "NOTE_D4", "depth": 4, "role": "system"})
-    await sync_to_async(_link)(
+    await sync_to_async(lorebook_link)(
         store, character,
         _at_depth(1, "LORE_D2", depth=2, role="system"),
         _at_depth(2, "LORE_D3_USER", depth=3, role="user"))
-    await _turn(store, instance, "Hello there.")
+    await lore_turn_run(store, instance, "Hello there.")
     contents = [content for _, content in _sent(use_stub)]
     assert contents.index("NOTE_D4") < contents.index("LORE_D3_USER") < contents.index(
         "LORE_D2")

@@ -15,7 +15,7 @@ import pytest
 from chat.groups.cards import CardJoin, MemberCard, cards_joined, depth_prompts_joined
 from chat.groups.round import conversation_turn
 from chat.services.instances import instance_create
-from tests.library.test_worldinfo_turns import _link
+from tests.library.lore_turns import lorebook_link
 from tests.text_turns import card_import, english
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -196,9 +196,9 @@ def test_lore_matching_the_character_description_reads_the_joined_cards_in_a_joi
     joined description / personality / scenario: an entry flagged to match the character
     description fires on another member's part of it; in swap mode only the speaker's is read."""
     instance_id, mira, rook = scene
-    _link(store, mira, {"uid": 1, "keys": ["docks"], "match_character_description": True,
-                        "content": "HARBOUR-LORE"},
-          {"uid": 2, "keys": ["storm"], "match_scenario": True, "content": "STORM-LORE"})
+    lorebook_link(store, mira, {"uid": 1, "keys": ["docks"], "match_character_description": True,
+                                "content": "HARBOUR-LORE"},
+                  {"uid": 2, "keys": ["storm"], "match_scenario": True, "content": "STORM-LORE"})
     _mira_answers(store, instance_id, mira)
     assert "HARBOUR-LORE" not in str(use_stub.requests[-1]["messages"])
     _set(store, instance_id, generation_mode="append", scenario_override="A storm rises.")

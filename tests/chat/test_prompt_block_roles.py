@@ -9,7 +9,7 @@ import pytest
 
 from chat.services.instances import instance_create
 from tests.chat.test_prompt_manager import _auth, _preset
-from tests.library.test_card_fields import _card, _english, _import, _turn
+from tests.library.card_turns import card_turn_run, english_set, mira_card, mira_import
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -25,12 +25,12 @@ def test_a_presets_user_and_assistant_prompts_keep_their_roles(store, alice, cli
     order.insert(1, {"identifier": "d1", "enabled": True})  # after main, before the character
     order.insert(order.index({"identifier": "c7a2", "enabled": True}),
                  {"identifier": "d2", "enabled": True})  # right after chatHistory
-    _english(store)
-    instance_id = instance_create(store, owner=alice, character_id=_import(store, _card()))
+    english_set(store)
+    instance_id = instance_create(store, owner=alice, character_id=mira_import(store, mira_card()))
     response = client.post(f"/api/v1/instances/{instance_id}/generation/preset", preset,
                            content_type="application/json", **_auth(alice))
     assert response.status_code == 200, response.content
-    _turn(store, instance_id, "Who are you?")
+    card_turn_run(store, instance_id, "Who are you?")
     sent = [(m["role"], m["content"]) for m in use_stub.requests[-1]["messages"]]
     assert sent[0][0] == "system" and sent[0][1].startswith("Write Mira's next reply")
     assert sent[1] == ("user", "Short paragraphs.")

@@ -12,7 +12,7 @@ import pytest
 from chat.models import ApiToken
 from chat.services.instances import instance_create
 from personalab.lib.prompt_manager import prompt_blocks_from_st_preset
-from tests.library.test_card_fields import _card, _english, _import, _turn
+from tests.library.card_turns import card_turn_run, english_set, mira_card, mira_import
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -60,15 +60,15 @@ def _auth(user) -> dict:
 
 
 def test_a_preset_places_each_prompt_where_sillytavern_does(store, alice, client, use_stub):
-    _english(store, main_prompt="TEMPLATE MAIN", post_history="TEMPLATE POST")
-    character_id = _import(store, _card())
+    english_set(store, main_prompt="TEMPLATE MAIN", post_history="TEMPLATE POST")
+    character_id = mira_import(store, mira_card())
     instance_id = instance_create(store, owner=alice, character_id=character_id)
     response = client.post(f"/api/v1/instances/{instance_id}/generation/preset", _preset(),
                            content_type="application/json", **_auth(alice))
     assert response.status_code == 200, response.content
     assert response.json()["generation"] == {"temperature": 0.7, "max_tokens": 300}
 
-    _turn(store, instance_id, "Who are you?")
+    card_turn_run(store, instance_id, "Who are you?")
     sent = use_stub.requests[-1]["messages"]
     system = sent[0]["content"]
     # The preset's main prompt replaces the template's, macros applied.
@@ -88,13 +88,14 @@ def test_a_preset_places_each_prompt_where_sillytavern_does(store, alice, client
 
 
 def test_a_cards_post_history_instructions_replace_the_presets(store, alice, use_stub):
-    _english(store, post_history="TEMPLATE POST")
-    character_id = _import(store, _card(post_history_instructions="Stay terse. {{original}}"))
+    english_set(store, post_history="TEMPLATE POST")
+    character_id = mira_import(store,
+                               mira_card(post_history_instructions="Stay terse. {{original}}"))
     instance_id = instance_create(store, owner=alice, character_id=character_id)
     state = store.instance_state_read(instance_id)
     state["prompt_manager"] = prompt_blocks_from_st_preset(_preset())
     store.instance_state_write(instance_id, state)
-    _turn(store, instance_id)
+    card_turn_run(store, instance_id)
     sent = use_stub.requests[-1]["messages"]
     assert sent[-1]["content"].endswith("Stay terse. Reply in two paragraphs at most.")
 
@@ -176,7 +177,7 @@ def test_a_presets_regex_scripts_import_run_once_allowed_and_export_back(store, 
     assert [s["findRegex"] for s in manager["regex_scripts"]] == ["/\\bsmiles\\b/g", "/storm/g"]
     assert manager["regex_scripts_allowed"] is False
     use_stub.script(Reply("She smiles."))
-    _turn(store, instance, "A storm?")
+    card_turn_run(store, instance, "A storm?")
     assert _stored(store, instance)[-1] == "She smiles."  # off until allowed
     assert use_stub.requests[-1]["messages"][-3]["content"] == "A storm?"
 
@@ -185,7 +186,7 @@ def test_a_presets_regex_scripts_import_run_once_allowed_and_export_back(store, 
     assert allowed.status_code == 200 and allowed.json()["regex_scripts_allowed"] is True
     assert allowed.json()["blocks"] == manager["blocks"]  # the blocks stay as they were
     use_stub.script(Reply("She smiles."))
-    _turn(store, instance, "The storm again?")
+    card_turn_run(store, instance, "The storm again?")
     assert _stored(store, instance)[-1] == "She grins."
     sent = use_stub.requests[-1]["messages"]
     assert {"role": "user", "content": "The STORM again?"} in sent
@@ -210,9 +211,9 @@ def test_a_preset_with_a_costly_regex_script_is_refused_whole(store, alice, clie
 
 def test_an_account_preset_is_where_new_chats_start_and_a_chat_can_reset_to_it(
         store, alice, client, use_stub, alice_client):
-    _english(store, main_prompt="TEMPLATE MAIN")
+    english_set(store, main_prompt="TEMPLATE MAIN")
     auth = _auth(alice)
-    character_id = _import(store, _card())
+    character_id = mira_import(store, mira_card())
     older = instance_create(store, owner=alice, character_id=character_id)
     response = client.post("/api/v1/generation/preset", _preset(extensions={"regex_scripts": [
         _regex("/\\bsmiles\\b/g", "grins", [2])]}), content_type="application/json", **auth)
@@ -226,7 +227,7 @@ def test_an_account_preset_is_where_new_chats_start_and_a_chat_can_reset_to_it(
 
     newer = instance_create(store, owner=alice, character_id=character_id)
     use_stub.script(Reply("She smiles."))
-    _turn(store, newer, "Who are you?")
+    card_turn_run(store, newer, "Who are you?")
     sent = use_stub.requests[-1]
     assert "Write Mira's next reply in a fictional chat with Ann." in sent["messages"][0][
         "content"]
@@ -234,13 +235,13 @@ def test_an_account_preset_is_where_new_chats_start_and_a_chat_can_reset_to_it(
     assert _stored(store, newer)[-1] == "She grins."  # the default's allowed preset scripts
     # a chat started before keeps its own until it is reset
     use_stub.script(Reply("She smiles."))
-    _turn(store, older, "Who are you?")
+    card_turn_run(store, older, "Who are you?")
     assert "TEMPLATE MAIN" in use_stub.requests[-1]["messages"][0]["content"]
     assert _stored(store, older)[-1] == "She smiles."
     reset = client.post(f"/api/v1/instances/{older}/prompt_manager/reset", **auth)
     assert reset.status_code == 200 and reset.json()["blocks"] == default["blocks"]
     use_stub.script(Reply("ok"))
-    _turn(store, older, "Again?")
+    card_turn_run(store, older, "Again?")
     assert "TEMPLATE MAIN" not in use_stub.requests[-1]["messages"][0]["content"]
 
     exported = client.get("/api/v1/generation/preset", **auth).json()
@@ -256,7 +257,7 @@ def test_one_accounts_default_preset_is_not_anothers(store, alice, bob, client):
     client.post("/api/v1/generation/preset", _preset(), content_type="application/json",
                 **_auth(alice))
     assert client.get("/api/v1/prompt_manager", **_auth(bob)).json()["blocks"] == []
-    character_id = _import(store, _card())
+    character_id = mira_import(store, mira_card())
     bobs = instance_create(store, owner=bob, character_id=character_id)
     assert "prompt_manager" not in store.instance_state_read(bobs)
 
@@ -264,8 +265,8 @@ def test_one_accounts_default_preset_is_not_anothers(store, alice, bob, client):
 # --- markers reorder PersonaLab's own sections ----------------------------------------------
 
 def test_a_presets_marker_order_reorders_the_prompts_sections(store, alice, client, use_stub):
-    _english(store)
-    character_id = _import(store, _card())
+    english_set(store)
+    character_id = mira_import(store, mira_card())
     instance_id = instance_create(store, owner=alice, character_id=character_id)
     moved = [{"identifier": name, "enabled": True} for name in (
         "main", "dialogueExamples", "scenario", "worldInfoBefore", "personaDescription",
@@ -279,7 +280,7 @@ def test_a_presets_marker_order_reorders_the_prompts_sections(store, alice, clie
                          **_auth(alice)).json()
     assert manager["markers"][:3] == ["dialogueExamples", "scenario", "worldInfoBefore"]
     assert "marker order" not in {item["name"] for item in manager["skipped"]}
-    _turn(store, instance_id)
+    card_turn_run(store, instance_id)
     # the examples are messages of their own (SillyTavern's), in the order of the markers
     system = "\n".join(m["content"] for m in use_stub.requests[-1]["messages"])
     examples = system.index("Only when you talk.")
@@ -306,8 +307,8 @@ def test_chat_history_moved_among_the_markers_puts_the_conversation_there(
     """SillyTavern sends what follows `chatHistory` in the order after the chat: a preset that
     moves it above the scenario and examples gets those after the conversation, and the
     prompt inspector lists them there."""
-    _english(store)
-    character_id = _import(store, _card())
+    english_set(store)
+    character_id = mira_import(store, mira_card())
     instance_id = instance_create(store, owner=alice, character_id=character_id)
     moved = [{"identifier": name, "enabled": True} for name in (
         "main", "worldInfoBefore", "personaDescription", "charDescription", "charPersonality",
@@ -320,7 +321,7 @@ def test_chat_history_moved_among_the_markers_puts_the_conversation_there(
     manager = client.get(f"/api/v1/instances/{instance_id}/prompt_manager",
                          **_auth(alice)).json()
     assert "chatHistory" not in {item["name"] for item in manager["skipped"]}
-    trace_id = _turn(store, instance_id, "Who are you?")
+    trace_id = card_turn_run(store, instance_id, "Who are you?")
     sent = use_stub.requests[-1]["messages"]
     assert "A field medic in a drowned city." in sent[0]["content"]
     assert "Ann wakes in her clinic." not in sent[0]["content"]

@@ -21,7 +21,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from chat.models import ApiToken
-from tests.api.test_lorebooks_api import form_submit
+from tests.library.browser_forms import lorebook_form_submit
 from tests.png_files import text_chunk, tiny_png
 
 LONG = "長" * 100_000
@@ -322,7 +322,7 @@ class Sweep:
     def form_saved(self, what: str, url: str) -> None:
         """The page's form sent back unchanged, as a player saving without an edit."""
         try:
-            response = form_submit(self.client, url)
+            response = lorebook_form_submit(self.client, url)
         except Exception:
             where = traceback.format_exc(limit=-1).strip().splitlines()
             self.failures.append(f"{what}: saving {url} unchanged raised "

@@ -11,7 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from chat.services.instances import instance_create
 from library.card_formats.cards import card_parse
-from tests.library.test_card_fields import _english, _turn
+from tests.library.card_turns import card_turn_run, english_set
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -74,7 +74,7 @@ def auth(alice):
 
 def test_an_agnai_character_imports_with_every_field_where_agnai_uses_it(
         client, auth, store, alice, use_stub):
-    _english(store)
+    english_set(store)
     response = _upload(client, auth, agnai_character())
     assert response.status_code == 201, response.content
     character_id = response.json()["character_id"]
@@ -90,7 +90,7 @@ def test_an_agnai_character_imports_with_every_field_where_agnai_uses_it(
     assert greeting["content"].startswith("*Kaelen looks up from the map.*")
     assert [a["content"] for a in greeting["alternatives"]] == [
         "*The lantern gutters.* Quiet, {{user}}."]
-    trace_id = _turn(store, instance_id, "Is the lighthouse lit tonight?")
+    trace_id = card_turn_run(store, instance_id, "Is the lighthouse lit tonight?")
     sent = use_stub.requests[-1]["messages"]
     system = sent[0]["content"]
     assert system.startswith("You are Kaelen, a ranger.")

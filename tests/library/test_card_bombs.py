@@ -14,7 +14,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from chat.models import ApiToken
 from library.card_formats.cards import CardError, card_parse
 from library.card_formats.png import MAX_CARD_TEXT_BYTES
-from tests.library.test_cards import v2_card
+from tests.library.card_samples import v2_card
 from tests.png_files import chunk, tiny_png
 
 BOMB_BYTES = 4 * MAX_CARD_TEXT_BYTES

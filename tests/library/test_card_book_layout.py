@@ -17,7 +17,7 @@ from chat.services.instances import instance_create
 from library.card_formats.card_import import character_import_card
 from library.lore.services import lorebook_save
 from library.personas.services import persona_create
-from tests.library.test_worldinfo_turns import _turn
+from tests.library.lore_turns import lore_turn_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -42,7 +42,7 @@ def _play(store, alice, card: bytes, persona_id: str | None = None):
 
 
 async def _system_after_turn(store, instance, stub, text: str) -> str:
-    await _turn(store, instance, text)
+    await lore_turn_run(store, instance, text)
     return stub.requests[-1]["messages"][0]["content"]
 
 

@@ -3,56 +3,25 @@ server records what the model received."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
 
 from chat.history_manager.edits import reply_choose_alternative
-from chat.play.turn import turn_run
 from chat.prompt.alternation import messages_alternate
 from chat.prompt.examples import examples_parse
 from chat.services.instances import instance_create
 from chat.services.traces import trace_rebuild
-from library.card_formats.card_import import character_import_card
+from tests.library.card_turns import (
+    SECRET_NOTE,
+    card_turn_run,
+    english_set,
+    mira_card,
+    mira_import,
+)
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-SECRET_NOTE = "Creator's note: tested with model X, please rate"
-
-
-def _card(**data) -> dict:
-    fields = {
-        "name": "Mira", "description": "A field medic in a drowned city.",
-        "personality": "calm, dry humour", "scenario": "{{user}} wakes in her clinic.",
-        "first_mes": "Hold still, {{user}}.", "alternate_greetings": [],
-        "mes_example": "<START>\n{{user}}: Does it hurt?\n{{char}}: Only when you talk.\n"
-                       "<START>\n{{user}}: Where are we?\n{{char}}: Above the water, for now.",
-        "system_prompt": "", "post_history_instructions": "", "creator_notes": SECRET_NOTE,
-        "tags": ["medic"], "extensions": {},
-    }
-    fields.update(data)
-    return {"spec": "chara_card_v3", "spec_version": "3.0", "data": fields}
-
-
-def _import(store, card: dict) -> str:
-    return character_import_card(store, data=json.dumps(card).encode(), filename="mira.json")
-
-
-def _english(store, **defaults) -> None:
-    store.module_write("prompt", {"locale": "en", "user_name": "Ann"})
-    if defaults:
-        store.templates_dir.mkdir(parents=True, exist_ok=True)
-        (store.templates_dir / "en.json").write_text(json.dumps({"defaults": defaults}))
-
-
-def _turn(store, instance_id: str, text: str = "Hello?") -> str:
-    async def emit(event):
-        pass
-
-    result = asyncio.run(turn_run(store, instance_id=instance_id, user_text=text, emit=emit))
-    return result.trace_id
 
 
 def _roles(messages: list[dict]) -> list[str]:
@@ -69,15 +38,15 @@ def assert_alternates(messages: list[dict]) -> None:
 
 def test_every_card_field_reaches_the_model_where_sillytavern_puts_it(store, alice,
                                                                              use_stub):
-    _english(store, main_prompt="Stay in character as {{char}}.",
-             post_history="Never speak for {{user}}.")
-    character_id = _import(store, _card(
+    english_set(store, main_prompt="Stay in character as {{char}}.",
+                post_history="Never speak for {{user}}.")
+    character_id = mira_import(store, mira_card(
         system_prompt="You are {{char}}, a medic. {{original}}",
         post_history_instructions="Answer in under 60 words. {{original}}",
         extensions={"depth_prompt": {"prompt": "Mira hides a limp.", "depth": 0,
                                      "role": "system"}}))
     instance_id = instance_create(store, owner=alice, character_id=character_id)
-    trace_id = _turn(store, instance_id, "Who are you?")
+    trace_id = card_turn_run(store, instance_id, "Who are you?")
 
     sent = use_stub.requests[-1]["messages"]
     system = sent[0]["content"]
@@ -122,16 +91,17 @@ def test_every_card_field_reaches_the_model_where_sillytavern_puts_it(store, ali
 
 
 def test_example_dialogues_go_before_the_conversation_is_cut(store, alice, use_stub):
-    _english(store)
+    english_set(store)
     blocks = [f"{{{{user}}}}: question {n}\n{{{{char}}}}: " + "answer words " * 60
               for n in range(1, 5)]
-    character_id = _import(store, _card(mes_example="".join(f"<START>\n{b}\n" for b in blocks)))
+    character_id = mira_import(
+        store, mira_card(mes_example="".join(f"<START>\n{b}\n" for b in blocks)))
     instance_id = instance_create(store, owner=alice, character_id=character_id)
     config = store.config_read()
     config["limits"]["max_total_tokens"] = 400
     store.config_write(config)
     for text in ("first", "second", "third"):
-        trace_id = _turn(store, instance_id, text)
+        trace_id = card_turn_run(store, instance_id, text)
 
     sent = use_stub.requests[-1]["messages"]
     said = [m["content"] for m in sent if m["role"] == "user"]
@@ -145,8 +115,8 @@ def test_example_dialogues_go_before_the_conversation_is_cut(store, alice, use_s
 
 
 def test_alternate_greetings_are_swipes_of_the_first_message(store, alice, use_stub):
-    _english(store)
-    character_id = _import(store, _card(
+    english_set(store)
+    character_id = mira_import(store, mira_card(
         first_mes="Hold still, {{user}}.",
         alternate_greetings=["You're awake, {{user}}.", "The water rose again."]))
     instance_id = instance_create(store, owner=alice, character_id=character_id)
@@ -157,7 +127,7 @@ def test_alternate_greetings_are_swipes_of_the_first_message(store, alice, use_s
 
     reply_choose_alternative(store, instance_id=instance_id, session_id="sess_001", turn=0,
                              alternative_index=1)
-    _turn(store, instance_id, "What happened?")
+    card_turn_run(store, instance_id, "What happened?")
     sent = use_stub.requests[-1]["messages"]
     at = sent.index({"role": "system", "content": "[Start a new Chat]"})
     assert sent[at + 1] == {"role": "assistant", "content": "The water rose again."}
@@ -169,8 +139,8 @@ def test_lore_at_a_depth_never_makes_two_user_messages_in_a_row(store, instance,
     store.memory_json_write(instance, "authors_note",
                             {"text": "Keep it tense.", "depth": 1, "role": "user"})
     use_stub.script(Reply("one"), Reply("two"))
-    _turn(store, instance, "first")
-    _turn(store, instance, "second")
+    card_turn_run(store, instance, "first")
+    card_turn_run(store, instance, "second")
     sent = use_stub.requests[-1]["messages"]
     assert_alternates(sent)
     assert sent[-2:] == [{"role": "assistant", "content": "one"},
@@ -179,11 +149,11 @@ def test_lore_at_a_depth_never_makes_two_user_messages_in_a_row(store, instance,
 
 def test_strict_post_processing_folds_notes_into_the_users_turn(store, alice, use_stub):
     store.module_write("llm", {"prompt_processing": "strict"})
-    _english(store, post_history="Never speak for {{user}}.")
-    character_id = _import(store, _card(extensions={"depth_prompt": {
+    english_set(store, post_history="Never speak for {{user}}.")
+    character_id = mira_import(store, mira_card(extensions={"depth_prompt": {
         "prompt": "Mira hides a limp.", "depth": 0, "role": "system"}}))
     instance_id = instance_create(store, owner=alice, character_id=character_id)
-    _turn(store, instance_id, "Who are you?")
+    card_turn_run(store, instance_id, "Who are you?")
     sent = use_stub.requests[-1]["messages"]
     assert sent[1] == {"role": "user", "content": "[Start a new chat]"}
     assert_alternates(sent)
@@ -194,11 +164,11 @@ def test_strict_post_processing_folds_notes_into_the_users_turn(store, alice, us
 
 def test_merge_post_processing_joins_neighbours_and_keeps_roles(store, alice, use_stub):
     store.module_write("llm", {"prompt_processing": "merge"})
-    _english(store, post_history="Never speak for {{user}}.")
-    character_id = _import(store, _card(extensions={"depth_prompt": {
+    english_set(store, post_history="Never speak for {{user}}.")
+    character_id = mira_import(store, mira_card(extensions={"depth_prompt": {
         "prompt": "Mira hides a limp.", "depth": 0, "role": "system"}}))
     instance_id = instance_create(store, owner=alice, character_id=character_id)
-    _turn(store, instance_id, "Who are you?")
+    card_turn_run(store, instance_id, "Who are you?")
     sent = use_stub.requests[-1]["messages"]
     assert sent[-2] == {"role": "user", "content": "Who are you?"}
     assert sent[-1]["role"] == "system"
@@ -234,7 +204,7 @@ def test_messages_are_merged_into_alternating_roles(roles, expected):
 
 
 def test_creator_notes_are_shown_on_the_chat_page(store, alice, alice_client):
-    character_id = _import(store, _card())
+    character_id = mira_import(store, mira_card())
     instance_id = instance_create(store, owner=alice, character_id=character_id)
     page = alice_client.get(f"/instances/{instance_id}/").content.decode()
     assert 'data-testid="creator-notes"' in page and "Creator&#x27;s note: tested" in page
@@ -242,10 +212,10 @@ def test_creator_notes_are_shown_on_the_chat_page(store, alice, alice_client):
 
 def test_the_prompt_inspector_says_where_each_card_field_went(store, alice, alice_client,
                                                               use_stub):
-    _english(store)
-    character_id = _import(store, _card(post_history_instructions="Stay brief."))
+    english_set(store)
+    character_id = mira_import(store, mira_card(post_history_instructions="Stay brief."))
     instance_id = instance_create(store, owner=alice, character_id=character_id)
-    trace_id = _turn(store, instance_id, "Hi")
+    trace_id = card_turn_run(store, instance_id, "Hi")
     page = alice_client.get(f"/traces/{trace_id}/").content.decode()
     assert 'id="card-fields"' in page
     assert "post_history_instructions</td><td>after the history" in page

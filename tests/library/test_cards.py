@@ -14,37 +14,8 @@ from library.card_formats.cards import (
     definition_to_card,
 )
 from library.card_formats.png import card_image
+from tests.library.card_samples import v2_card
 from tests.png_files import PNG_SIGNATURE, chunk, png_texts, text_chunk, tiny_png
-
-
-def v2_card() -> dict:
-    return {
-        "spec": "chara_card_v2", "spec_version": "2.0",
-        "name": "维克多", "description": "old v1 mirror",  # V1 mirror fields, as some apps write
-        "data": {
-            "name": "维克多", "description": "北区的前黑帮头目。", "personality": "多疑，重情义。",
-            "scenario": "废土。", "first_mes": "你来了。", "mes_example": "<START>\n{{char}}: 嗯。",
-            "creator_notes": "", "system_prompt": "Stay in character.",
-            "post_history_instructions": "Be terse.", "alternate_greetings": ["又是你。"],
-            "tags": ["废土", "黑帮"], "creator": "someone", "character_version": "1.2",
-            "extensions": {"talkativeness": "0.5", "fav": False, "depth_prompt": {"depth": 4}},
-            "unknown_data_field": {"kept": [1, 2, 3]},
-            "character_book": {
-                "name": "北区", "scan_depth": 3, "token_budget": 500,
-                "extensions": {"book_ext": True}, "book_unknown": "yes",
-                "entries": [
-                    {"id": 5, "keys": ["黑鸦帮"], "secondary_keys": ["叛徒"], "selective": True,
-                     "content": "黑鸦帮控制北区。", "enabled": True, "insertion_order": 80,
-                     "case_sensitive": False, "constant": False, "position": "after_char",
-                     "name": "gang", "priority": 3, "entry_unknown": 42,
-                     "extensions": {"selectiveLogic": 2, "probability": 100, "group": "g"}},
-                    {"id": 6, "keys": ["北区"], "content": "北区是工业废墟。", "enabled": True,
-                     "insertion_order": 10, "position": "before_char",
-                     "extensions": {"position": 4, "depth": 2, "role": 1}},
-                ],
-            },
-        },
-    }
 
 
 def v3_card() -> dict:

@@ -4,92 +4,21 @@ no change leaves the definition file as it was, and limits are generous with nam
 from __future__ import annotations
 
 import json
-from html.parser import HTMLParser
 
 import pytest
 from django.urls import reverse
 
 from library.card_formats.card_import import character_import_card
 from library.card_formats.export import character_export_card
+from tests.library.browser_forms import character_form_submitted
+from tests.library.card_samples import big_card
 
 pytestmark = pytest.mark.django_db
 
 
-class _FormFields(HTMLParser):
-    """What a browser would submit for the character form, as (name, value) pairs."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.fields: list[tuple[str, str]] = []
-        self._inside_form = False
-        self._textarea: str | None = None
-        self._text: list[str] = []
-        self._select: str | None = None
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "form" and attrs.get("id") == "character-form":
-            self._inside_form = True
-        if not self._inside_form:
-            return
-        if tag == "input" and attrs.get("type") != "submit" and attrs.get("name"):
-            self.fields.append((attrs["name"], attrs.get("value") or ""))
-        elif tag == "textarea":
-            self._textarea, self._text = attrs["name"], []
-        elif tag == "select":
-            self._select = attrs["name"]
-        elif tag == "option" and self._select and "selected" in attrs:
-            self.fields.append((self._select, attrs["value"]))
-
-    def handle_endtag(self, tag):
-        if tag == "textarea" and self._textarea:
-            text = "".join(self._text)
-            text = text[1:] if text.startswith("\n") else text  # as browsers read a textarea
-            # Browsers submit textarea lines with CRLF.
-            self.fields.append((self._textarea, text.replace("\n", "\r\n")))
-            self._textarea = None
-        elif tag == "select":
-            self._select = None
-        elif tag == "form":
-            self._inside_form = False
-
-    def handle_data(self, data):
-        if self._textarea:
-            self._text.append(data)
-
-
-def _submitted(html: str) -> dict[str, list[str]]:
-    parser = _FormFields()
-    parser.feed(html)
-    submitted: dict[str, list[str]] = {}
-    for name, value in parser.fields:
-        submitted.setdefault(name, []).append(value)
-    return submitted
-
-
-def _big_card() -> dict:
-    tags = [f"tag{n}" for n in range(34)] + ["sci-fi, noir", " spaced "]
-    return {
-        "spec": "chara_card_v3", "spec_version": "3.0", "x_other_app": {"rating": 5},
-        "data": {
-            "name": "Mira", "description": "A field medic.\n" + "d" * 100_000,
-            "personality": "calm\nwry", "scenario": "The flood.",
-            "first_mes": "Hold still, {{user}}.\n\n*She smiles.*",
-            "mes_example": "<START>\n{{user}}: Hi\n{{char}}: Hello.",
-            "system_prompt": "You are {{char}}. {{original}}",
-            "post_history_instructions": "Stay brief.", "creator_notes": "Made by hand.",
-            "alternate_greetings": ["You're awake.", "Again?"], "tags": tags,
-            "creator": "someone", "character_version": "2", "nickname": "M",
-            "group_only_greetings": [],
-            "extensions": {"depth_prompt": {"prompt": "She limps.", "depth": 4, "role": "system"},
-                           "other_app": {"keep": [1, 2, 3]}, "talkativeness": "0.5"},
-        },
-    }
-
-
 def test_a_save_with_no_change_leaves_the_definition_and_the_card_as_they_were(
         alice_client, alice, store):
-    card = _big_card()
+    card = big_card()
     character_id = character_import_card(store, user=alice, data=json.dumps(card).encode(),
                                          filename="mira.json")
     path = store.character_dir(character_id) / "definition.json"
@@ -98,7 +27,7 @@ def test_a_save_with_no_change_leaves_the_definition_and_the_card_as_they_were(
 
     page = alice_client.get(url)
     assert "Made by hand." in page.content.decode()  # creator's notes shown to the player
-    response = alice_client.post(url, _submitted(page.content.decode()))
+    response = alice_client.post(url, character_form_submitted(page.content.decode()))
     assert response.status_code == 302
 
     assert json.loads(path.read_text(encoding="utf-8")) == before
@@ -109,10 +38,10 @@ def test_a_save_with_no_change_leaves_the_definition_and_the_card_as_they_were(
 
 
 def test_an_edited_card_field_is_saved_and_the_rest_kept(alice_client, alice, store):
-    character_id = character_import_card(store, user=alice, data=json.dumps(_big_card()).encode(),
+    character_id = character_import_card(store, user=alice, data=json.dumps(big_card()).encode(),
                                          filename="mira.json")
     url = reverse("character_edit", args=[character_id])
-    submitted = _submitted(alice_client.get(url).content.decode())
+    submitted = character_form_submitted(alice_client.get(url).content.decode())
     submitted["post_history_instructions"] = ["Stay brief.\r\nNever speak for {{user}}."]
     assert alice_client.post(url, submitted).status_code == 302
     data = store.character_read(character_id)["card"]["data"]
@@ -121,12 +50,12 @@ def test_an_edited_card_field_is_saved_and_the_rest_kept(alice_client, alice, st
 
 
 def test_refusals_name_the_field_and_keep_the_file(alice_client, alice, store):
-    character_id = character_import_card(store, user=alice, data=json.dumps(_big_card()).encode(),
+    character_id = character_import_card(store, user=alice, data=json.dumps(big_card()).encode(),
                                          filename="mira.json")
     path = store.character_dir(character_id) / "definition.json"
     before = path.read_bytes()
     url = reverse("character_edit", args=[character_id])
-    submitted = _submitted(alice_client.get(url).content.decode())
+    submitted = character_form_submitted(alice_client.get(url).content.decode())
     too_long = {**submitted, "mes_example": ["x" * 1_000_001]}
     response = alice_client.post(url, too_long)
     assert response.status_code == 400 and "mes_example" in response.content.decode()
@@ -142,7 +71,7 @@ def test_card_import_refusals_name_the_field(client, alice, store):
     from chat.models import ApiToken
 
     auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
-    card = _big_card()
+    card = big_card()
     card["data"]["tags"] = 5
     response = client.post("/api/v1/characters/import", {"file": SimpleUploadedFile(
         "bad.json", json.dumps(card).encode(), "application/json")}, **auth)
@@ -150,7 +79,7 @@ def test_card_import_refusals_name_the_field(client, alice, store):
     error = response.json()["error"]
     assert "tags" in error["message"] and "data.tags" in error["fields"]
 
-    big = _big_card()
+    big = big_card()
     big["data"]["name"] = "N" * 201
     response = client.post("/api/v1/characters/import", {"file": SimpleUploadedFile(
         "long.json", json.dumps(big).encode(), "application/json")}, **auth)
@@ -163,12 +92,12 @@ def _greetings(store, character_id):
 
 def test_alternate_greetings_are_edited_one_box_each_added_removed_and_reordered(
         alice_client, alice, store):
-    card = _big_card()
+    card = big_card()
     card["data"]["alternate_greetings"] = ["You're awake.", "Again?  ", "Morning, {{user}}."]
     character_id = character_import_card(store, user=alice, data=json.dumps(card).encode(),
                                          filename="mira.json")
     url = reverse("character_edit", args=[character_id])
-    submitted = _submitted(alice_client.get(url).content.decode())
+    submitted = character_form_submitted(alice_client.get(url).content.decode())
     assert submitted["alternate_greetings"] == ["You're awake.", "Again?  ",
                                                 "Morning, {{user}}."]
     # Reordered (as the page's arrows do), the first one removed, one added.
@@ -179,7 +108,7 @@ def test_alternate_greetings_are_edited_one_box_each_added_removed_and_reordered
     assert _greetings(store, character_id) == ["Morning, {{user}}.", "Again?  ",
                                                "Who are you?\nSpeak."]
     # Emptying a box removes that greeting; the rest of the card is untouched.
-    submitted = _submitted(alice_client.get(url).content.decode())
+    submitted = character_form_submitted(alice_client.get(url).content.decode())
     submitted["alternate_greetings"][0] = ""
     assert alice_client.post(url, submitted).status_code == 302
     assert _greetings(store, character_id) == ["Again?  ", "Who are you?\nSpeak."]
@@ -192,7 +121,7 @@ def test_alternate_greetings_are_edited_one_box_each_added_removed_and_reordered
 def test_a_character_without_a_card_gets_greetings_and_a_refusal_names_the_field(
         alice_client, alice, store, character):
     url = reverse("character_edit", args=[character])
-    submitted = _submitted(alice_client.get(url).content.decode())
+    submitted = character_form_submitted(alice_client.get(url).content.decode())
     submitted["alternate_greeting_new"] = ["Hello again."]
     assert alice_client.post(url, submitted).status_code == 302
     assert _greetings(store, character) == ["Hello again."]
@@ -210,7 +139,7 @@ def test_rest_put_replaces_the_alternate_greetings_and_names_the_field_when_refu
         client, alice, store):
     from chat.models import ApiToken
 
-    card = _big_card()
+    card = big_card()
     character_id = character_import_card(store, user=alice, data=json.dumps(card).encode(),
                                          filename="mira.json")
     auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}

@@ -15,14 +15,15 @@ from chat.services.instance_settings import instance_update
 from chat.services.instances import instance_create
 from library.card_formats.card_import import character_import_card
 from library.card_formats.export import character_export_card
-from tests.library.test_character_editing import _big_card, _submitted
+from tests.library.browser_forms import character_form_submitted
+from tests.library.card_samples import big_card
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _imported(store, alice) -> str:
-    return character_import_card(store, user=alice, data=json.dumps(_big_card()).encode(),
+    return character_import_card(store, user=alice, data=json.dumps(big_card()).encode(),
                                  filename="mira.json")
 
 
@@ -45,7 +46,7 @@ def test_the_page_shows_the_note_and_an_edit_reaches_the_prompt_and_the_export(
         alice_client, alice, store, background, use_stub):
     character_id = _imported(store, alice)
     url = reverse("character_edit", args=[character_id])
-    submitted = _submitted(alice_client.get(url).content.decode())
+    submitted = character_form_submitted(alice_client.get(url).content.decode())
     assert submitted["depth_prompt"] == ["She limps."]
     assert submitted["depth_prompt_depth"] == ["4"] and submitted["depth_prompt_role"] == ["system"]
     assert submitted["talkativeness"] == ["0.5"]
@@ -82,12 +83,12 @@ def test_an_emptied_note_is_removed_and_talkativeness_emptied_falls_back(
         alice_client, alice, store):
     character_id = _imported(store, alice)
     url = reverse("character_edit", args=[character_id])
-    submitted = _submitted(alice_client.get(url).content.decode())
+    submitted = character_form_submitted(alice_client.get(url).content.decode())
     submitted.update(depth_prompt=[""], talkativeness=[""])
     assert alice_client.post(url, submitted).status_code == 302
     extensions = _exported_extensions(store, character_id)
     assert "depth_prompt" not in extensions and "talkativeness" not in extensions
-    submitted = _submitted(alice_client.get(url).content.decode())
+    submitted = character_form_submitted(alice_client.get(url).content.decode())
     assert submitted["depth_prompt"] == [""] and submitted["talkativeness"] == [""]
 
 
@@ -97,12 +98,12 @@ def test_a_bad_depth_on_the_page_is_refused_naming_it_and_keeps_what_was_typed(
     path = store.character_dir(character_id) / "definition.json"
     before = path.read_bytes()
     url = reverse("character_edit", args=[character_id])
-    submitted = _submitted(alice_client.get(url).content.decode())
+    submitted = character_form_submitted(alice_client.get(url).content.decode())
     submitted.update(depth_prompt=["A new note."], depth_prompt_depth=["1000"])
     response = alice_client.post(url, submitted)
     page = response.content.decode()
     assert response.status_code == 400 and "depth" in page and "0 to 999" in page
-    assert _submitted(page)["depth_prompt"] == ["A new note."]  # what was typed stays
+    assert character_form_submitted(page)["depth_prompt"] == ["A new note."]  # what was typed stays
     assert path.read_bytes() == before
 
 
@@ -146,7 +147,7 @@ def test_rest_put_edits_the_note_and_refuses_a_bad_depth_or_role_naming_the_fiel
 
 def test_a_character_without_a_card_gets_a_note(alice_client, store, character):
     url = reverse("character_edit", args=[character])
-    submitted = _submitted(alice_client.get(url).content.decode())
+    submitted = character_form_submitted(alice_client.get(url).content.decode())
     submitted.update(depth_prompt=["Remembers every debt."], depth_prompt_depth=["3"])
     assert alice_client.post(url, submitted).status_code == 302
     assert _exported_extensions(store, character)["depth_prompt"] == {

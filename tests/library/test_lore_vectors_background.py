@@ -12,43 +12,10 @@ from asgiref.sync import sync_to_async
 
 from library.lore import vector_store as lore_vector_store
 from personalab.lib.embedding import embeddings
-from tests.library.test_worldinfo_turns import _link, _turn
+from tests.library.lore_turns import lore_fired_problems, lore_turn_run, lorebook_link
+from tests.library.topic_vectors import topic_vector
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-DIM = 384
-
-
-def _unit(index: int) -> np.ndarray:
-    vector = np.zeros(DIM, dtype=np.float32)
-    vector[index] = 1.0
-    return vector
-
-
-def _topic(text: str) -> np.ndarray:
-    """A stand-in model: texts about a dragon point one way, everything else another."""
-    return _unit(0) if "dragon" in text.lower() else _unit(1)
-
-
-@pytest.fixture
-def passages(monkeypatch):
-    """Every passage embedding, with the name of the thread that asked for it."""
-    calls: list[tuple[str, str]] = []
-
-    def embed(texts):
-        calls.extend((threading.current_thread().name, text) for text in texts)
-        return np.stack([_topic(text) for text in texts])
-
-    monkeypatch.setattr(embeddings, "embed_passages", embed)
-    monkeypatch.setattr(embeddings, "embed_queries",
-                        lambda texts: np.stack([_topic(text) for text in texts]))
-    yield calls
-    assert lore_vector_store.drain(30)
-
-
-def _lore(store, instance_id, result):
-    lore = store.trace_read(instance_id, result.trace_id)["lore"]
-    return {e["uid"]: e["reason"] for e in lore["fired"]}, lore["problems"]
 
 
 async def test_a_first_turn_with_200_entries_not_embedded_yet_does_not_wait_for_them(
@@ -59,17 +26,17 @@ async def test_a_first_turn_with_200_entries_not_embedded_yet_does_not_wait_for_
     def blocked(texts):  # the model, busy for as long as the test likes
         threads.append(threading.current_thread().name)
         release.wait(20)
-        return np.stack([_topic(text) for text in texts])
+        return np.stack([topic_vector(text) for text in texts])
 
     monkeypatch.setattr(embeddings, "embed_passages", blocked)
     try:
-        await sync_to_async(_link)(
+        await sync_to_async(lorebook_link)(
             store, character,
             {"uid": 0, "keys": ["dragon"], "vectorized": True, "content": "DRAGON-LORE"},
             *({"uid": n, "keys": [f"rune{n}"], "vectorized": True,
                "content": f"Entry {n} about the old towers."} for n in range(1, 200)))
-        result = await _turn(store, instance, "The dragon wakes.")
-        fired, problems = _lore(store, instance, result)
+        result = await lore_turn_run(store, instance, "The dragon wakes.")
+        fired, problems = lore_fired_problems(store, instance, result)
     finally:
         release.set()
         assert await sync_to_async(lore_vector_store.drain)(60)
@@ -81,7 +48,7 @@ async def test_a_first_turn_with_200_entries_not_embedded_yet_does_not_wait_for_
 
 async def test_vectors_made_at_save_are_reused_by_turns_and_after_a_restart(
         store, instance, character, use_stub, passages, data_dir):
-    await sync_to_async(_link)(
+    await sync_to_async(lorebook_link)(
         store, character,
         {"uid": 1, "keys": ["ossakar"], "vectorized": True,
          "content": "The red dragon Ossakar sleeps beneath the northern mountains."},
@@ -92,8 +59,8 @@ async def test_vectors_made_at_save_are_reused_by_turns_and_after_a_restart(
     assert list((data_dir / "lore_vectors").rglob("*.f32"))  # kept on disk
 
     lore_vector_store.cache_forget()  # what a restart (or another server process) starts with
-    result = await _turn(store, instance, "Is it true a dragon sleeps up north?")
-    fired, problems = _lore(store, instance, result)
+    result = await lore_turn_run(store, instance, "Is it true a dragon sleeps up north?")
+    fired, problems = lore_fired_problems(store, instance, result)
     assert fired[1].startswith("vectorized: the recent chat is 1.000 similar")
     assert 2 not in fired and problems == []
     assert len(passages) == 2  # the turn embedded no entry
@@ -101,16 +68,16 @@ async def test_vectors_made_at_save_are_reused_by_turns_and_after_a_restart(
 
 async def test_a_book_saved_before_vectors_were_kept_is_embedded_after_its_first_turn(
         store, instance, character, use_stub, passages, alice_client):
-    lorebook_id = await sync_to_async(_link)(store, character)
+    lorebook_id = await sync_to_async(lorebook_link)(store, character)
     store.lorebook_write(lorebook_id, {"name": "Old", "entries": [
         {"uid": 1, "keys": ["ossakar"], "vectorized": True,
          "content": "The red dragon Ossakar sleeps beneath the northern mountains."}]})
-    first = await _turn(store, instance, "Is it true a dragon sleeps up north?")
-    fired, problems = _lore(store, instance, first)
+    first = await lore_turn_run(store, instance, "Is it true a dragon sleeps up north?")
+    fired, problems = lore_fired_problems(store, instance, first)
     assert 1 not in fired and "1 vectorized entries are not embedded yet" in problems[0]
     page = (await sync_to_async(alice_client.get)(f"/traces/{first.trace_id}/")).content.decode()
     assert 'id="lore-problems"' in page and "not embedded yet" in page  # the prompt inspector
     assert await sync_to_async(lore_vector_store.drain)(30)
-    second = await _turn(store, instance, "Tell me about the dragon.")
-    fired, problems = _lore(store, instance, second)
+    second = await lore_turn_run(store, instance, "Tell me about the dragon.")
+    fired, problems = lore_fired_problems(store, instance, second)
     assert fired[1].startswith("vectorized:") and problems == []

@@ -10,8 +10,7 @@ from asgiref.sync import sync_to_async
 from library.character_services import character_save
 from library.lore import vector_store as lore_vector_store
 from library.lore.services import lorebook_save
-from tests.library.test_lore_vectors_background import _lore, passages  # noqa: F401 (fixture)
-from tests.library.test_worldinfo_turns import _turn
+from tests.library.lore_turns import lore_fired_problems, lore_turn_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -30,15 +29,15 @@ def _link_books(store, character_id, *books):
 
 
 async def test_the_second_linked_books_vectorized_entry_fires_by_meaning(
-        store, instance, character, use_stub, passages, settings, alice_client):  # noqa: F811
+        store, instance, character, use_stub, passages, settings, alice_client):
     settings.PERSONALAB_LORE_VECTOR_ENTRIES_MAX = 2
     towers, _dragons = await sync_to_async(_link_books)(
         store, character, ("Towers", TOWERS), ("Dragons", [DRAGON]))
     assert await sync_to_async(lore_vector_store.drain)(30)
     assert len(passages) == 3  # the save embedded each book's first 2: Towers 2, Dragons 1
 
-    result = await _turn(store, instance, "Is it true a dragon sleeps up north?")
-    fired, problems = _lore(store, instance, result)
+    result = await lore_turn_run(store, instance, "Is it true a dragon sleeps up north?")
+    fired, problems = lore_fired_problems(store, instance, result)
     assert fired[9].startswith("vectorized: the recent chat is 1.000 similar")
     assert "Ossakar sleeps" in use_stub.requests[-1]["messages"][0]["content"]
     # The one entry left out is counted, for its own book only.
@@ -50,16 +49,16 @@ async def test_the_second_linked_books_vectorized_entry_fires_by_meaning(
 
 
 async def test_books_past_the_books_cap_fire_by_their_keys_and_are_counted(
-        store, instance, character, use_stub, passages, settings):  # noqa: F811
+        store, instance, character, use_stub, passages, settings):
     settings.PERSONALAB_LORE_VECTOR_BOOKS_MAX = 1
     await sync_to_async(_link_books)(store, character, ("Towers", TOWERS), ("Dragons", [DRAGON]))
     assert await sync_to_async(lore_vector_store.drain)(30)
 
-    by_meaning = await _turn(store, instance, "Is it true a dragon sleeps up north?")
-    fired, problems = _lore(store, instance, by_meaning)
+    by_meaning = await lore_turn_run(store, instance, "Is it true a dragon sleeps up north?")
+    fired, problems = lore_fired_problems(store, instance, by_meaning)
     assert 9 not in fired
     assert problems == [("1 vectorized entries of 1 more lorebooks: only the first 1 "
                          "lorebooks' are compared with the chat, these fire by their keys "
                          "only (PERSONALAB_LORE_VECTOR_BOOKS_MAX)")]
-    by_key = await _turn(store, instance, "Tell me about Ossakar.")
-    assert _lore(store, instance, by_key)[0][9].startswith("key 'ossakar'")
+    by_key = await lore_turn_run(store, instance, "Tell me about Ossakar.")
+    assert lore_fired_problems(store, instance, by_key)[0][9].startswith("key 'ossakar'")

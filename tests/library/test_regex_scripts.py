@@ -27,8 +27,8 @@ from library.find_replace.services import (
     regex_scripts_account_save,
 )
 from tests.group_turns import reply_order_set, session_lines, turn_said
-from tests.library.test_character_editing import _submitted
-from tests.library.test_worldinfo_turns import _link
+from tests.library.browser_forms import character_form_submitted
+from tests.library.lore_turns import lorebook_link
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -153,7 +153,7 @@ def test_a_costly_pattern_is_refused_at_save_beside_the_field(store, alice, alic
     assert path.read_bytes() == before
 
     url = reverse("character_edit", args=[character_id])
-    submitted = _submitted(alice_client.get(url).content.decode())
+    submitted = character_form_submitted(alice_client.get(url).content.decode())
     submitted["regex_scripts"] = [json.dumps([_script(HOSTILE, "x", [2])])]
     response = alice_client.post(url, submitted)
     assert response.status_code == 400
@@ -192,8 +192,8 @@ def test_account_scripts_run_in_every_chat_and_are_checked(store, alice, bob, cl
 
 def test_a_world_info_script_changes_the_lore_sent_not_the_book(store, alice, character,
                                                                  instance, use_stub):
-    lorebook_id = _link(store, character, {"uid": 1, "keys": ["vault"],
-                                           "content": "The vault code is 1234."})
+    lorebook_id = lorebook_link(store, character, {"uid": 1, "keys": ["vault"],
+                                                   "content": "The vault code is 1234."})
     regex_scripts_account_save(store, user=alice, scripts=[
         _script("/\\d{4}/g", "****", [5]), _script("/vault/g", "VAULT", [2])])
     _turn(store, instance, "Where is the vault?")
@@ -256,7 +256,8 @@ def test_a_scripts_box_nested_too_deep_is_refused_beside_it_on_both_pages(
     typed = "[" * 50_000 + "]" * 50_000
     character_id = store.instance_state_read(_chat(store, alice, []))["character_id"]
     url = reverse("character_edit", args=[character_id])
-    submitted = {**_submitted(alice_client.get(url).content.decode()), "regex_scripts": [typed]}
+    submitted = {**character_form_submitted(alice_client.get(url).content.decode()),
+                 "regex_scripts": [typed]}
     for response in (alice_client.post(url, submitted),
                      alice_client.post(reverse("regex_scripts"), {"regex_scripts": typed})):
         assert response.status_code == 400
@@ -424,7 +425,7 @@ def test_the_editor_and_the_import_page_say_a_card_has_scripts(store, alice, ali
     definition = store.character_read(character_id)
     assert definition["character_id"] == character_id
     url = reverse("character_edit", args=[character_id])
-    submitted = _submitted(alice_client.get(url).content.decode())
+    submitted = character_form_submitted(alice_client.get(url).content.decode())
     submitted["regex_scripts_allowed"] = ["1"]
     assert alice_client.post(url, submitted).status_code == 302
     assert 'name="regex_scripts_allowed" value="1" checked' in alice_client.get(

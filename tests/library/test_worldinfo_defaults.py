@@ -8,7 +8,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from library.lore.services import lorebook_export
-from tests.library.test_worldinfo_turns import _link, _turn
+from tests.library.lore_turns import lore_turn_run, lorebook_link
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -19,42 +19,42 @@ def _sent(stub) -> str:
 
 async def test_a_book_that_sets_nothing_chains_entries_by_recursion(
         store, instance, character, use_stub):
-    await sync_to_async(_link)(
+    await sync_to_async(lorebook_link)(
         store, character,
         {"uid": 1, "keys": ["Eldoria"], "content": "ELDORIA-LORE: Eldoria's wolves follow Shadowfang."},
         {"uid": 2, "keys": ["Shadowfang"], "content": "SHADOWFANG-LORE: he waits in the glade."},
         {"uid": 3, "keys": ["glade"], "content": "GLADE-LORE: moonlit and silent."})
-    await _turn(store, instance, "Tell me about Eldoria.")
+    await lore_turn_run(store, instance, "Tell me about Eldoria.")
     sent = _sent(use_stub)
     assert "ELDORIA-LORE" in sent and "SHADOWFANG-LORE" in sent and "GLADE-LORE" in sent
 
 
 async def test_a_key_inside_a_longer_word_does_not_fire_by_default(
         store, instance, character, use_stub):
-    await sync_to_async(_link)(store, character,
-                               {"uid": 1, "keys": ["love"], "content": "LOVE-LORE"})
-    await _turn(store, instance, "She pulls on her gloves.")
+    await sync_to_async(lorebook_link)(store, character,
+                                       {"uid": 1, "keys": ["love"], "content": "LOVE-LORE"})
+    await lore_turn_run(store, instance, "She pulls on her gloves.")
     assert "LOVE-LORE" not in _sent(use_stub)
-    await _turn(store, instance, "I love the snow.")
+    await lore_turn_run(store, instance, "I love the snow.")
     assert "LOVE-LORE" in _sent(use_stub)
 
 
 async def test_a_book_that_sets_nothing_scans_only_the_last_two_messages(
         store, instance, character, use_stub):
-    await sync_to_async(_link)(store, character,
-                               {"uid": 1, "keys": ["lantern"], "content": "LANTERN-LORE"})
-    await _turn(store, instance, "I light the lantern.")
+    await sync_to_async(lorebook_link)(store, character,
+                                       {"uid": 1, "keys": ["lantern"], "content": "LANTERN-LORE"})
+    await lore_turn_run(store, instance, "I light the lantern.")
     assert "LANTERN-LORE" in _sent(use_stub)
-    await _turn(store, instance, "We walk on.")  # the lantern is 3 messages back now
+    await lore_turn_run(store, instance, "We walk on.")  # the lantern is 3 messages back now
     assert "LANTERN-LORE" not in _sent(use_stub)
 
 
 async def test_a_book_that_sets_its_depth_keeps_it(store, instance, character, use_stub):
-    await sync_to_async(_link)(store, character,
-                               {"uid": 1, "keys": ["lantern"], "content": "LANTERN-LORE"},
-                               scan_depth=4)
-    await _turn(store, instance, "I light the lantern.")
-    await _turn(store, instance, "We walk on.")
+    await sync_to_async(lorebook_link)(store, character,
+                                       {"uid": 1, "keys": ["lantern"], "content": "LANTERN-LORE"},
+                                       scan_depth=4)
+    await lore_turn_run(store, instance, "I light the lantern.")
+    await lore_turn_run(store, instance, "We walk on.")
     assert "LANTERN-LORE" in _sent(use_stub)
 
 

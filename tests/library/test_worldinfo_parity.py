@@ -12,7 +12,7 @@ from library.character_services import character_save
 from library.lore import vector_store as lore_vector_store
 from library.personas.services import persona_create
 from personalab.lib.embedding import embeddings
-from tests.library.test_worldinfo_turns import _link, _turn
+from tests.library.lore_turns import lore_fired_dropped, lore_turn_run, lorebook_link
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -22,32 +22,26 @@ def _sent(stub) -> str:
     return "\n".join(m["content"] for m in stub.requests[-1]["messages"])
 
 
-def _lore(store, instance_id, result):
-    lore = store.trace_read(instance_id, result.trace_id)["lore"]
-    return ({e["uid"]: e["reason"] for e in lore["fired"]},
-            {e["uid"]: e["reason"] for e in lore["dropped"]})
-
-
 # 1. group scoring and weights ------------------------------------------------------------------
 
 async def test_group_scoring_keeps_the_entry_that_matched_more_keys(
         store, instance, character, use_stub):
-    await sync_to_async(_link)(
+    await sync_to_async(lorebook_link)(
         store, character,
         {"uid": 1, "keys": ["sword"], "group": "weapon", "content": "PLAIN-SWORD"},
         {"uid": 2, "keys": ["sword", "blade", "silver"], "group": "weapon",
          "content": "SILVER-BLADE"},
         use_group_scoring=True)
-    result = await _turn(store, instance, "I draw my silver sword, the blade gleams")
+    result = await lore_turn_run(store, instance, "I draw my silver sword, the blade gleams")
     assert "SILVER-BLADE" in _sent(use_stub) and "PLAIN-SWORD" not in _sent(use_stub)
-    fired, dropped = _lore(store, instance, result)
+    fired, dropped = lore_fired_dropped(store, instance, result)
     assert "scoring: 3 key(s)" in fired[2]
     assert "scoring: 1 key(s) matched, the best matched 3" in dropped[1]
 
 
 async def test_without_scoring_the_group_picks_by_weight_and_scoring_can_be_per_entry(
         store, instance, character, use_stub):
-    await sync_to_async(_link)(
+    await sync_to_async(lorebook_link)(
         store, character,
         {"uid": 1, "keys": ["sword"], "group": "weapon", "group_weight": 0, "content": "NO-WEIGHT"},
         {"uid": 2, "keys": ["sword", "blade"], "group": "weapon", "group_weight": 0,
@@ -57,12 +51,12 @@ async def test_without_scoring_the_group_picks_by_weight_and_scoring_can_be_per_
         {"uid": 4, "keys": ["rain"], "group": "sky", "content": "DRIZZLE"},
         {"uid": 5, "keys": ["rain", "storm"], "group": "sky", "use_group_scoring": True,
          "content": "THUNDER"})
-    result = await _turn(store, instance, "a sword and a blade in the rain and storm")
+    result = await lore_turn_run(store, instance, "a sword and a blade in the rain and storm")
     sent = _sent(use_stub)
     # Book without scoring: weights decide (0 never wins against 100), key counts do not.
     assert "HEAVY" in sent and "NO-WEIGHT" not in sent
     # Only entry 5 is scored; 4 is not scored, so it stays in the weighted draw against 5.
-    fired, _ = _lore(store, instance, result)
+    fired, _ = lore_fired_dropped(store, instance, result)
     assert "by weight 100 of 100" in fired[3]
     assert ("DRIZZLE" in sent) != ("THUNDER" in sent)
 
@@ -79,7 +73,7 @@ def brenna(store, alice):
 async def test_character_filters_are_judged_against_the_speaker_of_a_group(
         store, alice, character, brenna, background, use_stub):
     # A chat's own book (a card's book is read only when its character speaks).
-    book = await sync_to_async(_link)(
+    book = await sync_to_async(lorebook_link)(
         store, character,
         {"uid": 1, "keys": ["engine"], "content": "ONLY-FOR-BRENNA",
          "character_filter": {"names": ["Brenna"], "tags": [], "isExclude": False}},
@@ -103,7 +97,7 @@ async def test_character_filters_are_judged_against_the_speaker_of_a_group(
     assert "ONLY-FOR-BRENNA" not in alserqi and "NOT-FOR-MECHANICS" in alserqi
     assert "ONLY-FOR-BRENNA" in brenna_prompt and "NOT-FOR-MECHANICS" not in brenna_prompt
     assert "FOR-EVERYONE" in alserqi and "FOR-EVERYONE" in brenna_prompt
-    _, dropped = _lore(store, group, results[1])
+    _, dropped = lore_fired_dropped(store, group, results[1])
     assert dropped[2].startswith("character filter: not for tags mechanic; the speaker Brenna")
 
 
@@ -111,37 +105,37 @@ async def test_character_filters_are_judged_against_the_speaker_of_a_group(
 
 async def test_delay_until_recursion_levels_fire_one_level_after_another(
         store, instance, character, use_stub):
-    await sync_to_async(_link)(
+    await sync_to_async(lorebook_link)(
         store, character,
         {"uid": 1, "keys": ["king"], "content": "The king lives in the castle."},
         {"uid": 2, "keys": ["castle"], "delay_until_recursion": 1, "content": "A moat rings it."},
         {"uid": 3, "keys": ["moat"], "delay_until_recursion": 2, "content": "EELS-IN-THE-MOAT"},
         {"uid": 4, "keys": ["king"], "delay_until_recursion": 3, "content": "LEVEL-THREE"},
         recursive=True)
-    result = await _turn(store, instance, "tell me of the king")
+    result = await lore_turn_run(store, instance, "tell me of the king")
     sent = _sent(use_stub)
     assert all(text in sent for text in ("castle.", "A moat", "EELS-IN-THE-MOAT", "LEVEL-THREE"))
-    fired, _ = _lore(store, instance, result)
+    fired, _ = lore_fired_dropped(store, instance, result)
     assert "in entry lore:" in fired[3] and "recursion level 2" in fired[3]
     assert "message -1" in fired[4] and "recursion level 3" in fired[4]
 
 
 async def test_min_activations_scan_deeper_but_not_past_the_books_max_depth(
         store, instance, character, use_stub):
-    await sync_to_async(_link)(
+    await sync_to_async(lorebook_link)(
         store, character,
         {"uid": 1, "keys": ["harbor"], "content": "HARBOR-LORE"},
         {"uid": 2, "keys": ["mine"], "content": "MINE-LORE"},
         {"uid": 3, "keys": ["hello"], "content": "HELLO-LORE"},
         scan_depth=1, min_activations=3, min_activations_depth_max=3)
     use_stub.script(Reply("ok."), Reply("ok."), Reply("ok."))
-    await _turn(store, instance, "the harbor is quiet")
-    await _turn(store, instance, "the mine collapsed")
-    result = await _turn(store, instance, "hello")
+    await lore_turn_run(store, instance, "the harbor is quiet")
+    await lore_turn_run(store, instance, "the mine collapsed")
+    result = await lore_turn_run(store, instance, "hello")
     sent = _sent(use_stub)
     # depth 1 finds "hello"; one message deeper "ok."; depth 3 the mine; the harbor is 5 back.
     assert "HELLO-LORE" in sent and "MINE-LORE" in sent and "HARBOR-LORE" not in sent
-    fired, _ = _lore(store, instance, result)
+    fired, _ = lore_fired_dropped(store, instance, result)
     assert "message -3" in fired[2] and "min activations: scanning 2 message(s) deeper" in fired[2]
 
 
@@ -151,12 +145,12 @@ async def test_outlet_entries_are_placed_only_where_an_outlet_macro_asks(
         store, instance, character, use_stub):
     store.memory_json_write(instance, "authors_note", {
         "text": "Weather now: {{outlet::Weather}}.{{outlet::Nothing}}", "depth": 1})
-    await sync_to_async(_link)(
+    await sync_to_async(lorebook_link)(
         store, character,
         {"uid": 1, "keys": ["storm"], "position": "outlet", "outlet_name": "Weather",
          "content": "RAIN-FOR-{{user}}"},
         {"uid": 2, "keys": ["storm"], "content": "Sailors fear it. {{outlet::weather}}"})
-    await _turn(store, instance, "a storm comes")
+    await lore_turn_run(store, instance, "a storm comes")
     sent = _sent(use_stub)
     assert "Weather now: RAIN-FOR-alice.\n" in sent or sent.endswith("Weather now: RAIN-FOR-alice.")
     assert "Sailors fear it. RAIN-FOR-alice" in use_stub.requests[-1]["messages"][0]["content"]
@@ -172,17 +166,17 @@ async def test_entries_flagged_to_match_the_persona_or_the_card_fire_on_them(
         store, owner=alice, data={"name": "Ann", "description": "Ann is a knight of the rose."})
     state = store.instance_state_read(instance)
     store.instance_state_write(instance, {**state, "persona_id": persona_id})
-    await sync_to_async(_link)(
+    await sync_to_async(lorebook_link)(
         store, character,
         {"uid": 1, "keys": ["knight"], "match_persona_description": True, "content": "ORDER-LORE"},
         {"uid": 2, "keys": ["knight"], "content": "UNFLAGGED"},
         {"uid": 3, "keys": ["黑帮"], "match_character_description": True, "content": "GANG-LORE"},
         {"uid": 4, "keys": ["黑帮"], "match_scenario": True, "content": "NO-SCENARIO"})
-    result = await _turn(store, instance, "good morning")
+    result = await lore_turn_run(store, instance, "good morning")
     sent = _sent(use_stub)
     assert "ORDER-LORE" in sent and "GANG-LORE" in sent
     assert "UNFLAGGED" not in sent and "NO-SCENARIO" not in sent
-    fired, _ = _lore(store, instance, result)
+    fired, _ = lore_fired_dropped(store, instance, result)
     assert fired[1] == "key 'knight' in the persona description"
     assert fired[3] == "key '黑帮' in the character description"
 
@@ -199,7 +193,7 @@ async def test_vectorized_entries_fire_on_a_chat_close_to_their_content(
         return real(texts)
 
     monkeypatch.setattr(embeddings, "embed_passages", counting)
-    await sync_to_async(_link)(
+    await sync_to_async(lorebook_link)(
         store, character,
         {"uid": 1, "keys": ["ossakar"], "vectorized": True,
          "content": "The red dragon Ossakar sleeps beneath the northern mountains on a hoard "
@@ -211,13 +205,14 @@ async def test_vectorized_entries_fire_on_a_chat_close_to_their_content(
          "content": "An entry that is not vectorized never fires without its key."})
     assert await sync_to_async(lore_vector_store.drain)(120)  # embedded when the book is saved
     first = len(embedded)
-    result = await _turn(store, instance, "Is it true a beast sleeps on a pile of gold up north?")
+    result = await lore_turn_run(store, instance,
+                                 "Is it true a beast sleeps on a pile of gold up north?")
     sent = _sent(use_stub)
     assert "red dragon Ossakar" in sent and "night train" not in sent
     assert "never fires without" not in sent
-    fired, _ = _lore(store, instance, result)
+    fired, _ = lore_fired_dropped(store, instance, result)
     assert fired[1].startswith("vectorized: the recent chat is 0.")
-    await _turn(store, instance, "And what about the dragon's gold?")
+    await lore_turn_run(store, instance, "And what about the dragon's gold?")
     assert len(embedded) == first == 2  # entries are embedded once, at save, never by a turn
 
 
@@ -255,16 +250,16 @@ def test_a_sillytavern_world_file_with_the_new_fields_round_trips_and_is_underst
 
 async def test_decorators_activate_or_hold_back_an_entry_and_never_reach_the_model(
         store, instance, character, use_stub):
-    await sync_to_async(_link)(
+    await sync_to_async(lorebook_link)(
         store, character,
         {"uid": 1, "keys": ["never-said"], "content": "@@activate\nALWAYS-HERE"},
         {"uid": 2, "keys": ["storm"], "content": "@@dont_activate\nHELD-BACK"},
         {"uid": 3, "keys": ["storm"], "content": "@@unknown_one\nPLAIN-STORM"})
-    result = await _turn(store, instance, "a storm comes")
+    result = await lore_turn_run(store, instance, "a storm comes")
     sent = _sent(use_stub)
     assert "ALWAYS-HERE" in sent and "PLAIN-STORM" in sent and "HELD-BACK" not in sent
     assert "@@" not in sent
-    fired, _ = _lore(store, instance, result)
+    fired, _ = lore_fired_dropped(store, instance, result)
     assert fired[1] == "decorator @@activate" and 2 not in fired
     # The file keeps the decorators as written.
     book_id = store.character_read(character)["lorebook_ids"][0]

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from chat.services.instances import instance_create
-from tests.library.test_card_fields import _turn
+from tests.library.card_turns import card_turn_run
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -25,7 +25,7 @@ def test_a_reply_without_a_marker_is_said_once(alice_client, store, alice, chara
     instance_id = instance_create(store, owner=alice, character_id=character,
                                   background_id=background)
     use_stub.script(Reply("She nods and walks on."))
-    trace_id = _turn(store, instance_id)
+    trace_id = card_turn_run(store, instance_id)
     alice_client.cookies["django_language"] = language
     page = alice_client.get(f"/traces/{trace_id}/").content.decode()
     assert MISS.search(page).group(1) == line
@@ -36,6 +36,6 @@ def test_an_empty_reply_keeps_its_reason(alice_client, store, alice, character, 
     instance_id = instance_create(store, owner=alice, character_id=character,
                                   background_id=background)
     use_stub.script(Reply(""))
-    trace_id = _turn(store, instance_id)
+    trace_id = card_turn_run(store, instance_id)
     page = alice_client.get(f"/traces/{trace_id}/").content.decode()
     assert MISS.search(page).group(1) == "No valid marker (the reply was empty); turns without progress: 1."

@@ -9,7 +9,7 @@ import pytest
 from chat.services.instances import instance_create
 from library.character_services import character_save
 from library.lore.services import lorebook_save
-from tests.library.test_card_fields import _card, _english, _import, _turn
+from tests.library.card_turns import card_turn_run, english_set, mira_card, mira_import
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -21,8 +21,8 @@ def _part(page: str, start: str, end: str) -> str:
 
 def test_the_inspectors_card_director_and_lore_lines_read_in_chinese(alice_client, store, alice,
                                                                       background, use_stub):
-    _english(store)
-    character_id = _import(store, _card(post_history_instructions="Stay brief.", extensions={"depth_prompt": {
+    english_set(store)
+    character_id = mira_import(store, mira_card(post_history_instructions="Stay brief.", extensions={"depth_prompt": {
         "prompt": "Mira hides a limp.", "depth": 2, "role": "system"}}))
     lorebook_id = lorebook_save(store, data={"name": "Drowned city", "entries": [
         {"uid": 1, "keys": ["clinic"], "comment": "The clinic", "content": "On stilts."},
@@ -32,7 +32,7 @@ def test_the_inspectors_card_director_and_lore_lines_read_in_chinese(alice_clien
     instance_id = instance_create(store, owner=alice, character_id=character_id,
                                   background_id=background)
     use_stub.script(Reply("She nods. [PROGRESS:9:completed]"))
-    trace_id = _turn(store, instance_id, "Is the clinic safe?")
+    trace_id = card_turn_run(store, instance_id, "Is the clinic safe?")
 
     alice_client.cookies["django_language"] = "zh-hans"
     page = alice_client.get(f"/traces/{trace_id}/").content.decode()
@@ -59,7 +59,7 @@ def test_the_inspectors_token_figures_are_grouped_as_the_chat_bar_groups_them(
     instance_id = instance_create(store, owner=alice, character_id=character_id,
                                   background_id=background)
     use_stub.script(Reply("Yes."))
-    trace_id = _turn(store, instance_id, "Hello?")
+    trace_id = card_turn_run(store, instance_id, "Hello?")
     total = store.trace_read(instance_id, trace_id)["total_tokens"]
     assert total >= 1000
     page = alice_client.get(f"/traces/{trace_id}/").content.decode()

@@ -16,7 +16,7 @@ from library.character_services import character_save
 from library.lore.activation import lorebook_match
 from library.lore.services import lorebook_save
 from personalab.lib.tokens import count_tokens
-from tests.library.test_card_fields import _card, _english, _import, _turn
+from tests.library.card_turns import card_turn_run, english_set, mira_card, mira_import
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -32,7 +32,7 @@ def _part(page: str, start: str, end: str) -> str:
 
 
 def _chat(store, alice, background) -> str:
-    character_id = _import(store, _card())
+    character_id = mira_import(store, mira_card())
     lorebook_id = lorebook_save(store, data={"name": "Drowned city", "token_budget": 12, "entries": [
         {"uid": 1, "keys": ["clinic"], "comment": "The clinic", "content": "On stilts.",
          "priority": 200},
@@ -46,17 +46,17 @@ def _chat(store, alice, background) -> str:
 
 def test_the_inspectors_warnings_and_lore_left_out_read_in_chinese(alice_client, store, alice,
                                                                    background, use_stub):
-    _english(store)
+    english_set(store)
     use_stub.script(Reply("She nods. [PROGRESS:2:COMPLETED]"))
     measured = store.trace_read(first := _chat(store, alice, background),
-                                _turn(store, first, "Is the clinic safe?"))
+                                card_turn_run(store, first, "Is the clinic safe?"))
     # the same turn again, its limit just above its size: the prompt is near its limit
     config = store.config_read()
     config["limits"]["max_total_tokens"] = measured["total_tokens"] + 10
     store.config_write(config)
     instance_id = _chat(store, alice, background)
     use_stub.script(Reply("She nods. [PROGRESS:2:COMPLETED]"))
-    trace_id = _turn(store, instance_id, "Is the clinic safe?")
+    trace_id = card_turn_run(store, instance_id, "Is the clinic safe?")
 
     alice_client.cookies["django_language"] = "zh-hans"
     page = alice_client.get(f"/traces/{trace_id}/").content.decode()
