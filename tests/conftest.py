@@ -231,6 +231,26 @@ def group(store, alice, character, brenna, background):
                            background_id=background, reply_order="everyone")
 
 
+# A chat whose card and greeting are written with macros, its player named Mira
+# (tests/chat/test_macros_in_chat.py, tests/memory/test_recall_macros.py).
+MACRO_GREETING = "Hello {{user}}, I am {{char}}. <USER>? {{scenario}}"
+
+
+@pytest.fixture
+def greeted(store, alice, background):
+    from chat.services.instances import instance_create  # as above
+    from library.character_services import character_save
+
+    store.module_write("prompt", {**store.module_read("prompt"), "user_name": "Mira"})
+    card = {"spec": "chara_card_v3", "spec_version": "3.0",
+            "data": {"name": "Alserqi", "scenario": "A ruined mall.", "first_mes": MACRO_GREETING}}
+    character_id = character_save(store, data={
+        "name": "Alserqi", "base_persona": "{{char}} protects {{user}}.",
+        "greeting": MACRO_GREETING, "card": card})
+    return instance_create(store, owner=alice, character_id=character_id,
+                           background_id=background)
+
+
 @pytest.fixture
 def alice_client(client, alice):
     client.force_login(alice)

@@ -1,5 +1,5 @@
 """A JSON client per account for the REST tests: `as_alice("put", url, body)` with a bearer
-token of that account."""
+token of that account, and the header of such a token for a test client's own calls."""
 
 from __future__ import annotations
 
@@ -8,6 +8,11 @@ import json
 import pytest
 
 from chat.models import ApiToken
+
+
+def bearer_auth(user) -> dict:
+    """A new bearer token of `user`, as the Django test client's keyword argument."""
+    return {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(user)}"}
 
 
 def bearer_caller(client, user):

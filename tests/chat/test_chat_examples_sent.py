@@ -10,18 +10,11 @@ from __future__ import annotations
 import pytest
 
 from chat.play.impersonate import impersonate_plan
+from tests.chat.mira_cards import EXAMPLES_CARD
 from tests.text_turns import english, group_create, group_turn, solo_create, turn, utility_set
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-CARD = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
-    "name": "Mira", "description": "A field medic.", "personality": "calm",
-    "scenario": "A clinic at night.", "first_mes": "Hold still, {{user}}.",
-    "alternate_greetings": [],
-    "mes_example": "<START>\n{{user}}: Does it hurt?\n{{char}}: Only when you talk.\n"
-                   "{{char}}: *She smiles.*\n<START>\n{{char}}: Above the water.\n"
-                   "<START>\nNo speaker here.",
-    "system_prompt": "", "post_history_instructions": "", "tags": [], "extensions": {}}}
 EXAMPLES = [
     {"role": "system", "content": "[Example Chat]"},
     {"role": "system", "content": "Does it hurt?", "name": "example_user"},
@@ -33,7 +26,7 @@ EXAMPLES = [
 
 def test_each_example_turn_is_its_own_named_message(store, alice, use_stub):
     english(store)
-    instance_id = solo_create(store, alice, CARD)
+    instance_id = solo_create(store, alice, EXAMPLES_CARD)
     turn(store, instance_id)
     sent = use_stub.requests[-1]["messages"]
     start = sent.index(EXAMPLES[0])
@@ -47,7 +40,7 @@ def test_each_example_turn_is_its_own_named_message(store, alice, use_stub):
 def test_folded_examples_keep_their_speakers_name(store, alice, use_stub, mode):
     english(store)
     store.module_write("llm", {"prompt_processing": mode})
-    instance_id = solo_create(store, alice, CARD)
+    instance_id = solo_create(store, alice, EXAMPLES_CARD)
     turn(store, instance_id)
     sent = use_stub.requests[-1]["messages"]
     assert not any("name" in m for m in sent)
@@ -61,7 +54,7 @@ def test_folded_examples_keep_their_speakers_name(store, alice, use_stub, mode):
 
 def test_a_group_turn_ends_its_history_with_the_group_nudge(store, alice, use_stub):
     english(store)
-    instance_id = group_create(store, alice, CARD)
+    instance_id = group_create(store, alice, EXAMPLES_CARD)
     group_turn(store, instance_id)
     first, second = use_stub.requests[-2]["messages"], use_stub.requests[-1]["messages"]
     assert first[-1] == {"role": "system", "content": "[Write the next reply only as Mira.]"}
@@ -77,7 +70,7 @@ def test_a_group_turn_ends_its_history_with_the_group_nudge(store, alice, use_st
 
 def test_personality_and_scenario_use_the_prompt_managers_wording(store, alice, use_stub):
     english(store)
-    instance_id = solo_create(store, alice, CARD)
+    instance_id = solo_create(store, alice, EXAMPLES_CARD)
     turn(store, instance_id)
     system = use_stub.requests[-1]["messages"][0]["content"]
     assert "[Mira's personality: calm]" in system
@@ -92,7 +85,7 @@ def test_personality_and_scenario_use_the_prompt_managers_wording(store, alice, 
 
 def test_a_chats_own_impersonation_prompt_is_used(store, alice, use_stub):
     english(store)
-    instance_id = solo_create(store, alice, CARD)
+    instance_id = solo_create(store, alice, EXAMPLES_CARD)
     utility_set(store, instance_id, impersonation_prompt="[Answer as {{user}} would, to {{char}}.]")
     plan = impersonate_plan(store, instance_id=instance_id)
     assert plan.messages[-1] == {"role": "system", "content": "[Answer as Ann would, to Mira.]"}

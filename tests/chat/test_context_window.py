@@ -19,38 +19,11 @@ from chat.services.session_import import session_import
 from library.character_services import character_save
 from memory.summaries.recaps import RECAPS_FILE
 from personalab.lib.filestore.store import FileStore
-from personalab.lib.tokens import count_tokens
+from tests.chat.long_chats import WORDS, chat_post, prompt_tokens, sent_text, st_chat
 from tests.stub_llm import Fail, Reply
 
 pytestmark = [pytest.mark.django_db(transaction=True),
               pytest.mark.usefixtures("model_lengths_forgotten")]
-
-WORDS = "the lantern swings over the wet cobbles while the tide comes in slowly"
-
-
-def st_chat(messages: int) -> bytes:
-    """A SillyTavern JSONL chat of `messages` messages, `msg N` at the start of each."""
-    records = [{"user_name": "Ann", "character_name": "Mira", "create_date": "2024-5-12",
-                "chat_metadata": {}}]
-    for n in range(messages):
-        user = n % 2 == 0
-        records.append({"name": "Ann" if user else "Mira", "is_user": user, "is_system": False,
-                        "send_date": "May 12, 2024 5:41pm", "mes": f"msg {n}: {WORDS}",
-                        "extra": {}})
-    return "".join(json.dumps(r) + "\n" for r in records).encode()
-
-
-def prompt_tokens(request: dict) -> int:
-    return sum(count_tokens(m["content"]) + 4 for m in request["messages"]) + 3
-
-
-def chat(client, auth, instance: str, text: str):
-    return client.post("/api/v1/chat", {"instance_id": instance, "query": text},
-                       content_type="application/json", **auth)
-
-
-def sent_text(request: dict) -> str:
-    return "\n".join(m["content"] for m in request["messages"])
 
 
 def test_a_chat_bigger_than_the_window_is_answered_with_its_newest_messages(
@@ -61,7 +34,7 @@ def test_a_chat_bigger_than_the_window_is_answered_with_its_newest_messages(
     assert put.json()["generation_effective"]["context_tokens"] == 2048
     session_import(store, instance_id=instance, data=st_chat(400))  # ~10,000 tokens
 
-    response = chat(client, auth, instance, "What now?")
+    response = chat_post(client, auth, instance, "What now?")
 
     assert response.status_code == 200, response.content
     request = use_stub.requests[-1]
@@ -91,7 +64,7 @@ def test_fixed_sections_too_big_for_the_window_refuse_the_turn_naming_them(
     client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": 2048}},
                content_type="application/json", **auth)
 
-    response = chat(client, auth, instance, "Hello?")
+    response = chat_post(client, auth, instance, "Hello?")
 
     assert response.status_code == 422
     error = response.json()["error"]
@@ -134,7 +107,7 @@ def test_a_10000_message_sillytavern_chat_answers_its_next_turn_within_the_defau
         client, auth, store, instance, use_stub):
     session_import(store, instance_id=instance, data=st_chat(10_000))
 
-    response = chat(client, auth, instance, "Do you still know me?")
+    response = chat_post(client, auth, instance, "Do you still know me?")
 
     assert response.status_code == 200, response.content
     request = use_stub.requests[-1]
@@ -149,7 +122,7 @@ def test_the_context_length_the_model_server_reports_is_the_default_window(
     use_stub.models = [{"id": "stub-model", "object": "model", "context_length": 4096}]
     session_import(store, instance_id=instance, data=st_chat(400))
 
-    response = chat(client, auth, instance, "And now?")
+    response = chat_post(client, auth, instance, "And now?")
 
     request = use_stub.requests[-1]
     assert request["max_tokens"] == 1024
@@ -178,7 +151,7 @@ def test_the_prompt_says_which_turns_the_recaps_cover_and_where_the_conversation
     client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": 2048}},
                content_type="application/json", **auth)
 
-    response = chat(client, auth, instance, question)
+    response = chat_post(client, auth, instance, question)
 
     assert response.status_code == 200, response.content
     text = sent_text(use_stub.requests[-1])
@@ -204,7 +177,7 @@ def test_twenty_long_recaps_in_a_small_window_are_held_to_their_share_and_the_tu
     client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": 2048}},
                content_type="application/json", **auth)
 
-    response = chat(client, auth, instance, "Where is the key?")
+    response = chat_post(client, auth, instance, "Where is the key?")
 
     assert response.status_code == 200, response.content
     trace = client.get(f"/api/v1/traces/{response.json()['trace_id']}", **auth).json()
@@ -249,7 +222,7 @@ def test_a_refused_long_prompt_is_asked_again_within_the_server_context_and_answ
         client, auth, store, long_chat, use_stub):
     use_stub.script(Fail(400, LLAMA_CPP.format(prompt=11_800)), Reply("The key is under the oak."))
 
-    response = chat(client, auth, long_chat, "Where did we hide the key?")
+    response = chat_post(client, auth, long_chat, "Where did we hide the key?")
 
     assert response.status_code == 200, response.content
     assert response.json()["answer_text"] == "The key is under the oak."
@@ -270,7 +243,7 @@ def test_a_refused_long_prompt_is_asked_again_within_the_server_context_and_answ
     assert "context size" in learned[0]["suggestion"]
 
     use_stub.script(Reply("Still here."))
-    again = chat(client, auth, long_chat, "And the map?")
+    again = chat_post(client, auth, long_chat, "And the map?")
 
     assert again.json()["answer_text"] == "Still here."
     assert len(use_stub.requests) == 3  # the next turn is sent once, in the learned window
@@ -282,7 +255,7 @@ def test_an_openai_style_refusal_without_the_server_count_still_fits_the_limit(
     use_stub.script(Fail(400, "This model's maximum context length is 8192 tokens. Please "
                               "reduce the length of the messages."), Reply("Fine."))
 
-    response = chat(client, auth, long_chat, "Hello again")
+    response = chat_post(client, auth, long_chat, "Hello again")
 
     assert response.json()["answer_text"] == "Fine."
     second = use_stub.requests[-1]
@@ -293,7 +266,7 @@ def test_an_error_that_is_not_about_length_is_not_asked_again(client, auth, stor
                                                                 use_stub):
     use_stub.script(Fail(400, "unknown model 'stub-model'"))
 
-    response = chat(client, auth, long_chat, "Hello?")
+    response = chat_post(client, auth, long_chat, "Hello?")
 
     assert len(use_stub.requests) == 1
     reply = last_reply(store, long_chat, response)
@@ -305,7 +278,7 @@ def test_a_server_that_keeps_refusing_ends_the_turn_with_its_words(client, auth,
     refusal = Fail(400, "the request exceeds the available context size, try increasing it")
     use_stub.script(refusal, refusal, refusal, refusal)
 
-    response = chat(client, auth, long_chat, "Hello?")
+    response = chat_post(client, auth, long_chat, "Hello?")
 
     assert len(use_stub.requests) == 3  # the first request and two smaller windows
     sizes = [prompt_tokens(r) for r in use_stub.requests]
@@ -320,7 +293,7 @@ def test_llama_cpp_started_with_a_small_context_is_asked_what_it_runs_with(
     use_stub.models = [{"id": "stub-model", "object": "model", "meta": {"n_ctx_train": 131072}}]
     use_stub.server_info = {"/props": {"default_generation_settings": {"n_ctx": 4096}}}
 
-    response = chat(client, auth, long_chat, "Where did we hide the key?")
+    response = chat_post(client, auth, long_chat, "Where did we hide the key?")
 
     assert response.json()["answer_text"] and not response.json()["error"]
     (request,) = use_stub.requests  # sent once, within what the server holds
@@ -331,7 +304,7 @@ def test_koboldcpp_context_size_is_the_window_so_nothing_is_cut_without_a_word(
         client, auth, store, long_chat, use_stub):
     use_stub.server_info = {"/api/extra/true_max_context_length": {"value": 8192}}
 
-    chat(client, auth, long_chat, "Where did we hide the key?")
+    chat_post(client, auth, long_chat, "Where did we hide the key?")
 
     request = use_stub.requests[-1]
     assert 4096 < prompt_tokens(request) + request["max_tokens"] <= 8192
@@ -345,7 +318,7 @@ def test_ollama_loaded_model_context_is_the_window_so_nothing_is_cut_without_a_w
         {"name": "other:7b", "model": "other:7b", "context_length": 2048},
         {"name": "stub-model:latest", "model": "stub-model:latest", "context_length": 6144}]}}
 
-    chat(client, auth, long_chat, "Where did we hide the key?")
+    chat_post(client, auth, long_chat, "Where did we hide the key?")
 
     request = use_stub.requests[-1]
     assert 4096 < prompt_tokens(request) + request["max_tokens"] <= 6144
@@ -355,13 +328,13 @@ def test_ollama_model_not_loaded_takes_its_modelfile_num_ctx_or_ollamas_default(
         client, auth, store, long_chat, use_stub):
     use_stub.server_info = {"/api/ps": {"models": []},
                             "/api/show": {"parameters": "stop \"<|im_end|>\"\nnum_ctx    8192"}}
-    chat(client, auth, long_chat, "Where did we hide the key?")
+    chat_post(client, auth, long_chat, "Where did we hide the key?")
     request = use_stub.requests[-1]
     assert 4096 < prompt_tokens(request) + request["max_tokens"] <= 8192
 
     model_context_forget()
     use_stub.server_info = {"/api/ps": {"models": []}, "/api/show": {"parameters": ""}}
-    chat(client, auth, long_chat, "And the map?")
+    chat_post(client, auth, long_chat, "And the map?")
     request = use_stub.requests[-1]
     assert prompt_tokens(request) + request["max_tokens"] <= 4096  # Ollama's default, assumed
 
@@ -372,12 +345,12 @@ def test_ollama_default_is_not_kept_once_the_loaded_model_says_more(
     /api/ps gives the context it really runs with."""
     monkeypatch.setattr(model_context, "GUESS_SECONDS", 0.0)
     use_stub.server_info = {"/api/ps": {"models": []}}
-    chat(client, auth, long_chat, "Where did we hide the key?")
+    chat_post(client, auth, long_chat, "Where did we hide the key?")
     assert prompt_tokens(use_stub.requests[-1]) + use_stub.requests[-1]["max_tokens"] <= 4096
 
     use_stub.server_info = {"/api/ps": {"models": [
         {"name": "stub-model:latest", "model": "stub-model:latest", "context_length": 12288}]}}
-    chat(client, auth, long_chat, "Where did we hide the key?")  # the guess has lapsed
+    chat_post(client, auth, long_chat, "Where did we hide the key?")  # the guess has lapsed
     request = use_stub.requests[-1]
     assert 8192 < prompt_tokens(request) + request["max_tokens"] <= 12288
 
@@ -389,7 +362,7 @@ def test_lm_studio_loaded_context_is_the_window(client, auth, store, long_chat, 
         "id": "stub-model", "state": "loaded", "max_context_length": 131072,
         "loaded_context_length": 6144}}
 
-    chat(client, auth, long_chat, "Where did we hide the key?")
+    chat_post(client, auth, long_chat, "Where did we hide the key?")
 
     request = use_stub.requests[-1]
     assert 4096 < prompt_tokens(request) + request["max_tokens"] <= 6144
@@ -400,11 +373,12 @@ def test_a_message_larger_than_the_window_is_passed_over_and_the_older_ones_stil
     client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": 4096}},
                content_type="application/json", **auth)
     session_import(store, instance_id=instance, data=st_chat(6))
-    refused = chat(client, auth, instance, "Here is the whole story I wrote. " + "word " * 3900)
+    refused = chat_post(client, auth, instance,
+                        "Here is the whole story I wrote. " + "word " * 3900)
     assert refused.status_code == 422
     assert refused.json()["error"]["code"] == "prompt_too_long"
 
-    response = chat(client, auth, instance, "ok, forget that. Where were we?")
+    response = chat_post(client, auth, instance, "ok, forget that. Where were we?")
 
     assert response.status_code == 200, response.content
     text = next(sent_text(r) for r in use_stub.requests if "Where were we?" in sent_text(r))
@@ -440,7 +414,8 @@ def test_recall_gives_way_to_the_recent_chat_in_a_small_window(
                content_type="application/json", **auth)
     use_stub.script(Reply("Yes."))
 
-    response = chat(client, auth, instance, "Do you remember the lantern over the wet cobbles?")
+    response = chat_post(client, auth, instance,
+                         "Do you remember the lantern over the wet cobbles?")
 
     assert response.status_code == 200, response.content
     trace = client.get(f"/api/v1/traces/{response.json()['trace_id']}", **auth).json()
@@ -467,7 +442,7 @@ def test_a_room_smaller_than_each_older_message_still_answers_with_the_newest(
     client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": 4096}},
                content_type="application/json", **auth)
 
-    response = chat(client, auth, instance, "Go on.")
+    response = chat_post(client, auth, instance, "Go on.")
 
     assert response.status_code == 200, response.content
     request = use_stub.requests[-1]

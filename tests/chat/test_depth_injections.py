@@ -21,7 +21,7 @@ from chat.prompt.story import StoryChoice
 from chat.prompt.templates import TemplateStore
 from personalab.lib.story_string import ContextTemplate
 from personalab.lib.tokens import count_tokens
-from tests.chat.test_pipeline import make_inputs, make_lines
+from tests.chat.prompt_inputs import make_inputs, make_lines
 from tests.library.lore_turns import lore_turn_run, lorebook_link
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -15,19 +15,19 @@ import pytest
 from chat.groups.cards import CardJoin, MemberCard, cards_joined, depth_prompts_joined
 from chat.groups.round import conversation_turn
 from chat.services.instances import instance_create
+from tests.chat.mira_cards import DEPTH_NOTE, NOTE_CARD
 from tests.library.lore_turns import lorebook_link
 from tests.text_turns import card_import, english
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-NOTE = {"prompt": "{{char}} whispers.", "depth": 2, "role": "system"}
-
 
 def _card(character_id, name, *, muted=False, note=True, **fields):
     return MemberCard(character_id=character_id, name=name, muted=muted, fields={
         "description": "", "personality": "", "scenario": "", "mes_example": "", **fields},
-        depth_prompt={"name": "depth_prompt", "content": NOTE["prompt"], "position": "depth",
-                      "depth": 2, "role": "system", "priority": 900} if note else None)
+        depth_prompt={"name": "depth_prompt", "content": DEPTH_NOTE["prompt"],
+                      "position": "depth", "depth": 2, "role": "system",
+                      "priority": 900} if note else None)
 
 
 MIRA = _card("mira", "Mira", description="{{char}} is a medic.", personality="Calm.",
@@ -88,18 +88,11 @@ def test_every_members_note_is_woven_but_a_muted_ones_only_when_it_speaks():
 
 # --- real turns -------------------------------------------------------------------------------
 
-CARD = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
-    "name": "Mira", "description": "{{char}} is a field medic.", "personality": "Calm.",
-    "scenario": "", "first_mes": "", "alternate_greetings": [],
-    "mes_example": "<START>\n{{char}}: Hold still.", "system_prompt": "",
-    "post_history_instructions": "", "tags": [], "extensions": {"depth_prompt": NOTE}}}
-
-
 @pytest.fixture
 def scene(store, alice):
     english(store)
-    mira = card_import(store, CARD)
-    rook = card_import(store, CARD, name="Rook", description="{{char}} runs the docks.",
+    mira = card_import(store, NOTE_CARD)
+    rook = card_import(store, NOTE_CARD, name="Rook", description="{{char}} runs the docks.",
                        personality="", mes_example="<START>\n{{char}}: Ropes, now.")
     instance_id = instance_create(store, owner=alice, character_ids=[mira, rook],
                                   reply_order="everyone")
@@ -160,8 +153,8 @@ def test_append_sends_every_members_card_and_notes_in_the_speakers_prompt(store,
 def test_a_joined_prompt_reads_the_storys_scenario_override_not_the_members(store, alice,
                                                                             use_stub):
     english(store)
-    mira = card_import(store, CARD, scenario="Mira waits in the clinic.")
-    rook = card_import(store, CARD, name="Rook", scenario="{{char}} waits at the docks.")
+    mira = card_import(store, NOTE_CARD, scenario="Mira waits in the clinic.")
+    rook = card_import(store, NOTE_CARD, name="Rook", scenario="{{char}} waits at the docks.")
     instance_id = instance_create(store, owner=alice, character_ids=[mira, rook],
                                   reply_order="everyone")
     _set(store, instance_id, generation_mode="append", scenario_override=" A storm shuts the "

@@ -13,8 +13,8 @@ from django.core.management import call_command
 from chat.groups.round import conversation_turn
 from chat.services.instances import instance_create
 from chat.services.session_import import session_import
-from tests.chat.test_context_window import WORDS, st_chat
-from tests.chat.test_group_cards import CARD
+from tests.chat.long_chats import WORDS, st_chat
+from tests.chat.mira_cards import NOTE_CARD
 from tests.text_turns import card_import, english
 
 pytestmark = [pytest.mark.django_db(transaction=True),
@@ -29,8 +29,8 @@ async def _ignore(event):
 
 def _group(store, alice, rook_words: int) -> tuple[str, str]:
     english(store)
-    mira = card_import(store, CARD)
-    rook = card_import(store, CARD, name="Rook", description="Rook runs the docks. "
+    mira = card_import(store, NOTE_CARD)
+    rook = card_import(store, NOTE_CARD, name="Rook", description="Rook runs the docks. "
                        + "ROOK-CARD " + WORDS * rook_words, personality="",
                        mes_example="")
     instance_id = instance_create(store, owner=alice, character_ids=[mira, rook],

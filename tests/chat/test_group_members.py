@@ -13,6 +13,7 @@ from chat.groups.conversations import conv_key, ledger_read
 from chat.models import ConversationParticipant
 from chat.services.index import reindex_all
 from chat.services.instances import instance_create
+from tests.chat.members_api import members_call
 from tests.group_turns import session_lines, turn_said
 from tests.stub_llm import Reply
 
@@ -32,14 +33,6 @@ def solo(store, alice, character):
     return instance_create(store, owner=alice, character_id=character)
 
 
-def _members(client, instance_id, method, path="", body=None):
-    call = getattr(client, method)
-    url = f"/api/v1/instances/{instance_id}/members{path}"
-    if body is None:
-        return call(url)
-    return call(url, body, content_type="application/json")
-
-
 def _indexed(store, instance_id):
     rows = ConversationParticipant.objects.filter(instance_id=instance_id)
     ledger = ledger_read(store)
@@ -50,7 +43,7 @@ def _indexed(store, instance_id):
 
 def test_a_member_added_to_a_one_character_story_gets_its_state_and_the_indexes_follow(
         alice_client, store, solo, character, brenna):
-    response = _members(alice_client, solo, "post", body={"character_id": brenna})
+    response = members_call(alice_client, solo, "post", body={"character_id": brenna})
     assert response.status_code == 201, response.json()
     participants = response.json()["instance_state"]["participants"]
     assert [p["character_id"] for p in participants] == [character, brenna]
@@ -62,7 +55,7 @@ def test_a_member_added_to_a_one_character_story_gets_its_state_and_the_indexes_
     listed = alice_client.get(f"/api/v1/participants/{brenna}/conversations").json()
     assert solo in [c["instance_id"] for c in listed["conversations"]]
 
-    response = _members(alice_client, solo, "delete", f"/{brenna}")
+    response = members_call(alice_client, solo, "delete", f"/{brenna}")
     assert response.status_code == 200
     alone = {character, "player:alice"}
     # convKey is the set now; Brenna took part, so the participant index still lists her
@@ -80,19 +73,20 @@ def test_bad_member_requests_are_named_and_change_nothing(alice_client, bob, sto
             ("post", "", {"character_id": brenna, "talkativeness": 3}, "talkativeness"),
             ("delete", f"/{character}", None, "character_id"),            # the first stays
             ("put", f"/{character}", {"muted": "often"}, "muted")):
-        response = _members(alice_client, solo, method, path, body)
+        response = members_call(alice_client, solo, method, path, body)
         assert response.status_code == 400, (method, body, response.json())
         assert field in str(response.json()["error"]["fields"]), (body, response.json())
-    assert _members(alice_client, solo, "put", "/char_nobody", {"muted": True}).status_code == 404
+    response = members_call(alice_client, solo, "put", "/char_nobody", {"muted": True})
+    assert response.status_code == 404
     assert store.instance_state_read(solo) == before
 
 
 def test_someone_elses_conversation_or_private_character_cannot_be_joined(
         client, bob, store, solo, character, brenna):
     client.force_login(bob)
-    assert _members(client, solo, "post", body={"character_id": brenna}).status_code == 404
+    assert members_call(client, solo, "post", body={"character_id": brenna}).status_code == 404
     bobs = instance_create(store, owner=bob, character_id=character)
-    response = _members(client, bobs, "post", body={"character_id": brenna})
+    response = members_call(client, bobs, "post", body={"character_id": brenna})
     assert response.status_code in (403, 404)
     assert len(store.instance_state_read(bobs)["participants"]) == 1
 
@@ -100,7 +94,7 @@ def test_someone_elses_conversation_or_private_character_cannot_be_joined(
 async def test_an_added_member_answers_the_next_round_and_a_muted_one_waits(
         alice_client, store, solo, character, brenna, use_stub):
     store.module_write("memory", {"recaps_enabled": False})  # a recap request is not a reply
-    post = sync_to_async(_members)
+    post = sync_to_async(members_call)
     response = await post(alice_client, solo, "post", "", {"character_id": brenna})
     assert response.status_code == 201
     state = store.instance_state_read(solo)
@@ -133,11 +127,11 @@ async def test_an_added_member_answers_the_next_round_and_a_muted_one_waits(
 
 
 def test_a_member_who_comes_back_keeps_its_evolved_persona(alice_client, store, solo, brenna):
-    _members(alice_client, solo, "post", body={"character_id": brenna})
+    members_call(alice_client, solo, "post", body={"character_id": brenna})
     path = store.instance_dir(solo) / "character_states" / f"{brenna}.json"
     path.write_text(json.dumps({"base_persona": "沉默的机械师。", "evolved_persona": "信任玩家"}))
-    _members(alice_client, solo, "delete", f"/{brenna}")
-    _members(alice_client, solo, "post", body={"character_id": brenna, "talkativeness": 0.9})
+    members_call(alice_client, solo, "delete", f"/{brenna}")
+    members_call(alice_client, solo, "post", body={"character_id": brenna, "talkativeness": 0.9})
     assert json.loads(path.read_text())["evolved_persona"] == "信任玩家"
     assert store.instance_state_read(solo)["participants"][1]["talkativeness"] == 0.9
 
@@ -188,7 +182,7 @@ def test_the_first_character_keeps_its_cards_talkativeness_when_a_second_one_joi
     definition.setdefault("card", {}).setdefault("data", {})["extensions"] = {
         "talkativeness": "0.8"}  # SillyTavern writes it as a string
     store.character_write(character, definition)
-    response = _members(alice_client, solo, "post", body={"character_id": brenna})
+    response = members_call(alice_client, solo, "post", body={"character_id": brenna})
     assert response.status_code == 201, response.json()
     first, second = response.json()["instance_state"]["participants"]
     assert (first["character_id"], first["talkativeness"]) == (character, 0.8)
@@ -200,8 +194,8 @@ async def test_lines_from_before_a_member_joined_stay_the_first_characters_in_it
     use_stub.script(Reply("我是Alserqi，北区是我的。"))
     await turn_said(store, solo, "你是谁？")  # one character: the reply carries no speaker
     assert "speaker" not in session_lines(store, solo)[-1]
-    response = await sync_to_async(_members)(alice_client, solo, "post", "",
-                                             {"character_id": brenna})
+    response = await sync_to_async(members_call)(alice_client, solo, "post", "",
+                                                 {"character_id": brenna})
     assert response.status_code == 201
 
     use_stub.script(Reply("……嗯。"))
@@ -239,7 +233,7 @@ def test_the_history_manager_names_each_characters_line_by_who_said_it(
 
 async def test_who_answers_can_be_changed_after_the_story_started(alice_client, store, solo,
                                                                  character, brenna, use_stub):
-    post = sync_to_async(_members)
+    post = sync_to_async(members_call)
     assert (await post(alice_client, solo, "post", "", {"character_id": brenna})).status_code == 201
     put = sync_to_async(alice_client.put)
     response = await put(f"/api/v1/instances/{solo}", {"reply_order": "sometimes"},
@@ -288,7 +282,7 @@ def _talkative(store, instance_id, by_id):
 
 async def test_self_responses_let_the_member_who_spoke_last_answer_a_trigger(
         alice_client, store, solo, character, brenna, use_stub):
-    post = sync_to_async(_members)
+    post = sync_to_async(members_call)
     assert (await post(alice_client, solo, "post", "", {"character_id": brenna})).status_code == 201
     _talkative(store, solo, {character: 1.0, brenna: 0.0})
     assert [r.speaker for r in await turn_said(store, solo, "你好")] == [character]

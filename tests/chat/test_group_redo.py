@@ -12,7 +12,7 @@ import pytest
 
 from chat.models import ApiToken
 from chat.play.turn import TurnRefused, turn_run
-from tests.chat.test_group_members import _members
+from tests.chat.members_api import members_call
 from tests.group_turns import session_lines, turn_said
 from tests.stub_llm import Reply
 
@@ -75,7 +75,7 @@ def test_a_reply_by_a_member_who_left_is_not_redone(alice_client, store, group, 
                                                     use_stub):
     use_stub.script(Reply("我去找车。"), Reply("我修引擎。"))
     _round(store, group, "分头行动。")
-    assert _members(alice_client, group, "delete", f"/{brenna}").status_code == 200
+    assert members_call(alice_client, group, "delete", f"/{brenna}").status_code == 200
     asked = len(use_stub.requests)
     with pytest.raises(TurnRefused) as refused:
         _redo(store, group, regenerate=True)
@@ -91,7 +91,7 @@ def test_the_first_member_can_leave_and_the_next_one_takes_over(alice_client, st
     (folder / "character_states" / f"{brenna}.json").write_text(json.dumps(
         {"base_persona": "沉默的机械师。", "evolved_persona": "愿意多说一句话"}))
 
-    response = _members(alice_client, group, "delete", f"/{character}")
+    response = members_call(alice_client, group, "delete", f"/{character}")
     assert response.status_code == 200, response.content
     state = store.instance_state_read(group)
     assert state["character_id"] == brenna
@@ -109,10 +109,10 @@ def test_the_first_member_can_leave_and_the_next_one_takes_over(alice_client, st
     assert "愿意多说一句话" in _system(use_stub.requests[-1])
     assert "开始信任玩家" not in _system(use_stub.requests[-1])
 
-    last_one = _members(alice_client, group, "delete", f"/{brenna}")
+    last_one = members_call(alice_client, group, "delete", f"/{brenna}")
     assert last_one.status_code == 400 and "character_id" in last_one.json()["error"]["fields"]
 
-    back = _members(alice_client, group, "post", body={"character_id": character})
+    back = members_call(alice_client, group, "post", body={"character_id": character})
     assert back.status_code == 201
     assert json.loads((folder / "character_states" / f"{character}.json").read_text())[
         "evolved_persona"] == "开始信任玩家"
@@ -128,13 +128,13 @@ def test_the_biography_reaches_only_a_one_to_one_story_of_its_own_character(
     assert all("第七区长大" not in json.dumps(r["messages"], ensure_ascii=False)
                for r in use_stub.requests[-2:])
 
-    _members(alice_client, group, "delete", f"/{brenna}")
+    members_call(alice_client, group, "delete", f"/{brenna}")
     use_stub.script(Reply("那是很久以前。"))
     _round(store, group, "讲讲过去。")
     assert "第七区长大" in json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
 
-    _members(alice_client, group, "post", body={"character_id": brenna})
-    _members(alice_client, group, "delete", f"/{character}")  # Brenna alone now
+    members_call(alice_client, group, "post", body={"character_id": brenna})
+    members_call(alice_client, group, "delete", f"/{character}")  # Brenna alone now
     use_stub.script(Reply("……"))
     _round(store, group, "讲讲过去。")
     assert "第七区长大" not in json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)

@@ -15,17 +15,10 @@ from chat.history_manager import edits as history
 from chat.history_manager import reads as history_read
 from chat.play.turn import turn_run
 from library.selectors import persona_effective
+from tests.chat.history_files import Clock, chat_lines_append, history_backups, history_row
 from tests.stub_llm import Reply
 
 HX = {"HTTP_HX_REQUEST": "true"}
-
-
-class Clock:
-    def __init__(self, now: float = 1000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def _file_lines(store, instance_id, session_id="sess_001"):
@@ -33,33 +26,12 @@ def _file_lines(store, instance_id, session_id="sess_001"):
     return [json.loads(line) for line in text.splitlines()]
 
 
-def _backups(store, instance_id):
-    folder = store.sessions_dir(instance_id) / "history"
-    return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
-
-
-def _chat(store, instance_id, turns, session_id="sess_001"):
-    for turn in range(1, turns + 1):
-        store.session_append(instance_id, session_id, {
-            "role": "user", "content": f"question {turn}", "turn": turn,
-            "timestamp": "2025-01-01T00:00:00Z"})
-        store.session_append(instance_id, session_id, {
-            "role": "assistant", "content": f"answer {turn}", "turn": turn,
-            "timestamp": "2025-01-01T00:00:01Z"})
-
-
-def _row(store, instance_id, content):
-    page = history_read.messages_page(store, instance_id=instance_id, session_key="sess_001",
-                                 query=content, page_size=1000)
-    return next(row for row in page["rows"] if row["content"] == content)
-
-
 # --- edit / delete / undo in the file ------------------------------------------------------
 
 
 def test_edit_rewrites_the_line_keeps_first_original_and_a_backup(store, instance):
-    _chat(store, instance, 2)
-    row = _row(store, instance, "answer 1")
+    chat_lines_append(store, instance, 2)
+    row = history_row(store, instance, "answer 1")
     result = history.message_edit(store, instance_id=instance, session_id="sess_001",
                                   index=row["index"], fingerprint=row["fingerprint"],
                                   text="answer one")
@@ -67,43 +39,44 @@ def test_edit_rewrites_the_line_keeps_first_original_and_a_backup(store, instanc
     assert line["content"] == "answer one"
     assert line["edited"]["original"] == "answer 1" and line["edited"]["at"]
     assert result["undo_token"]
-    backups = _backups(store, instance)
+    backups = history_backups(store, instance)
     assert len(backups) == 1 and '"answer 1"' in backups[0].read_text(encoding="utf-8")
 
-    row = _row(store, instance, "answer one")
+    row = history_row(store, instance, "answer one")
     history.message_edit(store, instance_id=instance, session_id="sess_001", index=row["index"],
                          fingerprint=row["fingerprint"], text="answer uno")
     line = _file_lines(store, instance)[1 + row["index"]]
     assert line["content"] == "answer uno" and line["edited"]["original"] == "answer 1"
-    assert len(_backups(store, instance)) == 2
+    assert len(history_backups(store, instance)) == 2
     assert [m["content"] for m in store.session_read(instance, "sess_001").messages] == [
         "question 1", "answer uno", "question 2", "answer 2"]
 
 
 def test_delete_then_undo_restores_the_file_exactly(store, instance):
-    _chat(store, instance, 3)
+    chat_lines_append(store, instance, 3)
     before = _file_lines(store, instance)
-    row = _row(store, instance, "question 2")
+    row = history_row(store, instance, "question 2")
     result = history.message_delete(store, instance_id=instance, session_id="sess_001",
                                     index=row["index"], fingerprint=row["fingerprint"])
     after = _file_lines(store, instance)
     assert len(after) == len(before) - 1
     assert "question 2" not in [line.get("content") for line in after]
-    assert any('"question 2"' in b.read_text(encoding="utf-8") for b in _backups(store, instance))
+    assert any('"question 2"' in b.read_text(encoding="utf-8")
+               for b in history_backups(store, instance))
 
     history.undo(store, instance_id=instance, token=result["undo_token"])
     assert _file_lines(store, instance) == before
     # The undone state is itself kept as a backup: nothing is lost either way.
-    assert len(_backups(store, instance)) == 2
+    assert len(history_backups(store, instance)) == 2
     with pytest.raises(history_base.HistoryError) as refused:
         history.undo(store, instance_id=instance, token=result["undo_token"])
     assert refused.value.status == 404
 
 
 def test_edit_undo_round_trip(store, instance):
-    _chat(store, instance, 1)
+    chat_lines_append(store, instance, 1)
     before = _file_lines(store, instance)
-    row = _row(store, instance, "question 1")
+    row = history_row(store, instance, "question 1")
     result = history.message_edit(store, instance_id=instance, session_id="sess_001",
                                   index=row["index"], fingerprint=row["fingerprint"], text="Q1")
     assert _file_lines(store, instance) != before
@@ -113,9 +86,9 @@ def test_edit_undo_round_trip(store, instance):
 
 def test_undo_after_the_configured_window_is_refused(store, instance):
     store.module_write("history", {"undo_window_seconds": 5})
-    _chat(store, instance, 1)
+    chat_lines_append(store, instance, 1)
     clock = Clock()
-    row = _row(store, instance, "answer 1")
+    row = history_row(store, instance, "answer 1")
     result = history.message_delete(store, instance_id=instance, session_id="sess_001",
                                      index=row["index"], fingerprint=row["fingerprint"],
                                      clock=clock)
@@ -129,10 +102,10 @@ def test_undo_after_the_configured_window_is_refused(store, instance):
 
 
 def test_undo_inside_the_window_works_with_the_default_eight_seconds(store, instance):
-    _chat(store, instance, 1)
+    chat_lines_append(store, instance, 1)
     before = _file_lines(store, instance)
     clock = Clock()
-    row = _row(store, instance, "answer 1")
+    row = history_row(store, instance, "answer 1")
     result = history.message_delete(store, instance_id=instance, session_id="sess_001",
                                      index=row["index"], fingerprint=row["fingerprint"],
                                      clock=clock)
@@ -143,8 +116,8 @@ def test_undo_inside_the_window_works_with_the_default_eight_seconds(store, inst
 
 
 def test_undo_is_refused_when_the_file_changed_since(store, instance):
-    _chat(store, instance, 1)
-    row = _row(store, instance, "answer 1")
+    chat_lines_append(store, instance, 1)
+    row = history_row(store, instance, "answer 1")
     result = history.message_delete(store, instance_id=instance, session_id="sess_001",
                                     index=row["index"], fingerprint=row["fingerprint"])
     store.session_append(instance, "sess_001", {"role": "user", "content": "later", "turn": 2,
@@ -156,9 +129,9 @@ def test_undo_is_refused_when_the_file_changed_since(store, instance):
 
 
 def test_a_stale_page_cannot_change_another_line(store, instance):
-    _chat(store, instance, 2)
-    row = _row(store, instance, "answer 2")
-    first = _row(store, instance, "question 1")
+    chat_lines_append(store, instance, 2)
+    row = history_row(store, instance, "answer 2")
+    first = history_row(store, instance, "question 1")
     history.message_delete(store, instance_id=instance, session_id="sess_001",
                            index=first["index"], fingerprint=first["fingerprint"])
     before = _file_lines(store, instance)
@@ -170,9 +143,9 @@ def test_a_stale_page_cannot_change_another_line(store, instance):
 
 
 def test_edit_while_busy_is_refused(store, instance, alice_client):
-    _chat(store, instance, 1)
+    chat_lines_append(store, instance, 1)
     before = _file_lines(store, instance)
-    row = _row(store, instance, "answer 1")
+    row = history_row(store, instance, "answer 1")
     lock = store.instance_lock(instance).acquire()
     try:
         with pytest.raises(history_base.HistoryBusy) as refused:
@@ -191,7 +164,7 @@ def test_edit_while_busy_is_refused(store, instance, alice_client):
 
 
 def test_archived_sessions_are_listed_read_only(store, instance):
-    _chat(store, instance, 1)
+    chat_lines_append(store, instance, 1)
     store.session_create(instance, "sess_002", continued_from="sess_001")
     archived = store.session_archive(instance, "sess_001")
     sessions = history_read.session_list(store, instance_id=instance)
@@ -211,7 +184,7 @@ def test_archived_sessions_are_listed_read_only(store, instance):
 
 
 def test_paging_defaults_to_the_last_page_and_search_filters(store, instance):
-    _chat(store, instance, 125)  # 250 messages
+    chat_lines_append(store, instance, 125)  # 250 messages
     page = history_read.messages_page(store, instance_id=instance, session_key="sess_001")
     assert page["page_size"] == 100 and page["pages"] == 3 and page["page"] == 3
     assert len(page["rows"]) == 50 and page["rows"][-1]["content"] == "answer 125"
@@ -227,7 +200,7 @@ def test_paging_defaults_to_the_last_page_and_search_filters(store, instance):
 
 
 def test_history_page_and_rows_render_escaped(store, instance, alice_client):
-    _chat(store, instance, 120)
+    chat_lines_append(store, instance, 120)
     store.session_append(instance, "sess_001", {"role": "user", "content": "<script>x</script>",
                                                  "turn": 121, "timestamp": "t"})
     response = alice_client.get(f"/instances/{instance}/history/")
@@ -250,8 +223,8 @@ def test_history_page_and_rows_render_escaped(store, instance, alice_client):
 def test_the_history_page_changes_messages_through_the_api(store, instance, alice_client):
     """One way in per action: its forms name the REST routes (history.js sends them); the
     form endpoints it used to post to are gone."""
-    _chat(store, instance, 1)
-    row = _row(store, instance, "answer 1")
+    chat_lines_append(store, instance, 1)
+    row = history_row(store, instance, "answer 1")
     page = alice_client.get(f"/instances/{instance}/history/").content.decode()
     message = f"/api/v1/instances/{instance}/sessions/sess_001/messages/{row['index']}"
     assert f'data-api="edit" data-url="{message}"' in page
@@ -276,9 +249,9 @@ def _undo_token(store, instance):
 
 
 def test_another_user_gets_404_everywhere(store, instance, client, bob):
-    _chat(store, instance, 1)
+    chat_lines_append(store, instance, 1)
     before = _file_lines(store, instance)
-    row = _row(store, instance, "answer 1")
+    row = history_row(store, instance, "answer 1")
     client.force_login(bob)
     base = f"/instances/{instance}/history"
     assert client.get(f"{base}/").status_code == 404
@@ -315,7 +288,7 @@ async def _turn(store, instance_id, text="", **flags):
 async def test_the_next_prompt_uses_the_edited_text(store, instance, use_stub):
     use_stub.script(Reply("first answer"), Reply("second answer"))
     await _turn(store, instance, "original question")
-    row = _row(store, instance, "original question")
+    row = history_row(store, instance, "original question")
     history.message_edit(store, instance_id=instance, session_id="sess_001", index=row["index"],
                          fingerprint=row["fingerprint"], text="edited question")
     await _turn(store, instance, "next")
@@ -393,7 +366,7 @@ async def test_regenerate_after_a_swipe_keeps_every_version_in_its_place(store, 
 
 
 def test_swipe_view_from_the_chat_page(store, instance, alice_client):
-    _chat(store, instance, 1)
+    chat_lines_append(store, instance, 1)
     lines = store.session_read(instance, "sess_001").lines
     last = {**lines[-1], "alternatives": [{"content": "older <i>reply</i>", "timestamp": "t0"}]}
     store.session_rewrite(instance, "sess_001",
@@ -451,7 +424,7 @@ async def test_deleting_the_latest_reply_takes_back_its_director_count_and_undo_
     await _turn(store, instance, "hello")
     counted = store.instance_state_read(instance)["plot_state"]
     assert counted["current_plot_index"] == 2
-    row = _row(store, instance, "A [PROGRESS:2:in_progress]")
+    row = history_row(store, instance, "A [PROGRESS:2:in_progress]")
     result = history.message_delete(store, instance_id=instance, session_id="sess_001",
                                     index=row["index"], fingerprint=row["fingerprint"])
     assert result["plot_state_restored"]
@@ -473,7 +446,7 @@ async def test_branch_starts_a_new_session_up_to_a_line_and_leaves_the_old_one(s
     after_first = store.instance_state_read(instance)["plot_state"]
     await _turn(store, instance, "second question")
     before = store.session_path(instance, "sess_001").read_bytes()
-    row = _row(store, instance, "one [PROGRESS:2:in_progress]")
+    row = history_row(store, instance, "one [PROGRESS:2:in_progress]")
 
     result = history.session_branch(store, instance_id=instance, session_id="sess_001",
                                     index=row["index"], fingerprint=row["fingerprint"])
@@ -493,8 +466,8 @@ async def test_branch_starts_a_new_session_up_to_a_line_and_leaves_the_old_one(s
 
 
 def test_branch_from_a_stale_page_is_refused_and_creates_nothing(store, instance):
-    _chat(store, instance, 2)
-    row = _row(store, instance, "answer 1")
+    chat_lines_append(store, instance, 2)
+    row = history_row(store, instance, "answer 1")
     history.message_edit(store, instance_id=instance, session_id="sess_001", index=row["index"],
                          fingerprint=row["fingerprint"], text="answer 1, edited")
     with pytest.raises(history_base.HistoryError) as refused:
@@ -584,7 +557,7 @@ def test_a_branch_counts_its_messages_as_the_session_list_does(store, instance):
              {"role": "assistant", "content": "It is.", "turn": 1},
              {"role": "user", "content": "Then rest.", "turn": 2}]
     store.session_rewrite(instance, "sess_001", [read.metadata, *lines])
-    row = _row(store, instance, "It is.")
+    row = history_row(store, instance, "It is.")
     branch = history.session_branch(store, instance_id=instance, session_id="sess_001",
                                     index=row["index"], fingerprint=row["fingerprint"])
     listed = history_read.messages_page(store, instance_id=instance,

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from chat.history_manager import edits as history
-from tests.chat.test_history import Clock, _backups, _chat, _row
+from tests.chat.history_files import Clock, chat_lines_append, history_backups, history_row
 
 
 def _edit(store, instance_id, old, new):
-    row = _row(store, instance_id, old)
+    row = history_row(store, instance_id, old)
     return history.message_edit(store, instance_id=instance_id, session_id="sess_001",
                                 index=row["index"], fingerprint=row["fingerprint"], text=new,
                                 clock=Clock())
@@ -19,37 +19,37 @@ def _edit(store, instance_id, old, new):
 
 def test_edit_loop_keeps_only_the_newest_backups(store, instance):
     store.module_write("history", {**store.module_read("history"), "backups_keep": 3})
-    _chat(store, instance, 2)
+    chat_lines_append(store, instance, 2)
     store.session_create(instance, "sess_002")
     other = store.session_read(instance, "sess_002")
     store.session_rewrite(instance, "sess_002", [other.metadata])
     for number in range(10):
         _edit(store, instance, "answer 1" if number == 0 else f"v{number - 1}", f"v{number}")
-    backups = [p for p in _backups(store, instance) if p.name.startswith("sess_001.")]
+    backups = [p for p in history_backups(store, instance) if p.name.startswith("sess_001.")]
     assert len(backups) == 3
     # the newest copies are the ones kept: the last backup holds the text before the last edit
     assert '"v8"' in backups[-1].read_text(encoding="utf-8")
     assert '"v6"' in backups[0].read_text(encoding="utf-8")
     # another session's backups are its own
-    assert len([p for p in _backups(store, instance) if p.name.startswith("sess_002.")]) == 1
+    assert len([p for p in history_backups(store, instance) if p.name.startswith("sess_002.")]) == 1
     assert store.session_read(instance, "sess_001").messages[1]["content"] == "v9"
 
 
 def test_undo_of_the_latest_edit_still_works_with_a_cap_of_one(store, instance):
     store.module_write("history", {**store.module_read("history"), "backups_keep": 1})
-    _chat(store, instance, 2)
+    chat_lines_append(store, instance, 2)
     _edit(store, instance, "answer 1", "first")
     result = _edit(store, instance, "first", "second")
-    assert len(_backups(store, instance)) == 1
+    assert len(history_backups(store, instance)) == 1
     history.undo(store, instance_id=instance, token=result["undo_token"], clock=Clock())
     assert store.session_read(instance, "sess_001").messages[1]["content"] == "first"
 
 
 def test_default_keeps_fifty(store, instance):
-    _chat(store, instance, 1)
+    chat_lines_append(store, instance, 1)
     for number in range(52):
         _edit(store, instance, "answer 1" if number == 0 else f"v{number - 1}", f"v{number}")
-    assert len(_backups(store, instance)) == 50
+    assert len(history_backups(store, instance)) == 50
 
 
 @pytest.mark.parametrize("value, ok", [("1", True), ("1000", True), ("0", False), ("1001", False),

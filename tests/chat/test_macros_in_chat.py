@@ -12,22 +12,9 @@ from chat.prompt.window import ContextWindow
 from chat.services.instances import instance_create
 from library.character_services import character_save
 from personalab.lib.macros import macros_replace
+from tests.conftest import MACRO_GREETING
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-GREETING = "Hello {{user}}, I am {{char}}. <USER>? {{scenario}}"
-
-
-@pytest.fixture
-def greeted(store, alice, background):
-    store.module_write("prompt", {**store.module_read("prompt"), "user_name": "Mira"})
-    card = {"spec": "chara_card_v3", "spec_version": "3.0",
-            "data": {"name": "Alserqi", "scenario": "A ruined mall.", "first_mes": GREETING}}
-    character_id = character_save(store, data={
-        "name": "Alserqi", "base_persona": "{{char}} protects {{user}}.", "greeting": GREETING,
-        "card": card})
-    return instance_create(store, owner=alice, character_id=character_id,
-                           background_id=background)
 
 
 def test_the_chat_page_shows_the_greeting_with_macros_and_the_file_keeps_them(
@@ -36,7 +23,7 @@ def test_the_chat_page_shows_the_greeting_with_macros_and_the_file_keeps_them(
     page = client.get(f"/instances/{greeted}/").content.decode()
     assert "Hello Mira, I am Alserqi. Mira? A ruined mall." in page
     assert "{{user}}" not in page
-    assert GREETING in store.session_path(greeted, "sess_001").read_text(encoding="utf-8")
+    assert MACRO_GREETING in store.session_path(greeted, "sess_001").read_text(encoding="utf-8")
 
 
 async def test_the_model_receives_persona_and_greeting_with_macros_replaced(

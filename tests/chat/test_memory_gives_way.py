@@ -15,7 +15,7 @@ from chat.services.session_import import session_import
 from library.character_services import character_save
 from memory.character.biography import biography_add
 from memory.summaries.recaps import RECAPS_FILE
-from tests.chat.test_context_window import WORDS, chat, prompt_tokens, sent_text, st_chat
+from tests.chat.long_chats import WORDS, chat_post, prompt_tokens, sent_text, st_chat
 from tests.stub_llm import Reply
 
 pytestmark = [pytest.mark.django_db(transaction=True),
@@ -62,7 +62,7 @@ def test_recaps_and_biography_give_way_rather_than_refuse_a_turn_in_a_small_wind
     _window(client, auth, instance, 4096)
     use_stub.script(Reply("Yes."))
 
-    response = chat(client, auth, instance, "What now?")
+    response = chat_post(client, auth, instance, "What now?")
 
     assert response.status_code == 200, response.content
     request = use_stub.requests[-1]
@@ -80,7 +80,7 @@ def test_recaps_and_biography_take_no_more_than_the_recent_conversation_in_a_ful
     _window(client, auth, instance, 8192)
     use_stub.script(Reply("Yes."))
 
-    response = chat(client, auth, instance, "What now?")
+    response = chat_post(client, auth, instance, "What now?")
 
     assert response.status_code == 200, response.content
     request = use_stub.requests[-1]
@@ -97,7 +97,7 @@ def test_a_large_window_keeps_every_recap_and_paragraph_its_share_holds(
     instance = _long_card_chat(store, alice, background, persona_words=140)
     use_stub.script(Reply("Yes."))
 
-    response = chat(client, auth, instance, "What now?")
+    response = chat_post(client, auth, instance, "What now?")
 
     assert response.status_code == 200, response.content
     text = sent_text(use_stub.requests[-1])

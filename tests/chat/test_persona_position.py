@@ -123,7 +123,7 @@ def test_at_the_same_depth_it_follows_the_note_and_the_cards_note_and_precedes_l
     from chat.play.lore import persona_depth_blocks
     from chat.prompt.assemble import prompt_build
     from chat.prompt.templates import TemplateStore
-    from tests.chat.test_pipeline import make_inputs, make_lines
+    from tests.chat.prompt_inputs import make_inputs, make_lines
 
     persona = persona_depth_blocks({"description": "PERSONA", "description_position": "depth",
                                     "description_depth": 0, "description_role": "system"})

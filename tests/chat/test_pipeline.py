@@ -7,74 +7,23 @@ from pathlib import Path
 import pytest
 
 from chat.prompt.assemble import prompt_build
-from chat.prompt.inputs import PromptInputs
 from chat.prompt.templates import TemplateStore
 from personalab.lib.template_sandbox import TemplateError, render_template
 from personalab.lib.tokens import count_tokens
+from tests.chat.prompt_inputs import (
+    make_config,
+    make_director,
+    make_inputs,
+    make_lines,
+    system_text,
+)
 
 SEED_REFUSAL = "Prompt总长度超过限制（{actual} > {limit}），请执行汇总或调整配置"
-
-
-def make_config(*, max_total: int = 100000, middle: int = 20000, load_all: bool = True) -> dict:
-    return {
-        "thresholds": {"rag_fallback_threshold": 3, "summary_last_n_turns": 5},
-        "limits": {
-            "max_total_tokens": max_total,
-            "middle_section_warning_tokens": middle,
-            "conversation_max_tokens": 100000,
-        },
-        "preferences": {"summary_order": "summary_first", "conversation_load_all": load_all},
-    }
-
-
-def make_lines(turns: int, current: str = "你还记得我们之前的约定吗？") -> list[dict]:
-    lines = []
-    for turn in range(1, turns + 1):
-        lines.append({"role": "user", "content": f"问题{turn}", "turn": turn})
-        lines.append({"role": "assistant", "content": f"回答{turn}", "turn": turn})
-    lines.append({"role": "user", "content": current, "turn": turns + 1})
-    return lines
-
-
-def make_director(reminder: dict | None = None) -> dict:
-    return {
-        "outline": [
-            {"index": 1, "content": "发现背叛者的线索", "status": "completed"},
-            {"index": 2, "content": "潜入敌人据点", "status": "completed"},
-            {"index": 3, "content": "与仇人对峙", "status": "in_progress"},
-            {"index": 4, "content": "做出关键选择", "status": "pending"},
-        ],
-        "instruction": "如果剧情推进，请在回复中输出标记：[PROGRESS:X:status]",
-        "reminder": reminder,
-        "finished": False,
-    }
-
-
-def make_inputs(**overrides) -> PromptInputs:
-    values = {
-        "character_name": "Alserqi",
-        "user_name": "User",
-        "base_persona": "{{ char }}，废土黑帮老大，曾经掌控北区，被心腹背叛...",
-        "evolved_persona": "经历背叛后变得多疑，不再轻易相信他人...",
-        "world_setting": "2087年，核战后50年...",
-        "background_name": "废土复仇记",
-        "director": make_director(),
-        "recalled": [{"text": "第12轮：玩家让Alserqi承诺不冲动送死", "source": "turn sess_003#12"}],
-        "lines": make_lines(3),
-        "config": make_config(),
-    }
-    values.update(overrides)
-    return PromptInputs(**values)
 
 
 @pytest.fixture
 def store(tmp_path) -> TemplateStore:
     return TemplateStore(tmp_path / "prompt_templates")
-
-
-def system_text(result) -> str:
-    assert result.messages[0]["role"] == "system"
-    return result.messages[0]["content"]
 
 
 def test_head_then_middle_sections_in_seed_order_with_labels(store):

@@ -8,14 +8,15 @@ from __future__ import annotations
 import pytest
 
 from chat.services.instances import instance_create
-from tests.chat.test_prompt_manager import _auth, _preset
+from tests.chat.st_presets import st_preset
 from tests.library.card_turns import card_turn_run, english_set, mira_card, mira_import
+from tests.rest_client import bearer_auth
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_presets_user_and_assistant_prompts_keep_their_roles(store, alice, client, use_stub):
-    preset = _preset()
+    preset = st_preset()
     preset["prompts"] += [
         {"identifier": "d1", "name": "Style", "role": "user", "content": "Short paragraphs.",
          "system_prompt": False, "marker": False},
@@ -28,7 +29,7 @@ def test_a_presets_user_and_assistant_prompts_keep_their_roles(store, alice, cli
     english_set(store)
     instance_id = instance_create(store, owner=alice, character_id=mira_import(store, mira_card()))
     response = client.post(f"/api/v1/instances/{instance_id}/generation/preset", preset,
-                           content_type="application/json", **_auth(alice))
+                           content_type="application/json", **bearer_auth(alice))
     assert response.status_code == 200, response.content
     card_turn_run(store, instance_id, "Who are you?")
     sent = [(m["role"], m["content"]) for m in use_stub.requests[-1]["messages"]]

@@ -1,7 +1,7 @@
 """A SillyTavern Chat Completion preset brings its prompts into the prompt manager, and each
 block reaches the model where SillyTavern puts it (seen through a real turn: the stub server
-records what the model received). The preset is written here from SillyTavern's documented
-format (`prompts` + `prompt_order`)."""
+records what the model received). The preset (tests/chat/st_presets.py) is written from
+SillyTavern's documented format (`prompts` + `prompt_order`)."""
 
 from __future__ import annotations
 
@@ -9,62 +9,22 @@ import json
 
 import pytest
 
-from chat.models import ApiToken
 from chat.services.instances import instance_create
 from personalab.lib.prompt_manager import prompt_blocks_from_st_preset
+from tests.chat.st_presets import st_preset
 from tests.library.card_turns import card_turn_run, english_set, mira_card, mira_import
+from tests.rest_client import bearer_auth
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _marker(identifier: str) -> dict:
-    return {"identifier": identifier, "name": identifier, "system_prompt": True, "marker": True}
-
-
-def _preset(**extra) -> dict:
-    prompts = [
-        {"identifier": "main", "name": "Main Prompt", "system_prompt": True, "role": "system",
-         "content": "Write {{char}}'s next reply in a fictional chat with {{user}}."},
-        {"identifier": "nsfw", "name": "Auxiliary Prompt", "system_prompt": True,
-         "role": "system", "content": "Keep the tone grim."},
-        {"identifier": "jailbreak", "name": "Post-History Instructions", "system_prompt": True,
-         "role": "system", "content": "Reply in two paragraphs at most."},
-        {"identifier": "enhanceDefinitions", "name": "Enhance Definitions", "role": "system",
-         "content": "Add to {{char}}'s lore.", "system_prompt": True, "marker": False},
-        {"identifier": "b5f1", "name": "Whisper", "role": "user", "content": "(OOC: be brief)",
-         "system_prompt": False, "marker": False, "injection_position": 1,
-         "injection_depth": 1},
-        {"identifier": "c7a2", "name": "Tail note", "role": "system",
-         "content": "Remember the storm.", "system_prompt": False, "marker": False,
-         "injection_position": 0},
-        *[_marker(m) for m in ("chatHistory", "dialogueExamples", "worldInfoBefore",
-                               "worldInfoAfter", "charDescription", "charPersonality",
-                               "scenario", "personaDescription")],
-    ]
-    order = [{"identifier": name, "enabled": enabled} for name, enabled in (
-        ("main", True), ("worldInfoBefore", True), ("personaDescription", True),
-        ("charDescription", True), ("charPersonality", False), ("scenario", True),
-        ("enhanceDefinitions", False), ("nsfw", True), ("worldInfoAfter", True),
-        ("dialogueExamples", True), ("b5f1", True), ("chatHistory", True), ("c7a2", True),
-        ("jailbreak", True))]
-    return {"temperature": 0.7, "openai_max_tokens": 300, "prompts": prompts,
-            "prompt_order": [{"character_id": 100000, "order": order[:3]},
-                             {"character_id": 100001, "order": order}],
-            "impersonation_prompt": "[Write your next reply from the point of view of {{user}}]",
-            **extra}
-
-
-def _auth(user) -> dict:
-    return {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(user)}"}
 
 
 def test_a_preset_places_each_prompt_where_sillytavern_does(store, alice, client, use_stub):
     english_set(store, main_prompt="TEMPLATE MAIN", post_history="TEMPLATE POST")
     character_id = mira_import(store, mira_card())
     instance_id = instance_create(store, owner=alice, character_id=character_id)
-    response = client.post(f"/api/v1/instances/{instance_id}/generation/preset", _preset(),
-                           content_type="application/json", **_auth(alice))
+    response = client.post(f"/api/v1/instances/{instance_id}/generation/preset", st_preset(),
+                           content_type="application/json", **bearer_auth(alice))
     assert response.status_code == 200, response.content
     assert response.json()["generation"] == {"temperature": 0.7, "max_tokens": 300}
 
@@ -93,7 +53,7 @@ def test_a_cards_post_history_instructions_replace_the_presets(store, alice, use
                                mira_card(post_history_instructions="Stay terse. {{original}}"))
     instance_id = instance_create(store, owner=alice, character_id=character_id)
     state = store.instance_state_read(instance_id)
-    state["prompt_manager"] = prompt_blocks_from_st_preset(_preset())
+    state["prompt_manager"] = prompt_blocks_from_st_preset(st_preset())
     store.instance_state_write(instance_id, state)
     card_turn_run(store, instance_id)
     sent = use_stub.requests[-1]["messages"]
@@ -101,9 +61,10 @@ def test_a_cards_post_history_instructions_replace_the_presets(store, alice, use
 
 
 def test_what_a_preset_leaves_out_is_listed_with_the_reason(store, alice, client, instance):
-    client.post(f"/api/v1/instances/{instance}/generation/preset", _preset(),
-                content_type="application/json", **_auth(alice))
-    manager = client.get(f"/api/v1/instances/{instance}/prompt_manager", **_auth(alice)).json()
+    client.post(f"/api/v1/instances/{instance}/generation/preset", st_preset(),
+                content_type="application/json", **bearer_auth(alice))
+    manager = client.get(f"/api/v1/instances/{instance}/prompt_manager",
+                         **bearer_auth(alice)).json()
     skipped = {item["name"]: item["reason"] for item in manager["skipped"]}
     assert "always sends" in skipped["charPersonality"]
     assert "impersonation_prompt" not in skipped  # a utility prompt now (kept, sent)
@@ -115,8 +76,8 @@ def test_what_a_preset_leaves_out_is_listed_with_the_reason(store, alice, client
 
 
 def test_the_preset_exports_back_and_imports_to_the_same_blocks(store, alice, client, instance):
-    auth = _auth(alice)
-    client.post(f"/api/v1/instances/{instance}/generation/preset", _preset(),
+    auth = bearer_auth(alice)
+    client.post(f"/api/v1/instances/{instance}/generation/preset", st_preset(),
                 content_type="application/json", **auth)
     before = client.get(f"/api/v1/instances/{instance}/prompt_manager", **auth).json()["blocks"]
     exported = client.get(f"/api/v1/instances/{instance}/generation/preset", **auth).json()
@@ -130,7 +91,7 @@ def test_the_preset_exports_back_and_imports_to_the_same_blocks(store, alice, cl
 
 
 def test_blocks_are_edited_through_rest_and_checked_first(store, alice, bob, client, instance):
-    auth = _auth(alice)
+    auth = bearer_auth(alice)
     url = f"/api/v1/instances/{instance}/prompt_manager"
     bad = client.put(url, {"blocks": [{"name": "x", "role": "narrator", "content": "hi"}]},
                      content_type="application/json", **auth)
@@ -141,9 +102,9 @@ def test_blocks_are_edited_through_rest_and_checked_first(store, alice, bob, cli
                       content_type="application/json", **auth)
     assert good.status_code == 200 and good.json()["blocks"][0]["content"] == "Be kind."
     # Another account neither reads nor changes them.
-    assert client.get(url, **_auth(bob)).status_code == 404
+    assert client.get(url, **bearer_auth(bob)).status_code == 404
     assert client.put(url, {"blocks": []}, content_type="application/json",
-                      **_auth(bob)).status_code == 404
+                      **bearer_auth(bob)).status_code == 404
     assert store.instance_state_read(instance)["prompt_manager"]["blocks"][0]["name"] == "Tone"
 
 
@@ -165,11 +126,11 @@ def _stored(store, instance_id: str) -> list[str]:
 
 def test_a_presets_regex_scripts_import_run_once_allowed_and_export_back(store, alice, client,
                                                                          use_stub, instance):
-    auth = _auth(alice)
+    auth = bearer_auth(alice)
     scripts = [_regex("/\\bsmiles\\b/g", "grins", [2]),
                _regex("/storm/g", "STORM", [1], promptOnly=True)]
     response = client.post(f"/api/v1/instances/{instance}/generation/preset",
-                           _preset(extensions={"regex_scripts": scripts}),
+                           st_preset(extensions={"regex_scripts": scripts}),
                            content_type="application/json", **auth)
     assert response.status_code == 200, response.content
     url = f"/api/v1/instances/{instance}/prompt_manager"
@@ -199,9 +160,9 @@ def test_a_presets_regex_scripts_import_run_once_allowed_and_export_back(store, 
 def test_a_preset_with_a_costly_regex_script_is_refused_whole(store, alice, client, instance):
     before = store.instance_state_read(instance).get("prompt_manager")
     response = client.post(f"/api/v1/instances/{instance}/generation/preset",
-                           _preset(extensions={"regex_scripts": [
+                           st_preset(extensions={"regex_scripts": [
                                _regex("/(?:a{2000}){2000}/g", "x", [2])]}),
-                           content_type="application/json", **_auth(alice))
+                           content_type="application/json", **bearer_auth(alice))
     assert response.status_code == 400
     assert "extensions.regex_scripts[0].findRegex" in response.json()["error"]["fields"]
     assert store.instance_state_read(instance).get("prompt_manager") == before
@@ -212,10 +173,10 @@ def test_a_preset_with_a_costly_regex_script_is_refused_whole(store, alice, clie
 def test_an_account_preset_is_where_new_chats_start_and_a_chat_can_reset_to_it(
         store, alice, client, use_stub, alice_client):
     english_set(store, main_prompt="TEMPLATE MAIN")
-    auth = _auth(alice)
+    auth = bearer_auth(alice)
     character_id = mira_import(store, mira_card())
     older = instance_create(store, owner=alice, character_id=character_id)
-    response = client.post("/api/v1/generation/preset", _preset(extensions={"regex_scripts": [
+    response = client.post("/api/v1/generation/preset", st_preset(extensions={"regex_scripts": [
         _regex("/\\bsmiles\\b/g", "grins", [2])]}), content_type="application/json", **auth)
     assert response.status_code == 200, response.content
     assert response.json()["generation"] == {"temperature": 0.7, "max_tokens": 300}
@@ -254,9 +215,9 @@ def test_an_account_preset_is_where_new_chats_start_and_a_chat_can_reset_to_it(
 
 
 def test_one_accounts_default_preset_is_not_anothers(store, alice, bob, client):
-    client.post("/api/v1/generation/preset", _preset(), content_type="application/json",
-                **_auth(alice))
-    assert client.get("/api/v1/prompt_manager", **_auth(bob)).json()["blocks"] == []
+    client.post("/api/v1/generation/preset", st_preset(), content_type="application/json",
+                **bearer_auth(alice))
+    assert client.get("/api/v1/prompt_manager", **bearer_auth(bob)).json()["blocks"] == []
     character_id = mira_import(store, mira_card())
     bobs = instance_create(store, owner=bob, character_id=character_id)
     assert "prompt_manager" not in store.instance_state_read(bobs)
@@ -271,13 +232,13 @@ def test_a_presets_marker_order_reorders_the_prompts_sections(store, alice, clie
     moved = [{"identifier": name, "enabled": True} for name in (
         "main", "dialogueExamples", "scenario", "worldInfoBefore", "personaDescription",
         "charDescription", "charPersonality", "worldInfoAfter", "chatHistory", "jailbreak")]
-    preset = _preset()
+    preset = st_preset()
     preset["prompt_order"] = [{"character_id": 100001, "order": moved}]
     response = client.post(f"/api/v1/instances/{instance_id}/generation/preset", preset,
-                           content_type="application/json", **_auth(alice))
+                           content_type="application/json", **bearer_auth(alice))
     assert response.status_code == 200, response.content
     manager = client.get(f"/api/v1/instances/{instance_id}/prompt_manager",
-                         **_auth(alice)).json()
+                         **bearer_auth(alice)).json()
     assert manager["markers"][:3] == ["dialogueExamples", "scenario", "worldInfoBefore"]
     assert "marker order" not in {item["name"] for item in manager["skipped"]}
     card_turn_run(store, instance_id)
@@ -290,16 +251,16 @@ def test_a_presets_marker_order_reorders_the_prompts_sections(store, alice, clie
     assert examples < scenario < description < personality
     # the export keeps the order, and importing it again gives the same markers
     exported = client.get(f"/api/v1/instances/{instance_id}/generation/preset",
-                          **_auth(alice)).json()
+                          **bearer_auth(alice)).json()
     assert prompt_blocks_from_st_preset(exported)["markers"] == manager["markers"]
 
 
 def test_sillytaverns_default_marker_order_keeps_the_templates_order(store, alice, client,
                                                                      use_stub, instance):
-    client.post(f"/api/v1/instances/{instance}/generation/preset", _preset(),
-                content_type="application/json", **_auth(alice))
+    client.post(f"/api/v1/instances/{instance}/generation/preset", st_preset(),
+                content_type="application/json", **bearer_auth(alice))
     assert client.get(f"/api/v1/instances/{instance}/prompt_manager",
-                      **_auth(alice)).json()["markers"] == []
+                      **bearer_auth(alice)).json()["markers"] == []
 
 
 def test_chat_history_moved_among_the_markers_puts_the_conversation_there(
@@ -313,13 +274,13 @@ def test_chat_history_moved_among_the_markers_puts_the_conversation_there(
     moved = [{"identifier": name, "enabled": True} for name in (
         "main", "worldInfoBefore", "personaDescription", "charDescription", "charPersonality",
         "chatHistory", "scenario", "dialogueExamples", "c7a2", "worldInfoAfter", "jailbreak")]
-    preset = _preset()
+    preset = st_preset()
     preset["prompt_order"] = [{"character_id": 100001, "order": moved}]
     response = client.post(f"/api/v1/instances/{instance_id}/generation/preset", preset,
-                           content_type="application/json", **_auth(alice))
+                           content_type="application/json", **bearer_auth(alice))
     assert response.status_code == 200, response.content
     manager = client.get(f"/api/v1/instances/{instance_id}/prompt_manager",
-                         **_auth(alice)).json()
+                         **bearer_auth(alice)).json()
     assert "chatHistory" not in {item["name"] for item in manager["skipped"]}
     trace_id = card_turn_run(store, instance_id, "Who are you?")
     sent = use_stub.requests[-1]["messages"]
@@ -332,10 +293,10 @@ def test_chat_history_moved_among_the_markers_puts_the_conversation_there(
     after = "\n\n".join(m["content"] for m in sent[last + 1:])
     assert after.index("Ann wakes in her clinic.") < after.index("Only when you talk.") \
         < after.index("Remember the storm.") < after.index("Reply in two paragraphs at most.")
-    trace = client.get(f"/api/v1/traces/{trace_id}", **_auth(alice)).json()
+    trace = client.get(f"/api/v1/traces/{trace_id}", **bearer_auth(alice)).json()
     names = [section["name"] for section in trace["sections"]]
     assert names.index("conversation") < names.index("scenario") < names.index("examples")
     # The export keeps the conversation's place among the markers.
     exported = client.get(f"/api/v1/instances/{instance_id}/generation/preset",
-                          **_auth(alice)).json()
+                          **bearer_auth(alice)).json()
     assert prompt_blocks_from_st_preset(exported)["markers"] == manager["markers"]

@@ -9,7 +9,7 @@ import pytest
 
 from chat.prompt.assemble import prompt_build
 from chat.prompt.templates import TemplateStore
-from tests.chat.test_pipeline import make_inputs, system_text
+from tests.chat.prompt_inputs import make_inputs, system_text
 
 LORE = [
     {"name": "lore:lb:1", "content": "The gate is shut.", "position": "before_char"},

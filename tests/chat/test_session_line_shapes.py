@@ -9,6 +9,7 @@ import json
 import pytest
 
 from chat.models import ApiToken
+from tests.chat.chat_urls import chat_read_urls
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -42,21 +43,6 @@ def _hand_edit(store, instance_id, line: dict) -> None:
         handle.write(json.dumps({"role": "assistant", "content": "good answer", "turn": 1}) + "\n")
 
 
-def _urls(instance_id: str, trace_id: str) -> list[str]:
-    return [
-        f"/instances/{instance_id}/", f"/instances/{instance_id}/messages",
-        f"/instances/{instance_id}/history/", f"/instances/{instance_id}/history/rows",
-        f"/instances/{instance_id}/history/rows?q=good", f"/instances/{instance_id}/persona/",
-        f"/traces/{trace_id}/", "/", f"/api/v1/instances/{instance_id}",
-        f"/api/v1/sessions/sess_001?instance_id={instance_id}",
-        f"/api/v1/traces/{trace_id}?include_session=1",
-        f"/api/v1/instances/{instance_id}/sessions/sess_001/current_response",
-        f"/api/v1/instances/{instance_id}/sessions/sess_001/current_response?turn=1",
-        f"/api/v1/instances/{instance_id}/sessions/sess_001/export?format=jsonl",
-        f"/api/v1/instances/{instance_id}/sessions/sess_001/export?format=md",
-    ]
-
-
 def _chat(client, instance_id, auth) -> dict:
     response = client.post("/api/v1/chat", json.dumps({"instance_id": instance_id, "query": "hi"}),
                            content_type="application/json", **auth)
@@ -77,7 +63,7 @@ def test_odd_line_is_reported_and_every_page_still_works(client, alice, store, i
     reply = _chat(client, instance, auth)
     assert reply["answer_text"]
     assert any(w.get("category") == "corrupt_session_lines" for w in reply["warnings"])
-    for url in _urls(instance, reply["trace_id"]):
+    for url in chat_read_urls(instance, reply["trace_id"]):
         response = client.get(url, **auth)
         assert response.status_code < 500, (url, response.status_code)
         assert response.status_code == 200, (url, response.status_code)

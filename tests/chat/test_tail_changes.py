@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -14,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from personalab.lib import session_tail
 from personalab.lib.session_tail import journal_path
+from tests.chat.tail_crashes import TailCrash, tail_crash_at
 from tests.rest_client import as_alice  # noqa: F401 — fixture
 from tests.socket_tabs import events_until_done, tab_connect
 from tests.stub_llm import Reply
@@ -177,32 +176,6 @@ def test_an_edit_and_a_delete_at_the_end_undo_to_the_same_bytes_and_old_traces_r
         "reply 2", "go on", "reply three"]
 
 
-class _Crash(BaseException):
-    """Stands for kill -9: nothing after it runs, no handler cleans up."""
-
-
-def _crash_at(monkeypatch, step):
-    real_write, real_replace = session_tail._tail_write, os.replace
-
-    def write(path, offset, tail):
-        if step == "torn":  # half the new tail in place, the old one's rest behind it
-            with open(path, "r+b") as handle:
-                handle.seek(offset)
-                handle.write(tail[:len(tail) // 2])
-        raise _Crash
-
-    def replace(source, target):
-        if step == "written" and Path(target).parent.name == "history":
-            raise _Crash
-        return real_replace(source, target)
-
-    if step in ("journal", "torn"):
-        monkeypatch.setattr(session_tail, "_tail_write", write)
-    else:
-        monkeypatch.setattr(session_tail.os, "replace", replace)
-    return real_write
-
-
 @pytest.mark.parametrize("step", ["journal", "torn", "written"])
 def test_a_crash_at_any_step_of_a_change_leaves_the_old_or_the_new_session(
         as_alice, store, instance, monkeypatch, step):
@@ -211,8 +184,8 @@ def test_a_crash_at_any_step_of_a_change_leaves_the_old_or_the_new_session(
     row = next(r for r in _rows(as_alice, instance) if r["content"] == "question 20")
     url = (f"/api/v1/instances/{instance}/sessions/sess_001/messages/{row['index']}"
            f"?fingerprint={row['fingerprint']}")
-    _crash_at(monkeypatch, step)
-    with pytest.raises(_Crash):
+    tail_crash_at(monkeypatch, step)
+    with pytest.raises(TailCrash):
         as_alice("delete", url)
     monkeypatch.undo()
     assert journal_path(store.session_path(instance, "sess_001")).exists()

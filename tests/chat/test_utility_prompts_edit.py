@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.chat.test_chat_examples_sent import CARD
+from tests.chat.mira_cards import EXAMPLES_CARD
 from tests.text_turns import english, solo_create, turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_the_api_serves_sillytaverns_defaults_and_a_restored_line_follows_them(
         store, alice, alice_client, use_stub):
     english(store)
-    instance_id = solo_create(store, alice, CARD)
+    instance_id = solo_create(store, alice, EXAMPLES_CARD)
     url = f"/api/v1/instances/{instance_id}/prompt_manager"
     manager = alice_client.get(url).json()
     assert manager["utility"] == {}
@@ -48,7 +48,7 @@ def test_the_api_serves_sillytaverns_defaults_and_a_restored_line_follows_them(
 def test_the_drawer_and_the_settings_page_offer_every_utility_line(store, alice,
                                                                    alice_client):
     english(store)
-    instance_id = solo_create(store, alice, CARD)
+    instance_id = solo_create(store, alice, EXAMPLES_CARD)
     keys = ("new_chat_prompt", "new_group_chat_prompt", "new_example_chat_prompt",
             "continue_nudge_prompt", "group_nudge_prompt", "impersonation_prompt",
             "personality_format", "scenario_format", "continue_prefill")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.chat.test_prompt_manager import _preset
+from tests.chat.st_presets import st_preset
 from tests.e2e.conftest import Server, browser_missing_reason, screenshot_take
 from tests.e2e.page_api import api_call
 from tests.png_files import png_bytes
@@ -87,7 +87,7 @@ def test_prompt_blocks_say_a_refusal_an_outage_and_a_bad_file_in_chinese(
     card = page.locator("[data-testid=account-prompt-blocks] [data-testid=prompt-blocks]")
     error = card.locator("[data-role=error]")
     preset = tmp_path / "grim.json"
-    preset.write_text(json.dumps(_preset()))
+    preset.write_text(json.dumps(st_preset()))
     card.locator("[data-role=preset-file]").set_input_files(str(preset))
     box = card.locator("li", has_text="Whisper").locator("input")
     box.wait_for()

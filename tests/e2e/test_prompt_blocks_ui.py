@@ -8,7 +8,7 @@ import json
 import pytest
 from playwright.sync_api import Page
 
-from tests.chat.test_prompt_manager import _preset
+from tests.chat.st_presets import st_preset
 from tests.e2e.conftest import DESKTOP, Server, instance_new, screenshot_take
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
@@ -19,7 +19,7 @@ def test_a_preset_imported_from_the_drawer_lists_its_blocks(page: Page, server: 
     page.set_viewport_size(DESKTOP)
     instance_id = instance_new(page, server)
     preset = tmp_path / "grim.json"
-    preset.write_text(json.dumps(_preset()))
+    preset.write_text(json.dumps(st_preset()))
     card = page.locator("[data-testid=prompt-blocks]")
     card.locator("[data-role=preset-file]").set_input_files(str(preset))
     card.locator("li", has_text="Auxiliary Prompt").wait_for()
@@ -43,7 +43,7 @@ def test_a_presets_scripts_are_allowed_from_the_drawer_and_a_chat_resets_to_the_
     # the account's default, imported on the settings page
     page.goto(f"{server.url}/settings/")
     default = tmp_path / "default.json"
-    default.write_text(json.dumps(_preset()))
+    default.write_text(json.dumps(st_preset()))
     account = page.locator("[data-testid=account-prompt-blocks] [data-testid=prompt-blocks]")
     account.locator("[data-role=preset-file]").set_input_files(str(default))
     account.locator("li", has_text="Auxiliary Prompt").wait_for()

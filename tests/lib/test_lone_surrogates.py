@@ -19,7 +19,7 @@ from library.card_formats.card_import import character_import_card
 from library.lore.services import lorebook_import
 from personalab.lib import jsontext
 from personalab.lib.jsontext import json_loads, surrogates_replace
-from tests.chat.test_session_line_shapes import _urls
+from tests.chat.chat_urls import chat_read_urls
 from tests.png_files import chunk, tiny_png
 from tests.socket_tabs import events_until_done, tab_connect
 from tests.stub_llm import Fail, Reply
@@ -108,7 +108,7 @@ def test_a_lone_surrogate_line_shows_on_the_chat_page_and_the_next_turn_complete
     assert trace
     messages = store.session_read(instance, "sess_001").messages
     assert [m["content"] for m in messages[-4:]] == [MENDED, "an answer", "hi", "the next reply"]
-    for url in _urls(instance, reply["trace_id"]):
+    for url in chat_read_urls(instance, reply["trace_id"]):
         assert client.get(url, **auth).status_code == 200, url
 
 

@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from library.models import Persona
 from library.personas.services import persona_create
 from library.selectors import default_persona_ids
-from tests.chat.test_chat_roundtrip import CHAT, USER, jsonl  # its player is Ann
+from tests.chat.st_chat_records import CHAT, USER, jsonl  # its player is Ann
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -239,13 +239,13 @@ def test_a_turn_after_many_edits_does_not_list_the_history_folder_and_edits_stil
 def test_an_edit_cut_short_by_kill_9_is_indexed_once_the_session_is_repaired(
         store, instance, memory_on, monkeypatch):
     from chat.services.sessions import session_read_repaired
-    from tests.chat.test_tail_changes import _Crash, _crash_at
+    from tests.chat.tail_crashes import TailCrash, tail_crash_at
 
     index = runtime.index_for(store)
     size = _synced_after_an_edit(store, index, instance)
     with monkeypatch.context() as patch:
-        _crash_at(patch, "written")  # the new tail is in place, its backup not yet in history/
-        with pytest.raises(_Crash):
+        tail_crash_at(patch, "written")  # the new tail is in place, its backup not yet in history/
+        with pytest.raises(TailCrash):
             _edit(store, instance, "暗号是黑色乌鸦。", "暗号是白色海鸥。")
     assert store.session_path(instance, "sess_001").stat().st_size == size
     instance_sync(store, index, instance_id=instance)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from chat.history_manager import edits as history
-from tests.chat.test_history import _row
+from tests.chat.history_files import history_row
 from tests.memory.test_group_witness import _recalled, _run, _window_newest
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -24,7 +24,7 @@ def test_a_branch_does_not_recall_the_future_it_turned_away_from(store, instance
     _run(store, instance, "天气不错，风很大。", stub=use_stub)
     assert BIKE in _recalled(store, instance, _run(store, instance, QUESTION, stub=use_stub))
 
-    row = _row(store, instance, "我们从灯塔出发吧。")
+    row = history_row(store, instance, "我们从灯塔出发吧。")
     history.session_branch(store, instance_id=instance, session_id="sess_001",
                            index=row["index"], fingerprint=row["fingerprint"])
     _run(store, instance, "我们换条路走。", stub=use_stub)
@@ -40,7 +40,7 @@ def test_the_directors_fallback_search_in_a_branch_skips_the_abandoned_future(
     _run(store, instance, "我们从灯塔出发吧。", stub=use_stub)
     _run(store, instance, "我找到了背叛者的线索：一封烧焦的信。", stub=use_stub)
     _run(store, instance, "天气不错，风很大。", stub=use_stub)
-    row = _row(store, instance, "我们从灯塔出发吧。")
+    row = history_row(store, instance, "我们从灯塔出发吧。")
     history.session_branch(store, instance_id=instance, session_id="sess_001",
                            index=row["index"], fingerprint=row["fingerprint"])
     for text in ("我们换条路走。", "前面有一座桥。", "桥下有水声。", "我们继续走。"):

@@ -7,13 +7,12 @@ import json
 
 import pytest
 
-from tests.chat.test_macros_in_chat import greeted  # noqa: F401 — fixture
 from tests.memory.test_group_witness import _run, _window_newest
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_a_recalled_greeting_has_its_macros_filled_in(store, greeted, memory_on,  # noqa: F811
+def test_a_recalled_greeting_has_its_macros_filled_in(store, greeted, memory_on,
                                                       use_stub):
     _window_newest(store, 1)
     for text in ("The weather turned.", "We walked to the pier.", "The gulls were loud."):

@@ -13,7 +13,7 @@ from django.utils import formats, translation
 from chat.pages.import_report import import_report_key
 from chat.services.session_import import session_import
 from library.lore.services import lorebook_create
-from tests.chat.test_context_window import st_chat
+from tests.chat.long_chats import st_chat
 
 pytestmark = pytest.mark.django_db
 
