@@ -223,6 +223,17 @@ def brenna(store, alice):
         "pinned_prompt": "Brenna 从不说超过两句话。", "visibility": "private"})
 
 
+# Brenna shared with every account, under a fixed id: the memory tests' Brenna
+# (tests/memory/conftest.py) and that of the chat tests that need her shared.
+@pytest.fixture
+def shared_brenna(store, alice):
+    from library.character_services import character_save  # as above
+
+    return character_save(store, user=alice, character_id=None, data={
+        "character_id": "mech_7", "name": "Brenna", "base_persona": "沉默的机械师，左手是义肢。",
+        "visibility": "shared"})
+
+
 @pytest.fixture
 def group(store, alice, character, brenna, background):
     from chat.services.instances import instance_create  # as above

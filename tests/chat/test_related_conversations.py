@@ -10,17 +10,16 @@ import pytest
 
 from chat.services.instances import instance_create
 from chat.services.members import instance_member_add
-from tests.chat.test_conversations import brenna  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def scenes(store, alice, bob, character, brenna):
-    return {"group": instance_create(store, owner=alice, character_ids=[character, brenna]),
+def scenes(store, alice, bob, character, shared_brenna):
+    return {"group": instance_create(store, owner=alice, character_ids=[character, shared_brenna]),
             "alserqi": instance_create(store, owner=alice, character_id=character),
-            "brenna": instance_create(store, owner=alice, character_id=brenna),
-            "bob": instance_create(store, owner=bob, character_id=brenna)}
+            "brenna": instance_create(store, owner=alice, character_id=shared_brenna),
+            "bob": instance_create(store, owner=bob, character_id=shared_brenna)}
 
 
 def _listed(html: str) -> list[str]:
@@ -39,9 +38,9 @@ def test_the_tab_lists_the_storys_character_and_its_conversations(alice_client, 
 
 
 def test_picking_another_participant_lists_its_conversations_only_yours(
-        alice_client, scenes, brenna):
+        alice_client, scenes, shared_brenna):
     url = f"/instances/{scenes['group']}/history/related"
-    html = alice_client.get(url, {"participant": brenna},
+    html = alice_client.get(url, {"participant": shared_brenna},
                             HTTP_HX_REQUEST="true").content.decode()
     assert sorted(_listed(html)) == sorted([scenes["group"], scenes["brenna"]])
     assert scenes["bob"] not in html
@@ -53,17 +52,18 @@ def test_picking_another_participant_lists_its_conversations_only_yours(
 
 
 def test_a_listed_conversation_opens_and_a_new_member_shows_up(alice_client, store, alice,
-                                                               scenes, brenna):
-    instance_member_add(store, user=alice, instance_id=scenes["alserqi"], character_id=brenna)
+                                                               scenes, shared_brenna):
+    instance_member_add(store, user=alice, instance_id=scenes["alserqi"],
+                        character_id=shared_brenna)
     html = alice_client.get(f"/instances/{scenes['group']}/history/related",
-                            {"participant": brenna}).content.decode()
+                            {"participant": shared_brenna}).content.decode()
     listed = _listed(html)
     assert scenes["alserqi"] in listed
     for instance_id in listed:
         assert alice_client.get(f"/instances/{instance_id}/").status_code == 200
 
 
-def test_another_account_sees_only_its_own_participants(client, bob, scenes, brenna):
+def test_another_account_sees_only_its_own_participants(client, bob, scenes, shared_brenna):
     client.force_login(bob)
     assert client.get(f"/instances/{scenes['group']}/history/related").status_code == 404
     html = client.get(f"/instances/{scenes['bob']}/history/").content.decode()
@@ -71,9 +71,9 @@ def test_another_account_sees_only_its_own_participants(client, bob, scenes, bre
     assert scenes["group"] not in html and "player:alice" not in html
 
 
-def test_the_participant_picker_names_each_participant_once(alice_client, scenes, brenna):
+def test_the_participant_picker_names_each_participant_once(alice_client, scenes, shared_brenna):
     # Alserqi, Brenna and the player each take part in two or three of alice's conversations.
     html = alice_client.get(f"/instances/{scenes['group']}/history/").content.decode()
     part = html[html.index('data-testid="related-conversations"'):]
     options = re.findall(r'<option value="([^"]+)"', part[:part.index("</select>")])
-    assert sorted(options) == sorted({"char_alserqi", brenna, "player:alice"})
+    assert sorted(options) == sorted({"char_alserqi", shared_brenna, "player:alice"})

@@ -7,62 +7,61 @@ import pytest
 from django.contrib.messages import get_messages
 
 from library.character_services import character_save
-from tests.memory.test_group_persona import brenna  # noqa: F401 — fixture
 
 pytestmark = pytest.mark.django_db
 
 
 def test_the_home_page_starts_a_scene_with_the_characters_ticked(alice_client, store, character,
-                                                                 brenna, background):
+                                                                 shared_brenna, background):
     home = alice_client.get("/").content.decode()
     assert 'data-testid="start-group"' in home and 'name="character_ids"' in home
 
     response = alice_client.post("/instances/new?group=1", {
-        "character_ids": [character, brenna], "background_id": background,
+        "character_ids": [character, shared_brenna], "background_id": background,
         "reply_order": "everyone", "next": "/"})
 
     assert response.status_code == 302
     instance_id = response.url.rstrip("/").rsplit("/", 1)[1]
     state = store.instance_state_read(instance_id)
-    assert [p["character_id"] for p in state["participants"]] == [character, brenna]
+    assert [p["character_id"] for p in state["participants"]] == [character, shared_brenna]
     assert state["background_id"] == background and state["reply_order"] == "everyone"
     assert alice_client.get(response.url).status_code == 200
 
 
 def test_the_characters_answer_in_the_order_they_were_ticked(alice_client, store, character,
-                                                            brenna, background):
+                                                            shared_brenna, background):
     """The page's script sends the tick order; a garbled or partial one still starts the scene,
     the characters it does not name after those it does."""
-    for order, expected in ((f"{brenna},{character}", [brenna, character]),
-                            (f"x,{brenna},,{brenna}", [brenna, character]),
-                            ("", [character, brenna])):
+    for order, expected in ((f"{shared_brenna},{character}", [shared_brenna, character]),
+                            (f"x,{shared_brenna},,{shared_brenna}", [shared_brenna, character]),
+                            ("", [character, shared_brenna])):
         response = alice_client.post("/instances/new?group=1", {
-            "character_ids": [character, brenna], "order": order, "reply_order": "list"})
+            "character_ids": [character, shared_brenna], "order": order, "reply_order": "list"})
         instance_id = response.url.rstrip("/").rsplit("/", 1)[1]
         state = store.instance_state_read(instance_id)
         assert [p["character_id"] for p in state["participants"]] == expected
 
 
 def test_the_character_page_starts_a_scene_with_its_character_first(alice_client, store,
-                                                                     character, brenna):
-    page = alice_client.get(f"/library/characters/{brenna}/").content.decode()
+                                                                     character, shared_brenna):
+    page = alice_client.get(f"/library/characters/{shared_brenna}/").content.decode()
     assert 'data-testid="character-start"' in page
-    assert f'name="first" value="{brenna}"' in page
+    assert f'name="first" value="{shared_brenna}"' in page
 
     response = alice_client.post("/instances/new?group=1", {
-        "character_ids": [character, brenna], "first": brenna, "reply_order": "list"})
+        "character_ids": [character, shared_brenna], "first": shared_brenna, "reply_order": "list"})
 
     instance_id = response.url.rstrip("/").rsplit("/", 1)[1]
     state = store.instance_state_read(instance_id)
-    assert state["character_id"] == brenna
-    assert [p["character_id"] for p in state["participants"]] == [brenna, character]
+    assert state["character_id"] == shared_brenna
+    assert [p["character_id"] for p in state["participants"]] == [shared_brenna, character]
 
 
 def test_nothing_ticked_or_a_bad_order_says_why_and_starts_nothing(alice_client, store, character,
-                                                                   brenna):
-    for form in ({"next": f"/library/characters/{brenna}/"},
-                 {"character_ids": [character, brenna], "reply_order": "loudest",
-                  "next": f"/library/characters/{brenna}/"}):
+                                                                   shared_brenna):
+    for form in ({"next": f"/library/characters/{shared_brenna}/"},
+                 {"character_ids": [character, shared_brenna], "reply_order": "loudest",
+                  "next": f"/library/characters/{shared_brenna}/"}):
         response = alice_client.post("/instances/new?group=1", form)
         assert response.status_code == 302 and response.url == form["next"]
         said = " ".join(str(m) for m in get_messages(response.wsgi_request))

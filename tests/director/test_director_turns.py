@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from chat.play.turn import turn_run
-from tests.memory.test_recall_in_play import _seed
+from tests.memory.recall_chats import recall_chat_seed
 from tests.stub_llm import Empty, Fail, Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -155,7 +155,7 @@ def test_the_reminder_names_each_recalled_line_once(store, instance, memory_on, 
     """The director's fallback search lists a line said several times once (seven of its
     fifteen places held "The market was loud this morning."), and the places go to others."""
 
-    _seed(store, instance)
+    recall_chat_seed(store, instance)
     state = store.instance_state_read(instance)
     state["plot_state"] = {"current_plot_index": 3, "current_status": "in_progress",
                            "no_update_count": 5}

@@ -10,7 +10,7 @@ import pytest
 from memory.errors import MemoryActionError
 from memory.summaries.summarize import memory_summarize
 from personalab.lib.llm import LLMError, LLMSettings, OpenAIProvider
-from tests.memory.test_memory_services import FakeIndex, make_instance, snapshot
+from tests.memory.memory_fakes import FakeIndex, make_instance, snapshot
 from tests.stub_llm import BigBody, StubLLM, Trickle
 
 MESSAGES = [{"role": "user", "content": "总结一下"}]

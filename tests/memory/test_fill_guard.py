@@ -9,21 +9,14 @@ import threading
 import pytest
 
 from memory import runtime
-from memory.recall.rag import query_user_history
 from memory.vectors import fill
-from tests.memory.test_memory_flow import _turn
+from tests.memory.memory_turns import history_recalled, memory_turn_run
+from tests.memory.recall_chats import EDITED, KEPT
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-KEPT = "I buried the silver key under the old oak by the mill."
-EDITED = "I buried the copper compass under the old oak by the mill."
 DROPPED = "My neighbour Bartholomew collects antique barometers."
-
-
-def _recalled(store, instance, question):
-    return [hit.text for hit in query_user_history(
-        question, instance, index=runtime.index_for(store), force=True, k=10).hits]
 
 
 def _rows(rest, instance, session):
@@ -68,8 +61,8 @@ def test_a_fill_never_writes_back_a_line_edited_or_deleted_while_it_ran(
     embedding, go_on = first_embed_waits
     hold, held = threading.Event(), threading.Event()
     runtime.schedule(_held, hold, held)  # the worker busy: both turns wait for one fill
-    result, _ = asyncio.run(_turn(store, instance, KEPT))
-    asyncio.run(_turn(store, instance, DROPPED))
+    result, _ = asyncio.run(memory_turn_run(store, instance, KEPT))
+    asyncio.run(memory_turn_run(store, instance, DROPPED))
     session = result.session_id
     after, after_started = threading.Event(), threading.Event()
     try:
@@ -89,14 +82,14 @@ def test_a_fill_never_writes_back_a_line_edited_or_deleted_while_it_ran(
         runtime.live_drain()
         go_on.set()
         assert after_started.wait(60)  # the fill is done; the sync the edits queued is not
-        assert KEPT not in _recalled(store, instance, "Where is the silver key buried?")
-        assert DROPPED not in _recalled(store, instance, "What does Bartholomew collect?")
-        assert EDITED in _recalled(store, instance, "What did I bury under the old oak?")
+        assert KEPT not in history_recalled(store, instance, "Where is the silver key buried?")
+        assert DROPPED not in history_recalled(store, instance, "What does Bartholomew collect?")
+        assert EDITED in history_recalled(store, instance, "What did I bury under the old oak?")
     finally:
         hold.set()
         go_on.set()
         after.set()
     runtime.drain()
-    assert DROPPED not in _recalled(store, instance, "What does Bartholomew collect?")
-    recalled = _recalled(store, instance, "What did I bury under the old oak?")
+    assert DROPPED not in history_recalled(store, instance, "What does Bartholomew collect?")
+    recalled = history_recalled(store, instance, "What did I bury under the old oak?")
     assert EDITED in recalled and KEPT not in recalled

@@ -10,11 +10,7 @@ from memory import runtime
 from memory.vectors import fill
 from memory.vectors.sync import instance_sync
 from personalab.lib.embedding import embeddings
-from tests.memory.test_import_index import (
-    _import,
-    auth,  # noqa: F401 (a fixture)
-    no_background,  # noqa: F401 (a fixture)
-)
+from tests.memory.imported_chats import chat_lines_import
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -28,8 +24,8 @@ def fill_chunks_of_4(monkeypatch):
                         lambda runs: fill.newest_first_chunks(runs, size=4))
 
 
-def _fill(client, auth, store, instance):  # noqa: F811
-    _import(client, auth, instance, LINES)
+def _fill(client, auth, store, instance):
+    chat_lines_import(client, auth, instance, LINES)
     instance_sync(store, runtime.index_for(store), instance_id=instance)
 
 
@@ -37,8 +33,8 @@ def _pairs(texts: list[str]) -> list[str]:
     return [text for text in texts if "\n" in text]
 
 
-def test_a_long_fill_embeds_each_line_once(client, auth, store, instance,  # noqa: F811
-                                           memory_on, no_background, encoded,  # noqa: F811
+def test_a_long_fill_embeds_each_line_once(client, auth, store, instance,
+                                           memory_on, no_background, encoded,
                                            monkeypatch):
     monkeypatch.setattr(embeddings, "LINES_ONCE_FROM", LINES)
     _fill(client, auth, store, instance)
@@ -49,13 +45,13 @@ def test_a_long_fill_embeds_each_line_once(client, auth, store, instance,  # noq
 
 
 def test_an_ordinary_import_embeds_each_line_with_the_line_before(
-        client, auth, store, instance, memory_on, no_background, encoded):  # noqa: F811
+        client, auth, store, instance, memory_on, no_background, encoded):
     _fill(client, auth, store, instance)
     assert len(_pairs(encoded)) >= LINES - 1
 
 
-def test_a_long_fill_embeds_pairs_when_the_setting_is_off(client, auth, store,  # noqa: F811
-                                                          instance, memory_on, no_background,  # noqa: F811
+def test_a_long_fill_embeds_pairs_when_the_setting_is_off(client, auth, store,
+                                                          instance, memory_on, no_background,
                                                           encoded, monkeypatch):
     monkeypatch.setattr(embeddings, "LINES_ONCE_FROM", 0)
     _fill(client, auth, store, instance)

@@ -26,12 +26,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def brenna(store, alice):
-    return character_save(store, user=alice, character_id=None, data={
-        "character_id": "mech_7", "name": "Brenna", "base_persona": "沉默的机械师，左手是义肢。", "visibility": "shared"})
-
-
-@pytest.fixture
 def scenes(store, alice, bob, character, brenna, background):
     """Alice: a scene with both, one with Alserqi alone, one with Brenna alone; Bob: his own
     scene with Alserqi. All in the same background."""

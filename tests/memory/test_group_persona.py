@@ -21,15 +21,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def brenna(store, alice):
-    from library.character_services import character_save
-
-    return character_save(store, user=alice, character_id=None, data={
-        "character_id": "mech_7", "name": "Brenna", "base_persona": "沉默的机械师，左手是义肢。",
-        "visibility": "shared"})
-
-
-@pytest.fixture
 def group(store, alice, character, brenna, background):
     return instance_create(store, owner=alice, character_ids=[character, brenna],
                            background_id=background, reply_order="list")

@@ -12,19 +12,14 @@ import pytest
 from chat.services.instances import instance_create
 from memory import runtime
 from tests.group_turns import turn_said
-from tests.memory.test_group_persona import brenna  # noqa: F401 — fixture
+from tests.memory.recall_chats import WEDDING_FACT, WEDDING_SMALL_TALK
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-FACT = "My sister Lena is getting married in Lisbon next spring."
-SMALL_TALK = [("The tea is cold again.", "Then make another pot."),
-              ("The roof leaks in the north room.", "I will fix it after supper."),
-              ("Birds are loud this morning.", "Spring comes early this year.")]
-
 
 def test_every_member_of_the_round_recalls_what_the_player_asked_about(
-        store, alice, character, brenna, background, memory_on, use_stub):  # noqa: F811
+        store, alice, character, brenna, background, memory_on, use_stub):
     config = store.config_read()
     config["preferences"]["conversation_load_all"] = False
     store.config_write(config)
@@ -32,7 +27,7 @@ def test_every_member_of_the_round_recalls_what_the_player_asked_about(
     store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
     group = instance_create(store, owner=alice, character_ids=[character, brenna],
                             background_id=background, reply_order="everyone")
-    for said in [(FACT, "How lovely!")] + SMALL_TALK * 3:
+    for said in [(WEDDING_FACT, "How lovely!")] + WEDDING_SMALL_TALK * 3:
         use_stub.script(Reply(said[1]), Reply("Indeed."))
         asyncio.run(turn_said(store, group, said[0]))
     runtime.drain()
@@ -41,4 +36,4 @@ def test_every_member_of_the_round_recalls_what_the_player_asked_about(
     assert len(results) == 2
     for result in results:
         hits = store.trace_read(group, result.trace_id)["retrievals"]["hits"]
-        assert FACT in [hit["text"] for hit in hits], result.speaker
+        assert WEDDING_FACT in [hit["text"] for hit in hits], result.speaker

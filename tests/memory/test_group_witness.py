@@ -6,7 +6,6 @@ it witnessed."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
@@ -17,10 +16,8 @@ from chat.services.members import (
     instance_member_change,
     instance_member_remove,
 )
-from memory import runtime
 from memory.summaries.recaps import RECAPS_FILE
-from tests.group_turns import turn_said
-from tests.memory.test_group_persona import brenna  # noqa: F401 — fixture
+from tests.memory.memory_turns import scripted_turn_run, trace_hits_json, window_newest_keep
 from tests.rest_client import as_alice  # noqa: F401 — fixture
 from tests.stub_llm import Reply
 
@@ -31,17 +28,7 @@ QUESTION = "你还记得钥匙和暗号吗？"
 
 @pytest.fixture(autouse=True)
 def _newest_line_only(store):
-    _window_newest(store, 1)
-
-
-def _window_newest(store, messages: int) -> None:
-    """The prompt shows only the newest `messages`: recall brings back what it does not show
-    (a line the conversation shows is never recalled)."""
-    config = store.config_read()
-    config["preferences"]["conversation_load_all"] = False
-    store.config_write(config)
-    store.module_write("history", {**store.module_read("history"),
-                                   "trim_max_messages": messages})
+    window_newest_keep(store, 1)
 
 
 @pytest.fixture
@@ -49,38 +36,26 @@ def story(store, alice, character, background):
     return instance_create(store, owner=alice, character_id=character, background_id=background)
 
 
-def _run(store, instance_id, text, *, speaker=None, reply="记下了。", stub):
-    stub.script(Reply(reply))
-    results = asyncio.run(turn_said(store, instance_id, text, speaker=speaker))
-    runtime.drain()
-    return results[0]
-
-
-def _recalled(store, instance_id, result):
-    hits = store.trace_read(instance_id, result.trace_id)["retrievals"]["hits"]
-    return json.dumps(hits, ensure_ascii=False)
-
-
 def test_a_late_joiner_recalls_only_what_was_said_after_it_joined(
         store, alice, story, character, brenna, memory_on, use_stub):
-    _run(store, story, "我把钥匙藏在了灯塔下面。", stub=use_stub)
+    scripted_turn_run(store, story, "我把钥匙藏在了灯塔下面。", stub=use_stub)
     instance_member_add(store, user=alice, instance_id=story, character_id=brenna)
-    _run(store, story, "新的暗号是蓝鲸。", speaker=character, stub=use_stub)
+    scripted_turn_run(store, story, "新的暗号是蓝鲸。", speaker=character, stub=use_stub)
 
-    hers = _run(store, story, QUESTION, speaker=brenna, reply="……", stub=use_stub)
+    hers = scripted_turn_run(store, story, QUESTION, speaker=brenna, reply="……", stub=use_stub)
 
-    recalled = _recalled(store, story, hers)
+    recalled = trace_hits_json(store, story, hers)
     assert "蓝鲸" in recalled and "灯塔" not in recalled
 
-    his = _run(store, story, QUESTION, speaker=character, reply="……", stub=use_stub)
-    assert "灯塔" in _recalled(store, story, his) and "蓝鲸" in _recalled(store, story, his)
+    his = scripted_turn_run(store, story, QUESTION, speaker=character, reply="……", stub=use_stub)
+    assert "灯塔" in trace_hits_json(store, story, his) and "蓝鲸" in trace_hits_json(store, story, his)
     assert "中途加入" not in json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
 
     # with the whole scene in the window it is shown to her, and she is told she did not
     # witness its start
-    _window_newest(store, 20)
+    window_newest_keep(store, 20)
     store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
-    _run(store, story, QUESTION, speaker=brenna, reply="……", stub=use_stub)
+    scripted_turn_run(store, story, QUESTION, speaker=brenna, reply="……", stub=use_stub)
     prompt = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
     assert "灯塔" in prompt and "你是中途加入这个场景的" in prompt
 
@@ -90,25 +65,25 @@ def test_a_member_away_does_not_recall_what_was_said_meanwhile_but_a_muted_one_d
     story = instance_create(store, owner=alice, character_ids=[character, brenna],
                             background_id=background, reply_order="list")
     instance_member_remove(store, user=alice, instance_id=story, character_id=brenna)
-    _run(store, story, "我把钥匙藏在了灯塔下面。", stub=use_stub)
+    scripted_turn_run(store, story, "我把钥匙藏在了灯塔下面。", stub=use_stub)
     instance_member_add(store, user=alice, instance_id=story, character_id=brenna)
     instance_member_change(store, user=alice, instance_id=story, character_id=brenna,
                            muted=True)
-    _run(store, story, "新的暗号是蓝鲸。", speaker=character, stub=use_stub)
+    scripted_turn_run(store, story, "新的暗号是蓝鲸。", speaker=character, stub=use_stub)
 
-    hers = _run(store, story, QUESTION, speaker=brenna, reply="……", stub=use_stub)
+    hers = scripted_turn_run(store, story, QUESTION, speaker=brenna, reply="……", stub=use_stub)
 
-    recalled = _recalled(store, story, hers)
+    recalled = trace_hits_json(store, story, hers)
     assert "蓝鲸" in recalled  # muted, but in the scene
     assert "灯塔" not in recalled  # said while she was away
 
 
 def test_update_memory_for_a_late_joiner_reads_only_the_turns_it_witnessed(
         as_alice, store, alice, story, character, brenna, use_stub):
-    _run(store, story, "我把钥匙藏在了灯塔下面。", stub=use_stub)
+    scripted_turn_run(store, story, "我把钥匙藏在了灯塔下面。", stub=use_stub)
     instance_member_add(store, user=alice, instance_id=story, character_id=brenna)
-    _run(store, story, "Brenna，你好，新的暗号是蓝鲸。", speaker=brenna, reply="你好。",
-         stub=use_stub)
+    scripted_turn_run(store, story, "Brenna，你好，新的暗号是蓝鲸。", speaker=brenna, reply="你好。",
+                      stub=use_stub)
     use_stub.script(Reply("她记住了暗号。"))
 
     response = as_alice("post", f"/api/v1/instances/{story}/update_memory?character_id={brenna}")
@@ -127,23 +102,23 @@ def test_a_member_who_left_recalls_elsewhere_only_what_it_saw_before_leaving(
     scene = instance_create(store, owner=alice, character_ids=[character, brenna],
                             background_id=background, reply_order="list")
     own = instance_create(store, owner=alice, character_id=brenna, background_id=background)
-    _run(store, scene, "我把钥匙藏在了灯塔下面。", speaker=character, stub=use_stub)
+    scripted_turn_run(store, scene, "我把钥匙藏在了灯塔下面。", speaker=character, stub=use_stub)
     instance_member_remove(store, user=alice, instance_id=scene, character_id=brenna)
-    _run(store, scene, "新的暗号是蓝鲸。", speaker=character, stub=use_stub)
+    scripted_turn_run(store, scene, "新的暗号是蓝鲸。", speaker=character, stub=use_stub)
     store.module_write("memory", {"recall_enabled": True, "recall_related_conversations": True})
 
-    hers = _run(store, own, QUESTION, reply="……", stub=use_stub)
+    hers = scripted_turn_run(store, own, QUESTION, reply="……", stub=use_stub)
 
-    recalled = _recalled(store, own, hers)
+    recalled = trace_hits_json(store, own, hers)
     assert "灯塔" in recalled  # said in the scene while she was there
     assert "蓝鲸" not in recalled  # said after she left
 
 
 def test_a_late_joiner_is_given_only_the_recaps_of_turns_it_heard(
         store, alice, story, character, brenna, use_stub):
-    _run(store, story, "我把钥匙藏在了灯塔下面。", stub=use_stub)
+    scripted_turn_run(store, story, "我把钥匙藏在了灯塔下面。", stub=use_stub)
     instance_member_add(store, user=alice, instance_id=story, character_id=brenna)
-    _run(store, story, "新的暗号是蓝鲸。", speaker=character, stub=use_stub)
+    scripted_turn_run(store, story, "新的暗号是蓝鲸。", speaker=character, stub=use_stub)
     session = store.instance_state_read(story)["current_session_id"]
     store.memory_json_write(story, RECAPS_FILE, {"pending_summaries": [], "items": [
         {"id": "recap_1", "text": "RECAP-BEFORE: 钥匙藏在灯塔下。", "from_turn": 1, "to_turn": 1,
@@ -152,10 +127,10 @@ def test_a_late_joiner_is_given_only_the_recaps_of_turns_it_heard(
          "session_id": session, "from_session_id": session, "created_at": "2099-01-01T00:00:00Z"},
     ]})
 
-    _run(store, story, "接下来呢？", speaker=brenna, reply="……", stub=use_stub)
+    scripted_turn_run(store, story, "接下来呢？", speaker=brenna, reply="……", stub=use_stub)
     hers = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
     assert "RECAP-AFTER" in hers and "RECAP-BEFORE" not in hers
 
-    _run(store, story, "接下来呢？", speaker=character, reply="……", stub=use_stub)
+    scripted_turn_run(store, story, "接下来呢？", speaker=character, reply="……", stub=use_stub)
     his = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
     assert "RECAP-AFTER" in his and "RECAP-BEFORE" in his

@@ -16,37 +16,10 @@ from memory.recall.rag import query_user_history
 from memory.vectors import fill
 from memory.vectors.index import MemoryIndex
 from memory.vectors.sync import instance_sync
-from tests.memory.test_memory_flow import _turn
+from tests.memory.imported_chats import GOATS_FACT, chat_lines_import
+from tests.memory.memory_turns import memory_turn_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-FACT = "My sister Maribel keeps three goats called Pepper, Anchor and Juniper on her farm."
-
-
-def _chat(count: int) -> bytes:
-    records = [{"user_name": "Ann", "character_name": "Bo", "create_date": "2024-3-5 @14h 02m 09s",
-                "chat_metadata": {}}]
-    for number in range(count):
-        text = FACT if number == 5 else f"Line {number}: we walked on and talked about the weather."
-        records.append({"name": "Ann" if number % 2 == 0 else "Bo", "is_user": number % 2 == 0,
-                        "is_system": False, "send_date": "2024-03-05T14:03:00.000Z",
-                        "mes": text, "extra": {}})
-    return "".join(json.dumps(r) + "\n" for r in records).encode("utf-8")
-
-
-@pytest.fixture
-def auth(alice):
-    from chat.models import ApiToken
-
-    return {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
-
-
-@pytest.fixture
-def no_background(monkeypatch):
-    """The queued sync never runs: what recall finds comes from the import alone."""
-    queued = []
-    monkeypatch.setattr(runtime, "schedule_sync", lambda store, **kw: queued.append(kw))
-    return queued
 
 
 @pytest.fixture
@@ -55,13 +28,6 @@ def small_chunks(monkeypatch):
     chunks what a 1,000-line one shows in four (and embeds in a tenth of the time)."""
     monkeypatch.setattr("memory.vectors.sync.newest_first_chunks",
                         lambda runs: fill.newest_first_chunks(runs, size=16))
-
-
-def _import(client, auth, instance, count):
-    response = client.post(f"/api/v1/instances/{instance}/import_chat",
-                           {"file": SimpleUploadedFile("chat.jsonl", _chat(count))}, **auth)
-    assert response.status_code == 201, response.content
-    return response.json()["session_id"]
 
 
 def _index(client, auth, instance):
@@ -77,7 +43,7 @@ def _embedded_ids(store, instance):
 
 def test_an_imported_fact_is_recalled_before_any_line_is_embedded(
         client, auth, store, instance, memory_on, no_background):
-    _import(client, auth, instance, 40)
+    chat_lines_import(client, auth, instance, 40)
     assert no_background  # the dense side is queued, not done while the player waited
     assert _embedded_ids(store, instance) == set()
     result = query_user_history("What are the names of Maribel's goats?", instance,
@@ -87,7 +53,7 @@ def test_an_imported_fact_is_recalled_before_any_line_is_embedded(
 
 def test_index_progress_goes_from_some_to_all_and_newest_lines_are_embedded_first(
         client, auth, store, instance, memory_on, no_background, small_chunks, monkeypatch):
-    session_id = _import(client, auth, instance, 60)
+    session_id = chat_lines_import(client, auth, instance, 60)
     before = _index(client, auth, instance)
     assert before["embedded"] < before["lines"] and before["lines"] >= 60
 
@@ -111,7 +77,7 @@ def test_index_progress_goes_from_some_to_all_and_newest_lines_are_embedded_firs
 
 def test_a_fill_killed_mid_way_resumes_without_duplicates(
         client, auth, store, instance, memory_on, no_background, small_chunks, monkeypatch):
-    _import(client, auth, instance, 60)
+    chat_lines_import(client, auth, instance, 60)
     index = runtime.index_for(store)
     calls = []
     real = fill.chunk_embed
@@ -135,7 +101,7 @@ def test_a_fill_killed_mid_way_resumes_without_duplicates(
     stored = index.documents_stored("turns", where={"instance_id": instance})
     assert len(stored) == done["lines"]
     texts = [text for text, _ in stored.values()]
-    assert texts.count(FACT) == 1
+    assert texts.count(GOATS_FACT) == 1
 
 
 def test_the_chat_page_has_the_index_progress_line_its_script_fills(
@@ -182,9 +148,10 @@ def test_a_plain_question_right_after_an_import_gets_the_sixth_messages_fact_int
     config = store.config_read()
     config["preferences"]["conversation_load_all"] = False  # the newest messages only
     store.config_write(config)
-    _import(client, auth, instance, 200)
+    chat_lines_import(client, auth, instance, 200)
     assert _embedded_ids(store, instance) == set()
-    result, _ = asyncio.run(_turn(store, instance, "What are the names of Maribel's goats?"))
+    result, _ = asyncio.run(memory_turn_run(store, instance,
+                                            "What are the names of Maribel's goats?"))
     request = use_stub.requests[-1]
     conversation = [m["content"] for m in request["messages"][1:]]
     assert not any("Juniper" in text for text in conversation)  # not in the shown messages
@@ -205,7 +172,7 @@ def test_an_imports_keyword_lines_are_folded_into_one_snapshot_not_one_per_batch
     to_bytes = KeywordPart.to_bytes
     monkeypatch.setattr(KeywordPart, "to_bytes", lambda part: snapshots.append(len(part))
                         or to_bytes(part))
-    _import(client, auth, instance, 900)
+    chat_lines_import(client, auth, instance, 900)
     assert snapshots == [900]
     result = query_user_history("What are the names of Maribel's goats?", instance,
                                 index=runtime.index_for(store), force=True, k=5)
@@ -219,7 +186,7 @@ def test_the_sync_and_fill_after_an_import_leave_each_keyword_line_written_once(
     rewrite left a dead position; twice the lines dead made a writer read the whole log again
     while holding the lock every search waits on (a first reply after a big import, load ~20,
     waited most of 134 s)."""
-    session_id = _import(client, auth, instance, 60)
+    session_id = chat_lines_import(client, auth, instance, 60)
     index = runtime.index_for(store)
     lines = len(index.keywords.session_held(instance, "turns", session_id))
     instance_sync(store, index, instance_id=instance)

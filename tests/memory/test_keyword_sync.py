@@ -15,8 +15,8 @@ from django.test import Client
 
 from memory import runtime
 from personalab.asgi import application
-from tests.memory.test_fill_guard import EDITED, KEPT, _recalled
-from tests.memory.test_memory_flow import _turn
+from tests.memory.memory_turns import history_recalled, memory_turn_run
+from tests.memory.recall_chats import EDITED, KEPT
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -56,7 +56,7 @@ def _restore_by_hand(store, instance, session):
 
 def test_a_file_restored_by_hand_is_followed_on_the_keyword_side_when_the_chat_opens(
         store, instance, alice, memory_on, use_stub):
-    result, _ = asyncio.run(_turn(store, instance, KEPT))
+    result, _ = asyncio.run(memory_turn_run(store, instance, KEPT))
     runtime.drain()  # embedded: the dense side holds the old text
     release = threading.Event()
     runtime.schedule(release.wait, 60)  # an import's fill holds the memory worker
@@ -64,20 +64,20 @@ def test_a_file_restored_by_hand_is_followed_on_the_keyword_side_when_the_chat_o
         _restore_by_hand(store, instance, result.session_id)
         asyncio.run(_chat_open(alice, instance))
         runtime.live_drain()
-        assert NEW in _recalled(store, instance, "Who breeds alpacas near Cusco?")
-        assert EDITED in _recalled(store, instance, "What did I bury under the old oak?")
-        assert KEPT not in _recalled(store, instance, "Where is the silver key buried?")
+        assert NEW in history_recalled(store, instance, "Who breeds alpacas near Cusco?")
+        assert EDITED in history_recalled(store, instance, "What did I bury under the old oak?")
+        assert KEPT not in history_recalled(store, instance, "Where is the silver key buried?")
     finally:
         release.set()
     runtime.drain()
-    recalled = _recalled(store, instance, "What did I bury under the old oak?")
+    recalled = history_recalled(store, instance, "What did I bury under the old oak?")
     assert EDITED in recalled and KEPT not in recalled
-    assert NEW in _recalled(store, instance, "Who breeds alpacas near Cusco?")
+    assert NEW in history_recalled(store, instance, "Who breeds alpacas near Cusco?")
 
 
 def test_an_archived_sessions_lines_leave_recall_at_once(
         store, instance, memory_on, use_stub, rest):
-    result, _ = asyncio.run(_turn(store, instance, KEPT))
+    result, _ = asyncio.run(memory_turn_run(store, instance, KEPT))
     runtime.drain()
     release = threading.Event()
     runtime.schedule(release.wait, 60)  # an import's fill holds the memory worker
@@ -86,15 +86,15 @@ def test_an_archived_sessions_lines_leave_recall_at_once(
                                     f"{result.session_id}/archive")
         assert response.status_code == 200
         runtime.live_drain()
-        assert KEPT not in _recalled(store, instance, "Where is the silver key buried?")
+        assert KEPT not in history_recalled(store, instance, "Where is the silver key buried?")
     finally:
         release.set()
     runtime.drain()
-    assert KEPT not in _recalled(store, instance, "Where is the silver key buried?")
+    assert KEPT not in history_recalled(store, instance, "Where is the silver key buried?")
 
 
 def test_an_undone_edit_is_followed_at_once(store, instance, memory_on, use_stub, rest):
-    result, _ = asyncio.run(_turn(store, instance, KEPT))
+    result, _ = asyncio.run(memory_turn_run(store, instance, KEPT))
     runtime.drain()
     url = f"/api/v1/instances/{instance}/sessions/{result.session_id}/messages"
     release = threading.Event()
@@ -108,10 +108,10 @@ def test_an_undone_edit_is_followed_at_once(store, instance, memory_on, use_stub
                           {"token": edited.json()["undo_token"]})
         assert undone.status_code == 200
         runtime.live_drain()
-        assert KEPT in _recalled(store, instance, "Where is the silver key buried?")
-        assert EDITED not in _recalled(store, instance, "Where is the copper compass?")
+        assert KEPT in history_recalled(store, instance, "Where is the silver key buried?")
+        assert EDITED not in history_recalled(store, instance, "Where is the copper compass?")
     finally:
         release.set()
     runtime.drain()
-    assert KEPT in _recalled(store, instance, "Where is the silver key buried?")
-    assert EDITED not in _recalled(store, instance, "Where is the copper compass?")
+    assert KEPT in history_recalled(store, instance, "Where is the silver key buried?")
+    assert EDITED not in history_recalled(store, instance, "Where is the copper compass?")

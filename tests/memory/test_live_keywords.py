@@ -15,7 +15,7 @@ from chat.play.turn import turn_run
 from memory import runtime
 from memory.keyword_index.live import live_drain
 from memory.recall.rag import query_user_history
-from tests.memory.test_memory_flow import _turn
+from tests.memory.memory_turns import memory_turn_run
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -26,7 +26,7 @@ def test_a_reply_is_found_while_the_fill_still_holds_the_worker(store, instance,
     release = threading.Event()
     runtime.schedule(release.wait, 60)  # a long fill job on the single memory-jobs thread
     try:
-        result, _ = asyncio.run(_turn(store, instance, "Where did you hide the lantern?"))
+        result, _ = asyncio.run(memory_turn_run(store, instance, "Where did you hide the lantern?"))
         live_drain()
         path = store.session_path(instance, result.session_id)
         reply = json.loads(path.read_text(encoding="utf-8").splitlines()[-1])
@@ -49,7 +49,7 @@ def test_the_players_own_line_is_found_while_the_fill_still_holds_the_worker(
     release = threading.Event()
     runtime.schedule(release.wait, 60)  # a long fill job on the single memory-jobs thread
     try:
-        asyncio.run(_turn(store, instance, said))
+        asyncio.run(memory_turn_run(store, instance, said))
         live_drain()
         hits = query_user_history("Who breeds alpacas near Cusco?", instance,
                                   index=runtime.index_for(store), force=True, k=5).hits
@@ -74,8 +74,8 @@ def test_an_edited_or_deleted_line_is_followed_at_once_while_the_fill_holds_the_
         store, instance, memory_on, use_stub):
     kept = "I buried the silver key under the old oak by the mill."
     dropped = "My neighbour Bartholomew collects antique barometers."
-    result, _ = asyncio.run(_turn(store, instance, kept))
-    asyncio.run(_turn(store, instance, dropped))
+    result, _ = asyncio.run(memory_turn_run(store, instance, kept))
+    asyncio.run(memory_turn_run(store, instance, dropped))
     runtime.drain()  # both turns embedded: the dense side holds their old text
     session = result.session_id
     release = threading.Event()
@@ -105,7 +105,7 @@ def test_a_regenerated_replys_old_text_is_not_recalled_while_the_fill_holds_the_
     old = "I hid the lantern in the hayloft above the stables."
     new = "I hid the lantern behind the chapel's broken organ."
     use_stub.script(Reply(old))
-    asyncio.run(_turn(store, instance, "Where did you hide the lantern?"))
+    asyncio.run(memory_turn_run(store, instance, "Where did you hide the lantern?"))
     runtime.drain()  # embedded: the dense side holds the first reply
     release = threading.Event()
     runtime.schedule(release.wait, 60)  # a long fill job on the single memory-jobs thread

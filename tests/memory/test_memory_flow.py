@@ -9,8 +9,8 @@ import pytest
 from django.core.management import call_command
 
 from chat.models import ApiToken
-from chat.play.turn import turn_run
 from memory import runtime
+from tests.memory.memory_turns import memory_turn_run, window_newest_keep
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -25,7 +25,7 @@ SMALL_TALK = [("外面的风沙越来越大了。", "风沙能掩护我们的脚
 
 
 def _seed_long_chat(store, instance_id, turns=30, promise_at=12):
-    _window_newest(store, 10)
+    window_newest_keep(store, 10)
     with store.instance_lock(instance_id):
         for turn in range(1, turns + 1):
             user, reply = ((PROMISE_USER, PROMISE_REPLY) if turn == promise_at
@@ -37,30 +37,10 @@ def _seed_long_chat(store, instance_id, turns=30, promise_at=12):
     call_command("reindex", "--memory")
 
 
-def _window_newest(store, messages: int) -> None:
-    """The prompt shows only the newest `messages`: recall brings back what it does not show
-    (a line the conversation shows is never recalled)."""
-    config = store.config_read()
-    config["preferences"]["conversation_load_all"] = False
-    store.config_write(config)
-    store.module_write("history", {**store.module_read("history"),
-                                   "trim_max_messages": messages})
-
-
-async def _turn(store, instance_id, text):
-    events = []
-
-    async def emit(event):
-        events.append(event)
-
-    result = await turn_run(store, instance_id=instance_id, user_text=text, emit=emit)
-    return result, events
-
-
 def test_do_you_remember_our_promise_brings_back_the_promise(store, instance, memory_on,
                                                              use_stub):
     _seed_long_chat(store, instance)
-    result, _ = asyncio.run(_turn(store, instance, "你还记得我们之前的约定吗？"))
+    result, _ = asyncio.run(memory_turn_run(store, instance, "你还记得我们之前的约定吗？"))
     trace = store.trace_read(instance, result.trace_id)
     assert trace["retrievals"]["mode"] == "shallow"
     recalled = [hit["text"] for hit in trace["retrievals"]["hits"][:5]]
@@ -72,7 +52,7 @@ def test_do_you_remember_our_promise_brings_back_the_promise(store, instance, me
 def test_a_recalled_line_is_stored_twice_in_its_trace_not_four_times(store, instance, memory_on,
                                                                      use_stub):
     _seed_long_chat(store, instance)
-    result, _ = asyncio.run(_turn(store, instance, "你还记得我们之前的约定吗？"))
+    result, _ = asyncio.run(memory_turn_run(store, instance, "你还记得我们之前的约定吗？"))
     stored = store.trace_path(instance, result.trace_id).read_text(encoding="utf-8")
     assert json.dumps(PROMISE_REPLY, ensure_ascii=False) in stored
     # once in the passage, once in the recalled section (not in the hit, nor the system message)
@@ -88,20 +68,20 @@ def test_a_plain_statement_recalls_little(store, instance, memory_on, use_stub):
     the best passes on its score alone (recall_floor.FLOOR), and in a 12-line chat the promise
     scores 0.80 of the best on one machine and 0.79 on another."""
     _seed_long_chat(store, instance, turns=6, promise_at=2)
-    result, _ = asyncio.run(_turn(store, instance, "我们往北走吧"))
+    result, _ = asyncio.run(memory_turn_run(store, instance, "我们往北走吧"))
     assert len(store.trace_read(instance, result.trace_id)["retrievals"]["hits"]) <= 2
 
 
 def test_small_talk_that_names_nothing_has_no_recall_section(store, instance, memory_on,
                                                               use_stub):
     _seed_long_chat(store, instance, turns=6, promise_at=2)
-    asyncio.run(_turn(store, instance, "好的，走吧。"))
+    asyncio.run(memory_turn_run(store, instance, "好的，走吧。"))
     assert "历史事件回忆" not in use_stub.requests[-1]["messages"][0]["content"]
 
 
 def test_finished_turns_are_indexed_for_recall(store, instance, memory_on, use_stub):
     use_stub.script(Reply("我把钥匙藏在了旧水塔下面。"))
-    asyncio.run(_turn(store, instance, "钥匙你放哪了？"))
+    asyncio.run(memory_turn_run(store, instance, "钥匙你放哪了？"))
     runtime.drain()
     index = runtime.index_for(store)
     hits = index.search("turns", "钥匙 旧水塔", where={"instance_id": instance}, n_results=5)
@@ -114,7 +94,7 @@ def test_chroma_down_warns_and_the_turn_completes(store, instance, memory_on, us
         raise RuntimeError("chroma is gone")
 
     monkeypatch.setattr(runtime, "index_for", broken)
-    result, events = asyncio.run(_turn(store, instance, "你还记得吗？"))
+    result, events = asyncio.run(memory_turn_run(store, instance, "你还记得吗？"))
     assert result.answer_text == "stub reply"
     assert any(e.get("category") == "recall_unavailable" for e in events)
 
@@ -190,7 +170,7 @@ def test_update_memory_changes_what_the_next_prompt_says(client, alice, store, i
                            HTTP_AUTHORIZATION=f"Bearer {token}")
     assert response.status_code == 200
     assert store.character_state_read(instance)["evolved_persona"] == "他开始信任玩家，但仍然警惕。"
-    asyncio.run(_turn(store, instance, "继续"))
+    asyncio.run(memory_turn_run(store, instance, "继续"))
     assert "他开始信任玩家" in use_stub.requests[-1]["messages"][0]["content"]
 
 

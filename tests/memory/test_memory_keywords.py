@@ -17,7 +17,7 @@ from memory.recall.rag import keyword_search, query_user_history
 from memory.vectors.index import MemoryIndex
 from memory.vectors.sync import index_rebuild
 from personalab.lib.filestore.store import FileStore
-from tests.memory.test_rag import turns
+from tests.memory.recall_chats import turn_lines
 
 OWNER = {"instance_id": "inst_001", "character_id": "char_alserqi", "background_id": "bg_wasteland"}
 
@@ -31,7 +31,7 @@ def found(index: MemoryIndex, query: str, instance_id: str = "inst_001") -> set[
 @pytest.fixture
 def index(tmp_path):
     index = MemoryIndex(chroma_path=tmp_path / "chroma_db")
-    index.add_turns(session_id="sess_001", **OWNER, turns=turns(
+    index.add_turns(session_id="sess_001", **OWNER, turns=turn_lines(
         ("今天风沙很大。", "那就待在避难所里。"),
         ("晚饭吃什么？", "罐头，和昨天一样。")))
     return index
@@ -44,14 +44,14 @@ def test_chinese_is_matched_by_bigrams_and_english_by_light_stems():
 
 def test_a_turn_added_after_the_first_search_is_found_by_keyword(index):
     assert found(index, "约定") == set()
-    index.add_turns(session_id="sess_001", **OWNER, turns=turns(
+    index.add_turns(session_id="sess_001", **OWNER, turns=turn_lines(
         ("我们约定好了，明天一起出发。", "好。"), start=3))
     assert "turn_sess_001_3_user" in found(index, "约定")
 
 
 def test_a_reply_is_found_by_the_question_before_it(index):
     found(index, "水塔")  # the part is read before the new lines arrive
-    index.add_turns(session_id="sess_001", **OWNER, turns=turns(
+    index.add_turns(session_id="sess_001", **OWNER, turns=turn_lines(
         ("我把钥匙藏在水塔下面了。", "好，我记住了。"), ("然后呢？", "然后我们就走了。"), start=3))
     assert found(index, "水塔") >= {"turn_sess_001_3_user", "turn_sess_001_3_assistant",
                                    "turn_sess_001_4_user"}
@@ -68,7 +68,7 @@ def test_a_turn_written_again_is_matched_by_its_new_text(index):
 
 def test_recall_finds_a_turn_written_after_the_first_recall(index):
     query_user_history("你还记得风沙吗？", "inst_001", index=index)
-    index.add_turns(session_id="sess_002", **OWNER, turns=turns(
+    index.add_turns(session_id="sess_002", **OWNER, turns=turn_lines(
         ("答应我，不要冲动送死。", "好，我答应你，我会冷静行动。")))
     result = query_user_history("你还记得我们的约定吗？我说过不要冲动送死", "inst_001", index=index,
                                 force=True, k=3)
@@ -77,7 +77,7 @@ def test_recall_finds_a_turn_written_after_the_first_recall(index):
 
 def test_delete_instance_drops_its_turns_from_keyword_search(index):
     index.add_turns(session_id="sess_001", **{**OWNER, "instance_id": "inst_002"},
-                    turns=turns(("今天风沙很大。", "是啊。")))
+                    turns=turn_lines(("今天风沙很大。", "是啊。")))
     assert found(index, "风沙") and found(index, "风沙", "inst_002")
     index.delete_instance("inst_001")
     assert found(index, "风沙") == set()
@@ -90,7 +90,7 @@ def test_reindex_drops_turns_that_are_no_longer_in_the_files(index, tmp_path):
     store = FileStore(tmp_path / "data")
     store.instance_state_write("inst_001", {**OWNER, "current_session_id": "sess_001"})
     store.session_create("inst_001", "sess_001")
-    for line in turns(("今天风沙很大。", "那就待在避难所里。")):
+    for line in turn_lines(("今天风沙很大。", "那就待在避难所里。")):
         store.session_append("inst_001", "sess_001", line)
     index_rebuild(index, store)
     assert found(index, "罐头") == set()
@@ -100,13 +100,13 @@ def test_reindex_drops_turns_that_are_no_longer_in_the_files(index, tmp_path):
 def test_turns_written_by_another_process_are_noticed(index, tmp_path):
     assert found(index, "约定") == set()
     other = MemoryIndex(chroma_path=tmp_path / "chroma_db")
-    other.add_turns(session_id="sess_009", **OWNER, turns=turns(("我们约定好了。", "好。")))
+    other.add_turns(session_id="sess_009", **OWNER, turns=turn_lines(("我们约定好了。", "好。")))
     assert found(index, "约定") == {"turn_sess_009_1_user", "turn_sess_009_1_assistant"}
 
 
 def test_fallback_keyword_search_keeps_to_the_current_background(index):
     index.add_turns(session_id="sess_002", **{**OWNER, "background_id": "bg_other"},
-                    turns=turns(("风沙停了。", "走吧。")))
+                    turns=turn_lines(("风沙停了。", "走吧。")))
     keys = keyword_search(index, ("turns",), "风沙", k=10, also=[],
                           where={"instance_id": "inst_001", "background_id": "bg_wasteland"})
     assert {doc_id for _, _, doc_id in keys} == {"turn_sess_001_1_user",
@@ -211,8 +211,8 @@ def test_a_codeword_written_by_another_worker_before_this_one_wrote_is_found(ind
     else changed", so another worker's write just before it was never loaded."""
     assert found(index, "鹦鹉") == set()
     other = MemoryIndex(chroma_path=tmp_path / "chroma_db")
-    other.add_turns(session_id="sess_002", **OWNER, turns=turns(("暗号是蓝色鹦鹉。", "记住了。")))
-    index.add_turns(session_id="sess_003", **OWNER, turns=turns(("今天下雨。", "嗯。")))
+    other.add_turns(session_id="sess_002", **OWNER, turns=turn_lines(("暗号是蓝色鹦鹉。", "记住了。")))
+    index.add_turns(session_id="sess_003", **OWNER, turns=turn_lines(("今天下雨。", "嗯。")))
     assert "turn_sess_002_1_user" in found(index, "鹦鹉")
 
 

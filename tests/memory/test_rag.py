@@ -4,22 +4,15 @@ import pytest
 
 from memory.recall.rag import fallback_search, query_extract, query_user_history, recall_mode
 from memory.vectors.index import MemoryIndex
+from tests.memory.recall_chats import turn_lines
 
 ALSERQI = {"character_id": "char_alserqi", "background_id": "bg_wasteland"}
-
-
-def turns(*pairs: tuple[str, str], start: int = 1) -> list[dict]:
-    lines = []
-    for number, (user, assistant) in enumerate(pairs, start=start):
-        lines.append({"role": "user", "content": user, "turn": number, "timestamp": "t"})
-        lines.append({"role": "assistant", "content": assistant, "turn": number, "timestamp": "t"})
-    return lines
 
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
     index = MemoryIndex(chroma_path=tmp_path_factory.mktemp("chroma") / "chroma_db")
-    index.add_turns(instance_id="inst_001", session_id="sess_001", **ALSERQI, turns=turns(
+    index.add_turns(instance_id="inst_001", session_id="sess_001", **ALSERQI, turns=turn_lines(
         ("今天风沙很大。", "那就待在避难所里。"),
         ("你要答应我，不要冲动送死。", "好，我答应你，我会冷静行动。"),
         ("晚饭吃什么？", "罐头，和昨天一样。"),
@@ -28,7 +21,7 @@ def index(tmp_path_factory):
     index.add_events(instance_id="inst_001", session_id="sess_001", **ALSERQI, events=[
         {"index": 0, "summary": "玩家让Alserqi承诺不冲动送死",
          "plot": "第2轮，玩家要求Alserqi承诺不会冲动行事，Alserqi犹豫后答应冷静行动。"}])
-    index.add_turns(instance_id="inst_002", session_id="sess_001", **ALSERQI, turns=turns(
+    index.add_turns(instance_id="inst_002", session_id="sess_001", **ALSERQI, turns=turn_lines(
         ("我们约定好了，明天一起出发。", "好，约定。"),))
     index.add_events(instance_id="inst_002", session_id="sess_001", **ALSERQI, events=[
         {"index": 0, "summary": "对峙时Victor试图解释背叛原因",

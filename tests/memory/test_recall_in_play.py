@@ -16,7 +16,8 @@ from memory.recall.passages import Near
 from memory.recall.rag import RecallResult
 from memory.recall.turn import TurnRecall, asked_parts, content_words
 from memory.vectors.index import Hit
-from tests.memory.test_memory_flow import _turn
+from tests.memory.memory_turns import memory_turn_run, trace_recalled
+from tests.memory.recall_chats import FACT_REPLY, FACT_USER, FILLER, META, recall_chat_seed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -25,69 +26,38 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def auth(alice):
     return {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
 
-FACT_USER = "Jolene adopted a puppy named Susie last spring, right after the flood."
-FACT_REPLY = "Susie the puppy sleeps on Jolene's boots every night."
-META = "Do you remember when we talked about reminders and memories?"
-FILLER = [("The market was loud this morning.", "I bought bread and apples there."),
-          ("Rain is coming from the west.", "Then we should fix the roof soon."),
-          ("My cousin sent a letter.", "What did the letter say about the harvest?")]
-
-
-def _seed(store, instance_id, *, turns=24, fact_at=4, meta_at=9, whole_chat=False):
-    # A recap request would take the last request's place in the stub's log.
-    store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
-    # The prompt shows the newest 10 messages (the fact is older) unless `whole_chat`.
-    config = store.config_read()
-    config["preferences"]["conversation_load_all"] = whole_chat
-    store.config_write(config)
-    with store.instance_lock(instance_id):
-        for turn in range(1, turns + 1):
-            user, reply = (FACT_USER, FACT_REPLY) if turn == fact_at else (
-                (META, "We did, about the river.") if turn == meta_at
-                else FILLER[turn % len(FILLER)])
-            for role, text in (("user", user), ("assistant", reply)):
-                store.session_append(instance_id, "sess_001", {
-                    "role": role, "content": text, "turn": turn,
-                    "timestamp": f"2025-10-16T10:{turn:02d}:00Z"})
-    call_command("reindex", "--memory")
-
-
-def _recalled(store, instance_id, result) -> list[str]:
-    trace = store.trace_read(instance_id, result.trace_id)
-    return [hit["text"] for hit in trace["retrievals"]["hits"]]
-
 
 def test_a_plain_question_recalls_the_fact_without_a_trigger_word(store, instance, memory_on,
                                                                    use_stub):
-    _seed(store, instance)
-    result, _ = asyncio.run(_turn(store, instance, "When did Jolene adopt Susie?"))
-    recalled = _recalled(store, instance, result)
+    recall_chat_seed(store, instance)
+    result, _ = asyncio.run(memory_turn_run(store, instance, "When did Jolene adopt Susie?"))
+    recalled = trace_recalled(store, instance, result)
     assert any("adopted a puppy named Susie" in text for text in recalled)
     system = use_stub.requests[-1]["messages"][0]["content"]
     assert "adopted a puppy named Susie" in system
 
 
 def test_the_words_of_asking_never_steer_the_search(store, instance, memory_on, use_stub):
-    _seed(store, instance)
-    result, _ = asyncio.run(_turn(store, instance,
-                                  "Do you remember? When did Jolene adopt Susie?"))
-    recalled = _recalled(store, instance, result)
+    recall_chat_seed(store, instance)
+    result, _ = asyncio.run(memory_turn_run(store, instance,
+                                            "Do you remember? When did Jolene adopt Susie?"))
+    recalled = trace_recalled(store, instance, result)
     assert any("adopted a puppy named Susie" in text for text in recalled)
     assert META not in recalled  # the player's own earlier question about remembering
 
 
 def test_small_talk_adds_no_recalled_lines(store, instance, memory_on, use_stub):
-    _seed(store, instance)
-    result, _ = asyncio.run(_turn(store, instance, "Okay, how are you doing today?"))
-    assert _recalled(store, instance, result) == []
+    recall_chat_seed(store, instance)
+    result, _ = asyncio.run(memory_turn_run(store, instance, "Okay, how are you doing today?"))
+    assert trace_recalled(store, instance, result) == []
 
 
 def test_recalled_lines_are_never_duplicates_nor_the_question_itself(store, instance,
                                                                      memory_on, use_stub):
-    _seed(store, instance)
+    recall_chat_seed(store, instance)
     question = "What did the letter from my cousin say about the harvest?"
-    result, _ = asyncio.run(_turn(store, instance, question))
-    recalled = _recalled(store, instance, result)
+    result, _ = asyncio.run(memory_turn_run(store, instance, question))
+    recalled = trace_recalled(store, instance, result)
     assert len(recalled) == len(set(recalled))  # the filler lines repeat in the chat
     assert question not in recalled
 
@@ -127,17 +97,17 @@ def _sent(use_stub) -> str:
 
 def test_a_line_the_conversation_already_shows_is_never_recalled(store, instance, memory_on,
                                                                  use_stub):
-    _seed(store, instance, whole_chat=True)  # the whole chat fits the window
-    result, _ = asyncio.run(_turn(store, instance, "When did Jolene adopt Susie?"))
-    assert _recalled(store, instance, result) == []
+    recall_chat_seed(store, instance, whole_chat=True)  # the whole chat fits the window
+    result, _ = asyncio.run(memory_turn_run(store, instance, "When did Jolene adopt Susie?"))
+    assert trace_recalled(store, instance, result) == []
     assert _sent(use_stub).count(FACT_USER) == 1  # in the conversation, not again in recall
 
 
 def test_a_recalled_line_and_its_reply_are_one_passage_in_the_order_they_were_said(
         store, instance, memory_on, use_stub):
-    _seed(store, instance)
-    result, _ = asyncio.run(_turn(store, instance, "When did Jolene adopt Susie?"))
-    recalled = _recalled(store, instance, result)
+    recall_chat_seed(store, instance)
+    result, _ = asyncio.run(memory_turn_run(store, instance, "When did Jolene adopt Susie?"))
+    recalled = trace_recalled(store, instance, result)
     assert FACT_USER in recalled and FACT_REPLY in recalled  # both found...
     system = use_stub.requests[-1]["messages"][0]["content"]
     assert system.count(FACT_USER) == 1 and system.count(FACT_REPLY) == 1  # ...shown once
@@ -148,7 +118,7 @@ def test_a_recalled_line_and_its_reply_are_one_passage_in_the_order_they_were_sa
 
 def test_the_memory_share_of_the_window_is_a_setting_of_the_instance(
         client, auth, store, instance, memory_on, use_stub):
-    _seed(store, instance)
+    recall_chat_seed(store, instance)
     bad = client.put(f"/api/v1/instances/{instance}", {"generation": {"memory_share": 2}},
                      content_type="application/json", **auth)
     assert bad.status_code == 400 and "generation.memory_share" in bad.json()["error"]["fields"]
@@ -196,7 +166,7 @@ def test_a_question_about_something_told_many_times_recalls_more_than_ten_lines(
         store, instance, memory_on, use_stub):
     """A list question ("What did Mira plant?") has its answers spread over many days: the
     memory share of the window holds them, so a turn is not cut at ten lines."""
-    _seed(store, instance, turns=0)  # settings only: the newest 10 messages in the prompt
+    recall_chat_seed(store, instance, turns=0)  # settings only: the newest 10 messages shown
     plants = ["tulips", "basil", "carrots", "roses", "garlic", "mint", "onions", "lilies",
               "beans", "thyme", "peas", "sage", "leeks", "poppies"]
     with store.instance_lock(instance):
@@ -208,9 +178,9 @@ def test_a_question_about_something_told_many_times_recalls_more_than_ten_lines(
                     "role": role, "content": text, "turn": turn,
                     "timestamp": f"2025-10-16T10:{turn:02d}:00Z"})
     call_command("reindex", "--memory")
-    result, _ = asyncio.run(_turn(store, instance,
-                                  "Do you remember? What did Mira plant in the garden?"))
-    recalled = " ".join(_recalled(store, instance, result))
+    result, _ = asyncio.run(memory_turn_run(store, instance,
+                                            "Do you remember? What did Mira plant in the garden?"))
+    recalled = " ".join(trace_recalled(store, instance, result))
     assert sum(1 for plant in plants if plant in recalled) > 10
 
 
@@ -241,7 +211,7 @@ def test_a_turn_fills_the_memory_share_not_a_fixed_number_of_lines(store, instan
     """Forty-five days of planting: a question takes every one that fits the memory share
     (a turn used to stop at 20 lines, 30 with a trigger word), and the section stays within
     its share."""
-    _seed(store, instance, turns=0)  # settings only: the newest 10 messages in the prompt
+    recall_chat_seed(store, instance, turns=0)  # settings only: the newest 10 messages shown
     kinds = [f"seedling-{chr(97 + n // 26)}{chr(97 + n % 26)}" for n in range(45)]
     with store.instance_lock(instance):
         for turn, kind in enumerate(kinds + [None] * 6, start=1):
@@ -255,7 +225,7 @@ def test_a_turn_fills_the_memory_share_not_a_fixed_number_of_lines(store, instan
     call_command("reindex", "--memory")
     for asked, more_than in (("What did Mira plant in the garden?", 20),
                              ("Do you remember? What did Mira plant in the garden?", 30)):
-        result, _ = asyncio.run(_turn(store, instance, asked))
+        result, _ = asyncio.run(memory_turn_run(store, instance, asked))
         trace = store.trace_read(instance, result.trace_id)
         recalled = " ".join(hit["text"] for hit in trace["retrievals"]["hits"])
         assert sum(1 for kind in kinds if kind in recalled) > more_than
@@ -304,9 +274,9 @@ def test_a_date_in_the_asking_left_out_of_the_search_still_prefers_its_days(
                     "role": role, "content": text, "turn": turn,
                     "timestamp": when.strftime("%Y-%m-%dT%H:%M:%SZ")})
     call_command("reindex", "--memory")
-    result, _ = asyncio.run(_turn(store, instance,
-                                  "Did I mention it last week? The cat I adopted."))
-    recalled = [text for text in _recalled(store, instance, result) if "adopted" in text]
+    result, _ = asyncio.run(memory_turn_run(store, instance,
+                                            "Did I mention it last week? The cat I adopted."))
+    recalled = [text for text in trace_recalled(store, instance, result) if "adopted" in text]
     assert recalled[0] == "I adopted a cat named Pepper."
 
 
@@ -321,10 +291,11 @@ def test_a_line_quoted_back_by_the_player_is_recalled_not_taken_for_an_echo(
     line that mostly asks to remember is meta-talk (bench/play_long.py's group probes missed
     such lines: dropped as an echo, or for a "Remember the festival I told you about?" inside
     a story)."""
-    _seed(store, instance)
+    recall_chat_seed(store, instance)
     quoted = FACT_USER[:48]  # "Jolene adopted a puppy named Susie last spring, "
-    result, _ = asyncio.run(_turn(store, instance, f"What did I tell you about this? {quoted}"))
-    assert FACT_USER in _recalled(store, instance, result)
+    result, _ = asyncio.run(memory_turn_run(store, instance,
+                                            f"What did I tell you about this? {quoted}"))
+    assert FACT_USER in trace_recalled(store, instance, result)
     # A story that also asks to remember is quoted back the same way.
     with store.instance_lock(instance):
         for turn, (role, text) in enumerate([("user", ASKED_TOO), ("assistant", "Thank you!")]
@@ -334,11 +305,11 @@ def test_a_line_quoted_back_by_the_player_is_recalled_not_taken_for_an_echo(
                 "role": role, "content": text, "turn": turn // 2 + 15,
                 "timestamp": "2025-10-17T10:00:00Z"})
     call_command("reindex", "--memory")
-    result, _ = asyncio.run(_turn(store, instance, f"So, about this: {ASKED_TOO[:60]}"))
-    assert ASKED_TOO in _recalled(store, instance, result)
+    result, _ = asyncio.run(memory_turn_run(store, instance, f"So, about this: {ASKED_TOO[:60]}"))
+    assert ASKED_TOO in trace_recalled(store, instance, result)
     asked_before = "What did the letter say about the harvest?"
-    result, _ = asyncio.run(_turn(store, instance, asked_before))
-    assert asked_before not in _recalled(store, instance, result)
+    result, _ = asyncio.run(memory_turn_run(store, instance, asked_before))
+    assert asked_before not in trace_recalled(store, instance, result)
 
 
 QUESTION_TOLD = ("Sounds great! Glad the camping trip with your cousins went well. How was the "
@@ -365,11 +336,12 @@ def test_a_line_of_the_player_quoted_back_comes_first_and_whole(store, instance,
     higher, and a question in it does not make it an echo (bench/play_long.py on LoCoMo
     conv-26 at a 2,048-token window, where the memory share holds one or two lines, missed 3
     of 7 probes so phrased)."""
-    _seed(store, instance)
+    recall_chat_seed(store, instance)
     _told(store, instance, [("user", QUESTION_TOLD), ("assistant", TOLD_BACK)])
     for quote in (QUESTION_TOLD, QUESTION_TOLD[:62]):
-        result, _ = asyncio.run(_turn(store, instance, f"What did I tell you about this? {quote}"))
-        assert _recalled(store, instance, result)[0] == QUESTION_TOLD
+        result, _ = asyncio.run(memory_turn_run(store, instance,
+                                                f"What did I tell you about this? {quote}"))
+        assert trace_recalled(store, instance, result)[0] == QUESTION_TOLD
 
 
 
@@ -385,10 +357,11 @@ def test_a_newest_line_the_small_window_left_out_is_recalled(client, auth, store
     put = client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": 2048}},
                      content_type="application/json", **auth)
     assert put.status_code == 200
-    _seed(store, instance)
+    recall_chat_seed(store, instance)
     _told(store, instance, [("user", NEW_FACT), ("assistant", "Noted.")]
           + [("user", LONG_TALK), ("assistant", LONG_TALK)] * 3, then_small_talk=False)
-    result, _ = asyncio.run(_turn(store, instance, "Where does Odile keep her old violin?"))
+    result, _ = asyncio.run(memory_turn_run(store, instance,
+                                            "Where does Odile keep her old violin?"))
     sent = "\n".join(m["content"] for m in use_stub.requests[-1]["messages"])
     trace = store.trace_read(instance, result.trace_id)
     assert trace["window"]["dropped_messages"] > 0  # the window left the fact out of the chat

@@ -7,18 +7,19 @@ import json
 
 import pytest
 
-from tests.memory.test_group_witness import _run, _window_newest
+from tests.memory.memory_turns import scripted_turn_run, window_newest_keep
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_recalled_greeting_has_its_macros_filled_in(store, greeted, memory_on,
                                                       use_stub):
-    _window_newest(store, 1)
+    window_newest_keep(store, 1)
     for text in ("The weather turned.", "We walked to the pier.", "The gulls were loud."):
-        _run(store, greeted, text, stub=use_stub)
-    _run(store, greeted, "Do you remember the ruined mall where you first said hello to me?",
-         stub=use_stub)
+        scripted_turn_run(store, greeted, text, stub=use_stub)
+    scripted_turn_run(store, greeted,
+                      "Do you remember the ruined mall where you first said hello to me?",
+                      stub=use_stub)
     system = json.dumps(use_stub.requests[-1]["messages"][0]["content"], ensure_ascii=False)
     assert "Hello Mira, I am Alserqi." in system
     assert "{{user}}" not in system and "{{char}}" not in system

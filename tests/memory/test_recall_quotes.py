@@ -10,8 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from memory.recall.turn import _quote_shingles, quoted_run
-from tests.memory.test_memory_flow import _turn, _window_newest
-from tests.memory.test_recall_in_play import _recalled
+from tests.memory.memory_turns import memory_turn_run, trace_recalled, window_newest_keep
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -32,7 +31,7 @@ def test_a_stock_phrase_of_eight_characters_is_not_a_quote():
 
 def test_the_line_said_again_comes_before_lines_sharing_a_stock_phrase(
         store, instance, memory_on, use_stub):
-    _window_newest(store, 4)
+    window_newest_keep(store, 4)
     store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
     lines = ALIKE[:2] + [SAID] + ALIKE[2:] + FILLER * 4
     with store.instance_lock(instance):
@@ -42,8 +41,8 @@ def test_the_line_said_again_comes_before_lines_sharing_a_stock_phrase(
                     "role": role, "content": text, "turn": turn,
                     "timestamp": f"2025-10-16T10:{turn:02d}:00Z"})
     call_command("reindex", "--memory")
-    result, _ = asyncio.run(_turn(store, instance, f"对了，{SAID}"))
-    assert _recalled(store, instance, result)[0] == SAID
+    result, _ = asyncio.run(memory_turn_run(store, instance, f"对了，{SAID}"))
+    assert trace_recalled(store, instance, result)[0] == SAID
 
 
 ASKED_BEFORE_WORD = "ah you want to get gold before the ranked reset?"
@@ -57,7 +56,7 @@ def test_a_question_quoted_back_is_recalled_though_it_holds_a_word_of_rememberin
     player's that holds it was dropped as meta-talk even when quoted back whole; and the words
     of asking ("What did I tell you about this?") are not a quote of an earlier message that
     asked the same way (bench/play_long.py, REALTALK Chat_10 at 2,048)."""
-    _window_newest(store, 4)
+    window_newest_keep(store, 4)
     store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
     lines = [("Ranked is fun this season.", "I play support mostly."),
              (ASKED_BEFORE_WORD, "Yes, gold gives a border on the character card."),
@@ -71,6 +70,6 @@ def test_a_question_quoted_back_is_recalled_though_it_holds_a_word_of_rememberin
                     "role": role, "content": text, "turn": turn,
                     "timestamp": f"2025-10-16T10:{turn:02d}:00Z"})
     call_command("reindex", "--memory")
-    result, _ = asyncio.run(_turn(store, instance,
-                                  f"What did I tell you about this? {ASKED_BEFORE_WORD}"))
-    assert _recalled(store, instance, result)[0] == ASKED_BEFORE_WORD
+    result, _ = asyncio.run(memory_turn_run(store, instance,
+                                            f"What did I tell you about this? {ASKED_BEFORE_WORD}"))
+    assert trace_recalled(store, instance, result)[0] == ASKED_BEFORE_WORD

@@ -17,7 +17,7 @@ from memory.recall.rag import query_user_history
 from memory.recall.unembedded import UNEMBEDDED_MAX
 from memory.vectors.index import MemoryIndex
 from personalab.lib.embedding import embeddings
-from tests.memory.test_memory_flow import _turn
+from tests.memory.memory_turns import memory_turn_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -28,7 +28,7 @@ def test_a_line_not_embedded_yet_comes_with_the_reply_after_it(store, instance, 
     release = threading.Event()
     runtime.schedule(release.wait, 60)  # a long fill job on the single memory-jobs thread
     try:
-        asyncio.run(_turn(store, instance, said))
+        asyncio.run(memory_turn_run(store, instance, said))
         live_drain()
         index = runtime.index_for(store)
         hits = query_user_history("Who breeds alpacas near Cusco?", instance, index=index,

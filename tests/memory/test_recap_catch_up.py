@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from memory.summaries.recaps import recap_items, recap_pending
 from personalab.lib.llm import LLMError
-from tests.memory.test_memory_services import (
+from tests.memory.memory_fakes import (
     INSTANCE,
     FakeLLM,
     make_instance,

@@ -10,7 +10,7 @@ import pytest
 
 from memory.summaries.recaps import recap_items, recap_maybe_roll, recap_rebuild
 from memory.summaries.summarize import memory_summarize
-from tests.memory.test_memory_services import (
+from tests.memory.memory_fakes import (
     INSTANCE,
     TWO_EVENTS,
     FakeIndex,

@@ -15,7 +15,7 @@ import pytest
 from memory.summaries.journal import summarize_recover
 from memory.summaries.summarize import memory_summarize
 from personalab.lib.filestore.store import FileStore
-from tests.memory.test_memory_services import (
+from tests.memory.memory_fakes import (
     INSTANCE,
     TWO_EVENTS,
     FakeIndex,

@@ -14,8 +14,7 @@ from chat.services.instances import instance_create
 from memory import runtime
 from personalab.lib.embedding import embeddings
 from tests.group_turns import turn_said
-from tests.memory.test_group_persona import brenna  # noqa: F401 — fixture
-from tests.memory.test_group_round_recall import FACT, SMALL_TALK
+from tests.memory.recall_chats import WEDDING_FACT, WEDDING_SMALL_TALK
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -49,12 +48,12 @@ def queries_run(monkeypatch) -> Counter:
 
 
 def test_a_round_embeds_the_players_question_once(
-        store, alice, character, brenna, background, memory_on, use_stub,  # noqa: F811
+        store, alice, character, brenna, background, memory_on, use_stub,
         queries_run):
     store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
     group = instance_create(store, owner=alice, character_ids=[character, brenna],
                             background_id=background, reply_order="everyone")
-    for said in [(FACT, "How lovely!")] + SMALL_TALK * 2:
+    for said in [(WEDDING_FACT, "How lovely!")] + WEDDING_SMALL_TALK * 2:
         use_stub.script(Reply(said[1]), Reply("Indeed."))
         asyncio.run(turn_said(store, group, said[0]))
     runtime.drain()
