@@ -60,7 +60,7 @@ def main() -> None:
         from library.character_services import character_save
         from personalab.lib.filestore.cache import FileParseCache
         from personalab.storage import get_store
-        from tests.library.test_cards import tiny_png
+        from tests.png_files import tiny_png
 
         store = get_store()
         user = get_user_model().objects.get(username=_harness.USERNAME)

@@ -1,5 +1,6 @@
 """PNG files built in the tests without an image library: a 1 x 1 picture with any extra chunks, a
-card's text chunk, a solid picture of a given size, and what a PNG says of itself."""
+card's text chunk, a solid picture of a given size, and what a PNG says of itself; and the bytes
+of a 1 x 1 RGBA picture (PNG_1PX)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ import struct
 import zlib
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PNG_1PX = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
 
 
 def chunk(kind: bytes, body: bytes) -> bytes:

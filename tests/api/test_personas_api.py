@@ -7,7 +7,7 @@ import json
 import pytest
 
 from chat.models import ApiToken
-from tests.library.test_personas import PNG_1PX
+from tests.png_files import PNG_1PX
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -13,6 +13,7 @@ import pytest
 
 from chat.play.turn import TurnRefused
 from chat.services.traces import trace_rebuild
+from tests.pages.settings_form import SETTINGS_FORM
 from tests.stub_llm import Reply
 from tests.text_turns import english, group_create, group_turn, solo_create, turn
 
@@ -229,10 +230,8 @@ def test_skip_examples_and_no_names_as_stop_strings(store, alice, staff, client,
 
 
 def test_the_settings_page_imports_a_context_template(store, alice, staff, client, text_api):
-    from tests.pages.test_settings_page_tools import FORM
-
     client.force_login(staff)
-    form = {**FORM, "llm.base_url": text_api.base_url, "llm.completion_api": "text"}
+    form = {**SETTINGS_FORM, "llm.base_url": text_api.base_url, "llm.completion_api": "text"}
     page = client.post("/settings/", {**form, "llm.context_json": '{"story_string": "{{#if x'})
     assert page.status_code == 400
     assert 'data-field="llm.context_json"' in page.content.decode()

@@ -18,6 +18,7 @@ from personalab.lib.instruct_presets import BUILT_IN
 from personalab.lib.llm import LLMSettings
 from personalab.lib.llm_offline import OfflineProvider
 from personalab.lib.llm_providers import provider_for
+from tests.pages.settings_form import SETTINGS_FORM
 from tests.stub_llm import LongLine, Reply, Useless
 from tests.text_turns import english, group_create, group_turn, solo_create, turn
 
@@ -124,15 +125,13 @@ def test_a_bad_preset_is_refused_with_a_sentence_and_nothing_is_saved(store, sta
     assert "instruct" in response.json()["error"]["fields"]
     assert "completion_api" not in store.module_read("llm")
 
-    from tests.pages.test_settings_page_tools import FORM
-
-    page = client.post("/settings/", {**FORM, "llm.completion_api": "text",
+    page = client.post("/settings/", {**SETTINGS_FORM, "llm.completion_api": "text",
                                       "llm.instruct_json": '{"name": "half a preset"'})
     assert page.status_code == 400
     assert 'data-field="llm.instruct_json"' in page.content.decode()
     assert "not JSON" in page.content.decode()
     assert "completion_api" not in store.module_read("llm")
-    page = client.post("/settings/", {**FORM, "llm.instruct_json": "[" * 50_000})
+    page = client.post("/settings/", {**SETTINGS_FORM, "llm.instruct_json": "[" * 50_000})
     assert page.status_code == 400 and "nested too deep" in page.content.decode()
     assert "instruct" not in store.module_read("llm")
 
@@ -148,12 +147,10 @@ def test_only_staff_change_the_text_completion_choice(store, alice, client):
 
 def test_the_settings_page_switches_to_text_completion_with_a_template(store, alice, use_stub,
                                                                         staff, client):
-    from tests.pages.test_settings_page_tools import FORM
-
     client.force_login(staff)
     page = client.get("/settings/").content.decode()
     assert 'name="llm.completion_api"' in page and '<option value="llama3">' in page
-    response = client.post("/settings/", {**FORM, "llm.base_url": use_stub.base_url,
+    response = client.post("/settings/", {**SETTINGS_FORM, "llm.base_url": use_stub.base_url,
                                           "llm.completion_api": "text",
                                           "llm.instruct_template": "llama3"})
     assert response.status_code == 302

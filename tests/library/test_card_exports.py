@@ -15,7 +15,7 @@ from library.card_formats.export import character_export_card
 from library.errors import LibraryError
 from library.index_rows import character_index
 from library.item_copy import character_copy
-from tests.library.test_personas import PNG_1PX
+from tests.png_files import PNG_1PX
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -19,6 +19,7 @@ from tests.library.card_turns import (
     mira_card,
     mira_import,
 )
+from tests.pages.settings_form import SETTINGS_FORM
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -227,7 +228,6 @@ def test_the_settings_page_sets_the_prompt_post_processing(client, django_user_m
     client.force_login(staff)
     page = client.get("/settings/").content.decode()
     assert 'name="llm.prompt_processing"' in page and '<option value="none" selected>' in page
-    from tests.pages.test_settings_page_tools import FORM
-
-    assert client.post("/settings/", {**FORM, "llm.prompt_processing": "strict"}).status_code == 302
+    response = client.post("/settings/", {**SETTINGS_FORM, "llm.prompt_processing": "strict"})
+    assert response.status_code == 302
     assert store.module_read("llm")["prompt_processing"] == "strict"

@@ -24,12 +24,9 @@ from library.personas.services import (
     persona_update,
 )
 from library.selectors import persona_effective, personas_visible_to
+from tests.png_files import PNG_1PX
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-PNG_1PX = bytes.fromhex(
-    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
 
 
 async def _turn(store, instance_id, text="Hello"):

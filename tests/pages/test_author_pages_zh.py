@@ -7,7 +7,7 @@ import pytest
 
 from library.character_services import character_save
 from library.lore.services import lorebook_save
-from tests.pages.test_i18n_pages import visible_text
+from tests.pages.page_text import visible_text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

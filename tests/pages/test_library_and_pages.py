@@ -265,7 +265,7 @@ def test_pages_name_an_icon_that_exists_so_browsers_do_not_log_a_404(client):
 @pytest.mark.django_db
 def test_the_personas_list_asks_only_for_avatars_that_exist(client, alice, store):
     from library.personas.services import persona_avatar_save, persona_create
-    from tests.library.test_personas import PNG_1PX
+    from tests.png_files import PNG_1PX
 
     plain = persona_create(store, owner=alice, data={"name": "Plain"})
     pictured = persona_create(store, owner=alice, data={"name": "Pictured"})

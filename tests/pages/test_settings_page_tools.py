@@ -8,14 +8,8 @@ from html.parser import HTMLParser
 
 import pytest
 
+from tests.pages.settings_form import SETTINGS_FORM
 from tests.stub_llm import refused_url
-
-FORM = {"thresholds.rag_fallback_threshold": "7", "thresholds.summary_last_n_turns": "9",
-        "limits.max_total_tokens": "150000", "limits.middle_section_warning_tokens": "30000",
-        "limits.conversation_max_tokens": "200000", "preferences.summary_order": "last_n_first",
-        "memory.recap_every_n_rounds": "42", "history.page_size": "321",
-        "llm.base_url": "http://llm.example:9000/v1", "llm.model": "big-model",
-        "llm.api_key": "sk-typed"}
 
 
 @pytest.fixture
@@ -97,7 +91,7 @@ def test_only_staff_may_test_the_connection(client, alice, stub_llm):
      lambda s: s.config_read()["preferences"]["summary_order"] == "last_n_first"),
 ])
 def test_each_section_restores_only_its_own_defaults(staff_client, store, section, reset, kept):
-    assert staff_client.post("/settings/", FORM).status_code == 302
+    assert staff_client.post("/settings/", SETTINGS_FORM).status_code == 302
     assert not reset(store)
     response = staff_client.post("/settings/", {"reset": section}, follow=True)
     assert "Defaults restored for" in response.content.decode()
@@ -113,7 +107,7 @@ def test_every_section_has_a_reset_button_that_asks_first(staff_client):
 
 
 def test_restore_all_and_unknown_sections(staff_client, store):
-    staff_client.post("/settings/", FORM)
+    staff_client.post("/settings/", SETTINGS_FORM)
     page = staff_client.post("/settings/", {"reset": "nope"}, follow=True).content.decode()
     assert "that settings section is unknown" in page
     assert store.module_read("history")["page_size"] == 321
@@ -159,7 +153,7 @@ def test_a_player_sees_every_section_read_only_and_cannot_change_any(client, ali
     assert [name for name, disabled in parser.controls if not disabled] == []
     assert "reset-" not in form and 'type="submit"' not in form
     before = (store.config_read(), store.module_read("history"), store.module_read("llm"))
-    for posted in (FORM, {"reset": "all"}, {"reset": "history"}):
+    for posted in (SETTINGS_FORM, {"reset": "all"}, {"reset": "history"}):
         response = client.post("/settings/", posted, follow=True)
         assert "Only staff accounts may change the settings." in response.content.decode()
     assert (store.config_read(), store.module_read("history"), store.module_read("llm")) == before

@@ -15,20 +15,11 @@ from chat.live.followers import FollowCursor
 from personalab.asgi import application
 from personalab.settings import redis_channel_layer
 from tests.redis_server import redis_server, redis_url  # noqa: F401 — fixtures
+from tests.scale.followed_replies import IDLE_READ_TIMEOUT, IDLE_SECONDS, followed_text
 from tests.socket_tabs import events_until_reply_done, tab_open
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _followed_text(events: list[dict]) -> str:
-    text = ""
-    for event in events:
-        if event["type"] == "stream":
-            text = event["content"]
-        elif event["type"] == "token":
-            text += event["content"]
-    return text
 
 
 async def test_a_second_tab_follows_the_reply_live(alice, instance, use_stub, store):
@@ -39,7 +30,7 @@ async def test_a_second_tab_follows_the_reply_live(alice, instance, use_stub, st
     sent, followed = await events_until_reply_done(sender), await events_until_reply_done(follower)
     await sender.disconnect()
     await follower.disconnect()
-    assert _followed_text(followed) == reply == _followed_text(sent)
+    assert followed_text(followed) == reply == followed_text(sent)
     assert sum(e["type"] == "token" for e in followed) > 1  # live, not one reload at the end
     assert followed[-1]["turn"] == 1
     assert store.session_read(instance, "sess_001").messages[-1]["content"] == reply
@@ -62,12 +53,12 @@ async def test_a_lone_tab_s_reply_does_not_go_round_the_layer_and_a_second_tab_s
                     Reply("watched " * 20, chunk_size=3, delay=0.005))
     sender = await tab_open(alice, instance)
     await sender.send_json_to({"type": "send", "content": "anyone?"})
-    assert _followed_text(await events_until_reply_done(sender)) == "alone " * 20
+    assert followed_text(await events_until_reply_done(sender)) == "alone " * 20
     assert published == []
     follower = await tab_open(alice, instance)
     await sender.send_json_to({"type": "send", "content": "now?"})
     await events_until_reply_done(sender)
-    assert _followed_text(await events_until_reply_done(follower)) == "watched " * 20
+    assert followed_text(await events_until_reply_done(follower)) == "watched " * 20
     await sender.disconnect()
     await follower.disconnect()
     assert "token" in published and published[-1] == "done"
@@ -87,7 +78,7 @@ async def test_a_tab_joining_mid_reply_gets_the_file_then_live_tokens_without_ga
     await sender.disconnect()
     await follower.disconnect()
     assert followed[0]["type"] == "stream" and len(followed[0]["content"]) >= 20
-    assert _followed_text(followed) == reply
+    assert followed_text(followed) == reply
     assert any(e["type"] == "token" for e in followed)
 
 
@@ -114,13 +105,6 @@ def test_a_missed_token_asks_for_the_file_again():
     assert FollowCursor().take(4, "late") is None
 
 
-# The Redis read timeout the idle-socket tests give the channel layer (30 s in production), and
-# how long their sockets stay idle: long enough for several reads to time out and several health
-# checks to run, as in an idle minute, had the settings been wrong.
-IDLE_READ_TIMEOUT = 8.0
-IDLE_SECONDS = 20.0
-
-
 async def test_on_redis_an_idle_socket_lives_a_while_then_follows_a_reply(
         alice, instance, use_stub, settings, redis_url):  # noqa: F811
     settings.CHANNEL_LAYERS = {"default": redis_channel_layer(redis_url,
@@ -136,7 +120,7 @@ async def test_on_redis_an_idle_socket_lives_a_while_then_follows_a_reply(
     sent, followed = await events_until_reply_done(sender), await events_until_reply_done(follower)
     await sender.disconnect()
     await follower.disconnect()
-    assert _followed_text(sent) == reply == _followed_text(followed)
+    assert followed_text(sent) == reply == followed_text(followed)
 
 
 async def test_a_tab_joining_mid_reply_gets_the_reasoning_streamed_so_far(

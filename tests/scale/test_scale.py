@@ -27,8 +27,7 @@ from websockets.sync.client import connect as connect_sync
 from personalab.lib.filestore.store import FileStore
 from tests import cluster
 from tests.redis_server import RedisServer
-from tests.scale.test_followers import IDLE_READ_TIMEOUT, IDLE_SECONDS
-from tests.scale.test_followers import _followed_text as _text
+from tests.scale.followed_replies import IDLE_READ_TIMEOUT, IDLE_SECONDS, followed_text
 from tests.stub_llm import Reply, StubLLM
 
 pytestmark = pytest.mark.scale
@@ -146,7 +145,7 @@ async def test_a_follower_on_worker_2_gets_worker_1s_reply_live_and_whole(scale)
     async with _socket(scale, 0) as sender, _socket(scale, 1) as follower:
         await sender.send(json.dumps({"type": "send", "content": "门后是谁？"}))
         sent, followed = await asyncio.gather(_until_done(sender), _until_done(follower))
-    assert _text(followed.events) == reply == _text(sent.events)
+    assert followed_text(followed.events) == reply == followed_text(sent.events)
     assert len(followed.token_times) > 1 and followed.token_times[0] < sent.done_at  # live
     assert _last_assistant(scale, scale.instance_id)["content"] == reply
 
@@ -170,7 +169,7 @@ async def test_a_hundred_players_stream_at_once_on_one_worker(scale):
         await asyncio.gather(*[ws.send(json.dumps({"type": "send", "content": "说吧。"}))
                                for ws in tabs])
         heard = await asyncio.gather(*[_until_done(ws) for ws in tabs], return_exceptions=True)
-    assert [_text(tab.events) if isinstance(tab, Heard) else repr(tab) for tab in heard] \
+    assert [followed_text(tab.events) if isinstance(tab, Heard) else repr(tab) for tab in heard] \
         == [reply] * 100
 
 
@@ -186,7 +185,8 @@ async def test_simultaneous_sends_on_two_workers_give_one_reply_and_one_busy(sca
             if event["type"] == "error" and event.get("code") == "busy"]
     assert len(busy) == 1 and busy[0]["message"]
     assert len(scale.stub.requests) == asked_before + 1
-    assert _text(heard[0].events) == reply == _text(heard[1].events)  # the loser follows it
+    # the loser follows it
+    assert followed_text(heard[0].events) == reply == followed_text(heard[1].events)
     lines = scale.store().session_read(scale.instance_id, "sess_001").messages
     assert lines[-1]["content"] == reply
     assert [line["content"] for line in lines[-2:-1]] in (["我先说！"], ["不，我先！"])
@@ -291,7 +291,7 @@ def test_idle_sockets_on_both_workers_live_a_while_then_follow_a_reply(scale):
         events = []
         while not events or events[-1]["type"] != "done":
             events.append(json.loads(ws.recv(timeout=30)))
-        assert _text(events) == reply
+        assert followed_text(events) == reply
 
 
 async def test_redis_stopped_is_a_clear_error_and_coming_back_needs_no_restart(scale):
@@ -311,4 +311,4 @@ async def test_redis_stopped_is_a_clear_error_and_coming_back_needs_no_restart(s
     async with _socket(scale, 0) as sender, _socket(scale, 1) as follower:
         await sender.send(json.dumps({"type": "send", "content": "那就继续吧。"}))
         sent, followed = await asyncio.gather(_until_done(sender), _until_done(follower))
-    assert _text(sent.events) == "我一直都在。" == _text(followed.events)
+    assert followed_text(sent.events) == "我一直都在。" == followed_text(followed.events)
