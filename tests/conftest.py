@@ -163,6 +163,21 @@ def auth(alice):
 
 
 @pytest.fixture
+def as_alice(client, alice):
+    """`as_alice(method, url, body=None)`: a REST call with a bearer token of alice's."""
+    from tests.rest_client import bearer_caller  # as above
+
+    return bearer_caller(client, alice)
+
+
+@pytest.fixture
+def as_bob(client, bob):
+    from tests.rest_client import bearer_caller  # as above
+
+    return bearer_caller(client, bob)
+
+
+@pytest.fixture
 def model_lengths_forgotten():
     """No context length remembered from another test's model server (chat/play/model_context.py)."""
     from chat.play.model_context import model_context_forget

@@ -1,11 +1,10 @@
-"""A JSON client per account for the REST tests: `as_alice("put", url, body)` with a bearer
-token of that account, and the header of such a token for a test client's own calls."""
+"""A JSON client per account for the REST tests: `call("put", url, body)` with a bearer token of
+that account (the `as_alice` and `as_bob` fixtures, tests/conftest.py), and the header of such a
+token for a test client's own calls."""
 
 from __future__ import annotations
 
 import json
-
-import pytest
 
 from chat.models import ApiToken
 
@@ -22,13 +21,3 @@ def bearer_caller(client, user):
         data = json.dumps(body) if body is not None else ""
         return getattr(client, method)(url, data, content_type="application/json", **auth)
     return call
-
-
-@pytest.fixture
-def as_alice(client, alice):
-    return bearer_caller(client, alice)
-
-
-@pytest.fixture
-def as_bob(client, bob):
-    return bearer_caller(client, bob)

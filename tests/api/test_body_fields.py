@@ -7,8 +7,6 @@ import json
 
 import pytest
 
-from tests.rest_client import as_alice  # noqa: F401 — fixture
-
 
 def _error(response, status=400):
     assert response.status_code == status, response.content

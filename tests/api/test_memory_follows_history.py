@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 from memory.summaries.recaps import RECAPS_FILE
-from tests.rest_client import as_alice  # noqa: F401 — fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -36,7 +35,7 @@ def _row(call, instance, content, session="sess_001"):
 
 
 def test_a_recap_whose_turn_is_edited_or_deleted_is_marked_until_its_text_is_saved(
-        as_alice, client, alice, recapped):  # noqa: F811 — the fixture
+        as_alice, client, alice, recapped):
     url, row = _row(as_alice, recapped, "answer 2")
     assert as_alice("put", url, {"fingerprint": row["fingerprint"],
                                  "text": "I have no sister"}).status_code == 200
@@ -73,7 +72,7 @@ def summarized(store, instance):
 
 
 def test_a_summary_line_edited_or_deleted_in_the_history_changes_its_ledger_record(
-        as_alice, store, summarized):  # noqa: F811 — the fixture
+        as_alice, store, summarized):
     url, row = _row(as_alice, summarized, "Ann's sister Lorelei keeps bees.")
     assert as_alice("put", url, {"fingerprint": row["fingerprint"],
                                  "text": "Ann has no sister."}).status_code == 200
@@ -85,7 +84,7 @@ def test_a_summary_line_edited_or_deleted_in_the_history_changes_its_ledger_reco
     assert records["summary_sess_000_1"].get("deleted") is True
 
 
-def test_undoing_a_summary_line_change_puts_its_ledger_record_back(as_alice, store,  # noqa: F811
+def test_undoing_a_summary_line_change_puts_its_ledger_record_back(as_alice, store,
                                                                    summarized):
     undo = f"/api/v1/instances/{summarized}/history/undo"
     url, row = _row(as_alice, summarized, "Ann's sister Lorelei keeps bees.")
@@ -128,7 +127,7 @@ def summarized_then_played(store, instance):
 
 
 def test_a_summary_and_recaps_written_from_a_session_edited_later_are_marked(
-        as_alice, client, alice, summarized_then_played):  # noqa: F811 — the fixture
+        as_alice, client, alice, summarized_then_played):
     instance = summarized_then_played
     url, row = _row(as_alice, instance, "answer 2")  # in the summarized session
     assert as_alice("put", url, {"fingerprint": row["fingerprint"],

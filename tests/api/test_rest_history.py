@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.rest_client import as_alice, as_bob, bearer_caller  # noqa: F401 — fixtures
+from tests.rest_client import bearer_caller
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from memory.summaries.recaps import RECAPS_FILE
-from tests.rest_client import as_alice, as_bob  # noqa: F401 — fixtures
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,6 @@ from chat.models import ApiToken
 from chat.play.turn import turn_run
 from library.lore.services import lorebook_save
 from memory import runtime
-from tests.rest_client import as_alice, as_bob  # noqa: F401 — fixtures
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -23,7 +23,6 @@ from chat.services.members import (
 from personalab.lib.errors import Invalid
 from personalab.lib.membership import member_changes_read
 from personalab.lib.participants import conv_key, member_state_read, member_state_write
-from tests.rest_client import as_alice  # noqa: F401 — fixture
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,6 @@ import json
 
 import pytest
 
-from tests.rest_client import as_alice  # noqa: F401 — fixture
-
 pytestmark = pytest.mark.django_db(transaction=True)
 
 

@@ -15,7 +15,6 @@ import pytest
 
 from personalab.lib.session_tail import journal_path
 from tests.chat.tail_crashes import TailCrash, tail_crash_at
-from tests.rest_client import as_alice  # noqa: F401 — fixture
 from tests.socket_tabs import events_until_done, tab_connect
 from tests.stub_llm import Reply
 

@@ -14,7 +14,6 @@ from chat.services.instances import instance_create
 from chat.services.members import instance_member_add, instance_member_remove
 from personalab.lib.participants import member_state_read
 from tests.group_turns import turn_said
-from tests.rest_client import as_alice  # noqa: F401 — fixture
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)

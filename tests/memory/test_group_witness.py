@@ -18,7 +18,6 @@ from chat.services.members import (
 )
 from memory.summaries.recaps import RECAPS_FILE
 from tests.memory.memory_turns import scripted_turn_run, trace_hits_json, window_newest_keep
-from tests.rest_client import as_alice  # noqa: F401 — fixture
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -5,13 +5,12 @@ from __future__ import annotations
 import pytest
 
 from library.character_services import character_save
-from tests.rest_client import as_alice  # noqa: F401 — fixtures
 
 pytestmark = pytest.mark.django_db
 
 
-def test_a_non_member_override_is_refused_by_the_characters_name(as_alice, store, alice,  # noqa: F811
-                                                                  instance):
+def test_a_non_member_override_is_refused_by_the_characters_name(as_alice, store, alice,
+                                                                 instance):
     other = character_save(store, data={"name": "Seraphina", "base_persona": "A guardian.",
                                         "visibility": "shared"}, character_id=None, user=alice)
     response = as_alice("put", f"/api/v1/instances/{instance}/pinned",
