@@ -36,11 +36,11 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 import st_side_by_side as side
+from request_compare import MARKER, compare, message_text
+from st_page import PERSONA, PERSONA_NAME, st_page_ready
 
 from tests import cluster
 from tests.stub_llm import Reply, StubLLM
-
-PERSONA_NAME, PERSONA = side.PERSONA_NAME, side.PERSONA
 
 
 def _card(name: str, **data: Any) -> dict[str, Any]:
@@ -283,7 +283,7 @@ def st_scenario(page: Any, url: str, data: Path, stub: StubLLM, scenario: dict[s
     time.sleep(1)
     st_prepare(data, stub, scenario, pristine)
     page.goto(url)
-    side.st_page_ready(page)
+    st_page_ready(page)
     result: dict[str, Any] = {}
     if scenario.get("st_import"):
         return result  # item 7 imports PersonaLab's export instead, see st_import_chat
@@ -459,13 +459,13 @@ def compare_samplers(st: dict, pl: dict) -> list[str]:
 
 
 def _messages(body: dict) -> list[tuple[str, str]]:
-    return [(m.get("role", "?"), side._text(m)) for m in body.get("messages") or []]
+    return [(m.get("role", "?"), message_text(m)) for m in body.get("messages") or []]
 
 
 def _marker_seq(body: dict) -> list[tuple[str, str]]:
     """Each [MARKER] in a request in order, with the role of the message that holds it."""
     return [(marker, role) for role, text in _messages(body)
-            for marker in side.MARKER.findall(text)]
+            for marker in MARKER.findall(text)]
 
 
 def compare_prompts(st: dict, pl: dict) -> list[str]:
@@ -475,7 +475,7 @@ def compare_prompts(st: dict, pl: dict) -> list[str]:
         if sa != sb:
             lines.append(f"   turn {index} markers: SillyTavern {sa}")
             lines.append(f"   turn {index} markers: PersonaLab  {sb}")
-        lines.extend(side.compare("turn", [a], [b])[2:-1] if sa != sb else [])
+        lines.extend(compare("turn", [a], [b])[2:-1] if sa != sb else [])
         ra = [role for role, _ in _messages(a) if role != "system"]
         rb = [role for role, _ in _messages(b) if role != "system"]
         if ra != rb:
@@ -514,8 +514,8 @@ def compare_regex(st: dict, pl: dict) -> list[str]:
             lines.append(f"   turn {index} chat messages differ:")
             lines.append(f"     SillyTavern {ma}")
             lines.append(f"     PersonaLab  {mb}")
-        la = [m for m in side.MARKER.findall(json.dumps(a)) if m not in ("[SECRET]",)]
-        lb = [m for m in side.MARKER.findall(json.dumps(b)) if m not in ("[SECRET]",)]
+        la = [m for m in MARKER.findall(json.dumps(a)) if m not in ("[SECRET]",)]
+        lb = [m for m in MARKER.findall(json.dumps(b)) if m not in ("[SECRET]",)]
         if set(la) != set(lb):
             lines.append(f"   turn {index} markers: SillyTavern {sorted(set(la))}, "
                          f"PersonaLab {sorted(set(lb))}")
