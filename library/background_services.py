@@ -19,6 +19,7 @@ from library.item_chats import (
 from library.item_versions import item_version_check
 from library.models import Background
 from library.outline_chats import OutlineChats, outline_chats_follow, outline_chats_note
+from library.quotas import library_room_kept
 from library.selectors import item_for_edit
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.outline_follow import outline_texts
@@ -80,6 +81,8 @@ def background_save_reported(store: FileStore, *, data: dict[str, Any],
                                changed=background)
     store.background_write(background_id, background)
     background_index(store, background_id)
+    if creating:
+        library_room_kept(store, kind="backgrounds", user=user, item_id=background_id)
     return background_id, outline_chats_follow(store, noted)
 
 

@@ -31,6 +31,7 @@ from library.item_chats import (
 )
 from library.item_versions import item_version_check
 from library.models import Character
+from library.quotas import library_room_kept
 from library.selectors import character_for_edit
 from personalab.lib.filestore.store import FileStore
 
@@ -77,6 +78,8 @@ def character_save(store: FileStore, *, data: dict[str, Any], character_id: str 
                            changed=definition)
     store.character_write(character_id, definition)
     character_index(store, character_id)
+    if creating:
+        library_room_kept(store, kind="characters", user=user, item_id=character_id)
     _own_scripts_allowed(store, user=user, before=existing,
                          after={**definition, "character_id": character_id}, data=data)
     return character_id

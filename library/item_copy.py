@@ -6,7 +6,7 @@ import shutil
 
 from library.avatars import avatar_file
 from library.index_rows import background_index, character_index, lorebook_index
-from library.quotas import library_room_check
+from library.quotas import library_room_check, library_room_kept
 from library.selectors import item_for_use, lorebooks_visible_to
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import slug_candidates
@@ -37,6 +37,7 @@ def item_copy(store: FileStore, *, user, kind: str, item_id: str) -> str:
     if avatar is not None:
         shutil.copy2(avatar, getattr(store, folder)(new_id) / avatar.name)
     index(store, new_id)
+    library_room_kept(store, kind=f"{kind}s", user=user, item_id=new_id)
     return new_id
 
 

@@ -14,7 +14,7 @@ from chat.play.variables import greeting_variables_run
 from chat.services.account_presets import account_prompt_manager_for_chat
 from chat.services.errors import NotFound
 from chat.services.index import instance_index
-from chat.services.quotas import instance_room_check
+from chat.services.quotas import instance_room_check, instance_room_kept
 from library.selectors import background_for_use, character_for_use, persona_for_user
 from personalab.lib.errors import Invalid, naming_field
 from personalab.lib.filestore.jsonfile import utc_now
@@ -89,8 +89,9 @@ def instance_create(store: FileStore, *, owner, character_id: str | None = None,
     greeting_variables_run(store, instance_id=instance_id, session_id=session_id, lines=lines,
                            owner=state["owner"])
     store.instance_state_write(instance_id, state)
-    ledger_add(store, instance_id, state)
     instance_index(store, instance_id)
+    instance_room_kept(store, owner=owner, instance_id=instance_id)
+    ledger_add(store, instance_id, state)
     return instance_id
 
 

@@ -1,9 +1,14 @@
 """How many chats one account may start and how many sessions one chat may hold (settings:
 PERSONALAB_INSTANCES_PER_ACCOUNT, PERSONALAB_SESSIONS_PER_INSTANCE; 0 for no limit). A
 chat's archived sessions count: "delete" only moves them aside. The system (no owner) and a
-summarize's own continuation (its turns are already in the chat) have no limit."""
+summarize's own continuation (its turns are already in the chat) have no limit.
+
+A new chat is counted twice, as a library item is (library/quotas.py): before anything is
+written, and once its row is: chats started at once never pass the limit."""
 
 from __future__ import annotations
+
+import shutil
 
 from django.conf import settings
 
@@ -18,6 +23,18 @@ def instance_room_check(*, owner) -> None:
     if owner is not None and limit and Instance.objects.filter(owner=owner).count() >= limit:
         raise LimitReached(kind="instances", limit=limit,
                            setting="PERSONALAB_INSTANCES_PER_ACCOUNT")
+
+
+def instance_room_kept(store: FileStore, *, owner, instance_id: str) -> None:
+    """Called once a new chat's row is written: when `owner` now has more chats than allowed
+    (chats started at once that each passed `instance_room_check`), this one is removed
+    outright (its folder and rows: nobody has seen it) and LimitReached raised."""
+    limit = settings.PERSONALAB_INSTANCES_PER_ACCOUNT
+    if owner is None or not limit or Instance.objects.filter(owner=owner).count() <= limit:
+        return
+    Instance.objects.filter(instance_id=instance_id).delete()
+    shutil.rmtree(store.instance_dir(instance_id), ignore_errors=True)
+    raise LimitReached(kind="instances", limit=limit, setting="PERSONALAB_INSTANCES_PER_ACCOUNT")
 
 
 def session_count(store: FileStore, instance_id: str) -> int:

@@ -22,6 +22,7 @@ from library.lore.st_files import lorebook_file_read, lorebook_to_st_world
 from library.lore.vector_store import vectors_forget, vectors_request
 from library.lore.vectors import vectorized_texts
 from library.models import Lorebook
+from library.quotas import library_room_kept
 from library.selectors import item_for_edit, lorebook_for_edit, lorebooks_visible_to
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.nesting import JsonRefused, json_loads_bounded
@@ -57,11 +58,14 @@ def lorebook_save(store: FileStore, *, data: dict[str, Any], lorebook_id: str | 
         raise LibraryError(f"name is longer than {MAX_NAME_CHARS} characters",
                            {"name": f"at most {MAX_NAME_CHARS} characters"})
     lorebook.update(ownership_of(data, existing, user=user))
+    creating = lorebook_id is None
     lorebook_id = lorebook_id or id_claim(store, data, key="lorebook_id", prefix="lore",
                                           name=lorebook.get("name", ""), kind="lorebooks",
                                           read=store.lorebook_read, user=user)
     store.lorebook_write(lorebook_id, lorebook)
     lorebook_index(store, lorebook_id)
+    if creating:
+        library_room_kept(store, kind="lorebooks", user=user, item_id=lorebook_id)
     # Embedded now, in the background, so the book's first turn does not embed under its lock.
     vectors_request(store.root, vectorized_texts(
         lorebook, limit=settings.PERSONALAB_LORE_VECTOR_ENTRIES_MAX), group=lorebook_id)

@@ -12,6 +12,7 @@ from library.fields import MAX_NAME_CHARS, clean_text, lorebook_ids_checked
 from library.index_rows import persona_index
 from library.models import Persona
 from library.personas.positions import persona_placement_fields
+from library.quotas import library_room_kept
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import validate_id
@@ -78,6 +79,7 @@ def persona_create(store: FileStore, *, owner, data: dict[str, Any],
     store.persona_write(persona_id, {**fields, "owner": username, "avatar": None,
                                      "created_at": utc_now(), "default": False})
     persona_index(store, persona_id)
+    library_room_kept(store, kind="personas", user=owner, item_id=persona_id)
     if data.get("default") or (first and first_is_default):
         persona_default_set(store, actor=owner, persona_id=persona_id)
     return persona_id

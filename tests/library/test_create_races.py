@@ -3,14 +3,19 @@ that races another never overwrites it and never fails with 500."""
 
 from __future__ import annotations
 
+import importlib
 import threading
 
 import pytest
 
+from chat.models import Instance
 from chat.services.instances import instance_create
 from library.background_services import background_save
 from library.character_services import character_save
 from library.lore.services import lorebook_create
+from library.models import Background, Character, Lorebook, Persona
+from library.personas.services import persona_create
+from personalab.lib.errors import LimitReached
 from personalab.lib.ids import numbered_candidates
 
 pytestmark = pytest.mark.django_db
@@ -59,3 +64,58 @@ def test_sixteen_simultaneous_claims_get_sixteen_ids(store):
     for thread in threads:
         thread.join()
     assert sorted(claimed) == [f"inst_{n:03d}" for n in range(1, 17)]
+
+
+# (the module whose index write a create waits on, that function's name, the limit's kind and
+# setting, the index rows, a create of `n` for alice)
+LIMITED = {
+    "characters": ("library.character_services", "character_index",
+                   "PERSONALAB_CHARACTERS_PER_ACCOUNT", Character, "characters",
+                   lambda store, user, character, n: character_save(
+                       store, data={"name": f"Item {n}"}, user=user)),
+    "backgrounds": ("library.background_services", "background_index",
+                    "PERSONALAB_BACKGROUNDS_PER_ACCOUNT", Background, "backgrounds",
+                    lambda store, user, character, n: background_save(
+                        store, data={"name": f"Item {n}"}, user=user)),
+    "lorebooks": ("library.lore.services", "lorebook_index", "PERSONALAB_LOREBOOKS_PER_ACCOUNT",
+                  Lorebook, "lorebooks",
+                  lambda store, user, character, n: lorebook_create(
+                      store, owner=user, data={"name": f"Item {n}", "entries": []})),
+    "personas": ("library.personas.services", "persona_index", "PERSONALAB_PERSONAS_PER_ACCOUNT",
+                 Persona, "personas",
+                 lambda store, user, character, n: persona_create(
+                     store, owner=user, data={"name": f"Item {n}"})),
+    "instances": ("chat.services.instances", "instance_index", "PERSONALAB_INSTANCES_PER_ACCOUNT",
+                  Instance, "instances",
+                  lambda store, user, character, n: instance_create(
+                      store, owner=user, character_id=character)),
+}
+
+
+@pytest.mark.parametrize("kind", LIMITED)
+def test_a_create_that_passed_the_limit_while_another_wrote_is_undone_and_refused(
+        store, alice, character, settings, monkeypatch, kind):
+    """Two creates at the account's last free place, one written while the other was between
+    its check and its index row (two tabs, two workers): the account keeps its limit, and the
+    one that found it passed is refused and leaves no folder and no row."""
+    module, index_name, setting, model, folder, create = LIMITED[kind]
+    create(store, alice, character, 0)
+    limit = model.objects.filter(owner=alice).count() + 1
+    setattr(settings, setting, limit)
+    index = getattr(importlib.import_module(module), index_name)
+    meanwhile: list[str] = []
+
+    def index_after_another_create(store_, item_id):
+        if not meanwhile:
+            meanwhile.append("running")
+            meanwhile[0] = create(store, alice, character, 1)
+        return index(store_, item_id)
+
+    monkeypatch.setattr(importlib.import_module(module), index_name, index_after_another_create)
+    before = {path.name for path in (store.root / folder).iterdir()}
+    with pytest.raises(LimitReached) as refused:
+        create(store, alice, character, 2)
+    assert refused.value.limit == limit and refused.value.setting == setting
+    assert model.objects.filter(owner=alice).count() == limit
+    assert model.objects.filter(pk=meanwhile[0], owner=alice).exists()
+    assert {path.name for path in (store.root / folder).iterdir()} == before | {meanwhile[0]}
