@@ -31,6 +31,7 @@ from tests.scale.followed_replies import IDLE_READ_TIMEOUT, IDLE_SECONDS, follow
 from tests.stub_llm import Reply, StubLLM
 
 pytestmark = pytest.mark.scale
+LOREBOOKS_MAX = 3  # the account's limit: only the race below makes lorebooks
 
 
 @dataclass
@@ -79,7 +80,8 @@ def scale(tmp_path_factory) -> Iterator[ScaleSet]:
             root / "data", REDIS_URL=redis.url, DATABASE_URL=postgres.url,
             PERSONALAB_CHROMA_URL=chroma.url, OPENAI_BASE_URL=stub.base_url,
             OPENAI_API_KEY="scale-key", PERSONALAB_MODEL="stub-model", PERSONALAB_LLM_TIMEOUT="30",
-            PERSONALAB_REDIS_READ_TIMEOUT=str(IDLE_READ_TIMEOUT))
+            PERSONALAB_REDIS_READ_TIMEOUT=str(IDLE_READ_TIMEOUT),
+            PERSONALAB_LOREBOOKS_PER_ACCOUNT=str(LOREBOOKS_MAX))
         workers = cluster.Workers(env, root)
         stack.callback(workers.stop)
         workers.launch(2)  # they import while the database is migrated
@@ -208,6 +210,24 @@ async def test_creating_at_once_on_two_workers_never_fails(scale):
     assert len(instances) == 8 and len(characters) == 8
     assert all((scale.data_dir / "instances" / iid / "instance_state.json").exists()
                for iid in instances)
+
+
+async def test_lorebooks_created_at_once_on_two_workers_never_pass_the_limit(scale):
+    """Eight creates at once, four on each worker, for an account that may own three: none
+    fails otherwise, and the data folder never holds more than three of its books, whatever
+    the order in which the workers' rows reach PostgreSQL."""
+    async with scale.rest(0) as one, scale.rest(1) as two:
+        answers = await asyncio.gather(
+            *[(one, two)[n % 2].post("/api/v1/lorebooks", json={"name": f"Racer book {n}",
+                                                                "entries": []})
+              for n in range(8)])
+    codes = [answer.status_code for answer in answers]
+    assert set(codes) <= {201, 403} and 201 in codes, [answer.text for answer in answers]
+    assert all(answer.json()["error"]["code"] == "limit_reached"
+               for answer in answers if answer.status_code == 403)
+    written = [path for path in (scale.data_dir / "lorebooks").glob("*/lorebook.json")
+               if json.loads(path.read_text())["name"].startswith("Racer book")]
+    assert len(written) == codes.count(201) <= LOREBOOKS_MAX
 
 
 async def _indexed(scale: ScaleSet, instance_id: str, text: str, timeout: float = 240) -> bool:
