@@ -20,6 +20,7 @@ from memory.keyword_index.bm25 import turn_text
 from memory.selectors import reference_instance_ids
 from memory.vectors.sync import instance_sync
 from tests.group_turns import reply_order_set, turn_said
+from tests.memory.memory_turns import window_newest_keep
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -38,16 +39,6 @@ def scenes(store, alice, bob, character, brenna, background):
 
 def _run(*args, **kwargs):
     return asyncio.run(turn_said(*args, **kwargs))
-
-
-def _window_newest(store, messages: int) -> None:
-    """The prompt shows only the newest `messages`: recall brings back what it does not show
-    (a line the conversation shows is never recalled)."""
-    config = store.config_read()
-    config["preferences"]["conversation_load_all"] = False
-    store.config_write(config)
-    store.module_write("history", {**store.module_read("history"),
-                                   "trim_max_messages": messages})
 
 
 def _recall_related(store):
@@ -74,7 +65,7 @@ def test_a_group_reply_is_remembered_under_its_speakers_name(store, alice, chara
     assert turn_text(stored["documents"][0], stored["metadatas"][0]).startswith("Brenna: ")
 
     reply_order_set(store, group, "list")
-    _window_newest(store, 1)
+    window_newest_keep(store, 1)
     use_stub.script(Reply("她说过，在矿坑。"))
     result = (_run(store, group, "你还记得矿坑的事吗？", speaker=character))[0]
     hits = _hits(store, group, result)
@@ -255,7 +246,7 @@ def test_every_members_greeting_is_remembered_and_the_index_keeps_up(store, alic
     assert any("矿坑丢的" in text for text in stored)
     assert any("蓝鸦" in text for text in stored)
     assert "我记得你。" in stored and "你们好。" in stored
-    _window_newest(store, 1)
+    window_newest_keep(store, 1)
     use_stub.script(Reply("蓝鸦。"))
     result = _run(store, group, "金库的暗号是什么？", speaker=ivo)[0]
     assert any("蓝鸦" in hit["text"] for hit in _hits(store, group, result))

@@ -26,6 +26,7 @@ from websockets.sync.client import connect as connect_sync
 
 from personalab.lib.filestore.store import FileStore
 from tests import cluster
+from tests.memory.memory_turns import window_newest_keep
 from tests.redis_server import RedisServer
 from tests.scale.followed_replies import IDLE_READ_TIMEOUT, IDLE_SECONDS, followed_text
 from tests.stub_llm import Reply, StubLLM
@@ -249,15 +250,6 @@ async def _indexed(scale: ScaleSet, instance_id: str, text: str, timeout: float 
     return False
 
 
-def _window_newest(store: FileStore, messages: int) -> None:
-    """The prompt shows only the newest `messages` (a line it shows is never recalled)."""
-    config = store.config_read()
-    config["preferences"]["conversation_load_all"] = False
-    store.config_write(config)
-    store.module_write("history", {**store.module_read("history"),
-                                   "trim_max_messages": messages})
-
-
 async def _said_on_1_recalled_on_2(scale: ScaleSet, said: str, asked: str, fact: str) -> None:
     """`said` answered with `fact` on worker 1, indexed, then `asked` on worker 2 recalls it."""
     scale.stub.script(Reply(fact), Reply("记得。"))
@@ -266,7 +258,7 @@ async def _said_on_1_recalled_on_2(scale: ScaleSet, said: str, asked: str, fact:
                                                     "query": said})
         assert told.status_code == 200, told.text
         assert await _indexed(scale, scale.instance_id, fact), "worker 1 never indexed it"
-        _window_newest(scale.store(), 1)  # recall brings back what the prompt does not show
+        window_newest_keep(scale.store(), 1)  # recall brings back what the prompt does not show
         question = await two.post("/api/v1/chat", json={"instance_id": scale.instance_id,
                                                          "query": asked})
         assert question.status_code == 200, question.text
