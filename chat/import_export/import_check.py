@@ -58,8 +58,9 @@ def import_mismatches(imported: ChatImport, *, character_names: list[str],
                       persona_name: str) -> list[str]:
     """Sentences naming both sides when the file's characters (its replies' names, else its
     header's character) are not the picked characters; then also when its player is not the
-    persona; none when nothing is picked yet. A player's name alone never stops an import: most SillyTavern chats were played
-    under a persona this account does not have, and the lines keep their names either way."""
+    persona; none when nothing is picked yet. A player's name alone never stops an import:
+    most SillyTavern chats were played under a persona this account does not have, and the
+    lines keep their names either way."""
     report = imported.report()
     speakers = import_speakers(imported)
     picked = {_folded(name) for name in character_names}

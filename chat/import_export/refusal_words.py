@@ -1,7 +1,7 @@
-"""A chat import's refusal in the reader's language. The chat readers (chat/import_export/chat_formats.py)
-refuse in fixed English sentences, which the API keeps word for word; the pages say them through
-here, as the library says a card's (library/refusal_words.py). A line's own detail after "line
-N:" stays as written."""
+"""A chat import's refusal in the reader's language. The chat readers
+(chat/import_export/chat_formats.py) refuse in fixed English sentences, which the API keeps word
+for word; the pages say them through here, as the library says a card's
+(library/refusal_words.py). A line's own detail after "line N:" stays as written."""
 
 from __future__ import annotations
 

@@ -9,9 +9,9 @@ from chat.groups.cards import card_join_settings
 from chat.groups.members import is_group, members_of, members_title
 from chat.groups.prompt import said_by_another, unnamed_lines_by
 from chat.groups.speakers import STRATEGIES, Member
-from chat.import_export.chat_formats import chat_export_jsonl
 from chat.import_export.chat_markdown import chat_export_markdown
 from chat.import_export.imported_groups import chat_group, group_found
+from chat.import_export.st_chat_export import chat_export_jsonl
 from chat.import_export.st_note import st_metadata_with_note
 from chat.services.instances import MAX_MEMBERS, instance_create, instance_for_user
 from chat.services.session_import import session_import

@@ -4,13 +4,9 @@ import json
 
 import pytest
 
-from chat.import_export.chat_formats import (
-    ChatFormatError,
-    chat_export_jsonl,
-    chat_import_jsonl,
-    date_parse,
-)
+from chat.import_export.chat_formats import ChatFormatError, chat_import_jsonl, date_parse
 from chat.import_export.chat_markdown import chat_export_markdown
+from chat.import_export.st_chat_export import chat_export_jsonl
 
 
 def jsonl(*records: dict) -> bytes:

@@ -9,7 +9,8 @@ import pytest
 
 from chat.history_manager import edits as history
 from chat.history_manager.base import line_fingerprint
-from chat.import_export.chat_formats import ChatFormatError, chat_export_jsonl, chat_import
+from chat.import_export.chat_formats import ChatFormatError, chat_import
+from chat.import_export.st_chat_export import chat_export_jsonl
 from tests.chat.st_chat_records import (
     CHAT,
     GREETING,
@@ -363,8 +364,6 @@ def test_imported_replies_of_the_character_show_its_picture(alice_client, instan
 
 def test_swipes_made_here_export_with_their_own_dates():
     """issue 32 item 7: a chat exported to SillyTavern keeps each swipe's date."""
-    from chat.import_export.chat_formats import chat_export_jsonl
-
     line = {"role": "assistant", "content": "second", "turn": 1,
             "timestamp": "2026-11-28T08:00:00Z", "alternative_position": 1,
             "alternatives": [{"content": "first", "timestamp": "2026-11-28T07:59:00Z"}]}

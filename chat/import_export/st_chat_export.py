@@ -1,0 +1,96 @@
+"""A chat written back as SillyTavern's JSONL (its header line, then one message a line): an
+imported message's own fields (`carried`, `extra`, its `send_date`) come back as they came, with
+PersonaLab's fields over them; swipes as the reply's versions now are; the director's markers
+removed from replies; notes and summaries as SillyTavern's narrator messages. What
+chat_formats.py imports, this writes back, so a round trip keeps the file."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from chat.history_manager.base import reply_versions, version_position
+from chat.import_export.chat_formats import SUMMARY_TYPE, SWIPE_INFO
+from personalab.lib.markers import markers_removed
+
+
+def _written_back(record: dict[str, Any], line: dict[str, Any]) -> dict[str, Any]:
+    """The imported message's own fields over the defaults; PersonaLab's fields win."""
+    extra = dict(line["extra"]) if isinstance(line.get("extra"), dict) else record["extra"]
+    if line.get("reasoning") and "reasoning" not in extra:
+        extra["reasoning"] = line["reasoning"]
+    carried = line.get("carried") if isinstance(line.get("carried"), dict) else {}
+    return {**carried, **record, "extra": extra,
+            "send_date": line.get("send_date", record["send_date"])}
+
+
+def _swipes_export(line: dict[str, Any], record: dict[str, Any]) -> None:
+    """Swipes as the line's versions now are; an imported swipe_info that no longer matches
+    them (a regenerated or edited reply) is left out rather than written wrong."""
+    if line.get("alternatives"):
+        record["swipes"] = [str(v.get("content", "")) for v in reply_versions(line)]
+        record["swipe_id"] = version_position(line)
+    elif "swipes" in record and record["swipes"] != [record["mes"]]:
+        record["swipes"], record["swipe_id"] = [record["mes"]], 0
+    info = record.get("swipe_info")
+    versions = reply_versions(line)
+    # Nothing generated, continued or edited here since the import: the file's own swipe_info
+    # whatever its shape (SillyTavern writes [] beside a greeting's swipes).
+    untouched = not any(v.get(k) for v in versions for k in ("trace_id", "edited", "continued"))
+    if "swipe_info" in record and not untouched and not (
+            isinstance(info, list) and len(info) == len(record.get("swipes") or [])):
+        record.pop("swipe_info")
+    if line.get("alternatives") and "swipe_info" not in record:
+        # Swipes made here: SillyTavern shows each one's date from swipe_info.
+        record["swipe_info"] = [_swipe_info(version, record["send_date"]) for version in versions]
+
+
+def _swipe_info(version: dict[str, Any], fallback_date: str) -> dict[str, Any]:
+    if isinstance(version.get(SWIPE_INFO), dict):  # an imported swipe's own entry
+        return version[SWIPE_INFO]
+    when = str(version.get("timestamp") or fallback_date)
+    return {"send_date": when, "gen_started": when, "gen_finished": when, "extra": {}}
+
+
+def _export_record(line: dict[str, Any], *, user_name: str, character_name: str,
+                   fallback_date: str) -> dict[str, Any] | None:
+    send_date = line.get("timestamp") or fallback_date
+    if line.get("role") in ("user", "assistant"):
+        is_user = line["role"] == "user"
+        record = _written_back({
+            "name": line.get("name") or (user_name if is_user else character_name),
+            "is_user": is_user, "is_system": bool(line.get("hidden")),
+            "send_date": send_date, "mes": line.get("content", ""), "extra": {}}, line)
+        _swipes_export(line, record)
+        if not is_user:  # SillyTavern would show the director's markers as text
+            record["mes"] = markers_removed(record["mes"])
+            if isinstance(record.get("swipes"), list):
+                record["swipes"] = [markers_removed(text) for text in record["swipes"]]
+        return record
+    if line.get("type") == "note":
+        return _written_back({
+            "name": line.get("name") or "System", "is_user": False,
+            "is_system": True if line.get("hidden") else line.get("is_system", True),
+            "send_date": send_date,
+            "mes": line.get("content", ""),
+            "extra": {"type": "narrator", "personalab_type": "note"}}, line)
+    if line.get("type") == SUMMARY_TYPE:
+        return {"name": "System", "is_user": False, "is_system": True, "send_date": send_date,
+                "mes": line.get("content", ""),
+                "extra": {"type": "narrator", "personalab_type": SUMMARY_TYPE}}
+    return None  # metadata and other bookkeeping lines
+
+
+def chat_export_jsonl(*, lines: list[dict[str, Any]], user_name: str, character_name: str,
+                      created_at: str, header: dict[str, Any] | None = None) -> bytes:
+    """`header`: the header of an imported chat, written back as it came."""
+    first = {"user_name": user_name, "character_name": character_name,
+             "create_date": created_at, "chat_metadata": {}, **(header or {})}
+    records = [first]
+    for line in lines:
+        record = _export_record(line, user_name=user_name, character_name=character_name,
+                                fallback_date=created_at)
+        if record is not None:
+            records.append(record)
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+
