@@ -1,6 +1,7 @@
 from django.urls import path
 
 from library.pages import editors as views
+from library.pages import lorebook_editor as lorebook_views
 from library.pages import personas as persona_views
 from library.pages import regex_scripts as regex_script_views
 from library.pages import world_info_settings as world_info_views
@@ -30,9 +31,9 @@ urlpatterns = [
     path("lorebooks/upload", views.lorebook_upload, name="lorebook_upload"),
     path("world-info/settings", world_info_views.world_info_settings_upload,
          name="world_info_settings_upload"),
-    path("lorebooks/new", views.lorebook_edit, name="lorebook_new"),
-    path("lorebooks/<str:lorebook_id>/", views.lorebook_edit, name="lorebook_edit"),
-    path("lorebooks/<str:lorebook_id>/test", views.lorebook_test, name="lorebook_test"),
+    path("lorebooks/new", lorebook_views.lorebook_edit, name="lorebook_new"),
+    path("lorebooks/<str:lorebook_id>/", lorebook_views.lorebook_edit, name="lorebook_edit"),
+    path("lorebooks/<str:lorebook_id>/test", lorebook_views.lorebook_test, name="lorebook_test"),
     path("regex-scripts/", regex_script_views.regex_scripts_page, name="regex_scripts"),
     path("personas/", persona_views.personas_page, name="personas"),
     path("personas/restore", persona_views.personas_restore_page, name="personas_restore"),

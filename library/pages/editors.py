@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -53,36 +52,16 @@ from library.item_copy import background_copy, character_copy, lorebook_copy
 from library.item_versions import item_version
 from library.library_tiles import character_tiles
 from library.lore import services as lorebook_services
-from library.lore.activation import setting
-from library.lore.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS, lorebook_match
-from library.lore.percent import is_percent, percent_parsed
-from library.lore.regex_keys import regex_key_problems
-from library.lore.services import lorebook_save, lorebook_version
-from library.lore.text_test_words import lore_test_worded
-from library.pages.editor_refusals import book_refusal, editor_refusal, outline_refusal
+from library.pages.editor_refusals import editor_refusal, outline_refusal
 from library.pages.editor_sections import character_sections
+from library.pages.item_access import item_for_use_or_404, ownership_shown
 from library.pages.outline_notices import outline_notices
 from library.pages.regex_script_form import regex_error, regex_scripts_posted, regex_scripts_shown
 from library.refusal_words import refusal_words
-from personalab.lib.config_schema import count_coerced, digits_int
+from personalab.lib.config_schema import count_coerced
 from personalab.lib.errors import LimitReached
 from personalab.lib.ids import InvalidId
-from personalab.lib.tokens import count_tokens
 from personalab.storage import get_store
-
-
-def _for_use_or_404(request: HttpRequest, kind: str, item_id: str) -> dict:
-    try:
-        return selectors.item_for_use(get_store(), user=request.user, kind=kind, item_id=item_id)
-    except LibraryNotFound:
-        raise Http404("not found") from None
-
-
-def _ownership(request: HttpRequest, item: dict, kind: str, item_id: str | None) -> dict:
-    """What the form shows about who owns the item and what this user may do with it."""
-    return {"kind": kind, "item_id": item_id, "owner": item.get("owner"),
-            "visibility": selectors.visibility_of(item) if item_id else "private",
-            "can_change": not item_id or selectors.item_can_change(item, request.user)}
 
 
 def _refused(request: HttpRequest, exc: LibraryError, fallback: str, **kwargs) -> HttpResponse:
@@ -140,7 +119,7 @@ def item_copy(request: HttpRequest, kind: str, item_id: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def character_edit(request: HttpRequest, character_id: str | None = None) -> HttpResponse:
     store = get_store()
-    definition = _for_use_or_404(request, "character", character_id) if character_id else {}
+    definition = item_for_use_or_404(request, "character", character_id) if character_id else {}
     error, status, field_errors = None, 200, {}
     seen = item_version(definition, "character")
     if request.method == "POST":
@@ -193,7 +172,7 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
                        field_errors=field_errors, new=not character_id),
                    "regex_allowed": bool(character_id) and card_scripts_allowed(
                        store, username=request.user.get_username(), character=definition),
-                   "ownership": _ownership(request, definition, "character", character_id),
+                   "ownership": ownership_shown(request, definition, "character", character_id),
                    "has_avatar": bool(character_id and avatar_file(
                        store.character_dir(character_id))),
                    **_story_start_choices(request, character_id)},
@@ -266,7 +245,7 @@ def character_remove(request: HttpRequest, character_id: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def background_edit(request: HttpRequest, background_id: str | None = None) -> HttpResponse:
     store = get_store()
-    background = _for_use_or_404(request, "background", background_id) if background_id else {}
+    background = item_for_use_or_404(request, "background", background_id) if background_id else {}
     error, status, seen = None, 200, item_version(background, "background")
     if request.method == "POST":
         data = request.POST.dict()
@@ -296,7 +275,7 @@ def background_edit(request: HttpRequest, background_id: str | None = None) -> H
                   {"background": background, "background_id": background_id, "error": error,
                    "seen": seen,
                    "lorebooks": selectors.lorebooks_visible_to(user=request.user),
-                   "ownership": _ownership(request, background, "background", background_id),
+                   "ownership": ownership_shown(request, background, "background", background_id),
                    "has_picture": background_picture_file(store, background_id) is not None},
                   status=status)
 
@@ -305,7 +284,7 @@ def background_edit(request: HttpRequest, background_id: str | None = None) -> H
 @require_POST
 def background_outline(request: HttpRequest, background_id: str) -> HttpResponse:
     store = get_store()
-    _for_use_or_404(request, "background", background_id)
+    item_for_use_or_404(request, "background", background_id)
     error, notices = None, []
     try:
         chats = background_outline_edit(
@@ -394,178 +373,12 @@ def lorebook_upload(request: HttpRequest) -> HttpResponse:
         "lorebook_edit", "lorebook_id")
 
 
-def _form_lines(value: str) -> list[str]:
-    # One key per line, so commas and regex braces (`/ha{2,}/i`) survive an edit.
-    return [line.strip() for line in value.splitlines() if line.strip()]
-
-
-def _form_optional(entry: dict, name: str, raw: str | None, parse) -> None:
-    """An optional setting: empty means "the book's default" and adds no key the entry did
-    not have; a value replaces the old one only when it means something else."""
-    raw = (raw or "").strip()
-    if not raw:
-        if entry.get(name) is not None:
-            entry[name] = None
-        return
-    value = parse(raw)
-    if entry.get(name) != value:
-        entry[name] = value
-
-
-def _tristate(raw: str) -> bool | str:
-    return {"true": True, "false": False}.get(raw, raw)
-
-
-def _number_or_text(raw: str) -> int | str:
-    return raw if (number := digits_int(raw)) is None else number  # not isdigit(): "²"
-
-
-def _entry_from_form(form, prefix: str, uid: int, existing: dict | None = None) -> dict:
-    """The entry as edited, laid over the stored one: fields the form does not show
-    (extensions, card fields, unknown keys) are kept as they were."""
-    entry = copy.deepcopy(existing or {})
-    entry.update({
-        "uid": uid, "keys": _form_lines(form.get(f"{prefix}keys", "")),
-        "secondary_keys": _form_lines(form.get(f"{prefix}secondary_keys", "")),
-        "selective_logic": form.get(f"{prefix}selective_logic", "and_any"),
-        "use_regex": f"{prefix}use_regex" in form, "content": form.get(f"{prefix}content", ""),
-        "enabled": f"{prefix}enabled" in form, "constant": f"{prefix}constant" in form,
-        "priority": _number_or_text(form.get(f"{prefix}priority", "100") or "100"),
-        "position": form.get(f"{prefix}position", "before_char"),
-        "depth": _number_or_text(form.get(f"{prefix}depth", "4") or "4"),
-        "role": form.get(f"{prefix}role", entry.get("role", "system")),
-        "comment": form.get(f"{prefix}comment", ""),
-    })
-    for name, parse in ENTRY_OPTIONAL.items():
-        raw = form.get(f"{prefix}{name}")
-        # The box shows the value wherever the entry keeps it (an imported one: its card
-        # extensions); only a changed value is written, so an unchanged save changes nothing.
-        if raw is not None and _optional_parsed(raw, parse) != _entry_setting(entry, name):
-            _form_optional(entry, name, raw, parse)
-    return entry
-
-
-ENTRY_OPTIONAL = {"case_sensitive": _tristate, "match_whole_words": _tristate,
-                  "probability": percent_parsed, "scan_depth": _number_or_text,
-                  "sticky": _number_or_text, "cooldown": _number_or_text,
-                  "delay": _number_or_text, "group": str, "outlet_name": str}
-ST_NAMES = {"scan_depth": "scanDepth", "outlet_name": "outletName"}
-
-
-def _optional_parsed(raw: str, parse: Callable[[str], Any]) -> Any:
-    return parse(raw.strip()) if raw.strip() else None
-
-
-def _entry_setting(entry: dict, name: str, *, typed: bool = False) -> Any:
-    """The value where the entry keeps it, when its box can show it and send it back as it is
-    (an odd one, such as `inf` or `true` for a number, shows as empty and stays untouched);
-    `typed`: a refused save shows what the author typed, to be corrected."""
-    value = setting(entry, name, name, None, ST_NAMES.get(name))
-    parse = ENTRY_OPTIONAL[name]
-    if typed and isinstance(value, str):
-        return value
-    if parse is _tristate:
-        return value if isinstance(value, bool) else None
-    if parse is _number_or_text:
-        return value if type(value) is int else None
-    if parse is percent_parsed:  # a fraction too, as SillyTavern keeps it
-        return value if is_percent(value) else None
-    return (value.strip() or None) if isinstance(value, str) else None
-
-
-def _entry_shown(entry: dict, *, typed: bool = False) -> dict:
-    """The entry as the editor shows it: each optional setting where the entry keeps it."""
-    return {**entry, **{name: _entry_setting(entry, name, typed=typed)
-                        for name in ENTRY_OPTIONAL}}
-
-
-ENTRY_FIELDS_ON_TOP = {"keys", "content", "position", "priority", "comment", "enabled",
-                       "constant", "use_regex"}
-
-
-def _entry_errors(field_errors: dict[str, str], index: int, uid: Any) -> dict[str, Any]:
-    """The sentences of a refused save that belong beside entry `index`'s fields, keyed by the
-    form field they name (its "More" fold opens when one is in it)."""
-    prefix = f"entries[{index}]."
-    names = {name.removeprefix(prefix): text for name, text in field_errors.items()
-             if name.startswith(prefix)}
-    return {"field_errors": {f"e{uid}_{name}": text for name, text in names.items()},
-            "more_errors": bool(set(names) - ENTRY_FIELDS_ON_TOP)}
-
-
-def _lorebook_from_form(form, lorebook: dict) -> dict:
-    stored = {entry.get("uid"): entry for entry in lorebook.get("entries", [])}
-    uids = [uid for uid in map(count_coerced, form.getlist("uid")) if uid is not None]
-    entries = [_entry_from_form(form, f"e{uid}_", uid, stored.get(uid)) for uid in uids
-               if f"e{uid}_delete" not in form]
-    if form.get("new_keys") or form.get("new_content"):
-        taken = [*uids, *(u for u in stored if isinstance(u, int)), -1]
-        entries.append(_entry_from_form(form, "new_", max(taken) + 1))
-    budget = form.get("token_budget", "").strip()
-    depth = form.get("scan_depth", "").strip()
-    book = {**lorebook, "name": form.get("name", ""),
-            "scan_depth": _number_or_text(depth) if depth else None,
-            "token_budget": _number_or_text(budget) if budget else None, "entries": entries}
-    for name in ("min_activations", "min_activations_depth_max"):
-        _form_optional(book, name, form.get(name), _number_or_text)
-    _form_optional(book, "use_group_scoring", form.get("use_group_scoring"), _tristate)
-    return book
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpResponse:
-    store = get_store()
-    lorebook = _for_use_or_404(request, "lorebook", lorebook_id) if lorebook_id else {
-        "name": "", "scan_depth": None, "token_budget": None, "entries": []}
-    error, status, field_errors = None, 200, {}
-    seen = lorebook_version(lorebook)
-    if request.method == "POST":
-        data = {**_lorebook_from_form(request.POST, lorebook),
-                "visibility": request.POST.get("visibility") or lorebook.get("visibility")}
-        try:
-            saved_id = lorebook_save(store, data=data, lorebook_id=lorebook_id,
-                                     user=request.user, seen=request.POST.get("seen"))
-            messages.info(request, gettext("Lorebook saved."))
-            return redirect("lorebook_edit", lorebook_id=saved_id)
-        except LibraryNotFound:
-            raise Http404("not found") from None
-        except (LibraryError, LimitReached) as exc:
-            error, lorebook = book_refusal(exc), data
-            status, field_errors = exc.status, fields_words(exc.fields or {})
-    entries = [e for e in lorebook.get("entries", []) if isinstance(e, dict)]
-    shown = {**lorebook, "entries": [
-        {**_entry_shown(e, typed=bool(error)), **_entry_errors(field_errors, index, e.get("uid"))}
-        for index, e in enumerate(entries)]}
-    return render(request, "library/lorebook_form.html",
-                  {"lorebook": shown, "lorebook_id": lorebook_id, "error": error, "seen": seen,
-                   "book_errors": {name: text for name, text in field_errors.items()
-                                   if not name.startswith("entries")},
-                   "refused": [e for e in shown["entries"] if e["field_errors"]],
-                   "ownership": _ownership(request, lorebook, "lorebook", lorebook_id),
-                   "positions": POSITIONS, "roles": ROLES, "logics": SELECTIVE_LOGICS},
-                  status=status)
-
-
-@login_required
-@require_POST
-def lorebook_test(request: HttpRequest, lorebook_id: str) -> HttpResponse:
-    lorebook = _for_use_or_404(request, "lorebook", lorebook_id)
-    text = request.POST.get("text", "")
-    match = lorebook_match([lorebook], messages=[text], count_tokens=count_tokens)
-    return render(request, "library/_lore_test.html",
-                  {"fired": lore_test_worded(match.fired, book=lorebook),
-                   "dropped": lore_test_worded(match.dropped, book=lorebook),
-                   "problems": match.problems, "text": text,
-                   "key_problems": regex_key_problems(lorebook)})
-
-
 @login_required
 @require_GET
 def background_picture(request: HttpRequest, background_id: str) -> HttpResponse:
     """The background's picture, behind the chat and in the library (a private one is 404 to
     others)."""
-    _for_use_or_404(request, "background", background_id)
+    item_for_use_or_404(request, "background", background_id)
     path = background_picture_file(get_store(), background_id)
     if path is None:
         raise Http404("no picture")
@@ -580,7 +393,7 @@ def character_avatar(request: HttpRequest, character_id: str) -> HttpResponse:
     """The picture kept from the card (PNG, or a CHARX's JPEG/WebP icon), shown beside the
     character's messages; the URL ends .png whatever the kind, the content type says it."""
     store = get_store()
-    _for_use_or_404(request, "character", character_id)  # a private one is 404 to others
+    item_for_use_or_404(request, "character", character_id)  # a private one is 404 to others
     path = avatar_file(store.character_dir(character_id))
     if path is None:
         raise Http404("no avatar")
