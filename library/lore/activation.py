@@ -7,7 +7,9 @@ group: sticky first, then group override by order, else by weight), sticky / coo
 turns (`TimedState`, kept by the caller in a file), recursion (exclude / prevent /
 delay-until-recursion) and a token budget spent loop by loop (library/lore/budget.py).
 Entries are weighed in SillyTavern's scan order (`scan_order`): the chat's lore, the
-character's, then the global lore, each by order. Fired entries are returned in insertion order, lower order first, as SillyTavern places them.
+character's, then the global lore, each by order. Fired entries are returned in insertion
+order, lower order first, as SillyTavern places them; what they become in the prompt is
+library/lore/placement.py.
 
 Entry settings are read from the PersonaLab fields first, then from the card's
 `extensions` (SillyTavern's export names), then from the book's defaults.
@@ -25,7 +27,7 @@ import regex
 
 from library.lore.budget import LoreBudget
 from library.lore.defaults import book_recursive, book_scan_depth
-from library.lore.keys import KeyScan, entry_key, first_hit, key_trigger, setting
+from library.lore.keys import KeyScan, entry_key, entry_number, first_hit, key_trigger, setting
 
 # V3 decorators: lines at the start of an entry's content beginning with "@@" ("@@@" escapes
 # a decorator name). SillyTavern acts on these two and never sends the lines to the model.
@@ -43,15 +45,6 @@ class LoreMatch:
 
 
 # --- entry settings --------------------------------------------------------------------------
-
-def _number(value: Any, default: int) -> int:
-    if isinstance(value, bool):
-        return default
-    try:
-        return int(value)
-    except (TypeError, ValueError, OverflowError):  # OverflowError: an infinite float
-        return default
-
 
 def _texts(value: Any) -> list[str]:
     """A list of names or tags as written in a file: one text is a list of it; anything
@@ -109,7 +102,7 @@ def delay_level(entry: dict[str, Any]) -> int:
                     "delayUntilRecursion")
     if value is True:
         return 1
-    return max(0, _number(value, 0))
+    return max(0, entry_number(value, 0))
 
 
 def character_filter(entry: dict[str, Any]) -> dict[str, Any]:
@@ -190,7 +183,7 @@ class _Turn:
             return ""
         if self.chat_length < state.get("sticky_end", -1):
             return "sticky"
-        after_sticky = _number(state.get("cooldown_after_sticky"), 0)
+        after_sticky = entry_number(state.get("cooldown_after_sticky"), 0)
         if after_sticky:
             # SillyTavern starts the cooldown when a scan first finds the sticky time over
             # (`onEnded.sticky`), not where it ended: sticky 3 seen over at +4 cools until +4+n.
@@ -209,7 +202,7 @@ class _Turn:
 
     def texts(self, entry: dict[str, Any], state: str) -> list[tuple[str, str]]:
         # An entry's own depth that is not a number (or is negative) is the book's.
-        own = _number(setting(entry, "scan_depth", "scan_depth", None, "scanDepth"), -1)
+        own = entry_number(setting(entry, "scan_depth", "scan_depth", None, "scanDepth"), -1)
         depth = own if own >= 0 else self.base_depth(self.book(entry)) + self.skew
         texts = self.scan.texts(depth)
         for flag, (name, label, st_name) in SOURCES.items():
@@ -268,7 +261,7 @@ class _Turn:
         if phase == "cooldown":
             self.drop(entry, f"on cooldown; would have fired: {reason}")
             return None
-        delay = _number(setting(entry, "delay", "delay", 0), 0)
+        delay = entry_number(setting(entry, "delay", "delay", 0), 0)
         if delay and self.chat_length < delay:
             self.drop(entry, f"delayed until {delay} messages (chat has {self.chat_length}); "
                              f"would have fired: {reason}")
@@ -388,8 +381,8 @@ class _Turn:
     def _group_winner(self, members: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
         overrides = [e for e in members if setting(e, "group_override", "group_override", False)]
         if overrides:
-            return max(overrides, key=lambda e: _number(e.get("priority"), 100)), "override"
-        weights = [max(0, _number(setting(e, "group_weight", "group_weight", 100), 100))
+            return max(overrides, key=lambda e: entry_number(e.get("priority"), 100)), "override"
+        weights = [max(0, entry_number(setting(e, "group_weight", "group_weight", 100), 100))
                    for e in members]
         if not any(weights):
             return members[0], "order"
@@ -454,7 +447,7 @@ def scan_order(entries: list[dict[str, Any]], scopes: Mapping[str, str]) -> list
     rank = {scope: index for index, scope in enumerate(SCOPES)}
     unnamed = rank["global"]
     return sorted(entries, key=lambda e: (rank.get(scopes.get(e["lorebook_id"], ""), unnamed),
-                                          -_number(e.get("priority"), 100)))
+                                          -entry_number(e.get("priority"), 100)))
 
 
 def _chance(value: Any) -> float:
@@ -481,8 +474,8 @@ def _roll_text(roll: float, chance: float) -> str:
 def _timed_update(activation: _Turn, entry: dict[str, Any]) -> None:
     if entry["reason"].startswith("sticky"):
         return
-    sticky = _number(setting(entry, "sticky", "sticky", 0), 0)
-    cooldown = _number(setting(entry, "cooldown", "cooldown", 0), 0)
+    sticky = entry_number(setting(entry, "sticky", "sticky", 0), 0)
+    cooldown = entry_number(setting(entry, "cooldown", "cooldown", 0), 0)
     if sticky or cooldown:
         length = activation.chat_length
         activation.timed[activation.key(entry)] = {
@@ -531,16 +524,17 @@ def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
                        match.timed, rng or random.Random(), dict(sources or {}), speaker,
                        vector_scores, vector_threshold, macros or str, budget)
     activation.run(scan_order(entries, scopes or {}),
-                   min_activations=max([_number(b.get("min_activations"), 0)
+                   min_activations=max([entry_number(b.get("min_activations"), 0)
                                         for b in books.values()] or [0]),
-                   min_depth_max=max([_number(b.get("min_activations_depth_max"), 0)
+                   min_depth_max=max([entry_number(b.get("min_activations_depth_max"), 0)
                                       for b in books.values()] or [0]))
     match.dropped.extend(activation.dropped)
     for entry in activation.active:
         _timed_update(activation, entry)
     # Lower order first; entries of the same order in reverse of the order they fired in, as
     # SillyTavern lays them out (its "Eldoria → Shadowfang → glade" chain reads glade first).
-    match.fired = sorted(activation.active, key=lambda e: -_number(e.get("priority"), 100))[::-1]
+    match.fired = sorted(activation.active,
+                         key=lambda e: -entry_number(e.get("priority"), 100))[::-1]
     return match
 
 
@@ -556,32 +550,3 @@ def _position(entry: dict[str, Any]) -> str:
     if position == "before_char" and ext.get("position") == 7:
         return "outlet"
     return position
-
-
-def outlet_name(entry: dict[str, Any]) -> str:
-    return str(setting(entry, "outlet_name", "outlet_name", "", "outletName") or "").strip()
-
-
-def lore_blocks(match: LoreMatch) -> list[dict[str, Any]]:
-    """Floating prompt blocks of the fired entries, in insertion order (lower order first).
-    Outlet entries are not placed: `lore_outlets` gives them to `{{outlet::name}}`."""
-    return [
-        {"name": f"lore:{entry['lorebook_id']}:{entry['uid']}",
-         "content": entry.get("content", ""),
-         "position": entry.get("position", "before_char"),
-         "depth": _number(entry.get("depth"), 4),
-         "role": entry.get("role", "system"),
-         "priority": _number(entry.get("priority"), 100)}
-        for entry in match.fired
-        if entry.get("content", "").strip() and entry.get("position") != "outlet"
-    ]
-
-
-def lore_outlets(match: LoreMatch) -> dict[str, str]:
-    """The fired outlet entries' text by outlet name (lowered), in insertion order."""
-    outlets: dict[str, list[str]] = {}
-    for entry in match.fired:
-        name = outlet_name(entry)
-        if entry.get("position") == "outlet" and name and entry.get("content", "").strip():
-            outlets.setdefault(name.casefold(), []).append(entry["content"])
-    return {name: "\n".join(texts) for name, texts in outlets.items()}

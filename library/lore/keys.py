@@ -49,6 +49,17 @@ class KeyScan:
 
 # --- entry settings --------------------------------------------------------------------------
 
+def entry_number(value: Any, default: int) -> int:
+    """A whole-number setting as SillyTavern reads it (`"4"`, 4.7 too); anything else,
+    `True` and an infinite float included, is `default`."""
+    if isinstance(value, bool):
+        return default
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an infinite float
+        return default
+
+
 def setting(entry: dict[str, Any], name: str, card_name: str, default: Any,
             st_name: str | None = None) -> Any:
     """The entry's own field, else its card `extensions` name, else (files imported from

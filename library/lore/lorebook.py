@@ -1,4 +1,5 @@
-"""Lorebooks (world info): validation. Activation (SillyTavern's semantics) is library/lore/activation.py.
+"""Lorebooks (world info): validation. Activation (SillyTavern's semantics) is
+library/lore/activation.py, the prompt blocks of what fired library/lore/placement.py.
 
 Framework-free. A lorebook is the JSON stored at data/lorebooks/{id}/lorebook.json:
 
@@ -30,7 +31,8 @@ entry needs; library/worldinfo_vectors.DEFAULT_THRESHOLD otherwise).
 
 Unknown fields (a card's "extensions" / "card_extra" on entries and books) are kept as they are.
 token_budget null or 0: only the world-info budget (a share of the context) applies.
-A key that is not a valid regex is plain text; regexes run with a time limit. scan_depth 0 means only constant entries can fire.
+A key that is not a valid regex is plain text; regexes run with a time limit. scan_depth 0
+means only constant entries can fire.
 """
 
 from __future__ import annotations
@@ -39,8 +41,9 @@ import copy
 import math
 from typing import Any
 
-from library.lore.activation import LoreMatch, lore_blocks, lore_outlets, lorebook_match
+from library.lore.activation import LoreMatch, lorebook_match
 from library.lore.percent import is_percent, percent_parsed
+from library.lore.placement import lore_blocks, lore_outlets
 from library.lore.regex_keys import regex_keys_check
 from personalab.lib.config_schema import digits_int
 from personalab.lib.errors import Invalid

@@ -219,8 +219,9 @@ async def test_vectorized_entries_fire_on_a_chat_close_to_their_content(
 # SillyTavern files carrying these fields: read, acted on, written back as they came ----------
 
 def test_a_sillytavern_world_file_with_the_new_fields_round_trips_and_is_understood():
-    from library.lore.activation import delay_level, lore_outlets, lorebook_match
+    from library.lore.activation import delay_level, lorebook_match
     from library.lore.lorebook import lorebook_validate
+    from library.lore.placement import lore_outlets
     from library.lore.st_files import lorebook_file_read, lorebook_to_st_world
 
     world = {"name": "Parity", "entries": {"0": {
