@@ -34,6 +34,8 @@ urlpatterns = [
     path("lorebooks/new", lorebook_views.lorebook_edit, name="lorebook_new"),
     path("lorebooks/<str:lorebook_id>/", lorebook_views.lorebook_edit, name="lorebook_edit"),
     path("lorebooks/<str:lorebook_id>/test", lorebook_views.lorebook_test, name="lorebook_test"),
+    path("lorebooks/<str:lorebook_id>/global", lorebook_views.lorebook_global,
+         name="lorebook_global"),
     path("regex-scripts/", regex_script_views.regex_scripts_page, name="regex_scripts"),
     path("personas/", persona_views.personas_page, name="personas"),
     path("personas/restore", persona_views.personas_restore_page, name="personas_restore"),

@@ -20,6 +20,7 @@ from chat.prompt.world_info import lore_sources, lore_speaker, lore_vectors
 from library.lore import defaults as wi_defaults
 from library.lore.activation import SCOPES
 from library.lore.defaults import book_scan_depth
+from library.lore.global_books import global_lorebook_ids
 from library.lore.lorebook import lore_blocks, lore_outlets, lorebook_match
 from library.lore.st_settings import world_info_settings_effective
 from library.selectors import (
@@ -117,8 +118,9 @@ def _lorebooks_linked(store: FileStore, ctx: TurnContext, persona: dict[str, Any
     chat's owner may read. A shared card that links its author's private book plays without it
     in another account's chat (the book's text would reach that player's prompt inspector);
     the author's page says so. The links stay, so sharing the book brings it back."""
-    scopes = _scopes_linked(ctx, persona)
     owner = ctx.instance_state.get("owner")
+    scopes = _scopes_linked(ctx, persona,
+                            account_books=global_lorebook_ids(store, username=owner))
     lorebooks = []
     for lorebook_id in scopes:
         try:
@@ -130,15 +132,17 @@ def _lorebooks_linked(store: FileStore, ctx: TurnContext, persona: dict[str, Any
     return lorebooks, scopes
 
 
-def _scopes_linked(ctx: TurnContext, persona: dict[str, Any]) -> dict[str, str]:
+def _scopes_linked(ctx: TurnContext, persona: dict[str, Any], *,
+                   account_books: list[str]) -> dict[str, str]:
     """Each linked book's scope in SillyTavern's sense, which decides the order the scan weighs
     entries in: the chat's own picks are its chat lore, the persona's book its persona lore
     (SillyTavern 1.12.8's `getPersonaLore`), the speaking character's books (its kept copy's
     too; in a group only the speaker's, as another member's card lore never reaches this
-    member's prompt) its character lore, the background's its global lore. A book linked twice
-    is read once, in the scope SillyTavern keeps it in: global, else chat, else persona, else
-    character."""
-    linked = {"global": _id_list(ctx.background.get("lorebook_ids")),
+    member's prompt) its character lore, the background's and the owner's books for all its
+    chats (`account_books`: SillyTavern's globally selected ones) its global lore. A book
+    linked twice is read once, in the scope SillyTavern keeps it in: global, else chat, else
+    persona, else character."""
+    linked = {"global": _id_list(ctx.background.get("lorebook_ids")) + account_books,
               "chat": _id_list(ctx.instance_state.get("lorebook_ids")),
               "persona": _id_list([persona.get("lorebook_id")]),
               "character": _id_list(ctx.character.get("lorebook_ids"))}

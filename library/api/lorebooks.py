@@ -11,6 +11,7 @@ from ninja.files import UploadedFile
 
 from library.item_copy import lorebook_copy
 from library.lore import services as lorebook_services
+from library.lore.global_books import global_lorebook_ids, global_lorebooks_set
 from library.lore.st_settings import (
     MAX_FILE_BYTES,
     world_info_settings_effective,
@@ -58,6 +59,24 @@ def lorebook_import(request: HttpRequest, file: File[UploadedFile]):
         store, owner=request.auth, data=file.read(lorebook_services.MAX_LOREBOOK_BYTES + 1),
         filename=file.name or "")
     return Status(201, lorebook_out(store.lorebook_read(lorebook_id)))
+
+
+@router.get("/world_info/global")
+def world_info_global(request: HttpRequest):
+    """Your books in all your chats (SillyTavern's globally selected world info): each turn of
+    a chat you own reads them after its background's, while you may read them."""
+    return {"lorebook_ids": global_lorebook_ids(get_store(),
+                                                username=request.auth.get_username())}
+
+
+@router.put("/world_info/global")
+def world_info_global_set(request: HttpRequest, payload: dict[str, Any] = Body(...)):
+    """`{"lorebook_ids": [...]}`: the whole list, in order; each an existing book you may read
+    (else a 400 naming `lorebook_ids`, nothing saved); `[]` for none."""
+    body_fields_check(payload, writable=("lorebook_ids",), shown={})
+    chosen = global_lorebooks_set(get_store(), user=request.auth,
+                                  lorebook_ids=payload.get("lorebook_ids"))
+    return {"lorebook_ids": chosen}
 
 
 @router.get("/world_info/settings")

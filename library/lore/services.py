@@ -17,6 +17,7 @@ from library.errors import CardError, LibraryError, LorebookChanged
 from library.fields import MAX_NAME_CHARS, ownership_of
 from library.index_rows import lorebook_index
 from library.limits import import_slot, lore_entries_check
+from library.lore.global_books import global_lorebook_forget
 from library.lore.lorebook import LorebookError, lorebook_validate
 from library.lore.st_files import lorebook_file_read, lorebook_to_st_world
 from library.lore.vector_store import vectors_forget, vectors_request
@@ -101,6 +102,7 @@ def lorebook_remove(store: FileStore, *, actor, lorebook_id: str) -> None:
     store.lorebook_delete(lorebook_id)
     Lorebook.objects.filter(lorebook_id=lorebook_id).delete()
     vectors_forget(group=lorebook_id)  # a deleted book's entries are not embedded for nothing
+    global_lorebook_forget(store, lorebook_id=lorebook_id)
 
 
 def lorebook_import(store: FileStore, *, owner, data: bytes, filename: str) -> str:

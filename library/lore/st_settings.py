@@ -61,8 +61,8 @@ OTHER_REASONS = {
         "no alert here: the prompt inspector and the trace list the entries the budget left "
         "out"),
     "world_info": gettext_noop(
-        "no globally selected books here: link each book to your chats (the chat's drawer) or "
-        "to a background"),
+        "each account here chooses its own books for all its chats: turn on “In all my chats” "
+        "on each book's page (or PUT /api/v1/world_info/global)"),
 }
 BUDGET_NOTE = gettext_noop("world_info_budget %(value)s is over 100, an old setting SillyTavern "
                            "reads as %(budget)s")

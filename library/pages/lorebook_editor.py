@@ -19,6 +19,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from library.errors import LibraryError, LibraryNotFound
 from library.field_words import fields_words
 from library.lore.activation import setting
+from library.lore.global_books import global_lorebook_choose, global_lorebook_ids
 from library.lore.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS, lorebook_match
 from library.lore.percent import is_percent, percent_parsed
 from library.lore.regex_keys import regex_key_problems
@@ -181,6 +182,8 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
                                    if not name.startswith("entries")},
                    "refused": [e for e in shown["entries"] if e["field_errors"]],
                    "ownership": ownership_shown(request, lorebook, "lorebook", lorebook_id),
+                   "in_all_chats": lorebook_id in global_lorebook_ids(
+                       store, username=request.user.get_username()),
                    "positions": POSITIONS, "roles": ROLES, "logics": SELECTIVE_LOGICS},
                   status=status)
 
@@ -196,3 +199,18 @@ def lorebook_test(request: HttpRequest, lorebook_id: str) -> HttpResponse:
                    "dropped": lore_test_worded(match.dropped, book=lorebook),
                    "problems": match.problems, "text": text,
                    "key_problems": regex_key_problems(lorebook)})
+
+
+@login_required
+@require_POST
+def lorebook_global(request: HttpRequest, lorebook_id: str) -> HttpResponse:
+    """The book added to or taken from the account's books in all its chats
+    (library/lore/global_books.py)."""
+    item_for_use_or_404(request, "lorebook", lorebook_id)
+    chosen = request.POST.get("chosen") == "1"
+    global_lorebook_choose(get_store(), user=request.user, lorebook_id=lorebook_id,
+                           chosen=chosen)
+    messages.info(request, gettext("Every chat you own now reads this book.") if chosen
+                  else gettext("Your chats read this book only where it is linked."))
+    return redirect("lorebook_edit", lorebook_id=lorebook_id)
+

@@ -1,0 +1,74 @@
+"""The books an account reads in every chat it owns: SillyTavern's globally selected world info
+(`world_info.globalSelect`), which it keeps for its one user; here each account keeps its own
+list, in data/modules/world_info_global.json by account name. The turn reads them in the
+`global` scope, after the background's books (chat/play/lore.py), and only while the account
+may read them: a book its author makes private again drops out of others' chats, as a linked
+one does."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from library.fields import lorebook_ids_checked
+from personalab.lib.filestore.store import FileStore
+
+MODULE = "world_info_global"
+
+
+def global_lorebook_ids(store: FileStore, *, username: str | None) -> list[str]:
+    """The account's books in all its chats, in the order it chose them."""
+    accounts = store.module_read(MODULE).get("accounts")
+    found = accounts.get(username or "") if isinstance(accounts, dict) else None
+    ids = found.get("lorebook_ids") if isinstance(found, dict) else None
+    return [item for item in ids if isinstance(item, str)] if isinstance(ids, list) else []
+
+
+def global_lorebooks_set(store: FileStore, *, user, lorebook_ids: Any) -> list[str]:
+    """The account's books in all its chats, as a whole list: each one an existing book the
+    account may read (a 400 naming `lorebook_ids` otherwise); one chosen before and since made
+    unreadable may stay, as a link to it does."""
+    current = global_lorebook_ids(store, username=user.get_username())
+    chosen = lorebook_ids_checked(store, lorebook_ids, user=user, linked=current)
+    return _update(store, username=user.get_username(), change=lambda ids: chosen)
+
+
+def global_lorebook_choose(store: FileStore, *, user, lorebook_id: str, chosen: bool
+                           ) -> list[str]:
+    """One book added to or taken from the account's books in all its chats (two tabs at
+    once each keep their change: the list is changed under the file's lock)."""
+    if chosen:
+        lorebook_ids_checked(store, [lorebook_id], user=user)
+    return _update(store, username=user.get_username(), change=lambda ids: (
+        [*ids, lorebook_id] if chosen and lorebook_id not in ids
+        else [item for item in ids if chosen or item != lorebook_id]))
+
+
+def _update(store: FileStore, *, username: str,
+            change: Callable[[list[str]], list[str]]) -> list[str]:
+    def written(module: dict[str, Any]) -> dict[str, Any]:
+        accounts = module.get("accounts") if isinstance(module.get("accounts"), dict) else {}
+        found = accounts.get(username) if isinstance(accounts.get(username), dict) else {}
+        ids = found.get("lorebook_ids") if isinstance(found.get("lorebook_ids"), list) else []
+        return {**module, "accounts": {**accounts, username: {
+            **found, "lorebook_ids": change([i for i in ids if isinstance(i, str)])}}}
+
+    store.module_update(MODULE, written)
+    return global_lorebook_ids(store, username=username)
+
+
+def global_lorebook_forget(store: FileStore, *, lorebook_id: str) -> None:
+    """A deleted book taken from every account's list (a book later made under the same id is
+    not chosen by anyone)."""
+    def written(module: dict[str, Any]) -> dict[str, Any] | None:
+        accounts = module.get("accounts")
+        if not isinstance(accounts, dict) or not any(
+                lorebook_id in (found.get("lorebook_ids") or [])
+                for found in accounts.values() if isinstance(found, dict)):
+            return None
+        return {**module, "accounts": {
+            name: {**found, "lorebook_ids": [i for i in found.get("lorebook_ids") or []
+                                             if i != lorebook_id]}
+            if isinstance(found, dict) else found for name, found in accounts.items()}}
+
+    store.module_update(MODULE, written)

@@ -1,0 +1,139 @@
+"""An account's books in all its chats (SillyTavern's globally selected world info,
+library/lore/global_books.py): every chat the account owns reads them in the global scope,
+after its background's books, with no link made; other accounts' chats do not; a book its
+author makes private again drops out of the chats of those who chose it; chosen over the REST
+API and on the book's page; a deleted book leaves every list."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chat.models import ApiToken
+from chat.play.context import context_load
+from chat.play.lore import lore_for_turn
+from chat.prompt.window import ContextWindow
+from chat.services.instances import instance_create
+from library.lore.global_books import (
+    global_lorebook_choose,
+    global_lorebook_ids,
+    global_lorebooks_set,
+)
+from library.lore.services import lorebook_remove, lorebook_save
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+FERRY = "The ferry leaves at dawn."
+WINDOW = ContextWindow(tokens=100_000, reply=1, source="setting")
+
+
+def _book(store, user, *, visibility: str = "private") -> str:
+    return lorebook_save(store, user=user, data={"name": "Harbour", "visibility": visibility,
+                                                 "entries": [{"uid": 1, "keys": ["ferry"],
+                                                              "content": FERRY}]})
+
+
+def _lore(store, instance_id: str) -> dict:
+    with store.instance_lock(instance_id):
+        ctx = context_load(store, instance_id=instance_id, user_text="When does the ferry go?")
+    return lore_for_turn(store, ctx, WINDOW)
+
+
+def _fired(lore: dict) -> list[str]:
+    return [entry.get("content") for entry in lore["fired"]]
+
+
+def test_a_book_for_all_chats_fires_in_a_chat_that_links_no_book(store, alice, instance):
+    book = _book(store, alice)
+    assert _fired(_lore(store, instance)) == []
+    assert global_lorebook_choose(store, user=alice, lorebook_id=book, chosen=True) == [book]
+    assert _fired(_lore(store, instance)) == [FERRY]
+    global_lorebook_choose(store, user=alice, lorebook_id=book, chosen=False)
+    assert global_lorebook_ids(store, username="alice") == []
+    assert _fired(_lore(store, instance)) == []
+
+
+def test_another_accounts_chats_do_not_read_it(store, alice, bob, character):
+    book = _book(store, alice, visibility="shared")
+    global_lorebooks_set(store, user=alice, lorebook_ids=[book])
+    bobs = instance_create(store, owner=bob, character_id=character)
+    assert _fired(_lore(store, bobs)) == []
+
+
+def test_a_shared_book_made_private_drops_out_of_the_chats_of_those_who_chose_it(
+        store, alice, bob, character):
+    book = _book(store, alice, visibility="shared")
+    global_lorebooks_set(store, user=bob, lorebook_ids=[book])
+    bobs = instance_create(store, owner=bob, character_id=character)
+    assert _fired(_lore(store, bobs)) == [FERRY]
+    lorebook_save(store, user=alice, lorebook_id=book,
+                  data={**store.lorebook_read(book), "visibility": "private"})
+    assert _fired(_lore(store, bobs)) == []
+
+
+def test_a_book_linked_to_the_background_and_chosen_for_all_chats_is_read_once(
+        store, alice, instance, background):
+    from library.background_services import background_save
+
+    book = _book(store, alice)
+    background_save(store, user=alice, background_id=background,
+                    data={**store.background_read(background), "lorebook_ids": [book]})
+    global_lorebooks_set(store, user=alice, lorebook_ids=[book])
+    assert _fired(_lore(store, instance)) == [FERRY]
+
+
+def test_a_deleted_book_leaves_every_accounts_list(store, alice, bob):
+    book = _book(store, alice, visibility="shared")
+    global_lorebooks_set(store, user=alice, lorebook_ids=[book])
+    global_lorebooks_set(store, user=bob, lorebook_ids=[book])
+    lorebook_remove(store, actor=alice, lorebook_id=book)
+    assert global_lorebook_ids(store, username="alice") == []
+    assert global_lorebook_ids(store, username="bob") == []
+
+
+def test_the_rest_api_sets_and_reads_the_list_and_names_a_book_you_cannot_read(
+        client, store, alice, bob):
+    private = _book(store, alice)
+    shared = _book(store, alice, visibility="shared")
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(bob)}"}
+
+    def put(body):
+        return client.put("/api/v1/world_info/global", data=json.dumps(body),
+                          content_type="application/json", **auth)
+
+    refused = put({"lorebook_ids": [shared, private]})
+    assert refused.status_code == 400
+    assert "lorebook_ids" in refused.json()["error"]["fields"]
+    assert put({"lorebook_ids": "all"}).status_code == 400
+    assert put({"lorebook_ids": [shared], "owner": "alice"}).json()["error"]["code"] == \
+        "unknown_field"
+    assert client.get("/api/v1/world_info/global", **auth).json() == {"lorebook_ids": []}
+    assert put({"lorebook_ids": [shared]}).json() == {"lorebook_ids": [shared]}
+    assert client.get("/api/v1/world_info/global", **auth).json() == {"lorebook_ids": [shared]}
+    assert put({"lorebook_ids": []}).json() == {"lorebook_ids": []}
+
+
+def test_the_books_page_turns_it_on_and_off(alice_client, store, alice, bob):
+    book = _book(store, alice)
+    page = alice_client.get(f"/library/lorebooks/{book}/").content.decode()
+    assert "Off: only the chats" in page
+    answer = alice_client.post(f"/library/lorebooks/{book}/global", {"chosen": "1"}, follow=True)
+    assert "Every chat you own now reads this book." in answer.content.decode()
+    assert "On: every chat you own reads this book" in answer.content.decode()
+    assert global_lorebook_ids(store, username="alice") == [book]
+    alice_client.post(f"/library/lorebooks/{book}/global", {"chosen": "0"})
+    assert global_lorebook_ids(store, username="alice") == []
+
+
+def test_a_book_you_cannot_read_cannot_be_chosen_on_its_page(client, store, alice, bob):
+    book = _book(store, alice)
+    client.force_login(bob)
+    assert client.post(f"/library/lorebooks/{book}/global", {"chosen": "1"}).status_code == 404
+    assert global_lorebook_ids(store, username="bob") == []
+
+
+def test_the_page_reads_in_chinese(alice_client, store, alice):
+    book = _book(store, alice)
+    page = alice_client.get(f"/library/lorebooks/{book}/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert "在我的所有对话中" in page.content.decode()
