@@ -45,6 +45,7 @@ from chat.services.sessions import session_read_repaired
 from chat.services.traces import trace_prompt_limit, trace_rebuild
 from chat.templatetags.sessions import session_label
 from director.services import director_status
+from library.lore.global_books import global_lorebook_ids
 from library.selectors import (
     ChatCharacters,
     backgrounds_visible_to,
@@ -58,6 +59,7 @@ from memory.errors import MemoryActionError
 from memory.runtime import progress_state
 from personalab.lib.config_schema import digits_int
 from personalab.lib.errors import AppError, LimitReached, error_read, errors_back_to
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.letter_colours import letter_class
 from personalab.lib.llm import LLMError
 from personalab.lib.store_errors import InstanceBusy, StoreError
@@ -185,6 +187,7 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
         "director": director_status(store, instance_id=instance_id),
         "backgrounds": backgrounds_visible_to(user=request.user),
         "lorebooks": lorebooks_visible_to(user=request.user),
+        "global_lorebooks": _global_lorebook_names(store, state=state, user=request.user),
         "authors_note": store.memory_json_read(instance_id, "authors_note", {}),
         **variables_context(store, instance_id=instance_id),
         "note_roles": NOTE_ROLES,
@@ -196,6 +199,15 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
                                  characters=characters),
         "asides": asides_read(store, instance_id=instance_id)[-ASIDES_SHOWN:],
     }
+
+
+def _global_lorebook_names(store: FileStore, *, state: dict, user) -> list[str]:
+    """The names of the chat owner's books in all its chats (library/lore/global_books.py)
+    that the reader may see, in the owner's order: the drawer says they are read too."""
+    chosen = global_lorebook_ids(store, username=state.get("owner"))
+    named = dict(lorebooks_visible_to(user=user).filter(lorebook_id__in=chosen)
+                 .values_list("lorebook_id", "name"))
+    return [named[lorebook_id] for lorebook_id in chosen if lorebook_id in named]
 
 
 ASIDES_SHOWN = 20  # kept asides the side panel shows when the page opens

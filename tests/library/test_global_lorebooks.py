@@ -137,3 +137,13 @@ def test_the_page_reads_in_chinese(alice_client, store, alice):
     book = _book(store, alice)
     page = alice_client.get(f"/library/lorebooks/{book}/", HTTP_ACCEPT_LANGUAGE="zh-hans")
     assert "在我的所有对话中" in page.content.decode()
+
+
+def test_the_chat_drawer_says_which_books_every_chat_reads_too(alice_client, store, alice,
+                                                              instance):
+    book = _book(store, alice)
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert 'data-testid="global-lorebooks"' not in page
+    global_lorebooks_set(store, user=alice, lorebook_ids=[book])
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert "Read in all your chats too: Harbour" in page
