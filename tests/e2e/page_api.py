@@ -1,12 +1,13 @@
 """What many browser tests do besides the step they check: call the REST API with the browser's
-own session, make a persona, open the chat drawer and its members card."""
+own session, make a persona or a character, open the chat drawer and its members or reading
+card, and wait for a reading setting to be saved and applied."""
 
 from __future__ import annotations
 
 import json
 from typing import TYPE_CHECKING
 
-from tests.e2e.conftest import Server, csrf_token
+from tests.e2e.conftest import Server, csrf_token, wait_until
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -57,3 +58,29 @@ def character_make(page: Page, server: Server, name: str) -> str:
     return api_call(page, server, "POST", "/characters", {
         "name": name, "base_persona": f"{name} keeps the inn.",
         "greeting": "*{{char}} waves.* I am {{char}}."})["character_id"]
+
+
+def scout_make(page: Page, server: Server, name: str) -> str:
+    """A character of the browser's account with no greeting, its id `char_<name>_start`."""
+    character_id = f"char_{name.lower()}_start"  # an id no other module on the shared server makes
+    api_call(page, server, "POST", "/characters", {
+        "character_id": character_id, "name": name, "base_persona": f"{name}, a scout."})
+    return character_id
+
+
+def reading_card_open(page: Page) -> None:
+    """The drawer's reading card, as a player reaches it (☰ Story on a phone)."""
+    toggle = page.get_by_test_id("drawer-toggle")
+    if toggle.is_visible():
+        toggle.click()
+    card = page.get_by_test_id("reading-card")
+    if card.get_attribute("open") is None:
+        card.locator("summary").click()
+
+
+def reading_wait_saved(page: Page, attribute: str, value: str) -> None:
+    """Until the page shows reading setting `attribute` as `value` (its body's
+    `data-reading-<attribute>`), which it does once the setting is saved."""
+    wait_until(page,
+        "([name, value]) => document.body.getAttribute(name) === value",
+        arg=[f"data-reading-{attribute}", value])

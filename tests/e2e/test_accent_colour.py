@@ -14,8 +14,9 @@ from playwright.sync_api import Page
 from tests.e2e.axe_audit import AXE, RUN_PALETTE, audit_in_each_scheme
 from tests.e2e.axe_audit import RUN as AXE_RUN
 from tests.e2e.conftest import DESKTOP, PHONE, SCHEMES, Server, scheme_emulate, screenshot_take
-from tests.e2e.page_api import api_call
-from tests.e2e.test_reading_comfort import _imported_chat, _reading_open, _saved, _touch_page
+from tests.e2e.device_pages import touch_page_new
+from tests.e2e.page_api import api_call, reading_card_open, reading_wait_saved
+from tests.e2e.seeded_chats import st_chat_import
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
@@ -69,7 +70,7 @@ def test_an_extreme_accent_stays_readable_everywhere_and_axe_clean(
     page.goto(f"{server.url}/settings/")
     form = page.locator("#reading-settings-form")
     form.get_by_test_id("reading-accent").fill(colour)
-    _saved(page, "accent", colour)
+    reading_wait_saved(page, "accent", colour)
     for scheme in SCHEMES:
         scheme_emulate(page, scheme)
         drawn = page.evaluate(DRAWN)
@@ -97,22 +98,22 @@ def test_an_extreme_accent_stays_readable_everywhere_and_axe_clean(
 
 def test_the_chat_drawer_sets_and_clears_the_accent_at_once_in_chinese(server: Server,
                                                                        page: Page) -> None:
-    phone = _touch_page(server, PHONE, language="zh-hans")
+    phone = touch_page_new(server, PHONE, language="zh-hans")
     try:
-        phone.goto(f"{server.url}/instances/{_imported_chat(phone, server, 4)}/")
+        phone.goto(f"{server.url}/instances/{st_chat_import(phone, server, 4)}/")
         theirs = phone.evaluate(DRAWN)["accent"]
-        _reading_open(phone)
+        reading_card_open(phone)
         form = phone.locator("#reading-drawer")
         assert "强调色" in form.inner_text() and "使用配色自带的颜色" in form.inner_text()
         form.get_by_test_id("reading-accent").fill("#ffff00")
-        _saved(phone, "accent", "#ffff00")
+        reading_wait_saved(phone, "accent", "#ffff00")
         drawn = phone.evaluate(DRAWN)
         assert drawn["accent"] == "#ffff00" and drawn["on"] == "#000"
         assert "稍暗" in form.locator("[data-accent-note]").inner_text()
         screenshot_take(phone, "accent_drawer_zh_390", full_page=False)
         # Back to the theme's own colour: the picker shows it, the note goes.
         form.get_by_test_id("reading-accent-clear").click()
-        _saved(phone, "accent", "")
+        reading_wait_saved(phone, "accent", "")
         assert phone.evaluate(DRAWN)["accent"] == theirs
         assert form.get_by_test_id("reading-accent").input_value() == theirs
         assert form.locator("[data-accent-note]").inner_text() == ""

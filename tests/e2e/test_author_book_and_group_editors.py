@@ -4,7 +4,6 @@ laptop width, light and dark, English and 中文."""
 
 from __future__ import annotations
 
-import json
 import re
 import struct
 import zlib
@@ -23,7 +22,8 @@ from tests.e2e.conftest import (
     screenshot_take,
     wait_until,
 )
-from tests.e2e.test_lorebook_editor import _book_import
+from tests.e2e.lore_pages import lorebook_import
+from tests.e2e.seeded_chats import party_file_write
 from tests.png_files import png_bytes
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
@@ -54,7 +54,7 @@ def test_the_more_fold_of_an_entry_keeps_each_label_on_one_line_at_laptop_width(
     page.emulate_media(color_scheme=scheme)
     _language(page, server, language)
     try:
-        _book_import(page, server, tmp_path, f"Folded {scheme} {language}")
+        lorebook_import(page, server, tmp_path, f"Folded {scheme} {language}")
         row = page.locator("[data-testid=lore-row][data-uid='50']")
         row.locator("details.lore-entry > summary").click()
         more = row.get_by_test_id("lore-more")
@@ -79,7 +79,7 @@ def test_a_bulk_action_refused_for_a_broken_key_keeps_the_search_and_shows_the_k
     disable saves the whole book, so it is refused. The author's search came back empty and the
     page jumped to the bottom entry; now the search stays, the refused entry shown with it."""
     page.set_viewport_size(PHONE)
-    lorebook_id = _book_import(page, server, tmp_path, "Refused bulk", broken_key=True)
+    lorebook_id = lorebook_import(page, server, tmp_path, "Refused bulk", broken_key=True)
     before = server.store.lorebook_read(lorebook_id)["entries"]
     page.fill("[data-role=search]", "place1")
     shown = page.locator("[data-testid=lore-row]:visible")
@@ -107,15 +107,6 @@ def test_a_bulk_action_refused_for_a_broken_key_keeps_the_search_and_shows_the_k
     after = server.store.lorebook_read(lorebook_id)["entries"]
     assert sorted(e["uid"] for e in after if not e.get("enabled", True)) == [1, *range(10, 20)]
     assert page.js_errors == []
-
-
-def _party_file(folder: Path, names: list[str]) -> Path:
-    path = folder / "party.jsonl"
-    records = [{"user_name": "Tom", "character_name": names[0], "chat_metadata": {}}]
-    records += [{"name": name, "is_user": False, "is_system": False, "mes": f"{name} pours tea.",
-                 "send_date": "2024-01-01", "extra": {}} for name in names]
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return path
 
 
 @pytest.mark.parametrize("size,scheme,language", [
@@ -159,7 +150,7 @@ def test_a_group_of_three_made_in_the_editors_greets_and_imports_by_name(
         page.goto(f"{server.url}/library/")
         page.locator("[data-testid=chat-import-box] summary").click()
         page.locator("form#library-chat-import input[type=file]").set_input_files(
-            str(_party_file(tmp_path, names)))
+            str(party_file_write(tmp_path, names)))
         page.locator("form#library-chat-import button[type=submit]").click()
         page.locator("[data-testid=import-check]").wait_for()
         picked = page.locator("[data-testid=import-check-character] option:checked")
@@ -271,7 +262,7 @@ def test_rows_ticked_in_the_middle_of_the_book_are_acted_on_from_the_bottom_bar(
     bottom offers them while rows are ticked; after the save the rows are in sight again."""
     page.add_init_script(path=str(AXE))
     page.set_viewport_size(size)
-    lorebook_id = _book_import(page, server, tmp_path, f"Halfway {size['width']}")
+    lorebook_id = lorebook_import(page, server, tmp_path, f"Halfway {size['width']}")
     bar = page.locator("[data-role=bulk-bar]")
     assert not bar.is_visible()
     for uid in (60, 61):

@@ -23,10 +23,10 @@ from tests.e2e.conftest import (
     screenshot_take,
     wait_until,
 )
+from tests.e2e.device_pages import author_page_open
+from tests.e2e.lore_pages import lore_row, lore_row_top, lorebook_import
 from tests.e2e.page_api import api_call, character_make, drawer_open
-from tests.e2e.test_author_book_and_group_editors import _party_file
-from tests.e2e.test_library_pickers import author_page
-from tests.e2e.test_lorebook_editor import _book_import
+from tests.e2e.seeded_chats import party_file_write
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
@@ -38,16 +38,7 @@ ID_TEXT = re.compile(r"#\d+|entries\[\d+\]|\b(?:char|inst|sess|lb|lore)_[a-z0-9_
 @pytest.fixture
 def author(server: Server, request: pytest.FixtureRequest) -> Iterator[Page]:
     params = request.node.callspec.params
-    yield from author_page(server, size=params["size"], scheme=params["scheme"])
-
-
-def _top(page: Page, uid: int) -> float:
-    return page.locator(f"[data-testid=lore-row][data-uid='{uid}']").evaluate(
-        "row => row.getBoundingClientRect().top")
-
-
-def _row(page: Page, uid: int):
-    return page.locator(f"[data-testid=lore-row][data-uid='{uid}']")
+    yield from author_page_open(server, size=params["size"], scheme=params["scheme"])
 
 
 def _ids_shown(page: Page) -> list[str]:
@@ -58,15 +49,15 @@ def _ids_shown(page: Page) -> list[str]:
 def test_a_bulk_delete_mid_book_keeps_the_rows_in_sight_and_the_open_entry_open(
         author: Page, server: Server, tmp_path: Path, size: dict, scheme: str) -> None:
     page = author
-    lorebook_id = _book_import(page, server, tmp_path, f"Tidal {size['width']}")
+    lorebook_id = lorebook_import(page, server, tmp_path, f"Tidal {size['width']}")
     # An entry far down is open, its rare fields too, while the author tidies the middle.
-    _row(page, 90).locator("details.lore-entry > summary").click()
-    _row(page, 90).get_by_test_id("lore-more").locator("summary").click()
+    lore_row(page, 90).locator("details.lore-entry > summary").click()
+    lore_row(page, 90).get_by_test_id("lore-more").locator("summary").click()
     page.select_option("[data-role=sort]", "title")
-    _row(page, 38).evaluate("row => { row.scrollIntoView(); window.scrollBy(0, -60); }")
-    before = _top(page, 38)
+    lore_row(page, 38).evaluate("row => { row.scrollIntoView(); window.scrollBy(0, -60); }")
+    before = lore_row_top(page, 38)
     for uid in (40, 41, 42):
-        _row(page, uid).locator(".lore-pick").check()
+        lore_row(page, uid).locator(".lore-pick").check()
     page.once("dialog", lambda dialog: dialog.accept())
     with page.expect_navigation():
         page.locator(".lore-save button[data-bulk=delete]").click()
@@ -74,10 +65,10 @@ def test_a_bulk_delete_mid_book_keeps_the_rows_in_sight_and_the_open_entry_open(
     uids = [e["uid"] for e in server.store.lorebook_read(lorebook_id)["entries"]]
     assert len(uids) == 97 and not {40, 41, 42} & set(uids)
     # The row that was at the top of the screen is still there; the deleted ones are gone.
-    assert abs(_top(page, 38) - before) <= 2, (before, _top(page, 38))
-    assert _top(page, 43) - _top(page, 39) < 80
-    assert _row(page, 90).locator("details.lore-entry").evaluate("d => d.open")
-    assert _row(page, 90).get_by_test_id("lore-more").evaluate("d => d.open")
+    assert abs(lore_row_top(page, 38) - before) <= 2, (before, lore_row_top(page, 38))
+    assert lore_row_top(page, 43) - lore_row_top(page, 39) < 80
+    assert lore_row(page, 90).locator("details.lore-entry").evaluate("d => d.open")
+    assert lore_row(page, 90).get_by_test_id("lore-more").evaluate("d => d.open")
     assert page.input_value("[data-role=sort]") == "title"
     no_sideways_scroll(page)
     screenshot_take(page, f"w11_lore_bulk_delete_{size['width']}_{scheme}", full_page=False)
@@ -89,7 +80,7 @@ def test_test_this_text_and_a_refused_save_name_entries_and_open_them_in_place(
         author: Page, server: Server, tmp_path: Path, size: dict, scheme: str) -> None:
     page = author
     page.add_init_script(path=str(AXE))
-    _book_import(page, server, tmp_path, f"Reef {size['width']}", broken_key=True)
+    lorebook_import(page, server, tmp_path, f"Reef {size['width']}", broken_key=True)
     page.fill("[data-role=search]", "place3")
     page.fill("form[hx-post$='/test'] textarea[name=text]", "At dawn they reach place70.")
     page.click("form[hx-post$='/test'] button[type=submit]")
@@ -100,24 +91,24 @@ def test_test_this_text_and_a_refused_save_name_entries_and_open_them_in_place(
     assert ID_TEXT.findall(text) == [], text
     # The entry named opens in the list, though the search hides it.
     result.get_by_role("link", name="Entry title 070").click()
-    entry = _row(page, 70).locator("details.lore-entry")
-    assert entry.evaluate("d => d.open") and _row(page, 70).is_visible()
+    entry = lore_row(page, 70).locator("details.lore-entry")
+    assert entry.evaluate("d => d.open") and lore_row(page, 70).is_visible()
     # -1: scrolled to its top, give or take the rounding of a fractional row height to a pixel
-    assert -1 <= _top(page, 70) < size["height"] / 2
+    assert -1 <= lore_row_top(page, 70) < size["height"] / 2
     assert page.input_value("[data-role=search]") == "place3"
     # The result, the search and the entry (the long book: tests/e2e/test_lorebook_editor.py)
     assert page.evaluate(AXE_RUN, ["#lore-test-result", ".lore-tools", "#lore-e70"]) == []
     screenshot_take(page, f"w11_lore_test_link_{size['width']}_{scheme}", full_page=False)
 
     # A save refused for the broken key says which entry, by its title, over the page.
-    _row(page, 70).locator("textarea[name=e70_content]").fill("Lore 70, rewritten.")
+    lore_row(page, 70).locator("textarea[name=e70_content]").fill("Lore 70, rewritten.")
     page.get_by_test_id("lore-save").click()
     page.wait_for_load_state("load")
     refused = page.get_by_test_id("lore-refused")
     assert "Entry title 099" in refused.inner_text()
     assert ID_TEXT.findall(refused.inner_text()) == [] and "{" not in refused.inner_text()
     refused.get_by_role("link", name="Entry title 099").click()
-    assert _row(page, 99).get_by_test_id("field-error").is_visible()
+    assert lore_row(page, 99).get_by_test_id("field-error").is_visible()
     assert _ids_shown(page) == []
     assert page.js_errors == []
 
@@ -212,7 +203,7 @@ def test_a_group_of_three_changed_in_its_drawer_keeps_the_card_in_sight_and_the_
     screenshot_take(page, f"w11_group_drawer_{size['width']}_{scheme}", full_page=False)
 
     page.locator("form#chat-import input[type=file]").set_input_files(
-        str(_party_file(tmp_path, [names[0], names[2], names[1]])))
+        str(party_file_write(tmp_path, [names[0], names[2], names[1]])))
     with page.expect_navigation():
         page.locator("form#chat-import button[type=submit]").click()
     page.wait_for_load_state("load")

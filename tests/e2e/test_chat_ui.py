@@ -29,6 +29,7 @@ from tests.e2e.conftest import (
 )
 from tests.e2e.conftest import instance_new as _new_instance
 from tests.e2e.conftest import no_sideways_scroll as _no_sideways_scroll
+from tests.e2e.seeded_chats import long_session_open
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
@@ -211,18 +212,6 @@ def test_edit_in_place_and_delete_with_undo(page: Page, server: Server, size: di
     assert page.js_errors == []
 
 
-def _long_session(page: Page, server: Server, count: int) -> None:
-    """A new instance whose session holds `count` lines ("line 0", …), open in the page."""
-    instance_id = _new_instance(page, server)
-    store = server.store
-    session_id = server.instance_state(instance_id)["current_session_id"]
-    read = store.session_read(instance_id, session_id)
-    lines = [{"role": "user" if n % 2 == 0 else "assistant", "content": f"line {n}",
-              "turn": n // 2 + 1, "timestamp": "2026-11-23T20:00:00Z"} for n in range(count)]
-    store.session_rewrite(instance_id, session_id, [read.metadata, *lines])
-    page.reload()
-
-
 _TOP_SHOWN = """() => { const box = document.getElementById('messages');
   const top = box.getBoundingClientRect().top;
   const shown = [...box.querySelectorAll('[data-testid=message]')]
@@ -233,7 +222,7 @@ _TOP_SHOWN = """() => { const box = document.getElementById('messages');
 def test_scrolling_back_with_the_wheel_keeps_the_reader_where_they_were(
         page: Page, server: Server) -> None:
     page.set_viewport_size(DESKTOP)
-    _long_session(page, server, 200)
+    long_session_open(page, server, 200)
     first_count = page.locator("[data-testid=message]").count()
     page.hover("#messages")
     tops = [page.evaluate(_TOP_SHOWN)]
@@ -253,7 +242,7 @@ def test_scrolling_back_with_the_wheel_keeps_the_reader_where_they_were(
 def test_a_reply_in_another_tab_leaves_a_reader_who_scrolled_back_in_place(
         page: Page, server: Server, logged_in: BrowserContext) -> None:
     page.set_viewport_size(DESKTOP)
-    _long_session(page, server, 200)
+    long_session_open(page, server, 200)
     page.hover("#messages")
     while page.evaluate(_TOP_SHOWN) > 150:
         page.mouse.wheel(0, -240)
@@ -282,7 +271,7 @@ def test_a_reply_in_another_tab_leaves_a_reader_who_scrolled_back_in_place(
 def test_a_long_session_shows_the_newest_messages_and_older_ones_on_scroll(
         page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
-    _long_session(page, server, 400)
+    long_session_open(page, server, 400)
     shown = page.locator("[data-testid=message]")
     first_count = shown.count()
     assert 20 <= first_count <= 41

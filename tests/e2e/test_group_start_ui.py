@@ -18,7 +18,7 @@ from tests.e2e.conftest import (
     turn_wait_done,
     wait_until,
 )
-from tests.e2e.page_api import api_call, drawer_open
+from tests.e2e.page_api import api_call, drawer_open, scout_make
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
@@ -27,18 +27,11 @@ if TYPE_CHECKING:
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
-def _second_character(page: Page, server: Server, name: str) -> str:
-    character_id = f"char_{name.lower()}_start"  # no other shared module uses it
-    api_call(page, server, "POST", "/characters", {
-        "character_id": character_id, "name": name, "base_persona": f"{name}, a scout."})
-    return character_id
-
-
 @SIZES
 def test_the_home_page_starts_a_scene_with_two_characters_who_both_answer(
         page: Page, server: Server, size: dict) -> None:
     page.set_viewport_size(size)
-    second = _second_character(page, server, f"Wren{size['width']}")
+    second = scout_make(page, server, f"Wren{size['width']}")
     page.goto(f"{server.url}/")
     form = page.locator("[data-testid=start-group]")
     # Ticked out of the page's order: they answer in the order they were ticked (qa4 G16).
@@ -69,7 +62,7 @@ def test_the_home_page_starts_a_scene_with_two_characters_who_both_answer(
 
 def test_the_related_conversations_tab_lists_a_participants_conversations_and_opens_one(
         page: Page, server: Server) -> None:
-    second = _second_character(page, server, "Mara")
+    second = scout_make(page, server, "Mara")
     together = api_call(page, server, "POST", "/instances", {
         "character_ids": ["char_alserqi", second], "background_id": "bg_wasteland"})["instance_id"]
     alone = api_call(page, server, "POST", "/instances", {"character_id": second})["instance_id"]
@@ -92,7 +85,7 @@ def test_the_related_conversations_tab_lists_a_participants_conversations_and_op
 
 
 def test_the_aside_panels_stop_button_ends_a_long_answer(page: Page, server: Server) -> None:
-    second = _second_character(page, server, "Ivo")
+    second = scout_make(page, server, "Ivo")
     instance_id = api_call(page, server, "POST", "/instances", {
         "character_ids": ["char_alserqi", second]})["instance_id"]
     page.goto(f"{server.url}/instances/{instance_id}/")

@@ -16,13 +16,12 @@ from tests.e2e.conftest import (
     browser_missing_reason,
     history_act,
     instance_new,
-    message_send,
     no_sideways_scroll,
     screenshot_take,
     screenshots_in_each_scheme,
-    turn_wait_done,
     wait_until,
 )
+from tests.e2e.seeded_chats import chat_with_rows_make
 from tests.stub_llm import Fail, Reply
 
 if TYPE_CHECKING:
@@ -34,35 +33,10 @@ if _missing:
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
-LONG = "\n\n".join(f"Paragraph {n}: the caravan moved on through the dust." for n in range(1, 13))
-
-
-def _chat_with_rows(page: Page, server: Server) -> str:
-    """A chat of one real turn, then seven more messages written into its session: one in
-    Markdown, one long."""
-    instance_id = instance_new(page, server)
-    server.stub.script(Reply("First answer."))
-    message_send(page, "Hello.")
-    turn_wait_done(page)
-    store = server.store
-    session_id = server.instance_state(instance_id)["current_session_id"]
-    read = store.session_read(instance_id, session_id)
-    lines = list(read.lines)
-    user = next(line for line in lines if line.get("role") == "user")
-    reply = lines[-1]
-    texts = ["The **bold** plan, *whispered*.", LONG, "Short one.", "Another.", "Fine.",
-             "Go on.", "Last words."]
-    for n, text in enumerate(texts):
-        shape = user if n % 2 else reply
-        lines.append({**shape, "content": text, "turn": 2 + n // 2})
-    store.session_rewrite(instance_id, session_id, [read.metadata, *lines])
-    return instance_id
-
-
 def test_history_rows_on_a_phone_read_as_the_chat_with_one_menu_each(
         page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
-    instance_id = _chat_with_rows(page, server)
+    instance_id = chat_with_rows_make(page, server)
     page.goto(f"{server.url}/instances/{instance_id}/history/")
     page.wait_for_selector(".history-row .text[data-rendered]")
     screenshots_in_each_scheme(page, "history_phone")
@@ -97,7 +71,7 @@ def test_the_phone_edit_box_is_full_width_and_undo_of_a_delete_is_in_view(
         page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
     page.on("dialog", lambda dialog: dialog.accept())
-    instance_id = _chat_with_rows(page, server)
+    instance_id = chat_with_rows_make(page, server)
     page.goto(f"{server.url}/instances/{instance_id}/history/")
     page.wait_for_selector(".history-row .text[data-rendered]")
     row = page.locator(".history-row", has_text="Another.")
@@ -127,7 +101,7 @@ def test_the_phone_edit_box_is_full_width_and_undo_of_a_delete_is_in_view(
 def test_a_laptop_keeps_the_rows_buttons_and_renders_their_markdown(page: Page,
                                                                     server: Server) -> None:
     page.set_viewport_size(DESKTOP)
-    instance_id = _chat_with_rows(page, server)
+    instance_id = chat_with_rows_make(page, server)
     page.goto(f"{server.url}/instances/{instance_id}/history/")
     page.wait_for_selector(".history-row .text[data-rendered]")
     row = page.locator(".history-row", has_text="plan")

@@ -21,10 +21,10 @@ from tests.e2e.conftest import (
     Server,
     browser_missing_reason,
     no_sideways_scroll,
-    own_context_page,
     screenshot_take,
     wait_until,
 )
+from tests.e2e.device_pages import author_page_open
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -84,15 +84,9 @@ def library(server: Server) -> dict[str, str]:
     return json.loads(made.stdout.strip().splitlines()[-1])
 
 
-def author_page(server: Server, *, size: dict, scheme: str = "light") -> Iterator[Page]:
-    """A logged-in page as an author holds it: a phone's is touched, a laptop's clicked."""
-    yield from own_context_page(server, viewport=size, has_touch=size is PHONE,
-                                is_mobile=size is PHONE, color_scheme=scheme)
-
-
 @pytest.fixture
 def phone(server: Server) -> Iterator[Page]:
-    yield from author_page(server, size=PHONE)
+    yield from author_page_open(server, size=PHONE)
 
 
 def _chat_opened_members(page: Page, server: Server) -> list[str]:

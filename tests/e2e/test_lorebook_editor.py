@@ -4,7 +4,6 @@ laptop width."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -12,37 +11,16 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.axe_audit import AXE, audit_in_each_scheme
 from tests.e2e.conftest import PHONE, SIZES, Server, no_sideways_scroll, screenshot_take
-from tests.e2e.test_sillytavern_files import _st_entry
+from tests.e2e.lore_pages import lorebook_import
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
-
-
-def _book_import(page: Page, server: Server, tmp_path: Path, name: str, *,
-                 broken_key: bool = False) -> str:
-    """A SillyTavern book of 100 entries imported through the library page; its id.
-    `broken_key`: entry 99's key is a regex that does not compile, which SillyTavern reads as
-    text, so an imported book keeps it."""
-    entries = {str(uid): _st_entry(uid, [f"key{uid}", f"place{uid}"],
-                                   f"Lore number {uid} of the drowned city.",
-                                   comment=f"Entry title {uid:03d}", order=200 - uid)
-               for uid in range(100)}
-    if broken_key:
-        entries["99"]["key"] = ["/(unclosed/"]
-    upload = tmp_path / f"{name}.json"
-    upload.write_text(json.dumps({"entries": entries}))
-    page.goto(f"{server.url}/library/")
-    form = page.locator("form#lorebook-import")
-    form.locator("input[type=file]").set_input_files(str(upload))
-    form.locator("button[type=submit]").click()
-    page.wait_for_url(f"{server.url}/library/lorebooks/*/")
-    return page.url.rstrip("/").rsplit("/", 1)[-1]
 
 
 @SIZES
 def test_a_hundred_entry_book_is_a_list_of_rows_to_search_and_act_on(
         page: Page, server: Server, tmp_path: Path, size: dict) -> None:
     page.set_viewport_size(size)
-    lorebook_id = _book_import(page, server, tmp_path, f"Drowned {size['width']}")
+    lorebook_id = lorebook_import(page, server, tmp_path, f"Drowned {size['width']}")
     rows = page.locator("[data-testid=lore-row]")
     assert rows.count() == 100
     # Collapsed: a hundred entries take about a row each, not twenty fields each.
@@ -77,8 +55,8 @@ def test_a_hundred_entry_book_is_a_list_of_rows_to_search_and_act_on(
 def test_a_hundred_entry_book_is_edited_in_place_and_saved_whole(
         page: Page, server: Server, tmp_path: Path, size: dict) -> None:
     page.set_viewport_size(size)
-    lorebook_id = _book_import(page, server, tmp_path, f"Sunken {size['width']}",
-                               broken_key=True)
+    lorebook_id = lorebook_import(page, server, tmp_path, f"Sunken {size['width']}",
+                                  broken_key=True)
     before = server.store.lorebook_read(lorebook_id)["entries"]
     # The entries start on the first screen: the book's settings are folded away.
     first_row = page.get_by_test_id("lore-row").first.bounding_box()
@@ -144,7 +122,7 @@ def test_a_long_books_editor_has_no_serious_accessibility_violation(
         page: Page, server: Server, tmp_path: Path) -> None:
     page.add_init_script(path=str(AXE))
     page.set_viewport_size(PHONE)
-    _book_import(page, server, tmp_path, "Audited", broken_key=True)
+    lorebook_import(page, server, tmp_path, "Audited", broken_key=True)
     row = page.locator("[data-testid=lore-row]").nth(2)
     row.locator("details.lore-entry > summary").click()
     row.get_by_test_id("lore-more").locator("summary").click()  # the folded fields too
@@ -157,7 +135,7 @@ def test_an_open_entry_on_a_phone_folds_the_rare_fields_and_keeps_clear_of_the_s
     ones. Keys, content, position, order, comment and the switches show; the rest wait under
     "More"; a field reached by Tab or a tap scrolls clear of the bar."""
     page.set_viewport_size(PHONE)
-    _book_import(page, server, tmp_path, "Folded 390")
+    lorebook_import(page, server, tmp_path, "Folded 390")
     row = page.locator("[data-testid=lore-row][data-uid='99']")
     row.locator("details.lore-entry > summary").click()
     assert row.locator("textarea[name=e99_keys]").is_visible()

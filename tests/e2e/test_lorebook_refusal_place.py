@@ -11,9 +11,8 @@ import pytest
 from tests.e2e.axe_audit import AXE
 from tests.e2e.axe_audit import RUN as AXE_RUN
 from tests.e2e.conftest import DESKTOP, PHONE, Server, screenshot_take
-from tests.e2e.test_author_keeps_their_place import _row, _top
-from tests.e2e.test_library_pickers import author_page
-from tests.e2e.test_lorebook_editor import _book_import
+from tests.e2e.device_pages import author_page_open
+from tests.e2e.lore_pages import lore_row, lore_row_top, lorebook_import
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
@@ -26,27 +25,27 @@ def _entry(server: Server, lorebook_id: str, uid: int) -> dict:
                          ids=["phone-dark", "desktop-light"])
 def test_a_refused_save_keeps_the_open_entry_the_typed_text_and_focuses_the_wrong_field(
         server: Server, tmp_path: Path, size: dict, scheme: str) -> None:
-    for page in author_page(server, size=size, scheme=scheme):
+    for page in author_page_open(server, size=size, scheme=scheme):
         page.add_init_script(path=str(AXE))
-        lorebook_id = _book_import(page, server, tmp_path, f"Harbour {size['width']}")
-        row = _row(page, 90)
+        lorebook_id = lorebook_import(page, server, tmp_path, f"Harbour {size['width']}")
+        row = lore_row(page, 90)
         row.locator("details.lore-entry > summary").click()
         row.get_by_test_id("lore-more").locator("summary").click()
         row.evaluate("row => { row.scrollIntoView(); window.scrollBy(0, -40); }")
         row.locator("input[name=e90_probability]").fill("often")
         row.locator("textarea[name=e90_content]").fill("The harbour, rewritten at night.")
         row.locator("textarea[name=e90_keys]").fill("harbour\n/(unclosed/")
-        before = _top(page, 90)
+        before = lore_row_top(page, 90)
         with page.expect_navigation():
             page.get_by_test_id("lore-save").click()
         page.wait_for_load_state("load")
         assert page.get_by_test_id("lore-refused").is_visible()
         # Nothing was written; the entry is open where it was, with what the author typed.
         assert "often" not in str(_entry(server, lorebook_id, 90))
-        row = _row(page, 90)
+        row = lore_row(page, 90)
         assert row.locator("details.lore-entry").evaluate("d => d.open")
         assert row.get_by_test_id("lore-more").evaluate("d => d.open")
-        assert abs(_top(page, 90) - before) <= 2, (before, _top(page, 90))
+        assert abs(lore_row_top(page, 90) - before) <= 2, (before, lore_row_top(page, 90))
         assert row.locator("textarea[name=e90_keys]").input_value() == "harbour\n/(unclosed/\n"
         assert row.locator("textarea[name=e90_content]").input_value() == (
             "The harbour, rewritten at night.")
@@ -74,19 +73,19 @@ def test_a_refused_save_keeps_the_open_entry_the_typed_text_and_focuses_the_wron
         page.wait_for_load_state("load")
         saved = _entry(server, lorebook_id, 90)
         assert saved["keys"] == ["harbour"] and saved["probability"] == 40
-        assert _row(page, 90).locator("details.lore-entry").evaluate("d => d.open")
+        assert lore_row(page, 90).locator("details.lore-entry").evaluate("d => d.open")
         assert page.js_errors == []
 
 
 def test_a_book_saved_elsewhere_meanwhile_is_not_overwritten_and_the_place_is_kept(
         server: Server, tmp_path: Path) -> None:
-    for page in author_page(server, size=DESKTOP):
-        lorebook_id = _book_import(page, server, tmp_path, "Harbour elsewhere")
-        row = _row(page, 90)
+    for page in author_page_open(server, size=DESKTOP):
+        lorebook_id = lorebook_import(page, server, tmp_path, "Harbour elsewhere")
+        row = lore_row(page, 90)
         row.locator("details.lore-entry > summary").click()
         row.evaluate("row => { row.scrollIntoView(); window.scrollBy(0, -40); }")
         row.locator("textarea[name=e90_content]").fill("Written in this tab.")
-        before = _top(page, 90)
+        before = lore_row_top(page, 90)
         # Meanwhile another tab saves the book.
         book = server.store.lorebook_read(lorebook_id)
         book["entries"][5]["content"] = "Written in another tab."
@@ -97,9 +96,9 @@ def test_a_book_saved_elsewhere_meanwhile_is_not_overwritten_and_the_place_is_ke
         assert "saved elsewhere" in page.get_by_test_id("lore-refused").inner_text()
         assert _entry(server, lorebook_id, 5)["content"] == "Written in another tab."
         assert _entry(server, lorebook_id, 90)["content"] != "Written in this tab."
-        row = _row(page, 90)
+        row = lore_row(page, 90)
         assert row.locator("details.lore-entry").evaluate("d => d.open")
-        assert abs(_top(page, 90) - before) <= 2, (before, _top(page, 90))
+        assert abs(lore_row_top(page, 90) - before) <= 2, (before, lore_row_top(page, 90))
         assert row.locator("textarea[name=e90_content]").input_value() == "Written in this tab."
         # Saving again keeps this tab's version, as the message says.
         with page.expect_navigation():

@@ -16,8 +16,8 @@ import pytest
 from tests.e2e.axe_audit import AXE
 from tests.e2e.axe_audit import RUN as AXE_RUN
 from tests.e2e.conftest import DESKTOP, PHONE, ROOT, Server, browser_missing_reason, screenshot_take
+from tests.e2e.device_pages import author_page_open
 from tests.e2e.page_api import api_call, drawer_open
-from tests.e2e.test_library_pickers import author_page
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -71,7 +71,7 @@ def books(server: Server) -> dict[str, str]:
 
 @pytest.fixture(params=[PHONE, DESKTOP], ids=["phone", "desktop"])
 def author(server: Server, request: pytest.FixtureRequest) -> Iterator[Page]:
-    yield from author_page(server, size=request.param, scheme="dark")
+    yield from author_page_open(server, size=request.param, scheme="dark")
 
 
 def _ticked(page: Page, root: str) -> list[str]:
@@ -143,7 +143,7 @@ def test_a_new_backgrounds_and_a_chats_lorebooks_are_found_by_typing(
 
 
 def test_the_find_box_reads_in_chinese(server: Server, books: dict[str, str]) -> None:
-    for page in author_page(server, size=PHONE):
+    for page in author_page_open(server, size=PHONE):
         page.context.add_cookies([{"name": "django_language", "value": "zh-hans",
                                    "url": server.url}])
         page.goto(f"{server.url}/library/backgrounds/new")

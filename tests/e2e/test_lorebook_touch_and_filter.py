@@ -10,10 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import DESKTOP, PHONE, Server, screenshot_take
-from tests.e2e.test_author_keeps_their_place import _row
-from tests.e2e.test_group_start_ui import _second_character
-from tests.e2e.test_library_pickers import author_page
-from tests.e2e.test_lorebook_editor import _book_import
+from tests.e2e.device_pages import author_page_open
+from tests.e2e.lore_pages import lore_row, lorebook_import
+from tests.e2e.page_api import scout_make
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
@@ -33,9 +32,9 @@ def _all_at_least(sizes: list[list[float]], width: float, height: float) -> bool
 
 
 def test_on_a_touch_phone_every_tick_is_a_thumb_target(server: Server, tmp_path: Path) -> None:
-    for page in author_page(server, size=PHONE):
-        _book_import(page, server, tmp_path, "Reef touch")
-        row = _row(page, 3)
+    for page in author_page_open(server, size=PHONE):
+        lorebook_import(page, server, tmp_path, "Reef touch")
+        row = lore_row(page, 3)
         # The row's tick: a 44 px target around a 22 px box; a tap on the target's edge ticks.
         assert _all_at_least(_sizes(page.locator(".lore-row .lore-pick-box")), TARGET, TARGET)
         assert _all_at_least(_sizes(page.locator(".lore-row .lore-pick")), TICK, TICK)
@@ -56,7 +55,7 @@ def test_on_a_touch_phone_every_tick_is_a_thumb_target(server: Server, tmp_path:
         assert _all_at_least(_sizes(row.locator("summary")), TARGET, TARGET)
         screenshot_take(page, "w12c_lore_ticks_390", full_page=False)
         # The home page's group ticks.
-        _second_character(page, server, "Tide390")
+        scout_make(page, server, "Tide390")
         page.goto(f"{server.url}/")
         ticks = page.locator("[data-testid=start-group] label.check")
         assert ticks.count() >= 2
@@ -68,15 +67,15 @@ def test_on_a_touch_phone_every_tick_is_a_thumb_target(server: Server, tmp_path:
 
 def test_the_count_is_what_matches_the_filter_and_the_kept_entry_is_marked(
         server: Server, tmp_path: Path) -> None:
-    for page in author_page(server, size=DESKTOP):
-        _book_import(page, server, tmp_path, "Reef filter")
+    for page in author_page_open(server, size=DESKTOP):
+        lorebook_import(page, server, tmp_path, "Reef filter")
         for uid in (3, 4):
-            _row(page, uid).locator(".lore-pick").check()
+            lore_row(page, uid).locator(".lore-pick").check()
         with page.expect_navigation():
             page.locator("[data-role=bulk-bar] button[data-bulk=disable]").click()
         page.wait_for_load_state("load")
         # Entry 90 (enabled) open, a save refused: it is kept in view whatever the filter.
-        row = _row(page, 90)
+        row = lore_row(page, 90)
         row.locator("details.lore-entry > summary").click()
         row.locator("textarea[name=e90_keys]").fill("/(unclosed/")
         with page.expect_navigation():
@@ -92,9 +91,9 @@ def test_the_count_is_what_matches_the_filter_and_the_kept_entry_is_marked(
         assert count.inner_text() == "2 / 100"
         shown = page.locator("[data-testid=lore-row]:not([hidden])")
         assert sorted(shown.evaluate_all("rows => rows.map(r => r.dataset.uid)")) == ["3", "4", "90"]
-        note = _row(page, 90).locator("[data-role=unmatched]")
+        note = lore_row(page, 90).locator("[data-role=unmatched]")
         assert note.is_visible() and "kept in view" in note.inner_text()
-        assert not _row(page, 3).locator("[data-role=unmatched]").is_visible()
+        assert not lore_row(page, 3).locator("[data-role=unmatched]").is_visible()
         # "Select shown" picks what matches, not the entry kept for editing.
         page.locator("[data-role=pick-all]").check()
         picked = page.locator(".lore-row:not([hidden]) .lore-pick:checked")
@@ -108,7 +107,7 @@ def test_the_count_is_what_matches_the_filter_and_the_kept_entry_is_marked(
 
 
 def test_the_visibility_hint_follows_the_choice(server: Server) -> None:
-    for page in author_page(server, size=PHONE):
+    for page in author_page_open(server, size=PHONE):
         page.goto(f"{server.url}/library/characters/new")
         hint = page.get_by_test_id("visibility-hint")
         assert hint.inner_text().startswith("Only you will see it")

@@ -7,7 +7,6 @@ number"; hidden messages dimmed yet readable in every scheme. Phone (390×844 to
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,9 +29,6 @@ from tests.e2e.conftest import (
     PHONE,
     Server,
     browser_missing_reason,
-    context_new,
-    csrf_token,
-    login_ensure,
     message_act,
     message_send,
     no_sideways_scroll,
@@ -41,7 +37,14 @@ from tests.e2e.conftest import (
     turn_wait_done,
     wait_until,
 )
-from tests.e2e.page_api import api_call, character_make
+from tests.e2e.device_pages import touch_page_new
+from tests.e2e.page_api import (
+    api_call,
+    character_make,
+    reading_card_open,
+    reading_wait_saved,
+)
+from tests.e2e.seeded_chats import st_chat_import
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
@@ -68,47 +71,15 @@ def _reading_put_back(server: Server, page: Page) -> Iterator[None]:
     api_call(page, server, "PUT", "/reading", DEFAULTS)
 
 
-def _touch_page(server: Server, viewport: dict, *, language: str = "en") -> Page:
-    context = context_new(server, viewport=viewport, is_mobile=True, has_touch=True)
-    login_ensure(server, context)
-    if language != "en":
-        context.add_cookies([{"name": "django_language", "value": language, "url": server.url}])
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.js_errors = errors
-    return page
-
-
 @contextmanager
 def _phone_in_a_chat(server: Server, lines: int) -> Iterator[Page]:
     """A phone (390×844, touch) on a new chat of `lines` messages; closed afterwards."""
-    phone = _touch_page(server, PHONE)
+    phone = touch_page_new(server, PHONE)
     try:
-        phone.goto(f"{server.url}/instances/{_imported_chat(phone, server, lines)}/")
+        phone.goto(f"{server.url}/instances/{st_chat_import(phone, server, lines)}/")
         yield phone
     finally:
         phone.context.close()
-
-
-def _imported_chat(page: Page, server: Server, lines: int) -> str:
-    """A chat with `lines` messages (Alserqi and Ann in turn), imported as a SillyTavern file."""
-    def line(number: int) -> dict:
-        mine = number % 2 == 1
-        return {"name": "Ann" if mine else "Alserqi", "is_user": mine, "is_system": False,
-                "send_date": "2024-03-05T14:03:00.000Z",
-                "mes": f"Line {number}: " + ("the wind turns. " * 6), "extra": {}}
-
-    body = "".join(json.dumps(row) + "\n" for row in [
-        {"user_name": "Ann", "character_name": "Alserqi", "chat_metadata": {}},
-        *(line(n) for n in range(lines))])
-    made = page.request.post(
-        f"{server.url}/api/v1/instances/import", headers={"X-CSRFToken": csrf_token(page, server)},
-        multipart={"file": {"name": "evening.jsonl", "mimeType": "application/jsonl",
-                            "buffer": body.encode()},
-                   "character_id": "char_alserqi"})
-    assert made.ok, made.text()
-    return made.json()["instance_id"]
 
 
 def _text_px(page: Page) -> float:
@@ -116,20 +87,10 @@ def _text_px(page: Page) -> float:
                          "document.querySelector('#messages .msg[data-index] .text')).fontSize)")
 
 
-def _reading_open(page: Page) -> None:
-    """The drawer's reading card, as a player reaches it (☰ Story on a phone)."""
-    toggle = page.get_by_test_id("drawer-toggle")
-    if toggle.is_visible():
-        toggle.click()
-    card = page.get_by_test_id("reading-card")
-    if card.get_attribute("open") is None:
-        card.locator("summary").click()
-
-
 def _choose(page: Page, form, setting: str, value: str) -> None:
     """A value picked in a reading form, once the page has saved and applied it."""
     form.get_by_test_id(f"reading-{setting}").select_option(value)
-    _saved(page, setting, value)
+    reading_wait_saved(page, setting, value)
 
 
 def _page_colours(page: Page) -> list[str]:
@@ -141,12 +102,6 @@ def _page_colours(page: Page) -> list[str]:
     }""")
 
 
-def _saved(page: Page, attribute: str, value: str) -> None:
-    wait_until(page,
-        "([name, value]) => document.body.getAttribute(name) === value",
-        arg=[f"data-reading-{attribute}", value])
-
-
 def test_reading_settings_in_the_chats_drawer_apply_at_once_and_stay(server: Server,
                                                                      page: Page) -> None:
     with _phone_in_a_chat(server, 6) as phone:
@@ -154,15 +109,15 @@ def test_reading_settings_in_the_chats_drawer_apply_at_once_and_stay(server: Ser
         assert first.locator(".who time").is_visible()
         assert not first.get_by_test_id("message-number").is_visible()
         normal = _text_px(phone)
-        _reading_open(phone)
+        reading_card_open(phone)
         form = phone.locator("#reading-drawer")
         _choose(phone, form, "text-size", "130")
         assert _text_px(phone) == pytest.approx(normal * 1.3, rel=0.02)
         _choose(phone, form, "message-style", "document")
         form.get_by_test_id("reading-timestamps").uncheck()
-        _saved(phone, "timestamps", "off")
+        reading_wait_saved(phone, "timestamps", "off")
         form.get_by_test_id("reading-message-numbers").check()
-        _saved(phone, "message-numbers", "on")
+        reading_wait_saved(phone, "message-numbers", "on")
         assert form.locator("[data-reading-said]").inner_text() == "Saved for your account."
         screenshot_take(phone, "reading_drawer_390x844", full_page=False)
         phone.locator("button.drawer-close").click()
@@ -181,7 +136,7 @@ def test_reading_settings_in_the_chats_drawer_apply_at_once_and_stay(server: Ser
 def test_the_settings_page_sets_the_width_and_style_and_the_history_follows(
         server: Server, page: Page) -> None:
     page.set_viewport_size(DESKTOP)
-    chat = _imported_chat(page, server, 6)
+    chat = st_chat_import(page, server, 6)
     page.goto(f"{server.url}/instances/{chat}/")
     full = page.locator("#messages .msg[data-index]").first.bounding_box()["width"]
     page.goto(f"{server.url}/settings/")
@@ -189,7 +144,7 @@ def test_the_settings_page_sets_the_width_and_style_and_the_history_follows(
     _choose(page, form, "chat-width", "narrow")
     _choose(page, form, "message-style", "flat")
     form.get_by_test_id("reading-message-numbers").check()
-    _saved(page, "message-numbers", "on")
+    reading_wait_saved(page, "message-numbers", "on")
     page.goto(f"{server.url}/instances/{chat}/")
     message = page.locator("#messages .msg[data-index]").first
     narrow = message.bounding_box()["width"]
@@ -206,7 +161,7 @@ def test_the_settings_page_sets_the_width_and_style_and_the_history_follows(
 
 def test_a_replys_info_says_when_which_model_its_tokens_and_how_long(server: Server,
                                                                     page: Page) -> None:
-    phone = _touch_page(server, PHONE)
+    phone = touch_page_new(server, PHONE)
     try:
         made = api_call(phone, server, "POST", "/instances", {"character_id": "char_alserqi"})
         phone.goto(f"{server.url}/instances/{made['instance_id']}/")
@@ -248,10 +203,10 @@ def test_go_to_a_message_number_and_its_info_from_the_keyboard(server: Server,
     Enter opens its menu, Info its dialog, Escape goes back to the message; "↓ Newest" goes
     back down to the newest line."""
     page.set_viewport_size(DESKTOP)
-    chat = _imported_chat(page, server, 90)
+    chat = st_chat_import(page, server, 90)
     page.goto(f"{server.url}/instances/{chat}/")
     assert page.locator('#messages .msg[data-index="3"]').count() == 0
-    _reading_open(page)
+    reading_card_open(page)
     page.get_by_test_id("message-jump-index").fill("3")
     page.get_by_test_id("message-jump-index").press("Enter")
     target = page.locator('#messages .msg[data-index="3"]')
@@ -282,21 +237,21 @@ def test_go_to_a_message_number_and_its_info_from_the_keyboard(server: Server,
 
 def test_reading_in_chinese_with_the_keyboard_open_in_dark_is_translated_and_axe_clean(
         server: Server, page: Page) -> None:
-    phone = _touch_page(server, KEYBOARD_OPEN, language="zh-hans")
+    phone = touch_page_new(server, KEYBOARD_OPEN, language="zh-hans")
     try:
         phone.add_init_script(path=str(AXE))
         phone.emulate_media(color_scheme="dark")
-        chat = _imported_chat(phone, server, 6)
+        chat = st_chat_import(phone, server, 6)
         api_call(phone, server, "PUT", "/reading", {"message_style": "flat", "message_numbers": True})
         phone.goto(f"{server.url}/instances/{chat}/")
-        _reading_open(phone)
+        reading_card_open(phone)
         card = phone.get_by_test_id("reading-card")
         assert "阅读" in card.locator("summary").inner_text()
         assert "字号" in card.inner_text() and "English" not in card.inner_text()
         assert "配色" in card.inner_text() and "夜间蓝" in card.inner_text()
         assert "衬线体" in card.inner_text() and "Serif" not in card.inner_text()
         card.get_by_test_id("reading-message-style").select_option("document")
-        _saved(phone, "message-style", "document")
+        reading_wait_saved(phone, "message-style", "document")
         assert card.locator("[data-reading-said]").inner_text() == "已为你的账户保存。"
         assert phone.evaluate(AXE_RUN) == []
         screenshot_take(phone, "reading_drawer_zh_dark_390x500", full_page=False)
@@ -315,10 +270,10 @@ def test_reading_in_chinese_with_the_keyboard_open_in_dark_is_translated_and_axe
 def test_every_reading_style_is_axe_clean_on_a_laptop(server: Server, page: Page) -> None:
     page.add_init_script(path=str(AXE))
     page.set_viewport_size(DESKTOP)
-    chat = _imported_chat(page, server, 6)
+    chat = st_chat_import(page, server, 6)
     api_call(page, server, "PUT", "/reading", {"message_numbers": True, "text_size": "150"})
     page.goto(f"{server.url}/instances/{chat}/")
-    _reading_open(page)
+    reading_card_open(page)
     form = page.locator("#reading-drawer")
     found = {}
     for style in ("bubbles", "flat", "document"):  # as the drawer puts each on, at once
@@ -334,7 +289,7 @@ def test_a_theme_and_a_font_from_the_drawer_apply_at_once_and_stay(server: Serve
                                                                    page: Page) -> None:
     with _phone_in_a_chat(server, 4) as phone:
         background, colour, font = _page_colours(phone)
-        _reading_open(phone)
+        reading_card_open(phone)
         form = phone.locator("#reading-drawer")
         _choose(phone, form, "theme", "night")
         _choose(phone, form, "font", "serif")
@@ -356,10 +311,10 @@ def test_every_theme_is_axe_clean_in_both_schemes(server: Server, page: Page) ->
     """Each theme as the drawer puts it on, at once (paper with flat messages), on one load."""
     page.add_init_script(path=str(AXE))
     page.set_viewport_size(PHONE)
-    chat = _imported_chat(page, server, 6)
+    chat = st_chat_import(page, server, 6)
     api_call(page, server, "PUT", "/reading", {"message_numbers": True})
     page.goto(f"{server.url}/instances/{chat}/")
-    _reading_open(page)
+    reading_card_open(page)
     form = page.locator("#reading-drawer")
     drawn = set()
     for theme in THEMES:

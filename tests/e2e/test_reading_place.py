@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.e2e.conftest import PHONE, Server, network_quiet, wait_until
-from tests.e2e.test_chat_ui import _long_session
+from tests.e2e.seeded_chats import long_session_open
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -25,7 +25,7 @@ TOP_SHOWN = """() => { const box = document.getElementById('messages');
 
 def _long_chat(page: Page, server: Server, count: int = 60) -> None:
     with network_quiet(page):
-        _long_session(page, server, count)
+        long_session_open(page, server, count)
 
 
 def _scrolled_back_to(page: Page, text: str) -> None:

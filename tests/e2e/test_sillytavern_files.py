@@ -21,6 +21,7 @@ from tests.e2e.conftest import (
     turn_wait_done,
     wait_until,
 )
+from tests.e2e.lore_pages import world_info_entry
 from tests.e2e.page_api import api_call
 from tests.stub_llm import Reply
 
@@ -36,25 +37,15 @@ if _missing:
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
 
-def _st_entry(uid: int, key: list[str], content: str, **fields) -> dict:
-    """One entry as SillyTavern 1.12 writes it in a world-info file."""
-    return {"uid": uid, "key": key, "keysecondary": [], "comment": content[:20], "content": content,
-            "constant": False, "selective": True, "selectiveLogic": 0, "order": 100,
-            "position": 0, "disable": False, "probability": 100, "useProbability": True,
-            "depth": 4, "group": "", "groupOverride": False, "groupWeight": 100,
-            "scanDepth": None, "caseSensitive": None, "matchWholeWords": None, "role": None,
-            "sticky": 0, "cooldown": 0, "delay": 0, "displayIndex": uid, **fields}
-
-
 @SIZES
 def test_a_world_info_file_imports_from_the_library_page(page: Page, server: Server,
                                                         tmp_path: Path, size: dict) -> None:
     page.set_viewport_size(size)
     world = {"entries": {
-        "0": _st_entry(0, ["smuggler"], "Smugglers use the north cove at low tide.",
-                       keysecondary=["cove", "tide"], selectiveLogic=1),
-        "1": _st_entry(1, [], "Saltmere is a cold northern fishing town.", constant=True,
-                       position=4, depth=2)}}
+        "0": world_info_entry(0, ["smuggler"], "Smugglers use the north cove at low tide.",
+                              keysecondary=["cove", "tide"], selectiveLogic=1),
+        "1": world_info_entry(1, [], "Saltmere is a cold northern fishing town.", constant=True,
+                              position=4, depth=2)}}
     name = f"Saltmere {size['width']}"
     upload = tmp_path / f"{name}.json"
     upload.write_text(json.dumps(world))

@@ -24,7 +24,7 @@ from tests.e2e.conftest import (
     turn_wait_done,
     wait_until,
 )
-from tests.e2e.test_history_manager import _chat_with_rows
+from tests.e2e.seeded_chats import chat_with_rows_make
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ def test_in_the_history_manager_the_undo_sits_where_the_row_was_and_covers_no_ro
         page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
     page.on("dialog", lambda dialog: dialog.accept())
-    instance_id = _chat_with_rows(page, server)
+    instance_id = chat_with_rows_make(page, server)
     _touch_screen(page)  # after the chat's first turn: on a touch screen Enter is a new line
     page.goto(f"{server.url}/instances/{instance_id}/history/")
     page.wait_for_selector(".history-row .text[data-rendered]")
@@ -147,7 +147,7 @@ def test_in_the_history_manager_the_undo_sits_where_the_row_was_and_covers_no_ro
 def test_on_a_laptop_the_history_undo_also_sits_under_the_changed_row(page: Page,
                                                                       server: Server) -> None:
     page.set_viewport_size(DESKTOP)
-    instance_id = _chat_with_rows(page, server)
+    instance_id = chat_with_rows_make(page, server)
     page.goto(f"{server.url}/instances/{instance_id}/history/")
     page.wait_for_selector(".history-row .text[data-rendered]")
     row = page.locator(".history-row", has_text="Short one.")
