@@ -52,6 +52,7 @@ from library.item_copy import background_copy, character_copy, lorebook_copy
 from library.item_versions import item_version
 from library.library_tiles import character_tiles
 from library.lore import services as lorebook_services
+from library.lore.global_books import global_lorebook_ids
 from library.pages.editor_refusals import editor_refusal, outline_refusal
 from library.pages.editor_sections import character_sections
 from library.pages.item_access import item_for_use_or_404, ownership_shown
@@ -93,7 +94,8 @@ def library_index(request: HttpRequest) -> HttpResponse:
         "backgrounds": backgrounds,
         "pictured": {b.background_id for b in backgrounds
                      if background_picture_file(store, b.background_id) is not None},
-        "lorebooks": lorebooks})
+        "lorebooks": lorebooks,
+        "in_all_chats": set(global_lorebook_ids(store, username=user.get_username()))})
 
 
 @login_required

@@ -122,8 +122,10 @@ def test_the_books_page_turns_it_on_and_off(alice_client, store, alice, bob):
     assert "Every chat you own now reads this book." in answer.content.decode()
     assert "On: every chat you own reads this book" in answer.content.decode()
     assert global_lorebook_ids(store, username="alice") == [book]
+    assert 'data-testid="in-all-chats"' in alice_client.get("/library/").content.decode()
     alice_client.post(f"/library/lorebooks/{book}/global", {"chosen": "0"})
     assert global_lorebook_ids(store, username="alice") == []
+    assert 'data-testid="in-all-chats"' not in alice_client.get("/library/").content.decode()
 
 
 def test_a_book_you_cannot_read_cannot_be_chosen_on_its_page(client, store, alice, bob):
