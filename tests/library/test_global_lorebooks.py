@@ -15,6 +15,7 @@ from chat.play.context import context_load
 from chat.play.lore import lore_for_turn
 from chat.prompt.window import ContextWindow
 from chat.services.instances import instance_create
+from library.background_services import background_save
 from library.lore.global_books import (
     global_lorebook_choose,
     global_lorebook_ids,
@@ -74,8 +75,6 @@ def test_a_shared_book_made_private_drops_out_of_the_chats_of_those_who_chose_it
 
 def test_a_book_linked_to_the_background_and_chosen_for_all_chats_is_read_once(
         store, alice, instance, background):
-    from library.background_services import background_save
-
     book = _book(store, alice)
     background_save(store, user=alice, background_id=background,
                     data={**store.background_read(background), "lorebook_ids": [book]})
