@@ -227,6 +227,23 @@ def lorebooks_visible_to(*, user) -> QuerySet[Lorebook]:
     return _visible(Lorebook.objects.select_related("owner"), user)
 
 
+def lorebooks_named(names: list[str], *, user) -> dict[str, str]:
+    """For each name, the book of that name `user` may read, their own before a shared one,
+    in one query (SillyTavern names a book where this app keeps an id: a card's
+    `extensions.world`, settings.json's global selection). Names found only."""
+    rows = list(lorebooks_visible_to(user=user).filter(name__in=[n.strip() for n in names])
+                .values_list("name", "lorebook_id", "owner_id"))
+    rows.sort(key=lambda row: (row[2] != user.pk, row[1]))
+    found: dict[str, str] = {}
+    for name, lorebook_id, _owner in rows:
+        found.setdefault(name, lorebook_id)
+    return found
+
+
+def lorebook_named(name: str, *, user) -> str | None:
+    return lorebooks_named([name], user=user).get(name.strip())
+
+
 def lorebooks_hidden_from(*, user) -> set[str]:
     """The ids of the lorebooks `user` may not see: other accounts' private books."""
     if user.is_staff:

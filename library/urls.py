@@ -31,6 +31,8 @@ urlpatterns = [
     path("lorebooks/upload", views.lorebook_upload, name="lorebook_upload"),
     path("world-info/settings", world_info_views.world_info_settings_upload,
          name="world_info_settings_upload"),
+    path("world-info/global", world_info_views.world_info_global_upload,
+         name="world_info_global_upload"),
     path("lorebooks/new", lorebook_views.lorebook_edit, name="lorebook_new"),
     path("lorebooks/<str:lorebook_id>/", lorebook_views.lorebook_edit, name="lorebook_edit"),
     path("lorebooks/<str:lorebook_id>/test", lorebook_views.lorebook_test, name="lorebook_test"),

@@ -255,6 +255,10 @@ SENTENCES = (
     # library/: SillyTavern's world-info settings
     gettext_noop("only staff accounts may change the site's world-info settings"),
     gettext_noop("this is not a SillyTavern settings.json: it has no “world_info_settings”"),
+    gettext_noop("this settings.json selects no global world-info books "
+                 "(world_info.globalSelect is empty)"),
+    gettext_noop("this settings.json selects more than %(count)s global world-info books"),
+    gettext_noop("world_info must hold the selected books' names (globalSelect)"),
     # personalab/lib/errors.py LIMIT_SENTENCES: an account or a chat at its limit
     gettext_noop("you have %(limit)s personas, the most one account may have (%(setting)s): "
                  "delete one to make another"),

@@ -11,7 +11,11 @@ from ninja.files import UploadedFile
 
 from library.item_copy import lorebook_copy
 from library.lore import services as lorebook_services
-from library.lore.global_books import global_lorebook_ids, global_lorebooks_set
+from library.lore.global_books import (
+    global_lorebook_ids,
+    global_lorebooks_from_settings,
+    global_lorebooks_set,
+)
 from library.lore.st_settings import (
     MAX_FILE_BYTES,
     world_info_settings_effective,
@@ -77,6 +81,17 @@ def world_info_global_set(request: HttpRequest, payload: dict[str, Any] = Body(.
     chosen = global_lorebooks_set(get_store(), user=request.auth,
                                   lorebook_ids=payload.get("lorebook_ids"))
     return {"lorebook_ids": chosen}
+
+
+@router.post("/world_info/global/import")
+def world_info_global_import(request: HttpRequest, file: File[UploadedFile]):
+    """Multipart `file`: SillyTavern's settings.json (or its `world_info_settings` alone). The
+    books its `world_info.globalSelect` names are added to yours in all your chats: for each
+    name, the book of that name you may read, your own first. Answers `{"lorebook_ids",
+    "chosen": [{"name", "lorebook_id"}], "missing": [names]}` (import those books, then this
+    again); a file that selects none is a 400."""
+    return global_lorebooks_from_settings(get_store(), user=request.auth,
+                                          data=file.read(MAX_FILE_BYTES + 1))
 
 
 @router.get("/world_info/settings")

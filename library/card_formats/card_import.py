@@ -116,10 +116,7 @@ def _world_named(card: dict[str, Any], user) -> str | None:
     name = extensions.get("world") if isinstance(extensions, dict) else None
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_WORLD_NAME:
         return None
-    named = selectors.lorebooks_visible_to(user=user).filter(name=name.strip())
-    found = named.filter(owner=user).order_by("lorebook_id").first() or \
-        named.order_by("lorebook_id").first()
-    return found.lorebook_id if found else None
+    return selectors.lorebook_named(name, user=user)
 
 
 def _import_write(store: FileStore, *, data: bytes, card: dict[str, Any],

@@ -11,9 +11,12 @@ from collections.abc import Callable
 from typing import Any
 
 from library.fields import lorebook_ids_checked
+from library.lore.st_settings import global_select_names
+from library.selectors import lorebooks_named
 from personalab.lib.filestore.store import FileStore
 
 MODULE = "world_info_global"
+NAME_SHOWN_CHARS = 200  # a missing name as the answer repeats it
 
 
 def global_lorebook_ids(store: FileStore, *, username: str | None) -> list[str]:
@@ -42,6 +45,24 @@ def global_lorebook_choose(store: FileStore, *, user, lorebook_id: str, chosen: 
     return _update(store, username=user.get_username(), change=lambda ids: (
         [*ids, lorebook_id] if chosen and lorebook_id not in ids
         else [item for item in ids if chosen or item != lorebook_id]))
+
+
+def global_lorebooks_from_settings(store: FileStore, *, user, data: bytes) -> dict[str, Any]:
+    """The books a SillyTavern settings.json selects for every chat (`world_info.globalSelect`,
+    by name), added to the account's: for each name the book of that name the account may
+    read, its own before a shared one. Names with no such book are listed (import the book,
+    then again); nothing chosen before is taken away."""
+    names = global_select_names(data)
+    named = lorebooks_named(names, user=user)
+    found = [{"name": name, "lorebook_id": named[name]} for name in names if name in named]
+    ids = _update(store, username=user.get_username(), change=lambda ids: list(dict.fromkeys(
+        [*ids, *(book["lorebook_id"] for book in found)])))
+    return {"lorebook_ids": ids, "chosen": found,
+            "missing": [_shown(name) for name in names if name not in named]}
+
+
+def _shown(name: str) -> str:
+    return name if len(name) <= NAME_SHOWN_CHARS else name[:NAME_SHOWN_CHARS - 1] + "…"
 
 
 def _update(store: FileStore, *, username: str,

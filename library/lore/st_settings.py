@@ -61,8 +61,9 @@ OTHER_REASONS = {
         "no alert here: the prompt inspector and the trace list the entries the budget left "
         "out"),
     "world_info": gettext_noop(
-        "each account here chooses its own books for all its chats: turn on “In all my chats” "
-        "on each book's page (or PUT /api/v1/world_info/global)"),
+        "each account here chooses its own books for all its chats: import this file under "
+        "“Your global world info from SillyTavern” on the library page, or turn on “In all my "
+        "chats” on each book's page"),
 }
 BUDGET_NOTE = gettext_noop("world_info_budget %(value)s is over 100, an old setting SillyTavern "
                            "reads as %(budget)s")
@@ -139,6 +140,29 @@ def world_info_settings_import(store: FileStore, *, data: bytes) -> WorldInfoSet
     if changes:
         store.module_update(PROMPT_MODULE, lambda settings: {**settings, **changes})
     return result
+
+
+GLOBAL_NAMES_MAX = 1000
+
+
+def global_select_names(data: bytes) -> list[str]:
+    """The names of the books a SillyTavern settings.json selects for every chat
+    (`world_info.globalSelect`), each once, in its order; a file without any is refused."""
+    errors: dict[str, str] = {}
+    found = _world_info_part(_document(data))
+    checked = _checked("world_info", found.get("world_info", []), errors)
+    if errors:
+        raise LibraryError("world_info must hold the selected books' names (globalSelect)",
+                           errors)
+    names = [name.strip() for name in checked["globalSelect"] if name.strip()]
+    if len(names) > GLOBAL_NAMES_MAX:
+        raise LibraryError(f"this settings.json selects more than {GLOBAL_NAMES_MAX} global "
+                           "world-info books", {"file": f"at most {GLOBAL_NAMES_MAX} books"})
+    if not names:
+        raise LibraryError("this settings.json selects no global world-info books "
+                           "(world_info.globalSelect is empty)",
+                           {"file": "no global books selected in it"})
+    return list(dict.fromkeys(names))
 
 
 UNKNOWN_LISTED, KEY_SHOWN_CHARS = 50, 80

@@ -1,6 +1,7 @@
-"""SillyTavern's settings.json world-info part imported from the library page (staff only:
-the settings are the whole site's). What was applied, left as it is here, or not known is said
-in the reader's language (library/lore/st_settings.py; docs/decisions/st-world-info-settings.md)."""
+"""SillyTavern's settings.json world-info part imported from the library page: its settings
+(staff only: they are the whole site's), and its global books for the account that imports it
+(library/lore/global_books.py). What was applied, left as it is here, or not known is said in
+the reader's language (library/lore/st_settings.py; docs/decisions/st-world-info-settings.md)."""
 
 from __future__ import annotations
 
@@ -14,14 +15,24 @@ from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.http import require_POST
 
 from library.errors import LibraryError
-from library.lore.st_settings import MAX_FILE_BYTES, reason_said, world_info_settings_import
+from library.lore.global_books import global_lorebooks_from_settings
+from library.lore.st_settings import (
+    GLOBAL_NAMES_MAX,
+    MAX_FILE_BYTES,
+    reason_said,
+    world_info_settings_import,
+)
 from library.refusal_words import refusal_words
 from personalab.storage import get_store
 
 FILE_REFUSALS = {"at most 10 MB": gettext_noop("the file is larger than 10 MB"),
                  "not JSON": gettext_noop("the file is not JSON"),
                  "no world-info settings in it": gettext_noop(
-                     "it is not a SillyTavern settings.json: it has no world-info settings")}
+                     "it is not a SillyTavern settings.json: it has no world-info settings"),
+                 "no global books selected in it": gettext_noop(
+                     "it selects no global world-info books"),
+                 f"at most {GLOBAL_NAMES_MAX} books": gettext_noop(
+                     "it selects more than 1000 global world-info books")}
 
 
 @login_required
@@ -60,6 +71,33 @@ def world_info_settings_upload(request: HttpRequest) -> HttpResponse:
     if result.unknown:
         messages.warning(request, gettext("Not known here, left out: %(keys)s.") % {
             "keys": ", ".join(result.unknown)})
+    return redirect("library")
+
+
+@login_required
+@require_POST
+def world_info_global_upload(request: HttpRequest) -> HttpResponse:
+    """The books a settings.json selects for every chat, added to the account's books in all
+    its chats; the names not in its library are said, to import first."""
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, gettext("Choose SillyTavern's settings.json first."))
+        return redirect("library")
+    try:
+        result = global_lorebooks_from_settings(get_store(), user=request.user,
+                                                data=upload.read(MAX_FILE_BYTES + 1))
+    except LibraryError as exc:
+        messages.error(request, gettext("Could not import %(name)s, nothing changed: "
+                                        "%(error)s") % {"name": upload.name,
+                                                        "error": _refusal_said(exc)})
+        return redirect("library")
+    if result["chosen"]:
+        messages.info(request, gettext("Read in all your chats now: %(books)s.") % {
+            "books": ", ".join(book["name"] for book in result["chosen"])})
+    if result["missing"]:
+        messages.warning(request, gettext("Not in your library, so not chosen: %(names)s. "
+                                          "Import these books, then this file again.") % {
+            "names": ", ".join(result["missing"])})
     return redirect("library")
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from chat.models import ApiToken
 from chat.play.context import context_load
@@ -148,3 +149,65 @@ def test_the_chat_drawer_says_which_books_every_chat_reads_too(alice_client, sto
     global_lorebooks_set(store, user=alice, lorebook_ids=[book])
     page = alice_client.get(f"/instances/{instance}/").content.decode()
     assert "Read in all your chats too: Harbour" in page
+
+
+def _settings_json(*names) -> bytes:
+    """SillyTavern's settings.json as it writes it: the selection inside world_info_settings."""
+    return json.dumps({"username": "You", "world_info_settings": {
+        "world_info": {"globalSelect": list(names)}, "world_info_depth": 2}}).encode()
+
+
+def _upload(client, auth: dict, data: bytes, **extra):
+    return client.post("/api/v1/world_info/global/import",
+                       {"file": SimpleUploadedFile("settings.json", data)}, **auth, **extra)
+
+
+def test_settings_json_chooses_the_books_it_selects_by_name_your_own_first(
+        client, store, alice, bob):
+    bobs_shared = lorebook_save(store, user=bob, data={"name": "Harbour", "visibility": "shared",
+                                                       "entries": []})
+    own = _book(store, alice)  # also "Harbour"
+    chosen_before = lorebook_save(store, user=alice, data={"name": "Kept", "entries": []})
+    global_lorebooks_set(store, user=alice, lorebook_ids=[chosen_before])
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+    answer = _upload(client, auth, _settings_json("Harbour", "Elsewhere", "Harbour"))
+    assert answer.status_code == 200, answer.content
+    assert answer.json() == {"lorebook_ids": [chosen_before, own],
+                             "chosen": [{"name": "Harbour", "lorebook_id": own}],
+                             "missing": ["Elsewhere"]}
+    assert bobs_shared not in global_lorebook_ids(store, username="alice")
+    # An older file: the world-info keys at the top, the selection a plain list.
+    shared_only = lorebook_save(store, user=bob, data={"name": "Reef", "visibility": "shared",
+                                                       "entries": []})
+    older = json.dumps({"world_info": ["Reef"], "world_info_budget": 25}).encode()
+    assert _upload(client, auth, older).json()["chosen"] == [{"name": "Reef",
+                                                             "lorebook_id": shared_only}]
+
+
+def test_settings_json_without_a_selection_is_refused_by_name_in_the_readers_language(
+        client, alice):
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+    refused = _upload(client, auth, _settings_json())
+    assert refused.status_code == 400
+    assert refused.json()["error"]["fields"] == {"file": "no global books selected in it"}
+    said = _upload(client, auth, _settings_json(), HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert "没有选中任何全局世界书" in said.json()["error"]["message"]
+    assert _upload(client, auth, b"{not json").status_code == 400
+    bad = _upload(client, auth, json.dumps({"world_info_settings": {
+        "world_info": {"globalSelect": [1, 2]}}}).encode())
+    assert bad.json()["error"]["fields"] == {"world_info": "must hold the selected books' names "
+                                                          "(globalSelect)"}
+
+
+def test_the_library_page_imports_the_selection_and_says_what_is_missing(alice_client, store,
+                                                                         alice):
+    book = _book(store, alice)
+    page = alice_client.get("/library/").content.decode()
+    assert 'data-testid="world-info-global-import"' in page
+    answer = alice_client.post("/library/world-info/global", {
+        "file": SimpleUploadedFile("settings.json", _settings_json("Harbour", "Elsewhere"))},
+        follow=True, HTTP_ACCEPT_LANGUAGE="zh-hans")
+    shown = answer.content.decode()
+    assert "你的所有对话现在都会读取：Harbour。" in shown
+    assert "不在你的资料库中，所以没有选中：Elsewhere。" in shown
+    assert global_lorebook_ids(store, username="alice") == [book]
