@@ -154,7 +154,7 @@ def global_select_names(data: bytes) -> list[str]:
     if errors:
         raise LibraryError("world_info must hold the selected books' names (globalSelect)",
                            errors)
-    names = [name.strip() for name in checked["globalSelect"] if name.strip()]
+    names = list(dict.fromkeys(name.strip() for name in checked["globalSelect"] if name.strip()))
     if len(names) > GLOBAL_NAMES_MAX:
         raise LibraryError(f"this settings.json selects more than {GLOBAL_NAMES_MAX} global "
                            "world-info books", {"file": f"at most {GLOBAL_NAMES_MAX} books"})
@@ -162,7 +162,7 @@ def global_select_names(data: bytes) -> list[str]:
         raise LibraryError("this settings.json selects no global world-info books "
                            "(world_info.globalSelect is empty)",
                            {"file": "no global books selected in it"})
-    return list(dict.fromkeys(names))
+    return names
 
 
 UNKNOWN_LISTED, KEY_SHOWN_CHARS = 50, 80

@@ -74,6 +74,9 @@ def world_info_settings_upload(request: HttpRequest) -> HttpResponse:
     return redirect("library")
 
 
+MISSING_SHOWN = 20  # names the page lists of a selection its library lacks
+
+
 @login_required
 @require_POST
 def world_info_global_upload(request: HttpRequest) -> HttpResponse:
@@ -94,10 +97,13 @@ def world_info_global_upload(request: HttpRequest) -> HttpResponse:
     if result["chosen"]:
         messages.info(request, gettext("Read in all your chats now: %(books)s.") % {
             "books": ", ".join(book["name"] for book in result["chosen"])})
-    if result["missing"]:
+    if missing := result["missing"]:
+        names = ", ".join(missing[:MISSING_SHOWN])
+        if len(missing) > MISSING_SHOWN:
+            names += " " + gettext("and %(count)s more") % {"count": len(missing) - MISSING_SHOWN}
         messages.warning(request, gettext("Not in your library, so not chosen: %(names)s. "
                                           "Import these books, then this file again.") % {
-            "names": ", ".join(result["missing"])})
+            "names": names})
     return redirect("library")
 
 

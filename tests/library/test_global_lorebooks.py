@@ -211,3 +211,11 @@ def test_the_library_page_imports_the_selection_and_says_what_is_missing(alice_c
     assert "你的所有对话现在都会读取：Harbour。" in shown
     assert "不在你的资料库中，所以没有选中：Elsewhere。" in shown
     assert global_lorebook_ids(store, username="alice") == [book]
+
+
+def test_a_long_list_of_missing_names_is_cut_on_the_page(alice_client):
+    names = [f"Book {n}" for n in range(25)]
+    answer = alice_client.post("/library/world-info/global", {
+        "file": SimpleUploadedFile("settings.json", _settings_json(*names))}, follow=True)
+    shown = answer.content.decode()
+    assert "Book 19, Book 0" not in shown and "Book 19 and 5 more." in shown
