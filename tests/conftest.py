@@ -265,7 +265,7 @@ MACRO_GREETING = "Hello {{user}}, I am {{char}}. <USER>? {{scenario}}"
 @pytest.fixture
 def greeted(store, alice, background):
     from chat.services.instances import instance_create  # as above
-    from library.character_services import character_save
+    from library.character_services import character_save  # as above
 
     store.module_write("prompt", {**store.module_read("prompt"), "user_name": "Mira"})
     card = {"spec": "chara_card_v3", "spec_version": "3.0",

@@ -6,9 +6,12 @@ the reader's language (library/lore/st_settings.py; docs/decisions/st-world-info
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.utils.translation import gettext, gettext_noop
@@ -42,17 +45,9 @@ def world_info_settings_upload(request: HttpRequest) -> HttpResponse:
         messages.error(request, gettext("Only staff accounts may change the site's world-info "
                                         "settings."))
         return redirect("library")
-    upload = request.FILES.get("file")
-    if upload is None:
-        messages.error(request, gettext("Choose SillyTavern's settings.json first."))
-        return redirect("library")
-    try:
-        result = world_info_settings_import(get_store(),
-                                            data=upload.read(MAX_FILE_BYTES + 1))
-    except LibraryError as exc:
-        messages.error(request, gettext("Could not import %(name)s, nothing changed: "
-                                        "%(error)s") % {"name": upload.name,
-                                                        "error": _refusal_said(exc)})
+    upload, result = _settings_read(request, lambda data: world_info_settings_import(
+        get_store(), data=data))
+    if result is None:
         return redirect("library")
     if result.applied:
         applied = ", ".join(f"{key} = {json.dumps(value)}" for key, value in result.applied.items())
@@ -82,17 +77,9 @@ MISSING_SHOWN = 20  # names the page lists of a selection its library lacks
 def world_info_global_upload(request: HttpRequest) -> HttpResponse:
     """The books a settings.json selects for every chat, added to the account's books in all
     its chats; the names not in its library are said, to import first."""
-    upload = request.FILES.get("file")
-    if upload is None:
-        messages.error(request, gettext("Choose SillyTavern's settings.json first."))
-        return redirect("library")
-    try:
-        result = global_lorebooks_from_settings(get_store(), user=request.user,
-                                                data=upload.read(MAX_FILE_BYTES + 1))
-    except LibraryError as exc:
-        messages.error(request, gettext("Could not import %(name)s, nothing changed: "
-                                        "%(error)s") % {"name": upload.name,
-                                                        "error": _refusal_said(exc)})
+    _upload, result = _settings_read(request, lambda data: global_lorebooks_from_settings(
+        get_store(), user=request.user, data=data))
+    if result is None:
         return redirect("library")
     if result["chosen"]:
         messages.info(request, gettext("Read in all your chats now: %(books)s.") % {
@@ -105,6 +92,23 @@ def world_info_global_upload(request: HttpRequest) -> HttpResponse:
                                           "Import these books, then this file again.") % {
             "names": names})
     return redirect("library")
+
+
+def _settings_read(request: HttpRequest, importer: Callable[[bytes], Any]
+                   ) -> tuple[UploadedFile | None, Any]:
+    """The posted settings.json handed to `importer`: its answer, or None with the reason
+    said on the page (no file chosen, or the file refused: nothing changed)."""
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, gettext("Choose SillyTavern's settings.json first."))
+        return None, None
+    try:
+        return upload, importer(upload.read(MAX_FILE_BYTES + 1))
+    except LibraryError as exc:
+        messages.error(request, gettext("Could not import %(name)s, nothing changed: "
+                                        "%(error)s") % {"name": upload.name,
+                                                        "error": _refusal_said(exc)})
+        return upload, None
 
 
 def _refusal_said(exc: LibraryError) -> str:
