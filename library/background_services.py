@@ -23,6 +23,7 @@ from library.quotas import library_room_kept
 from library.selectors import item_for_edit
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.outline_follow import outline_texts
+from personalab.lib.shown import value_shown
 
 
 def _clean_outline(points: Any) -> list[dict[str, Any]]:
@@ -115,7 +116,7 @@ def background_outline_edit(store: FileStore, *, background_id: str, action: str
             if 0 <= j < len(points):
                 points[i], points[j] = points[j], points[i]
         else:
-            raise LibraryError(f"unknown outline action {action!r}")
+            raise LibraryError(f"unknown outline action {value_shown(action)}")
     changed = {**background, "story_outline": [{"content": text} for text in points]}
     noted = outline_chats_note(store, background_id=background_id, existing=background,
                                changed=changed)

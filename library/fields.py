@@ -12,6 +12,7 @@ from library.card_formats.extensions import extension_edits_of, extensions_appli
 from library.errors import LibraryError
 from library.selectors import lorebooks_visible_to, visibility_of
 from personalab.lib.filestore.store import FileStore
+from personalab.lib.shown import value_shown
 
 MAX_TEXT = 20000
 # Card text is generous: real cards carry 30-100 KB descriptions and dozens of tags.
@@ -145,8 +146,8 @@ def lorebook_ids_checked(store: FileStore, value: Any, *, user,
     kept = set(linked) if isinstance(linked, list) else set()
     for lorebook_id in value:
         if lorebook_id not in kept and (lorebook_id not in existing or lorebook_id not in usable):
-            raise LibraryError(f"lorebook_ids: no lorebook {lorebook_id!r}",
-                               {"lorebook_ids": f"no lorebook {lorebook_id!r}"})
+            raise LibraryError(f"lorebook_ids: no lorebook {value_shown(lorebook_id)}",
+                               {"lorebook_ids": f"no lorebook {value_shown(lorebook_id)}"})
     return list(dict.fromkeys(value))
 
 

@@ -21,6 +21,7 @@ from library.models import Background, Character, Lorebook, Persona
 from library.personas.positions import persona_placement
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import InvalidId, is_valid_id
+from personalab.lib.shown import value_shown
 from personalab.lib.store_errors import MissingFile, StoreError
 
 DEFAULT_USER_NAME = "User"
@@ -124,7 +125,7 @@ def persona_for_user(*, user, persona_id: str) -> Persona:
     row = (personas_visible_to(user=user).filter(persona_id=persona_id).first()
            if is_valid_id(persona_id) else None)
     if row is None:
-        raise LibraryNotFound(f"persona {persona_id!r} not found")
+        raise LibraryNotFound(f"persona {value_shown(persona_id)} not found")
     return row
 
 
@@ -278,13 +279,13 @@ def _item_read(store: FileStore, kind: str, item_id: str) -> dict[str, Any]:
     try:
         return getattr(store, KINDS[kind])(item_id)
     except (MissingFile, InvalidId):
-        raise LibraryNotFound(f"{kind} {item_id!r} not found") from None
+        raise LibraryNotFound(f"{kind} {value_shown(item_id)} not found") from None
 
 
 def item_for_use(store: FileStore, *, user, kind: str, item_id: str) -> dict[str, Any]:
     item = _item_read(store, kind, item_id)
     if not item_can_see(item, user):
-        raise LibraryNotFound(f"{kind} {item_id!r} not found")
+        raise LibraryNotFound(f"{kind} {value_shown(item_id)} not found")
     return item
 
 

@@ -10,6 +10,7 @@ from django.utils.translation import gettext
 from memory.errors import MemoryActionError
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
+from personalab.lib.shown import value_shown
 from personalab.lib.store_errors import CorruptFile
 
 
@@ -38,8 +39,8 @@ def item_position(items: list[dict[str, Any]], item_id: str) -> int:
     for position, item in enumerate(items):
         if item["id"] == item_id:
             return position
-    raise MemoryActionError(f"there is no item {item_id!r}", code="not_found", status=404,
-                            fields={"item_id": "not found"})
+    raise MemoryActionError(f"there is no item {value_shown(item_id)}", code="not_found",
+                            status=404, fields={"item_id": "not found"})
 
 
 # As the page's boxes say (maxlength) and a character's pinned prompt takes: a request's 12 MB

@@ -71,12 +71,19 @@ def sample_text(node: ast.expr) -> str | None:
             if isinstance(part, ast.Constant):
                 out.append(str(part.value))
             else:
-                out.append(repr(SAMPLE) if part.conversion == ord("r") else SAMPLE)
+                out.append(repr(SAMPLE) if part.conversion == ord("r") or _shown(part.value)
+                           else SAMPLE)
         return "".join(out)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left, right = sample_text(node.left), sample_text(node.right)
         return None if left is None or right is None else left + right
     return None
+
+
+def _shown(node: ast.expr) -> bool:
+    """`value_shown(x)` (personalab/lib/shown.py): a short value comes out as its repr."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "value_shown")
 
 
 GETTEXT = {"gettext", "gettext_lazy", "ngettext", "pgettext", "_"}

@@ -21,6 +21,7 @@ from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import numbered_candidates, validate_id
 from personalab.lib.participants import member_state_write
+from personalab.lib.shown import value_shown
 from personalab.lib.store_errors import IdTaken
 
 INITIAL_PLOT_STATE = {"current_plot_index": 1, "current_status": "pending", "no_update_count": 0}
@@ -153,4 +154,4 @@ def instance_for_user(user, instance_id: str) -> Instance:
         validate_id(instance_id, kind="instance id")
         return instances_visible_to(user).get(instance_id=instance_id)
     except (Instance.DoesNotExist, ValueError):
-        raise NotFound(f"instance {instance_id!r} not found") from None
+        raise NotFound(f"instance {value_shown(instance_id)} not found") from None

@@ -18,6 +18,7 @@ from personalab.lib.errors import Invalid, naming_field
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import validate_id
 from personalab.lib.membership import member_change_apply, member_change_recover
+from personalab.lib.shown import value_shown
 from personalab.lib.store_errors import StoreError
 
 
@@ -171,7 +172,7 @@ def _member_index(participants: list[dict[str, Any]], character_id: str) -> int:
     for index, entry in enumerate(participants):
         if entry.get("character_id") == character_id:
             return index
-    raise NotFound(f"{character_id!r} is not a member of this conversation")
+    raise NotFound(f"{value_shown(character_id)} is not a member of this conversation")
 
 
 def _member_settings(*, muted: Any, talkativeness: Any) -> dict[str, Any]:

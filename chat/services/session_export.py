@@ -26,6 +26,7 @@ from memory.authors_note import authors_note_read
 from personalab.lib.errors import AppError, Invalid
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.filestore.variables import session_variables_read
+from personalab.lib.shown import value_shown
 from personalab.lib.store_errors import StoreError
 
 
@@ -42,7 +43,8 @@ def session_export(store: FileStore, *, instance_id: str, session_id: str,
     if character is not None:
         member = next((m for m in members_of(store, state) if m.character_id == character), None)
         if member is None:
-            raise Invalid(f"{character!r} is not a member of this conversation", field="character")
+            raise Invalid(f"{value_shown(character)} is not a member of this conversation",
+                          field="character")
         character_name, lines = member.name, _lines_of_one(lines, member, unnamed_lines_by(state))
     user_name = persona_effective(store, owner=state.get("owner"),
                                   persona_id=state.get("persona_id"))["name"]

@@ -8,6 +8,7 @@ from director.services import config_save
 from personalab.lib.errors import Invalid
 from personalab.lib.filestore.defaults import DEFAULT_CONFIG, DEFAULT_MODULES
 from personalab.lib.filestore.store import FileStore
+from personalab.lib.shown import value_shown
 
 # Each section of the settings page and what "restore defaults" puts back in it.
 SETTINGS_SECTIONS = ("thresholds", "limits", "preferences", "director", "memory", "history",
@@ -19,7 +20,7 @@ def settings_section_reset(store: FileStore, *, section: str) -> None:
     values. The LLM section goes back to the environment's endpoint (or the offline demo)
     and forgets the key stored for the old base URL."""
     if section not in SETTINGS_SECTIONS:
-        raise Invalid(f"unknown settings section {section!r}", field="reset")
+        raise Invalid(f"unknown settings section {value_shown(section)}", field="reset")
     if section in DEFAULT_CONFIG:
         config_save(store, changes={section: copy.deepcopy(DEFAULT_CONFIG[section])})
         if section == "preferences":  # the prompt language is shown among the preferences

@@ -16,6 +16,7 @@ from library.quotas import library_room_kept
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import validate_id
+from personalab.lib.shown import value_shown
 
 PERSONA_DESCRIPTION_LIMIT = 100_000
 VISIBILITIES = ("private", "shared")
@@ -31,8 +32,8 @@ def _lorebook_linked(store: FileStore, value: Any, *, user, linked: Any) -> str 
         lorebook_ids_checked(store, [value], user=user,
                              linked=[linked] if isinstance(linked, str) else [])
     except LibraryError:
-        raise LibraryError(f"lorebook_id: no lorebook {value!r}",
-                           {"lorebook_id": f"no lorebook {value!r}"}) from None
+        raise LibraryError(f"lorebook_id: no lorebook {value_shown(value)}",
+                           {"lorebook_id": f"no lorebook {value_shown(value)}"}) from None
     return value
 
 
@@ -61,8 +62,8 @@ def _persona_fields(data: dict[str, Any], *, creating: bool, store: FileStore | 
 
 def _persona_may_change(actor, persona: dict[str, Any]) -> None:
     if not (actor.is_staff or persona.get("owner") == actor.get_username()):
-        raise LibraryForbidden(f"persona {persona.get('name') or persona.get('persona_id')} belongs to "
-                               "another account")
+        name = persona.get("name") or persona.get("persona_id")
+        raise LibraryForbidden(f"persona {name} belongs to another account")
 
 
 def persona_create(store: FileStore, *, owner, data: dict[str, Any],

@@ -120,6 +120,7 @@ def test_every_change_keeps_the_previous_file(store, as_alice, secret_character)
 @pytest.mark.parametrize("value, field_message", [
     (5, "must be a list of lorebook ids"),
     (["lore_missing"], "no lorebook 'lore_missing'"),
+    (["lore_" + "x" * 100_000], "no lorebook 'lore_" + "x" * 74 + "…'"),  # no id is that long
     ([7], "must be a list of lorebook ids"),
 ])
 def test_lorebook_ids_must_be_a_list_of_existing_ids(store, as_alice, value, field_message):
