@@ -34,6 +34,17 @@ from personalab.llm_config import llm_settings_from_env
 CHAT_PAGE_SIZE = 40
 
 
+class ShownLine(dict):
+    """A session line as the page's templates read it: a field the line does not have is None,
+    as `{% if %}` already took it. On a missing key Django's template engine tries it as an
+    attribute, then lists the dict's attributes (`dir`) and tries it as a number before it
+    gives up: the message template asks each line for a dozen fields most lines lack (hidden,
+    edited, reasoning, interrupted, …), and that was a fifth of the chat page's render."""
+
+    def __missing__(self, key: str) -> None:
+        return None
+
+
 @dataclass
 class MessageItem:
     line: dict[str, Any]
@@ -72,7 +83,8 @@ def chat_messages_window(read: SessionRead, *, before: int | None = None,
         index -= 1
     while index >= 0 and not _shown(lines[index]):
         index -= 1
-    items = [MessageItem(line=lines[i], index=base + i, fingerprint=line_fingerprint(lines[i]),
+    items = [MessageItem(line=ShownLine(lines[i]), index=base + i,
+                         fingerprint=line_fingerprint(lines[i]),
                          is_last_reply=base + i == last_reply
                          and lines[i].get("role") == "assistant")
              for i in reversed(picked)]
@@ -170,8 +182,10 @@ def message_render_context(store: FileStore, *, state: dict[str, Any],
     return {"state": state, "character": characters.optional(character_id),
             "character_avatar": _avatar_in_chat(characters, character_id),
             # members, and whoever else said a line shown (a member who has left)
-            "speaker_avatars": {speaker: _avatar_in_chat(characters, speaker) for speaker in dict.fromkeys(
-                [*member_ids(state), *(str(line.get("speaker") or "") for line in lines)]) if speaker},
+            "speaker_avatars": {
+                speaker: _avatar_in_chat(characters, speaker) for speaker in dict.fromkeys(
+                    [*member_ids(state), *(str(line.get("speaker") or "") for line in lines)])
+                if speaker},
             "player_avatar": _persona_avatar_url(store, state),
             "macro_values": values,
             "line_display": line_display_for(store, state=state, lines=lines, values=values,
