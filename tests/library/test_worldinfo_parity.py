@@ -10,6 +10,7 @@ from chat.groups.round import conversation_turn
 from chat.services.instances import instance_create
 from library.character_services import character_save
 from library.lore import vector_store as lore_vector_store
+from library.lore.activation import delay_level, lorebook_match
 from library.personas.services import persona_create
 from personalab.lib.embedding import embeddings
 from tests.library.lore_turns import lore_fired_dropped, lore_turn_run, lorebook_link
@@ -219,7 +220,6 @@ async def test_vectorized_entries_fire_on_a_chat_close_to_their_content(
 # SillyTavern files carrying these fields: read, acted on, written back as they came ----------
 
 def test_a_sillytavern_world_file_with_the_new_fields_round_trips_and_is_understood():
-    from library.lore.activation import delay_level, lorebook_match
     from library.lore.lorebook import lorebook_validate
     from library.lore.placement import lore_outlets
     from library.lore.st_files import lorebook_file_read, lorebook_to_st_world

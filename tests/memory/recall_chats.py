@@ -24,11 +24,17 @@ def recall_chat_seed(store, instance_id: str, *, turns: int = 24, fact_at: int =
     config = store.config_read()
     config["preferences"]["conversation_load_all"] = whole_chat
     store.config_write(config)
+    chat_turns_seed(store, instance_id, [
+        (FACT_USER, FACT_REPLY) if turn == fact_at else
+        (META, "We did, about the river.") if turn == meta_at else FILLER[turn % len(FILLER)]
+        for turn in range(1, turns + 1)])
+
+
+def chat_turns_seed(store, instance_id: str, pairs: list[tuple[str, str]]) -> None:
+    """(player, reply) pairs written to the chat's file as turns 1, 2, …, then the memory
+    index rebuilt from it."""
     with store.instance_lock(instance_id):
-        for turn in range(1, turns + 1):
-            user, reply = (FACT_USER, FACT_REPLY) if turn == fact_at else (
-                (META, "We did, about the river.") if turn == meta_at
-                else FILLER[turn % len(FILLER)])
+        for turn, (user, reply) in enumerate(pairs, start=1):
             for role, text in (("user", user), ("assistant", reply)):
                 store.session_append(instance_id, "sess_001", {
                     "role": role, "content": text, "turn": turn,

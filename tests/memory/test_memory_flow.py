@@ -11,6 +11,7 @@ from django.core.management import call_command
 from chat.models import ApiToken
 from memory import runtime
 from tests.memory.memory_turns import memory_turn_run, window_newest_keep
+from tests.memory.recall_chats import chat_turns_seed
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -26,15 +27,9 @@ SMALL_TALK = [("外面的风沙越来越大了。", "风沙能掩护我们的脚
 
 def _seed_long_chat(store, instance_id, turns=30, promise_at=12):
     window_newest_keep(store, 10)
-    with store.instance_lock(instance_id):
-        for turn in range(1, turns + 1):
-            user, reply = ((PROMISE_USER, PROMISE_REPLY) if turn == promise_at
-                           else SMALL_TALK[turn % len(SMALL_TALK)])
-            for role, text in (("user", user), ("assistant", reply)):
-                store.session_append(instance_id, "sess_001", {
-                    "role": role, "content": text, "turn": turn,
-                    "timestamp": f"2025-10-16T10:{turn:02d}:00Z"})
-    call_command("reindex", "--memory")
+    chat_turns_seed(store, instance_id, [
+        (PROMISE_USER, PROMISE_REPLY) if turn == promise_at else SMALL_TALK[turn % len(SMALL_TALK)]
+        for turn in range(1, turns + 1)])
 
 
 def test_do_you_remember_our_promise_brings_back_the_promise(store, instance, memory_on,
