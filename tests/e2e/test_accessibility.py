@@ -95,6 +95,29 @@ def test_the_palette_audit_finds_a_fault_of_the_dark_scheme_alone(page: Page,
     assert [v["id"] for v in found["dark"]] == ["color-contrast"], found
 
 
+def test_a_full_audit_finds_what_axe_with_every_rule_finds(page: Page, server: Server) -> None:
+    """The full audit leaves out the rules that can only find minor or moderate faults: on a
+    page with faults of both kinds it reports what axe's every rule reports as serious or
+    critical, and the left-out rules did find the page's moderate faults."""
+    every_rule = RUN.replace(", runOnly: rulesThatCanBeSerious()", "")
+    assert every_rule != RUN
+    page.add_init_script(path=str(AXE))
+    page.goto(f"{server.url}/library/")
+    page.evaluate("""() => {
+      const main = document.querySelector("main");
+      main.insertAdjacentHTML("beforeend", '<input><img src="/static/none.png">'
+        + '<button></button><a href="/"></a><div role="tab">tab</div>'
+        + '<p lang="xx-nothing">text</p><h5>skipped levels</h5><main>second main</main>');
+    }""")
+    found = sorted(v["id"] for v in page.evaluate(RUN))
+    assert found == sorted(v["id"] for v in page.evaluate(every_rule))
+    assert {"label", "image-alt", "button-name", "link-name", "aria-required-parent",
+            "valid-lang"} <= set(found), found
+    moderate = page.evaluate("""async () => (await axe.run(document, {resultTypes: ["violations"]}))
+      .violations.filter((v) => v.impact === "moderate").map((v) => v.id)""")
+    assert {"heading-order", "landmark-no-duplicate-main"} <= set(moderate), moderate
+
+
 def test_an_audit_of_regions_finds_what_is_in_them_and_only_that(page: Page,
                                                                 server: Server) -> None:
     page.add_init_script(path=str(AXE))
