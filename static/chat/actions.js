@@ -50,6 +50,17 @@ function focusBack({index, testid}) {
   (control || article).focus({preventScroll: true});
 }
 
+// One change at a time: the server holds the chat's lock for each and refuses another meanwhile
+// ("busy"), which a second quick click (Hide on two messages, a delete then an undo) got. A
+// change waits for the one before it, and then reads its message as that one left it (its
+// place after a delete).
+let changing = Promise.resolve();
+function inTurn(change) {
+  const next = changing.then(change);
+  changing = next.catch(() => {});
+  return next;
+}
+
 function messageUrl(article) {
   return url("messageUrl", {session: currentSession(), index: article.dataset.index});
 }
@@ -77,12 +88,12 @@ async function editStart(article, back) {
     box.remove(); bar.remove(); text.hidden = false; delete article.dataset.editing;
     focusBack(back);
   };
-  const save = async () => {
+  const save = () => inTurn(async () => {
     const r = await api("PUT", messageUrl(article), {fingerprint: article.dataset.fp, text: box.value});
     if (!r.ok) { toast(await refusal(r)); return; }
     await messageRefresh(article);
     focusBack(back);
-  };
+  });
   bar.querySelector("[data-testid=edit-save]").addEventListener("click", save);
   bar.querySelector("[data-testid=edit-cancel]").addEventListener("click", cancel);
   box.addEventListener("keydown", async (e) => {
@@ -108,13 +119,13 @@ async function remove(article, back) {
     if (shown) shown.textContent = `#${next.dataset.index}`;
   }
   article.remove();
-  toast(S.deleted, {label: S.undo, seconds, run: async () => {
+  toast(S.deleted, {label: S.undo, seconds, run: () => inTurn(async () => {
     const u = await api("POST", url("undoUrl"), {token});
     if (!u.ok) { toast(await refusal(u)); return; }
     await reloadFromFile();
     toast(S.restored);
     focusBack(back);
-  }});
+  })});
   document.querySelector("#toast [data-testid=undo]").focus({preventScroll: true});
 }
 
@@ -164,11 +175,11 @@ export function messageAction(action, control, {fromMenu = false, back: backTo =
   const done = () => focusBack(back);
   if (actionHeld(action)) { toast(S.chatLocked); done(); return true; }
   if (action === "edit") editStart(article, back);
-  else if (action === "delete") remove(article, back);
-  else if (action === "branch") branch(article).then(done);
-  else if (action === "hide") hide(article, control).then(done);
+  else if (action === "delete") inTurn(() => remove(article, back));
+  else if (action === "branch") inTurn(() => branch(article)).then(done);
+  else if (action === "hide") inTurn(() => hide(article, control)).then(done);
   else if (action === "copy") copy(article).then(done);
-  else if (action === "swipe") swipe(article, control.dataset.alternative).then(done);
+  else if (action === "swipe") inTurn(() => swipe(article, control.dataset.alternative)).then(done);
   else if (action === "info") infoShow(article, done);
   else return false;
   return true;

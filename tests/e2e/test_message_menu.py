@@ -16,6 +16,7 @@ from tests.e2e.conftest import (
     Server,
     browser_missing_reason,
     instance_new,
+    message_act,
     message_send,
     screenshot_take,
     send_click,
@@ -216,4 +217,40 @@ def test_every_message_action_works_from_the_keyboard_alone(page: Page, server: 
     assert "Second take." in page.locator("[data-last-reply] .text").inner_text()
     wait_until(page, "() => document.activeElement.matches('[data-last-reply]')")
     screenshot_take(page, "33_keyboard_done_1366", full_page=False)
+    assert page.js_errors == []
+
+
+# Each change the page sends is counted while it is on its way, and its answer held back
+# 400 ms, as a busy server's would be.
+CHANGES_COUNTED = """() => {
+  const send = window.fetch;
+  window.changesAtOnce = {now: 0, most: 0};
+  window.fetch = async (address, options = {}) => {
+    if (!options.method || options.method === "GET") return send(address, options);
+    const count = window.changesAtOnce;
+    count.most = Math.max(count.most, ++count.now);
+    try {
+      const answer = await send(address, options);
+      await new Promise((done) => setTimeout(done, 400));
+      return answer;
+    } finally { count.now -= 1; }
+  };
+}"""
+
+
+def test_two_quick_changes_reach_the_server_one_after_the_other(page: Page,
+                                                                 server: Server) -> None:
+    """Hide pressed on a second message before the first one's answer came: the server holds
+    the chat for each change and refuses another meanwhile ("busy"), so the page sends the
+    second after the first, and both messages are hidden."""
+    page.set_viewport_size(DESKTOP)
+    instance_new(page, server)
+    server.stub.script(Reply("An answer to hide."))
+    message_send(page, "A line to hide.")
+    turn_wait_done(page)
+    page.evaluate(CHANGES_COUNTED)
+    for role in ("user", "assistant"):
+        message_act(page.locator(f"#messages .msg.{role}").last, "hide")
+    page.locator("#messages .msg.hidden-from-model").nth(1).wait_for()
+    assert page.evaluate("window.changesAtOnce") == {"now": 0, "most": 1}
     assert page.js_errors == []
