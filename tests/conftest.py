@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import os
 import resource
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -36,11 +38,26 @@ from tests.stub_llm import stub_llm, stub_llm_server  # noqa: F401 — fixtures
 collector_relaxed()
 fsync_off()
 
+# The test database is a file, as the app's is (a WAL file with a busy timeout). pytest-django's
+# default for SQLite is a shared-cache memory database, whose table locks fail a reader at once
+# ("database table is locked") while another thread writes: tests that start chats from several
+# threads failed so on a loaded machine, where the app waits. In /dev/shm where there is one, so
+# it costs no disk; the folder is made once, before xdist starts its workers, which inherit it.
+_SQLITE = settings.DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
+_TEST_DB_DIR_MADE = _SQLITE and "PERSONALAB_TEST_DB_DIR" not in os.environ
+if _TEST_DB_DIR_MADE:
+    os.environ["PERSONALAB_TEST_DB_DIR"] = tempfile.mkdtemp(
+        prefix="personalab-test-db-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+if _SQLITE:
+    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = str(
+        Path(os.environ["PERSONALAB_TEST_DB_DIR"]) / "index.sqlite3")
+
 # pytest-django has read the settings already, and servers the tests start read the
 # environment: both are set.
 os.environ["PERSONALAB_OFFLINE_DELAY"] = "0"
 settings.PERSONALAB_OFFLINE_DELAY = 0
-# No periodic catch-up of the memory index in test processes (tests call memory.vectors.sync directly).
+# No periodic catch-up of the memory index in test processes (tests call memory.vectors.sync
+# directly).
 os.environ["PERSONALAB_INDEX_CATCHUP_SECONDS"] = "0"
 settings.PERSONALAB_INDEX_CATCHUP_SECONDS = 0
 # No embedding engines built when a test server starts (personalab/asgi.py); the tests that
@@ -179,7 +196,8 @@ def as_bob(client, bob):
 
 @pytest.fixture
 def model_lengths_forgotten():
-    """No context length remembered from another test's model server (chat/play/model_context.py)."""
+    """No context length remembered from another test's model server
+    (chat/play/model_context.py)."""
     from chat.play.model_context import model_context_forget
 
     model_context_forget()
@@ -369,8 +387,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 def pytest_configure(config: pytest.Config) -> None:
     # pytest-xdist (3.x) sorts `--dist loadfile`'s files by their number of tests unless told
-    # not to, which undid the heaviest-first order: the sweeps (1-7 tests each, minutes) and the scale
-    # cluster ran last, one core idle while the other finished them (issue 31). The order
+    # not to, which undid the heaviest-first order: the sweeps (1-7 tests each, minutes) and the
+    # scale cluster ran last, one core idle while the other finished them (issue 31). The order
     # above is kept, as `--no-loadscope-reorder` would keep it.
     if hasattr(config.option, "loadscopereorder"):
         config.option.loadscopereorder = False
@@ -392,6 +410,11 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     chromium_close()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _TEST_DB_DIR_MADE:
+        shutil.rmtree(os.environ["PERSONALAB_TEST_DB_DIR"], ignore_errors=True)
 
 
 # PERSONALAB_TEST_COST=path: one JSON line per test file (issue 31), appended when the file's
