@@ -1,6 +1,6 @@
 // Asides (seed 003 §14 Chat): answered in the side panel, never part of the story.
 import {S} from "./config.js";
-import {connected, eventsOn, socketSend} from "./socket.js";
+import {closeOn, connected, eventsOn, openOn, socketSend} from "./socket.js";
 
 export function asideWire() {
   const form = document.getElementById("aside-form");
@@ -9,8 +9,11 @@ export function asideWire() {
   const status = document.getElementById("aside-status");
   const stop = document.getElementById("aside-stop");
   let answer = null;
+  let waiting = null;  // a question asked while the socket was not open: sent when it opens
+  let asked = false;   // a question is on its way or being answered
 
   const asking = (value) => {
+    asked = value;
     form.querySelector("[data-testid=aside-send]").disabled = value;
     stop.hidden = !value;
   };
@@ -49,15 +52,44 @@ export function asideWire() {
     }
   });
 
+  // Asked before the page's socket opened (a slow phone) or while it reconnects: the question
+  // stays in the panel and goes once the socket is open, as a line typed in the box does.
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const text = form.elements.content.value;
-    if (!text.trim() || !connected()) { if (!connected()) status.textContent = S.notConnected; return; }
+    if (!text.trim()) return;
     line("user", S.you, text);
     form.elements.content.value = "";
-    status.textContent = "";
     asking(true);
-    socketSend({type: "aside", speaker: form.elements.speaker.value, content: text});
+    const frame = {type: "aside", speaker: form.elements.speaker.value, content: text};
+    if (connected()) {
+      status.textContent = "";
+      socketSend(frame);
+    } else {
+      waiting = frame;
+      status.textContent = S.queued;
+    }
   });
-  stop.addEventListener("click", () => { if (connected()) socketSend({type: "aside_stop"}); });
+  openOn(() => {
+    if (!waiting) return;
+    status.textContent = "";
+    socketSend(waiting);
+    waiting = null;
+  });
+  // An answer cut by a lost connection ends here: what came of it stays in the panel.
+  closeOn(() => {
+    if (!asked || waiting) return;
+    answer = null;
+    asking(false);
+    status.textContent = S.notConnected;
+  });
+  stop.addEventListener("click", () => {
+    if (waiting) {
+      waiting = null;
+      asking(false);
+      status.textContent = S.asideStopped;
+    } else if (connected()) {
+      socketSend({type: "aside_stop"});
+    }
+  });
 }

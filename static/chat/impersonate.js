@@ -2,11 +2,12 @@
 // suggestion streams into the input box and nothing is sent. Unlike SillyTavern, text already
 // typed is kept: the suggestion goes after it, following a space.
 import {S, fill} from "./config.js";
-import {closeOn, connected, draftSave, eventsOn, setBusy, showBanner, socketSend, statusSay,
-        turn} from "./socket.js";
+import {closeOn, connected, draftSave, eventsOn, openOn, opening, setBusy, showBanner, socketSend,
+        statusSay, turn} from "./socket.js";
 
 const input = document.getElementById("input");
 let impersonating = null;  // {before, prefix, text}
+let waiting = false;  // pressed while the page's first connection was opening
 
 function impersonateEnd(status) {
   impersonating = null;
@@ -34,7 +35,11 @@ function onImpersonateEvent(event) {
 
 export function impersonateStart() {
   if (turn.busy || turn.locked) return;
-  if (!connected()) { showBanner(S.notConnected); return; }
+  if (!connected()) {
+    if (opening()) waiting = true;
+    else showBanner(S.notConnected);
+    return;
+  }
   const before = input.value;
   impersonating = {before, prefix: before.trim() ? before.replace(/\s+$/, "") + " " : "", text: ""};
   input.readOnly = true;
@@ -46,5 +51,10 @@ export function impersonateStart() {
 export function impersonateWire() {
   eventsOn("impersonate_", onImpersonateEvent);
   closeOn(() => { if (impersonating) impersonateEnd(""); });  // what came so far stays in the box
+  openOn(() => {
+    if (!waiting) return;
+    waiting = false;
+    impersonateStart();
+  });
   document.getElementById("impersonate-button").addEventListener("click", impersonateStart);
 }

@@ -20,6 +20,7 @@ const statusLine = document.getElementById("status");
 const banner = document.getElementById("connection");
 const handlers = [];   // [prefix, handler] for the events of asides and impersonation
 const onClose = [];
+const onOpen = [];
 let socket = null;
 let queued = null;      // a frame typed while disconnected, sent on reconnect
 let retryDelay = 1000;
@@ -33,6 +34,10 @@ const STREAM_WAIT_MS = 1500;
 
 export function eventsOn(prefix, handler) { handlers.push([prefix, handler]); }
 export function closeOn(handler) { onClose.push(handler); }
+// Each time the socket opens, after a line that waited for it has gone.
+export function openOn(handler) { onOpen.push(handler); }
+// The page's first connection is still opening: a click waits for it rather than failing.
+export function opening() { return !opened; }
 export function statusSay(text) { statusLine.textContent = text; }
 export function connected() { return socket && socket.readyState === WebSocket.OPEN; }
 export function socketSend(frame) { socket.send(JSON.stringify(frame)); }
@@ -219,7 +224,10 @@ export function connect() {
     // The file first: a reply cut by the outage shows as it was kept, then the queued line.
     const read = stale ? reloadFromFile().then(() => { stale = false; }).catch(() => {})
                        : Promise.resolve();
-    if (frame) read.then(() => deliver(frame));
+    read.then(() => {
+      if (frame) deliver(frame);
+      for (const handler of onOpen) handler();
+    });
     if (document.getElementById("streaming-line")) setTimeout(writingLineCheck, STREAM_WAIT_MS);
   });
 }

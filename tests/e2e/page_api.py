@@ -84,3 +84,48 @@ def reading_wait_saved(page: Page, attribute: str, value: str) -> None:
     wait_until(page,
         "([name, value]) => document.body.getAttribute(name) === value",
         arg=[f"data-reading-{attribute}", value])
+
+
+# The page's WebSockets open only when the test says so, and close when it says so: the chat
+# page as a slow phone or network sees it, its first connection still opening while the player
+# already presses things, or lost mid-answer (a reconnection is held again).
+_SOCKETS_HELD = """(() => {
+  const Real = window.WebSocket;
+  const held = [];
+  const opened = [];
+  window.socketsRelease = () => { for (const open of held.splice(0)) open(); };
+  window.socketsCut = () => { for (const socket of opened.splice(0)) socket.close(); };
+  function Held(url, protocols) {
+    let real = null;
+    const listeners = [];
+    held.push(() => {
+      real = new Real(url, protocols);
+      opened.push(real);
+      for (const [type, handler] of listeners) real.addEventListener(type, handler);
+    });
+    return {
+      get readyState() { return real ? real.readyState : Real.CONNECTING; },
+      addEventListener(type, handler) {
+        listeners.push([type, handler]);
+        if (real) real.addEventListener(type, handler);
+      },
+      send(data) { real.send(data); },
+      close(...args) { if (real) real.close(...args); },
+    };
+  }
+  Object.assign(Held, {CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3});
+  window.WebSocket = Held;
+})();"""
+
+
+def sockets_held(page: Page) -> None:
+    """The pages this page loads from now on open their WebSockets at `sockets_release`."""
+    page.add_init_script(_SOCKETS_HELD)
+
+
+def sockets_release(page: Page) -> None:
+    page.evaluate("window.socketsRelease()")
+
+
+def sockets_cut(page: Page) -> None:
+    page.evaluate("window.socketsCut()")

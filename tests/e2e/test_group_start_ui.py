@@ -18,7 +18,14 @@ from tests.e2e.conftest import (
     turn_wait_done,
     wait_until,
 )
-from tests.e2e.page_api import api_call, drawer_open, scout_make
+from tests.e2e.page_api import (
+    api_call,
+    drawer_open,
+    scout_make,
+    sockets_cut,
+    sockets_held,
+    sockets_release,
+)
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
@@ -84,14 +91,22 @@ def test_the_related_conversations_tab_lists_a_participants_conversations_and_op
     assert not page.js_errors
 
 
-def test_the_aside_panels_stop_button_ends_a_long_answer(page: Page, server: Server) -> None:
-    second = scout_make(page, server, "Ivo")
+def _aside_open(page: Page, server: Server, name: str, *, held: bool = False) -> None:
+    """A new chat of the demo character and a new one called `name`, open with its aside panel
+    on `name`; with `held`, the page's sockets wait for `sockets_release`."""
+    second = scout_make(page, server, name)
     instance_id = api_call(page, server, "POST", "/instances", {
         "character_ids": ["char_alserqi", second]})["instance_id"]
+    if held:
+        sockets_held(page)
     page.goto(f"{server.url}/instances/{instance_id}/")
     drawer_open(page)
     page.locator("[data-testid=aside-card] summary").click()
     page.select_option("[data-testid=aside-speaker]", second)
+
+
+def test_the_aside_panels_stop_button_ends_a_long_answer(page: Page, server: Server) -> None:
+    _aside_open(page, server, "Ivo")
     page.fill("[data-testid=aside-input]", "Tell me everything.")
     server.stub.script(Reply("Once upon a time, " * 200, chunk_size=4, delay=0.05))
     page.click("[data-testid=aside-send]")
@@ -103,4 +118,41 @@ def test_the_aside_panels_stop_button_ends_a_long_answer(page: Page, server: Ser
     assert page.locator("[data-testid=aside-stop]").is_hidden()
     assert "stopped" in page.locator("#aside-status").inner_text()
     assert page.locator("#aside-log").inner_text().count("Once upon a time") < 200
+    assert not page.js_errors
+
+
+def test_an_aside_asked_before_the_page_is_connected_goes_once_it_is(
+        page: Page, server: Server) -> None:
+    _aside_open(page, server, "Tam", held=True)
+    page.fill("[data-testid=aside-input]", "Are we safe here?")
+    asked = len(server.stub.requests)
+    server.stub.script(Reply("Safe enough for tonight."))
+    page.click("[data-testid=aside-send]")
+    log = page.locator("#aside-log")
+    assert "Are we safe here?" in log.inner_text()
+    assert "will be sent when the connection is back" in page.locator("#aside-status").inner_text()
+    assert page.locator("[data-testid=aside-send]").is_disabled()
+    assert len(server.stub.requests) == asked
+
+    sockets_release(page)
+    wait_until(page, "() => document.querySelector('#aside-log').textContent"
+               ".includes('Safe enough for tonight.')")
+    wait_until(page, "() => !document.querySelector('[data-testid=aside-send]').disabled")
+    assert "connection" not in page.locator("#aside-status").inner_text()
+    assert log.inner_text().count("Are we safe here?") == 1
+    assert not page.js_errors
+
+
+def test_an_aside_cut_by_a_lost_connection_can_be_asked_again(page: Page, server: Server) -> None:
+    _aside_open(page, server, "Bex", held=True)
+    sockets_release(page)
+    page.fill("[data-testid=aside-input]", "Tell me a long one.")
+    server.stub.script(Reply("Long ago, " * 60, chunk_size=4, delay=0.03))
+    page.click("[data-testid=aside-send]")
+    wait_until(page, "() => document.querySelector('#aside-log').textContent.includes('Long ago')")
+    sockets_cut(page)
+    wait_until(page, "() => !document.querySelector('[data-testid=aside-send]').disabled")
+    assert page.locator("[data-testid=aside-stop]").is_hidden()
+    assert "Not connected" in page.locator("#aside-status").inner_text()
+    assert "Long ago" in page.locator("#aside-log").inner_text()
     assert not page.js_errors

@@ -19,6 +19,7 @@ from tests.e2e.conftest import (
     turn_wait_done,
     wait_until,
 )
+from tests.e2e.page_api import sockets_held, sockets_release
 from tests.stub_llm import Fail, Reply
 
 if TYPE_CHECKING:
@@ -103,4 +104,21 @@ def test_impersonate_writes_the_players_next_line_into_the_box(
     page.locator("[data-testid=send]").click()
     turn_wait_done(page)
     assert server.session_lines(instance_id)[-2]["content"] == partial
+    assert page.js_errors == []
+
+
+def test_impersonate_pressed_before_the_page_is_connected_writes_once_it_is(
+        page: Page, server: Server) -> None:
+    sockets_held(page)
+    instance_new(page, server)
+    asked = len(server.stub.requests)
+    server.stub.script(Reply("I ask for the way north."))
+    page.click("[data-testid=impersonate]")
+    assert page.locator("#connection").is_hidden()
+    assert len(server.stub.requests) == asked
+
+    sockets_release(page)
+    wait_until(page, "() => document.querySelector('[data-testid=input]').value"
+               " === 'I ask for the way north.'")
+    wait_until(page, IDLE)
     assert page.js_errors == []
