@@ -10,10 +10,8 @@ export function asideWire() {
   const stop = document.getElementById("aside-stop");
   let answer = null;
   let waiting = null;  // a question asked while the socket was not open: sent when it opens
-  let asked = false;   // a question is on its way or being answered
 
   const asking = (value) => {
-    asked = value;
     form.querySelector("[data-testid=aside-send]").disabled = value;
     stop.hidden = !value;
   };
@@ -78,7 +76,7 @@ export function asideWire() {
   });
   // An answer cut by a lost connection ends here: what came of it stays in the panel.
   closeOn(() => {
-    if (!asked || waiting) return;
+    if (stop.hidden || waiting) return;  // no question sent and unanswered
     answer = null;
     asking(false);
     status.textContent = S.notConnected;
