@@ -5,6 +5,7 @@ settings on import and are written back on export; several lorebooks merge into 
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from library.card_formats.values import card_text
@@ -43,6 +44,10 @@ ENTRY_EXTENSION_NAMES = {
     "match_character_depth_prompt": "match_character_depth_prompt",
     "match_scenario": "match_scenario", "match_creator_notes": "match_creator_notes",
 }
+# Fields whose card value is kept for the card's export: SillyTavern writes `use_regex: true`
+# and `selective: true` on every entry and reads neither the same way (docs/world-info.md).
+CARD_VALUES_KEPT = ("position", "selective", "use_regex")
+_WHOLE_NUMBER = re.compile(r"\s{0,8}-?\d{1,9}\s{0,8}")
 ST_POSITIONS = {0: "before_char", 1: "after_char", 2: "an_top", 3: "an_bottom",
                 ST_POSITION_DEPTH: "depth", 5: "em_top", 6: "em_bottom", 7: "outlet"}
 
@@ -59,6 +64,10 @@ def _st_position(entry: dict[str, Any], ext: dict[str, Any]) -> str:
 
 
 def _int_or(value: Any, default: int | None) -> int | None:
+    """A whole number, or one written as text ("7"): SillyTavern only ever does arithmetic
+    with these fields, where JavaScript reads such text as the number."""
+    if isinstance(value, str) and _WHOLE_NUMBER.fullmatch(value):
+        return int(value)
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
@@ -102,12 +111,14 @@ def _entry_from_card(raw: dict[str, Any], index: int) -> dict[str, Any]:
     if secondary and not raw.get("selective"):
         extra["inactive_secondary_keys"] = secondary  # the card says they are ignored
         secondary = []
+    extra.update({name: copy.deepcopy(raw[name]) for name in CARD_VALUES_KEPT if name in raw})
     return {
         "uid": uid if uid is not None and uid <= MAX_UID else index,
         "keys": _keys_of(raw.get("keys")),
         "secondary_keys": secondary,
         "selective_logic": ST_LOGIC.get(_int_or(ext.get("selectiveLogic"), 0), "and_any"),
-        "use_regex": bool(raw.get("use_regex")),
+        # SillyTavern ignores a card's use_regex: a key is a regex only written as /…/flags.
+        "use_regex": False,
         "case_sensitive": bool(raw.get("case_sensitive") or ext.get("case_sensitive")),
         "content": _text_or_kept(raw.get("content")),
         "enabled": raw.get("enabled", True) is not False,
@@ -180,23 +191,33 @@ def _ext_update(ext: dict[str, Any], entry: dict[str, Any], raw_position: str) -
     return ext
 
 
+def _card_position(entry: dict[str, Any], kept: Any) -> str:
+    """The V2 `position`: the card's own while it still reads as the entry's position,
+    otherwise SillyTavern's export rule (only before_char is before the character)."""
+    if isinstance(kept, str) and _st_position(
+            {"position": kept}, entry.get("extensions") or {}) == entry["position"]:
+        return kept
+    return "before_char" if entry["position"] == "before_char" else "after_char"
+
+
 def _entry_to_card(entry: dict[str, Any]) -> dict[str, Any]:
     extra = copy.deepcopy(entry.get("card_extra") or {})
     inactive = extra.pop("inactive_secondary_keys", [])
-    raw_position = "after_char" if entry["position"] == "after_char" else "before_char"
+    raw_position = _card_position(entry, extra.get("position"))
     secondary = entry["secondary_keys"]
+    selective = True if secondary else (not inactive and extra.get("selective", True))
     return {
         **extra,
         "id": extra["id"] if isinstance(extra.get("id"), str) else entry["uid"],
         "keys": list(entry["keys"]),
         "secondary_keys": list(secondary or inactive),
-        "selective": bool(secondary),
+        "selective": selective,
         "content": entry["content"],
         "enabled": entry["enabled"],
         "constant": entry["constant"],
         "insertion_order": entry["priority"],
         "case_sensitive": entry["case_sensitive"],
-        "use_regex": entry["use_regex"],
+        "use_regex": True if entry["use_regex"] else extra.get("use_regex", False),
         "position": raw_position,
         "comment": entry["comment"],
         "extensions": _ext_update(entry.get("extensions") or {}, entry, raw_position),

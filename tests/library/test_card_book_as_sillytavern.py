@@ -1,0 +1,76 @@
+"""A card's book as SillyTavern 1.12.6 exports and reads it: its export writes `use_regex: true`
+and `selective: true` on every entry, and its import reads neither the same way (a key is a regex
+only written as `/…/flags`); numbers written as text act as numbers."""
+
+from __future__ import annotations
+
+from library.card_formats.cards import card_to_definition, definition_to_card
+from library.lore.lorebook import lorebook_match
+
+
+def _st_exported(*entries: dict) -> dict:
+    """A V2 card whose book entries are laid out as SillyTavern's card export writes them."""
+    written = [{"id": uid, "keys": keys, "secondary_keys": [], "comment": tag, "content": tag,
+                "constant": False, "selective": True, "insertion_order": 100, "enabled": True,
+                "position": "after_char", "use_regex": True,
+                "extensions": {"position": 1, "match_whole_words": None, "case_sensitive": None,
+                               "depth": 4, "role": 0, "selectiveLogic": 0, **extensions}}
+               for uid, (keys, tag, extensions) in enumerate(entries)]
+    return {"spec": "chara_card_v2", "spec_version": "2.0",
+            "data": {"name": "Cass", "description": "", "first_mes": "Hi.",
+                     "character_book": {"name": "Cass", "entries": written}}}
+
+
+def _fired(card: dict, text: str) -> list[str]:
+    _, lorebook = card_to_definition(card)
+    match = lorebook_match([lorebook], messages=[text], count_tokens=len)
+    return sorted(entry["content"] for entry in match.fired)
+
+
+PLAIN = _st_exported((["owl"], "OWL", {}), (["C++"], "CPP", {}), (["Mr. Smith"], "SMITH", {}),
+                     (["(Sarah)"], "SARAH", {}), (["/sil+ver/i"], "SILVER", {}))
+
+
+def test_plain_keys_of_a_sillytavern_export_are_whole_words_not_regexes():
+    assert _fired(PLAIN, "A wolf howls at the moon.") == []
+    assert _fired(PLAIN, "Mrs Smith waved. a bit of cake") == []
+    assert _fired(PLAIN, "Sarah came too.") == []
+    assert _fired(PLAIN, "The owl and Mr. Smith write C++ with (Sarah).") == [
+        "CPP", "OWL", "SARAH", "SMITH"]
+
+
+def test_a_slashed_key_is_still_a_regex():
+    assert _fired(PLAIN, "SILLLVER rings") == ["SILVER"]
+
+
+def test_the_export_writes_back_what_sillytavern_wrote():
+    card = _st_exported((["wolf"], "DEPTH", {"position": 4, "depth": 2}),
+                        (["fox"], "NOTE", {"position": 2}), (["bat"], "BEFORE", {"position": 0}))
+    card["data"]["character_book"]["entries"][2]["position"] = "before_char"
+    exported = definition_to_card(*card_to_definition(card))
+    got = exported["data"]["character_book"]["entries"]
+    assert [(e["position"], e["selective"], e["use_regex"]) for e in got] == [
+        ("after_char", True, True)] * 2 + [("before_char", True, True)]
+    assert [e["extensions"]["position"] for e in got] == [4, 2, 0]
+
+
+def test_an_entry_moved_after_import_writes_sillytaverns_position():
+    definition, lorebook = card_to_definition(_st_exported((["wolf"], "W", {})))
+    lorebook["entries"][0]["position"] = "before_char"
+    entry = definition_to_card(definition, lorebook)["data"]["character_book"]["entries"][0]
+    assert (entry["position"], entry["extensions"]["position"]) == ("before_char", 0)
+
+
+def test_selective_false_with_no_secondary_keys_stays_false():
+    card = _st_exported((["wolf"], "W", {}))
+    card["data"]["character_book"]["entries"][0].update(selective=False, use_regex=False)
+    entry = definition_to_card(*card_to_definition(card))["data"]["character_book"]["entries"][0]
+    assert (entry["selective"], entry["use_regex"]) == (False, False)
+
+
+def test_an_order_written_as_text_is_the_number():
+    card = _st_exported((["wolf"], "LATE", {}), (["wolf"], "EARLY", {}))
+    entries = card["data"]["character_book"]["entries"]
+    entries[0]["insertion_order"], entries[1]["insertion_order"] = "70", " 7 "
+    _, lorebook = card_to_definition(card)
+    assert [e["priority"] for e in lorebook["entries"]] == [70, 7]
