@@ -9,6 +9,7 @@ from ninja import File, Router, Status
 from ninja.files import UploadedFile
 
 from library import item_copy, selectors
+from library.api.paging import LIMIT_DEFAULT, PAGE_HELP, page_read
 from library.api.schemas import (
     BackgroundCopied,
     BackgroundCreated,
@@ -169,14 +170,19 @@ def persona_picture_delete(request: HttpRequest, persona_id: str):
 # characters ---------------------------------------------------------------------------------
 # `/characters/import` is declared before `/characters/{character_id}`, which would match it.
 
-@characters_router.get("/characters", response=CharacterList, exclude_unset=True)
-def characters_list(request: HttpRequest):
-    """Your characters and shared ones (staff: all), each its whole definition."""
+@characters_router.get("/characters", response=CharacterList, exclude_unset=True,
+                       description=PAGE_HELP)
+def characters_list(request: HttpRequest, offset: int = 0, limit: int = LIMIT_DEFAULT):
+    """Your characters and shared ones (staff: all) by name, each its whole definition, a page
+    at a time."""
     store = get_store()
     hidden = selectors.lorebooks_hidden_from(user=request.auth)
-    return {"characters": [selectors.links_shown(store.character_read(row.character_id),
-                                                 hidden=hidden)
-                           for row in selectors.characters_visible_to(user=request.auth)]}
+    page = page_read(
+        selectors.characters_visible_to(user=request.auth), id_field="character_id",
+        read=lambda item_id: selectors.links_shown(store.character_read(item_id), hidden=hidden),
+        offset=offset, limit=limit)
+    return {"characters": page["items"], "total": page["total"],
+            "next_offset": page["next_offset"]}
 
 
 @characters_router.post("/characters", response={201: CharacterCreated})
@@ -352,14 +358,18 @@ def character_card_charx(request: HttpRequest, character_id: str, spec: str | No
 
 # backgrounds --------------------------------------------------------------------------------
 
-@backgrounds_router.get("/backgrounds", response=BackgroundList, exclude_unset=True)
-def backgrounds_list(request: HttpRequest):
-    """Your backgrounds and shared ones (staff: all), each whole."""
+@backgrounds_router.get("/backgrounds", response=BackgroundList, exclude_unset=True,
+                        description=PAGE_HELP)
+def backgrounds_list(request: HttpRequest, offset: int = 0, limit: int = LIMIT_DEFAULT):
+    """Your backgrounds and shared ones (staff: all) by name, each whole, a page at a time."""
     store = get_store()
     hidden = selectors.lorebooks_hidden_from(user=request.auth)
-    return {"backgrounds": [selectors.links_shown(store.background_read(row.background_id),
-                                                  hidden=hidden)
-                            for row in selectors.backgrounds_visible_to(user=request.auth)]}
+    page = page_read(
+        selectors.backgrounds_visible_to(user=request.auth), id_field="background_id",
+        read=lambda item_id: selectors.links_shown(store.background_read(item_id), hidden=hidden),
+        offset=offset, limit=limit)
+    return {"backgrounds": page["items"], "total": page["total"],
+            "next_offset": page["next_offset"]}
 
 
 @backgrounds_router.post("/backgrounds", response={201: BackgroundCreated})

@@ -151,6 +151,8 @@ class CharacterOut(ExtraKeysKept):
 
 class CharacterList(Schema):
     characters: list[CharacterOut]
+    total: int = Field(description="how many there are in all")
+    next_offset: int | None = Field(description="the `offset` of the next page; null on the last")
 
 
 class CharacterCreated(Schema):
@@ -189,6 +191,8 @@ class BackgroundOut(ExtraKeysKept):
 
 class BackgroundList(Schema):
     backgrounds: list[BackgroundOut]
+    total: int = Field(description="how many there are in all")
+    next_offset: int | None = Field(description="the `offset` of the next page; null on the last")
 
 
 class BackgroundCreated(Schema):
