@@ -14,6 +14,7 @@ from library.avatars import AVATAR_MAX_BYTES
 from library.errors import LibraryConflict, LibraryError, LibraryNotFound
 from library.field_words import field_words, fields_words
 from library.models import Persona
+from library.personas.positions import DEFAULTS as PLACEMENT_DEFAULTS
 from library.personas.positions import persona_placement
 from library.personas.restore import MAX_FILE_BYTES as PERSONAS_FILE_MAX_BYTES
 from library.personas.restore import SKIPPED_REASONS, personas_restore
@@ -106,7 +107,9 @@ def personas_page(request: HttpRequest) -> HttpResponse:
     errors: dict[str, str] = {}
     error = None
     if request.method == "POST":
-        data = {**request.POST.dict(), **_placement_posted(request.POST),
+        # The placement as _placement_posted reads it: an empty Depth box is the default.
+        data = {**{key: value for key, value in request.POST.dict().items()
+                   if key not in PLACEMENT_FIELDS}, **_placement_posted(request.POST),
                 "default": request.POST.get("default") == "on"}
         try:
             # The box is ticked for a first persona: what it says is what happens.
@@ -123,7 +126,7 @@ def personas_page(request: HttpRequest) -> HttpResponse:
         "player_name": persona_effective(get_store(), owner=request.user.username,
                                          persona_id=None)["name"],
         "errors": errors, "posted": request.POST,
-        **_placement_choices(request.POST if request.method == "POST" else {})},
+        **_placement_choices(request.POST if request.method == "POST" else PLACEMENT_DEFAULTS)},
         status=400 if error else 200)
 
 

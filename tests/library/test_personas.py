@@ -232,7 +232,8 @@ def test_a_persona_picture_can_be_removed_in_its_editor_by_its_owner_only(client
     assert store.persona_read(persona_id)["avatar"] is None
     assert not list(store.persona_dir(persona_id).glob("avatar.*"))
     assert client.get(f"/library/personas/{persona_id}/avatar").status_code == 404
-    assert 'name="avatar_remove"' not in client.get(f"/library/personas/{persona_id}/").content.decode()
+    editor = client.get(f"/library/personas/{persona_id}/").content.decode()
+    assert 'name="avatar_remove"' not in editor
 
 
 def test_persona_page_refuses_a_fake_image_and_names_the_field(client, store, alice):
@@ -281,3 +282,18 @@ def test_the_chat_page_refuses_someone_elses_private_persona(client, store, alic
     page = client.post(f"/instances/{instance}/persona", {"persona_id": hidden}, follow=True)
     assert "not found" in page.content.decode()
     assert store.instance_state_read(instance)["persona_id"] is None
+
+
+def test_persona_page_starts_depth_at_its_default_and_an_empty_box_is_the_default(client, store,
+                                                                                   alice):
+    """A newcomer's first persona: the form as the browser sends it, placement untouched (the
+    Depth box once started empty and its empty value was refused)."""
+    client.force_login(alice)
+    page = client.get("/library/personas/").content.decode()
+    assert 'name="description_depth" type="number" min="0" max="999" value="2"' in page
+    response = client.post("/library/personas/", {
+        "name": "Mira", "description": "A courier.", "visibility": "private",
+        "description_position": "prompt", "description_depth": "", "description_role": "system"})
+    assert response.status_code == 302
+    persona = store.persona_read(Persona.objects.get(name="Mira").persona_id)
+    assert persona["description_depth"] == 2
