@@ -165,3 +165,20 @@ def test_a_new_character_opens_on_basics_and_its_greeting(page: Page, server: Se
     assert page.locator("textarea[name=greeting]").is_visible()
     assert not page.locator("textarea[name=mes_example]").is_visible()
     assert page.js_errors == []
+
+
+def test_enter_in_a_settings_field_saves_instead_of_asking_to_restore_a_section(
+        page: Page, server: Server) -> None:
+    """Enter presses a form's first submit button, which was the LLM section's "Restore this
+    section's defaults": its question came up for a field of another section, and OK reset
+    the connection. The value is sent back unchanged: the server is shared."""
+    page.set_viewport_size(DESKTOP)
+    page.goto(f"{server.url}/settings/")
+    asked: list[str] = []
+    page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    field = page.locator("input[name='limits.max_total_tokens']")
+    with page.expect_navigation():
+        field.press("Enter")
+    assert asked == []
+    assert "Saved." in page.locator("body").inner_text()
+    assert page.js_errors == []
