@@ -89,15 +89,14 @@ def offline_reply(messages: list[dict], context: dict) -> str:
         more = _ZH_CONTINUATIONS if chinese else _EN_CONTINUATIONS
         return more[(seed + len(str(context["continue_from"]))) % len(more)].format(name=name)
     quote = _quote(said, chinese) or ("……" if chinese else "...")
-    # A regenerate asks again with variant 1, 2, ...: the next of the nine combinations. Asked
-    # again about the same line ("Answer now" twice), it never repeats what it last said.
+    # The nine combinations in the line's order, less what it last said (asked again about the
+    # same line, it never repeats itself); a regenerate asks with variant 1, 2, ...: the next
+    # of them, so no version repeats the reply it replaces either.
     said_last = _last_text(messages, "assistant")
-    for step in range(9):
-        pick = (seed + int(context.get("variant") or 0) + step) % 9
-        reply = openings[pick % 3].format(name=name) + bodies[pick // 3].format(quote=quote)
-        if reply not in said_last:
-            break
-    return reply + _offline_marker(context)
+    replies = [openings[pick % 3].format(name=name) + bodies[pick // 3].format(quote=quote)
+               for pick in ((seed + step) % 9 for step in range(9))]
+    fresh = [reply for reply in replies if reply not in said_last] or replies
+    return fresh[int(context.get("variant") or 0) % len(fresh)] + _offline_marker(context)
 
 
 _ZH_PLAYER_LINES = ["（看着{name}）你刚才说“{quote}”……我想听你说得再清楚一点。",

@@ -457,3 +457,15 @@ def test_sse_reader_raises_an_error_event_as_the_llm_error() -> None:
     with pytest.raises(LLMError) as caught:
         SSEReader().feed(b'data: {"error": {"message": "overloaded"}}\n\n')
     assert "overloaded" in caught.value.message
+
+
+async def test_offline_regenerate_of_a_line_sent_twice_gives_a_new_version() -> None:
+    """The same words sent twice, then ↻: version 2 was word for word version 1, as both
+    skipped the reply before them to the same next combination (newcomer round)."""
+    provider = OfflineProvider(delay=0)
+    line = {"role": "user", "content": "Tell me the plan."}
+    first = "".join(await collect(provider, [line], character_name="Alserqi"))
+    asked = [line, {"role": "assistant", "content": first}, line]
+    versions = ["".join(await collect(provider, asked, character_name="Alserqi", variant=v))
+                for v in range(3)]
+    assert len({first, *versions}) == 4
