@@ -10,9 +10,12 @@ export function escapeHtml(text) {
 // (htmx obeys data-hx-*, and our own controls are found by data-*), a style, an event handler,
 // or a link to anything but a web page or a mail address; an id or name is prefixed so it
 // can never stand in for one of the page's own elements.
+// Nothing in it loads anything either: media, <picture>'s sources and SVG (its <image> and
+// filters fetch pictures) go, and so do the attributes that fetch (a table's background).
 const PURIFY = {
-  FORBID_TAGS: ["style", "form", "input", "textarea", "button", "img", "iframe", "select"],
-  FORBID_ATTR: ["style"],
+  FORBID_TAGS: ["style", "form", "input", "textarea", "button", "img", "iframe", "select",
+                "video", "audio", "source", "track", "picture", "svg"],
+  FORBID_ATTR: ["style", "background", "poster", "srcset", "ping"],
   ALLOW_DATA_ATTR: false,
   ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto):|[^a-z]|[a-z+.\-]+(?:[^a-z+.\-:]|$))/i,
   SANITIZE_NAMED_PROPS: true,

@@ -100,3 +100,37 @@ def test_a_hostile_greeting_and_reply_send_nothing_and_run_nothing(page: Page,
                if not text.startswith(("Executing inline event handler", "Applying inline style"))]
     assert payload == []
     page.csp_refused.clear()
+
+
+LOADING = ('<video poster="/api/v1/characters?from=poster" src="/api/v1/characters?from=video">'
+           '<source src="/api/v1/characters?from=source"></video>\n'
+           '<audio src="/api/v1/characters?from=audio" autoplay></audio>\n'
+           '<picture><source srcset="/api/v1/characters?from=srcset"></picture>\n'
+           '<svg><image href="/api/v1/characters?from=svgimage"/><filter><feImage '
+           'href="/api/v1/characters?from=feimage"/></filter></svg>\n'
+           '<table background="/api/v1/characters?from=background"><tr><td>cell</td></tr>'
+           '</table>\n<a href="/" ping="/api/v1/characters?from=ping">home</a>')
+
+
+def test_a_reply_that_names_media_loads_nothing_from_this_site_either(page: Page,
+                                                                    server: Server) -> None:
+    """The policy keeps requests on this site, so markup that loads (a video's poster, an SVG
+    picture) made a reader's browser ask this site's URLs with the reader's cookies (red
+    team): the sanitizer drops what loads, as it turns <img> into a link."""
+    instance = api_call(page, server, "POST", "/instances",
+                        {"character_id": "char_alserqi"})["instance_id"]
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    server.stub.script(Reply(LOADING, chunk_size=60))
+    page.goto(f"{server.url}/instances/{instance}/")
+    message_send(page, "show me")
+    turn_wait_done(page)
+    page.reload()
+    page.wait_for_selector("#messages .msg.assistant .md[data-rendered]")
+    page.wait_for_timeout(500)  # time for a poster or a filter's picture to be asked for
+    assert [url for url in asked if "from=" in url] == []
+    kept = page.evaluate("""() => [...document.querySelectorAll('#messages .md *')]
+        .flatMap(el => [...el.attributes].map(a => a.name)).filter(name =>
+            ['ping', 'poster', 'srcset', 'background', 'src'].includes(name))""")
+    assert kept == []  # a link's ping is asked for only when it is followed
+    assert "cell" in page.locator("#messages .msg.assistant .md").last.inner_text()
