@@ -36,6 +36,7 @@ class KeyScan:
     messages: list[str]
     problems: list[str]
     regex_seconds: float = 0.0
+    regex_time_said: bool = False
     # A pattern stopped once is not tried again this turn.
     stopped: set[str] = field(default_factory=set)
 
@@ -141,8 +142,19 @@ def _whole_word_found(key: str, text: str) -> bool:
 MESSAGE_START = "\x01"
 
 
+def _regex_time_spent(scan: KeyScan) -> bool:
+    """The turn's regex time is gone: the regex keys left are not tried (said once)."""
+    if scan.regex_seconds <= REGEX_TOTAL_SECONDS:
+        return False
+    if not scan.regex_time_said:
+        scan.regex_time_said = True
+        scan.problems.append(f"regex keys took their {REGEX_TOTAL_SECONDS:g} s of this turn: "
+                             "the rest were not tried")
+    return True
+
+
 def _regex_found(pattern: regex.Pattern[str], text: str, scan: KeyScan, label: str) -> bool:
-    if scan.regex_seconds > REGEX_TOTAL_SECONDS or pattern.pattern in scan.stopped:
+    if _regex_time_spent(scan) or pattern.pattern in scan.stopped:
         return False
     started = time.perf_counter()
     try:
@@ -163,13 +175,23 @@ def key_found(key: str, text: str, entry: dict[str, Any], book: dict[str, Any], 
               label: str) -> bool:
     case = bool(setting(entry, "case_sensitive", "case_sensitive",
                         book_flag(book, "case_sensitive", CASE_SENSITIVE)))
+    use_regex = bool(entry.get("use_regex"))
+    # Compiling counts in the turn's regex time too: a chat linking many books of costly keys
+    # compiled them all every turn (the pattern cache holds few large ones), whatever it spent.
+    regex_key = use_regex or SLASH_REGEX.match(key) is not None
+    if regex_key and _regex_time_spent(scan):
+        return False
+    started = time.perf_counter()
     try:
-        pattern = key_regex(key, use_regex=bool(entry.get("use_regex")), case_sensitive=case)
+        pattern = key_regex(key, use_regex=use_regex, case_sensitive=case)
     except PatternRefused as exc:
         if key not in scan.stopped:
             scan.stopped.add(key)
             scan.problems.append(f"{label}: regex key {key[:80]!r} is not used: {exc}")
         return False
+    finally:
+        if regex_key:
+            scan.regex_seconds += time.perf_counter() - started
     if pattern is not None:
         return _regex_found(pattern, text, scan, label)
     if not case:

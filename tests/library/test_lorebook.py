@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import time
+
 import pytest
+import regex
 
 from library.lore.lorebook import LorebookError, lore_blocks, lorebook_match, lorebook_validate
 from personalab.lib.macros import macros_replace
@@ -325,3 +328,23 @@ def test_a_regex_key_anchored_at_the_start_never_fires_as_in_sillytavern():
                 {"uid": 3, "keys": ["/hello$/i"], "content": "end"})
     match = lorebook_match([lore], messages=["Hello there, hello"], count_tokens=count_chars)
     assert sorted(fired_uids(match)) == [2, 3]
+
+
+def test_compiling_regex_keys_counts_in_the_turns_regex_time(monkeypatch):
+    """Many linked books of costly regex keys were all compiled every turn, outside the 1 s a
+    turn's regexes may take (red team: 100 books made each turn 6 s and slowed every account);
+    compiling now counts, and the keys past the budget are not tried, said once."""
+    from library.lore import keys
+
+    compiled: list[str] = []
+
+    def slow_compile(pattern, flags):
+        compiled.append(pattern)
+        time.sleep(0.05)
+        return regex.compile(pattern, flags)
+
+    monkeypatch.setattr(keys, "pattern_compile", slow_compile)
+    lore = book(*({"uid": n, "keys": [f"/never{n}/"], "content": "x"} for n in range(60)))
+    match = lorebook_match([lore], messages=["nothing here"], count_tokens=len)
+    assert 18 <= len(compiled) <= 30
+    assert sum("the rest were not tried" in text for text in match.problems) == 1
