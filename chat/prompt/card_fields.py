@@ -1,6 +1,7 @@
 """What each field of a character card contributes to the prompt, as SillyTavern places it.
 
-- `system_prompt` replaces the main prompt (the template's `defaults.main_prompt`);
+- `system_prompt` replaces the main prompt (the template's `defaults.main_prompt`) unless the
+  prompt manager's main block forbids overrides (SillyTavern's switch; post-history alike);
   `{{original}}` inside it stands for that main prompt.
 - `post_history_instructions` goes after the history (`{{original}}`: the template's
   `defaults.post_history`).
@@ -8,7 +9,8 @@
 - `mes_example` is split on `<START>` into example dialogues (chat/prompt/examples.py).
 - `extensions.depth_prompt` (`prompt`, `depth`, `role`) is a block woven at its depth.
 - `creator_notes` are for the player only: read here so the trace can say they were not sent.
-- `alternate_greetings` are swipes of the first message (chat/services/instances.py instance_create).
+- `alternate_greetings` are swipes of the first message (chat/services/instances.py
+  instance_create).
 
 Card text is data: the pipeline substitutes macros (personalab/lib/macros.py), nothing is
 rendered as a template.
@@ -22,6 +24,7 @@ from typing import Any
 from chat.prompt.examples import examples_parse
 from library.card_formats.cards import persona_split
 from library.card_formats.extensions import depth_prompt_read
+from personalab.lib.prompt_manager import slot_forbids_overrides
 
 DEPTH_PROMPT_PRIORITY = 900  # dropped after lore, before the author's note (1000)
 
@@ -86,9 +89,20 @@ def scenario_overridden(fields: CardFields, override: Any) -> CardFields:
     return fields
 
 
-def card_fields_placement(fields: CardFields, sections: list[dict[str, Any]]) -> dict[str, str]:
+def card_prompts_used(fields: CardFields, blocks: list[dict[str, Any]]) -> tuple[bool, bool]:
+    """Whether the card's system prompt and its post-history instructions replace the prompt
+    manager's: when they have text and its block does not forbid overrides, as SillyTavern."""
+    return (bool(fields.system_prompt.strip()) and not slot_forbids_overrides(blocks, "main"),
+            bool(fields.post_history_instructions.strip())
+            and not slot_forbids_overrides(blocks, "post_history"))
+
+
+def card_fields_placement(fields: CardFields, sections: list[dict[str, Any]],
+                          blocks: list[dict[str, Any]] | None = None) -> dict[str, str]:
     """For the trace: where each card field went in this prompt (`sections` as traced)."""
     by_name = {s["name"]: s for s in sections}
+    own_main, own_post = card_prompts_used(fields, blocks or [])
+    kept_out = "not sent (the preset's prompt forbids overrides)"
 
     def where(section: str, field_name: str) -> str:
         return f"section {section}" if section in by_name else f"not sent ({field_name} empty" \
@@ -99,10 +113,12 @@ def card_fields_placement(fields: CardFields, sections: list[dict[str, Any]]) ->
         "personality": where("personality", "personality"),
         "scenario": where("scenario", "scenario"),
         "system_prompt": "replaces the main prompt (section main_prompt)"
-        if fields.system_prompt and "main_prompt" in by_name else where("main_prompt",
-                                                                        "system_prompt"),
+        if own_main and "main_prompt" in by_name
+        else kept_out if fields.system_prompt.strip() and not own_main
+        else where("main_prompt", "system_prompt"),
         "post_history_instructions": "after the history (section post_history)"
-        if "post_history" in by_name and fields.post_history_instructions
+        if "post_history" in by_name and own_post
+        else kept_out if fields.post_history_instructions.strip() and not own_post
         else where("post_history", "post_history_instructions"),
         "mes_example": by_name["examples"]["note"] if "examples" in by_name
         else f"not sent ({len(fields.examples)} blocks, none fit or none given)",

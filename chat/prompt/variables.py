@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from chat.prompt.card_fields import card_prompts_used
 from chat.prompt.inputs import PromptInputs, director_of
 from chat.prompt.templates import TemplateSet
 from personalab.lib.macro_variables import MacroVariables
@@ -148,10 +149,10 @@ def _card_variables(inputs: PromptInputs, templates: TemplateSet, macros: dict[s
 
     main = text(_slot(inputs, "main", _main_default(inputs, templates)))
     post = text(_slot(inputs, "post_history", templates.default("post_history")))
+    own_main, own_post = card_prompts_used(card, inputs.prompt_blocks)
     return {
-        "main_prompt": text(card.system_prompt, main) if card.system_prompt.strip() else main,
-        "post_history": text(card.post_history_instructions, post)
-        if card.post_history_instructions.strip() else post,
+        "main_prompt": text(card.system_prompt, main) if own_main else main,
+        "post_history": text(card.post_history_instructions, post) if own_post else post,
         "personality": card_field_worded(inputs.utility, templates, macros,
                                          field_name="personality", text=text(card.personality)),
         "scenario": card_field_worded(inputs.utility, templates, macros, field_name="scenario",

@@ -41,6 +41,14 @@ ST_UNUSED_KEYS = {
     "assistant_prefill": "not supported yet",
     "assistant_impersonation": "not supported yet",
 }
+# Switches PersonaLab does not apply, listed when the preset moves them off SillyTavern's
+# default (which is how PersonaLab sends the messages).
+ST_UNUSED_SWITCHES = {
+    "names_behavior": (0, "not supported yet: names are sent as SillyTavern's default does"),
+    "wrap_in_quotes": (False, "not supported yet: your messages are sent as written"),
+    "squash_system_messages": (False, "not supported yet: use the connection's prompt "
+                                      "post-processing (merge) instead"),
+}
 # SillyTavern's utility prompts for Chat Completion (its defaults, 1.12.6): the main prompt sent
 # when no main block, card system prompt or template main prompt replaces it, the line before the
 # chat, before a group chat, before each example dialogue, the nudge after a reply that is
@@ -160,9 +168,13 @@ def prompt_blocks_from_st_preset(preset: Any) -> dict[str, Any]:
             "identifier": identifier, "name": _text(prompt.get("name")) or identifier,
             "role": prompt.get("role") or ST_ROLE_DEFAULT, "content": content,
             "enabled": entry.get("enabled", True) is not False, "place": place,
-            "depth": prompt.get("injection_depth", 4) if place == "depth" else 0}))
+            "depth": prompt.get("injection_depth", 4) if place == "depth" else 0,
+            "forbid_overrides": prompt.get("forbid_overrides")}))
     skipped += [{"name": key, "reason": reason} for key, reason in ST_UNUSED_KEYS.items()
                 if _text(preset.get(key)).strip()]
+    skipped += [{"name": key, "reason": reason}
+                for key, (default, reason) in ST_UNUSED_SWITCHES.items()
+                if preset.get(key, default) not in (default, None)]
     markers = markers_of(order)
     return {"blocks": blocks_check(blocks), "skipped": skipped,
             "markers": [] if markers == [m for m in MARKER_ORDER if m in markers] else markers,
@@ -228,10 +240,14 @@ def block_clean(raw: Any, *, at: str = "block") -> dict[str, Any]:
         problems[f"{at}.depth"] = f"must be a whole number from 0 to {MAX_DEPTH}"
     if problems:
         raise PromptManagerError("A prompt block is not valid.", fields=problems)
+    # SillyTavern's "Forbid overrides": a card's system prompt or post-history instructions
+    # do not replace this main or post-history prompt.
+    forbids = raw.get("forbid_overrides") is True and place in ("main", "post_history")
     return {"identifier": _text(raw.get("identifier")) or str(uuid.uuid4()),
             "name": (_text(raw.get("name")) or _text(raw.get("identifier")) or "Prompt")[:200],
             "role": role, "content": content, "enabled": raw.get("enabled", True) is not False,
-            "place": place, "depth": depth if place == "depth" else 0}
+            "place": place, "depth": depth if place == "depth" else 0,
+            **({"forbid_overrides": True} if forbids else {})}
 
 
 def blocks_check(raw: Any) -> list[dict[str, Any]]:
@@ -258,6 +274,11 @@ def slot_text(blocks: list[dict[str, Any]], place: str) -> str | None:
     return found["content"] if found.get("enabled") else ""
 
 
+def slot_forbids_overrides(blocks: list[dict[str, Any]], place: str) -> bool:
+    """The main or post-history block keeps a card's own prompt out ("Forbid overrides")."""
+    return any(b.get("place") == place and b.get("forbid_overrides") for b in blocks)
+
+
 def st_preset_prompts(blocks: list[dict[str, Any]],
                       markers: list[str] | None = None) -> dict[str, Any]:
     """`prompts` and `prompt_order` for a SillyTavern preset: the blocks in their places around
@@ -274,7 +295,8 @@ def st_preset_prompts(blocks: list[dict[str, Any]],
                         "content": block["content"], "system_prompt": block["place"] in
                         ("main", "post_history"), "marker": False,
                         "injection_position": 1 if block["place"] == "depth" else 0,
-                        "injection_depth": block["depth"] if block["place"] == "depth" else 4})
+                        "injection_depth": block["depth"] if block["place"] == "depth" else 4,
+                        **({"forbid_overrides": True} if block.get("forbid_overrides") else {})})
         by_place[block["place"]].append({"identifier": identifier, "enabled": block["enabled"]})
     run: list[Any] = [m for m in (markers or MARKER_ORDER) if m in MARKER_ORDER]
     run += [m for m in MARKER_ORDER if m not in run]

@@ -300,3 +300,42 @@ def test_chat_history_moved_among_the_markers_puts_the_conversation_there(
     exported = client.get(f"/api/v1/instances/{instance_id}/generation/preset",
                           **bearer_auth(alice)).json()
     assert prompt_blocks_from_st_preset(exported)["markers"] == manager["markers"]
+
+
+def test_a_prompt_that_forbids_overrides_keeps_the_cards_prompts_out(store, alice, client,
+                                                                      use_stub):
+    """SillyTavern's "Forbid overrides" on the main and post-history prompts: a card's system
+    prompt and post-history instructions no longer replace them (ST's openai.js); the trace
+    says so, and the preset's export keeps the switch."""
+    preset = st_preset()
+    for prompt in preset["prompts"]:
+        if prompt["identifier"] in ("main", "jailbreak"):
+            prompt["forbid_overrides"] = True
+    character_id = mira_import(store, mira_card(
+        system_prompt="CARD MAIN {{original}}", post_history_instructions="CARD POST"))
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    auth = bearer_auth(alice)
+    client.post(f"/api/v1/instances/{instance_id}/generation/preset", preset,
+                content_type="application/json", **auth)
+    trace_id = card_turn_run(store, instance_id, "Who are you?")
+    sent = json.dumps(use_stub.requests[-1]["messages"])
+    assert "CARD MAIN" not in sent and "CARD POST" not in sent
+    assert "Write Mira's next reply in a fictional chat with alice." in sent
+    assert use_stub.requests[-1]["messages"][-1]["content"] == "Reply in two paragraphs at most."
+    fields = store.trace_read(instance_id, trace_id)["card_fields"]
+    assert "forbids overrides" in fields["system_prompt"]
+    assert "forbids overrides" in fields["post_history_instructions"]
+    exported = client.get(f"/api/v1/instances/{instance_id}/generation/preset", **auth).json()
+    assert sorted(p["identifier"] for p in exported["prompts"] if p.get("forbid_overrides")) \
+        == ["jailbreak", "main"]
+
+
+def test_message_switches_it_does_not_apply_are_listed_as_not_imported():
+    preset = {**st_preset(), "names_behavior": 2, "wrap_in_quotes": True,
+              "squash_system_messages": True}
+    skipped = {item["name"] for item in prompt_blocks_from_st_preset(preset)["skipped"]}
+    assert {"names_behavior", "wrap_in_quotes", "squash_system_messages"} <= skipped
+    at_defaults = {**st_preset(), "names_behavior": 0, "wrap_in_quotes": False,
+                   "squash_system_messages": False}
+    assert prompt_blocks_from_st_preset(at_defaults)["skipped"] == \
+        prompt_blocks_from_st_preset(st_preset())["skipped"]
