@@ -108,6 +108,7 @@ def date_parse(value: Any) -> str | None:
 
 MESSAGE_KEYS = ("name", "is_user", "is_system", "send_date", "mes", "extra", "swipes", "swipe_id")
 SWIPE_INFO = "swipe_info"  # a version's own entry of SillyTavern's swipe_info list
+SHOWN_SWIPE = "imported_swipe"  # which version the message's own date and extra belong to
 NARRATOR_TYPES = ("narrator", "comment", "generic", "help", "welcome", "empty")
 
 
@@ -341,8 +342,8 @@ def _swipes_import(record: dict[str, Any], line: dict[str, Any]) -> dict[str, An
     versions = [{"content": text, **({SWIPE_INFO: entry} if isinstance(entry, dict) else {})}
                 for text, entry in zip(swipes, entries)]
     return {"alternatives": [v for i, v in enumerate(versions) if i != shown],
-            "alternative_position": shown, **{k: v for k, v in versions[shown].items()
-                                              if k == SWIPE_INFO}}
+            "alternative_position": shown, SHOWN_SWIPE: shown,
+            **{k: v for k, v in versions[shown].items() if k == SWIPE_INFO}}
 
 
 def _chat_import_sillytavern(data: bytes) -> ChatImport:

@@ -10,18 +10,32 @@ import json
 from typing import Any
 
 from chat.history_manager.base import reply_versions, version_position
-from chat.import_export.chat_formats import SUMMARY_TYPE, SWIPE_INFO
+from chat.import_export.chat_formats import SHOWN_SWIPE, SUMMARY_TYPE, SWIPE_INFO
 from personalab.lib.markers import markers_removed
 
 
 def _written_back(record: dict[str, Any], line: dict[str, Any]) -> dict[str, Any]:
     """The imported message's own fields over the defaults; PersonaLab's fields win."""
-    extra = dict(line["extra"]) if isinstance(line.get("extra"), dict) else record["extra"]
+    swiped = _swiped_fields(line)
+    extra = dict(swiped.get("extra", line.get("extra")) if isinstance(
+        swiped.get("extra", line.get("extra")), dict) else record["extra"])
     if line.get("reasoning") and "reasoning" not in extra:
         extra["reasoning"] = line["reasoning"]
     carried = line.get("carried") if isinstance(line.get("carried"), dict) else {}
-    return {**carried, **record, "extra": extra,
-            "send_date": line.get("send_date", record["send_date"])}
+    return {**carried, **record, **swiped, "extra": extra,
+            "send_date": swiped.get("send_date", line.get("send_date", record["send_date"]))}
+
+
+def _swiped_fields(line: dict[str, Any]) -> dict[str, Any]:
+    """A reply flipped to another imported swipe: SillyTavern gives the message that swipe's
+    date, timings and `extra` (reasoning, model) from its swipe_info entry; the message's own
+    were the swipe shown when it was imported (SHOWN_SWIPE)."""
+    entry = line.get(SWIPE_INFO)
+    if not isinstance(entry, dict) or (version_position(line) == line.get(SHOWN_SWIPE)
+                                       and isinstance(line.get("extra"), dict)):
+        return {}
+    return {key: entry[key] for key in ("send_date", "gen_started", "gen_finished", "extra")
+            if key in entry}
 
 
 def _swipes_export(line: dict[str, Any], record: dict[str, Any]) -> None:

@@ -245,7 +245,7 @@ def _take_back_last_reply(store: FileStore, ctx: TurnContext, read: SessionRead,
         # The same reply goes on: its versions and what an imported chat kept of it (its own
         # name, date, extra and other fields) stay with it, as SillyTavern's continue keeps them.
         kept = ("alternatives", "alternative_position", "swipe_info", "carried", "extra",
-                "send_date", "name")
+                "send_date", "name", "imported_swipe")
         ctx.reply_extra.update({k: last[k] for k in kept
                                 if k in last and k not in ctx.reply_extra}, continued=True)
     ctx.replace_from = read.first_index + len(read.lines) - 1

@@ -226,7 +226,8 @@ def test_import_page_shows_what_came_in_and_ends_on_the_chat(alice_client, insta
                                  {"file": SimpleUploadedFile("chat.jsonl", data)}, follow=True)
     page = response.content.decode()
     assert response.redirect_chain[-1][0] == f"/instances/{instance}/"
-    assert 'id="import-report"' in page and "Kael" in page and "The 8th message: the line is not valid JSON" in page
+    assert 'id="import-report"' in page and "Kael" in page
+    assert "The 8th message: the line is not valid JSON" in page
     assert "A bell rings somewhere." in page and "hidden from the model" in page
     assert "1 narrator line (1 sent to the model, as SillyTavern sends it)" in page
     assert '"is_user"' not in page
@@ -439,3 +440,32 @@ def test_a_greetings_swipes_with_sillytaverns_empty_swipe_info_export_as_they_ca
     exported = records_of(client.get(f"/api/v1/instances/{instance}/sessions/{session_id}/export"
                                      "?format=jsonl", **auth).content)
     assert exported[1] == greeting
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_reply_flipped_to_another_imported_swipe_exports_that_swipes_date_and_extra(
+        client, auth, instance, store):
+    """SillyTavern gives a swiped message that swipe's send_date, timings and extra from its
+    swipe_info entry; here they stayed the first swipe's, and re-imported, swipe A carried
+    swipe B's reasoning. Back on the swipe shown at import, the message's own come back."""
+    reasoned = {**SWIPED, "extra": {**SWIPED["extra"], "reasoning": "B's thoughts"}}
+    session_id = _upload(client, auth, instance, jsonl([HEADER, USER, reasoned])).json()[
+        "session_id"]
+    url = f"/api/v1/instances/{instance}/sessions/{session_id}"
+
+    def shown(alternative: int) -> dict:
+        flipped = client.post(f"{url}/swipe", {"turn": 1, "alternative": alternative},
+                              content_type="application/json", **auth)
+        assert flipped.status_code == 200, flipped.content
+        return records_of(client.get(f"{url}/export?format=jsonl", **auth).content)[-1]
+
+    first = shown(0)
+    assert (first["mes"], first["swipe_id"]) == ("A", 0)
+    info = SWIPED["swipe_info"][0]
+    assert first["extra"] == info["extra"] and "reasoning" not in first["extra"]
+    assert [first[k] for k in ("send_date", "gen_started", "gen_finished")] == [
+        info["send_date"], info["gen_started"], info["gen_finished"]]
+    back = shown(0)  # the other versions are A's neighbours: index 0 is B again
+    assert back["mes"] == "B"
+    for key in ("extra", "send_date", "gen_started", "gen_finished"):
+        assert back[key] == reasoned[key], key
