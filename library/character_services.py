@@ -111,8 +111,9 @@ def character_delete(store: FileStore, *, character_id: str, user=None) -> None:
                   if user is not None else store.character_read(character_id))
     others = chats_kept_apart(store, definition, kind="character", item_id=character_id)
     if using := chats_using("character", character_id, others):
-        raise in_use_refusal(using, user, what=f"character {definition.get('name') or character_id}",
-                             advice="delete or archive those chats first")
+        raise in_use_refusal(using, user,
+                             what=f"character {definition.get('name') or character_id}",
+                             advice="delete those chats first (an archived chat still plays it)")
     copies_keep_on_delete(store, kind="character", item_id=character_id, item=definition,
                            chats=others)
     store.character_delete(character_id)

@@ -17,9 +17,9 @@ USED_BY = " is used by these chats: "
 CHATS_JOIN = "; "
 # (the item's kind, the advice the refusal ends with) -> the whole sentence
 SENTENCES = {
-    ("character", "delete or archive those chats first"):
-        gettext_lazy("character %(name)s is used by these chats: %(chats)s; delete or archive "
-                     "those chats first"),
+    ("character", "delete those chats first (an archived chat still plays it)"):
+        gettext_lazy("character %(name)s is used by these chats: %(chats)s; delete those chats "
+                     "first (an archived chat still plays it)"),
     ("background", "switch those chats to another background first"):
         gettext_lazy("background %(name)s is used by these chats: %(chats)s; switch those chats "
                      "to another background first"),

@@ -203,8 +203,8 @@ def test_a_refused_delete_names_the_chats_not_their_ids(alice_client, alice, ser
     text = alice_client.post(f"/library/characters/{seraphina}/delete",
                              follow=True).content.decode()
     assert ("character Seraphina is used by these chats: &quot;Forest walk&quot; with Seraphina; "
-            f"the chat with Seraphina started {started}; delete or archive those chats first"
-            ) in text
+            f"the chat with Seraphina started {started}; delete those chats first (an archived "
+            "chat still plays it)") in text
     assert named not in text and unnamed not in text
 
 
@@ -215,7 +215,7 @@ def test_a_refused_delete_reads_in_chinese_on_the_page_and_through_the_api(
     unnamed = instance_create(store, owner=alice, character_id=seraphina)
     started = store.instance_state_read(unnamed)["created_at"][:10]
     chinese = ("角色 Seraphina 仍被这些对话使用：“Forest walk”（与 Seraphina）；与 Seraphina 的对话"
-               f"（{started} 开始）。请先删除或归档这些对话")
+               f"（{started} 开始）。请先删除这些对话（已归档的对话仍在使用它）")
     text = alice_client.post(f"/library/characters/{seraphina}/delete", follow=True,
                              HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert chinese in text

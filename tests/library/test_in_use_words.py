@@ -10,8 +10,8 @@ from library.in_use_words import in_use_words
 from library.refusal_words import refusal_words
 
 REFUSED = ('character Bob is used by these chats: "Evening" with Bob & Ann; the chat with Bob '
-           "started 2026-11-30; inst_x9; 3 more; 2 of other accounts; delete or archive those "
-           "chats first")
+           "started 2026-11-30; inst_x9; 3 more; 2 of other accounts; delete those chats first "
+           "(an archived chat still plays it)")
 
 
 def test_each_chat_of_the_list_is_said_and_an_id_stays_as_written():
@@ -19,7 +19,7 @@ def test_each_chat_of_the_list_is_said_and_an_id_stays_as_written():
         said = in_use_words(REFUSED)
     assert said == ("角色 Bob 仍被这些对话使用：“Evening”（与 Bob & Ann）；"
                     "与 Bob 的对话（2026-11-30 开始）；inst_x9；另外 3 个；"
-                    "其他账户的 2 个。请先删除或归档这些对话")
+                    "其他账户的 2 个。请先删除这些对话（已归档的对话仍在使用它）")
 
 
 def test_a_background_has_its_own_advice():
@@ -37,8 +37,9 @@ def test_in_english_the_refusal_reads_word_for_word_as_raised():
 
 @pytest.mark.parametrize("message", [
     "character x is used by these chats: y; do something else first",
-    "character x is not used; delete or archive those chats first",
-    "lorebook x is used by these chats: y; delete or archive those chats first",
+    "character x is not used; delete those chats first (an archived chat still plays it)",
+    "lorebook x is used by these chats: y; delete those chats first (an archived chat still "
+    "plays it)",
 ])
 def test_another_sentence_is_not_read_as_a_refused_delete(message):
     with translation.override("zh-hans"):
