@@ -33,6 +33,15 @@ def note_from_st(metadata: Any) -> dict[str, Any] | None:
             "role": ROLES[role] if type(role) is int and 0 <= role < len(ROLES) else "system"}
 
 
+def note_position_moved(metadata: dict[str, Any]) -> str:
+    """What the import report adds when SillyTavern placed the note elsewhere than in the chat
+    (its "after / before the main prompt"): PersonaLab sends it at its depth in the chat."""
+    where = {0: "after the main prompt", 2: "before the main prompt"}.get(
+        metadata.get("note_position"))
+    return (f" (SillyTavern placed it {where}; here it goes into the chat at depth "
+            f"{note_from_st(metadata)['depth']})") if where else ""
+
+
 def st_metadata_with_note(metadata: dict[str, Any], note: dict[str, Any]) -> dict[str, Any]:
     """`metadata` with the story's note written in; unchanged (key for key) when the chat
     already carries that note, so an imported chat goes back out as it came in."""

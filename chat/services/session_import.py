@@ -12,7 +12,7 @@ from chat.groups.speakers import Member
 from chat.import_export.chat_formats import ChatImport, chat_import
 from chat.import_export.import_warnings import speakers_warned
 from chat.import_export.imported_groups import NAME_SHOWN_CHARS, chat_group, group_found
-from chat.import_export.st_note import note_from_st
+from chat.import_export.st_note import note_from_st, note_position_moved
 from chat.services.index import instance_index
 from chat.services.instance_settings import MAX_PERSONA_NAME, MAX_SCENARIO_OVERRIDE
 from chat.services.instances import MAX_MEMBERS, greeting_lines
@@ -190,7 +190,8 @@ def _authors_note_taken(store: FileStore, instance_id: str, header: Any) -> list
     if current["text"] and current != note:
         return [f"The chat's author's note was not applied (this story has its own): {shown}"]
     authors_note_save(store, instance_id=instance_id, note=note)
-    return [f"Author's note (depth {note['depth']}, every {note['frequency']} turns): {shown}"]
+    return [f"Author's note (depth {note['depth']}, every {note['frequency']} turns): {shown}"
+            + note_position_moved(header["chat_metadata"])]
 
 
 def _regroup_offer(store: FileStore, *, owner: str | None, header: Any,

@@ -275,6 +275,22 @@ def test_a_chats_authors_note_becomes_the_storys_and_its_edit_goes_back_out(clie
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("position, said", [(0, "after the main prompt"),
+                                            (2, "before the main prompt"), (1, None)])
+def test_a_note_sillytavern_placed_by_the_main_prompt_is_reported_as_moved(
+        client, auth, instance, position, said):
+    """SillyTavern's note "after / before the main prompt" goes into the chat here: the
+    report said only its depth, as if nothing had moved."""
+    header = {**HEADER, "chat_metadata": {**HEADER["chat_metadata"], "note_position": position}}
+    body = _upload(client, auth, instance, jsonl([header, *CHAT[1:]])).json()
+    [note] = [note for note in body["imported"]["notes"] if "Keep it short." in note]
+    if said:
+        assert f"SillyTavern placed it {said}; here it goes into the chat at depth 4" in note
+    else:
+        assert "SillyTavern placed it" not in note
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_story_with_its_own_note_keeps_it_and_the_report_says_so(client, auth, instance,
                                                                    store):
     from memory.authors_note import authors_note_read, authors_note_save
