@@ -163,9 +163,13 @@ def _card_variables(inputs: PromptInputs, templates: TemplateSet, macros: dict[s
 
 
 def _main_default(inputs: PromptInputs, templates: TemplateSet) -> str:
-    """The main prompt when no block sets one: the template's; when it has none, in Chat
+    """The main prompt when no block sets one: an instruct preset's system prompt in text
+    completion; else the template's; when it has none, in Chat
     Completion SillyTavern's default main prompt ("Write {{char}}'s next reply ..."), or the
     prompt manager's edit of it (docs/decisions/default-main-prompt.md)."""
+    instruct = getattr(inputs.story, "instruct", None)
+    if instruct is not None and instruct.system_prompt.strip():
+        return instruct.system_prompt  # text completion with a preset that brings its own
     own = templates.default("main_prompt")
     if own.strip() or inputs.utility is None:
         return own

@@ -64,6 +64,10 @@ class InstructTemplate:
     skip_examples: bool = False  # example dialogues as they are, not as instruct turns
     story_prefix: str | None = None  # None: the system sequence
     story_suffix: str | None = None  # None: the system suffix
+    # The system prompt a preset from before SillyTavern 1.12.6 carries (later ones keep it in
+    # a System Prompt preset, which SillyTavern's export of all its templates holds as
+    # `sysprompt`): the main prompt of a text-completion turn, `{{original}}` of a card's own.
+    system_prompt: str = ""
 
     def as_json(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)
@@ -97,7 +101,10 @@ def instruct_template_read(data: object) -> InstructTemplate:
     (`activation_regex`, `bind_to_context`, ...)."""
     if isinstance(data, dict) and "input_sequence" not in data and isinstance(
             data.get("instruct"), dict):
+        sysprompt = data.get("sysprompt") if isinstance(data.get("sysprompt"), dict) else {}
         data = data["instruct"]
+        if isinstance(sysprompt.get("content"), str) and not data.get("system_prompt"):
+            data = {**data, "system_prompt": sysprompt["content"]}
     if not isinstance(data, dict):
         raise InstructError(message="an instruct template is a JSON object with SillyTavern's "
                                     "fields (input_sequence, output_sequence, ...)")

@@ -79,3 +79,29 @@ def test_a_groups_member_list_is_in_the_prompts_language(store, alice, text_api)
                   if sent["prompt"].endswith("Mira:"))
     assert "Also in this scene (you play only Mira; never speak for them):\n- Rook: " in prompt
     assert "本场景" not in prompt
+
+
+@pytest.mark.parametrize("carried", ["preset", "master_export"])
+def test_an_instruct_presets_system_prompt_is_the_main_prompt_and_a_cards_original(
+        store, alice, staff, client, text_api, carried):
+    """Instruct presets from before SillyTavern 1.12.6 carry `system_prompt` (later, its
+    export of all templates carries `sysprompt`): it was dropped, so `{{system}}` and a card's
+    `{{original}}` were empty."""
+    from personalab.lib.instruct import BUILT_IN as INSTRUCTS
+
+    system = "You're {{char}} in a never-ending roleplay with {{user}}."
+    preset = {**INSTRUCTS["chatml"], "name": "Old ChatML"}
+    body = ({"instruct": {**preset, "system_prompt": system}} if carried == "preset" else
+            {"instruct": {"instruct": preset, "sysprompt": {"name": "RP", "content": system}}})
+    client.force_login(staff)
+    assert client.put("/api/v1/llm/text_completion", body,
+                      content_type="application/json").status_code == 200
+    english(store)
+    plain = solo_create(store, alice, CARD)
+    turn(store, plain)
+    assert "You're Mira in a never-ending roleplay with Ann." in text_api.requests[-1]["prompt"]
+    own = solo_create(store, alice, {**CARD, "data": {
+        **CARD["data"], "name": "Rook", "system_prompt": "{{original}} Keep replies short."}})
+    turn(store, own)
+    assert ("You're Rook in a never-ending roleplay with Ann. Keep replies short."
+            in text_api.requests[-1]["prompt"])
