@@ -21,6 +21,8 @@ _PLACED = re.compile(r"(?P<where>[\w.' ]{1,80}): (?P<rest>.+)", re.S)
 FORMS: Forms = [
     (re.compile(r"(?P<where>[\w.]+) is not UTF-8 text"),
      gettext_lazy("%(where)s is not UTF-8 text")),
+    (re.compile(r"a mistake at line (?P<line>\d{1,9}), column (?P<column>\d{1,9})"),
+     gettext_lazy("a mistake at line %(line)s, column %(column)s")),
     (re.compile(r"field '(?P<field>[^']{1,200})' must be text"),
      gettext_lazy("the field “%(field)s” must be text")),
     (re.compile(r"field '(?P<field>[^']{1,200})' must be a list of text"),

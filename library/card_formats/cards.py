@@ -65,7 +65,11 @@ def _json_decode(raw: bytes | str, where: str) -> Any:
         raise CardError(f"card JSON is invalid: {where} is not UTF-8 text") from None
     try:
         return json_loads_bounded(text)
-    except (json.JSONDecodeError, JsonRefused) as exc:
+    except json.JSONDecodeError as exc:  # where, not the parser's words
+        placed = "" if where == "file" else f"{where}: "
+        raise CardError(f"card JSON is invalid: {placed}a mistake at line {exc.lineno}, "
+                        f"column {exc.colno}") from None
+    except JsonRefused as exc:
         raise CardError(f"card JSON is invalid: {where}: {exc}") from None
 
 

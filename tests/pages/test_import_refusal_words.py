@@ -23,8 +23,13 @@ def _refusal(client, url: str, name: str, data: bytes, language: str) -> str:
 def test_a_broken_card_is_refused_in_chinese_on_a_chinese_page(alice_client):
     page = _refusal(alice_client, "/library/cards/upload", "bad.json", b'{"name": "A" "x"}',
                     "zh-CN")
-    assert "无法导入 bad.json：角色卡的 JSON 无效：file: Expecting" in page
-    assert "card JSON is invalid" not in page
+    assert "无法导入 bad.json：角色卡的 JSON 无效：第 1 行第 14 列有错误" in page
+    assert "card JSON is invalid" not in page and "Expecting" not in page
+
+
+def test_a_broken_card_says_where_in_plain_words_not_the_parsers():
+    assert refusal_words("card JSON is invalid: a mistake at line 3, column 7") == (
+        "the card's JSON is invalid: a mistake at line 3, column 7")
 
 
 def test_a_card_without_a_book_imported_as_a_lorebook_says_so_in_chinese(alice_client):
