@@ -18,6 +18,21 @@ function storyProgressShow() {
 }
 
 export function drawerWire() {
+  // The outline, memory and export come after every message's buttons: a skip link leads
+  // there (opening the drawer on a phone) instead of some 300 presses of Tab.
+  const skip = document.querySelector("[data-testid=skip-to-story]");
+  if (skip) {
+    skip.addEventListener("click", (e) => {
+      e.preventDefault();
+      drawer(true);
+      // A phone's drawer is still hidden as it starts sliding in: focus it once it shows.
+      const side = document.getElementById("drawer");
+      side.focus();
+      if (document.activeElement !== side) {
+        side.addEventListener("transitionend", () => side.focus(), {once: true});
+      }
+    });
+  }
   const card = document.getElementById("outline-card");
   if (card) new MutationObserver(storyProgressShow).observe(card, {childList: true, subtree: true});
   // Escape closes the drawer, unless a dialog is open: the dialog takes its own Escape.

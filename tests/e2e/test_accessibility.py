@@ -25,6 +25,7 @@ from tests.e2e.conftest import (
     Server,
     instance_new,
     scheme_emulate,
+    wait_until,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
@@ -173,3 +174,23 @@ def test_the_keyboard_reaches_the_message_box_first_on_a_chat_page(page: Page,
     assert skip.bounding_box()["y"] >= 0, "the focused link is out of sight"
     page.keyboard.press("Enter")
     assert page.evaluate("document.activeElement.id") == "input"
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["laptop", "phone"])
+def test_the_second_tab_offers_the_story_tools_past_every_message(page: Page, server: Server,
+                                                                 size: dict) -> None:
+    """The outline, memory and export came after every message's buttons: some 300 presses
+    of Tab (newcomer round). The second stop skips there, opening the drawer on a phone."""
+    page.set_viewport_size(size)
+    instance_new(page, server)
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    skip = page.get_by_test_id("skip-to-story")
+    assert page.evaluate("document.activeElement.dataset.testid") == "skip-to-story"
+    assert skip.bounding_box()["y"] >= 0, "the focused link is out of sight"
+    page.keyboard.press("Enter")
+    # (a phone's drawer slides in first)
+    wait_until(page, "() => document.activeElement.id === 'drawer'")
+    assert page.locator("#drawer").is_visible()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.getElementById('drawer').contains(document.activeElement)")
