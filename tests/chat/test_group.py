@@ -254,11 +254,12 @@ def test_a_group_is_named_after_all_its_members_on_the_home_list_the_chat_page_a
     home = alice_client.get("/").content.decode()
     assert "<strong><bdi>Alserqi &amp; Brenna</bdi></strong>" in home
     page = alice_client.get(f"/instances/{group}/").content.decode()
-    assert 'data-testid="chat-title">Alserqi &amp; Brenna</h1>' in page
+    assert 'data-testid="chat-title" title="Alserqi &amp; Brenna">Alserqi &amp; Brenna</h1>' in page
     exported = alice_client.get(f"/api/v1/instances/{group}/sessions/sess_001/export?format=md")
     assert "Alserqi & Brenna" in exported.content.decode().splitlines()[0]
     solo = instance_create(store, owner=alice, character_id=character)
-    assert 'data-testid="chat-title">Alserqi</h1>' in alice_client.get(f"/instances/{solo}/").content.decode()
+    solo_page = alice_client.get(f"/instances/{solo}/").content.decode()
+    assert 'data-testid="chat-title" title="Alserqi">Alserqi</h1>' in solo_page
 
 
 def test_each_members_persona_page_shows_its_own_pinned_prompt(alice_client, group, brenna):

@@ -182,3 +182,19 @@ def test_enter_in_a_settings_field_saves_instead_of_asking_to_restore_a_section(
     assert asked == []
     assert "Saved." in page.locator("body").inner_text()
     assert page.js_errors == []
+
+
+def test_a_long_name_takes_two_lines_of_the_phones_chat_header(page: Page,
+                                                               server: Server) -> None:
+    name = "Commander Evangelina Maximiliana Featherstonehaugh-Worthington of the North"
+    character = api_call(page, server, "POST", "/characters",
+                         {"name": name, "base_persona": "A ranger."})["character_id"]
+    instance = api_call(page, server, "POST", "/instances",
+                        {"character_id": character})["instance_id"]
+    page.set_viewport_size(PHONE)
+    page.goto(f"{server.url}/instances/{instance}/")
+    title = page.get_by_test_id("chat-title")
+    line = title.evaluate("el => parseFloat(getComputedStyle(el).lineHeight)")
+    assert title.bounding_box()["height"] <= 2 * line + 1
+    assert title.get_attribute("title") == name and title.text_content() == name
+    assert page.js_errors == []

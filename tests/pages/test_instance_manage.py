@@ -21,7 +21,8 @@ def test_rename_from_home_shows_the_name_on_the_list_and_the_chat_page(alice_cli
     assert store.instance_state_read(instance)["name"] == "Night run"
     home = alice_client.get("/").content.decode()
     assert "Night run" in home and "Renamed." in home
-    assert 'data-testid="chat-title">Night run</h1>' in alice_client.get(f"/instances/{instance}/").content.decode()
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert 'data-testid="chat-title" title="Night run">Night run</h1>' in page
 
 
 def test_archive_moves_the_instance_aside_and_restore_brings_it_back(alice_client, store,
