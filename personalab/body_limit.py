@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -74,18 +75,29 @@ def _declared_length(scope: dict[str, Any]) -> int | None:
 
 
 class BodyLimit:
-    """Refuses an HTTP request whose body is larger than body_max_bytes allows."""
+    """Refuses an HTTP request whose body is larger than body_max_bytes allows. With
+    `signed_in` (an async check of the cookie and the Authorization header), a body past the
+    anonymous allowance gets the signed-in one only when that login is real."""
 
-    def __init__(self, application: Any) -> None:
+    def __init__(self, application: Any,
+                 signed_in: Callable[..., Awaitable[bool]] | None = None) -> None:
         self.application = application
+        self.signed_in = signed_in
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return await self.application(scope, receive, send)
         headers = dict(scope.get("headers") or [])
-        limit = body_max_bytes(cookie=headers.get(b"cookie", b"").decode("latin-1"),
-                               authorization=b"authorization" in headers)
+        cookie = headers.get(b"cookie", b"").decode("latin-1")
+        limit = body_max_bytes(cookie=cookie, authorization=b"authorization" in headers)
         declared = _declared_length(scope)
+        if (limit > ANONYMOUS_MAX_BYTES and self.signed_in is not None
+                and (declared is None or declared > ANONYMOUS_MAX_BYTES)
+                and scope.get("method") not in ("GET", "HEAD")
+                and not await self.signed_in(
+                    cookie=cookie,
+                    authorization=headers.get(b"authorization", b"").decode("latin-1"))):
+            limit = ANONYMOUS_MAX_BYTES
         if declared is not None and declared > limit:
             return await _refuse(send, limit, scope)
         received = 0

@@ -5,16 +5,20 @@ before the upload's own size checks, so large anonymous posts stalled every acco
 from __future__ import annotations
 
 import json
+from importlib import import_module
 
+import pytest
 from daphne import http_protocol
 from daphne.http_protocol import HTTPFactory
 from django.conf import settings
 from twisted.internet.address import IPv4Address
 from twisted.internet.testing import StringTransport
 
+from chat.models import ApiToken
 from personalab.asgi import application
 from personalab.body_limit import ANONYMOUS_MAX_BYTES, BodyLimit
 from personalab.daphne_request import BoundedWebRequest
+from personalab.request_login import request_signed_in
 from tests.asgi_exchange import asgi_exchange
 
 SIGNED_IN = (b"cookie", f"csrftoken=x; {settings.SESSION_COOKIE_NAME}=abc".encode())
@@ -88,15 +92,41 @@ def test_a_signed_in_body_declared_over_the_largest_upload_is_refused():
     assert "MB" in json.loads(body)["error"]["message"]
 
 
+@pytest.mark.django_db(transaction=True)
 def test_the_apps_chunked_body_that_grows_past_the_limit_is_cut_off_before_django_parses_it(
         settings):
     settings.PERSONALAB_REQUEST_MAX_BYTES = 1000
     chunks = [b"--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"c.png\"\r\n\r\n",
               b"\0" * 600, b"\0" * 600, b"\r\n--B--\r\n"]
     status, body = _exchange(application, _scope("/api/v1/characters/import", [
-        SIGNED_IN, (b"content-type", b"multipart/form-data; boundary=B")]), chunks)
+        _session_cookie(), (b"content-type", b"multipart/form-data; boundary=B")]), chunks)
     assert status == 413
     assert json.loads(body)["error"]["code"] == "too_large"
+
+
+def _session_cookie() -> tuple[bytes, bytes]:
+    """The cookie of a session the app holds (an empty one: the allowance asks only that it
+    exists)."""
+    session = import_module(settings.SESSION_ENGINE).SessionStore()
+    session.create()
+    return (b"cookie", f"{settings.SESSION_COOKIE_NAME}={session.session_key}".encode())
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("login, allowed", [
+    ("made-up cookie", False), ("made-up token", False), ("session", True), ("token", True)])
+def test_a_body_past_the_anonymous_allowance_needs_a_real_login(alice, login, allowed):
+    """A made-up `sessionid` or bearer token earned the signed-in allowance, so anonymous
+    clients sent 32 MB bodies that Django read whole (red team)."""
+    header = {"made-up cookie": SIGNED_IN, "session": _session_cookie(),
+              "made-up token": (b"authorization", b"Bearer not-a-token"),
+              "token": (b"authorization", f"Bearer {ApiToken.issue(alice)}".encode())}[login]
+    app = _Recording()
+    size = ANONYMOUS_MAX_BYTES * 3
+    status, _ = _exchange(BodyLimit(app, signed_in=request_signed_in), _scope(
+        "/api/v1/characters/import", [header, (b"content-length", str(size).encode())]),
+        [b"x" * size])
+    assert (status == 200, app.called) == (allowed, allowed)
 
 
 class _Server:
