@@ -110,6 +110,24 @@ def character_filter(entry: dict[str, Any]) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+# SillyTavern's editor keeps a tag filter as its tags' ids (a uuid, or an older timestamp),
+# names only its own settings.json holds; a world file brings the ids alone.
+ST_TAG_ID = regex.compile(r"\d{10,16}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def character_filter_note(entry: dict[str, Any], speaker: dict[str, Any] | None) -> str:
+    """What a fired entry's reason adds when its tag filter names only SillyTavern tag ids
+    that none of the speaker's tags is: such a filter is left unapplied rather than read
+    backwards ("only for" never firing, "not for" always)."""
+    tags = _texts(character_filter(entry).get("tags"))
+    own = {str(t).casefold() for t in (speaker or {}).get("tags") or []}
+    if not tags or any(tag.casefold() in own for tag in tags) or \
+            not all(ST_TAG_ID.fullmatch(tag) for tag in tags):
+        return ""
+    return (f" (its character filter names SillyTavern tag ids {', '.join(tags)[:120]}, not "
+            "tag names: not applied; name the tags in the lorebook editor)")
+
+
 def _filter_reason(entry: dict[str, Any], speaker: dict[str, Any] | None) -> str:
     """Why the character filter keeps `entry` out for `speaker` ('' when it does not)."""
     rule = character_filter(entry)
@@ -128,6 +146,8 @@ def _filter_reason(entry: dict[str, Any], speaker: dict[str, Any] | None) -> str
     if tags:
         own_tags = {str(t).casefold() for t in speaker.get("tags") or []}
         tagged = any(tag.casefold() in own_tags for tag in tags)
+        if not tagged and all(ST_TAG_ID.fullmatch(tag) for tag in tags):
+            return ""  # unread, not reversed: character_filter_note says so
         if tagged == exclude:
             return (f"character filter: {'not for' if exclude else 'only for'} tags "
                     f"{', '.join(tags)}; the speaker {who} has "
@@ -258,6 +278,8 @@ class _Turn:
         if blocked:
             self.drop(entry, f"{blocked}; would have fired: {reason}")
             return None
+        if self.speaker is not None:
+            reason += character_filter_note(entry, self.speaker)
         if phase == "cooldown":
             self.drop(entry, f"on cooldown; would have fired: {reason}")
             return None

@@ -265,3 +265,26 @@ async def test_decorators_activate_or_hold_back_an_entry_and_never_reach_the_mod
     # The file keeps the decorators as written.
     book_id = store.character_read(character)["lorebook_ids"][0]
     assert store.lorebook_read(book_id)["entries"][0]["content"] == "@@activate\nALWAYS-HERE"
+
+
+def test_a_tag_filter_of_sillytavern_tag_ids_is_not_read_backwards():
+    """SillyTavern keeps a tag filter as tag ids, whose names only its settings.json holds:
+    compared with tag names, "only for fantasy" never fired and "not for fantasy" always did.
+    Such a filter is left unapplied, and the trace says why; tag names still filter."""
+    from library.lore.lorebook import lorebook_validate
+
+    def entry(uid: int, tags: list[str], exclude: bool) -> dict:
+        return {"uid": uid, "keys": ["kettle"], "content": f"E{uid}",
+                "character_filter": {"names": [], "tags": tags, "isExclude": exclude}}
+
+    book = {**lorebook_validate({"name": "Tags", "entries": [
+        entry(1, ["1700000000123"], False), entry(2, ["1700000000123"], True),
+        entry(3, ["fantasy"], False), entry(4, ["fantasy"], True),
+        entry(5, ["5b1c7f2e-8d9a-4c1b-9f3e-2a6d8c4b1e07"], False)]}), "lorebook_id": "lb_t"}
+    match = lorebook_match([book], messages=["the kettle whistles"], count_tokens=len,
+                           speaker={"name": "Mira", "id": "c1", "tags": ["Fantasy"]})
+    fired = {item["content"]: item["reason"] for item in match.fired}
+    assert sorted(fired) == ["E1", "E2", "E3", "E5"]
+    assert all("SillyTavern tag ids" in fired[name] for name in ("E1", "E2", "E5"))
+    assert "SillyTavern tag ids" not in fired["E3"]
+    assert match.dropped[0]["reason"].startswith("character filter: not for tags fantasy")
