@@ -97,6 +97,18 @@ def templates_for(store: FileStore) -> TemplateStore:
 
 # --- loading -----------------------------------------------------------------
 
+def _turn_of_reply(read: Any, trigger: bool) -> int:
+    """A new turn, unless this answers a player's line no reply follows (a trigger after a
+    deleted reply, an imported chat, a group's kept line): that line's turn, as a reply sent
+    with it would have had. (Its reply was once numbered past it, leaving the line's turn
+    "pending" for ever.)"""
+    last = next((line for line in reversed(read.lines) if line.get("role")), None)
+    if trigger and last is not None and last["role"] == "user" \
+            and isinstance(last.get("turn"), int):
+        return last["turn"]
+    return read.last_turn + 1
+
+
 def context_load(store: FileStore, *, instance_id: str, user_text: str,
                  regenerate: bool = False, continue_reply: bool = False,
                  speaker: Pick | None = None, trigger: bool = False) -> TurnContext:
@@ -121,7 +133,7 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
     character = character_for_chat(store, state=instance_state, character_id=speaker_id) \
         if speaker_id else {}
     ctx = TurnContext(
-        instance_id=instance_id, session_id=session_id, turn=read.last_turn + 1,
+        instance_id=instance_id, session_id=session_id, turn=_turn_of_reply(read, trigger),
         user_text=user_text, instance_state=instance_state, character_state=character_state,
         character=character,
         background=background_for_chat(store, state=instance_state),

@@ -217,3 +217,30 @@ def test_regenerate_when_the_chat_ends_with_the_players_line_asks_for_the_missin
     assert response.status_code == 200 and response.json()["answer_text"] == "at last"
     assert [m["content"] for m in store.session_read(instance, "sess_001").messages[-2:]] == [
         "anyone?", "at last"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_reply_asked_for_after_a_deleted_one_answers_the_players_turn(
+        client, alice, instance, store, use_stub):
+    """The missing reply was written under the next turn number: the player's turn stayed
+    "pending" for ever and the reply answered no turn (long-chat probe)."""
+    from tests.stub_llm import Reply
+
+    use_stub.script(Reply("one"), Reply("two"), Reply("two again"), Reply("three"))
+    for text in ("first", "second"):
+        assert _call(client, alice, "post", "/api/v1/chat",
+                     {"instance_id": instance, "query": text}).status_code == 200
+    session = f"/api/v1/instances/{instance}/sessions/sess_001"
+    row = _call(client, alice, "get", f"{session}/messages").json()["rows"][-1]
+    assert row["content"] == "two"
+    deleted = _call(client, alice, "delete",
+                    f"{session}/messages/{row['index']}?fingerprint={row['fingerprint']}")
+    assert deleted.status_code == 200, deleted.content
+    response = _call(client, alice, "post", f"/api/v1/instances/{instance}/regenerate")
+    assert response.status_code == 200 and response.json()["turn"] == 2
+    messages = store.session_read(instance, "sess_001").messages
+    assert [(m["role"], m["turn"]) for m in messages[-2:]] == [("user", 2), ("assistant", 2)]
+    current = _call(client, alice, "get", f"{session}/current_response?turn=2").json()
+    assert (current["status"], current["content"]) == ("complete", "two again")
+    assert _call(client, alice, "post", "/api/v1/chat",
+                 {"instance_id": instance, "query": "third"}).json()["turn"] == 3
