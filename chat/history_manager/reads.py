@@ -88,7 +88,12 @@ def session_open(store: FileStore, *, instance_id: str, key: str,
         if store.session_tail_pending(instance_id, key):  # a change a crash cut short
             with contextlib.suppress(InstanceBusy), store.instance_lock(instance_id):
                 store.session_repair(instance_id, key)
-        return store.session_read(instance_id, key, pick=pick), False
+        read = store.session_read(instance_id, key, pick=pick)
+        # A reply a crash cut (kill -9) read as "streaming" and left out until another route
+        # completed it; one a turn is writing now is left alone.
+        if read.partial is not None and store.session_repair_when_idle(instance_id, key):
+            read = store.session_read(instance_id, key, pick=pick)
+        return read, False
     for path in _archived_paths(store, instance_id):
         if path.stem == key:
             return read_session_file(path), True

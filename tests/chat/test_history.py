@@ -491,15 +491,17 @@ def test_a_history_page_of_a_long_session_shows_what_a_whole_read_shows(store, i
     with store.session_path(instance, "sess_001").open("ab") as handle:
         handle.write(b'{"role": "user", broken}\n'
                      b'{"role":"assistant","turn":1251,"streaming":true,"content":"\xe6\xb5\x81')
-    for page in (None, 1, 7, 13, 999, -3):
-        paged = history_read.messages_page(store, instance_id=instance, session_key="sess_001",
-                                      page=page, page_size=100)
-        # a search every row matches reads the whole session and pages the same rows
-        whole = history_read.messages_page(store, instance_id=instance, session_key="sess_001",
-                                      page=page, page_size=100, query="句")
-        assert {**paged, "query": ""} == {**whole, "query": ""}
-        assert paged["total"] == 2518 and paged["streaming"] and len(paged["problems"]) == 1
-        assert paged["rows"][-1]["is_last_reply"] is (page in (None, 999))
+    with store.instance_lock(instance):  # the reply is streaming: a turn holds the chat
+        for page in (None, 1, 7, 13, 999, -3):
+            paged = history_read.messages_page(store, instance_id=instance,
+                                               session_key="sess_001", page=page, page_size=100)
+            # a search every row matches reads the whole session and pages the same rows
+            whole = history_read.messages_page(store, instance_id=instance,
+                                               session_key="sess_001", page=page, page_size=100,
+                                               query="句")
+            assert {**paged, "query": ""} == {**whole, "query": ""}
+            assert paged["total"] == 2518 and paged["streaming"] and len(paged["problems"]) == 1
+            assert paged["rows"][-1]["is_last_reply"] is (page in (None, 999))
     row = next(r for r in history_read.session_list(store, instance_id=instance)
                if r["session_id"] == "sess_001")
     # The session list counts what the pager counts: every line the history lists.
@@ -563,3 +565,15 @@ def test_a_branch_counts_its_messages_as_the_session_list_does(store, instance):
     listed = history_read.messages_page(store, instance_id=instance,
                                         session_key=branch["session_id"], page_size=1000)
     assert branch["message_count"] == listed["total"] == 4
+
+
+def test_a_reply_a_crash_cut_is_listed_once_nothing_streams_it(store, instance):
+    """After kill -9 mid-reply the history said "streaming" and left the cut reply out, until
+    another route completed the line (long-chat probe); a reply being written stays apart."""
+    store.session_append(instance, "sess_001", {"role": "user", "content": "go on", "turn": 1})
+    with store.session_path(instance, "sess_001").open("ab") as handle:
+        handle.write(b'{"role":"assistant","turn":1,"streaming":true,"content":"half a rep')
+    page = history_read.messages_page(store, instance_id=instance, session_key="sess_001")
+    assert page["streaming"] is False
+    assert (page["rows"][-1]["content"], page["rows"][-1]["role"]) == ("half a rep", "assistant")
+    assert store.session_read(instance, "sess_001").messages[-1]["interrupted"] is True
