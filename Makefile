@@ -31,7 +31,9 @@ $(VENV)/.installed: pyproject.toml Makefile | $(BIN)/python
 
 install: $(VENV)/.installed
 
+# A port already taken is said before the setup steps, not after them by Daphne.
 run: install
+	@$(BIN)/python -c "import socket, sys; taken = socket.socket().connect_ex(('$(HOST)', $(PORT))) == 0; sys.exit('Port $(PORT) on $(HOST) is already in use (another server?): stop it, or run make run PORT=8080' if taken else 0)"
 	$(BIN)/python manage.py migrate --noinput
 	HOST=$(HOST) PORT=$(PORT) $(BIN)/python manage.py bootstrap
 	$(BIN)/python manage.py seed_demo
