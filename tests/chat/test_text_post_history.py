@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from personalab.lib.instruct import BUILT_IN as INSTRUCTS
 from personalab.lib.story_string import BUILT_IN as CONTEXTS
 from tests.stub_llm import Reply
 from tests.text_turns import english, group_create, group_turn, solo_create, turn
@@ -87,8 +88,6 @@ def test_an_instruct_presets_system_prompt_is_the_main_prompt_and_a_cards_origin
     """Instruct presets from before SillyTavern 1.12.6 carry `system_prompt` (later, its
     export of all templates carries `sysprompt`): it was dropped, so `{{system}}` and a card's
     `{{original}}` were empty."""
-    from personalab.lib.instruct import BUILT_IN as INSTRUCTS
-
     system = "You're {{char}} in a never-ending roleplay with {{user}}."
     preset = {**INSTRUCTS["chatml"], "name": "Old ChatML"}
     body = ({"instruct": {**preset, "system_prompt": system}} if carried == "preset" else

@@ -5,6 +5,7 @@ from types import SimpleNamespace
 import pytest
 import regex
 
+from library.lore import keys
 from library.lore.lorebook import LorebookError, lore_blocks, lorebook_match, lorebook_validate
 from personalab.lib.macros import macros_replace
 
@@ -334,8 +335,6 @@ def test_compiling_regex_keys_counts_in_the_turns_regex_time(monkeypatch):
     """Many linked books of costly regex keys were all compiled every turn, outside the 1 s a
     turn's regexes may take (red team: 100 books made each turn 6 s and slowed every account);
     compiling now counts, and the keys past the budget are not tried, said once."""
-    from library.lore import keys
-
     compiled: list[str] = []
     clock = SimpleNamespace(now=0.0)  # the turn's time: 1/16 s a compile, searches free
 

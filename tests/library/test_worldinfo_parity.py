@@ -11,6 +11,7 @@ from chat.services.instances import instance_create
 from library.character_services import character_save
 from library.lore import vector_store as lore_vector_store
 from library.lore.activation import delay_level, lorebook_match
+from library.lore.lorebook import lorebook_validate
 from library.personas.services import persona_create
 from personalab.lib.embedding import embeddings
 from tests.library.lore_turns import lore_fired_dropped, lore_turn_run, lorebook_link
@@ -220,7 +221,6 @@ async def test_vectorized_entries_fire_on_a_chat_close_to_their_content(
 # SillyTavern files carrying these fields: read, acted on, written back as they came ----------
 
 def test_a_sillytavern_world_file_with_the_new_fields_round_trips_and_is_understood():
-    from library.lore.lorebook import lorebook_validate
     from library.lore.placement import lore_outlets
     from library.lore.st_files import lorebook_file_read, lorebook_to_st_world
 
@@ -271,8 +271,6 @@ def test_a_tag_filter_of_sillytavern_tag_ids_is_not_read_backwards():
     """SillyTavern keeps a tag filter as tag ids, whose names only its settings.json holds:
     compared with tag names, "only for fantasy" never fired and "not for fantasy" always did.
     Such a filter is left unapplied, and the trace says why; tag names still filter."""
-    from library.lore.lorebook import lorebook_validate
-
     def entry(uid: int, tags: list[str], exclude: bool) -> dict:
         return {"uid": uid, "keys": ["kettle"], "content": f"E{uid}",
                 "character_filter": {"names": [], "tags": tags, "isExclude": exclude}}
