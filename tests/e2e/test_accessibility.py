@@ -25,6 +25,7 @@ from tests.e2e.conftest import (
     Server,
     instance_new,
     scheme_emulate,
+    screenshot_take,
     wait_until,
 )
 
@@ -192,5 +193,6 @@ def test_the_second_tab_offers_the_story_tools_past_every_message(page: Page, se
     # (a phone's drawer slides in first)
     wait_until(page, "() => document.activeElement.id === 'drawer'")
     assert page.locator("#drawer").is_visible()
+    screenshot_take(page, f"skip_to_story_{size['width']}", full_page=False)
     page.keyboard.press("Tab")
     assert page.evaluate("document.getElementById('drawer').contains(document.activeElement)")

@@ -197,4 +197,5 @@ def test_a_long_name_takes_two_lines_of_the_phones_chat_header(page: Page,
     line = title.evaluate("el => parseFloat(getComputedStyle(el).lineHeight)")
     assert title.bounding_box()["height"] <= 2 * line + 1
     assert title.get_attribute("title") == name and title.text_content() == name
+    screenshot_take(page, "long_name_header_390", full_page=False)
     assert page.js_errors == []
