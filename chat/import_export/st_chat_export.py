@@ -17,8 +17,8 @@ from personalab.lib.markers import markers_removed
 def _written_back(record: dict[str, Any], line: dict[str, Any]) -> dict[str, Any]:
     """The imported message's own fields over the defaults; PersonaLab's fields win."""
     swiped = _swiped_fields(line)
-    extra = dict(swiped.get("extra", line.get("extra")) if isinstance(
-        swiped.get("extra", line.get("extra")), dict) else record["extra"])
+    own = swiped.get("extra", line.get("extra"))
+    extra = dict(own) if isinstance(own, dict) else record["extra"]
     if line.get("reasoning") and "reasoning" not in extra:
         extra["reasoning"] = line["reasoning"]
     carried = line.get("carried") if isinstance(line.get("carried"), dict) else {}

@@ -17,6 +17,7 @@ from chat.groups.prompt import lines_for_speaker, unnamed_lines_by
 from chat.groups.scene import lines_with_own_macros, scene_members_blocks, unnamed_name
 from chat.groups.speakers import Pick
 from chat.history_manager.base import reply_versions
+from chat.import_export.chat_formats import SHOWN_SWIPE
 from chat.play.lore import lore_for_turn, persona_depth_blocks
 from chat.play.macros import macro_values_for, player_macro_values
 from chat.play.memory import speaker_id, turn_director, turn_recall
@@ -257,7 +258,7 @@ def _take_back_last_reply(store: FileStore, ctx: TurnContext, read: SessionRead,
         # The same reply goes on: its versions and what an imported chat kept of it (its own
         # name, date, extra and other fields) stay with it, as SillyTavern's continue keeps them.
         kept = ("alternatives", "alternative_position", "swipe_info", "carried", "extra",
-                "send_date", "name", "imported_swipe")
+                "send_date", "name", SHOWN_SWIPE)
         ctx.reply_extra.update({k: last[k] for k in kept
                                 if k in last and k not in ctx.reply_extra}, continued=True)
     ctx.replace_from = read.first_index + len(read.lines) - 1

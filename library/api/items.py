@@ -176,7 +176,7 @@ def characters_list(request: HttpRequest, offset: int = 0, limit: int = LIMIT_DE
     """Your characters and shared ones (staff: all) by name, each its whole definition, a page
     at a time."""
     return _items_page(request, "characters", selectors.characters_visible_to(user=request.auth),
-                       get_store().character_read, offset=offset, limit=limit)
+                       "character_id", get_store().character_read, offset=offset, limit=limit)
 
 
 @characters_router.post("/characters", response={201: CharacterCreated})
@@ -357,16 +357,16 @@ def character_card_charx(request: HttpRequest, character_id: str, spec: str | No
 def backgrounds_list(request: HttpRequest, offset: int = 0, limit: int = LIMIT_DEFAULT):
     """Your backgrounds and shared ones (staff: all) by name, each whole, a page at a time."""
     return _items_page(request, "backgrounds",
-                       selectors.backgrounds_visible_to(user=request.auth),
+                       selectors.backgrounds_visible_to(user=request.auth), "background_id",
                        get_store().background_read, offset=offset, limit=limit)
 
 
-def _items_page(request: HttpRequest, kind: str, rows, read, *, offset: int,
+def _items_page(request: HttpRequest, kind: str, rows, id_field: str, read, *, offset: int,
                 limit: int) -> dict:
     """One page of a list of characters or backgrounds, as the list's schema has it; links to
     books this account may not see are left out of each item."""
     hidden = selectors.lorebooks_hidden_from(user=request.auth)
-    page = page_read(rows, id_field=f"{kind[:-1]}_id", offset=offset, limit=limit,
+    page = page_read(rows, id_field=id_field, offset=offset, limit=limit,
                      read=lambda item_id: selectors.links_shown(read(item_id), hidden=hidden))
     return {kind: page["items"], "total": page["total"], "next_offset": page["next_offset"]}
 
