@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+from chat.groups.members import is_group
 from chat.groups.round import conversation_turn, round_done_event
 from chat.play.turn import turn_run
 from personalab.lib.filestore.store import FileStore
@@ -17,17 +18,21 @@ async def redo_run(instance_id: str, *, action: str, emit, stop: asyncio.Event |
     """`action`: "regenerate" or "continue". Answers the `done` event and the reply's whole
     text."""
     store = get_store()
-    if await asyncio.to_thread(_ends_with_player_line, store, instance_id):
+    unanswered, group = await asyncio.to_thread(_ends_with_player_line, store, instance_id)
+    if unanswered and group:  # who answers is the round's choice
         results = await conversation_turn(store, instance_id=instance_id, user_text=None,
                                           emit=emit, stop=stop)
         return round_done_event(results), results[-1].answer_text if results else ""
     result = await turn_run(store, instance_id=instance_id, user_text="", emit=emit, stop=stop,
-                            regenerate=action == "regenerate",
-                            continue_reply=action == "continue")
+                            regenerate=action == "regenerate" and not unanswered,
+                            continue_reply=action == "continue" and not unanswered,
+                            trigger=unanswered)
     return result.done_event(), result.answer_text
 
 
-def _ends_with_player_line(store: FileStore, instance_id: str) -> bool:
-    session_id = store.instance_state_read(instance_id).get("current_session_id")
-    messages = store.session_read(instance_id, session_id, newest=1).messages
-    return bool(messages) and messages[-1].get("role") == "user"
+def _ends_with_player_line(store: FileStore, instance_id: str) -> tuple[bool, bool]:
+    """(the chat ends with the player's line, it has several characters)."""
+    state = store.instance_state_read(instance_id)
+    messages = store.session_read(instance_id, state.get("current_session_id"),
+                                  newest=1).messages
+    return bool(messages) and messages[-1].get("role") == "user", is_group(state)

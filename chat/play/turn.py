@@ -90,7 +90,8 @@ class TurnResult:
     def done_event(self) -> dict[str, Any]:
         event = {"type": "done", "trace_id": self.trace_id, "turn": self.turn,
                  "session_id": self.session_id, "interrupted": self.interrupted,
-                 "empty": self.empty, "truncated": self.truncated, "error": bool(self.error), "director": self.director}
+                 "empty": self.empty, "truncated": self.truncated, "error": bool(self.error),
+                 "director": self.director}
         return {**event, "speaker": self.speaker} if self.speaker else event
 
 
@@ -110,16 +111,19 @@ def validate_user_text(text: object) -> str:
 
 async def turn_run(store: FileStore, *, instance_id: str, user_text: str, emit: Emit,
                    stop: asyncio.Event | None = None, provider: Provider | None = None,
-                   regenerate: bool = False, continue_reply: bool = False) -> TurnResult:
+                   regenerate: bool = False, continue_reply: bool = False,
+                   trigger: bool = False) -> TurnResult:
     """Run one turn. Raises TurnRefused before anything streams; afterwards every outcome
-    (done, stop, disconnect, empty, LLM error) ends in a whole line and a TurnResult."""
-    if not (regenerate or continue_reply):
+    (done, stop, disconnect, empty, LLM error) ends in a whole line and a TurnResult.
+    `trigger`: the reply to the lines already there, no new player line."""
+    if not (regenerate or continue_reply or trigger):
         user_text = validate_user_text(user_text)
     stop = stop or asyncio.Event()
     with instance_locked(store, instance_id):
         result = await turn_locked(store, instance_id=instance_id, user_text=user_text,
                                    emit=emit, stop=stop, provider=provider,
-                                   regenerate=regenerate, continue_reply=continue_reply)
+                                   regenerate=regenerate, continue_reply=continue_reply,
+                                   trigger=trigger)
     await recaps_roll(store, instance_id, provider, emit)
     return result
 

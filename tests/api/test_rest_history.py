@@ -238,6 +238,8 @@ def test_the_reply_asked_for_after_a_deleted_one_answers_the_players_turn(
     assert deleted.status_code == 200, deleted.content
     response = _call(client, alice, "post", f"/api/v1/instances/{instance}/regenerate")
     assert response.status_code == 200 and response.json()["turn"] == 2
+    assert response.json()["speaker"] is None  # one character: no group's member named
+    assert "speaker" not in store.session_read(instance, "sess_001").messages[-1]
     messages = store.session_read(instance, "sess_001").messages
     assert [(m["role"], m["turn"]) for m in messages[-2:]] == [("user", 2), ("assistant", 2)]
     current = _call(client, alice, "get", f"{session}/current_response?turn=2").json()
