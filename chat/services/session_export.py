@@ -16,6 +16,7 @@ from chat.import_export.st_note import st_metadata_with_note
 from chat.services.instances import MAX_MEMBERS, instance_create, instance_for_user
 from chat.services.session_import import session_import
 from chat.services.sessions import session_live_check, session_read_repaired
+from chat.templatetags.sessions import session_label
 from library.selectors import (
     background_for_use,
     character_for_chat_optional,
@@ -53,7 +54,7 @@ def session_export(store: FileStore, *, instance_id: str, session_id: str,
             character_name = members_title(members_of(store, state)) or character_name
         text = chat_export_markdown(lines=lines, user_name=user_name,
                                     character_name=character_name,
-                                    title=f"{character_name} · {instance_id} · {session_id}")
+                                    title=_markdown_title(state, character_name, session_id))
         return text.encode("utf-8"), "text/markdown; charset=utf-8"
     imported = read.metadata.get("imported")
     header = imported.get("header") if isinstance(imported, dict) else None
@@ -150,3 +151,10 @@ def _group_header(header: dict[str, Any] | None, members: list[Member],
         **card_join_settings(state)}
     header["chat_metadata"] = metadata
     return header
+
+
+def _markdown_title(state: dict[str, Any], character_name: str, session_id: str) -> str:
+    """"Night run · Mira · conversation 2": what the player calls the chat and the session,
+    never their ids (the newcomer round found "Mira · inst_004 · sess_001")."""
+    return " · ".join(part for part in (state.get("name"), character_name,
+                                        session_label(session_id)) if part)

@@ -142,6 +142,8 @@ def test_chat_import_and_export_are_refused_to_another_account(client, bob, alic
     mine = client.get(f"/api/v1/instances/{chatted}/sessions/sess_001/export?format=md",
                       **alice_auth)
     assert mine.status_code == 200 and "answer 1" in mine.content.decode()
+    # titled as the player knows the chat, not by its ids (newcomer round)
+    assert mine.content.decode().splitlines()[0] == "# Alserqi · conversation 1"
     bad = client.get(f"/api/v1/instances/{chatted}/sessions/sess_001/export?format=pdf",
                      **alice_auth)
     assert bad.status_code == 400 and "format" in bad.json()["error"]["fields"]
