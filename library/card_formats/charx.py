@@ -3,10 +3,11 @@
 Framework-free. Reading never extracts to disk and never trusts the zip's own sizes: every
 member is read with a cap, the archive has a cap on members, on bytes in total (as unpacked:
 a file of zeros counts at its full size) and on how much it may grow over its packed size, and
-only member names made of plain path parts under `assets/` are kept (no `..`, no absolute paths,
-no backslashes), so nothing in a CHARX can name a place outside the character's folder. Names
-that could not all be written (too long, too deep, one a folder of another, the same twice) are
-refused here, before anything is written.
+only member names made of plain path parts are kept, under `assets/` (another app's files at the
+root, such as RisuAI's module.risum, under assets/_charx_kept/, written back at the root by an
+export; no `..`, no absolute paths, no backslashes), so nothing in a CHARX can name a place
+outside the character's folder. Names that could not all be written (too long, too deep, one a
+folder of another, the same twice) are refused here, before anything is written.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ MAX_NAME_CHARS = 240  # under NAME_MAX and far under PATH_MAX once below the dat
 MAX_NAME_PARTS = 8
 RATIO_FREE_BYTES = 2**20  # a small archive of text may pack well; past this, the ratio counts
 CARD_MEMBER = "card.json"
+# Other files of the archive (RisuAI's module.risum, x_meta/…) are kept with the assets under
+# this folder and written back where they were, so an export keeps what another app put in.
+KEPT_FOLDER = "assets/_charx_kept"
 ASSET_PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._ -]{0,127}$")
 # The V3 spec spells it "embeded://"; writers in the wild also use "embedded://".
 EMBEDDED_PREFIXES = ("embeded://", "embedded://")
@@ -129,9 +133,10 @@ def charx_read(data: bytes, *, limits: CharxLimits | None = None) -> Charx:
     with archive:
         infos = _members(archive)
         _declared_check(infos, len(data), limits)
-        asset_names_check([i.filename for i in infos if asset_path_safe(i.filename)])
+        stored = {info.filename: _stored_name(info.filename) for info in infos}
+        asset_names_check([name for name in stored.values() if name])
         for info in infos:
-            if info.filename != CARD_MEMBER and not asset_path_safe(info.filename):
+            if info.filename != CARD_MEMBER and not stored[info.filename]:
                 result.skipped.append(info.filename)
                 continue
             try:
@@ -144,10 +149,21 @@ def charx_read(data: bytes, *, limits: CharxLimits | None = None) -> Charx:
             if info.filename == CARD_MEMBER:
                 result.card = _card_json(body)
             else:
-                result.assets[info.filename] = body
+                result.assets[stored[info.filename]] = body
     if result.card is None:
         raise CharxError("CHARX has no card.json at its root")
     return result
+
+
+def _stored_name(name: str) -> str | None:
+    """Where a member is kept among the character's assets: an asset as it is, another file of
+    plain path parts under KEPT_FOLDER; None for card.json and for what is not kept."""
+    if name == CARD_MEMBER:
+        return None
+    if asset_path_safe(name):
+        return name
+    kept = f"{KEPT_FOLDER}/{name}"
+    return kept if not name.startswith("assets/") and asset_path_safe(kept) else None
 
 
 def _card_json(body: bytes) -> Any:
@@ -190,6 +206,8 @@ def charx_write(card: dict[str, Any], *, assets: dict[str, bytes]) -> bytes:
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(CARD_MEMBER, json.dumps(card, ensure_ascii=False, indent=2))
         for name, body in sorted(assets.items()):
-            if asset_path_safe(name):
+            if name.startswith(f"{KEPT_FOLDER}/"):
+                archive.writestr(name[len(KEPT_FOLDER) + 1:], body)
+            elif asset_path_safe(name):
                 archive.writestr(name, body)
     return buffer.getvalue()

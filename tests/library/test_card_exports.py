@@ -133,6 +133,21 @@ def test_charx_imports_and_exports_with_its_assets(store, tmp_path):
     assert card == CHARX_CARD
 
 
+def test_charx_files_another_app_put_beside_the_assets_come_back_where_they_were(store):
+    """RisuAI writes its module (lorebooks, regex) as module.risum at the root: the export
+    dropped it (SillyTavern-parity probe). Unsafe names are still left out."""
+    data = _charx({"card.json": json.dumps(CHARX_CARD).encode(),
+                   "assets/icon/images/main.png": PNG_1PX,
+                   "module.risum": b"\x00risu module", "x_meta/main.json": b"{}",
+                   "../evil.txt": b"escape"})
+    character_id = character_import_card(store, data=data, filename="mira.charx")
+    exported = character_export_card(store, character_id=character_id, fmt="charx")
+    with zipfile.ZipFile(io.BytesIO(exported)) as archive:
+        assert sorted(archive.namelist()) == ["assets/icon/images/main.png", "card.json",
+                                              "module.risum", "x_meta/main.json"]
+        assert archive.read("module.risum") == b"\x00risu module"
+
+
 def test_charx_caps_refuse_a_bomb_and_name_the_member(store):
     bomb = _charx({"card.json": json.dumps(CHARX_CARD).encode(),
                    "assets/other/big.bin": b"\0" * (17 * 2**20)})
