@@ -443,7 +443,12 @@ def _prompt_lines(ctx: TurnContext, *, player_name: str | None = None,
                                  unnamed_name=unnamed_name)
     # The pipeline keeps only messages and summaries itself, walking from the newest back.
     if ctx.continue_from:
-        return [*ctx.lines, {"role": "assistant", "content": ctx.continue_from, "turn": ctx.turn}]
+        # The reply being continued is the speaker's own (in a group, read as another
+        # member's it went out as the first member's line, for the speaker to go on with).
+        own = ({"speaker": ctx.speaker.character_id, "name": ctx.character.get("name") or ""}
+               if ctx.speaker is not None else {})
+        return [*ctx.lines, {"role": "assistant", "content": ctx.continue_from,
+                             "turn": ctx.turn, **own}]
     return ctx.lines
 
 

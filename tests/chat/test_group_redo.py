@@ -66,6 +66,11 @@ def test_continue_extends_the_same_members_reply(store, group, brenna, use_stub)
     _redo(store, group, continue_reply=True)
 
     assert "沉默的机械师" in _system(use_stub.requests[-1])
+    # The reply going on is Brenna's own line, not another member's as the player hears it
+    # (it went out as 'Alserqi: 我修引擎' from the player: group probe).
+    sent = use_stub.requests[-1]["messages"]
+    assert not any("我修引擎" in m["content"] and m["role"] == "user" for m in sent)
+    assert any(m["role"] == "assistant" and m["content"].startswith("我修引擎") for m in sent)
     last = session_lines(store, group)[-1]
     assert last["speaker"] == brenna and last["name"] == "Brenna"
     assert last["content"] == "我修引擎，很快就好。"
