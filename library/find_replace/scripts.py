@@ -233,13 +233,19 @@ def _replaced(pattern: regex.Pattern[str], text: str, script: RegexScript, macro
     template = _MATCH_MACRO.sub("$0", script.replace)
     produced = [0]
 
-    def one(match: regex.Match[str]) -> str:
-        def group(ref: regex.Match[str]) -> str:
-            number = int(ref.group(1))
-            found = match.group(number) if number <= len(match.groups()) else None
-            return _trimmed(found, script.trim, macros) if found else ""
+    refs = [int(ref.group(1)) for ref in _GROUP_REF.finditer(template)]
 
-        result = macros(_GROUP_REF.sub(group, template))
+    def one(match: regex.Match[str]) -> str:
+        values: dict[int, str] = {}
+        for number in refs:
+            if number not in values:
+                found = match.group(number) if number <= len(match.groups()) else None
+                values[number] = _trimmed(found, script.trim, macros) if found else ""
+        # Measured before it is built: "$0" 40,000 times over a long match asked for 80 G
+        # characters, the cap checked only once they were there (red team).
+        if produced[0] + len(template) + sum(len(values[n]) for n in refs) > MAX_RESULT_CHARS:
+            raise _TooLong(f"its result passed {MAX_RESULT_CHARS:,} characters")
+        result = macros(_GROUP_REF.sub(lambda ref: values[int(ref.group(1))], template))
         produced[0] += len(result)
         if produced[0] > MAX_RESULT_CHARS:
             raise _TooLong(f"its result passed {MAX_RESULT_CHARS:,} characters")

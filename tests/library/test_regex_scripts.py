@@ -21,6 +21,7 @@ from chat.services.instances import instance_create
 from library.card_formats.card_import import character_import_card
 from library.card_formats.export import character_export_card
 from library.errors import LibraryError
+from library.find_replace import scripts as runs
 from library.find_replace.services import (
     card_scripts_allow,
     regex_scripts_account_read,
@@ -430,3 +431,24 @@ def test_the_editor_and_the_import_page_say_a_card_has_scripts(store, alice, ali
     assert alice_client.post(url, submitted).status_code == 302
     assert 'name="regex_scripts_allowed" value="1" checked' in alice_client.get(
         url).content.decode()
+
+
+def test_a_replacement_that_would_grow_past_the_cap_is_refused_before_it_is_built(monkeypatch):
+    """"$0" 40,000 times over a long match asked for gigabytes, the 2 M cap checked only once
+    they were built: the server ran out of memory and every turn of the chat failed (red team).
+    Now measured first: the script changes nothing and says why."""
+    built: list[int] = []
+    real_sub = runs._GROUP_REF.sub
+    monkeypatch.setattr(runs, "_GROUP_REF", type("Refs", (), {
+        "finditer": staticmethod(runs._GROUP_REF.finditer),
+        "sub": staticmethod(lambda repl, text: built.append(1) or real_sub(repl, text))}))
+    script = runs.script_read({"scriptName": "grow", "findRegex": "/^[\\s\\S]+$/",
+                                  "replaceString": "$0" * 40_000, "placement": [1, 2]})
+    run = runs.RegexRun(scripts=(script,))
+    line = "x" * 100
+    assert run.text(line, 1) == line and built == []
+    assert "changed nothing: its result passed 2,000,000 characters" in run.problems[0]
+    small = runs.RegexRun(scripts=(runs.script_read({
+        "scriptName": "twice", "findRegex": "/a/g", "replaceString": "$0$0",
+        "placement": [1]}),))
+    assert small.text("banana", 1) == "baanaanaa"
