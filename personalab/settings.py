@@ -192,6 +192,10 @@ PERSONALAB_INSTANCES_PER_ACCOUNT = env_int("PERSONALAB_INSTANCES_PER_ACCOUNT", 5
 PERSONALAB_SESSIONS_PER_INSTANCE = env_int("PERSONALAB_SESSIONS_PER_INSTANCE", 1000, minimum=0)
 PERSONALAB_EXPORTS_PER_ACCOUNT = env_int("PERSONALAB_EXPORTS_PER_ACCOUNT", 2, minimum=1)
 PERSONALAB_IMPORTS_PER_ACCOUNT = env_int("PERSONALAB_IMPORTS_PER_ACCOUNT", 2, minimum=1)
+# Chat WebSockets one account may hold open on one worker: each connect costs a database check
+# on the thread every page view shares, and 1,000 at once from one account held others' pages
+# for seconds (red team, 2026-12-02). A player's tabs and devices are far fewer.
+PERSONALAB_SOCKETS_PER_ACCOUNT = env_int("PERSONALAB_SOCKETS_PER_ACCOUNT", 200, minimum=1)
 # Exports run in this many worker processes (chat/import_export/export_process.py), started with the first;
 # 0 runs them in the server's own threads (tests).
 PERSONALAB_EXPORT_PROCESSES = env_int("PERSONALAB_EXPORT_PROCESSES", 2, minimum=0)

@@ -9,6 +9,7 @@ import contextlib
 import json
 import logging
 import time
+from collections import Counter
 from importlib import import_module
 from types import SimpleNamespace
 
@@ -41,6 +42,9 @@ ACTING_FRAMES = ("send", "trigger", "regenerate", "continue", "aside", "imperson
 # How long another tab's followed turn is relayed on the last check of that login.
 FOLLOW_CHECK_SECONDS = 5.0
 SIGNED_OUT_CLOSE = 4401
+TOO_MANY_CLOSE = 4429
+# Open chat sockets per account in this process (PERSONALAB_SOCKETS_PER_ACCOUNT).
+_open_sockets: Counter[int] = Counter()
 
 
 def scope_language(scope: dict) -> str:
@@ -70,9 +74,17 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.aside_stop = asyncio.Event()
         self.stop_event = asyncio.Event()
         user = self.scope.get("user")
-        if user is None or not user.is_authenticated or not await self._may_open(user):
+        if user is None or not user.is_authenticated:
             await self.close(code=4404)
             return
+        if _open_sockets[user.pk] >= settings.PERSONALAB_SOCKETS_PER_ACCOUNT:
+            await self.close(code=TOO_MANY_CLOSE)  # before the check that costs a query
+            return
+        if not await self._may_open(user):
+            await self.close(code=4404)
+            return
+        _open_sockets[user.pk] += 1
+        self.counted = user.pk
         await self.accept()
         await self._follow()
         # Whatever the files hold and the index missed is indexed before the next question
@@ -300,6 +312,12 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def disconnect(self, code) -> None:
         self.closed = True
+        counted = getattr(self, "counted", None)
+        if counted is not None:
+            self.counted = None
+            _open_sockets[counted] -= 1
+            if _open_sockets[counted] <= 0:
+                del _open_sockets[counted]
         if getattr(self, "group", None):
             with contextlib.suppress(Exception):
                 await self.channel_layer.group_discard(self.group, self.channel_name)

@@ -1,4 +1,5 @@
-"""The chat WebSocket: streaming, stop, disconnect, busy, malformed frames, origin and owner checks."""
+"""The chat WebSocket: streaming, stop, disconnect, busy, malformed frames, origin and owner
+checks, sockets per account."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from django.test import Client
 
 from chat.live.consumers import ChatConsumer
 from personalab.asgi import application
-from tests.socket_tabs import events_until_done, tab_connect
+from tests.socket_tabs import HOST, ORIGIN, events_until_done, session_cookie, tab_connect
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -181,3 +182,22 @@ async def test_regenerate_on_a_chat_ending_with_the_players_line_answers_it(
     assert events[-1]["type"] == "done"
     lines = (await sync_to_async(store.session_read)(instance, "sess_001")).messages
     assert [line["content"] for line in lines[-2:]] == ["Still there?", "Always."]
+
+
+async def test_an_account_holds_so_many_sockets_and_gets_one_back_when_one_closes(
+        alice, instance, settings):
+    """1,000 sockets opened at once by one account held every other account's pages for
+    seconds (red team): past PERSONALAB_SOCKETS_PER_ACCOUNT a connect is refused before its
+    database check."""
+    settings.PERSONALAB_SOCKETS_PER_ACCOUNT = 2
+    first, _ = await tab_connect(alice, instance)
+    second, _ = await tab_connect(alice, instance)
+    third = WebsocketCommunicator(application, f"/ws/chat/{instance}/", headers=[
+        (b"origin", ORIGIN), (b"host", HOST), (b"cookie", await session_cookie(alice))])
+    connected, code = await third.connect()
+    assert (connected, code) == (False, 4429)
+    await first.disconnect()
+    again, connected = await tab_connect(alice, instance)
+    assert connected
+    for tab in (second, again):
+        await tab.disconnect()
