@@ -3,6 +3,7 @@ SSE), sessions and traces. The history manager's routes are in chat/api/history.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Iterator
 from typing import Any
@@ -296,8 +297,9 @@ async def chat(request: HttpRequest, payload: ChatIn):
     with _refusal_said():
         results = await conversation_turn(get_store(), instance_id=instance_id,
                                           user_text=query, emit=emit, speaker=speaker)
-    if not results:
-        return {"trace_id": None, "session_id": "", "instance_id": instance_id, "turn": 0,
+    if not results:  # nobody answered (manual order, every member muted): the line is kept
+        kept = await asyncio.to_thread(_players_line_kept, instance_id)
+        return {"trace_id": None, **kept, "instance_id": instance_id,
                 "answer_text": "", "warnings": [warning_said(w) for w in warnings],
                 "interrupted": False, "empty": True, "truncated": False, "error": None}
     result = results[-1]
@@ -492,3 +494,12 @@ def trace_detail(request: HttpRequest, trace_id: str, include_session: bool = Fa
         trace["session_summary"] = session_summary(get_store(), row.instance_id,
                                                    trace["session_id"])
     return trace
+
+
+def _players_line_kept(instance_id: str) -> dict:
+    """Where a round nobody answered kept the player's line: its session and turn (they were
+    "" and 0, as if nothing was written)."""
+    store = get_store()
+    session_id = store.instance_state_read(instance_id)["current_session_id"]
+    read = store.session_read(instance_id, session_id, newest=1)
+    return {"session_id": session_id, "turn": read.last_turn}

@@ -285,3 +285,18 @@ def test_the_home_list_previews_the_last_line_as_the_chat_page_reads_it(alice_cl
     preview = home.split('data-testid="instance-last">', 1)[1].split("</p>", 1)[0]
     assert preview == (f"<strong><bdi>Mira</bdi>:</strong> Mira wipes grease from her hands. "
                        f"You lost, {player}?")
+
+
+async def test_a_rest_round_nobody_answers_says_where_the_players_line_was_kept(
+        alice_client, store, group, use_stub):
+    """It answered session "" and turn 0, as if nothing was written (group probe)."""
+    reply_order_set(store, group, "manual")
+    response = await sync_to_async(alice_client.post)(
+        "/api/v1/chat", {"instance_id": group, "query": "大家好"},
+        content_type="application/json")
+    body = response.json()
+    line = session_lines(store, group)[-1]
+    assert (body["answer_text"], line["content"]) == ("", "大家好")
+    assert (body["session_id"], body["turn"]) == (
+        store.instance_state_read(group)["current_session_id"], line["turn"])
+    assert body["turn"] >= 1
