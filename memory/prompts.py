@@ -120,9 +120,29 @@ def persona_update_messages(*, character_name: str, base_persona: str, evolved_p
             {"role": "user", "content": body}]
 
 
+_GROUP_RECAP = {
+    "zh": (
+        "请用一到三句话概括下面这几轮对话中发生的事情（前情提要），以第三人称叙述，"
+        "写明角色{names}和玩家做了什么、说定了什么。只输出概括本身。"
+    ),
+    "en": (
+        "Summarize what happened in the rounds below in one to three sentences (a recap), in the "
+        "third person: what the characters {names} and the player did and agreed. "
+        "Output only the recap."
+    ),
+}
+
+
 def recap_messages(*, character_name: str, turns: list[dict[str, Any]],
                    locale: str = "zh") -> list[dict[str, str]]:
+    """The recap request; rounds where several characters spoke name them all (a group's
+    recap was asked of "Mira and the other person", and reached every member's prompt)."""
     key = prompt_locale(locale)
-    return [{"role": "system", "content": _RECAP[key].format(name=character_name)},
+    speakers = list(dict.fromkeys(str(line["name"]) for line in turns
+                                  if line.get("role") == "assistant" and line.get("name")))
+    system = (_GROUP_RECAP[key].format(names=("、" if key == "zh" else ", ").join(
+        f"「{name}」" if key == "zh" else f'"{name}"' for name in speakers))
+        if len(speakers) > 1 else _RECAP[key].format(name=character_name))
+    return [{"role": "system", "content": system},
             {"role": "user",
              "content": transcript_text(turns, character_name=character_name, locale=key)}]
