@@ -188,7 +188,8 @@ def _recalled_line(hit: Hit) -> dict[str, Any]:
             "instance_id": str(hit.metadata.get("instance_id") or ""),
             "role": str(hit.metadata.get("role") or ""),
             "speaker": str(hit.metadata.get("name") or hit.metadata.get("speaker") or ""),
-            "date": str(hit.metadata.get("timestamp") or "")[:10]}
+            "date": str(hit.metadata.get("timestamp") or "")[:10],
+            **({"joined": True} if hit.metadata.get("joined") else {})}
 
 
 def recalled_entries(report: dict[str, Any], *, user_name: str, character_name: str,
@@ -201,11 +202,30 @@ def recalled_entries(report: dict[str, Any], *, user_name: str, character_name: 
     names = {"user": user_name, "assistant": character_name}
     entries = []
     for passage in report.get("passages") or []:
-        texts = [message_macros_replace(line["text"], macros, seed=line["id"]) if macros
+        texts = [_joined_filled(line, macros) if line.get("joined")
+                 else message_macros_replace(line["text"], macros, seed=line["id"]) if macros
                  else line["text"] for line in passage["lines"]]
-        said = [f"{speaker}{mark}{text}" if (speaker := line["speaker"]
-                                             or names.get(line["role"], "")) else text
+        said = [text if line.get("joined") else f"{speaker}{mark}{text}"
+                if (speaker := line["speaker"] or names.get(line["role"], "")) else text
                 for line, text in zip(passage["lines"], texts)]
         entries.append({"text": "\n  ".join(said), "speaker": "", "date": passage["date"],
                         "source": passage["source"], "role": ""})
     return entries
+
+
+def _joined_filled(line: dict[str, Any], macros: Mapping[str, str] | None) -> str:
+    """A group's greetings recalled together ("Mira: …" a line each): each line's macros are
+    its own speaker's, as the chat shows them ({{char}} was the recalling member's)."""
+    if not macros:
+        return line["text"]
+    own = {str(values.get("char")): values
+           for values in getattr(macros, "by_speaker", {}).values() if values.get("char")}
+    filled = []
+    for part in line["text"].split("\n"):
+        name, sep, text = part.partition(": ")
+        if sep and name in own:
+            values = {**macros, **own[name]}
+            filled.append(f"{name}{sep}{message_macros_replace(text, values, seed=line['id'])}")
+        else:
+            filled.append(message_macros_replace(part, macros, seed=line["id"]))
+    return "\n".join(filled)

@@ -96,7 +96,8 @@ def turn_embedding_text(turn: dict[str, Any]) -> str:
 def turn_metadata(line: dict[str, Any], owner: dict[str, Any]) -> dict[str, Any]:
     return {**owner, "turn": int(line["turn"]), "role": line["role"],
             "timestamp": str(line.get("timestamp") or ""),
-            "speaker": str(line.get("speaker") or ""), "name": str(line.get("name") or "")}
+            "speaker": str(line.get("speaker") or ""), "name": str(line.get("name") or ""),
+            **({"joined": True} if line.get("joined") else {})}
 
 
 def turn_context_text(line: dict[str, Any], previous: dict[str, Any] | None) -> str:

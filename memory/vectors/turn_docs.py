@@ -29,7 +29,7 @@ def turn_is_indexable(line: dict[str, Any]) -> bool:
 def turns_indexable(lines: Iterable[Any]) -> list[dict[str, Any]]:
     """The indexable lines in file order, one per turn and role: lines that share both (a
     group's greetings) become the first of them with every one's text after its speaker's
-    name, and no speaker of its own."""
+    name, and no speaker of its own (`joined`: the recall section names no one over it)."""
     kept: dict[tuple[int, str], dict[str, Any]] = {}
     for line in lines:
         if not isinstance(line, dict) or not turn_is_indexable(line):
@@ -41,5 +41,5 @@ def turns_indexable(lines: Iterable[Any]) -> list[dict[str, Any]]:
             continue
         said = turn_text(str(first["content"]), first)
         kept[key] = {**first, "content": f"{said}\n{turn_text(str(line['content']), line)}",
-                     "speaker": "", "name": ""}
+                     "speaker": "", "name": "", "joined": True}
     return list(kept.values())
