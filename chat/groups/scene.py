@@ -48,6 +48,17 @@ def lines_with_own_macros(store: FileStore, *, state: dict[str, Any],
             else line for line in lines]
 
 
+def recall_macros(store: FileStore, *, state: dict[str, Any], lines: list[dict[str, Any]],
+                  macros: dict[str, str], member_names: tuple[str, ...]) -> LineMacros:
+    """The macros recalled lines are read with in a group: the speaker's, {{group}}, and each
+    member's own (a group's greetings are recalled together, each with its own {{char}})."""
+    group = ", ".join(member_names) or macros.get("char", "")
+    return LineMacros({**macros, "group": group, "charIfNotGroup": group}, {
+        member: character_macro_values(character_for_chat_optional(
+            store, state=state, character_id=member))
+        for member in own_macro_speakers(state, lines, besides=None)})
+
+
 def unnamed_name(store: FileStore, state: dict[str, Any]) -> str:
     character_id = unnamed_lines_by(state) or ""
     return character_for_chat_optional(store, state=state,

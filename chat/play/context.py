@@ -14,7 +14,12 @@ from typing import Any
 from chat.groups.cards import card_join_for_turn, inputs_joined, prompt_fitted
 from chat.groups.members import is_group, members_of
 from chat.groups.prompt import lines_for_speaker, unnamed_lines_by
-from chat.groups.scene import lines_with_own_macros, scene_members_blocks, unnamed_name
+from chat.groups.scene import (
+    lines_with_own_macros,
+    recall_macros,
+    scene_members_blocks,
+    unnamed_name,
+)
 from chat.groups.speakers import Pick
 from chat.history_manager.base import reply_versions
 from chat.import_export.chat_formats import SHOWN_SWIPE
@@ -392,7 +397,9 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         recalled=[] if window.memory_tokens <= 0 else recalled_entries(
             recall, user_name=persona["name"], locale=locale,
             character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", ""),
-            macros=macros),
+            macros=recall_macros(store, state=ctx.instance_state, lines=ctx.lines,
+                                 macros=macros, member_names=member_names)
+            if group else macros),
         pinned=pinned,
         recaps=[item["text"] for item in recaps],
         recap_spans=recap_spans(recaps, ctx.session_id),

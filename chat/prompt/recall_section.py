@@ -200,11 +200,15 @@ def recalled_entries(report: dict[str, Any], *, user_name: str, character_name: 
     and its macros filled in as the conversation's lines are (a greeting is kept as written)."""
     mark = SPEAKER_MARK.get(locale.split("-")[0].split("_")[0], ": ")
     names = {"user": user_name, "assistant": character_name}
+    # In a group each member's lines are read with its own {{char}} (as the chat shows them),
+    # not the recalling member's.
+    own = {str(values["char"]): {**macros, **values}
+           for values in getattr(macros, "by_speaker", {}).values() if values.get("char")}
     entries = []
     for passage in report.get("passages") or []:
-        texts = [_joined_filled(line, macros) if line.get("joined")
-                 else message_macros_replace(line["text"], macros, seed=line["id"]) if macros
-                 else line["text"] for line in passage["lines"]]
+        texts = [_joined_filled(line, macros, own) if line.get("joined")
+                 else _filled(line["text"], own.get(line["speaker"], macros), line["id"])
+                 for line in passage["lines"]]
         said = [text if line.get("joined") else f"{speaker}{mark}{text}"
                 if (speaker := line["speaker"] or names.get(line["role"], "")) else text
                 for line, text in zip(passage["lines"], texts)]
@@ -213,19 +217,17 @@ def recalled_entries(report: dict[str, Any], *, user_name: str, character_name: 
     return entries
 
 
-def _joined_filled(line: dict[str, Any], macros: Mapping[str, str] | None) -> str:
-    """A group's greetings recalled together ("Mira: …" a line each): each line's macros are
-    its own speaker's, as the chat shows them ({{char}} was the recalling member's)."""
-    if not macros:
-        return line["text"]
-    own = {str(values.get("char")): values
-           for values in getattr(macros, "by_speaker", {}).values() if values.get("char")}
+def _filled(text: str, macros: Mapping[str, str] | None, seed: str) -> str:
+    return message_macros_replace(text, macros, seed=seed) if macros else text
+
+
+def _joined_filled(line: dict[str, Any], macros: Mapping[str, str] | None,
+                   own: dict[str, dict[str, str]]) -> str:
+    """A group's greetings recalled together ("Mira: …" a line each), each line read with its
+    own speaker's macros."""
     filled = []
     for part in line["text"].split("\n"):
         name, sep, text = part.partition(": ")
-        if sep and name in own:
-            values = {**macros, **own[name]}
-            filled.append(f"{name}{sep}{message_macros_replace(text, values, seed=line['id'])}")
-        else:
-            filled.append(message_macros_replace(part, macros, seed=line["id"]))
+        filled.append(f"{name}{sep}{_filled(text, own[name], line['id'])}" if sep and name in own
+                      else _filled(part, macros, line["id"]))
     return "\n".join(filled)

@@ -4,10 +4,19 @@ their own speakers' lines: the recall section put the block in the recalling mem
 
 from __future__ import annotations
 
+import asyncio
+
+import pytest
+
 from chat.prompt.recall_section import recalled_entries
+from chat.services.instances import instance_create
+from library.character_services import character_save
+from memory import runtime
 from memory.vectors.index import turn_metadata
 from memory.vectors.turn_docs import turns_indexable
 from personalab.lib.line_macros import LineMacros
+from tests.group_turns import turn_said
+from tests.stub_llm import Reply
 
 GREETINGS = [{"role": "assistant", "turn": 0, "content": "Mira greets you.", "speaker": "c_mira",
               "name": "Mira", "greeting": True},
@@ -37,3 +46,28 @@ def test_one_line_keeps_its_speaker_from_the_recalling_side():
     [entry] = recalled_entries(report, user_name="Ann", character_name="Mira", locale="en",
                                macros={"user": "Ann", "char": "Mira"})
     assert entry["text"] == "Mira: Hello Ann."
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_member_recalls_anothers_greeting_in_that_members_words(
+        store, alice, character, background, memory_on, use_stub):
+    """Through real turns: Cato's greeting says {{char}}; Alserqi recalls it as Cato's."""
+    cato = character_save(store, user=alice, character_id=None, data={
+        "name": "Cato", "base_persona": "A lighthouse keeper.", "visibility": "private",
+        "greeting": "I am {{char}}, keeper of the amber lighthouse, and {{group}} are my guests."})
+    store.module_write("history", {**store.module_read("history"), "trim_max_messages": 2})
+    store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
+    group = instance_create(store, owner=alice, character_ids=[character, cato],
+                            background_id=background, reply_order="list")
+    for said in ("The rain has stopped.", "Let us eat.", "The bread is warm."):
+        use_stub.script(Reply("Yes."))
+        asyncio.run(turn_said(store, group, said))
+    runtime.drain()
+    use_stub.script(Reply("That was Cato."))
+    asyncio.run(turn_said(store, group, "Who keeps the amber lighthouse?", speaker=character))
+    system = use_stub.requests[-1]["messages"][0]["content"]
+    recalled = system[system.index("=== 历史事件回忆 ==="):]
+    recalled = recalled[:recalled.index("===", 20)]
+    assert "Cato：I am Cato, keeper of the amber lighthouse, and Alserqi, Cato are my " \
+           "guests." in recalled
+    assert "I am Alserqi" not in recalled
