@@ -7,9 +7,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from chat.groups.members import is_group, members_of
+from chat.groups.scene import recall_macros
 from chat.play.macros import macro_values_for
 from chat.play.turn_records import TurnContext
-from chat.prompt.recall_section import RecallSection, recall_prepare
+from chat.prompt.recall_section import (
+    RecallSection,
+    members_macros,
+    recall_prepare,
+    recalled_text,
+)
 from director.logic import DirectorWords, director_prepare_context
 from library.selectors import persona_effective
 from memory import runtime as memory_runtime
@@ -22,7 +29,6 @@ from memory.selectors import (
     reference_instance_ids,
 )
 from personalab.lib.filestore.store import FileStore
-from personalab.lib.macros import message_macros_replace
 from personalab.lib.participants import member_ids
 
 
@@ -73,7 +79,8 @@ def _related_conversations(store: FileStore, ctx: TurnContext) -> list[str]:
                                       character_id=speaker_id(ctx), exclude=ctx.instance_id)
 
 
-def turn_director(store: FileStore, ctx: TurnContext, words: DirectorWords) -> dict[str, Any] | None:
+def turn_director(store: FileStore, ctx: TurnContext,
+                  words: DirectorWords) -> dict[str, Any] | None:
     settings = store.module_read("director")
     threshold = ctx.config["thresholds"].get("rag_fallback_threshold",
                                              settings.get("rag_fallback_threshold", 3))
@@ -88,13 +95,20 @@ def turn_director(store: FileStore, ctx: TurnContext, words: DirectorWords) -> d
                 store, instance_id=ctx.instance_id, instance_state=ctx.instance_state,
                 character_id=speaker_id(ctx)),
             background_id=ctx.instance_state.get("background_id") or "", index=index)
-        # This conversation's lines as the prompt shows them: a greeting is kept as written.
+        # This conversation's lines as the prompt shows them: a greeting is kept as written,
+        # and in a group each member's line says its own {{char}}.
         values = macro_values_for(character=ctx.character, lines=[], persona=persona_effective(
             store, owner=ctx.instance_state.get("owner"),
             persona_id=ctx.instance_state.get("persona_id")))
+        if is_group(ctx.instance_state):
+            values = recall_macros(store, state=ctx.instance_state, lines=ctx.lines,
+                                   macros=values, member_names=tuple(
+                                       m.name for m in members_of(store, ctx.instance_state)))
+        own = members_macros(values)
         kept = _recall_kept(store, ctx)  # as everyday recall: witnessed, on this timeline
-        return ([message_macros_replace(h.text, values, seed=h.id)
-                 for h in current if kept(h.metadata)],
+        return ([recalled_text(h.text, speaker=str(h.metadata.get("name") or ""),
+                               joined=bool(h.metadata.get("joined")), macros=values, own=own,
+                               seed=h.id) for h in current if kept(h.metadata)],
                 [h.text for h in reference if kept(h.metadata)])
 
     recall_on = recall_enabled(store)

@@ -200,15 +200,12 @@ def recalled_entries(report: dict[str, Any], *, user_name: str, character_name: 
     and its macros filled in as the conversation's lines are (a greeting is kept as written)."""
     mark = SPEAKER_MARK.get(locale.split("-")[0].split("_")[0], ": ")
     names = {"user": user_name, "assistant": character_name}
-    # In a group each member's lines are read with its own {{char}} (as the chat shows them),
-    # not the recalling member's.
-    own = {str(values["char"]): {**macros, **values}
-           for values in getattr(macros, "by_speaker", {}).values() if values.get("char")}
+    own = members_macros(macros)
     entries = []
     for passage in report.get("passages") or []:
-        texts = [_joined_filled(line, macros, own) if line.get("joined")
-                 else _filled(line["text"], own.get(line["speaker"], macros), line["id"])
-                 for line in passage["lines"]]
+        texts = [recalled_text(line["text"], speaker=line["speaker"],
+                               joined=bool(line.get("joined")), macros=macros, own=own,
+                               seed=line["id"]) for line in passage["lines"]]
         said = [text if line.get("joined") else f"{speaker}{mark}{text}"
                 if (speaker := line["speaker"] or names.get(line["role"], "")) else text
                 for line, text in zip(passage["lines"], texts)]
@@ -217,17 +214,26 @@ def recalled_entries(report: dict[str, Any], *, user_name: str, character_name: 
     return entries
 
 
+def members_macros(macros: Mapping[str, str] | None) -> dict[str, dict[str, str]]:
+    """Each group member's macros by its name (a LineMacros' `by_speaker`), over the turn's."""
+    return {str(values["char"]): {**macros, **values}
+            for values in getattr(macros, "by_speaker", {}).values() if values.get("char")}
+
+
+def recalled_text(text: str, *, speaker: str, joined: bool, macros: Mapping[str, str] | None,
+                  own: dict[str, dict[str, str]], seed: str) -> str:
+    """A recalled line with its macros filled as the chat shows it: in a group each member's
+    line with its own {{char}}, not the recalling member's; a group's greetings recalled
+    together (`joined`, "Mira: …" a line each) each with its speaker's."""
+    if not joined:
+        return _filled(text, own.get(speaker, macros), seed)
+    filled = []
+    for part in text.split("\n"):
+        name, sep, said = part.partition(": ")
+        filled.append(f"{name}{sep}{_filled(said, own[name], seed)}" if sep and name in own
+                      else _filled(part, macros, seed))
+    return "\n".join(filled)
+
+
 def _filled(text: str, macros: Mapping[str, str] | None, seed: str) -> str:
     return message_macros_replace(text, macros, seed=seed) if macros else text
-
-
-def _joined_filled(line: dict[str, Any], macros: Mapping[str, str] | None,
-                   own: dict[str, dict[str, str]]) -> str:
-    """A group's greetings recalled together ("Mira: …" a line each), each line read with its
-    own speaker's macros."""
-    filled = []
-    for part in line["text"].split("\n"):
-        name, sep, text = part.partition(": ")
-        filled.append(f"{name}{sep}{_filled(text, own[name], line['id'])}" if sep and name in own
-                      else _filled(part, macros, line["id"]))
-    return "\n".join(filled)

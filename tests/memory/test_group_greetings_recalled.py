@@ -51,7 +51,8 @@ def test_one_line_keeps_its_speaker_from_the_recalling_side():
 @pytest.mark.django_db(transaction=True)
 def test_a_member_recalls_anothers_greeting_in_that_members_words(
         store, alice, character, background, memory_on, use_stub):
-    """Through real turns: Cato's greeting says {{char}}; Alserqi recalls it as Cato's."""
+    """Through real turns: Cato's greeting says {{char}}; Alserqi recalls it as Cato's, and
+    the director's reminder lists it so."""
     cato = character_save(store, user=alice, character_id=None, data={
         "name": "Cato", "base_persona": "A lighthouse keeper.", "visibility": "private",
         "greeting": "I am {{char}}, keeper of the amber lighthouse, and {{group}} are my guests."})
@@ -71,3 +72,7 @@ def test_a_member_recalls_anothers_greeting_in_that_members_words(
     assert "Cato：I am Cato, keeper of the amber lighthouse, and Alserqi, Cato are my " \
            "guests." in recalled
     assert "I am Alserqi" not in recalled
+    # the director's reminder lists the story's events the same way
+    events = system[system.index("【当前剧情中已发生的事件】"):]
+    assert "I am Cato, keeper of the amber lighthouse, and Alserqi, Cato are my guests." in events
+    assert "I am Alserqi" not in system
