@@ -39,10 +39,8 @@ def lines_with_own_macros(store: FileStore, *, state: dict[str, Any],
                           persona: dict[str, Any]) -> list[dict[str, Any]]:
     """`lines` with other members' lines read with their own {{char}}: the pipeline fills in
     the speaker's values, which would make Bob's greeting say Ann's name when Ann speaks."""
-    values = LineMacros(macro_values_for(character=character, persona=persona, lines=[]), {
-        member: character_macro_values(character_for_chat_optional(
-            store, state=state, character_id=member))
-        for member in own_macro_speakers(state, lines, besides=speaker_id)})
+    values = LineMacros(macro_values_for(character=character, persona=persona, lines=[]),
+                        _members_values(store, state, lines, besides=speaker_id))
     return [{**line, "content": line_macros_replace(line, values)}
             if line.get("speaker") in values.by_speaker and line.get("role") == "assistant"
             else line for line in lines]
@@ -53,10 +51,16 @@ def recall_macros(store: FileStore, *, state: dict[str, Any], lines: list[dict[s
     """The macros recalled lines are read with in a group: the speaker's, {{group}}, and each
     member's own (a group's greetings are recalled together, each with its own {{char}})."""
     group = ", ".join(member_names) or macros.get("char", "")
-    return LineMacros({**macros, "group": group, "charIfNotGroup": group}, {
-        member: character_macro_values(character_for_chat_optional(
-            store, state=state, character_id=member))
-        for member in own_macro_speakers(state, lines, besides=None)})
+    return LineMacros({**macros, "group": group, "charIfNotGroup": group},
+                      _members_values(store, state, lines, besides=None))
+
+
+def _members_values(store: FileStore, state: dict[str, Any], lines: list[dict[str, Any]], *,
+                    besides: str | None) -> dict[str, dict[str, str]]:
+    """Each member's own macro values (and any other speaker's of `lines`), by character id."""
+    return {member: character_macro_values(character_for_chat_optional(
+                store, state=state, character_id=member))
+            for member in own_macro_speakers(state, lines, besides=besides)}
 
 
 def unnamed_name(store: FileStore, state: dict[str, Any]) -> str:
