@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from chat.prompt.inputs import (
@@ -26,7 +27,7 @@ from chat.prompt.templates import TemplateSet
 from library.find_replace.scripts import AI_OUTPUT, USER_INPUT, RegexRun
 from personalab.lib.filestore.session_read import LinesBefore
 from personalab.lib.macros import message_macros_replace
-from personalab.lib.template_sandbox import TemplateError, render_template
+from personalab.lib.template_sandbox import TemplateError, render_template, template_reads_only
 from personalab.lib.tokens import count_tokens
 
 
@@ -44,16 +45,33 @@ class Conversation:
     full: bool = False  # older messages left out for want of room, not by the trimming settings
 
 
+# Summary lines remembered as rendered, by their template and text: every line is rendered each
+# turn (the tokens the session holds include them all), and a long chat holds thousands.
+SUMMARY_RENDERS_KEPT = 16_384
+_CONTENT_ONLY = frozenset({"content"})
+
+
+def _summary_render(summary_source: str, variables: dict[str, Any]) -> str:
+    try:
+        return render_template(summary_source, variables).strip()
+    except TemplateError:
+        return variables["content"]
+
+
+@lru_cache(maxsize=SUMMARY_RENDERS_KEPT)
+def _summary_render_of_content(summary_source: str, content: str) -> str:
+    """What a template that reads only `content` renders: the same text every turn."""
+    return _summary_render(summary_source, {"content": content})
+
+
 def _line_message(
     line: dict[str, Any], summary_source: str, variables: dict[str, Any]
 ) -> dict[str, str]:
     if line.get("type") == "summary":
-        try:
-            content = render_template(
-                summary_source, {**variables, "content": line["content"]}
-            ).strip()
-        except TemplateError:
-            content = line["content"]
+        if template_reads_only(summary_source, _CONTENT_ONLY):
+            content = _summary_render_of_content(summary_source, line["content"])
+        else:
+            content = _summary_render(summary_source, {**variables, "content": line["content"]})
         return {"role": "system", "content": content}
     seed = f"{line.get('turn')}:{line.get('timestamp')}"
     content = (line["content"] if line.get("macros_filled")

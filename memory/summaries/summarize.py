@@ -7,9 +7,10 @@ memory/summaries/journal.py finishes or undoes an attempt cut short. Until every
 is parsed nothing is written but the answered parts (memory/summaries/parts_kept.py), which a
 retry after a failed part goes on from. A Chroma failure is a warning (the ledger is written,
 `reindex` restores the collections). The old session file is never touched.
-The new session carries the previous session's summary lines first and then the new events'
-summaries, so after many summarizations the whole story is still in the session (the prompt
-budget, not this function, decides how much of it is sent). Seeded turns keep their original
+The new session carries the newest of the previous session's summary lines and the new
+events' summaries: as many as a prompt could ever send (their tokens within the prompt's room),
+so a turn's cost does not grow with the number of summarizes. The older ones stay where they
+were: in the earlier sessions' files, the ledger and the memory index (recall). Seeded turns keep their original
 lines (timestamps included, so later reads can recognise them as copies); only `turn` is
 renumbered from 1. Summarizing a session replaces its ledger records, so an id is never
 repeated.
@@ -46,6 +47,7 @@ from memory.summaries.transcript_parts import (
     request_tokens,
     transcript_parts,
 )
+from personalab.lib.filestore.defaults import DEFAULT_CONFIG
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.jsontext import json_loads
@@ -239,7 +241,7 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
                             records={"summaries": summary_records, "plots": plot_records})
     _session_continue(store, instance_id=instance_id, old_id=old_id, new_id=new_id,
                       summaries=earlier + [event["summary"] for event in events],
-                      messages=messages, say=say)
+                      messages=messages, say=say, prompt_tokens=prompt_tokens)
     say(gettext_noop("Switching to the new session"))
     state["current_session_id"] = new_id
     store.instance_state_write(instance_id, state)
@@ -261,11 +263,23 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
 
 def _session_continue(store: FileStore, *, instance_id: str, old_id: str, new_id: str,
                       summaries: list[str], messages: list[dict[str, Any]],
-                      say: Callable[[str], None]) -> None:
+                      say: Callable[[str], None], prompt_tokens: int | None) -> None:
     config = store.config_read()
     last_n = max(int_setting(config.get("thresholds", {}).get("summary_last_n_turns"), 5), 0)
     order = config.get("preferences", {}).get("summary_order", "summary_first")
     groups = turn_groups(messages)[-last_n:] if last_n else []
+    seeded = newest_fitting(summaries, summary_seed_room(config, prompt_tokens))
     say(gettext_noop("Creating the new session"))
     store.session_create(instance_id, new_id, continued_from=old_id,
-                         lines=summary_seed_lines(summaries, groups, order=order))
+                         lines=summary_seed_lines(seeded, groups, order=order))
+
+
+def summary_seed_room(config: dict[str, Any], prompt_tokens: int | None) -> int:
+    """The tokens of summary lines a new session is seeded with: a prompt's whole room (the
+    window less the reply, never over limits.max_total_tokens), as no prompt can send more.
+    Each line is counted at its text and 2 tokens, less than a prompt pays for it (its
+    template's words and 4), so every line a prompt could keep is seeded."""
+    limits = config.get("limits") if isinstance(config.get("limits"), dict) else {}
+    ceiling = int_setting(limits.get("max_total_tokens"),
+                          DEFAULT_CONFIG["limits"]["max_total_tokens"])
+    return ceiling if prompt_tokens is None else min(prompt_tokens, ceiling)

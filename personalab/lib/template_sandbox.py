@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 import jinja2
+import jinja2.meta
 from jinja2 import nodes, pass_eval_context
 from jinja2.exceptions import SecurityError
 from jinja2.filters import do_center, do_indent, do_join, do_replace
@@ -288,3 +289,17 @@ def render_template(source: str, variables: dict[str, Any]) -> str:
         raise TemplateError(f"template failed: {type(error).__name__}: {error}") from error
     finally:
         _budget.reset(token)
+
+
+@lru_cache(maxsize=256)
+def template_reads_only(source: str, names: frozenset[str]) -> bool:
+    """`source` reads no variable but `names` and draws nothing at random, so what it renders
+    depends on their values alone (and may be remembered by them). False for a template that
+    does not parse."""
+    try:
+        parsed = _ENVIRONMENT.parse(source)
+    except jinja2.TemplateSyntaxError:
+        return False
+    return (jinja2.meta.find_undeclared_variables(parsed) <= names
+            and not any(node.name == "random" for node in parsed.find_all(nodes.Filter))
+            and not any(node.name == "lipsum" for node in parsed.find_all(nodes.Name)))

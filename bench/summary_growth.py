@@ -1,0 +1,157 @@
+"""A turn's prompt assembly as a chat is summarized again and again (findings long-chat F7).
+
+    .venv/bin/python bench/summary_growth.py [--cycles 20] [--events 150] [--turns 4]
+                                             [--window 4096] [--profile]
+
+turn_run and memory_summarize run in this process (Django set up on a temp data folder, memory
+indexing off) with a provider that answers at once: each cycle plays `--turns` turns, then
+summarizes, the model answering `--events` story events. After each summarize the next turns'
+`assemble_ms` (the trace's "Building the prompt") is printed with the summary lines the new
+session holds and the summary lines the ledger holds. The chat's context window is `--window`
+tokens (its Generation setting), so the prompt keeps only the newest summary lines that fit.
+The time per turn should not grow with the number of summarizes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import json
+import pstats
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import _harness as h  # noqa: E402
+from turn_overhead import InstantProvider, django_boot, library_seed, line_text  # noqa: E402
+
+
+class EventsProvider(InstantProvider):
+    """Answers a summarize with `events` story events, each a different sentence."""
+
+    def __init__(self, events: int) -> None:
+        super().__init__(marker=True)
+        self.events = events
+        self.asked = 0
+
+    async def complete(self, messages: list[dict], *, context: dict) -> str:
+        if context.get("task") != "summarize":
+            return self.reply
+        self.asked += 1
+        return json.dumps({"events": [
+            {"summary": f"第{self.asked}次汇总的第{i}件事：" + line_text(self.asked * 1000 + i,
+                                                                       "user"),
+             "plot": line_text(self.asked * 1000 + i, "assistant")}
+            for i in range(self.events)]}, ensure_ascii=False)
+
+
+def turn_timed(store, instance_id: str, turn: int) -> tuple[float, float]:
+    """(the turn's wall ms, its assemble_ms)."""
+    from chat.play.turn import turn_run
+
+    async def emit(event: dict) -> None:
+        return None
+
+    started = time.perf_counter()
+    result = asyncio.run(turn_run(store, instance_id=instance_id, emit=emit,
+                                  user_text=line_text(turn, "user"),
+                                  provider=InstantProvider()))
+    elapsed = (time.perf_counter() - started) * 1000
+    trace = store.trace_read(instance_id, result.trace_id)
+    return elapsed, trace["timings"]["assemble_ms"]
+
+
+def prepare_profiled(profiler: cProfile.Profile) -> None:
+    """Profile each turn's preparation (recall, director, the prompt), which runs in a worker
+    thread the profiler of the main thread does not see."""
+    import chat.play.context as context
+
+    prepare = context.context_prepare
+
+    def profiled(*args, **kwargs):
+        profiler.enable()
+        try:
+            return prepare(*args, **kwargs)
+        finally:
+            profiler.disable()
+
+    context.context_prepare = profiled
+
+
+def summarize(store, instance_id: str, provider: EventsProvider, window) -> None:
+    from memory.summaries.summarize import memory_summarize
+
+    asyncio.run(memory_summarize(store, instance_id=instance_id, llm=provider, index=None,
+                                 prompt_tokens=window.prompt_room))
+
+
+def session_summary_lines(store, instance_id: str) -> int:
+    state = store.instance_state_read(instance_id)
+    return len(store.session_read(instance_id, state["current_session_id"]).summaries)
+
+
+def ledger_lines(store, instance_id: str) -> int:
+    path = store.instance_dir(instance_id) / "memory" / "summaries.jsonl"
+    return sum(1 for _ in path.open(encoding="utf-8")) if path.exists() else 0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cycles", type=int, default=20)
+    parser.add_argument("--events", type=int, default=150)
+    parser.add_argument("--turns", type=int, default=4)
+    parser.add_argument("--window", type=int, default=4096)
+    parser.add_argument("--profile", action="store_true",
+                        help="a cProfile of the last cycle's turns")
+    args = parser.parse_args()
+    print(f"machine: {h.machine_describe()}")
+    with h.data_dir_temp() as data_dir:
+        django_boot(data_dir)
+        from chat.play.window import turn_window
+        from chat.services.instances import instance_create
+
+        store, owner, character_id, background_id = library_seed(data_dir)
+        instance_id = instance_create(store, owner=owner, character_id=character_id,
+                                      background_id=background_id)
+        state = store.instance_state_read(instance_id)
+        state["generation"] = {"context_tokens": args.window}
+        store.instance_state_write(instance_id, state)
+        window, _ = turn_window(store, state)
+        provider = EventsProvider(args.events)
+        turn = 0
+        medians = []
+        for cycle in range(args.cycles + 1):
+            profiler = cProfile.Profile() if args.profile and cycle == args.cycles else None
+            if profiler:
+                prepare_profiled(profiler)
+            times = []
+            for _ in range(args.turns):
+                turn += 1
+                times.append(turn_timed(store, instance_id, turn))
+            assemble = h.median([t[1] for t in times[1:] or times])
+            medians.append(assemble)
+            print(f"after {cycle:>3} summarizes: session summary lines "
+                  f"{session_summary_lines(store, instance_id):>5}, ledger "
+                  f"{ledger_lines(store, instance_id):>5}; turn median "
+                  f"{h.median([t[0] for t in times[1:] or times]):7.1f} ms, assemble median "
+                  f"{assemble:7.1f} ms", flush=True)
+            if profiler:
+                out = io.StringIO()
+                pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(25)
+                print(out.getvalue())
+            if cycle < args.cycles:
+                summarize(store, instance_id, provider, window)
+        print(f"summary_growth assemble_ms_0={medians[0]:.1f} "
+              f"assemble_ms_{args.cycles}={medians[-1]:.1f} "
+              f"ratio={medians[-1] / max(medians[0], 0.01):.2f} "
+              f"session_summary_lines={session_summary_lines(store, instance_id)} "
+              f"ledger_lines={ledger_lines(store, instance_id)}")
+
+
+if __name__ == "__main__":
+    main()
