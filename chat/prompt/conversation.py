@@ -16,6 +16,7 @@ from chat.prompt.inputs import (
     SectionReport,
     config_value,
 )
+from chat.prompt.message_cut import MESSAGE_CUT_LEAST_TOKENS, text_middle_cut
 from chat.prompt.tally import (
     MESSAGE_OVERHEAD_TOKENS,
     _line_usable,
@@ -94,9 +95,11 @@ PASSED_OVER_IN_A_ROW = 3
 class _Window:
     """The newest messages the prompt keeps, gathered newest first. It closes at the first
     message that would break a limit: the trimming (conversation_load_all off) or the token
-    budget of the conversation section. The newest message is always kept. An older message
-    larger than the whole budget is passed over instead (`skipped`): it could never be sent,
-    and closing there made every later turn forget everything said before it."""
+    budget of the conversation section. The newest message is always kept. A character's reply
+    right before it that does not fit what is left is cut in the middle to half of that
+    (`cut`): dropped, the model read the player answering a reply it never saw.
+    An older message larger than the whole budget is passed over instead (`skipped`): it could
+    never be sent, and closing there made every later turn forget everything said before it."""
 
     max_messages: int | None
     max_chars: int | None
@@ -108,9 +111,14 @@ class _Window:
     closed_by: str = ""
     skipped: int = 0
     skipped_in_a_row: int = 0
+    cut: tuple[int, int] | None = None  # the message before the newest: its tokens, and kept
 
-    def offer(self, message: dict[str, str], cost: int) -> bool:
-        """Keep `message` if it fits; False once the window is closed."""
+    def offer(self, message: dict[str, str], cost: int, *, cuttable: bool = True) -> bool:
+        """Keep `message` if it fits; False once the window is closed. `cuttable`: a reply of
+        a character, which may be cut to fit (a player's text the prompt refused is not)."""
+        if (cuttable and len(self.messages) == 1 and self.token_room is not None
+                and self.tokens + cost > self.token_room):
+            message, cost = self._cut(message, cost)
         size = len(message["content"])
         if self.messages and self.token_room is not None and cost > self.token_room:
             if self.skipped_in_a_row >= PASSED_OVER_IN_A_ROW:
@@ -137,6 +145,17 @@ class _Window:
         self.tokens += cost
         return True
 
+    def _cut(self, message: dict[str, str], cost: int) -> tuple[dict[str, str], int]:
+        """`message` cut to half of the room left, the other half for the older messages; as
+        it was when that is too little to say anything."""
+        room = (self.token_room - self.tokens) // 2 - MESSAGE_OVERHEAD_TOKENS
+        if room < MESSAGE_CUT_LEAST_TOKENS:
+            return message, cost
+        cut = {**message, "content": text_middle_cut(message["content"], room)}
+        cut_cost = _message_cost(cut["content"])
+        self.cut = (cost, cut_cost)
+        return cut, cut_cost
+
 
 def conversation_window(
     lines: list[dict[str, Any]], window: _Window, summary_source: str, variables: dict[str, Any],
@@ -159,7 +178,7 @@ def conversation_window(
         tokens = counted.get(message["content"])
         cost = (MESSAGE_OVERHEAD_TOKENS + tokens if tokens is not None
                 else _message_cost(message["content"]))
-        if not window.offer(message, cost):
+        if not window.offer(message, cost, cuttable=line.get("role") == "assistant"):
             return position + 1
     return 0
 
@@ -199,7 +218,7 @@ def conversation_build(
         window = dataclasses.replace(
             window, token_room=window.token_room - min(summaries_cost, window.token_room // 2),
             messages=[], costs=[], chars=0, tokens=0, closed_by="", skipped=0,
-            skipped_in_a_row=0)
+            skipped_in_a_row=0, cut=None)
         older = conversation_window(inputs.lines, window, summary_source, variables,
                                     inputs.token_counts, inputs.regex)
         tally = older_lines_tally(inputs.lines[:older]) if older else _Tally([], "")
@@ -221,11 +240,15 @@ def conversation_build(
         notes.append(f"{before.usable} older lines not read: the prompt is over its limit")
     report = _conversation_report(kept, costs, tally.usable + before.usable + window.skipped
                                   - summaries_kept, label, label_tokens, notes)
+    report.cut = report.cut or window.cut is not None
     if unread:
         report.tokens += message_tokens + summary_tokens
-    return Conversation(kept, costs, report, window.tokens + message_tokens + summary_tokens,
+    session_tokens = window.tokens + message_tokens + summary_tokens + (
+        window.cut[0] - window.cut[1] if window.cut else 0)
+    return Conversation(kept, costs, report, session_tokens,
                         unread_tokens=message_tokens + summary_tokens if unread else 0,
-                        unread=unread, full=window.closed_by == "budget" or window.skipped > 0,
+                        unread=unread, full=window.closed_by == "budget" or window.skipped > 0
+                        or window.cut is not None,
                         first_kept_turn=next((line.get("turn") for line in
                         inputs.lines[older:] if _line_usable(line)), None))
 
@@ -281,6 +304,9 @@ def _window_notes(
         )
     if window.closed_by == "budget":
         notes.append(f"over its budget of {budget} tokens: oldest messages left out")
+    if window.cut:
+        notes.append(f"the message before the newest cut in the middle to {window.cut[1]} of "
+                     f"its {window.cut[0]} tokens")
     if window.skipped:
         notes.append(f"{window.skipped} message(s) larger than the whole budget left out")
     return notes
