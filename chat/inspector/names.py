@@ -79,6 +79,10 @@ NOTE_FORMS = [
      gettext_lazy("%(n)s message(s) larger than the whole budget left out")),
     (re.compile(r"(?P<kept>\d+) of (?P<all>\d+) summary lines kept \(the newest\)"),
      gettext_lazy("%(kept)s of %(all)s summary lines kept (the newest)")),
+    (re.compile(r"the message before the newest cut in the middle to (?P<kept>\d+) of its "
+                r"(?P<all>\d+) tokens"),
+     gettext_lazy("the message before the newest cut in the middle to %(kept)s of its "
+                  "%(all)s tokens")),
     (re.compile(r"mes_example: (?P<kept>\d+) of (?P<all>\d+) blocks kept"),
      gettext_lazy("%(kept)s of %(all)s example blocks kept")),
     (re.compile(r"depth (?P<depth>\d+), role (?P<role>system|user|assistant)"),

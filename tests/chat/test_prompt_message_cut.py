@@ -5,7 +5,9 @@ to it makes sense (findings long-chat F6). Older messages still fill the other h
 from __future__ import annotations
 
 import pytest
+from django.utils import translation
 
+from chat.inspector.names import note_named
 from chat.prompt.assemble import prompt_build
 from chat.prompt.message_cut import MESSAGE_CUT_MARK, text_middle_cut
 from chat.prompt.templates import TemplateStore
@@ -78,3 +80,9 @@ def test_a_text_cut_in_the_middle_keeps_within_its_tokens():
         cut = text_middle_cut(LONG_REPLY, tokens)
         assert count_tokens(cut) <= tokens and MESSAGE_CUT_MARK in cut
         assert count_tokens(cut) > tokens * 0.6  # not much shorter than it may be
+
+
+def test_the_cut_note_reads_in_chinese():
+    note = "the message before the newest cut in the middle to 290 of its 10222 tokens"
+    with translation.override("zh-hans"):
+        assert note_named(note) == "最新消息之前的那条消息从中间截短为 290 个 token（原有 10222 个）"
