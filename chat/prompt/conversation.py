@@ -116,6 +116,7 @@ class _Window:
     def offer(self, message: dict[str, str], cost: int, *, cuttable: bool = True) -> bool:
         """Keep `message` if it fits; False once the window is closed. `cuttable`: a reply of
         a character, which may be cut to fit (a player's text the prompt refused is not)."""
+        whole_cost = cost
         if (cuttable and len(self.messages) == 1 and self.token_room is not None
                 and self.tokens + cost > self.token_room):
             message, cost = self._cut(message, cost)
@@ -143,6 +144,8 @@ class _Window:
         self.costs.append(cost)
         self.chars += size
         self.tokens += cost
+        if cost != whole_cost:
+            self.cut = (whole_cost, cost)
         return True
 
     def _cut(self, message: dict[str, str], cost: int) -> tuple[dict[str, str], int]:
@@ -152,9 +155,7 @@ class _Window:
         if room < MESSAGE_CUT_LEAST_TOKENS:
             return message, cost
         cut = {**message, "content": text_middle_cut(message["content"], room)}
-        cut_cost = _message_cost(cut["content"])
-        self.cut = (cost, cut_cost)
-        return cut, cut_cost
+        return cut, _message_cost(cut["content"])
 
 
 def conversation_window(
