@@ -10,10 +10,10 @@ retry after a failed part goes on from. A Chroma failure is a warning (the ledge
 The new session carries the newest of the previous session's summary lines and the new
 events' summaries: as many as a prompt could ever send (their tokens within the prompt's room),
 so a turn's cost does not grow with the number of summarizes. The older ones stay where they
-were: in the earlier sessions' files, the ledger and the memory index (recall). Seeded turns keep their original
-lines (timestamps included, so later reads can recognise them as copies); only `turn` is
-renumbered from 1. Summarizing a session replaces its ledger records, so an id is never
-repeated.
+were: in the earlier sessions' files, the ledger and the memory index (recall). Seeded turns
+keep their original lines (timestamps included, so later reads can recognise them as copies);
+only `turn` is renumbered from 1. Summarizing a session replaces its ledger records, so an id
+is never repeated.
 """
 
 from __future__ import annotations
