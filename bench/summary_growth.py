@@ -1,7 +1,7 @@
 """A turn's prompt assembly as a chat is summarized again and again (findings long-chat F7).
 
     .venv/bin/python bench/summary_growth.py [--cycles 20] [--events 150] [--turns 4]
-                                             [--window 4096] [--profile]
+                                             [--window 4096] [--now-only] [--profile]
 
 turn_run and memory_summarize run in this process (Django set up on a temp data folder, memory
 indexing off) with a provider that answers at once: each cycle plays `--turns` turns, then
@@ -9,13 +9,16 @@ summarizes, the model answering `--events` story events. After each summarize th
 `assemble_ms` (the trace's "Building the prompt") is printed with the summary lines the new
 session holds and the summary lines the ledger holds. The chat's context window is `--window`
 tokens (its Generation setting), so the prompt keeps only the newest summary lines that fit.
-The time per turn should not grow with the number of summarizes.
+The time per turn should not grow with the number of summarizes. Unless --now-only, a second
+chat is played alongside, cycle by cycle, on the code before the summary bound (every earlier
+summary seeded into each new session, each summary line rendered every turn), for comparison.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import io
 import json
@@ -100,12 +103,51 @@ def ledger_lines(store, instance_id: str) -> int:
     return sum(1 for _ in path.open(encoding="utf-8")) if path.exists() else 0
 
 
+@contextlib.contextmanager
+def code_before(active: bool):
+    """With `active`, the code before the summary bound (decisions/summary-seed.md): every
+    earlier summary seeded into each new session, and each summary line rendered every turn."""
+    import chat.prompt.conversation as conversation
+    import memory.summaries.summarize as summarize_module
+
+    if not active:
+        yield
+        return
+    room, reads_only = summarize_module.summary_seed_room, conversation.template_reads_only
+    summarize_module.summary_seed_room = lambda config, prompt_tokens: 10**12
+    conversation.template_reads_only = lambda source, names: False
+    try:
+        yield
+    finally:
+        summarize_module.summary_seed_room, conversation.template_reads_only = room, reads_only
+
+
+def chat_make(store, owner, character_id: str, background_id: str, window_tokens: int) -> str:
+    from chat.services.instances import instance_create
+
+    instance_id = instance_create(store, owner=owner, character_id=character_id,
+                                  background_id=background_id)
+    state = store.instance_state_read(instance_id)
+    state["generation"] = {"context_tokens": window_tokens}
+    store.instance_state_write(instance_id, state)
+    return instance_id
+
+
+def cycle_turns(store, instance_id: str, first_turn: int, count: int) -> tuple[float, float]:
+    """(turn median ms, assemble median ms) of `count` turns, the first left out (warm-up)."""
+    times = [turn_timed(store, instance_id, first_turn + n) for n in range(count)]
+    kept = times[1:] or times
+    return h.median([t[0] for t in kept]), h.median([t[1] for t in kept])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cycles", type=int, default=20)
     parser.add_argument("--events", type=int, default=150)
     parser.add_argument("--turns", type=int, default=4)
     parser.add_argument("--window", type=int, default=4096)
+    parser.add_argument("--now-only", action="store_true",
+                        help="no chat run on the code before the summary bound")
     parser.add_argument("--profile", action="store_true",
                         help="a cProfile of the last cycle's turns")
     args = parser.parse_args()
@@ -113,44 +155,43 @@ def main() -> None:
     with h.data_dir_temp() as data_dir:
         django_boot(data_dir)
         from chat.play.window import turn_window
-        from chat.services.instances import instance_create
 
         store, owner, character_id, background_id = library_seed(data_dir)
-        instance_id = instance_create(store, owner=owner, character_id=character_id,
-                                      background_id=background_id)
-        state = store.instance_state_read(instance_id)
-        state["generation"] = {"context_tokens": args.window}
-        store.instance_state_write(instance_id, state)
-        window, _ = turn_window(store, state)
+        chats = {"now": chat_make(store, owner, character_id, background_id, args.window)}
+        if not args.now_only:
+            chats["before"] = chat_make(store, owner, character_id, background_id, args.window)
+        window, _ = turn_window(store, store.instance_state_read(chats["now"]))
         provider = EventsProvider(args.events)
-        turn = 0
-        medians = []
+        medians: dict[str, list[float]] = {name: [] for name in chats}
         for cycle in range(args.cycles + 1):
             profiler = cProfile.Profile() if args.profile and cycle == args.cycles else None
             if profiler:
                 prepare_profiled(profiler)
-            times = []
-            for _ in range(args.turns):
-                turn += 1
-                times.append(turn_timed(store, instance_id, turn))
-            assemble = h.median([t[1] for t in times[1:] or times])
-            medians.append(assemble)
-            print(f"after {cycle:>3} summarizes: session summary lines "
-                  f"{session_summary_lines(store, instance_id):>5}, ledger "
-                  f"{ledger_lines(store, instance_id):>5}; turn median "
-                  f"{h.median([t[0] for t in times[1:] or times]):7.1f} ms, assemble median "
-                  f"{assemble:7.1f} ms", flush=True)
+            parts = []
+            for name, instance_id in chats.items():
+                with code_before(name == "before"):
+                    turn_ms, assemble = cycle_turns(store, instance_id, cycle * args.turns + 1,
+                                                    args.turns)
+                medians[name].append(assemble)
+                parts.append(f"{name}: session summary lines "
+                             f"{session_summary_lines(store, instance_id):>5}, turn "
+                             f"{turn_ms:6.1f} ms, assemble {assemble:6.1f} ms")
+            print(f"after {cycle:>3} summarizes (ledger "
+                  f"{ledger_lines(store, chats['now']):>5} summaries): " + "; ".join(parts),
+                  flush=True)
             if profiler:
                 out = io.StringIO()
                 pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(25)
                 print(out.getvalue())
             if cycle < args.cycles:
-                summarize(store, instance_id, provider, window)
-        print(f"summary_growth assemble_ms_0={medians[0]:.1f} "
-              f"assemble_ms_{args.cycles}={medians[-1]:.1f} "
-              f"ratio={medians[-1] / max(medians[0], 0.01):.2f} "
-              f"session_summary_lines={session_summary_lines(store, instance_id)} "
-              f"ledger_lines={ledger_lines(store, instance_id)}")
+                for name, instance_id in chats.items():
+                    with code_before(name == "before"):
+                        summarize(store, instance_id, provider, window)
+        print("summary_growth " + " ".join(
+            f"{name}_assemble_ms_0={values[0]:.1f} {name}_assemble_ms_{args.cycles}="
+            f"{values[-1]:.1f} {name}_summary_lines="
+            f"{session_summary_lines(store, chats[name])}" for name, values in medians.items())
+            + f" ledger_lines={ledger_lines(store, chats['now'])}")
 
 
 if __name__ == "__main__":
