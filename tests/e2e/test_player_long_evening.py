@@ -1,9 +1,10 @@
 """A whole evening on the chat page, the rough edges the last newcomer walk left: what the page
-refuses while a summarize holds the chat is off until it ends (a message's changes too); the import report's "Play as"
-stays until it is used or dismissed; counts read with the page's digit grouping; an export says
-it is under way; the WebSocket's refusals and a turn's warnings in the page's language; a turn
-the window cannot hold says what helps and that the player's line is kept. Screenshots go to
-tests/e2e/screenshots/."""
+refuses while a summarize holds the chat is off until it ends (a message's changes too); the
+import report's counts read with a Chinese page's digit grouping; an export says it is under way;
+the WebSocket's refusals and a turn's warnings in the page's language; a turn the window cannot
+hold says what helps and that the player's line is kept. The report's "Play as" buttons kept
+until used or dismissed, and its counts in English, need no browser: tests/library/test_play_as.py
+and tests/pages/test_counts_grouped.py. Screenshots go to tests/e2e/screenshots/."""
 
 from __future__ import annotations
 
@@ -185,28 +186,6 @@ def test_an_export_says_it_is_under_way_and_takes_one_press(
         for route in held:  # one not let through (a failure above) must not hang the page
             with contextlib.suppress(Exception):
                 route.abort()
-    assert page.js_errors == []
-
-
-@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_the_import_report_groups_its_counts_and_keeps_play_as_until_dismissed(
-        page: Page, server: Server, size: dict) -> None:
-    page.set_viewport_size(size)
-    _chat_imported(page, server, 1500, phone=size is PHONE)
-    report = page.inner_text("#import-report")
-    assert "Imported 1,500 messages from SillyTavern" in report and "1500" not in report
-    buttons = page.locator("[data-testid=play-as]")
-    assert buttons.all_inner_texts() == ["Play as Ann", "Play as Bo"]
-    screenshot_take(page, f"evening_import_report_{size['width']}", full_page=False)
-    page.reload()  # it was shown once: a reload lost it
-    assert page.locator("[data-testid=play-as]").all_inner_texts() == ["Play as Ann", "Play as Bo"]
-    with page.expect_navigation():
-        page.click("[data-testid=play-as] >> text=Play as Ann")
-    assert page.locator("[data-testid=play-as]").all_inner_texts() == ["Play as Bo"]
-    screenshot_take(page, f"evening_import_report_played_{size['width']}", full_page=False)
-    with page.expect_navigation():
-        page.click("[data-testid=import-report-dismiss]")
-    assert page.locator("#import-report").count() == 0
     assert page.js_errors == []
 
 

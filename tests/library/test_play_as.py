@@ -110,6 +110,8 @@ def test_the_import_report_keeps_the_other_players_buttons_until_it_is_dismissed
     page = alice_client.post(f"/instances/{instance}/import_chat", {
         "file": SimpleUploadedFile("chat.jsonl", jsonl([*CHAT, bo]))}, follow=True)
     assert _play_as_buttons(page.content.decode()) == ["Ann", "Bo"]
+    assert re.findall(r'data-testid="play-as">([^<]*)</button>', page.content.decode()) == [
+        "Play as Ann", "Play as Bo"]  # what the buttons say
     again = alice_client.get(f"/instances/{instance}/").content.decode()
     assert _play_as_buttons(again) == ["Ann", "Bo"]
     played = alice_client.post(f"/instances/{instance}/play_as", {"name": "Ann"},
