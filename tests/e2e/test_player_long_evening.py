@@ -47,17 +47,16 @@ def _disabled(page: Page, selector: str) -> bool:
     return page.locator(selector).evaluate("el => el.disabled")
 
 
-@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
 def test_a_running_summarize_turns_off_what_the_locked_chat_would_refuse(
-        page: Page, server: Server, size: dict) -> None:
-    page.set_viewport_size(size)
+        page: Page, server: Server) -> None:
+    """On a phone, through the drawer; the same memory.js turns them off at any width."""
+    page.set_viewport_size(PHONE)
     instance_new(page, server)
     server.stub.script(Reply("Noted."))
     message_send(page, "Remember the red sail.")
     turn_wait_done(page)
     server.stub.script(Hang(60))  # the summary's answer never comes until the reset below
-    if size is PHONE:
-        page.click("[data-testid=drawer-toggle]")
+    page.click("[data-testid=drawer-toggle]")
     page.click("[data-memory-action=summarize]")
     wait_until(page, "() => document.querySelector('[data-memory-action=update_memory]').disabled")
     try:
@@ -69,7 +68,7 @@ def test_a_running_summarize_turns_off_what_the_locked_chat_would_refuse(
         page.locator("#send-form").evaluate("form => form.requestSubmit()")
         assert "locked" in page.inner_text("#status")
         assert page.input_value("[data-testid=input]") == "Are you there?"
-        screenshot_take(page, f"evening_summarize_locked_{size['width']}", full_page=False)
+        screenshot_take(page, "evening_summarize_locked_390", full_page=False)
     finally:
         server.stub.reset()  # the hung answer ends: the summarize fails and the chat is free
     wait_until(page, "() => document.getElementById('memory-result').textContent.trim() !== ''",
@@ -96,10 +95,9 @@ def test_a_streaming_reply_turns_off_the_memory_actions(page: Page, server: Serv
     assert page.js_errors == []
 
 
-@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
 def test_a_card_too_big_for_the_window_says_what_helps_and_keeps_the_players_line(
-        page: Page, server: Server, size: dict) -> None:
-    page.set_viewport_size(size)
+        page: Page, server: Server) -> None:
+    page.set_viewport_size(PHONE)  # nothing here depends on the width
     if not page.request.get(f"{server.url}/api/v1/characters/char_evening_big").ok:
         api_call(page, server, "POST", "/characters", {
             "character_id": "char_evening_big", "name": "Tomasz",
@@ -117,7 +115,7 @@ def test_a_card_too_big_for_the_window_says_what_helps_and_keeps_the_players_lin
     assert "summarize the session" not in said
     last = page.locator("#messages .msg").last
     assert last.get_attribute("data-role") == "user" and "Which ship" in last.inner_text()
-    screenshot_take(page, f"evening_refused_kept_{size['width']}", full_page=False)
+    screenshot_take(page, "evening_refused_kept_390", full_page=False)
     # a larger window in the chat's settings, then ↻ answers the line that stayed
     api_call(page, server, "PUT", f"/instances/{instance_id}",
          {"generation": {"context_tokens": 8192}})
@@ -140,10 +138,10 @@ def _long_chat(messages: int) -> bytes:
     return "".join(json.dumps(r) + "\n" for r in records).encode()
 
 
-def _chat_imported(page: Page, server: Server, messages: int, *, phone: bool) -> str:
+def _chat_imported(page: Page, server: Server, messages: int) -> str:
+    """A chat of `messages` lines imported through the drawer of a phone's chat page."""
     instance_id = instance_new(page, server)
-    if phone:
-        page.click("[data-testid=drawer-toggle]")
+    page.click("[data-testid=drawer-toggle]")
     page.set_input_files("#chat-import input[type=file]", files=[{
         "name": "long.jsonl", "mimeType": "application/json", "buffer": _long_chat(messages)}])
     with page.expect_navigation(timeout=120_000):
@@ -152,13 +150,11 @@ def _chat_imported(page: Page, server: Server, messages: int, *, phone: bool) ->
     return instance_id
 
 
-@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_an_export_says_it_is_under_way_and_takes_one_press(
-        page: Page, server: Server, size: dict) -> None:
-    page.set_viewport_size(size)
-    _chat_imported(page, server, 40, phone=size is PHONE)
-    if size is PHONE:
-        page.click("[data-testid=drawer-toggle]")
+def test_an_export_says_it_is_under_way_and_takes_one_press(page: Page, server: Server) -> None:
+    """On a phone, through the drawer; export.js is the same at any width."""
+    page.set_viewport_size(PHONE)
+    _chat_imported(page, server, 40)
+    page.click("[data-testid=drawer-toggle]")
     held = []  # the export's answer waits here, so "under way" is seen however fast it is
 
     def hold(route) -> None:
@@ -174,7 +170,7 @@ def test_an_export_says_it_is_under_way_and_takes_one_press(
         wait_until(page, "() => /\\(\\d+ s\\)/.test(document.getElementById('export-status')"
                    ".textContent)")
         assert len(held) == 1 and page.get_attribute("#export-status", "role") == "status"
-        screenshot_take(page, f"evening_exporting_{size['width']}", full_page=False)
+        screenshot_take(page, "evening_exporting_390", full_page=False)
         with page.expect_download() as download:
             held[0].continue_()
         assert download.value.suggested_filename.endswith(".jsonl")
@@ -198,7 +194,7 @@ def chinese(server: Server) -> Iterator[Page]:
 def test_a_chinese_page_reads_the_reports_counts_grouped_and_its_export_note(
         chinese: Page, server: Server) -> None:
     page = chinese
-    _chat_imported(page, server, 1500, phone=True)
+    _chat_imported(page, server, 1500)
     report = page.inner_text("#import-report")
     assert "已从 SillyTavern 导入 1,500 条消息" in report and "1500" not in report
     screenshot_take(page, "evening_import_report_zh_390", full_page=False)
