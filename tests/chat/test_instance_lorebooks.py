@@ -4,6 +4,7 @@ checked against what the player may use, and read by every turn of that instance
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 
@@ -78,10 +79,13 @@ def test_the_chat_drawer_picks_the_books_of_this_chat(alice_client, alice, bob, 
     page = alice_client.get(f"/instances/{instance}/").content.decode()
     assert 'id="lorebooks-card"' in page and comet in page and hidden not in page
 
-    alice_client.post(f"/instances/{instance}/lorebooks", {"lorebook_ids": [comet]})
+    response = alice_client.post(f"/instances/{instance}/lorebooks", {"lorebook_ids": [comet]})
+    assert response.status_code == 302 and response.url == f"/instances/{instance}/"
     assert store.instance_state_read(instance)["lorebook_ids"] == [comet]
     page = alice_client.get(f"/instances/{instance}/").content.decode()
-    assert f'value="{comet}" checked' in page
+    ticked = re.findall(r'value="([^"]+)" checked> <bdi data-testid="lorebook-name">([^<]*)<',
+                        page)
+    assert ticked == [(comet, "comet book")]  # the book ticked, by its name, and no other
 
     alice_client.post(f"/instances/{instance}/lorebooks", {"lorebook_ids": [hidden]})
     assert store.instance_state_read(instance)["lorebook_ids"] == [comet]

@@ -1,8 +1,10 @@
 """More of the chat page in a real browser, at phone (390×844) and laptop (1366×900) size:
-hiding a message from the model, the lorebook picker in the chat drawer, the model's reasoning
-folded while it streams (also when it comes in the middle of the reply), the settings page's
-"Test connection" against the stub's /v1/models, and a conversation with two characters whose
-bubbles each carry their speaker's name and picture. Screenshots go to tests/e2e/screenshots/.
+hiding a message from the model, the model's reasoning folded while it streams (also when it
+comes in the middle of the reply), the settings page's "Test connection" against the stub's
+/v1/models, and a conversation with two characters whose bubbles each carry their speaker's name
+and picture. Screenshots go to tests/e2e/screenshots/. (A lorebook ticked in the chat drawer:
+tests/e2e/test_lorebook_ticks.py in the browser, tests/chat/test_instance_lorebooks.py for what
+the server keeps and sends.)
 
 One Daphne server and one Chromium for the module (the `server` fixture skips every test when
 Chromium or Playwright is missing); each test starts its own instance."""
@@ -10,7 +12,6 @@ Chromium or Playwright is missing); each test starts its own instance."""
 from __future__ import annotations
 
 import json
-import re
 from typing import TYPE_CHECKING
 
 import pytest
@@ -88,35 +89,6 @@ def test_a_hidden_message_stays_dimmed_on_the_page_and_is_not_sent(
     message_act(page.locator("[data-testid=message][data-role=user]").first, "hide")
     wait_until(page, "() => !document.querySelector('.msg.hidden-from-model')")
     assert "hidden" not in server.session_lines(instance_id)[-4]
-    assert page.js_errors == []
-
-
-@SIZES
-def test_a_lorebook_picked_in_the_chat_drawer_fires_in_the_next_turn(
-        page: Page, server: Server, size: dict) -> None:
-    page.set_viewport_size(size)
-    instance_id = instance_new(page, server)
-    book = api_call(page, server, "POST", "/lorebooks", {
-        "name": f"Comets {size['width']}",
-        "entries": [{"uid": 1, "keys": ["comet"],
-                     "content": "COMET-LORE: the comet returns every 76 years."}]})
-    page.reload()
-    drawer_open(page)
-    card = page.locator("#lorebooks-card")
-    card.scroll_into_view_if_needed()
-    card.locator(f"input[name=lorebook_ids][value='{book['lorebook_id']}']").check()
-    screenshot_take(page, f"41_lorebook_picker_{size['width']}", full_page=False)
-    card.locator("button[type=submit]").click()
-    page.wait_for_url(re.compile(rf"/instances/{instance_id}/"))
-    assert server.instance_state(instance_id)["lorebook_ids"] == [book["lorebook_id"]]
-    ticked = page.locator("#lorebooks-card label:has(input[name=lorebook_ids]:checked)"
-                          " [data-testid=lorebook-name]")
-    assert [t.strip() for t in ticked.all_text_contents()] == [f"Comets {size['width']}"]
-
-    server.stub.script(Reply("It will be back."))
-    message_send(page, "Look, a comet over the hills!")
-    turn_wait_done(page)
-    assert "COMET-LORE" in _sent(server)
     assert page.js_errors == []
 
 
