@@ -103,10 +103,9 @@ LEAK_WATCH = """() => {
 }"""
 
 
-@SIZES
-def test_reasoning_shows_folded_while_the_reply_streams(page: Page, server: Server,
-                                                        size: dict) -> None:
-    page.set_viewport_size(size)
+def test_reasoning_shows_folded_while_the_reply_streams(page: Page, server: Server) -> None:
+    """On a phone: the fold (.reasoning) has no width rule, and nothing here depends on one."""
+    page.set_viewport_size(PHONE)
     instance_new(page, server)
     reply = "".join(f"Step {n}: the caravan moves on. " for n in range(1, 25))
     thought = "Weigh the offer before answering; stay in character."
@@ -124,7 +123,7 @@ def test_reasoning_shows_folded_while_the_reply_streams(page: Page, server: Serv
     assert page.locator("#messages .msg.assistant.pending").count() == 1  # still streaming
     assert fold.evaluate("el => el.open") is False  # folded
     assert fold.locator("summary").is_visible()
-    screenshot_take(page, f"42_reasoning_live_{size['width']}", full_page=False)
+    screenshot_take(page, "42_reasoning_live_390", full_page=False)
     fold.locator("summary").click()
     assert fold.evaluate("el => el.open") is True
     server.stub.release()
