@@ -1,5 +1,6 @@
-"""A SillyTavern user's own files through the pages: their world info, chats and cards come in
-(and go back out) without a trip to the REST API."""
+"""A SillyTavern user's own files through the pages: their chats and cards come in (and go back
+out) without a trip to the REST API. Their world info through the library's form needs no
+browser: tests/pages/test_library_and_pages.py and test_import_refusal_words.py."""
 
 from __future__ import annotations
 
@@ -21,8 +22,6 @@ from tests.e2e.conftest import (
     turn_wait_done,
     wait_until,
 )
-from tests.e2e.lore_pages import world_info_entry
-from tests.e2e.page_api import api_call
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
@@ -35,51 +34,6 @@ if _missing:
     pytest.skip(_missing, allow_module_level=True)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
-
-
-@SIZES
-def test_a_world_info_file_imports_from_the_library_page(page: Page, server: Server,
-                                                        tmp_path: Path, size: dict) -> None:
-    page.set_viewport_size(size)
-    world = {"entries": {
-        "0": world_info_entry(0, ["smuggler"], "Smugglers use the north cove at low tide.",
-                              keysecondary=["cove", "tide"], selectiveLogic=1),
-        "1": world_info_entry(1, [], "Saltmere is a cold northern fishing town.", constant=True,
-                              position=4, depth=2)}}
-    name = f"Saltmere {size['width']}"
-    upload = tmp_path / f"{name}.json"
-    upload.write_text(json.dumps(world))
-    page.goto(f"{server.url}/library/")
-    form = page.locator("form#lorebook-import")
-    form.locator("input[type=file]").set_input_files(str(upload))
-    form.locator("button[type=submit]").click()
-    page.wait_for_url(f"{server.url}/library/lorebooks/*/")
-    screenshot_take(page, f"qa5_world_info_imported_{size['width']}")
-    assert page.locator("input[name=name]").input_value() == name
-    assert "Smugglers use the north cove" in page.locator("main").inner_text() + "".join(
-        page.locator("textarea").evaluate_all("els => els.map(e => e.value)"))
-    lorebook_id = page.url.rstrip("/").rsplit("/", 1)[-1]
-    book = api_call(page, server, "GET", f"/lorebooks/{lorebook_id}")
-    smuggler = next(e for e in book["entries"] if e["keys"] == ["smuggler"])
-    assert smuggler["secondary_keys"] == ["cove", "tide"]
-    assert smuggler["selective_logic"] == "not_all"
-    assert page.js_errors == []
-
-
-def test_a_file_that_is_not_world_info_is_refused_with_its_reason(page: Page, server: Server,
-                                                                  tmp_path: Path) -> None:
-    page.set_viewport_size(PHONE)
-    upload = tmp_path / "notes.json"
-    upload.write_text("{not json")
-    page.goto(f"{server.url}/library/")
-    before = page.get_by_test_id("lorebook-row").count()
-    form = page.locator("form#lorebook-import")
-    form.locator("input[type=file]").set_input_files(str(upload))
-    form.locator("button[type=submit]").click()
-    page.wait_for_load_state()
-    assert page.url == f"{server.url}/library/"
-    assert "Could not import notes.json: the file is not JSON" in page.inner_text("body")
-    assert page.get_by_test_id("lorebook-row").count() == before
 
 
 def _last_reply_text(page: Page) -> str:

@@ -8,6 +8,7 @@ import zlib
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from library.models import Lorebook
 from library.refusal_words import refusal_words
 from tests.png_files import chunk, tiny_png
 
@@ -36,6 +37,15 @@ def test_a_card_without_a_book_imported_as_a_lorebook_says_so_in_chinese(alice_c
     card = b'{"spec": "chara_card_v2", "data": {"name": "Mira"}}'
     page = _refusal(alice_client, "/library/lorebooks/upload", "mira.json", card, "zh-CN")
     assert "这张角色卡没有可导入的世界书（character_book）" in page
+
+
+def test_a_file_that_is_no_world_info_is_refused_on_the_library_naming_it(alice_client):
+    before = Lorebook.objects.count()
+    response = alice_client.post("/library/lorebooks/upload", {
+        "file": SimpleUploadedFile("notes.json", b"{not json")}, follow=True)
+    assert [url for url, _ in response.redirect_chain] == ["/library/"]
+    assert "Could not import notes.json: the file is not JSON" in response.content.decode()
+    assert Lorebook.objects.count() == before
 
 
 def test_the_english_page_and_nested_sentences():

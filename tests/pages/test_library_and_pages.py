@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
 from chat.models import Instance, Session
@@ -65,6 +66,35 @@ def test_the_lorebook_ticks_mark_a_private_book_and_say_who_reads_it(alice_clien
     assert re.search(r'lorebook-name">Own notes</bdi> <span class="muted">\(private\)', page)
     assert re.search(r'lorebook-name">Harbour lore</bdi></label>', page)
     assert "reads only the shared books" in page
+
+
+def test_a_world_info_file_imported_from_the_library_opens_as_a_book_named_after_it(
+        alice_client, store):
+    """The library's "Import a lorebook" form (no script of its own): SillyTavern's world info
+    becomes a book named after its file, whose editor opens with its entries; an entry's
+    secondary keys stay in force (keysecondary, selectiveLogic 1 = NOT ALL)."""
+    def entry(uid: int, key: list[str], content: str, **fields) -> dict:
+        return {"uid": uid, "key": key, "keysecondary": [], "content": content,
+                "constant": False, "selective": True, "selectiveLogic": 0, "order": 100,
+                "position": 0, "depth": 4, **fields}
+
+    world = {"entries": {
+        "0": entry(0, ["smuggler"], "Smugglers use the north cove at low tide.",
+                   keysecondary=["cove", "tide"], selectiveLogic=1),
+        "1": entry(1, [], "Saltmere is a cold northern fishing town.", constant=True,
+                   position=4, depth=2)}}
+    response = alice_client.post("/library/lorebooks/upload", {"file": SimpleUploadedFile(
+        "Saltmere 390.json", json.dumps(world).encode(), content_type="application/json")},
+        follow=True)
+    landed = response.redirect_chain[-1][0]
+    assert re.fullmatch(r"/library/lorebooks/[^/]+/", landed), landed
+    page = response.content.decode()
+    assert 'name="name" value="Saltmere 390"' in page
+    assert "Smugglers use the north cove at low tide." in page
+    book = store.lorebook_read(landed.rstrip("/").rsplit("/", 1)[-1])
+    smuggler = next(e for e in book["entries"] if e["keys"] == ["smuggler"])
+    assert smuggler["secondary_keys"] == ["cove", "tide"]
+    assert smuggler["selective_logic"] == "not_all"
 
 
 def test_start_instance_in_the_browser_writes_seed_formats(alice_client, store, character,
