@@ -1,7 +1,7 @@
 """The library as an author meets it: import at the top, characters as tiles with their picture
 (or a letter), name, a line about them and Chat / Edit, a search box once the list is long, at
-phone and laptop width, light and dark; a plain picture imported as a card says how to make a
-character of it."""
+phone and laptop width, light and dark. (A plain picture imported as a card says how to make a
+character of it: tests/pages/test_import_refusal_words.py, no browser needed.)"""
 
 from __future__ import annotations
 
@@ -131,26 +131,3 @@ def test_letter_avatars_are_coloured_per_name_and_readable(page: Page, server: S
             assert letter.evaluate(CONTRAST) >= 4.5, (scheme, name, fills[colour])
         assert len(set(fills.values())) == len(names) >= 6, (scheme, fills)
         screenshot_take(page, f"70_library_letters_{scheme}", full_page=False)
-
-
-@pytest.mark.parametrize("language,words", [
-    ("en", "To make a character with this picture, press “+ New character”"),
-    ("zh-hans", "要用这张图片做角色，请点“+ 新角色”")])
-def test_a_picture_imported_as_a_card_says_how_to_make_a_character_of_it(
-        page: Page, server: Server, tmp_path, language: str, words: str) -> None:
-    """A newcomer's first try: a plain picture dropped on "Import a character card"."""
-    page.set_viewport_size(PHONE)
-    page.context.add_cookies([{"name": "django_language", "value": language, "url": server.url}])
-    picture = tmp_path / "my hero.png"
-    picture.write_bytes(tiny_png())
-    try:
-        page.goto(f"{server.url}/library/")
-        page.locator("input[name=file][accept*=png]").first.set_input_files(str(picture))
-        with page.expect_navigation():
-            page.locator("input[name=file][accept*=png]").first.locator(
-                "xpath=ancestor::form").locator("button[type=submit]").click()
-        assert words in page.locator("body").inner_text(), page.locator("body").inner_text()[:600]
-        assert "text chunk" not in page.locator("main").inner_text()
-        screenshot_take(page, f"picture_not_card_{language}", full_page=False)
-    finally:
-        page.context.clear_cookies(name="django_language")

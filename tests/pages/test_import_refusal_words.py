@@ -8,7 +8,7 @@ import zlib
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from library.models import Lorebook
+from library.models import Character, Lorebook
 from library.refusal_words import refusal_words
 from tests.png_files import chunk, tiny_png
 
@@ -46,6 +46,25 @@ def test_a_file_that_is_no_world_info_is_refused_on_the_library_naming_it(alice_
     assert [url for url, _ in response.redirect_chain] == ["/library/"]
     assert "Could not import notes.json: the file is not JSON" in response.content.decode()
     assert Lorebook.objects.count() == before
+
+
+@pytest.mark.parametrize("language, words", [
+    ("en", "my hero.png is a picture with no character card in it. To make a character with this "
+           "picture, press “+ New character” and choose it as the picture."),
+    ("zh-hans", "要用这张图片做角色，请点“+ 新角色”")], ids=["en", "zh-hans"])
+def test_a_plain_picture_imported_as_a_card_says_how_to_make_a_character_of_it(
+        alice_client, language, words):
+    """A newcomer's first try: a plain picture given to "Import a character card"."""
+    alice_client.cookies["django_language"] = language
+    before = Character.objects.count()
+    response = alice_client.post("/library/cards/upload", {
+        "file": SimpleUploadedFile("my hero.png", tiny_png(), content_type="image/png")},
+        follow=True)
+    page = response.content.decode()
+    assert [url for url, _ in response.redirect_chain] == ["/library/"]
+    assert words in page
+    assert "text chunk" not in page  # not the parser's words
+    assert Character.objects.count() == before
 
 
 def test_the_english_page_and_nested_sentences():
