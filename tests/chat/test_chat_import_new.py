@@ -142,11 +142,33 @@ def test_another_accounts_waiting_file_cannot_be_imported(alice_client, client, 
     assert Instance.objects.count() == before
 
 
+WHICH_FILES = "Choose a chat exported by SillyTavern (.jsonl), Agnai or RisuAI (.json)."
+
+
 def test_a_bad_file_makes_no_chat_and_says_why(alice_client, seraphina):
     before = Instance.objects.count()
     text = _page_import(alice_client, seraphina, b"not a chat at all").content.decode()
-    assert "The chat was not imported" in text
+    assert "The chat was not imported" in text and WHICH_FILES in text
+    # the library's form (no character picked yet): back to the library, saying which files are
+    response = alice_client.post("/chats/import", {
+        "file": SimpleUploadedFile("notes.jsonl", b"my shopping list\n"), "next": "/library/"},
+        follow=True)
+    assert [url for url, _ in response.redirect_chain] == ["/library/"]
+    assert WHICH_FILES in response.content.decode()
     assert Instance.objects.count() == before
+
+
+@pytest.mark.parametrize("path", ["/chats/import", "/chats/import/cancel"])
+def test_a_reloaded_import_check_page_says_what_to_do(alice_client, seraphina, path):
+    """A phone's browser restoring the tab of the check page (an answer to a POST) asks for it
+    again with a GET: the player lands on the library's chat import, open, told why."""
+    response = alice_client.get(path, follow=True)
+    assert response.redirect_chain == [("/library/?import=chat#library-chat-import", 302)]
+    page = response.content.decode()
+    assert "This check page cannot come back after a reload: choose the chat file again." in page
+    assert 'data-testid="chat-import-box" open>' in page  # unfolded
+    form = page[page.index('id="library-chat-import"'):]
+    assert '<input type="file" name="file"' in form[:form.index("</form>")]
 
 
 def test_the_library_page_imports_a_chat_with_the_characters_picked(alice_client, seraphina,

@@ -1,7 +1,8 @@
 """A chat file imported from a character's page opens as a new chat with that character, the
 import report on top; a chat whose replies are by someone else is asked about first (naming
-both), nothing made until the author goes on or picks another character. A reloaded check page
-and a file that is no chat say what to do."""
+both), nothing made until the author goes on or picks another character. (A reloaded check page
+and a file that is no chat say what to do: tests/chat/test_chat_import_new.py, no browser
+needed.)"""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from tests.e2e.conftest import (
     no_sideways_scroll,
     screenshot_take,
 )
-from tests.e2e.page_api import api_call, character_make
+from tests.e2e.page_api import api_call
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -222,34 +223,3 @@ def test_a_chat_import_says_it_is_under_way_until_the_next_page_comes(
     assert page.evaluate("window.sent") == 1
     no_sideways_scroll(page)
     assert page.js_errors == []
-
-
-@pytest.mark.parametrize("path", ["/chats/import", "/chats/import/cancel"])
-def test_a_reloaded_import_check_page_says_what_to_do(page: Page, server: Server,
-                                                        path: str) -> None:
-    """A phone's browser restoring the tab of the check page (an answer to a POST) asks for
-    it again with a GET: the player lands on the library's chat import, open, told why."""
-    page.set_viewport_size(PHONE)
-    character_make(page, server, "Dora")  # the library offers a chat import once it has a character
-    page.goto(f"{server.url}{path}")
-    assert page.url.split("?")[0].endswith("/library/")
-    assert page.get_by_text("choose the chat file again").is_visible()
-    assert page.get_by_test_id("chat-import-box").get_attribute("open") is not None
-    assert page.locator("#library-chat-import input[type=file]").is_visible()
-    screenshot_take(page, "import_reloaded", full_page=False)
-    assert page.js_errors == []
-
-
-def test_a_file_that_is_no_chat_says_which_files_are(page: Page, server: Server, tmp_path) -> None:
-    page.set_viewport_size(PHONE)
-    character_make(page, server, "Jo")
-    wrong = tmp_path / "notes.jsonl"
-    wrong.write_text("my shopping list\n")
-    page.goto(f"{server.url}/library/")
-    page.get_by_test_id("chat-import-box").locator("summary").click()
-    page.locator("#library-chat-import input[type=file]").set_input_files(str(wrong))
-    with page.expect_navigation():
-        page.locator("#library-chat-import button[type=submit]").click()
-    assert "Choose a chat exported by SillyTavern (.jsonl), Agnai or RisuAI (.json)." in \
-        page.locator("body").inner_text()
-    screenshot_take(page, "not_a_chat", full_page=False)
