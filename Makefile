@@ -74,6 +74,7 @@ perf: install
 	$(BIN)/python bench/stream_overhead.py
 	$(BIN)/python bench/turn_overhead.py --quick --skip-recall
 	$(BIN)/python bench/redo_overhead.py
+	$(BIN)/python bench/summary_growth.py
 	$(BIN)/python bench/recall_scale.py --turns 100000 --rounds 5 --store .bench-cache/scale100k
 	$(BIN)/python bench/embed_throughput.py --rounds 3
 	$(BIN)/python bench/concurrency.py --quick
