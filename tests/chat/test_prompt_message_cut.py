@@ -12,7 +12,7 @@ from chat.prompt.assemble import prompt_build
 from chat.prompt.message_cut import MESSAGE_CUT_MARK, text_middle_cut
 from chat.prompt.templates import TemplateStore
 from personalab.lib.tokens import count_tokens
-from tests.chat.prompt_inputs import make_inputs, make_lines
+from tests.chat.prompt_inputs import make_config, make_inputs, make_lines
 
 ROOM = 600
 LONG_REPLY = ("（推开门）北区的仓库空了。" + "他们把每一箱罐头都搬走了，只留下墙上的记号。" * 400
@@ -86,3 +86,15 @@ def test_the_cut_note_reads_in_chinese():
     note = "the message before the newest cut in the middle to 290 of its 10222 tokens"
     with translation.override("zh-hans"):
         assert note_named(note) == "最新消息之前的那条消息从中间截短为 290 个 token（原有 10222 个）"
+
+
+def test_a_cut_reply_the_trimming_leaves_out_is_not_said_to_be_cut(templates):
+    lines = lines_with({"role": "assistant", "content": LONG_REPLY, "turn": 6})
+    inputs = make_inputs(lines=lines, section_budgets={"conversation": ROOM},
+                         config=make_config(load_all=False),
+                         trimming={"max_messages": 10, "max_chars": 100})
+
+    result = prompt_build(inputs, templates)
+
+    assert all("北区的仓库" not in m["content"] for m in result.messages[1:])
+    assert "cut in the middle" not in conversation_of(result).note
