@@ -1,7 +1,8 @@
 """What a newcomer still marked down on the pages around the chat (newcomer round, brief items
 2–6): the player shown as "User", a history page that opens on its session list with related
-chats told apart only by date, an empty "Evolved persona" box without a word, a connection
-explained in environment-variable names, and a character editor that is one long form."""
+chats told apart only by date, a connection explained in environment-variable names, and a
+character editor that is one long form. The empty "Evolved persona" box that said no word is
+server HTML: tests/pages/test_persona_page.py proves its words without a browser."""
 
 from __future__ import annotations
 
@@ -76,22 +77,6 @@ def test_the_history_page_on_a_phone_starts_with_its_heading_and_names_related_c
     assert "“Take me to the northern wall.”" in names, names
     assert "“Which way to the southern sea?”" in names, names
     no_sideways_scroll(page)
-    assert page.js_errors == []
-
-
-def test_the_evolved_persona_box_says_what_it_is_and_when_it_fills(page: Page,
-                                                                   server: Server) -> None:
-    page.set_viewport_size(PHONE)
-    instance_id = instance_new(page, server)
-    page.goto(f"{server.url}/instances/{instance_id}/persona/")
-    box = page.locator("[data-testid=evolved-persona] textarea[name=text]")
-    assert box.input_value() == ""
-    help_text = page.get_by_test_id("evolved-help")
-    assert help_text.is_visible()
-    assert "Update memory" in help_text.inner_text() and "fills" in help_text.inner_text()
-    assert box.get_attribute("aria-describedby") == "evolved-help"
-    assert "Update memory" in box.get_attribute("placeholder")
-    screenshot_take(page, "newcomer_persona_390", full_page=False)
     assert page.js_errors == []
 
 

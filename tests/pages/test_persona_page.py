@@ -3,6 +3,8 @@ prompt override, recaps and biography paragraphs; ownership and the instance loc
 
 from __future__ import annotations
 
+from html.parser import HTMLParser
+
 import pytest
 
 from memory.character.biography import biography_add, biography_items
@@ -38,6 +40,50 @@ def test_page_shows_persona_versions_pinned_recaps_biography_escaped(store, inst
     assert "v1 &lt;b&gt;brave&lt;/b&gt;" in body and "<b>brave</b>" not in body
     assert "never lie" in body and "this chat's override" in body
     assert "born in the wastes" in body and "they met at the bar" in body
+
+
+class _EvolvedBox(HTMLParser):
+    """The evolved persona's box and its help line, as a reader of the page meets them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.box: dict[str, str] = {}
+        self.box_text = ""
+        self.help: dict[str, str] = {}
+        self.help_text = ""
+        self._in: str | None = None
+        self._section = False
+
+    def handle_starttag(self, tag, attrs):
+        attributes = {name: value or "" for name, value in attrs}
+        if tag == "section" and attributes.get("data-testid") == "evolved-persona":
+            self._section = True
+        elif self._section and tag == "textarea" and attributes.get("name") == "text":
+            self.box, self._in = attributes, "box"
+        elif self._section and attributes.get("id") == "evolved-help":
+            self.help, self._in = {"tag": tag, **attributes}, "help"
+
+    def handle_endtag(self, tag):
+        if tag == "section":
+            self._section = False
+        if tag in ("textarea", "p"):
+            self._in = None
+
+    def handle_data(self, data):
+        if self._in == "box":
+            self.box_text += data
+        elif self._in == "help":
+            self.help_text += data
+
+
+def test_an_empty_evolved_persona_says_what_it_is_and_when_it_fills(instance, alice_client):
+    page = _EvolvedBox()
+    page.feed(alice_client.get(f"/instances/{instance}/persona/").content.decode())
+    assert page.box_text.strip() == ""
+    assert page.help["tag"] == "p" and "hidden" not in page.help
+    assert "Update memory" in page.help_text and "fills" in page.help_text
+    assert page.box["aria-describedby"] == "evolved-help"
+    assert "Update memory" in page.box["placeholder"]
 
 
 def test_manual_persona_edit_makes_a_new_version_and_restore_works(store, instance,
