@@ -1,8 +1,9 @@
 """What a newcomer still marked down on the pages around the chat (newcomer round, brief items
 2–6): the player shown as "User", a history page that opens on its session list with related
 chats told apart only by date, a connection explained in environment-variable names, and a
-character editor that is one long form. The empty "Evolved persona" box that said no word is
-server HTML: tests/pages/test_persona_page.py proves its words without a browser."""
+character editor that is one long form. The empty "Evolved persona" box that said no word and
+the sections a new character opens on are server HTML: tests/pages/test_persona_page.py and
+tests/library/test_character_editing.py prove them without a browser."""
 
 from __future__ import annotations
 
@@ -143,15 +144,6 @@ def test_the_character_editor_folds_its_sections_with_counts_and_saves_everythin
     api_call(page, server, "PUT", f"/characters/{character_id}",
          {"alternate_greetings": old.get("alternate_greetings", []),
           "mes_example": old.get("mes_example", ""), "system_prompt": old.get("system_prompt", "")})
-    assert page.js_errors == []
-
-
-def test_a_new_character_opens_on_basics_and_its_greeting(page: Page, server: Server) -> None:
-    page.set_viewport_size(DESKTOP)
-    page.goto(f"{server.url}/library/characters/new")
-    assert page.locator("input[name=name]").is_visible()
-    assert page.locator("textarea[name=greeting]").is_visible()
-    assert not page.locator("textarea[name=mes_example]").is_visible()
     assert page.js_errors == []
 
 

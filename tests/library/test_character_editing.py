@@ -1,9 +1,11 @@
 """Lossless character editing: the web editor keeps every field it does not show, a save with
-no change leaves the definition file as it was, and limits are generous with named refusals."""
+no change leaves the definition file as it was, and limits are generous with named refusals. A
+new character's editor opens on the sections a newcomer fills first."""
 
 from __future__ import annotations
 
 import json
+from html.parser import HTMLParser
 
 import pytest
 from django.urls import reverse
@@ -153,3 +155,40 @@ def test_rest_put_replaces_the_alternate_greetings_and_names_the_field_when_refu
     assert refused.status_code == 400
     assert "alternate_greetings" in refused.json()["error"]["fields"]
     assert _greetings(store, character_id) == ["Again?", "New one."]
+
+
+class _Sections(HTMLParser):
+    """The editor's <details data-section> folds: which are open, and the section of each field."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open: dict[str, bool] = {}
+        self.field_section: dict[str, str] = {}
+        self._details: list[str | None] = []
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "details":
+            section = attributes.get("data-section")
+            self._details.append(section)
+            if section:
+                self.open[section] = "open" in attributes
+        elif tag in ("input", "textarea", "select") and attributes.get("name"):
+            inside = [s for s in self._details if s]
+            self.field_section.setdefault(attributes["name"], inside[-1] if inside else "")
+
+    def handle_endtag(self, tag):
+        if tag == "details" and self._details:
+            self._details.pop()
+
+
+def test_a_new_character_opens_on_basics_and_its_greeting(alice_client):
+    """What the author sees first is the server's: Basics and Greetings are open, the example
+    dialogues folded (static/card_form.js only reopens what was opened on this page before)."""
+    sections = _Sections()
+    sections.feed(alice_client.get("/library/characters/new").content.decode())
+    assert sections.field_section["name"] == "basics"
+    assert sections.field_section["greeting"] == "greetings"
+    assert sections.field_section["mes_example"] == "examples"
+    assert sections.open["basics"] and sections.open["greetings"]
+    assert not sections.open["examples"]
