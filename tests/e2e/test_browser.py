@@ -1,7 +1,9 @@
-"""End-to-end through a real browser: log in, write a character and a background (outline edited
-with htmx), start an instance, stream, stop, warnings, prompt inspector, summarize, and a second
-tab that follows a reply still streaming. One Daphne server and one Chromium for the module;
-the tests run in order and build on each other (the instance the home page starts is reused).
+"""End-to-end through a real browser: log in (the fixture's login page; the list of chats it
+lands on is server HTML, tests/pages/test_library_and_pages.py), write a character and a
+background (outline edited with htmx), start an instance, stream, stop, warnings, prompt
+inspector, summarize, and a second tab that follows a reply still streaming. One Daphne server
+and one Chromium for the module; the tests run in order and build on each other (the instance
+the home page starts is reused).
 
 Run: .venv/bin/python -m pytest tests/e2e -q   (skips without /usr/bin/chromium or playwright)."""
 
@@ -75,16 +77,6 @@ def _instance_open(page: Page, server: Server) -> str:
     instance_id = _needs("instance")
     page.goto(f"{server.url}/instances/{instance_id}/")
     return instance_id
-
-
-def test_login_lands_on_the_instance_list(page: Page, server: Server) -> None:
-    page.goto(f"{server.url}/")
-    assert page.title() == "PersonaLab"
-    assert page.locator("h1").first.inner_text() == "Your chats"
-    assert page.locator("text=Log out admin").count() == 1
-    assert page.locator("a[href='/instances/inst_001/']").count() == 1  # seed_demo
-    screenshot_take(page, "02_home")
-    assert page.js_errors == []
 
 
 def test_library_character_and_background_with_outline(page: Page, server: Server) -> None:

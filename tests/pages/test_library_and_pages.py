@@ -173,6 +173,16 @@ def test_pages_need_login(client, instance):
         assert response.status_code == 302 and "/login/" in response.url
 
 
+def test_login_lands_on_the_list_of_the_players_chats(client, alice, instance):
+    response = client.post("/login/?next=/", {"username": "alice", "password": "alice-password"})
+    assert response.status_code == 302 and response.url == "/"
+    home = client.get(response.url).content.decode()
+    assert re.search(r"<title>\s*PersonaLab\s*</title>", home)
+    assert re.findall(r"<h1[^>]*>(.*?)</h1>", home)[0] == "Your chats"
+    assert home.count("Log out alice") == 1
+    assert home.count(f'<a href="/instances/{instance}/"') == 1
+
+
 def test_other_users_instance_page_is_404_and_staff_sees_it(client, bob, staff, instance):
     client.force_login(bob)
     assert client.get(f"/instances/{instance}/").status_code == 404
