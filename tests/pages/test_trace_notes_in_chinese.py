@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -68,6 +69,109 @@ def test_the_inspectors_warnings_and_lore_left_out_read_in_chinese(alice_client,
     assert "The market" in dropped and "would have fired" not in dropped
     director = _part(page, 'id="trace-memory"', "</details>")
     assert "状态 'COMPLETED' 的大小写不对" in director and "wrong case" not in director
+
+
+# Three English words in a row: a sentence left in English.
+ENGLISH = re.compile(r"[A-Za-z]{2,}(?:[\s,;:()'\-]+[A-Za-z]{2,}){2,}")
+# The line breaks of a page's text as a browser reads it (innerText): a block, a row, a <br>;
+# a table's cells are apart on their row.
+BLOCKS = {"address", "article", "aside", "blockquote", "br", "caption", "dd", "details", "div",
+          "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3",
+          "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section",
+          "summary", "table", "tbody", "tfoot", "thead", "tr", "ul"}
+VOID = {"br", "hr", "img", "input", "meta", "link", "wbr", "source", "col", "area"}
+
+
+class _Lines(HTMLParser):
+    """The lines of text of the element with the id `element_id`, without what is marked as
+    written (translate="no": ids, names, keys, the player's words) and without code."""
+
+    def __init__(self, element_id: str) -> None:
+        super().__init__()
+        self.element_id, self.depth, self.skipped, self.text = element_id, 0, 0, [""]
+
+    def handle_starttag(self, tag, attrs):
+        if not self.depth:
+            self.depth = int(dict(attrs).get("id") == self.element_id and tag not in VOID)
+            return
+        if tag in VOID:
+            if tag in BLOCKS and not self.skipped:
+                self.text.append("")
+            return
+        self.depth += 1
+        if self.skipped or dict(attrs).get("translate") == "no" or tag == "code":
+            self.skipped += 1
+        elif tag in BLOCKS:
+            self.text.append("")
+        elif tag in ("td", "th"):
+            self.text[-1] += "\t"
+
+    def handle_endtag(self, tag):
+        if not self.depth or tag in VOID:
+            return
+        self.depth -= 1
+        if self.skipped:
+            self.skipped -= 1
+        elif tag in BLOCKS:
+            self.text.append("")
+
+    def handle_data(self, data):
+        if self.depth and not self.skipped:
+            self.text[-1] += data
+
+    def lines(self) -> list[str]:
+        return [" ".join(line.split()) for line in self.text if line.strip()]
+
+
+def _english_left(page: str, element_id: str) -> list[str]:
+    """The lines of the element that still hold an English sentence."""
+    part = _Lines(element_id)
+    part.feed(page)
+    if not part.lines():
+        return [f"(missing: #{element_id})"]
+    return [line for line in part.lines() if ENGLISH.search(line)]
+
+
+def test_the_inspector_reads_wholly_in_chinese_after_a_full_turn(alice_client, store, alice,
+                                                                 background, use_stub):
+    """A turn in which a lore entry fired, a constant one was kept, another was left out by its
+    book's budget, the prompt came near its limit and the director read no marker: its
+    sections, warnings, lore and director lines carry no English sentence in Chinese."""
+    english_set(store)
+    character_id = mira_import(store, mira_card())
+    lorebook_id = lorebook_save(store, data={"name": "Drowned city", "token_budget": 30,
+                                             "entries": [
+        {"uid": 1, "keys": ["clinic"], "comment": "The clinic", "content": "On stilts.",
+         "priority": 200},
+        {"uid": 2, "keys": ["clinic"], "comment": "The market", "priority": 10,
+         "content": "The market floods at noon and the boats come in. " * 8},
+        {"uid": 3, "keys": [], "constant": True, "ignore_budget": True,
+         "comment": "The lantern", "content": "The lantern burns all night long. " * 90}]})
+    character_save(store, data={**store.character_read(character_id),
+                                "lorebook_ids": [lorebook_id]}, character_id=character_id)
+
+    def turn() -> tuple[str, str]:
+        instance_id = instance_create(store, owner=alice, character_id=character_id,
+                                      background_id=background)
+        use_stub.script(Reply("She trims the wick. [PROGRESS:1:COMPLETED]"))
+        return instance_id, card_turn_run(store, instance_id, "Is the clinic safe tonight?")
+
+    # the same turn again, its limit just above its size: the prompt is near its limit
+    config = store.config_read()
+    config["limits"]["max_total_tokens"] = store.trace_read(*turn())["total_tokens"] + 10
+    store.config_write(config)
+    trace_id = turn()[1]
+
+    alice_client.cookies["django_language"] = "zh-hans"
+    page = alice_client.get(f"/traces/{trace_id}/").content.decode()
+    assert "提示词接近上限" in _part(page, 'id="trace-warnings"', "</ul>")
+    assert "超出其世界书 30 个 token 的预算" in _part(page, 'id="lore-dropped"', "</ul>")
+    assert "常驻" in _part(page, 'id="lore-fired"', "</ul>")
+    director = _part(page, 'id="trace-memory"', "</details>")
+    assert "没有有效的进度标记" in director and "大小写不对" in director
+    for part in ("trace-sections", "trace-warnings", "lore-fired", "lore-dropped",
+                 "trace-memory"):
+        assert _english_left(page, part) == [], part
 
 
 def test_each_budget_and_group_reason_the_lore_scan_writes_is_translated(settings):
