@@ -47,8 +47,15 @@ class Reply:
     deltas: tuple[tuple[str, str], ...] = ()
     # Streamed, after this many deltas the answer waits for `StubLLM.release()` (or a reset),
     # then sends the rest: a test looks at a reply mid-stream however slow the machine is,
-    # without a stream made slow enough to be caught (seconds of every run's wall).
-    held_after: int | None = None
+    # without a stream made slow enough to be caught (seconds of every run's wall). Several
+    # counts, (2, 10): it waits at each, one release each.
+    held_after: int | tuple[int, ...] | None = None
+
+    def holds(self) -> tuple[int, ...]:
+        """The counts of deltas after which the answer waits for a release."""
+        if self.held_after is None:
+            return ()
+        return (self.held_after,) if isinstance(self.held_after, int) else self.held_after
 
     def pieces(self) -> list[str]:
         size = max(1, self.chunk_size)
@@ -346,7 +353,7 @@ class _Exchange:
             self.wake.wait(step.seconds)
             return
         for sent, (key, text) in enumerate(self._deltas(step)):
-            if isinstance(step, Reply) and sent == step.held_after:
+            if isinstance(step, Reply) and sent in step.holds():
                 self.handler.server.stub._hold(self.wake)
                 if self.wake.is_set():
                     return

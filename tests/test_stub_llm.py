@@ -1,6 +1,6 @@
 """The stub LLM itself: benchmarks time-stamp each piece as it is made, so the stub must send a
 piece before it makes the next one (bench/concurrency.py measured 1 s of "delay" otherwise); a
-held reply stops mid-stream until the test lets it go."""
+held reply stops mid-stream, at one place or several, until the test lets it go."""
 
 from __future__ import annotations
 
@@ -71,5 +71,25 @@ def test_a_held_reply_waits_mid_stream_until_released_and_a_release_before_it_co
         later: list[str] = []
         _streamed_pieces(stub, later)
         assert "".join(later) == "xyz"
+    finally:
+        stub.stop()
+
+
+def test_a_reply_held_at_two_places_waits_at_each_for_its_own_release():
+    stub = StubLLM()
+    try:
+        stub.script(Reply("abcdef", chunk_size=1, held_after=(1, 4)))
+        seen: list[str] = []
+        reader = threading.Thread(target=_streamed_pieces, args=(stub, seen))
+        reader.start()
+        for held in ("a", "abcd"):
+            deadline = time.monotonic() + 10
+            while "".join(seen) != held and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(0.2)  # held: nothing more comes
+            assert "".join(seen) == held
+            stub.release()
+        reader.join(timeout=10)
+        assert "".join(seen) == "abcdef"
     finally:
         stub.stop()
