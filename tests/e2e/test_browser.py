@@ -279,30 +279,66 @@ def test_summarize_moves_to_a_new_session(page: Page, server: Server) -> None:
     assert page.js_errors == []
 
 
+def _follows_from(tab: Page) -> list[object]:
+    """The "stream" frames `tab`'s sockets receive: what the file holds of a reply streaming
+    when a socket opens (chat/live/followers.py). From then on the tab follows that reply."""
+    snapshots: list[object] = []
+
+    def frame(payload: str | bytes) -> None:
+        try:
+            event = json.loads(payload)
+        except ValueError:
+            return
+        if isinstance(event, dict) and event.get("type") == "stream":
+            snapshots.append(event)
+
+    tab.on("websocket", lambda socket: socket.on("framereceived", frame))
+    return snapshots
+
+
+def _wait_following(tab: Page, snapshots: list[object]) -> None:
+    for _ in range(300):
+        if snapshots:
+            return
+        tab.wait_for_timeout(50)
+    raise AssertionError("the tab's socket was never sent the reply streaming")
+
+
 def test_a_second_tab_follows_a_reply_streaming_elsewhere_across_a_reload(
         page: Page, logged_in: BrowserContext, server: Server) -> None:
+    """The reply waits at 20 and at 60 characters (the stub's holds): the second tab opens
+    while it waits at 20, follows it live to 60, is reloaded while it waits there, and follows
+    it to the end. No stream made slow enough to be caught: few frames in two tabs."""
     instance_id = _instance_open(page, server)
     reply = LONG_REPLY
-    server.stub.script(Reply(reply, chunk_size=2, delay=0.03))  # about six seconds
+    server.stub.script(Reply(reply, chunk_size=4, held_after=(5, 15)))
+    first, second = reply[:20].strip(), reply[:60].strip()  # where it waits
     message_send(page, "Tell it again, for the second tab.")
-    _wait_length_above(page, 20)
+    wait_until(page, "s => [...document.querySelectorAll('#messages .msg.assistant .text')]"
+               ".pop()?.textContent.trim() === s", arg=first)
 
     watcher = logged_in.new_page()
+    snapshots = _follows_from(watcher)
+    shown = "s => document.querySelector('#streaming-line .text').textContent.trim() === s"
     try:
         watcher.goto(f"{server.url}/instances/{instance_id}/")
         streaming = watcher.locator("#streaming-line .text")
         assert streaming.count() == 1
         seen = len(streaming.inner_text())
         assert 0 < seen < len(reply)
-        wait_until(watcher,
-            "n => document.querySelector('#streaming-line .text').textContent.length > n",
-            arg=seen + 20)
+        _wait_following(watcher, snapshots)
+        server.stub.release()  # on to 60 characters, streamed live into both tabs
+        wait_until(watcher, shown, arg=second)
         watcher.locator("#streaming-line").scroll_into_view_if_needed()
         screenshot_take(watcher, "16_second_tab_following")
         before_reload = len(watcher.locator("#streaming-line .text").inner_text())
-        watcher.reload()
+        assert before_reload >= seen + 20
+        snapshots.clear()
+        watcher.reload()  # the reply waits at 60 characters meanwhile: still streaming
         assert watcher.locator("#streaming-line").count() == 1
         assert len(watcher.locator("#streaming-line .text").inner_text()) >= before_reload
+        _wait_following(watcher, snapshots)
+        server.stub.release()  # the rest, live into the reloaded tab
         wait_until(watcher, "() => !document.getElementById('streaming-line')",
                                   timeout=60_000)
         assert watcher.locator("#messages .msg.assistant .text").last.inner_text() == reply.strip()
