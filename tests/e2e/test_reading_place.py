@@ -37,6 +37,9 @@ def _scrolled_back_to(page: Page, text: str) -> None:
 
 def test_back_from_history_returns_to_the_reply_the_player_was_reading(page: Page,
                                                                        server: Server) -> None:
+    """By the browser's Back, then by History's "← back to the chat" from another place: only
+    Back returned to the place, the link opened the chat at its newest line. One chat for both:
+    a place not saved again would show line 41, a link that forgot it the newest line."""
     _long_chat(page, server)
     _scrolled_back_to(page, "line 41")
     page.click("text=History")
@@ -45,6 +48,15 @@ def test_back_from_history_returns_to_the_reply_the_player_was_reading(page: Pag
         page.go_back()
     wait_until(page, "() => !document.querySelector('#messages[aria-busy=true]')")
     assert page.evaluate(TOP_SHOWN) == "line 41"
+
+    _scrolled_back_to(page, "line 37")
+    page.click("text=History")
+    page.wait_for_url("**/history**")
+    with network_quiet(page):
+        page.click("text=back to the chat")
+    wait_until(page, "() => !document.querySelector('#messages[aria-busy=true]')")
+    assert page.evaluate(TOP_SHOWN) == "line 37"
+    assert not page.url.endswith("#reading")  # a reload later is a reload, not a link
     assert page.js_errors == []
 
 
@@ -61,19 +73,3 @@ def test_a_reload_on_a_phone_keeps_the_place_and_a_new_visit_starts_at_the_newes
     assert page.locator("#messages [data-testid=message] .text").last.is_visible()
     assert page.evaluate("() => { const b = document.getElementById('messages');"
                          " return b.scrollHeight - b.scrollTop - b.clientHeight < 80; }")
-
-
-def test_the_history_pages_back_link_returns_to_the_place_too(page: Page,
-                                                              server: Server) -> None:
-    """Only the browser's Back returned to the place; History's "← back to the chat" opened
-    the chat at its newest line."""
-    _long_chat(page, server)
-    _scrolled_back_to(page, "line 37")
-    page.click("text=History")
-    page.wait_for_url("**/history**")
-    with network_quiet(page):
-        page.click("text=back to the chat")
-    wait_until(page, "() => !document.querySelector('#messages[aria-busy=true]')")
-    assert page.evaluate(TOP_SHOWN) == "line 37"
-    assert not page.url.endswith("#reading")  # a reload later is a reload, not a link
-    assert page.js_errors == []
