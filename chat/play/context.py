@@ -24,7 +24,7 @@ from chat.groups.speakers import Pick
 from chat.history_manager.base import reply_versions
 from chat.import_export.chat_formats import SHOWN_SWIPE
 from chat.play.lore import lore_for_turn, persona_depth_blocks
-from chat.play.macros import macro_values_for, player_macro_values
+from chat.play.macros import macro_values_for, model_current, player_macro_values
 from chat.play.memory import speaker_id, turn_director, turn_recall
 from chat.play.regex_scripts import turn_regex, user_input_regexed
 from chat.play.story_choice import (
@@ -184,7 +184,8 @@ def _player_values(store: FileStore, ctx: TurnContext) -> dict[str, str]:
     return player_macro_values(
         store, state=ctx.instance_state, character=ctx.character, lines=ctx.lines,
         chat_id=ctx.instance_id, member_names=[member.name for member in members_of(
-            store, ctx.instance_state)] if is_group(ctx.instance_state) else None)
+            store, ctx.instance_state)] if is_group(ctx.instance_state) else None,
+        earlier=ctx.lines_before.chat_messages if ctx.lines_before else 0)
 
 
 def _session_for_turn(store: FileStore, instance_id: str, session_id: str,
@@ -373,7 +374,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
     depth_prompt = [card.depth_prompt] if card.depth_prompt else []
     macros = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1],
                               scenario_override=ctx.instance_state.get("scenario_override"),
-                              chat_id=ctx.instance_id)
+                              chat_id=ctx.instance_id) | {"model": model_current(store)}
     recaps = recap_items(store, instance_id=ctx.instance_id)
     if group:
         recaps = recaps_witnessed(store, instance_id=ctx.instance_id,

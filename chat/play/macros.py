@@ -8,12 +8,21 @@ from datetime import UTC, datetime
 from typing import Any
 
 from chat.groups.members import is_group
+from chat.history_manager.base import VERSION_KEYS
 from library.selectors import ChatCharacters, persona_effective
 from personalab.lib.filestore.store import FileStore
-from personalab.lib.line_macros import LineMacros, character_macro_values
+from personalab.lib.line_macros import (
+    LineMacros,
+    character_macro_values,
+    chat_position_macros,
+    last_messages_shown,
+    line_macros_replace,
+)
+from personalab.lib.llm_providers import model_named
 from personalab.lib.macro_variables import variables_as_text
 from personalab.lib.macros import PICK_SEED, idle_duration_text, macros_replace
 from personalab.lib.participants import member_ids
+from personalab.llm_config import llm_settings_from_env
 
 CARD_FIELD_MACROS = ("description", "personality", "scenario", "persona", "charPrompt",
                      "charJailbreak")
@@ -49,6 +58,11 @@ def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],
     if isinstance(examples, str) and examples.strip():
         values["mesExamples"] = macros_replace(examples.strip(), names).replace("\r", "")
     return {k: v for k, v in values.items() if isinstance(v, str)}
+
+
+def model_current(store: FileStore) -> str:
+    """{{model}}: the model the settings send requests to."""
+    return model_named(llm_settings_from_env(store.module_read("llm")))
 
 
 def imported_chat_variables(metadata: dict[str, Any]) -> dict[str, str]:
@@ -88,17 +102,37 @@ def own_macro_speakers(state: dict[str, Any], lines: list[dict[str, Any]], *,
 
 def player_macro_values(store: FileStore, *, state: dict[str, Any], character: dict[str, Any],
                         lines: list[dict[str, Any]], chat_id: str,
-                        member_names: list[str] | None = None) -> dict[str, str]:
+                        member_names: list[str] | None = None, earlier: int = 0
+                        ) -> dict[str, str]:
     """What the macros of the message the player is sending stand for, as SillyTavern's
     `sendMessageAsUser` fills it before it joins the chat (`lines`: the chat before it, so
-    {{lastMessage}} is the line it answers)."""
+    {{lastMessage}} is the line it answers; `earlier`: the session's messages before them)."""
     persona = persona_effective(store, owner=state.get("owner"), persona_id=state.get("persona_id"))
     values = macro_values_for(character=character, persona=persona, lines=lines,
                               scenario_override=state.get("scenario_override"), chat_id=chat_id)
-    for name, roles in (("lastMessage", ("user", "assistant")), ("lastUserMessage", ("user",)),
-                        ("lastCharMessage", ("assistant",))):
-        values[name] = next((line["content"] for line in reversed(lines)
-                             if line.get("role") in roles and isinstance(line.get("content"), str)),
-                            "")
     group = ", ".join(member_names or []) or values.get("char", "")
-    return {**values, "group": group, "charIfNotGroup": group}
+    values = {**values, "group": group, "charIfNotGroup": group}
+    if is_group(state):  # each member's greeting and replies are read with its own {{char}}
+        shown_with = LineMacros(values, {
+            member: character_macro_values(ChatCharacters(store, state=state).optional(member))
+            for member in own_macro_speakers(state, lines, besides=character.get("id"))})
+    else:
+        shown_with = values
+    return {**values, **last_messages_shown(lines, shown_with), **chat_position_macros(lines, earlier=earlier),
+            "model": model_current(store)}
+
+
+def greeting_as_shown(line: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
+    """A greeting line with its macros filled as the page shows it, and each alternate
+    greeting as the page shows it once swiped to (the same rolls: each is seeded by the line
+    it becomes). The session file keeps the card's text; SillyTavern's chat keeps this."""
+    shown = {**line, "content": line_macros_replace(line, values)}
+    alternatives = line.get("alternatives")
+    if isinstance(alternatives, list):
+        base = {key: value for key, value in line.items()
+                if key not in VERSION_KEYS and key not in ("alternatives", "alternative_position")}
+        shown["alternatives"] = [
+            {**other, "content": line_macros_replace({**base, **other}, values)}
+            if isinstance(other, dict) and isinstance(other.get("content"), str) else other
+            for other in alternatives]
+    return shown

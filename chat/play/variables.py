@@ -28,6 +28,7 @@ from personalab.lib.filestore.variables import (
     session_variables_read,
     session_variables_write,
 )
+from personalab.lib.line_macros import last_messages_shown
 from personalab.lib.macro_variables import MacroVariables, variables_merged
 from personalab.lib.macros import macros_replace
 from personalab.lib.store_errors import StoreError
@@ -161,13 +162,8 @@ def stored_macros_filled(store: FileStore, *, instance_id: str, session_id: str,
     """stored_macros_fill's text, and what its variable macros changed (for the edit's undo)."""
     state = store.instance_state_read(instance_id)
     owner = state.get("owner")
-    values = page_macro_values(store, state=state, lines=lines)
-    values = values.for_line(line)
-    for name, roles in (("lastMessage", ("user", "assistant")), ("lastUserMessage", ("user",)),
-                        ("lastCharMessage", ("assistant",))):
-        values[name] = next((str(other["content"]) for other in reversed(lines)
-                             if other.get("role") in roles and isinstance(other.get("content"),
-                                                                             str)), "")
+    shown_with = page_macro_values(store, state=state, lines=lines)
+    values = {**shown_with.for_line(line), **last_messages_shown(lines, shown_with)}
     found = session_variables_read(store, instance_id=instance_id, session_id=session_id)
     saved = found["variables"] if found is not None else imported_chat_variables(metadata)
     changes = VariableChanges()

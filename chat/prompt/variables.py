@@ -9,28 +9,26 @@ from typing import Any
 from chat.prompt.card_fields import card_prompts_used
 from chat.prompt.inputs import PromptInputs, director_of
 from chat.prompt.templates import TemplateSet
+from personalab.lib.line_macros import chat_position_macros, last_messages_shown
 from personalab.lib.macro_variables import MacroVariables
 from personalab.lib.macros import macros_replace
 from personalab.lib.prompt_manager import slot_text
 
 
-def _last_content(lines: list[dict[str, Any]], roles: tuple[str, ...]) -> str:
-    return next((line["content"] for line in reversed(lines)
-                 if line.get("role") in roles and isinstance(line.get("content"), str)), "")
-
-
 def macro_values(inputs: PromptInputs) -> dict[str, str]:
     """What {{user}}, {{char}}, {{lastMessage}}... stand for in author text this turn."""
     members = ", ".join(inputs.members)
-    return {"lastMessage": _last_content(inputs.lines, ("user", "assistant")),
-            "lastUserMessage": _last_content(inputs.lines, ("user",)),
-            "lastCharMessage": _last_content(inputs.lines, ("assistant",)),
-            # SillyTavern's getMaxContextSize: the context less the reply's tokens.
-            **({"maxPrompt": str(inputs.window.prompt_room)} if inputs.window else {}),
-            **inputs.macros,
-            "user": inputs.user_name or "User", "char": inputs.character_name,
-            "group": members or inputs.character_name,
-            "charIfNotGroup": members or inputs.character_name}
+    values = {
+        # SillyTavern's getMaxContextSize: the context less the reply's tokens.
+        **({"maxPrompt": str(inputs.window.prompt_room)} if inputs.window else {}),
+        **inputs.macros,
+        "user": inputs.user_name or "User", "char": inputs.character_name,
+        "group": members or inputs.character_name,
+        "charIfNotGroup": members or inputs.character_name}
+    # The last lines as the conversation below sends them (a greeting's {{roll}} the same).
+    return {**last_messages_shown(inputs.lines, values),
+            **chat_position_macros(inputs.lines, earlier=inputs.lines_before.chat_messages
+                                   if inputs.lines_before else 0), **values}
 
 
 def author_text(text: str, variables: dict[str, Any], *, roll_seed: str = "") -> str:

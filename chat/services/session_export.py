@@ -13,6 +13,7 @@ from chat.import_export.chat_markdown import chat_export_markdown
 from chat.import_export.imported_groups import chat_group, group_found
 from chat.import_export.st_chat_export import chat_export_jsonl
 from chat.import_export.st_note import st_metadata_with_note
+from chat.play.macros import greeting_as_shown, page_macro_values
 from chat.services.instances import MAX_MEMBERS, instance_create, instance_for_user
 from chat.services.session_import import session_import
 from chat.services.sessions import session_live_check, session_read_repaired
@@ -37,7 +38,7 @@ def session_export(store: FileStore, *, instance_id: str, session_id: str,
     `character`: a conversation with several characters as that one member's own chat."""
     read = session_read_repaired(store, instance_id, session_id)
     state = store.instance_state_read(instance_id)
-    lines = read.lines
+    lines = _greetings_as_shown(store, state, read.lines)
     character_name = character_for_chat_optional(
         store, state=state, character_id=state.get("character_id")).get(
             "name", state.get("character_id", ""))
@@ -73,6 +74,16 @@ def session_export(store: FileStore, *, instance_id: str, session_id: str,
                              character_name=character_name,
                              created_at=read.metadata.get("created_at", ""), header=header)
     return body, "application/jsonl"
+
+
+def _greetings_as_shown(store: FileStore, state: dict[str, Any],
+                        lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The greetings as the player saw them, as SillyTavern saves them: an export opened there
+    would fill {{user}} with its own persona and roll {{roll}} again."""
+    if not any(line.get("greeting") and not line.get("macros_filled") for line in lines):
+        return lines
+    values = page_macro_values(store, state=state, lines=lines)
+    return [greeting_as_shown(line, values) if line.get("greeting") else line for line in lines]
 
 
 def session_regroup(store: FileStore, *, user, instance_id: str,

@@ -57,3 +57,41 @@ def line_macros_replace(line: Mapping[str, Any], values: Mapping[str, str]) -> s
         values = values.for_line(line)
     return message_macros_replace(content, values,
                                   seed=f"{line.get('turn')}:{line.get('timestamp')}")
+
+
+LAST_MESSAGE_MACROS = (("lastMessage", ("user", "assistant")), ("lastUserMessage", ("user",)),
+                       ("lastCharMessage", ("assistant",)))
+
+
+def last_messages_shown(lines: list[dict[str, Any]], values: Mapping[str, str]) -> dict[str, str]:
+    """{{lastMessage}}, {{lastUserMessage}} and {{lastCharMessage}}: the newest such line of
+    `lines` as the page shows it and the prompt sends it, read with `values` (a greeting's
+    {{user}} and {{roll}} filled, the same roll: SillyTavern keeps the greeting as the
+    player saw it, and these macros read what it keeps)."""
+    shown = {}
+    for name, roles in LAST_MESSAGE_MACROS:
+        line = next((line for line in reversed(lines)
+                     if line.get("role") in roles and isinstance(line.get("content"), str)), None)
+        shown[name] = "" if line is None else line_macros_replace(line, values)
+    return shown
+
+
+def _in_sillytavern_chat(line: Mapping[str, Any]) -> bool:
+    return line.get("role") in ("user", "assistant") or line.get("type") in ("note", "summary")
+
+
+def chat_position_macros(lines: list[dict[str, Any]], *, earlier: int = 0) -> dict[str, str]:
+    """SillyTavern's {{lastMessageId}} (the newest message's index in its chat, counted from
+    0 as the SillyTavern export numbers the session's lines; `earlier`: those before `lines`)
+    and {{currentSwipeId}} (the 1-based version shown of the newest message, a character's;
+    a player's line has none), empty for an empty chat."""
+    held = [line for line in lines if _in_sillytavern_chat(line)]
+    count = earlier + len(held)
+    newest = held[-1] if held else None
+    swipe = ""
+    if newest is not None and newest.get("role") == "assistant":
+        versions = len(newest.get("alternatives") or [])
+        position = newest.get("alternative_position")
+        swipe = str((position if isinstance(position, int) and 0 <= position <= versions
+                     else versions) + 1)
+    return {"lastMessageId": str(count - 1) if count else "", "currentSwipeId": swipe}

@@ -5,7 +5,15 @@ make a cycle. Framework-free: the caller builds the settings."""
 
 from __future__ import annotations
 
-from personalab.lib.llm import GGUFProvider, LLMSettings, OpenAIProvider, Provider
+from pathlib import Path
+
+from personalab.lib.llm import (
+    DEFAULT_MODEL,
+    GGUFProvider,
+    LLMSettings,
+    OpenAIProvider,
+    Provider,
+)
 from personalab.lib.llm_offline import OfflineProvider
 from personalab.lib.llm_text import TextCompletionProvider
 
@@ -18,3 +26,13 @@ def provider_for(settings: LLMSettings) -> Provider:
     if settings.gguf_path:
         return GGUFProvider(settings)
     return OfflineProvider(delay=settings.offline_delay)
+
+
+def model_named(settings: LLMSettings) -> str:
+    """The model the settings send requests to, as provider_for picks it: SillyTavern's
+    {{model}} (`getGeneratingModel`)."""
+    if settings.base_url or settings.api_key:
+        return settings.model or DEFAULT_MODEL
+    if settings.gguf_path:
+        return Path(settings.gguf_path).name
+    return OfflineProvider.name

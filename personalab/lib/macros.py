@@ -173,6 +173,9 @@ class _Reading:
             return "" if lowered == "noop" else None
         if lowered == "newline":
             return "\n"
+        if lowered == "input":
+            # SillyTavern's input box, emptied when a message is sent: nothing here unless given.
+            return self.table.get("input", "")
         if lowered.startswith("random:") or lowered.startswith("random::"):
             return _choices_pick(name[len("random:"):].removeprefix(":"), self.rng)
         if lowered.startswith("roll:") or lowered.startswith("roll "):

@@ -140,3 +140,32 @@ def test_pick_in_a_message_is_the_same_on_the_page_and_in_the_prompt():
 def test_a_long_comment_full_of_braces_is_removed_quickly():
     text = "x{{// " + "{a} " * 200_000 + "}}y" + "{{//" * 50_000
     assert macros_replace(text, VALUES).startswith("xy{{//")
+
+
+def test_input_is_empty_unless_given_as_the_input_box_is_once_a_message_is_sent():
+    assert macros_replace("[{{input}}|{{INPUT}}]", {}) == "[|]"
+    assert macros_replace("[{{input}}]", {"input": "typed"}) == "[typed]"
+
+
+def test_last_message_id_counts_the_sillytavern_chat_and_swipe_id_the_shown_version():
+    from personalab.lib.line_macros import chat_position_macros
+
+    lines = [{"role": "assistant", "content": "Hi.", "greeting": True,
+              "alternatives": [{"content": "Yo."}, {"content": "Hey."}],
+              "alternative_position": 1},
+             {"type": "note", "content": "(a narrator's note)"}, {"type": "metadata"},
+             {"role": "user", "content": "hello"}]
+    assert chat_position_macros([]) == {"lastMessageId": "", "currentSwipeId": ""}
+    assert chat_position_macros(lines) == {"lastMessageId": "2", "currentSwipeId": ""}
+    assert chat_position_macros(lines[:1], earlier=5) == {"lastMessageId": "5",
+                                                          "currentSwipeId": "2"}
+    assert chat_position_macros([{"role": "assistant", "content": "x"}])["currentSwipeId"] == "1"
+
+
+def test_model_is_the_model_the_settings_send_requests_to():
+    from personalab.lib.llm import LLMSettings
+    from personalab.lib.llm_providers import model_named
+
+    assert model_named(LLMSettings(base_url="http://x/v1", model="m-1")) == "m-1"
+    assert model_named(LLMSettings(gguf_path="/models/tiny.gguf")) == "tiny.gguf"
+    assert model_named(LLMSettings()) == "offline"

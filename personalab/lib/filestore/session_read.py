@@ -84,6 +84,9 @@ class LinesBefore:
     # The messages among them whose text may hold a macro (its bytes hold "{{", "<" or an
     # escape of either), parsed: what such a message costs once sent depends on the macros.
     macro_messages: list[dict[str, Any]] = field(default_factory=list)
+    # Its lines a SillyTavern chat holds (messages, notes, summaries; hidden ones too):
+    # where {{lastMessageId}} counts from.
+    chat_messages: int = 0
 
 
 

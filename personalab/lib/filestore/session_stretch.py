@@ -115,6 +115,7 @@ def read_session_recent(path: Path, *, usable: int | None = None, tokens: int | 
 
 
 _MESSAGE_ROLES = {USER: "user", ASSISTANT: "assistant"}
+CHAT_KINDS = (USER, ASSISTANT, SUMMARY, NOTE)  # the lines a SillyTavern export writes
 
 
 def _token_counts(lines: list[dict[str, Any]], records: np.ndarray) -> dict[str, int]:
@@ -158,7 +159,8 @@ def _lines_before(data: bytes, index: LineIndex, positions: np.ndarray,
     return LinesBefore(usable=int(usable_older.sum()), messages=len(messages),
                        message_tokens=int(messages["tokens"].sum()),
                        summaries=[line for line in summaries if line is not None],
-                       macro_messages=_macro_messages(data, index, positions[:first][is_message]))
+                       macro_messages=_macro_messages(data, index, positions[:first][is_message]),
+                       chat_messages=int(np.isin(older["kind"], CHAT_KINDS).sum()))
 
 
 def _macro_messages(data: bytes, index: LineIndex, numbers: np.ndarray) -> list[dict[str, Any]]:
