@@ -6,11 +6,13 @@ author who looks for it."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 from chat.groups.members import members_of
+from chat.inspector.sources import sources_note_named
 from library.selectors import ChatCharacters
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.store_errors import StoreError
@@ -99,25 +101,29 @@ def section_names() -> dict[str, str]:
     return {name: str(label) for name, label in SECTION_NAMES.items()}
 
 
-def trace_sections_named(sections: list[dict[str, Any]],
-                         lore: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def trace_sections_named(sections: list[dict[str, Any]], lore: list[dict[str, Any]], *,
+                         sources: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """Each section with `label` (its name for a reader) and `region_label`; a lore entry's
     block is named by its book and entry (`lore`: the fired entries as trace_lore_named names
-    them), another block by the name its author gave it."""
+    them), another block by the name its author gave it; `sources`: recall's sources by name
+    (recall_sources_named)."""
     entries = {f"block:lore:{e.get('lorebook_id')}:{e.get('uid')}": f"{e['book']} · {e['entry']}"
                for e in lore}
     return [{**s, "label": _section_label(str(s.get("name") or ""), entries),
              "region_label": str(REGION_NAMES.get(s.get("region"), s.get("region") or "")),
-             "note": note_named(str(s.get("note") or ""))}
+             "note": note_named(str(s.get("note") or ""), sources=sources)}
             for s in sections]
 
 
-def note_named(note: str) -> str:
+def note_named(note: str, *, sources: Mapping[str, str] | None = None) -> str:
     """A section's note, part by part, in the reader's language."""
-    return "; ".join(_note_part(part) for part in note.split("; ")) if note else ""
+    return "; ".join(_note_part(part, sources or {}) for part in note.split("; ")) if note else ""
 
 
-def _note_part(part: str) -> str:
+def _note_part(part: str, sources: Mapping[str, str]) -> str:
+    recalled = sources_note_named(part, sources)
+    if recalled is not None:
+        return recalled
     if part in NOTE_PARTS:
         return str(NOTE_PARTS[part])
     named = form_named(part, NOTE_FORMS)

@@ -27,6 +27,11 @@ from chat.inspector.names import (
 )
 from chat.inspector.notes import trace_notes_named
 from chat.inspector.reasons import trace_reasons_named
+from chat.inspector.sources import (
+    recall_hits_named,
+    recall_sources_named,
+    recall_speaker_names,
+)
 from chat.models import Trace
 from chat.pages.chat_strings import chat_page_strings
 from chat.pages.import_report import import_report_for_page, import_report_key
@@ -437,10 +442,13 @@ def trace_page(request: HttpRequest, trace_id: str) -> HttpResponse:
     store = get_store()
     lore = trace.get("lore") or {}
     lore_fired = trace_lore_named(store, lore.get("fired") or [])
+    sources = recall_sources_named(trace, names=recall_speaker_names(store, row.instance_id))
     sections = trace_sections_named([{**s, "share": round(100 * s["tokens"] / budget, 2)}
-                                     for s in trace.get("sections", [])], lore_fired)
+                                     for s in trace.get("sections", [])], lore_fired,
+                                    sources=sources)
     return render(request, "chat/trace.html", {
         "trace": trace, "sections": sections, "budget": budget, "instance": row.instance,
+        "recall_hits": recall_hits_named(trace, sources),
         "chat_name": trace_chat_name(store, row.instance_id), "lore_fired": lore_fired,
         "timings": trace_timings_named(trace.get("timings") or {}),
         "reasons": trace_reasons_named(trace, lore_fired),
