@@ -84,3 +84,20 @@ def test_a_tick_box_sits_at_the_start_of_its_words(page: Page, server: Server) -
     label = page.locator("#persona-new label", has_text="Make this my default")
     tick, words = label.locator("input").bounding_box(), label.bounding_box()
     assert tick["width"] < 40 and tick["x"] - words["x"] < 10 and tick["y"] - words["y"] < 10
+
+
+def test_the_phone_menus_items_are_spaced_and_ruled_alike(page: Page, server: Server) -> None:
+    """"◐Light or dark" had no space after its icon, and "Log out" (a button in a form) was
+    only as wide as its words, its rule under it shorter than the others' (newcomer round)."""
+    page.set_viewport_size(PHONE)
+    page.goto(f"{server.url}/library/")
+    page.get_by_test_id("nav-toggle").click()
+    gap = page.evaluate("""() => {
+        const toggle = document.getElementById('theme-toggle'), icon = document.createRange();
+        icon.selectNodeContents(toggle.firstChild);
+        return toggle.querySelector('.menu-label').getBoundingClientRect().left
+            - icon.getBoundingClientRect().right; }""")
+    assert gap >= 3
+    widths = page.evaluate("""() => [...document.querySelectorAll(
+        '.topbar nav a, .topbar nav .link')].map(item => item.getBoundingClientRect().width)""")
+    assert len(widths) >= 6 and max(widths) - min(widths) < 1, widths
