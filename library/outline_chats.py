@@ -15,7 +15,11 @@ from library.selectors import item_readable_by
 from personalab.lib.filestore.outline_pending import outline_follow_note
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.locks import LockUnavailable
-from personalab.lib.outline_follow import outline_texts, plot_state_followed
+from personalab.lib.outline_follow import (
+    outline_texts,
+    plot_state_followed,
+    points_passed_unplayed,
+)
 from personalab.lib.store_errors import InstanceBusy, StoreError
 
 
@@ -23,6 +27,7 @@ from personalab.lib.store_errors import InstanceBusy, StoreError
 class NotedChat:
     row: ChatRow
     outcome: str  # "moved", "kept_position" (its point's text is gone) or "same"
+    passed: bool = False  # a point added or moved above its step shows as done there
 
 
 @dataclass
@@ -32,12 +37,13 @@ class OutlineChats:
     moved: list[ChatRow] = field(default_factory=list)
     kept_position: list[ChatRow] = field(default_factory=list)
     busy: list[ChatRow] = field(default_factory=list)
+    passed: list[ChatRow] = field(default_factory=list)
 
     def shown(self, user) -> dict[str, Any]:
         """For the API: the author's own chats by id (staff: all), others only counted."""
         return {name: {"instance_ids": chat_ids_shown(rows, user), "count": len(rows)}
                 for name, rows in (("moved", self.moved), ("kept_position", self.kept_position),
-                                   ("busy", self.busy))}
+                                   ("busy", self.busy), ("passed", self.passed))}
 
 
 def _plays_file(store: FileStore, row: ChatRow, background_id: str,
@@ -71,8 +77,17 @@ def outline_chats_note(store: FileStore, *, background_id: str, existing: dict[s
         followed, found = plot_state_followed(state, before, after)
         noted.append(NotedChat(row, "kept_position" if not found else
                                "moved" if followed.get("plot_state") != state.get("plot_state")
-                               else "same"))
+                               else "same", passed=found and _passes_new_point(
+                                   state, followed, before, after)))
     return noted
+
+
+def _passes_new_point(state: dict[str, Any], followed: dict[str, Any], before: list[str],
+                      after: list[str]) -> bool:
+    index = (state.get("plot_state") or {}).get("current_plot_index")
+    moved = (followed.get("plot_state") or {}).get("current_plot_index")
+    return (isinstance(index, int) and isinstance(moved, int) and 1 <= index <= len(before)
+            and bool(points_passed_unplayed(before, after, index, moved)))
 
 
 def outline_chats_follow(store: FileStore, noted: list[NotedChat]) -> OutlineChats:
@@ -86,4 +101,6 @@ def outline_chats_follow(store: FileStore, noted: list[NotedChat]) -> OutlineCha
             report.busy.append(chat.row)
         if chat.outcome != "same":
             getattr(report, chat.outcome).append(chat.row)
+        if chat.passed:
+            report.passed.append(chat.row)
     return report

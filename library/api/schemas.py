@@ -186,7 +186,7 @@ class BackgroundOut(ExtraKeysKept):
     visibility: str | None = None
     outline_chats: dict[str, Any] | None = Field(
         None, description="PUT with story_outline: the chats playing the background, as "
-                          "{moved, kept_position, busy: {instance_ids, count}}")
+                          "{moved, kept_position, busy, passed: {instance_ids, count}}")
 
 
 class BackgroundList(Schema):

@@ -1,6 +1,7 @@
 """What an outline edit did to the chats playing the background, said under the outline on
-its editor page: the chats that kept their position (their point was edited or deleted) and
-those busy in a turn (they follow as it ends). The reader's own chats by title, linked (staff:
+its editor page: the chats that kept their position (their point was edited or deleted),
+those busy in a turn (they follow as it ends) and those now past a point added or moved above
+their step (it shows as done there). The reader's own chats by title, linked (staff:
 all); other accounts' only counted."""
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ def _sentences() -> dict[str, str]:
                                  "them on their outline if needed."),
         "busy": gettext("These chats were in a turn: each follows its point as that turn "
                         "ends."),
+        "passed": gettext("In these chats the point you added or moved up comes before "
+                          "their story step, so it shows as done though the story has not "
+                          "played it: press “go here” on it in the chat's outline "
+                          "if it should still happen."),
     }
 
 

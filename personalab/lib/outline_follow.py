@@ -11,6 +11,7 @@ Linear in the outline's length; no Django, no files.
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from typing import Any
 
 
@@ -56,3 +57,26 @@ def plot_state_followed(state: dict[str, Any], before: list[str],
                     if isinstance(point, int))
         carried["points"] = sorted({point for point in followed if point is not None})
     return new_state, found
+
+
+def points_passed_unplayed(before: list[str], after: list[str], index_before: int,
+                           index_after: int) -> list[int]:
+    """The positions above a chat's point in `after` (it moved from `index_before` to
+    `index_after`) that hold a point which was not above it in `before`: one moved up from
+    below it, or one added (the outline grew and the text is new). The plot state is a
+    position and every point before it counts as done (data layout `current_plot_index`), so
+    each of these shows as done though the story never played it. An edited point above
+    (same length, a new text) is the point the story passed, and is not listed."""
+    above = Counter(before[:max(index_before - 1, 0)])
+    below = Counter(before[index_before:])
+    known, grew = set(before), len(after) > len(before)
+    passed = []
+    for position, text in enumerate(after[:max(index_after - 1, 0)], start=1):
+        if above[text] > 0:
+            above[text] -= 1
+        elif below[text] > 0:
+            below[text] -= 1
+            passed.append(position)
+        elif grew and text not in known:
+            passed.append(position)
+    return passed

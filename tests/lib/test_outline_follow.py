@@ -3,7 +3,11 @@ gone keeps its position (the caller tells the author)."""
 
 from __future__ import annotations
 
-from personalab.lib.outline_follow import outline_index_followed, plot_state_followed
+from personalab.lib.outline_follow import (
+    outline_index_followed,
+    plot_state_followed,
+    points_passed_unplayed,
+)
 
 OLD = ["a", "b", "c", "d"]
 
@@ -37,3 +41,12 @@ def test_the_plot_state_and_carried_points_move_an_index_past_the_outline_stays(
     assert state["plot_state"]["current_plot_index"] == 3  # the caller's copy is untouched
     past = {"plot_state": {"current_plot_index": 9}}
     assert plot_state_followed(past, OLD, ["new", *OLD]) == (past, True)
+
+
+def test_a_point_added_or_moved_above_the_chats_point_is_one_it_passed_without_playing():
+    before = ["a", "b", "c", "d"]
+    assert points_passed_unplayed(before, ["a", "new", "b", "c", "d"], 2, 3) == [2]
+    assert points_passed_unplayed(before, ["a", "c", "b", "d"], 2, 3) == [2]  # c moved up
+    assert points_passed_unplayed(before, ["a", "c", "b", "d"], 3, 2) == []  # the chat's own
+    assert points_passed_unplayed(before, ["a", "B!", "c", "d"], 3, 3) == []  # an edit
+    assert points_passed_unplayed(before, ["a", "b", "c", "d", "new"], 2, 2) == []  # below

@@ -40,3 +40,24 @@ def test_editing_the_current_point_names_the_chats_that_keep_its_position(
     assert reverse("instance", args=[instance]) in page
     assert reverse("instance", args=[bobs]) not in page  # another account's: counted only
     assert store.instance_state_read(instance)["plot_state"]["current_plot_index"] == 3
+
+
+@pytest.mark.parametrize("language,words", [
+    ("en", "so it shows as done though the story has not played it"),
+    ("zh-hans", "所以显示为已完成，但故事并没有演到它"),
+])
+def test_a_point_added_and_moved_above_a_chats_point_is_named_as_shown_done_there(
+        alice_client, store, instance, background, language, words):
+    """The plot state is a position (data layout): every point before it shows as done, so a
+    point moved up past the chat's point shows done though it never played (newcomer notes)."""
+    alice_client.cookies["django_language"] = language
+    director_plot_set(store, instance_id=instance, index=2)
+    _outline_post(alice_client, background, action="add", content="遇到一个岔路口")
+    for position in (6, 5, 4):  # still below the chat's point: nothing to say
+        page = _outline_post(alice_client, background, action="up", position=str(position),
+                             shown="遇到一个岔路口").content.decode()
+        assert words not in page
+    page = _outline_post(alice_client, background, action="up", position="3",
+                         shown="遇到一个岔路口").content.decode()
+    assert words in page and reverse("instance", args=[instance]) in page
+    assert store.instance_state_read(instance)["plot_state"]["current_plot_index"] == 3
