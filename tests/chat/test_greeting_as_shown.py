@@ -101,3 +101,6 @@ async def test_the_message_id_swipe_id_model_and_input_macros_reach_the_model(
     # sent after the reply (index 2, one version): SillyTavern fills it before it joins the chat
     assert use_stub.requests[-1]["messages"][-1] == {"role": "user", "content": "2/1"}
     assert "ID=3 SW=[]" in use_stub.requests[-1]["messages"][0]["content"]
+    # a regenerate makes the reply's second version: SillyTavern's swipe being made
+    await turn_run(store, instance_id=counting, user_text="", regenerate=True, emit=_quiet)
+    assert "ID=3 SW=[2]" in use_stub.requests[-1]["messages"][0]["content"]
