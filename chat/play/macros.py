@@ -113,13 +113,15 @@ def player_macro_values(store: FileStore, *, state: dict[str, Any], character: d
     group = ", ".join(member_names or []) or values.get("char", "")
     values = {**values, "group": group, "charIfNotGroup": group}
     if is_group(state):  # each member's greeting and replies are read with its own {{char}}
+        characters = ChatCharacters(store, state=state)
         shown_with = LineMacros(values, {
-            member: character_macro_values(ChatCharacters(store, state=state).optional(member))
-            for member in own_macro_speakers(state, lines, besides=character.get("id"))})
+            member: character_macro_values(characters.optional(member))
+            for member in own_macro_speakers(state, lines,
+                                             besides=character.get("character_id"))})
     else:
         shown_with = values
-    return {**values, **last_messages_shown(lines, shown_with), **chat_position_macros(lines, earlier=earlier),
-            "model": model_current(store)}
+    return {**values, **last_messages_shown(lines, shown_with),
+            **chat_position_macros(lines, earlier=earlier), "model": model_current(store)}
 
 
 def greeting_as_shown(line: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
