@@ -97,3 +97,21 @@ def test_a_v3_cards_group_only_greetings_are_swipes_in_a_group_and_not_alone(sto
     assert versions(instance_create(store, owner=alice, character_ids=[nova, other])) == [
         "Hello.", "Hi.", "Hello, all of you."]
     assert versions(instance_create(store, owner=alice, character_id=nova)) == ["Hello.", "Hi."]
+
+
+async def test_a_players_last_char_message_is_the_last_members_greeting_in_its_own_name(
+        store, ann_and_bob, use_stub):
+    """{{lastCharMessage}} in the player's line reads Bob's greeting as the page shows it (Bob
+    greets last), whoever is asked to answer."""
+    instance_id, ann, _ = ann_and_bob
+    use_stub.script(Reply("Hello."))
+
+    async def emit(event):
+        pass
+
+    await conversation_turn(store, instance_id=instance_id, user_text="[{{lastCharMessage}}]",
+                            emit=emit, speaker=ann)
+    state = store.instance_state_read(instance_id)
+    said = [line for line in store.session_read(instance_id, state["current_session_id"]).lines
+            if line.get("role") == "user"][-1]["content"]
+    assert said == "[*Bob waves.* I am Bob.]"
