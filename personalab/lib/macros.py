@@ -219,7 +219,9 @@ def macros_replace(text: str, values: Mapping[str, str], *, now: datetime | None
                    variables: MacroVariables | None = None, seed: str = "") -> str:
     """`text` with its macros replaced. `values` maps macro names (any case) to text:
     user, char, persona, description, personality, scenario, lastMessage, idle_duration,
-    original, ... ; time, date and weekday come from `now` unless `values` gives them.
+    original, lastMessageId, currentSwipeId, model, ... (line_macros.py, llm_providers.py
+    make the chat's and the model's); time, date and weekday come from `now` unless `values`
+    gives them, and {{input}} is empty unless it does.
     `variables`: what {{setvar}} / {{getvar}}... read and change, shared by the texts of one
     prompt (a fresh set when None); `seed`: what {{pick}} is stable for besides this text
     (none given: the values' PICK_SEED, the chat)."""
