@@ -22,6 +22,7 @@ from django.utils import translation
 
 from chat.groups.round import conversation_turn, round_done_event
 from chat.live.followers import FollowCursor, emit_published, group_name, streaming_snapshot
+from chat.live.frame_checks import ActionWindow, frame_refused
 from chat.live.refusal_words import event_said
 from chat.play.aside import aside_run
 from chat.play.impersonate import impersonate_run
@@ -73,6 +74,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.aside_task: asyncio.Task | None = None
         self.aside_stop = asyncio.Event()
         self.stop_event = asyncio.Event()
+        self.actions = ActionWindow(settings.PERSONALAB_SOCKET_ACTIONS_PER_MINUTE)
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             await self.close(code=4404)
@@ -178,9 +180,14 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def receive_json(self, content, **kwargs) -> None:
         kind = content.get("type")
-        if kind in ACTING_FRAMES and not await self._still_signed_in():
-            await self._signed_out()
-            return
+        if kind in ACTING_FRAMES:
+            refused = frame_refused(kind, content, busy=self._busy(kind), actions=self.actions)
+            if refused is not None:
+                await self._emit(refused)
+                return
+            if not await self._still_signed_in():
+                await self._signed_out()
+                return
         if kind == "send":
             text = content.get("content")
             await self._start_turn("" if text is None else text, speaker=content.get("speaker"))
@@ -202,11 +209,12 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         else:
             await self._error(f"unknown message type {kind!r}", code="bad_type")
 
+    def _busy(self, kind: str) -> bool:
+        task = self.aside_task if kind == "aside" else self.turn_task
+        return task is not None and not task.done()
+
     async def _start_turn(self, text, *, regenerate: bool = False,
                           continue_reply: bool = False, speaker=None) -> None:
-        if self.turn_task and not self.turn_task.done():
-            await self._error("a reply is still streaming; stop it or wait", code="busy")
-            return
         self.stop_event = asyncio.Event()
         self.turn_task = asyncio.create_task(
             self._run_turn(text, regenerate=regenerate, continue_reply=continue_reply,
@@ -242,10 +250,6 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def _start_impersonate(self) -> None:
         """A suggestion for the player's next line takes the turn's place (one at a time on a
         socket; `stop` ends it); its events go to this socket only."""
-        if self.turn_task and not self.turn_task.done():
-            await self._emit({"type": "impersonate_error", "code": "busy",
-                              "message": "a reply is still streaming; stop it or wait"})
-            return
         self.stop_event = asyncio.Event()
         self.turn_task = asyncio.create_task(self._run_impersonate())
 
@@ -265,8 +269,6 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self._emit(result.done_event())
 
     async def _round(self, text, speaker, emit):
-        if speaker is not None and not isinstance(speaker, str):
-            raise TurnRefused("speaker must be a character id", code="bad_request", status=400)
         return await conversation_turn(get_store(), instance_id=self.instance_id,
                                        user_text=text, emit=emit, stop=self.stop_event,
                                        speaker=speaker)
@@ -284,10 +286,6 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def _start_aside(self, content: dict) -> None:
         """An aside runs beside the story (and beside a streaming reply), one at a time; its
         events go to this socket only."""
-        if self.aside_task and not self.aside_task.done():
-            await self._emit({"type": "aside_error", "code": "busy",
-                              "message": "the last aside is still being answered"})
-            return
         self.aside_stop = asyncio.Event()
         self.aside_task = asyncio.create_task(self._run_aside(content))
 

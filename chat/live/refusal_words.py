@@ -22,6 +22,8 @@ CODE_WORDS = {
     "bad_json": gettext_lazy("The page sent something the server cannot read; reload the page."),
     "bad_type": gettext_lazy("The page asked for something the server does not know; reload "
                              "the page."),
+    "throttled": gettext_lazy("Too many actions on this chat in a short time; wait a moment, "
+                              "then try again."),
 }
 BUSY = gettext_lazy("A reply is still being written or another change holds this chat: stop it "
                     "or wait for it, then try again.")

@@ -24,6 +24,7 @@ from tests.stub_llm import Reply
     ("bad_json", "reload the page", "请重新加载页面"),
     ("bad_frame", "reload the page", "请重新加载页面"),
     ("bad_type", "reload the page", "请重新加载页面"),
+    ("throttled", "Too many actions on this chat", "操作太多"),
 ])
 def test_the_sockets_own_refusals_are_said_in_the_readers_language(code, english, chinese):
     with translation.override("en"):

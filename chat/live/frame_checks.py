@@ -1,0 +1,75 @@
+"""The refusals an acting frame gets before the socket's login is read again: its shape, a
+reply or aside already running, and the socket's action budget. Each is decided from the frame
+and the socket alone, so a flood of them never reaches the session store on the thread every
+page view shares (red team, 2026-12-02)."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import Any
+
+from chat.play.turn import TurnRefused, validate_user_text
+
+# The event a refusal of each acting frame goes out as (aside and impersonate answer to this
+# socket only, under their own names).
+REFUSAL_TYPE = {"aside": "aside_error", "impersonate": "impersonate_error"}
+BUSY_MESSAGE = {
+    "aside": "the last aside is still being answered",
+}
+DEFAULT_BUSY_MESSAGE = "a reply is still streaming; stop it or wait"
+THROTTLED_MESSAGE = "too many actions on this chat in a short time; wait a moment and try again"
+ACTION_WINDOW_SECONDS = 60.0
+
+
+class ActionWindow:
+    """At most `limit` actions in any ACTION_WINDOW_SECONDS on one socket."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.started: deque[float] = deque()
+
+    def admit(self, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        while self.started and now - self.started[0] >= ACTION_WINDOW_SECONDS:
+            self.started.popleft()
+        if len(self.started) >= self.limit:
+            return False
+        self.started.append(now)
+        return True
+
+
+def refusal_event(kind: str, message: str, code: str) -> dict[str, Any]:
+    event = {"type": REFUSAL_TYPE.get(kind, "error"), "code": code, "message": message}
+    return event if kind in REFUSAL_TYPE else {**event, "trace_id": None}
+
+
+def shape_refused(kind: str, content: dict[str, Any]) -> TurnRefused | None:
+    """What the turn itself would refuse in this frame before it reads any file."""
+    speaker = content.get("speaker")
+    try:
+        if kind in ("send", "trigger", "aside") and speaker is not None and not isinstance(
+                speaker, str):
+            raise TurnRefused("speaker must be a character id", code="bad_request", status=400)
+        if kind == "send":
+            text = content.get("content")
+            validate_user_text("" if text is None else text)
+        if kind == "aside":
+            validate_user_text(content.get("content"))
+    except TurnRefused as exc:
+        return exc
+    return None
+
+
+def frame_refused(kind: str, content: dict[str, Any], *, busy: bool,
+                  actions: ActionWindow) -> dict[str, Any] | None:
+    """The refusal event for an acting frame, or None when it may go on to the login check.
+    Only a frame that gets that far spends the socket's action budget."""
+    refused = shape_refused(kind, content)
+    if refused is not None:
+        return refusal_event(kind, refused.message, refused.code)
+    if busy:
+        return refusal_event(kind, BUSY_MESSAGE.get(kind, DEFAULT_BUSY_MESSAGE), "busy")
+    if not actions.admit():
+        return refusal_event(kind, THROTTLED_MESSAGE, "throttled")
+    return None
