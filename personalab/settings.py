@@ -330,13 +330,20 @@ AUTH_PASSWORD_VALIDATORS = [
 
 # Login throttling (django-axes): after PERSONALAB_LOGIN_FAILURE_LIMIT wrong passwords for one
 # username from one address, that pair is locked out for PERSONALAB_LOGIN_COOLOFF_MINUTES.
-# Username *and* address, so a stranger cannot lock a player out from elsewhere.
+# Username *and* address, so a stranger cannot lock a player out from elsewhere. Besides,
+# PERSONALAB_LOGIN_ADDRESS_FAILURE_LIMIT wrong passwords from one address, whatever the usernames,
+# pause logging in from there (0: off): made-up usernames were never locked, and each post hashes
+# a password on the thread page views share (personalab/login_throttle.py).
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend",
                            "django.contrib.auth.backends.ModelBackend"]
 AXES_FAILURE_LIMIT = env_int("PERSONALAB_LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("PERSONALAB_LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_LOCKOUT_TEMPLATE = "login_locked.html"
+AXES_HANDLER = "personalab.login_throttle.LoginThrottleHandler"
+AXES_LOCKOUT_CALLABLE = "personalab.login_throttle.lockout_response"
+PERSONALAB_LOGIN_ADDRESS_FAILURE_LIMIT = env_int("PERSONALAB_LOGIN_ADDRESS_FAILURE_LIMIT", 20,
+                                                 minimum=0)
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False  # its start-up banner would open every manage.py command's output
 

@@ -1,0 +1,59 @@
+"""Login throttling on top of django-axes: its lock of one username from one address, and a
+second, larger limit on one address's wrong passwords whatever the usernames. axes counts by
+username and address together, so posts with made-up usernames were never locked, and each
+one hashed a password on the thread every page view shares (red team, 2026-12-02)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from axes.attempts import get_cool_off_threshold
+from axes.handlers.database import AxesDatabaseHandler
+from axes.helpers import get_client_username, get_cool_off, get_failure_limit
+from axes.models import AccessAttempt
+from django.conf import settings
+from django.db.models import Sum
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+
+def address_failures(request: HttpRequest) -> int:
+    """Wrong passwords from the request's address within the cool-off, every username's."""
+    recent = AccessAttempt.objects.filter(ip_address=request.axes_ip_address,
+                                          attempt_time__gte=get_cool_off_threshold(request))
+    return recent.aggregate(total=Sum("failures_since_start"))["total"] or 0
+
+
+def address_locked(request: HttpRequest) -> bool:
+    limit = settings.PERSONALAB_LOGIN_ADDRESS_FAILURE_LIMIT
+    locked = bool(limit) and address_failures(request) >= limit
+    if locked:
+        request.login_address_locked = True
+    return locked
+
+
+class LoginThrottleHandler(AxesDatabaseHandler):
+    def is_locked(self, request: HttpRequest, credentials: dict | None = None) -> bool:
+        return super().is_locked(request, credentials) or address_locked(request)
+
+    def user_login_failed(self, sender: Any, credentials: dict, request: HttpRequest | None = None,
+                          **kwargs: Any) -> None:
+        super().user_login_failed(sender, credentials, request, **kwargs)
+        if request is not None and not request.axes_locked_out and address_locked(request):
+            request.axes_locked_out = True  # this failure reached the limit: its answer says so
+
+
+def lockout_response(request: HttpRequest, original_response: HttpResponse | None = None,
+                     credentials: dict | None = None) -> HttpResponse:
+    """axes' lockout page, saying which limit was reached (the username's from this address,
+    or the address's whatever the username) and how to lift it."""
+    by_address = getattr(request, "login_address_locked", False)
+    context = {
+        "by_address": by_address,
+        "username": "" if by_address else get_client_username(request, credentials) or "",
+        "failure_limit": (settings.PERSONALAB_LOGIN_ADDRESS_FAILURE_LIMIT if by_address
+                          else get_failure_limit(request, credentials)),
+        "cooloff_timedelta": get_cool_off(request),
+    }
+    return render(request, settings.AXES_LOCKOUT_TEMPLATE, context,
+                  status=settings.AXES_HTTP_RESPONSE_CODE)
