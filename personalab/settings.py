@@ -345,6 +345,9 @@ AXES_LOCKOUT_CALLABLE = "personalab.login_throttle.lockout_response"
 PERSONALAB_LOGIN_ADDRESS_FAILURE_LIMIT = env_int("PERSONALAB_LOGIN_ADDRESS_FAILURE_LIMIT", 20,
                                                  minimum=0)
 AXES_RESET_ON_SUCCESS = True
+# A post refused during a pause is not counted: it writes nothing, so a flood of them costs
+# the thread page views share little, and the pause ends its cool-off after the limit was reached.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_VERBOSE = False  # its start-up banner would open every manage.py command's output
 
 LANGUAGE_CODE = "en"

@@ -2,14 +2,17 @@
 passwords for one username from one address, logging in as that user from there is paused with
 a clear message, even with the right password; other players are not affected.
 PERSONALAB_LOGIN_ADDRESS_FAILURE_LIMIT wrong passwords from one address, whatever the usernames,
-pause logging in from there before any password is hashed. Weak passwords
+pause logging in from there before any password is hashed; a post refused during a pause
+writes nothing. Weak passwords
 ("password123", "12345678") are refused by Django's standard validators."""
 
 from __future__ import annotations
 
 import pytest
+from axes.models import AccessAttempt
 from django.contrib.auth.backends import ModelBackend
 from django.core.management import call_command
+from django.db.models import Sum
 
 pytestmark = pytest.mark.django_db
 
@@ -81,9 +84,11 @@ def test_wrong_passwords_for_made_up_usernames_pause_their_address(client, bob, 
     assert "from this address (4 wrong passwords, whatever the username)" in page
     assert "axes_reset_ip" in page and "nobody3" not in page
     checked.clear()
+    counted = AccessAttempt.objects.aggregate(total=Sum("failures_since_start"))["total"]
     assert _login(client, "nobody4", "guess").status_code == 429
     assert _login(client, "bob", "bob-password").status_code == 429  # the same address
     assert checked == []  # refused before any password is hashed
+    assert AccessAttempt.objects.aggregate(total=Sum("failures_since_start"))["total"] == counted
     elsewhere = client.post("/login/", {"username": "bob", "password": "bob-password"},
                             REMOTE_ADDR="192.0.2.7")
     assert elsewhere.status_code == 302
