@@ -198,8 +198,9 @@ PERSONALAB_IMPORTS_PER_ACCOUNT = env_int("PERSONALAB_IMPORTS_PER_ACCOUNT", 2, mi
 PERSONALAB_SOCKETS_PER_ACCOUNT = env_int("PERSONALAB_SOCKETS_PER_ACCOUNT", 200, minimum=1)
 # Actions (send, trigger, regenerate, continue, aside, impersonate) one chat socket may start
 # in a minute; each reads the session store on the thread page views share, and 8 sockets
-# sending 350 a second slowed other accounts' pages (red team, 2026-12-02).
-PERSONALAB_SOCKET_ACTIONS_PER_MINUTE = env_int("PERSONALAB_SOCKET_ACTIONS_PER_MINUTE", 60,
+# sending 350 a second slowed other accounts' pages (red team, 2026-12-02). Ten a second: a
+# script playing turns against a fast local model must never meet it.
+PERSONALAB_SOCKET_ACTIONS_PER_MINUTE = env_int("PERSONALAB_SOCKET_ACTIONS_PER_MINUTE", 600,
                                                minimum=1)
 # Exports run in this many worker processes (chat/import_export/export_process.py), started with the first;
 # 0 runs them in the server's own threads (tests).
