@@ -343,7 +343,7 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_LOCKOUT_TEMPLATE = "login_locked.html"
 AXES_HANDLER = "personalab.login_throttle.LoginThrottleHandler"
 AXES_LOCKOUT_CALLABLE = "personalab.login_throttle.lockout_response"
-PERSONALAB_LOGIN_ADDRESS_FAILURE_LIMIT = env_int("PERSONALAB_LOGIN_ADDRESS_FAILURE_LIMIT", 20,
+PERSONALAB_LOGIN_ADDRESS_FAILURE_LIMIT = env_int("PERSONALAB_LOGIN_ADDRESS_FAILURE_LIMIT", 100,
                                                  minimum=0)
 AXES_RESET_ON_SUCCESS = True
 # A post refused during a pause is not counted: it writes nothing, so a flood of them costs
