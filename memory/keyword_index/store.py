@@ -10,6 +10,7 @@ import os
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +47,24 @@ _KEPT = ("session_id", "turn", "role", "speaker", "name", *FILTER_KEYS)
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
 Key = tuple[str, str, str]  # collection, instance_id, doc_id
+
+
+# A journal-mode change does not wait for a busy database as other statements do (SQLite gives
+# it no busy handler): two first writes racing on a new instance's file, one switching it to WAL
+# while the other held it, failed at once with "database is locked" (a whole-suite run).
+SCHEMA_TRIES = 50
+SCHEMA_RETRY_SECONDS = 0.1
+
+
+def _schema_make(db: sqlite3.Connection) -> None:
+    for attempt in range(SCHEMA_TRIES):
+        try:
+            db.executescript(_SCHEMA)
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == SCHEMA_TRIES - 1:
+                raise
+            time.sleep(SCHEMA_RETRY_SECONDS)
 
 
 @dataclass
@@ -138,7 +157,7 @@ class KeywordStore:
         db = sqlite3.connect(path, timeout=60, isolation_level=None)
         try:
             if create:  # a search never writes (the schema script alone costs ~3 ms)
-                db.executescript(_SCHEMA)
+                _schema_make(db)
                 db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('generation', ?)",
                            (os.urandom(8).hex(),))
             yield db

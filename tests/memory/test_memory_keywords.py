@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import math
 import random
+import sqlite3
+import threading
+import time
 from collections import Counter
 
 import pytest
@@ -173,6 +176,41 @@ def test_stored_scores_equal_bm25_over_each_turn_with_its_context(tmp_path, monk
         expected = naive_bm25(lines, query)
         assert {key[2]: score for key, score in got.items()} == pytest.approx(
             {doc_id: score for doc_id, score in expected.items() if score > 0})
+
+
+def test_a_first_write_waits_for_another_writer_still_making_the_file(tmp_path, monkeypatch):
+    """Two first writes on a new instance's file: SQLite does not wait for a busy database to
+    switch it to WAL, so the one that came second failed at once with "database is locked"."""
+    monkeypatch.setattr(keyword_store, "SCHEMA_RETRY_SECONDS", 0.02, raising=False)
+    store = KeywordStore(tmp_path / "keywords")
+    store.folder.mkdir(parents=True)
+    other = sqlite3.connect(store.folder / "inst_001.sqlite3", isolation_level=None,
+                            check_same_thread=False)
+    other.execute("CREATE TABLE making(x)")  # still in the rollback journal's mode
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("INSERT INTO making VALUES (1)")
+    written = threading.Thread(target=store.upsert, args=("turns", "inst_001", [
+        ("turn_sess_001_1_user", "暗号是蓝色鹦鹉", {"session_id": "sess_001", "turn": 1,
+                                                  "role": "user"})]))
+    failed = []
+    written.run = _failures_kept(written.run, failed)
+    written.start()
+    time.sleep(0.2)  # the write is waiting, not refused
+    other.execute("COMMIT")
+    other.close()
+    written.join(timeout=30)
+    assert failed == []
+    assert list(store.scores(["inst_001"], ("turns",), "暗号", equal={}, k=5, also=[])) == [
+        ("turns", "inst_001", "turn_sess_001_1_user")]
+
+
+def _failures_kept(run, failed):
+    def kept():
+        try:
+            run()
+        except Exception as exc:  # noqa: BLE001 — the test reads it
+            failed.append(exc)
+    return kept
 
 
 def test_every_worker_reads_the_same_keyword_file_with_no_load_step(tmp_path):
