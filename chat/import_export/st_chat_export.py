@@ -11,6 +11,7 @@ from typing import Any
 
 from chat.history_manager.base import reply_versions, version_position
 from chat.import_export.chat_formats import SHOWN_SWIPE, SUMMARY_TYPE, SWIPE_INFO
+from chat.import_export.st_avatars import st_thumbnail_url
 from personalab.lib.markers import markers_removed
 
 
@@ -66,8 +67,16 @@ def _swipe_info(version: dict[str, Any], fallback_date: str) -> dict[str, Any]:
     return {"send_date": when, "gen_started": when, "gen_finished": when, "extra": {}}
 
 
+def _avatar_named(record: dict[str, Any], avatar: str | None) -> None:
+    """A group member's reply names its avatar file as SillyTavern's group chats do; an
+    imported reply keeps the one it came with."""
+    if avatar:
+        kept = record.setdefault("original_avatar", avatar)
+        record.setdefault("force_avatar", st_thumbnail_url(str(kept)))
+
+
 def _export_record(line: dict[str, Any], *, user_name: str, character_name: str,
-                   fallback_date: str) -> dict[str, Any] | None:
+                   fallback_date: str, avatars: dict[str, str]) -> dict[str, Any] | None:
     send_date = line.get("timestamp") or fallback_date
     if line.get("role") in ("user", "assistant"):
         is_user = line["role"] == "user"
@@ -76,7 +85,8 @@ def _export_record(line: dict[str, Any], *, user_name: str, character_name: str,
             "is_user": is_user, "is_system": bool(line.get("hidden")),
             "send_date": send_date, "mes": line.get("content", ""), "extra": {}}, line)
         _swipes_export(line, record)
-        if not is_user:  # SillyTavern would show the director's markers as text
+        if not is_user:
+            _avatar_named(record, avatars.get(str(line.get("speaker") or "")))  # SillyTavern would show the director's markers as text
             record["mes"] = markers_removed(record["mes"])
             if isinstance(record.get("swipes"), list):
                 record["swipes"] = [markers_removed(text) for text in record["swipes"]]
@@ -96,14 +106,16 @@ def _export_record(line: dict[str, Any], *, user_name: str, character_name: str,
 
 
 def chat_export_jsonl(*, lines: list[dict[str, Any]], user_name: str, character_name: str,
-                      created_at: str, header: dict[str, Any] | None = None) -> bytes:
-    """`header`: the header of an imported chat, written back as it came."""
+                      created_at: str, header: dict[str, Any] | None = None,
+                      avatars: dict[str, str] | None = None) -> bytes:
+    """`header`: the header of an imported chat, written back as it came. `avatars`: a group
+    member's avatar file in SillyTavern by its character id (st_avatars.py)."""
     first = {"user_name": user_name, "character_name": character_name,
              "create_date": created_at, "chat_metadata": {}, **(header or {})}
     records = [first]
     for line in lines:
         record = _export_record(line, user_name=user_name, character_name=character_name,
-                                fallback_date=created_at)
+                                fallback_date=created_at, avatars=avatars or {})
         if record is not None:
             records.append(record)
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")

@@ -11,6 +11,7 @@ from chat.groups.prompt import said_by_another, unnamed_lines_by
 from chat.groups.speakers import STRATEGIES, Member
 from chat.import_export.chat_markdown import chat_export_markdown
 from chat.import_export.imported_groups import chat_group, group_found
+from chat.import_export.st_avatars import st_avatar_files
 from chat.import_export.st_chat_export import chat_export_jsonl
 from chat.import_export.st_note import st_metadata_with_note
 from chat.play.macros import greeting_as_shown, page_macro_values
@@ -68,11 +69,14 @@ def session_export(store: FileStore, *, instance_id: str, session_id: str,
     own = session_variables_read(store, instance_id=instance_id, session_id=session_id)
     if own is not None:  # the chat's {{setvar}}s, where SillyTavern saves them
         header["chat_metadata"] = {**header["chat_metadata"], "variables": own["variables"]}
+    avatars = None
     if is_group(state) and character is None:
         header = _group_header(header, members_of(store, state), state)
+        avatars = _member_avatars(members_of(store, state), lines)
     body = chat_export_jsonl(lines=lines, user_name=user_name,
                              character_name=character_name,
-                             created_at=read.metadata.get("created_at", ""), header=header)
+                             created_at=read.metadata.get("created_at", ""), header=header,
+                             avatars=avatars)
     return body, "application/jsonl"
 
 
@@ -144,6 +148,24 @@ def _lines_of_one(lines: list[dict[str, Any]], member: Member,
         else:
             kept.append(line)
     return kept
+
+
+def _member_avatars(members: list[Member], lines: list[dict[str, Any]]) -> dict[str, str]:
+    """Each speaker's avatar file in SillyTavern by character id, members first, then those who
+    left: the one its imported lines came with, else the one SillyTavern gives its card."""
+    names = {m.character_id: m.name for m in members}
+    carried: dict[str, str] = {}
+    for line in lines:
+        speaker = line.get("speaker")
+        if line.get("role") != "assistant" or not isinstance(speaker, str) or not speaker:
+            continue
+        names.setdefault(speaker, str(line.get("name") or speaker))
+        own = line.get("carried") if isinstance(line.get("carried"), dict) else {}
+        if isinstance(own.get("original_avatar"), str) and own["original_avatar"]:
+            carried.setdefault(speaker, own["original_avatar"])
+    named = [speaker for speaker in names if speaker not in carried]
+    files = st_avatar_files([names[speaker] for speaker in named], taken=carried.values())
+    return {**carried, **dict(zip(named, files))}
 
 
 def _group_header(header: dict[str, Any] | None, members: list[Member],
