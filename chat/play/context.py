@@ -25,7 +25,7 @@ from chat.history_manager.base import reply_versions
 from chat.import_export.chat_formats import SHOWN_SWIPE
 from chat.play.lore import lore_for_turn, persona_depth_blocks
 from chat.play.macros import macro_values_for, model_current, player_macro_values
-from chat.play.memory import speaker_id, turn_director, turn_recall
+from chat.play.memory import recall_shown_as, speaker_id, turn_director, turn_recall
 from chat.play.regex_scripts import turn_regex, user_input_regexed
 from chat.play.story_choice import (
     chat_utility_for,
@@ -317,7 +317,8 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
     if prompt.lines_missing:
         _session_whole(store, ctx)
         inputs, prompt = built(recall)
-    unshown = recall_unshown(section, prompt.messages)
+    unshown = recall_unshown(section, prompt.messages, shown_as=recall_shown_as(
+        store, ctx, player_name=inputs.user_name))
     if unshown is not None:  # the conversation shows some of it: recall others instead
         section = unshown
         inputs, prompt = built(section.report)

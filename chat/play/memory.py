@@ -8,11 +8,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from chat.groups.members import is_group, members_of
-from chat.groups.scene import recall_macros
+from chat.groups.prompt import lines_for_speaker, unnamed_lines_by
+from chat.groups.scene import recall_macros, unnamed_name
 from chat.play.macros import macro_values_for
 from chat.play.turn_records import TurnContext
 from chat.prompt.recall_section import (
     RecallSection,
+    ShownAs,
+    as_said,
     members_macros,
     recall_prepare,
     recalled_text,
@@ -39,6 +42,22 @@ def turn_recall(store: FileStore, ctx: TurnContext, *, memory_tokens: int) -> Re
                           witnessed=_recall_kept(store, ctx),
                           related_instance_ids=_related_conversations(store, ctx),
                           newest_shown=int(trimming) if isinstance(trimming, int) else 0)
+
+
+def recall_shown_as(store: FileStore, ctx: TurnContext, *, player_name: str) -> ShownAs:
+    """How the speaker's prompt shows a line, for recall to leave out every line the prompt
+    holds whoever said it: in a group the player's and the other members' as "Name: …"."""
+    if not (is_group(ctx.instance_state) and ctx.speaker is not None):
+        return as_said
+    speaker, unnamed = ctx.speaker.character_id, unnamed_name(store, ctx.instance_state)
+
+    def shown_as(line: dict[str, Any]) -> str:
+        return lines_for_speaker([line], speaker_id=speaker, player_name=player_name,
+                                 speaker_name=ctx.character.get("name") or "",
+                                 unnamed_by=unnamed_lines_by(ctx.instance_state),
+                                 unnamed_name=unnamed)[0]["content"]
+
+    return shown_as
 
 
 def round_asked(ctx: TurnContext) -> str:

@@ -31,16 +31,26 @@ CONTEXT_LINES = 10
 LINE_OVERHEAD_TOKENS = 12
 
 
+# How a prompt shows a session line (its message's text): as it is, or in a group another's
+# line as "Name: …" (chat/groups/prompt.py lines_for_speaker).
+ShownAs = Callable[[dict[str, Any]], str]
+
+
+def as_said(line: dict[str, Any]) -> str:
+    return str(line.get("content") or "")
+
+
 @dataclass
 class RecallSection:
     """A turn's recall: what the trace keeps (`report`) and what can still be chosen when the
-    conversation turns out to show some of it (`found`)."""
+    conversation turns out to show some of it (`found`): `shown` holds the shown lines'
+    texts as the prompt holds them, normalized, `shown_as` turns a recalled line into that."""
 
     report: dict[str, Any]
     found: TurnRecall | None = None
     shown: set[str] = field(default_factory=set)
     budget: int = 0  # tokens: the memory share of the window
-    asked: str = ""  # the player's line searched, normalized
+    shown_as: ShownAs = as_said
 
 
 def recall_prepare(store: FileStore, *, instance_id: str, user_text: str,
@@ -66,13 +76,13 @@ def recall_prepare(store: FileStore, *, instance_id: str, user_text: str,
         near.after = near.after if near.after and witnessed(near.after.metadata) else None
     shown = {normalized(str(line.get("content") or ""))
              for line in lines[-newest_shown:] if line.get("role")} if newest_shown else set()
-    return _section(found, shown, memory_tokens, asked=normalized(user_text))
+    return _section(found, shown, memory_tokens)
 
 
-def _section(found: TurnRecall, shown: set[str], budget: int, *, asked: str = ""
-             ) -> RecallSection:
+def _section(found: TurnRecall, shown: set[str], budget: int, *,
+             shown_as: ShownAs = as_said) -> RecallSection:
     """The recalled lines not shown, best first, as passages, as many as fit `budget` tokens."""
-    hits = [hit for hit in found.result.hits if normalized(hit.text) not in shown]
+    hits = [hit for hit in found.result.hits if not _is_shown(hit, shown, shown_as)]
     near = {hit.key: found.near[hit.key] if rank < CONTEXT_LINES else Near()
             for rank, hit in enumerate(hits) if hit.key in found.near}
     if hits and _cost(hits[0], near) > budget:  # the best line alone, when that is what fits
@@ -82,7 +92,7 @@ def _section(found: TurnRecall, shown: set[str], budget: int, *, asked: str = ""
     for passage in passages:
         recalled = {hit.key for hit in passage.hits}
         passage.lines = [line for line in passage.lines
-                         if line.key in recalled or normalized(line.text) not in shown]
+                         if line.key in recalled or not _is_shown(line, shown, shown_as)]
     report = {
         "mode": found.result.mode,
         "query": found.result.query,
@@ -91,7 +101,20 @@ def _section(found: TurnRecall, shown: set[str], budget: int, *, asked: str = ""
         "passages": [_passage(passage) for passage in passages],
         "warning": found.result.warning,
     }
-    return RecallSection(report, found=found, shown=shown, budget=budget, asked=asked)
+    return RecallSection(report, found=found, shown=shown, budget=budget, shown_as=shown_as)
+
+
+def _is_shown(hit: Hit, shown: set[str], shown_as: ShownAs) -> bool:
+    """Whether the prompt holds the recalled line as it would show it. A group's greetings
+    recalled together (`joined`, "Mira: …" a line each) are shown when each of them is."""
+    said = {"role": str(hit.metadata.get("role") or ""), "content": hit.text,
+            **{key: str(hit.metadata[key]) for key in ("speaker", "name")
+               if hit.metadata.get(key)}}
+    if not hit.metadata.get("joined"):
+        return normalized(shown_as(said)) in shown
+    parts = [part.partition(": ") for part in hit.text.split("\n")]
+    return all(normalized(shown_as({**said, "name": name, "content": text})) in shown
+               for name, _, text in parts)
 
 
 def _cost(hit: Hit, near: dict[tuple[str, str, str], Near]) -> int:
@@ -118,24 +141,22 @@ def _fitting(hits: list[Hit], near: dict[tuple[str, str, str], Near], budget: in
     return taken
 
 
-def recall_unshown(section: RecallSection, messages: Iterable[dict[str, Any]]
-                   ) -> RecallSection | None:
+def recall_unshown(section: RecallSection, messages: Iterable[dict[str, Any]], *,
+                   shown_as: ShownAs = as_said) -> RecallSection | None:
     """The section again for what the built prompt's conversation does show (None when that
-    changes nothing): the lines in front of the model are never recalled, and a newest line the
-    window left out (taken to be shown while searching) can be. In a small window the prompt
-    holds fewer than the newest messages the search leaves out (bench/play_long.py, LoCoMo
-    conv-26 at 2,048 tokens: a line said again 3 turns before was in neither; MemDaily u49 in a
-    group: the conversation held five of the newest ten lines)."""
+    changes nothing): the lines in front of the model are never recalled, whoever said them,
+    and a newest line the window left out (taken to be shown while searching) can be. In a
+    small window the prompt holds fewer than the newest messages the search leaves out
+    (bench/play_long.py, LoCoMo conv-26 at 2,048 tokens: a line said again 3 turns before was
+    in neither; MemDaily u49 in a group: the conversation held five of the newest ten lines).
+    `shown_as`: how the prompt shows a line ("Mira: …" for another member's in a group); a
+    recalled line is matched whole as it would be shown, never found inside another message
+    (one the player's line quotes back is not shown by the quote: MemDaily u41 at 2,048)."""
     if section.found is None:
         return None
-    sent = [normalized(str(message.get("content") or "")) for message in messages
-            if message.get("role") in ("user", "assistant")]
-    # A line the prompt holds inside a message ("Mira: …" in a group) is shown too; not one
-    # the player's line quotes back ("那次我说过：我同事挺喜欢写作的。，你还记得吗？"): the
-    # quote points at it (MemDaily u41 at 2,048: said again 4 turns before, out of the window).
-    others = [text.replace(section.asked, " ") if section.asked else text for text in sent]
-    held = {line for line in section.shown if any(line in text for text in others)}
-    again = _section(section.found, set(sent) | held, section.budget, asked=section.asked)
+    sent = {normalized(str(message.get("content") or "")) for message in messages
+            if message.get("role") in ("user", "assistant")}
+    again = _section(section.found, sent, section.budget, shown_as=shown_as)
     return again if again.report["passages"] != section.report["passages"] else None
 
 
@@ -167,7 +188,7 @@ def recall_shrunk(section: RecallSection, prompt: PromptResult) -> RecallSection
             if section.budget <= least:
                 return None
             budget = least
-    return _section(section.found, section.shown, budget, asked=section.asked)
+    return _section(section.found, section.shown, budget, shown_as=section.shown_as)
 
 
 def _tokens(prompt: PromptResult, name: str) -> int:

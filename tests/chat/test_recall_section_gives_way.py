@@ -86,15 +86,24 @@ def test_a_line_the_player_quotes_back_is_not_taken_as_shown_by_the_quote():
     left it out; the player's own line quoting it is not the prompt showing it (bench/
     play_long.py, MemDaily u41 at 2,048: "那次我说过：我同事挺喜欢写作的。，你还记得吗？")."""
     message = f"Do you remember when I said: {ASKED}"
-    section = _section(_found(triggered=True), {normalized(ASKED)}, 512,
-                       asked=normalized(message))
+    section = _section(_found(triggered=True), {normalized(ASKED)}, 512)
     assert ASKED not in [hit["text"] for hit in section.report["hits"]]
 
     again = recall_unshown(section, [{"role": "user", "content": message}])
 
     assert again is not None and again.report["hits"][0]["text"] == ASKED
-    # Another message holding the line still shows it ("Mira: …" in a group).
-    held = [{"role": "assistant", "content": f"Mira: {ASKED}"},
-            {"role": "user", "content": message}]
-    assert ASKED not in [hit["text"] for hit in
-                         (recall_unshown(section, held) or section).report["hits"]]
+
+
+def _in_a_group(line):
+    """How a group member's prompt shows a line: the player's (and other members') named."""
+    return (f"Alice: {line['content']}" if line["role"] == "user" else line["content"])
+
+
+def test_in_a_group_a_line_is_shown_as_the_prompt_names_it_never_inside_another():
+    section = _section(_found(triggered=True), {normalized(ASKED)}, 512)
+    named = [{"role": "user", "content": f"Alice: {ASKED}"}]
+    quoted = [{"role": "user", "content": f"Mira: Alice told me: {ASKED}"}]
+
+    assert recall_unshown(section, named, shown_as=_in_a_group) is None  # shown as taken
+    again = recall_unshown(section, quoted, shown_as=_in_a_group)
+    assert again is not None and again.report["hits"][0]["text"] == ASKED
