@@ -46,18 +46,42 @@ def turn_recall(store: FileStore, ctx: TurnContext, *, memory_tokens: int) -> Re
 
 def recall_shown_as(store: FileStore, ctx: TurnContext, *, player_name: str) -> ShownAs:
     """How the speaker's prompt shows a line, for recall to leave out every line the prompt
-    holds whoever said it: in a group the player's and the other members' as "Name: …"."""
-    if not (is_group(ctx.instance_state) and ctx.speaker is not None):
-        return as_said
-    speaker, unnamed = ctx.speaker.character_id, unnamed_name(store, ctx.instance_state)
+    holds whoever said it: its macros filled as the prompt's are (a greeting's {{user}}), in a
+    group the player's and the other members' lines as "Name: …". Read on first use: most
+    turns recall nothing."""
+    read: list[tuple[Mapping[str, str], dict[str, dict[str, str]], str]] = []
 
     def shown_as(line: dict[str, Any]) -> str:
-        return lines_for_speaker([line], speaker_id=speaker, player_name=player_name,
+        if not read:
+            values = _recall_values(store, ctx)
+            read.append((values, members_macros(values), unnamed_name(store, ctx.instance_state)))
+        values, own, unnamed = read[0]
+        line = {**line, "content": recalled_text(
+            str(line.get("content") or ""), speaker=str(line.get("name") or ""), joined=False,
+            macros=values, own=own, seed="")}
+        if not (is_group(ctx.instance_state) and ctx.speaker is not None):
+            return as_said(line)
+        return lines_for_speaker([line], speaker_id=ctx.speaker.character_id,
+                                 player_name=player_name,
                                  speaker_name=ctx.character.get("name") or "",
                                  unnamed_by=unnamed_lines_by(ctx.instance_state),
                                  unnamed_name=unnamed)[0]["content"]
 
     return shown_as
+
+
+def _recall_values(store: FileStore, ctx: TurnContext) -> Mapping[str, str]:
+    """The macros this conversation's recalled lines are read with, as the prompt reads its
+    lines: a greeting is kept as written, and in a group each member's line says its own
+    {{char}}."""
+    values = macro_values_for(character=ctx.character, lines=[], persona=persona_effective(
+        store, owner=ctx.instance_state.get("owner"),
+        persona_id=ctx.instance_state.get("persona_id")))
+    if is_group(ctx.instance_state):
+        values = recall_macros(store, state=ctx.instance_state, lines=ctx.lines, macros=values,
+                               member_names=tuple(m.name for m in members_of(
+                                   store, ctx.instance_state)))
+    return values
 
 
 def round_asked(ctx: TurnContext) -> str:
@@ -114,15 +138,7 @@ def turn_director(store: FileStore, ctx: TurnContext,
                 store, instance_id=ctx.instance_id, instance_state=ctx.instance_state,
                 character_id=speaker_id(ctx)),
             background_id=ctx.instance_state.get("background_id") or "", index=index)
-        # This conversation's lines as the prompt shows them: a greeting is kept as written,
-        # and in a group each member's line says its own {{char}}.
-        values = macro_values_for(character=ctx.character, lines=[], persona=persona_effective(
-            store, owner=ctx.instance_state.get("owner"),
-            persona_id=ctx.instance_state.get("persona_id")))
-        if is_group(ctx.instance_state):
-            values = recall_macros(store, state=ctx.instance_state, lines=ctx.lines,
-                                   macros=values, member_names=tuple(
-                                       m.name for m in members_of(store, ctx.instance_state)))
+        values = _recall_values(store, ctx)
         own = members_macros(values)
         kept = _recall_kept(store, ctx)  # as everyday recall: witnessed, on this timeline
         return ([recalled_text(h.text, speaker=str(h.metadata.get("name") or ""),

@@ -21,6 +21,7 @@ FACT = [("user", "Listen, all of you: the vault opens under the old mill."),
         ("Alserqi", "The vault under the old mill. I will remember the mill."),
         ("Brenna", "The mill vault, noted. Old mill, under the wheel."),
         ("Cato", "Under the old mill. The vault. Fine.")]
+GREETING = "Evening, {{user}}. I am {{char}}, and I guard the vault under the old mill."
 SMALL_TALK = ["The tea is cold again.", "The roof leaks in the north room.",
               "Birds are loud this morning.", "Rain is coming from the west.",
               "My cousin sent a letter.", "The market was loud today."]
@@ -29,7 +30,8 @@ SMALL_TALK = ["The tea is cold again.", "The roof leaks in the north room.",
 @pytest.fixture
 def trio(store, alice, character, brenna, background):
     cato = character_save(store, user=alice, character_id=None, data={
-        "name": "Cato", "base_persona": "A quiet guard.", "visibility": "private"})
+        "name": "Cato", "base_persona": "A quiet guard.", "visibility": "private",
+        "greeting": GREETING})
     group = instance_create(store, owner=alice, character_ids=[character, brenna, cato],
                             background_id=background, reply_order="everyone")
     members = {"Alserqi": character, "Brenna": brenna, "Cato": cato}
@@ -64,6 +66,7 @@ def test_no_member_recalls_a_line_its_prompt_holds_whoever_said_it(store, trio, 
     assert len(recalled) == 3
     for speaker, texts in recalled.items():
         assert not set(texts) & {text for _, text in FACT}, speaker
+        assert not [text for text in texts if "guard the vault" in text], speaker
 
 
 def test_every_members_line_the_prompt_left_out_is_recalled_alike(store, trio, memory_on,

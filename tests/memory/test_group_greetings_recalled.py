@@ -57,6 +57,9 @@ def test_a_member_recalls_anothers_greeting_in_that_members_words(
         "name": "Cato", "base_persona": "A lighthouse keeper.", "visibility": "private",
         "greeting": "I am {{char}}, keeper of the amber lighthouse, and {{group}} are my guests."})
     store.module_write("history", {**store.module_read("history"), "trim_max_messages": 2})
+    config = store.config_read()  # the greeting out of the prompt's window: recalled, not shown
+    config["preferences"]["conversation_load_all"] = False
+    store.config_write(config)
     store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
     group = instance_create(store, owner=alice, character_ids=[character, cato],
                             background_id=background, reply_order="list")
