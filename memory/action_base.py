@@ -8,11 +8,12 @@ from typing import Any
 
 from django.utils.translation import gettext
 
-from library.selectors import character_for_chat_optional
+from library.selectors import character_for_chat_optional, player_name
 from memory.errors import MemoryActionError
 from personalab.lib.filestore.session_read import SessionRead
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.llm import LLMError
+from personalab.lib.participants import member_ids
 from personalab.lib.prompt_language import locale_for_character
 
 
@@ -30,6 +31,17 @@ async def speaker_of(store: FileStore, state: dict[str, Any],
                    character_id: Any = None) -> tuple[str, str]:
     # off the event loop: whether the chat may read another author's file asks the database
     return await asyncio.to_thread(speaker_named, store, state, character_id)
+
+
+def scene_named(store: FileStore, state: dict[str, Any]) -> tuple[dict[str, str], str]:
+    """({member id: name} in list order, the player's name) of a conversation, as its
+    requests to the model name them."""
+    members = {member: speaker_named(store, state, member)[0] for member in member_ids(state)}
+    return members, player_name(store, state=state)
+
+
+async def scene_of(store: FileStore, state: dict[str, Any]) -> tuple[dict[str, str], str]:
+    return await asyncio.to_thread(scene_named, store, state)  # as speaker_of
 
 
 async def llm_text(llm: Any, messages: list[dict], context: dict[str, Any]) -> str:

@@ -6,6 +6,7 @@ Each function returns the `messages` list for `provider.complete(...)`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 _SUMMARIZE = {
@@ -77,7 +78,10 @@ def prompt_locale(locale: str | None) -> str:
     return "en" if str(locale or "").lower().startswith("en") else "zh"
 
 
-def transcript_text(turns: list[dict[str, Any]], *, character_name: str, locale: str) -> str:
+def transcript_text(turns: list[dict[str, Any]], *, character_name: str, locale: str,
+                    player_name: str | None = None) -> str:
+    """The lines, each after its speaker's name; the player's as `player_name` when given (a
+    group's requests name everyone), else as "User"."""
     labels = _LABELS[prompt_locale(locale)]
     lines = []
     last_turn = None
@@ -87,7 +91,7 @@ def transcript_text(turns: list[dict[str, Any]], *, character_name: str, locale:
             lines.append(labels["turn"].format(turn=turn))
             last_turn = turn
         # A group's replies each carry their speaker's name.
-        speaker = labels["user"] if line.get("role") == "user" else (
+        speaker = (player_name or labels["user"]) if line.get("role") == "user" else (
             line.get("name") or character_name)
         lines.append(f"{speaker}: {line.get('content', '')}")
     return "\n".join(lines) or labels["none"]
@@ -106,43 +110,98 @@ def summarize_messages(*, character_name: str, summaries: list[str], turns: list
             {"role": "user", "content": "\n\n".join(parts)}]
 
 
+_GROUP_PERSONA = {
+    "zh": (
+        "你负责维护角色「{name}」的成长人格。「{name}」身处一个多人场景，同场的还有{others}"
+        "和玩家{player}。初始人格永不改变；成长人格描述「{name}」经历之后的变化：信念、行为模式、"
+        "与其他每个角色和玩家各自的关系深度、当前情绪。只用定性描述，不用数值。\n"
+        "请结合旧的成长人格和最近的对话（每行前是说话者的名字），只为「{name}」写出新的成长人格。"
+        "保留仍然成立的内容，更新已经改变的内容。只输出新的成长人格正文，不要标题、不要解释。"
+    ),
+    "en": (
+        "You maintain the evolved persona of the character \"{name}\", one of several characters "
+        "in a scene with {others} and the player{player}. The base persona never changes; the "
+        "evolved persona describes how \"{name}\" has changed: beliefs, habits, closeness to each "
+        "of the others and to the player, current mood. Qualitative only, no numbers.\n"
+        "Combine the old evolved persona with the recent conversation (each line after its "
+        "speaker's name) and write the new evolved persona of \"{name}\" only. Keep what still "
+        "holds, update what changed. Output only the new text, no heading, no explanation."
+    ),
+}
+
+
 def persona_update_messages(*, character_name: str, base_persona: str, evolved_persona: str,
-                            turns: list[dict[str, Any]],
-                            locale: str = "zh") -> list[dict[str, str]]:
+                            turns: list[dict[str, Any]], locale: str = "zh",
+                            others: Sequence[str] = (),
+                            player_name: str | None = None) -> list[dict[str, str]]:
+    """The evolved-persona request for one character. With other characters in the scene (the
+    conversation's `others`, or who else speaks in `turns`) it is framed for that member among
+    them and the player (`player_name`), who was "the other person" of a two-person chat."""
     key = prompt_locale(locale)
     labels = _LABELS[key]
+    group = bool(others) or len(_names_in((), turns)) > 1
+    others = [name for name in _names_in(others, turns)
+              if name.casefold() != character_name.casefold()] if group else []
+    player = player_name if others else None
     body = "\n\n".join([
         labels["base"] + "\n" + (base_persona.strip() or labels["none"]),
         labels["old"] + "\n" + (evolved_persona.strip() or labels["none"]),
-        labels["recent"] + "\n" + transcript_text(turns, character_name=character_name, locale=key),
+        labels["recent"] + "\n" + transcript_text(turns, character_name=character_name,
+                                                  locale=key, player_name=player),
     ])
-    return [{"role": "system", "content": _PERSONA[key].format(name=character_name)},
-            {"role": "user", "content": body}]
+    system = (_GROUP_PERSONA[key].format(name=character_name, others=_listed(others, key),
+                                         player=_player(player, key))
+              if others else _PERSONA[key].format(name=character_name))
+    return [{"role": "system", "content": system}, {"role": "user", "content": body}]
+
+
+def _names_in(names: Sequence[str], turns: list[dict[str, Any]]) -> list[str]:
+    """`names`, then the other characters who speak in `turns`, each once (case aside)."""
+    said = [str(line["name"]) for line in turns
+            if line.get("role") == "assistant" and line.get("name")]
+    kept: dict[str, str] = {}
+    for name in [*names, *said]:
+        kept.setdefault(name.casefold(), name)
+    return list(kept.values())
+
+
+def _listed(names: Sequence[str], key: str) -> str:
+    return "、".join(f"「{n}」" for n in names) if key == "zh" else ", ".join(
+        f'"{n}"' for n in names)
+
+
+def _player(player_name: str | None, key: str) -> str:
+    if not player_name:
+        return ""
+    return f"「{player_name}」" if key == "zh" else f' "{player_name}"'
 
 
 _GROUP_RECAP = {
     "zh": (
         "请用一到三句话概括下面这几轮对话中发生的事情（前情提要），以第三人称叙述，"
-        "写明角色{names}和玩家做了什么、说定了什么。只输出概括本身。"
+        "写明角色{names}和玩家{player}做了什么、说定了什么。只输出概括本身。"
     ),
     "en": (
         "Summarize what happened in the rounds below in one to three sentences (a recap), in the "
-        "third person: what the characters {names} and the player did and agreed. "
+        "third person: what the characters {names} and the player{player} did and agreed. "
         "Output only the recap."
     ),
 }
 
 
-def recap_messages(*, character_name: str, turns: list[dict[str, Any]],
-                   locale: str = "zh") -> list[dict[str, str]]:
-    """The recap request; rounds where several characters spoke name them all (a group's
-    recap was asked of "Mira and the other person", and reached every member's prompt)."""
+def recap_messages(*, character_name: str, turns: list[dict[str, Any]], locale: str = "zh",
+                   members: Sequence[str] = (),
+                   player_name: str | None = None) -> list[dict[str, str]]:
+    """The recap request; a conversation of several characters (its `members`, or who speaks
+    in `turns`) names them all and the player (`player_name`): a group's recap was asked of
+    "Mira and the other person", and reached every member's prompt."""
     key = prompt_locale(locale)
-    speakers = list(dict.fromkeys(str(line["name"]) for line in turns
-                                  if line.get("role") == "assistant" and line.get("name")))
-    system = (_GROUP_RECAP[key].format(names=("、" if key == "zh" else ", ").join(
-        f"「{name}」" if key == "zh" else f'"{name}"' for name in speakers))
-        if len(speakers) > 1 else _RECAP[key].format(name=character_name))
+    # One character whose imported lines bear another name is still a two-person chat.
+    group = len(members) > 1 or len(_names_in((), turns)) > 1
+    player = player_name if group else None
+    system = (_GROUP_RECAP[key].format(names=_listed(_names_in(members, turns), key),
+                                       player=_player(player, key))
+              if group else _RECAP[key].format(name=character_name))
     return [{"role": "system", "content": system},
-            {"role": "user",
-             "content": transcript_text(turns, character_name=character_name, locale=key)}]
+            {"role": "user", "content": transcript_text(
+                turns, character_name=character_name, locale=key, player_name=player)}]

@@ -15,7 +15,7 @@ from typing import Any
 from django.utils.translation import gettext
 
 from memory import prompts
-from memory.action_base import llm_text, session_messages, speaker_of, turn_groups
+from memory.action_base import llm_text, scene_of, session_messages, speaker_of, turn_groups
 from memory.errors import MemoryActionError
 from memory.summaries.recap_copies import turn_group_key
 from memory.summaries.transcript_parts import request_tokens, transcript_parts
@@ -92,16 +92,21 @@ async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
         raise MemoryActionError(gettext("There is no conversation yet: memory cannot be "
                                         "updated."))
     name, locale = await speaker_of(store, state, character_id)
+    members, player = await scene_of(store, state)
+    scene = {"others": [other for member, other in members.items() if member != character_id],
+             "player_name": player}
     if prompt_tokens is not None:
         bare = prompts.persona_update_messages(
             character_name=name, base_persona=character.get("base_persona", ""),
-            evolved_persona=character.get("evolved_persona", ""), turns=[], locale=locale)
+            evolved_persona=character.get("evolved_persona", ""), turns=[], locale=locale,
+            **scene)
         room = prompt_tokens - request_tokens(bare)
         turns = (await asyncio.to_thread(transcript_parts, turns, room=max(room, 1),
                                          character_name=name, locale=locale))[-1]
     messages = prompts.persona_update_messages(
         character_name=name, base_persona=character.get("base_persona", ""),
-        evolved_persona=character.get("evolved_persona", ""), turns=turns, locale=locale)
+        evolved_persona=character.get("evolved_persona", ""), turns=turns, locale=locale,
+        **scene)
     text = (await llm_text(llm, messages, {
         "task": "update_memory", "character_name": name, "transcript": turns,
         "base_persona": character.get("base_persona", ""),

@@ -12,7 +12,7 @@ from typing import Any
 from django.utils.translation import gettext, gettext_noop
 
 from memory import prompts
-from memory.action_base import int_setting, llm_text, speaker_of, turn_groups
+from memory.action_base import int_setting, llm_text, scene_of, speaker_of, turn_groups
 from memory.errors import MemoryActionError
 from memory.item_lists import item_remove, item_reorder, item_update, items_doc_read
 from memory.summaries.recap_copies import COPIED_TURNS_MOST, copies_recapped
@@ -72,12 +72,15 @@ async def _recap_chunk(store: FileStore, *, llm: Any, state: dict[str, Any], ses
     fit together the newest of them that do are recapped (a pasted book in one message made
     every recap of its turns a request the model refused)."""
     name, locale = await speaker_of(store, state)
+    members, player = await scene_of(store, state)
+    scene = {"members": list(members.values()), "player_name": player}
     if prompt_tokens is not None:
-        bare = prompts.recap_messages(character_name=name, turns=[], locale=locale)
+        bare = prompts.recap_messages(character_name=name, turns=[], locale=locale, **scene)
         room = prompt_tokens - request_tokens(bare)
         lines = (await asyncio.to_thread(transcript_parts, lines, room=max(room, 1),
                                          character_name=name, locale=locale))[-1]
-    messages = prompts.recap_messages(character_name=name, turns=lines, locale=locale)
+    messages = prompts.recap_messages(character_name=name, turns=lines, locale=locale,
+                                      **scene)
     text = (await llm_text(llm, messages, {
         "task": "recap", "character_name": name, "transcript": lines,
         "instance_id": state.get("instance_id")})).strip()
