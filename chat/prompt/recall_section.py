@@ -31,8 +31,8 @@ CONTEXT_LINES = 10
 LINE_OVERHEAD_TOKENS = 12
 
 
-# How a prompt shows a session line (its message's text): as it is, or in a group another's
-# line as "Name: …" (chat/groups/prompt.py lines_for_speaker).
+# How a prompt shows a session line (its message's text): as it is, or its macros filled and
+# in a group another's line as "Name: …" (chat/play/memory.py recall_shown_as).
 ShownAs = Callable[[dict[str, Any]], str]
 
 
