@@ -86,7 +86,8 @@ def _export_record(line: dict[str, Any], *, user_name: str, character_name: str,
             "send_date": send_date, "mes": line.get("content", ""), "extra": {}}, line)
         _swipes_export(line, record)
         if not is_user:
-            _avatar_named(record, avatars.get(str(line.get("speaker") or "")))  # SillyTavern would show the director's markers as text
+            _avatar_named(record, avatars.get(str(line.get("speaker") or "")))
+            # SillyTavern would show the director's markers as text
             record["mes"] = markers_removed(record["mes"])
             if isinstance(record.get("swipes"), list):
                 record["swipes"] = [markers_removed(text) for text in record["swipes"]]
