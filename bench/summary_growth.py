@@ -53,6 +53,8 @@ class EventsProvider(InstantProvider):
             for i in range(self.events)]}, ensure_ascii=False)
 
 
+# The app's modules are imported inside the functions: they need Django, which main() boots
+# (django_boot) only once the data folder is chosen, as the other benches do.
 def turn_timed(store, instance_id: str, turn: int) -> tuple[float, float]:
     """(the turn's wall ms, its assemble_ms)."""
     from chat.play.turn import turn_run
