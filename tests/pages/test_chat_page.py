@@ -284,3 +284,19 @@ def test_a_page_opened_mid_reply_shows_the_reasoning_streamed_so_far(alice_clien
     streaming = page.split('id="streaming-line"')[1].split("</article>")[0]
     assert 'data-testid="reasoning-live"' in streaming
     assert "Is the stranger armed?" in streaming and "She turns to the door" in streaming
+
+
+@pytest.mark.parametrize(("language", "said"), [
+    ("en", "Summarize turns this conversation into memory and goes on in a new one"),
+    ("zh-hans", "汇总会把这段对话记入记忆，并在新的一段对话中继续"),
+])
+def test_summarize_says_before_it_is_pressed_that_the_chat_goes_on_in_a_new_conversation(
+        alice_client, instance, language, said):
+    """A newcomer looking for "a new conversation" did not know Summarize starts one (newcomer
+    report, F11): it said so only after."""
+    alice_client.cookies["django_language"] = language
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    hint = page.split('id="summarize-hint">', 1)[1].split("</p>", 1)[0]
+    assert said in hint
+    assert 'data-memory-action="summarize" aria-describedby="summarize-hint"' in page
+
