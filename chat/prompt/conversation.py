@@ -47,8 +47,12 @@ class Conversation:
 
 
 # Summary lines remembered as rendered, by their template and text: every line is rendered each
-# turn (the tokens the session holds include them all), and a long chat holds thousands.
-SUMMARY_RENDERS_KEPT = 16_384
+# turn (the tokens the session holds include them all), and a long chat holds thousands. Only
+# texts of an event's size are kept: a line a player edited to a page's length is rendered each
+# time, so what one account writes cannot fill the server's memory through this cache (at most
+# about 4,096 x 2,000 characters, key and rendering).
+SUMMARY_RENDERS_KEPT = 4_096
+SUMMARY_RENDER_KEPT_CHARS = 2_000
 _CONTENT_ONLY = frozenset({"content"})
 
 
@@ -69,7 +73,8 @@ def _line_message(
     line: dict[str, Any], summary_source: str, variables: dict[str, Any]
 ) -> dict[str, str]:
     if line.get("type") == "summary":
-        if template_reads_only(summary_source, _CONTENT_ONLY):
+        if (len(line["content"]) <= SUMMARY_RENDER_KEPT_CHARS
+                and template_reads_only(summary_source, _CONTENT_ONLY)):
             content = _summary_render_of_content(summary_source, line["content"])
         else:
             content = _summary_render(summary_source, {**variables, "content": line["content"]})
