@@ -44,6 +44,11 @@ async def scene_of(store: FileStore, state: dict[str, Any]) -> tuple[dict[str, s
     return await asyncio.to_thread(scene_named, store, state)  # as speaker_of
 
 
+async def player_of(store: FileStore, state: dict[str, Any]) -> str:
+    """The player's name in the chat (its `{{user}}`), off the event loop as speaker_of."""
+    return await asyncio.to_thread(player_name, store, state=state)
+
+
 async def llm_text(llm: Any, messages: list[dict], context: dict[str, Any]) -> str:
     try:
         text = await llm.complete(messages, context=context)

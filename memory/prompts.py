@@ -80,8 +80,8 @@ def prompt_locale(locale: str | None) -> str:
 
 def transcript_text(turns: list[dict[str, Any]], *, character_name: str, locale: str,
                     player_name: str | None = None) -> str:
-    """The lines, each after its speaker's name; the player's as `player_name` when given (a
-    group's requests name everyone), else as "User"."""
+    """The lines, each after its speaker's name: a line's own `name` (the persona it was said
+    under), else the player's `player_name` (the chat's `{{user}}`), else "User"."""
     labels = _LABELS[prompt_locale(locale)]
     lines = []
     last_turn = None
@@ -91,21 +91,23 @@ def transcript_text(turns: list[dict[str, Any]], *, character_name: str, locale:
             lines.append(labels["turn"].format(turn=turn))
             last_turn = turn
         # A group's replies each carry their speaker's name.
-        speaker = (player_name or labels["user"]) if line.get("role") == "user" else (
-            line.get("name") or character_name)
+        speaker = line.get("name") or (
+            (player_name or labels["user"]) if line.get("role") == "user" else character_name)
         lines.append(f"{speaker}: {line.get('content', '')}")
     return "\n".join(lines) or labels["none"]
 
 
 def summarize_messages(*, character_name: str, summaries: list[str], turns: list[dict[str, Any]],
-                       locale: str = "zh") -> list[dict[str, str]]:
+                       locale: str = "zh",
+                       player_name: str | None = None) -> list[dict[str, str]]:
     key = prompt_locale(locale)
     labels = _LABELS[key]
     parts = []
     if summaries:
         parts.append(labels["earlier"] + "\n" + "\n".join(f"- {s}" for s in summaries))
     parts.append(labels["session"] + "\n"
-                 + transcript_text(turns, character_name=character_name, locale=key))
+                 + transcript_text(turns, character_name=character_name, locale=key,
+                                   player_name=player_name))
     return [{"role": "system", "content": _SUMMARIZE[key]},
             {"role": "user", "content": "\n\n".join(parts)}]
 
@@ -142,15 +144,14 @@ def persona_update_messages(*, character_name: str, base_persona: str, evolved_p
     group = bool(others) or len(_names_in((), turns)) > 1
     others = [name for name in _names_in(others, turns)
               if name.casefold() != character_name.casefold()] if group else []
-    player = player_name if others else None
     body = "\n\n".join([
         labels["base"] + "\n" + (base_persona.strip() or labels["none"]),
         labels["old"] + "\n" + (evolved_persona.strip() or labels["none"]),
         labels["recent"] + "\n" + transcript_text(turns, character_name=character_name,
-                                                  locale=key, player_name=player),
+                                                  locale=key, player_name=player_name),
     ])
     system = (_GROUP_PERSONA[key].format(name=character_name, others=_listed(others, key),
-                                         player=_player(player, key))
+                                         player=_player(player_name, key))
               if others else _PERSONA[key].format(name=character_name))
     return [{"role": "system", "content": system}, {"role": "user", "content": body}]
 
@@ -198,10 +199,9 @@ def recap_messages(*, character_name: str, turns: list[dict[str, Any]], locale: 
     key = prompt_locale(locale)
     # One character whose imported lines bear another name is still a two-person chat.
     group = len(members) > 1 or len(_names_in((), turns)) > 1
-    player = player_name if group else None
     system = (_GROUP_RECAP[key].format(names=_listed(_names_in(members, turns), key),
-                                       player=_player(player, key))
+                                       player=_player(player_name, key))
               if group else _RECAP[key].format(name=character_name))
     return [{"role": "system", "content": system},
             {"role": "user", "content": transcript_text(
-                turns, character_name=character_name, locale=key, player_name=player)}]
+                turns, character_name=character_name, locale=key, player_name=player_name)}]

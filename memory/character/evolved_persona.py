@@ -102,7 +102,8 @@ async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
             **scene)
         room = prompt_tokens - request_tokens(bare)
         turns = (await asyncio.to_thread(transcript_parts, turns, room=max(room, 1),
-                                         character_name=name, locale=locale))[-1]
+                                         character_name=name, locale=locale,
+                                         player_name=player))[-1]
     messages = prompts.persona_update_messages(
         character_name=name, base_persona=character.get("base_persona", ""),
         evolved_persona=character.get("evolved_persona", ""), turns=turns, locale=locale,

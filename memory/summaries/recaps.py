@@ -78,7 +78,8 @@ async def _recap_chunk(store: FileStore, *, llm: Any, state: dict[str, Any], ses
         bare = prompts.recap_messages(character_name=name, turns=[], locale=locale, **scene)
         room = prompt_tokens - request_tokens(bare)
         lines = (await asyncio.to_thread(transcript_parts, lines, room=max(room, 1),
-                                         character_name=name, locale=locale))[-1]
+                                         character_name=name, locale=locale,
+                                         player_name=player))[-1]
     messages = prompts.recap_messages(character_name=name, turns=lines, locale=locale,
                                       **scene)
     text = (await llm_text(llm, messages, {

@@ -27,7 +27,14 @@ from typing import Any
 from django.utils.translation import gettext, gettext_noop
 
 from memory import prompts
-from memory.action_base import int_setting, llm_text, session_messages, speaker_of, turn_groups
+from memory.action_base import (
+    int_setting,
+    llm_text,
+    player_of,
+    session_messages,
+    speaker_of,
+    turn_groups,
+)
 from memory.errors import MemoryActionError
 from memory.selectors import recall_enabled
 from memory.summaries.journal import (
@@ -147,7 +154,7 @@ def summary_seed_lines(summaries: list[str], groups: list[list[dict[str, Any]]],
     return summary_lines + turn_lines
 
 
-async def _events_ask(store: FileStore, llm: Any, *, name: str, locale: str,
+async def _events_ask(store: FileStore, llm: Any, *, name: str, locale: str, player: str,
                       earlier: list[str], messages: list[dict[str, Any]],
                       prompt_tokens: int | None, say: Callable[..., None], instance_id: str,
                       session_id: str) -> tuple[list[dict[str, str]], int]:
@@ -161,7 +168,7 @@ async def _events_ask(store: FileStore, llm: Any, *, name: str, locale: str,
     fixed = request_tokens(bare)
     # Counting a long session's tokens is CPU work: off the event loop.
     parts = await asyncio.to_thread(
-        transcript_parts, messages, character_name=name, locale=locale,
+        transcript_parts, messages, character_name=name, locale=locale, player_name=player,
         room=None if prompt_tokens is None else max(prompt_tokens - fixed - story_room, 1))
     keys = [part_key(part, character_name=name, locale=locale) for part in parts]
     kept = parts_kept_read(store, instance_id=instance_id, session_id=session_id, keys=keys)
@@ -180,7 +187,7 @@ async def _events_ask(store: FileStore, llm: Any, *, name: str, locale: str,
         try:
             text = await llm_text(
                 llm, prompts.summarize_messages(
-                    character_name=name, locale=locale, turns=part,
+                    character_name=name, locale=locale, turns=part, player_name=player,
                     summaries=so_far if story_room is None
                     else newest_fitting(so_far, story_room)),
                 {"task": "summarize", "character_name": name, "transcript": part,
@@ -229,7 +236,8 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
                                         "to summarize."))
     earlier = [str(line.get("content") or "") for line in session.summaries]
     name, locale = await speaker_of(store, state)
-    events, reused = await _events_ask(store, llm, name=name, locale=locale, earlier=earlier,
+    events, reused = await _events_ask(store, llm, name=name, locale=locale,
+                                       player=await player_of(store, state), earlier=earlier,
                                        messages=messages, prompt_tokens=prompt_tokens, say=say,
                                        instance_id=instance_id, session_id=old_id)
 

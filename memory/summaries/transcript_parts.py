@@ -21,7 +21,7 @@ def request_tokens(messages: list[dict[str, Any]]) -> int:
 
 
 def transcript_parts(messages: list[dict[str, Any]], *, room: int | None, character_name: str,
-                     locale: str) -> list[list[dict[str, Any]]]:
+                     locale: str, player_name: str | None = None) -> list[list[dict[str, Any]]]:
     """`messages` in order, cut between turns so each part's transcript fits `room` tokens
     (None: one part). A turn longer than the room is a part of its own, its lines shortened in
     the middle until it fits (a pasted book in one message would otherwise be refused on every
@@ -29,13 +29,14 @@ def transcript_parts(messages: list[dict[str, Any]], *, room: int | None, charac
     if room is None:
         return [messages]
     limit = max(int(room * SAFETY), 1)
+    names = (character_name, locale, player_name)
     parts: list[list[dict[str, Any]]] = []
     current: list[dict[str, Any]] = []
     used = 0
     for turn in _turns(messages):
-        cost = _cost(turn, character_name, locale)
+        cost = _cost(turn, *names)
         if cost > limit:
-            turn, cost = _shortened(turn, limit, character_name, locale)
+            turn, cost = _shortened(turn, limit, *names)
         if current and used + cost > limit:
             parts.append(current)
             current, used = [], 0
@@ -44,20 +45,23 @@ def transcript_parts(messages: list[dict[str, Any]], *, room: int | None, charac
     return [*parts, current] if current else parts
 
 
-def _cost(turn: list[dict[str, Any]], character_name: str, locale: str) -> int:
-    return count_tokens(transcript_text(turn, character_name=character_name, locale=locale)) + 1
+def _cost(turn: list[dict[str, Any]], character_name: str, locale: str,
+          player_name: str | None) -> int:
+    return count_tokens(transcript_text(turn, character_name=character_name, locale=locale,
+                                        player_name=player_name)) + 1
 
 
-def _shortened(turn: list[dict[str, Any]], limit: int, character_name: str,
-               locale: str) -> tuple[list[dict[str, Any]], int]:
+def _shortened(turn: list[dict[str, Any]], limit: int, character_name: str, locale: str,
+               player_name: str | None) -> tuple[list[dict[str, Any]], int]:
     """Copies of the turn's lines, each cut in the middle by the same share, and their cost:
     the share shrinks until the turn fits `limit` (a few rounds: tokens are not characters)."""
-    share = limit / _cost(turn, character_name, locale)
+    names = (character_name, locale, player_name)
+    share = limit / _cost(turn, *names)
     for _ in range(8):
         share *= 0.9
         shortened = [{**line, "content": _middle_cut(str(line.get("content") or ""), share)}
                      for line in turn]
-        cost = _cost(shortened, character_name, locale)
+        cost = _cost(shortened, *names)
         if cost <= limit:
             break
     return shortened, cost

@@ -50,4 +50,4 @@ def test_a_members_persona_update_is_framed_among_the_others_and_the_player():
     alone = persona_update_messages(character_name="Mira", base_persona="", evolved_persona="",
                                     turns=ROUND[:2], locale="en", player_name="Kay")
     assert "closeness to the other person" in alone[0]["content"]
-    assert "User: Where now?" in alone[1]["content"]
+    assert "Kay: Where now?" in alone[1]["content"]
