@@ -5,6 +5,7 @@ the setting says so) and the director's context with its fallback search, kept t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from chat.groups.members import is_group, members_of
@@ -49,16 +50,18 @@ def recall_shown_as(store: FileStore, ctx: TurnContext, *, player_name: str) -> 
     holds whoever said it: its macros filled as the prompt's are (a greeting's {{user}}), in a
     group the player's and the other members' lines as "Name: …". Read on first use: most
     turns recall nothing."""
-    read: list[tuple[Mapping[str, str], dict[str, dict[str, str]], str]] = []
+    read: list[tuple[Mapping[str, str], dict[str, dict[str, str]], str, PromptSeeds]] = []
 
     def shown_as(line: dict[str, Any]) -> str:
         if not read:
             values = _recall_values(store, ctx)
-            read.append((values, members_macros(values), unnamed_name(store, ctx.instance_state)))
-        values, own, unnamed = read[0]
+            read.append((values, members_macros(values), unnamed_name(store, ctx.instance_state),
+                         prompt_seeds(ctx.lines)))
+        values, own, unnamed, seeds = read[0]
+        content = str(line.get("content") or "")
         line = {**line, "content": recalled_text(
-            str(line.get("content") or ""), speaker=str(line.get("name") or ""), joined=False,
-            macros=values, own=own, seed="")}
+            content, speaker=str(line.get("name") or ""), joined=False, macros=values, own=own,
+            seed=seeds.of(line))}
         if not (is_group(ctx.instance_state) and ctx.speaker is not None):
             return as_said(line)
         return lines_for_speaker([line], speaker_id=ctx.speaker.character_id,
@@ -68,6 +71,36 @@ def recall_shown_as(store: FileStore, ctx: TurnContext, *, player_name: str) -> 
                                  unnamed_name=unnamed)[0]["content"]
 
     return shown_as
+
+
+@dataclass
+class PromptSeeds:
+    """The seed the prompt fills each session line's macros with (its turn and time, as
+    chat/prompt/conversation.py does), found by the line's role, time and text as written: a
+    recalled line's {{random}}/{{roll}} then read as the prompt reads them, and a line the
+    prompt shows is not recalled beside it (each fill rolled anew). A line copied into a
+    summarize's new session (turn renumbered, time kept) is found by its time."""
+
+    by_time: dict[tuple[str, str, str], str]
+    by_text: dict[tuple[str, str], str]
+
+    def of(self, line: Mapping[str, Any]) -> str:
+        role, text = str(line.get("role") or ""), str(line.get("content") or "")
+        return self.by_time.get((role, str(line.get("timestamp") or ""), text)) or \
+            self.by_text.get((role, text), "")
+
+
+def prompt_seeds(lines: list[dict[str, Any]]) -> PromptSeeds:
+    by_time: dict[tuple[str, str, str], str] = {}
+    by_text: dict[tuple[str, str], str] = {}
+    for line in lines:
+        text = line.get("content")
+        if not isinstance(text, str) or "{{" not in text or line.get("macros_filled"):
+            continue  # nothing a seed changes
+        role, seed = str(line.get("role") or ""), f"{line.get('turn')}:{line.get('timestamp')}"
+        by_time[(role, str(line.get("timestamp") or ""), text)] = seed
+        by_text.setdefault((role, text), seed)
+    return PromptSeeds(by_time, by_text)
 
 
 def _recall_values(store: FileStore, ctx: TurnContext) -> Mapping[str, str]:

@@ -108,7 +108,7 @@ def _is_shown(hit: Hit, shown: set[str], shown_as: ShownAs) -> bool:
     """Whether the prompt holds the recalled line as it would show it. A group's greetings
     recalled together (`joined`, "Mira: …" a line each) are shown when each of them is."""
     said = {"role": str(hit.metadata.get("role") or ""), "content": hit.text,
-            **{key: str(hit.metadata[key]) for key in ("speaker", "name")
+            **{key: str(hit.metadata[key]) for key in ("speaker", "name", "timestamp")
                if hit.metadata.get(key)}}
     if not hit.metadata.get("joined"):
         return normalized(shown_as(said)) in shown
