@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/summary_growth.py [--cycles 20] [--events 150] [--turns 4]
                                              [--window 4096] [--now-only] [--profile]
+    .venv/bin/python bench/summary_growth.py --old-session 3000 [--turns 20] [--window 4096]
 
 turn_run and memory_summarize run in this process (Django set up on a temp data folder, memory
 indexing off) with a provider that answers at once: each cycle plays `--turns` turns, then
@@ -12,6 +13,10 @@ tokens (its Generation setting), so the prompt keeps only the newest summary lin
 The time per turn should not grow with the number of summarizes. Unless --now-only, a second
 chat is played alongside, cycle by cycle, on the code before the summary bound (every earlier
 summary seeded into each new session, each summary line rendered every turn), for comparison.
+
+--old-session N: a chat whose current session was seeded before the summary bound (N summary
+lines, as 20 summarizes of 150 events left it, then its last 5 turns), played for `--turns`
+turns on the code of this checkout; run it on a checkout before a change for the before figure.
 """
 
 from __future__ import annotations
@@ -142,6 +147,46 @@ def cycle_turns(store, instance_id: str, first_turn: int, count: int) -> tuple[f
     return h.median([t[0] for t in kept]), h.median([t[1] for t in kept])
 
 
+def old_session_chat(store, owner, character_id: str, background_id: str, window_tokens: int,
+                     summary_lines: int) -> str:
+    """A chat whose current session opens with `summary_lines` summary lines and 5 turns, as a
+    summarize before the summary bound seeded it (the session file written as it left it)."""
+    instance_id = chat_make(store, owner, character_id, background_id, window_tokens)
+    summaries = [{"type": "summary", "content": f"第{n // 150 + 1}次汇总的第{n % 150}件事："
+                  + line_text(n, "user")} for n in range(summary_lines)]
+    turns = [{"role": role, "content": line_text(turn, role), "turn": turn,
+              "timestamp": "2026-11-01T10:00:00Z"}
+             for turn in range(1, 6) for role in ("user", "assistant")]
+    store.session_create(instance_id, "sess_002", continued_from="sess_001",
+                         lines=summaries + turns)
+    state = store.instance_state_read(instance_id)
+    state["current_session_id"] = "sess_002"
+    store.instance_state_write(instance_id, state)
+    return instance_id
+
+
+def old_session_run(args: argparse.Namespace, store, owner, character_id: str,
+                    background_id: str) -> None:
+    instance_id = old_session_chat(store, owner, character_id, background_id, args.window,
+                                   args.old_session)
+    profiler = cProfile.Profile() if args.profile else None
+    if profiler:
+        prepare_profiled(profiler)
+    times = [turn_timed(store, instance_id, 6 + n) for n in range(args.turns + 1)]
+    kept = times[1:]  # the first parses the session file
+    print(f"old session: {session_summary_lines(store, instance_id)} summary lines, first turn "
+          f"{times[0][0]:.1f} ms (assemble {times[0][1]:.1f}); next {len(kept)} turns: median "
+          f"{h.median([t[0] for t in kept]):.1f} ms, assemble median "
+          f"{h.median([t[1] for t in kept]):.1f} ms")
+    if profiler:
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(25)
+        print(out.getvalue())
+    print(f"summary_growth_old_session summary_lines={args.old_session} "
+          f"assemble_ms={h.median([t[1] for t in kept]):.1f} "
+          f"turn_ms={h.median([t[0] for t in kept]):.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cycles", type=int, default=20)
@@ -152,6 +197,8 @@ def main() -> None:
                         help="no chat run on the code before the summary bound")
     parser.add_argument("--profile", action="store_true",
                         help="a cProfile of the last cycle's turns")
+    parser.add_argument("--old-session", type=int, default=0, metavar="N",
+                        help="only a chat seeded before the summary bound, with N summary lines")
     args = parser.parse_args()
     print(f"machine: {h.machine_describe()}")
     with h.data_dir_temp() as data_dir:
@@ -159,6 +206,9 @@ def main() -> None:
         from chat.play.window import turn_window
 
         store, owner, character_id, background_id = library_seed(data_dir)
+        if args.old_session:
+            old_session_run(args, store, owner, character_id, background_id)
+            return
         chats = {"now": chat_make(store, owner, character_id, background_id, args.window)}
         if not args.now_only:
             chats["before"] = chat_make(store, owner, character_id, background_id, args.window)

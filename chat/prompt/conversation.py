@@ -215,8 +215,9 @@ def conversation_build(
                                 inputs.token_counts, inputs.regex)
     tally = older_lines_tally(inputs.lines[:older]) if older else _Tally([], "")
     before = inputs.lines_before or LinesBefore(0, 0, 0, [])
-    left_out = [_line_message(line, summary_source, variables)
-                for line in [*before.summaries, *tally.summaries]]
+    summary_lines = len(before.summaries) + len(tally.summaries)
+    left_out = _summaries_readable([*before.summaries, *tally.summaries], window,
+                                   summary_source, variables)
     if left_out and window.closed_by == "budget" and window.token_room is not None:
         # The summary lines open the session a summarize started, so the window, filled from
         # the newest message back, left them all out first: they may take up to half its room.
@@ -229,8 +230,9 @@ def conversation_build(
                                     inputs.token_counts, inputs.regex)
         tally = older_lines_tally(inputs.lines[:older]) if older else _Tally([], "")
         window.token_room = budget - label_tokens
-        left_out = [_line_message(line, summary_source, variables)
-                    for line in [*before.summaries, *tally.summaries]]
+        summary_lines = len(before.summaries) + len(tally.summaries)
+        left_out = _summaries_readable([*before.summaries, *tally.summaries], window,
+                                       summary_source, variables)
     summaries_kept = _summaries_kept(left_out, window) if window.closed_by else 0
     summary_tokens = sum(_message_cost(message["content"])
                          for message in left_out[:len(left_out) - summaries_kept])
@@ -240,8 +242,8 @@ def conversation_build(
                       + (_macro_difference(before, summary_source, variables) if unread else 0))
     kept, costs = window.messages[::-1], window.costs[::-1]
     notes = _window_notes(window, plan, trimming, budget)
-    if summaries_kept < len(left_out) and window.closed_by:
-        notes.append(f"{summaries_kept} of {len(left_out)} summary lines kept (the newest)")
+    if summaries_kept < summary_lines and window.closed_by:
+        notes.append(f"{summaries_kept} of {summary_lines} summary lines kept (the newest)")
     if unread:
         notes.append(f"{before.usable} older lines not read: the prompt is over its limit")
     report = _conversation_report(kept, costs, tally.usable + before.usable + window.skipped
@@ -257,6 +259,26 @@ def conversation_build(
                         or window.cut is not None,
                         first_kept_turn=next((line.get("turn") for line in
                         inputs.lines[older:] if _line_usable(line)), None))
+
+
+def _summaries_readable(lines: list[dict[str, Any]], window: _Window, summary_source: str,
+                        variables: dict[str, Any]) -> list[dict[str, str]]:
+    """The messages of the summary lines the window left out that a prompt could keep: once it
+    closed with a token room, the newest whose costs fill that room and one more (so the room
+    reads as full); the older ones are counted, never rendered. A session seeded before the
+    summary bound (decisions/summary-seed.md) holds thousands, and every turn rendered and
+    counted them all."""
+    if not window.closed_by or window.token_room is None:
+        return [_line_message(line, summary_source, variables) for line in lines]
+    messages: list[dict[str, str]] = []
+    used = 0
+    for line in reversed(lines):
+        if used > window.token_room:
+            break
+        message = _line_message(line, summary_source, variables)
+        messages.append(message)
+        used += _message_cost(message["content"])
+    return messages[::-1]
 
 
 def _summaries_kept(left_out: list[dict[str, str]], window: _Window) -> int:

@@ -44,6 +44,21 @@ class _Tally:
                 tally.message_tokens += _message_cost(line["content"])
         return tally
 
+    def shortened(self, lines: list[dict[str, Any]]) -> _Tally:
+        """The tally of `lines`, which begin this tally's lines: the lines past them taken
+        back out (their summaries are the last ones counted)."""
+        tally = _Tally(lines, self.tokenizer, self.usable, self.message_tokens,
+                       list(self.summaries))
+        for line in self.lines[len(lines):]:
+            if not _line_usable(line):
+                continue
+            tally.usable -= 1
+            if line.get("type") == "summary":
+                tally.summaries.pop()
+            else:
+                tally.message_tokens -= _message_cost(line["content"])
+        return tally
+
 
 TALLY_SESSIONS = 8
 _tallies: list[_Tally] = []
@@ -57,17 +72,22 @@ def older_lines_tally(lines: list[dict[str, Any]]) -> _Tally:
     (a file parsed again) compare by value, which is just as correct."""
     tokenizer = tokenizer_name()
     with _tallies_lock:
-        candidates = list(_tallies)
-    base = next(
-        (
-            tally
-            for tally in candidates
-            if tally.tokenizer == tokenizer
-            and len(tally.lines) <= len(lines)
-            and lines[: len(tally.lines)] == tally.lines
-        ),
-        _Tally([], tokenizer),
-    )
+        candidates = [tally for tally in _tallies if tally.tokenizer == tokenizer]
+    base = next((tally for tally in candidates if len(tally.lines) <= len(lines)
+                 and lines[: len(tally.lines)] == tally.lines), None)
+    if base is None:
+        # The lines left out of an old session that opens with thousands of summary lines
+        # (decisions/summary-seed.md) end a little earlier each turn, as the newest messages
+        # take more of the window: taken back from a longer tally, not counted again.
+        longer = min((tally for tally in candidates if len(tally.lines) > len(lines)
+                      and tally.lines[: len(lines)] == lines),
+                     key=lambda tally: len(tally.lines), default=None)
+        if longer is not None:
+            tally = longer.shortened(lines)
+            with _tallies_lock:
+                _tallies[:] = [tally, *_tallies][:TALLY_SESSIONS]
+            return tally
+        base = _Tally([], tokenizer)
     tally = base.extended(lines)
     with _tallies_lock:
         _tallies[:] = [tally, *(t for t in _tallies if t is not base)][:TALLY_SESSIONS]

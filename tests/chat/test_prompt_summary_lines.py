@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 
 import chat.prompt.conversation as conversation
 from chat.prompt.assemble import prompt_build
 from chat.prompt.templates import TemplateStore
+from chat.prompt.window import ContextWindow
 from personalab.lib.template_sandbox import template_reads_only
 from tests.chat.prompt_inputs import make_inputs, make_lines
 
@@ -78,3 +80,23 @@ def test_a_summary_template_reading_the_player_name_follows_it(tmp_path, renders
 ])
 def test_a_template_reading_only_the_text_is_told_apart(source, content_only):
     assert template_reads_only(source, frozenset({"content"})) is content_only
+
+
+def test_an_old_sessions_thousands_of_summary_lines_are_counted_not_rendered(tmp_path, renders):
+    """A session seeded before the summary bound holds thousands of summary lines; a prompt
+    renders only the newest it could keep, keeping what it kept before, and says how many
+    the session holds."""
+    templates = summary_override(tmp_path, "{{ user }} 记得：{{ content }}").get("zh")
+    old = [{"type": "summary", "content": f"第{n}件事：Alserqi 找到了叛徒留下的第{n}个记号。"}
+           for n in range(3000)]
+    window = ContextWindow(tokens=4096, reply=1024, source="setting")
+
+    result = prompt_build(make_inputs(lines=[*old, *make_lines(5)], window=window), templates)
+
+    kept = [m["content"] for m in result.messages if m["content"].startswith("User 记得：")]
+    assert kept == ["User 记得：" + line["content"] for line in old[-len(kept):]]
+    assert len(kept) == 71  # as when every line was rendered
+    assert len(renders) < 500  # as the window holds, each window twice: not all 3,000 lines
+    note = next(s.note for s in result.sections if s.name == "conversation")
+    walked, left_out = map(int, re.search(r"(\d+) of (\d+) summary lines kept", note).groups())
+    assert len(kept) - walked + left_out == 3000  # every line told of
