@@ -144,7 +144,10 @@ def offline_events(turns: list[dict]) -> list[dict]:
         group = turns[start : start + 4]
         first = next((t["content"] for t in group if t["role"] == "user"), group[0]["content"])
         chinese = _is_chinese(" ".join(t["content"] for t in group))
-        lines = [f"{_speaker(t['role'], chinese)}: {t['content']}" for t in group]
+        # Each line under the name it was said under (the player's persona, a group's member),
+        # as the memory requests' transcripts name them.
+        lines = [f"{t.get('name') or _speaker(t['role'], chinese)}: {t['content']}"
+                 for t in group]
         summary = f"对话：{_quote(first, True)}" if chinese else f"Talk: {_quote(first, False)}"
         events.append({"summary": summary, "plot": _shorten(" ".join(lines), 600)})
     return events
@@ -179,7 +182,8 @@ def offline_recap(turns: list[dict], context: dict) -> str:
 def _transcript(messages: list[dict], context: dict) -> list[dict]:
     source = context.get("transcript") or messages
     return [
-        {"role": m["role"], "content": str(m.get("content") or "")}
+        {"role": m["role"], "content": str(m.get("content") or ""),
+         **({"name": m["name"]} if isinstance(m.get("name"), str) and m["name"] else {})}
         for m in source
         if m.get("role") in ("user", "assistant")
     ]

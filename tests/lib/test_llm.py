@@ -368,6 +368,17 @@ async def test_offline_summarize_returns_paired_events_as_json() -> None:
     assert "背叛者" in events[0]["plot"] and "天黑以后" in events[1]["plot"]
 
 
+async def test_offline_summary_names_each_line_as_it_was_said() -> None:
+    transcript = [{"role": "user", "content": "北区据点有背叛者", "name": "Ann"},
+                  {"role": "assistant", "content": "我会去调查。", "name": "Brenna"},
+                  {"role": "assistant", "content": "我也去。"}]
+    text = await OfflineProvider(delay=0).complete([], context={
+        "task": "summarize", "transcript": transcript})
+    plot = json.loads(text)["events"][0]["plot"]
+    assert "Ann: 北区据点有背叛者" in plot and "Brenna: 我会去调查。" in plot
+    assert "角色: 我也去。" in plot and "用户" not in plot
+
+
 async def test_offline_memory_and_recap_mention_recent_events() -> None:
     provider = OfflineProvider(delay=0)
     transcript = [{"role": "user", "content": "Victor fled north"}]
