@@ -58,10 +58,9 @@ def recall_shown_as(store: FileStore, ctx: TurnContext, *, player_name: str) -> 
             read.append((values, members_macros(values), unnamed_name(store, ctx.instance_state),
                          prompt_seeds(ctx.lines)))
         values, own, unnamed, seeds = read[0]
-        content = str(line.get("content") or "")
         line = {**line, "content": recalled_text(
-            content, speaker=str(line.get("name") or ""), joined=False, macros=values, own=own,
-            seed=seeds.of(line))}
+            str(line.get("content") or ""), speaker=str(line.get("name") or ""), joined=False,
+            macros=values, own=own, seed=seeds.of(line))}
         if not (is_group(ctx.instance_state) and ctx.speaker is not None):
             return as_said(line)
         return lines_for_speaker([line], speaker_id=ctx.speaker.character_id,
@@ -99,7 +98,7 @@ def prompt_seeds(lines: list[dict[str, Any]]) -> PromptSeeds:
             continue  # nothing a seed changes
         role, seed = str(line.get("role") or ""), f"{line.get('turn')}:{line.get('timestamp')}"
         by_time[(role, str(line.get("timestamp") or ""), text)] = seed
-        by_text.setdefault((role, text), seed)
+        by_text[(role, text)] = seed  # the newest saying it: the likeliest in the prompt
     return PromptSeeds(by_time, by_text)
 
 
