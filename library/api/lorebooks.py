@@ -21,6 +21,7 @@ from library.lore.st_settings import (
     world_info_settings_effective,
     world_info_settings_import,
 )
+from library.lore.st_tags import st_tag_names, unnamed_tags_said
 from library.selectors import lorebook_for_use, visibility_of
 from personalab.lib.body_fields import body_fields_check
 from personalab.lib.errors import Forbidden
@@ -55,14 +56,24 @@ def lorebook_create(request: HttpRequest, payload: dict[str, Any] = Body(...)):
 
 
 @router.post("/lorebooks/import", response={201: dict})
-def lorebook_import(request: HttpRequest, file: File[UploadedFile]):
+def lorebook_import(request: HttpRequest, file: File[UploadedFile],
+                    settings: File[UploadedFile] = None):
     """Multipart `file`: a SillyTavern world-info JSON, a card's `character_book`, or a card
-    JSON that has one. Keys that are not valid regexes import as plain text."""
+    JSON that has one. Keys that are not valid regexes import as plain text. Optional
+    `settings`: SillyTavern's settings.json (or its `{"tags": [...]}`), whose tag names are
+    added beside the tag ids of the book's character filters (the ids stay, for SillyTavern).
+    The answer's `warnings` (sentences) and `unnamed_tag_ids` (`uid`, `comment`, `tag_ids`)
+    name the entries whose filters keep ids with no name: those ids filter nothing here."""
     store = get_store()
-    lorebook_id = lorebook_services.lorebook_import(
+    names = st_tag_names(settings.read(MAX_FILE_BYTES + 1)) if settings is not None else None
+    lorebook_id, unnamed = lorebook_services.lorebook_import_named(
         store, owner=request.auth, data=file.read(lorebook_services.MAX_LOREBOOK_BYTES + 1),
-        filename=file.name or "")
-    return Status(201, lorebook_out(store.lorebook_read(lorebook_id)))
+        filename=file.name or "", tag_names=names)
+    return Status(201, {
+        **lorebook_out(store.lorebook_read(lorebook_id)),
+        "warnings": unnamed_tags_said(unnamed, settings_given=settings is not None),
+        "unnamed_tag_ids": [{"uid": one.uid, "comment": one.comment, "tag_ids": one.tag_ids}
+                            for one in unnamed]})
 
 
 @router.get("/world_info/global")

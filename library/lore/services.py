@@ -20,6 +20,7 @@ from library.limits import import_slot, lore_entries_check
 from library.lore.global_books import global_lorebook_forget
 from library.lore.lorebook import LorebookError, lorebook_validate
 from library.lore.st_files import lorebook_file_read, lorebook_to_st_world
+from library.lore.st_tags import UnnamedTags, lorebook_tags_named
 from library.lore.vector_store import vectors_forget, vectors_request
 from library.lore.vectors import vectorized_texts
 from library.models import Lorebook
@@ -107,11 +108,21 @@ def lorebook_remove(store: FileStore, *, actor, lorebook_id: str) -> None:
 
 def lorebook_import(store: FileStore, *, owner, data: bytes, filename: str) -> str:
     """A SillyTavern world-info JSON, a card's character_book or a card (JSON or PNG) with one."""
+    return lorebook_import_named(store, owner=owner, data=data, filename=filename)[0]
+
+
+def lorebook_import_named(store: FileStore, *, owner, data: bytes, filename: str,
+                          tag_names: dict[str, str] | None = None,
+                          ) -> tuple[str, list[UnnamedTags]]:
+    """As lorebook_import; `tag_names` (st_tag_names of SillyTavern's settings.json) names
+    the tag ids of its character filters. Also returns the entries whose filters keep ids
+    that have no name, which filter nothing here."""
     if len(data) > MAX_LOREBOOK_BYTES:
         raise LibraryError("file is larger than 10 MB", {"file": "at most 10 MB"})
     with import_slot(store, user=owner):  # as a card's import: at most a few at once
-        return lorebook_create(store, owner=owner, data=_lorebook_imported(data, filename),
-                               imported=True)
+        lorebook = _lorebook_imported(data, filename)
+        unnamed = lorebook_tags_named(lorebook, tag_names or {})
+        return lorebook_create(store, owner=owner, data=lorebook, imported=True), unnamed
 
 
 def _lorebook_imported(data: bytes, filename: str) -> dict[str, Any]:

@@ -115,7 +115,7 @@ def world_info_settings_import(store: FileStore, *, data: bytes) -> WorldInfoSet
     """Read a SillyTavern settings.json (or its `world_info_settings` alone) and write the
     settings that have a home here; nothing is written when a value is refused. The caller
     checks that the account may change site-wide settings."""
-    found = _world_info_part(_document(data))
+    found = _world_info_part(settings_document(data))
     errors: dict[str, str] = {}
     checked = {key: _checked(key, value, errors) for key, value in found.items()
                if key in KNOWN}
@@ -149,7 +149,7 @@ def global_select_names(data: bytes) -> list[str]:
     """The names of the books a SillyTavern settings.json selects for every chat
     (`world_info.globalSelect`), each once, in its order; a file without any is refused."""
     errors: dict[str, str] = {}
-    found = _world_info_part(_document(data))
+    found = _world_info_part(settings_document(data))
     checked = _checked("world_info", found.get("world_info", []), errors)
     if errors:
         raise LibraryError("world_info must hold the selected books' names (globalSelect)",
@@ -176,7 +176,7 @@ def _listed(keys: list[str]) -> list[str]:
     return [*shown, f"… +{len(keys) - UNKNOWN_LISTED}"] if len(keys) > UNKNOWN_LISTED else shown
 
 
-def _document(data: bytes) -> Any:
+def settings_document(data: bytes) -> Any:
     if len(data) > MAX_FILE_BYTES:
         raise LibraryError("file is larger than 10 MB", {"file": "at most 10 MB"})
     try:

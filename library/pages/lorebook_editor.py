@@ -24,6 +24,7 @@ from library.lore.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS, lorebook_m
 from library.lore.percent import is_percent, percent_parsed
 from library.lore.regex_keys import regex_key_problems
 from library.lore.services import lorebook_save, lorebook_version
+from library.lore.st_tags import filter_tag_ids_unnamed
 from library.lore.text_test_words import lore_test_worded
 from library.pages.editor_refusals import book_refusal
 from library.pages.item_access import item_for_use_or_404, ownership_shown
@@ -115,7 +116,8 @@ def _entry_setting(entry: dict, name: str, *, typed: bool = False) -> Any:
 def _entry_shown(entry: dict, *, typed: bool = False) -> dict:
     """The entry as the editor shows it: each optional setting where the entry keeps it."""
     return {**entry, **{name: _entry_setting(entry, name, typed=typed)
-                        for name in ENTRY_OPTIONAL}}
+                        for name in ENTRY_OPTIONAL},
+            "tag_ids_unnamed": filter_tag_ids_unnamed(entry)}
 
 
 ENTRY_FIELDS_ON_TOP = {"keys", "content", "position", "priority", "comment", "enabled",

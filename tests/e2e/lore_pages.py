@@ -40,7 +40,7 @@ def lorebook_import(page: Page, server: Server, tmp_path: Path, name: str, *,
     upload.write_text(json.dumps({"entries": entries}))
     page.goto(f"{server.url}/library/")
     form = page.locator("form#lorebook-import")
-    form.locator("input[type=file]").set_input_files(str(upload))
+    form.locator("input[name=file]").set_input_files(str(upload))
     form.locator("button[type=submit]").click()
     page.wait_for_url(f"{server.url}/library/lorebooks/*/")
     return page.url.rstrip("/").rsplit("/", 1)[-1]

@@ -70,7 +70,7 @@ def test_an_error_message_reads_in_either_colour_scheme(page: Page, server: Serv
     page.goto(f"{server.url}/library/")
     broken = tmp_path / "not a book.json"
     broken.write_text("{ this is not json")
-    page.locator("#lorebook-import input[type=file]").set_input_files(str(broken))
+    page.locator("#lorebook-import input[name=file]").set_input_files(str(broken))
     with page.expect_navigation():
         page.locator("#lorebook-import button[type=submit]").click()
     assert page.locator(".flash li.error").count() == 1

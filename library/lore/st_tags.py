@@ -1,0 +1,105 @@
+"""SillyTavern tag ids in world-info character filters, named from its settings.json.
+
+SillyTavern's world-info editor keeps an entry's `characterFilter.tags` as its tags' ids (a
+uuid, or an older timestamp); only its settings.json names them (`tags`: [{id, name, ...}],
+public/scripts/tags.js). A filter compared here with a character's tag names needs the names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils.translation import gettext
+
+from library.errors import LibraryError
+from library.lore.activation import ST_TAG_ID, character_filter
+from library.lore.st_settings import settings_document
+
+MAX_TAGS = 10_000
+
+
+@dataclass(frozen=True)
+class UnnamedTags:
+    """An entry whose character filter keeps SillyTavern tag ids that no name was found for."""
+
+    uid: Any
+    comment: str
+    tag_ids: list[str]
+
+
+def st_tag_names(data: bytes) -> dict[str, str]:
+    """Tag id -> name from SillyTavern's settings.json, its `{"tags": [...]}` excerpt or the
+    list alone; a file with no tags list is refused."""
+    document = settings_document(data)
+    tags = document.get("tags") if isinstance(document, dict) else document
+    if not isinstance(tags, list):
+        raise LibraryError('this settings file has no "tags" list (SillyTavern\'s settings.json '
+                           "keeps its tags there)", {"tags": "no tags list"})
+    if len(tags) > MAX_TAGS:
+        raise LibraryError(f"this settings file holds more than {MAX_TAGS} tags",
+                           {"tags": f"at most {MAX_TAGS} tags"})
+    return {str(tag["id"]): tag["name"].strip() for tag in tags
+            if isinstance(tag, dict) and isinstance(tag.get("id"), (str, int))
+            and isinstance(tag.get("name"), str) and tag["name"].strip()}
+
+
+def lorebook_tags_named(lorebook: dict[str, Any], names: dict[str, str]) -> list[UnnamedTags]:
+    """Each filter's known tag ids get their names beside them (the ids stay, so the book
+    still filters in SillyTavern); the entries left with ids that have no name are returned."""
+    unnamed = []
+    for entry in lorebook.get("entries") or []:
+        rule = character_filter(entry)
+        tags = rule.get("tags")
+        if not isinstance(tags, list):
+            continue
+        named: list[Any] = []
+        missing: list[str] = []
+        for tag in tags:
+            named.append(tag)
+            text = str(tag)
+            if text in names and names[text] not in named and names[text] not in tags:
+                named.append(names[text])
+            elif text not in names and ST_TAG_ID.fullmatch(text):
+                missing.append(text)
+        rule["tags"] = named
+        if missing:
+            unnamed.append(UnnamedTags(entry.get("uid"), str(entry.get("comment") or ""),
+                                       missing))
+    return unnamed
+
+
+def filter_tag_ids_unnamed(entry: dict[str, Any]) -> list[str]:
+    """The tags of an entry's character filter when all of them are SillyTavern tag ids (no
+    name beside them): a filter a turn leaves unapplied (activation.character_filter_note)."""
+    tags = character_filter(entry).get("tags")
+    texts = [str(tag) for tag in tags if str(tag).strip()] if isinstance(tags, list) else []
+    return texts if texts and all(ST_TAG_ID.fullmatch(text) for text in texts) else []
+
+
+ENTRIES_SAID = 20
+
+
+def unnamed_tags_said(unnamed: list[UnnamedTags], *, settings_given: bool) -> list[str]:
+    """The import's warnings in the reader's language: one per entry (the first 20), then
+    what to do."""
+    if not unnamed:
+        return []
+    said = [gettext("Entry %(entry)s: its character filter keeps SillyTavern tag ids "
+                    "%(ids)s, which have no name here, so they filter nothing (the entry "
+                    "is not kept from or limited to any character by them).") % {
+                "entry": _entry_label(one), "ids": ", ".join(one.tag_ids[:10])}
+            for one in unnamed[:ENTRIES_SAID]]
+    if len(unnamed) > ENTRIES_SAID:
+        said.append(gettext("… and %(count)d more entries like these.") % {
+            "count": len(unnamed) - ENTRIES_SAID})
+    said.append(gettext("The settings.json given does not name these tags (deleted in "
+                        "SillyTavern?).") if settings_given else
+                gettext("To name them, import the book again with your SillyTavern "
+                        "settings.json, which holds the tags' names."))
+    return said
+
+
+def _entry_label(one: UnnamedTags) -> str:
+    comment = one.comment.strip()[:80]
+    return f"{one.uid} “{comment}”" if comment else str(one.uid)

@@ -1,0 +1,103 @@
+"""SillyTavern tag ids in world-info character filters (library/lore/st_tags.py): named from
+its settings.json at import, so "only for" / "not for" a tag work as in SillyTavern; ids left
+without a name are said at import and in the lorebook editor."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from library.lore.activation import lorebook_match
+
+pytestmark = pytest.mark.django_db
+
+FANTASY = "1700000000123"
+UUID_TAG = "5b1c7f2e-8d9a-4c1b-9f3e-2a6d8c4b1e07"
+ST_TAGS = {"tags": [{"id": FANTASY, "name": "fantasy", "create_date": 1700000000123},
+                    {"id": "1700000000999", "name": "sci-fi"}],
+           "tag_map": {"Mira Vale.png": [FANTASY]}}
+
+
+def _tag_world(*tags: str) -> dict:
+    """Two entries as SillyTavern's editor writes them: only for, and not for, the tags."""
+    def entry(uid: int, content: str, exclude: bool) -> dict:
+        return {"uid": uid, "key": ["kettle"], "keysecondary": [], "comment": content,
+                "content": content, "order": 100, "position": 1, "disable": False,
+                "characterFilter": {"isExclude": exclude, "names": [], "tags": list(tags)}}
+    return {"name": "Tagfilter Lore", "entries": {
+        "0": entry(0, "ONLY_FANTASY", False), "1": entry(1, "NOT_FANTASY", True)}}
+
+
+def _file(name: str, data) -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, json.dumps(data).encode(), content_type="application/json")
+
+
+def _import(client, world: dict, settings=None):
+    form = {"file": _file("tagfilter.json", world)}
+    if settings is not None:
+        form["settings"] = _file("settings.json", settings)
+    return client.post("/api/v1/lorebooks/import", form)
+
+
+def _fired(book: dict, speaker_tags: list[str]) -> list[str]:
+    match = lorebook_match([book], messages=["the kettle whistles"], count_tokens=len,
+                           speaker={"name": "Mira", "id": "c1", "tags": speaker_tags})
+    return sorted(item["content"] for item in match.fired)
+
+
+def test_tag_ids_named_by_settings_json_filter_as_in_sillytavern(alice_client, store):
+    response = _import(alice_client, _tag_world(FANTASY), {"theme": "x", **ST_TAGS})
+    assert response.status_code == 201, response.content
+    assert response.json()["warnings"] == [] and response.json()["unnamed_tag_ids"] == []
+    book_id = response.json()["lorebook_id"]
+    book = {**store.lorebook_read(book_id), "lorebook_id": book_id}
+    assert _fired(book, ["Fantasy"]) == ["ONLY_FANTASY"]
+    assert _fired(book, ["horror"]) == ["NOT_FANTASY"]
+    # The ids stay beside the names, so the exported book still filters in SillyTavern.
+    exported = alice_client.get(f"/api/v1/lorebooks/{book_id}/export?format=st").json()
+    assert exported["entries"]["0"]["characterFilter"]["tags"] == [FANTASY, "fantasy"]
+
+
+def test_the_tags_list_alone_names_the_ids_too(alice_client, store):
+    response = _import(alice_client, _tag_world(FANTASY), ST_TAGS["tags"])
+    book_id = response.json()["lorebook_id"]
+    assert _fired({**store.lorebook_read(book_id), "lorebook_id": book_id},
+                  ["fantasy"]) == ["ONLY_FANTASY"]
+
+
+def test_tag_ids_with_no_name_are_warned_about_entry_by_entry(alice_client):
+    response = _import(alice_client, _tag_world(FANTASY, UUID_TAG))
+    assert response.status_code == 201
+    assert response.json()["unnamed_tag_ids"] == [
+        {"uid": 0, "comment": "ONLY_FANTASY", "tag_ids": [FANTASY, UUID_TAG]},
+        {"uid": 1, "comment": "NOT_FANTASY", "tag_ids": [FANTASY, UUID_TAG]}]
+    warnings = response.json()["warnings"]
+    assert "Entry 0 “ONLY_FANTASY”" in warnings[0] and UUID_TAG in warnings[0]
+    assert "settings.json" in warnings[-1]
+
+
+def test_an_id_the_settings_json_lacks_is_named_in_the_warning(alice_client):
+    response = _import(alice_client, _tag_world(FANTASY, UUID_TAG), ST_TAGS)
+    assert [one["tag_ids"] for one in response.json()["unnamed_tag_ids"]] == [[UUID_TAG]] * 2
+    assert "does not name these tags" in response.json()["warnings"][-1]
+
+
+def test_a_settings_file_without_tags_is_refused_and_nothing_imported(alice_client, store):
+    response = _import(alice_client, _tag_world(FANTASY), {"world_info_settings": {}})
+    assert response.status_code == 400
+    assert response.json()["error"]["fields"] == {"tags": "no tags list"}
+    assert alice_client.get("/api/v1/lorebooks").json()["lorebooks"] == []
+
+
+def test_the_import_page_names_the_ids_or_warns_and_the_editor_says_so(alice_client):
+    warned = alice_client.post("/library/lorebooks/upload", {
+        "file": _file("tagfilter.json", _tag_world(FANTASY))}, follow=True)
+    page = warned.content.decode()
+    assert "Entry 0 “ONLY_FANTASY”" in page and FANTASY in page
+    assert page.count('data-testid="lore-tag-ids"') == 2
+    named = alice_client.post("/library/lorebooks/upload", {
+        "file": _file("tagfilter.json", _tag_world(FANTASY)),
+        "settings": _file("settings.json", ST_TAGS)}, follow=True).content.decode()
+    assert "Imported tagfilter.json" in named and "lore-tag-ids" not in named
