@@ -164,6 +164,31 @@ def test_enter_in_a_settings_field_saves_instead_of_asking_to_restore_a_section(
     assert page.js_errors == []
 
 
+CARD_HEADING_GAPS = """() => [...document.querySelectorAll('.card')].flatMap(card => {
+    const first = card.firstElementChild;
+    const inner = first && first.tagName === 'DIV' ? first.firstElementChild : null;
+    const heading = first && /^H[1-4]$/.test(first.tagName) ? first
+        : inner && /^H[1-4]$/.test(inner.tagName) ? inner : null;
+    if (!heading || !heading.getClientRects().length) return [];
+    const style = getComputedStyle(card);
+    const room = parseFloat(style.borderTopWidth) + parseFloat(style.paddingTop);
+    return [[heading.textContent.trim().slice(0, 30),
+             heading.getBoundingClientRect().top - card.getBoundingClientRect().top - room]];
+})"""
+
+
+def test_a_heading_that_opens_a_card_sits_at_its_padding(page: Page, server: Server) -> None:
+    """"Start a chat", "Story outline", "Memory", "Export": a heading's own top margin added a
+    band as tall as the card's padding over it (laptop)."""
+    page.set_viewport_size(DESKTOP)
+    gaps = []
+    for path in ("/", "/instances/inst_001/"):
+        page.goto(f"{server.url}{path}")
+        gaps += page.evaluate(CARD_HEADING_GAPS)
+    assert {"Start a chat", "Story outline", "Memory", "Export"} <= {name for name, _ in gaps}
+    assert [(name, gap) for name, gap in gaps if abs(gap) > 1] == []
+
+
 def test_a_long_name_takes_two_lines_of_the_phones_chat_header(page: Page,
                                                                server: Server) -> None:
     name = "Commander Evangelina Maximiliana Featherstonehaugh-Worthington of the North"

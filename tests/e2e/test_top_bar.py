@@ -101,3 +101,8 @@ def test_the_phone_menus_items_are_spaced_and_ruled_alike(page: Page, server: Se
     widths = page.evaluate("""() => [...document.querySelectorAll(
         '.topbar nav a, .topbar nav .link')].map(item => item.getBoundingClientRect().width)""")
     assert len(widths) >= 6 and max(widths) - min(widths) < 1, widths
+    # The buttons' rounded corners curled their rules' ends up, short of the links' straight ones.
+    corners = page.evaluate("""() => [...document.querySelectorAll(
+        '.topbar nav a, .topbar nav .link')]
+        .map(item => getComputedStyle(item).borderBottomLeftRadius)""")
+    assert set(corners) == {"0px"}, corners
