@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 from library.chat_use import chat_use_register
 
@@ -8,6 +9,7 @@ from library.chat_use import chat_use_register
 class ChatConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "chat"
+    verbose_name = _("Chat")
 
     def ready(self) -> None:
         # Local: chat.library_use reads chat.models, which Django loads only after this module.

@@ -7,6 +7,7 @@ import secrets
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Instance(models.Model):
@@ -23,6 +24,7 @@ class Instance(models.Model):
 
     class Meta:
         ordering = ["-created_at", "instance_id"]
+        verbose_name, verbose_name_plural = _("instance"), _("instances")
 
     def __str__(self) -> str:
         return self.instance_id
@@ -36,6 +38,7 @@ class Session(models.Model):
 
     class Meta:
         ordering = ["instance_id", "session_id"]
+        verbose_name, verbose_name_plural = _("session"), _("sessions")
         constraints = [models.UniqueConstraint(fields=["instance", "session_id"],
                                                name="unique_session_per_instance")]
 
@@ -52,6 +55,7 @@ class Trace(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        verbose_name, verbose_name_plural = _("trace"), _("traces")
 
 
 class ApiToken(models.Model):
@@ -61,6 +65,9 @@ class ApiToken(models.Model):
                              related_name="api_tokens")
     token_hash = models.CharField(max_length=64, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name, verbose_name_plural = _("API token"), _("API tokens")
 
     @staticmethod
     def hash(token: str) -> str:
@@ -89,5 +96,7 @@ class ConversationParticipant(models.Model):
 
     class Meta:
         ordering = ["instance_id", "participant_id"]
+        verbose_name = _("conversation participant")
+        verbose_name_plural = _("conversation participants")
         constraints = [models.UniqueConstraint(fields=["instance", "participant_id"],
                                                name="unique_participant_per_instance")]

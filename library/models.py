@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 VISIBILITIES = [("private", "private"), ("shared", "shared")]
 
@@ -28,6 +29,7 @@ class Character(Owned):
 
     class Meta(Owned.Meta):
         ordering = ["name"]
+        verbose_name, verbose_name_plural = _("character"), _("characters")
 
     def __str__(self) -> str:
         return self.name
@@ -41,6 +43,7 @@ class Background(Owned):
 
     class Meta(Owned.Meta):
         ordering = ["name"]
+        verbose_name, verbose_name_plural = _("background"), _("backgrounds")
 
     def __str__(self) -> str:
         return self.name
@@ -54,6 +57,7 @@ class Lorebook(Owned):
 
     class Meta(Owned.Meta):
         ordering = ["name"]
+        verbose_name, verbose_name_plural = _("lorebook"), _("lorebooks")
 
     def __str__(self) -> str:
         return self.name
@@ -72,6 +76,7 @@ class Persona(models.Model):
 
     class Meta:
         ordering = ["name", "persona_id"]
+        verbose_name, verbose_name_plural = _("persona"), _("personas")
 
     def __str__(self) -> str:
         return self.name

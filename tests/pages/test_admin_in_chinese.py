@@ -1,0 +1,26 @@
+"""Django's admin in 中文 (newcomer F11): the index named the app's models in English
+("Instances", "Traces") and django-axes' ("Access attempts"), which ships no 中文."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_admin_index_names_every_model_in_chinese(client, django_user_model):
+    client.force_login(django_user_model.objects.create_superuser("root", "", "root-password"))
+    page = client.get("/admin/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    for name in ("对话实例", "会话", "提示词追踪", "API 令牌", "角色", "背景", "世界书",
+                 "资料库", "登录尝试", "登录失败", "登录记录"):
+        assert f">{name}<" in page, name
+    for english in ("Instances", "Sessions", "Traces", "Api tokens", "Characters", "Lorebooks",
+                    "Access attempts", "Access failures", "Access logs"):
+        assert english not in page, english
+
+
+def test_the_admin_in_english_keeps_its_names(client, django_user_model):
+    client.force_login(django_user_model.objects.create_superuser("root", "", "root-password"))
+    page = client.get("/admin/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    for name in ("Instances", "Traces", "API tokens", "Lorebooks", "Access attempts"):
+        assert f">{name}<" in page, name
