@@ -1,6 +1,7 @@
 """Another account's page view while anonymous clients post wrong passwords for made-up usernames.
 
     .venv/bin/python bench/login_flood.py [--clients 4] [--seconds 20] [--address-limit 20]
+                                          [--rate 0]
 
 Starts Daphne with the app's own settings (PBKDF2: each password checked costs its rounds on
 the thread every synchronous view shares), logs a player in, then loads /library/ as that player
@@ -10,6 +11,9 @@ username after another (red team LOW-4, 2026-12-02): through the first --address
 each phase and the login posts' answers (200: wrong password, 429: paused). `--address-limit`
 sets PERSONALAB_LOGIN_ADDRESS_FAILURE_LIMIT (0: off; the phases still split at 20 posts). Run
 from a checkout of older code (copy this file there) to compare the same phases before the limit.
+`--rate` paces the posts (that many a second, all clients together; 0: each client posts again
+as soon as answered), so two versions compare at the same flood; the server's CPU time per post
+after the first ones is printed too (its process's user + system time over that phase).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import os
 import time
 import uuid
 from collections import Counter
+from pathlib import Path
 
 import _harness as h
 
@@ -28,19 +33,28 @@ PROBE_PAUSE = 0.2
 FIRST_POSTS_MAX_SECONDS = 300.0
 
 
-class Flood:
-    """The login posts' answers, and when the first `split` of them had been answered."""
+def cpu_seconds(pid: int) -> float:
+    """A process's user + system CPU time so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-    def __init__(self, split: int) -> None:
-        self.split = split
+
+class Flood:
+    """The login posts' answers, when the first `split` of them had been answered, and the
+    server's CPU time and answer count then."""
+
+    def __init__(self, split: int, *, pid: int, rate: float) -> None:
+        self.split, self.pid, self.rate = split, pid, rate
         self.answers: Counter = Counter()
         self.split_at: float | None = None
+        self.split_cpu = 0.0
         self.stop = asyncio.Event()
 
     def answered(self, status: int) -> None:
         self.answers[status] += 1
         if self.split_at is None and sum(self.answers.values()) >= self.split:
             self.split_at = time.monotonic()
+            self.split_cpu = cpu_seconds(self.pid)
 
 
 async def page_probe(server: h.Server, session_key: str, *, seconds: float,
@@ -69,8 +83,10 @@ async def page_probe(server: h.Server, session_key: str, *, seconds: float,
     return timings
 
 
-async def login_flooder(server: h.Server, flood: Flood) -> None:
+async def login_flooder(server: h.Server, flood: Flood, clients: int) -> None:
     import httpx
+
+    pause = clients / flood.rate if flood.rate else 0.0
 
     login = server.origin + "/login/"
     headers = {"Referer": login, "Origin": server.origin}
@@ -78,25 +94,30 @@ async def login_flooder(server: h.Server, flood: Flood) -> None:
         await client.get(login)
         token = client.cookies["csrftoken"]
         while not flood.stop.is_set():
+            started = time.monotonic()
             response = await client.post(login, data={
                 "username": f"nobody-{uuid.uuid4().hex[:12]}", "password": "a-wrong-guess",
                 "csrfmiddlewaretoken": token})
             flood.answered(response.status_code)
+            await asyncio.sleep(max(0.0, pause - (time.monotonic() - started)))
 
 
 async def phases_run(server: h.Server, session_key: str, *, clients: int, seconds: float,
-                     split: int) -> dict:
+                     split: int, rate: float) -> dict:
     idle = await page_probe(server, session_key, seconds=seconds)
-    flood = Flood(split)
-    flooders = [asyncio.create_task(login_flooder(server, flood)) for _ in range(clients)]
+    flood = Flood(split, pid=server.process.pid, rate=rate)
+    flooders = [asyncio.create_task(login_flooder(server, flood, clients))
+                for _ in range(clients)]
     loaded = await page_probe(server, session_key, seconds=seconds, flood=flood)
     flood.stop.set()
     await asyncio.gather(*flooders)
+    cpu_after = cpu_seconds(server.process.pid) - flood.split_cpu
+    posts_after = sum(flood.answers.values()) - split
     split_at = flood.split_at or float("inf")
     return {"idle": [ms for _, ms in idle],
             f"flood, its first {split} posts": [ms for at, ms in loaded if at < split_at],
             f"flood, after {split} posts": [ms for at, ms in loaded if at >= split_at],
-            "answers": flood.answers}
+            "answers": flood.answers, "cpu_ms_per_post": 1000 * cpu_after / max(1, posts_after)}
 
 
 def main() -> None:
@@ -104,6 +125,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--address-limit", type=int, default=20)
+    parser.add_argument("--rate", type=float, default=0.0)
     args = parser.parse_args()
     from tests.stub_llm import StubLLM
 
@@ -115,17 +137,21 @@ def main() -> None:
             os.environ["PERSONALAB_LOGIN_ADDRESS_FAILURE_LIMIT"] = str(args.address_limit)
             server = h.server_start(data_dir, stub)
             out = asyncio.run(phases_run(server, setup.session_key, clients=args.clients,
-                                         seconds=args.seconds, split=args.address_limit or 20))
+                                         seconds=args.seconds, split=args.address_limit or 20,
+                                         rate=args.rate))
         finally:
             h.children_kill()
             stub.stop()
     answers = out.pop("answers")
+    cpu_ms_per_post = out.pop("cpu_ms_per_post")
     for phase, values in out.items():
         if values:
             print(f"page_ms[{phase}] p50={h.median(values):.1f} "
                   f"p95={h.percentile(values, 0.95):.1f} max={max(values):.1f} n={len(values)}")
     print(f"login posts: {sum(answers.values())} from {args.clients} clients, answers "
-          f"{dict(sorted(answers.items()))} (address limit {args.address_limit or 'off'})")
+          f"{dict(sorted(answers.items()))} (address limit {args.address_limit or 'off'}, "
+          f"rate {args.rate or 'unpaced'}); server CPU per post after the first "
+          f"{args.address_limit or 20}: {cpu_ms_per_post:.2f} ms (page views included)")
 
 
 if __name__ == "__main__":

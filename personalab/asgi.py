@@ -20,6 +20,7 @@ from personalab.body_limit import BodyLimit  # noqa: E402
 from personalab.daphne_request import daphne_requests_bound  # noqa: E402
 from personalab.lib.embedding.embeddings import engines_preload  # noqa: E402
 from personalab.lib.llm import llm_client_warm  # noqa: E402
+from personalab.login_pause import LoginPauseGuard  # noqa: E402
 from personalab.request_login import request_signed_in  # noqa: E402
 from personalab.static_files import VersionedStaticFilesHandler  # noqa: E402
 from personalab.storage import get_store  # noqa: E402
@@ -35,8 +36,8 @@ sys.setswitchinterval(settings.PERSONALAB_GIL_SWITCH_MS / 1000)
 daphne_requests_bound()
 application = ProtocolTypeRouter(
     {
-        "http": BodyLimit(VersionedStaticFilesHandler(django_asgi_app),
-                          signed_in=request_signed_in),
+        "http": LoginPauseGuard(BodyLimit(VersionedStaticFilesHandler(django_asgi_app),
+                                          signed_in=request_signed_in)),
         "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

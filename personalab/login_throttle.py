@@ -16,6 +16,8 @@ from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from personalab.login_pause import login_pause_remember
+
 
 def address_failures(request: HttpRequest) -> int:
     """Wrong passwords from the request's address within the cool-off, every username's."""
@@ -48,6 +50,8 @@ def lockout_response(request: HttpRequest, original_response: HttpResponse | Non
     """axes' lockout page, saying which limit was reached (the username's from this address,
     or the address's whatever the username) and how to lift it."""
     by_address = getattr(request, "login_address_locked", False)
+    if by_address:
+        login_pause_remember(getattr(request, "axes_ip_address", None))
     context = {
         "by_address": by_address,
         "username": "" if by_address else get_client_username(request, credentials) or "",

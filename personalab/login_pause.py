@@ -1,0 +1,105 @@
+"""ASGI guard for login posts from an address whose logging in is paused (too many wrong
+passwords from it, whatever the usernames: personalab/login_throttle.py): refused before Django
+runs.
+
+Each refused post cost a whole request on the thread every synchronous view shares (sessions,
+CSRF, the login form, axes' two queries, the lockout page): a flood of them from a paused address
+held other accounts' pages (red team, 2026-12-02). When axes refuses one by the address, the
+address is remembered here for a few seconds, and the posts within them are answered from here.
+Nothing is counted during a pause either way (AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT), so
+the throttle is the same; after those seconds the next post goes through axes again, so a pause
+that ended or was lifted (`axes_reset_ip`) lets logging in through again within them.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from typing import Any
+
+from django.conf import settings
+from django.templatetags.static import static
+from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext
+
+from personalab.body_limit import request_language
+
+REMEMBERED_SECONDS = 10.0
+REMEMBERED_MAX = 10_000
+_paused_until: dict[str, float] = {}  # address -> time.monotonic() the memory lasts until
+
+
+def login_pause_remember(address: str | None) -> None:
+    """Called when axes refused a post because its address is paused."""
+    if not address or settings.AXES_CLIENT_IP_CALLABLE:
+        return  # an address this guard cannot read the same way (scope["client"]) is not kept
+    now = time.monotonic()
+    if len(_paused_until) >= REMEMBERED_MAX:
+        for stale in [key for key, until in _paused_until.items() if until <= now]:
+            _paused_until.pop(stale, None)
+        if len(_paused_until) >= REMEMBERED_MAX:
+            return  # that many paused at once: they go through axes, as before
+    _paused_until[address] = now + REMEMBERED_SECONDS
+
+
+def login_pause_forget() -> None:
+    _paused_until.clear()
+
+
+def _remembered(address: str) -> bool:
+    until = _paused_until.get(address)
+    if until is None:
+        return False
+    if until > time.monotonic():
+        return True
+    _paused_until.pop(address, None)
+    return False
+
+
+def _login_paths() -> tuple[str, ...]:
+    return reverse("login"), reverse("admin:login")
+
+
+def paused_reply(language: str) -> bytes:
+    """The page a refused post gets here: the lockout page's words, on the app's style."""
+    minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
+    with translation.override(language or settings.LANGUAGE_CODE):
+        words = [gettext("Log in"),
+                 gettext("Too many failed logins from this address (%(failure_limit)s wrong "
+                         "passwords, whatever the username).") % {
+                     "failure_limit": settings.PERSONALAB_LOGIN_ADDRESS_FAILURE_LIMIT},
+                 gettext("Logging in is paused for %(minutes)s minutes; try again later, or ask "
+                         "an administrator to reset it") % {"minutes": minutes},
+                 gettext("Back to the login page")]
+    title, limit, pause, back = (html.escape(text) for text in words)
+    return (f'<!doctype html><html lang="{html.escape(language)}"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<title>{title} · PersonaLab</title><link rel="stylesheet" '
+            f'href="{html.escape(static("app.css"))}"></head><body><main>'
+            f'<section class="card narrow"><h1>{title}</h1><p class="error" id="login-locked">'
+            f'{limit} {pause} (<code>python manage.py axes_reset_ip ADDRESS</code>).</p>'
+            f'<p><a href="{html.escape(reverse("login"))}">{back}</a></p></section></main>'
+            f'</body></html>').encode()
+
+
+class LoginPauseGuard:
+    """Answers a login post from a remembered paused address with axes' status (429)."""
+
+    def __init__(self, application: Any) -> None:
+        self.application = application
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        client = scope.get("client") or ("",)
+        if (scope["type"] != "http" or scope.get("method") != "POST" or not _paused_until
+                or not _remembered(str(client[0])) or scope.get("path") not in _login_paths()):
+            return await self.application(scope, receive, send)
+        headers = dict(scope.get("headers") or [])
+        body = paused_reply(request_language(
+            cookie=headers.get(b"cookie", b"").decode("latin-1"),
+            accepted=headers.get(b"accept-language", b"").decode("latin-1")))
+        await send({"type": "http.response.start", "status": settings.AXES_HTTP_RESPONSE_CODE,
+                    "headers": [(b"content-type", b"text/html; charset=utf-8"),
+                                (b"content-length", str(len(body)).encode()),
+                                (b"cache-control", b"no-store")]})
+        await send({"type": "http.response.body", "body": body})

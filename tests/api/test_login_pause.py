@@ -1,0 +1,105 @@
+"""A login post from an address whose logging in is paused by its wrong passwords (whatever the
+usernames) is answered before Django runs (personalab/login_pause.py): each one cost a whole
+request on the thread every page view shares (red team, 2026-12-02). Only an address axes has
+just refused is answered there, only for a few seconds, and only its login posts."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.signals import request_started
+
+from personalab import login_pause
+from personalab.asgi import application
+from personalab.login_pause import LoginPauseGuard, login_pause_forget
+from tests.asgi_exchange import asgi_exchange
+
+pytestmark = pytest.mark.django_db
+
+
+class Inner:
+    """The app behind the guard: records what reached it."""
+
+    def __init__(self) -> None:
+        self.paths: list[str] = []
+
+    async def __call__(self, scope, receive, send) -> None:
+        self.paths.append(f"{scope['method']} {scope['path']}")
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"django"})
+
+
+def _request(app, method: str, path: str, address: str = "127.0.0.1", language: bytes = b""):
+    scope = {"type": "http", "method": method, "path": path, "client": (address, 50000),
+             "headers": [(b"accept-language", language)] if language else []}
+    return asgi_exchange(app, scope, [b"username=x&password=y"])
+
+
+@pytest.fixture
+def paused_here(client, settings):
+    """127.0.0.1 paused by axes, through the login page, as a flood of made-up names does."""
+    login_pause_forget()
+    settings.PERSONALAB_LOGIN_ADDRESS_FAILURE_LIMIT = 2
+    for number in range(2):
+        locked = client.post("/login/", {"username": f"nobody{number}", "password": "guess"})
+    assert locked.status_code == 429
+    yield
+    login_pause_forget()
+
+
+def test_login_posts_from_a_paused_address_are_refused_before_django(paused_here):
+    inner = Inner()
+    guard = LoginPauseGuard(inner)
+    for path in ("/login/", "/admin/login/"):
+        start, body = _request(guard, "POST", path)
+        assert start["status"] == 429
+        assert b"Too many failed logins from this address (2 wrong passwords" in body
+        assert b"axes_reset_ip" in body
+    assert inner.paths == []
+
+
+def test_the_served_application_refuses_them_before_django_starts_a_request(paused_here):
+    started: list[object] = []
+    receiver = lambda **kwargs: started.append(kwargs)  # noqa: E731
+    request_started.connect(receiver)
+    try:
+        scope = {"type": "http", "method": "POST", "path": "/login/", "raw_path": b"/login/",
+                 "query_string": b"", "headers": [(b"host", b"testserver")], "scheme": "http",
+                 "server": ("testserver", 80), "client": ("127.0.0.1", 5000),
+                 "http_version": "1.1", "asgi": {"version": "3.0"}}
+        start, _ = asgi_exchange(application, scope, [b"username=bob&password=bob-password"])
+    finally:
+        request_started.disconnect(receiver)
+    assert start["status"] == 429 and started == []
+
+
+def test_other_addresses_pages_and_requests_reach_django(paused_here):
+    inner = Inner()
+    guard = LoginPauseGuard(inner)
+    assert _request(guard, "POST", "/login/", address="192.0.2.7")[0]["status"] == 200
+    assert _request(guard, "GET", "/login/")[0]["status"] == 200
+    assert _request(guard, "POST", "/library/lorebooks/upload")[0]["status"] == 200
+    assert inner.paths == ["POST /login/", "GET /login/", "POST /library/lorebooks/upload"]
+
+
+def test_the_refusal_reads_in_the_readers_language(paused_here):
+    _, body = _request(LoginPauseGuard(Inner()), "POST", "/login/", language=b"zh-CN")
+    assert "不论用户名，共 2 次密码错误" in body.decode()
+
+
+def test_after_a_few_seconds_the_next_post_asks_axes_again(paused_here, monkeypatch):
+    """So a pause that ended, or was lifted with axes_reset_ip, lets logging in through."""
+    inner = Inner()
+    later = login_pause.time.monotonic() + login_pause.REMEMBERED_SECONDS + 1
+    monkeypatch.setattr(login_pause.time, "monotonic", lambda: later)
+    assert _request(LoginPauseGuard(inner), "POST", "/login/")[0]["status"] == 200
+    assert inner.paths == ["POST /login/"]
+
+
+def test_a_pause_of_the_username_alone_is_left_to_axes(client, alice, settings):
+    login_pause_forget()
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        client.post("/login/", {"username": "alice", "password": "guess"})
+    assert client.post("/login/", {"username": "alice", "password": "guess"}).status_code == 429
+    inner = Inner()
+    assert _request(LoginPauseGuard(inner), "POST", "/login/")[0]["status"] == 200
+    assert inner.paths == ["POST /login/"]
