@@ -21,7 +21,7 @@ from library.lore.st_settings import (
     world_info_settings_effective,
     world_info_settings_import,
 )
-from library.lore.st_tags import st_tag_names, unnamed_tags_said
+from library.lore.st_tags import UnnamedTags, st_tag_names, unnamed_tags_said
 from library.selectors import lorebook_for_use, visibility_of
 from personalab.lib.body_fields import body_fields_check
 from personalab.lib.errors import Forbidden
@@ -69,11 +69,16 @@ def lorebook_import(request: HttpRequest, file: File[UploadedFile],
     lorebook_id, unnamed = lorebook_services.lorebook_import_named(
         store, owner=request.auth, data=file.read(lorebook_services.MAX_LOREBOOK_BYTES + 1),
         filename=file.name or "", tag_names=names)
-    return Status(201, {
-        **lorebook_out(store.lorebook_read(lorebook_id)),
-        "warnings": unnamed_tags_said(unnamed, settings_given=settings is not None),
-        "unnamed_tag_ids": [{"uid": one.uid, "comment": one.comment, "tag_ids": one.tag_ids}
-                            for one in unnamed]})
+    return Status(201, _with_unnamed(store.lorebook_read(lorebook_id), unnamed,
+                                     settings_given=settings is not None))
+
+
+def _with_unnamed(lorebook: dict[str, Any], unnamed: list[UnnamedTags], *,
+                  settings_given: bool) -> dict[str, Any]:
+    return {**lorebook_out(lorebook),
+            "warnings": unnamed_tags_said(unnamed, settings_given=settings_given),
+            "unnamed_tag_ids": [{"uid": one.uid, "comment": one.comment, "tag_ids": one.tag_ids}
+                                for one in unnamed]}
 
 
 @router.get("/world_info/global")
@@ -159,6 +164,19 @@ def lorebook_copied(request: HttpRequest, lorebook_id: str):
     store = get_store()
     new_id = lorebook_copy(store, user=request.auth, lorebook_id=lorebook_id)
     return Status(201, {**lorebook_out(store.lorebook_read(new_id)), "copied_from": lorebook_id})
+
+
+@router.post("/lorebooks/{lorebook_id}/tag_names")
+def lorebook_tag_names(request: HttpRequest, lorebook_id: str, settings: File[UploadedFile]):
+    """Multipart `settings`: SillyTavern's settings.json (or its `{"tags": [...]}`): the tag
+    names it gives the ids of this book's character filters are added beside them, as at the
+    import (owner or staff). The book, with `warnings` and `unnamed_tag_ids` for the ids it
+    does not name."""
+    store = get_store()
+    unnamed = lorebook_services.lorebook_tags_name(
+        store, actor=request.auth, lorebook_id=lorebook_id,
+        tag_names=st_tag_names(settings.read(MAX_FILE_BYTES + 1)))
+    return _with_unnamed(store.lorebook_read(lorebook_id), unnamed, settings_given=True)
 
 
 @router.get("/lorebooks/{lorebook_id}/export")

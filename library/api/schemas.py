@@ -163,6 +163,10 @@ class CharacterImported(CharacterCreated):
     regex_scripts: int = Field(0, description="how many regex scripts the card carries: they "
                                "stay off until you allow them (`regex_scripts_allowed`)")
     regex_scripts_allowed: bool = False
+    warnings: list[str] = Field(default_factory=list, description="the card book's entries "
+                                "whose character filters keep SillyTavern tag ids with no name "
+                                "(they filter nothing; `POST lorebooks/{id}/tag_names` names "
+                                "them), in the reader's language")
 
 
 class CharacterCopied(CharacterCreated):

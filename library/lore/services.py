@@ -3,6 +3,7 @@ export. The file is written first, then the index row; the owner is recorded in 
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from typing import Any
@@ -123,6 +124,20 @@ def lorebook_import_named(store: FileStore, *, owner, data: bytes, filename: str
         lorebook = _lorebook_imported(data, filename)
         unnamed = lorebook_tags_named(lorebook, tag_names or {})
         return lorebook_create(store, owner=owner, data=lorebook, imported=True), unnamed
+
+
+def lorebook_tags_name(store: FileStore, *, actor, lorebook_id: str,
+                       tag_names: dict[str, str]) -> list[UnnamedTags]:
+    """A stored book's character filters get the names of their SillyTavern tag ids (a book
+    imported without settings.json, or a card's); saved only when a name was added (owner or
+    staff). Returns the entries still keeping ids with no name."""
+    book = copy.deepcopy(item_for_edit(store, user=actor, kind="lorebook", item_id=lorebook_id))
+    before = lorebook_version(book)
+    unnamed = lorebook_tags_named(book, tag_names)
+    if lorebook_version(book) != before:
+        lorebook_save(store, data={k: v for k, v in book.items() if k not in SERVER_FIELDS},
+                      lorebook_id=lorebook_id, user=actor, imported=True)
+    return unnamed
 
 
 def _lorebook_imported(data: bytes, filename: str) -> dict[str, Any]:

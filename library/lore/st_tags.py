@@ -7,6 +7,7 @@ public/scripts/tags.js). A filter compared here with a character's tag names nee
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,8 @@ from django.utils.translation import gettext
 from library.errors import LibraryError
 from library.lore.activation import ST_TAG_ID, character_filter
 from library.lore.st_settings import settings_document
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.store_errors import StoreError
 
 MAX_TAGS = 10_000
 
@@ -69,6 +72,22 @@ def lorebook_tags_named(lorebook: dict[str, Any], names: dict[str, str]) -> list
     return unnamed
 
 
+def lorebook_tag_ids_unnamed(lorebook: dict[str, Any]) -> list[UnnamedTags]:
+    """The entries whose filters keep only SillyTavern tag ids, no name (a card's book)."""
+    return [UnnamedTags(entry.get("uid"), str(entry.get("comment") or ""), ids)
+            for entry in lorebook.get("entries") or []
+            if isinstance(entry, dict) and (ids := filter_tag_ids_unnamed(entry))]
+
+
+def character_books_unnamed(store: FileStore, *, character: dict[str, Any]) -> list[UnnamedTags]:
+    """lorebook_tag_ids_unnamed of each book linked to a character (a card just imported)."""
+    unnamed: list[UnnamedTags] = []
+    for lorebook_id in character.get("lorebook_ids") or []:
+        with contextlib.suppress(StoreError, ValueError):
+            unnamed += lorebook_tag_ids_unnamed(store.lorebook_read(lorebook_id))
+    return unnamed
+
+
 def filter_tag_ids_unnamed(entry: dict[str, Any]) -> list[str]:
     """The tags of an entry's character filter when all of them are SillyTavern tag ids (no
     name beside them): a filter a turn leaves unapplied (activation.character_filter_note)."""
@@ -95,8 +114,8 @@ def unnamed_tags_said(unnamed: list[UnnamedTags], *, settings_given: bool) -> li
             "count": len(unnamed) - ENTRIES_SAID})
     said.append(gettext("The settings.json given does not name these tags (deleted in "
                         "SillyTavern?).") if settings_given else
-                gettext("To name them, import the book again with your SillyTavern "
-                        "settings.json, which holds the tags' names."))
+                gettext("To name them, give your SillyTavern settings.json, which holds the "
+                        "tags' names, on the book's page (“Name the SillyTavern tags”)."))
     return said
 
 

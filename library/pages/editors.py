@@ -54,7 +54,7 @@ from library.library_tiles import character_tiles
 from library.lore import services as lorebook_services
 from library.lore.global_books import global_lorebook_ids
 from library.lore.st_settings import MAX_FILE_BYTES
-from library.lore.st_tags import st_tag_names, unnamed_tags_said
+from library.lore.st_tags import character_books_unnamed, st_tag_names, unnamed_tags_said
 from library.pages.editor_refusals import editor_refusal, outline_refusal
 from library.pages.editor_sections import character_sections
 from library.pages.item_access import item_for_use_or_404, ownership_shown
@@ -357,7 +357,11 @@ def _card_imported(request: HttpRequest, upload: UploadedFile) -> str:
     store = get_store()
     character_id = character_import_card(store, data=upload.read(), filename=upload.name,
                                          user=request.user)
-    if count := card_scripts_count(store.character_read(character_id)):
+    character = store.character_read(character_id)
+    for sentence in unnamed_tags_said(character_books_unnamed(store, character=character),
+                                      settings_given=False):
+        messages.warning(request, sentence)
+    if count := card_scripts_count(character):
         messages.warning(request, ngettext(
             "This card has %(count)d regex script. It stays off until you allow it "
             "(below, or in a chat's Story panel).",

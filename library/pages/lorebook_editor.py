@@ -23,11 +23,13 @@ from library.lore.global_books import global_lorebook_choose, global_lorebook_id
 from library.lore.lorebook import POSITIONS, ROLES, SELECTIVE_LOGICS, lorebook_match
 from library.lore.percent import is_percent, percent_parsed
 from library.lore.regex_keys import regex_key_problems
-from library.lore.services import lorebook_save, lorebook_version
-from library.lore.st_tags import filter_tag_ids_unnamed
+from library.lore.services import lorebook_save, lorebook_tags_name, lorebook_version
+from library.lore.st_settings import MAX_FILE_BYTES
+from library.lore.st_tags import filter_tag_ids_unnamed, st_tag_names, unnamed_tags_said
 from library.lore.text_test_words import lore_test_worded
 from library.pages.editor_refusals import book_refusal
 from library.pages.item_access import item_for_use_or_404, ownership_shown
+from library.refusal_words import refusal_words
 from personalab.lib.config_schema import count_coerced, digits_int
 from personalab.lib.errors import LimitReached
 from personalab.lib.tokens import count_tokens
@@ -186,6 +188,7 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
                    "ownership": ownership_shown(request, lorebook, "lorebook", lorebook_id),
                    "in_all_chats": lorebook_id in global_lorebook_ids(
                        store, username=request.user.get_username()),
+                   "tag_ids_unnamed": any(e["tag_ids_unnamed"] for e in shown["entries"]),
                    "positions": POSITIONS, "roles": ROLES, "logics": SELECTIVE_LOGICS},
                   status=status)
 
@@ -201,6 +204,31 @@ def lorebook_test(request: HttpRequest, lorebook_id: str) -> HttpResponse:
                    "dropped": lore_test_worded(match.dropped, book=lorebook),
                    "problems": match.problems, "text": text,
                    "key_problems": regex_key_problems(lorebook)})
+
+
+@login_required
+@require_POST
+def lorebook_tag_names(request: HttpRequest, lorebook_id: str) -> HttpResponse:
+    """The SillyTavern tag ids of the book's character filters named from the settings.json
+    given (library/lore/st_tags.py)."""
+    item_for_use_or_404(request, "lorebook", lorebook_id)
+    settings = request.FILES.get("settings")
+    if settings is None:
+        messages.error(request, gettext("Choose your SillyTavern settings.json first."))
+        return redirect("lorebook_edit", lorebook_id=lorebook_id)
+    try:
+        unnamed = lorebook_tags_name(get_store(), actor=request.user, lorebook_id=lorebook_id,
+                                     tag_names=st_tag_names(settings.read(MAX_FILE_BYTES + 1)))
+    except LibraryError as exc:
+        messages.error(request, gettext("Could not read %(name)s: %(error)s") % {
+            "name": settings.name, "error": refusal_words(str(exc))})
+        return redirect("lorebook_edit", lorebook_id=lorebook_id)
+    for sentence in unnamed_tags_said(unnamed, settings_given=True):
+        messages.warning(request, sentence)
+    if not unnamed:
+        messages.info(request, gettext("Every SillyTavern tag id of this book's character "
+                                       "filters has its name now."))
+    return redirect("lorebook_edit", lorebook_id=lorebook_id)
 
 
 @login_required

@@ -8,6 +8,7 @@ import json
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 
 from library.lore.activation import lorebook_match
 
@@ -96,8 +97,54 @@ def test_the_import_page_names_the_ids_or_warns_and_the_editor_says_so(alice_cli
         "file": _file("tagfilter.json", _tag_world(FANTASY))}, follow=True)
     page = warned.content.decode()
     assert "Entry 0 “ONLY_FANTASY”" in page and FANTASY in page
-    assert page.count('data-testid="lore-tag-ids"') == 2
+    assert page.count('data-testid="lore-tag-ids"') == 2 and 'data-testid="lore-tag-names"' in page
     named = alice_client.post("/library/lorebooks/upload", {
         "file": _file("tagfilter.json", _tag_world(FANTASY)),
         "settings": _file("settings.json", ST_TAGS)}, follow=True).content.decode()
     assert "Imported tagfilter.json" in named and "lore-tag-ids" not in named
+    assert "lore-tag-names" not in named
+
+
+def test_a_book_imported_without_settings_is_named_later_on_its_page(alice_client, store):
+    book_id = _import(alice_client, _tag_world(FANTASY, UUID_TAG)).json()["lorebook_id"]
+    page = alice_client.post(f"/library/lorebooks/{book_id}/tag_names", {
+        "settings": _file("settings.json", ST_TAGS)}, follow=True).content.decode()
+    assert UUID_TAG in page and "does not name these tags" in page  # the one left unnamed
+    book = {**store.lorebook_read(book_id), "lorebook_id": book_id}
+    assert _fired(book, ["fantasy"]) == ["ONLY_FANTASY"]
+    assert _fired(book, ["horror"]) == ["NOT_FANTASY"]
+
+
+def test_the_rest_names_a_stored_books_ids_and_only_its_owner_may(alice_client, bob):
+    book_id = _import(alice_client, _tag_world(FANTASY)).json()["lorebook_id"]
+    bob_client = Client()
+    bob_client.force_login(bob)
+    refused = bob_client.post(f"/api/v1/lorebooks/{book_id}/tag_names",
+                              {"settings": _file("settings.json", ST_TAGS)})
+    assert refused.status_code in (403, 404)
+    named = alice_client.post(f"/api/v1/lorebooks/{book_id}/tag_names",
+                              {"settings": _file("settings.json", ST_TAGS)})
+    assert named.status_code == 200 and named.json()["unnamed_tag_ids"] == []
+    assert named.json()["entries"][1]["extensions"]["character_filter"]["tags"] == [
+        FANTASY, "fantasy"]
+
+
+def test_a_cards_book_with_tag_ids_is_warned_about_at_the_cards_import(alice_client):
+    world = _tag_world(FANTASY)
+    book = {"name": "Card book", "entries": [
+        {"id": raw["uid"], "keys": raw["key"], "content": raw["content"],
+         "comment": raw["comment"], "enabled": True, "insertion_order": 100,
+         "extensions": {"character_filter": raw["characterFilter"]}}
+        for raw in world["entries"].values()]}
+    card = {"spec": "chara_card_v2", "spec_version": "2.0", "data": {
+        "name": "Mira", "description": "", "personality": "", "scenario": "",
+        "first_mes": "Hi", "mes_example": "", "tags": ["fantasy"], "character_book": book}}
+    response = alice_client.post("/api/v1/characters/import",
+                                 {"file": _file("mira.json", card)})
+    assert response.status_code == 201, response.content
+    warnings = response.json()["warnings"]
+    assert "Entry 0 “ONLY_FANTASY”" in warnings[0] and FANTASY in warnings[0]
+    assert "Name the SillyTavern tags" in warnings[-1]
+    page = alice_client.post("/library/cards/upload", {
+        "file": _file("mira.json", card)}, follow=True).content.decode()
+    assert "Entry 1 “NOT_FANTASY”" in page
