@@ -259,6 +259,12 @@ SENTENCES = (
                  "(world_info.globalSelect is empty)"),
     gettext_noop("this settings.json selects more than %(count)s global world-info books"),
     gettext_noop("world_info must hold the selected books' names (globalSelect)"),
+    # library/lore/st_tags.py: SillyTavern's tags, to name a book's tag ids
+    gettext_noop("this settings file has no \"tags\" list (SillyTavern's settings.json keeps "
+                 "its tags there)"),
+    gettext_noop("no tags list"),
+    gettext_noop("this settings file holds more than %(count)s tags"),
+    gettext_noop("at most %(count)s tags"),
     # personalab/lib/errors.py LIMIT_SENTENCES: an account or a chat at its limit
     gettext_noop("you have %(limit)s personas, the most one account may have (%(setting)s): "
                  "delete one to make another"),
