@@ -25,6 +25,13 @@ from django.utils.translation import gettext
 
 from personalab.body_limit import request_language
 
+# What Django's middleware gives a page (django-csp, SecurityMiddleware, clickjacking), as
+# strict as this page allows: its stylesheet, nothing else.
+PAGE_HEADERS = [
+    (b"content-security-policy", b"default-src 'none'; style-src 'self'; base-uri 'none'; "
+                                 b"form-action 'none'; frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"), (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"same-origin")]
 REMEMBERED_SECONDS = 10.0
 REMEMBERED_MAX = 10_000
 _paused_until: dict[str, float] = {}  # address -> time.monotonic() the memory lasts until
@@ -101,5 +108,5 @@ class LoginPauseGuard:
         await send({"type": "http.response.start", "status": settings.AXES_HTTP_RESPONSE_CODE,
                     "headers": [(b"content-type", b"text/html; charset=utf-8"),
                                 (b"content-length", str(len(body)).encode()),
-                                (b"cache-control", b"no-store")]})
+                                (b"cache-control", b"no-store"), *PAGE_HEADERS]})
         await send({"type": "http.response.body", "body": body})

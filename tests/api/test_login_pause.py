@@ -54,6 +54,9 @@ def test_login_posts_from_a_paused_address_are_refused_before_django(paused_here
         assert start["status"] == 429
         assert b"Too many failed logins from this address (2 wrong passwords" in body
         assert b"axes_reset_ip" in body
+        headers = dict(start["headers"])
+        assert b"default-src 'none'" in headers[b"content-security-policy"]
+        assert headers[b"x-frame-options"] == b"DENY"
     assert inner.paths == []
 
 
