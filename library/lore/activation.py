@@ -125,7 +125,8 @@ def character_filter_note(entry: dict[str, Any], speaker: dict[str, Any] | None)
             not all(ST_TAG_ID.fullmatch(tag) for tag in tags):
         return ""
     return (f" (its character filter names SillyTavern tag ids {', '.join(tags)[:120]}, not "
-            "tag names: not applied; name the tags in the lorebook editor)")
+            "tag names: not applied; name them on the book's page from SillyTavern's "
+            "settings.json)")
 
 
 def _filter_reason(entry: dict[str, Any], speaker: dict[str, Any] | None) -> str:
