@@ -11,16 +11,18 @@ from django.utils.translation import gettext_lazy as _
 
 
 class Instance(models.Model):
-    instance_id = models.CharField(max_length=64, primary_key=True)
+    instance_id = models.CharField(_("instance id"), max_length=64, primary_key=True)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
-                              on_delete=models.SET_NULL, related_name="instances")
+                              on_delete=models.SET_NULL, related_name="instances",
+                              verbose_name=_("owner"))
     character = models.ForeignKey("library.Character", null=True, on_delete=models.SET_NULL,
-                                  related_name="instances", db_constraint=False)
+                                  related_name="instances", db_constraint=False,
+                                  verbose_name=_("character"))
     background = models.ForeignKey("library.Background", null=True, blank=True,
                                    on_delete=models.SET_NULL, related_name="instances",
-                                   db_constraint=False)
-    current_session_id = models.CharField(max_length=64)
-    created_at = models.CharField(max_length=40)
+                                   db_constraint=False, verbose_name=_("background"))
+    current_session_id = models.CharField(_("current session id"), max_length=64)
+    created_at = models.CharField(_("created at"), max_length=40)
 
     class Meta:
         ordering = ["-created_at", "instance_id"]
@@ -31,10 +33,11 @@ class Instance(models.Model):
 
 
 class Session(models.Model):
-    instance = models.ForeignKey(Instance, on_delete=models.CASCADE, related_name="sessions")
-    session_id = models.CharField(max_length=64)
-    continued_from = models.CharField(max_length=64, blank=True)
-    created_at = models.CharField(max_length=40, blank=True)
+    instance = models.ForeignKey(Instance, on_delete=models.CASCADE, related_name="sessions",
+                                 verbose_name=_("instance"))
+    session_id = models.CharField(_("session id"), max_length=64)
+    continued_from = models.CharField(_("continued from"), max_length=64, blank=True)
+    created_at = models.CharField(_("created at"), max_length=40, blank=True)
 
     class Meta:
         ordering = ["instance_id", "session_id"]
@@ -47,11 +50,12 @@ class Session(models.Model):
 
 
 class Trace(models.Model):
-    trace_id = models.CharField(max_length=64, primary_key=True)
-    instance = models.ForeignKey(Instance, on_delete=models.CASCADE, related_name="traces")
-    session_id = models.CharField(max_length=64)
-    turn = models.PositiveIntegerField(default=0)
-    created_at = models.CharField(max_length=40, blank=True)
+    trace_id = models.CharField(_("trace id"), max_length=64, primary_key=True)
+    instance = models.ForeignKey(Instance, on_delete=models.CASCADE, related_name="traces",
+                                 verbose_name=_("instance"))
+    session_id = models.CharField(_("session id"), max_length=64)
+    turn = models.PositiveIntegerField(_("turn"), default=0)
+    created_at = models.CharField(_("created at"), max_length=40, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -62,9 +66,9 @@ class ApiToken(models.Model):
     """Only a hash is stored; the token itself is shown once by create_api_token."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="api_tokens")
-    token_hash = models.CharField(max_length=64, unique=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+                             related_name="api_tokens", verbose_name=_("user"))
+    token_hash = models.CharField(_("token hash"), max_length=64, unique=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
         verbose_name, verbose_name_plural = _("API token"), _("API tokens")
@@ -90,9 +94,10 @@ class ConversationParticipant(models.Model):
     """Index of the conversation ledger: one row per participant of an instance (the player as
     `player:{username}`); `conv_key` is the sorted participant ids joined by `|`."""
 
-    instance = models.ForeignKey(Instance, on_delete=models.CASCADE, related_name="participants")
-    participant_id = models.CharField(max_length=200, db_index=True)
-    conv_key = models.CharField(max_length=2000, db_index=True)
+    instance = models.ForeignKey(Instance, on_delete=models.CASCADE, related_name="participants",
+                                 verbose_name=_("instance"))
+    participant_id = models.CharField(_("participant id"), max_length=200, db_index=True)
+    conv_key = models.CharField(_("conversation key"), max_length=2000, db_index=True)
 
     class Meta:
         ordering = ["instance_id", "participant_id"]

@@ -6,6 +6,7 @@ import json
 
 from django import forms
 from django.contrib import admin, messages
+from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from library.background_services import background_delete, background_save
@@ -50,8 +51,9 @@ class FileDeleteAdmin(admin.ModelAdmin):
 
 
 class CharacterForm(forms.ModelForm):
-    base_persona = forms.CharField(widget=forms.Textarea, required=False)
-    greeting = forms.CharField(widget=forms.Textarea, required=False)
+    base_persona = forms.CharField(label=_("Base persona"), widget=forms.Textarea,
+                                   required=False)
+    greeting = forms.CharField(label=_("Greeting"), widget=forms.Textarea, required=False)
 
     class Meta:
         model = Character
@@ -85,9 +87,11 @@ class CharacterAdmin(FileDeleteAdmin):
 
 
 class BackgroundForm(forms.ModelForm):
-    world_setting = forms.CharField(widget=forms.Textarea, required=False)
-    story_outline = forms.CharField(widget=forms.Textarea, required=False,
-                                    help_text="One outline point per line, in order.")
+    world_setting = forms.CharField(label=_("World setting"), widget=forms.Textarea,
+                                    required=False)
+    story_outline = forms.CharField(label=_("Story outline"), widget=forms.Textarea,
+                                    required=False,
+                                    help_text=_("One outline point per line, in order."))
 
     class Meta:
         model = Background
@@ -132,6 +136,7 @@ class LorebookAdmin(FileDeleteAdmin):
         lorebook_services.lorebook_remove(get_store(), actor=request.user,
                                            lorebook_id=obj.lorebook_id)
 
+    @admin.display(description=_("Content"))
     def content(self, obj):
         return json.dumps(get_store().lorebook_read(obj.lorebook_id), ensure_ascii=False,
                           indent=2)

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-VISIBILITIES = [("private", "private"), ("shared", "shared")]
+VISIBILITIES = [("private", _("private")), ("shared", _("shared"))]
 
 
 class Owned(models.Model):
@@ -14,18 +14,19 @@ class Owned(models.Model):
     The definition file records the owner's username; this row follows it on reindex."""
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
-                              on_delete=models.SET_NULL, related_name="+")
-    visibility = models.CharField(max_length=10, choices=VISIBILITIES, default="shared")
+                              on_delete=models.SET_NULL, related_name="+", verbose_name=_("owner"))
+    visibility = models.CharField(_("visibility"), max_length=10, choices=VISIBILITIES,
+                                  default="shared")
 
     class Meta:
         abstract = True
 
 
 class Character(Owned):
-    character_id = models.CharField(max_length=64, primary_key=True)
-    name = models.CharField(max_length=200)
-    tags = models.CharField(max_length=500, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    character_id = models.CharField(_("character id"), max_length=64, primary_key=True)
+    name = models.CharField(_("name"), max_length=200)
+    tags = models.CharField(_("tags"), max_length=500, blank=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta(Owned.Meta):
         ordering = ["name"]
@@ -36,10 +37,10 @@ class Character(Owned):
 
 
 class Background(Owned):
-    background_id = models.CharField(max_length=64, primary_key=True)
-    name = models.CharField(max_length=200)
-    outline_length = models.PositiveIntegerField(default=0)
-    updated_at = models.DateTimeField(auto_now=True)
+    background_id = models.CharField(_("background id"), max_length=64, primary_key=True)
+    name = models.CharField(_("name"), max_length=200)
+    outline_length = models.PositiveIntegerField(_("outline length"), default=0)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta(Owned.Meta):
         ordering = ["name"]
@@ -50,10 +51,10 @@ class Background(Owned):
 
 
 class Lorebook(Owned):
-    lorebook_id = models.CharField(max_length=64, primary_key=True)
-    name = models.CharField(max_length=200)
-    entry_count = models.PositiveIntegerField(default=0)
-    updated_at = models.DateTimeField(auto_now=True)
+    lorebook_id = models.CharField(_("lorebook id"), max_length=64, primary_key=True)
+    name = models.CharField(_("name"), max_length=200)
+    entry_count = models.PositiveIntegerField(_("entry count"), default=0)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta(Owned.Meta):
         ordering = ["name"]
@@ -66,13 +67,14 @@ class Lorebook(Owned):
 class Persona(models.Model):
     """The player's side of a conversation (SillyTavern's persona): `{{user}}` and a description."""
 
-    persona_id = models.CharField(max_length=64, primary_key=True)
+    persona_id = models.CharField(_("persona id"), max_length=64, primary_key=True)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
-                              on_delete=models.SET_NULL, related_name="personas")
-    name = models.CharField(max_length=200)
-    visibility = models.CharField(max_length=10, default="private")
-    is_default = models.BooleanField(default=False)
-    updated_at = models.DateTimeField(auto_now=True)
+                              on_delete=models.SET_NULL, related_name="personas",
+                              verbose_name=_("owner"))
+    name = models.CharField(_("name"), max_length=200)
+    visibility = models.CharField(_("visibility"), max_length=10, default="private")
+    is_default = models.BooleanField(_("is default"), default=False)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
         ordering = ["name", "persona_id"]

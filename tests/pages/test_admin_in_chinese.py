@@ -24,3 +24,17 @@ def test_the_admin_in_english_keeps_its_names(client, django_user_model):
     page = client.get("/admin/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     for name in ("Instances", "Traces", "API tokens", "Lorebooks", "Access attempts"):
         assert f">{name}<" in page, name
+
+
+def test_the_admins_lists_name_their_columns_and_choices_in_chinese(client, django_user_model,
+                                                                    character):
+    client.force_login(django_user_model.objects.create_superuser("root", "", "root-password"))
+    page = client.get("/admin/library/character/",
+                      HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    for name in ("角色 ID", "名称", "标签", "所有者", "可见性", "共享"):
+        assert name in page, name
+    for english in ("Character id", "Owner", "Visibility", ">shared<"):
+        assert english not in page, english
+    form = client.get(f"/admin/library/character/{character}/change/",
+                      HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "开场白" in form and "Greeting" not in form
