@@ -43,7 +43,8 @@ def login_pause_remember(address: str | None) -> None:
         return  # an address this guard cannot read the same way (scope["client"]) is not kept
     now = time.monotonic()
     if len(_paused_until) >= REMEMBERED_MAX:
-        for stale in [key for key, until in _paused_until.items() if until <= now]:
+        # list() copies at once: the event loop's thread pops from it meanwhile
+        for stale in [key for key, until in list(_paused_until.items()) if until <= now]:
             _paused_until.pop(stale, None)
         if len(_paused_until) >= REMEMBERED_MAX:
             return  # that many paused at once: they go through axes, as before

@@ -106,3 +106,16 @@ def test_a_pause_of_the_username_alone_is_left_to_axes(client, alice, settings):
     inner = Inner()
     assert _request(LoginPauseGuard(inner), "POST", "/login/")[0]["status"] == 200
     assert inner.paths == ["POST /login/"]
+
+
+def test_the_memory_holds_a_bounded_number_of_addresses(monkeypatch):
+    login_pause_forget()
+    monkeypatch.setattr(login_pause, "REMEMBERED_MAX", 3)
+    for number in range(5):
+        login_pause.login_pause_remember(f"192.0.2.{number}")
+    assert sorted(login_pause._paused_until) == ["192.0.2.0", "192.0.2.1", "192.0.2.2"]
+    later = login_pause.time.monotonic() + login_pause.REMEMBERED_SECONDS + 1
+    monkeypatch.setattr(login_pause.time, "monotonic", lambda: later)
+    login_pause.login_pause_remember("192.0.2.9")  # the stale ones make room
+    assert sorted(login_pause._paused_until) == ["192.0.2.9"]
+    login_pause_forget()
