@@ -5,6 +5,7 @@ shows, best first until the memory share of the window is full (the section budg
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -216,14 +217,18 @@ def _recalled_line(hit: Hit) -> dict[str, Any]:
 def recalled_entries(report: dict[str, Any], *, user_name: str, character_name: str,
                      locale: str, macros: Mapping[str, str] | None = None
                      ) -> list[dict[str, Any]]:
-    """The section's items, one per passage: its lines in the order they were said, each with
-    its speaker (the template shows an item's speaker and text; a passage's text carries them),
-    and its macros filled in as the conversation's lines are (a greeting is kept as written)."""
+    """The section's items, one per passage, in the order they were said (the oldest first,
+    so a correction comes after what it corrects: docs/decisions/recall-order.md), each with
+    `rank`, its place best first (a cut keeps the best); a passage's lines in the order they
+    were said, each with its speaker (the template shows an item's speaker and text; a passage's
+    text carries them), and its macros filled in as the conversation's lines are (a greeting is
+    kept as written)."""
     mark = SPEAKER_MARK.get(locale.split("-")[0].split("_")[0], ": ")
     names = {"user": user_name, "assistant": character_name}
     own = members_macros(macros)
     entries = []
-    for passage in report.get("passages") or []:
+    ranked = list(enumerate(report.get("passages") or []))
+    for rank, passage in sorted(ranked, key=lambda item: (_said_at(item[1]), item[0])):
         texts = [recalled_text(line["text"], speaker=line["speaker"],
                                joined=bool(line.get("joined")), macros=macros, own=own,
                                seed=line["id"]) for line in passage["lines"]]
@@ -231,8 +236,23 @@ def recalled_entries(report: dict[str, Any], *, user_name: str, character_name: 
                 if (speaker := line["speaker"] or names.get(line["role"], "")) else text
                 for line, text in zip(passage["lines"], texts)]
         entries.append({"text": "\n  ".join(said), "speaker": "", "date": passage["date"],
-                        "source": passage["source"], "role": ""})
+                        "source": passage["source"], "role": "", "rank": rank})
     return entries
+
+
+_TURN_ID = re.compile(r"turn_(?P<session>.{1,200})_(?P<turn>\d{1,9})_(?P<role>user|assistant)")
+
+
+def _said_at(passage: dict[str, Any]) -> tuple[str, str, int, int]:
+    """When a passage's first line was said: its day, then its session and its place in it (a
+    session's ids sort as they were opened). A summary, which has no place, comes first in its
+    day."""
+    first = (passage.get("lines") or [{}])[0]
+    found = _TURN_ID.fullmatch(str(first.get("id") or ""))
+    if found is None:
+        return (str(passage.get("date") or ""), "", -1, 0)
+    return (str(passage.get("date") or ""), found["session"], int(found["turn"]),
+            found["role"] == "assistant")
 
 
 def members_macros(macros: Mapping[str, str] | None) -> dict[str, dict[str, str]]:

@@ -25,12 +25,13 @@ from personalab.lib.tokens import count_tokens, count_tokens_uncached
 
 CUT_MARK = "…"
 SECTION_JOIN_TOKENS = 1  # the blank line between two sections of the system message
-# Sections cut item by item when over budget: (variable, which end survives). Recaps and the
-# biography are chronological, so the newest survive; recalled events arrive best match first.
+# Sections cut item by item when over budget: (variable, which items survive). Recaps and the
+# biography are chronological, so the newest survive; recalled events are shown in the order
+# they were said, each with its `rank` best match first, and the best survive.
 LIST_SECTIONS: dict[str, tuple[str, str]] = {
     "biography": ("biography", "last"),
     "recaps": ("recaps", "last"),
-    "recalled": ("recalled", "first"),
+    "recalled": ("recalled", "best"),
 }
 BLOCK_POSITIONS = ("before_char", "after_char", "em_top", "em_bottom", "depth", "after_history")
 # The prompt manager's own blocks are the author's setup, not lore: dropped last on overflow.
@@ -101,7 +102,15 @@ def text_cut_to_tokens(text: str, budget: int) -> str:
 def _items_kept(items: list[Any], count: int, end: str) -> list[Any]:
     if count <= 0:
         return []
+    if end == "best":  # the `count` best ranked, in the order they are shown
+        ranks = sorted(range(len(items)), key=lambda at: (_rank(items[at]), at))[:count]
+        return [items[at] for at in sorted(ranks)]
     return items[-count:] if end == "last" else items[:count]
+
+
+def _rank(item: Any) -> int:
+    rank = item.get("rank") if isinstance(item, dict) else None
+    return rank if isinstance(rank, int) else 0
 
 
 def _section_cut_items(
@@ -129,7 +138,7 @@ def _section_cut_items(
             high = middle - 1
     text = render_with(low) if low else text_cut_to_tokens(render_with(1), budget)
     kept = max(low, 1) if text else 0
-    which = "newest" if end == "last" else "first"
+    which = {"last": "newest", "best": "best"}.get(end, "first")
     note = f"over its budget of {budget} tokens: kept the {which} {kept} of {len(items)} items"
     return section_report(name, region, text, cut=True, omitted=len(items) - kept, note=note)
 

@@ -77,12 +77,12 @@ def _recalled_items(inputs: PromptInputs) -> list[dict[str, Any]]:
     for entry in inputs.recalled:
         if not isinstance(entry, dict):
             items.append({"text": str(entry), "source": "", "speaker": "", "date": "",
-                          "neighbour": None})
+                          "rank": None, "neighbour": None})
             continue
         neighbour = entry.get("neighbour")
         items.append({"text": _event_text(entry), "source": str(entry.get("source", "")),
                       "speaker": _recalled_speaker(entry, inputs),
-                      "date": str(entry.get("date") or ""),
+                      "date": str(entry.get("date") or ""), "rank": entry.get("rank"),
                       "neighbour": {"text": _event_text(neighbour),
                                     "speaker": _recalled_speaker(neighbour, inputs)}
                       if isinstance(neighbour, dict) else None})
