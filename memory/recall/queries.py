@@ -23,7 +23,8 @@ ASKING_ZH = ["说过", "提过", "讲过", "聊过", "那天", "上周", "上星
 ASKING_EN = ["what did i tell you", "did i tell you", "did i ever tell you", "what did i say",
              "did i mention", "i mentioned", "you mentioned", "the other day", "last week",
              "last month", "a while ago", "a few days ago"]
-ZH_FILLERS_LEADING = ["你", "我们", "咱们", "我", "他们", "她们", "他", "她", "的", "跟", "和", "吗", "呢"]
+ZH_FILLERS_LEADING = ["你们", "您", "你", "我们", "咱们", "我", "他们", "她们", "他", "她", "的", "跟", "和",
+                      "吗", "呢"]
 ZH_FILLERS_TRAILING = ["吗", "呢", "吧", "啊", "呀", "了", "的", "么"]
 # A trailing 么 is a particle only when it is not the end of a word: 什么, 怎么, 那么, 这么, 多么.
 ZH_WORDS_ENDING_IN_PARTICLE = ("什么", "怎么", "那么", "这么", "多么", "要么", "为什么")

@@ -18,6 +18,7 @@ from datetime import date, datetime, timezone
 from typing import Any
 
 from memory.keyword_index.bm25 import speaker_name
+from memory.recall.addressed import addressed_strip
 from memory.recall.feedback import neighbours_share, session_prefer
 from memory.recall.focus import (
     QuestionFocus,
@@ -336,6 +337,9 @@ def query_user_history(user_input: str, instance_id: str, *, index: MemoryIndex,
     if mode is None and not force:
         return RecallResult(mode=None)
     mode = mode or ("deep" if trigger_found(user_input, DEEP_TRIGGERS) else "shallow")
+    scope = list(dict.fromkeys([instance_id, *(related_instance_ids or [])]))
+    where = {"instance_id": instance_id if len(scope) == 1 else {"$in": scope}}
+    user_input = addressed_strip(user_input, _speakers(index, where))
     parts = questions_split(question_focus(user_input))
     query = " / ".join(query_extract(part) for part in parts)
     collections = DEEP_COLLECTIONS if mode == "deep" else SHALLOW_COLLECTIONS
@@ -345,9 +349,6 @@ def query_user_history(user_input: str, instance_id: str, *, index: MemoryIndex,
         # the asking left out of the search.
         focus = replace(focus, window=focus_read(
             when, now=now or datetime.now(timezone.utc).date()).window)
-
-    scope = list(dict.fromkeys([instance_id, *(related_instance_ids or [])]))
-    where = {"instance_id": instance_id if len(scope) == 1 else {"$in": scope}}
 
     def search(text: str) -> list[Hit]:
         if witnessed is None:
@@ -361,6 +362,15 @@ def query_user_history(user_input: str, instance_id: str, *, index: MemoryIndex,
         log.warning("recall unavailable for %s: %s", instance_id, exc)
         return RecallResult(mode=mode, warning=recall_warning(exc), query=query)
     return RecallResult(hits=rankings_interleave(rankings, k), mode=mode, query=query)
+
+
+def _speakers(index: MemoryIndex, where: dict[str, Any]) -> set[str]:
+    """The names the searched lines were said under; none when the index cannot tell (the
+    search itself then reports the index unavailable)."""
+    try:
+        return index.speakers(where)
+    except Exception:  # noqa: BLE001
+        return set()
 
 
 def part_search(part: str, search: Callable[[str], list[Hit]]) -> list[Hit]:

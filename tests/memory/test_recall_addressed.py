@@ -1,0 +1,70 @@
+"""A question addressed to a member by name ("Bram, remind me — what did I say my job was?")
+is searched without the name, and the addressed member's lines are not preferred: the name
+says who should answer, not what to recall (findings long-chat F3)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.recall.addressed import addressed_strip
+from memory.recall.queries import query_extract
+from memory.recall.rag import query_user_history
+from memory.vectors.index import MemoryIndex
+
+SPEAKERS = {"Bram", "Sora Lin", "Ann", "小红"}
+
+
+@pytest.mark.parametrize("question, searched", [
+    ("Bram, remind me — what did I say my job was?", "remind me — what did I say my job was?"),
+    ("Hey Bram, what is my job?", "what is my job?"),
+    ("Bram and Sora, where did I grow up?", "where did I grow up?"),
+    ("Do you remember my job, Bram?", "Do you remember my job?"),
+    ("Sora你们还记得我女朋友叫什么吗？", "你们还记得我女朋友叫什么吗？"),
+    ("小红，你还记得我的工作吗？", "你还记得我的工作吗？"),
+    ("Sora: when is it?", "when is it?"),
+])
+def test_the_name_a_question_is_addressed_to_is_left_out(question, searched):
+    assert addressed_strip(question, SPEAKERS) == searched
+
+
+@pytest.mark.parametrize("question", [
+    "What did Bram say about the boat?",  # whose line: the speaker preference's business
+    "Will you remember?",  # not a speaker
+    "Abram, hi",  # a name that only ends like one
+    "Bram?",  # nothing else would be left
+])
+def test_a_name_that_is_not_an_address_stays(question):
+    assert addressed_strip(question, SPEAKERS) == question
+
+
+def _line(turn: int, role: str, name: str, text: str) -> dict:
+    return {"role": role, "content": text, "turn": turn, "timestamp": "2026-12-01T10:00:00Z",
+            "name": name}
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    index = MemoryIndex(chroma_path=tmp_path_factory.mktemp("chroma") / "chroma_db")
+    replies = ["Any job pays better than none in the harbour.",
+               "Nobody offered me a job today.",
+               "The job board at the inn was empty.",
+               "Fishing is no job for a lazy man."]
+    lines = [_line(1, "user", "Ann", "My job? I'm a night-shift radiographer at St. Olaf hospital."),
+             _line(1, "assistant", "Bram", "That sounds tiring.")]
+    for turn, reply in enumerate(replies, start=2):
+        lines += [_line(turn, "user", "Ann", "The weather turned cold again."),
+                  _line(turn, "assistant", "Bram", reply)]
+    index.add_turns(instance_id="inst_grp", character_id="char_bram", background_id=None,
+                    session_id="sess_001", turns=lines)
+    return index
+
+
+def test_an_addressed_member_is_neither_searched_nor_preferred(index):
+    result = query_user_history("Bram, remind me — what did I say my job was?", "inst_grp",
+                                index=index, force=True, k=5)
+    assert "Bram" not in result.query
+    assert "radiographer" in result.hits[0].text
+
+
+def test_a_chinese_question_to_several_is_searched_for_what_it_asks():
+    assert query_extract(addressed_strip("Sora你们还记得我女朋友叫什么吗？", SPEAKERS)) == "女朋友叫什么"
