@@ -27,8 +27,8 @@ import numpy as np
 
 from memory.keyword_index.tokens import ask_share, speaker_name, text_tokenize, turn_text
 
-__all__ = ["CONTEXT_BEFORE", "CONTEXT_WEIGHT", "FILTER_KEYS", "KeywordPart", "ask_share",
-           "bm25_scores", "speaker_name", "text_tokenize", "turn_text"]
+__all__ = ["CONTEXT_BEFORE", "CONTEXT_WEIGHT", "FILTER_KEYS", "KeywordPart", "KeywordScores",
+           "ask_share", "bm25_scores", "speaker_name", "text_tokenize", "turn_text"]
 
 # The line that set a topic is often two lines back (question, answer, "When?").
 CONTEXT_BEFORE = 2
@@ -277,25 +277,56 @@ class KeywordPart:
         return counts
 
 
+class KeywordScores(dict):
+    """Documents' BM25 scores by key, with how much of the question each holds: `held`, the
+    IDFs of the question's English words found in a document (or its context lines), summed,
+    against `full`, the sum over all of them (a word no line holds counted as the rarest;
+    Chinese bigrams count in neither). A line can be the best match by holding only the
+    question's commonest word ("going" of "where's the wedding going to be", no line saying
+    "wedding")."""
+
+    full: float = 0.0
+    held: dict
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.held = {}
+
+
 def bm25_scores(parts: list[tuple[KeywordPart, np.ndarray]], query: str) -> list[np.ndarray]:
     """Okapi BM25 of `query` for every document of the `parts` (one array per part, by
     position; 0 where the mask is off), the masked documents taken as one corpus."""
+    return bm25_scored(parts, query)[0]
+
+
+def bm25_scored(parts: list[tuple[KeywordPart, np.ndarray]], query: str
+                ) -> tuple[list[np.ndarray], list[np.ndarray], float]:
+    """bm25_scores, the IDFs of the query's words each document holds summed, and that sum
+    for all of them (KeywordScores)."""
     prepared = [(part, mask, *part.context()) for part, mask in parts]
     scores = [np.zeros(len(part.ids)) for part, _ in parts]
+    held = [np.zeros(len(part.ids)) for part, _ in parts]
     total = sum(int(mask.sum()) for _, mask, _, _ in prepared)
     if total == 0:
-        return scores
+        return scores, held, 0.0
     average = sum(float(lengths[mask].sum()) for _, mask, _, lengths in prepared) / total or 1.0
+    full = 0.0
     for token in set(text_tokenize(query)):
         counts = []
         for part, mask, before, _ in prepared:
             found = part.term_counts(token, before)
             counts.append(np.where(mask, found, 0) if found is not None else None)
         frequency = sum(int(np.count_nonzero(c)) for c in counts if c is not None)
+        idf = math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
+        # Words only: a Chinese bigram often spans two words ("旅行定在" gives 行定), and
+        # the MemDaily questions lost by it (docs/memory.md, Recall, "Coverage").
+        word = token.isascii()
+        full += idf if word else 0.0
         if frequency == 0:
             continue
-        idf = math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
-        for score, tf, (_, _, _, lengths) in zip(scores, counts, prepared):
+        for score, holds, tf, (_, _, _, lengths) in zip(scores, held, counts, prepared):
             if tf is not None:
                 score += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths / average))
-    return scores
+                if word:
+                    holds += idf * (tf > 0)
+    return scores, held, full

@@ -18,7 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from memory.keyword_index.bm25 import DEAD_MAX, FILTER_KEYS, KeywordPart, bm25_scores
+from memory.keyword_index.bm25 import (
+    DEAD_MAX,
+    FILTER_KEYS,
+    KeywordPart,
+    KeywordScores,
+    bm25_scored,
+)
 from memory.keyword_index.docs import keyword_documents
 from memory.keyword_index.tokens import ask_share, speaker_name
 
@@ -372,27 +378,31 @@ class KeywordStore:
         return shares
 
     def scores(self, instance_ids: list[str], collections: tuple[str, ...], query: str, *,
-               equal: dict[str, str], k: int, also: list[Key]) -> dict[Key, float]:
+               equal: dict[str, str], k: int, also: list[Key]) -> KeywordScores:
         """BM25 scores (above zero) of the k best keyword matches of `query` among the
         documents of the instances' collections that have the `equal` metadata values, taken
-        as one corpus, and of the documents `also` names."""
+        as one corpus, and of the documents `also` names; with the score of a full match."""
         if any(key not in FILTER_KEYS or not isinstance(value, str) for key, value in equal.items()):
             raise ValueError(f"keyword search cannot filter on {sorted(equal)}")
         with self._lock:
             parts = [(name, owner, self.part(owner, name)) for name in collections
                      for owner in dict.fromkeys(instance_ids)]
-            arrays = bm25_scores([(part, part.mask(equal)) for _, _, part in parts], query)
+            arrays, held, full = bm25_scored([(part, part.mask(equal)) for _, _, part in parts],
+                                             query)
             found: dict[Key, float] = {}
             for (name, owner, part), scores in zip(parts, arrays):
                 top = np.argpartition(-scores, k)[:k] if len(scores) > k else range(len(scores))
                 found.update({(name, owner, part.ids[p]): float(scores[p])
                               for p in top if scores[p] > 0})
-            result = dict(sorted(found.items(), key=lambda item: (-item[1], item[0]))[:k])
-            scored = {(name, owner): (part, scores)
-                      for (name, owner, part), scores in zip(parts, arrays)}
+            result = KeywordScores(sorted(found.items(), key=lambda item: (-item[1], item[0]))[:k])
+            scored = {(name, owner): (part, scores, holds)
+                      for (name, owner, part), scores, holds in zip(parts, arrays, held)}
             for key in also:
-                part, scores = scored.get(key[:2], (None, None))
+                part, scores, _ = scored.get(key[:2], (None, None, None))
                 position = part.positions.get(key[2]) if part is not None else None
                 if position is not None and scores[position] > 0:
                     result[key] = float(scores[position])
+            result.full = full
+            result.held = {key: float(scored[key[:2]][2][scored[key[:2]][0].positions[key[2]]])
+                           for key in result}
             return result

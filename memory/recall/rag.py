@@ -55,6 +55,9 @@ DENSE_WEIGHT = 0.45  # measured on the three dev sets (README, Recall)
 # (issue 17's experiment), not a fit.
 DENSE_WEIGHT_TWO = 2 * DENSE_WEIGHT / (1 + DENSE_WEIGHT)
 DENSE_CANDIDATES_MIN = 50
+# A line's keyword score is lowered by this much times the share of the question's words (by
+# IDF) it lacks (0: off, as before). docs/memory.md, Recall, "Coverage".
+KEYWORD_COVERAGE = 0.5
 # Both candidate pools are drawn for at least this many results whatever k is asked: the pools
 # set the min-max normalisation, so a shallower search ranked its top k differently from a
 # deeper one's first k (REALTALK recall@10: 0.573 asked with k=10, 0.581 as the first 10 of 25).
@@ -181,7 +184,7 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
     if "turns" in collections and not CJK_CHAR.search(query):
         second = searched_as_if_stored(second, fresh.second, asked=_dense_asked(depth))
     dense_norm = dense_fuse(dense, second)
-    keyword_norm = _min_max(keyword, floor=0.0)
+    keyword_norm = keyword_scale(keyword)
     dense_weight = DENSE_WEIGHT_TWO if second else DENSE_WEIGHT
     fused = {key: dense_weight * dense_norm.get(key, 0.0)
              + (1 - dense_weight) * keyword_norm.get(key, 0.0)
@@ -198,6 +201,20 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
     return [_fused_hit(pool[key], fused[key], dense=dense_norm.get(key, 0.0),
                        keyword=keyword_norm.get(key, 0.0), cosine=dense.get(key, 0.0),
                        second_cosine=second.get(key, 0.0)) for key in order if key in pool]
+
+
+def keyword_scale(keyword: Mapping[Key, float]) -> dict[Key, float]:
+    """BM25 scores min-max normalised (the floor 0), each lowered by KEYWORD_COVERAGE times the
+    share of the question's words (by IDF) the line lacks (KeywordScores): a best line that
+    holds only the question's commonest word no longer counts as a full match and outweighs
+    every meaning the dense side finds."""
+    normalised = _min_max(dict(keyword), floor=0.0)
+    full = getattr(keyword, "full", 0.0)
+    held = getattr(keyword, "held", {})
+    if not KEYWORD_COVERAGE or full <= 0:
+        return normalised
+    return {key: value * (1 - KEYWORD_COVERAGE * (1 - min(held.get(key, full) / full, 1.0)))
+            for key, value in normalised.items()}
 
 
 def second_candidates(index: MemoryIndex, collections: tuple[str, ...], query: str, *,
