@@ -265,6 +265,9 @@ SENTENCES = (
     gettext_noop("no tags list"),
     gettext_noop("this settings file holds more than %(count)s tags"),
     gettext_noop("at most %(count)s tags"),
+    gettext_noop("naming these tags would add more than %(count)s characters to the book (its "
+                 "filters name the same long tag names many times)"),
+    gettext_noop("at most %(count)s characters of tag names in a book"),
     # personalab/lib/errors.py LIMIT_SENTENCES: an account or a chat at its limit
     gettext_noop("you have %(limit)s personas, the most one account may have (%(setting)s): "
                  "delete one to make another"),

@@ -20,6 +20,9 @@ from personalab.lib.filestore.store import FileStore
 from personalab.lib.store_errors import StoreError
 
 MAX_TAGS = 10_000
+# Each filter naming an id gets the name copied beside it: one long name in a settings.json
+# repeated by a thousand entries wrote a book of gigabytes (red team, 2026-12-02).
+MAX_NAMES_ADDED = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,7 @@ def lorebook_tags_named(lorebook: dict[str, Any], names: dict[str, str]) -> list
     """Each filter's known tag ids get their names beside them (the ids stay, so the book
     still filters in SillyTavern); the entries left with ids that have no name are returned."""
     unnamed = []
+    added = 0
     for entry in lorebook.get("entries") or []:
         rule = character_filter(entry)
         tags = rule.get("tags")
@@ -58,13 +62,23 @@ def lorebook_tags_named(lorebook: dict[str, Any], names: dict[str, str]) -> list
             continue
         named: list[Any] = []
         missing: list[str] = []
+        # sets, not the lists: a filter may keep 10,000 ids, each looked up once
+        present = {tag for tag in tags if isinstance(tag, str)}
         for tag in tags:
             named.append(tag)
             text = str(tag)
-            if text in names and names[text] not in named and names[text] not in tags:
-                named.append(names[text])
-            elif text not in names and ST_TAG_ID.fullmatch(text):
+            name = names.get(text)
+            if name is not None and name not in present:
+                present.add(name)
+                named.append(name)
+                added += len(name)
+            elif name is None and ST_TAG_ID.fullmatch(text):
                 missing.append(text)
+        if added > MAX_NAMES_ADDED:
+            raise LibraryError(
+                f"naming these tags would add more than {MAX_NAMES_ADDED} characters to the "
+                "book (its filters name the same long tag names many times)",
+                {"settings": f"at most {MAX_NAMES_ADDED} characters of tag names in a book"})
         rule["tags"] = named
         if missing:
             unnamed.append(UnnamedTags(entry.get("uid"), str(entry.get("comment") or ""),
