@@ -1,0 +1,65 @@
+"""CPU of the new recall and lore-naming code on hostile input (red team, 2026-12-02).
+
+    PYTHONPATH=. .venv/bin/python bench/recall_hostile.py
+
+Each case prints its CPU (time.process_time) on one thread: a question chaining many
+speakers' names (an imported chat keeps every line's name), 20,000-character lines, names that
+look like regexes, and the naming of a book's SillyTavern tag ids from a settings.json.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+import time
+from collections.abc import Callable
+
+from memory.recall.addressed import addressed_strip
+
+
+def _cpu(label: str, run: Callable[[], object]) -> None:
+    started = time.process_time()
+    run()
+    print(f"{label:62s} {1000 * (time.process_time() - started):9.1f} ms")
+
+
+def _names(count: int, length: int, seed: int = 1) -> set[str]:
+    rnd = random.Random(seed)
+    return {"".join(rnd.choice(string.ascii_lowercase) for _ in range(length)).capitalize()
+            for _ in range(count)}
+
+
+def _st_tags_naming() -> None:
+    import django  # Django settings: the lore modules read them when imported
+
+    django.setup()
+    from library.lore.st_tags import lorebook_tags_named
+
+    ids = [str(1700000000000 + n) for n in range(10_000)]
+    book = {"entries": [{"uid": uid, "extensions": {"character_filter": {"tags": list(ids)}}}
+                        for uid in range(5)]}
+    _cpu("st_tags: 5 entries x 10,000 tag ids named",
+         lambda: lorebook_tags_named(book, {tag: f"t{tag}" for tag in ids}))
+
+
+def main() -> None:
+    many = _names(10_000, 6)
+    chain = " and ".join(sorted(many, key=len))[:19_980]
+    chain = chain[: chain.rfind(" and ")] + ", what did I say?"
+    _cpu("addressed: 10,000 speakers, a 20,000-char question chaining them",
+         lambda: addressed_strip(chain, many))
+    _cpu("addressed: 1 speaker, a 20,000-char line", lambda: addressed_strip("x" * 20_000, {"Bram"}))
+    _cpu("addressed: names (.*)+ [a-z] \\ * and empty",
+         lambda: addressed_strip("(.*)+, what did I say? [a-z]", {"(.*)+", "", " ", "[a-z]", "\\"}))
+    overlapping = {"a" * n for n in range(1, 3000)}
+    _cpu("addressed: 2,999 overlapping names a..a*2999, a 200 KB chain",
+         lambda: addressed_strip(" and ".join(sorted(overlapping, key=len, reverse=True))[:200_000]
+                                 + ", q", overlapping))
+    _st_tags_naming()
+
+
+if __name__ == "__main__":
+    import os
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "personalab.settings")
+    main()
