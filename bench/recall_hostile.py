@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 
 from memory.recall.addressed import addressed_strip
+from memory.recall.focus import names_strip, speakers_named
 
 
 def _cpu(label: str, run: Callable[[], object]) -> None:
@@ -55,6 +56,16 @@ def main() -> None:
     _cpu("addressed: 2,999 overlapping names a..a*2999, a 200 KB chain",
          lambda: addressed_strip(" and ".join(sorted(overlapping, key=len, reverse=True))[:200_000]
                                  + ", q", overlapping))
+    rnd = random.Random(2)
+    for count, length in ((1_000, 2_000), (10_000, 20_000)):
+        speakers = _names(count, 7)
+        question = " ".join("".join(rnd.choice(string.ascii_lowercase) for _ in range(6))
+                            .capitalize() for _ in range(length // 7))[:length] + "?"
+        words = tuple(question.rstrip("?").split())
+        _cpu(f"focus: {count:,} speakers, a {length:,}-char question: names_strip",
+             lambda: names_strip(question, speakers))
+        _cpu(f"focus: {count:,} speakers, a {length:,}-char question: speakers_named",
+             lambda: speakers_named(words, speakers))
     _st_tags_naming()
 
 

@@ -11,10 +11,11 @@ after the event, or by the other speaker, still ranks on its words.
 from __future__ import annotations
 
 import calendar
-import difflib
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+
+from memory.recall.speaker_names import SpeakerNames
 
 MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): number for number, name in enumerate(calendar.month_abbr) if name})
@@ -24,7 +25,6 @@ WEEKDAYS = {name.lower(): number for number, name in enumerate(calendar.day_name
 TOLD_AFTER = timedelta(days=7)
 # "before D" asks about the time just before D, as the conversation told it then.
 BEFORE_SPAN = timedelta(days=14)
-NAME_SIMILARITY = 0.75
 
 _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
@@ -302,7 +302,9 @@ def speakers_named(words: tuple[str, ...], speakers: set[str]) -> set[str]:
     """The speakers a question names by a part of their name, spelled closely enough
     ("Muhammad" for "Muhhamed", "Mel" for "Melanie"); empty when it names none or all of them
     (then their lines are equal)."""
-    named = {speaker for speaker in speakers if speaker and _names(speaker, words)}
+    names = SpeakerNames(speakers)
+    named = {speaker for word in dict.fromkeys(words) for speaker in names.named_by(word)
+             if speaker}
     return named if named != {s for s in speakers if s} else set()
 
 
@@ -311,23 +313,11 @@ def names_strip(query: str, speakers: set[str]) -> str:
     "What are hobbies"); the query itself when nothing else would be left. Whose line it is
     is the speaker preference's business: a name in the searched text pulls up every line
     that says it, and every line the named speaker said, whatever its topic."""
+    names = SpeakerNames(speaker for speaker in speakers if speaker)
     kept = [word for word in query.split()
-            if not (word[:1].isupper() and any(_names(speaker, (word.strip(_NAME_EDGES),))
-                                                for speaker in speakers if speaker))]
+            if not (word[:1].isupper() and names.named_by(word.strip(_NAME_EDGES)))]
     stripped = " ".join(kept)
     return stripped if stripped.strip(_NAME_EDGES + " ") else query
 
 
 _NAME_EDGES = "?？!！.,;:\"'`“”‘’()"
-
-
-def _names(speaker: str, words: tuple[str, ...]) -> bool:
-    parts = [part.lower() for part in re.findall(r"[A-Za-z]{3,}", speaker)]
-    for word in words:
-        word = word.lower().removesuffix("'s")
-        for part in parts:
-            if word == part or (len(word) >= 3 and part.startswith(word)):
-                return True
-            if len(word) >= 5 and difflib.SequenceMatcher(None, word, part).ratio() >= NAME_SIMILARITY:
-                return True
-    return False

@@ -3,6 +3,7 @@ through the real index."""
 
 from __future__ import annotations
 
+import difflib
 from datetime import date
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from memory.keyword_index.bm25 import KeywordPart
 from memory.recall.focus import TimeWindow, names_strip, speakers_named, time_window
 from memory.recall.rag import query_user_history
+from memory.recall.speaker_names import FUZZY_PAIRS_MAX
 from memory.vectors.index import MemoryIndex
 
 NOW = date(2024, 1, 20)  # a Saturday
@@ -196,3 +198,22 @@ def test_the_keyword_index_knows_who_spoke_after_a_snapshot(tmp_path):
     part.add("turn_s_1_assistant", "hi", {"session_id": "s", "turn": 1, "role": "assistant",
                                           "speaker": "Nicolas"})
     assert KeywordPart.from_bytes(part.to_bytes()).speakers == {"Nebraas", "Nicolas"}
+
+
+def test_a_long_question_against_many_speakers_costs_a_bounded_number_of_spellings(monkeypatch):
+    # Each word was spelled against each speaker's name: a 2,000-character question against an
+    # imported chat's 1,000 names took 2 s of CPU per search (bench/recall_hostile.py).
+    made = []
+
+    class Counted(difflib.SequenceMatcher):
+        def __init__(self, *args, **kwargs):
+            made.append(1)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(difflib, "SequenceMatcher", Counted)
+    speakers = {f"Speaker{chr(97 + a)}{chr(97 + b)}" for a in range(20) for b in range(20)}
+    words = tuple(f"Word{chr(97 + a)}{chr(97 + b)}x" for a in range(20) for b in range(20))
+    assert speakers_named(words, speakers) == set()
+    assert names_strip(" ".join(words) + "?", speakers) == " ".join(words) + "?"
+    assert len(made) <= 2 * FUZZY_PAIRS_MAX
+    assert speakers_named(("Muhhamed", *words), speakers | {"Muhammad Ali"}) == {"Muhammad Ali"}
