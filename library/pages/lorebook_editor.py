@@ -30,6 +30,7 @@ from library.lore.text_test_words import lore_test_worded
 from library.pages.editor_refusals import book_refusal
 from library.pages.item_access import item_for_use_or_404, ownership_shown
 from library.refusal_words import refusal_words
+from library.selectors import item_for_edit
 from personalab.lib.config_schema import count_coerced, digits_int
 from personalab.lib.errors import LimitReached
 from personalab.lib.tokens import count_tokens
@@ -212,6 +213,11 @@ def lorebook_tag_names(request: HttpRequest, lorebook_id: str) -> HttpResponse:
     """The SillyTavern tag ids of the book's character filters named from the settings.json
     given (library/lore/st_tags.py)."""
     item_for_use_or_404(request, "lorebook", lorebook_id)
+    try:  # before the file is read: another account's shared book was "Could not read" it
+        item_for_edit(get_store(), user=request.user, kind="lorebook", item_id=lorebook_id)
+    except LibraryError as exc:
+        messages.error(request, refusal_words(str(exc)))
+        return redirect("lorebook_edit", lorebook_id=lorebook_id)
     settings = request.FILES.get("settings")
     if settings is None:
         messages.error(request, gettext("Choose your SillyTavern settings.json first."))

@@ -176,3 +176,18 @@ def test_naming_looks_each_id_up_once_not_through_the_filters_list():
     book = {"entries": [{"uid": 0, "extensions": {"character_filter": rule}}]}
     assert lorebook_tags_named(book, {tag: f"t{tag}" for tag in ids}) == []
     assert rule["tags"][:2] == [ids[0], f"t{ids[0]}"]
+
+
+def test_another_accounts_shared_book_is_refused_for_its_owner_not_its_file(alice_client, bob,
+                                                                             store):
+    book_id = _import(alice_client, _tag_world(FANTASY)).json()["lorebook_id"]
+    book = alice_client.get(f"/api/v1/lorebooks/{book_id}").json()
+    alice_client.put(f"/api/v1/lorebooks/{book_id}", {**book, "visibility": "shared"},
+                     content_type="application/json")
+    bob_client = Client()
+    bob_client.force_login(bob)
+    page = bob_client.post(f"/library/lorebooks/{book_id}/tag_names", {
+        "settings": _file("settings.json", ST_TAGS)}, follow=True).content.decode()
+    assert "belongs to alice" in page and "Could not read" not in page
+    assert store.lorebook_read(book_id)["entries"][0]["extensions"]["character_filter"][
+        "tags"] == [FANTASY]
