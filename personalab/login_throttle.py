@@ -50,8 +50,12 @@ def lockout_response(request: HttpRequest, original_response: HttpResponse | Non
     """axes' lockout page, saying which limit was reached (the username's from this address,
     or the address's whatever the username) and how to lift it."""
     by_address = getattr(request, "login_address_locked", False)
-    if by_address:
-        login_pause_remember(getattr(request, "axes_ip_address", None))
+    address = getattr(request, "axes_ip_address", None)
+    if by_address and address == request.META.get("REMOTE_ADDR"):
+        # only the connection's address, the one the guard reads: an address axes took from
+        # a header (django-ipware installed and set to read one) may name the proxy, whose
+        # connections are everyone's
+        login_pause_remember(address)
     context = {
         "by_address": by_address,
         "username": "" if by_address else get_client_username(request, credentials) or "",

@@ -6,11 +6,13 @@ just refused is answered there, only for a few seconds, and only its login posts
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.core.signals import request_started
 
 from personalab import login_pause
 from personalab.asgi import application
 from personalab.login_pause import LoginPauseGuard, login_pause_forget
+from personalab.login_throttle import lockout_response
 from tests.asgi_exchange import asgi_exchange
 
 pytestmark = pytest.mark.django_db
@@ -119,3 +121,23 @@ def test_the_memory_holds_a_bounded_number_of_addresses(monkeypatch):
     login_pause.login_pause_remember("192.0.2.9")  # the stale ones make room
     assert sorted(login_pause._paused_until) == ["192.0.2.9"]
     login_pause_forget()
+
+
+def _locked(rf, *, axes_address: str, **meta):
+    request = rf.post("/login/", REMOTE_ADDR="10.0.0.1", **meta)
+    request.user = AnonymousUser()
+    request.axes_ip_address, request.login_address_locked = axes_address, True
+    return lockout_response(request)
+
+
+def test_an_address_axes_read_from_a_header_is_not_remembered(rf, settings):
+    # With django-ipware set to read X-Forwarded-For, axes' address is the header's while the
+    # guard reads the connection's: behind a proxy, forging the proxy's own address in the
+    # header paused everyone's login posts, 10 s after each of the forger's.
+    login_pause_forget()
+    _locked(rf, axes_address="10.0.0.1")
+    assert list(login_pause._paused_until) == ["10.0.0.1"]
+    login_pause_forget()
+    refused = _locked(rf, axes_address="10.0.0.2", HTTP_X_FORWARDED_FOR="10.0.0.2")
+    assert refused.status_code == settings.AXES_HTTP_RESPONSE_CODE
+    assert login_pause._paused_until == {}
