@@ -1,6 +1,11 @@
 """CPU of the new recall and lore-naming code on hostile input (red team, 2026-12-02).
 
-    PYTHONPATH=. .venv/bin/python bench/recall_hostile.py
+    PYTHONPATH=. .venv/bin/python bench/recall_hostile.py              # the functions alone
+    PYTHONPATH=. .venv/bin/python bench/recall_hostile.py --index 1000 # and a whole recall
+
+`--index N` also indexes N lines said under N names (an imported chat keeps each line's name;
+embedding them takes seconds) and times a whole recall (query_user_history) of 20,000-character
+questions: capitalised words, the speakers' names, one letter.
 
 Each case prints its CPU (time.process_time) on one thread: a question chaining many
 speakers' names (an imported chat keeps every line's name), 20,000-character lines, names that
@@ -11,6 +16,8 @@ from __future__ import annotations
 
 import random
 import string
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 
@@ -43,6 +50,33 @@ def _st_tags_naming() -> None:
          lambda: lorebook_tags_named(book, {tag: f"t{tag}" for tag in ids}))
 
 
+def _whole_recall(count: int) -> None:
+    import django  # the index reads Django settings
+
+    django.setup()
+    from pathlib import Path
+
+    from memory.recall.rag import query_user_history
+    from memory.vectors.index import MemoryIndex
+
+    rnd = random.Random(3)
+    index = MemoryIndex(chroma_path=Path(tempfile.mkdtemp()) / "chroma_db")
+    names = sorted(_names(count, 7, seed=3))
+    index.add_turns(instance_id="inst_x", character_id="c", background_id=None,
+                    session_id="sess_001", turns=[
+                        {"role": "user", "content": f"I told {name} about the harbour job {turn}",
+                         "turn": turn, "timestamp": "2026-12-01T10:00:00Z", "name": name}
+                        for turn, name in enumerate(names, start=1)])
+    words = " ".join("".join(rnd.choice(string.ascii_lowercase) for _ in range(6)).capitalize()
+                     for _ in range(2_900))
+    for label, question in (("capitalised words", f"What did I say {words}"[:19_990] + "?"),
+                            ("the speakers' names", f"Remember when {' '.join(names)}"[:19_990]
+                             + " said it?"),
+                            ("one letter", "did I tell you " + "a" * 19_900 + "?")):
+        _cpu(f"whole recall, {count:,} speakers, 20,000 chars of {label}",
+             lambda q=question: query_user_history(q, "inst_x", index=index, force=True, k=10))
+
+
 def main() -> None:
     many = _names(10_000, 6)
     chain = " and ".join(sorted(many, key=len))[:19_980]
@@ -67,6 +101,8 @@ def main() -> None:
         _cpu(f"focus: {count:,} speakers, a {length:,}-char question: speakers_named",
              lambda: speakers_named(words, speakers))
     _st_tags_naming()
+    if "--index" in sys.argv:
+        _whole_recall(int(sys.argv[sys.argv.index("--index") + 1]))
 
 
 if __name__ == "__main__":
