@@ -243,16 +243,16 @@ def recalled_entries(report: dict[str, Any], *, user_name: str, character_name: 
 _TURN_ID = re.compile(r"turn_(?P<session>.{1,200})_(?P<turn>\d{1,9})_(?P<role>user|assistant)")
 
 
-def _said_at(passage: dict[str, Any]) -> tuple[str, str, int, int]:
+def _said_at(passage: dict[str, Any]) -> tuple[str, int, str, int, int]:
     """When a passage's first line was said: its day, then its session and its place in it (a
-    session's ids sort as they were opened). A summary, which has no place, comes first in its
-    day."""
+    session's ids sort as they were opened, the shorter first: sess_999 before sess_1000). A
+    summary, which has no place, comes first in its day."""
     first = (passage.get("lines") or [{}])[0]
     found = _TURN_ID.fullmatch(str(first.get("id") or ""))
     if found is None:
-        return (str(passage.get("date") or ""), "", -1, 0)
-    return (str(passage.get("date") or ""), found["session"], int(found["turn"]),
-            found["role"] == "assistant")
+        return (str(passage.get("date") or ""), -1, "", -1, 0)
+    return (str(passage.get("date") or ""), len(found["session"]), found["session"],
+            int(found["turn"]), found["role"] == "assistant")
 
 
 def members_macros(macros: Mapping[str, str] | None) -> dict[str, dict[str, str]]:

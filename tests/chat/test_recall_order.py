@@ -67,3 +67,9 @@ def test_a_cut_section_keeps_the_best_matches_in_the_order_they_were_said():
     assert "Actually my sister is Mia" in text and "Weather is fine" in text
     assert "Mina just moved" not in text
     assert text.index("Weather is fine") < text.index("Actually my sister is Mia")
+
+
+def test_a_thousandth_session_comes_after_the_nine_hundred_ninety_ninth():
+    report = {"passages": [_passage("turn_sess_1000_1_user", "Later.", "2026-12-02"),
+                           _passage("turn_sess_999_4_user", "Earlier.", "2026-12-02")]}
+    assert [entry["text"] for entry in _entries(report)] == ["Ann: Earlier.", "Ann: Later."]
