@@ -189,6 +189,23 @@ def test_a_heading_that_opens_a_card_sits_at_its_padding(page: Page, server: Ser
     assert [(name, gap) for name, gap in gaps if abs(gap) > 1] == []
 
 
+WRAPPED_ROW_GAPS = """(buttons) => buttons.flatMap((upper, i) => buttons.slice(i + 1).map(lower => {
+    const a = upper.getBoundingClientRect(), b = lower.getBoundingClientRect();
+    return b.top >= a.bottom - 1 ? b.top - a.bottom : null;
+}).filter(gap => gap !== null))"""
+
+
+def test_the_variables_cards_buttons_wrap_into_rows_that_keep_apart(page: Page,
+                                                                    server: Server) -> None:
+    """"Clear this chat's variables" and "Clear global variables" are too long for one row of
+    the laptop's side panel: the rows they wrap into touched, border on border."""
+    page.set_viewport_size(DESKTOP)
+    page.goto(f"{server.url}/instances/inst_001/")
+    gaps = page.locator("#variables-card form button").evaluate_all(WRAPPED_ROW_GAPS)
+    assert gaps, "the buttons fit one row: nothing wrapped to measure"
+    assert min(gaps) >= 4, gaps
+
+
 def test_a_long_name_takes_two_lines_of_the_phones_chat_header(page: Page,
                                                                server: Server) -> None:
     name = "Commander Evangelina Maximiliana Featherstonehaugh-Worthington of the North"
