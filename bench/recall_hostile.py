@@ -83,7 +83,8 @@ def main() -> None:
     chain = chain[: chain.rfind(" and ")] + ", what did I say?"
     _cpu("addressed: 10,000 speakers, a 20,000-char question chaining them",
          lambda: addressed_strip(chain, many))
-    _cpu("addressed: 1 speaker, a 20,000-char line", lambda: addressed_strip("x" * 20_000, {"Bram"}))
+    _cpu("addressed: 1 speaker, a 20,000-char line",
+         lambda: addressed_strip("x" * 20_000, {"Bram"}))
     _cpu("addressed: names (.*)+ [a-z] \\ * and empty",
          lambda: addressed_strip("(.*)+, what did I say? [a-z]", {"(.*)+", "", " ", "[a-z]", "\\"}))
     overlapping = {"a" * n for n in range(1, 3000)}

@@ -7,7 +7,8 @@ recall_for_turn: the floor, the trigger words) on the app's index; a probe hits 
 line holding its answer is among the first k recalled lines (a turn's section held 6 of the
 long lines in the finding's chat).
 
-    .venv/bin/python bench/recall_paraphrase.py [--data ../shared/bench] [--turns 300] [--embed-cache DIR] [--verbose]
+    .venv/bin/python bench/recall_paraphrase.py [--data ../shared/bench] [--turns 300]
+        [--embed-cache DIR] [--verbose]
 
 Prints one line per probe (the answer's rank, or "-") and the hits at 3 / 5 / 10 last.
 """

@@ -37,7 +37,8 @@ SERVER_FIELDS = ("lorebook_id", "owner")
 
 def lorebook_version(lorebook: dict[str, Any]) -> str:
     """A short fingerprint of the book as stored: the editor sends back the one it was shown."""
-    return hashlib.sha256(json.dumps(lorebook, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    stored = json.dumps(lorebook, sort_keys=True, default=str).encode()
+    return hashlib.sha256(stored).hexdigest()[:16]
 
 
 def lorebook_save(store: FileStore, *, data: dict[str, Any], lorebook_id: str | None = None,

@@ -49,7 +49,8 @@ def index(tmp_path_factory):
                "Nobody offered me a job today.",
                "The job board at the inn was empty.",
                "Fishing is no job for a lazy man."]
-    lines = [_line(1, "user", "Ann", "My job? I'm a night-shift radiographer at St. Olaf hospital."),
+    lines = [_line(1, "user", "Ann",
+                   "My job? I'm a night-shift radiographer at St. Olaf hospital."),
              _line(1, "assistant", "Bram", "That sounds tiring.")]
     for turn, reply in enumerate(replies, start=2):
         lines += [_line(turn, "user", "Ann", "The weather turned cold again."),
@@ -67,7 +68,8 @@ def test_an_addressed_member_is_neither_searched_nor_preferred(index):
 
 
 def test_a_chinese_question_to_several_is_searched_for_what_it_asks():
-    assert query_extract(addressed_strip("Sora你们还记得我女朋友叫什么吗？", SPEAKERS)) == "女朋友叫什么"
+    asked = addressed_strip("Sora你们还记得我女朋友叫什么吗？", SPEAKERS)
+    assert query_extract(asked) == "女朋友叫什么"
 
 
 def test_a_run_of_more_names_than_a_question_is_said_to_is_left_as_said():
