@@ -22,7 +22,7 @@ from library.lore.st_settings import (
     world_info_settings_import,
 )
 from library.lore.st_tags import UnnamedTags, st_tag_names, unnamed_tags_said
-from library.selectors import lorebook_for_use, visibility_of
+from library.selectors import item_for_edit, lorebook_for_use, visibility_of
 from personalab.lib.body_fields import body_fields_check
 from personalab.lib.errors import Forbidden
 from personalab.storage import get_store
@@ -173,6 +173,8 @@ def lorebook_tag_names(request: HttpRequest, lorebook_id: str, settings: File[Up
     import (owner or staff). The book, with `warnings` and `unnamed_tag_ids` for the ids it
     does not name."""
     store = get_store()
+    # before the file is read: parsing 10 MB for a book the caller may not change is wasted
+    item_for_edit(store, user=request.auth, kind="lorebook", item_id=lorebook_id)
     unnamed = lorebook_services.lorebook_tags_name(
         store, actor=request.auth, lorebook_id=lorebook_id,
         tag_names=st_tag_names(settings.read(MAX_FILE_BYTES + 1)))

@@ -191,3 +191,16 @@ def test_another_accounts_shared_book_is_refused_for_its_owner_not_its_file(alic
     assert "belongs to alice" in page and "Could not read" not in page
     assert store.lorebook_read(book_id)["entries"][0]["extensions"]["character_filter"][
         "tags"] == [FANTASY]
+
+
+def test_the_rest_refuses_another_accounts_shared_book_before_reading_the_file(alice_client,
+                                                                               bob):
+    book_id = _import(alice_client, _tag_world(FANTASY)).json()["lorebook_id"]
+    book = alice_client.get(f"/api/v1/lorebooks/{book_id}").json()
+    alice_client.put(f"/api/v1/lorebooks/{book_id}", {**book, "visibility": "shared"},
+                     content_type="application/json")
+    bob_client = Client()
+    bob_client.force_login(bob)
+    refused = bob_client.post(f"/api/v1/lorebooks/{book_id}/tag_names",
+                              {"settings": SimpleUploadedFile("settings.json", b"{ not json")})
+    assert refused.status_code == 403, refused.content
