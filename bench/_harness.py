@@ -261,6 +261,23 @@ def app_setup(data_dir: Path, *, instances: int, memory_indexing: bool = False,
     return AppSetup(session_key=payload["session_key"], instance_ids=payload["instance_ids"])
 
 
+@contextlib.contextmanager
+def app_served(data_dir: Path, *, instances: int, memory_indexing: bool = False
+               ) -> Iterator[tuple[AppSetup, Server, Any]]:
+    """The app set up in `data_dir` (app_setup) and served by Daphne, its LLM a StubLLM in this
+    process (a bench scripts its replies and reads its requests); both stopped after."""
+    # tests.stub_llm imports pytest: only the benches that serve the app load it
+    from tests.stub_llm import StubLLM
+
+    setup = app_setup(data_dir, instances=instances, memory_indexing=memory_indexing)
+    stub = StubLLM()
+    try:
+        yield setup, server_start(data_dir, stub), stub
+    finally:
+        children_kill()
+        stub.stop()
+
+
 def _setup_main(args: argparse.Namespace) -> None:
     import django
 

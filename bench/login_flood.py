@@ -127,21 +127,13 @@ def main() -> None:
     parser.add_argument("--address-limit", type=int, default=20)
     parser.add_argument("--rate", type=float, default=0.0)
     args = parser.parse_args()
-    from tests.stub_llm import StubLLM
-
     print(f"machine: {h.machine_describe()}")
-    with h.data_dir_temp() as data_dir:
-        setup = h.app_setup(data_dir, instances=1)
-        stub = StubLLM()
-        try:
-            os.environ["PERSONALAB_LOGIN_ADDRESS_FAILURE_LIMIT"] = str(args.address_limit)
-            server = h.server_start(data_dir, stub)
-            out = asyncio.run(phases_run(server, setup.session_key, clients=args.clients,
-                                         seconds=args.seconds, split=args.address_limit or 20,
-                                         rate=args.rate))
-        finally:
-            h.children_kill()
-            stub.stop()
+    os.environ["PERSONALAB_LOGIN_ADDRESS_FAILURE_LIMIT"] = str(args.address_limit)
+    with h.data_dir_temp() as data_dir, \
+            h.app_served(data_dir, instances=1) as (setup, server, _stub):
+        out = asyncio.run(phases_run(server, setup.session_key, clients=args.clients,
+                                     seconds=args.seconds, split=args.address_limit or 20,
+                                     rate=args.rate))
     answers = out.pop("answers")
     cpu_ms_per_post = out.pop("cpu_ms_per_post")
     for phase, values in out.items():

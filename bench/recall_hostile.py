@@ -14,15 +14,26 @@ look like regexes, and the naming of a book's SillyTavern tag ids from a setting
 
 from __future__ import annotations
 
+import os
 import random
 import string
 import sys
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
-from memory.recall.addressed import addressed_strip
-from memory.recall.focus import names_strip, speakers_named
+import django
+
+# The lore modules and the index read Django's settings when imported.
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "personalab.settings")
+django.setup()
+
+from library.lore.st_tags import lorebook_tags_named  # noqa: E402
+from memory.recall.addressed import addressed_strip  # noqa: E402
+from memory.recall.focus import names_strip, speakers_named  # noqa: E402
+from memory.recall.rag import query_user_history  # noqa: E402
+from memory.vectors.index import MemoryIndex  # noqa: E402
 
 
 def _cpu(label: str, run: Callable[[], object]) -> None:
@@ -38,11 +49,6 @@ def _names(count: int, length: int, seed: int = 1) -> set[str]:
 
 
 def _st_tags_naming() -> None:
-    import django  # Django settings: the lore modules read them when imported
-
-    django.setup()
-    from library.lore.st_tags import lorebook_tags_named
-
     ids = [str(1700000000000 + n) for n in range(10_000)]
     book = {"entries": [{"uid": uid, "extensions": {"character_filter": {"tags": list(ids)}}}
                         for uid in range(5)]}
@@ -51,14 +57,6 @@ def _st_tags_naming() -> None:
 
 
 def _whole_recall(count: int) -> None:
-    import django  # the index reads Django settings
-
-    django.setup()
-    from pathlib import Path
-
-    from memory.recall.rag import query_user_history
-    from memory.vectors.index import MemoryIndex
-
     rnd = random.Random(3)
     index = MemoryIndex(chroma_path=Path(tempfile.mkdtemp()) / "chroma_db")
     names = sorted(_names(count, 7, seed=3))
@@ -107,7 +105,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    import os
-
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "personalab.settings")
     main()

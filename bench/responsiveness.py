@@ -91,21 +91,13 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=6)
     parser.add_argument("--keep", action="store_true", help="keep the data folder (daphne.log)")
     args = parser.parse_args()
-    from tests.stub_llm import StubLLM
-
     print(f"machine: {h.machine_describe()}")
     with h.data_dir_temp(keep=args.keep) as data_dir:
         print(f"data: {data_dir}")
-        setup = h.app_setup(data_dir, instances=2, memory_indexing=True)
-        stub = StubLLM()
-        try:
-            server = h.server_start(data_dir, stub)
+        with h.app_served(data_dir, instances=2, memory_indexing=True) as (setup, server, stub):
             out = asyncio.run(phases_run(server, setup, stub, reply_chars=args.reply_chars,
                                          events=args.events,
                                          idle_seconds=1.0 if args.quick else 3.0))
-        finally:
-            h.children_kill()
-            stub.stop()
     for phase in ("idle", "loaded"):
         values = out[phase]
         print(f"login_ms[{phase}] p50={h.median(values):.1f} p95={h.percentile(values, 0.95):.1f} "

@@ -65,20 +65,12 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=350.0)
     parser.add_argument("--frame", choices=sorted(FRAMES), default="malformed")
     args = parser.parse_args()
-    from tests.stub_llm import StubLLM
-
     print(f"machine: {h.machine_describe()}")
-    with h.data_dir_temp() as data_dir:
-        setup = h.app_setup(data_dir, instances=1)
-        stub = StubLLM()
-        try:
-            server = h.server_start(data_dir, stub)
-            out = asyncio.run(phases_run(server, setup, sockets=args.sockets,
-                                         seconds=args.seconds, rate=args.rate,
-                                         frame=FRAMES[args.frame]))
-        finally:
-            h.children_kill()
-            stub.stop()
+    with h.data_dir_temp() as data_dir, \
+            h.app_served(data_dir, instances=1) as (setup, server, _stub):
+        out = asyncio.run(phases_run(server, setup, sockets=args.sockets,
+                                     seconds=args.seconds, rate=args.rate,
+                                     frame=FRAMES[args.frame]))
     answers = out.pop("answers")
     for phase, values in out.items():
         print(f"page_ms[{phase}] p50={h.median(values):.1f} "

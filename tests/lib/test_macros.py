@@ -5,7 +5,9 @@ from datetime import datetime
 
 import pytest
 
-from personalab.lib.line_macros import LineMacros, line_macros_replace
+from personalab.lib.line_macros import LineMacros, chat_position_macros, line_macros_replace
+from personalab.lib.llm import LLMSettings
+from personalab.lib.llm_providers import model_named
 from personalab.lib.macros import dice_roll, idle_duration_text, macros_replace
 
 VALUES = {
@@ -148,8 +150,6 @@ def test_input_is_empty_unless_given_as_the_input_box_is_once_a_message_is_sent(
 
 
 def test_last_message_id_counts_the_sillytavern_chat_and_swipe_id_the_shown_version():
-    from personalab.lib.line_macros import chat_position_macros
-
     lines = [{"role": "assistant", "content": "Hi.", "greeting": True,
               "alternatives": [{"content": "Yo."}, {"content": "Hey."}],
               "alternative_position": 1},
@@ -163,9 +163,6 @@ def test_last_message_id_counts_the_sillytavern_chat_and_swipe_id_the_shown_vers
 
 
 def test_model_is_the_model_the_settings_send_requests_to():
-    from personalab.lib.llm import LLMSettings
-    from personalab.lib.llm_providers import model_named
-
     assert model_named(LLMSettings(base_url="http://x/v1", model="m-1")) == "m-1"
     assert model_named(LLMSettings(gguf_path="/models/tiny.gguf")) == "tiny.gguf"
     assert model_named(LLMSettings()) == "offline"

@@ -178,14 +178,20 @@ def test_naming_looks_each_id_up_once_not_through_the_filters_list():
     assert rule["tags"][:2] == [ids[0], f"t{ids[0]}"]
 
 
-def test_another_accounts_shared_book_is_refused_for_its_owner_not_its_file(alice_client, bob,
-                                                                             store):
+def _shared_with_bob(alice_client, bob) -> tuple[str, Client]:
+    """Alice's book with a tag-id filter, shared; bob's client, logged in."""
     book_id = _import(alice_client, _tag_world(FANTASY)).json()["lorebook_id"]
     book = alice_client.get(f"/api/v1/lorebooks/{book_id}").json()
     alice_client.put(f"/api/v1/lorebooks/{book_id}", {**book, "visibility": "shared"},
                      content_type="application/json")
     bob_client = Client()
     bob_client.force_login(bob)
+    return book_id, bob_client
+
+
+def test_another_accounts_shared_book_is_refused_for_its_owner_not_its_file(alice_client, bob,
+                                                                             store):
+    book_id, bob_client = _shared_with_bob(alice_client, bob)
     page = bob_client.post(f"/library/lorebooks/{book_id}/tag_names", {
         "settings": _file("settings.json", ST_TAGS)}, follow=True).content.decode()
     assert "belongs to alice" in page and "Could not read" not in page
@@ -195,12 +201,7 @@ def test_another_accounts_shared_book_is_refused_for_its_owner_not_its_file(alic
 
 def test_the_rest_refuses_another_accounts_shared_book_before_reading_the_file(alice_client,
                                                                                bob):
-    book_id = _import(alice_client, _tag_world(FANTASY)).json()["lorebook_id"]
-    book = alice_client.get(f"/api/v1/lorebooks/{book_id}").json()
-    alice_client.put(f"/api/v1/lorebooks/{book_id}", {**book, "visibility": "shared"},
-                     content_type="application/json")
-    bob_client = Client()
-    bob_client.force_login(bob)
+    book_id, bob_client = _shared_with_bob(alice_client, bob)
     refused = bob_client.post(f"/api/v1/lorebooks/{book_id}/tag_names",
                               {"settings": SimpleUploadedFile("settings.json", b"{ not json")})
     assert refused.status_code == 403, refused.content
