@@ -21,7 +21,7 @@ from library.lore.st_settings import (
     world_info_settings_effective,
     world_info_settings_import,
 )
-from library.lore.st_tags import UnnamedTags, st_tag_names, unnamed_tags_said
+from library.lore.st_tags import TagNaming, st_tag_names, unnamed_tags_said
 from library.selectors import item_for_edit, lorebook_for_use, visibility_of
 from personalab.lib.body_fields import body_fields_check
 from personalab.lib.errors import Forbidden
@@ -62,23 +62,26 @@ def lorebook_import(request: HttpRequest, file: File[UploadedFile],
     JSON that has one. Keys that are not valid regexes import as plain text. Optional
     `settings`: SillyTavern's settings.json (or its `{"tags": [...]}`), whose tag names are
     added beside the tag ids of the book's character filters (the ids stay, for SillyTavern).
+    The account keeps the tags of each settings file it gives: ids that file does not name
+    are named from them, listed in `named_from_kept` (id -> name).
     The answer's `warnings` (sentences) and `unnamed_tag_ids` (`uid`, `comment`, `tag_ids`)
     name the entries whose filters keep ids with no name: those ids filter nothing here."""
     store = get_store()
     names = st_tag_names(settings.read(MAX_FILE_BYTES + 1)) if settings is not None else None
-    lorebook_id, unnamed = lorebook_services.lorebook_import_named(
+    lorebook_id, naming = lorebook_services.lorebook_import_named(
         store, owner=request.auth, data=file.read(lorebook_services.MAX_LOREBOOK_BYTES + 1),
         filename=file.name or "", tag_names=names)
-    return Status(201, _with_unnamed(store.lorebook_read(lorebook_id), unnamed,
-                                     settings_given=settings is not None))
+    return Status(201, _with_naming(store.lorebook_read(lorebook_id), naming,
+                                    settings_given=settings is not None))
 
 
-def _with_unnamed(lorebook: dict[str, Any], unnamed: list[UnnamedTags], *,
-                  settings_given: bool) -> dict[str, Any]:
+def _with_naming(lorebook: dict[str, Any], naming: TagNaming, *,
+                 settings_given: bool) -> dict[str, Any]:
     return {**lorebook_out(lorebook),
-            "warnings": unnamed_tags_said(unnamed, settings_given=settings_given),
+            "warnings": unnamed_tags_said(naming.unnamed, settings_given=settings_given),
             "unnamed_tag_ids": [{"uid": one.uid, "comment": one.comment, "tag_ids": one.tag_ids}
-                                for one in unnamed]}
+                                for one in naming.unnamed],
+            "named_from_kept": naming.from_kept}
 
 
 @router.get("/world_info/global")
@@ -167,18 +170,22 @@ def lorebook_copied(request: HttpRequest, lorebook_id: str):
 
 
 @router.post("/lorebooks/{lorebook_id}/tag_names")
-def lorebook_tag_names(request: HttpRequest, lorebook_id: str, settings: File[UploadedFile]):
-    """Multipart `settings`: SillyTavern's settings.json (or its `{"tags": [...]}`): the tag
-    names it gives the ids of this book's character filters are added beside them, as at the
-    import (owner or staff). The book, with `warnings` and `unnamed_tag_ids` for the ids it
-    does not name."""
+def lorebook_tag_names(request: HttpRequest, lorebook_id: str,
+                       settings: File[UploadedFile] = None):
+    """Optional multipart `settings`: SillyTavern's settings.json (or its `{"tags": [...]}`):
+    the tag names it gives the ids of this book's character filters are added beside them, as
+    at the import (owner or staff), then the names your account kept from the settings files
+    it gave before (`named_from_kept`); without a file, the kept names alone. The book, with
+    `warnings` and `unnamed_tag_ids` for the ids still without a name."""
     store = get_store()
     # before the file is read: parsing 10 MB for a book the caller may not change is wasted
     item_for_edit(store, user=request.auth, kind="lorebook", item_id=lorebook_id)
-    unnamed = lorebook_services.lorebook_tags_name(
+    naming = lorebook_services.lorebook_tags_name(
         store, actor=request.auth, lorebook_id=lorebook_id,
-        tag_names=st_tag_names(settings.read(MAX_FILE_BYTES + 1)))
-    return _with_unnamed(store.lorebook_read(lorebook_id), unnamed, settings_given=True)
+        tag_names=st_tag_names(settings.read(MAX_FILE_BYTES + 1)) if settings is not None
+        else None)
+    return _with_naming(store.lorebook_read(lorebook_id), naming,
+                        settings_given=settings is not None)
 
 
 @router.get("/lorebooks/{lorebook_id}/export")

@@ -26,6 +26,7 @@ from typing import Any
 import regex
 
 from library.lore.budget import LoreBudget
+from library.lore.character_filter import character_filter_note, character_filter_reason
 from library.lore.defaults import book_recursive, book_scan_depth
 from library.lore.keys import KeyScan, entry_key, entry_number, first_hit, key_trigger, setting
 
@@ -45,13 +46,6 @@ class LoreMatch:
 
 
 # --- entry settings --------------------------------------------------------------------------
-
-def _texts(value: Any) -> list[str]:
-    """A list of names or tags as written in a file: one text is a list of it; anything
-    else than text or a list of it is none."""
-    items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
-    return [str(item) for item in items if isinstance(item, (str, int)) and str(item).strip()]
-
 
 def _group_text(entry: dict[str, Any]) -> str:
     group = setting(entry, "group", "group", "")
@@ -103,57 +97,6 @@ def delay_level(entry: dict[str, Any]) -> int:
     if value is True:
         return 1
     return max(0, entry_number(value, 0))
-
-
-def character_filter(entry: dict[str, Any]) -> dict[str, Any]:
-    value = setting(entry, "character_filter", "character_filter", None, "characterFilter")
-    return value if isinstance(value, dict) else {}
-
-
-# SillyTavern's editor keeps a tag filter as its tags' ids (a uuid, or an older timestamp),
-# names only its own settings.json holds; a world file brings the ids alone.
-ST_TAG_ID = regex.compile(r"\d{10,16}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-
-
-def character_filter_note(entry: dict[str, Any], speaker: dict[str, Any] | None) -> str:
-    """What a fired entry's reason adds when its tag filter names only SillyTavern tag ids
-    that none of the speaker's tags is: such a filter is left unapplied rather than read
-    backwards ("only for" never firing, "not for" always)."""
-    tags = _texts(character_filter(entry).get("tags"))
-    own = {str(t).casefold() for t in (speaker or {}).get("tags") or []}
-    if not tags or any(tag.casefold() in own for tag in tags) or \
-            not all(ST_TAG_ID.fullmatch(tag) for tag in tags):
-        return ""
-    return (f" (its character filter names SillyTavern tag ids {', '.join(tags)[:120]}, not "
-            "tag names: not applied; name them on the book's page from SillyTavern's "
-            "settings.json)")
-
-
-def _filter_reason(entry: dict[str, Any], speaker: dict[str, Any] | None) -> str:
-    """Why the character filter keeps `entry` out for `speaker` ('' when it does not)."""
-    rule = character_filter(entry)
-    if speaker is None or not rule:
-        return ""
-    exclude = bool(rule.get("isExclude"))
-    who = str(speaker.get("name") or speaker.get("id") or "?")
-    names = _texts(rule.get("names"))
-    if names:
-        own = {str(n).casefold() for n in (speaker.get("name"), speaker.get("id")) if n}
-        listed = any(name.casefold() in own for name in names)
-        if listed == exclude:
-            return (f"character filter: {'not for' if exclude else 'only for'} "
-                    f"{', '.join(names)}; the speaker is {who}")
-    tags = _texts(rule.get("tags"))
-    if tags:
-        own_tags = {str(t).casefold() for t in speaker.get("tags") or []}
-        tagged = any(tag.casefold() in own_tags for tag in tags)
-        if not tagged and all(ST_TAG_ID.fullmatch(tag) for tag in tags):
-            return ""  # unread, not reversed: character_filter_note says so
-        if tagged == exclude:
-            return (f"character filter: {'not for' if exclude else 'only for'} tags "
-                    f"{', '.join(tags)}; the speaker {who} has "
-                    f"{', '.join(speaker.get('tags') or []) or 'no tags'}")
-    return ""
 
 
 @dataclass
@@ -275,7 +218,7 @@ class _Turn:
             reason += f" (min activations: scanning {self.skew} message(s) deeper)"
         if level and state == RECURSION and not sticky:
             reason += f" (delayed until recursion level {level})"
-        blocked = _filter_reason(entry, self.speaker)
+        blocked = character_filter_reason(entry, self.speaker)
         if blocked:
             self.drop(entry, f"{blocked}; would have fired: {reason}")
             return None

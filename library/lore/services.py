@@ -21,7 +21,8 @@ from library.limits import import_slot, lore_entries_check
 from library.lore.global_books import global_lorebook_forget
 from library.lore.lorebook import LorebookError, lorebook_validate
 from library.lore.st_files import lorebook_file_read, lorebook_to_st_world
-from library.lore.st_tags import UnnamedTags, lorebook_tags_named
+from library.lore.st_tag_list import st_tags_keep, st_tags_kept
+from library.lore.st_tags import TagNaming, lorebook_tags_named_kept
 from library.lore.vector_store import vectors_forget, vectors_request
 from library.lore.vectors import vectorized_texts
 from library.models import Lorebook
@@ -114,31 +115,39 @@ def lorebook_import(store: FileStore, *, owner, data: bytes, filename: str) -> s
 
 
 def lorebook_import_named(store: FileStore, *, owner, data: bytes, filename: str,
-                          tag_names: dict[str, str] | None = None,
-                          ) -> tuple[str, list[UnnamedTags]]:
-    """As lorebook_import; `tag_names` (st_tag_names of SillyTavern's settings.json) names
-    the tag ids of its character filters. Also returns the entries whose filters keep ids
-    that have no name, which filter nothing here."""
+                          tag_names: dict[str, str] | None = None) -> tuple[str, TagNaming]:
+    """As lorebook_import; the tag ids of its character filters are named from `tag_names`
+    (st_tag_names of SillyTavern's settings.json), then from the tags the owner gave before
+    (library/lore/st_tag_list.py); `tag_names` joins that list once the book is stored. Also
+    says which entries keep ids that have no name, which filter nothing here."""
     if len(data) > MAX_LOREBOOK_BYTES:
         raise LibraryError("file is larger than 10 MB", {"file": "at most 10 MB"})
+    username = owner.get_username()
     with import_slot(store, user=owner):  # as a card's import: at most a few at once
         lorebook = _lorebook_imported(data, filename)
-        unnamed = lorebook_tags_named(lorebook, tag_names or {})
-        return lorebook_create(store, owner=owner, data=lorebook, imported=True), unnamed
+        naming = lorebook_tags_named_kept(
+            lorebook, kept=st_tags_kept(store, username=username), given=tag_names)
+        lorebook_id = lorebook_create(store, owner=owner, data=lorebook, imported=True)
+    if tag_names:
+        st_tags_keep(store, username=username, names=tag_names)
+    return lorebook_id, naming
 
 
 def lorebook_tags_name(store: FileStore, *, actor, lorebook_id: str,
-                       tag_names: dict[str, str]) -> list[UnnamedTags]:
+                       tag_names: dict[str, str] | None) -> TagNaming:
     """A stored book's character filters get the names of their SillyTavern tag ids (a book
-    imported without settings.json, or a card's); saved only when a name was added (owner or
-    staff). Returns the entries still keeping ids with no name."""
+    imported without settings.json, or a card's), from `tag_names` then the actor's own kept
+    list (never the book owner's); saved only when a name was added (owner or staff)."""
     book = copy.deepcopy(item_for_edit(store, user=actor, kind="lorebook", item_id=lorebook_id))
-    before = lorebook_version(book)
-    unnamed = lorebook_tags_named(book, tag_names)
-    if lorebook_version(book) != before:
+    username = actor.get_username()
+    naming = lorebook_tags_named_kept(book, kept=st_tags_kept(store, username=username),
+                                      given=tag_names)
+    if naming.named:
         lorebook_save(store, data={k: v for k, v in book.items() if k not in SERVER_FIELDS},
                       lorebook_id=lorebook_id, user=actor, imported=True)
-    return unnamed
+    if tag_names:
+        st_tags_keep(store, username=username, names=tag_names)
+    return naming
 
 
 def _lorebook_imported(data: bytes, filename: str) -> dict[str, Any]:

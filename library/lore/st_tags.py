@@ -8,13 +8,18 @@ public/scripts/tags.js). A filter compared here with a character's tag names nee
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.translation import gettext
 
 from library.errors import LibraryError
-from library.lore.activation import ST_TAG_ID, character_filter
+from library.lore.character_filter import (
+    ST_TAG_ID,
+    character_filter,
+    filter_texts,
+    tag_filter_split,
+)
 from library.lore.st_settings import settings_document
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.store_errors import StoreError
@@ -50,40 +55,65 @@ def st_tag_names(data: bytes) -> dict[str, str]:
             and isinstance(tag.get("name"), str) and tag["name"].strip()}
 
 
-def lorebook_tags_named(lorebook: dict[str, Any], names: dict[str, str]) -> list[UnnamedTags]:
-    """Each filter's known tag ids get their names beside them (the ids stay, so the book
-    still filters in SillyTavern); the entries left with ids that have no name are returned."""
+@dataclass(frozen=True)
+class TagNaming:
+    """What naming a book's tag ids did: the entries left with ids that have no name, the
+    ids it named (id -> name) and, of those, the ones the account's kept list named
+    (library/lore/st_tag_list.py) rather than the settings.json given."""
+
+    unnamed: list[UnnamedTags]
+    named: dict[str, str] = field(default_factory=dict)
+    from_kept: dict[str, str] = field(default_factory=dict)
+
+
+def lorebook_tags_named(lorebook: dict[str, Any], names: dict[str, str]) -> TagNaming:
+    """Each filter's known tag ids get their names right after them (the ids stay, so the
+    book still filters in SillyTavern; the name after an id is what a turn judges it by,
+    library/lore/character_filter.py); an id a name already follows is left as it is."""
     unnamed = []
+    named: dict[str, str] = {}
     added = 0
     for entry in lorebook.get("entries") or []:
         rule = character_filter(entry)
         tags = rule.get("tags")
         if not isinstance(tags, list):
             continue
-        named: list[Any] = []
+        result: list[Any] = []
         missing: list[str] = []
-        # sets, not the lists: a filter may keep 10,000 ids, each looked up once
-        present = {tag for tag in tags if isinstance(tag, str)}
-        for tag in tags:
-            named.append(tag)
+        for index, tag in enumerate(tags):
+            result.append(tag)
             text = str(tag)
+            if not ST_TAG_ID.fullmatch(text) and text not in names:
+                continue
+            after = str(tags[index + 1]) if index + 1 < len(tags) else None
+            if after is not None and not ST_TAG_ID.fullmatch(after):
+                continue  # named before
             name = names.get(text)
-            if name is not None and name not in present:
-                present.add(name)
-                named.append(name)
-                added += len(name)
-            elif name is None and ST_TAG_ID.fullmatch(text):
+            if name is None:
                 missing.append(text)
+                continue
+            result.append(name)
+            named[text] = name
+            added += len(name)
         if added > MAX_NAMES_ADDED:
             raise LibraryError(
                 f"naming these tags would add more than {MAX_NAMES_ADDED} characters to the "
                 "book (its filters name the same long tag names many times)",
                 {"settings": f"at most {MAX_NAMES_ADDED} characters of tag names in a book"})
-        rule["tags"] = named
+        rule["tags"] = result
         if missing:
             unnamed.append(UnnamedTags(entry.get("uid"), str(entry.get("comment") or ""),
                                        missing))
-    return unnamed
+    return TagNaming(unnamed, named)
+
+
+def lorebook_tags_named_kept(lorebook: dict[str, Any], *, kept: dict[str, str],
+                             given: dict[str, str] | None) -> TagNaming:
+    """lorebook_tags_named with the settings.json `given` over the account's `kept` list;
+    `from_kept` says which ids the kept list named."""
+    naming = lorebook_tags_named(lorebook, {**kept, **(given or {})})
+    return TagNaming(naming.unnamed, naming.named, {
+        tag: name for tag, name in naming.named.items() if tag not in (given or {})})
 
 
 def lorebook_tag_ids_unnamed(lorebook: dict[str, Any]) -> list[UnnamedTags]:
@@ -103,11 +133,9 @@ def character_books_unnamed(store: FileStore, *, character: dict[str, Any]) -> l
 
 
 def filter_tag_ids_unnamed(entry: dict[str, Any]) -> list[str]:
-    """The tags of an entry's character filter when all of them are SillyTavern tag ids (no
-    name beside them): a filter a turn leaves unapplied (activation.character_filter_note)."""
-    tags = character_filter(entry).get("tags")
-    texts = [str(tag) for tag in tags if str(tag).strip()] if isinstance(tags, list) else []
-    return texts if texts and all(ST_TAG_ID.fullmatch(text) for text in texts) else []
+    """The SillyTavern tag ids of an entry's character filter that no name follows: where
+    they decide, a turn leaves the filter unapplied (character_filter.character_filter_note)."""
+    return tag_filter_split(filter_texts(character_filter(entry).get("tags")))[1]
 
 
 ENTRIES_SAID = 20
@@ -136,3 +164,17 @@ def unnamed_tags_said(unnamed: list[UnnamedTags], *, settings_given: bool) -> li
 def _entry_label(one: UnnamedTags) -> str:
     comment = one.comment.strip()[:80]
     return f"{one.uid} “{comment}”" if comment else str(one.uid)
+
+
+KEPT_SHOWN = 10
+
+
+def kept_names_said(from_kept: dict[str, str]) -> list[str]:
+    """The sentence saying which ids the account's kept list named (none: no sentence)."""
+    if not from_kept:
+        return []
+    shown = ", ".join(f"{tag} ({name})" for tag, name in list(from_kept.items())[:KEPT_SHOWN])
+    if len(from_kept) > KEPT_SHOWN:
+        shown += " …"
+    return [gettext("Named from the SillyTavern tags you gave before: %(tags)s.") % {
+        "tags": shown}]

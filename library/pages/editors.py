@@ -54,7 +54,12 @@ from library.library_tiles import character_tiles
 from library.lore import services as lorebook_services
 from library.lore.global_books import global_lorebook_ids
 from library.lore.st_settings import MAX_FILE_BYTES
-from library.lore.st_tags import character_books_unnamed, st_tag_names, unnamed_tags_said
+from library.lore.st_tags import (
+    character_books_unnamed,
+    kept_names_said,
+    st_tag_names,
+    unnamed_tags_said,
+)
 from library.pages.editor_refusals import editor_refusal, outline_refusal
 from library.pages.editor_sections import character_sections
 from library.pages.item_access import item_for_use_or_404, ownership_shown
@@ -383,10 +388,12 @@ def _lorebook_imported(request: HttpRequest, upload: UploadedFile) -> str:
     given with it; the entries whose ids stay unnamed are listed as warnings."""
     settings = request.FILES.get("settings")
     names = st_tag_names(settings.read(MAX_FILE_BYTES + 1)) if settings is not None else None
-    lorebook_id, unnamed = lorebook_services.lorebook_import_named(
+    lorebook_id, naming = lorebook_services.lorebook_import_named(
         get_store(), owner=request.user, filename=upload.name, tag_names=names,
         data=upload.read(lorebook_services.MAX_LOREBOOK_BYTES + 1))
-    for sentence in unnamed_tags_said(unnamed, settings_given=settings is not None):
+    for sentence in kept_names_said(naming.from_kept):
+        messages.info(request, sentence)
+    for sentence in unnamed_tags_said(naming.unnamed, settings_given=settings is not None):
         messages.warning(request, sentence)
     return lorebook_id
 

@@ -25,7 +25,13 @@ from library.lore.percent import is_percent, percent_parsed
 from library.lore.regex_keys import regex_key_problems
 from library.lore.services import lorebook_save, lorebook_tags_name, lorebook_version
 from library.lore.st_settings import MAX_FILE_BYTES
-from library.lore.st_tags import filter_tag_ids_unnamed, st_tag_names, unnamed_tags_said
+from library.lore.st_tag_list import st_tags_kept
+from library.lore.st_tags import (
+    filter_tag_ids_unnamed,
+    kept_names_said,
+    st_tag_names,
+    unnamed_tags_said,
+)
 from library.lore.text_test_words import lore_test_worded
 from library.pages.editor_refusals import book_refusal
 from library.pages.item_access import item_for_use_or_404, ownership_shown
@@ -181,6 +187,7 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
     shown = {**lorebook, "entries": [
         {**_entry_shown(e, typed=bool(error)), **_entry_errors(field_errors, index, e.get("uid"))}
         for index, e in enumerate(entries)]}
+    tag_ids_unnamed = any(e["tag_ids_unnamed"] for e in shown["entries"])
     return render(request, "library/lorebook_form.html",
                   {"lorebook": shown, "lorebook_id": lorebook_id, "error": error, "seen": seen,
                    "book_errors": {name: text for name, text in field_errors.items()
@@ -189,7 +196,9 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
                    "ownership": ownership_shown(request, lorebook, "lorebook", lorebook_id),
                    "in_all_chats": lorebook_id in global_lorebook_ids(
                        store, username=request.user.get_username()),
-                   "tag_ids_unnamed": any(e["tag_ids_unnamed"] for e in shown["entries"]),
+                   "tag_ids_unnamed": tag_ids_unnamed,
+                   "st_tags_kept": len(st_tags_kept(store, username=request.user.get_username()))
+                   if tag_ids_unnamed else 0,
                    "positions": POSITIONS, "roles": ROLES, "logics": SELECTIVE_LOGICS},
                   status=status)
 
@@ -219,19 +228,22 @@ def lorebook_tag_names(request: HttpRequest, lorebook_id: str) -> HttpResponse:
         messages.error(request, refusal_words(str(exc)))
         return redirect("lorebook_edit", lorebook_id=lorebook_id)
     settings = request.FILES.get("settings")
-    if settings is None:
+    if settings is None and not st_tags_kept(get_store(), username=request.user.get_username()):
         messages.error(request, gettext("Choose your SillyTavern settings.json first."))
         return redirect("lorebook_edit", lorebook_id=lorebook_id)
     try:
-        unnamed = lorebook_tags_name(get_store(), actor=request.user, lorebook_id=lorebook_id,
-                                     tag_names=st_tag_names(settings.read(MAX_FILE_BYTES + 1)))
+        naming = lorebook_tags_name(
+            get_store(), actor=request.user, lorebook_id=lorebook_id,
+            tag_names=None if settings is None else st_tag_names(settings.read(MAX_FILE_BYTES + 1)))
     except LibraryError as exc:
         messages.error(request, gettext("Could not read %(name)s: %(error)s") % {
-            "name": settings.name, "error": refusal_words(str(exc))})
+            "name": settings.name if settings else "", "error": refusal_words(str(exc))})
         return redirect("lorebook_edit", lorebook_id=lorebook_id)
-    for sentence in unnamed_tags_said(unnamed, settings_given=True):
+    for sentence in kept_names_said(naming.from_kept):
+        messages.info(request, sentence)
+    for sentence in unnamed_tags_said(naming.unnamed, settings_given=settings is not None):
         messages.warning(request, sentence)
-    if not unnamed:
+    if not naming.unnamed:
         messages.info(request, gettext("Every SillyTavern tag id of this book's character "
                                        "filters has its name now."))
     return redirect("lorebook_edit", lorebook_id=lorebook_id)

@@ -11,7 +11,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from library.lore.activation import lorebook_match
-from library.lore.st_tags import lorebook_tags_named
+from library.lore.st_tag_list import st_tags_merged
+from library.lore.st_tags import MAX_TAGS, lorebook_tags_named
 
 pytestmark = pytest.mark.django_db
 
@@ -113,7 +114,8 @@ def test_a_book_imported_without_settings_is_named_later_on_its_page(alice_clien
     assert UUID_TAG in page and "does not name these tags" in page  # the one left unnamed
     book = {**store.lorebook_read(book_id), "lorebook_id": book_id}
     assert _fired(book, ["fantasy"]) == ["ONLY_FANTASY"]
-    assert _fired(book, ["horror"]) == ["NOT_FANTASY"]
+    # The unnamed id might be "horror": neither filter is sure, so neither is applied.
+    assert _fired(book, ["horror"]) == ["NOT_FANTASY", "ONLY_FANTASY"]
 
 
 def test_the_rest_names_a_stored_books_ids_and_only_its_owner_may(alice_client, bob):
@@ -174,7 +176,7 @@ def test_naming_looks_each_id_up_once_not_through_the_filters_list():
     ids = [str(1700000000000 + n) for n in range(50)]
     rule = {"tags": _NoScan(ids)}
     book = {"entries": [{"uid": 0, "extensions": {"character_filter": rule}}]}
-    assert lorebook_tags_named(book, {tag: f"t{tag}" for tag in ids}) == []
+    assert lorebook_tags_named(book, {tag: f"t{tag}" for tag in ids}).unnamed == []
     assert rule["tags"][:2] == [ids[0], f"t{ids[0]}"]
 
 
@@ -205,3 +207,85 @@ def test_the_rest_refuses_another_accounts_shared_book_before_reading_the_file(a
     refused = bob_client.post(f"/api/v1/lorebooks/{book_id}/tag_names",
                               {"settings": SimpleUploadedFile("settings.json", b"{ not json")})
     assert refused.status_code == 403, refused.content
+
+
+def test_the_tags_an_account_gave_name_its_later_books_and_no_one_elses(alice_client, bob,
+                                                                       store):
+    _import(alice_client, _tag_world(UUID_TAG), {"tags": [{"id": FANTASY, "name": "fantasy"}]})
+    later = _import(alice_client, _tag_world(FANTASY, UUID_TAG)).json()
+    assert later["named_from_kept"] == {FANTASY: "fantasy"}
+    assert [one["tag_ids"] for one in later["unnamed_tag_ids"]] == [[UUID_TAG]] * 2
+    book = {**store.lorebook_read(later["lorebook_id"]), "lorebook_id": later["lorebook_id"]}
+    assert _fired(book, ["fantasy"]) == ["ONLY_FANTASY"]
+    bob_client = Client()
+    bob_client.force_login(bob)
+    bobs = _import(bob_client, _tag_world(FANTASY)).json()
+    assert bobs["named_from_kept"] == {} and bobs["unnamed_tag_ids"][0]["tag_ids"] == [FANTASY]
+    named = bob_client.post(f"/api/v1/lorebooks/{bobs['lorebook_id']}/tag_names").json()
+    assert named["named_from_kept"] == {} and len(named["unnamed_tag_ids"]) == 2
+
+
+def test_a_new_settings_file_merges_over_the_kept_tags_and_names_a_stored_book(alice_client,
+                                                                              store):
+    book_id = _import(alice_client, _tag_world(FANTASY, UUID_TAG)).json()["lorebook_id"]
+    _import(alice_client, _tag_world(FANTASY), {"tags": [{"id": FANTASY, "name": "old"},
+                                                         {"id": UUID_TAG, "name": "noir"}]})
+    _import(alice_client, _tag_world(FANTASY), {"tags": [{"id": FANTASY, "name": "fantasy"}]})
+    named = alice_client.post(f"/api/v1/lorebooks/{book_id}/tag_names")  # no file
+    assert named.status_code == 200, named.content
+    assert named.json()["named_from_kept"] == {FANTASY: "fantasy", UUID_TAG: "noir"}
+    assert named.json()["unnamed_tag_ids"] == []
+    assert store.lorebook_read(book_id)["entries"][0]["extensions"]["character_filter"][
+        "tags"] == [FANTASY, "fantasy", UUID_TAG, "noir"]
+    again = alice_client.post(f"/api/v1/lorebooks/{book_id}/tag_names").json()
+    assert again["named_from_kept"] == {}  # named before: nothing added twice
+
+
+def test_the_kept_list_is_bounded_and_keeps_the_newest():
+    kept = {str(1700000000000 + n): f"t{n}" for n in range(MAX_TAGS)}
+    merged = st_tags_merged(kept, {"1700000000000": "renamed", UUID_TAG: "new"})
+    assert len(merged) == MAX_TAGS and merged[UUID_TAG] == "new"
+    assert merged["1700000000000"] == "renamed" and "1700000000001" not in merged
+
+
+def test_the_lorebook_page_names_tags_from_the_kept_list_without_a_file(alice_client):
+    _import(alice_client, _tag_world(UUID_TAG), {"tags": [{"id": FANTASY, "name": "fantasy"}]})
+    book_id = _import(alice_client, _tag_world(FANTASY, UUID_TAG)).json()["lorebook_id"]
+    # FANTASY was named at the import; UUID_TAG is still unnamed, so the form shows.
+    page = alice_client.get(f"/library/lorebooks/{book_id}/").content.decode()
+    assert 'data-testid="lore-tags-kept"' in page and "keeps 1 SillyTavern tag name" in page
+    imported = alice_client.post("/library/lorebooks/upload", {
+        "file": _file("tagfilter.json", _tag_world(FANTASY))}, follow=True).content.decode()
+    assert f"Named from the SillyTavern tags you gave before: {FANTASY} (fantasy)." in imported
+    done = alice_client.post(f"/library/lorebooks/{book_id}/tag_names", follow=True)
+    assert UUID_TAG in done.content.decode() and "Choose your" not in done.content.decode()
+
+
+def _mixed_world(*tags: str) -> dict:
+    return {"lorebook_id": "lb_mixed", "entries": [
+        {"uid": uid, "keys": ["kettle"], "content": content,
+         "character_filter": {"names": [], "tags": list(tags), "isExclude": exclude}}
+        for uid, content, exclude in ((0, "ONLY", False), (1, "NOT", True))]}
+
+
+def _reasons(book: dict, speaker_tags: list[str]) -> tuple[dict, dict]:
+    match = lorebook_match([book], messages=["the kettle whistles"], count_tokens=len,
+                           speaker={"name": "Mira", "id": "c1", "tags": speaker_tags})
+    return ({item["content"]: item["reason"] for item in match.fired},
+            {item["content"]: item["reason"] for item in match.dropped})
+
+
+def test_a_filter_mixing_a_named_and_an_unnamed_id_is_unsure_only_where_the_id_decides():
+    book = _mixed_world(FANTASY, "fantasy", UUID_TAG)
+    fired, dropped = _reasons(book, ["Fantasy"])  # the name decides: as SillyTavern
+    assert list(fired) == ["ONLY"] and "unsure" not in fired["ONLY"]
+    assert dropped["NOT"].startswith("character filter: not for tags")
+    fired, dropped = _reasons(book, ["horror"])  # the unnamed id might be "horror"
+    assert sorted(fired) == ["NOT", "ONLY"] and not dropped
+    assert all(f"unsure, not applied: its SillyTavern tag ids {UUID_TAG}" in reason
+               for reason in fired.values())
+    fired, dropped = _reasons(book, [])  # no tags: no id can be one of them
+    assert list(fired) == ["NOT"] and "unsure" not in fired["NOT"]
+    assert dropped["ONLY"].startswith("character filter: only for tags")
+    fired, _ = _reasons(_mixed_world(UUID_TAG, FANTASY, "fantasy"), ["horror"])
+    assert sorted(fired) == ["NOT", "ONLY"]  # the name stands after its own id only
