@@ -51,7 +51,8 @@ from library.find_replace.services import (
     card_scripts_count,
 )
 from library.item_versions import item_version
-from library.lore.st_tags import character_books_unnamed, unnamed_tags_said
+from library.lore.services import character_books_named
+from library.lore.st_tags import unnamed_tags_said
 from library.personas import services as persona_services
 from library.personas.positions import persona_placement
 from library.personas.restore import MAX_FILE_BYTES as PERSONAS_FILE_MAX_BYTES
@@ -207,11 +208,12 @@ def character_import(request: HttpRequest, file: File[UploadedFile]):
             raise
         raise Invalid(str(exc), code="invalid_card", fields=exc.field_errors) from None
     character = get_store().character_read(character_id)
-    unnamed = character_books_unnamed(get_store(), character=character)
+    naming = character_books_named(get_store(), user=request.auth, character=character)
     return Status(201, {"character_id": character_id,
                         "regex_scripts": card_scripts_count(character),
                         "regex_scripts_allowed": False,
-                        "warnings": unnamed_tags_said(unnamed, settings_given=False)})
+                        "warnings": unnamed_tags_said(naming.unnamed, settings_given=False),
+                        "named_from_kept": naming.from_kept})
 
 
 def _links_shown(item: dict, user) -> dict:

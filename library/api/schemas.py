@@ -167,6 +167,9 @@ class CharacterImported(CharacterCreated):
                                 "whose character filters keep SillyTavern tag ids with no name "
                                 "(they filter nothing; `POST lorebooks/{id}/tag_names` names "
                                 "them), in the reader's language")
+    named_from_kept: dict[str, str] = Field(
+        default_factory=dict, description="the card book's SillyTavern tag ids named from the "
+        "tags your account kept from the settings.json files it gave (id -> name)")
 
 
 class CharacterCopied(CharacterCreated):

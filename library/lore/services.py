@@ -22,7 +22,12 @@ from library.lore.global_books import global_lorebook_forget
 from library.lore.lorebook import LorebookError, lorebook_validate
 from library.lore.st_files import lorebook_file_read, lorebook_to_st_world
 from library.lore.st_tag_list import st_tags_keep, st_tags_kept
-from library.lore.st_tags import TagNaming, lorebook_tags_named_kept
+from library.lore.st_tags import (
+    TagNaming,
+    UnnamedTags,
+    character_books_unnamed,
+    lorebook_tags_named_kept,
+)
 from library.lore.vector_store import vectors_forget, vectors_request
 from library.lore.vectors import vectorized_texts
 from library.models import Lorebook
@@ -148,6 +153,26 @@ def lorebook_tags_name(store: FileStore, *, actor, lorebook_id: str,
     if tag_names:
         st_tags_keep(store, username=username, names=tag_names)
     return naming
+
+
+def character_books_named(store: FileStore, *, user, character: dict[str, Any]) -> TagNaming:
+    """The books linked to a card just imported, their SillyTavern tag ids named from the
+    account's kept list (a card's book brings the ids without their names); the entries
+    still keeping ids with no name."""
+    if not st_tags_kept(store, username=user.get_username()):
+        return TagNaming(character_books_unnamed(store, character=character))
+    unnamed: list[UnnamedTags] = []
+    from_kept: dict[str, str] = {}
+    for lorebook_id in character.get("lorebook_ids") or []:
+        try:
+            naming = lorebook_tags_name(store, actor=user, lorebook_id=lorebook_id,
+                                        tag_names=None)
+        except (LibraryError, StoreError, ValueError):  # not the account's to change, gone
+            unnamed += character_books_unnamed(store, character={"lorebook_ids": [lorebook_id]})
+            continue
+        unnamed += naming.unnamed
+        from_kept.update(naming.from_kept)
+    return TagNaming(unnamed, from_kept, from_kept)
 
 
 def _lorebook_imported(data: bytes, filename: str) -> dict[str, Any]:

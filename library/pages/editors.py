@@ -55,7 +55,6 @@ from library.lore import services as lorebook_services
 from library.lore.global_books import global_lorebook_ids
 from library.lore.st_settings import MAX_FILE_BYTES
 from library.lore.st_tags import (
-    character_books_unnamed,
     kept_names_said,
     st_tag_names,
     unnamed_tags_said,
@@ -363,8 +362,11 @@ def _card_imported(request: HttpRequest, upload: UploadedFile) -> str:
     character_id = character_import_card(store, data=upload.read(), filename=upload.name,
                                          user=request.user)
     character = store.character_read(character_id)
-    for sentence in unnamed_tags_said(character_books_unnamed(store, character=character),
-                                      settings_given=False):
+    naming = lorebook_services.character_books_named(store, user=request.user,
+                                                     character=character)
+    for sentence in kept_names_said(naming.from_kept):
+        messages.info(request, sentence)
+    for sentence in unnamed_tags_said(naming.unnamed, settings_given=False):
         messages.warning(request, sentence)
     if count := card_scripts_count(character):
         messages.warning(request, ngettext(

@@ -132,16 +132,20 @@ def test_the_rest_names_a_stored_books_ids_and_only_its_owner_may(alice_client, 
         FANTASY, "fantasy"]
 
 
-def test_a_cards_book_with_tag_ids_is_warned_about_at_the_cards_import(alice_client):
-    world = _tag_world(FANTASY)
+def _card(world: dict) -> dict:
+    """A card whose book is `world`'s entries, as SillyTavern exports a card."""
     book = {"name": "Card book", "entries": [
         {"id": raw["uid"], "keys": raw["key"], "content": raw["content"],
          "comment": raw["comment"], "enabled": True, "insertion_order": 100,
          "extensions": {"character_filter": raw["characterFilter"]}}
         for raw in world["entries"].values()]}
-    card = {"spec": "chara_card_v2", "spec_version": "2.0", "data": {
+    return {"spec": "chara_card_v2", "spec_version": "2.0", "data": {
         "name": "Mira", "description": "", "personality": "", "scenario": "",
         "first_mes": "Hi", "mes_example": "", "tags": ["fantasy"], "character_book": book}}
+
+
+def test_a_cards_book_with_tag_ids_is_warned_about_at_the_cards_import(alice_client):
+    card = _card(_tag_world(FANTASY))
     response = alice_client.post("/api/v1/characters/import",
                                  {"file": _file("mira.json", card)})
     assert response.status_code == 201, response.content
@@ -289,3 +293,15 @@ def test_a_filter_mixing_a_named_and_an_unnamed_id_is_unsure_only_where_the_id_d
     assert dropped["ONLY"].startswith("character filter: only for tags")
     fired, _ = _reasons(_mixed_world(UUID_TAG, FANTASY, "fantasy"), ["horror"])
     assert sorted(fired) == ["NOT", "ONLY"]  # the name stands after its own id only
+
+
+def test_a_cards_book_is_named_from_the_kept_tags_at_its_import(alice_client, store):
+    _import(alice_client, _tag_world(UUID_TAG), ST_TAGS)
+    response = alice_client.post("/api/v1/characters/import",
+                                 {"file": _file("mira.json", _card(_tag_world(FANTASY)))})
+    assert response.status_code == 201, response.content
+    assert response.json()["named_from_kept"] == {FANTASY: "fantasy"}
+    assert response.json()["warnings"] == []
+    book_id = store.character_read(response.json()["character_id"])["lorebook_ids"][0]
+    assert store.lorebook_read(book_id)["entries"][0]["extensions"]["character_filter"][
+        "tags"] == [FANTASY, "fantasy"]
