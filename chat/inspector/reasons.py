@@ -104,6 +104,23 @@ LORE_NOTES = [
     (re.compile(rf" \(won group {QUOTED} of (?P<n>\d+) by weight (?P<weight>\d+) of "
                 r"(?P<sum>\d+)\)"),
      gettext_lazy(" (won group %(group)s of %(n)s by weight %(weight)s of %(sum)s)")),
+    # library/lore/character_filter.py: a tag filter its unnamed SillyTavern ids left unsure
+    (re.compile(r" \(character filter only for tags (?P<tags>.*?): unsure, not applied: its "
+                r"SillyTavern tag ids (?P<ids>.*?) have no name here and may be among the "
+                r"speaker's tags; name them on the book's page from SillyTavern's "
+                r"settings\.json\)"),
+     gettext_lazy(" (character filter only for the tags %(tags)s: unsure, so not applied: its "
+                  "SillyTavern tag ids %(ids)s have no name here and may be among the "
+                  "speaker's tags; name them on the book's page from SillyTavern's "
+                  "settings.json)")),
+    (re.compile(r" \(character filter not for tags (?P<tags>.*?): unsure, not applied: its "
+                r"SillyTavern tag ids (?P<ids>.*?) have no name here and may be among the "
+                r"speaker's tags; name them on the book's page from SillyTavern's "
+                r"settings\.json\)"),
+     gettext_lazy(" (character filter not for the tags %(tags)s: unsure, so not applied: its "
+                  "SillyTavern tag ids %(ids)s have no name here and may be among the "
+                  "speaker's tags; name them on the book's page from SillyTavern's "
+                  "settings.json)")),
 ]
 SOURCE_NAMES = {
     "the persona description": gettext_lazy("the persona description"),

@@ -9,7 +9,9 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from django.utils import translation
 
+from chat.inspector.reasons import lore_reason_named
 from library.lore.activation import lorebook_match
 from library.lore.st_tag_list import st_tags_merged
 from library.lore.st_tags import MAX_TAGS, lorebook_tags_named
@@ -293,6 +295,9 @@ def test_a_filter_mixing_a_named_and_an_unnamed_id_is_unsure_only_where_the_id_d
     assert dropped["ONLY"].startswith("character filter: only for tags")
     fired, _ = _reasons(_mixed_world(UUID_TAG, FANTASY, "fantasy"), ["horror"])
     assert sorted(fired) == ["NOT", "ONLY"]  # the name stands after its own id only
+    with translation.override("zh-hans"):
+        worded = lore_reason_named(fired["NOT"])
+    assert "排除标签" in worded and "无法确定" in worded and UUID_TAG in worded, worded
 
 
 def test_a_cards_book_is_named_from_the_kept_tags_at_its_import(alice_client, store):
