@@ -220,7 +220,8 @@ def lorebook_test(request: HttpRequest, lorebook_id: str) -> HttpResponse:
 @require_POST
 def lorebook_tag_names(request: HttpRequest, lorebook_id: str) -> HttpResponse:
     """The SillyTavern tag ids of the book's character filters named from the settings.json
-    given (library/lore/st_tags.py)."""
+    given, then from the names the account kept (without a file, those alone;
+    library/lore/st_tags.py, library/lore/st_tag_list.py)."""
     item_for_use_or_404(request, "lorebook", lorebook_id)
     try:  # before the file is read: another account's shared book was "Could not read" it
         item_for_edit(get_store(), user=request.user, kind="lorebook", item_id=lorebook_id)
@@ -236,8 +237,9 @@ def lorebook_tag_names(request: HttpRequest, lorebook_id: str) -> HttpResponse:
             get_store(), actor=request.user, lorebook_id=lorebook_id,
             tag_names=None if settings is None else st_tag_names(settings.read(MAX_FILE_BYTES + 1)))
     except LibraryError as exc:
-        messages.error(request, gettext("Could not read %(name)s: %(error)s") % {
-            "name": settings.name if settings else "", "error": refusal_words(str(exc))})
+        messages.error(request, refusal_words(str(exc)) if settings is None else gettext(
+            "Could not read %(name)s: %(error)s") % {
+                "name": settings.name, "error": refusal_words(str(exc))})
         return redirect("lorebook_edit", lorebook_id=lorebook_id)
     for sentence in kept_names_said(naming.from_kept):
         messages.info(request, sentence)
