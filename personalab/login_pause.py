@@ -8,13 +8,18 @@ held other accounts' pages (red team, 2026-12-02). When axes refuses one by the 
 address is remembered here for a few seconds, and the posts within them are answered from here.
 Nothing is counted during a pause either way (AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT), so
 the throttle is the same; after those seconds the next post goes through axes again, so a pause
-that ended or was lifted (`axes_reset_ip`) lets logging in through again within them.
+that ended lets logging in through again within them. A pause lifted by deleting axes' attempts
+(`axes_reset_ip`, `axes_reset`, the admin's delete) is honoured by every worker within 0.1 s: the
+deletion writes a new token to a file in the data folder (shared by every worker,
+docs/deploy.md), and a worker whose memory was filled under another token forgets it.
 """
 
 from __future__ import annotations
 
 import html
+import secrets
 import time
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -24,6 +29,7 @@ from django.utils import translation
 from django.utils.translation import gettext
 
 from personalab.body_limit import request_language
+from personalab.lib.atomic import write_bytes_atomic
 
 # What Django's middleware gives a page (django-csp, SecurityMiddleware, clickjacking), as
 # strict as this page allows: its stylesheet, nothing else.
@@ -34,13 +40,50 @@ PAGE_HEADERS = [
     (b"referrer-policy", b"same-origin")]
 REMEMBERED_SECONDS = 10.0
 REMEMBERED_MAX = 10_000
+LIFTS_FILE = "login_pause_lifts"
+# On a shared volume (NFS) each open asks the server: a flood's posts share one read this often.
+LIFTS_READ_SECONDS = 0.1
 _paused_until: dict[str, float] = {}  # address -> time.monotonic() the memory lasts until
+_lift_seen: str | None = None  # the lifts file's token when _paused_until was filled
+_lifts_read_at = float("-inf")
 
 
-def login_pause_remember(address: str | None) -> None:
-    """Called when axes refused a post because its address is paused."""
+def login_pause_lifts_read() -> str | None:
+    """The token the last lift wrote ("" before any); None when the file cannot be read, and
+    then nothing is remembered. The guard reads it on the event loop: one small file, no query."""
+    try:
+        with open(Path(settings.PERSONALAB_DATA_DIR) / LIFTS_FILE, "rb") as lifts:
+            return lifts.read(64).decode("ascii", "replace")
+    except FileNotFoundError:
+        return ""
+    except OSError:
+        return None
+
+
+def login_pause_lift() -> None:
+    """Every worker forgets the addresses it remembered: axes' attempts were deleted."""
+    write_bytes_atomic(Path(settings.PERSONALAB_DATA_DIR) / LIFTS_FILE,
+                       secrets.token_hex(16).encode(), durable=False)
+
+
+def _lift_noticed(token: str | None) -> bool:
+    global _lift_seen
+    if token is not None and token == _lift_seen:
+        return False
+    _paused_until.clear()
+    _lift_seen = token
+    return True
+
+
+def login_pause_remember(address: str | None, lift_before: str | None = None) -> None:
+    """Called when axes refused a post because its address is paused; `lift_before` is the
+    lifts token read before axes looked its attempts up."""
     if not address or settings.AXES_CLIENT_IP_CALLABLE:
         return  # an address this guard cannot read the same way (scope["client"]) is not kept
+    token = login_pause_lifts_read()
+    if token is None or (lift_before is not None and lift_before != token):
+        return  # lifted while axes was refusing it: the refusal may be stale already
+    _lift_noticed(token)
     now = time.monotonic()
     if len(_paused_until) >= REMEMBERED_MAX:
         # list() copies at once: the event loop's thread pops from it meanwhile
@@ -52,17 +95,28 @@ def login_pause_remember(address: str | None) -> None:
 
 
 def login_pause_forget() -> None:
-    _paused_until.clear()
+    global _lifts_read_at
+    _lift_noticed(None)
+    _lifts_read_at = float("-inf")
+
+
+def _lifted() -> bool:
+    global _lifts_read_at
+    now = time.monotonic()
+    if now - _lifts_read_at < LIFTS_READ_SECONDS:
+        return False
+    _lifts_read_at = now
+    return _lift_noticed(login_pause_lifts_read())
 
 
 def _remembered(address: str) -> bool:
     until = _paused_until.get(address)
     if until is None:
         return False
-    if until > time.monotonic():
-        return True
-    _paused_until.pop(address, None)
-    return False
+    if until <= time.monotonic():
+        _paused_until.pop(address, None)
+        return False
+    return not _lifted()
 
 
 def _login_paths() -> tuple[str, ...]:
@@ -100,7 +154,7 @@ class LoginPauseGuard:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         client = scope.get("client") or ("",)
         if (scope["type"] != "http" or scope.get("method") != "POST" or not _paused_until
-                or not _remembered(str(client[0])) or scope.get("path") not in _login_paths()):
+                or scope.get("path") not in _login_paths() or not _remembered(str(client[0]))):
             return await self.application(scope, receive, send)
         headers = dict(scope.get("headers") or [])
         body = paused_reply(request_language(

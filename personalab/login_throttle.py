@@ -12,11 +12,13 @@ from axes.handlers.database import AxesDatabaseHandler
 from axes.helpers import get_client_username, get_cool_off, get_failure_limit
 from axes.models import AccessAttempt
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import timezone
 
-from personalab.login_pause import login_pause_remember
+from personalab.login_pause import login_pause_lift, login_pause_lifts_read, login_pause_remember
 
 
 def address_failures(request: HttpRequest) -> int:
@@ -36,13 +38,32 @@ def address_locked(request: HttpRequest) -> bool:
 
 class LoginThrottleHandler(AxesDatabaseHandler):
     def is_locked(self, request: HttpRequest, credentials: dict | None = None) -> bool:
+        # before the attempts are read: a lift from now on makes this refusal stale
+        request.login_pause_lift_before = login_pause_lifts_read()
         return super().is_locked(request, credentials) or address_locked(request)
+
+    def post_delete_access_attempt(self, instance: AccessAttempt, **kwargs: Any) -> None:
+        """A deleted attempt that still counted may lift a pause (axes_reset_ip, axes_reset,
+        the admin's delete, a success): every worker's guard forgets its addresses once the
+        deletion is committed. Expired ones (axes' clean-up at each login) lift nothing."""
+        cool_off = get_cool_off()
+        if cool_off is None or instance.attempt_time >= timezone.now() - cool_off:
+            _lift_after_commit()
 
     def user_login_failed(self, sender: Any, credentials: dict, request: HttpRequest | None = None,
                           **kwargs: Any) -> None:
         super().user_login_failed(sender, credentials, request, **kwargs)
         if request is not None and not request.axes_locked_out and address_locked(request):
             request.axes_locked_out = True  # this failure reached the limit: its answer says so
+
+
+def _lift_after_commit() -> None:
+    """One write per deletion, not per attempt (the admin deletes thousands at once); a
+    rolled-back transaction drops its callbacks, so the next one registers again. A write that
+    fails is logged: the pause is then lifted as before, up to 10 s late."""
+    pending = transaction.get_connection().run_on_commit
+    if not any(callback[1] is login_pause_lift for callback in pending):
+        transaction.on_commit(login_pause_lift, robust=True)
 
 
 def lockout_response(request: HttpRequest, original_response: HttpResponse | None = None,
@@ -55,7 +76,7 @@ def lockout_response(request: HttpRequest, original_response: HttpResponse | Non
         # only the connection's address, the one the guard reads: an address axes took from
         # a header (django-ipware installed and set to read one) may name the proxy, whose
         # connections are everyone's
-        login_pause_remember(address)
+        login_pause_remember(address, getattr(request, "login_pause_lift_before", None))
     context = {
         "by_address": by_address,
         "username": "" if by_address else get_client_username(request, credentials) or "",

@@ -5,9 +5,15 @@ just refused is answered there, only for a few seconds, and only its login posts
 
 from __future__ import annotations
 
+from datetime import timedelta
+from pathlib import Path
+
 import pytest
+from axes.models import AccessAttempt
 from django.contrib.auth.models import AnonymousUser
+from django.core.management import call_command
 from django.core.signals import request_started
+from django.utils import timezone
 
 from personalab import login_pause
 from personalab.asgi import application
@@ -141,3 +147,97 @@ def test_an_address_axes_read_from_a_header_is_not_remembered(rf, settings):
     refused = _locked(rf, axes_address="10.0.0.2", HTTP_X_FORWARDED_FOR="10.0.0.2")
     assert refused.status_code == settings.AXES_HTTP_RESPONSE_CODE
     assert login_pause._paused_until == {}
+
+
+def _lifts_token(settings) -> bytes:
+    lifts = Path(settings.PERSONALAB_DATA_DIR) / login_pause.LIFTS_FILE
+    return lifts.read_bytes() if lifts.exists() else b""
+
+
+def _admin_deletes_the_attempts(client, django_user_model) -> None:
+    client.force_login(django_user_model.objects.create_superuser("root", "", "root-password"))
+    deleted = client.post("/admin/axes/accessattempt/", {
+        "action": "delete_selected", "post": "yes",
+        "_selected_action": list(AccessAttempt.objects.values_list("pk", flat=True))})
+    assert deleted.status_code == 302
+
+
+@pytest.mark.parametrize("reset", ["axes_reset_ip", "axes_reset", "the admin's delete"])
+def test_a_reset_lifts_the_guards_pause_at_once(paused_here, client, django_user_model, settings,
+                                                django_capture_on_commit_callbacks, reset):
+    """axes_reset_ip was honoured up to 10 s late by each worker that remembered the address."""
+    before = _lifts_token(settings)
+    with django_capture_on_commit_callbacks(execute=True):
+        if reset == "the admin's delete":
+            _admin_deletes_the_attempts(client, django_user_model)
+        else:
+            call_command(reset, *(["127.0.0.1"] if reset == "axes_reset_ip" else []))
+    assert not AccessAttempt.objects.exists() and _lifts_token(settings) != before
+    inner = Inner()
+    assert _request(LoginPauseGuard(inner), "POST", "/login/")[0]["status"] == 200
+    assert inner.paths == ["POST /login/"]
+
+
+def test_a_lift_written_by_another_worker_reaches_this_ones_guard(paused_here, settings,
+                                                                  monkeypatch):
+    guard = LoginPauseGuard(Inner())
+    assert _request(guard, "POST", "/login/")[0]["status"] == 429
+    later = login_pause.time.monotonic() + login_pause.LIFTS_READ_SECONDS
+    monkeypatch.setattr(login_pause.time, "monotonic", lambda: later)
+    lifts = Path(settings.PERSONALAB_DATA_DIR) / login_pause.LIFTS_FILE
+    lifts.parent.mkdir(parents=True, exist_ok=True)
+    lifts.write_bytes(b"written by another worker's reset")
+    assert _request(guard, "POST", "/login/")[0]["status"] == 200
+
+
+def test_a_refusal_read_before_a_lift_is_not_remembered():
+    login_pause_forget()
+    login_pause.login_pause_remember("192.0.2.1", "the token before the reset")
+    assert login_pause._paused_until == {}
+    login_pause.login_pause_remember("192.0.2.1", login_pause.login_pause_lifts_read())
+    assert list(login_pause._paused_until) == ["192.0.2.1"]
+    login_pause_forget()
+
+
+def test_cleaning_up_expired_attempts_lifts_nothing(paused_here, settings,
+                                                    django_capture_on_commit_callbacks):
+    # axes deletes expired attempts at every login: they never counted towards a pause
+    AccessAttempt.objects.update(attempt_time=timezone.now() - timedelta(days=1))
+    with django_capture_on_commit_callbacks() as lifts:
+        AccessAttempt.objects.all().delete()
+    assert lifts == []
+
+
+def test_deleting_many_attempts_lifts_once(paused_here, django_capture_on_commit_callbacks):
+    for number in range(3):
+        AccessAttempt.objects.create(username=f"more{number}", ip_address="192.0.2.3",
+                                     failures_since_start=1)
+    with django_capture_on_commit_callbacks() as lifts:
+        AccessAttempt.objects.all().delete()
+    assert lifts == [login_pause.login_pause_lift]
+
+
+def test_one_players_wrong_passwords_never_pause_colleagues_at_the_same_address(client, alice,
+                                                                                bob, settings):
+    """An office behind one address: axes locks alice's name there after its 5, and refusals
+    during that lock are not counted, so one name adds at most 5 to the address's count."""
+    login_pause_forget()
+    settings.PERSONALAB_LOGIN_ADDRESS_FAILURE_LIMIT = settings.AXES_FAILURE_LIMIT + 1
+    for _ in range(3 * settings.AXES_FAILURE_LIMIT):
+        client.post("/login/", {"username": "alice", "password": "guess"})
+    assert login_pause._paused_until == {}
+    colleague = client.post("/login/", {"username": "bob", "password": "bob-password"})
+    assert colleague.status_code == 302
+
+
+def test_a_flood_of_posts_shares_one_read_of_the_lifts_file(paused_here, monkeypatch):
+    reads: list[str] = []
+    real = login_pause.login_pause_lifts_read
+    monkeypatch.setattr(login_pause, "login_pause_lifts_read",
+                        lambda: reads.append("read") or real())
+    now = login_pause.time.monotonic()
+    monkeypatch.setattr(login_pause.time, "monotonic", lambda: now)  # a flood within 0.1 s
+    guard = LoginPauseGuard(Inner())
+    for _ in range(20):
+        assert _request(guard, "POST", "/login/")[0]["status"] == 429
+    assert reads == ["read"]
