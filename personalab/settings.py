@@ -221,7 +221,7 @@ INSTALLED_APPS = [
     "channels",
     "django_htmx",
     "ninja",  # its own Swagger UI files (static/ninja/), so /api/v1/docs needs no CDN
-    "axes",
+    "personalab.axes_config.AxesConfig",  # django-axes, its admin heading translated
     "library",
     "chat",
     "director",

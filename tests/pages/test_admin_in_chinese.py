@@ -1,9 +1,11 @@
 """Django's admin in 中文 (newcomer F11): the index named the app's models in English
-("Instances", "Traces") and django-axes' ("Access attempts"), which ships no 中文."""
+("Instances", "Traces") and django-axes' ("Access attempts"), which ships no 中文; then its app
+heading "Axes", its attempts' "Status" column and Django 5.2's own index headers."""
 
 from __future__ import annotations
 
 import pytest
+from axes.models import AccessAttempt
 
 pytestmark = pytest.mark.django_db
 
@@ -12,17 +14,18 @@ def test_the_admin_index_names_every_model_in_chinese(client, django_user_model)
     client.force_login(django_user_model.objects.create_superuser("root", "", "root-password"))
     page = client.get("/admin/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
     for name in ("对话实例", "会话", "提示词追踪", "API 令牌", "角色", "背景", "世界书",
-                 "资料库", "登录尝试", "登录失败", "登录记录"):
+                 "资料库", "登录尝试", "登录失败", "登录记录", "登录限制", "模型名称"):
         assert f">{name}<" in page, name
     for english in ("Instances", "Sessions", "Traces", "Api tokens", "Characters", "Lorebooks",
-                    "Access attempts", "Access failures", "Access logs"):
+                    "Access attempts", "Access failures", "Access logs", "Axes", "Model name"):
         assert english not in page, english
 
 
 def test_the_admin_in_english_keeps_its_names(client, django_user_model):
     client.force_login(django_user_model.objects.create_superuser("root", "", "root-password"))
     page = client.get("/admin/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
-    for name in ("Instances", "Traces", "API tokens", "Lorebooks", "Access attempts"):
+    for name in ("Instances", "Traces", "API tokens", "Lorebooks", "Access attempts",
+                 "Login throttling"):
         assert f">{name}<" in page, name
 
 
@@ -38,3 +41,11 @@ def test_the_admins_lists_name_their_columns_and_choices_in_chinese(client, djan
     form = client.get(f"/admin/library/character/{character}/change/",
                       HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
     assert "开场白" in form and "Greeting" not in form
+
+
+def test_the_login_attempts_list_heads_its_status_in_chinese(client, django_user_model):
+    client.force_login(django_user_model.objects.create_superuser("root", "", "root-password"))
+    AccessAttempt.objects.create(username="alice", ip_address="192.0.2.1", failures_since_start=2)
+    page = client.get("/admin/axes/accessattempt/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert ">状态<" in page and "3 次机会剩余" in page
+    assert "Status" not in page and "Attempt Remaining" not in page
