@@ -48,7 +48,7 @@ class LoginThrottleHandler(AxesDatabaseHandler):
         deletion is committed. Expired ones (axes' clean-up at each login) lift nothing."""
         cool_off = get_cool_off()
         if cool_off is None or instance.attempt_time >= timezone.now() - cool_off:
-            _lift_after_commit()
+            _lift_after_commit(using=kwargs.get("using"))
 
     def user_login_failed(self, sender: Any, credentials: dict, request: HttpRequest | None = None,
                           **kwargs: Any) -> None:
@@ -57,13 +57,13 @@ class LoginThrottleHandler(AxesDatabaseHandler):
             request.axes_locked_out = True  # this failure reached the limit: its answer says so
 
 
-def _lift_after_commit() -> None:
+def _lift_after_commit(*, using: str | None) -> None:
     """One write per deletion, not per attempt (the admin deletes thousands at once); a
     rolled-back transaction drops its callbacks, so the next one registers again. A write that
     fails is logged: the pause is then lifted as before, up to 10 s late."""
-    pending = transaction.get_connection().run_on_commit
+    pending = transaction.get_connection(using).run_on_commit
     if not any(callback[1] is login_pause_lift for callback in pending):
-        transaction.on_commit(login_pause_lift, robust=True)
+        transaction.on_commit(login_pause_lift, using=using, robust=True)
 
 
 def lockout_response(request: HttpRequest, original_response: HttpResponse | None = None,
