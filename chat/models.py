@@ -77,9 +77,13 @@ class ApiToken(models.Model):
     def hash(token: str) -> str:
         return hashlib.sha256(token.encode()).hexdigest()
 
+    @staticmethod
+    def token_new() -> str:
+        return "pl_" + secrets.token_urlsafe(32)
+
     @classmethod
     def issue(cls, user) -> str:
-        token = "pl_" + secrets.token_urlsafe(32)
+        token = cls.token_new()
         cls.objects.create(user=user, token_hash=cls.hash(token))
         return token
 
