@@ -1,10 +1,16 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from chat.models import ApiToken, Instance, Session, Trace
+from library.admin import FileDeleteAdmin
+from library.errors import LibraryError
+from library.models import Background, Character, Lorebook, Persona
 
 
 class IndexOnlyAdmin(admin.ModelAdmin):
@@ -63,3 +69,27 @@ class ApiTokenAdmin(admin.ModelAdmin):
             **self.admin_site.each_context(request), "opts": self.opts,
             "title": _("API token issued"), "token": request.api_token_issued,
             "token_user": obj.user})
+
+
+class AccountAdmin(FileDeleteAdmin, UserAdmin):
+    """An account that still owns anything is not deleted (untick "Active" instead, as Django's
+    own help says): its files name their owner by username, and a new account given that name
+    read and changed the deleted one's private characters and chats (a newcomer's pass)."""
+
+    def item_delete(self, request, obj) -> None:
+        owned = sum(model.objects.filter(owner=obj).count()
+                    for model in (Character, Background, Lorebook, Persona, Instance))
+        if owned:
+            raise LibraryError(ngettext(
+                "%(username)s still owns %(count)d character, background, lorebook, persona or "
+                "chat, so the account was kept: untick “Active” instead. Its files name it by "
+                "username, so a new account given that name would own them.",
+                "%(username)s still owns %(count)d characters, backgrounds, lorebooks, personas "
+                "or chats, so the account was kept: untick “Active” instead. Its files name it "
+                "by username, so a new account given that name would own them.",
+                owned) % {"username": obj.get_username(), "count": owned})
+        obj.delete()
+
+
+admin.site.unregister(get_user_model())
+admin.site.register(get_user_model(), AccountAdmin)
