@@ -71,14 +71,23 @@ class ApiTokenAdmin(admin.ModelAdmin):
             "token_user": obj.user})
 
 
+def _owned_count(user) -> int:
+    return sum(model.objects.filter(owner=user).count()
+               for model in (Character, Background, Lorebook, Persona, Instance))
+
+
 class AccountAdmin(FileDeleteAdmin, UserAdmin):
     """An account that still owns anything is not deleted (untick "Active" instead, as Django's
-    own help says): its files name their owner by username, and a new account given that name
-    read and changed the deleted one's private characters and chats (a newcomer's pass)."""
+    own help says) nor renamed: its files name their owner by username, and a new account given
+    that name read and changed the deleted one's private characters and chats (a newcomer's
+    pass); a renamed one lost them."""
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = super().get_readonly_fields(request, obj)
+        return [*fields, "username"] if obj is not None and _owned_count(obj) else fields
 
     def item_delete(self, request, obj) -> None:
-        owned = sum(model.objects.filter(owner=obj).count()
-                    for model in (Character, Background, Lorebook, Persona, Instance))
+        owned = _owned_count(obj)
         if owned:
             raise LibraryError(ngettext(
                 "%(username)s still owns %(count)d character, background, lorebook, persona or "

@@ -1,6 +1,7 @@
 """Deleting an account in the admin (a newcomer's pass, 2026-12-02): its files name their owner
 by username, so a new account given the deleted one's name read its private characters. An
-account that still owns anything is kept, and the admin says to untick "Active" instead."""
+account that still owns anything is kept, and the admin says to untick "Active" instead; nor
+can it be renamed (it would lose its files, and the old name would find them)."""
 
 from __future__ import annotations
 
@@ -44,3 +45,12 @@ def test_delete_selected_deletes_only_the_accounts_that_own_nothing(staff_client
     assert any("alice 仍拥有 1 个" in text for text in said), said
     assert sorted(django_user_model.objects.values_list("username", flat=True)) == ["alice",
                                                                                    "root"]
+
+
+def test_an_account_that_owns_a_character_cannot_be_renamed(staff_client, store, alice, bob):
+    character_save(store, data={"name": "Secret", "base_persona": "alice's diary",
+                                "visibility": "private"}, character_id=None, user=alice)
+    assert 'name="username"' not in staff_client.get(
+        f"/admin/auth/user/{alice.pk}/change/").content.decode()
+    assert 'name="username"' in staff_client.get(
+        f"/admin/auth/user/{bob.pk}/change/").content.decode()
