@@ -82,6 +82,15 @@ class AccountAdmin(FileDeleteAdmin, UserAdmin):
     that name read and changed the deleted one's private characters and chats (a newcomer's
     pass); a renamed one lost them."""
 
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        if "is_staff" in form.base_fields:
+            # Django's help says only "can log into this admin site"
+            form.base_fields["is_staff"].help_text = _(
+                "Staff also read and change every account's private characters, lorebooks, "
+                "personas and chats, and the site's settings, in the app and its API.")
+        return form
+
     def get_readonly_fields(self, request, obj=None):
         fields = super().get_readonly_fields(request, obj)
         return [*fields, "username"] if obj is not None and _owned_count(obj) else fields

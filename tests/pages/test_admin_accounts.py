@@ -54,3 +54,9 @@ def test_an_account_that_owns_a_character_cannot_be_renamed(staff_client, store,
         f"/admin/auth/user/{alice.pk}/change/").content.decode()
     assert 'name="username"' in staff_client.get(
         f"/admin/auth/user/{bob.pk}/change/").content.decode()
+
+
+def test_the_staff_tick_says_what_staff_may_do_in_the_app(staff_client, bob):
+    page = staff_client.get(f"/admin/auth/user/{bob.pk}/change/",
+                            HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "所有账号的私有角色" in page
