@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from memory.keyword_index.said_instead import ALTERNATIVE_WEIGHT, Term, query_terms
 from memory.keyword_index.tokens import ask_share, speaker_name, text_tokenize, turn_text
 
 __all__ = ["CONTEXT_BEFORE", "CONTEXT_WEIGHT", "FILTER_KEYS", "KeywordPart", "KeywordScores",
@@ -311,16 +312,16 @@ def bm25_scored(parts: list[tuple[KeywordPart, np.ndarray]], query: str
         return scores, held, 0.0
     average = sum(float(lengths[mask].sum()) for _, mask, _, lengths in prepared) / total or 1.0
     full = 0.0
-    for token in set(text_tokenize(query)):
+    for term in query_terms(query, tokenize=text_tokenize):
         counts = []
         for part, mask, before, _ in prepared:
-            found = part.term_counts(token, before)
+            found = _term_counts(part, term, before)
             counts.append(np.where(mask, found, 0) if found is not None else None)
         frequency = sum(int(np.count_nonzero(c)) for c in counts if c is not None)
         idf = math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
         # Words only: a Chinese bigram often spans two words ("旅行定在" gives 行定), and
         # the MemDaily questions lost by it (docs/memory.md, Recall, "Coverage").
-        word = token.isascii()
+        word = bool(term.own) and all(token.isascii() for token in term.own)
         full += idf if word else 0.0
         if frequency == 0:
             continue
@@ -330,3 +331,26 @@ def bm25_scored(parts: list[tuple[KeywordPart, np.ndarray]], query: str
                 if word:
                     holds += idf * (tf > 0)
     return scores, held, full
+
+
+def _run_counts(part: KeywordPart, run: tuple[str, ...], before: list[np.ndarray]
+                ) -> np.ndarray | None:
+    """How often a line (with its context) holds a run of tokens: its rarest token's count."""
+    counts = None
+    for token in run:
+        found = part.term_counts(token, before)
+        if found is None:
+            return None
+        counts = found if counts is None else np.minimum(counts, found)
+    return counts
+
+
+def _term_counts(part: KeywordPart, term: Term, before: list[np.ndarray]) -> np.ndarray | None:
+    """A term's count per line: its own tokens' plus ALTERNATIVE_WEIGHT times what a statement
+    says instead (memory/keyword_index/said_instead.py); None when no line holds any."""
+    total = _run_counts(part, term.own, before) if term.own else None
+    for run in term.instead:
+        found = _run_counts(part, run, before)
+        if found is not None:
+            total = ALTERNATIVE_WEIGHT * found + (0 if total is None else total)
+    return total
