@@ -2,18 +2,28 @@
 app's own import), then time the next turn and count its prompt against the context window.
 
     .venv/bin/python bench/long_chat.py [--messages 10000] [--context 16384]
+                                        [--turns 2] [--profile]
 
 Runs in this process on a temp data folder (Django set up as bench/turn_overhead.py does), memory
 recall off, with a provider that answers at once and records what it was sent, so the figures are
 the app's own work. Goal (issue 30): the next turn in <= 5 s, its prompt within the window
 (<= 16,384 tokens with the reply share) and max_tokens set. Prints one summary line at the end.
+
+--turns K plays K turns (the first of the process on the imported file, then K - 1 more) and
+prints the median of the later turns' CPU time (`turn_cpu_ms`, this process's time.process_time:
+the app's own work) and wall time; it should not grow with --messages. --profile prints the later
+turns' cProfile, top 25 by own time.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
+import io
 import json
+import pstats
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -64,19 +74,27 @@ def prompt_tokens(messages: list[dict]) -> int:
     return sum(count_tokens(m["content"]) + 4 for m in messages) + 3
 
 
-def turn_timed(store, instance_id: str, provider: RecordingProvider, text: str) -> float:
+def turn_timed(store, instance_id: str, provider: RecordingProvider, text: str,
+               profile: cProfile.Profile | None = None) -> tuple[float, float]:
+    """The turn's wall and CPU seconds."""
     from chat.play.turn import turn_run
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
+    if profile is not None:
+        profile.enable()
     asyncio.run(turn_run(store, instance_id=instance_id, user_text=text, emit=t._emit,
                          provider=provider))
-    return time.perf_counter() - started
+    if profile is not None:
+        profile.disable()
+    return time.perf_counter() - started, time.process_time() - cpu
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=10_000)
     parser.add_argument("--context", type=int, default=0, help="generation.context_tokens")
+    parser.add_argument("--turns", type=int, default=2)
+    parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
     with h.data_dir_temp() as data_dir:
         t.django_boot(data_dir)
@@ -95,9 +113,12 @@ def main() -> None:
         session_import(store, instance_id=instance_id, data=data)
         imported = time.perf_counter() - started
         provider = RecordingProvider()
-        first = turn_timed(store, instance_id, provider, "Where did we hide the key?")
+        first, _ = turn_timed(store, instance_id, provider, "Where did we hide the key?")
         tokens, sent = prompt_tokens(provider.messages), provider.generation
-        second = turn_timed(store, instance_id, provider, "And then?")
+        profile = cProfile.Profile() if args.profile else None
+        later = [turn_timed(store, instance_id, provider, f"And then? ({n})", profile)
+                 for n in range(max(1, args.turns - 1))]
+        second = later[0][0]
         print(f"import of {args.messages:,} messages ({len(data) / 1e6:.1f} MB): {imported:.2f} s")
         print(f"next turn: {first:.2f} s, prompt {tokens:,} tokens in {len(provider.messages)} "
               f"messages, max_tokens {sent.get('max_tokens')}, temperature "
@@ -105,7 +126,13 @@ def main() -> None:
         window = args.context or 16_384
         print(f"long_chat messages={args.messages} next_turn_s={first:.2f} "
               f"prompt_tokens={tokens} window={window} "
-              f"within={tokens + int(sent.get('max_tokens') or 0) <= window}")
+              f"within={tokens + int(sent.get('max_tokens') or 0) <= window} "
+              f"turn_cpu_ms={statistics.median(c for _, c in later) * 1000:.1f} "
+              f"turn_wall_ms={statistics.median(w for w, _ in later) * 1000:.1f}")
+        if profile is not None:
+            out = io.StringIO()
+            pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(25)
+            print(out.getvalue())
 
 
 if __name__ == "__main__":

@@ -4,7 +4,6 @@ parsed, so the cost does not grow with the session."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from personalab.lib.line_index import (
     USER,
     LineIndex,
     Unindexable,
+    kinds_among,
     line_index_read,
 )
 from personalab.lib.lines import line_parse, session_line_problem
@@ -60,7 +60,7 @@ def read_session_stretch(path: Path, *, shown: int, before: int | None = None) -
         return read_session_file(path)
     data, index, positions = indexed
     end = len(positions) if before is None else max(0, min(before, len(positions)))
-    shown_at = np.flatnonzero(np.isin(index.records["kind"][positions[:end]], SHOWN_KINDS))
+    shown_at = np.flatnonzero(kinds_among(index.kinds[positions[:end]], SHOWN_KINDS))
     first = int(shown_at[-shown - 1]) if len(shown_at) > shown else 0
     return _stretch_read(path, data, index, positions, first, end, whole_end=before is None)
 
@@ -85,9 +85,6 @@ def read_session_picked(path: Path, *,
 
 
 
-_MAYBE_MACRO = re.compile(rb"\{\{|<|\\u00(?:3[cC]|7[bB])")
-
-
 def read_session_recent(path: Path, *, usable: int | None = None, tokens: int | None = None,
                         overhead: int = 0) -> SessionRead:
     """The newest lines a prompt can use, through the line index, and the newest user line:
@@ -99,19 +96,32 @@ def read_session_recent(path: Path, *, usable: int | None = None, tokens: int | 
     if indexed is None:
         return read_session_file(path)
     data, index, positions = indexed
-    records = index.records[positions]
-    first = _recent_first(records, usable=usable, tokens=tokens, overhead=overhead)
+    first = _recent_first(index, positions, usable=usable, tokens=tokens, overhead=overhead)
     if usable is None and first == 0:
         read = SESSION_CACHE.read(path, data=data)
-        read.token_counts = _token_counts(read.lines, records)
+        read.token_counts = _token_counts(read.lines, index.records[positions])
         return read
-    users = np.flatnonzero(records["kind"] == USER)
-    if len(users):
-        first = min(first, int(users[-1]))
+    last_user = _last_of(index, positions, (USER,))
+    if last_user is not None:
+        first = min(first, last_user)
     read = _stretch_read(path, data, index, positions, first, len(positions), whole_end=True)
     read.lines_before = _lines_before(data, index, positions, first)
-    read.token_counts = _token_counts(read.lines, records[first:])
+    read.token_counts = _token_counts(read.lines, index.records[positions[first:]])
     return read
+
+
+def _last_of(index: LineIndex, positions: np.ndarray, wanted: tuple[int, ...]) -> int | None:
+    """The position of the session's newest line of a `wanted` kind, looked for from the end."""
+    kinds = index.kinds
+    step = 256
+    end = len(positions)
+    while end > 0:
+        start = max(0, end - step)
+        found = np.flatnonzero(kinds_among(kinds[positions[start:end]], wanted))
+        if len(found):
+            return start + int(found[-1])
+        end, step = start, step * 4
+    return None
 
 
 _MESSAGE_ROLES = {USER: "user", ASSISTANT: "assistant"}
@@ -125,7 +135,8 @@ def _token_counts(lines: list[dict[str, Any]], records: np.ndarray) -> dict[str,
     if len(lines) < len(records):
         return {}
     counts = {}
-    kinds, usable, tokens = records["kind"].tolist(), records["usable"].tolist(), records["tokens"].tolist()
+    kinds, usable = records["kind"].tolist(), records["usable"].tolist()
+    tokens = records["tokens"].tolist()
     for line, kind, sendable, count in zip(lines, kinds, usable, tokens):
         # A summary line has no role and no count (it is rendered through its template each
         # turn): matched as a message, its 0 was kept for every message saying the same words,
@@ -136,46 +147,62 @@ def _token_counts(lines: list[dict[str, Any]], records: np.ndarray) -> dict[str,
     return counts
 
 
-def _recent_first(records: np.ndarray, *, usable: int | None, tokens: int | None,
-                  overhead: int) -> int:
-    """The position of the oldest line a read of the newest lines needs."""
-    usable_at = np.flatnonzero(records["usable"])
-    if usable is not None:
-        return int(usable_at[-usable]) if len(usable_at) >= usable else 0
-    costs = records["tokens"][usable_at].astype(np.int64) + overhead
-    over = np.flatnonzero(np.cumsum(costs[::-1]) > (tokens or 0))
-    return int(usable_at[len(usable_at) - 1 - int(over[0])]) if len(over) else 0
+def _recent_first(index: LineIndex, positions: np.ndarray, *, usable: int | None,
+                  tokens: int | None, overhead: int) -> int:
+    """The position of the oldest line a read of the newest lines needs: the lines are looked
+    at from the newest back, a stretch at a time, so a long session costs no more than a short."""
+    usable_column = index.records["usable"]
+    tokens_column = index.records["tokens"]
+    if usable is not None and usable <= 0:  # no line wanted: as many as there are
+        found = np.flatnonzero(usable_column[positions])
+        return int(found[0]) if len(found) else 0
+    wanted = usable
+    room = (tokens or 0) if usable is None else 0
+    spent = 0
+    taken = 0
+    end = len(positions)
+    step = 512
+    while end > 0:
+        start = max(0, end - step)
+        picked = positions[start:end]
+        usable_at = np.flatnonzero(usable_column[picked])
+        if wanted is not None:
+            if taken + len(usable_at) >= wanted:
+                return start + int(usable_at[len(usable_at) - (wanted - taken)])
+            taken += len(usable_at)
+        else:
+            costs = tokens_column[picked[usable_at]].astype(np.int64) + overhead
+            over = np.flatnonzero(spent + np.cumsum(costs[::-1]) > room)
+            if len(over):
+                return start + int(usable_at[len(usable_at) - 1 - int(over[0])])
+            spent += int(costs.sum())
+        end, step = start, step * 4
+    return 0
 
 
 def _lines_before(data: bytes, index: LineIndex, positions: np.ndarray,
                   first: int) -> LinesBefore:
-    older = index.records[positions[:first]]
-    usable_older = older["usable"].astype(bool)
+    older = positions[:first]
+    kinds = index.kinds[older]
+    usable_older = index.records["usable"][older].astype(bool)
     # A sendable narrator note weighs what a message does.
-    is_message = usable_older & (older["kind"] != SUMMARY)
-    messages = older[is_message]
+    is_message = usable_older & (kinds != SUMMARY)
+    message_numbers = older[is_message]
     summaries = [_line_at(data, index, int(number))
-                 for number in positions[:first][usable_older & (older["kind"] == SUMMARY)]]
-    return LinesBefore(usable=int(usable_older.sum()), messages=len(messages),
-                       message_tokens=int(messages["tokens"].sum()),
+                 for number in older[usable_older & (kinds == SUMMARY)]]
+    return LinesBefore(usable=int(np.count_nonzero(usable_older)),
+                       messages=len(message_numbers),
+                       message_tokens=int(index.records["tokens"][message_numbers].sum(
+                           dtype=np.int64)),
                        summaries=[line for line in summaries if line is not None],
-                       macro_messages=_macro_messages(data, index, positions[:first][is_message]),
-                       chat_messages=int(np.isin(older["kind"], CHAT_KINDS).sum()))
+                       macro_messages=_macro_messages(data, index, message_numbers),
+                       chat_messages=int(np.count_nonzero(kinds_among(kinds, CHAT_KINDS))))
 
 
 def _macro_messages(data: bytes, index: LineIndex, numbers: np.ndarray) -> list[dict[str, Any]]:
-    """The lines at record `numbers` whose bytes may hold a macro, parsed."""
-    if not len(numbers):
-        return []
-    stop = index.span(int(numbers[-1]))[1]
-    if all(data.find(start, 0, stop) < 0 for start in (b"{{", b"<", b"\\u00")):
-        return []  # bytes.find is a fast scan; the pattern below is not
-    hits = [found.start() for found in _MAYBE_MACRO.finditer(data, 0, stop)]
-    if not hits:
-        return []
-    at = np.unique(np.searchsorted(index.records["end"], np.array(hits, dtype=np.uint64),
-                                   side="right"))
-    lines = [_line_at(data, index, int(number)) for number in np.intersect1d(at, numbers)]
+    """The lines at record `numbers` whose bytes may hold a macro (the index's flag), parsed."""
+    flagged = numbers[index.records["macro"][numbers] != 0]
+    lines = [_line_at(data, index, int(number)) for number in flagged]
     return [line for line in lines if line is not None]
 
 
@@ -200,15 +227,15 @@ def _stretch_read(path: Path, data: bytes, index: LineIndex, positions: np.ndarr
         metadata = _metadata_at(path, data, index, problems)
     if whole_end or end >= total:
         records.extend(tail)
-    messages = np.flatnonzero(np.isin(index.records["kind"][positions], MESSAGE_KINDS))
+    last_at = _last_of(index, positions, MESSAGE_KINDS)
     last_message = (total if tail and tail[-1].get("role") in ("user", "assistant")
-                    else int(messages[-1]) if len(messages) else None)
+                    else last_at)
     return SessionRead(path=path, metadata=metadata, lines=records, problems=problems,
                        partial=partial, size_bytes=len(data),
                        turn_max=max(index.turn_max(), records_turn_max(tail)),
                        complete=first == 0 and end >= total, first_index=first,
                        last_message_index=last_message,
-                       line_kinds=index.records["kind"][positions] if not tail else None)
+                       line_kinds=index.kinds[positions] if not tail else None)
 
 
 def _stretch_parse(path: Path, data: bytes, index: LineIndex, picked: np.ndarray
