@@ -22,7 +22,9 @@ import fcntl
 import os
 import re
 import tempfile
+import threading
 import zlib
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -223,6 +225,61 @@ def line_index_read(path: Path, data: bytes) -> LineIndex:
         else:
             _append(path, added, loaded)
     return LineIndex(np.concatenate((stored, added)) if len(stored) else added)
+
+
+_HELD_FILES = 16
+_held: OrderedDict[str, tuple[int, LineIndex]] = OrderedDict()
+_held_lock = threading.Lock()
+
+
+def line_index_hold(path: Path, index: LineIndex, generation: int) -> None:
+    """Keep `index` in this process as the index of the file known under `generation`
+    (personalab/lib/file_trust.py), so line_index_known need not check it against the file."""
+    with _held_lock:
+        _held[os.path.abspath(path)] = (generation, index)
+        _held.move_to_end(os.path.abspath(path))
+        while len(_held) > _HELD_FILES:
+            _held.popitem(last=False)
+
+
+def line_index_known(path: Path, generation: int, size: int) -> tuple[LineIndex, bytes] | None:
+    """The index of the file known under `generation`, now `size` bytes, without reading the
+    bytes it covers (this process knows they are the ones it indexed): the index held, extended
+    by the lines appended since; and the file's bytes after the lines it held. None: no index
+    held for it (read the file whole)."""
+    key = os.path.abspath(path)
+    with _held_lock:
+        held = _held.get(key)
+    if held is None or held[0] != generation or held[1].covered > size:
+        return None
+    index = held[1]
+    covered = index.covered
+    try:
+        with open(path, "rb") as handle:
+            tail = os.pread(handle.fileno(), size - covered, covered)
+    except OSError:
+        return None
+    if len(tail) != size - covered:
+        return None
+    cut = tail.rfind(b"\n") + 1
+    if not cut:
+        return index, tail
+    stored = index.records
+    seen_valid = bool(len(stored)) and bool(np.any(index.kinds >= METADATA))
+    added = _records_for(tail, 0, cut, int(stored["crc"][-1]) if len(stored) else 0,
+                         seen_valid=seen_valid)
+    added["end"] += covered
+    with contextlib.suppress(OSError):
+        # Only onto an index file that still holds just the records held (else it is left
+        # for the next whole read to check and mend).
+        inode = os.stat(index_path(path)).st_ino
+        _append(path, added, _Stored(stored, HEADER_BYTES + len(stored) * RECORD.itemsize,
+                                     inode))
+    extended = LineIndex(np.concatenate((stored, added)) if len(stored) else added)
+    with _held_lock:
+        if _held.get(key) is held:
+            _held[key] = (generation, extended)
+    return extended, tail
 
 
 def _write_whole(path: Path, records: np.ndarray) -> None:

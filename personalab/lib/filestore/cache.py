@@ -10,11 +10,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, TypeVar
 
+from personalab.lib.file_trust import file_known, file_read_whole, file_stamp, read_started
 from personalab.lib.filestore.jsonl import file_bytes
 from personalab.lib.filestore.session_read import (
     ParsedLines,
     SessionRead,
     parsed_extend,
+    parsed_extend_tail,
     records_turn_max,
     session_from_parsed,
 )
@@ -28,10 +30,13 @@ SESSION_CACHE_BYTES = 64 * 1024 * 1024
 class SessionCache:
     """Session files as last parsed, so a turn parses only the lines appended since.
 
-    Every read still reads the whole file: the cached lines are reused only when the file
-    starts with exactly the bytes they were parsed from. An append (a user line, a finished
-    reply) adds lines; anything else (an edit, an undo, a regenerate, a hand edit in place,
-    even one that keeps size and mtime) changes those bytes and the file is parsed in full.
+    The cached lines are reused only when the file still starts with exactly the bytes they
+    were parsed from. While this process knows the file (personalab/lib/file_trust.py: its
+    stamp unchanged since a whole read, or changed only by this process's appends) only the
+    bytes after those lines are read; otherwise the file is read whole and the bytes the lines
+    were parsed from are compared by their CRC-32. An append (a user line, a finished reply)
+    adds lines; anything else (an edit, an undo, a regenerate, a hand edit in place, even one
+    that keeps size and mtime) changes those bytes and the file is parsed in full.
     The unfinished last line (a reply still streaming) is never cached, it is read every time.
     Least recently read files are dropped beyond SESSION_CACHE_FILES or SESSION_CACHE_BYTES.
     """
@@ -43,41 +48,77 @@ class SessionCache:
         self._entries: OrderedDict[str, ParsedLines] = OrderedDict()
         self._lock = threading.Lock()
 
-    def read(self, path: Path, *, data: bytes | None = None) -> SessionRead:
-        """`data`: the file's bytes, when the caller has just read them."""
+    def read(self, path: Path, *, data: bytes | None = None,
+             generation: int | None = None) -> SessionRead:
+        """`data`: the file's bytes, when the caller has just read them (`generation`: under
+        which file_trust knows them, if it does)."""
         key = os.path.abspath(path)
-        data = file_bytes(path) if data is None else data
         with self._lock:
             before = self._entries.get(key)
-        parsed = parsed_extend(before, data, path)
+        if data is None:
+            known = file_known(path)
+            if known is not None and before is not None \
+                    and before.generation == known.generation and before.size <= known.size:
+                rest = file_range(path, before.size, known.size)
+                if rest is not None:
+                    parsed = parsed_extend_tail(before, rest, path, generation=known.generation)
+                    self._keep(key, parsed)
+                    return session_from_parsed(path, rest[parsed.size - before.size:],
+                                               known.size, parsed)
+            started = read_started()
+            stamp = _stamp_of(path)
+            data = file_bytes(path)
+            generation = (file_read_whole(path, stamp=stamp, started=started)
+                          if stamp is not None else None)
+        parsed = parsed_extend(before, data, path, generation=generation)
+        self._keep(key, parsed)
+        return session_from_parsed(path, data[parsed.size:], len(data), parsed)
+
+    def _keep(self, key: str, parsed: ParsedLines) -> None:
         with self._lock:
             self._entries[key] = parsed
             self._entries.move_to_end(key)
             self._shrink()
-        return session_from_parsed(path, data, parsed)
 
-    def cut(self, path: Path, *, offset: int, records: int) -> None:
-        """The file was changed from byte `offset` (a line's start) on, and `records` parsed
-        lines lie before it: keep those, so the next read parses only the new tail."""
+    def cut(self, path: Path, *, offset: int, records: int, lines: int, crc: int) -> None:
+        """The file was changed from byte `offset` (a line's start) on; `lines` lines (the
+        file's bytes before it, CRC-32 `crc`) and `records` parsed lines lie before it: keep
+        those, so the next read parses only the new tail."""
         key = os.path.abspath(path)
         with self._lock:
             entry = self._entries.get(key)
-            if entry is None or len(entry.prefix) < offset or len(entry.records) < records:
+            if entry is None or entry.size < offset or len(entry.records) < records:
                 self._entries.pop(key, None)
                 return
-            lines = entry.prefix.count(b"\n", 0, offset)
             kept = entry.records[:records]
             self._entries[key] = ParsedLines(
-                entry.prefix[:offset], lines, kept,
+                offset, crc, lines, kept,
                 [problem for problem in entry.problems if problem.line_number <= lines],
                 records_turn_max(kept))
 
     def _shrink(self) -> None:
-        total = sum(len(entry.prefix) for entry in self._entries.values())
+        total = sum(entry.size for entry in self._entries.values())
         while len(self._entries) > 1 and (len(self._entries) > self.max_files
                                           or total > self.max_bytes):
             _, dropped = self._entries.popitem(last=False)
-            total -= len(dropped.prefix)
+            total -= dropped.size
+
+
+def _stamp_of(path: Path):
+    try:
+        return file_stamp(os.stat(path))
+    except OSError:
+        return None
+
+
+def file_range(path: Path, start: int, stop: int) -> bytes | None:
+    """The file's bytes [start, stop), or None when it is shorter (it changed)."""
+    try:
+        with open(path, "rb") as handle:
+            data = os.pread(handle.fileno(), stop - start, start)
+    except OSError:
+        return None
+    return data if len(data) == stop - start else None
 
 
 SESSION_CACHE = SessionCache()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from personalab.lib.file_trust import AppendWatch
 from personalab.lib.jsontext import json_loads_for
 from personalab.lib.lines import line_parse
 from personalab.lib.store_errors import MissingFile
@@ -34,18 +35,25 @@ def line_dump(record: dict[str, Any]) -> str:
 
 
 def append_whole(path: Path, data: bytes, *, durable: bool = True) -> None:
-    """Append whole lines or nothing: a torn write (disk full) is cut back off."""
+    """Append whole lines or nothing: a torn write (disk full) is cut back off. A file this
+    process knows (personalab/lib/file_trust.py) stays known."""
     with path.open("ab") as handle:
         size = handle.seek(0, os.SEEK_END)
+        watch = AppendWatch(path, handle)
+        watch.before()
         try:
             handle.write(data)
             handle.flush()
+            watch.after()
             if durable:
                 os.fsync(handle.fileno())
         except OSError:
+            watch.lose()
             with contextlib.suppress(OSError):
                 os.ftruncate(handle.fileno(), size)
             raise
+        finally:
+            watch.done()
 
 
 def tail_decode(data: bytes) -> str:

@@ -4,6 +4,7 @@ gets — the metadata, the whole lines, the lines that could not be read, the un
 from __future__ import annotations
 
 import json
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,29 +94,46 @@ class LinesBefore:
 
 @dataclass(frozen=True)
 class ParsedLines:
-    """The whole lines of a file as parsed, with the bytes they came from."""
+    """The whole lines of a file's first `size` bytes as parsed, with those bytes' CRC-32 and
+    the generation under which this process knows them (personalab/lib/file_trust.py; None:
+    not known, a reader compares the CRC)."""
 
-    prefix: bytes
+    size: int
+    crc: int
     line_count: int
     records: list[dict[str, Any]]
     problems: list[LineProblem]
     turn_max: int
+    generation: int | None = None
 
 
-def parsed_extend(parsed: ParsedLines | None, data: bytes, path: Path) -> ParsedLines:
+def parsed_extend(parsed: ParsedLines | None, data: bytes, path: Path, *,
+                  generation: int | None = None) -> ParsedLines:
     """The whole lines of `data`, reusing `parsed` when `data` starts with its very bytes."""
     cut = data.rfind(b"\n") + 1
-    if parsed is None or not data.startswith(parsed.prefix):
+    if (parsed is None or parsed.size > cut
+            or zlib.crc32(memoryview(data)[:parsed.size]) != parsed.crc):
         records, problems = lines_parse(data[:cut], path, 1, session_line_problem)
-        return ParsedLines(data[:cut], data.count(b"\n", 0, cut), records, problems,
-                            records_turn_max(records))
-    if cut == len(parsed.prefix):
-        return parsed
-    added = data[len(parsed.prefix):cut]
+        return ParsedLines(cut, zlib.crc32(memoryview(data)[:cut]),
+                           data.count(b"\n", 0, cut), records, problems,
+                           records_turn_max(records), generation)
+    return parsed_extend_tail(parsed, data[parsed.size:], path, generation=generation)
+
+
+def parsed_extend_tail(parsed: ParsedLines, tail: bytes, path: Path, *,
+                       generation: int | None) -> ParsedLines:
+    """`parsed` and the whole lines of `tail`, the bytes that follow its lines in the file."""
+    cut = tail.rfind(b"\n") + 1
+    if not cut:
+        return parsed if parsed.generation == generation else ParsedLines(
+            parsed.size, parsed.crc, parsed.line_count, parsed.records, parsed.problems,
+            parsed.turn_max, generation)
+    added = tail[:cut]
     records, problems = lines_parse(added, path, parsed.line_count + 1, session_line_problem)
-    return ParsedLines(data[:cut], parsed.line_count + added.count(b"\n"),
-                        parsed.records + records, parsed.problems + problems,
-                        max(parsed.turn_max, records_turn_max(records)))
+    return ParsedLines(parsed.size + cut, zlib.crc32(added, parsed.crc),
+                       parsed.line_count + added.count(b"\n"), parsed.records + records,
+                       parsed.problems + problems,
+                       max(parsed.turn_max, records_turn_max(records)), generation)
 
 
 def unfinished_take(path: Path, tail_bytes: bytes, line_number: int,
@@ -140,11 +158,11 @@ def unfinished_take(path: Path, tail_bytes: bytes, line_number: int,
     return partial
 
 
-def session_from_parsed(path: Path, data: bytes, parsed: ParsedLines) -> SessionRead:
+def session_from_parsed(path: Path, rest: bytes, size: int, parsed: ParsedLines) -> SessionRead:
+    """`rest`: the file's bytes after the parsed lines (an unfinished line); `size`: the file's."""
     records, problems = list(parsed.records), list(parsed.problems)
     whole = len(records)
-    partial = unfinished_take(path, data[len(parsed.prefix):], parsed.line_count + 1,
-                               records, problems)
+    partial = unfinished_take(path, rest, parsed.line_count + 1, records, problems)
     turn_max = max(parsed.turn_max, records_turn_max(records[whole:]))
     metadata: dict[str, Any] = {}
     if records and records[0].get("type") == "metadata":
@@ -152,7 +170,7 @@ def session_from_parsed(path: Path, data: bytes, parsed: ParsedLines) -> Session
     else:
         problems.append(LineProblem(str(path), 1, "first line is not the metadata line"))
     return SessionRead(path=path, metadata=metadata, lines=records, problems=problems,
-                       partial=partial, size_bytes=len(data), turn_max=turn_max)
+                       partial=partial, size_bytes=size, turn_max=turn_max)
 
 
 def read_session_file(path: Path) -> SessionRead:
@@ -161,7 +179,8 @@ def read_session_file(path: Path) -> SessionRead:
 
 def read_session_bytes(path: Path, data: bytes) -> SessionRead:
     """`data` read as the session file at `path` (an earlier state of it, say)."""
-    return session_from_parsed(path, data, parsed_extend(None, data, path))
+    parsed = parsed_extend(None, data, path)
+    return session_from_parsed(path, data[parsed.size:], len(data), parsed)
 
 
 def read_session_tail(path: Path, *, messages: int) -> SessionRead:

@@ -4,12 +4,14 @@ parsed, so the cost does not grow with the session."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from personalab.lib.file_trust import file_known, file_read_whole, file_stamp, read_started
 from personalab.lib.filestore.cache import SESSION_CACHE
 from personalab.lib.filestore.jsonl import LineProblem, file_bytes, lines_parse
 from personalab.lib.filestore.session_read import (
@@ -33,20 +35,74 @@ from personalab.lib.line_index import (
     LineIndex,
     Unindexable,
     kinds_among,
+    line_index_hold,
+    line_index_known,
     line_index_read,
 )
 from personalab.lib.lines import line_parse, session_line_problem
+from personalab.lib.store_errors import MissingFile
+
+
+class FileView:
+    """The bytes of a session file this process knows (personalab/lib/file_trust.py), read by
+    the stretch: only the slices asked for are read, the bytes after the indexed lines given."""
+
+    def __init__(self, path: Path, size: int, tail_start: int, tail: bytes,
+                 generation: int) -> None:
+        self.path, self.size, self.tail_start, self.tail = path, size, tail_start, tail
+        self.generation = generation
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, key: slice) -> bytes:
+        start, stop, _ = key.indices(self.size)
+        if start >= self.tail_start:
+            return self.tail[start - self.tail_start:stop - self.tail_start]
+        if stop <= start:
+            return b""
+        with open(self.path, "rb") as handle:
+            return os.pread(handle.fileno(), stop - start, start)
+
+    def still_known(self) -> bool:
+        """Whether the file still holds the bytes read (only appended to since, if at all)."""
+        known = file_known(self.path)
+        return known is not None and known.generation == self.generation \
+            and known.size >= self.size
 
 
 def _session_indexed(path: Path):
-    """The file's bytes, its line index and the index's line records; None when the file
-    cannot be indexed (the caller reads it whole)."""
+    """The file's bytes (a FileView when this process knows the file), its line index, the
+    index's line records and the generation file_trust knows the bytes under (or None); None
+    when the file cannot be indexed (the caller reads it whole)."""
+    known = file_known(path)
+    if known is not None:
+        held = line_index_known(path, known.generation, known.size)
+        if held is not None:
+            index, tail = held
+            view = FileView(path, known.size, known.size - len(tail), tail, known.generation)
+            return view, index, index.line_records(), known.generation
+    started = read_started()
+    try:
+        stamp = file_stamp(os.stat(path))
+    except FileNotFoundError:
+        raise MissingFile(path, path.name) from None
     data = file_bytes(path)
     try:
         index = line_index_read(path, data)
     except Unindexable:
         return None
-    return data, index, index.line_records()
+    generation = file_read_whole(path, stamp=stamp, started=started)
+    if generation is not None:
+        line_index_hold(path, index, generation)
+    return data, index, index.line_records(), generation
+
+
+def _checked(path: Path, data, read: SessionRead) -> SessionRead:
+    """`read`, unless the file changed under a FileView's reads: then the file read whole."""
+    if isinstance(data, FileView) and not data.still_known():
+        return read_session_file(path)
+    return read
 
 
 def read_session_stretch(path: Path, *, shown: int, before: int | None = None) -> SessionRead:
@@ -58,11 +114,12 @@ def read_session_stretch(path: Path, *, shown: int, before: int | None = None) -
     indexed = _session_indexed(path)
     if indexed is None:
         return read_session_file(path)
-    data, index, positions = indexed
+    data, index, positions, _ = indexed
     end = len(positions) if before is None else max(0, min(before, len(positions)))
     shown_at = np.flatnonzero(kinds_among(index.kinds[positions[:end]], SHOWN_KINDS))
     first = int(shown_at[-shown - 1]) if len(shown_at) > shown else 0
-    return _stretch_read(path, data, index, positions, first, end, whole_end=before is None)
+    return _checked(path, data, _stretch_read(path, data, index, positions, first, end,
+                                              whole_end=before is None))
 
 
 def no_lines(kinds: np.ndarray) -> tuple[int, int]:
@@ -78,9 +135,10 @@ def read_session_picked(path: Path, *,
     indexed = _session_indexed(path)
     if indexed is None:
         return read_session_file(path)
-    data, index, positions = indexed
-    first, end = pick(index.records["kind"][positions])
-    read = _stretch_read(path, data, index, positions, first, end, whole_end=False)
+    data, index, positions, _ = indexed
+    first, end = pick(index.kinds[positions])
+    read = _checked(path, data, _stretch_read(path, data, index, positions, first, end,
+                                              whole_end=False))
     return read if read.line_kinds is not None else read_session_file(path)
 
 
@@ -95,10 +153,11 @@ def read_session_recent(path: Path, *, usable: int | None = None, tokens: int | 
     indexed = _session_indexed(path)
     if indexed is None:
         return read_session_file(path)
-    data, index, positions = indexed
+    data, index, positions, generation = indexed
     first = _recent_first(index, positions, usable=usable, tokens=tokens, overhead=overhead)
     if usable is None and first == 0:
-        read = SESSION_CACHE.read(path, data=data)
+        read = (SESSION_CACHE.read(path) if isinstance(data, FileView)
+                else SESSION_CACHE.read(path, data=data, generation=generation))
         read.token_counts = _token_counts(read.lines, index.records[positions])
         return read
     last_user = _last_of(index, positions, (USER,))
@@ -107,7 +166,7 @@ def read_session_recent(path: Path, *, usable: int | None = None, tokens: int | 
     read = _stretch_read(path, data, index, positions, first, len(positions), whole_end=True)
     read.lines_before = _lines_before(data, index, positions, first)
     read.token_counts = _token_counts(read.lines, index.records[positions[first:]])
-    return read
+    return _checked(path, data, read)
 
 
 def _last_of(index: LineIndex, positions: np.ndarray, wanted: tuple[int, ...]) -> int | None:

@@ -214,7 +214,8 @@ class SessionFiles:
         line_index_cut(path, kept)
         kinds = index.records["kind"][:kept]
         SESSION_CACHE.cut(path, offset=offset, records=int(np.count_nonzero(
-            (kinds != BLANK) & (kinds != BAD))))
+            (kinds != BLANK) & (kinds != BAD))), lines=kept,
+            crc=int(index.records["crc"][kept - 1]) if kept else 0)
         self._backups_prune(backup.parent, session_id)
         return TailChange(backup=backup, then_start=offset + len(body),
                           fingerprint=file_fingerprint(body + then, prefix_size=offset,

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from personalab.lib.file_trust import AppendWatch
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.jsonl import line_dump
 from personalab.lib.jsontext import json_loads, surrogates_replace
@@ -52,6 +53,7 @@ class AssistantLineWriter:
         self._reasoning: list[str] = []
         self._open_field = "content"  # the string the line ends in while streaming
         self._handle = None
+        self._watch: AppendWatch | None = None
         self._line_start = 0
         self.bytes_written = 0
 
@@ -69,11 +71,13 @@ class AssistantLineWriter:
             self._parts.extend([content] if content else [])
             self._handle = self.path.open("r+b")
             self._handle.seek(0, os.SEEK_END)
+            self._watch = AppendWatch(self.path, self._handle)
             return self
         handle = self.path.open("r+b")
         handle.seek(0, os.SEEK_END)
         self._line_start = handle.tell()
         self._handle = handle
+        self._watch = AppendWatch(self.path, handle)
         self._head_write()
         self.append(content)
         return self
@@ -90,10 +94,12 @@ class AssistantLineWriter:
         # Rewritten (from the line's start) while no content follows it yet, so reasoning
         # streamed before the reply is in the file too and survives a crash.
         data = self._head_bytes()
+        self._watch.before()
         self._handle.seek(self._line_start)
         self._handle.write(data)
         self._handle.truncate()
         self._handle.flush()
+        self._watch.after()
         self.bytes_written += len(data)
 
     def append(self, token: str) -> None:
@@ -127,8 +133,10 @@ class AssistantLineWriter:
         if field != self._open_field:
             separator, self._open_field = f'","{STREAM_SEGMENT_KEYS[field]}":"', field
         data = (separator + json.dumps(text, ensure_ascii=False)[1:-1]).encode("utf-8")
+        self._watch.before()
         self._handle.write(data)
         self._handle.flush()
+        self._watch.after()
         self.bytes_written += len(data)
 
     def finish(self, **flags: Any) -> dict[str, Any]:
@@ -142,17 +150,25 @@ class AssistantLineWriter:
         handle = self._handle
         try:
             self.fence()
+            self._watch.before()
             handle.seek(self._line_start)
             handle.write(data)
             handle.truncate()
             handle.flush()
+            self._watch.after()
             os.fsync(handle.fileno())
+        except BaseException:
+            self._watch.lose()
+            raise
         finally:
             self.close_quietly()
         self.bytes_written += len(data)
         return record
 
     def close_quietly(self) -> None:
+        if self._watch is not None:
+            self._watch.done()
+            self._watch = None
         if self._handle is not None:
             with contextlib.suppress(OSError):
                 self._handle.close()
