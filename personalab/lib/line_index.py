@@ -228,18 +228,33 @@ def line_index_read(path: Path, data: bytes) -> LineIndex:
 
 
 _HELD_FILES = 16
-_held: OrderedDict[str, tuple[int, LineIndex]] = OrderedDict()
+# Per file: the generation, the index, and the array its records are the start of (room to
+# append a turn's lines without copying every record).
+_held: OrderedDict[str, tuple[int, LineIndex, np.ndarray]] = OrderedDict()
 _held_lock = threading.Lock()
 
 
 def line_index_hold(path: Path, index: LineIndex, generation: int) -> None:
     """Keep `index` in this process as the index of the file known under `generation`
     (personalab/lib/file_trust.py), so line_index_known need not check it against the file."""
+    key = os.path.abspath(path)
     with _held_lock:
-        _held[os.path.abspath(path)] = (generation, index)
-        _held.move_to_end(os.path.abspath(path))
+        _held[key] = (generation, index, index.records)
+        _held.move_to_end(key)
         while len(_held) > _HELD_FILES:
             _held.popitem(last=False)
+
+
+def _records_grown(buffer: np.ndarray, count: int, added: np.ndarray) -> np.ndarray:
+    """`added` written after the first `count` records of `buffer` (a larger one when it is
+    full or not ours to write into): the records are buffer[:count + len(added)]. Records
+    before `count` are never written, so an index handed out earlier keeps its view."""
+    if not buffer.flags.writeable or len(buffer) < count + len(added):
+        grown = np.zeros(max(2 * (count + len(added)), 1024), dtype=RECORD)
+        grown[:count] = buffer[:count]
+        buffer = grown
+    buffer[count:count + len(added)] = added
+    return buffer
 
 
 def line_index_known(path: Path, generation: int, size: int) -> tuple[LineIndex, bytes] | None:
@@ -252,7 +267,7 @@ def line_index_known(path: Path, generation: int, size: int) -> tuple[LineIndex,
         held = _held.get(key)
     if held is None or held[0] != generation or held[1].covered > size:
         return None
-    index = held[1]
+    index, buffer = held[1], held[2]
     covered = index.covered
     try:
         with open(path, "rb") as handle:
@@ -275,10 +290,12 @@ def line_index_known(path: Path, generation: int, size: int) -> tuple[LineIndex,
         inode = os.stat(index_path(path)).st_ino
         _append(path, added, _Stored(stored, HEADER_BYTES + len(stored) * RECORD.itemsize,
                                      inode))
-    extended = LineIndex(np.concatenate((stored, added)) if len(stored) else added)
     with _held_lock:
-        if _held.get(key) is held:
-            _held[key] = (generation, extended)
+        if _held.get(key) is not held:  # another thread extended it meanwhile
+            return LineIndex(np.concatenate((stored, added))), tail
+        buffer = _records_grown(buffer, len(stored), added)
+        extended = LineIndex(buffer[:len(stored) + len(added)])
+        _held[key] = (generation, extended, buffer)
     return extended, tail
 
 

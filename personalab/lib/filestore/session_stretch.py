@@ -334,7 +334,10 @@ def _lines_parse_checked(index: LineIndex, first: int, last: int,
 
 def _metadata_at(path: Path, data: bytes, index: LineIndex,
                  problems: list[LineProblem]) -> dict[str, Any]:
-    found = np.flatnonzero(index.records["kind"] == METADATA)
+    # The metadata line is the first readable one: looked for among the first lines first.
+    found = np.flatnonzero(index.kinds[:64] == METADATA)
+    if not len(found):
+        found = np.flatnonzero(index.kinds == METADATA)
     if len(found):
         start, stop = index.span(int(found[0]))
         record, _ = line_parse(data[start:stop - 1])
