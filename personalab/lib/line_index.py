@@ -9,7 +9,9 @@ the file from its first byte to that line's end. The header names the tokenizer;
 counted by another one is rebuilt. The index is a cache, never the truth: every read checks
 the last record's CRC against the file's bytes (a hand edit anywhere in the indexed part, a
 rewrite, a shorter file, an index of another file all fail it) and rebuilds the index from
-the file when it does not match. Lines appended since are parsed and
+the file when it does not match; a process that knows the file unchanged since such a check
+but for its own appends (personalab/lib/file_trust.py) keeps the index it checked and reads
+only the bytes after it (line_index_known). Lines appended since are parsed and
 appended to the index; a rebuilt index replaces the old one by rename. A write cut by kill -9
 leaves at most a torn last record, which the next read drops; nothing is fsynced, since a lost
 index costs one rebuild and never a wrong answer.

@@ -5,6 +5,8 @@ parsed, so the cost does not grow with the session."""
 from __future__ import annotations
 
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -51,6 +53,7 @@ class FileView:
                  generation: int) -> None:
         self.path, self.size, self.tail_start, self.tail = path, size, tail_start, tail
         self.generation = generation
+        self._fd: int | None = None  # opened on the first read before the tail, kept open
 
     def __len__(self) -> int:
         return self.size
@@ -61,8 +64,13 @@ class FileView:
             return self.tail[start - self.tail_start:stop - self.tail_start]
         if stop <= start:
             return b""
-        with open(self.path, "rb") as handle:
-            return os.pread(handle.fileno(), stop - start, start)
+        if self._fd is None:
+            self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        return os.pread(self._fd, stop - start, start)
+
+    def __del__(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
 
     def still_known(self) -> bool:
         """Whether the file still holds the bytes read (only appended to since, if at all)."""
@@ -164,7 +172,7 @@ def read_session_recent(path: Path, *, usable: int | None = None, tokens: int | 
     if last_user is not None:
         first = min(first, last_user)
     read = _stretch_read(path, data, index, positions, first, len(positions), whole_end=True)
-    read.lines_before = _lines_before(data, index, positions, first)
+    read.lines_before = _lines_before(path, data, index, positions, first, generation)
     read.token_counts = _token_counts(read.lines, index.records[positions[first:]])
     return _checked(path, data, read)
 
@@ -239,16 +247,16 @@ def _recent_first(index: LineIndex, positions: np.ndarray, *, usable: int | None
     return 0
 
 
-def _lines_before(data: bytes, index: LineIndex, positions: np.ndarray,
-                  first: int) -> LinesBefore:
+def _lines_before(path: Path, data: bytes, index: LineIndex, positions: np.ndarray,
+                  first: int, generation: int | None) -> LinesBefore:
     older = positions[:first]
     kinds = index.kinds[older]
     usable_older = index.records["usable"][older].astype(bool)
     # A sendable narrator note weighs what a message does.
     is_message = usable_older & (kinds != SUMMARY)
     message_numbers = older[is_message]
-    summaries = [_line_at(data, index, int(number))
-                 for number in older[usable_older & (kinds == SUMMARY)]]
+    summaries = _summaries_at(path, data, index, older[usable_older & (kinds == SUMMARY)],
+                              generation)
     return LinesBefore(usable=int(np.count_nonzero(usable_older)),
                        messages=len(message_numbers),
                        message_tokens=int(index.records["tokens"][message_numbers].sum(
@@ -256,6 +264,38 @@ def _lines_before(data: bytes, index: LineIndex, positions: np.ndarray,
                        summaries=[line for line in summaries if line is not None],
                        macro_messages=_macro_messages(data, index, message_numbers),
                        chat_messages=int(np.count_nonzero(kinds_among(kinds, CHAT_KINDS))))
+
+
+_SUMMARY_FILES = 8
+# Per file: the generation its bytes are known under (personalab/lib/file_trust.py) and the
+# summary lines parsed, by record number. An old session opening with thousands of summary
+# lines (decisions/summary-seed.md) would otherwise parse them all every turn.
+_summaries_parsed: OrderedDict[str, tuple[int, dict[int, dict[str, Any] | None]]] = OrderedDict()
+_summaries_lock = threading.Lock()
+
+
+def _summaries_at(path: Path, data: bytes, index: LineIndex, numbers: np.ndarray,
+                  generation: int | None) -> list[dict[str, Any] | None]:
+    """The summary lines at record `numbers`, parsed; kept (never to be changed by a caller)
+    while the file is known under `generation`, since their bytes stay the same."""
+    if generation is None:
+        return [_line_at(data, index, int(number)) for number in numbers]
+    key = os.path.abspath(path)
+    with _summaries_lock:
+        held = _summaries_parsed.get(key)
+        if held is None or held[0] != generation:
+            held = (generation, {})
+        _summaries_parsed[key] = held
+        _summaries_parsed.move_to_end(key)
+        while len(_summaries_parsed) > _SUMMARY_FILES:
+            _summaries_parsed.popitem(last=False)
+    parsed = held[1]
+    lines = []
+    for number in numbers.tolist():
+        if number not in parsed:
+            parsed[number] = _line_at(data, index, number)
+        lines.append(parsed[number])
+    return lines
 
 
 def _macro_messages(data: bytes, index: LineIndex, numbers: np.ndarray) -> list[dict[str, Any]]:
