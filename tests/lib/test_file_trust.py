@@ -75,6 +75,9 @@ def test_the_apps_own_appends_keep_a_file_known_and_only_the_new_bytes_are_read(
     assert file_known(path) is not None
     for reader in READERS.values():
         assert [line["content"] for line in reader(fs).lines[-2:]] == ["new", "streaming"]
+    # A turn's stretch: the lines parsed by the last read are kept, not parsed again.
+    newest = READERS["newest by tokens"]
+    assert newest(fs).lines[0] is newest(fs).lines[0]
     monkeypatch.undo()
     _read_all(fs, path)
 

@@ -171,7 +171,8 @@ def read_session_recent(path: Path, *, usable: int | None = None, tokens: int | 
     last_user = _last_of(index, positions, (USER,))
     if last_user is not None:
         first = min(first, last_user)
-    read = _stretch_read(path, data, index, positions, first, len(positions), whole_end=True)
+    read = _stretch_read(path, data, index, positions, first, len(positions), whole_end=True,
+                         generation=generation)
     read.lines_before = _lines_before(path, data, index, positions, first, generation)
     read.token_counts = _token_counts(read.lines, index.records[positions[first:]])
     return _checked(path, data, read)
@@ -311,11 +312,14 @@ def _line_at(data: bytes, index: LineIndex, number: int) -> dict[str, Any] | Non
 
 
 def _stretch_read(path: Path, data: bytes, index: LineIndex, positions: np.ndarray, first: int,
-                  end: int, *, whole_end: bool) -> SessionRead:
+                  end: int, *, whole_end: bool, generation: int | None = None) -> SessionRead:
     """The session's lines at positions [first, end) as a SessionRead (the unfinished last line
-    and a last line missing its newline added when the stretch reaches the end)."""
+    and a last line missing its newline added when the stretch reaches the end). `generation`:
+    the lines parsed are kept and shared with the next such read of the file while it is known
+    under it (a turn's stretch: the caller must not change them)."""
     total = len(positions)
-    records, problems = _stretch_parse(path, data, index, positions[first:end])
+    records, problems = _stretch_parse_kept(path, data, index, positions, first, end,
+                                            generation)
     if len(records) != end - first:  # the index disagrees with the file: never trust it
         return read_session_file(path)
     tail: list[dict[str, Any]] = []
@@ -335,6 +339,36 @@ def _stretch_read(path: Path, data: bytes, index: LineIndex, positions: np.ndarr
                        complete=first == 0 and end >= total, first_index=first,
                        last_message_index=last_message,
                        line_kinds=index.kinds[positions] if not tail else None)
+
+
+_STRETCH_FILES = 8
+# Per file: the generation, the position of the first line kept and the lines parsed from it.
+_stretches: OrderedDict[str, tuple[int, int, list[dict[str, Any]]]] = OrderedDict()
+
+
+def _stretch_parse_kept(path: Path, data: bytes, index: LineIndex, positions: np.ndarray,
+                        first: int, end: int, generation: int | None
+                        ) -> tuple[list[dict[str, Any]], list[LineProblem]]:
+    """_stretch_parse of the lines at positions [first, end), the ones the last such read of
+    this file parsed reused while it is known under `generation` (their bytes are the same),
+    so a turn parses only the lines appended since the last one."""
+    if generation is None:
+        return _stretch_parse(path, data, index, positions[first:end])
+    key = os.path.abspath(path)
+    with _summaries_lock:
+        held = _stretches.get(key)
+    kept_first, kept = (held[1], held[2]) if held is not None and held[0] == generation \
+        and held[1] <= first <= held[1] + len(held[2]) else (first, [])
+    kept_end = min(kept_first + len(kept), end)
+    added, problems = _stretch_parse(path, data, index, positions[kept_end:end])
+    records = kept[first - kept_first:kept_end - kept_first] + added
+    if len(added) == end - kept_end:
+        with _summaries_lock:
+            _stretches[key] = (generation, first, records)
+            _stretches.move_to_end(key)
+            while len(_stretches) > _STRETCH_FILES:
+                _stretches.popitem(last=False)
+    return list(records), problems
 
 
 def _stretch_parse(path: Path, data: bytes, index: LineIndex, picked: np.ndarray

@@ -111,8 +111,8 @@ class SessionFiles:
         only the stretch a chat page of that many lines before `before` needs
         (read_session_stretch); `usable` only the newest lines a prompt of that many messages
         needs, `tokens` those a prompt of that many tokens needs, the older ones tallied
-        (read_session_recent); `pick` the lines it picks from the kinds of all of them
-        (read_session_picked)."""
+        (read_session_recent: its lines too may be shared with the next such read); `pick`
+        the lines it picks from the kinds of all of them (read_session_picked)."""
         path = self.session_path(instance_id, session_id)
         if pick is not None:
             return read_session_picked(path, pick=pick)
