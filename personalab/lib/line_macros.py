@@ -85,9 +85,11 @@ def chat_position_macros(lines: list[dict[str, Any]], *, earlier: int = 0) -> di
     0 as the SillyTavern export numbers the session's lines; `earlier`: those before `lines`)
     and {{currentSwipeId}} (the 1-based version shown of the newest message, a character's;
     a player's line has none), empty for an empty chat."""
-    held = [line for line in lines if _in_sillytavern_chat(line)]
-    count = earlier + len(held)
-    newest = held[-1] if held else None
+    # Counted without a call per line and the newest found from the end: a turn's lines are
+    # thousands in a long chat (the stretch back to the prompt's token room).
+    count = earlier + sum(1 for line in lines if line.get("role") in ("user", "assistant")
+                          or line.get("type") in ("note", "summary"))
+    newest = next((line for line in reversed(lines) if _in_sillytavern_chat(line)), None)
     swipe = ""
     if newest is not None and newest.get("role") == "assistant":
         versions = len(newest.get("alternatives") or [])
