@@ -125,3 +125,26 @@ def test_a_file_read_within_a_tick_of_its_last_write_is_not_believed(fs, monkeyp
     path.write_bytes(data.replace(b'"line 004"', b'"LINE 004"'))
     assert READERS["cached"](fs).lines[4]["content"] == "LINE 004"
     _read_all(fs, path)
+
+
+def test_summary_lines_before_a_turns_stretch_are_parsed_once_and_a_hand_edit_is_seen(fs):
+    summaries = [{"type": "summary", "content": f"event {n}"} for n in range(50)]
+    talk = [{"role": "user" if n % 2 == 0 else "assistant", "content": f"line {n:03d}",
+             "turn": n // 2 + 1, "timestamp": "t"} for n in range(40)]
+    fs.session_create(INSTANCE, SESSION, lines=summaries + talk)
+    path = fs.session_path(INSTANCE, SESSION)
+    _aged()
+
+    def before():
+        return fs.session_read(INSTANCE, SESSION, tokens=40, overhead=4).lines_before.summaries
+
+    first = before()
+    assert [line["content"] for line in first] == [f"event {n}" for n in range(50)]
+    fs.session_append(INSTANCE, SESSION, {"role": "user", "content": "new", "turn": 21,
+                                          "timestamp": "t"})
+    again = before()
+    assert again == first and again[7] is first[7]  # not parsed again
+    stat = path.stat()
+    path.write_bytes(path.read_bytes().replace(b'"event 7"', b'"EVENT 7"'))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert before()[7]["content"] == "EVENT 7"

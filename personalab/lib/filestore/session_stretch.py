@@ -262,41 +262,40 @@ def _lines_before(path: Path, data: bytes, index: LineIndex, positions: np.ndarr
                        messages=len(message_numbers),
                        message_tokens=int(index.records["tokens"][message_numbers].sum(
                            dtype=np.int64)),
-                       summaries=[line for line in summaries if line is not None],
+                       summaries=summaries,
                        macro_messages=_macro_messages(data, index, message_numbers),
                        chat_messages=int(np.count_nonzero(kinds_among(kinds, CHAT_KINDS))))
 
 
 _SUMMARY_FILES = 8
-# Per file: the generation its bytes are known under (personalab/lib/file_trust.py) and the
-# summary lines parsed, by record number. An old session opening with thousands of summary
-# lines (decisions/summary-seed.md) would otherwise parse them all every turn.
-_summaries_parsed: OrderedDict[str, tuple[int, dict[int, dict[str, Any] | None]]] = OrderedDict()
+# Per file: the generation its bytes are known under (personalab/lib/file_trust.py), the record
+# numbers of the summary lines last asked for and those lines parsed (unreadable ones left out).
+# An old session opening with thousands of summary lines (decisions/summary-seed.md) would
+# otherwise parse them all every turn; a turn asks for the same ones and perhaps a few more.
+_summaries_parsed: OrderedDict[str, tuple[int, np.ndarray, list[dict[str, Any]]]] = OrderedDict()
 _summaries_lock = threading.Lock()
 
 
 def _summaries_at(path: Path, data: bytes, index: LineIndex, numbers: np.ndarray,
-                  generation: int | None) -> list[dict[str, Any] | None]:
-    """The summary lines at record `numbers`, parsed; kept (never to be changed by a caller)
-    while the file is known under `generation`, since their bytes stay the same."""
-    if generation is None:
-        return [_line_at(data, index, int(number)) for number in numbers]
+                  generation: int | None) -> list[dict[str, Any]]:
+    """The summary lines at record `numbers` that parse; those of the last such read reused
+    (never to be changed by a caller) while the file is known under `generation`."""
     key = os.path.abspath(path)
     with _summaries_lock:
         held = _summaries_parsed.get(key)
-        if held is None or held[0] != generation:
-            held = (generation, {})
-        _summaries_parsed[key] = held
-        _summaries_parsed.move_to_end(key)
-        while len(_summaries_parsed) > _SUMMARY_FILES:
-            _summaries_parsed.popitem(last=False)
-    parsed = held[1]
-    lines = []
-    for number in numbers.tolist():
-        if number not in parsed:
-            parsed[number] = _line_at(data, index, number)
-        lines.append(parsed[number])
-    return lines
+    kept_numbers, kept = np.zeros(0, dtype=numbers.dtype), []
+    if generation is not None and held is not None and held[0] == generation \
+            and len(held[1]) <= len(numbers) and np.array_equal(numbers[:len(held[1])], held[1]):
+        kept_numbers, kept = held[1], held[2]
+    added = [_line_at(data, index, number) for number in numbers[len(kept_numbers):].tolist()]
+    lines = kept + [line for line in added if line is not None]
+    if generation is not None:
+        with _summaries_lock:
+            _summaries_parsed[key] = (generation, numbers, lines)
+            _summaries_parsed.move_to_end(key)
+            while len(_summaries_parsed) > _SUMMARY_FILES:
+                _summaries_parsed.popitem(last=False)
+    return list(lines)
 
 
 def _macro_messages(data: bytes, index: LineIndex, numbers: np.ndarray) -> list[dict[str, Any]]:
