@@ -8,7 +8,7 @@ line holding its answer is among the first k recalled lines (a turn's section he
 long lines in the finding's chat).
 
     .venv/bin/python bench/recall_paraphrase.py [--data ../shared/bench] [--turns 300]
-        [--embed-cache DIR] [--verbose]
+        [--embed-cache DIR] [--verbose] [--set first|second]
 
 Prints one line per probe (the answer's rank, or "-") and the hits at 3 / 5 / 10 last.
 """
@@ -91,7 +91,59 @@ COLLIDING = ("sister", "grew up", "birthday", "dog", "allerg", "wedding", "marri
 COLLIDING_ZH = ("老家", "女朋友", "电影", "旅行", "家乡", "对象")
 
 
-def filler_read(data: Path) -> tuple[list[str], list[str]]:
+# A second set, held apart: other facts, asked in other ways, written after the "said instead"
+# table of the keyword side (memory/keyword_index/said_instead.py) by someone other than its
+# author, to see whether what was mended carries over (`--set second`).
+SECOND_FACTS = {
+    2: "Long shift again. I've been a paramedic for six years now, mostly night calls, so excuse "
+       "the yawning.",
+    4: "I was born and raised in Cork, down in the south of Ireland, rain every single day.",
+    6: "My husband Teodor is a carpenter, he built half the furniture in our flat.",
+    8: "我在一家银行做柜员，天天数钱，数得手都酸了。",
+    10: "I've been learning the cello since January, my neighbours must hate me.",
+    12: "We adopted a tabby cat called Miso last spring, she rules the house now.",
+    14: "我男朋友叫周航，是个程序员，天天加班。",
+    16: "Oh, I'm lactose intolerant, so no cream in the sauce please.",
+    18: "My brother Aleksander lives in Kraków, I visit him every Easter.",
+    20: "我小时候在哈尔滨长大，冬天特别冷，零下三十度。",
+    22: "I ride a little red Vespa to the station every morning.",
+    24: "下个月我们要去青岛看海，酒店都订好了。",
+    26: "我最喜欢的歌手是周杰伦，他的每张专辑我都有。",
+    28: "Every Wednesday evening I do yoga at the community hall.",
+}
+SECOND_PROBES = [
+    ("what's my line of work again?", "paramedic"),
+    ("what did I say I do for work?", "paramedic"),
+    ("where did I grow up?", "Cork"),
+    ("which country am I originally from?", "Ireland"),
+    ("what's my spouse called?", "Teodor"),
+    ("what does my partner do for a living?", "carpenter"),
+    ("我是干什么的来着？", "柜员"),
+    ("我在哪儿上班？", "银行"),
+    ("what instrument am I practising?", "cello"),
+    ("what's our pet's name?", "Miso"),
+    ("what animal did we adopt?", "cat"),
+    ("我对象是做什么的？", "程序员"),
+    ("is there anything I can't eat?", "lactose"),
+    ("where does my sibling live?", "Kraków"),
+    ("我是在哪儿长大的？", "哈尔滨"),
+    ("我的家乡是哪里？", "哈尔滨"),
+    ("how do I get to the station?", "Vespa"),
+    ("what do I ride?", "Vespa"),
+    ("我们下个月出去玩去哪儿？", "青岛"),
+    ("我最爱听谁的歌？", "周杰伦"),
+    ("what exercise do I do during the week?", "yoga"),
+    ("Bram, what's my brother's name?", "Aleksander"),
+]
+SECOND_COLLIDING = COLLIDING + ("paramedic", "cork", "ireland", "husband", "cello", "cat ",
+                                "lactose", "brother", "vespa", "yoga", "carpenter", "instrument")
+SECOND_COLLIDING_ZH = COLLIDING_ZH + ("银行", "男朋友", "长大", "青岛", "歌手")
+SETS = {"first": (FACTS, PROBES, COLLIDING, COLLIDING_ZH),
+        "second": (SECOND_FACTS, SECOND_PROBES, SECOND_COLLIDING, SECOND_COLLIDING_ZH)}
+
+
+def filler_read(data: Path, *, colliding: tuple[str, ...] = COLLIDING,
+                colliding_zh: tuple[str, ...] = COLLIDING_ZH) -> tuple[list[str], list[str]]:
     conversation = json.loads((data / "locomo" / "conv-26.json").read_text(encoding="utf-8"))
     english = [turn["text"] for key, value in conversation.get("conversation", conversation).items()
                if key.startswith("session_") and isinstance(value, list) for turn in value]
@@ -100,18 +152,19 @@ def filler_read(data: Path) -> tuple[list[str], list[str]]:
         sessions = json.loads(path.read_text(encoding="utf-8"))["conversation"]
         chinese += [turn["text"] for key, value in sessions.items()
                     if key.startswith("session_") and isinstance(value, list) for turn in value]
-    english = [text for text in english if not any(w in text.lower() for w in COLLIDING)]
-    chinese = [text for text in chinese if not any(w in text for w in COLLIDING_ZH)]
+    english = [text for text in english if not any(w in text.lower() for w in colliding)]
+    chinese = [text for text in chinese if not any(w in text for w in colliding_zh)]
     return english, chinese
 
 
-def chat_lines(turns: int, english: list[str], chinese: list[str]) -> list[dict]:
+def chat_lines(turns: int, english: list[str], chinese: list[str], *,
+               facts: dict[int, str] = FACTS) -> list[dict]:
     """The chat as the app stores it: a player's line and the character's reply per turn."""
     rng = random.Random(7)
     lines = []
     for turn in range(1, turns + 1):
-        if turn in FACTS:
-            said = FACTS[turn]
+        if turn in facts:
+            said = facts[turn]
         elif turn % 7 == 0:
             said = "".join(rng.sample(chinese, rng.randint(1, 3)))
         else:
@@ -141,19 +194,22 @@ def main() -> None:
     parser.add_argument("--embed-cache", type=Path, default=None)
     parser.add_argument("--verbose", action="store_true", help="print each probe's first lines")
     parser.add_argument("--only", default="", help="ask only the probes holding this text")
+    parser.add_argument("--set", choices=sorted(SETS), default="first",
+                        help="the probe set (second: held apart from the table's making)")
     args = parser.parse_args()
-    english, chinese = filler_read(args.data)
+    facts, probes, colliding, colliding_zh = SETS[args.set]
+    english, chinese = filler_read(args.data, colliding=colliding, colliding_zh=colliding_zh)
     with tempfile.TemporaryDirectory(prefix="recall_paraphrase_") as workdir:
         embedder = CachedEmbedder(args.embed_cache) if args.embed_cache else None
         second = embedder.second if embedder is not None else None
         index = MemoryIndex(chroma_path=Path(workdir) / "chroma", embedder=embedder,
                             second=second, keywords_path=Path(workdir) / "keywords")
-        lines = chat_lines(args.turns, english, chinese)
+        lines = chat_lines(args.turns, english, chinese, facts=facts)
         for start in range(0, len(lines), 100):
             index.add_turns(instance_id=INSTANCE, character_id="char_bench", background_id=None,
                             session_id="sess_001", turns=lines[start:start + 100])
         hits = dict.fromkeys(KS, 0)
-        for question, answer in [p for p in PROBES if args.only in p[0]]:
+        for question, answer in [p for p in probes if args.only in p[0]]:
             rank, texts = probe_rank(index, question, answer)
             for k in KS:
                 hits[k] += rank is not None and rank < k
@@ -162,7 +218,8 @@ def main() -> None:
                 for text in texts[:5]:
                     print(f"        {text[:100]!r}")
     summary = " / ".join(f"@{k} {hits[k]}" for k in KS)
-    print(f"paraphrased probes: {len(PROBES)}, {args.turns} turns; hits {summary}")
+    print(f"paraphrased probes ({args.set} set): {len(probes)}, {args.turns} turns; "
+          f"hits {summary}")
 
 
 if __name__ == "__main__":

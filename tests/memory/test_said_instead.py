@@ -26,6 +26,12 @@ def test_an_idiom_is_searched_by_the_statement_words_only():
     assert term.own == () and ("work",) in term.instead
 
 
+def test_what_a_thing_is_for_does_not_ask_for_every_line_about_work():
+    # "干什么的" also asks what a thing is for; Chinese chat says 工作 and 上班 in most lines.
+    assert ("工作",) not in _statement_words("我是干什么的来着？")
+    assert ("工作",) in _statement_words("我的职业是什么？")
+
+
 def test_other_words_stay_plain_terms():
     assert query_terms("which city did Mina move to?") == [
         Term(own=("citi",)), Term(own=("mina",)), Term(own=("move",))]
