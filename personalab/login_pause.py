@@ -48,11 +48,15 @@ _lift_seen: str | None = None  # the lifts file's token when _paused_until was f
 _lifts_read_at = float("-inf")
 
 
+def _lifts_path() -> Path:
+    return Path(settings.PERSONALAB_DATA_DIR) / LIFTS_FILE
+
+
 def login_pause_lifts_read() -> str | None:
     """The token the last lift wrote ("" before any); None when the file cannot be read, and
     then nothing is remembered. The guard reads it on the event loop: one small file, no query."""
     try:
-        with open(Path(settings.PERSONALAB_DATA_DIR) / LIFTS_FILE, "rb") as lifts:
+        with open(_lifts_path(), "rb") as lifts:
             return lifts.read(64).decode("ascii", "replace")
     except FileNotFoundError:
         return ""
@@ -62,7 +66,7 @@ def login_pause_lifts_read() -> str | None:
 
 def login_pause_lift() -> None:
     """Every worker forgets the addresses it remembered: axes' attempts were deleted."""
-    write_bytes_atomic(Path(settings.PERSONALAB_DATA_DIR) / LIFTS_FILE,
+    write_bytes_atomic(_lifts_path(),
                        secrets.token_hex(16).encode(), durable=False)
 
 

@@ -38,6 +38,14 @@ def file_stamp(stat: os.stat_result) -> Stamp:
     return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
+def path_stamp(path: Path) -> Stamp | None:
+    """The file's stamp now, or None when it cannot be read."""
+    try:
+        return file_stamp(os.stat(path))
+    except OSError:
+        return None
+
+
 @dataclass(frozen=True)
 class Known:
     stamp: Stamp
@@ -64,11 +72,7 @@ def file_known(path: Path) -> Known | None:
         known = _known.get(key)
     if known is None:
         return None
-    try:
-        now = file_stamp(os.stat(path))
-    except OSError:
-        return None
-    return known if now == known.stamp else None
+    return known if path_stamp(path) == known.stamp else None
 
 
 def read_started() -> int:
@@ -80,10 +84,7 @@ def file_read_whole(path: Path, *, stamp: Stamp, started: int) -> int | None:
     """The file was read whole from `started` on, its stamp `stamp` before the read: it is
     known now if its stamp is still that one and old enough. Its generation, or None."""
     key = _key(path)
-    try:
-        after = file_stamp(os.stat(path))
-    except OSError:
-        after = None
+    after = path_stamp(path)
     with _lock:
         if after != stamp or stamp[4] + TICK_NS > started:
             _known.pop(key, None)

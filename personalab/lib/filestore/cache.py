@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from personalab.lib.file_trust import file_known, file_read_whole, file_stamp, read_started
+from personalab.lib.file_trust import file_known, file_read_whole, path_stamp, read_started
 from personalab.lib.filestore.jsonl import file_bytes
 from personalab.lib.filestore.session_read import (
     ParsedLines,
@@ -66,7 +66,7 @@ class SessionCache:
                     return session_from_parsed(path, rest[parsed.size - before.size:],
                                                known.size, parsed)
             started = read_started()
-            stamp = _stamp_of(path)
+            stamp = path_stamp(path)
             data = file_bytes(path)
             generation = (file_read_whole(path, stamp=stamp, started=started)
                           if stamp is not None else None)
@@ -102,13 +102,6 @@ class SessionCache:
                                           or total > self.max_bytes):
             _, dropped = self._entries.popitem(last=False)
             total -= dropped.size
-
-
-def _stamp_of(path: Path):
-    try:
-        return file_stamp(os.stat(path))
-    except OSError:
-        return None
 
 
 def file_range(path: Path, start: int, stop: int) -> bytes | None:
