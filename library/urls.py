@@ -38,6 +38,8 @@ urlpatterns = [
     path("lorebooks/<str:lorebook_id>/test", lorebook_views.lorebook_test, name="lorebook_test"),
     path("lorebooks/<str:lorebook_id>/tag_names", lorebook_views.lorebook_tag_names,
          name="lorebook_tag_names"),
+    path("lorebooks/<str:lorebook_id>/tag_names/forget", lorebook_views.lorebook_tag_names_forget,
+         name="lorebook_tag_names_forget"),
     path("lorebooks/<str:lorebook_id>/global", lorebook_views.lorebook_global,
          name="lorebook_global"),
     path("regex-scripts/", regex_script_views.regex_scripts_page, name="regex_scripts"),

@@ -268,6 +268,11 @@ SENTENCES = (
     gettext_noop("naming these tags would add more than %(count)s characters to the book (its "
                  "filters name the same long tag names many times)"),
     gettext_noop("at most %(count)s characters of tag names in a book"),
+    # library/lore/st_tag_list.py: the tag names an account kept
+    gettext_noop("your kept SillyTavern tag names cannot be read (the file is damaged): "
+                 "forget them, then give your settings.json again"),
+    gettext_noop("no SillyTavern tag name is kept for %(id)s"),
+    gettext_noop("not kept"),
     # personalab/lib/errors.py LIMIT_SENTENCES: an account or a chat at its limit
     gettext_noop("you have %(limit)s personas, the most one account may have (%(setting)s): "
                  "delete one to make another"),

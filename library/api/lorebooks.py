@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Body, File, Router, Status
 from ninja.files import UploadedFile
 
+from library.api.schemas import KeptTagNames, KeptTagNamesForgotten
 from library.item_copy import lorebook_copy
 from library.lore import services as lorebook_services
 from library.lore.global_books import (
@@ -21,7 +22,8 @@ from library.lore.st_settings import (
     world_info_settings_effective,
     world_info_settings_import,
 )
-from library.lore.st_tags import TagNaming, st_tag_names, unnamed_tags_said
+from library.lore.st_tag_list import st_tags_forget, st_tags_kept_read
+from library.lore.st_tags import MAX_TAGS, TagNaming, st_tag_names, unnamed_tags_said
 from library.selectors import item_for_edit, lorebook_for_use, visibility_of
 from personalab.lib.body_fields import body_fields_check
 from personalab.lib.errors import Forbidden
@@ -111,6 +113,32 @@ def world_info_global_import(request: HttpRequest, file: File[UploadedFile]):
     again); a file that selects none is a 400."""
     return global_lorebooks_from_settings(get_store(), user=request.auth,
                                           data=file.read(MAX_FILE_BYTES + 1))
+
+
+@router.get("/world_info/tag_names", response=KeptTagNames)
+def world_info_tag_names(request: HttpRequest):
+    """The SillyTavern tag names your account kept from the settings.json files it gave
+    (import, "Name the tags"): they name the tag ids of your books' character filters. A
+    damaged list is a 409 `damaged` (DELETE it, then give your settings.json again)."""
+    kept = st_tags_kept_read(get_store(), username=request.auth.get_username())
+    return {"tags": [{"id": tag, "name": name} for tag, name in kept.items()],
+            "count": len(kept), "max": MAX_TAGS}
+
+
+@router.delete("/world_info/tag_names", response=KeptTagNamesForgotten)
+def world_info_tag_names_forget(request: HttpRequest):
+    """Forget all your kept tag names (a damaged list too). Books keep the names already
+    written beside their ids."""
+    forgotten = st_tags_forget(get_store(), username=request.auth.get_username())
+    return {"forgotten": forgotten, "count": 0}
+
+
+@router.delete("/world_info/tag_names/{tag_id}", response=KeptTagNamesForgotten)
+def world_info_tag_name_forget(request: HttpRequest, tag_id: str):
+    """Forget one kept tag name (404 when it is not kept)."""
+    store, username = get_store(), request.auth.get_username()
+    forgotten = st_tags_forget(store, username=username, tag_id=tag_id)
+    return {"forgotten": forgotten, "count": len(st_tags_kept_read(store, username=username))}
 
 
 @router.get("/world_info/settings")

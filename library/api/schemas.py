@@ -1,4 +1,5 @@
-"""Request and response shapes of the library routes (personas, characters, backgrounds)."""
+"""Request and response shapes of the library routes (personas, characters, backgrounds, the
+SillyTavern tag names an account kept)."""
 
 from __future__ import annotations
 
@@ -212,3 +213,20 @@ class BackgroundCopied(BackgroundCreated):
 
 class Deleted(Schema):
     deleted: str
+
+
+class KeptTagName(Schema):
+    id: str = Field(description="SillyTavern's tag id (a uuid, or a timestamp in older installs)")
+    name: str
+
+
+class KeptTagNames(Schema):
+    tags: list[KeptTagName] = Field(description="oldest given first")
+    count: int
+    max: int = Field(description="the most kept: past it, the oldest given are dropped")
+
+
+class KeptTagNamesForgotten(Schema):
+    forgotten: int = Field(description="how many names were forgotten (0 when none could be "
+                                       "read from a damaged list, which is forgotten whole)")
+    count: int = Field(description="how many are kept now")

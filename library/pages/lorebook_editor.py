@@ -13,7 +13,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from library.errors import LibraryError, LibraryNotFound
@@ -25,8 +25,14 @@ from library.lore.percent import is_percent, percent_parsed
 from library.lore.regex_keys import regex_key_problems
 from library.lore.services import lorebook_save, lorebook_tags_name, lorebook_version
 from library.lore.st_settings import MAX_FILE_BYTES
-from library.lore.st_tag_list import st_tags_kept
+from library.lore.st_tag_list import (
+    KeptTagsDamaged,
+    st_tags_forget,
+    st_tags_kept,
+    st_tags_kept_read,
+)
 from library.lore.st_tags import (
+    MAX_TAGS,
     filter_tag_ids_unnamed,
     kept_names_said,
     st_tag_names,
@@ -38,7 +44,8 @@ from library.pages.item_access import item_for_use_or_404, ownership_shown
 from library.refusal_words import refusal_words
 from library.selectors import item_for_edit
 from personalab.lib.config_schema import count_coerced, digits_int
-from personalab.lib.errors import LimitReached
+from personalab.lib.errors import LimitReached, error_read
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.tokens import count_tokens
 from personalab.storage import get_store
 
@@ -188,6 +195,7 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
         {**_entry_shown(e, typed=bool(error)), **_entry_errors(field_errors, index, e.get("uid"))}
         for index, e in enumerate(entries)]}
     tag_ids_unnamed = any(e["tag_ids_unnamed"] for e in shown["entries"])
+    kept_tags = _kept_tags_shown(store, username=request.user.get_username())
     return render(request, "library/lorebook_form.html",
                   {"lorebook": shown, "lorebook_id": lorebook_id, "error": error, "seen": seen,
                    "book_errors": {name: text for name, text in field_errors.items()
@@ -196,11 +204,25 @@ def lorebook_edit(request: HttpRequest, lorebook_id: str | None = None) -> HttpR
                    "ownership": ownership_shown(request, lorebook, "lorebook", lorebook_id),
                    "in_all_chats": lorebook_id in global_lorebook_ids(
                        store, username=request.user.get_username()),
-                   "tag_ids_unnamed": tag_ids_unnamed,
-                   "st_tags_kept": len(st_tags_kept(store, username=request.user.get_username()))
-                   if tag_ids_unnamed else 0,
+                   "tag_ids_unnamed": tag_ids_unnamed, "kept_tags": kept_tags,
+                   "st_tags_kept": kept_tags.get("count", 0),
                    "positions": POSITIONS, "roles": ROLES, "logics": SELECTIVE_LOGICS},
                   status=status)
+
+
+KEPT_LISTED = 500  # the page's list; the REST answer has them all
+
+
+def _kept_tags_shown(store: FileStore, *, username: str) -> dict[str, Any]:
+    """The account's kept tag names as the page shows them ({}: none kept, no section)."""
+    try:
+        kept = st_tags_kept_read(store, username=username)
+    except KeptTagsDamaged as exc:
+        return {"error": error_read(exc)}
+    if not kept:
+        return {}
+    return {"count": len(kept), "max": MAX_TAGS, "listed": list(kept.items())[:KEPT_LISTED],
+            "more": max(len(kept) - KEPT_LISTED, 0)}
 
 
 @login_required
@@ -248,6 +270,20 @@ def lorebook_tag_names(request: HttpRequest, lorebook_id: str) -> HttpResponse:
     if not naming.unnamed:
         messages.info(request, gettext("Every SillyTavern tag id of this book's character "
                                        "filters has its name now."))
+    return redirect("lorebook_edit", lorebook_id=lorebook_id)
+
+
+@login_required
+@require_POST
+def lorebook_tag_names_forget(request: HttpRequest, lorebook_id: str) -> HttpResponse:
+    """The account's kept SillyTavern tag names forgotten (library/lore/st_tag_list.py); back
+    to the book it was asked from, whose names stay beside its ids."""
+    item_for_use_or_404(request, "lorebook", lorebook_id)
+    forgotten = st_tags_forget(get_store(), username=request.user.get_username())
+    messages.info(request, ngettext(
+        "Forgot %(count)s SillyTavern tag name; your books keep the names written beside their "
+        "ids.", "Forgot %(count)s SillyTavern tag names; your books keep the names written "
+        "beside their ids.", forgotten) % {"count": forgotten})
     return redirect("lorebook_edit", lorebook_id=lorebook_id)
 
 
