@@ -16,4 +16,5 @@ Rooms, by job (an import-linter contract in pyproject.toml keeps the ways in abo
 - the prompt inspector's words: `inspector/`
 - instance and session actions, one module per job: `services/`
 - reads for the pages: `selectors.py`; the index rows: `models.py`
+- an account that owns anything is neither deleted nor renamed, from any way in: `accounts.py`
 """

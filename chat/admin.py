@@ -5,12 +5,10 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
+from chat.accounts import account_delete_check, account_owned_count
 from chat.models import ApiToken, Instance, Session, Trace
 from library.admin import FileDeleteAdmin
-from library.errors import LibraryError
-from library.models import Background, Character, Lorebook, Persona
 
 
 class IndexOnlyAdmin(admin.ModelAdmin):
@@ -71,11 +69,6 @@ class ApiTokenAdmin(admin.ModelAdmin):
             "token_user": obj.user})
 
 
-def _owned_count(user) -> int:
-    return sum(model.objects.filter(owner=user).count()
-               for model in (Character, Background, Lorebook, Persona, Instance))
-
-
 class AccountAdmin(FileDeleteAdmin, UserAdmin):
     """An account that still owns anything is not deleted (untick "Active" instead, as Django's
     own help says) nor renamed: its files name their owner by username, and a new account given
@@ -93,19 +86,13 @@ class AccountAdmin(FileDeleteAdmin, UserAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         fields = super().get_readonly_fields(request, obj)
-        return [*fields, "username"] if obj is not None and _owned_count(obj) else fields
+        owned = obj is not None and account_owned_count(user=obj)
+        return [*fields, "username"] if owned else fields
 
     def item_delete(self, request, obj) -> None:
-        owned = _owned_count(obj)
-        if owned:
-            raise LibraryError(ngettext(
-                "%(username)s still owns %(count)d character, background, lorebook, persona or "
-                "chat, so the account was kept: untick “Active” instead. Its files name it by "
-                "username, so a new account given that name would own them.",
-                "%(username)s still owns %(count)d characters, backgrounds, lorebooks, personas "
-                "or chats, so the account was kept: untick “Active” instead. Its files name it "
-                "by username, so a new account given that name would own them.",
-                owned) % {"username": obj.get_username(), "count": owned})
+        # asked before the delete: the receiver's refusal inside the admin's transaction would
+        # leave it unusable for the rest of the request
+        account_delete_check(user=obj)
         obj.delete()
 
 

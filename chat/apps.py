@@ -12,7 +12,9 @@ class ChatConfig(AppConfig):
     verbose_name = _("Chat")
 
     def ready(self) -> None:
-        # Local: chat.library_use reads chat.models, which Django loads only after this module.
-        from chat.library_use import chats_playing, chats_titled
+        # Local: chat.library_use and chat.accounts read chat.models, which Django loads only
+        # after this module.
+        from chat import accounts, library_use
 
-        chat_use_register(chats_playing, titles=chats_titled)
+        chat_use_register(library_use.chats_playing, titles=library_use.chats_titled)
+        accounts.account_guard_connect()

@@ -11,9 +11,9 @@ from django.utils.translation import ngettext
 
 from library.background_services import background_delete, background_save
 from library.character_services import character_delete, character_save
-from library.errors import LibraryError
 from library.lore import services as lorebook_services
 from library.models import Background, Character, Lorebook
+from personalab.lib.errors import AppError
 from personalab.storage import get_store
 
 
@@ -28,7 +28,7 @@ class FileDeleteAdmin(admin.ModelAdmin):
         refused = request.__dict__.setdefault("library_refused", [])
         try:
             self.item_delete(request, obj)
-        except LibraryError as exc:
+        except AppError as exc:
             refused.append(obj)
             messages.error(request, str(exc))
 
