@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.auth import get_user_model
-from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.models import Group, Permission
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext_lazy as _
 
@@ -69,7 +70,37 @@ class ApiTokenAdmin(admin.ModelAdmin):
             "token_user": obj.user})
 
 
-class AccountAdmin(FileDeleteAdmin, UserAdmin):
+# the words of a model's own permissions, which Django stores in English ("Can add %s")
+PERMISSION_WORDS = {"add": _("Can add %(name)s"), "change": _("Can change %(name)s"),
+                    "delete": _("Can delete %(name)s"), "view": _("Can view %(name)s")}
+
+
+def permission_label(permission: Permission) -> str:
+    """A model's own four permissions in the reader's language: Django stores their names in
+    English once ("Can add access attempt") and shows them so in every language."""
+    model = permission.content_type.model_class()
+    if model is not None:
+        opts = model._meta
+        action = permission.codename.removesuffix(f"_{opts.model_name}")
+        said = PERMISSION_WORDS.get(action)
+        if said is not None and permission.name == f"Can {action} {opts.verbose_name_raw}":
+            return f"{permission.content_type} | {said % {'name': opts.verbose_name}}"
+    return str(permission)
+
+
+class PermissionLabels(admin.ModelAdmin):
+    def formfield_for_manytomany(self, db_field, request=None, **kwargs):
+        field = super().formfield_for_manytomany(db_field, request=request, **kwargs)
+        if field is not None and db_field.remote_field.model is Permission:
+            field.label_from_instance = permission_label
+        return field
+
+
+class GroupPermissionsAdmin(PermissionLabels, GroupAdmin):
+    pass
+
+
+class AccountAdmin(PermissionLabels, FileDeleteAdmin, UserAdmin):
     """An account that still owns anything is not deleted (untick "Active" instead, as Django's
     own help says) nor renamed: its files name their owner by username, and a new account given
     that name read and changed the deleted one's private characters and chats (a newcomer's
@@ -98,3 +129,5 @@ class AccountAdmin(FileDeleteAdmin, UserAdmin):
 
 admin.site.unregister(get_user_model())
 admin.site.register(get_user_model(), AccountAdmin)
+admin.site.unregister(Group)
+admin.site.register(Group, GroupPermissionsAdmin)

@@ -49,3 +49,19 @@ def test_the_login_attempts_list_heads_its_status_in_chinese(client, django_user
     page = client.get("/admin/axes/accessattempt/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
     assert ">状态<" in page and "3 次机会剩余" in page
     assert "Status" not in page and "Attempt Remaining" not in page
+
+
+def test_the_permission_choices_name_axes_and_the_apps_models_in_chinese(client,
+                                                                        django_user_model):
+    root = django_user_model.objects.create_superuser("root", "", "root-password")
+    client.force_login(root)
+    for url in (f"/admin/auth/user/{root.pk}/change/", "/admin/auth/group/add/"):
+        page = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+        for name in ("登录限制 | 登录尝试 | 可以查看 登录尝试",
+                     "登录限制 | 登录记录 | 可以删除 登录记录",
+                     "登录限制 | 登录失败 | 可以修改 登录失败",
+                     "聊天 | API 令牌 | 可以增加 API 令牌"):
+            assert name in page, (url, name)
+        assert "Can view access attempt" not in page and "Can add" not in page, url
+    page = client.get("/admin/auth/group/add/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Login throttling | access attempt | Can view access attempt" in page
