@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -125,15 +126,15 @@ def pending_imports_sweep(store: FileStore) -> int:
     return dropped
 
 
-def _pending_dir(store: FileStore, user):
+def pending_imports_dir(store: FileStore, *, username: str) -> Path:
     # The account's name hashed: any username is a safe folder name.
-    account = hashlib.sha256(user.get_username().encode()).hexdigest()[:32]
+    account = hashlib.sha256(username.encode()).hexdigest()[:32]
     return store.root / "pending_imports" / account
 
 
 def pending_import_save(store: FileStore, *, user, data: bytes, file_name: str) -> str:
     """The file kept until the author decides; a token that names it (only to this account)."""
-    folder = _pending_dir(store, user)
+    folder = pending_imports_dir(store, username=user.get_username())
     folder.mkdir(parents=True, exist_ok=True)
     waiting = sorted(folder.glob("*.chat"), key=lambda p: p.stat().st_mtime)
     for old in waiting[:max(0, len(waiting) - PENDING_PER_ACCOUNT + 1)]:
@@ -150,7 +151,7 @@ def pending_import_read(store: FileStore, *, user, token: str) -> tuple[bytes, s
     """(the waiting file, its name); NotFound when it expired or the token is not this account's."""
     if not (len(token) == 32 and all(c in "0123456789abcdef" for c in token)):
         raise NotFound(gettext("the chat file is no longer waiting: choose it again"))
-    path = _pending_dir(store, user) / f"{token}.chat"
+    path = pending_imports_dir(store, username=user.get_username()) / f"{token}.chat"
     try:
         if time.time() - path.stat().st_mtime > PENDING_KEEP_SECONDS:
             raise NotFound(gettext("the chat file is no longer waiting: choose it again"))
@@ -163,8 +164,9 @@ def pending_import_read(store: FileStore, *, user, token: str) -> tuple[bytes, s
 
 def pending_import_drop(store: FileStore, *, user, token: str) -> None:
     if len(token) == 32 and all(c in "0123456789abcdef" for c in token):
+        folder = pending_imports_dir(store, username=user.get_username())
         for suffix in (".chat", ".name"):
-            (_pending_dir(store, user) / f"{token}{suffix}").unlink(missing_ok=True)
+            (folder / f"{token}{suffix}").unlink(missing_ok=True)
 
 
 def characters_named(store: FileStore, *, user, character_ids: list[str]) -> list[str]:

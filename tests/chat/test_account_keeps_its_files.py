@@ -5,13 +5,22 @@ account of the deleted one's name would own them, and a renamed one would lose t
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from django.core.management import call_command
 from django.db import transaction
 from django.utils import translation
 
 from chat.accounts import AccountKept
+from chat.import_export.import_check import (
+    pending_import_read,
+    pending_import_save,
+    pending_imports_dir,
+)
+from library.lore.st_tag_list import st_tags_keep, st_tags_kept
 from library.models import Character
+from personalab.lib.filestore.variables import account_variables_read, account_variables_update
 
 pytestmark = pytest.mark.django_db
 
@@ -56,3 +65,58 @@ def test_an_account_that_owns_nothing_is_renamed_and_deleted(bob, django_user_mo
 def test_createsuperuser_still_works(django_user_model):
     call_command("createsuperuser", username="root", email="", interactive=False, verbosity=0)
     assert django_user_model.objects.get(username="root").is_superuser
+
+
+RECORD_MODULES = ("generation", "reading", "prompt_presets", "world_info_global")
+TAG_ID = "1700000000001"
+
+
+def _records_given(store, username):
+    """An account's records besides items, one of each kind, written as the services keep them."""
+    for module in RECORD_MODULES:
+        store.module_update(module, lambda m, module=module: {
+            **m, "accounts": {**m.get("accounts", {}), username: {"mark": f"{module} secret"}}})
+    store.module_update("regex_scripts", lambda m: {
+        **m, "accounts": {username: [{"scriptName": "secret"}]},
+        "allowed_cards": {username: {"char_x": "fingerprint"}}})
+    account_variables_update(store, username=username, changes={"diary": "secret"})
+    st_tags_keep(store, username=username, names={TAG_ID: "secret tag"})
+    return pending_import_save(store, user=SimpleNamespace(get_username=lambda: username),
+                               data=b"{}", file_name="waiting.jsonl")
+
+
+def _records_of(store, username):
+    found = {module: (store.module_read(module).get("accounts") or {}).get(username)
+             for module in (*RECORD_MODULES, "regex_scripts")}
+    found["allowed_cards"] = (store.module_read("regex_scripts").get("allowed_cards")
+                              or {}).get(username)
+    found["variables"] = account_variables_read(store, username=username) or None
+    found["tags"] = st_tags_kept(store, username=username) or None
+    found["pending"] = [p.name for p in pending_imports_dir(store, username=username).glob("*")]
+    return found
+
+
+def test_a_deleted_account_takes_its_records_along_so_a_new_one_of_its_name_reads_none(
+        store, bob, django_user_model, django_capture_on_commit_callbacks):
+    _records_given(store, "bob")
+    _records_given(store, "carol")
+    with django_capture_on_commit_callbacks(execute=True):
+        bob.delete()
+    django_user_model.objects.create_user(username="bob", password="x")
+    assert _records_of(store, "bob") == {**dict.fromkeys(
+        (*RECORD_MODULES, "regex_scripts", "allowed_cards", "variables", "tags")), "pending": []}
+    assert all(_records_of(store, "carol").values())  # another account's stay
+
+
+def test_a_renamed_account_keeps_its_records_under_its_new_name(
+        store, bob, django_capture_on_commit_callbacks):
+    token = _records_given(store, "bob")
+    before = _records_of(store, "bob")
+    store.module_update("reading", lambda m: {  # left by a deleted account of the new name
+        **m, "accounts": {**m["accounts"], "robert": {"mark": "nobody's"}}})
+    with django_capture_on_commit_callbacks(execute=True):
+        bob.username = "robert"
+        bob.save()
+    assert _records_of(store, "robert") == before
+    assert not any(_records_of(store, "bob").values())
+    assert pending_import_read(store, user=bob, token=token)[1] == "waiting.jsonl"
