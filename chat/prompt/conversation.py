@@ -5,6 +5,7 @@ walked, so a turn does not cost more as the part left out grows."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -216,8 +217,8 @@ def conversation_build(
     tally = older_lines_tally(inputs.lines[:older]) if older else _Tally([], "")
     before = inputs.lines_before or LinesBefore(0, 0, 0, [])
     summary_lines = len(before.summaries) + len(tally.summaries)
-    left_out = _summaries_readable([*before.summaries, *tally.summaries], window,
-                                   summary_source, variables)
+    left_out = _summaries_readable(before.summaries, tally.summaries, window, summary_source,
+                                   variables)
     if left_out and window.closed_by == "budget" and window.token_room is not None:
         # The summary lines open the session a summarize started, so the window, filled from
         # the newest message back, left them all out first: they may take up to half its room.
@@ -231,7 +232,7 @@ def conversation_build(
         tally = older_lines_tally(inputs.lines[:older]) if older else _Tally([], "")
         window.token_room = budget - label_tokens
         summary_lines = len(before.summaries) + len(tally.summaries)
-        left_out = _summaries_readable([*before.summaries, *tally.summaries], window,
+        left_out = _summaries_readable(before.summaries, tally.summaries, window,
                                        summary_source, variables)
     summaries_kept = _summaries_kept(left_out, window) if window.closed_by else 0
     summary_tokens = sum(_message_cost(message["content"])
@@ -261,18 +262,20 @@ def conversation_build(
                         inputs.lines[older:] if _line_usable(line)), None))
 
 
-def _summaries_readable(lines: list[dict[str, Any]], window: _Window, summary_source: str,
+def _summaries_readable(older: list[dict[str, Any]], newer: list[dict[str, Any]],
+                        window: _Window, summary_source: str,
                         variables: dict[str, Any]) -> list[dict[str, str]]:
-    """The messages of the summary lines the window left out that a prompt could keep: once it
-    closed with a token room, the newest whose costs fill that room and one more (so the room
-    reads as full); the older ones are counted, never rendered. A session seeded before the
-    summary bound (decisions/summary-seed.md) holds thousands, and every turn rendered and
-    counted them all."""
+    """The messages of the summary lines the window left out (`older`, then `newer`) that a
+    prompt could keep: once it closed with a token room, the newest whose costs fill that room
+    and one more (so the room reads as full); the older ones are counted, never rendered, nor
+    gathered into one list. A session seeded before the summary bound
+    (decisions/summary-seed.md) holds thousands, and every turn rendered and counted them all."""
     if not window.closed_by or window.token_room is None:
-        return [_line_message(line, summary_source, variables) for line in lines]
+        return [_line_message(line, summary_source, variables)
+                for line in itertools.chain(older, newer)]
     messages: list[dict[str, str]] = []
     used = 0
-    for line in reversed(lines):
+    for line in itertools.chain(reversed(newer), reversed(older)):
         if used > window.token_room:
             break
         message = _line_message(line, summary_source, variables)

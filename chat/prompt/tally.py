@@ -7,7 +7,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from personalab.lib.lines import line_prompt_usable
+from personalab.lib.lines import line_prompt_usable, lines_overlap
 from personalab.lib.tokens import count_tokens, tokenizer_name
 
 MESSAGE_OVERHEAD_TOKENS = 4
@@ -31,10 +31,15 @@ class _Tally:
     message_tokens: int = 0
     summaries: list[dict[str, Any]] = field(default_factory=list)
 
-    def extended(self, lines: list[dict[str, Any]]) -> _Tally:
-        tally = _Tally(lines, self.tokenizer, self.usable, self.message_tokens,
-                       list(self.summaries))
-        for line in lines[len(self.lines) :]:
+    def followed(self, lines: list[dict[str, Any]], k: int, m: int) -> _Tally:
+        """The tally of `lines`, whose first `m` are this tally's lines from the k-th on
+        (lines_overlap): the lines before them and past them taken back out, those past the
+        m-th of `lines` counted."""
+        tally = _Tally(lines, self.tokenizer, self.usable, self.message_tokens)
+        front = tally._taken_back(self.lines[:k])
+        back = tally._taken_back(self.lines[k + m:])
+        tally.summaries = self.summaries[front:len(self.summaries) - back]
+        for line in lines[m:]:
             if not _line_usable(line):
                 continue
             tally.usable += 1
@@ -44,20 +49,18 @@ class _Tally:
                 tally.message_tokens += _message_cost(line["content"])
         return tally
 
-    def shortened(self, lines: list[dict[str, Any]]) -> _Tally:
-        """The tally of `lines`, which begin this tally's lines: the lines past them taken
-        back out (their summaries are the last ones counted)."""
-        tally = _Tally(lines, self.tokenizer, self.usable, self.message_tokens,
-                       list(self.summaries))
-        for line in self.lines[len(lines):]:
+    def _taken_back(self, lines: list[dict[str, Any]]) -> int:
+        """Take counted `lines` back out of the figures; returns how many summaries they hold."""
+        summaries = 0
+        for line in lines:
             if not _line_usable(line):
                 continue
-            tally.usable -= 1
+            self.usable -= 1
             if line.get("type") == "summary":
-                tally.summaries.pop()
+                summaries += 1
             else:
-                tally.message_tokens -= _message_cost(line["content"])
-        return tally
+                self.message_tokens -= _message_cost(line["content"])
+        return summaries
 
 
 TALLY_SESSIONS = 8
@@ -66,29 +69,26 @@ _tallies_lock = threading.Lock()
 
 
 def older_lines_tally(lines: list[dict[str, Any]]) -> _Tally:
-    """Tally `lines`, starting from the tally of an earlier turn when `lines` begins with the
-    lines it counted. The session cache hands back the very same line objects turn after turn,
-    so that comparison is an identity check at C speed; equal lines that are other objects
-    (a file parsed again) compare by value, which is just as correct."""
+    """Tally `lines`, starting from the tally of an earlier turn that shares most of them
+    (lines_overlap). The lines left out of an old session that opens with thousands of summary
+    lines (decisions/summary-seed.md) begin a little later each turn, as the newest messages
+    take more of the prompt's token room, and end earlier or later: only the lines at either
+    end are counted or taken back. The session cache hands back the very same line objects
+    turn after turn; equal lines that are other objects count just the same."""
     tokenizer = tokenizer_name()
     with _tallies_lock:
         candidates = [tally for tally in _tallies if tally.tokenizer == tokenizer]
-    base = next((tally for tally in candidates if len(tally.lines) <= len(lines)
-                 and lines[: len(tally.lines)] == tally.lines), None)
-    if base is None:
-        # The lines left out of an old session that opens with thousands of summary lines
-        # (decisions/summary-seed.md) end a little earlier each turn, as the newest messages
-        # take more of the window: taken back from a longer tally, not counted again.
-        longer = min((tally for tally in candidates if len(tally.lines) > len(lines)
-                      and tally.lines[: len(lines)] == lines),
-                     key=lambda tally: len(tally.lines), default=None)
-        if longer is not None:
-            tally = longer.shortened(lines)
-            with _tallies_lock:
-                _tallies[:] = [tally, *_tallies][:TALLY_SESSIONS]
-            return tally
-        base = _Tally([], tokenizer)
-    tally = base.extended(lines)
+    for base in candidates:
+        overlap = lines_overlap(base.lines, lines)
+        if overlap is not None and len(base.lines) + len(lines) - 2 * overlap[1] < len(lines):
+            break
+    else:
+        base, overlap = _Tally([], tokenizer), (0, 0)
+    tally = base.followed(lines, *overlap)
+    # A tally that only grew replaces its base; one that dropped lines at the end keeps it,
+    # since the next turn's lines may end where the base did.
+    grown = overlap == (0, len(base.lines))
     with _tallies_lock:
-        _tallies[:] = [tally, *(t for t in _tallies if t is not base)][:TALLY_SESSIONS]
+        _tallies[:] = [tally, *(t for t in _tallies if t is not tally and not (
+            grown and t is base))][:TALLY_SESSIONS]
     return tally

@@ -4,9 +4,11 @@ own; the player's values ({{user}}, {{persona}}…) are the same for every line.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Any
 
+from personalab.lib.lines import lines_overlap
 from personalab.lib.macros import message_macros_replace
 
 
@@ -85,10 +87,7 @@ def chat_position_macros(lines: list[dict[str, Any]], *, earlier: int = 0) -> di
     0 as the SillyTavern export numbers the session's lines; `earlier`: those before `lines`)
     and {{currentSwipeId}} (the 1-based version shown of the newest message, a character's;
     a player's line has none), empty for an empty chat."""
-    # Counted without a call per line and the newest found from the end: a turn's lines are
-    # thousands in a long chat (the stretch back to the prompt's token room).
-    count = earlier + sum(1 for line in lines if line.get("role") in ("user", "assistant")
-                          or line.get("type") in ("note", "summary"))
+    count = earlier + _chat_lines_count(lines)
     newest = next((line for line in reversed(lines) if _in_sillytavern_chat(line)), None)
     swipe = ""
     if newest is not None and newest.get("role") == "assistant":
@@ -97,3 +96,35 @@ def chat_position_macros(lines: list[dict[str, Any]], *, earlier: int = 0) -> di
         swipe = str((position if isinstance(position, int) and 0 <= position <= versions
                      else versions) + 1)
     return {"lastMessageId": str(count - 1) if count else "", "currentSwipeId": swipe}
+
+
+_COUNTED = 8
+# The chat lines counted in recent lists of lines: (a copy of the list, its count).
+_counted: list[tuple[list[dict[str, Any]], int]] = []
+_counted_lock = threading.Lock()
+
+
+def _chat_lines_count(lines: list[dict[str, Any]]) -> int:
+    """How many of `lines` a SillyTavern chat holds. A turn's lines are thousands in a long
+    chat or an old session opening with thousands of summary lines (the stretch back to the
+    prompt's token room), and the same as the last turn's but for a few at either end: counted
+    from the last count of lines sharing most of them (lines_overlap), only those ends walked."""
+    with _counted_lock:
+        held = list(_counted)
+    for old, old_count in held:
+        overlap = lines_overlap(old, lines)
+        if overlap is not None and len(old) + len(lines) - 2 * overlap[1] < len(lines):
+            k, m = overlap
+            count = old_count - _in_chat(old[:k]) - _in_chat(old[k + m:]) + _in_chat(lines[m:])
+            break
+    else:
+        count = _in_chat(lines)
+    with _counted_lock:
+        _counted[:] = [(list(lines), count), *_counted][:_COUNTED]
+    return count
+
+
+def _in_chat(lines: list[dict[str, Any]]) -> int:
+    # Without a call per line: this walks whole stretches when nothing was counted before.
+    return sum(1 for line in lines if line.get("role") in ("user", "assistant")
+               or line.get("type") in ("note", "summary"))

@@ -4,7 +4,9 @@ a corrupt one, instead of failing every page that reads the session."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import operator
 from typing import Any, Callable
 
 from personalab.lib.ids import is_valid_id
@@ -94,3 +96,22 @@ def narrator_sent(line: dict[str, Any]) -> bool:
     `is_system: false` and goes into the prompt as a system message; an `is_system: true` one
     (a comment, a hidden narrator line, a note PersonaLab writes) is only shown."""
     return line.get("type") == "note" and line.get("is_system") is False
+
+
+def lines_overlap(old: list[Any], new: list[Any]) -> tuple[int, int] | None:
+    """Where `new` lies on `old`: (k, m) when new[:m] equals old[k:k + m] and one of the two
+    ends there (m is len(new) or len(old) - k), k < len(new): `new` is `old` with k lines taken
+    off its front and lines taken off or added at its end, as a turn's stretch of a session
+    moves on. None when it is not (or either is empty)."""
+    if not old or not new:
+        return None
+    # new[0] is looked for by identity, in C: a stretch read again holds the very same line
+    # objects, and comparing thousands of dicts by value costs what counting them would. Equal
+    # lines that are other objects (a file parsed again) are still found at the front.
+    found = next(itertools.compress(itertools.count(), map(
+        operator.is_, itertools.islice(old, len(new)), itertools.repeat(new[0]))), None)
+    for k in dict.fromkeys(k for k in (found, 0) if k is not None):
+        m = min(len(new), len(old) - k)
+        if old[k:k + m] == new[:m]:
+            return k, m
+    return None

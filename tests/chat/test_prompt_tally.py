@@ -20,7 +20,7 @@ def _counted(tally: _Tally) -> tuple:
 
 def test_a_shorter_stretch_is_taken_back_from_the_longer_tally(monkeypatch):
     ends = (58, 45, 30)
-    afresh = [_counted(_Tally([], tokenizer_name()).extended(LINES[:end])) for end in ends]
+    afresh = [_counted(_Tally([], tokenizer_name()).followed(LINES[:end], 0, 0)) for end in ends]
     monkeypatch.setattr(tally_module, "_tallies", [])
     older_lines_tally(LINES)
     walked: list[dict] = []
@@ -32,3 +32,21 @@ def test_a_shorter_stretch_is_taken_back_from_the_longer_tally(monkeypatch):
 
     assert shorter == afresh
     assert len(walked) == len(LINES) - ends[-1]  # each taken back from the last, not counted again
+
+
+def test_a_stretch_that_begins_later_is_tallied_from_the_last_walking_only_its_ends(monkeypatch):
+    """Each turn the newest messages take more of the token room: the lines left out begin a
+    few summary lines later, and end earlier or later."""
+    spans = ((0, 40), (4, 44), (9, 43), (12, 61), (12, 61))
+    afresh = [_counted(_Tally([], tokenizer_name()).followed(LINES[a:b], 0, 0))
+              for a, b in spans]
+    monkeypatch.setattr(tally_module, "_tallies", [])
+    walked: list[dict] = []
+    usable = tally_module._line_usable
+    monkeypatch.setattr(tally_module, "_line_usable", lambda line: walked.append(line)
+                        or usable(line))
+
+    moved = [_counted(older_lines_tally(LINES[a:b])) for a, b in spans]
+
+    assert moved == afresh
+    assert len(walked) == 40 + (4 + 4) + (5 + 1 + 0) + (3 + 18) + 0

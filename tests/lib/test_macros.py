@@ -162,6 +162,20 @@ def test_last_message_id_counts_the_sillytavern_chat_and_swipe_id_the_shown_vers
     assert chat_position_macros([{"role": "assistant", "content": "x"}])["currentSwipeId"] == "1"
 
 
+def test_last_message_id_of_a_stretch_that_moved_on_counts_what_a_fresh_count_does():
+    """A turn's lines are the last turn's less a few at the front, more at the end: counted
+    from the last count, the same as counted afresh."""
+    lines = [{"type": "summary", "content": f"event {n}"} if n % 7 else {"type": "metadata"}
+             for n in range(300)]
+    lines += [{"role": "user" if n % 2 else "assistant", "content": f"line {n}"}
+              for n in range(40)]
+    for first, end in ((0, 320), (25, 322), (30, 310), (31, 340), (200, 201), (31, 340)):
+        stretch = lines[first:end]
+        fresh = sum(1 for line in stretch if line.get("type") != "metadata")
+        assert chat_position_macros(stretch, earlier=first)["lastMessageId"] == \
+            str(first + fresh - 1)
+
+
 def test_model_is_the_model_the_settings_send_requests_to():
     assert model_named(LLMSettings(base_url="http://x/v1", model="m-1")) == "m-1"
     assert model_named(LLMSettings(gguf_path="/models/tiny.gguf")) == "tiny.gguf"
