@@ -7,6 +7,7 @@ folder. One job per module:
     writer.py           the streaming assistant line (AssistantLineWriter, parse_partial_line)
     session_read.py     SessionRead and reading a session file whole or its newest lines
     session_stretch.py  reading part of a session through its line index
+    lines_before.py     what a prompt needs of the lines before a turn's stretch, kept per turn
     cache.py            the session cache (parse only what was appended)
     jsonl.py            JSONL lines: append whole, parse with problems reported
     jsonfile.py         whole JSON files: atomic write, capped read, keep the previous version

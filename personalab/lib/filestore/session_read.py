@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,7 +82,7 @@ class LinesBefore:
     usable: int
     messages: int
     message_tokens: int  # the messages' contents only, no per-message overhead
-    summaries: list[dict[str, Any]]
+    summaries: Sequence[dict[str, Any]]  # read, never changed (lines_before.HeldLines)
     # The messages among them whose text may hold a macro (its bytes hold "{{", "<" or an
     # escape of either), parsed: what such a message costs once sent depends on the macros.
     macro_messages: list[dict[str, Any]] = field(default_factory=list)

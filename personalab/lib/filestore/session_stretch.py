@@ -16,8 +16,8 @@ import numpy as np
 from personalab.lib.file_trust import file_known, file_read_whole, file_stamp, read_started
 from personalab.lib.filestore.cache import SESSION_CACHE
 from personalab.lib.filestore.jsonl import LineProblem, file_bytes, lines_parse
+from personalab.lib.filestore.lines_before import lines_before_read
 from personalab.lib.filestore.session_read import (
-    LinesBefore,
     SessionRead,
     read_session_file,
     records_turn_max,
@@ -32,7 +32,6 @@ from personalab.lib.line_index import (
     METADATA,
     NOTE,
     SHOWN_KINDS,
-    SUMMARY,
     USER,
     LineIndex,
     Unindexable,
@@ -173,7 +172,7 @@ def read_session_recent(path: Path, *, usable: int | None = None, tokens: int | 
         first = min(first, last_user)
     read = _stretch_read(path, data, index, positions, first, len(positions), whole_end=True,
                          generation=generation)
-    read.lines_before = _lines_before(path, data, index, positions, first, generation)
+    read.lines_before = lines_before_read(path, data, index, positions, first, generation)
     read.token_counts = _token_counts(read.lines, index.records[positions[first:]])
     return _checked(path, data, read)
 
@@ -193,7 +192,7 @@ def _last_of(index: LineIndex, positions: np.ndarray, wanted: tuple[int, ...]) -
 
 
 _MESSAGE_ROLES = {USER: "user", ASSISTANT: "assistant"}
-CHAT_KINDS = (USER, ASSISTANT, SUMMARY, NOTE)  # the lines a SillyTavern export writes
+_COUNTED_KINDS = (USER, ASSISTANT, NOTE)
 
 
 def _token_counts(lines: list[dict[str, Any]], records: np.ndarray) -> dict[str, int]:
@@ -203,14 +202,17 @@ def _token_counts(lines: list[dict[str, Any]], records: np.ndarray) -> dict[str,
     if len(lines) < len(records):
         return {}
     counts = {}
-    kinds, usable = records["kind"].tolist(), records["usable"].tolist()
-    tokens = records["tokens"].tolist()
-    for line, kind, sendable, count in zip(lines, kinds, usable, tokens):
+    # Only the sendable messages and notes are walked: an old session's stretch holds
+    # thousands of summary lines (decisions/summary-seed.md).
+    picked = np.flatnonzero((records["usable"] != 0) & kinds_among(records["kind"], _COUNTED_KINDS))
+    kinds, tokens = records["kind"][picked].tolist(), records["tokens"][picked].tolist()
+    for number, kind, count in zip(picked.tolist(), kinds, tokens):
+        line = lines[number]
         # A summary line has no role and no count (it is rendered through its template each
         # turn): matched as a message, its 0 was kept for every message saying the same words,
         # which then cost the prompt nothing and a request went over its window.
-        if sendable and ((kind in _MESSAGE_ROLES and line.get("role") == _MESSAGE_ROLES[kind])
-                         or (kind == NOTE and line.get("type") == "note")):
+        if (kind in _MESSAGE_ROLES and line.get("role") == _MESSAGE_ROLES[kind]) \
+                or (kind == NOTE and line.get("type") == "note"):
             counts[line["content"]] = count
     return counts
 
@@ -248,68 +250,6 @@ def _recent_first(index: LineIndex, positions: np.ndarray, *, usable: int | None
     return 0
 
 
-def _lines_before(path: Path, data: bytes, index: LineIndex, positions: np.ndarray,
-                  first: int, generation: int | None) -> LinesBefore:
-    older = positions[:first]
-    kinds = index.kinds[older]
-    usable_older = index.records["usable"][older].astype(bool)
-    # A sendable narrator note weighs what a message does.
-    is_message = usable_older & (kinds != SUMMARY)
-    message_numbers = older[is_message]
-    summaries = _summaries_at(path, data, index, older[usable_older & (kinds == SUMMARY)],
-                              generation)
-    return LinesBefore(usable=int(np.count_nonzero(usable_older)),
-                       messages=len(message_numbers),
-                       message_tokens=int(index.records["tokens"][message_numbers].sum(
-                           dtype=np.int64)),
-                       summaries=summaries,
-                       macro_messages=_macro_messages(data, index, message_numbers),
-                       chat_messages=int(np.count_nonzero(kinds_among(kinds, CHAT_KINDS))))
-
-
-_SUMMARY_FILES = 8
-# Per file: the generation its bytes are known under (personalab/lib/file_trust.py), the record
-# numbers of the summary lines last asked for and those lines parsed (unreadable ones left out).
-# An old session opening with thousands of summary lines (decisions/summary-seed.md) would
-# otherwise parse them all every turn; a turn asks for the same ones and perhaps a few more.
-_summaries_parsed: OrderedDict[str, tuple[int, np.ndarray, list[dict[str, Any]]]] = OrderedDict()
-_summaries_lock = threading.Lock()
-
-
-def _summaries_at(path: Path, data: bytes, index: LineIndex, numbers: np.ndarray,
-                  generation: int | None) -> list[dict[str, Any]]:
-    """The summary lines at record `numbers` that parse; those of the last such read reused
-    (never to be changed by a caller) while the file is known under `generation`."""
-    key = os.path.abspath(path)
-    with _summaries_lock:
-        held = _summaries_parsed.get(key)
-    kept_numbers, kept = np.zeros(0, dtype=numbers.dtype), []
-    if generation is not None and held is not None and held[0] == generation \
-            and len(held[1]) <= len(numbers) and np.array_equal(numbers[:len(held[1])], held[1]):
-        kept_numbers, kept = held[1], held[2]
-    added = [_line_at(data, index, number) for number in numbers[len(kept_numbers):].tolist()]
-    lines = kept + [line for line in added if line is not None]
-    if generation is not None:
-        with _summaries_lock:
-            _summaries_parsed[key] = (generation, numbers, lines)
-            _summaries_parsed.move_to_end(key)
-            while len(_summaries_parsed) > _SUMMARY_FILES:
-                _summaries_parsed.popitem(last=False)
-    return list(lines)
-
-
-def _macro_messages(data: bytes, index: LineIndex, numbers: np.ndarray) -> list[dict[str, Any]]:
-    """The lines at record `numbers` whose bytes may hold a macro (the index's flag), parsed."""
-    flagged = numbers[index.records["macro"][numbers] != 0]
-    lines = [_line_at(data, index, int(number)) for number in flagged]
-    return [line for line in lines if line is not None]
-
-
-def _line_at(data: bytes, index: LineIndex, number: int) -> dict[str, Any] | None:
-    start, stop = index.span(number)
-    return line_parse(data[start:stop - 1], session_line_problem)[0]
-
-
 def _stretch_read(path: Path, data: bytes, index: LineIndex, positions: np.ndarray, first: int,
                   end: int, *, whole_end: bool, generation: int | None = None) -> SessionRead:
     """The session's lines at positions [first, end) as a SessionRead (the unfinished last line
@@ -343,6 +283,7 @@ def _stretch_read(path: Path, data: bytes, index: LineIndex, positions: np.ndarr
 _STRETCH_FILES = 8
 # Per file: the generation, the position of the first line kept and the lines parsed from it.
 _stretches: OrderedDict[str, tuple[int, int, list[dict[str, Any]]]] = OrderedDict()
+_stretches_lock = threading.Lock()
 
 
 def _stretch_parse_kept(path: Path, data: bytes, index: LineIndex, positions: np.ndarray,
@@ -354,7 +295,7 @@ def _stretch_parse_kept(path: Path, data: bytes, index: LineIndex, positions: np
     if generation is None:
         return _stretch_parse(path, data, index, positions[first:end])
     key = os.path.abspath(path)
-    with _summaries_lock:
+    with _stretches_lock:
         held = _stretches.get(key)
     kept_first, kept = (held[1], held[2]) if held is not None and held[0] == generation \
         and held[1] <= first <= held[1] + len(held[2]) else (first, [])
@@ -362,7 +303,7 @@ def _stretch_parse_kept(path: Path, data: bytes, index: LineIndex, positions: np
     added, problems = _stretch_parse(path, data, index, positions[kept_end:end])
     records = kept[first - kept_first:kept_end - kept_first] + added
     if len(added) == end - kept_end:
-        with _summaries_lock:
+        with _stretches_lock:
             _stretches[key] = (generation, first, records)
             _stretches.move_to_end(key)
             while len(_stretches) > _STRETCH_FILES:

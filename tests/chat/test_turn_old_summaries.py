@@ -1,0 +1,129 @@
+"""An old session opening with many summary lines (decisions/summary-seed.md): what a turn gathers
+of them is kept from turn to turn (the lines before the stretch, the tally of the lines the
+prompt leaves out, the chat's line count), and the prompt the inspector shows is byte for byte
+the one built with nothing kept, after the player's appends, another writer's edit of an old
+summary line and a delete alike."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+from collections import OrderedDict
+
+import pytest
+
+from chat.play.context import _session_for_turn, context_load, context_prepare
+from chat.prompt import tally
+from personalab.lib import file_trust, line_macros
+from personalab.lib.filestore import lines_before, session_stretch
+
+pytestmark = pytest.mark.django_db
+
+SESSION = "sess_001"
+SUMMARIES = 300
+
+
+@pytest.fixture
+def old_session(store, instance, monkeypatch):
+    """The session opens with SUMMARIES summary lines, then 10 messages; the conversation's
+    budget makes the stretch begin among the summary lines."""
+    monkeypatch.setattr(file_trust, "TICK_NS", -10**15)  # a write just now is believed
+    read = store.session_read(instance, SESSION)
+    lines = [{"type": "summary", "content": f"第{n}件事：{{{{user}}}}在港口找到第{n}把钥匙。"}
+             for n in range(SUMMARIES)]
+    lines += [{"role": role, "content": f"第{turn}轮，{role}说起灯塔（{{{{lastMessageId}}}}）。",
+               "turn": turn,
+               "timestamp": "2026-01-02T03:04:05Z"}
+              for turn in range(1, 6) for role in ("user", "assistant")]
+    store.session_rewrite(instance, SESSION, [read.metadata, *lines])
+    store.module_write("prompt", {**store.module_read("prompt"),
+                                  "section_budgets": {"conversation": 600}})
+    with store.instance_lock(instance):
+        return context_load(store, instance_id=instance, user_text="灯塔怎么样了？")
+
+
+@contextlib.contextmanager
+def _nothing_kept():
+    """What a turn keeps between turns, swapped for empty stores and put back after."""
+    kept = [(file_trust, "_known", {}), (tally, "_tallies", []), (line_macros, "_counted", []),
+            (lines_before, "_held", OrderedDict()), (session_stretch, "_stretches", OrderedDict())]
+    held = [getattr(module, name) for module, name, _ in kept]
+    for module, name, empty in kept:
+        setattr(module, name, empty)
+    try:
+        yield
+    finally:
+        for (module, name, _), value in zip(kept, held):
+            setattr(module, name, value)
+
+
+def _shown(store, ctx) -> tuple[str, object]:
+    """The turn's prompt as the inspector shows it (the trace's parts), from the session as it
+    is now, and the turn's read."""
+    read = _session_for_turn(store, ctx.instance_id, SESSION, store.config_read(),
+                             newest_only=True)
+    turn = dataclasses.replace(ctx, lines=list(read.lines), first_index=read.first_index,
+                               lines_before=read.lines_before, token_counts=read.token_counts)
+    prompt = context_prepare(store, turn, {}).prompt
+    shown = {"messages": prompt.messages,
+             "sections": [dataclasses.asdict(section) for section in prompt.sections],
+             "total_tokens": prompt.total_tokens, "middle_tokens": prompt.middle_tokens,
+             "dropped_blocks": prompt.dropped_blocks, "window": prompt.window,
+             "warnings": prompt.warnings, "refused": prompt.refused}
+    return json.dumps(shown, ensure_ascii=False), read
+
+
+def _same_with_and_without_keeping(store, ctx):
+    kept, read = _shown(store, ctx)
+    with _nothing_kept():
+        afresh, _ = _shown(store, ctx)
+    assert kept == afresh
+    return kept, read
+
+
+def _edited(path, old: bytes, new: bytes) -> None:
+    """Another program's edit of the file in place."""
+    data = path.read_bytes()
+    assert data.count(old) == 1
+    with open(path, "r+b") as handle:
+        handle.write(data.replace(old, new))
+
+
+def test_the_prompt_is_the_same_with_what_turns_keep_as_without(store, instance, old_session,
+                                                                  monkeypatch):
+    ctx = old_session
+    shown, read = _same_with_and_without_keeping(store, ctx)
+    assert 0 < len(read.lines_before.summaries) and read.first_index < SUMMARIES
+    assert "summary lines kept (the newest)" in shown
+    assert f"说起灯塔（{SUMMARIES + 10}）" in shown  # the player's line is the 311th
+
+    parsed = []
+    line_at = lines_before._line_at
+    monkeypatch.setattr(lines_before, "_line_at", lambda *args: parsed.append(args[2])
+                        or line_at(*args))
+    for turn in range(6, 9):  # the player's turns: the stretch begins later each time
+        for role in ("user", "assistant"):
+            store.session_append(instance, SESSION, {
+                "role": role, "content": f"第{turn}轮，{role}说起灯塔，" + "很长的话。" * 4,
+                "turn": turn, "timestamp": "2026-01-02T03:04:05Z"})
+        before = len(parsed)
+        kept, again = _shown(store, ctx)
+        # Only the summary lines the stretch left behind since the last turn were parsed.
+        assert 0 < len(parsed) - before <= again.first_index - read.first_index
+        with _nothing_kept():
+            assert _shown(store, ctx)[0] == kept
+        read = again
+
+    path = store.session_path(instance, SESSION)
+    _edited(path, "第3件事".encode(), "第三件事".encode())  # an old summary, before the stretch
+    shown, _ = _same_with_and_without_keeping(store, ctx)
+    _edited(path, f"第{SUMMARIES - 1}件事".encode(), "最后一件事".encode())  # the newest one
+    shown, _ = _same_with_and_without_keeping(store, ctx)
+    assert "最后一件事" in shown
+
+    whole = store.session_read(instance, SESSION)
+    kept = [line for n, line in enumerate(whole.lines) if n not in (5, SUMMARIES - 2)]
+    store.session_rewrite(instance, SESSION, [whole.metadata, *kept])  # two summaries deleted
+    shown, read = _same_with_and_without_keeping(store, ctx)
+    assert f"第{SUMMARIES - 2}件事" not in shown and len(read.lines_before.summaries) > 0
