@@ -130,7 +130,8 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
     redo = regenerate or continue_reply
     plain = not (speaker or trigger or is_group(instance_state))
     read = _session_for_turn(store, instance_id, session_id, config, newest_only=plain,
-                             redo=redo)
+                             redo=redo,
+                             window=turn_window(store, instance_state)[0] if plain else None)
     if (regenerate or continue_reply) and speaker is None:
         speaker = _redo_speaker(instance_state, read, "regenerate" if regenerate else "continue")
     speaker_id = speaker.character_id if speaker else instance_state.get("character_id")
@@ -189,13 +190,14 @@ def _player_values(store: FileStore, ctx: TurnContext) -> dict[str, str]:
 
 
 def _session_for_turn(store: FileStore, instance_id: str, session_id: str,
-                      config: dict[str, Any], *, newest_only: bool,
-                      redo: bool = False) -> SessionRead:
+                      config: dict[str, Any], *, newest_only: bool, redo: bool = False,
+                      window: ContextWindow | None = None) -> SessionRead:
     """Only the newest lines the prompt can hold are parsed (through the line index beside the
     file): the newest messages when the prompt sends only those, otherwise the newest lines back
-    to the prompt's token limit; a session that fits is read through the session cache, which
-    parses only the lines appended since the last turn. Either way ctx.lines is read, never
-    changed. A regenerate or continue reads one message more: the reply it replaces."""
+    to the prompt's token limit (`window`'s, when under the server's); a session that fits is
+    read through the session cache, which parses only the lines appended since the last turn.
+    Either way ctx.lines is read, never changed. A regenerate or continue reads one message
+    more: the reply it replaces."""
     wanted = conversation_lines_wanted(config, {
         "max_messages": store.module_read("history").get("trim_max_messages", 10)})
     if newest_only and wanted is not None:
@@ -203,7 +205,8 @@ def _session_for_turn(store: FileStore, instance_id: str, session_id: str,
     if newest_only:
         return store.session_read(instance_id, session_id, overhead=MESSAGE_OVERHEAD_TOKENS,
                                   tokens=conversation_tokens_room(
-                                      config, store.module_read("prompt").get("section_budgets")))
+                                      config, store.module_read("prompt").get("section_budgets"),
+                                      window))
     return store.session_read(instance_id, session_id, cached=True)
 
 

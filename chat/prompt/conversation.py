@@ -26,6 +26,7 @@ from chat.prompt.tally import (
     older_lines_tally,
 )
 from chat.prompt.templates import TemplateSet
+from chat.prompt.window import ContextWindow, prompt_limit
 from library.find_replace.scripts import AI_OUTPUT, USER_INPUT, RegexRun
 from personalab.lib.filestore.session_read import LinesBefore
 from personalab.lib.macros import message_macros_replace
@@ -314,10 +315,12 @@ def conversation_lines_wanted(config: dict[str, Any], trimming: dict[str, Any]) 
     return max(int({**DEFAULT_TRIMMING, **trimming}["max_messages"]), 1) + 1
 
 
-def conversation_tokens_room(config: dict[str, Any], section_budgets: Any) -> int:
+def conversation_tokens_room(config: dict[str, Any], section_budgets: Any,
+                             window: ContextWindow | None = None) -> int:
     """The most tokens the conversation of a prompt can hold: its section budget, and never more
-    than the prompt's limit (a prompt whose messages weigh more than that is refused)."""
-    room = int(config_value(config, "limits", "max_total_tokens"))
+    than the prompt's limit (`window` less the reply, under max_total_tokens: a prompt whose
+    messages weigh more than that is refused)."""
+    room = prompt_limit(int(config_value(config, "limits", "max_total_tokens")), window)
     budget = section_budgets.get("conversation") if isinstance(section_budgets, dict) else None
     if isinstance(budget, int) and not isinstance(budget, bool):
         room = min(room, budget)

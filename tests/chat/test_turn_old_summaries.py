@@ -14,6 +14,7 @@ from collections import OrderedDict
 import pytest
 
 from chat.play.context import _session_for_turn, context_load, context_prepare
+from chat.play.window import turn_window
 from chat.prompt import tally
 from personalab.lib import file_trust, line_macros
 from personalab.lib.filestore import lines_before, session_stretch
@@ -21,24 +22,28 @@ from personalab.lib.filestore import lines_before, session_stretch
 pytestmark = pytest.mark.django_db
 
 SESSION = "sess_001"
-SUMMARIES = 300
+SUMMARIES = 800
 
 
-@pytest.fixture
-def old_session(store, instance, monkeypatch):
+@pytest.fixture(params=["budget", "window"])
+def old_session(request, store, instance, monkeypatch):
     """The session opens with SUMMARIES summary lines, then 10 messages; the conversation's
-    budget makes the stretch begin among the summary lines."""
+    budget, or the chat's context window, makes the stretch a turn reads begin among them."""
     monkeypatch.setattr(file_trust, "TICK_NS", -10**15)  # a write just now is believed
     read = store.session_read(instance, SESSION)
     lines = [{"type": "summary", "content": f"第{n}件事：{{{{user}}}}在港口找到第{n}把钥匙。"}
              for n in range(SUMMARIES)]
     lines += [{"role": role, "content": f"第{turn}轮，{role}说起灯塔（{{{{lastMessageId}}}}）。",
-               "turn": turn,
-               "timestamp": "2026-01-02T03:04:05Z"}
+               "turn": turn, "timestamp": "2026-01-02T03:04:05Z"}
               for turn in range(1, 6) for role in ("user", "assistant")]
     store.session_rewrite(instance, SESSION, [read.metadata, *lines])
-    store.module_write("prompt", {**store.module_read("prompt"),
-                                  "section_budgets": {"conversation": 600}})
+    if request.param == "budget":
+        store.module_write("prompt", {**store.module_read("prompt"),
+                                      "section_budgets": {"conversation": 600}})
+    else:  # the server's limit would have the turn read every line
+        state = store.instance_state_read(instance)
+        state["generation"] = {"context_tokens": 3072}
+        store.instance_state_write(instance, state)
     with store.instance_lock(instance):
         return context_load(store, instance_id=instance, user_text="灯塔怎么样了？")
 
@@ -58,11 +63,12 @@ def _nothing_kept():
             setattr(module, name, value)
 
 
-def _shown(store, ctx) -> tuple[str, object]:
+def _shown(store, ctx, *, whole: bool = False) -> tuple[str, object]:
     """The turn's prompt as the inspector shows it (the trace's parts), from the session as it
-    is now, and the turn's read."""
-    read = _session_for_turn(store, ctx.instance_id, SESSION, store.config_read(),
-                             newest_only=True)
+    is now (`whole`: every line of it), and the turn's read."""
+    read = (store.session_read(ctx.instance_id, SESSION) if whole else _session_for_turn(
+        store, ctx.instance_id, SESSION, store.config_read(), newest_only=True,
+        window=turn_window(store, ctx.instance_state)[0]))
     turn = dataclasses.replace(ctx, lines=list(read.lines), first_index=read.first_index,
                                lines_before=read.lines_before, token_counts=read.token_counts)
     prompt = context_prepare(store, turn, {}).prompt
@@ -78,6 +84,7 @@ def _same_with_and_without_keeping(store, ctx):
     kept, read = _shown(store, ctx)
     with _nothing_kept():
         afresh, _ = _shown(store, ctx)
+        assert _shown(store, ctx, whole=True)[0] == afresh
     assert kept == afresh
     return kept, read
 
@@ -94,7 +101,7 @@ def test_the_prompt_is_the_same_with_what_turns_keep_as_without(store, instance,
                                                                   monkeypatch):
     ctx = old_session
     shown, read = _same_with_and_without_keeping(store, ctx)
-    assert 0 < len(read.lines_before.summaries) and read.first_index < SUMMARIES
+    assert 0 < len(read.lines_before.summaries) and 0 < read.first_index < SUMMARIES
     assert "summary lines kept (the newest)" in shown
     assert f"说起灯塔（{SUMMARIES + 10}）" in shown  # the player's line is the 311th
 
