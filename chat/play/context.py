@@ -130,8 +130,8 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
     redo = regenerate or continue_reply
     plain = not (speaker or trigger or is_group(instance_state))
     read = _session_for_turn(store, instance_id, session_id, config, newest_only=plain,
-                             redo=redo,
-                             window=turn_window(store, instance_state)[0] if plain else None)
+                             redo=redo, window=turn_window(store, instance_state)[0]
+                             if plain and not redo else None)
     if (regenerate or continue_reply) and speaker is None:
         speaker = _redo_speaker(instance_state, read, "regenerate" if regenerate else "continue")
     speaker_id = speaker.character_id if speaker else instance_state.get("character_id")
@@ -197,7 +197,8 @@ def _session_for_turn(store: FileStore, instance_id: str, session_id: str,
     to the prompt's token limit (`window`'s, when under the server's); a session that fits is
     read through the session cache, which parses only the lines appended since the last turn.
     Either way ctx.lines is read, never changed. A regenerate or continue reads one message
-    more: the reply it replaces."""
+    more: the reply it replaces (given no `window`: back to the server's limit, which leaves
+    room for that reply, so its prompt need not read the session whole)."""
     wanted = conversation_lines_wanted(config, {
         "max_messages": store.module_read("history").get("trim_max_messages", 10)})
     if newest_only and wanted is not None:
