@@ -248,12 +248,14 @@ def first_turn_series(store, owner, character_id: str, background_id: str, *, lo
     """The first turn a fresh process runs on a session of n messages: with the line index
     the session's writer left beside the file, and without it (the turn builds it), against the
     same turn with the whole file parsed (the session cache's first read, the path a turn took
-    before the line index). The process's caches (sessions, tallies, token counts) are emptied
-    before each; medians of 3. In the default mode a session of 10,000 messages is over the
+    before the line index). The process's caches (sessions, tallies, lines before, counts) are
+    emptied before each; medians of 3. In the default mode a session of 10,000 messages is over the
     prompt's limit, so that turn is refused (after the same work)."""
     import chat.play.context as context
     from chat.play.turn import TurnRefused
     from chat.prompt import tally
+    from personalab.lib import line_macros
+    from personalab.lib.filestore import lines_before
     from personalab.lib.filestore.cache import SESSION_CACHE
     from personalab.lib.filestore.session_stretch import read_session_stretch
     from personalab.lib.line_index import index_path
@@ -278,6 +280,8 @@ def first_turn_series(store, owner, character_id: str, background_id: str, *, lo
                     index_path(path).unlink()
                 SESSION_CACHE._entries.clear()
                 tally._tallies.clear()
+                lines_before._held.clear()
+                line_macros._counted.clear()
                 count_tokens_cache_clear()
                 with contextlib.ExitStack() as stack:
                     if read_whole:
