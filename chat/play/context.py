@@ -35,7 +35,7 @@ from chat.play.story_choice import (
 )
 from chat.play.turn_records import Prepared, TurnContext
 from chat.play.variables import turn_variables_load
-from chat.play.window import turn_window
+from chat.play.window import turn_window, turn_window_known
 from chat.prompt.alternation import messages_processed
 from chat.prompt.assemble import prompt_build
 from chat.prompt.card_fields import (
@@ -130,7 +130,7 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
     redo = regenerate or continue_reply
     plain = not (speaker or trigger or is_group(instance_state))
     read = _session_for_turn(store, instance_id, session_id, config, newest_only=plain,
-                             redo=redo, window=turn_window(store, instance_state)[0]
+                             redo=redo, window=turn_window_known(store, instance_state)
                              if plain and not redo else None)
     if (regenerate or continue_reply) and speaker is None:
         speaker = _redo_speaker(instance_state, read, "regenerate" if regenerate else "continue")

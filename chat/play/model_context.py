@@ -78,6 +78,18 @@ def model_context_tokens(settings: LLMSettings) -> int | None:
     return value
 
 
+def model_context_known(settings: LLMSettings) -> tuple[bool, int | None]:
+    """(True, what model_context_tokens would give) when that needs no question to the server
+    (offline, or an answer still kept); else (False, None)."""
+    if not settings.model or not (settings.base_url or settings.api_key):
+        return True, None
+    with _lock:
+        hit = _known.get((settings.base_url, settings.model))
+    if hit is not None and time.monotonic() < hit[0]:
+        return True, hit[1]
+    return False, None
+
+
 def model_context_learned(settings: LLMSettings) -> int | None:
     """The window the server's last context refusal for settings.model allows, if any."""
     with _lock:

@@ -132,6 +132,29 @@ def test_the_context_length_the_model_server_reports_is_the_default_window(
     assert trace["window"]["source"] == "model list"
 
 
+def test_the_players_line_is_written_before_the_model_server_is_asked_its_context(
+        client, auth, store, instance, use_stub, monkeypatch):
+    # a turn reads its session before writing the player's line: a slow or gone server's
+    # question (up to ASK_TIMEOUT) must come after that write, not hold it
+    use_stub.models = [{"id": "stub-model", "object": "model", "context_length": 4096}]
+    asked_with_line = []
+
+    def models_read(settings, *, timeout):
+        session = store.session_read(instance, store.instance_state_read(instance)[
+            "current_session_id"])
+        asked_with_line.append(any(line.get("content") == "Who is there?"
+                                   for line in session.lines))
+        return use_stub.models
+
+    monkeypatch.setattr(model_context, "models_read", models_read)
+    response = chat_post(client, auth, instance, "Who is there?")
+
+    assert response.status_code == 200
+    assert asked_with_line == [True]
+    trace = client.get(f"/api/v1/traces/{response.json()['trace_id']}", **auth).json()
+    assert trace["window"]["context_tokens"] == 4096
+
+
 @pytest.mark.parametrize("locale, recap, question, said", [
     ("en", "Ann and Mira hid the key.", "Where is the key?",
      "(Turns 1–150 are summarized above; the conversation below starts at turn {kept}. "
