@@ -313,23 +313,34 @@ def bm25_scored(parts: list[tuple[KeywordPart, np.ndarray]], query: str
     average = sum(float(lengths[mask].sum()) for _, mask, _, lengths in prepared) / total or 1.0
     full = 0.0
     for term in query_terms(query, tokenize=text_tokenize):
-        counts = []
-        for part, mask, before, _ in prepared:
-            found = _term_counts(part, term, before)
-            counts.append(np.where(mask, found, 0) if found is not None else None)
-        frequency = sum(int(np.count_nonzero(c)) for c in counts if c is not None)
-        idf = math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
+        weighed = _term_runs(term)
+        runs = [[None if (found := _run_counts(part, run, before)) is None
+                 else np.where(mask, found, 0) for part, mask, before, _ in prepared]
+                for run, _ in weighed]
+        frequency = _frequency(*runs)
+        idf = _idf(total, frequency)
         # Words only: a Chinese bigram often spans two words ("旅行定在" gives 行定), and
         # the MemDaily questions lost by it (docs/memory.md, Recall, "Coverage").
         word = bool(term.own) and all(token.isascii() for token in term.own)
         full += idf if word else 0.0
         if frequency == 0:
             continue
-        for score, holds, tf, (_, _, _, lengths) in zip(scores, held, counts, prepared):
-            if tf is not None:
-                score += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths / average))
-                if word:
-                    holds += idf * (tf > 0)
+        # Each run by its own rarity ("paramedic" tells more than "work"), a statement's word
+        # at ALTERNATIVE_WEIGHT and never above the question's own word; a line counts its
+        # best run, not their sum ("I work night shifts" says it no more than "I'm a nurse").
+        cap = _idf(total, _frequency(runs[0])) if term.own else math.inf
+        best = [np.zeros(len(score)) for score in scores]
+        for (_, weight), by_part in zip(weighed, runs):
+            run_idf = weight * min(_idf(total, _frequency(by_part)), cap)
+            for line_best, tf, (_, _, _, lengths) in zip(best, by_part, prepared):
+                if tf is not None:
+                    found = run_idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths / average))
+                    np.maximum(line_best, found, out=line_best)
+        for score, line_best in zip(scores, best):
+            score += line_best
+        if word:
+            for holds, by_run in zip(held, zip(*runs)):
+                holds += idf * _holds(by_run, len(holds))
     return scores, held, full
 
 
@@ -345,12 +356,23 @@ def _run_counts(part: KeywordPart, run: tuple[str, ...], before: list[np.ndarray
     return counts
 
 
-def _term_counts(part: KeywordPart, term: Term, before: list[np.ndarray]) -> np.ndarray | None:
-    """A term's count per line: its own tokens' plus ALTERNATIVE_WEIGHT times what a statement
-    says instead (memory/keyword_index/said_instead.py); None when no line holds any."""
-    total = _run_counts(part, term.own, before) if term.own else None
-    for run in term.instead:
-        found = _run_counts(part, run, before)
-        if found is not None:
-            total = ALTERNATIVE_WEIGHT * found + (0 if total is None else total)
-    return total
+def _term_runs(term: Term) -> list[tuple[tuple[str, ...], float]]:
+    """A term's token runs with their weights: the question's own (first, when it has one) and
+    what a statement says instead (memory/keyword_index/said_instead.py)."""
+    own = [(term.own, 1.0)] if term.own else []
+    return own + [(run, ALTERNATIVE_WEIGHT) for run in term.instead]
+
+
+def _idf(total: int, frequency: int) -> float:
+    return math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
+
+
+def _frequency(*runs: list[np.ndarray | None]) -> int:
+    """How many lines (of all parts) hold any of the runs; a run is its counts per part."""
+    return sum(int(np.count_nonzero(_holds(by_run, 0))) for by_run in zip(*runs))
+
+
+def _holds(by_run: tuple[np.ndarray | None, ...], size: int) -> np.ndarray:
+    """Which lines of one part hold any of the runs."""
+    found = [counts > 0 for counts in by_run if counts is not None]
+    return np.logical_or.reduce(found) if found else np.zeros(size, dtype=bool)

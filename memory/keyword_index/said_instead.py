@@ -1,9 +1,10 @@
 """What a statement of a fact says instead of the question's word: "what's my job?" asks for
 "I work as a radiographer", "我是哪里人？" for "我老家在遵义". A question about the asker's own
 life names the kind of fact (job, hometown, partner); the line that told it names the fact. The
-keyword side counts a question's word and these words as one term (BM25 over the sum of their
-counts, the others weighed ALTERNATIVE_WEIGHT: a line holding the question's own word still
-comes first), so the line that told the fact holds a word of the question.
+keyword side counts a question's word and these words as one term (a line scores its best word
+of the term, each by its own rarity, the statement's words weighed ALTERNATIVE_WEIGHT and never
+above the question's own word: a line holding that word still comes first;
+memory/keyword_index/bm25.py), so the line that told the fact holds a word of the question.
 
 The table holds kinds of personal facts people ask about in other words, each English and
 Chinese; not one conversation's words. English keys match whole words of the lower-cased
@@ -22,28 +23,108 @@ from memory.keyword_index.tokens import text_tokenize
 # A statement's word counts for this share of the question's own word.
 ALTERNATIVE_WEIGHT = 0.5
 
-# (what questions say, what the statements that answer them say instead)
+# Occupations and workplaces: a line that tells a job names it ("I've been a paramedic",
+# "在一家银行做柜员") more often than it says "work". The commonest, not every one; words that
+# stem into everyday words are out ("designer" is "design", "manager" "manag", "accountant"
+# "account", "researcher" "research").
+_JOBS_EN = (
+    "nurse", "paramedic", "doctor", "surgeon", "pharmacist", "teacher", "professor", "tutor",
+    "engineer", "programmer", "lawyer", "chef", "waiter", "waitress", "bartender", "barista",
+    "cashier", "clerk", "receptionist", "secretary", "driver", "electrician", "plumber",
+    "carpenter", "firefighter", "police", "officer", "soldier", "pilot", "journalist", "editor",
+    "writer", "scientist", "librarian", "farmer", "architect", "banker", "teller", "freelancer",
+    "counselor",
+)
+_JOBS_ZH = (
+    "老师", "教师", "医生", "护士", "律师", "会计", "程序员", "工程师", "设计师", "厨师", "司机",
+    "警察", "记者", "编辑", "翻译", "销售", "柜员", "店员", "服务员", "收银员", "公务员", "保安",
+    "快递员", "外卖员", "客服", "文员", "前台", "教授",
+    "公司", "单位", "银行", "医院", "工厂", "餐厅", "饭店", "超市", "外企", "国企",
+)
+
+# (what questions say, what the statements that answer them say instead). A key is a way of
+# asking for a kind of fact about a person; a key that also asks about things is out (see the
+# job rows), and so is a statement's word most lines say ("enjoy", "fun", 喜欢, 同事; 小时候, whose
+# 小时 is "hour"). A statement need not be in the first person: "what does my partner do?" asks for
+# "he's a carpenter", and the player's lines about others say "I" and "my" as well.
 SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
-    (("job", "jobs", "occupation", "profession", "career", "for a living", "line of work"),
-     ("work", "job", "career")),
-    (("hometown", "home town", "originally from", "where am i from", "where i'm from"),
-     ("grew up", "born", "raised", "hometown")),
-    (("partner", "spouse", "significant other"),
-     ("wife", "husband", "girlfriend", "boyfriend", "fiancé", "fiancée", "partner")),
-    (("sibling", "siblings"), ("sister", "brother", "sibling")),
-    (("vehicle",), ("car", "truck", "motorbike", "van")),
-    (("vacation", "holiday"), ("trip", "travel", "vacation", "holiday")),
-    (("medication", "medicine"), ("medication", "medicine", "pills", "drug")),
+    (("job", "jobs", "occupation", "profession", "career", "for a living", "line of work",
+      "for work", "where do i work", "where i work", "workplace", "employer"),
+     ("work", "job", "career", "shift", "office", "colleague", "coworker", "boss", "employed",
+      "hired", *_JOBS_EN)),
+    (("hometown", "home town", "originally from", "where am i from", "where i'm from",
+      "where i am from", "come from", "grow up", "grew up", "growing up", "raised",
+      "where was i born", "where i was born", "birthplace", "place of birth", "home country",
+      "homeland", "roots"),
+     ("grew up", "growing up", "grow up", "born", "raised", "hometown", "native", "originally",
+      "childhood")),
+    (("partner", "spouse", "significant other", "other half", "better half"),
+     ("wife", "husband", "girlfriend", "boyfriend", "fiancé", "fiancée", "fiancee", "partner",
+      "hubby", "married")),
+    (("sibling", "siblings"), ("sister", "brother", "sibling", "twin")),
+    (("pet", "pets", "furry friend"),
+     ("dog", "puppy", "cat", "kitten", "hamster", "rabbit", "bunny", "parrot", "pet")),
+    (("vehicle", "what do i drive"),
+     ("car", "truck", "motorbike", "motorcycle", "scooter", "van", "drive")),
+    (("vacation", "holiday", "holidays", "getaway"),
+     ("trip", "travel", "vacation", "holiday", "flight", "hotel")),
+    (("medication", "medicine", "meds", "prescription"),
+     ("medication", "medicine", "pills", "drug", "meds", "prescription")),
+    (("allergy", "allergies", "allergic", "can't eat", "cannot eat", "can’t eat", "dietary",
+      "intolerance", "intolerant"),
+     ("allergic", "allergy", "intolerant", "intolerance", "vegetarian", "vegan", "eat")),
+    (("birthday", "birthdays", "bday", "date of birth", "birth date", "when was i born",
+      "when i was born", "year older"),
+     ("birthday", "born")),
+    (("hobby", "hobbies", "pastime", "free time", "spare time"),
+     ("hobby", "hobbies", "pastime", "free time", "spare time", "weekend", "practice",
+      "practise", "lesson", "club")),
+    # The asker's own: "children" alone also asks about anyone's ("a friend with a newborn
+    # child") and drew every line saying "baby".
+    (("my kids", "my children", "my child", "our kids", "our children", "any kids",
+      "any children"),
+     ("son", "daughter", "baby", "kid", "child", "toddler")),
+    (("parents", "folks"), ("mom", "mum", "dad", "mother", "father", "parent")),
+    (("where do i live", "where i live", "where am i living", "address", "neighborhood",
+      "neighbourhood"),
+     ("live", "moved", "apartment", "house", "rent", "neighborhood", "neighbourhood")),
+    (("what did i study", "where did i study", "alma mater", "where did i go to school",
+      "where i went to school", "graduate from", "graduated from"),
+     ("studied", "study", "major", "degree", "graduated", "university", "college", "school")),
     (("film",), ("movie",)),
     (("movie",), ("film",)),
-    (("哪里人", "哪儿人", "家乡", "老家", "故乡", "籍贯"),
-     ("老家", "家乡", "故乡", "来自", "出生")),
-    (("对象", "另一半"), ("女朋友", "男朋友", "老公", "老婆", "妻子", "丈夫", "对象")),
+    (("哪里人", "哪儿人", "家乡", "老家", "故乡", "籍贯", "长大", "出生地", "在哪出生",
+      "在哪儿出生", "在哪里出生", "哪里出生", "哪儿出生", "从哪来", "从哪儿来", "从哪里来", "出身"),
+     ("老家", "家乡", "故乡", "来自", "出生", "长大", "土生土长", "祖籍", "籍贯")),
+    (("对象", "另一半", "伴侣", "爱人", "那口子"),
+     ("女朋友", "男朋友", "女友", "男友", "老公", "老婆", "妻子", "丈夫", "对象", "爱人", "媳妇",
+      "太太", "未婚妻", "未婚夫", "伴侣")),
     # Not "干什么的" / "做什么的": they also ask what a thing is for, and Chinese chat says 工作
     # and 上班 so often that such a question drew every line of them (a probe set of the
     # lead's: "我是干什么的来着？" fell from rank 2 to 10).
-    (("职业", "做什么工作", "干什么工作"), ("工作", "职业", "上班")),
-    (("去哪儿玩", "去哪里玩", "出去玩", "度假", "旅游", "旅行"), ("旅行", "旅游", "度假")),
+    (("职业", "做什么工作", "干什么工作", "什么工作", "啥工作", "哪儿工作", "哪里工作", "在哪工作",
+      "工作是什么", "上班", "哪一行", "哪行", "从事", "谋生"),
+     ("工作", "职业", "上班", "加班", "老板", "入职", "辞职", "跳槽", "实习", "岗位", *_JOBS_ZH)),
+    (("兄弟姐妹", "手足"), ("哥哥", "姐姐", "弟弟", "妹妹", "兄弟", "姐妹", "我哥", "我姐", "我弟",
+                            "我妹")),
+    (("宠物", "毛孩子"), ("狗狗", "小狗", "猫咪", "小猫", "养了", "宠物", "兔子", "仓鼠", "鹦鹉")),
+    (("交通工具", "座驾", "什么车", "啥车"),
+     ("汽车", "开车", "车子", "一辆", "摩托", "电动车", "自行车", "单车", "电瓶车", "骑车")),
+    (("去哪儿玩", "去哪里玩", "去哪玩", "出去玩", "度假", "旅游", "旅行", "出游"),
+     ("旅行", "旅游", "度假", "酒店", "机票", "航班", "民宿")),
+    (("过敏", "忌口", "不能吃", "吃不了", "不耐受"),
+     ("过敏", "忌口", "不能吃", "吃不了", "不耐受", "吃素", "素食")),
+    (("生日", "出生日期", "什么时候出生", "哪天出生", "哪年出生", "几号出生", "什么时候生的",
+      "哪天生的"),
+     ("生日", "出生", "过生")),
+    (("爱好", "兴趣", "业余", "闲暇", "消遣", "空闲"),
+     ("爱好", "兴趣", "业余", "周末", "每周", "练习")),
+    (("子女", "我的孩子", "我孩子", "我家孩子", "我们的孩子", "几个孩子", "我的小孩", "我家小孩"),
+     ("儿子", "女儿", "宝宝", "孩子", "闺女")),
+    (("父母", "爸妈", "双亲"), ("爸爸", "妈妈", "我爸", "我妈", "父亲", "母亲", "爸妈", "父母")),
+    (("住哪", "住在哪", "住址", "家在哪"), ("住在", "搬到", "搬家", "租了", "公寓", "小区")),
+    (("专业", "学历", "哪个学校", "哪所大学", "学的什么", "学什么的", "毕业于", "哪毕业"),
+     ("大学", "专业", "毕业", "学校", "读书", "读研", "研究生", "本科", "学院")),
     (("片子", "电影"), ("电影", "片子")),
 )
 

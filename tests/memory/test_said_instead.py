@@ -15,7 +15,8 @@ def _statement_words(query: str) -> set[tuple[str, ...]]:
 
 
 def test_a_question_word_brings_the_words_a_statement_says_instead():
-    assert Term(own=("job",), instead=(("work",), ("career",))) in query_terms("what's my job?")
+    term = next(term for term in query_terms("what's my job?") if term.instead)
+    assert term.own == ("job",) and {("work",), ("career",), ("nurs",)} <= set(term.instead)
     assert ("老家",) in _statement_words("我是哪里人来着？")
     assert ("女朋", "朋友") in _statement_words("我对象叫什么名字？")
 
@@ -53,3 +54,51 @@ def test_the_line_that_told_the_fact_holds_the_question_below_a_line_saying_its_
                                   "The weather is lovely today."], "what's my job?")
     assert scores[1] > scores[0] > scores[2] == 0
     assert held[0] == held[1] == full  # a statement's word covers the question's word
+
+
+def _best(lines: list[str], query: str) -> int:
+    scores, _, _ = _scores(lines, query)
+    return int(np.argmax(scores)) if scores.max() > 0 else -1
+
+
+# (a question naming a kind of fact, the line that told it without the question's words)
+KINDS = [
+    ("what's my line of work again?", "Long shift. I've been a paramedic for ten years."),
+    ("what did I say I do for work?", "I've been a paramedic for ten years."),
+    ("where did I grow up?", "I was born and raised in Cork."),
+    ("what's my hometown?", "I grew up in a fishing village."),
+    ("what's my spouse called?", "My husband Teodor built our table."),
+    ("do I have any siblings?", "My twin Ola calls every Sunday."),
+    ("what's my pet called?", "Our kitten Miso rules the flat."),
+    ("what kind of vehicle do I have?", "I ride a red scooter to the station."),
+    ("is there anything I can't eat?", "I'm lactose intolerant, no cream please."),
+    ("when's my birthday?", "I was born on the fourth of May."),
+    ("what do I do in my spare time?", "Every weekend I go bouldering."),
+    ("how old are my kids?", "My daughter just turned six."),
+    ("what did I study?", "I graduated in chemistry from Leeds."),
+    ("我在哪儿上班？", "我在一家银行做柜员，天天数钱。"),
+    ("我的家乡是哪里？", "我小时候在哈尔滨长大，冬天特别冷。"),
+    ("我是在哪儿出生的？", "我老家在遵义。"),
+    ("我对象是做什么工作的？", "我老公是程序员，天天加班。"),
+    ("我有兄弟姐妹吗？", "我妹妹在北京读书。"),
+    ("我养的宠物叫什么？", "我们家的猫咪叫团子。"),
+    ("我有什么忌口？", "我对花生过敏。"),
+    ("我生日是哪天？", "我是三月十四号出生的。"),
+    ("我的爱好是什么？", "每周六我都去攀岩。"),
+    ("我们下次去哪儿玩？", "我们下个月去青岛，酒店都订好了。"),
+]
+OTHER_LINES = ["The weather is lovely today.", "Did you see the game last night?",
+               "今天的天气真不错。", "我们晚上吃火锅吧。"]
+
+
+def test_a_question_naming_a_kind_of_fact_finds_the_line_that_told_it():
+    missed = [(question, line) for question, line in KINDS
+              if _best([*OTHER_LINES, line], question) != len(OTHER_LINES)]
+    assert missed == []
+
+
+def test_a_question_about_a_thing_does_not_draw_every_line_about_work():
+    # "这个是干什么的？" asks what a thing is for: lines saying 上班 or 工作 are not its answer.
+    lines = ["我明天还要上班。", "工作好累啊。", "我在公司加班。", "这个按钮是开关。"]
+    scores, _, _ = _scores(lines, "这个是干什么的？")
+    assert scores[0] == scores[1] == scores[2] == 0
