@@ -314,9 +314,7 @@ def bm25_scored(parts: list[tuple[KeywordPart, np.ndarray]], query: str
     full = 0.0
     for term in query_terms(query, tokenize=text_tokenize):
         weighed = _term_runs(term)
-        runs = [[None if (found := _run_counts(part, run, before)) is None
-                 else np.where(mask, found, 0) for part, mask, before, _ in prepared]
-                for run, _ in weighed]
+        runs = [_masked_counts(prepared, run) for run, _ in weighed]
         frequency = _frequency(*runs)
         idf = _idf(total, frequency)
         # Words only: a Chinese bigram often spans two words ("旅行定在" gives 行定), and
@@ -325,18 +323,9 @@ def bm25_scored(parts: list[tuple[KeywordPart, np.ndarray]], query: str
         full += idf if word else 0.0
         if frequency == 0:
             continue
-        # Each run by its own rarity ("paramedic" tells more than "work"), a statement's word
-        # at ALTERNATIVE_WEIGHT and never above the question's own word; a line counts its
-        # best run, not their sum ("I work night shifts" says it no more than "I'm a nurse").
-        cap = _idf(total, _frequency(runs[0])) if term.own else math.inf
-        best = [np.zeros(len(score)) for score in scores]
-        for (_, weight), by_part in zip(weighed, runs):
-            run_idf = weight * min(_idf(total, _frequency(by_part)), cap)
-            for line_best, tf, (_, _, _, lengths) in zip(best, by_part, prepared):
-                if tf is not None:
-                    found = run_idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths / average))
-                    np.maximum(line_best, found, out=line_best)
-        for score, line_best in zip(scores, best):
+        for score, line_best in zip(scores, _best_scores(
+                term, weighed, runs, lengths=[lengths for *_, lengths in prepared], total=total,
+                average=average)):
             score += line_best
         if word:
             for holds, by_run in zip(held, zip(*runs)):
@@ -353,6 +342,34 @@ def _run_counts(part: KeywordPart, run: tuple[str, ...], before: list[np.ndarray
         if found is None:
             return None
         counts = found if counts is None else np.minimum(counts, found)
+    return counts
+
+
+def _best_scores(term: Term, weighed: list[tuple[tuple[str, ...], float]],
+                 runs: list[list[np.ndarray | None]], *, lengths: list[np.ndarray], total: int,
+                 average: float) -> list[np.ndarray]:
+    """One term's BM25 per line of each part: the line's best run, each run by its own rarity
+    ("paramedic" tells more than "work"), a statement's word at its weight and never above the
+    question's own word. The best, not the sum: "I work night shifts" says it no more than
+    "I'm a nurse"."""
+    cap = _idf(total, _frequency(runs[0])) if term.own else math.inf
+    best = [np.zeros(len(part_lengths)) for part_lengths in lengths]
+    for (_, weight), by_part in zip(weighed, runs):
+        run_idf = weight * min(_idf(total, _frequency(by_part)), cap)
+        for line_best, tf, part_lengths in zip(best, by_part, lengths):
+            if tf is not None:
+                found = run_idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * part_lengths / average))
+                np.maximum(line_best, found, out=line_best)
+    return best
+
+
+def _masked_counts(prepared: list[tuple[KeywordPart, np.ndarray, list[np.ndarray], np.ndarray]],
+                   run: tuple[str, ...]) -> list[np.ndarray | None]:
+    """_run_counts in each part, 0 where its mask is off."""
+    counts = []
+    for part, mask, before, _ in prepared:
+        found = _run_counts(part, run, before)
+        counts.append(None if found is None else np.where(mask, found, 0))
     return counts
 
 
