@@ -8,7 +8,7 @@ line holding its answer is among the first k recalled lines (a turn's section he
 long lines in the finding's chat).
 
     .venv/bin/python bench/recall_paraphrase.py [--data ../shared/bench] [--turns 300]
-        [--embed-cache DIR] [--verbose] [--set first|second]
+        [--embed-cache DIR] [--verbose] [--set first|second|third]
 
 Prints one line per probe (the answer's rank, or "-") and the hits at 3 / 5 / 10 last.
 """
@@ -138,8 +138,60 @@ SECOND_PROBES = [
 SECOND_COLLIDING = COLLIDING + ("paramedic", "cork", "ireland", "husband", "cello", "cat ",
                                 "lactose", "brother", "vespa", "yoga", "carpenter", "instrument")
 SECOND_COLLIDING_ZH = COLLIDING_ZH + ("银行", "男朋友", "长大", "青岛", "歌手")
+
+
+# A third set, kept apart by the lead while the table grew by kind of fact (2026-12-02): the
+# second set's answers had become some of the table's words, so it no longer tells whether the
+# table carries over (`--set third`: 13/14/16 before that change, 13/16/19 after).
+THIRD_FACTS = {
+    2: "Sorry I'm late, I teach chemistry at the high school across the river and the kids "
+       "kept me.",
+    4: "My folks moved us around a lot, but I spent most of my childhood in Tucson, Arizona.",
+    6: "My wife Ingrid runs a small bakery on Mill Street, she's up at four every morning.",
+    8: "我现在在一家快递公司当司机，每天要跑一百多单。",
+    10: "I'm deathly allergic to peanuts, I carry an EpiPen everywhere.",
+    12: "We have two goldfish, Salt and Pepper, my son named them.",
+    14: "我老婆叫王丽，她在医院做护士。",
+    16: "I turn forty on the second of August, dreading it honestly.",
+    18: "My twin sister Dagny is a pilot for a cargo airline.",
+    20: "我是在成都出生的，后来才搬到北京。",
+    22: "I mostly get around on an old blue bicycle, no car for me.",
+    24: "我每个周末都去公园打羽毛球。",
+    26: "We're flying to Reykjavik in February to see the northern lights.",
+    28: "我最喜欢吃的是火锅，越辣越好。",
+}
+THIRD_PROBES = [
+    ("what is it I do for a job?", "chemistry"),
+    ("what's my profession, remember?", "chemistry"),
+    ("where was I brought up?", "Tucson"),
+    ("what state did I live in as a kid?", "Arizona"),
+    ("what's my wife's name?", "Ingrid"),
+    ("what does my wife do?", "bakery"),
+    ("我是做什么工作的？", "司机"),
+    ("我的职业是什么？", "司机"),
+    ("what food could kill me?", "peanuts"),
+    ("what pets do we keep?", "goldfish"),
+    ("我老婆是干嘛的？", "护士"),
+    ("我爱人叫什么？", "王丽"),
+    ("how old am I going to be this summer?", "forty"),
+    ("when's my birthday?", "August"),
+    ("what does my sister do?", "pilot"),
+    ("我出生在哪里？", "成都"),
+    ("我是哪儿的人？", "成都"),
+    ("how do I commute?", "bicycle"),
+    ("我周末有什么爱好？", "羽毛球"),
+    ("where are we going on holiday?", "Reykjavik"),
+    ("我最爱吃什么？", "火锅"),
+    ("Bram, what's my sister called?", "Dagny"),
+]
+THIRD_COLLIDING = COLLIDING + ("chemistry", "teach", "tucson", "arizona", "wife", "bakery",
+                               "peanut", "goldfish", "forty", "august", "twin", "pilot",
+                               "bicycle", "bike", "reykjavik", "northern lights", "childhood")
+THIRD_COLLIDING_ZH = COLLIDING_ZH + ("快递", "司机", "老婆", "护士", "出生", "成都", "羽毛球",
+                                     "火锅", "爱人")
 SETS = {"first": (FACTS, PROBES, COLLIDING, COLLIDING_ZH),
-        "second": (SECOND_FACTS, SECOND_PROBES, SECOND_COLLIDING, SECOND_COLLIDING_ZH)}
+        "second": (SECOND_FACTS, SECOND_PROBES, SECOND_COLLIDING, SECOND_COLLIDING_ZH),
+        "third": (THIRD_FACTS, THIRD_PROBES, THIRD_COLLIDING, THIRD_COLLIDING_ZH)}
 
 
 def filler_read(data: Path, *, colliding: tuple[str, ...] = COLLIDING,
@@ -195,7 +247,7 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="print each probe's first lines")
     parser.add_argument("--only", default="", help="ask only the probes holding this text")
     parser.add_argument("--set", choices=sorted(SETS), default="first",
-                        help="the probe set (second: held apart from the table's making)")
+                        help="the probe set (third: held apart from the table's making)")
     args = parser.parse_args()
     facts, probes, colliding, colliding_zh = SETS[args.set]
     english, chinese = filler_read(args.data, colliding=colliding, colliding_zh=colliding_zh)
