@@ -251,6 +251,7 @@ def first_turn_series(store, owner, character_id: str, background_id: str, *, lo
     before the line index). The process's caches (sessions, tallies, lines before, counts) are
     emptied before each; medians of 3. In the default mode a session of 10,000 messages is over the
     prompt's limit, so that turn is refused (after the same work)."""
+    # Local: the app's modules load only after main() has run django.setup().
     import chat.play.context as context
     from chat.play.turn import TurnRefused
     from chat.prompt import tally

@@ -49,7 +49,11 @@ def account_records_move(store: FileStore, *, old: str, new: str) -> None:
     `new` held was left by a deleted account of that name: it belongs to nobody, and goes."""
     _modules_rekeyed(store, old=old, new=new)
     variables = account_variables_read(store, username=old)
-    account_variables_update(store, username=new, changes=variables, clear=True)
+    if variables:
+        account_variables_update(store, username=new, changes=variables, clear=True)
+    else:
+        with account_variables_locked(store, username=new):
+            account_variables_path(store, username=new).unlink(missing_ok=True)
     with account_variables_locked(store, username=old):
         account_variables_path(store, username=old).unlink(missing_ok=True)
     tags = st_tags_kept(store, username=old)
