@@ -65,3 +65,21 @@ def test_the_permission_choices_name_axes_and_the_apps_models_in_chinese(client,
         assert "Can view access attempt" not in page and "Can add" not in page, url
     page = client.get("/admin/auth/group/add/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Login throttling | access attempt | Can view access attempt" in page
+
+
+def test_the_login_attempts_rows_and_their_cleanup_speak_chinese(client, django_user_model):
+    client.force_login(django_user_model.objects.create_superuser("root", "", "root-password"))
+    attempt = AccessAttempt.objects.create(username="alice", ip_address="192.0.2.1",
+                                           failures_since_start=1)
+    page = client.get(f"/admin/axes/accessattempt/{attempt.pk}/delete/",
+                      HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "alice 于 " in page and "的登录尝试" in page
+    assert "Attempted Access" not in page
+    answer = client.post("/admin/axes/accessattempt/", {
+        "action": "cleanup_expired_attempts", "_selected_action": [attempt.pk]},
+        HTTP_ACCEPT_LANGUAGE="zh-CN", follow=True)
+    assert "已清理 0 条过期的登录尝试。" in answer.content.decode()
+    assert "Cleaned up" not in answer.content.decode()
+    english = client.get(f"/admin/axes/accessattempt/{attempt.pk}/delete/",
+                         HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Login attempt of alice at " in english
