@@ -276,9 +276,21 @@ def lorebook_tag_names(request: HttpRequest, lorebook_id: str) -> HttpResponse:
 @login_required
 @require_POST
 def lorebook_tag_names_forget(request: HttpRequest, lorebook_id: str) -> HttpResponse:
-    """The account's kept SillyTavern tag names forgotten (library/lore/st_tag_list.py); back
-    to the book it was asked from, whose names stay beside its ids."""
+    """The account's kept SillyTavern tag names forgotten, or one of them (`tag_id`;
+    library/lore/st_tag_list.py); back to the book it was asked from, whose names stay beside
+    its ids."""
     item_for_use_or_404(request, "lorebook", lorebook_id)
+    tag_id = request.POST.get("tag_id")
+    if tag_id:
+        try:
+            st_tags_forget(get_store(), username=request.user.get_username(), tag_id=tag_id)
+        except LibraryError as exc:
+            messages.error(request, refusal_words(str(exc)))
+        else:
+            messages.info(request, gettext(
+                "Forgot the SillyTavern tag name of %(id)s; your books keep the names written "
+                "beside their ids.") % {"id": tag_id})
+        return redirect("lorebook_edit", lorebook_id=lorebook_id)
     forgotten = st_tags_forget(get_store(), username=request.user.get_username())
     messages.info(request, ngettext(
         "Forgot %(count)s SillyTavern tag name; your books keep the names written beside their "

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from library.lore.st_tag_list import st_tags_keep, st_tags_kept_path
+from library.lore.st_tag_list import st_tags_keep, st_tags_kept, st_tags_kept_path
 from library.lore.st_tags import MAX_TAGS
 
 pytestmark = pytest.mark.django_db
@@ -112,3 +112,20 @@ def test_the_openapi_schema_shows_the_kept_names_routes(alice_client):
     assert listed == {"$ref": "#/components/schemas/KeptTagNames"}
     assert set(schema["components"]["schemas"]["KeptTagNames"]["properties"]) == {
         "tags", "count", "max"}
+
+
+def test_the_lorebook_page_forgets_one_kept_name(alice_client, store):
+    book_id = _book(alice_client)
+    st_tags_keep(store, username="alice", names=NAMES)
+    page = alice_client.get(f"/library/lorebooks/{book_id}/").content.decode()
+    assert page.count('data-testid="lore-tag-forget"') == 2
+    assert f'name="tag_id" value="{UUID_TAG}"' in page
+    done = alice_client.post(f"/library/lorebooks/{book_id}/tag_names/forget",
+                             {"tag_id": UUID_TAG}, follow=True).content.decode()
+    assert f"Forgot the SillyTavern tag name of {UUID_TAG}" in done
+    assert UUID_TAG not in st_tags_kept(store, username="alice")
+    assert len(st_tags_kept(store, username="alice")) == 1
+    again = alice_client.post(f"/library/lorebooks/{book_id}/tag_names/forget",
+                              {"tag_id": UUID_TAG}, follow=True).content.decode()
+    assert "no SillyTavern tag name is kept for" in again
+    assert len(st_tags_kept(store, username="alice")) == 1
