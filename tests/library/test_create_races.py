@@ -12,9 +12,10 @@ from chat.models import Instance
 from chat.services.instances import instance_create
 from library.background_services import background_save
 from library.character_services import character_save
-from library.lore.services import lorebook_create
+from library.lore.services import lorebook_create, lorebook_remove
 from library.models import Background, Character, Lorebook, Persona
-from library.personas.services import persona_create
+from library.personas.services import persona_create, persona_delete
+from library.selectors import persona_effective
 from personalab.lib.errors import LimitReached
 from personalab.lib.ids import numbered_candidates
 
@@ -119,3 +120,25 @@ def test_a_create_that_passed_the_limit_while_another_wrote_is_undone_and_refuse
     assert model.objects.filter(owner=alice).count() == limit
     assert model.objects.filter(pk=meanwhile[0], owner=alice).exists()
     assert {path.name for path in (store.root / folder).iterdir()} == before | {meanwhile[0]}
+
+
+def test_a_deleted_items_id_is_never_given_to_another_accounts_new_item(store, alice, bob):
+    """A character (or a chat) still names a book or persona its owner deleted: bob's new
+    shared one of the same name gets an id of its own, so it never plays in alice's chat
+    (a red-team pass, 2026-12-02: bob's lore and persona were in her prompt)."""
+    book = lorebook_create(store, owner=alice, data={"name": "Plans", "entries": []})
+    character = character_save(store, user=alice, data={"name": "Rhea", "lorebook_ids": [book]})
+    persona = persona_create(store, owner=alice, data={"name": "Mira"})
+    lorebook_remove(store, actor=alice, lorebook_id=book)
+    persona_delete(store, actor=alice, persona_id=persona)
+
+    bobs_book = lorebook_create(store, owner=bob, data={
+        "name": "Plans", "visibility": "shared", "entries": []})
+    bobs_persona = persona_create(store, owner=bob, data={
+        "name": "Mira", "visibility": "shared", "description": "bob's words"})
+    assert (bobs_book, bobs_persona) == (f"{book}_2", f"{persona}_2")
+    assert store.character_read(character)["lorebook_ids"] == [book]  # names nothing now
+    assert persona_effective(store, owner="alice", persona_id=persona).get("persona_id") \
+        != bobs_persona
+    assert list((store.root / "trash" / "lorebooks").iterdir())[0].joinpath(
+        "lorebook.json").is_file()  # the deleted book is kept in the trash, as before

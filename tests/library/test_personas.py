@@ -133,7 +133,7 @@ def test_deleting_the_picked_persona_falls_back_to_the_default(store, alice, ins
     instance_update(store, user=alice, instance_id=instance, persona_id=other)
     assert persona_effective(store, owner="alice", persona_id=other)["name"] == "Kael"
     persona_delete(store, actor=alice, persona_id=other)
-    assert not store.persona_dir(other).exists()
+    assert not (store.persona_dir(other) / "persona.json").exists()
     assert persona_effective(store, owner="alice", persona_id=other)["persona_id"] == default
 
 

@@ -375,11 +375,18 @@ def _line_session(line: bytes) -> str | None:
 
 
 def _move_aside(folder: Path, trash: Path) -> None:
+    """The item's files go to the trash; its folder stays, empty, so its id stays claimed
+    (`dir_claim`). Files that still name the id (a character's or a chat's book, a chat's
+    persona) must never reach whatever another account would make under it next. The files
+    move rather than the folder, so no create can claim the id in between."""
     if not folder.exists():
         return
     trash.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    os.replace(folder, trash / f"{folder.name}.{stamp}")
+    kept = trash / f"{folder.name}.{stamp}"
+    kept.mkdir()
+    for child in folder.iterdir():
+        os.replace(child, kept / child.name)
 
 
 @contextlib.contextmanager
