@@ -142,3 +142,14 @@ def test_a_deleted_items_id_is_never_given_to_another_accounts_new_item(store, a
         != bobs_persona
     assert list((store.root / "trash" / "lorebooks").iterdir())[0].joinpath(
         "lorebook.json").is_file()  # the deleted book is kept in the trash, as before
+
+
+def test_an_id_deleted_before_its_folder_was_kept_is_not_given_again(store, alice):
+    """A data folder from before deleted items left their folder: the trash still says the
+    id was spent."""
+    (store.root / "trash" / "lorebooks" / "lore_plans.20261101T000000000000Z").mkdir(
+        parents=True)
+    assert lorebook_create(store, owner=alice, data={"name": "Plans", "entries": []}) == \
+        "lore_plans_2"
+    assert lorebook_create(store, owner=alice, data={"name": "Plan", "entries": []}) == \
+        "lore_plan"

@@ -104,16 +104,22 @@ class FileStore(SessionFiles):
         return self.root / "prompt_templates"
 
     def dir_claim(self, kind: str, candidates: Iterable[str], *, tries: int = 1000) -> str:
-        """The first candidate id whose folder under `kind` this call created. mkdir is
-        atomic on a shared volume too, so two workers creating at once never get one id."""
+        """The first candidate id whose folder under `kind` this call created and that no
+        deleted item had. mkdir is atomic on a shared volume too, so two workers creating at
+        once never get one id."""
         parent = self.root / kind
         parent.mkdir(parents=True, exist_ok=True)
+        trash = self.root / "trash" / kind
         for candidate in itertools.islice(candidates, tries):
             try:
                 (parent / validate_id(candidate)).mkdir()
-                return candidate
             except FileExistsError:
                 continue
+            # An item deleted before its folder was kept (`_move_aside`): the folder just made
+            # stays as that id's claim, and the id is never given again.
+            if any(trash.glob(f"{candidate}.*")):
+                continue
+            return candidate
         raise IdTaken(f"no free {kind} id after {tries} tries")
 
     def dir_release(self, kind: str, item_id: str) -> None:
