@@ -1,8 +1,9 @@
 """Attack (issue 29): account B shares a character whose greeting holds markup htmx would obey —
 a `data-hx-post` to A's private character's delete URL, a `data-hx-get` whose `hx-on` sends A's
 cookies to another host —, an `<img onerror>`, a `javascript:` link and the page's own classes of
-a floating notice; the model's reply says the same. A opens a conversation with it and reloads: no request leaves for another host or the
-delete URL, A's character is still there, and no script of the payload runs."""
+a floating notice; the model's reply says the same. A opens a conversation with it and reloads:
+no request leaves for another host or the delete URL, A's character is still there, and no
+script of the payload runs."""
 
 from __future__ import annotations
 
