@@ -6,23 +6,15 @@ shared one) still answers 409: create never overwrites (SPEC §10)."""
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from library.errors import LibraryConflict, LibraryError
 from library.quotas import library_room_check
 from library.selectors import item_can_see
 from personalab.lib.filestore.store import FileStore
-from personalab.lib.ids import InvalidId, slug_candidates, validate_id
+from personalab.lib.ids import InvalidId, slug_candidates, suffixed_candidates, validate_id
 from personalab.lib.store_errors import IdTaken, StoreError
-
-
-def _suffixed(item_id: str) -> Iterator[str]:
-    """`x_2`, `x_3`, …, the base shortened so each stays a valid id (at most 64 characters)."""
-    for n in itertools.count(2):
-        suffix = f"_{n}"
-        yield f"{item_id[:64 - len(suffix)]}{suffix}"
 
 
 def _visible(read: Callable[[str], dict[str, Any]], item_id: str, user) -> bool:
@@ -57,7 +49,7 @@ def id_claim(store: FileStore, data: dict[str, Any], *, key: str, prefix: str, n
             raise LibraryConflict(f"{key.replace('_', ' ')} {item_id} already exists; "
                                   "choose another id or edit the existing one",
                                   field=key) from None
-    return store.dir_claim(kind, _suffixed(item_id))
+    return store.dir_claim(kind, suffixed_candidates(item_id))
 
 
 def persona_id_claim(store: FileStore, *, asked: str | None, name: str, user) -> str:
@@ -73,4 +65,4 @@ def persona_id_claim(store: FileStore, *, asked: str | None, name: str, user) ->
     except IdTaken:
         if _visible(store.persona_read, asked, user):
             raise LibraryConflict(f"persona {asked} already exists") from None
-    return store.dir_claim("personas", _suffixed(asked))
+    return store.dir_claim("personas", suffixed_candidates(asked))

@@ -53,13 +53,26 @@ def slug_id(prefix: str, text: str, existing: set[str]) -> str:
     return next(c for c in slug_candidates(prefix, text) if c not in existing)
 
 
+# Numbered suffixes of one name before random ones: a deleted item's id is never given again,
+# so one account making and deleting items of a name would otherwise use up its numbered ids
+# (the store tries 1,000) and every account's new item of that name would be refused.
+NUMBERED_SUFFIXES = 100
+
+
 def slug_candidates(prefix: str, text: str) -> Iterator[str]:
-    """`char_alserqi`, `char_alserqi_2`, `char_alserqi_3`, …"""
+    """`char_alserqi`, `char_alserqi_2`, … `char_alserqi_100`, then random suffixes."""
     slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:40]
     base = validate_id(f"{prefix}_{slug}" if slug else random_id(prefix))
     yield base
+    yield from suffixed_candidates(base)
+
+
+def suffixed_candidates(item_id: str) -> Iterator[str]:
+    """`x_2`, `x_3`, … `x_100`, then `x_` and 12 random hex digits, the base shortened so each
+    stays a valid id (at most 64 characters)."""
     for n in itertools.count(2):
-        yield f"{base}_{n}"
+        suffix = f"_{n}" if n <= NUMBERED_SUFFIXES else f"_{secrets.token_hex(6)}"
+        yield f"{item_id[:64 - len(suffix)]}{suffix}"
 
 
 def numbered_candidates(prefix: str, existing: set[str] | list[str]) -> Iterator[str]:

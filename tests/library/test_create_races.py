@@ -4,6 +4,7 @@ that races another never overwrites it and never fails with 500."""
 from __future__ import annotations
 
 import importlib
+import re
 import threading
 
 import pytest
@@ -153,3 +154,13 @@ def test_an_id_deleted_before_its_folder_was_kept_is_not_given_again(store, alic
         "lore_plans_2"
     assert lorebook_create(store, owner=alice, data={"name": "Plan", "entries": []}) == \
         "lore_plan"
+
+
+def test_a_name_whose_numbered_ids_are_all_spent_still_gets_an_id(store, alice):
+    """Deleted ids are never given again, so one account could spend every numbered id of a
+    name (the store tries 1,000) by making and deleting; past 100 the suffix is random."""
+    folder = store.root / "lorebooks"
+    for n in ["", *(f"_{n}" for n in range(2, 1001))]:
+        (folder / f"lore_plans{n}").mkdir(parents=True)
+    made = lorebook_create(store, owner=alice, data={"name": "Plans", "entries": []})
+    assert re.fullmatch(r"lore_plans_[0-9a-f]{12}", made)
