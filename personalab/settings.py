@@ -104,6 +104,10 @@ SECRET_KEY = _secret_key()
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "http://127.0.0.1:8000,http://localhost:8000")
+# Behind TLS (docs/deploy.md) the login, CSRF and language cookies go over HTTPS only: without
+# the flag a browser sends them on any plain-HTTP request to the host, where they can be read.
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = LANGUAGE_COOKIE_SECURE = env_bool(
+    "PERSONALAB_SECURE_COOKIES", False)
 
 PERSONALAB_DATA_DIR = Path(env_str("PERSONALAB_DATA_DIR") or BASE_DIR / "data").resolve()
 PERSONALAB_CHROMA_URL = env_str("PERSONALAB_CHROMA_URL")

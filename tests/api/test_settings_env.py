@@ -93,3 +93,10 @@ def test_an_unset_or_empty_database_url_is_the_sqlite_index_of_a_new_data_folder
     empty = _parsed(tmp_path, monkeypatch, DATABASE_URL="")["DATABASES"]
     assert unset == empty
     assert unset["default"]["NAME"] == str(tmp_path / "data" / "index.sqlite3")
+
+
+@pytest.mark.parametrize("value, secure", [("", False), ("true", True), ("0", False)])
+def test_secure_cookies_are_a_switch_for_a_tls_deployment(tmp_path, monkeypatch, value, secure):
+    parsed = _parsed(tmp_path, monkeypatch, PERSONALAB_SECURE_COOKIES=value)
+    assert (parsed["SESSION_COOKIE_SECURE"], parsed["CSRF_COOKIE_SECURE"],
+            parsed["LANGUAGE_COOKIE_SECURE"]) == (secure, secure, secure)
