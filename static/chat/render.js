@@ -8,14 +8,15 @@ export function escapeHtml(text) {
 
 // What a reply or a card may keep: text, formatting and links. Never a data-* attribute
 // (htmx obeys data-hx-*, and our own controls are found by data-*), a style, an event handler,
-// or a link to anything but a web page or a mail address; an id or name is prefixed so it
+// or a link to anything but a web page or a mail address (nor one that saves what it names
+// under a name of the text's choosing); an id or name is prefixed so it
 // can never stand in for one of the page's own elements.
 // Nothing in it loads anything either: media, <picture>'s sources and SVG (its <image> and
 // filters fetch pictures) go, and so do the attributes that fetch (a table's background).
 const PURIFY = {
   FORBID_TAGS: ["style", "form", "input", "textarea", "button", "img", "iframe", "select",
                 "video", "audio", "source", "track", "picture", "svg"],
-  FORBID_ATTR: ["style", "background", "poster", "srcset", "ping"],
+  FORBID_ATTR: ["style", "background", "poster", "srcset", "ping", "download"],
   ALLOW_DATA_ATTR: false,
   ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto):|[^a-z]|[a-z+.\-]+(?:[^a-z+.\-:]|$))/i,
   SANITIZE_NAMED_PROPS: true,

@@ -23,7 +23,8 @@ HOSTILE = ('<div data-hx-post="/library/characters/SECRET/delete" data-hx-trigge
            '<img src=x onerror="window.pwned=1;fetch(\'http://evil.invalid/img\')">\n'
            '<a href="javascript:window.pwned=1" id="js-link">click me</a>\n'
            '<span style="position:fixed;inset:0" onmouseover="window.pwned=1">c</span>\n'
-           '<div class="flash floating">Session expired: <a href="/">log in again</a></div>')
+           '<div class="flash floating">Session expired: <a href="/">log in again</a></div>\n'
+           '<a href="/api/v1/characters" download="invoice.exe">invoice</a>')
 
 
 def _account_make(page: Page, server: Server, username: str, password: str) -> None:
@@ -86,7 +87,7 @@ def test_a_hostile_greeting_and_reply_send_nothing_and_run_nothing(page: Page,
     assert page.evaluate("() => window.pwned") is None, "a payload script ran"
     leftovers = page.evaluate("""() => [...document.querySelectorAll('#messages .md *')]
         .flatMap(el => [...el.attributes].map(a => a.name + '=' + a.value))
-        .filter(a => /^(data-|hx-|on|style)/.test(a) || /javascript:/i.test(a)
+        .filter(a => /^(data-|hx-|on|style|download)/.test(a) || /javascript:/i.test(a)
                      || /^class=/.test(a) && !/^class=(progress-badge|language-)/.test(a))""")
     assert leftovers == []
 
