@@ -207,10 +207,13 @@ def test_a_phones_chat_header_is_one_line_and_its_menu_keeps_the_offline_mark(
         phone_page: Page, server: Server, language: str) -> None:
     """A touch phone in English: "conversation 3 · History · Persona & memory" wrapped onto two
     44 px lines (the header 131 px; the Chinese fitted at 390, not at 360). ≡ Menu brought the
-    full offline banner back under its list (the mark went)."""
+    full offline banner back under its list (the mark went). The demo chat's outline is under
+    way: ☰ Story's "2/10 · 3 in progress" beside the line cut it to "conv. 3 · History …", and
+    while typing cut the name to "A."."""
     page = phone_page
     page.context.add_cookies([{"name": "django_language", "value": language, "url": server.url}])
-    instance_new(page, server)
+    page.goto(f"{server.url}/instances/inst_001/")
+    assert page.get_by_test_id("story-progress").is_visible()
     for width in (390, 360):
         page.set_viewport_size({"width": width, "height": 844})
         page.wait_for_timeout(50)
@@ -224,6 +227,13 @@ def test_a_phones_chat_header_is_one_line_and_its_menu_keeps_the_offline_mark(
                                 else "人格与记忆").is_visible()
         assert page.get_by_role("link", name="History" if language == "en"
                                 else "历史").is_visible()
+        toggle = page.get_by_test_id("drawer-toggle").bounding_box()
+        assert toggle["x"] + toggle["width"] <= width, (language, width)
+    page.locator("[data-testid=input]").focus()
+    wait_until(page, "() => document.body.classList.contains('typing')")
+    assert page.locator(".chat-head h1").bounding_box()["width"] >= 48, language
+    page.locator("#messages").click(position={"x": 10, "y": 10})
+    wait_until(page, "() => !document.body.classList.contains('typing')")
     page.get_by_test_id("nav-toggle").click()
     assert page.locator(".topbar nav a").first.is_visible()
     assert page.get_by_test_id("offline-mark-top").is_visible()
