@@ -82,6 +82,9 @@ async function editStart(article, back) {
   const bar = fragment(`<div class="edit-actions"><button type="button" data-testid="edit-save">${escapeHtml(S.save)}</button> <button type="button" class="secondary" data-testid="edit-cancel">${escapeHtml(S.cancel)}</button></div>`).firstElementChild;
   text.hidden = true;
   text.after(box, bar);
+  // Rows count the file's lines, but a paragraph wraps to many on a phone (its 2-row box showed
+  // the last two lines of a reply): the box takes the text's height, up to most of the screen.
+  box.style.height = `${Math.min(box.scrollHeight + 2, Math.round(innerHeight * 0.6))}px`;
   box.focus();
   bar.scrollIntoView({block: "nearest"});  // Save / Cancel in sight, not under the composer
   const cancel = () => {

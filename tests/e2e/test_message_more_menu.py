@@ -42,7 +42,9 @@ def test_on_a_phone_each_message_has_one_labelled_more_button_that_opens_its_act
         page: Page, server: Server) -> None:
     page.set_viewport_size(PHONE)
     instance_id = instance_new(page, server)
-    server.stub.script(Reply("First reply."), Reply("Second reply."))
+    # The second reply is one paragraph that wraps to several lines on a phone.
+    second = "Second reply. " + "The road bends past the old well and the dust settles. " * 6
+    server.stub.script(Reply("First reply."), Reply(second))
     for text in ("Hello.", "And then?"):
         message_send(page, text)
         turn_wait_done(page)
@@ -66,6 +68,9 @@ def test_on_a_phone_each_message_has_one_labelled_more_button_that_opens_its_act
     assert 0 <= box["y"] and box["y"] + box["height"] <= PHONE["height"]
     assert more.get_attribute("aria-expanded") == "true"
     page.get_by_test_id("menu-edit").click()
+    # The whole paragraph in sight, not the last two of its lines (the box's rows counted "\n"s).
+    assert page.locator("[data-testid=edit-box]").evaluate(
+        "b => b.scrollHeight <= b.clientHeight + 1 && b.clientHeight > 100")
     page.locator("[data-testid=edit-box]").fill("Second reply, edited.")
     page.click("[data-testid=edit-save]")
     wait_until(page, "() => document.querySelector('[data-last-reply] .text')"
