@@ -111,7 +111,7 @@ export async function indexProgress() {
   const behind = index.embedded < index.lines;
   line.hidden = !behind;
   const count = (n) => Number(n).toLocaleString(document.documentElement.lang || undefined);
-  line.textContent = behind ? " · " + line.dataset.text
+  line.textContent = behind ? line.dataset.text
     .replace("%(embedded)s", count(index.embedded)).replace("%(lines)s", count(index.lines)) : "";
   if (behind) setTimeout(indexProgress, 5000);
 }

@@ -229,6 +229,17 @@ def test_a_phones_chat_header_is_one_line_and_its_menu_keeps_the_offline_mark(
                                 else "历史").is_visible()
         toggle = page.get_by_test_id("drawer-toggle").bounding_box()
         assert toggle["x"] + toggle["width"] <= width, (language, width)
+    # While the memory index catches up (a long import), the script says so after the links:
+    # it was cut to "memory…" there. Shown as static/chat/memory.js shows it.
+    page.evaluate("() => { const p = document.getElementById('index-progress'); p.hidden = false;"
+                  " p.textContent = p.dataset.text.replace('%(embedded)s', '0')"
+                  ".replace('%(lines)s', '81'); }")
+    assert page.evaluate("() => [document.querySelector('.chat-title small'),"
+                         " document.getElementById('index-progress')]"
+                         ".every(s => s.scrollWidth <= s.clientWidth)"), language
+    assert page.evaluate("() => ['.chat-title small', '[data-testid=drawer-toggle]'].every(s =>"
+                         " document.querySelector(s).getBoundingClientRect().right <= innerWidth)")
+    assert page.get_by_role("link", name="History" if language == "en" else "历史").is_visible()
     page.locator("[data-testid=input]").focus()
     wait_until(page, "() => document.body.classList.contains('typing')")
     assert page.locator(".chat-head h1").bounding_box()["width"] >= 48, language
