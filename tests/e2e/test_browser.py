@@ -182,6 +182,9 @@ def test_stop_keeps_the_partial_reply_marked_interrupted(page: Page, server: Ser
     last = page.locator("#messages .msg.assistant").last
     assert "interrupted" in (last.get_attribute("class") or "")
     assert last.locator(".tag", has_text="interrupted").count() == 1
+    # One mark, on the bubble (the row had a second bar, left of the picture).
+    assert last.evaluate("m => getComputedStyle(m).borderLeftWidth") == "0px"
+    assert last.locator(".bubble").evaluate("b => getComputedStyle(b).borderLeftWidth") == "3px"
     kept = last.locator(".text").inner_text()
     assert 30 <= len(kept) < len(LONG_REPLY * 3) and (LONG_REPLY * 3).startswith(kept)
     screenshot_take(page, "09_interrupted")
