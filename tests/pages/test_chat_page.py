@@ -197,6 +197,8 @@ def test_the_start_message_names_the_port_make_run_serves_on(data_dir, settings)
     out = StringIO()
     call_command("bootstrap", stdout=out)
     assert "Log in at http://127.0.0.1:8123/ as  admin / " in out.getvalue()
+    # The server answers a minute after this line (demo, reindex, models): it says when.
+    assert 'once the server says "Listening on TCP address"' in out.getvalue()
 
 
 def test_missing_pages_are_styled_sentences(alice_client, settings):

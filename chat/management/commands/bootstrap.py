@@ -35,7 +35,11 @@ class Command(BaseCommand):
             password = password_file.read_text().strip()
             self.stdout.write(self.style.SUCCESS(
                 f"\n  Log in at {_address()} as  admin / " + password +
-                f"\n  (password kept in {password_file}; change it in /admin/)\n"))
+                f"\n  (password kept in {password_file}; change it in /admin/)"
+                # make run sets up the demo and loads the recall models after this: the address
+                # answered a minute later, and a newcomer who opened it at once saw no server.
+                "\n  The address answers once the server says \"Listening on TCP address\""
+                " (after the demo is set up: up to a minute).\n"))
         else:
             self.stdout.write("Log in with your existing admin account.")
 
