@@ -78,6 +78,8 @@ def test_the_chat_drawer_picks_the_books_of_this_chat(alice_client, alice, bob, 
     hidden = _book(store, bob, "secret", "BOB-ONLY")
     page = alice_client.get(f"/instances/{instance}/").content.decode()
     assert 'id="lorebooks-card"' in page and comet in page and hidden not in page
+    # The card's heading names it; its ticks' legend says it again only to a screen reader.
+    assert '<legend class="visually-hidden">Lorebooks of this chat</legend>' in page
 
     response = alice_client.post(f"/instances/{instance}/lorebooks", {"lorebook_ids": [comet]})
     assert response.status_code == 302 and response.url == f"/instances/{instance}/"
