@@ -164,3 +164,15 @@ def test_the_reminder_names_each_recalled_line_once(store, instance, memory_on, 
     events = store.trace_read(instance, result.trace_id)["director_context"]["reminder"][
         "current_events"]
     assert len(events) == len(set(events)) > 3
+
+
+def test_a_chat_with_no_outline_shows_no_count_of_turns_without_progress(client, store, alice,
+                                                                         character):
+    """"Turns without progress: 0 / threshold 3" under "No outline (no background)." counted
+    toward nothing a player could see."""
+    from chat.services.instances import instance_create
+
+    plain = instance_create(store, owner=alice, character_id=character, background_id=None)
+    client.force_login(alice)
+    page = client.get(f"/instances/{plain}/").content.decode()
+    assert "No outline (no background)." in page and "Turns without progress" not in page
