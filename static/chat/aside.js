@@ -1,6 +1,23 @@
 // Asides (seed 003 §14 Chat): answered in the side panel, never part of the story.
-import {S} from "./config.js";
+import {S, root} from "./config.js";
 import {closeOn, connected, eventsOn, openOn, socketSend} from "./socket.js";
+
+// A question typed here outlives a reload, as the message box's draft does (its prefix, so a
+// log-out forgets it too): a reload in the middle of typing one lost it.
+const draftKey = `personalab-draft-aside-${root.dataset.account}-${root.dataset.instance}`;
+
+function draftWire(form) {
+  const box = form.elements.content;
+  const kept = localStorage.getItem(draftKey);
+  if (kept && !box.value) {
+    box.value = kept;
+    form.closest("details").open = true;
+  }
+  box.addEventListener("input", () => {
+    if (box.value) localStorage.setItem(draftKey, box.value);
+    else localStorage.removeItem(draftKey);
+  });
+}
 
 export function asideWire() {
   const form = document.getElementById("aside-form");
@@ -10,6 +27,7 @@ export function asideWire() {
   const stop = document.getElementById("aside-stop");
   let answer = null;
   let waiting = null;  // a question asked while the socket was not open: sent when it opens
+  draftWire(form);
 
   const asking = (value) => {
     form.querySelector("[data-testid=aside-send]").disabled = value;
@@ -58,6 +76,7 @@ export function asideWire() {
     if (!text.trim()) return;
     line("user", S.you, text);
     form.elements.content.value = "";
+    localStorage.removeItem(draftKey);
     asking(true);
     const frame = {type: "aside", speaker: form.elements.speaker.value, content: text};
     if (connected()) {

@@ -46,8 +46,12 @@ def test_an_aside_is_answered_in_the_side_panel_and_not_in_the_story(
 
     drawer_open(page)
     page.locator("[data-testid=aside-card] summary").click()
-    page.select_option("[data-testid=aside-speaker]", character_id)
     page.fill("[data-testid=aside-input]", "Just between us: are you afraid?")
+    # A reload while typing keeps the question (it was lost), its card opened on it.
+    page.reload()
+    drawer_open(page)
+    assert page.get_by_test_id("aside-input").input_value() == "Just between us: are you afraid?"
+    page.select_option("[data-testid=aside-speaker]", character_id)
     server.stub.script(Reply("A little. Don't tell him."))
     page.click("[data-testid=aside-send]")
     wait_until(page,   # the answer is whole and the panel ready for the next aside
@@ -55,6 +59,8 @@ def test_an_aside_is_answered_in_the_side_panel_and_not_in_the_story(
         " && !document.querySelector('[data-testid=aside-send]').disabled")
     log = page.locator("#aside-log").inner_text()
     assert "Just between us" in log and "Wren: A little. Don't tell him." in log
+    assert page.evaluate("() => Object.keys(localStorage)"
+                         ".filter(k => k.startsWith('personalab-draft-aside-'))") == []
     assert server.session_lines(instance_id) == story
     assert page.locator("[data-testid=message]").count() == bubbles
     assert "A quiet scout." in server.stub.requests[-1]["messages"][0]["content"]
