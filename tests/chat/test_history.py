@@ -217,6 +217,14 @@ def test_history_page_and_rows_render_escaped(store, instance, alice_client):
     assert "answer 77" in searched and "answer 76" not in searched
 
 
+def test_the_history_marks_a_cut_reply_as_the_chat_page_does(store, instance, alice_client):
+    """A reply stopped or cut by a reload read there as if whole."""
+    store.session_append(instance, "sess_001", {"role": "assistant", "content": "The road",
+                                                 "turn": 1, "interrupted": True})
+    body = alice_client.get(f"/instances/{instance}/history/").content.decode()
+    assert '<span class="tag">interrupted</span>' in body
+
+
 # --- the views ------------------------------------------------------------------------
 
 
