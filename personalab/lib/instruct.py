@@ -109,7 +109,9 @@ def instruct_template_read(data: object) -> InstructTemplate:
         raise InstructError(message="an instruct template is a JSON object with SillyTavern's "
                                     "fields (input_sequence, output_sequence, ...)")
     values = _legacy_read(data)
-    if not any(values.get(key) for key in ("input_sequence", "output_sequence")):
+    # SillyTavern's own Story, Adventure, Libra-32B and Alpaca-Single-Turn leave both empty:
+    # a preset is known by its fields, not by their text.
+    if not any(isinstance(data.get(key), str) for key in ("input_sequence", "output_sequence")):
         raise InstructError(message="this is not an instruct template: it has neither "
                                     "input_sequence nor output_sequence",
                             fields={"input_sequence": "missing_field"})
