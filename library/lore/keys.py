@@ -21,13 +21,29 @@ from personalab.lib.user_regex import (
 
 REGEX_TIMEOUT_SECONDS = 0.05
 REGEX_TOTAL_SECONDS = 1.0
-# "/pattern/flags": how SillyTavern writes a regex key.
-SLASH_REGEX = regex.compile(r"^/(.+)/([dgimsuvy]*)$", regex.DOTALL)
+# "/pattern/flags": how SillyTavern writes a regex key (its parseRegexFromString): the
+# shortest pattern before flags JavaScript's RegExp took then, and no unescaped "/" inside it,
+# so "/and/or/" and "/a/b/i" are plain text there and here.
+SLASH_REGEX = regex.compile(r"\A/(.+?)/([gimsuy]*)\Z", regex.DOTALL)
+UNESCAPED_SLASH = regex.compile(r"(?:^|[^\\])/")
 WORD_CHAR = regex.compile(r"[A-Za-z0-9_]")
 # JavaScript's \s, which SillyTavern splits a whole-word key on: a key with any of these
 # inside (a tab, a no-break or an ideographic space) is several words, matched as a phrase.
 JS_SPACE = regex.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f"
                          "\u3000\ufeff]")
+
+# JavaScript's String.prototype.trim, which SillyTavern gives every key before matching it.
+JS_TRIM = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008" \
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def slash_regex(key: str) -> regex.Match[str] | None:
+    """The `/pattern/flags` parts of a regex key, or None when SillyTavern reads it as text."""
+    slashed = SLASH_REGEX.match(key)
+    if slashed is None or UNESCAPED_SLASH.search(slashed.group(1)):
+        return None
+    return slashed
+
 
 @dataclass
 class KeyScan:
@@ -90,7 +106,7 @@ def key_regex(key: str, *, use_regex: bool, case_sensitive: bool) -> regex.Patte
     """The regex of a key, or None: a plain key, or one that is not a valid regex (SillyTavern
     then reads it as text, so `*hug*` is a plain key). Raises PatternRefused for a regex too
     costly to compile (user_regex), which never fires."""
-    slashed = SLASH_REGEX.match(key)
+    slashed = slash_regex(key)
     if slashed:
         letters = slashed.group(2)
         flags = (regex.IGNORECASE if "i" in letters else 0) | (
@@ -106,7 +122,7 @@ def key_fault(key: str, *, use_regex: bool, strict: bool = True) -> tuple[RegexF
     its pattern starts in the key (1 after the "/"), or None. A regex too costly to compile is
     always a fault; one that does not compile only when `strict` (SillyTavern reads it as
     text, so an imported book keeps it that way)."""
-    slashed = SLASH_REGEX.match(key)
+    slashed = slash_regex(key)
     if not slashed and not use_regex:
         return None
     fault = pattern_fault(slashed.group(1) if slashed else key, regex.V0)
@@ -117,7 +133,7 @@ def key_fault(key: str, *, use_regex: bool, strict: bool = True) -> tuple[RegexF
 
 def key_expansion(key: str, *, use_regex: bool) -> int:
     """What compiling the key costs (user_regex units); 0 for a plain key."""
-    slashed = SLASH_REGEX.match(key)
+    slashed = slash_regex(key)
     if not slashed and not use_regex:
         return 0
     try:
@@ -173,12 +189,17 @@ def _regex_found(pattern: regex.Pattern[str], text: str, scan: KeyScan, label: s
 
 def key_found(key: str, text: str, entry: dict[str, Any], book: dict[str, Any], scan: KeyScan,
               label: str) -> bool:
+    # SillyTavern trims each key first ("sword " fires on "sword."), and a key of spaces alone
+    # is then the empty text, which its matchKeys finds in any chat.
+    key = key.strip(JS_TRIM)
+    if not key:
+        return True
     case = bool(setting(entry, "case_sensitive", "case_sensitive",
                         book_flag(book, "case_sensitive", CASE_SENSITIVE)))
     use_regex = bool(entry.get("use_regex"))
     # Compiling counts in the turn's regex time too: a chat linking many books of costly keys
     # compiled them all every turn (the pattern cache holds few large ones), whatever it spent.
-    regex_key = use_regex or SLASH_REGEX.match(key) is not None
+    regex_key = use_regex or slash_regex(key) is not None
     if regex_key and _regex_time_spent(scan):
         return False
     started = time.perf_counter()
@@ -198,7 +219,7 @@ def key_found(key: str, text: str, entry: dict[str, Any], book: dict[str, Any], 
         key, text = key.casefold(), text.casefold()
     whole = bool(setting(entry, "match_whole_words", "match_whole_words",
                          book_flag(book, "match_whole_words", MATCH_WHOLE_WORDS)))
-    if whole and not JS_SPACE.search(key.strip()):
+    if whole and not JS_SPACE.search(key):
         return _whole_word_found(key, text)
     return key in text
 

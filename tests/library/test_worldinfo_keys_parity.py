@@ -26,3 +26,25 @@ def test_one_word_still_needs_its_boundaries():
     assert not _fires("dragon", "the dragons came")
     assert _fires("dragon", "the dragon, again")
     assert _fires("龙", "一条龙飞过")  # no ASCII word character around it: a whole word
+
+
+@pytest.mark.parametrize("key,text", [("/and/or/", "this and/or that"),
+                                      ("/a/b/i", "xa/b"), ("/dragon/v", "a dragon")])
+def test_a_slashed_key_sillytavern_cannot_read_as_a_regex_is_plain_text(key, text):
+    # parseRegexFromString: an unescaped "/" inside, or a flag its RegExp did not take, and
+    # the key is text; read as a regex here it fired on text SillyTavern's never matched.
+    assert not _fires(key, text)
+    assert _fires(key, f"see {key} here")
+
+
+def test_an_escaped_slash_keeps_the_key_a_regex():
+    assert _fires(r"/and\/or/i", "this AND/OR that")
+
+
+def test_a_key_is_trimmed_after_its_macros_are_filled_in():
+    # SillyTavern matches `substituteParams(key).trim()`: "{{noop}} sword" is "sword".
+    lore = lorebook_validate({"lorebook_id": "lb_k", "name": "k", "entries": [
+        {"uid": 1, "keys": ["{{noop}} sword"], "content": "x"}]})
+    fired = lorebook_match([lore], messages=["Sword drawn."], count_tokens=len,
+                           macros=lambda text: text.replace("{{noop}}", ""))
+    assert fired.fired
