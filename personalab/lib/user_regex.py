@@ -174,6 +174,37 @@ class _BoundedCache:
 CACHE = _BoundedCache(CACHE_BYTES)
 
 
+# JavaScript's \w, \d and \b know ASCII only (letters, digits, _), with or without its u flag;
+# Python's know every script, so `\w+` took Chinese words and `\bcafé\b` matched "café au"
+# where SillyTavern's never did. Inside a class, \w and \d become their ASCII ranges.
+_JS_ASCII_ESCAPES = frozenset("wWdDbB")
+_JS_CLASS_RANGES = {"w": "A-Za-z0-9_", "d": "0-9"}
+
+
+def js_escapes_ascii(source: str) -> str:
+    """`source` with its \\w \\W \\d \\D \\b \\B read as JavaScript reads them (ASCII)."""
+    if "\\" not in source:
+        return source
+    out, index, class_end = [], 0, -1
+    while index < len(source):
+        char = source[index]
+        if char == "[" and index >= class_end:
+            class_end = _class_end(source, index)
+        if char != "\\" or index + 1 >= len(source):
+            out.append(char)
+            index += 1
+            continue
+        letter = source[index + 1]
+        if index < class_end:  # inside a class: \b is a backspace there, \W has no range
+            out.append(_JS_CLASS_RANGES.get(letter, char + letter))
+        elif letter in _JS_ASCII_ESCAPES:
+            out.append(f"(?a:\\{letter})")
+        else:
+            out.append(char + letter)
+        index += 2
+    return "".join(out)
+
+
 def pattern_compile(source: str, flags: int = 0) -> regex.Pattern[str]:
     """`source` (JavaScript's `(?<name>` allowed) compiled with the `regex` engine, from the
     cache when it was compiled before. Raises PatternRefused or regex.error."""
@@ -183,7 +214,14 @@ def pattern_compile(source: str, flags: int = 0) -> regex.Pattern[str]:
         return cached
     units = pattern_expansion(source)
     # Not into the engine's own cache as well: that one is bounded by count only.
-    compiled = regex.compile(JS_NAMED_GROUP.sub("(?P<", source), flags, cache_pattern=False)
+    ascii_source = js_escapes_ascii(source)
+    try:
+        compiled = regex.compile(JS_NAMED_GROUP.sub("(?P<", ascii_source), flags,
+                                 cache_pattern=False)
+    except regex.error:
+        if ascii_source != source:  # the author's own pattern says where the fault is
+            regex.compile(JS_NAMED_GROUP.sub("(?P<", source), flags, cache_pattern=False)
+        raise
     CACHE.put(key, compiled, 1024 + units * BYTES_PER_UNIT + len(source))
     return compiled
 

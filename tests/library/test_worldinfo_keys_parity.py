@@ -48,3 +48,10 @@ def test_a_key_is_trimmed_after_its_macros_are_filled_in():
     fired = lorebook_match([lore], messages=["Sword drawn."], count_tokens=len,
                            macros=lambda text: text.replace("{{noop}}", ""))
     assert fired.fired
+
+
+def test_a_regex_keys_word_escapes_are_javascripts_ascii_ones():
+    # \b between a space and a Cyrillic letter is no boundary in JavaScript: SillyTavern never
+    # fires this key, and here it fired on every mention.
+    assert not _fires(r"/\bдракон\b/i", "большой дракон")
+    assert _fires(r"/\bdragon\b/i", "a big Dragon!")
