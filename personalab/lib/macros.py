@@ -40,6 +40,8 @@ MACRO = re.compile(
 INNER = re.compile(r"\{\{([^{}]{0,%d})\}\}" % MAX_MACRO_BODY)
 BRACES = re.compile(r"\{\{|\}\}")
 DICE = re.compile(r"^\s*(\d{0,3})\s*d\s*(\d{1,7})\s*(?:([+-])\s*(\d{1,7}))?\s*$", re.IGNORECASE)
+# What SillyTavern's dice library (droll) takes: `2d6+1`, `d20`, no spaces, no 0 dice or sides.
+ST_DICE = re.compile(r"(?:[1-9][0-9]{0,8})?d[1-9][0-9]{0,8}(?:[+-][0-9]{1,9})?", re.IGNORECASE)
 PICK = re.compile(r"pick\s?::?", re.IGNORECASE)
 TIME_UTC = re.compile(r"time_utc([-+]\d{1,4})", re.IGNORECASE)
 # SillyTavern's {{banned "word"}}: a word its text-completion request bans, gone from the text.
@@ -112,6 +114,18 @@ def dice_roll(formula: str, rng: random.Random) -> str | None:
     return str(total)
 
 
+def _roll_value(formula: str, rng: random.Random) -> str | None:
+    """SillyTavern's {{roll:…}}: a formula its dice library refuses ("2d6 + 1", "0d6") gives
+    nothing, as there; one past our bounds on dice and sides stays as written."""
+    formula = formula.strip()
+    if not formula:
+        return None
+    if not ST_DICE.fullmatch(f"d{formula}" if formula.isascii() and formula.isdigit()
+                             else formula):
+        return ""
+    return dice_roll(formula, rng)
+
+
 def _choices_pick(arguments: str, rng: random.Random) -> str:
     if "::" in arguments:
         choices = arguments.split("::")
@@ -179,7 +193,7 @@ class _Reading:
         if lowered.startswith("random:") or lowered.startswith("random::"):
             return _choices_pick(name[len("random:"):].removeprefix(":"), self.rng)
         if lowered.startswith("roll:") or lowered.startswith("roll "):
-            return dice_roll(name[5:], self.rng)
+            return _roll_value(name[5:], self.rng)
         if lowered == "original" and "original" in self.table:
             # SillyTavern's {{original}} gives its text once; written again it is empty.
             given, self._original_given = self._original_given, True

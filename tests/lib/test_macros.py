@@ -38,6 +38,9 @@ CASES = [
     ("{{unknown_macro}} stays", "{{unknown_macro}} stays"),
     ("{{ 7*7 }} and {% if %} and {# x #}", "{{ 7*7 }} and {% if %} and {# x #}"),
     ("{{roll:1000000d6}}", "{{roll:1000000d6}}"),
+    # A formula SillyTavern's dice library refuses gives nothing there (not the macro's text).
+    ("[{{roll:2d6 + 1}}|{{roll:0d6}}|{{roll:banana}}|{{roll::d6}}]", "[|||]"),
+    ("{{roll 1}}", "1"),
     ("no macros at all", "no macros at all"),
     ("{{char", "{{char"),
     ("{{reverse:abc}}", "cba"),
@@ -113,7 +116,8 @@ def test_idle_duration_reads_like_sillytavern():
 
 def test_a_line_whose_speakers_card_is_gone_says_the_name_it_was_spoken_under():
 
-    values = LineMacros({"char": "Ann", "user": "Alice"}, {"char_cy": {"char": ""}, "char_bob": {"char": "Bob"}})
+    values = LineMacros({"char": "Ann", "user": "Alice"},
+                        {"char_cy": {"char": ""}, "char_bob": {"char": "Bob"}})
     assert line_macros_replace({"speaker": "char_cy", "name": "Cy", "content": "I am {{char}}."},
                                values) == "I am Cy."
     assert line_macros_replace({"speaker": "char_bob", "name": "Bo", "content": "I am {{char}}."},
