@@ -48,12 +48,23 @@ def _st_entries(data: Any) -> list[Any] | None:
     written with SillyTavern's names (`key`, `uid`), not a card's (`keys`)."""
     entries = data.get("entries") if isinstance(data, dict) else None
     if isinstance(entries, dict):
-        return list(entries.values())
+        return [entries[key] for key in _js_key_order(entries)]
     if isinstance(entries, list) and any(
             isinstance(e, dict) and "keys" not in e and ("key" in e or "uid" in e)
             for e in entries):
         return entries
     return None
+
+
+def _js_key_order(entries: dict[str, Any]) -> list[str]:
+    """The keys as SillyTavern's JavaScript lists an object's: whole-number keys ("2", "10")
+    in numeric order first, then the others as written. It breaks ties of equal order in the
+    scan, so a file written with "10" before "2" is read as SillyTavern reads it."""
+    def index(key: str) -> int | None:
+        whole = key.isascii() and key.isdigit() and (key == "0" or not key.startswith("0"))
+        return int(key) if whole and int(key) < 2**32 - 1 else None
+    numbered = sorted((index(key), key) for key in entries if index(key) is not None)
+    return [key for _, key in numbered] + [key for key in entries if index(key) is None]
 
 
 def is_st_world(data: Any) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 
 from library.lore.lorebook import lore_blocks, lorebook_match, lorebook_validate
+from library.lore.st_files import lorebook_file_read
 
 
 def book(lorebook_id: str, *entries: dict) -> dict:
@@ -67,3 +68,15 @@ def test_the_books_passed_in_are_left_as_they_were_and_placement_stays_by_order(
     match = lorebook_match(books, messages=["the gate"], count_tokens=len, scopes=SCOPES)
     assert books == before
     assert [b["content"] for b in lore_blocks(match)] == ["early", "middle", "late"]
+
+
+def test_a_world_files_entries_are_read_in_javascripts_key_order():
+    # SillyTavern lists an object's whole-number keys in numeric order, whatever order the file
+    # wrote them in (tools other than SillyTavern do write "10" before "2"); ties of equal
+    # order are weighed and placed in that order. Read in file order, the two swapped places.
+    world = {"entries": {
+        "10": {"uid": 10, "key": ["gate"], "content": "ten", "order": 100, "position": 0},
+        "2": {"uid": 2, "key": ["gate"], "content": "two", "order": 100, "position": 0}}}
+    lore = {**lorebook_file_read(world, fallback_name="w"), "lorebook_id": "lb_w"}
+    match = lorebook_match([lorebook_validate(lore)], messages=["the gate"], count_tokens=len)
+    assert [e["uid"] for e in match.fired] == [10, 2]  # fired 2 then 10; placed last-fired first
