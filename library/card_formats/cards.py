@@ -237,7 +237,8 @@ def card_to_definition(card: dict[str, Any]) -> tuple[dict[str, Any], dict[str, 
     lorebook = None
     book = data.pop("character_book", None)
     if book is not None:
-        lorebook = character_book_to_lorebook(book, fallback_name=f"{name} lorebook")
+        lorebook = character_book_to_lorebook(book, fallback_name=f"{name} lorebook",
+                                              id_order=True)
     definition = {
         "name": name,
         "base_persona": persona_build(data),

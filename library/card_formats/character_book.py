@@ -144,11 +144,35 @@ def _uids_unique(entries: list[dict[str, Any]]) -> None:
         seen.add(entry["uid"])
 
 
-def character_book_to_lorebook(book: dict[str, Any], *, fallback_name: str) -> dict[str, Any]:
+def _js_index(value: Any) -> int | None:
+    """`value` as a JavaScript object key that is an array index ("3"), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        return None
+    text = str(value)
+    whole = text.isascii() and text.isdigit() and (text == "0" or not text.startswith("0"))
+    return int(text) if whole and int(text) < 2**32 - 1 else None
+
+
+def _in_id_order(entries: list[Any]) -> list[tuple[int, Any]]:
+    """A card's entries (with their places) in the order SillyTavern's card-lore import leaves
+    them: it keys each by its `id` (its place when it has none), and JavaScript lists
+    whole-number keys first, in numeric order, so ties of equal order are weighed in that
+    order, not the card's."""
+    keyed = [(_js_index(raw.get("id") if isinstance(raw, dict) and raw.get("id") is not None
+                        else index), index, raw) for index, raw in enumerate(entries)]
+    numbered = sorted((key, index) for key, index, _ in keyed if key is not None)
+    order = [index for _, index in numbered] + [i for key, i, _ in keyed if key is None]
+    return [(index, entries[index]) for index in order]
+
+
+def character_book_to_lorebook(book: dict[str, Any], *, fallback_name: str,
+                               id_order: bool = False) -> dict[str, Any]:
     """A card's character_book as a PersonaLab lorebook (without lorebook_id). A setting of
-    the wrong type is its default; text that is an object or a list is refused by name."""
-    entries = [_entry_from_card(raw, index)
-               for index, raw in enumerate(book.get("entries") or []) if isinstance(raw, dict)]
+    the wrong type is its default; text that is an object or a list is refused by name.
+    `id_order`: entries in SillyTavern's card-lore order (by id), as a card's import."""
+    raws = book.get("entries") or []
+    placed = _in_id_order(raws) if id_order and isinstance(raws, list) else enumerate(raws)
+    entries = [_entry_from_card(raw, index) for index, raw in placed if isinstance(raw, dict)]
     _uids_unique(entries)
     extensions = book.get("extensions")
     extra = {k: copy.deepcopy(v) for k, v in book.items() if k not in BOOK_FIELDS}

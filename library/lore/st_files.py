@@ -135,6 +135,6 @@ def lorebook_file_read(data: Any, *, fallback_name: str) -> dict[str, Any]:
     if other is not None:
         return character_book_to_lorebook(other, fallback_name=fallback_name)
     if isinstance(data, dict) and isinstance(data.get("entries"), list):
-        return character_book_to_lorebook(data, fallback_name=fallback_name)
+        return character_book_to_lorebook(data, fallback_name=fallback_name, id_order=True)
     raise CardError("not a SillyTavern world-info file, a card character_book or an Agnai, "
                     "RisuAI or NovelAI lorebook (no \"entries\" object or list)")

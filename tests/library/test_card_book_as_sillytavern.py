@@ -74,3 +74,16 @@ def test_an_order_written_as_text_is_the_number():
     entries[0]["insertion_order"], entries[1]["insertion_order"] = "70", " 7 "
     _, lorebook = card_to_definition(card)
     assert [e["priority"] for e in lorebook["entries"]] == [70, 7]
+
+
+def test_a_cards_entries_are_weighed_in_id_order_as_sillytaverns_card_lore_import_keys_them():
+    # convertCharacterBook keys each entry by its id, and JavaScript lists those keys in
+    # numeric order: a card listing id 2 before id 1 is scanned 1, 2 there. Equal-order
+    # entries are placed last-fired first, so the prompt reads 2 then 1 (1 then 2 before).
+    card = _st_exported((["gate"], "ONE", {}), (["gate"], "TWO", {}))
+    book = card["data"]["character_book"]
+    book["entries"] = [{**book["entries"][1], "id": 2}, {**book["entries"][0], "id": 1}]
+    _, lorebook = card_to_definition(card)
+    match = lorebook_match([lorebook], messages=["the gate"], count_tokens=len)
+    assert [entry["content"] for entry in match.fired] == ["TWO", "ONE"]
+    assert [entry["uid"] for entry in lorebook["entries"]] == [1, 2]
