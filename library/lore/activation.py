@@ -63,8 +63,17 @@ def decorators_split(content: str) -> tuple[list[str], str]:
     found = DECORATOR_LINES.match(content)
     if not found:
         return [], content
-    lines = [line.strip() for line in found.group(0).splitlines()]
-    names = [line[1:] if line.startswith("@@@") else line for line in lines]
+    names, fallback = [], False
+    for line in found.group(0).removesuffix("\n").split("\n"):
+        # SillyTavern's parseDecorators: "@@@name" stands in only for an unknown one above it;
+        # a line is known by how it starts and acted on only when it is exactly the name, so
+        # "@@activate " (a space after it) is dropped from the text and does nothing there.
+        if line.startswith("@@@") and not fallback:
+            continue
+        name = line[1:] if line.startswith("@@@") else line
+        fallback = not name.startswith(KNOWN_DECORATORS)
+        if not fallback:
+            names.append(name)
     return [name for name in names if name in KNOWN_DECORATORS], content[found.end():]
 
 

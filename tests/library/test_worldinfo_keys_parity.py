@@ -55,3 +55,16 @@ def test_a_regex_keys_word_escapes_are_javascripts_ascii_ones():
     # fires this key, and here it fired on every mention.
     assert not _fires(r"/\bдракон\b/i", "большой дракон")
     assert _fires(r"/\bdragon\b/i", "a big Dragon!")
+
+
+@pytest.mark.parametrize("content,fires", [
+    ("@@@activate\nx", False),               # "@@@" stands in only for an unknown line above
+    ("@@future_thing\n@@@activate\nx", True),
+    ("@@activate \nx", False),               # known by its start, acted on only when exact
+])
+def test_decorator_lines_read_as_sillytavern_parses_them(content, fires):
+    lore = lorebook_validate({"lorebook_id": "lb_d", "name": "d", "entries": [
+        {"uid": 1, "keys": ["never-said"], "content": content}]})
+    match = lorebook_match([lore], messages=["hello"], count_tokens=len)
+    assert bool(match.fired) is fires
+    assert all(entry["content"] == "x" for entry in match.fired)
