@@ -381,7 +381,8 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
                               scenario_override=ctx.instance_state.get("scenario_override"),
                               chat_id=ctx.instance_id) | {"model": model_current(store)}
     if ctx.redo == "regenerate":  # SillyTavern: the swipe being made, after the kept ones
-        macros["currentSwipeId"] = str(len(ctx.reply_extra.get("alternatives") or []) + 1)
+        macros["currentSwipeId"] = macros["lastSwipeId"] = str(
+            len(ctx.reply_extra.get("alternatives") or []) + 1)
     recaps = recap_items(store, instance_id=ctx.instance_id)
     if group:
         recaps = recaps_witnessed(store, instance_id=ctx.instance_id,

@@ -84,9 +84,10 @@ def _in_sillytavern_chat(line: Mapping[str, Any]) -> bool:
 
 def chat_position_macros(lines: list[dict[str, Any]], *, earlier: int = 0) -> dict[str, str]:
     """SillyTavern's {{lastMessageId}} (the newest message's index in its chat, counted from
-    0 as the SillyTavern export numbers the session's lines; `earlier`: those before `lines`)
-    and {{currentSwipeId}} (the 1-based version shown of the newest message, a character's;
-    a player's line has none), empty for an empty chat."""
+    0 as the SillyTavern export numbers the session's lines; `earlier`: those before `lines`),
+    {{currentSwipeId}} (the 1-based version shown of the newest message, a character's; a
+    player's line has none) and {{lastSwipeId}} (how many versions it has), empty for an
+    empty chat."""
     count = earlier + _chat_lines_count(lines)
     newest = next((line for line in reversed(lines) if _in_sillytavern_chat(line)), None)
     swipe = ""
@@ -95,7 +96,9 @@ def chat_position_macros(lines: list[dict[str, Any]], *, earlier: int = 0) -> di
         position = newest.get("alternative_position")
         swipe = str((position if isinstance(position, int) and 0 <= position <= versions
                      else versions) + 1)
-    return {"lastMessageId": str(count - 1) if count else "", "currentSwipeId": swipe}
+    last = str(len(newest.get("alternatives") or []) + 1) if swipe else ""
+    return {"lastMessageId": str(count - 1) if count else "", "currentSwipeId": swipe,
+            "lastSwipeId": last}
 
 
 _COUNTED = 8

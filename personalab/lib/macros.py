@@ -43,6 +43,7 @@ DICE = re.compile(r"^\s*(\d{0,3})\s*d\s*(\d{1,7})\s*(?:([+-])\s*(\d{1,7}))?\s*$"
 # What SillyTavern's dice library (droll) takes: `2d6+1`, `d20`, no spaces, no 0 dice or sides.
 ST_DICE = re.compile(r"(?:[1-9][0-9]{0,8})?d[1-9][0-9]{0,8}(?:[+-][0-9]{1,9})?", re.IGNORECASE)
 PICK = re.compile(r"pick\s?::?", re.IGNORECASE)
+RANDOM = re.compile(r"random\s?::?", re.IGNORECASE)
 TIME_UTC = re.compile(r"time_utc([-+]\d{1,4})", re.IGNORECASE)
 # SillyTavern's {{banned "word"}}: a word its text-completion request bans, gone from the text.
 BANNED = re.compile(r'banned "[^\r\n]*"', re.IGNORECASE)
@@ -190,8 +191,9 @@ class _Reading:
         if lowered == "input":
             # SillyTavern's input box, emptied when a message is sent: nothing here unless given.
             return self.table.get("input", "")
-        if lowered.startswith("random:") or lowered.startswith("random::"):
-            return _choices_pick(name[len("random:"):].removeprefix(":"), self.rng)
+        chosen = RANDOM.match(name)
+        if chosen and len(name) > chosen.end():  # `{{random :a,b}}` too, as SillyTavern's
+            return _choices_pick(name[chosen.end():], self.rng)
         if lowered.startswith("roll:") or lowered.startswith("roll "):
             return _roll_value(name[5:], self.rng)
         if lowered == "original" and "original" in self.table:

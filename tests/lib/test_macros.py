@@ -41,6 +41,7 @@ CASES = [
     # A formula SillyTavern's dice library refuses gives nothing there (not the macro's text).
     ("[{{roll:2d6 + 1}}|{{roll:0d6}}|{{roll:banana}}|{{roll::d6}}]", "[|||]"),
     ("{{roll 1}}", "1"),
+    ("{{random :x}}", "x"),  # SillyTavern's `random\s?::?` takes a space before the colon
     ("no macros at all", "no macros at all"),
     ("{{char", "{{char"),
     ("{{reverse:abc}}", "cba"),
@@ -159,10 +160,14 @@ def test_last_message_id_counts_the_sillytavern_chat_and_swipe_id_the_shown_vers
               "alternative_position": 1},
              {"type": "note", "content": "(a narrator's note)"}, {"type": "metadata"},
              {"role": "user", "content": "hello"}]
-    assert chat_position_macros([]) == {"lastMessageId": "", "currentSwipeId": ""}
-    assert chat_position_macros(lines) == {"lastMessageId": "2", "currentSwipeId": ""}
+    assert chat_position_macros([]) == {"lastMessageId": "", "currentSwipeId": "",
+                                        "lastSwipeId": ""}
+    assert chat_position_macros(lines) == {"lastMessageId": "2", "currentSwipeId": "",
+                                           "lastSwipeId": ""}
+    # {{lastSwipeId}}: how many versions the newest reply has (SillyTavern's swipes.length).
     assert chat_position_macros(lines[:1], earlier=5) == {"lastMessageId": "5",
-                                                          "currentSwipeId": "2"}
+                                                          "currentSwipeId": "2",
+                                                          "lastSwipeId": "3"}
     assert chat_position_macros([{"role": "assistant", "content": "x"}])["currentSwipeId"] == "1"
 
 
