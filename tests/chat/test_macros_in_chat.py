@@ -73,6 +73,31 @@ async def test_the_model_receives_variables_reversals_and_examples_filled_in(
     assert "{{" not in system
 
 
+@pytest.fixture
+def instructed(store, alice, background):
+    persona = "[{{instructInput}}] {{chatStart}} {{exampleSeparator}} | {{systemPrompt}}"
+    character_id = character_save(store, data={
+        "name": "Alserqi", "base_persona": persona, "greeting": "Hi.",
+        "card": {"spec": "chara_card_v3", "spec_version": "3.0",
+                 "data": {"name": "Alserqi", "first_mes": "Hi."}}})
+    return instance_create(store, owner=alice, character_id=character_id,
+                           background_id=background)
+
+
+async def test_the_instruct_and_system_prompt_macros_are_filled_as_sillytavern_fills_them(
+        store, instructed, use_stub):
+    # Chat completion: instruct mode is off, so its markers are empty; the context template's
+    # separator and chat start are SillyTavern's Default `***`; {{systemPrompt}} is the card's
+    # system prompt when it has one, else SillyTavern's. They reached the model as written.
+    async def emit(event):
+        pass
+
+    await turn_run(store, instance_id=instructed, user_text="hello", emit=emit)
+    system = use_stub.requests[-1]["messages"][0]["content"]
+    assert ("[] *** *** | Write Alserqi's next reply in a fictional chat between Alserqi "
+            "and alice.") in system
+
+
 def test_an_imported_chat_brings_its_sillytavern_variables():
     metadata = {"imported": {"header": {"chat_metadata": {
         "variables": {"mood": "calm", "count": 3, "ratio": 0.5, "flag": True, "list": [1]}}}}}
