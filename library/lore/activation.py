@@ -403,11 +403,12 @@ class _Turn:
 
     def deeper(self, depth_max: int) -> bool:
         """Whether a min-activations step may look one message further back: not past the
-        chat's start, nor past the books' max depth (0: no max)."""
+        chat's start, and not from past the books' max depth (0: no max). SillyTavern 1.12.6
+        checks the depth it scanned, not the next, so its last step looks one past the max."""
         depth = max(self.base_depth(book) for book in self.books.values()) + self.skew
         if depth >= len(self.scan.messages):
             return False
-        return depth_max <= 0 or depth + 1 <= depth_max
+        return depth_max <= 0 or depth <= depth_max
 
 
 # SillyTavern's scan list (`getSortedEntries`, with its default `character_first` strategy):

@@ -68,3 +68,15 @@ def test_decorator_lines_read_as_sillytavern_parses_them(content, fires):
     match = lorebook_match([lore], messages=["hello"], count_tokens=len)
     assert bool(match.fired) is fires
     assert all(entry["content"] == "x" for entry in match.fired)
+
+
+def test_min_activations_last_step_looks_one_message_past_the_max_depth():
+    # SillyTavern 1.12.6 stops when the depth it scanned is past the max, so with scan depth
+    # 1 and max depth 2 it scans depths 1, 2 and 3: "harbor", 3 messages back, fires there.
+    lore = lorebook_validate({"lorebook_id": "lb_m", "name": "m", "scan_depth": 1,
+                              "min_activations": 2, "min_activations_depth_max": 2,
+                              "entries": [{"uid": 1, "keys": ["harbor"], "content": "x"},
+                                          {"uid": 2, "keys": ["mine"], "content": "y"}]})
+    messages = ["the mine", "the harbor", "ok", "hello"]
+    fired = lorebook_match([lore], messages=messages, count_tokens=len).fired
+    assert [entry["uid"] for entry in fired] == [1]
