@@ -6,8 +6,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+# SillyTavern's converters (public/scripts/world-info.js convertAgnaiMemoryBook, …) place every
+# entry before the character; Agnai's order is its `weight` there, NovelAI's its
+# `contextConfig.budgetPriority` (0 when unset), RisuAI's chance its `activationPercent`.
 AGNAI_NAMES = {"entry": "content", "keywords": "keys", "name": "comment",
-               "priority": "insertion_order"}
+               "weight": "insertion_order"}
 RISU_NAMES = {"key": "keys", "secondkey": "secondary_keys", "insertorder": "insertion_order",
               "alwaysActive": "constant", "useRegex": "use_regex"}
 NOVELAI_NAMES = {"text": "content", "displayName": "comment"}
@@ -32,4 +35,21 @@ def other_app_book(data: dict[str, Any]) -> dict[str, Any] | None:
         return None
     book = {key: copy.deepcopy(value) for key, value in data.items()
             if key not in ("entries", "data")}
-    return {**book, "entries": [_renamed(row, names) for row in rows if isinstance(row, dict)]}
+    return {**book, "entries": [_as_sillytavern_converts(_renamed(row, names), row, names)
+                                for row in rows if isinstance(row, dict)]}
+
+
+def _as_sillytavern_converts(entry: dict[str, Any], row: dict[str, Any],
+                             names: dict[str, str]) -> dict[str, Any]:
+    entry["position"] = "before_char"
+    # SillyTavern's `disable: !entry.enabled`: an Agnai or NovelAI entry that does not say it
+    # is enabled is off; RisuAI's have no switch and are all on.
+    entry["enabled"] = True if names is RISU_NAMES else row.get("enabled") is True
+    extensions = entry.get("extensions") if isinstance(entry.get("extensions"), dict) else {}
+    if names is NOVELAI_NAMES:
+        config = row.get("contextConfig") if isinstance(row.get("contextConfig"), dict) else {}
+        entry["insertion_order"] = config.get("budgetPriority", 0)
+    if names is RISU_NAMES and row.get("activationPercent") is not None:
+        entry["extensions"] = {**extensions, "probability": row["activationPercent"],
+                               "useProbability": True}
+    return entry

@@ -43,7 +43,8 @@ def test_sillytavern_world_info_imports_and_exports_unchanged(alice_client):
     assert response.status_code == 201, response.content
     lorebook = response.json()
     assert lorebook["entries"][1]["position"] == "an_top"
-    assert lorebook["entries"][0]["role"] == "user" and lorebook["entries"][0]["keys"][0] == "/ha{2,}/i"
+    assert lorebook["entries"][0]["role"] == "user"
+    assert lorebook["entries"][0]["keys"][0] == "/ha{2,}/i"
     exported = alice_client.get(f"/api/v1/lorebooks/{lorebook['lorebook_id']}/export?format=st")
     assert exported.status_code == 200
     assert exported.json() == st_world()
@@ -143,7 +144,8 @@ def test_card_export_merges_every_linked_book(alice_client, store, character):
     second = alice_client.post("/api/v1/lorebooks", {"name": "More", "entries": [
         {"uid": 0, "keys": ["b"], "content": "B"}]}, content_type="application/json")
     definition = store.character_read(character)
-    character_save(store, data={**definition, "lorebook_ids": [first, second.json()["lorebook_id"]]},
+    character_save(store, data={**definition,
+                                "lorebook_ids": [first, second.json()["lorebook_id"]]},
                    character_id=character)
     card = alice_client.get(f"/api/v1/characters/{character}/card.json").json()
     contents = [e["content"] for e in card["data"]["character_book"]["entries"]]
@@ -226,6 +228,20 @@ def test_a_lorebook_of_another_app_imports_with_its_keys_and_text(alice_client, 
     entry = response.json()["entries"][0]
     assert entry["keys"][0] == "tower" and entry["content"] == "The tower is flooded."
     assert entry["comment"] == "tower"
+    # As SillyTavern's converters: before the character, Agnai's order its weight, NovelAI's
+    # its budget priority, RisuAI's its insert order.
+    assert entry["position"] == "before_char"
+    assert entry["priority"] == {"sillytavern_list": 7, "agnai": 5, "risu": 7, "novelai": 400}[app]
+
+
+def test_other_apps_entries_keep_sillytaverns_reading_of_their_switches(alice_client):
+    risu = copy.deepcopy(OTHER_APP_BOOKS["risu"])
+    risu["data"][0]["activationPercent"] = 30
+    novelai = copy.deepcopy(OTHER_APP_BOOKS["novelai"])
+    novelai["entries"][0].pop("enabled")
+    entry = upload(alice_client, risu).json()["entries"][0]
+    assert entry["extensions"]["probability"] == 30
+    assert upload(alice_client, novelai).json()["entries"][0]["enabled"] is False
 
 
 def test_a_long_lorebook_name_and_many_tags_fit_the_index_and_stay_whole_in_the_files(
