@@ -121,7 +121,7 @@ def _entry_from_card(raw: dict[str, Any], index: int) -> dict[str, Any]:
         "use_regex": False,
         "case_sensitive": bool(raw.get("case_sensitive") or ext.get("case_sensitive")),
         "content": _text_or_kept(raw.get("content")),
-        "enabled": raw.get("enabled", True) is not False,
+        "enabled": bool(raw.get("enabled")),  # SillyTavern: `disable: !entry.enabled`
         "constant": bool(raw.get("constant")),
         "priority": _int_in(raw.get("insertion_order"), 100, -MAX_PRIORITY, MAX_PRIORITY),
         "position": _st_position(raw, ext),

@@ -87,3 +87,11 @@ def test_a_cards_entries_are_weighed_in_id_order_as_sillytaverns_card_lore_impor
     match = lorebook_match([lorebook], messages=["the gate"], count_tokens=len)
     assert [entry["content"] for entry in match.fired] == ["TWO", "ONE"]
     assert [entry["uid"] for entry in lorebook["entries"]] == [1, 2]
+
+
+def test_an_entry_that_does_not_say_it_is_enabled_is_off_as_sillytavern_imports_it():
+    # convertCharacterBook writes `disable: !entry.enabled`: a card entry without `enabled`
+    # (the V2 spec requires it; hand-made cards leave it out) never fires there.
+    card = _st_exported((["owl"], "OWL", {}), (["owl"], "HOOT", {}))
+    del card["data"]["character_book"]["entries"][1]["enabled"]
+    assert _fired(card, "an owl") == ["OWL"]
