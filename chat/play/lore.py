@@ -1,5 +1,6 @@
 """The lore of a turn: the lorebooks it reads (the chat's own, the persona's, the character's,
-the background's), what fires in the messages they scan, the world-info budget and the author's note."""
+the background's), what fires in the messages they scan, the world-info budget and the
+author's note."""
 
 from __future__ import annotations
 
@@ -121,15 +122,28 @@ def _lorebooks_linked(store: FileStore, ctx: TurnContext, persona: dict[str, Any
     owner = ctx.instance_state.get("owner")
     scopes = _scopes_linked(ctx, persona,
                             account_books=global_lorebook_ids(store, username=owner))
-    lorebooks = []
+    lorebooks, copies = [], set()
     for lorebook_id in scopes:
         try:
             book = store.lorebook_read(lorebook_id)
         except (StoreError, ValueError):
             continue
-        if item_readable_by(book, username=owner):
+        copy_key = _book_copy_key(book)
+        if item_readable_by(book, username=owner) and copy_key not in copies:
+            copies.add(copy_key)
             lorebooks.append(book)
     return lorebooks, scopes
+
+
+def _book_copy_key(book: dict[str, Any]) -> tuple[Any, ...]:
+    """A book's name and entries' keys and text. SillyTavern knows a book by its name, so a
+    card's book imported beside the world file it came from (its Seraphina and Eldoria) is one
+    book there and is read once; here they are two, and a copy linked in a second scope sent
+    every entry twice. Only an exact copy is left out: books that merely share a name differ."""
+    entries = book.get("entries") if isinstance(book.get("entries"), list) else []
+    return (book.get("name"), tuple(sorted(
+        (repr(entry.get("keys")), repr(entry.get("secondary_keys")), str(entry.get("content")))
+        for entry in entries if isinstance(entry, dict))))
 
 
 def _scopes_linked(ctx: TurnContext, persona: dict[str, Any], *,

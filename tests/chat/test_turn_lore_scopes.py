@@ -75,3 +75,19 @@ def test_character_lore_is_kept_over_the_backgrounds_of_a_higher_order(
           books=books)
     lore = _lore_within(store, instance, entries=1)
     assert _fired(lore, {v: k for k, v in books.items()}) == ["character"]
+
+
+def test_a_copy_of_a_book_linked_in_a_second_scope_is_read_once(
+        store, alice, character, background, instance):
+    # SillyTavern's Seraphina card carries the Eldoria book its world file holds too; there a
+    # book is known by its name, so both links are one book. Here they were two, and the
+    # prompt had every entry twice. A book of the same name with other entries is still read.
+    books = {"character": _book(store, alice, "Eldoria", 100),
+             "global": _book(store, alice, "Eldoria", 100)}
+    _link(store, alice, character=character, background=background, instance=instance,
+          books=books)
+    assert len(_lore_within(store, instance, 5)["fired"]) == 1
+    other = lorebook_save(store, user=alice, data={"name": "Eldoria", "entries": [
+        {"uid": 1, "keys": ["ferry"], "content": "Another ferry."}]})
+    instance_update(store, user=alice, instance_id=instance, lorebook_ids=[other])
+    assert len(_lore_within(store, instance, 5)["fired"]) == 2
