@@ -10,6 +10,7 @@ from ninja import Body, File, Router, Status
 from ninja.files import UploadedFile
 
 from library.api.schemas import KeptTagNames, KeptTagNamesForgotten
+from library.character_books import character_books_from_settings
 from library.item_copy import lorebook_copy
 from library.lore import services as lorebook_services
 from library.lore.global_books import (
@@ -113,6 +114,17 @@ def world_info_global_import(request: HttpRequest, file: File[UploadedFile]):
     again); a file that selects none is a 400."""
     return global_lorebooks_from_settings(get_store(), user=request.auth,
                                           data=file.read(MAX_FILE_BYTES + 1))
+
+
+@router.post("/world_info/character_books/import")
+def world_info_character_books_import(request: HttpRequest, file: File[UploadedFile]):
+    """Multipart `file`: SillyTavern's settings.json. The extra books it links to characters
+    (`world_info.charLore`, "Additional lorebooks") are linked to your own character of that
+    name, each book the one of that name you may read, your own first. Answers `{"linked":
+    [{"character_id", "name", "lorebook_ids"}], "missing_characters": [avatar file names],
+    "missing_books": [names]}` (import those, then this again); nothing is unlinked."""
+    return character_books_from_settings(get_store(), user=request.auth,
+                                         data=file.read(MAX_FILE_BYTES + 1))
 
 
 @router.get("/world_info/tag_names", response=KeptTagNames)

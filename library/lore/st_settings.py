@@ -187,6 +187,11 @@ def settings_document(data: bytes) -> Any:
         raise LibraryError(f"file is refused: {exc}", {"file": str(exc)}) from None
 
 
+def settings_world_info(data: bytes) -> dict[str, Any]:
+    """The world-info part of a SillyTavern settings.json (see `_world_info_part`)."""
+    return _world_info_part(settings_document(data))
+
+
 def _world_info_part(document: Any) -> dict[str, Any]:
     """SillyTavern reads `settings.world_info_settings ?? settings`: the part of a whole
     settings.json, or a file of those keys alone (older versions kept them at the top)."""

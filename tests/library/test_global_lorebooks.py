@@ -219,3 +219,21 @@ def test_a_long_list_of_missing_names_is_cut_on_the_page(alice_client):
         "file": SimpleUploadedFile("settings.json", _settings_json(*names))}, follow=True)
     shown = answer.content.decode()
     assert "Book 19, Book 0" not in shown and "Book 19 and 5 more." in shown
+
+
+def test_settings_json_links_each_characters_extra_books_to_your_character_of_that_name(
+        client, store, alice, character, instance):
+    # SillyTavern's "Additional lorebooks" of a character (world_info.charLore, by its avatar
+    # file) are that character's lore in every chat with it; they were dropped here.
+    own = _book(store, alice)
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+    data = json.dumps({"world_info_settings": {"world_info": {"globalSelect": [], "charLore": [
+        {"name": "Alserqi.png", "extraBooks": ["Harbour", "Elsewhere"]},
+        {"name": "Nobody.png", "extraBooks": ["Harbour"]}]}}}).encode()
+    answer = client.post("/api/v1/world_info/character_books/import",
+                         {"file": SimpleUploadedFile("settings.json", data)}, **auth)
+    assert answer.status_code == 200, answer.content
+    assert answer.json() == {"linked": [{"character_id": character, "name": "Alserqi",
+                                         "lorebook_ids": [own]}],
+                             "missing_characters": ["Nobody.png"], "missing_books": ["Elsewhere"]}
+    assert _fired(_lore(store, instance)) == [FERRY]
