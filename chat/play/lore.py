@@ -122,17 +122,30 @@ def _lorebooks_linked(store: FileStore, ctx: TurnContext, persona: dict[str, Any
     owner = ctx.instance_state.get("owner")
     scopes = _scopes_linked(ctx, persona,
                             account_books=global_lorebook_ids(store, username=owner))
-    lorebooks, copies = [], set()
+    lorebooks = []
     for lorebook_id in scopes:
         try:
             book = store.lorebook_read(lorebook_id)
         except (StoreError, ValueError):
             continue
-        copy_key = _book_copy_key(book)
-        if item_readable_by(book, username=owner) and copy_key not in copies:
-            copies.add(copy_key)
+        if item_readable_by(book, username=owner):
             lorebooks.append(book)
-    return lorebooks, scopes
+    return _copies_dropped(lorebooks), scopes
+
+
+def _copies_dropped(lorebooks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`lorebooks` without a later exact copy of an earlier one (`_book_copy_key`); entries are
+    compared only between books of one name, so a turn of differently named books pays nothing."""
+    names = [book.get("name") for book in lorebooks]
+    kept, copies = [], set()
+    for book in lorebooks:
+        if names.count(book.get("name")) > 1:
+            copy_key = _book_copy_key(book)
+            if copy_key in copies:
+                continue
+            copies.add(copy_key)
+        kept.append(book)
+    return kept
 
 
 def _book_copy_key(book: dict[str, Any]) -> tuple[Any, ...]:
