@@ -408,7 +408,7 @@ def _result(draft: _Draft, messages: list[dict[str, Any]], head: list[SectionRep
         dropped_blocks=draft.dropped,
         tokenizer=tokenizer_name(),
         macro_variables=draft.variables["macro_variables"],
-        lines_missing=conversation.unread and refused is None,
+        lines_missing=conversation.unread and (refused is None or conversation.bounded),
         window=window_report(inputs.window, limit=plan.max_total_tokens,
                              dropped=conversation.report.omitted,
                              first_kept_turn=conversation.first_kept_turn,

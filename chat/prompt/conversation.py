@@ -44,6 +44,9 @@ class Conversation:
     # read without closing (a whole-session prompt over its limit, or too few lines read).
     unread_tokens: int = 0
     unread: bool = False
+    # The window had a token room: the lines left unread would have closed it (a read cut
+    # short by a message cut to fit), so a prompt over its limit with their tally is no refusal.
+    bounded: bool = False
     first_kept_turn: Any = None
     full: bool = False  # older messages left out for want of room, not by the trimming settings
 
@@ -257,7 +260,8 @@ def conversation_build(
         window.cut[0] - window.cut[1] if window.cut else 0)
     return Conversation(kept, costs, report, session_tokens,
                         unread_tokens=message_tokens + summary_tokens if unread else 0,
-                        unread=unread, full=window.closed_by == "budget" or window.skipped > 0
+                        unread=unread, bounded=window.token_room is not None,
+                        full=window.closed_by == "budget" or window.skipped > 0
                         or window.cut is not None,
                         first_kept_turn=next((line.get("turn") for line in
                         inputs.lines[older:] if _line_usable(line)), None))

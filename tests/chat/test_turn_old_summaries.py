@@ -97,6 +97,12 @@ def _edited(path, old: bytes, new: bytes) -> None:
         handle.write(data.replace(old, new))
 
 
+def _reply(store, instance, turn: int, *, words: int = 6) -> None:
+    store.session_append(instance, SESSION, {
+        "role": "assistant", "content": f"第{turn}轮，灯塔还亮着，" + "很长的回答。" * words,
+        "turn": turn, "timestamp": "2026-01-02T03:04:05Z"})
+
+
 def test_the_prompt_is_the_same_with_what_turns_keep_as_without(store, instance, old_session,
                                                                   monkeypatch):
     ctx = old_session
@@ -134,3 +140,15 @@ def test_the_prompt_is_the_same_with_what_turns_keep_as_without(store, instance,
     store.session_rewrite(instance, SESSION, [whole.metadata, *kept])  # two summaries deleted
     shown, read = _same_with_and_without_keeping(store, ctx)
     assert f"第{SUMMARIES - 2}件事" not in shown and len(read.lines_before.summaries) > 0
+
+
+def test_a_reply_longer_than_the_conversations_room_is_cut_not_refused(store, instance,
+                                                                       old_session):
+    # the newest reply outweighs the room, and the prompt cuts it to fit: the read, stopped
+    # at it, holds too few lines, and their tally (the summary lines) must not refuse the turn
+    _reply(store, instance, old_session.turn, words=250)
+    store.session_append(instance, SESSION, {"role": "user", "content": "然后呢？",
+                                             "turn": old_session.turn + 1,
+                                             "timestamp": "2026-01-02T03:04:05Z"})
+    shown, _ = _same_with_and_without_keeping(store, old_session)
+    assert '"refused": null' in shown and "cut in the middle" in shown
