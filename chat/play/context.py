@@ -132,7 +132,7 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
     plain = not (speaker or trigger or is_group(instance_state))
     read = _session_for_turn(store, instance_id, session_id, config, newest_only=plain,
                              redo=redo, window=turn_window_known(store, instance_state)
-                             if plain and not redo else None)
+                             if plain else None)
     if (regenerate or continue_reply) and speaker is None:
         speaker = _redo_speaker(instance_state, read, "regenerate" if regenerate else "continue")
     speaker_id = speaker.character_id if speaker else instance_state.get("character_id")
@@ -198,15 +198,15 @@ def _session_for_turn(store: FileStore, instance_id: str, session_id: str,
     to the prompt's token limit (`window`'s, when under the server's); a session that fits is
     read through the session cache, which parses only the lines appended since the last turn.
     Either way ctx.lines is read, never changed. A regenerate or continue reads one message
-    more: the reply it replaces (given no `window`: back to the server's limit, which leaves
-    room for that reply, so its prompt need not read the session whole)."""
+    more: the reply it replaces, not counted in the token limit (its prompt leaves it out, so
+    counted, the prompt would want older lines than the read holds and read the session whole)."""
     wanted = conversation_lines_wanted(config, {
         "max_messages": store.module_read("history").get("trim_max_messages", 10)})
     if newest_only and wanted is not None:
         return store.session_read(instance_id, session_id, usable=wanted + redo)
     if newest_only:
         return store.session_read(instance_id, session_id, overhead=MESSAGE_OVERHEAD_TOKENS,
-                                  tokens=conversation_tokens_room(
+                                  spared=int(redo), tokens=conversation_tokens_room(
                                       config, store.module_read("prompt").get("section_budgets"),
                                       window))
     return store.session_read(instance_id, session_id, cached=True)

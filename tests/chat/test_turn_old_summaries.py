@@ -13,6 +13,7 @@ from collections import OrderedDict
 
 import pytest
 
+from chat.play import context
 from chat.play.context import _session_for_turn, context_load, context_prepare
 from chat.play.window import turn_window
 from chat.prompt import tally
@@ -140,6 +141,64 @@ def test_the_prompt_is_the_same_with_what_turns_keep_as_without(store, instance,
     store.session_rewrite(instance, SESSION, [whole.metadata, *kept])  # two summaries deleted
     shown, read = _same_with_and_without_keeping(store, ctx)
     assert f"第{SUMMARIES - 2}件事" not in shown and len(read.lines_before.summaries) > 0
+
+
+def _said(prompt) -> str:
+    return json.dumps({"messages": prompt.messages,
+                       "sections": [dataclasses.asdict(section) for section in prompt.sections],
+                       "total_tokens": prompt.total_tokens, "middle_tokens": prompt.middle_tokens,
+                       "dropped_blocks": prompt.dropped_blocks, "window": prompt.window,
+                       "warnings": prompt.warnings, "refused": prompt.refused},
+                      ensure_ascii=False)
+
+
+def _redone(store, instance, redo: str):
+    """The prompt of a regenerate or continue of the last reply, and its turn's context."""
+    with store.instance_lock(instance):
+        ctx = context_load(store, instance_id=instance, user_text="",
+                           **{"regenerate" if redo == "regenerate" else "continue_reply": True})
+    return _said(context_prepare(store, ctx, {}).prompt), ctx
+
+
+def _turn_played(store, instance, turn: int, *, words: int = 6) -> None:
+    store.session_append(instance, SESSION, {"role": "user", "turn": turn,
+                                             "content": f"第{turn}轮，灯塔下有人吗？",
+                                             "timestamp": "2026-01-02T03:04:05Z"})
+    _reply(store, instance, turn, words=words)
+
+
+@pytest.mark.parametrize("redo", ["regenerate", "continue"])
+def test_a_redo_reads_back_as_far_as_a_plain_turn_and_its_prompt_is_the_same(
+        store, instance, old_session, redo, monkeypatch):
+    # more messages than the prompt holds, the newest a long reply: counted in the read, its
+    # prompt (which leaves it out) would want the messages before the read's stretch
+    _reply(store, instance, old_session.turn)
+    for turn in range(old_session.turn + 1, old_session.turn + 60):
+        _turn_played(store, instance, turn, words=60 if turn == old_session.turn + 59 else 6)
+    read_whole, wholes = context._session_whole, []
+    monkeypatch.setattr(context, "_session_whole",
+                        lambda *args: wholes.append(1) or read_whole(*args))
+
+    def same_as_whole_read() -> str:
+        shown, ctx = _redone(store, instance, redo)
+        # the read stops among the messages, and the prompt needs nothing older
+        assert ctx.first_index > SUMMARIES and len(ctx.lines_before.summaries) == SUMMARIES
+        assert wholes == []
+        with _nothing_kept(), monkeypatch.context() as whole:
+            whole.setattr(context, "_session_for_turn", lambda store, instance_id, session_id,
+                          config, **_: store.session_read(instance_id, session_id))
+            assert _redone(store, instance, redo)[0] == shown
+        return shown
+
+    same_as_whole_read()
+    for turn in range(old_session.turn + 60, old_session.turn + 80):  # the player's turns since
+        _turn_played(store, instance, turn, words=60 if turn == old_session.turn + 79 else 6)
+    same_as_whole_read()
+    path = store.session_path(instance, SESSION)
+    _edited(path, "第3件事".encode(), "第三件事".encode())  # another writer, an old summary
+    same_as_whole_read()
+    _edited(path, f"第{SUMMARIES - 1}件事".encode(), "最后一件事".encode())  # the newest one
+    same_as_whole_read()
 
 
 def test_a_reply_longer_than_the_conversations_room_is_cut_not_refused(store, instance,

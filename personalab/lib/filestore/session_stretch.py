@@ -151,17 +151,19 @@ def read_session_picked(path: Path, *,
 
 
 def read_session_recent(path: Path, *, usable: int | None = None, tokens: int | None = None,
-                        overhead: int = 0) -> SessionRead:
+                        overhead: int = 0, spared: int = 0) -> SessionRead:
     """The newest lines a prompt can use, through the line index, and the newest user line:
     `usable` lines a prompt may send, or (`tokens`) lines a prompt may send back to the first
-    that takes their cost (content tokens + `overhead` each) over `tokens`; `lines_before`
-    tallies the lines before them. When every line fits in `tokens`, the whole session is read
+    that takes their cost (content tokens + `overhead` each) over `tokens`, the newest `spared`
+    of them read but not counted (a reply a regenerate replaces); `lines_before` tallies the
+    lines before them. When every line fits in `tokens`, the whole session is read
     through the session cache, so the next turn parses only what was appended."""
     indexed = _session_indexed(path)
     if indexed is None:
         return read_session_file(path)
     data, index, positions, generation = indexed
-    first = _recent_first(index, positions, usable=usable, tokens=tokens, overhead=overhead)
+    first = _recent_first(index, positions, usable=usable, tokens=tokens, overhead=overhead,
+                          spared=spared)
     if usable is None and first == 0:
         read = (SESSION_CACHE.read(path) if isinstance(data, FileView)
                 else SESSION_CACHE.read(path, data=data, generation=generation))
@@ -218,7 +220,7 @@ def _token_counts(lines: list[dict[str, Any]], records: np.ndarray) -> dict[str,
 
 
 def _recent_first(index: LineIndex, positions: np.ndarray, *, usable: int | None,
-                  tokens: int | None, overhead: int) -> int:
+                  tokens: int | None, overhead: int, spared: int = 0) -> int:
     """The position of the oldest line a read of the newest lines needs: the lines are looked
     at from the newest back, a stretch at a time, so a long session costs no more than a short."""
     usable_column = index.records["usable"]
@@ -242,6 +244,9 @@ def _recent_first(index: LineIndex, positions: np.ndarray, *, usable: int | None
             taken += len(usable_at)
         else:
             costs = tokens_column[picked[usable_at]].astype(np.int64) + overhead
+            if spared > 0:
+                costs[max(len(costs) - spared, 0):] = 0
+                spared -= min(spared, len(costs))
             over = np.flatnonzero(spent + np.cumsum(costs[::-1]) > room)
             if len(over):
                 return start + int(usable_at[len(usable_at) - 1 - int(over[0])])

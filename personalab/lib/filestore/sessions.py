@@ -101,7 +101,7 @@ class SessionFiles:
                      cached: bool = False, newest: int | None = None,
                      shown: int | None = None, before: int | None = None,
                      usable: int | None = None, tokens: int | None = None,
-                     overhead: int = 0,
+                     overhead: int = 0, spared: int = 0,
                      pick: Callable[[np.ndarray], tuple[int, int]] | None = None
                      ) -> SessionRead:
         """The session as it is in the file now. `cached` parses only what was appended since
@@ -110,8 +110,9 @@ class SessionFiles:
         parses only the newest lines holding that many messages (read_session_tail); `shown`
         only the stretch a chat page of that many lines before `before` needs
         (read_session_stretch); `usable` only the newest lines a prompt of that many messages
-        needs, `tokens` those a prompt of that many tokens needs, the older ones tallied
-        (read_session_recent: its lines too may be shared with the next such read); `pick`
+        needs, `tokens` those a prompt of that many tokens needs (the newest `spared` messages
+        not counted), the older ones tallied (read_session_recent: its lines too may be shared
+        with the next such read); `pick`
         the lines it picks from the kinds of all of them (read_session_picked)."""
         path = self.session_path(instance_id, session_id)
         if pick is not None:
@@ -119,7 +120,8 @@ class SessionFiles:
         if shown is not None:
             return read_session_stretch(path, shown=shown, before=before)
         if usable is not None or tokens is not None:
-            return read_session_recent(path, usable=usable, tokens=tokens, overhead=overhead)
+            return read_session_recent(path, usable=usable, tokens=tokens, overhead=overhead,
+                                       spared=spared)
         if newest is not None:
             return read_session_tail(path, messages=newest)
         return SESSION_CACHE.read(path) if cached else read_session_file(path)
