@@ -194,6 +194,18 @@ def test_a_redo_reads_back_as_far_as_a_plain_turn_and_its_prompt_is_the_same(
     for turn in range(old_session.turn + 60, old_session.turn + 80):  # the player's turns since
         _turn_played(store, instance, turn, words=60 if turn == old_session.turn + 79 else 6)
     same_as_whole_read()
+    # the redo's new reply takes the old one's place (a tail change, not an append): what the
+    # last read tallied of the lines before its stretch is carried on, none of them parsed again
+    whole = store.session_read(instance, SESSION)
+    store.session_tail_replace(instance, SESSION, first=len(whole.lines) - 1, lines=[
+        {**whole.lines[-1], "content": "灯塔熄了。" * 50}])
+    parsed = []
+    line_at = lines_before._line_at
+    monkeypatch.setattr(lines_before, "_line_at", lambda *args: parsed.append(args[2])
+                        or line_at(*args))
+    _redone(store, instance, redo)
+    assert len(parsed) < 10
+    same_as_whole_read()
     path = store.session_path(instance, SESSION)
     _edited(path, "第3件事".encode(), "第三件事".encode())  # another writer, an old summary
     same_as_whole_read()

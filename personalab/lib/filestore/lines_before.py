@@ -74,6 +74,9 @@ class _Held:
     first: int  # the stretch's first position: the tally is of the lines before it
     before: LinesBefore
     summaries: list[dict[str, Any]]  # before.summaries's list, appended to by later reads
+    # The line index's (end, crc) of the line before `first`: its crc covers every byte
+    # before it, so the tally stands in a file rewritten past it (a regenerate's tail change).
+    edge: tuple[int, int] = (0, 0)
 
 
 _HELD_FILES = 8
@@ -83,14 +86,17 @@ _held_lock = threading.Lock()
 
 def lines_before_read(path: Path, data: bytes, index: LineIndex, positions: np.ndarray,
                       first: int, generation: int | None) -> LinesBefore:
-    """The LinesBefore of the lines at positions [0, first). While the file is known under
-    `generation` (personalab/lib/file_trust.py: its bytes were only appended to since) the last
-    such read of it is carried on when it stopped at or before `first`."""
+    """The LinesBefore of the lines at positions [0, first). The last such read of the file is
+    carried on when it stopped at or before `first` and the lines it tallied are the file's
+    still: it is known under the same `generation` (personalab/lib/file_trust.py: its bytes
+    were only appended to since), or the index's checksum up to its edge is the same (the file
+    was rewritten only after it: a regenerate's or an edit's tail change, another's append)."""
     key = os.path.abspath(path)
     with _held_lock:
         held = _held.get(key)
-    if generation is None or held is None or held.generation != generation \
-            or held.first > first:
+    if held is None or held.first > first or not (
+            generation is not None and held.generation == generation
+            or _edge(index, positions, held.first) == held.edge):
         held = _Held(generation or 0, 0, LinesBefore(0, 0, 0, HeldLines([], 0)), [])
     added_summaries: list[dict[str, Any]] = []
     added = _tallied(data, index, positions[held.first:first], added_summaries)
@@ -109,11 +115,20 @@ def lines_before_read(path: Path, data: bytes, index: LineIndex, positions: np.n
         chat_messages=held.before.chat_messages + added.chat_messages)
     if generation is not None:
         with _held_lock:
-            _held[key] = _Held(generation, first, before, summaries)
+            _held[key] = _Held(generation, first, before, summaries,
+                               _edge(index, positions, first))
             _held.move_to_end(key)
             while len(_held) > _HELD_FILES:
                 _held.popitem(last=False)
     return before
+
+
+def _edge(index: LineIndex, positions: np.ndarray, first: int) -> tuple[int, int]:
+    """The index's (end, cumulative crc) of the line before position `first`."""
+    if not 0 < first <= len(positions):
+        return (0, 0)
+    record = index.records[positions[first - 1]]
+    return int(record["end"]), int(record["crc"])
 
 
 def _tallied(data: bytes, index: LineIndex, older: np.ndarray,
