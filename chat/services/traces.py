@@ -30,19 +30,40 @@ def trace_rebuild(store: FileStore, *, instance_id: str, trace_id: str) -> dict[
         _text_prompt(trace)
         return trace  # an older trace with the messages copied in, or nothing referred to
     session_id = str(conversation.get("session_id") or trace.get("session_id") or "")
-    lines = None
-    for source, path, data in _session_states(store, instance_id, session_id):
-        read = read_session_bytes(path, data)
-        if conversation_matches(conversation, read.lines):
-            lines = read.lines
-            trace["conversation_source"] = source
-            break
+    lines, first_index = _lines_referred(store, instance_id, session_id, conversation)
+    if lines is not None:
+        trace["conversation_source"] = "session"
+    else:
+        for source, path, data in _session_states(store, instance_id, session_id):
+            read = read_session_bytes(path, data)
+            if conversation_matches(conversation, read.lines):
+                lines, first_index = read.lines, 0
+                trace["conversation_source"] = source
+                break
     trace["session_edited"] = trace.get("conversation_source") != "session"
     if lines is None:
         trace["conversation_source"] = None
-    trace["messages"] = messages_rebuild(trace.get("messages") or [], lines)
+    trace["messages"] = messages_rebuild(trace.get("messages") or [], lines,
+                                         first_index=first_index)
     _text_prompt(trace)
     return trace
+
+
+def _lines_referred(store: FileStore, instance_id: str, session_id: str,
+                    conversation: dict[str, Any]) -> tuple[list[dict[str, Any]] | None, int]:
+    """The session's lines the trace refers to, when the session still holds them as sent (only
+    those parsed, through the line index: an old session holds 100k lines), and the position
+    of the first line given; (None, 0) otherwise."""
+    first, last = conversation.get("first_line"), conversation.get("last_line")
+    if not (is_valid_id(session_id) and isinstance(first, int) and isinstance(last, int)
+            and 0 <= first <= last and store.session_path(instance_id, session_id).is_file()):
+        return None, 0
+    read = store.session_read(instance_id, session_id,
+                              pick=lambda kinds: (min(first, len(kinds)),
+                                                  min(last + 1, len(kinds))))
+    if not conversation_matches(conversation, read.lines, first_index=read.first_index):
+        return None, 0
+    return read.lines, read.first_index
 
 
 def _text_prompt(trace: dict[str, Any]) -> None:

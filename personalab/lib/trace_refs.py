@@ -80,15 +80,20 @@ def _conversation_refer(messages: list[dict[str, Any]], lines: list[dict[str, An
         "sha256": lines_hash(lines, first, last)}}
 
 
-def conversation_matches(conversation: dict[str, Any], lines: list[dict[str, Any]]) -> bool:
-    first, last = conversation["first_line"], conversation["last_line"]
-    return last < len(lines) and lines_hash(lines, first, last) == conversation["sha256"]
+def conversation_matches(conversation: dict[str, Any], lines: list[dict[str, Any]], *,
+                         first_index: int = 0) -> bool:
+    """Whether `lines` (the session's from position `first_index` on) hold the lines referred
+    to as they were sent."""
+    first, last = conversation["first_line"] - first_index, conversation["last_line"] - first_index
+    return 0 <= first and last < len(lines) and lines_hash(lines, first, last) == \
+        conversation["sha256"]
 
 
-def messages_rebuild(messages: list[dict[str, Any]],
-                     lines: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+def messages_rebuild(messages: list[dict[str, Any]], lines: list[dict[str, Any]] | None, *,
+                     first_index: int = 0) -> list[dict[str, Any]]:
     """The messages as sent; with `lines` None (no copy of the session holds them any more) a
-    referred message says so instead of showing another text."""
+    referred message says so instead of showing another text. `lines` are the session's from
+    position `first_index` on."""
     out = []
     for message in messages:
         if "lines" not in message:
@@ -100,6 +105,6 @@ def messages_rebuild(messages: list[dict[str, Any]],
                 out.append({"role": "?", "line": position, "missing": True,
                             "content": f"(session line {position} is no longer available)"})
             else:
-                out.append({"role": lines[position]["role"],
-                            "content": lines[position]["content"]})
+                line = lines[position - first_index]
+                out.append({"role": line["role"], "content": line["content"]})
     return out

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from chat.play.turn import turn_run
+from chat.services import traces
 from chat.services.traces import trace_rebuild
+from personalab.lib.filestore.session_read import read_session_bytes
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -91,3 +93,42 @@ def test_the_lines_hash_is_the_one_older_traces_recorded():
         assert lines_hash(lines, first, last) == hashlib.sha256(expected).hexdigest()
     # A lone surrogate (an imported file may hold one) gets a hash, not an exception.
     assert len(lines_hash([{"content": "a\ud800b"}], 0, 0)) == 64
+
+
+def _turns_request(stub) -> list[dict]:
+    """The messages of the last turn's request (a recap's may have followed it)."""
+    return next(request["messages"] for request in reversed(stub.requests)
+                if request["messages"][0]["content"].startswith("写出"))
+
+
+async def test_an_old_sessions_trace_reads_only_the_lines_it_refers_to(store, instance, use_stub,
+                                                                        monkeypatch):
+    # 3,000 summary lines, then messages: the inspector shows what was sent (a plain turn's
+    # prompt and a regenerate's) from the lines referred to, not from a read of the whole file
+    read = store.session_read(instance, "sess_001")
+    lines = [{"type": "summary", "content": f"第{n}件事：灯塔的第{n}把钥匙。"} for n in range(3000)]
+    lines += [{"role": role, "content": f"第{turn}轮，{role}说起灯塔。", "turn": turn,
+               "timestamp": "2026-01-02T03:04:05Z"} for turn in range(1, 30)
+              for role in ("user", "assistant")]
+    store.session_rewrite(instance, "sess_001", [read.metadata, *lines])
+    state = store.instance_state_read(instance)
+    state["generation"] = {"context_tokens": 2048}
+    store.instance_state_write(instance, state)
+    whole_reads = []
+    monkeypatch.setattr(traces, "read_session_bytes",
+                        lambda *args: whole_reads.append(1) or read_session_bytes(*args))
+    result = await _run(store, instance, "灯塔怎么样了？")
+    sent = _turns_request(use_stub)
+    assert trace_rebuild(store, instance_id=instance, trace_id=result.trace_id)["messages"] == sent
+
+    async def emit(event):
+        return None
+
+    result = await turn_run(store, instance_id=instance, user_text="", emit=emit, regenerate=True)
+    sent = _turns_request(use_stub)
+    path = store.session_path(instance, "sess_001")
+    data = path.read_bytes()
+    path.write_bytes(data.replace("第7件事".encode(), "第七件事".encode()))  # another writer
+    trace = trace_rebuild(store, instance_id=instance, trace_id=result.trace_id)
+    assert trace["messages"] == sent and trace["conversation_source"] == "session"
+    assert whole_reads == []
