@@ -129,7 +129,9 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
     store.session_repair(instance_id, session_id)
     config = store.config_read()
     redo = regenerate or continue_reply
-    plain = not (speaker or trigger or is_group(instance_state))
+    # One character answering (a trigger and an impersonation too): the newest lines are
+    # enough; a group's lines are renamed for each speaker before they are weighed.
+    plain = not (speaker or is_group(instance_state))
     read = _session_for_turn(store, instance_id, session_id, config, newest_only=plain,
                              redo=redo, window=turn_window_known(store, instance_state)
                              if plain else None)

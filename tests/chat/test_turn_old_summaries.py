@@ -15,6 +15,7 @@ import pytest
 
 from chat.play import context
 from chat.play.context import _session_for_turn, context_load, context_prepare
+from chat.play.impersonate import impersonate_plan
 from chat.play.window import turn_window
 from chat.prompt import tally
 from personalab.lib import file_trust, line_macros
@@ -223,3 +224,33 @@ def test_a_reply_longer_than_the_conversations_room_is_cut_not_refused(store, in
                                              "timestamp": "2026-01-02T03:04:05Z"})
     shown, _ = _same_with_and_without_keeping(store, old_session)
     assert '"refused": null' in shown and "cut in the middle" in shown
+
+
+def test_a_trigger_and_an_impersonation_read_back_as_far_as_a_plain_turn(store, instance,
+                                                                         old_session,
+                                                                         monkeypatch):
+    # the chat ends with the player's line (old_session wrote it): a trigger answers it, an
+    # impersonation suggests the player's next one, each from the newest lines only
+    for turn in range(old_session.turn + 1, old_session.turn + 60):
+        _turn_played(store, instance, turn)
+    store.session_append(instance, SESSION, {"role": "user", "content": "灯塔下有人吗？",
+                                             "turn": old_session.turn + 60,
+                                             "timestamp": "2026-01-02T03:04:05Z"})
+
+    def triggered() -> tuple[str, object]:
+        with store.instance_lock(instance):
+            ctx = context_load(store, instance_id=instance, user_text="", trigger=True)
+            suggested = impersonate_plan(store, instance_id=instance).messages
+        return _said(context_prepare(store, ctx, {}).prompt) + json.dumps(suggested), ctx
+
+    def same_as_whole_read() -> None:
+        shown, ctx = triggered()
+        assert ctx.first_index > SUMMARIES and len(ctx.lines_before.summaries) == SUMMARIES
+        with _nothing_kept(), monkeypatch.context() as whole:
+            whole.setattr(context, "_session_for_turn", lambda store, instance_id, session_id,
+                          config, **_: store.session_read(instance_id, session_id))
+            assert triggered()[0] == shown
+
+    same_as_whole_read()
+    _edited(store.session_path(instance, SESSION), "第3件事".encode(), "第三件事".encode())
+    same_as_whole_read()
