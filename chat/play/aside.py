@@ -18,6 +18,8 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from chat.groups.prompt import lines_for_speaker
 from chat.play import context as turn_context
 from chat.play.turn import Emit, TurnRefused, validate_user_text
@@ -29,6 +31,7 @@ from memory.summaries.recaps import recap_items
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.jsontext import json_loads
+from personalab.lib.line_index import MESSAGE_KINDS
 from personalab.lib.llm import LLMError, Provider
 from personalab.lib.participants import member_ids, member_state_read
 from personalab.lib.prompt_language import locale_for_character
@@ -190,10 +193,18 @@ def _section(label: str, text: str) -> str:
 
 
 def _recent_lines(store: FileStore, instance_id: str, state: dict[str, Any]) -> list[dict]:
-    read = store.session_read(instance_id, state["current_session_id"], newest=RECENT_LINES * 2)
+    # Through the line index, the newest lines only: an old session holds 100k lines.
+    read = store.session_read(instance_id, state["current_session_id"], pick=_newest_messages)
     lines = [line for line in read.lines if line.get("role") in ("user", "assistant")
              and not line.get("streaming") and not line.get("hidden")]
     return lines[-RECENT_LINES:]
+
+
+def _newest_messages(kinds: np.ndarray) -> tuple[int, int]:
+    """The lines back to the RECENT_LINES * 2-th newest message (a hidden one counted too)."""
+    messages = np.flatnonzero(np.isin(kinds, MESSAGE_KINDS))
+    wanted = RECENT_LINES * 2
+    return (int(messages[-wanted]) if len(messages) >= wanted else 0), len(kinds)
 
 
 def aside_keep(store: FileStore, *, instance_id: str, lines: list[dict[str, Any]]) -> None:

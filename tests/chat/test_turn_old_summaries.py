@@ -14,6 +14,7 @@ from collections import OrderedDict
 import pytest
 
 from chat.play import context
+from chat.play.aside import aside_plan
 from chat.play.context import _session_for_turn, context_load, context_prepare
 from chat.play.impersonate import impersonate_plan
 from chat.play.window import turn_window
@@ -254,3 +255,20 @@ def test_a_trigger_and_an_impersonation_read_back_as_far_as_a_plain_turn(store, 
     same_as_whole_read()
     _edited(store.session_path(instance, SESSION), "第3件事".encode(), "第三件事".encode())
     same_as_whole_read()
+
+
+def test_an_aside_sees_the_newest_lines_as_a_read_of_the_whole_file_does(store, instance,
+                                                                         old_session,
+                                                                         monkeypatch):
+    # the aside's few recent lines are picked through the line index, a hidden one among them
+    for turn in range(old_session.turn + 1, old_session.turn + 20):
+        _turn_played(store, instance, turn)
+    store.session_append(instance, SESSION, {"role": "assistant", "content": "（藏起来的话）",
+                                             "hidden": True, "turn": old_session.turn + 19,
+                                             "timestamp": "2026-01-02T03:04:05Z"})
+    picked = aside_plan(store, instance_id=instance, speaker=None, text="你还好吗？").messages
+    monkeypatch.setattr(store, "session_read", lambda instance_id, session_id, **_: type(
+        store).session_read(store, instance_id, session_id))
+    assert aside_plan(store, instance_id=instance, speaker=None, text="你还好吗？").messages \
+        == picked
+    assert "（藏起来的话）" not in json.dumps(picked, ensure_ascii=False)
