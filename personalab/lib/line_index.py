@@ -38,6 +38,7 @@ from personalab.lib.jsontext import json_loads_for
 from personalab.lib.lines import line_parse, line_prompt_usable, session_line_problem
 from personalab.lib.tokens import count_tokens, tokenizer_name
 
+TAIL_RECORDS = 64  # a change among this many last lines is found without a search
 MAGIC = b"PLLINES4"  # 3: a narrator note SillyTavern sends is usable; 4: the macro flag
 HEADER_BYTES = 32  # MAGIC, then the tokenizer's name padded with spaces
 RECORD = np.dtype([("end", "<u8"), ("turn", "<i8"), ("crc", "<u4"), ("tokens", "<u4"),
@@ -198,11 +199,29 @@ def _matching_prefix(records: np.ndarray, data: bytes) -> int:
         return 0  # not an index this module wrote
     if _matches(records, data, len(records)):
         return len(records)
+    near = len(records) - TAIL_RECORDS
+    if near > 0 and _matches(records, data, near):
+        # The usual change is of the last few lines (a regenerate, a swipe, an edit): walk
+        # them on from there, one line's bytes at a time, instead of a search whose every step
+        # checks the whole file's start again (megabytes each in an old session).
+        return _matching_from(records, data, near)
     low, high = 0, len(records) - 1  # records[:low] match, records[:high + 1] do not
     while low < high:
         middle = (low + high + 1) // 2
         low, high = (middle, high) if _matches(records, data, middle) else (low, middle - 1)
     return low
+
+
+def _matching_from(records: np.ndarray, data: bytes, count: int) -> int:
+    """How many leading records describe `data`, given that the first `count` do."""
+    ends, crcs = records["end"], records["crc"]
+    crc = int(crcs[count - 1])
+    for number in range(count, len(records)):
+        start, end = int(ends[number - 1]), int(ends[number])
+        crc = zlib.crc32(memoryview(data)[start:end], crc) if end <= len(data) else -1
+        if crc != int(crcs[number]) or data[end - 1:end] != b"\n":
+            return number
+    return len(records)
 
 
 def line_index_read(path: Path, data: bytes) -> LineIndex:

@@ -9,6 +9,7 @@ import os
 import pytest
 
 from chat.selectors import chat_messages_window
+from personalab.lib import line_index
 from personalab.lib.filestore.session_read import read_session_file
 from personalab.lib.filestore.session_stretch import read_session_stretch
 from personalab.lib.filestore.store import FileStore
@@ -242,3 +243,22 @@ def test_lines_json_reads_alone_but_not_joined_are_read_one_by_one(fs):
     assert [line["content"] for line in full.lines][99:102] == ["q100", "q101", "q102"]
     assert _pages_match(path) == 5
     assert read_session_stretch(path, shown=150).lines == full.lines[-151:]
+
+
+@pytest.mark.parametrize("back", [1, 2, 63, 64, 65, 400, 604])
+def test_a_changed_line_is_found_as_a_search_of_every_start_finds_it(path, back, monkeypatch):
+    # a tail change (a regenerate, a swipe) is found by walking the last lines, not by checking
+    # the whole file's start again and again (megabytes each in an old session)
+    data = path.read_bytes()
+    records = line_index.line_index_read(path, data).records
+    start = int(records["end"][len(records) - back - 1])
+    changed = data[:start] + data[start:].replace(b'"', b"'", 1)
+    found = max(count for count in range(len(records) + 1)
+                if line_index._matches(records, changed, count))
+    hashed = []
+    crc32 = line_index.zlib.crc32
+    monkeypatch.setattr(line_index.zlib, "crc32", lambda data, *crc: hashed.append(len(data))
+                        or crc32(data, *crc))
+    assert line_index._matching_prefix(records, changed) == found == len(records) - back
+    if back < line_index.TAIL_RECORDS:
+        assert sum(hashed) <= 2 * len(data)
