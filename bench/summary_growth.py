@@ -3,6 +3,7 @@
     .venv/bin/python bench/summary_growth.py [--cycles 20] [--events 150] [--turns 4]
                                              [--window 4096] [--now-only] [--profile]
     .venv/bin/python bench/summary_growth.py --old-session 3000 [--turns 20] [--window 4096]
+                                             [--action plain|regenerate|continue|...]
 
 turn_run and memory_summarize run in this process (Django set up on a temp data folder, memory
 indexing off) with a provider that answers at once: each cycle plays `--turns` turns, then
@@ -17,6 +18,8 @@ summary seeded into each new session, each summary line rendered every turn), fo
 --old-session N: a chat whose current session was seeded before the summary bound (N summary
 lines, as 20 summarizes of 150 events left it, then its last 5 turns), played for `--turns`
 turns on the code of this checkout; run it on a checkout before a change for the before figure.
+--action: each of those turns is another kind of action (bench/turn_kinds.py: regenerate,
+continue, swipe, impersonate, aside, group, inspector), timed whole.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import contextlib
 import cProfile
 import io
 import json
+import os
 import pstats
 import sys
 import time
@@ -36,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import _harness as h  # noqa: E402
+from turn_kinds import ACTIONS, action_prepare, action_timed  # noqa: E402
 from turn_overhead import InstantProvider, django_boot, library_seed, line_text  # noqa: E402
 
 
@@ -169,6 +174,9 @@ def old_session_run(args: argparse.Namespace, store, owner, character_id: str,
                     background_id: str) -> None:
     instance_id = old_session_chat(store, owner, character_id, background_id, args.window,
                                    args.old_session)
+    if args.action != "plain":
+        old_session_action(args, store, instance_id, owner, character_id)
+        return
     profiler = cProfile.Profile() if args.profile else None
     if profiler:
         prepare_profiled(profiler)
@@ -179,12 +187,54 @@ def old_session_run(args: argparse.Namespace, store, owner, character_id: str,
           f"{h.median([t[0] for t in kept]):.1f} ms, assemble median "
           f"{h.median([t[1] for t in kept]):.1f} ms")
     if profiler:
-        out = io.StringIO()
-        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(25)
-        print(out.getvalue())
+        profile_print(profiler)
     print(f"summary_growth_old_session summary_lines={args.old_session} "
           f"assemble_ms={h.median([t[1] for t in kept]):.1f} "
           f"turn_ms={h.median([t[0] for t in kept]):.1f}")
+
+
+def old_session_action(args: argparse.Namespace, store, instance_id: str, owner,
+                       character_id: str) -> None:
+    """--action: a plain turn first (it parses the session file and leaves a reply to redo),
+    then `--turns` + 1 of the action, the first left out."""
+    from library.character_services import character_save
+
+    turn_timed(store, instance_id, 6)
+    other = character_save(store, data={"name": "Mira", "base_persona": "废土医生。",
+                                        "greeting": "", "tags": "废土"}, character_id=None)
+    act = action_prepare(store, instance_id, args.action, owner=owner, extra_character=other)
+    profiler = cProfile.Profile() if args.profile else None
+    if profiler:
+        threads_inline()
+    times = []
+    for n in range(args.turns + 1):
+        if profiler and n:
+            profiler.enable()
+        times.append(action_timed(act, 7 + n))
+        if profiler and n:
+            profiler.disable()
+    kept = times[1:]
+    if profiler:
+        profile_print(profiler)
+    print(f"summary_growth_old_session action={args.action} "
+          f"summary_lines={args.old_session} first_ms={times[0]:.1f} "
+          f"turn_ms={h.median(kept):.1f}")
+
+
+def threads_inline() -> None:
+    """The work a turn hands to worker threads run in the caller's, where the profiler sees it
+    (the bench plays one turn at a time: nothing waits on the loop meanwhile)."""
+    async def inline(func, /, *args, **kwargs):
+        return func(*args, **kwargs)
+
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # the ORM called from the loop's thread
+    asyncio.to_thread = inline
+
+
+def profile_print(profiler: cProfile.Profile) -> None:
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(25)
+    print(out.getvalue())
 
 
 def main() -> None:
@@ -199,6 +249,8 @@ def main() -> None:
                         help="a cProfile of the last cycle's turns")
     parser.add_argument("--old-session", type=int, default=0, metavar="N",
                         help="only a chat seeded before the summary bound, with N summary lines")
+    parser.add_argument("--action", choices=ACTIONS, default="plain",
+                        help="with --old-session: the kind of turn timed")
     args = parser.parse_args()
     print(f"machine: {h.machine_describe()}")
     with h.data_dir_temp() as data_dir:
