@@ -82,12 +82,12 @@ def _swipe_prepare(store, instance_id: str) -> Callable[[int], object]:
     from chat.history_manager.edits import reply_choose_alternative
 
     _turn(store, instance_id, 0, regenerate=True)  # a second version to flip to
+    last = _last_reply(store, instance_id)["turn"]  # the page sends it
 
     def swipe(turn: int) -> object:
         state = store.instance_state_read(instance_id)
         return reply_choose_alternative(store, instance_id=instance_id,
-                                        session_id=state["current_session_id"],
-                                        turn=_last_reply(store, instance_id)["turn"],
+                                        session_id=state["current_session_id"], turn=last,
                                         alternative_index=0)
 
     return swipe

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import asyncio
 
+import numpy as np
+
 from chat.groups.members import is_group
 from chat.groups.round import conversation_turn, round_done_event
 from chat.play.turn import turn_run
 from personalab.lib.filestore.store import FileStore
+from personalab.lib.line_index import MESSAGE_KINDS
 from personalab.storage import get_store
 
 
@@ -33,6 +36,12 @@ async def redo_run(instance_id: str, *, action: str, emit, stop: asyncio.Event |
 def _ends_with_player_line(store: FileStore, instance_id: str) -> tuple[bool, bool]:
     """(the chat ends with the player's line, it has several characters)."""
     state = store.instance_state_read(instance_id)
+    # Through the line index, the last message only: an old session holds 100k lines.
     messages = store.session_read(instance_id, state.get("current_session_id"),
-                                  newest=1).messages
+                                  pick=_last_message).messages
     return bool(messages) and messages[-1].get("role") == "user", is_group(state)
+
+
+def _last_message(kinds: np.ndarray) -> tuple[int, int]:
+    found = np.flatnonzero(np.isin(kinds, MESSAGE_KINDS))
+    return (int(found[-1]) if len(found) else len(kinds)), len(kinds)

@@ -17,6 +17,7 @@ from chat.play import context
 from chat.play.aside import aside_plan
 from chat.play.context import _session_for_turn, context_load, context_prepare
 from chat.play.impersonate import impersonate_plan
+from chat.play.redo import _ends_with_player_line
 from chat.play.window import turn_window
 from chat.prompt import tally
 from personalab.lib import file_trust, line_macros
@@ -272,3 +273,13 @@ def test_an_aside_sees_the_newest_lines_as_a_read_of_the_whole_file_does(store, 
     assert aside_plan(store, instance_id=instance, speaker=None, text="你还好吗？").messages \
         == picked
     assert "（藏起来的话）" not in json.dumps(picked, ensure_ascii=False)
+
+
+def test_a_redo_asked_for_looks_at_the_last_message_only(store, instance, old_session):
+    # regenerate / continue first ask whether the chat ends with the player's line (then the
+    # missing reply is asked for instead): the last message, a note after it passed over
+    assert _ends_with_player_line(store, instance) == (True, False)
+    store.session_append(instance, SESSION, {"type": "note", "content": "（旁白）"})
+    assert _ends_with_player_line(store, instance) == (True, False)
+    _reply(store, instance, old_session.turn)
+    assert _ends_with_player_line(store, instance) == (False, False)
