@@ -217,8 +217,9 @@ def old_session_action(args: argparse.Namespace, store, instance_id: str, owner,
     if profiler:
         profile_print(profiler)
     print(f"summary_growth_old_session action={args.action} "
-          f"summary_lines={args.old_session} first_ms={times[0]:.1f} "
-          f"turn_ms={h.median(kept):.1f}")
+          f"summary_lines={args.old_session} first_ms={times[0][0]:.1f} "
+          f"turn_ms={h.median([t[0] for t in kept]):.1f} "
+          f"cpu_ms={h.median([t[1] for t in kept]):.1f}")
 
 
 def threads_inline() -> None:
