@@ -2,11 +2,15 @@
 (`world_info.charLore`: `[{"name": "<avatar file>", "extraBooks": [names]}]`, the character
 panel's "Additional lorebooks"), which SillyTavern reads as that character's lore in every
 chat with it (`getCharacterLore`). Given here, each becomes a book linked to the account's own
-character of that name (SillyTavern names a character's avatar file after it)."""
+character of that name (SillyTavern names a character's avatar file after it: "Name.png", and
+"Name1.png", "Name2.png"... for the next characters of that name, `getPngName`)."""
 
 from __future__ import annotations
 
+from collections.abc import Container
 from typing import Any
+
+from django.utils.translation import gettext as _
 
 from library.character_services import character_save
 from library.lore.st_settings import settings_world_info
@@ -16,6 +20,8 @@ from personalab.lib.filestore.store import FileStore
 
 LINKS_MAX = 1000
 NAME_SHOWN_CHARS = 200
+# The longest counter getPngName's "Name1.png", "Name2.png"... is read for.
+COPY_DIGITS_MAX = 6
 
 
 def char_lore_links(data: bytes) -> list[tuple[str, list[str]]]:
@@ -37,6 +43,35 @@ def _stem(avatar: str) -> str:
     return avatar[:-4] if avatar.lower().endswith(".png") else avatar
 
 
+def _numbered_copy_of(stem: str, names: Container[str]) -> str | None:
+    """The name `stem` is SillyTavern's numbered file of ("Name" for "Name1"), one of `names`."""
+    for digits in range(1, min(COPY_DIGITS_MAX, len(stem) - 1) + 1):
+        base, counter = stem[:-digits], stem[-digits:]
+        if not counter.isascii() or not counter.isdigit():
+            return None
+        if counter[0] != "0" and base in names:
+            return base
+    return None
+
+
+def _refusal(avatar: str, own: dict[str, list[str]]) -> str | None:
+    """Why the character `avatar` names cannot be told among the account's, if it cannot:
+    several of them bear its name, or it is SillyTavern's numbered file of a second character
+    of a name the account has (which of that name's characters it was is not in the file)."""
+    stem = _stem(avatar)
+    if len(own.get(stem, ())) > 1:
+        return _("Several of your characters are named “%(name)s”: link its books on "
+                 "the page of the one you mean.") % {"name": _shown(stem)}
+    if stem in own:
+        return None
+    base = _numbered_copy_of(stem, own)
+    if base is None:
+        return None
+    return _("SillyTavern numbers the file of another character named “%(name)s” like this; "
+             "which of yours it is cannot be told: link its books on that character's "
+             "page.") % {"name": _shown(base)}
+
+
 def _shown(name: str) -> str:
     return name if len(name) <= NAME_SHOWN_CHARS else name[:NAME_SHOWN_CHARS - 1] + "…"
 
@@ -44,16 +79,21 @@ def _shown(name: str) -> str:
 def character_books_from_settings(store: FileStore, *, user, data: bytes) -> dict[str, Any]:
     """Each character's extra books added to the account's own character of that name (its
     avatar file's name), for each book name the book the account may read, its own first.
-    Characters and books not found are listed; nothing linked before is taken away."""
+    Characters and books not found are listed, and the files that cannot be told among the
+    account's characters (`_refusal`) refused each with why; nothing linked before is taken
+    away."""
     links = char_lore_links(data)
     named = lorebooks_named([book for _, books in links for book in books], user=user)
-    own: dict[str, str] = {}
+    own: dict[str, list[str]] = {}
     for character_id, name in Character.objects.filter(owner=user).order_by(
             "character_id").values_list("character_id", "name"):
-        own.setdefault(name, character_id)
-    linked, missing_characters, missing_books = [], [], []
+        own.setdefault(name, []).append(character_id)
+    linked, missing_characters, missing_books, refused = [], [], [], []
     for avatar, books in links:
-        character_id = own.get(_stem(avatar))
+        if reason := _refusal(avatar, own):
+            refused.append({"file": _shown(avatar), "reason": reason})
+            continue
+        character_id = (own.get(_stem(avatar)) or [None])[0]
         if character_id is None:
             missing_characters.append(_shown(avatar))
             continue
@@ -67,4 +107,4 @@ def character_books_from_settings(store: FileStore, *, user, data: bytes) -> dic
         linked.append({"character_id": character_id, "name": definition.get("name", ""),
                        "lorebook_ids": ids})
     return {"linked": linked, "missing_characters": missing_characters,
-            "missing_books": list(dict.fromkeys(missing_books))}
+            "missing_books": list(dict.fromkeys(missing_books)), "refused": refused}

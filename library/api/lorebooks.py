@@ -122,7 +122,9 @@ def world_info_character_books_import(request: HttpRequest, file: File[UploadedF
     (`world_info.charLore`, "Additional lorebooks") are linked to your own character of that
     name, each book the one of that name you may read, your own first. Answers `{"linked":
     [{"character_id", "name", "lorebook_ids"}], "missing_characters": [avatar file names],
-    "missing_books": [names]}` (import those, then this again); nothing is unlinked."""
+    "missing_books": [names], "refused": [{"file", "reason"}]}` (import those, then this
+    again; a refused file, SillyTavern's "Name1.png" or a name several of yours bear, is
+    linked on the character's page); nothing is unlinked."""
     return character_books_from_settings(get_store(), user=request.auth,
                                          data=file.read(MAX_FILE_BYTES + 1))
 

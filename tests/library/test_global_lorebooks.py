@@ -17,6 +17,7 @@ from chat.play.lore import lore_for_turn
 from chat.prompt.window import ContextWindow
 from chat.services.instances import instance_create
 from library.background_services import background_save
+from library.character_services import character_save
 from library.lore.global_books import (
     global_lorebook_choose,
     global_lorebook_ids,
@@ -235,5 +236,40 @@ def test_settings_json_links_each_characters_extra_books_to_your_character_of_th
     assert answer.status_code == 200, answer.content
     assert answer.json() == {"linked": [{"character_id": character, "name": "Alserqi",
                                          "lorebook_ids": [own]}],
-                             "missing_characters": ["Nobody.png"], "missing_books": ["Elsewhere"]}
+                             "missing_characters": ["Nobody.png"], "missing_books": ["Elsewhere"],
+                             "refused": []}
     assert _fired(_lore(store, instance)) == [FERRY]
+
+
+def test_settings_json_refuses_a_numbered_file_or_a_name_several_characters_bear(
+        client, store, alice, character):
+    # SillyTavern files a second character named "Alserqi" as "Alserqi1.png" (getPngName):
+    # which of the account's characters that was is not in the file, so it is refused by name,
+    # as is "Alserqi.png" once two of yours bear the name; "R2D21.png" is "R2D2"'s copy.
+    _book(store, alice)
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+    charlore = [{"name": f"{name}.png", "extraBooks": ["Harbour"]}
+                for name in ("Alserqi1", "Alserqi01", "R2D21", "R2D2")]
+    data = json.dumps({"world_info": {"charLore": charlore}}).encode()
+
+    def imported() -> dict:
+        answer = client.post("/api/v1/world_info/character_books/import",
+                             {"file": SimpleUploadedFile("settings.json", data)}, **auth)
+        assert answer.status_code == 200, answer.content
+        return answer.json()
+
+    r2d2 = character_save(store, data={"name": "R2D2", "base_persona": "", "greeting": ""},
+                          character_id=None, user=alice)
+    answer = imported()
+    assert [item["character_id"] for item in answer["linked"]] == [r2d2]
+    assert answer["missing_characters"] == ["Alserqi01.png"]
+    assert [item["file"] for item in answer["refused"]] == ["Alserqi1.png", "R2D21.png"]
+    assert "another character named “Alserqi”" in answer["refused"][0]["reason"]
+    assert not store.character_read(character).get("lorebook_ids")
+    character_save(store, data={"name": "R2D2", "base_persona": "", "greeting": ""},
+                   character_id=None, user=alice)
+    answer = imported()
+    assert answer["linked"] == []
+    assert [item["file"] for item in answer["refused"]] == ["Alserqi1.png", "R2D21.png",
+                                                            "R2D2.png"]
+    assert "Several of your characters are named “R2D2”" in answer["refused"][2]["reason"]
