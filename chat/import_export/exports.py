@@ -18,6 +18,7 @@ from chat.import_export.export_process import session_export_apart
 from chat.services.instances import instance_for_user
 from chat.services.session_import import session_import
 from chat.services.sessions import session_live_check
+from chat.templatetags.sessions import session_label
 from personalab.lib.busy import busy_slot
 from personalab.storage import get_store
 
@@ -50,8 +51,8 @@ _FILE_NAME_CHARS = 80
 
 def export_filename(*, instance_id: str, session_id: str, fmt: str,
                     character: str | None) -> str:
-    """'Lin Yue - sess_002.jsonl': whose chat it is, as SillyTavern names its exports; a
-    download named only by its session was 'sess_001.jsonl' from every chat."""
+    """'Lin Yue - conversation 2.jsonl': whose chat it is, as SillyTavern names its exports, and
+    the conversation as the page names it (in the page's language), never its internal id."""
     store = get_store()
     state = store.instance_state_read(instance_id)
     members = members_of(store, state)
@@ -60,7 +61,9 @@ def export_filename(*, instance_id: str, session_id: str, fmt: str,
            or (members[0].name if members else state.get("character_id", "")))
     shown = "".join(c for c in who.translate(_NOT_IN_FILE_NAMES) if c.isprintable())
     shown = " ".join(shown.split())[:_FILE_NAME_CHARS].strip(" .")
-    return f"{shown} - {session_id}.{fmt}" if shown else f"{session_id}.{fmt}"
+    which = "".join(c for c in session_label(session_id).translate(_NOT_IN_FILE_NAMES)
+                    if c.isprintable()).strip(" .") or "chat"
+    return f"{shown} - {which}.{fmt}" if shown else f"{which}.{fmt}"
 
 
 def session_export_limited(user, *, instance_id: str, session_id: str, fmt: str,

@@ -391,10 +391,16 @@ def test_an_export_is_named_after_whose_chat_it_is(alice_client, store, group, c
     def named(query):
         return alice_client.get(f"{url}?{query}")["Content-Disposition"]
 
+    number = int(session_id.removeprefix("sess_"))
     assert named("format=jsonl") == (
-        f'attachment; filename="Alserqi & Brenna - {session_id}.jsonl"')
+        f'attachment; filename="Alserqi & Brenna - conversation {number}.jsonl"')
     assert named(f"format=jsonl&character={brenna}") == (
-        f'attachment; filename="Brenna - {session_id}.jsonl"')
+        f'attachment; filename="Brenna - conversation {number}.jsonl"')
     character_save(store, character_id=brenna, data={"name": "莉娜/<Lena>"})
     assert named(f"format=md&character={brenna}") == (
-        "attachment; filename*=utf-8''%E8%8E%89%E5%A8%9C%20Lena%20-%20" f"{session_id}.md")
+        "attachment; filename*=utf-8''%E8%8E%89%E5%A8%9C%20Lena%20-%20conversation%20"
+        f"{number}.md")
+    # The page calls it "第 N 段对话" in Chinese; so does the file.
+    alice_client.cookies["django_language"] = "zh-hans"
+    assert named(f"format=md&character={brenna}").endswith(
+        "%20Lena%20-%20%E7%AC%AC%20" f"{number}" "%20%E6%AE%B5%E5%AF%B9%E8%AF%9D.md")
