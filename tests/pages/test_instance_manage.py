@@ -97,3 +97,25 @@ def test_home_lists_the_chat_played_last_first(alice_client, store, alice, chara
         "timestamp": "2999-01-01T00:00:00Z"}])
     home = alice_client.get("/").content.decode()
     assert home.index(f"/instances/{older}/") < home.index(f"/instances/{newer}/")
+
+
+@pytest.mark.parametrize("language, started, conversation", [
+    ("en", "started", "conversation 3"), ("zh-hans", "开始于", "第 3 段对话")])
+def test_two_unnamed_chats_with_one_character_are_told_apart_on_home(
+        alice_client, store, alice, character, language, started, conversation):
+    """Two chats with the same character differed on the home page only by their last line:
+    an unnamed one says when it started and, past its first, which conversation it is on."""
+    first, second = (instance_create(store, owner=alice, character_id=character)
+                     for _ in range(2))
+    Instance.objects.filter(instance_id=first).update(created_at="2026-11-30T20:15:00Z")
+    Instance.objects.filter(instance_id=second).update(created_at="2026-12-01T21:40:00Z",
+                                                       current_session_id="sess_003")
+    alice_client.post(f"/instances/{first}/manage", {"name": "Night run"})
+    alice_client.cookies["django_language"] = language
+    home = alice_client.get("/").content.decode()
+    rows = {i: home.split(f'href="/instances/{i}/"', 1)[1].split("</li>", 1)[0]
+            for i in (first, second)}
+    assert 'data-testid="instance-started"' not in rows[first]  # its own name tells it apart
+    shown = rows[second].split('data-testid="instance-started">', 1)[1].split("</span>", 1)[0]
+    assert shown == (f'{started} <time datetime="2026-12-01T21:40:00Z">2026-12-01 21:40</time>'
+                     f" · {conversation}")
