@@ -13,9 +13,11 @@ export function escapeHtml(text) {
 // can never stand in for one of the page's own elements.
 // Nothing in it loads anything either: media, <picture>'s sources and SVG (its <image> and
 // filters fetch pictures) go, and so do the attributes that fetch (a table's background).
+// A <dialog open> goes too (its text stays): it drew a box over the page, and the drawer took
+// it for a dialog of the page's own and would no longer close on Escape.
 const PURIFY = {
   FORBID_TAGS: ["style", "form", "input", "textarea", "button", "img", "iframe", "select",
-                "video", "audio", "source", "track", "picture", "svg"],
+                "video", "audio", "source", "track", "picture", "svg", "dialog"],
   FORBID_ATTR: ["style", "background", "poster", "srcset", "ping", "download"],
   ALLOW_DATA_ATTR: false,
   ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto):|[^a-z]|[a-z+.\-]+(?:[^a-z+.\-:]|$))/i,

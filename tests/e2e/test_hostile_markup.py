@@ -24,7 +24,8 @@ HOSTILE = ('<div data-hx-post="/library/characters/SECRET/delete" data-hx-trigge
            '<a href="javascript:window.pwned=1" id="js-link">click me</a>\n'
            '<span style="position:fixed;inset:0" onmouseover="window.pwned=1">c</span>\n'
            '<div class="flash floating">Session expired: <a href="/">log in again</a></div>\n'
-           '<a href="/api/v1/characters" download="invoice.exe">invoice</a>')
+           '<a href="/api/v1/characters" download="invoice.exe">invoice</a>\n'
+           '<dialog open>a box over the page</dialog>')
 
 
 def _account_make(page: Page, server: Server, username: str, password: str) -> None:
@@ -84,6 +85,9 @@ def test_a_hostile_greeting_and_reply_send_nothing_and_run_nothing(page: Page,
     rendered = page.locator("#messages .msg.assistant .md")
     assert rendered.count() >= 2, "the greeting and the reply are both shown"
     assert "click me" in rendered.last.inner_text()
+    # A reply's <dialog open> drew a box over the page: the element goes, its words stay.
+    assert page.locator("#messages .md dialog").count() == 0
+    assert "a box over the page" in rendered.last.inner_text()
     assert page.evaluate("() => window.pwned") is None, "a payload script ran"
     leftovers = page.evaluate("""() => [...document.querySelectorAll('#messages .md *')]
         .flatMap(el => [...el.attributes].map(a => a.name + '=' + a.value))
