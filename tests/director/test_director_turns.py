@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from chat.play.turn import turn_run
+from chat.services.instances import instance_create
 from tests.memory.recall_chats import recall_chat_seed
 from tests.stub_llm import Empty, Fail, Reply
 
@@ -170,8 +171,6 @@ def test_a_chat_with_no_outline_shows_no_count_of_turns_without_progress(client,
                                                                          character):
     """"Turns without progress: 0 / threshold 3" under "No outline (no background)." counted
     toward nothing a player could see."""
-    from chat.services.instances import instance_create
-
     plain = instance_create(store, owner=alice, character_id=character, background_id=None)
     client.force_login(alice)
     page = client.get(f"/instances/{plain}/").content.decode()
