@@ -59,11 +59,16 @@ def export_filename(*, instance_id: str, session_id: str, fmt: str,
     chosen = [m.name for m in members if m.character_id == character]
     who = (chosen[0] if chosen else members_title(members)
            or (members[0].name if members else state.get("character_id", "")))
-    shown = "".join(c for c in who.translate(_NOT_IN_FILE_NAMES) if c.isprintable())
-    shown = " ".join(shown.split())[:_FILE_NAME_CHARS].strip(" .")
-    which = "".join(c for c in session_label(session_id).translate(_NOT_IN_FILE_NAMES)
-                    if c.isprintable()).strip(" .") or "chat"
+    shown = _file_name_part(who)
+    which = _file_name_part(session_label(session_id)) or "chat"
     return f"{shown} - {which}.{fmt}" if shown else f"{which}.{fmt}"
+
+
+def _file_name_part(text: str) -> str:
+    """`text` as a piece of a file name on every system: unsafe and unprintable characters
+    out, spaces collapsed, cut to `_FILE_NAME_CHARS`."""
+    kept = "".join(c for c in text.translate(_NOT_IN_FILE_NAMES) if c.isprintable())
+    return " ".join(kept.split())[:_FILE_NAME_CHARS].strip(" .")
 
 
 def session_export_limited(user, *, instance_id: str, session_id: str, fmt: str,
