@@ -9,7 +9,10 @@ The stamp is believed only when its ctime was older than the read's start by mor
 timestamp tick (TICK_NS): a write within the same tick could otherwise keep the same ctime, so
 such a file is read whole again next time. A write of this process that only appends
 (AppendWatch: each of its writes started on the stamp the previous one left) keeps the file
-known, with the stamp it leaves: the bytes before the append are still the ones known.
+known, with the stamp it leaves: the bytes before the append are still the ones known. A
+rewrite of the file's tail by this process (RewriteWatch: a regenerate's tail change) keeps it
+known too, under a new generation: the writer knows the bytes it wrote, and readers keep what
+they made of the bytes before the tail themselves (the line index's CRC up to a line).
 Anything else, another process's append included, is seen as a changed stamp and the next
 reader reads the file whole. The one case not seen: a write by another program that keeps the
 size, within one timestamp tick after this process's own append, on a kernel without
@@ -150,3 +153,23 @@ class AppendWatch:
     def done(self) -> None:
         if self.broken:
             self.lose()
+
+
+class RewriteWatch(AppendWatch):
+    """This process's rewrite of a file's tail through one handle (one write, then `done()`):
+    the file stays known, under a new generation, when it was known as the write began and
+    still had the stamp it was known by. `generation`: the new one, or None."""
+
+    generation: int | None = None
+
+    def after(self) -> None:
+        if self.broken:
+            return
+        self.last = self._stamp()
+        with _lock:
+            if self.last is None or _known.get(self.key) is not self.known:
+                self.broken = True
+                _known.pop(self.key, None)
+                return
+            self.generation = next(_generations)
+            self.known = _known[self.key] = Known(self.last, self.generation)

@@ -272,7 +272,11 @@ def _records_grown(buffer: np.ndarray, count: int, added: np.ndarray) -> np.ndar
     before `count` are never written, so an index handed out earlier keeps its view."""
     if not buffer.flags.writeable or len(buffer) < count + len(added):
         grown = np.zeros(max(2 * (count + len(added)), 1024), dtype=RECORD)
-        grown[:count] = buffer[:count]
+        if buffer[:count].flags.c_contiguous:
+            # As bytes: numpy copies a structured array field by field (30× slower at 100k).
+            grown.view(np.uint8)[:count * RECORD.itemsize] = buffer[:count].view(np.uint8)
+        else:
+            grown[:count] = buffer[:count]
         buffer = grown
     buffer[count:count + len(added)] = added
     return buffer

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from personalab.lib.atomic import fsync_dir, write_bytes_atomic
+from personalab.lib.file_trust import RewriteWatch
 
 HEADER_TYPE = "tail_backup"
 
@@ -114,12 +115,21 @@ def _journal_keep(journal: Path, backup: Path) -> None:
 
 
 def _tail_write(path: Path, offset: int, tail: bytes) -> None:
+    """The file stays known to this process (file_trust) when it was: it wrote these bytes."""
     with open(path, "r+b") as handle:
-        handle.seek(offset)
-        handle.write(tail)
-        handle.truncate()
-        handle.flush()
-        os.fsync(handle.fileno())
+        watch = RewriteWatch(path, handle)
+        watch.before()
+        try:
+            handle.seek(offset)
+            handle.write(tail)
+            handle.truncate()
+            handle.flush()
+            os.fsync(handle.fileno())
+        except BaseException:
+            watch.lose()
+            raise
+        watch.after()
+        watch.done()
 
 
 def tail_recover(path: Path, backup: Path) -> str | None:

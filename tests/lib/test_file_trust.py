@@ -4,7 +4,10 @@ it has parsed, while only its own appends changed it; any other change is still 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -148,3 +151,54 @@ def test_summary_lines_before_a_turns_stretch_are_parsed_once_and_a_hand_edit_is
     path.write_bytes(path.read_bytes().replace(b'"event 7"', b'"EVENT 7"'))
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     assert before()[7]["content"] == "EVENT 7"
+
+
+def _tail_rewrite(fs, content: str, *, then: bytes = b""):
+    read = fs.session_read(INSTANCE, SESSION)
+    return fs.session_tail_replace(INSTANCE, SESSION, first=len(read.lines) - 1, lines=[
+        {"role": "assistant", "content": content, "turn": 30, "timestamp": "t"}], then=then)
+
+
+def test_the_apps_own_tail_rewrite_keeps_a_file_known_and_it_is_not_read_whole(fs, monkeypatch):
+    path = _session(fs)
+    _aged()
+    _read_all(fs, path)
+    before = file_known(path)
+    _no_whole_reads(monkeypatch)
+    writer = fs.assistant_writer(INSTANCE, SESSION, turn=30, replace_from=59).open()
+    writer.append("again")
+    after = file_known(path)
+    assert after is not None and after.generation != before.generation
+    assert READERS["cached"](fs).partial["content"] == "again"
+    writer.finish()
+    assert file_known(path) is not None
+    for reader in READERS.values():
+        assert [line["content"] for line in reader(fs).lines[-2:]] == ["line 058", "again"]
+    monkeypatch.undo()
+    _read_all(fs, path)
+
+
+OTHER_PROCESS = """
+import sys
+from personalab.lib.filestore.store import FileStore
+store = FileStore(sys.argv[1])
+read = store.session_read("inst_001", "sess_001")
+store.session_tail_replace("inst_001", "sess_001", first=len(read.lines) - 1, lines=[
+    {"role": "assistant", "content": sys.argv[2], "turn": 30, "timestamp": "t"}])
+"""
+
+
+@pytest.mark.parametrize("content", ["by another", "again 2"])  # a new size, the same size
+def test_another_process_tail_rewrite_after_the_apps_own_is_seen(fs, content):
+    path = _session(fs)
+    _aged()
+    _read_all(fs, path)
+    _tail_rewrite(fs, "again 1")
+    _read_all(fs, path)
+    assert file_known(path) is not None
+    subprocess.run([sys.executable, "-c", OTHER_PROCESS, str(fs.root), content], check=True,
+                   cwd=Path(__file__).resolve().parents[2], timeout=60)
+    assert file_known(path) is None
+    for reader in READERS.values():
+        assert reader(fs).lines[-1]["content"] == content
+    _read_all(fs, path)

@@ -80,10 +80,13 @@ class SessionCache:
             self._entries.move_to_end(key)
             self._shrink()
 
-    def cut(self, path: Path, *, offset: int, records: int, lines: int, crc: int) -> None:
+    def cut(self, path: Path, *, offset: int, records: int, lines: int, crc: int,
+            generation: int | None = None, renewed: int | None = None) -> None:
         """The file was changed from byte `offset` (a line's start) on; `lines` lines (the
         file's bytes before it, CRC-32 `crc`) and `records` parsed lines lie before it: keep
-        those, so the next read parses only the new tail."""
+        those, so the next read parses only the new tail. `renewed`: the generation the
+        change left the file known under; lines parsed under `generation`, the one before it,
+        are kept under it, so that read need not check the bytes before the tail either."""
         key = os.path.abspath(path)
         with self._lock:
             entry = self._entries.get(key)
@@ -94,7 +97,8 @@ class SessionCache:
             self._entries[key] = ParsedLines(
                 offset, crc, lines, kept,
                 [problem for problem in entry.problems if problem.line_number <= lines],
-                records_turn_max(kept))
+                records_turn_max(kept),
+                renewed if generation is not None and entry.generation == generation else None)
 
     def _shrink(self) -> None:
         total = sum(entry.size for entry in self._entries.values())

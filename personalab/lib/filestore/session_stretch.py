@@ -78,7 +78,7 @@ class FileView:
             and known.size >= self.size
 
 
-def _session_indexed(path: Path):
+def session_indexed(path: Path):
     """The file's bytes (a FileView when this process knows the file), its line index, the
     index's line records and the generation file_trust knows the bytes under (or None); None
     when the file cannot be indexed (the caller reads it whole)."""
@@ -118,7 +118,7 @@ def read_session_stretch(path: Path, *, shown: int, before: int | None = None) -
     file, so only those lines are parsed. Metadata, problems (every bad line of the file, same
     reasons and numbers), the unfinished last line and the highest turn are as
     read_session_file gives them; `first_index` says where the stretch starts."""
-    indexed = _session_indexed(path)
+    indexed = session_indexed(path)
     if indexed is None:
         return read_session_file(path)
     data, index, positions, _ = indexed
@@ -139,7 +139,7 @@ def read_session_picked(path: Path, *,
     kinds of all the lines (`line_kinds`), only those parsed; metadata, problems and the
     unfinished last line as read_session_file gives them. A session the index cannot describe
     whole (no index, a last line missing only its newline) is read whole, `line_kinds` None."""
-    indexed = _session_indexed(path)
+    indexed = session_indexed(path)
     if indexed is None:
         return read_session_file(path)
     data, index, positions, _ = indexed
@@ -158,7 +158,7 @@ def read_session_recent(path: Path, *, usable: int | None = None, tokens: int | 
     of them read but not counted (a reply a regenerate replaces); `lines_before` tallies the
     lines before them. When every line fits in `tokens`, the whole session is read
     through the session cache, so the next turn parses only what was appended."""
-    indexed = _session_indexed(path)
+    indexed = session_indexed(path)
     if indexed is None:
         return read_session_file(path)
     data, index, positions, generation = indexed

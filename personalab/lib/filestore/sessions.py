@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from personalab.lib.atomic import write_bytes_atomic
+from personalab.lib.file_trust import file_known
 from personalab.lib.filestore.cache import SESSION_CACHE
 from personalab.lib.filestore.defaults import DEFAULT_MODULES
 from personalab.lib.filestore.jsonfile import utc_now
@@ -28,6 +29,7 @@ from personalab.lib.filestore.session_stretch import (
     read_session_picked,
     read_session_recent,
     read_session_stretch,
+    session_indexed,
 )
 from personalab.lib.filestore.variables import session_variables_carry, session_variables_path
 from personalab.lib.filestore.writer import AssistantLineWriter, parse_partial_line
@@ -39,6 +41,7 @@ from personalab.lib.line_index import (
     Unindexable,
     index_path,
     line_index_cut,
+    line_index_hold,
     line_index_read,
 )
 from personalab.lib.locks import held_lock
@@ -164,22 +167,23 @@ class SessionFiles:
         cannot describe, or with an unreadable line among those replaced, is rewritten whole
         as before (session_rewrite), its unreadable lines dropped as then."""
         path = self.session_path(instance_id, session_id)
-        data = file_bytes(path)
         body = "".join(line_dump(line) + "\n" for line in lines).encode("utf-8")
-        try:
-            index = line_index_read(path, data)
-        except Unindexable:
-            index = None
+        # A file this process knows is not read whole: only the tail replaced is (FileView).
+        indexed = session_indexed(path)
+        data, index, generation = (indexed[0], indexed[1], indexed[3]) if indexed is not None \
+            else (b"", None, None)
         positions = index.line_records() if index is not None else []
         if (index is None or index.covered != len(data) or not 0 <= first <= len(positions)
-                or (first < len(positions) and (index.records["kind"][positions[first]:] == BAD).any())):
+                or (first < len(positions)
+                    and (index.records["kind"][positions[first]:] == BAD).any())):
             return self._session_rewrite_whole(instance_id, session_id, first=first, lines=lines,
                                                then=then)
         kept = int(positions[first]) if first < len(positions) else len(index.records)
         offset = index.span(kept)[0] if kept < len(index.records) else index.covered
         return self._tail_change(instance_id, session_id, data, index, kept=kept,
                                  offset=offset, body=body, then=then,
-                                 extra={"first_line": first, "action": action})
+                                 extra={"first_line": first, "action": action},
+                                 generation=generation)
 
     def session_tail_pending(self, instance_id: str, session_id: str) -> bool:
         """Whether a tail change was cut short by a crash (session_repair finishes it)."""
@@ -206,7 +210,8 @@ class SessionFiles:
 
     def _tail_change(self, instance_id: str, session_id: str, data: bytes, index: LineIndex, *,
                      kept: int, offset: int, body: bytes, then: bytes,
-                     extra: dict[str, Any]) -> TailChange:
+                     extra: dict[str, Any], generation: int | None = None) -> TailChange:
+        """`generation`: the one this process knew `data` under before the change, if any."""
         path = self.session_path(instance_id, session_id)
         backup = self._backup_path_new(instance_id, session_id)
         # The index's CRC of the file up to the last line kept: that of the bytes before offset.
@@ -214,10 +219,16 @@ class SessionFiles:
                               extra={"session_id": session_id, **extra},
                               prefix_crc=int(index.records["crc"][kept - 1]) if kept else 0)
         line_index_cut(path, kept)
+        # The tail write left the file known under a new generation when it was known: the
+        # index of the lines before the tail is held under it, so the next read is not whole.
+        known = file_known(path)
+        if known is not None:
+            line_index_hold(path, LineIndex(index.records[:kept]), known.generation)
         kinds = index.records["kind"][:kept]
         SESSION_CACHE.cut(path, offset=offset, records=int(np.count_nonzero(
             (kinds != BLANK) & (kinds != BAD))), lines=kept,
-            crc=int(index.records["crc"][kept - 1]) if kept else 0)
+            crc=int(index.records["crc"][kept - 1]) if kept else 0, generation=generation,
+            renewed=known.generation if known is not None else None)
         self._backups_prune(backup.parent, session_id)
         return TailChange(backup=backup, then_start=offset + len(body),
                           fingerprint=file_fingerprint(body + then, prefix_size=offset,
