@@ -1,6 +1,7 @@
 """Keyword (BM25) scores for recall: the token positions of one collection's documents of one
 instance (KeywordPart) and Okapi BM25 over them (bm25_scores). The parts live in SQLite files
-every worker shares (memory/keyword_index/store.py); the words come from memory/keyword_index/tokens.py.
+every worker shares (memory/keyword_index/store.py); the words come from
+memory/keyword_index/tokens.py.
 
 The keyword side of recall was kept in each process's memory and loaded from Chroma (34.5 s per
 process and instance at 100,000 turns) and went stale when another worker wrote. Now each
@@ -21,6 +22,7 @@ import io
 import json
 import math
 from array import array
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -50,6 +52,22 @@ def _line_order(metadata: dict[str, Any]) -> tuple[int, int]:
     return int(metadata.get("turn", 0) or 0), 0 if metadata.get("role") == "user" else 1
 
 
+# The documents holding a run of tokens: their positions (sorted) and how often (KeywordPart.
+# term_lines); every other document holds it 0 times.
+Lines = tuple[np.ndarray, np.ndarray]
+
+
+@dataclass(frozen=True)
+class PartContext:
+    """A part's context lines as a search reads them, made once per state of the part: each
+    document's context lines (position len(ids) standing for "none"), its context length in
+    tokens, and per context line the documents it is context of (`before` argsorted, sorted)."""
+
+    before: list[np.ndarray]
+    lengths: np.ndarray
+    after: list[tuple[np.ndarray, np.ndarray]]
+
+
 class KeywordPart:
     """Token positions of one collection's documents of one instance. A document written again
     gets a new position; the old one is marked dead."""
@@ -76,6 +94,8 @@ class KeywordPart:
         # into `sessions`/`lines` one session at a time as writes reach it (a search needs none).
         self._packed: tuple[list[str], np.ndarray, np.ndarray] | None = None
         self._position_rows: np.ndarray | None = None
+        self._changes = 0  # what context() made is kept while no document is added or removed
+        self._context: tuple[int, PartContext] | None = None
 
     def __len__(self) -> int:
         return len(self.positions)
@@ -85,6 +105,7 @@ class KeywordPart:
         return len(self.ids) - len(self.positions)
 
     def add(self, doc_id: str, text: str, metadata: dict[str, Any]) -> None:
+        self._changes += 1
         old = self.positions.get(doc_id)
         if old is not None:
             self._remove(old)
@@ -125,6 +146,7 @@ class KeywordPart:
             self._remove(position)
 
     def _remove(self, position: int) -> None:
+        self._changes += 1
         self.alive[position] = 0
         del self.positions[self.ids[position]]
         self._unpack_position(position)
@@ -136,7 +158,8 @@ class KeywordPart:
             self._relink(lines, at)
 
     def _relink(self, lines: list[tuple[int, int, int]], start: int) -> None:
-        """Point the lines from `start` on (as far as they can see back) at the lines before them."""
+        """Point the lines from `start` on (as far as they can see back) at the lines before
+        them."""
         for at in range(start, min(start + CONTEXT_BEFORE + 1, len(lines))):
             position = lines[at][2]
             for back, before in enumerate(self.before, start=1):
@@ -252,9 +275,9 @@ class KeywordPart:
             mask &= np.frombuffer(self.codes[key], dtype=np.int32) == code
         return mask
 
-    def context(self) -> tuple[list[np.ndarray], np.ndarray]:
-        """Each document's context lines (position len(self.ids) stands for "none") and its
-        context length in tokens."""
+    def context(self) -> PartContext:
+        if self._context is not None and self._context[0] == self._changes:
+            return self._context[1]
         count = len(self.ids)
         before = [np.frombuffer(b, dtype=np.int32).copy() for b in self.before]
         for positions in before:
@@ -263,19 +286,60 @@ class KeywordPart:
         context_lengths = lengths[:count].astype(np.float64)
         for positions in before:
             context_lengths += CONTEXT_WEIGHT * lengths[positions]
-        return before, context_lengths
+        after = []
+        for positions in before:
+            order = np.argsort(positions, kind="stable")
+            after.append((order, positions[order].astype(np.int64)))  # as own: no cast per search
+        made = PartContext(before, context_lengths, after)
+        self._context = (self._changes, made)
+        return made
 
-    def term_counts(self, token: str, before: list[np.ndarray]) -> np.ndarray | None:
+    def term_lines(self, token: str, context: PartContext) -> Lines | None:
+        """The documents whose line or context lines hold `token`, and how often (a context
+        line's at CONTEXT_WEIGHT); None when no document ever did. Only those documents are
+        looked at: a common word's few thousand lines, not the part's 100,000."""
         postings = self.postings.get(token)
         if postings is None:
             return None
-        count = len(self.ids)
-        line_counts = np.bincount(np.frombuffer(postings, dtype=np.int32), minlength=count + 1)
-        line_counts[count] = 0
-        counts = line_counts[:count].astype(np.float64)
-        for positions in before:
-            counts += CONTEXT_WEIGHT * line_counts[positions]
-        return counts
+        own, own_counts = _distinct(np.frombuffer(postings, dtype=np.int32).astype(np.int64))
+        found = [own]
+        for order, sorted_before in context.after:
+            low = np.searchsorted(sorted_before, own, side="left")
+            high = np.searchsorted(sorted_before, own, side="right")
+            found.append(order[_ranges(low, high)])
+        lines, _ = _distinct(np.concatenate(found))
+        counts = _counts_at(own, own_counts, lines).astype(np.float64)
+        for positions in context.before:
+            counts += CONTEXT_WEIGHT * _counts_at(own, own_counts, positions[lines])
+        return lines, counts
+
+
+def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(values, return_counts=True) by a sort (postings are sorted already): numpy
+    2's hashing unique took 6 ms for a common word's postings at 100,000 lines."""
+    if len(values) > 1 and not bool(np.all(values[1:] >= values[:-1])):
+        values = np.sort(values)
+    if not len(values):
+        return values, np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+    return values[starts], np.diff(np.append(starts, len(values)))
+
+
+def _ranges(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """The numbers of every range [low[i], high[i]), one after another."""
+    sizes = high - low
+    total = int(sizes.sum())
+    if not total:
+        return np.zeros(0, dtype=np.int64)
+    return np.arange(total) + np.repeat(low - (np.cumsum(sizes) - sizes), sizes)
+
+
+def _counts_at(keys: np.ndarray, counts: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """counts[i] where `where` is keys[i] (keys sorted), else 0."""
+    if not len(keys):
+        return np.zeros(len(where), dtype=np.int64)
+    at = np.minimum(np.searchsorted(keys, where), len(keys) - 1)
+    return np.where(keys[at] == where, counts[at], 0)
 
 
 class KeywordScores(dict):
@@ -303,14 +367,17 @@ def bm25_scores(parts: list[tuple[KeywordPart, np.ndarray]], query: str) -> list
 def bm25_scored(parts: list[tuple[KeywordPart, np.ndarray]], query: str
                 ) -> tuple[list[np.ndarray], list[np.ndarray], float]:
     """bm25_scores, the IDFs of the query's words each document holds summed, and that sum
-    for all of them (KeywordScores)."""
-    prepared = [(part, mask, *part.context()) for part, mask in parts]
+    for all of them (KeywordScores). A run of a term is scored only at the lines holding it
+    (Lines): a question naming a kind of fact has dozens of runs ("what's my job?")."""
+    prepared = [(part, mask, part.context()) for part, mask in parts]
     scores = [np.zeros(len(part.ids)) for part, _ in parts]
     held = [np.zeros(len(part.ids)) for part, _ in parts]
-    total = sum(int(mask.sum()) for _, mask, _, _ in prepared)
+    total = sum(int(mask.sum()) for _, mask, _ in prepared)
     if total == 0:
         return scores, held, 0.0
-    average = sum(float(lengths[mask].sum()) for _, mask, _, lengths in prepared) / total or 1.0
+    lengths = [context.lengths for *_, context in prepared]
+    average = sum(float(part_lengths[mask].sum())
+                  for (_, mask, _), part_lengths in zip(prepared, lengths)) / total or 1.0
     full = 0.0
     for term in query_terms(query, tokenize=text_tokenize):
         weighed = _term_runs(term)
@@ -324,29 +391,28 @@ def bm25_scored(parts: list[tuple[KeywordPart, np.ndarray]], query: str
         if frequency == 0:
             continue
         for score, line_best in zip(scores, _best_scores(
-                term, weighed, runs, lengths=[lengths for *_, lengths in prepared], total=total,
-                average=average)):
+                term, weighed, runs, lengths=lengths, total=total, average=average)):
             score += line_best
         if word:
             for holds, by_run in zip(held, zip(*runs)):
-                holds += idf * _holds(by_run, len(holds))
+                holds[_holds(by_run)] += idf
     return scores, held, full
 
 
-def _run_counts(part: KeywordPart, run: tuple[str, ...], before: list[np.ndarray]
-                ) -> np.ndarray | None:
+def _run_counts(part: KeywordPart, run: tuple[str, ...], context: PartContext) -> Lines | None:
     """How often a line (with its context) holds a run of tokens: its rarest token's count."""
     counts = None
     for token in run:
-        found = part.term_counts(token, before)
+        found = part.term_lines(token, context)
         if found is None:
             return None
-        counts = found if counts is None else np.minimum(counts, found)
+        counts = found if counts is None else (
+            counts[0], np.minimum(counts[1], _counts_at(*found, counts[0])))
     return counts
 
 
 def _best_scores(term: Term, weighed: list[tuple[tuple[str, ...], float]],
-                 runs: list[list[np.ndarray | None]], *, lengths: list[np.ndarray], total: int,
+                 runs: list[list[Lines | None]], *, lengths: list[np.ndarray], total: int,
                  average: float) -> list[np.ndarray]:
     """One term's BM25 per line of each part: the line's best run, each run by its own rarity
     ("paramedic" tells more than "work"), a statement's word at its weight and never above the
@@ -356,20 +422,26 @@ def _best_scores(term: Term, weighed: list[tuple[tuple[str, ...], float]],
     best = [np.zeros(len(part_lengths)) for part_lengths in lengths]
     for (_, weight), by_part in zip(weighed, runs):
         run_idf = weight * min(_idf(total, _frequency(by_part)), cap)
-        for line_best, tf, part_lengths in zip(best, by_part, lengths):
-            if tf is not None:
-                found = run_idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * part_lengths / average))
-                np.maximum(line_best, found, out=line_best)
+        for line_best, found, part_lengths in zip(best, by_part, lengths):
+            if found is not None:
+                lines, tf = found
+                score = run_idf * tf * (K1 + 1) / (
+                    tf + K1 * (1 - B + B * part_lengths[lines] / average))
+                line_best[lines] = np.maximum(line_best[lines], score)
     return best
 
 
-def _masked_counts(prepared: list[tuple[KeywordPart, np.ndarray, list[np.ndarray], np.ndarray]],
-                   run: tuple[str, ...]) -> list[np.ndarray | None]:
-    """_run_counts in each part, 0 where its mask is off."""
+def _masked_counts(prepared: list[tuple[KeywordPart, np.ndarray, PartContext]],
+                   run: tuple[str, ...]) -> list[Lines | None]:
+    """_run_counts in each part, only the lines its mask keeps that hold the run."""
     counts = []
-    for part, mask, before, _ in prepared:
-        found = _run_counts(part, run, before)
-        counts.append(None if found is None else np.where(mask, found, 0))
+    for part, mask, context in prepared:
+        found = _run_counts(part, run, context)
+        if found is not None:
+            lines, tf = found
+            kept = (mask[lines] != 0) & (tf > 0)
+            found = lines[kept], tf[kept]
+        counts.append(found)
     return counts
 
 
@@ -384,12 +456,14 @@ def _idf(total: int, frequency: int) -> float:
     return math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
 
 
-def _frequency(*runs: list[np.ndarray | None]) -> int:
-    """How many lines (of all parts) hold any of the runs; a run is its counts per part."""
-    return sum(int(np.count_nonzero(_holds(by_run, 0))) for by_run in zip(*runs))
+def _frequency(*runs: list[Lines | None]) -> int:
+    """How many lines (of all parts) hold any of the runs; a run is its Lines per part."""
+    return sum(len(_holds(by_run)) for by_run in zip(*runs))
 
 
-def _holds(by_run: tuple[np.ndarray | None, ...], size: int) -> np.ndarray:
-    """Which lines of one part hold any of the runs."""
-    found = [counts > 0 for counts in by_run if counts is not None]
-    return np.logical_or.reduce(found) if found else np.zeros(size, dtype=bool)
+def _holds(by_run: tuple[Lines | None, ...]) -> np.ndarray:
+    """The lines of one part holding any of the runs (positions, each once)."""
+    found = [found[0] for found in by_run if found is not None]
+    if len(found) == 1:
+        return found[0]
+    return _distinct(np.concatenate(found))[0] if found else np.zeros(0, dtype=np.int64)
